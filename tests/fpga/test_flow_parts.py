@@ -1,0 +1,93 @@
+"""The FPGA harness drives and observes every port bit; the report parsers read real logs."""
+
+from amaranth import Module
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.sim import Simulator
+
+from fpga.flow import _critical_path, _parse_yosys_stat
+from fpga.harness import OutOfContextHarness
+
+
+class _PassThrough(wiring.Component):
+    """A core whose output is one of its inputs, so the MISR sees the stimulus."""
+    a: In(8)
+    b: In(3)
+    y: Out(8)
+    stuck: Out(1)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.d.comb += self.y.eq(self.a)
+        return m
+
+
+def _run(core, cycles=200):
+    dut = OutOfContextHarness(core)
+    seen_a, seen_b, pin = set(), set(), set()
+
+    async def bench(ctx):
+        for _ in range(cycles):
+            await ctx.tick()
+            seen_a.add(ctx.get(core.a))
+            seen_b.add(ctx.get(core.b))
+            pin.add(ctx.get(dut.misr_out))
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return seen_a, seen_b, pin
+
+
+def test_harness_drives_every_input_with_varied_values():
+    seen_a, seen_b, pin = _run(_PassThrough())
+    assert len(seen_a) > 100          # 8-bit input: nearly every value appears
+    assert seen_b == set(range(8))    # 3-bit input: every value appears
+    assert pin == {0, 1}              # the signature pin toggles
+
+
+def test_harness_refuses_non_components():
+    import pytest
+    with pytest.raises(TypeError, match="wiring.Component"):
+        OutOfContextHarness(object())
+
+
+NEXTPNR_LOG = """\
+Info: Critical path report for clock '$glbnet$clk$TRELLIS_IO_IN' (posedge -> posedge):
+Info:       type curr  total name
+Info:   clk-to-q  5.61  5.61 Source core.mem.0.0.DOA6
+Info:    routing  0.89  6.50 Net core._0_[6] (55,22) -> (55,23)
+Info:                          Sink misr_TRELLIS_FF_Q_6_DI_LUT4_Z.D
+Info:      logic  0.24  6.73 Source misr_TRELLIS_FF_Q_6_DI_LUT4_Z.F
+Info:      setup  0.00  6.86 Source misr_TRELLIS_FF_Q_6.DI
+Info: 5.84 ns logic, 1.02 ns routing
+
+Info: Critical path report for cross-domain path '<async>' -> 'posedge clk':
+"""
+
+YOSYS_STAT = """\
+      115 submodules
+       25   LUT4
+
+=== design hierarchy ===
+        3 port bits
+      119 cells
+        1   $scopeinfo
+        3   DP16KD
+       25   LUT4
+       90   TRELLIS_FF
+
+End of script.
+"""
+
+
+def test_critical_path_is_extracted_step_by_step():
+    steps = _critical_path(NEXTPNR_LOG)
+    assert steps[0].startswith("clk-to-q 5.61") and steps[-1] == "5.84 ns logic, 1.02 ns routing"
+    assert len(steps) == 5
+
+
+def test_yosys_cell_counts_are_parsed():
+    assert _parse_yosys_stat(YOSYS_STAT) == {"$scopeinfo": 1, "DP16KD": 3, "LUT4": 25,
+                                             "TRELLIS_FF": 90}
