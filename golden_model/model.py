@@ -1,0 +1,728 @@
+"""The KV-ASU golden model: a bit-exact, request-by-request Python reference of the IP core.
+
+It implements ``../shared/spec/KV-ASU.md`` (spec version 1) and the project's choices in
+``docs/spec-decisions.md`` (D1..D10), and nothing else: no cycle timing, no pipeline, no
+register bus. The RTL must give, for every accepted request, the response this model gives
+for that request at that cycle. Shared *data* (parameters, op codes, statistic names) comes
+from :mod:`regmap`; the behaviour is written here, independently of ``hdl/`` and ``verif/``.
+
+State, per slot: ``tag`` (-1 when the slot is free), ``count``, ``last`` (the tick of the
+last OBSERVE, an exact integer that never wraps) and the LRU pointers ``prev``/``next``,
+plus the list ends ``head`` (most recently used) and ``tail`` (least recently used). The
+list is a real doubly linked list over slots, the structure the RTL keeps:
+
+- following ``next`` from ``head`` walks towards ``tail`` (less and less recently used);
+- following ``prev`` from ``tail`` walks towards ``head``;
+- ``prev[head]``, ``next[tail]`` and both pointers of a free slot are ``-1`` here. The RTL
+  has no ``-1``: those pointers mean nothing there and are not compared.
+
+Every request goes through one method, :meth:`KvAsuModel._execute`, whether it comes from
+:meth:`~KvAsuModel.request` (one at a time, with a :class:`Response`) or from the fast
+path :meth:`~KvAsuModel.run` (a whole stream, responses optional).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from typing import NamedTuple
+
+import mmh3
+import numpy as np
+
+import regmap
+from regmap import PARAM_NAMES, STAT_NAMES, Params
+
+from ._arrays import uint_array
+
+__all__ = ["Op", "Response", "Config", "Stats", "SlotState", "KvAsuModel", "tag_key"]
+
+
+class Op(enum.IntEnum):
+    """Request op codes (spec section 6; values from ``regmap.OPS``)."""
+
+    OBSERVE = regmap.OPS["OBSERVE"]
+    QUERY = regmap.OPS["QUERY"]
+    EVICT = regmap.OPS["EVICT"]
+    EVICT_ANY = regmap.OPS["EVICT_ANY"]
+
+
+if {op.name: op.value for op in Op} != regmap.OPS:  # pragma: no cover - guards the TOML
+    raise ImportError(f"golden_model.Op does not match regmap.OPS {regmap.OPS}")
+
+# Plain ints for the hot loop: comparing IntEnum members is slower than comparing ints.
+_OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
+
+_MASK64 = (1 << 64) - 1
+_NONE = -1          # "no slot": a free slot's tag, a null LRU pointer, an empty list end
+
+
+class Response(NamedTuple):
+    """The response to one request (spec section 6, zeroing rules of decision D5).
+
+    Every field is an ``int`` and has a defined value, so a scoreboard compares all of them.
+    Equality compares every field; :meth:`diff` names the ones that differ.
+    """
+
+    op: int
+    present: int = 0
+    tlevel_before: int = 0
+    tracked: int = 0
+    tlevel: int = 0
+    count: int = 0
+    hit: int = 0
+    slot: int = 0
+    victim_valid: int = 0
+    victim_tag: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        """The fields as a plain ``{name: int}`` dict."""
+        return {name: int(value) for name, value in zip(self._fields, self)}
+
+    def diff(self, other) -> dict[str, tuple[int, int]]:
+        """``{field: (mine, theirs)}`` for every field where ``other`` differs.
+
+        ``other`` may be a :class:`Response`, or any mapping or object with the same field
+        names (for example a decoded RTL response). Empty when they agree.
+        """
+        differences = {}
+        for name, mine in zip(self._fields, self):
+            theirs = int(other[name] if isinstance(other, Mapping) else getattr(other, name))
+            if theirs != mine:
+                differences[name] = (mine, theirs)
+        return differences
+
+
+if set(Response._fields) != {name for name, _ in regmap.response_fields(Params())}:
+    raise ImportError("golden_model.Response fields do not match the regmap response payload")
+
+
+class Config(NamedTuple):
+    """The active configuration (spec section 5, registers of section 7)."""
+
+    c3: int
+    c2: int
+    w3: int
+    w2: int
+    w1: int
+    hash_seed: int
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self._asdict())
+
+
+if Config._fields != tuple(name.lower() for name in regmap.CONFIG_NAMES):
+    raise ImportError("golden_model.Config fields do not match regmap.CONFIG_NAMES")
+
+
+class Stats(NamedTuple("_StatsFields", [(name, int) for name in STAT_NAMES])):
+    """A snapshot of the statistics counters (spec section 7, decision D7), 64-bit values.
+
+    The field names are ``regmap.STAT_NAMES``, in register order.
+    """
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self._asdict())
+
+
+# Positions of the counters in the model's statistics list. A KeyError here means regmap
+# renamed a statistic and the model must be taught its meaning.
+_STAT = {name: index for index, name in enumerate(STAT_NAMES)}
+_ST_OBSERVES, _ST_OBSERVE_HITS, _ST_INSERTS, _ST_REPLACEMENTS, _ST_DROPS = (
+    _STAT[name] for name in ("observes", "observe_hits", "inserts", "replacements", "drops"))
+_ST_QUERIES, _ST_QUERY_HITS, _ST_EVICTS, _ST_EVICTS_EMPTY = (
+    _STAT[name] for name in ("queries", "query_hits", "evicts", "evicts_empty"))
+_ST_OBS_T = tuple(_STAT[f"obs_t{level}"] for level in range(4))
+
+
+class SlotState(NamedTuple):
+    """One slot's state, for debugging and for comparison with the RTL's tables."""
+
+    valid: int
+    tag: int          # 0 when not valid
+    count: int        # 0 when not valid
+    last: int         # exact tick of the last OBSERVE; 0 when not valid
+    prev: int | None  # towards the head (more recently used); None at the head or if free
+    next: int | None  # towards the tail (less recently used); None at the tail or if free
+
+
+def tag_key(tag: int) -> bytes:
+    """The hash key of a tag: 8 little-endian bytes (spec section 3, decision D2)."""
+    return tag.to_bytes(8, "little")
+
+
+class _Windows(dict):
+    """``windows[h]``: the slots ``h, h+1, ..., h+PROBE-1`` (mod ENTRIES), built on demand."""
+
+    def __init__(self, entries: int, probe: int):
+        super().__init__()
+        self._entries = entries
+        self._probe = probe
+
+    def __missing__(self, home: int) -> tuple[int, ...]:
+        window = tuple((home + offset) % self._entries for offset in range(self._probe))
+        self[home] = window
+        return window
+
+
+def _check_int(name: str, value, low: int, high: int | None = None) -> int:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, not {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        bound = f"{low}..{high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name} must be {bound}, not {value}")
+    return value
+
+
+class KvAsuModel:
+    """Bit-exact golden model of the KV-ASU.
+
+    Parameters are those of spec section 2 in lower case (``entries``, ``probe``,
+    ``addr_width``, ``line_shift``, ``tag_width``, ``count_width``, ``ts_width``,
+    ``tick_shift``); any not given takes its default. Alternatively pass a ready
+    ``params=regmap.Params(...)``. Illegal parameters raise ``TypeError``/``ValueError``
+    (from :class:`regmap.Params`, decision D1).
+
+    The model starts as the block does out of reset (decision D10): every line untracked,
+    statistics zero, the reset configuration of decision D4.
+
+    Example::
+
+        model = KvAsuModel(entries=16, probe=2)
+        r = model.request(cycle=0, op=Op.OBSERVE, addr=0x1200)
+        assert (r.tracked, r.count) == (1, 1)
+    """
+
+    def __init__(self, params: Params | None = None, **parameters):
+        if params is not None:
+            if parameters:
+                raise TypeError("give either params= or individual parameters, not both")
+            if not isinstance(params, Params):
+                raise TypeError(f"params must be a regmap.Params, not {params!r}")
+        else:
+            known = {name.lower(): name for name in PARAM_NAMES}
+            unknown = sorted(set(parameters) - set(known))
+            if unknown:
+                raise TypeError(f"unknown parameter(s) {', '.join(unknown)}; "
+                                f"the parameters are {', '.join(known)}")
+            params = Params(**{known[name]: value for name, value in parameters.items()})
+        self.params: Params = params
+
+        p = params
+        self._entries = p.ENTRIES
+        self._addr_mask = (1 << p.ADDR_WIDTH) - 1
+        self._line_shift = p.LINE_SHIFT
+        self._tag_mask = (1 << p.TAG_WIDTH) - 1
+        self._tick_shift = p.TICK_SHIFT
+        self._count_max = p.COUNT_MAX
+        self._wmax = p.WMAX
+        self._windows = _Windows(p.ENTRIES, p.PROBE)
+        self.reset()
+
+    # ---- whole-block actions --------------------------------------------------------------
+
+    def reset(self) -> None:
+        """Reset (decision D10): untrack everything, zero the statistics, restore the reset
+        configuration and restart the cycle count (the next request may be at cycle 0)."""
+        defaults = self.params.defaults
+        self._config = Config(*(defaults[name] for name in regmap.CONFIG_NAMES))
+        self._stats = [0] * len(STAT_NAMES)
+        self._cycle = 0
+        self._home_cache: dict[int, int] = {}
+        self.flush()
+
+    def flush(self) -> None:
+        """Untrack every line (spec section 7). Statistics and configuration are kept."""
+        entries = self._entries
+        self._tag = [_NONE] * entries
+        self._count = [0] * entries
+        self._last = [0] * entries
+        self._prev = [_NONE] * entries
+        self._next = [_NONE] * entries
+        self._head = _NONE
+        self._tail = _NONE
+        self._occupancy = 0
+
+    def clear_stats(self) -> None:
+        """Zero every statistics counter."""
+        self._stats = [0] * len(STAT_NAMES)
+
+    def commit(self, cycle: int, **config) -> None:
+        """Apply a new configuration before the requests that follow (spec section 7, D8).
+
+        ``config`` holds any subset of ``c3, c2, w3, w2, w1, hash_seed`` (upper case, as in
+        ``regmap.CONFIG_NAMES``, is accepted too); the others keep their active values. The
+        resulting set must be legal: ``1 <= c2 <= c3 <= COUNT_MAX``,
+        ``0 <= w3 <= w2 <= w1 <= WMAX``, ``0 <= hash_seed <= 2**32 - 1``. If it is not, a
+        ``ValueError`` (``TypeError`` for a non-integer or an unknown key) is raised and
+        *nothing* changes. A commit that changes ``hash_seed`` also flushes.
+
+        ``cycle`` is the cycle of the commit; like request cycles it must not decrease.
+        """
+        cycle = self._check_cycle(cycle)
+        changes: dict[str, int] = {}
+        for key, value in config.items():
+            name = key.lower()
+            if name not in Config._fields or (key != name and key != name.upper()):
+                raise TypeError(f"unknown configuration key {key!r}; "
+                                f"the keys are {', '.join(Config._fields)}")
+            if name in changes:
+                raise TypeError(f"configuration key {name!r} given twice")
+            changes[name] = _check_int(name, value, 0)
+        new = self._config._replace(**changes)
+        self._check_config(new)
+        if new.hash_seed != self._config.hash_seed:
+            self._home_cache = {}
+            self.flush()
+        self._config = new
+        self._cycle = cycle
+
+    def _check_config(self, config: Config) -> None:
+        c3, c2, w3, w2, w1, seed = config
+        count_max, wmax = self._count_max, self._wmax
+        if not 1 <= c2 <= c3 <= count_max:
+            raise ValueError(f"illegal configuration: need 1 <= C2 <= C3 <= COUNT_MAX "
+                             f"({count_max}), got C2={c2}, C3={c3}")
+        if not 0 <= w3 <= w2 <= w1 <= wmax:
+            raise ValueError(f"illegal configuration: need 0 <= W3 <= W2 <= W1 <= WMAX "
+                             f"({wmax}), got W3={w3}, W2={w2}, W1={w1}")
+        if not 0 <= seed <= 0xFFFF_FFFF:
+            raise ValueError(f"illegal configuration: HASH_SEED must be 0..2**32-1, "
+                             f"got {seed}")
+
+    # ---- read-only views ------------------------------------------------------------------
+
+    @property
+    def config(self) -> Config:
+        """The active configuration."""
+        return self._config
+
+    @property
+    def stats(self) -> Stats:
+        """A snapshot of the statistics (64-bit counters that wrap, decision D7)."""
+        return Stats(*(value & _MASK64 for value in self._stats))
+
+    @property
+    def occupancy(self) -> int:
+        """The number of tracked lines."""
+        return self._occupancy
+
+    @property
+    def cycle(self) -> int:
+        """The cycle of the latest request or commit (0 after reset)."""
+        return self._cycle
+
+    @property
+    def head(self) -> int | None:
+        """The most recently used slot, or ``None`` when the table is empty."""
+        return None if self._head == _NONE else self._head
+
+    @property
+    def tail(self) -> int | None:
+        """The least recently used slot, or ``None`` when the table is empty."""
+        return None if self._tail == _NONE else self._tail
+
+    # ---- addresses, tags, hash and T-levels -------------------------------------------------
+
+    def tag_of(self, addr: int) -> int:
+        """The tag of ``addr`` (decision D2): the low ``TAG_WIDTH`` bits of its line."""
+        addr = _check_int("addr", addr, 0)
+        return ((addr & self._addr_mask) >> self._line_shift) & self._tag_mask
+
+    def home_of_tag(self, tag: int) -> int:
+        """``h``, the first slot of the tag's window (spec section 3 with decision D2)."""
+        home = self._home_cache.get(tag)
+        if home is None:
+            home = mmh3.hash(tag_key(tag), self._config.hash_seed, signed=False) % self._entries
+            if len(self._home_cache) >= 1 << 16:   # bound the memory of long random streams
+                self._home_cache.clear()
+            self._home_cache[tag] = home
+        return home
+
+    def home_of(self, addr: int) -> int:
+        """``h``, the first slot of the window of ``addr``'s line."""
+        return self.home_of_tag(self.tag_of(addr))
+
+    def window_of(self, addr: int) -> tuple[int, ...]:
+        """The slots ``h, h+1, ..., h+PROBE-1`` (mod ENTRIES) that may hold ``addr``'s line."""
+        return self._windows[self.home_of(addr)]
+
+    def find(self, addr: int) -> int | None:
+        """The slot holding ``addr``'s line, or ``None`` if it is not tracked."""
+        tag = self.tag_of(addr)
+        for slot in self._windows[self.home_of_tag(tag)]:
+            if self._tag[slot] == tag:
+                return slot
+        return None
+
+    def tlevel_of(self, count: int, age: int) -> int:
+        """The T-level of a tracked line with ``count`` and ``age`` (ticks), spec section 5."""
+        c3, c2, w3, w2, w1, _ = self._config
+        if count >= c3 and age <= w3:
+            return 3
+        if count >= c2 and age <= w2:
+            return 2
+        if age <= w1:
+            return 1
+        return 0
+
+    # ---- debug views of the table and the LRU list --------------------------------------------
+
+    def slot_state(self, slot: int) -> SlotState:
+        """The state of one slot."""
+        slot = _check_int("slot", slot, 0, self._entries - 1)
+        if self._tag[slot] == _NONE:
+            return SlotState(0, 0, 0, 0, None, None)
+        prev, next_ = self._prev[slot], self._next[slot]
+        return SlotState(1, self._tag[slot], self._count[slot], self._last[slot],
+                         None if prev == _NONE else prev, None if next_ == _NONE else next_)
+
+    def slot_states(self) -> list[SlotState]:
+        """The state of every slot, in slot order."""
+        return [self.slot_state(slot) for slot in range(self._entries)]
+
+    def lru_order(self) -> list[int]:
+        """The tracked slots from the tail (least recently used) to the head (most recently used).
+
+        Walks the list and checks its integrity on the way: pointers in range and mutually
+        consistent (``next[prev[s]] == s``), no cycle, ``head``/``tail`` at its ends, exactly
+        the valid slots on it, ``occupancy`` equal to its length, free slots unlinked.
+        Raises ``AssertionError`` describing the first violation.
+        """
+        entries, tags, prev, next_ = self._entries, self._tag, self._prev, self._next
+        head, tail = self._head, self._tail
+        if (head == _NONE) != (tail == _NONE):
+            raise AssertionError(f"LRU list: head={head} but tail={tail}")
+        order: list[int] = []
+        seen: set[int] = set()
+        slot, after = tail, _NONE      # `after` is the slot visited before, towards the tail
+        while slot != _NONE:
+            if not 0 <= slot < entries:
+                raise AssertionError(f"LRU list: pointer {slot} out of range after slot {after}")
+            if slot in seen:
+                raise AssertionError(f"LRU list: cycle through slot {slot}")
+            if tags[slot] == _NONE:
+                raise AssertionError(f"LRU list: free slot {slot} is on the list")
+            if next_[slot] != after:
+                raise AssertionError(f"LRU list: next[{slot}] = {next_[slot]}, expected {after}")
+            seen.add(slot)
+            order.append(slot)
+            slot, after = prev[slot], slot
+        if order and order[-1] != head:
+            raise AssertionError(f"LRU list: walking from the tail ends at {order[-1]}, "
+                                 f"but head = {head}")
+        valid = {s for s in range(entries) if tags[s] != _NONE}
+        if seen != valid:
+            raise AssertionError(f"LRU list: holds {sorted(seen)}, valid slots are {sorted(valid)}")
+        if len(order) != self._occupancy:
+            raise AssertionError(f"LRU list: {len(order)} slots, occupancy = {self._occupancy}")
+        for s in range(entries):
+            if tags[s] == _NONE and (prev[s] != _NONE or next_[s] != _NONE):
+                raise AssertionError(f"LRU list: free slot {s} has pointers "
+                                     f"prev={prev[s]} next={next_[s]}")
+        return order
+
+    def check_invariants(self) -> None:
+        """Check every structural invariant of the model; raise ``AssertionError`` if one fails.
+
+        Besides :meth:`lru_order`: ``last`` never decreases from tail to head and is not in
+        the future; every tracked line sits in its own window, once; counts are
+        ``1..COUNT_MAX``.
+        """
+        order = self.lru_order()
+        lasts = [self._last[s] for s in order]
+        if lasts != sorted(lasts):
+            raise AssertionError(f"LRU list not ordered by last access: {list(zip(order, lasts))}")
+        now = self._cycle >> self._tick_shift
+        if lasts and lasts[-1] > now:
+            raise AssertionError(f"slot {order[-1]} last access {lasts[-1]} is after now ({now})")
+        seen_tags: dict[int, int] = {}
+        for slot in order:
+            tag = self._tag[slot]
+            if tag in seen_tags:
+                raise AssertionError(f"tag {tag:#x} tracked twice, in slots {seen_tags[tag]} "
+                                     f"and {slot}")
+            seen_tags[tag] = slot
+            if slot not in self._windows[self.home_of_tag(tag)]:
+                raise AssertionError(f"tag {tag:#x} in slot {slot}, outside its window "
+                                     f"{self._windows[self.home_of_tag(tag)]}")
+            if not 1 <= self._count[slot] <= self._count_max:
+                raise AssertionError(f"slot {slot} count {self._count[slot]} out of range")
+
+    # ---- requests ---------------------------------------------------------------------------
+
+    def _check_cycle(self, cycle) -> int:
+        cycle = _check_int("cycle", cycle, 0)
+        if cycle < self._cycle:
+            raise ValueError(f"cycle {cycle} is before the previous request or commit "
+                             f"(cycle {self._cycle}); time never goes back (decision D3)")
+        return cycle
+
+    def request(self, cycle: int, op: int, addr: int, min_tlevel: int = 0) -> Response:
+        """Answer one request accepted at ``cycle`` and apply its effect (spec section 6).
+
+        ``op`` is an :class:`Op` (or its int value), ``addr`` a byte address (bits above
+        ``ADDR_WIDTH`` are ignored: they do not exist in the block), ``min_tlevel`` 0..3.
+        ``cycle`` must not be before the previous request's.
+        """
+        # The common case (plain ints in range) is checked inline: the full checks, which
+        # also convert numpy integers and word the errors, cost more than the request.
+        if (type(cycle) is int and type(addr) is int and type(min_tlevel) is int
+                and (type(op) is int or type(op) is Op) and cycle >= self._cycle
+                and 0 <= op <= 3 and 0 <= min_tlevel <= 3 and addr >= 0):
+            op = int(op)
+        else:
+            cycle = self._check_cycle(cycle)
+            op = _check_int("op", op, 0, 3)
+            min_tlevel = _check_int("min_tlevel", min_tlevel, 0, 3)
+            addr = _check_int("addr", addr, 0)
+        tag = ((addr & self._addr_mask) >> self._line_shift) & self._tag_mask
+        out: list[tuple] = []
+        self._execute((cycle >> self._tick_shift,), (op,), (tag,), (self.home_of_tag(tag),),
+                      (min_tlevel,), out)
+        self._cycle = cycle
+        return Response._make(out[0])
+
+    def run(self, cycles, ops, addrs, min_tlevels=None, *, responses: bool = False):
+        """The fast path: apply a whole request stream, in order.
+
+        The arguments are equal-length sequences or numpy arrays (``min_tlevels`` defaults
+        to all 0). They are validated first, so an error changes nothing. Statistics and
+        state are updated exactly as by the same calls of :meth:`request`.
+
+        Returns the list of :class:`Response` if ``responses`` is set, else ``None``
+        (which is faster).
+        """
+        cycles = uint_array("cycles", cycles, 2**64 - 1)
+        ops = uint_array("ops", ops, 3)
+        n = len(cycles)
+        min_tlevels = (np.zeros(n, dtype=np.uint64) if min_tlevels is None
+                       else uint_array("min_tlevels", min_tlevels, 3))
+        if self.params.ADDR_WIDTH <= 64:
+            addrs = uint_array("addrs", addrs, 2**64 - 1)
+        else:  # wider than numpy's integers: the tags are computed with Python ints below
+            addrs = list(addrs)
+        if len({len(cycles), len(ops), len(addrs), len(min_tlevels)}) != 1:
+            raise ValueError("cycles, ops, addrs and min_tlevels must have the same length")
+        if n == 0:
+            return [] if responses else None
+        if int(cycles[0]) < self._cycle or (n > 1 and bool((cycles[1:] < cycles[:-1]).any())):
+            raise ValueError(f"cycles must not decrease, nor start before the previous "
+                             f"request or commit (cycle {self._cycle}; decision D3)")
+
+        if isinstance(addrs, np.ndarray):
+            tags = ((addrs & np.uint64(self._addr_mask)) >> np.uint64(self._line_shift)) \
+                & np.uint64(self._tag_mask)
+        else:
+            tags = np.array([self.tag_of(a) for a in addrs], dtype=np.uint64)
+        # Hash each distinct tag once.
+        unique_tags, inverse = np.unique(tags, return_inverse=True)
+        seed, entries = self._config.hash_seed, self._entries
+        unique_homes = np.array(
+            [mmh3.hash(tag_key(tag), seed, signed=False) % entries
+             for tag in unique_tags.tolist()], dtype=np.int64)
+        homes = unique_homes[inverse.reshape(-1)]
+
+        out: list[tuple] | None = [] if responses else None
+        self._execute((cycles >> np.uint64(self._tick_shift)).tolist(), ops.tolist(),
+                      tags.tolist(), homes.tolist(), min_tlevels.tolist(), out)
+        self._cycle = int(cycles[-1])
+        return [Response._make(r) for r in out] if responses else None
+
+    def replay(self, trace, *, responses: bool = False):
+        """:meth:`run` over a :class:`golden_model.trace.Trace` (see :func:`load_trace`)."""
+        return self.run(trace.cycle, trace.op, trace.addr, trace.min_tlevel,
+                        responses=responses)
+
+    def _execute(self, ticks: Iterable[int], ops: Iterable[int], tags: Iterable[int],
+                 homes: Iterable[int], min_tlevels: Iterable[int], out: list | None) -> None:
+        """Apply validated requests: tick ``t``, op, tag, window start ``h``, min_tlevel.
+
+        The one implementation of spec section 6, written for speed: state and counters are
+        held in locals for the loop and written back at the end. If ``out`` is a list, each
+        response is appended to it as a tuple in :class:`Response` field order.
+        """
+        tag_at, count_at, last_at = self._tag, self._count, self._last
+        prev, next_ = self._prev, self._next
+        head, tail, occupancy = self._head, self._tail, self._occupancy
+        windows = self._windows
+        c3, c2, w3, w2, w1, _ = self._config
+        count_max = self._count_max
+        age_cap = self._wmax + 1          # saturated age for replacement: min(age, WMAX + 1)
+        new_level = 3 if 1 >= c3 else 2 if 1 >= c2 else 1   # T-level of (count 1, age 0)
+        observes = observe_hits = inserts = replacements = drops = 0
+        queries = query_hits = evicts = evicts_empty = 0
+        obs_t = [0, 0, 0, 0]
+        collect = out is not None
+
+        for t, op, tag, home, min_tlevel in zip(ticks, ops, tags, homes, min_tlevels):
+            if op == _OBSERVE:
+                observes += 1
+                window = windows[home]
+                # Presence over the whole window before anything else (D6).
+                for slot in window:
+                    if tag_at[slot] == tag:
+                        break
+                else:
+                    slot = _NONE
+                if slot != _NONE:
+                    # Tracked: grade it, bump (or restart) its count, move it to the head.
+                    age = t - last_at[slot]
+                    count = count_at[slot]
+                    if count >= c3 and age <= w3:
+                        level = 3
+                    elif count >= c2 and age <= w2:
+                        level = 2
+                    elif age <= w1:
+                        level = 1
+                    else:
+                        level = 0
+                    if age > w1:
+                        count = 1                 # a cold line restarts its count
+                    elif count < count_max:
+                        count += 1
+                    count_at[slot] = count
+                    last_at[slot] = t
+                    if slot != head:              # unlink, then link before the old head
+                        p, n = prev[slot], next_[slot]
+                        next_[p] = n
+                        if n == _NONE:
+                            tail = p
+                        else:
+                            prev[n] = p
+                        prev[slot] = _NONE
+                        next_[slot] = head
+                        prev[head] = slot
+                        head = slot
+                    observe_hits += 1
+                    obs_t[level] += 1
+                    if collect:
+                        after = 3 if count >= c3 else 2 if count >= c2 else 1
+                        out.append((op, 1, level, 1, after, count, int(level >= min_tlevel),
+                                    slot, 0, 0))
+                    continue
+
+                # Not tracked (T0 before): first free slot in probe order, else the slot
+                # with the greatest saturated age, ties to the lowest probe offset.
+                obs_t[0] += 1
+                oldest, oldest_age = _NONE, -1
+                for slot in window:
+                    if tag_at[slot] == _NONE:
+                        break
+                    age = t - last_at[slot]
+                    if age > age_cap:
+                        age = age_cap
+                    if age > oldest_age:          # strictly: ties keep the lower offset
+                        oldest, oldest_age = slot, age
+                else:
+                    slot = _NONE
+                if slot != _NONE:
+                    # Insert into the free slot, at the head of the list.
+                    tag_at[slot] = tag
+                    count_at[slot] = 1
+                    last_at[slot] = t
+                    prev[slot] = _NONE
+                    next_[slot] = head
+                    if head == _NONE:
+                        tail = slot
+                    else:
+                        prev[head] = slot
+                    head = slot
+                    occupancy += 1
+                    inserts += 1
+                    if collect:
+                        out.append((op, 0, 0, 1, new_level, 1, int(min_tlevel == 0),
+                                    slot, 0, 0))
+                elif oldest_age > w1:
+                    # The oldest line is T0 (age > W1; W1 <= WMAX, so saturation cannot
+                    # hide it): replace it, a move-to-head of its slot with the new tag.
+                    slot = oldest
+                    victim = tag_at[slot]
+                    tag_at[slot] = tag
+                    count_at[slot] = 1
+                    last_at[slot] = t
+                    if slot != head:
+                        p, n = prev[slot], next_[slot]
+                        next_[p] = n
+                        if n == _NONE:
+                            tail = p
+                        else:
+                            prev[n] = p
+                        prev[slot] = _NONE
+                        next_[slot] = head
+                        prev[head] = slot
+                        head = slot
+                    replacements += 1
+                    if collect:
+                        out.append((op, 0, 0, 1, new_level, 1, int(min_tlevel == 0),
+                                    slot, 1, victim))
+                else:
+                    # Every slot of the window is hot: drop the new line, change nothing.
+                    drops += 1
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, int(min_tlevel == 0), 0, 0, 0))
+
+            elif op == _QUERY:
+                queries += 1
+                for slot in windows[home]:
+                    if tag_at[slot] == tag:
+                        age = t - last_at[slot]
+                        count = count_at[slot]
+                        if count >= c3 and age <= w3:
+                            level = 3
+                        elif count >= c2 and age <= w2:
+                            level = 2
+                        elif age <= w1:
+                            level = 1
+                        else:
+                            level = 0
+                        hit = int(level >= min_tlevel)
+                        query_hits += hit
+                        if collect:
+                            out.append((op, 1, level, 1, level, count, hit, slot, 0, 0))
+                        break
+                else:
+                    hit = int(min_tlevel == 0)    # an untracked line is T0
+                    query_hits += hit
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, hit, 0, 0, 0))
+
+            else:
+                # EVICT pops the tail if it is T0 (age > W1); EVICT_ANY pops it regardless.
+                slot = tail
+                if slot != _NONE and (op == _EVICT_ANY or t - last_at[slot] > w1):
+                    victim = tag_at[slot]
+                    tail = prev[slot]
+                    if tail == _NONE:
+                        head = _NONE
+                    else:
+                        next_[tail] = _NONE
+                    prev[slot] = _NONE
+                    tag_at[slot] = _NONE
+                    count_at[slot] = 0
+                    last_at[slot] = 0
+                    occupancy -= 1
+                    evicts += 1
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, 0, slot, 1, victim))
+                else:
+                    evicts_empty += 1
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+        self._head, self._tail, self._occupancy = head, tail, occupancy
+        stats = self._stats
+        stats[_ST_OBSERVES] += observes
+        stats[_ST_OBSERVE_HITS] += observe_hits
+        stats[_ST_INSERTS] += inserts
+        stats[_ST_REPLACEMENTS] += replacements
+        stats[_ST_DROPS] += drops
+        stats[_ST_QUERIES] += queries
+        stats[_ST_QUERY_HITS] += query_hits
+        stats[_ST_EVICTS] += evicts
+        stats[_ST_EVICTS_EMPTY] += evicts_empty
+        for level in range(4):
+            stats[_ST_OBS_T[level]] += obs_t[level]

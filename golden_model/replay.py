@@ -1,0 +1,101 @@
+"""Replay a request trace through the golden model and print the statistics.
+
+Usage::
+
+    python -m golden_model.replay TRACE.npz [--entries N] [--probe P] [--addr-width A]
+        [--line-shift S] [--tag-width T] [--count-width C] [--ts-width W]
+        [--tick-shift K] [--config c3=5,c2=3,w3=25,w2=50,w1=125,hash_seed=0x1234] [--json]
+
+Parameters come from the trace's ``meta["params"]`` if it has them, overridden by the
+options; the rest take their defaults. The configuration starts at the reset one, then
+``meta["config"]`` and ``--config`` (in that order) are committed at cycle 0. The output
+is one ``name value`` line per statistic, the occupancy, and the replay speed (with
+``--json``: one JSON object instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from regmap import PARAM_NAMES
+
+from .model import Config, KvAsuModel
+from .trace import load_trace
+
+__all__ = ["main", "parse_config"]
+
+
+def parse_config(text: str) -> dict[str, int]:
+    """``"c3=5,w1=100,hash_seed=0x1234"`` to ``{"c3": 5, "w1": 100, "hash_seed": 0x1234}``.
+
+    Values are Python integer literals (decimal, ``0x``, ``0b``...). Raises ``ValueError``
+    for an unknown key or a malformed item.
+    """
+    config: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        key = key.strip().lower()
+        if not sep or key not in Config._fields:
+            raise ValueError(f"bad configuration item {item!r}: expected KEY=VALUE with KEY "
+                             f"one of {', '.join(Config._fields)}")
+        try:
+            config[key] = int(value.strip(), 0)
+        except ValueError:
+            raise ValueError(f"bad configuration value in {item!r}: not an integer") from None
+    return config
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m golden_model.replay",
+        description="Replay a KV-ASU request trace (.npz) through the golden model.")
+    parser.add_argument("trace", help="trace file written by golden_model.trace.save_trace")
+    for name in PARAM_NAMES:
+        parser.add_argument(f"--{name.lower().replace('_', '-')}", dest=name.lower(),
+                            type=int, metavar="N", help=f"elaboration parameter {name}")
+    parser.add_argument("--config", default="", metavar="K=V,...",
+                        help="configuration to commit first, e.g. c3=3,c2=2")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    return parser
+
+
+def main(argv=None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        trace = load_trace(args.trace)
+        for key in ("params", "config"):
+            if not isinstance(trace.meta.get(key, {}), dict):
+                raise ValueError(f"meta[{key!r}] of {args.trace} must be a JSON object")
+        params = {key.lower(): value for key, value in trace.meta.get("params", {}).items()}
+        params.update({name.lower(): getattr(args, name.lower()) for name in PARAM_NAMES
+                       if getattr(args, name.lower()) is not None})
+        model = KvAsuModel(**params)
+        config = {key.lower(): value for key, value in trace.meta.get("config", {}).items()}
+        config.update(parse_config(args.config))
+        if config:
+            model.commit(0, **config)
+    except (OSError, ValueError, TypeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+    start = time.perf_counter()
+    model.replay(trace)
+    seconds = time.perf_counter() - start
+    rate = len(trace) / seconds if seconds > 0 else float("inf")
+
+    report = {"requests": len(trace), **model.stats.as_dict(), "occupancy": model.occupancy,
+              "seconds": round(seconds, 3), "requests_per_second": round(rate)}
+    if args.json:
+        print(json.dumps({"params": model.params.as_dict(), "config": model.config.as_dict(),
+                          **report}))
+    else:
+        for name, value in report.items():
+            print(f"{name:20} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

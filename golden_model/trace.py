@@ -1,0 +1,111 @@
+"""Request traces: a stream of KV-ASU requests stored as a NumPy ``.npz`` file.
+
+Layout of the file (``numpy.savez_compressed``), one entry per array, all of one length N:
+
+============== ========== ===============================================================
+name           dtype      meaning
+============== ========== ===============================================================
+``cycle``      ``uint64`` cycle at which the request is accepted; never decreases
+``op``         ``uint8``  op code 0..3 (OBSERVE, QUERY, EVICT, EVICT_ANY)
+``addr``       ``uint64`` byte address (so the format holds ``ADDR_WIDTH <= 64``)
+``min_tlevel`` ``uint8``  0..3
+``meta``       ``str``    optional, a 0-d unicode array holding a JSON object
+============== ========== ===============================================================
+
+``meta`` is free-form; by convention ``meta["params"]`` holds the elaboration parameters
+the trace was made for (lower-case keys, as :class:`golden_model.KvAsuModel` takes them),
+``meta["config"]`` a configuration to commit before replaying it (keys ``c3`` ...
+``hash_seed``) and ``meta["description"]`` a sentence. ``python -m golden_model.replay``
+uses ``params`` and ``config``.
+
+The files load without pickling (``allow_pickle=False``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+
+from ._arrays import uint_array
+
+__all__ = ["Trace", "save_trace", "load_trace", "TRACE_ARRAYS"]
+
+#: The request arrays of a trace and their dtypes, in the order of the file.
+TRACE_ARRAYS = {"cycle": np.uint64, "op": np.uint8, "addr": np.uint64, "min_tlevel": np.uint8}
+
+# The largest value each array may hold.
+_LIMITS = {"cycle": 2**64 - 1, "op": 3, "addr": 2**64 - 1, "min_tlevel": 3}
+
+
+def _validated(name: str, values) -> np.ndarray:
+    """``values`` as a one-dimensional array of the dtype of ``name``, range-checked."""
+    return uint_array(f"trace array {name!r}", values, _LIMITS[name], TRACE_ARRAYS[name])
+
+
+class Trace:
+    """A validated request stream: numpy arrays ``cycle``, ``op``, ``addr``,
+    ``min_tlevel`` of one length, and a ``meta`` dict.
+
+    Raises ``ValueError`` for arrays of different lengths, decreasing cycles, an op or a
+    ``min_tlevel`` outside 0..3 or a value that does not fit its dtype, and ``TypeError`` for
+    non-integer arrays or a ``meta`` that is not a JSON-serialisable dict.
+    """
+
+    __slots__ = ("cycle", "op", "addr", "min_tlevel", "meta")
+
+    def __init__(self, cycle, op, addr, min_tlevel, meta=None):
+        self.cycle = _validated("cycle", cycle)
+        self.op = _validated("op", op)
+        self.addr = _validated("addr", addr)
+        self.min_tlevel = _validated("min_tlevel", min_tlevel)
+        lengths = {name: len(getattr(self, name)) for name in TRACE_ARRAYS}
+        if len(set(lengths.values())) != 1:
+            raise ValueError(f"trace arrays must have the same length, got {lengths}")
+        if len(self.cycle) > 1 and bool((self.cycle[1:] < self.cycle[:-1]).any()):
+            first = int(np.argmax(self.cycle[1:] < self.cycle[:-1])) + 1
+            raise ValueError(f"trace cycles must not decrease: cycle[{first}] = "
+                             f"{int(self.cycle[first])} < cycle[{first - 1}] = "
+                             f"{int(self.cycle[first - 1])}")
+        if meta is None:
+            meta = {}
+        if not isinstance(meta, dict):
+            raise TypeError(f"trace meta must be a dict, not {type(meta).__name__}")
+        json.dumps(meta)            # TypeError now, rather than when saving
+        self.meta = meta
+
+    def __len__(self) -> int:
+        return len(self.cycle)
+
+    def __repr__(self) -> str:
+        return f"<Trace of {len(self)} requests, meta keys {sorted(self.meta)}>"
+
+
+def save_trace(path: str | os.PathLike, cycle, op, addr, min_tlevel, meta=None) -> None:
+    """Validate a request stream and write it to ``path`` (exactly that name) as ``.npz``.
+
+    ``meta`` is an optional JSON-serialisable dict (see the module docstring).
+    """
+    trace = Trace(cycle, op, addr, min_tlevel, meta)
+    arrays = {name: getattr(trace, name) for name in TRACE_ARRAYS}
+    arrays["meta"] = np.array(json.dumps(trace.meta, sort_keys=True))
+    with open(path, "wb") as file:  # a file object, so numpy does not append ".npz"
+        np.savez_compressed(file, **arrays)
+
+
+def load_trace(path: str | os.PathLike) -> Trace:
+    """Read and validate a trace written by :func:`save_trace`.
+
+    Raises ``ValueError`` if an array is missing or the stream is not a valid trace.
+    """
+    with np.load(path, allow_pickle=False) as data:
+        missing = [name for name in TRACE_ARRAYS if name not in data.files]
+        if missing:
+            raise ValueError(f"{os.fspath(path)} is not a KV-ASU trace: "
+                             f"missing array(s) {', '.join(missing)}")
+        arrays = {name: data[name] for name in TRACE_ARRAYS}
+        meta = json.loads(str(data["meta"])) if "meta" in data.files else {}
+    if not isinstance(meta, dict):
+        raise ValueError(f"{os.fspath(path)}: meta must be a JSON object")
+    return Trace(**arrays, meta=meta)

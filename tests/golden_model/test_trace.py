@@ -1,0 +1,138 @@
+"""The trace format (golden_model.trace) and the replay command (golden_model.replay)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from golden_model import KvAsuModel, Trace, load_trace, save_trace
+from golden_model.bench import main as bench_main, mixed_stream
+from golden_model.replay import main as replay_main, parse_config
+
+
+def small_stream():
+    return [0, 1, 1, 5, 10**12], [0, 1, 2, 3, 0], [0x100, 2**64 - 1, 0, 7, 0x100], [0, 3, 0, 1, 2]
+
+
+def test_round_trip(tmp_path):
+    path = tmp_path / "t.npz"
+    meta = {"params": {"entries": 16}, "description": "five requests"}
+    save_trace(path, *small_stream(), meta=meta)
+    trace = load_trace(path)
+    for name, values in zip(("cycle", "op", "addr", "min_tlevel"), small_stream()):
+        array = getattr(trace, name)
+        assert array.tolist() == values
+        assert array.dtype == {"cycle": np.uint64, "op": np.uint8, "addr": np.uint64,
+                               "min_tlevel": np.uint8}[name]
+    assert trace.meta == meta and len(trace) == 5
+
+
+def test_exact_path_and_layout(tmp_path):
+    path = tmp_path / "trace.bin"                  # numpy must not append ".npz"
+    save_trace(path, *small_stream())
+    assert path.exists() and not (tmp_path / "trace.bin.npz").exists()
+    with np.load(path, allow_pickle=False) as data:
+        assert sorted(data.files) == ["addr", "cycle", "meta", "min_tlevel", "op"]
+        assert json.loads(str(data["meta"])) == {}
+    assert load_trace(path).meta == {}
+
+
+def test_empty_trace(tmp_path):
+    save_trace(tmp_path / "e.npz", [], [], [], [])
+    trace = load_trace(tmp_path / "e.npz")
+    assert len(trace) == 0 and trace.cycle.dtype == np.uint64
+
+
+def test_trace_without_meta_loads(tmp_path):
+    path = tmp_path / "m.npz"
+    np.savez(path, cycle=np.array([1], np.uint64), op=np.array([0], np.uint8),
+             addr=np.array([5], np.uint64), min_tlevel=np.array([0], np.uint8))
+    assert load_trace(path).meta == {}
+
+
+@pytest.mark.parametrize("change, error, match", [
+    ({"cycle": [0, 1, 2]}, ValueError, "same length"),
+    ({"cycle": [0, 5, 4, 6, 7]}, ValueError, "must not decrease"),
+    ({"op": [0, 1, 4, 0, 0]}, ValueError, "op"),
+    ({"min_tlevel": [0, 0, 0, 0, 4]}, ValueError, "min_tlevel"),
+    ({"cycle": [-1, 0, 1, 2, 3]}, ValueError, "cycle"),
+    ({"addr": [0, 0, 0, 0, 2**64]}, ValueError, "addr"),
+    ({"addr": [0.0, 1.0, 2.0, 3.0, 4.0]}, TypeError, "addr"),
+    ({"op": [[0]] * 5}, ValueError, "one-dimensional"),
+    ({"meta": ["not", "a", "dict"]}, TypeError, "meta"),
+])
+def test_validation_errors(tmp_path, change, error, match):
+    arrays = dict(zip(("cycle", "op", "addr", "min_tlevel"), small_stream()))
+    arrays.update(change)
+    with pytest.raises(error, match=match):
+        save_trace(tmp_path / "bad.npz", **arrays)
+    assert not (tmp_path / "bad.npz").exists()
+
+
+def test_load_validates_too(tmp_path):
+    path = tmp_path / "bad.npz"
+    np.savez(path, cycle=np.array([3, 2], np.uint64), op=np.array([0, 0], np.uint8),
+             addr=np.array([0, 0], np.uint64), min_tlevel=np.array([0, 0], np.uint8))
+    with pytest.raises(ValueError, match="must not decrease"):
+        load_trace(path)
+    np.savez(path, cycle=np.array([3], np.uint64), op=np.array([0], np.uint8))
+    with pytest.raises(ValueError, match="missing array"):
+        load_trace(path)
+
+
+def test_replay_equals_run(tmp_path, capsys):
+    cycles, ops, addrs, mins = mixed_stream(3000, seed=7)
+    path = tmp_path / "mix.npz"
+    save_trace(path, cycles, ops, addrs, mins,
+               meta={"params": {"entries": 64, "probe": 2}, "config": {"c3": 3}})
+    assert replay_main([str(path), "--json", "--config", "c2=2,hash_seed=0x10"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    model = KvAsuModel(entries=64, probe=2)
+    model.commit(0, c3=3, c2=2, hash_seed=0x10)
+    model.replay(load_trace(path))
+    assert {name: report[name] for name in model.stats._fields} == model.stats.as_dict()
+    assert report["occupancy"] == model.occupancy and report["requests"] == 3000
+    assert report["params"]["ENTRIES"] == 64 and report["config"]["c2"] == 2
+
+
+def test_replay_options_override_meta(tmp_path, capsys):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"params": {"entries": 64}})
+    assert replay_main([str(path), "--entries", "16", "--tick-shift", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "observes" in out and "requests_per_second" in out
+    assert replay_main([str(path), "--json", "--entries", "16"]) == 0
+    assert json.loads(capsys.readouterr().out)["params"]["ENTRIES"] == 16
+
+
+@pytest.mark.parametrize("args", [["--config", "c3=1,c2=2"], ["--config", "x=1"],
+                                  ["--entries", "17"], ["--config", "c3=five"]])
+def test_replay_reports_bad_input(tmp_path, capsys, args):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream())
+    assert replay_main([str(path), *args]) == 2
+    assert capsys.readouterr().err.startswith("error:")
+
+
+def test_parse_config():
+    assert parse_config("c3=5, W1=0x10,hash_seed=0b11") == {"c3": 5, "w1": 16, "hash_seed": 3}
+    assert parse_config("") == {}
+
+
+def test_mixed_stream_is_reproducible_and_valid():
+    a, b = mixed_stream(1000, seed=3), mixed_stream(1000, seed=3)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    Trace(*a)                                        # a valid trace
+
+
+def test_bench_runs(capsys):
+    bench_main(["--requests", "2000"])
+    out = capsys.readouterr().out
+    assert "requests/s" in out
+
+
+def test_replay_refuses_malformed_meta(tmp_path, capsys):
+    path = tmp_path / "t.npz"
+    save_trace(path, *small_stream(), meta={"params": [16]})
+    assert replay_main([str(path)]) == 2
+    assert "meta['params']" in capsys.readouterr().err
