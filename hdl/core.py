@@ -1,0 +1,344 @@
+"""The KV-ASU core datapath: request pipeline, bucket table, LRU list, scrubber.
+
+See docs/rtl.md for the block diagram, the pipeline and the timing.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring, data, stream
+from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.wiring import In, Out
+
+import regmap
+
+from .hash import Murmur3Hash64
+from .layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
+from .lru import LruCmd, LruList
+from .scrubber import Scrubber
+from .table import BucketTable
+from .tlevel import TLevel, saturated_age
+
+__all__ = ["KvAsuCore", "check_core_params"]
+
+OBSERVE = regmap.OPS["OBSERVE"]
+QUERY = regmap.OPS["QUERY"]
+EVICT = regmap.OPS["EVICT"]
+EVICT_ANY = regmap.OPS["EVICT_ANY"]
+assert EVICT & 2 and EVICT_ANY & 2 and not OBSERVE & 2 and not QUERY & 2
+
+
+def check_core_params(params):
+    """Raise ``ValueError`` for parameters the RTL cannot implement (beyond ``regmap``).
+
+    * The scrubber visits one row of ``PROBE`` slots per cycle, so every slot once every
+      ``ENTRIES / PROBE`` cycles; that must be at most ``2**(TS_WIDTH - 1)`` ticks, i.e.
+      ``ENTRIES / PROBE <= 2**(TS_WIDTH - 1 + TICK_SHIFT)``, or a stored timestamp could
+      alias before the scrubber marks it stale.
+    """
+    params = check_params(params)
+    rows = params.ENTRIES // params.PROBE
+    limit = 2 ** (params.TS_WIDTH - 1 + params.TICK_SHIFT)
+    if rows > limit:
+        raise ValueError(
+            f"ENTRIES / PROBE ({rows}) must be at most 2**(TS_WIDTH - 1 + TICK_SHIFT) "
+            f"({limit}): the scrubber visits one row of PROBE slots per cycle and must "
+            f"visit every slot within 2**(TS_WIDTH-1) ticks (raise TS_WIDTH, TICK_SHIFT "
+            f"or PROBE, or lower ENTRIES)")
+    return params
+
+
+class KvAsuCore(wiring.Component):
+    """KV-ASU core: answers OBSERVE / QUERY / EVICT / EVICT_ANY requests.
+
+    Parameters
+    ----------
+    params : regmap.Params or None
+        Elaboration parameters (``None``: the defaults). See ``check_core_params`` for the
+        extra restriction of the RTL.
+    pipelined : bool
+        ``True`` (default): up to one request accepted per cycle. ``False``: one request at
+        a time (``req.ready`` stays low until the previous request has left the pipeline);
+        the same datapath, kept as a reference mode.
+    hash_mul_stages : int
+        Passed to ``Murmur3Hash64`` (1 or 2); sets the hash latency.
+
+    Ports
+    -----
+    req : In(stream.Signature(request_layout(params)))
+        Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
+        ``enable`` is low, while the response buffer has no room for one more response,
+        and (pipelined mode) for an EVICT / EVICT_ANY while a request accepted in one of
+        the two previous cycles could still change the LRU tail (``ready`` depends on
+        ``req.payload.op``). Non-pipelined mode: also while any request is in flight.
+    rsp : Out(stream.Signature(response_layout(params)))
+        Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
+        from acceptance to ``valid`` when the consumer keeps up.
+    cfg : In(config_layout(params))
+        Active configuration. Must not change while a request is in flight.
+    enable : In(1)
+        Requests are accepted only while high.
+    hold : In(1)
+        Requests are not accepted while high.
+    flush : In(1)
+        One-cycle pulse: untrack every line (only while no request is in flight). The
+        table, the LRU list and the occupancy are empty at the end of the pulse cycle.
+    idle : Out(1)
+        No accepted request has a state update or a statistics increment still pending.
+    flushing : Out(1)
+        High in the cycle after a ``flush`` pulse (the flush itself takes one cycle).
+    occupancy : Out(SLOT_WIDTH + 1)
+        Number of tracked lines.
+    stat_inc : Out(len(STAT_NAMES))
+        Bit ``i``: increment statistic ``STAT_NAMES[i]`` this cycle.
+    cycle : In(64)
+        The cycle counter (``Timebase.cycle``); a request accepted while ``cycle == c``
+        has time ``c >> TICK_SHIFT``.
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from the acceptance edge to the edge at which the response can be taken
+        (consumer ready).
+    eval_lag : int
+        Cycles from acceptance to the evaluation stage (also the scrubber's lag).
+    """
+
+    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2):
+        params = check_core_params(params)
+        self._params = params
+        self.pipelined = bool(pipelined)
+        self._hash = Murmur3Hash64(mul_stages=hash_mul_stages)
+        self.hash_latency = self._hash.latency
+        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> E (a+2+Lh) -> L (a+3+Lh)
+        self.eval_lag = self.hash_latency + 2
+        # L writes the FIFO; SyncFIFOBuffered shows it 2 cycles later (r_rdy).
+        self.latency = self.eval_lag + 3
+        self.fifo_depth = self.latency + 2
+        super().__init__({
+            "req": In(stream.Signature(request_layout(params))),
+            "rsp": Out(stream.Signature(response_layout(params))),
+            "cfg": In(config_layout(params)),
+            "enable": In(1),
+            "hold": In(1),
+            "flush": In(1),
+            "idle": Out(1),
+            "flushing": Out(1),
+            "occupancy": Out(params.SLOT_WIDTH + 1),
+            "stat_inc": Out(len(STAT_NAMES)),
+            "cycle": In(64),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p = self._params
+        P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
+        cfg = self.cfg
+
+        m.submodules.hash = hsh = self._hash
+        m.submodules.table = table = BucketTable(p)
+        m.submodules.lru = lru = LruList(p)
+        m.submodules.scrubber = scrub = Scrubber(p, lag=self.eval_lag)
+        m.submodules.tl_before = tl_before = TLevel(p)
+        m.submodules.tl_after = tl_after = TLevel(p)
+        m.submodules.fifo = fifo = SyncFIFOBuffered(
+            width=response_layout(p).size, depth=self.fifo_depth)
+
+        stage = data.StructLayout({
+            "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
+        })
+
+        # ---- acceptance and credits ---------------------------------------------------
+        accept = Signal()
+        m.d.comb += accept.eq(self.req.valid & self.req.ready)
+        pop = Signal()
+        m.d.comb += pop.eq(fifo.r_rdy & self.rsp.ready)
+        inflight = Signal(range(self.fifo_depth + 1))
+        m.d.sync += inflight.eq(inflight + accept - pop)
+
+        flushing = Signal()
+        m.d.sync += flushing.eq(self.flush)
+        m.d.comb += self.flushing.eq(flushing)
+
+        lh = self.hash_latency
+        s = [Signal(stage, name=f"s{k}") for k in range(lh + 1)]
+        e = Signal(stage, name="e")
+        l_valid = Signal()
+        busy = Signal()
+        m.d.comb += busy.eq(Cat(*(x.valid for x in s), e.valid, l_valid).any())
+        m.d.comb += self.idle.eq(~busy)
+
+        acc1 = Signal()
+        acc2 = Signal()
+        m.d.sync += [acc1.eq(accept), acc2.eq(acc1)]
+
+        ready = (self.enable & ~self.hold & ~self.flush & ~flushing
+                 & (inflight < self.fifo_depth))
+        if self.pipelined:
+            is_evict = self.req.payload.op[1]
+            ready = ready & ~(is_evict & (acc1 | acc2))
+        else:
+            ready = ready & ~busy
+        m.d.comb += self.req.ready.eq(ready)
+
+        # ---- s0: register the request --------------------------------------------------
+        addr = self.req.payload.addr
+        m.d.sync += [
+            s[0].valid.eq(accept),
+            s[0].op.eq(self.req.payload.op),
+            s[0].min_tlevel.eq(self.req.payload.min_tlevel),
+            s[0].tag.eq(addr[p.LINE_SHIFT:][:p.TAG_WIDTH]),
+            s[0].t.eq(self.cycle[p.TICK_SHIFT:][:ts]),
+        ]
+        for k in range(1, lh + 1):
+            m.d.sync += s[k].eq(s[k - 1])
+        m.d.comb += [hsh.key.eq(s[0].tag), hsh.seed.eq(cfg.hash_seed)]
+
+        # ---- R: window read (or the LRU tail for EVICT) --------------------------------
+        r = s[lh]
+        rd_slot = Signal(sw)
+        m.d.comb += rd_slot.eq(Mux(r.op[1], lru.tail, hsh.hash[:sw]))
+        m.d.comb += table.rd_slot.eq(rd_slot)
+        e_h = Signal(sw)
+        m.d.sync += [e.eq(r), e_h.eq(rd_slot)]
+
+        # ---- E: evaluate, write the table, command the LRU list ------------------------
+        ages = [Signal(ts, name=f"age{i}") for i in range(P)]
+        match = Signal(P)
+        for i in range(P):
+            m.d.comb += [
+                ages[i].eq(saturated_age(p, e.t, table.rd_last[i], table.rd_stale[i])),
+                match[i].eq(table.rd_valid[i] & (table.rd_tag[i] == e.tag)),
+            ]
+        free = ~table.rd_valid
+
+        def lane_slot(i):
+            return (e_h + i)[:sw]
+
+        present = match.any()
+        hit_cnt = Signal(p.COUNT_WIDTH)
+        hit_age = Signal(ts)
+        hit_slot = Signal(sw)
+        for i in range(P):            # at most one lane matches
+            with m.If(match[i]):
+                m.d.comb += [hit_cnt.eq(table.rd_count[i]), hit_age.eq(ages[i]),
+                             hit_slot.eq(lane_slot(i))]
+        any_free = free.any()
+        free_slot = Signal(sw)
+        for i in reversed(range(P)):  # first free lane in probe order wins
+            with m.If(free[i]):
+                m.d.comb += free_slot.eq(lane_slot(i))
+        # Victim: greatest saturated age, ties to the lowest probe offset.
+        best_age = ages[0]
+        best_idx = Const(0, range(P))
+        for i in range(1, P):
+            better = ages[i] > best_age
+            best_age = Mux(better, ages[i], best_age)
+            best_idx = Mux(better, i, best_idx)
+        vict_age = Signal(ts)
+        vict_lane = Signal(range(P))
+        m.d.comb += [vict_age.eq(best_age), vict_lane.eq(best_idx)]
+        vict_slot = Signal(sw)
+        vict_tag = Signal(p.TAG_WIDTH)
+        m.d.comb += [vict_slot.eq((e_h + vict_lane)[:sw]),
+                     vict_tag.eq(Array(table.rd_tag[i] for i in range(P))[vict_lane])]
+
+        cold = hit_age > cfg.w1
+        count_max = p.COUNT_MAX
+        cnt_after = Signal(p.COUNT_WIDTH)
+        m.d.comb += cnt_after.eq(Mux(cold, 1, Mux(hit_cnt == count_max, hit_cnt, hit_cnt + 1)))
+
+        m.d.comb += [
+            tl_before.cfg.eq(cfg), tl_before.count.eq(hit_cnt), tl_before.age.eq(hit_age),
+            tl_after.cfg.eq(cfg), tl_after.age.eq(0),
+            tl_after.count.eq(Mux(present, cnt_after, 1)),
+        ]
+        tlb = Signal(2)
+        m.d.comb += tlb.eq(Mux(present, tl_before.level, 0))
+        hit = tlb >= e.min_tlevel
+
+        rsp = Signal(response_layout(p))
+        stat = Signal(len(STAT_NAMES))
+
+        def inc(name):
+            return stat[STAT_NAMES.index(name)].eq(1)
+
+        occ_inc = Signal()
+        occ_dec = Signal()
+        with m.If(e.valid):
+            m.d.comb += rsp.op.eq(e.op)
+            with m.Switch(e.op):
+                with m.Case(OBSERVE):
+                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb)]
+                    with m.Switch(tlb):
+                        for lv in range(4):
+                            with m.Case(lv):
+                                m.d.comb += inc(f"obs_t{lv}")
+                    new_slot = Signal(sw)
+                    write = Signal()
+                    with m.If(present):
+                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1), write.eq(1),
+                                     new_slot.eq(hit_slot),
+                                     lru.cmd.eq(LruCmd.TOUCH)]
+                    with m.Elif(any_free):
+                        m.d.comb += [inc("inserts"), write.eq(1), new_slot.eq(free_slot),
+                                     lru.cmd.eq(LruCmd.INSERT), occ_inc.eq(1)]
+                    with m.Elif(vict_age > cfg.w1):
+                        m.d.comb += [inc("replacements"), write.eq(1), new_slot.eq(vict_slot),
+                                     lru.cmd.eq(LruCmd.TOUCH),
+                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(vict_tag)]
+                    with m.Else():
+                        m.d.comb += inc("drops")
+                    m.d.comb += [
+                        lru.slot.eq(new_slot),
+                        table.wr_en.eq(write), table.wr_slot.eq(new_slot),
+                        table.wr_tag.eq(e.tag), table.wr_last.eq(e.t),
+                        table.wr_count.eq(tl_after.count),
+                    ]
+                    with m.If(write):
+                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(tl_after.level),
+                                     rsp.count.eq(tl_after.count), rsp.slot.eq(new_slot)]
+                with m.Case(QUERY):
+                    m.d.comb += [inc("queries"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
+                                 rsp.tlevel.eq(tlb)]
+                    with m.If(hit):
+                        m.d.comb += inc("query_hits")
+                    with m.If(present):
+                        m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
+                                     rsp.count.eq(hit_cnt), rsp.slot.eq(hit_slot)]
+                with m.Default():   # EVICT, EVICT_ANY: lane 0 is the LRU tail
+                    tail_t0 = ages[0] > cfg.w1
+                    take = ~lru.empty & ((e.op == EVICT_ANY) | tail_t0)
+                    with m.If(take):
+                        m.d.comb += [
+                            inc("evicts"), rsp.victim_valid.eq(1),
+                            rsp.victim_tag.eq(table.rd_tag[0]), rsp.slot.eq(e_h),
+                            table.inv_en.eq(1), table.inv_slot.eq(e_h),
+                            lru.cmd.eq(LruCmd.POP), occ_dec.eq(1),
+                        ]
+                    with m.Else():
+                        m.d.comb += inc("evicts_empty")
+
+        # Occupancy and flush.
+        with m.If(self.flush):
+            m.d.sync += self.occupancy.eq(0)
+        with m.Else():
+            m.d.sync += self.occupancy.eq(self.occupancy + occ_inc - occ_dec)
+        m.d.comb += [table.flush.eq(self.flush), lru.flush.eq(self.flush)]
+
+        # Scrubber.
+        m.d.comb += [
+            scrub.cycle.eq(self.cycle),
+            table.sc_row.eq(scrub.sc_row),
+            scrub.sc_last.eq(table.sc_last),
+            scrub.sc_valid.eq(table.sc_valid),
+            table.sc_set.eq(scrub.sc_set),
+        ]
+
+        # ---- L: response into the FIFO, statistics out ---------------------------------
+        rsp_q = Signal(response_layout(p))
+        m.d.sync += [l_valid.eq(e.valid), rsp_q.eq(rsp), self.stat_inc.eq(stat)]
+        m.d.comb += [
+            fifo.w_en.eq(l_valid), fifo.w_data.eq(rsp_q),
+            self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),
+            fifo.r_en.eq(self.rsp.ready),
+        ]
+        return m

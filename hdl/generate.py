@@ -1,0 +1,69 @@
+"""Generate the Verilog of the KV-ASU top level (module ``kv_asu``).
+
+Usage::
+
+    python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
+
+``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable). The default
+output is ``build/verilog/kv_asu.v``.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from amaranth.back import verilog
+
+import regmap
+from regmap import Params
+
+from .core import check_core_params
+from .top import KvAsu
+
+__all__ = ["generate", "main"]
+
+DEFAULT_OUT = Path("build/verilog/kv_asu.v")
+
+
+def parse_params(items):
+    overrides = {}
+    for item in items or ():
+        name, sep, value = item.partition("=")
+        name = name.strip().upper()
+        if not sep or name not in regmap.PARAM_NAMES:
+            raise ValueError(f"--param wants NAME=VALUE with NAME in {regmap.PARAM_NAMES}, "
+                             f"not {item!r}")
+        overrides[name] = int(value, 0)
+    return Params(**overrides)
+
+
+def generate(params=None, *, pipelined=True, name="kv_asu"):
+    """Return the Verilog text of ``KvAsu(params)`` as module ``name``."""
+    check_core_params(params)           # before any Elaboratable exists
+    top = KvAsu(params, pipelined=pipelined)
+    return verilog.convert(top, name=name, emit_src=False)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m hdl.generate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="elaboration parameter (repeatable)")
+    parser.add_argument("--not-pipelined", action="store_true",
+                        help="one request at a time (reference mode)")
+    args = parser.parse_args(argv)
+    try:
+        params = parse_params(args.param)
+        text = generate(params, pipelined=not args.not_pipelined)
+    except (TypeError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out} ({params})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

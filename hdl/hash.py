@@ -1,0 +1,256 @@
+"""MurmurHash3 x86_32 of a 64-bit key, as a free-running pipeline.
+
+The KV-ASU hashes the 8 little-endian bytes of a line's tag (spec section 3, decision D2):
+``mmh3.hash(key.to_bytes(8, "little"), seed, signed=False)``. For an 8-byte key the
+algorithm is two block rounds and the finaliser, with no tail bytes:
+
+.. code-block:: text
+
+    for k in (key[31:0], key[63:32]):
+        k *= 0xcc9e2d51; k = rotl(k, 15); k *= 0x1b873593
+        h ^= k; h = rotl(h, 13); h = h * 5 + 0xe6546b64
+    h ^= 8                                  # the length in bytes
+    h ^= h >> 16; h *= 0x85ebca6b
+    h ^= h >> 13; h *= 0xc2b2ae35
+    h ^= h >> 16
+
+everything modulo ``2**32``.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["Murmur3Hash64", "MULTIPLIES"]
+
+#: Names of the four pipelined constant multiplies, in pipeline order: ``c1`` (both key
+#: blocks by 0xcc9e2d51), ``c2`` (both by 0x1b873593), ``f1`` (0x85ebca6b), ``f2``
+#: (0xc2b2ae35). ``c1`` and ``c2`` are two 32x32 multiplies each, ``f1`` and ``f2`` one.
+MULTIPLIES = ("c1", "c2", "f1", "f2")
+
+_C1 = 0xCC9E2D51
+_C2 = 0x1B873593
+_ROUND_ADD = 0xE6546B64
+_F1 = 0x85EBCA6B
+_F2 = 0xC2B2AE35
+
+
+def _rotl32(value, amount):
+    # A rotation is wiring only: it never costs a pipeline stage.
+    return Cat(value[32 - amount:], value[:32 - amount])
+
+
+def _csd(const, width):
+    """Canonical signed digits of ``const mod 2**width``: ``[(shift, +1 or -1), ...]``.
+
+    Modulo ``2**width`` a digit at ``width`` or above vanishes, so the list has at most
+    ``width // 2 + 1`` entries (against up to ``width`` set bits)."""
+    digits, value, shift = [], const % (1 << width), 0
+    while value and shift < width:
+        if value & 1:
+            digit = 2 - (value & 3)        # +1 if the next bit is 0, else -1
+            digits.append((shift, digit))
+            value -= digit
+        value >>= 1
+        shift += 1
+    return digits
+
+
+def _mul_low_shift_add(x, const, width):
+    """``x * const mod 2**width`` as a balanced tree of shifted adds, no multiplier.
+
+    The truncation is what makes this cheap: the term for digit ``i`` is only
+    ``width - i`` bits wide."""
+    terms = []
+    for shift, digit in _csd(const, width):
+        term = Cat(C(0, shift), x[:width - shift]) if shift else x[:width]
+        terms.append((term, digit))
+    if not terms:
+        return C(0, width)
+    # Keep subtraction out of the leaves: start from a positive term where there is one.
+    terms.sort(key=lambda t: -t[1])
+    level = [t if d > 0 else (-t)[:width] for t, d in terms]
+    while len(level) > 1:
+        level = [(level[i] + level[i + 1])[:width] if i + 1 < len(level) else level[i]
+                 for i in range(0, len(level), 2)]
+    return level[0][:width]
+
+
+class Murmur3Hash64(wiring.Component):
+    """MurmurHash3 x86_32 of a 64-bit key and a 32-bit seed, one key per cycle.
+
+    ``hash`` is ``mmh3.hash(key.to_bytes(8, "little"), seed, signed=False)`` of the ``key``
+    and ``seed`` presented exactly ``latency`` cycles earlier. The pipeline is free running:
+    it has no valid, no stall and no reset-dependent state (all its registers are
+    ``reset_less``); a caller that needs a valid bit or other sideband delays it by
+    ``latency`` cycles next to the hash. The seed travels down the pipeline with its key, so
+    the seed may change from one cycle to the next.
+
+    Pipeline (``mul_stages = 2``, the default; latency 11)::
+
+        stage  work                                           serial depth
+        1,2    k1 *= C1 and k2 *= C1 (in parallel)            one multiply
+        3,4    k1 = rotl(k1,15)*C2, k2 = rotl(k2,15)*C2       one multiply
+        5      h = round(seed, k1)                            xor, 3-input add
+        6      h = round(h, k2); h ^= 8; h ^= h >> 16         xor, 3-input add, xors
+        7,8    h *= 0x85ebca6b                                one multiply
+        9,10   h ^= h >> 13; h *= 0xc2b2ae35                  xor, one multiply
+        11     h ^= h >> 16                                   xor (registered output)
+
+    where ``round(h, k) = rotl(h ^ k, 13) * 5 + 0xe6546b64`` (``* 5`` is a shift and an
+    add). Each 32x32-bit multiply by a constant keeps only the low 32 bits, which needs
+    three 16x16 partial products: ``lo(x)*lo(C)`` (32 bits) and the low 16 bits of
+    ``hi(x)*lo(C)`` and ``lo(x)*hi(C)``. With ``mul_stages = 2`` the partial products are
+    registered (one ECP5 ``MULT18X18D`` each, nothing after it in the stage) and summed in
+    the next stage (one 32-bit add of three terms, 16 of them carry-free), so no stage holds
+    more than one multiplier or more than two carry chains in series: this is the design
+    point for >= 100 MHz on an ECP5 (6 multiplies x 3 = 18 DSP multipliers). With
+    ``mul_stages = 1`` the same partial products are summed in the stage that makes them
+    (latency 7): shorter, but the multipliers and their summing adder share a stage.
+
+    ``lut_cross_products = True`` computes the two cross products (which keep only 16
+    bits) with shifted adds in LUTs instead of multipliers, so each multiply needs one DSP
+    (6 in all) instead of three: for devices with few DSPs (an iCE40 UP5K has 8
+    ``SB_MAC16``). Each cross product then costs a small adder tree (canonical signed
+    digits, terms truncated to 16 bits) in the multiply's first stage. Key bits that are
+    constant zero (a ``TAG_WIDTH`` below 64) let the synthesiser drop the products of
+    ``k2`` altogether.
+
+    Measured on the isolated block, 2026-11-29 (ECP5: Yosys ``synth_ecp5`` + nextpnr-ecp5
+    out of context, LFE5U-85F speed 6; iCE40: ``synth_ice40 -dsp`` cell counts only). In
+    the full design routing adds to these paths.
+
+    ==========================  =========  ============  ========  ===================
+    configuration               ECP5 Fmax  ECP5 DSP      ECP5 LUT  iCE40 (24-bit key)
+    ==========================  =========  ============  ========  ===================
+    mul_stages=2 (default)      117 MHz    18            519       12 MAC16, 244 LUT
+    mul_stages=2, LUT c1+c2                                        8 MAC16, 614 LUT
+    mul_stages=2, LUT all       122 MHz    6             1618      4 MAC16, 1050 LUT
+    mul_stages=1                89 MHz     18            519
+    ==========================  =========  ============  ========  ===================
+
+    The default's critical path is the ``h ^ (h >> 13)`` LUT into a DSP. An iCE40 UP5K has
+    8 ``SB_MAC16``: with a 24-bit key (the reduced build) use
+    ``lut_cross_products=("c1", "c2")``.
+
+    Parameters
+    ----------
+    mul_stages : int
+        Pipeline stages per constant multiply: 1 or 2 (default 2).
+    lut_cross_products : bool or collection of str
+        Which multiplies compute their two 16-bit cross partial products in LUTs rather
+        than DSPs: ``False`` (default) none, ``True`` all, or a subset of ``MULTIPLIES``
+        (``"c1"``, ``"c2"``, ``"f1"``, ``"f2"``) to trade DSPs for LUTs just as far as a
+        device needs. Each named multiply saves 2 DSPs per 32x32 multiply (``c1`` and
+        ``c2`` hold two each, unless the key's upper half is constant zero).
+
+    Attributes
+    ----------
+    latency : int
+        Cycles from ``key``/``seed`` to ``hash``: ``3 + 4 * mul_stages`` (11 by default).
+    key : Signal(64), in
+        The key; bits 31:0 are the first 4-byte block, 63:32 the second.
+    seed : Signal(32), in
+        The seed, sampled in the same cycle as ``key``.
+    hash : Signal(32), out
+        The hash of the key and seed presented ``latency`` cycles earlier. Undefined for the
+        first ``latency`` cycles after power-up (the registers have no reset).
+    """
+
+    def __init__(self, *, mul_stages=2, lut_cross_products=False):
+        if not isinstance(mul_stages, int) or isinstance(mul_stages, bool):
+            raise TypeError(f"mul_stages must be an integer, not {mul_stages!r}")
+        if mul_stages not in (1, 2):
+            raise ValueError(f"mul_stages must be 1 or 2, not {mul_stages}")
+        if isinstance(lut_cross_products, bool):
+            lut_cross_products = MULTIPLIES if lut_cross_products else ()
+        elif isinstance(lut_cross_products, str) or not hasattr(lut_cross_products, "__iter__"):
+            raise TypeError(f"lut_cross_products must be a bool or a collection of multiply "
+                            f"names {MULTIPLIES}, not {lut_cross_products!r}")
+        lut_cross_products = frozenset(lut_cross_products)
+        unknown = lut_cross_products - set(MULTIPLIES)
+        if unknown:
+            raise ValueError(f"lut_cross_products: unknown multiplies {sorted(unknown)}; "
+                             f"the multiplies are {MULTIPLIES}")
+        self.mul_stages = mul_stages
+        self.lut_cross_products = lut_cross_products
+        self.latency = 3 + 4 * mul_stages
+        super().__init__({
+            "key": In(64),
+            "seed": In(32),
+            "hash": Out(32),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        stage = [0]  # count of register stages, checked against `latency` at the end
+
+        def reg(value, name):
+            # A pipeline register. No reset: the pipeline has no state worth resetting, and
+            # leaving it out keeps the reset net off several hundred flip-flops.
+            sig = Signal(len(Value.cast(value)), name=name, reset_less=True)
+            m.d.sync += sig.eq(value)
+            return sig
+
+        def step(name, **values):
+            # Register every value of one pipeline stage at once.
+            stage[0] += 1
+            return {k: reg(v, f"{name}_{k}") for k, v in values.items()}
+
+        def mul_consts(name, products, carry=None):
+            """Pipeline ``x * const mod 2**32`` for every ``name: (x, const)`` of ``products``.
+
+            The products are independent and share the same stages; ``carry`` are other
+            values riding along. Returns a dict of the products and the carried values."""
+            carry = dict(carry or {})
+            # Three independent 16x16 partial products per multiply; low 32 bits of
+            # x * c = p0 + (p1 + p2) << 16 with p1, p2 needed only mod 2**16.
+            parts = {}
+            for k, (x, c) in products.items():
+                c_lo, c_hi = c & 0xFFFF, c >> 16
+                parts[f"{k}_p0"] = x[:16] * c_lo
+                if name in self.lut_cross_products:
+                    parts[f"{k}_p1"] = _mul_low_shift_add(x[16:], c_lo, 16)
+                    parts[f"{k}_p2"] = _mul_low_shift_add(x[:16], c_hi, 16)
+                else:
+                    parts[f"{k}_p1"] = (x[16:] * c_lo)[:16]
+                    parts[f"{k}_p2"] = (x[:16] * c_hi)[:16]
+
+            def sums(parts):
+                # The low half is p0's; only the upper half needs an adder (3 terms).
+                return {k: Cat(parts[f"{k}_p0"][:16],
+                               (parts[f"{k}_p0"][16:] + parts[f"{k}_p1"][:16] +
+                                parts[f"{k}_p2"][:16])[:16])
+                        for k in products}
+
+            if self.mul_stages == 1:
+                return step(name, **sums(parts), **carry)
+            # Stage a registers the partial products (a DSP with no logic after it), stage
+            # b sums them.
+            s = step(f"{name}a", **parts, **carry)
+            summed = sums(s)
+            return step(f"{name}b", **summed,
+                        **{k: v for k, v in s.items() if k not in parts})
+
+        def mix_round(h, k):
+            # h ^= k; h = rotl(h, 13); h = h * 5 + 0xe6546b64, with * 5 as (h << 2) + h.
+            r = _rotl32(h ^ k, 13)
+            return ((r << 2) + r + _ROUND_ADD)[:32]
+
+        # The two blocks are independent of h and of each other: process them side by side,
+        # their C1 multiplies in the same stages and their C2 multiplies too.
+        s = mul_consts("c1", {"k1": (self.key[:32], _C1), "k2": (self.key[32:], _C1)},
+                       {"seed": self.seed})
+        s = mul_consts("c2", {"k1": (_rotl32(s["k1"], 15), _C2),
+                              "k2": (_rotl32(s["k2"], 15), _C2)},
+                       {"seed": s["seed"]})
+        s = step("r1", h=mix_round(s["seed"], s["k1"]), k2=s["k2"])
+        h = mix_round(s["h"], s["k2"]) ^ 8
+        s = step("r2", h=h ^ (h >> 16))
+        h = mul_consts("f1", {"h": (s["h"], _F1)})["h"]
+        h = mul_consts("f2", {"h": (h ^ (h >> 13), _F2)})["h"]
+        s = step("out", h=h ^ (h >> 16))
+        m.d.comb += self.hash.eq(s["h"])
+
+        assert stage[0] == self.latency, (stage[0], self.latency)
+        return m

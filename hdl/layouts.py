@@ -1,0 +1,51 @@
+"""Payload and configuration layouts of the KV-ASU, built from ``regmap/kv_asu.toml``.
+
+``request_layout(params)`` / ``response_layout(params)``
+    ``StructLayout`` of the request and response stream payloads, fields least significant
+    first exactly as ``regmap`` lists them (so the packed Verilog ports ``req__payload`` and
+    ``rsp__payload`` follow the documented bit order).
+``config_layout(params)``
+    The active configuration the register block drives into the core: ``c3``, ``c2``
+    (``COUNT_WIDTH`` bits), ``w3``, ``w2``, ``w1`` (``TS_WIDTH - 1`` bits, enough for
+    ``WMAX``) and ``hash_seed`` (32 bits).
+``STAT_NAMES``
+    Order of the bits of the core's ``stat_inc`` port (one increment strobe per statistic).
+"""
+
+from amaranth.lib import data
+
+import regmap
+from regmap import Params
+
+__all__ = ["request_layout", "response_layout", "config_layout", "STAT_NAMES", "check_params"]
+
+STAT_NAMES = regmap.STAT_NAMES
+
+
+def check_params(params) -> Params:
+    """Accept a ``regmap.Params`` or ``None`` (defaults); raise ``TypeError`` otherwise."""
+    if params is None:
+        return Params()
+    if not isinstance(params, Params):
+        raise TypeError(f"params must be a regmap.Params, not {params!r}")
+    return params
+
+
+def request_layout(params: Params) -> data.StructLayout:
+    return data.StructLayout(dict(regmap.request_fields(params)))
+
+
+def response_layout(params: Params) -> data.StructLayout:
+    return data.StructLayout(dict(regmap.response_fields(params)))
+
+
+def config_layout(params: Params) -> data.StructLayout:
+    window = params.TS_WIDTH - 1
+    return data.StructLayout({
+        "c3": params.COUNT_WIDTH,
+        "c2": params.COUNT_WIDTH,
+        "w3": window,
+        "w2": window,
+        "w1": window,
+        "hash_seed": 32,
+    })

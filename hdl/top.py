@@ -1,0 +1,81 @@
+"""The KV-ASU top level: core, register block and cycle counter.
+
+Generated as the Verilog module ``kv_asu`` by ``python -m hdl.generate``.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring, stream
+from amaranth.lib.wiring import In, Out, connect
+
+import regmap
+
+from .axil import AxiLiteSignature
+from .core import KvAsuCore, check_core_params
+from .layouts import check_params, request_layout, response_layout
+from .regs import KvAsuRegisters
+from .timebase import Timebase
+
+__all__ = ["KvAsu"]
+
+
+class KvAsu(wiring.Component):
+    """KV-aware scheduling unit (spec ``KV-ASU.md``).
+
+    Parameters
+    ----------
+    params : regmap.Params or None
+        Elaboration parameters (``None``: the defaults).
+    pipelined : bool
+        Passed to ``KvAsuCore`` (default ``True``: one request per cycle).
+
+    Ports
+    -----
+    req : In(stream.Signature(request_layout(params)))
+        Request stream (``op``, ``min_tlevel``, ``addr``; fields LSB first).
+    rsp : Out(stream.Signature(response_layout(params)))
+        Response stream, one per request, in order.
+    axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
+        AXI4-Lite register interface (subordinate).
+
+    Attributes
+    ----------
+    core, regs, timebase : the submodules (for testbenches).
+    latency : int
+        Core acceptance-to-response latency in cycles.
+    """
+
+    def __init__(self, params=None, *, pipelined=True):
+        params = check_core_params(params)
+        self.params = params
+        self.core = KvAsuCore(params, pipelined=pipelined)
+        self.regs = KvAsuRegisters(params)
+        self.timebase = Timebase()
+        self.latency = self.core.latency
+        super().__init__({
+            "req": In(stream.Signature(request_layout(params))),
+            "rsp": Out(stream.Signature(response_layout(params))),
+            "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.core = core = self.core
+        m.submodules.regs = regs = self.regs
+        m.submodules.timebase = tb = self.timebase
+
+        connect(m, wiring.flipped(self.req), core.req)
+        connect(m, core.rsp, wiring.flipped(self.rsp))
+        connect(m, wiring.flipped(self.axil), regs.axil)
+        m.d.comb += [
+            core.cfg.eq(regs.cfg),
+            core.enable.eq(regs.enable),
+            core.hold.eq(regs.hold),
+            core.flush.eq(regs.flush),
+            core.cycle.eq(tb.cycle),
+            regs.core_idle.eq(core.idle),
+            regs.core_flushing.eq(core.flushing),
+            regs.occupancy.eq(core.occupancy),
+            regs.stat_inc.eq(core.stat_inc),
+            regs.cycle.eq(tb.cycle),
+        ]
+        return m

@@ -1,0 +1,299 @@
+# amaranth: UnusedElaboratable=no
+"""hdl.core.KvAsuCore in amaranth.sim: directed scenarios with hand-computed responses,
+timing (fixed latency, one request per cycle), back-pressure, flush, configuration and
+randomised runs against a small independent model (tests/hdl/harness.py, not the golden
+model)."""
+
+import os
+import random
+
+import pytest
+
+from .harness import (EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, check_against_ref,
+                      hash_slot, small_params, tags_in_window)
+
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
+MODES = [pytest.param(False, id="serial"), pytest.param(True, id="pipelined")]
+
+# Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
+CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
+
+
+def Z(**kw):
+    """A response with every field zero except ``kw`` (decision D5)."""
+    r = dict(op=0, present=0, tlevel_before=0, tracked=0, tlevel=0, hit=0, victim_valid=0,
+             count=0, slot=0, victim_tag=0)
+    r.update(kw)
+    return r
+
+
+def obs(p, tag, mt=0):
+    return ("req", OBSERVE, addr_of(p, tag), mt)
+
+
+def qry(p, tag, mt=0):
+    return ("req", QUERY, addr_of(p, tag), mt)
+
+
+SCALE = 16
+
+
+def timed(*pairs):
+    """``(step, item)`` pairs -> script; a step is SCALE cycles (half a tick with
+    ``directed_params``), longer than a serial-mode request."""
+    out = []
+    for step, item in pairs:
+        out += [("at", step * SCALE), item]
+    return out
+
+
+def directed_params(**kw):
+    # TICK_SHIFT = 5: one tick is 32 cycles = 2 steps, as TICK_SHIFT = 1 with 1-cycle steps.
+    return small_params(TICK_SHIFT=5, **kw)
+
+
+def run(p, script, pipelined, cfg=CFG, **kw):
+    bench = CoreBench(p, pipelined=pipelined, cfg=cfg)
+    res = bench.run(script, **kw)
+    return bench, res
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_levels_counts_and_cold_reset(pipelined):
+    p = directed_params()
+    a = 5
+    sa = hash_slot(p, a)
+    script = timed(
+        (0, obs(p, a)),          # t=0 insert
+        (1, obs(p, a)),          # t=0 hit: before T1 (count 1), after count 2 -> T2
+        (2, obs(p, a)),          # t=1 before (2, age 1) T2; after count 3 -> T3
+        (3, qry(p, a, 3)),       # t=1 (3, 0): T3, hit
+        (8, qry(p, a, 3)),       # t=4 age 3: > W3, C>=C2, <= W2: T2, no hit
+        (12, qry(p, a, 1)),      # t=6 age 5: T1 (> W2, <= W1)
+        (20, qry(p, a, 1)),      # t=10 age 9 > W1: T0, count still 3
+        (22, obs(p, a, 1)),      # t=11 age 10: cold, count reset to 1
+        (23, qry(p, 99, 0)),     # untracked: hit because min_tlevel 0
+    )
+    bench, res = run(p, script, pipelined)
+    assert [c for _, c in res["accepted"]] == [SCALE * x for x in (0, 1, 2, 3, 8, 12, 20, 22, 23)]
+    R = res["responses"]
+    assert R[0] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=sa)
+    assert R[1] == Z(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2, slot=sa)
+    assert R[2] == Z(present=1, tlevel_before=2, tracked=1, tlevel=3, hit=1, count=3, slot=sa)
+    assert R[3] == Z(op=1, present=1, tlevel_before=3, tracked=1, tlevel=3, hit=1, count=3,
+                     slot=sa)
+    assert R[4] == Z(op=1, present=1, tlevel_before=2, tracked=1, tlevel=2, hit=0, count=3,
+                     slot=sa)
+    assert R[5] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=3,
+                     slot=sa)
+    assert R[6] == Z(op=1, present=1, tlevel_before=0, tracked=1, tlevel=0, hit=0, count=3,
+                     slot=sa)
+    assert R[7] == Z(present=1, tlevel_before=0, tracked=1, tlevel=1, hit=0, count=1, slot=sa)
+    assert R[8] == Z(op=1, hit=1)
+    st = res["stats"]
+    assert (st["observes"], st["observe_hits"], st["inserts"], st["queries"],
+            st["query_hits"]) == (4, 3, 1, 5, 3)
+    assert (st["obs_t0"], st["obs_t1"], st["obs_t2"], st["obs_t3"]) == (2, 1, 1, 0)
+    assert res["occupancy"][-1] == 1
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_window_full_drop_and_saturated_replacement(pipelined):
+    p = directed_params()
+    h = 6
+    t0, t1, t2, t3, t4 = tags_in_window(p, h, 5)
+    slots = [(h + i) % p.ENTRIES for i in range(4)]
+    script = timed(
+        (0, obs(p, t0)), (1, obs(p, t1)), (2, obs(p, t2)), (3, obs(p, t3)),  # t = 0, 0, 1, 1
+        (4, obs(p, t4)),          # t=2: window full, nothing T0: drop
+        (10, obs(p, t0)),         # t=5: touch t0
+        (50, obs(p, t4)),         # t=25: ages 20,25,24,24 all saturate to 16:
+                                  # tie -> lowest offset: t0's slot, not t1 (oldest)
+        (51, qry(p, t0)), (52, qry(p, t4)),
+    )
+    bench, res = run(p, script, pipelined)
+    R = res["responses"]
+    for i in range(4):
+        assert R[i] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[i])
+    assert R[4] == Z(hit=1)                                   # drop
+    assert R[5] == Z(present=1, tlevel_before=1, tracked=1, tlevel=2, hit=1, count=2,
+                     slot=slots[0])
+    assert R[6] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
+                     victim_tag=t0)
+    assert R[7] == Z(op=1, hit=1)                             # t0 gone
+    assert R[8] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
+                     slot=slots[0])
+    st = res["stats"]
+    assert (st["inserts"], st["drops"], st["replacements"], st["observe_hits"]) == (4, 1, 1, 1)
+    assert res["occupancy"][-1] == 4
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_replacement_prefers_oldest_below_saturation(pipelined):
+    p = directed_params()
+    h = 3
+    t0, t1, t2, t3, t4 = tags_in_window(p, h, 5)
+    slots = [(h + i) % p.ENTRIES for i in range(4)]
+    script = timed(
+        (0, obs(p, t0)),          # t=0
+        (4, obs(p, t1)),          # t=2
+        (5, obs(p, t2)),          # t=2
+        (8, obs(p, t3)),          # t=4
+        (26, obs(p, t4)),         # t=13: ages 13, 11, 11, 9: the oldest, t0, is T0
+    )
+    bench, res = run(p, script, pipelined)
+    R = res["responses"]
+    assert R[4] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
+                     victim_tag=t0)
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_lru_order_and_evicts(pipelined):
+    p = directed_params()
+    a, b, c = 10, 11, 12
+    sa, sb, sc = (hash_slot(p, x) for x in (a, b, c))
+    assert len({sa, sb, sc}) == 3
+    script = timed(
+        (0, ("req", EVICT, 0, 0)),           # empty: nothing
+        (1, ("req", EVICT_ANY, 0, 0)),       # empty: nothing
+        (10, obs(p, a)), (11, obs(p, b)), (12, obs(p, c)), (13, obs(p, a)),  # a c b (tail)
+        (14, ("req", EVICT, 0, 3)),          # tail b is not T0: nothing
+        (15, ("req", EVICT_ANY, 0, 3)),      # b
+        (60, ("req", EVICT, 0, 0)),          # t=30: c is T0 (age > 8): c
+        (61, ("req", EVICT_ANY, 0, 0)),      # a
+        (62, ("req", EVICT_ANY, 0, 0)),      # empty
+        (63, obs(p, b)),                     # b back in (same slot: window empty)
+        (64, ("req", EVICT_ANY, 0, 0)),      # b
+    )
+    bench, res = run(p, script, pipelined)
+    R = res["responses"]
+    assert R[0] == Z(op=2) and R[1] == Z(op=3)
+    assert R[6] == Z(op=2)
+    assert R[7] == Z(op=3, victim_valid=1, victim_tag=b, slot=sb)
+    assert R[8] == Z(op=2, victim_valid=1, victim_tag=c, slot=sc)
+    assert R[9] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert R[10] == Z(op=3)
+    assert R[11]["slot"] == sb and R[11]["tracked"] == 1
+    assert R[12] == Z(op=3, victim_valid=1, victim_tag=b, slot=sb)
+    st = res["stats"]
+    assert (st["evicts"], st["evicts_empty"]) == (4, 4)
+    assert res["occupancy"][-1] == 0
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_no_aliasing_after_long_idle(pipelined):
+    # TS_WIDTH = 3: stored times wrap every 8 ticks (1 tick = 1 cycle); WMAX = 3.
+    p = small_params(TS_WIDTH=3, TICK_SHIFT=0)
+    cfg = dict(c3=2, c2=1, w3=1, w2=2, w1=3)
+    a = 7
+    sa = hash_slot(p, a)
+    script = [("at", 0), obs(p, a)]
+    start = 0
+    for gap in (8, 16, 64, 100, 7, 9, 4, 3, 200):
+        start += gap + 12 + 1
+        script += [("at", start), qry(p, a), obs(p, a)]
+    bench, res = run(p, script, pipelined, cfg=cfg)
+    R = res["responses"]
+    for n in range(1, len(R), 2):
+        q, o = R[n], R[n + 1]
+        assert q["present"] == 1 and q["slot"] == sa
+    check_against_ref(p, res, cfg)
+    # every gap above is > W1 ticks after the previous observe except 3:
+    ages = []
+    acc = [c for _, c in res["accepted"]]
+    for n in range(1, len(acc), 2):
+        ages.append(acc[n] - acc[n - 1])
+    for n, age in enumerate(ages):
+        q = R[1 + 2 * n]
+        assert (q["tlevel_before"] == 0) == (age > cfg["w1"]), (age, q)
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_flush_and_config(pipelined):
+    p = small_params()
+    script = [obs(p, x) for x in range(1, 9)] + [
+        ("flush",),
+        qry(p, 1), obs(p, 2),
+        ("cfg", dict(c3=7, c2=7, w3=0, w2=0, w1=0)),
+        ("at", 60), qry(p, 2),          # age > 0 = W1: T0
+    ]
+    bench, res = run(p, script, pipelined)
+    R = res["responses"]
+    assert R[8] == Z(op=1, hit=1)
+    assert R[9]["tracked"] == 1 and R[9]["present"] == 0
+    assert R[10]["present"] == 1 and R[10]["tlevel_before"] == 0
+    assert res["occupancy"][-1] == 1
+
+
+def test_one_per_cycle_fixed_latency():
+    p = small_params()
+    rng = random.Random(SEED)
+    script = [("req", rng.choice((OBSERVE, QUERY)), addr_of(p, rng.randrange(1, 40)),
+               rng.randrange(4)) for _ in range(200)]
+    bench, res = run(p, script, True)
+    acc = [c for _, c in res["accepted"]]
+    assert acc == list(range(len(script)))          # one per cycle, no bubble
+    lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
+    assert set(lat) == {bench.core.latency}
+    check_against_ref(p, res, CFG)
+
+
+def test_serial_mode_throughput():
+    p = small_params()
+    bench, res = run(p, [obs(p, 1), obs(p, 2), qry(p, 1)], False)
+    acc = [c for _, c in res["accepted"]]
+    lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
+    assert set(lat) == {bench.core.latency}
+    assert acc[1] - acc[0] == bench.core.eval_lag + 2
+
+
+def _random_script(p, rng, n, tags, evict_rate=0.1, gap_rate=0.1, max_gap=40):
+    script = []
+    for _ in range(n):
+        x = rng.random()
+        if x < evict_rate:
+            script.append(("req", rng.choice((EVICT, EVICT_ANY)), rng.getrandbits(8), rng.randrange(4)))
+        elif x < evict_rate + 0.35:
+            script.append(("req", QUERY, addr_of(p, rng.choice(tags)) | rng.randrange(1 << p.LINE_SHIFT), rng.randrange(4)))
+        else:
+            script.append(("req", OBSERVE, addr_of(p, rng.choice(tags)), rng.randrange(4)))
+        if rng.random() < gap_rate:
+            script.append(("idle", rng.randrange(1, max_gap)))
+    return script
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+@pytest.mark.parametrize("kind", ["small", "tight_ts", "probe2", "probe1", "tag_alias"])
+def test_random_against_model(pipelined, kind):
+    rng = random.Random(f"{SEED}-{pipelined}-{kind}")
+    if kind == "small":
+        p, cfg = small_params(), CFG
+    elif kind == "tight_ts":       # scrubber at its limit: ROWS = 4 = 2**(TS-1+SHIFT)
+        p, cfg = small_params(TS_WIDTH=3, TICK_SHIFT=0), dict(c3=3, c2=2, w3=1, w2=2, w1=3)
+    elif kind == "probe2":
+        p, cfg = small_params(PROBE=2, ENTRIES=8, TS_WIDTH=4, TICK_SHIFT=0, COUNT_WIDTH=2), \
+            dict(c3=3, c2=2, w3=2, w2=4, w1=6)
+    elif kind == "probe1":
+        p, cfg = small_params(PROBE=1, ENTRIES=4, TS_WIDTH=4, TICK_SHIFT=1), \
+            dict(c3=3, c2=2, w3=2, w2=4, w1=6)
+    else:                          # TAG_WIDTH 5 of 20 line bits: lines alias by their tag
+        p, cfg = small_params(TAG_WIDTH=5, COUNT_WIDTH=2), CFG
+    tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
+    if kind == "tag_alias":
+        tags = [t | (rng.getrandbits(6) << 12) for t in rng.sample(range(1, 1 << 6), 12)]
+    script = _random_script(p, rng, 400 if pipelined else 150, tags)
+    bench, res = run(p, script, pipelined, cfg=cfg)
+    check_against_ref(p, res, cfg)
+
+
+@pytest.mark.parametrize("pipelined", MODES)
+def test_backpressure_random(pipelined):
+    p = small_params()
+    rng = random.Random(SEED + 7)
+    tags = rng.sample(range(1, 200), 30)
+    script = _random_script(p, rng, 300 if pipelined else 100, tags, gap_rate=0.03)
+    pattern = [rng.random() < 0.4 for _ in range(4096)]
+    stall = lambda c: pattern[c % 4096] and not (2000 < c < 2100)
+    bench, res = run(p, script, pipelined, rsp_ready=lambda c: stall(c) if c > 30 else c % 50 > 40)
+    check_against_ref(p, res, CFG)

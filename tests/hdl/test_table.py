@@ -1,0 +1,163 @@
+# amaranth: UnusedElaboratable=no
+"""hdl.table.BucketTable: window reads in probe order (with wrap-around), read-during-write
+transparency, valid/stale bits, the scrubber row port, invalidate and flush; and
+hdl.scrubber.Scrubber's stale decision."""
+
+import random
+
+import pytest
+from amaranth import Elaboratable, Module
+from amaranth.sim import Simulator
+
+from hdl.scrubber import Scrubber
+from hdl.table import BucketTable
+
+from .harness import small_params
+
+
+def sim_run(dut, bench):
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("entries,probe", [(16, 4), (8, 2), (4, 1), (8, 8), (4, 4)])
+def test_window_reads(entries, probe):
+    p = small_params(ENTRIES=entries, PROBE=probe)
+    dut = BucketTable(p)
+    rng = random.Random(entries * 10 + probe)
+    model = {}
+
+    async def write(ctx, slot, tag, count, last):
+        ctx.set(dut.wr_en, 1)
+        ctx.set(dut.wr_slot, slot)
+        ctx.set(dut.wr_tag, tag)
+        ctx.set(dut.wr_count, count)
+        ctx.set(dut.wr_last, last)
+        model[slot] = (tag, count, last)
+
+    async def bench(ctx):
+        # fill half the slots
+        for slot in rng.sample(range(entries), entries // 2):
+            await write(ctx, slot, rng.getrandbits(p.TAG_WIDTH), rng.randrange(8),
+                        rng.randrange(1 << p.TS_WIDTH))
+            await ctx.tick()
+        ctx.set(dut.wr_en, 0)
+        for h in list(range(entries)) * 2:
+            ctx.set(dut.rd_slot, h)
+            # a write in the same cycle as the read is seen by the read (transparency)
+            if rng.random() < 0.5:
+                slot = (h + rng.randrange(probe)) % entries
+                await write(ctx, slot, rng.getrandbits(p.TAG_WIDTH), rng.randrange(8),
+                            rng.randrange(1 << p.TS_WIDTH))
+            else:
+                ctx.set(dut.wr_en, 0)
+            await ctx.tick()
+            ctx.set(dut.wr_en, 0)
+            for i in range(probe):
+                s = (h + i) % entries
+                assert ctx.get(dut.rd_valid[i]) == (s in model), (h, i)
+                assert ctx.get(dut.rd_stale[i]) == 0
+                if s in model:
+                    tag, count, last = model[s]
+                    assert (ctx.get(dut.rd_tag[i]), ctx.get(dut.rd_count[i]),
+                            ctx.get(dut.rd_last[i])) == (tag, count, last), (h, i)
+
+    sim_run(dut, bench)
+
+
+def test_valid_stale_inv_flush_scrub_port():
+    p = small_params()             # 16 entries, 4 banks, 4 rows
+    dut = BucketTable(p)
+
+    async def bench(ctx):
+        for slot in (0, 5, 6, 15):
+            ctx.set(dut.wr_en, 1)
+            ctx.set(dut.wr_slot, slot)
+            ctx.set(dut.wr_last, slot)
+            await ctx.tick()
+        ctx.set(dut.wr_en, 0)
+        # scrub row 1 (slots 4..7)
+        ctx.set(dut.sc_row, 1)
+        await ctx.tick()
+        assert ctx.get(dut.sc_valid) == 0b0110
+        assert [ctx.get(dut.sc_last[b]) for b in (1, 2)] == [5, 6]
+        # mark slots 5 and 6 stale, while slot 6 is written in the same cycle: it stays fresh
+        ctx.set(dut.sc_set, 0b0110)
+        ctx.set(dut.wr_en, 1)
+        ctx.set(dut.wr_slot, 6)
+        ctx.set(dut.wr_last, 9)
+        ctx.set(dut.rd_slot, 4)
+        await ctx.tick()
+        ctx.set(dut.sc_set, 0)
+        ctx.set(dut.wr_en, 0)
+        assert ctx.get(dut.rd_last[2]) == 9            # transparent read of slot 6
+        assert ctx.get(dut.rd_valid) == 0b0110
+        assert ctx.get(dut.rd_stale) == 0b0010         # slot 5 only
+        # a write clears stale
+        ctx.set(dut.wr_en, 1)
+        ctx.set(dut.wr_slot, 5)
+        await ctx.tick()
+        ctx.set(dut.wr_en, 0)
+        assert ctx.get(dut.rd_stale) == 0
+        # invalidate slot 6; window 14 wraps to 14, 15, 0, 1
+        ctx.set(dut.inv_en, 1)
+        ctx.set(dut.inv_slot, 6)
+        ctx.set(dut.rd_slot, 14)
+        await ctx.tick()
+        ctx.set(dut.inv_en, 0)
+        assert ctx.get(dut.rd_valid) == 0b0110         # slots 15 and 0
+        assert ctx.get(dut.rd_last[1]) == 15
+        ctx.set(dut.rd_slot, 4)
+        await ctx.tick()
+        assert ctx.get(dut.rd_valid) == 0b0010         # slot 5 only
+        ctx.set(dut.flush, 1)
+        await ctx.tick()
+        ctx.set(dut.flush, 0)
+        assert ctx.get(dut.rd_valid) == 0
+
+    sim_run(dut, bench)
+
+
+class _ScrubTop(Elaboratable):
+    def __init__(self, p, lag):
+        self.table = BucketTable(p)
+        self.scrub = Scrubber(p, lag=lag)
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.table = t = self.table
+        m.submodules.scrub = s = self.scrub
+        m.d.comb += [t.sc_row.eq(s.sc_row), s.sc_last.eq(t.sc_last),
+                     s.sc_valid.eq(t.sc_valid), t.sc_set.eq(s.sc_set)]
+        return m
+
+
+def test_scrubber_marks_only_old_slots():
+    # TS_WIDTH 4 (WMAX 7), TICK_SHIFT 1, 4 rows: every slot is visited every 4 cycles.
+    p = small_params(TS_WIDTH=4, TICK_SHIFT=1)
+    lag = 3
+    top = _ScrubTop(p, lag)
+    t, s = top.table, top.scrub
+
+    async def bench(ctx):
+        cycle = 100
+        ctx.set(s.cycle, cycle)
+        # slot 9 written with the tick of cycle 100 - lag; slot 10 ten ticks earlier
+        ref = ((cycle - lag) >> 1) % 16
+        for slot, last in ((9, ref), (10, (ref - 10) % 16), (11, (ref - 7) % 16)):
+            ctx.set(t.wr_en, 1)
+            ctx.set(t.wr_slot, slot)
+            ctx.set(t.wr_last, last)
+            await ctx.tick()
+        ctx.set(t.wr_en, 0)
+        for _ in range(8):
+            await ctx.tick()
+        ctx.set(t.rd_slot, 8)
+        await ctx.tick()
+        # 10 is 10 ticks old (> WMAX = 7): stale; 11 is exactly 7: not; 9 fresh
+        assert ctx.get(t.rd_valid) == 0b1110
+        assert ctx.get(t.rd_stale) == 0b0100
+
+    sim_run(top, bench)

@@ -1,0 +1,217 @@
+# amaranth: UnusedElaboratable=no
+"""hdl.top.KvAsu: Verilog generation (ports, module name, parameter errors) and a short
+integration run through the register block (requests, OCCUPANCY, a CTRL flush)."""
+
+import re
+
+import pytest
+from amaranth.back import verilog
+from amaranth.sim import Simulator
+
+import regmap
+from regmap import Params
+from hdl.core import KvAsuCore, check_core_params
+from hdl.generate import generate, main
+from hdl.top import KvAsu
+
+from .harness import OBSERVE, QUERY, addr_of, decode, small_params
+
+PORTS = {
+    "clk": 1, "rst": 1, "req__valid": 1, "req__ready": 1, "rsp__valid": 1, "rsp__ready": 1,
+    "axil__awaddr": 12, "axil__awprot": 3, "axil__awvalid": 1, "axil__awready": 1,
+    "axil__wdata": 32, "axil__wstrb": 4, "axil__wvalid": 1, "axil__wready": 1,
+    "axil__bresp": 2, "axil__bvalid": 1, "axil__bready": 1,
+    "axil__araddr": 12, "axil__arprot": 3, "axil__arvalid": 1, "axil__arready": 1,
+    "axil__rdata": 32, "axil__rresp": 2, "axil__rvalid": 1, "axil__rready": 1,
+}
+
+
+def module_ports(text, name="kv_asu"):
+    body = text[text.index(f"module {name}("):]
+    body = body[:body.index("endmodule")]
+    ports = {}
+    for m in re.finditer(r"^\s*(input|output)\s+(?:\[(\d+):0\]\s+)?(\w+);", body, re.M):
+        ports[m.group(3)] = int(m.group(2) or 0) + 1
+    return ports
+
+
+def test_default_config_verilog(tmp_path):
+    out = tmp_path / "kv_asu.v"
+    assert main(["--out", str(out)]) == 0
+    text = out.read_text()
+    ports = module_ports(text)
+    p = Params()
+    expect = dict(PORTS)
+    expect["req__payload"] = sum(w for _, w in regmap.request_fields(p))
+    expect["rsp__payload"] = sum(w for _, w in regmap.response_fields(p))
+    assert ports == expect
+    assert (expect["req__payload"], expect["rsp__payload"]) == (68, 93)
+
+
+def test_small_config_verilog():
+    p = small_params()
+    text = generate(p)
+    ports = module_ports(text)
+    assert ports["rsp__payload"] == sum(w for _, w in regmap.response_fields(p))
+
+
+def test_parameter_errors(capsys):
+    with pytest.raises(ValueError, match="ENTRIES / PROBE"):
+        check_core_params(Params(PROBE=2))            # 1024 rows > 2**(7+2)
+    with pytest.raises(ValueError, match="ENTRIES / PROBE"):
+        KvAsuCore(Params(ENTRIES=64, PROBE=1, TS_WIDTH=3, TICK_SHIFT=0))
+    check_core_params(Params())                       # 512 rows = 2**9: exactly fits
+    assert main(["--out", "/dev/null", "--param", "PROBE=2"]) == 2
+    assert "ENTRIES / PROBE" in capsys.readouterr().err
+    assert main(["--out", "/dev/null", "--param", "BOGUS=2"]) == 2
+
+
+async def axi_write(ctx, bus, addr, data):
+    ctx.set(bus.awaddr, addr)
+    ctx.set(bus.wdata, data)
+    ctx.set(bus.wstrb, 0xF)
+    ctx.set(bus.awvalid, 1)
+    ctx.set(bus.wvalid, 1)
+    ctx.set(bus.bready, 1)
+    aw = w = False
+    for _ in range(200):
+        aw = aw or ctx.get(bus.awready)
+        w = w or ctx.get(bus.wready)
+        b = ctx.get(bus.bvalid)
+        resp = ctx.get(bus.bresp)
+        await ctx.tick()
+        if aw:
+            ctx.set(bus.awvalid, 0)
+        if w:
+            ctx.set(bus.wvalid, 0)
+        if b:
+            ctx.set(bus.bready, 0)
+            return resp
+    raise AssertionError("no B")
+
+
+async def axi_read(ctx, bus, addr):
+    ctx.set(bus.araddr, addr)
+    ctx.set(bus.arvalid, 1)
+    ctx.set(bus.rready, 1)
+    for _ in range(200):
+        ar = ctx.get(bus.arready)
+        r = ctx.get(bus.rvalid)
+        data = ctx.get(bus.rdata)
+        await ctx.tick()
+        if ar:
+            ctx.set(bus.arvalid, 0)
+        if r:
+            ctx.set(bus.rready, 0)
+            return data
+    raise AssertionError("no R")
+
+
+def test_top_integration():
+    p = small_params()
+    dut = KvAsu(p)
+    got = []
+
+    async def bench(ctx):
+        ctx.set(dut.rsp.ready, 1)
+        for tag in (1, 2, 3, 1):
+            ctx.set(dut.req.valid, 1)
+            ctx.set(dut.req.payload.op, OBSERVE)
+            ctx.set(dut.req.payload.addr, addr_of(p, tag))
+            while not ctx.get(dut.req.ready):
+                await ctx.tick()
+            await ctx.tick()
+        ctx.set(dut.req.valid, 0)
+        for _ in range(dut.latency + 2):
+            if ctx.get(dut.rsp.valid):
+                got.append(decode(p, ctx.get(dut.rsp.payload)))
+            await ctx.tick()
+        assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 3
+        assert await axi_read(ctx, dut.axil, regmap.REG["STAT_OBSERVES"].offset) == 4
+        ctrl = regmap.REG["CTRL"]
+        assert await axi_write(ctx, dut.axil, ctrl.offset,
+                               ctrl.mask("ENABLE") | ctrl.mask("FLUSH")) == 0
+        assert not ctx.get(dut.req.ready)
+        for _ in range(3):
+            await ctx.tick()
+        assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 0
+        ctx.set(dut.req.valid, 1)
+        ctx.set(dut.req.payload.op, QUERY)
+        ctx.set(dut.req.payload.addr, addr_of(p, 1))
+        while not ctx.get(dut.req.ready):
+            await ctx.tick()
+        await ctx.tick()
+        ctx.set(dut.req.valid, 0)
+        for _ in range(dut.latency + 2):
+            if ctx.get(dut.rsp.valid):
+                got.append(decode(p, ctx.get(dut.rsp.payload)))
+            await ctx.tick()
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert [r["present"] for r in got] == [0, 0, 0, 1, 0]
+    assert got[3]["count"] == 2 and got[4]["op"] == QUERY
+
+
+def test_reset_mid_run_leaves_a_clean_block():
+    """D10: a synchronous reset with responses pending and lines tracked."""
+    from amaranth import ClockDomain, Elaboratable, Module
+
+    p = small_params()
+    dut = KvAsu(p)
+
+    class Wrap(Elaboratable):
+        def __init__(self):
+            self.cd = ClockDomain("sync")
+
+        def elaborate(self, platform):
+            m = Module()
+            m.domains.sync = self.cd
+            m.submodules.dut = dut
+            return m
+
+    w = Wrap()
+    got = []
+
+    async def put(ctx, op, tag):
+        ctx.set(dut.req.valid, 1)
+        ctx.set(dut.req.payload.op, op)
+        ctx.set(dut.req.payload.addr, addr_of(p, tag))
+        while not ctx.get(dut.req.ready):
+            await ctx.tick()
+        await ctx.tick()
+        ctx.set(dut.req.valid, 0)
+
+    async def bench(ctx):
+        ctx.set(dut.rsp.ready, 0)
+        for tag in range(1, 6):
+            await put(ctx, OBSERVE, tag)
+        for _ in range(dut.latency + 2):
+            await ctx.tick()
+        assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 5
+        assert ctx.get(dut.rsp.valid)
+        ctx.set(w.cd.rst, 1)
+        await ctx.tick()
+        ctx.set(w.cd.rst, 0)
+        assert not ctx.get(dut.rsp.valid)             # pending responses dropped
+        assert ctx.get(dut.req.ready)                 # no clear sweep
+        assert ctx.get(dut.timebase.cycle) == 0
+        assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 0
+        assert await axi_read(ctx, dut.axil, regmap.REG["STAT_OBSERVES"].offset) == 0
+        ctx.set(dut.rsp.ready, 1)
+        for tag in (1, 2):
+            await put(ctx, QUERY, tag)
+        await put(ctx, 3, 0)                          # EVICT_ANY on the empty list
+        for _ in range(dut.latency + 2):
+            if ctx.get(dut.rsp.valid):
+                got.append(decode(p, ctx.get(dut.rsp.payload)))
+            await ctx.tick()
+
+    sim = Simulator(w)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert [(r["op"], r["present"], r["victim_valid"]) for r in got] == [(1, 0, 0), (1, 0, 0),
+                                                                          (3, 0, 0)]
