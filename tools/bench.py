@@ -1,0 +1,181 @@
+"""The KV-ASU performance report: throughput, latency, Fmax, resources, simulation speed.
+
+``python -m tools.bench --out build/bench.json [--fpga] [--cocotb]``
+
+* Requests per cycle and latency, measured cycle-accurately on the Verilated RTL (the fast
+  C++ harness, response consumer always ready) for each access pattern of issue #4, every
+  response checked against the golden model while at it.
+* Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
+  ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
+* Simulation speed: requests per second through the golden model, the fast harness, and
+  (with ``--cocotb``) cocotb on Verilator and on Icarus.
+
+Prints a table and writes every figure to one JSON file. Nothing here passes or fails on
+a wall-clock time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import mmh3
+import numpy as np
+
+from golden_model import KvAsuModel
+from regmap import OPS, Params
+from verif import fast
+
+OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
+
+__all__ = ["patterns", "measure_patterns", "main"]
+
+
+def _lines_in_window(params: Params, rng: random.Random, n: int) -> list[int]:
+    """``n`` distinct tags whose home slot is the same (seed 0)."""
+    target, tags = rng.randrange(params.ENTRIES), []
+    while len(tags) < n:
+        tag = rng.getrandbits(params.TAG_WIDTH)
+        if mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % params.ENTRIES == target:
+            tags.append(tag)
+    return tags
+
+
+def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, list]]:
+    """Each pattern: (warm-up requests, measured requests) as (cycle, op, addr, min_tlevel).
+
+    Every request is offered at cycle 0 (so as early as the DUT takes it): the measured
+    rate is the DUT's, not the stimulus's.
+    """
+    rng = random.Random(seed)
+    shift = params.LINE_SHIFT
+    addr = lambda tag: tag << shift                                   # noqa: E731
+    tracked = [rng.getrandbits(params.TAG_WIDTH) for _ in range(params.ENTRIES // 4)]
+    warm = [(0, OBSERVE, addr(t), 0) for t in tracked]
+    fresh = [rng.getrandbits(params.TAG_WIDTH) for _ in range(min(n, params.ENTRIES // 2))]
+    window = _lines_in_window(params, rng, params.PROBE)
+    video = _video_requests(params, n, seed)
+    return {
+        "observe_hit_random": (warm, [(0, OBSERVE, addr(rng.choice(tracked)), 0) for _ in range(n)]),
+        "observe_miss_insert": ([], [(0, OBSERVE, addr(t), 0) for t in fresh]),
+        "observe_same_line": (warm[:1], [(0, OBSERVE, addr(tracked[0]), 0)] * n),
+        "observe_window_collisions": ([], [(0, OBSERVE, addr(rng.choice(window)), 0)
+                                           for _ in range(n)]),
+        "query_random": (warm, [(0, QUERY, addr(rng.choice(tracked + fresh)), rng.randrange(4))
+                                for _ in range(n)]),
+        "query_observe_same_line": (warm[:1], [(0, QUERY if i % 2 else OBSERVE,
+                                                addr(tracked[0]), 0) for i in range(n)]),
+        "evict_any_back_to_back": (warm, [(0, EVICT_ANY, 0, 0)] * len(warm)),
+        "evict_t0_back_to_back": (warm, [(0, EVICT, 0, 0)] * n),
+        "video_kv_trace": ([], video),
+    }
+
+
+def _video_requests(params: Params, n: int, seed: int) -> list:
+    try:
+        from evaluation.workload import bench_requests
+    except ImportError:   # the evaluation package is optional for the benchmark
+        return []
+    return [(0, op, addr, mt) for _c, op, addr, mt in bench_requests(params, n, seed)]
+
+
+def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:
+    """Requests per cycle and latency of each pattern, checked against the golden model."""
+    results = {}
+    for name, (warm, measured) in patterns(params, n, seed).items():
+        if not measured:
+            continue
+        requests = warm + measured
+        # Idle between warm-up and measurement so the pipeline is empty when timing starts.
+        axi = [fast.AxiOp("barrier", len(warm)), fast.AxiOp("release")] if warm else []
+        result = fast.run(exe, params, requests, axi)
+        fast.check(params, KvAsuModel(params), requests, axi, result)
+        acc = result.accept_cycle[len(warm):].astype(np.int64)
+        lat = (result.response_cycle - result.accept_cycle)[len(warm):].astype(np.int64)
+        span = int(acc[-1] - acc[0] + 1)
+        results[name] = {
+            "requests": len(measured),
+            "cycles": span,
+            "requests_per_cycle": round(len(measured) / span, 4),
+            "latency_cycles_min": int(lat.min()),
+            "latency_cycles_max": int(lat.max()),
+        }
+        print(f"  {name:28s} {results[name]['requests_per_cycle']:6.3f} req/cycle   "
+              f"latency {lat.min()}..{lat.max()} cycles", flush=True)
+    return results
+
+
+def _fpga_reports(root: Path) -> dict:
+    out = {}
+    for report in sorted(root.glob("*/report.json")):
+        data = json.loads(report.read_text())
+        out[data["target"]] = {k: data[k] for k in ("description", "params", "fmax_mhz",
+                                                    "target_mhz", "timing_pass", "resources",
+                                                    "critical_path")}
+    return out
+
+
+def _model_speed(params: Params, n: int = 300_000, seed: int = 1) -> float:
+    rng = np.random.default_rng(seed)
+    cycles = np.cumsum(rng.integers(0, 3, n)).astype(np.uint64)
+    ops = rng.choice([OBSERVE] * 6 + [QUERY] * 3 + [EVICT], n).astype(np.uint64)
+    addrs = (rng.integers(0, params.ENTRIES * 2, n).astype(np.uint64) << np.uint64(params.LINE_SHIFT))
+    model = KvAsuModel(params)
+    start = time.perf_counter()
+    model.run(cycles, ops, addrs)
+    return n / (time.perf_counter() - start)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
+    ap.add_argument("--requests", type=int, default=20_000, help="per pattern")
+    ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
+    ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
+    ap.add_argument("--build", type=Path, default=Path("build/bench"))
+    args = ap.parse_args(argv)
+    params = Params()
+    report: dict = {"params": params.as_dict()}
+
+    print("throughput and latency (Verilated RTL, consumer always ready):", flush=True)
+    exe = fast.build(params, args.build)
+    report["patterns"] = measure_patterns(params, exe, args.requests)
+
+    if args.fpga:
+        from fpga.flow import main as fpga_main
+        fpga_main(["--out", str(args.fpga_dir)])
+    report["fpga"] = _fpga_reports(args.fpga_dir)
+    for target, data in report["fpga"].items():
+        fmax = min(data["fmax_mhz"].values())
+        data["lookups_per_second_at_fmax"] = fmax * 1e6 * min(
+            p["requests_per_cycle"] for name, p in report["patterns"].items()
+            if name.startswith(("observe", "query")))
+        res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
+        print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}), {res}")
+    if not report["fpga"]:
+        print(f"(no FPGA reports in {args.fpga_dir}: run `make fpga` or pass --fpga)")
+
+    speed = {"golden_model_req_per_s": round(_model_speed(params))}
+    n = 200_000
+    rng = random.Random(7)
+    reqs = [(0, rng.choice((OBSERVE, QUERY)), rng.getrandbits(20) << params.LINE_SHIFT, 0)
+            for _ in range(n)]
+    res = fast.run(exe, params, reqs)
+    speed["fast_harness_req_per_s"] = round(n / res.seconds)
+    speed["fast_harness_cycles_per_s"] = round(res.cycles / res.seconds)
+    report["simulation_speed"] = speed
+    print("simulation speed: " + ", ".join(f"{k} {v:,}" for k, v in speed.items()))
+
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

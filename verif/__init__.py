@@ -1,0 +1,1 @@
+"""cocotb verification of the KV-ASU: see docs/verification.md."""

@@ -1,0 +1,141 @@
+"""What the register block must answer, and what each write does to the golden model.
+
+``RegisterMirror`` is the expected behaviour of docs/spec-decisions.md D8, written from the
+register map (``regmap``) over a golden model: it predicts the response code and read data
+of every AXI4-Lite access, and applies the effect of each write (shadow update, commit,
+flush, clear statistics, error bit, enable) to the model at the moment of its write
+response, which is where D8 puts it in the request order.
+
+It knows nothing of how the RTL implements this: it is the checker's side.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from regmap import AXIL_ADDR_WIDTH, CONFIG_NAMES, REG, REGISTERS, Params
+
+__all__ = ["Resp", "RegisterMirror", "LIVE"]
+
+
+class Resp(enum.IntEnum):
+    OKAY = 0
+    EXOKAY = 1
+    SLVERR = 2
+    DECERR = 3
+
+
+#: Read data that depends on when the read happens (the cycle counter): not predicted.
+LIVE = None
+
+_BY_OFFSET = {}
+for _reg in REGISTERS:
+    for _i, _off in enumerate(_reg.offsets):
+        _BY_OFFSET[_off] = (_reg, _i == 1)
+
+_CTRL = REG["CTRL"]
+_ACTIONS = ("FLUSH", "CLEAR_STATS", "COMMIT", "CLEAR_ERROR")
+_CONFIG_KEYS = {name: name.lower() for name in CONFIG_NAMES}
+
+
+def _strobe(old: int, new: int, strb: int) -> int:
+    mask = sum(0xFF << (8 * i) for i in range(4) if strb >> i & 1)
+    return (old & ~mask) | (new & mask)
+
+
+class RegisterMirror:
+    """Expected register behaviour of one KV-ASU over ``model`` (a ``KvAsuModel``)."""
+
+    def __init__(self, params: Params, model):
+        self.params = params
+        self.model = model
+        self.reset()
+
+    def reset(self) -> None:
+        """The state after a hardware reset (the caller resets or replaces the model)."""
+        self.shadow = dict(self.params.defaults)
+        self.enable = 1
+        self.error = 0
+        self.hi_latch = 0
+        self.hi_latch_live = False   # the latch holds a CYCLE high word: not predictable
+
+    # -- what a config commit means ----------------------------------------------------------
+    def legal(self, cfg: dict) -> bool:
+        p = self.params
+        return (1 <= cfg["C2"] <= cfg["C3"] <= p.COUNT_MAX and
+                0 <= cfg["W3"] <= cfg["W2"] <= cfg["W1"] <= p.WMAX)
+
+    def active(self) -> dict:
+        cfg = self.model.config
+        get = cfg.get if isinstance(cfg, dict) else (lambda k: getattr(cfg, k))
+        return {name: int(get(key)) for name, key in _CONFIG_KEYS.items()}
+
+    # -- accesses ----------------------------------------------------------------------------
+    def _decode(self, addr: int):
+        addr &= (1 << AXIL_ADDR_WIDTH) - 1
+        return _BY_OFFSET.get(addr & ~3, (None, False))
+
+    def write(self, cycle: int, addr: int, data: int, strb: int = 0xF) -> Resp:
+        """Apply a write answered at ``cycle``; return the expected response code."""
+        reg, _hi = self._decode(addr)
+        if reg is None:
+            return Resp.DECERR
+        if reg.access == "ro":
+            return Resp.SLVERR
+        if reg.config:
+            self.shadow[reg.name] = _strobe(self.shadow[reg.name], data, strb)
+            return Resp.OKAY
+        assert reg is _CTRL
+        if not strb & 1:
+            return Resp.OKAY
+        bit = {name: bool(data & _CTRL.mask(name)) for name in ("ENABLE", *_ACTIONS)}
+        if bit["COMMIT"]:
+            if not self.legal(self.shadow):
+                self.error = 1
+                return Resp.SLVERR
+            # model.commit flushes by itself when the seed changes (spec section 7).
+            self.model.commit(cycle, **{_CONFIG_KEYS[k]: v for k, v in self.shadow.items()})
+        if bit["CLEAR_ERROR"]:
+            self.error = 0
+        if bit["FLUSH"]:
+            self.model.flush()
+        if bit["CLEAR_STATS"]:
+            self.model.clear_stats()
+        self.enable = int(bit["ENABLE"])
+        return Resp.OKAY
+
+    def read(self, addr: int, flushing: bool = False):
+        """Expected ``(resp, data)`` of a read; ``data`` is ``LIVE`` where unpredictable.
+
+        Statistics and occupancy are predicted from the model, so compare them only when
+        no request is in flight.
+        """
+        reg, hi = self._decode(addr)
+        if reg is None:
+            return Resp.DECERR, 0
+        if reg.wide:
+            if hi:
+                return Resp.OKAY, (LIVE if self.hi_latch_live else self.hi_latch)
+            if reg.stat is None:                      # CYCLE
+                self.hi_latch_live = True
+                return Resp.OKAY, LIVE
+            value = int(self._stat(reg.stat))
+            self.hi_latch, self.hi_latch_live = value >> 32 & 0xFFFF_FFFF, False
+            return Resp.OKAY, value & 0xFFFF_FFFF
+        if reg.name == "CTRL":
+            return Resp.OKAY, self.enable << _CTRL.field("ENABLE").bit
+        if reg.name == "STATUS":
+            status = REG["STATUS"]
+            return Resp.OKAY, (int(flushing) << status.field("BUSY").bit |
+                               self.error << status.field("ERROR").bit)
+        if reg.name == "OCCUPANCY":
+            return Resp.OKAY, int(self.model.occupancy)
+        if reg.config:
+            return Resp.OKAY, self.shadow[reg.name]
+        if reg.active_of:
+            return Resp.OKAY, self.active()[reg.active_of]
+        return Resp.OKAY, self.params.value_of(reg.reset)
+
+    def _stat(self, name):
+        stats = self.model.stats
+        return stats[name] if isinstance(stats, dict) else getattr(stats, name)

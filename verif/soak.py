@@ -1,0 +1,186 @@
+"""Soak: millions of mixed requests through the Verilated RTL, every response checked.
+
+``python -m verif.soak --requests 10000000 [--seed S] [--config default|small] [--ready 700]``
+
+Traffic is generated in chunks (seeded; the seed is printed and reproduces the run):
+OBSERVE / QUERY / EVICT / EVICT_ANY over a mix of hot lines, lines that collide in one
+window, and random lines; back-to-back requests, short gaps and idle gaps far longer than
+``2**TS_WIDTH`` ticks; random response back-pressure. Inside each chunk, at quiescent
+points, it reads every statistic and OCCUPANCY, writes random shadow configurations and
+commits them (legal and illegal), flushes, clears statistics and the error bit. The RTL
+runs in the fast C++ harness (verif/fast); the golden model and the register mirror then
+check every response and every register access. A line of progress per chunk.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+import mmh3
+
+from golden_model import KvAsuModel
+from regmap import CONFIG_NAMES, OPS, REG, STAT_REGISTERS, Params
+
+from . import fast
+
+__all__ = ["CONFIGS", "Traffic", "soak", "main"]
+
+CONFIGS = {
+    "default": Params(),
+    # Small enough that windows collide, replacements and drops are frequent, and the
+    # 4-bit timestamps wrap every few dozen cycles.
+    "small": Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
+                    TS_WIDTH=4, TICK_SHIFT=1),
+}
+
+CTRL = REG["CTRL"]
+
+
+class Traffic:
+    """Seeded mixed request and register traffic for one configuration."""
+
+    def __init__(self, params: Params, rng: random.Random):
+        self.p, self.rng = params, rng
+        tag_mask = (1 << params.TAG_WIDTH) - 1
+        self.tag_mask = tag_mask
+        # A pool of lines that share one window under the default seed.
+        target = rng.randrange(params.ENTRIES)
+        self.colliding = []
+        while len(self.colliding) < 3 * params.PROBE:
+            tag = rng.getrandbits(params.TAG_WIDTH)
+            home = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % params.ENTRIES
+            if (home - target) % params.ENTRIES < params.PROBE:
+                self.colliding.append(tag)
+        self.hot = [rng.getrandbits(params.TAG_WIDTH) for _ in range(max(8, params.ENTRIES // 4))]
+        self.tick = 1 << params.TICK_SHIFT
+        self.wrap = (1 << params.TS_WIDTH) * self.tick
+
+    def addr(self) -> int:
+        r = self.rng.random()
+        if r < 0.45:
+            tag = self.rng.choice(self.hot)
+        elif r < 0.75:
+            tag = self.rng.choice(self.colliding)
+        else:
+            tag = self.rng.getrandbits(self.p.TAG_WIDTH)
+        line = tag | (self.rng.getrandbits(self.p.ADDR_WIDTH - self.p.LINE_SHIFT) & ~self.tag_mask
+                      if self.rng.random() < 0.1 else 0)     # aliases above the tag bits
+        offset = self.rng.getrandbits(self.p.LINE_SHIFT) if self.p.LINE_SHIFT else 0
+        return (line << self.p.LINE_SHIFT | offset) & ((1 << self.p.ADDR_WIDTH) - 1)
+
+    def gap(self) -> int:
+        r = self.rng.random()
+        if r < 0.80:
+            return 0
+        if r < 0.97:
+            return self.rng.randrange(1, 4 * self.tick)
+        if r < 0.995:
+            return self.rng.randrange(self.tick, 300 * self.tick)
+        return self.rng.randrange(self.wrap, 20 * self.wrap)  # far beyond 2**TS_WIDTH ticks
+
+    def requests(self, n: int, start_cycle: int):
+        ops = (OPS["OBSERVE"],) * 11 + (OPS["QUERY"],) * 6 + (OPS["EVICT"],) * 2 + \
+              (OPS["EVICT_ANY"],)
+        cycle, out = start_cycle, []
+        for _ in range(n):
+            cycle += self.gap()
+            out.append((cycle, self.rng.choice(ops), self.addr(), self.rng.randrange(4)))
+        return out
+
+    def config_writes(self, not_before: int) -> list:
+        """Random shadow values (mostly legal, sometimes not) and a CTRL write."""
+        p, rng = self.p, self.rng
+        c2 = rng.randint(1, min(p.COUNT_MAX, 8))
+        c3 = rng.randint(c2, min(p.COUNT_MAX, 12))
+        w = sorted(rng.randint(0, p.WMAX) for _ in range(3))
+        cfg = {"C3": c3, "C2": c2, "W3": w[0], "W2": w[1], "W1": w[2],
+               "HASH_SEED": rng.choice((0, 0, 0, rng.getrandbits(32)))}
+        if rng.random() < 0.2:                      # break one rule
+            cfg[rng.choice(("C2", "W3", "W1"))] = rng.choice((0, p.WMAX + 1, p.COUNT_MAX + 1,
+                                                              0xFFFF_FFFF))
+        ops = [fast.AxiOp("write", REG[name].offset, value, 0xF, not_before)
+               for name, value in cfg.items() if name in CONFIG_NAMES]
+        bits = CTRL.mask("ENABLE") | CTRL.mask("COMMIT")
+        for action in ("FLUSH", "CLEAR_STATS", "CLEAR_ERROR"):
+            if rng.random() < 0.2:
+                bits |= CTRL.mask(action)
+        ops.append(fast.AxiOp("write", CTRL.offset, bits, 0xF, not_before))
+        return ops
+
+
+def _stat_reads(not_before: int) -> list:
+    ops = []
+    for reg in STAT_REGISTERS:
+        ops += [fast.AxiOp("read", reg.offset, not_before=not_before),
+                fast.AxiOp("read", reg.offset + 4, not_before=not_before)]
+    ops.append(fast.AxiOp("read", REG["OCCUPANCY"].offset, not_before=not_before))
+    ops.append(fast.AxiOp("read", REG["STATUS"].offset, not_before=not_before))
+    return ops
+
+
+def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int = 250_000,
+         ready_permille: int = 700, checkpoints: int = 4, out=sys.stdout) -> dict:
+    """Run ``total`` requests in chunks; raise ``fast.Mismatch`` on the first bad chunk."""
+    rng = random.Random(seed)
+    print(f"soak: {total} requests, seed {seed}, params {params.as_dict()}", file=out, flush=True)
+    exe = fast.build(params, build_dir)
+    traffic = Traffic(params, rng)
+    done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
+    chunk_index = 0
+    while done < total:
+        n = min(chunk, total - done)
+        # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
+        # model): the reset path is exercised once per chunk as well.
+        requests = traffic.requests(n, 0)
+        axi = []
+        for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
+            axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
+            if rng.random() < 0.7:
+                axi += traffic.config_writes(0)
+            axi += _stat_reads(0) + [fast.AxiOp("release")]
+        axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
+        result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
+                          seed=rng.getrandbits(32))
+        model = KvAsuModel(params)
+        fast.check(params, model, requests, axi, result)
+        done += n
+        chunk_index += 1
+        sim_s += result.seconds
+        sim_cycles += result.cycles
+        elapsed = time.monotonic() - start
+        print(f"soak: chunk {chunk_index}: {done}/{total} requests, 0 mismatches, "
+              f"{result.cycles} cycles, occupancy {model.occupancy}, "
+              f"{done / elapsed:,.0f} req/s overall", file=out, flush=True)
+    summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunk_index,
+               "rtl_seconds": round(sim_s, 1), "rtl_cycles": sim_cycles,
+               "wall_seconds": round(time.monotonic() - start, 1)}
+    print(f"soak: PASS {done} requests, 0 mismatches, seed {seed}, "
+          f"{summary['wall_seconds']} s", file=out, flush=True)
+    return summary
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=10_000_000)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--config", choices=sorted(CONFIGS), default="default")
+    ap.add_argument("--ready", type=int, default=700, help="response ready, per mille")
+    ap.add_argument("--chunk", type=int, default=250_000)
+    ap.add_argument("--build", type=Path, default=Path("build/soak"))
+    args = ap.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        soak(CONFIGS[args.config], args.requests, seed, args.build / args.config,
+             chunk=args.chunk, ready_permille=args.ready)
+    except fast.Mismatch as err:
+        print(f"soak: FAIL (seed {seed}): {err}", flush=True)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
