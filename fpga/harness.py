@@ -18,7 +18,7 @@ handshakes are exercised without being protocol-correct; the harness measures ti
 resources, not function (function is the cocotb regression's job).
 """
 
-from amaranth import Cat, Module, Signal
+from amaranth import Cat, Module, Signal, Value
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
@@ -58,7 +58,8 @@ class OutOfContextHarness(wiring.Component):
 
         inputs, outputs = [], []
         for _path, member, value in core.signature.flatten(core):
-            (inputs if member.flow == In else outputs).append(value)
+            # Struct-shaped ports (stream payloads) are views: take their bits.
+            (inputs if member.flow == In else outputs).append(Value.cast(value))
         in_width = sum(len(v) for v in inputs)
         out_width = sum(len(v) for v in outputs)
 

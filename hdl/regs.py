@@ -88,11 +88,12 @@ class KvAsuRegisters(wiring.Component):
         and ``stat_inc`` all zero, then in that cycle applies, in one step: COMMIT (if the
         shadow set is illegal: ``SLVERR``, ``STATUS.ERROR`` set and nothing else of the
         write happens), CLEAR_ERROR, FLUSH, CLEAR_STATS, ENABLE := the written bit. The new
-        ``cfg`` and ``enable`` are driven from the next cycle, in which ``bvalid`` rises and
-        ``hold`` falls; except when the write flushes (``FLUSH``, or a commit that changes
-        ``HASH_SEED``): then ``flush`` pulses in that cycle with ``hold`` still high, and
-        ``hold`` falls one cycle later. **The write response comes with the flush pulse,
-        before the flush has finished.** The core keeps its request ``ready`` low while it
+        ``cfg`` and ``enable`` are driven from the next cycle, in which ``bvalid`` rises;
+        ``hold`` stays high until the cycle after the B handshake, so no request is ever
+        accepted at the edge of an action's write response (D8). When the write flushes
+        (``FLUSH``, or a commit that changes ``HASH_SEED``), ``flush`` pulses in the cycle
+        ``bvalid`` rises. **The write response comes with the flush pulse, before the flush
+        has finished.** The core keeps its request ``ready`` low while it
         flushes; ``STATUS.BUSY`` reads 1 from the flush pulse on (``core_flushing``).
 
     64-bit words
@@ -237,11 +238,12 @@ class KvAsuRegisters(wiring.Component):
         any_action = Cat(w_data[cbit(name)] for name in _ACTIONS).any()
 
         m.d.sync += flush_pulse.eq(0)
+        action_resp = Signal()      # the pending write response is a CTRL action's
         with m.FSM(name="write") as write_fsm:
             with m.State("IDLE"):
                 with m.If(aw_full & w_full):
                     m.next = "RESP"
-                    m.d.sync += bresp.eq(AxiResp.OKAY)
+                    m.d.sync += [bresp.eq(AxiResp.OKAY), action_resp.eq(0)]
                     with m.Switch(aw_word):
                         for reg in REGISTERS:
                             kind = self._kinds[reg.name]
@@ -271,6 +273,7 @@ class KvAsuRegisters(wiring.Component):
                 # land before a CLEAR_STATS, never straddle it.
                 with m.If(self.core_idle & ~self.core_flushing & ~self.stat_inc.any()):
                     m.next = "RESP"
+                    m.d.sync += action_resp.eq(1)
                     commit = w_data[cbit("COMMIT")]
                     with m.If(commit & ~legal):
                         m.d.sync += [error.eq(1), bresp.eq(AxiResp.SLVERR)]
@@ -292,9 +295,12 @@ class KvAsuRegisters(wiring.Component):
                     m.next = "IDLE"
                     m.d.sync += [aw_full.eq(0), w_full.eq(0)]
 
-        # `hold` stays high through the flush pulse, so that the core sees hold, idle and
-        # flush together and its `ready` stays low until `core_flushing` takes over.
-        m.d.comb += self.hold.eq(write_fsm.ongoing("HOLD") | flush_pulse)
+        # `hold` stays high until the write response of an action has been taken (D8: no
+        # request is accepted at the edge of that handshake, so requests and register
+        # effects never tie), and through the flush pulse, so that the core sees hold, idle
+        # and flush together and its `ready` stays low until `core_flushing` takes over.
+        m.d.comb += self.hold.eq(write_fsm.ongoing("HOLD") |
+                                 (write_fsm.ongoing("RESP") & action_resp) | flush_pulse)
 
         # ---- read channel --------------------------------------------------------------
         # AR is registered first and the data multiplexer sits alone in the next stage.

@@ -75,6 +75,12 @@ class RegisterMirror:
         addr &= (1 << AXIL_ADDR_WIDTH) - 1
         return _BY_OFFSET.get(addr & ~3, (None, False))
 
+    def is_action(self, kind: str, addr: int, data: int, strb: int) -> bool:
+        """Is this a CTRL write with an action bit, which D8 orders between requests?"""
+        reg, _ = self._decode(addr)
+        return (kind == "write" and reg is _CTRL and bool(strb & 1) and
+                any(data & _CTRL.mask(name) for name in _ACTIONS))
+
     def write(self, cycle: int, addr: int, data: int, strb: int = 0xF) -> Resp:
         """Apply a write answered at ``cycle``; return the expected response code."""
         reg, _hi = self._decode(addr)

@@ -23,7 +23,7 @@ from pathlib import Path
 import mmh3
 
 from golden_model import KvAsuModel
-from regmap import CONFIG_NAMES, OPS, REG, STAT_REGISTERS, Params
+from regmap import CONFIG_NAMES, OPS, REG, REGISTERS, STAT_REGISTERS, Params
 
 from . import fast
 
@@ -112,6 +112,29 @@ class Traffic:
         return ops
 
 
+    def fuzz(self, n: int) -> list:
+        """Random register traffic for a non-quiescent stretch: any word of the 4 KiB
+        window (mapped, read-only, unmapped), random data and strobes. CTRL writes keep
+        ENABLE set (or skip byte 0) so the request stream is never stopped for good; reads
+        of live counters are not compared, only their response codes."""
+        rng, ops = self.rng, []
+        live = {r.offset for r in STAT_REGISTERS} | {r.offset + 4 for r in STAT_REGISTERS} | \
+            {REG["OCCUPANCY"].offset, REG["STATUS"].offset, REG["CYCLE"].offset,
+             REG["CYCLE"].offset + 4}
+        mapped = sorted({off for r in REGISTERS for off in r.offsets})
+        for _ in range(n):
+            addr = rng.choice(mapped) if rng.random() < 0.7 else rng.randrange(0, 4096, 4)
+            addr |= rng.randrange(4)                       # the low bits are ignored
+            if rng.random() < 0.5:
+                ops.append(fast.AxiOp("read", addr, check=(addr & ~3) not in live))
+                continue
+            data, strb = rng.getrandbits(32), rng.randrange(16)
+            if addr & ~3 == CTRL.offset:
+                data |= CTRL.mask("ENABLE")
+            ops.append(fast.AxiOp("write", addr, data, strb))
+        return ops
+
+
 def _stat_reads(not_before: int) -> list:
     ops = []
     for reg in STAT_REGISTERS:
@@ -123,14 +146,15 @@ def _stat_reads(not_before: int) -> list:
 
 
 def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int = 250_000,
-         ready_permille: int = 700, checkpoints: int = 4, out=sys.stdout) -> dict:
+         ready_permille: int = 700, checkpoints: int = 4, fuzz: int = 200,
+         out=sys.stdout) -> dict:
     """Run ``total`` requests in chunks; raise ``fast.Mismatch`` on the first bad chunk."""
     rng = random.Random(seed)
     print(f"soak: {total} requests, seed {seed}, params {params.as_dict()}", file=out, flush=True)
     exe = fast.build(params, build_dir)
     traffic = Traffic(params, rng)
     done, start, sim_s, sim_cycles = 0, time.monotonic(), 0.0, 0
-    chunk_index = 0
+    chunk_index, axi_codes = 0, {}
     while done < total:
         n = min(chunk, total - done)
         # Each chunk is a fresh run of the harness (and so a reset of the DUT and a new
@@ -138,6 +162,7 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         requests = traffic.requests(n, 0)
         axi = []
         for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
+            axi += traffic.fuzz(fuzz)                  # concurrent with live requests
             axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
             if rng.random() < 0.7:
                 axi += traffic.config_writes(0)
@@ -146,7 +171,9 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                           seed=rng.getrandbits(32))
         model = KvAsuModel(params)
-        fast.check(params, model, requests, axi, result)
+        checked = fast.check(params, model, requests, axi, result)
+        for code, count in checked["axi_responses"].items():
+            axi_codes[code] = axi_codes.get(code, 0) + count
         done += n
         chunk_index += 1
         sim_s += result.seconds
@@ -155,7 +182,9 @@ def soak(params: Params, total: int, seed: int, build_dir: Path, *, chunk: int =
         print(f"soak: chunk {chunk_index}: {done}/{total} requests, 0 mismatches, "
               f"{result.cycles} cycles, occupancy {model.occupancy}, "
               f"{done / elapsed:,.0f} req/s overall", file=out, flush=True)
+    print(f"soak: register accesses checked: {axi_codes}", file=out, flush=True)
     summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunk_index,
+               "axi_responses": axi_codes,
                "rtl_seconds": round(sim_s, 1), "rtl_cycles": sim_cycles,
                "wall_seconds": round(time.monotonic() - start, 1)}
     print(f"soak: PASS {done} requests, 0 mismatches, seed {seed}, "

@@ -17,6 +17,7 @@ it (spec section 4).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import os
 import shutil
@@ -49,6 +50,9 @@ class AxiOp:
     data: int = 0
     strb: int = 0xF
     not_before: int = 0
+    #: Compare read data. Reads of live counters (statistics, OCCUPANCY) while requests
+    #: are in flight cannot be predicted to the cycle: their response code is still checked.
+    check: bool = True
 
 
 @dataclasses.dataclass
@@ -205,10 +209,11 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
         done = end
 
     for op, (kind, addr, rdata, resp, _start, done_cycle) in axi_by_done:
-        if done < n and int(np.searchsorted(acc, done_cycle, side="right")) != \
+        if mirror.is_action(op.kind, op.addr, op.data, op.strb) and \
+                int(np.searchsorted(acc, done_cycle, side="right")) != \
                 int(np.searchsorted(acc, done_cycle, side="left")):
-            problems.append(f"a request was accepted at cycle {done_cycle}, the edge of an "
-                            f"AXI response (D8 forbids it)")
+            problems.append(f"a request was accepted at cycle {done_cycle}, the edge of a "
+                            f"CTRL action write's response (D8 forbids it)")
         run_requests(done_cycle)
         if op.kind == "write":
             exp = mirror.write(done_cycle, op.addr, op.data, op.strb)
@@ -218,6 +223,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
                                 f"{done_cycle}: resp {Resp(resp).name}, expected {exp.name}")
         else:
             exp_resp, exp_data = mirror.read(op.addr)
+            if not op.check:
+                exp_data = LIVE
+                mirror.hi_latch_live = True   # an unchecked LO read leaves the latch unknown
             if resp != exp_resp or (exp_data is not LIVE and rdata != exp_data):
                 mismatches += 1
                 problems.append(f"read {op.addr:#05x} at cycle {done_cycle}: got "
@@ -226,4 +234,7 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     run_requests(None)
     if problems:
         raise Mismatch(f"{mismatches} mismatches; first:\n  " + "\n  ".join(problems))
-    return {"requests": n, "axi_ops": len(bus_ops), "mismatches": 0, "cycles": result.cycles}
+    codes = collections.Counter(f"{op.kind}_{Resp(rec[3]).name}"
+                                for op, rec in zip(bus_ops, result.axi))
+    return {"requests": n, "axi_ops": len(bus_ops), "mismatches": 0, "cycles": result.cycles,
+            "axi_responses": dict(sorted(codes.items()))}
