@@ -1,0 +1,310 @@
+"""Experiments and parameter sweeps. Each function runs the models and returns plain data
+(dicts / lists of dicts, JSON-serialisable); :mod:`evaluation.report` plots and writes them.
+
+Everything is deterministic: workloads are seeded (seeds are in the returned records),
+the golden model is deterministic, and the prefetch predictor is seeded.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict
+
+import numpy as np
+
+from .baselines import simulate_belady, simulate_fifo, simulate_lru
+from .metrics import LatencyModel, classify, reuse_within
+from .runtime import KvAsuConfig, RuntimeConfig, passive_tlevels, run_runtime
+from .workload import Accesses, describe, generate_accesses, preset
+
+REUSE_WINDOW = 100  # cycles, the article's "next 100 cycles"
+
+
+def steady_mask(acc: Accesses) -> np.ndarray:
+    """Accesses made once the video workload is in steady state: frames from
+    ``nearby_frames`` on, when every prefill query has its full history. Everything for
+    non-video workloads. Models always see every access; only the scoring is masked."""
+    p = acc.params
+    if p is None or not hasattr(p, "nearby_frames"):
+        return np.ones(len(acc), dtype=bool)
+    return acc.frame_index >= min(p.nearby_frames, p.frames - 1)
+
+
+class Progress:
+    """Progress lines with elapsed time, on stderr."""
+
+    def __init__(self, quiet: bool = False):
+        self.t0 = time.perf_counter()
+        self.quiet = quiet
+
+    def __call__(self, msg: str) -> None:
+        if not self.quiet:
+            print(f"[{time.perf_counter() - self.t0:7.1f}s] {msg}", file=sys.stderr, flush=True)
+
+
+def workload_summary(name: str, acc: Accesses, window: int = REUSE_WINDOW) -> dict:
+    lab = reuse_within(acc.line, acc.cycle, window)
+    lab = lab[steady_mask(acc)]
+    d = {
+        "name": name, "accesses": int(len(acc)), "reads": int(acc.reads.sum()),
+        "writes": int(acc.is_write.sum()), "distinct_lines": int(len(np.unique(acc.addr))),
+        "reuse_base_rate": float(lab.mean()) if len(lab) else 0.0,
+        "frames": int(acc.frame_index.max()) + 1 if len(acc) else 0,
+        "last_cycle": int(acc.cycle[-1]) if len(acc) else 0,
+    }
+    if acc.params is not None:
+        d["description"] = describe(acc.params)
+        d["seed"] = acc.params.seed
+        d["params"] = acc.params.to_dict()
+    return d
+
+
+# --------------------------------------------------------------------------------------
+# Reuse prediction
+# --------------------------------------------------------------------------------------
+def prediction_scores(acc: Accesses, kvasu: KvAsuConfig = KvAsuConfig(), window: int = REUSE_WINDOW) -> dict:
+    """T-level (after each OBSERVE, and before it) as a predictor of reuse within
+    ``window`` cycles, for thresholds 1..3, plus the KV-ASU statistics."""
+    before, after, stats = passive_tlevels(acc, kvasu)
+    lab = reuse_within(acc.line, acc.cycle, window)
+    m = steady_mask(acc)
+    before, after, lab = before[m], after[m], lab[m]
+    out = {"window": window, "stats": stats, "after": {}, "before": {}, "scored": int(m.sum()),
+           "tlevel_share": [float(np.mean(after == k)) for k in range(4)]}
+    for thr in (1, 2, 3):
+        out["after"][thr] = classify(after >= thr, lab).as_dict()
+        out["before"][thr] = classify(before >= thr, lab).as_dict()
+    best = max((1, 2, 3), key=lambda t: out["after"][t]["accuracy"])
+    out["best_threshold"] = best
+    out["best_accuracy"] = out["after"][best]["accuracy"]
+    return out
+
+
+# --------------------------------------------------------------------------------------
+# Fast-bank hit rates
+# --------------------------------------------------------------------------------------
+def baseline_rates(acc: Accesses, capacity: int, latency: LatencyModel = LatencyModel()) -> dict:
+    """Hit rate, mean latency and demand DRAM bytes of the baselines, over the reads of the
+    steady-state frames (the banks see every access)."""
+    m = steady_mask(acc)
+    reads = int((acc.reads & m).sum())
+    out = {}
+    for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo), ("belady", simulate_belady)):
+        h = int(fn(acc.line, capacity, acc.is_write)[m].sum())
+        out[name] = {"hit_rate": h / reads if reads else 0.0, "mean_latency": latency.mean(h, reads - h),
+                     "dram_bytes": (reads - h) * latency.line_bytes}
+    return out
+
+
+def runtime_record(acc: Accesses, cfg: RuntimeConfig, label: str, **extra) -> dict:
+    r = run_runtime(acc, cfg)
+    m = steady_mask(acc)
+    rd = acc.reads & m
+    n = int(rd.sum())
+    sv = r.served[rd]
+    hits = int(np.sum((sv == 1) | (sv == 2)))
+    d = {"label": label, "hit_rate": hits / n if n else 0.0,
+         "resident_rate": float(np.mean(r.resident[rd])) if n else 0.0,
+         "bank_hit_rate": float(np.mean(sv == 1)) if n else 0.0,
+         "prefetch_hit_rate": float(np.mean(sv == 2)) if n else 0.0,
+         "gated_refetch_rate": float(np.mean(r.resident[rd] & (sv != 1))) if n else 0.0,
+         "mean_latency": cfg.latency.mean(hits, n - hits), "dram_bytes": r.dram_bytes, "prefetch_bytes": r.prefetch_bytes,
+         "gc_evictions": r.gc_evictions, "forced_evictions": r.forced_evictions,
+         "max_occupancy": r.max_occupancy, "requests": r.requests, "seconds": r.seconds,
+         "bank_lines": cfg.bank_lines, "min_tlevel": cfg.min_tlevel, "gate": cfg.gate,
+         "watermark": cfg.watermark, "frame_boost": cfg.frame_boost, "prefetch": cfg.prefetch,
+         "kvasu_query_hit_rate": (r.kvasu_stats.get("query_hits", 0) / max(1, r.kvasu_stats.get("queries", 0))),
+         "predictor_loss": [float(x) for x in r.predictor_loss]}
+    # T-level the gate used, as a reuse predictor over reads.
+    lab = reuse_within(acc.line, acc.cycle, REUSE_WINDOW)[rd]
+    tl = r.read_tlevel[rd]
+    d["gate_prediction"] = classify(tl >= cfg.min_tlevel, lab).as_dict() if cfg.min_tlevel > 0 else None
+    d.update(extra)
+    return d
+
+
+RUNTIME_VARIANTS = {
+    # label: overrides of RuntimeConfig
+    "KV-ASU gate>=2 (article)": dict(gate=True, min_tlevel=2),
+    "KV-ASU gate>=1": dict(gate=True, min_tlevel=1),
+    "KV-ASU no gate (GC only)": dict(gate=False),
+    "recency-only gate>=2": dict(gate=True, min_tlevel=2, kvasu=KvAsuConfig(c3=1, c2=1)),
+}
+
+
+def hit_rate_vs_bank(acc: Accesses, banks, progress=Progress(True), base: RuntimeConfig = RuntimeConfig()) -> list:
+    rows = []
+    for b in banks:
+        bl = baseline_rates(acc, b, base.latency)
+        for name, v in bl.items():
+            rows.append({"bank_lines": b, "policy": name, **v})
+        for label, ov in RUNTIME_VARIANTS.items():
+            rec = runtime_record(acc, base.replace(bank_lines=b, **ov), label)
+            rows.append({"bank_lines": b, "policy": label, **rec})
+            progress(f"  bank {b}: {label}: hit rate {rec['hit_rate']:.3f} ({rec['seconds']:.1f}s)")
+        progress(f"  bank {b}: LRU {bl['lru']['hit_rate']:.3f} FIFO {bl['fifo']['hit_rate']:.3f} "
+                 f"Belady {bl['belady']['hit_rate']:.3f}")
+    return rows
+
+
+def watermark_sweep(acc: Accesses, marks, base: RuntimeConfig, progress=Progress(True), gated_marks=None) -> list:
+    """GC watermark sweep with the gate off (``marks``) and on (``gated_marks``, default the same)."""
+    rows = []
+    for gate in (False, True):
+        for wm in (marks if not gate or gated_marks is None else gated_marks):
+            cfg = base.replace(gate=gate, watermark=wm, gc_low=(max(0.0, wm - 0.10) if wm is not None else 0.75))
+            rec = runtime_record(acc, cfg, f"wm={wm} gate={gate}")
+            rows.append(rec)
+            progress(f"  watermark {wm} gate={gate}: hit rate {rec['hit_rate']:.3f}, GC evictions {rec['gc_evictions']}")
+    return rows
+
+
+def feature_ablation(acc: Accesses, base: RuntimeConfig, progress=Progress(True), name: str = "",
+                     prefetches=(None, "last", "lstm"), gates=(True, False)) -> list:
+    """Frame-aware boost and prefetch predictor on/off, with and without the gate."""
+    rows = []
+    for gate in gates:
+        for boost in (False, True):
+            if boost and not gate:
+                continue  # the boost only changes the gate's decision
+            for pf in prefetches:
+                cfg = base.replace(gate=gate, frame_boost=boost, prefetch=pf)
+                rec = runtime_record(acc, cfg, f"gate={gate} boost={boost} prefetch={pf}", workload=name)
+                rows.append(rec)
+                progress(f"  {name} gate={gate} boost={boost} prefetch={pf}: hit rate {rec['hit_rate']:.3f} "
+                         f"(prefetch hits {rec['prefetch_hit_rate']:.3f})")
+    # The prefetch bank's capacity given to a plain LRU bank instead.
+    lru_more = baseline_rates(acc, base.bank_lines + base.prefetch_lines, base.latency)["lru"]
+    rows.append({"label": f"LRU with {base.bank_lines}+{base.prefetch_lines} lines", "hit_rate": lru_more["hit_rate"],
+                 "mean_latency": lru_more["mean_latency"], "workload": name, "baseline": True})
+    return rows
+
+
+# --------------------------------------------------------------------------------------
+# Configuration sweeps (passive prediction quality, cheap)
+# --------------------------------------------------------------------------------------
+def _pred_row(acc, kv: KvAsuConfig, **extra) -> dict:
+    s = prediction_scores(acc, kv)
+    st = s["stats"]
+    return {**extra, "acc2": s["after"][2]["accuracy"], "f1_2": s["after"][2]["f1"],
+            "acc3": s["after"][3]["accuracy"], "f1_3": s["after"][3]["f1"],
+            "mcc2": s["after"][2]["mcc"], "mcc3": s["after"][3]["mcc"],
+            "prec3": s["after"][3]["precision"], "rec3": s["after"][3]["recall"],
+            "base_rate": s["after"][2]["base_rate"],
+            "tracked_share": st["observe_hits"] / max(1, st["observes"]),
+            "drop_share": st["drops"] / max(1, st["observes"])}
+
+
+def config_sweep(acc: Accesses, progress=Progress(True)) -> dict:
+    out = {"entries": [], "probe": [], "tick_shift": [], "c3c2": []}
+    for e in (256, 512, 1024, 2048, 4096):
+        out["entries"].append(_pred_row(acc, KvAsuConfig(entries=e), entries=e))
+    progress("  ENTRIES sweep done")
+    for p in (1, 2, 4, 8, 16):
+        out["probe"].append(_pred_row(acc, KvAsuConfig(probe=p), probe=p))
+    progress("  PROBE sweep done")
+    for ts in (0, 1, 2, 3, 4):
+        # Same tick values, so windows of 100/200/500 cycles scaled by 2**(ts-2).
+        out["tick_shift"].append(_pred_row(acc, KvAsuConfig(tick_shift=ts), tick_shift=ts,
+                                           w3_cycles=25 << ts, w2_cycles=50 << ts, w1_cycles=125 << ts))
+    progress("  window (TICK_SHIFT) sweep done")
+    for c3 in range(1, 9):
+        for c2 in range(1, c3 + 1):
+            out["c3c2"].append(_pred_row(acc, KvAsuConfig(c3=c3, c2=c2), c3=c3, c2=c2))
+    progress("  C3 x C2 sweep done")
+    return out
+
+
+def tuning_rule(motions, base_params, progress=Progress(True), c3_values=range(1, 9)) -> list:
+    """For every motion level: the C3 that maximises the accuracy (the article's metric) and
+    the Matthews correlation of 'T3 predicts reuse', against the article's rule
+    ``round(5 * motion_std / 15)``. (F1 is not used to pick: it rewards predicting
+    everything positive.)"""
+    rows = []
+    for m in motions:
+        acc = generate_accesses(base_params.replace(motion_std_px=float(m)))
+        per = []
+        rule = int(round(5 * m / 15))
+        for c3 in sorted(set(c3_values) | ({rule} if rule >= 1 else set())):
+            r = _pred_row(acc, KvAsuConfig(c3=c3, c2=min(3, c3)), c3=c3)
+            per.append(r)
+        best_mcc = max(per, key=lambda r: r["mcc3"])
+        best_acc = max(per, key=lambda r: r["acc3"])
+        at_rule = next((r for r in per if r["c3"] == rule), None)
+        rows.append({"motion_std_px": float(m), "rule_c3": rule, "best_c3_mcc": best_mcc["c3"],
+                     "best_mcc3": best_mcc["mcc3"], "best_c3_acc": best_acc["c3"], "best_acc3": best_acc["acc3"],
+                     "rule_acc3": at_rule["acc3"] if at_rule else None, "rule_mcc3": at_rule["mcc3"] if at_rule else None,
+                     "per_c3": per, "base_rate": per[0]["base_rate"]})
+        progress(f"  motion {m:g}px: best C3 by accuracy = {best_acc['c3']}, by MCC = {best_mcc['c3']}, rule says {rule}")
+    return rows
+
+
+def workload_sweep(progress=Progress(True), base_name: str = "1080p30", frames: int = 6,
+                   motions=(0, 4, 8, 15, 30, 60, 120), resolutions=((854, 480), (1280, 720), (1920, 1080)),
+                   fps_values=(15, 30, 60), bank_lines: int = 1024, radii=(1, 2, 3)) -> dict:
+    """Prediction quality and hit rates as the workload changes (motion, resolution, fps,
+    and the sparse-attention neighbourhood radius, which sets how many consecutive queries
+    read a line: ``2 * radius + 1``)."""
+    base = preset(base_name, frames=frames)
+    out = {"motion": [], "resolution": [], "fps": []}
+    rc = RuntimeConfig(bank_lines=bank_lines)
+
+    def one(prm, **key):
+        acc = generate_accesses(prm)
+        s = prediction_scores(acc)
+        lru = baseline_rates(acc, bank_lines)["lru"]["hit_rate"]
+        rec = runtime_record(acc, rc, "KV-ASU gate>=2")
+        same = _same_region_share(acc)
+        return {**key, "base_rate": s["after"][2]["base_rate"], "acc2": s["after"][2]["accuracy"],
+                "f1_1": s["after"][1]["f1"], "acc1": s["after"][1]["accuracy"], "mcc2": s["after"][2]["mcc"],
+                "mcc3": s["after"][3]["mcc"],
+                "f1_2": s["after"][2]["f1"], "acc3": s["after"][3]["accuracy"], "f1_3": s["after"][3]["f1"],
+                "best_accuracy": s["best_accuracy"], "lru_hit_rate": lru, "kvasu_hit_rate": rec["hit_rate"],
+                "accesses": int(len(acc)), "same_region_share": same, "seed": prm.seed}
+
+    for m in motions:
+        out["motion"].append(one(base.replace(motion_std_px=float(m)), motion_std_px=float(m)))
+        progress(f"  motion {m:g}px done")
+    for res in resolutions:
+        out["resolution"].append(one(base.replace(resolution=tuple(res)), resolution=f"{res[0]}x{res[1]}",
+                                     tokens_per_frame=base.replace(resolution=tuple(res)).tokens_per_frame))
+        progress(f"  resolution {res[0]}x{res[1]} done")
+    for f in fps_values:
+        out["fps"].append(one(base.replace(fps=float(f)), fps=float(f)))
+        progress(f"  fps {f} done")
+    out["region_radius"] = []
+    for rad in radii:
+        out["region_radius"].append(one(base.replace(region_radius=int(rad)), region_radius=int(rad),
+                                        burst=2 * int(rad) + 1))
+        progress(f"  region radius {rad} done")
+    return out
+
+
+def _same_region_share(acc: Accesses) -> float:
+    """Share of prefill reads of earlier frames' visual tokens whose (row, col) is within
+    the region radius of the query token's own (row, col) — 'same region' re-reads."""
+    p = acc.params
+    if p is None:
+        return float("nan")
+    # The query of a prefill read is not stored per access; recover it from the order:
+    # prefill reads of one (frame, layer, head) come query by query in raster order, each
+    # starting with the sink tokens.
+    from .workload import KIND_PREFILL_READ
+    m = (acc.kind == KIND_PREFILL_READ)
+    idx = np.nonzero(m)[0]
+    if len(idx) == 0:
+        return float("nan")
+    tok = acc.token[idx]
+    starts = (tok == 0) & np.r_[True, tok[:-1] != 0]  # each query's selection starts with sink token 0
+    if p.sink_tokens == 0:
+        return float("nan")
+    qno = np.cumsum(starts) - 1
+    rows, cols = p.grid
+    P = rows * cols
+    qpos = qno % P  # raster index of the query within its frame
+    qr, qc = qpos // cols, qpos % cols
+    tr, tc, tfr = acc.tag_row[idx], acc.tag_col[idx], acc.tag_frame[idx]
+    past = (tr >= 0) & (tfr < acc.frame_index[idx])
+    near = (np.abs(tr - qr) <= p.region_radius) & (np.abs(tc - qc) <= p.region_radius)
+    return float(near[past].mean()) if past.any() else float("nan")

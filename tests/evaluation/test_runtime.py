@@ -1,0 +1,87 @@
+"""Runtime-model invariants (uses the golden model)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("golden_model")
+
+from evaluation.baselines import simulate_lru
+from evaluation.runtime import KvAsuConfig, RuntimeConfig, TinyLSTM, passive_tlevels, run_runtime
+from evaluation.workload import generate_accesses, preset
+
+ACC = generate_accesses(preset("small", frames=4))
+
+
+@pytest.mark.parametrize("cfg", [
+    RuntimeConfig(bank_lines=64),
+    RuntimeConfig(bank_lines=64, gate=False, watermark=0.5, gc_low=0.4),
+    RuntimeConfig(bank_lines=200, frame_boost=True, prefetch="last", prefetch_lines=32),
+])
+def test_invariants(cfg):
+    r = run_runtime(ACC, cfg, record=True)
+    reads = ACC.reads
+    assert r.max_occupancy <= cfg.bank_lines
+    assert set(np.unique(r.served[reads]).tolist()) <= {0, 1, 2}
+    assert np.all(r.served[~reads] == 255)
+    assert r.hits + r.misses == r.reads == int(reads.sum())
+    assert r.bank_hits == int((r.served == 1).sum()) and r.prefetch_hits == int((r.served == 2).sum())
+    assert r.requests["query"] == r.reads and r.requests["observe"] == len(ACC)
+    assert r.kvasu_stats["queries"] == r.reads and r.kvasu_stats["observes"] == len(ACC)
+    # the recorded request stream is a valid trace: cycles never decrease
+    assert np.all(np.diff(r.request_log[0].astype(np.int64)) >= 0)
+    if cfg.gate:
+        # a bank hit needs the gate's T-level to reach min_tlevel
+        assert np.all(r.read_tlevel[r.served == 1] >= cfg.min_tlevel)
+
+
+def test_no_gate_no_gc_is_plain_lru():
+    for cap in (16, 100, 400):
+        r = run_runtime(ACC, RuntimeConfig(bank_lines=cap, gate=False, watermark=None))
+        assert r.bank_hits == int(simulate_lru(ACC.line, cap, ACC.is_write).sum())
+        assert r.gc_evictions == 0 and r.requests["evict"] == 0
+
+
+def test_watermark_gc_evicts_and_keeps_occupancy_down():
+    cap = 128
+    on = run_runtime(ACC, RuntimeConfig(bank_lines=cap, gate=False, watermark=0.5, gc_low=0.4))
+    off = run_runtime(ACC, RuntimeConfig(bank_lines=cap, gate=False, watermark=None))
+    assert on.gc_evictions > 0 and on.requests["evict"] >= on.gc_evictions
+    assert on.forced_evictions < off.forced_evictions
+    assert off.max_occupancy == cap
+
+
+def test_gate_only_removes_hits():
+    cfg = RuntimeConfig(bank_lines=256, watermark=None)
+    g2 = run_runtime(ACC, cfg)
+    g0 = run_runtime(ACC, cfg.replace(gate=False))
+    assert g2.hits <= g0.hits
+    assert g2.gated_refetches + g2.bank_hits == g2.resident_reads
+
+
+def test_boost_never_lowers_the_tlevel():
+    cfg = RuntimeConfig(bank_lines=256, watermark=None)
+    a = run_runtime(ACC, cfg)
+    b = run_runtime(ACC, cfg.replace(frame_boost=True))
+    rd = ACC.reads
+    assert np.all(b.read_tlevel[rd] >= a.read_tlevel[rd])
+    assert np.all(b.read_tlevel[rd] <= a.read_tlevel[rd] + 1)
+
+
+def test_passive_tlevels_match_window_rule():
+    before, after, stats = passive_tlevels(ACC, KvAsuConfig())
+    assert stats["observes"] == len(ACC)
+    assert sum(stats[f"obs_t{k}"] for k in range(4)) == len(ACC)
+    assert np.array_equal(np.bincount(before, minlength=4), [stats[f"obs_t{k}"] for k in range(4)])
+    assert np.all(after >= 1) or stats["drops"] > 0  # a tracked line is at least T1 right after an access
+
+
+def test_tiny_lstm_size_and_learning():
+    m = TinyLSTM(seed=3)
+    assert m.n_params == 124
+    rng = np.random.default_rng(0)
+    X = rng.random((5, 40, 6))
+    y = (X[-1, :, 0] > 0.5).astype(float)  # learnable from the last step
+    m.add(X, y)
+    first = m.train(iters=1)
+    last = m.train(iters=150)
+    assert last < first * 0.8
