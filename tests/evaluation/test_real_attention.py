@@ -1,7 +1,6 @@
 """The real-attention workload: block selection on a hand example, and the cached trace."""
 
 import numpy as np
-import pytest
 
 from evaluation import real_attention as ra
 
