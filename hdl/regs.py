@@ -20,6 +20,7 @@ from regmap import CONFIG_NAMES, REGISTERS
 
 from .axil import AxiLiteSignature, AxiResp
 from .layouts import STAT_NAMES, check_params, config_layout
+from .stats import StatisticsCounters
 
 __all__ = ["KvAsuRegisters"]
 
@@ -72,8 +73,9 @@ class KvAsuRegisters(wiring.Component):
         handshake. One read at a time: ``arready`` is low from the AR handshake until the R
         handshake. ``bvalid``/``rvalid`` and their payloads hold until ``bready``/``rready``.
         Address bits 1:0 and ``AxPROT`` are ignored. Latency: a read's R comes 2 cycles
-        after its AR handshake, a plain write's B 2 cycles after the later of the AW and W
-        handshakes. Reads and writes proceed independently of each other.
+        after its AR handshake (3 for the LO word of a statistic), a plain write's B 2
+        cycles after the later of the AW and W handshakes. Reads and writes proceed
+        independently of each other.
 
     Responses (D8)
         Unmapped word: ``DECERR``, reads 0, a write changes nothing. Write to a read-only
@@ -99,7 +101,12 @@ class KvAsuRegisters(wiring.Component):
     64-bit words
         Reading the LO word of a counter (``CYCLE`` or a statistic) returns its low half and
         copies the high half of the same sample into the one 32-bit latch; reading any HI
-        word returns the latch.
+        word returns the latch. The sample is the value in the cycle after the AR handshake.
+        The statistics are a :class:`hdl.stats.StatisticsCounters` (block RAM and small
+        pre-counters); the read path here reserves its engine in the AR handshake cycle,
+        samples the counter in the next cycle and takes the value into RDATA and the latch
+        in the one after, which keeps the engine's read contract (one read at a time, R at
+        least a cycle after the sample).
 
     Parameters
     ----------
@@ -135,8 +142,9 @@ class KvAsuRegisters(wiring.Component):
         of bits may be set at once.
     cycle : In(64)
         The core's cycle counter (``CYCLE``).
-    stats : list of Signal(64)
-        Not a port: the statistics counters, in ``STAT_NAMES`` order, for testbenches.
+    stats : hdl.stats.StatisticsCounters
+        Not a port: the statistics counters, in ``STAT_NAMES`` order; testbenches read and
+        preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
     def __init__(self, params=None):
@@ -169,7 +177,7 @@ class KvAsuRegisters(wiring.Component):
             "cycle": In(64),
         })
         # Created here rather than in elaborate() so that a testbench can reach them.
-        self.stats = [Signal(64, name=f"stat_{name}") for name in STAT_NAMES]
+        self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
@@ -189,31 +197,43 @@ class KvAsuRegisters(wiring.Component):
         flush_pulse = Signal()     # drives `flush`: the cycle after an applied flush
 
         live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
-        stat = dict(zip(STAT_NAMES, self.stats))
 
-        # Commit legality and "the seed changes", registered for timing (six 32-bit
-        # comparators and a 32-bit equality would otherwise sit in front of cfg). They are
+        # Commit legality and "the seed changes", registered for timing (the comparators
+        # and a 32-bit equality would otherwise sit in front of cfg). They are
         # always current when used: a CTRL write is decoded at least two cycles after the
         # B handshake of the last shadow write and applied at least one cycle later.
+        # The chains 1 <= C2 <= C3 <= COUNT_MAX and W3 <= W2 <= W1 <= WMAX hold exactly when
+        # every word of a chain is zero above the width of its maximum and the chain holds
+        # on the low bits, so the comparators are only that wide.
         legal = Signal()
         seed_changes = Signal()
         sh = shadow
+
+        def chain(words, maximum, minimum=0):
+            n = maximum.bit_length()
+            lo = [sh[w][:n] for w in words]
+            ok = Cat(sh[w][n:] == 0 for w in words).all()
+            for a, b in zip(lo, lo[1:]):
+                ok &= a <= b
+            if maximum != (1 << n) - 1:
+                ok &= lo[-1] <= maximum
+            if minimum:
+                ok &= lo[0] >= minimum
+            return ok
+
         m.d.sync += [
-            legal.eq((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
-                     (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX)),
+            legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
+                     chain(["W3", "W2", "W1"], p.WMAX)),
             seed_changes.eq(sh["HASH_SEED"] != self.cfg.hash_seed),
         ]
 
         # ---- statistics counters ---------------------------------------------------------
+        # In block RAM (hdl/stats.py). Clearing waits for a cycle without increments (see
+        # HOLD below), so `stat_inc` is 0 then; an increment in the clear cycle would still
+        # count after the clear.
         clear_stats = Signal()
-        for i, counter in enumerate(self.stats):
-            inc = self.stat_inc[i]
-            with m.If(clear_stats):
-                # Clearing waits for a cycle without increments (see HOLD below), so `inc`
-                # is 0 here; keeping it costs nothing and loses no count if that changes.
-                m.d.sync += counter.eq(inc)
-            with m.Else():
-                m.d.sync += counter.eq(counter + inc)
+        m.submodules.stats = stats = self.stats
+        m.d.comb += [stats.inc.eq(self.stat_inc), stats.clear.eq(clear_stats)]
 
         # ---- write channel -------------------------------------------------------------
         aw_full = Signal()
@@ -234,7 +254,6 @@ class KvAsuRegisters(wiring.Component):
         with m.If(bus.wvalid & ~w_full):
             m.d.sync += [w_full.eq(1), w_data.eq(bus.wdata), w_strb.eq(bus.wstrb)]
 
-        byte_mask = Cat(w_strb[i].replicate(8) for i in range(4))
         any_action = Cat(w_data[cbit(name)] for name in _ACTIONS).any()
 
         m.d.sync += flush_pulse.eq(0)
@@ -252,9 +271,13 @@ class KvAsuRegisters(wiring.Component):
                                     if reg.access == "ro":
                                         m.d.sync += bresp.eq(AxiResp.SLVERR)
                                     elif kind == "shadow":
+                                        # Byte by byte, so that WSTRB is the
+                                        # flip-flops' enable and not a LUT per bit.
                                         reg_sig = shadow[reg.name]
-                                        m.d.sync += reg_sig.eq((reg_sig & ~byte_mask) |
-                                                               (w_data & byte_mask))
+                                        for b in range(4):
+                                            with m.If(w_strb[b]):
+                                                m.d.sync += reg_sig[8 * b:8 * b + 8].eq(
+                                                    w_data[8 * b:8 * b + 8])
                                     elif kind == "ctrl":
                                         with m.If(w_strb[0] & any_action):
                                             m.next = "HOLD"
@@ -303,22 +326,33 @@ class KvAsuRegisters(wiring.Component):
                                  (write_fsm.ongoing("RESP") & action_resp) | flush_pulse)
 
         # ---- read channel --------------------------------------------------------------
-        # AR is registered first and the data multiplexer sits alone in the next stage.
+        # AR is registered first and the data multiplexer sits alone in the next stage. The
+        # LO word of a statistic takes one more stage: the AR handshake cycle reserves the
+        # counter engine (stats.rd_reserve), the next cycle samples the counter
+        # (stats.rd_en) and the one after takes the sum from the RAM word and the pending
+        # increments (stats.rd_data) into RDATA and the HI latch.
         ar_full = Signal()
         ar_word = Signal(regmap.AXIL_ADDR_WIDTH - 2)
+        stat_pend = Signal()       # a statistic's LO read waits for stats.rd_data
         rvalid = Signal()
         rdata = Signal(32)
         rresp = Signal(2)
+        ar_take = Signal()
         m.d.comb += [
-            bus.arready.eq(~ar_full & ~rvalid),
+            ar_take.eq(bus.arvalid & ~ar_full & ~stat_pend & ~rvalid),
+            bus.arready.eq(~ar_full & ~stat_pend & ~rvalid),
             bus.rvalid.eq(rvalid),
             bus.rdata.eq(rdata),
             bus.rresp.eq(rresp),
+            stats.rd_reserve.eq(ar_take),
         ]
-        with m.If(bus.arvalid & ~ar_full & ~rvalid):
+        with m.If(ar_take):
             m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:])]
         with m.If(rvalid & bus.rready):
             m.d.sync += rvalid.eq(0)
+        with m.If(stat_pend):
+            m.d.sync += [stat_pend.eq(0), rvalid.eq(1), rdata.eq(stats.rd_data[:32]),
+                         hi_latch.eq(stats.rd_data[32:64])]
 
         def read_value(reg):
             kind = self._kinds[reg.name]
@@ -331,7 +365,7 @@ class KvAsuRegisters(wiring.Component):
             if kind == "live":
                 return live[reg.name]
             if kind == "stat":
-                return stat[reg.stat]
+                return None   # read through self.stats
             if kind == "ctrl":
                 # Action bits read as 0.
                 return self.enable << cbit("ENABLE")
@@ -346,7 +380,15 @@ class KvAsuRegisters(wiring.Component):
             with m.Switch(ar_word):
                 for reg in REGISTERS:
                     value = read_value(reg)
-                    if reg.wide:
+                    if self._kinds[reg.name] == "stat":
+                        with m.Case(reg.offsets[0] >> 2):
+                            # LO: sample now, RDATA and the latch next cycle (see above).
+                            m.d.comb += [stats.rd_en.eq(1),
+                                         stats.rd_addr.eq(STAT_NAMES.index(reg.stat))]
+                            m.d.sync += [rvalid.eq(0), stat_pend.eq(1)]
+                        with m.Case(reg.offsets[1] >> 2):
+                            m.d.sync += rdata.eq(hi_latch)
+                    elif reg.wide:
                         with m.Case(reg.offsets[0] >> 2):
                             # LO: the low half now, the high half of this same sample into
                             # the latch.

@@ -462,7 +462,7 @@ def test_hold_waits_for_core_idle():
         for _ in range(3):
             await ctx.tick()
             assert not ctx.get(dut.axil.bvalid) and ctx.get(dut.hold)
-        assert ctx.get(dut.stats[0]) == 33
+        assert dut.stats.peek(ctx, 0) == 33
         ctx.set(dut.stat_inc, 0)
         for _ in range(3):
             await ctx.tick()
@@ -473,7 +473,7 @@ def test_hold_waits_for_core_idle():
         # while B waits for bready (3 cycles here) and in the cycle of the B handshake
         # (D8: no request at the edge of an action's write response); it falls after it.
         assert ctx.get(dut.cfg.c3) == 6 and ctx.get(dut.enable) == 1
-        assert ctx.get(dut.stats[0]) == 0
+        assert dut.stats.peek(ctx, 0) == 0
         while True:
             assert ctx.get(dut.hold), "hold fell before the B handshake"
             handshake = ctx.get(dut.axil.bvalid) and ctx.get(dut.axil.bready)
@@ -543,22 +543,22 @@ def test_hi_latch_and_carry():
     async def bench(ctx):
         mgr = setup(ctx, dut)
         # Carry from the low into the high word of a real 64-bit counter.
-        ctx.set(dut.stats[i_obs], 0x0000_0007_FFFF_FFFE)
+        dut.stats.poke(ctx, i_obs, 0x0000_0007_FFFF_FFFE)
         ctx.set(dut.stat_inc, 1 << i_obs)
         await ctx.tick().repeat(3)
         ctx.set(dut.stat_inc, 0)
         assert await mgr.read64(ctx, obs) == 0x0000_0008_0000_0001
         # The pair is one sample: a carry between the LO and the HI read does not show.
-        ctx.set(dut.stats[i_obs], 0x0000_0008_FFFF_FFFF)
+        dut.stats.poke(ctx, i_obs, 0x0000_0008_FFFF_FFFF)
         assert await mgr.read_ok(ctx, obs.offsets[0]) == 0xFFFF_FFFF
         ctx.set(dut.stat_inc, 1 << i_obs)
         await ctx.tick()
         ctx.set(dut.stat_inc, 0)
-        assert ctx.get(dut.stats[i_obs]) == 0x0000_0009_0000_0000
+        assert dut.stats.peek(ctx, i_obs) == 0x0000_0009_0000_0000
         assert await mgr.read_ok(ctx, obs.offsets[1]) == 8
         assert await mgr.read64(ctx, obs) == 0x0000_0009_0000_0000
         # One latch for all: any HI word returns the high half of the last LO read.
-        ctx.set(dut.stats[i_drops], 0x1234_5678_0000_0000)
+        dut.stats.poke(ctx, i_drops, 0x1234_5678_0000_0000)
         ctx.set(dut.cycle, 0x0000_0005_FFFF_FFFF)
         assert await mgr.read_ok(ctx, cycle.offsets[0]) == 0xFFFF_FFFF
         ctx.set(dut.cycle, 0x0000_0006_0000_0000)

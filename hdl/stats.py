@@ -1,0 +1,208 @@
+"""The KV-ASU statistics counters: wide counters kept in block RAM.
+
+``StatisticsCounters(count, width)`` replaces ``count`` flip-flop counters of ``width`` bits
+(13 x 64 in the KV-ASU) by one ``count`` x ``width`` memory (``amaranth.lib.memory``: EBR on
+iCE40, DP16KD on ECP5), a small flip-flop pre-counter per counter and a read-modify-write
+engine that folds the pre-counters into the memory. Seen from its ports it behaves exactly
+like the flip-flop counters it replaces; see the class docstring for the contract.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.hdl import MemoryData
+from amaranth.lib.memory import Memory
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["StatisticsCounters"]
+
+
+class StatisticsCounters(wiring.Component):
+    """``count`` counters of ``width`` bits (modulo ``2**width``) in one block RAM.
+
+    Behaviour (what the ports see)
+        Counter ``i`` counts the cycles in which ``inc[i]`` is high; any number of ``inc``
+        bits may be high in the same cycle, in every cycle. ``clear`` zeroes every counter
+        (an increment in the same cycle counts after the clear, as with ``c.eq(inc)``).
+        Reset zeroes every counter at once, without a clear sweep. ``rd_en`` samples one
+        counter: ``rd_data`` in the next cycle is its exact value including every increment
+        of the cycles before the ``rd_en`` cycle (the value a flip-flop counter has in the
+        ``rd_en`` cycle), whatever ``clear`` does in the ``rd_en`` cycle.
+
+    Implementation
+        A memory word holds the bulk of each counter; pre-counter ``pre[i]``
+        (:attr:`pre_width` flip-flops) holds the increments not yet folded in, and
+        ``valid[i]`` (one flip-flop, reset to 0) says whether word ``i`` has been written
+        since the last reset or clear: a word whose bit is 0 reads as 0, which is how reset
+        and ``clear`` take one cycle whatever the memory holds. The engine *visits* at most
+        one counter per cycle, in a two-stage pipeline: stage A presents the address to the
+        memory's synchronous read port, moves ``pre[i]`` into the pipeline and restarts
+        ``pre[i]`` from this cycle's increment; stage B (the next cycle) adds the word (or 0
+        if ``valid[i]`` was 0 in stage A) and the moved increments, writes the sum back and
+        sets ``valid[i]``. The value of counter ``i`` is therefore always
+        ``(valid[i] ? mem[i] : 0) + pre[i]`` plus the moved increments if stage B holds a
+        visit of ``i`` (:meth:`peek`). A round-robin pointer visits the counters in turn in
+        every cycle that is *free* (neither ``rd_reserve`` nor ``rd_en`` high). A read is a
+        forced visit of ``rd_addr`` in the ``rd_en`` cycle; its stage-B sum is ``rd_data``.
+        The memory has no read-during-write bypass, so a visit must never read the word
+        that stage B is writing in the same cycle: the pointer never visits the counter of
+        stage B (it steps over it, the counter having just been visited), and a forced visit
+        comes only after a ``rd_reserve`` cycle, in which no visit starts. ``clear`` empties
+        the pre-counters, zeroes ``valid`` and cancels the write-back of the visit that
+        starts in its cycle (whose stage-B sum still goes to ``rd_data``: a read sampled in
+        the ``clear`` cycle returns the value before the clear).
+
+        Since no read ever meets a write of the same word, the memory carries the Yosys
+        attribute ``no_rw_check``: without it Yosys emulates read-old-data on a collision
+        with a 64-bit bypass (about 130 flip-flops and as many LUTs on iCE40).
+        ``ram_style = "block"`` keeps it in DP16KD on ECP5 rather than in LUT RAM.
+
+    Pre-counter size
+        Every free cycle advances the pointer by one counter, so a counter is visited again
+        at most ``count`` free cycles after a visit. With the read contract below at most 2
+        cycles of any 4 consecutive ones are busy, which bounds the cycles between two
+        visits of a counter by :attr:`max_gap` = ``2 * count + 2``; a pre-counter counts at
+        most one increment per cycle of that gap, so :attr:`pre_width` =
+        ``max_gap.bit_length()`` bits never overflow (5 bits for 13 counters: gap <= 28).
+
+    Read contract
+        ``rd_en`` may be high only in the cycle right after a ``rd_reserve`` cycle, and of
+        any 4 consecutive cycles at most 2 may have ``rd_reserve`` or ``rd_en`` high, never
+        3 in a row. (The register block reserves in its AR handshake cycle and samples in
+        the next; one read at a time with R at least 2 cycles later keeps it.)
+
+    Parameters
+    ----------
+    count : int
+        Number of counters.
+    width : int
+        Width of each counter in bits.
+    src_loc_at : int
+        As for any Amaranth elaboratable (where an unused-instance warning points).
+
+    Attributes
+    ----------
+    inc : In(count)
+        Bit ``i`` high: counter ``i`` counts this cycle.
+    clear : In(1)
+        Zero every counter this cycle (``inc`` of the same cycle counts after it).
+    rd_reserve : In(1)
+        No visit starts this cycle: a ``rd_en`` may come next cycle.
+    rd_en : In(1)
+        Sample counter ``rd_addr`` (only in the cycle after ``rd_reserve``; see above).
+    rd_addr : In(range(count))
+        The counter ``rd_en`` samples.
+    rd_data : Out(width)
+        The sampled value, valid in the cycle after ``rd_en`` only (undefined otherwise).
+
+    Testbench helpers (amaranth.sim): :meth:`peek` (exact value of a counter),
+    :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).
+    """
+
+    def __init__(self, count=13, width=64, *, src_loc_at=0):
+        if not isinstance(count, int) or count < 2:
+            raise ValueError(f"count must be an integer >= 2, not {count!r}")
+        if not isinstance(width, int) or width < 1:
+            raise ValueError(f"width must be a positive integer, not {width!r}")
+        self.count = count
+        self.width = width
+        self.max_gap = 2 * count + 2
+        self.pre_width = min(self.max_gap.bit_length(), width)
+        super().__init__({
+            "inc": In(count),
+            "clear": In(1),
+            "rd_reserve": In(1),
+            "rd_en": In(1),
+            "rd_addr": In(range(count)),
+            "rd_data": Out(width),
+        })
+        # State created here rather than in elaborate() so that peek()/poke() can reach it.
+        self._data = MemoryData(shape=width, depth=count, init=[])
+        self._pre = [Signal(self.pre_width, name=f"pre{i}") for i in range(count)]
+        self._valid = Signal(count)
+        self._b_active = Signal()       # stage B holds a visit whose sum is written back
+        self._b_addr = Signal(range(count))
+        self._b_valid = Signal()        # valid[b_addr] when that visit was in stage A
+        self._b_cap = Signal(self.pre_width)  # the increments it moved out of pre[b_addr]
+        self._ptr = Signal(range(count))  # the round-robin pointer
+
+    # ---- testbench access (amaranth.sim) -------------------------------------------------
+
+    def peek(self, ctx, i):
+        """The exact value of counter ``i`` now, from a testbench."""
+        value = ctx.get(self._pre[i])
+        if ctx.get(self._valid) >> i & 1:
+            value += ctx.get(self._data[i])
+        if ctx.get(self._b_active) and ctx.get(self._b_addr) == i:
+            value += ctx.get(self._b_cap)
+        return value % (1 << self.width)
+
+    def poke(self, ctx, i, value):
+        """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
+        ctx.set(self._data[i], value % (1 << self.width))
+        ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
+        ctx.set(self._pre[i], 0)
+        if ctx.get(self._b_active) and ctx.get(self._b_addr) == i:
+            ctx.set(self._b_active, 0)   # its write-back would restore the old value
+
+    def pre_values(self, ctx):
+        """The pre-counters now (for overflow checks in testbenches)."""
+        return [ctx.get(p) for p in self._pre]
+
+    # ---- hardware -----------------------------------------------------------------------
+
+    def elaborate(self, platform):
+        m = Module()
+        n = self.count
+        m.submodules.mem = mem = Memory(data=self._data, attrs={"ram_style": "block", "no_rw_check": 1})
+        rd = mem.read_port()    # synchronous, not transparent
+        wr = mem.write_port()
+        pre, valid = self._pre, self._valid
+        b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
+
+        # Stage A: choose the visit of this cycle.
+        ptr = self._ptr
+        free = ~self.rd_reserve & ~self.rd_en
+        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
+        a_go = self.rd_en | ptr_visit
+        a_addr = Signal(range(n))
+        m.d.comb += a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr))
+        with m.If(free):
+            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
+        m.d.comb += rd.addr.eq(a_addr)
+        m.d.sync += [
+            b_active.eq(a_go & ~self.clear),
+            b_addr.eq(a_addr),
+            b_valid.eq(valid.bit_select(a_addr, 1)),
+            b_cap.eq(Array(pre)[a_addr]),
+        ]
+        for i in range(n):
+            with m.If(self.clear | (a_go & (a_addr == i))):
+                m.d.sync += pre[i].eq(self.inc[i])
+            with m.Else():
+                m.d.sync += pre[i].eq(pre[i] + self.inc[i])
+
+        # Stage B: fold and write back: total = (b_valid ? word : 0) + b_cap. Only the low
+        # pre_width bits of the word are masked before the adder; above them the carry out
+        # of the low part is 0 when b_valid is 0, so masking the sum is enough there (one
+        # LUT per bit instead of two on iCE40).
+        total = Signal(self.width)
+        pw = self.pre_width
+        low = Signal(pw + 1)
+        m.d.comb += low.eq(Mux(b_valid, rd.data[:pw], 0) + b_cap)
+        if self.width > pw:
+            high = Signal(self.width - pw)
+            m.d.comb += [high.eq(rd.data[pw:] + low[pw]),
+                         total.eq(Cat(low[:pw], Mux(b_valid, high, 0)))]
+        else:
+            m.d.comb += total.eq(low[:pw])
+        m.d.comb += [
+            self.rd_data.eq(total),
+            wr.addr.eq(b_addr),
+            wr.data.eq(total),
+            wr.en.eq(b_active),
+        ]
+        with m.If(self.clear):
+            m.d.sync += valid.eq(0)
+        with m.Elif(b_active):
+            m.d.sync += valid.bit_select(b_addr, 1).eq(1)
+        return m
