@@ -31,14 +31,16 @@ def _check(lines, is_write, capacity):
     return lines.tolist(), is_write.tolist()
 
 
-def simulate_lru(lines, capacity: int, is_write=None) -> np.ndarray:
-    """Per access: True if it is a read that hit. Least recently used eviction."""
+def _simulate_queue(lines, capacity: int, is_write, refresh_on_hit: bool) -> np.ndarray:
+    """A bank that evicts from the front of a queue; a hit moves the line to the back
+    only if ``refresh_on_hit`` (LRU), else lines leave in arrival order (FIFO)."""
     ls, ws = _check(lines, is_write, capacity)
     bank: OrderedDict = OrderedDict()
     hits = np.zeros(len(ls), dtype=bool)
     for i, (x, w) in enumerate(zip(ls, ws)):
         if x in bank:
-            bank.move_to_end(x)
+            if refresh_on_hit:
+                bank.move_to_end(x)
             if not w:
                 hits[i] = True
         else:
@@ -46,22 +48,16 @@ def simulate_lru(lines, capacity: int, is_write=None) -> np.ndarray:
                 bank.popitem(last=False)
             bank[x] = None
     return hits
+
+
+def simulate_lru(lines, capacity: int, is_write=None) -> np.ndarray:
+    """Per access: True if it is a read that hit. Least recently used eviction."""
+    return _simulate_queue(lines, capacity, is_write, refresh_on_hit=True)
 
 
 def simulate_fifo(lines, capacity: int, is_write=None) -> np.ndarray:
     """Per access: True if it is a read that hit. First-in first-out eviction."""
-    ls, ws = _check(lines, is_write, capacity)
-    bank: OrderedDict = OrderedDict()
-    hits = np.zeros(len(ls), dtype=bool)
-    for i, (x, w) in enumerate(zip(ls, ws)):
-        if x in bank:
-            if not w:
-                hits[i] = True
-        else:
-            if len(bank) >= capacity:
-                bank.popitem(last=False)
-            bank[x] = None
-    return hits
+    return _simulate_queue(lines, capacity, is_write, refresh_on_hit=False)
 
 
 def simulate_belady(lines, capacity: int, is_write=None) -> np.ndarray:

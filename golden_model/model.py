@@ -148,6 +148,34 @@ class SlotState(NamedTuple):
     next: int | None  # towards the tail (less recently used); None at the tail or if free
 
 
+def _link_at_head(prev: list, next_: list, slot: int, head: int, tail: int):
+    """Link an unlisted slot before the old head (an insert); return the new head, tail.
+
+    ``next`` points towards the tail, ``prev`` towards the head (spec section 10).
+    """
+    prev[slot] = _NONE
+    next_[slot] = head
+    if head == _NONE:
+        tail = slot
+    else:
+        prev[head] = slot
+    return slot, tail
+
+
+def _move_to_head(prev: list, next_: list, slot: int, head: int, tail: int):
+    """Unlink a listed slot and link it before the old head (an observe of a tracked line,
+    or a replacement: the victim's slot takes the new line); return the new head, tail."""
+    if slot == head:
+        return head, tail
+    before, after = prev[slot], next_[slot]
+    next_[before] = after
+    if after == _NONE:
+        tail = before
+    else:
+        prev[after] = before
+    return _link_at_head(prev, next_, slot, head, tail)
+
+
 def tag_key(tag: int) -> bytes:
     """The hash key of a tag: 8 little-endian bytes (spec section 3, decision D2)."""
     return tag.to_bytes(8, "little")
@@ -586,17 +614,7 @@ class KvAsuModel:
                         count += 1
                     count_at[slot] = count
                     last_at[slot] = t
-                    if slot != head:              # unlink, then link before the old head
-                        p, n = prev[slot], next_[slot]
-                        next_[p] = n
-                        if n == _NONE:
-                            tail = p
-                        else:
-                            prev[n] = p
-                        prev[slot] = _NONE
-                        next_[slot] = head
-                        prev[head] = slot
-                        head = slot
+                    head, tail = _move_to_head(prev, next_, slot, head, tail)
                     observe_hits += 1
                     obs_t[level] += 1
                     if collect:
@@ -624,13 +642,7 @@ class KvAsuModel:
                     tag_at[slot] = tag
                     count_at[slot] = 1
                     last_at[slot] = t
-                    prev[slot] = _NONE
-                    next_[slot] = head
-                    if head == _NONE:
-                        tail = slot
-                    else:
-                        prev[head] = slot
-                    head = slot
+                    head, tail = _link_at_head(prev, next_, slot, head, tail)
                     occupancy += 1
                     inserts += 1
                     if collect:
@@ -644,17 +656,7 @@ class KvAsuModel:
                     tag_at[slot] = tag
                     count_at[slot] = 1
                     last_at[slot] = t
-                    if slot != head:
-                        p, n = prev[slot], next_[slot]
-                        next_[p] = n
-                        if n == _NONE:
-                            tail = p
-                        else:
-                            prev[n] = p
-                        prev[slot] = _NONE
-                        next_[slot] = head
-                        prev[head] = slot
-                        head = slot
+                    head, tail = _move_to_head(prev, next_, slot, head, tail)
                     replacements += 1
                     if collect:
                         out.append((op, 0, 0, 1, new_level, 1, int(min_tlevel == 0),
