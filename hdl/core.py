@@ -60,6 +60,11 @@ class KvAsuCore(wiring.Component):
         the same datapath, kept as a reference mode.
     hash_mul_stages : int
         Passed to ``Murmur3Hash64`` (1 or 2); sets the hash latency.
+    eval_stages : int
+        1 (default): the window is analysed and the table written in one stage.
+        2: analysis in E1, writes in E2, with E2's write forwarded into E1's lanes (a
+        shorter path from the table RAMs; one more cycle of latency; an EVICT then needs 3
+        request-free cycles before it instead of 2).
 
     Ports
     -----
@@ -102,16 +107,19 @@ class KvAsuCore(wiring.Component):
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
     """
 
-    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2):
+    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=1):
         params = check_core_params(params)
+        if eval_stages not in (1, 2):
+            raise ValueError(f"eval_stages must be 1 or 2, not {eval_stages!r}")
         self._params = params
         self.pipelined = bool(pipelined)
+        self.eval_stages = eval_stages
         self._hash = Murmur3Hash64(mul_stages=hash_mul_stages)
         self.hash_latency = self._hash.latency
-        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> E (a+2+Lh) -> L (a+3+Lh)
+        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> E (a+2+Lh)
+        # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
         self.eval_lag = self.hash_latency + 2
-        # L writes the FIFO; SyncFIFOBuffered shows it 2 cycles later (r_rdy).
-        self.latency = self.eval_lag + 3
+        self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
@@ -163,18 +171,21 @@ class KvAsuCore(wiring.Component):
         e = Signal(stage, name="e")
         l_valid = Signal()
         busy = Signal()
-        m.d.comb += busy.eq(Cat(*(x.valid for x in s), e.valid, l_valid).any())
+        busy_extra = Signal()      # E2 occupied (eval_stages == 2)
+        m.d.comb += busy.eq(Cat(*(x.valid for x in s), e.valid, busy_extra, l_valid).any())
         m.d.comb += self.idle.eq(~busy)
 
         acc1 = Signal()
         acc2 = Signal()
-        m.d.sync += [acc1.eq(accept), acc2.eq(acc1)]
+        acc3 = Signal()
+        m.d.sync += [acc1.eq(accept), acc2.eq(acc1), acc3.eq(acc2)]
 
         ready = (self.enable & ~self.hold & ~self.flush & ~flushing
                  & (inflight < self.fifo_depth))
         if self.pipelined:
             is_evict = self.req.payload.op[1]
-            ready = ready & ~(is_evict & (acc1 | acc2))
+            gap = acc1 | acc2 | (acc3 if self.eval_stages == 2 else 0)
+            ready = ready & ~(is_evict & gap)
         else:
             ready = ready & ~busy
         m.d.comb += self.req.ready.eq(ready)
@@ -200,32 +211,72 @@ class KvAsuCore(wiring.Component):
         e_h = Signal(sw)
         m.d.sync += [e.eq(r), e_h.eq(rd_slot)]
 
-        # ---- E: evaluate, write the table, command the LRU list ------------------------
-        ages = [Signal(ts, name=f"age{i}") for i in range(P)]
-        match = Signal(P)
-        for i in range(P):
-            m.d.comb += [
-                ages[i].eq(saturated_age(p, e.t, table.rd_last[i], table.rd_stale[i])),
-                match[i].eq(table.rd_valid[i] & (table.rd_tag[i] == e.tag)),
-            ]
-        free = ~table.rd_valid
+        # ---- E (E1 when eval_stages == 2): analyse the window, decide ----------------
+        # The decision `d` depends only on the window lanes; with two evaluation stages it
+        # is registered into `d2` and the rest (counts, T-levels, writes, LRU command,
+        # response) happens one cycle later, in E2, whose table write and invalidate are
+        # forwarded into the lanes of the request behind it, in E1.
+        decision = data.StructLayout({
+            "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
+            "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts,
+            "any_free": 1, "free_slot": sw,
+            "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH,
+            "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
+        })
+        d = Signal(decision)
+        wr_en, wr_slot = Signal(), Signal(sw)
+        wr_count = Signal(p.COUNT_WIDTH)
+        inv_en, inv_slot = Signal(), Signal(sw)
+        two = self.eval_stages == 2
 
         def lane_slot(i):
             return (e_h + i)[:sw]
 
-        present = match.any()
-        hit_cnt = Signal(p.COUNT_WIDTH)
-        hit_age = Signal(ts)
-        hit_slot = Signal(sw)
+        valid_l = Signal(P)
+        stale_l = Signal(P)
+        tag_l = [Signal(p.TAG_WIDTH, name=f"tag{i}") for i in range(P)]
+        cnt_l = [Signal(p.COUNT_WIDTH, name=f"cnt{i}") for i in range(P)]
+        last_l = [Signal(ts, name=f"last{i}") for i in range(P)]
+        for i in range(P):
+            if two:
+                fw_wr = wr_en & (lane_slot(i) == wr_slot)
+                fw_inv = inv_en & (lane_slot(i) == inv_slot)
+                m.d.comb += [
+                    valid_l[i].eq(fw_wr | (table.rd_valid[i] & ~fw_inv)),
+                    stale_l[i].eq(table.rd_stale[i] & ~fw_wr),
+                    tag_l[i].eq(Mux(fw_wr, table.wr_tag, table.rd_tag[i])),
+                    cnt_l[i].eq(Mux(fw_wr, wr_count, table.rd_count[i])),
+                    last_l[i].eq(Mux(fw_wr, table.wr_last, table.rd_last[i])),
+                ]
+            else:
+                # No forwarding (and no structural path from the write back to the lanes,
+                # which would be a combinational cycle: E decides and writes in one cycle).
+                m.d.comb += [
+                    valid_l[i].eq(table.rd_valid[i]), stale_l[i].eq(table.rd_stale[i]),
+                    tag_l[i].eq(table.rd_tag[i]), cnt_l[i].eq(table.rd_count[i]),
+                    last_l[i].eq(table.rd_last[i]),
+                ]
+
+        ages = [Signal(ts, name=f"age{i}") for i in range(P)]
+        match = Signal(P)
+        for i in range(P):
+            m.d.comb += [
+                ages[i].eq(saturated_age(p, e.t, last_l[i], stale_l[i])),
+                match[i].eq(valid_l[i] & (tag_l[i] == e.tag)),
+            ]
+        free = ~valid_l
+        m.d.comb += [
+            d.valid.eq(e.valid), d.op.eq(e.op), d.min_tlevel.eq(e.min_tlevel),
+            d.tag.eq(e.tag), d.t.eq(e.t),
+            d.present.eq(match.any()), d.any_free.eq(free.any()),
+        ]
         for i in range(P):            # at most one lane matches
             with m.If(match[i]):
-                m.d.comb += [hit_cnt.eq(table.rd_count[i]), hit_age.eq(ages[i]),
-                             hit_slot.eq(lane_slot(i))]
-        any_free = free.any()
-        free_slot = Signal(sw)
+                m.d.comb += [d.hit_cnt.eq(cnt_l[i]), d.hit_age.eq(ages[i]),
+                             d.hit_slot.eq(lane_slot(i))]
         for i in reversed(range(P)):  # first free lane in probe order wins
             with m.If(free[i]):
-                m.d.comb += free_slot.eq(lane_slot(i))
+                m.d.comb += d.free_slot.eq(lane_slot(i))
         # Victim: greatest saturated age, ties to the lowest probe offset.
         best_age = ages[0]
         best_idx = Const(0, range(P))
@@ -233,27 +284,40 @@ class KvAsuCore(wiring.Component):
             better = ages[i] > best_age
             best_age = Mux(better, ages[i], best_age)
             best_idx = Mux(better, i, best_idx)
-        vict_age = Signal(ts)
         vict_lane = Signal(range(P))
-        m.d.comb += [vict_age.eq(best_age), vict_lane.eq(best_idx)]
-        vict_slot = Signal(sw)
-        vict_tag = Signal(p.TAG_WIDTH)
-        m.d.comb += [vict_slot.eq((e_h + vict_lane)[:sw]),
-                     vict_tag.eq(Array(table.rd_tag[i] for i in range(P))[vict_lane])]
+        m.d.comb += [
+            vict_lane.eq(best_idx),
+            d.vict_t0.eq(best_age > cfg.w1),
+            d.vict_slot.eq((e_h + vict_lane)[:sw]),
+            d.vict_tag.eq(Array(tag_l)[vict_lane]),
+        ]
+        # EVICT / EVICT_ANY: lane 0 is the LRU tail.
+        m.d.comb += [
+            d.take.eq(~lru.empty & ((e.op == EVICT_ANY) | (ages[0] > cfg.w1))),
+            d.tail_tag.eq(tag_l[0]), d.tail_slot.eq(e_h),
+        ]
 
-        cold = hit_age > cfg.w1
+        if two:
+            d2 = Signal(decision, name="d2")
+            m.d.sync += d2.eq(d)
+            m.d.comb += busy_extra.eq(d2.valid)
+        else:
+            d2 = d
+
+        # ---- E (E2): counts, T-levels, table write, LRU command, response ---------------
+        cold = d2.hit_age > cfg.w1
         count_max = p.COUNT_MAX
         cnt_after = Signal(p.COUNT_WIDTH)
-        m.d.comb += cnt_after.eq(Mux(cold, 1, Mux(hit_cnt == count_max, hit_cnt, hit_cnt + 1)))
-
+        m.d.comb += cnt_after.eq(Mux(cold, 1, Mux(d2.hit_cnt == count_max, d2.hit_cnt,
+                                                  d2.hit_cnt + 1)))
         m.d.comb += [
-            tl_before.cfg.eq(cfg), tl_before.count.eq(hit_cnt), tl_before.age.eq(hit_age),
+            tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
             tl_after.cfg.eq(cfg), tl_after.age.eq(0),
-            tl_after.count.eq(Mux(present, cnt_after, 1)),
+            tl_after.count.eq(Mux(d2.present, cnt_after, 1)),
         ]
         tlb = Signal(2)
-        m.d.comb += tlb.eq(Mux(present, tl_before.level, 0))
-        hit = tlb >= e.min_tlevel
+        m.d.comb += tlb.eq(Mux(d2.present, tl_before.level, 0))
+        hit = tlb >= d2.min_tlevel
 
         rsp = Signal(response_layout(p))
         stat = Signal(len(STAT_NAMES))
@@ -263,55 +327,52 @@ class KvAsuCore(wiring.Component):
 
         occ_inc = Signal()
         occ_dec = Signal()
-        with m.If(e.valid):
-            m.d.comb += rsp.op.eq(e.op)
-            with m.Switch(e.op):
+        m.d.comb += [
+            table.wr_en.eq(wr_en), table.wr_slot.eq(wr_slot), table.wr_count.eq(wr_count),
+            table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t),
+            table.inv_en.eq(inv_en), table.inv_slot.eq(inv_slot),
+            wr_count.eq(tl_after.count),
+        ]
+        with m.If(d2.valid):
+            m.d.comb += rsp.op.eq(d2.op)
+            with m.Switch(d2.op):
                 with m.Case(OBSERVE):
                     m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb)]
                     with m.Switch(tlb):
                         for lv in range(4):
                             with m.Case(lv):
                                 m.d.comb += inc(f"obs_t{lv}")
-                    new_slot = Signal(sw)
-                    write = Signal()
-                    with m.If(present):
-                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1), write.eq(1),
-                                     new_slot.eq(hit_slot),
+                    with m.If(d2.present):
+                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1), wr_en.eq(1),
+                                     wr_slot.eq(d2.hit_slot),
                                      lru.cmd.eq(LruCmd.TOUCH)]
-                    with m.Elif(any_free):
-                        m.d.comb += [inc("inserts"), write.eq(1), new_slot.eq(free_slot),
+                    with m.Elif(d2.any_free):
+                        m.d.comb += [inc("inserts"), wr_en.eq(1), wr_slot.eq(d2.free_slot),
                                      lru.cmd.eq(LruCmd.INSERT), occ_inc.eq(1)]
-                    with m.Elif(vict_age > cfg.w1):
-                        m.d.comb += [inc("replacements"), write.eq(1), new_slot.eq(vict_slot),
+                    with m.Elif(d2.vict_t0):
+                        m.d.comb += [inc("replacements"), wr_en.eq(1), wr_slot.eq(d2.vict_slot),
                                      lru.cmd.eq(LruCmd.TOUCH),
-                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(vict_tag)]
+                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
                     with m.Else():
                         m.d.comb += inc("drops")
-                    m.d.comb += [
-                        lru.slot.eq(new_slot),
-                        table.wr_en.eq(write), table.wr_slot.eq(new_slot),
-                        table.wr_tag.eq(e.tag), table.wr_last.eq(e.t),
-                        table.wr_count.eq(tl_after.count),
-                    ]
-                    with m.If(write):
+                    m.d.comb += lru.slot.eq(wr_slot)
+                    with m.If(wr_en):
                         m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(tl_after.level),
-                                     rsp.count.eq(tl_after.count), rsp.slot.eq(new_slot)]
+                                     rsp.count.eq(tl_after.count), rsp.slot.eq(wr_slot)]
                 with m.Case(QUERY):
                     m.d.comb += [inc("queries"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
                                  rsp.tlevel.eq(tlb)]
                     with m.If(hit):
                         m.d.comb += inc("query_hits")
-                    with m.If(present):
+                    with m.If(d2.present):
                         m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
-                                     rsp.count.eq(hit_cnt), rsp.slot.eq(hit_slot)]
-                with m.Default():   # EVICT, EVICT_ANY: lane 0 is the LRU tail
-                    tail_t0 = ages[0] > cfg.w1
-                    take = ~lru.empty & ((e.op == EVICT_ANY) | tail_t0)
-                    with m.If(take):
+                                     rsp.count.eq(d2.hit_cnt), rsp.slot.eq(d2.hit_slot)]
+                with m.Default():   # EVICT, EVICT_ANY
+                    with m.If(d2.take):
                         m.d.comb += [
                             inc("evicts"), rsp.victim_valid.eq(1),
-                            rsp.victim_tag.eq(table.rd_tag[0]), rsp.slot.eq(e_h),
-                            table.inv_en.eq(1), table.inv_slot.eq(e_h),
+                            rsp.victim_tag.eq(d2.tail_tag), rsp.slot.eq(d2.tail_slot),
+                            inv_en.eq(1), inv_slot.eq(d2.tail_slot),
                             lru.cmd.eq(LruCmd.POP), occ_dec.eq(1),
                         ]
                     with m.Else():
@@ -335,7 +396,7 @@ class KvAsuCore(wiring.Component):
 
         # ---- L: response into the FIFO, statistics out ---------------------------------
         rsp_q = Signal(response_layout(p))
-        m.d.sync += [l_valid.eq(e.valid), rsp_q.eq(rsp), self.stat_inc.eq(stat)]
+        m.d.sync += [l_valid.eq(d2.valid), rsp_q.eq(rsp), self.stat_inc.eq(stat)]
         m.d.comb += [
             fifo.w_en.eq(l_valid), fifo.w_data.eq(rsp_q),
             self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),

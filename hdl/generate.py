@@ -3,6 +3,7 @@
 Usage::
 
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
+                           [--eval-stages 1|2]
 
 ``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable). The default
 output is ``build/verilog/kv_asu.v``.
@@ -37,10 +38,10 @@ def parse_params(items):
     return Params(**overrides)
 
 
-def generate(params=None, *, pipelined=True, name="kv_asu"):
+def generate(params=None, *, pipelined=True, eval_stages=None, name="kv_asu"):
     """Return the Verilog text of ``KvAsu(params)`` as module ``name``."""
     check_core_params(params)           # before any Elaboratable exists
-    top = KvAsu(params, pipelined=pipelined)
+    top = KvAsu(params, pipelined=pipelined, eval_stages=eval_stages)
     return verilog.convert(top, name=name, emit_src=False)
 
 
@@ -52,10 +53,13 @@ def main(argv=None):
                         help="elaboration parameter (repeatable)")
     parser.add_argument("--not-pipelined", action="store_true",
                         help="one request at a time (reference mode)")
+    parser.add_argument("--eval-stages", type=int, choices=(1, 2), default=None,
+                        help="evaluation stages of the core (default: the core's)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
-        text = generate(params, pipelined=not args.not_pipelined)
+        text = generate(params, pipelined=not args.not_pipelined,
+                        eval_stages=args.eval_stages)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

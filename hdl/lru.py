@@ -30,6 +30,7 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from .bitvec import onehot
 from .layouts import check_params
 
 __all__ = ["LruCmd", "LruList"]
@@ -151,8 +152,7 @@ class LruList(wiring.Component):
                                   (nb_en, nb_addr, nb_data))):
             for wp, (en, addr, dat) in zip(wps, (a, b)):
                 m.d.comb += [wp.en.eq(en), wp.addr.eq(addr), wp.data.eq(dat)]
-            one = Const(1, n)
-            clr = Mux(a[0], one << a[1], 0)[:n]
-            st = Mux(b[0], one << b[1], 0)[:n]
+            clr = onehot(m, a[1], n, a[0], name=f"{lvt.name}_clr")
+            st = onehot(m, b[1], n, b[0], name=f"{lvt.name}_set")
             m.d.sync += lvt.eq((lvt & ~clr) | st)
         return m

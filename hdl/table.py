@@ -27,6 +27,7 @@ from amaranth.lib import wiring, data
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from .bitvec import onehot
 from .layouts import check_params
 
 __all__ = ["BucketTable"]
@@ -110,6 +111,10 @@ class BucketTable(wiring.Component):
         sc_row_q = Signal(range(rows))
         m.d.sync += sc_row_q.eq(self.sc_row)
 
+        wr_dec = onehot(m, w_row, rows, name="wr_dec")
+        inv_dec = onehot(m, i_row, rows, name="inv_dec")
+        sc_dec = onehot(m, sc_row_q, rows, name="sc_dec")
+
         bank_ent, bank_last, bank_sc_last = [], [], []
         valid = [Signal(rows, name=f"valid{b}") for b in range(P)]
         stale = [Signal(rows, name=f"stale{b}") for b in range(P)]
@@ -145,12 +150,16 @@ class BucketTable(wiring.Component):
             bank_last.append(last_r.data)
             bank_sc_last.append(sc_r.data)
 
-            # valid / stale registers of this bank.
-            one = Const(1, rows)
-            wr_mask = Mux(self.wr_en & hit_bank, one << w_row, 0)[:rows]
+            # valid / stale registers of this bank (row masks from shared row decoders).
             inv_bank = (i_bank == b) if pb else Const(1)
-            inv_mask = Mux(self.inv_en & inv_bank, one << i_row, 0)[:rows]
-            sc_mask = Mux(self.sc_set[b], one << sc_row_q, 0)[:rows]
+            wr_mask = Signal(rows, name=f"wr_mask{b}")
+            inv_mask = Signal(rows, name=f"inv_mask{b}")
+            sc_mask = Signal(rows, name=f"sc_mask{b}")
+            m.d.comb += [
+                wr_mask.eq(Mux(self.wr_en & hit_bank, wr_dec, 0)),
+                inv_mask.eq(Mux(self.inv_en & inv_bank, inv_dec, 0)),
+                sc_mask.eq(Mux(self.sc_set[b], sc_dec, 0)),
+            ]
             with m.If(self.flush):
                 m.d.sync += valid[b].eq(0)
             with m.Else():

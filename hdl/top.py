@@ -27,6 +27,8 @@ class KvAsu(wiring.Component):
         Elaboration parameters (``None``: the defaults).
     pipelined : bool
         Passed to ``KvAsuCore`` (default ``True``: one request per cycle).
+    eval_stages : int or None
+        Passed to ``KvAsuCore`` (1 or 2; ``None``: the core's default).
 
     Ports
     -----
@@ -44,10 +46,11 @@ class KvAsu(wiring.Component):
         Core acceptance-to-response latency in cycles.
     """
 
-    def __init__(self, params=None, *, pipelined=True):
+    def __init__(self, params=None, *, pipelined=True, eval_stages=None):
         params = check_core_params(params)
         self.params = params
-        self.core = KvAsuCore(params, pipelined=pipelined)
+        kw = {} if eval_stages is None else {"eval_stages": eval_stages}
+        self.core = KvAsuCore(params, pipelined=pipelined, **kw)
         self.regs = KvAsuRegisters(params)
         self.timebase = Timebase()
         self.latency = self.core.latency

@@ -13,7 +13,9 @@ from .harness import (EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, chec
                       hash_slot, small_params, tags_in_window)
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
-MODES = [pytest.param(False, id="serial"), pytest.param(True, id="pipelined")]
+# (pipelined, eval_stages)
+MODES = [pytest.param((False, 1), id="serial"), pytest.param((True, 1), id="pipelined"),
+         pytest.param((True, 2), id="pipelined-e2")]
 
 # Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
@@ -52,8 +54,9 @@ def directed_params(**kw):
     return small_params(TICK_SHIFT=5, **kw)
 
 
-def run(p, script, pipelined, cfg=CFG, **kw):
-    bench = CoreBench(p, pipelined=pipelined, cfg=cfg)
+def run(p, script, mode, cfg=CFG, **kw):
+    pipelined, eval_stages = mode if isinstance(mode, tuple) else (mode, 1)
+    bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages)
     res = bench.run(script, **kw)
     return bench, res
 
@@ -226,12 +229,13 @@ def test_flush_and_config(pipelined):
     assert res["occupancy"][-1] == 1
 
 
-def test_one_per_cycle_fixed_latency():
+@pytest.mark.parametrize("eval_stages", [1, 2])
+def test_one_per_cycle_fixed_latency(eval_stages):
     p = small_params()
     rng = random.Random(SEED)
     script = [("req", rng.choice((OBSERVE, QUERY)), addr_of(p, rng.randrange(1, 40)),
                rng.randrange(4)) for _ in range(200)]
-    bench, res = run(p, script, True)
+    bench, res = run(p, script, (True, eval_stages))
     acc = [c for _, c in res["accepted"]]
     assert acc == list(range(len(script)))          # one per cycle, no bubble
     lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
@@ -267,6 +271,7 @@ def _random_script(p, rng, n, tags, evict_rate=0.1, gap_rate=0.1, max_gap=40):
 @pytest.mark.parametrize("kind", ["small", "tight_ts", "probe2", "probe1", "tag_alias"])
 def test_random_against_model(pipelined, kind):
     rng = random.Random(f"{SEED}-{pipelined}-{kind}")
+    pipelined_ = pipelined[0]
     if kind == "small":
         p, cfg = small_params(), CFG
     elif kind == "tight_ts":       # scrubber at its limit: ROWS = 4 = 2**(TS-1+SHIFT)
@@ -282,7 +287,7 @@ def test_random_against_model(pipelined, kind):
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
     if kind == "tag_alias":
         tags = [t | (rng.getrandbits(6) << 12) for t in rng.sample(range(1, 1 << 6), 12)]
-    script = _random_script(p, rng, 400 if pipelined else 150, tags)
+    script = _random_script(p, rng, 400 if pipelined_ else 150, tags)
     bench, res = run(p, script, pipelined, cfg=cfg)
     check_against_ref(p, res, cfg)
 
@@ -292,7 +297,7 @@ def test_backpressure_random(pipelined):
     p = small_params()
     rng = random.Random(SEED + 7)
     tags = rng.sample(range(1, 200), 30)
-    script = _random_script(p, rng, 300 if pipelined else 100, tags, gap_rate=0.03)
+    script = _random_script(p, rng, 300 if pipelined[0] else 100, tags, gap_rate=0.03)
     pattern = [rng.random() < 0.4 for _ in range(4096)]
     stall = lambda c: pattern[c % 4096] and not (2000 < c < 2100)
     bench, res = run(p, script, pipelined, rsp_ready=lambda c: stall(c) if c > 30 else c % 50 > 40)

@@ -96,10 +96,12 @@ def build(params: Params, build_dir: Path, *, waves: bool = False) -> Path:
     if not verilog.exists() or verilog.read_text() != text:
         verilog.write_text(text)
     obj = build_dir / ("obj_waves" if waves else "obj")
-    cmd = [_verilator(), "--cc", "--exe", "--build", "-O3", "-j", "2",
+    # Verilator's default C++ optimisation: with -O2/-O3 the default build's multi-megabyte
+    # functions took g++ over half an hour (and swap) on this 2-core machine.
+    cmd = [_verilator(), "--cc", "--exe", "--build", "-j", "2",
            "--top-module", "kv_asu", "-Wno-fatal", "-Wno-lint", "-Wno-style",
            "--Mdir", str(obj), "-o", "kvasu_fast",
-           "-CFLAGS", "-O2", *VERILATOR_MAKEFLAGS, str(verilog), str(HERE / "harness.cpp")]
+           *VERILATOR_MAKEFLAGS, str(verilog), str(HERE / "harness.cpp")]
     if waves:
         cmd[1:1] = ["--trace-fst", "--trace-structs"]
     proc = subprocess.run(cmd, capture_output=True, text=True)

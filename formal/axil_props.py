@@ -1,0 +1,174 @@
+"""Property 6: the AXI4-Lite subordinate ``hdl.regs.KvAsuRegisters`` obeys the handshake
+rules, answers every request exactly once, refused writes change nothing, and it keeps the
+promises the core relies on.
+
+Environment: the manager obeys AXI (once ``xVALID`` is high it stays high with a stable
+payload until ``xREADY``); ``bready``/``rready`` free; the core-side inputs
+(``core_idle``, ``occupancy``, ``stat_inc``) free except that ``core_idle`` falls only
+after a cycle without ``hold`` and ``stat_inc`` pulses only while not idle; ``core_flushing``
+is ``flush`` delayed by a cycle, as in the core; ``cycle`` counts;
+reset in the first cycle, free afterwards.
+
+Assertions:
+
+* ``bvalid`` stays high with ``bresp`` stable until ``bready``; ``rvalid`` stays high with
+  ``rdata``/``rresp`` stable until ``rready``;
+* outstanding counts (harness counters): AW handshakes - B handshakes and W handshakes - B
+  handshakes are 0 or 1, AR handshakes - R handshakes is 0 or 1; ``bvalid`` only while an
+  AW *and* a W are outstanding; ``rvalid`` only while an AR is outstanding (so: no B
+  without a preceding AW and W, no R without AR, one response per request);
+* R comes at most 2 cycles after its AR handshake (the documented read latency);
+* a write answered ``SLVERR`` or ``DECERR`` changed nothing: ``cfg`` and ``enable`` are as
+  they were after the previous write response, and no ``flush`` pulsed in between;
+* ``cfg`` is always a legal configuration, and changes only at a clock edge at which
+  ``hold`` and ``core_idle`` were high (the core harness's assumption, D8);
+* ``flush`` pulses only while ``hold`` and ``core_idle`` are high and ``core_flushing`` is
+  low (the core harness's assumption on ``flush``).
+"""
+
+from amaranth import *
+from amaranth.hdl import Assert, Assume
+from amaranth.hdl._ast import AnySeq
+
+import regmap
+from hdl.axil import AxiResp
+from hdl.regs import KvAsuRegisters
+
+from .common import _spy_class, elaborated, reset_assumptions
+
+__all__ = ["AxilHarness", "AxilProps"]
+
+
+class AxilHarness(Elaboratable):
+    def __init__(self, params):
+        self.params = params
+
+    def properties(self, m):
+        raise NotImplementedError
+
+    def elaborate(self, platform):
+        m = Module()
+        p = self.params
+        regs = self.regs = _spy_class(KvAsuRegisters)(p)
+        m.submodules.regs = elaborated(regs, platform)
+        reset_assumptions(m)
+        bus = self.bus = regs.axil
+        free = [bus.awaddr, bus.awprot, bus.awvalid, bus.wdata, bus.wstrb, bus.wvalid,
+                bus.bready, bus.araddr, bus.arprot, bus.arvalid, bus.rready,
+                regs.core_idle, regs.occupancy, regs.stat_inc]
+        for sig in free:
+            m.d.comb += sig.eq(AnySeq(len(sig)))
+        # The core as the register block sees it: `flushing` is the flush pulse delayed by
+        # one cycle; `core_idle` falls only after a cycle without `hold` (the core leaves
+        # idle only by accepting a request); a statistics pulse comes only while not idle.
+        m.d.sync += regs.core_flushing.eq(regs.flush)
+        idle_prev, hold_prev = Signal(init=1), Signal()
+        m.d.sync += [idle_prev.eq(regs.core_idle), hold_prev.eq(regs.hold)]
+        m.d.comb += Assume(~(idle_prev & ~regs.core_idle) | ~hold_prev)
+        m.d.comb += Assume(~regs.stat_inc.any() | ~regs.core_idle)
+        cyc = Signal(64)
+        m.d.sync += cyc.eq(cyc + 1)
+        m.d.comb += regs.cycle.eq(cyc)
+
+        # Manager rules: VALID held with a stable payload until READY.
+        for valid, ready, payload in ((bus.awvalid, bus.awready, Cat(bus.awaddr, bus.awprot)),
+                                      (bus.wvalid, bus.wready, Cat(bus.wdata, bus.wstrb)),
+                                      (bus.arvalid, bus.arready, Cat(bus.araddr, bus.arprot))):
+            wait = Signal()
+            prev = Signal(len(payload))
+            m.d.sync += [wait.eq(valid & ~ready), prev.eq(payload)]
+            m.d.comb += Assume(~wait | (valid & (payload == prev)))
+
+        self.aw_hs = bus.awvalid & bus.awready
+        self.w_hs = bus.wvalid & bus.wready
+        self.b_hs = bus.bvalid & bus.bready
+        self.ar_hs = bus.arvalid & bus.arready
+        self.r_hs = bus.rvalid & bus.rready
+        self.properties(m)
+        return m
+
+
+class AxilProps(AxilHarness):
+    def properties(self, m):
+        p = self.params
+        bus, regs = self.bus, self.regs
+
+        # Subordinate handshake rules.
+        for valid, ready, payload in ((bus.bvalid, bus.bready, bus.bresp),
+                                      (bus.rvalid, bus.rready, Cat(bus.rdata, bus.rresp))):
+            wait = Signal()
+            prev = Signal(len(payload))
+            m.d.sync += [wait.eq(valid & ~ready), prev.eq(payload)]
+            m.d.comb += Assert(~wait | (valid & (payload == prev)))
+
+        # One response per request.
+        aw_out, w_out, ar_out = Signal(range(4)), Signal(range(4)), Signal(range(4))
+        m.d.sync += [aw_out.eq(aw_out + self.aw_hs - self.b_hs),
+                     w_out.eq(w_out + self.w_hs - self.b_hs),
+                     ar_out.eq(ar_out + self.ar_hs - self.r_hs)]
+        m.d.comb += [
+            Assert(aw_out <= 1), Assert(w_out <= 1), Assert(ar_out <= 1),
+            Assert(~bus.bvalid | ((aw_out == 1) & (w_out == 1))),
+            Assert(~bus.rvalid | (ar_out == 1)),
+        ]
+        # Read latency: R at most 2 cycles after AR (3 for the LO word of a statistic when
+        # the block has the `stat_pend` stage of the block-RAM statistics).
+        spy = regs.spy
+        stat_pend = spy.get("stat_pend", Const(0))
+        r_wait = Signal(range(4))
+        with m.If((ar_out == 1) & ~bus.rvalid):
+            m.d.sync += r_wait.eq(r_wait + 1)
+        with m.Else():
+            m.d.sync += r_wait.eq(0)
+        max_wait = 2 if "stat_pend" in spy else 1
+        m.d.comb += Assert(r_wait <= max_wait)
+        # Helper invariants tying the counters to the block's own channel state.
+        m.d.comb += [
+            Assert(aw_out == spy["aw_full"]), Assert(w_out == spy["w_full"]),
+            Assert(ar_out == (spy["ar_full"] | stat_pend | bus.rvalid)),
+            Assert(~(spy["ar_full"] & bus.rvalid)),
+            Assert(~(spy["ar_full"] & stat_pend)),
+            Assert(~(stat_pend & bus.rvalid)),
+            Assert(~spy["ar_full"] | (r_wait == 0)),
+            Assert(~stat_pend | (r_wait == 1)),
+            Assert((r_wait == 0) | bus.rvalid | stat_pend),
+            # HOLD (hold without the flush pulse) and RESP (bvalid) keep AW and W taken;
+            # the flush pulse comes in the first RESP cycle.
+            Assert(~(bus.bvalid | regs.hold) | (spy["aw_full"] & spy["w_full"])),
+            Assert(~regs.flush | bus.bvalid),
+        ]
+
+        # Refused writes change nothing.
+        cfg_snap = Signal.like(regs.cfg)
+        en_snap = Signal(init=regs.enable.init)
+        flushed = Signal()
+        with m.If(self.b_hs):
+            m.d.sync += [cfg_snap.eq(regs.cfg), en_snap.eq(regs.enable), flushed.eq(0)]
+        with m.Elif(regs.flush):
+            m.d.sync += flushed.eq(1)
+        refused = (bus.bresp == AxiResp.SLVERR) | (bus.bresp == AxiResp.DECERR)
+        # Stronger than "at a refused B handshake" (so that it is inductive): until a write
+        # is answered OKAY (IDLE, HOLD, or RESP with a refusal), nothing has changed since
+        # the previous write response.
+        with m.If(~bus.bvalid | refused):
+            m.d.comb += Assert((regs.cfg.as_value() == cfg_snap.as_value()) &
+                               (regs.enable == en_snap) & ~flushed & ~regs.flush)
+
+        # cfg legal; changes only with hold and core_idle; flush only when allowed.
+        cfg = regs.cfg
+        m.d.comb += Assert((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.c3 <= p.COUNT_MAX) &
+                           (cfg.w3 <= cfg.w2) & (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
+        cfg_prev = Signal.like(regs.cfg)
+        hold_idle_prev = Signal()
+        m.d.sync += [cfg_prev.eq(cfg), hold_idle_prev.eq(regs.hold & regs.core_idle)]
+        m.d.comb += Assert((cfg.as_value() == cfg_prev.as_value()) | hold_idle_prev)
+        m.d.comb += Assert(~regs.flush | (regs.hold & regs.core_idle & ~regs.core_flushing))
+
+        # Helper invariant for induction: while a CTRL action waits in HOLD, the registered
+        # legality bit is current (the shadows cannot change in HOLD; hdl/regs.py relies on
+        # it: "always current when used").
+        sh = {n: regs.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
+        legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
+                     (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX))
+        with m.If(regs.hold & ~regs.flush):
+            m.d.comb += Assert(regs.spy["legal"] == legal_now)

@@ -1,0 +1,244 @@
+"""Shared pieces of the formal harnesses.
+
+* ``small_params()``: the small configurations the proofs run on.
+* ``FormalMemory``: a drop-in for ``amaranth.lib.memory.Memory`` (the subset the design
+  uses) whose words are plain registers exposed as ``cells``, so that a property can name
+  the *contents* of the LRU pointer arrays, the table and the response FIFO, and so that
+  k-induction sees them as ordinary state. Its equivalence with the library memory is
+  checked by the ``memory_model`` job (``formal/memory_model.py``).
+* ``AbstractHash``: a drop-in for ``hdl.hash.Murmur3Hash64``: the hash is an arbitrary
+  (symbolic, ``AnyConst``) function of the key, delayed by ``latency`` cycles. The core
+  treats the hash as a black box, so a proof for every function covers MurmurHash3 with
+  every seed (the seed is constant between flushes).
+* ``patched_design(...)``: a context manager that installs these substitutes in the
+  ``hdl`` modules' namespaces (nothing in ``hdl/`` is edited) and *spy* subclasses of the
+  core's submodules that record their internal signals by name after elaboration.
+* ``spy_signals(module)``: every signal assigned in an elaborated ``Module``, by name.
+* ``reset_assumptions(m)``: reset is asserted in the first cycle.
+"""
+
+import contextlib
+from types import SimpleNamespace
+
+from amaranth import *
+from amaranth.hdl import Assume, Fragment
+from amaranth.hdl._ast import AnyConst, Initial
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+import regmap
+
+__all__ = ["small_params", "FormalMemory", "AbstractHash", "patched_design", "spy_signals",
+           "reset_assumptions", "elaborated", "popcount"]
+
+
+def small_params(entries=4, probe=2, tag_width=3, count_width=2, ts_width=3, tick_shift=0):
+    """A small legal configuration (checked by ``regmap.Params`` and the core)."""
+    return regmap.Params(ENTRIES=entries, PROBE=probe, ADDR_WIDTH=tag_width, LINE_SHIFT=0,
+                         TAG_WIDTH=tag_width, COUNT_WIDTH=count_width, TS_WIDTH=ts_width,
+                         TICK_SHIFT=tick_shift)
+
+
+def popcount(bits):
+    total = Const(0, 1)
+    for b in bits:
+        total = total + b
+    return total
+
+
+# ---- memory substitute --------------------------------------------------------------------
+
+class FormalMemory(Elaboratable):
+    """Register model of ``amaranth.lib.memory.Memory`` (synchronous ports, ``sync`` domain,
+    no granularity).
+
+    Semantics copied from Amaranth 0.5 (``$memwr_v2`` / ``$memrd_v2`` as emitted by
+    ``amaranth.back.rtlil``): a write port writes ``data`` to ``addr`` at the clock edge when
+    ``en``; a read port registers ``mem[addr]`` at the edge when ``en`` (``en`` resets to 1,
+    the data register has no reset), returning the *new* data for a write port in its
+    transparency set that writes the same address in the same cycle and the old data
+    otherwise. The contents are not reset (``reset_less``), start from ``init`` (zeros for
+    ``init=[]``, as Amaranth emits), and are exposed as ``cells``.
+    """
+
+    instances = None  # list set by patched_design() to record every instance
+
+    def __init__(self, data=None, *, shape=None, depth=None, init=None, attrs=None,
+                 src_loc_at=0):
+        if data is not None:
+            raise TypeError("FormalMemory: only shape=/depth=/init= are supported")
+        self.shape = shape
+        self.depth = depth
+        init = list(init or [])
+        if any(init):
+            raise TypeError("FormalMemory: only zero initial contents are supported")
+        self.cells = [Signal(shape, name=f"cell{i}", reset_less=True) for i in range(depth)]
+        self._wports = []
+        self._rports = []
+        if FormalMemory.instances is not None:
+            FormalMemory.instances.append(self)
+
+    def write_port(self, *, domain="sync", granularity=None, src_loc_at=0):
+        assert domain == "sync" and granularity is None
+        aw = ceil_log2(self.depth)
+        port = SimpleNamespace(addr=Signal(aw, name="w_addr"),
+                               data=Signal(self.shape, name="w_data"),
+                               en=Signal(1, name="w_en"))
+        self._wports.append(port)
+        return port
+
+    def read_port(self, *, domain="sync", transparent_for=(), src_loc_at=0):
+        assert domain == "sync"
+        aw = ceil_log2(self.depth)
+        port = SimpleNamespace(addr=Signal(aw, name="r_addr"),
+                               data=Signal(self.shape, name="r_data", reset_less=True),
+                               en=Signal(1, name="r_en", init=1),
+                               transparent_for=tuple(transparent_for))
+        self._rports.append(port)
+        return port
+
+    def elaborate(self, platform):
+        m = Module()
+        cells = self.cells
+        for wp in self._wports:
+            for i, cell in enumerate(cells):
+                with m.If(wp.en & (wp.addr == i)):
+                    m.d.sync += cell.eq(wp.data)
+        for rp in self._rports:
+            value = Signal(self.shape, name="r_value")
+            with m.Switch(rp.addr):
+                for i, cell in enumerate(cells):
+                    with m.Case(i):
+                        m.d.comb += value.eq(cell)
+            for wp in rp.transparent_for:
+                with m.If(wp.en & (wp.addr == rp.addr)):
+                    m.d.comb += value.eq(wp.data)
+            with m.If(rp.en):
+                m.d.sync += rp.data.eq(value)
+        return m
+
+
+# ---- hash substitute ----------------------------------------------------------------------
+
+class AbstractHash(wiring.Component):
+    """``Murmur3Hash64`` stand-in: ``hash`` = F(``key`` presented ``latency`` cycles earlier)
+    for an arbitrary function F of the low ``key_width`` key bits (one ``AnyConst`` per key
+    value), zero-extended to 32 bits. ``seed`` is ignored (F is universally quantified)."""
+
+    key: In(64)
+    seed: In(32)
+    hash: Out(32)
+
+    def __init__(self, *, key_width, out_width, latency=1):
+        assert latency >= 1
+        self.latency = latency
+        self.key_width = key_width
+        self.out_width = out_width
+        super().__init__()
+        self.table = [AnyConst(out_width, src_loc_at=0) for _ in range(2 ** key_width)]
+
+    def elaborate(self, platform):
+        m = Module()
+        key = self.key[:self.key_width]
+        for _ in range(self.latency):
+            q = Signal(self.key_width)
+            m.d.sync += q.eq(key)
+            key = q
+        with m.Switch(key):
+            for i, v in enumerate(self.table):
+                with m.Case(i):
+                    m.d.comb += self.hash.eq(v)
+        return m
+
+
+# ---- spying on internal signals -----------------------------------------------------------
+
+def spy_signals(fragment):
+    """``{name: signal}`` for every signal assigned (any domain) in a Fragment (not its
+    subfragments)."""
+    found = {}
+    for stmts in fragment.statements.values():
+        for stmt in stmts:
+            for sig in stmt._lhs_signals():
+                found.setdefault(sig.name, sig)
+    return found
+
+
+def _spy_class(base):
+    class Spy(base):
+        def elaborate(self, platform):
+            m = super().elaborate(platform)
+            self.spy_submodules = {k: v[0] if isinstance(v, tuple) else v
+                                   for k, v in m._named_submodules.items()}
+            frag = Fragment.get(m, platform)
+            self.spy = spy_signals(frag)
+            return frag
+    Spy.__name__ = f"Spy{base.__name__}"
+    return Spy
+
+
+@contextlib.contextmanager
+def patched_design(params, *, hash_latency=1):
+    """Install the formal substitutes while the design is constructed and elaborated.
+
+    Yields a namespace that collects the spied instances: ``lru``, ``table``, ``fifo``,
+    ``scrubber`` (the core's submodules), ``memories`` (every FormalMemory)."""
+    import amaranth.lib.fifo as afifo
+    import hdl.core as hcore
+    import hdl.lru as hlru
+    import hdl.table as htable
+
+    rec = SimpleNamespace(lru=None, table=None, fifo=None, scrubber=None, memories=[])
+
+    def recording(base, attr):
+        spy = _spy_class(base)
+
+        def make(*args, **kwargs):
+            obj = spy(*args, **kwargs)
+            setattr(rec, attr, obj)
+            return obj
+        return make
+
+    def make_hash(mul_stages=2):
+        return AbstractHash(key_width=params.TAG_WIDTH, out_width=params.SLOT_WIDTH,
+                            latency=hash_latency)
+
+    saved = []
+
+    def patch(mod, name, value):
+        saved.append((mod, name, getattr(mod, name)))
+        setattr(mod, name, value)
+
+    FormalMemory.instances = rec.memories
+    try:
+        patch(hcore, "Murmur3Hash64", make_hash)
+        patch(hcore, "LruList", recording(hcore.LruList, "lru"))
+        patch(hcore, "BucketTable", recording(hcore.BucketTable, "table"))
+        patch(hcore, "Scrubber", recording(hcore.Scrubber, "scrubber"))
+        patch(hcore, "SyncFIFOBuffered", recording(hcore.SyncFIFOBuffered, "fifo"))
+        patch(hlru, "Memory", FormalMemory)
+        patch(htable, "Memory", FormalMemory)
+        patch(afifo, "Memory", FormalMemory)
+        yield rec
+    finally:
+        for mod, name, value in reversed(saved):
+            setattr(mod, name, value)
+        FormalMemory.instances = None
+
+
+class elaborated(Elaboratable):
+    """Wrap a Fragment elaborated ahead of time (so that the harness can read its spied
+    internals) as a submodule."""
+
+    def __init__(self, obj, platform):
+        self.fragment = Fragment.get(obj, platform)
+
+    def elaborate(self, platform):
+        return self.fragment
+
+
+def reset_assumptions(m):
+    """Reset is asserted in the first cycle (and is otherwise free)."""
+    with m.If(Initial()):
+        m.d.comb += Assume(ResetSignal())

@@ -1,0 +1,166 @@
+"""Formal harness around ``hdl.core.KvAsuCore``: a free environment plus logical views of
+the core's state.
+
+The core is built and elaborated inside ``formal.common.patched_design`` (register-model
+memories, an abstract hash, spies on the submodules), ahead of the harness, so that the
+harness can read:
+
+* ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells);
+* ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the word of the bank that the
+  live value table selects (``lvt[s] ? bank1[s] : bank0[s]``);
+* ``head``, ``tail``, ``empty``, the pending LRU command ``cmd_q`` / ``slot_q``;
+* ``occupancy``, the pipeline valid bits, the credit counter ``inflight``, the FIFO level.
+
+Environment (what ``KvAsuRegisters`` and the stream partners may do):
+
+* ``req.valid``, ``req.payload``, ``rsp.ready``, ``enable``, ``hold``: free every cycle;
+* ``flush``: free, but only while the core is ``idle`` and not ``flushing`` (the register
+  block's guarantee, D8);
+* ``cfg``: an arbitrary *legal* configuration, which may change (to any legal value) only at
+  a clock edge at which ``hold`` and ``idle`` are high: exactly what ``axil_prove`` proves
+  of the register block (D8). The seed is ignored (the abstract hash is any function);
+* ``cycle``: a counter from 0 after reset (``Timebase``), only its low
+  ``TS_WIDTH + TICK_SHIFT`` bits (all the core reads);
+* ``rst``: high in the first cycle, free afterwards (a reset in the middle of a run, with
+  memory contents *not* reset, is part of every proof).
+"""
+
+from amaranth import *
+from amaranth.hdl import Assume
+from amaranth.hdl._ast import AnySeq
+
+import hdl.core as hcore
+from hdl.lru import LruCmd
+
+from .common import _spy_class, elaborated, patched_design, reset_assumptions
+
+__all__ = ["CoreHarness"]
+
+
+class CoreHarness(Elaboratable):
+    """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
+
+    def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
+                 unsafe_flush=False, eval_stages=None):
+        self.params = params
+        self.eval_stages = eval_stages      # KvAsuCore(eval_stages=...), None: its default
+        self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
+        self.hash_latency = hash_latency
+        self.always_ready = always_ready
+        self.no_flush = no_flush
+
+    # -- to override -----------------------------------------------------------------------
+    def properties(self, m):
+        raise NotImplementedError
+
+    # -- construction ------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        p = self.params
+        with patched_design(p, hash_latency=self.hash_latency) as rec:
+            kw = {} if self.eval_stages is None else {"eval_stages": self.eval_stages}
+            core = _spy_class(hcore.KvAsuCore)(p, **kw)
+            m.submodules.core = elaborated(core, platform)
+        self.core, self.rec = core, rec
+        E, P = p.ENTRIES, p.PROBE
+        pb = P.bit_length() - 1
+        reset_assumptions(m)
+
+        # ---- environment --------------------------------------------------------------
+        # cfg: arbitrary and legal at the start; may change to another legal value only at
+        # a clock edge where `hold` and `idle` are high (what axil_prove proves of the
+        # register block); any legal value after a reset. The abstract hash ignores the seed.
+        self_hold_idle = Signal()
+        cfg = core.cfg
+        n_cfg = len(Value.cast(cfg))
+        cfg_free = Signal(n_cfg)
+        m.d.comb += [cfg_free.eq(AnySeq(n_cfg)), cfg.eq(cfg_free), cfg.hash_seed.eq(0)]
+        cfg_prev = Signal(n_cfg)
+        first = Signal(init=1)          # also 1 after every reset
+        may_change = Signal()
+        m.d.sync += [cfg_prev.eq(cfg_free), first.eq(0), may_change.eq(self_hold_idle)]
+        m.d.comb += Assume(first | may_change | (cfg_free == cfg_prev))
+        m.d.comb += Assume((1 <= cfg.c2) & (cfg.c2 <= cfg.c3) & (cfg.w3 <= cfg.w2) &
+                           (cfg.w2 <= cfg.w1) & (cfg.w1 <= p.WMAX))
+        cyc = Signal(p.TS_WIDTH + p.TICK_SHIFT)
+        m.d.sync += cyc.eq(cyc + 1)
+        m.d.comb += core.cycle.eq(cyc)
+        self.cyc = cyc
+
+        # Free inputs: AnySeq (an undriven signal would be its constant init value).
+        self.req_valid = Signal()
+        self.req_payload = Signal.like(core.req.payload)
+        self.rsp_ready = Signal()
+        self.enable = Signal()
+        self.hold = Signal()
+        self.flush = Signal()
+        for sig in (self.req_valid, self.req_payload, self.rsp_ready, self.enable,
+                    self.hold, self.flush):
+            m.d.comb += sig.eq(AnySeq(len(Value.cast(sig))))
+        m.d.comb += [
+            core.req.valid.eq(self.req_valid), core.req.payload.eq(self.req_payload),
+            core.rsp.ready.eq(self.rsp_ready), core.enable.eq(self.enable),
+            core.hold.eq(self.hold), core.flush.eq(self.flush),
+        ]
+        if not self.unsafe_flush:
+            m.d.comb += Assume(~self.flush | (core.idle & ~core.flushing))
+        m.d.comb += self_hold_idle.eq(self.hold & core.idle)
+        if self.always_ready:
+            m.d.comb += Assume(self.rsp_ready & self.enable & ~self.hold)
+        if self.always_ready or self.no_flush:
+            m.d.comb += Assume(~self.flush)
+        self.accept = core.req.valid & core.req.ready
+        self.pop = core.rsp.valid & core.rsp.ready
+
+        # ---- views -----------------------------------------------------------------------
+        tbl, lru = rec.table, rec.lru
+        self.valid, self.tag, self.stale = [], [], []
+        for s in range(E):
+            b, row = s % P, s >> pb
+            self.valid.append(tbl.spy[f"valid{b}"][row])
+            self.stale.append(tbl.spy[f"stale{b}"][row])
+            self.tag.append(tbl.spy_submodules[f"ent{b}"].cells[row].tag)
+        lsub = lru.spy_submodules
+        nlvt, plvt = lru.spy["next_lvt"], lru.spy["prev_lvt"]
+        self.nxt = [Mux(nlvt[s], lsub["next1"].cells[s], lsub["next0"].cells[s])
+                    for s in range(E)]
+        self.prv = [Mux(plvt[s], lsub["prev1"].cells[s], lsub["prev0"].cells[s])
+                    for s in range(E)]
+        self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
+        self.cmd_q, self.slot_q = lru.spy["cmd_q"], lru.spy["slot_q"]
+        self.occupancy = core.occupancy
+        self.hash_fn = core._hash.table      # F(tag) for every tag value
+        cs = core.spy
+        lh = core.hash_latency
+        # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
+        # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
+        # E, and E2 (`d2`) when the core has two evaluation stages.
+        self.stages = [cs[f"s{k}"] for k in range(lh + 1)] + [cs["e"]]
+        if getattr(core, "eval_stages", 1) == 2:
+            self.stages.append(cs["d2"])
+        self.l_valid = cs["l_valid"]
+        self.inflight = cs["inflight"]
+        self.fifo_level = rec.fifo.level
+        self.properties(m)
+        return m
+
+    # -- helpers -----------------------------------------------------------------------------
+    def on_list_expected(self, s):
+        """Slot ``s`` must be on the list once the pending LRU command (if any) is done;
+        the registered list lags the table's valid bits by that command."""
+        pending = ((self.cmd_q == LruCmd.INSERT) | (self.cmd_q == LruCmd.POP)) & \
+                  (self.slot_q == s)
+        return self.valid[s] ^ pending
+
+    def window_of(self, slot_sig, h):
+        """``slot`` lies in the window ``h .. h+PROBE-1`` (mod ENTRIES)."""
+        p = self.params
+        return ((slot_sig - h)[:p.SLOT_WIDTH] < p.PROBE) if p.SLOT_WIDTH else Const(1)
+
+    def hash_of(self, m, tag):
+        out = Signal(self.params.SLOT_WIDTH)
+        with m.Switch(tag):
+            for i, v in enumerate(self.hash_fn):
+                with m.Case(i):
+                    m.d.comb += out.eq(v)
+        return out

@@ -1,0 +1,186 @@
+"""The formal jobs: name -> harness builder, SBY mode and depth, quick (CI) flag."""
+
+from .common import small_params
+
+JOBS = {}
+
+
+def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS"):
+    def deco(fn):
+        JOBS[name] = {"build": fn, "mode": mode, "depth": depth, "quick": quick,
+                      "doc": doc, "timeout": timeout, "script": list(script),
+                      "expect": expect}
+        return fn
+    return deco
+
+
+@job("lru_bmc", mode="bmc", depth=20, doc="P1+P2 LRU list / occupancy, BMC")
+def _lru_bmc():
+    from .lru_props import LruInvariants
+    return LruInvariants(small_params())
+
+
+@job("tags_bmc", mode="bmc", depth=12, doc="P3 one slot per line, in its window, BMC")
+def _tags_bmc():
+    from .table_props import TagInvariants
+    return TagInvariants(small_params())
+
+
+@job("core_inv_prove", mode="prove", depth=8, quick=True, doc="P1+P2+P3 k-induction")
+def _core_inv_prove():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params())
+
+
+@job("stream_count_prove", mode="prove", depth=10, quick=True, doc="P4 counting/credits, k-induction")
+def _stream_count():
+    from .stream_props import StreamCount
+    return StreamCount(small_params())
+
+
+@job("stream_order_bmc", mode="bmc", depth=20, doc="P4 marked request answered in order, BMC")
+def _stream_order():
+    from .stream_props import StreamOrder
+    return StreamOrder(small_params())
+
+
+@job("latency_prove", mode="prove", depth=10, quick=True, doc="P5 fixed latency, ready, k-induction")
+def _latency():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params())
+
+
+@job("drain_prove", mode="prove", depth=10, quick=True, doc="P5 back-pressure releases ready, k-induction")
+def _drain():
+    from .stream_props import Drain
+    return Drain(small_params())
+
+
+@job("axil_bmc", mode="bmc", depth=16, doc="P6 AXI4-Lite rules, refused writes, cfg guarantees, BMC")
+def _axil_bmc():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
+
+
+@job("axil_prove", mode="prove", depth=6, quick=True, doc="P6 AXI4-Lite rules, k-induction")
+def _axil_prove():
+    from .axil_props import AxilProps
+    return AxilProps(small_params())
+
+
+@job("covers_core", mode="cover", depth=24, quick=True, doc="P7 every core outcome reachable")
+def _covers_core():
+    from .covers import CoreCovers
+    return CoreCovers(small_params())
+
+
+@job("covers_regs", mode="cover", depth=12, quick=True, doc="P7 every register outcome reachable")
+def _covers_regs():
+    from .covers import RegCovers
+    return RegCovers(small_params())
+
+
+@job("memory_model_bmc", mode="bmc", depth=16, quick=True, timeout=120,
+     script=("memory_map",),
+     doc="FormalMemory == amaranth.lib.memory.Memory (soundness of the substitute), BMC")
+def _memory_model():
+    from .memory_model import MemoryModelEquivalence
+    return MemoryModelEquivalence()
+
+
+# ---- the same proofs on other shapes -------------------------------------------------------
+
+@job("core_inv_bmc_e8p2", mode="bmc", depth=10, timeout=300,
+     doc="P1+P2+P3 BMC, ENTRIES=8 PROBE=2 (k-induction at depth 8 did not finish in 5 min)")
+def _core_inv_e8p2():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(entries=8, probe=2))
+
+
+@job("core_inv_bmc_e8p4", mode="bmc", depth=10, timeout=300,
+     doc="P1+P2+P3 BMC, ENTRIES=8 PROBE=4")
+def _core_inv_e8p4():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(entries=8, probe=4))
+
+
+@job("core_inv_prove_p1", mode="prove", depth=8, timeout=300,
+     doc="P1+P2+P3 k-induction, ENTRIES=4 PROBE=1")
+def _core_inv_p1():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(entries=4, probe=1))
+
+
+@job("core_inv_prove_lh11", mode="prove", depth=18, timeout=300,
+     doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
+def _core_inv_lh11():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), hash_latency=11)
+
+
+@job("latency_prove_lh11", mode="prove", depth=20, timeout=300,
+     doc="P5 fixed latency 16 with hash latency 11 (the default pipeline), k-induction")
+def _latency_lh11():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params(), hash_latency=11)
+
+
+@job("stream_count_prove_lh11", mode="prove", depth=20, timeout=300,
+     doc="P4 counting/credits with hash latency 11, k-induction")
+def _stream_count_lh11():
+    from .stream_props import StreamCount
+    return StreamCount(small_params(), hash_latency=11)
+
+
+# ---- sanity: planted bugs that the harnesses must catch (SBY must report FAIL) ------------
+
+@job("sanity_flush_busy", mode="bmc", depth=12, quick=True, expect="FAIL", timeout=120,
+     doc="sanity: a flush while a request is in flight must break P1 (expect FAIL)")
+def _sanity_flush_busy():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), unsafe_flush=True)
+
+
+@job("sanity_memory_model", mode="bmc", depth=8, quick=True, expect="FAIL", timeout=120,
+     script=("memory_map",),
+     doc="sanity: a non-transparent FormalMemory read port must differ (expect FAIL)")
+def _sanity_memory_model():
+    from .memory_model import MemoryModelEquivalence
+    return MemoryModelEquivalence(mutant_no_transparency=True)
+
+
+# ---- the two-evaluation-stage core (KvAsuCore(eval_stages=2), if the RTL has it) -----------
+
+def _has_eval_stages():
+    import inspect
+    import hdl.core
+    return "eval_stages" in inspect.signature(hdl.core.KvAsuCore.__init__).parameters
+
+
+if _has_eval_stages():
+    @job("core_inv_prove_es2", mode="prove", depth=10, timeout=300,
+         doc="P1+P2+P3 k-induction, eval_stages=2")
+    def _core_inv_es2():
+        from .table_props import CoreInvariants
+        return CoreInvariants(small_params(), eval_stages=2)
+
+    @job("stream_count_prove_es2", mode="prove", depth=12, timeout=300,
+         doc="P4 counting/credits, eval_stages=2, k-induction")
+    def _stream_count_es2():
+        from .stream_props import StreamCount
+        return StreamCount(small_params(), eval_stages=2)
+
+    @job("latency_prove_es2", mode="prove", depth=12, timeout=300,
+         doc="P5 fixed latency, eval_stages=2, k-induction")
+    def _latency_es2():
+        from .stream_props import FixedLatency
+        return FixedLatency(small_params(), eval_stages=2)
+
+    # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which eval_stages=2
+    # accepts at least 4 cycles after the previous request, always finds the tail T0, so
+    # "EVICT finds nothing on a non-empty list" is unreachable there (not a bug).
+    @job("covers_core_es2", mode="cover", depth=24, timeout=300,
+         doc="P7 core outcomes reachable, eval_stages=2, TS_WIDTH=4")
+    def _covers_es2():
+        from .covers import CoreCovers
+        return CoreCovers(small_params(ts_width=4), eval_stages=2)

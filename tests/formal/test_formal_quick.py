@@ -1,0 +1,27 @@
+"""The quick formal subset (``python -m formal.run --quick``) under pytest, one test per
+job, each required to PASS. About 30 s in all on the 2-core machine; see docs/formal.md."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from formal.jobs import JOBS
+from formal.run import ROOT, run_job
+
+QUICK = [name for name, job in JOBS.items() if job.get("quick")]
+
+pytestmark = pytest.mark.skipif(shutil.which("yowasp-sby") is None and
+                                not (Path(__import__("sys").executable).parent /
+                                     "yowasp-sby").exists(),
+                                reason="yowasp-sby not installed")
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_formal_quick(name, tmp_path):
+    result = run_job(name, JOBS[name], tmp_path)
+    detail = "\n".join(result.get("detail", []))
+    assert result["status"] == "PASS", f"{name}: {result['status']}\n{detail}"
+    if "goals" in result:
+        missed = [g for g, ok in result["goals"].items() if not ok]
+        assert not missed, f"{name}: cover goals not reached: {missed}"

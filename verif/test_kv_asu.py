@@ -1,0 +1,116 @@
+"""pytest entry of the cocotb regression: every cocotb test on Verilator and Icarus, for the
+default configuration and a small one (verif/runner.py CONFIGS).
+
+One build per (simulator, configuration) and one simulator process running all cocotb
+modules, to pay start-up costs once. Environment knobs (see docs/running.md):
+
+``KVASU_SEED`` / ``SEED``   seed of every random choice (default: cocotb's, printed)
+``KVASU_SIMS``              comma list of simulators (default ``verilator,icarus``)
+``KVASU_CONFIGS``           comma list of configurations (default ``default,small``)
+``KVASU_TESTS``             comma list of cocotb test names to run (default: all)
+``KVASU_SCALE``             multiplies the random request counts (default 1)
+``WAVES=1``                 dump waveforms (FST): build/verif/<sim>-<config>/kv_asu.fst
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from regmap import Params
+from verif import runner as R
+
+MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random"]
+#: Random request counts relative to the tests' base numbers (Icarus is slower).
+SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
+CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
+#: (simulator, configuration) pairs of the regression; "tiny" (parameter corners) runs on
+#: Verilator only.
+MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"),
+          ("icarus", "default"), ("icarus", "small")]
+
+
+def _list(var, default):
+    v = os.environ.get(var)
+    return [x.strip() for x in v.split(",") if x.strip()] if v else default
+
+
+SIMS = _list("KVASU_SIMS", ["verilator", "icarus"])
+CONFIGS = _list("KVASU_CONFIGS", list(R.CONFIGS))
+RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
+    [(s, c) for s in SIMS for c in CONFIGS]
+
+
+def _seed():
+    for var in ("KVASU_SEED", "RANDOM_SEED", "SEED"):
+        if os.environ.get(var):
+            return int(os.environ[var], 0)
+    return None
+
+
+def merged_coverage(cov_dir: Path) -> dict:
+    total: dict[str, int] = {}
+    for f in sorted(cov_dir.glob("*.json")):
+        for k, v in json.loads(f.read_text()).items():
+            total[k] = total.get(k, 0) + v
+    return total
+
+
+def failure_report(log: Path, limit=400) -> str:
+    """The failing tests' messages (tracebacks, scoreboard diffs) from the simulator log."""
+    if not log.exists():
+        return f"(no simulator log at {log})"
+    out, grab = [], 0
+    for line in log.read_text(errors="replace").splitlines():
+        if " failed" in line or "SCOREBOARD" in line or "Error" in line or "TESTS=" in line:
+            grab = 40
+        if grab:
+            out.append(line)
+            grab -= 1
+        if len(out) > limit:
+            break
+    return f"---- from {log} ----\n" + "\n".join(out)
+
+
+@pytest.mark.parametrize("sim, config", RUNS)
+def test_cocotb(sim, config, capsys):
+    from verif.kvasu_tb import Coverage
+    params = Params(**R.CONFIGS[config])
+    build_dir = R.ROOT / "build" / "verif" / f"{sim}-{config}"
+    waves = os.environ.get("WAVES", "0") not in ("", "0")
+    shutil.rmtree(build_dir / "coverage", ignore_errors=True)
+    t0 = time.monotonic()
+    runner = R.build(sim, config, params, build_dir, waves=waves,
+                     log_file=build_dir / "build.log")
+    t1 = time.monotonic()
+    scale = (SIM_SCALE[sim] * CONFIG_SCALE.get(config, 1.0)
+             * float(os.environ.get("KVASU_SCALE", "1")))
+    tests = os.environ.get("KVASU_TESTS") or None
+    try:
+        R.run(runner, sim, config, params, build_dir, MODULES, scale=scale, seed=_seed(),
+              testcase=tests, waves=waves, log_file=build_dir / "sim.log",
+              extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"})
+    except BaseException:
+        with capsys.disabled():
+            print(failure_report(build_dir / "sim.log"))
+        raise
+    finally:
+        t2 = time.monotonic()
+        cov = merged_coverage(build_dir / "coverage")
+        (build_dir / "coverage.json").write_text(json.dumps(cov, indent=1))
+        goals = Coverage.goals_for(sim, params)
+        missing = [g for g in goals if not cov.get(g)]
+        with capsys.disabled():
+            print(f"\n[{sim}/{config}] build {t1 - t0:.1f}s, tests {t2 - t1:.1f}s, "
+                  f"{cov.get('requests.accepted', 0)} requests checked; "
+                  f"coverage: {len(goals) - len(missing)}/{len(goals)} "
+                  f"goals hit, {len(cov)} bins -> {build_dir / 'coverage.json'}")
+            if missing and not tests:
+                print(f"[{sim}/{config}] coverage goals not hit: {', '.join(missing)}")
+            if waves:
+                print(f"[{sim}/{config}] waves: {build_dir}")
