@@ -148,6 +148,17 @@ class SlotState(NamedTuple):
     next: int | None  # towards the tail (less recently used); None at the tail or if free
 
 
+def _tlevel(count: int, age: int, c3: int, c2: int, w3: int, w2: int, w1: int) -> int:
+    """Spec section 5: the T-level of a tracked line with ``count`` and ``age`` (ticks)."""
+    if count >= c3 and age <= w3:
+        return 3
+    if count >= c2 and age <= w2:
+        return 2
+    if age <= w1:
+        return 1
+    return 0
+
+
 def _link_at_head(prev: list, next_: list, slot: int, head: int, tail: int):
     """Link an unlisted slot before the old head (an insert); return the new head, tail.
 
@@ -389,13 +400,7 @@ class KvAsuModel:
     def tlevel_of(self, count: int, age: int) -> int:
         """The T-level of a tracked line with ``count`` and ``age`` (ticks), spec section 5."""
         c3, c2, w3, w2, w1, _ = self._config
-        if count >= c3 and age <= w3:
-            return 3
-        if count >= c2 and age <= w2:
-            return 2
-        if age <= w1:
-            return 1
-        return 0
+        return _tlevel(count, age, c3, c2, w3, w2, w1)
 
     # ---- debug views of the table and the LRU list --------------------------------------------
 
@@ -600,14 +605,7 @@ class KvAsuModel:
                     # Tracked: grade it, bump (or restart) its count, move it to the head.
                     age = t - last_at[slot]
                     count = count_at[slot]
-                    if count >= c3 and age <= w3:
-                        level = 3
-                    elif count >= c2 and age <= w2:
-                        level = 2
-                    elif age <= w1:
-                        level = 1
-                    else:
-                        level = 0
+                    level = _tlevel(count, age, c3, c2, w3, w2, w1)
                     if age > w1:
                         count = 1                 # a cold line restarts its count
                     elif count < count_max:
@@ -671,16 +669,8 @@ class KvAsuModel:
                 queries += 1
                 for slot in windows[home]:
                     if tag_at[slot] == tag:
-                        age = t - last_at[slot]
                         count = count_at[slot]
-                        if count >= c3 and age <= w3:
-                            level = 3
-                        elif count >= c2 and age <= w2:
-                            level = 2
-                        elif age <= w1:
-                            level = 1
-                        else:
-                            level = 0
+                        level = _tlevel(count, t - last_at[slot], c3, c2, w3, w2, w1)
                         hit = int(level >= min_tlevel)
                         query_hits += hit
                         if collect:
