@@ -32,6 +32,7 @@ import numpy as np
 from regmap import Params
 
 from ..codec import Codec
+from ..runner import VERILATOR_OPT
 from ..regmirror import LIVE, RegisterMirror, Resp
 
 __all__ = ["AxiOp", "FastResult", "build", "run", "check", "Mismatch"]
@@ -96,12 +97,13 @@ def build(params: Params, build_dir: Path, *, waves: bool = False) -> Path:
     if not verilog.exists() or verilog.read_text() != text:
         verilog.write_text(text)
     obj = build_dir / ("obj_waves" if waves else "obj")
-    # Verilator's default C++ optimisation: with -O2/-O3 the default build's multi-megabyte
-    # functions took g++ over half an hour (and swap) on this 2-core machine.
+    # The cocotb runner's optimisation levels: at -Os, -O2 or -O3 g++ needs over 18 GB and
+    # half an hour for the default build's multi-megabyte functions on this 2-core machine.
     cmd = [_verilator(), "--cc", "--exe", "--build", "-j", "2",
            "--top-module", "kv_asu", "-Wno-fatal", "-Wno-lint", "-Wno-style",
-           "--Mdir", str(obj), "-o", "kvasu_fast",
-           *VERILATOR_MAKEFLAGS, str(verilog), str(HERE / "harness.cpp")]
+           "--Mdir", str(obj), "-o", "kvasu_fast", *VERILATOR_MAKEFLAGS,
+           *(arg for flag in VERILATOR_OPT for arg in ("-MAKEFLAGS", flag)),
+           str(verilog), str(HERE / "harness.cpp")]
     if waves:
         cmd[1:1] = ["--trace-fst", "--trace-structs"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
