@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from amaranth import *
 from amaranth.hdl import Assume, Fragment
 from amaranth.hdl._ast import AnyConst, Initial
-from amaranth.lib import wiring
+from amaranth.lib import wiring, data
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
 
@@ -50,8 +50,8 @@ def popcount(bits):
 # ---- memory substitute --------------------------------------------------------------------
 
 class FormalMemory(Elaboratable):
-    """Register model of ``amaranth.lib.memory.Memory`` (synchronous ports, ``sync`` domain,
-    no granularity).
+    """Register model of ``amaranth.lib.memory.Memory`` (synchronous ports, ``sync`` domain;
+    write granularity only for an ``ArrayLayout`` shape, one enable bit per element).
 
     Semantics copied from Amaranth 0.5 (``$memwr_v2`` / ``$memrd_v2`` as emitted by
     ``amaranth.back.rtlil``): a write port writes ``data`` to ``addr`` at the clock edge when
@@ -80,11 +80,15 @@ class FormalMemory(Elaboratable):
             FormalMemory.instances.append(self)
 
     def write_port(self, *, domain="sync", granularity=None, src_loc_at=0):
-        assert domain == "sync" and granularity is None
+        assert domain == "sync"
         aw = ceil_log2(self.depth)
+        lanes = 1
+        if granularity is not None:
+            assert isinstance(self.shape, data.ArrayLayout) and granularity == 1
+            lanes = self.shape.length
         port = SimpleNamespace(addr=Signal(aw, name="w_addr"),
                                data=Signal(self.shape, name="w_data"),
-                               en=Signal(1, name="w_en"))
+                               en=Signal(lanes, name="w_en"), lanes=lanes)
         self._wports.append(port)
         return port
 
@@ -98,13 +102,23 @@ class FormalMemory(Elaboratable):
         self._rports.append(port)
         return port
 
+    @staticmethod
+    def _lanes(wp, target):
+        """(part of ``target``, part of ``wp.data``) per write enable bit."""
+        if wp.lanes == 1:
+            return [(target, wp.data)]
+        w = len(Value.cast(target)) // wp.lanes
+        t, d = Value.cast(target), Value.cast(wp.data)
+        return [(t[k * w:(k + 1) * w], d[k * w:(k + 1) * w]) for k in range(wp.lanes)]
+
     def elaborate(self, platform):
         m = Module()
         cells = self.cells
         for wp in self._wports:
             for i, cell in enumerate(cells):
-                with m.If(wp.en & (wp.addr == i)):
-                    m.d.sync += cell.eq(wp.data)
+                for lane, (c, d) in enumerate(self._lanes(wp, cell)):
+                    with m.If(wp.en[lane] & (wp.addr == i)):
+                        m.d.sync += c.eq(d)
         for rp in self._rports:
             value = Signal(self.shape, name="r_value")
             with m.Switch(rp.addr):
@@ -112,8 +126,9 @@ class FormalMemory(Elaboratable):
                     with m.Case(i):
                         m.d.comb += value.eq(cell)
             for wp in rp.transparent_for:
-                with m.If(wp.en & (wp.addr == rp.addr)):
-                    m.d.comb += value.eq(wp.data)
+                for lane, (c, d) in enumerate(self._lanes(wp, value)):
+                    with m.If(wp.en[lane] & (wp.addr == rp.addr)):
+                        m.d.comb += c.eq(d)
             with m.If(rp.en):
                 m.d.sync += rp.data.eq(value)
         return m
@@ -200,7 +215,7 @@ def patched_design(params, *, hash_latency=1):
             return obj
         return make
 
-    def make_hash(mul_stages=2):
+    def make_hash(mul_stages=2, lut_cross_products=False):   # same behaviour either way
         return AbstractHash(key_width=params.TAG_WIDTH, out_width=params.SLOT_WIDTH,
                             latency=hash_latency)
 

@@ -6,8 +6,10 @@ memories, an abstract hash, spies on the submodules), ahead of the harness, so t
 harness can read:
 
 * ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells);
-* ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the word of the bank that the
-  live value table selects (``lvt[s] ? bank1[s] : bank0[s]``);
+* ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
+  with the pointer writes of this cycle applied (``_pointer_view``);
+* ``flushing``, ``sweep_row``: the clear sweep after reset and flush (the invariants
+  below hold outside it; ``sweep_properties`` holds during it);
 * ``head``, ``tail``, ``empty``, the pending LRU command ``cmd_q`` / ``slot_q``;
 * ``occupancy``, the pipeline valid bits, the credit counter ``inflight``, the FIFO level.
 
@@ -26,7 +28,7 @@ Environment (what ``KvAsuRegisters`` and the stream partners may do):
 """
 
 from amaranth import *
-from amaranth.hdl import Assume
+from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
 
 import hdl.core as hcore
@@ -115,17 +117,17 @@ class CoreHarness(Elaboratable):
         # ---- views -----------------------------------------------------------------------
         tbl, lru = rec.table, rec.lru
         self.valid, self.tag, self.stale = [], [], []
+        tsub = tbl.spy_submodules
         for s in range(E):
             b, row = s % P, s >> pb
-            self.valid.append(tbl.spy[f"valid{b}"][row])
-            self.stale.append(tbl.spy[f"stale{b}"][row])
-            self.tag.append(tbl.spy_submodules[f"ent{b}"].cells[row].tag)
-        lsub = lru.spy_submodules
-        nlvt, plvt = lru.spy["next_lvt"], lru.spy["prev_lvt"]
-        self.nxt = [Mux(nlvt[s], lsub["next1"].cells[s], lsub["next0"].cells[s])
-                    for s in range(E)]
-        self.prv = [Mux(plvt[s], lsub["prev1"].cells[s], lsub["prev0"].cells[s])
-                    for s in range(E)]
+            meta = tsub[f"meta{b}"].cells[row]
+            self.valid.append(meta.valid)
+            self.stale.append(meta.fresh ^ tsub[f"mark{b}"].cells[row])
+            self.tag.append(tsub[f"ent{b}"].cells[row].tag)
+        self.nxt = self._pointer_view(lru, "next")
+        self.prv = self._pointer_view(lru, "prev")
+        self.flushing = core.flushing
+        self.sweep_row = core.spy["sweep_row"]
         self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
         self.cmd_q, self.slot_q = lru.spy["cmd_q"], lru.spy["slot_q"]
         self.occupancy = core.occupancy
@@ -145,6 +147,35 @@ class CoreHarness(Elaboratable):
         return m
 
     # -- helpers -----------------------------------------------------------------------------
+    def _pointer_view(self, lru, name):
+        """Logical pointers of array ``name`` (``next``/``prev``): the XOR of its two banks,
+        with the writes the command in C3 makes in this cycle applied, so that the view is
+        in step with ``head``/``tail`` (which that command updated in the previous cycle)."""
+        banks = [lru.spy_submodules[f"{name}{i}"].cells for i in range(2)]
+        writes = [tuple(lru.spy[f"{name}_{port}_{f}"] for f in ("en", "addr", "data"))
+                  for port in "ab"]
+        view = []
+        for s in range(self.params.ENTRIES):
+            v = banks[0][s] ^ banks[1][s]
+            for en, addr, dat in writes:       # ports A and B never write one address
+                v = Mux(en & (addr == s), dat, v)
+            view.append(v)
+        return view
+
+    def sweep_properties(self, m):
+        """While the clear sweep runs (after reset or a flush): nothing in flight, the list
+        and the occupancy empty, and every row already swept untracked."""
+        p = self.params
+        pb = p.PROBE.bit_length() - 1
+        m.d.comb += [
+            Assert(self.empty), Assert(self.occupancy == 0), Assert(~self.l_valid),
+            Assert(self.cmd_q == LruCmd.NONE),
+        ]
+        for st in self.stages:
+            m.d.comb += Assert(~st[0])
+        for s in range(p.ENTRIES):
+            m.d.comb += Assert(~((s >> pb) < self.sweep_row) | ~self.valid[s])
+
     def on_list_expected(self, s):
         """Slot ``s`` must be on the list once the pending LRU command (if any) is done;
         the registered list lags the table's valid bits by that command."""

@@ -26,13 +26,13 @@ def _tags_bmc():
     return TagInvariants(small_params())
 
 
-@job("core_inv_prove", mode="prove", depth=8, quick=True, doc="P1+P2+P3 k-induction")
+@job("core_inv_prove", mode="prove", depth=10, quick=True, doc="P1+P2+P3 k-induction")
 def _core_inv_prove():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params())
 
 
-@job("stream_count_prove", mode="prove", depth=10, quick=True, doc="P4 counting/credits, k-induction")
+@job("stream_count_prove", mode="prove", depth=12, quick=True, doc="P4 counting/credits, k-induction")
 def _stream_count():
     from .stream_props import StreamCount
     return StreamCount(small_params())
@@ -44,13 +44,13 @@ def _stream_order():
     return StreamOrder(small_params())
 
 
-@job("latency_prove", mode="prove", depth=10, quick=True, doc="P5 fixed latency, ready, k-induction")
+@job("latency_prove", mode="prove", depth=12, quick=True, doc="P5 fixed latency, ready, k-induction")
 def _latency():
     from .stream_props import FixedLatency
     return FixedLatency(small_params())
 
 
-@job("drain_prove", mode="prove", depth=10, quick=True, doc="P5 back-pressure releases ready, k-induction")
+@job("drain_prove", mode="prove", depth=12, quick=True, doc="P5 back-pressure releases ready, k-induction")
 def _drain():
     from .stream_props import Drain
     return Drain(small_params())
@@ -68,10 +68,14 @@ def _axil_prove():
     return AxilProps(small_params())
 
 
-@job("covers_core", mode="cover", depth=24, quick=True, doc="P7 every core outcome reachable")
+# TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the default
+# eval_stages=2 accepts at least 4 cycles after the previous request, always finds the tail
+# T0, so "EVICT finds nothing on a non-empty list" is unreachable there (not a bug).
+@job("covers_core", mode="cover", depth=24, quick=True,
+     doc="P7 every core outcome reachable (TS_WIDTH=4)")
 def _covers_core():
     from .covers import CoreCovers
-    return CoreCovers(small_params())
+    return CoreCovers(small_params(ts_width=4))
 
 
 @job("covers_regs", mode="cover", depth=12, quick=True, doc="P7 every register outcome reachable")
@@ -111,21 +115,21 @@ def _core_inv_p1():
     return CoreInvariants(small_params(entries=4, probe=1))
 
 
-@job("core_inv_prove_lh11", mode="prove", depth=18, timeout=300,
+@job("core_inv_prove_lh11", mode="prove", depth=20, timeout=300,
      doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
 def _core_inv_lh11():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(), hash_latency=11)
 
 
-@job("latency_prove_lh11", mode="prove", depth=20, timeout=300,
-     doc="P5 fixed latency 16 with hash latency 11 (the default pipeline), k-induction")
+@job("latency_prove_lh11", mode="prove", depth=22, timeout=300,
+     doc="P5 fixed latency 17 with hash latency 11 (the default pipeline), k-induction")
 def _latency_lh11():
     from .stream_props import FixedLatency
     return FixedLatency(small_params(), hash_latency=11)
 
 
-@job("stream_count_prove_lh11", mode="prove", depth=20, timeout=300,
+@job("stream_count_prove_lh11", mode="prove", depth=22, timeout=300,
      doc="P4 counting/credits with hash latency 11, k-induction")
 def _stream_count_lh11():
     from .stream_props import StreamCount
@@ -149,38 +153,31 @@ def _sanity_memory_model():
     return MemoryModelEquivalence(mutant_no_transparency=True)
 
 
-# ---- the two-evaluation-stage core (KvAsuCore(eval_stages=2), if the RTL has it) -----------
+# ---- the one-evaluation-stage core (KvAsuCore(eval_stages=1)) ----------------------------
 
-def _has_eval_stages():
-    import inspect
-    import hdl.core
-    return "eval_stages" in inspect.signature(hdl.core.KvAsuCore.__init__).parameters
+@job("core_inv_prove_es1", mode="prove", depth=8, timeout=300,
+     doc="P1+P2+P3 k-induction, eval_stages=1")
+def _core_inv_es1():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), eval_stages=1)
 
 
-if _has_eval_stages():
-    @job("core_inv_prove_es2", mode="prove", depth=10, timeout=300,
-         doc="P1+P2+P3 k-induction, eval_stages=2")
-    def _core_inv_es2():
-        from .table_props import CoreInvariants
-        return CoreInvariants(small_params(), eval_stages=2)
+@job("stream_count_prove_es1", mode="prove", depth=10, timeout=300,
+     doc="P4 counting/credits, eval_stages=1, k-induction")
+def _stream_count_es1():
+    from .stream_props import StreamCount
+    return StreamCount(small_params(), eval_stages=1)
 
-    @job("stream_count_prove_es2", mode="prove", depth=12, timeout=300,
-         doc="P4 counting/credits, eval_stages=2, k-induction")
-    def _stream_count_es2():
-        from .stream_props import StreamCount
-        return StreamCount(small_params(), eval_stages=2)
 
-    @job("latency_prove_es2", mode="prove", depth=12, timeout=300,
-         doc="P5 fixed latency, eval_stages=2, k-induction")
-    def _latency_es2():
-        from .stream_props import FixedLatency
-        return FixedLatency(small_params(), eval_stages=2)
+@job("latency_prove_es1", mode="prove", depth=10, timeout=300,
+     doc="P5 fixed latency, eval_stages=1, k-induction")
+def _latency_es1():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params(), eval_stages=1)
 
-    # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which eval_stages=2
-    # accepts at least 4 cycles after the previous request, always finds the tail T0, so
-    # "EVICT finds nothing on a non-empty list" is unreachable there (not a bug).
-    @job("covers_core_es2", mode="cover", depth=24, timeout=300,
-         doc="P7 core outcomes reachable, eval_stages=2, TS_WIDTH=4")
-    def _covers_es2():
-        from .covers import CoreCovers
-        return CoreCovers(small_params(ts_width=4), eval_stages=2)
+
+@job("covers_core_es1", mode="cover", depth=24, timeout=300,
+     doc="P7 core outcomes reachable, eval_stages=1")
+def _covers_es1():
+    from .covers import CoreCovers
+    return CoreCovers(small_params(), eval_stages=1)

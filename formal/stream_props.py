@@ -26,10 +26,12 @@ Property 5:
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
   only if a request was accepted in one of the 2 previous cycles (3 with
-  ``eval_stages=2``), so a held request waits at most that many cycles.
+  ``eval_stages=2``), so a held request waits at most that many cycles. The exception is
+  the clear sweep after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
-  pressure never blocks the request side for longer than it lasts plus one cycle.
+  pressure never blocks the request side for longer than it lasts plus one cycle (outside
+  the clear sweep after reset).
 """
 
 from amaranth import *
@@ -128,7 +130,8 @@ class FixedLatency(StreamCount):
         m.d.comb += Assert(rsp.valid == acc[L - 1])
         with m.If(rsp.valid):
             m.d.comb += Assert(rsp.payload.op == ops[L - 1])
-        ready = self.core.req.ready
+        # (the clear sweep after reset is the one other reason to wait)
+        ready = self.core.req.ready | self.core.flushing
         m.d.comb += Assert(self.req_payload.op[1] | ready)
         gap = 3 if getattr(self.core, "eval_stages", 1) == 2 else 2
         m.d.comb += Assert(Cat(*acc[:gap]).any() | ready)
@@ -144,4 +147,4 @@ class Drain(StreamCount):
         rr1 = Signal()
         m.d.sync += rr1.eq(self.rsp_ready)
         m.d.comb += Assert(~(rr1 & self.rsp_ready) | self.req_payload.op[1] |
-                           self.core.req.ready)
+                           self.core.req.ready | self.core.flushing)

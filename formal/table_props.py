@@ -21,6 +21,14 @@ __all__ = ["TagInvariants", "CoreInvariants"]
 
 def tag_properties(h, m):
     E = h.params.ENTRIES
+    with m.If(h.flushing):
+        h.sweep_properties(m)
+    with m.Else():
+        _tag_properties(h, m)
+
+
+def _tag_properties(h, m):
+    E = h.params.ENTRIES
     for s in range(E):
         for t in range(s + 1, E):
             m.d.comb += Assert(~(h.valid[s] & h.valid[t] & (h.tag[s] == h.tag[t])))

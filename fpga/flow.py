@@ -38,6 +38,7 @@ class Target:
     name: str
     family: str            # "ecp5" or "ice40"
     params: dict           # overrides of regmap.Params defaults
+    options: dict          # implementation options of hdl.top.KvAsu (no behaviour change)
     pnr_args: tuple        # device/package arguments of nextpnr
     default_freq: float    # MHz: the target frequency unless given on the command line
     description: str
@@ -45,7 +46,7 @@ class Target:
 
 TARGETS = {
     "ecp5": Target(
-        name="ecp5", family="ecp5", params={},
+        name="ecp5", family="ecp5", params={}, options={},
         pnr_args=("--85k", "--package", "CABGA381"),
         default_freq=100.0,
         description="Default configuration (2048 entries) on a Lattice LFE5U-85F",
@@ -54,11 +55,13 @@ TARGETS = {
         name="ice40", family="ice40",
         # A parameter change, not a fork: fewer entries, 32-bit addresses (24-bit tag),
         # an 8-bit counter and 6-bit timestamps.
-        params=dict(ENTRIES=256, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
+        params=dict(ENTRIES=128, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
+        # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.
+        options=dict(hash_lut_cross_products=("c1", "c2")),
         pnr_args=("--up5k", "--package", "sg48"),
         default_freq=30.0,
-        description="Reduced configuration (256 entries, 24-bit tag) on a Lattice iCE40 UP5K",
+        description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",
     ),
 }
 
@@ -71,11 +74,11 @@ _CELLS = {
 }
 
 
-def build_design(params: Params):
+def build_design(params: Params, options: dict | None = None):
     """The component to place and route: the KV-ASU top inside the timing harness."""
     from hdl.top import KvAsu
     from .harness import OutOfContextHarness
-    return OutOfContextHarness(KvAsu(params))
+    return OutOfContextHarness(KvAsu(params, **(options or {})))
 
 
 def _tool(name: str) -> str:
@@ -151,7 +154,8 @@ def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
     params = Params(**target.params)
     print(f"[{target.name}] {target.description}", flush=True)
     top_v = out / "top.v"
-    top_v.write_text(verilog.convert(build_design(params), name="kv_asu_fpga_top"))
+    top_v.write_text(verilog.convert(build_design(params, target.options),
+                                     name="kv_asu_fpga_top"))
     timings = {}
 
     synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"

@@ -60,11 +60,15 @@ class KvAsuCore(wiring.Component):
         the same datapath, kept as a reference mode.
     hash_mul_stages : int
         Passed to ``Murmur3Hash64`` (1 or 2); sets the hash latency.
+    hash_lut_cross_products : bool or collection of str
+        Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
+        LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
     eval_stages : int
-        1 (default): the window is analysed and the table written in one stage.
-        2: analysis in E1, writes in E2, with E2's write forwarded into E1's lanes (a
-        shorter path from the table RAMs; one more cycle of latency; an EVICT then needs 3
-        request-free cycles before it instead of 2).
+        2 (default): analysis of the window in E1, counts, T-levels and writes in E2, with
+        E2's write forwarded into E1's lanes (the shorter path from the table RAMs: 45 MHz
+        against 26 MHz on an ECP5-85F, docs/fpga.md).
+        1: the window is analysed and the table written in one stage: one cycle less of
+        latency, and an EVICT needs 2 request-free cycles before it instead of 3.
 
     Ports
     -----
@@ -84,12 +88,15 @@ class KvAsuCore(wiring.Component):
     hold : In(1)
         Requests are not accepted while high.
     flush : In(1)
-        One-cycle pulse: untrack every line (only while no request is in flight). The
-        table, the LRU list and the occupancy are empty at the end of the pulse cycle.
+        One-cycle pulse: untrack every line (only while no request is in flight and not
+        ``flushing``). The LRU list and the occupancy are empty at the end of the pulse
+        cycle; the table's valid bits are then cleared by a sweep (``flushing``).
     idle : Out(1)
         No accepted request has a state update or a statistics increment still pending.
     flushing : Out(1)
-        High in the cycle after a ``flush`` pulse (the flush itself takes one cycle).
+        The clear sweep is running: high from the cycle after a ``flush`` pulse, and from
+        reset, for ``ENTRIES / PROBE`` cycles (one table row per cycle; the valid bits are
+        in block RAM, which a reset does not clear).
     occupancy : Out(SLOT_WIDTH + 1)
         Number of tracked lines.
     stat_inc : Out(len(STAT_NAMES))
@@ -107,14 +114,16 @@ class KvAsuCore(wiring.Component):
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
     """
 
-    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=1):
+    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=2,
+                 hash_lut_cross_products=False):
         params = check_core_params(params)
         if eval_stages not in (1, 2):
             raise ValueError(f"eval_stages must be 1 or 2, not {eval_stages!r}")
         self._params = params
         self.pipelined = bool(pipelined)
         self.eval_stages = eval_stages
-        self._hash = Murmur3Hash64(mul_stages=hash_mul_stages)
+        self._hash = Murmur3Hash64(mul_stages=hash_mul_stages,
+                                   lut_cross_products=hash_lut_cross_products)
         self.hash_latency = self._hash.latency
         # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> E (a+2+Lh)
         # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
@@ -162,9 +171,17 @@ class KvAsuCore(wiring.Component):
         inflight = Signal(range(self.fifo_depth + 1))
         m.d.sync += inflight.eq(inflight + accept - pop)
 
-        flushing = Signal()
-        m.d.sync += flushing.eq(self.flush)
-        m.d.comb += self.flushing.eq(flushing)
+        # The clear sweep (after reset and after a flush): one table row per cycle.
+        flushing = Signal(init=1)
+        sweep_row = Signal(range(table.rows))
+        with m.If(self.flush):
+            m.d.sync += [flushing.eq(1), sweep_row.eq(0)]
+        with m.Elif(flushing):
+            m.d.sync += sweep_row.eq(sweep_row + 1)
+            with m.If(sweep_row == table.rows - 1):
+                m.d.sync += [flushing.eq(0), sweep_row.eq(0)]
+        m.d.comb += [self.flushing.eq(flushing),
+                     table.clear_en.eq(flushing), table.clear_row.eq(sweep_row)]
 
         lh = self.hash_latency
         s = [Signal(stage, name=f"s{k}") for k in range(lh + 1)]
@@ -218,25 +235,33 @@ class KvAsuCore(wiring.Component):
         # forwarded into the lanes of the request behind it, in E1.
         decision = data.StructLayout({
             "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
-            "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts,
-            "any_free": 1, "free_slot": sw,
-            "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH,
+            "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,
+            "any_free": 1, "free_slot": sw, "free_mark": 1,
+            "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
             "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
         })
         d = Signal(decision)
         wr_en, wr_slot = Signal(), Signal(sw)
         wr_count = Signal(p.COUNT_WIDTH)
+        wr_mark = Signal()
         inv_en, inv_slot = Signal(), Signal(sw)
         two = self.eval_stages == 2
 
+        # Slot of each lane: constant adds from the registered window start, made in
+        # parallel with the RAM read, never behind the decision.
+        lane_slots = [Signal(sw, name=f"lane_slot{i}") for i in range(P)]
+        for i in range(P):
+            m.d.comb += lane_slots[i].eq((e_h + i)[:sw])
+
         def lane_slot(i):
-            return (e_h + i)[:sw]
+            return lane_slots[i]
 
         valid_l = Signal(P)
         stale_l = Signal(P)
         tag_l = [Signal(p.TAG_WIDTH, name=f"tag{i}") for i in range(P)]
         cnt_l = [Signal(p.COUNT_WIDTH, name=f"cnt{i}") for i in range(P)]
         last_l = [Signal(ts, name=f"last{i}") for i in range(P)]
+        mark_l = Signal(P)
         for i in range(P):
             if two:
                 fw_wr = wr_en & (lane_slot(i) == wr_slot)
@@ -247,6 +272,7 @@ class KvAsuCore(wiring.Component):
                     tag_l[i].eq(Mux(fw_wr, table.wr_tag, table.rd_tag[i])),
                     cnt_l[i].eq(Mux(fw_wr, wr_count, table.rd_count[i])),
                     last_l[i].eq(Mux(fw_wr, table.wr_last, table.rd_last[i])),
+                    mark_l[i].eq(Mux(fw_wr, wr_mark, table.rd_mark[i])),
                 ]
             else:
                 # No forwarding (and no structural path from the write back to the lanes,
@@ -254,7 +280,7 @@ class KvAsuCore(wiring.Component):
                 m.d.comb += [
                     valid_l[i].eq(table.rd_valid[i]), stale_l[i].eq(table.rd_stale[i]),
                     tag_l[i].eq(table.rd_tag[i]), cnt_l[i].eq(table.rd_count[i]),
-                    last_l[i].eq(table.rd_last[i]),
+                    last_l[i].eq(table.rd_last[i]), mark_l[i].eq(table.rd_mark[i]),
                 ]
 
         ages = [Signal(ts, name=f"age{i}") for i in range(P)]
@@ -273,23 +299,32 @@ class KvAsuCore(wiring.Component):
         for i in range(P):            # at most one lane matches
             with m.If(match[i]):
                 m.d.comb += [d.hit_cnt.eq(cnt_l[i]), d.hit_age.eq(ages[i]),
-                             d.hit_slot.eq(lane_slot(i))]
+                             d.hit_slot.eq(lane_slot(i)), d.hit_mark.eq(mark_l[i])]
         for i in reversed(range(P)):  # first free lane in probe order wins
             with m.If(free[i]):
-                m.d.comb += d.free_slot.eq(lane_slot(i))
-        # Victim: greatest saturated age, ties to the lowest probe offset.
-        best_age = ages[0]
-        best_idx = Const(0, range(P))
-        for i in range(1, P):
-            better = ages[i] > best_age
-            best_age = Mux(better, ages[i], best_age)
-            best_idx = Mux(better, i, best_idx)
-        vict_lane = Signal(range(P))
+                m.d.comb += [d.free_slot.eq(lane_slot(i)), d.free_mark.eq(mark_l[i])]
+        # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
+        # comparisons in parallel (one comparator deep, not a chain of P - 1).
+        wins = Signal(P)
+        for i in range(P):
+            m.d.comb += wins[i].eq(Cat(*([ages[i] > ages[j] for j in range(i)] +
+                                         [ages[i] >= ages[j] for j in range(i + 1, P)]),
+                                       Const(1, 1)).all())
+        old = Signal(P)              # saturated age beyond W1 (a T0 line)
+        for i in range(P):
+            m.d.comb += old[i].eq(ages[i] > cfg.w1)
+        # exactly one lane wins: an AND-OR select, no encoder/decoder or adder behind it
+        def select(values):
+            out = 0
+            for i in range(P):
+                out = out | Mux(wins[i], values[i], 0)
+            return out
+
         m.d.comb += [
-            vict_lane.eq(best_idx),
-            d.vict_t0.eq(best_age > cfg.w1),
-            d.vict_slot.eq((e_h + vict_lane)[:sw]),
-            d.vict_tag.eq(Array(tag_l)[vict_lane]),
+            d.vict_t0.eq((wins & old).any()),
+            d.vict_slot.eq(select(lane_slots)),
+            d.vict_tag.eq(select(tag_l)),
+            d.vict_mark.eq((wins & mark_l).any()),
         ]
         # EVICT / EVICT_ANY: lane 0 is the LRU tail.
         m.d.comb += [
@@ -329,7 +364,7 @@ class KvAsuCore(wiring.Component):
         occ_dec = Signal()
         m.d.comb += [
             table.wr_en.eq(wr_en), table.wr_slot.eq(wr_slot), table.wr_count.eq(wr_count),
-            table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t),
+            table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t), table.wr_mark.eq(wr_mark),
             table.inv_en.eq(inv_en), table.inv_slot.eq(inv_slot),
             wr_count.eq(tl_after.count),
         ]
@@ -344,13 +379,15 @@ class KvAsuCore(wiring.Component):
                                 m.d.comb += inc(f"obs_t{lv}")
                     with m.If(d2.present):
                         m.d.comb += [inc("observe_hits"), rsp.present.eq(1), wr_en.eq(1),
-                                     wr_slot.eq(d2.hit_slot),
+                                     wr_slot.eq(d2.hit_slot), wr_mark.eq(d2.hit_mark),
                                      lru.cmd.eq(LruCmd.TOUCH)]
                     with m.Elif(d2.any_free):
                         m.d.comb += [inc("inserts"), wr_en.eq(1), wr_slot.eq(d2.free_slot),
+                                     wr_mark.eq(d2.free_mark),
                                      lru.cmd.eq(LruCmd.INSERT), occ_inc.eq(1)]
                     with m.Elif(d2.vict_t0):
                         m.d.comb += [inc("replacements"), wr_en.eq(1), wr_slot.eq(d2.vict_slot),
+                                     wr_mark.eq(d2.vict_mark),
                                      lru.cmd.eq(LruCmd.TOUCH),
                                      rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
                     with m.Else():
@@ -383,7 +420,7 @@ class KvAsuCore(wiring.Component):
             m.d.sync += self.occupancy.eq(0)
         with m.Else():
             m.d.sync += self.occupancy.eq(self.occupancy + occ_inc - occ_dec)
-        m.d.comb += [table.flush.eq(self.flush), lru.flush.eq(self.flush)]
+        m.d.comb += lru.flush.eq(self.flush)
 
         # Scrubber.
         m.d.comb += [

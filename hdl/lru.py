@@ -1,18 +1,30 @@
 """The LRU list: a doubly linked list of slots, most recent at ``head``.
 
 Two pointer arrays, ``prev`` and ``next`` (``ENTRIES`` x ``SLOT_WIDTH``), hold the links.
-Every command needs at most one read and two writes of each array (spec section 10). Each
-array is two ``Memory`` banks with one write port each; a per-slot *live value table* bit
-(a register) records which bank holds the current value of a slot. Port A writes bank 0
-and clears the slot's bit, port B writes bank 1 and sets it; a read reads both banks and
-picks the live one.
+Every command needs at most one read and two writes of each array (spec section 10), and a
+block RAM has one write port per read port we also need, so each array is stored as two
+banks ``X0``, ``X1`` with one write port each and the logical value ``X0[s] ^ X1[s]`` (an
+XOR-coded two-write-port memory, the block-RAM equivalent of a live value table): write
+port A stores ``v ^ X1[a]`` into ``X0[a]``, port B stores ``v ^ X0[b]`` into ``X1[b]``.
+Each bank has two read ports: the command's read and the *feedback* read that fetches the
+other bank's word at a write address. Everything is in RAM; no per-slot register.
 
-Timing: a command is given in cycle ``c`` (``cmd``, ``slot``); the pointer reads are
-issued in ``c`` and the writes and the ``head``/``tail``/``empty`` update happen in
-``c + 1``. Reads are transparent for the writes of the same cycle, and the live value
-table and ``head``/``tail`` are registers updated at the end of ``c + 1``, so a command
-may be given every cycle with no forwarding: the command of cycle ``c + 1`` reads the
-state as left by the command of cycle ``c``.
+Pipeline of a command given in cycle ``c`` (``cmd``, ``slot``):
+
+* ``C1`` (cycle ``c``): read both banks of both arrays at ``slot`` (``tail`` for ``POP``).
+* ``C2`` (``c + 1``): ``p = prev[slot]``, ``n = next[slot]`` (XOR of the banks, with the
+  writes of the command in ``C3`` forwarded: the RAM read missed them by a cycle); decide
+  the writes; issue the feedback reads at their addresses; update ``head``, ``tail`` and
+  ``empty`` at the end of the cycle.
+* ``C3`` (``c + 2``): write ``next[p] = n`` and ``prev[n] = p`` (port A: unlink) and
+  ``prev[head] = slot``, ``next[slot] = head`` (port B: link at the head). The feedback
+  reads of ``C2`` are transparent for the writes of the command ahead (in ``C3`` at the
+  same time), and the two writes of one array never share an address, so the coded words
+  are exact.
+
+So a command may be given every cycle: the command of cycle ``c + 1`` sees the ``head`` /
+``tail`` left by the command of cycle ``c`` in its ``C2``, and its pointers through the
+forwarding.
 
 ``POP`` unlinks the ``tail`` register as it is in the cycle of the command, so it must not
 be given in the cycle right after another command (while ``busy``), whose ``tail`` update
@@ -20,7 +32,7 @@ is still pending; ``TOUCH`` and ``INSERT`` have no such restriction. (The core g
 it: an EVICT is accepted only 3 or more cycles after the previous request.)
 
 Pointers of unlinked slots and ``prev[head]`` / ``next[tail]`` are meaningless; they are
-never read.
+never read (so the banks need no initialisation).
 """
 
 from amaranth.lib import enum
@@ -30,7 +42,6 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .bitvec import onehot
 from .layouts import check_params
 
 __all__ = ["LruCmd", "LruList"]
@@ -43,13 +54,71 @@ class LruCmd(enum.Enum, shape=2):
     POP = 3      # unlink the tail (the list must not be empty)
 
 
+class _CodedArray:
+    """One pointer array as two XOR-coded banks (see the module docstring).
+
+    ``read(addr)`` issues the command read; ``a``/``b`` are the logical write requests
+    ``(en, addr, data)`` of ports A and B, given one cycle before the write happens (their
+    feedback reads are issued then)."""
+
+    def __init__(self, m, name, depth, width):
+        self.m, self.name = m, name
+        self.banks = [Memory(shape=width, depth=depth, init=[]) for _ in range(2)]
+        for i, mem in enumerate(self.banks):
+            m.submodules[f"{name}{i}"] = mem
+        self.wp = [mem.write_port() for mem in self.banks]
+        self.cmd_rp = [mem.read_port(transparent_for=(wp,))
+                       for mem, wp in zip(self.banks, self.wp)]
+        self.fb_rp = [mem.read_port(transparent_for=(wp,))
+                      for mem, wp in zip(self.banks, self.wp)]
+        # The logical writes happening this cycle (C3), for forwarding and formal views.
+        self.w = {port: (Signal(name=f"{name}_{port}_en"),
+                         Signal(width, name=f"{name}_{port}_addr"),
+                         Signal(width, name=f"{name}_{port}_data")) for port in "ab"}
+
+    def read(self, addr):
+        for rp in self.cmd_rp:
+            self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(1)]
+
+    def value(self, addr_q):
+        """The logical word at ``addr_q`` (read issued last cycle), with this cycle's
+        writes forwarded."""
+        v = self.cmd_rp[0].data ^ self.cmd_rp[1].data
+        for port in "ab":
+            en, addr, dat = self.w[port]
+            v = Mux(en & (addr == addr_q), dat, v)
+        return v
+
+    def request(self, a, b):
+        """Logical writes decided this cycle (C2): register them for C3 and issue the
+        feedback reads (port A needs ``X1[a]``, port B ``X0[b]``)."""
+        m = self.m
+        for port, (en, addr, dat) in (("a", a), ("b", b)):
+            q_en, q_addr, q_data = self.w[port]
+            m.d.sync += [q_en.eq(en), q_addr.eq(addr), q_data.eq(dat)]
+        m.d.comb += [
+            self.fb_rp[1].addr.eq(a[1]), self.fb_rp[1].en.eq(1),
+            self.fb_rp[0].addr.eq(b[1]), self.fb_rp[0].en.eq(1),
+        ]
+        # C3: the coded writes.
+        a_en, a_addr, a_data = self.w["a"]
+        b_en, b_addr, b_data = self.w["b"]
+        m.d.comb += [
+            self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
+            self.wp[0].data.eq(a_data ^ self.fb_rp[1].data),
+            self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr),
+            self.wp[1].data.eq(b_data ^ self.fb_rp[0].data),
+        ]
+
+
 class LruList(wiring.Component):
     """Doubly linked LRU list over the table slots.
 
     Ports
     -----
     cmd : In(LruCmd)
-        Command of this cycle; executed (pointer writes, head/tail update) next cycle.
+        Command of this cycle; ``head``/``tail`` are updated at the end of the next cycle,
+        the pointers written in the one after.
     slot : In(SLOT_WIDTH)
         Slot of ``TOUCH`` (a linked slot) / ``INSERT`` (an unlinked slot); ignored by ``POP``,
         which unlinks ``tail`` (only when not ``empty`` and not ``busy``).
@@ -60,7 +129,7 @@ class LruList(wiring.Component):
     empty : Out(1)
         The list holds no slot. Register, 1 after reset.
     busy : Out(1)
-        A command is in its second (write) cycle.
+        A command is in its second cycle (its ``head``/``tail`` update is pending).
     """
 
     def __init__(self, params=None):
@@ -82,61 +151,48 @@ class LruList(wiring.Component):
         p = self._params
         n, sw = p.ENTRIES, p.SLOT_WIDTH
 
-        def dual_bank(name):
-            mems = [Memory(shape=sw, depth=n, init=[]) for _ in range(2)]
-            for i, mem in enumerate(mems):
-                m.submodules[f"{name}{i}"] = mem
-            wps = [mem.write_port() for mem in mems]
-            rps = [mem.read_port(transparent_for=(wp,)) for mem, wp in zip(mems, wps)]
-            lvt = Signal(n, name=f"{name}_lvt")
-            return wps, rps, lvt
+        prv = _CodedArray(m, "prev", n, sw)
+        nxt = _CodedArray(m, "next", n, sw)
 
-        prev_w, prev_r, prev_lvt = dual_bank("prev")
-        next_w, next_r, next_lvt = dual_bank("next")
-
-        # Cycle c: issue reads.
+        # C1: issue the command reads.
         raddr = Mux(self.cmd == LruCmd.POP, self.tail, self.slot)
-        for rp in prev_r + next_r:
-            m.d.comb += [rp.addr.eq(raddr), rp.en.eq(1)]
+        prv.read(raddr)
+        nxt.read(raddr)
         cmd_q = Signal(LruCmd)
         slot_q = Signal(sw)
         m.d.sync += [cmd_q.eq(self.cmd), slot_q.eq(raddr)]
         m.d.comb += self.busy.eq(cmd_q != LruCmd.NONE)
 
-        # Cycle c + 1: live values of prev[slot], next[slot].
-        p_of = Mux(prev_lvt.bit_select(slot_q, 1), prev_r[1].data, prev_r[0].data)
-        n_of = Mux(next_lvt.bit_select(slot_q, 1), next_r[1].data, next_r[0].data)
+        # C2: the pointers of slot_q, then the writes and the head/tail update.
+        p_of = Signal(sw)
+        n_of = Signal(sw)
+        m.d.comb += [p_of.eq(prv.value(slot_q)), n_of.eq(nxt.value(slot_q))]
 
-        # Write ports: A = bank 0 (lvt bit cleared), B = bank 1 (lvt bit set).
-        pa_en, pa_addr, pa_data = Signal(), Signal(sw), Signal(sw)
-        pb_en, pb_addr, pb_data = Signal(), Signal(sw), Signal(sw)
-        na_en, na_addr, na_data = Signal(), Signal(sw), Signal(sw)
-        nb_en, nb_addr, nb_data = Signal(), Signal(sw), Signal(sw)
-
+        pa = [Signal(name="prev_a_req"), Signal(sw), Signal(sw)]   # prev[n] = p
+        pb = [Signal(name="prev_b_req"), Signal(sw), Signal(sw)]   # prev[head] = slot
+        na = [Signal(name="next_a_req"), Signal(sw), Signal(sw)]   # next[p] = n
+        nb = [Signal(name="next_b_req"), Signal(sw), Signal(sw)]   # next[slot] = head
         head, tail, empty = self.head, self.tail, self.empty
+        link = Signal()      # link slot_q before the old head
+        m.d.comb += [
+            pa[1].eq(n_of), pa[2].eq(p_of), na[1].eq(p_of), na[2].eq(n_of),
+            pb[1].eq(head), pb[2].eq(slot_q), nb[1].eq(slot_q), nb[2].eq(head),
+            pb[0].eq(link), nb[0].eq(link),
+        ]
         with m.Switch(cmd_q):
             with m.Case(LruCmd.TOUCH):
                 with m.If(slot_q != head):
-                    # Unlink: next[p] = n; prev[n] = p (or tail = p).
-                    m.d.comb += [na_en.eq(1), na_addr.eq(p_of), na_data.eq(n_of)]
+                    m.d.comb += [na[0].eq(1), link.eq(1)]
                     with m.If(slot_q == tail):
                         m.d.sync += tail.eq(p_of)
                     with m.Else():
-                        m.d.comb += [pa_en.eq(1), pa_addr.eq(n_of), pa_data.eq(p_of)]
-                    # Link before the old head.
-                    m.d.comb += [
-                        pb_en.eq(1), pb_addr.eq(head), pb_data.eq(slot_q),
-                        nb_en.eq(1), nb_addr.eq(slot_q), nb_data.eq(head),
-                    ]
+                        m.d.comb += pa[0].eq(1)
                     m.d.sync += head.eq(slot_q)
             with m.Case(LruCmd.INSERT):
                 with m.If(empty):
                     m.d.sync += [head.eq(slot_q), tail.eq(slot_q), empty.eq(0)]
                 with m.Else():
-                    m.d.comb += [
-                        pb_en.eq(1), pb_addr.eq(head), pb_data.eq(slot_q),
-                        nb_en.eq(1), nb_addr.eq(slot_q), nb_data.eq(head),
-                    ]
+                    m.d.comb += link.eq(1)
                     m.d.sync += head.eq(slot_q)
             with m.Case(LruCmd.POP):
                 with m.If(head == tail):
@@ -146,13 +202,6 @@ class LruList(wiring.Component):
         with m.If(self.flush):
             m.d.sync += empty.eq(1)
 
-        for (wps, lvt, a, b) in ((prev_w, prev_lvt, (pa_en, pa_addr, pa_data),
-                                  (pb_en, pb_addr, pb_data)),
-                                 (next_w, next_lvt, (na_en, na_addr, na_data),
-                                  (nb_en, nb_addr, nb_data))):
-            for wp, (en, addr, dat) in zip(wps, (a, b)):
-                m.d.comb += [wp.en.eq(en), wp.addr.eq(addr), wp.data.eq(dat)]
-            clr = onehot(m, a[1], n, a[0], name=f"{lvt.name}_clr")
-            st = onehot(m, b[1], n, b[0], name=f"{lvt.name}_set")
-            m.d.sync += lvt.eq((lvt & ~clr) | st)
+        prv.request(pa, pb)
+        nxt.request(na, nb)
         return m

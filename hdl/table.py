@@ -1,23 +1,43 @@
-"""The bucket table: per-slot tag, count and last-access time, banked for window reads.
+"""The bucket table: per-slot tag, count, last-access time and valid bit, banked for window
+reads, all in block RAM.
 
 Slot ``s`` lives in bank ``s mod PROBE`` at row ``s // PROBE``. A window
 ``h, h+1, ..., h+PROBE-1`` (mod ``ENTRIES``) touches each bank exactly once, so one
 synchronous read of every bank returns the whole window in one cycle; the lanes are then
 rotated into probe order (lane ``i`` is slot ``h + i``).
 
-Storage:
+Storage, per bank (every array is a ``Memory`` with one write port):
 
-* per bank, a ``Memory`` of ``{tag, count}`` (one read port) and a ``Memory`` of ``last``
-  (two read ports: the window read and the scrubber's row read; a synthesiser maps it to
-  two block RAMs written in step);
-* per slot, a ``valid`` and a ``stale`` bit in registers (``ENTRIES`` bits each), so that a
-  reset or a flush clears the table in one cycle and the scrubber can set stale marks
-  without a memory write port.
+* ``ent``: ``{tag, count}``, written by ``wr``; one read port (the window);
+* ``meta``: ``{last, fresh, valid}``, written by ``wr`` (valid), ``inv`` and ``clear``
+  (invalid); one read port (the window);
+* ``mark``: one bit written only by the scrubber; one read port (the window);
 
-All read ports are transparent for the write port: a read issued in the cycle of a write to
-the same slot returns the written entry. The ``valid`` and ``stale`` lanes are read
-combinationally from the registers in the cycle the memory data arrives, so they too
-reflect every write up to the previous cycle. Together this means a window read issued in
+and one ``scrub`` memory of whole rows (``PROBE`` lanes of ``{last, fresh, valid}``),
+written in step with every bank's ``meta`` (lane write enables), read by the scrubber one
+row per cycle: its "port of its own" (spec section 10), one memory for all banks rather
+than a second read port per bank.
+
+**Stale marks without a shared write port.** A slot is *stale* when ``fresh != mark``. The
+scrubber owns ``mark``: to mark a slot stale it writes ``mark = not fresh`` (idempotent, so
+it never needs to read ``mark``); the datapath owns ``fresh``: a write stores
+``fresh = mark``, which makes the slot not stale. So each bit has one writer and no memory
+needs a second write port. The caller passes the mark of the slot it writes
+(``wr_mark``): the lane's ``rd_mark`` from the window read that chose the slot, which is
+the mark the slot has at the end of the window's evaluation cycle (the scrubber's write of
+that cycle included). A scrubber mark of the slot ``wr`` writes in the same cycle is
+dropped (the write wins: the slot has just been accessed), so the mark cannot change
+between that cycle and the write if the write follows at once (one evaluation stage); a
+core with a second stage forwards the marks of the cycle between (``rd_mark`` already
+includes the scrubber write of its own cycle, so a write in the next cycle is exact).
+
+**Clearing.** Valid bits live in RAM, so untracking every line is a sweep: ``clear_en``
+writes ``valid = 0`` to row ``clear_row`` of every bank (one row per cycle, ``ENTRIES /
+PROBE`` cycles for the table). The core sweeps after reset and after a flush, with
+``ready`` low.
+
+All read ports are transparent for the write port of their memory: a read issued in the
+cycle of a write to the same slot returns the written entry. So a window read issued in
 cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline that
 reads in one cycle and writes in the next needs no forwarding.
 """
@@ -27,7 +47,6 @@ from amaranth.lib import wiring, data
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-from .bitvec import onehot
 from .layouts import check_params
 
 __all__ = ["BucketTable"]
@@ -42,24 +61,33 @@ class BucketTable(wiring.Component):
         First slot ``h`` of the window to read; sampled every cycle.
     rd_valid, rd_stale : Out(PROBE)
         Bit ``i``: slot ``h + i`` (of the window addressed in the previous cycle) is
-        tracked / is marked stale. Combinational from the current register state.
+        tracked / is marked stale (``rd_stale`` is meaningless for an untracked slot).
+    rd_mark : Out(PROBE)
+        Bit ``i``: the scrubber mark of slot ``h + i`` as it is at the end of this cycle;
+        pass it as ``wr_mark`` when writing that slot.
     rd_tag : Out(ArrayLayout(TAG_WIDTH, PROBE)), rd_count : Out(ArrayLayout(COUNT_WIDTH, PROBE)),
     rd_last : Out(ArrayLayout(TS_WIDTH, PROBE))
         Lane ``i``: the entry of slot ``h + i``, one cycle after ``rd_slot``.
-    wr_en, wr_slot, wr_tag, wr_count, wr_last : In
-        Write one entry; also sets its ``valid`` bit and clears its ``stale`` bit.
+    wr_en, wr_slot, wr_tag, wr_count, wr_last, wr_mark : In
+        Write one entry; it becomes tracked and not stale (``wr_mark``: see above).
     inv_en, inv_slot : In
-        Clear the ``valid`` bit of one slot (never in the same cycle as a write to it).
-    flush : In(1)
-        Clear every ``valid`` bit (takes effect at the end of the cycle).
+        Untrack one slot (never in the same cycle as ``wr_en`` or ``clear_en``).
+    clear_en : In(1), clear_row : In(range(ROWS))
+        Untrack the ``PROBE`` slots of row ``clear_row`` (never with ``wr_en`` or
+        ``inv_en``).
     sc_row : In(range(ROWS))
         Scrubber row read: slots ``row * PROBE + b`` for every bank ``b``.
     sc_last : Out(ArrayLayout(TS_WIDTH, PROBE)), sc_valid : Out(PROBE)
-        Lane ``b``: ``last`` (one cycle after ``sc_row``) and ``valid`` (current) of slot
-        ``row * PROBE + b`` of the row addressed in the previous cycle.
+        Lane ``b``: ``last`` and ``valid`` of slot ``row * PROBE + b`` of the row addressed
+        in the previous cycle.
     sc_set : In(PROBE)
-        Set the ``stale`` bit of lane ``b`` of that row; ignored for a slot written
-        (``wr_en``) in the same cycle, whose write wins.
+        Mark lane ``b`` of that row stale; ignored for a slot written (``wr_en``) in the
+        same cycle, whose write wins.
+
+    Attributes
+    ----------
+    rows : int
+        ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
     """
 
     def __init__(self, params=None):
@@ -71,6 +99,7 @@ class BucketTable(wiring.Component):
             "rd_slot": In(p.SLOT_WIDTH),
             "rd_valid": Out(p.PROBE),
             "rd_stale": Out(p.PROBE),
+            "rd_mark": Out(p.PROBE),
             "rd_tag": Out(data.ArrayLayout(p.TAG_WIDTH, p.PROBE)),
             "rd_count": Out(data.ArrayLayout(p.COUNT_WIDTH, p.PROBE)),
             "rd_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
@@ -79,9 +108,11 @@ class BucketTable(wiring.Component):
             "wr_tag": In(p.TAG_WIDTH),
             "wr_count": In(p.COUNT_WIDTH),
             "wr_last": In(p.TS_WIDTH),
+            "wr_mark": In(1),
             "inv_en": In(1),
             "inv_slot": In(p.SLOT_WIDTH),
-            "flush": In(1),
+            "clear_en": In(1),
+            "clear_row": In(range(self.rows)),
             "sc_row": In(range(self.rows)),
             "sc_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
             "sc_valid": Out(p.PROBE),
@@ -98,98 +129,107 @@ class BucketTable(wiring.Component):
         def split(slot):                               # -> (bank, row)
             return slot[:pb], slot[pb:]
 
+        def in_bank(bank, b):
+            return (bank == b) if pb else Const(1)
+
         ent_layout = data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})
+        meta_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
 
         # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
         h_lo, h_hi = split(self.rd_slot)
         lo_q = Signal(max(pb, 1), name="rd_lo_q")
         m.d.sync += lo_q.eq(h_lo if pb else 0)
-        row_q = [Signal(range(rows), name=f"rd_row_q{b}") for b in range(P)]
 
         w_bank, w_row = split(self.wr_slot)
         i_bank, i_row = split(self.inv_slot)
         sc_row_q = Signal(range(rows))
         m.d.sync += sc_row_q.eq(self.sc_row)
 
-        wr_dec = onehot(m, w_row, rows, name="wr_dec")
-        inv_dec = onehot(m, i_row, rows, name="inv_dec")
-        sc_dec = onehot(m, sc_row_q, rows, name="sc_dec")
+        # The scrubber's copy of every bank's meta, one row per word.
+        scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[])
+        m.submodules.scrub = scrub
+        scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
+        sc_r = scrub.read_port(transparent_for=(scrub_w,))
+        m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
+        meta_data = Signal(meta_layout)
+        meta_addr = Signal(range(rows))
+        m.d.comb += [
+            meta_data.last.eq(self.wr_last), meta_data.fresh.eq(self.wr_mark),
+            meta_data.valid.eq(~(self.inv_en | self.clear_en)),
+        ]
+        with m.If(self.clear_en):
+            m.d.comb += meta_addr.eq(self.clear_row)
+        with m.Elif(self.inv_en):
+            m.d.comb += meta_addr.eq(i_row)
+        with m.Else():
+            m.d.comb += meta_addr.eq(w_row)
+        m.d.comb += scrub_w.addr.eq(meta_addr)
 
-        bank_ent, bank_last, bank_sc_last = [], [], []
-        valid = [Signal(rows, name=f"valid{b}") for b in range(P)]
-        stale = [Signal(rows, name=f"stale{b}") for b in range(P)]
+        bank_ent, bank_meta, bank_mark, bank_mark_now = [], [], [], []
         for b in range(P):
             ent = Memory(shape=ent_layout, depth=rows, init=[])
-            last = Memory(shape=p.TS_WIDTH, depth=rows, init=[])
+            meta = Memory(shape=meta_layout, depth=rows, init=[])
+            mark = Memory(shape=1, depth=rows, init=[])
             m.submodules[f"ent{b}"] = ent
-            m.submodules[f"last{b}"] = last
-            ent_w = ent.write_port()
-            last_w = last.write_port()
+            m.submodules[f"meta{b}"] = meta
+            m.submodules[f"mark{b}"] = mark
+            ent_w, meta_w, mark_w = ent.write_port(), meta.write_port(), mark.write_port()
             ent_r = ent.read_port(transparent_for=(ent_w,))
-            last_r = last.read_port(transparent_for=(last_w,))
-            sc_r = last.read_port(transparent_for=(last_w,))
+            meta_r = meta.read_port(transparent_for=(meta_w,))
+            mark_r = mark.read_port(transparent_for=(mark_w,))
 
             if pb:
                 row = (h_hi + (Const(b, pb) < h_lo))[:rw] if rw else Const(0, 0)
             else:
                 row = h_hi
+            row_q = Signal(range(rows), name=f"rd_row_q{b}")
+            m.d.sync += row_q.eq(row)
+            for rp in (ent_r, meta_r, mark_r):
+                m.d.comb += [rp.addr.eq(row), rp.en.eq(1)]
+
+            # Datapath writes: an entry (ent and meta), an invalidate or a clear (meta only).
+            wr_here = self.wr_en & in_bank(w_bank, b)
+            meta_en = (self.clear_en | (self.inv_en & in_bank(i_bank, b)) |
+                       (~self.inv_en & wr_here))
             m.d.comb += [
-                ent_r.addr.eq(row), last_r.addr.eq(row),
-                ent_r.en.eq(1), last_r.en.eq(1),
-                sc_r.addr.eq(self.sc_row), sc_r.en.eq(1),
-            ]
-            m.d.sync += row_q[b].eq(row)
-            hit_bank = (w_bank == b) if pb else Const(1)
-            m.d.comb += [
-                ent_w.addr.eq(w_row), last_w.addr.eq(w_row),
+                ent_w.addr.eq(w_row), ent_w.en.eq(wr_here),
                 ent_w.data.tag.eq(self.wr_tag), ent_w.data.count.eq(self.wr_count),
-                last_w.data.eq(self.wr_last),
-                ent_w.en.eq(self.wr_en & hit_bank), last_w.en.eq(self.wr_en & hit_bank),
+                meta_w.addr.eq(meta_addr), meta_w.data.eq(meta_data), meta_w.en.eq(meta_en),
+                scrub_w.data[b].eq(meta_data), scrub_w.en[b].eq(meta_en),
+            ]
+
+            # Scrubber marks: mark = not fresh, unless the datapath writes the slot now.
+            sc_we = Signal(name=f"sc_we{b}")
+            m.d.comb += [
+                sc_we.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_q))),
+                mark_w.addr.eq(sc_row_q), mark_w.en.eq(sc_we),
+                mark_w.data.eq(~sc_r.data[b].fresh),
+                self.sc_last[b].eq(sc_r.data[b].last),
+                self.sc_valid[b].eq(sc_r.data[b].valid),
             ]
             bank_ent.append(ent_r.data)
-            bank_last.append(last_r.data)
-            bank_sc_last.append(sc_r.data)
-
-            # valid / stale registers of this bank (row masks from shared row decoders).
-            inv_bank = (i_bank == b) if pb else Const(1)
-            wr_mask = Signal(rows, name=f"wr_mask{b}")
-            inv_mask = Signal(rows, name=f"inv_mask{b}")
-            sc_mask = Signal(rows, name=f"sc_mask{b}")
-            m.d.comb += [
-                wr_mask.eq(Mux(self.wr_en & hit_bank, wr_dec, 0)),
-                inv_mask.eq(Mux(self.inv_en & inv_bank, inv_dec, 0)),
-                sc_mask.eq(Mux(self.sc_set[b], sc_dec, 0)),
-            ]
-            with m.If(self.flush):
-                m.d.sync += valid[b].eq(0)
-            with m.Else():
-                m.d.sync += valid[b].eq((valid[b] & ~inv_mask) | wr_mask)
-            m.d.sync += stale[b].eq((stale[b] | sc_mask) & ~wr_mask)
-
-            m.d.comb += [
-                self.sc_last[b].eq(sc_r.data),
-                self.sc_valid[b].eq(valid[b].bit_select(sc_row_q, 1)),
-            ]
+            bank_meta.append(meta_r.data)
+            # The mark at the end of this cycle: this cycle's scrubber write included.
+            mark_now = Signal(name=f"mark_now{b}")
+            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_q), ~sc_r.data[b].fresh,
+                                        mark_r.data))
+            bank_mark.append(mark_r.data)
+            bank_mark_now.append(mark_now)
 
         # Rotate banks into probe order: lane i is bank (lo + i) mod P.
-        bv = [valid[b].bit_select(row_q[b], 1) for b in range(P)]
-        bs = [stale[b].bit_select(row_q[b], 1) for b in range(P)]
+        def lane(values, i):
+            if not pb:
+                return values[0]
+            return Array(values)[(lo_q + i)[:pb]]
+
         for i in range(P):
-            if pb:
-                sel = (lo_q + i)[:pb]
-                m.d.comb += [
-                    self.rd_tag[i].eq(Array(e.tag for e in bank_ent)[sel]),
-                    self.rd_count[i].eq(Array(e.count for e in bank_ent)[sel]),
-                    self.rd_last[i].eq(Array(bank_last)[sel]),
-                    self.rd_valid[i].eq(Array(bv)[sel]),
-                    self.rd_stale[i].eq(Array(bs)[sel]),
-                ]
-            else:
-                m.d.comb += [
-                    self.rd_tag[i].eq(bank_ent[0].tag),
-                    self.rd_count[i].eq(bank_ent[0].count),
-                    self.rd_last[i].eq(bank_last[0]),
-                    self.rd_valid[i].eq(bv[0]),
-                    self.rd_stale[i].eq(bs[0]),
-                ]
+            m.d.comb += [
+                self.rd_tag[i].eq(lane([e.tag for e in bank_ent], i)),
+                self.rd_count[i].eq(lane([e.count for e in bank_ent], i)),
+                self.rd_last[i].eq(lane([x.last for x in bank_meta], i)),
+                self.rd_valid[i].eq(lane([x.valid for x in bank_meta], i)),
+                self.rd_stale[i].eq(lane([x.fresh ^ k for x, k in zip(bank_meta, bank_mark)],
+                                         i)),
+                self.rd_mark[i].eq(lane(bank_mark_now, i)),
+            ]
         return m

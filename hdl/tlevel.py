@@ -23,9 +23,12 @@ def saturated_age(params, t, last, stale):
     the true age.
     """
     ts = params.TS_WIDTH
-    sat = params.WMAX + 1
     diff = (t - last)[:ts]
-    return Mux(stale | (diff > params.WMAX), sat, diff)
+    # WMAX + 1 == 2**(TS_WIDTH - 1): "diff > WMAX" is diff's top bit, and the saturated
+    # value is that bit alone (no comparator after the subtraction).
+    assert params.WMAX + 1 == 1 << (ts - 1)
+    saturate = stale | diff[ts - 1]
+    return Cat(Mux(saturate, 0, diff[:ts - 1]), saturate)
 
 
 class TLevel(wiring.Component):

@@ -29,6 +29,8 @@ class KvAsu(wiring.Component):
         Passed to ``KvAsuCore`` (default ``True``: one request per cycle).
     eval_stages : int or None
         Passed to ``KvAsuCore`` (1 or 2; ``None``: the core's default).
+    hash_lut_cross_products : bool or collection of str
+        Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
 
     Ports
     -----
@@ -46,11 +48,13 @@ class KvAsu(wiring.Component):
         Core acceptance-to-response latency in cycles.
     """
 
-    def __init__(self, params=None, *, pipelined=True, eval_stages=None):
+    def __init__(self, params=None, *, pipelined=True, eval_stages=None,
+                 hash_lut_cross_products=False):
         params = check_core_params(params)
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
-        self.core = KvAsuCore(params, pipelined=pipelined, **kw)
+        self.core = KvAsuCore(params, pipelined=pipelined,
+                              hash_lut_cross_products=hash_lut_cross_products, **kw)
         self.regs = KvAsuRegisters(params)
         self.timebase = Timebase()
         self.latency = self.core.latency

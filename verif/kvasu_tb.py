@@ -263,6 +263,7 @@ class KvAsuTB:
         self.idle_ev = Event()
         self._rst_cycles = 0
         self._in_reset = True
+        self._sweep_left = None           # cycles of the clear sweep still to come
         self.reset_done = Event()
         self.t0 = None
         self.valid_gap_fn = None          # () -> extra valid-low cycles before a request
@@ -334,7 +335,7 @@ class KvAsuTB:
     # ---------------- driver / monitor loop
     def _busy(self):
         return (self.cur is not None or self.reqq or self.expected or self._rst_cycles
-                or self._in_reset)
+                or self._in_reset or self._sweep_left is not None)
 
     async def _loop(self):
         dut = self.dut
@@ -352,7 +353,21 @@ class KvAsuTB:
                 self._in_reset = False
                 self.t0 = self.now_ps() + HALF_PS
                 self._fresh_state()
-                self.reset_done.set()
+                # the block clears its table (valid bits in block RAM) after reset: one row
+                # per cycle with req.ready low (docs/rtl.md "Flush and reset")
+                self._sweep_left = self.p.ENTRIES // self.p.PROBE
+            if self._sweep_left is not None:
+                await ReadOnly()
+                ready = int(dut.req__ready.value)
+                if self._sweep_left:
+                    assert not ready, (f"req.ready high {self._sweep_left} cycles before "
+                                       f"the end of the clear sweep after reset")
+                    self._sweep_left -= 1
+                else:
+                    assert ready, "req.ready low after the clear sweep after reset"
+                    self._sweep_left = None
+                    self.reset_done.set()
+                continue
             if not self._busy():
                 dut.req__valid.value = 0
                 if int(dut.rsp__valid.value):

@@ -98,12 +98,18 @@ class CoreBench:
             for k, v in self.cfg.items():
                 ctx.set(getattr(core.cfg, k), v)
             ctx.set(core.enable, 1)
+            # The core clears its table after reset (``flushing``); script cycles count
+            # from the first tick boundary after that (ages only depend on differences).
+            while ctx.get(core.flushing) or \
+                    ctx.get(self.top.tb.cycle) % (1 << self.params.TICK_SHIFT):
+                await ctx.tick()
+            t0 = ctx.get(self.top.tb.cycle)
+            results["t0"] = t0
             idx = 0
             gap = 0
             cycle = 0
-            pending_flush = None
             while cycle < max_cycles:
-                now = ctx.get(self.top.tb.cycle)
+                now = ctx.get(self.top.tb.cycle) - t0
                 while idx < len(items) and items[idx][0] == "at" and now >= items[idx][1]:
                     idx += 1
                 item = items[idx] if idx < len(items) else None
@@ -146,7 +152,7 @@ class CoreBench:
                 if accepted:
                     results["accepted"].append((item, now))
                     results["events"].append(("req", item[1], item[2], item[3],
-                                              now >> self.params.TICK_SHIFT))
+                                              (now + t0) >> self.params.TICK_SHIFT))
                     idx += 1
                 if item is not None and item[0] == "idle":
                     gap -= 1

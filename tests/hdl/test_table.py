@@ -1,6 +1,7 @@
 # amaranth: UnusedElaboratable=no
 """hdl.table.BucketTable: window reads in probe order (with wrap-around), read-during-write
-transparency, valid/stale bits, the scrubber row port, invalidate and flush; and
+transparency, valid bits and stale marks, the scrubber row port, invalidate and the clear
+sweep; and
 hdl.scrubber.Scrubber's stale decision."""
 
 import random
@@ -67,7 +68,7 @@ def test_window_reads(entries, probe):
     sim_run(dut, bench)
 
 
-def test_valid_stale_inv_flush_scrub_port():
+def test_valid_stale_inv_clear_scrub_port():
     p = small_params()             # 16 entries, 4 banks, 4 rows
     dut = BucketTable(p)
 
@@ -95,9 +96,11 @@ def test_valid_stale_inv_flush_scrub_port():
         assert ctx.get(dut.rd_last[2]) == 9            # transparent read of slot 6
         assert ctx.get(dut.rd_valid) == 0b0110
         assert ctx.get(dut.rd_stale) == 0b0010         # slot 5 only
-        # a write clears stale
+        # a write with the lane's mark clears stale (the scrubber's mark is 'not fresh')
+        assert ctx.get(dut.rd_mark) & 0b0010
         ctx.set(dut.wr_en, 1)
         ctx.set(dut.wr_slot, 5)
+        ctx.set(dut.wr_mark, (ctx.get(dut.rd_mark) >> 1) & 1)
         await ctx.tick()
         ctx.set(dut.wr_en, 0)
         assert ctx.get(dut.rd_stale) == 0
@@ -112,10 +115,16 @@ def test_valid_stale_inv_flush_scrub_port():
         ctx.set(dut.rd_slot, 4)
         await ctx.tick()
         assert ctx.get(dut.rd_valid) == 0b0010         # slot 5 only
-        ctx.set(dut.flush, 1)
-        await ctx.tick()
-        ctx.set(dut.flush, 0)
-        assert ctx.get(dut.rd_valid) == 0
+        # the clear sweep: one row per cycle
+        ctx.set(dut.clear_en, 1)
+        for row in range(dut.rows):
+            ctx.set(dut.clear_row, row)
+            await ctx.tick()
+        ctx.set(dut.clear_en, 0)
+        for h in (0, 4, 12):
+            ctx.set(dut.rd_slot, h)
+            await ctx.tick()
+            assert ctx.get(dut.rd_valid) == 0
 
     sim_run(dut, bench)
 
