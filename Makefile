@@ -50,7 +50,7 @@ fpga: $(READY)
 
 # Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
 bench: setup
-	$(PY) -m tools.bench --out $(BUILD)/bench.json
+	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
 
 # Ten million mixed requests (small configuration: collisions, wrap-around and replacements
 # all the time) through the Verilated RTL with register fuzzing, every response checked.

@@ -131,6 +131,25 @@ def _model_speed(params: Params, n: int = 300_000, seed: int = 1) -> float:
     return n / (time.perf_counter() - start)
 
 
+def cocotb_speed() -> dict:
+    """Requests checked per second of the cocotb ``random_mix`` test (default
+    configuration; testbench, scoreboard and golden model included) on each simulator."""
+    import os
+    import re
+    env = {**os.environ, "KVASU_CONFIGS": "default", "KVASU_TESTS": "random_mix"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+                           "verif/test_kv_asu.py"], env=env, capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    out = {}
+    for sim, secs, n in re.findall(r"\[(\w+)/default\] build [\d.]+s, tests ([\d.]+)s, "
+                                   r"(\d+) requests checked", proc.stdout + proc.stderr):
+        out[f"cocotb_{sim}_req_per_s"] = round(int(n) / float(secs))
+    if proc.returncode or not out:
+        print(proc.stdout[-2000:], proc.stderr[-2000:])
+        raise SystemExit("cocotb speed run failed")
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
@@ -138,6 +157,8 @@ def main(argv=None) -> int:
     ap.add_argument("--fpga", action="store_true", help="run the FPGA flow first")
     ap.add_argument("--fpga-dir", type=Path, default=Path("build/fpga"))
     ap.add_argument("--build", type=Path, default=Path("build/bench"))
+    ap.add_argument("--cocotb", action="store_true",
+                    help="also measure cocotb on Verilator and Icarus (random_mix test)")
     args = ap.parse_args(argv)
     params = Params()
     report: dict = {"params": params.as_dict()}
@@ -168,6 +189,8 @@ def main(argv=None) -> int:
     res = fast.run(exe, params, reqs)
     speed["fast_harness_req_per_s"] = round(n / res.seconds)
     speed["fast_harness_cycles_per_s"] = round(res.cycles / res.seconds)
+    if args.cocotb:
+        speed.update(cocotb_speed())
     report["simulation_speed"] = speed
     print("simulation speed: " + ", ".join(f"{k} {v:,}" for k, v in speed.items()))
 
