@@ -77,11 +77,13 @@ def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, lis
 
 
 def _video_requests(params: Params, n: int, seed: int) -> list:
-    try:
-        from evaluation.workload import bench_requests
-    except ImportError:   # the evaluation package is optional for the benchmark
-        return []
-    return [(0, op, addr, mt) for _c, op, addr, mt in bench_requests(params, n, seed)]
+    """The first ``n`` requests of the built-in streaming-video KV stream (``make sim``'s:
+    QUERY + OBSERVE per KV read, OBSERVE per write, background and per-frame EVICTs),
+    presented back to back."""
+    from evaluation.workload import video_kv_requests
+    _cycle, op, addr, mt, _frame = video_kv_requests()
+    mask = (1 << params.ADDR_WIDTH) - 1
+    return [(0, int(o), int(a) & mask, int(t)) for o, a, t in zip(op[:n], addr[:n], mt[:n])]
 
 
 def measure_patterns(params: Params, exe: Path, n: int, seed: int = 1) -> dict:

@@ -195,8 +195,9 @@ async def reset_mid_traffic(tb: KvAsuTB):
         accepted_before = tb.accepted
         tb.send_items(stim.items(int(400 * tb.scale) + 100))
         # the commit changed HASH_SEED, so the block first runs its clear sweep
-        # (ENTRIES / PROBE cycles with req.ready low); reset once traffic flows
-        for _ in range(tb.p.ENTRIES // tb.p.PROBE + 50):
+        # (ENTRIES / PROBE cycles with req.ready low), and the stimulus may open with a long
+        # idle gap: reset once this round's traffic flows
+        for _ in range(200_000):
             if tb.accepted > accepted_before:
                 break
             await cocotb.triggers.RisingEdge(tb.dut.clk)
