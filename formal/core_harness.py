@@ -136,8 +136,8 @@ class CoreHarness(Elaboratable):
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
-        # E, and E2 (`d2`) when the core has two evaluation stages.
-        self.stages = [cs[f"s{k}"] for k in range(lh + 1)] + [cs["e"]]
+        # M (`mreq`), E, and E2 (`d2`) when the core has two evaluation stages.
+        self.stages = [cs[f"s{k}"] for k in range(lh + 1)] + [cs["mreq"], cs["e"]]
         if getattr(core, "eval_stages", 1) == 2:
             self.stages.append(cs["d2"])
         self.l_valid = cs["l_valid"]

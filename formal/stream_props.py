@@ -25,8 +25,8 @@ Property 5:
   response is valid in cycle ``a + latency`` exactly when a request was accepted in cycle
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
-  only if a request was accepted in one of the 2 previous cycles (3 with
-  ``eval_stages=2``), so a held request waits at most that many cycles. The exception is
+  only if a request was accepted in one of the 4 previous cycles (3 with
+  ``eval_stages=1``), so a held request waits at most that many cycles. The exception is
   the clear sweep after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
@@ -133,7 +133,7 @@ class FixedLatency(StreamCount):
         # (the clear sweep after reset is the one other reason to wait)
         ready = self.core.req.ready | self.core.flushing
         m.d.comb += Assert(self.req_payload.op[1] | ready)
-        gap = 3 if getattr(self.core, "eval_stages", 1) == 2 else 2
+        gap = 2 + getattr(self.core, "eval_stages", 1)      # EVICT waits for C2
         m.d.comb += Assert(Cat(*acc[:gap]).any() | ready)
 
 

@@ -125,9 +125,9 @@ class KvAsuCore(wiring.Component):
         self._hash = Murmur3Hash64(mul_stages=hash_mul_stages,
                                    lut_cross_products=hash_lut_cross_products)
         self.hash_latency = self._hash.latency
-        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> E (a+2+Lh)
+        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> M (a+2+Lh) -> E (a+3+Lh)
         # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
-        self.eval_lag = self.hash_latency + 2
+        self.eval_lag = self.hash_latency + 3
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
         super().__init__({
@@ -185,23 +185,26 @@ class KvAsuCore(wiring.Component):
 
         lh = self.hash_latency
         s = [Signal(stage, name=f"s{k}") for k in range(lh + 1)]
+        mreq = Signal(stage, name="mreq")     # M: the table's read data arrives
         e = Signal(stage, name="e")
         l_valid = Signal()
         busy = Signal()
         busy_extra = Signal()      # E2 occupied (eval_stages == 2)
-        m.d.comb += busy.eq(Cat(*(x.valid for x in s), e.valid, busy_extra, l_valid).any())
+        m.d.comb += busy.eq(Cat(*(x.valid for x in s), mreq.valid, e.valid, busy_extra,
+                                l_valid).any())
         m.d.comb += self.idle.eq(~busy)
 
-        acc1 = Signal()
-        acc2 = Signal()
-        acc3 = Signal()
-        m.d.sync += [acc1.eq(accept), acc2.eq(acc1), acc3.eq(acc2)]
+        acc = [Signal(name=f"acc{k}") for k in range(1, 5)]    # accepted k cycles ago
+        m.d.sync += acc[0].eq(accept)
+        for k in range(1, 4):
+            m.d.sync += acc[k].eq(acc[k - 1])
 
         ready = (self.enable & ~self.hold & ~self.flush & ~flushing
                  & (inflight < self.fifo_depth))
         if self.pipelined:
             is_evict = self.req.payload.op[1]
-            gap = acc1 | acc2 | (acc3 if self.eval_stages == 2 else 0)
+            # the LRU tail settles in C2 = E2 + 1: R of an EVICT must come after it
+            gap = Cat(*acc[:2 + self.eval_stages]).any()
             ready = ready & ~(is_evict & gap)
         else:
             ready = ready & ~busy
@@ -225,8 +228,21 @@ class KvAsuCore(wiring.Component):
         rd_slot = Signal(sw)
         m.d.comb += rd_slot.eq(Mux(r.op[1], lru.tail, hsh.hash[:sw]))
         m.d.comb += table.rd_slot.eq(rd_slot)
+        m_h = Signal(sw)
         e_h = Signal(sw)
-        m.d.sync += [e.eq(r), e_h.eq(rd_slot)]
+        m.d.sync += [mreq.eq(r), m_h.eq(rd_slot), e.eq(mreq), e_h.eq(m_h)]
+
+        # ---- M: register the window straight out of the block RAMs (bank order) -----------
+        # with the table write / invalidate of this cycle snooped in, so E starts from
+        # flip-flops; rotation into probe order happens in E.
+        pb = P.bit_length() - 1
+        bank_layout = data.StructLayout({
+            "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": ts,
+            "valid": 1, "fresh": 1, "mark": 1, "row": range(table.rows),
+        })
+        mb = [Signal(bank_layout, name=f"mbank{b}") for b in range(P)]
+        e_lo = Signal(range(P))
+        m.d.sync += e_lo.eq(table.rd_lo)
 
         # ---- E (E1 when eval_stages == 2): analyse the window, decide ----------------
         # The decision `d` depends only on the window lanes; with two evaluation stages it
@@ -256,6 +272,34 @@ class KvAsuCore(wiring.Component):
         def lane_slot(i):
             return lane_slots[i]
 
+        # M (continued): the snoop of this cycle's write into each bank's register.
+        for b in range(P):
+            row_b = table.bk_row[b]
+            in_b = (wr_slot[:pb] == b) if pb else Const(1)
+            inv_b = (inv_slot[:pb] == b) if pb else Const(1)
+            hit = wr_en & in_b & (wr_slot[pb:] == row_b)
+            gone = inv_en & inv_b & (inv_slot[pb:] == row_b)
+            m.d.sync += [
+                mb[b].tag.eq(Mux(hit, table.wr_tag, table.bk_tag[b])),
+                mb[b].count.eq(Mux(hit, wr_count, table.bk_count[b])),
+                mb[b].last.eq(Mux(hit, table.wr_last, table.bk_last[b])),
+                mb[b].valid.eq(hit | (table.bk_valid[b] & ~gone)),
+                mb[b].fresh.eq(Mux(hit, wr_mark, table.bk_fresh[b])),
+                mb[b].mark.eq(table.bk_mark[b]),
+                mb[b].row.eq(row_b),
+            ]
+
+        # E: lanes in probe order (lane i is bank (lo + i) mod P). Staleness is as of the
+        # end of the previous cycle; the mark a write must carry is the one at the end of
+        # this cycle, so the scrubber's mark write of this cycle is applied to it.
+        mark_now_b = Signal(P)
+        for b in range(P):
+            sc_hit = table.sc_mark_en[b] & (table.sc_mark_row == mb[b].row)
+            m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
+
+        def rotated(values, i):
+            return Array(values)[(e_lo + i)[:pb]] if pb else values[0]
+
         valid_l = Signal(P)
         stale_l = Signal(P)
         tag_l = [Signal(p.TAG_WIDTH, name=f"tag{i}") for i in range(P)]
@@ -263,24 +307,29 @@ class KvAsuCore(wiring.Component):
         last_l = [Signal(ts, name=f"last{i}") for i in range(P)]
         mark_l = Signal(P)
         for i in range(P):
+            r_valid = rotated([x.valid for x in mb], i)
+            r_stale = rotated([x.fresh ^ x.mark for x in mb], i)
+            r_tag = rotated([x.tag for x in mb], i)
+            r_cnt = rotated([x.count for x in mb], i)
+            r_last = rotated([x.last for x in mb], i)
+            r_mark = rotated(list(mark_now_b), i)
             if two:
                 fw_wr = wr_en & (lane_slot(i) == wr_slot)
                 fw_inv = inv_en & (lane_slot(i) == inv_slot)
                 m.d.comb += [
-                    valid_l[i].eq(fw_wr | (table.rd_valid[i] & ~fw_inv)),
-                    stale_l[i].eq(table.rd_stale[i] & ~fw_wr),
-                    tag_l[i].eq(Mux(fw_wr, table.wr_tag, table.rd_tag[i])),
-                    cnt_l[i].eq(Mux(fw_wr, wr_count, table.rd_count[i])),
-                    last_l[i].eq(Mux(fw_wr, table.wr_last, table.rd_last[i])),
-                    mark_l[i].eq(Mux(fw_wr, wr_mark, table.rd_mark[i])),
+                    valid_l[i].eq(fw_wr | (r_valid & ~fw_inv)),
+                    stale_l[i].eq(r_stale & ~fw_wr),
+                    tag_l[i].eq(Mux(fw_wr, table.wr_tag, r_tag)),
+                    cnt_l[i].eq(Mux(fw_wr, wr_count, r_cnt)),
+                    last_l[i].eq(Mux(fw_wr, table.wr_last, r_last)),
+                    mark_l[i].eq(Mux(fw_wr, wr_mark, r_mark)),
                 ]
             else:
                 # No forwarding (and no structural path from the write back to the lanes,
                 # which would be a combinational cycle: E decides and writes in one cycle).
                 m.d.comb += [
-                    valid_l[i].eq(table.rd_valid[i]), stale_l[i].eq(table.rd_stale[i]),
-                    tag_l[i].eq(table.rd_tag[i]), cnt_l[i].eq(table.rd_count[i]),
-                    last_l[i].eq(table.rd_last[i]), mark_l[i].eq(table.rd_mark[i]),
+                    valid_l[i].eq(r_valid), stale_l[i].eq(r_stale), tag_l[i].eq(r_tag),
+                    cnt_l[i].eq(r_cnt), last_l[i].eq(r_last), mark_l[i].eq(r_mark),
                 ]
 
         ages = [Signal(ts, name=f"age{i}") for i in range(P)]

@@ -83,6 +83,14 @@ class BucketTable(wiring.Component):
     sc_set : In(PROBE)
         Mark lane ``b`` of that row stale; ignored for a slot written (``wr_en``) in the
         same cycle, whose write wins.
+    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
+        The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
+        block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
+        mark at the end of this cycle, like ``rd_mark``); ``rd_lo``: the bank of lane 0.
+    sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
+        The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
+        mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
+        lanes in registers and keeps their marks current.
 
     Attributes
     ----------
@@ -117,6 +125,17 @@ class BucketTable(wiring.Component):
             "sc_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
             "sc_valid": Out(p.PROBE),
             "sc_set": In(p.PROBE),
+            "bk_tag": Out(data.ArrayLayout(p.TAG_WIDTH, p.PROBE)),
+            "bk_count": Out(data.ArrayLayout(p.COUNT_WIDTH, p.PROBE)),
+            "bk_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
+            "bk_valid": Out(p.PROBE),
+            "bk_fresh": Out(p.PROBE),
+            "bk_mark": Out(p.PROBE),
+            "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
+            "rd_lo": Out(range(p.PROBE)),
+            "sc_mark_en": Out(p.PROBE),
+            "sc_mark_row": Out(range(self.rows)),
+            "sc_mark_value": Out(p.PROBE),
         })
 
     def elaborate(self, platform):
@@ -215,6 +234,15 @@ class BucketTable(wiring.Component):
                                         mark_r.data))
             bank_mark.append(mark_r.data)
             bank_mark_now.append(mark_now)
+            m.d.comb += [
+                self.bk_tag[b].eq(ent_r.data.tag), self.bk_count[b].eq(ent_r.data.count),
+                self.bk_last[b].eq(meta_r.data.last), self.bk_valid[b].eq(meta_r.data.valid),
+                self.bk_fresh[b].eq(meta_r.data.fresh), self.bk_mark[b].eq(mark_now),
+                self.bk_row[b].eq(row_q),
+                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(~sc_r.data[b].fresh),
+            ]
+
+        m.d.comb += [self.sc_mark_row.eq(sc_row_q), self.rd_lo.eq(lo_q if pb else 0)]
 
         # Rotate banks into probe order: lane i is bank (lo + i) mod P.
         def lane(values, i):
