@@ -300,12 +300,26 @@ class KvAsuCore(wiring.Component):
         def rotated(values, i):
             return Array(values)[(e_lo + i)[:pb]] if pb else values[0]
 
+        if two:
+            d2 = Signal(decision, name="d2")
+            # Forwarding of E2's write and invalidate (the request ahead) into this window,
+            # compare-then-forward: which lane E2 writes is decided from d2's registered
+            # slots (no late wr_slot mux in front of a comparator), and the forwarded lane's
+            # match and age are computed from registers alongside the lanes' own, so the
+            # forward is a 2:1 choice of results rather than of raw data.
+            obs_wr = d2.valid & (d2.op == OBSERVE)
+            inv_pre = d2.valid & d2.op[1] & d2.take
+            same_tag = Signal()
+            age_fw = Signal(ts)
+            m.d.comb += [same_tag.eq(e.tag == d2.tag),
+                         age_fw.eq(saturated_age(p, e.t, d2.t, 0))]
+
         valid_l = Signal(P)
-        stale_l = Signal(P)
         tag_l = [Signal(p.TAG_WIDTH, name=f"tag{i}") for i in range(P)]
         cnt_l = [Signal(p.COUNT_WIDTH, name=f"cnt{i}") for i in range(P)]
-        last_l = [Signal(ts, name=f"last{i}") for i in range(P)]
         mark_l = Signal(P)
+        ages = [Signal(ts, name=f"age{i}") for i in range(P)]
+        match = Signal(P)
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
             r_stale = rotated([x.fresh ^ x.mark for x in mb], i)
@@ -313,32 +327,34 @@ class KvAsuCore(wiring.Component):
             r_cnt = rotated([x.count for x in mb], i)
             r_last = rotated([x.last for x in mb], i)
             r_mark = rotated(list(mark_now_b), i)
+            r_age = saturated_age(p, e.t, r_last, r_stale)
             if two:
-                fw_wr = wr_en & (lane_slot(i) == wr_slot)
-                fw_inv = inv_en & (lane_slot(i) == inv_slot)
+                slot_i = lane_slot(i)
+                fw_wr = Signal(name=f"fw_wr{i}")
+                fw_inv = Signal(name=f"fw_inv{i}")
                 m.d.comb += [
-                    valid_l[i].eq(fw_wr | (r_valid & ~fw_inv)),
-                    stale_l[i].eq(r_stale & ~fw_wr),
-                    tag_l[i].eq(Mux(fw_wr, table.wr_tag, r_tag)),
+                    fw_wr.eq(obs_wr & Mux(d2.present, d2.hit_slot == slot_i,
+                                          Mux(d2.any_free, d2.free_slot == slot_i,
+                                              d2.vict_t0 & (d2.vict_slot == slot_i)))),
+                    fw_inv.eq(inv_pre & (d2.tail_slot == slot_i)),
+                ]
+                kept = r_valid & ~fw_inv
+                m.d.comb += [
+                    valid_l[i].eq(fw_wr | kept),
+                    match[i].eq(Mux(fw_wr, same_tag, kept & (r_tag == e.tag))),
+                    ages[i].eq(Mux(fw_wr, age_fw, r_age)),
+                    tag_l[i].eq(Mux(fw_wr, d2.tag, r_tag)),
                     cnt_l[i].eq(Mux(fw_wr, wr_count, r_cnt)),
-                    last_l[i].eq(Mux(fw_wr, table.wr_last, r_last)),
                     mark_l[i].eq(Mux(fw_wr, wr_mark, r_mark)),
                 ]
             else:
                 # No forwarding (and no structural path from the write back to the lanes,
                 # which would be a combinational cycle: E decides and writes in one cycle).
                 m.d.comb += [
-                    valid_l[i].eq(r_valid), stale_l[i].eq(r_stale), tag_l[i].eq(r_tag),
-                    cnt_l[i].eq(r_cnt), last_l[i].eq(r_last), mark_l[i].eq(r_mark),
+                    valid_l[i].eq(r_valid), tag_l[i].eq(r_tag), cnt_l[i].eq(r_cnt),
+                    mark_l[i].eq(r_mark), ages[i].eq(r_age),
+                    match[i].eq(r_valid & (r_tag == e.tag)),
                 ]
-
-        ages = [Signal(ts, name=f"age{i}") for i in range(P)]
-        match = Signal(P)
-        for i in range(P):
-            m.d.comb += [
-                ages[i].eq(saturated_age(p, e.t, last_l[i], stale_l[i])),
-                match[i].eq(valid_l[i] & (tag_l[i] == e.tag)),
-            ]
         free = ~valid_l
         m.d.comb += [
             d.valid.eq(e.valid), d.op.eq(e.op), d.min_tlevel.eq(e.min_tlevel),
@@ -382,7 +398,6 @@ class KvAsuCore(wiring.Component):
         ]
 
         if two:
-            d2 = Signal(decision, name="d2")
             m.d.sync += d2.eq(d)
             m.d.comb += busy_extra.eq(d2.valid)
         else:
