@@ -43,9 +43,10 @@ class CoreHarness(Elaboratable):
     """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
 
     def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
-                 unsafe_flush=False, eval_stages=None):
+                 unsafe_flush=False, eval_stages=None, window_register=None):
         self.params = params
         self.eval_stages = eval_stages      # KvAsuCore(eval_stages=...), None: its default
+        self.window_register = window_register   # likewise
         self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
         self.hash_latency = hash_latency
         self.always_ready = always_ready
@@ -61,6 +62,8 @@ class CoreHarness(Elaboratable):
         p = self.params
         with patched_design(p, hash_latency=self.hash_latency) as rec:
             kw = {} if self.eval_stages is None else {"eval_stages": self.eval_stages}
+            if self.window_register is not None:
+                kw["window_register"] = self.window_register
             core = _spy_class(hcore.KvAsuCore)(p, **kw)
             m.submodules.core = elaborated(core, platform)
         self.core, self.rec = core, rec
@@ -137,7 +140,10 @@ class CoreHarness(Elaboratable):
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
         # M (`mreq`), E, and E2 (`d2`) when the core has two evaluation stages.
-        self.stages = [cs[f"s{k}"] for k in range(lh + 1)] + [cs["mreq"], cs["e"]]
+        self.stages = [cs[f"s{k}"] for k in range(lh + 1)]
+        if getattr(core, "window_register", False):
+            self.stages.append(cs["mreq"])
+        self.stages.append(cs["e"])
         if getattr(core, "eval_stages", 1) == 2:
             self.stages.append(cs["d2"])
         self.l_valid = cs["l_valid"]

@@ -68,9 +68,10 @@ def _axil_prove():
     return AxilProps(small_params())
 
 
-# TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the default
-# eval_stages=2 accepts at least 4 cycles after the previous request, always finds the tail
-# T0, so "EVICT finds nothing on a non-empty list" is unreachable there (not a bug).
+# TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the core accepts at
+# least 4 (eval_stages=1) or 5 (the default) cycles after the previous request, always
+# finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there
+# (not a bug).
 @job("covers_core", mode="cover", depth=24, quick=True,
      doc="P7 every core outcome reachable (TS_WIDTH=4)")
 def _covers_core():
@@ -108,7 +109,7 @@ def _core_inv_e8p4():
     return CoreInvariants(small_params(entries=8, probe=4))
 
 
-@job("core_inv_prove_p1", mode="prove", depth=8, timeout=300,
+@job("core_inv_prove_p1", mode="prove", depth=12, timeout=300,
      doc="P1+P2+P3 k-induction, ENTRIES=4 PROBE=1")
 def _core_inv_p1():
     from .table_props import CoreInvariants
@@ -176,8 +177,22 @@ def _latency_es1():
     return FixedLatency(small_params(), eval_stages=1)
 
 
+@job("core_inv_prove_nowr", mode="prove", depth=10, timeout=300,
+     doc="P1+P2+P3 k-induction, window_register=False (the iCE40 build)")
+def _core_inv_nowr():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), window_register=False)
+
+
+@job("latency_prove_nowr", mode="prove", depth=12, timeout=300,
+     doc="P5 fixed latency, window_register=False, k-induction")
+def _latency_nowr():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params(), window_register=False)
+
+
 @job("covers_core_es1", mode="cover", depth=24, timeout=300,
-     doc="P7 core outcomes reachable, eval_stages=1")
+     doc="P7 core outcomes reachable, eval_stages=1, TS_WIDTH=4")
 def _covers_es1():
     from .covers import CoreCovers
-    return CoreCovers(small_params(), eval_stages=1)
+    return CoreCovers(small_params(ts_width=4), eval_stages=1)

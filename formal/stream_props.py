@@ -133,7 +133,8 @@ class FixedLatency(StreamCount):
         # (the clear sweep after reset is the one other reason to wait)
         ready = self.core.req.ready | self.core.flushing
         m.d.comb += Assert(self.req_payload.op[1] | ready)
-        gap = 2 + getattr(self.core, "eval_stages", 1)      # EVICT waits for C2
+        gap = (1 + getattr(self.core, "window_register", False)     # EVICT waits for C2
+               + getattr(self.core, "eval_stages", 1))
         m.d.comb += Assert(Cat(*acc[:gap]).any() | ready)
 
 

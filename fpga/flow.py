@@ -58,7 +58,8 @@ TARGETS = {
         params=dict(ENTRIES=128, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
         # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.
-        options=dict(hash_lut_cross_products=("c1", "c2")),
+        # No M stage either: its ~190 flip-flops do not fit.
+        options=dict(hash_lut_cross_products=("c1", "c2"), window_register=False),
         pnr_args=("--up5k", "--package", "sg48"),
         default_freq=30.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",

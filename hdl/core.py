@@ -63,6 +63,11 @@ class KvAsuCore(wiring.Component):
     hash_lut_cross_products : bool or collection of str
         Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
         LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
+    window_register : bool
+        ``True`` (default): the M stage registers the table's block-RAM outputs before E
+        (one more cycle of latency and of the EVICT gap; the speed). ``False``: E takes
+        them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
+        build, which needs them).
     eval_stages : int
         2 (default): analysis of the window in E1, counts, T-levels and writes in E2, with
         E2's write forwarded into E1's lanes (the shorter path from the table RAMs: 42 MHz
@@ -115,7 +120,7 @@ class KvAsuCore(wiring.Component):
     """
 
     def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=2,
-                 hash_lut_cross_products=False):
+                 hash_lut_cross_products=False, window_register=True):
         params = check_core_params(params)
         if eval_stages not in (1, 2):
             raise ValueError(f"eval_stages must be 1 or 2, not {eval_stages!r}")
@@ -127,7 +132,8 @@ class KvAsuCore(wiring.Component):
         self.hash_latency = self._hash.latency
         # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> M (a+2+Lh) -> E (a+3+Lh)
         # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
-        self.eval_lag = self.hash_latency + 3
+        self.window_register = bool(window_register)
+        self.eval_lag = self.hash_latency + 2 + self.window_register
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
         super().__init__({
@@ -204,7 +210,7 @@ class KvAsuCore(wiring.Component):
         if self.pipelined:
             is_evict = self.req.payload.op[1]
             # the LRU tail settles in C2 = E2 + 1: R of an EVICT must come after it
-            gap = Cat(*acc[:2 + self.eval_stages]).any()
+            gap = Cat(*acc[:1 + self.window_register + self.eval_stages]).any()
             ready = ready & ~(is_evict & gap)
         else:
             ready = ready & ~busy
@@ -230,7 +236,10 @@ class KvAsuCore(wiring.Component):
         m.d.comb += table.rd_slot.eq(rd_slot)
         m_h = Signal(sw)
         e_h = Signal(sw)
-        m.d.sync += [mreq.eq(r), m_h.eq(rd_slot), e.eq(mreq), e_h.eq(m_h)]
+        if self.window_register:
+            m.d.sync += [mreq.eq(r), m_h.eq(rd_slot), e.eq(mreq), e_h.eq(m_h)]
+        else:
+            m.d.sync += [e.eq(r), e_h.eq(rd_slot)]
 
         # ---- M: register the window straight out of the block RAMs (bank order) -----------
         # with the table write / invalidate of this cycle snooped in, so E starts from
@@ -242,7 +251,10 @@ class KvAsuCore(wiring.Component):
         })
         mb = [Signal(bank_layout, name=f"mbank{b}") for b in range(P)]
         e_lo = Signal(range(P))
-        m.d.sync += e_lo.eq(table.rd_lo)
+        if self.window_register:
+            m.d.sync += e_lo.eq(table.rd_lo)
+        else:
+            m.d.comb += e_lo.eq(table.rd_lo)
 
         # ---- E (E1 when eval_stages == 2): analyse the window, decide ----------------
         # The decision `d` depends only on the window lanes; with two evaluation stages it
@@ -273,7 +285,17 @@ class KvAsuCore(wiring.Component):
             return lane_slots[i]
 
         # M (continued): the snoop of this cycle's write into each bank's register.
+        # Without the window register the table's outputs feed E directly (the write of
+        # the cycle before is then seen through the read port's transparency).
         for b in range(P):
+            if not self.window_register:
+                m.d.comb += [
+                    mb[b].tag.eq(table.bk_tag[b]), mb[b].count.eq(table.bk_count[b]),
+                    mb[b].last.eq(table.bk_last[b]), mb[b].valid.eq(table.bk_valid[b]),
+                    mb[b].fresh.eq(table.bk_fresh[b]), mb[b].mark.eq(table.bk_mark[b]),
+                    mb[b].row.eq(table.bk_row[b]),
+                ]
+                continue
             row_b = table.bk_row[b]
             in_b = (wr_slot[:pb] == b) if pb else Const(1)
             inv_b = (inv_slot[:pb] == b) if pb else Const(1)

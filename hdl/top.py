@@ -31,6 +31,8 @@ class KvAsu(wiring.Component):
         Passed to ``KvAsuCore`` (1 or 2; ``None``: the core's default).
     hash_lut_cross_products : bool or collection of str
         Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
+    window_register : bool
+        Passed to ``KvAsuCore`` (the M stage; speed against about 190 flip-flops).
 
     Ports
     -----
@@ -49,12 +51,13 @@ class KvAsu(wiring.Component):
     """
 
     def __init__(self, params=None, *, pipelined=True, eval_stages=None,
-                 hash_lut_cross_products=False):
+                 hash_lut_cross_products=False, window_register=True):
         params = check_core_params(params)
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
         self.core = KvAsuCore(params, pipelined=pipelined,
-                              hash_lut_cross_products=hash_lut_cross_products, **kw)
+                              hash_lut_cross_products=hash_lut_cross_products,
+                              window_register=window_register, **kw)
         self.regs = KvAsuRegisters(params)
         self.timebase = Timebase()
         self.latency = self.core.latency

@@ -77,9 +77,11 @@ class CoreBench:
     ``rsp_ready``: a function cycle -> bool (default always ready).
     """
 
-    def __init__(self, params, *, pipelined=True, cfg=None, hash_mul_stages=1, eval_stages=None):
+    def __init__(self, params, *, pipelined=True, cfg=None, hash_mul_stages=1, eval_stages=None,
+                 window_register=True):
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
+        kw["window_register"] = window_register
         self.core = KvAsuCore(params, pipelined=pipelined, hash_mul_stages=hash_mul_stages, **kw)
         self.top = _Top(self.core)
         self.cfg = {**default_cfg(params), **(cfg or {})}

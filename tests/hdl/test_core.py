@@ -13,9 +13,10 @@ from .harness import (EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, chec
                       hash_slot, small_params, tags_in_window)
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
-# (pipelined, eval_stages)
+# (pipelined, eval_stages[, window_register])
 MODES = [pytest.param((False, 1), id="serial"), pytest.param((True, 1), id="pipelined"),
-         pytest.param((True, 2), id="pipelined-e2")]
+         pytest.param((True, 2), id="pipelined-e2"),
+         pytest.param((True, 2, False), id="pipelined-e2-nowr")]
 
 # Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
@@ -55,8 +56,11 @@ def directed_params(**kw):
 
 
 def run(p, script, mode, cfg=CFG, **kw):
-    pipelined, eval_stages = mode if isinstance(mode, tuple) else (mode, 1)
-    bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages)
+    mode = mode if isinstance(mode, tuple) else (mode, 1)
+    pipelined, eval_stages = mode[:2]
+    window_register = mode[2] if len(mode) > 2 else True
+    bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages,
+                      window_register=window_register)
     res = bench.run(script, **kw)
     return bench, res
 
