@@ -124,7 +124,7 @@ def _core_inv_lh11():
 
 
 @job("latency_prove_lh11", mode="prove", depth=22, timeout=300,
-     doc="P5 fixed latency 17 with hash latency 11 (the default pipeline), k-induction")
+     doc="P5 fixed latency 18 with hash latency 11 (the default pipeline), k-induction")
 def _latency_lh11():
     from .stream_props import FixedLatency
     return FixedLatency(small_params(), hash_latency=11)

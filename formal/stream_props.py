@@ -26,7 +26,8 @@ Property 5:
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
   only if a request was accepted in one of the 4 previous cycles (3 with
-  ``eval_stages=1``), so a held request waits at most that many cycles. The exception is
+  ``eval_stages=1`` or ``window_register=False``), so a held request waits at most that
+  many cycles. The exception is
   the clear sweep after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-

@@ -71,7 +71,7 @@ class KvAsuCore(wiring.Component):
     eval_stages : int
         2 (default): analysis of the window in E1, counts, T-levels and writes in E2, with
         E2's write forwarded into E1's lanes (the shorter path from the table RAMs: 42 MHz
-        against 26 MHz on an ECP5-85F, docs/fpga.md).
+        against 26 MHz on an ECP5-85F before the M stage, docs/fpga.md).
         1: the window is analysed and the table written in one stage: one cycle less of
         latency, and an EVICT needs 2 request-free cycles before it instead of 3.
 
