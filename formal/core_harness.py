@@ -139,12 +139,14 @@ class CoreHarness(Elaboratable):
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
-        # M (`mreq`), E, and E2 (`d2`) when the core has two evaluation stages.
+        # M (`mreq`), E, E1b (`eb`, three evaluation stages) and E2 (`d2`).
         self.stages = [cs[f"s{k}"] for k in range(lh + 1)]
         if getattr(core, "window_register", False):
             self.stages.append(cs["mreq"])
         self.stages.append(cs["e"])
-        if getattr(core, "eval_stages", 1) == 2:
+        if getattr(core, "eval_stages", 1) == 3:
+            self.stages.append(cs["eb"])
+        if getattr(core, "eval_stages", 1) >= 2:
             self.stages.append(cs["d2"])
         self.l_valid = cs["l_valid"]
         self.inflight = cs["inflight"]

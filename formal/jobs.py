@@ -26,13 +26,13 @@ def _tags_bmc():
     return TagInvariants(small_params())
 
 
-@job("core_inv_prove", mode="prove", depth=10, quick=True, doc="P1+P2+P3 k-induction")
+@job("core_inv_prove", mode="prove", depth=12, quick=True, doc="P1+P2+P3 k-induction")
 def _core_inv_prove():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params())
 
 
-@job("stream_count_prove", mode="prove", depth=12, quick=True, doc="P4 counting/credits, k-induction")
+@job("stream_count_prove", mode="prove", depth=14, quick=True, doc="P4 counting/credits, k-induction")
 def _stream_count():
     from .stream_props import StreamCount
     return StreamCount(small_params())
@@ -44,13 +44,13 @@ def _stream_order():
     return StreamOrder(small_params())
 
 
-@job("latency_prove", mode="prove", depth=12, quick=True, doc="P5 fixed latency, ready, k-induction")
+@job("latency_prove", mode="prove", depth=14, quick=True, doc="P5 fixed latency, ready, k-induction")
 def _latency():
     from .stream_props import FixedLatency
     return FixedLatency(small_params())
 
 
-@job("drain_prove", mode="prove", depth=12, quick=True, doc="P5 back-pressure releases ready, k-induction")
+@job("drain_prove", mode="prove", depth=14, quick=True, doc="P5 back-pressure releases ready, k-induction")
 def _drain():
     from .stream_props import Drain
     return Drain(small_params())
@@ -72,7 +72,7 @@ def _axil_prove():
 # least 4 (eval_stages=1) or 5 (the default) cycles after the previous request, always
 # finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there
 # (not a bug).
-@job("covers_core", mode="cover", depth=24, quick=True,
+@job("covers_core", mode="cover", depth=26, quick=True,
      doc="P7 every core outcome reachable (TS_WIDTH=4)")
 def _covers_core():
     from .covers import CoreCovers
@@ -109,28 +109,28 @@ def _core_inv_e8p4():
     return CoreInvariants(small_params(entries=8, probe=4))
 
 
-@job("core_inv_prove_p1", mode="prove", depth=12, timeout=300,
+@job("core_inv_prove_p1", mode="prove", depth=14, timeout=300,
      doc="P1+P2+P3 k-induction, ENTRIES=4 PROBE=1")
 def _core_inv_p1():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(entries=4, probe=1))
 
 
-@job("core_inv_prove_lh11", mode="prove", depth=20, timeout=300,
+@job("core_inv_prove_lh11", mode="prove", depth=22, timeout=300,
      doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
 def _core_inv_lh11():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(), hash_latency=11)
 
 
-@job("latency_prove_lh11", mode="prove", depth=22, timeout=300,
-     doc="P5 fixed latency 18 with hash latency 11 (the default pipeline), k-induction")
+@job("latency_prove_lh11", mode="prove", depth=24, timeout=300,
+     doc="P5 fixed latency 19 with hash latency 11 (the default pipeline), k-induction")
 def _latency_lh11():
     from .stream_props import FixedLatency
     return FixedLatency(small_params(), hash_latency=11)
 
 
-@job("stream_count_prove_lh11", mode="prove", depth=22, timeout=300,
+@job("stream_count_prove_lh11", mode="prove", depth=24, timeout=300,
      doc="P4 counting/credits with hash latency 11, k-induction")
 def _stream_count_lh11():
     from .stream_props import StreamCount
@@ -177,18 +177,46 @@ def _latency_es1():
     return FixedLatency(small_params(), eval_stages=1)
 
 
-@job("core_inv_prove_nowr", mode="prove", depth=10, timeout=300,
+@job("core_inv_prove_nowr", mode="prove", depth=12, timeout=300,
      doc="P1+P2+P3 k-induction, window_register=False (the iCE40 build)")
 def _core_inv_nowr():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params(), window_register=False)
 
 
-@job("latency_prove_nowr", mode="prove", depth=12, timeout=300,
+@job("latency_prove_nowr", mode="prove", depth=14, timeout=300,
      doc="P5 fixed latency, window_register=False, k-induction")
 def _latency_nowr():
     from .stream_props import FixedLatency
     return FixedLatency(small_params(), window_register=False)
+
+
+@job("core_inv_prove_es2", mode="prove", depth=10, timeout=300,
+     doc="P1+P2+P3 k-induction, eval_stages=2")
+def _core_inv_es2():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), eval_stages=2)
+
+
+@job("stream_count_prove_es2", mode="prove", depth=12, timeout=300,
+     doc="P4 counting/credits, eval_stages=2, k-induction")
+def _stream_count_es2():
+    from .stream_props import StreamCount
+    return StreamCount(small_params(), eval_stages=2)
+
+
+@job("latency_prove_es2", mode="prove", depth=12, timeout=300,
+     doc="P5 fixed latency, eval_stages=2, k-induction")
+def _latency_es2():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params(), eval_stages=2)
+
+
+@job("covers_core_es2", mode="cover", depth=24, timeout=300,
+     doc="P7 core outcomes reachable, eval_stages=2, TS_WIDTH=4")
+def _covers_es2():
+    from .covers import CoreCovers
+    return CoreCovers(small_params(ts_width=4), eval_stages=2)
 
 
 @job("covers_core_es1", mode="cover", depth=24, timeout=300,

@@ -25,9 +25,10 @@ Property 5:
   response is valid in cycle ``a + latency`` exactly when a request was accepted in cycle
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
-  only if a request was accepted in one of the 4 previous cycles (3 with
-  ``eval_stages=1`` or ``window_register=False``), so a held request waits at most that
-  many cycles. The exception is
+  only if a request was accepted in one of the 5 previous cycles (fewer with
+  ``eval_stages`` 2 or 1 or ``window_register=False``), so a held request waits at most
+  that many cycles; with three evaluation stages any request waits in the cycle right
+  after an EVICT / EVICT_ANY. The exception is
   the clear sweep after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
@@ -111,6 +112,19 @@ class StreamOrder(StreamCount):
                          pos.eq(pending - self.pop)]
 
 
+def _after_evict(self, m):
+    """High in the cycle after an EVICT / EVICT_ANY was accepted, if the core refuses
+    every request then (three evaluation stages), else 0."""
+    if getattr(self.core, "eval_stages", 1) != 3:
+        return Const(0)
+    prev = Signal(name="evict_accepted_last_cycle")
+    m.d.sync += prev.eq(self.accept & self.req_payload.op[1])
+    return prev
+
+
+StreamCount.after_evict = _after_evict
+
+
 class FixedLatency(StreamCount):
     def __init__(self, params, **kw):
         super().__init__(params, always_ready=True, **kw)
@@ -131,8 +145,9 @@ class FixedLatency(StreamCount):
         m.d.comb += Assert(rsp.valid == acc[L - 1])
         with m.If(rsp.valid):
             m.d.comb += Assert(rsp.payload.op == ops[L - 1])
-        # (the clear sweep after reset is the one other reason to wait)
-        ready = self.core.req.ready | self.core.flushing
+        # (the clear sweep after reset is the one other reason to wait, and with three
+        # evaluation stages the cycle right after an EVICT / EVICT_ANY)
+        ready = self.core.req.ready | self.core.flushing | self.after_evict(m)
         m.d.comb += Assert(self.req_payload.op[1] | ready)
         gap = (1 + getattr(self.core, "window_register", False)     # EVICT waits for C2
                + getattr(self.core, "eval_stages", 1))
@@ -149,4 +164,4 @@ class Drain(StreamCount):
         rr1 = Signal()
         m.d.sync += rr1.eq(self.rsp_ready)
         m.d.comb += Assert(~(rr1 & self.rsp_ready) | self.req_payload.op[1] |
-                           self.core.req.ready | self.core.flushing)
+                           self.core.req.ready | self.core.flushing | self.after_evict(m))

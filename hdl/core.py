@@ -69,6 +69,23 @@ class KvAsuCore(wiring.Component):
         them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
         build, which needs them).
     eval_stages : int
+        3 (default): E1a (per-lane match and age, with the write of the request two ahead
+        snooped in), E1b (the decision, computed for every lane the request just ahead may
+        write and picked when it has decided), E2 (counts, T-levels, writes); a request
+        right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
+        invalidate). 62 MHz on an ECP5-85F (docs/fpga.md).
+        2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz).
+        1: one stage E decides and writes (26 MHz before the M stage). Each step down
+        saves a cycle of latency and of the EVICT gap.
+    hash_lut_cross_products : bool or collection of str
+        Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
+        LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
+    window_register : bool
+        ``True`` (default): the M stage registers the table's block-RAM outputs before E
+        (one more cycle of latency and of the EVICT gap; the speed). ``False``: E takes
+        them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
+        build, which needs them).
+    eval_stages : int
         2 (default): analysis of the window in E1, counts, T-levels and writes in E2, with
         E2's write forwarded into E1's lanes (the shorter path from the table RAMs: 42 MHz
         against 26 MHz on an ECP5-85F before the M stage, docs/fpga.md).
@@ -119,11 +136,11 @@ class KvAsuCore(wiring.Component):
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
     """
 
-    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=2,
+    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=3,
                  hash_lut_cross_products=False, window_register=True):
         params = check_core_params(params)
-        if eval_stages not in (1, 2):
-            raise ValueError(f"eval_stages must be 1 or 2, not {eval_stages!r}")
+        if eval_stages not in (1, 2, 3):
+            raise ValueError(f"eval_stages must be 1, 2 or 3, not {eval_stages!r}")
         self._params = params
         self.pipelined = bool(pipelined)
         self.eval_stages = eval_stages
@@ -195,14 +212,16 @@ class KvAsuCore(wiring.Component):
         e = Signal(stage, name="e")
         l_valid = Signal()
         busy = Signal()
-        busy_extra = Signal()      # E2 occupied (eval_stages == 2)
+        busy_extra = Signal()      # E2 occupied (eval_stages >= 2)
+        busy_extra2 = Signal()     # E1b occupied (eval_stages == 3)
         m.d.comb += busy.eq(Cat(*(x.valid for x in s), mreq.valid, e.valid, busy_extra,
-                                l_valid).any())
+                                busy_extra2, l_valid).any())
         m.d.comb += self.idle.eq(~busy)
 
-        acc = [Signal(name=f"acc{k}") for k in range(1, 5)]    # accepted k cycles ago
+        n_gap = 1 + self.window_register + self.eval_stages     # the EVICT gap, below
+        acc = [Signal(name=f"acc{k}") for k in range(1, n_gap + 1)]  # accepted k cycles ago
         m.d.sync += acc[0].eq(accept)
-        for k in range(1, 4):
+        for k in range(1, n_gap):
             m.d.sync += acc[k].eq(acc[k - 1])
 
         ready = (self.enable & ~self.hold & ~self.flush & ~flushing
@@ -210,8 +229,14 @@ class KvAsuCore(wiring.Component):
         if self.pipelined:
             is_evict = self.req.payload.op[1]
             # the LRU tail settles in C2 = E2 + 1: R of an EVICT must come after it
-            gap = Cat(*acc[:1 + self.window_register + self.eval_stages]).any()
+            gap = Cat(*acc).any()
             ready = ready & ~(is_evict & gap)
+            if self.eval_stages == 3:
+                # E1b decides for every lane the request ahead may write, but not for an
+                # invalidate: no request directly after an EVICT / EVICT_ANY.
+                evict1 = Signal()
+                m.d.sync += evict1.eq(accept & is_evict)
+                ready = ready & ~evict1
         else:
             ready = ready & ~busy
         m.d.comb += self.req.ready.eq(ready)
@@ -273,7 +298,8 @@ class KvAsuCore(wiring.Component):
         wr_count = Signal(p.COUNT_WIDTH)
         wr_mark = Signal()
         inv_en, inv_slot = Signal(), Signal(sw)
-        two = self.eval_stages == 2
+        two = self.eval_stages >= 2       # E (E1a) forwards E2's write
+        three = self.eval_stages == 3
 
         # Slot of each lane: constant adds from the registered window start, made in
         # parallel with the RAM read, never behind the decision.
@@ -289,10 +315,12 @@ class KvAsuCore(wiring.Component):
         # the cycle before is then seen through the read port's transparency).
         for b in range(P):
             if not self.window_register:
+                # (the mark as read: the mark at the end of the cycle depends on this
+                # cycle's write, which with one evaluation stage depends on these lanes)
                 m.d.comb += [
                     mb[b].tag.eq(table.bk_tag[b]), mb[b].count.eq(table.bk_count[b]),
                     mb[b].last.eq(table.bk_last[b]), mb[b].valid.eq(table.bk_valid[b]),
-                    mb[b].fresh.eq(table.bk_fresh[b]), mb[b].mark.eq(table.bk_mark[b]),
+                    mb[b].fresh.eq(table.bk_fresh[b]), mb[b].mark.eq(table.bk_mark_raw[b]),
                     mb[b].row.eq(table.bk_row[b]),
                 ]
                 continue
@@ -316,6 +344,12 @@ class KvAsuCore(wiring.Component):
         # this cycle, so the scrubber's mark write of this cycle is applied to it.
         mark_now_b = Signal(P)
         for b in range(P):
+            if self.eval_stages == 1:
+                # E writes in this cycle: a scrubber mark of the slot it writes is dropped,
+                # so the mark as held is the one to carry (and the snoop would depend on
+                # E's own write).
+                m.d.comb += mark_now_b[b].eq(mb[b].mark)
+                continue
             sc_hit = table.sc_mark_en[b] & (table.sc_mark_row == mb[b].row)
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
 
@@ -377,53 +411,134 @@ class KvAsuCore(wiring.Component):
                     mark_l[i].eq(r_mark), ages[i].eq(r_age),
                     match[i].eq(r_valid & (r_tag == e.tag)),
                 ]
-        free = ~valid_l
-        m.d.comb += [
-            d.valid.eq(e.valid), d.op.eq(e.op), d.min_tlevel.eq(e.min_tlevel),
-            d.tag.eq(e.tag), d.t.eq(e.t),
-            d.present.eq(match.any()), d.any_free.eq(free.any()),
-        ]
-        for i in range(P):            # at most one lane matches
-            with m.If(match[i]):
-                m.d.comb += [d.hit_cnt.eq(cnt_l[i]), d.hit_age.eq(ages[i]),
-                             d.hit_slot.eq(lane_slot(i)), d.hit_mark.eq(mark_l[i])]
-        for i in reversed(range(P)):  # first free lane in probe order wins
-            with m.If(free[i]):
-                m.d.comb += [d.free_slot.eq(lane_slot(i)), d.free_mark.eq(mark_l[i])]
-        # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
-        # comparisons in parallel (one comparator deep, not a chain of P - 1).
-        wins = Signal(P)
-        for i in range(P):
-            m.d.comb += wins[i].eq(Cat(*([ages[i] > ages[j] for j in range(i)] +
-                                         [ages[i] >= ages[j] for j in range(i + 1, P)]),
-                                       Const(1, 1)).all())
-        old = Signal(P)              # saturated age beyond W1 (a T0 line)
-        for i in range(P):
-            m.d.comb += old[i].eq(ages[i] > cfg.w1)
-        # exactly one lane wins: an AND-OR select, no encoder/decoder or adder behind it
-        def select(values):
-            out = 0
+        def decide(req, valid_l, match, ages, tag_l, cnt_l, mark_l, slots, tail_slot,
+                   name):
+            """The decision for request ``req`` from its window's lane results."""
+            dd = Signal(decision, name=name)
+            free = ~valid_l
+            m.d.comb += [
+                dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
+                dd.tag.eq(req.tag), dd.t.eq(req.t),
+                dd.present.eq(match.any()), dd.any_free.eq(free.any()),
+            ]
+            for i in range(P):            # at most one lane matches
+                with m.If(match[i]):
+                    m.d.comb += [dd.hit_cnt.eq(cnt_l[i]), dd.hit_age.eq(ages[i]),
+                                 dd.hit_slot.eq(slots[i]), dd.hit_mark.eq(mark_l[i])]
+            for i in reversed(range(P)):  # first free lane in probe order wins
+                with m.If(free[i]):
+                    m.d.comb += [dd.free_slot.eq(slots[i]), dd.free_mark.eq(mark_l[i])]
+            # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
+            # comparisons in parallel (one comparator deep, not a chain of P - 1).
+            wins = Signal(P, name=f"{name}_wins")
             for i in range(P):
-                out = out | Mux(wins[i], values[i], 0)
-            return out
+                m.d.comb += wins[i].eq(Cat(*([ages[i] > ages[j] for j in range(i)] +
+                                             [ages[i] >= ages[j] for j in range(i + 1, P)]),
+                                           Const(1, 1)).all())
+            old = Signal(P, name=f"{name}_old")     # saturated age beyond W1 (T0 line)
+            for i in range(P):
+                m.d.comb += old[i].eq(ages[i] > cfg.w1)
 
-        m.d.comb += [
-            d.vict_t0.eq((wins & old).any()),
-            d.vict_slot.eq(select(lane_slots)),
-            d.vict_tag.eq(select(tag_l)),
-            d.vict_mark.eq((wins & mark_l).any()),
-        ]
-        # EVICT / EVICT_ANY: lane 0 is the LRU tail.
-        m.d.comb += [
-            d.take.eq(~lru.empty & ((e.op == EVICT_ANY) | (ages[0] > cfg.w1))),
-            d.tail_tag.eq(tag_l[0]), d.tail_slot.eq(e_h),
-        ]
+            # exactly one lane wins: an AND-OR select, no encoder/decoder or adder behind it
+            def select(values):
+                out = 0
+                for i in range(P):
+                    out = out | Mux(wins[i], values[i], 0)
+                return out
+
+            m.d.comb += [
+                dd.vict_t0.eq((wins & old).any()),
+                dd.vict_slot.eq(select(slots)),
+                dd.vict_tag.eq(select(tag_l)),
+                dd.vict_mark.eq((wins & mark_l).any()),
+            ]
+            # EVICT / EVICT_ANY: lane 0 is the LRU tail.
+            m.d.comb += [
+                dd.take.eq(~lru.empty & ((req.op == EVICT_ANY) | old[0])),
+                dd.tail_tag.eq(tag_l[0]), dd.tail_slot.eq(tail_slot),
+            ]
+            return dd
+
+        if not three:
+            m.d.comb += d.eq(decide(e, valid_l, match, ages, tag_l, cnt_l, mark_l,
+                                    lane_slots, e_h, "dec"))
+        else:
+            # E1b: the request ahead (now in E2) writes this cycle; its lane is not known
+            # until E2 has decided, so decide for every case at once, from registers:
+            # nothing of this window written (version P), or lane j holding the line of
+            # the request ahead (version j), and let the forwarding only pick a version.
+            lane_res = data.StructLayout({
+                "valid": 1, "match": 1, "age": ts, "tag": p.TAG_WIDTH,
+                "count": p.COUNT_WIDTH, "mark": 1, "slot": sw, "bank": range(P),
+                "row": range(table.rows),
+            })
+            eb = Signal(stage, name="eb")
+            eb_l = [Signal(lane_res, name=f"eb_lane{i}") for i in range(P)]
+            eb_tail = Signal(sw)
+            same_prev = Signal()      # this request's line is the line of the one ahead
+            age_prev = Signal(ts)     # its age if the one ahead writes it
+            m.d.sync += [eb.eq(e), eb_tail.eq(e_h),
+                         same_prev.eq(e.tag == eb.tag),
+                         age_prev.eq(saturated_age(p, e.t, eb.t, 0))]
+            for i in range(P):
+                bank_i = (e_lo + i)[:pb] if pb else Const(0)
+                m.d.sync += [
+                    eb_l[i].valid.eq(valid_l[i]), eb_l[i].match.eq(match[i]),
+                    eb_l[i].age.eq(ages[i]), eb_l[i].tag.eq(tag_l[i]),
+                    eb_l[i].count.eq(cnt_l[i]), eb_l[i].mark.eq(mark_l[i]),
+                    eb_l[i].slot.eq(lane_slots[i]), eb_l[i].bank.eq(bank_i),
+                    eb_l[i].row.eq(Array(x.row for x in mb)[bank_i] if pb else mb[0].row),
+                ]
+            m.d.comb += busy_extra2.eq(eb.valid)
+            # Marks as they will be at the end of this cycle (this cycle's scrubber write).
+            mark_b = Signal(P)
+            for i in range(P):
+                bank_i = eb_l[i].bank
+                sc_hit = (Array(table.sc_mark_en)[bank_i] if pb else table.sc_mark_en[0]) & \
+                    (table.sc_mark_row == eb_l[i].row)
+                sc_val = Array(table.sc_mark_value)[bank_i] if pb else table.sc_mark_value[0]
+                m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, eb_l[i].mark))
+            versions = []
+            for v in range(P + 1):       # v < P: lane v holds the line of the one ahead
+                def pick(i, own, ahead):
+                    return ahead if i == v else own
+                vv = Signal(P, name=f"v{v}_valid")
+                vm = Signal(P, name=f"v{v}_match")
+                vmk = Signal(P, name=f"v{v}_mark")
+                va = [Signal(ts, name=f"v{v}_age{i}") for i in range(P)]
+                for i in range(P):
+                    m.d.comb += [
+                        vv[i].eq(pick(i, eb_l[i].valid, 1)),
+                        vm[i].eq(pick(i, eb_l[i].match, same_prev)),
+                        vmk[i].eq(pick(i, mark_b[i], wr_mark)),
+                        va[i].eq(pick(i, eb_l[i].age, age_prev)),
+                    ]
+                versions.append(decide(
+                    eb, vv, vm, va,
+                    [pick(i, eb_l[i].tag, d2.tag) for i in range(P)],
+                    [pick(i, eb_l[i].count, wr_count) for i in range(P)],
+                    vmk, [x.slot for x in eb_l], eb_tail, f"dec{v}"))
+            # Which lane of this window the request ahead writes (if any).
+            obs_wr1 = d2.valid & (d2.op == OBSERVE)
+            fw1 = Signal(P)
+            for i in range(P):
+                slot_i = eb_l[i].slot
+                m.d.comb += fw1[i].eq(obs_wr1 & Mux(
+                    d2.present, d2.hit_slot == slot_i,
+                    Mux(d2.any_free, d2.free_slot == slot_i,
+                        d2.vict_t0 & (d2.vict_slot == slot_i))))
+            m.d.comb += d.eq(versions[P])
+            for i in range(P):           # at most one lane is written
+                with m.If(fw1[i]):
+                    m.d.comb += d.eq(versions[i])
 
         if two:
             m.d.sync += d2.eq(d)
             m.d.comb += busy_extra.eq(d2.valid)
         else:
             d2 = d
+        if not three:
+            m.d.comb += busy_extra2.eq(0)
 
         # ---- E (E2): counts, T-levels, table write, LRU command, response ---------------
         cold = d2.hit_age > cfg.w1

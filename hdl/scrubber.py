@@ -43,7 +43,7 @@ class Scrubber(wiring.Component):
     sc_row : Out(range(ROWS))
         Row to read this cycle (advances every cycle, wraps).
     sc_last : In(ArrayLayout(TS_WIDTH, PROBE)), sc_valid : In(PROBE)
-        ``last`` and ``valid`` of the row addressed in the previous cycle (from the table).
+        ``last`` and ``valid`` of the row addressed two cycles before (from the table).
     sc_set : Out(PROBE)
         Mark lane ``b`` of that row stale.
     """
@@ -67,10 +67,13 @@ class Scrubber(wiring.Component):
         ts, sh = p.TS_WIDTH, p.TICK_SHIFT
         if self.rows > 1:
             m.d.sync += self.sc_row.eq(Mux(self.sc_row == self.rows - 1, 0, self.sc_row + 1))
-        ref_cycle = (self.cycle[:ts + sh] - self._lag)[:ts + sh]
+        # ref = tick(cycle - lag), made one cycle ahead into a register (off the path from
+        # the scrubber's data to its mark). Wrong only in the first cycle after reset, when
+        # the clear sweep runs and no slot is tracked.
         ref = Signal(ts)
-        m.d.comb += ref.eq(ref_cycle[sh:])
+        m.d.sync += ref.eq((self.cycle[:ts + sh] + 1 - self._lag)[:ts + sh][sh:])
         for b in range(p.PROBE):
             age = (ref - self.sc_last[b])[:ts]
-            m.d.comb += self.sc_set[b].eq(self.sc_valid[b] & (age > p.WMAX))
+            # age > WMAX == 2**(TS_WIDTH-1) - 1: the top bit of the age
+            m.d.comb += self.sc_set[b].eq(self.sc_valid[b] & age[ts - 1])
         return m

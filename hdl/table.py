@@ -79,14 +79,15 @@ class BucketTable(wiring.Component):
         Scrubber row read: slots ``row * PROBE + b`` for every bank ``b``.
     sc_last : Out(ArrayLayout(TS_WIDTH, PROBE)), sc_valid : Out(PROBE)
         Lane ``b``: ``last`` and ``valid`` of slot ``row * PROBE + b`` of the row addressed
-        in the previous cycle.
+        two cycles before (the block RAM's output is registered first).
     sc_set : In(PROBE)
         Mark lane ``b`` of that row stale; ignored for a slot written (``wr_en``) in the
         same cycle, whose write wins.
     bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
         The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
         block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
-        mark at the end of this cycle, like ``rd_mark``); ``rd_lo``: the bank of lane 0.
+        mark at the end of this cycle, like ``rd_mark``, which depends on this cycle's
+        ``wr_*``; ``bk_mark_raw`` the mark as read); ``rd_lo``: the bank of lane 0.
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -131,6 +132,7 @@ class BucketTable(wiring.Component):
             "bk_valid": Out(p.PROBE),
             "bk_fresh": Out(p.PROBE),
             "bk_mark": Out(p.PROBE),
+            "bk_mark_raw": Out(p.PROBE),
             "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
             "rd_lo": Out(range(p.PROBE)),
             "sc_mark_en": Out(p.PROBE),
@@ -161,15 +163,27 @@ class BucketTable(wiring.Component):
 
         w_bank, w_row = split(self.wr_slot)
         i_bank, i_row = split(self.inv_slot)
+        # The scrubber's row: addressed in cycle c (sc_row), read data in c + 1 (sc_row_q),
+        # registered and decided on in c + 2 (sc_row_qq): no logic behind the block RAM's
+        # output in the cycle it arrives.
         sc_row_q = Signal(range(rows))
-        m.d.sync += sc_row_q.eq(self.sc_row)
+        sc_row_qq = Signal(range(rows))
+        m.d.sync += [sc_row_q.eq(self.sc_row), sc_row_qq.eq(sc_row_q)]
 
         # The scrubber's copy of every bank's meta, one row per word.
         scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[])
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
-        sc_r = scrub.read_port(transparent_for=(scrub_w,))
+        # Not transparent (no bypass logic behind the block RAM): a write in the cycle of
+        # the read is caught by the cancellation below instead.
+        # Not transparent, and registered as it arrives (no logic behind the block RAM
+        # beyond one multiplexer): the meta writes of the read cycle and of the arrival
+        # cycle are snooped into the register instead, so that `sc_d` is the row exactly
+        # as it is at the end of the arrival cycle, as a transparent read one cycle later
+        # would return it.
+        sc_r = scrub.read_port()
         m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
+        sc_d = Signal.like(sc_r.data, name="sc_data_q")
         meta_data = Signal(meta_layout)
         meta_addr = Signal(range(rows))
         m.d.comb += [
@@ -217,20 +231,32 @@ class BucketTable(wiring.Component):
                 scrub_w.data[b].eq(meta_data), scrub_w.en[b].eq(meta_en),
             ]
 
+            # The scrubber's copy of this bank's slot of the row in flight (see sc_d).
+            at_read = Signal(name=f"sc_wr_at_read{b}")
+            at_read_data = Signal(meta_layout, name=f"sc_wr_at_read_data{b}")
+            m.d.sync += [at_read.eq(meta_en & (meta_addr == self.sc_row)),
+                         at_read_data.eq(meta_data)]
+            with m.If(meta_en & (meta_addr == sc_row_q)):
+                m.d.sync += sc_d[b].eq(meta_data)
+            with m.Elif(at_read):
+                m.d.sync += sc_d[b].eq(at_read_data)
+            with m.Else():
+                m.d.sync += sc_d[b].eq(sc_r.data[b])
+
             # Scrubber marks: mark = not fresh, unless the datapath writes the slot now.
             sc_we = Signal(name=f"sc_we{b}")
             m.d.comb += [
-                sc_we.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_q))),
-                mark_w.addr.eq(sc_row_q), mark_w.en.eq(sc_we),
-                mark_w.data.eq(~sc_r.data[b].fresh),
-                self.sc_last[b].eq(sc_r.data[b].last),
-                self.sc_valid[b].eq(sc_r.data[b].valid),
+                sc_we.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_qq))),
+                mark_w.addr.eq(sc_row_qq), mark_w.en.eq(sc_we),
+                mark_w.data.eq(~sc_d[b].fresh),
+                self.sc_last[b].eq(sc_d[b].last),
+                self.sc_valid[b].eq(sc_d[b].valid),
             ]
             bank_ent.append(ent_r.data)
             bank_meta.append(meta_r.data)
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
-            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_q), ~sc_r.data[b].fresh,
+            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qq), ~sc_d[b].fresh,
                                         mark_r.data))
             bank_mark.append(mark_r.data)
             bank_mark_now.append(mark_now)
@@ -238,11 +264,12 @@ class BucketTable(wiring.Component):
                 self.bk_tag[b].eq(ent_r.data.tag), self.bk_count[b].eq(ent_r.data.count),
                 self.bk_last[b].eq(meta_r.data.last), self.bk_valid[b].eq(meta_r.data.valid),
                 self.bk_fresh[b].eq(meta_r.data.fresh), self.bk_mark[b].eq(mark_now),
+                self.bk_mark_raw[b].eq(mark_r.data),
                 self.bk_row[b].eq(row_q),
-                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(~sc_r.data[b].fresh),
+                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(~sc_d[b].fresh),
             ]
 
-        m.d.comb += [self.sc_mark_row.eq(sc_row_q), self.rd_lo.eq(lo_q if pb else 0)]
+        m.d.comb += [self.sc_mark_row.eq(sc_row_qq), self.rd_lo.eq(lo_q if pb else 0)]
 
         # Rotate banks into probe order: lane i is bank (lo + i) mod P.
         def lane(values, i):

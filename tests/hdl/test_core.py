@@ -16,7 +16,9 @@ SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
 # (pipelined, eval_stages[, window_register])
 MODES = [pytest.param((False, 1), id="serial"), pytest.param((True, 1), id="pipelined"),
          pytest.param((True, 2), id="pipelined-e2"),
-         pytest.param((True, 2, False), id="pipelined-e2-nowr")]
+         pytest.param((True, 2, False), id="pipelined-e2-nowr"),
+         pytest.param((True, 3), id="pipelined-e3"),
+         pytest.param((True, 1, False), id="pipelined-e1-nowr")]
 
 # Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
@@ -233,7 +235,7 @@ def test_flush_and_config(pipelined):
     assert res["occupancy"][-1] == 1
 
 
-@pytest.mark.parametrize("eval_stages", [1, 2])
+@pytest.mark.parametrize("eval_stages", [1, 2, 3])
 def test_one_per_cycle_fixed_latency(eval_stages):
     p = small_params()
     rng = random.Random(SEED)

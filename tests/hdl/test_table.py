@@ -79,8 +79,9 @@ def test_valid_stale_inv_clear_scrub_port():
             ctx.set(dut.wr_last, slot)
             await ctx.tick()
         ctx.set(dut.wr_en, 0)
-        # scrub row 1 (slots 4..7)
+        # scrub row 1 (slots 4..7): its data comes two cycles after the address
         ctx.set(dut.sc_row, 1)
+        await ctx.tick()
         await ctx.tick()
         assert ctx.get(dut.sc_valid) == 0b0110
         assert [ctx.get(dut.sc_last[b]) for b in (1, 2)] == [5, 6]
@@ -152,7 +153,9 @@ def test_scrubber_marks_only_old_slots():
 
     async def bench(ctx):
         cycle = 100
-        ctx.set(s.cycle, cycle)
+        # The counter is frozen here; the scrubber registers its reference tick from the
+        # *next* cycle's count (cycle + 1 - lag), so a frozen 99 acts as cycle 100.
+        ctx.set(s.cycle, cycle - 1)
         # slot 9 written with the tick of cycle 100 - lag; slot 10 ten ticks earlier
         ref = ((cycle - lag) >> 1) % 16
         for slot, last in ((9, ref), (10, (ref - 10) % 16), (11, (ref - 7) % 16)):
