@@ -73,7 +73,7 @@ class KvAsuCore(wiring.Component):
         snooped in), E1b (the decision, computed for every lane the request just ahead may
         write and picked when it has decided), E2 (counts, T-levels, writes); a request
         right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
-        invalidate). 62 MHz on an ECP5-85F (docs/fpga.md).
+        invalidate). 61 MHz on an ECP5-85F (docs/fpga.md).
         2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz).
         1: one stage E decides and writes (26 MHz before the M stage). Each step down
         saves a cycle of latency and of the EVICT gap.
