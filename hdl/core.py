@@ -77,20 +77,6 @@ class KvAsuCore(wiring.Component):
         2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz).
         1: one stage E decides and writes (26 MHz before the M stage). Each step down
         saves a cycle of latency and of the EVICT gap.
-    hash_lut_cross_products : bool or collection of str
-        Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
-        LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
-    window_register : bool
-        ``True`` (default): the M stage registers the table's block-RAM outputs before E
-        (one more cycle of latency and of the EVICT gap; the speed). ``False``: E takes
-        them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
-        build, which needs them).
-    eval_stages : int
-        2 (default): analysis of the window in E1, counts, T-levels and writes in E2, with
-        E2's write forwarded into E1's lanes (the shorter path from the table RAMs: 42 MHz
-        against 26 MHz on an ECP5-85F before the M stage, docs/fpga.md).
-        1: the window is analysed and the table written in one stage: one cycle less of
-        latency, and an EVICT needs 2 request-free cycles before it instead of 3.
 
     Ports
     -----
@@ -98,8 +84,10 @@ class KvAsuCore(wiring.Component):
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
         and (pipelined mode) for an EVICT / EVICT_ANY while a request accepted in one of
-        the two previous cycles could still change the LRU tail (``ready`` depends on
-        ``req.payload.op``). Non-pipelined mode: also while any request is in flight.
+        the ``1 + window_register + eval_stages`` previous cycles could still change the
+        LRU tail (``ready`` depends on ``req.payload.op``), and with three evaluation
+        stages for any request in the cycle after an EVICT / EVICT_ANY was accepted.
+        Non-pipelined mode: also while any request is in flight.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
         from acceptance to ``valid`` when the consumer keeps up.
@@ -281,11 +269,12 @@ class KvAsuCore(wiring.Component):
         else:
             m.d.comb += e_lo.eq(table.rd_lo)
 
-        # ---- E (E1 when eval_stages == 2): analyse the window, decide ----------------
-        # The decision `d` depends only on the window lanes; with two evaluation stages it
-        # is registered into `d2` and the rest (counts, T-levels, writes, LRU command,
-        # response) happens one cycle later, in E2, whose table write and invalidate are
-        # forwarded into the lanes of the request behind it, in E1.
+        # ---- E (E1, or E1a + E1b): analyse the window, decide ----------------------------
+        # The decision `d` depends only on the window lanes; with two or three evaluation
+        # stages it is registered into `d2` and the rest (counts, T-levels, writes, LRU
+        # command, response) happens in E2, whose table write and invalidate are forwarded
+        # into the lanes of the request behind it (E1, or E1a; E1b picks a precomputed
+        # decision instead).
         decision = data.StructLayout({
             "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
             "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,

@@ -73,7 +73,7 @@ class _CodedArray:
                       for mem, wp in zip(self.banks, self.wp)]
         # The logical writes happening this cycle (C3), for forwarding and formal views.
         self.w = {port: (Signal(name=f"{name}_{port}_en"),
-                         Signal(width, name=f"{name}_{port}_addr"),
+                         Signal(range(depth), name=f"{name}_{port}_addr"),
                          Signal(width, name=f"{name}_{port}_data")) for port in "ab"}
 
     def read(self, addr):

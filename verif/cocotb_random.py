@@ -99,17 +99,23 @@ def random_config(tb: KvAsuTB, legal=True):
     return cfg
 
 
+async def commit_random_config(tb: KvAsuTB, stim: Stimulus):
+    """Write a random legal configuration to the shadows and commit it (ENABLE kept); the
+    stimulus' colliding pools follow a new HASH_SEED."""
+    cfg = random_config(tb)
+    for k, v in cfg.items():
+        await tb.write_reg(k, v)
+    await tb.write_ctrl(COMMIT | ENABLE)
+    if "HASH_SEED" in cfg:
+        stim.rebuild()
+
+
 async def random_action(tb: KvAsuTB, stim: Stimulus, allow_busy_actions=True):
     """One register-side event while (or after) traffic flows."""
     r = tb.rng.random()
     en = ENABLE
     if r < 0.25:
-        cfg = random_config(tb)
-        for k, v in cfg.items():
-            await tb.write_reg(k, v)
-        await tb.write_ctrl(COMMIT | en)
-        if "HASH_SEED" in cfg:
-            stim.rebuild()
+        await commit_random_config(tb, stim)
     elif r < 0.33:
         cfg = random_config(tb, legal=False)
         for k, v in cfg.items():
@@ -225,12 +231,7 @@ async def commits_racing_traffic(tb: KvAsuTB):
         await cocotb.triggers.ClockCycles(tb.dut.clk, tb.rng.randint(1, 60))
         r = tb.rng.random()
         if r < 0.5:
-            cfg = random_config(tb)
-            for k, v in cfg.items():
-                await tb.write_reg(k, v)
-            await tb.write_ctrl(COMMIT | ENABLE)
-            if "HASH_SEED" in cfg:
-                stim.rebuild()
+            await commit_random_config(tb, stim)
         elif r < 0.7:
             await tb.write_ctrl(FLUSH | ENABLE)
         elif r < 0.85:

@@ -34,6 +34,19 @@ class _Top(Elaboratable):
         return m
 
 
+async def read_counter(ctx, dut, i):
+    """One read by the contract: a ``rd_reserve`` cycle, then ``rd_en``; returns
+    ``rd_data`` of the cycle after ``rd_en`` (``rd_en`` is low again then)."""
+    ctx.set(dut.rd_reserve, 1)
+    await ctx.tick()
+    ctx.set(dut.rd_reserve, 0)
+    ctx.set(dut.rd_en, 1)
+    ctx.set(dut.rd_addr, i)
+    await ctx.tick()
+    ctx.set(dut.rd_en, 0)
+    return ctx.get(dut.rd_data)
+
+
 def simulate(dut, bench):
     top = _Top(dut)
     sim = Simulator(top)
@@ -225,14 +238,7 @@ def test_all_ones_long_stretch():
             assert max(dut.pre_values(ctx)) <= count + 1
         ctx.set(dut.inc, 0)
         for i in range(count):
-            ctx.set(dut.rd_reserve, 1)
-            await ctx.tick()
-            ctx.set(dut.rd_reserve, 0)
-            ctx.set(dut.rd_en, 1)
-            ctx.set(dut.rd_addr, i)
-            await ctx.tick()
-            ctx.set(dut.rd_en, 0)
-            assert ctx.get(dut.rd_data) == n, i
+            assert await read_counter(ctx, dut, i) == n, i
             await ctx.tick()
 
     simulate(dut, bench)
@@ -260,14 +266,7 @@ def test_reset_reads_zero_and_counts():
         for i in range(count):
             expected = (0b1010101010101 >> i) & 1
             assert dut.peek(ctx, i) == expected
-            ctx.set(dut.rd_reserve, 1)
-            await ctx.tick()
-            ctx.set(dut.rd_reserve, 0)
-            ctx.set(dut.rd_en, 1)
-            ctx.set(dut.rd_addr, i)
-            await ctx.tick()
-            ctx.set(dut.rd_en, 0)
-            assert ctx.get(dut.rd_data) == expected, i
+            assert await read_counter(ctx, dut, i) == expected, i
         # Still right once the engine has written every word.
         await ctx.tick().repeat(40)
         assert ctx.get(dut._valid) == (1 << count) - 1
