@@ -111,27 +111,33 @@ class AxilProps(AxilHarness):
             Assert(~bus.bvalid | ((aw_out == 1) & (w_out == 1))),
             Assert(~bus.rvalid | (ar_out == 1)),
         ]
-        # Read latency: R at most 2 cycles after AR (3 for the LO word of a statistic when
-        # the block has the `stat_pend` stage of the block-RAM statistics).
+        # Read latency: R at most 2 cycles after AR, and for the LO word of a statistic one
+        # more per stage of the block's `stat_pend` shift register (the block-RAM
+        # statistics' read latency).
         spy = regs.spy
-        stat_pend = spy.get("stat_pend", Const(0))
+        stat_pend = spy.get("stat_pend", Const(0, 1))
+        pend_stages = len(stat_pend) if "stat_pend" in spy else 0
         r_wait = Signal(range(4))
         with m.If((ar_out == 1) & ~bus.rvalid):
             m.d.sync += r_wait.eq(r_wait + 1)
         with m.Else():
             m.d.sync += r_wait.eq(0)
-        max_wait = 2 if "stat_pend" in spy else 1
-        m.d.comb += Assert(r_wait <= max_wait)
+        m.d.comb += Assert(r_wait <= 1 + pend_stages)
         # Helper invariants tying the counters to the block's own channel state.
         m.d.comb += [
             Assert(aw_out == spy["aw_full"]), Assert(w_out == spy["w_full"]),
-            Assert(ar_out == (spy["ar_full"] | stat_pend | bus.rvalid)),
+            Assert(ar_out == (spy["ar_full"] | stat_pend.any() | bus.rvalid)),
             Assert(~(spy["ar_full"] & bus.rvalid)),
-            Assert(~(spy["ar_full"] & stat_pend)),
-            Assert(~(stat_pend & bus.rvalid)),
+            Assert(~(spy["ar_full"] & stat_pend.any())),
+            Assert(~(stat_pend.any() & bus.rvalid)),
             Assert(~spy["ar_full"] | (r_wait == 0)),
-            Assert(~stat_pend | (r_wait == 1)),
-            Assert((r_wait == 0) | bus.rvalid | stat_pend),
+            Assert((r_wait == 0) | bus.rvalid | stat_pend.any()),
+        ]
+        # stat_pend holds one bit at most, k + 1 cycles after the sample.
+        m.d.comb += Assert((stat_pend & (stat_pend - 1))[:len(stat_pend)] == 0)
+        for k in range(pend_stages):
+            m.d.comb += Assert(~stat_pend[k] | (r_wait == k + 1))
+        m.d.comb += [
             # HOLD (hold without the flush pulse) and RESP (bvalid) keep AW and W taken;
             # the flush pulse comes in the first RESP cycle.
             Assert(~(bus.bvalid | regs.hold) | (spy["aw_full"] & spy["w_full"])),

@@ -73,7 +73,7 @@ class KvAsuRegisters(wiring.Component):
         handshake. One read at a time: ``arready`` is low from the AR handshake until the R
         handshake. ``bvalid``/``rvalid`` and their payloads hold until ``bready``/``rready``.
         Address bits 1:0 and ``AxPROT`` are ignored. Latency: a read's R comes 2 cycles
-        after its AR handshake (3 for the LO word of a statistic), a plain write's B 2
+        after its AR handshake (4 for the LO word of a statistic), a plain write's B 2
         cycles after the later of the AW and W handshakes. Reads and writes proceed
         independently of each other.
 
@@ -105,8 +105,8 @@ class KvAsuRegisters(wiring.Component):
         The statistics are a :class:`hdl.stats.StatisticsCounters` (block RAM and small
         pre-counters); the read path here reserves its engine in the AR handshake cycle,
         samples the counter in the next cycle and takes the value into RDATA and the latch
-        in the one after, which keeps the engine's read contract (one read at a time, R at
-        least a cycle after the sample).
+        two cycles after the sample, which keeps the engine's read contract (one read at a
+        time, R at least three cycles after the reservation).
 
     Parameters
     ----------
@@ -327,20 +327,22 @@ class KvAsuRegisters(wiring.Component):
 
         # ---- read channel --------------------------------------------------------------
         # AR is registered first and the data multiplexer sits alone in the next stage. The
-        # LO word of a statistic takes one more stage: the AR handshake cycle reserves the
+        # LO word of a statistic takes two more stages: the AR handshake cycle reserves the
         # counter engine (stats.rd_reserve), the next cycle samples the counter
-        # (stats.rd_en) and the one after takes the sum from the RAM word and the pending
-        # increments (stats.rd_data) into RDATA and the HI latch.
+        # (stats.rd_en) and two cycles later the engine's sum of the RAM word and the
+        # pending increments (stats.rd_data) goes into RDATA and the HI latch.
         ar_full = Signal()
         ar_word = Signal(regmap.AXIL_ADDR_WIDTH - 2)
-        stat_pend = Signal()       # a statistic's LO read waits for stats.rd_data
+        # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
+        # the sample; the last bit takes the data.
+        stat_pend = Signal(2)
         rvalid = Signal()
         rdata = Signal(32)
         rresp = Signal(2)
         ar_take = Signal()
         m.d.comb += [
-            ar_take.eq(bus.arvalid & ~ar_full & ~stat_pend & ~rvalid),
-            bus.arready.eq(~ar_full & ~stat_pend & ~rvalid),
+            ar_take.eq(bus.arvalid & ~ar_full & ~stat_pend.any() & ~rvalid),
+            bus.arready.eq(~ar_full & ~stat_pend.any() & ~rvalid),
             bus.rvalid.eq(rvalid),
             bus.rdata.eq(rdata),
             bus.rresp.eq(rresp),
@@ -350,8 +352,9 @@ class KvAsuRegisters(wiring.Component):
             m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:])]
         with m.If(rvalid & bus.rready):
             m.d.sync += rvalid.eq(0)
-        with m.If(stat_pend):
-            m.d.sync += [stat_pend.eq(0), rvalid.eq(1), rdata.eq(stats.rd_data[:32]),
+        m.d.sync += stat_pend.eq(stat_pend << 1)    # a shift register
+        with m.If(stat_pend[-1]):
+            m.d.sync += [rvalid.eq(1), rdata.eq(stats.rd_data[:32]),
                          hi_latch.eq(stats.rd_data[32:64])]
 
         def read_value(reg):
@@ -382,10 +385,10 @@ class KvAsuRegisters(wiring.Component):
                     value = read_value(reg)
                     if self._kinds[reg.name] == "stat":
                         with m.Case(reg.offsets[0] >> 2):
-                            # LO: sample now, RDATA and the latch next cycle (see above).
+                            # LO: sample now, RDATA and the latch later (see above).
                             m.d.comb += [stats.rd_en.eq(1),
                                          stats.rd_addr.eq(STAT_NAMES.index(reg.stat))]
-                            m.d.sync += [rvalid.eq(0), stat_pend.eq(1)]
+                            m.d.sync += [rvalid.eq(0), stat_pend[0].eq(1)]
                         with m.Case(reg.offsets[1] >> 2):
                             m.d.sync += rdata.eq(hi_latch)
                     elif reg.wide:

@@ -24,7 +24,7 @@ class StatisticsCounters(wiring.Component):
         bits may be high in the same cycle, in every cycle. ``clear`` zeroes every counter
         (an increment in the same cycle counts after the clear, as with ``c.eq(inc)``).
         Reset zeroes every counter at once, without a clear sweep. ``rd_en`` samples one
-        counter: ``rd_data`` in the next cycle is its exact value including every increment
+        counter: ``rd_data`` two cycles later is its exact value including every increment
         of the cycles before the ``rd_en`` cycle (the value a flip-flop counter has in the
         ``rd_en`` cycle), whatever ``clear`` does in the ``rd_en`` cycle.
 
@@ -34,41 +34,54 @@ class StatisticsCounters(wiring.Component):
         ``valid[i]`` (one flip-flop, reset to 0) says whether word ``i`` has been written
         since the last reset or clear: a word whose bit is 0 reads as 0, which is how reset
         and ``clear`` take one cycle whatever the memory holds. The engine *visits* at most
-        one counter per cycle, in a two-stage pipeline: stage A presents the address to the
-        memory's synchronous read port, moves ``pre[i]`` into the pipeline and restarts
-        ``pre[i]`` from this cycle's increment; stage B (the next cycle) adds the word (or 0
-        if ``valid[i]`` was 0 in stage A) and the moved increments, writes the sum back and
-        sets ``valid[i]``. The value of counter ``i`` is therefore always
-        ``(valid[i] ? mem[i] : 0) + pre[i]`` plus the moved increments if stage B holds a
-        visit of ``i`` (:meth:`peek`). A round-robin pointer visits the counters in turn in
-        every cycle that is *free* (neither ``rd_reserve`` nor ``rd_en`` high). A read is a
-        forced visit of ``rd_addr`` in the ``rd_en`` cycle; its stage-B sum is ``rd_data``.
-        The memory has no read-during-write bypass, so a visit must never read the word
-        that stage B is writing in the same cycle: the pointer never visits the counter of
-        stage B (it steps over it, the counter having just been visited), and a forced visit
-        comes only after a ``rd_reserve`` cycle, in which no visit starts. ``clear`` empties
-        the pre-counters, zeroes ``valid`` and cancels the write-back of the visit that
-        starts in its cycle (whose stage-B sum still goes to ``rd_data``: a read sampled in
-        the ``clear`` cycle returns the value before the clear).
+        one counter per cycle, in a three-stage pipeline:
 
-        Since no read ever meets a write of the same word, the memory carries the Yosys
-        attribute ``no_rw_check``: without it Yosys emulates read-old-data on a collision
-        with a 64-bit bypass (about 130 flip-flops and as many LUTs on iCE40).
-        ``ram_style = "block"`` keeps it in DP16KD on ECP5 rather than in LUT RAM.
+        * stage A presents the address to the memory's synchronous read port, moves
+          ``pre[i]`` into the pipeline and restarts ``pre[i]`` from this cycle's increment;
+        * stage B registers the memory word as it leaves the block RAM (0 if ``valid[i]``
+          was 0 in stage A), so that the block RAM's clock-to-output time and the adder
+          are in different cycles;
+        * stage C adds the word and the moved increments, writes the sum back and sets
+          ``valid[i]``.
+
+        The value of counter ``i`` is therefore always ``(valid[i] ? mem[i] : 0) + pre[i]``
+        plus the moved increments of a visit of ``i`` in stage B or C (:meth:`peek`). A
+        round-robin pointer visits the counters in turn in every cycle that is *free*
+        (neither ``rd_reserve`` nor ``rd_en`` high). A read is a forced visit of
+        ``rd_addr`` in the ``rd_en`` cycle; its stage-C sum is ``rd_data``.
+
+        The memory has no read-during-write bypass, and a word written by stage C in cycle
+        ``t`` and read by stage A in ``t`` or ``t - 1`` would come out stale. Stage B never
+        holds the counter that stage A visits: the pointer steps over the counter of stage
+        B (which has just been visited), and a forced visit comes only after a
+        ``rd_reserve`` cycle, in which no visit starts. When stage A visits the counter
+        that stage C is writing, the sum of stage C is forwarded into stage B instead of
+        the (then undefined) memory word. ``clear`` empties the pre-counters, zeroes
+        ``valid`` and cancels the write-backs of the visits in stages A and B (whose sums
+        still go to ``rd_data``: a read sampled in the ``clear`` cycle returns the value
+        before the clear); stage C's write in the ``clear`` cycle lands but its word reads
+        as 0.
+
+        Since no read whose data is used ever meets a write of the same word, the memory
+        carries the Yosys attribute ``no_rw_check``: without it Yosys emulates
+        read-old-data on a collision with a 64-bit bypass (about 130 flip-flops and as many
+        LUTs on iCE40). ``ram_style = "block"`` keeps it in DP16KD on ECP5 rather than in
+        LUT RAM.
 
     Pre-counter size
         Every free cycle advances the pointer by one counter, so a counter is visited again
-        at most ``count`` free cycles after a visit. With the read contract below at most 2
-        cycles of any 4 consecutive ones are busy, which bounds the cycles between two
-        visits of a counter by :attr:`max_gap` = ``2 * count + 2``; a pre-counter counts at
-        most one increment per cycle of that gap, so :attr:`pre_width` =
-        ``max_gap.bit_length()`` bits never overflow (5 bits for 13 counters: gap <= 28).
+        at most ``count`` free cycles after a visit (a step-over of stage B's counter comes
+        one cycle after its visit). With the read contract below at most 2 cycles of any 4
+        consecutive ones are busy, which bounds the cycles between two visits of a counter
+        by :attr:`max_gap` = ``2 * count + 2``; a pre-counter counts at most one increment
+        per cycle of that gap, so :attr:`pre_width` = ``max_gap.bit_length()`` bits never
+        overflow (5 bits for 13 counters: gap <= 28).
 
     Read contract
         ``rd_en`` may be high only in the cycle right after a ``rd_reserve`` cycle, and of
         any 4 consecutive cycles at most 2 may have ``rd_reserve`` or ``rd_en`` high, never
         3 in a row. (The register block reserves in its AR handshake cycle and samples in
-        the next; one read at a time with R at least 2 cycles later keeps it.)
+        the next; one read at a time with R at least 3 cycles later keeps it.)
 
     Parameters
     ----------
@@ -92,7 +105,8 @@ class StatisticsCounters(wiring.Component):
     rd_addr : In(range(count))
         The counter ``rd_en`` samples.
     rd_data : Out(width)
-        The sampled value, valid in the cycle after ``rd_en`` only (undefined otherwise).
+        The sampled value, valid in the second cycle after ``rd_en`` only (undefined
+        otherwise).
 
     Testbench helpers (amaranth.sim): :meth:`peek` (exact value of a counter),
     :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).
@@ -119,10 +133,18 @@ class StatisticsCounters(wiring.Component):
         self._data = MemoryData(shape=width, depth=count, init=[])
         self._pre = [Signal(self.pre_width, name=f"pre{i}") for i in range(count)]
         self._valid = Signal(count)
-        self._b_active = Signal()       # stage B holds a visit whose sum is written back
+        # Stage B: a visit whose memory word is leaving the block RAM.
+        self._b_active = Signal()       # its sum will be written back
         self._b_addr = Signal(range(count))
         self._b_valid = Signal()        # valid[b_addr] when that visit was in stage A
         self._b_cap = Signal(self.pre_width)  # the increments it moved out of pre[b_addr]
+        self._b_fwd = Signal()          # stage C was writing b_addr: use b_fwd_word
+        self._b_fwd_word = Signal(width)
+        # Stage C: the registered word, added and written back.
+        self._c_active = Signal()
+        self._c_addr = Signal(range(count))
+        self._c_word = Signal(width)    # the word, 0 if it was not valid
+        self._c_cap = Signal(self.pre_width)
         self._ptr = Signal(range(count))  # the round-robin pointer
 
     # ---- testbench access (amaranth.sim) -------------------------------------------------
@@ -132,8 +154,10 @@ class StatisticsCounters(wiring.Component):
         value = ctx.get(self._pre[i])
         if ctx.get(self._valid) >> i & 1:
             value += ctx.get(self._data[i])
-        if ctx.get(self._b_active) and ctx.get(self._b_addr) == i:
-            value += ctx.get(self._b_cap)
+        for active, addr, cap in ((self._b_active, self._b_addr, self._b_cap),
+                                  (self._c_active, self._c_addr, self._c_cap)):
+            if ctx.get(active) and ctx.get(addr) == i:
+                value += ctx.get(cap)
         return value % (1 << self.width)
 
     def poke(self, ctx, i, value):
@@ -141,8 +165,9 @@ class StatisticsCounters(wiring.Component):
         ctx.set(self._data[i], value % (1 << self.width))
         ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
         ctx.set(self._pre[i], 0)
-        if ctx.get(self._b_active) and ctx.get(self._b_addr) == i:
-            ctx.set(self._b_active, 0)   # its write-back would restore the old value
+        for active, addr in ((self._b_active, self._b_addr), (self._c_active, self._c_addr)):
+            if ctx.get(active) and ctx.get(addr) == i:
+                ctx.set(active, 0)       # its write-back would restore the old value
 
     def pre_values(self, ctx):
         """The pre-counters now (for overflow checks in testbenches)."""
@@ -158,6 +183,22 @@ class StatisticsCounters(wiring.Component):
         wr = mem.write_port()
         pre, valid = self._pre, self._valid
         b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
+        b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
+        c_active, c_addr, c_word, c_cap = self._c_active, self._c_addr, self._c_word, self._c_cap
+
+        # Stage C: fold and write back.
+        total = Signal(self.width)
+        m.d.comb += [
+            total.eq(c_word + c_cap),
+            self.rd_data.eq(total),
+            wr.addr.eq(c_addr),
+            wr.data.eq(total),
+            wr.en.eq(c_active),
+        ]
+        with m.If(self.clear):
+            m.d.sync += valid.eq(0)
+        with m.Elif(c_active):
+            m.d.sync += valid.bit_select(c_addr, 1).eq(1)
 
         # Stage A: choose the visit of this cycle.
         ptr = self._ptr
@@ -165,15 +206,21 @@ class StatisticsCounters(wiring.Component):
         ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
         a_go = self.rd_en | ptr_visit
         a_addr = Signal(range(n))
-        m.d.comb += a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr))
+        a_fwd = Signal()
+        m.d.comb += [
+            a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
+            a_fwd.eq(c_active & (c_addr == a_addr)),
+            rd.addr.eq(a_addr),
+        ]
         with m.If(free):
             m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
-        m.d.comb += rd.addr.eq(a_addr)
         m.d.sync += [
             b_active.eq(a_go & ~self.clear),
             b_addr.eq(a_addr),
             b_valid.eq(valid.bit_select(a_addr, 1)),
             b_cap.eq(Array(pre)[a_addr]),
+            b_fwd.eq(a_fwd),
+            b_fwd_word.eq(total),
         ]
         for i in range(n):
             with m.If(self.clear | (a_go & (a_addr == i))):
@@ -181,28 +228,11 @@ class StatisticsCounters(wiring.Component):
             with m.Else():
                 m.d.sync += pre[i].eq(pre[i] + self.inc[i])
 
-        # Stage B: fold and write back: total = (b_valid ? word : 0) + b_cap. Only the low
-        # pre_width bits of the word are masked before the adder; above them the carry out
-        # of the low part is 0 when b_valid is 0, so masking the sum is enough there (one
-        # LUT per bit instead of two on iCE40).
-        total = Signal(self.width)
-        pw = self.pre_width
-        low = Signal(pw + 1)
-        m.d.comb += low.eq(Mux(b_valid, rd.data[:pw], 0) + b_cap)
-        if self.width > pw:
-            high = Signal(self.width - pw)
-            m.d.comb += [high.eq(rd.data[pw:] + low[pw]),
-                         total.eq(Cat(low[:pw], Mux(b_valid, high, 0)))]
-        else:
-            m.d.comb += total.eq(low[:pw])
-        m.d.comb += [
-            self.rd_data.eq(total),
-            wr.addr.eq(b_addr),
-            wr.data.eq(total),
-            wr.en.eq(b_active),
+        # Stage B: register the word as it leaves the block RAM.
+        m.d.sync += [
+            c_active.eq(b_active & ~self.clear),
+            c_addr.eq(b_addr),
+            c_word.eq(Mux(b_fwd, b_fwd_word, Mux(b_valid, rd.data, 0))),
+            c_cap.eq(b_cap),
         ]
-        with m.If(self.clear):
-            m.d.sync += valid.eq(0)
-        with m.Elif(b_active):
-            m.d.sync += valid.bit_select(b_addr, 1).eq(1)
         return m
