@@ -30,8 +30,10 @@ Environment (what ``KvAsuRegisters`` and the stream partners may do):
 from amaranth import *
 from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
+from amaranth.lib import data
 
 import hdl.core as hcore
+import regmap
 from hdl.lru import LruCmd
 
 from .common import _spy_class, elaborated, patched_design, reset_assumptions
@@ -151,8 +153,60 @@ class CoreHarness(Elaboratable):
         self.l_valid = cs["l_valid"]
         self.inflight = cs["inflight"]
         self.fifo_level = rec.fifo.level
+        if getattr(core, "eval_stages", 1) == 3:
+            self.precomputation_invariants(m)
         self.properties(m)
         return m
+
+    def precomputation_invariants(self, m):
+        """Three evaluation stages: what the registers precomputed for E1a and E1b mean.
+
+        They are registered every cycle from the values they summarise, so in a reachable
+        state they always agree; k-induction starts from an arbitrary state, where a lane
+        overlap or an age comparison could disagree with the slots and ages it stands for
+        and steer a forward to the wrong lane. Asserted (so proven), they rule that out:
+        lane slots are the window start plus the lane; ``e_ov`` / ``eb_ov`` say which lane
+        of E2's window (starting at ``d2.tail_slot``) each lane of E1a / E1b is; E1b's
+        comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; E2's
+        ``wr_lane`` is the lane of the slot it writes.
+        """
+        p, core, cs = self.params, self.core, self.core.spy
+        P, sw = p.PROBE, p.SLOT_WIDTH
+        d2 = data.View(core.decision_layout, cs["d2"])
+        e_valid, eb_valid = cs["e"][0], cs["eb"][0]
+        e_h, eb_tail = cs["e_h"], cs["eb_tail"]
+        eb_l = [data.View(core.lane_layout, cs[f"eb_lane{i}"]) for i in range(P)]
+        age_prev, w1 = cs["age_prev"], core.cfg.w1
+
+        def slot(base, k):
+            return (base + k)[:sw]
+
+        for i in range(P):
+            m.d.comb += [
+                Assert(~e_valid | (cs[f"lane_slot{i}"] == slot(e_h, i))),
+                Assert(~eb_valid | (eb_l[i].slot == slot(eb_tail, i))),
+            ]
+            for j in range(P):
+                m.d.comb += [
+                    Assert(~(e_valid & d2.valid) |
+                           (cs[f"e_ov{i}"][j] == (slot(e_h, i) == slot(d2.tail_slot, j)))),
+                    Assert(~(eb_valid & d2.valid) |
+                           (cs[f"eb_ov{i}"][j] == (eb_l[i].slot == slot(d2.tail_slot, j)))),
+                ]
+                if i != j:
+                    m.d.comb += Assert(~eb_valid |
+                                       (cs[f"eb_gt{i}_{j}"] == (eb_l[i].age > eb_l[j].age)))
+            m.d.comb += Assert(~eb_valid | (
+                (cs["eb_gtp"][i] == (eb_l[i].age > age_prev)) &
+                (cs["eb_pgt"][i] == (age_prev > eb_l[i].age)) &
+                (cs["eb_old"][i] == (eb_l[i].age > w1))))
+        m.d.comb += Assert(~eb_valid | (cs["eb_old_prev"] == (age_prev > w1)))
+        # E2 writes lane j of its window exactly when wr_lane is j.
+        wr_en, wr_slot = cs["wr_en"], cs["wr_slot"]
+        obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
+        m.d.comb += Assert(~obs | (wr_en == d2.wr_lane.any()))
+        for j in range(P):
+            m.d.comb += Assert(~(obs & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 
     # -- helpers -----------------------------------------------------------------------------
     def _pointer_view(self, lru, name):

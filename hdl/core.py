@@ -281,7 +281,9 @@ class KvAsuCore(wiring.Component):
             "any_free": 1, "free_slot": sw, "free_mark": 1,
             "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
             "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
+            "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
         })
+        self.decision_layout = decision       # for the formal harness's views
         d = Signal(decision)
         wr_en, wr_slot = Signal(), Signal(sw)
         wr_count = Signal(p.COUNT_WIDTH)
@@ -290,14 +292,33 @@ class KvAsuCore(wiring.Component):
         two = self.eval_stages >= 2       # E (E1a) forwards E2's write
         three = self.eval_stages == 3
 
-        # Slot of each lane: constant adds from the registered window start, made in
-        # parallel with the RAM read, never behind the decision.
+        # Slot of each lane: constant adds from the window start of the stage before E
+        # (M, or R), registered alongside e_h: never behind the decision.
+        pre_h = m_h if self.window_register else rd_slot
         lane_slots = [Signal(sw, name=f"lane_slot{i}") for i in range(P)]
         for i in range(P):
-            m.d.comb += lane_slots[i].eq((e_h + i)[:sw])
+            m.d.sync += lane_slots[i].eq((pre_h + i)[:sw])
 
-        def lane_slot(i):
-            return lane_slots[i]
+        def overlap(h_ahead, name):
+            """Registered ``ov[i][j]``: lane i of the window starting at ``pre_h`` is lane j
+            of the window starting at ``h_ahead`` (``pre_h - h_ahead == j - i`` mod
+            ENTRIES), so that a forward finds the lane a request ahead writes from its
+            one-hot ``wr_lane`` with an AND-OR, not with slot comparators behind d2."""
+            delta = Signal(sw, name=f"{name}_delta")
+            m.d.comb += delta.eq(pre_h - h_ahead)
+            ov = [Signal(P, name=f"{name}{i}") for i in range(P)]
+            for i in range(P):
+                for j in range(P):
+                    m.d.sync += ov[i][j].eq(delta == ((j - i) % p.ENTRIES))
+            return ov
+
+        if three:
+            eb = Signal(stage, name="eb")       # E1b
+            eb_tail = Signal(sw)                # its window start
+            # The request in E2 while this one is in E1a is in E1b now; the one in E2
+            # while this one is in E1b is in E1a now.
+            e_ov = overlap(eb_tail, "e_ov")
+            e_ov1 = overlap(e_h, "e_ov1")
 
         # M (continued): the snoop of this cycle's write into each bank's register.
         # Without the window register the table's outputs feed E directly (the write of
@@ -339,7 +360,11 @@ class KvAsuCore(wiring.Component):
                 # E's own write).
                 m.d.comb += mark_now_b[b].eq(mb[b].mark)
                 continue
-            sc_hit = table.sc_mark_en[b] & (table.sc_mark_row == mb[b].row)
+            # The scrubber's write as it intends it (`sc_set`), not as E2's write may cancel
+            # it (`sc_mark_en`): it is cancelled only when E2 writes that very slot, and
+            # then the lane holding it is forwarded from E2 (wr_mark), so the two agree on
+            # every lane used, and the lanes do not wait for E2's decision.
+            sc_hit = table.sc_set[b] & (table.sc_mark_row == mb[b].row)
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
 
         def rotated(values, i):
@@ -365,6 +390,7 @@ class KvAsuCore(wiring.Component):
         mark_l = Signal(P)
         ages = [Signal(ts, name=f"age{i}") for i in range(P)]
         match = Signal(P)
+        r_ages, fw_wrs = [], []       # per lane: age as read, "E2 writes this lane"
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
             r_stale = rotated([x.fresh ^ x.mark for x in mb], i)
@@ -374,16 +400,23 @@ class KvAsuCore(wiring.Component):
             r_mark = rotated(list(mark_now_b), i)
             r_age = saturated_age(p, e.t, r_last, r_stale)
             if two:
-                slot_i = lane_slot(i)
+                slot_i = lane_slots[i]
                 fw_wr = Signal(name=f"fw_wr{i}")
                 fw_inv = Signal(name=f"fw_inv{i}")
-                m.d.comb += [
-                    fw_wr.eq(obs_wr & Mux(d2.present, d2.hit_slot == slot_i,
-                                          Mux(d2.any_free, d2.free_slot == slot_i,
-                                              d2.vict_t0 & (d2.vict_slot == slot_i)))),
-                    fw_inv.eq(inv_pre & (d2.tail_slot == slot_i)),
-                ]
+                if three:
+                    # (an EVICT's tail slot is lane 0 of its window)
+                    m.d.comb += [fw_wr.eq(obs_wr & (d2.wr_lane & e_ov[i]).any()),
+                                 fw_inv.eq(inv_pre & e_ov[i][0])]
+                else:
+                    m.d.comb += [
+                        fw_wr.eq(obs_wr & Mux(d2.present, d2.hit_slot == slot_i,
+                                              Mux(d2.any_free, d2.free_slot == slot_i,
+                                                  d2.vict_t0 & (d2.vict_slot == slot_i)))),
+                        fw_inv.eq(inv_pre & (d2.tail_slot == slot_i)),
+                    ]
                 kept = r_valid & ~fw_inv
+                r_ages.append(r_age)
+                fw_wrs.append(fw_wr)
                 m.d.comb += [
                     valid_l[i].eq(fw_wr | kept),
                     match[i].eq(Mux(fw_wr, same_tag, kept & (r_tag == e.tag))),
@@ -401,8 +434,17 @@ class KvAsuCore(wiring.Component):
                     match[i].eq(r_valid & (r_tag == e.tag)),
                 ]
         def decide(req, valid_l, match, ages, tag_l, cnt_l, mark_l, slots, tail_slot,
-                   name):
-            """The decision for request ``req`` from its window's lane results."""
+                   name, gt=None, old=None):
+            """The decision for request ``req`` from its window's lane results.
+
+            ``gt(i, j)`` (``ages[i] > ages[j]``) and ``old`` (``ages[i] > W1`` per lane)
+            may be given precomputed; by default they are compared here.
+            """
+            if gt is None:
+                def gt(i, j):
+                    return ages[i] > ages[j]
+            if old is None:
+                old = Cat(ages[i] > cfg.w1 for i in range(P))
             dd = Signal(decision, name=name)
             free = ~valid_l
             m.d.comb += [
@@ -421,12 +463,12 @@ class KvAsuCore(wiring.Component):
             # comparisons in parallel (one comparator deep, not a chain of P - 1).
             wins = Signal(P, name=f"{name}_wins")
             for i in range(P):
-                m.d.comb += wins[i].eq(Cat(*([ages[i] > ages[j] for j in range(i)] +
-                                             [ages[i] >= ages[j] for j in range(i + 1, P)]),
+                m.d.comb += wins[i].eq(Cat(*([gt(i, j) for j in range(i)] +
+                                             [~gt(j, i) for j in range(i + 1, P)]),
                                            Const(1, 1)).all())
-            old = Signal(P, name=f"{name}_old")     # saturated age beyond W1 (T0 line)
-            for i in range(P):
-                m.d.comb += old[i].eq(ages[i] > cfg.w1)
+            old_l = Signal(P, name=f"{name}_old")   # saturated age beyond W1 (T0 line)
+            m.d.comb += old_l.eq(old)
+            old = old_l
 
             # exactly one lane wins: an AND-OR select, no encoder/decoder or adder behind it
             def select(values):
@@ -435,6 +477,12 @@ class KvAsuCore(wiring.Component):
                     out = out | Mux(wins[i], values[i], 0)
                 return out
 
+            first_free = Signal(P, name=f"{name}_first_free")
+            for i in range(P):
+                m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
+            m.d.comb += dd.wr_lane.eq(Mux(dd.present, match,
+                                          Mux(dd.any_free, first_free,
+                                              Mux(dd.vict_t0, wins, 0))))
             m.d.comb += [
                 dd.vict_t0.eq((wins & old).any()),
                 dd.vict_slot.eq(select(slots)),
@@ -461,14 +509,47 @@ class KvAsuCore(wiring.Component):
                 "count": p.COUNT_WIDTH, "mark": 1, "slot": sw, "bank": range(P),
                 "row": range(table.rows),
             })
-            eb = Signal(stage, name="eb")
+            self.lane_layout = lane_res
             eb_l = [Signal(lane_res, name=f"eb_lane{i}") for i in range(P)]
-            eb_tail = Signal(sw)
             same_prev = Signal()      # this request's line is the line of the one ahead
             age_prev = Signal(ts)     # its age if the one ahead writes it
+            age_prev_now = saturated_age(p, e.t, eb.t, 0)
             m.d.sync += [eb.eq(e), eb_tail.eq(e_h),
                          same_prev.eq(e.tag == eb.tag),
-                         age_prev.eq(saturated_age(p, e.t, eb.t, 0))]
+                         age_prev.eq(age_prev_now)]
+            # The age comparisons of the victim choice, made here and registered so that
+            # E1b is logic on flip-flops only: every ordered pair of lanes, every lane
+            # against the age the request ahead would leave (`age_prev`) both ways, and
+            # every age against W1. Compare-then-forward again: the lanes' ages as read
+            # and E2's forwarded age are compared in parallel with `fw_wr`, which only
+            # picks results.
+            def cmp_final(i, x, flip=False):
+                """``ages[i] > x`` (``x > ages[i]`` if flip) for lane i's final age."""
+                def one(a):
+                    return (x > a) if flip else (a > x)
+                return Mux(fw_wrs[i], one(age_fw), one(r_ages[i]))
+            eb_gt = [[Signal(name=f"eb_gt{i}_{j}") if i != j else None for j in range(P)]
+                     for i in range(P)]
+            eb_gtp = Signal(P)       # ages[i] > age_prev
+            eb_pgt = Signal(P)       # age_prev > ages[i]
+            eb_old = Signal(P)       # ages[i] > W1
+            eb_old_prev = Signal()   # age_prev > W1
+            for i in range(P):
+                for j in range(P):
+                    if i != j:
+                        # E2 writes at most one lane of this window.
+                        m.d.sync += eb_gt[i][j].eq(Mux(
+                            fw_wrs[i], age_fw > r_ages[j],
+                            Mux(fw_wrs[j], r_ages[i] > age_fw, r_ages[i] > r_ages[j])))
+                m.d.sync += [
+                    eb_gtp[i].eq(cmp_final(i, age_prev_now)),
+                    eb_pgt[i].eq(cmp_final(i, age_prev_now, flip=True)),
+                    eb_old[i].eq(cmp_final(i, cfg.w1)),
+                ]
+            m.d.sync += eb_old_prev.eq(age_prev_now > cfg.w1)
+            # Which lane of the request ahead's window each lane is (see overlap()).
+            eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
+            m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
             for i in range(P):
                 bank_i = (e_lo + i)[:pb] if pb else Const(0)
                 m.d.sync += [
@@ -479,11 +560,13 @@ class KvAsuCore(wiring.Component):
                     eb_l[i].row.eq(Array(x.row for x in mb)[bank_i] if pb else mb[0].row),
                 ]
             m.d.comb += busy_extra2.eq(eb.valid)
-            # Marks as they will be at the end of this cycle (this cycle's scrubber write).
+            # Marks as they will be at the end of this cycle (this cycle's scrubber write;
+            # as intended, see mark_now_b: the lane whose write E2 cancels is the lane
+            # E2 writes, and the version picked then takes that lane from E2).
             mark_b = Signal(P)
             for i in range(P):
                 bank_i = eb_l[i].bank
-                sc_hit = (Array(table.sc_mark_en)[bank_i] if pb else table.sc_mark_en[0]) & \
+                sc_hit = (Array(table.sc_set)[bank_i] if pb else table.sc_set[0]) & \
                     (table.sc_mark_row == eb_l[i].row)
                 sc_val = Array(table.sc_mark_value)[bank_i] if pb else table.sc_mark_value[0]
                 m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, eb_l[i].mark))
@@ -502,20 +585,23 @@ class KvAsuCore(wiring.Component):
                         vmk[i].eq(pick(i, mark_b[i], wr_mark)),
                         va[i].eq(pick(i, eb_l[i].age, age_prev)),
                     ]
+                def gt_v(i, j, v=v):
+                    if i == v:
+                        return eb_pgt[j]
+                    if j == v:
+                        return eb_gtp[i]
+                    return eb_gt[i][j]
                 versions.append(decide(
                     eb, vv, vm, va,
                     [pick(i, eb_l[i].tag, d2.tag) for i in range(P)],
                     [pick(i, eb_l[i].count, wr_count) for i in range(P)],
-                    vmk, [x.slot for x in eb_l], eb_tail, f"dec{v}"))
+                    vmk, [x.slot for x in eb_l], eb_tail, f"dec{v}",
+                    gt=gt_v, old=Cat(pick(i, eb_old[i], eb_old_prev) for i in range(P))))
             # Which lane of this window the request ahead writes (if any).
             obs_wr1 = d2.valid & (d2.op == OBSERVE)
             fw1 = Signal(P)
             for i in range(P):
-                slot_i = eb_l[i].slot
-                m.d.comb += fw1[i].eq(obs_wr1 & Mux(
-                    d2.present, d2.hit_slot == slot_i,
-                    Mux(d2.any_free, d2.free_slot == slot_i,
-                        d2.vict_t0 & (d2.vict_slot == slot_i))))
+                m.d.comb += fw1[i].eq(obs_wr1 & (d2.wr_lane & eb_ov[i]).any())
             m.d.comb += d.eq(versions[P])
             for i in range(P):           # at most one lane is written
                 with m.If(fw1[i]):

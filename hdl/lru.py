@@ -83,11 +83,16 @@ class _CodedArray:
     def value(self, addr_q):
         """The logical word at ``addr_q`` (read issued last cycle), with this cycle's
         writes forwarded."""
-        v = self.cmd_rp[0].data ^ self.cmd_rp[1].data
-        for port in "ab":
-            en, addr, dat = self.w[port]
-            v = Mux(en & (addr == addr_q), dat, v)
-        return v
+        # The forwarding choice depends on registers only (the write requests and
+        # addr_q), so it settles while the block RAM is still producing its word, which
+        # then passes one LUT (two banks, "forward", the forwarded bit) on its way out.
+        # Ports A and B never write one address, so at most one of them hits.
+        hits = [en & (addr == addr_q) for en, addr, _ in self.w.values()]
+        fwd_hit = Signal(name=f"{self.name}_fwd_hit")
+        fwd_val = Signal.like(self.w["a"][2], name=f"{self.name}_fwd_val")
+        self.m.d.comb += [fwd_hit.eq(hits[0] | hits[1]),
+                          fwd_val.eq(Mux(hits[0], self.w["a"][2], self.w["b"][2]))]
+        return Mux(fwd_hit, fwd_val, self.cmd_rp[0].data ^ self.cmd_rp[1].data)
 
     def request(self, a, b):
         """Logical writes decided this cycle (C2): register them for C3 and issue the
