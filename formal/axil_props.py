@@ -40,8 +40,9 @@ __all__ = ["AxilHarness", "AxilProps"]
 
 
 class AxilHarness(Elaboratable):
-    def __init__(self, params):
+    def __init__(self, params, *, stats_stages=3):
         self.params = params
+        self.stats_stages = stats_stages     # KvAsuRegisters(stats_stages=...)
 
     def properties(self, m):
         raise NotImplementedError
@@ -49,7 +50,7 @@ class AxilHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        regs = self.regs = _spy_class(KvAsuRegisters)(p)
+        regs = self.regs = _spy_class(KvAsuRegisters)(p, stats_stages=self.stats_stages)
         m.submodules.regs = elaborated(regs, platform)
         reset_assumptions(m)
         bus = self.bus = regs.axil

@@ -22,7 +22,7 @@ from types import SimpleNamespace
 
 from amaranth import *
 from amaranth.hdl import Assume, Fragment
-from amaranth.hdl._ast import AnyConst, Initial
+from amaranth.hdl._ast import AnyConst, AnySeq, Initial
 from amaranth.lib import wiring, data
 from amaranth.lib.wiring import In, Out
 from amaranth.utils import ceil_log2
@@ -58,7 +58,9 @@ class FormalMemory(Elaboratable):
     ``en``; a read port registers ``mem[addr]`` at the edge when ``en`` (``en`` resets to 1,
     the data register has no reset), returning the *new* data for a write port in its
     transparency set that writes the same address in the same cycle and the old data
-    otherwise. The contents are not reset (``reset_less``), start from ``init`` (zeros for
+    otherwise; with the Yosys attribute ``no_rw_check`` in ``attrs`` (which lets synthesis
+    leave read-during-write undefined) it returns an arbitrary value (``AnySeq``) instead
+    of the old data, so a design that uses such a word fails its proofs. The contents are not reset (``reset_less``), start from ``init`` (zeros for
     ``init=[]``, as Amaranth emits), and are exposed as ``cells``.
     """
 
@@ -73,6 +75,7 @@ class FormalMemory(Elaboratable):
         init = list(init or [])
         if any(init):
             raise TypeError("FormalMemory: only zero initial contents are supported")
+        self.no_rw_check = bool((attrs or {}).get("no_rw_check"))
         self.cells = [Signal(shape, name=f"cell{i}", reset_less=True) for i in range(depth)]
         self._wports = []
         self._rports = []
@@ -125,10 +128,13 @@ class FormalMemory(Elaboratable):
                 for i, cell in enumerate(cells):
                     with m.Case(i):
                         m.d.comb += value.eq(cell)
-            for wp in rp.transparent_for:
+            for wp in self._wports:
+                transparent = any(wp is t for t in rp.transparent_for)
+                if not (transparent or self.no_rw_check):
+                    continue
                 for lane, (c, d) in enumerate(self._lanes(wp, value)):
                     with m.If(wp.en[lane] & (wp.addr == rp.addr)):
-                        m.d.comb += c.eq(d)
+                        m.d.comb += c.eq(d if transparent else AnySeq(len(c)))
             with m.If(rp.en):
                 m.d.sync += rp.data.eq(value)
         return m

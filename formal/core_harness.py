@@ -153,6 +153,10 @@ class CoreHarness(Elaboratable):
         self.l_valid = cs["l_valid"]
         self.inflight = cs["inflight"]
         self.fifo_level = rec.fifo.level
+        # `idle` is a register that lags the pipeline by a cycle; in every reachable state
+        # it is high only while every stage is empty (what the flush assumption relies on).
+        busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
+        m.d.comb += Assert(~core.idle | ~busy)
         if getattr(core, "eval_stages", 1) == 3:
             self.precomputation_invariants(m)
         self.properties(m)
@@ -168,7 +172,7 @@ class CoreHarness(Elaboratable):
         lane slots are the window start plus the lane; ``e_ov`` / ``eb_ov`` say which lane
         of E2's window (starting at ``d2.tail_slot``) each lane of E1a / E1b is; E1b's
         comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; E2's
-        ``wr_lane`` is the lane of the slot it writes.
+        ``wr`` is its write enable and ``wr_lane`` the lane of the slot it writes.
         """
         p, core, cs = self.params, self.core, self.core.spy
         P, sw = p.PROBE, p.SLOT_WIDTH
@@ -204,7 +208,13 @@ class CoreHarness(Elaboratable):
         # E2 writes lane j of its window exactly when wr_lane is j.
         wr_en, wr_slot = cs["wr_en"], cs["wr_slot"]
         obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
-        m.d.comb += Assert(~obs | (wr_en == d2.wr_lane.any()))
+        m.d.comb += [
+            Assert(d2.wr == (obs & (d2.present | d2.any_free | d2.vict_t0))),
+            Assert(~obs | (wr_en == d2.wr_lane.any())),
+        ]
+        # wr_lane is one-hot by construction (hit_lane, first free lane, the one winner of
+        # a consistent comparison set), and its bit is the lane of the slot E2 writes.
+        m.d.comb += Assert((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
         for j in range(P):
             m.d.comb += Assert(~(obs & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 

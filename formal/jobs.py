@@ -68,6 +68,12 @@ def _axil_prove():
     return AxilProps(small_params())
 
 
+@job("axil_prove_stats2", mode="prove", depth=6, doc="P6 with the two-stage statistics engine (iCE40 build)")
+def _axil_prove_stats2():
+    from .axil_props import AxilProps
+    return AxilProps(small_params(), stats_stages=2)
+
+
 # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the core accepts at
 # least 4 (eval_stages=1) or 5 (the default) cycles after the previous request, always
 # finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there

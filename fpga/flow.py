@@ -58,10 +58,11 @@ TARGETS = {
         params=dict(ENTRIES=128, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
         # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.
-        # No M stage and one evaluation stage: the logic and registers of the faster
-        # pipelines do not fit in 5280 logic cells (two stages: 5333).
+        # No M stage, one evaluation stage and the two-stage statistics engine: the logic
+        # and registers of the faster pipelines do not fit in 5280 logic cells (two
+        # evaluation stages: 5333; the three-stage statistics: 5344).
         options=dict(hash_lut_cross_products=("c1", "c2"), window_register=False,
-                     eval_stages=1),
+                     eval_stages=1, stats_stages=2),
         pnr_args=("--up5k", "--package", "sg48"),
         default_freq=30.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",

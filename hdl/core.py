@@ -73,8 +73,9 @@ class KvAsuCore(wiring.Component):
         snooped in), E1b (the decision, computed for every lane the request just ahead may
         write and picked when it has decided), E2 (counts, T-levels, writes); a request
         right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
-        invalidate). 61 MHz on an ECP5-85F (docs/fpga.md).
-        2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz).
+        invalidate). 88.5 MHz on an ECP5-85F (docs/fpga.md).
+        2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz when
+        the default ran at 61).
         1: one stage E decides and writes (26 MHz before the M stage). Each step down
         saves a cycle of latency and of the EVICT gap.
 
@@ -103,6 +104,7 @@ class KvAsuCore(wiring.Component):
         cycle; the table's valid bits are then cleared by a sweep (``flushing``).
     idle : Out(1)
         No accepted request has a state update or a statistics increment still pending.
+        A register: it rises one cycle after the last stage has emptied.
     flushing : Out(1)
         The clear sweep is running: high from the cycle after a ``flush`` pulse, and from
         reset, for ``ENTRIES / PROBE`` cycles (one table row per cycle; the valid bits are
@@ -166,7 +168,6 @@ class KvAsuCore(wiring.Component):
         m.submodules.lru = lru = LruList(p)
         m.submodules.scrubber = scrub = Scrubber(p, lag=self.eval_lag)
         m.submodules.tl_before = tl_before = TLevel(p)
-        m.submodules.tl_after = tl_after = TLevel(p)
         m.submodules.fifo = fifo = SyncFIFOBuffered(
             width=response_layout(p).size, depth=self.fifo_depth)
 
@@ -204,7 +205,13 @@ class KvAsuCore(wiring.Component):
         busy_extra2 = Signal()     # E1b occupied (eval_stages == 3)
         m.d.comb += busy.eq(Cat(*(x.valid for x in s), mreq.valid, e.valid, busy_extra,
                                 busy_extra2, l_valid).any())
-        m.d.comb += self.idle.eq(~busy)
+        # `idle` is a register (it fans out into the register block's CTRL sequencing,
+        # which clears every statistic): high when the pipeline was empty and accepted
+        # nothing in the previous cycle, so it is empty now (a stage is only ever filled
+        # from the one before it or by an acceptance). One cycle late, never early.
+        idle_q = Signal(init=1)
+        m.d.sync += idle_q.eq(~busy & ~accept)
+        m.d.comb += self.idle.eq(idle_q)
 
         n_gap = 1 + self.window_register + self.eval_stages     # the EVICT gap, below
         acc = [Signal(name=f"acc{k}") for k in range(1, n_gap + 1)]  # accepted k cycles ago
@@ -282,6 +289,9 @@ class KvAsuCore(wiring.Component):
             "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
             "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
             "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
+            "wr_slot": sw,     # and its slot and mark (E2's write without a multiplexer)
+            "wr_mark": 1,
+            "wr": 1,           # a valid OBSERVE that writes: E2's write enable, registered
         })
         self.decision_layout = decision       # for the formal harness's views
         d = Signal(decision)
@@ -390,7 +400,7 @@ class KvAsuCore(wiring.Component):
         mark_l = Signal(P)
         ages = [Signal(ts, name=f"age{i}") for i in range(P)]
         match = Signal(P)
-        r_ages, fw_wrs = [], []       # per lane: age as read, "E2 writes this lane"
+        r_ages, r_lasts, fw_wrs = [], [], []   # per lane, as read: age, stamp; "E2 writes it"
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
             r_stale = rotated([x.fresh ^ x.mark for x in mb], i)
@@ -416,6 +426,7 @@ class KvAsuCore(wiring.Component):
                     ]
                 kept = r_valid & ~fw_inv
                 r_ages.append(r_age)
+                r_lasts.append(r_last)
                 fw_wrs.append(fw_wr)
                 m.d.comb += [
                     valid_l[i].eq(fw_wr | kept),
@@ -452,8 +463,15 @@ class KvAsuCore(wiring.Component):
                 dd.tag.eq(req.tag), dd.t.eq(req.t),
                 dd.present.eq(match.any()), dd.any_free.eq(free.any()),
             ]
-            for i in range(P):            # at most one lane matches
-                with m.If(match[i]):
+            # At most one lane matches (one slot per tag); hit_lane makes it one-hot by
+            # construction anyway (the last matching lane), so that wr_lane is one-hot
+            # whatever the state, which the forwards rely on.
+            hit_lane = Signal(P, name=f"{name}_hit_lane")
+            for i in range(P):
+                m.d.comb += hit_lane[i].eq(match[i] & ~match[i + 1:].any()
+                                           if i < P - 1 else match[i])
+            for i in range(P):
+                with m.If(hit_lane[i]):
                     m.d.comb += [dd.hit_cnt.eq(cnt_l[i]), dd.hit_age.eq(ages[i]),
                                  dd.hit_slot.eq(slots[i]), dd.hit_mark.eq(mark_l[i])]
             for i in reversed(range(P)):  # first free lane in probe order wins
@@ -480,9 +498,16 @@ class KvAsuCore(wiring.Component):
             first_free = Signal(P, name=f"{name}_first_free")
             for i in range(P):
                 m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
-            m.d.comb += dd.wr_lane.eq(Mux(dd.present, match,
-                                          Mux(dd.any_free, first_free,
-                                              Mux(dd.vict_t0, wins, 0))))
+            m.d.comb += [
+                dd.wr_lane.eq(Mux(dd.present, hit_lane,
+                                  Mux(dd.any_free, first_free, Mux(dd.vict_t0, wins, 0)))),
+                dd.wr_slot.eq(Mux(dd.present, dd.hit_slot,
+                                  Mux(dd.any_free, dd.free_slot, dd.vict_slot))),
+                dd.wr_mark.eq(Mux(dd.present, dd.hit_mark,
+                                  Mux(dd.any_free, dd.free_mark, dd.vict_mark))),
+                dd.wr.eq(req.valid & (req.op == OBSERVE) &
+                         (dd.present | dd.any_free | dd.vict_t0)),
+            ]
             m.d.comb += [
                 dd.vict_t0.eq((wins & old).any()),
                 dd.vict_slot.eq(select(slots)),
@@ -522,12 +547,38 @@ class KvAsuCore(wiring.Component):
             # against the age the request ahead would leave (`age_prev`) both ways, and
             # every age against W1. Compare-then-forward again: the lanes' ages as read
             # and E2's forwarded age are compared in parallel with `fw_wr`, which only
-            # picks results.
-            def cmp_final(i, x, flip=False):
-                """``ages[i] > x`` (``x > ages[i]`` if flip) for lane i's final age."""
-                def one(a):
-                    return (x > a) if flip else (a > x)
-                return Mux(fw_wrs[i], one(age_fw), one(r_ages[i]))
+            # picks results. The comparisons do not wait for the ages either: a saturated
+            # age (WMAX + 1) equals any other saturated one and exceeds any other, and two
+            # unsaturated ages (below 2**(TS_WIDTH - 1)) compare as their stamps do,
+            # age_x > age_y exactly when last_y - last_x is positive as a TS_WIDTH-bit
+            # signed number; age_x > W1 exactly when (t - W1 - 1) - last_x is not
+            # negative. So each is one subtraction of registered stamps, beside the ages'
+            # own subtractions, and one LUT for the saturation cases.
+            t_w1 = Signal(ts)            # t - W1 - 1 of the request in E1a
+            pre_t = mreq.t if self.window_register else r.t
+            m.d.sync += t_w1.eq((pre_t - cfg.w1 - 1)[:ts])
+
+            def stamp(age, last):
+                return age[ts - 1], last        # (saturated, last-access stamp)
+
+            def gt(x, y):
+                """age(x) > age(y) for (saturated, stamp) pairs."""
+                (sx, lx), (sy, ly) = x, y
+                d = (ly - lx)[:ts]
+                return (sx & ~sy) | (~sx & ~sy & (d != 0) & ~d[ts - 1])
+
+            def old(x):
+                sx, lx = x
+                return sx | ~(t_w1 - lx)[:ts][ts - 1]
+
+            lane_r = [stamp(r_ages[i], r_lasts[i]) for i in range(P)]
+            lane_fw = stamp(age_fw, d2.t)
+            prev = stamp(age_prev_now, eb.t)
+
+            def final(i, f):
+                """``f`` of lane i's final (saturated, stamp): the forward or the read."""
+                return Mux(fw_wrs[i], f(lane_fw), f(lane_r[i]))
+
             eb_gt = [[Signal(name=f"eb_gt{i}_{j}") if i != j else None for j in range(P)]
                      for i in range(P)]
             eb_gtp = Signal(P)       # ages[i] > age_prev
@@ -539,14 +590,15 @@ class KvAsuCore(wiring.Component):
                     if i != j:
                         # E2 writes at most one lane of this window.
                         m.d.sync += eb_gt[i][j].eq(Mux(
-                            fw_wrs[i], age_fw > r_ages[j],
-                            Mux(fw_wrs[j], r_ages[i] > age_fw, r_ages[i] > r_ages[j])))
+                            fw_wrs[i], gt(lane_fw, lane_r[j]),
+                            Mux(fw_wrs[j], gt(lane_r[i], lane_fw),
+                                gt(lane_r[i], lane_r[j]))))
                 m.d.sync += [
-                    eb_gtp[i].eq(cmp_final(i, age_prev_now)),
-                    eb_pgt[i].eq(cmp_final(i, age_prev_now, flip=True)),
-                    eb_old[i].eq(cmp_final(i, cfg.w1)),
+                    eb_gtp[i].eq(final(i, lambda x: gt(x, prev))),
+                    eb_pgt[i].eq(final(i, lambda x: gt(prev, x))),
+                    eb_old[i].eq(final(i, old)),
                 ]
-            m.d.sync += eb_old_prev.eq(age_prev_now > cfg.w1)
+            m.d.sync += eb_old_prev.eq(old(prev))
             # Which lane of the request ahead's window each lane is (see overlap()).
             eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
             m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
@@ -621,11 +673,24 @@ class KvAsuCore(wiring.Component):
         cnt_after = Signal(p.COUNT_WIDTH)
         m.d.comb += cnt_after.eq(Mux(cold, 1, Mux(d2.hit_cnt == count_max, d2.hit_cnt,
                                                   d2.hit_cnt + 1)))
+        count_after = Signal(p.COUNT_WIDTH)    # of an OBSERVE that tracks the line
+        m.d.comb += count_after.eq(Mux(d2.present, cnt_after, 1))
         m.d.comb += [
             tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
-            tl_after.cfg.eq(cfg), tl_after.age.eq(0),
-            tl_after.count.eq(Mux(d2.present, cnt_after, 1)),
         ]
+        # The T-level after such an OBSERVE (age 0): 3 if count_after >= C3, else 2 if
+        # count_after >= C2, else 1. count_after is 1 for a new or cold line and
+        # min(count + 1, COUNT_MAX) otherwise, so with 1 <= C <= COUNT_MAX it reaches C
+        # exactly when the line is present and warm and count >= C - 1, or when C == 1:
+        # the comparators do not wait for the increment. C - 1 is registered (cfg changes
+        # only between requests, many cycles before one reaches E2).
+        c3m1, c2m1 = Signal(len(cfg.c3)), Signal(len(cfg.c2))
+        m.d.sync += [c3m1.eq(cfg.c3 - 1), c2m1.eq(cfg.c2 - 1)]
+        warm = d2.present & ~cold
+        reach3 = Mux(warm, d2.hit_cnt >= c3m1, c3m1 == 0)
+        reach2 = Mux(warm, d2.hit_cnt >= c2m1, c2m1 == 0)
+        level_after = Signal(2)
+        m.d.comb += level_after.eq(Mux(reach3, 3, Mux(reach2, 2, 1)))
         tlb = Signal(2)
         m.d.comb += tlb.eq(Mux(d2.present, tl_before.level, 0))
         hit = tlb >= d2.min_tlevel
@@ -642,36 +707,35 @@ class KvAsuCore(wiring.Component):
             table.wr_en.eq(wr_en), table.wr_slot.eq(wr_slot), table.wr_count.eq(wr_count),
             table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t), table.wr_mark.eq(wr_mark),
             table.inv_en.eq(inv_en), table.inv_slot.eq(inv_slot),
-            wr_count.eq(tl_after.count),
+            wr_count.eq(count_after),
         ]
         with m.If(d2.valid):
             m.d.comb += rsp.op.eq(d2.op)
             with m.Switch(d2.op):
                 with m.Case(OBSERVE):
-                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb)]
+                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
+                                 wr_slot.eq(d2.wr_slot), wr_mark.eq(d2.wr_mark)]
                     with m.Switch(tlb):
                         for lv in range(4):
                             with m.Case(lv):
                                 m.d.comb += inc(f"obs_t{lv}")
+                    m.d.comb += wr_en.eq(d2.wr)     # (present, free or T0 victim)
                     with m.If(d2.present):
-                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1), wr_en.eq(1),
-                                     wr_slot.eq(d2.hit_slot), wr_mark.eq(d2.hit_mark),
+                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1),
                                      lru.cmd.eq(LruCmd.TOUCH)]
                     with m.Elif(d2.any_free):
-                        m.d.comb += [inc("inserts"), wr_en.eq(1), wr_slot.eq(d2.free_slot),
-                                     wr_mark.eq(d2.free_mark),
+                        m.d.comb += [inc("inserts"),
                                      lru.cmd.eq(LruCmd.INSERT), occ_inc.eq(1)]
                     with m.Elif(d2.vict_t0):
-                        m.d.comb += [inc("replacements"), wr_en.eq(1), wr_slot.eq(d2.vict_slot),
-                                     wr_mark.eq(d2.vict_mark),
+                        m.d.comb += [inc("replacements"),
                                      lru.cmd.eq(LruCmd.TOUCH),
                                      rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
                     with m.Else():
                         m.d.comb += inc("drops")
                     m.d.comb += lru.slot.eq(wr_slot)
                     with m.If(wr_en):
-                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(tl_after.level),
-                                     rsp.count.eq(tl_after.count), rsp.slot.eq(wr_slot)]
+                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
+                                     rsp.count.eq(count_after), rsp.slot.eq(wr_slot)]
                 with m.Case(QUERY):
                     m.d.comb += [inc("queries"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
                                  rsp.tlevel.eq(tlb)]

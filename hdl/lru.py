@@ -13,14 +13,18 @@ Pipeline of a command given in cycle ``c`` (``cmd``, ``slot``):
 
 * ``C1`` (cycle ``c``): read both banks of both arrays at ``slot`` (``tail`` for ``POP``).
 * ``C2`` (``c + 1``): ``p = prev[slot]``, ``n = next[slot]`` (XOR of the banks, with the
-  writes of the command in ``C3`` forwarded: the RAM read missed them by a cycle); decide
-  the writes; issue the feedback reads at their addresses; update ``head``, ``tail`` and
-  ``empty`` at the end of the cycle.
+  logical writes of cycles ``c`` and ``c + 1`` forwarded from registers: the RAM read met
+  the first and missed the second); decide the writes; issue the feedback reads at their
+  addresses; update ``head``, ``tail`` and ``empty`` at the end of the cycle.
 * ``C3`` (``c + 2``): write ``next[p] = n`` and ``prev[n] = p`` (port A: unlink) and
   ``prev[head] = slot``, ``next[slot] = head`` (port B: link at the head). The feedback
-  reads of ``C2`` are transparent for the writes of the command ahead (in ``C3`` at the
-  same time), and the two writes of one array never share an address, so the coded words
-  are exact.
+  reads of ``C2`` met the bank writes of the command ahead (in ``C3`` at the same time);
+  those are bypassed from registers, and the two writes of one array never share an
+  address, so the coded words are exact.
+
+No read port is transparent: a word read in the cycle it is written is undefined
+(``no_rw_check``) and never used, and every block-RAM output passes one LUT before a
+register or a block-RAM input (``_CodedArray``).
 
 So a command may be given every cycle: the command of cycle ``c + 1`` sees the ``head`` /
 ``tail`` left by the command of cycle ``c`` in its ``C2``, and its pointers through the
@@ -59,39 +63,64 @@ class _CodedArray:
 
     ``read(addr)`` issues the command read; ``a``/``b`` are the logical write requests
     ``(en, addr, data)`` of ports A and B, given one cycle before the write happens (their
-    feedback reads are issued then)."""
+    feedback reads are issued then).
+
+    Every read port is non-transparent and the banks carry ``no_rw_check``: a read that
+    meets a write of the same word in its cycle returns an undefined word, and no such word
+    is ever used. The writes of the read's own cycle and of the next one are forwarded from
+    registers instead (``value`` and the feedback bypass in ``request``), so no block-RAM
+    output passes more than one LUT before the next register or block-RAM input, and Yosys
+    adds no transparency or collision logic.
+    """
 
     def __init__(self, m, name, depth, width):
         self.m, self.name = m, name
-        self.banks = [Memory(shape=width, depth=depth, init=[]) for _ in range(2)]
+        self.banks = [Memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
+                      for _ in range(2)]
         for i, mem in enumerate(self.banks):
             m.submodules[f"{name}{i}"] = mem
         self.wp = [mem.write_port() for mem in self.banks]
-        self.cmd_rp = [mem.read_port(transparent_for=(wp,))
-                       for mem, wp in zip(self.banks, self.wp)]
-        self.fb_rp = [mem.read_port(transparent_for=(wp,))
-                      for mem, wp in zip(self.banks, self.wp)]
-        # The logical writes happening this cycle (C3), for forwarding and formal views.
-        self.w = {port: (Signal(name=f"{name}_{port}_en"),
-                         Signal(range(depth), name=f"{name}_{port}_addr"),
-                         Signal(width, name=f"{name}_{port}_data")) for port in "ab"}
+        self.cmd_rp = [mem.read_port() for mem in self.banks]
+        self.fb_rp = [mem.read_port() for mem in self.banks]
+
+        def writes(suffix):
+            return {port: (Signal(name=f"{name}_{port}_{suffix}en"),
+                           Signal(range(depth), name=f"{name}_{port}_{suffix}addr"),
+                           Signal(width, name=f"{name}_{port}_{suffix}data"))
+                    for port in "ab"}
+        # The logical writes happening this cycle (C3), for forwarding and formal views,
+        # and those of the cycle before (which a read issued then did not see).
+        self.w = writes("")
+        self.w_last = writes("last_")
+        for port in "ab":
+            m.d.sync += [q.eq(x) for q, x in zip(self.w_last[port], self.w[port])]
 
     def read(self, addr):
         for rp in self.cmd_rp:
             self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(1)]
 
     def value(self, addr_q):
-        """The logical word at ``addr_q`` (read issued last cycle), with this cycle's
-        writes forwarded."""
+        """The logical word at ``addr_q`` (read issued last cycle), with the writes of the
+        last cycle (which met the read) and of this one (which it missed) forwarded."""
         # The forwarding choice depends on registers only (the write requests and
         # addr_q), so it settles while the block RAM is still producing its word, which
         # then passes one LUT (two banks, "forward", the forwarded bit) on its way out.
-        # Ports A and B never write one address, so at most one of them hits.
-        hits = [en & (addr == addr_q) for en, addr, _ in self.w.values()]
+        # Ports A and B never write one address in one cycle; this cycle's writes are
+        # newer than the last cycle's.
+        cands = [self.w["a"], self.w["b"], self.w_last["a"], self.w_last["b"]]
+        hits = [en & (addr == addr_q) for en, addr, _ in cands]
         fwd_hit = Signal(name=f"{self.name}_fwd_hit")
         fwd_val = Signal.like(self.w["a"][2], name=f"{self.name}_fwd_val")
-        self.m.d.comb += [fwd_hit.eq(hits[0] | hits[1]),
-                          fwd_val.eq(Mux(hits[0], self.w["a"][2], self.w["b"][2]))]
+        m = self.m
+        m.d.comb += fwd_hit.eq(Cat(*hits).any())
+        with m.If(hits[0]):
+            m.d.comb += fwd_val.eq(cands[0][2])
+        with m.Elif(hits[1]):
+            m.d.comb += fwd_val.eq(cands[1][2])
+        with m.Elif(hits[2]):
+            m.d.comb += fwd_val.eq(cands[2][2])
+        with m.Else():
+            m.d.comb += fwd_val.eq(cands[3][2])
         return Mux(fwd_hit, fwd_val, self.cmd_rp[0].data ^ self.cmd_rp[1].data)
 
     def request(self, a, b):
@@ -105,14 +134,29 @@ class _CodedArray:
             self.fb_rp[1].addr.eq(a[1]), self.fb_rp[1].en.eq(1),
             self.fb_rp[0].addr.eq(b[1]), self.fb_rp[0].en.eq(1),
         ]
-        # C3: the coded writes.
+        # C3: the coded writes. The feedback read met the bank writes of the cycle it was
+        # issued in (the command ahead's C3): those come from registers (`bank_last`),
+        # compared on registered addresses.
+        bank_last = []
+        for k, wp in enumerate(self.wp):
+            last = (Signal(name=f"{self.name}{k}_wlast_en"),
+                    Signal.like(wp.addr, name=f"{self.name}{k}_wlast_addr"),
+                    Signal.like(wp.data, name=f"{self.name}{k}_wlast_data"))
+            m.d.sync += [last[0].eq(wp.en), last[1].eq(wp.addr), last[2].eq(wp.data)]
+            bank_last.append(last)
+
+        def other_bank(k, addr):
+            """Bank ``k``'s word at ``addr`` now, from the feedback read."""
+            en, l_addr, l_data = bank_last[k]
+            return Mux(en & (l_addr == addr), l_data, self.fb_rp[k].data)
+
         a_en, a_addr, a_data = self.w["a"]
         b_en, b_addr, b_data = self.w["b"]
         m.d.comb += [
             self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
-            self.wp[0].data.eq(a_data ^ self.fb_rp[1].data),
+            self.wp[0].data.eq(a_data ^ other_bank(1, a_addr)),
             self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr),
-            self.wp[1].data.eq(b_data ^ self.fb_rp[0].data),
+            self.wp[1].data.eq(b_data ^ other_bank(0, b_addr)),
         ]
 
 

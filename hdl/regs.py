@@ -73,7 +73,8 @@ class KvAsuRegisters(wiring.Component):
         handshake. One read at a time: ``arready`` is low from the AR handshake until the R
         handshake. ``bvalid``/``rvalid`` and their payloads hold until ``bready``/``rready``.
         Address bits 1:0 and ``AxPROT`` are ignored. Latency: a read's R comes 2 cycles
-        after its AR handshake (4 for the LO word of a statistic), a plain write's B 2
+        after its AR handshake (``stats_stages + 1``, 4 by default, for the LO word of a
+        statistic), a plain write's B 2
         cycles after the later of the AW and W handshakes. Reads and writes proceed
         independently of each other.
 
@@ -105,13 +106,17 @@ class KvAsuRegisters(wiring.Component):
         The statistics are a :class:`hdl.stats.StatisticsCounters` (block RAM and small
         pre-counters); the read path here reserves its engine in the AR handshake cycle,
         samples the counter in the next cycle and takes the value into RDATA and the latch
-        two cycles after the sample, which keeps the engine's read contract (one read at a
-        time, R at least three cycles after the reservation).
+        ``stats.read_latency`` cycles after the sample, which keeps the engine's read
+        contract (one read at a time, R at least two cycles after the sample).
 
     Parameters
     ----------
     params : regmap.Params or None
         Elaboration parameters (``None``: the defaults).
+    stats_stages : int
+        Passed to :class:`hdl.stats.StatisticsCounters` as ``stages`` (3, default: the
+        block RAM's word is registered before the adder; 2: one cycle less, for small
+        devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R.
 
     Attributes
     ----------
@@ -147,7 +152,7 @@ class KvAsuRegisters(wiring.Component):
         preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
-    def __init__(self, params=None):
+    def __init__(self, params=None, *, stats_stages=3):
         params = check_params(params)
         self.params = params
         # Classify every register now: an unknown register fails at construction.
@@ -177,7 +182,8 @@ class KvAsuRegisters(wiring.Component):
             "cycle": In(64),
         })
         # Created here rather than in elaborate() so that a testbench can reach them.
-        self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, src_loc_at=1)
+        self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
+                                        src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
@@ -327,15 +333,15 @@ class KvAsuRegisters(wiring.Component):
 
         # ---- read channel --------------------------------------------------------------
         # AR is registered first and the data multiplexer sits alone in the next stage. The
-        # LO word of a statistic takes two more stages: the AR handshake cycle reserves the
+        # LO word of a statistic takes more stages: the AR handshake cycle reserves the
         # counter engine (stats.rd_reserve), the next cycle samples the counter
-        # (stats.rd_en) and two cycles later the engine's sum of the RAM word and the
-        # pending increments (stats.rd_data) goes into RDATA and the HI latch.
+        # (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM
+        # word and the pending increments (stats.rd_data) goes into RDATA and the HI latch.
         ar_full = Signal()
         ar_word = Signal(regmap.AXIL_ADDR_WIDTH - 2)
         # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
         # the sample; the last bit takes the data.
-        stat_pend = Signal(2)
+        stat_pend = Signal(stats.read_latency)
         rvalid = Signal()
         rdata = Signal(32)
         rresp = Signal(2)

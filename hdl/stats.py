@@ -24,9 +24,10 @@ class StatisticsCounters(wiring.Component):
         bits may be high in the same cycle, in every cycle. ``clear`` zeroes every counter
         (an increment in the same cycle counts after the clear, as with ``c.eq(inc)``).
         Reset zeroes every counter at once, without a clear sweep. ``rd_en`` samples one
-        counter: ``rd_data`` two cycles later is its exact value including every increment
-        of the cycles before the ``rd_en`` cycle (the value a flip-flop counter has in the
-        ``rd_en`` cycle), whatever ``clear`` does in the ``rd_en`` cycle.
+        counter: ``rd_data`` :attr:`read_latency` cycles later is its exact value
+        including every increment of the cycles before the ``rd_en`` cycle (the value a
+        flip-flop counter has in the ``rd_en`` cycle), whatever ``clear`` does in the
+        ``rd_en`` cycle.
 
     Implementation
         A memory word holds the bulk of each counter; pre-counter ``pre[i]``
@@ -34,7 +35,9 @@ class StatisticsCounters(wiring.Component):
         ``valid[i]`` (one flip-flop, reset to 0) says whether word ``i`` has been written
         since the last reset or clear: a word whose bit is 0 reads as 0, which is how reset
         and ``clear`` take one cycle whatever the memory holds. The engine *visits* at most
-        one counter per cycle, in a three-stage pipeline:
+        one counter per cycle, in a three-stage pipeline (``stages=3``, the default; with
+        ``stages=2``, stages B and C are one: the block RAM's output goes straight into the
+        adder, nothing is forwarded and ``rd_data`` comes one cycle after ``rd_en``):
 
         * stage A presents the address to the memory's synchronous read port, moves
           ``pre[i]`` into the pipeline and restarts ``pre[i]`` from this cycle's increment;
@@ -89,6 +92,9 @@ class StatisticsCounters(wiring.Component):
         Number of counters.
     width : int
         Width of each counter in bits.
+    stages : int
+        3 (default) or 2: the engine's pipeline (see above). :attr:`read_latency`
+        (``stages - 1``) is the number of cycles from ``rd_en`` to ``rd_data``.
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -105,20 +111,24 @@ class StatisticsCounters(wiring.Component):
     rd_addr : In(range(count))
         The counter ``rd_en`` samples.
     rd_data : Out(width)
-        The sampled value, valid in the second cycle after ``rd_en`` only (undefined
-        otherwise).
+        The sampled value, valid :attr:`read_latency` cycles after ``rd_en`` only
+        (undefined otherwise).
 
     Testbench helpers (amaranth.sim): :meth:`peek` (exact value of a counter),
     :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).
     """
 
-    def __init__(self, count=13, width=64, *, src_loc_at=0):
+    def __init__(self, count=13, width=64, *, stages=3, src_loc_at=0):
         if not isinstance(count, int) or count < 2:
             raise ValueError(f"count must be an integer >= 2, not {count!r}")
         if not isinstance(width, int) or width < 1:
             raise ValueError(f"width must be a positive integer, not {width!r}")
+        if stages not in (2, 3):
+            raise ValueError(f"stages must be 2 or 3, not {stages!r}")
         self.count = count
         self.width = width
+        self.stages = stages
+        self.read_latency = stages - 1
         self.max_gap = 2 * count + 2
         self.pre_width = min(self.max_gap.bit_length(), width)
         super().__init__({
@@ -140,7 +150,8 @@ class StatisticsCounters(wiring.Component):
         self._b_cap = Signal(self.pre_width)  # the increments it moved out of pre[b_addr]
         self._b_fwd = Signal()          # stage C was writing b_addr: use b_fwd_word
         self._b_fwd_word = Signal(width)
-        # Stage C: the registered word, added and written back.
+        # Stage C: the registered word, added and written back (with two stages, stage B
+        # itself: these are then combinational copies of stage B's).
         self._c_active = Signal()
         self._c_addr = Signal(range(count))
         self._c_word = Signal(width)    # the word, 0 if it was not valid
@@ -154,18 +165,24 @@ class StatisticsCounters(wiring.Component):
         value = ctx.get(self._pre[i])
         if ctx.get(self._valid) >> i & 1:
             value += ctx.get(self._data[i])
-        for active, addr, cap in ((self._b_active, self._b_addr, self._b_cap),
-                                  (self._c_active, self._c_addr, self._c_cap)):
+        for active, addr, cap in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 value += ctx.get(cap)
         return value % (1 << self.width)
+
+    def _in_flight(self):
+        """(active, addr, cap) of the visits whose sums are not yet in the memory."""
+        stages = [(self._b_active, self._b_addr, self._b_cap)]
+        if self.stages == 3:
+            stages.append((self._c_active, self._c_addr, self._c_cap))
+        return stages
 
     def poke(self, ctx, i, value):
         """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
         ctx.set(self._data[i], value % (1 << self.width))
         ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
         ctx.set(self._pre[i], 0)
-        for active, addr in ((self._b_active, self._b_addr), (self._c_active, self._c_addr)):
+        for active, addr, _ in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 ctx.set(active, 0)       # its write-back would restore the old value
 
@@ -209,9 +226,10 @@ class StatisticsCounters(wiring.Component):
         a_fwd = Signal()
         m.d.comb += [
             a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
-            a_fwd.eq(c_active & (c_addr == a_addr)),
             rd.addr.eq(a_addr),
         ]
+        if self.stages == 3:
+            m.d.comb += a_fwd.eq(c_active & (c_addr == a_addr))
         with m.If(free):
             m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
         m.d.sync += [
@@ -219,20 +237,29 @@ class StatisticsCounters(wiring.Component):
             b_addr.eq(a_addr),
             b_valid.eq(valid.bit_select(a_addr, 1)),
             b_cap.eq(Array(pre)[a_addr]),
-            b_fwd.eq(a_fwd),
-            b_fwd_word.eq(total),
         ]
+        if self.stages == 3:
+            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
         for i in range(n):
             with m.If(self.clear | (a_go & (a_addr == i))):
                 m.d.sync += pre[i].eq(self.inc[i])
             with m.Else():
                 m.d.sync += pre[i].eq(pre[i] + self.inc[i])
 
-        # Stage B: register the word as it leaves the block RAM.
-        m.d.sync += [
-            c_active.eq(b_active & ~self.clear),
-            c_addr.eq(b_addr),
-            c_word.eq(Mux(b_fwd, b_fwd_word, Mux(b_valid, rd.data, 0))),
-            c_cap.eq(b_cap),
-        ]
+        # Stage B: register the word as it leaves the block RAM (three stages), or fold it
+        # in this cycle (two stages: stage B is stage C, and nothing is forwarded).
+        if self.stages == 3:
+            m.d.sync += [
+                c_active.eq(b_active & ~self.clear),
+                c_addr.eq(b_addr),
+                c_word.eq(Mux(b_fwd, b_fwd_word, Mux(b_valid, rd.data, 0))),
+                c_cap.eq(b_cap),
+            ]
+        else:
+            m.d.comb += [
+                c_active.eq(b_active),
+                c_addr.eq(b_addr),
+                c_word.eq(Mux(b_valid, rd.data, 0)),
+                c_cap.eq(b_cap),
+            ]
         return m

@@ -171,16 +171,16 @@ class BucketTable(wiring.Component):
         m.d.sync += [sc_row_q.eq(self.sc_row), sc_row_qq.eq(sc_row_q)]
 
         # The scrubber's copy of every bank's meta, one row per word.
-        scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[])
+        # Read without transparency, and registered as it arrives (no logic behind the
+        # block RAM beyond one multiplexer): the meta writes of the read cycle and of the
+        # arrival cycle are snooped into the register instead, so that `sc_d` is the row
+        # exactly as it is at the end of the arrival cycle, as a transparent read one
+        # cycle later would return it. A read that meets a write of its row is therefore
+        # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
+        scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
+                       attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
-        # Not transparent (no bypass logic behind the block RAM): a write in the cycle of
-        # the read is caught by the cancellation below instead.
-        # Not transparent, and registered as it arrives (no logic behind the block RAM
-        # beyond one multiplexer): the meta writes of the read cycle and of the arrival
-        # cycle are snooped into the register instead, so that `sc_d` is the row exactly
-        # as it is at the end of the arrival cycle, as a transparent read one cycle later
-        # would return it.
         sc_r = scrub.read_port()
         m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
         sc_d = Signal.like(sc_r.data, name="sc_data_q")
@@ -232,11 +232,17 @@ class BucketTable(wiring.Component):
             ]
 
             # The scrubber's copy of this bank's slot of the row in flight (see sc_d).
+            # "This bank's meta write is at `row`", compared per write source in parallel
+            # (the sources' rows come from registers) rather than behind the address mux.
+            def meta_write_at(row):
+                return ((self.clear_en & (self.clear_row == row)) |
+                        (~self.clear_en & self.inv_en & in_bank(i_bank, b) & (i_row == row)) |
+                        (~self.clear_en & ~self.inv_en & wr_here & (w_row == row)))
             at_read = Signal(name=f"sc_wr_at_read{b}")
             at_read_data = Signal(meta_layout, name=f"sc_wr_at_read_data{b}")
-            m.d.sync += [at_read.eq(meta_en & (meta_addr == self.sc_row)),
+            m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
                          at_read_data.eq(meta_data)]
-            with m.If(meta_en & (meta_addr == sc_row_q)):
+            with m.If(meta_write_at(sc_row_q)):
                 m.d.sync += sc_d[b].eq(meta_data)
             with m.Elif(at_read):
                 m.d.sync += sc_d[b].eq(at_read_data)

@@ -33,6 +33,9 @@ class KvAsu(wiring.Component):
         Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
     window_register : bool
         Passed to ``KvAsuCore`` (the M stage; speed against about 190 flip-flops).
+    stats_stages : int
+        Passed to ``KvAsuRegisters`` (the statistics engine's pipeline, 3 or 2; speed
+        against about 140 flip-flops and a cycle of a statistic's read latency).
 
     Ports
     -----
@@ -51,14 +54,14 @@ class KvAsu(wiring.Component):
     """
 
     def __init__(self, params=None, *, pipelined=True, eval_stages=None,
-                 hash_lut_cross_products=False, window_register=True):
+                 hash_lut_cross_products=False, window_register=True, stats_stages=3):
         params = check_core_params(params)
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
         self.core = KvAsuCore(params, pipelined=pipelined,
                               hash_lut_cross_products=hash_lut_cross_products,
                               window_register=window_register, **kw)
-        self.regs = KvAsuRegisters(params)
+        self.regs = KvAsuRegisters(params, stats_stages=stats_stages)
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({

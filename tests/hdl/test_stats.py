@@ -36,7 +36,8 @@ class _Top(Elaboratable):
 
 async def read_counter(ctx, dut, i):
     """One read by the contract: a ``rd_reserve`` cycle, then ``rd_en``; returns
-    ``rd_data`` of the second cycle after ``rd_en`` (``rd_en`` is low again then)."""
+    ``rd_data`` of the cycle ``read_latency`` after ``rd_en`` (``rd_en`` is low again
+    then)."""
     ctx.set(dut.rd_reserve, 1)
     await ctx.tick()
     ctx.set(dut.rd_reserve, 0)
@@ -44,7 +45,7 @@ async def read_counter(ctx, dut, i):
     ctx.set(dut.rd_addr, i)
     await ctx.tick()
     ctx.set(dut.rd_en, 0)
-    await ctx.tick()
+    await ctx.tick().repeat(dut.read_latency - 1)
     return ctx.get(dut.rd_data)
 
 
@@ -80,15 +81,15 @@ class Reference:
 
 
 def run_random(count, width, cycles, seed, *, ones_runs=True, clears=True, resets=True,
-               pokes=(), adversarial=False):
+               pokes=(), adversarial=False, stages=3):
     """Random increments, reads on the register block's schedule, clears, resets, pokes.
 
     ``pokes``: values to preload at random times into random counters (carry tests).
     Returns statistics of what was exercised.
     """
     rng = random.Random(seed)
-    print(f"seed {seed} (count={count}, width={width}, cycles={cycles})")
-    dut = StatisticsCounters(count=count, width=width)
+    print(f"seed {seed} (count={count}, width={width}, cycles={cycles}, stages={stages})")
+    dut = StatisticsCounters(count=count, width=width, stages=stages)
     ref = Reference(count, width)
     seen = {"reads": 0, "forwards": 0, "max_pre": 0, "clears": 0, "resets": 0, "pokes": 0, "ones": 0,
             "wraps": 0, "carries16": 0, "carries32": 0}
@@ -154,8 +155,9 @@ def run_random(count, width, cycles, seed, *, ones_runs=True, clears=True, reset
                     addr = (ctx.get(dut._ptr) - 1) % count
                 else:
                     addr = rng.randrange(count)
-                pending = (cycle + 2, addr, ref.v[addr])
-                if ctx.get(dut._c_active) and ctx.get(dut._c_addr) == addr:
+                pending = (cycle + dut.read_latency, addr, ref.v[addr])
+                if (stages == 3 and ctx.get(dut._c_active) and
+                        ctx.get(dut._c_addr) == addr):
                     seen["forwards"] += 1
             clear = clears and not rd_en and rng.random() < 0.002
             if clears and rd_en and rng.random() < 0.02:
@@ -199,12 +201,15 @@ def run_random(count, width, cycles, seed, *, ones_runs=True, clears=True, reset
 
 def test_ports_and_parameters():
     dut = StatisticsCounters()
-    assert (dut.count, dut.width) == (13, 64)
+    assert (dut.count, dut.width, dut.stages, dut.read_latency) == (13, 64, 3, 2)
     assert len(dut.inc) == 13 and len(dut.rd_data) == 64
     assert dut.max_gap == 28 and dut.pre_width == 5
+    assert StatisticsCounters(stages=2).read_latency == 1
     for bad in ((1, 64), (13, 0), ("13", 64)):
         with pytest.raises(ValueError):
             StatisticsCounters(*bad)
+    with pytest.raises(ValueError, match="stages"):
+        StatisticsCounters(stages=4)
 
 
 def test_random_small_width_carries():
@@ -232,6 +237,16 @@ def test_all_ones_back_to_back_reads():
     assert seen["reads"] > 1500
     assert seen["forwards"] > 300      # reads of the counter stage C is writing
     assert seen["max_pre"] >= 20       # the schedule really does stretch the gap
+
+
+def test_two_stages_random_and_back_to_back():
+    # The two-stage engine (small devices): same contract, one cycle of read latency.
+    pokes = [0xFFFF_FFFF, 0xFFFF_FFFF_FFFF_FFF0, 0x0000_0001_FFFF_FFFE]
+    seen = run_random(13, 64, 8000, SEED + 20, pokes=pokes, stages=2)
+    assert seen["reads"] > 200 and seen["pokes"] > 30 and seen["carries32"] > 0
+    seen = run_random(13, 64, 6000, SEED + 21, clears=False, resets=False,
+                      adversarial=True, stages=2)
+    assert seen["reads"] > 1000 and seen["max_pre"] >= 20
 
 
 @pytest.mark.parametrize("count", [2, 3])
@@ -318,7 +333,7 @@ def test_clear_with_increments_and_sample():
         ctx.set(dut.inc, 0)
         for i in range(count):
             assert dut.peek(ctx, i) == (1 if i == 5 else 0), i
-        await ctx.tick()
+        await ctx.tick().repeat(dut.read_latency - 1)
         assert ctx.get(dut.rd_data) == 1005 + 8
         await ctx.tick().repeat(40)
         for i in range(count):
@@ -329,7 +344,8 @@ def test_clear_with_increments_and_sample():
 
 # ---- through the register block's AXI4-Lite read path ------------------------------------
 
-def test_regs_reads_under_increments_and_backpressure():
+@pytest.mark.parametrize("stats_stages", [3, 2])
+def test_regs_reads_under_increments_and_backpressure(stats_stages):
     """KvAsuRegisters: statistics read over AXI while every statistic may count in every
     cycle (long all-ones stretches), with random AR gaps and RREADY delays, mixed with other
     reads. A LO read returns the count of the increments of every cycle up to and including
@@ -342,7 +358,7 @@ def test_regs_reads_under_increments_and_backpressure():
     seed = SEED + 3
     print(f"seed {seed}")
     rng = random.Random(seed)
-    dut = KvAsuRegisters()
+    dut = KvAsuRegisters(stats_stages=stats_stages)
     bus = dut.axil
     n = len(STAT_NAMES)
     values = [[0] * n]        # values[c][i]: counter i in cycle c
