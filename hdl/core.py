@@ -14,7 +14,7 @@ from .hash import Murmur3Hash64
 from .layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from .lru import LruCmd, LruList
 from .scrubber import Scrubber
-from .table import BucketTable
+from .table import BucketTable, probe_order
 from .tlevel import TLevel, saturated_age
 
 __all__ = ["KvAsuCore", "check_core_params"]
@@ -378,7 +378,7 @@ class KvAsuCore(wiring.Component):
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
 
         def rotated(values, i):
-            return Array(values)[(e_lo + i)[:pb]] if pb else values[0]
+            return probe_order(values, e_lo, i)
 
         if two:
             d2 = Signal(decision, name="d2")

@@ -49,7 +49,19 @@ from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["BucketTable"]
+__all__ = ["BucketTable", "probe_order"]
+
+
+def probe_order(bank_values, lo, i):
+    """Lane ``i`` of a window whose lane 0 is in bank ``lo``: ``bank_values`` (one value
+    per bank, bank order) rotated into probe order, lane ``i`` = bank ``(lo + i) mod P``
+    (PROBE is a power of two). The one rotation of the design: the table's ``rd_*``
+    outputs and the core's E1a (which rotates registered bank-order words) both use it.
+    """
+    pb = len(bank_values).bit_length() - 1
+    if not pb:
+        return bank_values[0]
+    return Array(bank_values)[(lo + i)[:pb]]
 
 
 class BucketTable(wiring.Component):
@@ -277,11 +289,8 @@ class BucketTable(wiring.Component):
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qq), self.rd_lo.eq(lo_q if pb else 0)]
 
-        # Rotate banks into probe order: lane i is bank (lo + i) mod P.
         def lane(values, i):
-            if not pb:
-                return values[0]
-            return Array(values)[(lo_q + i)[:pb]]
+            return probe_order(values, lo_q, i)
 
         for i in range(P):
             m.d.comb += [
