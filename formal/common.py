@@ -60,8 +60,9 @@ class FormalMemory(Elaboratable):
     transparency set that writes the same address in the same cycle and the old data
     otherwise; with the Yosys attribute ``no_rw_check`` in ``attrs`` (which lets synthesis
     leave read-during-write undefined) it returns an arbitrary value (``AnySeq``) instead
-    of the old data, so a design that uses such a word fails its proofs. The contents are not reset (``reset_less``), start from ``init`` (zeros for
-    ``init=[]``, as Amaranth emits), and are exposed as ``cells``.
+    of the old data, so a design that uses such a word fails its proofs. The contents are
+    not reset (``reset_less``), start from ``init`` (zeros for ``init=[]``, as Amaranth
+    emits), and are exposed as ``cells``.
     """
 
     instances = None  # list set by patched_design() to record every instance

@@ -28,8 +28,8 @@ Property 5:
   only if a request was accepted in one of the 5 previous cycles (fewer with
   ``eval_stages`` 2 or 1 or ``window_register=False``), so a held request waits at most
   that many cycles; with three evaluation stages any request waits in the cycle right
-  after an EVICT / EVICT_ANY. The exception is
-  the clear sweep after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
+  after an EVICT / EVICT_ANY. The exception is the clear sweep after reset
+  (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
   pressure never blocks the request side for longer than it lasts plus one cycle (outside
@@ -89,6 +89,15 @@ class StreamCount(CoreHarness):
                    + self.fifo_level),
         ]
 
+    def after_evict(self, m):
+        """High in the cycle after an EVICT / EVICT_ANY was accepted, if the core refuses
+        every request then (three evaluation stages), else 0."""
+        if getattr(self.core, "eval_stages", 1) != 3:
+            return Const(0)
+        prev = Signal(name="evict_accepted_last_cycle")
+        m.d.sync += prev.eq(self.accept & self.req_payload.op[1])
+        return prev
+
 
 class StreamOrder(StreamCount):
     def properties(self, m):
@@ -111,18 +120,6 @@ class StreamOrder(StreamCount):
             m.d.sync += [active.eq(1), op.eq(self.req_payload.op),
                          pos.eq(pending - self.pop)]
 
-
-def _after_evict(self, m):
-    """High in the cycle after an EVICT / EVICT_ANY was accepted, if the core refuses
-    every request then (three evaluation stages), else 0."""
-    if getattr(self.core, "eval_stages", 1) != 3:
-        return Const(0)
-    prev = Signal(name="evict_accepted_last_cycle")
-    m.d.sync += prev.eq(self.accept & self.req_payload.op[1])
-    return prev
-
-
-StreamCount.after_evict = _after_evict
 
 
 class FixedLatency(StreamCount):

@@ -20,7 +20,6 @@ __all__ = ["TagInvariants", "CoreInvariants"]
 
 
 def tag_properties(h, m):
-    E = h.params.ENTRIES
     with m.If(h.flushing):
         h.sweep_properties(m)
     with m.Else():

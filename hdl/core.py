@@ -669,24 +669,23 @@ class KvAsuCore(wiring.Component):
 
         # ---- E (E2): counts, T-levels, table write, LRU command, response ---------------
         cold = d2.hit_age > cfg.w1
+        warm = d2.present & ~cold      # a tracked line seen again within W1
         count_max = p.COUNT_MAX
-        cnt_after = Signal(p.COUNT_WIDTH)
-        m.d.comb += cnt_after.eq(Mux(cold, 1, Mux(d2.hit_cnt == count_max, d2.hit_cnt,
-                                                  d2.hit_cnt + 1)))
-        count_after = Signal(p.COUNT_WIDTH)    # of an OBSERVE that tracks the line
-        m.d.comb += count_after.eq(Mux(d2.present, cnt_after, 1))
+        # The count after an OBSERVE that tracks the line: 1 for a new or cold line,
+        # min(count + 1, COUNT_MAX) otherwise.
+        count_after = Signal(p.COUNT_WIDTH)
+        m.d.comb += count_after.eq(Mux(warm, Mux(d2.hit_cnt == count_max, d2.hit_cnt,
+                                                 d2.hit_cnt + 1), 1))
         m.d.comb += [
             tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
         ]
         # The T-level after such an OBSERVE (age 0): 3 if count_after >= C3, else 2 if
-        # count_after >= C2, else 1. count_after is 1 for a new or cold line and
-        # min(count + 1, COUNT_MAX) otherwise, so with 1 <= C <= COUNT_MAX it reaches C
-        # exactly when the line is present and warm and count >= C - 1, or when C == 1:
+        # count_after >= C2, else 1. With 1 <= C <= COUNT_MAX, count_after reaches C
+        # exactly when the line is warm and count >= C - 1, or when C == 1:
         # the comparators do not wait for the increment. C - 1 is registered (cfg changes
         # only between requests, many cycles before one reaches E2).
         c3m1, c2m1 = Signal(len(cfg.c3)), Signal(len(cfg.c2))
         m.d.sync += [c3m1.eq(cfg.c3 - 1), c2m1.eq(cfg.c2 - 1)]
-        warm = d2.present & ~cold
         reach3 = Mux(warm, d2.hit_cnt >= c3m1, c3m1 == 0)
         reach2 = Mux(warm, d2.hit_cnt >= c2m1, c2m1 == 0)
         level_after = Signal(2)

@@ -111,16 +111,10 @@ class _CodedArray:
         hits = [en & (addr == addr_q) for en, addr, _ in cands]
         fwd_hit = Signal(name=f"{self.name}_fwd_hit")
         fwd_val = Signal.like(self.w["a"][2], name=f"{self.name}_fwd_val")
-        m = self.m
-        m.d.comb += fwd_hit.eq(Cat(*hits).any())
-        with m.If(hits[0]):
-            m.d.comb += fwd_val.eq(cands[0][2])
-        with m.Elif(hits[1]):
-            m.d.comb += fwd_val.eq(cands[1][2])
-        with m.Elif(hits[2]):
-            m.d.comb += fwd_val.eq(cands[2][2])
-        with m.Else():
-            m.d.comb += fwd_val.eq(cands[3][2])
+        newest = cands[-1][2]
+        for hit, (_, _, dat) in reversed(list(zip(hits, cands))[:-1]):
+            newest = Mux(hit, dat, newest)
+        self.m.d.comb += [fwd_hit.eq(Cat(*hits).any()), fwd_val.eq(newest)]
         return Mux(fwd_hit, fwd_val, self.cmd_rp[0].data ^ self.cmd_rp[1].data)
 
     def request(self, a, b):

@@ -36,8 +36,9 @@ writes ``valid = 0`` to row ``clear_row`` of every bank (one row per cycle, ``EN
 PROBE`` cycles for the table). The core sweeps after reset and after a flush, with
 ``ready`` low.
 
-All read ports are transparent for the write port of their memory: a read issued in the
-cycle of a write to the same slot returns the written entry. So a window read issued in
+The window's read ports are transparent for the write port of their memory: a read issued
+in the cycle of a write to the same slot returns the written entry (the scrubber's read of
+``scrub`` is not; it snoops the writes instead, see ``sc_d``). So a window read issued in
 cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline that
 reads in one cycle and writes in the next needs no forwarding.
 """
