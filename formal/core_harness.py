@@ -10,7 +10,7 @@ harness can read:
   with the pointer writes of this cycle applied (``_pointer_view``);
 * ``flushing``, ``sweep_row``: the clear sweep after reset and flush (the invariants
   below hold outside it; ``sweep_properties`` holds during it);
-* ``head``, ``tail``, ``empty``, the pending LRU command ``cmd_q`` / ``slot_q``;
+* ``head``, ``tail``, ``empty``, the pending LRU commands (``lru_pending``: C2 and C3);
 * ``occupancy``, the pipeline valid bits, the credit counter ``inflight``, the FIFO level.
 
 Environment (what ``KvAsuRegisters`` and the stream partners may do):
@@ -45,10 +45,12 @@ class CoreHarness(Elaboratable):
     """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
 
     def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
-                 unsafe_flush=False, eval_stages=None, window_register=None):
+                 unsafe_flush=False, eval_stages=None, window_register=None,
+                 lru_registered=None):
         self.params = params
         self.eval_stages = eval_stages      # KvAsuCore(eval_stages=...), None: its default
         self.window_register = window_register   # likewise
+        self.lru_registered = lru_registered     # likewise
         self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
         self.hash_latency = hash_latency
         self.always_ready = always_ready
@@ -66,6 +68,8 @@ class CoreHarness(Elaboratable):
             kw = {} if self.eval_stages is None else {"eval_stages": self.eval_stages}
             if self.window_register is not None:
                 kw["window_register"] = self.window_register
+            if self.lru_registered is not None:
+                kw["lru_registered"] = self.lru_registered
             core = _spy_class(hcore.KvAsuCore)(p, **kw)
             m.submodules.core = elaborated(core, platform)
         self.core, self.rec = core, rec
@@ -121,6 +125,7 @@ class CoreHarness(Elaboratable):
 
         # ---- views -----------------------------------------------------------------------
         tbl, lru = rec.table, rec.lru
+        self.table = tbl
         self.valid, self.tag, self.stale = [], [], []
         tsub = tbl.spy_submodules
         for s in range(E):
@@ -134,7 +139,11 @@ class CoreHarness(Elaboratable):
         self.flushing = core.flushing
         self.sweep_row = core.spy["sweep_row"]
         self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
-        self.cmd_q, self.slot_q = lru.spy["cmd_q"], lru.spy["slot_q"]
+        # the LRU commands whose head/tail update is still pending (in C2 and C3; with
+        # the compact LRU (registered=False) only C2)
+        self.lru_pending = [(lru.spy["cmd_q"], lru.spy["slot_q"])]
+        if lru.registered:
+            self.lru_pending.append((lru.spy["cmd_qq"], lru.spy["slot_qq"]))
         self.occupancy = core.occupancy
         self.hash_fn = core._hash.table      # F(tag) for every tag value
         cs = core.spy
@@ -171,8 +180,11 @@ class CoreHarness(Elaboratable):
         and steer a forward to the wrong lane. Asserted (so proven), they rule that out:
         lane slots are the window start plus the lane; ``e_ov`` / ``eb_ov`` say which lane
         of E2's window (starting at ``d2.tail_slot``) each lane of E1a / E1b is; E1b's
-        comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; E2's
-        ``wr`` is its write enable and ``wr_lane`` the lane of the slot it writes.
+        comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; the
+        ``sc_row_hit`` bits say whether a lane's (bank's) row is the scrubber's mark row;
+        ``m_ov`` which lane of E2's window M's bank reads are; E2's
+        ``wr`` / ``inv`` are its write / invalidate enables and ``wr_lane`` the lane of the
+        slot it writes.
         """
         p, core, cs = self.params, self.core, self.core.spy
         P, sw = p.PROBE, p.SLOT_WIDTH
@@ -205,11 +217,32 @@ class CoreHarness(Elaboratable):
                 (cs["eb_pgt"][i] == (age_prev > eb_l[i].age)) &
                 (cs["eb_old"][i] == (eb_l[i].age > w1))))
         m.d.comb += Assert(~eb_valid | (cs["eb_old_prev"] == (age_prev > w1)))
+        # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
+        if getattr(core, "window_register", False):
+            m_valid, m_h = cs["mreq"][0], cs["m_h"]
+            pbits = P.bit_length() - 1
+            for b in range(P):
+                in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \
+                    if pbits else m_h
+                for j in range(P):
+                    m.d.comb += Assert(~(m_valid & d2.valid) |
+                                       (cs[f"m_ov{b}"][j] == (in_bank == slot(d2.tail_slot, j))))
+        # The lanes' and banks' "my row is the scrubber's mark row" bits.
+        pb = P.bit_length() - 1
+        mark_row = self.table.sc_mark_row
+        for i in range(P):
+            m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
+                                            (eb_l[i].slot[pb:] == mark_row)))
+        for b in range(P):
+            mbank = data.View(core.bank_layout, cs[f"mbank{b}"])
+            m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
         # E2 writes lane j of its window exactly when wr_lane is j.
         wr_en, wr_slot = cs["wr_en"], cs["wr_slot"]
         obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
         m.d.comb += [
             Assert(d2.wr == (obs & (d2.present | d2.any_free | d2.vict_t0))),
+            Assert(d2.inv == (d2.valid & ((d2.op == regmap.OPS["EVICT"]) |
+                                          (d2.op == regmap.OPS["EVICT_ANY"])) & d2.take)),
             Assert(~obs | (wr_en == d2.wr_lane.any())),
         ]
         # wr_lane is one-hot by construction (hit_lane, first free lane, the one winner of
@@ -221,15 +254,18 @@ class CoreHarness(Elaboratable):
     # -- helpers -----------------------------------------------------------------------------
     def _pointer_view(self, lru, name):
         """Logical pointers of array ``name`` (``next``/``prev``): the XOR of its two banks,
-        with the writes the command in C3 makes in this cycle applied, so that the view is
-        in step with ``head``/``tail`` (which that command updated in the previous cycle)."""
+        with the writes the command in C6 makes in this cycle and then those the commands in
+        C5 and C4 have requested applied (compact LRU: the C3 writes of this cycle), so that
+        the view is in step with ``head``/``tail`` (which those commands have updated
+        already)."""
         banks = [lru.spy_submodules[f"{name}{i}"].cells for i in range(2)]
-        writes = [tuple(lru.spy[f"{name}_{port}_{f}"] for f in ("en", "addr", "data"))
-                  for port in "ab"]
+        stages = ("", "fbw_", "req_") if lru.registered else ("",)
+        writes = [tuple(lru.spy[f"{name}_{port}_{stage}{f}"] for f in ("en", "addr", "data"))
+                  for stage in stages for port in "ab"]
         view = []
         for s in range(self.params.ENTRIES):
             v = banks[0][s] ^ banks[1][s]
-            for en, addr, dat in writes:       # ports A and B never write one address
+            for en, addr, dat in writes:       # oldest first; A and B never share an address
                 v = Mux(en & (addr == s), dat, v)
             view.append(v)
         return view
@@ -241,7 +277,7 @@ class CoreHarness(Elaboratable):
         pb = p.PROBE.bit_length() - 1
         m.d.comb += [
             Assert(self.empty), Assert(self.occupancy == 0), Assert(~self.l_valid),
-            Assert(self.cmd_q == LruCmd.NONE),
+            *(Assert(cmd == LruCmd.NONE) for cmd, _ in self.lru_pending),
         ]
         for st in self.stages:
             m.d.comb += Assert(~st[0])
@@ -249,11 +285,13 @@ class CoreHarness(Elaboratable):
             m.d.comb += Assert(~((s >> pb) < self.sweep_row) | ~self.valid[s])
 
     def on_list_expected(self, s):
-        """Slot ``s`` must be on the list once the pending LRU command (if any) is done;
-        the registered list lags the table's valid bits by that command."""
-        pending = ((self.cmd_q == LruCmd.INSERT) | (self.cmd_q == LruCmd.POP)) & \
-                  (self.slot_q == s)
-        return self.valid[s] ^ pending
+        """Slot ``s`` must be on the list once the pending LRU commands (in C2 and C3) are
+        done; the registered list lags the table's valid bits by those commands (each
+        INSERT or POP of ``s`` toggles it)."""
+        toggled = Const(0)
+        for cmd, slot in self.lru_pending:
+            toggled = toggled ^ (((cmd == LruCmd.INSERT) | (cmd == LruCmd.POP)) & (slot == s))
+        return self.valid[s] ^ toggled
 
     def window_of(self, slot_sig, h):
         """``slot`` lies in the window ``h .. h+PROBE-1`` (mod ENTRIES)."""

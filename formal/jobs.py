@@ -26,7 +26,7 @@ def _tags_bmc():
     return TagInvariants(small_params())
 
 
-@job("core_inv_prove", mode="prove", depth=12, quick=True, doc="P1+P2+P3 k-induction")
+@job("core_inv_prove", mode="prove", depth=14, quick=True, doc="P1+P2+P3 k-induction")
 def _core_inv_prove():
     from .table_props import CoreInvariants
     return CoreInvariants(small_params())
@@ -122,7 +122,7 @@ def _core_inv_p1():
     return CoreInvariants(small_params(entries=4, probe=1))
 
 
-@job("core_inv_prove_lh11", mode="prove", depth=22, timeout=300,
+@job("core_inv_prove_lh11", mode="prove", depth=24, timeout=300,
      doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
 def _core_inv_lh11():
     from .table_props import CoreInvariants
@@ -162,7 +162,7 @@ def _sanity_memory_model():
 
 # ---- the one-evaluation-stage core (KvAsuCore(eval_stages=1)) ----------------------------
 
-@job("core_inv_prove_es1", mode="prove", depth=8, timeout=300,
+@job("core_inv_prove_es1", mode="prove", depth=10, timeout=300,
      doc="P1+P2+P3 k-induction, eval_stages=1")
 def _core_inv_es1():
     from .table_props import CoreInvariants
@@ -197,7 +197,7 @@ def _latency_nowr():
     return FixedLatency(small_params(), window_register=False)
 
 
-@job("core_inv_prove_es2", mode="prove", depth=10, timeout=300,
+@job("core_inv_prove_es2", mode="prove", depth=12, timeout=300,
      doc="P1+P2+P3 k-induction, eval_stages=2")
 def _core_inv_es2():
     from .table_props import CoreInvariants
@@ -230,3 +230,22 @@ def _covers_es2():
 def _covers_es1():
     from .covers import CoreCovers
     return CoreCovers(small_params(ts_width=4), eval_stages=1)
+
+
+# ---- the reduced iCE40 build's options (one evaluation stage, no M stage, compact LRU) ---
+
+@job("core_inv_prove_ice40", mode="prove", depth=10, timeout=300,
+     doc="P1+P2+P3 k-induction, the iCE40 build's pipeline (eval_stages=1, "
+         "window_register=False, lru_registered=False)")
+def _core_inv_ice40():
+    from .table_props import CoreInvariants
+    return CoreInvariants(small_params(), eval_stages=1, window_register=False,
+                          lru_registered=False)
+
+
+@job("latency_prove_ice40", mode="prove", depth=10, timeout=300,
+     doc="P5 fixed latency and the EVICT gap, the iCE40 build's pipeline, k-induction")
+def _latency_ice40():
+    from .stream_props import FixedLatency
+    return FixedLatency(small_params(), eval_stages=1, window_register=False,
+                        lru_registered=False)

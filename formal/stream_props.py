@@ -146,8 +146,7 @@ class FixedLatency(StreamCount):
         # evaluation stages the cycle right after an EVICT / EVICT_ANY)
         ready = self.core.req.ready | self.core.flushing | self.after_evict(m)
         m.d.comb += Assert(self.req_payload.op[1] | ready)
-        gap = (1 + getattr(self.core, "window_register", False)     # EVICT waits for C2
-               + getattr(self.core, "eval_stages", 1))
+        gap = self.core.evict_gap      # an EVICT waits for the LRU tail
         m.d.comb += Assert(Cat(*acc[:gap]).any() | ready)
 
 

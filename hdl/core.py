@@ -12,7 +12,7 @@ import regmap
 
 from .hash import Murmur3Hash64
 from .layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
-from .lru import LruCmd, LruList
+from .lru import LruCmd, LruList, tail_lag
 from .scrubber import Scrubber
 from .table import BucketTable, probe_order
 from .tlevel import TLevel, saturated_age
@@ -73,11 +73,15 @@ class KvAsuCore(wiring.Component):
         snooped in), E1b (the decision, computed for every lane the request just ahead may
         write and picked when it has decided), E2 (counts, T-levels, writes); a request
         right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
-        invalidate). 88.5 MHz on an ECP5-85F (docs/fpga.md).
+        invalidate). See docs/fpga.md for its speed on an ECP5-85F.
         2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz when
         the default ran at 61).
         1: one stage E decides and writes (26 MHz before the M stage). Each step down
         saves a cycle of latency and of the EVICT gap.
+    lru_registered : bool
+        Passed to ``LruList`` as ``registered``: ``True`` (default) registers every LRU
+        block-RAM output first; ``False`` saves about 300 flip-flops (the iCE40 build) and
+        a cycle of the EVICT gap.
 
     Ports
     -----
@@ -85,9 +89,9 @@ class KvAsuCore(wiring.Component):
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
         and (pipelined mode) for an EVICT / EVICT_ANY while a request accepted in one of
-        the ``1 + window_register + eval_stages`` previous cycles could still change the
-        LRU tail (``ready`` depends on ``req.payload.op``), and with three evaluation
-        stages for any request in the cycle after an EVICT / EVICT_ANY was accepted.
+        the ``evict_gap`` previous cycles could still change the LRU tail (``ready``
+        depends on ``req.payload.op``), and with three evaluation stages for any request in
+        the cycle after an EVICT / EVICT_ANY was accepted.
         Non-pipelined mode: also while any request is in flight.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
@@ -124,10 +128,13 @@ class KvAsuCore(wiring.Component):
         (consumer ready).
     eval_lag : int
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
+    evict_gap : int
+        An EVICT / EVICT_ANY is accepted only when no request was accepted in the
+        ``evict_gap`` cycles before it (6 by default).
     """
 
     def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=3,
-                 hash_lut_cross_products=False, window_register=True):
+                 hash_lut_cross_products=False, window_register=True, lru_registered=True):
         params = check_core_params(params)
         if eval_stages not in (1, 2, 3):
             raise ValueError(f"eval_stages must be 1, 2 or 3, not {eval_stages!r}")
@@ -143,6 +150,12 @@ class KvAsuCore(wiring.Component):
         self.eval_lag = self.hash_latency + 2 + self.window_register
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
+        # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
+        # the request ahead (given in E2) tail_lag cycles later: the cycles before an
+        # EVICT's acceptance that must be free of acceptances.
+        self.lru_registered = bool(lru_registered)
+        self.evict_gap = (self.window_register + eval_stages +
+                          tail_lag(self.lru_registered) - 1)
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
             "rsp": Out(stream.Signature(response_layout(params))),
@@ -165,7 +178,7 @@ class KvAsuCore(wiring.Component):
 
         m.submodules.hash = hsh = self._hash
         m.submodules.table = table = BucketTable(p)
-        m.submodules.lru = lru = LruList(p)
+        m.submodules.lru = lru = LruList(p, registered=self.lru_registered)
         m.submodules.scrubber = scrub = Scrubber(p, lag=self.eval_lag)
         m.submodules.tl_before = tl_before = TLevel(p)
         m.submodules.fifo = fifo = SyncFIFOBuffered(
@@ -213,7 +226,8 @@ class KvAsuCore(wiring.Component):
         m.d.sync += idle_q.eq(~busy & ~accept)
         m.d.comb += self.idle.eq(idle_q)
 
-        n_gap = 1 + self.window_register + self.eval_stages     # the EVICT gap, below
+        # the EVICT gap, below
+        n_gap = self.evict_gap
         acc = [Signal(name=f"acc{k}") for k in range(1, n_gap + 1)]  # accepted k cycles ago
         m.d.sync += acc[0].eq(accept)
         for k in range(1, n_gap):
@@ -223,7 +237,8 @@ class KvAsuCore(wiring.Component):
                  & (inflight < self.fifo_depth))
         if self.pipelined:
             is_evict = self.req.payload.op[1]
-            # the LRU tail settles in C2 = E2 + 1: R of an EVICT must come after it
+            # the LRU tail shows the command of E2 from E2 + tail_lag: the R of an
+            # EVICT must not come before
             gap = Cat(*acc).any()
             ready = ready & ~(is_evict & gap)
             if self.eval_stages == 3:
@@ -268,13 +283,10 @@ class KvAsuCore(wiring.Component):
         bank_layout = data.StructLayout({
             "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": ts,
             "valid": 1, "fresh": 1, "mark": 1, "row": range(table.rows),
+            "sc_row_hit": 1,     # row == the row of the scrubber's mark write (E1a's cycle)
         })
+        self.bank_layout = bank_layout        # for the formal harness's views
         mb = [Signal(bank_layout, name=f"mbank{b}") for b in range(P)]
-        e_lo = Signal(range(P))
-        if self.window_register:
-            m.d.sync += e_lo.eq(table.rd_lo)
-        else:
-            m.d.comb += e_lo.eq(table.rd_lo)
 
         # ---- E (E1, or E1a + E1b): analyse the window, decide ----------------------------
         # The decision `d` depends only on the window lanes; with two or three evaluation
@@ -292,10 +304,14 @@ class KvAsuCore(wiring.Component):
             "wr_slot": sw,     # and its slot and mark (E2's write without a multiplexer)
             "wr_mark": 1,
             "wr": 1,           # a valid OBSERVE that writes: E2's write enable, registered
+            "inv": 1,          # a valid EVICT that takes the tail: E2's invalidate enable
+            "cnt_after": p.COUNT_WIDTH,      # the count an OBSERVE leaves (E2's write)
+            "cnt_after_inc": p.COUNT_WIDTH,  # and one more (for a follower of the line)
         })
         self.decision_layout = decision       # for the formal harness's views
         d = Signal(decision)
         wr_en, wr_slot = Signal(), Signal(sw)
+        wr_lane = Signal(P)         # the lane of its window E2 writes (one-hot)
         wr_count = Signal(p.COUNT_WIDTH)
         wr_mark = Signal()
         inv_en, inv_slot = Signal(), Signal(sw)
@@ -329,6 +345,28 @@ class KvAsuCore(wiring.Component):
             # while this one is in E1b is in E1a now.
             e_ov = overlap(eb_tail, "e_ov")
             e_ov1 = overlap(e_h, "e_ov1")
+            if self.window_register:
+                # The same for M's snoop, per bank: m_ov[b][j] is "the slot the request
+                # entering M reads in bank b is lane j of the window of the request that
+                # will be in E2 then" (in E1b now), so the snoop needs no slot comparator
+                # behind E2's decision either.
+                # (computed for both window starts R may take, the hash and the LRU tail,
+                # from their registers, and chosen after: not behind R's multiplexer)
+                def m_overlap(h, name):
+                    delta = Signal(sw, name=f"{name}_delta")
+                    m.d.comb += delta.eq(h - eb_tail)
+                    ov = [Signal(P, name=f"{name}{b}") for b in range(P)]
+                    for b in range(P):
+                        for j in range(P):
+                            lanes = [((h[:pb] + i)[:pb] == b if pb else Const(1)) &
+                                     (delta == ((j - i) % p.ENTRIES)) for i in range(P)]
+                            m.d.comb += ov[b][j].eq(Cat(*lanes).any())
+                    return ov
+                ov_hash = m_overlap(hsh.hash[:sw], "m_ov_hash")
+                ov_tail = m_overlap(lru.tail, "m_ov_tail")
+                m_ov = [Signal(P, name=f"m_ov{b}") for b in range(P)]
+                for b in range(P):
+                    m.d.sync += m_ov[b].eq(Mux(r.op[1], ov_tail[b], ov_hash[b]))
 
         # M (continued): the snoop of this cycle's write into each bank's register.
         # Without the window register the table's outputs feed E directly (the write of
@@ -342,13 +380,19 @@ class KvAsuCore(wiring.Component):
                     mb[b].last.eq(table.bk_last[b]), mb[b].valid.eq(table.bk_valid[b]),
                     mb[b].fresh.eq(table.bk_fresh[b]), mb[b].mark.eq(table.bk_mark_raw[b]),
                     mb[b].row.eq(table.bk_row[b]),
+                    mb[b].sc_row_hit.eq(table.bk_row[b] == table.sc_mark_row),
                 ]
                 continue
             row_b = table.bk_row[b]
-            in_b = (wr_slot[:pb] == b) if pb else Const(1)
-            inv_b = (inv_slot[:pb] == b) if pb else Const(1)
-            hit = wr_en & in_b & (wr_slot[pb:] == row_b)
-            gone = inv_en & inv_b & (inv_slot[pb:] == row_b)
+            if three:
+                # (E2 writes lane wr_lane of its window and invalidates lane 0, the tail)
+                hit = wr_en & (wr_lane & m_ov[b]).any()
+                gone = inv_en & m_ov[b][0]
+            else:
+                in_b = (wr_slot[:pb] == b) if pb else Const(1)
+                inv_b = (inv_slot[:pb] == b) if pb else Const(1)
+                hit = wr_en & in_b & (wr_slot[pb:] == row_b)
+                gone = inv_en & inv_b & (inv_slot[pb:] == row_b)
             m.d.sync += [
                 mb[b].tag.eq(Mux(hit, table.wr_tag, table.bk_tag[b])),
                 mb[b].count.eq(Mux(hit, wr_count, table.bk_count[b])),
@@ -357,6 +401,7 @@ class KvAsuCore(wiring.Component):
                 mb[b].fresh.eq(Mux(hit, wr_mark, table.bk_fresh[b])),
                 mb[b].mark.eq(table.bk_mark[b]),
                 mb[b].row.eq(row_b),
+                mb[b].sc_row_hit.eq(row_b == table.sc_mark_row_next),
             ]
 
         # E: lanes in probe order (lane i is bank (lo + i) mod P). Staleness is as of the
@@ -370,15 +415,17 @@ class KvAsuCore(wiring.Component):
                 # E's own write).
                 m.d.comb += mark_now_b[b].eq(mb[b].mark)
                 continue
-            # The scrubber's write as it intends it (`sc_set`), not as E2's write may cancel
-            # it (`sc_mark_en`): it is cancelled only when E2 writes that very slot, and
+            # The scrubber's write as it intends it (`sc_mark_intent`), not as E2's write
+            # may cancel it (`sc_mark_en`): it is cancelled only when E2 writes that slot, and
             # then the lane holding it is forwarded from E2 (wr_mark), so the two agree on
             # every lane used, and the lanes do not wait for E2's decision.
-            sc_hit = table.sc_set[b] & (table.sc_mark_row == mb[b].row)
+            sc_hit = table.sc_mark_intent[b] & mb[b].sc_row_hit
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
 
+        # Lane i is bank (lo + i) mod P: the low bits of its slot, a register of its own
+        # (so the rotation's select needs no add, and each lane's has its own fan-out).
         def rotated(values, i):
-            return probe_order(values, e_lo, i)
+            return probe_order(values, lane_slots[i][:pb], 0)
 
         if two:
             d2 = Signal(decision, name="d2")
@@ -387,8 +434,8 @@ class KvAsuCore(wiring.Component):
             # slots (no late wr_slot mux in front of a comparator), and the forwarded lane's
             # match and age are computed from registers alongside the lanes' own, so the
             # forward is a 2:1 choice of results rather than of raw data.
-            obs_wr = d2.valid & (d2.op == OBSERVE)
-            inv_pre = d2.valid & d2.op[1] & d2.take
+            obs_wr = d2.wr        # a valid OBSERVE that writes (wr_lane: its lane)
+            inv_pre = d2.inv
             same_tag = Signal()
             age_fw = Signal(ts)
             m.d.comb += [same_tag.eq(e.tag == d2.tag),
@@ -400,15 +447,23 @@ class KvAsuCore(wiring.Component):
         mark_l = Signal(P)
         ages = [Signal(ts, name=f"age{i}") for i in range(P)]
         match = Signal(P)
-        r_ages, r_lasts, fw_wrs = [], [], []   # per lane, as read: age, stamp; "E2 writes it"
+        r_cnts, fw_wrs = [], []   # per lane: the count as read; "E2 writes it"
+        # The tag comparison and the age are made per bank, straight from the M registers,
+        # and only their results rotated into lanes (a 1-bit / TS_WIDTH-bit rotation after
+        # the comparator, not a TAG_WIDTH-bit one before it).
+        tag_eq_b = Signal(P)
+        age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
+        for b in range(P):
+            m.d.comb += [tag_eq_b[b].eq(mb[b].tag == e.tag),
+                         age_b[b].eq(saturated_age(p, e.t, mb[b].last,
+                                                   mb[b].fresh ^ mb[b].mark))]
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
-            r_stale = rotated([x.fresh ^ x.mark for x in mb], i)
             r_tag = rotated([x.tag for x in mb], i)
+            r_tag_eq = rotated(list(tag_eq_b), i)
             r_cnt = rotated([x.count for x in mb], i)
-            r_last = rotated([x.last for x in mb], i)
             r_mark = rotated(list(mark_now_b), i)
-            r_age = saturated_age(p, e.t, r_last, r_stale)
+            r_age = rotated(age_b, i)
             if two:
                 slot_i = lane_slots[i]
                 fw_wr = Signal(name=f"fw_wr{i}")
@@ -425,12 +480,11 @@ class KvAsuCore(wiring.Component):
                         fw_inv.eq(inv_pre & (d2.tail_slot == slot_i)),
                     ]
                 kept = r_valid & ~fw_inv
-                r_ages.append(r_age)
-                r_lasts.append(r_last)
+                r_cnts.append(r_cnt)
                 fw_wrs.append(fw_wr)
                 m.d.comb += [
                     valid_l[i].eq(fw_wr | kept),
-                    match[i].eq(Mux(fw_wr, same_tag, kept & (r_tag == e.tag))),
+                    match[i].eq(Mux(fw_wr, same_tag, kept & r_tag_eq)),
                     ages[i].eq(Mux(fw_wr, age_fw, r_age)),
                     tag_l[i].eq(Mux(fw_wr, d2.tag, r_tag)),
                     cnt_l[i].eq(Mux(fw_wr, wr_count, r_cnt)),
@@ -442,15 +496,32 @@ class KvAsuCore(wiring.Component):
                 m.d.comb += [
                     valid_l[i].eq(r_valid), tag_l[i].eq(r_tag), cnt_l[i].eq(r_cnt),
                     mark_l[i].eq(r_mark), ages[i].eq(r_age),
-                    match[i].eq(r_valid & (r_tag == e.tag)),
+                    match[i].eq(r_valid & r_tag_eq),
                 ]
+        def select(one_hot, values):
+            """``values[i]`` for the one bit ``i`` of ``one_hot`` that is set: an AND-OR
+            select, no encoder/decoder or adder behind it."""
+            out = 0
+            for i in range(P):
+                out = out | Mux(one_hot[i], values[i], 0)
+            return out
+
+        def sat_inc(x, k=1):
+            """min(x + k, COUNT_MAX)"""
+            return Mux(x >= p.COUNT_MAX - (k - 1), p.COUNT_MAX, x + k)[:p.COUNT_WIDTH]
+
         def decide(req, valid_l, match, ages, tag_l, cnt_l, mark_l, slots, tail_slot,
-                   name, gt=None, old=None):
+                   name, gt=None, old=None, inc=None, inc2=None):
             """The decision for request ``req`` from its window's lane results.
 
-            ``gt(i, j)`` (``ages[i] > ages[j]``) and ``old`` (``ages[i] > W1`` per lane)
-            may be given precomputed; by default they are compared here.
+            ``gt(i, j)`` (``ages[i] > ages[j]``), ``old`` (``ages[i] > W1`` per lane) and
+            ``inc`` / ``inc2`` (``sat_inc(cnt_l[i], 1 / 2)``) may be given precomputed; by
+            default they are computed here.
             """
+            if inc is None:
+                inc = [sat_inc(x) for x in cnt_l]
+            if inc2 is None:
+                inc2 = [sat_inc(x, 2) for x in cnt_l]
             if gt is None:
                 def gt(i, j):
                     return ages[i] > ages[j]
@@ -488,12 +559,12 @@ class KvAsuCore(wiring.Component):
             m.d.comb += old_l.eq(old)
             old = old_l
 
-            # exactly one lane wins: an AND-OR select, no encoder/decoder or adder behind it
-            def select(values):
-                out = 0
-                for i in range(P):
-                    out = out | Mux(wins[i], values[i], 0)
-                return out
+
+            # The count an OBSERVE leaves: one more (saturating) for a line seen again
+            # within W1, 1 for a new or cold one; and one more than that.
+            warm = dd.present & ~(hit_lane & old).any()
+            m.d.comb += [dd.cnt_after.eq(Mux(warm, select(hit_lane, inc), 1)),
+                         dd.cnt_after_inc.eq(Mux(warm, select(hit_lane, inc2), 2))]
 
             first_free = Signal(P, name=f"{name}_first_free")
             for i in range(P):
@@ -510,14 +581,15 @@ class KvAsuCore(wiring.Component):
             ]
             m.d.comb += [
                 dd.vict_t0.eq((wins & old).any()),
-                dd.vict_slot.eq(select(slots)),
-                dd.vict_tag.eq(select(tag_l)),
+                dd.vict_slot.eq(select(wins, slots)),
+                dd.vict_tag.eq(select(wins, tag_l)),
                 dd.vict_mark.eq((wins & mark_l).any()),
             ]
             # EVICT / EVICT_ANY: lane 0 is the LRU tail.
             m.d.comb += [
                 dd.take.eq(~lru.empty & ((req.op == EVICT_ANY) | old[0])),
                 dd.tail_tag.eq(tag_l[0]), dd.tail_slot.eq(tail_slot),
+                dd.inv.eq(req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY)) & dd.take),
             ]
             return dd
 
@@ -532,7 +604,9 @@ class KvAsuCore(wiring.Component):
             lane_res = data.StructLayout({
                 "valid": 1, "match": 1, "age": ts, "tag": p.TAG_WIDTH,
                 "count": p.COUNT_WIDTH, "mark": 1, "slot": sw, "bank": range(P),
-                "row": range(table.rows),
+                "count_inc": p.COUNT_WIDTH,    # sat_inc(count)
+                "count_inc2": p.COUNT_WIDTH,   # sat_inc(count, 2)
+                "sc_row_hit": 1,   # row == the row of the scrubber's mark write (E1b's cycle)
             })
             self.lane_layout = lane_res
             eb_l = [Signal(lane_res, name=f"eb_lane{i}") for i in range(P)]
@@ -571,13 +645,30 @@ class KvAsuCore(wiring.Component):
                 sx, lx = x
                 return sx | ~(t_w1 - lx)[:ts][ts - 1]
 
-            lane_r = [stamp(r_ages[i], r_lasts[i]) for i in range(P)]
+            # Compared per bank (from the M registers), then rotated into lanes, as above.
+            bank_st = [stamp(age_b[b], mb[b].last) for b in range(P)]
             lane_fw = stamp(age_fw, d2.t)
             prev = stamp(age_prev_now, eb.t)
 
-            def final(i, f):
-                """``f`` of lane i's final (saturated, stamp): the forward or the read."""
-                return Mux(fw_wrs[i], f(lane_fw), f(lane_r[i]))
+            def per_bank(f, name):
+                out = Signal(P, name=name)
+                m.d.comb += [out[b].eq(f(b)) for b in range(P)]
+                return out
+
+            fw_gt = per_bank(lambda b: gt(lane_fw, bank_st[b]), "fw_gt_bank")
+            gt_fw = per_bank(lambda b: gt(bank_st[b], lane_fw), "gt_fw_bank")
+            # gt_d[k][a]: bank a's age exceeds bank (a + k) mod P's
+            gt_d = [None] + [per_bank(lambda a, k=k: gt(bank_st[a], bank_st[(a + k) % P]),
+                                      f"gt_bank_d{k}") for k in range(1, P)]
+
+            def final(i, f, bank_values):
+                """``f`` of lane i's final (saturated, stamp): the forward, or the read
+                (``bank_values``: ``f`` per bank)."""
+                return Mux(fw_wrs[i], f(lane_fw), rotated(list(bank_values), i))
+
+            gtp_b = per_bank(lambda b: gt(bank_st[b], prev), "gtp_bank")
+            pgt_b = per_bank(lambda b: gt(prev, bank_st[b]), "pgt_bank")
+            old_b = per_bank(lambda b: old(bank_st[b]), "old_bank")
 
             eb_gt = [[Signal(name=f"eb_gt{i}_{j}") if i != j else None for j in range(P)]
                      for i in range(P)]
@@ -590,26 +681,32 @@ class KvAsuCore(wiring.Component):
                     if i != j:
                         # E2 writes at most one lane of this window.
                         m.d.sync += eb_gt[i][j].eq(Mux(
-                            fw_wrs[i], gt(lane_fw, lane_r[j]),
-                            Mux(fw_wrs[j], gt(lane_r[i], lane_fw),
-                                gt(lane_r[i], lane_r[j]))))
+                            fw_wrs[i], rotated(list(fw_gt), j),
+                            Mux(fw_wrs[j], rotated(list(gt_fw), i),
+                                rotated(list(gt_d[(j - i) % P]), i))))
                 m.d.sync += [
-                    eb_gtp[i].eq(final(i, lambda x: gt(x, prev))),
-                    eb_pgt[i].eq(final(i, lambda x: gt(prev, x))),
-                    eb_old[i].eq(final(i, old)),
+                    eb_gtp[i].eq(final(i, lambda x: gt(x, prev), gtp_b)),
+                    eb_pgt[i].eq(final(i, lambda x: gt(prev, x), pgt_b)),
+                    eb_old[i].eq(final(i, old, old_b)),
                 ]
             m.d.sync += eb_old_prev.eq(old(prev))
             # Which lane of the request ahead's window each lane is (see overlap()).
             eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
             m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
             for i in range(P):
-                bank_i = (e_lo + i)[:pb] if pb else Const(0)
+                bank_i = lane_slots[i][:pb] if pb else Const(0)
                 m.d.sync += [
                     eb_l[i].valid.eq(valid_l[i]), eb_l[i].match.eq(match[i]),
                     eb_l[i].age.eq(ages[i]), eb_l[i].tag.eq(tag_l[i]),
                     eb_l[i].count.eq(cnt_l[i]), eb_l[i].mark.eq(mark_l[i]),
+                    # (the counts one and two more, for E1b's count after: compared and
+                    # added here from the lane as read and E2's registered counts)
+                    eb_l[i].count_inc.eq(Mux(fw_wrs[i], d2.cnt_after_inc,
+                                             sat_inc(r_cnts[i]))),
+                    eb_l[i].count_inc2.eq(Mux(fw_wrs[i], sat_inc(d2.cnt_after_inc),
+                                              sat_inc(r_cnts[i], 2))),
                     eb_l[i].slot.eq(lane_slots[i]), eb_l[i].bank.eq(bank_i),
-                    eb_l[i].row.eq(Array(x.row for x in mb)[bank_i] if pb else mb[0].row),
+                    eb_l[i].sc_row_hit.eq(lane_slots[i][pb:] == table.sc_mark_row_next),
                 ]
             m.d.comb += busy_extra2.eq(eb.valid)
             # Marks as they will be at the end of this cycle (this cycle's scrubber write;
@@ -618,11 +715,12 @@ class KvAsuCore(wiring.Component):
             mark_b = Signal(P)
             for i in range(P):
                 bank_i = eb_l[i].bank
-                sc_hit = (Array(table.sc_set)[bank_i] if pb else table.sc_set[0]) & \
-                    (table.sc_mark_row == eb_l[i].row)
+                sc_hit = (Array(table.sc_mark_intent)[bank_i] if pb
+                          else table.sc_mark_intent[0]) & eb_l[i].sc_row_hit
                 sc_val = Array(table.sc_mark_value)[bank_i] if pb else table.sc_mark_value[0]
                 m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, eb_l[i].mark))
             versions = []
+            inc_ahead2 = sat_inc(d2.cnt_after_inc)    # the count after E2's, plus two
             for v in range(P + 1):       # v < P: lane v holds the line of the one ahead
                 def pick(i, own, ahead):
                     return ahead if i == v else own
@@ -648,9 +746,11 @@ class KvAsuCore(wiring.Component):
                     [pick(i, eb_l[i].tag, d2.tag) for i in range(P)],
                     [pick(i, eb_l[i].count, wr_count) for i in range(P)],
                     vmk, [x.slot for x in eb_l], eb_tail, f"dec{v}",
-                    gt=gt_v, old=Cat(pick(i, eb_old[i], eb_old_prev) for i in range(P))))
+                    gt=gt_v, old=Cat(pick(i, eb_old[i], eb_old_prev) for i in range(P)),
+                    inc=[pick(i, eb_l[i].count_inc, d2.cnt_after_inc) for i in range(P)],
+                    inc2=[pick(i, eb_l[i].count_inc2, inc_ahead2) for i in range(P)]))
             # Which lane of this window the request ahead writes (if any).
-            obs_wr1 = d2.valid & (d2.op == OBSERVE)
+            obs_wr1 = d2.wr
             fw1 = Signal(P)
             for i in range(P):
                 m.d.comb += fw1[i].eq(obs_wr1 & (d2.wr_lane & eb_ov[i]).any())
@@ -668,28 +768,17 @@ class KvAsuCore(wiring.Component):
             m.d.comb += busy_extra2.eq(0)
 
         # ---- E (E2): counts, T-levels, table write, LRU command, response ---------------
-        cold = d2.hit_age > cfg.w1
-        warm = d2.present & ~cold      # a tracked line seen again within W1
-        count_max = p.COUNT_MAX
-        # The count after an OBSERVE that tracks the line: 1 for a new or cold line,
-        # min(count + 1, COUNT_MAX) otherwise.
-        count_after = Signal(p.COUNT_WIDTH)
-        m.d.comb += count_after.eq(Mux(warm, Mux(d2.hit_cnt == count_max, d2.hit_cnt,
-                                                 d2.hit_cnt + 1), 1))
+        # The count after an OBSERVE that tracks the line (1 for a new or cold line,
+        # min(count + 1, COUNT_MAX) otherwise): decided in E (`decide`), registered.
+        count_after = d2.cnt_after
         m.d.comb += [
             tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
         ]
         # The T-level after such an OBSERVE (age 0): 3 if count_after >= C3, else 2 if
-        # count_after >= C2, else 1. With 1 <= C <= COUNT_MAX, count_after reaches C
-        # exactly when the line is warm and count >= C - 1, or when C == 1:
-        # the comparators do not wait for the increment. C - 1 is registered (cfg changes
-        # only between requests, many cycles before one reaches E2).
-        c3m1, c2m1 = Signal(len(cfg.c3)), Signal(len(cfg.c2))
-        m.d.sync += [c3m1.eq(cfg.c3 - 1), c2m1.eq(cfg.c2 - 1)]
-        reach3 = Mux(warm, d2.hit_cnt >= c3m1, c3m1 == 0)
-        reach2 = Mux(warm, d2.hit_cnt >= c2m1, c2m1 == 0)
+        # count_after >= C2, else 1.
         level_after = Signal(2)
-        m.d.comb += level_after.eq(Mux(reach3, 3, Mux(reach2, 2, 1)))
+        m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
+                                       Mux(count_after >= cfg.c2, 2, 1)))
         tlb = Signal(2)
         m.d.comb += tlb.eq(Mux(d2.present, tl_before.level, 0))
         hit = tlb >= d2.min_tlevel
@@ -707,18 +796,21 @@ class KvAsuCore(wiring.Component):
             table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t), table.wr_mark.eq(wr_mark),
             table.inv_en.eq(inv_en), table.inv_slot.eq(inv_slot),
             wr_count.eq(count_after),
+            # The table's write and invalidate straight from decision registers (not
+            # behind the op decode): they feed the snoops of M and of the scrubber.
+            wr_en.eq(d2.wr), wr_slot.eq(d2.wr_slot), wr_mark.eq(d2.wr_mark),
+            wr_lane.eq(d2.wr_lane),
+            inv_en.eq(d2.inv), inv_slot.eq(d2.tail_slot),
         ]
         with m.If(d2.valid):
             m.d.comb += rsp.op.eq(d2.op)
             with m.Switch(d2.op):
                 with m.Case(OBSERVE):
-                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
-                                 wr_slot.eq(d2.wr_slot), wr_mark.eq(d2.wr_mark)]
+                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb)]
                     with m.Switch(tlb):
                         for lv in range(4):
                             with m.Case(lv):
                                 m.d.comb += inc(f"obs_t{lv}")
-                    m.d.comb += wr_en.eq(d2.wr)     # (present, free or T0 victim)
                     with m.If(d2.present):
                         m.d.comb += [inc("observe_hits"), rsp.present.eq(1),
                                      lru.cmd.eq(LruCmd.TOUCH)]
@@ -748,7 +840,6 @@ class KvAsuCore(wiring.Component):
                         m.d.comb += [
                             inc("evicts"), rsp.victim_valid.eq(1),
                             rsp.victim_tag.eq(d2.tail_tag), rsp.slot.eq(d2.tail_slot),
-                            inv_en.eq(1), inv_slot.eq(d2.tail_slot),
                             lru.cmd.eq(LruCmd.POP), occ_dec.eq(1),
                         ]
                     with m.Else():

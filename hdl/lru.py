@@ -12,28 +12,40 @@ other bank's word at a write address. Everything is in RAM; no per-slot register
 Pipeline of a command given in cycle ``c`` (``cmd``, ``slot``):
 
 * ``C1`` (cycle ``c``): read both banks of both arrays at ``slot`` (``tail`` for ``POP``).
-* ``C2`` (``c + 1``): ``p = prev[slot]``, ``n = next[slot]`` (XOR of the banks, with the
-  logical writes of cycles ``c`` and ``c + 1`` forwarded from registers: the RAM read met
-  the first and missed the second); decide the writes; issue the feedback reads at their
-  addresses; update ``head``, ``tail`` and ``empty`` at the end of the cycle.
-* ``C3`` (``c + 2``): write ``next[p] = n`` and ``prev[n] = p`` (port A: unlink) and
+* ``C2`` (``c + 1``): register the four words as they leave the block RAMs.
+* ``C3`` (``c + 2``): ``p = prev[slot]``, ``n = next[slot]`` (XOR of the registered
+  words, with forwarded from registers the logical writes of cycles ``c`` .. ``c + 2``
+  and those of the commands now in ``C4`` and ``C5``: the RAM read met the first and
+  missed the others); decide the writes and register them; update ``head``, ``tail`` and
+  ``empty`` at the end of the cycle.
+* ``C4`` (``c + 3``): issue the feedback reads at the registered write addresses.
+* ``C5`` (``c + 4``): register the feedback words as they leave the block RAMs.
+* ``C6`` (``c + 5``): write ``next[p] = n`` and ``prev[n] = p`` (port A: unlink) and
   ``prev[head] = slot``, ``next[slot] = head`` (port B: link at the head). The feedback
-  reads of ``C2`` met the bank writes of the command ahead (in ``C3`` at the same time);
-  those are bypassed from registers, and the two writes of one array never share an
-  address, so the coded words are exact.
+  reads of ``C4`` met the bank writes of the command two ahead and missed those of the
+  command ahead; those are bypassed from registers, and the two writes of one array never
+  share an address, so the coded words are exact.
+
+With ``registered=False`` (for a small device: about 300 flip-flops fewer) the pipeline
+has three stages: ``C2`` computes straight from the read's words (the writes of cycles
+``c`` and ``c + 1`` forwarded), issues the feedback reads at the decided addresses and
+updates ``head``/``tail``; ``C3`` writes, with the bank writes its feedback reads met
+bypassed.
 
 No read port is transparent: a word read in the cycle it is written is undefined
-(``no_rw_check``) and never used, and every block-RAM output passes one LUT before a
-register or a block-RAM input (``_CodedArray``).
+(``no_rw_check``) and never used. With ``registered`` every block-RAM output goes straight
+into a register, and no block-RAM address or data input depends on a block-RAM output of
+the same cycle.
 
 So a command may be given every cycle: the command of cycle ``c + 1`` sees the ``head`` /
-``tail`` left by the command of cycle ``c`` in its ``C2``, and its pointers through the
+``tail`` left by the command of cycle ``c`` in its ``C3``, and its pointers through the
 forwarding.
 
 ``POP`` unlinks the ``tail`` register as it is in the cycle of the command, so it must not
-be given in the cycle right after another command (while ``busy``), whose ``tail`` update
-is still pending; ``TOUCH`` and ``INSERT`` have no such restriction. (The core guarantees
-it: an EVICT is accepted only 3 or more cycles after the previous request.)
+be given while another command is in ``C2`` or ``C3`` (while ``busy``), whose ``tail``
+update is still pending; ``TOUCH`` and ``INSERT`` have no such restriction. (The core
+guarantees it with its EVICT gap, which also lets the EVICT read the table at the settled
+``tail``.)
 
 Pointers of unlinked slots and ``prev[head]`` / ``next[tail]`` are meaningless; they are
 never read (so the banks need no initialisation).
@@ -48,7 +60,13 @@ from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["LruCmd", "LruList"]
+__all__ = ["LruCmd", "LruList", "tail_lag"]
+
+
+def tail_lag(registered=True):
+    """Cycles from a command to the first cycle in which ``head``/``tail`` show its effect
+    (3 with the block-RAM words registered, 2 without)."""
+    return 3 if registered else 2
 
 
 class LruCmd(enum.Enum, shape=2):
@@ -61,20 +79,21 @@ class LruCmd(enum.Enum, shape=2):
 class _CodedArray:
     """One pointer array as two XOR-coded banks (see the module docstring).
 
-    ``read(addr)`` issues the command read; ``a``/``b`` are the logical write requests
-    ``(en, addr, data)`` of ports A and B, given one cycle before the write happens (their
-    feedback reads are issued then).
+    ``read(addr)`` issues the command read (C1); ``value(addr_qq)`` gives the logical word
+    in C3. ``request(a, b)`` takes the logical write requests ``(en, addr, data)`` of ports
+    A and B decided in C3 and registers them (``req``); their feedback reads are issued in
+    C4 from those registers, the words are registered in C5 (``fbw``) and the coded writes
+    happen in C6 (``w``).
 
     Every read port is non-transparent and the banks carry ``no_rw_check``: a read that
     meets a write of the same word in its cycle returns an undefined word, and no such word
-    is ever used. The writes of the read's own cycle and of the next one are forwarded from
-    registers instead (``value`` and the feedback bypass in ``request``), so no block-RAM
-    output passes more than one LUT before the next register or block-RAM input, and Yosys
-    adds no transparency or collision logic.
+    is ever used. The writes a command read meets or misses are forwarded from registers
+    (``value``), and the bank writes a feedback read meets or misses are bypassed from
+    registers. Every block-RAM output goes straight into a register.
     """
 
-    def __init__(self, m, name, depth, width):
-        self.m, self.name = m, name
+    def __init__(self, m, name, depth, width, registered=True):
+        self.m, self.name, self.registered = m, name, registered
         self.banks = [Memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
                       for _ in range(2)]
         for i, mem in enumerate(self.banks):
@@ -82,67 +101,89 @@ class _CodedArray:
         self.wp = [mem.write_port() for mem in self.banks]
         self.cmd_rp = [mem.read_port() for mem in self.banks]
         self.fb_rp = [mem.read_port() for mem in self.banks]
+        if registered:
+            # C2: the command read's words, registered as they leave the block RAMs.
+            self.words = [Signal(width, name=f"{name}{i}_word") for i in range(2)]
+            m.d.sync += [q.eq(rp.data) for q, rp in zip(self.words, self.cmd_rp)]
+        else:
+            self.words = [rp.data for rp in self.cmd_rp]
 
         def writes(suffix):
             return {port: (Signal(name=f"{name}_{port}_{suffix}en"),
                            Signal(range(depth), name=f"{name}_{port}_{suffix}addr"),
                            Signal(width, name=f"{name}_{port}_{suffix}data"))
                     for port in "ab"}
-        # The logical writes happening this cycle (C3), for forwarding and formal views,
-        # and those of the cycle before (which a read issued then did not see).
-        self.w = writes("")
-        self.w_last = writes("last_")
+        # The logical writes of the commands in C4 (feedback reads now), C5 (their words
+        # arrive) and C6 (written now), and those of the two cycles before, for forwarding
+        # and formal views: newest first. Not registered: those written now (C3) and in
+        # the cycle before.
+        stages = ("req_", "fbw_", "", "last_", "last2_") if registered else ("", "last_")
+        self.pending = [writes(sfx) for sfx in stages]
+        self.w = self.pending[stages.index("")]
         for port in "ab":
-            m.d.sync += [q.eq(x) for q, x in zip(self.w_last[port], self.w[port])]
+            for newer, older in zip(self.pending, self.pending[1:]):
+                m.d.sync += [q.eq(x) for q, x in zip(older[port], newer[port])]
 
     def read(self, addr):
         for rp in self.cmd_rp:
             self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(1)]
 
-    def value(self, addr_q):
-        """The logical word at ``addr_q`` (read issued last cycle), with the writes of the
-        last cycle (which met the read) and of this one (which it missed) forwarded."""
-        # The forwarding choice depends on registers only (the write requests and
-        # addr_q), so it settles while the block RAM is still producing its word, which
-        # then passes one LUT (two banks, "forward", the forwarded bit) on its way out.
-        # Ports A and B never write one address in one cycle; this cycle's writes are
-        # newer than the last cycle's.
-        cands = [self.w["a"], self.w["b"], self.w_last["a"], self.w_last["b"]]
-        hits = [en & (addr == addr_q) for en, addr, _ in cands]
-        fwd_hit = Signal(name=f"{self.name}_fwd_hit")
-        fwd_val = Signal.like(self.w["a"][2], name=f"{self.name}_fwd_val")
-        newest = cands[-1][2]
-        for hit, (_, _, dat) in reversed(list(zip(hits, cands))[:-1]):
+    def value(self, addr_qq):
+        """The logical word at ``addr_qq`` (C3: read issued two cycles ago; not registered:
+        C2, one cycle ago), with the writes of the read's cycle (which met it), of the
+        cycles since and of the commands still in C4 and C5 (which it missed) forwarded."""
+        # The forwarding choice comes from registers: the write requests and addr_qq.
+        # Ports A and B never write one address in one cycle; later writes are newer.
+        cands = [stage[port] for stage in self.pending for port in "ab"]
+        hits = [en & (addr == addr_qq) for en, addr, _ in cands]
+        newest = self.words[0] ^ self.words[1]
+        for hit, (_, _, dat) in reversed(list(zip(hits, cands))):
             newest = Mux(hit, dat, newest)
-        self.m.d.comb += [fwd_hit.eq(Cat(*hits).any()), fwd_val.eq(newest)]
-        return Mux(fwd_hit, fwd_val, self.cmd_rp[0].data ^ self.cmd_rp[1].data)
+        return newest
 
     def request(self, a, b):
-        """Logical writes decided this cycle (C2): register them for C3 and issue the
-        feedback reads (port A needs ``X1[a]``, port B ``X0[b]``)."""
+        """Logical writes decided this cycle (C3): register them; C4 issues their feedback
+        reads (port A needs ``X1[a]``, port B ``X0[b]``), C5 registers the words and C6
+        writes. Not registered: decided in C2, which issues the feedback reads; C3
+        writes."""
         m = self.m
+        first = self.pending[0]
         for port, (en, addr, dat) in (("a", a), ("b", b)):
-            q_en, q_addr, q_data = self.w[port]
+            q_en, q_addr, q_data = first[port]
             m.d.sync += [q_en.eq(en), q_addr.eq(addr), q_data.eq(dat)]
+        fb_addr = {"a": first["a"][1], "b": first["b"][1]} if self.registered else \
+            {"a": a[1], "b": b[1]}
         m.d.comb += [
-            self.fb_rp[1].addr.eq(a[1]), self.fb_rp[1].en.eq(1),
-            self.fb_rp[0].addr.eq(b[1]), self.fb_rp[0].en.eq(1),
+            self.fb_rp[1].addr.eq(fb_addr["a"]), self.fb_rp[1].en.eq(1),
+            self.fb_rp[0].addr.eq(fb_addr["b"]), self.fb_rp[0].en.eq(1),
         ]
-        # C3: the coded writes. The feedback read met the bank writes of the cycle it was
-        # issued in (the command ahead's C3): those come from registers (`bank_last`),
-        # compared on registered addresses.
-        bank_last = []
+        if self.registered:
+            fb_words = [Signal.like(rp.data, name=f"{self.name}{k}_fb_word")
+                        for k, rp in enumerate(self.fb_rp)]
+            m.d.sync += [q.eq(rp.data) for q, rp in zip(fb_words, self.fb_rp)]
+        else:
+            fb_words = [rp.data for rp in self.fb_rp]
+        # C6: the coded writes. The feedback read (C4) met the bank writes of its cycle and
+        # missed those of C5: both come from registers (`bank_last2`, `bank_last`). (Not
+        # registered: C3; the read (C2) met only those of its cycle, `bank_last`.)
+        bank_last, bank_last2 = [], []
         for k, wp in enumerate(self.wp):
-            last = (Signal(name=f"{self.name}{k}_wlast_en"),
-                    Signal.like(wp.addr, name=f"{self.name}{k}_wlast_addr"),
-                    Signal.like(wp.data, name=f"{self.name}{k}_wlast_data"))
+            last, last2 = ((Signal(name=f"{self.name}{k}_w{sfx}_en"),
+                            Signal.like(wp.addr, name=f"{self.name}{k}_w{sfx}_addr"),
+                            Signal.like(wp.data, name=f"{self.name}{k}_w{sfx}_data"))
+                           for sfx in ("last", "last2"))
             m.d.sync += [last[0].eq(wp.en), last[1].eq(wp.addr), last[2].eq(wp.data)]
+            m.d.sync += [q.eq(x) for q, x in zip(last2, last)]
             bank_last.append(last)
+            bank_last2.append(last2)
 
         def other_bank(k, addr):
             """Bank ``k``'s word at ``addr`` now, from the feedback read."""
-            en, l_addr, l_data = bank_last[k]
-            return Mux(en & (l_addr == addr), l_data, self.fb_rp[k].data)
+            word = fb_words[k]
+            bypass = (bank_last2[k], bank_last[k]) if self.registered else (bank_last[k],)
+            for en, l_addr, l_data in bypass:                             # oldest first
+                word = Mux(en & (l_addr == addr), l_data, word)
+            return word
 
         a_en, a_addr, a_data = self.w["a"]
         b_en, b_addr, b_data = self.w["b"]
@@ -160,24 +201,43 @@ class LruList(wiring.Component):
     Ports
     -----
     cmd : In(LruCmd)
-        Command of this cycle; ``head``/``tail`` are updated at the end of the next cycle,
-        the pointers written in the one after.
+        Command of this cycle; ``head``/``tail`` show its effect ``tail_lag`` cycles later.
     slot : In(SLOT_WIDTH)
         Slot of ``TOUCH`` (a linked slot) / ``INSERT`` (an unlinked slot); ignored by ``POP``,
         which unlinks ``tail`` (only when not ``empty`` and not ``busy``).
     flush : In(1)
-        Empty the list (at the end of the cycle); no command may be in its second cycle.
+        Empty the list (at the end of the cycle); not while ``busy``.
     head, tail : Out(SLOT_WIDTH)
         Most / least recently used slot (meaningless while ``empty``). Registers.
     empty : Out(1)
         The list holds no slot. Register, 1 after reset.
     busy : Out(1)
-        A command is in its second cycle (its ``head``/``tail`` update is pending).
+        A command's ``head``/``tail`` update is pending (it is in C2 or C3; not registered:
+        in C2).
+
+    Parameters
+    ----------
+    params : regmap.Params
+    registered : bool
+        ``True`` (default): the six-stage pipeline above, every block-RAM output registered
+        first. ``False``: three stages for a small device (about 300 fewer flip-flops):
+        C2 computes straight from the command read's words and issues the feedback reads,
+        C3 writes; ``head``/``tail`` then show a command 2 cycles later, not 3.
+
+    Attributes
+    ----------
+    tail_lag : int
+        Cycles from a command to the first cycle in which ``head``/``tail`` show its effect
+        (``tail_lag(registered)``); ``POP`` waits while ``busy``, the core's EVICT for it.
     """
 
-    def __init__(self, params=None):
+    def __init__(self, params=None, *, registered=True):
         params = check_params(params)
+        if not isinstance(registered, bool):
+            raise TypeError(f"registered must be a bool, not {registered!r}")
         self._params = params
+        self.registered = registered
+        self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
         super().__init__({
             "cmd": In(LruCmd),
@@ -194,49 +254,59 @@ class LruList(wiring.Component):
         p = self._params
         n, sw = p.ENTRIES, p.SLOT_WIDTH
 
-        prv = _CodedArray(m, "prev", n, sw)
-        nxt = _CodedArray(m, "next", n, sw)
+        reg = self.registered
+        prv = _CodedArray(m, "prev", n, sw, reg)
+        nxt = _CodedArray(m, "next", n, sw, reg)
 
         # C1: issue the command reads.
         raddr = Mux(self.cmd == LruCmd.POP, self.tail, self.slot)
         prv.read(raddr)
         nxt.read(raddr)
-        cmd_q = Signal(LruCmd)
-        slot_q = Signal(sw)
+        # C2: the words are registered (in _CodedArray); the command travels along.
+        cmd_q = Signal(LruCmd, name="cmd_q")
+        slot_q = Signal(sw, name="slot_q")
         m.d.sync += [cmd_q.eq(self.cmd), slot_q.eq(raddr)]
-        m.d.comb += self.busy.eq(cmd_q != LruCmd.NONE)
+        if reg:
+            cmd_qq = Signal(LruCmd, name="cmd_qq")
+            slot_qq = Signal(sw, name="slot_qq")
+            m.d.sync += [cmd_qq.eq(cmd_q), slot_qq.eq(slot_q)]
+            m.d.comb += self.busy.eq((cmd_q != LruCmd.NONE) | (cmd_qq != LruCmd.NONE))
+        else:
+            cmd_qq, slot_qq = cmd_q, slot_q      # (the command computes in C2)
+            m.d.comb += self.busy.eq(cmd_q != LruCmd.NONE)
 
-        # C2: the pointers of slot_q, then the writes and the head/tail update.
+        # C3 (not registered: C2): the pointers of slot_qq, then the writes and the
+        # head/tail update.
         p_of = Signal(sw)
         n_of = Signal(sw)
-        m.d.comb += [p_of.eq(prv.value(slot_q)), n_of.eq(nxt.value(slot_q))]
+        m.d.comb += [p_of.eq(prv.value(slot_qq)), n_of.eq(nxt.value(slot_qq))]
 
         pa = [Signal(name="prev_a_req"), Signal(sw), Signal(sw)]   # prev[n] = p
         pb = [Signal(name="prev_b_req"), Signal(sw), Signal(sw)]   # prev[head] = slot
         na = [Signal(name="next_a_req"), Signal(sw), Signal(sw)]   # next[p] = n
         nb = [Signal(name="next_b_req"), Signal(sw), Signal(sw)]   # next[slot] = head
         head, tail, empty = self.head, self.tail, self.empty
-        link = Signal()      # link slot_q before the old head
+        link = Signal()      # link slot_qq before the old head
         m.d.comb += [
             pa[1].eq(n_of), pa[2].eq(p_of), na[1].eq(p_of), na[2].eq(n_of),
-            pb[1].eq(head), pb[2].eq(slot_q), nb[1].eq(slot_q), nb[2].eq(head),
+            pb[1].eq(head), pb[2].eq(slot_qq), nb[1].eq(slot_qq), nb[2].eq(head),
             pb[0].eq(link), nb[0].eq(link),
         ]
-        with m.Switch(cmd_q):
+        with m.Switch(cmd_qq):
             with m.Case(LruCmd.TOUCH):
-                with m.If(slot_q != head):
+                with m.If(slot_qq != head):
                     m.d.comb += [na[0].eq(1), link.eq(1)]
-                    with m.If(slot_q == tail):
+                    with m.If(slot_qq == tail):
                         m.d.sync += tail.eq(p_of)
                     with m.Else():
                         m.d.comb += pa[0].eq(1)
-                    m.d.sync += head.eq(slot_q)
+                    m.d.sync += head.eq(slot_qq)
             with m.Case(LruCmd.INSERT):
                 with m.If(empty):
-                    m.d.sync += [head.eq(slot_q), tail.eq(slot_q), empty.eq(0)]
+                    m.d.sync += [head.eq(slot_qq), tail.eq(slot_qq), empty.eq(0)]
                 with m.Else():
                     m.d.comb += link.eq(1)
-                    m.d.sync += head.eq(slot_q)
+                    m.d.sync += head.eq(slot_qq)
             with m.Case(LruCmd.POP):
                 with m.If(head == tail):
                     m.d.sync += empty.eq(1)

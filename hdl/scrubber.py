@@ -9,11 +9,12 @@ whatever its stored ``last``; a slot that is not stale is at most
 ``ROWS <= 2**(TS_WIDTH - 1 + TICK_SHIFT)`` (checked by the core), so its modular age is
 exact. The mark is cleared by the next write of the slot.
 
-The reference time is the tick of the request now in the core's evaluation stage:
-``tick(cycle - lag)`` with ``lag`` the core's acceptance-to-evaluation latency. So every
-write the scrubber sees is of a time not later than the reference (no negative ages), and
-every request that reads a mark set now has a time not earlier than the reference (a mark
-never claims a line older than it is for that request).
+The table writes a decision in the cycle after it is made. The reference time is the tick
+of the request in the core's evaluation stage in that cycle: ``tick(cycle + 1 - lag)`` with
+``lag`` the core's acceptance-to-evaluation latency. So every write the scrubber sees is of
+a time not later than the reference (no negative ages), and every request that reads a
+mark once it is written has a time not earlier than the reference (a mark never claims a
+line older than it is for that request).
 
 See docs/rtl.md, "Scrubber".
 """
@@ -45,7 +46,7 @@ class Scrubber(wiring.Component):
     sc_last : In(ArrayLayout(TS_WIDTH, PROBE)), sc_valid : In(PROBE)
         ``last`` and ``valid`` of the row addressed two cycles before (from the table).
     sc_set : Out(PROBE)
-        Mark lane ``b`` of that row stale.
+        Mark lane ``b`` of that row stale (the table writes the mark in the next cycle).
     """
 
     def __init__(self, params=None, *, lag=0):
@@ -67,11 +68,12 @@ class Scrubber(wiring.Component):
         ts, sh = p.TS_WIDTH, p.TICK_SHIFT
         if self.rows > 1:
             m.d.sync += self.sc_row.eq(Mux(self.sc_row == self.rows - 1, 0, self.sc_row + 1))
-        # ref = tick(cycle - lag), made one cycle ahead into a register (off the path from
-        # the scrubber's data to its mark). Wrong only in the first cycle after reset, when
-        # the clear sweep runs and no slot is tracked.
+        # ref = tick(cycle + 1 - lag) (the cycle the table writes the mark), made one
+        # cycle ahead into a register (off the path from the scrubber's data to its mark).
+        # Wrong only in the first cycle after reset, when the clear sweep runs and no slot
+        # is tracked.
         ref = Signal(ts)
-        m.d.sync += ref.eq((self.cycle[:ts + sh] + 1 - self._lag)[:ts + sh][sh:])
+        m.d.sync += ref.eq((self.cycle[:ts + sh] + 2 - self._lag)[:ts + sh][sh:])
         for b in range(p.PROBE):
             age = (ref - self.sc_last[b])[:ts]
             # age > WMAX == 2**(TS_WIDTH-1) - 1: the top bit of the age

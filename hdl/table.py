@@ -25,11 +25,12 @@ it never needs to read ``mark``); the datapath owns ``fresh``: a write stores
 needs a second write port. The caller passes the mark of the slot it writes
 (``wr_mark``): the lane's ``rd_mark`` from the window read that chose the slot, which is
 the mark the slot has at the end of the window's evaluation cycle (the scrubber's write of
-that cycle included). A scrubber mark of the slot ``wr`` writes in the same cycle is
-dropped (the write wins: the slot has just been accessed), so the mark cannot change
-between that cycle and the write if the write follows at once (one evaluation stage); a
-core with a second stage forwards the marks of the cycle between (``rd_mark`` already
-includes the scrubber write of its own cycle, so a write in the next cycle is exact).
+that cycle included). The scrubber's decision (``sc_set``) is registered and written in
+the next cycle; it is dropped for a slot written (``wr``) in either cycle (the write wins:
+the slot has just been accessed), so the mark cannot change between that cycle and the
+write if the write follows at once (one evaluation stage); a core with a second stage
+forwards the marks of the cycle between (``rd_mark`` already includes the scrubber write
+of its own cycle, so a write in the next cycle is exact).
 
 **Clearing.** Valid bits live in RAM, so untracking every line is a sweep: ``clear_en``
 writes ``valid = 0`` to row ``clear_row`` of every bank (one row per cycle, ``ENTRIES /
@@ -94,8 +95,9 @@ class BucketTable(wiring.Component):
         Lane ``b``: ``last`` and ``valid`` of slot ``row * PROBE + b`` of the row addressed
         two cycles before (the block RAM's output is registered first).
     sc_set : In(PROBE)
-        Mark lane ``b`` of that row stale; ignored for a slot written (``wr_en``) in the
-        same cycle, whose write wins.
+        Mark lane ``b`` of that row stale. The mark is written in the next cycle, from
+        registers (``sc_mark_*``), and is dropped for a slot written (``wr_en``) in this
+        cycle or in that one, whose write wins.
     bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
         The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
         block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
@@ -105,6 +107,13 @@ class BucketTable(wiring.Component):
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
         lanes in registers and keeps their marks current.
+    sc_mark_row_next : Out(range(ROWS))
+        The row of the next cycle's mark write (a register), for a caller that compares
+        rows with it a cycle ahead.
+    sc_mark_intent : Out(PROBE)
+        ``sc_mark_en`` before this cycle's ``wr_en`` drops it: a register, for a caller
+        that must not wait for this cycle's write (the slot that write drops is the one it
+        writes, whose mark the caller takes from the write).
 
     Attributes
     ----------
@@ -151,6 +160,8 @@ class BucketTable(wiring.Component):
             "sc_mark_en": Out(p.PROBE),
             "sc_mark_row": Out(range(self.rows)),
             "sc_mark_value": Out(p.PROBE),
+            "sc_mark_row_next": Out(range(self.rows)),
+            "sc_mark_intent": Out(p.PROBE),
         })
 
     def elaborate(self, platform):
@@ -177,11 +188,14 @@ class BucketTable(wiring.Component):
         w_bank, w_row = split(self.wr_slot)
         i_bank, i_row = split(self.inv_slot)
         # The scrubber's row: addressed in cycle c (sc_row), read data in c + 1 (sc_row_q),
-        # registered and decided on in c + 2 (sc_row_qq): no logic behind the block RAM's
-        # output in the cycle it arrives.
+        # registered and decided on in c + 2 (sc_row_qq), marked in c + 3 (sc_row_qqq): no
+        # logic behind the block RAM's output in the cycle it arrives, and the mark write
+        # (and what the core's lanes take from it) comes from registers.
         sc_row_q = Signal(range(rows))
         sc_row_qq = Signal(range(rows))
-        m.d.sync += [sc_row_q.eq(self.sc_row), sc_row_qq.eq(sc_row_q)]
+        sc_row_qqq = Signal(range(rows))
+        m.d.sync += [sc_row_q.eq(self.sc_row), sc_row_qq.eq(sc_row_q),
+                     sc_row_qqq.eq(sc_row_qq)]
 
         # The scrubber's copy of every bank's meta, one row per word.
         # Read without transparency, and registered as it arrives (no logic behind the
@@ -262,12 +276,17 @@ class BucketTable(wiring.Component):
             with m.Else():
                 m.d.sync += sc_d[b].eq(sc_r.data[b])
 
-            # Scrubber marks: mark = not fresh, unless the datapath writes the slot now.
+            # Scrubber marks: mark = not fresh, decided in c + 2 and written in c + 3,
+            # unless the datapath writes the slot in either cycle.
+            sc_intent = Signal(name=f"sc_intent{b}")
+            sc_value = Signal(name=f"sc_value{b}")
+            m.d.sync += [sc_intent.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_qq))),
+                         sc_value.eq(~sc_d[b].fresh)]
             sc_we = Signal(name=f"sc_we{b}")
             m.d.comb += [
-                sc_we.eq(self.sc_set[b] & ~(wr_here & (w_row == sc_row_qq))),
-                mark_w.addr.eq(sc_row_qq), mark_w.en.eq(sc_we),
-                mark_w.data.eq(~sc_d[b].fresh),
+                sc_we.eq(sc_intent & ~(wr_here & (w_row == sc_row_qqq))),
+                mark_w.addr.eq(sc_row_qqq), mark_w.en.eq(sc_we),
+                mark_w.data.eq(sc_value),
                 self.sc_last[b].eq(sc_d[b].last),
                 self.sc_valid[b].eq(sc_d[b].valid),
             ]
@@ -275,7 +294,7 @@ class BucketTable(wiring.Component):
             bank_meta.append(meta_r.data)
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
-            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qq), ~sc_d[b].fresh,
+            m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
                                         mark_r.data))
             bank_mark.append(mark_r.data)
             bank_mark_now.append(mark_now)
@@ -285,10 +304,12 @@ class BucketTable(wiring.Component):
                 self.bk_fresh[b].eq(meta_r.data.fresh), self.bk_mark[b].eq(mark_now),
                 self.bk_mark_raw[b].eq(mark_r.data),
                 self.bk_row[b].eq(row_q),
-                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(~sc_d[b].fresh),
+                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
+                self.sc_mark_intent[b].eq(sc_intent),
             ]
 
-        m.d.comb += [self.sc_mark_row.eq(sc_row_qq), self.rd_lo.eq(lo_q if pb else 0)]
+        m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq),
+                     self.rd_lo.eq(lo_q if pb else 0)]
 
         def lane(values, i):
             return probe_order(values, lo_q, i)

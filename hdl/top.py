@@ -36,6 +36,9 @@ class KvAsu(wiring.Component):
     stats_stages : int
         Passed to ``KvAsuRegisters`` (the statistics engine's pipeline, 3 or 2; speed
         against about 140 flip-flops and a cycle of a statistic's read latency).
+    lru_registered : bool
+        Passed to ``KvAsuCore`` (the LRU list's pipeline; speed against about 300
+        flip-flops and a cycle of the EVICT gap).
 
     Ports
     -----
@@ -54,13 +57,15 @@ class KvAsu(wiring.Component):
     """
 
     def __init__(self, params=None, *, pipelined=True, eval_stages=None,
-                 hash_lut_cross_products=False, window_register=True, stats_stages=3):
+                 hash_lut_cross_products=False, window_register=True, stats_stages=3,
+                 lru_registered=True):
         params = check_core_params(params)
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
         self.core = KvAsuCore(params, pipelined=pipelined,
                               hash_lut_cross_products=hash_lut_cross_products,
-                              window_register=window_register, **kw)
+                              window_register=window_register,
+                              lru_registered=lru_registered, **kw)
         self.regs = KvAsuRegisters(params, stats_stages=stats_stages)
         self.timebase = Timebase()
         self.latency = self.core.latency

@@ -78,10 +78,11 @@ class CoreBench:
     """
 
     def __init__(self, params, *, pipelined=True, cfg=None, hash_mul_stages=1, eval_stages=None,
-                 window_register=True):
+                 window_register=True, lru_registered=True):
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
         kw["window_register"] = window_register
+        kw["lru_registered"] = lru_registered
         self.core = KvAsuCore(params, pipelined=pipelined, hash_mul_stages=hash_mul_stages, **kw)
         self.top = _Top(self.core)
         self.cfg = {**default_cfg(params), **(cfg or {})}

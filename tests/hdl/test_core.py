@@ -13,12 +13,13 @@ from .harness import (EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, chec
                       hash_slot, small_params, tags_in_window)
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
-# (pipelined, eval_stages[, window_register])
+# (pipelined, eval_stages[, window_register[, lru_registered]])
 MODES = [pytest.param((False, 1), id="serial"), pytest.param((True, 1), id="pipelined"),
          pytest.param((True, 2), id="pipelined-e2"),
          pytest.param((True, 2, False), id="pipelined-e2-nowr"),
          pytest.param((True, 3), id="pipelined-e3"),
-         pytest.param((True, 1, False), id="pipelined-e1-nowr")]
+         pytest.param((True, 1, False), id="pipelined-e1-nowr"),
+         pytest.param((True, 1, False, False), id="pipelined-ice40")]
 
 # Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
@@ -61,8 +62,9 @@ def run(p, script, mode, cfg=CFG, **kw):
     mode = mode if isinstance(mode, tuple) else (mode, 1)
     pipelined, eval_stages = mode[:2]
     window_register = mode[2] if len(mode) > 2 else True
+    lru_registered = mode[3] if len(mode) > 3 else True
     bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages,
-                      window_register=window_register)
+                      window_register=window_register, lru_registered=lru_registered)
     res = bench.run(script, **kw)
     return bench, res
 

@@ -14,8 +14,8 @@ from .harness import small_params
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
 
 
-def run(params, n_cmds, rng, idle_rate):
-    dut = LruList(params)
+def run(params, n_cmds, rng, idle_rate, registered=True):
+    dut = LruList(params, registered=registered)
     n = params.ENTRIES
     log = []
 
@@ -65,8 +65,7 @@ def run(params, n_cmds, rng, idle_rate):
                 ctx.set(dut.cmd, LruCmd.NONE)
             await ctx.tick()
         ctx.set(dut.cmd, LruCmd.NONE)
-        await ctx.tick()
-        await ctx.tick()
+        await ctx.tick().repeat(dut.tail_lag)
         # drain: the pops come out in LRU order
         while model:
             assert ctx.get(dut.tail) == model[-1]
@@ -74,7 +73,7 @@ def run(params, n_cmds, rng, idle_rate):
             model.pop()
             await ctx.tick()
             ctx.set(dut.cmd, LruCmd.NONE)
-            await ctx.tick()
+            await ctx.tick().repeat(dut.tail_lag - 1)
         assert ctx.get(dut.empty)
 
     sim = Simulator(dut)
@@ -85,16 +84,18 @@ def run(params, n_cmds, rng, idle_rate):
         assert tail == expect
 
 
+@pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
 @pytest.mark.parametrize("entries,idle", [(4, 0.0), (16, 0.0), (16, 0.3), (2, 0.1)])
-def test_lru_random(entries, idle):
+def test_lru_random(entries, idle, registered):
     p = small_params(ENTRIES=entries, PROBE=min(4, entries))
     rng = random.Random(f"{SEED}-{entries}-{idle}")
-    run(p, 1500, rng, idle)
+    run(p, 1500, rng, idle, registered)
 
 
-def test_flush_empties():
+@pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
+def test_flush_empties(registered):
     p = small_params()
-    dut = LruList(p)
+    dut = LruList(p, registered=registered)
 
     async def bench(ctx):
         for s in (3, 5):
@@ -102,7 +103,7 @@ def test_flush_empties():
             ctx.set(dut.slot, s)
             await ctx.tick()
         ctx.set(dut.cmd, LruCmd.NONE)
-        await ctx.tick()
+        await ctx.tick().repeat(dut.tail_lag - 1)
         assert (ctx.get(dut.head), ctx.get(dut.tail), ctx.get(dut.empty)) == (5, 3, 0)
         ctx.set(dut.flush, 1)
         await ctx.tick()
@@ -112,10 +113,15 @@ def test_flush_empties():
         ctx.set(dut.slot, 7)
         await ctx.tick()
         ctx.set(dut.cmd, LruCmd.NONE)
-        await ctx.tick()
+        await ctx.tick().repeat(dut.tail_lag - 1)
         assert (ctx.get(dut.head), ctx.get(dut.tail), ctx.get(dut.empty)) == (7, 7, 0)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
+
+
+def test_registered_must_be_a_bool():
+    with pytest.raises(TypeError, match="registered must be a bool"):
+        LruList(small_params(), registered=1)

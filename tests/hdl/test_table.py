@@ -73,7 +73,7 @@ def test_valid_stale_inv_clear_scrub_port():
     dut = BucketTable(p)
 
     async def bench(ctx):
-        for slot in (0, 5, 6, 15):
+        for slot in (0, 5, 6, 7, 15):
             ctx.set(dut.wr_en, 1)
             ctx.set(dut.wr_slot, slot)
             ctx.set(dut.wr_last, slot)
@@ -83,19 +83,27 @@ def test_valid_stale_inv_clear_scrub_port():
         ctx.set(dut.sc_row, 1)
         await ctx.tick()
         await ctx.tick()
-        assert ctx.get(dut.sc_valid) == 0b0110
-        assert [ctx.get(dut.sc_last[b]) for b in (1, 2)] == [5, 6]
-        # mark slots 5 and 6 stale, while slot 6 is written in the same cycle: it stays fresh
-        ctx.set(dut.sc_set, 0b0110)
+        assert ctx.get(dut.sc_valid) == 0b1110
+        assert [ctx.get(dut.sc_last[b]) for b in (1, 2, 3)] == [5, 6, 7]
+        # decide to mark slots 5, 6 and 7 stale, while slot 6 is written in the same cycle
+        ctx.set(dut.sc_set, 0b1110)
         ctx.set(dut.wr_en, 1)
         ctx.set(dut.wr_slot, 6)
         ctx.set(dut.wr_last, 9)
-        ctx.set(dut.rd_slot, 4)
         await ctx.tick()
+        # the marks are written in the next cycle, in which slot 7 is written: both written
+        # slots stay fresh
         ctx.set(dut.sc_set, 0)
+        ctx.set(dut.wr_slot, 7)
+        ctx.set(dut.wr_last, 10)
+        ctx.set(dut.rd_slot, 4)
+        assert ctx.get(dut.sc_mark_row) == 1
+        assert ctx.get(dut.sc_mark_intent) == 0b1010
+        assert ctx.get(dut.sc_mark_en) == 0b0010
+        await ctx.tick()
         ctx.set(dut.wr_en, 0)
-        assert ctx.get(dut.rd_last[2]) == 9            # transparent read of slot 6
-        assert ctx.get(dut.rd_valid) == 0b0110
+        assert [ctx.get(dut.rd_last[i]) for i in (2, 3)] == [9, 10]  # transparent reads
+        assert ctx.get(dut.rd_valid) == 0b1110
         assert ctx.get(dut.rd_stale) == 0b0010         # slot 5 only
         # a write with the lane's mark clears stale (the scrubber's mark is 'not fresh')
         assert ctx.get(dut.rd_mark) & 0b0010
@@ -115,7 +123,7 @@ def test_valid_stale_inv_clear_scrub_port():
         assert ctx.get(dut.rd_last[1]) == 15
         ctx.set(dut.rd_slot, 4)
         await ctx.tick()
-        assert ctx.get(dut.rd_valid) == 0b0010         # slot 5 only
+        assert ctx.get(dut.rd_valid) == 0b1010         # slots 5 and 7
         # the clear sweep: one row per cycle
         ctx.set(dut.clear_en, 1)
         for row in range(dut.rows):
@@ -153,9 +161,10 @@ def test_scrubber_marks_only_old_slots():
 
     async def bench(ctx):
         cycle = 100
-        # The counter is frozen here; the scrubber registers its reference tick from the
-        # *next* cycle's count (cycle + 1 - lag), so a frozen 99 acts as cycle 100.
-        ctx.set(s.cycle, cycle - 1)
+        # The counter is frozen here; the scrubber registers its reference tick a cycle
+        # ahead, for the cycle the table writes its decision (cycle + 2 - lag), so a frozen
+        # 98 acts as cycle 100.
+        ctx.set(s.cycle, cycle - 2)
         # slot 9 written with the tick of cycle 100 - lag; slot 10 ten ticks earlier
         ref = ((cycle - lag) >> 1) % 16
         for slot, last in ((9, ref), (10, (ref - 10) % 16), (11, (ref - 7) % 16)):

@@ -1,0 +1,83 @@
+"""fpga.sta on a hand-made SDF in nextpnr's format, with its arrival times worked out by hand.
+
+    gbuf -> ram/CLKB, ff1/CLK, ff2/CLK, ff3/CLK
+    ram: CLKB -> DOB0 5830 ps                     ff1: CLK -> Q 525 ps
+    ram/DOB0 --1000--> lut/A;  ff1/Q --300--> lut/B;  lut: A, B -> F 236 ps
+    lut/F --500--> ff2/DI (setup 0);  lut/F --2000--> ram/ADB5 (setup 134)
+    ff1/Q --100--> ff3/DI (setup 0)
+
+    ram -> lut -> ram: 5830 + 1000 + 236 + 2000 + 134 = 9200 ps
+    ram -> lut -> ff2: 5830 + 1000 + 236 + 500       = 7566 ps
+    ff1 -> ff3:        525 + 100                     =  625 ps
+"""
+
+from fpga.sta import failing_groups, parse_sdf
+
+SDF = r"""(DELAYFILE
+  (SDFVERSION "3.0")
+  (TIMESCALE 1ps)
+  (CELL
+    (CELLTYPE "top")
+    (INSTANCE )
+    (DELAY
+      (ABSOLUTE
+        (INTERCONNECT \$gbuf\$clk/CLKO core.ram.0.0/CLKB (0:0:0) (0:0:0))
+        (INTERCONNECT \$gbuf\$clk/CLKO core.ff1_TRELLIS_FF_Q/CLK (0:0:0) (0:0:0))
+        (INTERCONNECT \$gbuf\$clk/CLKO core.ff2_TRELLIS_FF_Q_3/CLK (0:0:0) (0:0:0))
+        (INTERCONNECT \$gbuf\$clk/CLKO core.ff3_TRELLIS_FF_Q/CLK (0:0:0) (0:0:0))
+        (INTERCONNECT core.ram.0.0/DOB0 core.lut_LUT4_Z/A (900:950:1000) (900:950:1000))
+        (INTERCONNECT core.ff1_TRELLIS_FF_Q/Q core.lut_LUT4_Z/B (300:300:300) (300:300:300))
+        (INTERCONNECT core.lut_LUT4_Z/F core.ff2_TRELLIS_FF_Q_3/DI (500:500:500) (500:500:500))
+        (INTERCONNECT core.lut_LUT4_Z/F core.ram.0.0/ADB5 (2000:2000:2000) (2000:2000:2000))
+        (INTERCONNECT core.ff1_TRELLIS_FF_Q/Q core.ff3_TRELLIS_FF_Q/DI (100:100:100) (100:100:100))
+      )
+    )
+  )
+  (CELL
+    (CELLTYPE "DP16KD")
+    (INSTANCE core.ram.0.0)
+    (DELAY (ABSOLUTE (IOPATH CLKB DOB0 (5795:5812:5830) (5795:5812:5830))))
+    (TIMINGCHECK (SETUPHOLD (posedge ADB5) (posedge CLKB) (134:134:134) (259:259:259)))
+  )
+  (CELL
+    (CELLTYPE "TRELLIS_COMB")
+    (INSTANCE core.lut_LUT4_Z)
+    (DELAY (ABSOLUTE (IOPATH A F (200:218:236) (200:218:236))
+                     (IOPATH B F (200:218:236) (200:218:236))))
+  )
+  (CELL
+    (CELLTYPE "TRELLIS_FF")
+    (INSTANCE core.ff1_TRELLIS_FF_Q)
+    (DELAY (ABSOLUTE (IOPATH CLK Q (430:477:525) (430:477:525))))
+    (TIMINGCHECK (SETUPHOLD (posedge DI) (posedge CLK) (0:0:0) (267:285:303)))
+  )
+  (CELL
+    (CELLTYPE "TRELLIS_FF")
+    (INSTANCE core.ff2_TRELLIS_FF_Q_3)
+    (DELAY (ABSOLUTE (IOPATH CLK Q (430:477:525) (430:477:525))))
+    (TIMINGCHECK (SETUPHOLD (posedge DI) (posedge CLK) (0:0:0) (267:285:303)))
+  )
+  (CELL
+    (CELLTYPE "TRELLIS_FF")
+    (INSTANCE core.ff3_TRELLIS_FF_Q)
+    (DELAY (ABSOLUTE (IOPATH CLK Q (430:477:525) (430:477:525))))
+    (TIMINGCHECK (SETUPHOLD (posedge DI) (posedge CLK) (0:0:0) (267:285:303)))
+  )
+)
+"""
+
+
+def test_worst_path_and_groups():
+    g = parse_sdf(SDF)
+    assert len(g.clock_pins) == 4
+    groups = failing_groups(g, period_ps=7000)
+    # ram -> ram and ram -> ff2 miss 7 ns; ff1 -> ff3 does not
+    assert [(x["start"], x["end"], x["worst_ps"]) for x in groups] == [
+        ("core.ram", "core.ram", 9200.0), ("core.ram", "core.ff2", 7566.0)]
+    assert groups[0]["path"] == [("core.ram.0.0/DOB0", 5830), ("core.lut_LUT4_Z/A", 6830),
+                                 ("core.lut_LUT4_Z/F", 7066), ("core.ram.0.0/ADB5", 9066)]
+
+
+def test_nothing_fails_at_a_long_period():
+    assert failing_groups(parse_sdf(SDF), period_ps=9200) == []
+    assert len(failing_groups(parse_sdf(SDF), period_ps=9199)) == 1
