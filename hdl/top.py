@@ -28,7 +28,7 @@ class KvAsu(wiring.Component):
     pipelined : bool
         Passed to ``KvAsuCore`` (default ``True``: one request per cycle).
     eval_stages : int or None
-        Passed to ``KvAsuCore`` (1 or 2; ``None``: the core's default).
+        Passed to ``KvAsuCore`` (1, 2 or 3; ``None``: the core's default, 3).
     hash_lut_cross_products : bool or collection of str
         Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
     window_register : bool
