@@ -168,6 +168,8 @@ class CoreHarness(Elaboratable):
         m.d.comb += Assert(~core.idle | ~busy)
         if getattr(core, "eval_stages", 1) == 3:
             self.precomputation_invariants(m)
+        if lru.registered:
+            self.lru_bypass_invariants(m, lru)
         self.properties(m)
         return m
 
@@ -250,6 +252,19 @@ class CoreHarness(Elaboratable):
         m.d.comb += Assert((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
         for j in range(P):
             m.d.comb += Assert(~(obs & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
+
+    def lru_bypass_invariants(self, m, lru):
+        """The LRU's C6 bypass choices, registered in C5: each says whether the bank write
+        of the cycle before (``last``) or two before (``last2``) is at the address the C6
+        write takes its other bank's word from (port A: bank 1, port B: bank 0). Asserted,
+        so a start state where they disagree is ruled out."""
+        for name in ("prev", "next"):
+            for port, k in (("a", 1), ("b", 0)):
+                addr = lru.spy[f"{name}_{port}_addr"]
+                for sfx in ("last", "last2"):
+                    en, b_addr = (lru.spy[f"{name}{k}_w{sfx}_{f}"] for f in ("en", "addr"))
+                    m.d.comb += Assert(lru.spy[f"{name}_{port}_fb_hit_{sfx}"] ==
+                                       (en & (b_addr == addr)))
 
     # -- helpers -----------------------------------------------------------------------------
     def _pointer_view(self, lru, name):

@@ -351,15 +351,19 @@ class KvAsuCore(wiring.Component):
                 # will be in E2 then" (in E1b now), so the snoop needs no slot comparator
                 # behind E2's decision either.
                 # (computed for both window starts R may take, the hash and the LRU tail,
-                # from their registers, and chosen after: not behind R's multiplexer)
+                # from their registers, and chosen after: not behind R's multiplexer.
+                # Lane i of the window at h is lane j of E1b's when h == eb_tail + j - i:
+                # an equality with registered sums, no subtraction behind the tail.)
+                eb_tail_plus = {k: Signal(sw, name=f"eb_tail_plus{k + P - 1}")
+                                for k in range(-(P - 1), P)}
+                m.d.sync += [x.eq((e_h + k)[:sw]) for k, x in eb_tail_plus.items()]
+
                 def m_overlap(h, name):
-                    delta = Signal(sw, name=f"{name}_delta")
-                    m.d.comb += delta.eq(h - eb_tail)
                     ov = [Signal(P, name=f"{name}{b}") for b in range(P)]
                     for b in range(P):
                         for j in range(P):
                             lanes = [((h[:pb] + i)[:pb] == b if pb else Const(1)) &
-                                     (delta == ((j - i) % p.ENTRIES)) for i in range(P)]
+                                     (h == eb_tail_plus[j - i]) for i in range(P)]
                             m.d.comb += ov[b][j].eq(Cat(*lanes).any())
                     return ov
                 ov_hash = m_overlap(hsh.hash[:sw], "m_ov_hash")

@@ -177,21 +177,42 @@ class _CodedArray:
             bank_last.append(last)
             bank_last2.append(last2)
 
-        def other_bank(k, addr):
+        # Which bypass applies, in registered mode decided a cycle ahead (C5, from the
+        # write the command in C5 will make and the bank writes of C5 and C4) and
+        # registered (`fb_hit`), so C6 is a multiplexer and an XOR behind registers.
+        # Port A (bank 0) takes bank 1's word, port B (bank 1) bank 0's.
+        if self.registered:
+            fbw = self.pending[1]
+            fb_hit = {}
+            for port, k in (("a", 1), ("b", 0)):
+                addr_next = fbw[port][1]
+                now_en, now_addr = self.wp[k].en, self.wp[k].addr      # bank_last next
+                hit_last = Signal(name=f"{self.name}_{port}_fb_hit_last")
+                hit_last2 = Signal(name=f"{self.name}_{port}_fb_hit_last2")
+                m.d.sync += [hit_last.eq(now_en & (now_addr == addr_next)),
+                             hit_last2.eq(bank_last[k][0] & (bank_last[k][1] == addr_next))]
+                fb_hit[port] = (hit_last2, hit_last)
+
+        def other_bank(port, k, addr):
             """Bank ``k``'s word at ``addr`` now, from the feedback read."""
             word = fb_words[k]
-            bypass = (bank_last2[k], bank_last[k]) if self.registered else (bank_last[k],)
-            for en, l_addr, l_data in bypass:                             # oldest first
-                word = Mux(en & (l_addr == addr), l_data, word)
+            if self.registered:
+                hits = fb_hit[port]
+                cands = (bank_last2[k], bank_last[k])
+            else:
+                cands = (bank_last[k],)
+                hits = [en & (l_addr == addr) for en, l_addr, _ in cands]
+            for hit, (_, _, l_data) in zip(hits, cands):                 # oldest first
+                word = Mux(hit, l_data, word)
             return word
 
         a_en, a_addr, a_data = self.w["a"]
         b_en, b_addr, b_data = self.w["b"]
         m.d.comb += [
             self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
-            self.wp[0].data.eq(a_data ^ other_bank(1, a_addr)),
+            self.wp[0].data.eq(a_data ^ other_bank("a", 1, a_addr)),
             self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr),
-            self.wp[1].data.eq(b_data ^ other_bank(0, b_addr)),
+            self.wp[1].data.eq(b_data ^ other_bank("b", 0, b_addr)),
         ]
 
 
