@@ -607,7 +607,7 @@ class KvAsuCore(wiring.Component):
             # the request ahead (version j), and let the forwarding only pick a version.
             lane_res = data.StructLayout({
                 "valid": 1, "match": 1, "age": ts, "tag": p.TAG_WIDTH,
-                "count": p.COUNT_WIDTH, "mark": 1, "slot": sw, "bank": range(P),
+                "count": p.COUNT_WIDTH, "mark": 1, "slot": sw,
                 "count_inc": p.COUNT_WIDTH,    # sat_inc(count)
                 "count_inc2": p.COUNT_WIDTH,   # sat_inc(count, 2)
                 "sc_row_hit": 1,   # row == the row of the scrubber's mark write (E1b's cycle)
@@ -698,7 +698,6 @@ class KvAsuCore(wiring.Component):
             eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
             m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
             for i in range(P):
-                bank_i = lane_slots[i][:pb] if pb else Const(0)
                 m.d.sync += [
                     eb_l[i].valid.eq(valid_l[i]), eb_l[i].match.eq(match[i]),
                     eb_l[i].age.eq(ages[i]), eb_l[i].tag.eq(tag_l[i]),
@@ -709,7 +708,7 @@ class KvAsuCore(wiring.Component):
                                              sat_inc(r_cnts[i]))),
                     eb_l[i].count_inc2.eq(Mux(fw_wrs[i], sat_inc(d2.cnt_after_inc),
                                               sat_inc(r_cnts[i], 2))),
-                    eb_l[i].slot.eq(lane_slots[i]), eb_l[i].bank.eq(bank_i),
+                    eb_l[i].slot.eq(lane_slots[i]),
                     eb_l[i].sc_row_hit.eq(lane_slots[i][pb:] == table.sc_mark_row_next),
                 ]
             m.d.comb += busy_extra2.eq(eb.valid)
@@ -718,7 +717,7 @@ class KvAsuCore(wiring.Component):
             # E2 writes, and the version picked then takes that lane from E2).
             mark_b = Signal(P)
             for i in range(P):
-                bank_i = eb_l[i].bank
+                bank_i = eb_l[i].slot[:pb]      # lane i's bank: its slot's low bits
                 sc_hit = (Array(table.sc_mark_intent)[bank_i] if pb
                           else table.sc_mark_intent[0]) & eb_l[i].sc_row_hit
                 sc_val = Array(table.sc_mark_value)[bank_i] if pb else table.sc_mark_value[0]

@@ -102,7 +102,7 @@ class BucketTable(wiring.Component):
         The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
         block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
         mark at the end of this cycle, like ``rd_mark``, which depends on this cycle's
-        ``wr_*``; ``bk_mark_raw`` the mark as read); ``rd_lo``: the bank of lane 0.
+        ``wr_*``; ``bk_mark_raw`` the mark as read).
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -156,7 +156,6 @@ class BucketTable(wiring.Component):
             "bk_mark": Out(p.PROBE),
             "bk_mark_raw": Out(p.PROBE),
             "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
-            "rd_lo": Out(range(p.PROBE)),
             "sc_mark_en": Out(p.PROBE),
             "sc_mark_row": Out(range(self.rows)),
             "sc_mark_value": Out(p.PROBE),
@@ -308,8 +307,7 @@ class BucketTable(wiring.Component):
                 self.sc_mark_intent[b].eq(sc_intent),
             ]
 
-        m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq),
-                     self.rd_lo.eq(lo_q if pb else 0)]
+        m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
 
         def lane(values, i):
             return probe_order(values, lo_q, i)
