@@ -214,6 +214,15 @@ class CoreHarness(Elaboratable):
                 if i != j:
                     m.d.comb += Assert(~eb_valid |
                                        (cs[f"eb_gt{i}_{j}"] == (eb_l[i].age > eb_l[j].age)))
+        # The version pick's summaries of eb_ov, by lane j of E2's window.
+        pbits = P.bit_length() - 1
+        for j in range(P):
+            m.d.comb += Assert(cs["eb_ov_any"][j] ==
+                               Cat(cs[f"eb_ov{i}"][j] for i in range(P)).any())
+            for k in range(pbits):
+                m.d.comb += Assert(cs[f"eb_ov_bit{k}"][j] ==
+                                   Cat(cs[f"eb_ov{i}"][j] for i in range(P) if (i >> k) & 1).any())
+        for i in range(P):
             m.d.comb += Assert(~eb_valid | (
                 (cs["eb_gtp"][i] == (eb_l[i].age > age_prev)) &
                 (cs["eb_pgt"][i] == (age_prev > eb_l[i].age)) &

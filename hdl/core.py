@@ -59,7 +59,7 @@ class KvAsuCore(wiring.Component):
         a time (``req.ready`` stays low until the previous request has left the pipeline);
         the same datapath, kept as a reference mode.
     hash_mul_stages : int
-        Passed to ``Murmur3Hash64`` (1 or 2); sets the hash latency.
+        Passed to ``Murmur3Hash64`` (1, 2 or 3); sets the hash latency.
     hash_lut_cross_products : bool or collection of str
         Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
         LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
@@ -627,11 +627,13 @@ class KvAsuCore(wiring.Component):
             # and E2's forwarded age are compared in parallel with `fw_wr`, which only
             # picks results. The comparisons do not wait for the ages either: a saturated
             # age (WMAX + 1) equals any other saturated one and exceeds any other, and two
-            # unsaturated ages (below 2**(TS_WIDTH - 1)) compare as their stamps do,
-            # age_x > age_y exactly when last_y - last_x is positive as a TS_WIDTH-bit
-            # signed number; age_x > W1 exactly when (t - W1 - 1) - last_x is not
-            # negative. So each is one subtraction of registered stamps, beside the ages'
-            # own subtractions, and one LUT for the saturation cases.
+            # unsaturated ages (below 2**(TS_WIDTH - 1)) compare as their stamps do:
+            # last_x - last_y is age_y - age_x modulo 2**TS_WIDTH, and that difference lies
+            # in [-(WMAX), WMAX], so age_x > age_y exactly when last_x - last_y is negative
+            # as a TS_WIDTH-bit signed number (its top bit, the carry chain's last sum: no
+            # zero test); age_x > W1 exactly when (t - W1 - 1) - last_x is not negative.
+            # So each is one subtraction of registered stamps, beside the ages' own
+            # subtractions, and one LUT for the saturation cases.
             t_w1 = Signal(ts)            # t - W1 - 1 of the request in E1a
             pre_t = mreq.t if self.window_register else r.t
             m.d.sync += t_w1.eq((pre_t - cfg.w1 - 1)[:ts])
@@ -642,8 +644,7 @@ class KvAsuCore(wiring.Component):
             def gt(x, y):
                 """age(x) > age(y) for (saturated, stamp) pairs."""
                 (sx, lx), (sy, ly) = x, y
-                d = (ly - lx)[:ts]
-                return (sx & ~sy) | (~sx & ~sy & (d != 0) & ~d[ts - 1])
+                return (sx & ~sy) | (~sx & ~sy & (lx - ly)[:ts][ts - 1])
 
             def old(x):
                 sx, lx = x
@@ -697,6 +698,16 @@ class KvAsuCore(wiring.Component):
             # Which lane of the request ahead's window each lane is (see overlap()).
             eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
             m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
+            # The same read by lane j of the request ahead's window: whether it is in this
+            # window (eb_ov_any) and the bits of the lane it is (eb_ov_bit{k}), so that
+            # the version pick below is a binary multiplexer, not a one-hot priority chain.
+            eb_ov_any = Signal(P, name="eb_ov_any")
+            eb_ov_bit = [Signal(P, name=f"eb_ov_bit{k}") for k in range(pb)]
+            for j in range(P):
+                m.d.sync += eb_ov_any[j].eq(Cat(e_ov1[i][j] for i in range(P)).any())
+                for k in range(pb):
+                    m.d.sync += eb_ov_bit[k][j].eq(
+                        Cat(e_ov1[i][j] for i in range(P) if (i >> k) & 1).any())
             for i in range(P):
                 m.d.sync += [
                     eb_l[i].valid.eq(valid_l[i]), eb_l[i].match.eq(match[i]),
@@ -752,15 +763,13 @@ class KvAsuCore(wiring.Component):
                     gt=gt_v, old=Cat(pick(i, eb_old[i], eb_old_prev) for i in range(P)),
                     inc=[pick(i, eb_l[i].count_inc, d2.cnt_after_inc) for i in range(P)],
                     inc2=[pick(i, eb_l[i].count_inc2, inc_ahead2) for i in range(P)]))
-            # Which lane of this window the request ahead writes (if any).
-            obs_wr1 = d2.wr
-            fw1 = Signal(P)
-            for i in range(P):
-                m.d.comb += fw1[i].eq(obs_wr1 & (d2.wr_lane & eb_ov[i]).any())
-            m.d.comb += d.eq(versions[P])
-            for i in range(P):           # at most one lane is written
-                with m.If(fw1[i]):
-                    m.d.comb += d.eq(versions[i])
+            # Whether the request ahead writes a lane of this window (fw1_any), and which
+            # (fw1_lane, in binary: E2 writes at most one lane, and wr_lane is one-hot).
+            fw1_any = Signal()
+            fw1_lane = Signal(range(P), name="fw1_lane")
+            m.d.comb += fw1_any.eq(d2.wr & (d2.wr_lane & eb_ov_any).any())
+            m.d.comb += [fw1_lane[k].eq((d2.wr_lane & eb_ov_bit[k]).any()) for k in range(pb)]
+            m.d.comb += d.eq(Mux(fw1_any, Array(versions[:P])[fw1_lane], versions[P]))
 
         if two:
             m.d.sync += d2.eq(d)

@@ -93,8 +93,8 @@ class Murmur3Hash64(wiring.Component):
         3,4    k1 = rotl(k1,15)*C2, k2 = rotl(k2,15)*C2       one multiply
         5      h = round(seed, k1)                            xor, 3-input add
         6      h = round(h, k2); h ^= 8; h ^= h >> 16         xor, 3-input add, xors
-        7,8    h *= 0x85ebca6b                                one multiply
-        9,10   h ^= h >> 13; h *= 0xc2b2ae35                  xor, one multiply
+        7,8    h *= 0x85ebca6b; h ^= h >> 13                  one multiply, xor
+        9,10   h *= 0xc2b2ae35                                one multiply
         11     h ^= h >> 16                                   xor (registered output)
 
     where ``round(h, k) = rotl(h ^ k, 13) * 5 + 0xe6546b64`` (``* 5`` is a shift and an
@@ -129,14 +129,18 @@ class Murmur3Hash64(wiring.Component):
     mul_stages=1                89 MHz     18            519
     ==========================  =========  ============  ========  ===================
 
-    The default's critical path is the ``h ^ (h >> 13)`` LUT into a DSP. An iCE40 UP5K has
+    The default's critical path was the ``h ^ (h >> 13)`` LUT into a DSP (now in f1's
+    summing stage; not re-measured on the isolated block). An iCE40 UP5K has
     8 ``SB_MAC16``: with a 24-bit key (the reduced build) use
     ``lut_cross_products=("c1", "c2")``.
 
     Parameters
     ----------
     mul_stages : int
-        Pipeline stages per constant multiply: 1 or 2 (default 2).
+        Pipeline stages per constant multiply: 1, 2 (default) or 3. With 3 each multiply
+        first registers its operands again (stage ``i``), which lets the placer put those
+        copies next to the DSPs: on an ECP5 the routes into and out of the DSP rows are 2-3
+        ns each, so a multiplier between two distant flip-flops alone can take 10 ns.
     lut_cross_products : bool or collection of str
         Which multiplies compute their two 16-bit cross partial products in LUTs rather
         than DSPs: ``False`` (default) none, ``True`` all, or a subset of ``MULTIPLIES``
@@ -160,8 +164,8 @@ class Murmur3Hash64(wiring.Component):
     def __init__(self, *, mul_stages=2, lut_cross_products=False):
         if not isinstance(mul_stages, int) or isinstance(mul_stages, bool):
             raise TypeError(f"mul_stages must be an integer, not {mul_stages!r}")
-        if mul_stages not in (1, 2):
-            raise ValueError(f"mul_stages must be 1 or 2, not {mul_stages}")
+        if mul_stages not in (1, 2, 3):
+            raise ValueError(f"mul_stages must be 1, 2 or 3, not {mul_stages}")
         if isinstance(lut_cross_products, bool):
             lut_cross_products = MULTIPLIES if lut_cross_products else ()
         elif isinstance(lut_cross_products, str) or not hasattr(lut_cross_products, "__iter__"):
@@ -197,12 +201,20 @@ class Murmur3Hash64(wiring.Component):
             stage[0] += 1
             return {k: reg(v, f"{name}_{k}") for k, v in values.items()}
 
-        def mul_consts(name, products, carry=None):
+        def mul_consts(name, products, carry=None, post=lambda x: x):
             """Pipeline ``x * const mod 2**32`` for every ``name: (x, const)`` of ``products``.
 
             The products are independent and share the same stages; ``carry`` are other
-            values riding along. Returns a dict of the products and the carried values."""
+            values riding along; ``post`` is applied to each product in its last stage.
+            Returns a dict of the products and the carried values."""
             carry = dict(carry or {})
+            if self.mul_stages == 3:
+                # Stage i registers the operands once more, so that the placer can put
+                # these copies beside the DSPs: no long wire in front of a multiplier.
+                s = step(f"{name}i", **{f"{k}_x": x for k, (x, _) in products.items()},
+                         **carry)
+                products = {k: (s[f"{k}_x"], c) for k, (_, c) in products.items()}
+                carry = {k: s[k] for k in carry}
             # Three independent 16x16 partial products per multiply; low 32 bits of
             # x * c = p0 + (p1 + p2) << 16 with p1, p2 needed only mod 2**16.
             parts = {}
@@ -218,9 +230,9 @@ class Murmur3Hash64(wiring.Component):
 
             def sums(parts):
                 # The low half is p0's; only the upper half needs an adder (3 terms).
-                return {k: Cat(parts[f"{k}_p0"][:16],
-                               (parts[f"{k}_p0"][16:] + parts[f"{k}_p1"][:16] +
-                                parts[f"{k}_p2"][:16])[:16])
+                return {k: post(Cat(parts[f"{k}_p0"][:16],
+                                    (parts[f"{k}_p0"][16:] + parts[f"{k}_p1"][:16] +
+                                     parts[f"{k}_p2"][:16])[:16]))
                         for k in products}
 
             if self.mul_stages == 1:
@@ -247,8 +259,10 @@ class Murmur3Hash64(wiring.Component):
         s = step("r1", h=mix_round(s["seed"], s["k1"]), k2=s["k2"])
         h = mix_round(s["h"], s["k2"]) ^ 8
         s = step("r2", h=h ^ (h >> 16))
-        h = mul_consts("f1", {"h": (s["h"], _F1)})["h"]
-        h = mul_consts("f2", {"h": (h ^ (h >> 13), _F2)})["h"]
+        # (h ^ (h >> 13) in f1's summing stage, so f2's multipliers take registers: no
+        # LUT in front of a DSP)
+        h = mul_consts("f1", {"h": (s["h"], _F1)}, post=lambda h: h ^ (h >> 13))["h"]
+        h = mul_consts("f2", {"h": (h, _F2)})["h"]
         s = step("out", h=h ^ (h >> 16))
         m.d.comb += self.hash.eq(s["h"])
 

@@ -128,14 +128,25 @@ class _CodedArray:
         for rp in self.cmd_rp:
             self.m.d.comb += [rp.addr.eq(addr), rp.en.eq(1)]
 
-    def value(self, addr_qq):
+    def value(self, addr_q, addr_qq):
         """The logical word at ``addr_qq`` (C3: read issued two cycles ago; not registered:
         C2, one cycle ago), with the writes of the read's cycle (which met it), of the
-        cycles since and of the commands still in C4 and C5 (which it missed) forwarded."""
+        cycles since and of the commands still in C4 and C5 (which it missed) forwarded.
+        ``addr_q`` is ``addr_qq`` one cycle earlier (used when registered)."""
         # The forwarding choice comes from registers: the write requests and addr_qq.
         # Ports A and B never write one address in one cycle; later writes are newer.
         cands = [stage[port] for stage in self.pending for port in "ab"]
-        hits = [en & (addr == addr_qq) for en, addr, _ in cands]
+        if self.registered:
+            # Every stage but the newest holds now what the stage before it held a cycle
+            # ago: compare that with addr_q a cycle ahead and register the hit, so only
+            # the newest write's comparison sits in front of the multiplexers.
+            hits = [en & (addr == addr_qq) for en, addr, _ in cands[:2]]
+            for k, (en, addr, _) in enumerate(cands[:-2]):
+                hit = Signal(name=f"{self.name}_fw_hit{k + 2}")
+                self.m.d.sync += hit.eq(en & (addr == addr_q))
+                hits.append(hit)
+        else:
+            hits = [en & (addr == addr_qq) for en, addr, _ in cands]
         newest = self.words[0] ^ self.words[1]
         for hit, (_, _, dat) in reversed(list(zip(hits, cands))):
             newest = Mux(hit, dat, newest)
@@ -300,7 +311,8 @@ class LruList(wiring.Component):
         # head/tail update.
         p_of = Signal(sw)
         n_of = Signal(sw)
-        m.d.comb += [p_of.eq(prv.value(slot_qq)), n_of.eq(nxt.value(slot_qq))]
+        m.d.comb += [p_of.eq(prv.value(slot_q, slot_qq)),
+                     n_of.eq(nxt.value(slot_q, slot_qq))]
 
         pa = [Signal(name="prev_a_req"), Signal(sw), Signal(sw)]   # prev[n] = p
         pb = [Signal(name="prev_b_req"), Signal(sw), Signal(sw)]   # prev[head] = slot

@@ -235,11 +235,15 @@ class KvAsuRegisters(wiring.Component):
 
         # ---- statistics counters ---------------------------------------------------------
         # In block RAM (hdl/stats.py). Clearing waits for a cycle without increments (see
-        # HOLD below), so `stat_inc` is 0 then; an increment in the clear cycle would still
-        # count after the clear.
+        # HOLD below) and happens in the next, the first cycle of RESP: a register, so the
+        # HOLD decision (idle, legality) does not sit in front of the counters' resets. The
+        # core is still held then, so `stat_inc` stays 0; an increment in the clear cycle
+        # would count after the clear anyway. A read ordered after the B response is
+        # sampled later still, so it sees the clear.
         clear_stats = Signal()
         m.submodules.stats = stats = self.stats
         m.d.comb += [stats.inc.eq(self.stat_inc), stats.clear.eq(clear_stats)]
+        m.d.sync += clear_stats.eq(0)
 
         # ---- write channel -------------------------------------------------------------
         aw_full = Signal()
@@ -315,7 +319,7 @@ class KvAsuRegisters(wiring.Component):
                             m.d.sync += error.eq(0)
                         m.d.sync += flush_pulse.eq(w_data[cbit("FLUSH")] |
                                                    (commit & seed_changes))
-                        m.d.comb += clear_stats.eq(w_data[cbit("CLEAR_STATS")])
+                        m.d.sync += clear_stats.eq(w_data[cbit("CLEAR_STATS")])
                         m.d.sync += self.enable.eq(w_data[cbit("ENABLE")])
 
             with m.State("RESP"):

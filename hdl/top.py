@@ -33,6 +33,9 @@ class KvAsu(wiring.Component):
         Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
     window_register : bool
         Passed to ``KvAsuCore`` (the M stage; speed against about 190 flip-flops).
+    hash_mul_stages : int
+        Passed to ``KvAsuCore`` (the hash's stages per multiply, 1, 2 or 3; each more adds
+        4 cycles of latency).
     stats_stages : int
         Passed to ``KvAsuRegisters`` (the statistics engine's pipeline, 3 or 2; speed
         against about 140 flip-flops and a cycle of a statistic's read latency).
@@ -56,13 +59,13 @@ class KvAsu(wiring.Component):
         Core acceptance-to-response latency in cycles.
     """
 
-    def __init__(self, params=None, *, pipelined=True, eval_stages=None,
+    def __init__(self, params=None, *, pipelined=True, eval_stages=None, hash_mul_stages=2,
                  hash_lut_cross_products=False, window_register=True, stats_stages=3,
                  lru_registered=True):
         params = check_core_params(params)
         self.params = params
         kw = {} if eval_stages is None else {"eval_stages": eval_stages}
-        self.core = KvAsuCore(params, pipelined=pipelined,
+        self.core = KvAsuCore(params, pipelined=pipelined, hash_mul_stages=hash_mul_stages,
                               hash_lut_cross_products=hash_lut_cross_products,
                               window_register=window_register,
                               lru_registered=lru_registered, **kw)

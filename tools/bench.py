@@ -116,9 +116,9 @@ def _fpga_reports(root: Path) -> dict:
     out = {}
     for report in sorted(root.glob("*/report.json")):
         data = json.loads(report.read_text())
-        out[data["target"]] = {k: data[k] for k in ("description", "params", "fmax_mhz",
-                                                    "target_mhz", "timing_pass", "resources",
-                                                    "critical_path")}
+        out[data["target"]] = {k: data.get(k) for k in (
+            "description", "params", "options", "latency_cycles", "fmax_mhz", "target_mhz",
+            "timing_pass", "resources", "critical_path")}
     return out
 
 
@@ -179,7 +179,8 @@ def main(argv=None) -> int:
             p["requests_per_cycle"] for name, p in report["patterns"].items()
             if name.startswith(("observe", "query")))
         res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
-        print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}), {res}")
+        print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}), "
+              f"latency {data['latency_cycles']} cycles as built, {res}")
     if not report["fpga"]:
         print(f"(no FPGA reports in {args.fpga_dir}: run `make fpga` or pass --fpga)")
 

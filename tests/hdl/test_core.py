@@ -63,8 +63,10 @@ def run(p, script, mode, cfg=CFG, **kw):
     pipelined, eval_stages = mode[:2]
     window_register = mode[2] if len(mode) > 2 else True
     lru_registered = mode[3] if len(mode) > 3 else True
+    hash_mul_stages = mode[4] if len(mode) > 4 else 1
     bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages,
-                      window_register=window_register, lru_registered=lru_registered)
+                      window_register=window_register, lru_registered=lru_registered,
+                      hash_mul_stages=hash_mul_stages)
     res = bench.run(script, **kw)
     return bench, res
 
@@ -247,6 +249,20 @@ def test_one_per_cycle_fixed_latency(eval_stages):
     acc = [c for _, c in res["accepted"]]
     assert acc == list(range(len(script)))          # one per cycle, no bubble
     lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
+    assert set(lat) == {bench.core.latency}
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("hash_mul_stages", [2, 3])
+def test_fixed_latency_longer_hash(hash_mul_stages):
+    # The ECP5 build's hash (3 stages per multiply): 4 cycles more, still one per cycle.
+    p = small_params()
+    rng = random.Random(SEED + hash_mul_stages)
+    script = [("req", rng.choice((OBSERVE, QUERY, EVICT)), addr_of(p, rng.randrange(1, 40)),
+               rng.randrange(4)) for _ in range(150)]
+    bench, res = run(p, script, (True, 3, True, True, hash_mul_stages))
+    assert bench.core.hash_latency == 3 + 4 * hash_mul_stages
+    lat = [r - a for (_, a), r in zip(res["accepted"], res["rsp_cycles"])]
     assert set(lat) == {bench.core.latency}
     check_against_ref(p, res, CFG)
 

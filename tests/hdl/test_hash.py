@@ -48,7 +48,7 @@ def run_stream(dut, vectors):
 
 @pytest.mark.parametrize("lut_cross_products", [False, True, ("c1", "f2")],
                          ids=["dsp", "lut", "mixed"])
-@pytest.mark.parametrize("mul_stages", [1, 2])
+@pytest.mark.parametrize("mul_stages", [1, 2, 3])
 def test_stream_random_and_edges(mul_stages, lut_cross_products):
     print(f"random seed {SEED} (set KV_ASU_TEST_SEED to change)")
     rng = random.Random(SEED + mul_stages + 10 * len(str(lut_cross_products)))
@@ -64,6 +64,7 @@ def test_stream_random_and_edges(mul_stages, lut_cross_products):
 
 def test_latency_attribute():
     assert Murmur3Hash64().latency == 11
+    assert Murmur3Hash64(mul_stages=3).latency == 15
     assert Murmur3Hash64(mul_stages=2).latency == 11
     assert Murmur3Hash64(mul_stages=1).latency == 7
     assert Murmur3Hash64(mul_stages=1, lut_cross_products=True).latency == 7
@@ -100,7 +101,7 @@ def test_parameter_validation():
     with pytest.raises(TypeError):
         Murmur3Hash64(mul_stages=True)
     with pytest.raises(ValueError):
-        Murmur3Hash64(mul_stages=3)
+        Murmur3Hash64(mul_stages=4)
     with pytest.raises(TypeError):
         Murmur3Hash64(lut_cross_products=1)
     with pytest.raises(TypeError):

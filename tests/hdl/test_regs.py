@@ -469,15 +469,21 @@ def test_hold_waits_for_core_idle():
             if ctx.get(dut.axil.bvalid):
                 break
         assert ctx.get(dut.axil.bvalid), "no B after core_idle"
-        # Applied before B: new config, counters cleared, enable back on. hold stays high
-        # while B waits for bready (3 cycles here) and in the cycle of the B handshake
-        # (D8: no request at the edge of an action's write response); it falls after it.
+        # Applied before B: new config, enable back on. The counters clear in B's first
+        # cycle (a registered clear), before any read ordered after B can sample them.
+        # hold stays high while B waits for bready (3 cycles here) and in the cycle of the
+        # B handshake (D8: no request at the edge of an action's write response); it falls
+        # after it.
         assert ctx.get(dut.cfg.c3) == 6 and ctx.get(dut.enable) == 1
-        assert dut.stats.peek(ctx, 0) == 0
+        assert ctx.get(dut.stats.clear) == 1
+        first = True
         while True:
             assert ctx.get(dut.hold), "hold fell before the B handshake"
             handshake = ctx.get(dut.axil.bvalid) and ctx.get(dut.axil.bready)
             await ctx.tick()
+            if first:
+                assert dut.stats.peek(ctx, 0) == 0
+                first = False
             if handshake:
                 break
         assert not ctx.get(dut.hold)
