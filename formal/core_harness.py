@@ -180,8 +180,9 @@ class CoreHarness(Elaboratable):
         state they always agree; k-induction starts from an arbitrary state, where a lane
         overlap or an age comparison could disagree with the slots and ages it stands for
         and steer a forward to the wrong lane. Asserted (so proven), they rule that out:
-        lane slots are the window start plus the lane; ``e_ov`` / ``eb_ov`` say which lane
-        of E2's window (starting at ``d2.tail_slot``) each lane of E1a / E1b is; E1b's
+        lane slots are the window start plus the lane; ``e_ov`` says which lane of E2's
+        window (starting at ``d2.tail_slot``) each lane of E1a is, ``eb_ov_any`` /
+        ``eb_ov_bit*`` which lane of E1b's window each lane of E2's window is; E1b's
         comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; the
         ``sc_row_hit`` bits say whether a lane's (bank's) row is the scrubber's mark row;
         ``m_ov`` which lane of E2's window M's bank reads are; E2's
@@ -208,20 +209,20 @@ class CoreHarness(Elaboratable):
                 m.d.comb += [
                     Assert(~(e_valid & d2.valid) |
                            (cs[f"e_ov{i}"][j] == (slot(e_h, i) == slot(d2.tail_slot, j)))),
-                    Assert(~(eb_valid & d2.valid) |
-                           (cs[f"eb_ov{i}"][j] == (eb_l[i].slot == slot(d2.tail_slot, j)))),
                 ]
                 if i != j:
                     m.d.comb += Assert(~eb_valid |
                                        (cs[f"eb_gt{i}_{j}"] == (eb_l[i].age > eb_l[j].age)))
-        # The version pick's summaries of eb_ov, by lane j of E2's window.
+        # E1b's overlaps, by lane j of E2's window: in E1b's window at all, and at which
+        # lane's bits.
         pbits = P.bit_length() - 1
         for j in range(P):
-            m.d.comb += Assert(cs["eb_ov_any"][j] ==
-                               Cat(cs[f"eb_ov{i}"][j] for i in range(P)).any())
+            at = [eb_l[i].slot == slot(d2.tail_slot, j) for i in range(P)]
+            m.d.comb += Assert(~(eb_valid & d2.valid) | (cs["eb_ov_any"][j] == Cat(*at).any()))
             for k in range(pbits):
-                m.d.comb += Assert(cs[f"eb_ov_bit{k}"][j] ==
-                                   Cat(cs[f"eb_ov{i}"][j] for i in range(P) if (i >> k) & 1).any())
+                m.d.comb += Assert(~(eb_valid & d2.valid) |
+                                   (cs[f"eb_ov_bit{k}"][j] ==
+                                    Cat(at[i] for i in range(P) if (i >> k) & 1).any()))
         for i in range(P):
             m.d.comb += Assert(~eb_valid | (
                 (cs["eb_gtp"][i] == (eb_l[i].age > age_prev)) &
@@ -231,7 +232,6 @@ class CoreHarness(Elaboratable):
         # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
         if getattr(core, "window_register", False):
             m_valid, m_h = cs["mreq"][0], cs["m_h"]
-            pbits = P.bit_length() - 1
             for b in range(P):
                 in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \
                     if pbits else m_h
@@ -239,11 +239,10 @@ class CoreHarness(Elaboratable):
                     m.d.comb += Assert(~(m_valid & d2.valid) |
                                        (cs[f"m_ov{b}"][j] == (in_bank == slot(d2.tail_slot, j))))
         # The lanes' and banks' "my row is the scrubber's mark row" bits.
-        pb = P.bit_length() - 1
         mark_row = self.table.sc_mark_row
         for i in range(P):
             m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
-                                            (eb_l[i].slot[pb:] == mark_row)))
+                                            (eb_l[i].slot[pbits:] == mark_row)))
         for b in range(P):
             mbank = data.View(core.bank_layout, cs[f"mbank{b}"])
             m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))

@@ -7,8 +7,8 @@ Yosys log and netlist, the nextpnr log and its JSON report, the bitstream (``top
 ECP5, ``top.bin`` for iCE40) and ``report.json``: Fmax per clock, LUTs, flip-flops, block
 RAMs, DSPs, and pass/fail against the target frequency. For the ECP5 also the routed delays
 (``top.sdf``) and, from them, every group of endpoints that misses the target
-(``failing_paths``, see :mod:`fpga.sta`), not only nextpnr's one critical path. The core is wrapped in
-:class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
+(``failing_paths``, see :mod:`fpga.sta`), not only nextpnr's one critical path. The core is
+wrapped in :class:`fpga.harness.OutOfContextHarness` (see there why its Fmax is the core's).
 
 Every tool comes from the yowasp PyPI packages in the venv; nothing else is needed.
 """
@@ -167,8 +167,8 @@ def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
     params = Params(**target.params)
     print(f"[{target.name}] {target.description}", flush=True)
     top_v = out / "top.v"
-    top_v.write_text(verilog.convert(build_design(params, target.options),
-                                     name="kv_asu_fpga_top"))
+    design = build_design(params, target.options)
+    top_v.write_text(verilog.convert(design, name="kv_asu_fpga_top"))
     timings = {}
 
     synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"
@@ -200,9 +200,8 @@ def run_target(target: Target, out: Path, freq: float, seed: int = 1) -> dict:
 
     summary = _summarise(target, json.loads((out / "nextpnr-report.json").read_text()), freq,
                          _parse_yosys_stat((out / "yosys.log").read_text()))
-    from hdl.top import KvAsu
     summary["options"] = dict(target.options)
-    summary["latency_cycles"] = KvAsu(params, **target.options).latency
+    summary["latency_cycles"] = design.core.latency
     summary["critical_path"] = _critical_path((out / "nextpnr.log").read_text())
     if (out / "top.sdf").exists():
         groups = sta.failing_groups(sta.parse_sdf((out / "top.sdf").read_text()),

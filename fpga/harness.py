@@ -41,6 +41,11 @@ class OutOfContextHarness(wiring.Component):
     -----
     misr_out : Out(1)
         Last bit of the MISR; depends on every output bit of the core.
+
+    Attributes
+    ----------
+    core : wiring.Component
+        The wrapped component.
     """
 
     misr_out: Out(1)
@@ -49,12 +54,12 @@ class OutOfContextHarness(wiring.Component):
         if not isinstance(core, wiring.Component):
             self._MustUse__silence = True   # refused: don't also warn that it went unused
             raise TypeError(f"core must be a wiring.Component, not {core!r}")
-        self._core = core
+        self.core = core
         super().__init__()
 
     def elaborate(self, platform):
         m = Module()
-        m.submodules.core = core = self._core
+        m.submodules.core = core = self.core
 
         inputs, outputs = [], []
         for _path, member, value in core.signature.flatten(core):

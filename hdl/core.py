@@ -695,12 +695,10 @@ class KvAsuCore(wiring.Component):
                     eb_old[i].eq(final(i, old, old_b)),
                 ]
             m.d.sync += eb_old_prev.eq(old(prev))
-            # Which lane of the request ahead's window each lane is (see overlap()).
-            eb_ov = [Signal(P, name=f"eb_ov{i}") for i in range(P)]
-            m.d.sync += [eb_ov[i].eq(e_ov1[i]) for i in range(P)]
-            # The same read by lane j of the request ahead's window: whether it is in this
-            # window (eb_ov_any) and the bits of the lane it is (eb_ov_bit{k}), so that
-            # the version pick below is a binary multiplexer, not a one-hot priority chain.
+            # Which lane of this window each lane j of the request ahead's window is (see
+            # overlap()), by j: whether it is in this window at all (eb_ov_any) and the
+            # bits of the lane it is (eb_ov_bit{k}), so that the version pick below is a
+            # binary multiplexer, not a one-hot priority chain.
             eb_ov_any = Signal(P, name="eb_ov_any")
             eb_ov_bit = [Signal(P, name=f"eb_ov_bit{k}") for k in range(pb)]
             for j in range(P):
