@@ -134,6 +134,7 @@ class FormalMemory(Elaboratable):
                 if not (transparent or self.no_rw_check):
                     continue
                 for lane, (c, d) in enumerate(self._lanes(wp, value)):
+                    c = Value.cast(c)        # (a view of a struct layout has no len())
                     with m.If(wp.en[lane] & (wp.addr == rp.addr)):
                         m.d.comb += c.eq(d if transparent else AnySeq(len(c)))
             with m.If(rp.en):

@@ -144,9 +144,12 @@ class CoreHarness(Elaboratable):
         self.lru_pending = [(lru.spy["cmd_q"], lru.spy["slot_q"])]
         if lru.registered:
             self.lru_pending.append((lru.spy["cmd_qq"], lru.spy["slot_qq"]))
-        self.occupancy = core.occupancy
-        self.hash_fn = core._hash.table      # F(tag) for every tag value
         cs = core.spy
+        # The occupancy as the table has it: the port lags E2's insert / eviction by a
+        # cycle (counted in L), so the one registered for L is added in.
+        occ_inc_q, occ_dec_q = cs["occ_inc_q"], cs["occ_dec_q"]
+        self.occupancy = (core.occupancy + occ_inc_q - occ_dec_q)[:len(core.occupancy)]
+        self.hash_fn = core._hash.table      # F(tag) for every tag value
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
@@ -160,18 +163,36 @@ class CoreHarness(Elaboratable):
         if getattr(core, "eval_stages", 1) >= 2:
             self.stages.append(cs["d2"])
         self.l_valid = cs["l_valid"]
+        # What L counts into the occupancy belongs to the request in L (at most one).
+        m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
         self.inflight = cs["inflight"]
         self.fifo_level = rec.fifo.level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
         busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
         m.d.comb += Assert(~core.idle | ~busy)
+        if getattr(core, "eval_stages", 1) >= 2:
+            self.forward_invariants(m)
         if getattr(core, "eval_stages", 1) == 3:
             self.precomputation_invariants(m)
         if lru.registered:
             self.lru_bypass_invariants(m, lru)
         self.properties(m)
         return m
+
+    def forward_invariants(self, m):
+        """Two or three evaluation stages: E's forwarded-lane match and age, registered a
+        cycle ahead from the stage before, are E's tag against E2's and E's tick minus
+        E2's stamp, saturated at WMAX + 1 (in a reachable state; asserted for
+        k-induction, as below)."""
+        p, core, cs = self.params, self.core, self.core.spy
+        ts = p.TS_WIDTH
+        d2 = data.View(core.decision_layout, cs["d2"])
+        e_req = data.View(core.stage_layout, cs["e"])
+        diff = (e_req.t - d2.t)[:ts]
+        m.d.comb += Assert(~(e_req.valid & d2.valid) | (
+            (cs["same_tag"] == (e_req.tag == d2.tag)) &
+            (cs["age_fw"] == Mux(diff[ts - 1], 1 << (ts - 1), diff))))
 
     def precomputation_invariants(self, m):
         """Three evaluation stages: what the registers precomputed for E1a and E1b mean.

@@ -114,7 +114,8 @@ class KvAsuCore(wiring.Component):
         reset, for ``ENTRIES / PROBE`` cycles (one table row per cycle; the valid bits are
         in block RAM, which a reset does not clear).
     occupancy : Out(SLOT_WIDTH + 1)
-        Number of tracked lines.
+        Number of tracked lines: a request's insert or eviction counts in the cycle its
+        response enters the response FIFO (L, one cycle after E2), with its statistics.
     stat_inc : Out(len(STAT_NAMES))
         Bit ``i``: increment statistic ``STAT_NAMES[i]`` this cycle.
     cycle : In(64)
@@ -187,6 +188,7 @@ class KvAsuCore(wiring.Component):
         stage = data.StructLayout({
             "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
         })
+        self.stage_layout = stage             # for the formal harness's views
 
         # ---- acceptance and credits ---------------------------------------------------
         accept = Signal()
@@ -440,10 +442,16 @@ class KvAsuCore(wiring.Component):
             # forward is a 2:1 choice of results rather than of raw data.
             obs_wr = d2.wr        # a valid OBSERVE that writes (wr_lane: its lane)
             inv_pre = d2.inv
+            # The forwarded lane's match (this tag == E2's) and age (from E2's stamp) are
+            # compared a cycle ahead, between the same two requests one stage earlier
+            # (the stages move in lockstep), and registered: no 56-bit comparison behind
+            # d2 in front of the lane multiplexers.
+            pre_req = mreq if self.window_register else r
+            ahead = eb if three else e          # the request that is in E2 next cycle
             same_tag = Signal()
             age_fw = Signal(ts)
-            m.d.comb += [same_tag.eq(e.tag == d2.tag),
-                         age_fw.eq(saturated_age(p, e.t, d2.t, 0))]
+            m.d.sync += [same_tag.eq(pre_req.tag == ahead.tag),
+                         age_fw.eq(saturated_age(p, pre_req.t, ahead.t, 0))]
 
         valid_l = Signal(P)
         tag_l = [Signal(p.TAG_WIDTH, name=f"tag{i}") for i in range(P)]
@@ -675,20 +683,33 @@ class KvAsuCore(wiring.Component):
             pgt_b = per_bank(lambda b: gt(prev, bank_st[b]), "pgt_bank")
             old_b = per_bank(lambda b: old(bank_st[b]), "old_bank")
 
+            # eb_gt[i][j] (ages[i] > ages[j]) is picked in E1b from registered results:
+            # the pair as read (eb_gt_rd), or the forwarded lane against the other as read
+            # (eb_fw_gt, eb_gt_fw), by which lane E2 wrote (eb_fw). The pick costs E1b one
+            # LUT, where E1b's paths from these registers had slack, and takes E2's
+            # forward out of E1a's longest paths (subtraction, saturation, rotation). The
+            # single-lane results (eb_gtp, eb_pgt, eb_old) stay picked in E1a: their paths
+            # are shorter there, and E1b has no slack left for them.
             eb_gt = [[Signal(name=f"eb_gt{i}_{j}") if i != j else None for j in range(P)]
                      for i in range(P)]
+            eb_gt_rd = [[Signal(name=f"eb_gt_rd{i}_{j}") if i != j else None
+                         for j in range(P)] for i in range(P)]
+            eb_fw = Signal(P)        # E2 wrote lane i of this window (fw_wrs)
+            eb_fw_gt = Signal(P)     # the forwarded age > lane j's as read
+            eb_gt_fw = Signal(P)     # lane i's as read > the forwarded age
             eb_gtp = Signal(P)       # ages[i] > age_prev
             eb_pgt = Signal(P)       # age_prev > ages[i]
             eb_old = Signal(P)       # ages[i] > W1
             eb_old_prev = Signal()   # age_prev > W1
             for i in range(P):
+                m.d.sync += [eb_fw[i].eq(fw_wrs[i]), eb_fw_gt[i].eq(rotated(list(fw_gt), i)),
+                             eb_gt_fw[i].eq(rotated(list(gt_fw), i))]
                 for j in range(P):
                     if i != j:
+                        m.d.sync += eb_gt_rd[i][j].eq(rotated(list(gt_d[(j - i) % P]), i))
                         # E2 writes at most one lane of this window.
-                        m.d.sync += eb_gt[i][j].eq(Mux(
-                            fw_wrs[i], rotated(list(fw_gt), j),
-                            Mux(fw_wrs[j], rotated(list(gt_fw), i),
-                                rotated(list(gt_d[(j - i) % P]), i))))
+                        m.d.comb += eb_gt[i][j].eq(Mux(
+                            eb_fw[i], eb_fw_gt[j], Mux(eb_fw[j], eb_gt_fw[i], eb_gt_rd[i][j])))
                 m.d.sync += [
                     eb_gtp[i].eq(final(i, lambda x: gt(x, prev), gtp_b)),
                     eb_pgt[i].eq(final(i, lambda x: gt(prev, x), pgt_b)),
@@ -855,11 +876,16 @@ class KvAsuCore(wiring.Component):
                     with m.Else():
                         m.d.comb += inc("evicts_empty")
 
-        # Occupancy and flush.
+        # Occupancy and flush. The insert / eviction of E2 is registered first and counted
+        # in L (with the statistics), so that E2's op decode and the counter's carry chain
+        # are in different cycles. A flush comes only while idle, so with nothing in L.
+        occ_inc_q = Signal()
+        occ_dec_q = Signal()
+        m.d.sync += [occ_inc_q.eq(occ_inc), occ_dec_q.eq(occ_dec)]
         with m.If(self.flush):
             m.d.sync += self.occupancy.eq(0)
         with m.Else():
-            m.d.sync += self.occupancy.eq(self.occupancy + occ_inc - occ_dec)
+            m.d.sync += self.occupancy.eq(self.occupancy + occ_inc_q - occ_dec_q)
         m.d.comb += lru.flush.eq(self.flush)
 
         # Scrubber.

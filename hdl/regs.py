@@ -358,8 +358,22 @@ class KvAsuRegisters(wiring.Component):
             bus.rresp.eq(rresp),
             stats.rd_reserve.eq(ar_take),
         ]
+        # Whether the address taken is a statistic's LO word, and which counter: decoded
+        # from ARADDR in the handshake cycle and registered, so that the sample cycle
+        # drives stats.rd_en and stats.rd_addr straight from flip-flops (the engine's
+        # visit choice sits behind them).
+        ar_stat_lo = Signal()
+        ar_stat_idx = Signal(range(len(STAT_NAMES)))
         with m.If(ar_take):
-            m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:])]
+            m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:]), ar_stat_lo.eq(0),
+                         ar_stat_idx.eq(0)]
+            with m.Switch(bus.araddr[2:]):
+                for reg in REGISTERS:
+                    if self._kinds[reg.name] == "stat":
+                        with m.Case(reg.offsets[0] >> 2):
+                            m.d.sync += [ar_stat_lo.eq(1),
+                                         ar_stat_idx.eq(STAT_NAMES.index(reg.stat))]
+        m.d.comb += [stats.rd_en.eq(ar_full & ar_stat_lo), stats.rd_addr.eq(ar_stat_idx)]
         with m.If(rvalid & bus.rready):
             m.d.sync += rvalid.eq(0)
         m.d.sync += stat_pend.eq(stat_pend << 1)    # a shift register
@@ -395,9 +409,8 @@ class KvAsuRegisters(wiring.Component):
                     value = read_value(reg)
                     if self._kinds[reg.name] == "stat":
                         with m.Case(reg.offsets[0] >> 2):
-                            # LO: sample now, RDATA and the latch later (see above).
-                            m.d.comb += [stats.rd_en.eq(1),
-                                         stats.rd_addr.eq(STAT_NAMES.index(reg.stat))]
+                            # LO: sampled now (stats.rd_en from ar_stat_lo), RDATA and
+                            # the latch later (see above).
                             m.d.sync += [rvalid.eq(0), stat_pend[0].eq(1)]
                         with m.Case(reg.offsets[1] >> 2):
                             m.d.sync += rdata.eq(hi_latch)

@@ -37,11 +37,13 @@ writes ``valid = 0`` to row ``clear_row`` of every bank (one row per cycle, ``EN
 PROBE`` cycles for the table). The core sweeps after reset and after a flush, with
 ``ready`` low.
 
-The window's read ports are transparent for the write port of their memory: a read issued
-in the cycle of a write to the same slot returns the written entry (the scrubber's read of
-``scrub`` is not; it snoops the writes instead, see ``sc_d``). So a window read issued in
-cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline that
-reads in one cycle and writes in the next needs no forwarding.
+The window's reads are transparent for the write port of their memory: a read issued in
+the cycle of a write to the same slot returns the written entry. (The block RAM ports are
+not transparent: a bypass register per memory, set by comparing the window's rows with
+the write sources' registered rows, does it. The scrubber's read of ``scrub`` is not
+transparent at all; it snoops the writes instead, see ``sc_d``.) So a window read issued
+in cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline
+that reads in one cycle and writes in the next needs no forwarding.
 """
 
 from amaranth import *
@@ -224,18 +226,50 @@ class BucketTable(wiring.Component):
             m.d.comb += meta_addr.eq(w_row)
         m.d.comb += scrub_w.addr.eq(meta_addr)
 
+        # The window reads return what a read transparent for the write port would, but
+        # the bypass is made here, not by Yosys: Yosys compares the read address (the row
+        # add behind the hash / tail choice) with the write address, whereas "bank b's
+        # row is row r" is compared as h_hi == r - (b < h_lo), against each write source's
+        # row and that row minus one, both from registers and shared by every bank. The
+        # memories carry `no_rw_check`: a read that meets a write is never used as read.
+        def row_cmp(src_row, name):
+            """(h_hi == src_row, h_hi == src_row - 1) for a write source's row."""
+            if not rw:
+                return Const(1), Const(1)
+            eq0, eq1 = Signal(name=f"{name}_at_hi"), Signal(name=f"{name}_at_hi_m1")
+            m.d.comb += [eq0.eq(h_hi == src_row), eq1.eq(h_hi == (src_row - 1)[:rw])]
+            return eq0, eq1
+
+        def row_is(cmp, b):
+            """Bank b's window row is the source's row (``cmp``: from row_cmp)."""
+            eq0, eq1 = cmp
+            return Mux(Const(b, pb) < h_lo, eq1, eq0) if pb else eq0
+
+        w_cmp = row_cmp(w_row, "wr")
+        i_cmp = row_cmp(i_row, "inv")
+        clr_cmp = row_cmp(self.clear_row, "clear")
+        sc_cmp = row_cmp(sc_row_qqq, "sc_mark")
+
+        def bypass(rp, wp, shape, hit, name):
+            """Read port ``rp``'s data, or what write port ``wp`` wrote to the row read in
+            the read cycle (``hit``: it did)."""
+            hit_q = Signal(name=f"{name}_byp")
+            data_q = Signal(shape, name=f"{name}_byp_data")
+            out = Signal(shape, name=f"{name}_rd")
+            m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
+            m.d.comb += out.eq(Mux(hit_q, data_q, rp.data))
+            return out
+
         bank_ent, bank_meta, bank_mark, bank_mark_now = [], [], [], []
         for b in range(P):
-            ent = Memory(shape=ent_layout, depth=rows, init=[])
-            meta = Memory(shape=meta_layout, depth=rows, init=[])
-            mark = Memory(shape=1, depth=rows, init=[])
+            ent = Memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            meta = Memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            mark = Memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"ent{b}"] = ent
             m.submodules[f"meta{b}"] = meta
             m.submodules[f"mark{b}"] = mark
             ent_w, meta_w, mark_w = ent.write_port(), meta.write_port(), mark.write_port()
-            ent_r = ent.read_port(transparent_for=(ent_w,))
-            meta_r = meta.read_port(transparent_for=(meta_w,))
-            mark_r = mark.read_port(transparent_for=(mark_w,))
+            ent_r, meta_r, mark_r = ent.read_port(), meta.read_port(), mark.read_port()
 
             if pb:
                 row = (h_hi + (Const(b, pb) < h_lo))[:rw] if rw else Const(0, 0)
@@ -268,12 +302,16 @@ class BucketTable(wiring.Component):
             at_read_data = Signal(meta_layout, name=f"sc_wr_at_read_data{b}")
             m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
                          at_read_data.eq(meta_data)]
-            with m.If(meta_write_at(sc_row_q)):
-                m.d.sync += sc_d[b].eq(meta_data)
-            with m.Elif(at_read):
-                m.d.sync += sc_d[b].eq(at_read_data)
-            with m.Else():
-                m.d.sync += sc_d[b].eq(sc_r.data[b])
+            # The snoop's choice and data, from registers only, are kept as nets of their
+            # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
+            # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
+            # one LUT).
+            snoop_now = meta_write_at(sc_row_q)
+            snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
+            snoop_data = Signal(meta_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
+            m.d.comb += [snoop_hit.eq(snoop_now | at_read),
+                         snoop_data.eq(Mux(snoop_now, meta_data, at_read_data))]
+            m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
 
             # Scrubber marks: mark = not fresh, decided in c + 2 and written in c + 3,
             # unless the datapath writes the slot in either cycle.
@@ -289,19 +327,28 @@ class BucketTable(wiring.Component):
                 self.sc_last[b].eq(sc_d[b].last),
                 self.sc_valid[b].eq(sc_d[b].valid),
             ]
-            bank_ent.append(ent_r.data)
-            bank_meta.append(meta_r.data)
+            # The reads as a transparent port would return them (see bypass()).
+            ent_rd = bypass(ent_r, ent_w, ent_layout, wr_here & row_is(w_cmp, b), f"ent{b}")
+            meta_rd = bypass(meta_r, meta_w, meta_layout,
+                             (self.clear_en & row_is(clr_cmp, b)) |
+                             (~self.clear_en & self.inv_en & in_bank(i_bank, b) &
+                              row_is(i_cmp, b)) |
+                             (~self.clear_en & ~self.inv_en & wr_here & row_is(w_cmp, b)),
+                             f"meta{b}")
+            mark_rd = bypass(mark_r, mark_w, 1, sc_we & row_is(sc_cmp, b), f"mark{b}")
+            bank_ent.append(ent_rd)
+            bank_meta.append(meta_rd)
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
             m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
-                                        mark_r.data))
-            bank_mark.append(mark_r.data)
+                                        mark_rd))
+            bank_mark.append(mark_rd)
             bank_mark_now.append(mark_now)
             m.d.comb += [
-                self.bk_tag[b].eq(ent_r.data.tag), self.bk_count[b].eq(ent_r.data.count),
-                self.bk_last[b].eq(meta_r.data.last), self.bk_valid[b].eq(meta_r.data.valid),
-                self.bk_fresh[b].eq(meta_r.data.fresh), self.bk_mark[b].eq(mark_now),
-                self.bk_mark_raw[b].eq(mark_r.data),
+                self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
+                self.bk_last[b].eq(meta_rd.last), self.bk_valid[b].eq(meta_rd.valid),
+                self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
+                self.bk_mark_raw[b].eq(mark_rd),
                 self.bk_row[b].eq(row_q),
                 self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
                 self.sc_mark_intent[b].eq(sc_intent),

@@ -118,7 +118,7 @@ def _fpga_reports(root: Path) -> dict:
         data = json.loads(report.read_text())
         out[data["target"]] = {k: data.get(k) for k in (
             "description", "params", "options", "latency_cycles", "fmax_mhz", "target_mhz",
-            "timing_pass", "resources", "critical_path")}
+            "timing_pass", "resources", "critical_path", "seed", "placements")}
     return out
 
 
@@ -179,7 +179,9 @@ def main(argv=None) -> int:
             p["requests_per_cycle"] for name, p in report["patterns"].items()
             if name.startswith(("observe", "query")))
         res = ", ".join(f"{k} {v['used']}/{v['available']}" for k, v in data["resources"].items())
-        print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}), "
+        tried = ", ".join(f"seed {x['seed']}: {x['fmax_mhz']:.1f}"
+                          for x in data.get("placements") or [])
+        print(f"{target}: Fmax {fmax:.1f} MHz (target {data['target_mhz']}; {tried}), "
               f"latency {data['latency_cycles']} cycles as built, {res}")
     if not report["fpga"]:
         print(f"(no FPGA reports in {args.fpga_dir}: run `make fpga` or pass --fpga)")

@@ -1,11 +1,16 @@
-"""The FPGA harness drives and observes every port bit; the report parsers read real logs."""
+"""The FPGA harness drives and observes every port bit; the report parsers read real logs;
+place and route tries the placement seeds in turn and keeps the right one."""
 
+from types import SimpleNamespace
+
+import pytest
 from amaranth import Module
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
-from fpga.flow import _critical_path, _parse_yosys_stat
+import fpga.flow as flow
+from fpga.flow import TARGETS, _critical_path, _parse_yosys_stat, run_target
 from fpga.harness import OutOfContextHarness
 
 
@@ -76,7 +81,6 @@ def test_harness_handles_struct_shaped_ports():
 
 
 def test_harness_refuses_non_components():
-    import pytest
     with pytest.raises(TypeError, match="wiring.Component"):
         OutOfContextHarness(object())
 
@@ -119,3 +123,56 @@ def test_critical_path_is_extracted_step_by_step():
 def test_yosys_cell_counts_are_parsed():
     assert _parse_yosys_stat(YOSYS_STAT) == {"$scopeinfo": 1, "DP16KD": 3, "LUT4": 25,
                                              "TRELLIS_FF": 90}
+
+
+def _fake_tools(monkeypatch, fmax_by_seed):
+    """Run fpga.flow.run_target with every tool replaced: place and route with seed N
+    achieves ``fmax_by_seed[N]`` MHz. Returns the seeds placed, in order."""
+    placed = []
+
+    def place_and_route(target, out, freq, seed):
+        placed.append(seed)
+        for name in ("nextpnr-report.json", "nextpnr.log", "top.sdf", "top.config"):
+            stem, ext = name.rsplit(".", 1)
+            (out / f"{stem}.s{seed}.{ext}").write_text(f"placement of seed {seed}\n")
+        return {"fmax": {"clk": {"achieved": fmax_by_seed[seed]}}}, 1.0
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        (cwd / "yosys.log").touch()
+        (cwd / "top.bit").write_bytes(b"bits")
+        return 0.0
+
+    design = SimpleNamespace(core=SimpleNamespace(latency=7))
+    monkeypatch.setattr(flow, "build_design", lambda params, options=None: design)
+    monkeypatch.setattr(flow.verilog, "convert", lambda design, name: "")
+    monkeypatch.setattr(flow, "_place_and_route", place_and_route)
+    monkeypatch.setattr(flow, "_run", run)
+    monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
+    monkeypatch.setattr(flow.sta, "parse_sdf", lambda text: text)
+    return placed
+
+
+def test_seeds_are_tried_until_a_placement_meets_the_target(tmp_path, monkeypatch):
+    placed = _fake_tools(monkeypatch, {1: 97.0, 2: 100.5, 3: 99.0})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    assert placed == [1, 2]                      # stops at the first that passes
+    assert report["seed"] == 2 and report["timing_pass"]
+    assert [x["fmax_mhz"] for x in report["placements"]] == [97.0, 100.5]
+    # the kept placement's files under their plain names; no other placement's are left
+    assert (tmp_path / "top.sdf").read_text() == "placement of seed 2\n"
+    assert not list(tmp_path.glob("*.s[0-9]*.*"))
+
+
+def test_the_fastest_placement_is_kept_when_none_meets_the_target(tmp_path, monkeypatch):
+    placed = _fake_tools(monkeypatch, {1: 97.0, 2: 99.5, 3: 98.0})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    assert placed == [1, 2, 3]
+    assert report["seed"] == 2 and not report["timing_pass"]
+    assert report["fmax_mhz"] == {"clk": 99.5}
+    assert (tmp_path / "nextpnr.log").read_text() == "placement of seed 2\n"
+
+
+def test_seeds_are_validated(tmp_path):
+    for bad in ((), (1, -2), ("1",)):
+        with pytest.raises(ValueError):
+            run_target(TARGETS["ecp5"], tmp_path, 100.0, bad)
