@@ -1,6 +1,6 @@
 """The open FPGA flow: Amaranth -> Yosys -> nextpnr -> bitstream, and a JSON report per target.
 
-``python -m fpga.flow --out build/fpga [--target ecp5 ice40] [--freq ecp5=100 ice40=30]
+``python -m fpga.flow --out build/fpga [--target ecp5 ice40] [--freq ecp5=100 ice40=15]
 [--seeds N ...]``
 
 For each target it writes, under ``OUT/<target>/``: the harness Verilog (``top.v``), the
@@ -82,8 +82,11 @@ TARGETS = {
         options=dict(hash_lut_cross_products=("c1", "c2"), window_register=False,
                      eval_stages=1, stats_stages=2, lru_registered=False),
         pnr_args=("--up5k", "--package", "sg48"),
-        default_freq=30.0,
+        # The issue asks only that this build fit and that its Fmax be reported; 15 MHz
+        # (it has measured 15.1-17.0) guards it against regressions.
+        default_freq=15.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",
+        seeds=(1, 2, 3),
     ),
 }
 
@@ -307,10 +310,10 @@ def main(argv=None) -> int:
     ap.add_argument("--out", type=Path, default=Path("build/fpga"))
     ap.add_argument("--target", nargs="+", choices=sorted(TARGETS), default=sorted(TARGETS))
     ap.add_argument("--freq", nargs="+", default=[], metavar="TARGET=MHZ",
-                    help="target frequency per target (default: ecp5=100 ice40=30)")
+                    help="target frequency per target (default: ecp5=100 ice40=15)")
     ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",
                     help="nextpnr placement seeds to try in turn, for every target "
-                         "(default: the target's own, ecp5: 1 2 3, ice40: 1)")
+                         "(default: the target's own, 1 2 3)")
     args = ap.parse_args(argv)
     freqs = {name: t.default_freq for name, t in TARGETS.items()}
     for item in args.freq:
