@@ -323,6 +323,7 @@ class KvAsuCore(wiring.Component):
         # Slot of each lane: constant adds from the window start of the stage before E
         # (M, or R), registered alongside e_h: never behind the decision.
         pre_h = m_h if self.window_register else rd_slot
+        pre_req = mreq if self.window_register else r     # the request in that stage
         lane_slots = [Signal(sw, name=f"lane_slot{i}") for i in range(P)]
         for i in range(P):
             m.d.sync += lane_slots[i].eq((pre_h + i)[:sw])
@@ -446,7 +447,6 @@ class KvAsuCore(wiring.Component):
             # compared a cycle ahead, between the same two requests one stage earlier
             # (the stages move in lockstep), and registered: no 56-bit comparison behind
             # d2 in front of the lane multiplexers.
-            pre_req = mreq if self.window_register else r
             ahead = eb if three else e          # the request that is in E2 next cycle
             same_tag = Signal()
             age_fw = Signal(ts)
@@ -643,8 +643,7 @@ class KvAsuCore(wiring.Component):
             # So each is one subtraction of registered stamps, beside the ages' own
             # subtractions, and one LUT for the saturation cases.
             t_w1 = Signal(ts)            # t - W1 - 1 of the request in E1a
-            pre_t = mreq.t if self.window_register else r.t
-            m.d.sync += t_w1.eq((pre_t - cfg.w1 - 1)[:ts])
+            m.d.sync += t_w1.eq((pre_req.t - cfg.w1 - 1)[:ts])
 
             def stamp(age, last):
                 return age[ts - 1], last        # (saturated, last-access stamp)

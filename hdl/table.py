@@ -294,10 +294,15 @@ class BucketTable(wiring.Component):
             # The scrubber's copy of this bank's slot of the row in flight (see sc_d).
             # "This bank's meta write is at `row`", compared per write source in parallel
             # (the sources' rows come from registers) rather than behind the address mux.
+            def meta_write_where(clear_at, inv_at, wr_at):
+                """This bank's meta write is at a row, given whether each write source's
+                row is it (the sources in the priority of the meta address multiplexer)."""
+                return ((self.clear_en & clear_at) |
+                        (~self.clear_en & self.inv_en & in_bank(i_bank, b) & inv_at) |
+                        (~self.clear_en & ~self.inv_en & wr_here & wr_at))
+
             def meta_write_at(row):
-                return ((self.clear_en & (self.clear_row == row)) |
-                        (~self.clear_en & self.inv_en & in_bank(i_bank, b) & (i_row == row)) |
-                        (~self.clear_en & ~self.inv_en & wr_here & (w_row == row)))
+                return meta_write_where(self.clear_row == row, i_row == row, w_row == row)
             at_read = Signal(name=f"sc_wr_at_read{b}")
             at_read_data = Signal(meta_layout, name=f"sc_wr_at_read_data{b}")
             m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
@@ -330,10 +335,8 @@ class BucketTable(wiring.Component):
             # The reads as a transparent port would return them (see bypass()).
             ent_rd = bypass(ent_r, ent_w, ent_layout, wr_here & row_is(w_cmp, b), f"ent{b}")
             meta_rd = bypass(meta_r, meta_w, meta_layout,
-                             (self.clear_en & row_is(clr_cmp, b)) |
-                             (~self.clear_en & self.inv_en & in_bank(i_bank, b) &
-                              row_is(i_cmp, b)) |
-                             (~self.clear_en & ~self.inv_en & wr_here & row_is(w_cmp, b)),
+                             meta_write_where(row_is(clr_cmp, b), row_is(i_cmp, b),
+                                              row_is(w_cmp, b)),
                              f"meta{b}")
             mark_rd = bypass(mark_r, mark_w, 1, sc_we & row_is(sc_cmp, b), f"mark{b}")
             bank_ent.append(ent_rd)
