@@ -30496,7 +30496,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
         10'h000:
             \$84  = 32'd1263944019;
         10'h001:
-            \$84  = 32'd65536;
+            \$84  = 32'd512;
         10'h002:
             \$84  = 32'd2048;
         10'h003:
