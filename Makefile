@@ -14,7 +14,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog dist spdx wheel fpga bench formal soak hostile eval attention-cache docs clean
+.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga bench formal soak hostile eval attention-cache docs clean
 
 all: test
 
@@ -52,6 +52,11 @@ verilog: $(READY)
 # The shipped Verilog (dist/default, dist/ice40): regenerate after any change to hdl/.
 dist: $(READY)
 	$(PY) -m tools.dist
+
+# The firmware test (the C driver on the Verilated shipped core, checked by the golden
+# model) on both shipped builds; `make test` runs the iCE40 one.
+firmware: setup
+	KVASU_FIRMWARE_BUILDS=ice40,default $(PY) -m pytest -q tests/integration/test_firmware.py
 
 # SPDX licence headers: add any that are missing.
 spdx:
