@@ -74,3 +74,17 @@ def test_version_fields_follow_the_release():
         found = re.search(rf"^#define KVASU_VERSION_{name}\s+(\d+)u$", text, re.M)
         assert found and int(found.group(1)) == value, name
     assert regmap.VERSION == major << 16 | minor << 8 | patch
+
+
+def test_the_guide_s_five_line_example_compiles(tmp_path):
+    guide = (ROOT / "docs" / "integration.md").read_text()
+    block = guide.split("## The C driver in five lines", 1)[1].split("```c\n", 1)[1]
+    lines = block.split("```", 1)[0].strip().splitlines()
+    assert len(lines) == 5 and lines[0].startswith("#include")
+    source = lines[0] + "\nint example(void);\nint example(void) {\n" + "\n".join(lines[1:]) \
+        + "\n    return 0;\n}\n"
+    (tmp_path / "example.c").write_text(source)
+    cc = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Werror", "-I", str(HEADER.parent),
+                    "-c", str(tmp_path / "example.c"), "-o", str(tmp_path / "example.o")],
+                   check=True)

@@ -145,3 +145,12 @@ def test_licence_is_the_apache_2_text():
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     assert "END OF TERMS AND CONDITIONS" in text and len(text) > 10000
+
+
+def test_make_brings_an_existing_venv_up_to_date_when_a_pin_changes():
+    # -W: as if constraints.txt had just been edited; -n: print, run nothing
+    proc = subprocess.run(["make", "-n", "-W", "constraints.txt", ".venv/.ready"], cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    assert "pip install" in proc.stdout and "-c constraints.txt" in proc.stdout, proc.stdout
+    assert "pip uninstall" in proc.stdout          # an old self-install is removed
+    assert " -e " not in proc.stdout                # the project itself is never installed
