@@ -36,27 +36,27 @@ ROOT = HERE.parent.parent
 DIST = ROOT / "dist"
 SW = ROOT / "sw"
 
-__all__ = ["build", "run", "check", "wrapper_params", "main"]
+__all__ = ["build", "run", "check", "wrapper_params", "build_params", "main"]
+
+
+def _header_values(build_name: str, label: str) -> dict[str, int]:
+    """``NAME=VALUE`` pairs of one line of a shipped file's header comment."""
+    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
+    for line in text.splitlines():
+        if line.startswith(f"// {label}"):
+            pairs = line.split(":", 1)[1].split()
+            return {k: int(v) for k, v in (p.split("=") for p in pairs)}
+    raise ValueError(f"dist/{build_name}/kv_asu.v has no '{label}' line")
 
 
 def wrapper_params(build_name: str) -> dict[str, int]:
-    """The wrapper's width parameters, read from the shipped file's header comment."""
-    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
-    for line in text.splitlines():
-        if line.startswith("// Wrapper parameters"):
-            pairs = line.split(":", 1)[1].split()
-            return {k: int(v) for k, v in (p.split("=") for p in pairs)}
-    raise ValueError(f"dist/{build_name}/kv_asu.v has no 'Wrapper parameters' line")
+    """The wrapper's width parameters of a shipped build, from its header comment."""
+    return _header_values(build_name, "Wrapper parameters")
 
 
 def build_params(build_name: str) -> Params:
     """The elaboration parameters of a shipped build, from its header comment."""
-    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
-    for line in text.splitlines():
-        if line.startswith("// Parameters:"):
-            pairs = line.split(":", 1)[1].split()
-            return Params(**{k: int(v) for k, v in (p.split("=") for p in pairs)})
-    raise ValueError(f"dist/{build_name}/kv_asu.v has no 'Parameters' line")
+    return Params(**_header_values(build_name, "Parameters:"))
 
 
 def build(build_name: str, build_dir: Path) -> Path:
