@@ -137,6 +137,8 @@ def test_release_version_is_one_number_everywhere():
     major, minor, patch = (int(x) for x in regmap.RELEASE.split("."))
     assert regmap.VERSION == major << 16 | minor << 8 | patch
     assert f"name: kvasu:ip:kv_asu:{regmap.RELEASE}\n" in (ROOT / "kv_asu.core").read_text()
+    assert (f"name: kvasu:ip:kv_asu_gen:{regmap.RELEASE}\n"
+            in (ROOT / "kv_asu_gen.core").read_text())
     changelog = (ROOT / "CHANGELOG.md").read_text()
     assert f"## [{regmap.RELEASE}]" in changelog
 
