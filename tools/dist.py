@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DIST = ROOT / "dist"
 REGENERATE = "make dist   (= python -m tools.dist)"
 
-__all__ = ["Build", "BUILDS", "render", "main", "REGENERATE"]
+__all__ = ["Build", "BUILDS", "wrapper_params", "render", "main", "REGENERATE"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,10 +43,14 @@ class Build:
 
     def wrapper_params(self) -> dict[str, int]:
         """The wrapper's width parameters for this build."""
-        p = Params(**self.params)
-        widths = dict(response_fields(p))
-        return {"ADDR_WIDTH": p.ADDR_WIDTH, "COUNT_WIDTH": widths["count"],
-                "SLOT_WIDTH": widths["slot"], "TAG_WIDTH": widths["victim_tag"]}
+        return wrapper_params(Params(**self.params))
+
+
+def wrapper_params(params: Params) -> dict[str, int]:
+    """The width parameters of ``dist/kv_asu_wrapper.v`` for a core built with ``params``."""
+    widths = dict(response_fields(params))
+    return {"ADDR_WIDTH": params.ADDR_WIDTH, "COUNT_WIDTH": widths["count"],
+            "SLOT_WIDTH": widths["slot"], "TAG_WIDTH": widths["victim_tag"]}
 
 
 def _builds() -> dict[str, Build]:

@@ -29,16 +29,15 @@ def main(argv=None) -> int:
     spec = _read_input(Path(argv[0]))
     sys.path.insert(0, str(ROOT))
     from hdl.generate import generate
-    from regmap import Params, response_fields
+    from regmap import Params
+    from tools.dist import wrapper_params
     try:
         params = Params(**{k.upper(): int(v) for k, v in (spec.get("parameters") or {}).items()})
         text = generate(params)
     except (TypeError, ValueError) as exc:
         print(f"kv_asu_gen: {exc}", file=sys.stderr)
         return 1
-    widths = dict(response_fields(params))
-    wrapper = {"ADDR_WIDTH": params.ADDR_WIDTH, "COUNT_WIDTH": widths["count"],
-               "SLOT_WIDTH": widths["slot"], "TAG_WIDTH": widths["victim_tag"]}
+    wrapper = wrapper_params(params)
     Path("kv_asu.v").write_text(text)
     for name in ("kv_asu_wrapper.v", "kv_asu.vlt"):
         shutil.copy2(ROOT / "dist" / name, name)

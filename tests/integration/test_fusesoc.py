@@ -72,15 +72,13 @@ TINY = {"ENTRIES": 8, "PROBE": 2, "ADDR_WIDTH": 20, "LINE_SHIFT": 4, "TAG_WIDTH"
 
 
 def test_generator_core_builds_custom_parameters_that_lint_clean(tmp_path):
-    # the generator's core with what its script needs (hdl/, regmap/, the wrapper)
+    # the generator's core with what its script needs (hdl/, regmap/, tools/, the wrapper)
     root = tmp_path / "kv"
     root.mkdir()
     shutil.copy2(ROOT / "kv_asu_gen.core", root)
-    for name in ("hdl", "regmap", "dist"):
+    for name in ("hdl", "regmap", "dist", "tools", "fpga"):
         shutil.copytree(ROOT / name, root / name,
                         ignore=shutil.ignore_patterns("__pycache__", "default", "ice40"))
-    (root / "tools").mkdir()
-    shutil.copy2(ROOT / "tools" / "fusesoc_gen.py", root / "tools")
     user = tmp_path / "user"
     user.mkdir()
     params = ", ".join(f"{k}: {v}" for k, v in TINY.items())
