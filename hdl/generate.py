@@ -5,6 +5,8 @@ Usage::
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
                            [--eval-stages 1|2]
 
+(installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
+
 ``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable). The default
 output is ``build/verilog/kv_asu.v``.
 """
@@ -46,7 +48,9 @@ def generate(params=None, *, pipelined=True, eval_stages=None, name="kv_asu"):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m hdl.generate", description=__doc__,
+    # installed, it is the console script kv-asu-generate
+    prog = "python -m hdl.generate" if sys.argv[0].endswith(".py") else Path(sys.argv[0]).name
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output Verilog file")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE",

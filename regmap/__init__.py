@@ -27,7 +27,7 @@ import tomllib
 from pathlib import Path
 
 __all__ = [
-    "SPEC", "ID", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "PARAM_NAMES", "CONFIG_NAMES",
+    "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "PARAM_NAMES", "CONFIG_NAMES",
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields",
 ]
@@ -36,7 +36,20 @@ _TOML = Path(__file__).with_name("kv_asu.toml")
 SPEC = tomllib.loads(_TOML.read_text())
 
 ID: int = SPEC["id"]
-VERSION: int = SPEC["version"]
+#: The IP release "major.minor.patch" (the package version in pyproject.toml).
+RELEASE: str = SPEC["release"]
+
+
+def _version_word(release: str) -> int:
+    """The VERSION register: major << 16 | minor << 8 | patch, each part 0..255."""
+    parts = release.split(".")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) < 256 for p in parts):
+        raise ValueError(f"release must be major.minor.patch, each 0..255, not {release!r}")
+    major, minor, patch = (int(p) for p in parts)
+    return major << 16 | minor << 8 | patch
+
+
+VERSION: int = _version_word(RELEASE)
 AXIL_ADDR_WIDTH: int = SPEC["axil_addr_width"]
 OPS: dict[str, int] = dict(SPEC["ops"])
 

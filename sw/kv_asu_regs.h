@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* KV-ASU register map. Generated from regmap/kv_asu.toml by `make docs`
+   (python -m regmap.c_header); do not edit by hand. */
+#ifndef KV_ASU_REGS_H
+#define KV_ASU_REGS_H
+
+/* Identification: the ID register's constant and this release's VERSION (bits 23:16 major, 15:8 minor, 7:0 patch). */
+#define KVASU_ID_VALUE                           0x4B564153u
+#define KVASU_VERSION_VALUE                      0x00000200u
+#define KVASU_VERSION_MAJOR                      0u
+#define KVASU_VERSION_MINOR                      2u
+#define KVASU_VERSION_PATCH                      0u
+#define KVASU_AXIL_ADDR_WIDTH                    12u
+
+/* Request op codes. */
+#define KVASU_OP_OBSERVE                         0u
+#define KVASU_OP_QUERY                           1u
+#define KVASU_OP_EVICT                           2u
+#define KVASU_OP_EVICT_ANY                       3u
+
+/* Register byte offsets. */
+/* ID (ro): Constant identification word 0x4B564153 ('KVAS'). */
+#define KVASU_REG_ID                             0x000u
+/* VERSION (ro): Release version (the package version): bits 23:16 major, 15:8 minor, 7:0 patch; bits 31:24 read 0. */
+#define KVASU_REG_VERSION                        0x004u
+/* P_ENTRIES (ro): Elaboration parameter ENTRIES. */
+#define KVASU_REG_P_ENTRIES                      0x008u
+/* P_PROBE (ro): Elaboration parameter PROBE. */
+#define KVASU_REG_P_PROBE                        0x00Cu
+/* P_ADDR_WIDTH (ro): Elaboration parameter ADDR_WIDTH. */
+#define KVASU_REG_P_ADDR_WIDTH                   0x010u
+/* P_LINE_SHIFT (ro): Elaboration parameter LINE_SHIFT. */
+#define KVASU_REG_P_LINE_SHIFT                   0x014u
+/* P_TAG_WIDTH (ro): Elaboration parameter TAG_WIDTH. */
+#define KVASU_REG_P_TAG_WIDTH                    0x018u
+/* P_COUNT_WIDTH (ro): Elaboration parameter COUNT_WIDTH. */
+#define KVASU_REG_P_COUNT_WIDTH                  0x01Cu
+/* P_TS_WIDTH (ro): Elaboration parameter TS_WIDTH. */
+#define KVASU_REG_P_TS_WIDTH                     0x020u
+/* P_TICK_SHIFT (ro): Elaboration parameter TICK_SHIFT. */
+#define KVASU_REG_P_TICK_SHIFT                   0x024u
+/* P_WMAX (ro): Largest legal window, 2**(TS_WIDTH-1) - 1 ticks. */
+#define KVASU_REG_P_WMAX                         0x028u
+/* CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0. */
+#define KVASU_REG_CTRL                           0x040u
+/* STATUS (ro): Status. */
+#define KVASU_REG_STATUS                         0x044u
+/* OCCUPANCY (ro): Number of tracked lines. */
+#define KVASU_REG_OCCUPANCY                      0x048u
+/* CYCLE (ro): Cycle counter (spec section 4), 64 bits. */
+#define KVASU_REG_CYCLE_LO                       0x050u
+#define KVASU_REG_CYCLE_HI                       0x054u
+/* C3 (rw): Shadow C3: count threshold of T3. */
+#define KVASU_REG_C3                             0x060u
+/* C2 (rw): Shadow C2: count threshold of T2. */
+#define KVASU_REG_C2                             0x064u
+/* W3 (rw): Shadow W3: age window of T3, ticks. */
+#define KVASU_REG_W3                             0x068u
+/* W2 (rw): Shadow W2: age window of T2, ticks. */
+#define KVASU_REG_W2                             0x06Cu
+/* W1 (rw): Shadow W1: age window of T1, ticks. */
+#define KVASU_REG_W1                             0x070u
+/* HASH_SEED (rw): Shadow HASH_SEED: MurmurHash3 seed. A commit that changes it also flushes. */
+#define KVASU_REG_HASH_SEED                      0x074u
+/* ACT_C3 (ro): Active (committed) C3. */
+#define KVASU_REG_ACT_C3                         0x080u
+/* ACT_C2 (ro): Active C2. */
+#define KVASU_REG_ACT_C2                         0x084u
+/* ACT_W3 (ro): Active W3. */
+#define KVASU_REG_ACT_W3                         0x088u
+/* ACT_W2 (ro): Active W2. */
+#define KVASU_REG_ACT_W2                         0x08Cu
+/* ACT_W1 (ro): Active W1. */
+#define KVASU_REG_ACT_W1                         0x090u
+/* ACT_HASH_SEED (ro): Active HASH_SEED. */
+#define KVASU_REG_ACT_HASH_SEED                  0x094u
+/* STAT_OBSERVES (ro): OBSERVE requests. */
+#define KVASU_REG_STAT_OBSERVES_LO               0x100u
+#define KVASU_REG_STAT_OBSERVES_HI               0x104u
+/* STAT_OBSERVE_HITS (ro): OBSERVEs whose line was tracked (present). */
+#define KVASU_REG_STAT_OBSERVE_HITS_LO           0x108u
+#define KVASU_REG_STAT_OBSERVE_HITS_HI           0x10Cu
+/* STAT_INSERTS (ro): OBSERVEs that inserted the line into a free slot. */
+#define KVASU_REG_STAT_INSERTS_LO                0x110u
+#define KVASU_REG_STAT_INSERTS_HI                0x114u
+/* STAT_REPLACEMENTS (ro): OBSERVEs that replaced a T0 line. */
+#define KVASU_REG_STAT_REPLACEMENTS_LO           0x118u
+#define KVASU_REG_STAT_REPLACEMENTS_HI           0x11Cu
+/* STAT_DROPS (ro): OBSERVEs dropped because the window held no free or T0 slot. */
+#define KVASU_REG_STAT_DROPS_LO                  0x120u
+#define KVASU_REG_STAT_DROPS_HI                  0x124u
+/* STAT_QUERIES (ro): QUERY requests. */
+#define KVASU_REG_STAT_QUERIES_LO                0x128u
+#define KVASU_REG_STAT_QUERIES_HI                0x12Cu
+/* STAT_QUERY_HITS (ro): QUERYs answered with hit = 1 (tlevel_before >= min_tlevel). */
+#define KVASU_REG_STAT_QUERY_HITS_LO             0x130u
+#define KVASU_REG_STAT_QUERY_HITS_HI             0x134u
+/* STAT_EVICTS (ro): EVICT and EVICT_ANY requests that removed a line. */
+#define KVASU_REG_STAT_EVICTS_LO                 0x138u
+#define KVASU_REG_STAT_EVICTS_HI                 0x13Cu
+/* STAT_EVICTS_EMPTY (ro): EVICT and EVICT_ANY requests that removed nothing. */
+#define KVASU_REG_STAT_EVICTS_EMPTY_LO           0x140u
+#define KVASU_REG_STAT_EVICTS_EMPTY_HI           0x144u
+/* STAT_OBS_T0 (ro): OBSERVEs with tlevel_before = T0. */
+#define KVASU_REG_STAT_OBS_T0_LO                 0x148u
+#define KVASU_REG_STAT_OBS_T0_HI                 0x14Cu
+/* STAT_OBS_T1 (ro): OBSERVEs with tlevel_before = T1. */
+#define KVASU_REG_STAT_OBS_T1_LO                 0x150u
+#define KVASU_REG_STAT_OBS_T1_HI                 0x154u
+/* STAT_OBS_T2 (ro): OBSERVEs with tlevel_before = T2. */
+#define KVASU_REG_STAT_OBS_T2_LO                 0x158u
+#define KVASU_REG_STAT_OBS_T2_HI                 0x15Cu
+/* STAT_OBS_T3 (ro): OBSERVEs with tlevel_before = T3. */
+#define KVASU_REG_STAT_OBS_T3_LO                 0x160u
+#define KVASU_REG_STAT_OBS_T3_HI                 0x164u
+
+/* Register fields. */
+/* CTRL.ENABLE (ctrl): Requests are accepted only while set. */
+#define KVASU_CTRL_ENABLE_SHIFT                  0u
+#define KVASU_CTRL_ENABLE_MASK                   0x00000001u
+/* CTRL.FLUSH (action, reads 0): Untrack every line. */
+#define KVASU_CTRL_FLUSH_SHIFT                   1u
+#define KVASU_CTRL_FLUSH_MASK                    0x00000002u
+/* CTRL.CLEAR_STATS (action, reads 0): Zero every statistics counter. */
+#define KVASU_CTRL_CLEAR_STATS_SHIFT             2u
+#define KVASU_CTRL_CLEAR_STATS_MASK              0x00000004u
+/* CTRL.COMMIT (action, reads 0): Apply the shadow configuration; refused with SLVERR if illegal. */
+#define KVASU_CTRL_COMMIT_SHIFT                  3u
+#define KVASU_CTRL_COMMIT_MASK                   0x00000008u
+/* CTRL.CLEAR_ERROR (action, reads 0): Clear STATUS.ERROR. */
+#define KVASU_CTRL_CLEAR_ERROR_SHIFT             4u
+#define KVASU_CTRL_CLEAR_ERROR_MASK              0x00000010u
+/* STATUS.BUSY (ro): A flush is running; requests are not accepted. */
+#define KVASU_STATUS_BUSY_SHIFT                  0u
+#define KVASU_STATUS_BUSY_MASK                   0x00000001u
+/* STATUS.ERROR (ro): Sticky: a commit was refused since the last CLEAR_ERROR. */
+#define KVASU_STATUS_ERROR_SHIFT                 1u
+#define KVASU_STATUS_ERROR_MASK                  0x00000002u
+
+/* Reset values of the default build (P_* and the clamped configuration defaults depend on a build's parameters). */
+#define KVASU_ID_RESET                           0x4B564153u
+#define KVASU_VERSION_RESET                      0x00000200u
+#define KVASU_P_ENTRIES_RESET                    0x00000800u
+#define KVASU_P_PROBE_RESET                      0x00000004u
+#define KVASU_P_ADDR_WIDTH_RESET                 0x00000040u
+#define KVASU_P_LINE_SHIFT_RESET                 0x00000008u
+#define KVASU_P_TAG_WIDTH_RESET                  0x00000038u
+#define KVASU_P_COUNT_WIDTH_RESET                0x00000010u
+#define KVASU_P_TS_WIDTH_RESET                   0x00000008u
+#define KVASU_P_TICK_SHIFT_RESET                 0x00000002u
+#define KVASU_P_WMAX_RESET                       0x0000007Fu
+#define KVASU_CTRL_RESET                         0x00000001u
+#define KVASU_STATUS_RESET                       0x00000000u
+#define KVASU_C3_RESET                           0x00000005u
+#define KVASU_C2_RESET                           0x00000003u
+#define KVASU_W3_RESET                           0x00000019u
+#define KVASU_W2_RESET                           0x00000032u
+#define KVASU_W1_RESET                           0x0000007Du
+#define KVASU_HASH_SEED_RESET                    0x00000000u
+#define KVASU_ACT_C3_RESET                       0x00000005u
+#define KVASU_ACT_C2_RESET                       0x00000003u
+#define KVASU_ACT_W3_RESET                       0x00000019u
+#define KVASU_ACT_W2_RESET                       0x00000032u
+#define KVASU_ACT_W1_RESET                       0x0000007Du
+#define KVASU_ACT_HASH_SEED_RESET                0x00000000u
+
+/* Statistics: 64-bit counters, by index; KVASU_STAT_OFFSETS lists their LO offsets in index order. */
+#define KVASU_STAT_OBSERVES                      0u
+#define KVASU_STAT_OBSERVE_HITS                  1u
+#define KVASU_STAT_INSERTS                       2u
+#define KVASU_STAT_REPLACEMENTS                  3u
+#define KVASU_STAT_DROPS                         4u
+#define KVASU_STAT_QUERIES                       5u
+#define KVASU_STAT_QUERY_HITS                    6u
+#define KVASU_STAT_EVICTS                        7u
+#define KVASU_STAT_EVICTS_EMPTY                  8u
+#define KVASU_STAT_OBS_T0                        9u
+#define KVASU_STAT_OBS_T1                        10u
+#define KVASU_STAT_OBS_T2                        11u
+#define KVASU_STAT_OBS_T3                        12u
+#define KVASU_STAT_COUNT                         13u
+#define KVASU_STAT_OFFSETS                       { 0x100u, 0x108u, 0x110u, 0x118u, 0x120u, 0x128u, 0x130u, 0x138u, 0x140u, 0x148u, 0x150u, 0x158u, 0x160u }
+
+#endif /* KV_ASU_REGS_H */

@@ -1,0 +1,90 @@
+"""The C header is generated from regmap/kv_asu.toml, is current, and says what the map says."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+import regmap
+from regmap import OPS, REGISTERS, STAT_REGISTERS, Params
+from regmap.c_header import c_header
+
+from .conftest import ROOT
+
+HEADER = ROOT / "sw" / "kv_asu_regs.h"
+
+
+def test_checked_in_header_is_current():
+    assert HEADER.read_text() == c_header(), "run `make docs` to regenerate sw/kv_asu_regs.h"
+
+
+def _expected() -> dict[str, int]:
+    """Every macro value, computed from regmap here (not by the generator)."""
+    p = Params()
+    want = {"KVASU_ID_VALUE": regmap.ID, "KVASU_VERSION_VALUE": regmap.VERSION,
+            "KVASU_AXIL_ADDR_WIDTH": regmap.AXIL_ADDR_WIDTH,
+            "KVASU_STAT_COUNT": len(STAT_REGISTERS)}
+    want.update({f"KVASU_OP_{name}": code for name, code in OPS.items()})
+    for reg in REGISTERS:
+        if reg.wide:
+            want[f"KVASU_REG_{reg.name}_LO"] = reg.offset
+            want[f"KVASU_REG_{reg.name}_HI"] = reg.offset + 4
+        else:
+            want[f"KVASU_REG_{reg.name}"] = reg.offset
+        for f in reg.fields:
+            want[f"KVASU_{reg.name}_{f.name}_SHIFT"] = f.bit
+            want[f"KVASU_{reg.name}_{f.name}_MASK"] = 1 << f.bit
+        if reg.reset is not None:
+            want[f"KVASU_{reg.name}_RESET"] = p.value_of(reg.reset)
+    want["KVASU_CTRL_RESET"] = sum(f.reset << f.bit for f in regmap.REG["CTRL"].fields)
+    for index, reg in enumerate(STAT_REGISTERS):
+        want[f"KVASU_{reg.name}"] = index
+    return want
+
+
+def test_compiled_header_values_match_regmap(tmp_path):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.fail("no C compiler")
+    want = _expected()
+    prog = ["#include <stdio.h>", '#include "kv_asu_regs.h"',
+            "static const unsigned stat_offsets[] = KVASU_STAT_OFFSETS;",
+            "int main(void) {"]
+    prog += [f'  printf("{name} %lu\\n", (unsigned long)({name}));' for name in want]
+    prog += ['  for (unsigned i = 0; i < KVASU_STAT_COUNT; i++)',
+             '    printf("offset%u %u\\n", i, stat_offsets[i]);',
+             "  return 0;", "}"]
+    (tmp_path / "values.c").write_text("\n".join(prog) + "\n")
+    exe = tmp_path / "values"
+    subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Werror", "-I", str(HEADER.parent),
+                    str(tmp_path / "values.c"), "-o", str(exe)], check=True)
+    got = dict(line.split() for line in subprocess.run(
+        [str(exe)], check=True, capture_output=True, text=True).stdout.splitlines())
+    for name, value in want.items():
+        assert int(got[name]) == value, name
+    for index, reg in enumerate(STAT_REGISTERS):
+        assert int(got[f"offset{index}"]) == reg.offset
+
+
+def test_version_fields_follow_the_release():
+    major, minor, patch = (int(x) for x in regmap.RELEASE.split("."))
+    text = HEADER.read_text()
+    for name, value in (("MAJOR", major), ("MINOR", minor), ("PATCH", patch)):
+        found = re.search(rf"^#define KVASU_VERSION_{name}\s+(\d+)u$", text, re.M)
+        assert found and int(found.group(1)) == value, name
+    assert regmap.VERSION == major << 16 | minor << 8 | patch
+
+
+def test_the_guide_s_five_line_example_compiles(tmp_path):
+    guide = (ROOT / "docs" / "integration.md").read_text()
+    block = guide.split("## The C driver in five lines", 1)[1].split("```c\n", 1)[1]
+    lines = block.split("```", 1)[0].strip().splitlines()
+    assert len(lines) == 5 and lines[0].startswith("#include")
+    source = lines[0] + "\nint example(void);\nint example(void) {\n" + "\n".join(lines[1:]) \
+        + "\n    return 0;\n}\n"
+    (tmp_path / "example.c").write_text(source)
+    cc = shutil.which("cc") or shutil.which("gcc")
+    subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Werror", "-I", str(HEADER.parent),
+                    "-c", str(tmp_path / "example.c"), "-o", str(tmp_path / "example.o")],
+                   check=True)

@@ -1,0 +1,118 @@
+"""Write the shipped Verilog under ``dist/``: ``python -m tools.dist`` (``make dist``).
+
+Two builds ship, each as module ``kv_asu`` in its own folder (compile one of them):
+
+``dist/default/kv_asu.v``
+    The default parameters and implementation options (``hdl.generate``'s output).
+``dist/ice40/kv_asu.v``
+    The reduced build of ``make fpga``'s iCE40 target (``fpga.flow.TARGETS["ice40"]``:
+    its parameters and implementation options, so the two never drift apart).
+
+Each file starts with a comment naming the build, its parameters, its latency and the
+parameters the hand-written wrapper (``dist/kv_asu_wrapper.v``) needs for it.
+``--check`` regenerates in memory and exits 1, naming the files that differ, when the
+checked-in Verilog is not what the generator gives now.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+from pathlib import Path
+
+from regmap import Params, response_fields
+
+ROOT = Path(__file__).resolve().parent.parent
+DIST = ROOT / "dist"
+REGENERATE = "make dist   (= python -m tools.dist)"
+
+__all__ = ["Build", "BUILDS", "wrapper_params", "render", "main", "REGENERATE"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Build:
+    name: str
+    description: str
+    params: dict            # overrides of regmap.Params defaults
+    options: dict           # implementation options of hdl.top.KvAsu
+
+    @property
+    def path(self) -> Path:
+        return DIST / self.name / "kv_asu.v"
+
+    def wrapper_params(self) -> dict[str, int]:
+        """The wrapper's width parameters for this build."""
+        return wrapper_params(Params(**self.params))
+
+
+def wrapper_params(params: Params) -> dict[str, int]:
+    """The width parameters of ``dist/kv_asu_wrapper.v`` for a core built with ``params``."""
+    widths = dict(response_fields(params))
+    return {"ADDR_WIDTH": params.ADDR_WIDTH, "COUNT_WIDTH": widths["count"],
+            "SLOT_WIDTH": widths["slot"], "TAG_WIDTH": widths["victim_tag"]}
+
+
+def _builds() -> dict[str, Build]:
+    from fpga.flow import TARGETS
+    ice40 = TARGETS["ice40"]
+    return {
+        "default": Build("default", "default parameters and options", {}, {}),
+        "ice40": Build("ice40", "reduced build of the iCE40 UP5K target", dict(ice40.params),
+                       dict(ice40.options)),
+    }
+
+
+BUILDS = _builds()
+
+
+def render(build: Build) -> str:
+    """The shipped text of one build: the header comment and the generated Verilog."""
+    from amaranth.back import verilog
+    from hdl.top import KvAsu
+    params = Params(**build.params)
+    top = KvAsu(params, **build.options)
+    body = verilog.convert(top, name="kv_asu", emit_src=False)
+    options = ", ".join(f"{k}={v!r}" for k, v in sorted(build.options.items())) or "none"
+    wrapper = " ".join(f"{k}={v}" for k, v in build.wrapper_params().items())
+    header = [
+        "// SPDX-License-Identifier: Apache-2.0",
+        f"// KV-ASU {build.name} build ({build.description}): module kv_asu.",
+        "// Generated from hdl/ by `make dist` (python -m tools.dist); do not edit by hand.",
+        "// Parameters: " + " ".join(f"{k}={v}" for k, v in params.as_dict().items()),
+        f"// Implementation options: {options}",
+        f"// Request-to-response latency: {top.latency} cycles",
+        f"// Wrapper parameters (dist/kv_asu_wrapper.v): {wrapper}",
+    ]
+    return "\n".join(header) + "\n" + body
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.dist", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the checked-in files instead of writing them")
+    parser.add_argument("--build", action="append", choices=sorted(BUILDS),
+                        help="only this build (repeatable; default: all)")
+    args = parser.parse_args(argv)
+    stale = []
+    for name in args.build or sorted(BUILDS):
+        build = BUILDS[name]
+        text = render(build)
+        rel = build.path.relative_to(ROOT)
+        if args.check:
+            if not build.path.exists() or build.path.read_text() != text:
+                stale.append(str(rel))
+            continue
+        build.path.parent.mkdir(parents=True, exist_ok=True)
+        build.path.write_text(text)
+        print(f"wrote {rel}")
+    if stale:
+        print(f"out of date: {', '.join(stale)}; regenerate with: {REGENERATE}",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

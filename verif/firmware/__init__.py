@@ -1,0 +1,188 @@
+"""The firmware test: the C driver on the Verilated shipped core, checked by the golden model.
+
+``build(build_name, build_dir)``
+    Compiles ``sw/kv_asu.c`` as C99 with the system C compiler (``cc``, warnings as
+    errors), then Verilates ``dist/kv_asu_wrapper.v`` around ``dist/<build>/kv_asu.v``
+    (the checked-in Verilog, not a fresh generation: this tests what ships) with
+    ``firmware_test.cpp`` and links the driver in. Rebuilds only what changed.
+``run(exe, seed)``
+    Runs it; returns its log (see ``firmware_test.cpp`` for the line format).
+``check(log, params)``
+    Replays the log through ``golden_model.KvAsuModel``: every response, every statistic
+    and occupancy the driver read, the configuration it read, and whether each commit was
+    accepted or refused. Returns the list of mismatches (empty when all agree).
+
+``python -m verif.firmware [--build default|ice40] [--seed N]`` does all three.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from regmap import CONFIG_NAMES, STAT_NAMES, VERSION, Params
+
+from ..fast import VERILATOR_MAKEFLAGS, _verilator
+from ..runner import VERILATOR_OPT
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+DIST = ROOT / "dist"
+SW = ROOT / "sw"
+
+__all__ = ["build", "run", "check", "wrapper_params", "build_params", "main"]
+
+
+def _header_values(build_name: str, label: str) -> dict[str, int]:
+    """``NAME=VALUE`` pairs of one line of a shipped file's header comment."""
+    text = (DIST / build_name / "kv_asu.v").read_text()[:4000]
+    for line in text.splitlines():
+        if line.startswith(f"// {label}"):
+            pairs = line.split(":", 1)[1].split()
+            return {k: int(v) for k, v in (p.split("=") for p in pairs)}
+    raise ValueError(f"dist/{build_name}/kv_asu.v has no '{label}' line")
+
+
+def wrapper_params(build_name: str) -> dict[str, int]:
+    """The wrapper's width parameters of a shipped build, from its header comment."""
+    return _header_values(build_name, "Wrapper parameters")
+
+
+def build_params(build_name: str) -> Params:
+    """The elaboration parameters of a shipped build, from its header comment."""
+    return Params(**_header_values(build_name, "Parameters:"))
+
+
+def build(build_name: str, build_dir: Path) -> Path:
+    build_dir = Path(build_dir).resolve()
+    build_dir.mkdir(parents=True, exist_ok=True)
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        raise FileNotFoundError("no C compiler (cc) on PATH")
+    driver_obj = build_dir / "kv_asu_driver.o"
+    sources = [SW / "kv_asu.c", SW / "kv_asu.h", SW / "kv_asu_regs.h"]
+    if (not driver_obj.exists()
+            or driver_obj.stat().st_mtime < max(s.stat().st_mtime for s in sources)):
+        subprocess.run([cc, "-std=c99", "-pedantic", "-Wall", "-Wextra", "-Werror", "-O1",
+                        "-I", str(SW), "-c", str(SW / "kv_asu.c"), "-o", str(driver_obj)],
+                       check=True)
+    obj = build_dir / "obj"
+    cmd = [_verilator(), "--cc", "--exe", "--build", "-j", "2",
+           "--top-module", "kv_asu_wrapper", "-Wno-fatal", "-Wno-lint", "-Wno-style",
+           *(f"-G{k}={v}" for k, v in wrapper_params(build_name).items()),
+           "--Mdir", str(obj), "-o", "firmware_test", *VERILATOR_MAKEFLAGS,
+           *(arg for flag in VERILATOR_OPT for arg in ("-MAKEFLAGS", flag)),
+           "-CFLAGS", f"-I{SW}",
+           str(DIST / "kv_asu_wrapper.v"), str(DIST / build_name / "kv_asu.v"),
+           str(HERE / "firmware_test.cpp"), str(driver_obj)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return obj / "firmware_test"
+
+
+def run(exe: Path, seed: int) -> str:
+    proc = subprocess.run([str(exe), str(seed)], capture_output=True, text=True, timeout=600)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"firmware_test exited {proc.returncode}:\n{proc.stdout[-4000:]}"
+                           f"\n{proc.stderr[-4000:]}")
+    return proc.stdout
+
+
+def check(log: str, params: Params) -> list[str]:
+    from golden_model import KvAsuModel
+    model = KvAsuModel(params)
+    problems: list[str] = []
+    cycle = 0
+    queue: collections.deque = collections.deque()    # model responses not yet answered
+    requests = 0
+    for number, line in enumerate(log.splitlines(), 1):
+        word, *rest = line.split()
+        where = f"line {number} ({line!r})"
+        if word == "check" and rest[1] != "ok":
+            problems.append(f"harness check failed: {rest[0]}")
+        elif word == "info" and rest[0] == "version" and int(rest[1]) != VERSION:
+            problems.append(f"{where}: VERSION, model/regmap says {VERSION:#x}")
+        elif word == "info" and rest[0] != "version":
+            name = rest[0].upper()
+            want = params.WMAX if name == "WMAX" else getattr(params, name)
+            if int(rest[1]) != want:
+                problems.append(f"{where}: {name} of the build is {want}")
+        elif word == "config":
+            got = dict(zip(CONFIG_NAMES, map(int, rest)))
+            want = {k.upper(): v for k, v in model.config.as_dict().items()}
+            if got != want:
+                problems.append(f"{where}: model's active configuration is {want}")
+        elif word == "commit":
+            values = dict(zip((n.lower() for n in CONFIG_NAMES), map(int, rest[1:])))
+            try:
+                model.commit(cycle, **values)
+                verdict = "ok"
+            except ValueError:
+                verdict = "refused"
+            if verdict != rest[0]:
+                problems.append(f"{where}: the model says {verdict}")
+        elif word == "flush":
+            model.flush()
+        elif word == "clear_stats":
+            model.clear_stats()
+        elif word == "req":
+            cycle = int(rest[0])
+            want = model.request(cycle, int(rest[1]), int(rest[2], 16), int(rest[3]))
+            queue.append((want, where))
+            requests += 1
+        elif word == "rsp":
+            if not queue:
+                problems.append(f"{where}: a response with no request")
+                continue
+            want, req_where = queue.popleft()
+            got = tuple(int(v, 16) if i == 9 else int(v) for i, v in enumerate(rest))
+            fields = ("op", "present", "tlevel_before", "tracked", "tlevel", "count", "hit",
+                      "slot", "victim_valid", "victim_tag")
+            wanted = tuple(getattr(want, f) for f in fields)
+            if got != wanted:
+                diff = {f: (g, w) for f, g, w in zip(fields, got, wanted) if g != w}
+                problems.append(f"{where}: response to {req_where} differs (rtl, model): {diff}")
+        elif word == "stats":
+            got = dict(zip(STAT_NAMES, map(int, rest)))
+            want = model.stats.as_dict()
+            if got != want:
+                diff = {k: (got[k], want[k]) for k in STAT_NAMES if got[k] != want[k]}
+                problems.append(f"{where}: statistics differ (rtl, model): {diff}")
+        elif word == "occupancy" and int(rest[0]) != model.occupancy:
+            problems.append(f"{where}: model's occupancy is {model.occupancy}")
+    if queue:
+        problems.append(f"{len(queue)} requests never answered")
+    if requests == 0 or "passed," not in log:
+        problems.append("the harness ran no requests or did not finish")
+    return problems
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m verif.firmware", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="ice40", choices=("default", "ice40"))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--dir", type=Path, default=ROOT / "build" / "firmware")
+    args = parser.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    print(f"KVASU_SEED={seed}")
+    exe = build(args.build, args.dir / args.build)
+    log = run(exe, seed)
+    problems = check(log, build_params(args.build))
+    print(log.splitlines()[-1])
+    for p in problems:
+        print(p)
+    print("firmware test:", "FAIL" if problems else "all responses and register reads "
+          "equal the golden model's")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

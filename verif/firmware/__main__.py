@@ -1,0 +1,7 @@
+"""``python -m verif.firmware``: build and run the firmware test (see the package)."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// Firmware test: the C driver (sw/kv_asu.c, compiled as C99) runs against the Verilated
+// shipped core (dist/<build>/kv_asu.v inside dist/kv_asu_wrapper.v). The driver's
+// read32/write32 hooks are AXI4-Lite transactions on the RTL, cycle by cycle; request
+// bursts go through the wrapper's req_*/rsp_* ports.
+//
+// Usage: firmware_test SEED
+//
+// Every driver call is exercised: identify (and its refusal at a wrong base), wait_idle,
+// get_config, configure (a legal commit, then an illegal one that must be refused and leave
+// the block as it was), flush, clear_stats, read_stat/read_stats/read64, set_enabled /
+// is_enabled, occupancy. The harness checks what it can on its own ("check NAME ok|FAIL"
+// lines, then "N passed, N failed") and prints an event log that verif/firmware/__init__.py
+// replays through the golden model: every response, statistic, occupancy and configuration
+// the driver read is compared with the model's.
+//
+// Log lines (decimal unless noted):
+//   info NAME VALUE                       identify()'s kvasu_info
+//   config C3 C2 W3 W2 W1 SEED            kvasu_get_config() (the active configuration)
+//   commit ok|refused C3 C2 W3 W2 W1 SEED  a kvasu_configure() call and its result
+//   flush | clear_stats                   the driver call, between requests
+//   req CYCLE OP ADDR_HEX MIN_TLEVEL      a request, accepted at CYCLE ...
+//   rsp OP PRESENT TLB TRACKED TL COUNT HIT SLOT VV VTAG_HEX   ... and its response
+//   stats V0 .. V12 | occupancy N         what the driver read
+// Cycle 0 is the first rising edge at which rst is low (spec section 4).
+
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <string>
+
+#include "Vkv_asu_wrapper.h"
+#include "verilated.h"
+
+extern "C" {
+#include "kv_asu.h"
+}
+
+namespace {
+
+struct Harness {
+  std::unique_ptr<VerilatedContext> ctx;
+  std::unique_ptr<Vkv_asu_wrapper> top;
+  uint64_t cycle = 0;
+  uint32_t last_bresp = 0, last_rresp = 0;
+  unsigned passed = 0, failed = 0;
+  uint64_t rng = 0;
+
+  // One clock cycle: settle the inputs, sample, rising edge.
+  void step() {
+    top->clk = 0; top->eval();
+    top->clk = 1; top->eval();
+    cycle++;
+  }
+
+  [[noreturn]] void hang(const char* what) {
+    printf("check %s FAIL (no handshake for 10000 cycles at cycle %" PRIu64 ")\n", what, cycle);
+    printf("%u passed, %u failed\n", passed, failed + 1);
+    exit(1);
+  }
+
+  uint32_t axi_read(uint32_t addr) {
+    top->s_axil_araddr = addr & 0xFFF; top->s_axil_arprot = 0;
+    top->s_axil_arvalid = 1; top->s_axil_rready = 1;
+    for (int guard = 0; guard < 10000; guard++) {
+      top->clk = 0; top->eval();
+      const bool ar = top->s_axil_arvalid && top->s_axil_arready;
+      const bool r = top->s_axil_rvalid && top->s_axil_rready;
+      const uint32_t data = top->s_axil_rdata;
+      last_rresp = top->s_axil_rresp;
+      step();
+      if (ar) top->s_axil_arvalid = 0;
+      if (r) { top->s_axil_rready = 0; return data; }
+    }
+    hang("axi_read");
+  }
+
+  void axi_write(uint32_t addr, uint32_t data) {
+    top->s_axil_awaddr = addr & 0xFFF; top->s_axil_awprot = 0; top->s_axil_awvalid = 1;
+    top->s_axil_wdata = data; top->s_axil_wstrb = 0xF; top->s_axil_wvalid = 1;
+    top->s_axil_bready = 1;
+    for (int guard = 0; guard < 10000; guard++) {
+      top->clk = 0; top->eval();
+      const bool aw = top->s_axil_awvalid && top->s_axil_awready;
+      const bool w = top->s_axil_wvalid && top->s_axil_wready;
+      const bool b = top->s_axil_bvalid && top->s_axil_bready;
+      last_bresp = top->s_axil_bresp;
+      step();
+      if (aw) top->s_axil_awvalid = 0;
+      if (w) top->s_axil_wvalid = 0;
+      if (b) { top->s_axil_bready = 0; return; }
+    }
+    hang("axi_write");
+  }
+
+  void check(const char* name, bool ok) {
+    printf("check %s %s\n", name, ok ? "ok" : "FAIL");
+    (ok ? passed : failed)++;
+  }
+
+  uint64_t random() { rng ^= rng << 13; rng ^= rng >> 7; rng ^= rng << 17; return rng; }
+
+  struct Req { unsigned op; uint64_t addr; unsigned min_tlevel; };
+
+  // Offer the requests back to back (the response consumer ready 3 cycles in 4), log each
+  // acceptance and response, and return once every response is in and the statistics
+  // have settled.
+  void burst(std::deque<Req> reqs) {
+    std::deque<uint64_t> in_flight;
+    size_t answered = 0, total = reqs.size();
+    for (int idle = 0; answered < total; idle++) {
+      if (idle > 10000) hang("burst");
+      const bool offer = !reqs.empty();
+      top->req_valid = offer;
+      if (offer) {
+        top->req_op = reqs.front().op;
+        top->req_addr = reqs.front().addr;
+        top->req_min_tlevel = reqs.front().min_tlevel;
+      }
+      top->rsp_ready = (random() & 3) != 0;
+      top->clk = 0; top->eval();
+      if (offer && top->req_ready) {
+        const Req& q = reqs.front();
+        printf("req %" PRIu64 " %u %" PRIx64 " %u\n", cycle, q.op, q.addr, q.min_tlevel);
+        reqs.pop_front();
+        in_flight.push_back(cycle);
+        idle = 0;
+      }
+      if (top->rsp_valid && top->rsp_ready) {
+        printf("rsp %u %u %u %u %u %u %u %u %u %" PRIx64 "\n", (unsigned)top->rsp_op,
+               (unsigned)top->rsp_present, (unsigned)top->rsp_tlevel_before,
+               (unsigned)top->rsp_tracked, (unsigned)top->rsp_tlevel,
+               (unsigned)top->rsp_count, (unsigned)top->rsp_hit, (unsigned)top->rsp_slot,
+               (unsigned)top->rsp_victim_valid, (uint64_t)top->rsp_victim_tag);
+        answered++;
+        idle = 0;
+      }
+      step();
+    }
+    top->req_valid = 0;
+    top->rsp_ready = 1;
+    for (int i = 0; i < 8; i++) step();   // statistics updates behind the last response
+  }
+
+  // `n` random requests over a pool of `lines` lines: mostly OBSERVE and QUERY, a few
+  // EVICT and EVICT_ANY.
+  void random_burst(unsigned n, unsigned lines) {
+    std::deque<Req> reqs;
+    for (unsigned i = 0; i < n; i++) {
+      const uint64_t r = random();
+      const unsigned kind = r % 16;
+      const unsigned op = kind < 8 ? KVASU_OP_OBSERVE : kind < 14 ? KVASU_OP_QUERY
+                        : kind < 15 ? KVASU_OP_EVICT : KVASU_OP_EVICT_ANY;
+      const uint64_t line = (r >> 8) % lines;
+      reqs.push_back({op, line * 0x100 + ((r >> 32) & 0xFF), (unsigned)((r >> 40) & 3)});
+    }
+    burst(reqs);
+  }
+};
+
+Harness* H;
+
+uint32_t hook_read32(void* ctx, uintptr_t addr) {
+  return static_cast<Harness*>(ctx)->axi_read((uint32_t)addr);
+}
+
+void hook_write32(void* ctx, uintptr_t addr, uint32_t value) {
+  static_cast<Harness*>(ctx)->axi_write((uint32_t)addr, value);
+}
+
+void log_config(const char* tag, const kvasu_config& c) {
+  printf("%s %u %u %u %u %u %u\n", tag, c.c3, c.c2, c.w3, c.w2, c.w1, c.hash_seed);
+}
+
+void log_stats(const kvasu_dev* dev) {
+  uint64_t values[KVASU_STAT_COUNT];
+  kvasu_read_stats(dev, values);
+  printf("stats");
+  for (unsigned i = 0; i < KVASU_STAT_COUNT; i++) printf(" %" PRIu64, values[i]);
+  printf("\n");
+  printf("occupancy %u\n", kvasu_occupancy(dev));
+}
+
+bool same(const kvasu_config& a, const kvasu_config& b) {
+  return a.c3 == b.c3 && a.c2 == b.c2 && a.w3 == b.w3 && a.w2 == b.w2 && a.w1 == b.w1 &&
+         a.hash_seed == b.hash_seed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) { fprintf(stderr, "usage: firmware_test SEED\n"); return 2; }
+  Harness h;
+  H = &h;
+  const uint64_t seed = strtoull(argv[1], nullptr, 0);
+  h.rng = seed * 0x9E3779B97F4A7C15ull + 1;
+  printf("seed %" PRIu64 "\n", seed);
+  h.ctx = std::make_unique<VerilatedContext>();
+  h.top = std::make_unique<Vkv_asu_wrapper>(h.ctx.get());
+
+  h.top->rst = 1;
+  h.top->req_valid = 0; h.top->rsp_ready = 1;
+  h.top->s_axil_awvalid = 0; h.top->s_axil_wvalid = 0; h.top->s_axil_bready = 0;
+  h.top->s_axil_arvalid = 0; h.top->s_axil_rready = 0;
+  for (int i = 0; i < 4; i++) h.step();
+  h.top->rst = 0;
+  h.cycle = 0;
+
+  kvasu_dev dev;
+  kvasu_init(&dev, 0, hook_read32, hook_write32, &h);
+
+  // identify: right at the block's base; refused one word-window off (unmapped: DECERR, 0)
+  kvasu_info info;
+  h.check("identify", kvasu_identify(&dev, &info) == KVASU_OK);
+  h.check("identify_version_is_header_version", info.version == KVASU_VERSION_VALUE);
+  printf("info version %u\ninfo entries %u\ninfo probe %u\ninfo addr_width %u\n"
+         "info line_shift %u\ninfo tag_width %u\ninfo count_width %u\ninfo ts_width %u\n"
+         "info tick_shift %u\ninfo wmax %u\n", info.version, info.entries, info.probe,
+         info.addr_width, info.line_shift, info.tag_width, info.count_width, info.ts_width,
+         info.tick_shift, info.wmax);
+  kvasu_dev off_base;
+  kvasu_init(&off_base, 0x800, hook_read32, hook_write32, &h);
+  h.check("identify_refuses_wrong_base", kvasu_identify(&off_base, nullptr) == KVASU_ERR_ID);
+  h.check("identify_null_is_arg_error", kvasu_identify(nullptr, nullptr) == KVASU_ERR_ARG);
+
+  // the reset clear, then the reset configuration
+  h.check("wait_idle_after_reset", kvasu_wait_idle(&dev, 10000) == KVASU_OK);
+  kvasu_config reset_cfg;
+  h.check("get_config", kvasu_get_config(&dev, &reset_cfg) == KVASU_OK);
+  log_config("config", reset_cfg);
+  h.check("enabled_out_of_reset", kvasu_is_enabled(&dev) == 1);
+
+  const unsigned lines = 3 * info.entries / 2;   // more lines than slots: drops, evictions
+  h.random_burst(300, lines);
+  log_stats(&dev);
+
+  // a legal commit: tighter windows, lower thresholds, a new seed (the block flushes)
+  kvasu_config legal = {3, 2, info.wmax / 8, info.wmax / 4, info.wmax / 2, 0x5EED5EEDu};
+  const kvasu_status legal_status = kvasu_configure(&dev, &legal);
+  printf("commit %s %u %u %u %u %u %u\n", legal_status == KVASU_OK ? "ok" : "refused",
+         legal.c3, legal.c2, legal.w3, legal.w2, legal.w1, legal.hash_seed);
+  h.check("configure_legal", legal_status == KVASU_OK);
+  kvasu_config active;
+  kvasu_get_config(&dev, &active);
+  h.check("configure_legal_is_active", same(active, legal));
+  h.check("wait_idle_after_seed_change", kvasu_wait_idle(&dev, 10000) == KVASU_OK);
+  h.check("seed_change_flushed", kvasu_occupancy(&dev) == 0);
+  h.random_burst(300, lines);
+  log_stats(&dev);
+
+  // an illegal commit (C2 > C3): refused with SLVERR, the block as it was
+  uint64_t stats_before[KVASU_STAT_COUNT], stats_after[KVASU_STAT_COUNT];
+  kvasu_read_stats(&dev, stats_before);
+  const uint32_t occupancy_before = kvasu_occupancy(&dev);
+  kvasu_config illegal = {2, 3, 1, 2, 3, 0x0BADC0DEu};
+  const kvasu_status illegal_status = kvasu_configure(&dev, &illegal);
+  printf("commit %s %u %u %u %u %u %u\n", illegal_status == KVASU_OK ? "ok" : "refused",
+         illegal.c3, illegal.c2, illegal.w3, illegal.w2, illegal.w1, illegal.hash_seed);
+  h.check("configure_illegal_refused", illegal_status == KVASU_ERR_REFUSED);
+  kvasu_get_config(&dev, &active);
+  h.check("refused_commit_keeps_active_config", same(active, legal));
+  h.check("refused_commit_restores_shadows",
+          dev.read32(dev.ctx, KVASU_REG_C3) == legal.c3 &&
+          dev.read32(dev.ctx, KVASU_REG_C2) == legal.c2 &&
+          dev.read32(dev.ctx, KVASU_REG_HASH_SEED) == legal.hash_seed);
+  h.check("refused_commit_error_cleared",
+          (dev.read32(dev.ctx, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK) == 0);
+  h.check("refused_commit_keeps_table", kvasu_occupancy(&dev) == occupancy_before);
+  kvasu_read_stats(&dev, stats_after);
+  bool stats_kept = true;
+  for (unsigned i = 0; i < KVASU_STAT_COUNT; i++) stats_kept &= stats_before[i] == stats_after[i];
+  h.check("refused_commit_keeps_stats", stats_kept);
+  h.check("refused_commit_keeps_enable", kvasu_is_enabled(&dev) == 1);
+  // the bus answer itself: a CTRL write with COMMIT of the illegal set gets SLVERR (2)
+  kvasu_config legal_shadows;
+  kvasu_get_config(&dev, &legal_shadows);
+  dev.write32(dev.ctx, KVASU_REG_C2, legal_shadows.c3 + 1);   // C2 > C3
+  dev.write32(dev.ctx, KVASU_REG_CTRL, KVASU_CTRL_COMMIT_MASK | KVASU_CTRL_ENABLE_MASK);
+  h.check("illegal_commit_bresp_slverr", h.last_bresp == 2);
+  h.check("illegal_commit_sets_status_error",
+          (dev.read32(dev.ctx, KVASU_REG_STATUS) & KVASU_STATUS_ERROR_MASK) != 0);
+  // configure() clears an error it did not cause before committing (the same legal set)
+  h.check("configure_after_stale_error", kvasu_configure(&dev, &legal_shadows) == KVASU_OK);
+  printf("commit ok %u %u %u %u %u %u\n", legal_shadows.c3, legal_shadows.c2,
+         legal_shadows.w3, legal_shadows.w2, legal_shadows.w1, legal_shadows.hash_seed);
+  h.random_burst(200, lines);
+  log_stats(&dev);
+
+  // flush: the table empties, statistics stay
+  h.check("flush", kvasu_flush(&dev, 10000) == KVASU_OK);
+  printf("flush\n");
+  h.check("flush_empties_table", kvasu_occupancy(&dev) == 0);
+  h.random_burst(200, lines);
+  log_stats(&dev);
+
+  // clear_stats: every statistic 0, the table stays
+  const uint32_t occupancy_kept = kvasu_occupancy(&dev);
+  kvasu_clear_stats(&dev);
+  printf("clear_stats\n");
+  uint64_t value = 1;
+  h.check("read_stat", kvasu_read_stat(&dev, KVASU_STAT_OBSERVES, &value) == KVASU_OK);
+  h.check("clear_stats_zeroes", value == 0);
+  h.check("clear_stats_keeps_table", kvasu_occupancy(&dev) == occupancy_kept);
+  h.check("read_stat_index_out_of_range",
+          kvasu_read_stat(&dev, KVASU_STAT_COUNT, &value) == KVASU_ERR_ARG);
+  h.random_burst(200, lines);
+  log_stats(&dev);
+
+  // set_enabled(0): no request is accepted; set_enabled(1): it is again
+  kvasu_set_enabled(&dev, 0);
+  h.check("disabled", kvasu_is_enabled(&dev) == 0);
+  h.top->req_valid = 1; h.top->req_op = KVASU_OP_QUERY; h.top->req_addr = 0x100;
+  bool accepted = false;
+  for (int i = 0; i < 200; i++) { h.top->clk = 0; h.top->eval(); accepted |= h.top->req_ready; h.step(); }
+  h.top->req_valid = 0;
+  h.check("disabled_accepts_nothing", !accepted);
+  kvasu_set_enabled(&dev, 1);
+  h.check("enabled_again", kvasu_is_enabled(&dev) == 1);
+  h.random_burst(100, lines);
+  log_stats(&dev);
+
+  // read64: CYCLE is a 64-bit sample near the harness's own count, and it advances
+  const uint64_t before = h.cycle;
+  const uint64_t c1 = kvasu_read64(&dev, KVASU_REG_CYCLE_LO);
+  const uint64_t c2 = kvasu_read64(&dev, KVASU_REG_CYCLE_LO);
+  h.check("read64_cycle", c1 >= before && c1 <= h.cycle && c2 > c1);
+
+  printf("%u passed, %u failed\n", h.passed, h.failed);
+  h.top->final();
+  return h.failed ? 1 : 0;
+}
