@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 __all__ = ["liberty_areas", "parse_checks", "parse_power", "yosys_int", "memories",
-           "is_flop"]
+           "is_flop", "flop_registers"]
 
 
 def yosys_int(value) -> int:
@@ -55,6 +55,17 @@ def liberty_areas(text: str) -> dict[str, float]:
 def is_flop(cell_type: str) -> bool:
     """NanGate45 sequential cells: flip-flops (DFF*, SDFF*) and latches (DLH/DLL)."""
     return bool(re.match(r"S?DFF|DL[HL]_", cell_type))
+
+
+def flop_registers(netlist: str) -> dict[str, str]:
+    """Flip-flop instance -> the register bit it holds (the net on its Q pin), from a
+    Yosys ``write_verilog`` netlist: ABC and dfflibmap give flip-flops numbered names."""
+    found = {}
+    for m in re.finditer(r"^\s*(S?DFF\w*)\s+(\S+)\s*\((.*?)\);", netlist, re.M | re.S):
+        q = re.search(r"\.Q\((.*?)\)\s*[,)]?\s*$", m.group(3), re.M)
+        if q:
+            found[m.group(2).lstrip("\\")] = q.group(1).strip().lstrip("\\").strip()
+    return found
 
 
 _POINT = re.compile(r"^(Startpoint|Endpoint): (\S+)(?: \((.*)\))?", re.M)

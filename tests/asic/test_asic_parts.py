@@ -174,3 +174,27 @@ def test_opensta_times_macro_to_macro_path(tmp_path):
     assert path["steps"][-1]["pin"] == "b/R0_A_0"
     assert path["arrival_ns"] == pytest.approx(macros.MODEL.access(512))
     assert path["slack_ns"] == pytest.approx(2 - macros.MODEL.access(512) - macros.MODEL.setup_ns)
+
+
+def test_flop_registers_names_each_flip_flop_by_its_q_net():
+    netlist = """
+  DFF_X1 _72496_ (
+    .CK(clk),
+    .D(_02441_),
+    .Q(\\regs.stats._c_word[0] ),
+    .QN(_36324_)
+  );
+  DFFR_X1 _9_ (
+    .CK(clk),
+    .D(d),
+    .Q(q_out),
+    .RN(rst_n)
+  );
+  NAND2_X1 _7_ (
+    .A1(a),
+    .A2(b),
+    .ZN(\\core.not_a_reg )
+  );
+"""
+    assert reports.flop_registers(netlist) == {"_72496_": "regs.stats._c_word[0]",
+                                               "_9_": "q_out"}
