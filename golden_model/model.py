@@ -732,6 +732,12 @@ class KvAsuModel:
                         out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
         self._head, self._tail, self._occupancy = head, tail, occupancy
+        self._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
+                        query_hits, evicts, evicts_empty, obs_t)
+
+    def _add_stats(self, observes, observe_hits, inserts, replacements, drops, queries,
+                   query_hits, evicts, evicts_empty, obs_t) -> None:
+        """Add one run's event counts to the statistics (``obs_t``: four counts)."""
         stats = self._stats
         stats[_ST_OBSERVES] += observes
         stats[_ST_OBSERVE_HITS] += observe_hits

@@ -17,9 +17,7 @@ The section numbers P1..P10 in the comments are those of spec-predictor.md.
 
 from __future__ import annotations
 
-from .model import (_EVICT_ANY, _NONE, _OBSERVE, _QUERY, _ST_DROPS, _ST_EVICTS,
-                    _ST_EVICTS_EMPTY, _ST_INSERTS, _ST_OBS_T, _ST_OBSERVE_HITS, _ST_OBSERVES,
-                    _ST_QUERIES, _ST_QUERY_HITS, _ST_REPLACEMENTS)
+from .model import _NONE, _OBSERVE, _QUERY
 
 __all__ = ["PredictorState", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX", "ABSENT_KEY",
            "key_of", "level_of"]
@@ -175,7 +173,7 @@ class PredictorState:
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
                     to_tail = False
-                    if not pred:
+                    if pt[key] == 0:                # a history that is never reused soon
                         eps = (eps + 1) & EPS_MASK
                         to_tail = eps != 0
                     if to_tail:
@@ -277,18 +275,8 @@ class PredictorState:
 
         model._head, model._tail, model._occupancy = head, tail, occupancy
         self.ghead, self.gtail, self.gcount, self.eps = ghead, gtail, gcount, eps
-        stats = model._stats
-        stats[_ST_OBSERVES] += observes
-        stats[_ST_OBSERVE_HITS] += observe_hits
-        stats[_ST_INSERTS] += inserts
-        stats[_ST_REPLACEMENTS] += replacements
-        stats[_ST_DROPS] += drops
-        stats[_ST_QUERIES] += queries
-        stats[_ST_QUERY_HITS] += query_hits
-        stats[_ST_EVICTS] += evicts
-        stats[_ST_EVICTS_EMPTY] += evicts_empty
-        for level in range(4):
-            stats[_ST_OBS_T[level]] += obs_t[level]
+        model._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
+                         query_hits, evicts, evicts_empty, obs_t)
 
     # ---- structure checks -----------------------------------------------------------------
 

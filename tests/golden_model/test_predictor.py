@@ -57,18 +57,19 @@ def test_training_uses_the_previous_key_and_lookup_reads_the_trained_value():
 
 
 def _cold_line(m: KvAsuModel, addr: int, cycle: int) -> int:
-    """Make PT[3] predict no reuse and leave ``addr`` live with pkey 3; return the cycle."""
+    """Train PT[3] (burst 0, saturated gap) down to 0 and leave ``addr`` live with pkey 3;
+    return the cycle."""
     m.request(cycle, Op.OBSERVE, addr)
-    for _ in range(3):
+    for _ in range(9):                                  # PT[4] 8 -> 7, then PT[3] 8 -> 0
         cycle += FAR
         m.request(cycle, Op.OBSERVE, addr)
-    assert m._predictor.pt[3] < 8
+    assert m._predictor.pt[3] == 0 and m._predictor.pt[4] == 7
     return cycle
 
 
 def test_evict_makes_a_ghost_and_a_cold_ghost_comes_back_at_the_tail():
     """P8: EVICT pops the tail whatever its age, keeps it as a ghost (not tracked). P6.2: a
-    ghost predicted cold re-enters at the tail three times in four, at the head the fourth."""
+    ghost whose counter is 0 re-enters at the tail three times in four, at the head the fourth."""
     m = predictor()
     x, y = 0x1000, 0x2000
     c = _cold_line(m, x, 0)
@@ -218,7 +219,7 @@ class Reference:
             self.ghosts.remove(slot)
             line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred)
             at_tail = False
-            if not pred:
+            if self.pt[key] == 0:
                 self.eps = (self.eps + 1) % 4
                 at_tail = self.eps != 0
             self.lru.insert(0, slot) if at_tail else self.lru.append(slot)
