@@ -165,7 +165,12 @@ def markdown(C: dict, table) -> str:
           "misses is reuse across frames: a line of frame f-k is read again one frame later, two to three bank sizes "
           "of other lines in between, beyond the ghost memory (as many ghosts as live lines) and the table. "
           "Mechanisms tried on the training split and dropped (SRRIP/BRRIP as lists, SHiP with address signatures, "
-          "ghost-guided insertion without the predictor, DIP's set dueling on sampled shadow directories, "
-          "predicted-cold-first eviction) and their numbers are in `docs/eval/predictor_prototype.json` "
-          "(`python -m evaluation.predictor_prototype`).\n")
+          "ghost-guided insertion without the predictor, DIP (LRU against bimodal insertion, dueled on shadow directories), "
+          "predicted-cold-first eviction, Hawkeye's OPTgen-trained insertion keyed on address or on history, and "
+          "a second table learning per key whether reviving a ghost at the MRU end pays, which gains at 1/8 of the "
+          "video training traces but loses on a training case) and their numbers are in "
+          "`docs/eval/predictor_prototype.json` (`python -m evaluation.predictor_prototype`), with one candidate "
+          "not yet specified: set dueling between the predictor and LRU on two sampled shadow directories of 1/8 "
+          "of the bank, never below the predictor on the training split but ahead of it by under a tenth of a "
+          "point there.\n")
     return "\n".join(L)

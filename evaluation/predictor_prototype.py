@@ -22,6 +22,21 @@ comparison, not as references: the chosen mechanism's reference is
   predicted-cold list first.
 - ``predictor``: the chosen mechanism at this level: the burst/gap-class reuse predictor
   (64 4-bit counters) and ghost-guided tail insertion of lines whose counter is 0.
+- ``hawkeye_address`` / ``hawkeye_history``: Hawkeye's training without its program
+  counter: OPTgen (Belady's decisions, reconstructed online) on a sampled 1/16 of the lines
+  with a bank of 1/16 of the size and a history of 8 bank sizes trains 3-bit counters
+  indexed by a signature of the line's previous access: its address (``line`` hashed into
+  256 entries) or its history (the predictor's 40 burst/gap keys, from a history of every
+  line ever seen: a shortcut that favours the prototype). A line predicted
+  cache-averse is placed at the LRU end, a cache-friendly one at the MRU end.
+- ``dueling``: the predictor, its ghost-guided tail insertion switched on or off by a 10-bit
+  selector trained on two sampled shadow directories (1/8 of the lines, 1/8 of the bank:
+  one LRU, one the predictor), DIP's set dueling against LRU.
+- ``ghost_learn``: the predictor, plus a second 64-entry table of 3-bit counters (reset 0)
+  that learns, per key, whether reviving a ghost at the MRU end pays: a ghost revived at the
+  MRU end that is evicted again without a hit counts +1 for its key, one that is hit counts
+  -1; a ghost also goes to the LRU end (three in four) when its key's counter is >= 3.
+- ``dueling_ghost_learn``: ``ghost_learn`` under the same set dueling against LRU.
 
 The split (the same traces for every mechanism): training = video 480p seed 1; 720p seed 2
 with 30 px motion; 1080p seed 3 with region radius 2 and two nearby frames (5 frames);
@@ -152,11 +167,27 @@ class GhostBip:
         return False
 
 
+class Lru:
+    """A plain LRU bank (the dueling prototypes' main bank or shadow)."""
+
+    def __init__(self, capacity):
+        self.cap, self.bank = capacity, OrderedDict()
+
+    def access(self, line, cycle):
+        if line in self.bank:
+            self.bank.move_to_end(line)
+            return True
+        if len(self.bank) >= self.cap:
+            self.bank.popitem(last=False)
+        self.bank[line] = None
+        return False
+
+
 class Dip:
     """LRU or bimodal insertion, chosen by set dueling on two sampled shadow directories."""
 
     def __init__(self, capacity, one_in=32, sample_bits=4, psel_bits=10):
-        self.cap, self.bank, self.one_in, self.k = capacity, OrderedDict(), one_in, 0
+        self.main, self.one_in, self.k = Lru(capacity), one_in, 0
         self.mask, self.pmax = (1 << sample_bits) - 1, (1 << psel_bits) - 1
         self.psel = self.pmax // 2 + 1
         size = max(1, capacity >> sample_bits)
@@ -184,16 +215,12 @@ class Dip:
                 self.psel = max(0, self.psel - 1)
             elif bip_hit and not lru_hit:
                 self.psel = min(self.pmax, self.psel + 1)
-        if line in self.bank:
-            self.bank.move_to_end(line)
+        if self.main.access(line, cycle):
             return True
-        if len(self.bank) >= self.cap:
-            self.bank.popitem(last=False)
-        self.bank[line] = None
         if self.psel > self.pmax // 2:
             self.k += 1
             if self.k % self.one_in:
-                self.bank.move_to_end(line, last=False)
+                self.main.bank.move_to_end(line, last=False)
         return False
 
 
@@ -247,42 +274,186 @@ class ColdFirst:
         return hit
 
 
+class OptGen:
+    """Hawkeye's OPTgen on sampled lines: for each reuse of a sampled line, would Belady's MIN
+    (with a bank of ``capacity >> sample_shift`` lines over the sampled stream) have hit?
+    ``train(signature, hit)`` is called with the signature of the line's previous access."""
+
+    def __init__(self, capacity, train, sample_shift=4, history=8):
+        self.mask = (1 << sample_shift) - 1
+        self.cap = max(1, capacity >> sample_shift)
+        self.len = history * self.cap
+        self.occupancy = np.zeros(self.len, np.int32)   # lines MIN holds at each sampled time
+        self.time, self.last, self.train = 0, {}, train
+
+    def observe(self, line, signature):
+        if mmh3.hash(line.to_bytes(8, "little"), 7, signed=False) & self.mask:
+            return
+        now = self.time
+        if line in self.last:
+            then, previous = self.last[line]
+            span = np.arange(then, now) % self.len
+            hit = now - then < self.len and bool((self.occupancy[span] < self.cap).all())
+            if hit:
+                self.occupancy[span] += 1
+            self.train(previous, hit)
+        self.occupancy[now % self.len] = 0
+        self.last[line] = (now, signature)
+        self.time += 1
+        if len(self.last) > 4 * self.len:                # drop lines beyond the history
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.len}
+
+
+class Hawkeye:
+    """LRU order; OPTgen-trained counters place cache-averse lines at the LRU end."""
+
+    def __init__(self, capacity, signature="address"):
+        self.cap, self.bank, self.signature = capacity, OrderedDict(), signature
+        self.entries = 256 if signature == "address" else 64
+        self.counters = [4] * self.entries             # 3-bit, friendly when >= 4
+        self.optgen = OptGen(capacity, self._train)
+        self.history = ReusePredictor()                # only its keys are used
+
+    def _train(self, sig, hit):
+        self.counters[sig] = min(7, self.counters[sig] + 1) if hit else max(0, self.counters[sig] - 1)
+
+    def access(self, line, cycle):
+        if self.signature == "address":
+            sig = mmh3.hash(line.to_bytes(8, "little"), 3, signed=False) % self.entries
+        else:
+            self.history.observe(line, cycle)
+            sig = self.history.history[line][2]
+        self.optgen.observe(line, sig)
+        hit = line in self.bank
+        if hit:
+            self.bank.move_to_end(line)
+        else:
+            if len(self.bank) >= self.cap:
+                self.bank.popitem(last=False)
+            self.bank[line] = None
+        if self.counters[sig] < 4:
+            self.bank.move_to_end(line, last=False)
+        return hit
+
+
 class Predictor:
     """The chosen mechanism without the hashed table: LRU order, ghosts bounded by the
-    bank's size, a ghost whose counter is 0 re-enters at the LRU end (three in four)."""
+    bank's size, a ghost whose counter is 0 re-enters at the LRU end (three in four).
+    ``tail_ok(line, key)`` says whether a returning ghost may go to the LRU end at all, and
+    ``extra_tail(key)`` sends it there even when its counter is not 0 (the variants below)."""
 
     def __init__(self, capacity):
         self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
         self.pred = ReusePredictor()
         self.predictions: list = []
 
+    def tail_ok(self, line, key):
+        return True
+
+    def extra_tail(self, key):
+        return False
+
+    def on_hit(self, line):
+        pass
+
+    def on_evict(self, line):
+        pass
+
+    def on_head_revival(self, line, key):
+        pass
+
     def access(self, line, cycle):
         hit, ghost = line in self.bank, line in self.ghosts
         p = self.pred.observe(line, cycle)
         self.predictions.append(p)
         if hit:
+            self.on_hit(line)
             self.bank.move_to_end(line)
             return True
         if ghost:
             del self.ghosts[line]
         if len(self.bank) >= self.cap:
             victim, _ = self.bank.popitem(last=False)
+            self.on_evict(victim)
             self.ghosts[victim] = None
             if len(self.ghosts) > self.cap:
                 old, _ = self.ghosts.popitem(last=False)
                 self.pred.forget(old)
         self.bank[line] = None
-        if ghost and self.pred.counter == 0:
-            self.k = (self.k + 1) & 3
-            if self.k:
+        if ghost:
+            key = self.pred.history[line][2]
+            to_tail = False
+            if self.tail_ok(line, key) and (self.pred.counter == 0 or self.extra_tail(key)):
+                self.k = (self.k + 1) & 3
+                to_tail = self.k != 0
+            if to_tail:
                 self.bank.move_to_end(line, last=False)
+            else:
+                self.on_head_revival(line, key)
         return False
+
+
+class GhostLearn(Predictor):
+    """The predictor plus a per-key table learning whether an MRU-end revival pays."""
+
+    def __init__(self, capacity, threshold=3, top=7):
+        super().__init__(capacity)
+        self.gpt, self.threshold, self.top = [0] * 64, threshold, top
+        self.revived: dict = {}        # line -> key of its MRU-end revival, until hit or evicted
+
+    def extra_tail(self, key):
+        return self.gpt[key] >= self.threshold
+
+    def on_head_revival(self, line, key):
+        self.revived[line] = key
+
+    def on_hit(self, line):
+        key = self.revived.pop(line, None)
+        if key is not None:
+            self.gpt[key] = max(0, self.gpt[key] - 1)
+
+    def on_evict(self, line):
+        key = self.revived.pop(line, None)
+        if key is not None:
+            self.gpt[key] = min(self.top, self.gpt[key] + 1)
+
+
+def dueling(base):
+    """``base`` with its ghost-guided tail insertion on or off by set dueling against LRU
+    (DIP): two sampled shadow directories (1/8 of the lines, 1/8 of the bank), one LRU, one
+    ``base``; a 10-bit selector counts their differing hits."""
+
+    class Dueling(base):
+        def __init__(self, capacity, sample_shift=3, psel_bits=10):
+            super().__init__(capacity)
+            self.mask, self.pmax = (1 << sample_shift) - 1, (1 << psel_bits) - 1
+            self.psel = self.pmax // 2 + 1
+            shadow = max(1, capacity >> sample_shift)
+            self.shadow_lru, self.shadow_base = Lru(shadow), base(shadow)
+
+        def tail_ok(self, line, key):
+            return self.psel > self.pmax // 2
+
+        def access(self, line, cycle):
+            if mmh3.hash(line.to_bytes(8, "little"), 11, signed=False) & self.mask == 0:
+                lru_hit = self.shadow_lru.access(line, cycle)
+                base_hit = self.shadow_base.access(line, cycle)
+                if lru_hit and not base_hit:
+                    self.psel = max(0, self.psel - 1)
+                elif base_hit and not lru_hit:
+                    self.psel = min(self.pmax, self.psel + 1)
+            return super().access(line, cycle)
+
+    Dueling.__name__ = Dueling.__qualname__ = f"Dueling{base.__name__}"
+    return Dueling
 
 
 PROTOTYPES = {
     "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
     "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
     "cold_first": ColdFirst, "predictor": Predictor,
+    "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
+    "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
 }
 
 

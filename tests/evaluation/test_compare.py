@@ -120,3 +120,18 @@ def test_bad_arguments_give_clear_errors(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="at least 1"):
         cmp.compare(np.arange(5), np.arange(5), 0)
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_optgen_unsampled_counts_belady_hits(seed):
+    """The prototypes' OPTgen, sampling every line with a history as long as the trace,
+    decides exactly as many hits as Belady's MIN with bypass (the baseline's simulator)."""
+    from evaluation.predictor_prototype import OptGen
+
+    lines = _random_lines(seed, n=2000, distinct=120)
+    decisions = []
+    optgen = OptGen(16, lambda sig, hit: decisions.append(hit), sample_shift=0, history=len(lines))
+    for x in lines.tolist():
+        optgen.observe(x, 0)
+    assert sum(decisions) == int(simulate_belady(lines, 16).sum())
+    assert len(decisions) == len(lines) - len(np.unique(lines))   # one decision per reuse
