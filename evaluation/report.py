@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import real_attention
+from . import compare_report, real_attention
 from .metrics import LatencyModel
 from .runtime import KvAsuConfig, RuntimeConfig, TinyLSTM
 from .sweep import (REUSE_WINDOW, Progress, config_sweep, feature_ablation, hit_rate_vs_bank,
@@ -115,6 +115,9 @@ def run_all(quick: bool, progress: Progress) -> dict:
     R["workload_sweep"] = workload_sweep(progress, frames=frames,
                                          motions=(0, 15, 60) if quick else (0, 8, 30, 60, 120),
                                          radii=(1, 2) if quick else (1, 2, 3))
+
+    # ---- the predictor mode against LRU, Belady and libCacheSim (evaluation.compare) ----
+    R["policy_comparison"] = compare_report.run(wl, progress)
     return R
 
 
@@ -264,6 +267,7 @@ def plots(R: dict, outdir: Path) -> list[str]:
     fig.savefig(outdir / "workload_sweep.png", dpi=110)
     plt.close(fig)
     made.append("workload_sweep.png")
+    made += compare_report.plots(R["policy_comparison"], outdir, plt)
     return made
 
 
@@ -477,6 +481,7 @@ def markdown(R: dict, V: list[dict], figs: list[str], seconds: float) -> str:
         A("")
     A("![workload sweeps](eval/workload_sweep.png)\n")
 
+    A(compare_report.markdown(R["policy_comparison"], table))
     A("## Reading the results, and their limits\n")
     A("- Why a count threshold can predict badly on the video workload: in its prefill a KV line is read by the `2*radius+1` consecutive queries "
       "whose neighbourhoods contain it (a burst a few tens of cycles apart), then not for hundreds of cycles. The count "

@@ -54,6 +54,8 @@ if {op.name: op.value for op in Op} != regmap.OPS:  # pragma: no cover - guards 
 _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
 
 _MASK64 = (1 << 64) - 1
+#: Behaviour modes: the spec's (the reset default) and docs/spec-predictor.md's.
+POLICIES = ("article", "predictor")
 _NONE = -1          # "no slot": a free slot's tag, a null LRU pointer, an empty list end
 
 
@@ -225,6 +227,10 @@ class KvAsuModel:
     ``params=regmap.Params(...)``. Illegal parameters raise ``TypeError``/``ValueError``
     (from :class:`regmap.Params`, decision D1).
 
+    ``policy="predictor"`` selects the behaviour of ``docs/spec-predictor.md`` (the
+    register ``POLICY = 1`` of the RTL step, implemented in :mod:`golden_model.predictor`);
+    the default ``"article"`` is the spec's.
+
     The model starts as the block does out of reset (decision D10): every line untracked,
     statistics zero, the reset configuration of decision D4.
 
@@ -235,7 +241,9 @@ class KvAsuModel:
         assert (r.tracked, r.count) == (1, 1)
     """
 
-    def __init__(self, params: Params | None = None, **parameters):
+    def __init__(self, params: Params | None = None, *, policy: str = "article", **parameters):
+        if policy not in POLICIES:
+            raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
         if params is not None:
             if parameters:
                 raise TypeError("give either params= or individual parameters, not both")
@@ -259,6 +267,11 @@ class KvAsuModel:
         self._count_max = p.COUNT_MAX
         self._wmax = p.WMAX
         self._windows = _Windows(p.ENTRIES, p.PROBE)
+        # The predictor mode (docs/spec-predictor.md) keeps its own state and request loop.
+        self._predictor = None
+        if policy == "predictor":
+            from .predictor import PredictorState
+            self._predictor = PredictorState(p.ENTRIES)
         self.reset()
 
     # ---- whole-block actions --------------------------------------------------------------
@@ -284,6 +297,8 @@ class KvAsuModel:
         self._head = _NONE
         self._tail = _NONE
         self._occupancy = 0
+        if self._predictor is not None:
+            self._predictor.flush()
 
     def clear_stats(self) -> None:
         """Zero every statistics counter."""
@@ -333,6 +348,11 @@ class KvAsuModel:
                              f"got {seed}")
 
     # ---- read-only views ------------------------------------------------------------------
+
+    @property
+    def policy(self) -> str:
+        """``"article"`` (the spec's behaviour) or ``"predictor"`` (docs/spec-predictor.md)."""
+        return "article" if self._predictor is None else "predictor"
 
     @property
     def config(self) -> Config:
@@ -393,7 +413,7 @@ class KvAsuModel:
         """The slot holding ``addr``'s line, or ``None`` if it is not tracked."""
         tag = self.tag_of(addr)
         for slot in self._windows[self.home_of_tag(tag)]:
-            if self._tag[slot] == tag:
+            if self._tag[slot] == tag and not (self._predictor and self._predictor.ghost[slot]):
                 return slot
         return None
 
@@ -425,6 +445,8 @@ class KvAsuModel:
         the valid slots on it, ``occupancy`` equal to its length, free slots unlinked.
         Raises ``AssertionError`` describing the first violation.
         """
+        if self._predictor is not None:
+            return self._predictor.lists(self)[0]
         entries, tags, prev, next_ = self._entries, self._tag, self._prev, self._next
         head, tail = self._head, self._tail
         if (head == _NONE) != (tail == _NONE):
@@ -465,6 +487,8 @@ class KvAsuModel:
         the future; every tracked line sits in its own window, once; counts are
         ``1..COUNT_MAX``.
         """
+        if self._predictor is not None:
+            return self._predictor.check_invariants(self)
         order = self.lru_order()
         lasts = [self._last[s] for s in order]
         if lasts != sorted(lasts):
@@ -578,6 +602,8 @@ class KvAsuModel:
         held in locals for the loop and written back at the end. If ``out`` is a list, each
         response is appended to it as a tuple in :class:`Response` field order.
         """
+        if self._predictor is not None:
+            return self._predictor.execute(self, ticks, ops, tags, homes, min_tlevels, out)
         tag_at, count_at, last_at = self._tag, self._count, self._last
         prev, next_ = self._prev, self._next
         head, tail, occupancy = self._head, self._tail, self._occupancy
@@ -706,6 +732,12 @@ class KvAsuModel:
                         out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
         self._head, self._tail, self._occupancy = head, tail, occupancy
+        self._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
+                        query_hits, evicts, evicts_empty, obs_t)
+
+    def _add_stats(self, observes, observe_hits, inserts, replacements, drops, queries,
+                   query_hits, evicts, evicts_empty, obs_t) -> None:
+        """Add one run's event counts to the statistics (``obs_t``: four counts)."""
         stats = self._stats
         stats[_ST_OBSERVES] += observes
         stats[_ST_OBSERVE_HITS] += observe_hits

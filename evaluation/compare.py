@@ -1,0 +1,323 @@
+"""Compare fast-bank replacement policies on one trace: LRU, Belady, libCacheSim's policies and
+the KV-ASU in both of its modes.
+
+    python -m evaluation.compare TRACE.npz --bank-lines N [--json F] [--entries E]
+
+``TRACE.npz`` is any golden-model trace (:mod:`golden_model.trace`, as
+``evaluation.workload.write_trace`` and the real-decoder CLI write them). Its OBSERVEs, in
+order, are the access stream; every other request is ignored. Line ``= addr >> LINE_SHIFT``
+(``meta["params"]["line_shift"]`` if the trace gives it, else 8).
+
+Every policy serves the same stream with a bank of ``N`` lines. An access to a resident
+line is a hit; any other access is a miss, and the line is installed, evicting one line if
+the bank is full. The hit rate is hits over all accesses (a trace holds no read/write
+distinction, so a first write is a miss like a first read, for every policy alike).
+
+Policies (JSON names):
+
+- ``lru``, ``fifo``, ``belady``: :mod:`evaluation.baselines` (Belady's MIN may bypass, so
+  it bounds every online policy).
+- ``arc``, ``lirs``, ``s3fifo``, ``sieve``, ``wtinylfu``, and the learned ``lrb`` and
+  ``glcache``: `libCacheSim <https://github.com/1a1a11a/libCacheSim>`_ 0.3.5 (objects of
+  size 1, one request per access, the access index as the clock). ``lcs_lru`` and
+  ``lcs_belady`` are libCacheSim's own LRU and Belady, to check the project's against.
+- ``kv_asu_article``, ``kv_asu_article_gate``: :func:`evaluation.runtime.run_runtime` with
+  the KV-ASU in the spec's mode, gate off (residency decides, watermark GC with EVICT) and
+  gate on (a resident line hits only at T-level >= 2).
+- ``kv_asu_predictor``: the KV-ASU in the predictor mode (``docs/spec-predictor.md``)
+  choosing the bank's victims: on a miss into a full bank the runtime sends ``EVICT_ANY``
+  and drops the line it returns (the bank's own LRU line if the KV-ASU returns none or a
+  line the bank does not hold: ``fallback_evictions``), then ``OBSERVE``; a hit sends
+  ``OBSERVE``.
+
+``mcc`` (KV-ASU modes): the Matthews correlation of the block's answer with "the line is
+accessed again within ``--window`` cycles" over every access. The predictor's answer is
+its OBSERVE response's ``tlevel >= 3``; the article's is the T-level after the OBSERVE
+``>= 2`` (the gate's threshold) of a KV-ASU that only watches the stream, as
+``evaluation.sweep.prediction_scores`` scores it.
+
+``gap_closed``: ``(hit_rate - lru) / (belady - lru)``, ``None`` when Belady does not beat LRU.
+
+The KV-ASU's table has ``--entries`` slots (default: the smallest power of two that is at
+least 2048 and at least twice the bank, so the tracker can hold every resident line and as
+many evicted ones; a tracker smaller than the bank cannot choose among lines it dropped).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import numpy as np
+
+from .baselines import simulate_belady, simulate_fifo, simulate_lru
+from .metrics import classify, next_use_index, reuse_within
+from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
+
+__all__ = ["LIBCACHESIM_POLICIES", "access_stream", "compare", "default_entries",
+           "libcachesim_hits", "run_predictor_bank", "main"]
+
+#: JSON name -> libCacheSim class name.
+LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
+                        "wtinylfu": "WTinyLFU", "lrb": "LRB", "glcache": "GLCache",
+                        "lcs_lru": "LRU", "lcs_belady": "Belady"}
+REUSE_WINDOW = 100
+PREDICTOR_LEVEL = 3     #: the predictor mode's "reuse predicted" level (spec-predictor.md P5)
+ARTICLE_LEVEL = 2       #: the article's gate threshold
+_INT64_MAX = 2**63 - 1
+
+
+def default_entries(bank_lines: int) -> int:
+    """The table size the comparison gives the KV-ASU for a bank of ``bank_lines``."""
+    entries = 2048
+    while entries < 2 * bank_lines:
+        entries *= 2
+    return entries
+
+
+def access_stream(trace) -> tuple[np.ndarray, np.ndarray]:
+    """``(lines, cycles)`` (int64) of the trace's OBSERVEs, in order."""
+    shift = LINE_SHIFT
+    params = trace.meta.get("params")
+    if isinstance(params, dict) and isinstance(params.get("line_shift"), int):
+        shift = params["line_shift"]
+    observe = trace.op == 0
+    lines = (trace.addr[observe] >> np.uint64(shift)).astype(np.int64)
+    return lines, trace.cycle[observe].astype(np.int64)
+
+
+def _check_stream(lines: np.ndarray, cycles: np.ndarray, bank_lines: int) -> None:
+    if len(lines) == 0:
+        raise ValueError("the trace has no OBSERVE: there is no access stream to compare on")
+    if not isinstance(bank_lines, (int, np.integer)) or isinstance(bank_lines, bool):
+        raise TypeError(f"bank_lines must be an integer, not {bank_lines!r}")
+    if bank_lines < 1:
+        raise ValueError(f"bank_lines must be at least 1, not {bank_lines}")
+    if len(cycles) != len(lines):
+        raise ValueError("lines and cycles differ in length")
+
+
+# ---- libCacheSim ------------------------------------------------------------------------------
+
+def libcachesim_hits(name: str, lines: np.ndarray, bank_lines: int) -> np.ndarray:
+    """Per access: True if libCacheSim's policy ``name`` (a key of
+    :data:`LIBCACHESIM_POLICIES`) hits, with a cache of ``bank_lines`` objects of size 1."""
+    import libcachesim
+
+    cache = getattr(libcachesim, LIBCACHESIM_POLICIES[name])(bank_lines)
+    req = libcachesim.Request()
+    req.obj_size = 1
+    n = len(lines)
+    hits = np.zeros(n, dtype=bool)
+    get = cache.get
+    if name == "lcs_belady":
+        nxt = next_use_index(lines)
+        nxt = np.where(nxt < n, nxt, _INT64_MAX).tolist()
+        for i, line in enumerate(lines.tolist()):
+            req.obj_id, req.clock_time, req.next_access_vtime = line, i, nxt[i]
+            hits[i] = get(req)
+    else:
+        for i, line in enumerate(lines.tolist()):
+            req.obj_id, req.clock_time = line, i
+            hits[i] = get(req)
+    return hits
+
+
+# ---- the KV-ASU ---------------------------------------------------------------------------------
+
+def _model(entries: int, policy: str):
+    from golden_model import KvAsuModel
+    from .runtime import KvAsuConfig
+
+    k = KvAsuConfig(entries=entries)
+    return KvAsuModel(entries=k.entries, probe=k.probe, addr_width=64, line_shift=LINE_SHIFT,
+                      count_width=k.count_width, ts_width=k.ts_width, tick_shift=k.tick_shift,
+                      policy=policy)
+
+
+def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
+                       entries: int | None = None) -> dict:
+    """The bank with the predictor-mode KV-ASU choosing its victims (module docstring).
+
+    Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
+    "fallback_evictions": int, "kvasu_stats": dict}``.
+    """
+    _check_stream(lines, cycles, bank_lines)
+    from golden_model import Op
+
+    model = _model(entries or default_entries(bank_lines), "predictor")
+    request = model.request
+    observe, evict_any = int(Op.OBSERVE), int(Op.EVICT_ANY)
+    bank: OrderedDict = OrderedDict()        # least recently used first: the fallback order
+    n = len(lines)
+    hits = np.zeros(n, dtype=bool)
+    predicted = np.zeros(n, dtype=bool)
+    fallback = 0
+    for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
+        if line in bank:
+            hits[i] = True
+            bank.move_to_end(line)
+        else:
+            if len(bank) >= bank_lines:
+                r = request(cycle, evict_any, 0)
+                if r.victim_valid and r.victim_tag in bank:
+                    del bank[r.victim_tag]
+                else:
+                    bank.popitem(last=False)
+                    fallback += 1
+            bank[line] = None
+        predicted[i] = request(cycle, observe, line << LINE_SHIFT).tlevel >= PREDICTOR_LEVEL
+    return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
+            "kvasu_stats": model.stats.as_dict()}
+
+
+def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
+    """The stream as reads for :func:`evaluation.runtime.run_runtime` (no video tags)."""
+    n = len(lines)
+    return Accesses(cycle=cycles.astype(np.uint64), addr=(lines.astype(np.uint64) << np.uint64(LINE_SHIFT)),
+                    is_write=np.zeros(n, bool), kind=np.full(n, KIND_DECODE_READ, np.uint8),
+                    frame_index=np.zeros(n, np.int32), layer=np.zeros(n, np.int16),
+                    head=np.zeros(n, np.int16), token=np.zeros(n, np.int32),
+                    tag_frame=np.full(n, -1, np.int32), tag_row=np.full(n, -1, np.int16),
+                    tag_col=np.full(n, -1, np.int16))
+
+
+def _article_levels(lines: np.ndarray, cycles: np.ndarray, entries: int) -> np.ndarray:
+    """T-level after each OBSERVE of an article-mode KV-ASU that only watches the stream."""
+    model = _model(entries, "article")
+    n = len(lines)
+    rs = model.run(cycles.astype(np.uint64), np.zeros(n, np.uint8),
+                   lines.astype(np.uint64) << np.uint64(LINE_SHIFT), responses=True)
+    return np.fromiter((r.tlevel for r in rs), dtype=np.uint8, count=n)
+
+
+# ---- the comparison -------------------------------------------------------------------------
+
+def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: int | None = None,
+            window: int = REUSE_WINDOW, libcachesim: bool = True, progress=None) -> dict:
+    """Run every policy on ``(lines, cycles)`` with a bank of ``bank_lines``; the JSON
+    document the CLI writes (see the module docstring)."""
+    from .runtime import KvAsuConfig, RuntimeConfig, run_runtime
+
+    lines = np.asarray(lines, dtype=np.int64)
+    cycles = np.asarray(cycles, dtype=np.int64)
+    _check_stream(lines, cycles, bank_lines)
+    if entries is None:
+        entries = default_entries(bank_lines)
+    say = progress or (lambda message: None)
+    n = len(lines)
+    label = reuse_within(lines, cycles, window)
+    policies: dict[str, dict] = {}
+
+    def record(name, hits, started, **extra):
+        policies[name] = {"hit_rate": float(np.mean(hits)), "hits": int(np.sum(hits)), **extra,
+                          "seconds": round(time.perf_counter() - started, 3)}
+        say(f"  {name}: hit rate {policies[name]['hit_rate']:.4f}")
+
+    for name, fn in (("lru", simulate_lru), ("fifo", simulate_fifo), ("belady", simulate_belady)):
+        started = time.perf_counter()
+        record(name, fn(lines, bank_lines), started)
+    if libcachesim:
+        for name in LIBCACHESIM_POLICIES:
+            started = time.perf_counter()
+            try:
+                record(name, libcachesim_hits(name, lines, bank_lines), started, source="libcachesim 0.3.5")
+            except Exception as error:  # a policy that does not run is reported, not fatal
+                policies[name] = {"hit_rate": None, "error": f"{type(error).__name__}: {error}"}
+
+    started = time.perf_counter()
+    levels = _article_levels(lines, cycles, entries)
+    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc
+    acc = _accesses(lines, cycles)
+    for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)):
+        started = time.perf_counter()
+        cfg = RuntimeConfig(bank_lines=bank_lines, gate=gate, min_tlevel=ARTICLE_LEVEL,
+                            kvasu=KvAsuConfig(entries=entries))
+        result = run_runtime(acc, cfg)
+        hits = result.served == 1
+        record(name, hits, started, mcc=article_mcc, mcc_prediction=f"T-level after OBSERVE >= {ARTICLE_LEVEL}",
+               gated_refetches=result.gated_refetches, gc_evictions=result.gc_evictions,
+               forced_evictions=result.forced_evictions)
+
+    started = time.perf_counter()
+    bank = run_predictor_bank(lines, cycles, bank_lines, entries)
+    scores = classify(bank["predicted"], label)
+    record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
+           mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
+           fallback_evictions=bank["fallback_evictions"], kvasu_stats=bank["kvasu_stats"])
+
+    lru, belady = policies["lru"]["hit_rate"], policies["belady"]["hit_rate"]
+    for entry in policies.values():
+        rate = entry.get("hit_rate")
+        entry["gap_closed"] = (None if rate is None or belady <= lru
+                               else (rate - lru) / (belady - lru))
+    anchors = [k for k in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
+               if policies.get(k, {}).get("hit_rate") is not None]
+    best = max(anchors, key=lambda k: policies[k]["hit_rate"]) if anchors else None
+    return {
+        "accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),
+        "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),
+        "best_libcachesim": best, "policies": policies,
+    }
+
+
+def _format(doc: dict) -> list[str]:
+    rows = [f"{doc['accesses']} accesses, {doc['distinct_lines']} distinct lines, bank "
+            f"{doc['bank_lines']} lines, KV-ASU table {doc['entries']} entries, reuse base rate "
+            f"{doc['base_rate']:.3f} (within {doc['reuse_window_cycles']} cycles)"]
+    for name, e in doc["policies"].items():
+        if e.get("hit_rate") is None:
+            rows.append(f"{name:20s} did not run: {e.get('error')}")
+            continue
+        gap = "" if e["gap_closed"] is None else f"  gap closed {100 * e['gap_closed']:6.1f} %"
+        mcc = f"  MCC {e['mcc']:+.3f}" if "mcc" in e else ""
+        rows.append(f"{name:20s} hit rate {100 * e['hit_rate']:6.2f} %{gap}{mcc}")
+    return rows
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m evaluation.compare", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("trace", type=Path, help="a golden-model trace (.npz)")
+    ap.add_argument("--bank-lines", type=int, required=True, metavar="N", help="fast-bank size in lines")
+    ap.add_argument("--json", type=Path, metavar="F", help="also write the results as JSON to F")
+    ap.add_argument("--entries", type=int, metavar="E",
+                    help="KV-ASU table entries (a power of two; default: see above)")
+    ap.add_argument("--window", type=int, default=REUSE_WINDOW, metavar="CYCLES",
+                    help=f"reuse window of the MCC label (default {REUSE_WINDOW})")
+    args = ap.parse_args(argv)
+    from golden_model.trace import load_trace
+
+    if args.bank_lines < 1:
+        ap.error(f"--bank-lines must be at least 1, not {args.bank_lines}")
+    if args.entries is not None and (args.entries < 2 or args.entries & (args.entries - 1)):
+        ap.error(f"--entries must be a power of two, at least 2, not {args.entries}")
+    if args.window < 0:
+        ap.error(f"--window must be >= 0, not {args.window}")
+    if not args.trace.is_file():
+        ap.error(f"{args.trace}: no such file")
+    try:
+        trace = load_trace(args.trace)
+        lines, cycles = access_stream(trace)
+        if len(lines) == 0:
+            ap.error(f"{args.trace}: the trace has no OBSERVE, so no access stream")
+        say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+        say(f"{args.trace}: {len(lines)} accesses; running every policy")
+        doc = compare(lines, cycles, args.bank_lines, entries=args.entries, window=args.window,
+                      progress=say)
+    except (ValueError, TypeError, OSError) as error:
+        ap.error(f"{args.trace}: {error}")
+    doc["trace"] = str(args.trace)
+    print("\n".join(_format(doc)))
+    if args.json:
+        args.json.write_text(json.dumps(doc, indent=1))
+        print(f"wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""The policy comparison of the evaluation report: :func:`evaluation.compare.compare` on every
+workload of the report at bank sizes of 1/8, 1/4 and 1/2 of its distinct lines, a plot per
+workload (``docs/eval/policy_<workload>.png``) and the markdown section.
+
+Used by :mod:`evaluation.report` (``make eval``); the split of
+:mod:`evaluation.predictor_prototype` says which workloads the predictor was tuned on.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from .compare import compare
+from .predictor_prototype import FRACTIONS, TRAINING_NAMES
+
+#: Policies drawn and tabled, in order (the JSON holds every policy).
+SHOWN = ("lru", "belady", "arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache",
+         "kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor")
+ANCHORS = ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
+
+
+def split_of(name: str) -> str:
+    """``"training"`` for a workload the predictor was tuned on (by its name in
+    :func:`evaluation.predictor_prototype.training_workloads`), else ``"held-out"``."""
+    return "training" if name in TRAINING_NAMES else "held-out"
+
+
+def run(workloads: dict, progress) -> dict:
+    """``{workload: {"split", "distinct_lines", "banks": {"1/8": compare document, ...}}}``."""
+    out = {}
+    for name, acc in workloads.items():
+        lines = acc.line.astype(np.int64)
+        cycles = acc.cycle.astype(np.int64)
+        distinct = int(len(np.unique(lines)))
+        entry = {"split": split_of(name), "distinct_lines": distinct, "banks": {}}
+        for fraction in FRACTIONS:
+            bank = max(1, distinct // fraction)
+            progress(f"policy comparison: {name}, bank 1/{fraction} ({bank} lines)")
+            doc = compare(lines, cycles, bank)
+            for e in doc["policies"].values():   # keep results.json small
+                e.pop("prediction", None)
+            entry["banks"][f"1/{fraction}"] = doc
+        out[name] = entry
+    return out
+
+
+def slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def plots(C: dict, outdir, plt) -> list[str]:
+    """One figure per workload: hit rate per policy at each bank size."""
+    made = []
+    for name, entry in C.items():
+        fig, ax = plt.subplots(figsize=(10, 3.8))
+        banks = list(entry["banks"])
+        x = np.arange(len(SHOWN))
+        width = 0.8 / len(banks)
+        for i, bank in enumerate(banks):
+            pol = entry["banks"][bank]["policies"]
+            rates = [pol[p]["hit_rate"] or 0.0 for p in SHOWN]
+            ax.bar(x + (i - (len(banks) - 1) / 2) * width, rates, width,
+                   label=f"bank {bank} ({entry['banks'][bank]['bank_lines']} lines)")
+        lru = [entry["banks"][b]["policies"]["lru"]["hit_rate"] for b in banks]
+        ax.set_ylim(max(0.0, min(lru) - 0.25), 1.08)
+        ax.set_xticks(x, SHOWN, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("fast-bank hit rate")
+        ax.set_title(f"{name} ({entry['split']}): every policy, bank = 1/8, 1/4, 1/2 of "
+                     f"{entry['distinct_lines']} distinct lines")
+        ax.legend(fontsize=8, loc="upper left", ncol=3)
+        ax.grid(axis="y", alpha=0.3)
+        fig.tight_layout()
+        file = f"policy_{slug(name)}.png"
+        fig.savefig(outdir / file, dpi=110)
+        plt.close(fig)
+        made.append(file)
+    return made
+
+
+def _pct(x):
+    return "n/a" if x is None else f"{100 * x:.1f} %"
+
+
+def targets(C: dict) -> list[dict]:
+    """Per workload and bank: the issue's hit-rate and MCC targets, met or not."""
+    rows = []
+    for name, entry in C.items():
+        for bank, doc in entry["banks"].items():
+            pol = doc["policies"]
+            lru, belady = pol["lru"]["hit_rate"], pol["belady"]["hit_rate"]
+            best = doc["best_libcachesim"]
+            mine = pol["kv_asu_predictor"]
+            best_rate = pol[best]["hit_rate"] if best else None
+            half = lru + (belady - lru) / 2
+            rows.append({
+                "workload": name, "split": entry["split"], "bank": bank, "bank_lines": doc["bank_lines"],
+                "lru": lru, "belady": belady, "best_libcachesim": best, "best_rate": best_rate,
+                "predictor": mine["hit_rate"], "gap_closed": mine["gap_closed"], "mcc": mine["mcc"],
+                "article_mcc": pol["kv_asu_article"]["mcc"],
+                "half_gap": mine["hit_rate"] >= half - 1e-12,
+                "beats_best": best_rate is None or mine["hit_rate"] >= best_rate - 1e-12,
+                "not_below_lru": mine["hit_rate"] >= lru - 1e-12,
+                "mcc_ok": mine["mcc"] >= 0.5,
+            })
+    return rows
+
+
+def markdown(C: dict, table) -> str:
+    """The report section (``table(rows, header)`` is the report's markdown table helper)."""
+    L = []
+    A = L.append
+    A("## 8. The predictor mode against LRU, Belady and libCacheSim\n")
+    A("`python -m evaluation.compare TRACE.npz --bank-lines N` on every workload above, with banks of 1/8, 1/4 and "
+      "1/2 of the workload's distinct lines. Every access counts (no steady-state mask here, unlike sections 1-7: "
+      "the CLI scores whole traces). `kv_asu_predictor` is the KV-ASU in the mode of "
+      "[spec-predictor.md](spec-predictor.md) choosing the bank's victims; `kv_asu_article` / `_gate` is the "
+      "article's runtime (watermark GC with EVICT; gate off / gate T>=2). libCacheSim 0.3.5 gives ARC, LIRS, S3-FIFO, "
+      "SIEVE, W-TinyLFU and the learned LRB and GLCache (its LRU equals the project's, its Belady is within a "
+      "fraction of a percent of the project's MIN with bypass). MCC: the KV-ASU's answer against 'accessed again within "
+      "100 cycles' (predictor: OBSERVE `tlevel >= 3`; article: T-level after the OBSERVE `>= 2`).\n")
+    A("**Split.** The predictor (its 40 keys, the 1-in-4 rule, the 4-bit counters) was chosen on the *training* "
+      "traces of `evaluation/predictor_prototype.py` (video 480p seed 1, 720p seed 2 with 30 px motion, 1080p seed 3 "
+      "with radius 2; MiniLM in prefill order) and is judged on the *held-out* ones: the report's video workloads "
+      "(seed 0) and MiniLM in decode order. 'MiniLM attention, prefill order' below is a training trace and is "
+      "marked so. No decoder (SmolLM2) trace existed when the mechanism was chosen.\n")
+    rows = targets(C)
+    A("### The targets, per workload and bank size\n")
+    A(table([[r["workload"], r["split"], f"{r['bank']} ({r['bank_lines']})", _pct(r["lru"]), _pct(r["belady"]),
+              f"{r['best_libcachesim']} {_pct(r['best_rate'])}", f"**{_pct(r['predictor'])}**",
+              _pct(r["gap_closed"]), f"{r['mcc']:.2f} (article {r['article_mcc']:.2f})",
+              " ".join(k for k, ok in (("half-gap", r["half_gap"]), (">=best", r["beats_best"]),
+                                        (">=LRU", r["not_below_lru"]), ("MCC", r["mcc_ok"])) if ok) or "none"]
+             for r in rows],
+            ["workload", "split", "bank", "LRU", "Belady", "best libCacheSim", "predictor", "gap closed", "MCC",
+             "targets met"]))
+    A("")
+    held = [r for r in rows if r["split"] == "held-out"]
+    if held:
+        A(f"Held-out: the half-gap target is met in {sum(r['half_gap'] for r in held)} of {len(held)} cases, "
+          f"'at least the best libCacheSim policy' in {sum(r['beats_best'] for r in held)}, 'never below LRU' in "
+          f"{sum(r['not_below_lru'] for r in held)} (worst: "
+          f"{min(100 * (r['predictor'] - r['lru']) for r in held):+.2f} points), MCC >= 0.5 in "
+          f"{sum(r['mcc_ok'] for r in held)}.\n")
+    for name, entry in C.items():
+        A(f"### {name} ({entry['split']})\n")
+        banks = list(entry["banks"])
+        A(table([[p] + [(_pct(entry["banks"][b]["policies"][p]["hit_rate"])
+                         + ("" if entry["banks"][b]["policies"][p].get("gap_closed") is None
+                            else f" ({100 * entry['banks'][b]['policies'][p]['gap_closed']:+.0f} %)"))
+                        for b in banks] for p in SHOWN],
+                ["policy"] + [f"bank {b} = {entry['banks'][b]['bank_lines']} lines (gap closed)" for b in banks]))
+        A("")
+        A(f"![{name}](eval/policy_{slug(name)}.png)\n")
+    missed = [r for r in held if not r["half_gap"] and r["gap_closed"] is not None]
+    if missed:
+        best_gap = max((C[r["workload"]]["banks"][r["bank"]]["policies"][r["best_libcachesim"]]["gap_closed"] or 0.0)
+                       for r in missed if r["best_libcachesim"])
+        A(f"**What bounds it.** Where the half-gap target is missed ({len(missed)} held-out cases), the best "
+          f"libCacheSim policy closes at most {100 * best_gap:.0f} % of the gap either. The predictor gains where LRU "
+          "fails on a loop longer than the bank (the video decode steps read the whole current frame once per step; "
+          "when that is more lines than the bank, LRU misses every one of those reads, and a ghost whose history "
+          "counter is 0 goes to the LRU end, so part of the loop stays resident). Where the loop fits, what LRU still "
+          "misses is reuse across frames: a line of frame f-k is read again one frame later, two to three bank sizes "
+          "of other lines in between, beyond the ghost memory (as many ghosts as live lines) and the table. "
+          "Mechanisms tried on the training split and dropped (SRRIP/BRRIP as lists, SHiP with address signatures, "
+          "ghost-guided insertion without the predictor, DIP (LRU against bimodal insertion, dueled on shadow directories), "
+          "predicted-cold-first eviction, Hawkeye's OPTgen-trained insertion keyed on address or on history, and "
+          "a second table learning per key whether reviving a ghost at the MRU end pays, which gains at 1/8 of the "
+          "video training traces but loses on a training case) and their numbers are in "
+          "`docs/eval/predictor_prototype.json` (`python -m evaluation.predictor_prototype`), with one candidate "
+          "not yet specified: set dueling between the predictor and LRU on two sampled shadow directories of 1/8 "
+          "of the bank, never below the predictor on the training split but ahead of it by under a tenth of a "
+          "point there.\n")
+    return "\n".join(L)

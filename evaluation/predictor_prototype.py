@@ -1,0 +1,507 @@
+"""Prototypes of the victim-choice mechanisms tried for the KV-ASU's predictor mode, and the
+training / held-out split they were tuned and judged on.
+
+    python -m evaluation.predictor_prototype [--split train|heldout|both] [--json F]
+
+Each prototype is a fully associative bank of ``capacity`` lines that sees the access
+stream ``(line, cycle)`` and answers hit or miss; none models the hashed table (the golden
+model's predictor mode does, in :mod:`evaluation.compare`). They are written for a quick
+comparison, not as references: the chosen mechanism's reference is
+``docs/spec-predictor.md`` and :mod:`golden_model.predictor`.
+
+- ``srrip`` / ``brrip``: RRIP (2-bit re-reference prediction values) kept as four LRU-ordered
+  lists, one per value; "age everything" is a rotation of the lists, so no scan is needed
+  (a list form a fully associative hardware table could keep).
+- ``ship``: SRRIP with SHiP's insertion, the signature being address bits (``line >> 4``,
+  hashed into 2048 3-bit counters) instead of the program counter.
+- ``ghost_bip``: LRU, but a line that comes back after being evicted ("ghost", as in ARC)
+  is inserted at the LRU end, one in four at the MRU end.
+- ``dip``: LRU vs. bimodal insertion chosen by a 10-bit selector trained on two sampled
+  shadow directories (1/16 of the lines), DIP's set dueling for a fully associative bank.
+- ``cold_first``: the reuse predictor below, and two LRU lists: victims come from the
+  predicted-cold list first.
+- ``predictor``: the chosen mechanism at this level: the burst/gap-class reuse predictor
+  (64 4-bit counters) and ghost-guided tail insertion of lines whose counter is 0.
+- ``hawkeye_address`` / ``hawkeye_history``: Hawkeye's training without its program
+  counter: OPTgen (Belady's decisions, reconstructed online) on a sampled 1/16 of the lines
+  with a bank of 1/16 of the size and a history of 8 bank sizes trains 3-bit counters
+  indexed by a signature of the line's previous access: its address (``line`` hashed into
+  256 entries) or its history (the predictor's 40 burst/gap keys, from a history of every
+  line ever seen: a shortcut that favours the prototype). A line predicted
+  cache-averse is placed at the LRU end, a cache-friendly one at the MRU end.
+- ``dueling``: the predictor, its ghost-guided tail insertion switched on or off by a 10-bit
+  selector trained on two sampled shadow directories (1/8 of the lines, 1/8 of the bank:
+  one LRU, one the predictor), DIP's set dueling against LRU.
+- ``ghost_learn``: the predictor, plus a second 64-entry table of 3-bit counters (reset 0)
+  that learns, per key, whether reviving a ghost at the MRU end pays: a ghost revived at the
+  MRU end that is evicted again without a hit counts +1 for its key, one that is hit counts
+  -1; a ghost also goes to the LRU end (three in four) when its key's counter is >= 3.
+- ``dueling_ghost_learn``: ``ghost_learn`` under the same set dueling against LRU.
+
+The split (the same traces for every mechanism): training = video 480p seed 1; 720p seed 2
+with 30 px motion; 1080p seed 3 with region radius 2 and two nearby frames (5 frames);
+MiniLM attention in prefill order. Held-out = the evaluation report's own workloads: video
+1080p30, 720p30 and 1080p30 with 60 px motion (seed 0, 6 frames), and MiniLM attention in
+decode order. No decoder (SmolLM2) trace was available when the mechanism was chosen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import mmh3
+import numpy as np
+
+from . import real_attention
+from .baselines import simulate_belady, simulate_lru
+from .metrics import classify, reuse_within
+from .workload import generate_accesses, preset
+
+FRACTIONS = (8, 4, 2)   #: bank sizes: 1/8, 1/4, 1/2 of the trace's distinct lines
+
+
+#: The names :func:`training_workloads` gives its traces (the report marks them "training").
+TRAINING_NAMES = ("video 480p30 seed 1", "video 720p30 seed 2, 30 px", "video 1080p30 seed 3, radius 2",
+                  "MiniLM attention, prefill order")
+
+
+def training_workloads() -> dict:
+    """The traces the mechanism was tuned on (name -> Accesses)."""
+    traces = (
+        generate_accesses(preset("480p30", frames=6, seed=1)),
+        generate_accesses(preset("720p30", frames=6, seed=2, motion_std_px=30.0)),
+        generate_accesses(preset("1080p30", frames=5, seed=3, region_radius=2, nearby_frames=2)),
+        real_attention.generate_attention_accesses(real_attention.AttentionParams(order="prefill")),
+    )
+    return dict(zip(TRAINING_NAMES, traces))
+
+
+def heldout_workloads() -> dict:
+    """The traces the mechanism is judged on, never used for tuning (name -> Accesses)."""
+    return {
+        "video 1080p30": generate_accesses(preset("1080p30", frames=6)),
+        "video 720p30": generate_accesses(preset("720p30", frames=6)),
+        "video 1080p30 high motion (60 px)": generate_accesses(preset("1080p30", frames=6, motion_std_px=60.0)),
+        "MiniLM attention, decode order": real_attention.generate_attention_accesses(
+            real_attention.AttentionParams(order="decode")),
+    }
+
+
+# ---- prototypes ---------------------------------------------------------------------------------
+
+class Rrip:
+    """RRIP over ``2**bits`` recency-ordered lists (see the module docstring)."""
+
+    def __init__(self, capacity, insert="srrip", ship=False, bits=2, brrip_one_in=32):
+        self.cap, self.top = capacity, (1 << bits) - 1
+        self.lists = [OrderedDict() for _ in range(self.top + 1)]
+        self.where: dict = {}
+        self.insert, self.ship, self.one_in, self.n = insert, ship, brrip_one_in, 0
+        self.shct = [4] * 2048
+        self.reused: dict = {}
+
+    def _sig(self, line):
+        return mmh3.hash((line >> 4).to_bytes(8, "little"), 0, signed=False) % 2048
+
+    def access(self, line, cycle):
+        top = self.top
+        if line in self.where:
+            del self.lists[self.where[line]][line]
+            self.lists[0][line] = None
+            self.where[line] = 0
+            if self.ship and not self.reused[line]:
+                s = self._sig(line)
+                self.shct[s] = min(7, self.shct[s] + 1)
+                self.reused[line] = True
+            return True
+        if len(self.where) >= self.cap:
+            while not self.lists[top]:           # age: every list one value more distant
+                self.lists = [OrderedDict()] + self.lists[:top - 1] + [self.lists[top - 1]]
+                for value, lst in enumerate(self.lists):
+                    for x in lst:
+                        self.where[x] = value
+            victim, _ = self.lists[top].popitem(last=False)
+            del self.where[victim]
+            if self.ship and not self.reused.pop(victim):
+                s = self._sig(victim)
+                self.shct[s] = max(0, self.shct[s] - 1)
+        self.n += 1
+        if self.ship:
+            value = top if self.shct[self._sig(line)] == 0 else top - 1
+            self.reused[line] = False
+        elif self.insert == "brrip":
+            value = top - 1 if self.n % self.one_in == 0 else top
+        else:
+            value = top - 1
+        self.lists[value][line] = None
+        self.where[line] = value
+        return False
+
+
+class GhostBip:
+    """LRU; a line evicted and seen again is inserted at the LRU end (one in four at MRU)."""
+
+    def __init__(self, capacity):
+        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
+
+    def access(self, line, cycle):
+        if line in self.bank:
+            self.bank.move_to_end(line)
+            return True
+        if len(self.bank) >= self.cap:
+            victim, _ = self.bank.popitem(last=False)
+            self.ghosts[victim] = None
+            if len(self.ghosts) > self.cap:
+                self.ghosts.popitem(last=False)
+        self.bank[line] = None
+        if line in self.ghosts:
+            del self.ghosts[line]
+            self.k = (self.k + 1) & 3
+            if self.k:
+                self.bank.move_to_end(line, last=False)
+        return False
+
+
+class Lru:
+    """A plain LRU bank (the dueling prototypes' main bank or shadow)."""
+
+    def __init__(self, capacity):
+        self.cap, self.bank = capacity, OrderedDict()
+
+    def access(self, line, cycle):
+        if line in self.bank:
+            self.bank.move_to_end(line)
+            return True
+        if len(self.bank) >= self.cap:
+            self.bank.popitem(last=False)
+        self.bank[line] = None
+        return False
+
+
+class Dip:
+    """LRU or bimodal insertion, chosen by set dueling on two sampled shadow directories."""
+
+    def __init__(self, capacity, one_in=32, sample_bits=4, psel_bits=10):
+        self.main, self.one_in, self.k = Lru(capacity), one_in, 0
+        self.mask, self.pmax = (1 << sample_bits) - 1, (1 << psel_bits) - 1
+        self.psel = self.pmax // 2 + 1
+        size = max(1, capacity >> sample_bits)
+        self.shadows = [[OrderedDict(), size, False, 0], [OrderedDict(), size, True, 0]]
+
+    @staticmethod
+    def _insert(state, line):
+        lst, size, bimodal, _ = state
+        if line in lst:
+            lst.move_to_end(line)
+            return True
+        if len(lst) >= size:
+            lst.popitem(last=False)
+        lst[line] = None
+        if bimodal:
+            state[3] += 1
+            if state[3] % 32:
+                lst.move_to_end(line, last=False)
+        return False
+
+    def access(self, line, cycle):
+        if mmh3.hash(line.to_bytes(8, "little"), 7, signed=False) & self.mask == 0:
+            lru_hit, bip_hit = self._insert(self.shadows[0], line), self._insert(self.shadows[1], line)
+            if lru_hit and not bip_hit:
+                self.psel = max(0, self.psel - 1)
+            elif bip_hit and not lru_hit:
+                self.psel = min(self.pmax, self.psel + 1)
+        if self.main.access(line, cycle):
+            return True
+        if self.psel > self.pmax // 2:
+            self.k += 1
+            if self.k % self.one_in:
+                self.main.bank.move_to_end(line, last=False)
+        return False
+
+
+class ReusePredictor:
+    """The burst/gap-class predictor of spec-predictor.md P4 (cycles -> ticks by >> 2)."""
+
+    def __init__(self, w3=25, wmax=127):
+        self.w3, self.wmax = w3, wmax
+        self.pt = [8] * 64
+        self.history: dict = {}       # line -> (last tick, burst, key)
+
+    def observe(self, line, cycle) -> bool:
+        t = cycle >> 2
+        if line in self.history:
+            last, burst, key = self.history[line]
+            sage = min(t - last, self.wmax + 1)
+            near = sage <= self.w3
+            self.pt[key] = min(15, self.pt[key] + 1) if near else max(0, self.pt[key] - 1)
+            burst = min(7, burst + 1) if near else 0
+            cls = 0 if sage <= self.w3 >> 2 else 1 if near else 2 if sage <= self.wmax else 3
+        else:
+            burst, cls = 0, 4
+        key = burst * 8 + cls
+        self.history[line] = (t, burst, key)
+        self.counter = self.pt[key]
+        return self.counter >= 8
+
+    def forget(self, line):
+        self.history.pop(line, None)
+
+
+class ColdFirst:
+    """Two LRU lists by prediction; victims from the predicted-cold list first."""
+
+    def __init__(self, capacity):
+        self.cap, self.hot, self.cold, self.pred = capacity, OrderedDict(), OrderedDict(), ReusePredictor()
+        self.predictions: list = []
+
+    def access(self, line, cycle):
+        hit = line in self.hot or line in self.cold
+        self.hot.pop(line, None)
+        self.cold.pop(line, None)
+        if not hit and len(self.hot) + len(self.cold) >= self.cap:
+            victim = next(iter(self.cold or self.hot))
+            self.hot.pop(victim, None)
+            self.cold.pop(victim, None)
+            self.pred.forget(victim)
+        p = self.pred.observe(line, cycle)
+        self.predictions.append(p)
+        (self.hot if p else self.cold)[line] = None
+        return hit
+
+
+class OptGen:
+    """Hawkeye's OPTgen on sampled lines: for each reuse of a sampled line, would Belady's MIN
+    (with a bank of ``capacity >> sample_shift`` lines over the sampled stream) have hit?
+    ``train(signature, hit)`` is called with the signature of the line's previous access."""
+
+    def __init__(self, capacity, train, sample_shift=4, history=8):
+        self.mask = (1 << sample_shift) - 1
+        self.cap = max(1, capacity >> sample_shift)
+        self.len = history * self.cap
+        self.occupancy = np.zeros(self.len, np.int32)   # lines MIN holds at each sampled time
+        self.time, self.last, self.train = 0, {}, train
+
+    def observe(self, line, signature):
+        if mmh3.hash(line.to_bytes(8, "little"), 7, signed=False) & self.mask:
+            return
+        now = self.time
+        if line in self.last:
+            then, previous = self.last[line]
+            span = np.arange(then, now) % self.len
+            hit = now - then < self.len and bool((self.occupancy[span] < self.cap).all())
+            if hit:
+                self.occupancy[span] += 1
+            self.train(previous, hit)
+        self.occupancy[now % self.len] = 0
+        self.last[line] = (now, signature)
+        self.time += 1
+        if len(self.last) > 4 * self.len:                # drop lines beyond the history
+            self.last = {k: v for k, v in self.last.items() if now - v[0] < self.len}
+
+
+class Hawkeye:
+    """LRU order; OPTgen-trained counters place cache-averse lines at the LRU end."""
+
+    def __init__(self, capacity, signature="address"):
+        self.cap, self.bank, self.signature = capacity, OrderedDict(), signature
+        self.entries = 256 if signature == "address" else 64
+        self.counters = [4] * self.entries             # 3-bit, friendly when >= 4
+        self.optgen = OptGen(capacity, self._train)
+        self.history = ReusePredictor()                # only its keys are used
+
+    def _train(self, sig, hit):
+        self.counters[sig] = min(7, self.counters[sig] + 1) if hit else max(0, self.counters[sig] - 1)
+
+    def access(self, line, cycle):
+        if self.signature == "address":
+            sig = mmh3.hash(line.to_bytes(8, "little"), 3, signed=False) % self.entries
+        else:
+            self.history.observe(line, cycle)
+            sig = self.history.history[line][2]
+        self.optgen.observe(line, sig)
+        hit = line in self.bank
+        if hit:
+            self.bank.move_to_end(line)
+        else:
+            if len(self.bank) >= self.cap:
+                self.bank.popitem(last=False)
+            self.bank[line] = None
+        if self.counters[sig] < 4:
+            self.bank.move_to_end(line, last=False)
+        return hit
+
+
+class Predictor:
+    """The chosen mechanism without the hashed table: LRU order, ghosts bounded by the
+    bank's size, a ghost whose counter is 0 re-enters at the LRU end (three in four).
+    ``tail_ok(line, key)`` says whether a returning ghost may go to the LRU end at all, and
+    ``extra_tail(key)`` sends it there even when its counter is not 0 (the variants below)."""
+
+    def __init__(self, capacity):
+        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
+        self.pred = ReusePredictor()
+        self.predictions: list = []
+
+    def tail_ok(self, line, key):
+        return True
+
+    def extra_tail(self, key):
+        return False
+
+    def on_hit(self, line):
+        pass
+
+    def on_evict(self, line):
+        pass
+
+    def on_head_revival(self, line, key):
+        pass
+
+    def access(self, line, cycle):
+        hit, ghost = line in self.bank, line in self.ghosts
+        p = self.pred.observe(line, cycle)
+        self.predictions.append(p)
+        if hit:
+            self.on_hit(line)
+            self.bank.move_to_end(line)
+            return True
+        if ghost:
+            del self.ghosts[line]
+        if len(self.bank) >= self.cap:
+            victim, _ = self.bank.popitem(last=False)
+            self.on_evict(victim)
+            self.ghosts[victim] = None
+            if len(self.ghosts) > self.cap:
+                old, _ = self.ghosts.popitem(last=False)
+                self.pred.forget(old)
+        self.bank[line] = None
+        if ghost:
+            key = self.pred.history[line][2]
+            to_tail = False
+            if self.tail_ok(line, key) and (self.pred.counter == 0 or self.extra_tail(key)):
+                self.k = (self.k + 1) & 3
+                to_tail = self.k != 0
+            if to_tail:
+                self.bank.move_to_end(line, last=False)
+            else:
+                self.on_head_revival(line, key)
+        return False
+
+
+class GhostLearn(Predictor):
+    """The predictor plus a per-key table learning whether an MRU-end revival pays."""
+
+    def __init__(self, capacity, threshold=3, top=7):
+        super().__init__(capacity)
+        self.gpt, self.threshold, self.top = [0] * 64, threshold, top
+        self.revived: dict = {}        # line -> key of its MRU-end revival, until hit or evicted
+
+    def extra_tail(self, key):
+        return self.gpt[key] >= self.threshold
+
+    def on_head_revival(self, line, key):
+        self.revived[line] = key
+
+    def on_hit(self, line):
+        key = self.revived.pop(line, None)
+        if key is not None:
+            self.gpt[key] = max(0, self.gpt[key] - 1)
+
+    def on_evict(self, line):
+        key = self.revived.pop(line, None)
+        if key is not None:
+            self.gpt[key] = min(self.top, self.gpt[key] + 1)
+
+
+def dueling(base):
+    """``base`` with its ghost-guided tail insertion on or off by set dueling against LRU
+    (DIP): two sampled shadow directories (1/8 of the lines, 1/8 of the bank), one LRU, one
+    ``base``; a 10-bit selector counts their differing hits."""
+
+    class Dueling(base):
+        def __init__(self, capacity, sample_shift=3, psel_bits=10):
+            super().__init__(capacity)
+            self.mask, self.pmax = (1 << sample_shift) - 1, (1 << psel_bits) - 1
+            self.psel = self.pmax // 2 + 1
+            shadow = max(1, capacity >> sample_shift)
+            self.shadow_lru, self.shadow_base = Lru(shadow), base(shadow)
+
+        def tail_ok(self, line, key):
+            return self.psel > self.pmax // 2
+
+        def access(self, line, cycle):
+            if mmh3.hash(line.to_bytes(8, "little"), 11, signed=False) & self.mask == 0:
+                lru_hit = self.shadow_lru.access(line, cycle)
+                base_hit = self.shadow_base.access(line, cycle)
+                if lru_hit and not base_hit:
+                    self.psel = max(0, self.psel - 1)
+                elif base_hit and not lru_hit:
+                    self.psel = min(self.pmax, self.psel + 1)
+            return super().access(line, cycle)
+
+    Dueling.__name__ = Dueling.__qualname__ = f"Dueling{base.__name__}"
+    return Dueling
+
+
+PROTOTYPES = {
+    "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
+    "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
+    "cold_first": ColdFirst, "predictor": Predictor,
+    "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
+    "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
+}
+
+
+def evaluate(workloads: dict, progress=None) -> dict:
+    """Hit rate of LRU, Belady and every prototype at each bank fraction, and the MCC of
+    the predictors, per workload."""
+    say = progress or (lambda message: None)
+    out: dict = {}
+    for name, acc in workloads.items():
+        lines = acc.line.astype(np.int64)
+        cycles = acc.cycle.astype(np.int64)
+        label = reuse_within(lines, cycles, 100)
+        distinct = len(np.unique(lines))
+        out[name] = {"accesses": len(lines), "distinct_lines": distinct, "banks": {}}
+        for fraction in FRACTIONS:
+            cap = distinct // fraction
+            row = {"bank_lines": cap, "lru": float(simulate_lru(lines, cap).mean()),
+                   "belady": float(simulate_belady(lines, cap).mean())}
+            for proto, make in PROTOTYPES.items():
+                started = time.perf_counter()
+                sim = make(cap)
+                hits = [sim.access(x, c) for x, c in zip(lines.tolist(), cycles.tolist())]
+                row[proto] = float(np.mean(hits))
+                if hasattr(sim, "predictions"):
+                    row[f"{proto}_mcc"] = classify(np.array(sim.predictions), label).mcc
+                row[f"{proto}_seconds"] = round(time.perf_counter() - started, 2)
+            out[name]["banks"][f"1/{fraction}"] = row
+            say(f"{name} 1/{fraction} ({cap} lines): " + " ".join(
+                f"{k}={v:.4f}" for k, v in row.items() if k in PROTOTYPES or k in ("lru", "belady")))
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--split", choices=("train", "heldout", "both"), default="both")
+    ap.add_argument("--json", type=Path, help="write the results to this file")
+    args = ap.parse_args(argv)
+    say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
+    result = {}
+    if args.split in ("train", "both"):
+        result["train"] = evaluate(training_workloads(), say)
+    if args.split in ("heldout", "both"):
+        result["heldout"] = evaluate(heldout_workloads(), say)
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+        say(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

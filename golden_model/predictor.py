@@ -1,0 +1,349 @@
+"""The predictor mode of the golden model (``docs/spec-predictor.md``, ``POLICY = 1``).
+
+:class:`KvAsuModel` built with ``policy="predictor"`` hands every request to
+:meth:`PredictorState.execute` instead of the article's loop. The table (``tag``, ``count``,
+``last``, ``prev``, ``next``), the LRU list ends and ``occupancy`` stay the model's own
+arrays; this module adds what spec-predictor.md P3 lists:
+
+- per slot: ``ghost`` (the slot holds an evicted line, on the ghost list), ``burst``
+  (accesses in a row with gaps ``<= W3``, 0..7), ``pkey`` (the key of the line's latest
+  OBSERVE) and ``pred`` (the prediction that OBSERVE made);
+- ``pt``: 64 four-bit saturating counters, reset to 8; ``eps``, a 2-bit counter;
+- the ghost list (``ghead`` most recently evicted, ``gtail`` oldest, ``gcount``), a second
+  doubly linked list over the same ``prev``/``next`` pointers.
+
+The section numbers P1..P10 in the comments are those of spec-predictor.md.
+"""
+
+from __future__ import annotations
+
+from .model import _NONE, _OBSERVE, _QUERY
+
+__all__ = ["PredictorState", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX", "ABSENT_KEY",
+           "key_of", "level_of"]
+
+PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
+PT_MAX = 15           #: 4-bit saturating counters
+PT_INIT = 8           #: reset value; a counter predicts reuse when it is >= PT_INIT
+BURST_MAX = 7         #: 3-bit burst count
+EPS_MASK = 3          #: 2-bit counter: one predicted-cold ghost revival in four goes to the head
+ABSENT_KEY = 4        #: burst 0, class 4: a line seen for the first time (or forgotten)
+
+
+def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
+    """P4: ``(key, burst', near)`` of an OBSERVE of a live or ghost line with ``burst`` and
+    saturated age ``sage``."""
+    near = sage <= w3
+    new_burst = min(burst + 1, BURST_MAX) if near else 0
+    cls = 0 if sage <= w3 >> 2 else 1 if near else 2 if sage <= wmax else 3
+    return new_burst * 8 + cls, new_burst, near
+
+
+def level_of(pred: int, sage: int, w3: int, w1: int) -> int:
+    """P5: the level of a live line: 3 while a reuse prediction is inside its window, else
+    1 within ``W1``, else 0."""
+    if pred and sage <= w3:
+        return 3
+    return 1 if sage <= w1 else 0
+
+
+def _unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
+    """Remove ``slot`` from the list with ends ``head``/``tail``; return the new ends."""
+    before, after = prev[slot], next_[slot]
+    if before == _NONE:
+        head = after
+    else:
+        next_[before] = after
+    if after == _NONE:
+        tail = before
+    else:
+        prev[after] = before
+    prev[slot] = next_[slot] = _NONE
+    return head, tail
+
+
+def _push_head(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
+    """Link an unlisted ``slot`` before ``head``; return the new ends."""
+    prev[slot], next_[slot] = _NONE, head
+    if head == _NONE:
+        tail = slot
+    else:
+        prev[head] = slot
+    return slot, tail
+
+
+def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
+    """Link an unlisted ``slot`` after ``tail``; return the new ends."""
+    prev[slot], next_[slot] = tail, _NONE
+    if tail == _NONE:
+        head = slot
+    else:
+        next_[tail] = slot
+    return head, slot
+
+
+class PredictorState:
+    """The predictor mode's own state and its request loop (spec-predictor.md)."""
+
+    def __init__(self, entries: int):
+        self._entries = entries
+        self.flush()
+
+    def flush(self) -> None:
+        """P9: every slot's predictor fields 0, both lists empty, ``pt`` 8, ``eps`` 0. (The
+        model frees the table and the LRU list itself.)"""
+        n = self._entries
+        self.ghost = [0] * n
+        self.burst = [0] * n
+        self.pkey = [0] * n
+        self.pred = [0] * n
+        self.pt = [PT_INIT] * PT_ENTRIES
+        self.eps = 0
+        self.ghead = self.gtail = _NONE
+        self.gcount = 0
+
+    # ---- the request loop -------------------------------------------------------------------
+
+    def execute(self, model, ticks, ops, tags, homes, min_tlevels, out) -> None:
+        """Apply validated requests to ``model`` in predictor mode (P6..P8); append each
+        response tuple to ``out`` if it is a list. Statistics as in the article's mode."""
+        tag_at, count_at, last_at = model._tag, model._count, model._last
+        prev, next_ = model._prev, model._next
+        head, tail, occupancy = model._head, model._tail, model._occupancy
+        ghost, burst_at, pkey_at, pred_at, pt = self.ghost, self.burst, self.pkey, self.pred, self.pt
+        ghead, gtail, gcount, eps = self.ghead, self.gtail, self.gcount, self.eps
+        windows = model._windows
+        _c3, _c2, w3, _w2, w1, _seed = model._config
+        wmax = model._wmax
+        age_cap = wmax + 1
+        count_max = model._count_max
+        observes = observe_hits = inserts = replacements = drops = 0
+        queries = query_hits = evicts = evicts_empty = 0
+        obs_t = [0, 0, 0, 0]
+        collect = out is not None
+
+        for t, op, tag, home, min_tlevel in zip(ticks, ops, tags, homes, min_tlevels):
+            if op == _OBSERVE:
+                observes += 1
+                window = windows[home]
+                for slot in window:                 # live and ghost slots alike (P6)
+                    if tag_at[slot] == tag:
+                        break
+                else:
+                    slot = _NONE
+                if slot != _NONE:
+                    age = t - last_at[slot]
+                    sage = age if age < age_cap else age_cap
+                    # Train the counter the previous OBSERVE used, then look up (P4).
+                    trained = pkey_at[slot]
+                    near = sage <= w3
+                    if near:
+                        if pt[trained] < PT_MAX:
+                            pt[trained] += 1
+                    elif pt[trained] > 0:
+                        pt[trained] -= 1
+                    key, new_burst, _ = key_of(burst_at[slot], sage, w3, wmax)
+                    pred = 1 if pt[key] >= PT_INIT else 0
+                    level_after = 3 if pred else 1
+                    if not ghost[slot]:
+                        # P6.1: a live line.
+                        level = level_of(pred_at[slot], sage, w3, w1)
+                        count = count_at[slot]
+                        if age > w1:
+                            count = 1
+                        elif count < count_max:
+                            count += 1
+                        count_at[slot] = count
+                        last_at[slot] = t
+                        burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                        if slot != head:
+                            head, tail = _unlink(prev, next_, slot, head, tail)
+                            head, tail = _push_head(prev, next_, slot, head, tail)
+                        observe_hits += 1
+                        obs_t[level] += 1
+                        if collect:
+                            out.append((op, 1, level, 1, level_after, count,
+                                        int(level >= min_tlevel), slot, 0, 0))
+                        continue
+                    # P6.2: a ghost comes back: it was evicted too early.
+                    ghead, gtail = _unlink(prev, next_, slot, ghead, gtail)
+                    gcount -= 1
+                    ghost[slot] = 0
+                    count_at[slot] = 1
+                    last_at[slot] = t
+                    burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                    to_tail = False
+                    if pt[key] == 0:                # a history that is never reused soon
+                        eps = (eps + 1) & EPS_MASK
+                        to_tail = eps != 0
+                    if to_tail:
+                        head, tail = _push_tail(prev, next_, slot, head, tail)
+                    else:
+                        head, tail = _push_head(prev, next_, slot, head, tail)
+                    occupancy += 1
+                    inserts += 1
+                    obs_t[0] += 1
+                    if collect:
+                        out.append((op, 0, 0, 1, level_after, 1, int(min_tlevel == 0), slot, 0, 0))
+                    continue
+
+                # P6.3: absent. No training; the first-sight key.
+                obs_t[0] += 1
+                pred = 1 if pt[ABSENT_KEY] >= PT_INIT else 0
+                chosen, victim = _NONE, _NONE
+                best_ghost, best_ghost_age = _NONE, -1
+                best_live, best_live_age = _NONE, -1
+                for slot in window:
+                    if tag_at[slot] == _NONE:
+                        chosen = slot               # a: the first free slot
+                        break
+                    age = t - last_at[slot]
+                    sage = age if age < age_cap else age_cap
+                    if ghost[slot]:
+                        if sage > best_ghost_age:   # strictly: ties keep the lower offset
+                            best_ghost, best_ghost_age = slot, sage
+                    elif sage > best_live_age:
+                        best_live, best_live_age = slot, sage
+                if chosen == _NONE and best_ghost != _NONE:
+                    chosen = best_ghost             # b: reuse a ghost's slot
+                    ghead, gtail = _unlink(prev, next_, chosen, ghead, gtail)
+                    gcount -= 1
+                    ghost[chosen] = 0
+                if chosen != _NONE:
+                    occupancy += 1
+                    inserts += 1
+                elif best_live_age > w1:
+                    chosen = best_live              # c: the article's replacement
+                    victim = tag_at[chosen]
+                    head, tail = _unlink(prev, next_, chosen, head, tail)
+                    replacements += 1
+                else:
+                    drops += 1                      # d: every live slot is recent
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, int(min_tlevel == 0), 0, 0, 0))
+                    continue
+                tag_at[chosen] = tag
+                count_at[chosen] = 1
+                last_at[chosen] = t
+                burst_at[chosen], pkey_at[chosen], pred_at[chosen] = 0, ABSENT_KEY, pred
+                head, tail = _push_head(prev, next_, chosen, head, tail)
+                if collect:
+                    out.append((op, 0, 0, 1, 3 if pred else 1, 1, int(min_tlevel == 0), chosen,
+                                int(victim != _NONE), 0 if victim == _NONE else victim))
+
+            elif op == _QUERY:
+                queries += 1
+                for slot in windows[home]:
+                    if tag_at[slot] == tag and not ghost[slot]:
+                        age = t - last_at[slot]
+                        level = level_of(pred_at[slot], age if age < age_cap else age_cap, w3, w1)
+                        hit = int(level >= min_tlevel)
+                        query_hits += hit
+                        if collect:
+                            out.append((op, 1, level, 1, level, count_at[slot], hit, slot, 0, 0))
+                        break
+                else:
+                    hit = int(min_tlevel == 0)
+                    query_hits += hit
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, hit, 0, 0, 0))
+
+            else:
+                # P8: EVICT and EVICT_ANY pop the LRU tail; it becomes the newest ghost.
+                slot = tail
+                if slot == _NONE:
+                    evicts_empty += 1
+                    if collect:
+                        out.append((op, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+                    continue
+                victim = tag_at[slot]
+                head, tail = _unlink(prev, next_, slot, head, tail)
+                occupancy -= 1
+                ghost[slot] = 1
+                ghead, gtail = _push_head(prev, next_, slot, ghead, gtail)
+                gcount += 1
+                while gcount > occupancy:           # at most twice
+                    old = gtail
+                    ghead, gtail = _unlink(prev, next_, old, ghead, gtail)
+                    gcount -= 1
+                    tag_at[old] = _NONE
+                    count_at[old] = last_at[old] = 0
+                    ghost[old] = burst_at[old] = pkey_at[old] = pred_at[old] = 0
+                evicts += 1
+                if collect:
+                    out.append((op, 0, 0, 0, 0, 0, 0, slot, 1, victim))
+
+        model._head, model._tail, model._occupancy = head, tail, occupancy
+        self.ghead, self.gtail, self.gcount, self.eps = ghead, gtail, gcount, eps
+        model._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
+                         query_hits, evicts, evicts_empty, obs_t)
+
+    # ---- structure checks -----------------------------------------------------------------
+
+    def _walk(self, model, head: int, tail: int, name: str) -> list[int]:
+        """The slots of one list from tail to head, checking its links on the way."""
+        prev, next_, entries = model._prev, model._next, self._entries
+        if (head == _NONE) != (tail == _NONE):
+            raise AssertionError(f"{name}: head={head} but tail={tail}")
+        order, seen = [], set()
+        slot, after = tail, _NONE
+        while slot != _NONE:
+            if not 0 <= slot < entries:
+                raise AssertionError(f"{name}: pointer {slot} out of range after slot {after}")
+            if slot in seen:
+                raise AssertionError(f"{name}: cycle through slot {slot}")
+            if next_[slot] != after:
+                raise AssertionError(f"{name}: next[{slot}] = {next_[slot]}, expected {after}")
+            seen.add(slot)
+            order.append(slot)
+            slot, after = prev[slot], slot
+        if order and order[-1] != head:
+            raise AssertionError(f"{name}: walking from the tail ends at {order[-1]}, "
+                                 f"but head = {head}")
+        return order
+
+    def lists(self, model) -> tuple[list[int], list[int]]:
+        """``(live, ghosts)``: the LRU list and the ghost list, each from tail to head, after
+        checking P3's invariants on them (``AssertionError`` names the first violation)."""
+        live = self._walk(model, model._head, model._tail, "LRU list")
+        ghosts = self._walk(model, self.ghead, self.gtail, "ghost list")
+        tags = model._tag
+        live_set = {s for s in range(self._entries) if tags[s] != _NONE and not self.ghost[s]}
+        ghost_set = {s for s in range(self._entries) if tags[s] != _NONE and self.ghost[s]}
+        if set(live) != live_set:
+            raise AssertionError(f"LRU list holds {sorted(live)}, live slots are {sorted(live_set)}")
+        if set(ghosts) != ghost_set:
+            raise AssertionError(f"ghost list holds {sorted(ghosts)}, ghosts are {sorted(ghost_set)}")
+        if len(live) != model._occupancy:
+            raise AssertionError(f"LRU list: {len(live)} slots, occupancy = {model._occupancy}")
+        if len(ghosts) != self.gcount:
+            raise AssertionError(f"ghost list: {len(ghosts)} slots, gcount = {self.gcount}")
+        if self.gcount > model._occupancy:
+            raise AssertionError(f"{self.gcount} ghosts but only {model._occupancy} live lines")
+        for s in range(self._entries):
+            if tags[s] == _NONE and (model._prev[s] != _NONE or model._next[s] != _NONE
+                                     or self.ghost[s] or self.burst[s] or self.pkey[s]
+                                     or self.pred[s]):
+                raise AssertionError(f"free slot {s} has state")
+        return live, ghosts
+
+    def check_invariants(self, model) -> None:
+        """P3's invariants, and the article's on the live lines (ordered by last access,
+        in their own windows once, counts in range); ``pt`` in 0..15, fields in range."""
+        live, ghosts = self.lists(model)
+        # A ghost revived at the tail breaks "last never decreases from tail to head" only
+        # for that line; the order itself is what P6 says, so it is not checked by time.
+        seen: dict[int, int] = {}
+        for slot in live + ghosts:
+            tag = model._tag[slot]
+            if tag in seen:
+                raise AssertionError(f"tag {tag:#x} in slots {seen[tag]} and {slot}")
+            seen[tag] = slot
+            if slot not in model._windows[model.home_of_tag(tag)]:
+                raise AssertionError(f"tag {tag:#x} in slot {slot}, outside its window")
+            if not 1 <= model._count[slot] <= model._count_max:
+                raise AssertionError(f"slot {slot} count {model._count[slot]} out of range")
+            if not 0 <= self.burst[slot] <= BURST_MAX or not 0 <= self.pkey[slot] < PT_ENTRIES:
+                raise AssertionError(f"slot {slot} burst/pkey out of range")
+        if any(not 0 <= v <= PT_MAX for v in self.pt):
+            raise AssertionError(f"prediction table out of range: {self.pt}")

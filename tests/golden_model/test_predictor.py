@@ -1,0 +1,299 @@
+"""The predictor mode (docs/spec-predictor.md): directed cases from the spec text, and seeded
+random streams against a naive re-reading of the spec that shares no code with the model."""
+
+from __future__ import annotations
+
+import random
+
+import mmh3
+import pytest
+
+from golden_model import KvAsuModel, Op, Response
+
+from .helpers import colliding_addrs
+
+# Default build: TICK_SHIFT 2, W3 = 25 ticks (100 cycles), W1 = 125 ticks, WMAX = 127.
+W3_CYCLES, W1_CYCLES = 100, 500
+FAR = 4 * 1000          # cycles: a saturated age (> WMAX ticks)
+
+
+def predictor(**parameters) -> KvAsuModel:
+    return KvAsuModel(policy="predictor", **parameters)
+
+
+def test_policy_option():
+    assert KvAsuModel().policy == "article"
+    assert predictor().policy == "predictor"
+    with pytest.raises(ValueError, match="policy must be one of"):
+        KvAsuModel(policy="lru")
+
+
+def test_first_observe_predicts_reuse_and_query_levels():
+    """P4/P5: a new line uses key 4 (PT = 8, so predicted); QUERY answers 3 while the line
+    is inside W3, then 1 within W1, then 0."""
+    m = predictor()
+    r = m.request(0, Op.OBSERVE, 0x100)
+    assert (r.present, r.tracked, r.tlevel, r.count) == (0, 1, 3, 1)
+    assert m.request(W3_CYCLES, Op.QUERY, 0x100, 3) == Response(Op.QUERY, 1, 3, 1, 3, 1, 1, r.slot)
+    q = m.request(W3_CYCLES + 4, Op.QUERY, 0x100, 3)
+    assert (q.tlevel, q.hit) == (1, 0)
+    assert m.request(W1_CYCLES + 4, Op.QUERY, 0x100, 0).tlevel == 0
+    assert m.stats.obs_t2 == 0
+
+
+def test_training_uses_the_previous_key_and_lookup_reads_the_trained_value():
+    """P4: an OBSERVE after a long gap trains PT[previous key] down; the second long gap
+    trains and reads PT[3] (class 3, burst 0) in the same request."""
+    m = predictor()
+    m.request(0, Op.OBSERVE, 0x100)                     # key 4, PT[4] = 8
+    r = m.request(FAR, Op.OBSERVE, 0x100)               # trains PT[4] -> 7; key 3, PT[3] = 8
+    assert r.tlevel == 3 and r.tlevel_before == 0       # age saturated: level 0 before
+    assert m._predictor.pt[4] == 7
+    r = m.request(2 * FAR, Op.OBSERVE, 0x100)           # trains PT[3] -> 7 and reads it: 0
+    assert r.tlevel == 1 and m._predictor.pt[3] == 7
+    r = m.request(2 * FAR + 8, Op.OBSERVE, 0x100)       # near: trains PT[3] -> 8; key 8+0
+    assert r.tlevel_before == 1 and m._predictor.pt[3] == 8
+    assert m._predictor.burst[r.slot] == 1 and m._predictor.pkey[r.slot] == 8
+
+
+def _cold_line(m: KvAsuModel, addr: int, cycle: int) -> int:
+    """Train PT[3] (burst 0, saturated gap) down to 0 and leave ``addr`` live with pkey 3;
+    return the cycle."""
+    m.request(cycle, Op.OBSERVE, addr)
+    for _ in range(9):                                  # PT[4] 8 -> 7, then PT[3] 8 -> 0
+        cycle += FAR
+        m.request(cycle, Op.OBSERVE, addr)
+    assert m._predictor.pt[3] == 0 and m._predictor.pt[4] == 7
+    return cycle
+
+
+def test_evict_makes_a_ghost_and_a_cold_ghost_comes_back_at_the_tail():
+    """P8: EVICT pops the tail whatever its age, keeps it as a ghost (not tracked). P6.2: a
+    ghost whose counter is 0 re-enters at the tail three times in four, at the head the fourth."""
+    m = predictor()
+    x, y = 0x1000, 0x2000
+    c = _cold_line(m, x, 0)
+    c += 4
+    m.request(c, Op.OBSERVE, y)                          # y at the head, x at the tail
+    sx = m.find(x)
+    places = []
+    for _ in range(4):
+        c += FAR
+        r = m.request(c, Op.EVICT, 0)                    # recent or not, the tail goes
+        assert (r.victim_valid, r.victim_tag, r.slot) == (1, x >> 8, sx)
+        assert m.find(x) is None and m.request(c, Op.QUERY, x).present == 0
+        assert m._predictor.gcount == 1 and m.occupancy == 1
+        c += FAR
+        r = m.request(c, Op.OBSERVE, x)
+        assert (r.present, r.tracked, r.tlevel, r.count, r.slot) == (0, 1, 1, 1, sx)
+        places.append("tail" if m.lru_order()[0] == sx else "head")
+        m.check_invariants()
+        if places[-1] == "head":                         # put x back at the tail
+            c += 4
+            m.request(c, Op.OBSERVE, y)
+    assert places == ["tail", "tail", "tail", "head"]
+    assert m.stats.inserts == 2 + 4 and m.stats.evicts == 4
+
+
+def test_ghosts_never_outnumber_live_lines():
+    """P8: after an EVICT the oldest ghosts are freed while gcount > occupancy."""
+    m = predictor()
+    for i in range(3):
+        m.request(i, Op.OBSERVE, (i + 1) << 8)
+    m.request(10, Op.EVICT_ANY, 0)                       # 2 live, 1 ghost
+    assert (m.occupancy, m._predictor.gcount) == (2, 1)
+    m.request(11, Op.EVICT_ANY, 0)                       # 1 live, 2 ghosts -> free one
+    assert (m.occupancy, m._predictor.gcount) == (1, 1)
+    m.request(12, Op.EVICT_ANY, 0)                       # 0 live -> no ghost either
+    assert (m.occupancy, m._predictor.gcount) == (0, 0)
+    assert all(s.valid == 0 for s in m.slot_states())
+    assert m.request(13, Op.EVICT, 0) == Response(Op.EVICT)
+    assert m.stats.evicts_empty == 1
+    m.check_invariants()
+
+
+def test_absent_line_takes_free_then_ghost_then_old_live_slot_else_drops():
+    """P6.3: free slot first, then the oldest ghost (an insert, no victim), then the
+    article's replacement of a T0 live line (victim reported), else a drop."""
+    m = predictor(entries=16, probe=2)
+    a, b, c, d = colliding_addrs(m, 4)
+    m.request(0, Op.OBSERVE, a)
+    m.request(4, Op.OBSERVE, b)
+    keep = 1 << 12
+    m.request(5, Op.OBSERVE, keep)                       # a live line elsewhere keeps a's ghost
+    sa = m.find(a)
+    assert m.request(8, Op.EVICT, 0).victim_tag == a >> 8
+    r = m.request(12, Op.OBSERVE, c)
+    assert (r.tracked, r.slot, r.victim_valid) == (1, sa, 0) and m._predictor.gcount == 0
+    assert m.stats.inserts == 4
+    r = m.request(16, Op.OBSERVE, d)                     # b and c recent: drop
+    assert (r.tracked, r.hit) == (0, 1) and m.stats.drops == 1
+    r = m.request(4 + W1_CYCLES + 4, Op.OBSERVE, d, 1)   # b's age > W1 (c's too, b older)
+    assert (r.tracked, r.victim_valid, r.victim_tag, r.hit) == (1, 1, b >> 8, 0)
+    assert m.stats.replacements == 1
+    m.check_invariants()
+
+
+def test_flush_clears_the_predictor_state():
+    m = predictor()
+    c = _cold_line(m, 0x100, 0)
+    m.request(c, Op.EVICT_ANY, 0)
+    m.flush()
+    p = m._predictor
+    assert p.pt == [8] * 64 and p.eps == 0 and p.gcount == 0 and m.occupancy == 0
+    assert m.request(c + 1, Op.OBSERVE, 0x100).tlevel == 3
+    m.commit(c + 2, hash_seed=5)                         # a seed change flushes too
+    assert m.occupancy == 0
+
+
+# ---- a naive re-reading of the spec --------------------------------------------------------
+
+class Reference:
+    """spec-predictor.md P3..P9 written as directly as the text: lists of slots for the two
+    orders (tail first), dicts for lines. Shares no code with golden_model.predictor."""
+
+    def __init__(self, p):
+        self.p = p
+        self.w3, self.w1 = p.defaults["W3"], p.defaults["W1"]
+        self.flush()
+
+    def flush(self):
+        self.slots = [None] * self.p.ENTRIES
+        self.lru, self.ghosts = [], []          # tail first
+        self.pt, self.eps = [8] * 64, 0
+
+    def sage(self, line, t):
+        return min(t - line["last"], self.p.WMAX + 1)
+
+    def level(self, line, t):
+        if line is None or line["ghost"]:
+            return 0
+        s = self.sage(line, t)
+        if line["pred"] and s <= self.w3:
+            return 3
+        return 1 if s <= self.w1 else 0
+
+    def free(self, s):
+        self.slots[s] = None
+
+    def request(self, cycle, op, addr, mt):
+        p, t = self.p, cycle >> self.p.TICK_SHIFT
+        tag = (addr >> p.LINE_SHIFT) % 2**p.TAG_WIDTH
+        h = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) % p.ENTRIES
+        window = [(h + i) % p.ENTRIES for i in range(p.PROBE)]
+        found = [s for s in window if self.slots[s] and self.slots[s]["tag"] == tag]
+        slot = found[0] if found else None
+        line = self.slots[slot] if found else None
+        if op in (Op.EVICT, Op.EVICT_ANY):
+            if not self.lru:
+                return Response(op)
+            s = self.lru.pop(0)
+            victim = self.slots[s]["tag"]
+            self.slots[s]["ghost"] = True
+            self.ghosts.append(s)
+            while len(self.ghosts) > len(self.lru):
+                self.free(self.ghosts.pop(0))
+            return Response(op, slot=s, victim_valid=1, victim_tag=victim)
+        if op == Op.QUERY:
+            if line is None or line["ghost"]:
+                return Response(op, hit=int(mt == 0))
+            lv = self.level(line, t)
+            return Response(op, 1, lv, 1, lv, line["count"], int(lv >= mt), slot)
+        before = self.level(line, t)
+        if line is not None:
+            s = self.sage(line, t)
+            near = s <= self.w3
+            k = line["pkey"]
+            self.pt[k] = min(self.pt[k] + 1, 15) if near else max(self.pt[k] - 1, 0)
+            burst = min(line["burst"] + 1, 7) if near else 0
+            cls = 0 if s <= self.w3 // 4 else 1 if near else 2 if s <= p.WMAX else 3
+            key = burst * 8 + cls
+            pred = self.pt[key] >= 8
+            if not line["ghost"]:
+                line["count"] = 1 if t - line["last"] > self.w1 else min(line["count"] + 1, p.COUNT_MAX)
+                line.update(last=t, burst=burst, pkey=key, pred=pred)
+                self.lru.remove(slot)
+                self.lru.append(slot)
+                return Response(op, 1, before, 1, 3 if pred else 1, line["count"],
+                                int(before >= mt), slot)
+            self.ghosts.remove(slot)
+            line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred)
+            at_tail = False
+            if self.pt[key] == 0:
+                self.eps = (self.eps + 1) % 4
+                at_tail = self.eps != 0
+            self.lru.insert(0, slot) if at_tail else self.lru.append(slot)
+            return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot)
+        pred = self.pt[4] >= 8
+        free = [s for s in window if self.slots[s] is None]
+        ghosts = [s for s in window if self.slots[s] and self.slots[s]["ghost"]]
+        live = [s for s in window if self.slots[s] and not self.slots[s]["ghost"]]
+        victim = None
+        if free:
+            slot = free[0]
+        elif ghosts:
+            slot = max(ghosts, key=lambda s: (self.sage(self.slots[s], t), -window.index(s)))
+            self.ghosts.remove(slot)
+        else:
+            slot = max(live, key=lambda s: (self.sage(self.slots[s], t), -window.index(s)))
+            if t - self.slots[slot]["last"] <= self.w1:
+                return Response(op, hit=int(mt == 0))
+            victim = self.slots[slot]["tag"]
+            self.lru.remove(slot)
+        self.slots[slot] = {"tag": tag, "ghost": False, "count": 1, "last": t, "burst": 0,
+                            "pkey": 4, "pred": pred}
+        self.lru.append(slot)
+        return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot,
+                        int(victim is not None), victim or 0)
+
+
+def _random_stream(rng: random.Random, n: int, lines: int):
+    cycle, recent = 0, []
+    for _ in range(n):
+        # Gaps on both sides of every boundary: W3 >> 2, W3, W1, WMAX ticks (x 4 cycles).
+        cycle += rng.choice((0, 1, 1, 2, 4, 24, 28, 100, 104, 500, 504, 508, 512, 3000))
+        op = rng.choices((Op.OBSERVE, Op.QUERY, Op.EVICT, Op.EVICT_ANY), (10, 3, 2, 1))[0]
+        # A third of the requests go to one of the last few lines: bursts, so predictions form.
+        line = rng.choice(recent) if recent and rng.random() < 0.35 else rng.randrange(lines)
+        recent = (recent + [line])[-4:]
+        yield cycle, op, line << 8, rng.randrange(4)
+
+
+@pytest.mark.parametrize("entries,probe,lines", [(16, 2, 40), (32, 4, 24), (8, 8, 30)])
+def test_random_streams_match_the_reference(seed, entries, probe, lines):
+    """Every response equal to the naive reference; every invariant after every request."""
+    rng = random.Random(seed)
+    m = predictor(entries=entries, probe=probe)
+    ref = Reference(m.params)
+    for i, (cycle, op, addr, mt) in enumerate(_random_stream(rng, 2500, lines)):
+        if op == Op.EVICT and rng.random() < 0.02:
+            m.flush()
+            ref.flush()
+        got, want = m.request(cycle, op, addr, mt), ref.request(cycle, op, addr, mt)
+        assert got == want, f"request {i} {op.name} {addr:#x} @ {cycle}: {got.diff(want)}"
+        m.check_invariants()
+        assert ref.pt == m._predictor.pt
+
+
+def test_fast_path_equals_request_by_request(seed):
+    """run() and request() give the same responses, statistics and state."""
+    rng = random.Random(seed)
+    stream = list(_random_stream(rng, 3000, 50))
+    one, fast = predictor(entries=16, probe=2), predictor(entries=16, probe=2)
+    singles = [one.request(*r) for r in stream]
+    batch = fast.run(*zip(*stream), responses=True)
+    assert batch == singles and one.stats == fast.stats
+    assert one.lru_order() == fast.lru_order() and one._predictor.pt == fast._predictor.pt
+    s = fast.stats
+    assert s.observes == s.inserts + s.replacements + s.drops + s.observe_hits
+    assert s.observes == s.obs_t0 + s.obs_t1 + s.obs_t2 + s.obs_t3 and s.obs_t2 == 0
+
+
+def test_article_mode_is_untouched_by_the_option(seed):
+    """policy="article" (the default) answers exactly as a model built without the option."""
+    rng = random.Random(seed)
+    stream = list(_random_stream(rng, 2000, 40))
+    a, b = KvAsuModel(entries=16, probe=2), KvAsuModel(entries=16, probe=2, policy="article")
+    article = a.run(*zip(*stream), responses=True)
+    assert b.run(*zip(*stream), responses=True) == article
+    assert predictor(entries=16, probe=2).run(*zip(*stream), responses=True) != article
