@@ -40,6 +40,7 @@ lets the evaluation and the tests run without the model packages.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import sys
@@ -346,6 +347,15 @@ def cached_accesses(split: str = "heldout", sparse: bool = True, n_tokens: int |
     n = meta["tokens"] if n_tokens is None else min(n_tokens, meta["tokens"])
     return decode_accesses(n, meta["budget"] if sparse else 0, arr[f"{split}_pages"] if sparse else None,
                            meta["page_tokens"])
+
+
+def tail(acc: Accesses, n: int) -> Accesses:
+    """The last ``n`` accesses of ``acc`` (cycles unchanged)."""
+    kw = {f.name: getattr(acc, f.name) for f in dataclasses.fields(acc)}
+    for k, v in kw.items():
+        if isinstance(v, np.ndarray) and k != "frame_motion":
+            kw[k] = v[-n:]
+    return Accesses(**kw)
 
 
 # --------------------------------------------------------------------------------------
