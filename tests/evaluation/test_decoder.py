@@ -194,10 +194,15 @@ def test_real_model_reproduces_the_cached_run():
 
 
 @needs_model
-def test_cli_writes_a_trace(tmp_path):
+def test_cli_writes_a_trace(tmp_path, capsys):
     from golden_model.trace import load_trace
 
     out = tmp_path / "t.npz"
+    short = tmp_path / "short.txt"
+    short.write_text("a short text")
+    with pytest.raises(SystemExit):
+        dec.main(["--text-file", str(short), "--tokens", "20", "--budget", "0", "--out", str(out)])
+    assert "fewer than the 20 asked for" in capsys.readouterr().err and not out.exists()
     assert dec.main(["--text-file", str(dec.HELDOUT_TEXT), "--tokens", "20", "--budget", "0", "--out", str(out)]) == 0
     tr = load_trace(out)
     assert tr.meta["model"] == sm.MODEL_NAME and tr.meta["budget"] == 0 and tr.meta["layout"]["line_bytes"] == 256
