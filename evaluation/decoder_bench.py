@@ -1,0 +1,115 @@
+"""Speed and sparse-retrieval cost of the NumPy SmolLM2 decoder.
+
+    python -m evaluation.decoder_bench [--trace-tokens 4096] [--sweep-tokens 2048]
+                                       [--budgets 2,4,8,16,32] [--out build/decoder_bench.json]
+
+Prints and writes as JSON:
+
+* the time to write a ``--trace-tokens``-token sparse trace (budget 4) of the training text
+  (model time, trace time, requests) and the decode rate in tokens per second it implies;
+* per budget, on the first ``--sweep-tokens`` tokens of the held-out text and of the
+  training text: perplexity, and top-1 agreement with the dense run (share of positions
+  whose argmax equals dense attention's), and the share of KV lines read relative to dense.
+
+Wall-clock figures depend on the machine's load (2 shared cores here); the process CPU
+time is printed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from . import decoder as dec
+from . import smollm2 as sm
+
+
+def lines_read(n_tokens: int, budget: int) -> int:
+    return sum(dec.reads_per_head(t, budget) for t in range(n_tokens)) * sm.LAYERS * sm.KV_HEADS
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trace-tokens", type=int, default=4096)
+    ap.add_argument("--trace-budget", type=int, default=4)
+    ap.add_argument("--sweep-tokens", type=int, default=2048)
+    ap.add_argument("--budgets", default="2,4,8,16,32")
+    ap.add_argument("--sweep-texts", default="heldout,train", help="texts of the budget sweep (heldout, train)")
+    ap.add_argument("--skip-trace", action="store_true", help="only the budget sweep")
+    ap.add_argument("--keep-trace", type=Path, help="keep the benchmark's trace at this path")
+    ap.add_argument("--out", type=Path, default=Path("build/decoder_bench.json"))
+    args = ap.parse_args(argv)
+    budgets = [int(b) for b in args.budgets.split(",") if b]
+    out = {"cpus": os.cpu_count(), "page_tokens": dec.PAGE_TOKENS}
+    w = sm.load_weights()
+    tok = sm.load_tokenizer()
+
+    def save():
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(out, indent=1))
+
+    # ---- trace-writing time ----
+    if not args.skip_trace:
+        trace_time(args, w, tok, out)
+        save()
+    # ---- budget sweep ----
+    out["sweep"] = {}
+    texts = {"heldout": dec.HELDOUT_TEXT, "train": dec.TRAIN_TEXT}
+    for split in args.sweep_texts.split(","):
+        out["sweep"][split] = budget_sweep(texts[split], args.sweep_tokens, budgets, w, tok)
+        save()
+    print(f"wrote {args.out}")
+    return 0
+
+
+def trace_time(args, w, tok, out) -> None:
+    ids = dec.tokenize(dec.read_text(dec.TRAIN_TEXT), args.trace_tokens, tok, dec.TRAIN_TEXT.name)
+    c0, t0 = time.process_time(), time.perf_counter()
+    run = dec.run_model(ids, args.trace_budget, w, progress=lambda li: print(
+        f"  layer {li + 1}/{sm.LAYERS} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True))
+    t1 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as td:
+        path = args.keep_trace or Path(td) / "bench.npz"
+        meta = dec.write_decoder_trace(path, run, dec.text_meta(dec.TRAIN_TEXT, dec.read_text(dec.TRAIN_TEXT)))
+        size = path.stat().st_size
+    t2, c2 = time.perf_counter(), time.process_time()
+    out["trace"] = {"tokens": args.trace_tokens, "budget": args.trace_budget, "model_seconds": t1 - t0,
+                    "trace_seconds": t2 - t1, "total_seconds": t2 - t0, "cpu_seconds": c2 - c0,
+                    "tokens_per_second": args.trace_tokens / (t1 - t0), "requests": meta["requests"],
+                    "file_bytes": size, "perplexity": run.perplexity}
+    print(f"{args.trace_tokens}-token sparse trace (budget {args.trace_budget}): model {t1 - t0:.1f} s "
+          f"({args.trace_tokens / (t1 - t0):.1f} tokens/s), trace {t2 - t1:.1f} s, total {t2 - t0:.1f} s "
+          f"wall / {c2 - c0:.1f} s CPU; {meta['requests']} requests, {size / 2**20:.0f} MiB", flush=True)
+
+
+def budget_sweep(tp: Path, n_tokens: int, budgets, w, tok) -> dict:
+    """Perplexity and top-1 agreement with dense attention per budget, on ``tp``."""
+    ids = dec.tokenize(dec.read_text(tp), n_tokens, tok, tp.name)
+    dense = dec.run_model(ids, 0, w)
+    rows = [{"budget": 0, "perplexity": dense.perplexity, "top1_agreement": 1.0, "read_share": 1.0,
+             "seconds": dense.seconds, "tokens_per_second": len(ids) / dense.seconds}]
+    print(f"{tp.name} ({len(ids)} tokens): dense perplexity {dense.perplexity:.3f} "
+          f"({len(ids) / dense.seconds:.1f} tokens/s)", flush=True)
+    full = lines_read(len(ids), 0)
+    for b in budgets:
+        r = dec.run_model(ids, b, w)
+        row = {"budget": b, "budget_tokens": b * dec.PAGE_TOKENS, "perplexity": r.perplexity,
+               "top1_agreement": float(np.mean(r.top1 == dense.top1)),
+               "read_share": lines_read(len(ids), b) / full, "seconds": r.seconds,
+               "tokens_per_second": len(ids) / r.seconds}
+        rows.append(row)
+        print(f"  budget {b:3d} pages ({b * dec.PAGE_TOKENS} tokens): perplexity {r.perplexity:.3f}, "
+              f"top-1 agreement with dense {row['top1_agreement']:.4f}, lines read {row['read_share']:.3f} of dense "
+              f"({row['tokens_per_second']:.1f} tokens/s)", flush=True)
+    return {"file": tp.name, "tokens": len(ids), "rows": rows}
+
+
+if __name__ == "__main__":
+    sys.exit(main())
