@@ -223,6 +223,8 @@ class AxiLiteSubordinate(wiring.Component):
         Byte offsets of the mapped words (multiples of 4 inside the window).
     writable : iterable of int
         Byte offsets of the words that take writes; a subset of ``readable``.
+    src_loc_at : int
+        As for any Amaranth elaboratable (where an unused-instance warning points).
 
     Ports
     -----
@@ -232,7 +234,7 @@ class AxiLiteSubordinate(wiring.Component):
         The accesses to the register file.
     """
 
-    def __init__(self, addr_width, *, readable, writable):
+    def __init__(self, addr_width, *, readable, writable, src_loc_at=0):
         if not isinstance(addr_width, int) or isinstance(addr_width, bool):
             raise TypeError(f"addr_width must be an integer, not {addr_width!r}")
         if addr_width < 3:

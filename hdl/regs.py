@@ -187,47 +187,36 @@ class KvAsuRegisters(wiring.Component):
         self.subordinate = AxiLiteSubordinate(
             regmap.AXIL_ADDR_WIDTH,
             readable=[off for reg in REGISTERS for off in reg.offsets],
-            writable=[reg.offset for reg in REGISTERS if reg.access != "ro"])
+            writable=[reg.offset for reg in REGISTERS if reg.access != "ro"], src_loc_at=1)
         self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
                                         src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
-        p = self.params
-        ctrl = regmap.REG["CTRL"]
-        status = regmap.REG["STATUS"]
-
-        def cbit(name):
-            return ctrl.field(name).bit
-
         m.submodules.subordinate = sub = self.subordinate
+        m.submodules.stats = self.stats
         wiring.connect(m, wiring.flipped(self.axil), sub.axil)
-        acc = sub.regs
+        state = _RegisterFileState(self.params)
+        self._commit_checks(m, state)
+        self._statistics(m, state)
+        self._writes(m, sub.regs, state)
+        self._reads(m, sub.regs, state)
+        return m
 
-        # ---- state ---------------------------------------------------------------------
-        shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=p.defaults[name])
-                  for name in CONFIG_NAMES}
-        error = Signal()           # STATUS.ERROR, sticky
-        hi_latch = Signal(32)      # the one HI-word latch of D8
-        flush_pulse = Signal()     # drives `flush`: the cycle after an applied flush
+    def _commit_checks(self, m, state):
+        """Commit legality and "the seed changes", registered for timing (the comparators
+        and a 32-bit equality would otherwise sit in front of cfg). They are always current
+        when used: a CTRL write is decoded at least two cycles after the B handshake of the
+        last shadow write and applied at least one cycle later."""
+        p, shadow = self.params, state.shadow
 
-        live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
-
-        # Commit legality and "the seed changes", registered for timing (the comparators
-        # and a 32-bit equality would otherwise sit in front of cfg). They are always
-        # current when used: a CTRL write is decoded at least two cycles after the B
-        # handshake of the last shadow write and applied at least one cycle later.
         # The chains 1 <= C2 <= C3 <= COUNT_MAX and W3 <= W2 <= W1 <= WMAX hold exactly when
         # every word of a chain is zero above the width of its maximum and the chain holds
         # on the low bits, so the comparators are only that wide.
-        legal = Signal()
-        seed_changes = Signal()
-        sh = shadow
-
         def chain(words, maximum, minimum=0):
             n = maximum.bit_length()
-            lo = [sh[w][:n] for w in words]
-            ok = Cat(sh[w][n:] == 0 for w in words).all()
+            lo = [shadow[w][:n] for w in words]
+            ok = Cat(shadow[w][n:] == 0 for w in words).all()
             for a, b in zip(lo, lo[1:]):
                 ok &= a <= b
             if maximum != (1 << n) - 1:
@@ -237,32 +226,36 @@ class KvAsuRegisters(wiring.Component):
             return ok
 
         m.d.sync += [
-            legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
-                     chain(["W3", "W2", "W1"], p.WMAX)),
-            seed_changes.eq(sh["HASH_SEED"] != self.cfg.hash_seed),
+            state.legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
+                           chain(["W3", "W2", "W1"], p.WMAX)),
+            state.seed_changes.eq(shadow["HASH_SEED"] != self.cfg.hash_seed),
         ]
 
-        # ---- statistics counters ---------------------------------------------------------
-        # In block RAM (hdl/stats.py). Clearing waits for a cycle without increments (see
-        # the CTRL sequencer below) and happens in the next, the first cycle of the write
-        # response: a register, so the decision (idle, legality) does not sit in front of
-        # the counters' resets. The core is still held then, so `stat_inc` stays 0; an
-        # increment in the clear cycle would count after the clear anyway. A read ordered
-        # after the B response is sampled later still, so it sees the clear.
-        clear_stats = Signal()
-        m.submodules.stats = stats = self.stats
-        m.d.comb += [stats.inc.eq(self.stat_inc), stats.clear.eq(clear_stats)]
-        m.d.sync += clear_stats.eq(0)
+    def _statistics(self, m, state):
+        """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
+        increments (see the CTRL sequencer) and happens in the next, the first cycle of the
+        write response: a register, so the decision (idle, legality) does not sit in front
+        of the counters' resets. The core is still held then, so `stat_inc` stays 0; an
+        increment in the clear cycle would count after the clear anyway. A read ordered
+        after the B response is sampled later still, so it sees the clear."""
+        m.d.comb += [self.stats.inc.eq(self.stat_inc), self.stats.clear.eq(state.clear_stats)]
+        m.d.sync += state.clear_stats.eq(0)
 
-        # ---- writes and the CTRL sequencer ---------------------------------------------
-        # The subordinate passes on only writes to shadow words and CTRL. A shadow write and
-        # a CTRL write without an action bit are answered at once; a CTRL action is held
-        # (`sequencing`) until the core is idle, then applied and answered in one cycle.
+    def _writes(self, m, acc, state):
+        """Writes and the CTRL sequencer. The subordinate passes on only writes to shadow
+        words and CTRL. A shadow write and a CTRL write without an action bit are answered
+        at once; a CTRL action is held (`sequencing`) until the core is idle, then applied
+        and answered in one cycle."""
+        ctrl = regmap.REG["CTRL"]
+
+        def cbit(name):
+            return ctrl.field(name).bit
+
         any_action = Cat(acc.w_data[cbit(name)] for name in _ACTIONS).any()
         sequencing = Signal()      # a CTRL action waits for the core to be idle
         action_resp = Signal()     # the write response on B is a CTRL action's
-        m.d.comb += self.flush.eq(flush_pulse)
-        m.d.sync += flush_pulse.eq(0)
+        m.d.comb += self.flush.eq(state.flush_pulse)
+        m.d.sync += state.flush_pulse.eq(0)
         with m.If(~acc.b_busy):
             m.d.sync += action_resp.eq(0)
 
@@ -277,7 +270,7 @@ class KvAsuRegisters(wiring.Component):
                             # not a LUT per bit.
                             for b in range(4):
                                 with m.If(acc.w_strb[b]):
-                                    m.d.sync += shadow[reg.name][8 * b:8 * b + 8].eq(
+                                    m.d.sync += state.shadow[reg.name][8 * b:8 * b + 8].eq(
                                         acc.w_data[8 * b:8 * b + 8])
                     elif kind == "ctrl":
                         with m.Case(reg.offset >> 2):
@@ -298,33 +291,35 @@ class KvAsuRegisters(wiring.Component):
                 m.d.comb += acc.w_done.eq(1)
                 m.d.sync += [sequencing.eq(0), action_resp.eq(1)]
                 commit = acc.w_data[cbit("COMMIT")]
-                with m.If(commit & ~legal):
+                with m.If(commit & ~state.legal):
                     m.d.comb += acc.w_error.eq(1)
-                    m.d.sync += error.eq(1)
+                    m.d.sync += state.error.eq(1)
                 with m.Else():
                     with m.If(commit):
-                        m.d.sync += [getattr(self.cfg, name.lower()).eq(shadow[name])
+                        m.d.sync += [getattr(self.cfg, name.lower()).eq(state.shadow[name])
                                      for name in CONFIG_NAMES]
                     with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
-                        m.d.sync += error.eq(0)
-                    m.d.sync += flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
-                                               (commit & seed_changes))
-                    m.d.sync += clear_stats.eq(acc.w_data[cbit("CLEAR_STATS")])
+                        m.d.sync += state.error.eq(0)
+                    m.d.sync += state.flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
+                                                     (commit & state.seed_changes))
+                    m.d.sync += state.clear_stats.eq(acc.w_data[cbit("CLEAR_STATS")])
                     m.d.sync += self.enable.eq(acc.w_data[cbit("ENABLE")])
 
         # `hold` stays high until the write response of an action has been taken (D8: no
         # request is accepted at the edge of that handshake, so requests and register
         # effects never tie), and through the flush pulse, so that the core sees hold, idle
         # and flush together and its `ready` stays low until `core_flushing` takes over.
-        m.d.comb += self.hold.eq(sequencing | (acc.b_busy & action_resp) | flush_pulse)
+        m.d.comb += self.hold.eq(sequencing | (acc.b_busy & action_resp) | state.flush_pulse)
 
-        # ---- reads -----------------------------------------------------------------------
-        # The subordinate registers AR; the data multiplexer sits alone in the next stage.
-        # The LO word of a statistic takes more stages: the AR handshake cycle reserves the
-        # counter engine (stats.rd_reserve), the next cycle samples the counter
-        # (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM
-        # word and the pending increments (stats.rd_data) is the answer and goes into the
-        # HI latch.
+    def _reads(self, m, acc, state):
+        """Reads. The subordinate registers AR; the data multiplexer sits alone in the next
+        stage. The LO word of a statistic takes more stages: the AR handshake cycle reserves
+        the counter engine (stats.rd_reserve), the next cycle samples the counter
+        (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM word
+        and the pending increments (stats.rd_data) is the answer and goes into the HI
+        latch."""
+        p, stats = self.params, self.stats
+        ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
         # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
         # the sample; the last bit answers.
         stat_pend = Signal(stats.read_latency)
@@ -347,14 +342,16 @@ class KvAsuRegisters(wiring.Component):
         m.d.sync += stat_pend.eq(stat_pend << 1)    # a shift register
         with m.If(stat_pend[-1]):
             m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(stats.rd_data[:32])]
-            m.d.sync += hi_latch.eq(stats.rd_data[32:64])
+            m.d.sync += state.hi_latch.eq(stats.rd_data[32:64])
+
+        live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
 
         def read_value(reg):
             kind = self._kinds[reg.name]
             if kind == "const":
                 return C(p.value_of(reg.reset), 32)
             if kind == "shadow":
-                return shadow[reg.name]
+                return state.shadow[reg.name]
             if kind == "active":
                 return getattr(self.cfg, reg.active_of.lower())
             if kind == "live":
@@ -363,11 +360,11 @@ class KvAsuRegisters(wiring.Component):
                 return None   # read through self.stats
             if kind == "ctrl":
                 # Action bits read as 0.
-                return self.enable << cbit("ENABLE")
+                return self.enable << ctrl.field("ENABLE").bit
             if kind == "status":
-                busy = self.core_flushing | flush_pulse
+                busy = self.core_flushing | state.flush_pulse
                 return ((busy << status.field("BUSY").bit) |
-                        (error << status.field("ERROR").bit))
+                        (state.error << status.field("ERROR").bit))
             raise AssertionError(kind)  # pragma: no cover
 
         with m.If(acc.r_valid):
@@ -380,17 +377,31 @@ class KvAsuRegisters(wiring.Component):
                             # latched later (see above).
                             m.d.sync += stat_pend[0].eq(1)
                         with m.Case(reg.offsets[1] >> 2):
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(hi_latch)]
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
                     elif reg.wide:
                         with m.Case(reg.offsets[0] >> 2):
                             # LO: the low half now, the high half of this same sample into
                             # the latch.
                             m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value[:32])]
-                            m.d.sync += hi_latch.eq(value[32:64])
+                            m.d.sync += state.hi_latch.eq(value[32:64])
                         with m.Case(reg.offsets[1] >> 2):
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(hi_latch)]
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
                     else:
                         with m.Case(reg.offset >> 2):
                             m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value)]
 
-        return m
+
+class _RegisterFileState:
+    """The register file's own state, shared by its write and read paths."""
+
+    def __init__(self, params):
+        self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}",
+                                    init=params.defaults[name])
+                       for name in CONFIG_NAMES}
+        self.error = Signal(name="error")              # STATUS.ERROR, sticky
+        self.hi_latch = Signal(32, name="hi_latch")    # the one HI-word latch of D8
+        self.flush_pulse = Signal(name="flush_pulse")  # drives `flush`: the cycle after an
+                                                       # applied flush
+        self.clear_stats = Signal(name="clear_stats")  # the cycle after an applied clear
+        self.legal = Signal(name="legal")              # the shadow set is legal
+        self.seed_changes = Signal(name="seed_changes")  # a commit would change HASH_SEED
