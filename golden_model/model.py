@@ -309,10 +309,10 @@ class KvAsuModel:
 
         ``config`` holds any subset of ``c3, c2, w3, w2, w1, hash_seed`` (upper case, as in
         ``regmap.CONFIG_NAMES``, is accepted too); the others keep their active values. The
-        resulting set must be legal: ``1 <= c2 <= c3 <= COUNT_MAX``,
-        ``0 <= w3 <= w2 <= w1 <= WMAX``, ``0 <= hash_seed <= 2**32 - 1``. If it is not, a
-        ``ValueError`` (``TypeError`` for a non-integer or an unknown key) is raised and
-        *nothing* changes. A commit that changes ``hash_seed`` also flushes.
+        resulting set must be legal (``regmap.config_violations``: ``1 <= c2 <= c3 <=
+        COUNT_MAX``, ``0 <= w3 <= w2 <= w1 <= WMAX``, ``0 <= hash_seed <= 2**32 - 1``). If
+        it is not, a ``ValueError`` (``TypeError`` for a non-integer or an unknown key) is
+        raised and *nothing* changes. A commit that changes ``hash_seed`` also flushes.
 
         ``cycle`` is the cycle of the commit; like request cycles it must not decrease.
         """
@@ -335,17 +335,11 @@ class KvAsuModel:
         self._cycle = cycle
 
     def _check_config(self, config: Config) -> None:
-        c3, c2, w3, w2, w1, seed = config
-        count_max, wmax = self._count_max, self._wmax
-        if not 1 <= c2 <= c3 <= count_max:
-            raise ValueError(f"illegal configuration: need 1 <= C2 <= C3 <= COUNT_MAX "
-                             f"({count_max}), got C2={c2}, C3={c3}")
-        if not 0 <= w3 <= w2 <= w1 <= wmax:
-            raise ValueError(f"illegal configuration: need 0 <= W3 <= W2 <= W1 <= WMAX "
-                             f"({wmax}), got W3={w3}, W2={w2}, W1={w1}")
-        if not 0 <= seed <= 0xFFFF_FFFF:
-            raise ValueError(f"illegal configuration: HASH_SEED must be 0..2**32-1, "
-                             f"got {seed}")
+        # The legality rule is regmap's (one statement of spec section 5 for the model and
+        # the checkers); the RTL implements it on its own.
+        broken = regmap.config_violations(self.params, config.as_dict())
+        if broken:
+            raise ValueError(f"illegal configuration: {'; '.join(broken)}")
 
     # ---- read-only views ------------------------------------------------------------------
 

@@ -18,6 +18,15 @@ Main entry points:
     Op code by name.
 ``request_fields(params)`` / ``response_fields(params)``
     ``[(name, width), ...]`` least significant first.
+``config_violations(params, config)`` / ``config_legal(params, config)``
+    The legality rule of a configuration (``CONFIG_CHAINS``), the one the golden model,
+    the register mirror and the testbenches apply.
+``ctrl_write_effect(params, shadow, data, strb)``
+    What a CTRL write does, including the refusal of a commit of an illegal set.
+
+The last two are rules over the data rather than data, kept here so that the checkers and
+the model state them once; the RTL implements them in hardware on its own and is checked
+against them.
 """
 
 from __future__ import annotations
@@ -29,7 +38,8 @@ from pathlib import Path
 __all__ = [
     "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "PARAM_NAMES", "CONFIG_NAMES",
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
-    "request_fields", "response_fields",
+    "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
+    "config_legal", "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
 ]
 
 _TOML = Path(__file__).with_name("kv_asu.toml")
@@ -239,3 +249,99 @@ def request_fields(params: Params) -> list[tuple[str, int]]:
 def response_fields(params: Params) -> list[tuple[str, int]]:
     """Response payload fields ``(name, width)``, least significant first."""
     return _fields("response", params)
+
+
+# ---- the legality rule of a configuration -------------------------------------------------
+
+#: Chains that a legal configuration keeps non-decreasing (``config_chain`` in the TOML):
+#: integers, configuration register names and the derived values ``COUNT_MAX`` / ``WMAX``.
+CONFIG_CHAINS: tuple[tuple[int | str, ...], ...] = tuple(
+    tuple(raw["chain"]) for raw in SPEC["config_chain"])
+
+
+def _chain_entry(entry, params: Params, values: dict[str, int]) -> int:
+    if isinstance(entry, int):
+        return entry
+    if entry in values:
+        return values[entry]
+    return getattr(params, entry)       # COUNT_MAX, WMAX
+
+
+def _chain_text(entry, params: Params) -> str:
+    if isinstance(entry, int):
+        return str(entry) if entry < 10 else f"{entry:#x}"
+    if entry in CONFIG_NAMES:
+        return entry
+    return f"{entry} ({getattr(params, entry)})"
+
+
+def _config_values(config) -> dict[str, int]:
+    values = {str(name).upper(): value for name, value in dict(config).items()}
+    missing = [name for name in CONFIG_NAMES if name not in values]
+    if missing:
+        raise KeyError(f"configuration lacks {', '.join(missing)}")
+    return values
+
+
+def config_violations(params: Params, config) -> list[str]:
+    """The rules of ``CONFIG_CHAINS`` that ``config`` breaks, one sentence each naming the
+    registers and their values; empty when the configuration is legal.
+
+    ``config`` maps every name of ``CONFIG_NAMES`` (upper or lower case) to an integer.
+    """
+    values = _config_values(config)
+    broken = []
+    for chain in CONFIG_CHAINS:
+        numbers = [_chain_entry(entry, params, values) for entry in chain]
+        if any(a > b for a, b in zip(numbers, numbers[1:])):
+            rule = " <= ".join(_chain_text(entry, params) for entry in chain)
+            got = ", ".join(f"{entry}={values[entry]}" for entry in chain if entry in values)
+            broken.append(f"need {rule}, got {got}")
+    return broken
+
+
+def config_legal(params: Params, config) -> bool:
+    """Whether a commit of ``config`` (a mapping over ``CONFIG_NAMES``) is accepted."""
+    return not config_violations(params, config)
+
+
+@dataclasses.dataclass(frozen=True)
+class CtrlWriteEffect:
+    """What one write of the ``CTRL`` register does (decision D8), in the order it happens.
+
+    ``action``: the write has an action bit in byte 0, so it is ordered between requests.
+    ``refused``: a COMMIT of an illegal shadow set: the write gets SLVERR, STATUS.ERROR is
+    set and every other field here is false / ``None``. Otherwise ``commit`` (the shadow set
+    becomes active; a changed HASH_SEED also flushes), ``clear_error``, ``flush``,
+    ``clear_stats``, and ``enable``, the new CTRL.ENABLE (``None``: unchanged).
+    """
+
+    action: bool = False
+    refused: bool = False
+    commit: bool = False
+    clear_error: bool = False
+    flush: bool = False
+    clear_stats: bool = False
+    enable: int | None = None
+
+
+#: CTRL fields that are actions (write 1 to act), in field order.
+CTRL_ACTIONS = tuple(f.name for f in REG["CTRL"].fields if f.action)
+
+
+def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> CtrlWriteEffect:
+    """The effect of writing ``data`` with byte strobes ``strb`` to ``CTRL`` while the
+    shadow configuration is ``shadow`` (a mapping over ``CONFIG_NAMES``).
+
+    Every CTRL field lies in byte 0: a write without that strobe does nothing.
+    """
+    ctrl = REG["CTRL"]
+    if not strb & 1:
+        return CtrlWriteEffect()
+    bit = {f.name: bool(data >> f.bit & 1) for f in ctrl.fields}
+    action = any(bit[name] for name in CTRL_ACTIONS)
+    if bit["COMMIT"] and not config_legal(params, shadow):
+        return CtrlWriteEffect(action=action, refused=True)
+    return CtrlWriteEffect(action=action, commit=bit["COMMIT"],
+                           clear_error=bit["CLEAR_ERROR"], flush=bit["FLUSH"],
+                           clear_stats=bit["CLEAR_STATS"], enable=int(bit["ENABLE"]))

@@ -20,7 +20,7 @@ def win(tb: KvAsuTB, h):
     return [(h + k) % tb.p.ENTRIES for k in range(tb.p.PROBE)]
 
 
-def A(tb, line):
+def addr_in(tb, line):
     """An address in ``line`` (random byte offset)."""
     return tb.space.addr(line)
 
@@ -38,7 +38,7 @@ def next_tick_start(tb, margin=12):
     return tb.tick_start(tb.tick_of(tb.cycle_now() + margin) + 1)
 
 
-def T(tb, cycle, ticks):
+def after_ticks(tb, cycle, ticks):
     """The first cycle of the tick ``ticks`` after the tick of ``cycle``."""
     return tb.tick_start(tb.tick_of(cycle) + ticks)
 
@@ -62,9 +62,9 @@ def roomy_windows(tb):
 def assert_on_time(tb, res, items):
     for (c, _), it in zip(res, items):
         if it.at is not None and it.op in (OBSERVE, QUERY) and c != it.at:
-            if tb.debug_trace:
+            if tb.driver.debug_trace:
                 tb.log.error("cycle, req.valid, req.ready, bvalid, bready, writes:\n%s",
-                             "\n".join(map(str, [r for r in tb.debug_trace
+                             "\n".join(map(str, [r for r in tb.driver.debug_trace
                                                   if it.at - 20 <= r[0] <= c])))
             raise AssertionError(f"request {it} scheduled for cycle {it.at} accepted at {c}: "
                                  f"the block was not ready (spec 8: one OBSERVE/QUERY per "
@@ -79,8 +79,8 @@ async def first_free_insert_and_window_wrap(tb: KvAsuTB):
     E, P = tb.p.ENTRIES, tb.p.PROBE
     for h in (E - 2 if P > 1 else E - 1, 3):
         lines = lines_h(tb, h, P)
-        res = await tb.batch([(OBSERVE, A(tb, l)) for l in lines]
-                             + [(OBSERVE, A(tb, l)) for l in lines[1:]])
+        res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines]
+                             + [(OBSERVE, addr_in(tb, l)) for l in lines[1:]])
         assert [e["slot"] for _, e in res[:P]] == win(tb, h), res
         assert all(e["present"] and e["slot"] == (h + k + 1) % E
                    for k, (_, e) in enumerate(res[P:])), res
@@ -89,10 +89,10 @@ async def first_free_insert_and_window_wrap(tb: KvAsuTB):
     h = 5 % E
     lines = lines_h(tb, h, min(P, 3))
     new = lines_h(tb, h, 1, exclude=lines)[0]
-    res = await tb.batch([(OBSERVE, A(tb, l)) for l in lines]
-                         + [(OBSERVE, A(tb, l)) for l in lines[1:]]
-                         + [(EVICT_ANY,), (OBSERVE, A(tb, new))]
-                         + [(OBSERVE, A(tb, l)) for l in lines[1:]])
+    res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines]
+                         + [(OBSERVE, addr_in(tb, l)) for l in lines[1:]]
+                         + [(EVICT_ANY,), (OBSERVE, addr_in(tb, new))]
+                         + [(OBSERVE, addr_in(tb, l)) for l in lines[1:]])
     n = len(lines)
     ev, ins = res[2 * n - 1][1], res[2 * n][1]
     assert ev["victim_valid"] and ev["victim_tag"] == tag(tb, lines[0]) and ev["slot"] == h % E
@@ -111,8 +111,8 @@ async def overlapping_windows(tb: KvAsuTB):
     h = 9 % E
     a = lines_h(tb, h, P)
     b = lines_h(tb, h + 1, 1, exclude=a)[0]
-    res = await tb.batch([(OBSERVE, A(tb, l)) for l in a] + [(OBSERVE, A(tb, b))] * 2
-                         + [(QUERY, A(tb, l)) for l in a])
+    res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in a] + [(OBSERVE, addr_in(tb, b))] * 2
+                         + [(QUERY, addr_in(tb, l)) for l in a])
     if P < E:
         assert res[P][1]["tracked"] and res[P][1]["slot"] == (h + P) % E, res[P]
     assert res[P + 1][1]["present"] and res[P + 1][1]["count"] == min(2, tb.p.COUNT_MAX)
@@ -128,9 +128,10 @@ async def drop_when_window_hot(tb: KvAsuTB):
     h = 2
     lines = lines_h(tb, h, P)
     extra = lines_h(tb, h, 1, exclude=lines)[0]
-    res = await tb.batch([(OBSERVE, A(tb, l)) for l in lines]
-                         + [(OBSERVE, A(tb, extra), mt) for mt in (0, 1, 3)]
-                         + [(QUERY, A(tb, extra))] + [(QUERY, A(tb, l), 1) for l in lines])
+    res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines]
+                         + [(OBSERVE, addr_in(tb, extra), mt) for mt in (0, 1, 3)]
+                         + [(QUERY, addr_in(tb, extra))]
+                         + [(QUERY, addr_in(tb, l), 1) for l in lines])
     for _, e in res[P:P + 3]:
         assert not e["tracked"] and not e["present"] and e["slot"] == 0 and e["count"] == 0, e
     assert res[P][1]["hit"] == 1 and res[P + 1][1]["hit"] == 0
@@ -152,11 +153,12 @@ async def replace_only_t0_greatest_age(tb: KvAsuTB):
     lines = lines_h(tb, h, P)
     newcomers = lines_h(tb, h, P // 2 + 1, exclude=lines)
     c0 = next_tick_start(tb)
-    items = [ReqItem(OBSERVE, A(tb, l), at=T(tb, c0, k)) for k, l in enumerate(lines)]
-    c1 = T(tb, c0, P + w1 + 1)
+    items = [ReqItem(OBSERVE, addr_in(tb, l), at=after_ticks(tb, c0, k))
+             for k, l in enumerate(lines)]
+    c1 = after_ticks(tb, c0, P + w1 + 1)
     hot = lines[P // 2:]
-    items += [ReqItem(OBSERVE, A(tb, l), at=c1 + k) for k, l in enumerate(hot)]
-    items += [ReqItem(OBSERVE, A(tb, l)) for l in newcomers]
+    items += [ReqItem(OBSERVE, addr_in(tb, l), at=c1 + k) for k, l in enumerate(hot)]
+    items += [ReqItem(OBSERVE, addr_in(tb, l)) for l in newcomers]
     res = await tb.batch(items)
     assert_on_time(tb, res, items)
     for _, e in res[P:P + len(hot)]:
@@ -182,10 +184,11 @@ async def replace_tie_lowest_offset(tb: KvAsuTB):
     lines = lines_h(tb, h, P)
     new = lines_h(tb, h, 1, exclude=lines)[0]
     c0 = next_tick_start(tb)
-    items = [ReqItem(OBSERVE, A(tb, l), at=T(tb, c0, k)) for k, l in enumerate(lines)]
-    c1 = T(tb, c0, P + 3)
-    items.append(ReqItem(OBSERVE, A(tb, lines[0]), at=c1))       # offset 0 now youngest
-    items.append(ReqItem(OBSERVE, A(tb, new), at=T(tb, c1, tb.p.WMAX + 4)))
+    items = [ReqItem(OBSERVE, addr_in(tb, l), at=after_ticks(tb, c0, k))
+             for k, l in enumerate(lines)]
+    c1 = after_ticks(tb, c0, P + 3)
+    items.append(ReqItem(OBSERVE, addr_in(tb, lines[0]), at=c1))       # offset 0 now youngest
+    items.append(ReqItem(OBSERVE, addr_in(tb, new), at=after_ticks(tb, c1, tb.p.WMAX + 4)))
     res = await tb.batch(items)
     assert_on_time(tb, res, items)
     e = res[-1][1]
@@ -196,10 +199,12 @@ async def replace_tie_lowest_offset(tb: KvAsuTB):
         w3, w2, w1 = roomy_windows(tb)
         await commit_windows(tb, w3, w2, w1)
         c0 = next_tick_start(tb)
-        items = [ReqItem(OBSERVE, A(tb, lines[0]), at=c0), ReqItem(OBSERVE, A(tb, lines[1]), at=c0 + 1),
-                 ReqItem(OBSERVE, A(tb, lines[0]), at=c0 + 2)]     # same tick, LRU: 1 older
-        items += [ReqItem(OBSERVE, A(tb, l), at=T(tb, c0, k + 1)) for k, l in enumerate(lines[2:])]
-        items.append(ReqItem(OBSERVE, A(tb, new), at=T(tb, c0, w1 + 2)))
+        items = [ReqItem(OBSERVE, addr_in(tb, lines[0]), at=c0),
+                 ReqItem(OBSERVE, addr_in(tb, lines[1]), at=c0 + 1),
+                 ReqItem(OBSERVE, addr_in(tb, lines[0]), at=c0 + 2)]     # same tick, LRU: 1 older
+        items += [ReqItem(OBSERVE, addr_in(tb, l), at=after_ticks(tb, c0, k + 1))
+                  for k, l in enumerate(lines[2:])]
+        items.append(ReqItem(OBSERVE, addr_in(tb, new), at=after_ticks(tb, c0, w1 + 2)))
         res = await tb.batch(items)
         assert_on_time(tb, res, items)
         e = res[-1][1]
@@ -215,12 +220,14 @@ async def cold_restart_and_query_keeps_count(tb: KvAsuTB):
     still T1 and an OBSERVE then does not restart."""
     w1 = tb.active["W1"]
     cm = tb.p.COUNT_MAX
-    a, b = (A(tb, l) for l in tb.spread_lines(2))
+    a, b = (addr_in(tb, l) for l in tb.spread_lines(2))
     c0 = next_tick_start(tb)
     items = [ReqItem(OBSERVE, a, at=c0 + k) for k in range(3)]
     items += [ReqItem(OBSERVE, b, at=c0 + 3 + k) for k in range(2)]
-    items += [ReqItem(QUERY, b, at=T(tb, c0, w1)), ReqItem(OBSERVE, b, at=T(tb, c0, w1) + 1)]
-    c1 = max(T(tb, c0 + 2, w1 + 1), T(tb, c0, w1) + 2)   # a last observed at c0 + 2
+    items += [ReqItem(QUERY, b, at=after_ticks(tb, c0, w1)),
+              ReqItem(OBSERVE, b, at=after_ticks(tb, c0, w1) + 1)]
+    # a last observed at c0 + 2
+    c1 = max(after_ticks(tb, c0 + 2, w1 + 1), after_ticks(tb, c0, w1) + 2)
     items += [ReqItem(QUERY, a, at=c1), ReqItem(OBSERVE, a, at=c1 + 1),
               ReqItem(OBSERVE, a, at=c1 + 2)]
     res = await tb.batch(items)
@@ -243,11 +250,11 @@ async def count_saturation(tb: KvAsuTB):
         # saturation at 7 and 3; the 16-bit one runs in soaks (KVASU_SCALE >= 2, Verilator)
         tb.log.warning("COUNT_MAX %d: saturation only with KVASU_SCALE >= 2 on Verilator", cmax)
         return
-    addr = A(tb, tb.space.random_line())
+    addr = addr_in(tb, tb.space.random_line())
     for _ in range(cmax + 3):
         tb.send(OBSERVE, addr)
     await tb.drain()
-    r = tb.history[-1][2]
+    r = tb.scoreboard.history[-1][2]
     assert r["count"] == cmax and r["present"], r
     await tb.check_quiescent("saturation")
 
@@ -268,8 +275,9 @@ async def tlevel_boundaries(tb: KvAsuTB):
     lines = tb.spread_lines(len(counts))
     for line, cnt in zip(lines, counts):
         c_last = next_tick_start(tb, margin=12 + cnt)
-        items = [ReqItem(OBSERVE, A(tb, line), at=c_last - cnt + 1 + k) for k in range(cnt)]
-        items += [ReqItem(QUERY, A(tb, line), age % 4, at=max(T(tb, c_last, age), c_last + 1))
+        items = [ReqItem(OBSERVE, addr_in(tb, line), at=c_last - cnt + 1 + k) for k in range(cnt)]
+        items += [ReqItem(QUERY, addr_in(tb, line), age % 4,
+                          at=max(after_ticks(tb, c_last, age), c_last + 1))
                   for age in ages]
         res = await tb.batch(items)
         assert_on_time(tb, res, items)
@@ -293,9 +301,9 @@ async def evict_rules(tb: KvAsuTB):
     lines = tb.spread_lines(5)
     c0 = next_tick_start(tb)
     items = [ReqItem(EVICT, 0, 2, at=c0), ReqItem(EVICT_ANY, 0, 3)]
-    items += [ReqItem(OBSERVE, A(tb, l)) for l in lines]
-    items += [ReqItem(EVICT), ReqItem(OBSERVE, A(tb, lines[0]))]
-    items += [ReqItem(OBSERVE, A(tb, lines[3]), at=T(tb, c0, w1 + 12))]
+    items += [ReqItem(OBSERVE, addr_in(tb, l)) for l in lines]
+    items += [ReqItem(EVICT), ReqItem(OBSERVE, addr_in(tb, lines[0]))]
+    items += [ReqItem(OBSERVE, addr_in(tb, lines[3]), at=after_ticks(tb, c0, w1 + 12))]
     items += [ReqItem(EVICT) for _ in range(5)] + [ReqItem(EVICT_ANY) for _ in range(2)]
     res = [e for _, e in await tb.batch(items)]
     assert not res[0]["victim_valid"] and res[0]["slot"] == 0 and res[0]["hit"] == 0
@@ -325,10 +333,13 @@ async def idle_far_beyond_timestamp_wrap(tb: KvAsuTB):
     items = []
     for n, extra in [(1, 0), (1, 1), (2, -1), (3, 0), (10, 3), (0, p.WMAX + 1), (0, p.WMAX + 2)]:
         idle = n * wrap + extra
-        items += [ReqItem(OBSERVE, A(tb, line), at=c), ReqItem(OBSERVE, A(tb, line), at=c + 1)]
-        c = max(T(tb, c, idle), T(tb, c + 1, idle))      # idle counted from the 2nd OBSERVE
-        items += [ReqItem(QUERY, A(tb, line), at=c), ReqItem(OBSERVE, A(tb, line), at=c + 1)]
-        c = T(tb, c, 2)
+        items += [ReqItem(OBSERVE, addr_in(tb, line), at=c),
+                  ReqItem(OBSERVE, addr_in(tb, line), at=c + 1)]
+        # idle counted from the 2nd OBSERVE
+        c = max(after_ticks(tb, c, idle), after_ticks(tb, c + 1, idle))
+        items += [ReqItem(QUERY, addr_in(tb, line), at=c),
+                  ReqItem(OBSERVE, addr_in(tb, line), at=c + 1)]
+        c = after_ticks(tb, c, 2)
         tb.cov.hit(f"directed.idle_{n}x2^TS{extra:+d}")
     res = await tb.batch(items)
     assert_on_time(tb, res, items)
@@ -339,8 +350,8 @@ async def idle_far_beyond_timestamp_wrap(tb: KvAsuTB):
     await tb.flush()
     # a full window goes cold for exactly one wrap: a newcomer replaces
     c = next_tick_start(tb)
-    items = [ReqItem(OBSERVE, A(tb, l), at=c + k) for k, l in enumerate(others)]
-    items.append(ReqItem(OBSERVE, A(tb, line), at=T(tb, c, wrap)))
+    items = [ReqItem(OBSERVE, addr_in(tb, l), at=c + k) for k, l in enumerate(others)]
+    items.append(ReqItem(OBSERVE, addr_in(tb, line), at=after_ticks(tb, c, wrap)))
     res = await tb.batch(items)
     assert_on_time(tb, res, items)
     assert res[-1][1]["victim_valid"] and res[-1][1]["tracked"], res[-1]
@@ -354,14 +365,14 @@ async def age_sweep(tb: KvAsuTB):
     p = tb.p
     w3, w2, w1 = roomy_windows(tb)
     await commit_windows(tb, w3, w2, w1, c3=min(2, p.COUNT_MAX), c2=1)
-    a, b = (A(tb, line) for line in tb.spread_lines(2))
+    a, b = (addr_in(tb, line) for line in tb.spread_lines(2))
     c0 = next_tick_start(tb)
     items = [ReqItem(OBSERVE, a, at=c0 - 4)] + [ReqItem(OBSERVE, b, at=c0 - 3 + k)
                                                   for k in range(3)]
     span = 3 * (1 << p.TS_WIDTH)
     for age in range(1, span + 1):              # ages from b's last OBSERVE (c0 - 1)
-        items += [ReqItem(QUERY, b, 2, at=T(tb, c0 - 1, age)),
-                  ReqItem(QUERY, a, 1, at=T(tb, c0 - 1, age) + 1)]
+        items += [ReqItem(QUERY, b, 2, at=after_ticks(tb, c0 - 1, age)),
+                  ReqItem(QUERY, a, 1, at=after_ticks(tb, c0 - 1, age) + 1)]
     res = await tb.batch(items)
     assert_on_time(tb, res, items)
     levels = {e["tlevel"] for _, e in res[4:]}
@@ -378,7 +389,8 @@ async def tag_aliasing(tb: KvAsuTB):
     if alias is None:
         tb.log.info("TAG_WIDTH covers the whole line: no aliasing in this configuration")
         return
-    res = await tb.batch([(OBSERVE, A(tb, line)), (OBSERVE, A(tb, alias)), (EVICT_ANY,)])
+    res = await tb.batch([(OBSERVE, addr_in(tb, line)), (OBSERVE, addr_in(tb, alias)),
+                          (EVICT_ANY,)])
     assert res[1][1]["present"] and res[1][1]["count"] == min(2, tb.p.COUNT_MAX), res
     assert res[2][1]["victim_tag"] == tag(tb, line)
     tb.cov.hit("directed.tag_alias")
@@ -389,14 +401,14 @@ async def tag_aliasing(tb: KvAsuTB):
 async def seed_commit_flushes(tb: KvAsuTB):
     """A commit that changes HASH_SEED flushes and rehashes; one that keeps it does not."""
     lines = tb.spread_lines(6)
-    await tb.batch([(OBSERVE, A(tb, l)) for l in lines])
+    await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines])
     await tb.commit(HASH_SEED=tb.active["HASH_SEED"], C3=tb.active["C3"])
     await tb.check_quiescent("same seed")
     assert tb.model.occupancy == len(lines)
     await tb.commit(HASH_SEED=0xDEADBEEF)
     await tb.check_quiescent("new seed")
     assert tb.model.occupancy == 0
-    res = await tb.batch([(OBSERVE, A(tb, l)) for l in lines])
+    res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines])
     assert not any(e["present"] for _, e in res)
     await tb.check_quiescent("after seed change")
 
@@ -415,7 +427,7 @@ async def pipeline_hazards(tb: KvAsuTB):
     n = int(400 * tb.scale) + 50
     for _ in range(n):
         op = rng.choice(ops)
-        tb.send(op, A(tb, rng.choice(pool)), min_tlevel=rng.randrange(4))
+        tb.send(op, addr_in(tb, rng.choice(pool)), min_tlevel=rng.randrange(4))
         if rng.random() < 0.03:
             await tb.drain()
             await tb.idle(rng.choice([1, 2, (tb.active["W1"] + 1) << tb.p.TICK_SHIFT]))
@@ -435,14 +447,14 @@ async def throughput_and_latency(tb: KvAsuTB):
     for k in range(int(1500 * tb.scale) + 300):
         line = pool[0] if k % 50 < 5 else rng.choice(pool)     # runs of one line too
         op = OBSERVE if rng.random() < 0.7 else QUERY
-        items.append(ReqItem(op, A(tb, line), rng.randrange(4)))
-    tb.latency.clear()
+        items.append(ReqItem(op, addr_in(tb, line), rng.randrange(4)))
+    tb.scoreboard.latency.clear()
     res = await tb.batch(items)
     cycles = [c for c, _ in res]
     bubbles = sum(b - a - 1 for a, b in zip(cycles, cycles[1:]))
     assert bubbles == 0, f"{bubbles} bubble cycles in {len(items)} back-to-back OBSERVE/QUERY"
-    assert len(tb.latency) == 1, f"latency not fixed: {dict(tb.latency)}"
-    lat = next(iter(tb.latency))
+    assert len(tb.scoreboard.latency) == 1, f"latency not fixed: {dict(tb.scoreboard.latency)}"
+    lat = next(iter(tb.scoreboard.latency))
     tb.log.info("latency %d cycles, %d requests in %d cycles", lat, len(items),
                 cycles[-1] - cycles[0] + 1)
     tb.cov.hit(f"perf.latency_{lat}")
@@ -458,7 +470,7 @@ async def scoreboard_self_check(tb: KvAsuTB):
     report exactly that field; a response with nothing outstanding (duplicate) and a missing
     response (lost) are reported too. (The ERROR lines this test logs are expected.)"""
     caught = []
-    orig = tb._receive
+    orig = tb.scoreboard.receive
 
     def receive(word, cycle):
         try:
@@ -466,37 +478,37 @@ async def scoreboard_self_check(tb: KvAsuTB):
         except Mismatch as exc:
             caught.append(str(exc))
 
-    tb._receive = receive
+    tb.scoreboard.receive = receive
     diff_log = tb.log.error
     tb.log.error = lambda *a, **k: None           # keep the expected diffs out of the log
     line = tb.space.random_line()
     for name in tb.codec.rsp_names:
         n = len(caught)
-        tb.send(OBSERVE, A(tb, line))
-        while not tb.expected:
+        tb.send(OBSERVE, addr_in(tb, line))
+        while not tb.scoreboard.expected:
             await RisingEdge(tb.dut.clk)
-        tb.expected[-1][2][name] ^= 1             # the in-flight expectation, corrupted
+        tb.scoreboard.expected[-1][2][name] ^= 1             # the in-flight expectation, corrupted
         await tb.drain()
         assert len(caught) == n + 1, f"corrupted field {name} not detected"
         assert f"{name:<14s}" in caught[-1] and "<-- DIFF" in caught[-1], caught[-1]
     # a duplicate: one extra response when nothing is outstanding
     n = len(caught)
-    tb.send(QUERY, A(tb, line))
-    while not tb.expected:
+    tb.send(QUERY, addr_in(tb, line))
+    while not tb.scoreboard.expected:
         await RisingEdge(tb.dut.clk)
-    tb.expected.popleft()                        # as if the DUT answered twice
+    tb.scoreboard.expected.popleft()                        # as if the DUT answered twice
     await ClockCycles(tb.dut.clk, 40)
-    tb.wake.set()                                # the idle monitor looks at rsp.valid
+    tb.driver.wake.set()                                # the idle monitor looks at rsp.valid
     await ClockCycles(tb.dut.clk, 3)
     assert any("no outstanding request" in c for c in caught[n:]), caught[n:]
     # a lost response: an expectation the DUT never answers
-    tb.expected.append((tb.cycle_now(), ReqItem(QUERY, 0), {}))
+    tb.scoreboard.expected.append((tb.cycle_now(), ReqItem(QUERY, 0), {}))
     try:
         await tb.drain(timeout_cycles=100)
         raise AssertionError("lost response not detected")
     except AssertionError as exc:
         assert "lost" in str(exc), exc
-    tb.expected.clear()
-    tb._receive = orig
+    tb.scoreboard.expected.clear()
+    tb.scoreboard.receive = orig
     tb.log.error = diff_log
     tb.cov.hit("selfcheck.fields_detected", len(tb.codec.rsp_names))

@@ -180,10 +180,10 @@ async def random_backpressure(tb: KvAsuTB):
         state["left"] -= 1
         return state["val"]
 
-    tb.rsp_ready_fn = ready
-    tb.valid_gap_fn = lambda: 0 if rng.random() < 0.7 else rng.randint(1, 4)
+    tb.driver.rsp_ready_fn = ready
+    tb.driver.valid_gap_fn = lambda: 0 if rng.random() < 0.7 else rng.randint(1, 4)
     await run_random(tb, int(3000 * tb.scale) + 200)
-    assert tb.max_stall >= 16, f"longest stall only {tb.max_stall}"
+    assert tb.driver.max_stall >= 16, f"longest stall only {tb.driver.max_stall}"
 
 
 @tb_test()
@@ -197,22 +197,22 @@ async def reset_mid_traffic(tb: KvAsuTB):
         cfg = random_config(tb)
         cfg.pop("HASH_SEED", None)
         await tb.commit(**cfg, HASH_SEED=rng.getrandbits(32))
-        tb.rsp_ready_fn = (lambda: rng.random() < 0.6) if round_ else None
-        accepted_before = tb.accepted
+        tb.driver.rsp_ready_fn = (lambda: rng.random() < 0.6) if round_ else None
+        accepted_before = tb.scoreboard.accepted
         tb.send_items(stim.items(int(400 * tb.scale) + 100))
         # the commit changed HASH_SEED, so the block first runs its clear sweep
         # (ENTRIES / PROBE cycles with req.ready low), and the stimulus may open with a long
         # idle gap: reset once this round's traffic flows
         for _ in range(200_000):
-            if tb.accepted > accepted_before:
+            if tb.scoreboard.accepted > accepted_before:
                 break
             await cocotb.triggers.RisingEdge(tb.dut.clk)
         for _ in range(rng.randint(20, 150)):
             await cocotb.triggers.RisingEdge(tb.dut.clk)
-        assert tb.accepted > accepted_before, "no traffic before the reset"
+        assert tb.scoreboard.accepted > accepted_before, "no traffic before the reset"
         tb.cov.hit("reset.mid_traffic")
         await tb.reset(rng.randint(1, 5))
-        tb.rsp_ready_fn = None
+        tb.driver.rsp_ready_fn = None
         assert tb.model.occupancy == 0
         await tb.check_all_registers()          # mirror is fresh: defaults, zero stats
         await tb.check_quiescent("after reset")

@@ -6,7 +6,7 @@ from cocotb.triggers import ClockCycles, FallingEdge, RisingEdge
 from cocotbext.axi import AxiResp
 
 import regmap
-from regmap import REG, REGISTERS, CONFIG_NAMES
+from regmap import CONFIG_NAMES, REG, REGISTERS, config_legal
 from verif.kvasu_tb import (CLEAR_ERROR, CLEAR_STATS, COMMIT, ENABLE, FLUSH, OBSERVE, ST_ERROR,
                             KvAsuTB, Mismatch, tb_test)
 from verif.cocotb_random import Stimulus, random_config
@@ -34,7 +34,7 @@ async def reset_values_and_identification(tb: KvAsuTB):
         for low in (1, 2, 3):
             r = await tb.axil.read(reg.offset + low, 4 - low)   # one beat, ARADDR unaligned
             v = int.from_bytes(r.data, "little")
-            want = tb.expected_read(reg.name) >> (8 * low)
+            want = tb.registers.expected_word(reg.offset) >> (8 * low)
             if r.resp != AxiResp.OKAY or v != want:
                 raise Mismatch(f"read of {reg.name} at {reg.offset + low:#05x}: {r.resp!r} "
                                f"{v:#x}, want OKAY {want:#x} (low address bits are ignored)")
@@ -122,11 +122,11 @@ async def illegal_commits_refused(tb: KvAsuTB):
             await tb.write_reg(k, v)
         for k, v in case.items():
             await tb.write_reg(k, v)
-        if tb.legal(tb.shadow):
+        if config_legal(tb.p, tb.mirror.shadow):
             continue                        # e.g. C2 already at C3+1 > COUNT_MAX edge cases
         occ = tb.model.occupancy
         await tb.write_ctrl(COMMIT | FLUSH | CLEAR_STATS | ENABLE)   # checks SLVERR
-        assert tb.error == 1 and tb.model.occupancy == occ
+        assert tb.mirror.error == 1 and tb.model.occupancy == occ
         await tb.check_all_registers()       # ACT_* unchanged, STATUS.ERROR, stats kept
         tb.send_items(stim.items(50))
         await tb.check_quiescent("after refused commit")
@@ -135,7 +135,7 @@ async def illegal_commits_refused(tb: KvAsuTB):
         await tb.write_reg(k, v)
     await tb.write_ctrl(COMMIT | ENABLE)
     await tb.check_all_registers()
-    assert tb.error == 1
+    assert tb.mirror.error == 1
     await tb.write_ctrl(CLEAR_ERROR | ENABLE)
     await tb.check_all_registers()
     assert (await tb.read_reg("STATUS")) & ST_ERROR == 0
@@ -149,11 +149,11 @@ async def enable_gates_requests(tb: KvAsuTB):
     tb.send_items(stim.items(300))
     await ClockCycles(tb.dut.clk, 40)
     await tb.write_ctrl(0)
-    n = tb.accepted
+    n = tb.scoreboard.accepted
     await ClockCycles(tb.dut.clk, 200)
-    assert tb.accepted == n, "requests accepted while ENABLE=0"
-    assert not tb.expected, "accepted requests not answered while disabled"
-    assert tb.reqq or tb.cur is not None
+    assert tb.scoreboard.accepted == n, "requests accepted while ENABLE=0"
+    assert not tb.scoreboard.expected, "accepted requests not answered while disabled"
+    assert tb.driver.reqq or tb.driver.cur is not None
     for reg in ("CTRL", "STATUS", "OCCUPANCY"):
         await tb.read_reg(reg)
     tb.cov.hit("regs.enable_low_blocks")

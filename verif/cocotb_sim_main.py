@@ -104,11 +104,11 @@ async def streaming_video_trace(dut):
                  for i in idx]
         await tb.wait_until_cycle(items[0].at - 30)
         c_start = await read_cycle(tb)
-        n0 = tb.received
+        n0 = tb.scoreboard.received
         tb.send_items(items)
         await tb.drain()
         c_end = await read_cycle(tb)
-        hist = list(tb.history)[len(tb.history) - len(items):]
+        hist = list(tb.scoreboard.history)[len(tb.scoreboard.history) - len(items):]
         stall, prev_c = 0, None
         for (c, _, _), it in zip(hist, items):
             earliest = it.at if prev_c is None else max(it.at, prev_c + 1)
@@ -120,7 +120,7 @@ async def streaming_video_trace(dut):
         model = tb.model.stats.as_dict()
         dm = {k: model[k] - prev_model[k] for k in model}
         bad = {k: (dm[k], d[k]) for k in dm if dm[k] != d[k]}
-        if bad or tb.received - n0 != len(items):
+        if bad or tb.scoreboard.received - n0 != len(items):
             say(f"MISMATCH in frame {f}: statistic (model, rtl): {bad}")
             raise Mismatch(f"frame {f}: RTL statistics differ from the golden model: {bad}")
         prev_model = model
@@ -136,12 +136,12 @@ async def streaming_video_trace(dut):
     say(fmt_frame("total", totals, total_stall))
     wall = time.monotonic() - t_wall
     say("")
-    say(f"checked against the golden model: {tb.received} responses (every field), "
+    say(f"checked against the golden model: {tb.scoreboard.received} responses (every field), "
         f"{len(frames)} frames of statistics, OCCUPANCY {occ}: all match")
     say(f"simulated {tb.cycle_now()} cycles in {wall:.1f} s wall "
         f"({tb.cycle_now() / wall:,.0f} cycles/s)")
     out = Path(tb.cfg.get("cov_dir") or ".").parent
     (out / "sim_main.json").write_text(json.dumps(
         {"preset": preset, "frames": per_frame, "totals": totals, "occupancy": occ,
-         "responses_checked": tb.received}, indent=1))
+         "responses_checked": tb.scoreboard.received}, indent=1))
     tb.finish()

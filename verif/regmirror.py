@@ -6,14 +6,17 @@ of every AXI4-Lite access, and applies the effect of each write (shadow update, 
 flush, clear statistics, error bit, enable) to the model at the moment of its write
 response, which is where D8 puts it in the request order.
 
-It knows nothing of how the RTL implements this: it is the checker's side.
+The legality rule of a commit and the effect of a CTRL write are regmap's
+(``regmap.ctrl_write_effect``), the rule the golden model applies too. The mirror knows
+nothing of how the RTL implements them: it is the checker's side.
 """
 
 from __future__ import annotations
 
 import enum
 
-from regmap import AXIL_ADDR_WIDTH, CONFIG_NAMES, REG, REGISTERS, Params
+from regmap import (AXIL_ADDR_WIDTH, CONFIG_NAMES, REG, REGISTERS, CtrlWriteEffect, Params,
+                    ctrl_write_effect)
 
 __all__ = ["Resp", "RegisterMirror", "LIVE"]
 
@@ -34,7 +37,6 @@ for _reg in REGISTERS:
         _BY_OFFSET[_off] = (_reg, _i == 1)
 
 _CTRL = REG["CTRL"]
-_ACTIONS = ("FLUSH", "CLEAR_STATS", "COMMIT", "CLEAR_ERROR")
 _CONFIG_KEYS = {name: name.lower() for name in CONFIG_NAMES}
 
 
@@ -59,31 +61,31 @@ class RegisterMirror:
         self.hi_latch = 0
         self.hi_latch_live = False   # the latch holds a CYCLE high word: not predictable
 
-    # -- what a config commit means ----------------------------------------------------------
-    def legal(self, cfg: dict) -> bool:
-        p = self.params
-        return (1 <= cfg["C2"] <= cfg["C3"] <= p.COUNT_MAX and
-                0 <= cfg["W3"] <= cfg["W2"] <= cfg["W1"] <= p.WMAX)
-
+    # -- the configuration -----------------------------------------------------------------
     def active(self) -> dict:
+        """The committed configuration, by register name (``CONFIG_NAMES``)."""
         cfg = self.model.config
         get = cfg.get if isinstance(cfg, dict) else (lambda k: getattr(cfg, k))
         return {name: int(get(key)) for name, key in _CONFIG_KEYS.items()}
 
     # -- accesses ----------------------------------------------------------------------------
-    def _decode(self, addr: int):
+    def decode(self, addr: int):
+        """``(register, is_high_word)`` at byte address ``addr``, or ``(None, False)``."""
         addr &= (1 << AXIL_ADDR_WIDTH) - 1
         return _BY_OFFSET.get(addr & ~3, (None, False))
 
+    def ctrl_effect(self, data: int, strb: int = 0xF) -> CtrlWriteEffect:
+        """What a CTRL write of ``data`` would do now (with the current shadow set)."""
+        return ctrl_write_effect(self.params, self.shadow, data, strb)
+
     def is_action(self, kind: str, addr: int, data: int, strb: int) -> bool:
         """Is this a CTRL write with an action bit, which D8 orders between requests?"""
-        reg, _ = self._decode(addr)
-        return (kind == "write" and reg is _CTRL and bool(strb & 1) and
-                any(data & _CTRL.mask(name) for name in _ACTIONS))
+        reg, _ = self.decode(addr)
+        return kind == "write" and reg is _CTRL and self.ctrl_effect(data, strb).action
 
     def write(self, cycle: int, addr: int, data: int, strb: int = 0xF) -> Resp:
         """Apply a write answered at ``cycle``; return the expected response code."""
-        reg, _hi = self._decode(addr)
+        reg, _hi = self.decode(addr)
         if reg is None:
             return Resp.DECERR
         if reg.access == "ro":
@@ -92,22 +94,21 @@ class RegisterMirror:
             self.shadow[reg.name] = _strobe(self.shadow[reg.name], data, strb)
             return Resp.OKAY
         assert reg is _CTRL
-        if not strb & 1:
-            return Resp.OKAY
-        bit = {name: bool(data & _CTRL.mask(name)) for name in ("ENABLE", *_ACTIONS)}
-        if bit["COMMIT"]:
-            if not self.legal(self.shadow):
-                self.error = 1
-                return Resp.SLVERR
+        effect = self.ctrl_effect(data, strb)
+        if effect.refused:
+            self.error = 1
+            return Resp.SLVERR
+        if effect.commit:
             # model.commit flushes by itself when the seed changes (spec section 7).
             self.model.commit(cycle, **{_CONFIG_KEYS[k]: v for k, v in self.shadow.items()})
-        if bit["CLEAR_ERROR"]:
+        if effect.clear_error:
             self.error = 0
-        if bit["FLUSH"]:
+        if effect.flush:
             self.model.flush()
-        if bit["CLEAR_STATS"]:
+        if effect.clear_stats:
             self.model.clear_stats()
-        self.enable = int(bit["ENABLE"])
+        if effect.enable is not None:
+            self.enable = effect.enable
         return Resp.OKAY
 
     def read(self, addr: int, flushing: bool = False):
@@ -116,7 +117,7 @@ class RegisterMirror:
         Statistics and occupancy are predicted from the model, so compare them only when
         no request is in flight.
         """
-        reg, hi = self._decode(addr)
+        reg, hi = self.decode(addr)
         if reg is None:
             return Resp.DECERR, 0
         if reg.wide:

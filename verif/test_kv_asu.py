@@ -79,7 +79,7 @@ def failure_report(log: Path, limit=400) -> str:
 
 @pytest.mark.parametrize("sim, config", RUNS)
 def test_cocotb(sim, config, capsys):
-    from verif.kvasu_tb import Coverage
+    from verif.tb.coverage import Coverage
     params = Params(**R.CONFIGS[config])
     build_dir = R.ROOT / "build" / "verif" / f"{sim}-{config}"
     waves = os.environ.get("WAVES", "0") not in ("", "0")

@@ -68,3 +68,54 @@ def test_payload_layouts():
 def test_generated_register_docs_are_current():
     table = Path(__file__).parents[2] / "docs" / "registers-table.md"
     assert table.read_text() == markdown(), "run `make docs` to regenerate docs/registers-table.md"
+
+
+@pytest.mark.parametrize("change, broken", [
+    ({}, None),
+    ({"C2": 1, "C3": 1}, None),
+    ({"C2": 65535, "C3": 65535}, None),
+    ({"W3": 0, "W2": 0, "W1": 0}, None),
+    ({"W3": 127, "W2": 127, "W1": 127}, None),
+    ({"HASH_SEED": 0xFFFF_FFFF}, None),
+    ({"C2": 0}, "C2=0"),
+    ({"C2": 6, "C3": 5}, "C2=6, C3=5"),
+    ({"C3": 65536}, "COUNT_MAX (65535)"),
+    ({"W3": 51}, "W3=51, W2=50"),
+    ({"W2": 126}, "W2=126, W1=125"),
+    ({"W1": 128}, "WMAX (127)"),
+    ({"HASH_SEED": 1 << 32}, "HASH_SEED"),
+])
+def test_config_legality_is_spec_section_5(change, broken):
+    # Spec section 5: 1 <= C2 <= C3 <= COUNT_MAX and 0 <= W3 <= W2 <= W1 <= WMAX.
+    p = Params()
+    config = {**p.defaults, **change}
+    violations = regmap.config_violations(p, config)
+    assert regmap.config_legal(p, config) == (broken is None)
+    if broken is None:
+        assert violations == []
+    else:
+        assert len(violations) == 1 and broken in violations[0], violations
+
+
+def test_config_legality_accepts_lower_case_and_needs_every_register():
+    p = Params(COUNT_WIDTH=3, TS_WIDTH=4)
+    assert regmap.config_legal(p, {k.lower(): v for k, v in p.defaults.items()})
+    assert not regmap.config_legal(p, {**p.defaults, "C3": 8})       # COUNT_MAX is 7
+    with pytest.raises(KeyError, match="W1"):
+        regmap.config_violations(p, {k: v for k, v in p.defaults.items() if k != "W1"})
+
+
+def test_ctrl_write_effect():
+    p, ctrl = Params(), REG["CTRL"]
+    enable, commit, flush = ctrl.mask("ENABLE"), ctrl.mask("COMMIT"), ctrl.mask("FLUSH")
+    good, bad = p.defaults, {**p.defaults, "C2": 0}
+    assert regmap.ctrl_write_effect(p, good, enable) == regmap.CtrlWriteEffect(enable=1)
+    assert regmap.ctrl_write_effect(p, good, 0xFF, strb=0b1110) == regmap.CtrlWriteEffect()
+    assert regmap.ctrl_write_effect(p, good, commit | flush) == regmap.CtrlWriteEffect(
+        action=True, commit=True, flush=True, enable=0)
+    # an illegal set: refused, and nothing else of the write happens
+    refused = regmap.ctrl_write_effect(p, bad, commit | flush | enable | ctrl.mask("CLEAR_STATS"))
+    assert refused == regmap.CtrlWriteEffect(action=True, refused=True)
+    # without COMMIT the shadow set does not matter
+    assert regmap.ctrl_write_effect(p, bad, flush | enable) == regmap.CtrlWriteEffect(
+        action=True, flush=True, enable=1)

@@ -5,7 +5,7 @@ import random
 import pytest
 
 from golden_model import KvAsuModel
-from regmap import REG, Params, request_fields
+from regmap import REG, Params, config_legal, request_fields
 from verif.codec import Codec
 from verif.regmirror import LIVE, RegisterMirror, Resp
 
@@ -55,3 +55,25 @@ def test_errors_strobes_and_latch():
     assert m.read(REG["CYCLE"].offset + 4) == (Resp.OKAY, LIVE)
     assert m.read(REG["STAT_OBSERVES"].offset) == (Resp.OKAY, 0)
     assert m.read(REG["STAT_OBSERVES"].offset + 4) == (Resp.OKAY, 0)
+
+
+def test_mirror_and_model_share_the_legality_rule():
+    # a set the rule refuses is refused by the mirror and by the model, and vice versa
+    m = _mirror()
+    p = m.params
+    rng = random.Random(11)
+    print("seed 11")
+    for _ in range(200):
+        shadow = {"C3": rng.randint(0, p.COUNT_MAX + 1), "C2": rng.randint(0, 4),
+                  "W3": rng.randint(0, 40), "W2": rng.randint(0, 80),
+                  "W1": rng.randint(0, p.WMAX + 1), "HASH_SEED": rng.getrandbits(32)}
+        m.shadow = dict(shadow)
+        before = m.active()
+        resp = m.write(0, CTRL.offset, CTRL.mask("COMMIT") | CTRL.mask("ENABLE"))
+        if config_legal(p, shadow):
+            assert resp == Resp.OKAY and m.active() == shadow
+        else:
+            assert resp == Resp.SLVERR and m.active() == before and m.error == 1
+            with pytest.raises(ValueError, match="illegal configuration"):
+                m.model.commit(0, **shadow)
+        m.error = 0

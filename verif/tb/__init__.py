@@ -1,0 +1,10 @@
+"""The pieces of the cocotb testbench of the KV-ASU, composed by ``verif.kvasu_tb.KvAsuTB``.
+
+``driver``       the clock-cycle driver and monitor of the request/response streams, reset
+                 included (``StreamDriver``, ``ReqItem``)
+``registers``    AXI4-Lite accesses, each checked against the register mirror
+                 (``RegisterAgent``; the expected behaviour is ``verif.regmirror``)
+``scoreboard``   every response against the golden model, in order (``Scoreboard``)
+``coverage``     functional coverage bins and goals (``Coverage``)
+``addresses``    lines, tags and hash windows for steering tests (``AddrSpace``)
+"""

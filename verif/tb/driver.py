@@ -1,0 +1,235 @@
+"""The clock-cycle driver and monitor of the KV-ASU request and response streams.
+
+One loop per test drives ``req`` and ``rsp.ready`` on the falling edge and samples both
+handshakes (and the AXI4-Lite B handshake) in the ``ReadOnly`` phase before the next
+rising edge, so every accepted request gets its acceptance cycle exactly as
+docs/spec-decisions.md D3 defines it (cycle 0 = the first rising edge with ``rst`` low).
+It also drives the synchronous reset, at start and in the middle of traffic, and checks the
+clear sweep that follows it.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+
+from cocotb.triggers import ClockCycles, Event, FallingEdge, ReadOnly
+from cocotb.utils import get_sim_time
+
+from regmap import OPS, Params
+
+from .scoreboard import Mismatch
+
+__all__ = ["PERIOD_PS", "ReqItem", "StreamDriver"]
+
+OP_NAMES = {value: name for name, value in OPS.items()}
+PERIOD_PS = 10_000
+HALF_PS = PERIOD_PS // 2
+
+
+class ReqItem:
+    """A request for the driver: ``gap`` valid-low cycles before it is presented, and/or
+    ``at``: not presented before cycle ``at`` (so it is accepted at ``at`` if ready)."""
+    __slots__ = ("op", "addr", "min_tlevel", "gap", "at")
+
+    def __init__(self, op, addr=0, min_tlevel=0, gap=0, at=None):
+        self.op, self.addr, self.min_tlevel, self.gap, self.at = op, addr, min_tlevel, gap, at
+
+    def __repr__(self):
+        return f"{OP_NAMES[self.op]}(addr={self.addr:#x}, min_tlevel={self.min_tlevel})"
+
+
+class StreamDriver:
+    """Drives ``dut``'s streams and reset; hands each handshake to its consumer.
+
+    ``scoreboard.accept(item, cycle)`` / ``scoreboard.receive(word, cycle)`` take the
+    request and response handshakes; ``registers.pending_writes`` and
+    ``registers.apply_write(entry, cycle)`` take the AXI4-Lite B handshakes;
+    ``on_reset_release()`` is called in the first cycle with ``rst`` low.
+
+    Knobs: ``valid_gap_fn() -> int`` extra valid-low cycles before each request,
+    ``rsp_ready_fn() -> bool`` ``rsp.ready`` per cycle (``None``: always ready).
+    State tests may read: ``reqq`` (queued items), ``cur`` (the item being presented),
+    ``max_stall`` (longest run of cycles with a response held by back-pressure), ``wake``
+    (set it to make an idle loop look at the DUT again), ``t0``, ``reset_done``.
+    """
+
+    def __init__(self, dut, p: Params, codec, scoreboard, registers, coverage, log, seed,
+                 on_reset_release):
+        self.dut, self.p, self.codec = dut, p, codec
+        self.scoreboard, self.registers, self.coverage = scoreboard, registers, coverage
+        self.log, self.seed = log, seed
+        self.on_reset_release = on_reset_release
+        self.reqq = collections.deque()
+        self.cur = None
+        self.cur_gap = 0
+        self.wake = Event()
+        self.idle_ev = Event()
+        self.reset_done = Event()
+        self._rst_cycles = 0
+        self._in_reset = True
+        self._sweep_left = None           # cycles of the clear sweep still to come
+        self.t0 = None
+        self.valid_gap_fn = None
+        self.rsp_ready_fn = None
+        self.stall_run = 0
+        self.max_stall = 0
+        # $KVASU_DEBUG_TRACE=1: keep (cycle, req.valid, req.ready, bvalid, bready, writes in
+        # flight) of every active cycle and print the last ones on a handshake error
+        self.debug_trace = [] if os.environ.get("KVASU_DEBUG_TRACE") else None
+
+    # ---------------- time
+    def now_ps(self):
+        return int(get_sim_time("ps"))
+
+    def cycle_now(self):
+        """Cycle number of the most recent rising edge (at or before now)."""
+        return (self.now_ps() - self.t0) // PERIOD_PS
+
+    # ---------------- control
+    def clear(self):
+        """Forget every queued request (after a reset)."""
+        self.reqq.clear()
+        self.cur = None
+
+    def send_items(self, items):
+        self.reqq.extend(items)
+        self.wake.set()
+
+    async def reset(self, cycles=4):
+        """Synchronous reset for ``cycles`` rising edges, now (also mid-traffic)."""
+        self.reset_done.clear()
+        self._rst_cycles = cycles
+        self.wake.set()
+        await self.reset_done.wait()
+
+    def busy(self):
+        return (self.cur is not None or self.reqq or self.scoreboard.expected
+                or self._rst_cycles or self._in_reset or self._sweep_left is not None)
+
+    def finish(self):
+        if self.stall_run:
+            self.max_stall = max(self.max_stall, self.stall_run)
+
+    # ---------------- the loop
+    async def run(self):
+        dut = self.dut
+        while True:
+            await FallingEdge(dut.clk)
+            if self._rst_cycles:
+                dut.rst.value = 1
+                dut.req__valid.value = 0
+                dut.rsp__ready.value = 0
+                self._rst_cycles -= 1
+                self._in_reset = True
+                continue
+            if self._in_reset:
+                dut.rst.value = 0
+                self._in_reset = False
+                self.t0 = self.now_ps() + HALF_PS
+                self.on_reset_release()
+                # the block clears its table (valid bits in block RAM) after reset: one row
+                # per cycle with req.ready low (docs/rtl.md "Flush and reset")
+                self._sweep_left = self.p.ENTRIES // self.p.PROBE
+            if self._sweep_left is not None:
+                await self._check_sweep()
+                continue
+            if not self.busy():
+                await self._idle()
+                continue
+            self.idle_ev.clear()
+            await self._cycle()
+
+    async def _check_sweep(self):
+        await ReadOnly()
+        ready = int(self.dut.req__ready.value)
+        if self._sweep_left:
+            assert not ready, (f"req.ready high {self._sweep_left} cycles before "
+                               f"the end of the clear sweep after reset")
+            self._sweep_left -= 1
+        else:
+            assert ready, "req.ready low after the clear sweep after reset"
+            self._sweep_left = None
+            self.reset_done.set()
+
+    async def _idle(self):
+        dut = self.dut
+        dut.req__valid.value = 0
+        if int(dut.rsp__valid.value):
+            # a response with nothing outstanding: take it, report it
+            dut.rsp__ready.value = 1
+            await ReadOnly()
+            self.scoreboard.receive(int(dut.rsp__payload.value),
+                                    (self.now_ps() + HALF_PS - self.t0) // PERIOD_PS)
+            return
+        dut.rsp__ready.value = 0
+        self.idle_ev.set()
+        self.wake.clear()
+        await self.wake.wait()
+        self.idle_ev.clear()
+
+    async def _cycle(self):
+        """One active cycle: drive, then sample the handshakes of the coming edge (or skip a
+        long stretch with nothing to do)."""
+        dut = self.dut
+        if self.cur is None and self.reqq:
+            self.cur = self.reqq.popleft()
+            self.cur_gap = self.cur.gap + (self.valid_gap_fn() if self.valid_gap_fn else 0)
+        valid = 0
+        upcoming = (self.now_ps() + HALF_PS - self.t0) // PERIOD_PS
+        if self.cur is not None:
+            skip = 0
+            if not self.scoreboard.expected and not self.registers.pending_writes:
+                if self.cur_gap > 8:
+                    skip = self.cur_gap - 2
+                    self.cur_gap -= skip
+                elif self.cur.at is not None and self.cur.at - upcoming > 8:
+                    skip = self.cur.at - upcoming - 2
+            if skip:                     # long idle: no per-cycle Python
+                dut.req__valid.value = 0
+                await ClockCycles(dut.clk, skip)
+                return
+            if self.cur_gap > 0:
+                self.cur_gap -= 1
+            elif self.cur.at is not None and upcoming < self.cur.at:
+                pass
+            else:
+                valid = 1
+                dut.req__payload.value = self.codec.pack_req(
+                    self.cur.op, self.cur.addr, self.cur.min_tlevel)
+        dut.req__valid.value = valid
+        rdy = 1 if self.rsp_ready_fn is None else int(bool(self.rsp_ready_fn()))
+        dut.rsp__ready.value = rdy
+        await ReadOnly()
+        cycle = upcoming
+        b_ctrl = False
+        pending = self.registers.pending_writes
+        if self.debug_trace is not None:
+            self.debug_trace.append((cycle, valid, int(dut.req__ready.value),
+                                     int(dut.axil__bvalid.value), int(dut.axil__bready.value),
+                                     len(pending)))
+        if pending and int(dut.axil__bvalid.value) and int(dut.axil__bready.value):
+            b_ctrl = pending[0].get("ctrl", False)
+            self.registers.apply_write(pending[0], cycle)
+        if valid and int(dut.req__ready.value):
+            if b_ctrl:
+                # D8: req.ready stays low up to and including the cycle of the B handshake
+                # of a CTRL action write, so requests and register effects never tie
+                if self.debug_trace:
+                    self.log.error("cycle, req.valid, req.ready, bvalid, bready, writes:\n%s",
+                                   "\n".join(map(str, self.debug_trace[-30:])))
+                raise Mismatch(f"request {self.cur} accepted at cycle {cycle}, the edge of "
+                               f"a CTRL write response: D8 forbids it; seed {self.seed}")
+            self.scoreboard.accept(self.cur, cycle)
+            self.cur = None
+        rv = int(dut.rsp__valid.value)
+        if rv and rdy:
+            self.scoreboard.receive(int(dut.rsp__payload.value), cycle)
+        if rv and not rdy:
+            self.stall_run += 1
+        else:
+            if self.stall_run:
+                self.max_stall = max(self.max_stall, self.stall_run)
+                if self.stall_run >= 16:
+                    self.coverage.hit("rsp.backpressure_stall>=16")
+            self.stall_run = 0
