@@ -32,11 +32,11 @@ from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
 from amaranth.lib import data
 
-import hdl.core as hcore
+from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import _spy_class, elaborated, patched_design, reset_assumptions
+from .common import attach_spies, elaborated, formal_models, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -45,12 +45,9 @@ class CoreHarness(Elaboratable):
     """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
 
     def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
-                 unsafe_flush=False, eval_stages=None, window_register=None,
-                 lru_registered=None):
+                 unsafe_flush=False, options=None):
         self.params = params
-        self.eval_stages = eval_stages      # KvAsuCore(eval_stages=...), None: its default
-        self.window_register = window_register   # likewise
-        self.lru_registered = lru_registered     # likewise
+        self.options = CoreOptions.cast(options)     # KvAsuCore(params, options)
         self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
         self.hash_latency = hash_latency
         self.always_ready = always_ready
@@ -64,15 +61,10 @@ class CoreHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        with patched_design(p, hash_latency=self.hash_latency) as rec:
-            kw = {} if self.eval_stages is None else {"eval_stages": self.eval_stages}
-            if self.window_register is not None:
-                kw["window_register"] = self.window_register
-            if self.lru_registered is not None:
-                kw["lru_registered"] = self.lru_registered
-            core = _spy_class(hcore.KvAsuCore)(p, **kw)
-            m.submodules.core = elaborated(core, platform)
-        self.core, self.rec = core, rec
+        core = KvAsuCore(p, self.options, **formal_models(p, hash_latency=self.hash_latency))
+        m.submodules.core = elaborated(core, platform)
+        attach_spies(m.submodules.core.fragment)
+        self.core = core
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
         reset_assumptions(m)
@@ -124,7 +116,7 @@ class CoreHarness(Elaboratable):
         self.pop = core.rsp.valid & core.rsp.ready
 
         # ---- views -----------------------------------------------------------------------
-        tbl, lru = rec.table, rec.lru
+        tbl, lru = core.table, core.lru
         self.table = tbl
         self.valid, self.tag, self.stale = [], [], []
         tsub = tbl.spy_submodules
@@ -149,31 +141,29 @@ class CoreHarness(Elaboratable):
         # cycle (counted in L), so the one registered for L is added in.
         occ_inc_q, occ_dec_q = cs["occ_inc_q"], cs["occ_dec_q"]
         self.occupancy = (core.occupancy + occ_inc_q - occ_dec_q)[:len(core.occupancy)]
-        self.hash_fn = core._hash.table      # F(tag) for every tag value
+        self.hash_fn = core.hash.table      # F(tag) for every tag value
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
         # M (`mreq`), E, E1b (`eb`, three evaluation stages) and E2 (`d2`).
         self.stages = [cs[f"s{k}"] for k in range(lh + 1)]
-        if getattr(core, "window_register", False):
+        split = self.options.split_evaluation
+        if self.options.m_stage:
             self.stages.append(cs["mreq"])
         self.stages.append(cs["e"])
-        if getattr(core, "eval_stages", 1) == 3:
-            self.stages.append(cs["eb"])
-        if getattr(core, "eval_stages", 1) >= 2:
-            self.stages.append(cs["d2"])
+        if split:
+            self.stages += [cs["eb"], cs["d2"]]
         self.l_valid = cs["l_valid"]
         # What L counts into the occupancy belongs to the request in L (at most one).
         m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
         self.inflight = cs["inflight"]
-        self.fifo_level = rec.fifo.level
+        self.fifo_level = core.fifo.level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
         busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
         m.d.comb += Assert(~core.idle | ~busy)
-        if getattr(core, "eval_stages", 1) >= 2:
+        if split:
             self.forward_invariants(m)
-        if getattr(core, "eval_stages", 1) == 3:
             self.precomputation_invariants(m)
         if lru.registered:
             self.lru_bypass_invariants(m, lru)
@@ -251,7 +241,7 @@ class CoreHarness(Elaboratable):
                 (cs["eb_old"][i] == (eb_l[i].age > w1))))
         m.d.comb += Assert(~eb_valid | (cs["eb_old_prev"] == (age_prev > w1)))
         # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
-        if getattr(core, "window_register", False):
+        if self.options.m_stage:
             m_valid, m_h = cs["mreq"][0], cs["m_h"]
             for b in range(P):
                 in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \

@@ -117,15 +117,23 @@ class BucketTable(wiring.Component):
         that must not wait for this cycle's write (the slot that write drops is the one it
         writes, whose mark the caller takes from the write).
 
+    Parameters
+    ----------
+    params : regmap.Params or None
+    memory : class
+        The memory every array is built from (default ``amaranth.lib.memory.Memory``; the
+        formal harness gives its register model).
+
     Attributes
     ----------
     rows : int
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
     """
 
-    def __init__(self, params=None):
+    def __init__(self, params=None, *, memory=Memory):
         params = check_params(params)
         self._params = params
+        self._memory = memory
         p = params
         self.rows = p.ENTRIES // p.PROBE
         super().__init__({
@@ -205,7 +213,7 @@ class BucketTable(wiring.Component):
         # exactly as it is at the end of the arrival cycle, as a transparent read one
         # cycle later would return it. A read that meets a write of its row is therefore
         # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
-        scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
+        scrub = self._memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
                        attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
@@ -262,9 +270,9 @@ class BucketTable(wiring.Component):
 
         bank_ent, bank_meta, bank_mark, bank_mark_now = [], [], [], []
         for b in range(P):
-            ent = Memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            meta = Memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            mark = Memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
+            ent = self._memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            meta = self._memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            mark = self._memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"ent{b}"] = ent
             m.submodules[f"meta{b}"] = meta
             m.submodules[f"mark{b}"] = mark

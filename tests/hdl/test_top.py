@@ -10,7 +10,7 @@ from amaranth.sim import Simulator
 
 import regmap
 from regmap import Params
-from hdl.core import KvAsuCore, check_core_params
+from hdl.core import CoreOptions, KvAsuCore, check_core_params
 from hdl.generate import generate, main
 from hdl.top import KvAsu
 
@@ -223,9 +223,10 @@ def test_reset_mid_run_leaves_a_clean_block():
                                                                           (3, 0, 0)]
 
 
-@pytest.mark.parametrize("pipelined,eval_stages", [(True, 1), (True, 2), (False, 1)])
-def test_every_variant_converts(pipelined, eval_stages):
+@pytest.mark.parametrize("serial", [False, True])
+@pytest.mark.parametrize("compact", [False, True])
+def test_every_variant_converts(serial, compact):
     """The simulator tolerates structural combinational loops that Verilog conversion
     refuses: convert every core variant of a small build."""
-    text = generate(small_params(), pipelined=pipelined, eval_stages=eval_stages)
+    text = generate(small_params(), CoreOptions(serial=serial, compact=compact))
     assert "module kv_asu(" in text

@@ -6,16 +6,18 @@ See docs/rtl.md for the block diagram, the pipeline and the timing.
 from amaranth import *
 from amaranth.lib import wiring, data, stream
 from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from .hash import Murmur3Hash64
-from .layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
-from .lru import LruCmd, LruList, tail_lag
-from .scrubber import Scrubber
-from .table import BucketTable, probe_order
-from .tlevel import TLevel, saturated_age
+from ..hash import Murmur3Hash64
+from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
+from ..lru import LruCmd, LruList, tail_lag
+from ..scrubber import Scrubber
+from ..table import BucketTable, probe_order
+from ..tlevel import TLevel, saturated_age
+from .options import CoreOptions
 
 __all__ = ["KvAsuCore", "check_core_params"]
 
@@ -54,34 +56,16 @@ class KvAsuCore(wiring.Component):
     params : regmap.Params or None
         Elaboration parameters (``None``: the defaults). See ``check_core_params`` for the
         extra restriction of the RTL.
-    pipelined : bool
-        ``True`` (default): up to one request accepted per cycle. ``False``: one request at
-        a time (``req.ready`` stays low until the previous request has left the pipeline);
-        the same datapath, kept as a reference mode.
-    hash_mul_stages : int
-        Passed to ``Murmur3Hash64`` (1, 2 or 3); sets the hash latency.
-    hash_lut_cross_products : bool or collection of str
-        Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
-        LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
-    window_register : bool
-        ``True`` (default): the M stage registers the table's block-RAM outputs before E
-        (one more cycle of latency and of the EVICT gap; the speed). ``False``: E takes
-        them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
-        build, which needs them).
-    eval_stages : int
-        3 (default): E1a (per-lane match and age, with the write of the request two ahead
-        snooped in), E1b (the decision, computed for every lane the request just ahead may
-        write and picked when it has decided), E2 (counts, T-levels, writes); a request
-        right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
-        invalidate). See docs/fpga.md for its speed on an ECP5-85F.
-        2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz when
-        the default ran at 61).
-        1: one stage E decides and writes (26 MHz before the M stage). Each step down
-        saves a cycle of latency and of the EVICT gap.
-    lru_registered : bool
-        Passed to ``LruList`` as ``registered``: ``True`` (default) registers every LRU
-        block-RAM output first; ``False`` saves about 300 flip-flops (the iCE40 build) and
-        a cycle of the EVICT gap.
+    options : CoreOptions or None
+        The build choices (``None``: the defaults): serial or pipelined, the fast or the
+        compact pipeline, the hash's multiplies. None changes what the core answers.
+    hash : wiring.Component or None
+        The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
+        ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
+        gives an abstract hash.
+    memory : class
+        The memory the table and the LRU list are built from (default
+        ``amaranth.lib.memory.Memory``; the formal harness gives its register model).
 
     Ports
     -----
@@ -134,29 +118,35 @@ class KvAsuCore(wiring.Component):
         ``evict_gap`` cycles before it (6 by default).
     """
 
-    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=3,
-                 hash_lut_cross_products=False, window_register=True, lru_registered=True):
+    def __init__(self, params=None, options=None, *, hash=None, memory=Memory):
         params = check_core_params(params)
-        if eval_stages not in (1, 2, 3):
-            raise ValueError(f"eval_stages must be 1, 2 or 3, not {eval_stages!r}")
+        options = CoreOptions.cast(options)
         self._params = params
-        self.pipelined = bool(pipelined)
+        self.options = options
+        self.pipelined = not options.serial
+        eval_stages = 3 if options.split_evaluation else 1
         self.eval_stages = eval_stages
-        self._hash = Murmur3Hash64(mul_stages=hash_mul_stages,
-                                   lut_cross_products=hash_lut_cross_products)
-        self.hash_latency = self._hash.latency
+        if hash is None:
+            hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
+                                 lut_cross_products=options.hash_lut_cross_products)
+        self.hash = hash
+        self.hash_latency = hash.latency
         # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> M (a+2+Lh) -> E (a+3+Lh)
         # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
-        self.window_register = bool(window_register)
+        self.window_register = options.m_stage
         self.eval_lag = self.hash_latency + 2 + self.window_register
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
         # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
         # the request ahead (given in E2) tail_lag cycles later: the cycles before an
         # EVICT's acceptance that must be free of acceptances.
-        self.lru_registered = bool(lru_registered)
+        self.lru_registered = options.lru_registered
         self.evict_gap = (self.window_register + eval_stages +
                           tail_lag(self.lru_registered) - 1)
+        self.table = BucketTable(params, memory=memory)
+        self.lru = LruList(params, registered=self.lru_registered, memory=memory)
+        self.scrubber = Scrubber(params, lag=self.eval_lag)
+        self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
             "rsp": Out(stream.Signature(response_layout(params))),
@@ -177,13 +167,12 @@ class KvAsuCore(wiring.Component):
         P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
         cfg = self.cfg
 
-        m.submodules.hash = hsh = self._hash
-        m.submodules.table = table = BucketTable(p)
-        m.submodules.lru = lru = LruList(p, registered=self.lru_registered)
-        m.submodules.scrubber = scrub = Scrubber(p, lag=self.eval_lag)
+        m.submodules.hash = hsh = self.hash
+        m.submodules.table = table = self.table
+        m.submodules.lru = lru = self.lru
+        m.submodules.scrubber = scrub = self.scrubber
         m.submodules.tl_before = tl_before = TLevel(p)
-        m.submodules.fifo = fifo = SyncFIFOBuffered(
-            width=response_layout(p).size, depth=self.fifo_depth)
+        m.submodules.fifo = fifo = self.fifo
 
         stage = data.StructLayout({
             "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
