@@ -77,6 +77,8 @@ attention-cache: $(READY)
 
 docs: $(READY)
 	$(PY) -m regmap > docs/registers-table.md
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[docs]'
+	$(PY) -m tools.render_timing
 
 clean:
 	rm -rf $(BUILD) sim_build .pytest_cache

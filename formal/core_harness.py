@@ -33,6 +33,7 @@ from amaranth.hdl._ast import AnySeq
 from amaranth.lib import data
 
 from hdl.core import CoreOptions, KvAsuCore
+from hdl.core.interfaces import bank_layout, lane_layout, stage_layout
 import regmap
 from hdl.lru import LruCmd
 
@@ -129,7 +130,7 @@ class CoreHarness(Elaboratable):
         self.nxt = self._pointer_view(lru, "next")
         self.prv = self._pointer_view(lru, "prev")
         self.flushing = core.flushing
-        self.sweep_row = core.spy["sweep_row"]
+        self.sweep_row = core.admission.sweep_row
         self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
         # the LRU commands whose head/tail update is still pending (in C2 and C3; with
         # the compact LRU (registered=False) only C2)
@@ -139,24 +140,24 @@ class CoreHarness(Elaboratable):
         cs = core.spy
         # The occupancy as the table has it: the port lags E2's insert / eviction by a
         # cycle (counted in L), so the one registered for L is added in.
-        occ_inc_q, occ_dec_q = cs["occ_inc_q"], cs["occ_dec_q"]
+        occ_inc_q, occ_dec_q = core.commit.occupancy_inc, core.commit.occupancy_dec
         self.occupancy = (core.occupancy + occ_inc_q - occ_dec_q)[:len(core.occupancy)]
         self.hash_fn = core.hash.table      # F(tag) for every tag value
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
         # M (`mreq`), E, E1b (`eb`, three evaluation stages) and E2 (`d2`).
-        self.stages = [cs[f"s{k}"] for k in range(lh + 1)]
+        self.stages = [Value.cast(core.admission.s0)] + [cs[f"s{k}"] for k in range(1, lh + 1)]
         split = self.options.split_evaluation
         if self.options.m_stage:
             self.stages.append(cs["mreq"])
         self.stages.append(cs["e"])
         if split:
-            self.stages += [cs["eb"], cs["d2"]]
-        self.l_valid = cs["l_valid"]
+            self.stages += [cs["eb"], Value.cast(core.commit.e2)]
+        self.l_valid = core.commit.response.valid
         # What L counts into the occupancy belongs to the request in L (at most one).
         m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
-        self.inflight = cs["inflight"]
+        self.inflight = core.admission.inflight
         self.fifo_level = core.fifo.level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
@@ -177,8 +178,8 @@ class CoreHarness(Elaboratable):
         k-induction, as below)."""
         p, core, cs = self.params, self.core, self.core.spy
         ts = p.TS_WIDTH
-        d2 = data.View(core.decision_layout, cs["d2"])
-        e_req = data.View(core.stage_layout, cs["e"])
+        d2 = core.commit.e2
+        e_req = data.View(stage_layout(p), cs["e"])
         diff = (e_req.t - d2.t)[:ts]
         m.d.comb += Assert(~(e_req.valid & d2.valid) | (
             (cs["same_tag"] == (e_req.tag == d2.tag)) &
@@ -202,10 +203,10 @@ class CoreHarness(Elaboratable):
         """
         p, core, cs = self.params, self.core, self.core.spy
         P, sw = p.PROBE, p.SLOT_WIDTH
-        d2 = data.View(core.decision_layout, cs["d2"])
+        d2 = core.commit.e2
         e_valid, eb_valid = cs["e"][0], cs["eb"][0]
         e_h, eb_tail = cs["e_h"], cs["eb_tail"]
-        eb_l = [data.View(core.lane_layout, cs[f"eb_lane{i}"]) for i in range(P)]
+        eb_l = [data.View(lane_layout(p), cs[f"eb_lane{i}"]) for i in range(P)]
         age_prev, w1 = cs["age_prev"], core.cfg.w1
 
         def slot(base, k):
@@ -255,10 +256,10 @@ class CoreHarness(Elaboratable):
             m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
                                             (eb_l[i].slot[pbits:] == mark_row)))
         for b in range(P):
-            mbank = data.View(core.bank_layout, cs[f"mbank{b}"])
+            mbank = data.View(bank_layout(p), cs[f"mbank{b}"])
             m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
         # E2 writes lane j of its window exactly when wr_lane is j.
-        wr_en, wr_slot = cs["wr_en"], cs["wr_slot"]
+        wr_en, wr_slot = core.commit.forward.write, core.commit.forward.slot
         obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
         m.d.comb += [
             Assert(d2.wr == (obs & (d2.present | d2.any_free | d2.vict_t0))),
