@@ -81,8 +81,8 @@ TARGETS = {
         # do not fit in its 5280 logic cells.
         options=CoreOptions(compact=True, hash_lut_cross_products={"c1", "c2"}),
         pnr_args=("--up5k", "--package", "sg48"),
-        # The issue asks only that this build fit and that its Fmax be reported; 15 MHz
-        # (it has measured 15.1-17.0) guards it against regressions.
+        # This build must fit and have its Fmax reported; 15 MHz (it has measured
+        # 15.1-17.0) guards it against regressions.
         default_freq=15.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",
         seeds=(1, 2, 3),

@@ -8,7 +8,7 @@ simulation benches.
 
 import dataclasses
 
-from ..hash import MULTIPLIES
+from ..hash import check_lut_cross_products
 
 __all__ = ["CoreOptions"]
 
@@ -39,7 +39,8 @@ class CoreOptions:
     hash_lut_cross_products : frozenset of str
         The hash multiplies (of ``hdl.hash.MULTIPLIES``) whose cross partial products are
         made in LUTs instead of DSPs (the iCE40 build: ``{"c1", "c2"}``). Any collection
-        of names is accepted and stored as a ``frozenset``.
+        of names (or ``True`` / ``False``: all / none) is accepted and stored as a
+        ``frozenset``.
 
     Attributes
     ----------
@@ -68,15 +69,7 @@ class CoreOptions:
             raise TypeError(f"CoreOptions.hash_mul_stages must be an int, not {stages!r}")
         if stages not in (1, 2, 3):
             raise ValueError(f"CoreOptions.hash_mul_stages must be 1, 2 or 3, not {stages}")
-        names = self.hash_lut_cross_products
-        if isinstance(names, (str, bool)) or not hasattr(names, "__iter__"):
-            raise TypeError(f"CoreOptions.hash_lut_cross_products must be a collection of "
-                            f"multiply names {MULTIPLIES}, not {names!r}")
-        names = frozenset(names)
-        unknown = names - set(MULTIPLIES)
-        if unknown:
-            raise ValueError(f"CoreOptions.hash_lut_cross_products: unknown multiplies "
-                             f"{sorted(unknown)}; the multiplies are {MULTIPLIES}")
+        names = check_lut_cross_products(self.hash_lut_cross_products)
         object.__setattr__(self, "hash_lut_cross_products", names)
 
     @property

@@ -1,4 +1,9 @@
-"""The KV-ASU core datapath: request pipeline, bucket table, LRU list, scrubber.
+"""``KvAsuCore``: the stages of the request pipeline, wired in the order a request meets
+them: ``Admission`` -> the hash and its delay line -> R (the window start) -> M (the window
+registered in bank order) -> E1a (lane results) -> E1b (``Decision`` versions, one picked)
+-> ``Commit`` (E2: T-level, table write, LRU command, response; L) -> the response FIFO.
+R, M, E1a and E1b are still written inline here; ``Commit.forward`` (E2's write) is wired
+back into them in this one place.
 
 See docs/rtl.md for the block diagram, the pipeline and the timing.
 """
@@ -76,11 +81,11 @@ class KvAsuCore(wiring.Component):
     req : In(stream.Signature(request_layout(params)))
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
-        and (pipelined mode) for an EVICT / EVICT_ANY while a request accepted in one of
+        and (not serial) for an EVICT / EVICT_ANY while a request accepted in one of
         the ``evict_gap`` previous cycles could still change the LRU tail (``ready``
         depends on ``req.payload.op``), and with the split evaluation for any request in
         the cycle after an EVICT / EVICT_ANY was accepted.
-        Non-pipelined mode: also while any request is in flight.
+        Serial mode: also while any request is in flight.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
         from acceptance to ``valid`` when the consumer keeps up.
@@ -243,7 +248,7 @@ class KvAsuCore(wiring.Component):
             """Registered ``ov[i][j]``: lane i of the window starting at ``pre_h`` is lane j
             of the window starting at ``h_ahead`` (``pre_h - h_ahead == j - i`` mod
             ENTRIES), so that a forward finds the lane a request ahead writes from its
-            one-hot ``wr_lane`` with an AND-OR, not with slot comparators behind d2."""
+            one-hot ``fwd.lane`` with an AND-OR, not with slot comparators behind E2."""
             delta = Signal(sw, name=f"{name}_delta")
             m.d.comb += delta.eq(pre_h - h_ahead)
             ov = [Signal(P, name=f"{name}{i}") for i in range(P)]
@@ -291,7 +296,7 @@ class KvAsuCore(wiring.Component):
         for b in range(P):
             if not self.options.m_stage:
                 # (the mark as read: the mark at the end of the cycle depends on this
-                # cycle's write, which with one evaluation stage depends on these lanes)
+                # cycle's write, which in the compact pipeline depends on these lanes)
                 m.d.comb += [
                     mb[b].tag.eq(table.bk_tag[b]), mb[b].count.eq(table.bk_count[b]),
                     mb[b].last.eq(table.bk_last[b]), mb[b].valid.eq(table.bk_valid[b]),
@@ -328,7 +333,7 @@ class KvAsuCore(wiring.Component):
                 continue
             # The scrubber's write as it intends it (`sc_mark_intent`), not as E2's write
             # may cancel it (`sc_mark_en`): it is cancelled only when E2 writes that slot, and
-            # then the lane holding it is forwarded from E2 (wr_mark), so the two agree on
+            # then the lane holding it is forwarded from E2 (fwd.mark), so the two agree on
             # every lane used, and the lanes do not wait for E2's decision.
             sc_hit = table.sc_mark_intent[b] & mb[b].sc_row_hit
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
@@ -340,14 +345,14 @@ class KvAsuCore(wiring.Component):
 
         if split:
             # Forwarding of E2's write and invalidate (the request ahead) into this window,
-            # compare-then-forward: which lane E2 writes is decided from d2's registered
+            # compare-then-forward: which lane E2 writes is decided from E2's registered
             # slots (no late wr_slot mux in front of a comparator), and the forwarded lane's
             # match and age are computed from registers alongside the lanes' own, so the
             # forward is a 2:1 choice of results rather than of raw data.
             # The forwarded lane's match (this tag == E2's) and age (from E2's stamp) are
             # compared a cycle ahead, between the same two requests one stage earlier
             # (the stages move in lockstep), and registered: no 56-bit comparison behind
-            # d2 in front of the lane multiplexers.
+            # E2 in front of the lane multiplexers.
             ahead = eb                          # the request that is in E2 next cycle
             same_tag = Signal()
             age_fw = Signal(ts)
@@ -605,7 +610,7 @@ class KvAsuCore(wiring.Component):
                     inc=[pick(i, eb_l[i].count_inc, fwd.count_inc) for i in range(P)],
                     inc2=[pick(i, eb_l[i].count_inc2, inc_ahead2) for i in range(P)]))
             # Whether the request ahead writes a lane of this window (fw1_any), and which
-            # (fw1_lane, in binary: E2 writes at most one lane, and wr_lane is one-hot).
+            # (fw1_lane, in binary: E2 writes at most one lane, and fwd.lane is one-hot).
             fw1_any = Signal()
             fw1_lane = Signal(range(P), name="fw1_lane")
             m.d.comb += fw1_any.eq(fwd.write & (fwd.lane & eb_ov_any).any())
