@@ -10,14 +10,14 @@
   (symbolic, ``AnyConst``) function of the key, delayed by ``latency`` cycles. The core
   treats the hash as a black box, so a proof for every function covers MurmurHash3 with
   every seed (the seed is constant between flushes).
-* ``patched_design(...)``: a context manager that installs these substitutes in the
-  ``hdl`` modules' namespaces (nothing in ``hdl/`` is edited) and *spy* subclasses of the
-  core's submodules that record their internal signals by name after elaboration.
+* ``formal_models(params)``: these substitutes as the core's constructor takes them
+  (``KvAsuCore(params, options, hash=..., memory=...)``).
+* ``attach_spies(fragment)``: after elaboration, the internal signals of the LRU list and
+  the table by name (``obj.spy``) and their submodules (``obj.spy_submodules``).
 * ``spy_signals(module)``: every signal assigned in an elaborated ``Module``, by name.
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
 """
 
-import contextlib
 from types import SimpleNamespace
 
 from amaranth import *
@@ -29,7 +29,7 @@ from amaranth.utils import ceil_log2
 
 import regmap
 
-__all__ = ["small_params", "FormalMemory", "AbstractHash", "patched_design", "spy_signals",
+__all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models", "attach_spies", "spy_signals",
            "reset_assumptions", "elaborated", "popcount"]
 
 
@@ -65,8 +65,6 @@ class FormalMemory(Elaboratable):
     emits), and are exposed as ``cells``.
     """
 
-    instances = None  # list set by patched_design() to record every instance
-
     def __init__(self, data=None, *, shape=None, depth=None, init=None, attrs=None,
                  src_loc_at=0):
         if data is not None:
@@ -80,8 +78,6 @@ class FormalMemory(Elaboratable):
         self.cells = [Signal(shape, name=f"cell{i}", reset_less=True) for i in range(depth)]
         self._wports = []
         self._rports = []
-        if FormalMemory.instances is not None:
-            FormalMemory.instances.append(self)
 
     def write_port(self, *, domain="sync", granularity=None, src_loc_at=0):
         assert domain == "sync"
@@ -201,53 +197,30 @@ def _spy_class(base):
     return Spy
 
 
-@contextlib.contextmanager
-def patched_design(params, *, hash_latency=1):
-    """Install the formal substitutes while the design is constructed and elaborated.
+def attach_spies(fragment):
+    """For every elaboratable below ``fragment`` (an elaborated design), set ``spy`` (its
+    assigned signals by name, ``spy_signals``) and ``spy_submodules`` (its named
+    submodules' elaboratables): the views of the LRU list's and the table's internals."""
+    obj = fragment.origins[0] if fragment.origins else None
+    subs = {}
+    for sub, name, *_ in fragment.subfragments:
+        if sub.origins:
+            subs[name] = sub.origins[0]
+        attach_spies(sub)
+    if obj is not None:
+        try:
+            obj.spy = spy_signals(fragment)
+            obj.spy_submodules = subs
+        except AttributeError:        # an object that refuses new attributes: no views
+            pass
 
-    Yields a namespace that collects the spied instances: ``lru``, ``table``, ``fifo``,
-    ``scrubber`` (the core's submodules), ``memories`` (every FormalMemory)."""
-    import amaranth.lib.fifo as afifo
-    import hdl.core as hcore
-    import hdl.lru as hlru
-    import hdl.table as htable
 
-    rec = SimpleNamespace(lru=None, table=None, fifo=None, scrubber=None, memories=[])
-
-    def recording(base, attr):
-        spy = _spy_class(base)
-
-        def make(*args, **kwargs):
-            obj = spy(*args, **kwargs)
-            setattr(rec, attr, obj)
-            return obj
-        return make
-
-    def make_hash(mul_stages=2, lut_cross_products=False):   # same behaviour either way
-        return AbstractHash(key_width=params.TAG_WIDTH, out_width=params.SLOT_WIDTH,
-                            latency=hash_latency)
-
-    saved = []
-
-    def patch(mod, name, value):
-        saved.append((mod, name, getattr(mod, name)))
-        setattr(mod, name, value)
-
-    FormalMemory.instances = rec.memories
-    try:
-        patch(hcore, "Murmur3Hash64", make_hash)
-        patch(hcore, "LruList", recording(hcore.LruList, "lru"))
-        patch(hcore, "BucketTable", recording(hcore.BucketTable, "table"))
-        patch(hcore, "Scrubber", recording(hcore.Scrubber, "scrubber"))
-        patch(hcore, "SyncFIFOBuffered", recording(hcore.SyncFIFOBuffered, "fifo"))
-        patch(hlru, "Memory", FormalMemory)
-        patch(htable, "Memory", FormalMemory)
-        patch(afifo, "Memory", FormalMemory)
-        yield rec
-    finally:
-        for mod, name, value in reversed(saved):
-            setattr(mod, name, value)
-        FormalMemory.instances = None
+def formal_models(params, *, hash_latency=1):
+    """The substitutes the core is built with for the proofs (``KvAsuCore(..., hash=,
+    memory=)``): an abstract hash of the given latency and the register-model memory."""
+    return {"hash": AbstractHash(key_width=params.TAG_WIDTH, out_width=params.SLOT_WIDTH,
+                                 latency=hash_latency),
+            "memory": FormalMemory}
 
 
 class elaborated(Elaboratable):

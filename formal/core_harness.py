@@ -32,11 +32,12 @@ from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
 from amaranth.lib import data
 
-import hdl.core as hcore
+from hdl.core import CoreOptions, KvAsuCore
+from hdl.core.interfaces import bank_layout, lane_layout, stage_layout
 import regmap
 from hdl.lru import LruCmd
 
-from .common import _spy_class, elaborated, patched_design, reset_assumptions
+from .common import attach_spies, elaborated, formal_models, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -45,12 +46,9 @@ class CoreHarness(Elaboratable):
     """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
 
     def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
-                 unsafe_flush=False, eval_stages=None, window_register=None,
-                 lru_registered=None):
+                 unsafe_flush=False, options=None):
         self.params = params
-        self.eval_stages = eval_stages      # KvAsuCore(eval_stages=...), None: its default
-        self.window_register = window_register   # likewise
-        self.lru_registered = lru_registered     # likewise
+        self.options = CoreOptions.cast(options)     # KvAsuCore(params, options)
         self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
         self.hash_latency = hash_latency
         self.always_ready = always_ready
@@ -64,15 +62,10 @@ class CoreHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        with patched_design(p, hash_latency=self.hash_latency) as rec:
-            kw = {} if self.eval_stages is None else {"eval_stages": self.eval_stages}
-            if self.window_register is not None:
-                kw["window_register"] = self.window_register
-            if self.lru_registered is not None:
-                kw["lru_registered"] = self.lru_registered
-            core = _spy_class(hcore.KvAsuCore)(p, **kw)
-            m.submodules.core = elaborated(core, platform)
-        self.core, self.rec = core, rec
+        core = KvAsuCore(p, self.options, **formal_models(p, hash_latency=self.hash_latency))
+        m.submodules.core = elaborated(core, platform)
+        attach_spies(m.submodules.core.fragment)
+        self.core = core
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
         reset_assumptions(m)
@@ -124,7 +117,7 @@ class CoreHarness(Elaboratable):
         self.pop = core.rsp.valid & core.rsp.ready
 
         # ---- views -----------------------------------------------------------------------
-        tbl, lru = rec.table, rec.lru
+        tbl, lru = core.table, core.lru
         self.table = tbl
         self.valid, self.tag, self.stale = [], [], []
         tsub = tbl.spy_submodules
@@ -137,7 +130,7 @@ class CoreHarness(Elaboratable):
         self.nxt = self._pointer_view(lru, "next")
         self.prv = self._pointer_view(lru, "prev")
         self.flushing = core.flushing
-        self.sweep_row = core.spy["sweep_row"]
+        self.sweep_row = core.admission.sweep_row
         self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
         # the LRU commands whose head/tail update is still pending (in C2 and C3; with
         # the compact LRU (registered=False) only C2)
@@ -147,33 +140,31 @@ class CoreHarness(Elaboratable):
         cs = core.spy
         # The occupancy as the table has it: the port lags E2's insert / eviction by a
         # cycle (counted in L), so the one registered for L is added in.
-        occ_inc_q, occ_dec_q = cs["occ_inc_q"], cs["occ_dec_q"]
+        occ_inc_q, occ_dec_q = core.commit.occupancy_inc, core.commit.occupancy_dec
         self.occupancy = (core.occupancy + occ_inc_q - occ_dec_q)[:len(core.occupancy)]
-        self.hash_fn = core._hash.table      # F(tag) for every tag value
+        self.hash_fn = core.hash.table      # F(tag) for every tag value
         lh = core.hash_latency
         # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
         # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
         # M (`mreq`), E, E1b (`eb`, three evaluation stages) and E2 (`d2`).
-        self.stages = [cs[f"s{k}"] for k in range(lh + 1)]
-        if getattr(core, "window_register", False):
+        self.stages = [Value.cast(core.admission.s0)] + [cs[f"s{k}"] for k in range(1, lh + 1)]
+        split = self.options.split_evaluation
+        if self.options.m_stage:
             self.stages.append(cs["mreq"])
         self.stages.append(cs["e"])
-        if getattr(core, "eval_stages", 1) == 3:
-            self.stages.append(cs["eb"])
-        if getattr(core, "eval_stages", 1) >= 2:
-            self.stages.append(cs["d2"])
-        self.l_valid = cs["l_valid"]
+        if split:
+            self.stages += [cs["eb"], Value.cast(core.commit.e2)]
+        self.l_valid = core.commit.response.valid
         # What L counts into the occupancy belongs to the request in L (at most one).
         m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
-        self.inflight = cs["inflight"]
-        self.fifo_level = rec.fifo.level
+        self.inflight = core.admission.inflight
+        self.fifo_level = core.fifo.level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
         busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
         m.d.comb += Assert(~core.idle | ~busy)
-        if getattr(core, "eval_stages", 1) >= 2:
+        if split:
             self.forward_invariants(m)
-        if getattr(core, "eval_stages", 1) == 3:
             self.precomputation_invariants(m)
         if lru.registered:
             self.lru_bypass_invariants(m, lru)
@@ -187,8 +178,8 @@ class CoreHarness(Elaboratable):
         k-induction, as below)."""
         p, core, cs = self.params, self.core, self.core.spy
         ts = p.TS_WIDTH
-        d2 = data.View(core.decision_layout, cs["d2"])
-        e_req = data.View(core.stage_layout, cs["e"])
+        d2 = core.commit.e2
+        e_req = data.View(stage_layout(p), cs["e"])
         diff = (e_req.t - d2.t)[:ts]
         m.d.comb += Assert(~(e_req.valid & d2.valid) | (
             (cs["same_tag"] == (e_req.tag == d2.tag)) &
@@ -212,10 +203,10 @@ class CoreHarness(Elaboratable):
         """
         p, core, cs = self.params, self.core, self.core.spy
         P, sw = p.PROBE, p.SLOT_WIDTH
-        d2 = data.View(core.decision_layout, cs["d2"])
+        d2 = core.commit.e2
         e_valid, eb_valid = cs["e"][0], cs["eb"][0]
         e_h, eb_tail = cs["e_h"], cs["eb_tail"]
-        eb_l = [data.View(core.lane_layout, cs[f"eb_lane{i}"]) for i in range(P)]
+        eb_l = [data.View(lane_layout(p), cs[f"eb_lane{i}"]) for i in range(P)]
         age_prev, w1 = cs["age_prev"], core.cfg.w1
 
         def slot(base, k):
@@ -251,7 +242,7 @@ class CoreHarness(Elaboratable):
                 (cs["eb_old"][i] == (eb_l[i].age > w1))))
         m.d.comb += Assert(~eb_valid | (cs["eb_old_prev"] == (age_prev > w1)))
         # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
-        if getattr(core, "window_register", False):
+        if self.options.m_stage:
             m_valid, m_h = cs["mreq"][0], cs["m_h"]
             for b in range(P):
                 in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \
@@ -265,10 +256,10 @@ class CoreHarness(Elaboratable):
             m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
                                             (eb_l[i].slot[pbits:] == mark_row)))
         for b in range(P):
-            mbank = data.View(core.bank_layout, cs[f"mbank{b}"])
+            mbank = data.View(bank_layout(p), cs[f"mbank{b}"])
             m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
         # E2 writes lane j of its window exactly when wr_lane is j.
-        wr_en, wr_slot = cs["wr_en"], cs["wr_slot"]
+        wr_en, wr_slot = core.commit.forward.write, core.commit.forward.slot
         obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
         m.d.comb += [
             Assert(d2.wr == (obs & (d2.present | d2.any_free | d2.vict_t0))),

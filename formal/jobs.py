@@ -1,6 +1,10 @@
 """The formal jobs: name -> harness builder, SBY mode and depth, quick (CI) flag."""
 
+from hdl.core import CoreOptions
+
 from .common import small_params
+
+COMPACT = CoreOptions(compact=True)
 
 JOBS = {}
 
@@ -75,7 +79,7 @@ def _axil_prove_stats2():
 
 
 # TS_WIDTH=4: with TS_WIDTH=3 (WMAX=3, TICK_SHIFT=0) an EVICT, which the core accepts at
-# least 4 (eval_stages=1) or 5 (the default) cycles after the previous request, always
+# least evict_gap cycles after the previous request (3 with the compact pipeline), always
 # finds the tail T0, so "EVICT finds nothing on a non-empty list" is unreachable there
 # (not a bug).
 @job("covers_core", mode="cover", depth=26, quick=True,
@@ -160,92 +164,31 @@ def _sanity_memory_model():
     return MemoryModelEquivalence(mutant_no_transparency=True)
 
 
-# ---- the one-evaluation-stage core (KvAsuCore(eval_stages=1)) ----------------------------
+# ---- the compact pipeline of the iCE40 build (CoreOptions(compact=True)) ---------------
 
-@job("core_inv_prove_es1", mode="prove", depth=10, timeout=300,
-     doc="P1+P2+P3 k-induction, eval_stages=1")
-def _core_inv_es1():
+@job("core_inv_prove_compact", mode="prove", depth=10, timeout=300,
+     doc="P1+P2+P3 k-induction, the compact pipeline (iCE40 build)")
+def _core_inv_compact():
     from .table_props import CoreInvariants
-    return CoreInvariants(small_params(), eval_stages=1)
+    return CoreInvariants(small_params(), options=COMPACT)
 
 
-@job("stream_count_prove_es1", mode="prove", depth=10, timeout=300,
-     doc="P4 counting/credits, eval_stages=1, k-induction")
-def _stream_count_es1():
+@job("stream_count_prove_compact", mode="prove", depth=10, timeout=300,
+     doc="P4 counting/credits, the compact pipeline, k-induction")
+def _stream_count_compact():
     from .stream_props import StreamCount
-    return StreamCount(small_params(), eval_stages=1)
+    return StreamCount(small_params(), options=COMPACT)
 
 
-@job("latency_prove_es1", mode="prove", depth=10, timeout=300,
-     doc="P5 fixed latency, eval_stages=1, k-induction")
-def _latency_es1():
+@job("latency_prove_compact", mode="prove", depth=10, timeout=300,
+     doc="P5 fixed latency and the EVICT gap, the compact pipeline, k-induction")
+def _latency_compact():
     from .stream_props import FixedLatency
-    return FixedLatency(small_params(), eval_stages=1)
+    return FixedLatency(small_params(), options=COMPACT)
 
 
-@job("core_inv_prove_nowr", mode="prove", depth=12, timeout=300,
-     doc="P1+P2+P3 k-induction, window_register=False (the iCE40 build)")
-def _core_inv_nowr():
-    from .table_props import CoreInvariants
-    return CoreInvariants(small_params(), window_register=False)
-
-
-@job("latency_prove_nowr", mode="prove", depth=14, timeout=300,
-     doc="P5 fixed latency, window_register=False, k-induction")
-def _latency_nowr():
-    from .stream_props import FixedLatency
-    return FixedLatency(small_params(), window_register=False)
-
-
-@job("core_inv_prove_es2", mode="prove", depth=12, timeout=300,
-     doc="P1+P2+P3 k-induction, eval_stages=2")
-def _core_inv_es2():
-    from .table_props import CoreInvariants
-    return CoreInvariants(small_params(), eval_stages=2)
-
-
-@job("stream_count_prove_es2", mode="prove", depth=12, timeout=300,
-     doc="P4 counting/credits, eval_stages=2, k-induction")
-def _stream_count_es2():
-    from .stream_props import StreamCount
-    return StreamCount(small_params(), eval_stages=2)
-
-
-@job("latency_prove_es2", mode="prove", depth=12, timeout=300,
-     doc="P5 fixed latency, eval_stages=2, k-induction")
-def _latency_es2():
-    from .stream_props import FixedLatency
-    return FixedLatency(small_params(), eval_stages=2)
-
-
-@job("covers_core_es2", mode="cover", depth=24, timeout=300,
-     doc="P7 core outcomes reachable, eval_stages=2, TS_WIDTH=4")
-def _covers_es2():
+@job("covers_core_compact", mode="cover", depth=24, timeout=300,
+     doc="P7 core outcomes reachable, the compact pipeline, TS_WIDTH=4")
+def _covers_compact():
     from .covers import CoreCovers
-    return CoreCovers(small_params(ts_width=4), eval_stages=2)
-
-
-@job("covers_core_es1", mode="cover", depth=24, timeout=300,
-     doc="P7 core outcomes reachable, eval_stages=1, TS_WIDTH=4")
-def _covers_es1():
-    from .covers import CoreCovers
-    return CoreCovers(small_params(ts_width=4), eval_stages=1)
-
-
-# ---- the reduced iCE40 build's options (one evaluation stage, no M stage, compact LRU) ---
-
-@job("core_inv_prove_ice40", mode="prove", depth=10, timeout=300,
-     doc="P1+P2+P3 k-induction, the iCE40 build's pipeline (eval_stages=1, "
-         "window_register=False, lru_registered=False)")
-def _core_inv_ice40():
-    from .table_props import CoreInvariants
-    return CoreInvariants(small_params(), eval_stages=1, window_register=False,
-                          lru_registered=False)
-
-
-@job("latency_prove_ice40", mode="prove", depth=10, timeout=300,
-     doc="P5 fixed latency and the EVICT gap, the iCE40 build's pipeline, k-induction")
-def _latency_ice40():
-    from .stream_props import FixedLatency
-    return FixedLatency(small_params(), eval_stages=1, window_register=False,
-                        lru_registered=False)
+    return CoreCovers(small_params(ts_width=4), options=COMPACT)

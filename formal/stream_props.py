@@ -25,10 +25,10 @@ Property 5:
   response is valid in cycle ``a + latency`` exactly when a request was accepted in cycle
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
-  only if a request was accepted in one of the 5 previous cycles (fewer with
-  ``eval_stages`` 2 or 1 or ``window_register=False``), so a held request waits at most
-  that many cycles; with three evaluation stages any request waits in the cycle right
-  after an EVICT / EVICT_ANY. The exception is the clear sweep after reset
+  only if a request was accepted in one of the ``evict_gap`` previous cycles (fewer with
+  the compact pipeline), so a held request waits at most that many cycles; with the
+  split evaluation (the default pipeline) any request waits in the cycle right after an
+  EVICT / EVICT_ANY. The exception is the clear sweep after reset
   (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
@@ -69,7 +69,7 @@ class StreamCount(CoreHarness):
     def properties(self, m):
         pending = _pending(self, m)
         depth = self.core.fifo_depth
-        fifo = self.rec.fifo
+        fifo = self.core.fifo
         # The pipeline never stalls: the request accepted in cycle a is written into the
         # response FIFO in cycle a + latency - 2 (SyncFIFOBuffered shows an entry 2 cycles
         # after its write) with its op, and the FIFO is never written while full (the
@@ -91,8 +91,8 @@ class StreamCount(CoreHarness):
 
     def after_evict(self, m):
         """High in the cycle after an EVICT / EVICT_ANY was accepted, if the core refuses
-        every request then (three evaluation stages), else 0."""
-        if getattr(self.core, "eval_stages", 1) != 3:
+        every request then (the split evaluation), else 0."""
+        if not self.core.options.split_evaluation:
             return Const(0)
         prev = Signal(name="evict_accepted_last_cycle")
         m.d.sync += prev.eq(self.accept & self.req_payload.op[1])

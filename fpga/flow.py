@@ -32,6 +32,7 @@ from pathlib import Path
 
 from amaranth.back import verilog
 
+from hdl.core import CoreOptions
 from regmap import Params
 
 from . import sta
@@ -46,7 +47,7 @@ class Target:
     name: str
     family: str            # "ecp5" or "ice40"
     params: dict           # overrides of regmap.Params defaults
-    options: dict          # implementation options of hdl.top.KvAsu (no functional change)
+    options: CoreOptions   # build choices of hdl.top.KvAsu (no functional change)
     pnr_args: tuple        # device/package arguments of nextpnr
     default_freq: float    # MHz: the target frequency unless given on the command line
     description: str
@@ -59,7 +60,7 @@ TARGETS = {
         # The hash registers each multiplier's operands once more (beside the DSP rows: a
         # MULT18X18D between two distant flip-flops took up to 11.2 ns with routing):
         # 4 cycles more latency (23), the same throughput.
-        options=dict(hash_mul_stages=3),
+        options=CoreOptions(hash_mul_stages=3),
         pnr_args=("--85k", "--package", "CABGA381"),
         default_freq=100.0,
         description="Default configuration (2048 entries) on a Lattice LFE5U-85F",
@@ -75,15 +76,13 @@ TARGETS = {
         params=dict(ENTRIES=128, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8,
                     COUNT_WIDTH=8, TS_WIDTH=6, TICK_SHIFT=2),
         # The UP5K has 8 SB_MAC16: the cross products of the key multiplies in LUTs.
-        # No M stage, one evaluation stage, the two-stage statistics engine and the
-        # three-stage LRU list: the logic and registers of the faster pipelines do not fit
-        # in 5280 logic cells (two evaluation stages: 5333; the three-stage statistics:
-        # 5344; the six-stage LRU list: 5531).
-        options=dict(hash_lut_cross_products=("c1", "c2"), window_register=False,
-                     eval_stages=1, stats_stages=2, lru_registered=False),
+        # The compact pipeline (no M stage, one evaluation stage, the three-stage LRU
+        # list, the two-stage statistics engine): the fast pipeline's logic and registers
+        # do not fit in its 5280 logic cells.
+        options=CoreOptions(compact=True, hash_lut_cross_products={"c1", "c2"}),
         pnr_args=("--up5k", "--package", "sg48"),
-        # The issue asks only that this build fit and that its Fmax be reported; 15 MHz
-        # (it has measured 15.1-17.0) guards it against regressions.
+        # This build must fit and have its Fmax reported; 15 MHz (it has measured
+        # 15.1-17.0) guards it against regressions.
         default_freq=15.0,
         description="Reduced configuration (128 entries, 24-bit tag) on a Lattice iCE40 UP5K",
         seeds=(1, 2, 3),
@@ -99,11 +98,11 @@ _CELLS = {
 }
 
 
-def build_design(params: Params, options: dict | None = None):
+def build_design(params: Params, options: CoreOptions | None = None):
     """The component to place and route: the KV-ASU top inside the timing harness."""
     from hdl.top import KvAsu
     from .harness import OutOfContextHarness
-    return OutOfContextHarness(KvAsu(params, **(options or {})))
+    return OutOfContextHarness(KvAsu(params, options))
 
 
 def _tool(name: str) -> str:
@@ -260,7 +259,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,)) -> dict:
                          _parse_yosys_stat((out / "yosys.log").read_text()))
     summary["seed"] = chosen
     summary["placements"] = placements
-    summary["options"] = dict(target.options)
+    summary["options"] = target.options.as_dict()
     summary["latency_cycles"] = design.core.latency
     summary["critical_path"] = _critical_path((out / "nextpnr.log").read_text())
     if (out / "top.sdf").exists():

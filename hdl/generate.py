@@ -3,12 +3,13 @@
 Usage::
 
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
-                           [--eval-stages 1|2]
+                           [--compact] [--hash-mul-stages 1|2|3]
 
 (installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
 
-``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable). The default
-output is ``build/verilog/kv_asu.v``.
+``--param`` sets an elaboration parameter of ``regmap.Params`` (repeatable); the other
+flags set fields of ``hdl.core.CoreOptions``. The default output is
+``build/verilog/kv_asu.v``.
 """
 
 import argparse
@@ -20,7 +21,7 @@ from amaranth.back import verilog
 import regmap
 from regmap import Params
 
-from .core import check_core_params
+from .core import CoreOptions, check_core_params
 from .top import KvAsu
 
 __all__ = ["generate", "main"]
@@ -40,10 +41,11 @@ def parse_params(items):
     return Params(**overrides)
 
 
-def generate(params=None, *, pipelined=True, eval_stages=None, name="kv_asu"):
-    """Return the Verilog text of ``KvAsu(params)`` as module ``name``."""
+def generate(params=None, options=None, *, name="kv_asu"):
+    """Return the Verilog text of ``KvAsu(params, options)`` as module ``name``."""
     check_core_params(params)           # before any Elaboratable exists
-    top = KvAsu(params, pipelined=pipelined, eval_stages=eval_stages)
+    CoreOptions.cast(options)
+    top = KvAsu(params, options)
     return verilog.convert(top, name=name, emit_src=False)
 
 
@@ -57,13 +59,16 @@ def main(argv=None):
                         help="elaboration parameter (repeatable)")
     parser.add_argument("--not-pipelined", action="store_true",
                         help="one request at a time (reference mode)")
-    parser.add_argument("--eval-stages", type=int, choices=(1, 2), default=None,
-                        help="evaluation stages of the core (default: the core's)")
+    parser.add_argument("--compact", action="store_true",
+                        help="the small pipeline of the iCE40 build (CoreOptions.compact)")
+    parser.add_argument("--hash-mul-stages", type=int, choices=(1, 2, 3), default=2,
+                        help="stages per hash multiply (CoreOptions.hash_mul_stages)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
-        text = generate(params, pipelined=not args.not_pipelined,
-                        eval_stages=args.eval_stages)
+        options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
+                              hash_mul_stages=args.hash_mul_stages)
+        text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

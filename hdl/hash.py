@@ -21,7 +21,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-__all__ = ["Murmur3Hash64", "MULTIPLIES"]
+__all__ = ["Murmur3Hash64", "MULTIPLIES", "check_lut_cross_products"]
 
 #: Names of the four pipelined constant multiplies, in pipeline order: ``c1`` (both key
 #: blocks by 0xcc9e2d51), ``c2`` (both by 0x1b873593), ``f1`` (0x85ebca6b), ``f2``
@@ -76,6 +76,22 @@ def _mul_low_shift_add(x, const, width):
     return level[0][:width]
 
 
+def check_lut_cross_products(value):
+    """``value`` (``True``: every multiply, ``False``: none, or a collection of names of
+    ``MULTIPLIES``) as a ``frozenset`` of names; ``TypeError`` / ``ValueError`` otherwise."""
+    if isinstance(value, bool):
+        value = MULTIPLIES if value else ()
+    elif isinstance(value, str) or not hasattr(value, "__iter__"):
+        raise TypeError(f"lut_cross_products must be a bool or a collection of multiply "
+                        f"names {MULTIPLIES}, not {value!r}")
+    value = frozenset(value)
+    unknown = value - set(MULTIPLIES)
+    if unknown:
+        raise ValueError(f"lut_cross_products: unknown multiplies {sorted(unknown)}; "
+                         f"the multiplies are {MULTIPLIES}")
+    return value
+
+
 class Murmur3Hash64(wiring.Component):
     """MurmurHash3 x86_32 of a 64-bit key and a 32-bit seed, one key per cycle.
 
@@ -116,7 +132,7 @@ class Murmur3Hash64(wiring.Component):
     constant zero (a ``TAG_WIDTH`` below 64) let the synthesiser drop the products of
     ``k2`` altogether.
 
-    Measured on the isolated block, 2026-11-29 (ECP5: Yosys ``synth_ecp5`` + nextpnr-ecp5
+    Measured on the isolated block (ECP5: Yosys ``synth_ecp5`` + nextpnr-ecp5
     out of context, LFE5U-85F speed 6; iCE40: ``synth_ice40 -dsp`` cell counts only). In
     the full design routing adds to these paths.
 
@@ -166,16 +182,7 @@ class Murmur3Hash64(wiring.Component):
             raise TypeError(f"mul_stages must be an integer, not {mul_stages!r}")
         if mul_stages not in (1, 2, 3):
             raise ValueError(f"mul_stages must be 1, 2 or 3, not {mul_stages}")
-        if isinstance(lut_cross_products, bool):
-            lut_cross_products = MULTIPLIES if lut_cross_products else ()
-        elif isinstance(lut_cross_products, str) or not hasattr(lut_cross_products, "__iter__"):
-            raise TypeError(f"lut_cross_products must be a bool or a collection of multiply "
-                            f"names {MULTIPLIES}, not {lut_cross_products!r}")
-        lut_cross_products = frozenset(lut_cross_products)
-        unknown = lut_cross_products - set(MULTIPLIES)
-        if unknown:
-            raise ValueError(f"lut_cross_products: unknown multiplies {sorted(unknown)}; "
-                             f"the multiplies are {MULTIPLIES}")
+        lut_cross_products = check_lut_cross_products(lut_cross_products)
         self.mul_stages = mul_stages
         self.lut_cross_products = lut_cross_products
         self.latency = 3 + 4 * mul_stages

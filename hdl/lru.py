@@ -92,9 +92,9 @@ class _CodedArray:
     registers. Every block-RAM output goes straight into a register.
     """
 
-    def __init__(self, m, name, depth, width, registered=True):
+    def __init__(self, m, name, depth, width, registered=True, memory=Memory):
         self.m, self.name, self.registered = m, name, registered
-        self.banks = [Memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
+        self.banks = [memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
                       for _ in range(2)]
         for i, mem in enumerate(self.banks):
             m.submodules[f"{name}{i}"] = mem
@@ -255,6 +255,9 @@ class LruList(wiring.Component):
         first. ``False``: three stages for a small device (about 300 fewer flip-flops):
         C2 computes straight from the command read's words and issues the feedback reads,
         C3 writes; ``head``/``tail`` then show a command 2 cycles later, not 3.
+    memory : class
+        The memory the banks are built from (default ``amaranth.lib.memory.Memory``; the
+        formal harness gives its register model).
 
     Attributes
     ----------
@@ -263,12 +266,13 @@ class LruList(wiring.Component):
         (``tail_lag(registered)``); ``POP`` waits while ``busy``, the core's EVICT for it.
     """
 
-    def __init__(self, params=None, *, registered=True):
+    def __init__(self, params=None, *, registered=True, memory=Memory):
         params = check_params(params)
         if not isinstance(registered, bool):
             raise TypeError(f"registered must be a bool, not {registered!r}")
         self._params = params
         self.registered = registered
+        self._memory = memory
         self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
         super().__init__({
@@ -287,8 +291,8 @@ class LruList(wiring.Component):
         n, sw = p.ENTRIES, p.SLOT_WIDTH
 
         reg = self.registered
-        prv = _CodedArray(m, "prev", n, sw, reg)
-        nxt = _CodedArray(m, "next", n, sw, reg)
+        prv = _CodedArray(m, "prev", n, sw, reg, self._memory)
+        nxt = _CodedArray(m, "next", n, sw, reg, self._memory)
 
         # C1: issue the command reads.
         raddr = Mux(self.cmd == LruCmd.POP, self.tail, self.slot)

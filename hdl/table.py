@@ -23,13 +23,13 @@ scrubber owns ``mark``: to mark a slot stale it writes ``mark = not fresh`` (ide
 it never needs to read ``mark``); the datapath owns ``fresh``: a write stores
 ``fresh = mark``, which makes the slot not stale. So each bit has one writer and no memory
 needs a second write port. The caller passes the mark of the slot it writes
-(``wr_mark``): the lane's ``rd_mark`` from the window read that chose the slot, which is
+(``wr_mark``): the bank's ``bk_mark`` from the window read that chose the slot, which is
 the mark the slot has at the end of the window's evaluation cycle (the scrubber's write of
 that cycle included). The scrubber's decision (``sc_set``) is registered and written in
 the next cycle; it is dropped for a slot written (``wr``) in either cycle (the write wins:
 the slot has just been accessed), so the mark cannot change between that cycle and the
 write if the write follows at once (one evaluation stage); a core with a second stage
-forwards the marks of the cycle between (``rd_mark`` already includes the scrubber write
+forwards the marks of the cycle between (``bk_mark`` already includes the scrubber write
 of its own cycle, so a write in the next cycle is exact).
 
 **Clearing.** Valid bits live in RAM, so untracking every line is a sweep: ``clear_en``
@@ -59,8 +59,8 @@ __all__ = ["BucketTable", "probe_order"]
 def probe_order(bank_values, lo, i):
     """Lane ``i`` of a window whose lane 0 is in bank ``lo``: ``bank_values`` (one value
     per bank, bank order) rotated into probe order, lane ``i`` = bank ``(lo + i) mod P``
-    (PROBE is a power of two). The one rotation of the design: the table's ``rd_*``
-    outputs and the core's E1a (which rotates registered bank-order words) both use it.
+    (PROBE is a power of two). The one rotation of the design: the core's E stage rotates
+    the table's bank-order words (registered in M, or straight from ``bk_*``) with it.
     """
     pb = len(bank_values).bit_length() - 1
     if not pb:
@@ -74,16 +74,10 @@ class BucketTable(wiring.Component):
     Ports
     -----
     rd_slot : In(SLOT_WIDTH)
-        First slot ``h`` of the window to read; sampled every cycle.
-    rd_valid, rd_stale : Out(PROBE)
-        Bit ``i``: slot ``h + i`` (of the window addressed in the previous cycle) is
-        tracked / is marked stale (``rd_stale`` is meaningless for an untracked slot).
-    rd_mark : Out(PROBE)
-        Bit ``i``: the scrubber mark of slot ``h + i`` as it is at the end of this cycle;
-        pass it as ``wr_mark`` when writing that slot.
-    rd_tag : Out(ArrayLayout(TAG_WIDTH, PROBE)), rd_count : Out(ArrayLayout(COUNT_WIDTH, PROBE)),
-    rd_last : Out(ArrayLayout(TS_WIDTH, PROBE))
-        Lane ``i``: the entry of slot ``h + i``, one cycle after ``rd_slot``.
+        First slot ``h`` of the window to read; sampled every cycle. Slot ``h + i`` (lane
+        ``i``) is in bank ``(h + i) mod PROBE``; its entry appears on the ``bk_*`` outputs
+        of that bank one cycle later (the caller rotates them into probe order,
+        ``probe_order``).
     wr_en, wr_slot, wr_tag, wr_count, wr_last, wr_mark : In
         Write one entry; it becomes tracked and not stale (``wr_mark``: see above).
     inv_en, inv_slot : In
@@ -103,8 +97,9 @@ class BucketTable(wiring.Component):
     bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
         The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
         block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
-        mark at the end of this cycle, like ``rd_mark``, which depends on this cycle's
-        ``wr_*``; ``bk_mark_raw`` the mark as read).
+        mark at the end of this cycle, which depends on this cycle's ``wr_*``: pass it as
+        ``wr_mark`` when writing that slot; ``bk_mark_raw`` the mark as read; a slot is
+        stale when ``bk_fresh != bk_mark_raw``).
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -117,25 +112,27 @@ class BucketTable(wiring.Component):
         that must not wait for this cycle's write (the slot that write drops is the one it
         writes, whose mark the caller takes from the write).
 
+    Parameters
+    ----------
+    params : regmap.Params or None
+    memory : class
+        The memory every array is built from (default ``amaranth.lib.memory.Memory``; the
+        formal harness gives its register model).
+
     Attributes
     ----------
     rows : int
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
     """
 
-    def __init__(self, params=None):
+    def __init__(self, params=None, *, memory=Memory):
         params = check_params(params)
         self._params = params
+        self._memory = memory
         p = params
         self.rows = p.ENTRIES // p.PROBE
         super().__init__({
             "rd_slot": In(p.SLOT_WIDTH),
-            "rd_valid": Out(p.PROBE),
-            "rd_stale": Out(p.PROBE),
-            "rd_mark": Out(p.PROBE),
-            "rd_tag": Out(data.ArrayLayout(p.TAG_WIDTH, p.PROBE)),
-            "rd_count": Out(data.ArrayLayout(p.COUNT_WIDTH, p.PROBE)),
-            "rd_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
             "wr_en": In(1),
             "wr_slot": In(p.SLOT_WIDTH),
             "wr_tag": In(p.TAG_WIDTH),
@@ -183,8 +180,6 @@ class BucketTable(wiring.Component):
 
         # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
         h_lo, h_hi = split(self.rd_slot)
-        lo_q = Signal(max(pb, 1), name="rd_lo_q")
-        m.d.sync += lo_q.eq(h_lo if pb else 0)
 
         w_bank, w_row = split(self.wr_slot)
         i_bank, i_row = split(self.inv_slot)
@@ -205,7 +200,7 @@ class BucketTable(wiring.Component):
         # exactly as it is at the end of the arrival cycle, as a transparent read one
         # cycle later would return it. A read that meets a write of its row is therefore
         # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
-        scrub = Memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
+        scrub = self._memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
                        attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
@@ -260,11 +255,10 @@ class BucketTable(wiring.Component):
             m.d.comb += out.eq(Mux(hit_q, data_q, rp.data))
             return out
 
-        bank_ent, bank_meta, bank_mark, bank_mark_now = [], [], [], []
         for b in range(P):
-            ent = Memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            meta = Memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            mark = Memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
+            ent = self._memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            meta = self._memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
+            mark = self._memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
             m.submodules[f"ent{b}"] = ent
             m.submodules[f"meta{b}"] = meta
             m.submodules[f"mark{b}"] = mark
@@ -339,14 +333,10 @@ class BucketTable(wiring.Component):
                                               row_is(w_cmp, b)),
                              f"meta{b}")
             mark_rd = bypass(mark_r, mark_w, 1, sc_we & row_is(sc_cmp, b), f"mark{b}")
-            bank_ent.append(ent_rd)
-            bank_meta.append(meta_rd)
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
             m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
                                         mark_rd))
-            bank_mark.append(mark_rd)
-            bank_mark_now.append(mark_now)
             m.d.comb += [
                 self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
                 self.bk_last[b].eq(meta_rd.last), self.bk_valid[b].eq(meta_rd.valid),
@@ -359,17 +349,4 @@ class BucketTable(wiring.Component):
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
 
-        def lane(values, i):
-            return probe_order(values, lo_q, i)
-
-        for i in range(P):
-            m.d.comb += [
-                self.rd_tag[i].eq(lane([e.tag for e in bank_ent], i)),
-                self.rd_count[i].eq(lane([e.count for e in bank_ent], i)),
-                self.rd_last[i].eq(lane([x.last for x in bank_meta], i)),
-                self.rd_valid[i].eq(lane([x.valid for x in bank_meta], i)),
-                self.rd_stale[i].eq(lane([x.fresh ^ k for x, k in zip(bank_meta, bank_mark)],
-                                         i)),
-                self.rd_mark[i].eq(lane(bank_mark_now, i)),
-            ]
         return m

@@ -10,7 +10,7 @@ from amaranth.lib.wiring import In, Out, connect
 import regmap
 
 from .axil import AxiLiteSignature
-from .core import KvAsuCore, check_core_params
+from .core import CoreOptions, KvAsuCore, check_core_params
 from .layouts import check_params, request_layout, response_layout
 from .regs import KvAsuRegisters
 from .timebase import Timebase
@@ -25,23 +25,9 @@ class KvAsu(wiring.Component):
     ----------
     params : regmap.Params or None
         Elaboration parameters (``None``: the defaults).
-    pipelined : bool
-        Passed to ``KvAsuCore`` (default ``True``: one request per cycle).
-    eval_stages : int or None
-        Passed to ``KvAsuCore`` (1, 2 or 3; ``None``: the core's default, 3).
-    hash_lut_cross_products : bool or collection of str
-        Passed to ``KvAsuCore`` (DSP/LUT trade-off of the hash; no change in behaviour).
-    window_register : bool
-        Passed to ``KvAsuCore`` (the M stage; speed against about 190 flip-flops).
-    hash_mul_stages : int
-        Passed to ``KvAsuCore`` (the hash's stages per multiply, 1, 2 or 3; each more adds
-        4 cycles of latency).
-    stats_stages : int
-        Passed to ``KvAsuRegisters`` (the statistics engine's pipeline, 3 or 2; speed
-        against about 140 flip-flops and a cycle of a statistic's read latency).
-    lru_registered : bool
-        Passed to ``KvAsuCore`` (the LRU list's pipeline; speed against about 300
-        flip-flops and a cycle of the EVICT gap).
+    options : CoreOptions or None
+        The build choices (``None``: the defaults), passed to ``KvAsuCore``; its
+        ``stats_stages`` also to ``KvAsuRegisters``. None changes what the unit answers.
 
     Ports
     -----
@@ -59,17 +45,13 @@ class KvAsu(wiring.Component):
         Core acceptance-to-response latency in cycles.
     """
 
-    def __init__(self, params=None, *, pipelined=True, eval_stages=None, hash_mul_stages=2,
-                 hash_lut_cross_products=False, window_register=True, stats_stages=3,
-                 lru_registered=True):
+    def __init__(self, params=None, options=None):
         params = check_core_params(params)
+        options = CoreOptions.cast(options)
         self.params = params
-        kw = {} if eval_stages is None else {"eval_stages": eval_stages}
-        self.core = KvAsuCore(params, pipelined=pipelined, hash_mul_stages=hash_mul_stages,
-                              hash_lut_cross_products=hash_lut_cross_products,
-                              window_register=window_register,
-                              lru_registered=lru_registered, **kw)
-        self.regs = KvAsuRegisters(params, stats_stages=stats_stages)
+        self.options = options
+        self.core = KvAsuCore(params, options)
+        self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages)
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({

@@ -3,8 +3,8 @@
 ``python -m tools.bench --out build/bench.json [--fpga] [--cocotb]``
 
 * Requests per cycle and latency, measured cycle-accurately on the Verilated RTL (the fast
-  C++ harness, response consumer always ready) for each access pattern of issue #4, every
-  response checked against the golden model while at it.
+  C++ harness, response consumer always ready) for each access pattern of the benchmark,
+  every response checked against the golden model while at it.
 * Fmax and resources from the FPGA flow's reports (``build/fpga/*/report.json``; with
   ``--fpga`` the flow is run first), and the derived lookups per second at Fmax.
 * Simulation speed: requests per second through the golden model, the fast harness, and

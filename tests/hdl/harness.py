@@ -15,12 +15,15 @@ from amaranth.sim import Simulator
 
 import regmap
 from regmap import Params
-from hdl.core import KvAsuCore
+from hdl.core import CoreOptions, KvAsuCore
 from hdl.layouts import STAT_NAMES
 from hdl.timebase import Timebase
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = (regmap.OPS[n] for n in
                                     ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
+#: The benches' default build: the fast pipeline with the shortest hash (quick simulation).
+BENCH_OPTIONS = CoreOptions(hash_mul_stages=1)
+
 FIELDS = [name for name, _ in regmap.response_fields(Params())]
 
 SMALL = dict(ENTRIES=16, PROBE=4, ADDR_WIDTH=24, LINE_SHIFT=4, TS_WIDTH=5, TICK_SHIFT=1,
@@ -77,13 +80,9 @@ class CoreBench:
     ``rsp_ready``: a function cycle -> bool (default always ready).
     """
 
-    def __init__(self, params, *, pipelined=True, cfg=None, hash_mul_stages=1, eval_stages=None,
-                 window_register=True, lru_registered=True):
+    def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None):
         self.params = params
-        kw = {} if eval_stages is None else {"eval_stages": eval_stages}
-        kw["window_register"] = window_register
-        kw["lru_registered"] = lru_registered
-        self.core = KvAsuCore(params, pipelined=pipelined, hash_mul_stages=hash_mul_stages, **kw)
+        self.core = KvAsuCore(params, options)
         self.top = _Top(self.core)
         self.cfg = {**default_cfg(params), **(cfg or {})}
         c = self.cfg

@@ -9,17 +9,18 @@ import random
 
 import pytest
 
-from .harness import (EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, check_against_ref,
-                      hash_slot, small_params, tags_in_window)
+from hdl.core import CoreOptions
+
+from .harness import (BENCH_OPTIONS, EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of,
+                      check_against_ref, hash_slot, small_params, tags_in_window)
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
-# (pipelined, eval_stages[, window_register[, lru_registered]])
-MODES = [pytest.param((False, 1), id="serial"), pytest.param((True, 1), id="pipelined"),
-         pytest.param((True, 2), id="pipelined-e2"),
-         pytest.param((True, 2, False), id="pipelined-e2-nowr"),
-         pytest.param((True, 3), id="pipelined-e3"),
-         pytest.param((True, 1, False), id="pipelined-e1-nowr"),
-         pytest.param((True, 1, False, False), id="pipelined-ice40")]
+# The builds the benches run: the reference (one request at a time), the fast pipeline and
+# the compact one of the iCE40 build, each with the shortest hash.
+SERIAL = CoreOptions(serial=True, hash_mul_stages=1)
+COMPACT = CoreOptions(compact=True, hash_mul_stages=1)
+MODES = [pytest.param(SERIAL, id="serial"), pytest.param(BENCH_OPTIONS, id="pipelined"),
+         pytest.param(COMPACT, id="compact")]
 
 # Small windows so that every level is reachable (TICK_SHIFT = 1: a tick is 2 cycles).
 CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
@@ -58,21 +59,14 @@ def directed_params(**kw):
     return small_params(TICK_SHIFT=5, **kw)
 
 
-def run(p, script, mode, cfg=CFG, **kw):
-    mode = mode if isinstance(mode, tuple) else (mode, 1)
-    pipelined, eval_stages = mode[:2]
-    window_register = mode[2] if len(mode) > 2 else True
-    lru_registered = mode[3] if len(mode) > 3 else True
-    hash_mul_stages = mode[4] if len(mode) > 4 else 1
-    bench = CoreBench(p, pipelined=pipelined, cfg=cfg, eval_stages=eval_stages,
-                      window_register=window_register, lru_registered=lru_registered,
-                      hash_mul_stages=hash_mul_stages)
+def run(p, script, options, cfg=CFG, **kw):
+    bench = CoreBench(p, options, cfg=cfg)
     res = bench.run(script, **kw)
     return bench, res
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_levels_counts_and_cold_reset(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_levels_counts_and_cold_reset(options):
     p = directed_params()
     a = 5
     sa = hash_slot(p, a)
@@ -87,7 +81,7 @@ def test_levels_counts_and_cold_reset(pipelined):
         (22, obs(p, a, 1)),      # t=11 age 10: cold, count reset to 1
         (23, qry(p, 99, 0)),     # untracked: hit because min_tlevel 0
     )
-    bench, res = run(p, script, pipelined)
+    bench, res = run(p, script, options)
     assert [c for _, c in res["accepted"]] == [SCALE * x for x in (0, 1, 2, 3, 8, 12, 20, 22, 23)]
     R = res["responses"]
     assert R[0] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=sa)
@@ -110,8 +104,8 @@ def test_levels_counts_and_cold_reset(pipelined):
     assert res["occupancy"][-1] == 1
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_window_full_drop_and_saturated_replacement(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_window_full_drop_and_saturated_replacement(options):
     p = directed_params()
     h = 6
     t0, t1, t2, t3, t4 = tags_in_window(p, h, 5)
@@ -124,7 +118,7 @@ def test_window_full_drop_and_saturated_replacement(pipelined):
                                   # tie -> lowest offset: t0's slot, not t1 (oldest)
         (51, qry(p, t0)), (52, qry(p, t4)),
     )
-    bench, res = run(p, script, pipelined)
+    bench, res = run(p, script, options)
     R = res["responses"]
     for i in range(4):
         assert R[i] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[i])
@@ -141,8 +135,8 @@ def test_window_full_drop_and_saturated_replacement(pipelined):
     assert res["occupancy"][-1] == 4
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_replacement_prefers_oldest_below_saturation(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_replacement_prefers_oldest_below_saturation(options):
     p = directed_params()
     h = 3
     t0, t1, t2, t3, t4 = tags_in_window(p, h, 5)
@@ -154,14 +148,14 @@ def test_replacement_prefers_oldest_below_saturation(pipelined):
         (8, obs(p, t3)),          # t=4
         (26, obs(p, t4)),         # t=13: ages 13, 11, 11, 9: the oldest, t0, is T0
     )
-    bench, res = run(p, script, pipelined)
+    bench, res = run(p, script, options)
     R = res["responses"]
     assert R[4] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=slots[0], victim_valid=1,
                      victim_tag=t0)
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_lru_order_and_evicts(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_lru_order_and_evicts(options):
     p = directed_params()
     a, b, c = 10, 11, 12
     sa, sb, sc = (hash_slot(p, x) for x in (a, b, c))
@@ -178,7 +172,7 @@ def test_lru_order_and_evicts(pipelined):
         (63, obs(p, b)),                     # b back in (same slot: window empty)
         (64, ("req", EVICT_ANY, 0, 0)),      # b
     )
-    bench, res = run(p, script, pipelined)
+    bench, res = run(p, script, options)
     R = res["responses"]
     assert R[0] == Z(op=2) and R[1] == Z(op=3)
     assert R[6] == Z(op=2)
@@ -194,8 +188,8 @@ def test_lru_order_and_evicts(pipelined):
     check_against_ref(p, res, CFG)
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_no_aliasing_after_long_idle(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_no_aliasing_after_long_idle(options):
     # TS_WIDTH = 3: stored times wrap every 8 ticks (1 tick = 1 cycle); WMAX = 3.
     p = small_params(TS_WIDTH=3, TICK_SHIFT=0)
     cfg = dict(c3=2, c2=1, w3=1, w2=2, w1=3)
@@ -206,7 +200,7 @@ def test_no_aliasing_after_long_idle(pipelined):
     for gap in (8, 16, 64, 100, 7, 9, 4, 3, 200):
         start += gap + 12 + 1
         script += [("at", start), qry(p, a), obs(p, a)]
-    bench, res = run(p, script, pipelined, cfg=cfg)
+    bench, res = run(p, script, options, cfg=cfg)
     R = res["responses"]
     for n in range(1, len(R), 2):
         q, o = R[n], R[n + 1]
@@ -222,8 +216,8 @@ def test_no_aliasing_after_long_idle(pipelined):
         assert (q["tlevel_before"] == 0) == (age > cfg["w1"]), (age, q)
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_flush_and_config(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_flush_and_config(options):
     p = small_params()
     script = [obs(p, x) for x in range(1, 9)] + [
         ("flush",),
@@ -231,7 +225,7 @@ def test_flush_and_config(pipelined):
         ("cfg", dict(c3=7, c2=7, w3=0, w2=0, w1=0)),
         ("at", 60), qry(p, 2),          # age > 0 = W1: T0
     ]
-    bench, res = run(p, script, pipelined)
+    bench, res = run(p, script, options)
     R = res["responses"]
     assert R[8] == Z(op=1, hit=1)
     assert R[9]["tracked"] == 1 and R[9]["present"] == 0
@@ -239,13 +233,13 @@ def test_flush_and_config(pipelined):
     assert res["occupancy"][-1] == 1
 
 
-@pytest.mark.parametrize("eval_stages", [1, 2, 3])
-def test_one_per_cycle_fixed_latency(eval_stages):
+@pytest.mark.parametrize("options", [BENCH_OPTIONS, COMPACT], ids=["pipelined", "compact"])
+def test_one_per_cycle_fixed_latency(options):
     p = small_params()
     rng = random.Random(SEED)
     script = [("req", rng.choice((OBSERVE, QUERY)), addr_of(p, rng.randrange(1, 40)),
                rng.randrange(4)) for _ in range(200)]
-    bench, res = run(p, script, (True, eval_stages))
+    bench, res = run(p, script, options)
     acc = [c for _, c in res["accepted"]]
     assert acc == list(range(len(script)))          # one per cycle, no bubble
     lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
@@ -260,7 +254,7 @@ def test_fixed_latency_longer_hash(hash_mul_stages):
     rng = random.Random(SEED + hash_mul_stages)
     script = [("req", rng.choice((OBSERVE, QUERY, EVICT)), addr_of(p, rng.randrange(1, 40)),
                rng.randrange(4)) for _ in range(150)]
-    bench, res = run(p, script, (True, 3, True, True, hash_mul_stages))
+    bench, res = run(p, script, CoreOptions(hash_mul_stages=hash_mul_stages))
     assert bench.core.hash_latency == 3 + 4 * hash_mul_stages
     lat = [r - a for (_, a), r in zip(res["accepted"], res["rsp_cycles"])]
     assert set(lat) == {bench.core.latency}
@@ -269,11 +263,11 @@ def test_fixed_latency_longer_hash(hash_mul_stages):
 
 def test_serial_mode_throughput():
     p = small_params()
-    bench, res = run(p, [obs(p, 1), obs(p, 2), qry(p, 1)], False)
+    bench, res = run(p, [obs(p, 1), obs(p, 2), qry(p, 1)], SERIAL)
     acc = [c for _, c in res["accepted"]]
     lat = [r - a for a, r in zip(acc, res["rsp_cycles"])]
     assert set(lat) == {bench.core.latency}
-    assert acc[1] - acc[0] == bench.core.eval_lag + 2
+    assert acc[1] - acc[0] == bench.core.latency - 1   # the next once L has emptied
 
 
 def _random_script(p, rng, n, tags, evict_rate=0.1, gap_rate=0.1, max_gap=40):
@@ -291,11 +285,10 @@ def _random_script(p, rng, n, tags, evict_rate=0.1, gap_rate=0.1, max_gap=40):
     return script
 
 
-@pytest.mark.parametrize("pipelined", MODES)
+@pytest.mark.parametrize("options", MODES)
 @pytest.mark.parametrize("kind", ["small", "tight_ts", "probe2", "probe1", "tag_alias"])
-def test_random_against_model(pipelined, kind):
-    rng = random.Random(f"{SEED}-{pipelined}-{kind}")
-    pipelined_ = pipelined[0]
+def test_random_against_model(options, kind):
+    rng = random.Random(f"{SEED}-{options}-{kind}")
     if kind == "small":
         p, cfg = small_params(), CFG
     elif kind == "tight_ts":       # scrubber at its limit: ROWS = 4 = 2**(TS-1+SHIFT)
@@ -311,18 +304,18 @@ def test_random_against_model(pipelined, kind):
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
     if kind == "tag_alias":
         tags = [t | (rng.getrandbits(6) << 12) for t in rng.sample(range(1, 1 << 6), 12)]
-    script = _random_script(p, rng, 400 if pipelined_ else 150, tags)
-    bench, res = run(p, script, pipelined, cfg=cfg)
+    script = _random_script(p, rng, 150 if options.serial else 400, tags)
+    bench, res = run(p, script, options, cfg=cfg)
     check_against_ref(p, res, cfg)
 
 
-@pytest.mark.parametrize("pipelined", MODES)
-def test_backpressure_random(pipelined):
+@pytest.mark.parametrize("options", MODES)
+def test_backpressure_random(options):
     p = small_params()
     rng = random.Random(SEED + 7)
     tags = rng.sample(range(1, 200), 30)
-    script = _random_script(p, rng, 300 if pipelined[0] else 100, tags, gap_rate=0.03)
+    script = _random_script(p, rng, 100 if options.serial else 300, tags, gap_rate=0.03)
     pattern = [rng.random() < 0.4 for _ in range(4096)]
     stall = lambda c: pattern[c % 4096] and not (2000 < c < 2100)
-    bench, res = run(p, script, pipelined, rsp_ready=lambda c: stall(c) if c > 30 else c % 50 > 40)
+    bench, res = run(p, script, options, rsp_ready=lambda c: stall(c) if c > 30 else c % 50 > 40)
     check_against_ref(p, res, CFG)

@@ -5,6 +5,7 @@ sweep; and
 hdl.scrubber.Scrubber's stale decision."""
 
 import random
+from types import SimpleNamespace
 
 import pytest
 from amaranth import Elaboratable, Module
@@ -14,6 +15,28 @@ from hdl.scrubber import Scrubber
 from hdl.table import BucketTable
 
 from .harness import small_params
+
+
+def window(ctx, dut, h):
+    """The window read at ``h`` (addressed in the previous cycle) in probe order, from the
+    table's bank-order ports ``bk_*``: lane ``i`` is bank ``(h + i) mod PROBE``, at the row
+    of slot ``h + i``. ``valid``, ``stale``, ``mark``: bit ``i`` per lane; ``tag``,
+    ``count``, ``last``: lists."""
+    p = dut._params
+    P = p.PROBE
+    out = SimpleNamespace(valid=0, stale=0, mark=0, tag=[], count=[], last=[])
+    for i in range(P):
+        s = (h + i) % p.ENTRIES
+        b = s % P
+        assert ctx.get(dut.bk_row[b]) == s // P, (h, i)
+        fresh, mark = ctx.get(dut.bk_fresh[b]), ctx.get(dut.bk_mark_raw[b])
+        out.valid |= ctx.get(dut.bk_valid[b]) << i
+        out.stale |= (fresh ^ mark) << i
+        out.mark |= ctx.get(dut.bk_mark[b]) << i
+        out.tag.append(ctx.get(dut.bk_tag[b]))
+        out.count.append(ctx.get(dut.bk_count[b]))
+        out.last.append(ctx.get(dut.bk_last[b]))
+    return out
 
 
 def sim_run(dut, bench):
@@ -56,14 +79,14 @@ def test_window_reads(entries, probe):
                 ctx.set(dut.wr_en, 0)
             await ctx.tick()
             ctx.set(dut.wr_en, 0)
+            win = window(ctx, dut, h)
             for i in range(probe):
                 s = (h + i) % entries
-                assert ctx.get(dut.rd_valid[i]) == (s in model), (h, i)
-                assert ctx.get(dut.rd_stale[i]) == 0
+                assert (win.valid >> i) & 1 == (s in model), (h, i)
+                assert (win.stale >> i) & 1 == 0
                 if s in model:
                     tag, count, last = model[s]
-                    assert (ctx.get(dut.rd_tag[i]), ctx.get(dut.rd_count[i]),
-                            ctx.get(dut.rd_last[i])) == (tag, count, last), (h, i)
+                    assert (win.tag[i], win.count[i], win.last[i]) == (tag, count, last), (h, i)
 
     sim_run(dut, bench)
 
@@ -114,12 +137,13 @@ def test_reads_meet_every_write_source(entries, probe):
                 for b in range(probe):
                     model.pop(row * probe + b, None)
             await ctx.tick()
+            win = window(ctx, dut, h)
             for i in range(probe):
                 s = (h + i) % entries
-                assert ctx.get(dut.rd_valid[i]) == (s in model), (op, target, h, i)
+                assert (win.valid >> i) & 1 == (s in model), (op, target, h, i)
                 if s in model:
-                    assert (ctx.get(dut.rd_tag[i]), ctx.get(dut.rd_count[i]),
-                            ctx.get(dut.rd_last[i])) == model[s], (op, target, h, i)
+                    assert (win.tag[i], win.count[i], win.last[i]) == model[s], \
+                        (op, target, h, i)
         ctx.set(dut.wr_en, 0)
         ctx.set(dut.inv_en, 0)
         ctx.set(dut.clear_en, 0)
@@ -161,28 +185,30 @@ def test_valid_stale_inv_clear_scrub_port():
         assert ctx.get(dut.sc_mark_en) == 0b0010
         await ctx.tick()
         ctx.set(dut.wr_en, 0)
-        assert [ctx.get(dut.rd_last[i]) for i in (2, 3)] == [9, 10]  # transparent reads
-        assert ctx.get(dut.rd_valid) == 0b1110
-        assert ctx.get(dut.rd_stale) == 0b0010         # slot 5 only
+        win = window(ctx, dut, 4)
+        assert win.last[2:] == [9, 10]                  # transparent reads
+        assert win.valid == 0b1110
+        assert win.stale == 0b0010                      # slot 5 only
         # a write with the lane's mark clears stale (the scrubber's mark is 'not fresh')
-        assert ctx.get(dut.rd_mark) & 0b0010
+        assert win.mark & 0b0010
         ctx.set(dut.wr_en, 1)
         ctx.set(dut.wr_slot, 5)
-        ctx.set(dut.wr_mark, (ctx.get(dut.rd_mark) >> 1) & 1)
+        ctx.set(dut.wr_mark, (win.mark >> 1) & 1)
         await ctx.tick()
         ctx.set(dut.wr_en, 0)
-        assert ctx.get(dut.rd_stale) == 0
+        assert window(ctx, dut, 4).stale == 0
         # invalidate slot 6; window 14 wraps to 14, 15, 0, 1
         ctx.set(dut.inv_en, 1)
         ctx.set(dut.inv_slot, 6)
         ctx.set(dut.rd_slot, 14)
         await ctx.tick()
         ctx.set(dut.inv_en, 0)
-        assert ctx.get(dut.rd_valid) == 0b0110         # slots 15 and 0
-        assert ctx.get(dut.rd_last[1]) == 15
+        win = window(ctx, dut, 14)
+        assert win.valid == 0b0110                      # slots 15 and 0
+        assert win.last[1] == 15
         ctx.set(dut.rd_slot, 4)
         await ctx.tick()
-        assert ctx.get(dut.rd_valid) == 0b1010         # slots 5 and 7
+        assert window(ctx, dut, 4).valid == 0b1010      # slots 5 and 7
         # the clear sweep: one row per cycle
         ctx.set(dut.clear_en, 1)
         for row in range(dut.rows):
@@ -192,7 +218,7 @@ def test_valid_stale_inv_clear_scrub_port():
         for h in (0, 4, 12):
             ctx.set(dut.rd_slot, h)
             await ctx.tick()
-            assert ctx.get(dut.rd_valid) == 0
+            assert window(ctx, dut, h).valid == 0
 
     sim_run(dut, bench)
 
@@ -237,7 +263,8 @@ def test_scrubber_marks_only_old_slots():
         ctx.set(t.rd_slot, 8)
         await ctx.tick()
         # 10 is 10 ticks old (> WMAX = 7): stale; 11 is exactly 7: not; 9 fresh
-        assert ctx.get(t.rd_valid) == 0b1110
-        assert ctx.get(t.rd_stale) == 0b0100
+        win = window(ctx, t, 8)
+        assert win.valid == 0b1110
+        assert win.stale == 0b0100
 
     sim_run(top, bench)

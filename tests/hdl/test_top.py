@@ -2,6 +2,7 @@
 """hdl.top.KvAsu: Verilog generation (ports, module name, parameter errors) and a short
 integration run through the register block (requests, OCCUPANCY, a CTRL flush)."""
 
+import dataclasses
 import re
 
 import pytest
@@ -10,7 +11,7 @@ from amaranth.sim import Simulator
 
 import regmap
 from regmap import Params
-from hdl.core import KvAsuCore, check_core_params
+from hdl.core import CoreOptions, KvAsuCore, check_core_params
 from hdl.generate import generate, main
 from hdl.top import KvAsu
 
@@ -223,9 +224,34 @@ def test_reset_mid_run_leaves_a_clean_block():
                                                                           (3, 0, 0)]
 
 
-@pytest.mark.parametrize("pipelined,eval_stages", [(True, 1), (True, 2), (False, 1)])
-def test_every_variant_converts(pipelined, eval_stages):
+@pytest.mark.parametrize("serial", [False, True])
+@pytest.mark.parametrize("compact", [False, True])
+def test_every_variant_converts(serial, compact):
     """The simulator tolerates structural combinational loops that Verilog conversion
     refuses: convert every core variant of a small build."""
-    text = generate(small_params(), pipelined=pipelined, eval_stages=eval_stages)
+    text = generate(small_params(), CoreOptions(serial=serial, compact=compact))
     assert "module kv_asu(" in text
+
+
+def test_core_options_are_validated_and_frozen():
+    opts = CoreOptions(hash_lut_cross_products=["c2", "c1"])
+    assert opts.hash_lut_cross_products == frozenset({"c1", "c2"})
+    assert (opts.m_stage, opts.split_evaluation, opts.lru_registered, opts.stats_stages) == \
+        (True, True, True, 3)
+    compact = CoreOptions(compact=True)
+    assert (compact.m_stage, compact.split_evaluation, compact.lru_registered,
+            compact.stats_stages) == (False, False, False, 2)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.compact = True
+    for bad, exc in [(dict(serial=1), TypeError), (dict(compact="yes"), TypeError),
+                     (dict(hash_mul_stages=4), ValueError), (dict(hash_mul_stages=True), TypeError),
+                     (dict(hash_lut_cross_products="c1"), TypeError),
+                     (dict(hash_lut_cross_products={"c9"}), ValueError)]:
+        with pytest.raises(exc):
+            CoreOptions(**bad)
+    with pytest.raises(TypeError):
+        KvAsu(small_params(), {"compact": True})
+    # The latency and EVICT gap each pipeline documents (docs/rtl.md).
+    assert (KvAsu().latency, KvAsu().core.evict_gap) == (19, 6)
+    assert (KvAsu(None, compact).latency, KvAsu(None, compact).core.evict_gap) == (16, 2)
+    assert KvAsu(None, CoreOptions(hash_mul_stages=3)).latency == 23

@@ -1,4 +1,9 @@
-"""The KV-ASU core datapath: request pipeline, bucket table, LRU list, scrubber.
+"""``KvAsuCore``: the stages of the request pipeline, wired in the order a request meets
+them: ``Admission`` -> the hash and its delay line -> R (the window start) -> M (the window
+registered in bank order) -> E1a (lane results) -> E1b (``Decision`` versions, one picked)
+-> ``Commit`` (E2: T-level, table write, LRU command, response; L) -> the response FIFO.
+R, M, E1a and E1b are still written inline here; ``Commit.forward`` (E2's write) is wired
+back into them in this one place.
 
 See docs/rtl.md for the block diagram, the pipeline and the timing.
 """
@@ -6,16 +11,22 @@ See docs/rtl.md for the block diagram, the pipeline and the timing.
 from amaranth import *
 from amaranth.lib import wiring, data, stream
 from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 import regmap
 
-from .hash import Murmur3Hash64
-from .layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
-from .lru import LruCmd, LruList, tail_lag
-from .scrubber import Scrubber
-from .table import BucketTable, probe_order
-from .tlevel import TLevel, saturated_age
+from ..hash import Murmur3Hash64
+from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
+from ..lru import LruCmd, LruList, tail_lag
+from ..scrubber import Scrubber
+from ..table import BucketTable, probe_order
+from ..tlevel import TLevel, saturated_age
+from .admission import Admission
+from .commit import Commit
+from .decision import Decision, sat_inc as _sat_inc
+from .interfaces import bank_layout, decision_layout, lane_layout, stage_layout
+from .options import CoreOptions
 
 __all__ = ["KvAsuCore", "check_core_params"]
 
@@ -54,45 +65,27 @@ class KvAsuCore(wiring.Component):
     params : regmap.Params or None
         Elaboration parameters (``None``: the defaults). See ``check_core_params`` for the
         extra restriction of the RTL.
-    pipelined : bool
-        ``True`` (default): up to one request accepted per cycle. ``False``: one request at
-        a time (``req.ready`` stays low until the previous request has left the pipeline);
-        the same datapath, kept as a reference mode.
-    hash_mul_stages : int
-        Passed to ``Murmur3Hash64`` (1, 2 or 3); sets the hash latency.
-    hash_lut_cross_products : bool or collection of str
-        Passed to ``Murmur3Hash64``: which multiplies make their cross partial products in
-        LUTs instead of DSPs (for devices with few DSPs; no change in behaviour or latency).
-    window_register : bool
-        ``True`` (default): the M stage registers the table's block-RAM outputs before E
-        (one more cycle of latency and of the EVICT gap; the speed). ``False``: E takes
-        them directly (about 190 fewer flip-flops and logic cells in the reduced iCE40
-        build, which needs them).
-    eval_stages : int
-        3 (default): E1a (per-lane match and age, with the write of the request two ahead
-        snooped in), E1b (the decision, computed for every lane the request just ahead may
-        write and picked when it has decided), E2 (counts, T-levels, writes); a request
-        right after an EVICT / EVICT_ANY waits one cycle (E1b does not speculate on an
-        invalidate). See docs/fpga.md for its speed on an ECP5-85F.
-        2: E1 decides with E2's write forwarded as results, E2 writes (52 MHz when
-        the default ran at 61).
-        1: one stage E decides and writes (26 MHz before the M stage). Each step down
-        saves a cycle of latency and of the EVICT gap.
-    lru_registered : bool
-        Passed to ``LruList`` as ``registered``: ``True`` (default) registers every LRU
-        block-RAM output first; ``False`` saves about 300 flip-flops (the iCE40 build) and
-        a cycle of the EVICT gap.
+    options : CoreOptions or None
+        The build choices (``None``: the defaults): serial or pipelined, the fast or the
+        compact pipeline, the hash's multiplies. None changes what the core answers.
+    hash : wiring.Component or None
+        The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
+        ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
+        gives an abstract hash.
+    memory : class
+        The memory the table and the LRU list are built from (default
+        ``amaranth.lib.memory.Memory``; the formal harness gives its register model).
 
     Ports
     -----
     req : In(stream.Signature(request_layout(params)))
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
-        and (pipelined mode) for an EVICT / EVICT_ANY while a request accepted in one of
+        and (not serial) for an EVICT / EVICT_ANY while a request accepted in one of
         the ``evict_gap`` previous cycles could still change the LRU tail (``ready``
-        depends on ``req.payload.op``), and with three evaluation stages for any request in
+        depends on ``req.payload.op``), and with the split evaluation for any request in
         the cycle after an EVICT / EVICT_ANY was accepted.
-        Non-pipelined mode: also while any request is in flight.
+        Serial mode: also while any request is in flight.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
         from acceptance to ``valid`` when the consumer keeps up.
@@ -134,29 +127,34 @@ class KvAsuCore(wiring.Component):
         ``evict_gap`` cycles before it (6 by default).
     """
 
-    def __init__(self, params=None, *, pipelined=True, hash_mul_stages=2, eval_stages=3,
-                 hash_lut_cross_products=False, window_register=True, lru_registered=True):
+    def __init__(self, params=None, options=None, *, hash=None, memory=Memory):
         params = check_core_params(params)
-        if eval_stages not in (1, 2, 3):
-            raise ValueError(f"eval_stages must be 1, 2 or 3, not {eval_stages!r}")
+        options = CoreOptions.cast(options)
         self._params = params
-        self.pipelined = bool(pipelined)
-        self.eval_stages = eval_stages
-        self._hash = Murmur3Hash64(mul_stages=hash_mul_stages,
-                                   lut_cross_products=hash_lut_cross_products)
-        self.hash_latency = self._hash.latency
-        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) -> M (a+2+Lh) -> E (a+3+Lh)
-        # [-> E2 (a+3+Lh)] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
-        self.window_register = bool(window_register)
-        self.eval_lag = self.hash_latency + 2 + self.window_register
+        self.options = options
+        eval_stages = 3 if options.split_evaluation else 1     # E1a, E1b, E2 or E
+        if hash is None:
+            hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
+                                 lut_cross_products=options.hash_lut_cross_products)
+        self.hash = hash
+        self.hash_latency = hash.latency
+        # acceptance (cycle a) -> s0 (a+1) -> ... -> R (a+1+Lh) [-> M] -> E1a or E
+        # [-> E1b -> E2] -> L; L writes the FIFO, which shows it 2 cycles later (r_rdy).
+        self.eval_lag = self.hash_latency + 2 + options.m_stage
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
         # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
         # the request ahead (given in E2) tail_lag cycles later: the cycles before an
         # EVICT's acceptance that must be free of acceptances.
-        self.lru_registered = bool(lru_registered)
-        self.evict_gap = (self.window_register + eval_stages +
-                          tail_lag(self.lru_registered) - 1)
+        self.evict_gap = (options.m_stage + eval_stages +
+                          tail_lag(options.lru_registered) - 1)
+        self.table = BucketTable(params, memory=memory)
+        self.lru = LruList(params, registered=options.lru_registered, memory=memory)
+        self.scrubber = Scrubber(params, lag=self.eval_lag)
+        self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
+        self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
+                                   evict_gap=self.evict_gap)
+        self.commit = Commit(params, registered=options.split_evaluation)
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
             "rsp": Out(stream.Signature(response_layout(params))),
@@ -177,94 +175,39 @@ class KvAsuCore(wiring.Component):
         P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
         cfg = self.cfg
 
-        m.submodules.hash = hsh = self._hash
-        m.submodules.table = table = BucketTable(p)
-        m.submodules.lru = lru = LruList(p, registered=self.lru_registered)
-        m.submodules.scrubber = scrub = Scrubber(p, lag=self.eval_lag)
-        m.submodules.tl_before = tl_before = TLevel(p)
-        m.submodules.fifo = fifo = SyncFIFOBuffered(
-            width=response_layout(p).size, depth=self.fifo_depth)
+        m.submodules.hash = hsh = self.hash
+        m.submodules.table = table = self.table
+        m.submodules.lru = lru = self.lru
+        m.submodules.scrubber = scrub = self.scrubber
+        m.submodules.fifo = fifo = self.fifo
 
-        stage = data.StructLayout({
-            "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
-        })
-        self.stage_layout = stage             # for the formal harness's views
+        split = self.options.split_evaluation     # E1a, E1b, E2 (else one stage E)
+        stage = stage_layout(p)
 
-        # ---- acceptance and credits ---------------------------------------------------
-        accept = Signal()
-        m.d.comb += accept.eq(self.req.valid & self.req.ready)
-        pop = Signal()
-        m.d.comb += pop.eq(fifo.r_rdy & self.rsp.ready)
-        inflight = Signal(range(self.fifo_depth + 1))
-        m.d.sync += inflight.eq(inflight + accept - pop)
-
-        # The clear sweep (after reset and after a flush): one table row per cycle.
-        flushing = Signal(init=1)
-        sweep_row = Signal(range(table.rows))
-        with m.If(self.flush):
-            m.d.sync += [flushing.eq(1), sweep_row.eq(0)]
-        with m.Elif(flushing):
-            m.d.sync += sweep_row.eq(sweep_row + 1)
-            with m.If(sweep_row == table.rows - 1):
-                m.d.sync += [flushing.eq(0), sweep_row.eq(0)]
-        m.d.comb += [self.flushing.eq(flushing),
-                     table.clear_en.eq(flushing), table.clear_row.eq(sweep_row)]
-
-        lh = self.hash_latency
-        s = [Signal(stage, name=f"s{k}") for k in range(lh + 1)]
-        mreq = Signal(stage, name="mreq")     # M: the table's read data arrives
-        e = Signal(stage, name="e")
-        l_valid = Signal()
-        busy = Signal()
-        busy_extra = Signal()      # E2 occupied (eval_stages >= 2)
-        busy_extra2 = Signal()     # E1b occupied (eval_stages == 3)
-        m.d.comb += busy.eq(Cat(*(x.valid for x in s), mreq.valid, e.valid, busy_extra,
-                                busy_extra2, l_valid).any())
-        # `idle` is a register (it fans out into the register block's CTRL sequencing,
-        # which clears every statistic): high when the pipeline was empty and accepted
-        # nothing in the previous cycle, so it is empty now (a stage is only ever filled
-        # from the one before it or by an acceptance). One cycle late, never early.
-        idle_q = Signal(init=1)
-        m.d.sync += idle_q.eq(~busy & ~accept)
-        m.d.comb += self.idle.eq(idle_q)
-
-        # the EVICT gap, below
-        n_gap = self.evict_gap
-        acc = [Signal(name=f"acc{k}") for k in range(1, n_gap + 1)]  # accepted k cycles ago
-        m.d.sync += acc[0].eq(accept)
-        for k in range(1, n_gap):
-            m.d.sync += acc[k].eq(acc[k - 1])
-
-        ready = (self.enable & ~self.hold & ~self.flush & ~flushing
-                 & (inflight < self.fifo_depth))
-        if self.pipelined:
-            is_evict = self.req.payload.op[1]
-            # the LRU tail shows the command of E2 from E2 + tail_lag: the R of an
-            # EVICT must not come before
-            gap = Cat(*acc).any()
-            ready = ready & ~(is_evict & gap)
-            if self.eval_stages == 3:
-                # E1b decides for every lane the request ahead may write, but not for an
-                # invalidate: no request directly after an EVICT / EVICT_ANY.
-                evict1 = Signal()
-                m.d.sync += evict1.eq(accept & is_evict)
-                ready = ready & ~evict1
-        else:
-            ready = ready & ~busy
-        m.d.comb += self.req.ready.eq(ready)
-
-        # ---- s0: register the request --------------------------------------------------
-        addr = self.req.payload.addr
-        m.d.sync += [
-            s[0].valid.eq(accept),
-            s[0].op.eq(self.req.payload.op),
-            s[0].min_tlevel.eq(self.req.payload.min_tlevel),
-            s[0].tag.eq(addr[p.LINE_SHIFT:][:p.TAG_WIDTH]),
-            s[0].t.eq(self.cycle[p.TICK_SHIFT:][:ts]),
+        # ---- admission: credits, the EVICT gap, the clear sweep; s0 -----------------------
+        m.submodules.admission = admission = self.admission
+        m.submodules.commit = commit = self.commit
+        fwd = commit.forward          # E2's write, back into M, E1a and E1b (see there)
+        wiring.connect(m, wiring.flipped(self.req), admission.req)
+        m.d.comb += [
+            admission.enable.eq(self.enable), admission.hold.eq(self.hold),
+            admission.flush.eq(self.flush), admission.cycle.eq(self.cycle),
+            admission.pop.eq(fifo.r_rdy & self.rsp.ready),
+            self.idle.eq(admission.idle), self.flushing.eq(admission.flushing),
+            table.clear_en.eq(admission.flushing), table.clear_row.eq(admission.sweep_row),
         ]
+
+        # ---- the hash, and the request beside it (s0 .. s[Lh]) -----------------------------
+        lh = self.hash_latency
+        s = [admission.s0] + [Signal(stage, name=f"s{k}") for k in range(1, lh + 1)]
         for k in range(1, lh + 1):
             m.d.sync += s[k].eq(s[k - 1])
         m.d.comb += [hsh.key.eq(s[0].tag), hsh.seed.eq(cfg.hash_seed)]
+        mreq = Signal(stage, name="mreq")     # M: the table's read data arrives
+        e = Signal(stage, name="e")
+        eb = Signal(stage, name="eb")         # E1b
+        m.d.comb += admission.busy.eq(Cat(*(x.valid for x in s[1:]), mreq.valid, e.valid,
+                                          eb.valid, commit.busy).any())
 
         # ---- R: window read (or the LRU tail for EVICT) --------------------------------
         r = s[lh]
@@ -273,7 +216,7 @@ class KvAsuCore(wiring.Component):
         m.d.comb += table.rd_slot.eq(rd_slot)
         m_h = Signal(sw)
         e_h = Signal(sw)
-        if self.window_register:
+        if self.options.m_stage:
             m.d.sync += [mreq.eq(r), m_h.eq(rd_slot), e.eq(mreq), e_h.eq(m_h)]
         else:
             m.d.sync += [e.eq(r), e_h.eq(rd_slot)]
@@ -282,48 +225,21 @@ class KvAsuCore(wiring.Component):
         # with the table write / invalidate of this cycle snooped in, so E starts from
         # flip-flops; rotation into probe order happens in E.
         pb = P.bit_length() - 1
-        bank_layout = data.StructLayout({
-            "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": ts,
-            "valid": 1, "fresh": 1, "mark": 1, "row": range(table.rows),
-            "sc_row_hit": 1,     # row == the row of the scrubber's mark write (E1a's cycle)
-        })
-        self.bank_layout = bank_layout        # for the formal harness's views
-        mb = [Signal(bank_layout, name=f"mbank{b}") for b in range(P)]
+        mb = [Signal(bank_layout(p), name=f"mbank{b}") for b in range(P)]
 
-        # ---- E (E1, or E1a + E1b): analyse the window, decide ----------------------------
-        # The decision `d` depends only on the window lanes; with two or three evaluation
-        # stages it is registered into `d2` and the rest (counts, T-levels, writes, LRU
-        # command, response) happens in E2, whose table write and invalidate are forwarded
-        # into the lanes of the request behind it (E1, or E1a; E1b picks a precomputed
-        # decision instead).
-        decision = data.StructLayout({
-            "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
-            "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,
-            "any_free": 1, "free_slot": sw, "free_mark": 1,
-            "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
-            "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
-            "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
-            "wr_slot": sw,     # and its slot and mark (E2's write without a multiplexer)
-            "wr_mark": 1,
-            "wr": 1,           # a valid OBSERVE that writes: E2's write enable, registered
-            "inv": 1,          # a valid EVICT that takes the tail: E2's invalidate enable
-            "cnt_after": p.COUNT_WIDTH,      # the count an OBSERVE leaves (E2's write)
-            "cnt_after_inc": p.COUNT_WIDTH,  # and one more (for a follower of the line)
-        })
-        self.decision_layout = decision       # for the formal harness's views
+        # ---- E1a + E1b (or E): analyse the window, decide -------------------------------
+        # The decision `d` depends only on the window lanes; in the split evaluation the
+        # commit stage registers it (E2) and does the rest (T-level, writes, LRU command,
+        # response); E2's table write and invalidate (`fwd`) are forwarded into the lanes
+        # of the request in E1a, and E1b picks one of its precomputed decisions by it. In
+        # the compact pipeline E decides and the commit stage commits in the same cycle.
+        decision = decision_layout(p)
         d = Signal(decision)
-        wr_en, wr_slot = Signal(), Signal(sw)
-        wr_lane = Signal(P)         # the lane of its window E2 writes (one-hot)
-        wr_count = Signal(p.COUNT_WIDTH)
-        wr_mark = Signal()
-        inv_en, inv_slot = Signal(), Signal(sw)
-        two = self.eval_stages >= 2       # E (E1a) forwards E2's write
-        three = self.eval_stages == 3
 
         # Slot of each lane: constant adds from the window start of the stage before E
         # (M, or R), registered alongside e_h: never behind the decision.
-        pre_h = m_h if self.window_register else rd_slot
-        pre_req = mreq if self.window_register else r     # the request in that stage
+        pre_h = m_h if self.options.m_stage else rd_slot
+        pre_req = mreq if self.options.m_stage else r     # the request in that stage
         lane_slots = [Signal(sw, name=f"lane_slot{i}") for i in range(P)]
         for i in range(P):
             m.d.sync += lane_slots[i].eq((pre_h + i)[:sw])
@@ -332,7 +248,7 @@ class KvAsuCore(wiring.Component):
             """Registered ``ov[i][j]``: lane i of the window starting at ``pre_h`` is lane j
             of the window starting at ``h_ahead`` (``pre_h - h_ahead == j - i`` mod
             ENTRIES), so that a forward finds the lane a request ahead writes from its
-            one-hot ``wr_lane`` with an AND-OR, not with slot comparators behind d2."""
+            one-hot ``fwd.lane`` with an AND-OR, not with slot comparators behind E2."""
             delta = Signal(sw, name=f"{name}_delta")
             m.d.comb += delta.eq(pre_h - h_ahead)
             ov = [Signal(P, name=f"{name}{i}") for i in range(P)]
@@ -341,14 +257,13 @@ class KvAsuCore(wiring.Component):
                     m.d.sync += ov[i][j].eq(delta == ((j - i) % p.ENTRIES))
             return ov
 
-        if three:
-            eb = Signal(stage, name="eb")       # E1b
-            eb_tail = Signal(sw)                # its window start
+        if split:
+            eb_tail = Signal(sw)                # E1b's window start
             # The request in E2 while this one is in E1a is in E1b now; the one in E2
             # while this one is in E1b is in E1a now.
             e_ov = overlap(eb_tail, "e_ov")
             e_ov1 = overlap(e_h, "e_ov1")
-            if self.window_register:
+            if self.options.m_stage:
                 # The same for M's snoop, per bank: m_ov[b][j] is "the slot the request
                 # entering M reads in bank b is lane j of the window of the request that
                 # will be in E2 then" (in E1b now), so the snoop needs no slot comparator
@@ -379,9 +294,9 @@ class KvAsuCore(wiring.Component):
         # Without the window register the table's outputs feed E directly (the write of
         # the cycle before is then seen through the read port's transparency).
         for b in range(P):
-            if not self.window_register:
+            if not self.options.m_stage:
                 # (the mark as read: the mark at the end of the cycle depends on this
-                # cycle's write, which with one evaluation stage depends on these lanes)
+                # cycle's write, which in the compact pipeline depends on these lanes)
                 m.d.comb += [
                     mb[b].tag.eq(table.bk_tag[b]), mb[b].count.eq(table.bk_count[b]),
                     mb[b].last.eq(table.bk_last[b]), mb[b].valid.eq(table.bk_valid[b]),
@@ -391,21 +306,15 @@ class KvAsuCore(wiring.Component):
                 ]
                 continue
             row_b = table.bk_row[b]
-            if three:
-                # (E2 writes lane wr_lane of its window and invalidates lane 0, the tail)
-                hit = wr_en & (wr_lane & m_ov[b]).any()
-                gone = inv_en & m_ov[b][0]
-            else:
-                in_b = (wr_slot[:pb] == b) if pb else Const(1)
-                inv_b = (inv_slot[:pb] == b) if pb else Const(1)
-                hit = wr_en & in_b & (wr_slot[pb:] == row_b)
-                gone = inv_en & inv_b & (inv_slot[pb:] == row_b)
+            # (E2 writes lane `fwd.lane` of its window and invalidates lane 0, the tail)
+            written = fwd.write & (fwd.lane & m_ov[b]).any()
+            gone = fwd.invalidate & m_ov[b][0]
             m.d.sync += [
-                mb[b].tag.eq(Mux(hit, table.wr_tag, table.bk_tag[b])),
-                mb[b].count.eq(Mux(hit, wr_count, table.bk_count[b])),
-                mb[b].last.eq(Mux(hit, table.wr_last, table.bk_last[b])),
-                mb[b].valid.eq(hit | (table.bk_valid[b] & ~gone)),
-                mb[b].fresh.eq(Mux(hit, wr_mark, table.bk_fresh[b])),
+                mb[b].tag.eq(Mux(written, fwd.tag, table.bk_tag[b])),
+                mb[b].count.eq(Mux(written, fwd.count, table.bk_count[b])),
+                mb[b].last.eq(Mux(written, fwd.last, table.bk_last[b])),
+                mb[b].valid.eq(written | (table.bk_valid[b] & ~gone)),
+                mb[b].fresh.eq(Mux(written, fwd.mark, table.bk_fresh[b])),
                 mb[b].mark.eq(table.bk_mark[b]),
                 mb[b].row.eq(row_b),
                 mb[b].sc_row_hit.eq(row_b == table.sc_mark_row_next),
@@ -416,7 +325,7 @@ class KvAsuCore(wiring.Component):
         # this cycle, so the scrubber's mark write of this cycle is applied to it.
         mark_now_b = Signal(P)
         for b in range(P):
-            if self.eval_stages == 1:
+            if not split:
                 # E writes in this cycle: a scrubber mark of the slot it writes is dropped,
                 # so the mark as held is the one to carry (and the snoop would depend on
                 # E's own write).
@@ -424,7 +333,7 @@ class KvAsuCore(wiring.Component):
                 continue
             # The scrubber's write as it intends it (`sc_mark_intent`), not as E2's write
             # may cancel it (`sc_mark_en`): it is cancelled only when E2 writes that slot, and
-            # then the lane holding it is forwarded from E2 (wr_mark), so the two agree on
+            # then the lane holding it is forwarded from E2 (fwd.mark), so the two agree on
             # every lane used, and the lanes do not wait for E2's decision.
             sc_hit = table.sc_mark_intent[b] & mb[b].sc_row_hit
             m.d.comb += mark_now_b[b].eq(Mux(sc_hit, table.sc_mark_value[b], mb[b].mark))
@@ -434,20 +343,17 @@ class KvAsuCore(wiring.Component):
         def rotated(values, i):
             return probe_order(values, lane_slots[i][:pb], 0)
 
-        if two:
-            d2 = Signal(decision, name="d2")
+        if split:
             # Forwarding of E2's write and invalidate (the request ahead) into this window,
-            # compare-then-forward: which lane E2 writes is decided from d2's registered
+            # compare-then-forward: which lane E2 writes is decided from E2's registered
             # slots (no late wr_slot mux in front of a comparator), and the forwarded lane's
             # match and age are computed from registers alongside the lanes' own, so the
             # forward is a 2:1 choice of results rather than of raw data.
-            obs_wr = d2.wr        # a valid OBSERVE that writes (wr_lane: its lane)
-            inv_pre = d2.inv
             # The forwarded lane's match (this tag == E2's) and age (from E2's stamp) are
             # compared a cycle ahead, between the same two requests one stage earlier
             # (the stages move in lockstep), and registered: no 56-bit comparison behind
-            # d2 in front of the lane multiplexers.
-            ahead = eb if three else e          # the request that is in E2 next cycle
+            # E2 in front of the lane multiplexers.
+            ahead = eb                          # the request that is in E2 next cycle
             same_tag = Signal()
             age_fw = Signal(ts)
             m.d.sync += [same_tag.eq(pre_req.tag == ahead.tag),
@@ -476,21 +382,12 @@ class KvAsuCore(wiring.Component):
             r_cnt = rotated([x.count for x in mb], i)
             r_mark = rotated(list(mark_now_b), i)
             r_age = rotated(age_b, i)
-            if two:
-                slot_i = lane_slots[i]
+            if split:
                 fw_wr = Signal(name=f"fw_wr{i}")
                 fw_inv = Signal(name=f"fw_inv{i}")
-                if three:
-                    # (an EVICT's tail slot is lane 0 of its window)
-                    m.d.comb += [fw_wr.eq(obs_wr & (d2.wr_lane & e_ov[i]).any()),
-                                 fw_inv.eq(inv_pre & e_ov[i][0])]
-                else:
-                    m.d.comb += [
-                        fw_wr.eq(obs_wr & Mux(d2.present, d2.hit_slot == slot_i,
-                                              Mux(d2.any_free, d2.free_slot == slot_i,
-                                                  d2.vict_t0 & (d2.vict_slot == slot_i)))),
-                        fw_inv.eq(inv_pre & (d2.tail_slot == slot_i)),
-                    ]
+                # (an EVICT's tail slot is lane 0 of its window)
+                m.d.comb += [fw_wr.eq(fwd.write & (fwd.lane & e_ov[i]).any()),
+                             fw_inv.eq(fwd.invalidate & e_ov[i][0])]
                 kept = r_valid & ~fw_inv
                 r_cnts.append(r_cnt)
                 fw_wrs.append(fw_wr)
@@ -498,9 +395,9 @@ class KvAsuCore(wiring.Component):
                     valid_l[i].eq(fw_wr | kept),
                     match[i].eq(Mux(fw_wr, same_tag, kept & r_tag_eq)),
                     ages[i].eq(Mux(fw_wr, age_fw, r_age)),
-                    tag_l[i].eq(Mux(fw_wr, d2.tag, r_tag)),
-                    cnt_l[i].eq(Mux(fw_wr, wr_count, r_cnt)),
-                    mark_l[i].eq(Mux(fw_wr, wr_mark, r_mark)),
+                    tag_l[i].eq(Mux(fw_wr, fwd.tag, r_tag)),
+                    cnt_l[i].eq(Mux(fw_wr, fwd.count, r_cnt)),
+                    mark_l[i].eq(Mux(fw_wr, fwd.mark, r_mark)),
                 ]
             else:
                 # No forwarding (and no structural path from the write back to the lanes,
@@ -510,21 +407,12 @@ class KvAsuCore(wiring.Component):
                     mark_l[i].eq(r_mark), ages[i].eq(r_age),
                     match[i].eq(r_valid & r_tag_eq),
                 ]
-        def select(one_hot, values):
-            """``values[i]`` for the one bit ``i`` of ``one_hot`` that is set: an AND-OR
-            select, no encoder/decoder or adder behind it."""
-            out = 0
-            for i in range(P):
-                out = out | Mux(one_hot[i], values[i], 0)
-            return out
-
         def sat_inc(x, k=1):
-            """min(x + k, COUNT_MAX)"""
-            return Mux(x >= p.COUNT_MAX - (k - 1), p.COUNT_MAX, x + k)[:p.COUNT_WIDTH]
+            return _sat_inc(p, x, k)
 
         def decide(req, valid_l, match, ages, tag_l, cnt_l, mark_l, slots, tail_slot,
                    name, gt=None, old=None, inc=None, inc2=None):
-            """The decision for request ``req`` from its window's lane results.
+            """A ``Decision`` for request ``req`` from its window's lane results.
 
             ``gt(i, j)`` (``ages[i] > ages[j]``), ``old`` (``ages[i] > W1`` per lane) and
             ``inc`` / ``inc2`` (``sat_inc(cnt_l[i], 1 / 2)``) may be given precomputed; by
@@ -539,73 +427,22 @@ class KvAsuCore(wiring.Component):
                     return ages[i] > ages[j]
             if old is None:
                 old = Cat(ages[i] > cfg.w1 for i in range(P))
-            dd = Signal(decision, name=name)
-            free = ~valid_l
+            m.submodules[name] = dec = Decision(p)
             m.d.comb += [
-                dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
-                dd.tag.eq(req.tag), dd.t.eq(req.t),
-                dd.present.eq(match.any()), dd.any_free.eq(free.any()),
+                dec.request.eq(req), dec.valid.eq(valid_l), dec.match.eq(match),
+                dec.mark.eq(mark_l), dec.beyond_w1.eq(old), dec.window.eq(tail_slot),
+                dec.list_empty.eq(lru.empty),
             ]
-            # At most one lane matches (one slot per tag); hit_lane makes it one-hot by
-            # construction anyway (the last matching lane), so that wr_lane is one-hot
-            # whatever the state, which the forwards rely on.
-            hit_lane = Signal(P, name=f"{name}_hit_lane")
             for i in range(P):
-                m.d.comb += hit_lane[i].eq(match[i] & ~match[i + 1:].any()
-                                           if i < P - 1 else match[i])
-            for i in range(P):
-                with m.If(hit_lane[i]):
-                    m.d.comb += [dd.hit_cnt.eq(cnt_l[i]), dd.hit_age.eq(ages[i]),
-                                 dd.hit_slot.eq(slots[i]), dd.hit_mark.eq(mark_l[i])]
-            for i in reversed(range(P)):  # first free lane in probe order wins
-                with m.If(free[i]):
-                    m.d.comb += [dd.free_slot.eq(slots[i]), dd.free_mark.eq(mark_l[i])]
-            # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
-            # comparisons in parallel (one comparator deep, not a chain of P - 1).
-            wins = Signal(P, name=f"{name}_wins")
-            for i in range(P):
-                m.d.comb += wins[i].eq(Cat(*([gt(i, j) for j in range(i)] +
-                                             [~gt(j, i) for j in range(i + 1, P)]),
-                                           Const(1, 1)).all())
-            old_l = Signal(P, name=f"{name}_old")   # saturated age beyond W1 (T0 line)
-            m.d.comb += old_l.eq(old)
-            old = old_l
+                m.d.comb += [
+                    dec.age[i].eq(ages[i]), dec.tag[i].eq(tag_l[i]),
+                    dec.count[i].eq(cnt_l[i]), dec.slot[i].eq(slots[i]),
+                    dec.count_inc[i].eq(inc[i]), dec.count_inc2[i].eq(inc2[i]),
+                ]
+                m.d.comb += [dec.older[i][j].eq(gt(i, j)) for j in range(P) if j != i]
+            return dec.decision
 
-
-            # The count an OBSERVE leaves: one more (saturating) for a line seen again
-            # within W1, 1 for a new or cold one; and one more than that.
-            warm = dd.present & ~(hit_lane & old).any()
-            m.d.comb += [dd.cnt_after.eq(Mux(warm, select(hit_lane, inc), 1)),
-                         dd.cnt_after_inc.eq(Mux(warm, select(hit_lane, inc2), 2))]
-
-            first_free = Signal(P, name=f"{name}_first_free")
-            for i in range(P):
-                m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
-            m.d.comb += [
-                dd.wr_lane.eq(Mux(dd.present, hit_lane,
-                                  Mux(dd.any_free, first_free, Mux(dd.vict_t0, wins, 0)))),
-                dd.wr_slot.eq(Mux(dd.present, dd.hit_slot,
-                                  Mux(dd.any_free, dd.free_slot, dd.vict_slot))),
-                dd.wr_mark.eq(Mux(dd.present, dd.hit_mark,
-                                  Mux(dd.any_free, dd.free_mark, dd.vict_mark))),
-                dd.wr.eq(req.valid & (req.op == OBSERVE) &
-                         (dd.present | dd.any_free | dd.vict_t0)),
-            ]
-            m.d.comb += [
-                dd.vict_t0.eq((wins & old).any()),
-                dd.vict_slot.eq(select(wins, slots)),
-                dd.vict_tag.eq(select(wins, tag_l)),
-                dd.vict_mark.eq((wins & mark_l).any()),
-            ]
-            # EVICT / EVICT_ANY: lane 0 is the LRU tail.
-            m.d.comb += [
-                dd.take.eq(~lru.empty & ((req.op == EVICT_ANY) | old[0])),
-                dd.tail_tag.eq(tag_l[0]), dd.tail_slot.eq(tail_slot),
-                dd.inv.eq(req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY)) & dd.take),
-            ]
-            return dd
-
-        if not three:
+        if not split:
             m.d.comb += d.eq(decide(e, valid_l, match, ages, tag_l, cnt_l, mark_l,
                                     lane_slots, e_h, "dec"))
         else:
@@ -613,15 +450,7 @@ class KvAsuCore(wiring.Component):
             # until E2 has decided, so decide for every case at once, from registers:
             # nothing of this window written (version P), or lane j holding the line of
             # the request ahead (version j), and let the forwarding only pick a version.
-            lane_res = data.StructLayout({
-                "valid": 1, "match": 1, "age": ts, "tag": p.TAG_WIDTH,
-                "count": p.COUNT_WIDTH, "mark": 1, "slot": sw,
-                "count_inc": p.COUNT_WIDTH,    # sat_inc(count)
-                "count_inc2": p.COUNT_WIDTH,   # sat_inc(count, 2)
-                "sc_row_hit": 1,   # row == the row of the scrubber's mark write (E1b's cycle)
-            })
-            self.lane_layout = lane_res
-            eb_l = [Signal(lane_res, name=f"eb_lane{i}") for i in range(P)]
+            eb_l = [Signal(lane_layout(p), name=f"eb_lane{i}") for i in range(P)]
             same_prev = Signal()      # this request's line is the line of the one ahead
             age_prev = Signal(ts)     # its age if the one ahead writes it
             age_prev_now = saturated_age(p, e.t, eb.t, 0)
@@ -659,7 +488,7 @@ class KvAsuCore(wiring.Component):
 
             # Compared per bank (from the M registers), then rotated into lanes, as above.
             bank_st = [stamp(age_b[b], mb[b].last) for b in range(P)]
-            lane_fw = stamp(age_fw, d2.t)
+            lane_fw = stamp(age_fw, fwd.last)
             prev = stamp(age_prev_now, eb.t)
 
             def per_bank(f, name):
@@ -733,14 +562,13 @@ class KvAsuCore(wiring.Component):
                     eb_l[i].count.eq(cnt_l[i]), eb_l[i].mark.eq(mark_l[i]),
                     # (the counts one and two more, for E1b's count after: compared and
                     # added here from the lane as read and E2's registered counts)
-                    eb_l[i].count_inc.eq(Mux(fw_wrs[i], d2.cnt_after_inc,
+                    eb_l[i].count_inc.eq(Mux(fw_wrs[i], fwd.count_inc,
                                              sat_inc(r_cnts[i]))),
-                    eb_l[i].count_inc2.eq(Mux(fw_wrs[i], sat_inc(d2.cnt_after_inc),
+                    eb_l[i].count_inc2.eq(Mux(fw_wrs[i], sat_inc(fwd.count_inc),
                                               sat_inc(r_cnts[i], 2))),
                     eb_l[i].slot.eq(lane_slots[i]),
                     eb_l[i].sc_row_hit.eq(lane_slots[i][pb:] == table.sc_mark_row_next),
                 ]
-            m.d.comb += busy_extra2.eq(eb.valid)
             # Marks as they will be at the end of this cycle (this cycle's scrubber write;
             # as intended, see mark_now_b: the lane whose write E2 cancels is the lane
             # E2 writes, and the version picked then takes that lane from E2).
@@ -752,7 +580,7 @@ class KvAsuCore(wiring.Component):
                 sc_val = Array(table.sc_mark_value)[bank_i] if pb else table.sc_mark_value[0]
                 m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, eb_l[i].mark))
             versions = []
-            inc_ahead2 = sat_inc(d2.cnt_after_inc)    # the count after E2's, plus two
+            inc_ahead2 = sat_inc(fwd.count_inc)    # the count after E2's, plus two
             for v in range(P + 1):       # v < P: lane v holds the line of the one ahead
                 def pick(i, own, ahead):
                     return ahead if i == v else own
@@ -764,7 +592,7 @@ class KvAsuCore(wiring.Component):
                     m.d.comb += [
                         vv[i].eq(pick(i, eb_l[i].valid, 1)),
                         vm[i].eq(pick(i, eb_l[i].match, same_prev)),
-                        vmk[i].eq(pick(i, mark_b[i], wr_mark)),
+                        vmk[i].eq(pick(i, mark_b[i], fwd.mark)),
                         va[i].eq(pick(i, eb_l[i].age, age_prev)),
                     ]
                 def gt_v(i, j, v=v):
@@ -775,117 +603,29 @@ class KvAsuCore(wiring.Component):
                     return eb_gt[i][j]
                 versions.append(decide(
                     eb, vv, vm, va,
-                    [pick(i, eb_l[i].tag, d2.tag) for i in range(P)],
-                    [pick(i, eb_l[i].count, wr_count) for i in range(P)],
+                    [pick(i, eb_l[i].tag, fwd.tag) for i in range(P)],
+                    [pick(i, eb_l[i].count, fwd.count) for i in range(P)],
                     vmk, [x.slot for x in eb_l], eb_tail, f"dec{v}",
                     gt=gt_v, old=Cat(pick(i, eb_old[i], eb_old_prev) for i in range(P)),
-                    inc=[pick(i, eb_l[i].count_inc, d2.cnt_after_inc) for i in range(P)],
+                    inc=[pick(i, eb_l[i].count_inc, fwd.count_inc) for i in range(P)],
                     inc2=[pick(i, eb_l[i].count_inc2, inc_ahead2) for i in range(P)]))
             # Whether the request ahead writes a lane of this window (fw1_any), and which
-            # (fw1_lane, in binary: E2 writes at most one lane, and wr_lane is one-hot).
+            # (fw1_lane, in binary: E2 writes at most one lane, and fwd.lane is one-hot).
             fw1_any = Signal()
             fw1_lane = Signal(range(P), name="fw1_lane")
-            m.d.comb += fw1_any.eq(d2.wr & (d2.wr_lane & eb_ov_any).any())
-            m.d.comb += [fw1_lane[k].eq((d2.wr_lane & eb_ov_bit[k]).any()) for k in range(pb)]
+            m.d.comb += fw1_any.eq(fwd.write & (fwd.lane & eb_ov_any).any())
+            m.d.comb += [fw1_lane[k].eq((fwd.lane & eb_ov_bit[k]).any()) for k in range(pb)]
             m.d.comb += d.eq(Mux(fw1_any, Array(versions[:P])[fw1_lane], versions[P]))
 
-        if two:
-            m.d.sync += d2.eq(d)
-            m.d.comb += busy_extra.eq(d2.valid)
-        else:
-            d2 = d
-        if not three:
-            m.d.comb += busy_extra2.eq(0)
-
-        # ---- E (E2): counts, T-levels, table write, LRU command, response ---------------
-        # The count after an OBSERVE that tracks the line (1 for a new or cold line,
-        # min(count + 1, COUNT_MAX) otherwise): decided in E (`decide`), registered.
-        count_after = d2.cnt_after
+        # ---- E2 (or E): T-level, LRU update, response; L --------------------------------
+        m.d.comb += [commit.decision.eq(d), commit.cfg.eq(cfg), commit.flush.eq(self.flush)]
         m.d.comb += [
-            tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
+            table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot), table.wr_count.eq(fwd.count),
+            table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
+            table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
+            lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(self.flush),
+            self.occupancy.eq(commit.occupancy), self.stat_inc.eq(commit.stat_inc),
         ]
-        # The T-level after such an OBSERVE (age 0): 3 if count_after >= C3, else 2 if
-        # count_after >= C2, else 1.
-        level_after = Signal(2)
-        m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
-                                       Mux(count_after >= cfg.c2, 2, 1)))
-        tlb = Signal(2)
-        m.d.comb += tlb.eq(Mux(d2.present, tl_before.level, 0))
-        hit = tlb >= d2.min_tlevel
-
-        rsp = Signal(response_layout(p))
-        stat = Signal(len(STAT_NAMES))
-
-        def inc(name):
-            return stat[STAT_NAMES.index(name)].eq(1)
-
-        occ_inc = Signal()
-        occ_dec = Signal()
-        m.d.comb += [
-            table.wr_en.eq(wr_en), table.wr_slot.eq(wr_slot), table.wr_count.eq(wr_count),
-            table.wr_tag.eq(d2.tag), table.wr_last.eq(d2.t), table.wr_mark.eq(wr_mark),
-            table.inv_en.eq(inv_en), table.inv_slot.eq(inv_slot),
-            wr_count.eq(count_after),
-            # The table's write and invalidate straight from decision registers (not
-            # behind the op decode): they feed the snoops of M and of the scrubber.
-            wr_en.eq(d2.wr), wr_slot.eq(d2.wr_slot), wr_mark.eq(d2.wr_mark),
-            wr_lane.eq(d2.wr_lane),
-            inv_en.eq(d2.inv), inv_slot.eq(d2.tail_slot),
-        ]
-        with m.If(d2.valid):
-            m.d.comb += rsp.op.eq(d2.op)
-            with m.Switch(d2.op):
-                with m.Case(OBSERVE):
-                    m.d.comb += [inc("observes"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb)]
-                    with m.Switch(tlb):
-                        for lv in range(4):
-                            with m.Case(lv):
-                                m.d.comb += inc(f"obs_t{lv}")
-                    with m.If(d2.present):
-                        m.d.comb += [inc("observe_hits"), rsp.present.eq(1),
-                                     lru.cmd.eq(LruCmd.TOUCH)]
-                    with m.Elif(d2.any_free):
-                        m.d.comb += [inc("inserts"),
-                                     lru.cmd.eq(LruCmd.INSERT), occ_inc.eq(1)]
-                    with m.Elif(d2.vict_t0):
-                        m.d.comb += [inc("replacements"),
-                                     lru.cmd.eq(LruCmd.TOUCH),
-                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
-                    with m.Else():
-                        m.d.comb += inc("drops")
-                    m.d.comb += lru.slot.eq(wr_slot)
-                    with m.If(wr_en):
-                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
-                                     rsp.count.eq(count_after), rsp.slot.eq(wr_slot)]
-                with m.Case(QUERY):
-                    m.d.comb += [inc("queries"), rsp.hit.eq(hit), rsp.tlevel_before.eq(tlb),
-                                 rsp.tlevel.eq(tlb)]
-                    with m.If(hit):
-                        m.d.comb += inc("query_hits")
-                    with m.If(d2.present):
-                        m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
-                                     rsp.count.eq(d2.hit_cnt), rsp.slot.eq(d2.hit_slot)]
-                with m.Default():   # EVICT, EVICT_ANY
-                    with m.If(d2.take):
-                        m.d.comb += [
-                            inc("evicts"), rsp.victim_valid.eq(1),
-                            rsp.victim_tag.eq(d2.tail_tag), rsp.slot.eq(d2.tail_slot),
-                            lru.cmd.eq(LruCmd.POP), occ_dec.eq(1),
-                        ]
-                    with m.Else():
-                        m.d.comb += inc("evicts_empty")
-
-        # Occupancy and flush. The insert / eviction of E2 is registered first and counted
-        # in L (with the statistics), so that E2's op decode and the counter's carry chain
-        # are in different cycles. A flush comes only while idle, so with nothing in L.
-        occ_inc_q = Signal()
-        occ_dec_q = Signal()
-        m.d.sync += [occ_inc_q.eq(occ_inc), occ_dec_q.eq(occ_dec)]
-        with m.If(self.flush):
-            m.d.sync += self.occupancy.eq(0)
-        with m.Else():
-            m.d.sync += self.occupancy.eq(self.occupancy + occ_inc_q - occ_dec_q)
-        m.d.comb += lru.flush.eq(self.flush)
 
         # Scrubber.
         m.d.comb += [
@@ -896,11 +636,9 @@ class KvAsuCore(wiring.Component):
             table.sc_set.eq(scrub.sc_set),
         ]
 
-        # ---- L: response into the FIFO, statistics out ---------------------------------
-        rsp_q = Signal(response_layout(p))
-        m.d.sync += [l_valid.eq(d2.valid), rsp_q.eq(rsp), self.stat_inc.eq(stat)]
+        # ---- the response FIFO ---------------------------------------------------------
         m.d.comb += [
-            fifo.w_en.eq(l_valid), fifo.w_data.eq(rsp_q),
+            fifo.w_en.eq(commit.response.valid), fifo.w_data.eq(commit.response.payload),
             self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),
             fifo.r_en.eq(self.rsp.ready),
         ]

@@ -1,0 +1,9 @@
+"""The KV-ASU core: the request pipeline, its bucket table, LRU list and scrubber.
+
+See docs/rtl.md for the block diagram, the stages and the timing.
+"""
+
+from .options import CoreOptions
+from .pipeline import KvAsuCore, check_core_params
+
+__all__ = ["CoreOptions", "KvAsuCore", "check_core_params"]

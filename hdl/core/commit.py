@@ -1,0 +1,184 @@
+"""Commit (E2) and L: a decision becomes the table write, the T-level, the LRU command, the
+response, the statistics and the occupancy."""
+
+from amaranth import *
+from amaranth.lib import stream, wiring
+from amaranth.lib.wiring import In, Out
+
+import regmap
+
+from ..layouts import STAT_NAMES, config_layout, response_layout
+from ..lru import LruCmd
+from ..tlevel import TLevel
+from .interfaces import ForwardSignature, decision_layout
+
+__all__ = ["Commit"]
+
+OBSERVE = regmap.OPS["OBSERVE"]
+QUERY = regmap.OPS["QUERY"]
+
+
+class Commit(wiring.Component):
+    """E2 (the decision registered, or with ``registered=False`` the evaluation's own
+    cycle) and L (the response and statistics registered).
+
+    Parameters
+    ----------
+    params : regmap.Params
+    registered : bool
+        ``True`` (the split evaluation): E2 registers ``decision`` first. ``False`` (the
+        compact pipeline): E decides and commits in one cycle.
+
+    Ports
+    -----
+    decision : In(decision_layout(params))
+        The evaluation's decision for the request entering E2 (``registered``) or in E.
+    cfg : In(config_layout(params))
+        The thresholds of the T-level.
+    flush : In(1)
+        Clears the occupancy (only while idle, so with nothing in L).
+    e2 : Out(decision_layout(params))
+        The decision in E2 (``decision`` registered, or ``decision`` itself).
+    forward : Out(ForwardSignature(params))
+        E2's table write and invalidate, straight from ``e2`` (not behind the op decode):
+        they feed the table and the snoops of the stages behind.
+    lru_cmd : Out(LruCmd), lru_slot : Out(SLOT_WIDTH)
+        E2's LRU command: TOUCH for a hit or a replacement, INSERT into a free slot, POP
+        for an EVICT that takes the tail.
+    response : Out(stream.Signature(response_layout(params), always_ready=True))
+        L: the response of the request that was in E2 (registered); the credits make sure
+        the response FIFO has room.
+    stat_inc : Out(len(STAT_NAMES))
+        L: bit ``i`` increments statistic ``STAT_NAMES[i]`` (registered with the response).
+    occupancy : Out(SLOT_WIDTH + 1)
+        Tracked lines: E2's insert or eviction is registered (``occupancy_inc`` /
+        ``occupancy_dec``) and counted in L, with its statistics, so that E2's op decode
+        and the counter's carry chain are in different cycles.
+    occupancy_inc, occupancy_dec : Out(1)
+        The insert / eviction of the request now in L, counted at the end of this cycle.
+    busy : Out(1)
+        A request is in E2 (``registered``) or in L.
+    """
+
+    def __init__(self, params, *, registered):
+        self._params = params
+        self.registered = bool(registered)
+        p = params
+        super().__init__({
+            "decision": In(decision_layout(p)),
+            "cfg": In(config_layout(p)),
+            "flush": In(1),
+            "e2": Out(decision_layout(p)),
+            "forward": Out(ForwardSignature(p)),
+            "lru_cmd": Out(LruCmd),
+            "lru_slot": Out(p.SLOT_WIDTH),
+            "response": Out(stream.Signature(response_layout(p), always_ready=True)),
+            "stat_inc": Out(len(STAT_NAMES)),
+            "occupancy": Out(p.SLOT_WIDTH + 1),
+            "occupancy_inc": Out(1),
+            "occupancy_dec": Out(1),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p, cfg = self._params, self.cfg
+        m.submodules.tl_before = tl_before = TLevel(p)
+
+        d2 = self.e2
+        if self.registered:
+            m.d.sync += d2.eq(self.decision)
+            m.d.comb += self.busy.eq(d2.valid | self.response.valid)
+        else:
+            m.d.comb += [d2.eq(self.decision), self.busy.eq(self.response.valid)]
+
+        # The write and the invalidate, from decision registers (the count after an
+        # OBSERVE that tracks the line: 1 for a new or cold line, min(count + 1, COUNT_MAX)
+        # otherwise, decided in the evaluation).
+        fwd = self.forward
+        m.d.comb += [
+            fwd.write.eq(d2.wr), fwd.lane.eq(d2.wr_lane), fwd.slot.eq(d2.wr_slot),
+            fwd.tag.eq(d2.tag), fwd.last.eq(d2.t), fwd.count.eq(d2.cnt_after),
+            fwd.count_inc.eq(d2.cnt_after_inc), fwd.mark.eq(d2.wr_mark),
+            fwd.invalidate.eq(d2.inv), fwd.window.eq(d2.tail_slot),
+        ]
+
+        # T-level before (of the line as found) and after an OBSERVE that tracks it (age 0:
+        # 3 if count_after >= C3, else 2 if count_after >= C2, else 1).
+        count_after = d2.cnt_after
+        m.d.comb += [
+            tl_before.cfg.eq(cfg), tl_before.count.eq(d2.hit_cnt), tl_before.age.eq(d2.hit_age),
+        ]
+        level_after = Signal(2)
+        m.d.comb += level_after.eq(Mux(count_after >= cfg.c3, 3,
+                                       Mux(count_after >= cfg.c2, 2, 1)))
+        level_before = Signal(2)
+        m.d.comb += level_before.eq(Mux(d2.present, tl_before.level, 0))
+        level_hit = level_before >= d2.min_tlevel
+
+        # LRU command, response and statistics of the request in E2.
+        rsp = Signal(response_layout(p))
+        stat = Signal(len(STAT_NAMES))
+
+        def count(name):
+            return stat[STAT_NAMES.index(name)].eq(1)
+
+        inserts, evicts = Signal(), Signal()
+        with m.If(d2.valid):
+            m.d.comb += rsp.op.eq(d2.op)
+            with m.Switch(d2.op):
+                with m.Case(OBSERVE):
+                    m.d.comb += [count("observes"), rsp.hit.eq(level_hit),
+                                 rsp.tlevel_before.eq(level_before)]
+                    with m.Switch(level_before):
+                        for lv in range(4):
+                            with m.Case(lv):
+                                m.d.comb += count(f"obs_t{lv}")
+                    with m.If(d2.present):
+                        m.d.comb += [count("observe_hits"), rsp.present.eq(1),
+                                     self.lru_cmd.eq(LruCmd.TOUCH)]
+                    with m.Elif(d2.any_free):
+                        m.d.comb += [count("inserts"),
+                                     self.lru_cmd.eq(LruCmd.INSERT), inserts.eq(1)]
+                    with m.Elif(d2.vict_t0):
+                        m.d.comb += [count("replacements"),
+                                     self.lru_cmd.eq(LruCmd.TOUCH),
+                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
+                    with m.Else():
+                        m.d.comb += count("drops")
+                    m.d.comb += self.lru_slot.eq(fwd.slot)
+                    with m.If(fwd.write):
+                        m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
+                                     rsp.count.eq(count_after), rsp.slot.eq(fwd.slot)]
+                with m.Case(QUERY):
+                    m.d.comb += [count("queries"), rsp.hit.eq(level_hit),
+                                 rsp.tlevel_before.eq(level_before),
+                                 rsp.tlevel.eq(level_before)]
+                    with m.If(level_hit):
+                        m.d.comb += count("query_hits")
+                    with m.If(d2.present):
+                        m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
+                                     rsp.count.eq(d2.hit_cnt), rsp.slot.eq(d2.hit_slot)]
+                with m.Default():   # EVICT, EVICT_ANY
+                    with m.If(d2.take):
+                        m.d.comb += [
+                            count("evicts"), rsp.victim_valid.eq(1),
+                            rsp.victim_tag.eq(d2.tail_tag), rsp.slot.eq(d2.tail_slot),
+                            self.lru_cmd.eq(LruCmd.POP), evicts.eq(1),
+                        ]
+                    with m.Else():
+                        m.d.comb += count("evicts_empty")
+
+        # L: the response and the statistics registered; the occupancy counts the insert /
+        # eviction registered with them.
+        m.d.sync += [
+            self.response.valid.eq(d2.valid), self.response.payload.eq(rsp),
+            self.stat_inc.eq(stat),
+            self.occupancy_inc.eq(inserts), self.occupancy_dec.eq(evicts),
+        ]
+        with m.If(self.flush):
+            m.d.sync += self.occupancy.eq(0)
+        with m.Else():
+            m.d.sync += self.occupancy.eq(self.occupancy + self.occupancy_inc
+                                          - self.occupancy_dec)
+        return m

@@ -1,0 +1,104 @@
+"""The build choices of a KV-ASU core: one validated, frozen object.
+
+None of them changes what the core answers; they trade latency, the EVICT gap and
+resources against speed. Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
+``hdl.core.KvAsuCore``, ``hdl.generate``, ``fpga.flow.Target``, the formal harness and the
+simulation benches.
+"""
+
+import dataclasses
+
+from ..hash import check_lut_cross_products
+
+__all__ = ["CoreOptions"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CoreOptions:
+    """Build choices of the core (and of the register block's statistics engine).
+
+    Parameters
+    ----------
+    serial : bool
+        ``False`` (default): up to one request accepted per cycle. ``True``: one request
+        at a time (``req.ready`` stays low while a request is in flight): the same
+        datapath, kept as the reference mode (``hdl.generate --not-pipelined``, the
+        ``serial`` test mode).
+    compact : bool
+        ``False`` (default): the fast pipeline: the M stage registers the table's window
+        before evaluation, three evaluation stages (E1a lane compare, E1b decision, E2
+        commit) and the six-stage LRU list. ``True``: the small pipeline of the iCE40
+        build: no M stage, one evaluation stage E (decides and commits), the three-stage
+        LRU list and the two-stage statistics engine: 3 cycles less latency, an EVICT gap
+        of 2 instead of 6, and the flip-flops and logic cells the iCE40 UP5K lacks for the
+        fast pipeline, at a slower clock.
+    hash_mul_stages : int
+        Pipeline stages per constant multiply of the hash (1, 2 or 3; see
+        ``Murmur3Hash64``): each one more adds 4 cycles of latency. 2 by default; the ECP5
+        build uses 3 (operand copies placed beside the DSPs), the simulation benches 1.
+    hash_lut_cross_products : frozenset of str
+        The hash multiplies (of ``hdl.hash.MULTIPLIES``) whose cross partial products are
+        made in LUTs instead of DSPs (the iCE40 build: ``{"c1", "c2"}``). Any collection
+        of names (or ``True`` / ``False``: all / none) is accepted and stored as a
+        ``frozenset``.
+
+    Attributes
+    ----------
+    m_stage : bool
+        The M stage registers the window (``not compact``).
+    split_evaluation : bool
+        Evaluation in E1a, E1b and E2 (``not compact``); else in one stage E.
+    lru_registered : bool
+        ``LruList(registered=...)`` (``not compact``).
+    stats_stages : int
+        ``KvAsuRegisters(stats_stages=...)``: 2 if ``compact``, else 3.
+    """
+
+    serial: bool = False
+    compact: bool = False
+    hash_mul_stages: int = 2
+    hash_lut_cross_products: frozenset = frozenset()
+
+    def __post_init__(self):
+        for name in ("serial", "compact"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise TypeError(f"CoreOptions.{name} must be a bool, not {value!r}")
+        stages = self.hash_mul_stages
+        if not isinstance(stages, int) or isinstance(stages, bool):
+            raise TypeError(f"CoreOptions.hash_mul_stages must be an int, not {stages!r}")
+        if stages not in (1, 2, 3):
+            raise ValueError(f"CoreOptions.hash_mul_stages must be 1, 2 or 3, not {stages}")
+        names = check_lut_cross_products(self.hash_lut_cross_products)
+        object.__setattr__(self, "hash_lut_cross_products", names)
+
+    @property
+    def m_stage(self):
+        return not self.compact
+
+    @property
+    def split_evaluation(self):
+        return not self.compact
+
+    @property
+    def lru_registered(self):
+        return not self.compact
+
+    @property
+    def stats_stages(self):
+        return 2 if self.compact else 3
+
+    def as_dict(self):
+        """The fields as JSON-friendly values (for reports)."""
+        return {"serial": self.serial, "compact": self.compact,
+                "hash_mul_stages": self.hash_mul_stages,
+                "hash_lut_cross_products": sorted(self.hash_lut_cross_products)}
+
+    @classmethod
+    def cast(cls, options):
+        """``options`` itself, or the defaults for ``None``; ``TypeError`` otherwise."""
+        if options is None:
+            return cls()
+        if not isinstance(options, cls):
+            raise TypeError(f"options must be a CoreOptions or None, not {options!r}")
+        return options
