@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # KV-ASU: every target sets up what it needs (a .venv with the pinned dependencies of
 # pyproject.toml, iverilog from apt) on first use, and reinstalls nothing on the next run.
 

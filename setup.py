@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Packaging: the library parts of the checkout, under the ``kv_asu`` namespace.
 
 The checkout keeps its folders at the top (``regmap/``, ``golden_model/``, ``hdl/``, ...)

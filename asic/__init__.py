@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ASIC estimate of the KV-ASU: NanGate45 standard cells, SRAM macros, OpenSTA."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ASIC estimate: the KV-ASU's logic synthesised to the NanGate45 (FreePDK45) standard
 cells, its memories as SRAM macros of stated figures, timed and powered with OpenSTA.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SRAM macros for the ASIC estimate: which memories become macros, their area, timing and
 power, and the Liberty file that carries them to Yosys and OpenSTA.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Readers of the ASIC flow's tool outputs: the memories of a Yosys JSON netlist, OpenSTA's
 ``report_checks`` and ``report_power``, and a Liberty file's cell areas.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Trace-driven evaluation of the KV-ASU (issue #5).
 
 Modules: :mod:`.workload` (streaming video-LLM KV accesses; the ``make sim`` request

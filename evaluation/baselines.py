@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fast-bank baselines without the KV-ASU: LRU, FIFO and Belady's MIN (offline oracle).
 
 All of them see the same access stream as the KV-ASU runtime and share its bank

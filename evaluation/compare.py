@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Compare fast-bank replacement policies on one trace: LRU, Belady, libCacheSim's policies and
 the KV-ASU in both of its modes.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The policy comparison of the evaluation report: :func:`evaluation.compare.compare` on every
 workload of the report at bank sizes of 1/8, 1/4 and 1/2 of its distinct lines, a plot per
 workload (``docs/eval/policy_<workload>.png``) and the markdown section.

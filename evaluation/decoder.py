@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SmolLM2-135M decoding a text, its KV-cache reads turned into KV-ASU requests.
 
     python -m evaluation.decoder --text-file F --tokens N --budget K --out T.npz

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Speed and sparse-retrieval cost of the NumPy SmolLM2 decoder.
 
     python -m evaluation.decoder_bench [--trace-tokens 4096] [--sweep-tokens 2048]

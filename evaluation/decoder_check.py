@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Independent check of the NumPy SmolLM2 (``evaluation.smollm2``) against Hugging Face
 ``transformers`` (CPU torch) loading the same GGUF file.
 

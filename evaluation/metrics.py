@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Metrics: reuse labels, classification scores, latency.
 
 Reuse prediction (the article's "T-level predicts reuse within the next 100 cycles"): for

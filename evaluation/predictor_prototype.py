@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Prototypes of the victim-choice mechanisms tried for the KV-ASU's predictor mode, and the
 training / held-out split they were tuned and judged on.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A KV-access workload whose pattern comes from a real transformer's attention.
 
 **This is a text encoder, not a video decoder.** No video LLM can be run here, so this

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Regenerate every evaluation figure (``docs/eval/*.png``), the raw results
 (``docs/eval/results.json``) and ``docs/evaluation.md``.
 

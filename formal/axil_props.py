@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Property 6: the AXI4-Lite subordinate ``hdl.regs.KvAsuRegisters`` obeys the handshake
 rules, answers every request exactly once, refused writes change nothing, and it keeps the
 promises the core relies on.

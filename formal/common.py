@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared pieces of the formal harnesses.
 
 * ``small_params()``: the small configurations the proofs run on.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Formal harness around ``hdl.core.KvAsuCore``: a free environment plus logical views of
 the core's state.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Property 7: every outcome is reachable (SBY ``cover`` mode), and the environments of the
 proofs are not vacuous.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The formal jobs: name -> harness builder, SBY mode and depth, quick (CI) flag."""
 
 from hdl.core import CoreOptions

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Properties 1 and 2: the LRU list is a well-formed doubly linked list of exactly the
 tracked slots, and the occupancy is the number of tracked slots.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Soundness of the memory substitute: ``FormalMemory`` behaves like
 ``amaranth.lib.memory.Memory`` for the port configurations the design uses.
 

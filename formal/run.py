@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """SymbiYosys driver for the KV-ASU formal jobs.
 
     python -m formal.run [--quick] [--only NAME[,NAME...]] [--list] [--out build/formal]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Properties 4 and 5: one response per accepted request, in order; bounded waiting and the
 fixed latency.
 

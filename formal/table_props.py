@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Property 3: a line is tracked in at most one slot, and only inside its window.
 
 On the core (``CoreHarness``), with the hash an arbitrary function F of the tag (so the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The open FPGA flow: Amaranth -> Yosys -> nextpnr -> bitstream, and a JSON report per target.
 
 ``python -m fpga.flow --out build/fpga [--target ecp5 ice40] [--freq ecp5=100 ice40=15]

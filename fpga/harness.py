@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Out-of-context timing harness: any component, two pins.
 
 The KV-ASU has hundreds of port bits (a 64-bit address in, a 93-bit response out, an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every failing endpoint, not just the worst: a small static timing analysis of nextpnr's SDF.
 
 ``python -m fpga.sta build/fpga/ecp5/top.sdf [--period-ns 10] [--paths 3]``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU golden model: the bit-exact Python reference the RTL is checked against.
 
 It implements ``../shared/spec/KV-ASU.md`` (spec version 1) with the project's choices of

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Validation of integer sequences given to the model and the trace format."""
 
 from __future__ import annotations

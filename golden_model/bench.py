@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Throughput of the golden model: ``python -m golden_model.bench [--requests N] [--seed S]``.
 
 Replays a mixed random request stream (500 000 requests by default) through a

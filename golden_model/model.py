@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU golden model: a bit-exact, request-by-request Python reference of the IP core.
 
 It implements ``../shared/spec/KV-ASU.md`` (spec version 1) and the project's choices in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """MurmurHash3 x86_32 of an 8-byte key, written from scratch the way the RTL computes it.
 
 The model itself hashes with the ``mmh3`` package (spec section 3 defines the hash as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The predictor mode of the golden model (``docs/spec-predictor.md``, ``POLICY = 1``).
 
 :class:`KvAsuModel` built with ``policy="predictor"`` hands every request to

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Replay a request trace through the golden model and print the statistics.
 
 Usage::

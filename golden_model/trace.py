@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Request traces: a stream of KV-ASU requests stored as a NumPy ``.npz`` file.
 
 Layout of the file (``numpy.savez_compressed``), one entry per array, all of one length N:

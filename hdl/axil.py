@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """AXI4-Lite: the interface signature, the response codes and a subordinate.
 
 ``AxiLiteSignature`` describes the bus from the **manager's** side (the side that drives the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Generate the Verilog of the KV-ASU top level (module ``kv_asu``).
 
 Usage::

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """MurmurHash3 x86_32 of a 64-bit key, as a free-running pipeline.
 
 The KV-ASU hashes the 8 little-endian bytes of a line's tag (spec section 3, decision D2):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Payload and configuration layouts of the KV-ASU, built from ``regmap/kv_asu.toml``.
 
 ``request_layout(params)`` / ``response_layout(params)``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The LRU list: a doubly linked list of slots, most recent at ``head``.
 
 Two pointer arrays, ``prev`` and ``next`` (``ENTRIES`` x ``SLOT_WIDTH``), hold the links.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU register block: the register file behind an AXI4-Lite subordinate
 (``hdl.axil.AxiLiteSubordinate``), its CTRL sequencer and the statistics counters.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The timestamp scrubber: marks lines stale before their stored time can alias.
 
 A slot keeps only ``TS_WIDTH`` bits of its last-access tick. The scrubber visits one table

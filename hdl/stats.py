@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU statistics counters: wide counters kept in block RAM.
 
 ``StatisticsCounters(count, width)`` replaces ``count`` flip-flop counters of ``width`` bits

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The bucket table: per-slot tag, count, last-access time and valid bit, banked for window
 reads, all in block RAM.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Cycle counter of the KV-ASU (spec section 4, decision D3).
 
 ``Timebase`` counts clock cycles: ``cycle`` is 0 during the first cycle after reset, so a

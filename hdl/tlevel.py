@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """T-level classification (spec section 5) and saturated age.
 
 ``TLevel`` is a purely combinational component: it classifies one line from its count and

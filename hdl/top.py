@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU top level: core, register block and cycle counter.
 
 Generated as the Verilog module ``kv_asu`` by ``python -m hdl.generate``.

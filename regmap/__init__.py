@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU interface definition, loaded from ``kv_asu.toml``.
 
 This package is data, not behaviour: register addresses and fields, op codes, the bit layout

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Print the register map as Markdown: ``python -m regmap > docs/registers-table.md``.
 
 The generated table is checked into ``docs/`` and a test keeps it equal to this output, so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The register map as a C header: ``python -m regmap.c_header > sw/kv_asu_regs.h``.
 
 Like ``docs/registers-table.md``, the header is generated from ``kv_asu.toml``, checked in

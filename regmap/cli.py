@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``kv-asu-regmap``: the register map as Markdown (the default) or as a C header.
 
     kv-asu-regmap [--format markdown|c] [--out FILE]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU performance report: throughput, latency, Fmax, resources, simulation speed.
 
 ``python -m tools.bench --out build/bench.json [--fpga] [--cocotb]``

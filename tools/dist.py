@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Write the shipped Verilog under ``dist/``: ``python -m tools.dist`` (``make dist``).
 
 Two builds ship, each as module ``kv_asu`` in its own folder (compile one of them):
@@ -21,6 +22,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
+from hdl.core import CoreOptions
 from regmap import Params, response_fields
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +37,7 @@ class Build:
     name: str
     description: str
     params: dict            # overrides of regmap.Params defaults
-    options: dict           # implementation options of hdl.top.KvAsu
+    options: CoreOptions    # build choices of hdl.top.KvAsu
 
     @property
     def path(self) -> Path:
@@ -57,9 +59,9 @@ def _builds() -> dict[str, Build]:
     from fpga.flow import TARGETS
     ice40 = TARGETS["ice40"]
     return {
-        "default": Build("default", "default parameters and options", {}, {}),
+        "default": Build("default", "default parameters and options", {}, CoreOptions()),
         "ice40": Build("ice40", "reduced build of the iCE40 UP5K target", dict(ice40.params),
-                       dict(ice40.options)),
+                       ice40.options),
     }
 
 
@@ -71,9 +73,9 @@ def render(build: Build) -> str:
     from amaranth.back import verilog
     from hdl.top import KvAsu
     params = Params(**build.params)
-    top = KvAsu(params, **build.options)
+    top = KvAsu(params, build.options)
     body = verilog.convert(top, name="kv_asu", emit_src=False)
-    options = ", ".join(f"{k}={v!r}" for k, v in sorted(build.options.items())) or "none"
+    options = ", ".join(f"{k}={v!r}" for k, v in build.options.as_dict().items())
     wrapper = " ".join(f"{k}={v}" for k, v in build.wrapper_params().items())
     header = [
         "// SPDX-License-Identifier: Apache-2.0",

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Render the WaveDrom timing diagrams of the docs to checked-in SVGs.
 
 ``python -m tools.render_timing [--check]``

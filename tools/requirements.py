@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Print the requirements of pyproject.toml, one per line, for ``pip install -r``.
 
 ``python tools/requirements.py [EXTRA,EXTRA,...]`` prints ``[project].dependencies`` and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Build the installable wheel: ``python -m tools.wheel [--out DIR]`` (``make wheel``).
 
 The wheel is built from a clean copy of the checkout's files (``git ls-files``: tracked and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Directed cocotb tests: one per rule of spec section 6 / decisions D5, D6, D9.
 
 Every response is checked against the golden model by the scoreboard (all fields). Each test

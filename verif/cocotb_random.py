@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Seeded constrained-random cocotb tests.
 
 The seed is printed at the start of every test (``seed N`` in the log) and is taken from

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Register tests through the AXI4-Lite port (cocotbext-axi AxiLiteMaster), decision D8."""
 
 from __future__ import annotations

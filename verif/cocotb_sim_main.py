@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """cocotb side of ``make sim``: the RTL on the built-in streaming-video KV trace.
 
 The trace is ``evaluation.workload.video_kv_requests`` (preset ``$KVASU_TRACE_PRESET``,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Pack requests and unpack responses of the ``kv_asu`` ports, from ``regmap``'s layouts.
 
 The payload ports are packed structs, fields least significant first in the order

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Hostile addresses: lines aimed at one hash window, and the secret seed that spreads them.
 
 ``python -m verif.hostile [--lines 64] [--rounds 8] [--seed S] [--rtl]``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Reusable cocotb testbench for the KV-ASU (``kv_asu`` Verilog top).
 
 One ``KvAsuTB`` per cocotb test. It composes the pieces of ``verif/tb/``:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the register block must answer, and what each write does to the golden model.
 
 ``RegisterMirror`` is the expected behaviour of docs/spec-decisions.md D8, written from the

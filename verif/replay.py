@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Replay a request trace through the Verilated RTL and check it against the golden model.
 
 ``python -m verif.replay TRACE.npz [--param NAME=VALUE ...] [--ready PERMILLE]``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Build-and-run helpers shared by the pytest entry (verif/test_kv_asu.py) and ``make sim``.
 
 ``generate(params, out)``     the DUT's Verilog, from ``python -m hdl.generate``.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``make sim``: the KV-ASU RTL (default configuration) under Verilator on the built-in
 streaming-video KV trace, checked against the golden model.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Soak: millions of mixed requests through the Verilated RTL, every response checked.
 
 ``python -m verif.soak --requests 10000000 [--seed S] [--config default|small] [--ready 700]``

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Verilated RTL in the fast C++ harness, every response checked by the golden model.
 
 CI-sized runs of the soak (mixed traffic, back-pressure, register fuzzing, commits and
@@ -25,8 +26,8 @@ def seed():
 
 
 @pytest.fixture(scope="module")
-def build_root(tmp_path_factory):
-    return tmp_path_factory.mktemp("fast")
+def build_root(fast_build_root):
+    return fast_build_root
 
 
 # The default configuration is covered by the cocotb regression (verif/test_kv_asu.py); its

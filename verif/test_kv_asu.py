@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """pytest entry of the cocotb regression: every cocotb test on Verilator and Icarus, for the
 default configuration and a small one (verif/runner.py CONFIGS).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The KV-ASU core: the request pipeline, its bucket table, LRU list and scrubber.
 
 See docs/rtl.md for the block diagram, the stages and the timing.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Admission: which request the core takes in a cycle, and the clear sweep."""
 
 from amaranth import *

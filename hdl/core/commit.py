@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Commit (E2) and L: a decision becomes the table write, the T-level, the LRU command, the
 response, the statistics and the occupancy."""
 

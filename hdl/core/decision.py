@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The decision for one request from its window's lanes: the match, the free slot, the
 victim, the LRU tail, and the write an OBSERVE makes."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What travels between the core's stages: the request as a stage holds it, the decision
 of the evaluation, and E2's write back to the stages before it (``ForwardSignature``)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The build choices of a KV-ASU core: one validated, frozen object.
 
 None of them changes what the core answers; they trade latency, the EVICT gap and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """``KvAsuCore``: the stages of the request pipeline, wired in the order a request meets
 them: ``Admission`` -> the hash and its delay line -> R (the window start) -> M (the window
 registered in bank order) -> E1a (lane results) -> E1b (``Decision`` versions, one picked)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ASIC flow's parts on small inputs: OpenSTA report readers, the Liberty area reader,
 the SRAM macro model and its Liberty, and the memory-to-macro rewrite of a Yosys netlist.
 The full synthesis is `make asic`, not part of this."""

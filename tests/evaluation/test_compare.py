@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """evaluation.compare on tiny traces: JSON shape, agreement with the project's baselines,
 Belady as the bound, the predictor on a loop longer than the bank, argument errors."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The decoder's retrieval runtime (``evaluation.decoder``), without the model package.
 
 The Quest selection is checked against a brute-force per-query scoring, the sparse forward

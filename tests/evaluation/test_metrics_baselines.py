@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Metrics on hand-made examples; baselines' ordering on random traces."""
 
 import numpy as np

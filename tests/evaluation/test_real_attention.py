@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The real-attention workload: block selection on a hand example, and the cached trace."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Runtime-model invariants (uses the golden model)."""
 
 import numpy as np

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The NumPy SmolLM2 forward pass (``evaluation.smollm2``), without the model package.
 
 The batched teacher-forced forward pass is checked on small random weights (seeded)

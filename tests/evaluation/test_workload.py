@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Workload generator: determinism, layout, parameter effects, the make-sim request stream."""
 
 import numpy as np

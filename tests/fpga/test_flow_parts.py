@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The FPGA harness drives and observes every port bit; the report parsers read real logs;
 place and route tries the placement seeds in turn and keeps the right one."""
 

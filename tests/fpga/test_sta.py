@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """fpga.sta on a hand-made SDF in nextpnr's format, with its arrival times worked out by hand.
 
     gbuf -> ram/CLKB, ff1/CLK, ff2/CLK, ff3/CLK

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers of the golden-model tests: colliding addresses, and a brute-force reference."""
 
 from __future__ import annotations

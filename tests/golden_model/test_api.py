@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The golden model's Python API: parameters, argument checking, value types and the
 debug views (including that the LRU integrity check does catch a broken list)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The hash (spec section 3, decision D2): the model against mmh3, and the from-scratch
 MurmurHash3 (the RTL's bit-level reference) against mmh3."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The predictor mode (docs/spec-predictor.md): directed cases from the spec text, and seeded
 random streams against a naive re-reading of the spec that shares no code with the model."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Properties of the golden model on random request streams (hypothesis and seeded random).
 
 After every request: the LRU list is a valid doubly linked list of exactly the tracked

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Directed tests of the golden model, one or more per rule of spec sections 4-6 and D2-D7.
 
 Every test asserts complete responses (all fields). Most use a small table (16 slots,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The trace format (golden_model.trace) and the replay command (golden_model.replay)."""
 
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared amaranth.sim harness for the core unit tests (not a test module).
 
 ``CoreBench`` wraps ``KvAsuCore`` with a ``Timebase`` and drives it cycle by cycle from a

@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.core.KvAsuCore in amaranth.sim: directed scenarios with hand-computed responses,
 timing (fixed latency, one request per cycle), back-pressure, flush, configuration and
 randomised runs against a small independent model (tests/hdl/harness.py, not the golden

@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.hash.Murmur3Hash64 against the mmh3 package, in amaranth.sim."""
 
 import os

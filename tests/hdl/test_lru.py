@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.lru.LruList against a Python list, one command per cycle (back to back)."""
 
 import os

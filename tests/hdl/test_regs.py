@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.regs.KvAsuRegisters in amaranth.sim, driven by a small AXI4-Lite manager written here.
 
 Expected values come from the register map (``regmap``), never from the RTL's own tables.

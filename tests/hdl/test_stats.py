@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.stats.StatisticsCounters against a Python reference of flip-flop counters.
 
 Every cycle the testbench checks every counter's exact value (``peek``) and that no

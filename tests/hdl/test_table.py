@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.table.BucketTable: window reads in probe order (with wrap-around), read-during-write
 transparency, valid bits and stale marks, the scrubber row port, invalidate and the clear
 sweep; and

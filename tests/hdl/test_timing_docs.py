@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The timing diagrams of docs/rtl.md: every WaveDrom source has its SVG in docs/timing/,
 rendered from that very source (the SVG records the source's SHA-256; no rendering here)."""
 

@@ -1,4 +1,5 @@
 # amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
 """hdl.top.KvAsu: Verilog generation (ports, module name, parameter errors) and a short
 integration run through the register block (requests, OCCUPANCY, a CTRL flush)."""
 

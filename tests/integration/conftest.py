@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the integration tests: the tools an integrator uses."""
 
 import os

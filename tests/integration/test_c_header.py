@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C header is generated from regmap/kv_asu.toml, is current, and says what the map says."""
 
 import re

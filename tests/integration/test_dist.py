@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The shipped Verilog is current, and the wrapper lints and compiles without project Python."""
 
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The C driver on the Verilated shipped core: every driver call, checked by the golden model.
 
 `make test` runs the iCE40 build (its first run builds the harness with Verilator, about

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The FuseSoC core (kv_asu.core) parses, lints with Verilator -Wall and simulates in Icarus.
 
 FuseSoC comes from PyPI (the `test` extra); the core is found with --cores-root on a folder

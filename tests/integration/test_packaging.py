@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The wheel: only the kv_asu namespace, and it works installed, away from the checkout.
 
 The wheel is built (tools/wheel.py, from a clean copy of the checkout's files) and installed

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Every source file carries an SPDX licence header (tools/spdx.py), and the fixer is safe."""
 
 import pytest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The interface definition is self-consistent and the generated docs are current."""
 
 from pathlib import Path

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Lines aimed at one window under the public seed are mostly dropped; a secret seed
 spreads them (golden model only; verif/test_fast.py runs the same on the RTL)."""
 

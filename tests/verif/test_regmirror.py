@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The checker's own pieces: payload packing and the register mirror (D8)."""
 
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The fast path: the Verilated ``kv_asu`` in a C++ harness, checked against the golden model.
 
 A cocotb scoreboard pays Python per transaction; for ten-million-request soaks, exact

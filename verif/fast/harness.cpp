@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fast trace harness around the Verilated kv_asu: requests and AXI4-Lite operations in,
 // responses and register results out, at millions of cycles per second.
 //

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The firmware test: the C driver on the Verilated shipped core, checked by the golden model.
 
 ``build(build_name, build_dir)``

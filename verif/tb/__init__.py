@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The pieces of the cocotb testbench of the KV-ASU, composed by ``verif.kvasu_tb.KvAsuTB``.
 
 ``driver``       the clock-cycle driver and monitor of the request/response streams, reset

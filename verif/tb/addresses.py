@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Lines, tags and hash windows: the steering helpers of the directed and random tests."""
 
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Functional coverage of the cocotb testbench: named bins with hit counts, and the goals a
 full run must hit (verif/test_kv_asu.py reports the ones missed)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The clock-cycle driver and monitor of the KV-ASU request and response streams.
 
 One loop per test drives ``req`` and ``rsp.ready`` on the falling edge and samples both

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """AXI4-Lite register accesses of the cocotb testbench, each checked against the register
 mirror (``verif.regmirror``, decision D8).
 

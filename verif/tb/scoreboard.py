@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The scoreboard of the cocotb testbench: every accepted request goes to the golden model
 with its acceptance cycle; every DUT response is compared with the model's response field
 by field (all fields, decision D5), in order, and nothing may be lost or duplicated."""
