@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Trace-driven evaluation of the KV-ASU (issue #5).
+"""Trace-driven evaluation of the KV-ASU.
 
 Modules: :mod:`.workload` (streaming video-LLM KV accesses; the ``make sim`` request
 stream), :mod:`.real_attention` (accesses from a real transformer's attention),
