@@ -168,35 +168,33 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   );
   \kv_asu.regs  regs (
     .axil__araddr(axil__araddr),
-    .axil__arprot(axil__arprot),
     .axil__arready(axil__arready),
     .axil__arvalid(axil__arvalid),
     .axil__awaddr(axil__awaddr),
-    .axil__awprot(axil__awprot),
     .axil__awready(axil__awready),
     .axil__awvalid(axil__awvalid),
     .axil__bready(axil__bready),
-    .axil__bresp(axil__bresp),
     .axil__bvalid(axil__bvalid),
-    .axil__rdata(axil__rdata),
     .axil__rready(axil__rready),
-    .axil__rresp(axil__rresp),
-    .axil__rvalid(axil__rvalid),
     .axil__wdata(axil__wdata),
     .axil__wready(axil__wready),
     .axil__wstrb(axil__wstrb),
     .axil__wvalid(axil__wvalid),
+    .bresp(axil__bresp),
     .cfg(cfg),
     .clk(clk),
     .core_flushing(core_flushing),
     .core_idle(core_idle),
     .cycle(cycle),
     .enable(enable),
-    .flush(flush),
+    .flush_pulse(flush),
     .hold(hold),
-    .inc(stat_inc),
     .occupancy(occupancy),
-    .rst(rst)
+    .rdata(axil__rdata),
+    .rresp(axil__rresp),
+    .rst(rst),
+    .rvalid(axil__rvalid),
+    .stat_inc(stat_inc)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -4509,8 +4507,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(\slot$300 ),
     .occupancy(occupancy),
-    .\port$4916$245 (\$1650 ),
-    .\port$4916$5 (\$1649 ),
+    .\port$4733$245 (\$1650 ),
+    .\port$4733$5 (\$1649 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -4526,8 +4524,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .mark(v0_mark),
     .match(v0_match),
     .older(older),
-    .\port$4443$1 (eb_old[3:1]),
-    .\port$4463$0 (eb_old_prev),
+    .\port$4260$1 (eb_old[3:1]),
+    .\port$4280$0 (eb_old_prev),
     .request(eb),
     .slot(slot),
     .tag(tag),
@@ -4544,9 +4542,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .mark(v1_mark),
     .match(v1_match),
     .older(\older$210 ),
-    .\port$4443$0 (eb_old[0]),
-    .\port$4443$2 (eb_old[3:2]),
-    .\port$4463$0 (eb_old_prev),
+    .\port$4260$0 (eb_old[0]),
+    .\port$4260$2 (eb_old[3:2]),
+    .\port$4280$0 (eb_old_prev),
     .request(eb),
     .slot(\slot$207 ),
     .tag(\tag$205 ),
@@ -4563,9 +4561,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .mark(v2_mark),
     .match(v2_match),
     .older(\older$231 ),
-    .\port$4443$0 (eb_old[1:0]),
-    .\port$4443$3 (eb_old[3]),
-    .\port$4463$0 (eb_old_prev),
+    .\port$4260$0 (eb_old[1:0]),
+    .\port$4260$3 (eb_old[3]),
+    .\port$4280$0 (eb_old_prev),
     .request(eb),
     .slot(\slot$228 ),
     .tag(\tag$226 ),
@@ -4582,8 +4580,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .mark(v3_mark),
     .match(v3_match),
     .older(\older$252 ),
-    .\port$4443$0 (eb_old[2:0]),
-    .\port$4463$0 (eb_old_prev),
+    .\port$4260$0 (eb_old[2:0]),
+    .\port$4280$0 (eb_old_prev),
     .request(eb),
     .slot(\slot$249 ),
     .tag(\tag$247 ),
@@ -4619,7 +4617,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$342  \hash$342  (
     .clk(clk),
     .out_h(hash),
-    .\port$4912$5 (s0[60:5]),
+    .\port$4729$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -4653,8 +4651,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(\$1650 [10:0]),
-    .\port$4916$260 (\$1650 [44:15]),
-    .\port$4916$5 (\$1649 ),
+    .\port$4733$260 (\$1650 [44:15]),
+    .\port$4733$5 (\$1649 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -7767,7 +7765,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, \port$4916$5 , \port$4916$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
+module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -7892,10 +7890,10 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4916$5 , \port$4916$245 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4916$245 ;
-  wire [60:0] \port$4916$245 ;
-  output [63:0] \port$4916$5 ;
-  wire [63:0] \port$4916$5 ;
+  output [60:0] \port$4733$245 ;
+  wire [60:0] \port$4733$245 ;
+  output [63:0] \port$4733$5 ;
+  wire [63:0] \port$4733$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -7954,7 +7952,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4916$5 , \port$4916$245 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4916$81 (e2[104:81])
+    .\port$4733$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -8180,8 +8178,8 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4916$5 , \port$4916$245 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4916$5  = e2[68:5];
-  assign \port$4916$245  = e2[305:245];
+  assign \port$4733$5  = e2[68:5];
+  assign \port$4733$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -8271,7 +8269,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4916$5 , \port$4916$245 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4916$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4733$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -8292,15 +8290,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4916$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4916$81 ;
-  wire [23:0] \port$4916$81 ;
+  input [23:0] \port$4733$81 ;
+  wire [23:0] \port$4733$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4916$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4916$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4733$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4733$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4916$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4916$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4916$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4733$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4733$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4733$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -8314,8 +8312,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4916$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4916$81 [15:0];
-  assign age = \port$4916$81 [23:16];
+  assign count = \port$4733$81 [15:0];
+  assign age = \port$4733$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -8325,7 +8323,7 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4916$81 );
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4443$1 , \port$4463$0 , list_empty, decision, valid);
+module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$1 , \port$4280$0 , list_empty, decision, valid);
   reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8504,10 +8502,10 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
   wire [3:0] \older[1] ;
   wire [3:0] \older[2] ;
   wire [3:0] \older[3] ;
-  input [2:0] \port$4443$1 ;
-  wire [2:0] \port$4443$1 ;
-  input \port$4463$0 ;
-  wire \port$4463$0 ;
+  input [2:0] \port$4260$1 ;
+  wire [2:0] \port$4260$1 ;
+  input \port$4280$0 ;
+  wire \port$4280$0 ;
   input [68:0] request;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
@@ -8557,7 +8555,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4443$1 , \port$4463$0  };
+  assign \$27  = hit_lane & { \port$4260$1 , \port$4280$0  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -8569,7 +8567,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4443$1 , \port$4463$0  };
+  assign \$40  = hit_lane & { \port$4260$1 , \port$4280$0  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -8608,7 +8606,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4443$1 , \port$4463$0  };
+  assign \$81  = wins & { \port$4260$1 , \port$4280$0  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -8628,7 +8626,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
   assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4463$0 ;
+  assign \$103  = \$102  | \port$4280$0 ;
   assign \$104  = \$101  & \$103 ;
   assign \$105  = request[2:1] == 2'h2;
   assign \$106  = request[2:1] == 2'h3;
@@ -8697,7 +8695,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
       end
     end
   end
-  assign beyond_w1 = { \port$4443$1 , \port$4463$0  };
+  assign beyond_w1 = { \port$4260$1 , \port$4280$0  };
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8793,7 +8791,7 @@ module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_i
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4443$0 , \port$4443$2 , \port$4463$0 , list_empty, decision, valid);
+module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4260$2 , \port$4280$0 , list_empty, decision, valid);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8972,12 +8970,12 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
   wire [3:0] \older[1] ;
   wire [3:0] \older[2] ;
   wire [3:0] \older[3] ;
-  input \port$4443$0 ;
-  wire \port$4443$0 ;
-  input [1:0] \port$4443$2 ;
-  wire [1:0] \port$4443$2 ;
-  input \port$4463$0 ;
-  wire \port$4463$0 ;
+  input \port$4260$0 ;
+  wire \port$4260$0 ;
+  input [1:0] \port$4260$2 ;
+  wire [1:0] \port$4260$2 ;
+  input \port$4280$0 ;
+  wire \port$4280$0 ;
   input [68:0] request;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
@@ -9027,7 +9025,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4443$2 , \port$4463$0 , \port$4443$0  };
+  assign \$27  = hit_lane & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -9039,7 +9037,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4443$2 , \port$4463$0 , \port$4443$0  };
+  assign \$40  = hit_lane & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -9078,7 +9076,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4443$2 , \port$4463$0 , \port$4443$0  };
+  assign \$81  = wins & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -9098,7 +9096,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
   assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4443$0 ;
+  assign \$103  = \$102  | \port$4260$0 ;
   assign \$104  = \$101  & \$103 ;
   assign \$105  = request[2:1] == 2'h2;
   assign \$106  = request[2:1] == 2'h3;
@@ -9167,7 +9165,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
       end
     end
   end
-  assign beyond_w1 = { \port$4443$2 , \port$4463$0 , \port$4443$0  };
+  assign beyond_w1 = { \port$4260$2 , \port$4280$0 , \port$4260$0  };
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9263,7 +9261,7 @@ module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_i
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4443$0 , \port$4443$3 , \port$4463$0 , list_empty, decision, valid);
+module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4260$3 , \port$4280$0 , list_empty, decision, valid);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -9442,12 +9440,12 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
   wire [3:0] \older[1] ;
   wire [3:0] \older[2] ;
   wire [3:0] \older[3] ;
-  input [1:0] \port$4443$0 ;
-  wire [1:0] \port$4443$0 ;
-  input \port$4443$3 ;
-  wire \port$4443$3 ;
-  input \port$4463$0 ;
-  wire \port$4463$0 ;
+  input [1:0] \port$4260$0 ;
+  wire [1:0] \port$4260$0 ;
+  input \port$4260$3 ;
+  wire \port$4260$3 ;
+  input \port$4280$0 ;
+  wire \port$4280$0 ;
   input [68:0] request;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
@@ -9497,7 +9495,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4443$3 , \port$4463$0 , \port$4443$0  };
+  assign \$27  = hit_lane & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -9509,7 +9507,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4443$3 , \port$4463$0 , \port$4443$0  };
+  assign \$40  = hit_lane & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -9548,7 +9546,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4443$3 , \port$4463$0 , \port$4443$0  };
+  assign \$81  = wins & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -9568,7 +9566,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
   assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4443$0 [0];
+  assign \$103  = \$102  | \port$4260$0 [0];
   assign \$104  = \$101  & \$103 ;
   assign \$105  = request[2:1] == 2'h2;
   assign \$106  = request[2:1] == 2'h3;
@@ -9637,7 +9635,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
       end
     end
   end
-  assign beyond_w1 = { \port$4443$3 , \port$4463$0 , \port$4443$0  };
+  assign beyond_w1 = { \port$4260$3 , \port$4280$0 , \port$4260$0  };
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9733,7 +9731,7 @@ module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_i
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4443$0 , \port$4463$0 , list_empty, decision, valid);
+module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4280$0 , list_empty, decision, valid);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -9912,10 +9910,10 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
   wire [3:0] \older[1] ;
   wire [3:0] \older[2] ;
   wire [3:0] \older[3] ;
-  input [2:0] \port$4443$0 ;
-  wire [2:0] \port$4443$0 ;
-  input \port$4463$0 ;
-  wire \port$4463$0 ;
+  input [2:0] \port$4260$0 ;
+  wire [2:0] \port$4260$0 ;
+  input \port$4280$0 ;
+  wire \port$4280$0 ;
   input [68:0] request;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
@@ -9965,7 +9963,7 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4463$0 , \port$4443$0  };
+  assign \$27  = hit_lane & { \port$4280$0 , \port$4260$0  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -9977,7 +9975,7 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4463$0 , \port$4443$0  };
+  assign \$40  = hit_lane & { \port$4280$0 , \port$4260$0  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -10016,7 +10014,7 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4463$0 , \port$4443$0  };
+  assign \$81  = wins & { \port$4280$0 , \port$4260$0  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -10036,7 +10034,7 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
   assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4443$0 [0];
+  assign \$103  = \$102  | \port$4260$0 [0];
   assign \$104  = \$101  & \$103 ;
   assign \$105  = request[2:1] == 2'h2;
   assign \$106  = request[2:1] == 2'h3;
@@ -10105,7 +10103,7 @@ module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_i
       end
     end
   end
-  assign beyond_w1 = { \port$4463$0 , \port$4443$0  };
+  assign beyond_w1 = { \port$4280$0 , \port$4260$0  };
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -10862,7 +10860,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$342 (rst, out_h, \port$4912$5 , seed, clk);
+module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -10961,8 +10959,8 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4912$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4912$5 ;
-  wire [55:0] \port$4912$5 ;
+  input [55:0] \port$4729$5 ;
+  wire [55:0] \port$4729$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -11053,12 +11051,12 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4912$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4912$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4912$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4912$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4912$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4912$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4912$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4729$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4729$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4729$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4729$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4729$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4729$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -11089,7 +11087,7 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4912$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4912$5  };
+  assign key = { 8'h00, \port$4729$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -21212,7 +21210,7 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4916$5 , inv_slot, \port$4916$260 
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4733$5 , inv_slot, \port$4733$260 
 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire \$1 ;
@@ -22006,10 +22004,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   wire \meta_data.fresh ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4916$260 ;
-  wire [29:0] \port$4916$260 ;
-  input [63:0] \port$4916$5 ;
-  wire [63:0] \port$4916$5 ;
+  input [29:0] \port$4733$260 ;
+  wire [29:0] \port$4733$260 ;
+  input [63:0] \port$4733$5 ;
+  wire [63:0] \port$4733$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -22686,7 +22684,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$4916$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4733$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -23211,7 +23209,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$4916$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4733$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -23736,7 +23734,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$4916$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4733$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -24261,7 +24259,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$4916$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4733$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -29012,65 +29010,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$433  = rd_slot[10:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4916$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4916$260 [12] & \$436 ;
+  assign \$436  = \port$4733$260 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$4733$260 [12] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4916$260 [13] & \$437 ;
+  assign \$438  = \port$4733$260 [13] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4916$260 [13];
-  assign \$441  = \port$4916$260 [1:0] == 2'h3;
-  assign \$442  = \port$4916$260 [12] & \$441 ;
+  assign \$440  = ~ \port$4733$260 [13];
+  assign \$441  = \port$4733$260 [1:0] == 2'h3;
+  assign \$442  = \port$4733$260 [12] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4916$260 [13] & \$444 ;
+  assign \$445  = \port$4733$260 [13] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4916$260 [13];
-  assign \$448  = \port$4916$260 [1:0] == 2'h3;
-  assign \$449  = \port$4916$260 [12] & \$448 ;
+  assign \$447  = ~ \port$4733$260 [13];
+  assign \$448  = \port$4733$260 [1:0] == 2'h3;
+  assign \$449  = \port$4733$260 [12] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4916$260 [13];
+  assign \$455  = \$454  & \port$4733$260 [13];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[10:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4916$260 [13];
+  assign \$462  = ~ \port$4733$260 [13];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4916$260 [1:0] == 2'h3;
-  assign \$465  = \port$4916$260 [12] & \$464 ;
+  assign \$464  = \port$4733$260 [1:0] == 2'h3;
+  assign \$465  = \port$4733$260 [12] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$467  = \port$4733$260 [10:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4916$260 [13];
+  assign \$473  = \$472  & \port$4733$260 [13];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[10:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4916$260 [13];
+  assign \$480  = ~ \port$4733$260 [13];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4916$260 [1:0] == 2'h3;
-  assign \$483  = \port$4916$260 [12] & \$482 ;
+  assign \$482  = \port$4733$260 [1:0] == 2'h3;
+  assign \$483  = \port$4733$260 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$485  = \port$4733$260 [10:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4916$260 [1:0] == 2'h3;
-  assign \$489  = \port$4916$260 [12] & \$488 ;
-  assign \$490  = \port$4916$260 [10:2] == sc_row_qqq;
+  assign \$488  = \port$4733$260 [1:0] == 2'h3;
+  assign \$489  = \port$4733$260 [12] & \$488 ;
+  assign \$490  = \port$4733$260 [10:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -29181,31 +29179,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4916$260 [13];
+  assign \$6  = \$5  & \port$4733$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4916$260 [13];
+  assign \$13  = ~ \port$4733$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4916$260 [1:0];
-  assign \$16  = \port$4916$260 [12] & \$15 ;
+  assign \$15  = ! \port$4733$260 [1:0];
+  assign \$16  = \port$4733$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4916$260 [10:2] == sc_row;
+  assign \$18  = \port$4733$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4916$260 [1:0];
-  assign \$23  = \port$4916$260 [12] & \$22 ;
-  assign \$24  = \port$4916$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4733$260 [1:0];
+  assign \$23  = \port$4733$260 [12] & \$22 ;
+  assign \$24  = \port$4733$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4916$260 [1:0];
-  assign \$30  = \port$4916$260 [12] & \$29 ;
+  assign \$29  = ! \port$4733$260 [1:0];
+  assign \$30  = \port$4733$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -29213,7 +29211,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4916$260 [13];
+  assign \$38  = \$37  & \port$4733$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -29221,10 +29219,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4916$260 [13];
+  assign \$46  = ~ \port$4733$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4916$260 [1:0];
-  assign \$49  = \port$4916$260 [12] & \$48 ;
+  assign \$48  = ! \port$4733$260 [1:0];
+  assign \$49  = \port$4733$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -29238,31 +29236,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4916$260 [13];
+  assign \$63  = \$62  & \port$4733$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4916$260 [13];
+  assign \$70  = ~ \port$4733$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4916$260 [1:0] == 1'h1;
-  assign \$73  = \port$4916$260 [12] & \$72 ;
+  assign \$72  = \port$4733$260 [1:0] == 1'h1;
+  assign \$73  = \port$4733$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4916$260 [10:2] == sc_row;
+  assign \$75  = \port$4733$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4916$260 [1:0] == 1'h1;
-  assign \$80  = \port$4916$260 [12] & \$79 ;
-  assign \$81  = \port$4916$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4733$260 [1:0] == 1'h1;
+  assign \$80  = \port$4733$260 [12] & \$79 ;
+  assign \$81  = \port$4733$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4916$260 [1:0] == 1'h1;
-  assign \$87  = \port$4916$260 [12] & \$86 ;
+  assign \$86  = \port$4733$260 [1:0] == 1'h1;
+  assign \$87  = \port$4733$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -29270,7 +29268,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4916$260 [13];
+  assign \$95  = \$94  & \port$4733$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -29278,10 +29276,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4916$260 [13];
+  assign \$103  = ~ \port$4733$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4916$260 [1:0] == 1'h1;
-  assign \$106  = \port$4916$260 [12] & \$105 ;
+  assign \$105  = \port$4733$260 [1:0] == 1'h1;
+  assign \$106  = \port$4733$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -29295,31 +29293,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4916$260 [13];
+  assign \$120  = \$119  & \port$4733$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4916$260 [13];
+  assign \$127  = ~ \port$4733$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4916$260 [1:0] == 2'h2;
-  assign \$130  = \port$4916$260 [12] & \$129 ;
+  assign \$129  = \port$4733$260 [1:0] == 2'h2;
+  assign \$130  = \port$4733$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4916$260 [10:2] == sc_row;
+  assign \$132  = \port$4733$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4916$260 [1:0] == 2'h2;
-  assign \$137  = \port$4916$260 [12] & \$136 ;
-  assign \$138  = \port$4916$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4733$260 [1:0] == 2'h2;
+  assign \$137  = \port$4733$260 [12] & \$136 ;
+  assign \$138  = \port$4733$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4916$260 [1:0] == 2'h2;
-  assign \$144  = \port$4916$260 [12] & \$143 ;
+  assign \$143  = \port$4733$260 [1:0] == 2'h2;
+  assign \$144  = \port$4733$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -29327,7 +29325,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4916$260 [13];
+  assign \$152  = \$151  & \port$4733$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -29335,10 +29333,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4916$260 [13];
+  assign \$160  = ~ \port$4733$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4916$260 [1:0] == 2'h2;
-  assign \$163  = \port$4916$260 [12] & \$162 ;
+  assign \$162  = \port$4733$260 [1:0] == 2'h2;
+  assign \$163  = \port$4733$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -29352,31 +29350,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4916$260 [13];
+  assign \$177  = \$176  & \port$4733$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4916$260 [13];
+  assign \$184  = ~ \port$4733$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4916$260 [1:0] == 2'h3;
-  assign \$187  = \port$4916$260 [12] & \$186 ;
+  assign \$186  = \port$4733$260 [1:0] == 2'h3;
+  assign \$187  = \port$4733$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4916$260 [10:2] == sc_row;
+  assign \$189  = \port$4733$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4916$260 [1:0] == 2'h3;
-  assign \$194  = \port$4916$260 [12] & \$193 ;
-  assign \$195  = \port$4916$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4733$260 [1:0] == 2'h3;
+  assign \$194  = \port$4733$260 [12] & \$193 ;
+  assign \$195  = \port$4733$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4916$260 [1:0] == 2'h3;
-  assign \$201  = \port$4916$260 [12] & \$200 ;
+  assign \$200  = \port$4733$260 [1:0] == 2'h3;
+  assign \$201  = \port$4733$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -29384,7 +29382,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4916$260 [13];
+  assign \$209  = \$208  & \port$4733$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -29392,10 +29390,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4916$260 [13];
+  assign \$217  = ~ \port$4733$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4916$260 [1:0] == 2'h3;
-  assign \$220  = \port$4916$260 [12] & \$219 ;
+  assign \$219  = \port$4733$260 [1:0] == 2'h3;
+  assign \$220  = \port$4733$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -29404,10 +29402,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4916$260 [13] | clear_en;
+  assign \$229  = \port$4733$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4916$260 [10:2];
-  assign \$231  = \port$4916$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4733$260 [10:2];
+  assign \$231  = \port$4733$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -29424,65 +29422,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4916$260 [1:0];
-  assign \$signature__en$106  = \port$4916$260 [12] & \$241 ;
+  assign \$241  = ! \port$4733$260 [1:0];
+  assign \$signature__en$106  = \port$4733$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4916$260 [13] & \$242 ;
+  assign \$243  = \port$4733$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4916$260 [13];
-  assign \$246  = ! \port$4916$260 [1:0];
-  assign \$247  = \port$4916$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4733$260 [13];
+  assign \$246  = ! \port$4733$260 [1:0];
+  assign \$247  = \port$4733$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4916$260 [13] & \$249 ;
+  assign \$250  = \port$4733$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4916$260 [13];
-  assign \$253  = ! \port$4916$260 [1:0];
-  assign \$254  = \port$4916$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4733$260 [13];
+  assign \$253  = ! \port$4733$260 [1:0];
+  assign \$254  = \port$4733$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4916$260 [13];
+  assign \$260  = \$259  & \port$4733$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4916$260 [13];
+  assign \$267  = ~ \port$4733$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4916$260 [1:0];
-  assign \$270  = \port$4916$260 [12] & \$269 ;
+  assign \$269  = ! \port$4733$260 [1:0];
+  assign \$270  = \port$4733$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4733$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4916$260 [13];
+  assign \$278  = \$277  & \port$4733$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4916$260 [13];
+  assign \$285  = ~ \port$4733$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4916$260 [1:0];
-  assign \$288  = \port$4916$260 [12] & \$287 ;
+  assign \$287  = ! \port$4733$260 [1:0];
+  assign \$288  = \port$4733$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4733$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4916$260 [1:0];
-  assign \$294  = \port$4916$260 [12] & \$293 ;
-  assign \$295  = \port$4916$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4733$260 [1:0];
+  assign \$294  = \port$4733$260 [12] & \$293 ;
+  assign \$295  = \port$4733$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -29498,65 +29496,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4916$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4916$260 [12] & \$306 ;
+  assign \$306  = \port$4733$260 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$4733$260 [12] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4916$260 [13] & \$307 ;
+  assign \$308  = \port$4733$260 [13] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4916$260 [13];
-  assign \$311  = \port$4916$260 [1:0] == 1'h1;
-  assign \$312  = \port$4916$260 [12] & \$311 ;
+  assign \$310  = ~ \port$4733$260 [13];
+  assign \$311  = \port$4733$260 [1:0] == 1'h1;
+  assign \$312  = \port$4733$260 [12] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4916$260 [13] & \$314 ;
+  assign \$315  = \port$4733$260 [13] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4916$260 [13];
-  assign \$318  = \port$4916$260 [1:0] == 1'h1;
-  assign \$319  = \port$4916$260 [12] & \$318 ;
+  assign \$317  = ~ \port$4733$260 [13];
+  assign \$318  = \port$4733$260 [1:0] == 1'h1;
+  assign \$319  = \port$4733$260 [12] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4916$260 [13];
+  assign \$325  = \$324  & \port$4733$260 [13];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[10:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4916$260 [13];
+  assign \$332  = ~ \port$4733$260 [13];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4916$260 [1:0] == 1'h1;
-  assign \$335  = \port$4916$260 [12] & \$334 ;
+  assign \$334  = \port$4733$260 [1:0] == 1'h1;
+  assign \$335  = \port$4733$260 [12] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$337  = \port$4733$260 [10:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4916$260 [13];
+  assign \$343  = \$342  & \port$4733$260 [13];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[10:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4916$260 [13];
+  assign \$350  = ~ \port$4733$260 [13];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4916$260 [1:0] == 1'h1;
-  assign \$353  = \port$4916$260 [12] & \$352 ;
+  assign \$352  = \port$4733$260 [1:0] == 1'h1;
+  assign \$353  = \port$4733$260 [12] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$355  = \port$4733$260 [10:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4916$260 [1:0] == 1'h1;
-  assign \$359  = \port$4916$260 [12] & \$358 ;
-  assign \$360  = \port$4916$260 [10:2] == sc_row_qqq;
+  assign \$358  = \port$4733$260 [1:0] == 1'h1;
+  assign \$359  = \port$4733$260 [12] & \$358 ;
+  assign \$360  = \port$4733$260 [10:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -29572,65 +29570,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$368  = rd_slot[10:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4916$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4916$260 [12] & \$371 ;
+  assign \$371  = \port$4733$260 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$4733$260 [12] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4916$260 [13] & \$372 ;
+  assign \$373  = \port$4733$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4916$260 [13];
-  assign \$376  = \port$4916$260 [1:0] == 2'h2;
-  assign \$377  = \port$4916$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4733$260 [13];
+  assign \$376  = \port$4733$260 [1:0] == 2'h2;
+  assign \$377  = \port$4733$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4916$260 [13] & \$379 ;
+  assign \$380  = \port$4733$260 [13] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4916$260 [13];
-  assign \$383  = \port$4916$260 [1:0] == 2'h2;
-  assign \$384  = \port$4916$260 [12] & \$383 ;
+  assign \$382  = ~ \port$4733$260 [13];
+  assign \$383  = \port$4733$260 [1:0] == 2'h2;
+  assign \$384  = \port$4733$260 [12] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4916$260 [13];
+  assign \$390  = \$389  & \port$4733$260 [13];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[10:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4916$260 [13];
+  assign \$397  = ~ \port$4733$260 [13];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4916$260 [1:0] == 2'h2;
-  assign \$400  = \port$4916$260 [12] & \$399 ;
+  assign \$399  = \port$4733$260 [1:0] == 2'h2;
+  assign \$400  = \port$4733$260 [12] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$402  = \port$4733$260 [10:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4916$260 [13];
+  assign \$408  = \$407  & \port$4733$260 [13];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[10:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4916$260 [13];
+  assign \$415  = ~ \port$4733$260 [13];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4916$260 [1:0] == 2'h2;
-  assign \$418  = \port$4916$260 [12] & \$417 ;
+  assign \$417  = \port$4733$260 [1:0] == 2'h2;
+  assign \$418  = \port$4733$260 [12] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4916$260 [10:2] == sc_row_q;
+  assign \$420  = \port$4733$260 [10:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4916$260 [1:0] == 2'h2;
-  assign \$424  = \port$4916$260 [12] & \$423 ;
-  assign \$425  = \port$4916$260 [10:2] == sc_row_qqq;
+  assign \$423  = \port$4733$260 [1:0] == 2'h2;
+  assign \$424  = \port$4733$260 [12] & \$423 ;
+  assign \$425  = \port$4733$260 [10:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -29977,15 +29975,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4916$260 [13]) begin
+    end else if (\port$4733$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4916$260 [10:2];
+      meta_addr = \port$4733$260 [10:2];
     end
   end
-  assign inv_en = \port$4916$260 [13];
-  assign wr_en = \port$4916$260 [12];
-  assign wr_slot = \port$4916$260 [10:0];
+  assign inv_en = \port$4733$260 [13];
+  assign wr_en = \port$4733$260 [12];
+  assign wr_slot = \port$4733$260 [10:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -29996,8 +29994,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4916$5 [63:56];
-  assign wr_mark = \port$4916$260 [11];
+  assign wr_last = \port$4733$5 [63:56];
+  assign wr_mark = \port$4733$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -30005,9 +30003,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4916$260 [10:2];
-  assign wr_tag = \port$4916$5 [55:0];
-  assign wr_count = \port$4916$260 [29:14];
+  assign \$signature__addr$105  = \port$4733$260 [10:2];
+  assign wr_tag = \port$4733$5 [55:0];
+  assign wr_count = \port$4733$260 [29:14];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -30017,7 +30015,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [8:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4916$260 [10:2];
+  assign \$signature__addr$141  = \port$4733$260 [10:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -30027,7 +30025,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [8:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4916$260 [10:2];
+  assign \$signature__addr$160  = \port$4733$260 [10:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -30037,7 +30035,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [8:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4916$260 [10:2];
+  assign \$signature__addr$179  = \port$4733$260 [10:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -30218,12 +30216,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__data$188.last  = \$signature__data$188 [7:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [8];
   assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4916$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4916$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4916$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4916$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4916$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4916$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4733$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4733$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4733$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4733$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4733$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4733$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -30284,27 +30282,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign scrub_w__data[29:20] = meta_data;
   assign scrub_w__data[19:10] = meta_data;
   assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4916$260 [29:14];
-  assign \$signature__data [55:0] = \port$4916$5 [55:0];
+  assign \$signature__data [71:56] = \port$4733$260 [29:14];
+  assign \$signature__data [55:0] = \port$4733$5 [55:0];
   assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4916$260 [11];
-  assign meta_data[7:0] = \port$4916$5 [63:56];
+  assign meta_data[8] = \port$4733$260 [11];
+  assign meta_data[7:0] = \port$4733$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
-, enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, hold, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush_pulse, bresp, enable
+, cfg, rvalid, rdata, rresp, axil__bvalid, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire [1:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [1:0] \$16 ;
-  wire [1:0] \$17 ;
-  wire [1:0] \$18 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
   wire \$19 ;
   wire \$2 ;
   wire \$20 ;
@@ -30323,13 +30321,13 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
-  wire \$35 ;
-  wire \$36 ;
+  wire [2:0] \$35 ;
+  wire [1:0] \$36 ;
   wire \$37 ;
-  wire \$38 ;
-  wire \$39 ;
+  wire [1:0] \$38 ;
+  wire [1:0] \$39 ;
   wire \$4 ;
-  wire \$40 ;
+  wire [1:0] \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
@@ -30340,91 +30338,91 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire [2:0] \$50 ;
-  reg \$51 ;
-  reg \$52 ;
-  reg \$53 ;
-  reg \$54 ;
-  reg \$55 ;
-  reg \$56 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
   reg \$57 ;
-  reg [31:0] \$58 ;
-  reg [31:0] \$59 ;
+  reg \$58 ;
+  reg \$59 ;
   wire \$6 ;
-  reg [31:0] \$60 ;
-  reg [31:0] \$61 ;
-  reg [31:0] \$62 ;
+  reg \$60 ;
+  reg [9:0] \$61 ;
+  reg \$62 ;
   reg [31:0] \$63 ;
-  reg \$64 ;
-  reg [84:0] \$65 ;
-  reg \$66 ;
-  reg [3:0] \$67 ;
-  reg [1:0] \$68 ;
-  reg [31:0] \$69 ;
+  reg [3:0] \$64 ;
+  reg \$65 ;
+  reg [1:0] \$66 ;
+  reg [1:0] \$67 ;
+  reg \$68 ;
+  reg \$69 ;
   wire \$7 ;
+  reg [31:0] \$70 ;
+  reg [31:0] \$71 ;
+  reg [31:0] \$72 ;
+  reg [31:0] \$73 ;
+  reg [31:0] \$74 ;
+  reg [31:0] \$75 ;
+  reg \$76 ;
+  reg [84:0] \$77 ;
+  reg \$78 ;
+  reg [9:0] \$79 ;
   wire \$8 ;
+  reg \$80 ;
+  reg [3:0] \$81 ;
+  reg \$82 ;
+  reg [1:0] \$83 ;
+  reg [31:0] \$84 ;
+  reg [31:0] \$85 ;
+  reg [1:0] \$86 ;
   wire \$9 ;
   reg action_resp = 1'h0;
-  (* init = 4'h0 *)
-  wire [3:0] ar_stat_idx;
+  reg ar_full = 1'h0;
+  reg [3:0] ar_stat_idx = 4'h0;
   reg ar_stat_lo = 1'h0;
+  wire ar_take;
+  reg [9:0] ar_word = 10'h000;
+  reg aw_full = 1'h0;
+  reg [9:0] aw_word = 10'h000;
   input [11:0] axil__araddr;
   wire [11:0] axil__araddr;
-  wire [11:0] \axil__araddr$1 ;
-  input [2:0] axil__arprot;
-  wire [2:0] axil__arprot;
-  wire [2:0] \axil__arprot$3 ;
   output axil__arready;
   wire axil__arready;
-  wire \axil__arready$5 ;
   input axil__arvalid;
   wire axil__arvalid;
-  wire \axil__arvalid$7 ;
   input [11:0] axil__awaddr;
   wire [11:0] axil__awaddr;
-  wire [11:0] \axil__awaddr$9 ;
-  input [2:0] axil__awprot;
-  wire [2:0] axil__awprot;
-  wire [2:0] \axil__awprot$11 ;
   output axil__awready;
   wire axil__awready;
-  wire \axil__awready$13 ;
   input axil__awvalid;
   wire axil__awvalid;
-  wire \axil__awvalid$15 ;
   input axil__bready;
   wire axil__bready;
-  wire \axil__bready$17 ;
-  output [1:0] axil__bresp;
+  (* init = 2'h0 *)
   wire [1:0] axil__bresp;
-  wire [1:0] \axil__bresp$19 ;
   output axil__bvalid;
-  wire axil__bvalid;
-  wire \axil__bvalid$21 ;
-  output [31:0] axil__rdata;
+  reg axil__bvalid;
+  (* init = 32'd0 *)
   wire [31:0] axil__rdata;
-  wire [31:0] \axil__rdata$23 ;
   input axil__rready;
   wire axil__rready;
-  wire \axil__rready$25 ;
-  output [1:0] axil__rresp;
+  (* init = 2'h0 *)
   wire [1:0] axil__rresp;
-  wire [1:0] \axil__rresp$27 ;
-  output axil__rvalid;
+  (* init = 1'h0 *)
   wire axil__rvalid;
-  wire \axil__rvalid$29 ;
   input [31:0] axil__wdata;
   wire [31:0] axil__wdata;
-  wire [31:0] \axil__wdata$31 ;
   output axil__wready;
   wire axil__wready;
-  wire \axil__wready$33 ;
   input [3:0] axil__wstrb;
   wire [3:0] axil__wstrb;
-  wire [3:0] \axil__wstrb$35 ;
   input axil__wvalid;
   wire axil__wvalid;
-  wire \axil__wvalid$37 ;
+  output [1:0] bresp;
+  reg [1:0] bresp = 2'h0;
   output [84:0] cfg;
   reg [84:0] cfg = 85'h000000001f591900030005;
   wire [15:0] \cfg.c2 ;
@@ -30433,9 +30431,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [6:0] \cfg.w1 ;
   wire [6:0] \cfg.w2 ;
   wire [6:0] \cfg.w3 ;
-  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear_stats;
+  wire clear;
+  reg clear_stats = 1'h0;
   input clk;
   wire clk;
   input core_flushing;
@@ -30447,757 +30445,260 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   output enable;
   reg enable = 1'h1;
   reg error = 1'h0;
-  output flush;
-  reg flush = 1'h0;
   (* init = 1'h0 *)
-  wire flush_pulse;
+  wire flush;
+  output flush_pulse;
+  reg flush_pulse = 1'h0;
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [11:0] occupancy;
   wire [11:0] occupancy;
-  reg [3:0] rd_addr = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] rd_addr;
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
-  wire regs__ar_accept;
-  wire [9:0] regs__ar_addr;
-  wire regs__b_busy;
-  wire [9:0] regs__r_addr;
-  reg [31:0] regs__r_data;
-  reg regs__r_done;
-  wire regs__r_valid;
-  wire [9:0] regs__w_addr;
-  wire [31:0] regs__w_data;
-  reg regs__w_done;
-  reg regs__w_error;
-  wire [3:0] regs__w_strb;
-  wire regs__w_valid;
+  output [31:0] rdata;
+  reg [31:0] rdata = 32'd0;
+  output [1:0] rresp;
+  reg [1:0] rresp = 2'h0;
   input rst;
   wire rst;
+  output rvalid;
+  reg rvalid = 1'h0;
   reg seed_changes = 1'h0;
-  reg sequencing = 1'h0;
   reg [31:0] shadow_c2 = 32'd3;
   reg [31:0] shadow_c3 = 32'd5;
   reg [31:0] shadow_hash_seed = 32'd0;
   reg [31:0] shadow_w1 = 32'd125;
   reg [31:0] shadow_w2 = 32'd50;
   reg [31:0] shadow_w3 = 32'd25;
+  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
-  assign \$29  = & { \$28 , \$27 , \$26  };
-  assign \$30  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = \$25  & \$33 ;
-  assign \$35  = shadow_hash_seed != cfg[84:53];
-  assign \$36  = ~ axil__bvalid;
-  assign \$37  = ~ sequencing;
-  assign \$38  = regs__w_valid & \$37 ;
-  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$40  = regs__w_strb[0] & \$39 ;
-  assign \$41  = ~ core_flushing;
-  assign \$42  = core_idle & \$41 ;
-  assign \$43  = | inc;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = ~ legal;
-  assign \$47  = regs__w_data[3] & \$46 ;
-  assign \$48  = regs__w_data[3] & seed_changes;
-  assign \$49  = regs__w_data[1] | \$48 ;
+  reg [31:0] w_data = 32'd0;
+  reg w_full = 1'h0;
+  reg [3:0] w_strb = 4'h0;
+  reg [1:0] write_state = 2'h0;
+  assign \$14  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$15  = \$13  & \$14 ;
+  assign \$16  = \$7  & \$15 ;
+  assign \$17  = shadow_hash_seed != cfg[84:53];
+  assign \$18  = ~ aw_full;
+  assign \$19  = axil__awvalid & \$18 ;
+  assign \$20  = ~ w_full;
+  assign \$21  = axil__wvalid & \$20 ;
+  assign \$22  = aw_full & w_full;
+  assign \$23  = | { w_data[2:1], w_data[4:3] };
+  assign \$24  = w_strb[0] & \$23 ;
+  assign \$25  = ~ core_flushing;
+  assign \$26  = core_idle & \$25 ;
+  assign \$27  = | stat_inc;
+  assign \$28  = ~ \$27 ;
+  assign \$29  = \$26  & \$28 ;
+  assign \$30  = ~ legal;
+  assign \$31  = w_data[3] & \$30 ;
+  assign \$32  = w_data[3] & seed_changes;
+  assign \$33  = w_data[1] | \$32 ;
+  assign \$34  = rvalid & axil__rready;
+  assign \$37  = core_flushing | flush_pulse;
+  assign \$40  = \$38  | \$39 ;
+  assign axil__awready = ~ aw_full;
+  assign axil__wready = ~ w_full;
+  assign \$41  = \$55  & action_resp;
+  assign \$42  = \$56  | \$41 ;
+  assign hold = \$42  | flush_pulse;
+  assign \$43  = ~ ar_full;
+  assign \$44  = axil__arvalid & \$43 ;
+  assign \$45  = | stat_pend;
+  assign \$46  = ~ \$45 ;
+  assign \$47  = \$44  & \$46 ;
+  assign \$48  = ~ rvalid;
+  assign ar_take = \$47  & \$48 ;
+  assign \$49  = ~ ar_full;
+  assign \$50  = | stat_pend;
+  assign \$51  = ~ \$50 ;
+  assign \$52  = \$49  & \$51 ;
+  assign \$53  = ~ rvalid;
+  assign axil__arready = \$52  & \$53 ;
+  assign rd_en = ar_full & ar_stat_lo;
+  assign \$54  = ! write_state;
+  assign \$55  = write_state == 1'h1;
+  assign \$56  = write_state == 2'h2;
   always @(posedge clk)
-    legal <= \$51 ;
+    legal <= \$57 ;
   always @(posedge clk)
-    seed_changes <= \$52 ;
+    seed_changes <= \$58 ;
   always @(posedge clk)
-    clear <= \$53 ;
+    clear_stats <= \$59 ;
   always @(posedge clk)
-    flush <= \$54 ;
+    aw_full <= \$60 ;
   always @(posedge clk)
-    action_resp <= \$55 ;
+    aw_word <= \$61 ;
   always @(posedge clk)
-    sequencing <= \$56 ;
+    w_full <= \$62 ;
   always @(posedge clk)
-    enable <= \$57 ;
+    w_data <= \$63 ;
   always @(posedge clk)
-    shadow_c3 <= \$58 ;
+    w_strb <= \$64 ;
   always @(posedge clk)
-    shadow_c2 <= \$59 ;
+    flush_pulse <= \$65 ;
   always @(posedge clk)
-    shadow_w3 <= \$60 ;
+    write_state <= \$66 ;
   always @(posedge clk)
-    shadow_w2 <= \$61 ;
+    bresp <= \$67 ;
   always @(posedge clk)
-    shadow_w1 <= \$62 ;
+    action_resp <= \$68 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$63 ;
+    enable <= \$69 ;
   always @(posedge clk)
-    error <= \$64 ;
+    shadow_c3 <= \$70 ;
   always @(posedge clk)
-    cfg <= \$65 ;
+    shadow_c2 <= \$71 ;
   always @(posedge clk)
-    ar_stat_lo <= \$66 ;
+    shadow_w3 <= \$72 ;
   always @(posedge clk)
-    rd_addr <= \$67 ;
+    shadow_w2 <= \$73 ;
   always @(posedge clk)
-    stat_pend <= \$68 ;
+    shadow_w1 <= \$74 ;
   always @(posedge clk)
-    hi_latch <= \$69 ;
-  assign \$1  = ~ sequencing;
-  assign \$2  = regs__w_valid & \$1 ;
-  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$4  = regs__w_strb[0] & \$3 ;
-  assign \$5  = ~ core_flushing;
-  assign \$6  = core_idle & \$5 ;
-  assign \$7  = | inc;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \$6  & \$8 ;
-  assign \$10  = ~ legal;
-  assign \$11  = regs__w_data[3] & \$10 ;
-  assign \$12  = axil__bvalid & action_resp;
-  assign \$13  = sequencing | \$12 ;
-  assign hold = \$13  | flush;
-  assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$15  = core_flushing | flush;
-  assign \$18  = \$16  | \$17 ;
-  assign \$19  = ! shadow_c2[31:16];
-  assign \$20  = ! shadow_c3[31:16];
-  assign \$21  = & { \$20 , \$19  };
-  assign \$22  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = shadow_c2[15:0] >= 1'h1;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ! shadow_w3[31:7];
-  assign \$27  = ! shadow_w2[31:7];
-  assign \$28  = ! shadow_w1[31:7];
+    shadow_hash_seed <= \$75 ;
+  always @(posedge clk)
+    error <= \$76 ;
+  always @(posedge clk)
+    cfg <= \$77 ;
+  always @(posedge clk)
+    ar_full <= \$78 ;
+  always @(posedge clk)
+    ar_word <= \$79 ;
+  always @(posedge clk)
+    ar_stat_lo <= \$80 ;
+  always @(posedge clk)
+    ar_stat_idx <= \$81 ;
+  always @(posedge clk)
+    rvalid <= \$82 ;
+  always @(posedge clk)
+    stat_pend <= \$83 ;
+  always @(posedge clk)
+    rdata <= \$84 ;
+  always @(posedge clk)
+    hi_latch <= \$85 ;
+  always @(posedge clk)
+    rresp <= \$86 ;
+  assign \$1  = ! shadow_c2[31:16];
+  assign \$2  = ! shadow_c3[31:16];
+  assign \$3  = & { \$2 , \$1  };
+  assign \$4  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$5  = \$3  & \$4 ;
+  assign \$6  = shadow_c2[15:0] >= 1'h1;
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = ! shadow_w3[31:7];
+  assign \$9  = ! shadow_w2[31:7];
+  assign \$10  = ! shadow_w1[31:7];
+  assign \$11  = & { \$10 , \$9 , \$8  };
+  assign \$12  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$13  = \$11  & \$12 ;
   \kv_asu.regs.stats  stats (
-    .clear(clear),
+    .clear(clear_stats),
     .clk(clk),
-    .inc(inc),
-    .rd_addr(rd_addr),
+    .inc(stat_inc),
+    .rd_addr(ar_stat_idx),
     .rd_en(rd_en),
-    .rd_reserve(rd_reserve),
+    .rd_reserve(ar_take),
     .rst(rst),
     .total(rd_data)
   );
-  \kv_asu.regs.subordinate  subordinate (
-    .ar_word(regs__r_addr),
-    .aw_word(regs__w_addr),
-    .axil__araddr(axil__araddr),
-    .axil__arready(axil__arready),
-    .axil__arvalid(axil__arvalid),
-    .axil__awaddr(axil__awaddr),
-    .axil__awready(axil__awready),
-    .axil__awvalid(axil__awvalid),
-    .axil__bready(axil__bready),
-    .axil__bresp(axil__bresp),
-    .axil__bvalid(axil__bvalid),
-    .axil__rdata(axil__rdata),
-    .axil__rready(axil__rready),
-    .axil__rresp(axil__rresp),
-    .axil__wdata(axil__wdata),
-    .axil__wready(axil__wready),
-    .axil__wstrb(axil__wstrb),
-    .axil__wvalid(axil__wvalid),
-    .clk(clk),
-    .regs__ar_accept(rd_reserve),
-    .regs__r_data(regs__r_data),
-    .regs__r_done(regs__r_done),
-    .regs__r_valid(regs__r_valid),
-    .regs__w_data(regs__w_data),
-    .regs__w_done(regs__w_done),
-    .regs__w_error(regs__w_error),
-    .regs__w_strb(regs__w_strb),
-    .regs__w_valid(regs__w_valid),
-    .rst(rst),
-    .rvalid(axil__rvalid)
-  );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    regs__w_done = 1'h0;
-    if (\$2 ) begin
-      casez (regs__w_addr)
-        10'h010:
+    \$57  = \$16 ;
+    if (rst) begin
+      \$57  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$58  = \$17 ;
+    if (rst) begin
+      \$58  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$59  = 1'h0;
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          if (\$29 ) begin
             (* full_case = 32'd1 *)
-            if (\$4 ) begin
+            if (\$31 ) begin
             end else begin
-              regs__w_done = 1'h1;
-            end
-        10'h018:
-            regs__w_done = 1'h1;
-        10'h019:
-            regs__w_done = 1'h1;
-        10'h01a:
-            regs__w_done = 1'h1;
-        10'h01b:
-            regs__w_done = 1'h1;
-        10'h01c:
-            regs__w_done = 1'h1;
-        10'h01d:
-            regs__w_done = 1'h1;
-      endcase
-    end
-    if (sequencing) begin
-      if (\$9 ) begin
-        regs__w_done = 1'h1;
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    regs__w_error = 1'h0;
-    if (sequencing) begin
-      if (\$9 ) begin
-        if (\$11 ) begin
-          regs__w_error = 1'h1;
-        end
-      end
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    regs__r_done = 1'h0;
-    if (stat_pend[1]) begin
-      regs__r_done = 1'h1;
-    end
-    if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_done = 1'h1;
-        10'h001:
-            regs__r_done = 1'h1;
-        10'h002:
-            regs__r_done = 1'h1;
-        10'h003:
-            regs__r_done = 1'h1;
-        10'h004:
-            regs__r_done = 1'h1;
-        10'h005:
-            regs__r_done = 1'h1;
-        10'h006:
-            regs__r_done = 1'h1;
-        10'h007:
-            regs__r_done = 1'h1;
-        10'h008:
-            regs__r_done = 1'h1;
-        10'h009:
-            regs__r_done = 1'h1;
-        10'h00a:
-            regs__r_done = 1'h1;
-        10'h010:
-            regs__r_done = 1'h1;
-        10'h011:
-            regs__r_done = 1'h1;
-        10'h012:
-            regs__r_done = 1'h1;
-        10'h014:
-            regs__r_done = 1'h1;
-        10'h015:
-            regs__r_done = 1'h1;
-        10'h018:
-            regs__r_done = 1'h1;
-        10'h019:
-            regs__r_done = 1'h1;
-        10'h01a:
-            regs__r_done = 1'h1;
-        10'h01b:
-            regs__r_done = 1'h1;
-        10'h01c:
-            regs__r_done = 1'h1;
-        10'h01d:
-            regs__r_done = 1'h1;
-        10'h020:
-            regs__r_done = 1'h1;
-        10'h021:
-            regs__r_done = 1'h1;
-        10'h022:
-            regs__r_done = 1'h1;
-        10'h023:
-            regs__r_done = 1'h1;
-        10'h024:
-            regs__r_done = 1'h1;
-        10'h025:
-            regs__r_done = 1'h1;
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_done = 1'h1;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_done = 1'h1;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_done = 1'h1;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_done = 1'h1;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_done = 1'h1;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_done = 1'h1;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_done = 1'h1;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_done = 1'h1;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_done = 1'h1;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_done = 1'h1;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_done = 1'h1;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_done = 1'h1;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_done = 1'h1;
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    regs__r_data = 32'd0;
-    if (stat_pend[1]) begin
-      regs__r_data = rd_data[31:0];
-    end
-    if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_data = 32'd1263944019;
-        10'h001:
-            regs__r_data = 32'd512;
-        10'h002:
-            regs__r_data = 32'd2048;
-        10'h003:
-            regs__r_data = 32'd4;
-        10'h004:
-            regs__r_data = 32'd64;
-        10'h005:
-            regs__r_data = 32'd8;
-        10'h006:
-            regs__r_data = 32'd56;
-        10'h007:
-            regs__r_data = 32'd16;
-        10'h008:
-            regs__r_data = 32'd8;
-        10'h009:
-            regs__r_data = 32'd2;
-        10'h00a:
-            regs__r_data = 32'd127;
-        10'h010:
-            regs__r_data = { 30'h00000000, \$14  };
-        10'h011:
-            regs__r_data = { 30'h00000000, \$18  };
-        10'h012:
-            regs__r_data = { 20'h00000, occupancy };
-        10'h014:
-            regs__r_data = cycle[31:0];
-        10'h015:
-            regs__r_data = hi_latch;
-        10'h018:
-            regs__r_data = shadow_c3;
-        10'h019:
-            regs__r_data = shadow_c2;
-        10'h01a:
-            regs__r_data = shadow_w3;
-        10'h01b:
-            regs__r_data = shadow_w2;
-        10'h01c:
-            regs__r_data = shadow_w1;
-        10'h01d:
-            regs__r_data = shadow_hash_seed;
-        10'h020:
-            regs__r_data = { 16'h0000, cfg[15:0] };
-        10'h021:
-            regs__r_data = { 16'h0000, cfg[31:16] };
-        10'h022:
-            regs__r_data = { 25'h0000000, cfg[38:32] };
-        10'h023:
-            regs__r_data = { 25'h0000000, cfg[45:39] };
-        10'h024:
-            regs__r_data = { 25'h0000000, cfg[52:46] };
-        10'h025:
-            regs__r_data = cfg[84:53];
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_data = hi_latch;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_data = hi_latch;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_data = hi_latch;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_data = hi_latch;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_data = hi_latch;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_data = hi_latch;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_data = hi_latch;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_data = hi_latch;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_data = hi_latch;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_data = hi_latch;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_data = hi_latch;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_data = hi_latch;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_data = hi_latch;
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$51  = \$34 ;
-    if (rst) begin
-      \$51  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$52  = \$35 ;
-    if (rst) begin
-      \$52  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$53  = 1'h0;
-    if (sequencing) begin
-      if (\$45 ) begin
-        (* full_case = 32'd1 *)
-        if (\$47 ) begin
-        end else begin
-          \$53  = regs__w_data[2];
-        end
-      end
-    end
-    if (rst) begin
-      \$53  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$54  = 1'h0;
-    if (sequencing) begin
-      if (\$45 ) begin
-        (* full_case = 32'd1 *)
-        if (\$47 ) begin
-        end else begin
-          \$54  = \$49 ;
-        end
-      end
-    end
-    if (rst) begin
-      \$54  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$55  = action_resp;
-    if (\$36 ) begin
-      \$55  = 1'h0;
-    end
-    if (sequencing) begin
-      if (\$45 ) begin
-        \$55  = 1'h1;
-      end
-    end
-    if (rst) begin
-      \$55  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$56  = sequencing;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            if (\$40 ) begin
-              \$56  = 1'h1;
-            end
-      endcase
-    end
-    if (sequencing) begin
-      if (\$45 ) begin
-        \$56  = 1'h0;
-      end
-    end
-    if (rst) begin
-      \$56  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$57  = enable;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            (* full_case = 32'd1 *)
-            if (\$40 ) begin
-            end else begin
-              if (regs__w_strb[0]) begin
-                \$57  = regs__w_data[0];
-              end
-            end
-      endcase
-    end
-    if (sequencing) begin
-      if (\$45 ) begin
-        (* full_case = 32'd1 *)
-        if (\$47 ) begin
-        end else begin
-          \$57  = regs__w_data[0];
-        end
-      end
-    end
-    if (rst) begin
-      \$57  = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$58  = shadow_c3;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-          begin
-            if (regs__w_strb[0]) begin
-              \$58 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$58 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$58 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$58 [31:24] = regs__w_data[31:24];
+              \$59  = w_data[2];
             end
           end
-      endcase
-    end
+    endcase
     if (rst) begin
-      \$58  = 32'd5;
+      \$59  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$59  = shadow_c2;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-          begin
-            if (regs__w_strb[0]) begin
-              \$59 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$59 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$59 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$59 [31:24] = regs__w_data[31:24];
-            end
-          end
-      endcase
+    \$60  = aw_full;
+    if (\$19 ) begin
+      \$60  = 1'h1;
     end
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          /* empty */;
+      2'h1:
+          if (axil__bready) begin
+            \$60  = 1'h0;
+          end
+    endcase
     if (rst) begin
-      \$59  = 32'd3;
+      \$60  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$60  = shadow_w3;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-          begin
-            if (regs__w_strb[0]) begin
-              \$60 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$60 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$60 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$60 [31:24] = regs__w_data[31:24];
-            end
-          end
-      endcase
+    \$61  = aw_word;
+    if (\$19 ) begin
+      \$61  = axil__awaddr[11:2];
     end
     if (rst) begin
-      \$60  = 32'd25;
+      \$61  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$61  = shadow_w2;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-          begin
-            if (regs__w_strb[0]) begin
-              \$61 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$61 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$61 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$61 [31:24] = regs__w_data[31:24];
-            end
-          end
-      endcase
+    \$62  = w_full;
+    if (\$21 ) begin
+      \$62  = 1'h1;
     end
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          /* empty */;
+      2'h1:
+          if (axil__bready) begin
+            \$62  = 1'h0;
+          end
+    endcase
     if (rst) begin
-      \$61  = 32'd50;
+      \$62  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$62  = shadow_w1;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-          begin
-            if (regs__w_strb[0]) begin
-              \$62 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$62 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$62 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$62 [31:24] = regs__w_data[31:24];
-            end
-          end
-      endcase
-    end
-    if (rst) begin
-      \$62  = 32'd125;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$63  = shadow_hash_seed;
-    if (\$38 ) begin
-      casez (regs__w_addr)
-        10'h010:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-          begin
-            if (regs__w_strb[0]) begin
-              \$63 [7:0] = regs__w_data[7:0];
-            end
-            if (regs__w_strb[1]) begin
-              \$63 [15:8] = regs__w_data[15:8];
-            end
-            if (regs__w_strb[2]) begin
-              \$63 [23:16] = regs__w_data[23:16];
-            end
-            if (regs__w_strb[3]) begin
-              \$63 [31:24] = regs__w_data[31:24];
-            end
-          end
-      endcase
+    \$63  = w_data;
+    if (\$21 ) begin
+      \$63  = axil__wdata;
     end
     if (rst) begin
       \$63  = 32'd0;
@@ -31205,127 +30706,838 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$64  = error;
-    if (sequencing) begin
-      if (\$45 ) begin
-        (* full_case = 32'd1 *)
-        if (\$47 ) begin
-          \$64  = 1'h1;
-        end else begin
-          if (regs__w_data[4]) begin
-            \$64  = 1'h0;
-          end
-        end
-      end
+    \$64  = w_strb;
+    if (\$21 ) begin
+      \$64  = axil__wstrb;
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$64  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$65  = cfg;
-    if (sequencing) begin
-      if (\$45 ) begin
-        (* full_case = 32'd1 *)
-        if (\$47 ) begin
-        end else begin
-          if (regs__w_data[3]) begin
-            \$65 [15:0] = shadow_c3[15:0];
-            \$65 [31:16] = shadow_c2[15:0];
-            \$65 [38:32] = shadow_w3[6:0];
-            \$65 [45:39] = shadow_w2[6:0];
-            \$65 [52:46] = shadow_w1[6:0];
-            \$65 [84:53] = shadow_hash_seed;
+    \$65  = 1'h0;
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          if (\$29 ) begin
+            (* full_case = 32'd1 *)
+            if (\$31 ) begin
+            end else begin
+              \$65  = \$33 ;
+            end
           end
-        end
-      end
-    end
+    endcase
     if (rst) begin
-      \$65  = 85'h000000001f591900030005;
+      \$65  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$66  = ar_stat_lo;
-    if (rd_reserve) begin
-      \$66  = 1'h0;
+    \$66  = write_state;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            \$66  = 2'h1;
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  if (\$24 ) begin
+                    \$66  = 2'h2;
+                  end
+            endcase
+          end
+      2'h2:
+          if (\$29 ) begin
+            \$66  = 2'h1;
+          end
+      2'h1:
+          if (axil__bready) begin
+            \$66  = 2'h0;
+          end
+    endcase
+    if (rst) begin
+      \$66  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$67  = bresp;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            \$67  = 2'h0;
+            (* full_case = 32'd1 *)
+            casez (aw_word)
+              10'h000:
+                  \$67  = 2'h2;
+              10'h001:
+                  \$67  = 2'h2;
+              10'h002:
+                  \$67  = 2'h2;
+              10'h003:
+                  \$67  = 2'h2;
+              10'h004:
+                  \$67  = 2'h2;
+              10'h005:
+                  \$67  = 2'h2;
+              10'h006:
+                  \$67  = 2'h2;
+              10'h007:
+                  \$67  = 2'h2;
+              10'h008:
+                  \$67  = 2'h2;
+              10'h009:
+                  \$67  = 2'h2;
+              10'h00a:
+                  \$67  = 2'h2;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  \$67  = 2'h2;
+              10'h012:
+                  \$67  = 2'h2;
+              10'h014:
+                  \$67  = 2'h2;
+              10'h015:
+                  \$67  = 2'h2;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                  /* empty */;
+              10'h01a:
+                  /* empty */;
+              10'h01b:
+                  /* empty */;
+              10'h01c:
+                  /* empty */;
+              10'h01d:
+                  /* empty */;
+              10'h020:
+                  \$67  = 2'h2;
+              10'h021:
+                  \$67  = 2'h2;
+              10'h022:
+                  \$67  = 2'h2;
+              10'h023:
+                  \$67  = 2'h2;
+              10'h024:
+                  \$67  = 2'h2;
+              10'h025:
+                  \$67  = 2'h2;
+              10'h040:
+                  \$67  = 2'h2;
+              10'h041:
+                  \$67  = 2'h2;
+              10'h042:
+                  \$67  = 2'h2;
+              10'h043:
+                  \$67  = 2'h2;
+              10'h044:
+                  \$67  = 2'h2;
+              10'h045:
+                  \$67  = 2'h2;
+              10'h046:
+                  \$67  = 2'h2;
+              10'h047:
+                  \$67  = 2'h2;
+              10'h048:
+                  \$67  = 2'h2;
+              10'h049:
+                  \$67  = 2'h2;
+              10'h04a:
+                  \$67  = 2'h2;
+              10'h04b:
+                  \$67  = 2'h2;
+              10'h04c:
+                  \$67  = 2'h2;
+              10'h04d:
+                  \$67  = 2'h2;
+              10'h04e:
+                  \$67  = 2'h2;
+              10'h04f:
+                  \$67  = 2'h2;
+              10'h050:
+                  \$67  = 2'h2;
+              10'h051:
+                  \$67  = 2'h2;
+              10'h052:
+                  \$67  = 2'h2;
+              10'h053:
+                  \$67  = 2'h2;
+              10'h054:
+                  \$67  = 2'h2;
+              10'h055:
+                  \$67  = 2'h2;
+              10'h056:
+                  \$67  = 2'h2;
+              10'h057:
+                  \$67  = 2'h2;
+              10'h058:
+                  \$67  = 2'h2;
+              10'h059:
+                  \$67  = 2'h2;
+              default:
+                  \$67  = 2'h3;
+            endcase
+          end
+      2'h2:
+          if (\$29 ) begin
+            (* full_case = 32'd1 *)
+            if (\$31 ) begin
+              \$67  = 2'h2;
+            end else begin
+              \$67  = 2'h0;
+            end
+          end
+    endcase
+    if (rst) begin
+      \$67  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$68  = action_resp;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            \$68  = 1'h0;
+          end
+      2'h2:
+          if (\$29 ) begin
+            \$68  = 1'h1;
+          end
+    endcase
+    if (rst) begin
+      \$68  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$69  = enable;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  if (\$24 ) begin
+                  end else if (w_strb[0]) begin
+                    \$69  = w_data[0];
+                  end
+            endcase
+          end
+      2'h2:
+          if (\$29 ) begin
+            (* full_case = 32'd1 *)
+            if (\$31 ) begin
+            end else begin
+              \$69  = w_data[0];
+            end
+          end
+    endcase
+    if (rst) begin
+      \$69  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$70  = shadow_c3;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                begin
+                  if (w_strb[0]) begin
+                    \$70 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$70 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$70 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$70 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$70  = 32'd5;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$71  = shadow_c2;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                begin
+                  if (w_strb[0]) begin
+                    \$71 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$71 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$71 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$71 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$71  = 32'd3;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$72  = shadow_w3;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                  /* empty */;
+              10'h01a:
+                begin
+                  if (w_strb[0]) begin
+                    \$72 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$72 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$72 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$72 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$72  = 32'd25;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$73  = shadow_w2;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                  /* empty */;
+              10'h01a:
+                  /* empty */;
+              10'h01b:
+                begin
+                  if (w_strb[0]) begin
+                    \$73 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$73 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$73 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$73 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$73  = 32'd50;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$74  = shadow_w1;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                  /* empty */;
+              10'h01a:
+                  /* empty */;
+              10'h01b:
+                  /* empty */;
+              10'h01c:
+                begin
+                  if (w_strb[0]) begin
+                    \$74 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$74 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$74 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$74 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$74  = 32'd125;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$75  = shadow_hash_seed;
+    casez (write_state)
+      2'h0:
+          if (\$22 ) begin
+            casez (aw_word)
+              10'h000:
+                  /* empty */;
+              10'h001:
+                  /* empty */;
+              10'h002:
+                  /* empty */;
+              10'h003:
+                  /* empty */;
+              10'h004:
+                  /* empty */;
+              10'h005:
+                  /* empty */;
+              10'h006:
+                  /* empty */;
+              10'h007:
+                  /* empty */;
+              10'h008:
+                  /* empty */;
+              10'h009:
+                  /* empty */;
+              10'h00a:
+                  /* empty */;
+              10'h010:
+                  /* empty */;
+              10'h011:
+                  /* empty */;
+              10'h012:
+                  /* empty */;
+              10'h014:
+                  /* empty */;
+              10'h015:
+                  /* empty */;
+              10'h018:
+                  /* empty */;
+              10'h019:
+                  /* empty */;
+              10'h01a:
+                  /* empty */;
+              10'h01b:
+                  /* empty */;
+              10'h01c:
+                  /* empty */;
+              10'h01d:
+                begin
+                  if (w_strb[0]) begin
+                    \$75 [7:0] = w_data[7:0];
+                  end
+                  if (w_strb[1]) begin
+                    \$75 [15:8] = w_data[15:8];
+                  end
+                  if (w_strb[2]) begin
+                    \$75 [23:16] = w_data[23:16];
+                  end
+                  if (w_strb[3]) begin
+                    \$75 [31:24] = w_data[31:24];
+                  end
+                end
+            endcase
+          end
+    endcase
+    if (rst) begin
+      \$75  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$76  = error;
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          if (\$29 ) begin
+            (* full_case = 32'd1 *)
+            if (\$31 ) begin
+              \$76  = 1'h1;
+            end else begin
+              if (w_data[4]) begin
+                \$76  = 1'h0;
+              end
+            end
+          end
+    endcase
+    if (rst) begin
+      \$76  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$77  = cfg;
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          if (\$29 ) begin
+            (* full_case = 32'd1 *)
+            if (\$31 ) begin
+            end else begin
+              if (w_data[3]) begin
+                \$77 [15:0] = shadow_c3[15:0];
+                \$77 [31:16] = shadow_c2[15:0];
+                \$77 [38:32] = shadow_w3[6:0];
+                \$77 [45:39] = shadow_w2[6:0];
+                \$77 [52:46] = shadow_w1[6:0];
+                \$77 [84:53] = shadow_hash_seed;
+              end
+            end
+          end
+    endcase
+    if (rst) begin
+      \$77  = 85'h000000001f591900030005;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$78  = ar_full;
+    if (ar_take) begin
+      \$78  = 1'h1;
+    end
+    if (ar_full) begin
+      \$78  = 1'h0;
+    end
+    if (rst) begin
+      \$78  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$79  = ar_word;
+    if (ar_take) begin
+      \$79  = axil__araddr[11:2];
+    end
+    if (rst) begin
+      \$79  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$80  = ar_stat_lo;
+    if (ar_take) begin
+      \$80  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h042:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h044:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h046:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h048:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h04a:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h04c:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h04e:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h050:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h052:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h054:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h056:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
         10'h058:
-            \$66  = 1'h1;
+            \$80  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$80  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$67  = rd_addr;
-    if (rd_reserve) begin
-      \$67  = 4'h0;
+    \$81  = ar_stat_idx;
+    if (ar_take) begin
+      \$81  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$67  = 4'h0;
+            \$81  = 4'h0;
         10'h042:
-            \$67  = 4'h1;
+            \$81  = 4'h1;
         10'h044:
-            \$67  = 4'h2;
+            \$81  = 4'h2;
         10'h046:
-            \$67  = 4'h3;
+            \$81  = 4'h3;
         10'h048:
-            \$67  = 4'h4;
+            \$81  = 4'h4;
         10'h04a:
-            \$67  = 4'h5;
+            \$81  = 4'h5;
         10'h04c:
-            \$67  = 4'h6;
+            \$81  = 4'h6;
         10'h04e:
-            \$67  = 4'h7;
+            \$81  = 4'h7;
         10'h050:
-            \$67  = 4'h8;
+            \$81  = 4'h8;
         10'h052:
-            \$67  = 4'h9;
+            \$81  = 4'h9;
         10'h054:
-            \$67  = 4'ha;
+            \$81  = 4'ha;
         10'h056:
-            \$67  = 4'hb;
+            \$81  = 4'hb;
         10'h058:
-            \$67  = 4'hc;
+            \$81  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$67  = 4'h0;
+      \$81  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$68  = \$50 [1:0];
-    if (regs__r_valid) begin
-      casez (regs__r_addr)
+    \$82  = rvalid;
+    if (\$34 ) begin
+      \$82  = 1'h0;
+    end
+    if (stat_pend[1]) begin
+      \$82  = 1'h1;
+    end
+    if (ar_full) begin
+      \$82  = 1'h1;
+      casez (ar_word)
         10'h000:
             /* empty */;
         10'h001:
@@ -31383,69 +31595,66 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h025:
             /* empty */;
         10'h040:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h041:
             /* empty */;
         10'h042:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h043:
             /* empty */;
         10'h044:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h045:
             /* empty */;
         10'h046:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h047:
             /* empty */;
         10'h048:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h049:
             /* empty */;
         10'h04a:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h04b:
             /* empty */;
         10'h04c:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h04d:
             /* empty */;
         10'h04e:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h04f:
             /* empty */;
         10'h050:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h051:
             /* empty */;
         10'h052:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h053:
             /* empty */;
         10'h054:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h055:
             /* empty */;
         10'h056:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
         10'h057:
             /* empty */;
         10'h058:
-            \$68 [0] = 1'h1;
+            \$82  = 1'h0;
       endcase
     end
     if (rst) begin
-      \$68  = 2'h0;
+      \$82  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$69  = hi_latch;
-    if (stat_pend[1]) begin
-      \$69  = rd_data[63:32];
-    end
-    if (regs__r_valid) begin
-      casez (regs__r_addr)
+    \$83  = \$35 [1:0];
+    if (ar_full) begin
+      casez (ar_word)
         10'h000:
             /* empty */;
         10'h001:
@@ -31475,53 +31684,414 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h012:
             /* empty */;
         10'h014:
-            \$69  = cycle[63:32];
+            /* empty */;
+        10'h015:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h020:
+            /* empty */;
+        10'h021:
+            /* empty */;
+        10'h022:
+            /* empty */;
+        10'h023:
+            /* empty */;
+        10'h024:
+            /* empty */;
+        10'h025:
+            /* empty */;
+        10'h040:
+            \$83 [0] = 1'h1;
+        10'h041:
+            /* empty */;
+        10'h042:
+            \$83 [0] = 1'h1;
+        10'h043:
+            /* empty */;
+        10'h044:
+            \$83 [0] = 1'h1;
+        10'h045:
+            /* empty */;
+        10'h046:
+            \$83 [0] = 1'h1;
+        10'h047:
+            /* empty */;
+        10'h048:
+            \$83 [0] = 1'h1;
+        10'h049:
+            /* empty */;
+        10'h04a:
+            \$83 [0] = 1'h1;
+        10'h04b:
+            /* empty */;
+        10'h04c:
+            \$83 [0] = 1'h1;
+        10'h04d:
+            /* empty */;
+        10'h04e:
+            \$83 [0] = 1'h1;
+        10'h04f:
+            /* empty */;
+        10'h050:
+            \$83 [0] = 1'h1;
+        10'h051:
+            /* empty */;
+        10'h052:
+            \$83 [0] = 1'h1;
+        10'h053:
+            /* empty */;
+        10'h054:
+            \$83 [0] = 1'h1;
+        10'h055:
+            /* empty */;
+        10'h056:
+            \$83 [0] = 1'h1;
+        10'h057:
+            /* empty */;
+        10'h058:
+            \$83 [0] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$83  = 2'h0;
     end
   end
-  assign \axil__araddr$1  = axil__araddr;
-  assign \axil__arprot$3  = axil__arprot;
-  assign \axil__arready$5  = axil__arready;
-  assign \axil__arvalid$7  = axil__arvalid;
-  assign \axil__awaddr$9  = axil__awaddr;
-  assign \axil__awprot$11  = axil__awprot;
-  assign \axil__awready$13  = axil__awready;
-  assign \axil__awvalid$15  = axil__awvalid;
-  assign \axil__bready$17  = axil__bready;
-  assign \axil__bresp$19  = axil__bresp;
-  assign \axil__bvalid$21  = axil__bvalid;
-  assign \axil__rdata$23  = axil__rdata;
-  assign \axil__rready$25  = axil__rready;
-  assign \axil__rresp$27  = axil__rresp;
-  assign \axil__rvalid$29  = axil__rvalid;
-  assign \axil__wdata$31  = axil__wdata;
-  assign \axil__wready$33  = axil__wready;
-  assign \axil__wstrb$35  = axil__wstrb;
-  assign \axil__wvalid$37  = axil__wvalid;
-  assign stat_inc = inc;
-  assign clear_stats = clear;
-  assign flush_pulse = flush;
-  assign regs__b_busy = axil__bvalid;
-  assign regs__ar_accept = rd_reserve;
-  assign ar_stat_idx = rd_addr;
-  assign regs__ar_addr = axil__araddr[11:2];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$84  = rdata;
+    if (stat_pend[1]) begin
+      \$84  = rd_data[31:0];
+    end
+    if (ar_full) begin
+      \$84  = 32'd0;
+      casez (ar_word)
+        10'h000:
+            \$84  = 32'd1263944019;
+        10'h001:
+            \$84  = 32'd512;
+        10'h002:
+            \$84  = 32'd2048;
+        10'h003:
+            \$84  = 32'd4;
+        10'h004:
+            \$84  = 32'd64;
+        10'h005:
+            \$84  = 32'd8;
+        10'h006:
+            \$84  = 32'd56;
+        10'h007:
+            \$84  = 32'd16;
+        10'h008:
+            \$84  = 32'd8;
+        10'h009:
+            \$84  = 32'd2;
+        10'h00a:
+            \$84  = 32'd127;
+        10'h010:
+            \$84  = { 30'h00000000, \$36  };
+        10'h011:
+            \$84  = { 30'h00000000, \$40  };
+        10'h012:
+            \$84  = { 20'h00000, occupancy };
+        10'h014:
+            \$84  = cycle[31:0];
+        10'h015:
+            \$84  = hi_latch;
+        10'h018:
+            \$84  = shadow_c3;
+        10'h019:
+            \$84  = shadow_c2;
+        10'h01a:
+            \$84  = shadow_w3;
+        10'h01b:
+            \$84  = shadow_w2;
+        10'h01c:
+            \$84  = shadow_w1;
+        10'h01d:
+            \$84  = shadow_hash_seed;
+        10'h020:
+            \$84  = { 16'h0000, cfg[15:0] };
+        10'h021:
+            \$84  = { 16'h0000, cfg[31:16] };
+        10'h022:
+            \$84  = { 25'h0000000, cfg[38:32] };
+        10'h023:
+            \$84  = { 25'h0000000, cfg[45:39] };
+        10'h024:
+            \$84  = { 25'h0000000, cfg[52:46] };
+        10'h025:
+            \$84  = cfg[84:53];
+        10'h040:
+            /* empty */;
+        10'h041:
+            \$84  = hi_latch;
+        10'h042:
+            /* empty */;
+        10'h043:
+            \$84  = hi_latch;
+        10'h044:
+            /* empty */;
+        10'h045:
+            \$84  = hi_latch;
+        10'h046:
+            /* empty */;
+        10'h047:
+            \$84  = hi_latch;
+        10'h048:
+            /* empty */;
+        10'h049:
+            \$84  = hi_latch;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            \$84  = hi_latch;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            \$84  = hi_latch;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            \$84  = hi_latch;
+        10'h050:
+            /* empty */;
+        10'h051:
+            \$84  = hi_latch;
+        10'h052:
+            /* empty */;
+        10'h053:
+            \$84  = hi_latch;
+        10'h054:
+            /* empty */;
+        10'h055:
+            \$84  = hi_latch;
+        10'h056:
+            /* empty */;
+        10'h057:
+            \$84  = hi_latch;
+        10'h058:
+            /* empty */;
+        10'h059:
+            \$84  = hi_latch;
+      endcase
+    end
+    if (rst) begin
+      \$84  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$85  = hi_latch;
+    if (stat_pend[1]) begin
+      \$85  = rd_data[63:32];
+    end
+    if (ar_full) begin
+      casez (ar_word)
+        10'h000:
+            /* empty */;
+        10'h001:
+            /* empty */;
+        10'h002:
+            /* empty */;
+        10'h003:
+            /* empty */;
+        10'h004:
+            /* empty */;
+        10'h005:
+            /* empty */;
+        10'h006:
+            /* empty */;
+        10'h007:
+            /* empty */;
+        10'h008:
+            /* empty */;
+        10'h009:
+            /* empty */;
+        10'h00a:
+            /* empty */;
+        10'h010:
+            /* empty */;
+        10'h011:
+            /* empty */;
+        10'h012:
+            /* empty */;
+        10'h014:
+            \$85  = cycle[63:32];
+      endcase
+    end
+    if (rst) begin
+      \$85  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$86  = rresp;
+    if (ar_full) begin
+      \$86  = 2'h0;
+      (* full_case = 32'd1 *)
+      casez (ar_word)
+        10'h000:
+            /* empty */;
+        10'h001:
+            /* empty */;
+        10'h002:
+            /* empty */;
+        10'h003:
+            /* empty */;
+        10'h004:
+            /* empty */;
+        10'h005:
+            /* empty */;
+        10'h006:
+            /* empty */;
+        10'h007:
+            /* empty */;
+        10'h008:
+            /* empty */;
+        10'h009:
+            /* empty */;
+        10'h00a:
+            /* empty */;
+        10'h010:
+            /* empty */;
+        10'h011:
+            /* empty */;
+        10'h012:
+            /* empty */;
+        10'h014:
+            /* empty */;
+        10'h015:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h020:
+            /* empty */;
+        10'h021:
+            /* empty */;
+        10'h022:
+            /* empty */;
+        10'h023:
+            /* empty */;
+        10'h024:
+            /* empty */;
+        10'h025:
+            /* empty */;
+        10'h040:
+            /* empty */;
+        10'h041:
+            /* empty */;
+        10'h042:
+            /* empty */;
+        10'h043:
+            /* empty */;
+        10'h044:
+            /* empty */;
+        10'h045:
+            /* empty */;
+        10'h046:
+            /* empty */;
+        10'h047:
+            /* empty */;
+        10'h048:
+            /* empty */;
+        10'h049:
+            /* empty */;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            /* empty */;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            /* empty */;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            /* empty */;
+        10'h050:
+            /* empty */;
+        10'h051:
+            /* empty */;
+        10'h052:
+            /* empty */;
+        10'h053:
+            /* empty */;
+        10'h054:
+            /* empty */;
+        10'h055:
+            /* empty */;
+        10'h056:
+            /* empty */;
+        10'h057:
+            /* empty */;
+        10'h058:
+            /* empty */;
+        10'h059:
+            /* empty */;
+        default:
+            \$86  = 2'h3;
+      endcase
+    end
+    if (rst) begin
+      \$86  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    axil__bvalid = 1'h0;
+    casez (write_state)
+      2'h0:
+          /* empty */;
+      2'h2:
+          /* empty */;
+      2'h1:
+          axil__bvalid = 1'h1;
+    endcase
+  end
+  assign inc = stat_inc;
+  assign clear = clear_stats;
+  assign axil__bresp = bresp;
+  assign flush = flush_pulse;
+  assign axil__rvalid = rvalid;
+  assign axil__rdata = rdata;
+  assign axil__rresp = rresp;
+  assign rd_reserve = ar_take;
+  assign rd_addr = ar_stat_idx;
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$14  = { 1'h0, enable };
-  assign \$16  = { 1'h0, \$15  };
-  assign \$17  = { error, 1'h0 };
-  assign \$50  = { stat_pend, 1'h0 };
+  assign \$35  = { stat_pend, 1'h0 };
+  assign \$36  = { 1'h0, enable };
+  assign \$38  = { 1'h0, \$37  };
+  assign \$39  = { error, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
@@ -32353,751 +32923,8 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, aw_word
-, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, ar_word, rvalid, axil__rdata, axil__rresp, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire \$113 ;
-  wire \$114 ;
-  wire \$115 ;
-  wire \$116 ;
-  wire \$117 ;
-  wire \$118 ;
-  wire \$119 ;
-  wire \$12 ;
-  wire \$120 ;
-  wire \$121 ;
-  wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire \$129 ;
-  wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire \$133 ;
-  wire \$134 ;
-  wire \$135 ;
-  wire \$136 ;
-  wire \$137 ;
-  wire \$138 ;
-  wire \$139 ;
-  wire \$14 ;
-  wire \$140 ;
-  wire \$141 ;
-  wire \$142 ;
-  wire \$143 ;
-  wire \$144 ;
-  wire \$145 ;
-  wire \$146 ;
-  wire \$147 ;
-  wire \$148 ;
-  wire [1:0] \$149 ;
-  wire \$15 ;
-  wire \$150 ;
-  wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
-  wire \$154 ;
-  wire \$155 ;
-  wire \$156 ;
-  wire \$157 ;
-  wire \$158 ;
-  wire \$159 ;
-  wire \$16 ;
-  wire \$160 ;
-  wire \$161 ;
-  wire \$162 ;
-  wire \$163 ;
-  wire \$164 ;
-  wire \$165 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
-  wire \$169 ;
-  wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire \$173 ;
-  wire \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
-  wire \$18 ;
-  wire \$180 ;
-  wire \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
-  wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
-  wire \$2 ;
-  wire \$20 ;
-  wire \$200 ;
-  wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
-  wire \$204 ;
-  wire \$205 ;
-  wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire \$209 ;
-  wire \$21 ;
-  wire \$210 ;
-  reg \$211 ;
-  reg [9:0] \$212 ;
-  reg \$213 ;
-  reg [31:0] \$214 ;
-  reg [3:0] \$215 ;
-  reg \$216 ;
-  reg [1:0] \$217 ;
-  reg \$218 ;
-  reg [9:0] \$219 ;
-  wire \$22 ;
-  reg \$220 ;
-  reg [31:0] \$221 ;
-  reg [1:0] \$222 ;
-  reg \$223 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire \$35 ;
-  wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
-  wire \$39 ;
-  wire \$4 ;
-  wire \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
-  wire \$47 ;
-  wire \$48 ;
-  wire \$49 ;
-  wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
-  wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire \$64 ;
-  wire \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire \$69 ;
-  wire \$7 ;
-  wire \$70 ;
-  wire \$71 ;
-  wire \$72 ;
-  wire \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire \$81 ;
-  wire \$82 ;
-  wire \$83 ;
-  wire \$84 ;
-  wire \$85 ;
-  wire \$86 ;
-  wire \$87 ;
-  wire \$88 ;
-  wire \$89 ;
-  wire \$9 ;
-  wire \$90 ;
-  wire \$91 ;
-  wire \$92 ;
-  wire \$93 ;
-  wire \$94 ;
-  wire \$95 ;
-  wire \$96 ;
-  wire \$97 ;
-  wire \$98 ;
-  wire \$99 ;
-  reg ar_full = 1'h0;
-  output [9:0] ar_word;
-  reg [9:0] ar_word = 10'h000;
-  reg aw_full = 1'h0;
-  output [9:0] aw_word;
-  reg [9:0] aw_word = 10'h000;
-  input [11:0] axil__araddr;
-  wire [11:0] axil__araddr;
-  output axil__arready;
-  wire axil__arready;
-  input axil__arvalid;
-  wire axil__arvalid;
-  input [11:0] axil__awaddr;
-  wire [11:0] axil__awaddr;
-  output axil__awready;
-  wire axil__awready;
-  input axil__awvalid;
-  wire axil__awvalid;
-  input axil__bready;
-  wire axil__bready;
-  output [1:0] axil__bresp;
-  reg [1:0] axil__bresp = 2'h0;
-  output axil__bvalid;
-  reg axil__bvalid = 1'h0;
-  output [31:0] axil__rdata;
-  reg [31:0] axil__rdata = 32'd0;
-  input axil__rready;
-  wire axil__rready;
-  output [1:0] axil__rresp;
-  reg [1:0] axil__rresp = 2'h0;
-  (* init = 1'h0 *)
-  wire axil__rvalid;
-  input [31:0] axil__wdata;
-  wire [31:0] axil__wdata;
-  output axil__wready;
-  wire axil__wready;
-  input [3:0] axil__wstrb;
-  wire [3:0] axil__wstrb;
-  input axil__wvalid;
-  wire axil__wvalid;
-  (* init = 2'h0 *)
-  wire [1:0] bresp;
-  (* init = 1'h0 *)
-  wire bvalid;
-  input clk;
-  wire clk;
-  reg r_wait = 1'h0;
-  (* init = 32'd0 *)
-  wire [31:0] rdata;
-  output regs__ar_accept;
-  wire regs__ar_accept;
-  wire [9:0] regs__ar_addr;
-  (* init = 1'h0 *)
-  wire regs__b_busy;
-  (* init = 10'h000 *)
-  wire [9:0] regs__r_addr;
-  input [31:0] regs__r_data;
-  wire [31:0] regs__r_data;
-  input regs__r_done;
-  wire regs__r_done;
-  output regs__r_valid;
-  wire regs__r_valid;
-  (* init = 10'h000 *)
-  wire [9:0] regs__w_addr;
-  output [31:0] regs__w_data;
-  reg [31:0] regs__w_data = 32'd0;
-  input regs__w_done;
-  wire regs__w_done;
-  input regs__w_error;
-  wire regs__w_error;
-  output [3:0] regs__w_strb;
-  reg [3:0] regs__w_strb = 4'h0;
-  output regs__w_valid;
-  wire regs__w_valid;
-  (* init = 2'h0 *)
-  wire [1:0] rresp;
-  input rst;
-  wire rst;
-  output rvalid;
-  reg rvalid = 1'h0;
-  (* init = 32'd0 *)
-  wire [31:0] w_data;
-  reg w_full = 1'h0;
-  (* init = 4'h0 *)
-  wire [3:0] w_strb;
-  assign axil__awready = ~ aw_full;
-  assign axil__wready = ~ w_full;
-  assign \$1  = aw_full & w_full;
-  assign \$2  = ~ axil__bvalid;
-  assign \$3  = \$1  & \$2 ;
-  assign \$4  = aw_word == 5'h10;
-  assign \$5  = aw_word == 5'h18;
-  assign \$6  = aw_word == 5'h19;
-  assign \$7  = aw_word == 5'h1a;
-  assign \$8  = aw_word == 5'h1b;
-  assign \$9  = aw_word == 5'h1c;
-  assign \$10  = aw_word == 5'h1d;
-  assign \$11  = | { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
-  assign regs__w_valid = \$3  & \$11 ;
-  assign \$12  = ~ ar_full;
-  assign \$13  = ~ r_wait;
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = ~ rvalid;
-  assign axil__arready = \$14  & \$15 ;
-  assign \$16  = ~ ar_full;
-  assign \$17  = ~ r_wait;
-  assign \$18  = \$16  & \$17 ;
-  assign \$19  = ~ rvalid;
-  assign \$20  = \$18  & \$19 ;
-  assign regs__ar_accept = axil__arvalid & \$20 ;
-  assign \$21  = ! ar_word;
-  assign \$22  = ar_word == 1'h1;
-  assign \$23  = ar_word == 2'h2;
-  assign \$24  = ar_word == 2'h3;
-  assign \$25  = ar_word == 3'h4;
-  assign \$26  = ar_word == 3'h5;
-  assign \$27  = ar_word == 3'h6;
-  assign \$28  = ar_word == 3'h7;
-  assign \$29  = ar_word == 4'h8;
-  assign \$30  = ar_word == 4'h9;
-  assign \$31  = ar_word == 4'ha;
-  assign \$32  = ar_word == 5'h10;
-  assign \$33  = ar_word == 5'h11;
-  assign \$34  = ar_word == 5'h12;
-  assign \$35  = ar_word == 5'h14;
-  assign \$36  = ar_word == 5'h15;
-  assign \$37  = ar_word == 5'h18;
-  assign \$38  = ar_word == 5'h19;
-  assign \$39  = ar_word == 5'h1a;
-  assign \$40  = ar_word == 5'h1b;
-  assign \$41  = ar_word == 5'h1c;
-  assign \$42  = ar_word == 5'h1d;
-  assign \$43  = ar_word == 6'h20;
-  assign \$44  = ar_word == 6'h21;
-  assign \$45  = ar_word == 6'h22;
-  assign \$46  = ar_word == 6'h23;
-  assign \$47  = ar_word == 6'h24;
-  assign \$48  = ar_word == 6'h25;
-  assign \$49  = ar_word == 7'h40;
-  assign \$50  = ar_word == 7'h41;
-  assign \$51  = ar_word == 7'h42;
-  assign \$52  = ar_word == 7'h43;
-  assign \$53  = ar_word == 7'h44;
-  assign \$54  = ar_word == 7'h45;
-  assign \$55  = ar_word == 7'h46;
-  assign \$56  = ar_word == 7'h47;
-  assign \$57  = ar_word == 7'h48;
-  assign \$58  = ar_word == 7'h49;
-  assign \$59  = ar_word == 7'h4a;
-  assign \$60  = ar_word == 7'h4b;
-  assign \$61  = ar_word == 7'h4c;
-  assign \$62  = ar_word == 7'h4d;
-  assign \$63  = ar_word == 7'h4e;
-  assign \$64  = ar_word == 7'h4f;
-  assign \$65  = ar_word == 7'h50;
-  assign \$66  = ar_word == 7'h51;
-  assign \$67  = ar_word == 7'h52;
-  assign \$68  = ar_word == 7'h53;
-  assign \$69  = ar_word == 7'h54;
-  assign \$70  = ar_word == 7'h55;
-  assign \$71  = ar_word == 7'h56;
-  assign \$72  = ar_word == 7'h57;
-  assign \$73  = ar_word == 7'h58;
-  assign \$74  = ar_word == 7'h59;
-  assign \$75  = | { \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21  };
-  assign regs__r_valid = ar_full & \$75 ;
-  assign \$76  = ~ aw_full;
-  assign \$77  = axil__awvalid & \$76 ;
-  assign \$78  = ~ w_full;
-  assign \$79  = axil__wvalid & \$78 ;
-  assign \$80  = aw_full & w_full;
-  assign \$81  = ~ axil__bvalid;
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = ! aw_word;
-  assign \$84  = aw_word == 1'h1;
-  assign \$85  = aw_word == 2'h2;
-  assign \$86  = aw_word == 2'h3;
-  assign \$87  = aw_word == 3'h4;
-  assign \$88  = aw_word == 3'h5;
-  assign \$89  = aw_word == 3'h6;
-  assign \$90  = aw_word == 3'h7;
-  assign \$91  = aw_word == 4'h8;
-  assign \$92  = aw_word == 4'h9;
-  assign \$93  = aw_word == 4'ha;
-  assign \$94  = aw_word == 5'h10;
-  assign \$95  = aw_word == 5'h11;
-  assign \$96  = aw_word == 5'h12;
-  assign \$97  = aw_word == 5'h14;
-  assign \$98  = aw_word == 5'h15;
-  assign \$99  = aw_word == 5'h18;
-  assign \$100  = aw_word == 5'h19;
-  assign \$101  = aw_word == 5'h1a;
-  assign \$102  = aw_word == 5'h1b;
-  assign \$103  = aw_word == 5'h1c;
-  assign \$104  = aw_word == 5'h1d;
-  assign \$105  = aw_word == 6'h20;
-  assign \$106  = aw_word == 6'h21;
-  assign \$107  = aw_word == 6'h22;
-  assign \$108  = aw_word == 6'h23;
-  assign \$109  = aw_word == 6'h24;
-  assign \$110  = aw_word == 6'h25;
-  assign \$111  = aw_word == 7'h40;
-  assign \$112  = aw_word == 7'h41;
-  assign \$113  = aw_word == 7'h42;
-  assign \$114  = aw_word == 7'h43;
-  assign \$115  = aw_word == 7'h44;
-  assign \$116  = aw_word == 7'h45;
-  assign \$117  = aw_word == 7'h46;
-  assign \$118  = aw_word == 7'h47;
-  assign \$119  = aw_word == 7'h48;
-  assign \$120  = aw_word == 7'h49;
-  assign \$121  = aw_word == 7'h4a;
-  assign \$122  = aw_word == 7'h4b;
-  assign \$123  = aw_word == 7'h4c;
-  assign \$124  = aw_word == 7'h4d;
-  assign \$125  = aw_word == 7'h4e;
-  assign \$126  = aw_word == 7'h4f;
-  assign \$127  = aw_word == 7'h50;
-  assign \$128  = aw_word == 7'h51;
-  assign \$129  = aw_word == 7'h52;
-  assign \$130  = aw_word == 7'h53;
-  assign \$131  = aw_word == 7'h54;
-  assign \$132  = aw_word == 7'h55;
-  assign \$133  = aw_word == 7'h56;
-  assign \$134  = aw_word == 7'h57;
-  assign \$135  = aw_word == 7'h58;
-  assign \$136  = aw_word == 7'h59;
-  assign \$137  = | { \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83  };
-  assign \$138  = ~ \$137 ;
-  assign \$139  = aw_word == 5'h10;
-  assign \$140  = aw_word == 5'h18;
-  assign \$141  = aw_word == 5'h19;
-  assign \$142  = aw_word == 5'h1a;
-  assign \$143  = aw_word == 5'h1b;
-  assign \$144  = aw_word == 5'h1c;
-  assign \$145  = aw_word == 5'h1d;
-  assign \$146  = | { \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139  };
-  assign \$147  = ~ \$146 ;
-  assign \$148  = regs__w_done & regs__w_error;
-  assign \$149  = \$148  ? 2'h2 : 2'h0;
-  assign \$150  = axil__bvalid & axil__bready;
-  assign \$151  = rvalid & axil__rready;
-  assign \$152  = ! ar_word;
-  assign \$153  = ar_word == 1'h1;
-  assign \$154  = ar_word == 2'h2;
-  assign \$155  = ar_word == 2'h3;
-  assign \$156  = ar_word == 3'h4;
-  assign \$157  = ar_word == 3'h5;
-  assign \$158  = ar_word == 3'h6;
-  assign \$159  = ar_word == 3'h7;
-  assign \$160  = ar_word == 4'h8;
-  assign \$161  = ar_word == 4'h9;
-  assign \$162  = ar_word == 4'ha;
-  assign \$163  = ar_word == 5'h10;
-  assign \$164  = ar_word == 5'h11;
-  assign \$165  = ar_word == 5'h12;
-  assign \$166  = ar_word == 5'h14;
-  assign \$167  = ar_word == 5'h15;
-  assign \$168  = ar_word == 5'h18;
-  assign \$169  = ar_word == 5'h19;
-  assign \$170  = ar_word == 5'h1a;
-  assign \$171  = ar_word == 5'h1b;
-  assign \$172  = ar_word == 5'h1c;
-  assign \$173  = ar_word == 5'h1d;
-  assign \$174  = ar_word == 6'h20;
-  assign \$175  = ar_word == 6'h21;
-  assign \$176  = ar_word == 6'h22;
-  assign \$177  = ar_word == 6'h23;
-  assign \$178  = ar_word == 6'h24;
-  assign \$179  = ar_word == 6'h25;
-  assign \$180  = ar_word == 7'h40;
-  assign \$181  = ar_word == 7'h41;
-  assign \$182  = ar_word == 7'h42;
-  assign \$183  = ar_word == 7'h43;
-  assign \$184  = ar_word == 7'h44;
-  assign \$185  = ar_word == 7'h45;
-  assign \$186  = ar_word == 7'h46;
-  assign \$187  = ar_word == 7'h47;
-  assign \$188  = ar_word == 7'h48;
-  assign \$189  = ar_word == 7'h49;
-  assign \$190  = ar_word == 7'h4a;
-  assign \$191  = ar_word == 7'h4b;
-  assign \$192  = ar_word == 7'h4c;
-  assign \$193  = ar_word == 7'h4d;
-  assign \$194  = ar_word == 7'h4e;
-  assign \$195  = ar_word == 7'h4f;
-  assign \$196  = ar_word == 7'h50;
-  assign \$197  = ar_word == 7'h51;
-  assign \$198  = ar_word == 7'h52;
-  assign \$199  = ar_word == 7'h53;
-  assign \$200  = ar_word == 7'h54;
-  assign \$201  = ar_word == 7'h55;
-  assign \$202  = ar_word == 7'h56;
-  assign \$203  = ar_word == 7'h57;
-  assign \$204  = ar_word == 7'h58;
-  assign \$205  = ar_word == 7'h59;
-  assign \$206  = | { \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152  };
-  assign \$207  = ~ \$206 ;
-  assign \$208  = ~ regs__r_done;
-  assign \$209  = regs__r_valid | r_wait;
-  assign \$210  = regs__r_done & \$209 ;
-  always @(posedge clk)
-    aw_full <= \$211 ;
-  always @(posedge clk)
-    aw_word <= \$212 ;
-  always @(posedge clk)
-    w_full <= \$213 ;
-  always @(posedge clk)
-    regs__w_data <= \$214 ;
-  always @(posedge clk)
-    regs__w_strb <= \$215 ;
-  always @(posedge clk)
-    axil__bvalid <= \$216 ;
-  always @(posedge clk)
-    axil__bresp <= \$217 ;
-  always @(posedge clk)
-    ar_full <= \$218 ;
-  always @(posedge clk)
-    ar_word <= \$219 ;
-  always @(posedge clk)
-    rvalid <= \$220 ;
-  always @(posedge clk)
-    axil__rdata <= \$221 ;
-  always @(posedge clk)
-    axil__rresp <= \$222 ;
-  always @(posedge clk)
-    r_wait <= \$223 ;
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$211  = aw_full;
-    if (\$77 ) begin
-      \$211  = 1'h1;
-    end
-    if (\$150 ) begin
-      \$211  = 1'h0;
-    end
-    if (rst) begin
-      \$211  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$212  = aw_word;
-    if (\$77 ) begin
-      \$212  = axil__awaddr[11:2];
-    end
-    if (rst) begin
-      \$212  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$213  = w_full;
-    if (\$79 ) begin
-      \$213  = 1'h1;
-    end
-    if (\$150 ) begin
-      \$213  = 1'h0;
-    end
-    if (rst) begin
-      \$213  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$214  = regs__w_data;
-    if (\$79 ) begin
-      \$214  = axil__wdata;
-    end
-    if (rst) begin
-      \$214  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$215  = regs__w_strb;
-    if (\$79 ) begin
-      \$215  = axil__wstrb;
-    end
-    if (rst) begin
-      \$215  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$216  = axil__bvalid;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$216  = 1'h1;
-      end else if (\$147 ) begin
-        \$216  = 1'h1;
-      end else begin
-        \$216  = regs__w_done;
-      end
-    end
-    if (\$150 ) begin
-      \$216  = 1'h0;
-    end
-    if (rst) begin
-      \$216  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$217  = axil__bresp;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$217  = 2'h3;
-      end else if (\$147 ) begin
-        \$217  = 2'h2;
-      end else begin
-        \$217  = \$149 ;
-      end
-    end
-    if (rst) begin
-      \$217  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$218  = ar_full;
-    if (regs__ar_accept) begin
-      \$218  = 1'h1;
-    end
-    if (ar_full) begin
-      \$218  = 1'h0;
-    end
-    if (rst) begin
-      \$218  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$219  = ar_word;
-    if (regs__ar_accept) begin
-      \$219  = axil__araddr[11:2];
-    end
-    if (rst) begin
-      \$219  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$220  = rvalid;
-    if (\$151 ) begin
-      \$220  = 1'h0;
-    end
-    if (ar_full) begin
-      if (\$207 ) begin
-        \$220  = 1'h1;
-      end
-    end
-    if (\$210 ) begin
-      \$220  = 1'h1;
-    end
-    if (rst) begin
-      \$220  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$221  = axil__rdata;
-    if (ar_full) begin
-      \$221  = 32'd0;
-    end
-    if (\$210 ) begin
-      \$221  = regs__r_data;
-    end
-    if (rst) begin
-      \$221  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$222  = axil__rresp;
-    if (ar_full) begin
-      \$222  = 2'h0;
-      if (\$207 ) begin
-        \$222  = 2'h3;
-      end
-    end
-    if (rst) begin
-      \$222  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$223  = r_wait;
-    if (ar_full) begin
-      if (\$207 ) begin
-      end else if (\$208 ) begin
-        \$223  = 1'h1;
-      end
-    end
-    if (\$210 ) begin
-      \$223  = 1'h0;
-    end
-    if (rst) begin
-      \$223  = 1'h0;
-    end
-  end
-  assign bvalid = axil__bvalid;
-  assign bresp = axil__bresp;
-  assign regs__w_addr = aw_word;
-  assign w_data = regs__w_data;
-  assign w_strb = regs__w_strb;
-  assign regs__b_busy = axil__bvalid;
-  assign axil__rvalid = rvalid;
-  assign rdata = axil__rdata;
-  assign rresp = axil__rresp;
-  assign regs__ar_addr = axil__araddr[11:2];
-  assign regs__r_addr = ar_word;
-endmodule
-
-(* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -33110,7 +32937,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;
