@@ -35,7 +35,7 @@ import regmap
 from hdl.axil import AxiResp
 from hdl.regs import KvAsuRegisters
 
-from .common import _spy_class, elaborated, reset_assumptions
+from .common import _spy_class, elaborated, reset_assumptions, spy_signals
 
 __all__ = ["AxilHarness", "AxilProps"]
 
@@ -52,7 +52,11 @@ class AxilHarness(Elaboratable):
         m = Module()
         p = self.params
         regs = self.regs = _spy_class(KvAsuRegisters)(p, stats_stages=self.stats_stages)
-        m.submodules.regs = elaborated(regs, platform)
+        m.submodules.regs = frag = elaborated(regs, platform)
+        # The channel state (aw_full, w_full, ar_full) is the AXI4-Lite subordinate's.
+        subordinate, = (sub for sub, name, _ in frag.fragment.subfragments
+                        if name == "subordinate")
+        self.spy = {**regs.spy, **spy_signals(subordinate)}
         reset_assumptions(m)
         bus = self.bus = regs.axil
         free = [bus.awaddr, bus.awprot, bus.awvalid, bus.wdata, bus.wstrb, bus.wvalid,
@@ -116,7 +120,7 @@ class AxilProps(AxilHarness):
         # Read latency: R at most 2 cycles after AR, and for the LO word of a statistic one
         # more per stage of the block's `stat_pend` shift register (the block-RAM
         # statistics' read latency).
-        spy = regs.spy
+        spy = self.spy
         stat_pend = spy.get("stat_pend", Const(0, 1))
         pend_stages = len(stat_pend) if "stat_pend" in spy else 0
         r_wait = Signal(range(4))
@@ -134,6 +138,12 @@ class AxilProps(AxilHarness):
             Assert(~(stat_pend.any() & bus.rvalid)),
             Assert(~spy["ar_full"] | (r_wait == 0)),
             Assert((r_wait == 0) | bus.rvalid | stat_pend.any()),
+        ]
+        # The subordinate waits for the register file exactly while a statistic's LO read
+        # is in the engine; a CTRL action is sequenced only while its write is unanswered.
+        m.d.comb += [
+            Assert(spy["r_wait"] == stat_pend.any()),
+            Assert(~spy["sequencing"] | ~bus.bvalid),
         ]
         # stat_pend holds one bit at most, k + 1 cycles after the sample.
         m.d.comb += Assert((stat_pend & (stat_pend - 1))[:len(stat_pend)] == 0)
@@ -175,8 +185,8 @@ class AxilProps(AxilHarness):
         # Helper invariant for induction: while a CTRL action waits in HOLD, the registered
         # legality bit is current (the shadows cannot change in HOLD; hdl/regs.py relies on
         # it: "always current when used").
-        sh = {n: regs.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
+        sh = {n: self.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
         legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
                      (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX))
         with m.If(regs.hold & ~regs.flush):
-            m.d.comb += Assert(regs.spy["legal"] == legal_now)
+            m.d.comb += Assert(self.spy["legal"] == legal_now)

@@ -31,9 +31,9 @@ import sys
 import time
 from pathlib import Path
 
-from amaranth.back import verilog
 
 from hdl.core import CoreOptions
+from hdl.generate import to_verilog
 from regmap import Params
 
 from . import sta
@@ -212,7 +212,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,)) -> dict:
     print(f"[{target.name}] {target.description}", flush=True)
     top_v = out / "top.v"
     design = build_design(params, target.options)
-    top_v.write_text(verilog.convert(design, name="kv_asu_fpga_top"))
+    top_v.write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
     timings = {}
 
     synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"

@@ -14,10 +14,11 @@ flags set fields of ``hdl.core.CoreOptions``. The default output is
 """
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
-from amaranth.back import verilog
+from amaranth.back import rtlil, verilog
 
 import regmap
 from regmap import Params
@@ -25,7 +26,7 @@ from regmap import Params
 from .core import CoreOptions, check_core_params
 from .top import KvAsu
 
-__all__ = ["generate", "main"]
+__all__ = ["generate", "to_verilog", "main"]
 
 DEFAULT_OUT = Path("build/verilog/kv_asu.v")
 
@@ -42,12 +43,68 @@ def parse_params(items):
     return Params(**overrides)
 
 
+# A wire Amaranth adds to name one element of an array-shaped signal: ``\age[0]`` beside
+# the 32-bit ``\age`` (never a port: ports carry their own declaration).
+_ELEMENT_WIRE = re.compile(r"\s*wire (?:width \d+ )?(\\\S+\[\d+\])$")
+
+
+def _drop_element_wires(rtlil_text):
+    """``rtlil_text`` without the element-naming wires that nothing reads.
+
+    Yosys's ABC reintegration (``synth_ecp5``, ``synth_ice40``, ``abc -liberty``; Yosys
+    0.70) looks bit 0 of a wire ``age`` up by the name ``age[0]``, can find the element's
+    wire instead, and fails an assertion (abc_ops_reintegrate.cc). Such a wire is only a
+    name: declared, driven by one module-level ``connect`` and read by nothing; it is
+    dropped with its attributes. A wire used anywhere else is kept.
+    """
+    lines = rtlil_text.split("\n")
+    drop = set()
+    begin = None
+    for n, line in enumerate(lines):
+        if line.startswith("module "):
+            begin = n
+        elif line == "end" and begin is not None:
+            body = range(begin, n)
+            uses = {}
+            for k in body:
+                for token in lines[k].split():
+                    uses[token] = uses.get(token, 0) + 1
+            for k in body:
+                match = _ELEMENT_WIRE.match(lines[k])
+                if not match or uses.get(match.group(1)) != 2:
+                    continue
+                name = match.group(1)
+                connect = [j for j in body if lines[j].startswith(f"connect {name} ")]
+                if len(connect) != 1:
+                    continue
+                drop.update((k, connect[0]))
+                j = k - 1
+                while j > begin and lines[j].strip().startswith("attribute "):
+                    drop.add(j)
+                    j -= 1
+            begin = None
+    return "\n".join(line for n, line in enumerate(lines) if n not in drop)
+
+
+def to_verilog(elaboratable, *, name, emit_src=False):
+    """The Verilog text of ``elaboratable`` (a ``wiring.Component``) as module ``name``.
+
+    As ``amaranth.back.verilog.convert``, less the wires that only name an element of an
+    array-shaped signal (see ``_drop_element_wires``: with them, Yosys 0.70 can fail to
+    synthesise the core). Every Verilog file this project writes comes from here, so the
+    shipped Verilog synthesises as the FPGA and ASIC flows' does.
+    """
+    rtlil_text = rtlil.convert(elaboratable, name=name, emit_src=emit_src)
+    # (amaranth.back.verilog's own RTLIL-to-Verilog step, on the filtered text)
+    return verilog._convert_rtlil_text(_drop_element_wires(rtlil_text))
+
+
 def generate(params=None, options=None, *, name="kv_asu"):
     """Return the Verilog text of ``KvAsu(params, options)`` as module ``name``."""
     check_core_params(params)           # before any Elaboratable exists
     CoreOptions.cast(options)
     top = KvAsu(params, options)
-    return verilog.convert(top, name=name, emit_src=False)
+    return to_verilog(top, name=name)
 
 
 def main(argv=None):

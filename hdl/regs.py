@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The KV-ASU register block: AXI4-Lite subordinate, register file, control sequencing and
-statistics counters.
+"""The KV-ASU register block: the register file behind an AXI4-Lite subordinate
+(``hdl.axil.AxiLiteSubordinate``), its CTRL sequencer and the statistics counters.
 
 Every register comes from ``regmap.REGISTERS`` (``regmap/kv_asu.toml``): this module holds no
 address. What a register *is* follows from its entry: ``stat`` (a 64-bit statistics
@@ -19,7 +19,7 @@ from amaranth.lib.wiring import In, Out
 import regmap
 from regmap import CONFIG_NAMES, REGISTERS
 
-from .axil import AxiLiteSignature, AxiResp
+from .axil import AxiLiteSignature, AxiLiteSubordinate
 from .layouts import STAT_NAMES, check_params, config_layout
 from .stats import StatisticsCounters
 
@@ -62,22 +62,19 @@ def _kind(reg):
 class KvAsuRegisters(wiring.Component):
     """KV-ASU register block.
 
-    An AXI4-Lite subordinate (32-bit data, ``regmap.AXIL_ADDR_WIDTH``-bit byte address) in
-    front of the register file of ``regmap``. It owns the shadow and the active
-    configuration, ``CTRL.ENABLE``, the sticky ``STATUS.ERROR``, the 64-bit statistics
-    counters and the single high-word latch; it sequences CTRL actions between requests
-    with the core (``hold`` / ``core_idle``).
+    The register file of ``regmap`` behind an :class:`hdl.axil.AxiLiteSubordinate` (32-bit
+    data, ``regmap.AXIL_ADDR_WIDTH``-bit byte address; submodule ``subordinate``), which
+    does the AXI4-Lite handshakes and answers unmapped words and writes to read-only words
+    itself. This block owns the shadow and the active configuration, ``CTRL.ENABLE``, the
+    sticky ``STATUS.ERROR``, the 64-bit statistics counters and the single high-word latch;
+    its CTRL sequencer orders CTRL actions between requests with the core (``hold`` /
+    ``core_idle``).
 
-    AXI4-Lite
-        AW and W are accepted independently, in either order or together, one write at a
-        time: after both have been taken ``awready`` and ``wready`` stay low until the B
-        handshake. One read at a time: ``arready`` is low from the AR handshake until the R
-        handshake. ``bvalid``/``rvalid`` and their payloads hold until ``bready``/``rready``.
-        Address bits 1:0 and ``AxPROT`` are ignored. Latency: a read's R comes 2 cycles
-        after its AR handshake (``stats_stages + 1``, 4 by default, for the LO word of a
-        statistic), a plain write's B 2
-        cycles after the later of the AW and W handshakes. Reads and writes proceed
-        independently of each other.
+    Latency
+        A read's R comes 2 cycles after its AR handshake (``stats_stages + 1``, 4 by
+        default, for the LO word of a statistic), a plain write's B 2 cycles after the
+        later of the AW and W handshakes. Reads and writes proceed independently of each
+        other.
 
     Responses (D8)
         Unmapped word: ``DECERR``, reads 0, a write changes nothing. Write to a read-only
@@ -106,8 +103,8 @@ class KvAsuRegisters(wiring.Component):
         word returns the latch. The sample is the value in the cycle after the AR handshake.
         The statistics are a :class:`hdl.stats.StatisticsCounters` (block RAM and small
         pre-counters); the read path here reserves its engine in the AR handshake cycle,
-        samples the counter in the next cycle and takes the value into RDATA and the latch
-        ``stats.read_latency`` cycles after the sample, which keeps the engine's read
+        samples the counter in the next cycle and answers with the value (and takes the
+        latch) ``stats.read_latency`` cycles after the sample, which keeps the engine's read
         contract (one read at a time, R at least two cycles after the sample).
 
     Parameters
@@ -119,8 +116,8 @@ class KvAsuRegisters(wiring.Component):
         block RAM's word is registered before the adder; 2: one cycle less, for small
         devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R.
 
-    Attributes
-    ----------
+    Ports
+    -----
     axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
         The AXI4-Lite bus (this block is the subordinate).
     cfg : Out(config_layout(params))
@@ -148,8 +145,13 @@ class KvAsuRegisters(wiring.Component):
         of bits may be set at once.
     cycle : In(64)
         The core's cycle counter (``CYCLE``).
+
+    Attributes
+    ----------
+    subordinate : hdl.axil.AxiLiteSubordinate
+        The AXI4-Lite subordinate in front of the register file.
     stats : hdl.stats.StatisticsCounters
-        Not a port: the statistics counters, in ``STAT_NAMES`` order; testbenches read and
+        The statistics counters, in ``STAT_NAMES`` order; testbenches read and
         preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
@@ -183,43 +185,39 @@ class KvAsuRegisters(wiring.Component):
             "cycle": In(64),
         })
         # Created here rather than in elaborate() so that a testbench can reach them.
+        self.subordinate = AxiLiteSubordinate(
+            regmap.AXIL_ADDR_WIDTH,
+            readable=[off for reg in REGISTERS for off in reg.offsets],
+            writable=[reg.offset for reg in REGISTERS if reg.access != "ro"], src_loc_at=1)
         self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
                                         src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
-        p = self.params
-        bus = self.axil
-        ctrl = regmap.REG["CTRL"]
-        status = regmap.REG["STATUS"]
+        m.submodules.subordinate = sub = self.subordinate
+        m.submodules.stats = self.stats
+        wiring.connect(m, wiring.flipped(self.axil), sub.axil)
+        state = _RegisterFileState(self.params)
+        self._commit_checks(m, state)
+        self._statistics(m, state)
+        self._writes(m, sub.regs, state)
+        self._reads(m, sub.regs, state)
+        return m
 
-        def cbit(name):
-            return ctrl.field(name).bit
+    def _commit_checks(self, m, state):
+        """Commit legality and "the seed changes", registered for timing (the comparators
+        and a 32-bit equality would otherwise sit in front of cfg). They are always current
+        when used: a CTRL write is decoded at least two cycles after the B handshake of the
+        last shadow write and applied at least one cycle later."""
+        p, shadow = self.params, state.shadow
 
-        # ---- state ---------------------------------------------------------------------
-        shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=p.defaults[name])
-                  for name in CONFIG_NAMES}
-        error = Signal()           # STATUS.ERROR, sticky
-        hi_latch = Signal(32)      # the one HI-word latch of D8
-        flush_pulse = Signal()     # drives `flush`: the cycle after an applied flush
-
-        live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
-
-        # Commit legality and "the seed changes", registered for timing (the comparators
-        # and a 32-bit equality would otherwise sit in front of cfg). They are
-        # always current when used: a CTRL write is decoded at least two cycles after the
-        # B handshake of the last shadow write and applied at least one cycle later.
         # The chains 1 <= C2 <= C3 <= COUNT_MAX and W3 <= W2 <= W1 <= WMAX hold exactly when
         # every word of a chain is zero above the width of its maximum and the chain holds
         # on the low bits, so the comparators are only that wide.
-        legal = Signal()
-        seed_changes = Signal()
-        sh = shadow
-
         def chain(words, maximum, minimum=0):
             n = maximum.bit_length()
-            lo = [sh[w][:n] for w in words]
-            ok = Cat(sh[w][n:] == 0 for w in words).all()
+            lo = [shadow[w][:n] for w in words]
+            ok = Cat(shadow[w][n:] == 0 for w in words).all()
             for a, b in zip(lo, lo[1:]):
                 ok &= a <= b
             if maximum != (1 << n) - 1:
@@ -229,165 +227,132 @@ class KvAsuRegisters(wiring.Component):
             return ok
 
         m.d.sync += [
-            legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
-                     chain(["W3", "W2", "W1"], p.WMAX)),
-            seed_changes.eq(sh["HASH_SEED"] != self.cfg.hash_seed),
+            state.legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
+                           chain(["W3", "W2", "W1"], p.WMAX)),
+            state.seed_changes.eq(shadow["HASH_SEED"] != self.cfg.hash_seed),
         ]
 
-        # ---- statistics counters ---------------------------------------------------------
-        # In block RAM (hdl/stats.py). Clearing waits for a cycle without increments (see
-        # HOLD below) and happens in the next, the first cycle of RESP: a register, so the
-        # HOLD decision (idle, legality) does not sit in front of the counters' resets. The
-        # core is still held then, so `stat_inc` stays 0; an increment in the clear cycle
-        # would count after the clear anyway. A read ordered after the B response is
-        # sampled later still, so it sees the clear.
-        clear_stats = Signal()
-        m.submodules.stats = stats = self.stats
-        m.d.comb += [stats.inc.eq(self.stat_inc), stats.clear.eq(clear_stats)]
-        m.d.sync += clear_stats.eq(0)
+    def _statistics(self, m, state):
+        """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
+        increments (see the CTRL sequencer) and happens in the next, the first cycle of the
+        write response: a register, so the decision (idle, legality) does not sit in front
+        of the counters' resets. The core is still held then, so `stat_inc` stays 0; an
+        increment in the clear cycle would count after the clear anyway. A read ordered
+        after the B response is sampled later still, so it sees the clear."""
+        m.d.comb += [self.stats.inc.eq(self.stat_inc), self.stats.clear.eq(state.clear_stats)]
+        m.d.sync += state.clear_stats.eq(0)
 
-        # ---- write channel -------------------------------------------------------------
-        aw_full = Signal()
-        aw_word = Signal(regmap.AXIL_ADDR_WIDTH - 2)
-        w_full = Signal()
-        w_data = Signal(32)
-        w_strb = Signal(4)
-        bresp = Signal(2)
+    def _writes(self, m, acc, state):
+        """Writes and the CTRL sequencer. The subordinate passes on only writes to shadow
+        words and CTRL. A shadow write and a CTRL write without an action bit are answered
+        at once; a CTRL action is held (`sequencing`) until the core is idle, then applied
+        and answered in one cycle."""
+        ctrl = regmap.REG["CTRL"]
 
-        m.d.comb += [
-            bus.awready.eq(~aw_full),
-            bus.wready.eq(~w_full),
-            bus.bresp.eq(bresp),
-            self.flush.eq(flush_pulse),
-        ]
-        with m.If(bus.awvalid & ~aw_full):
-            m.d.sync += [aw_full.eq(1), aw_word.eq(bus.awaddr[2:])]
-        with m.If(bus.wvalid & ~w_full):
-            m.d.sync += [w_full.eq(1), w_data.eq(bus.wdata), w_strb.eq(bus.wstrb)]
+        def cbit(name):
+            return ctrl.field(name).bit
 
-        any_action = Cat(w_data[cbit(name)] for name in _ACTIONS).any()
+        any_action = Cat(acc.w_data[cbit(name)] for name in _ACTIONS).any()
+        sequencing = Signal()      # a CTRL action waits for the core to be idle
+        action_resp = Signal()     # the write response on B is a CTRL action's
+        m.d.comb += self.flush.eq(state.flush_pulse)
+        m.d.sync += state.flush_pulse.eq(0)
+        with m.If(~acc.b_busy):
+            m.d.sync += action_resp.eq(0)
 
-        m.d.sync += flush_pulse.eq(0)
-        action_resp = Signal()      # the pending write response is a CTRL action's
-        with m.FSM(name="write") as write_fsm:
-            with m.State("IDLE"):
-                with m.If(aw_full & w_full):
-                    m.next = "RESP"
-                    m.d.sync += [bresp.eq(AxiResp.OKAY), action_resp.eq(0)]
-                    with m.Switch(aw_word):
-                        for reg in REGISTERS:
-                            kind = self._kinds[reg.name]
-                            for off in reg.offsets:
-                                with m.Case(off >> 2):
-                                    if reg.access == "ro":
-                                        m.d.sync += bresp.eq(AxiResp.SLVERR)
-                                    elif kind == "shadow":
-                                        # Byte by byte, so that WSTRB is the
-                                        # flip-flops' enable and not a LUT per bit.
-                                        reg_sig = shadow[reg.name]
-                                        for b in range(4):
-                                            with m.If(w_strb[b]):
-                                                m.d.sync += reg_sig[8 * b:8 * b + 8].eq(
-                                                    w_data[8 * b:8 * b + 8])
-                                    elif kind == "ctrl":
-                                        with m.If(w_strb[0] & any_action):
-                                            m.next = "HOLD"
-                                        with m.Elif(w_strb[0]):
-                                            m.d.sync += self.enable.eq(w_data[cbit("ENABLE")])
-                                    else:  # pragma: no cover - _kind() rules this out
-                                        raise AssertionError(reg.name)
-                        with m.Default():
-                            m.d.sync += bresp.eq(AxiResp.DECERR)
+        with m.If(acc.w_valid & ~sequencing):
+            with m.Switch(acc.w_addr):
+                for reg in REGISTERS:
+                    kind = self._kinds[reg.name]
+                    if kind == "shadow":
+                        with m.Case(reg.offset >> 2):
+                            m.d.comb += acc.w_done.eq(1)
+                            # Byte by byte, so that WSTRB is the flip-flops' enable and
+                            # not a LUT per bit.
+                            for b in range(4):
+                                with m.If(acc.w_strb[b]):
+                                    m.d.sync += state.shadow[reg.name][8 * b:8 * b + 8].eq(
+                                        acc.w_data[8 * b:8 * b + 8])
+                    elif kind == "ctrl":
+                        with m.Case(reg.offset >> 2):
+                            with m.If(acc.w_strb[0] & any_action):
+                                m.d.sync += sequencing.eq(1)
+                            with m.Else():
+                                m.d.comb += acc.w_done.eq(1)
+                                with m.If(acc.w_strb[0]):
+                                    m.d.sync += self.enable.eq(acc.w_data[cbit("ENABLE")])
 
-            with m.State("HOLD"):
-                # A CTRL action: stop the core taking requests, wait until every accepted
-                # request has finished (and any running flush), then apply in one cycle.
-                # A cycle with a statistics increment is not idle whatever core_idle says:
-                # that increment belongs to a request from before the write, so it must
-                # land before a CLEAR_STATS, never straddle it.
-                with m.If(self.core_idle & ~self.core_flushing & ~self.stat_inc.any()):
-                    m.next = "RESP"
-                    m.d.sync += action_resp.eq(1)
-                    commit = w_data[cbit("COMMIT")]
-                    with m.If(commit & ~legal):
-                        m.d.sync += [error.eq(1), bresp.eq(AxiResp.SLVERR)]
-                    with m.Else():
-                        m.d.sync += bresp.eq(AxiResp.OKAY)
-                        with m.If(commit):
-                            m.d.sync += [getattr(self.cfg, name.lower()).eq(shadow[name])
-                                         for name in CONFIG_NAMES]
-                        with m.If(w_data[cbit("CLEAR_ERROR")]):
-                            m.d.sync += error.eq(0)
-                        m.d.sync += flush_pulse.eq(w_data[cbit("FLUSH")] |
-                                                   (commit & seed_changes))
-                        m.d.sync += clear_stats.eq(w_data[cbit("CLEAR_STATS")])
-                        m.d.sync += self.enable.eq(w_data[cbit("ENABLE")])
-
-            with m.State("RESP"):
-                m.d.comb += bus.bvalid.eq(1)
-                with m.If(bus.bready):
-                    m.next = "IDLE"
-                    m.d.sync += [aw_full.eq(0), w_full.eq(0)]
+        with m.If(sequencing):
+            # Stop the core taking requests, wait until every accepted request has finished
+            # (and any running flush), then apply in one cycle. A cycle with a statistics
+            # increment is not idle whatever core_idle says: that increment belongs to a
+            # request from before the write, so it must land before a CLEAR_STATS, never
+            # straddle it.
+            with m.If(self.core_idle & ~self.core_flushing & ~self.stat_inc.any()):
+                m.d.comb += acc.w_done.eq(1)
+                m.d.sync += [sequencing.eq(0), action_resp.eq(1)]
+                commit = acc.w_data[cbit("COMMIT")]
+                with m.If(commit & ~state.legal):
+                    m.d.comb += acc.w_error.eq(1)
+                    m.d.sync += state.error.eq(1)
+                with m.Else():
+                    with m.If(commit):
+                        m.d.sync += [getattr(self.cfg, name.lower()).eq(state.shadow[name])
+                                     for name in CONFIG_NAMES]
+                    with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
+                        m.d.sync += state.error.eq(0)
+                    m.d.sync += state.flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
+                                                     (commit & state.seed_changes))
+                    m.d.sync += state.clear_stats.eq(acc.w_data[cbit("CLEAR_STATS")])
+                    m.d.sync += self.enable.eq(acc.w_data[cbit("ENABLE")])
 
         # `hold` stays high until the write response of an action has been taken (D8: no
         # request is accepted at the edge of that handshake, so requests and register
         # effects never tie), and through the flush pulse, so that the core sees hold, idle
         # and flush together and its `ready` stays low until `core_flushing` takes over.
-        m.d.comb += self.hold.eq(write_fsm.ongoing("HOLD") |
-                                 (write_fsm.ongoing("RESP") & action_resp) | flush_pulse)
+        m.d.comb += self.hold.eq(sequencing | (acc.b_busy & action_resp) | state.flush_pulse)
 
-        # ---- read channel --------------------------------------------------------------
-        # AR is registered first and the data multiplexer sits alone in the next stage. The
-        # LO word of a statistic takes more stages: the AR handshake cycle reserves the
-        # counter engine (stats.rd_reserve), the next cycle samples the counter
-        # (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM
-        # word and the pending increments (stats.rd_data) goes into RDATA and the HI latch.
-        ar_full = Signal()
-        ar_word = Signal(regmap.AXIL_ADDR_WIDTH - 2)
+    def _reads(self, m, acc, state):
+        """Reads. The subordinate registers AR; the data multiplexer sits alone in the next
+        stage. The LO word of a statistic takes more stages: the AR handshake cycle reserves
+        the counter engine (stats.rd_reserve), the next cycle samples the counter
+        (stats.rd_en) and stats.read_latency cycles later the engine's sum of the RAM word
+        and the pending increments (stats.rd_data) is the answer and goes into the HI
+        latch."""
+        p, stats = self.params, self.stats
+        ctrl, status = regmap.REG["CTRL"], regmap.REG["STATUS"]
         # A statistic's LO read waiting for stats.rd_data: bit k is high k + 1 cycles after
-        # the sample; the last bit takes the data.
+        # the sample; the last bit answers.
         stat_pend = Signal(stats.read_latency)
-        rvalid = Signal()
-        rdata = Signal(32)
-        rresp = Signal(2)
-        ar_take = Signal()
-        m.d.comb += [
-            ar_take.eq(bus.arvalid & ~ar_full & ~stat_pend.any() & ~rvalid),
-            bus.arready.eq(~ar_full & ~stat_pend.any() & ~rvalid),
-            bus.rvalid.eq(rvalid),
-            bus.rdata.eq(rdata),
-            bus.rresp.eq(rresp),
-            stats.rd_reserve.eq(ar_take),
-        ]
+        m.d.comb += stats.rd_reserve.eq(acc.ar_accept)
         # Whether the address taken is a statistic's LO word, and which counter: decoded
         # from ARADDR in the handshake cycle and registered, so that the sample cycle
         # drives stats.rd_en and stats.rd_addr straight from flip-flops (the engine's
         # visit choice sits behind them).
         ar_stat_lo = Signal()
         ar_stat_idx = Signal(range(len(STAT_NAMES)))
-        with m.If(ar_take):
-            m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:]), ar_stat_lo.eq(0),
-                         ar_stat_idx.eq(0)]
-            with m.Switch(bus.araddr[2:]):
+        with m.If(acc.ar_accept):
+            m.d.sync += [ar_stat_lo.eq(0), ar_stat_idx.eq(0)]
+            with m.Switch(acc.ar_addr):
                 for reg in REGISTERS:
                     if self._kinds[reg.name] == "stat":
                         with m.Case(reg.offsets[0] >> 2):
                             m.d.sync += [ar_stat_lo.eq(1),
                                          ar_stat_idx.eq(STAT_NAMES.index(reg.stat))]
-        m.d.comb += [stats.rd_en.eq(ar_full & ar_stat_lo), stats.rd_addr.eq(ar_stat_idx)]
-        with m.If(rvalid & bus.rready):
-            m.d.sync += rvalid.eq(0)
+        m.d.comb += [stats.rd_en.eq(acc.r_valid & ar_stat_lo), stats.rd_addr.eq(ar_stat_idx)]
         m.d.sync += stat_pend.eq(stat_pend << 1)    # a shift register
         with m.If(stat_pend[-1]):
-            m.d.sync += [rvalid.eq(1), rdata.eq(stats.rd_data[:32]),
-                         hi_latch.eq(stats.rd_data[32:64])]
+            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(stats.rd_data[:32])]
+            m.d.sync += state.hi_latch.eq(stats.rd_data[32:64])
+
+        live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
 
         def read_value(reg):
             kind = self._kinds[reg.name]
             if kind == "const":
                 return C(p.value_of(reg.reset), 32)
             if kind == "shadow":
-                return shadow[reg.name]
+                return state.shadow[reg.name]
             if kind == "active":
                 return getattr(self.cfg, reg.active_of.lower())
             if kind == "live":
@@ -396,36 +361,48 @@ class KvAsuRegisters(wiring.Component):
                 return None   # read through self.stats
             if kind == "ctrl":
                 # Action bits read as 0.
-                return self.enable << cbit("ENABLE")
+                return self.enable << ctrl.field("ENABLE").bit
             if kind == "status":
-                busy = self.core_flushing | flush_pulse
+                busy = self.core_flushing | state.flush_pulse
                 return ((busy << status.field("BUSY").bit) |
-                        (error << status.field("ERROR").bit))
+                        (state.error << status.field("ERROR").bit))
             raise AssertionError(kind)  # pragma: no cover
 
-        with m.If(ar_full):
-            m.d.sync += [ar_full.eq(0), rvalid.eq(1), rresp.eq(AxiResp.OKAY), rdata.eq(0)]
-            with m.Switch(ar_word):
+        with m.If(acc.r_valid):
+            with m.Switch(acc.r_addr):
                 for reg in REGISTERS:
                     value = read_value(reg)
                     if self._kinds[reg.name] == "stat":
                         with m.Case(reg.offsets[0] >> 2):
-                            # LO: sampled now (stats.rd_en from ar_stat_lo), RDATA and
-                            # the latch later (see above).
-                            m.d.sync += [rvalid.eq(0), stat_pend[0].eq(1)]
+                            # LO: sampled now (stats.rd_en from ar_stat_lo), answered and
+                            # latched later (see above).
+                            m.d.sync += stat_pend[0].eq(1)
                         with m.Case(reg.offsets[1] >> 2):
-                            m.d.sync += rdata.eq(hi_latch)
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
                     elif reg.wide:
                         with m.Case(reg.offsets[0] >> 2):
                             # LO: the low half now, the high half of this same sample into
                             # the latch.
-                            m.d.sync += [rdata.eq(value[:32]), hi_latch.eq(value[32:64])]
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value[:32])]
+                            m.d.sync += state.hi_latch.eq(value[32:64])
                         with m.Case(reg.offsets[1] >> 2):
-                            m.d.sync += rdata.eq(hi_latch)
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
                     else:
                         with m.Case(reg.offset >> 2):
-                            m.d.sync += rdata.eq(value)
-                with m.Default():
-                    m.d.sync += rresp.eq(AxiResp.DECERR)
+                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value)]
 
-        return m
+
+class _RegisterFileState:
+    """The register file's own state, shared by its write and read paths."""
+
+    def __init__(self, params):
+        self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}",
+                                    init=params.defaults[name])
+                       for name in CONFIG_NAMES}
+        self.error = Signal(name="error")              # STATUS.ERROR, sticky
+        self.hi_latch = Signal(32, name="hi_latch")    # the one HI-word latch of D8
+        self.flush_pulse = Signal(name="flush_pulse")  # drives `flush`: the cycle after an
+                                                       # applied flush
+        self.clear_stats = Signal(name="clear_stats")  # the cycle after an applied clear
+        self.legal = Signal(name="legal")              # the shadow set is legal
+        self.seed_changes = Signal(name="seed_changes")  # a commit would change HASH_SEED

@@ -70,11 +70,11 @@ BUILDS = _builds()
 
 def render(build: Build) -> str:
     """The shipped text of one build: the header comment and the generated Verilog."""
-    from amaranth.back import verilog
+    from hdl.generate import to_verilog
     from hdl.top import KvAsu
     params = Params(**build.params)
     top = KvAsu(params, build.options)
-    body = verilog.convert(top, name="kv_asu", emit_src=False)
+    body = to_verilog(top, name="kv_asu")
     options = ", ".join(f"{k}={v!r}" for k, v in build.options.as_dict().items())
     wrapper = " ".join(f"{k}={v}" for k, v in build.wrapper_params().items())
     header = [

@@ -15,7 +15,7 @@ from amaranth.sim import Simulator
 
 import regmap
 from regmap import REG, REGISTERS, STAT_NAMES, Params
-from hdl.axil import AxiLiteSignature, AxiResp
+from hdl.axil import AxiLiteSignature, AxiLiteSubordinate, AxiResp
 from hdl.regs import KvAsuRegisters, _kind
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
@@ -244,6 +244,28 @@ def test_axil_signature():
     with pytest.raises(ValueError):
         AxiLiteSignature(12, 16)
     assert [r.value for r in AxiResp] == [0, 1, 2, 3]
+
+
+def test_subordinate_ports_and_validation():
+    dut = KvAsuRegisters()
+    sub = dut.subordinate
+    assert sub.signature.members["axil"].flow == wiring.In
+    assert sub.signature.members["regs"].signature.members["w_addr"].shape == \
+        regmap.AXIL_ADDR_WIDTH - 2
+    # every mapped word reaches the register file; writes only to shadows and CTRL
+    assert sub._readable == MAPPED
+    assert sub._writable == {r.offset for r in REGISTERS if r.config or r.name == "CTRL"}
+    for bad in ("12", True):
+        with pytest.raises(TypeError):
+            AxiLiteSubordinate(bad, readable=[0], writable=[])
+    with pytest.raises(ValueError, match="at least 3"):
+        AxiLiteSubordinate(2, readable=[0], writable=[])
+    with pytest.raises(ValueError, match="not a word"):
+        AxiLiteSubordinate(12, readable=[2], writable=[])
+    with pytest.raises(ValueError, match="not a word"):
+        AxiLiteSubordinate(12, readable=[4096], writable=[])
+    with pytest.raises(ValueError, match="not readable"):
+        AxiLiteSubordinate(12, readable=[0], writable=[4])
 
 
 # ---- reads ------------------------------------------------------------------------------
