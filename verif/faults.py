@@ -31,6 +31,7 @@ import argparse
 import collections
 import json
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -139,6 +140,25 @@ def run_one(exe: Path, params: Params, seed: int, fault: fast.Fault | None, *,
             "detail": detail}
 
 
+def summary_order(per_memory) -> list[str]:
+    return sorted(per_memory, key=MEM_IDS.get)
+
+
+def _first_difference(detail: str) -> str:
+    """What a silent run got wrong first: a ``response`` (with the field names that
+    differed), a ``register`` read, or the ``protocol`` (the harness saw an answer it
+    did not expect)."""
+    if detail.startswith("harness failed"):
+        return "protocol"
+    first = detail.split("first:", 1)[-1].strip()
+    if first.startswith("read") or first.startswith("write"):
+        return "register"
+    if first.startswith("response"):
+        fields = sorted(set(re.findall(r"(\w+) expected", first.split("; expected")[0])))
+        return "response: " + " ".join(fields)
+    return "other"
+
+
 def _last_cycle(requests) -> int:
     return int(requests[-1][0]) if requests else 0
 
@@ -155,6 +175,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     weights = [t.bits for t in tgts]
     rng = random.Random(seed)
     by_memory = collections.defaultdict(collections.Counter)
+    silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
     examples = []
     step = progress_every or max(1, n_faults // 10)
@@ -169,6 +190,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         memory, address = location(params, target, word, bit)
         by_memory[memory][res["class"]] += 1
         totals[res["class"]] += 1
+        if res["class"] == "silent":
+            silent_first[memory][_first_difference(res["detail"])] += 1
         if res["class"] != "masked" and len(examples) < 40:
             examples.append({"run_seed": run_seed, "array": target.array.name, "word": word,
                              "bit": bit, "cycle": cycle, "memory": memory,
@@ -184,9 +207,10 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "params": params.as_dict(), "protected": False,
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
-        "by_memory": {mem: {c: counts[c] for c in CLASSES}
-                      for mem, counts in sorted(by_memory.items(),
-                                                key=lambda kv: MEM_IDS[kv[0]])},
+        "by_memory": {mem: {c: by_memory[mem][c] for c in CLASSES}
+                      for mem in summary_order(by_memory)},
+        "silent_first_difference": {mem: dict(silent_first[mem])
+                                    for mem in summary_order(silent_first)},
         "memory_bits": {mem: sum(t.bits for t in tgts if t.memory == mem)
                         for mem in sorted({t.memory for t in tgts}, key=MEM_IDS.get)},
         "examples": examples,
@@ -205,7 +229,7 @@ def plot(summary: dict, path: Path) -> None:
     mems = list(summary["by_memory"])
     colours = {"masked": "#8fbf8f", "detected_recovered": "#5b8fd9",
                "detected_unrecovered": "#e0a040", "silent": "#d9534f", "hang": "#333333"}
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(9.5, 4))
     bottom = [0.0] * len(mems)
     for c in CLASSES:
         share = [summary["by_memory"][m][c] / max(1, sum(summary["by_memory"][m].values()))
@@ -219,7 +243,7 @@ def plot(summary: dict, path: Path) -> None:
     ax.set_ylabel("share of runs")
     ax.set_title(f"single-bit upsets, {summary['faults']} runs, seed {summary['seed']}, "
                  f"{'protected' if summary['protected'] else 'unprotected'} core")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
