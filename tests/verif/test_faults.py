@@ -10,7 +10,8 @@ import pytest
 
 from golden_model import KvAsuModel, Op
 from verif import fast
-from verif.faults import CLASSES, campaign, classify, location, run_one, targets
+from verif.faults import (CLASSES, _first_difference, campaign, classify, location,
+                          run_one, targets)
 from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
@@ -32,6 +33,15 @@ def test_classify():
     assert classify(hang=False, mismatch=True, flagged=False) == "silent"
     assert classify(hang=False, mismatch=False, flagged=True) == "detected_recovered"
     assert classify(hang=False, mismatch=True, flagged=True) == "detected_unrecovered"
+
+
+def test_first_difference():
+    assert _first_difference("1 mismatches; first:\n  read 0x130 at cycle 9: got OKAY 0x59, "
+                             "expected OKAY 0x19") == "register"
+    assert _first_difference("2 mismatches; first:\n  response 3 (op 2, addr 0x10, min_tlevel"
+                             " 0, accepted at cycle 5): slot expected 4 got 11, victim_tag "
+                             "expected 7 got 5; expected {'op': 2}") == "response: slot victim_tag"
+    assert _first_difference("harness failed (2): response with no request") == "protocol"
 
 
 def test_targets_are_the_block_rams(verilog):
@@ -81,12 +91,14 @@ def test_upset_in_an_untracked_slots_word_is_masked(exe):
 
 def test_short_campaign_on_the_unprotected_core(exe, fast_build_root, capsys):
     seed = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
-    summary = campaign(PARAMS, 24, seed, fast_build_root / "small", n_requests=200)
+    summary = campaign(PARAMS, 16, seed, fast_build_root / "small", n_requests=150)
     print(capsys.readouterr().out)
-    assert sum(summary["classes"].values()) == 24
+    assert sum(summary["classes"].values()) == 16
     assert summary["classes"]["hang"] == 0, summary["examples"]
     # Nothing on today's core flags an error, so nothing may be classified as detected.
     assert summary["classes"]["detected_recovered"] == 0
     assert summary["classes"]["detected_unrecovered"] == 0
     assert set(summary["classes"]) == set(CLASSES)
-    assert sum(sum(c.values()) for c in summary["by_memory"].values()) == 24
+    assert sum(sum(c.values()) for c in summary["by_memory"].values()) == 16
+    assert sum(sum(c.values()) for c in summary["silent_first_difference"].values()) == \
+        summary["classes"]["silent"]
