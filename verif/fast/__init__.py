@@ -11,6 +11,9 @@ throughput figures and whole-trace replays this module instead
    mirror, and compares every response field by field and every register access
    (``check``).
 
+Built with ``faults=True``, the harness also flips chosen bits of chosen memory words at
+chosen cycles (:class:`Fault`; the campaign is ``verif.faults``).
+
 The golden model consumes the *recorded* acceptance cycles, so whatever the DUT's
 back-pressure did to the timing, the model answers each request at the cycle the DUT took
 it (spec section 4).
