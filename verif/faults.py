@@ -170,6 +170,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     print(f"faults: {n_faults} single-bit upsets, seed {seed}, {n_requests} requests per "
           f"run, params {params.as_dict()}", file=out, flush=True)
     exe = fast.build(params, build_dir, faults=True)
+    runs_start = time.monotonic()
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
     tgts = targets(verilog)
     weights = [t.bits for t in tgts]
@@ -198,7 +199,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                              "address": address, "class": res["class"],
                              "detail": res["detail"][:400]})
         if (k + 1) % step == 0 or k + 1 == n_faults:
-            rate = (k + 1) / (time.monotonic() - start)
+            rate = (k + 1) / (time.monotonic() - runs_start)
             print(f"faults: {k + 1}/{n_faults}: " + ", ".join(
                 f"{c} {totals[c]}" for c in CLASSES) + f" ({rate:.1f} runs/s)",
                 file=out, flush=True)
