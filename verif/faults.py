@@ -1,0 +1,272 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Fault-injection campaign: single-bit upsets in the block RAMs of the Verilated RTL.
+
+Each run is one fresh harness run (``verif.fast``, built with fault injection) of seeded
+mixed traffic (the soak's: hot, colliding, random and aliasing lines; OBSERVE / QUERY /
+EVICT / EVICT_ANY 11:6:2:1; idle gaps; response back-pressure), with one bit of one memory
+word flipped at one cycle, and a quiescent read of every statistic and OCCUPANCY at the
+end. The bit is drawn uniformly over every bit of every block-RAM array (the table's
+``ent``, ``meta``, ``mark`` and ``scrub`` memories, the LRU pointer banks, the statistics
+words), so each memory is hit in proportion to its size, as by a particle. The run is then
+classified against the golden model (decision D11 of ``docs/spec-decisions.md``):
+
+* ``masked``: every response and register read equals the model's, nothing flagged;
+* ``detected_recovered``: the block flagged the error and every response equals the model
+  told of it (``KvAsuModel.on_error``);
+* ``detected_unrecovered``: flagged, but a response differs even so;
+* ``silent``: a response or register read differs and nothing was flagged (silent data
+  corruption);
+* ``hang``: the block stopped answering (no handshake for 100 000 cycles).
+
+The core has no error reporting yet, so nothing is ever flagged: on today's core the
+campaign measures the starting point (how often an upset silently corrupts an answer).
+
+``python -m verif.faults [--faults N] [--seed S] [--config small] [--out build/faults]``
+prints progress and the seed, and writes ``campaign.json`` and ``campaign.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+from golden_model import KvAsuModel
+from golden_model.soft_errors import MEM_IDS
+from regmap import Params
+
+from . import fast
+from .soak import CONFIGS, Traffic, _stat_reads
+
+__all__ = ["CLASSES", "Target", "targets", "location", "classify", "run_one", "campaign",
+           "main"]
+
+CLASSES = ("masked", "detected_recovered", "detected_unrecovered", "silent", "hang")
+
+#: Verilog array name (without the bank number) -> D11 memory name.
+_D11_NAMES = {"ent": "ent", "meta": "meta", "mark": "mark", "scrub": "scrub",
+              "prev0": "prev0", "prev1": "prev1", "next0": "next0", "next1": "next1",
+              "mem": "stats"}
+
+
+class Target:
+    """A block-RAM array the campaign may hit: its harness name, D11 memory, bank."""
+
+    def __init__(self, array: fast.MemoryArray, memory: str, bank: int | None):
+        self.array, self.memory, self.bank = array, memory, bank
+
+    @property
+    def bits(self) -> int:
+        return self.array.width * self.array.depth
+
+    def __repr__(self):
+        return f"Target({self.array.name}, {self.memory}, bank {self.bank})"
+
+
+def targets(verilog: str) -> list[Target]:
+    """The block-RAM arrays of the generated Verilog (not the response FIFO, which is
+    distributed RAM, outside D11)."""
+    out = []
+    for array in fast.memory_arrays(verilog):
+        module, leaf = array.name.rsplit(".", 1)
+        if module.endswith(".table") or module.endswith(".lru") or module.endswith(".stats"):
+            base = leaf.rstrip("0123456789") if module.endswith(".table") else leaf
+            if base in _D11_NAMES:
+                bank = int(leaf[len(base):]) if base != leaf and base != "scrub" else None
+                out.append(Target(array, _D11_NAMES[base], bank))
+    return out
+
+
+def location(params: Params, target: Target, word: int, bit: int) -> tuple[str, int]:
+    """The D11 ``(memory, address)`` of a bit: the slot (table and LRU memories), the
+    counter index (statistics), as ``ERR_FIRST_MEM`` / ``ERR_FIRST_ADDR`` would give it."""
+    if target.memory == "scrub":
+        lane = bit // (target.array.width // params.PROBE)
+        return "scrub", word * params.PROBE + lane
+    if target.bank is not None:
+        return target.memory, word * params.PROBE + target.bank
+    return target.memory, word
+
+
+def classify(*, hang: bool, mismatch: bool, flagged: bool) -> str:
+    """One run's class from what was observed."""
+    if hang:
+        return "hang"
+    if flagged:
+        return "detected_unrecovered" if mismatch else "detected_recovered"
+    return "silent" if mismatch else "masked"
+
+
+def _stimulus(params: Params, seed: int, n_requests: int):
+    rng = random.Random(seed)
+    requests = Traffic(params, rng).requests(n_requests, 0)
+    axi = [fast.AxiOp("barrier", n_requests)] + _stat_reads(0) + [fast.AxiOp("release")]
+    return requests, axi, rng.getrandbits(32)
+
+
+def run_one(exe: Path, params: Params, seed: int, fault: fast.Fault | None, *,
+            n_requests: int = 300, ready_permille: int = 800, requests=None) -> dict:
+    """One run: the traffic of ``seed`` (or the given ``requests``), ``fault`` injected,
+    classified. Returns ``{"class", "detail"}``."""
+    gen_requests, axi, harness_seed = _stimulus(params, seed, n_requests)
+    if requests is None:
+        requests = gen_requests
+    else:
+        axi = [fast.AxiOp("barrier", len(requests))] + _stat_reads(0) + \
+            [fast.AxiOp("release")]
+    faults = [fault] if fault is not None else []
+    try:
+        result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
+                          seed=harness_seed, faults=faults)
+    except fast.Hang as err:
+        return {"class": classify(hang=True, mismatch=False, flagged=False),
+                "detail": str(err)}
+    except fast.Mismatch as err:          # the harness saw a response it did not expect
+        return {"class": classify(hang=False, mismatch=True, flagged=False),
+                "detail": str(err)}
+    # The core reports no soft error yet (no ERR_* registers): nothing is flagged.
+    flagged = False
+    try:
+        fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1)
+        mismatch, detail = False, ""
+    except fast.Mismatch as err:
+        mismatch, detail = True, str(err)
+    return {"class": classify(hang=False, mismatch=mismatch, flagged=flagged),
+            "detail": detail}
+
+
+def summary_order(per_memory) -> list[str]:
+    return sorted(per_memory, key=MEM_IDS.get)
+
+
+def _first_difference(detail: str) -> str:
+    """What a silent run got wrong first: a ``response`` (with the field names that
+    differed), a ``register`` read, or the ``protocol`` (the harness saw an answer it
+    did not expect)."""
+    if detail.startswith("harness failed"):
+        return "protocol"
+    first = detail.split("first:", 1)[-1].strip()
+    if first.startswith("read") or first.startswith("write"):
+        return "register"
+    if first.startswith("response"):
+        fields = sorted(set(re.findall(r"(\w+) expected", first.split("; expected")[0])))
+        return "response: " + " ".join(fields)
+    return "other"
+
+
+def _last_cycle(requests) -> int:
+    return int(requests[-1][0]) if requests else 0
+
+
+def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
+             n_requests: int = 300, out=sys.stdout, progress_every: int | None = None) -> dict:
+    """``n_faults`` runs, one single-bit upset each; returns the summary (see main)."""
+    start = time.monotonic()
+    print(f"faults: {n_faults} single-bit upsets, seed {seed}, {n_requests} requests per "
+          f"run, params {params.as_dict()}", file=out, flush=True)
+    exe = fast.build(params, build_dir, faults=True)
+    runs_start = time.monotonic()
+    verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
+    tgts = targets(verilog)
+    weights = [t.bits for t in tgts]
+    rng = random.Random(seed)
+    by_memory = collections.defaultdict(collections.Counter)
+    silent_first = collections.defaultdict(collections.Counter)
+    totals = collections.Counter()
+    examples = []
+    step = progress_every or max(1, n_faults // 10)
+    for k in range(n_faults):
+        run_seed = rng.getrandbits(32)
+        target = rng.choices(tgts, weights)[0]
+        word, bit = rng.randrange(target.array.depth), rng.randrange(target.array.width)
+        requests, _, _ = _stimulus(params, run_seed, n_requests)
+        cycle = rng.randrange(_last_cycle(requests) + 1)
+        fault = fast.Fault(cycle, "TOP." + target.array.name, word, bit)
+        res = run_one(exe, params, run_seed, fault, n_requests=n_requests)
+        memory, address = location(params, target, word, bit)
+        by_memory[memory][res["class"]] += 1
+        totals[res["class"]] += 1
+        if res["class"] == "silent":
+            silent_first[memory][_first_difference(res["detail"])] += 1
+        if res["class"] != "masked" and len(examples) < 40:
+            examples.append({"run_seed": run_seed, "array": target.array.name, "word": word,
+                             "bit": bit, "cycle": cycle, "memory": memory,
+                             "address": address, "class": res["class"],
+                             "detail": res["detail"][:400]})
+        if (k + 1) % step == 0 or k + 1 == n_faults:
+            rate = (k + 1) / (time.monotonic() - runs_start)
+            print(f"faults: {k + 1}/{n_faults}: " + ", ".join(
+                f"{c} {totals[c]}" for c in CLASSES) + f" ({rate:.1f} runs/s)",
+                file=out, flush=True)
+    summary = {
+        "seed": seed, "faults": n_faults, "requests_per_run": n_requests,
+        "params": params.as_dict(), "protected": False,
+        "classes": {c: totals[c] for c in CLASSES},
+        "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
+        "by_memory": {mem: {c: by_memory[mem][c] for c in CLASSES}
+                      for mem in summary_order(by_memory)},
+        "silent_first_difference": {mem: dict(silent_first[mem])
+                                    for mem in summary_order(silent_first)},
+        "memory_bits": {mem: sum(t.bits for t in tgts if t.memory == mem)
+                        for mem in sorted({t.memory for t in tgts}, key=MEM_IDS.get)},
+        "examples": examples,
+        "wall_seconds": round(time.monotonic() - start, 1),
+    }
+    print(f"faults: done in {summary['wall_seconds']} s, seed {seed}: " + ", ".join(
+        f"{c} {summary['rates'][c]:.1%}" for c in CLASSES), file=out, flush=True)
+    return summary
+
+
+def plot(summary: dict, path: Path) -> None:
+    """Stacked bars: the share of each class per memory (and the run count on each)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    mems = list(summary["by_memory"])
+    colours = {"masked": "#8fbf8f", "detected_recovered": "#5b8fd9",
+               "detected_unrecovered": "#e0a040", "silent": "#d9534f", "hang": "#333333"}
+    fig, ax = plt.subplots(figsize=(9.5, 4))
+    bottom = [0.0] * len(mems)
+    for c in CLASSES:
+        share = [summary["by_memory"][m][c] / max(1, sum(summary["by_memory"][m].values()))
+                 for m in mems]
+        ax.bar(mems, share, bottom=bottom, label=c, color=colours[c])
+        bottom = [b + s for b, s in zip(bottom, share)]
+    for i, m in enumerate(mems):
+        ax.text(i, 1.01, str(sum(summary["by_memory"][m].values())), ha="center",
+                fontsize=8)
+    ax.set_ylim(0, 1.1)
+    ax.set_ylabel("share of runs")
+    ax.set_title(f"single-bit upsets, {summary['faults']} runs, seed {summary['seed']}, "
+                 f"{'protected' if summary['protected'] else 'unprotected'} core")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--faults", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
+    ap.add_argument("--requests", type=int, default=300, help="requests per run")
+    ap.add_argument("--out", type=Path, default=Path("build/faults"))
+    args = ap.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    args.out.mkdir(parents=True, exist_ok=True)
+    summary = campaign(CONFIGS[args.config], args.faults, seed, args.out / args.config,
+                       n_requests=args.requests)
+    (args.out / "campaign.json").write_text(json.dumps(summary, indent=1) + "\n")
+    plot(summary, args.out / "campaign.png")
+    print(f"faults: wrote {args.out / 'campaign.json'} and {args.out / 'campaign.png'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
