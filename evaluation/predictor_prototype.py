@@ -486,24 +486,28 @@ class Bip(Lru):
         super().__init__(capacity)
         self.one_in, self.k = one_in, 0
 
-    def access(self, line, cycle):
-        if super().access(line, cycle):
-            return True
+    def insert_bimodal(self, line):
+        """Move the line just inserted to the LRU end, except one in ``one_in``."""
         self.k = (self.k + 1) % self.one_in
         if self.k:
             self.bank.move_to_end(line, last=False)
+
+    def access(self, line, cycle):
+        if Lru.access(self, line, cycle):
+            return True
+        self.insert_bimodal(line)
         return False
 
 
-class DipLeaders(Lru):
+class DipLeaders(Bip):
     """DIP with leader lines in the one shared list (module docstring)."""
 
     def __init__(self, capacity, one_in=32):
-        super().__init__(capacity)
-        self.one_in, self.k, self.psel = one_in, 0, 512
+        super().__init__(capacity, one_in)
+        self.psel = 512
 
     def access(self, line, cycle):
-        if super().access(line, cycle):
+        if Lru.access(self, line, cycle):
             return True
         group = mmh3.hash(line.to_bytes(8, "little"), 7, signed=False) & 31
         if group == 0:
@@ -511,9 +515,7 @@ class DipLeaders(Lru):
         elif group == 1:
             self.psel = max(0, self.psel - 1)
         if group == 1 or (group > 1 and self.psel > 511):
-            self.k = (self.k + 1) % self.one_in
-            if self.k:
-                self.bank.move_to_end(line, last=False)
+            self.insert_bimodal(line)
         return False
 
 

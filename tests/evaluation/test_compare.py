@@ -136,3 +136,16 @@ def test_optgen_unsampled_counts_belady_hits(seed):
         optgen.observe(x, 0)
     assert sum(decisions) == int(simulate_belady(lines, 16).sum())
     assert len(decisions) == len(lines) - len(np.unique(lines))   # one decision per reuse
+
+
+def test_section_8_splice_replaces_only_section_8():
+    """compare_report's CLI rewrites section 8 of an existing report and nothing else."""
+    from evaluation import compare_report as cr
+
+    text = f"# Report\n\n## 7. Before\n\nkept\n\n{cr.SECTION}\n\nold numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n"
+    out = cr.splice(text, f"{cr.SECTION}\n\nnew numbers\n")
+    assert "old numbers" not in out and "new numbers" in out
+    assert out.startswith("# Report\n\n## 7. Before\n\nkept\n\n")
+    assert out.endswith(f"new numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n")
+    with pytest.raises(ValueError):
+        cr.splice("no sections here", "x")
