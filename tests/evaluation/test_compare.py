@@ -149,3 +149,13 @@ def test_section_8_splice_replaces_only_section_8():
     assert out.endswith(f"new numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n")
     with pytest.raises(ValueError):
         cr.splice("no sections here", "x")
+
+
+def test_compare_without_baselines_runs_only_the_own_policies():
+    """libcachesim=False, article=False: LRU, FIFO, Belady and the predictor only, summarised."""
+    lines = _random_lines(5, n=1500, distinct=150)
+    doc = cmp.compare(lines, np.arange(len(lines)), 30, libcachesim=False, article=False)
+    assert set(doc["policies"]) == {"lru", "fifo", "belady", "kv_asu_predictor"}
+    assert doc["best_libcachesim"] is None
+    assert doc["policies"]["belady"]["gap_closed"] == 1.0
+    assert doc["policies"]["lru"]["hits"] == int(simulate_lru(lines, 30).sum())
