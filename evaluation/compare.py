@@ -145,7 +145,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     """The bank with the predictor-mode KV-ASU choosing its victims (module docstring).
 
     Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
-    "fallback_evictions": int, "kvasu_stats": dict}``.
+    "fallback_evictions": int, "loop_mode_share": share of OBSERVEs answered in the loop
+    mode of spec-predictor.md P11, "kvasu_stats": dict}``.
     """
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
@@ -157,7 +158,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     n = len(lines)
     hits = np.zeros(n, dtype=bool)
     predicted = np.zeros(n, dtype=bool)
-    fallback = 0
+    fallback = in_loop = 0
+    state = model._predictor                 # read-only: the loop mode after each OBSERVE
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         if line in bank:
             hits[i] = True
@@ -172,8 +174,9 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
                     fallback += 1
             bank[line] = None
         predicted[i] = request(cycle, observe, line << LINE_SHIFT).tlevel >= PREDICTOR_LEVEL
+        in_loop += state.loop_mode
     return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
-            "kvasu_stats": model.stats.as_dict()}
+            "loop_mode_share": in_loop / n, "kvasu_stats": model.stats.as_dict()}
 
 
 def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
@@ -250,7 +253,8 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     scores = classify(bank["predicted"], label)
     record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
-           fallback_evictions=bank["fallback_evictions"], kvasu_stats=bank["kvasu_stats"])
+           fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
+           kvasu_stats=bank["kvasu_stats"])
 
     doc = {"accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),
            "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),

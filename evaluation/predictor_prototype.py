@@ -21,8 +21,9 @@ comparison, not as references: the chosen mechanism's reference is
   shadow directories (1/16 of the lines), DIP's set dueling for a fully associative bank.
 - ``cold_first``: the reuse predictor below, and two LRU lists: victims come from the
   predicted-cold list first.
-- ``predictor``: the chosen mechanism at this level: the burst/gap-class reuse predictor
-  (64 4-bit counters) and ghost-guided tail insertion of lines whose counter is 0.
+- ``predictor``: the burst/gap-class reuse predictor (64 4-bit counters) and ghost-guided
+  tail insertion of lines whose counter is 0 (spec-predictor.md P4-P6; ``dueling_bip`` adds
+  P11's loop detector to it).
 - ``hawkeye_address`` / ``hawkeye_history``: Hawkeye's training without its program
   counter: OPTgen (Belady's decisions, reconstructed online) on a sampled 1/16 of the lines
   with a bank of 1/16 of the size and a history of 8 bank sizes trains 3-bit counters

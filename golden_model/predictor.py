@@ -16,7 +16,7 @@ arrays; this module adds what spec-predictor.md P3 lists:
   ``shadow_bip``, :class:`ShadowDirectory`), the 10-bit selector ``psel`` and the 5-bit
   counter ``bip`` of the main list's bimodal insertion.
 
-The section numbers P1..P10 in the comments are those of spec-predictor.md.
+The section numbers P1..P11 in the comments are those of spec-predictor.md.
 """
 
 from __future__ import annotations

@@ -50,6 +50,7 @@ def test_json_shape(doc):
         assert "gap_closed" in entry
     for name in ("kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor"):
         assert -1.0 <= doc["policies"][name]["mcc"] <= 1.0
+    assert 0.0 <= doc["policies"]["kv_asu_predictor"]["loop_mode_share"] <= 1.0
     assert doc["policies"]["lru"]["gap_closed"] == 0.0
     assert doc["policies"]["belady"]["gap_closed"] == 1.0
     assert doc["best_libcachesim"] in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
