@@ -60,7 +60,7 @@ from .metrics import classify, next_use_index, reuse_within
 from .workload import KIND_DECODE_READ, LINE_SHIFT, Accesses
 
 __all__ = ["LIBCACHESIM_POLICIES", "access_stream", "compare", "default_entries",
-           "libcachesim_hits", "run_predictor_bank", "main"]
+           "libcachesim_hits", "run_predictor_bank", "summarise", "main"]
 
 #: JSON name -> libCacheSim class name.
 LIBCACHESIM_POLICIES = {"arc": "ARC", "lirs": "LIRS", "s3fifo": "S3FIFO", "sieve": "Sieve",
@@ -145,7 +145,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     """The bank with the predictor-mode KV-ASU choosing its victims (module docstring).
 
     Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
-    "fallback_evictions": int, "kvasu_stats": dict}``.
+    "fallback_evictions": int, "loop_mode_share": share of OBSERVEs answered in the loop
+    mode of spec-predictor.md P11, "kvasu_stats": dict}``.
     """
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
@@ -157,7 +158,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     n = len(lines)
     hits = np.zeros(n, dtype=bool)
     predicted = np.zeros(n, dtype=bool)
-    fallback = 0
+    fallback = in_loop = 0
+    state = model._predictor                 # read-only: the loop mode after each OBSERVE
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         if line in bank:
             hits[i] = True
@@ -172,8 +174,9 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
                     fallback += 1
             bank[line] = None
         predicted[i] = request(cycle, observe, line << LINE_SHIFT).tlevel >= PREDICTOR_LEVEL
+        in_loop += state.loop_mode
     return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
-            "kvasu_stats": model.stats.as_dict()}
+            "loop_mode_share": in_loop / n, "kvasu_stats": model.stats.as_dict()}
 
 
 def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
@@ -199,9 +202,11 @@ def _article_levels(lines: np.ndarray, cycles: np.ndarray, entries: int) -> np.n
 # ---- the comparison -------------------------------------------------------------------------
 
 def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: int | None = None,
-            window: int = REUSE_WINDOW, libcachesim: bool = True, progress=None) -> dict:
+            window: int = REUSE_WINDOW, libcachesim: bool = True, article: bool = True,
+            progress=None) -> dict:
     """Run every policy on ``(lines, cycles)`` with a bank of ``bank_lines``; the JSON
-    document the CLI writes (see the module docstring)."""
+    document the CLI writes (see the module docstring). ``libcachesim=False`` /
+    ``article=False`` leave out libCacheSim's policies / the article-mode KV-ASU."""
     from .runtime import KvAsuConfig, RuntimeConfig, run_runtime
 
     lines = np.asarray(lines, dtype=np.int64)
@@ -230,11 +235,10 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
             except Exception as error:  # a policy that does not run is reported, not fatal
                 policies[name] = {"hit_rate": None, "error": f"{type(error).__name__}: {error}"}
 
-    started = time.perf_counter()
-    levels = _article_levels(lines, cycles, entries)
-    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc
+    levels = _article_levels(lines, cycles, entries) if article else None
+    article_mcc = classify(levels >= ARTICLE_LEVEL, label).mcc if article else None
     acc = _accesses(lines, cycles)
-    for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)):
+    for name, gate in (("kv_asu_article", False), ("kv_asu_article_gate", True)) if article else ():
         started = time.perf_counter()
         cfg = RuntimeConfig(bank_lines=bank_lines, gate=gate, min_tlevel=ARTICLE_LEVEL,
                             kvasu=KvAsuConfig(entries=entries))
@@ -249,8 +253,20 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     scores = classify(bank["predicted"], label)
     record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
-           fallback_evictions=bank["fallback_evictions"], kvasu_stats=bank["kvasu_stats"])
+           fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
+           kvasu_stats=bank["kvasu_stats"])
 
+    doc = {"accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),
+           "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),
+           "policies": policies}
+    summarise(doc)
+    return doc
+
+
+def summarise(doc: dict) -> None:
+    """Set every policy's ``gap_closed`` and the document's ``best_libcachesim`` from the
+    hit rates in ``doc["policies"]``."""
+    policies = doc["policies"]
     lru, belady = policies["lru"]["hit_rate"], policies["belady"]["hit_rate"]
     for entry in policies.values():
         rate = entry.get("hit_rate")
@@ -258,12 +274,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
                                else (rate - lru) / (belady - lru))
     anchors = [k for k in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
                if policies.get(k, {}).get("hit_rate") is not None]
-    best = max(anchors, key=lambda k: policies[k]["hit_rate"]) if anchors else None
-    return {
-        "accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),
-        "entries": int(entries), "reuse_window_cycles": window, "base_rate": float(label.mean()),
-        "best_libcachesim": best, "policies": policies,
-    }
+    doc["best_libcachesim"] = max(anchors, key=lambda k: policies[k]["hit_rate"]) if anchors else None
 
 
 def _format(doc: dict) -> list[str]:

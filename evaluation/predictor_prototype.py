@@ -21,8 +21,9 @@ comparison, not as references: the chosen mechanism's reference is
   shadow directories (1/16 of the lines), DIP's set dueling for a fully associative bank.
 - ``cold_first``: the reuse predictor below, and two LRU lists: victims come from the
   predicted-cold list first.
-- ``predictor``: the chosen mechanism at this level: the burst/gap-class reuse predictor
-  (64 4-bit counters) and ghost-guided tail insertion of lines whose counter is 0.
+- ``predictor``: the burst/gap-class reuse predictor (64 4-bit counters) and ghost-guided
+  tail insertion of lines whose counter is 0 (spec-predictor.md P4-P6; ``dueling_bip`` adds
+  P11's loop detector to it).
 - ``hawkeye_address`` / ``hawkeye_history``: Hawkeye's training without its program
   counter: OPTgen (Belady's decisions, reconstructed online) on a sampled 1/16 of the lines
   with a bank of 1/16 of the size and a history of 8 bank sizes trains 3-bit counters
@@ -38,12 +39,33 @@ comparison, not as references: the chosen mechanism's reference is
   MRU end that is evicted again without a hit counts +1 for its key, one that is hit counts
   -1; a ghost also goes to the LRU end (three in four) when its key's counter is >= 3.
 - ``dueling_ghost_learn``: ``ghost_learn`` under the same set dueling against LRU.
+- ``dip_leaders``: DIP with leader lines instead of shadows (1/32 of the lines always MRU
+  insertion, 1/32 always bimodal, their misses steer a 10-bit selector for the others):
+  in one shared list the bimodal leaders are evicted by everyone else's insertions, so they
+  cannot show what bimodal insertion would gain.
+- ``ghost_filter``: the predictor with a longer ghost memory: a two-generation hashed filter
+  of 16384 bits per generation of evicted lines (a generation lasts twice the bank's size in
+  evictions), whose members count as ghosts.
+- ``dueling_bip``: the chosen mechanism (spec-predictor.md P11) at this level: the predictor,
+  and set dueling between an LRU and a bimodal-insertion shadow directory (1/16 of the
+  lines, 1/16 of the bank; a hit only the LRU shadow has: -8, one only the BIP shadow has:
+  +1, 10-bit selector from 0); at >= 512 every missed line is inserted bimodally (31 in 32
+  at the LRU end).
 
 The split (the same traces for every mechanism): training = video 480p seed 1; 720p seed 2
 with 30 px motion; 1080p seed 3 with region radius 2 and two nearby frames (5 frames);
-MiniLM attention in prefill order. Held-out = the evaluation report's own workloads: video
-1080p30, 720p30 and 1080p30 with 60 px motion (seed 0, 6 frames), and MiniLM attention in
-decode order. No decoder (SmolLM2) trace was available when the mechanism was chosen.
+MiniLM attention in prefill order; SmolLM2 decoding the training text (GPL-3, first 192
+tokens, sparse top-4 pages, from the cached selection). Held-out = the evaluation report's
+own workloads: video 1080p30, 720p30 and 1080p30 with 60 px motion (seed 0, 6 frames),
+MiniLM attention in decode order, SmolLM2 decoding the held-out text (GFDL-1.3), dense and
+sparse. The dense decoder trace does not depend on the text (every step reads every earlier
+token), so it has no training counterpart that differs from the held-out one and is not in
+the training split. The first mechanisms (up to ``dueling_ghost_learn``) were chosen before
+any decoder trace existed, on the first four training traces.
+
+    python -m evaluation.predictor_prototype --prototypes dueling_bip,dip_leaders --merge F
+
+runs only the named prototypes and merges their numbers into the JSON file ``F``.
 """
 
 from __future__ import annotations
@@ -58,7 +80,7 @@ from pathlib import Path
 import mmh3
 import numpy as np
 
-from . import real_attention
+from . import decoder, real_attention
 from .baselines import simulate_belady, simulate_lru
 from .metrics import classify, reuse_within
 from .workload import generate_accesses, preset
@@ -68,7 +90,8 @@ FRACTIONS = (8, 4, 2)   #: bank sizes: 1/8, 1/4, 1/2 of the trace's distinct lin
 
 #: The names :func:`training_workloads` gives its traces (the report marks them "training").
 TRAINING_NAMES = ("video 480p30 seed 1", "video 720p30 seed 2, 30 px", "video 1080p30 seed 3, radius 2",
-                  "MiniLM attention, prefill order")
+                  "MiniLM attention, prefill order", "SmolLM2 decode, sparse top-4 pages, training text")
+DECODER_TOKENS = 192    #: decode steps of the cached decoder runs (as in the report)
 
 
 def training_workloads() -> dict:
@@ -78,6 +101,7 @@ def training_workloads() -> dict:
         generate_accesses(preset("720p30", frames=6, seed=2, motion_std_px=30.0)),
         generate_accesses(preset("1080p30", frames=5, seed=3, region_radius=2, nearby_frames=2)),
         real_attention.generate_attention_accesses(real_attention.AttentionParams(order="prefill")),
+        decoder.cached_accesses("train", sparse=True, n_tokens=DECODER_TOKENS),
     )
     return dict(zip(TRAINING_NAMES, traces))
 
@@ -90,6 +114,9 @@ def heldout_workloads() -> dict:
         "video 1080p30 high motion (60 px)": generate_accesses(preset("1080p30", frames=6, motion_std_px=60.0)),
         "MiniLM attention, decode order": real_attention.generate_attention_accesses(
             real_attention.AttentionParams(order="decode")),
+        "SmolLM2 decode, dense": decoder.cached_accesses("heldout", sparse=False, n_tokens=DECODER_TOKENS),
+        "SmolLM2 decode, sparse top-4 pages": decoder.cached_accesses("heldout", sparse=True,
+                                                                      n_tokens=DECODER_TOKENS),
     }
 
 
@@ -449,16 +476,111 @@ def dueling(base):
     return Dueling
 
 
+def _sampled(line, seed, mask):
+    return mmh3.hash(line.to_bytes(8, "little"), seed, signed=False) & mask == 0
+
+
+class Bip(Lru):
+    """A bank with bimodal insertion: a missed line at the LRU end, one in 32 at the MRU end."""
+
+    def __init__(self, capacity, one_in=32):
+        super().__init__(capacity)
+        self.one_in, self.k = one_in, 0
+
+    def insert_bimodal(self, line):
+        """Move the line just inserted to the LRU end, except one in ``one_in``."""
+        self.k = (self.k + 1) % self.one_in
+        if self.k:
+            self.bank.move_to_end(line, last=False)
+
+    def access(self, line, cycle):
+        if Lru.access(self, line, cycle):
+            return True
+        self.insert_bimodal(line)
+        return False
+
+
+class DipLeaders(Bip):
+    """DIP with leader lines in the one shared list (module docstring)."""
+
+    def __init__(self, capacity, one_in=32):
+        super().__init__(capacity, one_in)
+        self.psel = 512
+
+    def access(self, line, cycle):
+        if Lru.access(self, line, cycle):
+            return True
+        group = mmh3.hash(line.to_bytes(8, "little"), 7, signed=False) & 31
+        if group == 0:
+            self.psel = min(1023, self.psel + 1)    # an MRU leader missed: favour BIP
+        elif group == 1:
+            self.psel = max(0, self.psel - 1)
+        if group == 1 or (group > 1 and self.psel > 511):
+            self.insert_bimodal(line)
+        return False
+
+
+class GhostFilter(Predictor):
+    """The predictor with a hashed two-generation filter of evicted lines as ghosts."""
+
+    def __init__(self, capacity, bits=16384):
+        super().__init__(capacity)
+        self.bits, self.cur, self.old, self.nev = bits, set(), set(), 0
+
+    def _fh(self, line):
+        return mmh3.hash(line.to_bytes(8, "little"), 5, signed=False) % self.bits
+
+    def on_evict(self, line):
+        self.cur.add(self._fh(line))
+        self.nev += 1
+        if self.nev >= 2 * self.cap:
+            self.old, self.cur, self.nev = self.cur, set(), 0
+
+    def access(self, line, cycle):
+        if line not in self.bank and line not in self.ghosts:
+            f = self._fh(line)
+            if f in self.cur or f in self.old:
+                self.ghosts[line] = None            # counts as a ghost (bounded below)
+        return super().access(line, cycle)
+
+
+class DuelingBip(Predictor):
+    """The chosen mechanism: the predictor plus set dueling against bimodal insertion on an
+    LRU and a BIP shadow directory (module docstring; spec-predictor.md P11)."""
+
+    def __init__(self, capacity, sample_mask=15, down=8):
+        super().__init__(capacity)
+        self.mask, self.down, self.psel, self.kb = sample_mask, down, 0, 0
+        shadow = max(1, capacity // (sample_mask + 1))
+        self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
+
+    def access(self, line, cycle):
+        if _sampled(line, 11, self.mask):
+            lru_hit = self.shadow_lru.access(line, cycle)
+            bip_hit = self.shadow_bip.access(line, cycle)
+            if lru_hit and not bip_hit:
+                self.psel = max(0, self.psel - self.down)
+            elif bip_hit and not lru_hit:
+                self.psel = min(1023, self.psel + 1)
+        hit = line in self.bank
+        super().access(line, cycle)
+        if not hit and self.psel >= 512:
+            self.kb = (self.kb + 1) % 32
+            self.bank.move_to_end(line, last=self.kb == 0)
+        return hit
+
+
 PROTOTYPES = {
     "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
     "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
     "cold_first": ColdFirst, "predictor": Predictor,
     "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
+    "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
 }
 
 
-def evaluate(workloads: dict, progress=None) -> dict:
+def evaluate(workloads: dict, progress=None, prototypes=None) -> dict:
     """Hit rate of LRU, Belady and every prototype at each bank fraction, and the MCC of
     the predictors, per workload."""
     say = progress or (lambda message: None)
@@ -474,6 +596,8 @@ def evaluate(workloads: dict, progress=None) -> dict:
             row = {"bank_lines": cap, "lru": float(simulate_lru(lines, cap).mean()),
                    "belady": float(simulate_belady(lines, cap).mean())}
             for proto, make in PROTOTYPES.items():
+                if prototypes is not None and proto not in prototypes:
+                    continue
                 started = time.perf_counter()
                 sim = make(cap)
                 hits = [sim.access(x, c) for x, c in zip(lines.tolist(), cycles.tolist())]
@@ -491,16 +615,31 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--split", choices=("train", "heldout", "both"), default="both")
     ap.add_argument("--json", type=Path, help="write the results to this file")
+    ap.add_argument("--prototypes", help="comma-separated prototype names (default: all)")
+    ap.add_argument("--merge", type=Path, help="merge the results into this existing JSON file")
     args = ap.parse_args(argv)
+    names = None if args.prototypes is None else args.prototypes.split(",")
+    unknown = sorted(set(names or ()) - set(PROTOTYPES))
+    if unknown:
+        ap.error(f"unknown prototypes: {', '.join(unknown)} (known: {', '.join(PROTOTYPES)})")
     say = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     result = {}
     if args.split in ("train", "both"):
-        result["train"] = evaluate(training_workloads(), say)
+        result["train"] = evaluate(training_workloads(), say, names)
     if args.split in ("heldout", "both"):
-        result["heldout"] = evaluate(heldout_workloads(), say)
+        result["heldout"] = evaluate(heldout_workloads(), say, names)
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
         say(f"wrote {args.json}")
+    if args.merge:
+        merged = json.loads(args.merge.read_text()) if args.merge.is_file() else {}
+        for split, workloads in result.items():
+            for name, entry in workloads.items():
+                old = merged.setdefault(split, {}).setdefault(name, {**entry, "banks": {}})
+                for bank, row in entry["banks"].items():
+                    old["banks"].setdefault(bank, {}).update(row)
+        args.merge.write_text(json.dumps(merged, indent=1))
+        say(f"merged into {args.merge}")
     return 0
 
 

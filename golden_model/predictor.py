@@ -11,17 +11,23 @@ arrays; this module adds what spec-predictor.md P3 lists:
   OBSERVE) and ``pred`` (the prediction that OBSERVE made);
 - ``pt``: 64 four-bit saturating counters, reset to 8; ``eps``, a 2-bit counter;
 - the ghost list (``ghead`` most recently evicted, ``gtail`` oldest, ``gcount``), a second
-  doubly linked list over the same ``prev``/``next`` pointers.
+  doubly linked list over the same ``prev``/``next`` pointers;
+- the loop detector of P11: two shadow directories of sampled lines (``shadow_lru``,
+  ``shadow_bip``, :class:`ShadowDirectory`), the 10-bit selector ``psel`` and the 5-bit
+  counter ``bip`` of the main list's bimodal insertion.
 
-The section numbers P1..P10 in the comments are those of spec-predictor.md.
+The section numbers P1..P11 in the comments are those of spec-predictor.md.
 """
 
 from __future__ import annotations
 
-from .model import _NONE, _OBSERVE, _QUERY
+from collections import OrderedDict
 
-__all__ = ["PredictorState", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX", "ABSENT_KEY",
-           "key_of", "level_of"]
+from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head
+
+__all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
+           "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
+           "BIP_MASK", "key_of", "level_of", "is_sampled"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
@@ -29,6 +35,17 @@ PT_INIT = 8           #: reset value; a counter predicts reuse when it is >= PT_
 BURST_MAX = 7         #: 3-bit burst count
 EPS_MASK = 3          #: 2-bit counter: one predicted-cold ghost revival in four goes to the head
 ABSENT_KEY = 4        #: burst 0, class 4: a line seen for the first time (or forgotten)
+SAMPLE_SHIFT = 4      #: P11: one window in 16 is sampled; a shadow holds occupancy >> 4 lines
+PSEL_MAX = 1023       #: P11: 10-bit selector
+PSEL_INIT = 0         #: reset value: the LRU-based mode, 512 net BIP-only hits from loop mode
+PSEL_LOOP = 512       #: the loop mode (bimodal insertion) when psel >= 512, i.e. its bit 9
+PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8; one only the BIP shadow has: + 1
+BIP_MASK = 31         #: 5-bit counters: one bimodal insertion in 32 goes to the head
+
+
+def is_sampled(home: int) -> bool:
+    """P11: the OBSERVEs of lines whose window starts at a multiple of 16 train the selector."""
+    return home & ((1 << SAMPLE_SHIFT) - 1) == 0
 
 
 def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
@@ -63,16 +80,6 @@ def _unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[i
     return head, tail
 
 
-def _push_head(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
-    """Link an unlisted ``slot`` before ``head``; return the new ends."""
-    prev[slot], next_[slot] = _NONE, head
-    if head == _NONE:
-        tail = slot
-    else:
-        prev[head] = slot
-    return slot, tail
-
-
 def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
     """Link an unlisted ``slot`` after ``tail``; return the new ends."""
     prev[slot], next_[slot] = tail, _NONE
@@ -83,6 +90,36 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
     return head, slot
 
 
+class ShadowDirectory:
+    """P11: a shadow directory, the tags of sampled lines that a bank of ``occupancy >> 4``
+    lines would hold under LRU (``bimodal=False``) or bimodal insertion (``bimodal=True``).
+
+    ``order`` holds the tags from the LRU end (first) to the MRU end (last); ``counter`` is
+    the bimodal insertion's 5-bit counter (unused under LRU)."""
+
+    def __init__(self, bimodal: bool):
+        self.bimodal = bimodal
+        self.order: OrderedDict = OrderedDict()
+        self.counter = 0
+
+    def access(self, tag: int, capacity: int) -> bool:
+        """One sampled OBSERVE of ``tag``; ``True`` if the shadow holds it (a shadow hit)."""
+        order = self.order
+        if tag in order:
+            order.move_to_end(tag)                  # to the MRU end, under either rule
+            return True
+        for _ in range(2):                          # at most two drops per access
+            if len(order) < capacity:
+                break
+            order.popitem(last=False)
+        order[tag] = None
+        if self.bimodal:
+            self.counter = (self.counter + 1) & BIP_MASK
+            if self.counter != 0:
+                order.move_to_end(tag, last=False)  # 31 in 32 at the LRU end
+        return False
+
+
 class PredictorState:
     """The predictor mode's own state and its request loop (spec-predictor.md)."""
 
@@ -91,8 +128,9 @@ class PredictorState:
         self.flush()
 
     def flush(self) -> None:
-        """P9: every slot's predictor fields 0, both lists empty, ``pt`` 8, ``eps`` 0. (The
-        model frees the table and the LRU list itself.)"""
+        """P9: every slot's predictor fields 0, both lists and both shadows empty, ``pt`` 8,
+        ``eps`` 0, ``psel`` 0, ``bip`` 0. (The model frees the table and the LRU list
+        itself.)"""
         n = self._entries
         self.ghost = [0] * n
         self.burst = [0] * n
@@ -102,6 +140,30 @@ class PredictorState:
         self.eps = 0
         self.ghead = self.gtail = _NONE
         self.gcount = 0
+        self.shadow_lru = ShadowDirectory(bimodal=False)
+        self.shadow_bip = ShadowDirectory(bimodal=True)
+        self.psel = PSEL_INIT
+        self.bip = 0
+
+    @property
+    def loop_mode(self) -> bool:
+        """P11: ``psel >= 512``: every insertion is bimodal (mostly at the LRU end)."""
+        return self.psel >= PSEL_LOOP
+
+    def _duel(self, tag: int, occupancy: int) -> None:
+        """P11: a sampled OBSERVE updates both shadows, then ``psel`` from their outcomes."""
+        capacity = max(1, occupancy >> SAMPLE_SHIFT)
+        lru_hit = self.shadow_lru.access(tag, capacity)
+        bip_hit = self.shadow_bip.access(tag, capacity)
+        if lru_hit and not bip_hit:
+            self.psel = max(self.psel - PSEL_DOWN, 0)
+        elif bip_hit and not lru_hit:
+            self.psel = min(self.psel + 1, PSEL_MAX)
+
+    def _bimodal_to_tail(self) -> bool:
+        """P11: the main list's bimodal insertion: the head once in 32, else the tail."""
+        self.bip = (self.bip + 1) & BIP_MASK
+        return self.bip != 0
 
     # ---- the request loop -------------------------------------------------------------------
 
@@ -126,6 +188,9 @@ class PredictorState:
         for t, op, tag, home, min_tlevel in zip(ticks, ops, tags, homes, min_tlevels):
             if op == _OBSERVE:
                 observes += 1
+                if is_sampled(home):                # P11: the loop detector learns first
+                    self._duel(tag, occupancy)
+                loop = self.psel >= PSEL_LOOP
                 window = windows[home]
                 for slot in window:                 # live and ghost slots alike (P6)
                     if tag_at[slot] == tag:
@@ -157,9 +222,7 @@ class PredictorState:
                         count_at[slot] = count
                         last_at[slot] = t
                         burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
-                        if slot != head:
-                            head, tail = _unlink(prev, next_, slot, head, tail)
-                            head, tail = _push_head(prev, next_, slot, head, tail)
+                        head, tail = _move_to_head(prev, next_, slot, head, tail)
                         observe_hits += 1
                         obs_t[level] += 1
                         if collect:
@@ -173,14 +236,17 @@ class PredictorState:
                     count_at[slot] = 1
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
-                    to_tail = False
-                    if pt[key] == 0:                # a history that is never reused soon
+                    if loop:                        # P11: bimodal insertion
+                        to_tail = self._bimodal_to_tail()
+                    elif pt[key] == 0:              # a history that is never reused soon
                         eps = (eps + 1) & EPS_MASK
                         to_tail = eps != 0
+                    else:
+                        to_tail = False
                     if to_tail:
                         head, tail = _push_tail(prev, next_, slot, head, tail)
                     else:
-                        head, tail = _push_head(prev, next_, slot, head, tail)
+                        head, tail = _link_at_head(prev, next_, slot, head, tail)
                     occupancy += 1
                     inserts += 1
                     obs_t[0] += 1
@@ -227,7 +293,10 @@ class PredictorState:
                 count_at[chosen] = 1
                 last_at[chosen] = t
                 burst_at[chosen], pkey_at[chosen], pred_at[chosen] = 0, ABSENT_KEY, pred
-                head, tail = _push_head(prev, next_, chosen, head, tail)
+                if loop and self._bimodal_to_tail():   # P11: bimodal insertion
+                    head, tail = _push_tail(prev, next_, chosen, head, tail)
+                else:
+                    head, tail = _link_at_head(prev, next_, chosen, head, tail)
                 if collect:
                     out.append((op, 0, 0, 1, 3 if pred else 1, 1, int(min_tlevel == 0), chosen,
                                 int(victim != _NONE), 0 if victim == _NONE else victim))
@@ -261,7 +330,7 @@ class PredictorState:
                 head, tail = _unlink(prev, next_, slot, head, tail)
                 occupancy -= 1
                 ghost[slot] = 1
-                ghead, gtail = _push_head(prev, next_, slot, ghead, gtail)
+                ghead, gtail = _link_at_head(prev, next_, slot, ghead, gtail)
                 gcount += 1
                 while gcount > occupancy:           # at most twice
                     old = gtail
@@ -348,3 +417,14 @@ class PredictorState:
                 raise AssertionError(f"slot {slot} burst/pkey out of range")
         if any(not 0 <= v <= PT_MAX for v in self.pt):
             raise AssertionError(f"prediction table out of range: {self.pt}")
+        # P11: the selector and counters in range, each shadow within its bound and holding
+        # only sampled lines, once each (an OrderedDict cannot hold a tag twice).
+        if not 0 <= self.psel <= PSEL_MAX or not 0 <= self.bip <= BIP_MASK:
+            raise AssertionError(f"psel {self.psel} or bip {self.bip} out of range")
+        bound = self._entries >> SAMPLE_SHIFT
+        for shadow in (self.shadow_lru, self.shadow_bip):
+            if len(shadow.order) > max(1, bound):
+                raise AssertionError(f"a shadow holds {len(shadow.order)} tags, bound {bound}")
+            for tag in shadow.order:
+                if not is_sampled(model.home_of_tag(tag)):
+                    raise AssertionError(f"shadow tag {tag:#x} is not a sampled line")

@@ -50,6 +50,7 @@ def test_json_shape(doc):
         assert "gap_closed" in entry
     for name in ("kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor"):
         assert -1.0 <= doc["policies"][name]["mcc"] <= 1.0
+    assert 0.0 <= doc["policies"]["kv_asu_predictor"]["loop_mode_share"] <= 1.0
     assert doc["policies"]["lru"]["gap_closed"] == 0.0
     assert doc["policies"]["belady"]["gap_closed"] == 1.0
     assert doc["best_libcachesim"] in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
@@ -136,3 +137,26 @@ def test_optgen_unsampled_counts_belady_hits(seed):
         optgen.observe(x, 0)
     assert sum(decisions) == int(simulate_belady(lines, 16).sum())
     assert len(decisions) == len(lines) - len(np.unique(lines))   # one decision per reuse
+
+
+def test_section_8_splice_replaces_only_section_8():
+    """compare_report's CLI rewrites section 8 of an existing report and nothing else."""
+    from evaluation import compare_report as cr
+
+    text = f"# Report\n\n## 7. Before\n\nkept\n\n{cr.SECTION}\n\nold numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n"
+    out = cr.splice(text, f"{cr.SECTION}\n\nnew numbers\n")
+    assert "old numbers" not in out and "new numbers" in out
+    assert out.startswith("# Report\n\n## 7. Before\n\nkept\n\n")
+    assert out.endswith(f"new numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n")
+    with pytest.raises(ValueError):
+        cr.splice("no sections here", "x")
+
+
+def test_compare_without_baselines_runs_only_the_own_policies():
+    """libcachesim=False, article=False: LRU, FIFO, Belady and the predictor only, summarised."""
+    lines = _random_lines(5, n=1500, distinct=150)
+    doc = cmp.compare(lines, np.arange(len(lines)), 30, libcachesim=False, article=False)
+    assert set(doc["policies"]) == {"lru", "fifo", "belady", "kv_asu_predictor"}
+    assert doc["best_libcachesim"] is None
+    assert doc["policies"]["belady"]["gap_closed"] == 1.0
+    assert doc["policies"]["lru"]["hits"] == int(simulate_lru(lines, 30).sum())

@@ -147,6 +147,109 @@ def test_flush_clears_the_predictor_state():
     assert m.occupancy == 0
 
 
+# ---- P11: the loop detector ----------------------------------------------------------------
+
+def test_shadow_directories_by_hand():
+    """P11 steps 1-2 on a capacity of 2: LRU keeps the two most recent tags; BIP puts a new
+    tag at the LRU end (31 in 32), so the older resident survives a stream of new tags."""
+    from golden_model.predictor import ShadowDirectory
+
+    lru, bip = ShadowDirectory(bimodal=False), ShadowDirectory(bimodal=True)
+    assert [lru.access(x, 2) for x in (1, 2, 3, 1)] == [False, False, False, False]
+    assert list(lru.order) == [3, 1]                    # 1 was dropped by 3, came back
+    assert [bip.access(x, 2) for x in (1, 2, 3, 1)] == [False, False, False, True]
+    # 1 at [1]; 2 at the LRU end: [2, 1]; 3 drops 2 and goes to the LRU end: [3, 1]; 1 hits.
+    assert list(bip.order) == [3, 1] and bip.counter == 3
+    for x in range(10, 38):                             # misses 4..31: LRU end each time
+        bip.access(x, 2)
+    assert list(bip.order) == [37, 1] and bip.counter == 31
+    bip.access(99, 2)                                   # the 32nd miss drops 37, goes to MRU
+    assert bip.counter == 0 and list(bip.order) == [1, 99]
+    assert lru.access(5, 4) is False and list(lru.order) == [3, 1, 5]
+    for x in (6, 7, 8, 9):                              # capacity shrinks to 1: two drops each
+        lru.access(x, 1)
+    assert list(lru.order) == [9]
+
+
+def _sampled_addrs(m: KvAsuModel, n: int, sampled: bool = True) -> list[int]:
+    """``n`` line addresses whose windows are (or are not) sampled."""
+    from golden_model.predictor import is_sampled
+
+    out, line = [], 1
+    while len(out) < n:
+        if is_sampled(m.home_of(line << 8)) == sampled:
+            out.append(line << 8)
+        line += 1
+    return out
+
+
+def _bank_run(m: KvAsuModel, addrs, bank_lines: int, cycle: int = 0, bank: set | None = None):
+    """The runtime of evaluation.compare: EVICT_ANY on a miss into a full bank, then
+    OBSERVE; returns (hits, cycle). ``bank`` (the resident lines) carries over between calls."""
+    bank = set() if bank is None else bank
+    hits = 0
+    for addr in addrs:
+        cycle += 1
+        if addr in bank:
+            hits += 1
+        else:
+            if len(bank) >= bank_lines:
+                r = m.request(cycle, Op.EVICT_ANY, 0)
+                assert r.victim_valid and (r.victim_tag << 8) in bank, "EVICT returned an untracked line"
+                bank.remove(r.victim_tag << 8)
+            bank.add(addr)
+        m.request(cycle, Op.OBSERVE, addr)
+    return hits, cycle
+
+
+def test_a_loop_longer_than_the_bank_enters_loop_mode_and_keeps_part_of_it():
+    """A cyclic loop over 3x the bank: LRU hits nothing, the BIP shadow keeps part of its
+    sampled lines (about cap - 1 BIP-only hits per round), so PSEL climbs from 0 into loop
+    mode; new lines then go to the tail and part of the loop stays resident."""
+    m = predictor(entries=2048)
+    loop = _sampled_addrs(m, 90, sampled=True) + _sampled_addrs(m, 1350, sampled=False)
+    random.Random(1).shuffle(loop)
+    bank = 480                                          # shadow capacity 480 >> 4 = 30
+    resident: set = set()
+    _, cycle = _bank_run(m, loop * 24, bank_lines=bank, bank=resident)
+    p = m._predictor
+    assert p.loop_mode and p.psel >= 512
+    hits, cycle = _bank_run(m, loop * 4, bank_lines=bank, cycle=cycle, bank=resident)
+    # LRU: 0 (every line comes back after 1439 others); keeping a fixed part: about a third.
+    assert hits > 0.2 * len(loop) * 4, hits
+    m.check_invariants()
+    # In loop mode an absent line goes to the tail (31 times in 32).
+    new = _sampled_addrs(m, 3000, sampled=False)[-1]
+    bip = p.bip
+    r = m.request(cycle + FAR, Op.OBSERVE, new)
+    assert r.tracked and (m.lru_order()[0] == r.slot) == ((bip + 1) % 32 != 0)
+
+
+def test_a_recency_friendly_stream_stays_out_of_loop_mode():
+    """A working set that fits the bank: both shadows hit alike, PSEL never rises."""
+    m = predictor(entries=1024)
+    rng = random.Random(2)
+    lines = _sampled_addrs(m, 16) + _sampled_addrs(m, 100, sampled=False)
+    stream = [rng.choice(lines) for _ in range(6000)]
+    hits, _ = _bank_run(m, stream, bank_lines=160)
+    assert m._predictor.psel < 64 and not m._predictor.loop_mode
+    assert hits > 0.95 * len(stream)
+    m.check_invariants()
+
+
+def test_flush_resets_the_loop_detector():
+    m = predictor(entries=1024)
+    loop = _sampled_addrs(m, 48) + _sampled_addrs(m, 240, sampled=False)
+    _bank_run(m, loop * 6, bank_lines=96)
+    p = m._predictor
+    assert p.psel > 0 and p.bip == 0 and p.shadow_lru.order and p.shadow_bip.order
+    p.psel, p.bip = 600, 7                              # as if in loop mode
+    m.flush()
+    assert (p.psel, p.bip, p.shadow_bip.counter) == (0, 0, 0)
+    assert not p.shadow_lru.order and not p.shadow_bip.order and m.lru_order() == []
+    m.check_invariants()
+
+
 # ---- a naive re-reading of the spec --------------------------------------------------------
 
 class Reference:
@@ -162,6 +265,33 @@ class Reference:
         self.slots = [None] * self.p.ENTRIES
         self.lru, self.ghosts = [], []          # tail first
         self.pt, self.eps = [8] * 64, 0
+        self.sa, self.sb = [], []               # P11 shadows, LRU end first
+        self.psel, self.bip, self.sbip = 0, 0, 0
+
+    def shadow(self, which, tag, cap):
+        """P11 steps 1 and 2, from the text: True on a shadow hit."""
+        order = self.sa if which == "A" else self.sb
+        if tag in order:
+            order.remove(tag)
+            order.append(tag)
+            return True
+        drops = 0
+        while len(order) >= cap and drops < 2:
+            order.pop(0)
+            drops += 1
+        if which == "A":
+            order.append(tag)
+        else:
+            self.sbip = (self.sbip + 1) % 32
+            order.append(tag) if self.sbip == 0 else order.insert(0, tag)
+        return False
+
+    def link(self, slot, at_tail):
+        self.lru.insert(0, slot) if at_tail else self.lru.append(slot)
+
+    def bimodal_at_tail(self):
+        self.bip = (self.bip + 1) % 32
+        return self.bip != 0
 
     def sage(self, line, t):
         return min(t - line["last"], self.p.WMAX + 1)
@@ -200,6 +330,14 @@ class Reference:
                 return Response(op, hit=int(mt == 0))
             lv = self.level(line, t)
             return Response(op, 1, lv, 1, lv, line["count"], int(lv >= mt), slot)
+        if h % 16 == 0:                             # P11: a sampled OBSERVE
+            cap = max(1, len(self.lru) >> 4)
+            a, b = self.shadow("A", tag, cap), self.shadow("B", tag, cap)
+            if a and not b:
+                self.psel = max(self.psel - 8, 0)
+            elif b and not a:
+                self.psel = min(self.psel + 1, 1023)
+        loop = self.psel >= 512
         before = self.level(line, t)
         if line is not None:
             s = self.sage(line, t)
@@ -220,10 +358,12 @@ class Reference:
             self.ghosts.remove(slot)
             line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred)
             at_tail = False
-            if self.pt[key] == 0:
+            if loop:
+                at_tail = self.bimodal_at_tail()
+            elif self.pt[key] == 0:
                 self.eps = (self.eps + 1) % 4
                 at_tail = self.eps != 0
-            self.lru.insert(0, slot) if at_tail else self.lru.append(slot)
+            self.link(slot, at_tail)
             return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot)
         pred = self.pt[4] >= 8
         free = [s for s in window if self.slots[s] is None]
@@ -243,7 +383,7 @@ class Reference:
             self.lru.remove(slot)
         self.slots[slot] = {"tag": tag, "ghost": False, "count": 1, "last": t, "burst": 0,
                             "pkey": 4, "pred": pred}
-        self.lru.append(slot)
+        self.link(slot, loop and self.bimodal_at_tail())
         return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot,
                         int(victim is not None), victim or 0)
 
@@ -260,12 +400,17 @@ def _random_stream(rng: random.Random, n: int, lines: int):
         yield cycle, op, line << 8, rng.randrange(4)
 
 
-@pytest.mark.parametrize("entries,probe,lines", [(16, 2, 40), (32, 4, 24), (8, 8, 30)])
-def test_random_streams_match_the_reference(seed, entries, probe, lines):
-    """Every response equal to the naive reference; every invariant after every request."""
+@pytest.mark.parametrize("entries,probe,lines,psel", [(16, 2, 40, 0), (32, 4, 24, 0), (8, 8, 30, 0),
+                                                     (64, 4, 200, 0), (64, 4, 120, 1023)])
+def test_random_streams_match_the_reference(seed, entries, probe, lines, psel):
+    """Every response equal to the naive reference; every invariant after every request.
+    ``psel`` 1023: both start in loop mode (a random stream rarely gets there from 0), so the
+    bimodal insertion and the selector's way down are compared too."""
     rng = random.Random(seed)
     m = predictor(entries=entries, probe=probe)
     ref = Reference(m.params)
+    m._predictor.psel = ref.psel = psel
+    modes = set()
     for i, (cycle, op, addr, mt) in enumerate(_random_stream(rng, 2500, lines)):
         if op == Op.EVICT and rng.random() < 0.02:
             m.flush()
@@ -274,6 +419,11 @@ def test_random_streams_match_the_reference(seed, entries, probe, lines):
         assert got == want, f"request {i} {op.name} {addr:#x} @ {cycle}: {got.diff(want)}"
         m.check_invariants()
         assert ref.pt == m._predictor.pt
+        assert (ref.psel, ref.bip) == (m._predictor.psel, m._predictor.bip)
+        assert ref.sa == list(m._predictor.shadow_lru.order)
+        assert ref.sb == list(m._predictor.shadow_bip.order)
+        modes.add(m._predictor.loop_mode)
+    assert modes == ({False, True} if psel else {False})
 
 
 def test_fast_path_equals_request_by_request(seed):
