@@ -34,9 +34,10 @@ class CoreOptions:
         of 2 instead of 6, and the flip-flops and logic cells the iCE40 UP5K lacks for the
         fast pipeline, at a slower clock.
     hash_mul_stages : int
-        Pipeline stages per constant multiply of the hash (1, 2 or 3; see
-        ``Murmur3Hash64``): each one more adds 4 cycles of latency. 2 by default; the ECP5
-        build uses 3 (operand copies placed beside the DSPs), the simulation benches 1.
+        Pipeline stages per DSP multiply of the hash (1, 2 or 3; see ``Murmur3Hash64``):
+        each one more adds 4 cycles of latency (hash latency ``3 + 4 * n``). 0: no DSP
+        multiply; every multiply is a carry-save adder tree in LUTs, the whole hash one
+        8-stage pipeline. 2 by default; the ECP5 build uses 0, the simulation benches 1.
     hash_lut_cross_products : frozenset of str
         The hash multiplies (of ``hdl.hash.MULTIPLIES``) whose cross partial products are
         made in LUTs instead of DSPs (the iCE40 build: ``{"c1", "c2"}``). Any collection
@@ -68,9 +69,12 @@ class CoreOptions:
         stages = self.hash_mul_stages
         if not isinstance(stages, int) or isinstance(stages, bool):
             raise TypeError(f"CoreOptions.hash_mul_stages must be an int, not {stages!r}")
-        if stages not in (1, 2, 3):
-            raise ValueError(f"CoreOptions.hash_mul_stages must be 1, 2 or 3, not {stages}")
+        if stages not in (0, 1, 2, 3):
+            raise ValueError(f"CoreOptions.hash_mul_stages must be 0, 1, 2 or 3, not {stages}")
         names = check_lut_cross_products(self.hash_lut_cross_products)
+        if stages == 0 and names:
+            raise ValueError("CoreOptions.hash_lut_cross_products needs DSP multiplies "
+                             "(hash_mul_stages 1, 2 or 3); with 0 every product is in LUTs")
         object.__setattr__(self, "hash_lut_cross_products", names)
 
     @property

@@ -1,7 +1,10 @@
+# amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """The FPGA harness drives and observes every port bit; the report parsers read real logs;
 place and route tries the placement seeds in turn and keeps the right one."""
 
+import dataclasses
+import random
 from types import SimpleNamespace
 
 import pytest
@@ -11,8 +14,11 @@ from amaranth.lib.wiring import In, Out
 from amaranth.sim import Simulator
 
 import fpga.flow as flow
-from fpga.flow import TARGETS, _critical_path, _parse_yosys_stat, run_target
+from fpga.flow import TARGETS, _critical_path, _parse_yosys_stat, build_design, run_target
 from fpga.harness import OutOfContextHarness
+from fpga.reference import BlockRamReference
+from hdl.core import CoreOptions
+from regmap import Params
 
 
 class _PassThrough(wiring.Component):
@@ -126,12 +132,19 @@ def test_yosys_cell_counts_are_parsed():
                                              "TRELLIS_FF": 90}
 
 
-def _fake_tools(monkeypatch, fmax_by_seed):
+def _fake_tools(monkeypatch, fmax_by_seed, fmax_by_speed=None):
     """Run fpga.flow.run_target with every tool replaced: place and route with seed N
-    achieves ``fmax_by_seed[N]`` MHz. Returns the seeds placed, in order."""
+    achieves ``fmax_by_seed[N]`` MHz at the first speed grade, ``fmax_by_speed[G]`` at a
+    further grade G. Returns the seeds placed, in order (``(seed, G)`` at grade G)."""
     placed = []
 
-    def place_and_route(target, out, freq, seed):
+    def place_and_route(target, out, freq, seed, speed=None):
+        if speed is not None and speed != target.speeds[0]:
+            placed.append((seed, speed))
+            for name in ("nextpnr-report.json", "nextpnr.log"):
+                stem, ext = name.rsplit(".", 1)
+                (out / f"{stem}.s{seed}.g{speed}.{ext}").write_text(f"speed {speed}\n")
+            return {"fmax": {"clk": {"achieved": fmax_by_speed[speed]}}}, 1.0
         placed.append(seed)
         for name in ("nextpnr-report.json", "nextpnr.log", "top.sdf", "top.config"):
             stem, ext = name.rsplit(".", 1)
@@ -144,8 +157,8 @@ def _fake_tools(monkeypatch, fmax_by_seed):
         return 0.0
 
     design = SimpleNamespace(core=SimpleNamespace(latency=7))
-    monkeypatch.setattr(flow, "build_design", lambda params, options=None: design)
-    monkeypatch.setattr(flow.verilog, "convert", lambda design, name: "")
+    monkeypatch.setattr(flow, "build_design", lambda params, options=None, kind=None: design)
+    monkeypatch.setattr(flow, "to_verilog", lambda design, name, emit_src: "")
     monkeypatch.setattr(flow, "_place_and_route", place_and_route)
     monkeypatch.setattr(flow, "_run", run)
     monkeypatch.setattr(flow.sta, "failing_groups", lambda paths, period: [])
@@ -153,9 +166,13 @@ def _fake_tools(monkeypatch, fmax_by_seed):
     return placed
 
 
+# A target that stops at the first placement meeting it, at one speed grade.
+_FIRST_PASS = dataclasses.replace(TARGETS["ecp5"], every_seed=False, speeds=())
+
+
 def test_seeds_are_tried_until_a_placement_meets_the_target(tmp_path, monkeypatch):
     placed = _fake_tools(monkeypatch, {1: 97.0, 2: 100.5, 3: 99.0})
-    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    report = run_target(_FIRST_PASS, tmp_path, 100.0, (1, 2, 3))
     assert placed == [1, 2]                      # stops at the first that passes
     assert report["seed"] == 2 and report["timing_pass"]
     assert [x["fmax_mhz"] for x in report["placements"]] == [97.0, 100.5]
@@ -166,7 +183,7 @@ def test_seeds_are_tried_until_a_placement_meets_the_target(tmp_path, monkeypatc
 
 def test_the_fastest_placement_is_kept_when_none_meets_the_target(tmp_path, monkeypatch):
     placed = _fake_tools(monkeypatch, {1: 97.0, 2: 99.5, 3: 98.0})
-    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    report = run_target(_FIRST_PASS, tmp_path, 100.0, (1, 2, 3))
     assert placed == [1, 2, 3]
     assert report["seed"] == 2 and not report["timing_pass"]
     assert report["fmax_mhz"] == {"clk": 99.5}
@@ -177,3 +194,102 @@ def test_seeds_are_validated(tmp_path):
     for bad in ((), (1, -2), ("1",)):
         with pytest.raises(ValueError):
             run_target(TARGETS["ecp5"], tmp_path, 100.0, bad)
+
+
+def test_every_seed_is_placed_and_the_target_holds_only_on_all(tmp_path, monkeypatch):
+    # The ECP5 default build: all three seeds even after one passes, the fastest kept,
+    # and the target met only if every placement meets it.
+    placed = _fake_tools(monkeypatch, {1: 100.5, 2: 103.0, 3: 99.0}, {8: 125.0})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    assert placed == [1, 2, 3, (2, 8)]
+    assert report["seed"] == 2 and report["fmax_mhz"] == {"clk": 103.0}
+    assert [x["timing_pass"] for x in report["placements"]] == [True, True, False]
+    assert not report["timing_pass"] and not report["every_placement_passes"]
+    assert report["fmax_min_mhz"] == 99.0
+    assert (tmp_path / "top.sdf").read_text() == "placement of seed 2\n"
+
+
+def test_further_speed_grades_are_placed_with_the_kept_seed(tmp_path, monkeypatch):
+    placed = _fake_tools(monkeypatch, {1: 101.0, 2: 100.0, 3: 102.0}, {8: 125.0})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2, 3))
+    assert placed == [1, 2, 3, (3, 8)]
+    assert report["timing_pass"] and report["every_placement_passes"]
+    assert report["speed"] == 6
+    assert report["speed_grades"]["6"] == {"seed": 3, "fmax_mhz": 102.0, "timing_pass": True,
+                                           "latency_cycles": 7, "latency_ns": 68.6}
+    eight = report["speed_grades"]["8"]
+    assert eight["fmax_mhz"] == 125.0 and eight["latency_ns"] == 56.0 and eight["seed"] == 3
+    # latency in ns at the kept placement's Fmax
+    assert report["latency_cycles"] == 7 and report["latency_ns"] == 68.6
+    assert (tmp_path / "nextpnr.speed8.log").read_text() == "speed 8\n"
+    assert not list(tmp_path.glob("*.s[0-9]*.*"))
+
+
+def test_speed_grade_is_passed_to_nextpnr(tmp_path, monkeypatch):
+    commands = []
+
+    def run(cmd, cwd, log, ok_codes=(0,)):
+        commands.append(cmd)
+        sfx = cmd[cmd.index("--report") + 1]
+        (cwd / sfx).write_text('{"fmax": {"clk": {"achieved": 120.0}}}')
+        return 0.0
+
+    monkeypatch.setattr(flow, "_run", run)
+    monkeypatch.setattr(flow, "_tool", lambda name: name)
+    for speed, sdf in ((None, True), (6, True), (8, False)):
+        report, _ = flow._place_and_route(TARGETS["ecp5"], tmp_path, 100.0, 3, speed)
+        cmd = commands[-1]
+        assert cmd[cmd.index("--speed") + 1] == str(speed or 6)
+        assert ("--sdf" in cmd) == sdf and report["fmax"]["clk"]["achieved"] == 120.0
+    assert cmd[cmd.index("--report") + 1] == "nextpnr-report.s3.g8.json"
+    report, _ = flow._place_and_route(TARGETS["ice40"], tmp_path, 15.0, 1)
+    assert "--speed" not in commands[-1]
+
+
+def test_designs_built_by_the_flow():
+    params = Params()
+    hash_only = build_design(params, TARGETS["ecp5-hash"].options, "hash")
+    assert hash_only.core.latency == 8 and hash_only.core.mul_stages == 0
+    assert TARGETS["ecp5-hash"].options == TARGETS["ecp5"].options
+    assert isinstance(build_design(params, None, "bram_reference").core, BlockRamReference)
+    with pytest.raises(ValueError, match="design"):
+        build_design(params, None, "fpu")
+    # the ECP5 build's latency as the options make it: hash 8 + 8
+    assert build_design(params, TARGETS["ecp5"].options).core.latency == 16
+
+
+def test_block_ram_reference_adds_the_word_read():
+    dut = BlockRamReference(depth=16, width=8)
+    rng = random.Random(7)
+    print("random seed 7")
+    words = [rng.getrandbits(8) for _ in range(16)]
+
+    async def bench(ctx):
+        ctx.set(dut.wr_en, 1)
+        for addr, word in enumerate(words):
+            ctx.set(dut.wr_addr, addr)
+            ctx.set(dut.wr_data, word)
+            await ctx.tick()
+        ctx.set(dut.wr_en, 0)
+        asked = []
+        for cycle in range(40):
+            addr, addend = rng.randrange(16), rng.getrandbits(8)
+            ctx.set(dut.rd_addr, addr)
+            ctx.set(dut.addend, addend)
+            asked.append((addr, addend))
+            await ctx.tick()
+            if cycle + 1 >= dut.latency:
+                addr, addend = asked[cycle + 1 - dut.latency]
+                assert ctx.get(dut.sum) == (words[addr] + addend) % 256
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def test_block_ram_reference_validates_its_size():
+    with pytest.raises(TypeError):
+        BlockRamReference(depth="2048")
+    with pytest.raises(ValueError):
+        BlockRamReference(width=1)

@@ -9,7 +9,7 @@ import mmh3
 import pytest
 from amaranth.sim import Simulator
 
-from hdl.hash import MULTIPLIES, Murmur3Hash64
+from hdl.hash import CARRY_SAVE_LATENCY, MULTIPLIES, Murmur3Hash64
 
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
 EDGE_KEYS = [0, 1, 2**64 - 1, 2**32 - 1, 2**32, 0x8000_0000_0000_0000, 0x0123_4567_89AB_CDEF]
@@ -63,18 +63,33 @@ def test_stream_random_and_edges(mul_stages, lut_cross_products):
                vectors)
 
 
+def test_carry_save_stream_random_and_edges():
+    # mul_stages=0: every multiply a carry-save tree in LUTs, stage boundaries inside the
+    # trees; the same vectors as above, and keys whose products carry through every bit.
+    print(f"random seed {SEED} (set KV_ASU_TEST_SEED to change)")
+    rng = random.Random(SEED + 1000)
+    vectors = [(k, s) for k in EDGE_KEYS for s in EDGE_SEEDS]
+    vectors += [(rng.getrandbits(64), rng.getrandbits(32)) for _ in range(400)]
+    base = rng.getrandbits(64)
+    vectors += [(base ^ (1 << i), rng.getrandbits(32)) for i in range(64)]
+    vectors += [(rng.getrandbits(32) << 32 | 0xFFFF_FFFF, 0xFFFF_FFFF) for _ in range(20)]
+    run_stream(Murmur3Hash64(mul_stages=0), vectors)
+
+
 def test_latency_attribute():
     assert Murmur3Hash64().latency == 11
     assert Murmur3Hash64(mul_stages=3).latency == 15
     assert Murmur3Hash64(mul_stages=2).latency == 11
     assert Murmur3Hash64(mul_stages=1).latency == 7
     assert Murmur3Hash64(mul_stages=1, lut_cross_products=True).latency == 7
+    assert Murmur3Hash64(mul_stages=0).latency == CARRY_SAVE_LATENCY == 8
 
 
-def test_latency_is_exact():
+@pytest.mark.parametrize("mul_stages", [0, 2])
+def test_latency_is_exact(mul_stages):
     # A single non-zero key in a stream of zeros: the output differs from hash(0, 0) in
     # exactly one cycle, `latency` edges after the key was presented.
-    dut = Murmur3Hash64()
+    dut = Murmur3Hash64(mul_stages=mul_stages)
     key, seed = 0xDEAD_BEEF_0BAD_F00D, 0x1234_5678
     seen = []
 
@@ -103,6 +118,8 @@ def test_parameter_validation():
         Murmur3Hash64(mul_stages=True)
     with pytest.raises(ValueError):
         Murmur3Hash64(mul_stages=4)
+    with pytest.raises(ValueError, match="DSP"):
+        Murmur3Hash64(mul_stages=0, lut_cross_products=True)
     with pytest.raises(TypeError):
         Murmur3Hash64(lut_cross_products=1)
     with pytest.raises(TypeError):
@@ -141,3 +158,35 @@ def test_shift_add_helper():
 def test_ports():
     dut = Murmur3Hash64()
     assert len(dut.key) == 64 and len(dut.seed) == 32 and len(dut.hash) == 32
+
+
+def test_carry_save_helpers():
+    # _mul_terms + _csa_levels + _resolve against Python for the hash's constants and
+    # awkward ones (all ones, the top bit, alternating bits), every level count.
+    from amaranth import C, Module, Signal
+    from hdl.hash import _csa_levels, _levels_to_two, _mul_terms, _resolve
+    consts = [0xCC9E2D51, 0x1B873593, 0x85EBCA6B, 0xC2B2AE35, 5,
+              0xFFFF_FFFF, 0x8000_0000, 0x5555_5555, 0xAAAA_AAAA, 1, 0]
+    x = Signal(32)
+    m = Module()
+    outs = []
+    for i, c in enumerate(consts):
+        terms = _mul_terms(x, c) or [C(0, 32)]
+        levels = _levels_to_two(len(terms))
+        for split in range(levels + 1):
+            # a partial reduction, then the rest: the sum is the same whatever the split
+            o = Signal(32, name=f"y{i}_{split}")
+            m.d.comb += o.eq(_resolve(_csa_levels(_csa_levels(terms, split), levels)))
+            outs.append((o, c))
+    rng = random.Random(SEED)
+
+    async def bench(ctx):
+        for value in [0, 1, 0xFFFF_FFFF, 0x8000_0000] + [rng.getrandbits(32) for _ in range(60)]:
+            ctx.set(x, value)
+            for o, c in outs:
+                assert ctx.get(o) == value * c % 2**32, (hex(value), hex(c))
+
+    sim = Simulator(m)
+    sim.add_testbench(bench)
+    sim.run()
+    assert _levels_to_two(14) == 6 and _levels_to_two(2) == 0 and _levels_to_two(3) == 1
