@@ -328,6 +328,7 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,)) -> dict:
 
     summary = _summarise(target, pnr_report, freq,
                          _parse_yosys_stat((out / "yosys.log").read_text()))
+    summary["design"] = target.design
     summary["seed"] = chosen
     summary["placements"] = placements
     summary["options"] = target.options.as_dict()

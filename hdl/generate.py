@@ -4,7 +4,7 @@
 Usage::
 
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
-                           [--compact] [--hash-mul-stages 1|2|3]
+                           [--compact] [--hash-mul-stages 0|1|2|3]
 
 (installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
 
@@ -119,8 +119,9 @@ def main(argv=None):
                         help="one request at a time (reference mode)")
     parser.add_argument("--compact", action="store_true",
                         help="the small pipeline of the iCE40 build (CoreOptions.compact)")
-    parser.add_argument("--hash-mul-stages", type=int, choices=(1, 2, 3), default=2,
-                        help="stages per hash multiply (CoreOptions.hash_mul_stages)")
+    parser.add_argument("--hash-mul-stages", type=int, choices=(0, 1, 2, 3), default=2,
+                        help="stages per DSP hash multiply, 0: carry-save multiplies in LUTs "
+                             "(CoreOptions.hash_mul_stages)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
