@@ -55,13 +55,13 @@ never read (so the banks need no initialisation).
 from amaranth.lib import enum
 
 from amaranth import *
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["LruCmd", "LruList", "tail_lag"]
+__all__ = ["LruCmd", "LruList", "lru_command_layout", "tail_lag"]
 
 
 def tail_lag(registered=True):
@@ -228,6 +228,11 @@ class _CodedArray:
         ]
 
 
+def lru_command_layout(params):
+    """A command in the list's pipeline: ``cmd`` and its ``slot``."""
+    return data.StructLayout({"cmd": LruCmd, "slot": params.SLOT_WIDTH})
+
+
 class LruList(wiring.Component):
     """Doubly linked LRU list over the table slots.
 
@@ -247,6 +252,9 @@ class LruList(wiring.Component):
     busy : Out(1)
         A command's ``head``/``tail`` update is pending (it is in C2 or C3; not registered:
         in C2).
+    pending : Out(ArrayLayout(lru_command_layout(params), tail_lag - 1))
+        Those commands (registers): element 0 in C2, element 1 in C3 (registered only);
+        ``cmd`` is ``NONE`` where there is none. For the formal views.
 
     Parameters
     ----------
@@ -284,6 +292,7 @@ class LruList(wiring.Component):
             "tail": Out(sw),
             "empty": Out(1, init=1),
             "busy": Out(1),
+            "pending": Out(data.ArrayLayout(lru_command_layout(params), self.tail_lag - 1)),
         })
 
     def elaborate(self, platform):
@@ -311,6 +320,9 @@ class LruList(wiring.Component):
         else:
             cmd_qq, slot_qq = cmd_q, slot_q      # (the command computes in C2)
             m.d.comb += self.busy.eq(cmd_q != LruCmd.NONE)
+        m.d.comb += [self.pending[0].cmd.eq(cmd_q), self.pending[0].slot.eq(slot_q)]
+        if reg:
+            m.d.comb += [self.pending[1].cmd.eq(cmd_qq), self.pending[1].slot.eq(slot_qq)]
 
         # C3 (not registered: C2): the pointers of slot_qq, then the writes and the
         # head/tail update.
