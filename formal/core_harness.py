@@ -2,9 +2,11 @@
 """Formal harness around ``hdl.core.KvAsuCore``: a free environment plus logical views of
 the core's state.
 
-The core is built and elaborated inside ``formal.common.patched_design`` (register-model
-memories, an abstract hash, spies on the submodules), ahead of the harness, so that the
-harness can read:
+The core is built with the register-model memories and an abstract hash
+(``formal.common.formal_models``, through its constructor) and with ``observe=True``, and
+elaborated ahead of the harness (the table's and the LRU list's ``memories`` exist after
+elaboration), so that the harness can read, from the core's ``observe`` port
+(``hdl.core.observe.ObservationSignature``) and the memories' registers:
 
 * ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells);
 * ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
@@ -35,7 +37,7 @@ from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import attach_spies, elaborated, formal_models, reset_assumptions
+from .common import elaborated, formal_models, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -63,7 +65,6 @@ class CoreHarness(Elaboratable):
         core = KvAsuCore(p, self.options, observe=True,
                          **formal_models(p, hash_latency=self.hash_latency))
         m.submodules.core = elaborated(core, platform)
-        attach_spies(m.submodules.core.fragment)
         self.core = core
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
@@ -120,13 +121,13 @@ class CoreHarness(Elaboratable):
         obs = self.obs = core.observe
         self.table = tbl
         self.valid, self.tag, self.stale = [], [], []
-        tsub = tbl.spy_submodules
+        tmem = tbl.memories
         for s in range(E):
             b, row = s % P, s >> pb
-            meta = tsub[f"meta{b}"].cells[row]
+            meta = tmem[f"meta{b}"].cells[row]
             self.valid.append(meta.valid)
-            self.stale.append(meta.fresh ^ tsub[f"mark{b}"].cells[row])
-            self.tag.append(tsub[f"ent{b}"].cells[row].tag)
+            self.stale.append(meta.fresh ^ tmem[f"mark{b}"].cells[row])
+            self.tag.append(tmem[f"ent{b}"].cells[row].tag)
         self.nxt = self._pointer_view(lru, "next")
         self.prv = self._pointer_view(lru, "prev")
         self.flushing = core.flushing
@@ -278,13 +279,15 @@ class CoreHarness(Elaboratable):
         of the cycle before (``last``) or two before (``last2``) is at the address the C6
         write takes its other bank's word from (port A: bank 1, port B: bank 0). Asserted,
         so a start state where they disagree is ruled out."""
+        obs = self.obs.lru
         for name in ("prev", "next"):
-            for port, k in (("a", 1), ("b", 0)):
-                addr = lru.spy[f"{name}_{port}_addr"]
-                for sfx in ("last", "last2"):
-                    en, b_addr = (lru.spy[f"{name}{k}_w{sfx}_{f}"] for f in ("en", "addr"))
-                    m.d.comb += Assert(lru.spy[f"{name}_{port}_fb_hit_{sfx}"] ==
-                                       (en & (b_addr == addr)))
+            writes = getattr(obs, f"{name}_writes")
+            bank_writes, fb_hit = getattr(obs, f"{name}_bank_writes"), getattr(obs, f"{name}_fb_hit")
+            for n, k in ((0, 1), (1, 0)):          # port A reads bank 1, port B bank 0
+                addr = writes[2][n].addr           # the write of C6
+                for age in range(2):               # the bank write one / two cycles ago
+                    w = bank_writes[k][age]
+                    m.d.comb += Assert(fb_hit[n][age] == (w.en & (w.addr == addr)))
 
     # -- helpers -----------------------------------------------------------------------------
     def _pointer_view(self, lru, name):
@@ -293,15 +296,16 @@ class CoreHarness(Elaboratable):
         C5 and C4 have requested applied (compact LRU: the C3 writes of this cycle), so that
         the view is in step with ``head``/``tail`` (which those commands have updated
         already)."""
-        banks = [lru.spy_submodules[f"{name}{i}"].cells for i in range(2)]
-        stages = ("", "fbw_", "req_") if lru.registered else ("",)
-        writes = [tuple(lru.spy[f"{name}_{port}_{stage}{f}"] for f in ("en", "addr", "data"))
-                  for stage in stages for port in "ab"]
+        banks = [lru.memories[f"{name}{i}"].cells for i in range(2)]
+        stages = getattr(self.obs.lru, f"{name}_writes")
+        # (newest first: registered C4, C5, C6, ...; else C3, ...)
+        order = (2, 1, 0) if lru.registered else (0,)
+        writes = [stages[k][n] for k in order for n in range(2)]
         view = []
         for s in range(self.params.ENTRIES):
             v = banks[0][s] ^ banks[1][s]
-            for en, addr, dat in writes:       # oldest first; A and B never share an address
-                v = Mux(en & (addr == s), dat, v)
+            for w in writes:                   # oldest first; A and B never share an address
+                v = Mux(w.en & (w.addr == s), w.data, v)
             view.append(v)
         return view
 

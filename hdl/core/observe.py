@@ -44,9 +44,11 @@ class ObservationSignature(wiring.Signature):
     lru_pending : ArrayLayout(lru_command_layout, n)
         The LRU commands whose head / tail update is still pending (C2, and C3 with the
         six-stage list), as ``LruList.pending`` has them.
+    lru : LruObservationSignature
+        The LRU list's pointer writes in flight and bypass state (``LruList.observe``).
     """
 
-    def __init__(self, params, *, hash_latency, fifo_depth, lru_pending_layout):
+    def __init__(self, params, *, hash_latency, fifo_depth, lru_pending_layout, lru):
         p = params
         rows = p.ENTRIES // p.PROBE
         super().__init__({
@@ -63,4 +65,5 @@ class ObservationSignature(wiring.Signature):
             "sweep_row": Out(range(rows)),
             "sc_mark_row": Out(range(rows)),
             "lru_pending": Out(lru_pending_layout),
+            "lru": Out(lru),
         })

@@ -15,8 +15,6 @@ from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
-import regmap
-
 from ..hash import Murmur3Hash64
 from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from ..lru import LruList, tail_lag
@@ -154,7 +152,8 @@ class KvAsuCore(wiring.Component):
         self.evict_gap = (options.m_stage + eval_stages +
                           tail_lag(options.lru_registered) - 1)
         self.table = BucketTable(params, memory=memory)
-        self.lru = LruList(params, registered=options.lru_registered, memory=memory)
+        self.lru = LruList(params, registered=options.lru_registered, memory=memory,
+                           observe=observe)
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
@@ -179,7 +178,8 @@ class KvAsuCore(wiring.Component):
         if observe:
             ports["observe"] = Out(ObservationSignature(
                 params, hash_latency=self.hash_latency, fifo_depth=self.fifo_depth,
-                lru_pending_layout=self.lru.signature.members["pending"].shape))
+                lru_pending_layout=self.lru.signature.members["pending"].shape,
+                lru=self.lru.signature.members["observe"].signature))
         super().__init__(ports)
 
     def elaborate(self, platform):
@@ -289,3 +289,5 @@ class KvAsuCore(wiring.Component):
             obs.sc_mark_row.eq(self.table.sc_mark_row),
             obs.lru_pending.eq(self.lru.pending),
         ]
+        m.d.comb += [getattr(obs.lru, name).eq(getattr(self.lru.observe, name))
+                     for name in self.lru.observe.signature.members]
