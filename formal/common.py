@@ -13,8 +13,6 @@
   every seed (the seed is constant between flushes).
 * ``formal_models(params)``: these substitutes as the core's constructor takes them
   (``KvAsuCore(params, options, hash=..., memory=...)``).
-* ``attach_spies(fragment)``: after elaboration, the internal signals of the LRU list and
-  the table by name (``obj.spy``) and their submodules (``obj.spy_submodules``).
 * ``spy_signals(module)``: every signal assigned in an elaborated ``Module``, by name.
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
 """
@@ -30,7 +28,7 @@ from amaranth.utils import ceil_log2
 
 import regmap
 
-__all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models", "attach_spies", "spy_signals",
+__all__ = ["small_params", "FormalMemory", "AbstractHash", "formal_models", "spy_signals",
            "reset_assumptions", "elaborated", "popcount"]
 
 
@@ -172,7 +170,7 @@ class AbstractHash(wiring.Component):
         return m
 
 
-# ---- spying on internal signals -----------------------------------------------------------
+# ---- spying on internal signals (the register block's, formal/axil_props.py) -----------
 
 def spy_signals(fragment):
     """``{name: signal}`` for every signal assigned (any domain) in a Fragment (not its
@@ -196,24 +194,6 @@ def _spy_class(base):
             return frag
     Spy.__name__ = f"Spy{base.__name__}"
     return Spy
-
-
-def attach_spies(fragment):
-    """For every elaboratable below ``fragment`` (an elaborated design), set ``spy`` (its
-    assigned signals by name, ``spy_signals``) and ``spy_submodules`` (its named
-    submodules' elaboratables): the views of the LRU list's and the table's internals."""
-    obj = fragment.origins[0] if fragment.origins else None
-    subs = {}
-    for sub, name, *_ in fragment.subfragments:
-        if sub.origins:
-            subs[name] = sub.origins[0]
-        attach_spies(sub)
-    if obj is not None:
-        try:
-            obj.spy = spy_signals(fragment)
-            obj.spy_submodules = subs
-        except AttributeError:        # an object that refuses new attributes: no views
-            pass
 
 
 def formal_models(params, *, hash_latency=1):

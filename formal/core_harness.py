@@ -2,9 +2,11 @@
 """Formal harness around ``hdl.core.KvAsuCore``: a free environment plus logical views of
 the core's state.
 
-The core is built and elaborated inside ``formal.common.patched_design`` (register-model
-memories, an abstract hash, spies on the submodules), ahead of the harness, so that the
-harness can read:
+The core is built with the register-model memories and an abstract hash
+(``formal.common.formal_models``, through its constructor) and with ``observe=True``, and
+elaborated ahead of the harness (the table's and the LRU list's ``memories`` exist after
+elaboration), so that the harness can read, from the core's ``observe`` port
+(``hdl.core.observe.ObservationSignature``) and the memories' registers:
 
 * ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells);
 * ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
@@ -31,14 +33,11 @@ Environment (what ``KvAsuRegisters`` and the stream partners may do):
 from amaranth import *
 from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
-from amaranth.lib import data
-
 from hdl.core import CoreOptions, KvAsuCore
-from hdl.core.interfaces import bank_layout, lane_layout, stage_layout
 import regmap
 from hdl.lru import LruCmd
 
-from .common import attach_spies, elaborated, formal_models, reset_assumptions
+from .common import elaborated, formal_models, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -63,9 +62,9 @@ class CoreHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        core = KvAsuCore(p, self.options, **formal_models(p, hash_latency=self.hash_latency))
+        core = KvAsuCore(p, self.options, observe=True,
+                         **formal_models(p, hash_latency=self.hash_latency))
         m.submodules.core = elaborated(core, platform)
-        attach_spies(m.submodules.core.fragment)
         self.core = core
         E, P = p.ENTRIES, p.PROBE
         pb = P.bit_length() - 1
@@ -119,47 +118,43 @@ class CoreHarness(Elaboratable):
 
         # ---- views -----------------------------------------------------------------------
         tbl, lru = core.table, core.lru
+        obs = self.obs = core.observe
         self.table = tbl
         self.valid, self.tag, self.stale = [], [], []
-        tsub = tbl.spy_submodules
+        tmem = tbl.memories
         for s in range(E):
             b, row = s % P, s >> pb
-            meta = tsub[f"meta{b}"].cells[row]
+            meta = tmem[f"meta{b}"].cells[row]
             self.valid.append(meta.valid)
-            self.stale.append(meta.fresh ^ tsub[f"mark{b}"].cells[row])
-            self.tag.append(tsub[f"ent{b}"].cells[row].tag)
+            self.stale.append(meta.fresh ^ tmem[f"mark{b}"].cells[row])
+            self.tag.append(tmem[f"ent{b}"].cells[row].tag)
         self.nxt = self._pointer_view(lru, "next")
         self.prv = self._pointer_view(lru, "prev")
         self.flushing = core.flushing
-        self.sweep_row = core.admission.sweep_row
+        self.sweep_row = obs.sweep_row
         self.head, self.tail, self.empty = lru.head, lru.tail, lru.empty
         # the LRU commands whose head/tail update is still pending (in C2 and C3; with
         # the compact LRU (registered=False) only C2)
-        self.lru_pending = [(lru.spy["cmd_q"], lru.spy["slot_q"])]
-        if lru.registered:
-            self.lru_pending.append((lru.spy["cmd_qq"], lru.spy["slot_qq"]))
-        cs = core.spy
+        self.lru_pending = [(x.cmd, x.slot) for x in obs.lru_pending]
         # The occupancy as the table has it: the port lags E2's insert / eviction by a
         # cycle (counted in L), so the one registered for L is added in.
-        occ_inc_q, occ_dec_q = core.commit.occupancy_inc, core.commit.occupancy_dec
+        occ_inc_q, occ_dec_q = obs.occupancy_inc, obs.occupancy_dec
         self.occupancy = (core.occupancy + occ_inc_q - occ_dec_q)[:len(core.occupancy)]
         self.hash_fn = core.hash.table      # F(tag) for every tag value
-        lh = core.hash_latency
-        # stage structs (spied as raw signals): bit 0 is `valid`, bits 1..2 `op`
-        # Pipeline stage registers before L (bit 0 of each struct is `valid`): s0..s[Lh],
-        # M (`mreq`), E, E1b (`eb`, three evaluation stages) and E2 (`d2`).
-        self.stages = [Value.cast(core.admission.s0)] + [cs[f"s{k}"] for k in range(1, lh + 1)]
+        # Pipeline stage registers before L (bit 0 of each is `valid`): s0..s[Lh], M, E1a
+        # (E), E1b and E2.
         split = self.options.split_evaluation
+        self.stages = [Value.cast(x) for x in obs.hash_stage]
         if self.options.m_stage:
-            self.stages.append(cs["mreq"])
-        self.stages.append(cs["e"])
+            self.stages.append(Value.cast(obs.m.request))
+        self.stages.append(Value.cast(obs.window.request))
         if split:
-            self.stages += [cs["eb"], Value.cast(core.commit.e2)]
-        self.l_valid = core.commit.response.valid
+            self.stages += [Value.cast(obs.lanes.request), Value.cast(obs.e2)]
+        self.l_valid = obs.l_valid
         # What L counts into the occupancy belongs to the request in L (at most one).
         m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
-        self.inflight = core.admission.inflight
-        self.fifo_level = core.fifo.level
+        self.inflight = obs.inflight
+        self.fifo_level = obs.fifo_level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
         busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
@@ -177,14 +172,13 @@ class CoreHarness(Elaboratable):
         cycle ahead from the stage before, are E's tag against E2's and E's tick minus
         E2's stamp, saturated at WMAX + 1 (in a reachable state; asserted for
         k-induction, as below)."""
-        p, core, cs = self.params, self.core, self.core.spy
-        ts = p.TS_WIDTH
-        d2 = core.commit.e2
-        e_req = data.View(stage_layout(p), cs["e"])
+        ts = self.params.TS_WIDTH
+        win, d2 = self.obs.window, self.obs.e2
+        e_req = win.request
         diff = (e_req.t - d2.t)[:ts]
         m.d.comb += Assert(~(e_req.valid & d2.valid) | (
-            (cs["same_tag"] == (e_req.tag == d2.tag)) &
-            (cs["age_fw"] == Mux(diff[ts - 1], 1 << (ts - 1), diff))))
+            (win.same_line == (e_req.tag == d2.tag)) &
+            (win.forward_age == Mux(diff[ts - 1], 1 << (ts - 1), diff))))
 
     def precomputation_invariants(self, m):
         """Three evaluation stages: what the registers precomputed for E1a and E1b mean.
@@ -193,99 +187,107 @@ class CoreHarness(Elaboratable):
         state they always agree; k-induction starts from an arbitrary state, where a lane
         overlap or an age comparison could disagree with the slots and ages it stands for
         and steer a forward to the wrong lane. Asserted (so proven), they rule that out:
-        lane slots are the window start plus the lane; ``e_ov`` says which lane of E2's
-        window (starting at ``d2.tail_slot``) each lane of E1a is, ``eb_ov_any`` /
-        ``eb_ov_bit*`` which lane of E1b's window each lane of E2's window is; E1b's
-        comparison bits are the comparisons of its lane ages, ``age_prev`` and W1; the
-        ``sc_row_hit`` bits say whether a lane's (bank's) row is the scrubber's mark row;
-        ``m_ov`` which lane of E2's window M's bank reads are; E2's
-        ``wr`` / ``inv`` are its write / invalidate enables and ``wr_lane`` the lane of the
-        slot it writes.
+        lane slots are the window start plus the lane; ``window.overlap`` says which lane
+        of E2's window (starting at ``e2.tail_slot``) each lane of E1a is,
+        ``lanes.ahead_in_window`` / ``ahead_lane_bit`` which lane of E1b's window each
+        lane of E2's window is; E1b's comparisons (``lanes.older`` picked by
+        ``forwarded``, ``older_ahead``, ``ahead_older``, ``beyond_w1``) are the
+        comparisons of its lane ages, ``age_ahead`` and W1; the ``sc_row_hit`` bits say
+        whether a lane's (bank's) row is the scrubber's mark row; ``m.overlap`` which lane
+        of E2's window M's bank reads are; E2's ``wr`` / ``inv`` are its write /
+        invalidate enables and ``wr_lane`` the lane of the slot it writes.
         """
-        p, core, cs = self.params, self.core, self.core.spy
+        p, obs = self.params, self.obs
         P, sw = p.PROBE, p.SLOT_WIDTH
-        d2 = core.commit.e2
-        e_valid, eb_valid = cs["e"][0], cs["eb"][0]
-        e_h, eb_tail = cs["e_h"], cs["eb_tail"]
-        eb_l = [data.View(lane_layout(p), cs[f"eb_lane{i}"]) for i in range(P)]
-        age_prev, w1 = cs["age_prev"], core.cfg.w1
+        win, lanes, d2 = obs.window, obs.lanes, obs.e2
+        e_valid, eb_valid = win.request.valid, lanes.request.valid
+        e_h, eb_tail = win.start, lanes.start
+        eb_l = lanes.lane
+        age_prev, w1 = lanes.age_ahead, self.core.cfg.w1
 
         def slot(base, k):
             return (base + k)[:sw]
 
+        def older(i, j):         # as Versions picks it
+            return Mux(lanes.forwarded[i], lanes.forward_older[j],
+                       Mux(lanes.forwarded[j], lanes.older_forward[i], lanes.older[i][j]))
+
         for i in range(P):
             m.d.comb += [
-                Assert(~e_valid | (cs[f"lane_slot{i}"] == slot(e_h, i))),
+                Assert(~e_valid | (win.lane_slot[i] == slot(e_h, i))),
                 Assert(~eb_valid | (eb_l[i].slot == slot(eb_tail, i))),
             ]
             for j in range(P):
                 m.d.comb += [
                     Assert(~(e_valid & d2.valid) |
-                           (cs[f"e_ov{i}"][j] == (slot(e_h, i) == slot(d2.tail_slot, j)))),
+                           (win.overlap[i][j] == (slot(e_h, i) == slot(d2.tail_slot, j)))),
                 ]
                 if i != j:
-                    m.d.comb += Assert(~eb_valid |
-                                       (cs[f"eb_gt{i}_{j}"] == (eb_l[i].age > eb_l[j].age)))
+                    m.d.comb += Assert(~eb_valid | (older(i, j) == (eb_l[i].age > eb_l[j].age)))
         # E1b's overlaps, by lane j of E2's window: in E1b's window at all, and at which
         # lane's bits.
         pbits = P.bit_length() - 1
         for j in range(P):
             at = [eb_l[i].slot == slot(d2.tail_slot, j) for i in range(P)]
-            m.d.comb += Assert(~(eb_valid & d2.valid) | (cs["eb_ov_any"][j] == Cat(*at).any()))
+            m.d.comb += Assert(~(eb_valid & d2.valid) |
+                               (lanes.ahead_in_window[j] == Cat(*at).any()))
             for k in range(pbits):
                 m.d.comb += Assert(~(eb_valid & d2.valid) |
-                                   (cs[f"eb_ov_bit{k}"][j] ==
+                                   (lanes.ahead_lane_bit[k][j] ==
                                     Cat(at[i] for i in range(P) if (i >> k) & 1).any()))
         for i in range(P):
             m.d.comb += Assert(~eb_valid | (
-                (cs["eb_gtp"][i] == (eb_l[i].age > age_prev)) &
-                (cs["eb_pgt"][i] == (age_prev > eb_l[i].age)) &
-                (cs["eb_old"][i] == (eb_l[i].age > w1))))
-        m.d.comb += Assert(~eb_valid | (cs["eb_old_prev"] == (age_prev > w1)))
+                (lanes.older_ahead[i] == (eb_l[i].age > age_prev)) &
+                (lanes.ahead_older[i] == (age_prev > eb_l[i].age)) &
+                (lanes.beyond_w1[i] == (eb_l[i].age > w1))))
+        m.d.comb += Assert(~eb_valid | (lanes.ahead_beyond_w1 == (age_prev > w1)))
         # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
         if self.options.m_stage:
-            m_valid, m_h = cs["mreq"][0], cs["m_h"]
+            m_valid, m_h = obs.m.request.valid, obs.m.start
             for b in range(P):
                 in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \
                     if pbits else m_h
                 for j in range(P):
                     m.d.comb += Assert(~(m_valid & d2.valid) |
-                                       (cs[f"m_ov{b}"][j] == (in_bank == slot(d2.tail_slot, j))))
+                                       (obs.m.overlap[b][j] ==
+                                        (in_bank == slot(d2.tail_slot, j))))
         # The lanes' and banks' "my row is the scrubber's mark row" bits.
-        mark_row = self.table.sc_mark_row
+        mark_row = obs.sc_mark_row
         for i in range(P):
             m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
                                             (eb_l[i].slot[pbits:] == mark_row)))
         for b in range(P):
-            mbank = data.View(bank_layout(p), cs[f"mbank{b}"])
+            mbank = win.bank[b]
             m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
         # E2 writes lane j of its window exactly when wr_lane is j.
-        wr_en, wr_slot = core.commit.forward.write, core.commit.forward.slot
-        obs = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
+        wr_en, wr_slot = obs.forward.write, obs.forward.slot
+        obs_op = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
         m.d.comb += [
-            Assert(d2.wr == (obs & (d2.present | d2.any_free | d2.vict_t0))),
+            Assert(d2.wr == (obs_op & (d2.present | d2.any_free | d2.vict_t0))),
             Assert(d2.inv == (d2.valid & ((d2.op == regmap.OPS["EVICT"]) |
                                           (d2.op == regmap.OPS["EVICT_ANY"])) & d2.take)),
-            Assert(~obs | (wr_en == d2.wr_lane.any())),
+            Assert(~obs_op | (wr_en == d2.wr_lane.any())),
         ]
         # wr_lane is one-hot by construction (hit_lane, first free lane, the one winner of
         # a consistent comparison set), and its bit is the lane of the slot E2 writes.
         m.d.comb += Assert((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
         for j in range(P):
-            m.d.comb += Assert(~(obs & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
+            m.d.comb += Assert(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 
     def lru_bypass_invariants(self, m, lru):
         """The LRU's C6 bypass choices, registered in C5: each says whether the bank write
         of the cycle before (``last``) or two before (``last2``) is at the address the C6
         write takes its other bank's word from (port A: bank 1, port B: bank 0). Asserted,
         so a start state where they disagree is ruled out."""
+        obs = self.obs.lru
         for name in ("prev", "next"):
-            for port, k in (("a", 1), ("b", 0)):
-                addr = lru.spy[f"{name}_{port}_addr"]
-                for sfx in ("last", "last2"):
-                    en, b_addr = (lru.spy[f"{name}{k}_w{sfx}_{f}"] for f in ("en", "addr"))
-                    m.d.comb += Assert(lru.spy[f"{name}_{port}_fb_hit_{sfx}"] ==
-                                       (en & (b_addr == addr)))
+            writes = getattr(obs, f"{name}_writes")
+            bank_writes, fb_hit = getattr(obs, f"{name}_bank_writes"), getattr(obs, f"{name}_fb_hit")
+            for n, k in ((0, 1), (1, 0)):          # port A reads bank 1, port B bank 0
+                addr = writes[2][n].addr           # the write of C6
+                for age in range(2):               # the bank write one / two cycles ago
+                    w = bank_writes[k][age]
+                    m.d.comb += Assert(fb_hit[n][age] == (w.en & (w.addr == addr)))
 
     # -- helpers -----------------------------------------------------------------------------
     def _pointer_view(self, lru, name):
@@ -294,15 +296,16 @@ class CoreHarness(Elaboratable):
         C5 and C4 have requested applied (compact LRU: the C3 writes of this cycle), so that
         the view is in step with ``head``/``tail`` (which those commands have updated
         already)."""
-        banks = [lru.spy_submodules[f"{name}{i}"].cells for i in range(2)]
-        stages = ("", "fbw_", "req_") if lru.registered else ("",)
-        writes = [tuple(lru.spy[f"{name}_{port}_{stage}{f}"] for f in ("en", "addr", "data"))
-                  for stage in stages for port in "ab"]
+        banks = [lru.memories[f"{name}{i}"].cells for i in range(2)]
+        stages = getattr(self.obs.lru, f"{name}_writes")
+        # (newest first: registered C4, C5, C6, ...; else C3, ...)
+        order = (2, 1, 0) if lru.registered else (0,)
+        writes = [stages[k][n] for k in order for n in range(2)]
         view = []
         for s in range(self.params.ENTRIES):
             v = banks[0][s] ^ banks[1][s]
-            for en, addr, dat in writes:       # oldest first; A and B never share an address
-                v = Mux(en & (addr == s), dat, v)
+            for w in writes:                   # oldest first; A and B never share an address
+                v = Mux(w.en & (w.addr == s), w.data, v)
             view.append(v)
         return view
 

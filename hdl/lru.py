@@ -55,13 +55,14 @@ never read (so the banks need no initialisation).
 from amaranth.lib import enum
 
 from amaranth import *
-from amaranth.lib import wiring
+from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["LruCmd", "LruList", "tail_lag"]
+__all__ = ["LruCmd", "LruList", "LruObservationSignature", "lru_command_layout",
+           "lru_write_layout", "tail_lag"]
 
 
 def tail_lag(registered=True):
@@ -204,6 +205,8 @@ class _CodedArray:
                 m.d.sync += [hit_last.eq(now_en & (now_addr == addr_next)),
                              hit_last2.eq(bank_last[k][0] & (bank_last[k][1] == addr_next))]
                 fb_hit[port] = (hit_last2, hit_last)
+            self.fb_hit = fb_hit
+        self.bank_last, self.bank_last2 = bank_last, bank_last2
 
         def other_bank(port, k, addr):
             """Bank ``k``'s word at ``addr`` now, from the feedback read."""
@@ -228,6 +231,44 @@ class _CodedArray:
         ]
 
 
+def lru_command_layout(params):
+    """A command in the list's pipeline: ``cmd`` and its ``slot``."""
+    return data.StructLayout({"cmd": LruCmd, "slot": params.SLOT_WIDTH})
+
+
+def lru_write_layout(params):
+    """A pointer write: enable, address (a slot) and the word (a slot)."""
+    return data.StructLayout({"en": 1, "addr": params.SLOT_WIDTH, "data": params.SLOT_WIDTH})
+
+
+class LruObservationSignature(wiring.Signature):
+    """What the formal views of the list read (all ``Out``), per pointer array ``A`` of
+    ``prev``, ``next``:
+
+    ``A_writes`` : ArrayLayout(ArrayLayout(lru_write_layout, 2), stages)
+        The logical writes (element 0 port A, 1 port B) of the commands in flight,
+        newest first: registered, those in C4, C5 and C6 (written now) and the two
+        written before; not registered, C3 (written now) and the one before.
+    ``A_bank_writes`` : ArrayLayout(ArrayLayout(lru_write_layout, 2), 2)
+        Registered only: bank ``k``'s coded writes of the cycle before (element 0) and
+        of the cycle before that (element 1).
+    ``A_fb_hit`` : ArrayLayout(ArrayLayout(1, 2), 2)
+        Registered only: the C6 bypass choices of port A (element 0) and port B, for the
+        bank write of the cycle before (0) and of the one before that (1).
+    """
+
+    def __init__(self, params, *, registered):
+        w = lru_write_layout(params)
+        members = {}
+        for name in ("prev", "next"):
+            members[f"{name}_writes"] = Out(data.ArrayLayout(data.ArrayLayout(w, 2),
+                                                             5 if registered else 2))
+            if registered:
+                members[f"{name}_bank_writes"] = Out(data.ArrayLayout(data.ArrayLayout(w, 2), 2))
+                members[f"{name}_fb_hit"] = Out(data.ArrayLayout(data.ArrayLayout(1, 2), 2))
+        super().__init__(members)
+
+
 class LruList(wiring.Component):
     """Doubly linked LRU list over the table slots.
 
@@ -247,6 +288,11 @@ class LruList(wiring.Component):
     busy : Out(1)
         A command's ``head``/``tail`` update is pending (it is in C2 or C3; not registered:
         in C2).
+    pending : Out(ArrayLayout(lru_command_layout(params), tail_lag - 1))
+        Those commands (registers): element 0 in C2, element 1 in C3 (registered only);
+        ``cmd`` is ``NONE`` where there is none. For the formal views.
+    observe : Out(LruObservationSignature(params, registered=registered))
+        Only with ``observe=True``: the pointer writes in flight and the bypass state.
 
     Parameters
     ----------
@@ -259,24 +305,31 @@ class LruList(wiring.Component):
     memory : class
         The memory the banks are built from (default ``amaranth.lib.memory.Memory``; the
         formal harness gives its register model).
+    observe : bool
+        Add the ``observe`` port (default ``False``).
 
     Attributes
     ----------
     tail_lag : int
         Cycles from a command to the first cycle in which ``head``/``tail`` show its effect
         (``tail_lag(registered)``); ``POP`` waits while ``busy``, the core's EVICT for it.
+    memories : dict
+        After elaboration: the coded banks by name (``prev0``, ``prev1``, ``next0``,
+        ``next1``), for the formal views of the contents (with the register-model memory).
     """
 
-    def __init__(self, params=None, *, registered=True, memory=Memory):
+    def __init__(self, params=None, *, registered=True, memory=Memory, observe=False):
         params = check_params(params)
-        if not isinstance(registered, bool):
-            raise TypeError(f"registered must be a bool, not {registered!r}")
+        for name, value in (("registered", registered), ("observe", observe)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {value!r}")
+        self.observed = observe
         self._params = params
         self.registered = registered
         self._memory = memory
         self.tail_lag = tail_lag(registered)
         sw = params.SLOT_WIDTH
-        super().__init__({
+        ports = {
             "cmd": In(LruCmd),
             "slot": In(sw),
             "flush": In(1),
@@ -284,7 +337,11 @@ class LruList(wiring.Component):
             "tail": Out(sw),
             "empty": Out(1, init=1),
             "busy": Out(1),
-        })
+            "pending": Out(data.ArrayLayout(lru_command_layout(params), self.tail_lag - 1)),
+        }
+        if observe:
+            ports["observe"] = Out(LruObservationSignature(params, registered=registered))
+        super().__init__(ports)
 
     def elaborate(self, platform):
         m = Module()
@@ -311,6 +368,9 @@ class LruList(wiring.Component):
         else:
             cmd_qq, slot_qq = cmd_q, slot_q      # (the command computes in C2)
             m.d.comb += self.busy.eq(cmd_q != LruCmd.NONE)
+        m.d.comb += [self.pending[0].cmd.eq(cmd_q), self.pending[0].slot.eq(slot_q)]
+        if reg:
+            m.d.comb += [self.pending[1].cmd.eq(cmd_qq), self.pending[1].slot.eq(slot_qq)]
 
         # C3 (not registered: C2): the pointers of slot_qq, then the writes and the
         # head/tail update.
@@ -355,4 +415,26 @@ class LruList(wiring.Component):
 
         prv.request(pa, pb)
         nxt.request(na, nb)
+        self.memories = {f"{a.name}{i}": mem for a in (prv, nxt) for i, mem in enumerate(a.banks)}
+        if self.observed:
+            self._observe(m, prv, nxt)
         return m
+
+    def _observe(self, m, *arrays):
+        obs = self.observe
+        for a in arrays:
+            writes = getattr(obs, f"{a.name}_writes")
+            for k, stage in enumerate(a.pending):
+                for n, port in enumerate("ab"):
+                    m.d.comb += [getattr(writes[k][n], f).eq(x)
+                                 for f, x in zip(("en", "addr", "data"), stage[port])]
+            if not a.registered:
+                continue
+            bank_writes, fb_hit = (getattr(obs, f"{a.name}_{x}") for x in ("bank_writes", "fb_hit"))
+            for k in range(2):
+                for n, w in enumerate((a.bank_last[k], a.bank_last2[k])):
+                    m.d.comb += [getattr(bank_writes[k][n], f).eq(x)
+                                 for f, x in zip(("en", "addr", "data"), w)]
+            for n, port in enumerate("ab"):
+                hit_last2, hit_last = a.fb_hit[port]
+                m.d.comb += [fb_hit[n][0].eq(hit_last), fb_hit[n][1].eq(hit_last2)]

@@ -124,6 +124,10 @@ class BucketTable(wiring.Component):
     ----------
     rows : int
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
+    memories : dict
+        After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
+        ``meta{b}`` (``{last, fresh, valid}``) and ``mark{b}``, for the formal views of
+        the contents (with the register-model memory).
     """
 
     def __init__(self, params=None, *, memory=Memory):
@@ -165,6 +169,7 @@ class BucketTable(wiring.Component):
 
     def elaborate(self, platform):
         m = Module()
+        self.memories = {}
         p = self._params
         P, rows = p.PROBE, self.rows
         pb = P.bit_length() - 1
@@ -263,6 +268,7 @@ class BucketTable(wiring.Component):
             m.submodules[f"ent{b}"] = ent
             m.submodules[f"meta{b}"] = meta
             m.submodules[f"mark{b}"] = mark
+            self.memories.update({f"ent{b}": ent, f"meta{b}": meta, f"mark{b}": mark})
             ent_w, meta_w, mark_w = ent.write_port(), meta.write_port(), mark.write_port()
             ent_r, meta_r, mark_r = ent.read_port(), meta.read_port(), mark.read_port()
 

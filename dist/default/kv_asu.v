@@ -279,1732 +279,105 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready, hold, r_rdy, flushing, idle, stat_inc, occupancy, flush, enable, cfg, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
-  wire [11:0] \$1 ;
-  wire \$10 ;
-  wire [2:0] \$100 ;
-  wire \$1000 ;
-  wire \$1001 ;
-  wire \$1002 ;
-  wire \$1003 ;
-  wire [8:0] \$1004 ;
-  wire \$1005 ;
-  wire \$1006 ;
-  wire [8:0] \$1007 ;
-  wire \$1008 ;
-  wire \$1009 ;
-  wire \$101 ;
-  wire [8:0] \$1010 ;
-  wire \$1011 ;
-  wire \$1012 ;
-  wire [8:0] \$1013 ;
-  wire \$1014 ;
-  wire \$1015 ;
-  wire [8:0] \$1016 ;
-  wire \$1017 ;
-  wire \$1018 ;
-  wire \$1019 ;
-  wire \$102 ;
-  wire \$1020 ;
-  wire \$1021 ;
-  wire \$1022 ;
-  wire \$1023 ;
-  wire \$1024 ;
-  wire \$1025 ;
-  wire \$1026 ;
-  wire \$1027 ;
-  wire \$1028 ;
-  wire \$1029 ;
-  wire \$103 ;
-  wire \$1030 ;
-  reg \$1031 ;
-  wire \$1032 ;
-  reg \$1033 ;
-  wire \$1034 ;
-  reg \$1035 ;
-  wire \$1036 ;
-  reg \$1037 ;
-  wire \$1038 ;
-  reg \$1039 ;
-  wire \$104 ;
-  wire \$1040 ;
-  reg \$1041 ;
-  wire \$1042 ;
-  reg \$1043 ;
-  wire \$1044 ;
-  reg \$1045 ;
-  wire \$1046 ;
-  wire \$1047 ;
-  wire [16:0] \$1048 ;
-  wire [16:0] \$1049 ;
-  wire [2:0] \$105 ;
-  wire \$1050 ;
-  wire [16:0] \$1051 ;
-  wire [16:0] \$1052 ;
-  wire \$1053 ;
-  wire [16:0] \$1054 ;
-  wire [16:0] \$1055 ;
-  wire \$1056 ;
-  wire [16:0] \$1057 ;
-  wire [16:0] \$1058 ;
-  wire [3:0] \$1059 ;
-  wire \$106 ;
-  wire \$1060 ;
-  wire [3:0] \$1061 ;
-  wire \$1062 ;
-  wire [3:0] \$1063 ;
-  wire \$1064 ;
-  reg [305:0] \$1065 ;
-  wire [11:0] \$1066 ;
-  wire [11:0] \$1067 ;
-  wire [11:0] \$1068 ;
-  wire [11:0] \$1069 ;
-  wire \$107 ;
-  wire \$1070 ;
-  wire \$1071 ;
-  wire \$1072 ;
-  wire \$1073 ;
-  wire \$1074 ;
-  wire \$1075 ;
-  wire \$1076 ;
-  wire \$1077 ;
-  wire \$1078 ;
-  wire \$1079 ;
-  wire \$108 ;
-  wire \$1080 ;
-  wire \$1081 ;
-  wire \$1082 ;
-  wire \$1083 ;
-  wire \$1084 ;
-  wire \$1085 ;
-  wire \$1086 ;
-  wire \$1087 ;
-  wire \$1088 ;
-  wire \$1089 ;
-  wire [2:0] \$109 ;
-  wire \$1090 ;
-  wire \$1091 ;
-  wire \$1092 ;
-  wire \$1093 ;
-  wire \$1094 ;
-  wire \$1095 ;
-  wire \$1096 ;
-  wire \$1097 ;
-  wire \$1098 ;
-  wire \$1099 ;
-  wire [2:0] \$11 ;
-  wire \$110 ;
-  wire \$1100 ;
-  wire \$1101 ;
-  wire [12:0] \$1102 ;
-  wire [12:0] \$1103 ;
-  wire [12:0] \$1104 ;
-  wire [11:0] \$1105 ;
-  wire [11:0] \$1106 ;
-  wire [11:0] \$1107 ;
-  wire [11:0] \$1108 ;
-  wire [3:0] \$1109 ;
-  wire \$111 ;
-  wire [3:0] \$1110 ;
-  wire [3:0] \$1111 ;
-  wire [3:0] \$1112 ;
-  wire [3:0] \$1113 ;
-  wire \$1114 ;
-  wire \$1115 ;
-  wire [55:0] \$1116 ;
-  wire [3:0] \$1117 ;
-  wire \$1118 ;
-  wire \$1119 ;
-  wire \$112 ;
-  wire [15:0] \$1120 ;
-  wire [3:0] \$1121 ;
-  wire \$1122 ;
-  wire \$1123 ;
-  wire [7:0] \$1124 ;
-  wire [3:0] \$1125 ;
-  wire \$1126 ;
-  wire \$1127 ;
-  wire \$1128 ;
-  wire \$1129 ;
-  wire [2:0] \$113 ;
-  wire \$1130 ;
-  wire \$1131 ;
-  wire [3:0] \$1132 ;
-  wire \$1133 ;
-  wire \$1134 ;
-  wire \$1135 ;
-  wire \$1136 ;
-  wire [3:0] \$1137 ;
-  wire \$1138 ;
-  wire \$1139 ;
-  wire \$114 ;
-  wire [55:0] \$1140 ;
-  wire [3:0] \$1141 ;
-  wire \$1142 ;
-  wire \$1143 ;
-  wire [15:0] \$1144 ;
-  wire [3:0] \$1145 ;
-  wire \$1146 ;
-  wire \$1147 ;
-  wire [7:0] \$1148 ;
-  wire [3:0] \$1149 ;
-  wire \$115 ;
-  wire \$1150 ;
-  wire \$1151 ;
-  wire \$1152 ;
-  wire \$1153 ;
-  wire \$1154 ;
-  wire \$1155 ;
-  wire [3:0] \$1156 ;
-  wire \$1157 ;
-  wire \$1158 ;
-  wire \$1159 ;
-  wire \$116 ;
-  wire \$1160 ;
-  wire [3:0] \$1161 ;
-  wire \$1162 ;
-  wire \$1163 ;
-  wire [55:0] \$1164 ;
-  wire [3:0] \$1165 ;
-  wire \$1166 ;
-  wire \$1167 ;
-  wire [15:0] \$1168 ;
-  wire [3:0] \$1169 ;
-  wire [2:0] \$117 ;
-  wire \$1170 ;
-  wire \$1171 ;
-  wire [7:0] \$1172 ;
-  wire [3:0] \$1173 ;
-  wire \$1174 ;
-  wire \$1175 ;
-  wire \$1176 ;
-  wire \$1177 ;
-  wire \$1178 ;
-  wire \$1179 ;
-  wire \$118 ;
-  wire [3:0] \$1180 ;
-  wire \$1181 ;
-  wire \$1182 ;
-  wire \$1183 ;
-  wire \$1184 ;
-  wire [3:0] \$1185 ;
-  wire \$1186 ;
-  wire \$1187 ;
-  wire [55:0] \$1188 ;
-  wire [3:0] \$1189 ;
-  wire \$119 ;
-  wire \$1190 ;
-  wire \$1191 ;
-  wire [15:0] \$1192 ;
-  wire [3:0] \$1193 ;
-  wire \$1194 ;
-  wire \$1195 ;
-  wire [7:0] \$1196 ;
-  wire [3:0] \$1197 ;
-  wire \$1198 ;
-  wire \$1199 ;
-  wire \$12 ;
-  wire \$120 ;
-  wire \$1200 ;
-  wire \$1201 ;
-  wire \$1202 ;
-  wire \$1203 ;
-  wire [3:0] \$1204 ;
-  wire \$1205 ;
-  wire \$1206 ;
-  wire \$1207 ;
-  wire \$1208 ;
-  wire \$1209 ;
-  wire \$121 ;
-  wire [8:0] \$1210 ;
-  wire \$1211 ;
-  wire [8:0] \$1212 ;
-  wire [6:0] \$1213 ;
-  wire [8:0] \$1214 ;
-  wire \$1215 ;
-  wire \$1216 ;
-  wire [8:0] \$1217 ;
-  wire \$1218 ;
-  wire [8:0] \$1219 ;
-  wire [2:0] \$122 ;
-  wire [6:0] \$1220 ;
-  wire [8:0] \$1221 ;
-  wire \$1222 ;
-  wire [8:0] \$1223 ;
-  wire [9:0] \$1224 ;
-  wire [2:0] \$1225 ;
-  reg \$1226 ;
-  wire [2:0] \$1227 ;
-  reg \$1228 ;
-  wire [2:0] \$1229 ;
-  wire \$123 ;
-  reg \$1230 ;
-  wire [2:0] \$1231 ;
-  reg \$1232 ;
-  wire [2:0] \$1233 ;
-  reg \$1234 ;
-  wire [8:0] \$1235 ;
-  wire \$1236 ;
-  wire [8:0] \$1237 ;
-  wire [6:0] \$1238 ;
-  wire [8:0] \$1239 ;
-  wire \$124 ;
-  wire \$1240 ;
-  wire \$1241 ;
-  wire \$1242 ;
-  wire \$1243 ;
-  wire [8:0] \$1244 ;
-  wire \$1245 ;
-  wire [8:0] \$1246 ;
-  wire [6:0] \$1247 ;
-  wire [8:0] \$1248 ;
-  wire \$1249 ;
-  wire \$125 ;
-  wire \$1250 ;
-  wire \$1251 ;
-  wire [8:0] \$1252 ;
-  wire \$1253 ;
-  wire \$1254 ;
-  wire [2:0] \$1255 ;
-  reg \$1256 ;
-  wire \$1257 ;
-  wire [8:0] \$1258 ;
-  wire \$1259 ;
-  wire [2:0] \$126 ;
-  wire [8:0] \$1260 ;
-  wire [6:0] \$1261 ;
-  wire [8:0] \$1262 ;
-  wire \$1263 ;
-  wire \$1264 ;
-  wire \$1265 ;
-  wire [8:0] \$1266 ;
-  wire \$1267 ;
-  wire [8:0] \$1268 ;
-  wire [6:0] \$1269 ;
-  wire \$127 ;
-  wire [8:0] \$1270 ;
-  wire \$1271 ;
-  wire \$1272 ;
-  wire \$1273 ;
-  wire \$1274 ;
-  wire [8:0] \$1275 ;
-  wire \$1276 ;
-  wire \$1277 ;
-  wire [2:0] \$1278 ;
-  reg \$1279 ;
-  wire \$128 ;
-  wire \$1280 ;
-  wire [8:0] \$1281 ;
-  wire \$1282 ;
-  wire \$1283 ;
-  wire [2:0] \$1284 ;
-  reg \$1285 ;
-  wire \$1286 ;
-  wire [2:0] \$1287 ;
-  reg \$1288 ;
-  wire [2:0] \$1289 ;
-  wire \$129 ;
-  reg \$1290 ;
-  wire [2:0] \$1291 ;
-  reg \$1292 ;
-  wire [2:0] \$1293 ;
-  reg \$1294 ;
-  wire [2:0] \$1295 ;
-  reg \$1296 ;
-  wire [8:0] \$1297 ;
-  wire \$1298 ;
-  wire [8:0] \$1299 ;
-  wire \$13 ;
-  wire [2:0] \$130 ;
-  wire [6:0] \$1300 ;
-  wire [8:0] \$1301 ;
-  wire \$1302 ;
-  wire \$1303 ;
-  wire \$1304 ;
-  wire \$1305 ;
-  wire [8:0] \$1306 ;
-  wire \$1307 ;
-  wire [8:0] \$1308 ;
-  wire [6:0] \$1309 ;
-  wire \$131 ;
-  wire [8:0] \$1310 ;
-  wire \$1311 ;
-  wire \$1312 ;
-  wire \$1313 ;
-  wire [8:0] \$1314 ;
-  wire \$1315 ;
-  wire \$1316 ;
-  wire [2:0] \$1317 ;
-  reg \$1318 ;
-  wire \$1319 ;
-  wire \$132 ;
-  wire [8:0] \$1320 ;
-  wire \$1321 ;
-  wire [8:0] \$1322 ;
-  wire [6:0] \$1323 ;
-  wire [8:0] \$1324 ;
-  wire \$1325 ;
-  wire \$1326 ;
-  wire \$1327 ;
-  wire [8:0] \$1328 ;
-  wire \$1329 ;
-  wire \$133 ;
-  wire [8:0] \$1330 ;
-  wire [6:0] \$1331 ;
-  wire [8:0] \$1332 ;
-  wire \$1333 ;
-  wire \$1334 ;
-  wire \$1335 ;
-  wire \$1336 ;
-  wire [8:0] \$1337 ;
-  wire \$1338 ;
-  wire \$1339 ;
-  wire [2:0] \$134 ;
-  wire [2:0] \$1340 ;
-  reg \$1341 ;
-  wire \$1342 ;
-  wire [8:0] \$1343 ;
-  wire \$1344 ;
-  wire \$1345 ;
-  wire [2:0] \$1346 ;
-  reg \$1347 ;
-  wire \$1348 ;
-  wire [2:0] \$1349 ;
-  wire \$135 ;
-  reg \$1350 ;
-  wire [2:0] \$1351 ;
-  reg \$1352 ;
-  wire [2:0] \$1353 ;
-  reg \$1354 ;
-  wire [2:0] \$1355 ;
-  reg \$1356 ;
-  wire [2:0] \$1357 ;
-  reg \$1358 ;
-  wire [8:0] \$1359 ;
-  wire \$136 ;
-  wire \$1360 ;
-  wire [8:0] \$1361 ;
-  wire [6:0] \$1362 ;
-  wire [8:0] \$1363 ;
-  wire \$1364 ;
-  wire \$1365 ;
-  wire \$1366 ;
-  wire \$1367 ;
-  wire [8:0] \$1368 ;
-  wire \$1369 ;
-  wire \$137 ;
-  wire [8:0] \$1370 ;
-  wire [6:0] \$1371 ;
-  wire [8:0] \$1372 ;
-  wire \$1373 ;
-  wire \$1374 ;
-  wire \$1375 ;
-  wire [8:0] \$1376 ;
-  wire \$1377 ;
-  wire \$1378 ;
-  wire [2:0] \$1379 ;
-  wire \$138 ;
-  reg \$1380 ;
-  wire \$1381 ;
-  wire [8:0] \$1382 ;
-  wire \$1383 ;
-  wire [8:0] \$1384 ;
-  wire [6:0] \$1385 ;
-  wire [8:0] \$1386 ;
-  wire \$1387 ;
-  wire \$1388 ;
-  wire \$1389 ;
-  wire [2:0] \$139 ;
-  wire [8:0] \$1390 ;
-  wire \$1391 ;
-  wire [8:0] \$1392 ;
-  wire [6:0] \$1393 ;
-  wire [8:0] \$1394 ;
-  wire \$1395 ;
-  wire \$1396 ;
-  wire \$1397 ;
-  wire \$1398 ;
-  wire [8:0] \$1399 ;
-  wire \$14 ;
-  wire \$140 ;
-  wire \$1400 ;
-  wire \$1401 ;
-  wire [2:0] \$1402 ;
-  reg \$1403 ;
-  wire \$1404 ;
-  wire [8:0] \$1405 ;
-  wire \$1406 ;
-  wire \$1407 ;
-  wire [2:0] \$1408 ;
-  reg \$1409 ;
-  wire \$141 ;
-  wire \$1410 ;
-  wire [2:0] \$1411 ;
-  reg \$1412 ;
-  wire [2:0] \$1413 ;
-  reg \$1414 ;
-  wire [2:0] \$1415 ;
-  reg \$1416 ;
-  wire [2:0] \$1417 ;
-  reg \$1418 ;
-  wire [2:0] \$1419 ;
-  wire \$142 ;
-  reg \$1420 ;
-  wire [8:0] \$1421 ;
-  wire \$1422 ;
-  wire [8:0] \$1423 ;
-  wire [6:0] \$1424 ;
-  wire [8:0] \$1425 ;
-  wire \$1426 ;
-  wire \$1427 ;
-  wire \$1428 ;
-  wire \$1429 ;
-  wire [2:0] \$143 ;
-  wire [8:0] \$1430 ;
-  wire \$1431 ;
-  wire [8:0] \$1432 ;
-  wire [6:0] \$1433 ;
-  wire [8:0] \$1434 ;
-  wire \$1435 ;
-  wire \$1436 ;
-  wire \$1437 ;
-  wire [8:0] \$1438 ;
-  wire \$1439 ;
-  wire \$144 ;
-  wire \$1440 ;
-  wire [2:0] \$1441 ;
-  reg \$1442 ;
-  wire \$1443 ;
-  wire [8:0] \$1444 ;
-  wire \$1445 ;
-  wire [8:0] \$1446 ;
-  wire [6:0] \$1447 ;
-  wire [8:0] \$1448 ;
-  wire \$1449 ;
-  wire \$145 ;
-  wire \$1450 ;
-  wire \$1451 ;
-  wire [8:0] \$1452 ;
-  wire \$1453 ;
-  wire [8:0] \$1454 ;
-  wire [6:0] \$1455 ;
-  wire [8:0] \$1456 ;
-  wire \$1457 ;
-  wire \$1458 ;
-  wire \$1459 ;
-  wire \$146 ;
-  wire \$1460 ;
-  wire [8:0] \$1461 ;
-  wire \$1462 ;
-  wire \$1463 ;
-  wire [2:0] \$1464 ;
-  reg \$1465 ;
-  wire \$1466 ;
-  wire [8:0] \$1467 ;
-  wire \$1468 ;
-  wire \$1469 ;
-  wire [2:0] \$147 ;
-  wire [2:0] \$1470 ;
-  reg \$1471 ;
-  wire \$1472 ;
-  wire [8:0] \$1473 ;
-  wire \$1474 ;
-  wire [8:0] \$1475 ;
-  wire [6:0] \$1476 ;
-  wire [8:0] \$1477 ;
-  wire \$1478 ;
-  wire [8:0] \$1479 ;
-  wire \$148 ;
-  wire \$1480 ;
-  wire \$1481 ;
-  wire \$1482 ;
-  wire \$1483 ;
-  wire \$1484 ;
-  wire \$1485 ;
-  wire \$1486 ;
-  wire \$1487 ;
-  wire \$1488 ;
-  wire \$1489 ;
-  wire \$149 ;
-  wire \$1490 ;
-  wire \$1491 ;
-  wire \$1492 ;
-  wire \$1493 ;
-  wire [2:0] \$1494 ;
-  reg [15:0] \$1495 ;
-  wire \$1496 ;
-  wire [2:0] \$1497 ;
-  reg [15:0] \$1498 ;
-  wire [16:0] \$1499 ;
-  wire [2:0] \$15 ;
-  wire \$150 ;
-  wire [16:0] \$1500 ;
-  wire [15:0] \$1501 ;
-  wire \$1502 ;
-  wire [16:0] \$1503 ;
-  wire [16:0] \$1504 ;
-  wire [2:0] \$1505 ;
-  reg [15:0] \$1506 ;
-  wire \$1507 ;
-  wire [2:0] \$1508 ;
-  reg [15:0] \$1509 ;
-  wire [2:0] \$151 ;
-  wire [16:0] \$1510 ;
-  wire [16:0] \$1511 ;
-  wire [15:0] \$1512 ;
-  wire \$1513 ;
-  wire [2:0] \$1514 ;
-  reg [15:0] \$1515 ;
-  wire \$1516 ;
-  wire [2:0] \$1517 ;
-  reg [15:0] \$1518 ;
-  wire [16:0] \$1519 ;
-  wire \$152 ;
-  wire [16:0] \$1520 ;
-  wire [15:0] \$1521 ;
-  wire \$1522 ;
-  wire [16:0] \$1523 ;
-  wire [16:0] \$1524 ;
-  wire [2:0] \$1525 ;
-  reg [15:0] \$1526 ;
-  wire \$1527 ;
-  wire [2:0] \$1528 ;
-  reg [15:0] \$1529 ;
-  wire \$153 ;
-  wire [16:0] \$1530 ;
-  wire [16:0] \$1531 ;
-  wire [15:0] \$1532 ;
-  wire \$1533 ;
-  wire [2:0] \$1534 ;
-  reg [15:0] \$1535 ;
-  wire \$1536 ;
-  wire [2:0] \$1537 ;
-  reg [15:0] \$1538 ;
-  wire [16:0] \$1539 ;
-  wire \$154 ;
-  wire [16:0] \$1540 ;
-  wire [15:0] \$1541 ;
-  wire \$1542 ;
-  wire [16:0] \$1543 ;
-  wire [16:0] \$1544 ;
-  wire [2:0] \$1545 ;
-  reg [15:0] \$1546 ;
-  wire \$1547 ;
-  wire [2:0] \$1548 ;
-  reg [15:0] \$1549 ;
-  wire \$155 ;
-  wire [16:0] \$1550 ;
-  wire [16:0] \$1551 ;
-  wire [15:0] \$1552 ;
-  wire \$1553 ;
-  wire [2:0] \$1554 ;
-  reg [15:0] \$1555 ;
-  wire \$1556 ;
-  wire [2:0] \$1557 ;
-  reg [15:0] \$1558 ;
-  wire [16:0] \$1559 ;
-  wire [2:0] \$156 ;
-  wire [16:0] \$1560 ;
-  wire [15:0] \$1561 ;
-  wire \$1562 ;
-  wire [16:0] \$1563 ;
-  wire [16:0] \$1564 ;
-  wire [2:0] \$1565 ;
-  reg [15:0] \$1566 ;
-  wire \$1567 ;
-  wire [2:0] \$1568 ;
-  reg [15:0] \$1569 ;
-  wire \$157 ;
-  wire [16:0] \$1570 ;
-  wire [16:0] \$1571 ;
-  wire [15:0] \$1572 ;
-  wire \$1573 ;
-  reg [68:0] \$1574 ;
-  reg [68:0] \$1575 ;
-  reg [68:0] \$1576 ;
-  reg [68:0] \$1577 ;
-  reg [68:0] \$1578 ;
-  reg [68:0] \$1579 ;
-  wire \$158 ;
-  reg [68:0] \$1580 ;
-  reg [68:0] \$1581 ;
-  reg [68:0] \$1582 ;
-  reg [68:0] \$1583 ;
-  reg [68:0] \$1584 ;
-  reg [68:0] \$1585 ;
-  reg [10:0] \$1586 ;
-  reg [68:0] \$1587 ;
-  reg [10:0] \$1588 ;
-  reg [10:0] \$1589 ;
-  wire \$159 ;
-  reg [10:0] \$1590 ;
-  reg [10:0] \$1591 ;
-  reg [10:0] \$1592 ;
-  reg [3:0] \$1593 ;
-  reg [3:0] \$1594 ;
-  reg [3:0] \$1595 ;
-  reg [3:0] \$1596 ;
-  reg [3:0] \$1597 ;
-  reg [3:0] \$1598 ;
-  reg [3:0] \$1599 ;
-  wire \$16 ;
-  wire [2:0] \$160 ;
-  reg [3:0] \$1600 ;
-  reg [10:0] \$1601 ;
-  reg [10:0] \$1602 ;
-  reg [10:0] \$1603 ;
-  reg [10:0] \$1604 ;
-  reg [10:0] \$1605 ;
-  reg [10:0] \$1606 ;
-  reg [10:0] \$1607 ;
-  reg [3:0] \$1608 ;
-  reg [3:0] \$1609 ;
-  wire \$161 ;
-  reg [3:0] \$1610 ;
-  reg [3:0] \$1611 ;
-  reg [92:0] \$1612 ;
-  reg [92:0] \$1613 ;
-  reg [92:0] \$1614 ;
-  reg [92:0] \$1615 ;
-  reg \$1616 ;
-  reg [7:0] \$1617 ;
-  reg [68:0] \$1618 ;
-  reg [10:0] \$1619 ;
-  wire \$162 ;
-  reg \$1620 ;
-  reg [7:0] \$1621 ;
-  reg [7:0] \$1622 ;
-  reg [3:0] \$1623 ;
-  reg [3:0] \$1624 ;
-  reg [3:0] \$1625 ;
-  reg \$1626 ;
-  reg \$1627 ;
-  reg \$1628 ;
-  reg [3:0] \$1629 ;
-  wire \$163 ;
-  reg [3:0] \$1630 ;
-  reg [3:0] \$1631 ;
-  reg \$1632 ;
-  reg \$1633 ;
-  reg \$1634 ;
-  reg \$1635 ;
-  reg \$1636 ;
-  reg \$1637 ;
-  reg \$1638 ;
-  reg \$1639 ;
-  wire [2:0] \$164 ;
-  reg \$1640 ;
-  reg \$1641 ;
-  reg [3:0] \$1642 ;
-  reg [3:0] \$1643 ;
-  reg [3:0] \$1644 ;
-  reg [126:0] \$1645 ;
-  reg [126:0] \$1646 ;
-  reg [126:0] \$1647 ;
-  reg [126:0] \$1648 ;
-  wire [63:0] \$1649 ;
-  wire \$165 ;
-  wire [60:0] \$1650 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire [2:0] \$168 ;
-  wire \$169 ;
-  wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire [2:0] \$173 ;
-  wire \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire [2:0] \$177 ;
-  wire \$178 ;
-  wire \$179 ;
-  wire \$18 ;
-  wire \$180 ;
-  wire [2:0] \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
-  wire [2:0] \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
-  wire \$19 ;
-  wire [2:0] \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire [2:0] \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire [2:0] \$198 ;
-  wire \$199 ;
-  wire [11:0] \$2 ;
-  wire [2:0] \$20 ;
-  wire \$200 ;
-  wire \$201 ;
-  wire [2:0] \$202 ;
-  wire \$203 ;
-  wire \$204 ;
-  wire \$205 ;
-  wire \$206 ;
-  wire [2:0] \$207 ;
-  wire \$208 ;
-  wire \$209 ;
-  wire \$21 ;
-  wire \$210 ;
-  wire [2:0] \$211 ;
-  wire \$212 ;
-  wire \$213 ;
-  wire \$214 ;
-  wire [2:0] \$215 ;
-  wire \$216 ;
-  wire \$217 ;
-  wire \$218 ;
-  wire [2:0] \$219 ;
-  wire \$22 ;
-  wire \$220 ;
-  wire \$221 ;
-  wire \$222 ;
-  wire \$223 ;
-  wire [2:0] \$224 ;
-  wire \$225 ;
-  wire \$226 ;
-  wire \$227 ;
-  wire [2:0] \$228 ;
-  wire \$229 ;
-  wire \$23 ;
-  wire \$230 ;
-  wire \$231 ;
-  wire [2:0] \$232 ;
-  wire \$233 ;
-  wire \$234 ;
-  wire \$235 ;
-  wire [2:0] \$236 ;
-  wire \$237 ;
-  wire \$238 ;
-  wire \$239 ;
-  wire [2:0] \$24 ;
-  wire \$240 ;
-  wire [2:0] \$241 ;
-  wire \$242 ;
-  wire \$243 ;
-  wire \$244 ;
-  wire [2:0] \$245 ;
-  wire \$246 ;
-  wire \$247 ;
-  wire \$248 ;
-  wire [2:0] \$249 ;
-  wire \$25 ;
-  wire \$250 ;
-  wire \$251 ;
-  wire \$252 ;
-  wire [2:0] \$253 ;
-  wire \$254 ;
-  wire \$255 ;
-  wire \$256 ;
-  wire \$257 ;
-  wire [2:0] \$258 ;
-  wire \$259 ;
-  wire \$26 ;
-  wire \$260 ;
-  wire \$261 ;
-  wire [2:0] \$262 ;
-  wire \$263 ;
-  wire \$264 ;
-  wire \$265 ;
-  wire [2:0] \$266 ;
-  wire \$267 ;
-  wire \$268 ;
-  wire \$269 ;
-  wire \$27 ;
-  wire [2:0] \$270 ;
-  wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
-  wire [2:0] \$275 ;
-  wire \$276 ;
-  wire \$277 ;
-  wire \$278 ;
-  wire [2:0] \$279 ;
-  wire [2:0] \$28 ;
-  wire \$280 ;
-  wire \$281 ;
-  wire \$282 ;
-  wire [2:0] \$283 ;
-  wire \$284 ;
-  wire \$285 ;
-  wire \$286 ;
-  wire [2:0] \$287 ;
-  wire \$288 ;
-  wire \$289 ;
-  wire \$29 ;
-  wire \$290 ;
-  wire \$291 ;
-  wire [2:0] \$292 ;
-  wire \$293 ;
-  wire \$294 ;
-  wire \$295 ;
-  wire [2:0] \$296 ;
-  wire \$297 ;
-  wire \$298 ;
-  wire \$299 ;
-  wire [2:0] \$3 ;
-  wire \$30 ;
-  wire [2:0] \$300 ;
-  wire \$301 ;
-  wire \$302 ;
-  wire \$303 ;
-  wire [2:0] \$304 ;
-  wire \$305 ;
-  wire \$306 ;
-  wire \$307 ;
-  wire \$308 ;
-  wire [2:0] \$309 ;
-  wire \$31 ;
-  wire \$310 ;
-  wire \$311 ;
-  wire \$312 ;
-  wire [2:0] \$313 ;
-  wire \$314 ;
-  wire \$315 ;
-  wire \$316 ;
-  wire [2:0] \$317 ;
-  wire \$318 ;
-  wire \$319 ;
-  wire [2:0] \$32 ;
-  wire \$320 ;
-  wire [2:0] \$321 ;
-  wire \$322 ;
-  wire \$323 ;
-  wire \$324 ;
-  wire \$325 ;
-  wire [2:0] \$326 ;
-  wire \$327 ;
-  wire \$328 ;
-  wire \$329 ;
-  wire \$33 ;
-  wire [2:0] \$330 ;
-  wire \$331 ;
-  wire \$332 ;
-  wire \$333 ;
-  wire [2:0] \$334 ;
-  wire \$335 ;
-  wire \$336 ;
-  wire \$337 ;
-  wire [2:0] \$338 ;
-  wire \$339 ;
-  wire \$34 ;
-  wire \$340 ;
-  wire \$341 ;
-  wire \$342 ;
-  wire [2:0] \$343 ;
-  wire \$344 ;
-  wire \$345 ;
-  wire \$346 ;
-  wire [2:0] \$347 ;
-  wire \$348 ;
-  wire \$349 ;
-  wire \$35 ;
-  wire \$350 ;
-  wire [2:0] \$351 ;
-  wire \$352 ;
-  wire \$353 ;
-  wire \$354 ;
-  wire [2:0] \$355 ;
-  wire \$356 ;
-  wire \$357 ;
-  wire \$358 ;
-  wire \$359 ;
-  wire \$36 ;
-  wire [2:0] \$360 ;
-  wire \$361 ;
-  wire \$362 ;
-  wire \$363 ;
-  wire [2:0] \$364 ;
-  wire \$365 ;
-  wire \$366 ;
-  wire \$367 ;
-  wire [2:0] \$368 ;
-  wire \$369 ;
-  wire [2:0] \$37 ;
-  wire \$370 ;
-  wire \$371 ;
-  wire [2:0] \$372 ;
-  wire \$373 ;
-  wire \$374 ;
-  wire \$375 ;
-  wire \$376 ;
-  wire [2:0] \$377 ;
-  wire \$378 ;
-  wire \$379 ;
-  wire \$38 ;
-  wire \$380 ;
-  wire [2:0] \$381 ;
-  wire \$382 ;
-  wire \$383 ;
-  wire \$384 ;
-  wire [2:0] \$385 ;
-  wire \$386 ;
-  wire \$387 ;
-  wire \$388 ;
-  wire [2:0] \$389 ;
-  wire \$39 ;
-  wire \$390 ;
-  wire \$391 ;
-  wire \$392 ;
-  wire \$393 ;
-  wire [2:0] \$394 ;
-  wire \$395 ;
-  wire \$396 ;
-  wire \$397 ;
-  wire [2:0] \$398 ;
-  wire \$399 ;
-  wire \$4 ;
-  wire \$40 ;
-  wire \$400 ;
-  wire \$401 ;
-  wire [2:0] \$402 ;
-  wire \$403 ;
-  wire \$404 ;
-  wire \$405 ;
-  wire [2:0] \$406 ;
-  wire \$407 ;
-  wire \$408 ;
-  wire \$409 ;
-  wire [2:0] \$41 ;
-  wire \$410 ;
-  wire [2:0] \$411 ;
-  wire \$412 ;
-  wire \$413 ;
-  wire \$414 ;
-  wire [2:0] \$415 ;
-  wire \$416 ;
-  wire \$417 ;
-  wire \$418 ;
-  wire [2:0] \$419 ;
-  wire \$42 ;
-  wire \$420 ;
-  wire \$421 ;
-  wire \$422 ;
-  wire [2:0] \$423 ;
-  wire \$424 ;
-  wire \$425 ;
-  wire \$426 ;
-  wire \$427 ;
-  wire [2:0] \$428 ;
-  wire \$429 ;
-  wire \$43 ;
-  wire \$430 ;
-  wire \$431 ;
-  wire [2:0] \$432 ;
-  wire \$433 ;
-  wire \$434 ;
-  wire \$435 ;
-  wire [2:0] \$436 ;
-  wire \$437 ;
-  wire \$438 ;
-  wire \$439 ;
-  wire \$44 ;
-  wire [2:0] \$440 ;
-  wire \$441 ;
-  wire \$442 ;
-  wire \$443 ;
-  wire \$444 ;
-  wire [2:0] \$445 ;
-  wire \$446 ;
-  wire \$447 ;
-  wire \$448 ;
-  wire [2:0] \$449 ;
-  wire [2:0] \$45 ;
-  wire \$450 ;
-  wire \$451 ;
-  wire \$452 ;
-  wire [2:0] \$453 ;
-  wire \$454 ;
-  wire \$455 ;
-  wire \$456 ;
-  wire [2:0] \$457 ;
-  wire \$458 ;
-  wire \$459 ;
-  wire \$46 ;
-  wire \$460 ;
-  wire \$461 ;
-  wire [2:0] \$462 ;
-  wire \$463 ;
-  wire \$464 ;
-  wire \$465 ;
-  wire [2:0] \$466 ;
-  wire \$467 ;
-  wire \$468 ;
-  wire \$469 ;
-  wire \$47 ;
-  wire [2:0] \$470 ;
-  wire \$471 ;
-  wire \$472 ;
-  wire \$473 ;
-  wire [2:0] \$474 ;
-  wire \$475 ;
-  wire \$476 ;
-  wire \$477 ;
-  wire \$478 ;
-  wire [2:0] \$479 ;
-  wire \$48 ;
-  wire \$480 ;
-  wire \$481 ;
-  wire \$482 ;
-  wire [2:0] \$483 ;
-  wire \$484 ;
-  wire \$485 ;
-  wire \$486 ;
-  wire [2:0] \$487 ;
-  wire \$488 ;
-  wire \$489 ;
-  wire [2:0] \$49 ;
-  wire \$490 ;
-  wire [2:0] \$491 ;
-  wire \$492 ;
-  wire \$493 ;
-  wire \$494 ;
-  wire \$495 ;
-  wire [2:0] \$496 ;
-  wire \$497 ;
-  wire \$498 ;
-  wire \$499 ;
-  wire \$5 ;
-  wire \$50 ;
-  wire [2:0] \$500 ;
-  wire \$501 ;
-  wire \$502 ;
-  wire \$503 ;
-  wire [2:0] \$504 ;
-  wire \$505 ;
-  wire \$506 ;
-  wire \$507 ;
-  wire [2:0] \$508 ;
-  wire \$509 ;
-  wire \$51 ;
-  wire \$510 ;
-  wire \$511 ;
-  wire \$512 ;
-  wire [2:0] \$513 ;
-  wire \$514 ;
-  wire \$515 ;
-  wire \$516 ;
-  wire [2:0] \$517 ;
-  wire \$518 ;
-  wire \$519 ;
-  wire \$52 ;
-  wire \$520 ;
-  wire [2:0] \$521 ;
-  wire \$522 ;
-  wire \$523 ;
-  wire \$524 ;
-  wire [2:0] \$525 ;
-  wire \$526 ;
-  wire \$527 ;
-  wire \$528 ;
-  wire \$529 ;
-  wire \$53 ;
-  wire [2:0] \$530 ;
-  wire \$531 ;
-  wire \$532 ;
-  wire \$533 ;
-  wire [2:0] \$534 ;
-  wire \$535 ;
-  wire \$536 ;
-  wire \$537 ;
-  wire [2:0] \$538 ;
-  wire \$539 ;
-  wire [2:0] \$54 ;
-  wire \$540 ;
-  wire \$541 ;
-  wire [2:0] \$542 ;
-  wire \$543 ;
-  wire \$544 ;
-  wire \$545 ;
-  wire \$546 ;
-  wire \$547 ;
-  wire \$548 ;
-  wire \$549 ;
-  wire \$55 ;
-  wire \$550 ;
-  wire \$551 ;
-  wire \$552 ;
-  wire \$553 ;
-  wire \$554 ;
-  wire \$555 ;
-  wire \$556 ;
-  wire [8:0] \$557 ;
-  wire \$558 ;
-  wire [8:0] \$559 ;
-  wire \$56 ;
-  wire [6:0] \$560 ;
-  wire \$561 ;
-  wire [8:0] \$562 ;
-  wire \$563 ;
-  wire \$564 ;
-  wire \$565 ;
-  wire [8:0] \$566 ;
-  wire \$567 ;
-  wire [8:0] \$568 ;
-  wire [6:0] \$569 ;
-  wire \$57 ;
-  wire \$570 ;
-  wire [8:0] \$571 ;
-  wire \$572 ;
-  wire \$573 ;
-  wire \$574 ;
-  wire [8:0] \$575 ;
-  wire \$576 ;
-  wire [8:0] \$577 ;
-  wire [6:0] \$578 ;
-  wire \$579 ;
-  wire [2:0] \$58 ;
-  wire [8:0] \$580 ;
-  wire \$581 ;
-  wire \$582 ;
-  wire \$583 ;
-  wire [8:0] \$584 ;
-  wire \$585 ;
-  wire [8:0] \$586 ;
-  wire [6:0] \$587 ;
-  wire \$588 ;
-  wire [8:0] \$589 ;
-  wire \$59 ;
-  wire \$590 ;
-  wire [3:0] \$591 ;
-  wire \$592 ;
-  wire [2:0] \$593 ;
-  reg \$594 ;
-  wire \$595 ;
-  wire \$596 ;
-  wire \$597 ;
-  wire [2:0] \$598 ;
-  reg \$599 ;
-  wire \$6 ;
-  wire \$60 ;
-  wire \$600 ;
-  wire \$601 ;
-  wire [2:0] \$602 ;
-  reg \$603 ;
-  wire \$604 ;
-  wire \$605 ;
-  wire [2:0] \$606 ;
-  reg [7:0] \$607 ;
-  wire [2:0] \$608 ;
-  reg [55:0] \$609 ;
-  wire \$61 ;
-  wire [2:0] \$610 ;
-  reg [15:0] \$611 ;
-  wire [2:0] \$612 ;
-  reg \$613 ;
-  wire \$614 ;
-  wire [3:0] \$615 ;
-  wire \$616 ;
-  wire [2:0] \$617 ;
-  reg \$618 ;
-  wire \$619 ;
-  wire [2:0] \$62 ;
-  wire \$620 ;
-  wire \$621 ;
-  wire [2:0] \$622 ;
-  reg \$623 ;
-  wire \$624 ;
-  wire \$625 ;
-  wire [2:0] \$626 ;
-  reg \$627 ;
-  wire \$628 ;
-  wire \$629 ;
-  wire \$63 ;
-  wire [2:0] \$630 ;
-  reg [7:0] \$631 ;
-  wire [2:0] \$632 ;
-  reg [55:0] \$633 ;
-  wire [2:0] \$634 ;
-  reg [15:0] \$635 ;
-  wire [2:0] \$636 ;
-  reg \$637 ;
-  wire \$638 ;
-  wire [3:0] \$639 ;
-  wire \$64 ;
-  wire \$640 ;
-  wire [2:0] \$641 ;
-  reg \$642 ;
-  wire \$643 ;
-  wire \$644 ;
-  wire \$645 ;
-  wire [2:0] \$646 ;
-  reg \$647 ;
-  wire \$648 ;
-  wire \$649 ;
-  wire \$65 ;
-  wire [2:0] \$650 ;
-  reg \$651 ;
-  wire \$652 ;
-  wire \$653 ;
-  wire [2:0] \$654 ;
-  reg [7:0] \$655 ;
-  wire [2:0] \$656 ;
-  reg [55:0] \$657 ;
-  wire [2:0] \$658 ;
-  reg [15:0] \$659 ;
-  wire [2:0] \$66 ;
-  wire [2:0] \$660 ;
-  reg \$661 ;
-  wire \$662 ;
-  wire [3:0] \$663 ;
-  wire \$664 ;
-  wire [2:0] \$665 ;
-  reg \$666 ;
-  wire \$667 ;
-  wire \$668 ;
-  wire \$669 ;
-  wire \$67 ;
-  wire [2:0] \$670 ;
-  reg \$671 ;
-  wire \$672 ;
-  wire \$673 ;
-  wire [2:0] \$674 ;
-  reg \$675 ;
-  wire \$676 ;
-  wire \$677 ;
-  wire [2:0] \$678 ;
-  reg [7:0] \$679 ;
-  wire \$68 ;
-  wire [2:0] \$680 ;
-  reg [55:0] \$681 ;
-  wire [2:0] \$682 ;
-  reg [15:0] \$683 ;
-  wire [2:0] \$684 ;
-  reg \$685 ;
-  wire \$686 ;
-  wire \$687 ;
-  wire \$688 ;
-  wire \$689 ;
-  wire \$69 ;
-  wire \$690 ;
-  wire \$691 ;
-  wire [8:0] \$692 ;
-  wire \$693 ;
-  wire \$694 ;
-  wire \$695 ;
-  wire \$696 ;
-  wire \$697 ;
-  wire \$698 ;
-  wire \$699 ;
-  wire [2:0] \$7 ;
-  wire \$70 ;
-  wire [8:0] \$700 ;
-  wire \$701 ;
-  wire \$702 ;
-  wire \$703 ;
-  wire \$704 ;
-  wire \$705 ;
-  wire \$706 ;
-  wire \$707 ;
-  wire [8:0] \$708 ;
-  wire \$709 ;
-  wire [2:0] \$71 ;
-  wire \$710 ;
-  wire \$711 ;
-  wire \$712 ;
-  wire \$713 ;
-  wire \$714 ;
-  wire \$715 ;
-  wire [8:0] \$716 ;
-  wire \$717 ;
-  wire \$718 ;
-  wire \$719 ;
-  wire \$72 ;
-  wire \$720 ;
-  wire \$721 ;
-  wire \$722 ;
-  wire \$723 ;
-  wire [8:0] \$724 ;
-  wire \$725 ;
-  wire \$726 ;
-  wire \$727 ;
-  wire \$728 ;
-  wire \$729 ;
-  wire \$73 ;
-  wire \$730 ;
-  wire \$731 ;
-  wire [8:0] \$732 ;
-  wire \$733 ;
-  wire \$734 ;
-  wire \$735 ;
-  wire \$736 ;
-  wire \$737 ;
-  wire \$738 ;
-  wire \$739 ;
-  wire \$74 ;
-  wire [8:0] \$740 ;
-  wire \$741 ;
-  wire \$742 ;
-  wire \$743 ;
-  wire \$744 ;
-  wire \$745 ;
-  wire \$746 ;
-  wire \$747 ;
-  wire [8:0] \$748 ;
-  wire \$749 ;
-  wire [2:0] \$75 ;
-  wire \$750 ;
-  wire \$751 ;
-  wire \$752 ;
-  wire \$753 ;
-  wire \$754 ;
-  wire \$755 ;
-  wire [8:0] \$756 ;
-  wire \$757 ;
-  wire \$758 ;
-  wire \$759 ;
-  wire \$76 ;
-  wire \$760 ;
-  wire \$761 ;
-  wire \$762 ;
-  wire \$763 ;
-  wire [8:0] \$764 ;
-  wire \$765 ;
-  wire \$766 ;
-  wire \$767 ;
-  wire \$768 ;
-  wire \$769 ;
-  wire \$77 ;
-  wire \$770 ;
-  wire \$771 ;
-  wire [8:0] \$772 ;
-  wire \$773 ;
-  wire \$774 ;
-  wire \$775 ;
-  wire \$776 ;
-  wire \$777 ;
-  wire \$778 ;
-  wire \$779 ;
-  wire \$78 ;
-  wire [8:0] \$780 ;
-  wire \$781 ;
-  wire \$782 ;
-  wire \$783 ;
-  wire \$784 ;
-  wire \$785 ;
-  wire \$786 ;
-  wire \$787 ;
-  wire [8:0] \$788 ;
-  wire \$789 ;
-  wire [2:0] \$79 ;
-  wire \$790 ;
-  wire \$791 ;
-  wire \$792 ;
-  wire \$793 ;
-  wire \$794 ;
-  wire \$795 ;
-  wire [8:0] \$796 ;
-  wire \$797 ;
-  wire \$798 ;
-  wire \$799 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire \$800 ;
-  wire \$801 ;
-  wire \$802 ;
-  wire \$803 ;
-  wire [8:0] \$804 ;
-  wire \$805 ;
-  wire \$806 ;
-  wire \$807 ;
-  wire \$808 ;
-  wire \$809 ;
-  wire \$81 ;
-  wire \$810 ;
-  wire \$811 ;
-  wire [8:0] \$812 ;
-  wire \$813 ;
-  wire \$814 ;
-  wire \$815 ;
-  wire \$816 ;
-  wire \$817 ;
-  wire \$818 ;
-  wire \$819 ;
-  wire \$82 ;
-  wire [8:0] \$820 ;
-  wire \$821 ;
-  wire \$822 ;
-  wire \$823 ;
-  wire \$824 ;
-  wire \$825 ;
-  wire \$826 ;
-  wire \$827 ;
-  wire [8:0] \$828 ;
-  wire \$829 ;
-  wire [2:0] \$83 ;
-  wire \$830 ;
-  wire \$831 ;
-  wire \$832 ;
-  wire \$833 ;
-  wire \$834 ;
-  wire \$835 ;
-  wire [8:0] \$836 ;
-  wire \$837 ;
-  wire \$838 ;
-  wire \$839 ;
-  wire \$84 ;
-  wire \$840 ;
-  wire \$841 ;
-  wire \$842 ;
-  wire \$843 ;
-  wire [8:0] \$844 ;
-  wire \$845 ;
-  wire \$846 ;
-  wire [8:0] \$847 ;
-  wire \$848 ;
-  wire [8:0] \$849 ;
-  wire \$85 ;
-  wire [6:0] \$850 ;
-  wire [8:0] \$851 ;
-  wire \$852 ;
-  wire \$853 ;
-  wire \$854 ;
-  wire \$855 ;
-  wire [8:0] \$856 ;
-  wire \$857 ;
-  wire [8:0] \$858 ;
-  wire [6:0] \$859 ;
-  wire \$86 ;
-  wire [8:0] \$860 ;
-  wire \$861 ;
-  wire \$862 ;
-  wire \$863 ;
-  wire [8:0] \$864 ;
-  wire \$865 ;
-  wire \$866 ;
-  wire [8:0] \$867 ;
-  wire \$868 ;
-  wire [8:0] \$869 ;
-  wire \$87 ;
-  wire [6:0] \$870 ;
-  wire [8:0] \$871 ;
-  wire \$872 ;
-  wire \$873 ;
-  wire \$874 ;
-  wire \$875 ;
-  wire [8:0] \$876 ;
-  wire \$877 ;
-  wire [8:0] \$878 ;
-  wire [6:0] \$879 ;
-  wire [2:0] \$88 ;
-  wire [8:0] \$880 ;
-  wire \$881 ;
-  wire \$882 ;
-  wire \$883 ;
-  wire [8:0] \$884 ;
-  wire \$885 ;
-  wire \$886 ;
-  wire [8:0] \$887 ;
-  wire \$888 ;
-  wire [8:0] \$889 ;
-  wire \$89 ;
-  wire [6:0] \$890 ;
-  wire [8:0] \$891 ;
-  wire \$892 ;
-  wire \$893 ;
-  wire \$894 ;
-  wire \$895 ;
-  wire [8:0] \$896 ;
-  wire \$897 ;
-  wire [8:0] \$898 ;
-  wire [6:0] \$899 ;
-  wire \$9 ;
-  wire \$90 ;
-  wire [8:0] \$900 ;
-  wire \$901 ;
-  wire \$902 ;
-  wire \$903 ;
-  wire [8:0] \$904 ;
-  wire \$905 ;
-  wire \$906 ;
-  wire [8:0] \$907 ;
-  wire \$908 ;
-  wire [8:0] \$909 ;
-  wire \$91 ;
-  wire [6:0] \$910 ;
-  wire [8:0] \$911 ;
-  wire \$912 ;
-  wire \$913 ;
-  wire \$914 ;
-  wire \$915 ;
-  wire [8:0] \$916 ;
-  wire \$917 ;
-  wire [8:0] \$918 ;
-  wire [6:0] \$919 ;
-  wire [2:0] \$92 ;
-  wire [8:0] \$920 ;
-  wire \$921 ;
-  wire \$922 ;
-  wire \$923 ;
-  wire [8:0] \$924 ;
-  wire \$925 ;
-  wire \$926 ;
-  wire [8:0] \$927 ;
-  wire \$928 ;
-  wire [8:0] \$929 ;
-  wire \$93 ;
-  wire [6:0] \$930 ;
-  wire [8:0] \$931 ;
-  wire \$932 ;
-  wire \$933 ;
-  wire \$934 ;
-  wire [8:0] \$935 ;
-  wire \$936 ;
-  wire [8:0] \$937 ;
-  wire [6:0] \$938 ;
-  wire [8:0] \$939 ;
-  wire \$94 ;
-  wire \$940 ;
-  wire \$941 ;
-  wire \$942 ;
-  wire \$943 ;
-  wire [8:0] \$944 ;
-  wire \$945 ;
-  wire \$946 ;
-  wire [8:0] \$947 ;
-  wire \$948 ;
-  wire [8:0] \$949 ;
-  wire \$95 ;
-  wire [6:0] \$950 ;
-  wire [8:0] \$951 ;
-  wire \$952 ;
-  wire \$953 ;
-  wire \$954 ;
-  wire [8:0] \$955 ;
-  wire \$956 ;
-  wire [8:0] \$957 ;
-  wire [6:0] \$958 ;
-  wire [8:0] \$959 ;
-  wire [2:0] \$96 ;
-  wire \$960 ;
-  wire \$961 ;
-  wire \$962 ;
-  wire \$963 ;
-  wire [8:0] \$964 ;
-  wire \$965 ;
-  wire \$966 ;
-  wire [8:0] \$967 ;
-  wire \$968 ;
-  wire [8:0] \$969 ;
-  wire \$97 ;
-  wire [6:0] \$970 ;
-  wire [8:0] \$971 ;
-  wire \$972 ;
-  wire \$973 ;
-  wire \$974 ;
-  wire [8:0] \$975 ;
-  wire \$976 ;
-  wire [8:0] \$977 ;
-  wire [6:0] \$978 ;
-  wire [8:0] \$979 ;
-  wire \$98 ;
-  wire \$980 ;
-  wire \$981 ;
-  wire \$982 ;
-  wire \$983 ;
-  wire [8:0] \$984 ;
-  wire \$985 ;
-  wire \$986 ;
-  wire [8:0] \$987 ;
-  wire \$988 ;
-  wire [8:0] \$989 ;
-  wire \$99 ;
-  wire [6:0] \$990 ;
-  wire [8:0] \$991 ;
-  wire \$992 ;
-  wire \$993 ;
-  wire \$994 ;
-  wire [8:0] \$995 ;
-  wire \$996 ;
-  wire [8:0] \$997 ;
-  wire [6:0] \$998 ;
-  wire [8:0] \$999 ;
-  wire [31:0] age;
-  wire [31:0] \age$204 ;
-  wire [7:0] \age$204[0] ;
-  wire [7:0] \age$204[1] ;
-  wire [7:0] \age$204[2] ;
-  wire [7:0] \age$204[3] ;
-  wire [31:0] \age$225 ;
-  wire [7:0] \age$225[0] ;
-  wire [7:0] \age$225[1] ;
-  wire [7:0] \age$225[2] ;
-  wire [7:0] \age$225[3] ;
-  wire [31:0] \age$246 ;
-  wire [7:0] \age$246[0] ;
-  wire [7:0] \age$246[1] ;
-  wire [7:0] \age$246[2] ;
-  wire [7:0] \age$246[3] ;
-  wire [31:0] \age$267 ;
-  wire [7:0] \age$267[0] ;
-  wire [7:0] \age$267[1] ;
-  wire [7:0] \age$267[2] ;
-  wire [7:0] \age$267[3] ;
-  wire [7:0] age0;
-  wire [7:0] age1;
-  wire [7:0] age2;
-  wire [7:0] age3;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  wire [7:0] age_bank0;
-  wire [7:0] age_bank1;
-  wire [7:0] age_bank2;
-  wire [7:0] age_bank3;
-  reg [7:0] age_fw = 8'h00;
-  (* init = 8'h00 *)
-  wire [7:0] age_prev;
-  wire [3:0] beyond_w1;
-  wire [3:0] \beyond_w1$201 ;
-  wire [3:0] \beyond_w1$222 ;
-  wire [3:0] \beyond_w1$243 ;
-  (* init = 4'h0 *)
-  wire [3:0] \beyond_w1$264 ;
+  reg [68:0] \$1 ;
+  reg [68:0] \$10 ;
+  reg [68:0] \$11 ;
+  wire [79:0] \$12 ;
+  wire [31:0] \$13 ;
+  wire [415:0] \$14 ;
+  wire [16:0] \$15 ;
+  wire [63:0] \$16 ;
+  wire [60:0] \$17 ;
+  reg [68:0] \$2 ;
+  reg [68:0] \$3 ;
+  reg [68:0] \$4 ;
+  reg [68:0] \$5 ;
+  reg [68:0] \$6 ;
+  reg [68:0] \$7 ;
+  reg [68:0] \$8 ;
+  reg [68:0] \$9 ;
+  wire [68:0] ahead;
+  wire [1:0] \ahead.min_tlevel ;
+  wire [1:0] \ahead.op ;
+  wire [7:0] \ahead.t ;
+  wire [55:0] \ahead.tag ;
+  wire \ahead.valid ;
+  wire [10:0] ahead_start;
   wire [63:0] bk_count;
+  wire [63:0] \bk_count$97 ;
+  wire [15:0] \bk_count$97[0] ;
+  wire [15:0] \bk_count$97[1] ;
+  wire [15:0] \bk_count$97[2] ;
+  wire [15:0] \bk_count$97[3] ;
   wire [15:0] \bk_count[0] ;
   wire [15:0] \bk_count[1] ;
   wire [15:0] \bk_count[2] ;
   wire [15:0] \bk_count[3] ;
   wire [3:0] bk_fresh;
+  wire [3:0] \bk_fresh$103 ;
   wire [31:0] bk_last;
+  wire [31:0] \bk_last$99 ;
+  wire [7:0] \bk_last$99[0] ;
+  wire [7:0] \bk_last$99[1] ;
+  wire [7:0] \bk_last$99[2] ;
+  wire [7:0] \bk_last$99[3] ;
   wire [7:0] \bk_last[0] ;
   wire [7:0] \bk_last[1] ;
   wire [7:0] \bk_last[2] ;
   wire [7:0] \bk_last[3] ;
   wire [3:0] bk_mark;
+  wire [3:0] \bk_mark$105 ;
+  wire [3:0] bk_mark_raw;
+  wire [3:0] \bk_mark_raw$107 ;
   wire [35:0] bk_row;
+  wire [35:0] \bk_row$109 ;
+  wire [8:0] \bk_row$109[0] ;
+  wire [8:0] \bk_row$109[1] ;
+  wire [8:0] \bk_row$109[2] ;
+  wire [8:0] \bk_row$109[3] ;
   wire [8:0] \bk_row[0] ;
   wire [8:0] \bk_row[1] ;
   wire [8:0] \bk_row[2] ;
   wire [8:0] \bk_row[3] ;
   wire [223:0] bk_tag;
+  wire [223:0] \bk_tag$95 ;
+  wire [55:0] \bk_tag$95[0] ;
+  wire [55:0] \bk_tag$95[1] ;
+  wire [55:0] \bk_tag$95[2] ;
+  wire [55:0] \bk_tag$95[3] ;
   wire [55:0] \bk_tag[0] ;
   wire [55:0] \bk_tag[1] ;
   wire [55:0] \bk_tag[2] ;
   wire [55:0] \bk_tag[3] ;
   wire [3:0] bk_valid;
+  wire [3:0] \bk_valid$101 ;
   wire busy;
-  wire \busy$43 ;
+  wire \busy$80 ;
+  wire \busy$81 ;
+  wire \busy$82 ;
   input [84:0] cfg;
   wire [84:0] cfg;
-  wire [84:0] \cfg$286 ;
-  wire [15:0] \cfg$286.c2 ;
-  wire [15:0] \cfg$286.c3 ;
-  wire [31:0] \cfg$286.hash_seed ;
-  wire [6:0] \cfg$286.w1 ;
-  wire [6:0] \cfg$286.w2 ;
-  wire [6:0] \cfg$286.w3 ;
+  wire [84:0] \cfg$116 ;
+  wire [15:0] \cfg$116.c2 ;
+  wire [15:0] \cfg$116.c3 ;
+  wire [31:0] \cfg$116.hash_seed ;
+  wire [6:0] \cfg$116.w1 ;
+  wire [6:0] \cfg$116.w2 ;
+  wire [6:0] \cfg$116.w3 ;
+  wire [84:0] \cfg$129 ;
+  wire [15:0] \cfg$129.c2 ;
+  wire [15:0] \cfg$129.c3 ;
+  wire [31:0] \cfg$129.hash_seed ;
+  wire [6:0] \cfg$129.w1 ;
+  wire [6:0] \cfg$129.w2 ;
+  wire [6:0] \cfg$129.w3 ;
+  wire [84:0] \cfg$88 ;
+  wire [15:0] \cfg$88.c2 ;
+  wire [15:0] \cfg$88.c3 ;
+  wire [31:0] \cfg$88.hash_seed ;
+  wire [6:0] \cfg$88.w1 ;
+  wire [6:0] \cfg$88.w2 ;
+  wire [6:0] \cfg$88.w3 ;
   wire [15:0] \cfg.c2 ;
   wire [15:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -2021,258 +394,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_10 = "INSERT" *)
   (* enum_value_11 = "POP" *)
   wire [1:0] cmd;
-  wire [15:0] cnt0;
-  wire [15:0] cnt1;
-  wire [15:0] cnt2;
-  wire [15:0] cnt3;
-  wire [63:0] count;
-  wire [63:0] \count$206 ;
-  wire [15:0] \count$206[0] ;
-  wire [15:0] \count$206[1] ;
-  wire [15:0] \count$206[2] ;
-  wire [15:0] \count$206[3] ;
-  wire [63:0] \count$227 ;
-  wire [15:0] \count$227[0] ;
-  wire [15:0] \count$227[1] ;
-  wire [15:0] \count$227[2] ;
-  wire [15:0] \count$227[3] ;
-  wire [63:0] \count$248 ;
-  wire [15:0] \count$248[0] ;
-  wire [15:0] \count$248[1] ;
-  wire [15:0] \count$248[2] ;
-  wire [15:0] \count$248[3] ;
-  wire [63:0] \count$269 ;
-  wire [15:0] \count$269[0] ;
-  wire [15:0] \count$269[1] ;
-  wire [15:0] \count$269[2] ;
-  wire [15:0] \count$269[3] ;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  wire [63:0] count_inc;
-  wire [63:0] \count_inc$208 ;
-  wire [15:0] \count_inc$208[0] ;
-  wire [15:0] \count_inc$208[1] ;
-  wire [15:0] \count_inc$208[2] ;
-  wire [15:0] \count_inc$208[3] ;
-  wire [63:0] \count_inc$229 ;
-  wire [15:0] \count_inc$229[0] ;
-  wire [15:0] \count_inc$229[1] ;
-  wire [15:0] \count_inc$229[2] ;
-  wire [15:0] \count_inc$229[3] ;
-  wire [63:0] \count_inc$250 ;
-  wire [15:0] \count_inc$250[0] ;
-  wire [15:0] \count_inc$250[1] ;
-  wire [15:0] \count_inc$250[2] ;
-  wire [15:0] \count_inc$250[3] ;
-  wire [63:0] \count_inc$271 ;
-  wire [15:0] \count_inc$271[0] ;
-  wire [15:0] \count_inc$271[1] ;
-  wire [15:0] \count_inc$271[2] ;
-  wire [15:0] \count_inc$271[3] ;
-  wire [63:0] count_inc2;
-  wire [63:0] \count_inc2$209 ;
-  wire [15:0] \count_inc2$209[0] ;
-  wire [15:0] \count_inc2$209[1] ;
-  wire [15:0] \count_inc2$209[2] ;
-  wire [15:0] \count_inc2$209[3] ;
-  wire [63:0] \count_inc2$230 ;
-  wire [15:0] \count_inc2$230[0] ;
-  wire [15:0] \count_inc2$230[1] ;
-  wire [15:0] \count_inc2$230[2] ;
-  wire [15:0] \count_inc2$230[3] ;
-  wire [63:0] \count_inc2$251 ;
-  wire [15:0] \count_inc2$251[0] ;
-  wire [15:0] \count_inc2$251[1] ;
-  wire [15:0] \count_inc2$251[2] ;
-  wire [15:0] \count_inc2$251[3] ;
-  wire [63:0] \count_inc2$272 ;
-  wire [15:0] \count_inc2$272[0] ;
-  wire [15:0] \count_inc2$272[1] ;
-  wire [15:0] \count_inc2$272[2] ;
-  wire [15:0] \count_inc2$272[3] ;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$13 ;
-  wire [63:0] \cycle$307 ;
-  wire [305:0] d;
-  wire \d.any_free ;
-  wire [15:0] \d.cnt_after ;
-  wire [15:0] \d.cnt_after_inc ;
-  wire \d.free_mark ;
-  wire [10:0] \d.free_slot ;
-  wire [7:0] \d.hit_age ;
-  wire [15:0] \d.hit_cnt ;
-  wire \d.hit_mark ;
-  wire [10:0] \d.hit_slot ;
-  wire \d.inv ;
-  wire [1:0] \d.min_tlevel ;
-  wire [1:0] \d.op ;
-  wire \d.present ;
-  wire [7:0] \d.t ;
-  wire [55:0] \d.tag ;
-  wire [10:0] \d.tail_slot ;
-  wire [55:0] \d.tail_tag ;
-  wire \d.take ;
-  wire \d.valid ;
-  wire \d.vict_mark ;
-  wire [10:0] \d.vict_slot ;
-  wire \d.vict_t0 ;
-  wire [55:0] \d.vict_tag ;
-  wire \d.wr ;
-  wire [3:0] \d.wr_lane ;
-  wire \d.wr_mark ;
-  wire [10:0] \d.wr_slot ;
+  wire [63:0] \cycle$148 ;
+  wire [63:0] \cycle$53 ;
   wire [305:0] decision;
-  wire [305:0] \decision$281 ;
-  wire \decision$281.any_free ;
-  wire [15:0] \decision$281.cnt_after ;
-  wire [15:0] \decision$281.cnt_after_inc ;
-  wire \decision$281.free_mark ;
-  wire [10:0] \decision$281.free_slot ;
-  wire [7:0] \decision$281.hit_age ;
-  wire [15:0] \decision$281.hit_cnt ;
-  wire \decision$281.hit_mark ;
-  wire [10:0] \decision$281.hit_slot ;
-  wire \decision$281.inv ;
-  wire [1:0] \decision$281.min_tlevel ;
-  wire [1:0] \decision$281.op ;
-  wire \decision$281.present ;
-  wire [7:0] \decision$281.t ;
-  wire [55:0] \decision$281.tag ;
-  wire [10:0] \decision$281.tail_slot ;
-  wire [55:0] \decision$281.tail_tag ;
-  wire \decision$281.take ;
-  wire \decision$281.valid ;
-  wire \decision$281.vict_mark ;
-  wire [10:0] \decision$281.vict_slot ;
-  wire \decision$281.vict_t0 ;
-  wire [55:0] \decision$281.vict_tag ;
-  wire \decision$281.wr ;
-  wire [3:0] \decision$281.wr_lane ;
-  wire \decision$281.wr_mark ;
-  wire [10:0] \decision$281.wr_slot ;
-  wire [305:0] \decision$282 ;
-  wire \decision$282.any_free ;
-  wire [15:0] \decision$282.cnt_after ;
-  wire [15:0] \decision$282.cnt_after_inc ;
-  wire \decision$282.free_mark ;
-  wire [10:0] \decision$282.free_slot ;
-  wire [7:0] \decision$282.hit_age ;
-  wire [15:0] \decision$282.hit_cnt ;
-  wire \decision$282.hit_mark ;
-  wire [10:0] \decision$282.hit_slot ;
-  wire \decision$282.inv ;
-  wire [1:0] \decision$282.min_tlevel ;
-  wire [1:0] \decision$282.op ;
-  wire \decision$282.present ;
-  wire [7:0] \decision$282.t ;
-  wire [55:0] \decision$282.tag ;
-  wire [10:0] \decision$282.tail_slot ;
-  wire [55:0] \decision$282.tail_tag ;
-  wire \decision$282.take ;
-  wire \decision$282.valid ;
-  wire \decision$282.vict_mark ;
-  wire [10:0] \decision$282.vict_slot ;
-  wire \decision$282.vict_t0 ;
-  wire [55:0] \decision$282.vict_tag ;
-  wire \decision$282.wr ;
-  wire [3:0] \decision$282.wr_lane ;
-  wire \decision$282.wr_mark ;
-  wire [10:0] \decision$282.wr_slot ;
-  wire [305:0] \decision$283 ;
-  wire \decision$283.any_free ;
-  wire [15:0] \decision$283.cnt_after ;
-  wire [15:0] \decision$283.cnt_after_inc ;
-  wire \decision$283.free_mark ;
-  wire [10:0] \decision$283.free_slot ;
-  wire [7:0] \decision$283.hit_age ;
-  wire [15:0] \decision$283.hit_cnt ;
-  wire \decision$283.hit_mark ;
-  wire [10:0] \decision$283.hit_slot ;
-  wire \decision$283.inv ;
-  wire [1:0] \decision$283.min_tlevel ;
-  wire [1:0] \decision$283.op ;
-  wire \decision$283.present ;
-  wire [7:0] \decision$283.t ;
-  wire [55:0] \decision$283.tag ;
-  wire [10:0] \decision$283.tail_slot ;
-  wire [55:0] \decision$283.tail_tag ;
-  wire \decision$283.take ;
-  wire \decision$283.valid ;
-  wire \decision$283.vict_mark ;
-  wire [10:0] \decision$283.vict_slot ;
-  wire \decision$283.vict_t0 ;
-  wire [55:0] \decision$283.vict_tag ;
-  wire \decision$283.wr ;
-  wire [3:0] \decision$283.wr_lane ;
-  wire \decision$283.wr_mark ;
-  wire [10:0] \decision$283.wr_slot ;
-  wire [305:0] \decision$284 ;
-  wire \decision$284.any_free ;
-  wire [15:0] \decision$284.cnt_after ;
-  wire [15:0] \decision$284.cnt_after_inc ;
-  wire \decision$284.free_mark ;
-  wire [10:0] \decision$284.free_slot ;
-  wire [7:0] \decision$284.hit_age ;
-  wire [15:0] \decision$284.hit_cnt ;
-  wire \decision$284.hit_mark ;
-  wire [10:0] \decision$284.hit_slot ;
-  wire \decision$284.inv ;
-  wire [1:0] \decision$284.min_tlevel ;
-  wire [1:0] \decision$284.op ;
-  wire \decision$284.present ;
-  wire [7:0] \decision$284.t ;
-  wire [55:0] \decision$284.tag ;
-  wire [10:0] \decision$284.tail_slot ;
-  wire [55:0] \decision$284.tail_tag ;
-  wire \decision$284.take ;
-  wire \decision$284.valid ;
-  wire \decision$284.vict_mark ;
-  wire [10:0] \decision$284.vict_slot ;
-  wire \decision$284.vict_t0 ;
-  wire [55:0] \decision$284.vict_tag ;
-  wire \decision$284.wr ;
-  wire [3:0] \decision$284.wr_lane ;
-  wire \decision$284.wr_mark ;
-  wire [10:0] \decision$284.wr_slot ;
-  wire [305:0] \decision$285 ;
-  wire \decision$285.any_free ;
-  wire [15:0] \decision$285.cnt_after ;
-  wire [15:0] \decision$285.cnt_after_inc ;
-  wire \decision$285.free_mark ;
-  wire [10:0] \decision$285.free_slot ;
-  wire [7:0] \decision$285.hit_age ;
-  wire [15:0] \decision$285.hit_cnt ;
-  wire \decision$285.hit_mark ;
-  wire [10:0] \decision$285.hit_slot ;
-  wire \decision$285.inv ;
-  wire [1:0] \decision$285.min_tlevel ;
-  wire [1:0] \decision$285.op ;
-  wire \decision$285.present ;
-  wire [7:0] \decision$285.t ;
-  wire [55:0] \decision$285.tag ;
-  wire [10:0] \decision$285.tail_slot ;
-  wire [55:0] \decision$285.tail_tag ;
-  wire \decision$285.take ;
-  wire \decision$285.valid ;
-  wire \decision$285.vict_mark ;
-  wire [10:0] \decision$285.vict_slot ;
-  wire \decision$285.vict_t0 ;
-  wire [55:0] \decision$285.vict_tag ;
-  wire \decision$285.wr ;
-  wire [3:0] \decision$285.wr_lane ;
-  wire \decision$285.wr_mark ;
-  wire [10:0] \decision$285.wr_slot ;
+  wire [305:0] \decision$128 ;
+  wire \decision$128.any_free ;
+  wire [15:0] \decision$128.cnt_after ;
+  wire [15:0] \decision$128.cnt_after_inc ;
+  wire \decision$128.free_mark ;
+  wire [10:0] \decision$128.free_slot ;
+  wire [7:0] \decision$128.hit_age ;
+  wire [15:0] \decision$128.hit_cnt ;
+  wire \decision$128.hit_mark ;
+  wire [10:0] \decision$128.hit_slot ;
+  wire \decision$128.inv ;
+  wire [1:0] \decision$128.min_tlevel ;
+  wire [1:0] \decision$128.op ;
+  wire \decision$128.present ;
+  wire [7:0] \decision$128.t ;
+  wire [55:0] \decision$128.tag ;
+  wire [10:0] \decision$128.tail_slot ;
+  wire [55:0] \decision$128.tail_tag ;
+  wire \decision$128.take ;
+  wire \decision$128.valid ;
+  wire \decision$128.vict_mark ;
+  wire [10:0] \decision$128.vict_slot ;
+  wire \decision$128.vict_t0 ;
+  wire [55:0] \decision$128.vict_tag ;
+  wire \decision$128.wr ;
+  wire [3:0] \decision$128.wr_lane ;
+  wire \decision$128.wr_mark ;
+  wire [10:0] \decision$128.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -2300,172 +454,212 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [10:0] \decision.wr_slot ;
-  reg [68:0] e = 69'h000000000000000000;
-  wire [1:0] \e.min_tlevel ;
-  wire [1:0] \e.op ;
-  wire [7:0] \e.t ;
-  wire [55:0] \e.tag ;
-  wire \e.valid ;
-  reg [10:0] e_h = 11'h000;
-  reg [3:0] e_ov0 = 4'h0;
-  reg [3:0] e_ov1 = 4'h0;
-  reg [3:0] e_ov10 = 4'h0;
-  reg [3:0] e_ov11 = 4'h0;
-  reg [3:0] e_ov12 = 4'h0;
-  reg [3:0] e_ov13 = 4'h0;
-  wire [10:0] e_ov1_delta;
-  reg [3:0] e_ov2 = 4'h0;
-  reg [3:0] e_ov3 = 4'h0;
-  wire [10:0] e_ov_delta;
-  reg [68:0] eb = 69'h000000000000000000;
-  wire [1:0] \eb.min_tlevel ;
-  wire [1:0] \eb.op ;
-  wire [7:0] \eb.t ;
-  wire [55:0] \eb.tag ;
-  wire \eb.valid ;
-  reg [3:0] eb_fw = 4'h0;
-  reg [3:0] eb_fw_gt = 4'h0;
-  wire eb_gt0_1;
-  wire eb_gt0_2;
-  wire eb_gt0_3;
-  wire eb_gt1_0;
-  wire eb_gt1_2;
-  wire eb_gt1_3;
-  wire eb_gt2_0;
-  wire eb_gt2_1;
-  wire eb_gt2_3;
-  wire eb_gt3_0;
-  wire eb_gt3_1;
-  wire eb_gt3_2;
-  reg [3:0] eb_gt_fw = 4'h0;
-  reg eb_gt_rd0_1 = 1'h0;
-  reg eb_gt_rd0_2 = 1'h0;
-  reg eb_gt_rd0_3 = 1'h0;
-  reg eb_gt_rd1_0 = 1'h0;
-  reg eb_gt_rd1_2 = 1'h0;
-  reg eb_gt_rd1_3 = 1'h0;
-  reg eb_gt_rd2_0 = 1'h0;
-  reg eb_gt_rd2_1 = 1'h0;
-  reg eb_gt_rd2_3 = 1'h0;
-  reg eb_gt_rd3_0 = 1'h0;
-  reg eb_gt_rd3_1 = 1'h0;
-  reg eb_gt_rd3_2 = 1'h0;
-  reg [3:0] eb_gtp = 4'h0;
-  reg [126:0] eb_lane0 = 127'h00000000000000000000000000000000;
-  wire [7:0] \eb_lane0.age ;
-  wire [15:0] \eb_lane0.count ;
-  wire [15:0] \eb_lane0.count_inc ;
-  wire [15:0] \eb_lane0.count_inc2 ;
-  wire \eb_lane0.mark ;
-  wire \eb_lane0.match ;
-  wire \eb_lane0.sc_row_hit ;
-  wire [10:0] \eb_lane0.slot ;
-  wire [55:0] \eb_lane0.tag ;
-  wire \eb_lane0.valid ;
-  reg [126:0] eb_lane1 = 127'h00000000000000000000000000000000;
-  wire [7:0] \eb_lane1.age ;
-  wire [15:0] \eb_lane1.count ;
-  wire [15:0] \eb_lane1.count_inc ;
-  wire [15:0] \eb_lane1.count_inc2 ;
-  wire \eb_lane1.mark ;
-  wire \eb_lane1.match ;
-  wire \eb_lane1.sc_row_hit ;
-  wire [10:0] \eb_lane1.slot ;
-  wire [55:0] \eb_lane1.tag ;
-  wire \eb_lane1.valid ;
-  reg [126:0] eb_lane2 = 127'h00000000000000000000000000000000;
-  wire [7:0] \eb_lane2.age ;
-  wire [15:0] \eb_lane2.count ;
-  wire [15:0] \eb_lane2.count_inc ;
-  wire [15:0] \eb_lane2.count_inc2 ;
-  wire \eb_lane2.mark ;
-  wire \eb_lane2.match ;
-  wire \eb_lane2.sc_row_hit ;
-  wire [10:0] \eb_lane2.slot ;
-  wire [55:0] \eb_lane2.tag ;
-  wire \eb_lane2.valid ;
-  reg [126:0] eb_lane3 = 127'h00000000000000000000000000000000;
-  wire [7:0] \eb_lane3.age ;
-  wire [15:0] \eb_lane3.count ;
-  wire [15:0] \eb_lane3.count_inc ;
-  wire [15:0] \eb_lane3.count_inc2 ;
-  wire \eb_lane3.mark ;
-  wire \eb_lane3.match ;
-  wire \eb_lane3.sc_row_hit ;
-  wire [10:0] \eb_lane3.slot ;
-  wire [55:0] \eb_lane3.tag ;
-  wire \eb_lane3.valid ;
-  reg [3:0] eb_old = 4'h0;
-  reg eb_old_prev = 1'h0;
-  reg [3:0] eb_ov_any = 4'h0;
-  reg [3:0] eb_ov_bit0 = 4'h0;
-  reg [3:0] eb_ov_bit1 = 4'h0;
-  reg [3:0] eb_pgt = 4'h0;
-  reg [10:0] eb_tail = 11'h000;
-  reg [10:0] eb_tail_plus0 = 11'h000;
-  reg [10:0] eb_tail_plus1 = 11'h000;
-  reg [10:0] eb_tail_plus2 = 11'h000;
-  reg [10:0] eb_tail_plus3 = 11'h000;
-  reg [10:0] eb_tail_plus4 = 11'h000;
-  reg [10:0] eb_tail_plus5 = 11'h000;
-  reg [10:0] eb_tail_plus6 = 11'h000;
   wire empty;
   input enable;
   wire enable;
-  wire \enable$7 ;
+  wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$11 ;
-  wire \flush$287 ;
-  wire \flush$302 ;
+  wire \flush$130 ;
+  wire \flush$143 ;
+  wire \flush$51 ;
   output flushing;
   wire flushing;
-  wire \flushing$20 ;
+  wire \flushing$60 ;
   wire [15:0] forward__count;
+  wire [15:0] \forward__count$11 ;
+  wire [15:0] \forward__count$25 ;
+  wire [15:0] \forward__count$35 ;
   wire [15:0] forward__count_inc;
+  wire [15:0] \forward__count_inc$13 ;
+  wire [15:0] \forward__count_inc$26 ;
+  wire [15:0] \forward__count_inc$36 ;
   wire forward__invalidate;
+  wire \forward__invalidate$17 ;
+  wire \forward__invalidate$28 ;
+  wire \forward__invalidate$38 ;
   wire [3:0] forward__lane;
+  wire [3:0] \forward__lane$21 ;
+  wire [3:0] \forward__lane$3 ;
+  wire [3:0] \forward__lane$31 ;
   wire [7:0] forward__last;
+  wire [7:0] \forward__last$24 ;
+  wire [7:0] \forward__last$34 ;
+  wire [7:0] \forward__last$9 ;
   wire forward__mark;
+  wire \forward__mark$15 ;
+  wire \forward__mark$27 ;
+  wire \forward__mark$37 ;
   wire [10:0] forward__slot;
+  wire [10:0] \forward__slot$22 ;
+  wire [10:0] \forward__slot$32 ;
+  wire [10:0] \forward__slot$5 ;
   wire [55:0] forward__tag;
+  wire [55:0] \forward__tag$23 ;
+  wire [55:0] \forward__tag$33 ;
+  wire [55:0] \forward__tag$7 ;
   wire [10:0] forward__window;
+  wire [10:0] \forward__window$19 ;
+  wire [10:0] \forward__window$29 ;
+  wire [10:0] \forward__window$39 ;
   wire forward__write;
-  wire fw1_any;
-  wire [1:0] fw1_lane;
-  wire [3:0] fw_gt_bank;
-  wire fw_inv0;
-  wire fw_inv1;
-  wire fw_inv2;
-  wire fw_inv3;
-  wire fw_wr0;
-  wire fw_wr1;
-  wire fw_wr2;
-  wire fw_wr3;
-  wire [3:0] gt_bank_d1;
-  wire [3:0] gt_bank_d2;
-  wire [3:0] gt_bank_d3;
-  wire [3:0] gt_fw_bank;
-  wire [3:0] gtp_bank;
-  wire [31:0] hash;
+  wire \forward__write$1 ;
+  wire \forward__write$20 ;
+  wire \forward__write$30 ;
+  wire [10:0] hash;
+  wire [31:0] \hash$85 ;
   input hold;
   wire hold;
-  wire \hold$9 ;
+  wire \hold$49 ;
   output idle;
   wire idle;
-  wire \idle$18 ;
+  wire \idle$58 ;
   wire inv_en;
   wire [10:0] inv_slot;
   wire [63:0] key;
-  reg [10:0] lane_slot0 = 11'h000;
-  reg [10:0] lane_slot1 = 11'h000;
-  reg [10:0] lane_slot2 = 11'h000;
-  reg [10:0] lane_slot3 = 11'h000;
+  wire [649:0] lanes;
+  wire [649:0] \lanes$122 ;
+  wire [7:0] \lanes$122.age_ahead ;
+  wire \lanes$122.ahead_beyond_w1 ;
+  wire [3:0] \lanes$122.ahead_in_window ;
+  wire [7:0] \lanes$122.ahead_lane_bit ;
+  wire [3:0] \lanes$122.ahead_lane_bit[0] ;
+  wire [3:0] \lanes$122.ahead_lane_bit[1] ;
+  wire [3:0] \lanes$122.ahead_older ;
+  wire [3:0] \lanes$122.beyond_w1 ;
+  wire [3:0] \lanes$122.forward_older ;
+  wire [3:0] \lanes$122.forwarded ;
+  wire [507:0] \lanes$122.lane ;
+  wire [126:0] \lanes$122.lane[0] ;
+  wire [7:0] \lanes$122.lane[0].age ;
+  wire [15:0] \lanes$122.lane[0].count ;
+  wire [15:0] \lanes$122.lane[0].count_inc ;
+  wire [15:0] \lanes$122.lane[0].count_inc2 ;
+  wire \lanes$122.lane[0].mark ;
+  wire \lanes$122.lane[0].match ;
+  wire \lanes$122.lane[0].sc_row_hit ;
+  wire [10:0] \lanes$122.lane[0].slot ;
+  wire [55:0] \lanes$122.lane[0].tag ;
+  wire \lanes$122.lane[0].valid ;
+  wire [126:0] \lanes$122.lane[1] ;
+  wire [7:0] \lanes$122.lane[1].age ;
+  wire [15:0] \lanes$122.lane[1].count ;
+  wire [15:0] \lanes$122.lane[1].count_inc ;
+  wire [15:0] \lanes$122.lane[1].count_inc2 ;
+  wire \lanes$122.lane[1].mark ;
+  wire \lanes$122.lane[1].match ;
+  wire \lanes$122.lane[1].sc_row_hit ;
+  wire [10:0] \lanes$122.lane[1].slot ;
+  wire [55:0] \lanes$122.lane[1].tag ;
+  wire \lanes$122.lane[1].valid ;
+  wire [126:0] \lanes$122.lane[2] ;
+  wire [7:0] \lanes$122.lane[2].age ;
+  wire [15:0] \lanes$122.lane[2].count ;
+  wire [15:0] \lanes$122.lane[2].count_inc ;
+  wire [15:0] \lanes$122.lane[2].count_inc2 ;
+  wire \lanes$122.lane[2].mark ;
+  wire \lanes$122.lane[2].match ;
+  wire \lanes$122.lane[2].sc_row_hit ;
+  wire [10:0] \lanes$122.lane[2].slot ;
+  wire [55:0] \lanes$122.lane[2].tag ;
+  wire \lanes$122.lane[2].valid ;
+  wire [126:0] \lanes$122.lane[3] ;
+  wire [7:0] \lanes$122.lane[3].age ;
+  wire [15:0] \lanes$122.lane[3].count ;
+  wire [15:0] \lanes$122.lane[3].count_inc ;
+  wire [15:0] \lanes$122.lane[3].count_inc2 ;
+  wire \lanes$122.lane[3].mark ;
+  wire \lanes$122.lane[3].match ;
+  wire \lanes$122.lane[3].sc_row_hit ;
+  wire [10:0] \lanes$122.lane[3].slot ;
+  wire [55:0] \lanes$122.lane[3].tag ;
+  wire \lanes$122.lane[3].valid ;
+  wire [15:0] \lanes$122.older ;
+  wire [3:0] \lanes$122.older[0] ;
+  wire [3:0] \lanes$122.older[1] ;
+  wire [3:0] \lanes$122.older[2] ;
+  wire [3:0] \lanes$122.older[3] ;
+  wire [3:0] \lanes$122.older_ahead ;
+  wire [3:0] \lanes$122.older_forward ;
+  wire [68:0] \lanes$122.request ;
+  wire [1:0] \lanes$122.request.min_tlevel ;
+  wire [1:0] \lanes$122.request.op ;
+  wire [7:0] \lanes$122.request.t ;
+  wire [55:0] \lanes$122.request.tag ;
+  wire \lanes$122.request.valid ;
+  wire \lanes$122.same_line_ahead ;
+  wire [10:0] \lanes$122.start ;
+  wire [7:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [507:0] \lanes.lane ;
+  wire [126:0] \lanes.lane[0] ;
+  wire [7:0] \lanes.lane[0].age ;
+  wire [15:0] \lanes.lane[0].count ;
+  wire [15:0] \lanes.lane[0].count_inc ;
+  wire [15:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [10:0] \lanes.lane[0].slot ;
+  wire [55:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [126:0] \lanes.lane[1] ;
+  wire [7:0] \lanes.lane[1].age ;
+  wire [15:0] \lanes.lane[1].count ;
+  wire [15:0] \lanes.lane[1].count_inc ;
+  wire [15:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [10:0] \lanes.lane[1].slot ;
+  wire [55:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [126:0] \lanes.lane[2] ;
+  wire [7:0] \lanes.lane[2].age ;
+  wire [15:0] \lanes.lane[2].count ;
+  wire [15:0] \lanes.lane[2].count_inc ;
+  wire [15:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [10:0] \lanes.lane[2].slot ;
+  wire [55:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [126:0] \lanes.lane[3] ;
+  wire [7:0] \lanes.lane[3].age ;
+  wire [15:0] \lanes.lane[3].count ;
+  wire [15:0] \lanes.lane[3].count_inc ;
+  wire [15:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [10:0] \lanes.lane[3].slot ;
+  wire [55:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [68:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [7:0] \lanes.request.t ;
+  wire [55:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [10:0] \lanes.start ;
   wire list_empty;
-  wire \list_empty$203 ;
-  wire \list_empty$224 ;
-  wire \list_empty$245 ;
-  wire \list_empty$266 ;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
   (* enum_value_01 = "TOUCH" *)
@@ -2473,157 +667,33 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_11 = "POP" *)
   wire [1:0] lru_cmd;
   wire [10:0] lru_slot;
-  reg [10:0] m_h = 11'h000;
-  reg [3:0] m_ov0 = 4'h0;
-  reg [3:0] m_ov1 = 4'h0;
-  reg [3:0] m_ov2 = 4'h0;
-  reg [3:0] m_ov3 = 4'h0;
-  wire [3:0] m_ov_hash0;
-  wire [3:0] m_ov_hash1;
-  wire [3:0] m_ov_hash2;
-  wire [3:0] m_ov_hash3;
-  wire [3:0] m_ov_tail0;
-  wire [3:0] m_ov_tail1;
-  wire [3:0] m_ov_tail2;
-  wire [3:0] m_ov_tail3;
-  wire [3:0] mark;
-  wire [3:0] \mark$200 ;
-  wire [3:0] \mark$221 ;
-  wire [3:0] \mark$242 ;
-  wire [3:0] \mark$263 ;
-  wire [3:0] mark_b;
-  wire [3:0] mark_l;
-  wire [3:0] mark_now_b;
-  wire [3:0] match;
-  wire [3:0] \match$172 ;
-  wire [3:0] \match$199 ;
-  wire [3:0] \match$220 ;
-  wire [3:0] \match$241 ;
-  wire [3:0] \match$262 ;
-  reg [92:0] mbank0 = 93'h000000000000000000000000;
-  wire [15:0] \mbank0.count ;
-  wire \mbank0.fresh ;
-  wire [7:0] \mbank0.last ;
-  wire \mbank0.mark ;
-  wire [8:0] \mbank0.row ;
-  wire \mbank0.sc_row_hit ;
-  wire [55:0] \mbank0.tag ;
-  wire \mbank0.valid ;
-  reg [92:0] mbank1 = 93'h000000000000000000000000;
-  wire [15:0] \mbank1.count ;
-  wire \mbank1.fresh ;
-  wire [7:0] \mbank1.last ;
-  wire \mbank1.mark ;
-  wire [8:0] \mbank1.row ;
-  wire \mbank1.sc_row_hit ;
-  wire [55:0] \mbank1.tag ;
-  wire \mbank1.valid ;
-  reg [92:0] mbank2 = 93'h000000000000000000000000;
-  wire [15:0] \mbank2.count ;
-  wire \mbank2.fresh ;
-  wire [7:0] \mbank2.last ;
-  wire \mbank2.mark ;
-  wire [8:0] \mbank2.row ;
-  wire \mbank2.sc_row_hit ;
-  wire [55:0] \mbank2.tag ;
-  wire \mbank2.valid ;
-  reg [92:0] mbank3 = 93'h000000000000000000000000;
-  wire [15:0] \mbank3.count ;
-  wire \mbank3.fresh ;
-  wire [7:0] \mbank3.last ;
-  wire \mbank3.mark ;
-  wire [8:0] \mbank3.row ;
-  wire \mbank3.sc_row_hit ;
-  wire [55:0] \mbank3.tag ;
-  wire \mbank3.valid ;
-  reg [68:0] mreq = 69'h000000000000000000;
-  wire [1:0] \mreq.min_tlevel ;
-  wire [1:0] \mreq.op ;
-  wire [7:0] \mreq.t ;
-  wire [55:0] \mreq.tag ;
-  wire \mreq.valid ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$304 ;
-  wire [3:0] old_bank;
-  wire [15:0] older;
-  wire [15:0] \older$210 ;
-  wire [3:0] \older$210[0] ;
-  wire [3:0] \older$210[1] ;
-  wire [3:0] \older$210[2] ;
-  wire [3:0] \older$210[3] ;
-  wire [15:0] \older$231 ;
-  wire [3:0] \older$231[0] ;
-  wire [3:0] \older$231[1] ;
-  wire [3:0] \older$231[2] ;
-  wire [3:0] \older$231[3] ;
-  wire [15:0] \older$252 ;
-  wire [3:0] \older$252[0] ;
-  wire [3:0] \older$252[1] ;
-  wire [3:0] \older$252[2] ;
-  wire [3:0] \older$252[3] ;
-  wire [15:0] \older$273 ;
-  wire [3:0] \older$273[0] ;
-  wire [3:0] \older$273[1] ;
-  wire [3:0] \older$273[2] ;
-  wire [3:0] \older$273[3] ;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  wire [3:0] pgt_bank;
+  wire [11:0] \occupancy$145 ;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [10:0] rd_slot;
-  wire [10:0] \rd_slot$47 ;
+  wire [10:0] \rd_slot$93 ;
   input [67:0] req__payload;
   wire [67:0] req__payload;
-  wire [67:0] \req__payload$1 ;
-  wire [63:0] \req__payload$1.addr ;
-  wire [1:0] \req__payload$1.min_tlevel ;
-  wire [1:0] \req__payload$1.op ;
+  wire [67:0] \req__payload$41 ;
+  wire [63:0] \req__payload$41.addr ;
+  wire [1:0] \req__payload$41.min_tlevel ;
+  wire [1:0] \req__payload$41.op ;
   wire [63:0] \req__payload.addr ;
   wire [1:0] \req__payload.min_tlevel ;
   wire [1:0] \req__payload.op ;
   output req__ready;
   wire req__ready;
-  wire \req__ready$3 ;
+  wire \req__ready$43 ;
   input req__valid;
   wire req__valid;
-  wire \req__valid$5 ;
+  wire \req__valid$45 ;
   (* init = 69'h000000000000000000 *)
   wire [68:0] request;
-  (* init = 69'h000000000000000000 *)
-  wire [68:0] \request$197 ;
-  wire [1:0] \request$197.min_tlevel ;
-  wire [1:0] \request$197.op ;
-  wire [7:0] \request$197.t ;
-  wire [55:0] \request$197.tag ;
-  wire \request$197.valid ;
-  (* init = 69'h000000000000000000 *)
-  wire [68:0] \request$218 ;
-  wire [1:0] \request$218.min_tlevel ;
-  wire [1:0] \request$218.op ;
-  wire [7:0] \request$218.t ;
-  wire [55:0] \request$218.tag ;
-  wire \request$218.valid ;
-  (* init = 69'h000000000000000000 *)
-  wire [68:0] \request$239 ;
-  wire [1:0] \request$239.min_tlevel ;
-  wire [1:0] \request$239.op ;
-  wire [7:0] \request$239.t ;
-  wire [55:0] \request$239.tag ;
-  wire \request$239.valid ;
-  (* init = 69'h000000000000000000 *)
-  wire [68:0] \request$260 ;
-  wire [1:0] \request$260.min_tlevel ;
-  wire [1:0] \request$260.op ;
-  wire [7:0] \request$260.t ;
-  wire [55:0] \request$260.tag ;
-  wire \request$260.valid ;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
   wire [7:0] \request.t ;
@@ -2730,146 +800,169 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [7:0] \s9.t ;
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
-  reg same_prev = 1'h0;
-  reg same_tag = 1'h0;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$311 ;
-  wire [7:0] \sc_last$311[0] ;
-  wire [7:0] \sc_last$311[1] ;
-  wire [7:0] \sc_last$311[2] ;
-  wire [7:0] \sc_last$311[3] ;
+  wire [31:0] \sc_last$152 ;
+  wire [7:0] \sc_last$152[0] ;
+  wire [7:0] \sc_last$152[1] ;
+  wire [7:0] \sc_last$152[2] ;
+  wire [7:0] \sc_last$152[3] ;
   wire [7:0] \sc_last[0] ;
   wire [7:0] \sc_last[1] ;
   wire [7:0] \sc_last[2] ;
   wire [7:0] \sc_last[3] ;
   wire [3:0] sc_mark_intent;
+  wire [3:0] \sc_mark_intent$118 ;
+  wire [3:0] \sc_mark_intent$125 ;
+  wire [8:0] sc_mark_row;
+  wire [8:0] \sc_mark_row$111 ;
   wire [8:0] sc_mark_row_next;
+  wire [8:0] \sc_mark_row_next$113 ;
+  wire [8:0] \sc_mark_row_next$121 ;
   wire [3:0] sc_mark_value;
+  wire [3:0] \sc_mark_value$120 ;
+  wire [3:0] \sc_mark_value$126 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$309 ;
+  wire [8:0] \sc_row$150 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$315 ;
+  wire [3:0] \sc_set$156 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$313 ;
+  wire [3:0] \sc_valid$154 ;
   wire [31:0] seed;
-  wire [43:0] slot;
-  wire [43:0] \slot$207 ;
-  wire [10:0] \slot$207[0] ;
-  wire [10:0] \slot$207[1] ;
-  wire [10:0] \slot$207[2] ;
-  wire [10:0] \slot$207[3] ;
-  wire [43:0] \slot$228 ;
-  wire [10:0] \slot$228[0] ;
-  wire [10:0] \slot$228[1] ;
-  wire [10:0] \slot$228[2] ;
-  wire [10:0] \slot$228[3] ;
-  wire [43:0] \slot$249 ;
-  wire [10:0] \slot$249[0] ;
-  wire [10:0] \slot$249[1] ;
-  wire [10:0] \slot$249[2] ;
-  wire [10:0] \slot$249[3] ;
-  wire [43:0] \slot$270 ;
-  wire [10:0] \slot$270[0] ;
-  wire [10:0] \slot$270[1] ;
-  wire [10:0] \slot$270[2] ;
-  wire [10:0] \slot$270[3] ;
-  wire [10:0] \slot$300 ;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
+  wire [10:0] slot;
   output [12:0] stat_inc;
   wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$306 ;
+  wire [12:0] \stat_inc$147 ;
   wire [8:0] sweep_row;
-  reg [7:0] t_w1 = 8'h00;
-  wire [223:0] tag;
-  wire [223:0] \tag$205 ;
-  wire [55:0] \tag$205[0] ;
-  wire [55:0] \tag$205[1] ;
-  wire [55:0] \tag$205[2] ;
-  wire [55:0] \tag$205[3] ;
-  wire [223:0] \tag$226 ;
-  wire [55:0] \tag$226[0] ;
-  wire [55:0] \tag$226[1] ;
-  wire [55:0] \tag$226[2] ;
-  wire [55:0] \tag$226[3] ;
-  wire [223:0] \tag$247 ;
-  wire [55:0] \tag$247[0] ;
-  wire [55:0] \tag$247[1] ;
-  wire [55:0] \tag$247[2] ;
-  wire [55:0] \tag$247[3] ;
-  wire [223:0] \tag$268 ;
-  wire [55:0] \tag$268[0] ;
-  wire [55:0] \tag$268[1] ;
-  wire [55:0] \tag$268[2] ;
-  wire [55:0] \tag$268[3] ;
-  wire [55:0] tag0;
-  wire [55:0] tag1;
-  wire [55:0] tag2;
-  wire [55:0] tag3;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  wire [3:0] tag_eq_b;
   wire [10:0] tail;
-  reg [7:0] v0_age0 = 8'h00;
-  wire [7:0] v0_age1;
-  wire [7:0] v0_age2;
-  wire [7:0] v0_age3;
-  wire [3:0] v0_mark;
-  wire [3:0] v0_match;
-  wire [3:0] v0_valid;
-  wire [7:0] v1_age0;
-  (* init = 8'h00 *)
-  wire [7:0] v1_age1;
-  wire [7:0] v1_age2;
-  wire [7:0] v1_age3;
-  wire [3:0] v1_mark;
-  wire [3:0] v1_match;
-  wire [3:0] v1_valid;
-  wire [7:0] v2_age0;
-  wire [7:0] v2_age1;
-  (* init = 8'h00 *)
-  wire [7:0] v2_age2;
-  wire [7:0] v2_age3;
-  wire [3:0] v2_mark;
-  wire [3:0] v2_match;
-  wire [3:0] v2_valid;
-  wire [7:0] v3_age0;
-  wire [7:0] v3_age1;
-  wire [7:0] v3_age2;
-  (* init = 8'h00 *)
-  wire [7:0] v3_age3;
-  wire [3:0] v3_mark;
-  wire [3:0] v3_match;
-  wire [3:0] v3_valid;
-  wire [7:0] v4_age0;
-  wire [7:0] v4_age1;
-  wire [7:0] v4_age2;
-  wire [7:0] v4_age3;
-  wire [3:0] v4_mark;
-  wire [3:0] v4_match;
-  wire [3:0] v4_valid;
-  wire [3:0] valid;
-  wire [3:0] \valid$198 ;
-  wire [3:0] \valid$219 ;
-  wire [3:0] \valid$240 ;
-  wire [3:0] \valid$261 ;
-  wire [3:0] valid_l;
+  wire [10:0] \tail$87 ;
   wire [92:0] w_data;
   wire w_en;
-  (* init = 11'h000 *)
-  wire [10:0] window;
-  (* init = 11'h000 *)
-  wire [10:0] \window$202 ;
-  (* init = 11'h000 *)
-  wire [10:0] \window$223 ;
-  (* init = 11'h000 *)
-  wire [10:0] \window$244 ;
-  (* init = 11'h000 *)
-  wire [10:0] \window$265 ;
+  wire [544:0] window;
+  wire [544:0] \window$115 ;
+  wire [371:0] \window$115.bank ;
+  wire [92:0] \window$115.bank[0] ;
+  wire [15:0] \window$115.bank[0].count ;
+  wire \window$115.bank[0].fresh ;
+  wire [7:0] \window$115.bank[0].last ;
+  wire \window$115.bank[0].mark ;
+  wire [8:0] \window$115.bank[0].row ;
+  wire \window$115.bank[0].sc_row_hit ;
+  wire [55:0] \window$115.bank[0].tag ;
+  wire \window$115.bank[0].valid ;
+  wire [92:0] \window$115.bank[1] ;
+  wire [15:0] \window$115.bank[1].count ;
+  wire \window$115.bank[1].fresh ;
+  wire [7:0] \window$115.bank[1].last ;
+  wire \window$115.bank[1].mark ;
+  wire [8:0] \window$115.bank[1].row ;
+  wire \window$115.bank[1].sc_row_hit ;
+  wire [55:0] \window$115.bank[1].tag ;
+  wire \window$115.bank[1].valid ;
+  wire [92:0] \window$115.bank[2] ;
+  wire [15:0] \window$115.bank[2].count ;
+  wire \window$115.bank[2].fresh ;
+  wire [7:0] \window$115.bank[2].last ;
+  wire \window$115.bank[2].mark ;
+  wire [8:0] \window$115.bank[2].row ;
+  wire \window$115.bank[2].sc_row_hit ;
+  wire [55:0] \window$115.bank[2].tag ;
+  wire \window$115.bank[2].valid ;
+  wire [92:0] \window$115.bank[3] ;
+  wire [15:0] \window$115.bank[3].count ;
+  wire \window$115.bank[3].fresh ;
+  wire [7:0] \window$115.bank[3].last ;
+  wire \window$115.bank[3].mark ;
+  wire [8:0] \window$115.bank[3].row ;
+  wire \window$115.bank[3].sc_row_hit ;
+  wire [55:0] \window$115.bank[3].tag ;
+  wire \window$115.bank[3].valid ;
+  wire [7:0] \window$115.forward_age ;
+  wire [43:0] \window$115.lane_slot ;
+  wire [10:0] \window$115.lane_slot[0] ;
+  wire [10:0] \window$115.lane_slot[1] ;
+  wire [10:0] \window$115.lane_slot[2] ;
+  wire [10:0] \window$115.lane_slot[3] ;
+  wire [15:0] \window$115.overlap ;
+  wire [3:0] \window$115.overlap[0] ;
+  wire [3:0] \window$115.overlap[1] ;
+  wire [3:0] \window$115.overlap[2] ;
+  wire [3:0] \window$115.overlap[3] ;
+  wire [15:0] \window$115.overlap_next ;
+  wire [3:0] \window$115.overlap_next[0] ;
+  wire [3:0] \window$115.overlap_next[1] ;
+  wire [3:0] \window$115.overlap_next[2] ;
+  wire [3:0] \window$115.overlap_next[3] ;
+  wire [68:0] \window$115.request ;
+  wire [1:0] \window$115.request.min_tlevel ;
+  wire [1:0] \window$115.request.op ;
+  wire [7:0] \window$115.request.t ;
+  wire [55:0] \window$115.request.tag ;
+  wire \window$115.request.valid ;
+  wire \window$115.same_line ;
+  wire [10:0] \window$115.start ;
+  wire [7:0] \window$115.t_w1 ;
+  wire [371:0] \window.bank ;
+  wire [92:0] \window.bank[0] ;
+  wire [15:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [7:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [8:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [55:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [92:0] \window.bank[1] ;
+  wire [15:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [7:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [8:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [55:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [92:0] \window.bank[2] ;
+  wire [15:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [7:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [8:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [55:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [92:0] \window.bank[3] ;
+  wire [15:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [7:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [8:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [55:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [7:0] \window.forward_age ;
+  wire [43:0] \window.lane_slot ;
+  wire [10:0] \window.lane_slot[0] ;
+  wire [10:0] \window.lane_slot[1] ;
+  wire [10:0] \window.lane_slot[2] ;
+  wire [10:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [68:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [7:0] \window.request.t ;
+  wire [55:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [10:0] \window.start ;
+  wire [7:0] \window.t_w1 ;
   wire [15:0] wr_count;
   wire wr_en;
   wire [7:0] wr_last;
@@ -2877,1610 +970,29 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$43 , eb[0], e[0], mreq[0], s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign rd_slot = s11[2] ? tail : hash[10:0];
-  assign \$1  = m_h - eb_tail;
-  assign \$2  = m_h - e_h;
-  assign \$3  = hash[1:0] + 1'h0;
-  assign \$4  = ! \$3 [1:0];
-  assign \$5  = hash[10:0] == eb_tail_plus3;
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = hash[1:0] + 1'h1;
-  assign \$8  = ! \$7 [1:0];
-  assign \$9  = hash[10:0] == eb_tail_plus2;
-  assign \$10  = \$8  & \$9 ;
-  assign \$11  = hash[1:0] + 2'h2;
-  assign \$12  = ! \$11 [1:0];
-  assign \$13  = hash[10:0] == eb_tail_plus1;
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = hash[1:0] + 2'h3;
-  assign \$16  = ! \$15 [1:0];
-  assign \$17  = hash[10:0] == eb_tail_plus0;
-  assign \$18  = \$16  & \$17 ;
-  assign \$19  = | { \$18 , \$14 , \$10 , \$6  };
-  assign \$20  = hash[1:0] + 1'h0;
-  assign \$21  = ! \$20 [1:0];
-  assign \$22  = hash[10:0] == eb_tail_plus4;
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = hash[1:0] + 1'h1;
-  assign \$25  = ! \$24 [1:0];
-  assign \$26  = hash[10:0] == eb_tail_plus3;
-  assign \$27  = \$25  & \$26 ;
-  assign \$28  = hash[1:0] + 2'h2;
-  assign \$29  = ! \$28 [1:0];
-  assign \$30  = hash[10:0] == eb_tail_plus2;
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = hash[1:0] + 2'h3;
-  assign \$33  = ! \$32 [1:0];
-  assign \$34  = hash[10:0] == eb_tail_plus1;
-  assign \$35  = \$33  & \$34 ;
-  assign \$36  = | { \$35 , \$31 , \$27 , \$23  };
-  assign \$37  = hash[1:0] + 1'h0;
-  assign \$38  = ! \$37 [1:0];
-  assign \$39  = hash[10:0] == eb_tail_plus5;
-  assign \$40  = \$38  & \$39 ;
-  assign \$41  = hash[1:0] + 1'h1;
-  assign \$42  = ! \$41 [1:0];
-  assign \$43  = hash[10:0] == eb_tail_plus4;
-  assign \$44  = \$42  & \$43 ;
-  assign \$45  = hash[1:0] + 2'h2;
-  assign \$46  = ! \$45 [1:0];
-  assign \$47  = hash[10:0] == eb_tail_plus3;
-  assign \$48  = \$46  & \$47 ;
-  assign \$49  = hash[1:0] + 2'h3;
-  assign \$50  = ! \$49 [1:0];
-  assign \$51  = hash[10:0] == eb_tail_plus2;
-  assign \$52  = \$50  & \$51 ;
-  assign \$53  = | { \$52 , \$48 , \$44 , \$40  };
-  assign \$54  = hash[1:0] + 1'h0;
-  assign \$55  = ! \$54 [1:0];
-  assign \$56  = hash[10:0] == eb_tail_plus6;
-  assign \$57  = \$55  & \$56 ;
-  assign \$58  = hash[1:0] + 1'h1;
-  assign \$59  = ! \$58 [1:0];
-  assign \$60  = hash[10:0] == eb_tail_plus5;
-  assign \$61  = \$59  & \$60 ;
-  assign \$62  = hash[1:0] + 2'h2;
-  assign \$63  = ! \$62 [1:0];
-  assign \$64  = hash[10:0] == eb_tail_plus4;
-  assign \$65  = \$63  & \$64 ;
-  assign \$66  = hash[1:0] + 2'h3;
-  assign \$67  = ! \$66 [1:0];
-  assign \$68  = hash[10:0] == eb_tail_plus3;
-  assign \$69  = \$67  & \$68 ;
-  assign \$70  = | { \$69 , \$65 , \$61 , \$57  };
-  assign \$71  = hash[1:0] + 1'h0;
-  assign \$72  = \$71 [1:0] == 1'h1;
-  assign \$73  = hash[10:0] == eb_tail_plus3;
-  assign \$74  = \$72  & \$73 ;
-  assign \$75  = hash[1:0] + 1'h1;
-  assign \$76  = \$75 [1:0] == 1'h1;
-  assign \$77  = hash[10:0] == eb_tail_plus2;
-  assign \$78  = \$76  & \$77 ;
-  assign \$79  = hash[1:0] + 2'h2;
-  assign \$80  = \$79 [1:0] == 1'h1;
-  assign \$81  = hash[10:0] == eb_tail_plus1;
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = hash[1:0] + 2'h3;
-  assign \$84  = \$83 [1:0] == 1'h1;
-  assign \$85  = hash[10:0] == eb_tail_plus0;
-  assign \$86  = \$84  & \$85 ;
-  assign \$87  = | { \$86 , \$82 , \$78 , \$74  };
-  assign \$88  = hash[1:0] + 1'h0;
-  assign \$89  = \$88 [1:0] == 1'h1;
-  assign \$90  = hash[10:0] == eb_tail_plus4;
-  assign \$91  = \$89  & \$90 ;
-  assign \$92  = hash[1:0] + 1'h1;
-  assign \$93  = \$92 [1:0] == 1'h1;
-  assign \$94  = hash[10:0] == eb_tail_plus3;
-  assign \$95  = \$93  & \$94 ;
-  assign \$96  = hash[1:0] + 2'h2;
-  assign \$97  = \$96 [1:0] == 1'h1;
-  assign \$98  = hash[10:0] == eb_tail_plus2;
-  assign \$99  = \$97  & \$98 ;
-  assign \$100  = hash[1:0] + 2'h3;
-  assign \$101  = \$100 [1:0] == 1'h1;
-  assign \$102  = hash[10:0] == eb_tail_plus1;
-  assign \$103  = \$101  & \$102 ;
-  assign \$104  = | { \$103 , \$99 , \$95 , \$91  };
-  assign \$105  = hash[1:0] + 1'h0;
-  assign \$106  = \$105 [1:0] == 1'h1;
-  assign \$107  = hash[10:0] == eb_tail_plus5;
-  assign \$108  = \$106  & \$107 ;
-  assign \$109  = hash[1:0] + 1'h1;
-  assign \$110  = \$109 [1:0] == 1'h1;
-  assign \$111  = hash[10:0] == eb_tail_plus4;
-  assign \$112  = \$110  & \$111 ;
-  assign \$113  = hash[1:0] + 2'h2;
-  assign \$114  = \$113 [1:0] == 1'h1;
-  assign \$115  = hash[10:0] == eb_tail_plus3;
-  assign \$116  = \$114  & \$115 ;
-  assign \$117  = hash[1:0] + 2'h3;
-  assign \$118  = \$117 [1:0] == 1'h1;
-  assign \$119  = hash[10:0] == eb_tail_plus2;
-  assign \$120  = \$118  & \$119 ;
-  assign \$121  = | { \$120 , \$116 , \$112 , \$108  };
-  assign \$122  = hash[1:0] + 1'h0;
-  assign \$123  = \$122 [1:0] == 1'h1;
-  assign \$124  = hash[10:0] == eb_tail_plus6;
-  assign \$125  = \$123  & \$124 ;
-  assign \$126  = hash[1:0] + 1'h1;
-  assign \$127  = \$126 [1:0] == 1'h1;
-  assign \$128  = hash[10:0] == eb_tail_plus5;
-  assign \$129  = \$127  & \$128 ;
-  assign \$130  = hash[1:0] + 2'h2;
-  assign \$131  = \$130 [1:0] == 1'h1;
-  assign \$132  = hash[10:0] == eb_tail_plus4;
-  assign \$133  = \$131  & \$132 ;
-  assign \$134  = hash[1:0] + 2'h3;
-  assign \$135  = \$134 [1:0] == 1'h1;
-  assign \$136  = hash[10:0] == eb_tail_plus3;
-  assign \$137  = \$135  & \$136 ;
-  assign \$138  = | { \$137 , \$133 , \$129 , \$125  };
-  assign \$139  = hash[1:0] + 1'h0;
-  assign \$140  = \$139 [1:0] == 2'h2;
-  assign \$141  = hash[10:0] == eb_tail_plus3;
-  assign \$142  = \$140  & \$141 ;
-  assign \$143  = hash[1:0] + 1'h1;
-  assign \$144  = \$143 [1:0] == 2'h2;
-  assign \$145  = hash[10:0] == eb_tail_plus2;
-  assign \$146  = \$144  & \$145 ;
-  assign \$147  = hash[1:0] + 2'h2;
-  assign \$148  = \$147 [1:0] == 2'h2;
-  assign \$149  = hash[10:0] == eb_tail_plus1;
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = hash[1:0] + 2'h3;
-  assign \$152  = \$151 [1:0] == 2'h2;
-  assign \$153  = hash[10:0] == eb_tail_plus0;
-  assign \$154  = \$152  & \$153 ;
-  assign \$155  = | { \$154 , \$150 , \$146 , \$142  };
-  assign \$156  = hash[1:0] + 1'h0;
-  assign \$157  = \$156 [1:0] == 2'h2;
-  assign \$158  = hash[10:0] == eb_tail_plus4;
-  assign \$159  = \$157  & \$158 ;
-  assign \$160  = hash[1:0] + 1'h1;
-  assign \$161  = \$160 [1:0] == 2'h2;
-  assign \$162  = hash[10:0] == eb_tail_plus3;
-  assign \$163  = \$161  & \$162 ;
-  assign \$164  = hash[1:0] + 2'h2;
-  assign \$165  = \$164 [1:0] == 2'h2;
-  assign \$166  = hash[10:0] == eb_tail_plus2;
-  assign \$167  = \$165  & \$166 ;
-  assign \$168  = hash[1:0] + 2'h3;
-  assign \$169  = \$168 [1:0] == 2'h2;
-  assign \$170  = hash[10:0] == eb_tail_plus1;
-  assign \$171  = \$169  & \$170 ;
-  assign \$172  = | { \$171 , \$167 , \$163 , \$159  };
-  assign \$173  = hash[1:0] + 1'h0;
-  assign \$174  = \$173 [1:0] == 2'h2;
-  assign \$175  = hash[10:0] == eb_tail_plus5;
-  assign \$176  = \$174  & \$175 ;
-  assign \$177  = hash[1:0] + 1'h1;
-  assign \$178  = \$177 [1:0] == 2'h2;
-  assign \$179  = hash[10:0] == eb_tail_plus4;
-  assign \$180  = \$178  & \$179 ;
-  assign \$181  = hash[1:0] + 2'h2;
-  assign \$182  = \$181 [1:0] == 2'h2;
-  assign \$183  = hash[10:0] == eb_tail_plus3;
-  assign \$184  = \$182  & \$183 ;
-  assign \$185  = hash[1:0] + 2'h3;
-  assign \$186  = \$185 [1:0] == 2'h2;
-  assign \$187  = hash[10:0] == eb_tail_plus2;
-  assign \$188  = \$186  & \$187 ;
-  assign \$189  = | { \$188 , \$184 , \$180 , \$176  };
-  assign \$190  = hash[1:0] + 1'h0;
-  assign \$191  = \$190 [1:0] == 2'h2;
-  assign \$192  = hash[10:0] == eb_tail_plus6;
-  assign \$193  = \$191  & \$192 ;
-  assign \$194  = hash[1:0] + 1'h1;
-  assign \$195  = \$194 [1:0] == 2'h2;
-  assign \$196  = hash[10:0] == eb_tail_plus5;
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = hash[1:0] + 2'h2;
-  assign \$199  = \$198 [1:0] == 2'h2;
-  assign \$200  = hash[10:0] == eb_tail_plus4;
-  assign \$201  = \$199  & \$200 ;
-  assign \$202  = hash[1:0] + 2'h3;
-  assign \$203  = \$202 [1:0] == 2'h2;
-  assign \$204  = hash[10:0] == eb_tail_plus3;
-  assign \$205  = \$203  & \$204 ;
-  assign \$206  = | { \$205 , \$201 , \$197 , \$193  };
-  assign \$207  = hash[1:0] + 1'h0;
-  assign \$208  = \$207 [1:0] == 2'h3;
-  assign \$209  = hash[10:0] == eb_tail_plus3;
-  assign \$210  = \$208  & \$209 ;
-  assign \$211  = hash[1:0] + 1'h1;
-  assign \$212  = \$211 [1:0] == 2'h3;
-  assign \$213  = hash[10:0] == eb_tail_plus2;
-  assign \$214  = \$212  & \$213 ;
-  assign \$215  = hash[1:0] + 2'h2;
-  assign \$216  = \$215 [1:0] == 2'h3;
-  assign \$217  = hash[10:0] == eb_tail_plus1;
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = hash[1:0] + 2'h3;
-  assign \$220  = \$219 [1:0] == 2'h3;
-  assign \$221  = hash[10:0] == eb_tail_plus0;
-  assign \$222  = \$220  & \$221 ;
-  assign \$223  = | { \$222 , \$218 , \$214 , \$210  };
-  assign \$224  = hash[1:0] + 1'h0;
-  assign \$225  = \$224 [1:0] == 2'h3;
-  assign \$226  = hash[10:0] == eb_tail_plus4;
-  assign \$227  = \$225  & \$226 ;
-  assign \$228  = hash[1:0] + 1'h1;
-  assign \$229  = \$228 [1:0] == 2'h3;
-  assign \$230  = hash[10:0] == eb_tail_plus3;
-  assign \$231  = \$229  & \$230 ;
-  assign \$232  = hash[1:0] + 2'h2;
-  assign \$233  = \$232 [1:0] == 2'h3;
-  assign \$234  = hash[10:0] == eb_tail_plus2;
-  assign \$235  = \$233  & \$234 ;
-  assign \$236  = hash[1:0] + 2'h3;
-  assign \$237  = \$236 [1:0] == 2'h3;
-  assign \$238  = hash[10:0] == eb_tail_plus1;
-  assign \$239  = \$237  & \$238 ;
-  assign \$240  = | { \$239 , \$235 , \$231 , \$227  };
-  assign \$241  = hash[1:0] + 1'h0;
-  assign \$242  = \$241 [1:0] == 2'h3;
-  assign \$243  = hash[10:0] == eb_tail_plus5;
-  assign \$244  = \$242  & \$243 ;
-  assign \$245  = hash[1:0] + 1'h1;
-  assign \$246  = \$245 [1:0] == 2'h3;
-  assign \$247  = hash[10:0] == eb_tail_plus4;
-  assign \$248  = \$246  & \$247 ;
-  assign \$249  = hash[1:0] + 2'h2;
-  assign \$250  = \$249 [1:0] == 2'h3;
-  assign \$251  = hash[10:0] == eb_tail_plus3;
-  assign \$252  = \$250  & \$251 ;
-  assign \$253  = hash[1:0] + 2'h3;
-  assign \$254  = \$253 [1:0] == 2'h3;
-  assign \$255  = hash[10:0] == eb_tail_plus2;
-  assign \$256  = \$254  & \$255 ;
-  assign \$257  = | { \$256 , \$252 , \$248 , \$244  };
-  assign \$258  = hash[1:0] + 1'h0;
-  assign \$259  = \$258 [1:0] == 2'h3;
-  assign \$260  = hash[10:0] == eb_tail_plus6;
-  assign \$261  = \$259  & \$260 ;
-  assign \$262  = hash[1:0] + 1'h1;
-  assign \$263  = \$262 [1:0] == 2'h3;
-  assign \$264  = hash[10:0] == eb_tail_plus5;
-  assign \$265  = \$263  & \$264 ;
-  assign \$266  = hash[1:0] + 2'h2;
-  assign \$267  = \$266 [1:0] == 2'h3;
-  assign \$268  = hash[10:0] == eb_tail_plus4;
-  assign \$269  = \$267  & \$268 ;
-  assign \$270  = hash[1:0] + 2'h3;
-  assign \$271  = \$270 [1:0] == 2'h3;
-  assign \$272  = hash[10:0] == eb_tail_plus3;
-  assign \$273  = \$271  & \$272 ;
-  assign \$274  = | { \$273 , \$269 , \$265 , \$261  };
-  assign \$275  = tail[1:0] + 1'h0;
-  assign \$276  = ! \$275 [1:0];
-  assign \$277  = tail == eb_tail_plus3;
-  assign \$278  = \$276  & \$277 ;
-  assign \$279  = tail[1:0] + 1'h1;
-  assign \$280  = ! \$279 [1:0];
-  assign \$281  = tail == eb_tail_plus2;
-  assign \$282  = \$280  & \$281 ;
-  assign \$283  = tail[1:0] + 2'h2;
-  assign \$284  = ! \$283 [1:0];
-  assign \$285  = tail == eb_tail_plus1;
-  assign \$286  = \$284  & \$285 ;
-  assign \$287  = tail[1:0] + 2'h3;
-  assign \$288  = ! \$287 [1:0];
-  assign \$289  = tail == eb_tail_plus0;
-  assign \$290  = \$288  & \$289 ;
-  assign \$291  = | { \$290 , \$286 , \$282 , \$278  };
-  assign \$292  = tail[1:0] + 1'h0;
-  assign \$293  = ! \$292 [1:0];
-  assign \$294  = tail == eb_tail_plus4;
-  assign \$295  = \$293  & \$294 ;
-  assign \$296  = tail[1:0] + 1'h1;
-  assign \$297  = ! \$296 [1:0];
-  assign \$298  = tail == eb_tail_plus3;
-  assign \$299  = \$297  & \$298 ;
-  assign \$300  = tail[1:0] + 2'h2;
-  assign \$301  = ! \$300 [1:0];
-  assign \$302  = tail == eb_tail_plus2;
-  assign \$303  = \$301  & \$302 ;
-  assign \$304  = tail[1:0] + 2'h3;
-  assign \$305  = ! \$304 [1:0];
-  assign \$306  = tail == eb_tail_plus1;
-  assign \$307  = \$305  & \$306 ;
-  assign \$308  = | { \$307 , \$303 , \$299 , \$295  };
-  assign \$309  = tail[1:0] + 1'h0;
-  assign \$310  = ! \$309 [1:0];
-  assign \$311  = tail == eb_tail_plus5;
-  assign \$312  = \$310  & \$311 ;
-  assign \$313  = tail[1:0] + 1'h1;
-  assign \$314  = ! \$313 [1:0];
-  assign \$315  = tail == eb_tail_plus4;
-  assign \$316  = \$314  & \$315 ;
-  assign \$317  = tail[1:0] + 2'h2;
-  assign \$318  = ! \$317 [1:0];
-  assign \$319  = tail == eb_tail_plus3;
-  assign \$320  = \$318  & \$319 ;
-  assign \$321  = tail[1:0] + 2'h3;
-  assign \$322  = ! \$321 [1:0];
-  assign \$323  = tail == eb_tail_plus2;
-  assign \$324  = \$322  & \$323 ;
-  assign \$325  = | { \$324 , \$320 , \$316 , \$312  };
-  assign \$326  = tail[1:0] + 1'h0;
-  assign \$327  = ! \$326 [1:0];
-  assign \$328  = tail == eb_tail_plus6;
-  assign \$329  = \$327  & \$328 ;
-  assign \$330  = tail[1:0] + 1'h1;
-  assign \$331  = ! \$330 [1:0];
-  assign \$332  = tail == eb_tail_plus5;
-  assign \$333  = \$331  & \$332 ;
-  assign \$334  = tail[1:0] + 2'h2;
-  assign \$335  = ! \$334 [1:0];
-  assign \$336  = tail == eb_tail_plus4;
-  assign \$337  = \$335  & \$336 ;
-  assign \$338  = tail[1:0] + 2'h3;
-  assign \$339  = ! \$338 [1:0];
-  assign \$340  = tail == eb_tail_plus3;
-  assign \$341  = \$339  & \$340 ;
-  assign \$342  = | { \$341 , \$337 , \$333 , \$329  };
-  assign \$343  = tail[1:0] + 1'h0;
-  assign \$344  = \$343 [1:0] == 1'h1;
-  assign \$345  = tail == eb_tail_plus3;
-  assign \$346  = \$344  & \$345 ;
-  assign \$347  = tail[1:0] + 1'h1;
-  assign \$348  = \$347 [1:0] == 1'h1;
-  assign \$349  = tail == eb_tail_plus2;
-  assign \$350  = \$348  & \$349 ;
-  assign \$351  = tail[1:0] + 2'h2;
-  assign \$352  = \$351 [1:0] == 1'h1;
-  assign \$353  = tail == eb_tail_plus1;
-  assign \$354  = \$352  & \$353 ;
-  assign \$355  = tail[1:0] + 2'h3;
-  assign \$356  = \$355 [1:0] == 1'h1;
-  assign \$357  = tail == eb_tail_plus0;
-  assign \$358  = \$356  & \$357 ;
-  assign \$359  = | { \$358 , \$354 , \$350 , \$346  };
-  assign \$360  = tail[1:0] + 1'h0;
-  assign \$361  = \$360 [1:0] == 1'h1;
-  assign \$362  = tail == eb_tail_plus4;
-  assign \$363  = \$361  & \$362 ;
-  assign \$364  = tail[1:0] + 1'h1;
-  assign \$365  = \$364 [1:0] == 1'h1;
-  assign \$366  = tail == eb_tail_plus3;
-  assign \$367  = \$365  & \$366 ;
-  assign \$368  = tail[1:0] + 2'h2;
-  assign \$369  = \$368 [1:0] == 1'h1;
-  assign \$370  = tail == eb_tail_plus2;
-  assign \$371  = \$369  & \$370 ;
-  assign \$372  = tail[1:0] + 2'h3;
-  assign \$373  = \$372 [1:0] == 1'h1;
-  assign \$374  = tail == eb_tail_plus1;
-  assign \$375  = \$373  & \$374 ;
-  assign \$376  = | { \$375 , \$371 , \$367 , \$363  };
-  assign \$377  = tail[1:0] + 1'h0;
-  assign \$378  = \$377 [1:0] == 1'h1;
-  assign \$379  = tail == eb_tail_plus5;
-  assign \$380  = \$378  & \$379 ;
-  assign \$381  = tail[1:0] + 1'h1;
-  assign \$382  = \$381 [1:0] == 1'h1;
-  assign \$383  = tail == eb_tail_plus4;
-  assign \$384  = \$382  & \$383 ;
-  assign \$385  = tail[1:0] + 2'h2;
-  assign \$386  = \$385 [1:0] == 1'h1;
-  assign \$387  = tail == eb_tail_plus3;
-  assign \$388  = \$386  & \$387 ;
-  assign \$389  = tail[1:0] + 2'h3;
-  assign \$390  = \$389 [1:0] == 1'h1;
-  assign \$391  = tail == eb_tail_plus2;
-  assign \$392  = \$390  & \$391 ;
-  assign \$393  = | { \$392 , \$388 , \$384 , \$380  };
-  assign \$394  = tail[1:0] + 1'h0;
-  assign \$395  = \$394 [1:0] == 1'h1;
-  assign \$396  = tail == eb_tail_plus6;
-  assign \$397  = \$395  & \$396 ;
-  assign \$398  = tail[1:0] + 1'h1;
-  assign \$399  = \$398 [1:0] == 1'h1;
-  assign \$400  = tail == eb_tail_plus5;
-  assign \$401  = \$399  & \$400 ;
-  assign \$402  = tail[1:0] + 2'h2;
-  assign \$403  = \$402 [1:0] == 1'h1;
-  assign \$404  = tail == eb_tail_plus4;
-  assign \$405  = \$403  & \$404 ;
-  assign \$406  = tail[1:0] + 2'h3;
-  assign \$407  = \$406 [1:0] == 1'h1;
-  assign \$408  = tail == eb_tail_plus3;
-  assign \$409  = \$407  & \$408 ;
-  assign \$410  = | { \$409 , \$405 , \$401 , \$397  };
-  assign \$411  = tail[1:0] + 1'h0;
-  assign \$412  = \$411 [1:0] == 2'h2;
-  assign \$413  = tail == eb_tail_plus3;
-  assign \$414  = \$412  & \$413 ;
-  assign \$415  = tail[1:0] + 1'h1;
-  assign \$416  = \$415 [1:0] == 2'h2;
-  assign \$417  = tail == eb_tail_plus2;
-  assign \$418  = \$416  & \$417 ;
-  assign \$419  = tail[1:0] + 2'h2;
-  assign \$420  = \$419 [1:0] == 2'h2;
-  assign \$421  = tail == eb_tail_plus1;
-  assign \$422  = \$420  & \$421 ;
-  assign \$423  = tail[1:0] + 2'h3;
-  assign \$424  = \$423 [1:0] == 2'h2;
-  assign \$425  = tail == eb_tail_plus0;
-  assign \$426  = \$424  & \$425 ;
-  assign \$427  = | { \$426 , \$422 , \$418 , \$414  };
-  assign \$428  = tail[1:0] + 1'h0;
-  assign \$429  = \$428 [1:0] == 2'h2;
-  assign \$430  = tail == eb_tail_plus4;
-  assign \$431  = \$429  & \$430 ;
-  assign \$432  = tail[1:0] + 1'h1;
-  assign \$433  = \$432 [1:0] == 2'h2;
-  assign \$434  = tail == eb_tail_plus3;
-  assign \$435  = \$433  & \$434 ;
-  assign \$436  = tail[1:0] + 2'h2;
-  assign \$437  = \$436 [1:0] == 2'h2;
-  assign \$438  = tail == eb_tail_plus2;
-  assign \$439  = \$437  & \$438 ;
-  assign \$440  = tail[1:0] + 2'h3;
-  assign \$441  = \$440 [1:0] == 2'h2;
-  assign \$442  = tail == eb_tail_plus1;
-  assign \$443  = \$441  & \$442 ;
-  assign \$444  = | { \$443 , \$439 , \$435 , \$431  };
-  assign \$445  = tail[1:0] + 1'h0;
-  assign \$446  = \$445 [1:0] == 2'h2;
-  assign \$447  = tail == eb_tail_plus5;
-  assign \$448  = \$446  & \$447 ;
-  assign \$449  = tail[1:0] + 1'h1;
-  assign \$450  = \$449 [1:0] == 2'h2;
-  assign \$451  = tail == eb_tail_plus4;
-  assign \$452  = \$450  & \$451 ;
-  assign \$453  = tail[1:0] + 2'h2;
-  assign \$454  = \$453 [1:0] == 2'h2;
-  assign \$455  = tail == eb_tail_plus3;
-  assign \$456  = \$454  & \$455 ;
-  assign \$457  = tail[1:0] + 2'h3;
-  assign \$458  = \$457 [1:0] == 2'h2;
-  assign \$459  = tail == eb_tail_plus2;
-  assign \$460  = \$458  & \$459 ;
-  assign \$461  = | { \$460 , \$456 , \$452 , \$448  };
-  assign \$462  = tail[1:0] + 1'h0;
-  assign \$463  = \$462 [1:0] == 2'h2;
-  assign \$464  = tail == eb_tail_plus6;
-  assign \$465  = \$463  & \$464 ;
-  assign \$466  = tail[1:0] + 1'h1;
-  assign \$467  = \$466 [1:0] == 2'h2;
-  assign \$468  = tail == eb_tail_plus5;
-  assign \$469  = \$467  & \$468 ;
-  assign \$470  = tail[1:0] + 2'h2;
-  assign \$471  = \$470 [1:0] == 2'h2;
-  assign \$472  = tail == eb_tail_plus4;
-  assign \$473  = \$471  & \$472 ;
-  assign \$474  = tail[1:0] + 2'h3;
-  assign \$475  = \$474 [1:0] == 2'h2;
-  assign \$476  = tail == eb_tail_plus3;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = | { \$477 , \$473 , \$469 , \$465  };
-  assign \$479  = tail[1:0] + 1'h0;
-  assign \$480  = \$479 [1:0] == 2'h3;
-  assign \$481  = tail == eb_tail_plus3;
-  assign \$482  = \$480  & \$481 ;
-  assign \$483  = tail[1:0] + 1'h1;
-  assign \$484  = \$483 [1:0] == 2'h3;
-  assign \$485  = tail == eb_tail_plus2;
-  assign \$486  = \$484  & \$485 ;
-  assign \$487  = tail[1:0] + 2'h2;
-  assign \$488  = \$487 [1:0] == 2'h3;
-  assign \$489  = tail == eb_tail_plus1;
-  assign \$490  = \$488  & \$489 ;
-  assign \$491  = tail[1:0] + 2'h3;
-  assign \$492  = \$491 [1:0] == 2'h3;
-  assign \$493  = tail == eb_tail_plus0;
-  assign \$494  = \$492  & \$493 ;
-  assign \$495  = | { \$494 , \$490 , \$486 , \$482  };
-  assign \$496  = tail[1:0] + 1'h0;
-  assign \$497  = \$496 [1:0] == 2'h3;
-  assign \$498  = tail == eb_tail_plus4;
-  assign \$499  = \$497  & \$498 ;
-  assign \$500  = tail[1:0] + 1'h1;
-  assign \$501  = \$500 [1:0] == 2'h3;
-  assign \$502  = tail == eb_tail_plus3;
-  assign \$503  = \$501  & \$502 ;
-  assign \$504  = tail[1:0] + 2'h2;
-  assign \$505  = \$504 [1:0] == 2'h3;
-  assign \$506  = tail == eb_tail_plus2;
-  assign \$507  = \$505  & \$506 ;
-  assign \$508  = tail[1:0] + 2'h3;
-  assign \$509  = \$508 [1:0] == 2'h3;
-  assign \$510  = tail == eb_tail_plus1;
-  assign \$511  = \$509  & \$510 ;
-  assign \$512  = | { \$511 , \$507 , \$503 , \$499  };
-  assign \$513  = tail[1:0] + 1'h0;
-  assign \$514  = \$513 [1:0] == 2'h3;
-  assign \$515  = tail == eb_tail_plus5;
-  assign \$516  = \$514  & \$515 ;
-  assign \$517  = tail[1:0] + 1'h1;
-  assign \$518  = \$517 [1:0] == 2'h3;
-  assign \$519  = tail == eb_tail_plus4;
-  assign \$520  = \$518  & \$519 ;
-  assign \$521  = tail[1:0] + 2'h2;
-  assign \$522  = \$521 [1:0] == 2'h3;
-  assign \$523  = tail == eb_tail_plus3;
-  assign \$524  = \$522  & \$523 ;
-  assign \$525  = tail[1:0] + 2'h3;
-  assign \$526  = \$525 [1:0] == 2'h3;
-  assign \$527  = tail == eb_tail_plus2;
-  assign \$528  = \$526  & \$527 ;
-  assign \$529  = | { \$528 , \$524 , \$520 , \$516  };
-  assign \$530  = tail[1:0] + 1'h0;
-  assign \$531  = \$530 [1:0] == 2'h3;
-  assign \$532  = tail == eb_tail_plus6;
-  assign \$533  = \$531  & \$532 ;
-  assign \$534  = tail[1:0] + 1'h1;
-  assign \$535  = \$534 [1:0] == 2'h3;
-  assign \$536  = tail == eb_tail_plus5;
-  assign \$537  = \$535  & \$536 ;
-  assign \$538  = tail[1:0] + 2'h2;
-  assign \$539  = \$538 [1:0] == 2'h3;
-  assign \$540  = tail == eb_tail_plus4;
-  assign \$541  = \$539  & \$540 ;
-  assign \$542  = tail[1:0] + 2'h3;
-  assign \$543  = \$542 [1:0] == 2'h3;
-  assign \$544  = tail == eb_tail_plus3;
-  assign \$545  = \$543  & \$544 ;
-  assign \$546  = | { \$545 , \$541 , \$537 , \$533  };
-  assign \$547  = sc_mark_intent[0] & mbank0[92];
-  assign \$548  = \$547  ? sc_mark_value[0] : mbank0[82];
-  assign \$549  = sc_mark_intent[1] & mbank1[92];
-  assign \$550  = \$549  ? sc_mark_value[1] : mbank1[82];
-  assign \$551  = sc_mark_intent[2] & mbank2[92];
-  assign \$552  = \$551  ? sc_mark_value[2] : mbank2[82];
-  assign \$553  = sc_mark_intent[3] & mbank3[92];
-  assign \$554  = \$553  ? sc_mark_value[3] : mbank3[82];
-  assign \$555  = mbank0[55:0] == e[60:5];
-  assign \$556  = mbank0[81] ^ mbank0[82];
-  assign \$557  = e[68:61] - mbank0[79:72];
-  assign \$558  = \$556  | \$557 [7];
-  assign \$559  = e[68:61] - mbank0[79:72];
-  assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = mbank0[81] ^ mbank0[82];
-  assign \$562  = e[68:61] - mbank0[79:72];
-  assign \$563  = \$561  | \$562 [7];
-  assign \$564  = mbank1[55:0] == e[60:5];
-  assign \$565  = mbank1[81] ^ mbank1[82];
-  assign \$566  = e[68:61] - mbank1[79:72];
-  assign \$567  = \$565  | \$566 [7];
-  assign \$568  = e[68:61] - mbank1[79:72];
-  assign \$569  = \$567  ? 7'h00 : \$568 [6:0];
-  assign \$570  = mbank1[81] ^ mbank1[82];
-  assign \$571  = e[68:61] - mbank1[79:72];
-  assign \$572  = \$570  | \$571 [7];
-  assign \$573  = mbank2[55:0] == e[60:5];
-  assign \$574  = mbank2[81] ^ mbank2[82];
-  assign \$575  = e[68:61] - mbank2[79:72];
-  assign \$576  = \$574  | \$575 [7];
-  assign \$577  = e[68:61] - mbank2[79:72];
-  assign \$578  = \$576  ? 7'h00 : \$577 [6:0];
-  assign \$579  = mbank2[81] ^ mbank2[82];
-  assign \$580  = e[68:61] - mbank2[79:72];
-  assign \$581  = \$579  | \$580 [7];
-  assign \$582  = mbank3[55:0] == e[60:5];
-  assign \$583  = mbank3[81] ^ mbank3[82];
-  assign \$584  = e[68:61] - mbank3[79:72];
-  assign \$585  = \$583  | \$584 [7];
-  assign \$586  = e[68:61] - mbank3[79:72];
-  assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mbank3[81] ^ mbank3[82];
-  assign \$589  = e[68:61] - mbank3[79:72];
-  assign \$590  = \$588  | \$589 [7];
-  assign \$591  = \$1650 [14:11] & e_ov0;
-  assign \$592  = | \$591 ;
-  assign fw_wr0 = \$1650 [27] & \$592 ;
-  assign fw_inv0 = \$1650 [28] & e_ov0[0];
-  assign \$593  = lane_slot0[1:0] + 1'h0;
-  assign \$595  = ~ fw_inv0;
-  assign \$596  = \$594  & \$595 ;
-  assign \$597  = fw_wr0 | \$596 ;
-  assign \$598  = lane_slot0[1:0] + 1'h0;
-  assign \$600  = ~ fw_inv0;
-  assign \$601  = \$599  & \$600 ;
-  assign \$602  = lane_slot0[1:0] + 1'h0;
-  assign \$604  = \$601  & \$603 ;
-  assign \$605  = fw_wr0 ? same_tag : \$604 ;
-  assign \$606  = lane_slot0[1:0] + 1'h0;
-  assign age0 = fw_wr0 ? age_fw : \$607 ;
-  assign \$608  = lane_slot0[1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \$1649 [55:0] : \$609 ;
-  assign \$610  = lane_slot0[1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \$1650 [44:29] : \$611 ;
-  assign \$612  = lane_slot0[1:0] + 1'h0;
-  assign \$614  = fw_wr0 ? \$1650 [26] : \$613 ;
-  assign \$615  = \$1650 [14:11] & e_ov1;
-  assign \$616  = | \$615 ;
-  assign fw_wr1 = \$1650 [27] & \$616 ;
-  assign fw_inv1 = \$1650 [28] & e_ov1[0];
-  assign \$617  = lane_slot1[1:0] + 1'h0;
-  assign \$619  = ~ fw_inv1;
-  assign \$620  = \$618  & \$619 ;
-  assign \$621  = fw_wr1 | \$620 ;
-  assign \$622  = lane_slot1[1:0] + 1'h0;
-  assign \$624  = ~ fw_inv1;
-  assign \$625  = \$623  & \$624 ;
-  assign \$626  = lane_slot1[1:0] + 1'h0;
-  assign \$628  = \$625  & \$627 ;
-  assign \$629  = fw_wr1 ? same_tag : \$628 ;
-  assign \$630  = lane_slot1[1:0] + 1'h0;
-  assign age1 = fw_wr1 ? age_fw : \$631 ;
-  assign \$632  = lane_slot1[1:0] + 1'h0;
-  assign tag1 = fw_wr1 ? \$1649 [55:0] : \$633 ;
-  assign \$634  = lane_slot1[1:0] + 1'h0;
-  assign cnt1 = fw_wr1 ? \$1650 [44:29] : \$635 ;
-  assign \$636  = lane_slot1[1:0] + 1'h0;
-  assign \$638  = fw_wr1 ? \$1650 [26] : \$637 ;
-  assign \$639  = \$1650 [14:11] & e_ov2;
-  assign \$640  = | \$639 ;
-  assign fw_wr2 = \$1650 [27] & \$640 ;
-  assign fw_inv2 = \$1650 [28] & e_ov2[0];
-  assign \$641  = lane_slot2[1:0] + 1'h0;
-  assign \$643  = ~ fw_inv2;
-  assign \$644  = \$642  & \$643 ;
-  assign \$645  = fw_wr2 | \$644 ;
-  assign \$646  = lane_slot2[1:0] + 1'h0;
-  assign \$648  = ~ fw_inv2;
-  assign \$649  = \$647  & \$648 ;
-  assign \$650  = lane_slot2[1:0] + 1'h0;
-  assign \$652  = \$649  & \$651 ;
-  assign \$653  = fw_wr2 ? same_tag : \$652 ;
-  assign \$654  = lane_slot2[1:0] + 1'h0;
-  assign age2 = fw_wr2 ? age_fw : \$655 ;
-  assign \$656  = lane_slot2[1:0] + 1'h0;
-  assign tag2 = fw_wr2 ? \$1649 [55:0] : \$657 ;
-  assign \$658  = lane_slot2[1:0] + 1'h0;
-  assign cnt2 = fw_wr2 ? \$1650 [44:29] : \$659 ;
-  assign \$660  = lane_slot2[1:0] + 1'h0;
-  assign \$662  = fw_wr2 ? \$1650 [26] : \$661 ;
-  assign \$663  = \$1650 [14:11] & e_ov3;
-  assign \$664  = | \$663 ;
-  assign fw_wr3 = \$1650 [27] & \$664 ;
-  assign fw_inv3 = \$1650 [28] & e_ov3[0];
-  assign \$665  = lane_slot3[1:0] + 1'h0;
-  assign \$667  = ~ fw_inv3;
-  assign \$668  = \$666  & \$667 ;
-  assign \$669  = fw_wr3 | \$668 ;
-  assign \$670  = lane_slot3[1:0] + 1'h0;
-  assign \$672  = ~ fw_inv3;
-  assign \$673  = \$671  & \$672 ;
-  assign \$674  = lane_slot3[1:0] + 1'h0;
-  assign \$676  = \$673  & \$675 ;
-  assign \$677  = fw_wr3 ? same_tag : \$676 ;
-  assign \$678  = lane_slot3[1:0] + 1'h0;
-  assign age3 = fw_wr3 ? age_fw : \$679 ;
-  assign \$680  = lane_slot3[1:0] + 1'h0;
-  assign tag3 = fw_wr3 ? \$1649 [55:0] : \$681 ;
-  assign \$682  = lane_slot3[1:0] + 1'h0;
-  assign cnt3 = fw_wr3 ? \$1650 [44:29] : \$683 ;
-  assign \$684  = lane_slot3[1:0] + 1'h0;
-  assign \$686  = fw_wr3 ? \$1650 [26] : \$685 ;
-  assign \$687  = ~ \$563 ;
-  assign \$688  = age_fw[7] & \$687 ;
-  assign \$689  = ~ age_fw[7];
-  assign \$690  = ~ \$563 ;
-  assign \$691  = \$689  & \$690 ;
-  assign \$692  = \$1649 [63:56] - mbank0[79:72];
-  assign \$693  = \$691  & \$692 [7];
-  assign \$694  = \$688  | \$693 ;
-  assign \$695  = ~ \$572 ;
-  assign \$696  = age_fw[7] & \$695 ;
-  assign \$697  = ~ age_fw[7];
-  assign \$698  = ~ \$572 ;
-  assign \$699  = \$697  & \$698 ;
-  assign \$700  = \$1649 [63:56] - mbank1[79:72];
-  assign \$701  = \$699  & \$700 [7];
-  assign \$702  = \$696  | \$701 ;
-  assign \$703  = ~ \$581 ;
-  assign \$704  = age_fw[7] & \$703 ;
-  assign \$705  = ~ age_fw[7];
-  assign \$706  = ~ \$581 ;
-  assign \$707  = \$705  & \$706 ;
-  assign \$708  = \$1649 [63:56] - mbank2[79:72];
-  assign \$709  = \$707  & \$708 [7];
-  assign \$710  = \$704  | \$709 ;
-  assign \$711  = ~ \$590 ;
-  assign \$712  = age_fw[7] & \$711 ;
-  assign \$713  = ~ age_fw[7];
-  assign \$714  = ~ \$590 ;
-  assign \$715  = \$713  & \$714 ;
-  assign \$716  = \$1649 [63:56] - mbank3[79:72];
-  assign \$717  = \$715  & \$716 [7];
-  assign \$718  = \$712  | \$717 ;
-  assign \$719  = ~ age_fw[7];
-  assign \$720  = \$563  & \$719 ;
-  assign \$721  = ~ \$563 ;
-  assign \$722  = ~ age_fw[7];
-  assign \$723  = \$721  & \$722 ;
-  assign \$724  = mbank0[79:72] - \$1649 [63:56];
-  assign \$725  = \$723  & \$724 [7];
-  assign \$726  = \$720  | \$725 ;
-  assign \$727  = ~ age_fw[7];
-  assign \$728  = \$572  & \$727 ;
-  assign \$729  = ~ \$572 ;
-  assign \$730  = ~ age_fw[7];
-  assign \$731  = \$729  & \$730 ;
-  assign \$732  = mbank1[79:72] - \$1649 [63:56];
-  assign \$733  = \$731  & \$732 [7];
-  assign \$734  = \$728  | \$733 ;
-  assign \$735  = ~ age_fw[7];
-  assign \$736  = \$581  & \$735 ;
-  assign \$737  = ~ \$581 ;
-  assign \$738  = ~ age_fw[7];
-  assign \$739  = \$737  & \$738 ;
-  assign \$740  = mbank2[79:72] - \$1649 [63:56];
-  assign \$741  = \$739  & \$740 [7];
-  assign \$742  = \$736  | \$741 ;
-  assign \$743  = ~ age_fw[7];
-  assign \$744  = \$590  & \$743 ;
-  assign \$745  = ~ \$590 ;
-  assign \$746  = ~ age_fw[7];
-  assign \$747  = \$745  & \$746 ;
-  assign \$748  = mbank3[79:72] - \$1649 [63:56];
-  assign \$749  = \$747  & \$748 [7];
-  assign \$750  = \$744  | \$749 ;
-  assign \$751  = ~ \$572 ;
-  assign \$752  = \$563  & \$751 ;
-  assign \$753  = ~ \$563 ;
-  assign \$754  = ~ \$572 ;
-  assign \$755  = \$753  & \$754 ;
-  assign \$756  = mbank0[79:72] - mbank1[79:72];
-  assign \$757  = \$755  & \$756 [7];
-  assign \$758  = \$752  | \$757 ;
-  assign \$759  = ~ \$581 ;
-  assign \$760  = \$572  & \$759 ;
-  assign \$761  = ~ \$572 ;
-  assign \$762  = ~ \$581 ;
-  assign \$763  = \$761  & \$762 ;
-  assign \$764  = mbank1[79:72] - mbank2[79:72];
-  assign \$765  = \$763  & \$764 [7];
-  assign \$766  = \$760  | \$765 ;
-  assign \$767  = ~ \$590 ;
-  assign \$768  = \$581  & \$767 ;
-  assign \$769  = ~ \$581 ;
-  assign \$770  = ~ \$590 ;
-  assign \$771  = \$769  & \$770 ;
-  assign \$772  = mbank2[79:72] - mbank3[79:72];
-  assign \$773  = \$771  & \$772 [7];
-  assign \$774  = \$768  | \$773 ;
-  assign \$775  = ~ \$563 ;
-  assign \$776  = \$590  & \$775 ;
-  assign \$777  = ~ \$590 ;
-  assign \$778  = ~ \$563 ;
-  assign \$779  = \$777  & \$778 ;
-  assign \$780  = mbank3[79:72] - mbank0[79:72];
-  assign \$781  = \$779  & \$780 [7];
-  assign \$782  = \$776  | \$781 ;
-  assign \$783  = ~ \$581 ;
-  assign \$784  = \$563  & \$783 ;
-  assign \$785  = ~ \$563 ;
-  assign \$786  = ~ \$581 ;
-  assign \$787  = \$785  & \$786 ;
-  assign \$788  = mbank0[79:72] - mbank2[79:72];
-  assign \$789  = \$787  & \$788 [7];
-  assign \$790  = \$784  | \$789 ;
-  assign \$791  = ~ \$590 ;
-  assign \$792  = \$572  & \$791 ;
-  assign \$793  = ~ \$572 ;
-  assign \$794  = ~ \$590 ;
-  assign \$795  = \$793  & \$794 ;
-  assign \$796  = mbank1[79:72] - mbank3[79:72];
-  assign \$797  = \$795  & \$796 [7];
-  assign \$798  = \$792  | \$797 ;
-  assign \$799  = ~ \$563 ;
-  assign \$800  = \$581  & \$799 ;
-  assign \$801  = ~ \$581 ;
-  assign \$802  = ~ \$563 ;
-  assign \$803  = \$801  & \$802 ;
-  assign \$804  = mbank2[79:72] - mbank0[79:72];
-  assign \$805  = \$803  & \$804 [7];
-  assign \$806  = \$800  | \$805 ;
-  assign \$807  = ~ \$572 ;
-  assign \$808  = \$590  & \$807 ;
-  assign \$809  = ~ \$590 ;
-  assign \$810  = ~ \$572 ;
-  assign \$811  = \$809  & \$810 ;
-  assign \$812  = mbank3[79:72] - mbank1[79:72];
-  assign \$813  = \$811  & \$812 [7];
-  assign \$814  = \$808  | \$813 ;
-  assign \$815  = ~ \$590 ;
-  assign \$816  = \$563  & \$815 ;
-  assign \$817  = ~ \$563 ;
-  assign \$818  = ~ \$590 ;
-  assign \$819  = \$817  & \$818 ;
-  assign \$820  = mbank0[79:72] - mbank3[79:72];
-  assign \$821  = \$819  & \$820 [7];
-  assign \$822  = \$816  | \$821 ;
-  assign \$823  = ~ \$563 ;
-  assign \$824  = \$572  & \$823 ;
-  assign \$825  = ~ \$572 ;
-  assign \$826  = ~ \$563 ;
-  assign \$827  = \$825  & \$826 ;
-  assign \$828  = mbank1[79:72] - mbank0[79:72];
-  assign \$829  = \$827  & \$828 [7];
-  assign \$830  = \$824  | \$829 ;
-  assign \$831  = ~ \$572 ;
-  assign \$832  = \$581  & \$831 ;
-  assign \$833  = ~ \$581 ;
-  assign \$834  = ~ \$572 ;
-  assign \$835  = \$833  & \$834 ;
-  assign \$836  = mbank2[79:72] - mbank1[79:72];
-  assign \$837  = \$835  & \$836 [7];
-  assign \$838  = \$832  | \$837 ;
-  assign \$839  = ~ \$581 ;
-  assign \$840  = \$590  & \$839 ;
-  assign \$841  = ~ \$590 ;
-  assign \$842  = ~ \$581 ;
-  assign \$843  = \$841  & \$842 ;
-  assign \$844  = mbank3[79:72] - mbank2[79:72];
-  assign \$845  = \$843  & \$844 [7];
-  assign \$846  = \$840  | \$845 ;
-  assign \$847  = e[68:61] - eb[68:61];
-  assign \$849  = e[68:61] - eb[68:61];
-  assign \$850  = \$848  ? 7'h00 : \$849 [6:0];
-  assign \$851  = e[68:61] - eb[68:61];
-  assign \$853  = ~ \$852 ;
-  assign \$854  = \$563  & \$853 ;
-  assign \$855  = ~ \$563 ;
-  assign \$856  = e[68:61] - eb[68:61];
-  assign \$858  = e[68:61] - eb[68:61];
-  assign \$859  = \$857  ? 7'h00 : \$858 [6:0];
-  assign \$860  = e[68:61] - eb[68:61];
-  assign \$862  = ~ \$861 ;
-  assign \$863  = \$855  & \$862 ;
-  assign \$864  = mbank0[79:72] - eb[68:61];
-  assign \$865  = \$863  & \$864 [7];
-  assign \$866  = \$854  | \$865 ;
-  assign \$867  = e[68:61] - eb[68:61];
-  assign \$869  = e[68:61] - eb[68:61];
-  assign \$870  = \$868  ? 7'h00 : \$869 [6:0];
-  assign \$871  = e[68:61] - eb[68:61];
-  assign \$873  = ~ \$872 ;
-  assign \$874  = \$572  & \$873 ;
-  assign \$875  = ~ \$572 ;
-  assign \$876  = e[68:61] - eb[68:61];
-  assign \$878  = e[68:61] - eb[68:61];
-  assign \$879  = \$877  ? 7'h00 : \$878 [6:0];
-  assign \$880  = e[68:61] - eb[68:61];
-  assign \$882  = ~ \$881 ;
-  assign \$883  = \$875  & \$882 ;
-  assign \$884  = mbank1[79:72] - eb[68:61];
-  assign \$885  = \$883  & \$884 [7];
-  assign \$886  = \$874  | \$885 ;
-  assign \$887  = e[68:61] - eb[68:61];
-  assign \$889  = e[68:61] - eb[68:61];
-  assign \$890  = \$888  ? 7'h00 : \$889 [6:0];
-  assign \$891  = e[68:61] - eb[68:61];
-  assign \$893  = ~ \$892 ;
-  assign \$894  = \$581  & \$893 ;
-  assign \$895  = ~ \$581 ;
-  assign \$896  = e[68:61] - eb[68:61];
-  assign \$898  = e[68:61] - eb[68:61];
-  assign \$899  = \$897  ? 7'h00 : \$898 [6:0];
-  assign \$900  = e[68:61] - eb[68:61];
-  assign \$902  = ~ \$901 ;
-  assign \$903  = \$895  & \$902 ;
-  assign \$904  = mbank2[79:72] - eb[68:61];
-  assign \$905  = \$903  & \$904 [7];
-  assign \$906  = \$894  | \$905 ;
-  assign \$907  = e[68:61] - eb[68:61];
-  assign \$909  = e[68:61] - eb[68:61];
-  assign \$910  = \$908  ? 7'h00 : \$909 [6:0];
-  assign \$911  = e[68:61] - eb[68:61];
-  assign \$913  = ~ \$912 ;
-  assign \$914  = \$590  & \$913 ;
-  assign \$915  = ~ \$590 ;
-  assign \$916  = e[68:61] - eb[68:61];
-  assign \$918  = e[68:61] - eb[68:61];
-  assign \$919  = \$917  ? 7'h00 : \$918 [6:0];
-  assign \$920  = e[68:61] - eb[68:61];
-  assign \$922  = ~ \$921 ;
-  assign \$923  = \$915  & \$922 ;
-  assign \$924  = mbank3[79:72] - eb[68:61];
-  assign \$925  = \$923  & \$924 [7];
-  assign \$926  = \$914  | \$925 ;
-  assign \$927  = e[68:61] - eb[68:61];
-  assign \$929  = e[68:61] - eb[68:61];
-  assign \$930  = \$928  ? 7'h00 : \$929 [6:0];
-  assign \$931  = e[68:61] - eb[68:61];
-  assign \$933  = ~ \$563 ;
-  assign \$934  = \$932  & \$933 ;
-  assign \$935  = e[68:61] - eb[68:61];
-  assign \$937  = e[68:61] - eb[68:61];
-  assign \$938  = \$936  ? 7'h00 : \$937 [6:0];
-  assign \$939  = e[68:61] - eb[68:61];
-  assign \$941  = ~ \$940 ;
-  assign \$942  = ~ \$563 ;
-  assign \$943  = \$941  & \$942 ;
-  assign \$944  = eb[68:61] - mbank0[79:72];
-  assign \$945  = \$943  & \$944 [7];
-  assign \$946  = \$934  | \$945 ;
-  assign \$947  = e[68:61] - eb[68:61];
-  assign \$949  = e[68:61] - eb[68:61];
-  assign \$950  = \$948  ? 7'h00 : \$949 [6:0];
-  assign \$951  = e[68:61] - eb[68:61];
-  assign \$953  = ~ \$572 ;
-  assign \$954  = \$952  & \$953 ;
-  assign \$955  = e[68:61] - eb[68:61];
-  assign \$957  = e[68:61] - eb[68:61];
-  assign \$958  = \$956  ? 7'h00 : \$957 [6:0];
-  assign \$959  = e[68:61] - eb[68:61];
-  assign \$961  = ~ \$960 ;
-  assign \$962  = ~ \$572 ;
-  assign \$963  = \$961  & \$962 ;
-  assign \$964  = eb[68:61] - mbank1[79:72];
-  assign \$965  = \$963  & \$964 [7];
-  assign \$966  = \$954  | \$965 ;
-  assign \$967  = e[68:61] - eb[68:61];
-  assign \$969  = e[68:61] - eb[68:61];
-  assign \$970  = \$968  ? 7'h00 : \$969 [6:0];
-  assign \$971  = e[68:61] - eb[68:61];
-  assign \$973  = ~ \$581 ;
-  assign \$974  = \$972  & \$973 ;
-  assign \$975  = e[68:61] - eb[68:61];
-  assign \$977  = e[68:61] - eb[68:61];
-  assign \$978  = \$976  ? 7'h00 : \$977 [6:0];
-  assign \$979  = e[68:61] - eb[68:61];
-  assign \$981  = ~ \$980 ;
-  assign \$982  = ~ \$581 ;
-  assign \$983  = \$981  & \$982 ;
-  assign \$984  = eb[68:61] - mbank2[79:72];
-  assign \$985  = \$983  & \$984 [7];
-  assign \$986  = \$974  | \$985 ;
-  assign \$987  = e[68:61] - eb[68:61];
-  assign \$989  = e[68:61] - eb[68:61];
-  assign \$990  = \$988  ? 7'h00 : \$989 [6:0];
-  assign \$991  = e[68:61] - eb[68:61];
-  assign \$993  = ~ \$590 ;
-  assign \$994  = \$992  & \$993 ;
-  assign \$995  = e[68:61] - eb[68:61];
-  assign \$997  = e[68:61] - eb[68:61];
-  assign \$998  = \$996  ? 7'h00 : \$997 [6:0];
-  assign \$999  = e[68:61] - eb[68:61];
-  assign \$1001  = ~ \$1000 ;
-  assign \$1002  = ~ \$590 ;
-  assign \$1003  = \$1001  & \$1002 ;
-  assign \$1004  = eb[68:61] - mbank3[79:72];
-  assign \$1005  = \$1003  & \$1004 [7];
-  assign \$1006  = \$994  | \$1005 ;
-  assign \$1007  = t_w1 - mbank0[79:72];
-  assign \$1008  = ~ \$1007 [7];
-  assign \$1009  = \$563  | \$1008 ;
-  assign \$1010  = t_w1 - mbank1[79:72];
-  assign \$1011  = ~ \$1010 [7];
-  assign \$1012  = \$572  | \$1011 ;
-  assign \$1013  = t_w1 - mbank2[79:72];
-  assign \$1014  = ~ \$1013 [7];
-  assign \$1015  = \$581  | \$1014 ;
-  assign \$1016  = t_w1 - mbank3[79:72];
-  assign \$1017  = ~ \$1016 [7];
-  assign \$1018  = \$590  | \$1017 ;
-  assign \$1019  = eb_fw[1] ? eb_gt_fw[0] : eb_gt_rd0_1;
-  assign eb_gt0_1 = eb_fw[0] ? eb_fw_gt[1] : \$1019 ;
-  assign \$1020  = eb_fw[2] ? eb_gt_fw[0] : eb_gt_rd0_2;
-  assign eb_gt0_2 = eb_fw[0] ? eb_fw_gt[2] : \$1020 ;
-  assign \$1021  = eb_fw[3] ? eb_gt_fw[0] : eb_gt_rd0_3;
-  assign eb_gt0_3 = eb_fw[0] ? eb_fw_gt[3] : \$1021 ;
-  assign \$1022  = eb_fw[0] ? eb_gt_fw[1] : eb_gt_rd1_0;
-  assign eb_gt1_0 = eb_fw[1] ? eb_fw_gt[0] : \$1022 ;
-  assign \$1023  = eb_fw[2] ? eb_gt_fw[1] : eb_gt_rd1_2;
-  assign eb_gt1_2 = eb_fw[1] ? eb_fw_gt[2] : \$1023 ;
-  assign \$1024  = eb_fw[3] ? eb_gt_fw[1] : eb_gt_rd1_3;
-  assign eb_gt1_3 = eb_fw[1] ? eb_fw_gt[3] : \$1024 ;
-  assign \$1025  = eb_fw[0] ? eb_gt_fw[2] : eb_gt_rd2_0;
-  assign eb_gt2_0 = eb_fw[2] ? eb_fw_gt[0] : \$1025 ;
-  assign \$1026  = eb_fw[1] ? eb_gt_fw[2] : eb_gt_rd2_1;
-  assign eb_gt2_1 = eb_fw[2] ? eb_fw_gt[1] : \$1026 ;
-  assign \$1027  = eb_fw[3] ? eb_gt_fw[2] : eb_gt_rd2_3;
-  assign eb_gt2_3 = eb_fw[2] ? eb_fw_gt[3] : \$1027 ;
-  assign \$1028  = eb_fw[0] ? eb_gt_fw[3] : eb_gt_rd3_0;
-  assign eb_gt3_0 = eb_fw[3] ? eb_fw_gt[0] : \$1028 ;
-  assign \$1029  = eb_fw[1] ? eb_gt_fw[3] : eb_gt_rd3_1;
-  assign eb_gt3_1 = eb_fw[3] ? eb_fw_gt[1] : \$1029 ;
-  assign \$1030  = eb_fw[2] ? eb_gt_fw[3] : eb_gt_rd3_2;
-  assign eb_gt3_2 = eb_fw[3] ? eb_fw_gt[2] : \$1030 ;
-  assign \$1032  = \$1031  & eb_lane0[126];
-  assign \$1034  = \$1032  ? \$1033  : eb_lane0[82];
-  assign \$1036  = \$1035  & eb_lane1[126];
-  assign \$1038  = \$1036  ? \$1037  : eb_lane1[82];
-  assign \$1040  = \$1039  & eb_lane2[126];
-  assign \$1042  = \$1040  ? \$1041  : eb_lane2[82];
-  assign \$1044  = \$1043  & eb_lane3[126];
-  assign \$1046  = \$1044  ? \$1045  : eb_lane3[82];
-  assign \$1047  = \$1650 [60:45] >= 16'hffff;
-  assign \$1048  = \$1650 [60:45] + 1'h1;
-  assign \$1049  = \$1047  ? 17'h0ffff : \$1048 ;
-  assign \$1050  = \$1650 [60:45] >= 16'hffff;
-  assign \$1051  = \$1650 [60:45] + 1'h1;
-  assign \$1052  = \$1050  ? 17'h0ffff : \$1051 ;
-  assign \$1053  = \$1650 [60:45] >= 16'hffff;
-  assign \$1054  = \$1650 [60:45] + 1'h1;
-  assign \$1055  = \$1053  ? 17'h0ffff : \$1054 ;
-  assign \$1056  = \$1650 [60:45] >= 16'hffff;
-  assign \$1057  = \$1650 [60:45] + 1'h1;
-  assign \$1058  = \$1056  ? 17'h0ffff : \$1057 ;
-  assign \$1059  = \$1650 [14:11] & eb_ov_any;
-  assign \$1060  = | \$1059 ;
-  assign fw1_any = \$1650 [27] & \$1060 ;
-  assign \$1061  = \$1650 [14:11] & eb_ov_bit0;
-  assign \$1062  = | \$1061 ;
-  assign \$1063  = \$1650 [14:11] & eb_ov_bit1;
-  assign \$1064  = | \$1063 ;
-  assign d = fw1_any ? \$1065  : decision;
-  assign \$1066  = m_h + 1'h0;
-  assign \$1067  = m_h + 1'h1;
-  assign \$1068  = m_h + 2'h2;
-  assign \$1069  = m_h + 2'h3;
-  assign \$1070  = ! \$1 [10:0];
-  assign \$1071  = \$1 [10:0] == 1'h1;
-  assign \$1072  = \$1 [10:0] == 2'h2;
-  assign \$1073  = \$1 [10:0] == 2'h3;
-  assign \$1074  = \$1 [10:0] == 11'h7ff;
-  assign \$1075  = ! \$1 [10:0];
-  assign \$1076  = \$1 [10:0] == 1'h1;
-  assign \$1077  = \$1 [10:0] == 2'h2;
-  assign \$1078  = \$1 [10:0] == 11'h7fe;
-  assign \$1079  = \$1 [10:0] == 11'h7ff;
-  assign \$1080  = ! \$1 [10:0];
-  assign \$1081  = \$1 [10:0] == 1'h1;
-  assign \$1082  = \$1 [10:0] == 11'h7fd;
-  assign \$1083  = \$1 [10:0] == 11'h7fe;
-  assign \$1084  = \$1 [10:0] == 11'h7ff;
-  assign \$1085  = ! \$1 [10:0];
-  assign \$1086  = ! \$2 [10:0];
-  assign \$1087  = \$2 [10:0] == 1'h1;
-  assign \$1088  = \$2 [10:0] == 2'h2;
-  assign \$1089  = \$2 [10:0] == 2'h3;
-  assign \$1090  = \$2 [10:0] == 11'h7ff;
-  assign \$1091  = ! \$2 [10:0];
-  assign \$1092  = \$2 [10:0] == 1'h1;
-  assign \$1093  = \$2 [10:0] == 2'h2;
-  assign \$1094  = \$2 [10:0] == 11'h7fe;
-  assign \$1095  = \$2 [10:0] == 11'h7ff;
-  assign \$1096  = ! \$2 [10:0];
-  assign \$1097  = \$2 [10:0] == 1'h1;
-  assign \$1098  = \$2 [10:0] == 11'h7fd;
-  assign \$1099  = \$2 [10:0] == 11'h7fe;
-  assign \$1100  = \$2 [10:0] == 11'h7ff;
-  assign \$1101  = ! \$2 [10:0];
-  assign \$1102  = e_h + 13'h1ffd;
-  assign \$1103  = e_h + 13'h1ffe;
-  assign \$1104  = e_h + 13'h1fff;
-  assign \$1105  = e_h + 1'h0;
-  assign \$1106  = e_h + 1'h1;
-  assign \$1107  = e_h + 2'h2;
-  assign \$1108  = e_h + 2'h3;
-  assign \$1109  = s11[2] ? m_ov_tail0 : m_ov_hash0;
-  assign \$1110  = s11[2] ? m_ov_tail1 : m_ov_hash1;
-  assign \$1111  = s11[2] ? m_ov_tail2 : m_ov_hash2;
-  assign \$1112  = s11[2] ? m_ov_tail3 : m_ov_hash3;
-  assign \$1113  = \$1650 [14:11] & m_ov0;
-  assign \$1114  = | \$1113 ;
-  assign \$1115  = \$1650 [27] & \$1114 ;
-  assign \$1116  = \$1115  ? \$1649 [55:0] : bk_tag[55:0];
-  assign \$1117  = \$1650 [14:11] & m_ov0;
-  assign \$1118  = | \$1117 ;
-  assign \$1119  = \$1650 [27] & \$1118 ;
-  assign \$1120  = \$1119  ? \$1650 [44:29] : bk_count[15:0];
-  assign \$1121  = \$1650 [14:11] & m_ov0;
-  assign \$1122  = | \$1121 ;
-  assign \$1123  = \$1650 [27] & \$1122 ;
-  assign \$1124  = \$1123  ? \$1649 [63:56] : bk_last[7:0];
-  assign \$1125  = \$1650 [14:11] & m_ov0;
-  assign \$1126  = | \$1125 ;
-  assign \$1127  = \$1650 [27] & \$1126 ;
-  assign \$1128  = \$1650 [28] & m_ov0[0];
-  assign \$1129  = ~ \$1128 ;
-  assign \$1130  = bk_valid[0] & \$1129 ;
-  assign \$1131  = \$1127  | \$1130 ;
-  assign \$1132  = \$1650 [14:11] & m_ov0;
-  assign \$1133  = | \$1132 ;
-  assign \$1134  = \$1650 [27] & \$1133 ;
-  assign \$1135  = \$1134  ? \$1650 [26] : bk_fresh[0];
-  assign \$1136  = bk_row[8:0] == sc_mark_row_next;
-  assign \$1137  = \$1650 [14:11] & m_ov1;
-  assign \$1138  = | \$1137 ;
-  assign \$1139  = \$1650 [27] & \$1138 ;
-  assign \$1140  = \$1139  ? \$1649 [55:0] : bk_tag[111:56];
-  assign \$1141  = \$1650 [14:11] & m_ov1;
-  assign \$1142  = | \$1141 ;
-  assign \$1143  = \$1650 [27] & \$1142 ;
-  assign \$1144  = \$1143  ? \$1650 [44:29] : bk_count[31:16];
-  assign \$1145  = \$1650 [14:11] & m_ov1;
-  assign \$1146  = | \$1145 ;
-  assign \$1147  = \$1650 [27] & \$1146 ;
-  assign \$1148  = \$1147  ? \$1649 [63:56] : bk_last[15:8];
-  assign \$1149  = \$1650 [14:11] & m_ov1;
-  assign \$1150  = | \$1149 ;
-  assign \$1151  = \$1650 [27] & \$1150 ;
-  assign \$1152  = \$1650 [28] & m_ov1[0];
-  assign \$1153  = ~ \$1152 ;
-  assign \$1154  = bk_valid[1] & \$1153 ;
-  assign \$1155  = \$1151  | \$1154 ;
-  assign \$1156  = \$1650 [14:11] & m_ov1;
-  assign \$1157  = | \$1156 ;
-  assign \$1158  = \$1650 [27] & \$1157 ;
-  assign \$1159  = \$1158  ? \$1650 [26] : bk_fresh[1];
-  assign \$1160  = bk_row[17:9] == sc_mark_row_next;
-  assign \$1161  = \$1650 [14:11] & m_ov2;
-  assign \$1162  = | \$1161 ;
-  assign \$1163  = \$1650 [27] & \$1162 ;
-  assign \$1164  = \$1163  ? \$1649 [55:0] : bk_tag[167:112];
-  assign \$1165  = \$1650 [14:11] & m_ov2;
-  assign \$1166  = | \$1165 ;
-  assign \$1167  = \$1650 [27] & \$1166 ;
-  assign \$1168  = \$1167  ? \$1650 [44:29] : bk_count[47:32];
-  assign \$1169  = \$1650 [14:11] & m_ov2;
-  assign \$1170  = | \$1169 ;
-  assign \$1171  = \$1650 [27] & \$1170 ;
-  assign \$1172  = \$1171  ? \$1649 [63:56] : bk_last[23:16];
-  assign \$1173  = \$1650 [14:11] & m_ov2;
-  assign \$1174  = | \$1173 ;
-  assign \$1175  = \$1650 [27] & \$1174 ;
-  assign \$1176  = \$1650 [28] & m_ov2[0];
-  assign \$1177  = ~ \$1176 ;
-  assign \$1178  = bk_valid[2] & \$1177 ;
-  assign \$1179  = \$1175  | \$1178 ;
-  assign \$1180  = \$1650 [14:11] & m_ov2;
-  assign \$1181  = | \$1180 ;
-  assign \$1182  = \$1650 [27] & \$1181 ;
-  assign \$1183  = \$1182  ? \$1650 [26] : bk_fresh[2];
-  assign \$1184  = bk_row[26:18] == sc_mark_row_next;
-  assign \$1185  = \$1650 [14:11] & m_ov3;
-  assign \$1186  = | \$1185 ;
-  assign \$1187  = \$1650 [27] & \$1186 ;
-  assign \$1188  = \$1187  ? \$1649 [55:0] : bk_tag[223:168];
-  assign \$1189  = \$1650 [14:11] & m_ov3;
-  assign \$1190  = | \$1189 ;
-  assign \$1191  = \$1650 [27] & \$1190 ;
-  assign \$1192  = \$1191  ? \$1650 [44:29] : bk_count[63:48];
-  assign \$1193  = \$1650 [14:11] & m_ov3;
-  assign \$1194  = | \$1193 ;
-  assign \$1195  = \$1650 [27] & \$1194 ;
-  assign \$1196  = \$1195  ? \$1649 [63:56] : bk_last[31:24];
-  assign \$1197  = \$1650 [14:11] & m_ov3;
-  assign \$1198  = | \$1197 ;
-  assign \$1199  = \$1650 [27] & \$1198 ;
-  assign \$1200  = \$1650 [28] & m_ov3[0];
-  assign \$1201  = ~ \$1200 ;
-  assign \$1202  = bk_valid[3] & \$1201 ;
-  assign \$1203  = \$1199  | \$1202 ;
-  assign \$1204  = \$1650 [14:11] & m_ov3;
-  assign \$1205  = | \$1204 ;
-  assign \$1206  = \$1650 [27] & \$1205 ;
-  assign \$1207  = \$1206  ? \$1650 [26] : bk_fresh[3];
-  assign \$1208  = bk_row[35:27] == sc_mark_row_next;
-  assign \$1209  = mreq[60:5] == eb[60:5];
-  assign \$1210  = mreq[68:61] - eb[68:61];
-  assign \$1212  = mreq[68:61] - eb[68:61];
-  assign \$1213  = \$1211  ? 7'h00 : \$1212 [6:0];
-  assign \$1214  = mreq[68:61] - eb[68:61];
-  assign \$1216  = e[60:5] == eb[60:5];
-  assign \$1217  = e[68:61] - eb[68:61];
-  assign \$1219  = e[68:61] - eb[68:61];
-  assign \$1220  = \$1218  ? 7'h00 : \$1219 [6:0];
-  assign \$1221  = e[68:61] - eb[68:61];
-  assign \$1223  = mreq[68:61] - cfg[52:46];
-  assign \$1224  = $signed(\$1223 ) - $signed(2'h1);
-  assign \$1225  = lane_slot0[1:0] + 1'h0;
-  assign \$1227  = lane_slot0[1:0] + 1'h0;
-  assign \$1229  = lane_slot0[1:0] + 1'h0;
-  assign \$1231  = lane_slot0[1:0] + 1'h0;
-  assign \$1233  = lane_slot0[1:0] + 1'h0;
-  assign \$1235  = e[68:61] - eb[68:61];
-  assign \$1237  = e[68:61] - eb[68:61];
-  assign \$1238  = \$1236  ? 7'h00 : \$1237 [6:0];
-  assign \$1239  = e[68:61] - eb[68:61];
-  assign \$1241  = ~ \$1240 ;
-  assign \$1242  = age_fw[7] & \$1241 ;
-  assign \$1243  = ~ age_fw[7];
-  assign \$1244  = e[68:61] - eb[68:61];
-  assign \$1246  = e[68:61] - eb[68:61];
-  assign \$1247  = \$1245  ? 7'h00 : \$1246 [6:0];
-  assign \$1248  = e[68:61] - eb[68:61];
-  assign \$1250  = ~ \$1249 ;
-  assign \$1251  = \$1243  & \$1250 ;
-  assign \$1252  = \$1649 [63:56] - eb[68:61];
-  assign \$1253  = \$1251  & \$1252 [7];
-  assign \$1254  = \$1242  | \$1253 ;
-  assign \$1255  = lane_slot0[1:0] + 1'h0;
-  assign \$1257  = fw_wr0 ? \$1254  : \$1256 ;
-  assign \$1258  = e[68:61] - eb[68:61];
-  assign \$1260  = e[68:61] - eb[68:61];
-  assign \$1261  = \$1259  ? 7'h00 : \$1260 [6:0];
-  assign \$1262  = e[68:61] - eb[68:61];
-  assign \$1264  = ~ age_fw[7];
-  assign \$1265  = \$1263  & \$1264 ;
-  assign \$1266  = e[68:61] - eb[68:61];
-  assign \$1268  = e[68:61] - eb[68:61];
-  assign \$1269  = \$1267  ? 7'h00 : \$1268 [6:0];
-  assign \$1270  = e[68:61] - eb[68:61];
-  assign \$1272  = ~ \$1271 ;
-  assign \$1273  = ~ age_fw[7];
-  assign \$1274  = \$1272  & \$1273 ;
-  assign \$1275  = eb[68:61] - \$1649 [63:56];
-  assign \$1276  = \$1274  & \$1275 [7];
-  assign \$1277  = \$1265  | \$1276 ;
-  assign \$1278  = lane_slot0[1:0] + 1'h0;
-  assign \$1280  = fw_wr0 ? \$1277  : \$1279 ;
-  assign \$1281  = t_w1 - \$1649 [63:56];
-  assign \$1282  = ~ \$1281 [7];
-  assign \$1283  = age_fw[7] | \$1282 ;
-  assign \$1284  = lane_slot0[1:0] + 1'h0;
-  assign \$1286  = fw_wr0 ? \$1283  : \$1285 ;
-  assign \$1287  = lane_slot1[1:0] + 1'h0;
-  assign \$1289  = lane_slot1[1:0] + 1'h0;
-  assign \$1291  = lane_slot1[1:0] + 1'h0;
-  assign \$1293  = lane_slot1[1:0] + 1'h0;
-  assign \$1295  = lane_slot1[1:0] + 1'h0;
-  assign \$1297  = e[68:61] - eb[68:61];
-  assign \$1299  = e[68:61] - eb[68:61];
-  assign \$1300  = \$1298  ? 7'h00 : \$1299 [6:0];
-  assign \$1301  = e[68:61] - eb[68:61];
-  assign \$1303  = ~ \$1302 ;
-  assign \$1304  = age_fw[7] & \$1303 ;
-  assign \$1305  = ~ age_fw[7];
-  assign \$1306  = e[68:61] - eb[68:61];
-  assign \$1308  = e[68:61] - eb[68:61];
-  assign \$1309  = \$1307  ? 7'h00 : \$1308 [6:0];
-  assign \$1310  = e[68:61] - eb[68:61];
-  assign \$1312  = ~ \$1311 ;
-  assign \$1313  = \$1305  & \$1312 ;
-  assign \$1314  = \$1649 [63:56] - eb[68:61];
-  assign \$1315  = \$1313  & \$1314 [7];
-  assign \$1316  = \$1304  | \$1315 ;
-  assign \$1317  = lane_slot1[1:0] + 1'h0;
-  assign \$1319  = fw_wr1 ? \$1316  : \$1318 ;
-  assign \$1320  = e[68:61] - eb[68:61];
-  assign \$1322  = e[68:61] - eb[68:61];
-  assign \$1323  = \$1321  ? 7'h00 : \$1322 [6:0];
-  assign \$1324  = e[68:61] - eb[68:61];
-  assign \$1326  = ~ age_fw[7];
-  assign \$1327  = \$1325  & \$1326 ;
-  assign \$1328  = e[68:61] - eb[68:61];
-  assign \$1330  = e[68:61] - eb[68:61];
-  assign \$1331  = \$1329  ? 7'h00 : \$1330 [6:0];
-  assign \$1332  = e[68:61] - eb[68:61];
-  assign \$1334  = ~ \$1333 ;
-  assign \$1335  = ~ age_fw[7];
-  assign \$1336  = \$1334  & \$1335 ;
-  assign \$1337  = eb[68:61] - \$1649 [63:56];
-  assign \$1338  = \$1336  & \$1337 [7];
-  assign \$1339  = \$1327  | \$1338 ;
-  assign \$1340  = lane_slot1[1:0] + 1'h0;
-  assign \$1342  = fw_wr1 ? \$1339  : \$1341 ;
-  assign \$1343  = t_w1 - \$1649 [63:56];
-  assign \$1344  = ~ \$1343 [7];
-  assign \$1345  = age_fw[7] | \$1344 ;
-  assign \$1346  = lane_slot1[1:0] + 1'h0;
-  assign \$1348  = fw_wr1 ? \$1345  : \$1347 ;
-  assign \$1349  = lane_slot2[1:0] + 1'h0;
-  assign \$1351  = lane_slot2[1:0] + 1'h0;
-  assign \$1353  = lane_slot2[1:0] + 1'h0;
-  assign \$1355  = lane_slot2[1:0] + 1'h0;
-  assign \$1357  = lane_slot2[1:0] + 1'h0;
-  assign \$1359  = e[68:61] - eb[68:61];
-  assign \$1361  = e[68:61] - eb[68:61];
-  assign \$1362  = \$1360  ? 7'h00 : \$1361 [6:0];
-  assign \$1363  = e[68:61] - eb[68:61];
-  assign \$1365  = ~ \$1364 ;
-  assign \$1366  = age_fw[7] & \$1365 ;
-  assign \$1367  = ~ age_fw[7];
-  assign \$1368  = e[68:61] - eb[68:61];
-  assign \$1370  = e[68:61] - eb[68:61];
-  assign \$1371  = \$1369  ? 7'h00 : \$1370 [6:0];
-  assign \$1372  = e[68:61] - eb[68:61];
-  assign \$1374  = ~ \$1373 ;
-  assign \$1375  = \$1367  & \$1374 ;
-  assign \$1376  = \$1649 [63:56] - eb[68:61];
-  assign \$1377  = \$1375  & \$1376 [7];
-  assign \$1378  = \$1366  | \$1377 ;
-  assign \$1379  = lane_slot2[1:0] + 1'h0;
-  assign \$1381  = fw_wr2 ? \$1378  : \$1380 ;
-  assign \$1382  = e[68:61] - eb[68:61];
-  assign \$1384  = e[68:61] - eb[68:61];
-  assign \$1385  = \$1383  ? 7'h00 : \$1384 [6:0];
-  assign \$1386  = e[68:61] - eb[68:61];
-  assign \$1388  = ~ age_fw[7];
-  assign \$1389  = \$1387  & \$1388 ;
-  assign \$1390  = e[68:61] - eb[68:61];
-  assign \$1392  = e[68:61] - eb[68:61];
-  assign \$1393  = \$1391  ? 7'h00 : \$1392 [6:0];
-  assign \$1394  = e[68:61] - eb[68:61];
-  assign \$1396  = ~ \$1395 ;
-  assign \$1397  = ~ age_fw[7];
-  assign \$1398  = \$1396  & \$1397 ;
-  assign \$1399  = eb[68:61] - \$1649 [63:56];
-  assign \$1400  = \$1398  & \$1399 [7];
-  assign \$1401  = \$1389  | \$1400 ;
-  assign \$1402  = lane_slot2[1:0] + 1'h0;
-  assign \$1404  = fw_wr2 ? \$1401  : \$1403 ;
-  assign \$1405  = t_w1 - \$1649 [63:56];
-  assign \$1406  = ~ \$1405 [7];
-  assign \$1407  = age_fw[7] | \$1406 ;
-  assign \$1408  = lane_slot2[1:0] + 1'h0;
-  assign \$1410  = fw_wr2 ? \$1407  : \$1409 ;
-  assign \$1411  = lane_slot3[1:0] + 1'h0;
-  assign \$1413  = lane_slot3[1:0] + 1'h0;
-  assign \$1415  = lane_slot3[1:0] + 1'h0;
-  assign \$1417  = lane_slot3[1:0] + 1'h0;
-  assign \$1419  = lane_slot3[1:0] + 1'h0;
-  assign \$1421  = e[68:61] - eb[68:61];
-  assign \$1423  = e[68:61] - eb[68:61];
-  assign \$1424  = \$1422  ? 7'h00 : \$1423 [6:0];
-  assign \$1425  = e[68:61] - eb[68:61];
-  assign \$1427  = ~ \$1426 ;
-  assign \$1428  = age_fw[7] & \$1427 ;
-  assign \$1429  = ~ age_fw[7];
-  assign \$1430  = e[68:61] - eb[68:61];
-  assign \$1432  = e[68:61] - eb[68:61];
-  assign \$1433  = \$1431  ? 7'h00 : \$1432 [6:0];
-  assign \$1434  = e[68:61] - eb[68:61];
-  assign \$1436  = ~ \$1435 ;
-  assign \$1437  = \$1429  & \$1436 ;
-  assign \$1438  = \$1649 [63:56] - eb[68:61];
-  assign \$1439  = \$1437  & \$1438 [7];
-  assign \$1440  = \$1428  | \$1439 ;
-  assign \$1441  = lane_slot3[1:0] + 1'h0;
-  assign \$1443  = fw_wr3 ? \$1440  : \$1442 ;
-  assign \$1444  = e[68:61] - eb[68:61];
-  assign \$1446  = e[68:61] - eb[68:61];
-  assign \$1447  = \$1445  ? 7'h00 : \$1446 [6:0];
-  assign \$1448  = e[68:61] - eb[68:61];
-  assign \$1450  = ~ age_fw[7];
-  assign \$1451  = \$1449  & \$1450 ;
-  assign \$1452  = e[68:61] - eb[68:61];
-  assign \$1454  = e[68:61] - eb[68:61];
-  assign \$1455  = \$1453  ? 7'h00 : \$1454 [6:0];
-  assign \$1456  = e[68:61] - eb[68:61];
-  assign \$1458  = ~ \$1457 ;
-  assign \$1459  = ~ age_fw[7];
-  assign \$1460  = \$1458  & \$1459 ;
-  assign \$1461  = eb[68:61] - \$1649 [63:56];
-  assign \$1462  = \$1460  & \$1461 [7];
-  assign \$1463  = \$1451  | \$1462 ;
-  assign \$1464  = lane_slot3[1:0] + 1'h0;
-  assign \$1466  = fw_wr3 ? \$1463  : \$1465 ;
-  assign \$1467  = t_w1 - \$1649 [63:56];
-  assign \$1468  = ~ \$1467 [7];
-  assign \$1469  = age_fw[7] | \$1468 ;
-  assign \$1470  = lane_slot3[1:0] + 1'h0;
-  assign \$1472  = fw_wr3 ? \$1469  : \$1471 ;
-  assign \$1473  = e[68:61] - eb[68:61];
-  assign \$1475  = e[68:61] - eb[68:61];
-  assign \$1476  = \$1474  ? 7'h00 : \$1475 [6:0];
-  assign \$1477  = e[68:61] - eb[68:61];
-  assign \$1479  = t_w1 - eb[68:61];
-  assign \$1480  = ~ \$1479 [7];
-  assign \$1481  = \$1478  | \$1480 ;
-  assign \$1482  = | { e_ov13[0], e_ov12[0], e_ov11[0], e_ov10[0] };
-  assign \$1483  = | { e_ov13[0], e_ov11[0] };
-  assign \$1484  = | { e_ov13[0], e_ov12[0] };
-  assign \$1485  = | { e_ov13[1], e_ov12[1], e_ov11[1], e_ov10[1] };
-  assign \$1486  = | { e_ov13[1], e_ov11[1] };
-  assign \$1487  = | { e_ov13[1], e_ov12[1] };
-  assign \$1488  = | { e_ov13[2], e_ov12[2], e_ov11[2], e_ov10[2] };
-  assign \$1489  = | { e_ov13[2], e_ov11[2] };
-  assign \$1490  = | { e_ov13[2], e_ov12[2] };
-  assign \$1491  = | { e_ov13[3], e_ov12[3], e_ov11[3], e_ov10[3] };
-  assign \$1492  = | { e_ov13[3], e_ov11[3] };
-  assign \$1493  = | { e_ov13[3], e_ov12[3] };
-  assign \$1494  = lane_slot0[1:0] + 1'h0;
-  assign \$1496  = \$1495  >= 16'hffff;
-  assign \$1497  = lane_slot0[1:0] + 1'h0;
-  assign \$1499  = \$1498  + 1'h1;
-  assign \$1500  = \$1496  ? 17'h0ffff : \$1499 ;
-  assign \$1501  = fw_wr0 ? \$1650 [60:45] : \$1500 [15:0];
-  assign \$1502  = \$1650 [60:45] >= 16'hffff;
-  assign \$1503  = \$1650 [60:45] + 1'h1;
-  assign \$1504  = \$1502  ? 17'h0ffff : \$1503 ;
-  assign \$1505  = lane_slot0[1:0] + 1'h0;
-  assign \$1507  = \$1506  >= 16'hfffe;
-  assign \$1508  = lane_slot0[1:0] + 1'h0;
-  assign \$1510  = \$1509  + 2'h2;
-  assign \$1511  = \$1507  ? 17'h0ffff : \$1510 ;
-  assign \$1512  = fw_wr0 ? \$1504 [15:0] : \$1511 [15:0];
-  assign \$1513  = lane_slot0[10:2] == sc_mark_row_next;
-  assign \$1514  = lane_slot1[1:0] + 1'h0;
-  assign \$1516  = \$1515  >= 16'hffff;
-  assign \$1517  = lane_slot1[1:0] + 1'h0;
-  assign \$1519  = \$1518  + 1'h1;
-  assign \$1520  = \$1516  ? 17'h0ffff : \$1519 ;
-  assign \$1521  = fw_wr1 ? \$1650 [60:45] : \$1520 [15:0];
-  assign \$1522  = \$1650 [60:45] >= 16'hffff;
-  assign \$1523  = \$1650 [60:45] + 1'h1;
-  assign \$1524  = \$1522  ? 17'h0ffff : \$1523 ;
-  assign \$1525  = lane_slot1[1:0] + 1'h0;
-  assign \$1527  = \$1526  >= 16'hfffe;
-  assign \$1528  = lane_slot1[1:0] + 1'h0;
-  assign \$1530  = \$1529  + 2'h2;
-  assign \$1531  = \$1527  ? 17'h0ffff : \$1530 ;
-  assign \$1532  = fw_wr1 ? \$1524 [15:0] : \$1531 [15:0];
-  assign \$1533  = lane_slot1[10:2] == sc_mark_row_next;
-  assign \$1534  = lane_slot2[1:0] + 1'h0;
-  assign \$1536  = \$1535  >= 16'hffff;
-  assign \$1537  = lane_slot2[1:0] + 1'h0;
-  assign \$1539  = \$1538  + 1'h1;
-  assign \$1540  = \$1536  ? 17'h0ffff : \$1539 ;
-  assign \$1541  = fw_wr2 ? \$1650 [60:45] : \$1540 [15:0];
-  assign \$1542  = \$1650 [60:45] >= 16'hffff;
-  assign \$1543  = \$1650 [60:45] + 1'h1;
-  assign \$1544  = \$1542  ? 17'h0ffff : \$1543 ;
-  assign \$1545  = lane_slot2[1:0] + 1'h0;
-  assign \$1547  = \$1546  >= 16'hfffe;
-  assign \$1548  = lane_slot2[1:0] + 1'h0;
-  assign \$1550  = \$1549  + 2'h2;
-  assign \$1551  = \$1547  ? 17'h0ffff : \$1550 ;
-  assign \$1552  = fw_wr2 ? \$1544 [15:0] : \$1551 [15:0];
-  assign \$1553  = lane_slot2[10:2] == sc_mark_row_next;
-  assign \$1554  = lane_slot3[1:0] + 1'h0;
-  assign \$1556  = \$1555  >= 16'hffff;
-  assign \$1557  = lane_slot3[1:0] + 1'h0;
-  assign \$1559  = \$1558  + 1'h1;
-  assign \$1560  = \$1556  ? 17'h0ffff : \$1559 ;
-  assign \$1561  = fw_wr3 ? \$1650 [60:45] : \$1560 [15:0];
-  assign \$1562  = \$1650 [60:45] >= 16'hffff;
-  assign \$1563  = \$1650 [60:45] + 1'h1;
-  assign \$1564  = \$1562  ? 17'h0ffff : \$1563 ;
-  assign \$1565  = lane_slot3[1:0] + 1'h0;
-  assign \$1567  = \$1566  >= 16'hfffe;
-  assign \$1568  = lane_slot3[1:0] + 1'h0;
-  assign \$1570  = \$1569  + 2'h2;
-  assign \$1571  = \$1567  ? 17'h0ffff : \$1570 ;
-  assign \$1572  = fw_wr3 ? \$1564 [15:0] : \$1571 [15:0];
-  assign \$1573  = lane_slot3[10:2] == sc_mark_row_next;
+  assign busy = | { \busy$82 , lanes[0], \busy$80 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
   always @(posedge clk)
-    s1 <= \$1574 ;
+    s1 <= \$1 ;
   always @(posedge clk)
-    s2 <= \$1575 ;
+    s2 <= \$2 ;
   always @(posedge clk)
-    s3 <= \$1576 ;
+    s3 <= \$3 ;
   always @(posedge clk)
-    s4 <= \$1577 ;
+    s4 <= \$4 ;
   always @(posedge clk)
-    s5 <= \$1578 ;
+    s5 <= \$5 ;
   always @(posedge clk)
-    s6 <= \$1579 ;
+    s6 <= \$6 ;
   always @(posedge clk)
-    s7 <= \$1580 ;
+    s7 <= \$7 ;
   always @(posedge clk)
-    s8 <= \$1581 ;
+    s8 <= \$8 ;
   always @(posedge clk)
-    s9 <= \$1582 ;
+    s9 <= \$9 ;
   always @(posedge clk)
-    s10 <= \$1583 ;
+    s10 <= \$10 ;
   always @(posedge clk)
-    s11 <= \$1584 ;
-  always @(posedge clk)
-    mreq <= \$1585 ;
-  always @(posedge clk)
-    m_h <= \$1586 ;
-  always @(posedge clk)
-    e <= \$1587 ;
-  always @(posedge clk)
-    e_h <= \$1588 ;
-  always @(posedge clk)
-    lane_slot0 <= \$1589 ;
-  always @(posedge clk)
-    lane_slot1 <= \$1590 ;
-  always @(posedge clk)
-    lane_slot2 <= \$1591 ;
-  always @(posedge clk)
-    lane_slot3 <= \$1592 ;
-  always @(posedge clk)
-    e_ov0 <= \$1593 ;
-  always @(posedge clk)
-    e_ov1 <= \$1594 ;
-  always @(posedge clk)
-    e_ov2 <= \$1595 ;
-  always @(posedge clk)
-    e_ov3 <= \$1596 ;
-  always @(posedge clk)
-    e_ov10 <= \$1597 ;
-  always @(posedge clk)
-    e_ov11 <= \$1598 ;
-  always @(posedge clk)
-    e_ov12 <= \$1599 ;
-  always @(posedge clk)
-    e_ov13 <= \$1600 ;
-  always @(posedge clk)
-    eb_tail_plus0 <= \$1601 ;
-  always @(posedge clk)
-    eb_tail_plus1 <= \$1602 ;
-  always @(posedge clk)
-    eb_tail_plus2 <= \$1603 ;
-  always @(posedge clk)
-    eb_tail_plus3 <= \$1604 ;
-  always @(posedge clk)
-    eb_tail_plus4 <= \$1605 ;
-  always @(posedge clk)
-    eb_tail_plus5 <= \$1606 ;
-  always @(posedge clk)
-    eb_tail_plus6 <= \$1607 ;
-  always @(posedge clk)
-    m_ov0 <= \$1608 ;
-  always @(posedge clk)
-    m_ov1 <= \$1609 ;
-  always @(posedge clk)
-    m_ov2 <= \$1610 ;
-  always @(posedge clk)
-    m_ov3 <= \$1611 ;
-  always @(posedge clk)
-    mbank0 <= \$1612 ;
-  always @(posedge clk)
-    mbank1 <= \$1613 ;
-  always @(posedge clk)
-    mbank2 <= \$1614 ;
-  always @(posedge clk)
-    mbank3 <= \$1615 ;
-  always @(posedge clk)
-    same_tag <= \$1616 ;
-  always @(posedge clk)
-    age_fw <= \$1617 ;
-  always @(posedge clk)
-    eb <= \$1618 ;
-  always @(posedge clk)
-    eb_tail <= \$1619 ;
-  always @(posedge clk)
-    same_prev <= \$1620 ;
-  always @(posedge clk)
-    v0_age0 <= \$1621 ;
-  always @(posedge clk)
-    t_w1 <= \$1622 ;
-  always @(posedge clk)
-    eb_fw <= \$1623 ;
-  always @(posedge clk)
-    eb_fw_gt <= \$1624 ;
-  always @(posedge clk)
-    eb_gt_fw <= \$1625 ;
-  always @(posedge clk)
-    eb_gt_rd0_1 <= \$1626 ;
-  always @(posedge clk)
-    eb_gt_rd0_2 <= \$1627 ;
-  always @(posedge clk)
-    eb_gt_rd0_3 <= \$1628 ;
-  always @(posedge clk)
-    eb_gtp <= \$1629 ;
-  always @(posedge clk)
-    eb_pgt <= \$1630 ;
-  always @(posedge clk)
-    eb_old <= \$1631 ;
-  always @(posedge clk)
-    eb_gt_rd1_0 <= \$1632 ;
-  always @(posedge clk)
-    eb_gt_rd1_2 <= \$1633 ;
-  always @(posedge clk)
-    eb_gt_rd1_3 <= \$1634 ;
-  always @(posedge clk)
-    eb_gt_rd2_0 <= \$1635 ;
-  always @(posedge clk)
-    eb_gt_rd2_1 <= \$1636 ;
-  always @(posedge clk)
-    eb_gt_rd2_3 <= \$1637 ;
-  always @(posedge clk)
-    eb_gt_rd3_0 <= \$1638 ;
-  always @(posedge clk)
-    eb_gt_rd3_1 <= \$1639 ;
-  always @(posedge clk)
-    eb_gt_rd3_2 <= \$1640 ;
-  always @(posedge clk)
-    eb_old_prev <= \$1641 ;
-  always @(posedge clk)
-    eb_ov_any <= \$1642 ;
-  always @(posedge clk)
-    eb_ov_bit0 <= \$1643 ;
-  always @(posedge clk)
-    eb_ov_bit1 <= \$1644 ;
-  always @(posedge clk)
-    eb_lane0 <= \$1645 ;
-  always @(posedge clk)
-    eb_lane1 <= \$1646 ;
-  always @(posedge clk)
-    eb_lane2 <= \$1647 ;
-  always @(posedge clk)
-    eb_lane3 <= \$1648 ;
+    s11 <= \$11 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
@@ -4499,111 +1011,20 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$43 ),
+    .busy(\busy$82 ),
     .cfg(cfg),
     .clk(clk),
-    .decision(d),
+    .decision(decision),
     .flush(flush),
     .lru_cmd(cmd),
-    .lru_slot(\slot$300 ),
+    .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4733$245 (\$1650 ),
-    .\port$4733$5 (\$1649 ),
+    .\port$4668$245 (\$17 ),
+    .\port$4668$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
     .stat_inc(stat_inc)
-  );
-  \kv_asu.core.dec0  dec0 (
-    .age(age),
-    .count(count),
-    .count_inc(count_inc),
-    .count_inc2(count_inc2),
-    .decision(\decision$281 ),
-    .list_empty(list_empty),
-    .mark(v0_mark),
-    .match(v0_match),
-    .older(older),
-    .\port$4260$1 (eb_old[3:1]),
-    .\port$4280$0 (eb_old_prev),
-    .request(eb),
-    .slot(slot),
-    .tag(tag),
-    .valid(v0_valid),
-    .window(eb_tail)
-  );
-  \kv_asu.core.dec1  dec1 (
-    .age(\age$204 ),
-    .count(\count$206 ),
-    .count_inc(\count_inc$208 ),
-    .count_inc2(\count_inc2$209 ),
-    .decision(\decision$282 ),
-    .list_empty(list_empty),
-    .mark(v1_mark),
-    .match(v1_match),
-    .older(\older$210 ),
-    .\port$4260$0 (eb_old[0]),
-    .\port$4260$2 (eb_old[3:2]),
-    .\port$4280$0 (eb_old_prev),
-    .request(eb),
-    .slot(\slot$207 ),
-    .tag(\tag$205 ),
-    .valid(v1_valid),
-    .window(eb_tail)
-  );
-  \kv_asu.core.dec2  dec2 (
-    .age(\age$225 ),
-    .count(\count$227 ),
-    .count_inc(\count_inc$229 ),
-    .count_inc2(\count_inc2$230 ),
-    .decision(\decision$283 ),
-    .list_empty(list_empty),
-    .mark(v2_mark),
-    .match(v2_match),
-    .older(\older$231 ),
-    .\port$4260$0 (eb_old[1:0]),
-    .\port$4260$3 (eb_old[3]),
-    .\port$4280$0 (eb_old_prev),
-    .request(eb),
-    .slot(\slot$228 ),
-    .tag(\tag$226 ),
-    .valid(v2_valid),
-    .window(eb_tail)
-  );
-  \kv_asu.core.dec3  dec3 (
-    .age(\age$246 ),
-    .count(\count$248 ),
-    .count_inc(\count_inc$250 ),
-    .count_inc2(\count_inc2$251 ),
-    .decision(\decision$284 ),
-    .list_empty(list_empty),
-    .mark(v3_mark),
-    .match(v3_match),
-    .older(\older$252 ),
-    .\port$4260$0 (eb_old[2:0]),
-    .\port$4280$0 (eb_old_prev),
-    .request(eb),
-    .slot(\slot$249 ),
-    .tag(\tag$247 ),
-    .valid(v3_valid),
-    .window(eb_tail)
-  );
-  \kv_asu.core.dec4  dec4 (
-    .age(\age$267 ),
-    .beyond_w1(eb_old),
-    .count(\count$269 ),
-    .count_inc(\count_inc$271 ),
-    .count_inc2(\count_inc2$272 ),
-    .decision(decision),
-    .list_empty(list_empty),
-    .mark(v4_mark),
-    .match(v4_match),
-    .older(\older$273 ),
-    .request(eb),
-    .slot(\slot$270 ),
-    .tag(\tag$268 ),
-    .valid(v4_valid),
-    .window(eb_tail)
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -4614,12 +1035,27 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$342  \hash$342  (
+  \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
-    .out_h(hash),
-    .\port$4729$5 (s0[60:5]),
+    .out_h(\hash$85 ),
+    .\port$4530$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
+  );
+  \kv_asu.core.lanes$174  \lanes$174  (
+    .clk(clk),
+    .forward__lane(\$17 [14:11]),
+    .lanes(lanes),
+    .\port$4532$0 (\$12 ),
+    .\port$4533$0 (\$13 ),
+    .\port$4537$0 (\$14 ),
+    .\port$4539$0 (\$15 ),
+    .\port$4668$271 (\$17 [60:26]),
+    .\port$4668$5 (\$16 ),
+    .rst(rst),
+    .sc_mark_intent(sc_mark_intent),
+    .sc_mark_row_next(sc_mark_row_next),
+    .sc_mark_value(sc_mark_value)
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -4627,7 +1063,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .empty(list_empty),
     .flush(flush),
     .rst(rst),
-    .slot(\slot$300 ),
+    .slot(slot),
     .tail(tail)
   );
   \kv_asu.core.scrubber  scrubber (
@@ -4644,15 +1080,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
     .bk_mark(bk_mark),
+    .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
-    .inv_slot(\$1650 [10:0]),
-    .\port$4733$260 (\$1650 [44:15]),
-    .\port$4733$5 (\$1649 ),
+    .inv_slot(\$17 [10:0]),
+    .\port$4668$260 (\$17 [44:15]),
+    .\port$4668$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -4660,1945 +1097,226 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sc_mark_value(sc_mark_value),
     .sc_row(sc_row),
     .sc_row_qq(sc_mark_row_next),
+    .sc_row_qqq(sc_mark_row),
     .sc_set(sc_set),
     .sc_valid(sc_valid)
   );
+  \kv_asu.core.versions  versions (
+    .decision(decision),
+    .forward__lane(\$17 [14:11]),
+    .forward__tag(\$16 [55:0]),
+    .lanes(lanes),
+    .list_empty(list_empty),
+    .\port$4668$271 (\$17 [27:26]),
+    .\port$4668$274 (\$17 [60:29]),
+    .sc_mark_intent(sc_mark_intent),
+    .sc_mark_value(sc_mark_value)
+  );
+  \kv_asu.core.window$173  \window$173  (
+    .bk_count(bk_count),
+    .bk_fresh(bk_fresh),
+    .bk_last(bk_last),
+    .bk_mark(bk_mark),
+    .bk_row(bk_row),
+    .bk_tag(bk_tag),
+    .bk_valid(bk_valid),
+    .busy(\busy$80 ),
+    .cfg(cfg),
+    .clk(clk),
+    .forward__lane(\$17 [14:11]),
+    .hash(\hash$85 [10:0]),
+    .\port$4532$0 (\$12 ),
+    .\port$4533$0 (\$13 ),
+    .\port$4537$0 (\$14 ),
+    .\port$4539$0 (\$15 ),
+    .\port$4607$0 (lanes[79:0]),
+    .\port$4668$271 (\$17 [44:26]),
+    .\port$4668$5 (\$16 ),
+    .rd_slot(rd_slot),
+    .request(s11),
+    .rst(rst),
+    .sc_mark_row_next(sc_mark_row_next),
+    .tail(tail)
+  );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$593 [1:0])
-      2'h0:
-          \$594  = mbank0[80];
-      2'h1:
-          \$594  = mbank1[80];
-      2'h2:
-          \$594  = mbank2[80];
-      2'h3:
-          \$594  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$598 [1:0])
-      2'h0:
-          \$599  = mbank0[80];
-      2'h1:
-          \$599  = mbank1[80];
-      2'h2:
-          \$599  = mbank2[80];
-      2'h3:
-          \$599  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$602 [1:0])
-      2'h0:
-          \$603  = tag_eq_b[0];
-      2'h1:
-          \$603  = tag_eq_b[1];
-      2'h2:
-          \$603  = tag_eq_b[2];
-      2'h3:
-          \$603  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$606 [1:0])
-      2'h0:
-          \$607  = { \$563 , \$560  };
-      2'h1:
-          \$607  = { \$572 , \$569  };
-      2'h2:
-          \$607  = { \$581 , \$578  };
-      2'h3:
-          \$607  = { \$590 , \$587  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$608 [1:0])
-      2'h0:
-          \$609  = mbank0[55:0];
-      2'h1:
-          \$609  = mbank1[55:0];
-      2'h2:
-          \$609  = mbank2[55:0];
-      2'h3:
-          \$609  = mbank3[55:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$610 [1:0])
-      2'h0:
-          \$611  = mbank0[71:56];
-      2'h1:
-          \$611  = mbank1[71:56];
-      2'h2:
-          \$611  = mbank2[71:56];
-      2'h3:
-          \$611  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$612 [1:0])
-      2'h0:
-          \$613  = mark_now_b[0];
-      2'h1:
-          \$613  = mark_now_b[1];
-      2'h2:
-          \$613  = mark_now_b[2];
-      2'h3:
-          \$613  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$617 [1:0])
-      2'h0:
-          \$618  = mbank0[80];
-      2'h1:
-          \$618  = mbank1[80];
-      2'h2:
-          \$618  = mbank2[80];
-      2'h3:
-          \$618  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$622 [1:0])
-      2'h0:
-          \$623  = mbank0[80];
-      2'h1:
-          \$623  = mbank1[80];
-      2'h2:
-          \$623  = mbank2[80];
-      2'h3:
-          \$623  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$626 [1:0])
-      2'h0:
-          \$627  = tag_eq_b[0];
-      2'h1:
-          \$627  = tag_eq_b[1];
-      2'h2:
-          \$627  = tag_eq_b[2];
-      2'h3:
-          \$627  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$630 [1:0])
-      2'h0:
-          \$631  = { \$563 , \$560  };
-      2'h1:
-          \$631  = { \$572 , \$569  };
-      2'h2:
-          \$631  = { \$581 , \$578  };
-      2'h3:
-          \$631  = { \$590 , \$587  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$632 [1:0])
-      2'h0:
-          \$633  = mbank0[55:0];
-      2'h1:
-          \$633  = mbank1[55:0];
-      2'h2:
-          \$633  = mbank2[55:0];
-      2'h3:
-          \$633  = mbank3[55:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$634 [1:0])
-      2'h0:
-          \$635  = mbank0[71:56];
-      2'h1:
-          \$635  = mbank1[71:56];
-      2'h2:
-          \$635  = mbank2[71:56];
-      2'h3:
-          \$635  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$636 [1:0])
-      2'h0:
-          \$637  = mark_now_b[0];
-      2'h1:
-          \$637  = mark_now_b[1];
-      2'h2:
-          \$637  = mark_now_b[2];
-      2'h3:
-          \$637  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$641 [1:0])
-      2'h0:
-          \$642  = mbank0[80];
-      2'h1:
-          \$642  = mbank1[80];
-      2'h2:
-          \$642  = mbank2[80];
-      2'h3:
-          \$642  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$646 [1:0])
-      2'h0:
-          \$647  = mbank0[80];
-      2'h1:
-          \$647  = mbank1[80];
-      2'h2:
-          \$647  = mbank2[80];
-      2'h3:
-          \$647  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$650 [1:0])
-      2'h0:
-          \$651  = tag_eq_b[0];
-      2'h1:
-          \$651  = tag_eq_b[1];
-      2'h2:
-          \$651  = tag_eq_b[2];
-      2'h3:
-          \$651  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$654 [1:0])
-      2'h0:
-          \$655  = { \$563 , \$560  };
-      2'h1:
-          \$655  = { \$572 , \$569  };
-      2'h2:
-          \$655  = { \$581 , \$578  };
-      2'h3:
-          \$655  = { \$590 , \$587  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$656 [1:0])
-      2'h0:
-          \$657  = mbank0[55:0];
-      2'h1:
-          \$657  = mbank1[55:0];
-      2'h2:
-          \$657  = mbank2[55:0];
-      2'h3:
-          \$657  = mbank3[55:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$658 [1:0])
-      2'h0:
-          \$659  = mbank0[71:56];
-      2'h1:
-          \$659  = mbank1[71:56];
-      2'h2:
-          \$659  = mbank2[71:56];
-      2'h3:
-          \$659  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$660 [1:0])
-      2'h0:
-          \$661  = mark_now_b[0];
-      2'h1:
-          \$661  = mark_now_b[1];
-      2'h2:
-          \$661  = mark_now_b[2];
-      2'h3:
-          \$661  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$665 [1:0])
-      2'h0:
-          \$666  = mbank0[80];
-      2'h1:
-          \$666  = mbank1[80];
-      2'h2:
-          \$666  = mbank2[80];
-      2'h3:
-          \$666  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$670 [1:0])
-      2'h0:
-          \$671  = mbank0[80];
-      2'h1:
-          \$671  = mbank1[80];
-      2'h2:
-          \$671  = mbank2[80];
-      2'h3:
-          \$671  = mbank3[80];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$674 [1:0])
-      2'h0:
-          \$675  = tag_eq_b[0];
-      2'h1:
-          \$675  = tag_eq_b[1];
-      2'h2:
-          \$675  = tag_eq_b[2];
-      2'h3:
-          \$675  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$678 [1:0])
-      2'h0:
-          \$679  = { \$563 , \$560  };
-      2'h1:
-          \$679  = { \$572 , \$569  };
-      2'h2:
-          \$679  = { \$581 , \$578  };
-      2'h3:
-          \$679  = { \$590 , \$587  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$680 [1:0])
-      2'h0:
-          \$681  = mbank0[55:0];
-      2'h1:
-          \$681  = mbank1[55:0];
-      2'h2:
-          \$681  = mbank2[55:0];
-      2'h3:
-          \$681  = mbank3[55:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$682 [1:0])
-      2'h0:
-          \$683  = mbank0[71:56];
-      2'h1:
-          \$683  = mbank1[71:56];
-      2'h2:
-          \$683  = mbank2[71:56];
-      2'h3:
-          \$683  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$684 [1:0])
-      2'h0:
-          \$685  = mark_now_b[0];
-      2'h1:
-          \$685  = mark_now_b[1];
-      2'h2:
-          \$685  = mark_now_b[2];
-      2'h3:
-          \$685  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane0[84:83])
-      2'h0:
-          \$1031  = sc_mark_intent[0];
-      2'h1:
-          \$1031  = sc_mark_intent[1];
-      2'h2:
-          \$1031  = sc_mark_intent[2];
-      2'h3:
-          \$1031  = sc_mark_intent[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane0[84:83])
-      2'h0:
-          \$1033  = sc_mark_value[0];
-      2'h1:
-          \$1033  = sc_mark_value[1];
-      2'h2:
-          \$1033  = sc_mark_value[2];
-      2'h3:
-          \$1033  = sc_mark_value[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane1[84:83])
-      2'h0:
-          \$1035  = sc_mark_intent[0];
-      2'h1:
-          \$1035  = sc_mark_intent[1];
-      2'h2:
-          \$1035  = sc_mark_intent[2];
-      2'h3:
-          \$1035  = sc_mark_intent[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane1[84:83])
-      2'h0:
-          \$1037  = sc_mark_value[0];
-      2'h1:
-          \$1037  = sc_mark_value[1];
-      2'h2:
-          \$1037  = sc_mark_value[2];
-      2'h3:
-          \$1037  = sc_mark_value[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane2[84:83])
-      2'h0:
-          \$1039  = sc_mark_intent[0];
-      2'h1:
-          \$1039  = sc_mark_intent[1];
-      2'h2:
-          \$1039  = sc_mark_intent[2];
-      2'h3:
-          \$1039  = sc_mark_intent[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane2[84:83])
-      2'h0:
-          \$1041  = sc_mark_value[0];
-      2'h1:
-          \$1041  = sc_mark_value[1];
-      2'h2:
-          \$1041  = sc_mark_value[2];
-      2'h3:
-          \$1041  = sc_mark_value[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane3[84:83])
-      2'h0:
-          \$1043  = sc_mark_intent[0];
-      2'h1:
-          \$1043  = sc_mark_intent[1];
-      2'h2:
-          \$1043  = sc_mark_intent[2];
-      2'h3:
-          \$1043  = sc_mark_intent[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (eb_lane3[84:83])
-      2'h0:
-          \$1045  = sc_mark_value[0];
-      2'h1:
-          \$1045  = sc_mark_value[1];
-      2'h2:
-          \$1045  = sc_mark_value[2];
-      2'h3:
-          \$1045  = sc_mark_value[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (fw1_lane)
-      2'h0:
-          \$1065  = \decision$281 ;
-      2'h1:
-          \$1065  = \decision$282 ;
-      2'h2:
-          \$1065  = \decision$283 ;
-      2'h3:
-          \$1065  = \decision$284 ;
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1225 [1:0])
-      2'h0:
-          \$1226  = fw_gt_bank[0];
-      2'h1:
-          \$1226  = fw_gt_bank[1];
-      2'h2:
-          \$1226  = fw_gt_bank[2];
-      2'h3:
-          \$1226  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1227 [1:0])
-      2'h0:
-          \$1228  = gt_fw_bank[0];
-      2'h1:
-          \$1228  = gt_fw_bank[1];
-      2'h2:
-          \$1228  = gt_fw_bank[2];
-      2'h3:
-          \$1228  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1229 [1:0])
-      2'h0:
-          \$1230  = gt_bank_d1[0];
-      2'h1:
-          \$1230  = gt_bank_d1[1];
-      2'h2:
-          \$1230  = gt_bank_d1[2];
-      2'h3:
-          \$1230  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1231 [1:0])
-      2'h0:
-          \$1232  = gt_bank_d2[0];
-      2'h1:
-          \$1232  = gt_bank_d2[1];
-      2'h2:
-          \$1232  = gt_bank_d2[2];
-      2'h3:
-          \$1232  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1233 [1:0])
-      2'h0:
-          \$1234  = gt_bank_d3[0];
-      2'h1:
-          \$1234  = gt_bank_d3[1];
-      2'h2:
-          \$1234  = gt_bank_d3[2];
-      2'h3:
-          \$1234  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1255 [1:0])
-      2'h0:
-          \$1256  = gtp_bank[0];
-      2'h1:
-          \$1256  = gtp_bank[1];
-      2'h2:
-          \$1256  = gtp_bank[2];
-      2'h3:
-          \$1256  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1278 [1:0])
-      2'h0:
-          \$1279  = pgt_bank[0];
-      2'h1:
-          \$1279  = pgt_bank[1];
-      2'h2:
-          \$1279  = pgt_bank[2];
-      2'h3:
-          \$1279  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1284 [1:0])
-      2'h0:
-          \$1285  = old_bank[0];
-      2'h1:
-          \$1285  = old_bank[1];
-      2'h2:
-          \$1285  = old_bank[2];
-      2'h3:
-          \$1285  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1287 [1:0])
-      2'h0:
-          \$1288  = fw_gt_bank[0];
-      2'h1:
-          \$1288  = fw_gt_bank[1];
-      2'h2:
-          \$1288  = fw_gt_bank[2];
-      2'h3:
-          \$1288  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1289 [1:0])
-      2'h0:
-          \$1290  = gt_fw_bank[0];
-      2'h1:
-          \$1290  = gt_fw_bank[1];
-      2'h2:
-          \$1290  = gt_fw_bank[2];
-      2'h3:
-          \$1290  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1291 [1:0])
-      2'h0:
-          \$1292  = gt_bank_d3[0];
-      2'h1:
-          \$1292  = gt_bank_d3[1];
-      2'h2:
-          \$1292  = gt_bank_d3[2];
-      2'h3:
-          \$1292  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1293 [1:0])
-      2'h0:
-          \$1294  = gt_bank_d1[0];
-      2'h1:
-          \$1294  = gt_bank_d1[1];
-      2'h2:
-          \$1294  = gt_bank_d1[2];
-      2'h3:
-          \$1294  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1295 [1:0])
-      2'h0:
-          \$1296  = gt_bank_d2[0];
-      2'h1:
-          \$1296  = gt_bank_d2[1];
-      2'h2:
-          \$1296  = gt_bank_d2[2];
-      2'h3:
-          \$1296  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1317 [1:0])
-      2'h0:
-          \$1318  = gtp_bank[0];
-      2'h1:
-          \$1318  = gtp_bank[1];
-      2'h2:
-          \$1318  = gtp_bank[2];
-      2'h3:
-          \$1318  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1340 [1:0])
-      2'h0:
-          \$1341  = pgt_bank[0];
-      2'h1:
-          \$1341  = pgt_bank[1];
-      2'h2:
-          \$1341  = pgt_bank[2];
-      2'h3:
-          \$1341  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1346 [1:0])
-      2'h0:
-          \$1347  = old_bank[0];
-      2'h1:
-          \$1347  = old_bank[1];
-      2'h2:
-          \$1347  = old_bank[2];
-      2'h3:
-          \$1347  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1349 [1:0])
-      2'h0:
-          \$1350  = fw_gt_bank[0];
-      2'h1:
-          \$1350  = fw_gt_bank[1];
-      2'h2:
-          \$1350  = fw_gt_bank[2];
-      2'h3:
-          \$1350  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1351 [1:0])
-      2'h0:
-          \$1352  = gt_fw_bank[0];
-      2'h1:
-          \$1352  = gt_fw_bank[1];
-      2'h2:
-          \$1352  = gt_fw_bank[2];
-      2'h3:
-          \$1352  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1353 [1:0])
-      2'h0:
-          \$1354  = gt_bank_d2[0];
-      2'h1:
-          \$1354  = gt_bank_d2[1];
-      2'h2:
-          \$1354  = gt_bank_d2[2];
-      2'h3:
-          \$1354  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1355 [1:0])
-      2'h0:
-          \$1356  = gt_bank_d3[0];
-      2'h1:
-          \$1356  = gt_bank_d3[1];
-      2'h2:
-          \$1356  = gt_bank_d3[2];
-      2'h3:
-          \$1356  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1357 [1:0])
-      2'h0:
-          \$1358  = gt_bank_d1[0];
-      2'h1:
-          \$1358  = gt_bank_d1[1];
-      2'h2:
-          \$1358  = gt_bank_d1[2];
-      2'h3:
-          \$1358  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1379 [1:0])
-      2'h0:
-          \$1380  = gtp_bank[0];
-      2'h1:
-          \$1380  = gtp_bank[1];
-      2'h2:
-          \$1380  = gtp_bank[2];
-      2'h3:
-          \$1380  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1402 [1:0])
-      2'h0:
-          \$1403  = pgt_bank[0];
-      2'h1:
-          \$1403  = pgt_bank[1];
-      2'h2:
-          \$1403  = pgt_bank[2];
-      2'h3:
-          \$1403  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1408 [1:0])
-      2'h0:
-          \$1409  = old_bank[0];
-      2'h1:
-          \$1409  = old_bank[1];
-      2'h2:
-          \$1409  = old_bank[2];
-      2'h3:
-          \$1409  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1411 [1:0])
-      2'h0:
-          \$1412  = fw_gt_bank[0];
-      2'h1:
-          \$1412  = fw_gt_bank[1];
-      2'h2:
-          \$1412  = fw_gt_bank[2];
-      2'h3:
-          \$1412  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1413 [1:0])
-      2'h0:
-          \$1414  = gt_fw_bank[0];
-      2'h1:
-          \$1414  = gt_fw_bank[1];
-      2'h2:
-          \$1414  = gt_fw_bank[2];
-      2'h3:
-          \$1414  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1415 [1:0])
-      2'h0:
-          \$1416  = gt_bank_d1[0];
-      2'h1:
-          \$1416  = gt_bank_d1[1];
-      2'h2:
-          \$1416  = gt_bank_d1[2];
-      2'h3:
-          \$1416  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1417 [1:0])
-      2'h0:
-          \$1418  = gt_bank_d2[0];
-      2'h1:
-          \$1418  = gt_bank_d2[1];
-      2'h2:
-          \$1418  = gt_bank_d2[2];
-      2'h3:
-          \$1418  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1419 [1:0])
-      2'h0:
-          \$1420  = gt_bank_d3[0];
-      2'h1:
-          \$1420  = gt_bank_d3[1];
-      2'h2:
-          \$1420  = gt_bank_d3[2];
-      2'h3:
-          \$1420  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1441 [1:0])
-      2'h0:
-          \$1442  = gtp_bank[0];
-      2'h1:
-          \$1442  = gtp_bank[1];
-      2'h2:
-          \$1442  = gtp_bank[2];
-      2'h3:
-          \$1442  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1464 [1:0])
-      2'h0:
-          \$1465  = pgt_bank[0];
-      2'h1:
-          \$1465  = pgt_bank[1];
-      2'h2:
-          \$1465  = pgt_bank[2];
-      2'h3:
-          \$1465  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1470 [1:0])
-      2'h0:
-          \$1471  = old_bank[0];
-      2'h1:
-          \$1471  = old_bank[1];
-      2'h2:
-          \$1471  = old_bank[2];
-      2'h3:
-          \$1471  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1494 [1:0])
-      2'h0:
-          \$1495  = mbank0[71:56];
-      2'h1:
-          \$1495  = mbank1[71:56];
-      2'h2:
-          \$1495  = mbank2[71:56];
-      2'h3:
-          \$1495  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1497 [1:0])
-      2'h0:
-          \$1498  = mbank0[71:56];
-      2'h1:
-          \$1498  = mbank1[71:56];
-      2'h2:
-          \$1498  = mbank2[71:56];
-      2'h3:
-          \$1498  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1505 [1:0])
-      2'h0:
-          \$1506  = mbank0[71:56];
-      2'h1:
-          \$1506  = mbank1[71:56];
-      2'h2:
-          \$1506  = mbank2[71:56];
-      2'h3:
-          \$1506  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1508 [1:0])
-      2'h0:
-          \$1509  = mbank0[71:56];
-      2'h1:
-          \$1509  = mbank1[71:56];
-      2'h2:
-          \$1509  = mbank2[71:56];
-      2'h3:
-          \$1509  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1514 [1:0])
-      2'h0:
-          \$1515  = mbank0[71:56];
-      2'h1:
-          \$1515  = mbank1[71:56];
-      2'h2:
-          \$1515  = mbank2[71:56];
-      2'h3:
-          \$1515  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1517 [1:0])
-      2'h0:
-          \$1518  = mbank0[71:56];
-      2'h1:
-          \$1518  = mbank1[71:56];
-      2'h2:
-          \$1518  = mbank2[71:56];
-      2'h3:
-          \$1518  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1525 [1:0])
-      2'h0:
-          \$1526  = mbank0[71:56];
-      2'h1:
-          \$1526  = mbank1[71:56];
-      2'h2:
-          \$1526  = mbank2[71:56];
-      2'h3:
-          \$1526  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1528 [1:0])
-      2'h0:
-          \$1529  = mbank0[71:56];
-      2'h1:
-          \$1529  = mbank1[71:56];
-      2'h2:
-          \$1529  = mbank2[71:56];
-      2'h3:
-          \$1529  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1534 [1:0])
-      2'h0:
-          \$1535  = mbank0[71:56];
-      2'h1:
-          \$1535  = mbank1[71:56];
-      2'h2:
-          \$1535  = mbank2[71:56];
-      2'h3:
-          \$1535  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1537 [1:0])
-      2'h0:
-          \$1538  = mbank0[71:56];
-      2'h1:
-          \$1538  = mbank1[71:56];
-      2'h2:
-          \$1538  = mbank2[71:56];
-      2'h3:
-          \$1538  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1545 [1:0])
-      2'h0:
-          \$1546  = mbank0[71:56];
-      2'h1:
-          \$1546  = mbank1[71:56];
-      2'h2:
-          \$1546  = mbank2[71:56];
-      2'h3:
-          \$1546  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1548 [1:0])
-      2'h0:
-          \$1549  = mbank0[71:56];
-      2'h1:
-          \$1549  = mbank1[71:56];
-      2'h2:
-          \$1549  = mbank2[71:56];
-      2'h3:
-          \$1549  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1554 [1:0])
-      2'h0:
-          \$1555  = mbank0[71:56];
-      2'h1:
-          \$1555  = mbank1[71:56];
-      2'h2:
-          \$1555  = mbank2[71:56];
-      2'h3:
-          \$1555  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1557 [1:0])
-      2'h0:
-          \$1558  = mbank0[71:56];
-      2'h1:
-          \$1558  = mbank1[71:56];
-      2'h2:
-          \$1558  = mbank2[71:56];
-      2'h3:
-          \$1558  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1565 [1:0])
-      2'h0:
-          \$1566  = mbank0[71:56];
-      2'h1:
-          \$1566  = mbank1[71:56];
-      2'h2:
-          \$1566  = mbank2[71:56];
-      2'h3:
-          \$1566  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$1568 [1:0])
-      2'h0:
-          \$1569  = mbank0[71:56];
-      2'h1:
-          \$1569  = mbank1[71:56];
-      2'h2:
-          \$1569  = mbank2[71:56];
-      2'h3:
-          \$1569  = mbank3[71:56];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1574  = s0;
-    if (rst) begin
-      \$1574  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1575  = s1;
-    if (rst) begin
-      \$1575  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1576  = s2;
-    if (rst) begin
-      \$1576  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1577  = s3;
-    if (rst) begin
-      \$1577  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1578  = s4;
-    if (rst) begin
-      \$1578  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1579  = s5;
-    if (rst) begin
-      \$1579  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1580  = s6;
-    if (rst) begin
-      \$1580  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1581  = s7;
-    if (rst) begin
-      \$1581  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1582  = s8;
-    if (rst) begin
-      \$1582  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1583  = s9;
-    if (rst) begin
-      \$1583  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1584  = s10;
-    if (rst) begin
-      \$1584  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1585  = s11;
-    if (rst) begin
-      \$1585  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1586  = rd_slot;
-    if (rst) begin
-      \$1586  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1587  = mreq;
-    if (rst) begin
-      \$1587  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1588  = m_h;
-    if (rst) begin
-      \$1588  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1589  = \$1066 [10:0];
-    if (rst) begin
-      \$1589  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1590  = \$1067 [10:0];
-    if (rst) begin
-      \$1590  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1591  = \$1068 [10:0];
-    if (rst) begin
-      \$1591  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1592  = \$1069 [10:0];
-    if (rst) begin
-      \$1592  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1593 [0] = \$1070 ;
-    \$1593 [1] = \$1071 ;
-    \$1593 [2] = \$1072 ;
-    \$1593 [3] = \$1073 ;
-    if (rst) begin
-      \$1593  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1594 [0] = \$1074 ;
-    \$1594 [1] = \$1075 ;
-    \$1594 [2] = \$1076 ;
-    \$1594 [3] = \$1077 ;
-    if (rst) begin
-      \$1594  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1595 [0] = \$1078 ;
-    \$1595 [1] = \$1079 ;
-    \$1595 [2] = \$1080 ;
-    \$1595 [3] = \$1081 ;
-    if (rst) begin
-      \$1595  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1596 [0] = \$1082 ;
-    \$1596 [1] = \$1083 ;
-    \$1596 [2] = \$1084 ;
-    \$1596 [3] = \$1085 ;
-    if (rst) begin
-      \$1596  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1597 [0] = \$1086 ;
-    \$1597 [1] = \$1087 ;
-    \$1597 [2] = \$1088 ;
-    \$1597 [3] = \$1089 ;
-    if (rst) begin
-      \$1597  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1598 [0] = \$1090 ;
-    \$1598 [1] = \$1091 ;
-    \$1598 [2] = \$1092 ;
-    \$1598 [3] = \$1093 ;
-    if (rst) begin
-      \$1598  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1599 [0] = \$1094 ;
-    \$1599 [1] = \$1095 ;
-    \$1599 [2] = \$1096 ;
-    \$1599 [3] = \$1097 ;
-    if (rst) begin
-      \$1599  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1600 [0] = \$1098 ;
-    \$1600 [1] = \$1099 ;
-    \$1600 [2] = \$1100 ;
-    \$1600 [3] = \$1101 ;
-    if (rst) begin
-      \$1600  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1601  = \$1102 [10:0];
-    if (rst) begin
-      \$1601  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1602  = \$1103 [10:0];
-    if (rst) begin
-      \$1602  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1603  = \$1104 [10:0];
-    if (rst) begin
-      \$1603  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1604  = \$1105 [10:0];
-    if (rst) begin
-      \$1604  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1605  = \$1106 [10:0];
-    if (rst) begin
-      \$1605  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1606  = \$1107 [10:0];
-    if (rst) begin
-      \$1606  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1607  = \$1108 [10:0];
-    if (rst) begin
-      \$1607  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1608  = \$1109 ;
-    if (rst) begin
-      \$1608  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1609  = \$1110 ;
-    if (rst) begin
-      \$1609  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1610  = \$1111 ;
-    if (rst) begin
-      \$1610  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1611  = \$1112 ;
-    if (rst) begin
-      \$1611  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1612 [55:0] = \$1116 ;
-    \$1612 [71:56] = \$1120 ;
-    \$1612 [79:72] = \$1124 ;
-    \$1612 [80] = \$1131 ;
-    \$1612 [81] = \$1135 ;
-    \$1612 [82] = bk_mark[0];
-    \$1612 [91:83] = bk_row[8:0];
-    \$1612 [92] = \$1136 ;
-    if (rst) begin
-      \$1612  = 93'h000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1613 [55:0] = \$1140 ;
-    \$1613 [71:56] = \$1144 ;
-    \$1613 [79:72] = \$1148 ;
-    \$1613 [80] = \$1155 ;
-    \$1613 [81] = \$1159 ;
-    \$1613 [82] = bk_mark[1];
-    \$1613 [91:83] = bk_row[17:9];
-    \$1613 [92] = \$1160 ;
-    if (rst) begin
-      \$1613  = 93'h000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1614 [55:0] = \$1164 ;
-    \$1614 [71:56] = \$1168 ;
-    \$1614 [79:72] = \$1172 ;
-    \$1614 [80] = \$1179 ;
-    \$1614 [81] = \$1183 ;
-    \$1614 [82] = bk_mark[2];
-    \$1614 [91:83] = bk_row[26:18];
-    \$1614 [92] = \$1184 ;
-    if (rst) begin
-      \$1614  = 93'h000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1615 [55:0] = \$1188 ;
-    \$1615 [71:56] = \$1192 ;
-    \$1615 [79:72] = \$1196 ;
-    \$1615 [80] = \$1203 ;
-    \$1615 [81] = \$1207 ;
-    \$1615 [82] = bk_mark[3];
-    \$1615 [91:83] = bk_row[35:27];
-    \$1615 [92] = \$1208 ;
-    if (rst) begin
-      \$1615  = 93'h000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1616  = \$1209 ;
-    if (rst) begin
-      \$1616  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1617  = { \$1215 , \$1213  };
-    if (rst) begin
-      \$1617  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1618  = e;
-    if (rst) begin
-      \$1618  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1619  = e_h;
-    if (rst) begin
-      \$1619  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1620  = \$1216 ;
-    if (rst) begin
-      \$1620  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1621  = { \$1222 , \$1220  };
-    if (rst) begin
-      \$1621  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1622  = \$1224 [7:0];
-    if (rst) begin
-      \$1622  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1623 [0] = fw_wr0;
-    \$1623 [1] = fw_wr1;
-    \$1623 [2] = fw_wr2;
-    \$1623 [3] = fw_wr3;
-    if (rst) begin
-      \$1623  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1624 [0] = \$1226 ;
-    \$1624 [1] = \$1288 ;
-    \$1624 [2] = \$1350 ;
-    \$1624 [3] = \$1412 ;
-    if (rst) begin
-      \$1624  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1625 [0] = \$1228 ;
-    \$1625 [1] = \$1290 ;
-    \$1625 [2] = \$1352 ;
-    \$1625 [3] = \$1414 ;
-    if (rst) begin
-      \$1625  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1626  = \$1230 ;
-    if (rst) begin
-      \$1626  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1627  = \$1232 ;
-    if (rst) begin
-      \$1627  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1628  = \$1234 ;
-    if (rst) begin
-      \$1628  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1629 [0] = \$1257 ;
-    \$1629 [1] = \$1319 ;
-    \$1629 [2] = \$1381 ;
-    \$1629 [3] = \$1443 ;
-    if (rst) begin
-      \$1629  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1630 [0] = \$1280 ;
-    \$1630 [1] = \$1342 ;
-    \$1630 [2] = \$1404 ;
-    \$1630 [3] = \$1466 ;
-    if (rst) begin
-      \$1630  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1631 [0] = \$1286 ;
-    \$1631 [1] = \$1348 ;
-    \$1631 [2] = \$1410 ;
-    \$1631 [3] = \$1472 ;
-    if (rst) begin
-      \$1631  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1632  = \$1292 ;
-    if (rst) begin
-      \$1632  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1633  = \$1294 ;
+    \$1  = s0;
     if (rst) begin
-      \$1633  = 1'h0;
+      \$1  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1634  = \$1296 ;
+    \$2  = s1;
     if (rst) begin
-      \$1634  = 1'h0;
+      \$2  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1635  = \$1354 ;
+    \$3  = s2;
     if (rst) begin
-      \$1635  = 1'h0;
+      \$3  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1636  = \$1356 ;
+    \$4  = s3;
     if (rst) begin
-      \$1636  = 1'h0;
+      \$4  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1637  = \$1358 ;
+    \$5  = s4;
     if (rst) begin
-      \$1637  = 1'h0;
+      \$5  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1638  = \$1416 ;
+    \$6  = s5;
     if (rst) begin
-      \$1638  = 1'h0;
+      \$6  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1639  = \$1418 ;
+    \$7  = s6;
     if (rst) begin
-      \$1639  = 1'h0;
+      \$7  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1640  = \$1420 ;
+    \$8  = s7;
     if (rst) begin
-      \$1640  = 1'h0;
+      \$8  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1641  = \$1481 ;
+    \$9  = s8;
     if (rst) begin
-      \$1641  = 1'h0;
+      \$9  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1642 [0] = \$1482 ;
-    \$1642 [1] = \$1485 ;
-    \$1642 [2] = \$1488 ;
-    \$1642 [3] = \$1491 ;
-    if (rst) begin
-      \$1642  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1643 [0] = \$1483 ;
-    \$1643 [1] = \$1486 ;
-    \$1643 [2] = \$1489 ;
-    \$1643 [3] = \$1492 ;
-    if (rst) begin
-      \$1643  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1644 [0] = \$1484 ;
-    \$1644 [1] = \$1487 ;
-    \$1644 [2] = \$1490 ;
-    \$1644 [3] = \$1493 ;
-    if (rst) begin
-      \$1644  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1645 [0] = valid_l[0];
-    \$1645 [1] = match[0];
-    \$1645 [9:2] = age0;
-    \$1645 [65:10] = tag0;
-    \$1645 [81:66] = cnt0;
-    \$1645 [82] = mark_l[0];
-    \$1645 [109:94] = \$1501 ;
-    \$1645 [125:110] = \$1512 ;
-    \$1645 [93:83] = lane_slot0;
-    \$1645 [126] = \$1513 ;
-    if (rst) begin
-      \$1645  = 127'h00000000000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1646 [0] = valid_l[1];
-    \$1646 [1] = match[1];
-    \$1646 [9:2] = age1;
-    \$1646 [65:10] = tag1;
-    \$1646 [81:66] = cnt1;
-    \$1646 [82] = mark_l[1];
-    \$1646 [109:94] = \$1521 ;
-    \$1646 [125:110] = \$1532 ;
-    \$1646 [93:83] = lane_slot1;
-    \$1646 [126] = \$1533 ;
-    if (rst) begin
-      \$1646  = 127'h00000000000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1647 [0] = valid_l[2];
-    \$1647 [1] = match[2];
-    \$1647 [9:2] = age2;
-    \$1647 [65:10] = tag2;
-    \$1647 [81:66] = cnt2;
-    \$1647 [82] = mark_l[2];
-    \$1647 [109:94] = \$1541 ;
-    \$1647 [125:110] = \$1552 ;
-    \$1647 [93:83] = lane_slot2;
-    \$1647 [126] = \$1553 ;
-    if (rst) begin
-      \$1647  = 127'h00000000000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1648 [0] = valid_l[3];
-    \$1648 [1] = match[3];
-    \$1648 [9:2] = age3;
-    \$1648 [65:10] = tag3;
-    \$1648 [81:66] = cnt3;
-    \$1648 [82] = mark_l[3];
-    \$1648 [109:94] = \$1561 ;
-    \$1648 [125:110] = \$1572 ;
-    \$1648 [93:83] = lane_slot3;
-    \$1648 [126] = \$1573 ;
-    if (rst) begin
-      \$1648  = 127'h00000000000000000000000000000000;
-    end
-  end
-  assign \req__payload$1  = req__payload;
-  assign \req__ready$3  = req__ready;
-  assign \req__valid$5  = req__valid;
-  assign \enable$7  = enable;
-  assign \hold$9  = hold;
-  assign \flush$11  = flush;
-  assign \cycle$13  = cycle;
-  assign \idle$18  = idle;
-  assign \flushing$20  = flushing;
+    \$10  = s9;
+    if (rst) begin
+      \$10  = 69'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$11  = s10;
+    if (rst) begin
+      \$11  = 69'h000000000000000000;
+    end
+  end
+  assign forward__write = \$17 [27];
+  assign \forward__write$1  = \$17 [27];
+  assign forward__lane = \$17 [14:11];
+  assign \forward__lane$3  = \$17 [14:11];
+  assign forward__slot = \$17 [25:15];
+  assign \forward__slot$5  = \$17 [25:15];
+  assign forward__tag = \$16 [55:0];
+  assign \forward__tag$7  = \$16 [55:0];
+  assign forward__last = \$16 [63:56];
+  assign \forward__last$9  = \$16 [63:56];
+  assign forward__count = \$17 [44:29];
+  assign \forward__count$11  = \$17 [44:29];
+  assign forward__count_inc = \$17 [60:45];
+  assign \forward__count_inc$13  = \$17 [60:45];
+  assign forward__mark = \$17 [26];
+  assign \forward__mark$15  = \$17 [26];
+  assign forward__invalidate = \$17 [28];
+  assign \forward__invalidate$17  = \$17 [28];
+  assign forward__window = \$17 [10:0];
+  assign \forward__window$19  = \$17 [10:0];
+  assign \forward__write$20  = \$17 [27];
+  assign \forward__lane$21  = \$17 [14:11];
+  assign \forward__slot$22  = \$17 [25:15];
+  assign \forward__tag$23  = \$16 [55:0];
+  assign \forward__last$24  = \$16 [63:56];
+  assign \forward__count$25  = \$17 [44:29];
+  assign \forward__count_inc$26  = \$17 [60:45];
+  assign \forward__mark$27  = \$17 [26];
+  assign \forward__invalidate$28  = \$17 [28];
+  assign \forward__window$29  = \$17 [10:0];
+  assign \forward__write$30  = \$17 [27];
+  assign \forward__lane$31  = \$17 [14:11];
+  assign \forward__slot$32  = \$17 [25:15];
+  assign \forward__tag$33  = \$16 [55:0];
+  assign \forward__last$34  = \$16 [63:56];
+  assign \forward__count$35  = \$17 [44:29];
+  assign \forward__count_inc$36  = \$17 [60:45];
+  assign \forward__mark$37  = \$17 [26];
+  assign \forward__invalidate$38  = \$17 [28];
+  assign \forward__window$39  = \$17 [10:0];
+  assign \req__payload$41  = req__payload;
+  assign \req__ready$43  = req__ready;
+  assign \req__valid$45  = req__valid;
+  assign \enable$47  = enable;
+  assign \hold$49  = hold;
+  assign \flush$51  = flush;
+  assign \cycle$53  = cycle;
+  assign \idle$58  = idle;
+  assign \flushing$60  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
   assign key = { 8'h00, s0[60:5] };
   assign seed = cfg[84:53];
-  assign \rd_slot$47  = rd_slot;
-  assign e_ov_delta = \$1 [10:0];
-  assign e_ov1_delta = \$2 [10:0];
-  assign age_bank0 = { \$563 , \$560  };
-  assign age_bank1 = { \$572 , \$569  };
-  assign age_bank2 = { \$581 , \$578  };
-  assign age_bank3 = { \$590 , \$587  };
-  assign forward__write = \$1650 [27];
-  assign forward__lane = \$1650 [14:11];
-  assign forward__invalidate = \$1650 [28];
-  assign forward__tag = \$1649 [55:0];
-  assign forward__count = \$1650 [44:29];
-  assign forward__mark = \$1650 [26];
-  assign forward__last = \$1649 [63:56];
-  assign age_prev = v0_age0;
-  assign v0_age1 = eb_lane1[9:2];
-  assign v0_age2 = eb_lane2[9:2];
-  assign v0_age3 = eb_lane3[9:2];
-  assign request = eb;
-  assign valid = v0_valid;
-  assign \match$172  = v0_match;
-  assign mark = v0_mark;
-  assign beyond_w1 = { eb_old[3:1], eb_old_prev };
-  assign window = eb_tail;
+  assign \busy$81  = lanes[0];
+  assign request = s11;
+  assign hash = \hash$85 [10:0];
+  assign \tail$87  = tail;
+  assign \cfg$88  = cfg;
+  assign ahead = lanes[68:0];
+  assign ahead_start = lanes[79:69];
+  assign \rd_slot$93  = rd_slot;
+  assign \bk_tag$95  = bk_tag;
+  assign \bk_count$97  = bk_count;
+  assign \bk_last$99  = bk_last;
+  assign \bk_valid$101  = bk_valid;
+  assign \bk_fresh$103  = bk_fresh;
+  assign \bk_mark$105  = bk_mark;
+  assign \bk_mark_raw$107  = bk_mark_raw;
+  assign \bk_row$109  = bk_row;
+  assign \sc_mark_row$111  = sc_mark_row;
+  assign \sc_mark_row_next$113  = sc_mark_row_next;
+  assign window = { \$15 , \$13 , \$14 , \$12  };
+  assign \window$115  = { \$15 , \$13 , \$14 , \$12  };
+  assign \cfg$116  = cfg;
+  assign \sc_mark_intent$118  = sc_mark_intent;
+  assign \sc_mark_value$120  = sc_mark_value;
+  assign \sc_mark_row_next$121  = sc_mark_row_next;
+  assign \lanes$122  = lanes;
   assign empty = list_empty;
-  assign forward__count_inc = \$1650 [60:45];
-  assign v1_age0 = eb_lane0[9:2];
-  assign v1_age1 = v0_age0;
-  assign v1_age2 = eb_lane2[9:2];
-  assign v1_age3 = eb_lane3[9:2];
-  assign \request$197  = eb;
-  assign \valid$198  = v1_valid;
-  assign \match$199  = v1_match;
-  assign \mark$200  = v1_mark;
-  assign \beyond_w1$201  = { eb_old[3:2], eb_old_prev, eb_old[0] };
-  assign \window$202  = eb_tail;
-  assign \list_empty$203  = list_empty;
-  assign v2_age0 = eb_lane0[9:2];
-  assign v2_age1 = eb_lane1[9:2];
-  assign v2_age2 = v0_age0;
-  assign v2_age3 = eb_lane3[9:2];
-  assign \request$218  = eb;
-  assign \valid$219  = v2_valid;
-  assign \match$220  = v2_match;
-  assign \mark$221  = v2_mark;
-  assign \beyond_w1$222  = { eb_old[3], eb_old_prev, eb_old[1:0] };
-  assign \window$223  = eb_tail;
-  assign \list_empty$224  = list_empty;
-  assign v3_age0 = eb_lane0[9:2];
-  assign v3_age1 = eb_lane1[9:2];
-  assign v3_age2 = eb_lane2[9:2];
-  assign v3_age3 = v0_age0;
-  assign \request$239  = eb;
-  assign \valid$240  = v3_valid;
-  assign \match$241  = v3_match;
-  assign \mark$242  = v3_mark;
-  assign \beyond_w1$243  = { eb_old_prev, eb_old[2:0] };
-  assign \window$244  = eb_tail;
-  assign \list_empty$245  = list_empty;
-  assign v4_age0 = eb_lane0[9:2];
-  assign v4_age1 = eb_lane1[9:2];
-  assign v4_age2 = eb_lane2[9:2];
-  assign v4_age3 = eb_lane3[9:2];
-  assign \request$260  = eb;
-  assign \valid$261  = v4_valid;
-  assign \match$262  = v4_match;
-  assign \mark$263  = v4_mark;
-  assign \beyond_w1$264  = eb_old;
-  assign \window$265  = eb_tail;
-  assign \list_empty$266  = list_empty;
-  assign \decision$285  = d;
-  assign \cfg$286  = cfg;
-  assign \flush$287  = flush;
-  assign wr_en = \$1650 [27];
-  assign wr_slot = \$1650 [25:15];
-  assign forward__slot = \$1650 [25:15];
-  assign wr_count = \$1650 [44:29];
-  assign wr_tag = \$1649 [55:0];
-  assign wr_last = \$1649 [63:56];
-  assign wr_mark = \$1650 [26];
-  assign inv_en = \$1650 [28];
-  assign inv_slot = \$1650 [10:0];
-  assign forward__window = \$1650 [10:0];
+  assign \sc_mark_intent$125  = sc_mark_intent;
+  assign \sc_mark_value$126  = sc_mark_value;
+  assign \decision$128  = decision;
+  assign \cfg$129  = cfg;
+  assign \flush$130  = flush;
+  assign wr_en = \$17 [27];
+  assign wr_slot = \$17 [25:15];
+  assign wr_count = \$17 [44:29];
+  assign wr_tag = \$16 [55:0];
+  assign wr_last = \$16 [63:56];
+  assign wr_mark = \$17 [26];
+  assign inv_en = \$17 [28];
+  assign inv_slot = \$17 [10:0];
   assign lru_cmd = cmd;
-  assign lru_slot = \slot$300 ;
-  assign \flush$302  = flush;
-  assign \occupancy$304  = occupancy;
-  assign \stat_inc$306  = stat_inc;
-  assign \cycle$307  = cycle;
-  assign \sc_row$309  = sc_row;
-  assign \sc_last$311  = sc_last;
-  assign \sc_valid$313  = sc_valid;
-  assign \sc_set$315  = sc_set;
+  assign lru_slot = slot;
+  assign \flush$143  = flush;
+  assign \occupancy$145  = occupancy;
+  assign \stat_inc$147  = stat_inc;
+  assign \cycle$148  = cycle;
+  assign \sc_row$150  = sc_row;
+  assign \sc_last$152  = sc_last;
+  assign \sc_valid$154  = sc_valid;
+  assign \sc_set$156  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
@@ -6607,9 +1325,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[67:4];
-  assign \req__payload$1.op  = req__payload[1:0];
-  assign \req__payload$1.min_tlevel  = req__payload[3:2];
-  assign \req__payload$1.addr  = req__payload[67:4];
+  assign \req__payload$41.op  = req__payload[1:0];
+  assign \req__payload$41.min_tlevel  = req__payload[3:2];
+  assign \req__payload$41.addr  = req__payload[67:4];
   assign \s0.valid  = s0[0];
   assign \s0.op  = s0[2:1];
   assign \s0.min_tlevel  = s0[4:3];
@@ -6676,285 +1394,324 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \s11.min_tlevel  = s11[4:3];
   assign \s11.tag  = s11[60:5];
   assign \s11.t  = s11[68:61];
-  assign \mreq.valid  = mreq[0];
-  assign \mreq.op  = mreq[2:1];
-  assign \mreq.min_tlevel  = mreq[4:3];
-  assign \mreq.tag  = mreq[60:5];
-  assign \mreq.t  = mreq[68:61];
-  assign \e.valid  = e[0];
-  assign \e.op  = e[2:1];
-  assign \e.min_tlevel  = e[4:3];
-  assign \e.tag  = e[60:5];
-  assign \e.t  = e[68:61];
-  assign \eb.valid  = eb[0];
-  assign \eb.op  = eb[2:1];
-  assign \eb.min_tlevel  = eb[4:3];
-  assign \eb.tag  = eb[60:5];
-  assign \eb.t  = eb[68:61];
-  assign \mbank0.tag  = mbank0[55:0];
-  assign \mbank0.count  = mbank0[71:56];
-  assign \mbank0.last  = mbank0[79:72];
-  assign \mbank0.valid  = mbank0[80];
-  assign \mbank0.fresh  = mbank0[81];
-  assign \mbank0.mark  = mbank0[82];
-  assign \mbank0.row  = mbank0[91:83];
-  assign \mbank0.sc_row_hit  = mbank0[92];
-  assign \mbank1.tag  = mbank1[55:0];
-  assign \mbank1.count  = mbank1[71:56];
-  assign \mbank1.last  = mbank1[79:72];
-  assign \mbank1.valid  = mbank1[80];
-  assign \mbank1.fresh  = mbank1[81];
-  assign \mbank1.mark  = mbank1[82];
-  assign \mbank1.row  = mbank1[91:83];
-  assign \mbank1.sc_row_hit  = mbank1[92];
-  assign \mbank2.tag  = mbank2[55:0];
-  assign \mbank2.count  = mbank2[71:56];
-  assign \mbank2.last  = mbank2[79:72];
-  assign \mbank2.valid  = mbank2[80];
-  assign \mbank2.fresh  = mbank2[81];
-  assign \mbank2.mark  = mbank2[82];
-  assign \mbank2.row  = mbank2[91:83];
-  assign \mbank2.sc_row_hit  = mbank2[92];
-  assign \mbank3.tag  = mbank3[55:0];
-  assign \mbank3.count  = mbank3[71:56];
-  assign \mbank3.last  = mbank3[79:72];
-  assign \mbank3.valid  = mbank3[80];
-  assign \mbank3.fresh  = mbank3[81];
-  assign \mbank3.mark  = mbank3[82];
-  assign \mbank3.row  = mbank3[91:83];
-  assign \mbank3.sc_row_hit  = mbank3[92];
-  assign \eb_lane0.valid  = eb_lane0[0];
-  assign \eb_lane0.match  = eb_lane0[1];
-  assign \eb_lane0.age  = eb_lane0[9:2];
-  assign \eb_lane0.tag  = eb_lane0[65:10];
-  assign \eb_lane0.count  = eb_lane0[81:66];
-  assign \eb_lane0.mark  = eb_lane0[82];
-  assign \eb_lane0.slot  = eb_lane0[93:83];
-  assign \eb_lane0.count_inc  = eb_lane0[109:94];
-  assign \eb_lane0.count_inc2  = eb_lane0[125:110];
-  assign \eb_lane0.sc_row_hit  = eb_lane0[126];
-  assign \eb_lane1.valid  = eb_lane1[0];
-  assign \eb_lane1.match  = eb_lane1[1];
-  assign \eb_lane1.age  = eb_lane1[9:2];
-  assign \eb_lane1.tag  = eb_lane1[65:10];
-  assign \eb_lane1.count  = eb_lane1[81:66];
-  assign \eb_lane1.mark  = eb_lane1[82];
-  assign \eb_lane1.slot  = eb_lane1[93:83];
-  assign \eb_lane1.count_inc  = eb_lane1[109:94];
-  assign \eb_lane1.count_inc2  = eb_lane1[125:110];
-  assign \eb_lane1.sc_row_hit  = eb_lane1[126];
-  assign \eb_lane2.valid  = eb_lane2[0];
-  assign \eb_lane2.match  = eb_lane2[1];
-  assign \eb_lane2.age  = eb_lane2[9:2];
-  assign \eb_lane2.tag  = eb_lane2[65:10];
-  assign \eb_lane2.count  = eb_lane2[81:66];
-  assign \eb_lane2.mark  = eb_lane2[82];
-  assign \eb_lane2.slot  = eb_lane2[93:83];
-  assign \eb_lane2.count_inc  = eb_lane2[109:94];
-  assign \eb_lane2.count_inc2  = eb_lane2[125:110];
-  assign \eb_lane2.sc_row_hit  = eb_lane2[126];
-  assign \eb_lane3.valid  = eb_lane3[0];
-  assign \eb_lane3.match  = eb_lane3[1];
-  assign \eb_lane3.age  = eb_lane3[9:2];
-  assign \eb_lane3.tag  = eb_lane3[65:10];
-  assign \eb_lane3.count  = eb_lane3[81:66];
-  assign \eb_lane3.mark  = eb_lane3[82];
-  assign \eb_lane3.slot  = eb_lane3[93:83];
-  assign \eb_lane3.count_inc  = eb_lane3[109:94];
-  assign \eb_lane3.count_inc2  = eb_lane3[125:110];
-  assign \eb_lane3.sc_row_hit  = eb_lane3[126];
-  assign \request.valid  = eb[0];
-  assign \request.op  = eb[2:1];
-  assign \request.min_tlevel  = eb[4:3];
-  assign \request.tag  = eb[60:5];
-  assign \request.t  = eb[68:61];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \request$197.valid  = eb[0];
-  assign \request$197.op  = eb[2:1];
-  assign \request$197.min_tlevel  = eb[4:3];
-  assign \request$197.tag  = eb[60:5];
-  assign \request$197.t  = eb[68:61];
-  assign \age$204[0]  = \age$204 [7:0];
-  assign \age$204[1]  = \age$204 [15:8];
-  assign \age$204[2]  = \age$204 [23:16];
-  assign \age$204[3]  = \age$204 [31:24];
-  assign \tag$205[0]  = \tag$205 [55:0];
-  assign \tag$205[1]  = \tag$205 [111:56];
-  assign \tag$205[2]  = \tag$205 [167:112];
-  assign \tag$205[3]  = \tag$205 [223:168];
-  assign \count$206[0]  = \count$206 [15:0];
-  assign \count$206[1]  = \count$206 [31:16];
-  assign \count$206[2]  = \count$206 [47:32];
-  assign \count$206[3]  = \count$206 [63:48];
-  assign \slot$207[0]  = \slot$207 [10:0];
-  assign \slot$207[1]  = \slot$207 [21:11];
-  assign \slot$207[2]  = \slot$207 [32:22];
-  assign \slot$207[3]  = \slot$207 [43:33];
-  assign \count_inc$208[0]  = \count_inc$208 [15:0];
-  assign \count_inc$208[1]  = \count_inc$208 [31:16];
-  assign \count_inc$208[2]  = \count_inc$208 [47:32];
-  assign \count_inc$208[3]  = \count_inc$208 [63:48];
-  assign \count_inc2$209[0]  = \count_inc2$209 [15:0];
-  assign \count_inc2$209[1]  = \count_inc2$209 [31:16];
-  assign \count_inc2$209[2]  = \count_inc2$209 [47:32];
-  assign \count_inc2$209[3]  = \count_inc2$209 [63:48];
-  assign \older$210[0]  = \older$210 [3:0];
-  assign \older$210[1]  = \older$210 [7:4];
-  assign \older$210[2]  = \older$210 [11:8];
-  assign \older$210[3]  = \older$210 [15:12];
-  assign \request$218.valid  = eb[0];
-  assign \request$218.op  = eb[2:1];
-  assign \request$218.min_tlevel  = eb[4:3];
-  assign \request$218.tag  = eb[60:5];
-  assign \request$218.t  = eb[68:61];
-  assign \age$225[0]  = \age$225 [7:0];
-  assign \age$225[1]  = \age$225 [15:8];
-  assign \age$225[2]  = \age$225 [23:16];
-  assign \age$225[3]  = \age$225 [31:24];
-  assign \tag$226[0]  = \tag$226 [55:0];
-  assign \tag$226[1]  = \tag$226 [111:56];
-  assign \tag$226[2]  = \tag$226 [167:112];
-  assign \tag$226[3]  = \tag$226 [223:168];
-  assign \count$227[0]  = \count$227 [15:0];
-  assign \count$227[1]  = \count$227 [31:16];
-  assign \count$227[2]  = \count$227 [47:32];
-  assign \count$227[3]  = \count$227 [63:48];
-  assign \slot$228[0]  = \slot$228 [10:0];
-  assign \slot$228[1]  = \slot$228 [21:11];
-  assign \slot$228[2]  = \slot$228 [32:22];
-  assign \slot$228[3]  = \slot$228 [43:33];
-  assign \count_inc$229[0]  = \count_inc$229 [15:0];
-  assign \count_inc$229[1]  = \count_inc$229 [31:16];
-  assign \count_inc$229[2]  = \count_inc$229 [47:32];
-  assign \count_inc$229[3]  = \count_inc$229 [63:48];
-  assign \count_inc2$230[0]  = \count_inc2$230 [15:0];
-  assign \count_inc2$230[1]  = \count_inc2$230 [31:16];
-  assign \count_inc2$230[2]  = \count_inc2$230 [47:32];
-  assign \count_inc2$230[3]  = \count_inc2$230 [63:48];
-  assign \older$231[0]  = \older$231 [3:0];
-  assign \older$231[1]  = \older$231 [7:4];
-  assign \older$231[2]  = \older$231 [11:8];
-  assign \older$231[3]  = \older$231 [15:12];
-  assign \request$239.valid  = eb[0];
-  assign \request$239.op  = eb[2:1];
-  assign \request$239.min_tlevel  = eb[4:3];
-  assign \request$239.tag  = eb[60:5];
-  assign \request$239.t  = eb[68:61];
-  assign \age$246[0]  = \age$246 [7:0];
-  assign \age$246[1]  = \age$246 [15:8];
-  assign \age$246[2]  = \age$246 [23:16];
-  assign \age$246[3]  = \age$246 [31:24];
-  assign \tag$247[0]  = \tag$247 [55:0];
-  assign \tag$247[1]  = \tag$247 [111:56];
-  assign \tag$247[2]  = \tag$247 [167:112];
-  assign \tag$247[3]  = \tag$247 [223:168];
-  assign \count$248[0]  = \count$248 [15:0];
-  assign \count$248[1]  = \count$248 [31:16];
-  assign \count$248[2]  = \count$248 [47:32];
-  assign \count$248[3]  = \count$248 [63:48];
-  assign \slot$249[0]  = \slot$249 [10:0];
-  assign \slot$249[1]  = \slot$249 [21:11];
-  assign \slot$249[2]  = \slot$249 [32:22];
-  assign \slot$249[3]  = \slot$249 [43:33];
-  assign \count_inc$250[0]  = \count_inc$250 [15:0];
-  assign \count_inc$250[1]  = \count_inc$250 [31:16];
-  assign \count_inc$250[2]  = \count_inc$250 [47:32];
-  assign \count_inc$250[3]  = \count_inc$250 [63:48];
-  assign \count_inc2$251[0]  = \count_inc2$251 [15:0];
-  assign \count_inc2$251[1]  = \count_inc2$251 [31:16];
-  assign \count_inc2$251[2]  = \count_inc2$251 [47:32];
-  assign \count_inc2$251[3]  = \count_inc2$251 [63:48];
-  assign \older$252[0]  = \older$252 [3:0];
-  assign \older$252[1]  = \older$252 [7:4];
-  assign \older$252[2]  = \older$252 [11:8];
-  assign \older$252[3]  = \older$252 [15:12];
-  assign \request$260.valid  = eb[0];
-  assign \request$260.op  = eb[2:1];
-  assign \request$260.min_tlevel  = eb[4:3];
-  assign \request$260.tag  = eb[60:5];
-  assign \request$260.t  = eb[68:61];
-  assign \age$267[0]  = \age$267 [7:0];
-  assign \age$267[1]  = \age$267 [15:8];
-  assign \age$267[2]  = \age$267 [23:16];
-  assign \age$267[3]  = \age$267 [31:24];
-  assign \tag$268[0]  = \tag$268 [55:0];
-  assign \tag$268[1]  = \tag$268 [111:56];
-  assign \tag$268[2]  = \tag$268 [167:112];
-  assign \tag$268[3]  = \tag$268 [223:168];
-  assign \count$269[0]  = \count$269 [15:0];
-  assign \count$269[1]  = \count$269 [31:16];
-  assign \count$269[2]  = \count$269 [47:32];
-  assign \count$269[3]  = \count$269 [63:48];
-  assign \slot$270[0]  = \slot$270 [10:0];
-  assign \slot$270[1]  = \slot$270 [21:11];
-  assign \slot$270[2]  = \slot$270 [32:22];
-  assign \slot$270[3]  = \slot$270 [43:33];
-  assign \count_inc$271[0]  = \count_inc$271 [15:0];
-  assign \count_inc$271[1]  = \count_inc$271 [31:16];
-  assign \count_inc$271[2]  = \count_inc$271 [47:32];
-  assign \count_inc$271[3]  = \count_inc$271 [63:48];
-  assign \count_inc2$272[0]  = \count_inc2$272 [15:0];
-  assign \count_inc2$272[1]  = \count_inc2$272 [31:16];
-  assign \count_inc2$272[2]  = \count_inc2$272 [47:32];
-  assign \count_inc2$272[3]  = \count_inc2$272 [63:48];
-  assign \older$273[0]  = \older$273 [3:0];
-  assign \older$273[1]  = \older$273 [7:4];
-  assign \older$273[2]  = \older$273 [11:8];
-  assign \older$273[3]  = \older$273 [15:12];
-  assign \d.valid  = d[0];
-  assign \d.op  = d[2:1];
-  assign \d.min_tlevel  = d[4:3];
-  assign \d.tag  = d[60:5];
-  assign \d.t  = d[68:61];
-  assign \d.present  = d[69];
-  assign \d.hit_slot  = d[80:70];
-  assign \d.hit_cnt  = d[96:81];
-  assign \d.hit_age  = d[104:97];
-  assign \d.hit_mark  = d[105];
-  assign \d.any_free  = d[106];
-  assign \d.free_slot  = d[117:107];
-  assign \d.free_mark  = d[118];
-  assign \d.vict_t0  = d[119];
-  assign \d.vict_slot  = d[130:120];
-  assign \d.vict_tag  = d[186:131];
-  assign \d.vict_mark  = d[187];
-  assign \d.take  = d[188];
-  assign \d.tail_tag  = d[244:189];
-  assign \d.tail_slot  = d[255:245];
-  assign \d.wr_lane  = d[259:256];
-  assign \d.wr_slot  = d[270:260];
-  assign \d.wr_mark  = d[271];
-  assign \d.wr  = d[272];
-  assign \d.inv  = d[273];
-  assign \d.cnt_after  = d[289:274];
-  assign \d.cnt_after_inc  = d[305:290];
+  assign \request.valid  = s11[0];
+  assign \request.op  = s11[2:1];
+  assign \request.min_tlevel  = s11[4:3];
+  assign \request.tag  = s11[60:5];
+  assign \request.t  = s11[68:61];
+  assign \cfg$88.c3  = cfg[15:0];
+  assign \cfg$88.c2  = cfg[31:16];
+  assign \cfg$88.w3  = cfg[38:32];
+  assign \cfg$88.w2  = cfg[45:39];
+  assign \cfg$88.w1  = cfg[52:46];
+  assign \cfg$88.hash_seed  = cfg[84:53];
+  assign \ahead.valid  = lanes[0];
+  assign \ahead.op  = lanes[2:1];
+  assign \ahead.min_tlevel  = lanes[4:3];
+  assign \ahead.tag  = lanes[60:5];
+  assign \ahead.t  = lanes[68:61];
+  assign \lanes.request  = lanes[68:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[60:5];
+  assign \lanes.request.t  = lanes[68:61];
+  assign \lanes.start  = lanes[79:69];
+  assign \lanes.lane  = lanes[587:80];
+  assign \lanes.lane[0]  = lanes[206:80];
+  assign \lanes.lane[0].valid  = lanes[80];
+  assign \lanes.lane[0].match  = lanes[81];
+  assign \lanes.lane[0].age  = lanes[89:82];
+  assign \lanes.lane[0].tag  = lanes[145:90];
+  assign \lanes.lane[0].count  = lanes[161:146];
+  assign \lanes.lane[0].mark  = lanes[162];
+  assign \lanes.lane[0].slot  = lanes[173:163];
+  assign \lanes.lane[0].count_inc  = lanes[189:174];
+  assign \lanes.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes.lane[1]  = lanes[333:207];
+  assign \lanes.lane[1].valid  = lanes[207];
+  assign \lanes.lane[1].match  = lanes[208];
+  assign \lanes.lane[1].age  = lanes[216:209];
+  assign \lanes.lane[1].tag  = lanes[272:217];
+  assign \lanes.lane[1].count  = lanes[288:273];
+  assign \lanes.lane[1].mark  = lanes[289];
+  assign \lanes.lane[1].slot  = lanes[300:290];
+  assign \lanes.lane[1].count_inc  = lanes[316:301];
+  assign \lanes.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes.lane[2]  = lanes[460:334];
+  assign \lanes.lane[2].valid  = lanes[334];
+  assign \lanes.lane[2].match  = lanes[335];
+  assign \lanes.lane[2].age  = lanes[343:336];
+  assign \lanes.lane[2].tag  = lanes[399:344];
+  assign \lanes.lane[2].count  = lanes[415:400];
+  assign \lanes.lane[2].mark  = lanes[416];
+  assign \lanes.lane[2].slot  = lanes[427:417];
+  assign \lanes.lane[2].count_inc  = lanes[443:428];
+  assign \lanes.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes.lane[3]  = lanes[587:461];
+  assign \lanes.lane[3].valid  = lanes[461];
+  assign \lanes.lane[3].match  = lanes[462];
+  assign \lanes.lane[3].age  = lanes[470:463];
+  assign \lanes.lane[3].tag  = lanes[526:471];
+  assign \lanes.lane[3].count  = lanes[542:527];
+  assign \lanes.lane[3].mark  = lanes[543];
+  assign \lanes.lane[3].slot  = lanes[554:544];
+  assign \lanes.lane[3].count_inc  = lanes[570:555];
+  assign \lanes.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes.older  = lanes[603:588];
+  assign \lanes.older[0]  = lanes[591:588];
+  assign \lanes.older[1]  = lanes[595:592];
+  assign \lanes.older[2]  = lanes[599:596];
+  assign \lanes.older[3]  = lanes[603:600];
+  assign \lanes.forwarded  = lanes[607:604];
+  assign \lanes.forward_older  = lanes[611:608];
+  assign \lanes.older_forward  = lanes[615:612];
+  assign \lanes.older_ahead  = lanes[619:616];
+  assign \lanes.ahead_older  = lanes[623:620];
+  assign \lanes.beyond_w1  = lanes[627:624];
+  assign \lanes.ahead_beyond_w1  = lanes[628];
+  assign \lanes.same_line_ahead  = lanes[629];
+  assign \lanes.age_ahead  = lanes[637:630];
+  assign \lanes.ahead_in_window  = lanes[641:638];
+  assign \lanes.ahead_lane_bit  = lanes[649:642];
+  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
+  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
+  assign \bk_tag[0]  = bk_tag[55:0];
+  assign \bk_tag[1]  = bk_tag[111:56];
+  assign \bk_tag[2]  = bk_tag[167:112];
+  assign \bk_tag[3]  = bk_tag[223:168];
+  assign \bk_tag$95[0]  = bk_tag[55:0];
+  assign \bk_tag$95[1]  = bk_tag[111:56];
+  assign \bk_tag$95[2]  = bk_tag[167:112];
+  assign \bk_tag$95[3]  = bk_tag[223:168];
+  assign \bk_count[0]  = bk_count[15:0];
+  assign \bk_count[1]  = bk_count[31:16];
+  assign \bk_count[2]  = bk_count[47:32];
+  assign \bk_count[3]  = bk_count[63:48];
+  assign \bk_count$97[0]  = bk_count[15:0];
+  assign \bk_count$97[1]  = bk_count[31:16];
+  assign \bk_count$97[2]  = bk_count[47:32];
+  assign \bk_count$97[3]  = bk_count[63:48];
+  assign \bk_last[0]  = bk_last[7:0];
+  assign \bk_last[1]  = bk_last[15:8];
+  assign \bk_last[2]  = bk_last[23:16];
+  assign \bk_last[3]  = bk_last[31:24];
+  assign \bk_last$99[0]  = bk_last[7:0];
+  assign \bk_last$99[1]  = bk_last[15:8];
+  assign \bk_last$99[2]  = bk_last[23:16];
+  assign \bk_last$99[3]  = bk_last[31:24];
+  assign \bk_row[0]  = bk_row[8:0];
+  assign \bk_row[1]  = bk_row[17:9];
+  assign \bk_row[2]  = bk_row[26:18];
+  assign \bk_row[3]  = bk_row[35:27];
+  assign \bk_row$109[0]  = bk_row[8:0];
+  assign \bk_row$109[1]  = bk_row[17:9];
+  assign \bk_row$109[2]  = bk_row[26:18];
+  assign \bk_row$109[3]  = bk_row[35:27];
+  assign \window.request  = \$12 [68:0];
+  assign \window.request.valid  = \$12 [0];
+  assign \window.request.op  = \$12 [2:1];
+  assign \window.request.min_tlevel  = \$12 [4:3];
+  assign \window.request.tag  = \$12 [60:5];
+  assign \window.request.t  = \$12 [68:61];
+  assign \window.start  = \$12 [79:69];
+  assign \window.lane_slot  = \$14 [43:0];
+  assign \window.lane_slot[0]  = \$14 [10:0];
+  assign \window.lane_slot[1]  = \$14 [21:11];
+  assign \window.lane_slot[2]  = \$14 [32:22];
+  assign \window.lane_slot[3]  = \$14 [43:33];
+  assign \window.bank  = \$14 [415:44];
+  assign \window.bank[0]  = \$14 [136:44];
+  assign \window.bank[0].tag  = \$14 [99:44];
+  assign \window.bank[0].count  = \$14 [115:100];
+  assign \window.bank[0].last  = \$14 [123:116];
+  assign \window.bank[0].valid  = \$14 [124];
+  assign \window.bank[0].fresh  = \$14 [125];
+  assign \window.bank[0].mark  = \$14 [126];
+  assign \window.bank[0].row  = \$14 [135:127];
+  assign \window.bank[0].sc_row_hit  = \$14 [136];
+  assign \window.bank[1]  = \$14 [229:137];
+  assign \window.bank[1].tag  = \$14 [192:137];
+  assign \window.bank[1].count  = \$14 [208:193];
+  assign \window.bank[1].last  = \$14 [216:209];
+  assign \window.bank[1].valid  = \$14 [217];
+  assign \window.bank[1].fresh  = \$14 [218];
+  assign \window.bank[1].mark  = \$14 [219];
+  assign \window.bank[1].row  = \$14 [228:220];
+  assign \window.bank[1].sc_row_hit  = \$14 [229];
+  assign \window.bank[2]  = \$14 [322:230];
+  assign \window.bank[2].tag  = \$14 [285:230];
+  assign \window.bank[2].count  = \$14 [301:286];
+  assign \window.bank[2].last  = \$14 [309:302];
+  assign \window.bank[2].valid  = \$14 [310];
+  assign \window.bank[2].fresh  = \$14 [311];
+  assign \window.bank[2].mark  = \$14 [312];
+  assign \window.bank[2].row  = \$14 [321:313];
+  assign \window.bank[2].sc_row_hit  = \$14 [322];
+  assign \window.bank[3]  = \$14 [415:323];
+  assign \window.bank[3].tag  = \$14 [378:323];
+  assign \window.bank[3].count  = \$14 [394:379];
+  assign \window.bank[3].last  = \$14 [402:395];
+  assign \window.bank[3].valid  = \$14 [403];
+  assign \window.bank[3].fresh  = \$14 [404];
+  assign \window.bank[3].mark  = \$14 [405];
+  assign \window.bank[3].row  = \$14 [414:406];
+  assign \window.bank[3].sc_row_hit  = \$14 [415];
+  assign \window.overlap  = \$13 [15:0];
+  assign \window.overlap[0]  = \$13 [3:0];
+  assign \window.overlap[1]  = \$13 [7:4];
+  assign \window.overlap[2]  = \$13 [11:8];
+  assign \window.overlap[3]  = \$13 [15:12];
+  assign \window.overlap_next  = \$13 [31:16];
+  assign \window.overlap_next[0]  = \$13 [19:16];
+  assign \window.overlap_next[1]  = \$13 [23:20];
+  assign \window.overlap_next[2]  = \$13 [27:24];
+  assign \window.overlap_next[3]  = \$13 [31:28];
+  assign \window.same_line  = \$15 [0];
+  assign \window.forward_age  = \$15 [8:1];
+  assign \window.t_w1  = \$15 [16:9];
+  assign \window$115.request  = \$12 [68:0];
+  assign \window$115.request.valid  = \$12 [0];
+  assign \window$115.request.op  = \$12 [2:1];
+  assign \window$115.request.min_tlevel  = \$12 [4:3];
+  assign \window$115.request.tag  = \$12 [60:5];
+  assign \window$115.request.t  = \$12 [68:61];
+  assign \window$115.start  = \$12 [79:69];
+  assign \window$115.lane_slot  = \$14 [43:0];
+  assign \window$115.lane_slot[0]  = \$14 [10:0];
+  assign \window$115.lane_slot[1]  = \$14 [21:11];
+  assign \window$115.lane_slot[2]  = \$14 [32:22];
+  assign \window$115.lane_slot[3]  = \$14 [43:33];
+  assign \window$115.bank  = \$14 [415:44];
+  assign \window$115.bank[0]  = \$14 [136:44];
+  assign \window$115.bank[0].tag  = \$14 [99:44];
+  assign \window$115.bank[0].count  = \$14 [115:100];
+  assign \window$115.bank[0].last  = \$14 [123:116];
+  assign \window$115.bank[0].valid  = \$14 [124];
+  assign \window$115.bank[0].fresh  = \$14 [125];
+  assign \window$115.bank[0].mark  = \$14 [126];
+  assign \window$115.bank[0].row  = \$14 [135:127];
+  assign \window$115.bank[0].sc_row_hit  = \$14 [136];
+  assign \window$115.bank[1]  = \$14 [229:137];
+  assign \window$115.bank[1].tag  = \$14 [192:137];
+  assign \window$115.bank[1].count  = \$14 [208:193];
+  assign \window$115.bank[1].last  = \$14 [216:209];
+  assign \window$115.bank[1].valid  = \$14 [217];
+  assign \window$115.bank[1].fresh  = \$14 [218];
+  assign \window$115.bank[1].mark  = \$14 [219];
+  assign \window$115.bank[1].row  = \$14 [228:220];
+  assign \window$115.bank[1].sc_row_hit  = \$14 [229];
+  assign \window$115.bank[2]  = \$14 [322:230];
+  assign \window$115.bank[2].tag  = \$14 [285:230];
+  assign \window$115.bank[2].count  = \$14 [301:286];
+  assign \window$115.bank[2].last  = \$14 [309:302];
+  assign \window$115.bank[2].valid  = \$14 [310];
+  assign \window$115.bank[2].fresh  = \$14 [311];
+  assign \window$115.bank[2].mark  = \$14 [312];
+  assign \window$115.bank[2].row  = \$14 [321:313];
+  assign \window$115.bank[2].sc_row_hit  = \$14 [322];
+  assign \window$115.bank[3]  = \$14 [415:323];
+  assign \window$115.bank[3].tag  = \$14 [378:323];
+  assign \window$115.bank[3].count  = \$14 [394:379];
+  assign \window$115.bank[3].last  = \$14 [402:395];
+  assign \window$115.bank[3].valid  = \$14 [403];
+  assign \window$115.bank[3].fresh  = \$14 [404];
+  assign \window$115.bank[3].mark  = \$14 [405];
+  assign \window$115.bank[3].row  = \$14 [414:406];
+  assign \window$115.bank[3].sc_row_hit  = \$14 [415];
+  assign \window$115.overlap  = \$13 [15:0];
+  assign \window$115.overlap[0]  = \$13 [3:0];
+  assign \window$115.overlap[1]  = \$13 [7:4];
+  assign \window$115.overlap[2]  = \$13 [11:8];
+  assign \window$115.overlap[3]  = \$13 [15:12];
+  assign \window$115.overlap_next  = \$13 [31:16];
+  assign \window$115.overlap_next[0]  = \$13 [19:16];
+  assign \window$115.overlap_next[1]  = \$13 [23:20];
+  assign \window$115.overlap_next[2]  = \$13 [27:24];
+  assign \window$115.overlap_next[3]  = \$13 [31:28];
+  assign \window$115.same_line  = \$15 [0];
+  assign \window$115.forward_age  = \$15 [8:1];
+  assign \window$115.t_w1  = \$15 [16:9];
+  assign \cfg$116.c3  = cfg[15:0];
+  assign \cfg$116.c2  = cfg[31:16];
+  assign \cfg$116.w3  = cfg[38:32];
+  assign \cfg$116.w2  = cfg[45:39];
+  assign \cfg$116.w1  = cfg[52:46];
+  assign \cfg$116.hash_seed  = cfg[84:53];
+  assign \lanes$122.request  = lanes[68:0];
+  assign \lanes$122.request.valid  = lanes[0];
+  assign \lanes$122.request.op  = lanes[2:1];
+  assign \lanes$122.request.min_tlevel  = lanes[4:3];
+  assign \lanes$122.request.tag  = lanes[60:5];
+  assign \lanes$122.request.t  = lanes[68:61];
+  assign \lanes$122.start  = lanes[79:69];
+  assign \lanes$122.lane  = lanes[587:80];
+  assign \lanes$122.lane[0]  = lanes[206:80];
+  assign \lanes$122.lane[0].valid  = lanes[80];
+  assign \lanes$122.lane[0].match  = lanes[81];
+  assign \lanes$122.lane[0].age  = lanes[89:82];
+  assign \lanes$122.lane[0].tag  = lanes[145:90];
+  assign \lanes$122.lane[0].count  = lanes[161:146];
+  assign \lanes$122.lane[0].mark  = lanes[162];
+  assign \lanes$122.lane[0].slot  = lanes[173:163];
+  assign \lanes$122.lane[0].count_inc  = lanes[189:174];
+  assign \lanes$122.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes$122.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes$122.lane[1]  = lanes[333:207];
+  assign \lanes$122.lane[1].valid  = lanes[207];
+  assign \lanes$122.lane[1].match  = lanes[208];
+  assign \lanes$122.lane[1].age  = lanes[216:209];
+  assign \lanes$122.lane[1].tag  = lanes[272:217];
+  assign \lanes$122.lane[1].count  = lanes[288:273];
+  assign \lanes$122.lane[1].mark  = lanes[289];
+  assign \lanes$122.lane[1].slot  = lanes[300:290];
+  assign \lanes$122.lane[1].count_inc  = lanes[316:301];
+  assign \lanes$122.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes$122.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes$122.lane[2]  = lanes[460:334];
+  assign \lanes$122.lane[2].valid  = lanes[334];
+  assign \lanes$122.lane[2].match  = lanes[335];
+  assign \lanes$122.lane[2].age  = lanes[343:336];
+  assign \lanes$122.lane[2].tag  = lanes[399:344];
+  assign \lanes$122.lane[2].count  = lanes[415:400];
+  assign \lanes$122.lane[2].mark  = lanes[416];
+  assign \lanes$122.lane[2].slot  = lanes[427:417];
+  assign \lanes$122.lane[2].count_inc  = lanes[443:428];
+  assign \lanes$122.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes$122.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes$122.lane[3]  = lanes[587:461];
+  assign \lanes$122.lane[3].valid  = lanes[461];
+  assign \lanes$122.lane[3].match  = lanes[462];
+  assign \lanes$122.lane[3].age  = lanes[470:463];
+  assign \lanes$122.lane[3].tag  = lanes[526:471];
+  assign \lanes$122.lane[3].count  = lanes[542:527];
+  assign \lanes$122.lane[3].mark  = lanes[543];
+  assign \lanes$122.lane[3].slot  = lanes[554:544];
+  assign \lanes$122.lane[3].count_inc  = lanes[570:555];
+  assign \lanes$122.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes$122.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes$122.older  = lanes[603:588];
+  assign \lanes$122.older[0]  = lanes[591:588];
+  assign \lanes$122.older[1]  = lanes[595:592];
+  assign \lanes$122.older[2]  = lanes[599:596];
+  assign \lanes$122.older[3]  = lanes[603:600];
+  assign \lanes$122.forwarded  = lanes[607:604];
+  assign \lanes$122.forward_older  = lanes[611:608];
+  assign \lanes$122.older_forward  = lanes[615:612];
+  assign \lanes$122.older_ahead  = lanes[619:616];
+  assign \lanes$122.ahead_older  = lanes[623:620];
+  assign \lanes$122.beyond_w1  = lanes[627:624];
+  assign \lanes$122.ahead_beyond_w1  = lanes[628];
+  assign \lanes$122.same_line_ahead  = lanes[629];
+  assign \lanes$122.age_ahead  = lanes[637:630];
+  assign \lanes$122.ahead_in_window  = lanes[641:638];
+  assign \lanes$122.ahead_lane_bit  = lanes[649:642];
+  assign \lanes$122.ahead_lane_bit[0]  = lanes[645:642];
+  assign \lanes$122.ahead_lane_bit[1]  = lanes[649:646];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -6982,155 +1739,47 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$281.valid  = \decision$281 [0];
-  assign \decision$281.op  = \decision$281 [2:1];
-  assign \decision$281.min_tlevel  = \decision$281 [4:3];
-  assign \decision$281.tag  = \decision$281 [60:5];
-  assign \decision$281.t  = \decision$281 [68:61];
-  assign \decision$281.present  = \decision$281 [69];
-  assign \decision$281.hit_slot  = \decision$281 [80:70];
-  assign \decision$281.hit_cnt  = \decision$281 [96:81];
-  assign \decision$281.hit_age  = \decision$281 [104:97];
-  assign \decision$281.hit_mark  = \decision$281 [105];
-  assign \decision$281.any_free  = \decision$281 [106];
-  assign \decision$281.free_slot  = \decision$281 [117:107];
-  assign \decision$281.free_mark  = \decision$281 [118];
-  assign \decision$281.vict_t0  = \decision$281 [119];
-  assign \decision$281.vict_slot  = \decision$281 [130:120];
-  assign \decision$281.vict_tag  = \decision$281 [186:131];
-  assign \decision$281.vict_mark  = \decision$281 [187];
-  assign \decision$281.take  = \decision$281 [188];
-  assign \decision$281.tail_tag  = \decision$281 [244:189];
-  assign \decision$281.tail_slot  = \decision$281 [255:245];
-  assign \decision$281.wr_lane  = \decision$281 [259:256];
-  assign \decision$281.wr_slot  = \decision$281 [270:260];
-  assign \decision$281.wr_mark  = \decision$281 [271];
-  assign \decision$281.wr  = \decision$281 [272];
-  assign \decision$281.inv  = \decision$281 [273];
-  assign \decision$281.cnt_after  = \decision$281 [289:274];
-  assign \decision$281.cnt_after_inc  = \decision$281 [305:290];
-  assign \decision$282.valid  = \decision$282 [0];
-  assign \decision$282.op  = \decision$282 [2:1];
-  assign \decision$282.min_tlevel  = \decision$282 [4:3];
-  assign \decision$282.tag  = \decision$282 [60:5];
-  assign \decision$282.t  = \decision$282 [68:61];
-  assign \decision$282.present  = \decision$282 [69];
-  assign \decision$282.hit_slot  = \decision$282 [80:70];
-  assign \decision$282.hit_cnt  = \decision$282 [96:81];
-  assign \decision$282.hit_age  = \decision$282 [104:97];
-  assign \decision$282.hit_mark  = \decision$282 [105];
-  assign \decision$282.any_free  = \decision$282 [106];
-  assign \decision$282.free_slot  = \decision$282 [117:107];
-  assign \decision$282.free_mark  = \decision$282 [118];
-  assign \decision$282.vict_t0  = \decision$282 [119];
-  assign \decision$282.vict_slot  = \decision$282 [130:120];
-  assign \decision$282.vict_tag  = \decision$282 [186:131];
-  assign \decision$282.vict_mark  = \decision$282 [187];
-  assign \decision$282.take  = \decision$282 [188];
-  assign \decision$282.tail_tag  = \decision$282 [244:189];
-  assign \decision$282.tail_slot  = \decision$282 [255:245];
-  assign \decision$282.wr_lane  = \decision$282 [259:256];
-  assign \decision$282.wr_slot  = \decision$282 [270:260];
-  assign \decision$282.wr_mark  = \decision$282 [271];
-  assign \decision$282.wr  = \decision$282 [272];
-  assign \decision$282.inv  = \decision$282 [273];
-  assign \decision$282.cnt_after  = \decision$282 [289:274];
-  assign \decision$282.cnt_after_inc  = \decision$282 [305:290];
-  assign \decision$283.valid  = \decision$283 [0];
-  assign \decision$283.op  = \decision$283 [2:1];
-  assign \decision$283.min_tlevel  = \decision$283 [4:3];
-  assign \decision$283.tag  = \decision$283 [60:5];
-  assign \decision$283.t  = \decision$283 [68:61];
-  assign \decision$283.present  = \decision$283 [69];
-  assign \decision$283.hit_slot  = \decision$283 [80:70];
-  assign \decision$283.hit_cnt  = \decision$283 [96:81];
-  assign \decision$283.hit_age  = \decision$283 [104:97];
-  assign \decision$283.hit_mark  = \decision$283 [105];
-  assign \decision$283.any_free  = \decision$283 [106];
-  assign \decision$283.free_slot  = \decision$283 [117:107];
-  assign \decision$283.free_mark  = \decision$283 [118];
-  assign \decision$283.vict_t0  = \decision$283 [119];
-  assign \decision$283.vict_slot  = \decision$283 [130:120];
-  assign \decision$283.vict_tag  = \decision$283 [186:131];
-  assign \decision$283.vict_mark  = \decision$283 [187];
-  assign \decision$283.take  = \decision$283 [188];
-  assign \decision$283.tail_tag  = \decision$283 [244:189];
-  assign \decision$283.tail_slot  = \decision$283 [255:245];
-  assign \decision$283.wr_lane  = \decision$283 [259:256];
-  assign \decision$283.wr_slot  = \decision$283 [270:260];
-  assign \decision$283.wr_mark  = \decision$283 [271];
-  assign \decision$283.wr  = \decision$283 [272];
-  assign \decision$283.inv  = \decision$283 [273];
-  assign \decision$283.cnt_after  = \decision$283 [289:274];
-  assign \decision$283.cnt_after_inc  = \decision$283 [305:290];
-  assign \decision$284.valid  = \decision$284 [0];
-  assign \decision$284.op  = \decision$284 [2:1];
-  assign \decision$284.min_tlevel  = \decision$284 [4:3];
-  assign \decision$284.tag  = \decision$284 [60:5];
-  assign \decision$284.t  = \decision$284 [68:61];
-  assign \decision$284.present  = \decision$284 [69];
-  assign \decision$284.hit_slot  = \decision$284 [80:70];
-  assign \decision$284.hit_cnt  = \decision$284 [96:81];
-  assign \decision$284.hit_age  = \decision$284 [104:97];
-  assign \decision$284.hit_mark  = \decision$284 [105];
-  assign \decision$284.any_free  = \decision$284 [106];
-  assign \decision$284.free_slot  = \decision$284 [117:107];
-  assign \decision$284.free_mark  = \decision$284 [118];
-  assign \decision$284.vict_t0  = \decision$284 [119];
-  assign \decision$284.vict_slot  = \decision$284 [130:120];
-  assign \decision$284.vict_tag  = \decision$284 [186:131];
-  assign \decision$284.vict_mark  = \decision$284 [187];
-  assign \decision$284.take  = \decision$284 [188];
-  assign \decision$284.tail_tag  = \decision$284 [244:189];
-  assign \decision$284.tail_slot  = \decision$284 [255:245];
-  assign \decision$284.wr_lane  = \decision$284 [259:256];
-  assign \decision$284.wr_slot  = \decision$284 [270:260];
-  assign \decision$284.wr_mark  = \decision$284 [271];
-  assign \decision$284.wr  = \decision$284 [272];
-  assign \decision$284.inv  = \decision$284 [273];
-  assign \decision$284.cnt_after  = \decision$284 [289:274];
-  assign \decision$284.cnt_after_inc  = \decision$284 [305:290];
-  assign \decision$285.valid  = d[0];
-  assign \decision$285.op  = d[2:1];
-  assign \decision$285.min_tlevel  = d[4:3];
-  assign \decision$285.tag  = d[60:5];
-  assign \decision$285.t  = d[68:61];
-  assign \decision$285.present  = d[69];
-  assign \decision$285.hit_slot  = d[80:70];
-  assign \decision$285.hit_cnt  = d[96:81];
-  assign \decision$285.hit_age  = d[104:97];
-  assign \decision$285.hit_mark  = d[105];
-  assign \decision$285.any_free  = d[106];
-  assign \decision$285.free_slot  = d[117:107];
-  assign \decision$285.free_mark  = d[118];
-  assign \decision$285.vict_t0  = d[119];
-  assign \decision$285.vict_slot  = d[130:120];
-  assign \decision$285.vict_tag  = d[186:131];
-  assign \decision$285.vict_mark  = d[187];
-  assign \decision$285.take  = d[188];
-  assign \decision$285.tail_tag  = d[244:189];
-  assign \decision$285.tail_slot  = d[255:245];
-  assign \decision$285.wr_lane  = d[259:256];
-  assign \decision$285.wr_slot  = d[270:260];
-  assign \decision$285.wr_mark  = d[271];
-  assign \decision$285.wr  = d[272];
-  assign \decision$285.inv  = d[273];
-  assign \decision$285.cnt_after  = d[289:274];
-  assign \decision$285.cnt_after_inc  = d[305:290];
-  assign \cfg$286.c3  = cfg[15:0];
-  assign \cfg$286.c2  = cfg[31:16];
-  assign \cfg$286.w3  = cfg[38:32];
-  assign \cfg$286.w2  = cfg[45:39];
-  assign \cfg$286.w1  = cfg[52:46];
-  assign \cfg$286.hash_seed  = cfg[84:53];
+  assign \decision$128.valid  = decision[0];
+  assign \decision$128.op  = decision[2:1];
+  assign \decision$128.min_tlevel  = decision[4:3];
+  assign \decision$128.tag  = decision[60:5];
+  assign \decision$128.t  = decision[68:61];
+  assign \decision$128.present  = decision[69];
+  assign \decision$128.hit_slot  = decision[80:70];
+  assign \decision$128.hit_cnt  = decision[96:81];
+  assign \decision$128.hit_age  = decision[104:97];
+  assign \decision$128.hit_mark  = decision[105];
+  assign \decision$128.any_free  = decision[106];
+  assign \decision$128.free_slot  = decision[117:107];
+  assign \decision$128.free_mark  = decision[118];
+  assign \decision$128.vict_t0  = decision[119];
+  assign \decision$128.vict_slot  = decision[130:120];
+  assign \decision$128.vict_tag  = decision[186:131];
+  assign \decision$128.vict_mark  = decision[187];
+  assign \decision$128.take  = decision[188];
+  assign \decision$128.tail_tag  = decision[244:189];
+  assign \decision$128.tail_slot  = decision[255:245];
+  assign \decision$128.wr_lane  = decision[259:256];
+  assign \decision$128.wr_slot  = decision[270:260];
+  assign \decision$128.wr_mark  = decision[271];
+  assign \decision$128.wr  = decision[272];
+  assign \decision$128.inv  = decision[273];
+  assign \decision$128.cnt_after  = decision[289:274];
+  assign \decision$128.cnt_after_inc  = decision[305:290];
+  assign \cfg$129.c3  = cfg[15:0];
+  assign \cfg$129.c2  = cfg[31:16];
+  assign \cfg$129.w3  = cfg[38:32];
+  assign \cfg$129.w2  = cfg[45:39];
+  assign \cfg$129.w1  = cfg[52:46];
+  assign \cfg$129.hash_seed  = cfg[84:53];
   assign \sc_last[0]  = sc_last[7:0];
   assign \sc_last[1]  = sc_last[15:8];
   assign \sc_last[2]  = sc_last[23:16];
   assign \sc_last[3]  = sc_last[31:24];
-  assign \sc_last$311[0]  = sc_last[7:0];
-  assign \sc_last$311[1]  = sc_last[15:8];
-  assign \sc_last$311[2]  = sc_last[23:16];
-  assign \sc_last$311[3]  = sc_last[31:24];
+  assign \sc_last$152[0]  = sc_last[7:0];
+  assign \sc_last$152[1]  = sc_last[15:8];
+  assign \sc_last$152[2]  = sc_last[23:16];
+  assign \sc_last$152[3]  = sc_last[31:24];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -7151,427 +1800,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \rsp__payload.count  = rsp__payload[25:10];
   assign \rsp__payload.slot  = rsp__payload[36:26];
   assign \rsp__payload.victim_tag  = rsp__payload[92:37];
-  assign \bk_tag[0]  = bk_tag[55:0];
-  assign \bk_tag[1]  = bk_tag[111:56];
-  assign \bk_tag[2]  = bk_tag[167:112];
-  assign \bk_tag[3]  = bk_tag[223:168];
-  assign \bk_count[0]  = bk_count[15:0];
-  assign \bk_count[1]  = bk_count[31:16];
-  assign \bk_count[2]  = bk_count[47:32];
-  assign \bk_count[3]  = bk_count[63:48];
-  assign \bk_last[0]  = bk_last[7:0];
-  assign \bk_last[1]  = bk_last[15:8];
-  assign \bk_last[2]  = bk_last[23:16];
-  assign \bk_last[3]  = bk_last[31:24];
-  assign \bk_row[0]  = bk_row[8:0];
-  assign \bk_row[1]  = bk_row[17:9];
-  assign \bk_row[2]  = bk_row[26:18];
-  assign \bk_row[3]  = bk_row[35:27];
-  assign fw1_lane[1] = \$1064 ;
-  assign fw1_lane[0] = \$1062 ;
-  assign \older$273 [14] = eb_gt3_2;
-  assign \older$273 [13] = eb_gt3_1;
-  assign \older$273 [12] = eb_gt3_0;
-  assign \older$273 [11] = eb_gt2_3;
-  assign \older$273 [9] = eb_gt2_1;
-  assign \older$273 [8] = eb_gt2_0;
-  assign \older$273 [7] = eb_gt1_3;
-  assign \older$273 [6] = eb_gt1_2;
-  assign \older$273 [4] = eb_gt1_0;
-  assign \older$273 [3] = eb_gt0_3;
-  assign \older$273 [2] = eb_gt0_2;
-  assign \older$273 [1] = eb_gt0_1;
-  assign { \older$273 [15], \older$273 [10], \older$273 [5], \older$273 [0] } = 4'h0;
-  assign \count_inc2$272 [63:48] = eb_lane3[125:110];
-  assign \count_inc2$272 [47:32] = eb_lane2[125:110];
-  assign \count_inc2$272 [31:16] = eb_lane1[125:110];
-  assign \count_inc2$272 [15:0] = eb_lane0[125:110];
-  assign \count_inc$271 [63:48] = eb_lane3[109:94];
-  assign \count_inc$271 [47:32] = eb_lane2[109:94];
-  assign \count_inc$271 [31:16] = eb_lane1[109:94];
-  assign \count_inc$271 [15:0] = eb_lane0[109:94];
-  assign \slot$270 [43:33] = eb_lane3[93:83];
-  assign \slot$270 [32:22] = eb_lane2[93:83];
-  assign \slot$270 [21:11] = eb_lane1[93:83];
-  assign \slot$270 [10:0] = eb_lane0[93:83];
-  assign \count$269 [63:48] = eb_lane3[81:66];
-  assign \count$269 [47:32] = eb_lane2[81:66];
-  assign \count$269 [31:16] = eb_lane1[81:66];
-  assign \count$269 [15:0] = eb_lane0[81:66];
-  assign \tag$268 [223:168] = eb_lane3[65:10];
-  assign \tag$268 [167:112] = eb_lane2[65:10];
-  assign \tag$268 [111:56] = eb_lane1[65:10];
-  assign \tag$268 [55:0] = eb_lane0[65:10];
-  assign \age$267 [31:24] = eb_lane3[9:2];
-  assign \age$267 [23:16] = eb_lane2[9:2];
-  assign \age$267 [15:8] = eb_lane1[9:2];
-  assign \age$267 [7:0] = eb_lane0[9:2];
-  assign v4_mark[3] = mark_b[3];
-  assign v4_mark[2] = mark_b[2];
-  assign v4_mark[1] = mark_b[1];
-  assign v4_mark[0] = mark_b[0];
-  assign v4_match[3] = eb_lane3[1];
-  assign v4_match[2] = eb_lane2[1];
-  assign v4_match[1] = eb_lane1[1];
-  assign v4_match[0] = eb_lane0[1];
-  assign v4_valid[3] = eb_lane3[0];
-  assign v4_valid[2] = eb_lane2[0];
-  assign v4_valid[1] = eb_lane1[0];
-  assign v4_valid[0] = eb_lane0[0];
-  assign \older$252 [14] = eb_pgt[2];
-  assign \older$252 [13] = eb_pgt[1];
-  assign \older$252 [12] = eb_pgt[0];
-  assign \older$252 [11] = eb_gtp[2];
-  assign \older$252 [9] = eb_gt2_1;
-  assign \older$252 [8] = eb_gt2_0;
-  assign \older$252 [7] = eb_gtp[1];
-  assign \older$252 [6] = eb_gt1_2;
-  assign \older$252 [4] = eb_gt1_0;
-  assign \older$252 [3] = eb_gtp[0];
-  assign \older$252 [2] = eb_gt0_2;
-  assign \older$252 [1] = eb_gt0_1;
-  assign { \older$252 [15], \older$252 [10], \older$252 [5], \older$252 [0] } = 4'h0;
-  assign \count_inc2$251 [63:48] = \$1058 [15:0];
-  assign \count_inc2$251 [47:32] = eb_lane2[125:110];
-  assign \count_inc2$251 [31:16] = eb_lane1[125:110];
-  assign \count_inc2$251 [15:0] = eb_lane0[125:110];
-  assign \count_inc$250 [63:48] = \$1650 [60:45];
-  assign \count_inc$250 [47:32] = eb_lane2[109:94];
-  assign \count_inc$250 [31:16] = eb_lane1[109:94];
-  assign \count_inc$250 [15:0] = eb_lane0[109:94];
-  assign \slot$249 [43:33] = eb_lane3[93:83];
-  assign \slot$249 [32:22] = eb_lane2[93:83];
-  assign \slot$249 [21:11] = eb_lane1[93:83];
-  assign \slot$249 [10:0] = eb_lane0[93:83];
-  assign \count$248 [63:48] = \$1650 [44:29];
-  assign \count$248 [47:32] = eb_lane2[81:66];
-  assign \count$248 [31:16] = eb_lane1[81:66];
-  assign \count$248 [15:0] = eb_lane0[81:66];
-  assign \tag$247 [223:168] = \$1649 [55:0];
-  assign \tag$247 [167:112] = eb_lane2[65:10];
-  assign \tag$247 [111:56] = eb_lane1[65:10];
-  assign \tag$247 [55:0] = eb_lane0[65:10];
-  assign \age$246 [31:24] = v0_age0;
-  assign \age$246 [23:16] = eb_lane2[9:2];
-  assign \age$246 [15:8] = eb_lane1[9:2];
-  assign \age$246 [7:0] = eb_lane0[9:2];
-  assign v3_mark[3] = \$1650 [26];
-  assign v3_mark[2] = mark_b[2];
-  assign v3_mark[1] = mark_b[1];
-  assign v3_mark[0] = mark_b[0];
-  assign v3_match[3] = same_prev;
-  assign v3_match[2] = eb_lane2[1];
-  assign v3_match[1] = eb_lane1[1];
-  assign v3_match[0] = eb_lane0[1];
-  assign v3_valid[3] = 1'h1;
-  assign v3_valid[2] = eb_lane2[0];
-  assign v3_valid[1] = eb_lane1[0];
-  assign v3_valid[0] = eb_lane0[0];
-  assign \older$231 [14] = eb_gtp[3];
-  assign \older$231 [13] = eb_gt3_1;
-  assign \older$231 [12] = eb_gt3_0;
-  assign \older$231 [11] = eb_pgt[3];
-  assign \older$231 [9] = eb_pgt[1];
-  assign \older$231 [8] = eb_pgt[0];
-  assign \older$231 [7] = eb_gt1_3;
-  assign \older$231 [6] = eb_gtp[1];
-  assign \older$231 [4] = eb_gt1_0;
-  assign \older$231 [3] = eb_gt0_3;
-  assign \older$231 [2] = eb_gtp[0];
-  assign \older$231 [1] = eb_gt0_1;
-  assign { \older$231 [15], \older$231 [10], \older$231 [5], \older$231 [0] } = 4'h0;
-  assign \count_inc2$230 [63:48] = eb_lane3[125:110];
-  assign \count_inc2$230 [47:32] = \$1055 [15:0];
-  assign \count_inc2$230 [31:16] = eb_lane1[125:110];
-  assign \count_inc2$230 [15:0] = eb_lane0[125:110];
-  assign \count_inc$229 [63:48] = eb_lane3[109:94];
-  assign \count_inc$229 [47:32] = \$1650 [60:45];
-  assign \count_inc$229 [31:16] = eb_lane1[109:94];
-  assign \count_inc$229 [15:0] = eb_lane0[109:94];
-  assign \slot$228 [43:33] = eb_lane3[93:83];
-  assign \slot$228 [32:22] = eb_lane2[93:83];
-  assign \slot$228 [21:11] = eb_lane1[93:83];
-  assign \slot$228 [10:0] = eb_lane0[93:83];
-  assign \count$227 [63:48] = eb_lane3[81:66];
-  assign \count$227 [47:32] = \$1650 [44:29];
-  assign \count$227 [31:16] = eb_lane1[81:66];
-  assign \count$227 [15:0] = eb_lane0[81:66];
-  assign \tag$226 [223:168] = eb_lane3[65:10];
-  assign \tag$226 [167:112] = \$1649 [55:0];
-  assign \tag$226 [111:56] = eb_lane1[65:10];
-  assign \tag$226 [55:0] = eb_lane0[65:10];
-  assign \age$225 [31:24] = eb_lane3[9:2];
-  assign \age$225 [23:16] = v0_age0;
-  assign \age$225 [15:8] = eb_lane1[9:2];
-  assign \age$225 [7:0] = eb_lane0[9:2];
-  assign v2_mark[3] = mark_b[3];
-  assign v2_mark[2] = \$1650 [26];
-  assign v2_mark[1] = mark_b[1];
-  assign v2_mark[0] = mark_b[0];
-  assign v2_match[3] = eb_lane3[1];
-  assign v2_match[2] = same_prev;
-  assign v2_match[1] = eb_lane1[1];
-  assign v2_match[0] = eb_lane0[1];
-  assign v2_valid[3] = eb_lane3[0];
-  assign v2_valid[2] = 1'h1;
-  assign v2_valid[1] = eb_lane1[0];
-  assign v2_valid[0] = eb_lane0[0];
-  assign \older$210 [14] = eb_gt3_2;
-  assign \older$210 [13] = eb_gtp[3];
-  assign \older$210 [12] = eb_gt3_0;
-  assign \older$210 [11] = eb_gt2_3;
-  assign \older$210 [9] = eb_gtp[2];
-  assign \older$210 [8] = eb_gt2_0;
-  assign \older$210 [7] = eb_pgt[3];
-  assign \older$210 [6] = eb_pgt[2];
-  assign \older$210 [4] = eb_pgt[0];
-  assign \older$210 [3] = eb_gt0_3;
-  assign \older$210 [2] = eb_gt0_2;
-  assign \older$210 [1] = eb_gtp[0];
-  assign { \older$210 [15], \older$210 [10], \older$210 [5], \older$210 [0] } = 4'h0;
-  assign \count_inc2$209 [63:48] = eb_lane3[125:110];
-  assign \count_inc2$209 [47:32] = eb_lane2[125:110];
-  assign \count_inc2$209 [31:16] = \$1052 [15:0];
-  assign \count_inc2$209 [15:0] = eb_lane0[125:110];
-  assign \count_inc$208 [63:48] = eb_lane3[109:94];
-  assign \count_inc$208 [47:32] = eb_lane2[109:94];
-  assign \count_inc$208 [31:16] = \$1650 [60:45];
-  assign \count_inc$208 [15:0] = eb_lane0[109:94];
-  assign \slot$207 [43:33] = eb_lane3[93:83];
-  assign \slot$207 [32:22] = eb_lane2[93:83];
-  assign \slot$207 [21:11] = eb_lane1[93:83];
-  assign \slot$207 [10:0] = eb_lane0[93:83];
-  assign \count$206 [63:48] = eb_lane3[81:66];
-  assign \count$206 [47:32] = eb_lane2[81:66];
-  assign \count$206 [31:16] = \$1650 [44:29];
-  assign \count$206 [15:0] = eb_lane0[81:66];
-  assign \tag$205 [223:168] = eb_lane3[65:10];
-  assign \tag$205 [167:112] = eb_lane2[65:10];
-  assign \tag$205 [111:56] = \$1649 [55:0];
-  assign \tag$205 [55:0] = eb_lane0[65:10];
-  assign \age$204 [31:24] = eb_lane3[9:2];
-  assign \age$204 [23:16] = eb_lane2[9:2];
-  assign \age$204 [15:8] = v0_age0;
-  assign \age$204 [7:0] = eb_lane0[9:2];
-  assign v1_mark[3] = mark_b[3];
-  assign v1_mark[2] = mark_b[2];
-  assign v1_mark[1] = \$1650 [26];
-  assign v1_mark[0] = mark_b[0];
-  assign v1_match[3] = eb_lane3[1];
-  assign v1_match[2] = eb_lane2[1];
-  assign v1_match[1] = same_prev;
-  assign v1_match[0] = eb_lane0[1];
-  assign v1_valid[3] = eb_lane3[0];
-  assign v1_valid[2] = eb_lane2[0];
-  assign v1_valid[1] = 1'h1;
-  assign v1_valid[0] = eb_lane0[0];
-  assign older[14] = eb_gt3_2;
-  assign older[13] = eb_gt3_1;
-  assign older[12] = eb_gtp[3];
-  assign older[11] = eb_gt2_3;
-  assign older[9] = eb_gt2_1;
-  assign older[8] = eb_gtp[2];
-  assign older[7] = eb_gt1_3;
-  assign older[6] = eb_gt1_2;
-  assign older[4] = eb_gtp[1];
-  assign older[3] = eb_pgt[3];
-  assign older[2] = eb_pgt[2];
-  assign older[1] = eb_pgt[1];
-  assign { older[15], older[10], older[5], older[0] } = 4'h0;
-  assign count_inc2[63:48] = eb_lane3[125:110];
-  assign count_inc2[47:32] = eb_lane2[125:110];
-  assign count_inc2[31:16] = eb_lane1[125:110];
-  assign count_inc2[15:0] = \$1049 [15:0];
-  assign count_inc[63:48] = eb_lane3[109:94];
-  assign count_inc[47:32] = eb_lane2[109:94];
-  assign count_inc[31:16] = eb_lane1[109:94];
-  assign count_inc[15:0] = \$1650 [60:45];
-  assign slot[43:33] = eb_lane3[93:83];
-  assign slot[32:22] = eb_lane2[93:83];
-  assign slot[21:11] = eb_lane1[93:83];
-  assign slot[10:0] = eb_lane0[93:83];
-  assign count[63:48] = eb_lane3[81:66];
-  assign count[47:32] = eb_lane2[81:66];
-  assign count[31:16] = eb_lane1[81:66];
-  assign count[15:0] = \$1650 [44:29];
-  assign tag[223:168] = eb_lane3[65:10];
-  assign tag[167:112] = eb_lane2[65:10];
-  assign tag[111:56] = eb_lane1[65:10];
-  assign tag[55:0] = \$1649 [55:0];
-  assign age[31:24] = eb_lane3[9:2];
-  assign age[23:16] = eb_lane2[9:2];
-  assign age[15:8] = eb_lane1[9:2];
-  assign age[7:0] = v0_age0;
-  assign v0_mark[3] = mark_b[3];
-  assign v0_mark[2] = mark_b[2];
-  assign v0_mark[1] = mark_b[1];
-  assign v0_mark[0] = \$1650 [26];
-  assign v0_match[3] = eb_lane3[1];
-  assign v0_match[2] = eb_lane2[1];
-  assign v0_match[1] = eb_lane1[1];
-  assign v0_match[0] = same_prev;
-  assign v0_valid[3] = eb_lane3[0];
-  assign v0_valid[2] = eb_lane2[0];
-  assign v0_valid[1] = eb_lane1[0];
-  assign v0_valid[0] = 1'h1;
-  assign mark_b[3] = \$1046 ;
-  assign mark_b[2] = \$1042 ;
-  assign mark_b[1] = \$1038 ;
-  assign mark_b[0] = \$1034 ;
-  assign old_bank[3] = \$1018 ;
-  assign old_bank[2] = \$1015 ;
-  assign old_bank[1] = \$1012 ;
-  assign old_bank[0] = \$1009 ;
-  assign pgt_bank[3] = \$1006 ;
-  assign pgt_bank[2] = \$986 ;
-  assign pgt_bank[1] = \$966 ;
-  assign pgt_bank[0] = \$946 ;
-  assign gtp_bank[3] = \$926 ;
-  assign gtp_bank[2] = \$906 ;
-  assign gtp_bank[1] = \$886 ;
-  assign gtp_bank[0] = \$866 ;
-  assign gt_bank_d3[3] = \$846 ;
-  assign gt_bank_d3[2] = \$838 ;
-  assign gt_bank_d3[1] = \$830 ;
-  assign gt_bank_d3[0] = \$822 ;
-  assign gt_bank_d2[3] = \$814 ;
-  assign gt_bank_d2[2] = \$806 ;
-  assign gt_bank_d2[1] = \$798 ;
-  assign gt_bank_d2[0] = \$790 ;
-  assign gt_bank_d1[3] = \$782 ;
-  assign gt_bank_d1[2] = \$774 ;
-  assign gt_bank_d1[1] = \$766 ;
-  assign gt_bank_d1[0] = \$758 ;
-  assign gt_fw_bank[3] = \$750 ;
-  assign gt_fw_bank[2] = \$742 ;
-  assign gt_fw_bank[1] = \$734 ;
-  assign gt_fw_bank[0] = \$726 ;
-  assign fw_gt_bank[3] = \$718 ;
-  assign fw_gt_bank[2] = \$710 ;
-  assign fw_gt_bank[1] = \$702 ;
-  assign fw_gt_bank[0] = \$694 ;
-  assign mark_l[3] = \$686 ;
-  assign mark_l[2] = \$662 ;
-  assign mark_l[1] = \$638 ;
-  assign mark_l[0] = \$614 ;
-  assign match[3] = \$677 ;
-  assign match[2] = \$653 ;
-  assign match[1] = \$629 ;
-  assign match[0] = \$605 ;
-  assign valid_l[3] = \$669 ;
-  assign valid_l[2] = \$645 ;
-  assign valid_l[1] = \$621 ;
-  assign valid_l[0] = \$597 ;
-  assign tag_eq_b[3] = \$582 ;
-  assign tag_eq_b[2] = \$573 ;
-  assign tag_eq_b[1] = \$564 ;
-  assign tag_eq_b[0] = \$555 ;
-  assign mark_now_b[3] = \$554 ;
-  assign mark_now_b[2] = \$552 ;
-  assign mark_now_b[1] = \$550 ;
-  assign mark_now_b[0] = \$548 ;
-  assign m_ov_tail3[3] = \$546 ;
-  assign m_ov_tail3[2] = \$529 ;
-  assign m_ov_tail3[1] = \$512 ;
-  assign m_ov_tail3[0] = \$495 ;
-  assign m_ov_tail2[3] = \$478 ;
-  assign m_ov_tail2[2] = \$461 ;
-  assign m_ov_tail2[1] = \$444 ;
-  assign m_ov_tail2[0] = \$427 ;
-  assign m_ov_tail1[3] = \$410 ;
-  assign m_ov_tail1[2] = \$393 ;
-  assign m_ov_tail1[1] = \$376 ;
-  assign m_ov_tail1[0] = \$359 ;
-  assign m_ov_tail0[3] = \$342 ;
-  assign m_ov_tail0[2] = \$325 ;
-  assign m_ov_tail0[1] = \$308 ;
-  assign m_ov_tail0[0] = \$291 ;
-  assign m_ov_hash3[3] = \$274 ;
-  assign m_ov_hash3[2] = \$257 ;
-  assign m_ov_hash3[1] = \$240 ;
-  assign m_ov_hash3[0] = \$223 ;
-  assign m_ov_hash2[3] = \$206 ;
-  assign m_ov_hash2[2] = \$189 ;
-  assign m_ov_hash2[1] = \$172 ;
-  assign m_ov_hash2[0] = \$155 ;
-  assign m_ov_hash1[3] = \$138 ;
-  assign m_ov_hash1[2] = \$121 ;
-  assign m_ov_hash1[1] = \$104 ;
-  assign m_ov_hash1[0] = \$87 ;
-  assign m_ov_hash0[3] = \$70 ;
-  assign m_ov_hash0[2] = \$53 ;
-  assign m_ov_hash0[1] = \$36 ;
-  assign m_ov_hash0[0] = \$19 ;
-  assign \$848  = \$847 [7];
-  assign \$852  = \$851 [7];
-  assign \$857  = \$856 [7];
-  assign \$861  = \$860 [7];
-  assign \$868  = \$867 [7];
-  assign \$872  = \$871 [7];
-  assign \$877  = \$876 [7];
-  assign \$881  = \$880 [7];
-  assign \$888  = \$887 [7];
-  assign \$892  = \$891 [7];
-  assign \$897  = \$896 [7];
-  assign \$901  = \$900 [7];
-  assign \$908  = \$907 [7];
-  assign \$912  = \$911 [7];
-  assign \$917  = \$916 [7];
-  assign \$921  = \$920 [7];
-  assign \$928  = \$927 [7];
-  assign \$932  = \$931 [7];
-  assign \$936  = \$935 [7];
-  assign \$940  = \$939 [7];
-  assign \$948  = \$947 [7];
-  assign \$952  = \$951 [7];
-  assign \$956  = \$955 [7];
-  assign \$960  = \$959 [7];
-  assign \$968  = \$967 [7];
-  assign \$972  = \$971 [7];
-  assign \$976  = \$975 [7];
-  assign \$980  = \$979 [7];
-  assign \$988  = \$987 [7];
-  assign \$992  = \$991 [7];
-  assign \$996  = \$995 [7];
-  assign \$1000  = \$999 [7];
-  assign \$1211  = \$1210 [7];
-  assign \$1215  = \$1214 [7];
-  assign \$1218  = \$1217 [7];
-  assign \$1222  = \$1221 [7];
-  assign \$1236  = \$1235 [7];
-  assign \$1240  = \$1239 [7];
-  assign \$1245  = \$1244 [7];
-  assign \$1249  = \$1248 [7];
-  assign \$1259  = \$1258 [7];
-  assign \$1263  = \$1262 [7];
-  assign \$1267  = \$1266 [7];
-  assign \$1271  = \$1270 [7];
-  assign \$1298  = \$1297 [7];
-  assign \$1302  = \$1301 [7];
-  assign \$1307  = \$1306 [7];
-  assign \$1311  = \$1310 [7];
-  assign \$1321  = \$1320 [7];
-  assign \$1325  = \$1324 [7];
-  assign \$1329  = \$1328 [7];
-  assign \$1333  = \$1332 [7];
-  assign \$1360  = \$1359 [7];
-  assign \$1364  = \$1363 [7];
-  assign \$1369  = \$1368 [7];
-  assign \$1373  = \$1372 [7];
-  assign \$1383  = \$1382 [7];
-  assign \$1387  = \$1386 [7];
-  assign \$1391  = \$1390 [7];
-  assign \$1395  = \$1394 [7];
-  assign \$1422  = \$1421 [7];
-  assign \$1426  = \$1425 [7];
-  assign \$1431  = \$1430 [7];
-  assign \$1435  = \$1434 [7];
-  assign \$1445  = \$1444 [7];
-  assign \$1449  = \$1448 [7];
-  assign \$1453  = \$1452 [7];
-  assign \$1457  = \$1456 [7];
-  assign \$1474  = \$1473 [7];
-  assign \$1478  = \$1477 [7];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -7765,7 +1993,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
+module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -7890,10 +2118,10 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4733$245 ;
-  wire [60:0] \port$4733$245 ;
-  output [63:0] \port$4733$5 ;
-  wire [63:0] \port$4733$5 ;
+  output [60:0] \port$4668$245 ;
+  wire [60:0] \port$4668$245 ;
+  output [63:0] \port$4668$5 ;
+  wire [63:0] \port$4668$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -7952,7 +2180,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4733$81 (e2[104:81])
+    .\port$4668$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -8178,8 +2406,8 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4733$5  = e2[68:5];
-  assign \port$4733$245  = e2[305:245];
+  assign \port$4668$5  = e2[68:5];
+  assign \port$4668$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -8269,7 +2497,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4733$5 , \port$4733$245 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4733$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4668$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -8290,15 +2518,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4733$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4733$81 ;
-  wire [23:0] \port$4733$81 ;
+  input [23:0] \port$4668$81 ;
+  wire [23:0] \port$4668$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4733$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4733$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4668$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4668$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4733$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4733$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4733$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4668$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4668$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4668$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -8312,8 +2540,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4733$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4733$81 [15:0];
-  assign age = \port$4733$81 [23:16];
+  assign count = \port$4668$81 [15:0];
+  assign age = \port$4668$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -8323,2348 +2551,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4733$81 );
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec0 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$1 , \port$4280$0 , list_empty, decision, valid);
-  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [2:0] \port$4260$1 ;
-  wire [2:0] \port$4260$1 ;
-  input \port$4280$0 ;
-  wire \port$4280$0 ;
-  input [68:0] request;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [10:0] window;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4260$1 , \port$4280$0  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4260$1 , \port$4280$0  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4260$1 , \port$4280$0  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4280$0 ;
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = window;
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign beyond_w1 = { \port$4260$1 , \port$4280$0  };
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[60:5];
-  assign \request.t  = request[68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = request[68:61];
-  always @*
-    decision[60:5] = request[60:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.dec1 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4260$2 , \port$4280$0 , list_empty, decision, valid);
-  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input \port$4260$0 ;
-  wire \port$4260$0 ;
-  input [1:0] \port$4260$2 ;
-  wire [1:0] \port$4260$2 ;
-  input \port$4280$0 ;
-  wire \port$4280$0 ;
-  input [68:0] request;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [10:0] window;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4260$2 , \port$4280$0 , \port$4260$0  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4260$0 ;
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = window;
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign beyond_w1 = { \port$4260$2 , \port$4280$0 , \port$4260$0  };
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[60:5];
-  assign \request.t  = request[68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = request[68:61];
-  always @*
-    decision[60:5] = request[60:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.dec2 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4260$3 , \port$4280$0 , list_empty, decision, valid);
-  reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [1:0] \port$4260$0 ;
-  wire [1:0] \port$4260$0 ;
-  input \port$4260$3 ;
-  wire \port$4260$3 ;
-  input \port$4280$0 ;
-  wire \port$4280$0 ;
-  input [68:0] request;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [10:0] window;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4260$3 , \port$4280$0 , \port$4260$0  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4260$0 [0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = window;
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign beyond_w1 = { \port$4260$3 , \port$4280$0 , \port$4260$0  };
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[60:5];
-  assign \request.t  = request[68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = request[68:61];
-  always @*
-    decision[60:5] = request[60:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.dec3 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, \port$4260$0 , \port$4280$0 , list_empty, decision, valid);
-  reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [2:0] \port$4260$0 ;
-  wire [2:0] \port$4260$0 ;
-  input \port$4280$0 ;
-  wire \port$4280$0 ;
-  input [68:0] request;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [10:0] window;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4280$0 , \port$4260$0  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4280$0 , \port$4260$0  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4280$0 , \port$4260$0  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4260$0 [0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = window;
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign beyond_w1 = { \port$4280$0 , \port$4260$0  };
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[60:5];
-  assign \request.t  = request[68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = request[68:61];
-  always @*
-    decision[60:5] = request[60:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.dec4 (match, mark, age, tag, count, slot, count_inc, count_inc2, older, request, window, beyond_w1, list_empty, decision, valid);
-  reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
-  input [3:0] beyond_w1;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [68:0] request;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [10:0] window;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & beyond_w1;
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & beyond_w1;
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & beyond_w1;
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | beyond_w1[0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = window;
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[60:5];
-  assign \request.t  = request[68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = request[68:61];
-  always @*
-    decision[60:5] = request[60:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
 module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
-  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -10806,7 +2694,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
   always @(posedge clk)
     r_rdy <= \$34 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$31  = w_port__addr;
     if (\$4 ) begin
       \$31  = \$7 [4:0];
@@ -10816,7 +2704,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$32  = r_port__addr;
     if (\$10 ) begin
       \$32  = \$13 [4:0];
@@ -10826,7 +2714,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$33  = inner_level;
     if (\$19 ) begin
       \$33  = \$20 [4:0];
@@ -10839,7 +2727,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$34  = r_rdy;
     if (\$30 ) begin
       \$34  = 1'h1;
@@ -10860,7 +2748,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -10959,8 +2847,8 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4729$5 ;
-  wire [55:0] \port$4729$5 ;
+  input [55:0] \port$4530$5 ;
+  wire [55:0] \port$4530$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -11051,12 +2939,12 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4729$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4729$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4729$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4729$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4729$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4729$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4530$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4530$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4530$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4530$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4530$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4530$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -11087,7 +2975,7 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4729$5  };
+  assign key = { 8'h00, \port$4530$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -11102,8 +2990,3166 @@ module \kv_asu.core.hash$342 (rst, out_h, \port$4729$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
+module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4532$0 , \port$4533$0 , \port$4537$0 , \port$4539$0 , lanes, \port$4668$5 , forward__lane, \port$4668$271 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire [2:0] \$100 ;
+  reg [55:0] \$101 ;
+  wire [2:0] \$102 ;
+  reg [7:0] \$103 ;
+  wire [2:0] \$104 ;
+  reg [15:0] \$105 ;
+  wire [2:0] \$106 ;
+  reg \$107 ;
+  wire [3:0] \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire [2:0] \$110 ;
+  reg \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire [2:0] \$114 ;
+  reg \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire [2:0] \$118 ;
+  reg \$119 ;
+  wire \$12 ;
+  wire \$120 ;
+  wire [2:0] \$121 ;
+  reg [55:0] \$122 ;
+  wire [2:0] \$123 ;
+  reg [7:0] \$124 ;
+  wire [2:0] \$125 ;
+  reg [15:0] \$126 ;
+  wire [2:0] \$127 ;
+  reg \$128 ;
+  wire \$129 ;
+  wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire [8:0] \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
+  wire [8:0] \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire [8:0] \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire \$149 ;
+  wire \$15 ;
+  wire [8:0] \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire [8:0] \$158 ;
+  wire \$159 ;
+  wire [8:0] \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire [8:0] \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire [6:0] \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire [8:0] \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire [8:0] \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire [8:0] \$19 ;
+  wire [8:0] \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire [8:0] \$198 ;
+  wire \$199 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire [8:0] \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
+  wire \$21 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  wire [8:0] \$214 ;
+  wire \$215 ;
+  wire \$216 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire \$219 ;
+  wire [8:0] \$22 ;
+  wire \$220 ;
+  wire \$221 ;
+  wire [8:0] \$222 ;
+  wire \$223 ;
+  wire \$224 ;
+  wire \$225 ;
+  wire \$226 ;
+  wire \$227 ;
+  wire \$228 ;
+  wire \$229 ;
+  wire \$23 ;
+  wire [8:0] \$230 ;
+  wire \$231 ;
+  wire \$232 ;
+  wire \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire \$236 ;
+  wire \$237 ;
+  wire [8:0] \$238 ;
+  wire \$239 ;
+  wire [8:0] \$24 ;
+  wire \$240 ;
+  wire \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire \$245 ;
+  wire [8:0] \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire \$249 ;
+  wire [6:0] \$25 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
+  wire [8:0] \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire \$259 ;
+  wire \$26 ;
+  wire \$260 ;
+  wire \$261 ;
+  wire [8:0] \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
+  wire [8:0] \$27 ;
+  wire [8:0] \$270 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire \$275 ;
+  wire \$276 ;
+  wire \$277 ;
+  wire [8:0] \$278 ;
+  wire \$279 ;
+  wire \$28 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire [8:0] \$286 ;
+  wire \$287 ;
+  wire \$288 ;
+  wire [8:0] \$289 ;
+  wire \$29 ;
+  wire \$290 ;
+  wire [8:0] \$291 ;
+  wire [6:0] \$292 ;
+  wire [8:0] \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire \$297 ;
+  wire [8:0] \$298 ;
+  wire \$299 ;
+  wire \$3 ;
+  wire [8:0] \$30 ;
+  wire [8:0] \$300 ;
+  wire [6:0] \$301 ;
+  wire [8:0] \$302 ;
+  wire \$303 ;
+  wire \$304 ;
+  wire \$305 ;
+  wire [8:0] \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire [8:0] \$309 ;
+  wire \$31 ;
+  wire \$310 ;
+  wire [8:0] \$311 ;
+  wire [6:0] \$312 ;
+  wire [8:0] \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire \$316 ;
+  wire \$317 ;
+  wire [8:0] \$318 ;
+  wire \$319 ;
+  wire [8:0] \$32 ;
+  wire [8:0] \$320 ;
+  wire [6:0] \$321 ;
+  wire [8:0] \$322 ;
+  wire \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire [8:0] \$326 ;
+  wire \$327 ;
+  wire \$328 ;
+  wire [8:0] \$329 ;
+  wire [6:0] \$33 ;
+  wire \$330 ;
+  wire [8:0] \$331 ;
+  wire [6:0] \$332 ;
+  wire [8:0] \$333 ;
+  wire \$334 ;
+  wire \$335 ;
+  wire \$336 ;
+  wire \$337 ;
+  wire [8:0] \$338 ;
+  wire \$339 ;
+  wire \$34 ;
+  wire [8:0] \$340 ;
+  wire [6:0] \$341 ;
+  wire [8:0] \$342 ;
+  wire \$343 ;
+  wire \$344 ;
+  wire \$345 ;
+  wire [8:0] \$346 ;
+  wire \$347 ;
+  wire \$348 ;
+  wire [8:0] \$349 ;
+  wire [8:0] \$35 ;
+  wire \$350 ;
+  wire [8:0] \$351 ;
+  wire [6:0] \$352 ;
+  wire [8:0] \$353 ;
+  wire \$354 ;
+  wire \$355 ;
+  wire \$356 ;
+  wire \$357 ;
+  wire [8:0] \$358 ;
+  wire \$359 ;
+  wire \$36 ;
+  wire [8:0] \$360 ;
+  wire [6:0] \$361 ;
+  wire [8:0] \$362 ;
+  wire \$363 ;
+  wire \$364 ;
+  wire \$365 ;
+  wire [8:0] \$366 ;
+  wire \$367 ;
+  wire \$368 ;
+  wire [8:0] \$369 ;
+  wire \$37 ;
+  wire \$370 ;
+  wire [8:0] \$371 ;
+  wire [6:0] \$372 ;
+  wire [8:0] \$373 ;
+  wire \$374 ;
+  wire \$375 ;
+  wire \$376 ;
+  wire [8:0] \$377 ;
+  wire \$378 ;
+  wire [8:0] \$379 ;
+  wire [8:0] \$38 ;
+  wire [6:0] \$380 ;
+  wire [8:0] \$381 ;
+  wire \$382 ;
+  wire \$383 ;
+  wire \$384 ;
+  wire \$385 ;
+  wire [8:0] \$386 ;
+  wire \$387 ;
+  wire \$388 ;
+  wire [8:0] \$389 ;
+  wire \$39 ;
+  wire \$390 ;
+  wire [8:0] \$391 ;
+  wire [6:0] \$392 ;
+  wire [8:0] \$393 ;
+  wire \$394 ;
+  wire \$395 ;
+  wire \$396 ;
+  wire [8:0] \$397 ;
+  wire \$398 ;
+  wire [8:0] \$399 ;
+  wire \$4 ;
+  wire [8:0] \$40 ;
+  wire [6:0] \$400 ;
+  wire [8:0] \$401 ;
+  wire \$402 ;
+  wire \$403 ;
+  wire \$404 ;
+  wire \$405 ;
+  wire [8:0] \$406 ;
+  wire \$407 ;
+  wire \$408 ;
+  wire [8:0] \$409 ;
+  wire [6:0] \$41 ;
+  wire \$410 ;
+  wire [8:0] \$411 ;
+  wire [6:0] \$412 ;
+  wire [8:0] \$413 ;
+  wire \$414 ;
+  wire \$415 ;
+  wire \$416 ;
+  wire [8:0] \$417 ;
+  wire \$418 ;
+  wire [8:0] \$419 ;
+  wire \$42 ;
+  wire [6:0] \$420 ;
+  wire [8:0] \$421 ;
+  wire \$422 ;
+  wire \$423 ;
+  wire \$424 ;
+  wire \$425 ;
+  wire [8:0] \$426 ;
+  wire \$427 ;
+  wire \$428 ;
+  wire [8:0] \$429 ;
+  wire [8:0] \$43 ;
+  wire \$430 ;
+  wire [8:0] \$431 ;
+  wire [6:0] \$432 ;
+  wire [8:0] \$433 ;
+  wire \$434 ;
+  wire \$435 ;
+  wire \$436 ;
+  wire [8:0] \$437 ;
+  wire \$438 ;
+  wire [8:0] \$439 ;
+  wire \$44 ;
+  wire [6:0] \$440 ;
+  wire [8:0] \$441 ;
+  wire \$442 ;
+  wire \$443 ;
+  wire \$444 ;
+  wire \$445 ;
+  wire [8:0] \$446 ;
+  wire \$447 ;
+  wire \$448 ;
+  wire [8:0] \$449 ;
+  wire [3:0] \$45 ;
+  wire \$450 ;
+  wire \$451 ;
+  wire [8:0] \$452 ;
+  wire \$453 ;
+  wire \$454 ;
+  wire [8:0] \$455 ;
+  wire \$456 ;
+  wire \$457 ;
+  wire [8:0] \$458 ;
+  wire \$459 ;
+  wire \$46 ;
+  wire \$460 ;
+  wire \$461 ;
+  wire [8:0] \$462 ;
+  wire \$463 ;
+  wire [8:0] \$464 ;
+  wire [6:0] \$465 ;
+  wire [8:0] \$466 ;
+  wire \$467 ;
+  wire [2:0] \$468 ;
+  reg \$469 ;
+  wire [2:0] \$47 ;
+  wire [2:0] \$470 ;
+  reg \$471 ;
+  wire [8:0] \$472 ;
+  wire \$473 ;
+  wire [8:0] \$474 ;
+  wire [6:0] \$475 ;
+  wire [8:0] \$476 ;
+  wire \$477 ;
+  wire \$478 ;
+  wire \$479 ;
+  reg \$48 ;
+  wire \$480 ;
+  wire [8:0] \$481 ;
+  wire \$482 ;
+  wire [8:0] \$483 ;
+  wire [6:0] \$484 ;
+  wire [8:0] \$485 ;
+  wire \$486 ;
+  wire \$487 ;
+  wire \$488 ;
+  wire [8:0] \$489 ;
+  wire \$49 ;
+  wire \$490 ;
+  wire \$491 ;
+  wire [2:0] \$492 ;
+  reg \$493 ;
+  wire \$494 ;
+  wire [8:0] \$495 ;
+  wire \$496 ;
+  wire [8:0] \$497 ;
+  wire [6:0] \$498 ;
+  wire [8:0] \$499 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$500 ;
+  wire \$501 ;
+  wire \$502 ;
+  wire [8:0] \$503 ;
+  wire \$504 ;
+  wire [8:0] \$505 ;
+  wire [6:0] \$506 ;
+  wire [8:0] \$507 ;
+  wire \$508 ;
+  wire \$509 ;
+  wire [2:0] \$51 ;
+  wire \$510 ;
+  wire \$511 ;
+  wire [8:0] \$512 ;
+  wire \$513 ;
+  wire \$514 ;
+  wire [2:0] \$515 ;
+  reg \$516 ;
+  wire \$517 ;
+  wire [8:0] \$518 ;
+  wire \$519 ;
+  reg \$52 ;
+  wire \$520 ;
+  wire [2:0] \$521 ;
+  reg \$522 ;
+  wire \$523 ;
+  wire [2:0] \$524 ;
+  reg \$525 ;
+  wire [2:0] \$526 ;
+  reg \$527 ;
+  wire [2:0] \$528 ;
+  reg \$529 ;
+  wire \$53 ;
+  wire [2:0] \$530 ;
+  reg \$531 ;
+  wire [2:0] \$532 ;
+  reg \$533 ;
+  wire [8:0] \$534 ;
+  wire \$535 ;
+  wire [8:0] \$536 ;
+  wire [6:0] \$537 ;
+  wire [8:0] \$538 ;
+  wire \$539 ;
+  wire \$54 ;
+  wire \$540 ;
+  wire \$541 ;
+  wire \$542 ;
+  wire [8:0] \$543 ;
+  wire \$544 ;
+  wire [8:0] \$545 ;
+  wire [6:0] \$546 ;
+  wire [8:0] \$547 ;
+  wire \$548 ;
+  wire \$549 ;
+  wire [2:0] \$55 ;
+  wire \$550 ;
+  wire [8:0] \$551 ;
+  wire \$552 ;
+  wire \$553 ;
+  wire [2:0] \$554 ;
+  reg \$555 ;
+  wire \$556 ;
+  wire [8:0] \$557 ;
+  wire \$558 ;
+  wire [8:0] \$559 ;
+  reg \$56 ;
+  wire [6:0] \$560 ;
+  wire [8:0] \$561 ;
+  wire \$562 ;
+  wire \$563 ;
+  wire \$564 ;
+  wire [8:0] \$565 ;
+  wire \$566 ;
+  wire [8:0] \$567 ;
+  wire [6:0] \$568 ;
+  wire [8:0] \$569 ;
+  wire \$57 ;
+  wire \$570 ;
+  wire \$571 ;
+  wire \$572 ;
+  wire \$573 ;
+  wire [8:0] \$574 ;
+  wire \$575 ;
+  wire \$576 ;
+  wire [2:0] \$577 ;
+  reg \$578 ;
+  wire \$579 ;
+  wire [2:0] \$58 ;
+  wire [8:0] \$580 ;
+  wire \$581 ;
+  wire \$582 ;
+  wire [2:0] \$583 ;
+  reg \$584 ;
+  wire \$585 ;
+  wire [2:0] \$586 ;
+  reg \$587 ;
+  wire [2:0] \$588 ;
+  reg \$589 ;
+  reg [55:0] \$59 ;
+  wire [2:0] \$590 ;
+  reg \$591 ;
+  wire [2:0] \$592 ;
+  reg \$593 ;
+  wire [2:0] \$594 ;
+  reg \$595 ;
+  wire [8:0] \$596 ;
+  wire \$597 ;
+  wire [8:0] \$598 ;
+  wire [6:0] \$599 ;
+  wire \$6 ;
+  wire [2:0] \$60 ;
+  wire [8:0] \$600 ;
+  wire \$601 ;
+  wire \$602 ;
+  wire \$603 ;
+  wire \$604 ;
+  wire [8:0] \$605 ;
+  wire \$606 ;
+  wire [8:0] \$607 ;
+  wire [6:0] \$608 ;
+  wire [8:0] \$609 ;
+  reg [7:0] \$61 ;
+  wire \$610 ;
+  wire \$611 ;
+  wire \$612 ;
+  wire [8:0] \$613 ;
+  wire \$614 ;
+  wire \$615 ;
+  wire [2:0] \$616 ;
+  reg \$617 ;
+  wire \$618 ;
+  wire [8:0] \$619 ;
+  wire [2:0] \$62 ;
+  wire \$620 ;
+  wire [8:0] \$621 ;
+  wire [6:0] \$622 ;
+  wire [8:0] \$623 ;
+  wire \$624 ;
+  wire \$625 ;
+  wire \$626 ;
+  wire [8:0] \$627 ;
+  wire \$628 ;
+  wire [8:0] \$629 ;
+  reg [15:0] \$63 ;
+  wire [6:0] \$630 ;
+  wire [8:0] \$631 ;
+  wire \$632 ;
+  wire \$633 ;
+  wire \$634 ;
+  wire \$635 ;
+  wire [8:0] \$636 ;
+  wire \$637 ;
+  wire \$638 ;
+  wire [2:0] \$639 ;
+  wire [2:0] \$64 ;
+  reg \$640 ;
+  wire \$641 ;
+  wire [8:0] \$642 ;
+  wire \$643 ;
+  wire \$644 ;
+  wire [2:0] \$645 ;
+  reg \$646 ;
+  wire \$647 ;
+  wire [2:0] \$648 ;
+  reg \$649 ;
+  reg \$65 ;
+  wire [2:0] \$650 ;
+  reg \$651 ;
+  wire [2:0] \$652 ;
+  reg \$653 ;
+  wire [2:0] \$654 ;
+  reg \$655 ;
+  wire [2:0] \$656 ;
+  reg \$657 ;
+  wire [8:0] \$658 ;
+  wire \$659 ;
+  wire [3:0] \$66 ;
+  wire [8:0] \$660 ;
+  wire [6:0] \$661 ;
+  wire [8:0] \$662 ;
+  wire \$663 ;
+  wire \$664 ;
+  wire \$665 ;
+  wire \$666 ;
+  wire [8:0] \$667 ;
+  wire \$668 ;
+  wire [8:0] \$669 ;
+  wire \$67 ;
+  wire [6:0] \$670 ;
+  wire [8:0] \$671 ;
+  wire \$672 ;
+  wire \$673 ;
+  wire \$674 ;
+  wire [8:0] \$675 ;
+  wire \$676 ;
+  wire \$677 ;
+  wire [2:0] \$678 ;
+  reg \$679 ;
+  wire [2:0] \$68 ;
+  wire \$680 ;
+  wire [8:0] \$681 ;
+  wire \$682 ;
+  wire [8:0] \$683 ;
+  wire [6:0] \$684 ;
+  wire [8:0] \$685 ;
+  wire \$686 ;
+  wire \$687 ;
+  wire \$688 ;
+  wire [8:0] \$689 ;
+  reg \$69 ;
+  wire \$690 ;
+  wire [8:0] \$691 ;
+  wire [6:0] \$692 ;
+  wire [8:0] \$693 ;
+  wire \$694 ;
+  wire \$695 ;
+  wire \$696 ;
+  wire \$697 ;
+  wire [8:0] \$698 ;
+  wire \$699 ;
+  wire \$7 ;
+  wire \$70 ;
+  wire \$700 ;
+  wire [2:0] \$701 ;
+  reg \$702 ;
+  wire \$703 ;
+  wire [8:0] \$704 ;
+  wire \$705 ;
+  wire \$706 ;
+  wire [2:0] \$707 ;
+  reg \$708 ;
+  wire \$709 ;
+  wire \$71 ;
+  wire [2:0] \$710 ;
+  reg \$711 ;
+  wire [2:0] \$712 ;
+  reg \$713 ;
+  wire [2:0] \$714 ;
+  reg \$715 ;
+  wire [8:0] \$716 ;
+  wire \$717 ;
+  wire [8:0] \$718 ;
+  wire [6:0] \$719 ;
+  wire [2:0] \$72 ;
+  wire [8:0] \$720 ;
+  wire \$721 ;
+  wire [8:0] \$722 ;
+  wire \$723 ;
+  wire \$724 ;
+  wire \$725 ;
+  wire \$726 ;
+  wire \$727 ;
+  wire \$728 ;
+  wire \$729 ;
+  reg \$73 ;
+  wire \$730 ;
+  wire \$731 ;
+  wire \$732 ;
+  wire \$733 ;
+  wire \$734 ;
+  wire \$735 ;
+  wire \$736 ;
+  wire [2:0] \$737 ;
+  reg [15:0] \$738 ;
+  wire \$739 ;
+  wire \$74 ;
+  wire [2:0] \$740 ;
+  reg [15:0] \$741 ;
+  wire [16:0] \$742 ;
+  wire [16:0] \$743 ;
+  wire [15:0] \$744 ;
+  wire \$745 ;
+  wire [16:0] \$746 ;
+  wire [16:0] \$747 ;
+  wire [2:0] \$748 ;
+  reg [15:0] \$749 ;
+  wire \$75 ;
+  wire \$750 ;
+  wire [2:0] \$751 ;
+  reg [15:0] \$752 ;
+  wire [16:0] \$753 ;
+  wire [16:0] \$754 ;
+  wire [15:0] \$755 ;
+  wire \$756 ;
+  wire [2:0] \$757 ;
+  reg [15:0] \$758 ;
+  wire \$759 ;
+  wire [2:0] \$76 ;
+  wire [2:0] \$760 ;
+  reg [15:0] \$761 ;
+  wire [16:0] \$762 ;
+  wire [16:0] \$763 ;
+  wire [15:0] \$764 ;
+  wire \$765 ;
+  wire [16:0] \$766 ;
+  wire [16:0] \$767 ;
+  wire [2:0] \$768 ;
+  reg [15:0] \$769 ;
+  reg \$77 ;
+  wire \$770 ;
+  wire [2:0] \$771 ;
+  reg [15:0] \$772 ;
+  wire [16:0] \$773 ;
+  wire [16:0] \$774 ;
+  wire [15:0] \$775 ;
+  wire \$776 ;
+  wire [2:0] \$777 ;
+  reg [15:0] \$778 ;
+  wire \$779 ;
+  wire \$78 ;
+  wire [2:0] \$780 ;
+  reg [15:0] \$781 ;
+  wire [16:0] \$782 ;
+  wire [16:0] \$783 ;
+  wire [15:0] \$784 ;
+  wire \$785 ;
+  wire [16:0] \$786 ;
+  wire [16:0] \$787 ;
+  wire [2:0] \$788 ;
+  reg [15:0] \$789 ;
+  wire [2:0] \$79 ;
+  wire \$790 ;
+  wire [2:0] \$791 ;
+  reg [15:0] \$792 ;
+  wire [16:0] \$793 ;
+  wire [16:0] \$794 ;
+  wire [15:0] \$795 ;
+  wire \$796 ;
+  wire [2:0] \$797 ;
+  reg [15:0] \$798 ;
+  wire \$799 ;
+  wire \$8 ;
+  reg [55:0] \$80 ;
+  wire [2:0] \$800 ;
+  reg [15:0] \$801 ;
+  wire [16:0] \$802 ;
+  wire [16:0] \$803 ;
+  wire [15:0] \$804 ;
+  wire \$805 ;
+  wire [16:0] \$806 ;
+  wire [16:0] \$807 ;
+  wire [2:0] \$808 ;
+  reg [15:0] \$809 ;
+  wire [2:0] \$81 ;
+  wire \$810 ;
+  wire [2:0] \$811 ;
+  reg [15:0] \$812 ;
+  wire [16:0] \$813 ;
+  wire [16:0] \$814 ;
+  wire [15:0] \$815 ;
+  wire \$816 ;
+  reg [649:0] \$817 ;
+  reg [7:0] \$82 ;
+  wire [2:0] \$83 ;
+  reg [15:0] \$84 ;
+  wire [2:0] \$85 ;
+  reg \$86 ;
+  wire [3:0] \$87 ;
+  wire \$88 ;
+  wire [2:0] \$89 ;
+  wire \$9 ;
+  reg \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire [2:0] \$93 ;
+  reg \$94 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire [2:0] \$97 ;
+  reg \$98 ;
+  wire \$99 ;
+  wire [7:0] age0;
+  wire [7:0] age1;
+  wire [7:0] age2;
+  wire [7:0] age3;
+  wire [7:0] age_bank0;
+  wire [7:0] age_bank1;
+  wire [7:0] age_bank2;
+  wire [7:0] age_bank3;
+  wire busy;
+  input clk;
+  wire clk;
+  wire [15:0] cnt0;
+  wire [15:0] cnt1;
+  wire [15:0] cnt2;
+  wire [15:0] cnt3;
+  wire [15:0] forward__count;
+  wire [15:0] forward__count_inc;
+  wire forward__invalidate;
+  input [3:0] forward__lane;
+  wire [3:0] forward__lane;
+  wire [7:0] forward__last;
+  wire forward__mark;
+  wire [55:0] forward__tag;
+  wire forward__write;
+  wire [3:0] fw_gt_bank;
+  wire fw_inv0;
+  wire fw_inv1;
+  wire fw_inv2;
+  wire fw_inv3;
+  wire fw_wr0;
+  wire fw_wr1;
+  wire fw_wr2;
+  wire fw_wr3;
+  wire [3:0] gt_bank_d1;
+  wire [3:0] gt_bank_d2;
+  wire [3:0] gt_bank_d3;
+  wire [3:0] gt_fw_bank;
+  wire [3:0] gtp_bank;
+  output [649:0] lanes;
+  reg [649:0] lanes = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+  wire [7:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [507:0] \lanes.lane ;
+  wire [126:0] \lanes.lane[0] ;
+  wire [7:0] \lanes.lane[0].age ;
+  wire [15:0] \lanes.lane[0].count ;
+  wire [15:0] \lanes.lane[0].count_inc ;
+  wire [15:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [10:0] \lanes.lane[0].slot ;
+  wire [55:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [126:0] \lanes.lane[1] ;
+  wire [7:0] \lanes.lane[1].age ;
+  wire [15:0] \lanes.lane[1].count ;
+  wire [15:0] \lanes.lane[1].count_inc ;
+  wire [15:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [10:0] \lanes.lane[1].slot ;
+  wire [55:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [126:0] \lanes.lane[2] ;
+  wire [7:0] \lanes.lane[2].age ;
+  wire [15:0] \lanes.lane[2].count ;
+  wire [15:0] \lanes.lane[2].count_inc ;
+  wire [15:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [10:0] \lanes.lane[2].slot ;
+  wire [55:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [126:0] \lanes.lane[3] ;
+  wire [7:0] \lanes.lane[3].age ;
+  wire [15:0] \lanes.lane[3].count ;
+  wire [15:0] \lanes.lane[3].count_inc ;
+  wire [15:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [10:0] \lanes.lane[3].slot ;
+  wire [55:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [68:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [7:0] \lanes.request.t ;
+  wire [55:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [10:0] \lanes.start ;
+  wire mark0;
+  wire mark1;
+  wire mark2;
+  wire mark3;
+  wire [3:0] mark_now_b;
+  wire match0;
+  wire match1;
+  wire match2;
+  wire match3;
+  wire [3:0] old_bank;
+  wire [3:0] pgt_bank;
+  input [79:0] \port$4532$0 ;
+  wire [79:0] \port$4532$0 ;
+  input [31:0] \port$4533$0 ;
+  wire [31:0] \port$4533$0 ;
+  input [415:0] \port$4537$0 ;
+  wire [415:0] \port$4537$0 ;
+  input [16:0] \port$4539$0 ;
+  wire [16:0] \port$4539$0 ;
+  input [34:0] \port$4668$271 ;
+  wire [34:0] \port$4668$271 ;
+  input [63:0] \port$4668$5 ;
+  wire [63:0] \port$4668$5 ;
+  input rst;
+  wire rst;
+  input [3:0] sc_mark_intent;
+  wire [3:0] sc_mark_intent;
+  input [8:0] sc_mark_row_next;
+  wire [8:0] sc_mark_row_next;
+  input [3:0] sc_mark_value;
+  wire [3:0] sc_mark_value;
+  wire [55:0] tag0;
+  wire [55:0] tag1;
+  wire [55:0] tag2;
+  wire [55:0] tag3;
+  wire [3:0] tag_eq_b;
+  wire valid0;
+  wire valid1;
+  wire valid2;
+  wire valid3;
+  wire [544:0] window;
+  wire [371:0] \window.bank ;
+  wire [92:0] \window.bank[0] ;
+  wire [15:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [7:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [8:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [55:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [92:0] \window.bank[1] ;
+  wire [15:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [7:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [8:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [55:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [92:0] \window.bank[2] ;
+  wire [15:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [7:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [8:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [55:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [92:0] \window.bank[3] ;
+  wire [15:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [7:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [8:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [55:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [7:0] \window.forward_age ;
+  wire [43:0] \window.lane_slot ;
+  wire [10:0] \window.lane_slot[0] ;
+  wire [10:0] \window.lane_slot[1] ;
+  wire [10:0] \window.lane_slot[2] ;
+  wire [10:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [68:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [7:0] \window.request.t ;
+  wire [55:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [10:0] \window.start ;
+  wire [7:0] \window.t_w1 ;
+  assign \$151  = \$149  & \$150 [7];
+  assign \$152  = \$146  | \$151 ;
+  assign \$153  = ~ \$44 ;
+  assign \$154  = \port$4539$0 [8] & \$153 ;
+  assign \$155  = ~ \port$4539$0 [8];
+  assign \$156  = ~ \$44 ;
+  assign \$157  = \$155  & \$156 ;
+  assign \$158  = \port$4668$5 [63:56] - \port$4537$0 [402:395];
+  assign \$159  = \$157  & \$158 [7];
+  assign \$160  = \$154  | \$159 ;
+  assign \$161  = ~ \port$4539$0 [8];
+  assign \$162  = \$20  & \$161 ;
+  assign \$163  = ~ \$20 ;
+  assign \$164  = ~ \port$4539$0 [8];
+  assign \$165  = \$163  & \$164 ;
+  assign \$166  = \port$4537$0 [123:116] - \port$4668$5 [63:56];
+  assign \$167  = \$165  & \$166 [7];
+  assign \$168  = \$162  | \$167 ;
+  assign \$169  = ~ \port$4539$0 [8];
+  assign \$170  = \$28  & \$169 ;
+  assign \$171  = ~ \$28 ;
+  assign \$172  = ~ \port$4539$0 [8];
+  assign \$173  = \$171  & \$172 ;
+  assign \$174  = \port$4537$0 [216:209] - \port$4668$5 [63:56];
+  assign \$175  = \$173  & \$174 [7];
+  assign \$176  = \$170  | \$175 ;
+  assign \$177  = ~ \port$4539$0 [8];
+  assign \$178  = \$36  & \$177 ;
+  assign \$179  = ~ \$36 ;
+  assign \$180  = ~ \port$4539$0 [8];
+  assign \$181  = \$179  & \$180 ;
+  assign \$182  = \port$4537$0 [309:302] - \port$4668$5 [63:56];
+  assign \$183  = \$181  & \$182 [7];
+  assign \$184  = \$178  | \$183 ;
+  assign \$185  = ~ \port$4539$0 [8];
+  assign \$186  = \$44  & \$185 ;
+  assign \$187  = ~ \$44 ;
+  assign \$188  = ~ \port$4539$0 [8];
+  assign \$189  = \$187  & \$188 ;
+  assign \$190  = \port$4537$0 [402:395] - \port$4668$5 [63:56];
+  assign \$191  = \$189  & \$190 [7];
+  assign \$192  = \$186  | \$191 ;
+  assign \$193  = ~ \$28 ;
+  assign \$194  = \$20  & \$193 ;
+  assign \$195  = ~ \$20 ;
+  assign \$196  = ~ \$28 ;
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = \port$4537$0 [123:116] - \port$4537$0 [216:209];
+  assign \$199  = \$197  & \$198 [7];
+  assign \$200  = \$194  | \$199 ;
+  assign \$201  = ~ \$36 ;
+  assign \$202  = \$28  & \$201 ;
+  assign \$203  = ~ \$28 ;
+  assign \$204  = ~ \$36 ;
+  assign \$205  = \$203  & \$204 ;
+  assign \$206  = \port$4537$0 [216:209] - \port$4537$0 [309:302];
+  assign \$207  = \$205  & \$206 [7];
+  assign \$208  = \$202  | \$207 ;
+  assign \$209  = ~ \$44 ;
+  assign \$210  = \$36  & \$209 ;
+  assign \$211  = ~ \$36 ;
+  assign \$212  = ~ \$44 ;
+  assign \$213  = \$211  & \$212 ;
+  assign \$214  = \port$4537$0 [309:302] - \port$4537$0 [402:395];
+  assign \$215  = \$213  & \$214 [7];
+  assign \$216  = \$210  | \$215 ;
+  assign \$217  = ~ \$20 ;
+  assign \$218  = \$44  & \$217 ;
+  assign \$219  = ~ \$44 ;
+  assign \$220  = ~ \$20 ;
+  assign \$221  = \$219  & \$220 ;
+  assign \$222  = \port$4537$0 [402:395] - \port$4537$0 [123:116];
+  assign \$223  = \$221  & \$222 [7];
+  assign \$224  = \$218  | \$223 ;
+  assign \$225  = ~ \$36 ;
+  assign \$226  = \$20  & \$225 ;
+  assign \$227  = ~ \$20 ;
+  assign \$228  = ~ \$36 ;
+  assign \$229  = \$227  & \$228 ;
+  assign \$230  = \port$4537$0 [123:116] - \port$4537$0 [309:302];
+  assign \$231  = \$229  & \$230 [7];
+  assign \$232  = \$226  | \$231 ;
+  assign \$233  = ~ \$44 ;
+  assign \$234  = \$28  & \$233 ;
+  assign \$235  = ~ \$28 ;
+  assign \$236  = ~ \$44 ;
+  assign \$237  = \$235  & \$236 ;
+  assign \$238  = \port$4537$0 [216:209] - \port$4537$0 [402:395];
+  assign \$239  = \$237  & \$238 [7];
+  assign \$240  = \$234  | \$239 ;
+  assign \$241  = ~ \$20 ;
+  assign \$242  = \$36  & \$241 ;
+  assign \$243  = ~ \$36 ;
+  assign \$244  = ~ \$20 ;
+  assign \$245  = \$243  & \$244 ;
+  assign \$246  = \port$4537$0 [309:302] - \port$4537$0 [123:116];
+  assign \$247  = \$245  & \$246 [7];
+  assign \$248  = \$242  | \$247 ;
+  assign \$249  = ~ \$28 ;
+  assign \$250  = \$44  & \$249 ;
+  assign \$251  = ~ \$44 ;
+  assign \$252  = ~ \$28 ;
+  assign \$253  = \$251  & \$252 ;
+  assign \$254  = \port$4537$0 [402:395] - \port$4537$0 [216:209];
+  assign \$255  = \$253  & \$254 [7];
+  assign \$256  = \$250  | \$255 ;
+  assign \$257  = ~ \$44 ;
+  assign \$258  = \$20  & \$257 ;
+  assign \$259  = ~ \$20 ;
+  assign \$260  = ~ \$44 ;
+  assign \$261  = \$259  & \$260 ;
+  assign \$262  = \port$4537$0 [123:116] - \port$4537$0 [402:395];
+  assign \$263  = \$261  & \$262 [7];
+  assign \$264  = \$258  | \$263 ;
+  assign \$265  = ~ \$20 ;
+  assign \$266  = \$28  & \$265 ;
+  assign \$267  = ~ \$28 ;
+  assign \$268  = ~ \$20 ;
+  assign \$269  = \$267  & \$268 ;
+  assign \$270  = \port$4537$0 [216:209] - \port$4537$0 [123:116];
+  assign \$271  = \$269  & \$270 [7];
+  assign \$272  = \$266  | \$271 ;
+  assign \$273  = ~ \$28 ;
+  assign \$274  = \$36  & \$273 ;
+  assign \$275  = ~ \$36 ;
+  assign \$276  = ~ \$28 ;
+  assign \$277  = \$275  & \$276 ;
+  assign \$278  = \port$4537$0 [309:302] - \port$4537$0 [216:209];
+  assign \$279  = \$277  & \$278 [7];
+  assign \$280  = \$274  | \$279 ;
+  assign \$281  = ~ \$36 ;
+  assign \$282  = \$44  & \$281 ;
+  assign \$283  = ~ \$44 ;
+  assign \$284  = ~ \$36 ;
+  assign \$285  = \$283  & \$284 ;
+  assign \$286  = \port$4537$0 [402:395] - \port$4537$0 [309:302];
+  assign \$287  = \$285  & \$286 [7];
+  assign \$288  = \$282  | \$287 ;
+  assign \$289  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$291  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$292  = \$290  ? 7'h00 : \$291 [6:0];
+  assign \$293  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$295  = ~ \$294 ;
+  assign \$296  = \$20  & \$295 ;
+  assign \$297  = ~ \$20 ;
+  assign \$298  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$300  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$301  = \$299  ? 7'h00 : \$300 [6:0];
+  assign \$302  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$304  = ~ \$303 ;
+  assign \$305  = \$297  & \$304 ;
+  assign \$306  = \port$4537$0 [123:116] - lanes[68:61];
+  assign \$307  = \$305  & \$306 [7];
+  assign \$308  = \$296  | \$307 ;
+  assign \$309  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$311  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$312  = \$310  ? 7'h00 : \$311 [6:0];
+  assign \$313  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$315  = ~ \$314 ;
+  assign \$316  = \$28  & \$315 ;
+  assign \$317  = ~ \$28 ;
+  assign \$318  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$320  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$321  = \$319  ? 7'h00 : \$320 [6:0];
+  assign \$322  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$324  = ~ \$323 ;
+  assign \$325  = \$317  & \$324 ;
+  assign \$326  = \port$4537$0 [216:209] - lanes[68:61];
+  assign \$327  = \$325  & \$326 [7];
+  assign \$328  = \$316  | \$327 ;
+  assign \$329  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$331  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$332  = \$330  ? 7'h00 : \$331 [6:0];
+  assign \$333  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$335  = ~ \$334 ;
+  assign \$336  = \$36  & \$335 ;
+  assign \$337  = ~ \$36 ;
+  assign \$338  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$340  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$341  = \$339  ? 7'h00 : \$340 [6:0];
+  assign \$342  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$344  = ~ \$343 ;
+  assign \$345  = \$337  & \$344 ;
+  assign \$346  = \port$4537$0 [309:302] - lanes[68:61];
+  assign \$347  = \$345  & \$346 [7];
+  assign \$348  = \$336  | \$347 ;
+  assign \$349  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$351  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$352  = \$350  ? 7'h00 : \$351 [6:0];
+  assign \$353  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$355  = ~ \$354 ;
+  assign \$356  = \$44  & \$355 ;
+  assign \$357  = ~ \$44 ;
+  assign \$358  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$360  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$361  = \$359  ? 7'h00 : \$360 [6:0];
+  assign \$362  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$364  = ~ \$363 ;
+  assign \$365  = \$357  & \$364 ;
+  assign \$366  = \port$4537$0 [402:395] - lanes[68:61];
+  assign \$367  = \$365  & \$366 [7];
+  assign \$368  = \$356  | \$367 ;
+  assign \$369  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
+  assign \$373  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$375  = ~ \$20 ;
+  assign \$376  = \$374  & \$375 ;
+  assign \$377  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$379  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$380  = \$378  ? 7'h00 : \$379 [6:0];
+  assign \$381  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$383  = ~ \$382 ;
+  assign \$384  = ~ \$20 ;
+  assign \$385  = \$383  & \$384 ;
+  assign \$386  = lanes[68:61] - \port$4537$0 [123:116];
+  assign \$387  = \$385  & \$386 [7];
+  assign \$388  = \$376  | \$387 ;
+  assign \$389  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
+  assign \$393  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$395  = ~ \$28 ;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$399  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$400  = \$398  ? 7'h00 : \$399 [6:0];
+  assign \$401  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$403  = ~ \$402 ;
+  assign \$404  = ~ \$28 ;
+  assign \$405  = \$403  & \$404 ;
+  assign \$406  = lanes[68:61] - \port$4537$0 [216:209];
+  assign \$407  = \$405  & \$406 [7];
+  assign \$408  = \$396  | \$407 ;
+  assign \$409  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
+  assign \$413  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$415  = ~ \$36 ;
+  assign \$416  = \$414  & \$415 ;
+  assign \$417  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$420  = \$418  ? 7'h00 : \$419 [6:0];
+  assign \$421  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$423  = ~ \$422 ;
+  assign \$424  = ~ \$36 ;
+  assign \$425  = \$423  & \$424 ;
+  assign \$426  = lanes[68:61] - \port$4537$0 [309:302];
+  assign \$427  = \$425  & \$426 [7];
+  assign \$428  = \$416  | \$427 ;
+  assign \$429  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
+  assign \$433  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$435  = ~ \$44 ;
+  assign \$436  = \$434  & \$435 ;
+  assign \$437  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
+  assign \$441  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$443  = ~ \$442 ;
+  assign \$444  = ~ \$44 ;
+  assign \$445  = \$443  & \$444 ;
+  assign \$446  = lanes[68:61] - \port$4537$0 [402:395];
+  assign \$447  = \$445  & \$446 [7];
+  assign \$448  = \$436  | \$447 ;
+  assign \$449  = \port$4539$0 [16:9] - \port$4537$0 [123:116];
+  assign \$450  = ~ \$449 [7];
+  assign \$451  = \$20  | \$450 ;
+  assign \$452  = \port$4539$0 [16:9] - \port$4537$0 [216:209];
+  assign \$453  = ~ \$452 [7];
+  assign \$454  = \$28  | \$453 ;
+  assign \$455  = \port$4539$0 [16:9] - \port$4537$0 [309:302];
+  assign \$456  = ~ \$455 [7];
+  assign \$457  = \$36  | \$456 ;
+  assign \$458  = \port$4539$0 [16:9] - \port$4537$0 [402:395];
+  assign \$459  = ~ \$458 [7];
+  assign \$460  = \$44  | \$459 ;
+  assign \$461  = \port$4532$0 [60:5] == lanes[60:5];
+  assign \$462  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$464  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$465  = \$463  ? 7'h00 : \$464 [6:0];
+  assign \$466  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4537$0 [1:0] + 1'h0;
+  assign \$470  = \port$4537$0 [1:0] + 1'h0;
+  assign \$472  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$474  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$475  = \$473  ? 7'h00 : \$474 [6:0];
+  assign \$476  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$478  = ~ \$477 ;
+  assign \$479  = \port$4539$0 [8] & \$478 ;
+  assign \$480  = ~ \port$4539$0 [8];
+  assign \$481  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
+  assign \$485  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$487  = ~ \$486 ;
+  assign \$488  = \$480  & \$487 ;
+  assign \$489  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$490  = \$488  & \$489 [7];
+  assign \$491  = \$479  | \$490 ;
+  assign \$492  = \port$4537$0 [1:0] + 1'h0;
+  assign \$494  = fw_wr0 ? \$491  : \$493 ;
+  assign \$495  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
+  assign \$499  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$501  = ~ \port$4539$0 [8];
+  assign \$502  = \$500  & \$501 ;
+  assign \$503  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
+  assign \$507  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$509  = ~ \$508 ;
+  assign \$510  = ~ \port$4539$0 [8];
+  assign \$511  = \$509  & \$510 ;
+  assign \$512  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$513  = \$511  & \$512 [7];
+  assign \$514  = \$502  | \$513 ;
+  assign \$515  = \port$4537$0 [1:0] + 1'h0;
+  assign \$517  = fw_wr0 ? \$514  : \$516 ;
+  assign \$518  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$519  = ~ \$518 [7];
+  assign \$520  = \port$4539$0 [8] | \$519 ;
+  assign \$521  = \port$4537$0 [1:0] + 1'h0;
+  assign \$523  = fw_wr0 ? \$520  : \$522 ;
+  assign \$524  = \port$4537$0 [1:0] + 1'h0;
+  assign \$526  = \port$4537$0 [1:0] + 1'h0;
+  assign \$528  = \port$4537$0 [1:0] + 1'h0;
+  assign \$530  = \port$4537$0 [12:11] + 1'h0;
+  assign \$532  = \port$4537$0 [12:11] + 1'h0;
+  assign \$534  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$536  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$537  = \$535  ? 7'h00 : \$536 [6:0];
+  assign \$538  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$540  = ~ \$539 ;
+  assign \$541  = \port$4539$0 [8] & \$540 ;
+  assign \$542  = ~ \port$4539$0 [8];
+  assign \$543  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$545  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$546  = \$544  ? 7'h00 : \$545 [6:0];
+  assign \$547  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$549  = ~ \$548 ;
+  assign \$550  = \$542  & \$549 ;
+  assign \$551  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$552  = \$550  & \$551 [7];
+  assign \$553  = \$541  | \$552 ;
+  assign \$554  = \port$4537$0 [12:11] + 1'h0;
+  assign \$556  = fw_wr1 ? \$553  : \$555 ;
+  assign \$557  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
+  assign \$561  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$563  = ~ \port$4539$0 [8];
+  assign \$564  = \$562  & \$563 ;
+  assign \$565  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$567  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$568  = \$566  ? 7'h00 : \$567 [6:0];
+  assign \$569  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$571  = ~ \$570 ;
+  assign \$572  = ~ \port$4539$0 [8];
+  assign \$573  = \$571  & \$572 ;
+  assign \$574  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$575  = \$573  & \$574 [7];
+  assign \$576  = \$564  | \$575 ;
+  assign \$577  = \port$4537$0 [12:11] + 1'h0;
+  assign \$579  = fw_wr1 ? \$576  : \$578 ;
+  assign \$580  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$581  = ~ \$580 [7];
+  assign \$582  = \port$4539$0 [8] | \$581 ;
+  assign \$583  = \port$4537$0 [12:11] + 1'h0;
+  assign \$585  = fw_wr1 ? \$582  : \$584 ;
+  assign \$586  = \port$4537$0 [12:11] + 1'h0;
+  assign \$588  = \port$4537$0 [12:11] + 1'h0;
+  assign \$590  = \port$4537$0 [12:11] + 1'h0;
+  assign \$592  = \port$4537$0 [23:22] + 1'h0;
+  assign \$594  = \port$4537$0 [23:22] + 1'h0;
+  assign \$596  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$598  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$599  = \$597  ? 7'h00 : \$598 [6:0];
+  assign \$600  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$602  = ~ \$601 ;
+  assign \$603  = \port$4539$0 [8] & \$602 ;
+  assign \$604  = ~ \port$4539$0 [8];
+  assign \$605  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$607  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$608  = \$606  ? 7'h00 : \$607 [6:0];
+  assign \$609  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$611  = ~ \$610 ;
+  assign \$612  = \$604  & \$611 ;
+  assign \$613  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$614  = \$612  & \$613 [7];
+  assign \$615  = \$603  | \$614 ;
+  assign \$616  = \port$4537$0 [23:22] + 1'h0;
+  assign \$618  = fw_wr2 ? \$615  : \$617 ;
+  assign \$619  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
+  assign \$623  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$625  = ~ \port$4539$0 [8];
+  assign \$626  = \$624  & \$625 ;
+  assign \$627  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$629  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$630  = \$628  ? 7'h00 : \$629 [6:0];
+  assign \$631  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$633  = ~ \$632 ;
+  assign \$634  = ~ \port$4539$0 [8];
+  assign \$635  = \$633  & \$634 ;
+  assign \$636  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$637  = \$635  & \$636 [7];
+  assign \$638  = \$626  | \$637 ;
+  assign \$639  = \port$4537$0 [23:22] + 1'h0;
+  assign \$641  = fw_wr2 ? \$638  : \$640 ;
+  assign \$642  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$643  = ~ \$642 [7];
+  assign \$644  = \port$4539$0 [8] | \$643 ;
+  assign \$645  = \port$4537$0 [23:22] + 1'h0;
+  assign \$647  = fw_wr2 ? \$644  : \$646 ;
+  assign \$648  = \port$4537$0 [23:22] + 1'h0;
+  assign \$650  = \port$4537$0 [23:22] + 1'h0;
+  assign \$652  = \port$4537$0 [23:22] + 1'h0;
+  assign \$654  = \port$4537$0 [34:33] + 1'h0;
+  assign \$656  = \port$4537$0 [34:33] + 1'h0;
+  assign \$658  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$660  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$661  = \$659  ? 7'h00 : \$660 [6:0];
+  assign \$662  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$664  = ~ \$663 ;
+  assign \$665  = \port$4539$0 [8] & \$664 ;
+  assign \$666  = ~ \port$4539$0 [8];
+  assign \$667  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$669  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$670  = \$668  ? 7'h00 : \$669 [6:0];
+  assign \$671  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$673  = ~ \$672 ;
+  assign \$674  = \$666  & \$673 ;
+  assign \$675  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$676  = \$674  & \$675 [7];
+  assign \$677  = \$665  | \$676 ;
+  assign \$678  = \port$4537$0 [34:33] + 1'h0;
+  assign \$680  = fw_wr3 ? \$677  : \$679 ;
+  assign \$681  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
+  assign \$685  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$687  = ~ \port$4539$0 [8];
+  assign \$688  = \$686  & \$687 ;
+  assign \$689  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$691  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$692  = \$690  ? 7'h00 : \$691 [6:0];
+  assign \$693  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$695  = ~ \$694 ;
+  assign \$696  = ~ \port$4539$0 [8];
+  assign \$697  = \$695  & \$696 ;
+  assign \$698  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$699  = \$697  & \$698 [7];
+  assign \$700  = \$688  | \$699 ;
+  assign \$701  = \port$4537$0 [34:33] + 1'h0;
+  assign \$703  = fw_wr3 ? \$700  : \$702 ;
+  assign \$704  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$705  = ~ \$704 [7];
+  assign \$706  = \port$4539$0 [8] | \$705 ;
+  assign \$707  = \port$4537$0 [34:33] + 1'h0;
+  assign \$709  = fw_wr3 ? \$706  : \$708 ;
+  assign \$710  = \port$4537$0 [34:33] + 1'h0;
+  assign \$712  = \port$4537$0 [34:33] + 1'h0;
+  assign \$714  = \port$4537$0 [34:33] + 1'h0;
+  assign \$716  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$718  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$719  = \$717  ? 7'h00 : \$718 [6:0];
+  assign \$720  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$722  = \port$4539$0 [16:9] - lanes[68:61];
+  assign \$723  = ~ \$722 [7];
+  assign \$724  = \$721  | \$723 ;
+  assign \$725  = | { \port$4533$0 [28], \port$4533$0 [24], \port$4533$0 [20], \port$4533$0 [16] };
+  assign \$726  = | { \port$4533$0 [28], \port$4533$0 [20] };
+  assign \$727  = | { \port$4533$0 [28], \port$4533$0 [24] };
+  assign \$728  = | { \port$4533$0 [29], \port$4533$0 [25], \port$4533$0 [21], \port$4533$0 [17] };
+  assign \$729  = | { \port$4533$0 [29], \port$4533$0 [21] };
+  assign \$730  = | { \port$4533$0 [29], \port$4533$0 [25] };
+  assign \$731  = | { \port$4533$0 [30], \port$4533$0 [26], \port$4533$0 [22], \port$4533$0 [18] };
+  assign \$732  = | { \port$4533$0 [30], \port$4533$0 [22] };
+  assign \$733  = | { \port$4533$0 [30], \port$4533$0 [26] };
+  assign \$734  = | { \port$4533$0 [31], \port$4533$0 [27], \port$4533$0 [23], \port$4533$0 [19] };
+  assign \$735  = | { \port$4533$0 [31], \port$4533$0 [23] };
+  assign \$736  = | { \port$4533$0 [31], \port$4533$0 [27] };
+  assign \$737  = \port$4537$0 [1:0] + 1'h0;
+  assign \$739  = \$738  >= 16'hffff;
+  assign \$740  = \port$4537$0 [1:0] + 1'h0;
+  assign \$742  = \$741  + 1'h1;
+  assign \$743  = \$739  ? 17'h0ffff : \$742 ;
+  assign \$744  = fw_wr0 ? \port$4668$271 [34:19] : \$743 [15:0];
+  assign \$745  = \port$4668$271 [34:19] >= 16'hffff;
+  assign \$746  = \port$4668$271 [34:19] + 1'h1;
+  assign \$747  = \$745  ? 17'h0ffff : \$746 ;
+  assign \$748  = \port$4537$0 [1:0] + 1'h0;
+  assign \$750  = \$749  >= 16'hfffe;
+  assign \$751  = \port$4537$0 [1:0] + 1'h0;
+  assign \$753  = \$752  + 2'h2;
+  assign \$754  = \$750  ? 17'h0ffff : \$753 ;
+  assign \$755  = fw_wr0 ? \$747 [15:0] : \$754 [15:0];
+  assign \$756  = \port$4537$0 [10:2] == sc_mark_row_next;
+  assign \$757  = \port$4537$0 [12:11] + 1'h0;
+  assign \$759  = \$758  >= 16'hffff;
+  assign \$760  = \port$4537$0 [12:11] + 1'h0;
+  assign \$762  = \$761  + 1'h1;
+  assign \$763  = \$759  ? 17'h0ffff : \$762 ;
+  assign \$764  = fw_wr1 ? \port$4668$271 [34:19] : \$763 [15:0];
+  assign \$765  = \port$4668$271 [34:19] >= 16'hffff;
+  assign \$766  = \port$4668$271 [34:19] + 1'h1;
+  assign \$767  = \$765  ? 17'h0ffff : \$766 ;
+  assign \$768  = \port$4537$0 [12:11] + 1'h0;
+  assign \$770  = \$769  >= 16'hfffe;
+  assign \$771  = \port$4537$0 [12:11] + 1'h0;
+  assign \$773  = \$772  + 2'h2;
+  assign \$774  = \$770  ? 17'h0ffff : \$773 ;
+  assign \$775  = fw_wr1 ? \$767 [15:0] : \$774 [15:0];
+  assign \$776  = \port$4537$0 [21:13] == sc_mark_row_next;
+  assign \$777  = \port$4537$0 [23:22] + 1'h0;
+  assign \$779  = \$778  >= 16'hffff;
+  assign \$780  = \port$4537$0 [23:22] + 1'h0;
+  assign \$782  = \$781  + 1'h1;
+  assign \$783  = \$779  ? 17'h0ffff : \$782 ;
+  assign \$784  = fw_wr2 ? \port$4668$271 [34:19] : \$783 [15:0];
+  assign \$785  = \port$4668$271 [34:19] >= 16'hffff;
+  assign \$786  = \port$4668$271 [34:19] + 1'h1;
+  assign \$787  = \$785  ? 17'h0ffff : \$786 ;
+  assign \$788  = \port$4537$0 [23:22] + 1'h0;
+  assign \$790  = \$789  >= 16'hfffe;
+  assign \$791  = \port$4537$0 [23:22] + 1'h0;
+  assign \$793  = \$792  + 2'h2;
+  assign \$794  = \$790  ? 17'h0ffff : \$793 ;
+  assign \$795  = fw_wr2 ? \$787 [15:0] : \$794 [15:0];
+  assign \$796  = \port$4537$0 [32:24] == sc_mark_row_next;
+  assign \$797  = \port$4537$0 [34:33] + 1'h0;
+  assign \$799  = \$798  >= 16'hffff;
+  assign \$800  = \port$4537$0 [34:33] + 1'h0;
+  assign \$802  = \$801  + 1'h1;
+  assign \$803  = \$799  ? 17'h0ffff : \$802 ;
+  assign \$804  = fw_wr3 ? \port$4668$271 [34:19] : \$803 [15:0];
+  assign \$805  = \port$4668$271 [34:19] >= 16'hffff;
+  assign \$806  = \port$4668$271 [34:19] + 1'h1;
+  assign \$807  = \$805  ? 17'h0ffff : \$806 ;
+  assign \$808  = \port$4537$0 [34:33] + 1'h0;
+  assign \$810  = \$809  >= 16'hfffe;
+  assign \$811  = \port$4537$0 [34:33] + 1'h0;
+  assign \$813  = \$812  + 2'h2;
+  assign \$814  = \$810  ? 17'h0ffff : \$813 ;
+  assign \$815  = fw_wr3 ? \$807 [15:0] : \$814 [15:0];
+  assign \$816  = \port$4537$0 [43:35] == sc_mark_row_next;
+  always @(posedge clk)
+    lanes <= \$817 ;
+  assign \$1  = sc_mark_intent[0] & \port$4537$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4537$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4537$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4537$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4537$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4537$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4537$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4537$0 [405];
+  assign \$9  = \port$4537$0 [99:44] == \port$4532$0 [60:5];
+  assign \$10  = \port$4537$0 [192:137] == \port$4532$0 [60:5];
+  assign \$11  = \port$4537$0 [285:230] == \port$4532$0 [60:5];
+  assign \$12  = \port$4537$0 [378:323] == \port$4532$0 [60:5];
+  assign \$13  = \port$4537$0 [125] ^ \port$4537$0 [126];
+  assign \$14  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$15  = \$13  | \$14 [7];
+  assign \$16  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$17  = \$15  ? 7'h00 : \$16 [6:0];
+  assign \$18  = \port$4537$0 [125] ^ \port$4537$0 [126];
+  assign \$19  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$20  = \$18  | \$19 [7];
+  assign \$21  = \port$4537$0 [218] ^ \port$4537$0 [219];
+  assign \$22  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$23  = \$21  | \$22 [7];
+  assign \$24  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$25  = \$23  ? 7'h00 : \$24 [6:0];
+  assign \$26  = \port$4537$0 [218] ^ \port$4537$0 [219];
+  assign \$27  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$28  = \$26  | \$27 [7];
+  assign \$29  = \port$4537$0 [311] ^ \port$4537$0 [312];
+  assign \$30  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$31  = \$29  | \$30 [7];
+  assign \$32  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$33  = \$31  ? 7'h00 : \$32 [6:0];
+  assign \$34  = \port$4537$0 [311] ^ \port$4537$0 [312];
+  assign \$35  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$36  = \$34  | \$35 [7];
+  assign \$37  = \port$4537$0 [404] ^ \port$4537$0 [405];
+  assign \$38  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$39  = \$37  | \$38 [7];
+  assign \$40  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$41  = \$39  ? 7'h00 : \$40 [6:0];
+  assign \$42  = \port$4537$0 [404] ^ \port$4537$0 [405];
+  assign \$43  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$44  = \$42  | \$43 [7];
+  assign \$45  = forward__lane & \port$4533$0 [3:0];
+  assign \$46  = | \$45 ;
+  assign fw_wr0 = \port$4668$271 [1] & \$46 ;
+  assign fw_inv0 = \port$4668$271 [2] & \port$4533$0 [0];
+  assign \$47  = \port$4537$0 [1:0] + 1'h0;
+  assign \$49  = ~ fw_inv0;
+  assign \$50  = \$48  & \$49 ;
+  assign valid0 = fw_wr0 | \$50 ;
+  assign \$51  = \port$4537$0 [1:0] + 1'h0;
+  assign \$53  = ~ fw_inv0;
+  assign \$54  = \$52  & \$53 ;
+  assign \$55  = \port$4537$0 [1:0] + 1'h0;
+  assign \$57  = \$54  & \$56 ;
+  assign match0 = fw_wr0 ? \port$4539$0 [0] : \$57 ;
+  assign \$58  = \port$4537$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4668$5 [55:0] : \$59 ;
+  assign \$60  = \port$4537$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4539$0 [8:1] : \$61 ;
+  assign \$62  = \port$4537$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4668$271 [18:3] : \$63 ;
+  assign \$64  = \port$4537$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4668$271 [0] : \$65 ;
+  assign \$66  = forward__lane & \port$4533$0 [7:4];
+  assign \$67  = | \$66 ;
+  assign fw_wr1 = \port$4668$271 [1] & \$67 ;
+  assign fw_inv1 = \port$4668$271 [2] & \port$4533$0 [4];
+  assign \$68  = \port$4537$0 [12:11] + 1'h0;
+  assign \$70  = ~ fw_inv1;
+  assign \$71  = \$69  & \$70 ;
+  assign valid1 = fw_wr1 | \$71 ;
+  assign \$72  = \port$4537$0 [12:11] + 1'h0;
+  assign \$74  = ~ fw_inv1;
+  assign \$75  = \$73  & \$74 ;
+  assign \$76  = \port$4537$0 [12:11] + 1'h0;
+  assign \$78  = \$75  & \$77 ;
+  assign match1 = fw_wr1 ? \port$4539$0 [0] : \$78 ;
+  assign \$79  = \port$4537$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4668$5 [55:0] : \$80 ;
+  assign \$81  = \port$4537$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4539$0 [8:1] : \$82 ;
+  assign \$83  = \port$4537$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4668$271 [18:3] : \$84 ;
+  assign \$85  = \port$4537$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4668$271 [0] : \$86 ;
+  assign \$87  = forward__lane & \port$4533$0 [11:8];
+  assign \$88  = | \$87 ;
+  assign fw_wr2 = \port$4668$271 [1] & \$88 ;
+  assign fw_inv2 = \port$4668$271 [2] & \port$4533$0 [8];
+  assign \$89  = \port$4537$0 [23:22] + 1'h0;
+  assign \$91  = ~ fw_inv2;
+  assign \$92  = \$90  & \$91 ;
+  assign valid2 = fw_wr2 | \$92 ;
+  assign \$93  = \port$4537$0 [23:22] + 1'h0;
+  assign \$95  = ~ fw_inv2;
+  assign \$96  = \$94  & \$95 ;
+  assign \$97  = \port$4537$0 [23:22] + 1'h0;
+  assign \$99  = \$96  & \$98 ;
+  assign match2 = fw_wr2 ? \port$4539$0 [0] : \$99 ;
+  assign \$100  = \port$4537$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4668$5 [55:0] : \$101 ;
+  assign \$102  = \port$4537$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4539$0 [8:1] : \$103 ;
+  assign \$104  = \port$4537$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4668$271 [18:3] : \$105 ;
+  assign \$106  = \port$4537$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4668$271 [0] : \$107 ;
+  assign \$108  = forward__lane & \port$4533$0 [15:12];
+  assign \$109  = | \$108 ;
+  assign fw_wr3 = \port$4668$271 [1] & \$109 ;
+  assign fw_inv3 = \port$4668$271 [2] & \port$4533$0 [12];
+  assign \$110  = \port$4537$0 [34:33] + 1'h0;
+  assign \$112  = ~ fw_inv3;
+  assign \$113  = \$111  & \$112 ;
+  assign valid3 = fw_wr3 | \$113 ;
+  assign \$114  = \port$4537$0 [34:33] + 1'h0;
+  assign \$116  = ~ fw_inv3;
+  assign \$117  = \$115  & \$116 ;
+  assign \$118  = \port$4537$0 [34:33] + 1'h0;
+  assign \$120  = \$117  & \$119 ;
+  assign match3 = fw_wr3 ? \port$4539$0 [0] : \$120 ;
+  assign \$121  = \port$4537$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4668$5 [55:0] : \$122 ;
+  assign \$123  = \port$4537$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4539$0 [8:1] : \$124 ;
+  assign \$125  = \port$4537$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4668$271 [18:3] : \$126 ;
+  assign \$127  = \port$4537$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4668$271 [0] : \$128 ;
+  assign \$129  = ~ \$20 ;
+  assign \$130  = \port$4539$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4539$0 [8];
+  assign \$132  = ~ \$20 ;
+  assign \$133  = \$131  & \$132 ;
+  assign \$134  = \port$4668$5 [63:56] - \port$4537$0 [123:116];
+  assign \$135  = \$133  & \$134 [7];
+  assign \$136  = \$130  | \$135 ;
+  assign \$137  = ~ \$28 ;
+  assign \$138  = \port$4539$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4539$0 [8];
+  assign \$140  = ~ \$28 ;
+  assign \$141  = \$139  & \$140 ;
+  assign \$142  = \port$4668$5 [63:56] - \port$4537$0 [216:209];
+  assign \$143  = \$141  & \$142 [7];
+  assign \$144  = \$138  | \$143 ;
+  assign \$145  = ~ \$36 ;
+  assign \$146  = \port$4539$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4539$0 [8];
+  assign \$148  = ~ \$36 ;
+  assign \$149  = \$147  & \$148 ;
+  assign \$150  = \port$4668$5 [63:56] - \port$4537$0 [309:302];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$468 [1:0])
+      2'h0:
+          \$469  = fw_gt_bank[0];
+      2'h1:
+          \$469  = fw_gt_bank[1];
+      2'h2:
+          \$469  = fw_gt_bank[2];
+      2'h3:
+          \$469  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$470 [1:0])
+      2'h0:
+          \$471  = gt_fw_bank[0];
+      2'h1:
+          \$471  = gt_fw_bank[1];
+      2'h2:
+          \$471  = gt_fw_bank[2];
+      2'h3:
+          \$471  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$492 [1:0])
+      2'h0:
+          \$493  = gtp_bank[0];
+      2'h1:
+          \$493  = gtp_bank[1];
+      2'h2:
+          \$493  = gtp_bank[2];
+      2'h3:
+          \$493  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$515 [1:0])
+      2'h0:
+          \$516  = pgt_bank[0];
+      2'h1:
+          \$516  = pgt_bank[1];
+      2'h2:
+          \$516  = pgt_bank[2];
+      2'h3:
+          \$516  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$521 [1:0])
+      2'h0:
+          \$522  = old_bank[0];
+      2'h1:
+          \$522  = old_bank[1];
+      2'h2:
+          \$522  = old_bank[2];
+      2'h3:
+          \$522  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$524 [1:0])
+      2'h0:
+          \$525  = gt_bank_d1[0];
+      2'h1:
+          \$525  = gt_bank_d1[1];
+      2'h2:
+          \$525  = gt_bank_d1[2];
+      2'h3:
+          \$525  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$526 [1:0])
+      2'h0:
+          \$527  = gt_bank_d2[0];
+      2'h1:
+          \$527  = gt_bank_d2[1];
+      2'h2:
+          \$527  = gt_bank_d2[2];
+      2'h3:
+          \$527  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$528 [1:0])
+      2'h0:
+          \$529  = gt_bank_d3[0];
+      2'h1:
+          \$529  = gt_bank_d3[1];
+      2'h2:
+          \$529  = gt_bank_d3[2];
+      2'h3:
+          \$529  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$530 [1:0])
+      2'h0:
+          \$531  = fw_gt_bank[0];
+      2'h1:
+          \$531  = fw_gt_bank[1];
+      2'h2:
+          \$531  = fw_gt_bank[2];
+      2'h3:
+          \$531  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$532 [1:0])
+      2'h0:
+          \$533  = gt_fw_bank[0];
+      2'h1:
+          \$533  = gt_fw_bank[1];
+      2'h2:
+          \$533  = gt_fw_bank[2];
+      2'h3:
+          \$533  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$554 [1:0])
+      2'h0:
+          \$555  = gtp_bank[0];
+      2'h1:
+          \$555  = gtp_bank[1];
+      2'h2:
+          \$555  = gtp_bank[2];
+      2'h3:
+          \$555  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$577 [1:0])
+      2'h0:
+          \$578  = pgt_bank[0];
+      2'h1:
+          \$578  = pgt_bank[1];
+      2'h2:
+          \$578  = pgt_bank[2];
+      2'h3:
+          \$578  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$583 [1:0])
+      2'h0:
+          \$584  = old_bank[0];
+      2'h1:
+          \$584  = old_bank[1];
+      2'h2:
+          \$584  = old_bank[2];
+      2'h3:
+          \$584  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$586 [1:0])
+      2'h0:
+          \$587  = gt_bank_d3[0];
+      2'h1:
+          \$587  = gt_bank_d3[1];
+      2'h2:
+          \$587  = gt_bank_d3[2];
+      2'h3:
+          \$587  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$588 [1:0])
+      2'h0:
+          \$589  = gt_bank_d1[0];
+      2'h1:
+          \$589  = gt_bank_d1[1];
+      2'h2:
+          \$589  = gt_bank_d1[2];
+      2'h3:
+          \$589  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$590 [1:0])
+      2'h0:
+          \$591  = gt_bank_d2[0];
+      2'h1:
+          \$591  = gt_bank_d2[1];
+      2'h2:
+          \$591  = gt_bank_d2[2];
+      2'h3:
+          \$591  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$592 [1:0])
+      2'h0:
+          \$593  = fw_gt_bank[0];
+      2'h1:
+          \$593  = fw_gt_bank[1];
+      2'h2:
+          \$593  = fw_gt_bank[2];
+      2'h3:
+          \$593  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$594 [1:0])
+      2'h0:
+          \$595  = gt_fw_bank[0];
+      2'h1:
+          \$595  = gt_fw_bank[1];
+      2'h2:
+          \$595  = gt_fw_bank[2];
+      2'h3:
+          \$595  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$616 [1:0])
+      2'h0:
+          \$617  = gtp_bank[0];
+      2'h1:
+          \$617  = gtp_bank[1];
+      2'h2:
+          \$617  = gtp_bank[2];
+      2'h3:
+          \$617  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$639 [1:0])
+      2'h0:
+          \$640  = pgt_bank[0];
+      2'h1:
+          \$640  = pgt_bank[1];
+      2'h2:
+          \$640  = pgt_bank[2];
+      2'h3:
+          \$640  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$645 [1:0])
+      2'h0:
+          \$646  = old_bank[0];
+      2'h1:
+          \$646  = old_bank[1];
+      2'h2:
+          \$646  = old_bank[2];
+      2'h3:
+          \$646  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$648 [1:0])
+      2'h0:
+          \$649  = gt_bank_d2[0];
+      2'h1:
+          \$649  = gt_bank_d2[1];
+      2'h2:
+          \$649  = gt_bank_d2[2];
+      2'h3:
+          \$649  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$650 [1:0])
+      2'h0:
+          \$651  = gt_bank_d3[0];
+      2'h1:
+          \$651  = gt_bank_d3[1];
+      2'h2:
+          \$651  = gt_bank_d3[2];
+      2'h3:
+          \$651  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$652 [1:0])
+      2'h0:
+          \$653  = gt_bank_d1[0];
+      2'h1:
+          \$653  = gt_bank_d1[1];
+      2'h2:
+          \$653  = gt_bank_d1[2];
+      2'h3:
+          \$653  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$654 [1:0])
+      2'h0:
+          \$655  = fw_gt_bank[0];
+      2'h1:
+          \$655  = fw_gt_bank[1];
+      2'h2:
+          \$655  = fw_gt_bank[2];
+      2'h3:
+          \$655  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$656 [1:0])
+      2'h0:
+          \$657  = gt_fw_bank[0];
+      2'h1:
+          \$657  = gt_fw_bank[1];
+      2'h2:
+          \$657  = gt_fw_bank[2];
+      2'h3:
+          \$657  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$678 [1:0])
+      2'h0:
+          \$679  = gtp_bank[0];
+      2'h1:
+          \$679  = gtp_bank[1];
+      2'h2:
+          \$679  = gtp_bank[2];
+      2'h3:
+          \$679  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$701 [1:0])
+      2'h0:
+          \$702  = pgt_bank[0];
+      2'h1:
+          \$702  = pgt_bank[1];
+      2'h2:
+          \$702  = pgt_bank[2];
+      2'h3:
+          \$702  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$707 [1:0])
+      2'h0:
+          \$708  = old_bank[0];
+      2'h1:
+          \$708  = old_bank[1];
+      2'h2:
+          \$708  = old_bank[2];
+      2'h3:
+          \$708  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$710 [1:0])
+      2'h0:
+          \$711  = gt_bank_d1[0];
+      2'h1:
+          \$711  = gt_bank_d1[1];
+      2'h2:
+          \$711  = gt_bank_d1[2];
+      2'h3:
+          \$711  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$712 [1:0])
+      2'h0:
+          \$713  = gt_bank_d2[0];
+      2'h1:
+          \$713  = gt_bank_d2[1];
+      2'h2:
+          \$713  = gt_bank_d2[2];
+      2'h3:
+          \$713  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$714 [1:0])
+      2'h0:
+          \$715  = gt_bank_d3[0];
+      2'h1:
+          \$715  = gt_bank_d3[1];
+      2'h2:
+          \$715  = gt_bank_d3[2];
+      2'h3:
+          \$715  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$737 [1:0])
+      2'h0:
+          \$738  = \port$4537$0 [115:100];
+      2'h1:
+          \$738  = \port$4537$0 [208:193];
+      2'h2:
+          \$738  = \port$4537$0 [301:286];
+      2'h3:
+          \$738  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$740 [1:0])
+      2'h0:
+          \$741  = \port$4537$0 [115:100];
+      2'h1:
+          \$741  = \port$4537$0 [208:193];
+      2'h2:
+          \$741  = \port$4537$0 [301:286];
+      2'h3:
+          \$741  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$748 [1:0])
+      2'h0:
+          \$749  = \port$4537$0 [115:100];
+      2'h1:
+          \$749  = \port$4537$0 [208:193];
+      2'h2:
+          \$749  = \port$4537$0 [301:286];
+      2'h3:
+          \$749  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$751 [1:0])
+      2'h0:
+          \$752  = \port$4537$0 [115:100];
+      2'h1:
+          \$752  = \port$4537$0 [208:193];
+      2'h2:
+          \$752  = \port$4537$0 [301:286];
+      2'h3:
+          \$752  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$757 [1:0])
+      2'h0:
+          \$758  = \port$4537$0 [115:100];
+      2'h1:
+          \$758  = \port$4537$0 [208:193];
+      2'h2:
+          \$758  = \port$4537$0 [301:286];
+      2'h3:
+          \$758  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$760 [1:0])
+      2'h0:
+          \$761  = \port$4537$0 [115:100];
+      2'h1:
+          \$761  = \port$4537$0 [208:193];
+      2'h2:
+          \$761  = \port$4537$0 [301:286];
+      2'h3:
+          \$761  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$768 [1:0])
+      2'h0:
+          \$769  = \port$4537$0 [115:100];
+      2'h1:
+          \$769  = \port$4537$0 [208:193];
+      2'h2:
+          \$769  = \port$4537$0 [301:286];
+      2'h3:
+          \$769  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$771 [1:0])
+      2'h0:
+          \$772  = \port$4537$0 [115:100];
+      2'h1:
+          \$772  = \port$4537$0 [208:193];
+      2'h2:
+          \$772  = \port$4537$0 [301:286];
+      2'h3:
+          \$772  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$777 [1:0])
+      2'h0:
+          \$778  = \port$4537$0 [115:100];
+      2'h1:
+          \$778  = \port$4537$0 [208:193];
+      2'h2:
+          \$778  = \port$4537$0 [301:286];
+      2'h3:
+          \$778  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$780 [1:0])
+      2'h0:
+          \$781  = \port$4537$0 [115:100];
+      2'h1:
+          \$781  = \port$4537$0 [208:193];
+      2'h2:
+          \$781  = \port$4537$0 [301:286];
+      2'h3:
+          \$781  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$788 [1:0])
+      2'h0:
+          \$789  = \port$4537$0 [115:100];
+      2'h1:
+          \$789  = \port$4537$0 [208:193];
+      2'h2:
+          \$789  = \port$4537$0 [301:286];
+      2'h3:
+          \$789  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$791 [1:0])
+      2'h0:
+          \$792  = \port$4537$0 [115:100];
+      2'h1:
+          \$792  = \port$4537$0 [208:193];
+      2'h2:
+          \$792  = \port$4537$0 [301:286];
+      2'h3:
+          \$792  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$797 [1:0])
+      2'h0:
+          \$798  = \port$4537$0 [115:100];
+      2'h1:
+          \$798  = \port$4537$0 [208:193];
+      2'h2:
+          \$798  = \port$4537$0 [301:286];
+      2'h3:
+          \$798  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$800 [1:0])
+      2'h0:
+          \$801  = \port$4537$0 [115:100];
+      2'h1:
+          \$801  = \port$4537$0 [208:193];
+      2'h2:
+          \$801  = \port$4537$0 [301:286];
+      2'h3:
+          \$801  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$808 [1:0])
+      2'h0:
+          \$809  = \port$4537$0 [115:100];
+      2'h1:
+          \$809  = \port$4537$0 [208:193];
+      2'h2:
+          \$809  = \port$4537$0 [301:286];
+      2'h3:
+          \$809  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$811 [1:0])
+      2'h0:
+          \$812  = \port$4537$0 [115:100];
+      2'h1:
+          \$812  = \port$4537$0 [208:193];
+      2'h2:
+          \$812  = \port$4537$0 [301:286];
+      2'h3:
+          \$812  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    { \$817 [603], \$817 [598], \$817 [593], \$817 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
+    \$817 [68:0] = \port$4532$0 [68:0];
+    \$817 [79:69] = \port$4532$0 [79:69];
+    \$817 [629] = \$461 ;
+    \$817 [637:630] = { \$467 , \$465  };
+    \$817 [604] = fw_wr0;
+    \$817 [608] = \$469 ;
+    \$817 [612] = \$471 ;
+    \$817 [616] = \$494 ;
+    \$817 [620] = \$517 ;
+    \$817 [624] = \$523 ;
+    \$817 [589] = \$525 ;
+    \$817 [590] = \$527 ;
+    \$817 [591] = \$529 ;
+    \$817 [605] = fw_wr1;
+    \$817 [609] = \$531 ;
+    \$817 [613] = \$533 ;
+    \$817 [617] = \$556 ;
+    \$817 [621] = \$579 ;
+    \$817 [625] = \$585 ;
+    \$817 [592] = \$587 ;
+    \$817 [594] = \$589 ;
+    \$817 [595] = \$591 ;
+    \$817 [606] = fw_wr2;
+    \$817 [610] = \$593 ;
+    \$817 [614] = \$595 ;
+    \$817 [618] = \$618 ;
+    \$817 [622] = \$641 ;
+    \$817 [626] = \$647 ;
+    \$817 [596] = \$649 ;
+    \$817 [597] = \$651 ;
+    \$817 [599] = \$653 ;
+    \$817 [607] = fw_wr3;
+    \$817 [611] = \$655 ;
+    \$817 [615] = \$657 ;
+    \$817 [619] = \$680 ;
+    \$817 [623] = \$703 ;
+    \$817 [627] = \$709 ;
+    \$817 [600] = \$711 ;
+    \$817 [601] = \$713 ;
+    \$817 [602] = \$715 ;
+    \$817 [628] = \$724 ;
+    \$817 [638] = \$725 ;
+    \$817 [642] = \$726 ;
+    \$817 [646] = \$727 ;
+    \$817 [639] = \$728 ;
+    \$817 [643] = \$729 ;
+    \$817 [647] = \$730 ;
+    \$817 [640] = \$731 ;
+    \$817 [644] = \$732 ;
+    \$817 [648] = \$733 ;
+    \$817 [641] = \$734 ;
+    \$817 [645] = \$735 ;
+    \$817 [649] = \$736 ;
+    \$817 [80] = valid0;
+    \$817 [81] = match0;
+    \$817 [89:82] = age0;
+    \$817 [145:90] = tag0;
+    \$817 [161:146] = cnt0;
+    \$817 [162] = mark0;
+    \$817 [189:174] = \$744 ;
+    \$817 [205:190] = \$755 ;
+    \$817 [173:163] = \port$4537$0 [10:0];
+    \$817 [206] = \$756 ;
+    \$817 [207] = valid1;
+    \$817 [208] = match1;
+    \$817 [216:209] = age1;
+    \$817 [272:217] = tag1;
+    \$817 [288:273] = cnt1;
+    \$817 [289] = mark1;
+    \$817 [316:301] = \$764 ;
+    \$817 [332:317] = \$775 ;
+    \$817 [300:290] = \port$4537$0 [21:11];
+    \$817 [333] = \$776 ;
+    \$817 [334] = valid2;
+    \$817 [335] = match2;
+    \$817 [343:336] = age2;
+    \$817 [399:344] = tag2;
+    \$817 [415:400] = cnt2;
+    \$817 [416] = mark2;
+    \$817 [443:428] = \$784 ;
+    \$817 [459:444] = \$795 ;
+    \$817 [427:417] = \port$4537$0 [32:22];
+    \$817 [460] = \$796 ;
+    \$817 [461] = valid3;
+    \$817 [462] = match3;
+    \$817 [470:463] = age3;
+    \$817 [526:471] = tag3;
+    \$817 [542:527] = cnt3;
+    \$817 [543] = mark3;
+    \$817 [570:555] = \$804 ;
+    \$817 [586:571] = \$815 ;
+    \$817 [554:544] = \port$4537$0 [43:33];
+    \$817 [587] = \$816 ;
+    if (rst) begin
+      \$817  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$47 [1:0])
+      2'h0:
+          \$48  = \port$4537$0 [124];
+      2'h1:
+          \$48  = \port$4537$0 [217];
+      2'h2:
+          \$48  = \port$4537$0 [310];
+      2'h3:
+          \$48  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$51 [1:0])
+      2'h0:
+          \$52  = \port$4537$0 [124];
+      2'h1:
+          \$52  = \port$4537$0 [217];
+      2'h2:
+          \$52  = \port$4537$0 [310];
+      2'h3:
+          \$52  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$55 [1:0])
+      2'h0:
+          \$56  = tag_eq_b[0];
+      2'h1:
+          \$56  = tag_eq_b[1];
+      2'h2:
+          \$56  = tag_eq_b[2];
+      2'h3:
+          \$56  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$58 [1:0])
+      2'h0:
+          \$59  = \port$4537$0 [99:44];
+      2'h1:
+          \$59  = \port$4537$0 [192:137];
+      2'h2:
+          \$59  = \port$4537$0 [285:230];
+      2'h3:
+          \$59  = \port$4537$0 [378:323];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$60 [1:0])
+      2'h0:
+          \$61  = { \$20 , \$17  };
+      2'h1:
+          \$61  = { \$28 , \$25  };
+      2'h2:
+          \$61  = { \$36 , \$33  };
+      2'h3:
+          \$61  = { \$44 , \$41  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$62 [1:0])
+      2'h0:
+          \$63  = \port$4537$0 [115:100];
+      2'h1:
+          \$63  = \port$4537$0 [208:193];
+      2'h2:
+          \$63  = \port$4537$0 [301:286];
+      2'h3:
+          \$63  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$64 [1:0])
+      2'h0:
+          \$65  = mark_now_b[0];
+      2'h1:
+          \$65  = mark_now_b[1];
+      2'h2:
+          \$65  = mark_now_b[2];
+      2'h3:
+          \$65  = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$68 [1:0])
+      2'h0:
+          \$69  = \port$4537$0 [124];
+      2'h1:
+          \$69  = \port$4537$0 [217];
+      2'h2:
+          \$69  = \port$4537$0 [310];
+      2'h3:
+          \$69  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$72 [1:0])
+      2'h0:
+          \$73  = \port$4537$0 [124];
+      2'h1:
+          \$73  = \port$4537$0 [217];
+      2'h2:
+          \$73  = \port$4537$0 [310];
+      2'h3:
+          \$73  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$76 [1:0])
+      2'h0:
+          \$77  = tag_eq_b[0];
+      2'h1:
+          \$77  = tag_eq_b[1];
+      2'h2:
+          \$77  = tag_eq_b[2];
+      2'h3:
+          \$77  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$79 [1:0])
+      2'h0:
+          \$80  = \port$4537$0 [99:44];
+      2'h1:
+          \$80  = \port$4537$0 [192:137];
+      2'h2:
+          \$80  = \port$4537$0 [285:230];
+      2'h3:
+          \$80  = \port$4537$0 [378:323];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$81 [1:0])
+      2'h0:
+          \$82  = { \$20 , \$17  };
+      2'h1:
+          \$82  = { \$28 , \$25  };
+      2'h2:
+          \$82  = { \$36 , \$33  };
+      2'h3:
+          \$82  = { \$44 , \$41  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$83 [1:0])
+      2'h0:
+          \$84  = \port$4537$0 [115:100];
+      2'h1:
+          \$84  = \port$4537$0 [208:193];
+      2'h2:
+          \$84  = \port$4537$0 [301:286];
+      2'h3:
+          \$84  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$85 [1:0])
+      2'h0:
+          \$86  = mark_now_b[0];
+      2'h1:
+          \$86  = mark_now_b[1];
+      2'h2:
+          \$86  = mark_now_b[2];
+      2'h3:
+          \$86  = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$89 [1:0])
+      2'h0:
+          \$90  = \port$4537$0 [124];
+      2'h1:
+          \$90  = \port$4537$0 [217];
+      2'h2:
+          \$90  = \port$4537$0 [310];
+      2'h3:
+          \$90  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$93 [1:0])
+      2'h0:
+          \$94  = \port$4537$0 [124];
+      2'h1:
+          \$94  = \port$4537$0 [217];
+      2'h2:
+          \$94  = \port$4537$0 [310];
+      2'h3:
+          \$94  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$97 [1:0])
+      2'h0:
+          \$98  = tag_eq_b[0];
+      2'h1:
+          \$98  = tag_eq_b[1];
+      2'h2:
+          \$98  = tag_eq_b[2];
+      2'h3:
+          \$98  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$100 [1:0])
+      2'h0:
+          \$101  = \port$4537$0 [99:44];
+      2'h1:
+          \$101  = \port$4537$0 [192:137];
+      2'h2:
+          \$101  = \port$4537$0 [285:230];
+      2'h3:
+          \$101  = \port$4537$0 [378:323];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$102 [1:0])
+      2'h0:
+          \$103  = { \$20 , \$17  };
+      2'h1:
+          \$103  = { \$28 , \$25  };
+      2'h2:
+          \$103  = { \$36 , \$33  };
+      2'h3:
+          \$103  = { \$44 , \$41  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$104 [1:0])
+      2'h0:
+          \$105  = \port$4537$0 [115:100];
+      2'h1:
+          \$105  = \port$4537$0 [208:193];
+      2'h2:
+          \$105  = \port$4537$0 [301:286];
+      2'h3:
+          \$105  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$106 [1:0])
+      2'h0:
+          \$107  = mark_now_b[0];
+      2'h1:
+          \$107  = mark_now_b[1];
+      2'h2:
+          \$107  = mark_now_b[2];
+      2'h3:
+          \$107  = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$110 [1:0])
+      2'h0:
+          \$111  = \port$4537$0 [124];
+      2'h1:
+          \$111  = \port$4537$0 [217];
+      2'h2:
+          \$111  = \port$4537$0 [310];
+      2'h3:
+          \$111  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$114 [1:0])
+      2'h0:
+          \$115  = \port$4537$0 [124];
+      2'h1:
+          \$115  = \port$4537$0 [217];
+      2'h2:
+          \$115  = \port$4537$0 [310];
+      2'h3:
+          \$115  = \port$4537$0 [403];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$118 [1:0])
+      2'h0:
+          \$119  = tag_eq_b[0];
+      2'h1:
+          \$119  = tag_eq_b[1];
+      2'h2:
+          \$119  = tag_eq_b[2];
+      2'h3:
+          \$119  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$121 [1:0])
+      2'h0:
+          \$122  = \port$4537$0 [99:44];
+      2'h1:
+          \$122  = \port$4537$0 [192:137];
+      2'h2:
+          \$122  = \port$4537$0 [285:230];
+      2'h3:
+          \$122  = \port$4537$0 [378:323];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$123 [1:0])
+      2'h0:
+          \$124  = { \$20 , \$17  };
+      2'h1:
+          \$124  = { \$28 , \$25  };
+      2'h2:
+          \$124  = { \$36 , \$33  };
+      2'h3:
+          \$124  = { \$44 , \$41  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$125 [1:0])
+      2'h0:
+          \$126  = \port$4537$0 [115:100];
+      2'h1:
+          \$126  = \port$4537$0 [208:193];
+      2'h2:
+          \$126  = \port$4537$0 [301:286];
+      2'h3:
+          \$126  = \port$4537$0 [394:379];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$127 [1:0])
+      2'h0:
+          \$128  = mark_now_b[0];
+      2'h1:
+          \$128  = mark_now_b[1];
+      2'h2:
+          \$128  = mark_now_b[2];
+      2'h3:
+          \$128  = mark_now_b[3];
+    endcase
+  end
+  assign window = { \port$4539$0 , \port$4533$0 , \port$4537$0 , \port$4532$0  };
+  assign age_bank0 = { \$20 , \$17  };
+  assign age_bank1 = { \$28 , \$25  };
+  assign age_bank2 = { \$36 , \$33  };
+  assign age_bank3 = { \$44 , \$41  };
+  assign forward__write = \port$4668$271 [1];
+  assign forward__invalidate = \port$4668$271 [2];
+  assign forward__tag = \port$4668$5 [55:0];
+  assign forward__count = \port$4668$271 [18:3];
+  assign forward__mark = \port$4668$271 [0];
+  assign busy = lanes[0];
+  assign forward__last = \port$4668$5 [63:56];
+  assign forward__count_inc = \port$4668$271 [34:19];
+  assign \window.request  = \port$4532$0 [68:0];
+  assign \window.request.valid  = \port$4532$0 [0];
+  assign \window.request.op  = \port$4532$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4532$0 [4:3];
+  assign \window.request.tag  = \port$4532$0 [60:5];
+  assign \window.request.t  = \port$4532$0 [68:61];
+  assign \window.start  = \port$4532$0 [79:69];
+  assign \window.lane_slot  = \port$4537$0 [43:0];
+  assign \window.lane_slot[0]  = \port$4537$0 [10:0];
+  assign \window.lane_slot[1]  = \port$4537$0 [21:11];
+  assign \window.lane_slot[2]  = \port$4537$0 [32:22];
+  assign \window.lane_slot[3]  = \port$4537$0 [43:33];
+  assign \window.bank  = \port$4537$0 [415:44];
+  assign \window.bank[0]  = \port$4537$0 [136:44];
+  assign \window.bank[0].tag  = \port$4537$0 [99:44];
+  assign \window.bank[0].count  = \port$4537$0 [115:100];
+  assign \window.bank[0].last  = \port$4537$0 [123:116];
+  assign \window.bank[0].valid  = \port$4537$0 [124];
+  assign \window.bank[0].fresh  = \port$4537$0 [125];
+  assign \window.bank[0].mark  = \port$4537$0 [126];
+  assign \window.bank[0].row  = \port$4537$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4537$0 [136];
+  assign \window.bank[1]  = \port$4537$0 [229:137];
+  assign \window.bank[1].tag  = \port$4537$0 [192:137];
+  assign \window.bank[1].count  = \port$4537$0 [208:193];
+  assign \window.bank[1].last  = \port$4537$0 [216:209];
+  assign \window.bank[1].valid  = \port$4537$0 [217];
+  assign \window.bank[1].fresh  = \port$4537$0 [218];
+  assign \window.bank[1].mark  = \port$4537$0 [219];
+  assign \window.bank[1].row  = \port$4537$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4537$0 [229];
+  assign \window.bank[2]  = \port$4537$0 [322:230];
+  assign \window.bank[2].tag  = \port$4537$0 [285:230];
+  assign \window.bank[2].count  = \port$4537$0 [301:286];
+  assign \window.bank[2].last  = \port$4537$0 [309:302];
+  assign \window.bank[2].valid  = \port$4537$0 [310];
+  assign \window.bank[2].fresh  = \port$4537$0 [311];
+  assign \window.bank[2].mark  = \port$4537$0 [312];
+  assign \window.bank[2].row  = \port$4537$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4537$0 [322];
+  assign \window.bank[3]  = \port$4537$0 [415:323];
+  assign \window.bank[3].tag  = \port$4537$0 [378:323];
+  assign \window.bank[3].count  = \port$4537$0 [394:379];
+  assign \window.bank[3].last  = \port$4537$0 [402:395];
+  assign \window.bank[3].valid  = \port$4537$0 [403];
+  assign \window.bank[3].fresh  = \port$4537$0 [404];
+  assign \window.bank[3].mark  = \port$4537$0 [405];
+  assign \window.bank[3].row  = \port$4537$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4537$0 [415];
+  assign \window.overlap  = \port$4533$0 [15:0];
+  assign \window.overlap[0]  = \port$4533$0 [3:0];
+  assign \window.overlap[1]  = \port$4533$0 [7:4];
+  assign \window.overlap[2]  = \port$4533$0 [11:8];
+  assign \window.overlap[3]  = \port$4533$0 [15:12];
+  assign \window.overlap_next  = \port$4533$0 [31:16];
+  assign \window.overlap_next[0]  = \port$4533$0 [19:16];
+  assign \window.overlap_next[1]  = \port$4533$0 [23:20];
+  assign \window.overlap_next[2]  = \port$4533$0 [27:24];
+  assign \window.overlap_next[3]  = \port$4533$0 [31:28];
+  assign \window.same_line  = \port$4539$0 [0];
+  assign \window.forward_age  = \port$4539$0 [8:1];
+  assign \window.t_w1  = \port$4539$0 [16:9];
+  assign \lanes.request  = lanes[68:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[60:5];
+  assign \lanes.request.t  = lanes[68:61];
+  assign \lanes.start  = lanes[79:69];
+  assign \lanes.lane  = lanes[587:80];
+  assign \lanes.lane[0]  = lanes[206:80];
+  assign \lanes.lane[0].valid  = lanes[80];
+  assign \lanes.lane[0].match  = lanes[81];
+  assign \lanes.lane[0].age  = lanes[89:82];
+  assign \lanes.lane[0].tag  = lanes[145:90];
+  assign \lanes.lane[0].count  = lanes[161:146];
+  assign \lanes.lane[0].mark  = lanes[162];
+  assign \lanes.lane[0].slot  = lanes[173:163];
+  assign \lanes.lane[0].count_inc  = lanes[189:174];
+  assign \lanes.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes.lane[1]  = lanes[333:207];
+  assign \lanes.lane[1].valid  = lanes[207];
+  assign \lanes.lane[1].match  = lanes[208];
+  assign \lanes.lane[1].age  = lanes[216:209];
+  assign \lanes.lane[1].tag  = lanes[272:217];
+  assign \lanes.lane[1].count  = lanes[288:273];
+  assign \lanes.lane[1].mark  = lanes[289];
+  assign \lanes.lane[1].slot  = lanes[300:290];
+  assign \lanes.lane[1].count_inc  = lanes[316:301];
+  assign \lanes.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes.lane[2]  = lanes[460:334];
+  assign \lanes.lane[2].valid  = lanes[334];
+  assign \lanes.lane[2].match  = lanes[335];
+  assign \lanes.lane[2].age  = lanes[343:336];
+  assign \lanes.lane[2].tag  = lanes[399:344];
+  assign \lanes.lane[2].count  = lanes[415:400];
+  assign \lanes.lane[2].mark  = lanes[416];
+  assign \lanes.lane[2].slot  = lanes[427:417];
+  assign \lanes.lane[2].count_inc  = lanes[443:428];
+  assign \lanes.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes.lane[3]  = lanes[587:461];
+  assign \lanes.lane[3].valid  = lanes[461];
+  assign \lanes.lane[3].match  = lanes[462];
+  assign \lanes.lane[3].age  = lanes[470:463];
+  assign \lanes.lane[3].tag  = lanes[526:471];
+  assign \lanes.lane[3].count  = lanes[542:527];
+  assign \lanes.lane[3].mark  = lanes[543];
+  assign \lanes.lane[3].slot  = lanes[554:544];
+  assign \lanes.lane[3].count_inc  = lanes[570:555];
+  assign \lanes.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes.older  = lanes[603:588];
+  assign \lanes.older[0]  = lanes[591:588];
+  assign \lanes.older[1]  = lanes[595:592];
+  assign \lanes.older[2]  = lanes[599:596];
+  assign \lanes.older[3]  = lanes[603:600];
+  assign \lanes.forwarded  = lanes[607:604];
+  assign \lanes.forward_older  = lanes[611:608];
+  assign \lanes.older_forward  = lanes[615:612];
+  assign \lanes.older_ahead  = lanes[619:616];
+  assign \lanes.ahead_older  = lanes[623:620];
+  assign \lanes.beyond_w1  = lanes[627:624];
+  assign \lanes.ahead_beyond_w1  = lanes[628];
+  assign \lanes.same_line_ahead  = lanes[629];
+  assign \lanes.age_ahead  = lanes[637:630];
+  assign \lanes.ahead_in_window  = lanes[641:638];
+  assign \lanes.ahead_lane_bit  = lanes[649:642];
+  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
+  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
+  assign old_bank[3] = \$460 ;
+  assign old_bank[2] = \$457 ;
+  assign old_bank[1] = \$454 ;
+  assign old_bank[0] = \$451 ;
+  assign pgt_bank[3] = \$448 ;
+  assign pgt_bank[2] = \$428 ;
+  assign pgt_bank[1] = \$408 ;
+  assign pgt_bank[0] = \$388 ;
+  assign gtp_bank[3] = \$368 ;
+  assign gtp_bank[2] = \$348 ;
+  assign gtp_bank[1] = \$328 ;
+  assign gtp_bank[0] = \$308 ;
+  assign gt_bank_d3[3] = \$288 ;
+  assign gt_bank_d3[2] = \$280 ;
+  assign gt_bank_d3[1] = \$272 ;
+  assign gt_bank_d3[0] = \$264 ;
+  assign gt_bank_d2[3] = \$256 ;
+  assign gt_bank_d2[2] = \$248 ;
+  assign gt_bank_d2[1] = \$240 ;
+  assign gt_bank_d2[0] = \$232 ;
+  assign gt_bank_d1[3] = \$224 ;
+  assign gt_bank_d1[2] = \$216 ;
+  assign gt_bank_d1[1] = \$208 ;
+  assign gt_bank_d1[0] = \$200 ;
+  assign gt_fw_bank[3] = \$192 ;
+  assign gt_fw_bank[2] = \$184 ;
+  assign gt_fw_bank[1] = \$176 ;
+  assign gt_fw_bank[0] = \$168 ;
+  assign fw_gt_bank[3] = \$160 ;
+  assign fw_gt_bank[2] = \$152 ;
+  assign fw_gt_bank[1] = \$144 ;
+  assign fw_gt_bank[0] = \$136 ;
+  assign tag_eq_b[3] = \$12 ;
+  assign tag_eq_b[2] = \$11 ;
+  assign tag_eq_b[1] = \$10 ;
+  assign tag_eq_b[0] = \$9 ;
+  assign mark_now_b[3] = \$8 ;
+  assign mark_now_b[2] = \$6 ;
+  assign mark_now_b[1] = \$4 ;
+  assign mark_now_b[0] = \$2 ;
+  assign \$290  = \$289 [7];
+  assign \$294  = \$293 [7];
+  assign \$299  = \$298 [7];
+  assign \$303  = \$302 [7];
+  assign \$310  = \$309 [7];
+  assign \$314  = \$313 [7];
+  assign \$319  = \$318 [7];
+  assign \$323  = \$322 [7];
+  assign \$330  = \$329 [7];
+  assign \$334  = \$333 [7];
+  assign \$339  = \$338 [7];
+  assign \$343  = \$342 [7];
+  assign \$350  = \$349 [7];
+  assign \$354  = \$353 [7];
+  assign \$359  = \$358 [7];
+  assign \$363  = \$362 [7];
+  assign \$370  = \$369 [7];
+  assign \$374  = \$373 [7];
+  assign \$378  = \$377 [7];
+  assign \$382  = \$381 [7];
+  assign \$390  = \$389 [7];
+  assign \$394  = \$393 [7];
+  assign \$398  = \$397 [7];
+  assign \$402  = \$401 [7];
+  assign \$410  = \$409 [7];
+  assign \$414  = \$413 [7];
+  assign \$418  = \$417 [7];
+  assign \$422  = \$421 [7];
+  assign \$430  = \$429 [7];
+  assign \$434  = \$433 [7];
+  assign \$438  = \$437 [7];
+  assign \$442  = \$441 [7];
+  assign \$463  = \$462 [7];
+  assign \$467  = \$466 [7];
+  assign \$473  = \$472 [7];
+  assign \$477  = \$476 [7];
+  assign \$482  = \$481 [7];
+  assign \$486  = \$485 [7];
+  assign \$496  = \$495 [7];
+  assign \$500  = \$499 [7];
+  assign \$504  = \$503 [7];
+  assign \$508  = \$507 [7];
+  assign \$535  = \$534 [7];
+  assign \$539  = \$538 [7];
+  assign \$544  = \$543 [7];
+  assign \$548  = \$547 [7];
+  assign \$558  = \$557 [7];
+  assign \$562  = \$561 [7];
+  assign \$566  = \$565 [7];
+  assign \$570  = \$569 [7];
+  assign \$597  = \$596 [7];
+  assign \$601  = \$600 [7];
+  assign \$606  = \$605 [7];
+  assign \$610  = \$609 [7];
+  assign \$620  = \$619 [7];
+  assign \$624  = \$623 [7];
+  assign \$628  = \$627 [7];
+  assign \$632  = \$631 [7];
+  assign \$659  = \$658 [7];
+  assign \$663  = \$662 [7];
+  assign \$668  = \$667 [7];
+  assign \$672  = \$671 [7];
+  assign \$682  = \$681 [7];
+  assign \$686  = \$685 [7];
+  assign \$690  = \$689 [7];
+  assign \$694  = \$693 [7];
+  assign \$717  = \$716 [7];
+  assign \$721  = \$720 [7];
+endmodule
+
+(* generator = "Amaranth" *)
 module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
   reg \$100 ;
@@ -11343,13 +6389,13 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire [10:0] \$signature__addr$165 ;
   wire [10:0] \$signature__addr$167 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signature__addr$172 ;
+  wire [10:0] \$signature__addr$173 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signature__addr$174 ;
+  wire [10:0] \$signature__addr$175 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signature__addr$176 ;
+  wire [10:0] \$signature__addr$177 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signature__addr$178 ;
+  wire [10:0] \$signature__addr$179 ;
   wire [10:0] \$signature__data ;
   wire [10:0] \$signature__data$104 ;
   wire [10:0] \$signature__data$106 ;
@@ -11374,10 +6420,10 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire \$signature__en$164 ;
   wire \$signature__en$166 ;
   wire \$signature__en$168 ;
-  wire \$signature__en$173 ;
-  wire \$signature__en$175 ;
-  wire \$signature__en$177 ;
-  wire \$signature__en$179 ;
+  wire \$signature__en$174 ;
+  wire \$signature__en$176 ;
+  wire \$signature__en$178 ;
+  wire \$signature__en$180 ;
   wire busy;
   input clk;
   wire clk;
@@ -11474,6 +6520,23 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire [10:0] pa;
   (* init = 11'h000 *)
   wire [10:0] pb;
+  wire [25:0] pending;
+  wire [12:0] \pending[0] ;
+  (* enum_base_type = "LruCmd" *)
+  (* enum_value_00 = "NONE" *)
+  (* enum_value_01 = "TOUCH" *)
+  (* enum_value_10 = "INSERT" *)
+  (* enum_value_11 = "POP" *)
+  wire [1:0] \pending[0].cmd ;
+  wire [10:0] \pending[0].slot ;
+  wire [12:0] \pending[1] ;
+  (* enum_base_type = "LruCmd" *)
+  (* enum_value_00 = "NONE" *)
+  (* enum_value_01 = "TOUCH" *)
+  (* enum_value_10 = "INSERT" *)
+  (* enum_value_11 = "POP" *)
+  wire [1:0] \pending[1].cmd ;
+  wire [10:0] \pending[1].slot ;
   reg [10:0] prev0_fb_word = 11'h000;
   reg [10:0] prev0_wlast2_addr = 11'h000;
   reg [10:0] prev0_wlast2_data = 11'h000;
@@ -20153,511 +15216,511 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   always @(posedge clk)
     next_b_fb_hit_last2 <= \$220 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$98  = \$signature__data ;
     if (rst) begin
       \$98  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$99  = \$signature__data$5 ;
     if (rst) begin
       \$99  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$100  = prev_a_req_en;
     if (rst) begin
       \$100  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$101  = prev_a_req_addr;
     if (rst) begin
       \$101  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$102  = prev_a_req_data;
     if (rst) begin
       \$102  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$103  = prev_a_fbw_en;
     if (rst) begin
       \$103  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$104  = prev_a_fbw_addr;
     if (rst) begin
       \$104  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$105  = prev_a_fbw_data;
     if (rst) begin
       \$105  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$106  = prev_a_en;
     if (rst) begin
       \$106  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$107  = prev_a_addr;
     if (rst) begin
       \$107  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$108  = prev_a_data;
     if (rst) begin
       \$108  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$109  = prev_a_last_en;
     if (rst) begin
       \$109  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$110  = prev_a_last_addr;
     if (rst) begin
       \$110  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$111  = prev_a_last_data;
     if (rst) begin
       \$111  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$112  = prev_b_req_en;
     if (rst) begin
       \$112  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$113  = prev_b_req_addr;
     if (rst) begin
       \$113  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$114  = prev_b_req_data;
     if (rst) begin
       \$114  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$115  = prev_b_fbw_en;
     if (rst) begin
       \$115  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$116  = prev_b_fbw_addr;
     if (rst) begin
       \$116  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$117  = prev_b_fbw_data;
     if (rst) begin
       \$117  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$118  = prev_b_en;
     if (rst) begin
       \$118  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$119  = prev_b_addr;
     if (rst) begin
       \$119  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$120  = prev_b_data;
     if (rst) begin
       \$120  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$121  = prev_b_last_en;
     if (rst) begin
       \$121  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$122  = prev_b_last_addr;
     if (rst) begin
       \$122  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$123  = prev_b_last_data;
     if (rst) begin
       \$123  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$124  = \$signature__data$37 ;
     if (rst) begin
       \$124  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$125  = \$signature__data$39 ;
     if (rst) begin
       \$125  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$126  = next_a_req_en;
     if (rst) begin
       \$126  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$127  = next_a_req_addr;
     if (rst) begin
       \$127  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$128  = next_a_req_data;
     if (rst) begin
       \$128  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$129  = next_a_fbw_en;
     if (rst) begin
       \$129  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$130  = next_a_fbw_addr;
     if (rst) begin
       \$130  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$131  = next_a_fbw_data;
     if (rst) begin
       \$131  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$132  = next_a_en;
     if (rst) begin
       \$132  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$133  = next_a_addr;
     if (rst) begin
       \$133  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$134  = next_a_data;
     if (rst) begin
       \$134  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$135  = next_a_last_en;
     if (rst) begin
       \$135  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$136  = next_a_last_addr;
     if (rst) begin
       \$136  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$137  = next_a_last_data;
     if (rst) begin
       \$137  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$138  = next_b_req_en;
     if (rst) begin
       \$138  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$139  = next_b_req_addr;
     if (rst) begin
       \$139  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$140  = next_b_req_data;
     if (rst) begin
       \$140  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$141  = next_b_fbw_en;
     if (rst) begin
       \$141  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$142  = next_b_fbw_addr;
     if (rst) begin
       \$142  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$143  = next_b_fbw_data;
     if (rst) begin
       \$143  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$144  = next_b_en;
     if (rst) begin
       \$144  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$145  = next_b_addr;
     if (rst) begin
       \$145  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$146  = next_b_data;
     if (rst) begin
       \$146  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$147  = next_b_last_en;
     if (rst) begin
       \$147  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$148  = next_b_last_addr;
     if (rst) begin
       \$148  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$149  = next_b_last_data;
     if (rst) begin
       \$149  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$150  = cmd;
     if (rst) begin
       \$150  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$151  = \$2 ;
     if (rst) begin
       \$151  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$152  = cmd_q;
     if (rst) begin
       \$152  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$153  = slot_q;
     if (rst) begin
       \$153  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$154  = \$4 ;
     if (rst) begin
       \$154  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$155  = \$6 ;
     if (rst) begin
       \$155  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$156  = \$8 ;
     if (rst) begin
       \$156  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$157  = \$10 ;
     if (rst) begin
       \$157  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$158  = \$12 ;
     if (rst) begin
       \$158  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$159  = \$14 ;
     if (rst) begin
       \$159  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$160  = \$16 ;
     if (rst) begin
       \$160  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$161  = \$18 ;
     if (rst) begin
       \$161  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$162  = \$20 ;
     if (rst) begin
       \$162  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$163  = \$22 ;
     if (rst) begin
       \$163  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$164  = \$24 ;
     if (rst) begin
       \$164  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$165  = \$26 ;
     if (rst) begin
       \$165  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$166  = \$28 ;
     if (rst) begin
       \$166  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$167  = \$30 ;
     if (rst) begin
       \$167  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$168  = \$32 ;
     if (rst) begin
       \$168  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$169  = \$34 ;
     if (rst) begin
       \$169  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$170  = tail;
     casez (cmd_qq)
       2'h1:
@@ -20682,7 +15745,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$171  = head;
     casez (cmd_qq)
       2'h1:
@@ -20702,7 +15765,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$172  = empty;
     casez (cmd_qq)
       2'h1:
@@ -20724,343 +15787,343 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$173  = prev_a_req;
     if (rst) begin
       \$173  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$174  = \$signal ;
     if (rst) begin
       \$174  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$175  = p_of;
     if (rst) begin
       \$175  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$176  = prev_b_req;
     if (rst) begin
       \$176  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$177  = head;
     if (rst) begin
       \$177  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$178  = slot_qq;
     if (rst) begin
       \$178  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$179  = \$signature__data$104 ;
     if (rst) begin
       \$179  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$180  = \$signature__data$106 ;
     if (rst) begin
       \$180  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$181  = prev_a_en;
     if (rst) begin
       \$181  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$182  = prev_a_addr;
     if (rst) begin
       \$182  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$183  = \$signature__data$112 ;
     if (rst) begin
       \$183  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$184  = prev0_wlast_en;
     if (rst) begin
       \$184  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$185  = prev0_wlast_addr;
     if (rst) begin
       \$185  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$186  = prev0_wlast_data;
     if (rst) begin
       \$186  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$187  = prev_b_en;
     if (rst) begin
       \$187  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$188  = prev_b_addr;
     if (rst) begin
       \$188  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$189  = \$signature__data$121 ;
     if (rst) begin
       \$189  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$190  = prev1_wlast_en;
     if (rst) begin
       \$190  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$191  = prev1_wlast_addr;
     if (rst) begin
       \$191  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$192  = prev1_wlast_data;
     if (rst) begin
       \$192  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$193  = \$39 ;
     if (rst) begin
       \$193  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$194  = \$41 ;
     if (rst) begin
       \$194  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$195  = \$43 ;
     if (rst) begin
       \$195  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$196  = \$45 ;
     if (rst) begin
       \$196  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$197  = next_a_req;
     if (rst) begin
       \$197  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$198  = p_of;
     if (rst) begin
       \$198  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$199  = \$signal ;
     if (rst) begin
       \$199  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$200  = prev_b_req;
     if (rst) begin
       \$200  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$201  = slot_qq;
     if (rst) begin
       \$201  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$202  = head;
     if (rst) begin
       \$202  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$203  = \$signature__data$136 ;
     if (rst) begin
       \$203  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$204  = \$signature__data$138 ;
     if (rst) begin
       \$204  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$205  = next_a_en;
     if (rst) begin
       \$205  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$206  = next_a_addr;
     if (rst) begin
       \$206  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$207  = \$signature__data$144 ;
     if (rst) begin
       \$207  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$208  = next0_wlast_en;
     if (rst) begin
       \$208  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$209  = next0_wlast_addr;
     if (rst) begin
       \$209  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$210  = next0_wlast_data;
     if (rst) begin
       \$210  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$211  = next_b_en;
     if (rst) begin
       \$211  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$212  = next_b_addr;
     if (rst) begin
       \$212  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$213  = \$signature__data$153 ;
     if (rst) begin
       \$213  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$214  = next1_wlast_en;
     if (rst) begin
       \$214  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$215  = next1_wlast_addr;
     if (rst) begin
       \$215  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$216  = next1_wlast_data;
     if (rst) begin
       \$216  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$217  = \$47 ;
     if (rst) begin
       \$217  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$218  = \$49 ;
     if (rst) begin
       \$218  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$219  = \$51 ;
     if (rst) begin
       \$219  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$220  = \$53 ;
     if (rst) begin
       \$220  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     next_a_req = 1'h0;
     casez (cmd_qq)
       2'h1:
@@ -21070,7 +16133,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     prev_b_req = 1'h0;
     casez (cmd_qq)
       2'h1:
@@ -21086,7 +16149,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     prev_a_req = 1'h0;
     casez (cmd_qq)
       2'h1:
@@ -21121,19 +16184,29 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__en$168  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
-  assign \$signature__addr$172  = prev_a_req_addr;
-  assign \$signature__en$173  = 1'h1;
-  assign \$signature__addr$174  = prev_b_req_addr;
-  assign \$signature__en$175  = 1'h1;
-  assign \$signature__addr$176  = next_a_req_addr;
-  assign \$signature__en$177  = 1'h1;
-  assign \$signature__addr$178  = next_b_req_addr;
-  assign \$signature__en$179  = 1'h1;
+  assign \$signature__addr$173  = prev_a_req_addr;
+  assign \$signature__en$174  = 1'h1;
+  assign \$signature__addr$175  = prev_b_req_addr;
+  assign \$signature__en$176  = 1'h1;
+  assign \$signature__addr$177  = next_a_req_addr;
+  assign \$signature__en$178  = 1'h1;
+  assign \$signature__addr$179  = next_b_req_addr;
+  assign \$signature__en$180  = 1'h1;
+  assign \pending[0]  = pending[12:0];
+  assign \pending[0].cmd  = pending[1:0];
+  assign \pending[0].slot  = pending[12:2];
+  assign \pending[1]  = pending[25:13];
+  assign \pending[1].cmd  = pending[14:13];
+  assign \pending[1].slot  = pending[25:15];
+  assign pending[25:15] = slot_qq;
+  assign pending[14:13] = cmd_qq;
+  assign pending[12:2] = slot_q;
+  assign pending[1:0] = cmd_q;
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire [8:0] \$10 ;
   wire \$11 ;
@@ -21186,14 +16259,14 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
   always @(posedge clk)
     \ref  <= \$15 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$14  = \$3 [8:0];
     if (rst) begin
       \$14  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$15  = \$5 [9:2];
     if (rst) begin
       \$15  = 8'h00;
@@ -21210,9 +16283,9 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4733$5 , inv_slot, \port$4733$260 
-, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4668$5 
+, inv_slot, \port$4668$260 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -21859,6 +16932,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   wire [7:0] \bk_last[3] ;
   output [3:0] bk_mark;
   wire [3:0] bk_mark;
+  output [3:0] bk_mark_raw;
   wire [3:0] bk_mark_raw;
   output [35:0] bk_row;
   wire [35:0] bk_row;
@@ -22004,10 +17078,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   wire \meta_data.fresh ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4733$260 ;
-  wire [29:0] \port$4733$260 ;
-  input [63:0] \port$4733$5 ;
-  wire [63:0] \port$4733$5 ;
+  input [29:0] \port$4668$260 ;
+  wire [29:0] \port$4668$260 ;
+  input [63:0] \port$4668$5 ;
+  wire [63:0] \port$4668$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -22078,6 +17152,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   reg [8:0] sc_row_q = 9'h000;
   output [8:0] sc_row_qq;
   reg [8:0] sc_row_qq = 9'h000;
+  output [8:0] sc_row_qqq;
   reg [8:0] sc_row_qqq = 9'h000;
   input [3:0] sc_set;
   wire [3:0] sc_set;
@@ -22684,7 +17759,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$4733$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4668$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -23209,7 +18284,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$4733$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4668$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -23734,7 +18809,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$4733$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4668$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -24259,7 +19334,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$4733$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4668$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -29010,65 +24085,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$433  = rd_slot[10:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4733$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4733$260 [12] & \$436 ;
+  assign \$436  = \port$4668$260 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$4668$260 [12] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4733$260 [13] & \$437 ;
+  assign \$438  = \port$4668$260 [13] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4733$260 [13];
-  assign \$441  = \port$4733$260 [1:0] == 2'h3;
-  assign \$442  = \port$4733$260 [12] & \$441 ;
+  assign \$440  = ~ \port$4668$260 [13];
+  assign \$441  = \port$4668$260 [1:0] == 2'h3;
+  assign \$442  = \port$4668$260 [12] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4733$260 [13] & \$444 ;
+  assign \$445  = \port$4668$260 [13] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4733$260 [13];
-  assign \$448  = \port$4733$260 [1:0] == 2'h3;
-  assign \$449  = \port$4733$260 [12] & \$448 ;
+  assign \$447  = ~ \port$4668$260 [13];
+  assign \$448  = \port$4668$260 [1:0] == 2'h3;
+  assign \$449  = \port$4668$260 [12] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4733$260 [13];
+  assign \$455  = \$454  & \port$4668$260 [13];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[10:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4733$260 [13];
+  assign \$462  = ~ \port$4668$260 [13];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4733$260 [1:0] == 2'h3;
-  assign \$465  = \port$4733$260 [12] & \$464 ;
+  assign \$464  = \port$4668$260 [1:0] == 2'h3;
+  assign \$465  = \port$4668$260 [12] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$467  = \port$4668$260 [10:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4733$260 [13];
+  assign \$473  = \$472  & \port$4668$260 [13];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[10:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4733$260 [13];
+  assign \$480  = ~ \port$4668$260 [13];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4733$260 [1:0] == 2'h3;
-  assign \$483  = \port$4733$260 [12] & \$482 ;
+  assign \$482  = \port$4668$260 [1:0] == 2'h3;
+  assign \$483  = \port$4668$260 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$485  = \port$4668$260 [10:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4733$260 [1:0] == 2'h3;
-  assign \$489  = \port$4733$260 [12] & \$488 ;
-  assign \$490  = \port$4733$260 [10:2] == sc_row_qqq;
+  assign \$488  = \port$4668$260 [1:0] == 2'h3;
+  assign \$489  = \port$4668$260 [12] & \$488 ;
+  assign \$490  = \port$4668$260 [10:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -29179,31 +24254,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4733$260 [13];
+  assign \$6  = \$5  & \port$4668$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4733$260 [13];
+  assign \$13  = ~ \port$4668$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4733$260 [1:0];
-  assign \$16  = \port$4733$260 [12] & \$15 ;
+  assign \$15  = ! \port$4668$260 [1:0];
+  assign \$16  = \port$4668$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4733$260 [10:2] == sc_row;
+  assign \$18  = \port$4668$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4733$260 [1:0];
-  assign \$23  = \port$4733$260 [12] & \$22 ;
-  assign \$24  = \port$4733$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4668$260 [1:0];
+  assign \$23  = \port$4668$260 [12] & \$22 ;
+  assign \$24  = \port$4668$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4733$260 [1:0];
-  assign \$30  = \port$4733$260 [12] & \$29 ;
+  assign \$29  = ! \port$4668$260 [1:0];
+  assign \$30  = \port$4668$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -29211,7 +24286,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4733$260 [13];
+  assign \$38  = \$37  & \port$4668$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -29219,10 +24294,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4733$260 [13];
+  assign \$46  = ~ \port$4668$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4733$260 [1:0];
-  assign \$49  = \port$4733$260 [12] & \$48 ;
+  assign \$48  = ! \port$4668$260 [1:0];
+  assign \$49  = \port$4668$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -29236,31 +24311,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4733$260 [13];
+  assign \$63  = \$62  & \port$4668$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4733$260 [13];
+  assign \$70  = ~ \port$4668$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4733$260 [1:0] == 1'h1;
-  assign \$73  = \port$4733$260 [12] & \$72 ;
+  assign \$72  = \port$4668$260 [1:0] == 1'h1;
+  assign \$73  = \port$4668$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4733$260 [10:2] == sc_row;
+  assign \$75  = \port$4668$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4733$260 [1:0] == 1'h1;
-  assign \$80  = \port$4733$260 [12] & \$79 ;
-  assign \$81  = \port$4733$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4668$260 [1:0] == 1'h1;
+  assign \$80  = \port$4668$260 [12] & \$79 ;
+  assign \$81  = \port$4668$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4733$260 [1:0] == 1'h1;
-  assign \$87  = \port$4733$260 [12] & \$86 ;
+  assign \$86  = \port$4668$260 [1:0] == 1'h1;
+  assign \$87  = \port$4668$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -29268,7 +24343,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4733$260 [13];
+  assign \$95  = \$94  & \port$4668$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -29276,10 +24351,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4733$260 [13];
+  assign \$103  = ~ \port$4668$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4733$260 [1:0] == 1'h1;
-  assign \$106  = \port$4733$260 [12] & \$105 ;
+  assign \$105  = \port$4668$260 [1:0] == 1'h1;
+  assign \$106  = \port$4668$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -29293,31 +24368,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4733$260 [13];
+  assign \$120  = \$119  & \port$4668$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4733$260 [13];
+  assign \$127  = ~ \port$4668$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4733$260 [1:0] == 2'h2;
-  assign \$130  = \port$4733$260 [12] & \$129 ;
+  assign \$129  = \port$4668$260 [1:0] == 2'h2;
+  assign \$130  = \port$4668$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4733$260 [10:2] == sc_row;
+  assign \$132  = \port$4668$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4733$260 [1:0] == 2'h2;
-  assign \$137  = \port$4733$260 [12] & \$136 ;
-  assign \$138  = \port$4733$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4668$260 [1:0] == 2'h2;
+  assign \$137  = \port$4668$260 [12] & \$136 ;
+  assign \$138  = \port$4668$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4733$260 [1:0] == 2'h2;
-  assign \$144  = \port$4733$260 [12] & \$143 ;
+  assign \$143  = \port$4668$260 [1:0] == 2'h2;
+  assign \$144  = \port$4668$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -29325,7 +24400,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4733$260 [13];
+  assign \$152  = \$151  & \port$4668$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -29333,10 +24408,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4733$260 [13];
+  assign \$160  = ~ \port$4668$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4733$260 [1:0] == 2'h2;
-  assign \$163  = \port$4733$260 [12] & \$162 ;
+  assign \$162  = \port$4668$260 [1:0] == 2'h2;
+  assign \$163  = \port$4668$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -29350,31 +24425,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4733$260 [13];
+  assign \$177  = \$176  & \port$4668$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4733$260 [13];
+  assign \$184  = ~ \port$4668$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4733$260 [1:0] == 2'h3;
-  assign \$187  = \port$4733$260 [12] & \$186 ;
+  assign \$186  = \port$4668$260 [1:0] == 2'h3;
+  assign \$187  = \port$4668$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4733$260 [10:2] == sc_row;
+  assign \$189  = \port$4668$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4733$260 [1:0] == 2'h3;
-  assign \$194  = \port$4733$260 [12] & \$193 ;
-  assign \$195  = \port$4733$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4668$260 [1:0] == 2'h3;
+  assign \$194  = \port$4668$260 [12] & \$193 ;
+  assign \$195  = \port$4668$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4733$260 [1:0] == 2'h3;
-  assign \$201  = \port$4733$260 [12] & \$200 ;
+  assign \$200  = \port$4668$260 [1:0] == 2'h3;
+  assign \$201  = \port$4668$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -29382,7 +24457,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4733$260 [13];
+  assign \$209  = \$208  & \port$4668$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -29390,10 +24465,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4733$260 [13];
+  assign \$217  = ~ \port$4668$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4733$260 [1:0] == 2'h3;
-  assign \$220  = \port$4733$260 [12] & \$219 ;
+  assign \$219  = \port$4668$260 [1:0] == 2'h3;
+  assign \$220  = \port$4668$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -29402,10 +24477,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4733$260 [13] | clear_en;
+  assign \$229  = \port$4668$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4733$260 [10:2];
-  assign \$231  = \port$4733$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4668$260 [10:2];
+  assign \$231  = \port$4668$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -29422,65 +24497,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4733$260 [1:0];
-  assign \$signature__en$106  = \port$4733$260 [12] & \$241 ;
+  assign \$241  = ! \port$4668$260 [1:0];
+  assign \$signature__en$106  = \port$4668$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4733$260 [13] & \$242 ;
+  assign \$243  = \port$4668$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4733$260 [13];
-  assign \$246  = ! \port$4733$260 [1:0];
-  assign \$247  = \port$4733$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4668$260 [13];
+  assign \$246  = ! \port$4668$260 [1:0];
+  assign \$247  = \port$4668$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4733$260 [13] & \$249 ;
+  assign \$250  = \port$4668$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4733$260 [13];
-  assign \$253  = ! \port$4733$260 [1:0];
-  assign \$254  = \port$4733$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4668$260 [13];
+  assign \$253  = ! \port$4668$260 [1:0];
+  assign \$254  = \port$4668$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4733$260 [13];
+  assign \$260  = \$259  & \port$4668$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4733$260 [13];
+  assign \$267  = ~ \port$4668$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4733$260 [1:0];
-  assign \$270  = \port$4733$260 [12] & \$269 ;
+  assign \$269  = ! \port$4668$260 [1:0];
+  assign \$270  = \port$4668$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4668$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4733$260 [13];
+  assign \$278  = \$277  & \port$4668$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4733$260 [13];
+  assign \$285  = ~ \port$4668$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4733$260 [1:0];
-  assign \$288  = \port$4733$260 [12] & \$287 ;
+  assign \$287  = ! \port$4668$260 [1:0];
+  assign \$288  = \port$4668$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4668$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4733$260 [1:0];
-  assign \$294  = \port$4733$260 [12] & \$293 ;
-  assign \$295  = \port$4733$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4668$260 [1:0];
+  assign \$294  = \port$4668$260 [12] & \$293 ;
+  assign \$295  = \port$4668$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -29496,65 +24571,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4733$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4733$260 [12] & \$306 ;
+  assign \$306  = \port$4668$260 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$4668$260 [12] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4733$260 [13] & \$307 ;
+  assign \$308  = \port$4668$260 [13] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4733$260 [13];
-  assign \$311  = \port$4733$260 [1:0] == 1'h1;
-  assign \$312  = \port$4733$260 [12] & \$311 ;
+  assign \$310  = ~ \port$4668$260 [13];
+  assign \$311  = \port$4668$260 [1:0] == 1'h1;
+  assign \$312  = \port$4668$260 [12] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4733$260 [13] & \$314 ;
+  assign \$315  = \port$4668$260 [13] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4733$260 [13];
-  assign \$318  = \port$4733$260 [1:0] == 1'h1;
-  assign \$319  = \port$4733$260 [12] & \$318 ;
+  assign \$317  = ~ \port$4668$260 [13];
+  assign \$318  = \port$4668$260 [1:0] == 1'h1;
+  assign \$319  = \port$4668$260 [12] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4733$260 [13];
+  assign \$325  = \$324  & \port$4668$260 [13];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[10:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4733$260 [13];
+  assign \$332  = ~ \port$4668$260 [13];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4733$260 [1:0] == 1'h1;
-  assign \$335  = \port$4733$260 [12] & \$334 ;
+  assign \$334  = \port$4668$260 [1:0] == 1'h1;
+  assign \$335  = \port$4668$260 [12] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$337  = \port$4668$260 [10:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4733$260 [13];
+  assign \$343  = \$342  & \port$4668$260 [13];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[10:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4733$260 [13];
+  assign \$350  = ~ \port$4668$260 [13];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4733$260 [1:0] == 1'h1;
-  assign \$353  = \port$4733$260 [12] & \$352 ;
+  assign \$352  = \port$4668$260 [1:0] == 1'h1;
+  assign \$353  = \port$4668$260 [12] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$355  = \port$4668$260 [10:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4733$260 [1:0] == 1'h1;
-  assign \$359  = \port$4733$260 [12] & \$358 ;
-  assign \$360  = \port$4733$260 [10:2] == sc_row_qqq;
+  assign \$358  = \port$4668$260 [1:0] == 1'h1;
+  assign \$359  = \port$4668$260 [12] & \$358 ;
+  assign \$360  = \port$4668$260 [10:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -29570,111 +24645,111 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$368  = rd_slot[10:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4733$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4733$260 [12] & \$371 ;
+  assign \$371  = \port$4668$260 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$4668$260 [12] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4733$260 [13] & \$372 ;
+  assign \$373  = \port$4668$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4733$260 [13];
-  assign \$376  = \port$4733$260 [1:0] == 2'h2;
-  assign \$377  = \port$4733$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4668$260 [13];
+  assign \$376  = \port$4668$260 [1:0] == 2'h2;
+  assign \$377  = \port$4668$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4733$260 [13] & \$379 ;
+  assign \$380  = \port$4668$260 [13] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4733$260 [13];
-  assign \$383  = \port$4733$260 [1:0] == 2'h2;
-  assign \$384  = \port$4733$260 [12] & \$383 ;
+  assign \$382  = ~ \port$4668$260 [13];
+  assign \$383  = \port$4668$260 [1:0] == 2'h2;
+  assign \$384  = \port$4668$260 [12] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4733$260 [13];
+  assign \$390  = \$389  & \port$4668$260 [13];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[10:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4733$260 [13];
+  assign \$397  = ~ \port$4668$260 [13];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4733$260 [1:0] == 2'h2;
-  assign \$400  = \port$4733$260 [12] & \$399 ;
+  assign \$399  = \port$4668$260 [1:0] == 2'h2;
+  assign \$400  = \port$4668$260 [12] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$402  = \port$4668$260 [10:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4733$260 [13];
+  assign \$408  = \$407  & \port$4668$260 [13];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[10:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4733$260 [13];
+  assign \$415  = ~ \port$4668$260 [13];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4733$260 [1:0] == 2'h2;
-  assign \$418  = \port$4733$260 [12] & \$417 ;
+  assign \$417  = \port$4668$260 [1:0] == 2'h2;
+  assign \$418  = \port$4668$260 [12] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4733$260 [10:2] == sc_row_q;
+  assign \$420  = \port$4668$260 [10:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4733$260 [1:0] == 2'h2;
-  assign \$424  = \port$4733$260 [12] & \$423 ;
-  assign \$425  = \port$4733$260 [10:2] == sc_row_qqq;
+  assign \$423  = \port$4668$260 [1:0] == 2'h2;
+  assign \$424  = \port$4668$260 [12] & \$423 ;
+  assign \$425  = \port$4668$260 [10:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$495  = sc_row;
     if (rst) begin
       \$495  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$496  = sc_row_q;
     if (rst) begin
       \$496  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$497  = sc_row_qq;
     if (rst) begin
       \$497  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$498  = \$2 [8:0];
     if (rst) begin
       \$498  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$499  = \$20 ;
     if (rst) begin
       \$499  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$500  = meta_data;
     if (rst) begin
       \$500  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$501 [9:0] = \$21 ;
     \$501 [19:10] = \$78 ;
     \$501 [29:20] = \$135 ;
@@ -29684,306 +24759,306 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$502  = \$27 ;
     if (rst) begin
       \$502  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$503  = \$28 ;
     if (rst) begin
       \$503  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$504  = \$33 ;
     if (rst) begin
       \$504  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$505  = \$signature__data ;
     if (rst) begin
       \$505  = 72'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$506  = \$54 ;
     if (rst) begin
       \$506  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$507  = meta_data;
     if (rst) begin
       \$507  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$508  = \$57 ;
     if (rst) begin
       \$508  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$509  = sc_value0;
     if (rst) begin
       \$509  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$510  = \$59 [8:0];
     if (rst) begin
       \$510  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$511  = \$77 ;
     if (rst) begin
       \$511  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$512  = meta_data;
     if (rst) begin
       \$512  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$513  = \$84 ;
     if (rst) begin
       \$513  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$514  = \$85 ;
     if (rst) begin
       \$514  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$515  = \$90 ;
     if (rst) begin
       \$515  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$516  = \$signature__data$51 ;
     if (rst) begin
       \$516  = 72'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$517  = \$111 ;
     if (rst) begin
       \$517  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$518  = meta_data;
     if (rst) begin
       \$518  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$519  = \$114 ;
     if (rst) begin
       \$519  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$520  = sc_value1;
     if (rst) begin
       \$520  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$521  = \$116 [8:0];
     if (rst) begin
       \$521  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$522  = \$134 ;
     if (rst) begin
       \$522  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$523  = meta_data;
     if (rst) begin
       \$523  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$524  = \$141 ;
     if (rst) begin
       \$524  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$525  = \$142 ;
     if (rst) begin
       \$525  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$526  = \$147 ;
     if (rst) begin
       \$526  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$527  = \$signature__data$68 ;
     if (rst) begin
       \$527  = 72'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$528  = \$168 ;
     if (rst) begin
       \$528  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$529  = meta_data;
     if (rst) begin
       \$529  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$530  = \$171 ;
     if (rst) begin
       \$530  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$531  = sc_value2;
     if (rst) begin
       \$531  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$532  = \$173 [8:0];
     if (rst) begin
       \$532  = 9'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$533  = \$191 ;
     if (rst) begin
       \$533  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$534  = meta_data;
     if (rst) begin
       \$534  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$535  = \$198 ;
     if (rst) begin
       \$535  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$536  = \$199 ;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$537  = \$204 ;
     if (rst) begin
       \$537  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$538  = \$signature__data$85 ;
     if (rst) begin
       \$538  = 72'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$539  = \$225 ;
     if (rst) begin
       \$539  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$540  = meta_data;
     if (rst) begin
       \$540  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$541  = \$228 ;
     if (rst) begin
       \$541  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$542  = sc_value3;
     if (rst) begin
       \$542  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4733$260 [13]) begin
+    end else if (\port$4668$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4733$260 [10:2];
+      meta_addr = \port$4668$260 [10:2];
     end
   end
-  assign inv_en = \port$4733$260 [13];
-  assign wr_en = \port$4733$260 [12];
-  assign wr_slot = \port$4733$260 [10:0];
+  assign inv_en = \port$4668$260 [13];
+  assign wr_en = \port$4668$260 [12];
+  assign wr_slot = \port$4668$260 [10:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -29994,8 +25069,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4733$5 [63:56];
-  assign wr_mark = \port$4733$260 [11];
+  assign wr_last = \port$4668$5 [63:56];
+  assign wr_mark = \port$4668$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -30003,9 +25078,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4733$260 [10:2];
-  assign wr_tag = \port$4733$5 [55:0];
-  assign wr_count = \port$4733$260 [29:14];
+  assign \$signature__addr$105  = \port$4668$260 [10:2];
+  assign wr_tag = \port$4668$5 [55:0];
+  assign wr_count = \port$4668$260 [29:14];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -30015,7 +25090,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [8:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4733$260 [10:2];
+  assign \$signature__addr$141  = \port$4668$260 [10:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -30025,7 +25100,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [8:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4733$260 [10:2];
+  assign \$signature__addr$160  = \port$4668$260 [10:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -30035,7 +25110,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [8:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4733$260 [10:2];
+  assign \$signature__addr$179  = \port$4668$260 [10:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -30216,12 +25291,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign \$signature__data$188.last  = \$signature__data$188 [7:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [8];
   assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4733$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4733$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4733$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4733$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4733$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4733$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4668$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4668$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4668$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4668$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4668$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4668$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -30282,17 +25357,5969 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, bk_tag, b
   assign scrub_w__data[29:20] = meta_data;
   assign scrub_w__data[19:10] = meta_data;
   assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4733$260 [29:14];
-  assign \$signature__data [55:0] = \port$4733$5 [55:0];
+  assign \$signature__data [71:56] = \port$4668$260 [29:14];
+  assign \$signature__data [55:0] = \port$4668$5 [55:0];
   assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4733$260 [11];
-  assign meta_data[7:0] = \port$4733$5 [63:56];
+  assign meta_data[8] = \port$4668$260 [11];
+  assign meta_data[7:0] = \port$4668$5 [63:56];
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4668$271 , \port$4668$274 , decision);
+  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  reg \$13 ;
+  wire \$14 ;
+  reg \$15 ;
+  wire \$16 ;
+  reg \$17 ;
+  wire \$18 ;
+  reg \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  reg \$21 ;
+  wire \$22 ;
+  reg \$23 ;
+  wire \$24 ;
+  reg \$25 ;
+  wire \$26 ;
+  reg \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire [16:0] \$30 ;
+  wire [16:0] \$31 ;
+  wire \$32 ;
+  wire [16:0] \$33 ;
+  wire [16:0] \$34 ;
+  wire \$35 ;
+  wire [16:0] \$36 ;
+  wire [16:0] \$37 ;
+  wire \$38 ;
+  wire [16:0] \$39 ;
+  wire \$4 ;
+  wire [16:0] \$40 ;
+  wire [3:0] \$41 ;
+  wire \$42 ;
+  wire [3:0] \$43 ;
+  wire \$44 ;
+  wire [3:0] \$45 ;
+  wire \$46 ;
+  reg [305:0] \$47 ;
+  wire \$5 ;
+  wire \$6 ;
+  wire \$7 ;
+  wire \$8 ;
+  wire \$9 ;
+  wire [31:0] age;
+  wire [31:0] \age$42 ;
+  wire [7:0] \age$42[0] ;
+  wire [7:0] \age$42[1] ;
+  wire [7:0] \age$42[2] ;
+  wire [7:0] \age$42[3] ;
+  wire [31:0] \age$56 ;
+  wire [7:0] \age$56[0] ;
+  wire [7:0] \age$56[1] ;
+  wire [7:0] \age$56[2] ;
+  wire [7:0] \age$56[3] ;
+  wire [31:0] \age$70 ;
+  wire [7:0] \age$70[0] ;
+  wire [7:0] \age$70[1] ;
+  wire [7:0] \age$70[2] ;
+  wire [7:0] \age$70[3] ;
+  wire [31:0] \age$84 ;
+  wire [7:0] \age$84[0] ;
+  wire [7:0] \age$84[1] ;
+  wire [7:0] \age$84[2] ;
+  wire [7:0] \age$84[3] ;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  wire [3:0] \beyond_w1$41 ;
+  wire [3:0] \beyond_w1$55 ;
+  wire [3:0] \beyond_w1$69 ;
+  wire [3:0] \beyond_w1$83 ;
+  wire [63:0] count;
+  wire [63:0] \count$44 ;
+  wire [15:0] \count$44[0] ;
+  wire [15:0] \count$44[1] ;
+  wire [15:0] \count$44[2] ;
+  wire [15:0] \count$44[3] ;
+  wire [63:0] \count$58 ;
+  wire [15:0] \count$58[0] ;
+  wire [15:0] \count$58[1] ;
+  wire [15:0] \count$58[2] ;
+  wire [15:0] \count$58[3] ;
+  wire [63:0] \count$72 ;
+  wire [15:0] \count$72[0] ;
+  wire [15:0] \count$72[1] ;
+  wire [15:0] \count$72[2] ;
+  wire [15:0] \count$72[3] ;
+  wire [63:0] \count$86 ;
+  wire [15:0] \count$86[0] ;
+  wire [15:0] \count$86[1] ;
+  wire [15:0] \count$86[2] ;
+  wire [15:0] \count$86[3] ;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  wire [63:0] count_inc;
+  wire [63:0] \count_inc$45 ;
+  wire [15:0] \count_inc$45[0] ;
+  wire [15:0] \count_inc$45[1] ;
+  wire [15:0] \count_inc$45[2] ;
+  wire [15:0] \count_inc$45[3] ;
+  wire [63:0] \count_inc$59 ;
+  wire [15:0] \count_inc$59[0] ;
+  wire [15:0] \count_inc$59[1] ;
+  wire [15:0] \count_inc$59[2] ;
+  wire [15:0] \count_inc$59[3] ;
+  wire [63:0] \count_inc$73 ;
+  wire [15:0] \count_inc$73[0] ;
+  wire [15:0] \count_inc$73[1] ;
+  wire [15:0] \count_inc$73[2] ;
+  wire [15:0] \count_inc$73[3] ;
+  wire [63:0] \count_inc$87 ;
+  wire [15:0] \count_inc$87[0] ;
+  wire [15:0] \count_inc$87[1] ;
+  wire [15:0] \count_inc$87[2] ;
+  wire [15:0] \count_inc$87[3] ;
+  wire [63:0] count_inc2;
+  wire [63:0] \count_inc2$46 ;
+  wire [15:0] \count_inc2$46[0] ;
+  wire [15:0] \count_inc2$46[1] ;
+  wire [15:0] \count_inc2$46[2] ;
+  wire [15:0] \count_inc2$46[3] ;
+  wire [63:0] \count_inc2$60 ;
+  wire [15:0] \count_inc2$60[0] ;
+  wire [15:0] \count_inc2$60[1] ;
+  wire [15:0] \count_inc2$60[2] ;
+  wire [15:0] \count_inc2$60[3] ;
+  wire [63:0] \count_inc2$74 ;
+  wire [15:0] \count_inc2$74[0] ;
+  wire [15:0] \count_inc2$74[1] ;
+  wire [15:0] \count_inc2$74[2] ;
+  wire [15:0] \count_inc2$74[3] ;
+  wire [63:0] \count_inc2$88 ;
+  wire [15:0] \count_inc2$88[0] ;
+  wire [15:0] \count_inc2$88[1] ;
+  wire [15:0] \count_inc2$88[2] ;
+  wire [15:0] \count_inc2$88[3] ;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  wire [305:0] decision;
+  wire [305:0] \decision$100 ;
+  wire \decision$100.any_free ;
+  wire [15:0] \decision$100.cnt_after ;
+  wire [15:0] \decision$100.cnt_after_inc ;
+  wire \decision$100.free_mark ;
+  wire [10:0] \decision$100.free_slot ;
+  wire [7:0] \decision$100.hit_age ;
+  wire [15:0] \decision$100.hit_cnt ;
+  wire \decision$100.hit_mark ;
+  wire [10:0] \decision$100.hit_slot ;
+  wire \decision$100.inv ;
+  wire [1:0] \decision$100.min_tlevel ;
+  wire [1:0] \decision$100.op ;
+  wire \decision$100.present ;
+  wire [7:0] \decision$100.t ;
+  wire [55:0] \decision$100.tag ;
+  wire [10:0] \decision$100.tail_slot ;
+  wire [55:0] \decision$100.tail_tag ;
+  wire \decision$100.take ;
+  wire \decision$100.valid ;
+  wire \decision$100.vict_mark ;
+  wire [10:0] \decision$100.vict_slot ;
+  wire \decision$100.vict_t0 ;
+  wire [55:0] \decision$100.vict_tag ;
+  wire \decision$100.wr ;
+  wire [3:0] \decision$100.wr_lane ;
+  wire \decision$100.wr_mark ;
+  wire [10:0] \decision$100.wr_slot ;
+  wire [305:0] \decision$96 ;
+  wire \decision$96.any_free ;
+  wire [15:0] \decision$96.cnt_after ;
+  wire [15:0] \decision$96.cnt_after_inc ;
+  wire \decision$96.free_mark ;
+  wire [10:0] \decision$96.free_slot ;
+  wire [7:0] \decision$96.hit_age ;
+  wire [15:0] \decision$96.hit_cnt ;
+  wire \decision$96.hit_mark ;
+  wire [10:0] \decision$96.hit_slot ;
+  wire \decision$96.inv ;
+  wire [1:0] \decision$96.min_tlevel ;
+  wire [1:0] \decision$96.op ;
+  wire \decision$96.present ;
+  wire [7:0] \decision$96.t ;
+  wire [55:0] \decision$96.tag ;
+  wire [10:0] \decision$96.tail_slot ;
+  wire [55:0] \decision$96.tail_tag ;
+  wire \decision$96.take ;
+  wire \decision$96.valid ;
+  wire \decision$96.vict_mark ;
+  wire [10:0] \decision$96.vict_slot ;
+  wire \decision$96.vict_t0 ;
+  wire [55:0] \decision$96.vict_tag ;
+  wire \decision$96.wr ;
+  wire [3:0] \decision$96.wr_lane ;
+  wire \decision$96.wr_mark ;
+  wire [10:0] \decision$96.wr_slot ;
+  wire [305:0] \decision$97 ;
+  wire \decision$97.any_free ;
+  wire [15:0] \decision$97.cnt_after ;
+  wire [15:0] \decision$97.cnt_after_inc ;
+  wire \decision$97.free_mark ;
+  wire [10:0] \decision$97.free_slot ;
+  wire [7:0] \decision$97.hit_age ;
+  wire [15:0] \decision$97.hit_cnt ;
+  wire \decision$97.hit_mark ;
+  wire [10:0] \decision$97.hit_slot ;
+  wire \decision$97.inv ;
+  wire [1:0] \decision$97.min_tlevel ;
+  wire [1:0] \decision$97.op ;
+  wire \decision$97.present ;
+  wire [7:0] \decision$97.t ;
+  wire [55:0] \decision$97.tag ;
+  wire [10:0] \decision$97.tail_slot ;
+  wire [55:0] \decision$97.tail_tag ;
+  wire \decision$97.take ;
+  wire \decision$97.valid ;
+  wire \decision$97.vict_mark ;
+  wire [10:0] \decision$97.vict_slot ;
+  wire \decision$97.vict_t0 ;
+  wire [55:0] \decision$97.vict_tag ;
+  wire \decision$97.wr ;
+  wire [3:0] \decision$97.wr_lane ;
+  wire \decision$97.wr_mark ;
+  wire [10:0] \decision$97.wr_slot ;
+  wire [305:0] \decision$98 ;
+  wire \decision$98.any_free ;
+  wire [15:0] \decision$98.cnt_after ;
+  wire [15:0] \decision$98.cnt_after_inc ;
+  wire \decision$98.free_mark ;
+  wire [10:0] \decision$98.free_slot ;
+  wire [7:0] \decision$98.hit_age ;
+  wire [15:0] \decision$98.hit_cnt ;
+  wire \decision$98.hit_mark ;
+  wire [10:0] \decision$98.hit_slot ;
+  wire \decision$98.inv ;
+  wire [1:0] \decision$98.min_tlevel ;
+  wire [1:0] \decision$98.op ;
+  wire \decision$98.present ;
+  wire [7:0] \decision$98.t ;
+  wire [55:0] \decision$98.tag ;
+  wire [10:0] \decision$98.tail_slot ;
+  wire [55:0] \decision$98.tail_tag ;
+  wire \decision$98.take ;
+  wire \decision$98.valid ;
+  wire \decision$98.vict_mark ;
+  wire [10:0] \decision$98.vict_slot ;
+  wire \decision$98.vict_t0 ;
+  wire [55:0] \decision$98.vict_tag ;
+  wire \decision$98.wr ;
+  wire [3:0] \decision$98.wr_lane ;
+  wire \decision$98.wr_mark ;
+  wire [10:0] \decision$98.wr_slot ;
+  wire [305:0] \decision$99 ;
+  wire \decision$99.any_free ;
+  wire [15:0] \decision$99.cnt_after ;
+  wire [15:0] \decision$99.cnt_after_inc ;
+  wire \decision$99.free_mark ;
+  wire [10:0] \decision$99.free_slot ;
+  wire [7:0] \decision$99.hit_age ;
+  wire [15:0] \decision$99.hit_cnt ;
+  wire \decision$99.hit_mark ;
+  wire [10:0] \decision$99.hit_slot ;
+  wire \decision$99.inv ;
+  wire [1:0] \decision$99.min_tlevel ;
+  wire [1:0] \decision$99.op ;
+  wire \decision$99.present ;
+  wire [7:0] \decision$99.t ;
+  wire [55:0] \decision$99.tag ;
+  wire [10:0] \decision$99.tail_slot ;
+  wire [55:0] \decision$99.tail_tag ;
+  wire \decision$99.take ;
+  wire \decision$99.valid ;
+  wire \decision$99.vict_mark ;
+  wire [10:0] \decision$99.vict_slot ;
+  wire \decision$99.vict_t0 ;
+  wire [55:0] \decision$99.vict_tag ;
+  wire \decision$99.wr ;
+  wire [3:0] \decision$99.wr_lane ;
+  wire \decision$99.wr_mark ;
+  wire [10:0] \decision$99.wr_slot ;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire eb_gt0_1;
+  wire eb_gt0_2;
+  wire eb_gt0_3;
+  wire eb_gt1_0;
+  wire eb_gt1_2;
+  wire eb_gt1_3;
+  wire eb_gt2_0;
+  wire eb_gt2_1;
+  wire eb_gt2_3;
+  wire eb_gt3_0;
+  wire eb_gt3_1;
+  wire eb_gt3_2;
+  wire [15:0] forward__count;
+  wire [15:0] forward__count_inc;
+  input [3:0] forward__lane;
+  wire [3:0] forward__lane;
+  wire forward__mark;
+  input [55:0] forward__tag;
+  wire [55:0] forward__tag;
+  wire forward__write;
+  wire fw1_any;
+  wire [1:0] fw1_lane;
+  input [649:0] lanes;
+  wire [649:0] lanes;
+  wire [7:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [507:0] \lanes.lane ;
+  wire [126:0] \lanes.lane[0] ;
+  wire [7:0] \lanes.lane[0].age ;
+  wire [15:0] \lanes.lane[0].count ;
+  wire [15:0] \lanes.lane[0].count_inc ;
+  wire [15:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [10:0] \lanes.lane[0].slot ;
+  wire [55:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [126:0] \lanes.lane[1] ;
+  wire [7:0] \lanes.lane[1].age ;
+  wire [15:0] \lanes.lane[1].count ;
+  wire [15:0] \lanes.lane[1].count_inc ;
+  wire [15:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [10:0] \lanes.lane[1].slot ;
+  wire [55:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [126:0] \lanes.lane[2] ;
+  wire [7:0] \lanes.lane[2].age ;
+  wire [15:0] \lanes.lane[2].count ;
+  wire [15:0] \lanes.lane[2].count_inc ;
+  wire [15:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [10:0] \lanes.lane[2].slot ;
+  wire [55:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [126:0] \lanes.lane[3] ;
+  wire [7:0] \lanes.lane[3].age ;
+  wire [15:0] \lanes.lane[3].count ;
+  wire [15:0] \lanes.lane[3].count_inc ;
+  wire [15:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [10:0] \lanes.lane[3].slot ;
+  wire [55:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [68:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [7:0] \lanes.request.t ;
+  wire [55:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [10:0] \lanes.start ;
+  input list_empty;
+  wire list_empty;
+  wire \list_empty$19 ;
+  wire \list_empty$37 ;
+  wire \list_empty$51 ;
+  wire \list_empty$65 ;
+  wire \list_empty$79 ;
+  wire [3:0] mark;
+  wire [3:0] \mark$38 ;
+  wire [3:0] \mark$52 ;
+  wire [3:0] \mark$66 ;
+  wire [3:0] \mark$80 ;
+  wire [3:0] mark_b;
+  wire [3:0] match;
+  wire [3:0] \match$40 ;
+  wire [3:0] \match$54 ;
+  wire [3:0] \match$68 ;
+  wire [3:0] \match$82 ;
+  wire [15:0] older;
+  wire [15:0] \older$48 ;
+  wire [3:0] \older$48[0] ;
+  wire [3:0] \older$48[1] ;
+  wire [3:0] \older$48[2] ;
+  wire [3:0] \older$48[3] ;
+  wire [15:0] \older$62 ;
+  wire [3:0] \older$62[0] ;
+  wire [3:0] \older$62[1] ;
+  wire [3:0] \older$62[2] ;
+  wire [3:0] \older$62[3] ;
+  wire [15:0] \older$76 ;
+  wire [3:0] \older$76[0] ;
+  wire [3:0] \older$76[1] ;
+  wire [3:0] \older$76[2] ;
+  wire [3:0] \older$76[3] ;
+  wire [15:0] \older$90 ;
+  wire [3:0] \older$90[0] ;
+  wire [3:0] \older$90[1] ;
+  wire [3:0] \older$90[2] ;
+  wire [3:0] \older$90[3] ;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [1:0] \port$4668$271 ;
+  wire [1:0] \port$4668$271 ;
+  input [31:0] \port$4668$274 ;
+  wire [31:0] \port$4668$274 ;
+  wire [68:0] request;
+  wire [68:0] \request$35 ;
+  wire [1:0] \request$35.min_tlevel ;
+  wire [1:0] \request$35.op ;
+  wire [7:0] \request$35.t ;
+  wire [55:0] \request$35.tag ;
+  wire \request$35.valid ;
+  wire [68:0] \request$49 ;
+  wire [1:0] \request$49.min_tlevel ;
+  wire [1:0] \request$49.op ;
+  wire [7:0] \request$49.t ;
+  wire [55:0] \request$49.tag ;
+  wire \request$49.valid ;
+  wire [68:0] \request$63 ;
+  wire [1:0] \request$63.min_tlevel ;
+  wire [1:0] \request$63.op ;
+  wire [7:0] \request$63.t ;
+  wire [55:0] \request$63.tag ;
+  wire \request$63.valid ;
+  wire [68:0] \request$77 ;
+  wire [1:0] \request$77.min_tlevel ;
+  wire [1:0] \request$77.op ;
+  wire [7:0] \request$77.t ;
+  wire [55:0] \request$77.tag ;
+  wire \request$77.valid ;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [3:0] sc_mark_intent;
+  wire [3:0] sc_mark_intent;
+  input [3:0] sc_mark_value;
+  wire [3:0] sc_mark_value;
+  wire [43:0] slot;
+  wire [43:0] \slot$47 ;
+  wire [10:0] \slot$47[0] ;
+  wire [10:0] \slot$47[1] ;
+  wire [10:0] \slot$47[2] ;
+  wire [10:0] \slot$47[3] ;
+  wire [43:0] \slot$61 ;
+  wire [10:0] \slot$61[0] ;
+  wire [10:0] \slot$61[1] ;
+  wire [10:0] \slot$61[2] ;
+  wire [10:0] \slot$61[3] ;
+  wire [43:0] \slot$75 ;
+  wire [10:0] \slot$75[0] ;
+  wire [10:0] \slot$75[1] ;
+  wire [10:0] \slot$75[2] ;
+  wire [10:0] \slot$75[3] ;
+  wire [43:0] \slot$89 ;
+  wire [10:0] \slot$89[0] ;
+  wire [10:0] \slot$89[1] ;
+  wire [10:0] \slot$89[2] ;
+  wire [10:0] \slot$89[3] ;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  wire [223:0] tag;
+  wire [223:0] \tag$43 ;
+  wire [55:0] \tag$43[0] ;
+  wire [55:0] \tag$43[1] ;
+  wire [55:0] \tag$43[2] ;
+  wire [55:0] \tag$43[3] ;
+  wire [223:0] \tag$57 ;
+  wire [55:0] \tag$57[0] ;
+  wire [55:0] \tag$57[1] ;
+  wire [55:0] \tag$57[2] ;
+  wire [55:0] \tag$57[3] ;
+  wire [223:0] \tag$71 ;
+  wire [55:0] \tag$71[0] ;
+  wire [55:0] \tag$71[1] ;
+  wire [55:0] \tag$71[2] ;
+  wire [55:0] \tag$71[3] ;
+  wire [223:0] \tag$85 ;
+  wire [55:0] \tag$85[0] ;
+  wire [55:0] \tag$85[1] ;
+  wire [55:0] \tag$85[2] ;
+  wire [55:0] \tag$85[3] ;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [3:0] \valid$39 ;
+  wire [3:0] \valid$53 ;
+  wire [3:0] \valid$67 ;
+  wire [3:0] \valid$81 ;
+  wire [10:0] window;
+  wire [10:0] \window$36 ;
+  wire [10:0] \window$50 ;
+  wire [10:0] \window$64 ;
+  wire [10:0] \window$78 ;
+  assign \$41  = forward__lane & lanes[641:638];
+  assign \$42  = | \$41 ;
+  assign fw1_any = \port$4668$271 [1] & \$42 ;
+  assign \$43  = forward__lane & lanes[645:642];
+  assign \$44  = | \$43 ;
+  assign \$45  = forward__lane & lanes[649:646];
+  assign \$46  = | \$45 ;
+  assign decision = fw1_any ? \$47  : \decision$96 ;
+  assign \$1  = lanes[605] ? lanes[612] : lanes[589];
+  assign eb_gt0_1 = lanes[604] ? lanes[609] : \$1 ;
+  assign \$2  = lanes[606] ? lanes[612] : lanes[590];
+  assign eb_gt0_2 = lanes[604] ? lanes[610] : \$2 ;
+  assign \$3  = lanes[607] ? lanes[612] : lanes[591];
+  assign eb_gt0_3 = lanes[604] ? lanes[611] : \$3 ;
+  assign \$4  = lanes[604] ? lanes[613] : lanes[592];
+  assign eb_gt1_0 = lanes[605] ? lanes[608] : \$4 ;
+  assign \$5  = lanes[606] ? lanes[613] : lanes[594];
+  assign eb_gt1_2 = lanes[605] ? lanes[610] : \$5 ;
+  assign \$6  = lanes[607] ? lanes[613] : lanes[595];
+  assign eb_gt1_3 = lanes[605] ? lanes[611] : \$6 ;
+  assign \$7  = lanes[604] ? lanes[614] : lanes[596];
+  assign eb_gt2_0 = lanes[606] ? lanes[608] : \$7 ;
+  assign \$8  = lanes[605] ? lanes[614] : lanes[597];
+  assign eb_gt2_1 = lanes[606] ? lanes[609] : \$8 ;
+  assign \$9  = lanes[607] ? lanes[614] : lanes[599];
+  assign eb_gt2_3 = lanes[606] ? lanes[611] : \$9 ;
+  assign \$10  = lanes[604] ? lanes[615] : lanes[600];
+  assign eb_gt3_0 = lanes[607] ? lanes[608] : \$10 ;
+  assign \$11  = lanes[605] ? lanes[615] : lanes[601];
+  assign eb_gt3_1 = lanes[607] ? lanes[609] : \$11 ;
+  assign \$12  = lanes[606] ? lanes[615] : lanes[602];
+  assign eb_gt3_2 = lanes[607] ? lanes[610] : \$12 ;
+  assign \$14  = \$13  & lanes[206];
+  assign \$16  = \$14  ? \$15  : lanes[162];
+  assign \$18  = \$17  & lanes[333];
+  assign \$20  = \$18  ? \$19  : lanes[289];
+  assign \$22  = \$21  & lanes[460];
+  assign \$24  = \$22  ? \$23  : lanes[416];
+  assign \$26  = \$25  & lanes[587];
+  assign \$28  = \$26  ? \$27  : lanes[543];
+  assign \$29  = \port$4668$274 [31:16] >= 16'hffff;
+  assign \$30  = \port$4668$274 [31:16] + 1'h1;
+  assign \$31  = \$29  ? 17'h0ffff : \$30 ;
+  assign \$32  = \port$4668$274 [31:16] >= 16'hffff;
+  assign \$33  = \port$4668$274 [31:16] + 1'h1;
+  assign \$34  = \$32  ? 17'h0ffff : \$33 ;
+  assign \$35  = \port$4668$274 [31:16] >= 16'hffff;
+  assign \$36  = \port$4668$274 [31:16] + 1'h1;
+  assign \$37  = \$35  ? 17'h0ffff : \$36 ;
+  assign \$38  = \port$4668$274 [31:16] >= 16'hffff;
+  assign \$39  = \port$4668$274 [31:16] + 1'h1;
+  assign \$40  = \$38  ? 17'h0ffff : \$39 ;
+  \kv_asu.core.versions.dec0  dec0 (
+    .age(age),
+    .count(count),
+    .count_inc(count_inc),
+    .count_inc2(count_inc2),
+    .decision(\decision$97 ),
+    .list_empty(list_empty),
+    .older(older),
+    .\port$4607$0 (lanes[79:0]),
+    .\port$4607$207 (lanes[208:207]),
+    .\port$4607$334 (lanes[335:334]),
+    .\port$4607$461 (lanes[462:461]),
+    .\port$4607$625 (lanes[629:625]),
+    .\port$4608$1 (mark_b[3:1]),
+    .\port$4668$271 (\port$4668$271 [0]),
+    .slot(slot),
+    .tag(tag)
+  );
+  \kv_asu.core.versions.dec1  dec1 (
+    .age(\age$42 ),
+    .count(\count$44 ),
+    .count_inc(\count_inc$45 ),
+    .count_inc2(\count_inc2$46 ),
+    .decision(\decision$98 ),
+    .list_empty(list_empty),
+    .older(\older$48 ),
+    .\port$4607$0 (lanes[81:0]),
+    .\port$4607$334 (lanes[335:334]),
+    .\port$4607$461 (lanes[462:461]),
+    .\port$4607$624 (lanes[624]),
+    .\port$4607$626 (lanes[629:626]),
+    .\port$4608$0 (mark_b[0]),
+    .\port$4608$2 (mark_b[3:2]),
+    .\port$4668$271 (\port$4668$271 [0]),
+    .slot(\slot$47 ),
+    .tag(\tag$43 )
+  );
+  \kv_asu.core.versions.dec2  dec2 (
+    .age(\age$56 ),
+    .count(\count$58 ),
+    .count_inc(\count_inc$59 ),
+    .count_inc2(\count_inc2$60 ),
+    .decision(\decision$99 ),
+    .list_empty(list_empty),
+    .older(\older$62 ),
+    .\port$4607$0 (lanes[81:0]),
+    .\port$4607$207 (lanes[208:207]),
+    .\port$4607$461 (lanes[462:461]),
+    .\port$4607$624 (lanes[625:624]),
+    .\port$4607$627 (lanes[629:627]),
+    .\port$4608$0 (mark_b[1:0]),
+    .\port$4608$3 (mark_b[3]),
+    .\port$4668$271 (\port$4668$271 [0]),
+    .slot(\slot$61 ),
+    .tag(\tag$57 )
+  );
+  \kv_asu.core.versions.dec3  dec3 (
+    .age(\age$70 ),
+    .count(\count$72 ),
+    .count_inc(\count_inc$73 ),
+    .count_inc2(\count_inc2$74 ),
+    .decision(\decision$100 ),
+    .list_empty(list_empty),
+    .older(\older$76 ),
+    .\port$4607$0 (lanes[81:0]),
+    .\port$4607$207 (lanes[208:207]),
+    .\port$4607$334 (lanes[335:334]),
+    .\port$4607$624 (lanes[626:624]),
+    .\port$4607$628 (lanes[629:628]),
+    .\port$4608$0 (mark_b[2:0]),
+    .\port$4668$271 (\port$4668$271 [0]),
+    .slot(\slot$75 ),
+    .tag(\tag$71 )
+  );
+  \kv_asu.core.versions.dec4  dec4 (
+    .age(\age$84 ),
+    .beyond_w1(lanes[627:624]),
+    .count(\count$86 ),
+    .count_inc(\count_inc$87 ),
+    .count_inc2(\count_inc2$88 ),
+    .decision(\decision$96 ),
+    .list_empty(list_empty),
+    .mark(mark_b),
+    .older(\older$90 ),
+    .\port$4607$0 (lanes[81:0]),
+    .\port$4607$207 (lanes[208:207]),
+    .\port$4607$334 (lanes[335:334]),
+    .\port$4607$461 (lanes[462:461]),
+    .slot(\slot$89 ),
+    .tag(\tag$85 )
+  );
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (fw1_lane)
+      2'h0:
+          \$47  = \decision$97 ;
+      2'h1:
+          \$47  = \decision$98 ;
+      2'h2:
+          \$47  = \decision$99 ;
+      2'h3:
+          \$47  = \decision$100 ;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[164:163])
+      2'h0:
+          \$13  = sc_mark_intent[0];
+      2'h1:
+          \$13  = sc_mark_intent[1];
+      2'h2:
+          \$13  = sc_mark_intent[2];
+      2'h3:
+          \$13  = sc_mark_intent[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[164:163])
+      2'h0:
+          \$15  = sc_mark_value[0];
+      2'h1:
+          \$15  = sc_mark_value[1];
+      2'h2:
+          \$15  = sc_mark_value[2];
+      2'h3:
+          \$15  = sc_mark_value[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[291:290])
+      2'h0:
+          \$17  = sc_mark_intent[0];
+      2'h1:
+          \$17  = sc_mark_intent[1];
+      2'h2:
+          \$17  = sc_mark_intent[2];
+      2'h3:
+          \$17  = sc_mark_intent[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[291:290])
+      2'h0:
+          \$19  = sc_mark_value[0];
+      2'h1:
+          \$19  = sc_mark_value[1];
+      2'h2:
+          \$19  = sc_mark_value[2];
+      2'h3:
+          \$19  = sc_mark_value[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[418:417])
+      2'h0:
+          \$21  = sc_mark_intent[0];
+      2'h1:
+          \$21  = sc_mark_intent[1];
+      2'h2:
+          \$21  = sc_mark_intent[2];
+      2'h3:
+          \$21  = sc_mark_intent[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[418:417])
+      2'h0:
+          \$23  = sc_mark_value[0];
+      2'h1:
+          \$23  = sc_mark_value[1];
+      2'h2:
+          \$23  = sc_mark_value[2];
+      2'h3:
+          \$23  = sc_mark_value[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[545:544])
+      2'h0:
+          \$25  = sc_mark_intent[0];
+      2'h1:
+          \$25  = sc_mark_intent[1];
+      2'h2:
+          \$25  = sc_mark_intent[2];
+      2'h3:
+          \$25  = sc_mark_intent[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (lanes[545:544])
+      2'h0:
+          \$27  = sc_mark_value[0];
+      2'h1:
+          \$27  = sc_mark_value[1];
+      2'h2:
+          \$27  = sc_mark_value[2];
+      2'h3:
+          \$27  = sc_mark_value[3];
+    endcase
+  end
+  assign request = lanes[68:0];
+  assign window = lanes[79:69];
+  assign \list_empty$19  = list_empty;
+  assign mark = { mark_b[3:1], \port$4668$271 [0] };
+  assign forward__mark = \port$4668$271 [0];
+  assign valid = { lanes[461], lanes[334], lanes[207], 1'h1 };
+  assign match = { lanes[462], lanes[335], lanes[208], lanes[629] };
+  assign beyond_w1 = { lanes[627:625], lanes[628] };
+  assign forward__count = \port$4668$274 [15:0];
+  assign forward__count_inc = \port$4668$274 [31:16];
+  assign \request$35  = lanes[68:0];
+  assign \window$36  = lanes[79:69];
+  assign \list_empty$37  = list_empty;
+  assign \mark$38  = { mark_b[3:2], \port$4668$271 [0], mark_b[0] };
+  assign \valid$39  = { lanes[461], lanes[334], 1'h1, lanes[80] };
+  assign \match$40  = { lanes[462], lanes[335], lanes[629], lanes[81] };
+  assign \beyond_w1$41  = { lanes[627:626], lanes[628], lanes[624] };
+  assign \request$49  = lanes[68:0];
+  assign \window$50  = lanes[79:69];
+  assign \list_empty$51  = list_empty;
+  assign \mark$52  = { mark_b[3], \port$4668$271 [0], mark_b[1:0] };
+  assign \valid$53  = { lanes[461], 1'h1, lanes[207], lanes[80] };
+  assign \match$54  = { lanes[462], lanes[629], lanes[208], lanes[81] };
+  assign \beyond_w1$55  = { lanes[627], lanes[628], lanes[625:624] };
+  assign \request$63  = lanes[68:0];
+  assign \window$64  = lanes[79:69];
+  assign \list_empty$65  = list_empty;
+  assign \mark$66  = { \port$4668$271 [0], mark_b[2:0] };
+  assign \valid$67  = { 1'h1, lanes[334], lanes[207], lanes[80] };
+  assign \match$68  = { lanes[629], lanes[335], lanes[208], lanes[81] };
+  assign \beyond_w1$69  = { lanes[628], lanes[626:624] };
+  assign \request$77  = lanes[68:0];
+  assign \window$78  = lanes[79:69];
+  assign \list_empty$79  = list_empty;
+  assign \mark$80  = mark_b;
+  assign \valid$81  = { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \match$82  = { lanes[462], lanes[335], lanes[208], lanes[81] };
+  assign \beyond_w1$83  = lanes[627:624];
+  assign forward__write = \port$4668$271 [1];
+  assign \lanes.request  = lanes[68:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[60:5];
+  assign \lanes.request.t  = lanes[68:61];
+  assign \lanes.start  = lanes[79:69];
+  assign \lanes.lane  = lanes[587:80];
+  assign \lanes.lane[0]  = lanes[206:80];
+  assign \lanes.lane[0].valid  = lanes[80];
+  assign \lanes.lane[0].match  = lanes[81];
+  assign \lanes.lane[0].age  = lanes[89:82];
+  assign \lanes.lane[0].tag  = lanes[145:90];
+  assign \lanes.lane[0].count  = lanes[161:146];
+  assign \lanes.lane[0].mark  = lanes[162];
+  assign \lanes.lane[0].slot  = lanes[173:163];
+  assign \lanes.lane[0].count_inc  = lanes[189:174];
+  assign \lanes.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes.lane[1]  = lanes[333:207];
+  assign \lanes.lane[1].valid  = lanes[207];
+  assign \lanes.lane[1].match  = lanes[208];
+  assign \lanes.lane[1].age  = lanes[216:209];
+  assign \lanes.lane[1].tag  = lanes[272:217];
+  assign \lanes.lane[1].count  = lanes[288:273];
+  assign \lanes.lane[1].mark  = lanes[289];
+  assign \lanes.lane[1].slot  = lanes[300:290];
+  assign \lanes.lane[1].count_inc  = lanes[316:301];
+  assign \lanes.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes.lane[2]  = lanes[460:334];
+  assign \lanes.lane[2].valid  = lanes[334];
+  assign \lanes.lane[2].match  = lanes[335];
+  assign \lanes.lane[2].age  = lanes[343:336];
+  assign \lanes.lane[2].tag  = lanes[399:344];
+  assign \lanes.lane[2].count  = lanes[415:400];
+  assign \lanes.lane[2].mark  = lanes[416];
+  assign \lanes.lane[2].slot  = lanes[427:417];
+  assign \lanes.lane[2].count_inc  = lanes[443:428];
+  assign \lanes.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes.lane[3]  = lanes[587:461];
+  assign \lanes.lane[3].valid  = lanes[461];
+  assign \lanes.lane[3].match  = lanes[462];
+  assign \lanes.lane[3].age  = lanes[470:463];
+  assign \lanes.lane[3].tag  = lanes[526:471];
+  assign \lanes.lane[3].count  = lanes[542:527];
+  assign \lanes.lane[3].mark  = lanes[543];
+  assign \lanes.lane[3].slot  = lanes[554:544];
+  assign \lanes.lane[3].count_inc  = lanes[570:555];
+  assign \lanes.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes.older  = lanes[603:588];
+  assign \lanes.older[0]  = lanes[591:588];
+  assign \lanes.older[1]  = lanes[595:592];
+  assign \lanes.older[2]  = lanes[599:596];
+  assign \lanes.older[3]  = lanes[603:600];
+  assign \lanes.forwarded  = lanes[607:604];
+  assign \lanes.forward_older  = lanes[611:608];
+  assign \lanes.older_forward  = lanes[615:612];
+  assign \lanes.older_ahead  = lanes[619:616];
+  assign \lanes.ahead_older  = lanes[623:620];
+  assign \lanes.beyond_w1  = lanes[627:624];
+  assign \lanes.ahead_beyond_w1  = lanes[628];
+  assign \lanes.same_line_ahead  = lanes[629];
+  assign \lanes.age_ahead  = lanes[637:630];
+  assign \lanes.ahead_in_window  = lanes[641:638];
+  assign \lanes.ahead_lane_bit  = lanes[649:642];
+  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
+  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
+  assign \request.valid  = lanes[0];
+  assign \request.op  = lanes[2:1];
+  assign \request.min_tlevel  = lanes[4:3];
+  assign \request.tag  = lanes[60:5];
+  assign \request.t  = lanes[68:61];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \request$35.valid  = lanes[0];
+  assign \request$35.op  = lanes[2:1];
+  assign \request$35.min_tlevel  = lanes[4:3];
+  assign \request$35.tag  = lanes[60:5];
+  assign \request$35.t  = lanes[68:61];
+  assign \age$42[0]  = \age$42 [7:0];
+  assign \age$42[1]  = \age$42 [15:8];
+  assign \age$42[2]  = \age$42 [23:16];
+  assign \age$42[3]  = \age$42 [31:24];
+  assign \tag$43[0]  = \tag$43 [55:0];
+  assign \tag$43[1]  = \tag$43 [111:56];
+  assign \tag$43[2]  = \tag$43 [167:112];
+  assign \tag$43[3]  = \tag$43 [223:168];
+  assign \count$44[0]  = \count$44 [15:0];
+  assign \count$44[1]  = \count$44 [31:16];
+  assign \count$44[2]  = \count$44 [47:32];
+  assign \count$44[3]  = \count$44 [63:48];
+  assign \count_inc$45[0]  = \count_inc$45 [15:0];
+  assign \count_inc$45[1]  = \count_inc$45 [31:16];
+  assign \count_inc$45[2]  = \count_inc$45 [47:32];
+  assign \count_inc$45[3]  = \count_inc$45 [63:48];
+  assign \count_inc2$46[0]  = \count_inc2$46 [15:0];
+  assign \count_inc2$46[1]  = \count_inc2$46 [31:16];
+  assign \count_inc2$46[2]  = \count_inc2$46 [47:32];
+  assign \count_inc2$46[3]  = \count_inc2$46 [63:48];
+  assign \slot$47[0]  = \slot$47 [10:0];
+  assign \slot$47[1]  = \slot$47 [21:11];
+  assign \slot$47[2]  = \slot$47 [32:22];
+  assign \slot$47[3]  = \slot$47 [43:33];
+  assign \older$48[0]  = \older$48 [3:0];
+  assign \older$48[1]  = \older$48 [7:4];
+  assign \older$48[2]  = \older$48 [11:8];
+  assign \older$48[3]  = \older$48 [15:12];
+  assign \request$49.valid  = lanes[0];
+  assign \request$49.op  = lanes[2:1];
+  assign \request$49.min_tlevel  = lanes[4:3];
+  assign \request$49.tag  = lanes[60:5];
+  assign \request$49.t  = lanes[68:61];
+  assign \age$56[0]  = \age$56 [7:0];
+  assign \age$56[1]  = \age$56 [15:8];
+  assign \age$56[2]  = \age$56 [23:16];
+  assign \age$56[3]  = \age$56 [31:24];
+  assign \tag$57[0]  = \tag$57 [55:0];
+  assign \tag$57[1]  = \tag$57 [111:56];
+  assign \tag$57[2]  = \tag$57 [167:112];
+  assign \tag$57[3]  = \tag$57 [223:168];
+  assign \count$58[0]  = \count$58 [15:0];
+  assign \count$58[1]  = \count$58 [31:16];
+  assign \count$58[2]  = \count$58 [47:32];
+  assign \count$58[3]  = \count$58 [63:48];
+  assign \count_inc$59[0]  = \count_inc$59 [15:0];
+  assign \count_inc$59[1]  = \count_inc$59 [31:16];
+  assign \count_inc$59[2]  = \count_inc$59 [47:32];
+  assign \count_inc$59[3]  = \count_inc$59 [63:48];
+  assign \count_inc2$60[0]  = \count_inc2$60 [15:0];
+  assign \count_inc2$60[1]  = \count_inc2$60 [31:16];
+  assign \count_inc2$60[2]  = \count_inc2$60 [47:32];
+  assign \count_inc2$60[3]  = \count_inc2$60 [63:48];
+  assign \slot$61[0]  = \slot$61 [10:0];
+  assign \slot$61[1]  = \slot$61 [21:11];
+  assign \slot$61[2]  = \slot$61 [32:22];
+  assign \slot$61[3]  = \slot$61 [43:33];
+  assign \older$62[0]  = \older$62 [3:0];
+  assign \older$62[1]  = \older$62 [7:4];
+  assign \older$62[2]  = \older$62 [11:8];
+  assign \older$62[3]  = \older$62 [15:12];
+  assign \request$63.valid  = lanes[0];
+  assign \request$63.op  = lanes[2:1];
+  assign \request$63.min_tlevel  = lanes[4:3];
+  assign \request$63.tag  = lanes[60:5];
+  assign \request$63.t  = lanes[68:61];
+  assign \age$70[0]  = \age$70 [7:0];
+  assign \age$70[1]  = \age$70 [15:8];
+  assign \age$70[2]  = \age$70 [23:16];
+  assign \age$70[3]  = \age$70 [31:24];
+  assign \tag$71[0]  = \tag$71 [55:0];
+  assign \tag$71[1]  = \tag$71 [111:56];
+  assign \tag$71[2]  = \tag$71 [167:112];
+  assign \tag$71[3]  = \tag$71 [223:168];
+  assign \count$72[0]  = \count$72 [15:0];
+  assign \count$72[1]  = \count$72 [31:16];
+  assign \count$72[2]  = \count$72 [47:32];
+  assign \count$72[3]  = \count$72 [63:48];
+  assign \count_inc$73[0]  = \count_inc$73 [15:0];
+  assign \count_inc$73[1]  = \count_inc$73 [31:16];
+  assign \count_inc$73[2]  = \count_inc$73 [47:32];
+  assign \count_inc$73[3]  = \count_inc$73 [63:48];
+  assign \count_inc2$74[0]  = \count_inc2$74 [15:0];
+  assign \count_inc2$74[1]  = \count_inc2$74 [31:16];
+  assign \count_inc2$74[2]  = \count_inc2$74 [47:32];
+  assign \count_inc2$74[3]  = \count_inc2$74 [63:48];
+  assign \slot$75[0]  = \slot$75 [10:0];
+  assign \slot$75[1]  = \slot$75 [21:11];
+  assign \slot$75[2]  = \slot$75 [32:22];
+  assign \slot$75[3]  = \slot$75 [43:33];
+  assign \older$76[0]  = \older$76 [3:0];
+  assign \older$76[1]  = \older$76 [7:4];
+  assign \older$76[2]  = \older$76 [11:8];
+  assign \older$76[3]  = \older$76 [15:12];
+  assign \request$77.valid  = lanes[0];
+  assign \request$77.op  = lanes[2:1];
+  assign \request$77.min_tlevel  = lanes[4:3];
+  assign \request$77.tag  = lanes[60:5];
+  assign \request$77.t  = lanes[68:61];
+  assign \age$84[0]  = \age$84 [7:0];
+  assign \age$84[1]  = \age$84 [15:8];
+  assign \age$84[2]  = \age$84 [23:16];
+  assign \age$84[3]  = \age$84 [31:24];
+  assign \tag$85[0]  = \tag$85 [55:0];
+  assign \tag$85[1]  = \tag$85 [111:56];
+  assign \tag$85[2]  = \tag$85 [167:112];
+  assign \tag$85[3]  = \tag$85 [223:168];
+  assign \count$86[0]  = \count$86 [15:0];
+  assign \count$86[1]  = \count$86 [31:16];
+  assign \count$86[2]  = \count$86 [47:32];
+  assign \count$86[3]  = \count$86 [63:48];
+  assign \count_inc$87[0]  = \count_inc$87 [15:0];
+  assign \count_inc$87[1]  = \count_inc$87 [31:16];
+  assign \count_inc$87[2]  = \count_inc$87 [47:32];
+  assign \count_inc$87[3]  = \count_inc$87 [63:48];
+  assign \count_inc2$88[0]  = \count_inc2$88 [15:0];
+  assign \count_inc2$88[1]  = \count_inc2$88 [31:16];
+  assign \count_inc2$88[2]  = \count_inc2$88 [47:32];
+  assign \count_inc2$88[3]  = \count_inc2$88 [63:48];
+  assign \slot$89[0]  = \slot$89 [10:0];
+  assign \slot$89[1]  = \slot$89 [21:11];
+  assign \slot$89[2]  = \slot$89 [32:22];
+  assign \slot$89[3]  = \slot$89 [43:33];
+  assign \older$90[0]  = \older$90 [3:0];
+  assign \older$90[1]  = \older$90 [7:4];
+  assign \older$90[2]  = \older$90 [11:8];
+  assign \older$90[3]  = \older$90 [15:12];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \decision$96.valid  = \decision$96 [0];
+  assign \decision$96.op  = \decision$96 [2:1];
+  assign \decision$96.min_tlevel  = \decision$96 [4:3];
+  assign \decision$96.tag  = \decision$96 [60:5];
+  assign \decision$96.t  = \decision$96 [68:61];
+  assign \decision$96.present  = \decision$96 [69];
+  assign \decision$96.hit_slot  = \decision$96 [80:70];
+  assign \decision$96.hit_cnt  = \decision$96 [96:81];
+  assign \decision$96.hit_age  = \decision$96 [104:97];
+  assign \decision$96.hit_mark  = \decision$96 [105];
+  assign \decision$96.any_free  = \decision$96 [106];
+  assign \decision$96.free_slot  = \decision$96 [117:107];
+  assign \decision$96.free_mark  = \decision$96 [118];
+  assign \decision$96.vict_t0  = \decision$96 [119];
+  assign \decision$96.vict_slot  = \decision$96 [130:120];
+  assign \decision$96.vict_tag  = \decision$96 [186:131];
+  assign \decision$96.vict_mark  = \decision$96 [187];
+  assign \decision$96.take  = \decision$96 [188];
+  assign \decision$96.tail_tag  = \decision$96 [244:189];
+  assign \decision$96.tail_slot  = \decision$96 [255:245];
+  assign \decision$96.wr_lane  = \decision$96 [259:256];
+  assign \decision$96.wr_slot  = \decision$96 [270:260];
+  assign \decision$96.wr_mark  = \decision$96 [271];
+  assign \decision$96.wr  = \decision$96 [272];
+  assign \decision$96.inv  = \decision$96 [273];
+  assign \decision$96.cnt_after  = \decision$96 [289:274];
+  assign \decision$96.cnt_after_inc  = \decision$96 [305:290];
+  assign \decision$97.valid  = \decision$97 [0];
+  assign \decision$97.op  = \decision$97 [2:1];
+  assign \decision$97.min_tlevel  = \decision$97 [4:3];
+  assign \decision$97.tag  = \decision$97 [60:5];
+  assign \decision$97.t  = \decision$97 [68:61];
+  assign \decision$97.present  = \decision$97 [69];
+  assign \decision$97.hit_slot  = \decision$97 [80:70];
+  assign \decision$97.hit_cnt  = \decision$97 [96:81];
+  assign \decision$97.hit_age  = \decision$97 [104:97];
+  assign \decision$97.hit_mark  = \decision$97 [105];
+  assign \decision$97.any_free  = \decision$97 [106];
+  assign \decision$97.free_slot  = \decision$97 [117:107];
+  assign \decision$97.free_mark  = \decision$97 [118];
+  assign \decision$97.vict_t0  = \decision$97 [119];
+  assign \decision$97.vict_slot  = \decision$97 [130:120];
+  assign \decision$97.vict_tag  = \decision$97 [186:131];
+  assign \decision$97.vict_mark  = \decision$97 [187];
+  assign \decision$97.take  = \decision$97 [188];
+  assign \decision$97.tail_tag  = \decision$97 [244:189];
+  assign \decision$97.tail_slot  = \decision$97 [255:245];
+  assign \decision$97.wr_lane  = \decision$97 [259:256];
+  assign \decision$97.wr_slot  = \decision$97 [270:260];
+  assign \decision$97.wr_mark  = \decision$97 [271];
+  assign \decision$97.wr  = \decision$97 [272];
+  assign \decision$97.inv  = \decision$97 [273];
+  assign \decision$97.cnt_after  = \decision$97 [289:274];
+  assign \decision$97.cnt_after_inc  = \decision$97 [305:290];
+  assign \decision$98.valid  = \decision$98 [0];
+  assign \decision$98.op  = \decision$98 [2:1];
+  assign \decision$98.min_tlevel  = \decision$98 [4:3];
+  assign \decision$98.tag  = \decision$98 [60:5];
+  assign \decision$98.t  = \decision$98 [68:61];
+  assign \decision$98.present  = \decision$98 [69];
+  assign \decision$98.hit_slot  = \decision$98 [80:70];
+  assign \decision$98.hit_cnt  = \decision$98 [96:81];
+  assign \decision$98.hit_age  = \decision$98 [104:97];
+  assign \decision$98.hit_mark  = \decision$98 [105];
+  assign \decision$98.any_free  = \decision$98 [106];
+  assign \decision$98.free_slot  = \decision$98 [117:107];
+  assign \decision$98.free_mark  = \decision$98 [118];
+  assign \decision$98.vict_t0  = \decision$98 [119];
+  assign \decision$98.vict_slot  = \decision$98 [130:120];
+  assign \decision$98.vict_tag  = \decision$98 [186:131];
+  assign \decision$98.vict_mark  = \decision$98 [187];
+  assign \decision$98.take  = \decision$98 [188];
+  assign \decision$98.tail_tag  = \decision$98 [244:189];
+  assign \decision$98.tail_slot  = \decision$98 [255:245];
+  assign \decision$98.wr_lane  = \decision$98 [259:256];
+  assign \decision$98.wr_slot  = \decision$98 [270:260];
+  assign \decision$98.wr_mark  = \decision$98 [271];
+  assign \decision$98.wr  = \decision$98 [272];
+  assign \decision$98.inv  = \decision$98 [273];
+  assign \decision$98.cnt_after  = \decision$98 [289:274];
+  assign \decision$98.cnt_after_inc  = \decision$98 [305:290];
+  assign \decision$99.valid  = \decision$99 [0];
+  assign \decision$99.op  = \decision$99 [2:1];
+  assign \decision$99.min_tlevel  = \decision$99 [4:3];
+  assign \decision$99.tag  = \decision$99 [60:5];
+  assign \decision$99.t  = \decision$99 [68:61];
+  assign \decision$99.present  = \decision$99 [69];
+  assign \decision$99.hit_slot  = \decision$99 [80:70];
+  assign \decision$99.hit_cnt  = \decision$99 [96:81];
+  assign \decision$99.hit_age  = \decision$99 [104:97];
+  assign \decision$99.hit_mark  = \decision$99 [105];
+  assign \decision$99.any_free  = \decision$99 [106];
+  assign \decision$99.free_slot  = \decision$99 [117:107];
+  assign \decision$99.free_mark  = \decision$99 [118];
+  assign \decision$99.vict_t0  = \decision$99 [119];
+  assign \decision$99.vict_slot  = \decision$99 [130:120];
+  assign \decision$99.vict_tag  = \decision$99 [186:131];
+  assign \decision$99.vict_mark  = \decision$99 [187];
+  assign \decision$99.take  = \decision$99 [188];
+  assign \decision$99.tail_tag  = \decision$99 [244:189];
+  assign \decision$99.tail_slot  = \decision$99 [255:245];
+  assign \decision$99.wr_lane  = \decision$99 [259:256];
+  assign \decision$99.wr_slot  = \decision$99 [270:260];
+  assign \decision$99.wr_mark  = \decision$99 [271];
+  assign \decision$99.wr  = \decision$99 [272];
+  assign \decision$99.inv  = \decision$99 [273];
+  assign \decision$99.cnt_after  = \decision$99 [289:274];
+  assign \decision$99.cnt_after_inc  = \decision$99 [305:290];
+  assign \decision$100.valid  = \decision$100 [0];
+  assign \decision$100.op  = \decision$100 [2:1];
+  assign \decision$100.min_tlevel  = \decision$100 [4:3];
+  assign \decision$100.tag  = \decision$100 [60:5];
+  assign \decision$100.t  = \decision$100 [68:61];
+  assign \decision$100.present  = \decision$100 [69];
+  assign \decision$100.hit_slot  = \decision$100 [80:70];
+  assign \decision$100.hit_cnt  = \decision$100 [96:81];
+  assign \decision$100.hit_age  = \decision$100 [104:97];
+  assign \decision$100.hit_mark  = \decision$100 [105];
+  assign \decision$100.any_free  = \decision$100 [106];
+  assign \decision$100.free_slot  = \decision$100 [117:107];
+  assign \decision$100.free_mark  = \decision$100 [118];
+  assign \decision$100.vict_t0  = \decision$100 [119];
+  assign \decision$100.vict_slot  = \decision$100 [130:120];
+  assign \decision$100.vict_tag  = \decision$100 [186:131];
+  assign \decision$100.vict_mark  = \decision$100 [187];
+  assign \decision$100.take  = \decision$100 [188];
+  assign \decision$100.tail_tag  = \decision$100 [244:189];
+  assign \decision$100.tail_slot  = \decision$100 [255:245];
+  assign \decision$100.wr_lane  = \decision$100 [259:256];
+  assign \decision$100.wr_slot  = \decision$100 [270:260];
+  assign \decision$100.wr_mark  = \decision$100 [271];
+  assign \decision$100.wr  = \decision$100 [272];
+  assign \decision$100.inv  = \decision$100 [273];
+  assign \decision$100.cnt_after  = \decision$100 [289:274];
+  assign \decision$100.cnt_after_inc  = \decision$100 [305:290];
+  assign fw1_lane[1] = \$46 ;
+  assign fw1_lane[0] = \$44 ;
+  assign \older$90 [14] = eb_gt3_2;
+  assign \older$90 [13] = eb_gt3_1;
+  assign \older$90 [12] = eb_gt3_0;
+  assign \older$90 [11] = eb_gt2_3;
+  assign \older$90 [9] = eb_gt2_1;
+  assign \older$90 [8] = eb_gt2_0;
+  assign \older$90 [7] = eb_gt1_3;
+  assign \older$90 [6] = eb_gt1_2;
+  assign \older$90 [4] = eb_gt1_0;
+  assign \older$90 [3] = eb_gt0_3;
+  assign \older$90 [2] = eb_gt0_2;
+  assign \older$90 [1] = eb_gt0_1;
+  assign { \older$90 [15], \older$90 [10], \older$90 [5], \older$90 [0] } = 4'h0;
+  assign \slot$89 [43:33] = lanes[554:544];
+  assign \slot$89 [32:22] = lanes[427:417];
+  assign \slot$89 [21:11] = lanes[300:290];
+  assign \slot$89 [10:0] = lanes[173:163];
+  assign \count_inc2$88 [63:48] = lanes[586:571];
+  assign \count_inc2$88 [47:32] = lanes[459:444];
+  assign \count_inc2$88 [31:16] = lanes[332:317];
+  assign \count_inc2$88 [15:0] = lanes[205:190];
+  assign \count_inc$87 [63:48] = lanes[570:555];
+  assign \count_inc$87 [47:32] = lanes[443:428];
+  assign \count_inc$87 [31:16] = lanes[316:301];
+  assign \count_inc$87 [15:0] = lanes[189:174];
+  assign \count$86 [63:48] = lanes[542:527];
+  assign \count$86 [47:32] = lanes[415:400];
+  assign \count$86 [31:16] = lanes[288:273];
+  assign \count$86 [15:0] = lanes[161:146];
+  assign \tag$85 [223:168] = lanes[526:471];
+  assign \tag$85 [167:112] = lanes[399:344];
+  assign \tag$85 [111:56] = lanes[272:217];
+  assign \tag$85 [55:0] = lanes[145:90];
+  assign \age$84 [31:24] = lanes[470:463];
+  assign \age$84 [23:16] = lanes[343:336];
+  assign \age$84 [15:8] = lanes[216:209];
+  assign \age$84 [7:0] = lanes[89:82];
+  assign \older$76 [14] = lanes[622];
+  assign \older$76 [13] = lanes[621];
+  assign \older$76 [12] = lanes[620];
+  assign \older$76 [11] = lanes[618];
+  assign \older$76 [9] = eb_gt2_1;
+  assign \older$76 [8] = eb_gt2_0;
+  assign \older$76 [7] = lanes[617];
+  assign \older$76 [6] = eb_gt1_2;
+  assign \older$76 [4] = eb_gt1_0;
+  assign \older$76 [3] = lanes[616];
+  assign \older$76 [2] = eb_gt0_2;
+  assign \older$76 [1] = eb_gt0_1;
+  assign { \older$76 [15], \older$76 [10], \older$76 [5], \older$76 [0] } = 4'h0;
+  assign \slot$75 [43:33] = lanes[554:544];
+  assign \slot$75 [32:22] = lanes[427:417];
+  assign \slot$75 [21:11] = lanes[300:290];
+  assign \slot$75 [10:0] = lanes[173:163];
+  assign \count_inc2$74 [63:48] = \$40 [15:0];
+  assign \count_inc2$74 [47:32] = lanes[459:444];
+  assign \count_inc2$74 [31:16] = lanes[332:317];
+  assign \count_inc2$74 [15:0] = lanes[205:190];
+  assign \count_inc$73 [63:48] = \port$4668$274 [31:16];
+  assign \count_inc$73 [47:32] = lanes[443:428];
+  assign \count_inc$73 [31:16] = lanes[316:301];
+  assign \count_inc$73 [15:0] = lanes[189:174];
+  assign \count$72 [63:48] = \port$4668$274 [15:0];
+  assign \count$72 [47:32] = lanes[415:400];
+  assign \count$72 [31:16] = lanes[288:273];
+  assign \count$72 [15:0] = lanes[161:146];
+  assign \tag$71 [223:168] = forward__tag;
+  assign \tag$71 [167:112] = lanes[399:344];
+  assign \tag$71 [111:56] = lanes[272:217];
+  assign \tag$71 [55:0] = lanes[145:90];
+  assign \age$70 [31:24] = lanes[637:630];
+  assign \age$70 [23:16] = lanes[343:336];
+  assign \age$70 [15:8] = lanes[216:209];
+  assign \age$70 [7:0] = lanes[89:82];
+  assign \older$62 [14] = lanes[619];
+  assign \older$62 [13] = eb_gt3_1;
+  assign \older$62 [12] = eb_gt3_0;
+  assign \older$62 [11] = lanes[623];
+  assign \older$62 [9] = lanes[621];
+  assign \older$62 [8] = lanes[620];
+  assign \older$62 [7] = eb_gt1_3;
+  assign \older$62 [6] = lanes[617];
+  assign \older$62 [4] = eb_gt1_0;
+  assign \older$62 [3] = eb_gt0_3;
+  assign \older$62 [2] = lanes[616];
+  assign \older$62 [1] = eb_gt0_1;
+  assign { \older$62 [15], \older$62 [10], \older$62 [5], \older$62 [0] } = 4'h0;
+  assign \slot$61 [43:33] = lanes[554:544];
+  assign \slot$61 [32:22] = lanes[427:417];
+  assign \slot$61 [21:11] = lanes[300:290];
+  assign \slot$61 [10:0] = lanes[173:163];
+  assign \count_inc2$60 [63:48] = lanes[586:571];
+  assign \count_inc2$60 [47:32] = \$37 [15:0];
+  assign \count_inc2$60 [31:16] = lanes[332:317];
+  assign \count_inc2$60 [15:0] = lanes[205:190];
+  assign \count_inc$59 [63:48] = lanes[570:555];
+  assign \count_inc$59 [47:32] = \port$4668$274 [31:16];
+  assign \count_inc$59 [31:16] = lanes[316:301];
+  assign \count_inc$59 [15:0] = lanes[189:174];
+  assign \count$58 [63:48] = lanes[542:527];
+  assign \count$58 [47:32] = \port$4668$274 [15:0];
+  assign \count$58 [31:16] = lanes[288:273];
+  assign \count$58 [15:0] = lanes[161:146];
+  assign \tag$57 [223:168] = lanes[526:471];
+  assign \tag$57 [167:112] = forward__tag;
+  assign \tag$57 [111:56] = lanes[272:217];
+  assign \tag$57 [55:0] = lanes[145:90];
+  assign \age$56 [31:24] = lanes[470:463];
+  assign \age$56 [23:16] = lanes[637:630];
+  assign \age$56 [15:8] = lanes[216:209];
+  assign \age$56 [7:0] = lanes[89:82];
+  assign \older$48 [14] = eb_gt3_2;
+  assign \older$48 [13] = lanes[619];
+  assign \older$48 [12] = eb_gt3_0;
+  assign \older$48 [11] = eb_gt2_3;
+  assign \older$48 [9] = lanes[618];
+  assign \older$48 [8] = eb_gt2_0;
+  assign \older$48 [7] = lanes[623];
+  assign \older$48 [6] = lanes[622];
+  assign \older$48 [4] = lanes[620];
+  assign \older$48 [3] = eb_gt0_3;
+  assign \older$48 [2] = eb_gt0_2;
+  assign \older$48 [1] = lanes[616];
+  assign { \older$48 [15], \older$48 [10], \older$48 [5], \older$48 [0] } = 4'h0;
+  assign \slot$47 [43:33] = lanes[554:544];
+  assign \slot$47 [32:22] = lanes[427:417];
+  assign \slot$47 [21:11] = lanes[300:290];
+  assign \slot$47 [10:0] = lanes[173:163];
+  assign \count_inc2$46 [63:48] = lanes[586:571];
+  assign \count_inc2$46 [47:32] = lanes[459:444];
+  assign \count_inc2$46 [31:16] = \$34 [15:0];
+  assign \count_inc2$46 [15:0] = lanes[205:190];
+  assign \count_inc$45 [63:48] = lanes[570:555];
+  assign \count_inc$45 [47:32] = lanes[443:428];
+  assign \count_inc$45 [31:16] = \port$4668$274 [31:16];
+  assign \count_inc$45 [15:0] = lanes[189:174];
+  assign \count$44 [63:48] = lanes[542:527];
+  assign \count$44 [47:32] = lanes[415:400];
+  assign \count$44 [31:16] = \port$4668$274 [15:0];
+  assign \count$44 [15:0] = lanes[161:146];
+  assign \tag$43 [223:168] = lanes[526:471];
+  assign \tag$43 [167:112] = lanes[399:344];
+  assign \tag$43 [111:56] = forward__tag;
+  assign \tag$43 [55:0] = lanes[145:90];
+  assign \age$42 [31:24] = lanes[470:463];
+  assign \age$42 [23:16] = lanes[343:336];
+  assign \age$42 [15:8] = lanes[637:630];
+  assign \age$42 [7:0] = lanes[89:82];
+  assign older[14] = eb_gt3_2;
+  assign older[13] = eb_gt3_1;
+  assign older[12] = lanes[619];
+  assign older[11] = eb_gt2_3;
+  assign older[9] = eb_gt2_1;
+  assign older[8] = lanes[618];
+  assign older[7] = eb_gt1_3;
+  assign older[6] = eb_gt1_2;
+  assign older[4] = lanes[617];
+  assign older[3] = lanes[623];
+  assign older[2] = lanes[622];
+  assign older[1] = lanes[621];
+  assign { older[15], older[10], older[5], older[0] } = 4'h0;
+  assign slot[43:33] = lanes[554:544];
+  assign slot[32:22] = lanes[427:417];
+  assign slot[21:11] = lanes[300:290];
+  assign slot[10:0] = lanes[173:163];
+  assign count_inc2[63:48] = lanes[586:571];
+  assign count_inc2[47:32] = lanes[459:444];
+  assign count_inc2[31:16] = lanes[332:317];
+  assign count_inc2[15:0] = \$31 [15:0];
+  assign count_inc[63:48] = lanes[570:555];
+  assign count_inc[47:32] = lanes[443:428];
+  assign count_inc[31:16] = lanes[316:301];
+  assign count_inc[15:0] = \port$4668$274 [31:16];
+  assign count[63:48] = lanes[542:527];
+  assign count[47:32] = lanes[415:400];
+  assign count[31:16] = lanes[288:273];
+  assign count[15:0] = \port$4668$274 [15:0];
+  assign tag[223:168] = lanes[526:471];
+  assign tag[167:112] = lanes[399:344];
+  assign tag[111:56] = lanes[272:217];
+  assign tag[55:0] = forward__tag;
+  assign age[31:24] = lanes[470:463];
+  assign age[23:16] = lanes[343:336];
+  assign age[15:8] = lanes[216:209];
+  assign age[7:0] = lanes[637:630];
+  assign mark_b[3] = \$28 ;
+  assign mark_b[2] = \$24 ;
+  assign mark_b[1] = \$20 ;
+  assign mark_b[0] = \$16 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$461 , \port$4607$625 , \port$4608$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [15:0] \$31 ;
+  wire [15:0] \$32 ;
+  wire [15:0] \$33 ;
+  wire [15:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [15:0] \$36 ;
+  wire [15:0] \$37 ;
+  wire [15:0] \$38 ;
+  wire [15:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [15:0] \$44 ;
+  wire [15:0] \$45 ;
+  wire [15:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [15:0] \$48 ;
+  wire [15:0] \$49 ;
+  wire \$5 ;
+  wire [15:0] \$50 ;
+  wire [15:0] \$51 ;
+  wire [15:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [10:0] \$72 ;
+  wire [10:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [10:0] \$83 ;
+  wire [10:0] \$84 ;
+  wire [10:0] \$85 ;
+  wire [10:0] \$86 ;
+  wire [10:0] \$87 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
+  wire \$9 ;
+  wire [10:0] \$90 ;
+  wire [55:0] \$91 ;
+  wire [55:0] \$92 ;
+  wire [55:0] \$93 ;
+  wire [55:0] \$94 ;
+  wire [55:0] \$95 ;
+  wire [55:0] \$96 ;
+  wire [55:0] \$97 ;
+  wire [55:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [31:0] age;
+  wire [31:0] age;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  input [63:0] count;
+  wire [63:0] count;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  input [63:0] count_inc;
+  wire [63:0] count_inc;
+  input [63:0] count_inc2;
+  wire [63:0] count_inc2;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  reg [305:0] decision;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [79:0] \port$4607$0 ;
+  wire [79:0] \port$4607$0 ;
+  input [1:0] \port$4607$207 ;
+  wire [1:0] \port$4607$207 ;
+  input [1:0] \port$4607$334 ;
+  wire [1:0] \port$4607$334 ;
+  input [1:0] \port$4607$461 ;
+  wire [1:0] \port$4607$461 ;
+  input [4:0] \port$4607$625 ;
+  wire [4:0] \port$4607$625 ;
+  input [2:0] \port$4608$1 ;
+  wire [2:0] \port$4608$1 ;
+  input \port$4668$271 ;
+  wire \port$4668$271 ;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [43:0] slot;
+  wire [43:0] slot;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  input [223:0] tag;
+  wire [223:0] tag;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [10:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$625 [4] };
+  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$4607$625 [4] & \$5 ;
+  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$4607$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[69] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
+  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 16'h0001;
+  assign \$40  = hit_lane & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[69] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
+  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 16'h0002;
+  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[119] ? wins : 4'h0;
+  assign \$70  = decision[106] ? first_free : \$69 ;
+  assign \$71  = decision[69] ? hit_lane : \$70 ;
+  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
+  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
+  assign \$74  = decision[106] ? decision[118] : decision[187];
+  assign \$75  = decision[69] ? decision[105] : \$74 ;
+  assign \$76  = ! \port$4607$0 [2:1];
+  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$78  = decision[69] | decision[106];
+  assign \$79  = \$78  | decision[119];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
+  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
+  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & { \port$4608$1 , \port$4668$271  };
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4607$625 [3];
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$4607$0 [2:1] == 2'h2;
+  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[188];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    { decision[118:107], decision[105:70] } = 48'h000000000000;
+    if (hit_lane[0]) begin
+      decision[96:81] = count[15:0];
+      decision[104:97] = age[7:0];
+      decision[80:70] = slot[10:0];
+      decision[105] = \port$4668$271 ;
+    end
+    if (hit_lane[1]) begin
+      decision[96:81] = count[31:16];
+      decision[104:97] = age[15:8];
+      decision[80:70] = slot[21:11];
+      decision[105] = \port$4608$1 [0];
+    end
+    if (hit_lane[2]) begin
+      decision[96:81] = count[47:32];
+      decision[104:97] = age[23:16];
+      decision[80:70] = slot[32:22];
+      decision[105] = \port$4608$1 [1];
+    end
+    if (hit_lane[3]) begin
+      decision[96:81] = count[63:48];
+      decision[104:97] = age[31:24];
+      decision[80:70] = slot[43:33];
+      decision[105] = \port$4608$1 [2];
+    end
+    if (\$13 [3]) begin
+      decision[117:107] = slot[43:33];
+      decision[118] = \port$4608$1 [2];
+    end
+    if (\$14 [2]) begin
+      decision[117:107] = slot[32:22];
+      decision[118] = \port$4608$1 [1];
+    end
+    if (\$15 [1]) begin
+      decision[117:107] = slot[21:11];
+      decision[118] = \port$4608$1 [0];
+    end
+    if (\$16 [0]) begin
+      decision[117:107] = slot[10:0];
+      decision[118] = \port$4668$271 ;
+    end
+    begin
+      begin
+        decision[289:274] = \$39 ;
+        decision[305:290] = \$52 ;
+        decision[259:256] = \$71 ;
+        decision[270:260] = \$73 ;
+        decision[271] = \$75 ;
+        decision[272] = \$80 ;
+        decision[119] = \$82 ;
+        decision[130:120] = \$90 ;
+        decision[186:131] = \$98 ;
+        decision[187] = \$100 ;
+        decision[188] = \$104 ;
+        decision[244:189] = tag[55:0];
+        decision[255:245] = \port$4607$0 [79:69];
+        decision[273] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$4607$0 [68:0];
+  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$625 [4] };
+  assign valid = { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign mark = { \port$4608$1 , \port$4668$271  };
+  assign beyond_w1 = { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign window = \port$4607$0 [79:69];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \request.valid  = \port$4607$0 [0];
+  assign \request.op  = \port$4607$0 [2:1];
+  assign \request.min_tlevel  = \port$4607$0 [4:3];
+  assign \request.tag  = \port$4607$0 [60:5];
+  assign \request.t  = \port$4607$0 [68:61];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[106] = \$3 ;
+  always @*
+    decision[69] = \$1 ;
+  always @*
+    decision[68:61] = \port$4607$0 [68:61];
+  always @*
+    decision[60:5] = \port$4607$0 [60:5];
+  always @*
+    decision[4:3] = \port$4607$0 [4:3];
+  always @*
+    decision[2:1] = \port$4607$0 [2:1];
+  always @*
+    decision[0] = \port$4607$0 [0];
+  assign \$10  = \port$4607$461 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$461 , \port$4607$624 , \port$4607$626 , \port$4608$0 , \port$4608$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [15:0] \$31 ;
+  wire [15:0] \$32 ;
+  wire [15:0] \$33 ;
+  wire [15:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [15:0] \$36 ;
+  wire [15:0] \$37 ;
+  wire [15:0] \$38 ;
+  wire [15:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [15:0] \$44 ;
+  wire [15:0] \$45 ;
+  wire [15:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [15:0] \$48 ;
+  wire [15:0] \$49 ;
+  wire \$5 ;
+  wire [15:0] \$50 ;
+  wire [15:0] \$51 ;
+  wire [15:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [10:0] \$72 ;
+  wire [10:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [10:0] \$83 ;
+  wire [10:0] \$84 ;
+  wire [10:0] \$85 ;
+  wire [10:0] \$86 ;
+  wire [10:0] \$87 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
+  wire \$9 ;
+  wire [10:0] \$90 ;
+  wire [55:0] \$91 ;
+  wire [55:0] \$92 ;
+  wire [55:0] \$93 ;
+  wire [55:0] \$94 ;
+  wire [55:0] \$95 ;
+  wire [55:0] \$96 ;
+  wire [55:0] \$97 ;
+  wire [55:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [31:0] age;
+  wire [31:0] age;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  input [63:0] count;
+  wire [63:0] count;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  input [63:0] count_inc;
+  wire [63:0] count_inc;
+  input [63:0] count_inc2;
+  wire [63:0] count_inc2;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  reg [305:0] decision;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [81:0] \port$4607$0 ;
+  wire [81:0] \port$4607$0 ;
+  input [1:0] \port$4607$334 ;
+  wire [1:0] \port$4607$334 ;
+  input [1:0] \port$4607$461 ;
+  wire [1:0] \port$4607$461 ;
+  input \port$4607$624 ;
+  wire \port$4607$624 ;
+  input [3:0] \port$4607$626 ;
+  wire [3:0] \port$4607$626 ;
+  input \port$4608$0 ;
+  wire \port$4608$0 ;
+  input [1:0] \port$4608$2 ;
+  wire [1:0] \port$4608$2 ;
+  input \port$4668$271 ;
+  wire \port$4668$271 ;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [43:0] slot;
+  wire [43:0] slot;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  input [223:0] tag;
+  wire [223:0] tag;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [10:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3], \port$4607$0 [81] };
+  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$4607$0 [81] & \$5 ;
+  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$4607$626 [3] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$4607$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[69] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
+  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 16'h0001;
+  assign \$40  = hit_lane & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[69] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
+  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 16'h0002;
+  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[119] ? wins : 4'h0;
+  assign \$70  = decision[106] ? first_free : \$69 ;
+  assign \$71  = decision[69] ? hit_lane : \$70 ;
+  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
+  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
+  assign \$74  = decision[106] ? decision[118] : decision[187];
+  assign \$75  = decision[69] ? decision[105] : \$74 ;
+  assign \$76  = ! \port$4607$0 [2:1];
+  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$78  = decision[69] | decision[106];
+  assign \$79  = \$78  | decision[119];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
+  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
+  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & { \port$4608$2 , \port$4668$271 , \port$4608$0  };
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4607$624 ;
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$4607$0 [2:1] == 2'h2;
+  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[188];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    { decision[118:107], decision[105:70] } = 48'h000000000000;
+    if (hit_lane[0]) begin
+      decision[96:81] = count[15:0];
+      decision[104:97] = age[7:0];
+      decision[80:70] = slot[10:0];
+      decision[105] = \port$4608$0 ;
+    end
+    if (hit_lane[1]) begin
+      decision[96:81] = count[31:16];
+      decision[104:97] = age[15:8];
+      decision[80:70] = slot[21:11];
+      decision[105] = \port$4668$271 ;
+    end
+    if (hit_lane[2]) begin
+      decision[96:81] = count[47:32];
+      decision[104:97] = age[23:16];
+      decision[80:70] = slot[32:22];
+      decision[105] = \port$4608$2 [0];
+    end
+    if (hit_lane[3]) begin
+      decision[96:81] = count[63:48];
+      decision[104:97] = age[31:24];
+      decision[80:70] = slot[43:33];
+      decision[105] = \port$4608$2 [1];
+    end
+    if (\$13 [3]) begin
+      decision[117:107] = slot[43:33];
+      decision[118] = \port$4608$2 [1];
+    end
+    if (\$14 [2]) begin
+      decision[117:107] = slot[32:22];
+      decision[118] = \port$4608$2 [0];
+    end
+    if (\$15 [1]) begin
+      decision[117:107] = slot[21:11];
+      decision[118] = \port$4668$271 ;
+    end
+    if (\$16 [0]) begin
+      decision[117:107] = slot[10:0];
+      decision[118] = \port$4608$0 ;
+    end
+    begin
+      begin
+        decision[289:274] = \$39 ;
+        decision[305:290] = \$52 ;
+        decision[259:256] = \$71 ;
+        decision[270:260] = \$73 ;
+        decision[271] = \$75 ;
+        decision[272] = \$80 ;
+        decision[119] = \$82 ;
+        decision[130:120] = \$90 ;
+        decision[186:131] = \$98 ;
+        decision[187] = \$100 ;
+        decision[188] = \$104 ;
+        decision[244:189] = tag[55:0];
+        decision[255:245] = \port$4607$0 [79:69];
+        decision[273] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$4607$0 [68:0];
+  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3], \port$4607$0 [81] };
+  assign valid = { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign mark = { \port$4608$2 , \port$4668$271 , \port$4608$0  };
+  assign beyond_w1 = { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign window = \port$4607$0 [79:69];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \request.valid  = \port$4607$0 [0];
+  assign \request.op  = \port$4607$0 [2:1];
+  assign \request.min_tlevel  = \port$4607$0 [4:3];
+  assign \request.tag  = \port$4607$0 [60:5];
+  assign \request.t  = \port$4607$0 [68:61];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[106] = \$3 ;
+  always @*
+    decision[69] = \$1 ;
+  always @*
+    decision[68:61] = \port$4607$0 [68:61];
+  always @*
+    decision[60:5] = \port$4607$0 [60:5];
+  always @*
+    decision[4:3] = \port$4607$0 [4:3];
+  always @*
+    decision[2:1] = \port$4607$0 [2:1];
+  always @*
+    decision[0] = \port$4607$0 [0];
+  assign \$10  = \port$4607$461 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$461 , \port$4607$624 , \port$4607$627 , \port$4608$0 , \port$4608$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [15:0] \$31 ;
+  wire [15:0] \$32 ;
+  wire [15:0] \$33 ;
+  wire [15:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [15:0] \$36 ;
+  wire [15:0] \$37 ;
+  wire [15:0] \$38 ;
+  wire [15:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [15:0] \$44 ;
+  wire [15:0] \$45 ;
+  wire [15:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [15:0] \$48 ;
+  wire [15:0] \$49 ;
+  wire \$5 ;
+  wire [15:0] \$50 ;
+  wire [15:0] \$51 ;
+  wire [15:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [10:0] \$72 ;
+  wire [10:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [10:0] \$83 ;
+  wire [10:0] \$84 ;
+  wire [10:0] \$85 ;
+  wire [10:0] \$86 ;
+  wire [10:0] \$87 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
+  wire \$9 ;
+  wire [10:0] \$90 ;
+  wire [55:0] \$91 ;
+  wire [55:0] \$92 ;
+  wire [55:0] \$93 ;
+  wire [55:0] \$94 ;
+  wire [55:0] \$95 ;
+  wire [55:0] \$96 ;
+  wire [55:0] \$97 ;
+  wire [55:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [31:0] age;
+  wire [31:0] age;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  input [63:0] count;
+  wire [63:0] count;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  input [63:0] count_inc;
+  wire [63:0] count_inc;
+  input [63:0] count_inc2;
+  wire [63:0] count_inc2;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  reg [305:0] decision;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [81:0] \port$4607$0 ;
+  wire [81:0] \port$4607$0 ;
+  input [1:0] \port$4607$207 ;
+  wire [1:0] \port$4607$207 ;
+  input [1:0] \port$4607$461 ;
+  wire [1:0] \port$4607$461 ;
+  input [1:0] \port$4607$624 ;
+  wire [1:0] \port$4607$624 ;
+  input [2:0] \port$4607$627 ;
+  wire [2:0] \port$4607$627 ;
+  input [1:0] \port$4608$0 ;
+  wire [1:0] \port$4608$0 ;
+  input \port$4608$3 ;
+  wire \port$4608$3 ;
+  input \port$4668$271 ;
+  wire \port$4668$271 ;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [43:0] slot;
+  wire [43:0] slot;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  input [223:0] tag;
+  wire [223:0] tag;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [10:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1], \port$4607$0 [81] };
+  assign \$2  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$4607$0 [81] & \$5 ;
+  assign \$7  = | { \port$4607$461 [1], \port$4607$627 [2] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$4607$627 [2] & \$11 ;
+  assign \$13  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$14  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$15  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$16  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[69] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
+  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 16'h0001;
+  assign \$40  = hit_lane & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[69] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
+  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 16'h0002;
+  assign \$53  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$54  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$55  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$60  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$65  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[119] ? wins : 4'h0;
+  assign \$70  = decision[106] ? first_free : \$69 ;
+  assign \$71  = decision[69] ? hit_lane : \$70 ;
+  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
+  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
+  assign \$74  = decision[106] ? decision[118] : decision[187];
+  assign \$75  = decision[69] ? decision[105] : \$74 ;
+  assign \$76  = ! \port$4607$0 [2:1];
+  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$78  = decision[69] | decision[106];
+  assign \$79  = \$78  | decision[119];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
+  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
+  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & { \port$4608$3 , \port$4668$271 , \port$4608$0  };
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4607$624 [0];
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$4607$0 [2:1] == 2'h2;
+  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[188];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    { decision[118:107], decision[105:70] } = 48'h000000000000;
+    if (hit_lane[0]) begin
+      decision[96:81] = count[15:0];
+      decision[104:97] = age[7:0];
+      decision[80:70] = slot[10:0];
+      decision[105] = \port$4608$0 [0];
+    end
+    if (hit_lane[1]) begin
+      decision[96:81] = count[31:16];
+      decision[104:97] = age[15:8];
+      decision[80:70] = slot[21:11];
+      decision[105] = \port$4608$0 [1];
+    end
+    if (hit_lane[2]) begin
+      decision[96:81] = count[47:32];
+      decision[104:97] = age[23:16];
+      decision[80:70] = slot[32:22];
+      decision[105] = \port$4668$271 ;
+    end
+    if (hit_lane[3]) begin
+      decision[96:81] = count[63:48];
+      decision[104:97] = age[31:24];
+      decision[80:70] = slot[43:33];
+      decision[105] = \port$4608$3 ;
+    end
+    if (\$13 [3]) begin
+      decision[117:107] = slot[43:33];
+      decision[118] = \port$4608$3 ;
+    end
+    if (\$14 [2]) begin
+      decision[117:107] = slot[32:22];
+      decision[118] = \port$4668$271 ;
+    end
+    if (\$15 [1]) begin
+      decision[117:107] = slot[21:11];
+      decision[118] = \port$4608$0 [1];
+    end
+    if (\$16 [0]) begin
+      decision[117:107] = slot[10:0];
+      decision[118] = \port$4608$0 [0];
+    end
+    begin
+      begin
+        decision[289:274] = \$39 ;
+        decision[305:290] = \$52 ;
+        decision[259:256] = \$71 ;
+        decision[270:260] = \$73 ;
+        decision[271] = \$75 ;
+        decision[272] = \$80 ;
+        decision[119] = \$82 ;
+        decision[130:120] = \$90 ;
+        decision[186:131] = \$98 ;
+        decision[187] = \$100 ;
+        decision[188] = \$104 ;
+        decision[244:189] = tag[55:0];
+        decision[255:245] = \port$4607$0 [79:69];
+        decision[273] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$4607$0 [68:0];
+  assign match = { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1], \port$4607$0 [81] };
+  assign valid = { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign mark = { \port$4608$3 , \port$4668$271 , \port$4608$0  };
+  assign beyond_w1 = { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign window = \port$4607$0 [79:69];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \request.valid  = \port$4607$0 [0];
+  assign \request.op  = \port$4607$0 [2:1];
+  assign \request.min_tlevel  = \port$4607$0 [4:3];
+  assign \request.tag  = \port$4607$0 [60:5];
+  assign \request.t  = \port$4607$0 [68:61];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[106] = \$3 ;
+  always @*
+    decision[69] = \$1 ;
+  always @*
+    decision[68:61] = \port$4607$0 [68:61];
+  always @*
+    decision[60:5] = \port$4607$0 [60:5];
+  always @*
+    decision[4:3] = \port$4607$0 [4:3];
+  always @*
+    decision[2:1] = \port$4607$0 [2:1];
+  always @*
+    decision[0] = \port$4607$0 [0];
+  assign \$10  = \port$4607$461 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$624 , \port$4607$628 , \port$4608$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [15:0] \$31 ;
+  wire [15:0] \$32 ;
+  wire [15:0] \$33 ;
+  wire [15:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [15:0] \$36 ;
+  wire [15:0] \$37 ;
+  wire [15:0] \$38 ;
+  wire [15:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [15:0] \$44 ;
+  wire [15:0] \$45 ;
+  wire [15:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [15:0] \$48 ;
+  wire [15:0] \$49 ;
+  wire \$5 ;
+  wire [15:0] \$50 ;
+  wire [15:0] \$51 ;
+  wire [15:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [10:0] \$72 ;
+  wire [10:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [10:0] \$83 ;
+  wire [10:0] \$84 ;
+  wire [10:0] \$85 ;
+  wire [10:0] \$86 ;
+  wire [10:0] \$87 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
+  wire \$9 ;
+  wire [10:0] \$90 ;
+  wire [55:0] \$91 ;
+  wire [55:0] \$92 ;
+  wire [55:0] \$93 ;
+  wire [55:0] \$94 ;
+  wire [55:0] \$95 ;
+  wire [55:0] \$96 ;
+  wire [55:0] \$97 ;
+  wire [55:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [31:0] age;
+  wire [31:0] age;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  input [63:0] count;
+  wire [63:0] count;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  input [63:0] count_inc;
+  wire [63:0] count_inc;
+  input [63:0] count_inc2;
+  wire [63:0] count_inc2;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  reg [305:0] decision;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [81:0] \port$4607$0 ;
+  wire [81:0] \port$4607$0 ;
+  input [1:0] \port$4607$207 ;
+  wire [1:0] \port$4607$207 ;
+  input [1:0] \port$4607$334 ;
+  wire [1:0] \port$4607$334 ;
+  input [2:0] \port$4607$624 ;
+  wire [2:0] \port$4607$624 ;
+  input [1:0] \port$4607$628 ;
+  wire [1:0] \port$4607$628 ;
+  input [2:0] \port$4608$0 ;
+  wire [2:0] \port$4608$0 ;
+  input \port$4668$271 ;
+  wire \port$4668$271 ;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [43:0] slot;
+  wire [43:0] slot;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  input [223:0] tag;
+  wire [223:0] tag;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [10:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
+  assign \$2  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$4607$0 [81] & \$5 ;
+  assign \$7  = | { \port$4607$628 [1], \port$4607$334 [1] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$4607$334 [1] & \$11 ;
+  assign \$13  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$14  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$15  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$16  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & { \port$4607$628 [0], \port$4607$624  };
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[69] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
+  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 16'h0001;
+  assign \$40  = hit_lane & { \port$4607$628 [0], \port$4607$624  };
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[69] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
+  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 16'h0002;
+  assign \$53  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$54  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$55  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$60  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$65  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[119] ? wins : 4'h0;
+  assign \$70  = decision[106] ? first_free : \$69 ;
+  assign \$71  = decision[69] ? hit_lane : \$70 ;
+  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
+  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
+  assign \$74  = decision[106] ? decision[118] : decision[187];
+  assign \$75  = decision[69] ? decision[105] : \$74 ;
+  assign \$76  = ! \port$4607$0 [2:1];
+  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$78  = decision[69] | decision[106];
+  assign \$79  = \$78  | decision[119];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & { \port$4607$628 [0], \port$4607$624  };
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
+  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
+  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & { \port$4668$271 , \port$4608$0  };
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4607$624 [0];
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$4607$0 [2:1] == 2'h2;
+  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[188];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    { decision[118:107], decision[105:70] } = 48'h000000000000;
+    if (hit_lane[0]) begin
+      decision[96:81] = count[15:0];
+      decision[104:97] = age[7:0];
+      decision[80:70] = slot[10:0];
+      decision[105] = \port$4608$0 [0];
+    end
+    if (hit_lane[1]) begin
+      decision[96:81] = count[31:16];
+      decision[104:97] = age[15:8];
+      decision[80:70] = slot[21:11];
+      decision[105] = \port$4608$0 [1];
+    end
+    if (hit_lane[2]) begin
+      decision[96:81] = count[47:32];
+      decision[104:97] = age[23:16];
+      decision[80:70] = slot[32:22];
+      decision[105] = \port$4608$0 [2];
+    end
+    if (hit_lane[3]) begin
+      decision[96:81] = count[63:48];
+      decision[104:97] = age[31:24];
+      decision[80:70] = slot[43:33];
+      decision[105] = \port$4668$271 ;
+    end
+    if (\$13 [3]) begin
+      decision[117:107] = slot[43:33];
+      decision[118] = \port$4668$271 ;
+    end
+    if (\$14 [2]) begin
+      decision[117:107] = slot[32:22];
+      decision[118] = \port$4608$0 [2];
+    end
+    if (\$15 [1]) begin
+      decision[117:107] = slot[21:11];
+      decision[118] = \port$4608$0 [1];
+    end
+    if (\$16 [0]) begin
+      decision[117:107] = slot[10:0];
+      decision[118] = \port$4608$0 [0];
+    end
+    begin
+      begin
+        decision[289:274] = \$39 ;
+        decision[305:290] = \$52 ;
+        decision[259:256] = \$71 ;
+        decision[270:260] = \$73 ;
+        decision[271] = \$75 ;
+        decision[272] = \$80 ;
+        decision[119] = \$82 ;
+        decision[130:120] = \$90 ;
+        decision[186:131] = \$98 ;
+        decision[187] = \$100 ;
+        decision[188] = \$104 ;
+        decision[244:189] = tag[55:0];
+        decision[255:245] = \port$4607$0 [79:69];
+        decision[273] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$4607$0 [68:0];
+  assign match = { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
+  assign valid = { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign mark = { \port$4668$271 , \port$4608$0  };
+  assign beyond_w1 = { \port$4607$628 [0], \port$4607$624  };
+  assign window = \port$4607$0 [79:69];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \request.valid  = \port$4607$0 [0];
+  assign \request.op  = \port$4607$0 [2:1];
+  assign \request.min_tlevel  = \port$4607$0 [4:3];
+  assign \request.tag  = \port$4607$0 [60:5];
+  assign \request.t  = \port$4607$0 [68:61];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$4607$628 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[106] = \$3 ;
+  always @*
+    decision[69] = \$1 ;
+  always @*
+    decision[68:61] = \port$4607$0 [68:61];
+  always @*
+    decision[60:5] = \port$4607$0 [60:5];
+  always @*
+    decision[4:3] = \port$4607$0 [4:3];
+  always @*
+    decision[2:1] = \port$4607$0 [2:1];
+  always @*
+    decision[0] = \port$4607$0 [0];
+  assign \$10  = \port$4607$628 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [15:0] \$31 ;
+  wire [15:0] \$32 ;
+  wire [15:0] \$33 ;
+  wire [15:0] \$34 ;
+  wire [15:0] \$35 ;
+  wire [15:0] \$36 ;
+  wire [15:0] \$37 ;
+  wire [15:0] \$38 ;
+  wire [15:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [15:0] \$44 ;
+  wire [15:0] \$45 ;
+  wire [15:0] \$46 ;
+  wire [15:0] \$47 ;
+  wire [15:0] \$48 ;
+  wire [15:0] \$49 ;
+  wire \$5 ;
+  wire [15:0] \$50 ;
+  wire [15:0] \$51 ;
+  wire [15:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [10:0] \$72 ;
+  wire [10:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [10:0] \$83 ;
+  wire [10:0] \$84 ;
+  wire [10:0] \$85 ;
+  wire [10:0] \$86 ;
+  wire [10:0] \$87 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
+  wire \$9 ;
+  wire [10:0] \$90 ;
+  wire [55:0] \$91 ;
+  wire [55:0] \$92 ;
+  wire [55:0] \$93 ;
+  wire [55:0] \$94 ;
+  wire [55:0] \$95 ;
+  wire [55:0] \$96 ;
+  wire [55:0] \$97 ;
+  wire [55:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [31:0] age;
+  wire [31:0] age;
+  wire [7:0] \age[0] ;
+  wire [7:0] \age[1] ;
+  wire [7:0] \age[2] ;
+  wire [7:0] \age[3] ;
+  input [3:0] beyond_w1;
+  wire [3:0] beyond_w1;
+  input [63:0] count;
+  wire [63:0] count;
+  wire [15:0] \count[0] ;
+  wire [15:0] \count[1] ;
+  wire [15:0] \count[2] ;
+  wire [15:0] \count[3] ;
+  input [63:0] count_inc;
+  wire [63:0] count_inc;
+  input [63:0] count_inc2;
+  wire [63:0] count_inc2;
+  wire [15:0] \count_inc2[0] ;
+  wire [15:0] \count_inc2[1] ;
+  wire [15:0] \count_inc2[2] ;
+  wire [15:0] \count_inc2[3] ;
+  wire [15:0] \count_inc[0] ;
+  wire [15:0] \count_inc[1] ;
+  wire [15:0] \count_inc[2] ;
+  wire [15:0] \count_inc[3] ;
+  output [305:0] decision;
+  reg [305:0] decision;
+  wire \decision.any_free ;
+  wire [15:0] \decision.cnt_after ;
+  wire [15:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [10:0] \decision.free_slot ;
+  wire [7:0] \decision.hit_age ;
+  wire [15:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [10:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [7:0] \decision.t ;
+  wire [55:0] \decision.tag ;
+  wire [10:0] \decision.tail_slot ;
+  wire [55:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [10:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [55:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [10:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  input [3:0] mark;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [81:0] \port$4607$0 ;
+  wire [81:0] \port$4607$0 ;
+  input [1:0] \port$4607$207 ;
+  wire [1:0] \port$4607$207 ;
+  input [1:0] \port$4607$334 ;
+  wire [1:0] \port$4607$334 ;
+  input [1:0] \port$4607$461 ;
+  wire [1:0] \port$4607$461 ;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input [43:0] slot;
+  wire [43:0] slot;
+  wire [10:0] \slot[0] ;
+  wire [10:0] \slot[1] ;
+  wire [10:0] \slot[2] ;
+  wire [10:0] \slot[3] ;
+  input [223:0] tag;
+  wire [223:0] tag;
+  wire [55:0] \tag[0] ;
+  wire [55:0] \tag[1] ;
+  wire [55:0] \tag[2] ;
+  wire [55:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [10:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
+  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$4607$0 [81] & \$5 ;
+  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$4607$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & beyond_w1;
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[69] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
+  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 16'h0001;
+  assign \$40  = hit_lane & beyond_w1;
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[69] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
+  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 16'h0002;
+  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[119] ? wins : 4'h0;
+  assign \$70  = decision[106] ? first_free : \$69 ;
+  assign \$71  = decision[69] ? hit_lane : \$70 ;
+  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
+  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
+  assign \$74  = decision[106] ? decision[118] : decision[187];
+  assign \$75  = decision[69] ? decision[105] : \$74 ;
+  assign \$76  = ! \port$4607$0 [2:1];
+  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$78  = decision[69] | decision[106];
+  assign \$79  = \$78  | decision[119];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & beyond_w1;
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
+  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
+  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & mark;
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | beyond_w1[0];
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$4607$0 [2:1] == 2'h2;
+  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[188];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    { decision[118:107], decision[105:70] } = 48'h000000000000;
+    if (hit_lane[0]) begin
+      decision[96:81] = count[15:0];
+      decision[104:97] = age[7:0];
+      decision[80:70] = slot[10:0];
+      decision[105] = mark[0];
+    end
+    if (hit_lane[1]) begin
+      decision[96:81] = count[31:16];
+      decision[104:97] = age[15:8];
+      decision[80:70] = slot[21:11];
+      decision[105] = mark[1];
+    end
+    if (hit_lane[2]) begin
+      decision[96:81] = count[47:32];
+      decision[104:97] = age[23:16];
+      decision[80:70] = slot[32:22];
+      decision[105] = mark[2];
+    end
+    if (hit_lane[3]) begin
+      decision[96:81] = count[63:48];
+      decision[104:97] = age[31:24];
+      decision[80:70] = slot[43:33];
+      decision[105] = mark[3];
+    end
+    if (\$13 [3]) begin
+      decision[117:107] = slot[43:33];
+      decision[118] = mark[3];
+    end
+    if (\$14 [2]) begin
+      decision[117:107] = slot[32:22];
+      decision[118] = mark[2];
+    end
+    if (\$15 [1]) begin
+      decision[117:107] = slot[21:11];
+      decision[118] = mark[1];
+    end
+    if (\$16 [0]) begin
+      decision[117:107] = slot[10:0];
+      decision[118] = mark[0];
+    end
+    begin
+      begin
+        decision[289:274] = \$39 ;
+        decision[305:290] = \$52 ;
+        decision[259:256] = \$71 ;
+        decision[270:260] = \$73 ;
+        decision[271] = \$75 ;
+        decision[272] = \$80 ;
+        decision[119] = \$82 ;
+        decision[130:120] = \$90 ;
+        decision[186:131] = \$98 ;
+        decision[187] = \$100 ;
+        decision[188] = \$104 ;
+        decision[244:189] = tag[55:0];
+        decision[255:245] = \port$4607$0 [79:69];
+        decision[273] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$4607$0 [68:0];
+  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
+  assign valid = { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign window = \port$4607$0 [79:69];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[60:5];
+  assign \decision.t  = decision[68:61];
+  assign \decision.present  = decision[69];
+  assign \decision.hit_slot  = decision[80:70];
+  assign \decision.hit_cnt  = decision[96:81];
+  assign \decision.hit_age  = decision[104:97];
+  assign \decision.hit_mark  = decision[105];
+  assign \decision.any_free  = decision[106];
+  assign \decision.free_slot  = decision[117:107];
+  assign \decision.free_mark  = decision[118];
+  assign \decision.vict_t0  = decision[119];
+  assign \decision.vict_slot  = decision[130:120];
+  assign \decision.vict_tag  = decision[186:131];
+  assign \decision.vict_mark  = decision[187];
+  assign \decision.take  = decision[188];
+  assign \decision.tail_tag  = decision[244:189];
+  assign \decision.tail_slot  = decision[255:245];
+  assign \decision.wr_lane  = decision[259:256];
+  assign \decision.wr_slot  = decision[270:260];
+  assign \decision.wr_mark  = decision[271];
+  assign \decision.wr  = decision[272];
+  assign \decision.inv  = decision[273];
+  assign \decision.cnt_after  = decision[289:274];
+  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \request.valid  = \port$4607$0 [0];
+  assign \request.op  = \port$4607$0 [2:1];
+  assign \request.min_tlevel  = \port$4607$0 [4:3];
+  assign \request.tag  = \port$4607$0 [60:5];
+  assign \request.t  = \port$4607$0 [68:61];
+  assign \count[0]  = count[15:0];
+  assign \count[1]  = count[31:16];
+  assign \count[2]  = count[47:32];
+  assign \count[3]  = count[63:48];
+  assign \age[0]  = age[7:0];
+  assign \age[1]  = age[15:8];
+  assign \age[2]  = age[23:16];
+  assign \age[3]  = age[31:24];
+  assign \slot[0]  = slot[10:0];
+  assign \slot[1]  = slot[21:11];
+  assign \slot[2]  = slot[32:22];
+  assign \slot[3]  = slot[43:33];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[15:0];
+  assign \count_inc[1]  = count_inc[31:16];
+  assign \count_inc[2]  = count_inc[47:32];
+  assign \count_inc[3]  = count_inc[63:48];
+  assign \count_inc2[0]  = count_inc2[15:0];
+  assign \count_inc2[1]  = count_inc2[31:16];
+  assign \count_inc2[2]  = count_inc2[47:32];
+  assign \count_inc2[3]  = count_inc2[63:48];
+  assign \tag[0]  = tag[55:0];
+  assign \tag[1]  = tag[111:56];
+  assign \tag[2]  = tag[167:112];
+  assign \tag[3]  = tag[223:168];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[106] = \$3 ;
+  always @*
+    decision[69] = \$1 ;
+  always @*
+    decision[68:61] = \port$4607$0 [68:61];
+  always @*
+    decision[60:5] = \port$4607$0 [60:5];
+  always @*
+    decision[4:3] = \port$4607$0 [4:3];
+  always @*
+    decision[2:1] = \port$4607$0 [2:1];
+  always @*
+    decision[0] = \port$4607$0 [0];
+  assign \$10  = \port$4607$461 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4532$0 , \port$4533$0 , \port$4537$0 , \port$4539$0 , \port$4607$0 , \port$4668$5 , forward__lane
+, \port$4668$271 , cfg, clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
+  wire [11:0] \$1 ;
+  wire \$10 ;
+  wire [2:0] \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire [2:0] \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire [2:0] \$109 ;
+  wire [2:0] \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire [2:0] \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire [2:0] \$117 ;
+  wire \$118 ;
+  wire \$119 ;
+  wire \$12 ;
+  wire \$120 ;
+  wire \$121 ;
+  wire [2:0] \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire [2:0] \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
+  wire \$13 ;
+  wire [2:0] \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire [2:0] \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire [2:0] \$139 ;
+  wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire [2:0] \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire [2:0] \$147 ;
+  wire \$148 ;
+  wire \$149 ;
+  wire [2:0] \$15 ;
+  wire \$150 ;
+  wire [2:0] \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire [2:0] \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
+  wire \$16 ;
+  wire [2:0] \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire [2:0] \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire [2:0] \$168 ;
+  wire \$169 ;
+  wire \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire [2:0] \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire [2:0] \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire \$18 ;
+  wire \$180 ;
+  wire [2:0] \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire [2:0] \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire \$19 ;
+  wire [2:0] \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire [2:0] \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire [2:0] \$198 ;
+  wire \$199 ;
+  wire [11:0] \$2 ;
+  wire [2:0] \$20 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire [2:0] \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire [2:0] \$207 ;
+  wire \$208 ;
+  wire \$209 ;
+  wire \$21 ;
+  wire \$210 ;
+  wire [2:0] \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire [2:0] \$215 ;
+  wire \$216 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire [2:0] \$219 ;
+  wire \$22 ;
+  wire \$220 ;
+  wire \$221 ;
+  wire \$222 ;
+  wire \$223 ;
+  wire [2:0] \$224 ;
+  wire \$225 ;
+  wire \$226 ;
+  wire \$227 ;
+  wire [2:0] \$228 ;
+  wire \$229 ;
+  wire \$23 ;
+  wire \$230 ;
+  wire \$231 ;
+  wire [2:0] \$232 ;
+  wire \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire [2:0] \$236 ;
+  wire \$237 ;
+  wire \$238 ;
+  wire \$239 ;
+  wire [2:0] \$24 ;
+  wire \$240 ;
+  wire [2:0] \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire [2:0] \$245 ;
+  wire \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire [2:0] \$249 ;
+  wire \$25 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire [2:0] \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire [2:0] \$258 ;
+  wire \$259 ;
+  wire \$26 ;
+  wire \$260 ;
+  wire \$261 ;
+  wire [2:0] \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire [2:0] \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
+  wire \$27 ;
+  wire [2:0] \$270 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire [2:0] \$275 ;
+  wire \$276 ;
+  wire \$277 ;
+  wire \$278 ;
+  wire [2:0] \$279 ;
+  wire [2:0] \$28 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire [2:0] \$283 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire \$286 ;
+  wire [2:0] \$287 ;
+  wire \$288 ;
+  wire \$289 ;
+  wire \$29 ;
+  wire \$290 ;
+  wire \$291 ;
+  wire [2:0] \$292 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire [2:0] \$296 ;
+  wire \$297 ;
+  wire \$298 ;
+  wire \$299 ;
+  wire [2:0] \$3 ;
+  wire \$30 ;
+  wire [2:0] \$300 ;
+  wire \$301 ;
+  wire \$302 ;
+  wire \$303 ;
+  wire [2:0] \$304 ;
+  wire \$305 ;
+  wire \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire [2:0] \$309 ;
+  wire \$31 ;
+  wire \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire [2:0] \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire \$316 ;
+  wire [2:0] \$317 ;
+  wire \$318 ;
+  wire \$319 ;
+  wire [2:0] \$32 ;
+  wire \$320 ;
+  wire [2:0] \$321 ;
+  wire \$322 ;
+  wire \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire [2:0] \$326 ;
+  wire \$327 ;
+  wire \$328 ;
+  wire \$329 ;
+  wire \$33 ;
+  wire [2:0] \$330 ;
+  wire \$331 ;
+  wire \$332 ;
+  wire \$333 ;
+  wire [2:0] \$334 ;
+  wire \$335 ;
+  wire \$336 ;
+  wire \$337 ;
+  wire [2:0] \$338 ;
+  wire \$339 ;
+  wire \$34 ;
+  wire \$340 ;
+  wire \$341 ;
+  wire \$342 ;
+  wire [2:0] \$343 ;
+  wire \$344 ;
+  wire \$345 ;
+  wire \$346 ;
+  wire [2:0] \$347 ;
+  wire \$348 ;
+  wire \$349 ;
+  wire \$35 ;
+  wire \$350 ;
+  wire [2:0] \$351 ;
+  wire \$352 ;
+  wire \$353 ;
+  wire \$354 ;
+  wire [2:0] \$355 ;
+  wire \$356 ;
+  wire \$357 ;
+  wire \$358 ;
+  wire \$359 ;
+  wire \$36 ;
+  wire [2:0] \$360 ;
+  wire \$361 ;
+  wire \$362 ;
+  wire \$363 ;
+  wire [2:0] \$364 ;
+  wire \$365 ;
+  wire \$366 ;
+  wire \$367 ;
+  wire [2:0] \$368 ;
+  wire \$369 ;
+  wire [2:0] \$37 ;
+  wire \$370 ;
+  wire \$371 ;
+  wire [2:0] \$372 ;
+  wire \$373 ;
+  wire \$374 ;
+  wire \$375 ;
+  wire \$376 ;
+  wire [2:0] \$377 ;
+  wire \$378 ;
+  wire \$379 ;
+  wire \$38 ;
+  wire \$380 ;
+  wire [2:0] \$381 ;
+  wire \$382 ;
+  wire \$383 ;
+  wire \$384 ;
+  wire [2:0] \$385 ;
+  wire \$386 ;
+  wire \$387 ;
+  wire \$388 ;
+  wire [2:0] \$389 ;
+  wire \$39 ;
+  wire \$390 ;
+  wire \$391 ;
+  wire \$392 ;
+  wire \$393 ;
+  wire [2:0] \$394 ;
+  wire \$395 ;
+  wire \$396 ;
+  wire \$397 ;
+  wire [2:0] \$398 ;
+  wire \$399 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$400 ;
+  wire \$401 ;
+  wire [2:0] \$402 ;
+  wire \$403 ;
+  wire \$404 ;
+  wire \$405 ;
+  wire [2:0] \$406 ;
+  wire \$407 ;
+  wire \$408 ;
+  wire \$409 ;
+  wire [2:0] \$41 ;
+  wire \$410 ;
+  wire [2:0] \$411 ;
+  wire \$412 ;
+  wire \$413 ;
+  wire \$414 ;
+  wire [2:0] \$415 ;
+  wire \$416 ;
+  wire \$417 ;
+  wire \$418 ;
+  wire [2:0] \$419 ;
+  wire \$42 ;
+  wire \$420 ;
+  wire \$421 ;
+  wire \$422 ;
+  wire [2:0] \$423 ;
+  wire \$424 ;
+  wire \$425 ;
+  wire \$426 ;
+  wire \$427 ;
+  wire [2:0] \$428 ;
+  wire \$429 ;
+  wire \$43 ;
+  wire \$430 ;
+  wire \$431 ;
+  wire [2:0] \$432 ;
+  wire \$433 ;
+  wire \$434 ;
+  wire \$435 ;
+  wire [2:0] \$436 ;
+  wire \$437 ;
+  wire \$438 ;
+  wire \$439 ;
+  wire \$44 ;
+  wire [2:0] \$440 ;
+  wire \$441 ;
+  wire \$442 ;
+  wire \$443 ;
+  wire \$444 ;
+  wire [2:0] \$445 ;
+  wire \$446 ;
+  wire \$447 ;
+  wire \$448 ;
+  wire [2:0] \$449 ;
+  wire [2:0] \$45 ;
+  wire \$450 ;
+  wire \$451 ;
+  wire \$452 ;
+  wire [2:0] \$453 ;
+  wire \$454 ;
+  wire \$455 ;
+  wire \$456 ;
+  wire [2:0] \$457 ;
+  wire \$458 ;
+  wire \$459 ;
+  wire \$46 ;
+  wire \$460 ;
+  wire \$461 ;
+  wire [2:0] \$462 ;
+  wire \$463 ;
+  wire \$464 ;
+  wire \$465 ;
+  wire [2:0] \$466 ;
+  wire \$467 ;
+  wire \$468 ;
+  wire \$469 ;
+  wire \$47 ;
+  wire [2:0] \$470 ;
+  wire \$471 ;
+  wire \$472 ;
+  wire \$473 ;
+  wire [2:0] \$474 ;
+  wire \$475 ;
+  wire \$476 ;
+  wire \$477 ;
+  wire \$478 ;
+  wire [2:0] \$479 ;
+  wire \$48 ;
+  wire \$480 ;
+  wire \$481 ;
+  wire \$482 ;
+  wire [2:0] \$483 ;
+  wire \$484 ;
+  wire \$485 ;
+  wire \$486 ;
+  wire [2:0] \$487 ;
+  wire \$488 ;
+  wire \$489 ;
+  wire [2:0] \$49 ;
+  wire \$490 ;
+  wire [2:0] \$491 ;
+  wire \$492 ;
+  wire \$493 ;
+  wire \$494 ;
+  wire \$495 ;
+  wire [2:0] \$496 ;
+  wire \$497 ;
+  wire \$498 ;
+  wire \$499 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire [2:0] \$500 ;
+  wire \$501 ;
+  wire \$502 ;
+  wire \$503 ;
+  wire [2:0] \$504 ;
+  wire \$505 ;
+  wire \$506 ;
+  wire \$507 ;
+  wire [2:0] \$508 ;
+  wire \$509 ;
+  wire \$51 ;
+  wire \$510 ;
+  wire \$511 ;
+  wire \$512 ;
+  wire [2:0] \$513 ;
+  wire \$514 ;
+  wire \$515 ;
+  wire \$516 ;
+  wire [2:0] \$517 ;
+  wire \$518 ;
+  wire \$519 ;
+  wire \$52 ;
+  wire \$520 ;
+  wire [2:0] \$521 ;
+  wire \$522 ;
+  wire \$523 ;
+  wire \$524 ;
+  wire [2:0] \$525 ;
+  wire \$526 ;
+  wire \$527 ;
+  wire \$528 ;
+  wire \$529 ;
+  wire \$53 ;
+  wire [2:0] \$530 ;
+  wire \$531 ;
+  wire \$532 ;
+  wire \$533 ;
+  wire [2:0] \$534 ;
+  wire \$535 ;
+  wire \$536 ;
+  wire \$537 ;
+  wire [2:0] \$538 ;
+  wire \$539 ;
+  wire [2:0] \$54 ;
+  wire \$540 ;
+  wire \$541 ;
+  wire [2:0] \$542 ;
+  wire \$543 ;
+  wire \$544 ;
+  wire \$545 ;
+  wire \$546 ;
+  wire [11:0] \$547 ;
+  wire [11:0] \$548 ;
+  wire [11:0] \$549 ;
+  wire \$55 ;
+  wire [11:0] \$550 ;
+  wire \$551 ;
+  wire \$552 ;
+  wire \$553 ;
+  wire \$554 ;
+  wire \$555 ;
+  wire \$556 ;
+  wire \$557 ;
+  wire \$558 ;
+  wire \$559 ;
+  wire \$56 ;
+  wire \$560 ;
+  wire \$561 ;
+  wire \$562 ;
+  wire \$563 ;
+  wire \$564 ;
+  wire \$565 ;
+  wire \$566 ;
+  wire \$567 ;
+  wire \$568 ;
+  wire \$569 ;
+  wire \$57 ;
+  wire \$570 ;
+  wire \$571 ;
+  wire \$572 ;
+  wire \$573 ;
+  wire \$574 ;
+  wire \$575 ;
+  wire \$576 ;
+  wire \$577 ;
+  wire \$578 ;
+  wire \$579 ;
+  wire [2:0] \$58 ;
+  wire \$580 ;
+  wire \$581 ;
+  wire \$582 ;
+  wire \$583 ;
+  wire [8:0] \$584 ;
+  wire \$585 ;
+  wire [8:0] \$586 ;
+  wire [6:0] \$587 ;
+  wire [8:0] \$588 ;
+  wire \$589 ;
+  wire \$59 ;
+  wire [8:0] \$590 ;
+  wire [9:0] \$591 ;
+  wire [12:0] \$592 ;
+  wire [12:0] \$593 ;
+  wire [12:0] \$594 ;
+  wire [11:0] \$595 ;
+  wire [11:0] \$596 ;
+  wire [11:0] \$597 ;
+  wire [11:0] \$598 ;
+  wire [3:0] \$599 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire [3:0] \$600 ;
+  wire [3:0] \$601 ;
+  wire [3:0] \$602 ;
+  wire [3:0] \$603 ;
+  wire \$604 ;
+  wire \$605 ;
+  wire [55:0] \$606 ;
+  wire [3:0] \$607 ;
+  wire \$608 ;
+  wire \$609 ;
+  wire \$61 ;
+  wire [15:0] \$610 ;
+  wire [3:0] \$611 ;
+  wire \$612 ;
+  wire \$613 ;
+  wire [7:0] \$614 ;
+  wire [3:0] \$615 ;
+  wire \$616 ;
+  wire \$617 ;
+  wire \$618 ;
+  wire \$619 ;
+  wire [2:0] \$62 ;
+  wire \$620 ;
+  wire \$621 ;
+  wire [3:0] \$622 ;
+  wire \$623 ;
+  wire \$624 ;
+  wire \$625 ;
+  wire \$626 ;
+  wire [3:0] \$627 ;
+  wire \$628 ;
+  wire \$629 ;
+  wire \$63 ;
+  wire [55:0] \$630 ;
+  wire [3:0] \$631 ;
+  wire \$632 ;
+  wire \$633 ;
+  wire [15:0] \$634 ;
+  wire [3:0] \$635 ;
+  wire \$636 ;
+  wire \$637 ;
+  wire [7:0] \$638 ;
+  wire [3:0] \$639 ;
+  wire \$64 ;
+  wire \$640 ;
+  wire \$641 ;
+  wire \$642 ;
+  wire \$643 ;
+  wire \$644 ;
+  wire \$645 ;
+  wire [3:0] \$646 ;
+  wire \$647 ;
+  wire \$648 ;
+  wire \$649 ;
+  wire \$65 ;
+  wire \$650 ;
+  wire [3:0] \$651 ;
+  wire \$652 ;
+  wire \$653 ;
+  wire [55:0] \$654 ;
+  wire [3:0] \$655 ;
+  wire \$656 ;
+  wire \$657 ;
+  wire [15:0] \$658 ;
+  wire [3:0] \$659 ;
+  wire [2:0] \$66 ;
+  wire \$660 ;
+  wire \$661 ;
+  wire [7:0] \$662 ;
+  wire [3:0] \$663 ;
+  wire \$664 ;
+  wire \$665 ;
+  wire \$666 ;
+  wire \$667 ;
+  wire \$668 ;
+  wire \$669 ;
+  wire \$67 ;
+  wire [3:0] \$670 ;
+  wire \$671 ;
+  wire \$672 ;
+  wire \$673 ;
+  wire \$674 ;
+  wire [3:0] \$675 ;
+  wire \$676 ;
+  wire \$677 ;
+  wire [55:0] \$678 ;
+  wire [3:0] \$679 ;
+  wire \$68 ;
+  wire \$680 ;
+  wire \$681 ;
+  wire [15:0] \$682 ;
+  wire [3:0] \$683 ;
+  wire \$684 ;
+  wire \$685 ;
+  wire [7:0] \$686 ;
+  wire [3:0] \$687 ;
+  wire \$688 ;
+  wire \$689 ;
+  wire \$69 ;
+  wire \$690 ;
+  wire \$691 ;
+  wire \$692 ;
+  wire \$693 ;
+  wire [3:0] \$694 ;
+  wire \$695 ;
+  wire \$696 ;
+  wire \$697 ;
+  wire \$698 ;
+  wire [79:0] \$699 ;
+  wire [2:0] \$7 ;
+  wire \$70 ;
+  wire [31:0] \$700 ;
+  reg [415:0] \$701 ;
+  reg [415:0] \$702  = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+  reg [16:0] \$703 ;
+  reg [16:0] \$704  = 17'h00000;
+  reg [68:0] \$705 ;
+  reg [10:0] \$706 ;
+  reg [68:0] \$707 ;
+  reg [10:0] \$708 ;
+  reg [3:0] \$709 ;
+  wire [2:0] \$71 ;
+  reg [3:0] \$710 ;
+  reg [3:0] \$711 ;
+  reg [3:0] \$712 ;
+  reg [3:0] \$713 ;
+  reg [3:0] \$714 ;
+  reg [3:0] \$715 ;
+  reg [3:0] \$716 ;
+  reg [10:0] \$717 ;
+  reg [10:0] \$718 ;
+  reg [10:0] \$719 ;
+  wire \$72 ;
+  reg [10:0] \$720 ;
+  reg [10:0] \$721 ;
+  reg [10:0] \$722 ;
+  reg [10:0] \$723 ;
+  reg [3:0] \$724 ;
+  reg [3:0] \$725 ;
+  reg [3:0] \$726 ;
+  reg [3:0] \$727 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire [2:0] \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire [2:0] \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire [2:0] \$83 ;
+  wire \$84 ;
+  wire \$85 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire [2:0] \$88 ;
+  wire \$89 ;
+  wire \$9 ;
+  wire \$90 ;
+  wire \$91 ;
+  wire [2:0] \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire [2:0] \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
+  wire [68:0] ahead;
+  wire [1:0] \ahead.min_tlevel ;
+  wire [1:0] \ahead.op ;
+  wire [7:0] \ahead.t ;
+  wire [55:0] \ahead.tag ;
+  wire \ahead.valid ;
+  wire [10:0] ahead_start;
+  input [63:0] bk_count;
+  wire [63:0] bk_count;
+  wire [15:0] \bk_count[0] ;
+  wire [15:0] \bk_count[1] ;
+  wire [15:0] \bk_count[2] ;
+  wire [15:0] \bk_count[3] ;
+  input [3:0] bk_fresh;
+  wire [3:0] bk_fresh;
+  input [31:0] bk_last;
+  wire [31:0] bk_last;
+  wire [7:0] \bk_last[0] ;
+  wire [7:0] \bk_last[1] ;
+  wire [7:0] \bk_last[2] ;
+  wire [7:0] \bk_last[3] ;
+  input [3:0] bk_mark;
+  wire [3:0] bk_mark;
+  input [35:0] bk_row;
+  wire [35:0] bk_row;
+  wire [8:0] \bk_row[0] ;
+  wire [8:0] \bk_row[1] ;
+  wire [8:0] \bk_row[2] ;
+  wire [8:0] \bk_row[3] ;
+  input [223:0] bk_tag;
+  wire [223:0] bk_tag;
+  wire [55:0] \bk_tag[0] ;
+  wire [55:0] \bk_tag[1] ;
+  wire [55:0] \bk_tag[2] ;
+  wire [55:0] \bk_tag[3] ;
+  input [3:0] bk_valid;
+  wire [3:0] bk_valid;
+  output busy;
+  wire busy;
+  input [84:0] cfg;
+  wire [84:0] cfg;
+  wire [15:0] \cfg.c2 ;
+  wire [15:0] \cfg.c3 ;
+  wire [31:0] \cfg.hash_seed ;
+  wire [6:0] \cfg.w1 ;
+  wire [6:0] \cfg.w2 ;
+  wire [6:0] \cfg.w3 ;
+  input clk;
+  wire clk;
+  reg [68:0] e = 69'h000000000000000000;
+  wire [1:0] \e.min_tlevel ;
+  wire [1:0] \e.op ;
+  wire [7:0] \e.t ;
+  wire [55:0] \e.tag ;
+  wire \e.valid ;
+  reg [10:0] e_h = 11'h000;
+  reg [3:0] e_ov0 = 4'h0;
+  reg [3:0] e_ov1 = 4'h0;
+  reg [3:0] e_ov10 = 4'h0;
+  reg [3:0] e_ov11 = 4'h0;
+  reg [3:0] e_ov12 = 4'h0;
+  reg [3:0] e_ov13 = 4'h0;
+  wire [10:0] e_ov1_delta;
+  reg [3:0] e_ov2 = 4'h0;
+  reg [3:0] e_ov3 = 4'h0;
+  wire [10:0] e_ov_delta;
+  reg [10:0] eb_tail_plus0 = 11'h000;
+  reg [10:0] eb_tail_plus1 = 11'h000;
+  reg [10:0] eb_tail_plus2 = 11'h000;
+  reg [10:0] eb_tail_plus3 = 11'h000;
+  reg [10:0] eb_tail_plus4 = 11'h000;
+  reg [10:0] eb_tail_plus5 = 11'h000;
+  reg [10:0] eb_tail_plus6 = 11'h000;
+  wire [15:0] forward__count;
+  wire forward__invalidate;
+  input [3:0] forward__lane;
+  wire [3:0] forward__lane;
+  wire [7:0] forward__last;
+  wire forward__mark;
+  wire [55:0] forward__tag;
+  wire forward__write;
+  input [10:0] hash;
+  wire [10:0] hash;
+  wire [95:0] m;
+  wire [15:0] \m.overlap ;
+  wire [3:0] \m.overlap[0] ;
+  wire [3:0] \m.overlap[1] ;
+  wire [3:0] \m.overlap[2] ;
+  wire [3:0] \m.overlap[3] ;
+  wire [68:0] \m.request ;
+  wire [1:0] \m.request.min_tlevel ;
+  wire [1:0] \m.request.op ;
+  wire [7:0] \m.request.t ;
+  wire [55:0] \m.request.tag ;
+  wire \m.request.valid ;
+  wire [10:0] \m.start ;
+  reg [10:0] m_h = 11'h000;
+  reg [3:0] m_ov0 = 4'h0;
+  reg [3:0] m_ov1 = 4'h0;
+  reg [3:0] m_ov2 = 4'h0;
+  reg [3:0] m_ov3 = 4'h0;
+  wire [3:0] m_ov_hash0;
+  wire [3:0] m_ov_hash1;
+  wire [3:0] m_ov_hash2;
+  wire [3:0] m_ov_hash3;
+  wire [3:0] m_ov_tail0;
+  wire [3:0] m_ov_tail1;
+  wire [3:0] m_ov_tail2;
+  wire [3:0] m_ov_tail3;
+  reg [68:0] mreq = 69'h000000000000000000;
+  wire [1:0] \mreq.min_tlevel ;
+  wire [1:0] \mreq.op ;
+  wire [7:0] \mreq.t ;
+  wire [55:0] \mreq.tag ;
+  wire \mreq.valid ;
+  output [79:0] \port$4532$0 ;
+  wire [79:0] \port$4532$0 ;
+  output [31:0] \port$4533$0 ;
+  wire [31:0] \port$4533$0 ;
+  (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
+  output [415:0] \port$4537$0 ;
+  wire [415:0] \port$4537$0 ;
+  (* init = 17'h00000 *)
+  output [16:0] \port$4539$0 ;
+  wire [16:0] \port$4539$0 ;
+  input [79:0] \port$4607$0 ;
+  wire [79:0] \port$4607$0 ;
+  input [18:0] \port$4668$271 ;
+  wire [18:0] \port$4668$271 ;
+  input [63:0] \port$4668$5 ;
+  wire [63:0] \port$4668$5 ;
+  output [10:0] rd_slot;
+  wire [10:0] rd_slot;
+  input [68:0] request;
+  wire [68:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [7:0] \request.t ;
+  wire [55:0] \request.tag ;
+  wire \request.valid ;
+  input rst;
+  wire rst;
+  input [8:0] sc_mark_row_next;
+  wire [8:0] sc_mark_row_next;
+  input [10:0] tail;
+  wire [10:0] tail;
+  wire [544:0] window;
+  wire [371:0] \window.bank ;
+  wire [92:0] \window.bank[0] ;
+  wire [15:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [7:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [8:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [55:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [92:0] \window.bank[1] ;
+  wire [15:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [7:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [8:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [55:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [92:0] \window.bank[2] ;
+  wire [15:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [7:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [8:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [55:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [92:0] \window.bank[3] ;
+  wire [15:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [7:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [8:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [55:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [7:0] \window.forward_age ;
+  wire [43:0] \window.lane_slot ;
+  wire [10:0] \window.lane_slot[0] ;
+  wire [10:0] \window.lane_slot[1] ;
+  wire [10:0] \window.lane_slot[2] ;
+  wire [10:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [68:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [7:0] \window.request.t ;
+  wire [55:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [10:0] \window.start ;
+  wire [7:0] \window.t_w1 ;
+  assign \$271  = \$270 [1:0] == 2'h3;
+  assign \$272  = hash == eb_tail_plus3;
+  assign \$273  = \$271  & \$272 ;
+  assign \$274  = | { \$273 , \$269 , \$265 , \$261  };
+  assign \$275  = tail[1:0] + 1'h0;
+  assign \$276  = ! \$275 [1:0];
+  assign \$277  = tail == eb_tail_plus3;
+  assign \$278  = \$276  & \$277 ;
+  assign \$279  = tail[1:0] + 1'h1;
+  assign \$280  = ! \$279 [1:0];
+  assign \$281  = tail == eb_tail_plus2;
+  assign \$282  = \$280  & \$281 ;
+  assign \$283  = tail[1:0] + 2'h2;
+  assign \$284  = ! \$283 [1:0];
+  assign \$285  = tail == eb_tail_plus1;
+  assign \$286  = \$284  & \$285 ;
+  assign \$287  = tail[1:0] + 2'h3;
+  assign \$288  = ! \$287 [1:0];
+  assign \$289  = tail == eb_tail_plus0;
+  assign \$290  = \$288  & \$289 ;
+  assign \$291  = | { \$290 , \$286 , \$282 , \$278  };
+  assign \$292  = tail[1:0] + 1'h0;
+  assign \$293  = ! \$292 [1:0];
+  assign \$294  = tail == eb_tail_plus4;
+  assign \$295  = \$293  & \$294 ;
+  assign \$296  = tail[1:0] + 1'h1;
+  assign \$297  = ! \$296 [1:0];
+  assign \$298  = tail == eb_tail_plus3;
+  assign \$299  = \$297  & \$298 ;
+  assign \$300  = tail[1:0] + 2'h2;
+  assign \$301  = ! \$300 [1:0];
+  assign \$302  = tail == eb_tail_plus2;
+  assign \$303  = \$301  & \$302 ;
+  assign \$304  = tail[1:0] + 2'h3;
+  assign \$305  = ! \$304 [1:0];
+  assign \$306  = tail == eb_tail_plus1;
+  assign \$307  = \$305  & \$306 ;
+  assign \$308  = | { \$307 , \$303 , \$299 , \$295  };
+  assign \$309  = tail[1:0] + 1'h0;
+  assign \$310  = ! \$309 [1:0];
+  assign \$311  = tail == eb_tail_plus5;
+  assign \$312  = \$310  & \$311 ;
+  assign \$313  = tail[1:0] + 1'h1;
+  assign \$314  = ! \$313 [1:0];
+  assign \$315  = tail == eb_tail_plus4;
+  assign \$316  = \$314  & \$315 ;
+  assign \$317  = tail[1:0] + 2'h2;
+  assign \$318  = ! \$317 [1:0];
+  assign \$319  = tail == eb_tail_plus3;
+  assign \$320  = \$318  & \$319 ;
+  assign \$321  = tail[1:0] + 2'h3;
+  assign \$322  = ! \$321 [1:0];
+  assign \$323  = tail == eb_tail_plus2;
+  assign \$324  = \$322  & \$323 ;
+  assign \$325  = | { \$324 , \$320 , \$316 , \$312  };
+  assign \$326  = tail[1:0] + 1'h0;
+  assign \$327  = ! \$326 [1:0];
+  assign \$328  = tail == eb_tail_plus6;
+  assign \$329  = \$327  & \$328 ;
+  assign \$330  = tail[1:0] + 1'h1;
+  assign \$331  = ! \$330 [1:0];
+  assign \$332  = tail == eb_tail_plus5;
+  assign \$333  = \$331  & \$332 ;
+  assign \$334  = tail[1:0] + 2'h2;
+  assign \$335  = ! \$334 [1:0];
+  assign \$336  = tail == eb_tail_plus4;
+  assign \$337  = \$335  & \$336 ;
+  assign \$338  = tail[1:0] + 2'h3;
+  assign \$339  = ! \$338 [1:0];
+  assign \$340  = tail == eb_tail_plus3;
+  assign \$341  = \$339  & \$340 ;
+  assign \$342  = | { \$341 , \$337 , \$333 , \$329  };
+  assign \$343  = tail[1:0] + 1'h0;
+  assign \$344  = \$343 [1:0] == 1'h1;
+  assign \$345  = tail == eb_tail_plus3;
+  assign \$346  = \$344  & \$345 ;
+  assign \$347  = tail[1:0] + 1'h1;
+  assign \$348  = \$347 [1:0] == 1'h1;
+  assign \$349  = tail == eb_tail_plus2;
+  assign \$350  = \$348  & \$349 ;
+  assign \$351  = tail[1:0] + 2'h2;
+  assign \$352  = \$351 [1:0] == 1'h1;
+  assign \$353  = tail == eb_tail_plus1;
+  assign \$354  = \$352  & \$353 ;
+  assign \$355  = tail[1:0] + 2'h3;
+  assign \$356  = \$355 [1:0] == 1'h1;
+  assign \$357  = tail == eb_tail_plus0;
+  assign \$358  = \$356  & \$357 ;
+  assign \$359  = | { \$358 , \$354 , \$350 , \$346  };
+  assign \$360  = tail[1:0] + 1'h0;
+  assign \$361  = \$360 [1:0] == 1'h1;
+  assign \$362  = tail == eb_tail_plus4;
+  assign \$363  = \$361  & \$362 ;
+  assign \$364  = tail[1:0] + 1'h1;
+  assign \$365  = \$364 [1:0] == 1'h1;
+  assign \$366  = tail == eb_tail_plus3;
+  assign \$367  = \$365  & \$366 ;
+  assign \$368  = tail[1:0] + 2'h2;
+  assign \$369  = \$368 [1:0] == 1'h1;
+  assign \$370  = tail == eb_tail_plus2;
+  assign \$371  = \$369  & \$370 ;
+  assign \$372  = tail[1:0] + 2'h3;
+  assign \$373  = \$372 [1:0] == 1'h1;
+  assign \$374  = tail == eb_tail_plus1;
+  assign \$375  = \$373  & \$374 ;
+  assign \$376  = | { \$375 , \$371 , \$367 , \$363  };
+  assign \$377  = tail[1:0] + 1'h0;
+  assign \$378  = \$377 [1:0] == 1'h1;
+  assign \$379  = tail == eb_tail_plus5;
+  assign \$380  = \$378  & \$379 ;
+  assign \$381  = tail[1:0] + 1'h1;
+  assign \$382  = \$381 [1:0] == 1'h1;
+  assign \$383  = tail == eb_tail_plus4;
+  assign \$384  = \$382  & \$383 ;
+  assign \$385  = tail[1:0] + 2'h2;
+  assign \$386  = \$385 [1:0] == 1'h1;
+  assign \$387  = tail == eb_tail_plus3;
+  assign \$388  = \$386  & \$387 ;
+  assign \$389  = tail[1:0] + 2'h3;
+  assign \$390  = \$389 [1:0] == 1'h1;
+  assign \$391  = tail == eb_tail_plus2;
+  assign \$392  = \$390  & \$391 ;
+  assign \$393  = | { \$392 , \$388 , \$384 , \$380  };
+  assign \$394  = tail[1:0] + 1'h0;
+  assign \$395  = \$394 [1:0] == 1'h1;
+  assign \$396  = tail == eb_tail_plus6;
+  assign \$397  = \$395  & \$396 ;
+  assign \$398  = tail[1:0] + 1'h1;
+  assign \$399  = \$398 [1:0] == 1'h1;
+  assign \$400  = tail == eb_tail_plus5;
+  assign \$401  = \$399  & \$400 ;
+  assign \$402  = tail[1:0] + 2'h2;
+  assign \$403  = \$402 [1:0] == 1'h1;
+  assign \$404  = tail == eb_tail_plus4;
+  assign \$405  = \$403  & \$404 ;
+  assign \$406  = tail[1:0] + 2'h3;
+  assign \$407  = \$406 [1:0] == 1'h1;
+  assign \$408  = tail == eb_tail_plus3;
+  assign \$409  = \$407  & \$408 ;
+  assign \$410  = | { \$409 , \$405 , \$401 , \$397  };
+  assign \$411  = tail[1:0] + 1'h0;
+  assign \$412  = \$411 [1:0] == 2'h2;
+  assign \$413  = tail == eb_tail_plus3;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = tail[1:0] + 1'h1;
+  assign \$416  = \$415 [1:0] == 2'h2;
+  assign \$417  = tail == eb_tail_plus2;
+  assign \$418  = \$416  & \$417 ;
+  assign \$419  = tail[1:0] + 2'h2;
+  assign \$420  = \$419 [1:0] == 2'h2;
+  assign \$421  = tail == eb_tail_plus1;
+  assign \$422  = \$420  & \$421 ;
+  assign \$423  = tail[1:0] + 2'h3;
+  assign \$424  = \$423 [1:0] == 2'h2;
+  assign \$425  = tail == eb_tail_plus0;
+  assign \$426  = \$424  & \$425 ;
+  assign \$427  = | { \$426 , \$422 , \$418 , \$414  };
+  assign \$428  = tail[1:0] + 1'h0;
+  assign \$429  = \$428 [1:0] == 2'h2;
+  assign \$430  = tail == eb_tail_plus4;
+  assign \$431  = \$429  & \$430 ;
+  assign \$432  = tail[1:0] + 1'h1;
+  assign \$433  = \$432 [1:0] == 2'h2;
+  assign \$434  = tail == eb_tail_plus3;
+  assign \$435  = \$433  & \$434 ;
+  assign \$436  = tail[1:0] + 2'h2;
+  assign \$437  = \$436 [1:0] == 2'h2;
+  assign \$438  = tail == eb_tail_plus2;
+  assign \$439  = \$437  & \$438 ;
+  assign \$440  = tail[1:0] + 2'h3;
+  assign \$441  = \$440 [1:0] == 2'h2;
+  assign \$442  = tail == eb_tail_plus1;
+  assign \$443  = \$441  & \$442 ;
+  assign \$444  = | { \$443 , \$439 , \$435 , \$431  };
+  assign \$445  = tail[1:0] + 1'h0;
+  assign \$446  = \$445 [1:0] == 2'h2;
+  assign \$447  = tail == eb_tail_plus5;
+  assign \$448  = \$446  & \$447 ;
+  assign \$449  = tail[1:0] + 1'h1;
+  assign \$450  = \$449 [1:0] == 2'h2;
+  assign \$451  = tail == eb_tail_plus4;
+  assign \$452  = \$450  & \$451 ;
+  assign \$453  = tail[1:0] + 2'h2;
+  assign \$454  = \$453 [1:0] == 2'h2;
+  assign \$455  = tail == eb_tail_plus3;
+  assign \$456  = \$454  & \$455 ;
+  assign \$457  = tail[1:0] + 2'h3;
+  assign \$458  = \$457 [1:0] == 2'h2;
+  assign \$459  = tail == eb_tail_plus2;
+  assign \$460  = \$458  & \$459 ;
+  assign \$461  = | { \$460 , \$456 , \$452 , \$448  };
+  assign \$462  = tail[1:0] + 1'h0;
+  assign \$463  = \$462 [1:0] == 2'h2;
+  assign \$464  = tail == eb_tail_plus6;
+  assign \$465  = \$463  & \$464 ;
+  assign \$466  = tail[1:0] + 1'h1;
+  assign \$467  = \$466 [1:0] == 2'h2;
+  assign \$468  = tail == eb_tail_plus5;
+  assign \$469  = \$467  & \$468 ;
+  assign \$470  = tail[1:0] + 2'h2;
+  assign \$471  = \$470 [1:0] == 2'h2;
+  assign \$472  = tail == eb_tail_plus4;
+  assign \$473  = \$471  & \$472 ;
+  assign \$474  = tail[1:0] + 2'h3;
+  assign \$475  = \$474 [1:0] == 2'h2;
+  assign \$476  = tail == eb_tail_plus3;
+  assign \$477  = \$475  & \$476 ;
+  assign \$478  = | { \$477 , \$473 , \$469 , \$465  };
+  assign \$479  = tail[1:0] + 1'h0;
+  assign \$480  = \$479 [1:0] == 2'h3;
+  assign \$481  = tail == eb_tail_plus3;
+  assign \$482  = \$480  & \$481 ;
+  assign \$483  = tail[1:0] + 1'h1;
+  assign \$484  = \$483 [1:0] == 2'h3;
+  assign \$485  = tail == eb_tail_plus2;
+  assign \$486  = \$484  & \$485 ;
+  assign \$487  = tail[1:0] + 2'h2;
+  assign \$488  = \$487 [1:0] == 2'h3;
+  assign \$489  = tail == eb_tail_plus1;
+  assign \$490  = \$488  & \$489 ;
+  assign \$491  = tail[1:0] + 2'h3;
+  assign \$492  = \$491 [1:0] == 2'h3;
+  assign \$493  = tail == eb_tail_plus0;
+  assign \$494  = \$492  & \$493 ;
+  assign \$495  = | { \$494 , \$490 , \$486 , \$482  };
+  assign \$496  = tail[1:0] + 1'h0;
+  assign \$497  = \$496 [1:0] == 2'h3;
+  assign \$498  = tail == eb_tail_plus4;
+  assign \$499  = \$497  & \$498 ;
+  assign \$500  = tail[1:0] + 1'h1;
+  assign \$501  = \$500 [1:0] == 2'h3;
+  assign \$502  = tail == eb_tail_plus3;
+  assign \$503  = \$501  & \$502 ;
+  assign \$504  = tail[1:0] + 2'h2;
+  assign \$505  = \$504 [1:0] == 2'h3;
+  assign \$506  = tail == eb_tail_plus2;
+  assign \$507  = \$505  & \$506 ;
+  assign \$508  = tail[1:0] + 2'h3;
+  assign \$509  = \$508 [1:0] == 2'h3;
+  assign \$510  = tail == eb_tail_plus1;
+  assign \$511  = \$509  & \$510 ;
+  assign \$512  = | { \$511 , \$507 , \$503 , \$499  };
+  assign \$513  = tail[1:0] + 1'h0;
+  assign \$514  = \$513 [1:0] == 2'h3;
+  assign \$515  = tail == eb_tail_plus5;
+  assign \$516  = \$514  & \$515 ;
+  assign \$517  = tail[1:0] + 1'h1;
+  assign \$518  = \$517 [1:0] == 2'h3;
+  assign \$519  = tail == eb_tail_plus4;
+  assign \$520  = \$518  & \$519 ;
+  assign \$521  = tail[1:0] + 2'h2;
+  assign \$522  = \$521 [1:0] == 2'h3;
+  assign \$523  = tail == eb_tail_plus3;
+  assign \$524  = \$522  & \$523 ;
+  assign \$525  = tail[1:0] + 2'h3;
+  assign \$526  = \$525 [1:0] == 2'h3;
+  assign \$527  = tail == eb_tail_plus2;
+  assign \$528  = \$526  & \$527 ;
+  assign \$529  = | { \$528 , \$524 , \$520 , \$516  };
+  assign \$530  = tail[1:0] + 1'h0;
+  assign \$531  = \$530 [1:0] == 2'h3;
+  assign \$532  = tail == eb_tail_plus6;
+  assign \$533  = \$531  & \$532 ;
+  assign \$534  = tail[1:0] + 1'h1;
+  assign \$535  = \$534 [1:0] == 2'h3;
+  assign \$536  = tail == eb_tail_plus5;
+  assign \$537  = \$535  & \$536 ;
+  assign \$538  = tail[1:0] + 2'h2;
+  assign \$539  = \$538 [1:0] == 2'h3;
+  assign \$540  = tail == eb_tail_plus4;
+  assign \$541  = \$539  & \$540 ;
+  assign \$542  = tail[1:0] + 2'h3;
+  assign \$543  = \$542 [1:0] == 2'h3;
+  assign \$544  = tail == eb_tail_plus3;
+  assign \$545  = \$543  & \$544 ;
+  assign \$546  = | { \$545 , \$541 , \$537 , \$533  };
+  assign \$547  = m_h + 1'h0;
+  assign \$548  = m_h + 1'h1;
+  assign \$549  = m_h + 2'h2;
+  assign \$550  = m_h + 2'h3;
+  assign \$551  = ! \$1 [10:0];
+  assign \$552  = \$1 [10:0] == 1'h1;
+  assign \$553  = \$1 [10:0] == 2'h2;
+  assign \$554  = \$1 [10:0] == 2'h3;
+  assign \$555  = \$1 [10:0] == 11'h7ff;
+  assign \$556  = ! \$1 [10:0];
+  assign \$557  = \$1 [10:0] == 1'h1;
+  assign \$558  = \$1 [10:0] == 2'h2;
+  assign \$559  = \$1 [10:0] == 11'h7fe;
+  assign \$560  = \$1 [10:0] == 11'h7ff;
+  assign \$561  = ! \$1 [10:0];
+  assign \$562  = \$1 [10:0] == 1'h1;
+  assign \$563  = \$1 [10:0] == 11'h7fd;
+  assign \$564  = \$1 [10:0] == 11'h7fe;
+  assign \$565  = \$1 [10:0] == 11'h7ff;
+  assign \$566  = ! \$1 [10:0];
+  assign \$567  = ! \$2 [10:0];
+  assign \$568  = \$2 [10:0] == 1'h1;
+  assign \$569  = \$2 [10:0] == 2'h2;
+  assign \$570  = \$2 [10:0] == 2'h3;
+  assign \$571  = \$2 [10:0] == 11'h7ff;
+  assign \$572  = ! \$2 [10:0];
+  assign \$573  = \$2 [10:0] == 1'h1;
+  assign \$574  = \$2 [10:0] == 2'h2;
+  assign \$575  = \$2 [10:0] == 11'h7fe;
+  assign \$576  = \$2 [10:0] == 11'h7ff;
+  assign \$577  = ! \$2 [10:0];
+  assign \$578  = \$2 [10:0] == 1'h1;
+  assign \$579  = \$2 [10:0] == 11'h7fd;
+  assign \$580  = \$2 [10:0] == 11'h7fe;
+  assign \$581  = \$2 [10:0] == 11'h7ff;
+  assign \$582  = ! \$2 [10:0];
+  assign \$583  = mreq[60:5] == \port$4607$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4607$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4607$0 [68:61];
+  assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
+  assign \$588  = mreq[68:61] - \port$4607$0 [68:61];
+  assign \$590  = mreq[68:61] - cfg[52:46];
+  assign \$591  = $signed(\$590 ) - $signed(2'h1);
+  assign \$592  = \$699 [79:69] + 13'h1ffd;
+  assign \$593  = \$699 [79:69] + 13'h1ffe;
+  assign \$594  = \$699 [79:69] + 13'h1fff;
+  assign \$595  = \$699 [79:69] + 1'h0;
+  assign \$596  = \$699 [79:69] + 1'h1;
+  assign \$597  = \$699 [79:69] + 2'h2;
+  assign \$598  = \$699 [79:69] + 2'h3;
+  assign \$599  = request[2] ? m_ov_tail0 : m_ov_hash0;
+  assign \$600  = request[2] ? m_ov_tail1 : m_ov_hash1;
+  assign \$601  = request[2] ? m_ov_tail2 : m_ov_hash2;
+  assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
+  assign \$603  = forward__lane & m_ov0;
+  assign \$604  = | \$603 ;
+  assign \$605  = \port$4668$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4668$5 [55:0] : bk_tag[55:0];
+  assign \$607  = forward__lane & m_ov0;
+  assign \$608  = | \$607 ;
+  assign \$609  = \port$4668$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4668$271 [18:3] : bk_count[15:0];
+  assign \$611  = forward__lane & m_ov0;
+  assign \$612  = | \$611 ;
+  assign \$613  = \port$4668$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4668$5 [63:56] : bk_last[7:0];
+  assign \$615  = forward__lane & m_ov0;
+  assign \$616  = | \$615 ;
+  assign \$617  = \port$4668$271 [1] & \$616 ;
+  assign \$618  = \port$4668$271 [2] & m_ov0[0];
+  assign \$619  = ~ \$618 ;
+  assign \$620  = bk_valid[0] & \$619 ;
+  assign \$621  = \$617  | \$620 ;
+  assign \$622  = forward__lane & m_ov0;
+  assign \$623  = | \$622 ;
+  assign \$624  = \port$4668$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4668$271 [0] : bk_fresh[0];
+  assign \$626  = bk_row[8:0] == sc_mark_row_next;
+  assign \$627  = forward__lane & m_ov1;
+  assign \$628  = | \$627 ;
+  assign \$629  = \port$4668$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4668$5 [55:0] : bk_tag[111:56];
+  assign \$631  = forward__lane & m_ov1;
+  assign \$632  = | \$631 ;
+  assign \$633  = \port$4668$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4668$271 [18:3] : bk_count[31:16];
+  assign \$635  = forward__lane & m_ov1;
+  assign \$636  = | \$635 ;
+  assign \$637  = \port$4668$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4668$5 [63:56] : bk_last[15:8];
+  assign \$639  = forward__lane & m_ov1;
+  assign \$640  = | \$639 ;
+  assign \$641  = \port$4668$271 [1] & \$640 ;
+  assign \$642  = \port$4668$271 [2] & m_ov1[0];
+  assign \$643  = ~ \$642 ;
+  assign \$644  = bk_valid[1] & \$643 ;
+  assign \$645  = \$641  | \$644 ;
+  assign \$646  = forward__lane & m_ov1;
+  assign \$647  = | \$646 ;
+  assign \$648  = \port$4668$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4668$271 [0] : bk_fresh[1];
+  assign \$650  = bk_row[17:9] == sc_mark_row_next;
+  assign \$651  = forward__lane & m_ov2;
+  assign \$652  = | \$651 ;
+  assign \$653  = \port$4668$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4668$5 [55:0] : bk_tag[167:112];
+  assign \$655  = forward__lane & m_ov2;
+  assign \$656  = | \$655 ;
+  assign \$657  = \port$4668$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4668$271 [18:3] : bk_count[47:32];
+  assign \$659  = forward__lane & m_ov2;
+  assign \$660  = | \$659 ;
+  assign \$661  = \port$4668$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4668$5 [63:56] : bk_last[23:16];
+  assign \$663  = forward__lane & m_ov2;
+  assign \$664  = | \$663 ;
+  assign \$665  = \port$4668$271 [1] & \$664 ;
+  assign \$666  = \port$4668$271 [2] & m_ov2[0];
+  assign \$667  = ~ \$666 ;
+  assign \$668  = bk_valid[2] & \$667 ;
+  assign \$669  = \$665  | \$668 ;
+  assign \$670  = forward__lane & m_ov2;
+  assign \$671  = | \$670 ;
+  assign \$672  = \port$4668$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4668$271 [0] : bk_fresh[2];
+  assign \$674  = bk_row[26:18] == sc_mark_row_next;
+  assign \$675  = forward__lane & m_ov3;
+  assign \$676  = | \$675 ;
+  assign \$677  = \port$4668$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4668$5 [55:0] : bk_tag[223:168];
+  assign \$679  = forward__lane & m_ov3;
+  assign \$680  = | \$679 ;
+  assign \$681  = \port$4668$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4668$271 [18:3] : bk_count[63:48];
+  assign \$683  = forward__lane & m_ov3;
+  assign \$684  = | \$683 ;
+  assign \$685  = \port$4668$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4668$5 [63:56] : bk_last[31:24];
+  assign \$687  = forward__lane & m_ov3;
+  assign \$688  = | \$687 ;
+  assign \$689  = \port$4668$271 [1] & \$688 ;
+  assign \$690  = \port$4668$271 [2] & m_ov3[0];
+  assign \$691  = ~ \$690 ;
+  assign \$692  = bk_valid[3] & \$691 ;
+  assign \$693  = \$689  | \$692 ;
+  assign \$694  = forward__lane & m_ov3;
+  assign \$695  = | \$694 ;
+  assign \$696  = \port$4668$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4668$271 [0] : bk_fresh[3];
+  assign \$698  = bk_row[35:27] == sc_mark_row_next;
+  always @(posedge clk)
+    \$702  <= \$701 ;
+  always @(posedge clk)
+    \$704  <= \$703 ;
+  always @(posedge clk)
+    mreq <= \$705 ;
+  always @(posedge clk)
+    m_h <= \$706 ;
+  always @(posedge clk)
+    e <= \$707 ;
+  always @(posedge clk)
+    e_h <= \$708 ;
+  always @(posedge clk)
+    e_ov0 <= \$709 ;
+  always @(posedge clk)
+    e_ov1 <= \$710 ;
+  always @(posedge clk)
+    e_ov2 <= \$711 ;
+  always @(posedge clk)
+    e_ov3 <= \$712 ;
+  always @(posedge clk)
+    e_ov10 <= \$713 ;
+  always @(posedge clk)
+    e_ov11 <= \$714 ;
+  always @(posedge clk)
+    e_ov12 <= \$715 ;
+  always @(posedge clk)
+    e_ov13 <= \$716 ;
+  always @(posedge clk)
+    eb_tail_plus0 <= \$717 ;
+  always @(posedge clk)
+    eb_tail_plus1 <= \$718 ;
+  always @(posedge clk)
+    eb_tail_plus2 <= \$719 ;
+  always @(posedge clk)
+    eb_tail_plus3 <= \$720 ;
+  always @(posedge clk)
+    eb_tail_plus4 <= \$721 ;
+  always @(posedge clk)
+    eb_tail_plus5 <= \$722 ;
+  always @(posedge clk)
+    eb_tail_plus6 <= \$723 ;
+  always @(posedge clk)
+    m_ov0 <= \$724 ;
+  always @(posedge clk)
+    m_ov1 <= \$725 ;
+  always @(posedge clk)
+    m_ov2 <= \$726 ;
+  always @(posedge clk)
+    m_ov3 <= \$727 ;
+  assign rd_slot = request[2] ? tail : hash;
+  assign busy = m[0] | \$699 [0];
+  assign \$1  = m_h - \port$4607$0 [79:69];
+  assign \$2  = m_h - \$699 [79:69];
+  assign \$3  = hash[1:0] + 1'h0;
+  assign \$4  = ! \$3 [1:0];
+  assign \$5  = hash == eb_tail_plus3;
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = hash[1:0] + 1'h1;
+  assign \$8  = ! \$7 [1:0];
+  assign \$9  = hash == eb_tail_plus2;
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = hash[1:0] + 2'h2;
+  assign \$12  = ! \$11 [1:0];
+  assign \$13  = hash == eb_tail_plus1;
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = hash[1:0] + 2'h3;
+  assign \$16  = ! \$15 [1:0];
+  assign \$17  = hash == eb_tail_plus0;
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = | { \$18 , \$14 , \$10 , \$6  };
+  assign \$20  = hash[1:0] + 1'h0;
+  assign \$21  = ! \$20 [1:0];
+  assign \$22  = hash == eb_tail_plus4;
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = hash[1:0] + 1'h1;
+  assign \$25  = ! \$24 [1:0];
+  assign \$26  = hash == eb_tail_plus3;
+  assign \$27  = \$25  & \$26 ;
+  assign \$28  = hash[1:0] + 2'h2;
+  assign \$29  = ! \$28 [1:0];
+  assign \$30  = hash == eb_tail_plus2;
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = hash[1:0] + 2'h3;
+  assign \$33  = ! \$32 [1:0];
+  assign \$34  = hash == eb_tail_plus1;
+  assign \$35  = \$33  & \$34 ;
+  assign \$36  = | { \$35 , \$31 , \$27 , \$23  };
+  assign \$37  = hash[1:0] + 1'h0;
+  assign \$38  = ! \$37 [1:0];
+  assign \$39  = hash == eb_tail_plus5;
+  assign \$40  = \$38  & \$39 ;
+  assign \$41  = hash[1:0] + 1'h1;
+  assign \$42  = ! \$41 [1:0];
+  assign \$43  = hash == eb_tail_plus4;
+  assign \$44  = \$42  & \$43 ;
+  assign \$45  = hash[1:0] + 2'h2;
+  assign \$46  = ! \$45 [1:0];
+  assign \$47  = hash == eb_tail_plus3;
+  assign \$48  = \$46  & \$47 ;
+  assign \$49  = hash[1:0] + 2'h3;
+  assign \$50  = ! \$49 [1:0];
+  assign \$51  = hash == eb_tail_plus2;
+  assign \$52  = \$50  & \$51 ;
+  assign \$53  = | { \$52 , \$48 , \$44 , \$40  };
+  assign \$54  = hash[1:0] + 1'h0;
+  assign \$55  = ! \$54 [1:0];
+  assign \$56  = hash == eb_tail_plus6;
+  assign \$57  = \$55  & \$56 ;
+  assign \$58  = hash[1:0] + 1'h1;
+  assign \$59  = ! \$58 [1:0];
+  assign \$60  = hash == eb_tail_plus5;
+  assign \$61  = \$59  & \$60 ;
+  assign \$62  = hash[1:0] + 2'h2;
+  assign \$63  = ! \$62 [1:0];
+  assign \$64  = hash == eb_tail_plus4;
+  assign \$65  = \$63  & \$64 ;
+  assign \$66  = hash[1:0] + 2'h3;
+  assign \$67  = ! \$66 [1:0];
+  assign \$68  = hash == eb_tail_plus3;
+  assign \$69  = \$67  & \$68 ;
+  assign \$70  = | { \$69 , \$65 , \$61 , \$57  };
+  assign \$71  = hash[1:0] + 1'h0;
+  assign \$72  = \$71 [1:0] == 1'h1;
+  assign \$73  = hash == eb_tail_plus3;
+  assign \$74  = \$72  & \$73 ;
+  assign \$75  = hash[1:0] + 1'h1;
+  assign \$76  = \$75 [1:0] == 1'h1;
+  assign \$77  = hash == eb_tail_plus2;
+  assign \$78  = \$76  & \$77 ;
+  assign \$79  = hash[1:0] + 2'h2;
+  assign \$80  = \$79 [1:0] == 1'h1;
+  assign \$81  = hash == eb_tail_plus1;
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = hash[1:0] + 2'h3;
+  assign \$84  = \$83 [1:0] == 1'h1;
+  assign \$85  = hash == eb_tail_plus0;
+  assign \$86  = \$84  & \$85 ;
+  assign \$87  = | { \$86 , \$82 , \$78 , \$74  };
+  assign \$88  = hash[1:0] + 1'h0;
+  assign \$89  = \$88 [1:0] == 1'h1;
+  assign \$90  = hash == eb_tail_plus4;
+  assign \$91  = \$89  & \$90 ;
+  assign \$92  = hash[1:0] + 1'h1;
+  assign \$93  = \$92 [1:0] == 1'h1;
+  assign \$94  = hash == eb_tail_plus3;
+  assign \$95  = \$93  & \$94 ;
+  assign \$96  = hash[1:0] + 2'h2;
+  assign \$97  = \$96 [1:0] == 1'h1;
+  assign \$98  = hash == eb_tail_plus2;
+  assign \$99  = \$97  & \$98 ;
+  assign \$100  = hash[1:0] + 2'h3;
+  assign \$101  = \$100 [1:0] == 1'h1;
+  assign \$102  = hash == eb_tail_plus1;
+  assign \$103  = \$101  & \$102 ;
+  assign \$104  = | { \$103 , \$99 , \$95 , \$91  };
+  assign \$105  = hash[1:0] + 1'h0;
+  assign \$106  = \$105 [1:0] == 1'h1;
+  assign \$107  = hash == eb_tail_plus5;
+  assign \$108  = \$106  & \$107 ;
+  assign \$109  = hash[1:0] + 1'h1;
+  assign \$110  = \$109 [1:0] == 1'h1;
+  assign \$111  = hash == eb_tail_plus4;
+  assign \$112  = \$110  & \$111 ;
+  assign \$113  = hash[1:0] + 2'h2;
+  assign \$114  = \$113 [1:0] == 1'h1;
+  assign \$115  = hash == eb_tail_plus3;
+  assign \$116  = \$114  & \$115 ;
+  assign \$117  = hash[1:0] + 2'h3;
+  assign \$118  = \$117 [1:0] == 1'h1;
+  assign \$119  = hash == eb_tail_plus2;
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = | { \$120 , \$116 , \$112 , \$108  };
+  assign \$122  = hash[1:0] + 1'h0;
+  assign \$123  = \$122 [1:0] == 1'h1;
+  assign \$124  = hash == eb_tail_plus6;
+  assign \$125  = \$123  & \$124 ;
+  assign \$126  = hash[1:0] + 1'h1;
+  assign \$127  = \$126 [1:0] == 1'h1;
+  assign \$128  = hash == eb_tail_plus5;
+  assign \$129  = \$127  & \$128 ;
+  assign \$130  = hash[1:0] + 2'h2;
+  assign \$131  = \$130 [1:0] == 1'h1;
+  assign \$132  = hash == eb_tail_plus4;
+  assign \$133  = \$131  & \$132 ;
+  assign \$134  = hash[1:0] + 2'h3;
+  assign \$135  = \$134 [1:0] == 1'h1;
+  assign \$136  = hash == eb_tail_plus3;
+  assign \$137  = \$135  & \$136 ;
+  assign \$138  = | { \$137 , \$133 , \$129 , \$125  };
+  assign \$139  = hash[1:0] + 1'h0;
+  assign \$140  = \$139 [1:0] == 2'h2;
+  assign \$141  = hash == eb_tail_plus3;
+  assign \$142  = \$140  & \$141 ;
+  assign \$143  = hash[1:0] + 1'h1;
+  assign \$144  = \$143 [1:0] == 2'h2;
+  assign \$145  = hash == eb_tail_plus2;
+  assign \$146  = \$144  & \$145 ;
+  assign \$147  = hash[1:0] + 2'h2;
+  assign \$148  = \$147 [1:0] == 2'h2;
+  assign \$149  = hash == eb_tail_plus1;
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = hash[1:0] + 2'h3;
+  assign \$152  = \$151 [1:0] == 2'h2;
+  assign \$153  = hash == eb_tail_plus0;
+  assign \$154  = \$152  & \$153 ;
+  assign \$155  = | { \$154 , \$150 , \$146 , \$142  };
+  assign \$156  = hash[1:0] + 1'h0;
+  assign \$157  = \$156 [1:0] == 2'h2;
+  assign \$158  = hash == eb_tail_plus4;
+  assign \$159  = \$157  & \$158 ;
+  assign \$160  = hash[1:0] + 1'h1;
+  assign \$161  = \$160 [1:0] == 2'h2;
+  assign \$162  = hash == eb_tail_plus3;
+  assign \$163  = \$161  & \$162 ;
+  assign \$164  = hash[1:0] + 2'h2;
+  assign \$165  = \$164 [1:0] == 2'h2;
+  assign \$166  = hash == eb_tail_plus2;
+  assign \$167  = \$165  & \$166 ;
+  assign \$168  = hash[1:0] + 2'h3;
+  assign \$169  = \$168 [1:0] == 2'h2;
+  assign \$170  = hash == eb_tail_plus1;
+  assign \$171  = \$169  & \$170 ;
+  assign \$172  = | { \$171 , \$167 , \$163 , \$159  };
+  assign \$173  = hash[1:0] + 1'h0;
+  assign \$174  = \$173 [1:0] == 2'h2;
+  assign \$175  = hash == eb_tail_plus5;
+  assign \$176  = \$174  & \$175 ;
+  assign \$177  = hash[1:0] + 1'h1;
+  assign \$178  = \$177 [1:0] == 2'h2;
+  assign \$179  = hash == eb_tail_plus4;
+  assign \$180  = \$178  & \$179 ;
+  assign \$181  = hash[1:0] + 2'h2;
+  assign \$182  = \$181 [1:0] == 2'h2;
+  assign \$183  = hash == eb_tail_plus3;
+  assign \$184  = \$182  & \$183 ;
+  assign \$185  = hash[1:0] + 2'h3;
+  assign \$186  = \$185 [1:0] == 2'h2;
+  assign \$187  = hash == eb_tail_plus2;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = | { \$188 , \$184 , \$180 , \$176  };
+  assign \$190  = hash[1:0] + 1'h0;
+  assign \$191  = \$190 [1:0] == 2'h2;
+  assign \$192  = hash == eb_tail_plus6;
+  assign \$193  = \$191  & \$192 ;
+  assign \$194  = hash[1:0] + 1'h1;
+  assign \$195  = \$194 [1:0] == 2'h2;
+  assign \$196  = hash == eb_tail_plus5;
+  assign \$197  = \$195  & \$196 ;
+  assign \$198  = hash[1:0] + 2'h2;
+  assign \$199  = \$198 [1:0] == 2'h2;
+  assign \$200  = hash == eb_tail_plus4;
+  assign \$201  = \$199  & \$200 ;
+  assign \$202  = hash[1:0] + 2'h3;
+  assign \$203  = \$202 [1:0] == 2'h2;
+  assign \$204  = hash == eb_tail_plus3;
+  assign \$205  = \$203  & \$204 ;
+  assign \$206  = | { \$205 , \$201 , \$197 , \$193  };
+  assign \$207  = hash[1:0] + 1'h0;
+  assign \$208  = \$207 [1:0] == 2'h3;
+  assign \$209  = hash == eb_tail_plus3;
+  assign \$210  = \$208  & \$209 ;
+  assign \$211  = hash[1:0] + 1'h1;
+  assign \$212  = \$211 [1:0] == 2'h3;
+  assign \$213  = hash == eb_tail_plus2;
+  assign \$214  = \$212  & \$213 ;
+  assign \$215  = hash[1:0] + 2'h2;
+  assign \$216  = \$215 [1:0] == 2'h3;
+  assign \$217  = hash == eb_tail_plus1;
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = hash[1:0] + 2'h3;
+  assign \$220  = \$219 [1:0] == 2'h3;
+  assign \$221  = hash == eb_tail_plus0;
+  assign \$222  = \$220  & \$221 ;
+  assign \$223  = | { \$222 , \$218 , \$214 , \$210  };
+  assign \$224  = hash[1:0] + 1'h0;
+  assign \$225  = \$224 [1:0] == 2'h3;
+  assign \$226  = hash == eb_tail_plus4;
+  assign \$227  = \$225  & \$226 ;
+  assign \$228  = hash[1:0] + 1'h1;
+  assign \$229  = \$228 [1:0] == 2'h3;
+  assign \$230  = hash == eb_tail_plus3;
+  assign \$231  = \$229  & \$230 ;
+  assign \$232  = hash[1:0] + 2'h2;
+  assign \$233  = \$232 [1:0] == 2'h3;
+  assign \$234  = hash == eb_tail_plus2;
+  assign \$235  = \$233  & \$234 ;
+  assign \$236  = hash[1:0] + 2'h3;
+  assign \$237  = \$236 [1:0] == 2'h3;
+  assign \$238  = hash == eb_tail_plus1;
+  assign \$239  = \$237  & \$238 ;
+  assign \$240  = | { \$239 , \$235 , \$231 , \$227  };
+  assign \$241  = hash[1:0] + 1'h0;
+  assign \$242  = \$241 [1:0] == 2'h3;
+  assign \$243  = hash == eb_tail_plus5;
+  assign \$244  = \$242  & \$243 ;
+  assign \$245  = hash[1:0] + 1'h1;
+  assign \$246  = \$245 [1:0] == 2'h3;
+  assign \$247  = hash == eb_tail_plus4;
+  assign \$248  = \$246  & \$247 ;
+  assign \$249  = hash[1:0] + 2'h2;
+  assign \$250  = \$249 [1:0] == 2'h3;
+  assign \$251  = hash == eb_tail_plus3;
+  assign \$252  = \$250  & \$251 ;
+  assign \$253  = hash[1:0] + 2'h3;
+  assign \$254  = \$253 [1:0] == 2'h3;
+  assign \$255  = hash == eb_tail_plus2;
+  assign \$256  = \$254  & \$255 ;
+  assign \$257  = | { \$256 , \$252 , \$248 , \$244  };
+  assign \$258  = hash[1:0] + 1'h0;
+  assign \$259  = \$258 [1:0] == 2'h3;
+  assign \$260  = hash == eb_tail_plus6;
+  assign \$261  = \$259  & \$260 ;
+  assign \$262  = hash[1:0] + 1'h1;
+  assign \$263  = \$262 [1:0] == 2'h3;
+  assign \$264  = hash == eb_tail_plus5;
+  assign \$265  = \$263  & \$264 ;
+  assign \$266  = hash[1:0] + 2'h2;
+  assign \$267  = \$266 [1:0] == 2'h3;
+  assign \$268  = hash == eb_tail_plus4;
+  assign \$269  = \$267  & \$268 ;
+  assign \$270  = hash[1:0] + 2'h3;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$701 [10:0] = \$547 [10:0];
+    \$701 [21:11] = \$548 [10:0];
+    \$701 [32:22] = \$549 [10:0];
+    \$701 [43:33] = \$550 [10:0];
+    \$701 [99:44] = \$606 ;
+    \$701 [115:100] = \$610 ;
+    \$701 [123:116] = \$614 ;
+    \$701 [124] = \$621 ;
+    \$701 [125] = \$625 ;
+    \$701 [126] = bk_mark[0];
+    \$701 [135:127] = bk_row[8:0];
+    \$701 [136] = \$626 ;
+    \$701 [192:137] = \$630 ;
+    \$701 [208:193] = \$634 ;
+    \$701 [216:209] = \$638 ;
+    \$701 [217] = \$645 ;
+    \$701 [218] = \$649 ;
+    \$701 [219] = bk_mark[1];
+    \$701 [228:220] = bk_row[17:9];
+    \$701 [229] = \$650 ;
+    \$701 [285:230] = \$654 ;
+    \$701 [301:286] = \$658 ;
+    \$701 [309:302] = \$662 ;
+    \$701 [310] = \$669 ;
+    \$701 [311] = \$673 ;
+    \$701 [312] = bk_mark[2];
+    \$701 [321:313] = bk_row[26:18];
+    \$701 [322] = \$674 ;
+    \$701 [378:323] = \$678 ;
+    \$701 [394:379] = \$682 ;
+    \$701 [402:395] = \$686 ;
+    \$701 [403] = \$693 ;
+    \$701 [404] = \$697 ;
+    \$701 [405] = bk_mark[3];
+    \$701 [414:406] = bk_row[35:27];
+    \$701 [415] = \$698 ;
+    if (rst) begin
+      \$701  = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$703 [0] = \$583 ;
+    \$703 [8:1] = { \$589 , \$587  };
+    \$703 [16:9] = \$591 [7:0];
+    if (rst) begin
+      \$703  = 17'h00000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$705  = request;
+    if (rst) begin
+      \$705  = 69'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$706  = rd_slot;
+    if (rst) begin
+      \$706  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$707  = mreq;
+    if (rst) begin
+      \$707  = 69'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$708  = m_h;
+    if (rst) begin
+      \$708  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$709 [0] = \$551 ;
+    \$709 [1] = \$552 ;
+    \$709 [2] = \$553 ;
+    \$709 [3] = \$554 ;
+    if (rst) begin
+      \$709  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$710 [0] = \$555 ;
+    \$710 [1] = \$556 ;
+    \$710 [2] = \$557 ;
+    \$710 [3] = \$558 ;
+    if (rst) begin
+      \$710  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$711 [0] = \$559 ;
+    \$711 [1] = \$560 ;
+    \$711 [2] = \$561 ;
+    \$711 [3] = \$562 ;
+    if (rst) begin
+      \$711  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$712 [0] = \$563 ;
+    \$712 [1] = \$564 ;
+    \$712 [2] = \$565 ;
+    \$712 [3] = \$566 ;
+    if (rst) begin
+      \$712  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$713 [0] = \$567 ;
+    \$713 [1] = \$568 ;
+    \$713 [2] = \$569 ;
+    \$713 [3] = \$570 ;
+    if (rst) begin
+      \$713  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$714 [0] = \$571 ;
+    \$714 [1] = \$572 ;
+    \$714 [2] = \$573 ;
+    \$714 [3] = \$574 ;
+    if (rst) begin
+      \$714  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$715 [0] = \$575 ;
+    \$715 [1] = \$576 ;
+    \$715 [2] = \$577 ;
+    \$715 [3] = \$578 ;
+    if (rst) begin
+      \$715  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$716 [0] = \$579 ;
+    \$716 [1] = \$580 ;
+    \$716 [2] = \$581 ;
+    \$716 [3] = \$582 ;
+    if (rst) begin
+      \$716  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$717  = \$592 [10:0];
+    if (rst) begin
+      \$717  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$718  = \$593 [10:0];
+    if (rst) begin
+      \$718  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$719  = \$594 [10:0];
+    if (rst) begin
+      \$719  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$720  = \$595 [10:0];
+    if (rst) begin
+      \$720  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$721  = \$596 [10:0];
+    if (rst) begin
+      \$721  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$722  = \$597 [10:0];
+    if (rst) begin
+      \$722  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$723  = \$598 [10:0];
+    if (rst) begin
+      \$723  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$724  = \$599 ;
+    if (rst) begin
+      \$724  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$725  = \$600 ;
+    if (rst) begin
+      \$725  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$726  = \$601 ;
+    if (rst) begin
+      \$726  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    \$727  = \$602 ;
+    if (rst) begin
+      \$727  = 4'h0;
+    end
+  end
+  assign window = { \$704 , \$700 , \$702 , \$699  };
+  assign e_ov_delta = \$1 [10:0];
+  assign ahead_start = \port$4607$0 [79:69];
+  assign e_ov1_delta = \$2 [10:0];
+  assign ahead = \port$4607$0 [68:0];
+  assign forward__write = \port$4668$271 [1];
+  assign forward__tag = \port$4668$5 [55:0];
+  assign forward__count = \port$4668$271 [18:3];
+  assign forward__last = \port$4668$5 [63:56];
+  assign forward__invalidate = \port$4668$271 [2];
+  assign forward__mark = \port$4668$271 [0];
+  assign \port$4532$0  = \$699 ;
+  assign \port$4533$0  = \$700 ;
+  assign \port$4537$0  = \$702 ;
+  assign \port$4539$0  = \$704 ;
+  assign \request.valid  = request[0];
+  assign \request.op  = request[2:1];
+  assign \request.min_tlevel  = request[4:3];
+  assign \request.tag  = request[60:5];
+  assign \request.t  = request[68:61];
+  assign \m.request  = m[68:0];
+  assign \m.request.valid  = m[0];
+  assign \m.request.op  = m[2:1];
+  assign \m.request.min_tlevel  = m[4:3];
+  assign \m.request.tag  = m[60:5];
+  assign \m.request.t  = m[68:61];
+  assign \m.start  = m[79:69];
+  assign \m.overlap  = m[95:80];
+  assign \m.overlap[0]  = m[83:80];
+  assign \m.overlap[1]  = m[87:84];
+  assign \m.overlap[2]  = m[91:88];
+  assign \m.overlap[3]  = m[95:92];
+  assign \mreq.valid  = mreq[0];
+  assign \mreq.op  = mreq[2:1];
+  assign \mreq.min_tlevel  = mreq[4:3];
+  assign \mreq.tag  = mreq[60:5];
+  assign \mreq.t  = mreq[68:61];
+  assign \window.request  = \$699 [68:0];
+  assign \window.request.valid  = \$699 [0];
+  assign \window.request.op  = \$699 [2:1];
+  assign \window.request.min_tlevel  = \$699 [4:3];
+  assign \window.request.tag  = \$699 [60:5];
+  assign \window.request.t  = \$699 [68:61];
+  assign \window.start  = \$699 [79:69];
+  assign \window.lane_slot  = \$702 [43:0];
+  assign \window.lane_slot[0]  = \$702 [10:0];
+  assign \window.lane_slot[1]  = \$702 [21:11];
+  assign \window.lane_slot[2]  = \$702 [32:22];
+  assign \window.lane_slot[3]  = \$702 [43:33];
+  assign \window.bank  = \$702 [415:44];
+  assign \window.bank[0]  = \$702 [136:44];
+  assign \window.bank[0].tag  = \$702 [99:44];
+  assign \window.bank[0].count  = \$702 [115:100];
+  assign \window.bank[0].last  = \$702 [123:116];
+  assign \window.bank[0].valid  = \$702 [124];
+  assign \window.bank[0].fresh  = \$702 [125];
+  assign \window.bank[0].mark  = \$702 [126];
+  assign \window.bank[0].row  = \$702 [135:127];
+  assign \window.bank[0].sc_row_hit  = \$702 [136];
+  assign \window.bank[1]  = \$702 [229:137];
+  assign \window.bank[1].tag  = \$702 [192:137];
+  assign \window.bank[1].count  = \$702 [208:193];
+  assign \window.bank[1].last  = \$702 [216:209];
+  assign \window.bank[1].valid  = \$702 [217];
+  assign \window.bank[1].fresh  = \$702 [218];
+  assign \window.bank[1].mark  = \$702 [219];
+  assign \window.bank[1].row  = \$702 [228:220];
+  assign \window.bank[1].sc_row_hit  = \$702 [229];
+  assign \window.bank[2]  = \$702 [322:230];
+  assign \window.bank[2].tag  = \$702 [285:230];
+  assign \window.bank[2].count  = \$702 [301:286];
+  assign \window.bank[2].last  = \$702 [309:302];
+  assign \window.bank[2].valid  = \$702 [310];
+  assign \window.bank[2].fresh  = \$702 [311];
+  assign \window.bank[2].mark  = \$702 [312];
+  assign \window.bank[2].row  = \$702 [321:313];
+  assign \window.bank[2].sc_row_hit  = \$702 [322];
+  assign \window.bank[3]  = \$702 [415:323];
+  assign \window.bank[3].tag  = \$702 [378:323];
+  assign \window.bank[3].count  = \$702 [394:379];
+  assign \window.bank[3].last  = \$702 [402:395];
+  assign \window.bank[3].valid  = \$702 [403];
+  assign \window.bank[3].fresh  = \$702 [404];
+  assign \window.bank[3].mark  = \$702 [405];
+  assign \window.bank[3].row  = \$702 [414:406];
+  assign \window.bank[3].sc_row_hit  = \$702 [415];
+  assign \window.overlap  = \$700 [15:0];
+  assign \window.overlap[0]  = \$700 [3:0];
+  assign \window.overlap[1]  = \$700 [7:4];
+  assign \window.overlap[2]  = \$700 [11:8];
+  assign \window.overlap[3]  = \$700 [15:12];
+  assign \window.overlap_next  = \$700 [31:16];
+  assign \window.overlap_next[0]  = \$700 [19:16];
+  assign \window.overlap_next[1]  = \$700 [23:20];
+  assign \window.overlap_next[2]  = \$700 [27:24];
+  assign \window.overlap_next[3]  = \$700 [31:28];
+  assign \window.same_line  = \$704 [0];
+  assign \window.forward_age  = \$704 [8:1];
+  assign \window.t_w1  = \$704 [16:9];
+  assign \e.valid  = e[0];
+  assign \e.op  = e[2:1];
+  assign \e.min_tlevel  = e[4:3];
+  assign \e.tag  = e[60:5];
+  assign \e.t  = e[68:61];
+  assign \ahead.valid  = \port$4607$0 [0];
+  assign \ahead.op  = \port$4607$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4607$0 [4:3];
+  assign \ahead.tag  = \port$4607$0 [60:5];
+  assign \ahead.t  = \port$4607$0 [68:61];
+  assign \cfg.c3  = cfg[15:0];
+  assign \cfg.c2  = cfg[31:16];
+  assign \cfg.w3  = cfg[38:32];
+  assign \cfg.w2  = cfg[45:39];
+  assign \cfg.w1  = cfg[52:46];
+  assign \cfg.hash_seed  = cfg[84:53];
+  assign \bk_tag[0]  = bk_tag[55:0];
+  assign \bk_tag[1]  = bk_tag[111:56];
+  assign \bk_tag[2]  = bk_tag[167:112];
+  assign \bk_tag[3]  = bk_tag[223:168];
+  assign \bk_count[0]  = bk_count[15:0];
+  assign \bk_count[1]  = bk_count[31:16];
+  assign \bk_count[2]  = bk_count[47:32];
+  assign \bk_count[3]  = bk_count[63:48];
+  assign \bk_last[0]  = bk_last[7:0];
+  assign \bk_last[1]  = bk_last[15:8];
+  assign \bk_last[2]  = bk_last[23:16];
+  assign \bk_last[3]  = bk_last[31:24];
+  assign \bk_row[0]  = bk_row[8:0];
+  assign \bk_row[1]  = bk_row[17:9];
+  assign \bk_row[2]  = bk_row[26:18];
+  assign \bk_row[3]  = bk_row[35:27];
+  assign m_ov_tail3[3] = \$546 ;
+  assign m_ov_tail3[2] = \$529 ;
+  assign m_ov_tail3[1] = \$512 ;
+  assign m_ov_tail3[0] = \$495 ;
+  assign m_ov_tail2[3] = \$478 ;
+  assign m_ov_tail2[2] = \$461 ;
+  assign m_ov_tail2[1] = \$444 ;
+  assign m_ov_tail2[0] = \$427 ;
+  assign m_ov_tail1[3] = \$410 ;
+  assign m_ov_tail1[2] = \$393 ;
+  assign m_ov_tail1[1] = \$376 ;
+  assign m_ov_tail1[0] = \$359 ;
+  assign m_ov_tail0[3] = \$342 ;
+  assign m_ov_tail0[2] = \$325 ;
+  assign m_ov_tail0[1] = \$308 ;
+  assign m_ov_tail0[0] = \$291 ;
+  assign m_ov_hash3[3] = \$274 ;
+  assign m_ov_hash3[2] = \$257 ;
+  assign m_ov_hash3[1] = \$240 ;
+  assign m_ov_hash3[0] = \$223 ;
+  assign m_ov_hash2[3] = \$206 ;
+  assign m_ov_hash2[2] = \$189 ;
+  assign m_ov_hash2[1] = \$172 ;
+  assign m_ov_hash2[0] = \$155 ;
+  assign m_ov_hash1[3] = \$138 ;
+  assign m_ov_hash1[2] = \$121 ;
+  assign m_ov_hash1[1] = \$104 ;
+  assign m_ov_hash1[0] = \$87 ;
+  assign m_ov_hash0[3] = \$70 ;
+  assign m_ov_hash0[2] = \$53 ;
+  assign m_ov_hash0[1] = \$36 ;
+  assign m_ov_hash0[0] = \$19 ;
+  assign \$700 [31:28] = e_ov13;
+  assign \$700 [27:24] = e_ov12;
+  assign \$700 [23:20] = e_ov11;
+  assign \$700 [19:16] = e_ov10;
+  assign \$700 [15:12] = e_ov3;
+  assign \$700 [11:8] = e_ov2;
+  assign \$700 [7:4] = e_ov1;
+  assign \$700 [3:0] = e_ov0;
+  assign \$699 [79:69] = e_h;
+  assign \$699 [68:0] = e;
+  assign m[95:92] = m_ov3;
+  assign m[91:88] = m_ov2;
+  assign m[87:84] = m_ov1;
+  assign m[83:80] = m_ov0;
+  assign m[79:69] = m_h;
+  assign m[68:0] = mreq;
+  assign \$585  = \$584 [7];
+  assign \$589  = \$588 [7];
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, hold, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush_pulse, bresp, enable
 , cfg, rvalid, rdata, rresp, axil__bvalid, cycle, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -30612,21 +31639,21 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     .total(rd_data)
   );
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$57  = \$16 ;
     if (rst) begin
       \$57  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$58  = \$17 ;
     if (rst) begin
       \$58  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$59  = 1'h0;
     casez (write_state)
       2'h0:
@@ -30645,7 +31672,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$60  = aw_full;
     if (\$19 ) begin
       \$60  = 1'h1;
@@ -30665,7 +31692,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$61  = aw_word;
     if (\$19 ) begin
       \$61  = axil__awaddr[11:2];
@@ -30675,7 +31702,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$62  = w_full;
     if (\$21 ) begin
       \$62  = 1'h1;
@@ -30695,7 +31722,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$63  = w_data;
     if (\$21 ) begin
       \$63  = axil__wdata;
@@ -30705,7 +31732,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$64  = w_strb;
     if (\$21 ) begin
       \$64  = axil__wstrb;
@@ -30715,7 +31742,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$65  = 1'h0;
     casez (write_state)
       2'h0:
@@ -30734,7 +31761,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$66  = write_state;
     casez (write_state)
       2'h0:
@@ -30783,7 +31810,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$67  = bresp;
     casez (write_state)
       2'h0:
@@ -30918,7 +31945,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$68  = action_resp;
     casez (write_state)
       2'h0:
@@ -30935,7 +31962,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$69  = enable;
     casez (write_state)
       2'h0:
@@ -30984,7 +32011,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$70  = shadow_c3;
     casez (write_state)
       2'h0:
@@ -31045,7 +32072,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$71  = shadow_c2;
     casez (write_state)
       2'h0:
@@ -31108,7 +32135,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$72  = shadow_w3;
     casez (write_state)
       2'h0:
@@ -31173,7 +32200,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$73  = shadow_w2;
     casez (write_state)
       2'h0:
@@ -31240,7 +32267,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$74  = shadow_w1;
     casez (write_state)
       2'h0:
@@ -31309,7 +32336,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$75  = shadow_hash_seed;
     casez (write_state)
       2'h0:
@@ -31380,7 +32407,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$76  = error;
     casez (write_state)
       2'h0:
@@ -31402,7 +32429,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$77  = cfg;
     casez (write_state)
       2'h0:
@@ -31428,7 +32455,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$78  = ar_full;
     if (ar_take) begin
       \$78  = 1'h1;
@@ -31441,7 +32468,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$79  = ar_word;
     if (ar_take) begin
       \$79  = axil__araddr[11:2];
@@ -31451,7 +32478,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$80  = ar_stat_lo;
     if (ar_take) begin
       \$80  = 1'h0;
@@ -31489,7 +32516,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$81  = ar_stat_idx;
     if (ar_take) begin
       \$81  = 4'h0;
@@ -31527,7 +32554,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$82  = rvalid;
     if (\$34 ) begin
       \$82  = 1'h0;
@@ -31651,7 +32678,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$83  = \$35 [1:0];
     if (ar_full) begin
       casez (ar_word)
@@ -31768,7 +32795,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$84  = rdata;
     if (stat_pend[1]) begin
       \$84  = rd_data[31:0];
@@ -31891,7 +32918,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$85  = hi_latch;
     if (stat_pend[1]) begin
       \$85  = rd_data[63:32];
@@ -31935,7 +32962,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     \$86  = rresp;
     if (ar_full) begin
       \$86  = 2'h0;
@@ -32058,7 +33085,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     axil__bvalid = 1'h0;
     casez (write_state)
       2'h0:
@@ -32092,7 +33119,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$22  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -32608,7 +33635,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
   always @(posedge clk)
     _c_cap <= \$205 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$20  = 5'h00;
     casez (a_addr)
       4'h0:
@@ -32640,7 +33667,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$181  = _valid;
     if (clear) begin
       \$181  = 13'h0000;
@@ -32679,7 +33706,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$182  = _ptr;
     if (\$5 ) begin
       \$182  = \$8 [3:0];
@@ -32689,49 +33716,49 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$183  = \$18 ;
     if (rst) begin
       \$183  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$184  = a_addr;
     if (rst) begin
       \$184  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$185  = \$19 ;
     if (rst) begin
       \$185  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$186  = \$20 ;
     if (rst) begin
       \$186  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$187  = a_fwd;
     if (rst) begin
       \$187  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$188  = \$1 [63:0];
     if (rst) begin
       \$188  = 64'h0000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$31 ) begin
       \$189  = { 4'h0, inc[0] };
@@ -32743,7 +33770,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$43 ) begin
       \$190  = { 4'h0, inc[1] };
@@ -32755,7 +33782,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$55 ) begin
       \$191  = { 4'h0, inc[2] };
@@ -32767,7 +33794,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$67 ) begin
       \$192  = { 4'h0, inc[3] };
@@ -32779,7 +33806,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$79 ) begin
       \$193  = { 4'h0, inc[4] };
@@ -32791,7 +33818,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$91 ) begin
       \$194  = { 4'h0, inc[5] };
@@ -32803,7 +33830,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$103 ) begin
       \$195  = { 4'h0, inc[6] };
@@ -32815,7 +33842,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$115 ) begin
       \$196  = { 4'h0, inc[7] };
@@ -32827,7 +33854,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$127 ) begin
       \$197  = { 4'h0, inc[8] };
@@ -32839,7 +33866,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$139 ) begin
       \$198  = { 4'h0, inc[9] };
@@ -32851,7 +33878,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$151 ) begin
       \$199  = { 4'h0, inc[10] };
@@ -32863,7 +33890,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$163 ) begin
       \$200  = { 4'h0, inc[11] };
@@ -32875,7 +33902,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     (* full_case = 32'd1 *)
     if (\$175 ) begin
       \$201  = { 4'h0, inc[12] };
@@ -32887,28 +33914,28 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$202  = \$178 ;
     if (rst) begin
       \$202  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$203  = _b_addr;
     if (rst) begin
       \$203  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$204  = \$180 ;
     if (rst) begin
       \$204  = 64'h0000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
     \$205  = _b_cap;
     if (rst) begin
       \$205  = 5'h00;
@@ -32924,7 +33951,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$23  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -32937,7 +33964,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

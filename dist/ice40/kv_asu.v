@@ -279,203 +279,102 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready, hold, r_rdy, flushing, idle, stat_inc, occupancy, flush, enable, cfg, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
-  wire \$1 ;
-  wire [4:0] \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire [8:0] \$103 ;
-  wire [8:0] \$104 ;
-  wire \$105 ;
-  wire [8:0] \$106 ;
-  wire [8:0] \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire [8:0] \$112 ;
-  wire [8:0] \$113 ;
-  wire \$114 ;
-  wire [8:0] \$115 ;
-  wire [8:0] \$116 ;
-  wire \$117 ;
-  wire \$118 ;
-  wire \$119 ;
-  wire [6:0] \$12 ;
-  wire \$120 ;
-  wire [8:0] \$121 ;
-  wire [8:0] \$122 ;
-  wire \$123 ;
-  wire [8:0] \$124 ;
-  wire [8:0] \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire [7:0] \$129 ;
-  wire \$13 ;
-  wire [7:0] \$130 ;
-  wire [7:0] \$131 ;
-  wire [7:0] \$132 ;
-  reg [34:0] \$133 ;
-  reg [34:0] \$134 ;
-  reg [34:0] \$135 ;
-  reg [34:0] \$136 ;
-  reg [34:0] \$137 ;
-  reg [34:0] \$138 ;
-  reg [34:0] \$139 ;
-  wire \$14 ;
-  reg [34:0] \$140 ;
-  reg [34:0] \$141 ;
-  reg [34:0] \$142 ;
-  reg [34:0] \$143 ;
-  reg [34:0] \$144 ;
-  reg [6:0] \$145 ;
-  reg [6:0] \$146 ;
-  reg [6:0] \$147 ;
-  reg [6:0] \$148 ;
-  reg [6:0] \$149 ;
-  wire \$15 ;
-  wire [6:0] \$16 ;
-  wire \$17 ;
-  wire [6:0] \$18 ;
-  wire [4:0] \$19 ;
-  wire \$2 ;
-  wire \$20 ;
-  wire [6:0] \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire [6:0] \$25 ;
-  wire \$26 ;
-  wire [6:0] \$27 ;
-  wire [4:0] \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire [6:0] \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire [6:0] \$34 ;
-  wire \$35 ;
-  wire [6:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire \$38 ;
-  wire [6:0] \$39 ;
-  wire \$4 ;
-  wire \$40 ;
-  wire [2:0] \$41 ;
-  reg \$42 ;
-  wire [2:0] \$43 ;
-  wire [2:0] \$44 ;
-  wire [2:0] \$45 ;
-  reg \$46 ;
-  wire [2:0] \$47 ;
-  wire [2:0] \$48 ;
-  reg \$49 ;
-  wire \$5 ;
-  wire [2:0] \$50 ;
-  reg \$51 ;
-  wire \$52 ;
-  wire [2:0] \$53 ;
-  reg \$54 ;
-  wire [2:0] \$55 ;
-  wire [2:0] \$56 ;
-  wire [2:0] \$57 ;
-  reg \$58 ;
-  wire [2:0] \$59 ;
-  wire \$6 ;
-  wire [2:0] \$60 ;
-  reg \$61 ;
-  wire [2:0] \$62 ;
-  reg \$63 ;
-  wire \$64 ;
-  wire [2:0] \$65 ;
-  reg \$66 ;
-  wire [2:0] \$67 ;
-  wire [2:0] \$68 ;
-  wire [2:0] \$69 ;
-  wire [6:0] \$7 ;
-  reg \$70 ;
-  wire [2:0] \$71 ;
-  wire [2:0] \$72 ;
-  reg \$73 ;
-  wire [2:0] \$74 ;
-  reg \$75 ;
-  wire \$76 ;
-  wire [2:0] \$77 ;
-  reg \$78 ;
-  wire [2:0] \$79 ;
-  wire \$8 ;
-  wire [2:0] \$80 ;
-  wire [2:0] \$81 ;
-  reg \$82 ;
-  wire [2:0] \$83 ;
-  wire [2:0] \$84 ;
-  reg \$85 ;
-  wire [2:0] \$86 ;
-  reg \$87 ;
-  wire \$88 ;
-  wire \$89 ;
-  wire [6:0] \$9 ;
-  wire \$90 ;
-  wire \$91 ;
-  wire \$92 ;
-  wire \$93 ;
-  wire [8:0] \$94 ;
-  wire [8:0] \$95 ;
-  wire \$96 ;
-  wire [8:0] \$97 ;
-  wire [8:0] \$98 ;
-  wire \$99 ;
-  wire [23:0] age;
-  reg [5:0] age0;
-  reg [5:0] age1;
-  reg [5:0] age2;
-  reg [5:0] age3;
-  wire [5:0] \age[0] ;
-  wire [5:0] \age[1] ;
-  wire [5:0] \age[2] ;
-  wire [5:0] \age[3] ;
-  wire [5:0] age_bank0;
-  wire [5:0] age_bank1;
-  wire [5:0] age_bank2;
-  wire [5:0] age_bank3;
-  wire [3:0] beyond_w1;
+  reg [34:0] \$1 ;
+  reg [34:0] \$10 ;
+  reg [34:0] \$11 ;
+  wire [41:0] \$12 ;
+  wire [187:0] \$13 ;
+  wire [27:0] \$14 ;
+  reg [34:0] \$2 ;
+  reg [34:0] \$3 ;
+  reg [34:0] \$4 ;
+  reg [34:0] \$5 ;
+  reg [34:0] \$6 ;
+  reg [34:0] \$7 ;
+  reg [34:0] \$8 ;
+  reg [34:0] \$9 ;
+  wire [34:0] ahead;
+  wire [1:0] \ahead.min_tlevel ;
+  wire [1:0] \ahead.op ;
+  wire [5:0] \ahead.t ;
+  wire [23:0] \ahead.tag ;
+  wire \ahead.valid ;
+  wire [6:0] ahead_start;
   wire [31:0] bk_count;
+  wire [31:0] \bk_count$97 ;
+  wire [7:0] \bk_count$97[0] ;
+  wire [7:0] \bk_count$97[1] ;
+  wire [7:0] \bk_count$97[2] ;
+  wire [7:0] \bk_count$97[3] ;
   wire [7:0] \bk_count[0] ;
   wire [7:0] \bk_count[1] ;
   wire [7:0] \bk_count[2] ;
   wire [7:0] \bk_count[3] ;
   wire [3:0] bk_fresh;
+  wire [3:0] \bk_fresh$103 ;
   wire [23:0] bk_last;
+  wire [23:0] \bk_last$99 ;
+  wire [5:0] \bk_last$99[0] ;
+  wire [5:0] \bk_last$99[1] ;
+  wire [5:0] \bk_last$99[2] ;
+  wire [5:0] \bk_last$99[3] ;
   wire [5:0] \bk_last[0] ;
   wire [5:0] \bk_last[1] ;
   wire [5:0] \bk_last[2] ;
   wire [5:0] \bk_last[3] ;
+  wire [3:0] bk_mark;
+  wire [3:0] \bk_mark$105 ;
   wire [3:0] bk_mark_raw;
+  wire [3:0] \bk_mark_raw$107 ;
   wire [19:0] bk_row;
+  wire [19:0] \bk_row$109 ;
+  wire [4:0] \bk_row$109[0] ;
+  wire [4:0] \bk_row$109[1] ;
+  wire [4:0] \bk_row$109[2] ;
+  wire [4:0] \bk_row$109[3] ;
   wire [4:0] \bk_row[0] ;
   wire [4:0] \bk_row[1] ;
   wire [4:0] \bk_row[2] ;
   wire [4:0] \bk_row[3] ;
   wire [95:0] bk_tag;
+  wire [95:0] \bk_tag$95 ;
+  wire [23:0] \bk_tag$95[0] ;
+  wire [23:0] \bk_tag$95[1] ;
+  wire [23:0] \bk_tag$95[2] ;
+  wire [23:0] \bk_tag$95[3] ;
   wire [23:0] \bk_tag[0] ;
   wire [23:0] \bk_tag[1] ;
   wire [23:0] \bk_tag[2] ;
   wire [23:0] \bk_tag[3] ;
   wire [3:0] bk_valid;
+  wire [3:0] \bk_valid$101 ;
   wire busy;
-  wire \busy$43 ;
+  wire \busy$80 ;
+  wire \busy$81 ;
+  wire \busy$82 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$104 ;
-  wire [7:0] \cfg$104.c2 ;
-  wire [7:0] \cfg$104.c3 ;
-  wire [31:0] \cfg$104.hash_seed ;
-  wire [4:0] \cfg$104.w1 ;
-  wire [4:0] \cfg$104.w2 ;
-  wire [4:0] \cfg$104.w3 ;
+  wire [62:0] \cfg$116 ;
+  wire [7:0] \cfg$116.c2 ;
+  wire [7:0] \cfg$116.c3 ;
+  wire [31:0] \cfg$116.hash_seed ;
+  wire [4:0] \cfg$116.w1 ;
+  wire [4:0] \cfg$116.w2 ;
+  wire [4:0] \cfg$116.w3 ;
+  wire [62:0] \cfg$129 ;
+  wire [7:0] \cfg$129.c2 ;
+  wire [7:0] \cfg$129.c3 ;
+  wire [31:0] \cfg$129.hash_seed ;
+  wire [4:0] \cfg$129.w1 ;
+  wire [4:0] \cfg$129.w2 ;
+  wire [4:0] \cfg$129.w3 ;
+  wire [62:0] \cfg$88 ;
+  wire [7:0] \cfg$88.c2 ;
+  wire [7:0] \cfg$88.c3 ;
+  wire [31:0] \cfg$88.hash_seed ;
+  wire [4:0] \cfg$88.w1 ;
+  wire [4:0] \cfg$88.w2 ;
+  wire [4:0] \cfg$88.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -492,86 +391,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_10 = "INSERT" *)
   (* enum_value_11 = "POP" *)
   wire [1:0] cmd;
-  reg [7:0] cnt0;
-  reg [7:0] cnt1;
-  reg [7:0] cnt2;
-  reg [7:0] cnt3;
-  wire [31:0] count;
-  wire [7:0] \count[0] ;
-  wire [7:0] \count[1] ;
-  wire [7:0] \count[2] ;
-  wire [7:0] \count[3] ;
-  wire [31:0] count_inc;
-  wire [31:0] count_inc2;
-  wire [7:0] \count_inc2[0] ;
-  wire [7:0] \count_inc2[1] ;
-  wire [7:0] \count_inc2[2] ;
-  wire [7:0] \count_inc2[3] ;
-  wire [7:0] \count_inc[0] ;
-  wire [7:0] \count_inc[1] ;
-  wire [7:0] \count_inc[2] ;
-  wire [7:0] \count_inc[3] ;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$13 ;
-  wire [63:0] \cycle$131 ;
-  wire [161:0] d;
-  wire \d.any_free ;
-  wire [7:0] \d.cnt_after ;
-  wire [7:0] \d.cnt_after_inc ;
-  wire \d.free_mark ;
-  wire [6:0] \d.free_slot ;
-  wire [5:0] \d.hit_age ;
-  wire [7:0] \d.hit_cnt ;
-  wire \d.hit_mark ;
-  wire [6:0] \d.hit_slot ;
-  wire \d.inv ;
-  wire [1:0] \d.min_tlevel ;
-  wire [1:0] \d.op ;
-  wire \d.present ;
-  wire [5:0] \d.t ;
-  wire [23:0] \d.tag ;
-  wire [6:0] \d.tail_slot ;
-  wire [23:0] \d.tail_tag ;
-  wire \d.take ;
-  wire \d.valid ;
-  wire \d.vict_mark ;
-  wire [6:0] \d.vict_slot ;
-  wire \d.vict_t0 ;
-  wire [23:0] \d.vict_tag ;
-  wire \d.wr ;
-  wire [3:0] \d.wr_lane ;
-  wire \d.wr_mark ;
-  wire [6:0] \d.wr_slot ;
+  wire [63:0] \cycle$148 ;
+  wire [63:0] \cycle$53 ;
   wire [161:0] decision;
-  wire [161:0] \decision$103 ;
-  wire \decision$103.any_free ;
-  wire [7:0] \decision$103.cnt_after ;
-  wire [7:0] \decision$103.cnt_after_inc ;
-  wire \decision$103.free_mark ;
-  wire [6:0] \decision$103.free_slot ;
-  wire [5:0] \decision$103.hit_age ;
-  wire [7:0] \decision$103.hit_cnt ;
-  wire \decision$103.hit_mark ;
-  wire [6:0] \decision$103.hit_slot ;
-  wire \decision$103.inv ;
-  wire [1:0] \decision$103.min_tlevel ;
-  wire [1:0] \decision$103.op ;
-  wire \decision$103.present ;
-  wire [5:0] \decision$103.t ;
-  wire [23:0] \decision$103.tag ;
-  wire [6:0] \decision$103.tail_slot ;
-  wire [23:0] \decision$103.tail_tag ;
-  wire \decision$103.take ;
-  wire \decision$103.valid ;
-  wire \decision$103.vict_mark ;
-  wire [6:0] \decision$103.vict_slot ;
-  wire \decision$103.vict_t0 ;
-  wire [23:0] \decision$103.vict_tag ;
-  wire \decision$103.wr ;
-  wire [3:0] \decision$103.wr_lane ;
-  wire \decision$103.wr_mark ;
-  wire [6:0] \decision$103.wr_slot ;
+  wire [161:0] \decision$128 ;
+  wire \decision$128.any_free ;
+  wire [7:0] \decision$128.cnt_after ;
+  wire [7:0] \decision$128.cnt_after_inc ;
+  wire \decision$128.free_mark ;
+  wire [6:0] \decision$128.free_slot ;
+  wire [5:0] \decision$128.hit_age ;
+  wire [7:0] \decision$128.hit_cnt ;
+  wire \decision$128.hit_mark ;
+  wire [6:0] \decision$128.hit_slot ;
+  wire \decision$128.inv ;
+  wire [1:0] \decision$128.min_tlevel ;
+  wire [1:0] \decision$128.op ;
+  wire \decision$128.present ;
+  wire [5:0] \decision$128.t ;
+  wire [23:0] \decision$128.tag ;
+  wire [6:0] \decision$128.tail_slot ;
+  wire [23:0] \decision$128.tail_tag ;
+  wire \decision$128.take ;
+  wire \decision$128.valid ;
+  wire \decision$128.vict_mark ;
+  wire [6:0] \decision$128.vict_slot ;
+  wire \decision$128.vict_t0 ;
+  wire [23:0] \decision$128.vict_tag ;
+  wire \decision$128.wr ;
+  wire [3:0] \decision$128.wr_lane ;
+  wire \decision$128.wr_mark ;
+  wire [6:0] \decision$128.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -599,54 +451,211 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  reg [34:0] e = 35'h000000000;
-  wire [1:0] \e.min_tlevel ;
-  wire [1:0] \e.op ;
-  wire [5:0] \e.t ;
-  wire [23:0] \e.tag ;
-  wire \e.valid ;
-  (* init = 7'h00 *)
-  wire [6:0] e_h;
-  wire [34:0] eb;
-  wire [1:0] \eb.min_tlevel ;
-  wire [1:0] \eb.op ;
-  wire [5:0] \eb.t ;
-  wire [23:0] \eb.tag ;
-  wire \eb.valid ;
   wire empty;
   input enable;
   wire enable;
-  wire \enable$7 ;
+  wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$105 ;
-  wire \flush$11 ;
-  wire \flush$126 ;
+  wire \flush$130 ;
+  wire \flush$143 ;
+  wire \flush$51 ;
   output flushing;
   wire flushing;
-  wire \flushing$20 ;
+  wire \flushing$60 ;
   wire [7:0] forward__count;
+  wire [7:0] \forward__count$11 ;
+  wire [7:0] \forward__count$25 ;
+  wire [7:0] \forward__count$35 ;
+  wire [7:0] forward__count_inc;
+  wire [7:0] \forward__count_inc$13 ;
+  wire [7:0] \forward__count_inc$26 ;
+  wire [7:0] \forward__count_inc$36 ;
   wire forward__invalidate;
+  wire \forward__invalidate$17 ;
+  wire \forward__invalidate$28 ;
+  wire \forward__invalidate$38 ;
+  wire [3:0] forward__lane;
+  wire [3:0] \forward__lane$21 ;
+  wire [3:0] \forward__lane$3 ;
+  wire [3:0] \forward__lane$31 ;
   wire [5:0] forward__last;
+  wire [5:0] \forward__last$24 ;
+  wire [5:0] \forward__last$34 ;
+  wire [5:0] \forward__last$9 ;
   wire forward__mark;
+  wire \forward__mark$15 ;
+  wire \forward__mark$27 ;
+  wire \forward__mark$37 ;
   wire [6:0] forward__slot;
+  wire [6:0] \forward__slot$22 ;
+  wire [6:0] \forward__slot$32 ;
+  wire [6:0] \forward__slot$5 ;
   wire [23:0] forward__tag;
+  wire [23:0] \forward__tag$23 ;
+  wire [23:0] \forward__tag$33 ;
+  wire [23:0] \forward__tag$7 ;
   wire [6:0] forward__window;
+  wire [6:0] \forward__window$19 ;
+  wire [6:0] \forward__window$29 ;
+  wire [6:0] \forward__window$39 ;
   wire forward__write;
-  wire [31:0] hash;
+  wire \forward__write$1 ;
+  wire \forward__write$20 ;
+  wire \forward__write$30 ;
+  wire [6:0] hash;
+  wire [31:0] \hash$85 ;
   input hold;
   wire hold;
-  wire \hold$9 ;
+  wire \hold$49 ;
   output idle;
   wire idle;
-  wire \idle$18 ;
+  wire \idle$58 ;
   wire inv_en;
   wire [6:0] inv_slot;
   wire [63:0] key;
-  reg [6:0] lane_slot0 = 7'h00;
-  reg [6:0] lane_slot1 = 7'h00;
-  reg [6:0] lane_slot2 = 7'h00;
-  reg [6:0] lane_slot3 = 7'h00;
+  wire [361:0] lanes;
+  wire [361:0] \lanes$122 ;
+  wire [5:0] \lanes$122.age_ahead ;
+  wire \lanes$122.ahead_beyond_w1 ;
+  wire [3:0] \lanes$122.ahead_in_window ;
+  wire [7:0] \lanes$122.ahead_lane_bit ;
+  wire [3:0] \lanes$122.ahead_lane_bit[0] ;
+  wire [3:0] \lanes$122.ahead_lane_bit[1] ;
+  wire [3:0] \lanes$122.ahead_older ;
+  wire [3:0] \lanes$122.beyond_w1 ;
+  wire [3:0] \lanes$122.forward_older ;
+  wire [3:0] \lanes$122.forwarded ;
+  wire [259:0] \lanes$122.lane ;
+  wire [64:0] \lanes$122.lane[0] ;
+  wire [5:0] \lanes$122.lane[0].age ;
+  wire [7:0] \lanes$122.lane[0].count ;
+  wire [7:0] \lanes$122.lane[0].count_inc ;
+  wire [7:0] \lanes$122.lane[0].count_inc2 ;
+  wire \lanes$122.lane[0].mark ;
+  wire \lanes$122.lane[0].match ;
+  wire \lanes$122.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$122.lane[0].slot ;
+  wire [23:0] \lanes$122.lane[0].tag ;
+  wire \lanes$122.lane[0].valid ;
+  wire [64:0] \lanes$122.lane[1] ;
+  wire [5:0] \lanes$122.lane[1].age ;
+  wire [7:0] \lanes$122.lane[1].count ;
+  wire [7:0] \lanes$122.lane[1].count_inc ;
+  wire [7:0] \lanes$122.lane[1].count_inc2 ;
+  wire \lanes$122.lane[1].mark ;
+  wire \lanes$122.lane[1].match ;
+  wire \lanes$122.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$122.lane[1].slot ;
+  wire [23:0] \lanes$122.lane[1].tag ;
+  wire \lanes$122.lane[1].valid ;
+  wire [64:0] \lanes$122.lane[2] ;
+  wire [5:0] \lanes$122.lane[2].age ;
+  wire [7:0] \lanes$122.lane[2].count ;
+  wire [7:0] \lanes$122.lane[2].count_inc ;
+  wire [7:0] \lanes$122.lane[2].count_inc2 ;
+  wire \lanes$122.lane[2].mark ;
+  wire \lanes$122.lane[2].match ;
+  wire \lanes$122.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$122.lane[2].slot ;
+  wire [23:0] \lanes$122.lane[2].tag ;
+  wire \lanes$122.lane[2].valid ;
+  wire [64:0] \lanes$122.lane[3] ;
+  wire [5:0] \lanes$122.lane[3].age ;
+  wire [7:0] \lanes$122.lane[3].count ;
+  wire [7:0] \lanes$122.lane[3].count_inc ;
+  wire [7:0] \lanes$122.lane[3].count_inc2 ;
+  wire \lanes$122.lane[3].mark ;
+  wire \lanes$122.lane[3].match ;
+  wire \lanes$122.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$122.lane[3].slot ;
+  wire [23:0] \lanes$122.lane[3].tag ;
+  wire \lanes$122.lane[3].valid ;
+  wire [15:0] \lanes$122.older ;
+  wire [3:0] \lanes$122.older[0] ;
+  wire [3:0] \lanes$122.older[1] ;
+  wire [3:0] \lanes$122.older[2] ;
+  wire [3:0] \lanes$122.older[3] ;
+  wire [3:0] \lanes$122.older_ahead ;
+  wire [3:0] \lanes$122.older_forward ;
+  wire [34:0] \lanes$122.request ;
+  wire [1:0] \lanes$122.request.min_tlevel ;
+  wire [1:0] \lanes$122.request.op ;
+  wire [5:0] \lanes$122.request.t ;
+  wire [23:0] \lanes$122.request.tag ;
+  wire \lanes$122.request.valid ;
+  wire \lanes$122.same_line_ahead ;
+  wire [6:0] \lanes$122.start ;
+  wire [5:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [259:0] \lanes.lane ;
+  wire [64:0] \lanes.lane[0] ;
+  wire [5:0] \lanes.lane[0].age ;
+  wire [7:0] \lanes.lane[0].count ;
+  wire [7:0] \lanes.lane[0].count_inc ;
+  wire [7:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [6:0] \lanes.lane[0].slot ;
+  wire [23:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [64:0] \lanes.lane[1] ;
+  wire [5:0] \lanes.lane[1].age ;
+  wire [7:0] \lanes.lane[1].count ;
+  wire [7:0] \lanes.lane[1].count_inc ;
+  wire [7:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [6:0] \lanes.lane[1].slot ;
+  wire [23:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [64:0] \lanes.lane[2] ;
+  wire [5:0] \lanes.lane[2].age ;
+  wire [7:0] \lanes.lane[2].count ;
+  wire [7:0] \lanes.lane[2].count_inc ;
+  wire [7:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [6:0] \lanes.lane[2].slot ;
+  wire [23:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [64:0] \lanes.lane[3] ;
+  wire [5:0] \lanes.lane[3].age ;
+  wire [7:0] \lanes.lane[3].count ;
+  wire [7:0] \lanes.lane[3].count_inc ;
+  wire [7:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [6:0] \lanes.lane[3].slot ;
+  wire [23:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [34:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [5:0] \lanes.request.t ;
+  wire [23:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [6:0] \lanes.start ;
   wire list_empty;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
@@ -655,83 +664,31 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_11 = "POP" *)
   wire [1:0] lru_cmd;
   wire [6:0] lru_slot;
-  wire [3:0] mark;
-  wire [3:0] mark_l;
-  wire [3:0] mark_now_b;
-  wire [3:0] match;
-  wire [3:0] \match$87 ;
-  wire [46:0] mbank0;
-  wire [7:0] \mbank0.count ;
-  wire \mbank0.fresh ;
-  wire [5:0] \mbank0.last ;
-  wire \mbank0.mark ;
-  wire [4:0] \mbank0.row ;
-  wire \mbank0.sc_row_hit ;
-  wire [23:0] \mbank0.tag ;
-  wire \mbank0.valid ;
-  wire [46:0] mbank1;
-  wire [7:0] \mbank1.count ;
-  wire \mbank1.fresh ;
-  wire [5:0] \mbank1.last ;
-  wire \mbank1.mark ;
-  wire [4:0] \mbank1.row ;
-  wire \mbank1.sc_row_hit ;
-  wire [23:0] \mbank1.tag ;
-  wire \mbank1.valid ;
-  wire [46:0] mbank2;
-  wire [7:0] \mbank2.count ;
-  wire \mbank2.fresh ;
-  wire [5:0] \mbank2.last ;
-  wire \mbank2.mark ;
-  wire [4:0] \mbank2.row ;
-  wire \mbank2.sc_row_hit ;
-  wire [23:0] \mbank2.tag ;
-  wire \mbank2.valid ;
-  wire [46:0] mbank3;
-  wire [7:0] \mbank3.count ;
-  wire \mbank3.fresh ;
-  wire [5:0] \mbank3.last ;
-  wire \mbank3.mark ;
-  wire [4:0] \mbank3.row ;
-  wire \mbank3.sc_row_hit ;
-  wire [23:0] \mbank3.tag ;
-  wire \mbank3.valid ;
-  wire [34:0] mreq;
-  wire [1:0] \mreq.min_tlevel ;
-  wire [1:0] \mreq.op ;
-  wire [5:0] \mreq.t ;
-  wire [23:0] \mreq.tag ;
-  wire \mreq.valid ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$128 ;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
+  wire [7:0] \occupancy$145 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [6:0] rd_slot;
-  wire [6:0] \rd_slot$47 ;
+  wire [6:0] \rd_slot$93 ;
   input [35:0] req__payload;
   wire [35:0] req__payload;
-  wire [35:0] \req__payload$1 ;
-  wire [31:0] \req__payload$1.addr ;
-  wire [1:0] \req__payload$1.min_tlevel ;
-  wire [1:0] \req__payload$1.op ;
+  wire [35:0] \req__payload$41 ;
+  wire [31:0] \req__payload$41.addr ;
+  wire [1:0] \req__payload$41.min_tlevel ;
+  wire [1:0] \req__payload$41.op ;
   wire [31:0] \req__payload.addr ;
   wire [1:0] \req__payload.min_tlevel ;
   wire [1:0] \req__payload.op ;
   output req__ready;
   wire req__ready;
-  wire \req__ready$3 ;
+  wire \req__ready$43 ;
   input req__valid;
   wire req__valid;
-  wire \req__valid$5 ;
+  wire \req__valid$45 ;
   (* init = 35'h000000000 *)
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
@@ -841,49 +798,168 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$135 ;
-  wire [5:0] \sc_last$135[0] ;
-  wire [5:0] \sc_last$135[1] ;
-  wire [5:0] \sc_last$135[2] ;
-  wire [5:0] \sc_last$135[3] ;
+  wire [23:0] \sc_last$152 ;
+  wire [5:0] \sc_last$152[0] ;
+  wire [5:0] \sc_last$152[1] ;
+  wire [5:0] \sc_last$152[2] ;
+  wire [5:0] \sc_last$152[3] ;
   wire [5:0] \sc_last[0] ;
   wire [5:0] \sc_last[1] ;
   wire [5:0] \sc_last[2] ;
   wire [5:0] \sc_last[3] ;
+  wire [3:0] sc_mark_intent;
+  wire [3:0] \sc_mark_intent$118 ;
+  wire [3:0] \sc_mark_intent$125 ;
   wire [4:0] sc_mark_row;
+  wire [4:0] \sc_mark_row$111 ;
+  wire [4:0] sc_mark_row_next;
+  wire [4:0] \sc_mark_row_next$113 ;
+  wire [4:0] \sc_mark_row_next$121 ;
+  wire [3:0] sc_mark_value;
+  wire [3:0] \sc_mark_value$120 ;
+  wire [3:0] \sc_mark_value$126 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$133 ;
+  wire [4:0] \sc_row$150 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$139 ;
+  wire [3:0] \sc_set$156 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$137 ;
+  wire [3:0] \sc_valid$154 ;
   wire [31:0] seed;
-  wire [27:0] slot;
-  wire [6:0] \slot$124 ;
-  wire [6:0] \slot[0] ;
-  wire [6:0] \slot[1] ;
-  wire [6:0] \slot[2] ;
-  wire [6:0] \slot[3] ;
+  wire [6:0] slot;
   output [12:0] stat_inc;
   wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$130 ;
+  wire [12:0] \stat_inc$147 ;
   wire [4:0] sweep_row;
-  wire [95:0] tag;
-  reg [23:0] tag0;
-  reg [23:0] tag1;
-  reg [23:0] tag2;
-  reg [23:0] tag3;
-  wire [23:0] \tag[0] ;
-  wire [23:0] \tag[1] ;
-  wire [23:0] \tag[2] ;
-  wire [23:0] \tag[3] ;
-  wire [3:0] tag_eq_b;
   wire [6:0] tail;
-  wire [3:0] valid;
-  wire [3:0] valid_l;
+  wire [6:0] \tail$87 ;
   wire [48:0] w_data;
   wire w_en;
-  reg [6:0] window = 7'h00;
+  wire [302:0] window;
+  wire [302:0] \window$115 ;
+  wire [187:0] \window$115.bank ;
+  wire [46:0] \window$115.bank[0] ;
+  wire [7:0] \window$115.bank[0].count ;
+  wire \window$115.bank[0].fresh ;
+  wire [5:0] \window$115.bank[0].last ;
+  wire \window$115.bank[0].mark ;
+  wire [4:0] \window$115.bank[0].row ;
+  wire \window$115.bank[0].sc_row_hit ;
+  wire [23:0] \window$115.bank[0].tag ;
+  wire \window$115.bank[0].valid ;
+  wire [46:0] \window$115.bank[1] ;
+  wire [7:0] \window$115.bank[1].count ;
+  wire \window$115.bank[1].fresh ;
+  wire [5:0] \window$115.bank[1].last ;
+  wire \window$115.bank[1].mark ;
+  wire [4:0] \window$115.bank[1].row ;
+  wire \window$115.bank[1].sc_row_hit ;
+  wire [23:0] \window$115.bank[1].tag ;
+  wire \window$115.bank[1].valid ;
+  wire [46:0] \window$115.bank[2] ;
+  wire [7:0] \window$115.bank[2].count ;
+  wire \window$115.bank[2].fresh ;
+  wire [5:0] \window$115.bank[2].last ;
+  wire \window$115.bank[2].mark ;
+  wire [4:0] \window$115.bank[2].row ;
+  wire \window$115.bank[2].sc_row_hit ;
+  wire [23:0] \window$115.bank[2].tag ;
+  wire \window$115.bank[2].valid ;
+  wire [46:0] \window$115.bank[3] ;
+  wire [7:0] \window$115.bank[3].count ;
+  wire \window$115.bank[3].fresh ;
+  wire [5:0] \window$115.bank[3].last ;
+  wire \window$115.bank[3].mark ;
+  wire [4:0] \window$115.bank[3].row ;
+  wire \window$115.bank[3].sc_row_hit ;
+  wire [23:0] \window$115.bank[3].tag ;
+  wire \window$115.bank[3].valid ;
+  wire [5:0] \window$115.forward_age ;
+  wire [27:0] \window$115.lane_slot ;
+  wire [6:0] \window$115.lane_slot[0] ;
+  wire [6:0] \window$115.lane_slot[1] ;
+  wire [6:0] \window$115.lane_slot[2] ;
+  wire [6:0] \window$115.lane_slot[3] ;
+  wire [15:0] \window$115.overlap ;
+  wire [3:0] \window$115.overlap[0] ;
+  wire [3:0] \window$115.overlap[1] ;
+  wire [3:0] \window$115.overlap[2] ;
+  wire [3:0] \window$115.overlap[3] ;
+  wire [15:0] \window$115.overlap_next ;
+  wire [3:0] \window$115.overlap_next[0] ;
+  wire [3:0] \window$115.overlap_next[1] ;
+  wire [3:0] \window$115.overlap_next[2] ;
+  wire [3:0] \window$115.overlap_next[3] ;
+  wire [34:0] \window$115.request ;
+  wire [1:0] \window$115.request.min_tlevel ;
+  wire [1:0] \window$115.request.op ;
+  wire [5:0] \window$115.request.t ;
+  wire [23:0] \window$115.request.tag ;
+  wire \window$115.request.valid ;
+  wire \window$115.same_line ;
+  wire [6:0] \window$115.start ;
+  wire [5:0] \window$115.t_w1 ;
+  wire [187:0] \window.bank ;
+  wire [46:0] \window.bank[0] ;
+  wire [7:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [5:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [4:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [23:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [46:0] \window.bank[1] ;
+  wire [7:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [5:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [4:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [23:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [46:0] \window.bank[2] ;
+  wire [7:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [5:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [4:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [23:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [46:0] \window.bank[3] ;
+  wire [7:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [5:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [4:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [23:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [5:0] \window.forward_age ;
+  wire [27:0] \window.lane_slot ;
+  wire [6:0] \window.lane_slot[0] ;
+  wire [6:0] \window.lane_slot[1] ;
+  wire [6:0] \window.lane_slot[2] ;
+  wire [6:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [34:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [5:0] \window.request.t ;
+  wire [23:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [6:0] \window.start ;
+  wire [5:0] \window.t_w1 ;
   wire [7:0] wr_count;
   wire wr_en;
   wire [5:0] wr_last;
@@ -891,158 +967,29 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] wr_slot;
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$43 , 1'h0, e[0], 1'h0, s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign rd_slot = s11[2] ? tail : hash[6:0];
-  assign \$1  = bk_row[4:0] == sc_mark_row;
-  assign \$2  = bk_row[9:5] == sc_mark_row;
-  assign \$3  = bk_row[14:10] == sc_mark_row;
-  assign \$4  = bk_row[19:15] == sc_mark_row;
-  assign \$5  = mbank0[23:0] == e[28:5];
-  assign \$6  = mbank0[39] ^ mbank0[40];
-  assign \$7  = e[34:29] - mbank0[37:32];
-  assign \$8  = \$6  | \$7 [5];
-  assign \$9  = e[34:29] - mbank0[37:32];
-  assign \$10  = \$8  ? 5'h00 : \$9 [4:0];
-  assign \$11  = mbank0[39] ^ mbank0[40];
-  assign \$12  = e[34:29] - mbank0[37:32];
-  assign \$13  = \$11  | \$12 [5];
-  assign \$14  = mbank1[23:0] == e[28:5];
-  assign \$15  = mbank1[39] ^ mbank1[40];
-  assign \$16  = e[34:29] - mbank1[37:32];
-  assign \$17  = \$15  | \$16 [5];
-  assign \$18  = e[34:29] - mbank1[37:32];
-  assign \$19  = \$17  ? 5'h00 : \$18 [4:0];
-  assign \$20  = mbank1[39] ^ mbank1[40];
-  assign \$21  = e[34:29] - mbank1[37:32];
-  assign \$22  = \$20  | \$21 [5];
-  assign \$23  = mbank2[23:0] == e[28:5];
-  assign \$24  = mbank2[39] ^ mbank2[40];
-  assign \$25  = e[34:29] - mbank2[37:32];
-  assign \$26  = \$24  | \$25 [5];
-  assign \$27  = e[34:29] - mbank2[37:32];
-  assign \$28  = \$26  ? 5'h00 : \$27 [4:0];
-  assign \$29  = mbank2[39] ^ mbank2[40];
-  assign \$30  = e[34:29] - mbank2[37:32];
-  assign \$31  = \$29  | \$30 [5];
-  assign \$32  = mbank3[23:0] == e[28:5];
-  assign \$33  = mbank3[39] ^ mbank3[40];
-  assign \$34  = e[34:29] - mbank3[37:32];
-  assign \$35  = \$33  | \$34 [5];
-  assign \$36  = e[34:29] - mbank3[37:32];
-  assign \$37  = \$35  ? 5'h00 : \$36 [4:0];
-  assign \$38  = mbank3[39] ^ mbank3[40];
-  assign \$39  = e[34:29] - mbank3[37:32];
-  assign \$40  = \$38  | \$39 [5];
-  assign \$41  = lane_slot0[1:0] + 1'h0;
-  assign \$43  = lane_slot0[1:0] + 1'h0;
-  assign \$44  = lane_slot0[1:0] + 1'h0;
-  assign \$45  = lane_slot0[1:0] + 1'h0;
-  assign \$47  = lane_slot0[1:0] + 1'h0;
-  assign \$48  = lane_slot0[1:0] + 1'h0;
-  assign \$50  = lane_slot0[1:0] + 1'h0;
-  assign \$52  = \$49  & \$51 ;
-  assign \$53  = lane_slot1[1:0] + 1'h0;
-  assign \$55  = lane_slot1[1:0] + 1'h0;
-  assign \$56  = lane_slot1[1:0] + 1'h0;
-  assign \$57  = lane_slot1[1:0] + 1'h0;
-  assign \$59  = lane_slot1[1:0] + 1'h0;
-  assign \$60  = lane_slot1[1:0] + 1'h0;
-  assign \$62  = lane_slot1[1:0] + 1'h0;
-  assign \$64  = \$61  & \$63 ;
-  assign \$65  = lane_slot2[1:0] + 1'h0;
-  assign \$67  = lane_slot2[1:0] + 1'h0;
-  assign \$68  = lane_slot2[1:0] + 1'h0;
-  assign \$69  = lane_slot2[1:0] + 1'h0;
-  assign \$71  = lane_slot2[1:0] + 1'h0;
-  assign \$72  = lane_slot2[1:0] + 1'h0;
-  assign \$74  = lane_slot2[1:0] + 1'h0;
-  assign \$76  = \$73  & \$75 ;
-  assign \$77  = lane_slot3[1:0] + 1'h0;
-  assign \$79  = lane_slot3[1:0] + 1'h0;
-  assign \$80  = lane_slot3[1:0] + 1'h0;
-  assign \$81  = lane_slot3[1:0] + 1'h0;
-  assign \$83  = lane_slot3[1:0] + 1'h0;
-  assign \$84  = lane_slot3[1:0] + 1'h0;
-  assign \$86  = lane_slot3[1:0] + 1'h0;
-  assign \$88  = \$85  & \$87 ;
-  assign \$89  = age0 > cfg[30:26];
-  assign \$90  = age1 > cfg[30:26];
-  assign \$91  = age2 > cfg[30:26];
-  assign \$92  = age3 > cfg[30:26];
-  assign \$93  = cnt0 >= 8'hff;
-  assign \$94  = cnt0 + 1'h1;
-  assign \$95  = \$93  ? 9'h0ff : \$94 ;
-  assign \$96  = cnt0 >= 8'hfe;
-  assign \$97  = cnt0 + 2'h2;
-  assign \$98  = \$96  ? 9'h0ff : \$97 ;
-  assign \$99  = age0 > age1;
-  assign \$100  = age0 > age2;
-  assign \$101  = age0 > age3;
-  assign \$102  = cnt1 >= 8'hff;
-  assign \$103  = cnt1 + 1'h1;
-  assign \$104  = \$102  ? 9'h0ff : \$103 ;
-  assign \$105  = cnt1 >= 8'hfe;
-  assign \$106  = cnt1 + 2'h2;
-  assign \$107  = \$105  ? 9'h0ff : \$106 ;
-  assign \$108  = age1 > age0;
-  assign \$109  = age1 > age2;
-  assign \$110  = age1 > age3;
-  assign \$111  = cnt2 >= 8'hff;
-  assign \$112  = cnt2 + 1'h1;
-  assign \$113  = \$111  ? 9'h0ff : \$112 ;
-  assign \$114  = cnt2 >= 8'hfe;
-  assign \$115  = cnt2 + 2'h2;
-  assign \$116  = \$114  ? 9'h0ff : \$115 ;
-  assign \$117  = age2 > age0;
-  assign \$118  = age2 > age1;
-  assign \$119  = age2 > age3;
-  assign \$120  = cnt3 >= 8'hff;
-  assign \$121  = cnt3 + 1'h1;
-  assign \$122  = \$120  ? 9'h0ff : \$121 ;
-  assign \$123  = cnt3 >= 8'hfe;
-  assign \$124  = cnt3 + 2'h2;
-  assign \$125  = \$123  ? 9'h0ff : \$124 ;
-  assign \$126  = age3 > age0;
-  assign \$127  = age3 > age1;
-  assign \$128  = age3 > age2;
-  assign \$129  = rd_slot + 1'h0;
-  assign \$130  = rd_slot + 1'h1;
-  assign \$131  = rd_slot + 2'h2;
-  assign \$132  = rd_slot + 2'h3;
+  assign busy = | { \busy$82 , 1'h0, \busy$80 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
   always @(posedge clk)
-    s1 <= \$133 ;
+    s1 <= \$1 ;
   always @(posedge clk)
-    s2 <= \$134 ;
+    s2 <= \$2 ;
   always @(posedge clk)
-    s3 <= \$135 ;
+    s3 <= \$3 ;
   always @(posedge clk)
-    s4 <= \$136 ;
+    s4 <= \$4 ;
   always @(posedge clk)
-    s5 <= \$137 ;
+    s5 <= \$5 ;
   always @(posedge clk)
-    s6 <= \$138 ;
+    s6 <= \$6 ;
   always @(posedge clk)
-    s7 <= \$139 ;
+    s7 <= \$7 ;
   always @(posedge clk)
-    s8 <= \$140 ;
+    s8 <= \$8 ;
   always @(posedge clk)
-    s9 <= \$141 ;
+    s9 <= \$9 ;
   always @(posedge clk)
-    s10 <= \$142 ;
+    s10 <= \$10 ;
   always @(posedge clk)
-    s11 <= \$143 ;
-  always @(posedge clk)
-    e <= \$144 ;
-  always @(posedge clk)
-    window <= \$145 ;
-  always @(posedge clk)
-    lane_slot0 <= \$146 ;
-  always @(posedge clk)
-    lane_slot1 <= \$147 ;
-  always @(posedge clk)
-    lane_slot2 <= \$148 ;
-  always @(posedge clk)
-    lane_slot3 <= \$149 ;
+    s11 <= \$11 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
@@ -1061,37 +1008,17 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$43 ),
+    .busy(\busy$82 ),
     .cfg(cfg),
     .clk(clk),
-    .e2(d),
+    .e2(decision),
     .flush(flush),
     .lru_cmd(cmd),
-    .lru_slot(\slot$124 ),
+    .lru_slot(slot),
     .occupancy(occupancy),
     .response__payload(w_data),
     .rst(rst),
     .stat_inc(stat_inc)
-  );
-  \kv_asu.core.dec  dec (
-    .age(age),
-    .count(count),
-    .count_inc(count_inc),
-    .count_inc2(count_inc2),
-    .decision(d),
-    .list_empty(list_empty),
-    .mark(mark_l),
-    .match(match),
-    .older(older),
-    .\port$244$0 (\$89 ),
-    .\port$245$0 (\$90 ),
-    .\port$246$0 (\$91 ),
-    .\port$247$0 (\$92 ),
-    .request(e),
-    .slot(slot),
-    .tag(tag),
-    .valid(valid_l),
-    .window(window)
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1099,15 +1026,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .r_en(rsp__ready),
     .r_rdy(r_rdy),
     .rst(rst),
-    .w_en(\busy$43 ),
+    .w_en(\busy$82 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$150  \hash$150  (
+  \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
-    .out_h(hash),
-    .\port$2165$5 (s0[28:5]),
+    .out_h(\hash$85 ),
+    .\port$2139$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
+  );
+  \kv_asu.core.lanes$174  \lanes$174  (
+    .cfg(cfg),
+    .lanes(lanes),
+    .\port$2140$0 (\$12 ),
+    .\port$2141$0 (\$13 ),
+    .\port$2145$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1115,7 +1049,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .empty(list_empty),
     .flush(flush),
     .rst(rst),
-    .slot(\slot$124 ),
+    .slot(slot),
     .tail(tail)
   );
   \kv_asu.core.scrubber  scrubber (
@@ -1131,6 +1065,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
+    .bk_mark(bk_mark),
     .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_tag(bk_tag),
@@ -1138,587 +1073,226 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
-    .inv_slot(d[131:125]),
-    .\port$2187$136 (d[153:136]),
-    .\port$2187$5 (d[34:5]),
+    .inv_slot(decision[131:125]),
+    .\port$2160$136 (decision[153:136]),
+    .\port$2160$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
+    .sc_mark_intent(sc_mark_intent),
+    .sc_mark_value(sc_mark_value),
     .sc_row(sc_row),
+    .sc_row_qq(sc_mark_row_next),
     .sc_row_qqq(sc_mark_row),
     .sc_set(sc_set),
     .sc_valid(sc_valid)
   );
+  \kv_asu.core.versions  versions (
+    .decision(decision),
+    .lanes(lanes),
+    .list_empty(list_empty)
+  );
+  \kv_asu.core.window$173  \window$173  (
+    .bk_count(bk_count),
+    .bk_fresh(bk_fresh),
+    .bk_last(bk_last),
+    .bk_mark_raw(bk_mark_raw),
+    .bk_row(bk_row),
+    .bk_tag(bk_tag),
+    .bk_valid(bk_valid),
+    .busy(\busy$80 ),
+    .clk(clk),
+    .hash(\hash$85 [6:0]),
+    .\port$2140$0 (\$12 ),
+    .\port$2141$0 (\$13 ),
+    .\port$2145$0 (\$14 ),
+    .rd_slot(rd_slot),
+    .request(s11),
+    .rst(rst),
+    .sc_mark_row(sc_mark_row),
+    .tail(tail)
+  );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$41 [1:0])
-      2'h0:
-          \$42  = mbank0[38];
-      2'h1:
-          \$42  = mbank1[38];
-      2'h2:
-          \$42  = mbank2[38];
-      2'h3:
-          \$42  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$43 [1:0])
-      2'h0:
-          tag0 = mbank0[23:0];
-      2'h1:
-          tag0 = mbank1[23:0];
-      2'h2:
-          tag0 = mbank2[23:0];
-      2'h3:
-          tag0 = mbank3[23:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$44 [1:0])
-      2'h0:
-          cnt0 = mbank0[31:24];
-      2'h1:
-          cnt0 = mbank1[31:24];
-      2'h2:
-          cnt0 = mbank2[31:24];
-      2'h3:
-          cnt0 = mbank3[31:24];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$45 [1:0])
-      2'h0:
-          \$46  = mark_now_b[0];
-      2'h1:
-          \$46  = mark_now_b[1];
-      2'h2:
-          \$46  = mark_now_b[2];
-      2'h3:
-          \$46  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$47 [1:0])
-      2'h0:
-          age0 = { \$13 , \$10  };
-      2'h1:
-          age0 = { \$22 , \$19  };
-      2'h2:
-          age0 = { \$31 , \$28  };
-      2'h3:
-          age0 = { \$40 , \$37  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$48 [1:0])
-      2'h0:
-          \$49  = mbank0[38];
-      2'h1:
-          \$49  = mbank1[38];
-      2'h2:
-          \$49  = mbank2[38];
-      2'h3:
-          \$49  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$50 [1:0])
-      2'h0:
-          \$51  = tag_eq_b[0];
-      2'h1:
-          \$51  = tag_eq_b[1];
-      2'h2:
-          \$51  = tag_eq_b[2];
-      2'h3:
-          \$51  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$53 [1:0])
-      2'h0:
-          \$54  = mbank0[38];
-      2'h1:
-          \$54  = mbank1[38];
-      2'h2:
-          \$54  = mbank2[38];
-      2'h3:
-          \$54  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$55 [1:0])
-      2'h0:
-          tag1 = mbank0[23:0];
-      2'h1:
-          tag1 = mbank1[23:0];
-      2'h2:
-          tag1 = mbank2[23:0];
-      2'h3:
-          tag1 = mbank3[23:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$56 [1:0])
-      2'h0:
-          cnt1 = mbank0[31:24];
-      2'h1:
-          cnt1 = mbank1[31:24];
-      2'h2:
-          cnt1 = mbank2[31:24];
-      2'h3:
-          cnt1 = mbank3[31:24];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$57 [1:0])
-      2'h0:
-          \$58  = mark_now_b[0];
-      2'h1:
-          \$58  = mark_now_b[1];
-      2'h2:
-          \$58  = mark_now_b[2];
-      2'h3:
-          \$58  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$59 [1:0])
-      2'h0:
-          age1 = { \$13 , \$10  };
-      2'h1:
-          age1 = { \$22 , \$19  };
-      2'h2:
-          age1 = { \$31 , \$28  };
-      2'h3:
-          age1 = { \$40 , \$37  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$60 [1:0])
-      2'h0:
-          \$61  = mbank0[38];
-      2'h1:
-          \$61  = mbank1[38];
-      2'h2:
-          \$61  = mbank2[38];
-      2'h3:
-          \$61  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$62 [1:0])
-      2'h0:
-          \$63  = tag_eq_b[0];
-      2'h1:
-          \$63  = tag_eq_b[1];
-      2'h2:
-          \$63  = tag_eq_b[2];
-      2'h3:
-          \$63  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$65 [1:0])
-      2'h0:
-          \$66  = mbank0[38];
-      2'h1:
-          \$66  = mbank1[38];
-      2'h2:
-          \$66  = mbank2[38];
-      2'h3:
-          \$66  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$67 [1:0])
-      2'h0:
-          tag2 = mbank0[23:0];
-      2'h1:
-          tag2 = mbank1[23:0];
-      2'h2:
-          tag2 = mbank2[23:0];
-      2'h3:
-          tag2 = mbank3[23:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$68 [1:0])
-      2'h0:
-          cnt2 = mbank0[31:24];
-      2'h1:
-          cnt2 = mbank1[31:24];
-      2'h2:
-          cnt2 = mbank2[31:24];
-      2'h3:
-          cnt2 = mbank3[31:24];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$69 [1:0])
-      2'h0:
-          \$70  = mark_now_b[0];
-      2'h1:
-          \$70  = mark_now_b[1];
-      2'h2:
-          \$70  = mark_now_b[2];
-      2'h3:
-          \$70  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$71 [1:0])
-      2'h0:
-          age2 = { \$13 , \$10  };
-      2'h1:
-          age2 = { \$22 , \$19  };
-      2'h2:
-          age2 = { \$31 , \$28  };
-      2'h3:
-          age2 = { \$40 , \$37  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$72 [1:0])
-      2'h0:
-          \$73  = mbank0[38];
-      2'h1:
-          \$73  = mbank1[38];
-      2'h2:
-          \$73  = mbank2[38];
-      2'h3:
-          \$73  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$74 [1:0])
-      2'h0:
-          \$75  = tag_eq_b[0];
-      2'h1:
-          \$75  = tag_eq_b[1];
-      2'h2:
-          \$75  = tag_eq_b[2];
-      2'h3:
-          \$75  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$77 [1:0])
-      2'h0:
-          \$78  = mbank0[38];
-      2'h1:
-          \$78  = mbank1[38];
-      2'h2:
-          \$78  = mbank2[38];
-      2'h3:
-          \$78  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$79 [1:0])
-      2'h0:
-          tag3 = mbank0[23:0];
-      2'h1:
-          tag3 = mbank1[23:0];
-      2'h2:
-          tag3 = mbank2[23:0];
-      2'h3:
-          tag3 = mbank3[23:0];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$80 [1:0])
-      2'h0:
-          cnt3 = mbank0[31:24];
-      2'h1:
-          cnt3 = mbank1[31:24];
-      2'h2:
-          cnt3 = mbank2[31:24];
-      2'h3:
-          cnt3 = mbank3[31:24];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$81 [1:0])
-      2'h0:
-          \$82  = mark_now_b[0];
-      2'h1:
-          \$82  = mark_now_b[1];
-      2'h2:
-          \$82  = mark_now_b[2];
-      2'h3:
-          \$82  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$83 [1:0])
-      2'h0:
-          age3 = { \$13 , \$10  };
-      2'h1:
-          age3 = { \$22 , \$19  };
-      2'h2:
-          age3 = { \$31 , \$28  };
-      2'h3:
-          age3 = { \$40 , \$37  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$84 [1:0])
-      2'h0:
-          \$85  = mbank0[38];
-      2'h1:
-          \$85  = mbank1[38];
-      2'h2:
-          \$85  = mbank2[38];
-      2'h3:
-          \$85  = mbank3[38];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$86 [1:0])
-      2'h0:
-          \$87  = tag_eq_b[0];
-      2'h1:
-          \$87  = tag_eq_b[1];
-      2'h2:
-          \$87  = tag_eq_b[2];
-      2'h3:
-          \$87  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$133  = s0;
+    \$1  = s0;
     if (rst) begin
-      \$133  = 35'h000000000;
+      \$1  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$134  = s1;
+    \$2  = s1;
     if (rst) begin
-      \$134  = 35'h000000000;
+      \$2  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$135  = s2;
+    \$3  = s2;
     if (rst) begin
-      \$135  = 35'h000000000;
+      \$3  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$136  = s3;
+    \$4  = s3;
     if (rst) begin
-      \$136  = 35'h000000000;
+      \$4  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$137  = s4;
+    \$5  = s4;
     if (rst) begin
-      \$137  = 35'h000000000;
+      \$5  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$138  = s5;
+    \$6  = s5;
     if (rst) begin
-      \$138  = 35'h000000000;
+      \$6  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$139  = s6;
+    \$7  = s6;
     if (rst) begin
-      \$139  = 35'h000000000;
+      \$7  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$140  = s7;
+    \$8  = s7;
     if (rst) begin
-      \$140  = 35'h000000000;
+      \$8  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$141  = s8;
+    \$9  = s8;
     if (rst) begin
-      \$141  = 35'h000000000;
+      \$9  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$142  = s9;
+    \$10  = s9;
     if (rst) begin
-      \$142  = 35'h000000000;
+      \$10  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$143  = s10;
+    \$11  = s10;
     if (rst) begin
-      \$143  = 35'h000000000;
+      \$11  = 35'h000000000;
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$144  = s11;
-    if (rst) begin
-      \$144  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$145  = rd_slot;
-    if (rst) begin
-      \$145  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$146  = \$129 [6:0];
-    if (rst) begin
-      \$146  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$147  = \$130 [6:0];
-    if (rst) begin
-      \$147  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$148  = \$131 [6:0];
-    if (rst) begin
-      \$148  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$149  = \$132 [6:0];
-    if (rst) begin
-      \$149  = 7'h00;
-    end
-  end
-  assign \req__payload$1  = req__payload;
-  assign \req__ready$3  = req__ready;
-  assign \req__valid$5  = req__valid;
-  assign \enable$7  = enable;
-  assign \hold$9  = hold;
-  assign \flush$11  = flush;
-  assign \cycle$13  = cycle;
-  assign \idle$18  = idle;
-  assign \flushing$20  = flushing;
+  assign forward__write = decision[144];
+  assign \forward__write$1  = decision[144];
+  assign forward__lane = decision[135:132];
+  assign \forward__lane$3  = decision[135:132];
+  assign forward__slot = decision[142:136];
+  assign \forward__slot$5  = decision[142:136];
+  assign forward__tag = decision[28:5];
+  assign \forward__tag$7  = decision[28:5];
+  assign forward__last = decision[34:29];
+  assign \forward__last$9  = decision[34:29];
+  assign forward__count = decision[153:146];
+  assign \forward__count$11  = decision[153:146];
+  assign forward__count_inc = decision[161:154];
+  assign \forward__count_inc$13  = decision[161:154];
+  assign forward__mark = decision[143];
+  assign \forward__mark$15  = decision[143];
+  assign forward__invalidate = decision[145];
+  assign \forward__invalidate$17  = decision[145];
+  assign forward__window = decision[131:125];
+  assign \forward__window$19  = decision[131:125];
+  assign \forward__write$20  = decision[144];
+  assign \forward__lane$21  = decision[135:132];
+  assign \forward__slot$22  = decision[142:136];
+  assign \forward__tag$23  = decision[28:5];
+  assign \forward__last$24  = decision[34:29];
+  assign \forward__count$25  = decision[153:146];
+  assign \forward__count_inc$26  = decision[161:154];
+  assign \forward__mark$27  = decision[143];
+  assign \forward__invalidate$28  = decision[145];
+  assign \forward__window$29  = decision[131:125];
+  assign \forward__write$30  = decision[144];
+  assign \forward__lane$31  = decision[135:132];
+  assign \forward__slot$32  = decision[142:136];
+  assign \forward__tag$33  = decision[28:5];
+  assign \forward__last$34  = decision[34:29];
+  assign \forward__count$35  = decision[153:146];
+  assign \forward__count_inc$36  = decision[161:154];
+  assign \forward__mark$37  = decision[143];
+  assign \forward__invalidate$38  = decision[145];
+  assign \forward__window$39  = decision[131:125];
+  assign \req__payload$41  = req__payload;
+  assign \req__ready$43  = req__ready;
+  assign \req__valid$45  = req__valid;
+  assign \enable$47  = enable;
+  assign \hold$49  = hold;
+  assign \flush$51  = flush;
+  assign \cycle$53  = cycle;
+  assign \idle$58  = idle;
+  assign \flushing$60  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
   assign key = { 40'h0000000000, s0[28:5] };
   assign seed = cfg[62:31];
-  assign mreq = 35'h000000000;
-  assign eb = 35'h000000000;
-  assign \rd_slot$47  = rd_slot;
-  assign age_bank0 = { \$13 , \$10  };
-  assign age_bank1 = { \$22 , \$19  };
-  assign age_bank2 = { \$31 , \$28  };
-  assign age_bank3 = { \$40 , \$37  };
-  assign request = e;
-  assign valid = valid_l;
-  assign \match$87  = match;
-  assign mark = mark_l;
-  assign beyond_w1 = { \$92 , \$91 , \$90 , \$89  };
-  assign e_h = window;
+  assign \busy$81  = 1'h0;
+  assign request = s11;
+  assign hash = \hash$85 [6:0];
+  assign \tail$87  = tail;
+  assign \cfg$88  = cfg;
+  assign ahead = lanes[34:0];
+  assign ahead_start = lanes[41:35];
+  assign \rd_slot$93  = rd_slot;
+  assign \bk_tag$95  = bk_tag;
+  assign \bk_count$97  = bk_count;
+  assign \bk_last$99  = bk_last;
+  assign \bk_valid$101  = bk_valid;
+  assign \bk_fresh$103  = bk_fresh;
+  assign \bk_mark$105  = bk_mark;
+  assign \bk_mark_raw$107  = bk_mark_raw;
+  assign \bk_row$109  = bk_row;
+  assign \sc_mark_row$111  = sc_mark_row;
+  assign \sc_mark_row_next$113  = sc_mark_row_next;
+  assign window = { 45'h000000000000, \$13 , \$14 , \$12  };
+  assign \window$115  = { 45'h000000000000, \$13 , \$14 , \$12  };
+  assign \cfg$116  = cfg;
+  assign \sc_mark_intent$118  = sc_mark_intent;
+  assign \sc_mark_value$120  = sc_mark_value;
+  assign \sc_mark_row_next$121  = sc_mark_row_next;
+  assign \lanes$122  = lanes;
   assign empty = list_empty;
-  assign decision = d;
-  assign \decision$103  = d;
-  assign \cfg$104  = cfg;
-  assign \flush$105  = flush;
-  assign wr_en = d[144];
-  assign forward__write = d[144];
-  assign wr_slot = d[142:136];
-  assign forward__slot = d[142:136];
-  assign wr_count = d[153:146];
-  assign forward__count = d[153:146];
-  assign wr_tag = d[28:5];
-  assign forward__tag = d[28:5];
-  assign wr_last = d[34:29];
-  assign forward__last = d[34:29];
-  assign wr_mark = d[143];
-  assign forward__mark = d[143];
-  assign inv_en = d[145];
-  assign forward__invalidate = d[145];
-  assign inv_slot = d[131:125];
-  assign forward__window = d[131:125];
+  assign \sc_mark_intent$125  = sc_mark_intent;
+  assign \sc_mark_value$126  = sc_mark_value;
+  assign \decision$128  = decision;
+  assign \cfg$129  = cfg;
+  assign \flush$130  = flush;
+  assign wr_en = decision[144];
+  assign wr_slot = decision[142:136];
+  assign wr_count = decision[153:146];
+  assign wr_tag = decision[28:5];
+  assign wr_last = decision[34:29];
+  assign wr_mark = decision[143];
+  assign inv_en = decision[145];
+  assign inv_slot = decision[131:125];
   assign lru_cmd = cmd;
-  assign lru_slot = \slot$124 ;
-  assign \flush$126  = flush;
-  assign \occupancy$128  = occupancy;
-  assign \stat_inc$130  = stat_inc;
-  assign \cycle$131  = cycle;
-  assign \sc_row$133  = sc_row;
-  assign \sc_last$135  = sc_last;
-  assign \sc_valid$137  = sc_valid;
-  assign \sc_set$139  = sc_set;
-  assign w_en = \busy$43 ;
-  assign response__valid = \busy$43 ;
+  assign lru_slot = slot;
+  assign \flush$143  = flush;
+  assign \occupancy$145  = occupancy;
+  assign \stat_inc$147  = stat_inc;
+  assign \cycle$148  = cycle;
+  assign \sc_row$150  = sc_row;
+  assign \sc_last$152  = sc_last;
+  assign \sc_valid$154  = sc_valid;
+  assign \sc_set$156  = sc_set;
+  assign w_en = \busy$82 ;
+  assign response__valid = \busy$82 ;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
@@ -1726,9 +1300,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
-  assign \req__payload$1.op  = req__payload[1:0];
-  assign \req__payload$1.min_tlevel  = req__payload[3:2];
-  assign \req__payload$1.addr  = req__payload[35:4];
+  assign \req__payload$41.op  = req__payload[1:0];
+  assign \req__payload$41.min_tlevel  = req__payload[3:2];
+  assign \req__payload$41.addr  = req__payload[35:4];
   assign \s0.valid  = s0[0];
   assign \s0.op  = s0[2:1];
   assign \s0.min_tlevel  = s0[4:3];
@@ -1795,197 +1369,392 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \s11.min_tlevel  = s11[4:3];
   assign \s11.tag  = s11[28:5];
   assign \s11.t  = s11[34:29];
-  assign \mreq.valid  = 1'h0;
-  assign \mreq.op  = 2'h0;
-  assign \mreq.min_tlevel  = 2'h0;
-  assign \mreq.tag  = 24'h000000;
-  assign \mreq.t  = 6'h00;
-  assign \e.valid  = e[0];
-  assign \e.op  = e[2:1];
-  assign \e.min_tlevel  = e[4:3];
-  assign \e.tag  = e[28:5];
-  assign \e.t  = e[34:29];
-  assign \eb.valid  = 1'h0;
-  assign \eb.op  = 2'h0;
-  assign \eb.min_tlevel  = 2'h0;
-  assign \eb.tag  = 24'h000000;
-  assign \eb.t  = 6'h00;
-  assign \mbank0.tag  = mbank0[23:0];
-  assign \mbank0.count  = mbank0[31:24];
-  assign \mbank0.last  = mbank0[37:32];
-  assign \mbank0.valid  = mbank0[38];
-  assign \mbank0.fresh  = mbank0[39];
-  assign \mbank0.mark  = mbank0[40];
-  assign \mbank0.row  = mbank0[45:41];
-  assign \mbank0.sc_row_hit  = mbank0[46];
+  assign \request.valid  = s11[0];
+  assign \request.op  = s11[2:1];
+  assign \request.min_tlevel  = s11[4:3];
+  assign \request.tag  = s11[28:5];
+  assign \request.t  = s11[34:29];
+  assign \cfg$88.c3  = cfg[7:0];
+  assign \cfg$88.c2  = cfg[15:8];
+  assign \cfg$88.w3  = cfg[20:16];
+  assign \cfg$88.w2  = cfg[25:21];
+  assign \cfg$88.w1  = cfg[30:26];
+  assign \cfg$88.hash_seed  = cfg[62:31];
+  assign \ahead.valid  = lanes[0];
+  assign \ahead.op  = lanes[2:1];
+  assign \ahead.min_tlevel  = lanes[4:3];
+  assign \ahead.tag  = lanes[28:5];
+  assign \ahead.t  = lanes[34:29];
+  assign \lanes.request  = lanes[34:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[28:5];
+  assign \lanes.request.t  = lanes[34:29];
+  assign \lanes.start  = lanes[41:35];
+  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane[0]  = lanes[106:42];
+  assign \lanes.lane[0].valid  = lanes[42];
+  assign \lanes.lane[0].match  = lanes[43];
+  assign \lanes.lane[0].age  = lanes[49:44];
+  assign \lanes.lane[0].tag  = lanes[73:50];
+  assign \lanes.lane[0].count  = lanes[81:74];
+  assign \lanes.lane[0].mark  = lanes[82];
+  assign \lanes.lane[0].slot  = lanes[89:83];
+  assign \lanes.lane[0].count_inc  = lanes[97:90];
+  assign \lanes.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes.lane[1]  = lanes[171:107];
+  assign \lanes.lane[1].valid  = lanes[107];
+  assign \lanes.lane[1].match  = lanes[108];
+  assign \lanes.lane[1].age  = lanes[114:109];
+  assign \lanes.lane[1].tag  = lanes[138:115];
+  assign \lanes.lane[1].count  = lanes[146:139];
+  assign \lanes.lane[1].mark  = lanes[147];
+  assign \lanes.lane[1].slot  = lanes[154:148];
+  assign \lanes.lane[1].count_inc  = lanes[162:155];
+  assign \lanes.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes.lane[2]  = lanes[236:172];
+  assign \lanes.lane[2].valid  = lanes[172];
+  assign \lanes.lane[2].match  = lanes[173];
+  assign \lanes.lane[2].age  = lanes[179:174];
+  assign \lanes.lane[2].tag  = lanes[203:180];
+  assign \lanes.lane[2].count  = lanes[211:204];
+  assign \lanes.lane[2].mark  = lanes[212];
+  assign \lanes.lane[2].slot  = lanes[219:213];
+  assign \lanes.lane[2].count_inc  = lanes[227:220];
+  assign \lanes.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes.lane[3]  = lanes[301:237];
+  assign \lanes.lane[3].valid  = lanes[237];
+  assign \lanes.lane[3].match  = lanes[238];
+  assign \lanes.lane[3].age  = lanes[244:239];
+  assign \lanes.lane[3].tag  = lanes[268:245];
+  assign \lanes.lane[3].count  = lanes[276:269];
+  assign \lanes.lane[3].mark  = lanes[277];
+  assign \lanes.lane[3].slot  = lanes[284:278];
+  assign \lanes.lane[3].count_inc  = lanes[292:285];
+  assign \lanes.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes.older  = lanes[317:302];
+  assign \lanes.older[0]  = lanes[305:302];
+  assign \lanes.older[1]  = lanes[309:306];
+  assign \lanes.older[2]  = lanes[313:310];
+  assign \lanes.older[3]  = lanes[317:314];
+  assign \lanes.forwarded  = lanes[321:318];
+  assign \lanes.forward_older  = lanes[325:322];
+  assign \lanes.older_forward  = lanes[329:326];
+  assign \lanes.older_ahead  = lanes[333:330];
+  assign \lanes.ahead_older  = lanes[337:334];
+  assign \lanes.beyond_w1  = lanes[341:338];
+  assign \lanes.ahead_beyond_w1  = lanes[342];
+  assign \lanes.same_line_ahead  = lanes[343];
+  assign \lanes.age_ahead  = lanes[349:344];
+  assign \lanes.ahead_in_window  = lanes[353:350];
+  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
+  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
   assign \bk_tag[0]  = bk_tag[23:0];
   assign \bk_tag[1]  = bk_tag[47:24];
   assign \bk_tag[2]  = bk_tag[71:48];
   assign \bk_tag[3]  = bk_tag[95:72];
+  assign \bk_tag$95[0]  = bk_tag[23:0];
+  assign \bk_tag$95[1]  = bk_tag[47:24];
+  assign \bk_tag$95[2]  = bk_tag[71:48];
+  assign \bk_tag$95[3]  = bk_tag[95:72];
   assign \bk_count[0]  = bk_count[7:0];
   assign \bk_count[1]  = bk_count[15:8];
   assign \bk_count[2]  = bk_count[23:16];
   assign \bk_count[3]  = bk_count[31:24];
+  assign \bk_count$97[0]  = bk_count[7:0];
+  assign \bk_count$97[1]  = bk_count[15:8];
+  assign \bk_count$97[2]  = bk_count[23:16];
+  assign \bk_count$97[3]  = bk_count[31:24];
   assign \bk_last[0]  = bk_last[5:0];
   assign \bk_last[1]  = bk_last[11:6];
   assign \bk_last[2]  = bk_last[17:12];
   assign \bk_last[3]  = bk_last[23:18];
+  assign \bk_last$99[0]  = bk_last[5:0];
+  assign \bk_last$99[1]  = bk_last[11:6];
+  assign \bk_last$99[2]  = bk_last[17:12];
+  assign \bk_last$99[3]  = bk_last[23:18];
   assign \bk_row[0]  = bk_row[4:0];
   assign \bk_row[1]  = bk_row[9:5];
   assign \bk_row[2]  = bk_row[14:10];
   assign \bk_row[3]  = bk_row[19:15];
-  assign \mbank1.tag  = mbank1[23:0];
-  assign \mbank1.count  = mbank1[31:24];
-  assign \mbank1.last  = mbank1[37:32];
-  assign \mbank1.valid  = mbank1[38];
-  assign \mbank1.fresh  = mbank1[39];
-  assign \mbank1.mark  = mbank1[40];
-  assign \mbank1.row  = mbank1[45:41];
-  assign \mbank1.sc_row_hit  = mbank1[46];
-  assign \mbank2.tag  = mbank2[23:0];
-  assign \mbank2.count  = mbank2[31:24];
-  assign \mbank2.last  = mbank2[37:32];
-  assign \mbank2.valid  = mbank2[38];
-  assign \mbank2.fresh  = mbank2[39];
-  assign \mbank2.mark  = mbank2[40];
-  assign \mbank2.row  = mbank2[45:41];
-  assign \mbank2.sc_row_hit  = mbank2[46];
-  assign \mbank3.tag  = mbank3[23:0];
-  assign \mbank3.count  = mbank3[31:24];
-  assign \mbank3.last  = mbank3[37:32];
-  assign \mbank3.valid  = mbank3[38];
-  assign \mbank3.fresh  = mbank3[39];
-  assign \mbank3.mark  = mbank3[40];
-  assign \mbank3.row  = mbank3[45:41];
-  assign \mbank3.sc_row_hit  = mbank3[46];
-  assign \request.valid  = e[0];
-  assign \request.op  = e[2:1];
-  assign \request.min_tlevel  = e[4:3];
-  assign \request.tag  = e[28:5];
-  assign \request.t  = e[34:29];
-  assign \age[0]  = age[5:0];
-  assign \age[1]  = age[11:6];
-  assign \age[2]  = age[17:12];
-  assign \age[3]  = age[23:18];
-  assign \tag[0]  = tag[23:0];
-  assign \tag[1]  = tag[47:24];
-  assign \tag[2]  = tag[71:48];
-  assign \tag[3]  = tag[95:72];
-  assign \count[0]  = count[7:0];
-  assign \count[1]  = count[15:8];
-  assign \count[2]  = count[23:16];
-  assign \count[3]  = count[31:24];
-  assign \slot[0]  = slot[6:0];
-  assign \slot[1]  = slot[13:7];
-  assign \slot[2]  = slot[20:14];
-  assign \slot[3]  = slot[27:21];
-  assign \count_inc[0]  = count_inc[7:0];
-  assign \count_inc[1]  = count_inc[15:8];
-  assign \count_inc[2]  = count_inc[23:16];
-  assign \count_inc[3]  = count_inc[31:24];
-  assign \count_inc2[0]  = count_inc2[7:0];
-  assign \count_inc2[1]  = count_inc2[15:8];
-  assign \count_inc2[2]  = count_inc2[23:16];
-  assign \count_inc2[3]  = count_inc2[31:24];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \d.valid  = d[0];
-  assign \d.op  = d[2:1];
-  assign \d.min_tlevel  = d[4:3];
-  assign \d.tag  = d[28:5];
-  assign \d.t  = d[34:29];
-  assign \d.present  = d[35];
-  assign \d.hit_slot  = d[42:36];
-  assign \d.hit_cnt  = d[50:43];
-  assign \d.hit_age  = d[56:51];
-  assign \d.hit_mark  = d[57];
-  assign \d.any_free  = d[58];
-  assign \d.free_slot  = d[65:59];
-  assign \d.free_mark  = d[66];
-  assign \d.vict_t0  = d[67];
-  assign \d.vict_slot  = d[74:68];
-  assign \d.vict_tag  = d[98:75];
-  assign \d.vict_mark  = d[99];
-  assign \d.take  = d[100];
-  assign \d.tail_tag  = d[124:101];
-  assign \d.tail_slot  = d[131:125];
-  assign \d.wr_lane  = d[135:132];
-  assign \d.wr_slot  = d[142:136];
-  assign \d.wr_mark  = d[143];
-  assign \d.wr  = d[144];
-  assign \d.inv  = d[145];
-  assign \d.cnt_after  = d[153:146];
-  assign \d.cnt_after_inc  = d[161:154];
-  assign \decision.valid  = d[0];
-  assign \decision.op  = d[2:1];
-  assign \decision.min_tlevel  = d[4:3];
-  assign \decision.tag  = d[28:5];
-  assign \decision.t  = d[34:29];
-  assign \decision.present  = d[35];
-  assign \decision.hit_slot  = d[42:36];
-  assign \decision.hit_cnt  = d[50:43];
-  assign \decision.hit_age  = d[56:51];
-  assign \decision.hit_mark  = d[57];
-  assign \decision.any_free  = d[58];
-  assign \decision.free_slot  = d[65:59];
-  assign \decision.free_mark  = d[66];
-  assign \decision.vict_t0  = d[67];
-  assign \decision.vict_slot  = d[74:68];
-  assign \decision.vict_tag  = d[98:75];
-  assign \decision.vict_mark  = d[99];
-  assign \decision.take  = d[100];
-  assign \decision.tail_tag  = d[124:101];
-  assign \decision.tail_slot  = d[131:125];
-  assign \decision.wr_lane  = d[135:132];
-  assign \decision.wr_slot  = d[142:136];
-  assign \decision.wr_mark  = d[143];
-  assign \decision.wr  = d[144];
-  assign \decision.inv  = d[145];
-  assign \decision.cnt_after  = d[153:146];
-  assign \decision.cnt_after_inc  = d[161:154];
-  assign \decision$103.valid  = d[0];
-  assign \decision$103.op  = d[2:1];
-  assign \decision$103.min_tlevel  = d[4:3];
-  assign \decision$103.tag  = d[28:5];
-  assign \decision$103.t  = d[34:29];
-  assign \decision$103.present  = d[35];
-  assign \decision$103.hit_slot  = d[42:36];
-  assign \decision$103.hit_cnt  = d[50:43];
-  assign \decision$103.hit_age  = d[56:51];
-  assign \decision$103.hit_mark  = d[57];
-  assign \decision$103.any_free  = d[58];
-  assign \decision$103.free_slot  = d[65:59];
-  assign \decision$103.free_mark  = d[66];
-  assign \decision$103.vict_t0  = d[67];
-  assign \decision$103.vict_slot  = d[74:68];
-  assign \decision$103.vict_tag  = d[98:75];
-  assign \decision$103.vict_mark  = d[99];
-  assign \decision$103.take  = d[100];
-  assign \decision$103.tail_tag  = d[124:101];
-  assign \decision$103.tail_slot  = d[131:125];
-  assign \decision$103.wr_lane  = d[135:132];
-  assign \decision$103.wr_slot  = d[142:136];
-  assign \decision$103.wr_mark  = d[143];
-  assign \decision$103.wr  = d[144];
-  assign \decision$103.inv  = d[145];
-  assign \decision$103.cnt_after  = d[153:146];
-  assign \decision$103.cnt_after_inc  = d[161:154];
-  assign \cfg$104.c3  = cfg[7:0];
-  assign \cfg$104.c2  = cfg[15:8];
-  assign \cfg$104.w3  = cfg[20:16];
-  assign \cfg$104.w2  = cfg[25:21];
-  assign \cfg$104.w1  = cfg[30:26];
-  assign \cfg$104.hash_seed  = cfg[62:31];
+  assign \bk_row$109[0]  = bk_row[4:0];
+  assign \bk_row$109[1]  = bk_row[9:5];
+  assign \bk_row$109[2]  = bk_row[14:10];
+  assign \bk_row$109[3]  = bk_row[19:15];
+  assign \window.request  = \$12 [34:0];
+  assign \window.request.valid  = \$12 [0];
+  assign \window.request.op  = \$12 [2:1];
+  assign \window.request.min_tlevel  = \$12 [4:3];
+  assign \window.request.tag  = \$12 [28:5];
+  assign \window.request.t  = \$12 [34:29];
+  assign \window.start  = \$12 [41:35];
+  assign \window.lane_slot  = \$14 ;
+  assign \window.lane_slot[0]  = \$14 [6:0];
+  assign \window.lane_slot[1]  = \$14 [13:7];
+  assign \window.lane_slot[2]  = \$14 [20:14];
+  assign \window.lane_slot[3]  = \$14 [27:21];
+  assign \window.bank  = \$13 ;
+  assign \window.bank[0]  = \$13 [46:0];
+  assign \window.bank[0].tag  = \$13 [23:0];
+  assign \window.bank[0].count  = \$13 [31:24];
+  assign \window.bank[0].last  = \$13 [37:32];
+  assign \window.bank[0].valid  = \$13 [38];
+  assign \window.bank[0].fresh  = \$13 [39];
+  assign \window.bank[0].mark  = \$13 [40];
+  assign \window.bank[0].row  = \$13 [45:41];
+  assign \window.bank[0].sc_row_hit  = \$13 [46];
+  assign \window.bank[1]  = \$13 [93:47];
+  assign \window.bank[1].tag  = \$13 [70:47];
+  assign \window.bank[1].count  = \$13 [78:71];
+  assign \window.bank[1].last  = \$13 [84:79];
+  assign \window.bank[1].valid  = \$13 [85];
+  assign \window.bank[1].fresh  = \$13 [86];
+  assign \window.bank[1].mark  = \$13 [87];
+  assign \window.bank[1].row  = \$13 [92:88];
+  assign \window.bank[1].sc_row_hit  = \$13 [93];
+  assign \window.bank[2]  = \$13 [140:94];
+  assign \window.bank[2].tag  = \$13 [117:94];
+  assign \window.bank[2].count  = \$13 [125:118];
+  assign \window.bank[2].last  = \$13 [131:126];
+  assign \window.bank[2].valid  = \$13 [132];
+  assign \window.bank[2].fresh  = \$13 [133];
+  assign \window.bank[2].mark  = \$13 [134];
+  assign \window.bank[2].row  = \$13 [139:135];
+  assign \window.bank[2].sc_row_hit  = \$13 [140];
+  assign \window.bank[3]  = \$13 [187:141];
+  assign \window.bank[3].tag  = \$13 [164:141];
+  assign \window.bank[3].count  = \$13 [172:165];
+  assign \window.bank[3].last  = \$13 [178:173];
+  assign \window.bank[3].valid  = \$13 [179];
+  assign \window.bank[3].fresh  = \$13 [180];
+  assign \window.bank[3].mark  = \$13 [181];
+  assign \window.bank[3].row  = \$13 [186:182];
+  assign \window.bank[3].sc_row_hit  = \$13 [187];
+  assign \window.overlap  = 16'h0000;
+  assign \window.overlap[0]  = 4'h0;
+  assign \window.overlap[1]  = 4'h0;
+  assign \window.overlap[2]  = 4'h0;
+  assign \window.overlap[3]  = 4'h0;
+  assign \window.overlap_next  = 16'h0000;
+  assign \window.overlap_next[0]  = 4'h0;
+  assign \window.overlap_next[1]  = 4'h0;
+  assign \window.overlap_next[2]  = 4'h0;
+  assign \window.overlap_next[3]  = 4'h0;
+  assign \window.same_line  = 1'h0;
+  assign \window.forward_age  = 6'h00;
+  assign \window.t_w1  = 6'h00;
+  assign \window$115.request  = \$12 [34:0];
+  assign \window$115.request.valid  = \$12 [0];
+  assign \window$115.request.op  = \$12 [2:1];
+  assign \window$115.request.min_tlevel  = \$12 [4:3];
+  assign \window$115.request.tag  = \$12 [28:5];
+  assign \window$115.request.t  = \$12 [34:29];
+  assign \window$115.start  = \$12 [41:35];
+  assign \window$115.lane_slot  = \$14 ;
+  assign \window$115.lane_slot[0]  = \$14 [6:0];
+  assign \window$115.lane_slot[1]  = \$14 [13:7];
+  assign \window$115.lane_slot[2]  = \$14 [20:14];
+  assign \window$115.lane_slot[3]  = \$14 [27:21];
+  assign \window$115.bank  = \$13 ;
+  assign \window$115.bank[0]  = \$13 [46:0];
+  assign \window$115.bank[0].tag  = \$13 [23:0];
+  assign \window$115.bank[0].count  = \$13 [31:24];
+  assign \window$115.bank[0].last  = \$13 [37:32];
+  assign \window$115.bank[0].valid  = \$13 [38];
+  assign \window$115.bank[0].fresh  = \$13 [39];
+  assign \window$115.bank[0].mark  = \$13 [40];
+  assign \window$115.bank[0].row  = \$13 [45:41];
+  assign \window$115.bank[0].sc_row_hit  = \$13 [46];
+  assign \window$115.bank[1]  = \$13 [93:47];
+  assign \window$115.bank[1].tag  = \$13 [70:47];
+  assign \window$115.bank[1].count  = \$13 [78:71];
+  assign \window$115.bank[1].last  = \$13 [84:79];
+  assign \window$115.bank[1].valid  = \$13 [85];
+  assign \window$115.bank[1].fresh  = \$13 [86];
+  assign \window$115.bank[1].mark  = \$13 [87];
+  assign \window$115.bank[1].row  = \$13 [92:88];
+  assign \window$115.bank[1].sc_row_hit  = \$13 [93];
+  assign \window$115.bank[2]  = \$13 [140:94];
+  assign \window$115.bank[2].tag  = \$13 [117:94];
+  assign \window$115.bank[2].count  = \$13 [125:118];
+  assign \window$115.bank[2].last  = \$13 [131:126];
+  assign \window$115.bank[2].valid  = \$13 [132];
+  assign \window$115.bank[2].fresh  = \$13 [133];
+  assign \window$115.bank[2].mark  = \$13 [134];
+  assign \window$115.bank[2].row  = \$13 [139:135];
+  assign \window$115.bank[2].sc_row_hit  = \$13 [140];
+  assign \window$115.bank[3]  = \$13 [187:141];
+  assign \window$115.bank[3].tag  = \$13 [164:141];
+  assign \window$115.bank[3].count  = \$13 [172:165];
+  assign \window$115.bank[3].last  = \$13 [178:173];
+  assign \window$115.bank[3].valid  = \$13 [179];
+  assign \window$115.bank[3].fresh  = \$13 [180];
+  assign \window$115.bank[3].mark  = \$13 [181];
+  assign \window$115.bank[3].row  = \$13 [186:182];
+  assign \window$115.bank[3].sc_row_hit  = \$13 [187];
+  assign \window$115.overlap  = 16'h0000;
+  assign \window$115.overlap[0]  = 4'h0;
+  assign \window$115.overlap[1]  = 4'h0;
+  assign \window$115.overlap[2]  = 4'h0;
+  assign \window$115.overlap[3]  = 4'h0;
+  assign \window$115.overlap_next  = 16'h0000;
+  assign \window$115.overlap_next[0]  = 4'h0;
+  assign \window$115.overlap_next[1]  = 4'h0;
+  assign \window$115.overlap_next[2]  = 4'h0;
+  assign \window$115.overlap_next[3]  = 4'h0;
+  assign \window$115.same_line  = 1'h0;
+  assign \window$115.forward_age  = 6'h00;
+  assign \window$115.t_w1  = 6'h00;
+  assign \cfg$116.c3  = cfg[7:0];
+  assign \cfg$116.c2  = cfg[15:8];
+  assign \cfg$116.w3  = cfg[20:16];
+  assign \cfg$116.w2  = cfg[25:21];
+  assign \cfg$116.w1  = cfg[30:26];
+  assign \cfg$116.hash_seed  = cfg[62:31];
+  assign \lanes$122.request  = lanes[34:0];
+  assign \lanes$122.request.valid  = lanes[0];
+  assign \lanes$122.request.op  = lanes[2:1];
+  assign \lanes$122.request.min_tlevel  = lanes[4:3];
+  assign \lanes$122.request.tag  = lanes[28:5];
+  assign \lanes$122.request.t  = lanes[34:29];
+  assign \lanes$122.start  = lanes[41:35];
+  assign \lanes$122.lane  = lanes[301:42];
+  assign \lanes$122.lane[0]  = lanes[106:42];
+  assign \lanes$122.lane[0].valid  = lanes[42];
+  assign \lanes$122.lane[0].match  = lanes[43];
+  assign \lanes$122.lane[0].age  = lanes[49:44];
+  assign \lanes$122.lane[0].tag  = lanes[73:50];
+  assign \lanes$122.lane[0].count  = lanes[81:74];
+  assign \lanes$122.lane[0].mark  = lanes[82];
+  assign \lanes$122.lane[0].slot  = lanes[89:83];
+  assign \lanes$122.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$122.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$122.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$122.lane[1]  = lanes[171:107];
+  assign \lanes$122.lane[1].valid  = lanes[107];
+  assign \lanes$122.lane[1].match  = lanes[108];
+  assign \lanes$122.lane[1].age  = lanes[114:109];
+  assign \lanes$122.lane[1].tag  = lanes[138:115];
+  assign \lanes$122.lane[1].count  = lanes[146:139];
+  assign \lanes$122.lane[1].mark  = lanes[147];
+  assign \lanes$122.lane[1].slot  = lanes[154:148];
+  assign \lanes$122.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$122.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$122.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$122.lane[2]  = lanes[236:172];
+  assign \lanes$122.lane[2].valid  = lanes[172];
+  assign \lanes$122.lane[2].match  = lanes[173];
+  assign \lanes$122.lane[2].age  = lanes[179:174];
+  assign \lanes$122.lane[2].tag  = lanes[203:180];
+  assign \lanes$122.lane[2].count  = lanes[211:204];
+  assign \lanes$122.lane[2].mark  = lanes[212];
+  assign \lanes$122.lane[2].slot  = lanes[219:213];
+  assign \lanes$122.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$122.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$122.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$122.lane[3]  = lanes[301:237];
+  assign \lanes$122.lane[3].valid  = lanes[237];
+  assign \lanes$122.lane[3].match  = lanes[238];
+  assign \lanes$122.lane[3].age  = lanes[244:239];
+  assign \lanes$122.lane[3].tag  = lanes[268:245];
+  assign \lanes$122.lane[3].count  = lanes[276:269];
+  assign \lanes$122.lane[3].mark  = lanes[277];
+  assign \lanes$122.lane[3].slot  = lanes[284:278];
+  assign \lanes$122.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$122.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$122.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$122.older  = lanes[317:302];
+  assign \lanes$122.older[0]  = lanes[305:302];
+  assign \lanes$122.older[1]  = lanes[309:306];
+  assign \lanes$122.older[2]  = lanes[313:310];
+  assign \lanes$122.older[3]  = lanes[317:314];
+  assign \lanes$122.forwarded  = lanes[321:318];
+  assign \lanes$122.forward_older  = lanes[325:322];
+  assign \lanes$122.older_forward  = lanes[329:326];
+  assign \lanes$122.older_ahead  = lanes[333:330];
+  assign \lanes$122.ahead_older  = lanes[337:334];
+  assign \lanes$122.beyond_w1  = lanes[341:338];
+  assign \lanes$122.ahead_beyond_w1  = lanes[342];
+  assign \lanes$122.same_line_ahead  = lanes[343];
+  assign \lanes$122.age_ahead  = lanes[349:344];
+  assign \lanes$122.ahead_in_window  = lanes[353:350];
+  assign \lanes$122.ahead_lane_bit  = lanes[361:354];
+  assign \lanes$122.ahead_lane_bit[0]  = lanes[357:354];
+  assign \lanes$122.ahead_lane_bit[1]  = lanes[361:358];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[28:5];
+  assign \decision.t  = decision[34:29];
+  assign \decision.present  = decision[35];
+  assign \decision.hit_slot  = decision[42:36];
+  assign \decision.hit_cnt  = decision[50:43];
+  assign \decision.hit_age  = decision[56:51];
+  assign \decision.hit_mark  = decision[57];
+  assign \decision.any_free  = decision[58];
+  assign \decision.free_slot  = decision[65:59];
+  assign \decision.free_mark  = decision[66];
+  assign \decision.vict_t0  = decision[67];
+  assign \decision.vict_slot  = decision[74:68];
+  assign \decision.vict_tag  = decision[98:75];
+  assign \decision.vict_mark  = decision[99];
+  assign \decision.take  = decision[100];
+  assign \decision.tail_tag  = decision[124:101];
+  assign \decision.tail_slot  = decision[131:125];
+  assign \decision.wr_lane  = decision[135:132];
+  assign \decision.wr_slot  = decision[142:136];
+  assign \decision.wr_mark  = decision[143];
+  assign \decision.wr  = decision[144];
+  assign \decision.inv  = decision[145];
+  assign \decision.cnt_after  = decision[153:146];
+  assign \decision.cnt_after_inc  = decision[161:154];
+  assign \decision$128.valid  = decision[0];
+  assign \decision$128.op  = decision[2:1];
+  assign \decision$128.min_tlevel  = decision[4:3];
+  assign \decision$128.tag  = decision[28:5];
+  assign \decision$128.t  = decision[34:29];
+  assign \decision$128.present  = decision[35];
+  assign \decision$128.hit_slot  = decision[42:36];
+  assign \decision$128.hit_cnt  = decision[50:43];
+  assign \decision$128.hit_age  = decision[56:51];
+  assign \decision$128.hit_mark  = decision[57];
+  assign \decision$128.any_free  = decision[58];
+  assign \decision$128.free_slot  = decision[65:59];
+  assign \decision$128.free_mark  = decision[66];
+  assign \decision$128.vict_t0  = decision[67];
+  assign \decision$128.vict_slot  = decision[74:68];
+  assign \decision$128.vict_tag  = decision[98:75];
+  assign \decision$128.vict_mark  = decision[99];
+  assign \decision$128.take  = decision[100];
+  assign \decision$128.tail_tag  = decision[124:101];
+  assign \decision$128.tail_slot  = decision[131:125];
+  assign \decision$128.wr_lane  = decision[135:132];
+  assign \decision$128.wr_slot  = decision[142:136];
+  assign \decision$128.wr_mark  = decision[143];
+  assign \decision$128.wr  = decision[144];
+  assign \decision$128.inv  = decision[145];
+  assign \decision$128.cnt_after  = decision[153:146];
+  assign \decision$128.cnt_after_inc  = decision[161:154];
+  assign \cfg$129.c3  = cfg[7:0];
+  assign \cfg$129.c2  = cfg[15:8];
+  assign \cfg$129.w3  = cfg[20:16];
+  assign \cfg$129.w2  = cfg[25:21];
+  assign \cfg$129.w1  = cfg[30:26];
+  assign \cfg$129.hash_seed  = cfg[62:31];
   assign \sc_last[0]  = sc_last[5:0];
   assign \sc_last[1]  = sc_last[11:6];
   assign \sc_last[2]  = sc_last[17:12];
   assign \sc_last[3]  = sc_last[23:18];
-  assign \sc_last$135[0]  = sc_last[5:0];
-  assign \sc_last$135[1]  = sc_last[11:6];
-  assign \sc_last$135[2]  = sc_last[17:12];
-  assign \sc_last$135[3]  = sc_last[23:18];
+  assign \sc_last$152[0]  = sc_last[5:0];
+  assign \sc_last$152[1]  = sc_last[11:6];
+  assign \sc_last$152[2]  = sc_last[17:12];
+  assign \sc_last$152[3]  = sc_last[23:18];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2006,95 +1775,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \rsp__payload.count  = rsp__payload[17:10];
   assign \rsp__payload.slot  = rsp__payload[24:18];
   assign \rsp__payload.victim_tag  = rsp__payload[48:25];
-  assign older[14] = \$128 ;
-  assign older[13] = \$127 ;
-  assign older[12] = \$126 ;
-  assign older[11] = \$119 ;
-  assign older[9] = \$118 ;
-  assign older[8] = \$117 ;
-  assign older[7] = \$110 ;
-  assign older[6] = \$109 ;
-  assign older[4] = \$108 ;
-  assign older[3] = \$101 ;
-  assign older[2] = \$100 ;
-  assign older[1] = \$99 ;
-  assign { older[15], older[10], older[5], older[0] } = 4'h0;
-  assign count_inc2[31:24] = \$125 [7:0];
-  assign count_inc2[23:16] = \$116 [7:0];
-  assign count_inc2[15:8] = \$107 [7:0];
-  assign count_inc2[7:0] = \$98 [7:0];
-  assign count_inc[31:24] = \$122 [7:0];
-  assign count_inc[23:16] = \$113 [7:0];
-  assign count_inc[15:8] = \$104 [7:0];
-  assign count_inc[7:0] = \$95 [7:0];
-  assign slot[27:21] = lane_slot3;
-  assign slot[20:14] = lane_slot2;
-  assign slot[13:7] = lane_slot1;
-  assign slot[6:0] = lane_slot0;
-  assign count[31:24] = cnt3;
-  assign count[23:16] = cnt2;
-  assign count[15:8] = cnt1;
-  assign count[7:0] = cnt0;
-  assign tag[95:72] = tag3;
-  assign tag[71:48] = tag2;
-  assign tag[47:24] = tag1;
-  assign tag[23:0] = tag0;
-  assign age[23:18] = age3;
-  assign age[17:12] = age2;
-  assign age[11:6] = age1;
-  assign age[5:0] = age0;
-  assign match[3] = \$88 ;
-  assign match[2] = \$76 ;
-  assign match[1] = \$64 ;
-  assign match[0] = \$52 ;
-  assign mark_l[3] = \$82 ;
-  assign mark_l[2] = \$70 ;
-  assign mark_l[1] = \$58 ;
-  assign mark_l[0] = \$46 ;
-  assign valid_l[3] = \$78 ;
-  assign valid_l[2] = \$66 ;
-  assign valid_l[1] = \$54 ;
-  assign valid_l[0] = \$42 ;
-  assign tag_eq_b[3] = \$32 ;
-  assign tag_eq_b[2] = \$23 ;
-  assign tag_eq_b[1] = \$14 ;
-  assign tag_eq_b[0] = \$5 ;
-  assign mark_now_b[3] = mbank3[40];
-  assign mark_now_b[2] = mbank2[40];
-  assign mark_now_b[1] = mbank1[40];
-  assign mark_now_b[0] = mbank0[40];
-  assign mbank3[46] = \$4 ;
-  assign mbank3[45:41] = bk_row[19:15];
-  assign mbank3[40] = bk_mark_raw[3];
-  assign mbank3[39] = bk_fresh[3];
-  assign mbank3[38] = bk_valid[3];
-  assign mbank3[37:32] = bk_last[23:18];
-  assign mbank3[31:24] = bk_count[31:24];
-  assign mbank3[23:0] = bk_tag[95:72];
-  assign mbank2[46] = \$3 ;
-  assign mbank2[45:41] = bk_row[14:10];
-  assign mbank2[40] = bk_mark_raw[2];
-  assign mbank2[39] = bk_fresh[2];
-  assign mbank2[38] = bk_valid[2];
-  assign mbank2[37:32] = bk_last[17:12];
-  assign mbank2[31:24] = bk_count[23:16];
-  assign mbank2[23:0] = bk_tag[71:48];
-  assign mbank1[46] = \$2 ;
-  assign mbank1[45:41] = bk_row[9:5];
-  assign mbank1[40] = bk_mark_raw[1];
-  assign mbank1[39] = bk_fresh[1];
-  assign mbank1[38] = bk_valid[1];
-  assign mbank1[37:32] = bk_last[11:6];
-  assign mbank1[31:24] = bk_count[15:8];
-  assign mbank1[23:0] = bk_tag[47:24];
-  assign mbank0[46] = \$1 ;
-  assign mbank0[45:41] = bk_row[4:0];
-  assign mbank0[40] = bk_mark_raw[0];
-  assign mbank0[39] = bk_fresh[0];
-  assign mbank0[38] = bk_valid[0];
-  assign mbank0[37:32] = bk_last[5:0];
-  assign mbank0[31:24] = bk_count[7:0];
-  assign mbank0[23:0] = bk_tag[23:0];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -2271,7 +1951,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, lru_cmd, lru_slot, busy, response__payload, stat_inc, occupancy, e2, flush, cfg, clk);
+module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
   reg [48:0] \$10 ;
@@ -2450,7 +2130,7 @@ module \kv_asu.core.commit (rst, lru_cmd, lru_slot, busy, response__payload, sta
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2187$43 (e2[56:43])
+    .\port$2160$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2760,7 +2440,7 @@ module \kv_asu.core.commit (rst, lru_cmd, lru_slot, busy, response__payload, sta
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (\port$2187$43 , cfg, level);
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2160$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2781,15 +2461,15 @@ module \kv_asu.core.commit.tl_before (\port$2187$43 , cfg, level);
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2187$43 ;
-  wire [13:0] \port$2187$43 ;
+  input [13:0] \port$2160$43 ;
+  wire [13:0] \port$2160$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2187$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2187$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2160$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2160$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2187$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2187$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2187$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2160$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2160$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2160$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2803,8 +2483,8 @@ module \kv_asu.core.commit.tl_before (\port$2187$43 , cfg, level);
       level = 2'h0;
     end
   end
-  assign count = \port$2187$43 [7:0];
-  assign age = \port$2187$43 [13:8];
+  assign count = \port$2160$43 [7:0];
+  assign age = \port$2160$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2814,480 +2494,8 @@ module \kv_asu.core.commit.tl_before (\port$2187$43 , cfg, level);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.dec (\port$245$0 , \port$246$0 , \port$247$0 , valid, mark, match, age, tag, count, slot, count_inc, count_inc2, older, request, window, list_empty, decision, \port$244$0 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [7:0] \$31 ;
-  wire [7:0] \$32 ;
-  wire [7:0] \$33 ;
-  wire [7:0] \$34 ;
-  wire [7:0] \$35 ;
-  wire [7:0] \$36 ;
-  wire [7:0] \$37 ;
-  wire [7:0] \$38 ;
-  wire [7:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [7:0] \$44 ;
-  wire [7:0] \$45 ;
-  wire [7:0] \$46 ;
-  wire [7:0] \$47 ;
-  wire [7:0] \$48 ;
-  wire [7:0] \$49 ;
-  wire \$5 ;
-  wire [7:0] \$50 ;
-  wire [7:0] \$51 ;
-  wire [7:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [6:0] \$72 ;
-  wire [6:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [6:0] \$83 ;
-  wire [6:0] \$84 ;
-  wire [6:0] \$85 ;
-  wire [6:0] \$86 ;
-  wire [6:0] \$87 ;
-  wire [6:0] \$88 ;
-  wire [6:0] \$89 ;
-  wire \$9 ;
-  wire [6:0] \$90 ;
-  wire [23:0] \$91 ;
-  wire [23:0] \$92 ;
-  wire [23:0] \$93 ;
-  wire [23:0] \$94 ;
-  wire [23:0] \$95 ;
-  wire [23:0] \$96 ;
-  wire [23:0] \$97 ;
-  wire [23:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [23:0] age;
-  wire [23:0] age;
-  wire [5:0] \age[0] ;
-  wire [5:0] \age[1] ;
-  wire [5:0] \age[2] ;
-  wire [5:0] \age[3] ;
-  wire [3:0] beyond_w1;
-  input [31:0] count;
-  wire [31:0] count;
-  wire [7:0] \count[0] ;
-  wire [7:0] \count[1] ;
-  wire [7:0] \count[2] ;
-  wire [7:0] \count[3] ;
-  input [31:0] count_inc;
-  wire [31:0] count_inc;
-  input [31:0] count_inc2;
-  wire [31:0] count_inc2;
-  wire [7:0] \count_inc2[0] ;
-  wire [7:0] \count_inc2[1] ;
-  wire [7:0] \count_inc2[2] ;
-  wire [7:0] \count_inc2[3] ;
-  wire [7:0] \count_inc[0] ;
-  wire [7:0] \count_inc[1] ;
-  wire [7:0] \count_inc[2] ;
-  wire [7:0] \count_inc[3] ;
-  output [161:0] decision;
-  reg [161:0] decision;
-  wire \decision.any_free ;
-  wire [7:0] \decision.cnt_after ;
-  wire [7:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [6:0] \decision.free_slot ;
-  wire [5:0] \decision.hit_age ;
-  wire [7:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [6:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [5:0] \decision.t ;
-  wire [23:0] \decision.tag ;
-  wire [6:0] \decision.tail_slot ;
-  wire [23:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [6:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [23:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [6:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  input [3:0] match;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input \port$244$0 ;
-  wire \port$244$0 ;
-  input \port$245$0 ;
-  wire \port$245$0 ;
-  input \port$246$0 ;
-  wire \port$246$0 ;
-  input \port$247$0 ;
-  wire \port$247$0 ;
-  input [34:0] request;
-  wire [34:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [5:0] \request.t ;
-  wire [23:0] \request.tag ;
-  wire \request.valid ;
-  input [27:0] slot;
-  wire [27:0] slot;
-  wire [6:0] \slot[0] ;
-  wire [6:0] \slot[1] ;
-  wire [6:0] \slot[2] ;
-  wire [6:0] \slot[3] ;
-  input [95:0] tag;
-  wire [95:0] tag;
-  wire [23:0] \tag[0] ;
-  wire [23:0] \tag[1] ;
-  wire [23:0] \tag[2] ;
-  wire [23:0] \tag[3] ;
-  input [3:0] valid;
-  wire [3:0] valid;
-  input [6:0] window;
-  wire [6:0] window;
-  wire [3:0] wins;
-  assign \$1  = | match;
-  assign \$2  = ~ valid;
-  assign \$3  = | \$2 ;
-  assign \$4  = | match[3:1];
-  assign \$5  = ~ \$4 ;
-  assign \$6  = match[0] & \$5 ;
-  assign \$7  = | match[3:2];
-  assign \$8  = ~ \$7 ;
-  assign \$9  = match[1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = match[2] & \$11 ;
-  assign \$13  = ~ valid;
-  assign \$14  = ~ valid;
-  assign \$15  = ~ valid;
-  assign \$16  = ~ valid;
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$247$0 , \port$246$0 , \port$245$0 , \port$244$0  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[35] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[7:0] : 8'h00;
-  assign \$33  = hit_lane[1] ? count_inc[15:8] : 8'h00;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[23:16] : 8'h00;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[31:24] : 8'h00;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 8'h01;
-  assign \$40  = hit_lane & { \port$247$0 , \port$246$0 , \port$245$0 , \port$244$0  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[35] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[7:0] : 8'h00;
-  assign \$46  = hit_lane[1] ? count_inc2[15:8] : 8'h00;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[23:16] : 8'h00;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ valid;
-  assign \$54  = ~ valid;
-  assign \$55  = ~ valid;
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ valid;
-  assign \$60  = ~ valid;
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ valid;
-  assign \$65  = ~ valid;
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[67] ? wins : 4'h0;
-  assign \$70  = decision[58] ? first_free : \$69 ;
-  assign \$71  = decision[35] ? hit_lane : \$70 ;
-  assign \$72  = decision[58] ? decision[65:59] : decision[74:68];
-  assign \$73  = decision[35] ? decision[42:36] : \$72 ;
-  assign \$74  = decision[58] ? decision[66] : decision[99];
-  assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! request[2:1];
-  assign \$77  = request[0] & \$76 ;
-  assign \$78  = decision[35] | decision[58];
-  assign \$79  = \$78  | decision[67];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$247$0 , \port$246$0 , \port$245$0 , \port$244$0  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[6:0] : 7'h00;
-  assign \$85  = wins[1] ? slot[13:7] : 7'h00;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[20:14] : 7'h00;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[27:21] : 7'h00;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[23:0] : 24'h000000;
-  assign \$93  = wins[1] ? tag[47:24] : 24'h000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[71:48] : 24'h000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = request[2:1] == 2'h3;
-  assign \$103  = \$102  | \port$244$0 ;
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = request[2:1] == 2'h2;
-  assign \$106  = request[2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = request[0] & \$107 ;
-  assign \$109  = \$108  & decision[100];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
-    { decision[66:59], decision[57:36] } = 30'h00000000;
-    if (hit_lane[0]) begin
-      decision[50:43] = count[7:0];
-      decision[56:51] = age[5:0];
-      decision[42:36] = slot[6:0];
-      decision[57] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[50:43] = count[15:8];
-      decision[56:51] = age[11:6];
-      decision[42:36] = slot[13:7];
-      decision[57] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[50:43] = count[23:16];
-      decision[56:51] = age[17:12];
-      decision[42:36] = slot[20:14];
-      decision[57] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[50:43] = count[31:24];
-      decision[56:51] = age[23:18];
-      decision[42:36] = slot[27:21];
-      decision[57] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[65:59] = slot[27:21];
-      decision[66] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[65:59] = slot[20:14];
-      decision[66] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[65:59] = slot[13:7];
-      decision[66] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[65:59] = slot[6:0];
-      decision[66] = mark[0];
-    end
-    begin
-      begin
-        decision[153:146] = \$39 ;
-        decision[161:154] = \$52 ;
-        decision[135:132] = \$71 ;
-        decision[142:136] = \$73 ;
-        decision[143] = \$75 ;
-        decision[144] = \$80 ;
-        decision[67] = \$82 ;
-        decision[74:68] = \$90 ;
-        decision[98:75] = \$98 ;
-        decision[99] = \$100 ;
-        decision[100] = \$104 ;
-        decision[124:101] = tag[23:0];
-        decision[131:125] = window;
-        decision[145] = \$109 ;
-      end
-    end
-  end
-  assign beyond_w1 = { \port$247$0 , \port$246$0 , \port$245$0 , \port$244$0  };
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[28:5];
-  assign \decision.t  = decision[34:29];
-  assign \decision.present  = decision[35];
-  assign \decision.hit_slot  = decision[42:36];
-  assign \decision.hit_cnt  = decision[50:43];
-  assign \decision.hit_age  = decision[56:51];
-  assign \decision.hit_mark  = decision[57];
-  assign \decision.any_free  = decision[58];
-  assign \decision.free_slot  = decision[65:59];
-  assign \decision.free_mark  = decision[66];
-  assign \decision.vict_t0  = decision[67];
-  assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_tag  = decision[98:75];
-  assign \decision.vict_mark  = decision[99];
-  assign \decision.take  = decision[100];
-  assign \decision.tail_tag  = decision[124:101];
-  assign \decision.tail_slot  = decision[131:125];
-  assign \decision.wr_lane  = decision[135:132];
-  assign \decision.wr_slot  = decision[142:136];
-  assign \decision.wr_mark  = decision[143];
-  assign \decision.wr  = decision[144];
-  assign \decision.inv  = decision[145];
-  assign \decision.cnt_after  = decision[153:146];
-  assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = request[0];
-  assign \request.op  = request[2:1];
-  assign \request.min_tlevel  = request[4:3];
-  assign \request.tag  = request[28:5];
-  assign \request.t  = request[34:29];
-  assign \count[0]  = count[7:0];
-  assign \count[1]  = count[15:8];
-  assign \count[2]  = count[23:16];
-  assign \count[3]  = count[31:24];
-  assign \age[0]  = age[5:0];
-  assign \age[1]  = age[11:6];
-  assign \age[2]  = age[17:12];
-  assign \age[3]  = age[23:18];
-  assign \slot[0]  = slot[6:0];
-  assign \slot[1]  = slot[13:7];
-  assign \slot[2]  = slot[20:14];
-  assign \slot[3]  = slot[27:21];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[7:0];
-  assign \count_inc[1]  = count_inc[15:8];
-  assign \count_inc[2]  = count_inc[23:16];
-  assign \count_inc[3]  = count_inc[31:24];
-  assign \count_inc2[0]  = count_inc2[7:0];
-  assign \count_inc2[1]  = count_inc2[15:8];
-  assign \count_inc2[2]  = count_inc2[23:16];
-  assign \count_inc2[3]  = count_inc2[31:24];
-  assign \tag[0]  = tag[23:0];
-  assign \tag[1]  = tag[47:24];
-  assign \tag[2]  = tag[71:48];
-  assign \tag[3]  = tag[95:72];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = match[3];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[58] = \$3 ;
-  always @*
-    decision[35] = \$1 ;
-  always @*
-    decision[34:29] = request[34:29];
-  always @*
-    decision[28:5] = request[28:5];
-  always @*
-    decision[4:3] = request[4:3];
-  always @*
-    decision[2:1] = request[2:1];
-  always @*
-    decision[0] = request[0];
-  assign \$10  = match[3];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
 module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
-  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$9  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -3426,7 +2634,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
   always @(posedge clk)
     r_rdy <= \$34 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$31  = w_port__addr;
     if (\$4 ) begin
       \$31  = \$7 [4:0];
@@ -3436,7 +2644,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$32  = r_port__addr;
     if (\$10 ) begin
       \$32  = \$13 [4:0];
@@ -3446,7 +2654,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$33  = inner_level;
     if (\$19 ) begin
       \$33  = \$20 [4:0];
@@ -3459,7 +2667,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$9 ) begin end
     \$34  = r_rdy;
     if (\$30 ) begin
       \$34  = 1'h1;
@@ -3480,7 +2688,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$150 (rst, out_h, \port$2165$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -3637,8 +2845,8 @@ module \kv_asu.core.hash$150 (rst, out_h, \port$2165$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2165$5 ;
-  wire [23:0] \port$2165$5 ;
+  input [23:0] \port$2139$5 ;
+  wire [23:0] \port$2139$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3646,21 +2854,21 @@ module \kv_asu.core.hash$150 (rst, out_h, \port$2165$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2165$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2165$5 [23:16] + { \port$2165$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2165$5 [23:16], 6'h00 } + { \port$2165$5 [23:16], 8'h00 };
+  assign \$1  = \port$2139$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2139$5 [23:16] + { \port$2139$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2139$5 [23:16], 6'h00 } + { \port$2139$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2165$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2165$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2165$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2139$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2139$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2139$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2165$5 [10:0], 5'h00 } + { \port$2165$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2165$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2165$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2139$5 [10:0], 5'h00 } + { \port$2139$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2139$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2139$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2165$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2165$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2139$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2139$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3806,7 +3014,7 @@ module \kv_asu.core.hash$150 (rst, out_h, \port$2165$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2165$5  };
+  assign key = { 40'h0000000000, \port$2139$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3835,6 +3043,1008 @@ module \kv_asu.core.hash$150 (rst, out_h, \port$2165$5 , seed, clk);
   assign \$102  = { 16'h0000, \$100 [31:16] };
   assign \$111  = { 13'h0000, \$110 [15:0], f1a_h_p0[15:13] };
   assign \$118  = { 16'h0000, f2b_h[31:16] };
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2140$0 );
+  reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire [8:0] \$104 ;
+  wire [8:0] \$105 ;
+  wire \$106 ;
+  wire [8:0] \$107 ;
+  wire [8:0] \$108 ;
+  wire \$109 ;
+  wire [6:0] \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire [6:0] \$14 ;
+  wire \$15 ;
+  wire [6:0] \$16 ;
+  wire [4:0] \$17 ;
+  wire \$18 ;
+  wire [6:0] \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire [6:0] \$22 ;
+  wire \$23 ;
+  wire [6:0] \$24 ;
+  wire [4:0] \$25 ;
+  wire \$26 ;
+  wire [6:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire [6:0] \$30 ;
+  wire \$31 ;
+  wire [6:0] \$32 ;
+  wire [4:0] \$33 ;
+  wire \$34 ;
+  wire [6:0] \$35 ;
+  wire \$36 ;
+  wire [2:0] \$37 ;
+  wire [2:0] \$38 ;
+  reg \$39 ;
+  wire \$4 ;
+  wire [2:0] \$40 ;
+  reg \$41 ;
+  wire [2:0] \$42 ;
+  wire [2:0] \$43 ;
+  wire [2:0] \$44 ;
+  wire [2:0] \$45 ;
+  wire [2:0] \$46 ;
+  wire [2:0] \$47 ;
+  reg \$48 ;
+  wire [2:0] \$49 ;
+  wire \$5 ;
+  reg \$50 ;
+  wire [2:0] \$51 ;
+  wire [2:0] \$52 ;
+  wire [2:0] \$53 ;
+  wire [2:0] \$54 ;
+  wire [2:0] \$55 ;
+  wire [2:0] \$56 ;
+  reg \$57 ;
+  wire [2:0] \$58 ;
+  reg \$59 ;
+  wire [6:0] \$6 ;
+  wire [2:0] \$60 ;
+  wire [2:0] \$61 ;
+  wire [2:0] \$62 ;
+  wire [2:0] \$63 ;
+  wire [2:0] \$64 ;
+  wire [2:0] \$65 ;
+  reg \$66 ;
+  wire [2:0] \$67 ;
+  reg \$68 ;
+  wire [2:0] \$69 ;
+  wire \$7 ;
+  wire [2:0] \$70 ;
+  wire [2:0] \$71 ;
+  wire [2:0] \$72 ;
+  wire \$73 ;
+  wire [8:0] \$74 ;
+  wire [8:0] \$75 ;
+  wire \$76 ;
+  wire [8:0] \$77 ;
+  wire [8:0] \$78 ;
+  wire \$79 ;
+  wire [6:0] \$8 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire \$83 ;
+  wire [8:0] \$84 ;
+  wire [8:0] \$85 ;
+  wire \$86 ;
+  wire [8:0] \$87 ;
+  wire [8:0] \$88 ;
+  wire \$89 ;
+  wire [4:0] \$9 ;
+  wire \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire \$93 ;
+  wire [8:0] \$94 ;
+  wire [8:0] \$95 ;
+  wire \$96 ;
+  wire [8:0] \$97 ;
+  wire [8:0] \$98 ;
+  wire \$99 ;
+  reg [5:0] age0;
+  reg [5:0] age1;
+  reg [5:0] age2;
+  reg [5:0] age3;
+  wire [5:0] age_bank0;
+  wire [5:0] age_bank1;
+  wire [5:0] age_bank2;
+  wire [5:0] age_bank3;
+  input [62:0] cfg;
+  wire [62:0] cfg;
+  wire [7:0] \cfg.c2 ;
+  wire [7:0] \cfg.c3 ;
+  wire [31:0] \cfg.hash_seed ;
+  wire [4:0] \cfg.w1 ;
+  wire [4:0] \cfg.w2 ;
+  wire [4:0] \cfg.w3 ;
+  reg [7:0] cnt0;
+  reg [7:0] cnt1;
+  reg [7:0] cnt2;
+  reg [7:0] cnt3;
+  output [361:0] lanes;
+  wire [361:0] lanes;
+  wire [5:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [259:0] \lanes.lane ;
+  wire [64:0] \lanes.lane[0] ;
+  wire [5:0] \lanes.lane[0].age ;
+  wire [7:0] \lanes.lane[0].count ;
+  wire [7:0] \lanes.lane[0].count_inc ;
+  wire [7:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [6:0] \lanes.lane[0].slot ;
+  wire [23:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [64:0] \lanes.lane[1] ;
+  wire [5:0] \lanes.lane[1].age ;
+  wire [7:0] \lanes.lane[1].count ;
+  wire [7:0] \lanes.lane[1].count_inc ;
+  wire [7:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [6:0] \lanes.lane[1].slot ;
+  wire [23:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [64:0] \lanes.lane[2] ;
+  wire [5:0] \lanes.lane[2].age ;
+  wire [7:0] \lanes.lane[2].count ;
+  wire [7:0] \lanes.lane[2].count_inc ;
+  wire [7:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [6:0] \lanes.lane[2].slot ;
+  wire [23:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [64:0] \lanes.lane[3] ;
+  wire [5:0] \lanes.lane[3].age ;
+  wire [7:0] \lanes.lane[3].count ;
+  wire [7:0] \lanes.lane[3].count_inc ;
+  wire [7:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [6:0] \lanes.lane[3].slot ;
+  wire [23:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [34:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [5:0] \lanes.request.t ;
+  wire [23:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [6:0] \lanes.start ;
+  reg mark0;
+  reg mark1;
+  reg mark2;
+  reg mark3;
+  wire [3:0] mark_now_b;
+  wire match0;
+  wire match1;
+  wire match2;
+  wire match3;
+  input [41:0] \port$2140$0 ;
+  wire [41:0] \port$2140$0 ;
+  input [187:0] \port$2141$0 ;
+  wire [187:0] \port$2141$0 ;
+  input [27:0] \port$2145$0 ;
+  wire [27:0] \port$2145$0 ;
+  reg [23:0] tag0;
+  reg [23:0] tag1;
+  reg [23:0] tag2;
+  reg [23:0] tag3;
+  wire [3:0] tag_eq_b;
+  reg valid0;
+  reg valid1;
+  reg valid2;
+  reg valid3;
+  wire [302:0] window;
+  wire [187:0] \window.bank ;
+  wire [46:0] \window.bank[0] ;
+  wire [7:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [5:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [4:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [23:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [46:0] \window.bank[1] ;
+  wire [7:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [5:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [4:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [23:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [46:0] \window.bank[2] ;
+  wire [7:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [5:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [4:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [23:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [46:0] \window.bank[3] ;
+  wire [7:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [5:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [4:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [23:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [5:0] \window.forward_age ;
+  wire [27:0] \window.lane_slot ;
+  wire [6:0] \window.lane_slot[0] ;
+  wire [6:0] \window.lane_slot[1] ;
+  wire [6:0] \window.lane_slot[2] ;
+  wire [6:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [34:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [5:0] \window.request.t ;
+  wire [23:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [6:0] \window.start ;
+  wire [5:0] \window.t_w1 ;
+  assign \$1  = \port$2141$0 [23:0] == \port$2140$0 [28:5];
+  assign \$2  = \port$2141$0 [70:47] == \port$2140$0 [28:5];
+  assign \$3  = \port$2141$0 [117:94] == \port$2140$0 [28:5];
+  assign \$4  = \port$2141$0 [164:141] == \port$2140$0 [28:5];
+  assign \$5  = \port$2141$0 [39] ^ \port$2141$0 [40];
+  assign \$6  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$7  = \$5  | \$6 [5];
+  assign \$8  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
+  assign \$10  = \port$2141$0 [39] ^ \port$2141$0 [40];
+  assign \$11  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$12  = \$10  | \$11 [5];
+  assign \$13  = \port$2141$0 [86] ^ \port$2141$0 [87];
+  assign \$14  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$15  = \$13  | \$14 [5];
+  assign \$16  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
+  assign \$18  = \port$2141$0 [86] ^ \port$2141$0 [87];
+  assign \$19  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$20  = \$18  | \$19 [5];
+  assign \$21  = \port$2141$0 [133] ^ \port$2141$0 [134];
+  assign \$22  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$23  = \$21  | \$22 [5];
+  assign \$24  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
+  assign \$26  = \port$2141$0 [133] ^ \port$2141$0 [134];
+  assign \$27  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$28  = \$26  | \$27 [5];
+  assign \$29  = \port$2141$0 [180] ^ \port$2141$0 [181];
+  assign \$30  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$31  = \$29  | \$30 [5];
+  assign \$32  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
+  assign \$34  = \port$2141$0 [180] ^ \port$2141$0 [181];
+  assign \$35  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$36  = \$34  | \$35 [5];
+  assign \$37  = \port$2145$0 [1:0] + 1'h0;
+  assign \$38  = \port$2145$0 [1:0] + 1'h0;
+  assign \$40  = \port$2145$0 [1:0] + 1'h0;
+  assign match0 = \$39  & \$41 ;
+  assign \$42  = \port$2145$0 [1:0] + 1'h0;
+  assign \$43  = \port$2145$0 [1:0] + 1'h0;
+  assign \$44  = \port$2145$0 [1:0] + 1'h0;
+  assign \$45  = \port$2145$0 [1:0] + 1'h0;
+  assign \$46  = \port$2145$0 [8:7] + 1'h0;
+  assign \$47  = \port$2145$0 [8:7] + 1'h0;
+  assign \$49  = \port$2145$0 [8:7] + 1'h0;
+  assign match1 = \$48  & \$50 ;
+  assign \$51  = \port$2145$0 [8:7] + 1'h0;
+  assign \$52  = \port$2145$0 [8:7] + 1'h0;
+  assign \$53  = \port$2145$0 [8:7] + 1'h0;
+  assign \$54  = \port$2145$0 [8:7] + 1'h0;
+  assign \$55  = \port$2145$0 [15:14] + 1'h0;
+  assign \$56  = \port$2145$0 [15:14] + 1'h0;
+  assign \$58  = \port$2145$0 [15:14] + 1'h0;
+  assign match2 = \$57  & \$59 ;
+  assign \$60  = \port$2145$0 [15:14] + 1'h0;
+  assign \$61  = \port$2145$0 [15:14] + 1'h0;
+  assign \$62  = \port$2145$0 [15:14] + 1'h0;
+  assign \$63  = \port$2145$0 [15:14] + 1'h0;
+  assign \$64  = \port$2145$0 [22:21] + 1'h0;
+  assign \$65  = \port$2145$0 [22:21] + 1'h0;
+  assign \$67  = \port$2145$0 [22:21] + 1'h0;
+  assign match3 = \$66  & \$68 ;
+  assign \$69  = \port$2145$0 [22:21] + 1'h0;
+  assign \$70  = \port$2145$0 [22:21] + 1'h0;
+  assign \$71  = \port$2145$0 [22:21] + 1'h0;
+  assign \$72  = \port$2145$0 [22:21] + 1'h0;
+  assign \$73  = cnt0 >= 8'hff;
+  assign \$74  = cnt0 + 1'h1;
+  assign \$75  = \$73  ? 9'h0ff : \$74 ;
+  assign \$76  = cnt0 >= 8'hfe;
+  assign \$77  = cnt0 + 2'h2;
+  assign \$78  = \$76  ? 9'h0ff : \$77 ;
+  assign \$79  = age0 > cfg[30:26];
+  assign \$80  = age0 > age1;
+  assign \$81  = age0 > age2;
+  assign \$82  = age0 > age3;
+  assign \$83  = cnt1 >= 8'hff;
+  assign \$84  = cnt1 + 1'h1;
+  assign \$85  = \$83  ? 9'h0ff : \$84 ;
+  assign \$86  = cnt1 >= 8'hfe;
+  assign \$87  = cnt1 + 2'h2;
+  assign \$88  = \$86  ? 9'h0ff : \$87 ;
+  assign \$89  = age1 > cfg[30:26];
+  assign \$90  = age1 > age0;
+  assign \$91  = age1 > age2;
+  assign \$92  = age1 > age3;
+  assign \$93  = cnt2 >= 8'hff;
+  assign \$94  = cnt2 + 1'h1;
+  assign \$95  = \$93  ? 9'h0ff : \$94 ;
+  assign \$96  = cnt2 >= 8'hfe;
+  assign \$97  = cnt2 + 2'h2;
+  assign \$98  = \$96  ? 9'h0ff : \$97 ;
+  assign \$99  = age2 > cfg[30:26];
+  assign \$100  = age2 > age0;
+  assign \$101  = age2 > age1;
+  assign \$102  = age2 > age3;
+  assign \$103  = cnt3 >= 8'hff;
+  assign \$104  = cnt3 + 1'h1;
+  assign \$105  = \$103  ? 9'h0ff : \$104 ;
+  assign \$106  = cnt3 >= 8'hfe;
+  assign \$107  = cnt3 + 2'h2;
+  assign \$108  = \$106  ? 9'h0ff : \$107 ;
+  assign \$109  = age3 > cfg[30:26];
+  assign \$110  = age3 > age0;
+  assign \$111  = age3 > age1;
+  assign \$112  = age3 > age2;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$37 [1:0])
+      2'h0:
+          valid0 = \port$2141$0 [38];
+      2'h1:
+          valid0 = \port$2141$0 [85];
+      2'h2:
+          valid0 = \port$2141$0 [132];
+      2'h3:
+          valid0 = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$38 [1:0])
+      2'h0:
+          \$39  = \port$2141$0 [38];
+      2'h1:
+          \$39  = \port$2141$0 [85];
+      2'h2:
+          \$39  = \port$2141$0 [132];
+      2'h3:
+          \$39  = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$40 [1:0])
+      2'h0:
+          \$41  = tag_eq_b[0];
+      2'h1:
+          \$41  = tag_eq_b[1];
+      2'h2:
+          \$41  = tag_eq_b[2];
+      2'h3:
+          \$41  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$42 [1:0])
+      2'h0:
+          tag0 = \port$2141$0 [23:0];
+      2'h1:
+          tag0 = \port$2141$0 [70:47];
+      2'h2:
+          tag0 = \port$2141$0 [117:94];
+      2'h3:
+          tag0 = \port$2141$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$43 [1:0])
+      2'h0:
+          age0 = { \$12 , \$9  };
+      2'h1:
+          age0 = { \$20 , \$17  };
+      2'h2:
+          age0 = { \$28 , \$25  };
+      2'h3:
+          age0 = { \$36 , \$33  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$44 [1:0])
+      2'h0:
+          cnt0 = \port$2141$0 [31:24];
+      2'h1:
+          cnt0 = \port$2141$0 [78:71];
+      2'h2:
+          cnt0 = \port$2141$0 [125:118];
+      2'h3:
+          cnt0 = \port$2141$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$45 [1:0])
+      2'h0:
+          mark0 = mark_now_b[0];
+      2'h1:
+          mark0 = mark_now_b[1];
+      2'h2:
+          mark0 = mark_now_b[2];
+      2'h3:
+          mark0 = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$46 [1:0])
+      2'h0:
+          valid1 = \port$2141$0 [38];
+      2'h1:
+          valid1 = \port$2141$0 [85];
+      2'h2:
+          valid1 = \port$2141$0 [132];
+      2'h3:
+          valid1 = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$47 [1:0])
+      2'h0:
+          \$48  = \port$2141$0 [38];
+      2'h1:
+          \$48  = \port$2141$0 [85];
+      2'h2:
+          \$48  = \port$2141$0 [132];
+      2'h3:
+          \$48  = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$49 [1:0])
+      2'h0:
+          \$50  = tag_eq_b[0];
+      2'h1:
+          \$50  = tag_eq_b[1];
+      2'h2:
+          \$50  = tag_eq_b[2];
+      2'h3:
+          \$50  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$51 [1:0])
+      2'h0:
+          tag1 = \port$2141$0 [23:0];
+      2'h1:
+          tag1 = \port$2141$0 [70:47];
+      2'h2:
+          tag1 = \port$2141$0 [117:94];
+      2'h3:
+          tag1 = \port$2141$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$52 [1:0])
+      2'h0:
+          age1 = { \$12 , \$9  };
+      2'h1:
+          age1 = { \$20 , \$17  };
+      2'h2:
+          age1 = { \$28 , \$25  };
+      2'h3:
+          age1 = { \$36 , \$33  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$53 [1:0])
+      2'h0:
+          cnt1 = \port$2141$0 [31:24];
+      2'h1:
+          cnt1 = \port$2141$0 [78:71];
+      2'h2:
+          cnt1 = \port$2141$0 [125:118];
+      2'h3:
+          cnt1 = \port$2141$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$54 [1:0])
+      2'h0:
+          mark1 = mark_now_b[0];
+      2'h1:
+          mark1 = mark_now_b[1];
+      2'h2:
+          mark1 = mark_now_b[2];
+      2'h3:
+          mark1 = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$55 [1:0])
+      2'h0:
+          valid2 = \port$2141$0 [38];
+      2'h1:
+          valid2 = \port$2141$0 [85];
+      2'h2:
+          valid2 = \port$2141$0 [132];
+      2'h3:
+          valid2 = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$56 [1:0])
+      2'h0:
+          \$57  = \port$2141$0 [38];
+      2'h1:
+          \$57  = \port$2141$0 [85];
+      2'h2:
+          \$57  = \port$2141$0 [132];
+      2'h3:
+          \$57  = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$58 [1:0])
+      2'h0:
+          \$59  = tag_eq_b[0];
+      2'h1:
+          \$59  = tag_eq_b[1];
+      2'h2:
+          \$59  = tag_eq_b[2];
+      2'h3:
+          \$59  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$60 [1:0])
+      2'h0:
+          tag2 = \port$2141$0 [23:0];
+      2'h1:
+          tag2 = \port$2141$0 [70:47];
+      2'h2:
+          tag2 = \port$2141$0 [117:94];
+      2'h3:
+          tag2 = \port$2141$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$61 [1:0])
+      2'h0:
+          age2 = { \$12 , \$9  };
+      2'h1:
+          age2 = { \$20 , \$17  };
+      2'h2:
+          age2 = { \$28 , \$25  };
+      2'h3:
+          age2 = { \$36 , \$33  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$62 [1:0])
+      2'h0:
+          cnt2 = \port$2141$0 [31:24];
+      2'h1:
+          cnt2 = \port$2141$0 [78:71];
+      2'h2:
+          cnt2 = \port$2141$0 [125:118];
+      2'h3:
+          cnt2 = \port$2141$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$63 [1:0])
+      2'h0:
+          mark2 = mark_now_b[0];
+      2'h1:
+          mark2 = mark_now_b[1];
+      2'h2:
+          mark2 = mark_now_b[2];
+      2'h3:
+          mark2 = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$64 [1:0])
+      2'h0:
+          valid3 = \port$2141$0 [38];
+      2'h1:
+          valid3 = \port$2141$0 [85];
+      2'h2:
+          valid3 = \port$2141$0 [132];
+      2'h3:
+          valid3 = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$65 [1:0])
+      2'h0:
+          \$66  = \port$2141$0 [38];
+      2'h1:
+          \$66  = \port$2141$0 [85];
+      2'h2:
+          \$66  = \port$2141$0 [132];
+      2'h3:
+          \$66  = \port$2141$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$67 [1:0])
+      2'h0:
+          \$68  = tag_eq_b[0];
+      2'h1:
+          \$68  = tag_eq_b[1];
+      2'h2:
+          \$68  = tag_eq_b[2];
+      2'h3:
+          \$68  = tag_eq_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$69 [1:0])
+      2'h0:
+          tag3 = \port$2141$0 [23:0];
+      2'h1:
+          tag3 = \port$2141$0 [70:47];
+      2'h2:
+          tag3 = \port$2141$0 [117:94];
+      2'h3:
+          tag3 = \port$2141$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$70 [1:0])
+      2'h0:
+          age3 = { \$12 , \$9  };
+      2'h1:
+          age3 = { \$20 , \$17  };
+      2'h2:
+          age3 = { \$28 , \$25  };
+      2'h3:
+          age3 = { \$36 , \$33  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$71 [1:0])
+      2'h0:
+          cnt3 = \port$2141$0 [31:24];
+      2'h1:
+          cnt3 = \port$2141$0 [78:71];
+      2'h2:
+          cnt3 = \port$2141$0 [125:118];
+      2'h3:
+          cnt3 = \port$2141$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$72 [1:0])
+      2'h0:
+          mark3 = mark_now_b[0];
+      2'h1:
+          mark3 = mark_now_b[1];
+      2'h2:
+          mark3 = mark_now_b[2];
+      2'h3:
+          mark3 = mark_now_b[3];
+    endcase
+  end
+  assign window = { 45'h000000000000, \port$2141$0 , \port$2145$0 , \port$2140$0  };
+  assign age_bank0 = { \$12 , \$9  };
+  assign age_bank1 = { \$20 , \$17  };
+  assign age_bank2 = { \$28 , \$25  };
+  assign age_bank3 = { \$36 , \$33  };
+  assign \window.request  = \port$2140$0 [34:0];
+  assign \window.request.valid  = \port$2140$0 [0];
+  assign \window.request.op  = \port$2140$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2140$0 [4:3];
+  assign \window.request.tag  = \port$2140$0 [28:5];
+  assign \window.request.t  = \port$2140$0 [34:29];
+  assign \window.start  = \port$2140$0 [41:35];
+  assign \window.lane_slot  = \port$2145$0 ;
+  assign \window.lane_slot[0]  = \port$2145$0 [6:0];
+  assign \window.lane_slot[1]  = \port$2145$0 [13:7];
+  assign \window.lane_slot[2]  = \port$2145$0 [20:14];
+  assign \window.lane_slot[3]  = \port$2145$0 [27:21];
+  assign \window.bank  = \port$2141$0 ;
+  assign \window.bank[0]  = \port$2141$0 [46:0];
+  assign \window.bank[0].tag  = \port$2141$0 [23:0];
+  assign \window.bank[0].count  = \port$2141$0 [31:24];
+  assign \window.bank[0].last  = \port$2141$0 [37:32];
+  assign \window.bank[0].valid  = \port$2141$0 [38];
+  assign \window.bank[0].fresh  = \port$2141$0 [39];
+  assign \window.bank[0].mark  = \port$2141$0 [40];
+  assign \window.bank[0].row  = \port$2141$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2141$0 [46];
+  assign \window.bank[1]  = \port$2141$0 [93:47];
+  assign \window.bank[1].tag  = \port$2141$0 [70:47];
+  assign \window.bank[1].count  = \port$2141$0 [78:71];
+  assign \window.bank[1].last  = \port$2141$0 [84:79];
+  assign \window.bank[1].valid  = \port$2141$0 [85];
+  assign \window.bank[1].fresh  = \port$2141$0 [86];
+  assign \window.bank[1].mark  = \port$2141$0 [87];
+  assign \window.bank[1].row  = \port$2141$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2141$0 [93];
+  assign \window.bank[2]  = \port$2141$0 [140:94];
+  assign \window.bank[2].tag  = \port$2141$0 [117:94];
+  assign \window.bank[2].count  = \port$2141$0 [125:118];
+  assign \window.bank[2].last  = \port$2141$0 [131:126];
+  assign \window.bank[2].valid  = \port$2141$0 [132];
+  assign \window.bank[2].fresh  = \port$2141$0 [133];
+  assign \window.bank[2].mark  = \port$2141$0 [134];
+  assign \window.bank[2].row  = \port$2141$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2141$0 [140];
+  assign \window.bank[3]  = \port$2141$0 [187:141];
+  assign \window.bank[3].tag  = \port$2141$0 [164:141];
+  assign \window.bank[3].count  = \port$2141$0 [172:165];
+  assign \window.bank[3].last  = \port$2141$0 [178:173];
+  assign \window.bank[3].valid  = \port$2141$0 [179];
+  assign \window.bank[3].fresh  = \port$2141$0 [180];
+  assign \window.bank[3].mark  = \port$2141$0 [181];
+  assign \window.bank[3].row  = \port$2141$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2141$0 [187];
+  assign \window.overlap  = 16'h0000;
+  assign \window.overlap[0]  = 4'h0;
+  assign \window.overlap[1]  = 4'h0;
+  assign \window.overlap[2]  = 4'h0;
+  assign \window.overlap[3]  = 4'h0;
+  assign \window.overlap_next  = 16'h0000;
+  assign \window.overlap_next[0]  = 4'h0;
+  assign \window.overlap_next[1]  = 4'h0;
+  assign \window.overlap_next[2]  = 4'h0;
+  assign \window.overlap_next[3]  = 4'h0;
+  assign \window.same_line  = 1'h0;
+  assign \window.forward_age  = 6'h00;
+  assign \window.t_w1  = 6'h00;
+  assign \lanes.request  = lanes[34:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[28:5];
+  assign \lanes.request.t  = lanes[34:29];
+  assign \lanes.start  = lanes[41:35];
+  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane[0]  = lanes[106:42];
+  assign \lanes.lane[0].valid  = lanes[42];
+  assign \lanes.lane[0].match  = lanes[43];
+  assign \lanes.lane[0].age  = lanes[49:44];
+  assign \lanes.lane[0].tag  = lanes[73:50];
+  assign \lanes.lane[0].count  = lanes[81:74];
+  assign \lanes.lane[0].mark  = lanes[82];
+  assign \lanes.lane[0].slot  = lanes[89:83];
+  assign \lanes.lane[0].count_inc  = lanes[97:90];
+  assign \lanes.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes.lane[1]  = lanes[171:107];
+  assign \lanes.lane[1].valid  = lanes[107];
+  assign \lanes.lane[1].match  = lanes[108];
+  assign \lanes.lane[1].age  = lanes[114:109];
+  assign \lanes.lane[1].tag  = lanes[138:115];
+  assign \lanes.lane[1].count  = lanes[146:139];
+  assign \lanes.lane[1].mark  = lanes[147];
+  assign \lanes.lane[1].slot  = lanes[154:148];
+  assign \lanes.lane[1].count_inc  = lanes[162:155];
+  assign \lanes.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes.lane[2]  = lanes[236:172];
+  assign \lanes.lane[2].valid  = lanes[172];
+  assign \lanes.lane[2].match  = lanes[173];
+  assign \lanes.lane[2].age  = lanes[179:174];
+  assign \lanes.lane[2].tag  = lanes[203:180];
+  assign \lanes.lane[2].count  = lanes[211:204];
+  assign \lanes.lane[2].mark  = lanes[212];
+  assign \lanes.lane[2].slot  = lanes[219:213];
+  assign \lanes.lane[2].count_inc  = lanes[227:220];
+  assign \lanes.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes.lane[3]  = lanes[301:237];
+  assign \lanes.lane[3].valid  = lanes[237];
+  assign \lanes.lane[3].match  = lanes[238];
+  assign \lanes.lane[3].age  = lanes[244:239];
+  assign \lanes.lane[3].tag  = lanes[268:245];
+  assign \lanes.lane[3].count  = lanes[276:269];
+  assign \lanes.lane[3].mark  = lanes[277];
+  assign \lanes.lane[3].slot  = lanes[284:278];
+  assign \lanes.lane[3].count_inc  = lanes[292:285];
+  assign \lanes.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes.older  = lanes[317:302];
+  assign \lanes.older[0]  = lanes[305:302];
+  assign \lanes.older[1]  = lanes[309:306];
+  assign \lanes.older[2]  = lanes[313:310];
+  assign \lanes.older[3]  = lanes[317:314];
+  assign \lanes.forwarded  = lanes[321:318];
+  assign \lanes.forward_older  = lanes[325:322];
+  assign \lanes.older_forward  = lanes[329:326];
+  assign \lanes.older_ahead  = lanes[333:330];
+  assign \lanes.ahead_older  = lanes[337:334];
+  assign \lanes.beyond_w1  = lanes[341:338];
+  assign \lanes.ahead_beyond_w1  = lanes[342];
+  assign \lanes.same_line_ahead  = lanes[343];
+  assign \lanes.age_ahead  = lanes[349:344];
+  assign \lanes.ahead_in_window  = lanes[353:350];
+  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
+  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
+  assign \cfg.c3  = cfg[7:0];
+  assign \cfg.c2  = cfg[15:8];
+  assign \cfg.w3  = cfg[20:16];
+  assign \cfg.w2  = cfg[25:21];
+  assign \cfg.w1  = cfg[30:26];
+  assign \cfg.hash_seed  = cfg[62:31];
+  assign lanes[316] = \$112 ;
+  assign lanes[315] = \$111 ;
+  assign lanes[314] = \$110 ;
+  assign lanes[341] = \$109 ;
+  assign lanes[300:293] = \$108 [7:0];
+  assign lanes[292:285] = \$105 [7:0];
+  assign lanes[284:278] = \port$2145$0 [27:21];
+  assign lanes[277] = mark3;
+  assign lanes[276:269] = cnt3;
+  assign lanes[268:245] = tag3;
+  assign lanes[244:239] = age3;
+  assign lanes[238] = match3;
+  assign lanes[237] = valid3;
+  assign lanes[313] = \$102 ;
+  assign lanes[311] = \$101 ;
+  assign lanes[310] = \$100 ;
+  assign lanes[340] = \$99 ;
+  assign lanes[235:228] = \$98 [7:0];
+  assign lanes[227:220] = \$95 [7:0];
+  assign lanes[219:213] = \port$2145$0 [20:14];
+  assign lanes[212] = mark2;
+  assign lanes[211:204] = cnt2;
+  assign lanes[203:180] = tag2;
+  assign lanes[179:174] = age2;
+  assign lanes[173] = match2;
+  assign lanes[172] = valid2;
+  assign lanes[309] = \$92 ;
+  assign lanes[308] = \$91 ;
+  assign lanes[306] = \$90 ;
+  assign lanes[339] = \$89 ;
+  assign lanes[170:163] = \$88 [7:0];
+  assign lanes[162:155] = \$85 [7:0];
+  assign lanes[154:148] = \port$2145$0 [13:7];
+  assign lanes[147] = mark1;
+  assign lanes[146:139] = cnt1;
+  assign lanes[138:115] = tag1;
+  assign lanes[114:109] = age1;
+  assign lanes[108] = match1;
+  assign lanes[107] = valid1;
+  assign lanes[305] = \$82 ;
+  assign lanes[304] = \$81 ;
+  assign lanes[303] = \$80 ;
+  assign lanes[338] = \$79 ;
+  assign lanes[105:98] = \$78 [7:0];
+  assign lanes[97:90] = \$75 [7:0];
+  assign lanes[89:83] = \port$2145$0 [6:0];
+  assign lanes[82] = mark0;
+  assign lanes[81:74] = cnt0;
+  assign lanes[73:50] = tag0;
+  assign lanes[49:44] = age0;
+  assign lanes[43] = match0;
+  assign lanes[42] = valid0;
+  assign lanes[41:35] = \port$2140$0 [41:35];
+  assign lanes[34:0] = \port$2140$0 [34:0];
+  assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
+  assign tag_eq_b[3] = \$4 ;
+  assign tag_eq_b[2] = \$3 ;
+  assign tag_eq_b[1] = \$2 ;
+  assign tag_eq_b[0] = \$1 ;
+  assign mark_now_b[3] = \port$2141$0 [181];
+  assign mark_now_b[2] = \port$2141$0 [134];
+  assign mark_now_b[1] = \port$2141$0 [87];
+  assign mark_now_b[0] = \port$2141$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -3949,10 +4159,10 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr ;
   (* init = 7'h00 *)
-  wire [6:0] \$signature__addr$100 ;
-  wire [6:0] \$signature__addr$104 ;
+  wire [6:0] \$signature__addr$101 ;
+  wire [6:0] \$signature__addr$105 ;
   (* init = 7'h00 *)
-  wire [6:0] \$signature__addr$106 ;
+  wire [6:0] \$signature__addr$107 ;
   (* init = 7'h00 *)
   wire [6:0] \$signature__addr$53 ;
   (* init = 7'h00 *)
@@ -3963,24 +4173,25 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire [6:0] \$signature__addr$85 ;
   wire [6:0] \$signature__addr$87 ;
   wire [6:0] \$signature__addr$89 ;
-  wire [6:0] \$signature__addr$98 ;
+  wire [6:0] \$signature__addr$99 ;
   wire [6:0] \$signature__data ;
-  wire [6:0] \$signature__data$102 ;
   wire [6:0] \$signature__data$103 ;
-  wire [6:0] \$signature__data$108 ;
+  wire [6:0] \$signature__data$104 ;
   wire [6:0] \$signature__data$109 ;
+  wire [6:0] \$signature__data$110 ;
   wire [6:0] \$signature__data$55 ;
   wire [6:0] \$signature__data$70 ;
   wire [6:0] \$signature__data$79 ;
-  wire [6:0] \$signature__data$92 ;
   wire [6:0] \$signature__data$93 ;
-  wire [6:0] \$signature__data$95 ;
+  wire [6:0] \$signature__data$94 ;
   wire [6:0] \$signature__data$96 ;
+  wire [6:0] \$signature__data$97 ;
   (* init = 1'h0 *)
   wire \$signature__en ;
-  wire \$signature__en$101 ;
-  wire \$signature__en$105 ;
-  wire \$signature__en$107 ;
+  wire \$signature__en$100 ;
+  wire \$signature__en$102 ;
+  wire \$signature__en$106 ;
+  wire \$signature__en$108 ;
   (* init = 1'h0 *)
   wire \$signature__en$51 ;
   (* init = 1'h0 *)
@@ -3991,7 +4202,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire \$signature__en$86 ;
   wire \$signature__en$88 ;
   wire \$signature__en$90 ;
-  wire \$signature__en$99 ;
   wire busy;
   input clk;
   wire clk;
@@ -4048,6 +4258,15 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire [6:0] pa;
   (* init = 7'h00 *)
   wire [6:0] pb;
+  wire [8:0] pending;
+  wire [8:0] \pending[0] ;
+  (* enum_base_type = "LruCmd" *)
+  (* enum_value_00 = "NONE" *)
+  (* enum_value_01 = "TOUCH" *)
+  (* enum_value_10 = "INSERT" *)
+  (* enum_value_11 = "POP" *)
+  wire [1:0] \pending[0].cmd ;
+  wire [6:0] \pending[0].slot ;
   reg [6:0] prev0_wlast2_addr = 7'h00;
   reg [6:0] prev0_wlast2_data = 7'h00;
   reg prev0_wlast2_en = 1'h0;
@@ -4223,8 +4442,8 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     _0_ <= next0[slot_q];
     _1_ <= next0[\$signature__addr$87 ];
   end
-  assign \$signature__data$109  = _0_;
-  assign \$signature__data$95  = _1_;
+  assign \$signature__data$110  = _0_;
+  assign \$signature__data$96  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] next1 [127:0];
   initial begin
@@ -4367,8 +4586,8 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     _2_ <= next1[p_of];
     _3_ <= next1[\$signature__addr$89 ];
   end
-  assign \$signature__data$108  = _2_;
-  assign \$signature__data$96  = _3_;
+  assign \$signature__data$109  = _2_;
+  assign \$signature__data$97  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] prev0 [127:0];
   initial begin
@@ -4511,8 +4730,8 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     _4_ <= prev0[head];
     _5_ <= prev0[\$signature__addr$83 ];
   end
-  assign \$signature__data$103  = _4_;
-  assign \$signature__data$92  = _5_;
+  assign \$signature__data$104  = _4_;
+  assign \$signature__data$93  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [6:0] prev1 [127:0];
   initial begin
@@ -4655,8 +4874,8 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     _6_ <= prev1[\$signal ];
     _7_ <= prev1[\$signature__addr$85 ];
   end
-  assign \$signature__data$102  = _6_;
-  assign \$signature__data$93  = _7_;
+  assign \$signature__data$103  = _6_;
+  assign \$signature__data$94  = _7_;
   assign \$1  = cmd == 2'h3;
   assign \$2  = \$1  ? tail : slot;
   assign \$3  = slot_q != head;
@@ -4679,7 +4898,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$15  = prev_a_last_en & \$14 ;
   assign \$16  = prev_b_last_addr == slot_q;
   assign \$17  = prev_b_last_en & \$16 ;
-  assign \$18  = \$signature__data$92  ^ \$signature__data$93 ;
+  assign \$18  = \$signature__data$93  ^ \$signature__data$94 ;
   assign \$19  = \$17  ? prev_b_last_data : \$18 ;
   assign \$20  = \$15  ? prev_a_last_data : \$19 ;
   assign \$21  = \$13  ? prev_b_data : \$20 ;
@@ -4692,7 +4911,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$27  = next_a_last_en & \$26 ;
   assign \$28  = next_b_last_addr == slot_q;
   assign \$29  = next_b_last_en & \$28 ;
-  assign \$30  = \$signature__data$95  ^ \$signature__data$96 ;
+  assign \$30  = \$signature__data$96  ^ \$signature__data$97 ;
   assign \$31  = \$29  ? next_b_last_data : \$30 ;
   assign \$32  = \$27  ? next_a_last_data : \$31 ;
   assign \$33  = \$25  ? next_b_data : \$32 ;
@@ -4701,19 +4920,19 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$35  = slot_q == tail;
   assign \$36  = prev1_wlast_addr == prev_a_addr;
   assign \$37  = prev1_wlast_en & \$36 ;
-  assign \$38  = \$37  ? prev1_wlast_data : \$signature__data$102 ;
+  assign \$38  = \$37  ? prev1_wlast_data : \$signature__data$103 ;
   assign \$signature__data  = prev_a_data ^ \$38 ;
   assign \$39  = prev0_wlast_addr == prev_b_addr;
   assign \$40  = prev0_wlast_en & \$39 ;
-  assign \$41  = \$40  ? prev0_wlast_data : \$signature__data$103 ;
+  assign \$41  = \$40  ? prev0_wlast_data : \$signature__data$104 ;
   assign \$signature__data$55  = prev_b_data ^ \$41 ;
   assign \$42  = next1_wlast_addr == next_a_addr;
   assign \$43  = next1_wlast_en & \$42 ;
-  assign \$44  = \$43  ? next1_wlast_data : \$signature__data$108 ;
+  assign \$44  = \$43  ? next1_wlast_data : \$signature__data$109 ;
   assign \$signature__data$70  = next_a_data ^ \$44 ;
   assign \$45  = next0_wlast_addr == next_b_addr;
   assign \$46  = next0_wlast_en & \$45 ;
-  assign \$47  = \$46  ? next0_wlast_data : \$signature__data$109 ;
+  assign \$47  = \$46  ? next0_wlast_data : \$signature__data$110 ;
   assign \$signature__data$79  = next_b_data ^ \$47 ;
   always @(posedge clk)
     prev_a_last_en <= \$48 ;
@@ -5300,14 +5519,19 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__en$90  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
-  assign \$signature__addr$98  = \$signal ;
-  assign \$signature__en$99  = 1'h1;
-  assign \$signature__addr$100  = head;
-  assign \$signature__en$101  = 1'h1;
-  assign \$signature__addr$104  = p_of;
-  assign \$signature__en$105  = 1'h1;
-  assign \$signature__addr$106  = slot_q;
-  assign \$signature__en$107  = 1'h1;
+  assign \$signature__addr$99  = \$signal ;
+  assign \$signature__en$100  = 1'h1;
+  assign \$signature__addr$101  = head;
+  assign \$signature__en$102  = 1'h1;
+  assign \$signature__addr$105  = p_of;
+  assign \$signature__en$106  = 1'h1;
+  assign \$signature__addr$107  = slot_q;
+  assign \$signature__en$108  = 1'h1;
+  assign \pending[0]  = pending;
+  assign \pending[0].cmd  = pending[1:0];
+  assign \pending[0].slot  = pending[8:2];
+  assign pending[8:2] = slot_q;
+  assign pending[1:0] = cmd_q;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5389,7 +5613,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, sc_row, sc_set, clear_en, clear_row, \port$2187$5 , inv_slot, \port$2187$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2160$5 
+, inv_slot, \port$2160$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6035,6 +6260,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   wire [5:0] \bk_last[1] ;
   wire [5:0] \bk_last[2] ;
   wire [5:0] \bk_last[3] ;
+  output [3:0] bk_mark;
   wire [3:0] bk_mark;
   output [3:0] bk_mark_raw;
   wire [3:0] bk_mark_raw;
@@ -6182,10 +6408,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   wire \meta_data.fresh ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2187$136 ;
-  wire [17:0] \port$2187$136 ;
-  input [29:0] \port$2187$5 ;
-  wire [29:0] \port$2187$5 ;
+  input [17:0] \port$2160$136 ;
+  wire [17:0] \port$2160$136 ;
+  input [29:0] \port$2160$5 ;
+  wire [29:0] \port$2160$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6224,11 +6450,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   wire sc_mark_at_hi;
   wire sc_mark_at_hi_m1;
   wire [3:0] sc_mark_en;
+  output [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   (* init = 5'h00 *)
   wire [4:0] sc_mark_row;
   (* init = 5'h00 *)
   wire [4:0] sc_mark_row_next;
+  output [3:0] sc_mark_value;
   wire [3:0] sc_mark_value;
   wire [4:0] sc_r__addr;
   wire [31:0] sc_r__data;
@@ -6252,6 +6480,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   input [4:0] sc_row;
   wire [4:0] sc_row;
   reg [4:0] sc_row_q = 5'h00;
+  output [4:0] sc_row_qq;
   reg [4:0] sc_row_qq = 5'h00;
   output [4:0] sc_row_qqq;
   reg [4:0] sc_row_qqq = 5'h00;
@@ -6380,7 +6609,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$2187$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2160$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6425,7 +6654,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$2187$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2160$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6470,7 +6699,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$2187$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2160$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6515,7 +6744,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$2187$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2160$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -6946,65 +7175,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$433  = rd_slot[6:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2187$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2187$136 [8] & \$436 ;
+  assign \$436  = \port$2160$136 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$2160$136 [8] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2187$136 [9] & \$437 ;
+  assign \$438  = \port$2160$136 [9] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2187$136 [9];
-  assign \$441  = \port$2187$136 [1:0] == 2'h3;
-  assign \$442  = \port$2187$136 [8] & \$441 ;
+  assign \$440  = ~ \port$2160$136 [9];
+  assign \$441  = \port$2160$136 [1:0] == 2'h3;
+  assign \$442  = \port$2160$136 [8] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2187$136 [9] & \$444 ;
+  assign \$445  = \port$2160$136 [9] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2187$136 [9];
-  assign \$448  = \port$2187$136 [1:0] == 2'h3;
-  assign \$449  = \port$2187$136 [8] & \$448 ;
+  assign \$447  = ~ \port$2160$136 [9];
+  assign \$448  = \port$2160$136 [1:0] == 2'h3;
+  assign \$449  = \port$2160$136 [8] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2187$136 [9];
+  assign \$455  = \$454  & \port$2160$136 [9];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[6:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2187$136 [9];
+  assign \$462  = ~ \port$2160$136 [9];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2187$136 [1:0] == 2'h3;
-  assign \$465  = \port$2187$136 [8] & \$464 ;
+  assign \$464  = \port$2160$136 [1:0] == 2'h3;
+  assign \$465  = \port$2160$136 [8] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$467  = \port$2160$136 [6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2187$136 [9];
+  assign \$473  = \$472  & \port$2160$136 [9];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2187$136 [9];
+  assign \$480  = ~ \port$2160$136 [9];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2187$136 [1:0] == 2'h3;
-  assign \$483  = \port$2187$136 [8] & \$482 ;
+  assign \$482  = \port$2160$136 [1:0] == 2'h3;
+  assign \$483  = \port$2160$136 [8] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$485  = \port$2160$136 [6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2187$136 [1:0] == 2'h3;
-  assign \$489  = \port$2187$136 [8] & \$488 ;
-  assign \$490  = \port$2187$136 [6:2] == sc_row_qqq;
+  assign \$488  = \port$2160$136 [1:0] == 2'h3;
+  assign \$489  = \port$2160$136 [8] & \$488 ;
+  assign \$490  = \port$2160$136 [6:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -7115,31 +7344,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2187$136 [9];
+  assign \$6  = \$5  & \port$2160$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2187$136 [9];
+  assign \$13  = ~ \port$2160$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2187$136 [1:0];
-  assign \$16  = \port$2187$136 [8] & \$15 ;
+  assign \$15  = ! \port$2160$136 [1:0];
+  assign \$16  = \port$2160$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2187$136 [6:2] == sc_row;
+  assign \$18  = \port$2160$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2187$136 [1:0];
-  assign \$23  = \port$2187$136 [8] & \$22 ;
-  assign \$24  = \port$2187$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2160$136 [1:0];
+  assign \$23  = \port$2160$136 [8] & \$22 ;
+  assign \$24  = \port$2160$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2187$136 [1:0];
-  assign \$30  = \port$2187$136 [8] & \$29 ;
+  assign \$29  = ! \port$2160$136 [1:0];
+  assign \$30  = \port$2160$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7147,7 +7376,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2187$136 [9];
+  assign \$38  = \$37  & \port$2160$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7155,10 +7384,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2187$136 [9];
+  assign \$46  = ~ \port$2160$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2187$136 [1:0];
-  assign \$49  = \port$2187$136 [8] & \$48 ;
+  assign \$48  = ! \port$2160$136 [1:0];
+  assign \$49  = \port$2160$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7172,31 +7401,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2187$136 [9];
+  assign \$63  = \$62  & \port$2160$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2187$136 [9];
+  assign \$70  = ~ \port$2160$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2187$136 [1:0] == 1'h1;
-  assign \$73  = \port$2187$136 [8] & \$72 ;
+  assign \$72  = \port$2160$136 [1:0] == 1'h1;
+  assign \$73  = \port$2160$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2187$136 [6:2] == sc_row;
+  assign \$75  = \port$2160$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2187$136 [1:0] == 1'h1;
-  assign \$80  = \port$2187$136 [8] & \$79 ;
-  assign \$81  = \port$2187$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2160$136 [1:0] == 1'h1;
+  assign \$80  = \port$2160$136 [8] & \$79 ;
+  assign \$81  = \port$2160$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2187$136 [1:0] == 1'h1;
-  assign \$87  = \port$2187$136 [8] & \$86 ;
+  assign \$86  = \port$2160$136 [1:0] == 1'h1;
+  assign \$87  = \port$2160$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7204,7 +7433,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2187$136 [9];
+  assign \$95  = \$94  & \port$2160$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7212,10 +7441,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2187$136 [9];
+  assign \$103  = ~ \port$2160$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2187$136 [1:0] == 1'h1;
-  assign \$106  = \port$2187$136 [8] & \$105 ;
+  assign \$105  = \port$2160$136 [1:0] == 1'h1;
+  assign \$106  = \port$2160$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7229,31 +7458,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2187$136 [9];
+  assign \$120  = \$119  & \port$2160$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2187$136 [9];
+  assign \$127  = ~ \port$2160$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2187$136 [1:0] == 2'h2;
-  assign \$130  = \port$2187$136 [8] & \$129 ;
+  assign \$129  = \port$2160$136 [1:0] == 2'h2;
+  assign \$130  = \port$2160$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2187$136 [6:2] == sc_row;
+  assign \$132  = \port$2160$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2187$136 [1:0] == 2'h2;
-  assign \$137  = \port$2187$136 [8] & \$136 ;
-  assign \$138  = \port$2187$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2160$136 [1:0] == 2'h2;
+  assign \$137  = \port$2160$136 [8] & \$136 ;
+  assign \$138  = \port$2160$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2187$136 [1:0] == 2'h2;
-  assign \$144  = \port$2187$136 [8] & \$143 ;
+  assign \$143  = \port$2160$136 [1:0] == 2'h2;
+  assign \$144  = \port$2160$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7261,7 +7490,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2187$136 [9];
+  assign \$152  = \$151  & \port$2160$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7269,10 +7498,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2187$136 [9];
+  assign \$160  = ~ \port$2160$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2187$136 [1:0] == 2'h2;
-  assign \$163  = \port$2187$136 [8] & \$162 ;
+  assign \$162  = \port$2160$136 [1:0] == 2'h2;
+  assign \$163  = \port$2160$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7286,31 +7515,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2187$136 [9];
+  assign \$177  = \$176  & \port$2160$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2187$136 [9];
+  assign \$184  = ~ \port$2160$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2187$136 [1:0] == 2'h3;
-  assign \$187  = \port$2187$136 [8] & \$186 ;
+  assign \$186  = \port$2160$136 [1:0] == 2'h3;
+  assign \$187  = \port$2160$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2187$136 [6:2] == sc_row;
+  assign \$189  = \port$2160$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2187$136 [1:0] == 2'h3;
-  assign \$194  = \port$2187$136 [8] & \$193 ;
-  assign \$195  = \port$2187$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2160$136 [1:0] == 2'h3;
+  assign \$194  = \port$2160$136 [8] & \$193 ;
+  assign \$195  = \port$2160$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2187$136 [1:0] == 2'h3;
-  assign \$201  = \port$2187$136 [8] & \$200 ;
+  assign \$200  = \port$2160$136 [1:0] == 2'h3;
+  assign \$201  = \port$2160$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7318,7 +7547,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2187$136 [9];
+  assign \$209  = \$208  & \port$2160$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7326,10 +7555,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2187$136 [9];
+  assign \$217  = ~ \port$2160$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2187$136 [1:0] == 2'h3;
-  assign \$220  = \port$2187$136 [8] & \$219 ;
+  assign \$219  = \port$2160$136 [1:0] == 2'h3;
+  assign \$220  = \port$2160$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7338,10 +7567,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2187$136 [9] | clear_en;
+  assign \$229  = \port$2160$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2187$136 [6:2];
-  assign \$231  = \port$2187$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2160$136 [6:2];
+  assign \$231  = \port$2160$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7358,65 +7587,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2187$136 [1:0];
-  assign \$signature__en$106  = \port$2187$136 [8] & \$241 ;
+  assign \$241  = ! \port$2160$136 [1:0];
+  assign \$signature__en$106  = \port$2160$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2187$136 [9] & \$242 ;
+  assign \$243  = \port$2160$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2187$136 [9];
-  assign \$246  = ! \port$2187$136 [1:0];
-  assign \$247  = \port$2187$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2160$136 [9];
+  assign \$246  = ! \port$2160$136 [1:0];
+  assign \$247  = \port$2160$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2187$136 [9] & \$249 ;
+  assign \$250  = \port$2160$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2187$136 [9];
-  assign \$253  = ! \port$2187$136 [1:0];
-  assign \$254  = \port$2187$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2160$136 [9];
+  assign \$253  = ! \port$2160$136 [1:0];
+  assign \$254  = \port$2160$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2187$136 [9];
+  assign \$260  = \$259  & \port$2160$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2187$136 [9];
+  assign \$267  = ~ \port$2160$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2187$136 [1:0];
-  assign \$270  = \port$2187$136 [8] & \$269 ;
+  assign \$269  = ! \port$2160$136 [1:0];
+  assign \$270  = \port$2160$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2160$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2187$136 [9];
+  assign \$278  = \$277  & \port$2160$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2187$136 [9];
+  assign \$285  = ~ \port$2160$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2187$136 [1:0];
-  assign \$288  = \port$2187$136 [8] & \$287 ;
+  assign \$287  = ! \port$2160$136 [1:0];
+  assign \$288  = \port$2160$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2160$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2187$136 [1:0];
-  assign \$294  = \port$2187$136 [8] & \$293 ;
-  assign \$295  = \port$2187$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2160$136 [1:0];
+  assign \$294  = \port$2160$136 [8] & \$293 ;
+  assign \$295  = \port$2160$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7432,65 +7661,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2187$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2187$136 [8] & \$306 ;
+  assign \$306  = \port$2160$136 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$2160$136 [8] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2187$136 [9] & \$307 ;
+  assign \$308  = \port$2160$136 [9] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2187$136 [9];
-  assign \$311  = \port$2187$136 [1:0] == 1'h1;
-  assign \$312  = \port$2187$136 [8] & \$311 ;
+  assign \$310  = ~ \port$2160$136 [9];
+  assign \$311  = \port$2160$136 [1:0] == 1'h1;
+  assign \$312  = \port$2160$136 [8] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2187$136 [9] & \$314 ;
+  assign \$315  = \port$2160$136 [9] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2187$136 [9];
-  assign \$318  = \port$2187$136 [1:0] == 1'h1;
-  assign \$319  = \port$2187$136 [8] & \$318 ;
+  assign \$317  = ~ \port$2160$136 [9];
+  assign \$318  = \port$2160$136 [1:0] == 1'h1;
+  assign \$319  = \port$2160$136 [8] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2187$136 [9];
+  assign \$325  = \$324  & \port$2160$136 [9];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[6:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2187$136 [9];
+  assign \$332  = ~ \port$2160$136 [9];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2187$136 [1:0] == 1'h1;
-  assign \$335  = \port$2187$136 [8] & \$334 ;
+  assign \$334  = \port$2160$136 [1:0] == 1'h1;
+  assign \$335  = \port$2160$136 [8] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$337  = \port$2160$136 [6:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2187$136 [9];
+  assign \$343  = \$342  & \port$2160$136 [9];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[6:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2187$136 [9];
+  assign \$350  = ~ \port$2160$136 [9];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2187$136 [1:0] == 1'h1;
-  assign \$353  = \port$2187$136 [8] & \$352 ;
+  assign \$352  = \port$2160$136 [1:0] == 1'h1;
+  assign \$353  = \port$2160$136 [8] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$355  = \port$2160$136 [6:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2187$136 [1:0] == 1'h1;
-  assign \$359  = \port$2187$136 [8] & \$358 ;
-  assign \$360  = \port$2187$136 [6:2] == sc_row_qqq;
+  assign \$358  = \port$2160$136 [1:0] == 1'h1;
+  assign \$359  = \port$2160$136 [8] & \$358 ;
+  assign \$360  = \port$2160$136 [6:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -7506,65 +7735,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$368  = rd_slot[6:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2187$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2187$136 [8] & \$371 ;
+  assign \$371  = \port$2160$136 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$2160$136 [8] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2187$136 [9] & \$372 ;
+  assign \$373  = \port$2160$136 [9] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2187$136 [9];
-  assign \$376  = \port$2187$136 [1:0] == 2'h2;
-  assign \$377  = \port$2187$136 [8] & \$376 ;
+  assign \$375  = ~ \port$2160$136 [9];
+  assign \$376  = \port$2160$136 [1:0] == 2'h2;
+  assign \$377  = \port$2160$136 [8] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2187$136 [9] & \$379 ;
+  assign \$380  = \port$2160$136 [9] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2187$136 [9];
-  assign \$383  = \port$2187$136 [1:0] == 2'h2;
-  assign \$384  = \port$2187$136 [8] & \$383 ;
+  assign \$382  = ~ \port$2160$136 [9];
+  assign \$383  = \port$2160$136 [1:0] == 2'h2;
+  assign \$384  = \port$2160$136 [8] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2187$136 [9];
+  assign \$390  = \$389  & \port$2160$136 [9];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[6:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2187$136 [9];
+  assign \$397  = ~ \port$2160$136 [9];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2187$136 [1:0] == 2'h2;
-  assign \$400  = \port$2187$136 [8] & \$399 ;
+  assign \$399  = \port$2160$136 [1:0] == 2'h2;
+  assign \$400  = \port$2160$136 [8] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$402  = \port$2160$136 [6:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2187$136 [9];
+  assign \$408  = \$407  & \port$2160$136 [9];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[6:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2187$136 [9];
+  assign \$415  = ~ \port$2160$136 [9];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2187$136 [1:0] == 2'h2;
-  assign \$418  = \port$2187$136 [8] & \$417 ;
+  assign \$417  = \port$2160$136 [1:0] == 2'h2;
+  assign \$418  = \port$2160$136 [8] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2187$136 [6:2] == sc_row_q;
+  assign \$420  = \port$2160$136 [6:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2187$136 [1:0] == 2'h2;
-  assign \$424  = \port$2187$136 [8] & \$423 ;
-  assign \$425  = \port$2187$136 [6:2] == sc_row_qqq;
+  assign \$423  = \port$2160$136 [1:0] == 2'h2;
+  assign \$424  = \port$2160$136 [8] & \$423 ;
+  assign \$425  = \port$2160$136 [6:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -7911,15 +8140,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2187$136 [9]) begin
+    end else if (\port$2160$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2187$136 [6:2];
+      meta_addr = \port$2160$136 [6:2];
     end
   end
-  assign inv_en = \port$2187$136 [9];
-  assign wr_en = \port$2187$136 [8];
-  assign wr_slot = \port$2187$136 [6:0];
+  assign inv_en = \port$2160$136 [9];
+  assign wr_en = \port$2160$136 [8];
+  assign wr_slot = \port$2160$136 [6:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -7930,8 +8159,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2187$5 [29:24];
-  assign wr_mark = \port$2187$136 [7];
+  assign wr_last = \port$2160$5 [29:24];
+  assign wr_mark = \port$2160$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -7939,9 +8168,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2187$136 [6:2];
-  assign wr_tag = \port$2187$5 [23:0];
-  assign wr_count = \port$2187$136 [17:10];
+  assign \$signature__addr$105  = \port$2160$136 [6:2];
+  assign wr_tag = \port$2160$5 [23:0];
+  assign wr_count = \port$2160$136 [17:10];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -7951,7 +8180,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [4:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2187$136 [6:2];
+  assign \$signature__addr$141  = \port$2160$136 [6:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -7961,7 +8190,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [4:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2187$136 [6:2];
+  assign \$signature__addr$160  = \port$2160$136 [6:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -7971,7 +8200,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [4:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2187$136 [6:2];
+  assign \$signature__addr$179  = \port$2160$136 [6:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -8152,12 +8381,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign \$signature__data$188.last  = \$signature__data$188 [5:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [6];
   assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2187$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2187$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2187$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2187$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2187$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2187$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2160$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2160$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2160$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2160$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2160$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2160$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8218,17 +8447,1240 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qqq, sc_last, sc_valid, bk_tag, 
   assign scrub_w__data[23:16] = meta_data;
   assign scrub_w__data[15:8] = meta_data;
   assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2187$136 [17:10];
-  assign \$signature__data [23:0] = \port$2187$5 [23:0];
+  assign \$signature__data [31:24] = \port$2160$136 [17:10];
+  assign \$signature__data [23:0] = \port$2160$5 [23:0];
   assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2187$136 [7];
-  assign meta_data[5:0] = \port$2187$5 [29:24];
+  assign meta_data[6] = \port$2160$136 [7];
+  assign meta_data[5:0] = \port$2160$5 [29:24];
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions (lanes, decision, list_empty);
+  wire [23:0] age;
+  wire [5:0] \age[0] ;
+  wire [5:0] \age[1] ;
+  wire [5:0] \age[2] ;
+  wire [5:0] \age[3] ;
+  wire [3:0] beyond_w1;
+  wire [31:0] count;
+  wire [7:0] \count[0] ;
+  wire [7:0] \count[1] ;
+  wire [7:0] \count[2] ;
+  wire [7:0] \count[3] ;
+  wire [31:0] count_inc;
+  wire [31:0] count_inc2;
+  wire [7:0] \count_inc2[0] ;
+  wire [7:0] \count_inc2[1] ;
+  wire [7:0] \count_inc2[2] ;
+  wire [7:0] \count_inc2[3] ;
+  wire [7:0] \count_inc[0] ;
+  wire [7:0] \count_inc[1] ;
+  wire [7:0] \count_inc[2] ;
+  wire [7:0] \count_inc[3] ;
+  output [161:0] decision;
+  wire [161:0] decision;
+  wire [161:0] \decision$17 ;
+  wire \decision$17.any_free ;
+  wire [7:0] \decision$17.cnt_after ;
+  wire [7:0] \decision$17.cnt_after_inc ;
+  wire \decision$17.free_mark ;
+  wire [6:0] \decision$17.free_slot ;
+  wire [5:0] \decision$17.hit_age ;
+  wire [7:0] \decision$17.hit_cnt ;
+  wire \decision$17.hit_mark ;
+  wire [6:0] \decision$17.hit_slot ;
+  wire \decision$17.inv ;
+  wire [1:0] \decision$17.min_tlevel ;
+  wire [1:0] \decision$17.op ;
+  wire \decision$17.present ;
+  wire [5:0] \decision$17.t ;
+  wire [23:0] \decision$17.tag ;
+  wire [6:0] \decision$17.tail_slot ;
+  wire [23:0] \decision$17.tail_tag ;
+  wire \decision$17.take ;
+  wire \decision$17.valid ;
+  wire \decision$17.vict_mark ;
+  wire [6:0] \decision$17.vict_slot ;
+  wire \decision$17.vict_t0 ;
+  wire [23:0] \decision$17.vict_tag ;
+  wire \decision$17.wr ;
+  wire [3:0] \decision$17.wr_lane ;
+  wire \decision$17.wr_mark ;
+  wire [6:0] \decision$17.wr_slot ;
+  wire \decision.any_free ;
+  wire [7:0] \decision.cnt_after ;
+  wire [7:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [6:0] \decision.free_slot ;
+  wire [5:0] \decision.hit_age ;
+  wire [7:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [6:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [5:0] \decision.t ;
+  wire [23:0] \decision.tag ;
+  wire [6:0] \decision.tail_slot ;
+  wire [23:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [6:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [23:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [6:0] \decision.wr_slot ;
+  input [361:0] lanes;
+  wire [361:0] lanes;
+  wire [5:0] \lanes.age_ahead ;
+  wire \lanes.ahead_beyond_w1 ;
+  wire [3:0] \lanes.ahead_in_window ;
+  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [3:0] \lanes.ahead_lane_bit[0] ;
+  wire [3:0] \lanes.ahead_lane_bit[1] ;
+  wire [3:0] \lanes.ahead_older ;
+  wire [3:0] \lanes.beyond_w1 ;
+  wire [3:0] \lanes.forward_older ;
+  wire [3:0] \lanes.forwarded ;
+  wire [259:0] \lanes.lane ;
+  wire [64:0] \lanes.lane[0] ;
+  wire [5:0] \lanes.lane[0].age ;
+  wire [7:0] \lanes.lane[0].count ;
+  wire [7:0] \lanes.lane[0].count_inc ;
+  wire [7:0] \lanes.lane[0].count_inc2 ;
+  wire \lanes.lane[0].mark ;
+  wire \lanes.lane[0].match ;
+  wire \lanes.lane[0].sc_row_hit ;
+  wire [6:0] \lanes.lane[0].slot ;
+  wire [23:0] \lanes.lane[0].tag ;
+  wire \lanes.lane[0].valid ;
+  wire [64:0] \lanes.lane[1] ;
+  wire [5:0] \lanes.lane[1].age ;
+  wire [7:0] \lanes.lane[1].count ;
+  wire [7:0] \lanes.lane[1].count_inc ;
+  wire [7:0] \lanes.lane[1].count_inc2 ;
+  wire \lanes.lane[1].mark ;
+  wire \lanes.lane[1].match ;
+  wire \lanes.lane[1].sc_row_hit ;
+  wire [6:0] \lanes.lane[1].slot ;
+  wire [23:0] \lanes.lane[1].tag ;
+  wire \lanes.lane[1].valid ;
+  wire [64:0] \lanes.lane[2] ;
+  wire [5:0] \lanes.lane[2].age ;
+  wire [7:0] \lanes.lane[2].count ;
+  wire [7:0] \lanes.lane[2].count_inc ;
+  wire [7:0] \lanes.lane[2].count_inc2 ;
+  wire \lanes.lane[2].mark ;
+  wire \lanes.lane[2].match ;
+  wire \lanes.lane[2].sc_row_hit ;
+  wire [6:0] \lanes.lane[2].slot ;
+  wire [23:0] \lanes.lane[2].tag ;
+  wire \lanes.lane[2].valid ;
+  wire [64:0] \lanes.lane[3] ;
+  wire [5:0] \lanes.lane[3].age ;
+  wire [7:0] \lanes.lane[3].count ;
+  wire [7:0] \lanes.lane[3].count_inc ;
+  wire [7:0] \lanes.lane[3].count_inc2 ;
+  wire \lanes.lane[3].mark ;
+  wire \lanes.lane[3].match ;
+  wire \lanes.lane[3].sc_row_hit ;
+  wire [6:0] \lanes.lane[3].slot ;
+  wire [23:0] \lanes.lane[3].tag ;
+  wire \lanes.lane[3].valid ;
+  wire [15:0] \lanes.older ;
+  wire [3:0] \lanes.older[0] ;
+  wire [3:0] \lanes.older[1] ;
+  wire [3:0] \lanes.older[2] ;
+  wire [3:0] \lanes.older[3] ;
+  wire [3:0] \lanes.older_ahead ;
+  wire [3:0] \lanes.older_forward ;
+  wire [34:0] \lanes.request ;
+  wire [1:0] \lanes.request.min_tlevel ;
+  wire [1:0] \lanes.request.op ;
+  wire [5:0] \lanes.request.t ;
+  wire [23:0] \lanes.request.tag ;
+  wire \lanes.request.valid ;
+  wire \lanes.same_line_ahead ;
+  wire [6:0] \lanes.start ;
+  input list_empty;
+  wire list_empty;
+  wire \list_empty$4 ;
+  wire [3:0] mark;
+  wire [3:0] match;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  wire [34:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [5:0] \request.t ;
+  wire [23:0] \request.tag ;
+  wire \request.valid ;
+  wire [27:0] slot;
+  wire [6:0] \slot[0] ;
+  wire [6:0] \slot[1] ;
+  wire [6:0] \slot[2] ;
+  wire [6:0] \slot[3] ;
+  wire [95:0] tag;
+  wire [23:0] \tag[0] ;
+  wire [23:0] \tag[1] ;
+  wire [23:0] \tag[2] ;
+  wire [23:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [6:0] window;
+  \kv_asu.core.versions.dec  dec (
+    .age(age),
+    .beyond_w1(lanes[341:338]),
+    .count(count),
+    .count_inc(count_inc),
+    .count_inc2(count_inc2),
+    .decision(decision),
+    .list_empty(list_empty),
+    .older(older),
+    .\port$2152$0 (lanes[43:0]),
+    .\port$2152$107 (lanes[108:107]),
+    .\port$2152$147 (lanes[147]),
+    .\port$2152$172 (lanes[173:172]),
+    .\port$2152$212 (lanes[212]),
+    .\port$2152$237 (lanes[238:237]),
+    .\port$2152$277 (lanes[277]),
+    .\port$2152$82 (lanes[82]),
+    .slot(slot),
+    .tag(tag)
+  );
+  assign request = lanes[34:0];
+  assign window = lanes[41:35];
+  assign \list_empty$4  = list_empty;
+  assign mark = { lanes[277], lanes[212], lanes[147], lanes[82] };
+  assign valid = { lanes[237], lanes[172], lanes[107], lanes[42] };
+  assign match = { lanes[238], lanes[173], lanes[108], lanes[43] };
+  assign beyond_w1 = lanes[341:338];
+  assign \decision$17  = decision;
+  assign \request.valid  = lanes[0];
+  assign \request.op  = lanes[2:1];
+  assign \request.min_tlevel  = lanes[4:3];
+  assign \request.tag  = lanes[28:5];
+  assign \request.t  = lanes[34:29];
+  assign \lanes.request  = lanes[34:0];
+  assign \lanes.request.valid  = lanes[0];
+  assign \lanes.request.op  = lanes[2:1];
+  assign \lanes.request.min_tlevel  = lanes[4:3];
+  assign \lanes.request.tag  = lanes[28:5];
+  assign \lanes.request.t  = lanes[34:29];
+  assign \lanes.start  = lanes[41:35];
+  assign \lanes.lane  = lanes[301:42];
+  assign \lanes.lane[0]  = lanes[106:42];
+  assign \lanes.lane[0].valid  = lanes[42];
+  assign \lanes.lane[0].match  = lanes[43];
+  assign \lanes.lane[0].age  = lanes[49:44];
+  assign \lanes.lane[0].tag  = lanes[73:50];
+  assign \lanes.lane[0].count  = lanes[81:74];
+  assign \lanes.lane[0].mark  = lanes[82];
+  assign \lanes.lane[0].slot  = lanes[89:83];
+  assign \lanes.lane[0].count_inc  = lanes[97:90];
+  assign \lanes.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes.lane[1]  = lanes[171:107];
+  assign \lanes.lane[1].valid  = lanes[107];
+  assign \lanes.lane[1].match  = lanes[108];
+  assign \lanes.lane[1].age  = lanes[114:109];
+  assign \lanes.lane[1].tag  = lanes[138:115];
+  assign \lanes.lane[1].count  = lanes[146:139];
+  assign \lanes.lane[1].mark  = lanes[147];
+  assign \lanes.lane[1].slot  = lanes[154:148];
+  assign \lanes.lane[1].count_inc  = lanes[162:155];
+  assign \lanes.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes.lane[2]  = lanes[236:172];
+  assign \lanes.lane[2].valid  = lanes[172];
+  assign \lanes.lane[2].match  = lanes[173];
+  assign \lanes.lane[2].age  = lanes[179:174];
+  assign \lanes.lane[2].tag  = lanes[203:180];
+  assign \lanes.lane[2].count  = lanes[211:204];
+  assign \lanes.lane[2].mark  = lanes[212];
+  assign \lanes.lane[2].slot  = lanes[219:213];
+  assign \lanes.lane[2].count_inc  = lanes[227:220];
+  assign \lanes.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes.lane[3]  = lanes[301:237];
+  assign \lanes.lane[3].valid  = lanes[237];
+  assign \lanes.lane[3].match  = lanes[238];
+  assign \lanes.lane[3].age  = lanes[244:239];
+  assign \lanes.lane[3].tag  = lanes[268:245];
+  assign \lanes.lane[3].count  = lanes[276:269];
+  assign \lanes.lane[3].mark  = lanes[277];
+  assign \lanes.lane[3].slot  = lanes[284:278];
+  assign \lanes.lane[3].count_inc  = lanes[292:285];
+  assign \lanes.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes.older  = lanes[317:302];
+  assign \lanes.older[0]  = lanes[305:302];
+  assign \lanes.older[1]  = lanes[309:306];
+  assign \lanes.older[2]  = lanes[313:310];
+  assign \lanes.older[3]  = lanes[317:314];
+  assign \lanes.forwarded  = lanes[321:318];
+  assign \lanes.forward_older  = lanes[325:322];
+  assign \lanes.older_forward  = lanes[329:326];
+  assign \lanes.older_ahead  = lanes[333:330];
+  assign \lanes.ahead_older  = lanes[337:334];
+  assign \lanes.beyond_w1  = lanes[341:338];
+  assign \lanes.ahead_beyond_w1  = lanes[342];
+  assign \lanes.same_line_ahead  = lanes[343];
+  assign \lanes.age_ahead  = lanes[349:344];
+  assign \lanes.ahead_in_window  = lanes[353:350];
+  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
+  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
+  assign \age[0]  = age[5:0];
+  assign \age[1]  = age[11:6];
+  assign \age[2]  = age[17:12];
+  assign \age[3]  = age[23:18];
+  assign \tag[0]  = tag[23:0];
+  assign \tag[1]  = tag[47:24];
+  assign \tag[2]  = tag[71:48];
+  assign \tag[3]  = tag[95:72];
+  assign \count[0]  = count[7:0];
+  assign \count[1]  = count[15:8];
+  assign \count[2]  = count[23:16];
+  assign \count[3]  = count[31:24];
+  assign \count_inc[0]  = count_inc[7:0];
+  assign \count_inc[1]  = count_inc[15:8];
+  assign \count_inc[2]  = count_inc[23:16];
+  assign \count_inc[3]  = count_inc[31:24];
+  assign \count_inc2[0]  = count_inc2[7:0];
+  assign \count_inc2[1]  = count_inc2[15:8];
+  assign \count_inc2[2]  = count_inc2[23:16];
+  assign \count_inc2[3]  = count_inc2[31:24];
+  assign \slot[0]  = slot[6:0];
+  assign \slot[1]  = slot[13:7];
+  assign \slot[2]  = slot[20:14];
+  assign \slot[3]  = slot[27:21];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[28:5];
+  assign \decision.t  = decision[34:29];
+  assign \decision.present  = decision[35];
+  assign \decision.hit_slot  = decision[42:36];
+  assign \decision.hit_cnt  = decision[50:43];
+  assign \decision.hit_age  = decision[56:51];
+  assign \decision.hit_mark  = decision[57];
+  assign \decision.any_free  = decision[58];
+  assign \decision.free_slot  = decision[65:59];
+  assign \decision.free_mark  = decision[66];
+  assign \decision.vict_t0  = decision[67];
+  assign \decision.vict_slot  = decision[74:68];
+  assign \decision.vict_tag  = decision[98:75];
+  assign \decision.vict_mark  = decision[99];
+  assign \decision.take  = decision[100];
+  assign \decision.tail_tag  = decision[124:101];
+  assign \decision.tail_slot  = decision[131:125];
+  assign \decision.wr_lane  = decision[135:132];
+  assign \decision.wr_slot  = decision[142:136];
+  assign \decision.wr_mark  = decision[143];
+  assign \decision.wr  = decision[144];
+  assign \decision.inv  = decision[145];
+  assign \decision.cnt_after  = decision[153:146];
+  assign \decision.cnt_after_inc  = decision[161:154];
+  assign \decision$17.valid  = decision[0];
+  assign \decision$17.op  = decision[2:1];
+  assign \decision$17.min_tlevel  = decision[4:3];
+  assign \decision$17.tag  = decision[28:5];
+  assign \decision$17.t  = decision[34:29];
+  assign \decision$17.present  = decision[35];
+  assign \decision$17.hit_slot  = decision[42:36];
+  assign \decision$17.hit_cnt  = decision[50:43];
+  assign \decision$17.hit_age  = decision[56:51];
+  assign \decision$17.hit_mark  = decision[57];
+  assign \decision$17.any_free  = decision[58];
+  assign \decision$17.free_slot  = decision[65:59];
+  assign \decision$17.free_mark  = decision[66];
+  assign \decision$17.vict_t0  = decision[67];
+  assign \decision$17.vict_slot  = decision[74:68];
+  assign \decision$17.vict_tag  = decision[98:75];
+  assign \decision$17.vict_mark  = decision[99];
+  assign \decision$17.take  = decision[100];
+  assign \decision$17.tail_tag  = decision[124:101];
+  assign \decision$17.tail_slot  = decision[131:125];
+  assign \decision$17.wr_lane  = decision[135:132];
+  assign \decision$17.wr_slot  = decision[142:136];
+  assign \decision$17.wr_mark  = decision[143];
+  assign \decision$17.wr  = decision[144];
+  assign \decision$17.inv  = decision[145];
+  assign \decision$17.cnt_after  = decision[153:146];
+  assign \decision$17.cnt_after_inc  = decision[161:154];
+  assign older[14] = lanes[316];
+  assign older[13] = lanes[315];
+  assign older[12] = lanes[314];
+  assign older[11] = lanes[313];
+  assign older[9] = lanes[311];
+  assign older[8] = lanes[310];
+  assign older[7] = lanes[309];
+  assign older[6] = lanes[308];
+  assign older[4] = lanes[306];
+  assign older[3] = lanes[305];
+  assign older[2] = lanes[304];
+  assign older[1] = lanes[303];
+  assign { older[15], older[10], older[5], older[0] } = 4'h0;
+  assign slot[27:21] = lanes[284:278];
+  assign slot[20:14] = lanes[219:213];
+  assign slot[13:7] = lanes[154:148];
+  assign slot[6:0] = lanes[89:83];
+  assign count_inc2[31:24] = lanes[300:293];
+  assign count_inc2[23:16] = lanes[235:228];
+  assign count_inc2[15:8] = lanes[170:163];
+  assign count_inc2[7:0] = lanes[105:98];
+  assign count_inc[31:24] = lanes[292:285];
+  assign count_inc[23:16] = lanes[227:220];
+  assign count_inc[15:8] = lanes[162:155];
+  assign count_inc[7:0] = lanes[97:90];
+  assign count[31:24] = lanes[276:269];
+  assign count[23:16] = lanes[211:204];
+  assign count[15:8] = lanes[146:139];
+  assign count[7:0] = lanes[81:74];
+  assign tag[95:72] = lanes[268:245];
+  assign tag[71:48] = lanes[203:180];
+  assign tag[47:24] = lanes[138:115];
+  assign tag[23:0] = lanes[73:50];
+  assign age[23:18] = lanes[244:239];
+  assign age[17:12] = lanes[179:174];
+  assign age[11:6] = lanes[114:109];
+  assign age[5:0] = lanes[49:44];
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 , \port$2152$147 , \port$2152$172 , \port$2152$212 , \port$2152$237 , \port$2152$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire [3:0] \$13 ;
+  wire [3:0] \$14 ;
+  wire [3:0] \$15 ;
+  wire [3:0] \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire [3:0] \$2 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire [3:0] \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire [7:0] \$31 ;
+  wire [7:0] \$32 ;
+  wire [7:0] \$33 ;
+  wire [7:0] \$34 ;
+  wire [7:0] \$35 ;
+  wire [7:0] \$36 ;
+  wire [7:0] \$37 ;
+  wire [7:0] \$38 ;
+  wire [7:0] \$39 ;
+  wire \$4 ;
+  wire [3:0] \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [7:0] \$44 ;
+  wire [7:0] \$45 ;
+  wire [7:0] \$46 ;
+  wire [7:0] \$47 ;
+  wire [7:0] \$48 ;
+  wire [7:0] \$49 ;
+  wire \$5 ;
+  wire [7:0] \$50 ;
+  wire [7:0] \$51 ;
+  wire [7:0] \$52 ;
+  wire [3:0] \$53 ;
+  wire [3:0] \$54 ;
+  wire [3:0] \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire [3:0] \$59 ;
+  wire \$6 ;
+  wire [3:0] \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire [3:0] \$64 ;
+  wire [3:0] \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire [3:0] \$69 ;
+  wire \$7 ;
+  wire [3:0] \$70 ;
+  wire [3:0] \$71 ;
+  wire [6:0] \$72 ;
+  wire [6:0] \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire [3:0] \$81 ;
+  wire \$82 ;
+  wire [6:0] \$83 ;
+  wire [6:0] \$84 ;
+  wire [6:0] \$85 ;
+  wire [6:0] \$86 ;
+  wire [6:0] \$87 ;
+  wire [6:0] \$88 ;
+  wire [6:0] \$89 ;
+  wire \$9 ;
+  wire [6:0] \$90 ;
+  wire [23:0] \$91 ;
+  wire [23:0] \$92 ;
+  wire [23:0] \$93 ;
+  wire [23:0] \$94 ;
+  wire [23:0] \$95 ;
+  wire [23:0] \$96 ;
+  wire [23:0] \$97 ;
+  wire [23:0] \$98 ;
+  wire [3:0] \$99 ;
+  input [23:0] age;
+  wire [23:0] age;
+  wire [5:0] \age[0] ;
+  wire [5:0] \age[1] ;
+  wire [5:0] \age[2] ;
+  wire [5:0] \age[3] ;
+  input [3:0] beyond_w1;
+  wire [3:0] beyond_w1;
+  input [31:0] count;
+  wire [31:0] count;
+  wire [7:0] \count[0] ;
+  wire [7:0] \count[1] ;
+  wire [7:0] \count[2] ;
+  wire [7:0] \count[3] ;
+  input [31:0] count_inc;
+  wire [31:0] count_inc;
+  input [31:0] count_inc2;
+  wire [31:0] count_inc2;
+  wire [7:0] \count_inc2[0] ;
+  wire [7:0] \count_inc2[1] ;
+  wire [7:0] \count_inc2[2] ;
+  wire [7:0] \count_inc2[3] ;
+  wire [7:0] \count_inc[0] ;
+  wire [7:0] \count_inc[1] ;
+  wire [7:0] \count_inc[2] ;
+  wire [7:0] \count_inc[3] ;
+  output [161:0] decision;
+  reg [161:0] decision;
+  wire \decision.any_free ;
+  wire [7:0] \decision.cnt_after ;
+  wire [7:0] \decision.cnt_after_inc ;
+  wire \decision.free_mark ;
+  wire [6:0] \decision.free_slot ;
+  wire [5:0] \decision.hit_age ;
+  wire [7:0] \decision.hit_cnt ;
+  wire \decision.hit_mark ;
+  wire [6:0] \decision.hit_slot ;
+  wire \decision.inv ;
+  wire [1:0] \decision.min_tlevel ;
+  wire [1:0] \decision.op ;
+  wire \decision.present ;
+  wire [5:0] \decision.t ;
+  wire [23:0] \decision.tag ;
+  wire [6:0] \decision.tail_slot ;
+  wire [23:0] \decision.tail_tag ;
+  wire \decision.take ;
+  wire \decision.valid ;
+  wire \decision.vict_mark ;
+  wire [6:0] \decision.vict_slot ;
+  wire \decision.vict_t0 ;
+  wire [23:0] \decision.vict_tag ;
+  wire \decision.wr ;
+  wire [3:0] \decision.wr_lane ;
+  wire \decision.wr_mark ;
+  wire [6:0] \decision.wr_slot ;
+  wire [3:0] first_free;
+  wire [3:0] hit_lane;
+  input list_empty;
+  wire list_empty;
+  wire [3:0] mark;
+  wire [3:0] match;
+  input [15:0] older;
+  wire [15:0] older;
+  wire [3:0] \older[0] ;
+  wire [3:0] \older[1] ;
+  wire [3:0] \older[2] ;
+  wire [3:0] \older[3] ;
+  input [43:0] \port$2152$0 ;
+  wire [43:0] \port$2152$0 ;
+  input [1:0] \port$2152$107 ;
+  wire [1:0] \port$2152$107 ;
+  input \port$2152$147 ;
+  wire \port$2152$147 ;
+  input [1:0] \port$2152$172 ;
+  wire [1:0] \port$2152$172 ;
+  input \port$2152$212 ;
+  wire \port$2152$212 ;
+  input [1:0] \port$2152$237 ;
+  wire [1:0] \port$2152$237 ;
+  input \port$2152$277 ;
+  wire \port$2152$277 ;
+  input \port$2152$82 ;
+  wire \port$2152$82 ;
+  wire [34:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [5:0] \request.t ;
+  wire [23:0] \request.tag ;
+  wire \request.valid ;
+  input [27:0] slot;
+  wire [27:0] slot;
+  wire [6:0] \slot[0] ;
+  wire [6:0] \slot[1] ;
+  wire [6:0] \slot[2] ;
+  wire [6:0] \slot[3] ;
+  input [95:0] tag;
+  wire [95:0] tag;
+  wire [23:0] \tag[0] ;
+  wire [23:0] \tag[1] ;
+  wire [23:0] \tag[2] ;
+  wire [23:0] \tag[3] ;
+  wire [3:0] valid;
+  wire [6:0] window;
+  wire [3:0] wins;
+  assign \$1  = | { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1], \port$2152$0 [43] };
+  assign \$2  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$3  = | \$2 ;
+  assign \$4  = | { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1] };
+  assign \$5  = ~ \$4 ;
+  assign \$6  = \port$2152$0 [43] & \$5 ;
+  assign \$7  = | { \port$2152$237 [1], \port$2152$172 [1] };
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \port$2152$107 [1] & \$8 ;
+  assign \$11  = ~ \$10 ;
+  assign \$12  = \port$2152$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$14  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$15  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$16  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$17  = ~ older[4];
+  assign \$18  = ~ older[8];
+  assign \$19  = ~ older[12];
+  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
+  assign \$21  = ~ older[9];
+  assign \$22  = ~ older[13];
+  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
+  assign \$24  = ~ older[14];
+  assign \$25  = & { 1'h1, \$24 , older[9:8] };
+  assign \$26  = & { 1'h1, older[14:12] };
+  assign \$27  = hit_lane & beyond_w1;
+  assign \$28  = | \$27 ;
+  assign \$29  = ~ \$28 ;
+  assign \$30  = decision[35] & \$29 ;
+  assign \$31  = hit_lane[0] ? count_inc[7:0] : 8'h00;
+  assign \$33  = hit_lane[1] ? count_inc[15:8] : 8'h00;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = hit_lane[2] ? count_inc[23:16] : 8'h00;
+  assign \$36  = \$34  | \$35 ;
+  assign \$37  = hit_lane[3] ? count_inc[31:24] : 8'h00;
+  assign \$38  = \$36  | \$37 ;
+  assign \$39  = \$30  ? \$38  : 8'h01;
+  assign \$40  = hit_lane & beyond_w1;
+  assign \$41  = | \$40 ;
+  assign \$42  = ~ \$41 ;
+  assign \$43  = decision[35] & \$42 ;
+  assign \$44  = hit_lane[0] ? count_inc2[7:0] : 8'h00;
+  assign \$46  = hit_lane[1] ? count_inc2[15:8] : 8'h00;
+  assign \$47  = \$45  | \$46 ;
+  assign \$48  = hit_lane[2] ? count_inc2[23:16] : 8'h00;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = \$43  ? \$51  : 8'h02;
+  assign \$53  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$54  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$55  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$57  = ~ \$56 ;
+  assign \$58  = \$54 [1] & \$57 ;
+  assign \$59  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$60  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$61  = | \$60 [1:0];
+  assign \$62  = ~ \$61 ;
+  assign \$63  = \$59 [2] & \$62 ;
+  assign \$64  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$65  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$66  = | \$65 [2:0];
+  assign \$67  = ~ \$66 ;
+  assign \$68  = \$64 [3] & \$67 ;
+  assign \$69  = decision[67] ? wins : 4'h0;
+  assign \$70  = decision[58] ? first_free : \$69 ;
+  assign \$71  = decision[35] ? hit_lane : \$70 ;
+  assign \$72  = decision[58] ? decision[65:59] : decision[74:68];
+  assign \$73  = decision[35] ? decision[42:36] : \$72 ;
+  assign \$74  = decision[58] ? decision[66] : decision[99];
+  assign \$75  = decision[35] ? decision[57] : \$74 ;
+  assign \$76  = ! \port$2152$0 [2:1];
+  assign \$77  = \port$2152$0 [0] & \$76 ;
+  assign \$78  = decision[35] | decision[58];
+  assign \$79  = \$78  | decision[67];
+  assign \$80  = \$77  & \$79 ;
+  assign \$81  = wins & beyond_w1;
+  assign \$82  = | \$81 ;
+  assign \$83  = wins[0] ? slot[6:0] : 7'h00;
+  assign \$85  = wins[1] ? slot[13:7] : 7'h00;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = wins[2] ? slot[20:14] : 7'h00;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = wins[3] ? slot[27:21] : 7'h00;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = wins[0] ? tag[23:0] : 24'h000000;
+  assign \$93  = wins[1] ? tag[47:24] : 24'h000000;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = wins[2] ? tag[71:48] : 24'h000000;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = wins & { \port$2152$277 , \port$2152$212 , \port$2152$147 , \port$2152$82  };
+  assign \$100  = | \$99 ;
+  assign \$101  = ~ list_empty;
+  assign \$102  = \port$2152$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | beyond_w1[0];
+  assign \$104  = \$101  & \$103 ;
+  assign \$105  = \port$2152$0 [2:1] == 2'h2;
+  assign \$106  = \port$2152$0 [2:1] == 2'h3;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = \port$2152$0 [0] & \$107 ;
+  assign \$109  = \$108  & decision[100];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    { decision[66:59], decision[57:36] } = 30'h00000000;
+    if (hit_lane[0]) begin
+      decision[50:43] = count[7:0];
+      decision[56:51] = age[5:0];
+      decision[42:36] = slot[6:0];
+      decision[57] = \port$2152$82 ;
+    end
+    if (hit_lane[1]) begin
+      decision[50:43] = count[15:8];
+      decision[56:51] = age[11:6];
+      decision[42:36] = slot[13:7];
+      decision[57] = \port$2152$147 ;
+    end
+    if (hit_lane[2]) begin
+      decision[50:43] = count[23:16];
+      decision[56:51] = age[17:12];
+      decision[42:36] = slot[20:14];
+      decision[57] = \port$2152$212 ;
+    end
+    if (hit_lane[3]) begin
+      decision[50:43] = count[31:24];
+      decision[56:51] = age[23:18];
+      decision[42:36] = slot[27:21];
+      decision[57] = \port$2152$277 ;
+    end
+    if (\$13 [3]) begin
+      decision[65:59] = slot[27:21];
+      decision[66] = \port$2152$277 ;
+    end
+    if (\$14 [2]) begin
+      decision[65:59] = slot[20:14];
+      decision[66] = \port$2152$212 ;
+    end
+    if (\$15 [1]) begin
+      decision[65:59] = slot[13:7];
+      decision[66] = \port$2152$147 ;
+    end
+    if (\$16 [0]) begin
+      decision[65:59] = slot[6:0];
+      decision[66] = \port$2152$82 ;
+    end
+    begin
+      begin
+        decision[153:146] = \$39 ;
+        decision[161:154] = \$52 ;
+        decision[135:132] = \$71 ;
+        decision[142:136] = \$73 ;
+        decision[143] = \$75 ;
+        decision[144] = \$80 ;
+        decision[67] = \$82 ;
+        decision[74:68] = \$90 ;
+        decision[98:75] = \$98 ;
+        decision[99] = \$100 ;
+        decision[100] = \$104 ;
+        decision[124:101] = tag[23:0];
+        decision[131:125] = \port$2152$0 [41:35];
+        decision[145] = \$109 ;
+      end
+    end
+  end
+  assign request = \port$2152$0 [34:0];
+  assign match = { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1], \port$2152$0 [43] };
+  assign valid = { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign mark = { \port$2152$277 , \port$2152$212 , \port$2152$147 , \port$2152$82  };
+  assign window = \port$2152$0 [41:35];
+  assign \decision.valid  = decision[0];
+  assign \decision.op  = decision[2:1];
+  assign \decision.min_tlevel  = decision[4:3];
+  assign \decision.tag  = decision[28:5];
+  assign \decision.t  = decision[34:29];
+  assign \decision.present  = decision[35];
+  assign \decision.hit_slot  = decision[42:36];
+  assign \decision.hit_cnt  = decision[50:43];
+  assign \decision.hit_age  = decision[56:51];
+  assign \decision.hit_mark  = decision[57];
+  assign \decision.any_free  = decision[58];
+  assign \decision.free_slot  = decision[65:59];
+  assign \decision.free_mark  = decision[66];
+  assign \decision.vict_t0  = decision[67];
+  assign \decision.vict_slot  = decision[74:68];
+  assign \decision.vict_tag  = decision[98:75];
+  assign \decision.vict_mark  = decision[99];
+  assign \decision.take  = decision[100];
+  assign \decision.tail_tag  = decision[124:101];
+  assign \decision.tail_slot  = decision[131:125];
+  assign \decision.wr_lane  = decision[135:132];
+  assign \decision.wr_slot  = decision[142:136];
+  assign \decision.wr_mark  = decision[143];
+  assign \decision.wr  = decision[144];
+  assign \decision.inv  = decision[145];
+  assign \decision.cnt_after  = decision[153:146];
+  assign \decision.cnt_after_inc  = decision[161:154];
+  assign \request.valid  = \port$2152$0 [0];
+  assign \request.op  = \port$2152$0 [2:1];
+  assign \request.min_tlevel  = \port$2152$0 [4:3];
+  assign \request.tag  = \port$2152$0 [28:5];
+  assign \request.t  = \port$2152$0 [34:29];
+  assign \count[0]  = count[7:0];
+  assign \count[1]  = count[15:8];
+  assign \count[2]  = count[23:16];
+  assign \count[3]  = count[31:24];
+  assign \age[0]  = age[5:0];
+  assign \age[1]  = age[11:6];
+  assign \age[2]  = age[17:12];
+  assign \age[3]  = age[23:18];
+  assign \slot[0]  = slot[6:0];
+  assign \slot[1]  = slot[13:7];
+  assign \slot[2]  = slot[20:14];
+  assign \slot[3]  = slot[27:21];
+  assign \older[0]  = older[3:0];
+  assign \older[1]  = older[7:4];
+  assign \older[2]  = older[11:8];
+  assign \older[3]  = older[15:12];
+  assign \count_inc[0]  = count_inc[7:0];
+  assign \count_inc[1]  = count_inc[15:8];
+  assign \count_inc[2]  = count_inc[23:16];
+  assign \count_inc[3]  = count_inc[31:24];
+  assign \count_inc2[0]  = count_inc2[7:0];
+  assign \count_inc2[1]  = count_inc2[15:8];
+  assign \count_inc2[2]  = count_inc2[23:16];
+  assign \count_inc2[3]  = count_inc2[31:24];
+  assign \tag[0]  = tag[23:0];
+  assign \tag[1]  = tag[47:24];
+  assign \tag[2]  = tag[71:48];
+  assign \tag[3]  = tag[95:72];
+  assign first_free[3] = \$68 ;
+  assign first_free[2] = \$63 ;
+  assign first_free[1] = \$58 ;
+  assign first_free[0] = \$53 [0];
+  assign wins[3] = \$26 ;
+  assign wins[2] = \$25 ;
+  assign wins[1] = \$23 ;
+  assign wins[0] = \$20 ;
+  assign hit_lane[3] = \port$2152$237 [1];
+  assign hit_lane[2] = \$12 ;
+  assign hit_lane[1] = \$9 ;
+  assign hit_lane[0] = \$6 ;
+  always @*
+    decision[58] = \$3 ;
+  always @*
+    decision[35] = \$1 ;
+  always @*
+    decision[34:29] = \port$2152$0 [34:29];
+  always @*
+    decision[28:5] = \port$2152$0 [28:5];
+  always @*
+    decision[4:3] = \port$2152$0 [4:3];
+  always @*
+    decision[2:1] = \port$2152$0 [2:1];
+  always @*
+    decision[0] = \port$2152$0 [0];
+  assign \$10  = \port$2152$237 [1];
+  assign \$32  = \$31 ;
+  assign \$45  = \$44 ;
+  assign \$56  = \$55 [0];
+  assign \$84  = \$83 ;
+  assign \$92  = \$91 ;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2140$0 , \port$2141$0 , \port$2145$0 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+  wire \$1 ;
+  wire [187:0] \$10 ;
+  reg [27:0] \$11 ;
+  reg [27:0] \$12  = 28'h0000000;
+  reg [34:0] \$13 ;
+  reg [6:0] \$14 ;
+  wire \$2 ;
+  wire \$3 ;
+  wire \$4 ;
+  wire [7:0] \$5 ;
+  wire [7:0] \$6 ;
+  wire [7:0] \$7 ;
+  wire [7:0] \$8 ;
+  wire [41:0] \$9 ;
+  input [31:0] bk_count;
+  wire [31:0] bk_count;
+  wire [7:0] \bk_count[0] ;
+  wire [7:0] \bk_count[1] ;
+  wire [7:0] \bk_count[2] ;
+  wire [7:0] \bk_count[3] ;
+  input [3:0] bk_fresh;
+  wire [3:0] bk_fresh;
+  input [23:0] bk_last;
+  wire [23:0] bk_last;
+  wire [5:0] \bk_last[0] ;
+  wire [5:0] \bk_last[1] ;
+  wire [5:0] \bk_last[2] ;
+  wire [5:0] \bk_last[3] ;
+  input [3:0] bk_mark_raw;
+  wire [3:0] bk_mark_raw;
+  input [19:0] bk_row;
+  wire [19:0] bk_row;
+  wire [4:0] \bk_row[0] ;
+  wire [4:0] \bk_row[1] ;
+  wire [4:0] \bk_row[2] ;
+  wire [4:0] \bk_row[3] ;
+  input [95:0] bk_tag;
+  wire [95:0] bk_tag;
+  wire [23:0] \bk_tag[0] ;
+  wire [23:0] \bk_tag[1] ;
+  wire [23:0] \bk_tag[2] ;
+  wire [23:0] \bk_tag[3] ;
+  input [3:0] bk_valid;
+  wire [3:0] bk_valid;
+  output busy;
+  wire busy;
+  input clk;
+  wire clk;
+  reg [34:0] e = 35'h000000000;
+  wire [1:0] \e.min_tlevel ;
+  wire [1:0] \e.op ;
+  wire [5:0] \e.t ;
+  wire [23:0] \e.tag ;
+  wire \e.valid ;
+  reg [6:0] e_h = 7'h00;
+  input [6:0] hash;
+  wire [6:0] hash;
+  wire [57:0] m;
+  wire [15:0] \m.overlap ;
+  wire [3:0] \m.overlap[0] ;
+  wire [3:0] \m.overlap[1] ;
+  wire [3:0] \m.overlap[2] ;
+  wire [3:0] \m.overlap[3] ;
+  wire [34:0] \m.request ;
+  wire [1:0] \m.request.min_tlevel ;
+  wire [1:0] \m.request.op ;
+  wire [5:0] \m.request.t ;
+  wire [23:0] \m.request.tag ;
+  wire \m.request.valid ;
+  wire [6:0] \m.start ;
+  output [41:0] \port$2140$0 ;
+  wire [41:0] \port$2140$0 ;
+  output [187:0] \port$2141$0 ;
+  wire [187:0] \port$2141$0 ;
+  (* init = 28'h0000000 *)
+  output [27:0] \port$2145$0 ;
+  wire [27:0] \port$2145$0 ;
+  output [6:0] rd_slot;
+  wire [6:0] rd_slot;
+  input [34:0] request;
+  wire [34:0] request;
+  wire [1:0] \request.min_tlevel ;
+  wire [1:0] \request.op ;
+  wire [5:0] \request.t ;
+  wire [23:0] \request.tag ;
+  wire \request.valid ;
+  input rst;
+  wire rst;
+  input [4:0] sc_mark_row;
+  wire [4:0] sc_mark_row;
+  input [6:0] tail;
+  wire [6:0] tail;
+  wire [302:0] window;
+  wire [187:0] \window.bank ;
+  wire [46:0] \window.bank[0] ;
+  wire [7:0] \window.bank[0].count ;
+  wire \window.bank[0].fresh ;
+  wire [5:0] \window.bank[0].last ;
+  wire \window.bank[0].mark ;
+  wire [4:0] \window.bank[0].row ;
+  wire \window.bank[0].sc_row_hit ;
+  wire [23:0] \window.bank[0].tag ;
+  wire \window.bank[0].valid ;
+  wire [46:0] \window.bank[1] ;
+  wire [7:0] \window.bank[1].count ;
+  wire \window.bank[1].fresh ;
+  wire [5:0] \window.bank[1].last ;
+  wire \window.bank[1].mark ;
+  wire [4:0] \window.bank[1].row ;
+  wire \window.bank[1].sc_row_hit ;
+  wire [23:0] \window.bank[1].tag ;
+  wire \window.bank[1].valid ;
+  wire [46:0] \window.bank[2] ;
+  wire [7:0] \window.bank[2].count ;
+  wire \window.bank[2].fresh ;
+  wire [5:0] \window.bank[2].last ;
+  wire \window.bank[2].mark ;
+  wire [4:0] \window.bank[2].row ;
+  wire \window.bank[2].sc_row_hit ;
+  wire [23:0] \window.bank[2].tag ;
+  wire \window.bank[2].valid ;
+  wire [46:0] \window.bank[3] ;
+  wire [7:0] \window.bank[3].count ;
+  wire \window.bank[3].fresh ;
+  wire [5:0] \window.bank[3].last ;
+  wire \window.bank[3].mark ;
+  wire [4:0] \window.bank[3].row ;
+  wire \window.bank[3].sc_row_hit ;
+  wire [23:0] \window.bank[3].tag ;
+  wire \window.bank[3].valid ;
+  wire [5:0] \window.forward_age ;
+  wire [27:0] \window.lane_slot ;
+  wire [6:0] \window.lane_slot[0] ;
+  wire [6:0] \window.lane_slot[1] ;
+  wire [6:0] \window.lane_slot[2] ;
+  wire [6:0] \window.lane_slot[3] ;
+  wire [15:0] \window.overlap ;
+  wire [3:0] \window.overlap[0] ;
+  wire [3:0] \window.overlap[1] ;
+  wire [3:0] \window.overlap[2] ;
+  wire [3:0] \window.overlap[3] ;
+  wire [15:0] \window.overlap_next ;
+  wire [3:0] \window.overlap_next[0] ;
+  wire [3:0] \window.overlap_next[1] ;
+  wire [3:0] \window.overlap_next[2] ;
+  wire [3:0] \window.overlap_next[3] ;
+  wire [34:0] \window.request ;
+  wire [1:0] \window.request.min_tlevel ;
+  wire [1:0] \window.request.op ;
+  wire [5:0] \window.request.t ;
+  wire [23:0] \window.request.tag ;
+  wire \window.request.valid ;
+  wire \window.same_line ;
+  wire [6:0] \window.start ;
+  wire [5:0] \window.t_w1 ;
+  assign rd_slot = request[2] ? tail : hash;
+  assign \$1  = bk_row[4:0] == sc_mark_row;
+  assign \$2  = bk_row[9:5] == sc_mark_row;
+  assign \$3  = bk_row[14:10] == sc_mark_row;
+  assign \$4  = bk_row[19:15] == sc_mark_row;
+  assign \$5  = rd_slot + 1'h0;
+  assign \$6  = rd_slot + 1'h1;
+  assign \$7  = rd_slot + 2'h2;
+  assign \$8  = rd_slot + 2'h3;
+  always @(posedge clk)
+    \$12  <= \$11 ;
+  always @(posedge clk)
+    e <= \$13 ;
+  always @(posedge clk)
+    e_h <= \$14 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$11 [6:0] = \$5 [6:0];
+    \$11 [13:7] = \$6 [6:0];
+    \$11 [20:14] = \$7 [6:0];
+    \$11 [27:21] = \$8 [6:0];
+    if (rst) begin
+      \$11  = 28'h0000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$13  = request;
+    if (rst) begin
+      \$13  = 35'h000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$14  = rd_slot;
+    if (rst) begin
+      \$14  = 7'h00;
+    end
+  end
+  assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
+  assign m = 58'h000000000000000;
+  assign \port$2140$0  = \$9 ;
+  assign \port$2141$0  = \$10 ;
+  assign \port$2145$0  = \$12 ;
+  assign \request.valid  = request[0];
+  assign \request.op  = request[2:1];
+  assign \request.min_tlevel  = request[4:3];
+  assign \request.tag  = request[28:5];
+  assign \request.t  = request[34:29];
+  assign \window.request  = \$9 [34:0];
+  assign \window.request.valid  = \$9 [0];
+  assign \window.request.op  = \$9 [2:1];
+  assign \window.request.min_tlevel  = \$9 [4:3];
+  assign \window.request.tag  = \$9 [28:5];
+  assign \window.request.t  = \$9 [34:29];
+  assign \window.start  = \$9 [41:35];
+  assign \window.lane_slot  = \$12 ;
+  assign \window.lane_slot[0]  = \$12 [6:0];
+  assign \window.lane_slot[1]  = \$12 [13:7];
+  assign \window.lane_slot[2]  = \$12 [20:14];
+  assign \window.lane_slot[3]  = \$12 [27:21];
+  assign \window.bank  = \$10 ;
+  assign \window.bank[0]  = \$10 [46:0];
+  assign \window.bank[0].tag  = \$10 [23:0];
+  assign \window.bank[0].count  = \$10 [31:24];
+  assign \window.bank[0].last  = \$10 [37:32];
+  assign \window.bank[0].valid  = \$10 [38];
+  assign \window.bank[0].fresh  = \$10 [39];
+  assign \window.bank[0].mark  = \$10 [40];
+  assign \window.bank[0].row  = \$10 [45:41];
+  assign \window.bank[0].sc_row_hit  = \$10 [46];
+  assign \window.bank[1]  = \$10 [93:47];
+  assign \window.bank[1].tag  = \$10 [70:47];
+  assign \window.bank[1].count  = \$10 [78:71];
+  assign \window.bank[1].last  = \$10 [84:79];
+  assign \window.bank[1].valid  = \$10 [85];
+  assign \window.bank[1].fresh  = \$10 [86];
+  assign \window.bank[1].mark  = \$10 [87];
+  assign \window.bank[1].row  = \$10 [92:88];
+  assign \window.bank[1].sc_row_hit  = \$10 [93];
+  assign \window.bank[2]  = \$10 [140:94];
+  assign \window.bank[2].tag  = \$10 [117:94];
+  assign \window.bank[2].count  = \$10 [125:118];
+  assign \window.bank[2].last  = \$10 [131:126];
+  assign \window.bank[2].valid  = \$10 [132];
+  assign \window.bank[2].fresh  = \$10 [133];
+  assign \window.bank[2].mark  = \$10 [134];
+  assign \window.bank[2].row  = \$10 [139:135];
+  assign \window.bank[2].sc_row_hit  = \$10 [140];
+  assign \window.bank[3]  = \$10 [187:141];
+  assign \window.bank[3].tag  = \$10 [164:141];
+  assign \window.bank[3].count  = \$10 [172:165];
+  assign \window.bank[3].last  = \$10 [178:173];
+  assign \window.bank[3].valid  = \$10 [179];
+  assign \window.bank[3].fresh  = \$10 [180];
+  assign \window.bank[3].mark  = \$10 [181];
+  assign \window.bank[3].row  = \$10 [186:182];
+  assign \window.bank[3].sc_row_hit  = \$10 [187];
+  assign \window.overlap  = 16'h0000;
+  assign \window.overlap[0]  = 4'h0;
+  assign \window.overlap[1]  = 4'h0;
+  assign \window.overlap[2]  = 4'h0;
+  assign \window.overlap[3]  = 4'h0;
+  assign \window.overlap_next  = 16'h0000;
+  assign \window.overlap_next[0]  = 4'h0;
+  assign \window.overlap_next[1]  = 4'h0;
+  assign \window.overlap_next[2]  = 4'h0;
+  assign \window.overlap_next[3]  = 4'h0;
+  assign \window.same_line  = 1'h0;
+  assign \window.forward_age  = 6'h00;
+  assign \window.t_w1  = 6'h00;
+  assign \e.valid  = e[0];
+  assign \e.op  = e[2:1];
+  assign \e.min_tlevel  = e[4:3];
+  assign \e.tag  = e[28:5];
+  assign \e.t  = e[34:29];
+  assign \m.request  = 35'h000000000;
+  assign \m.request.valid  = 1'h0;
+  assign \m.request.op  = 2'h0;
+  assign \m.request.min_tlevel  = 2'h0;
+  assign \m.request.tag  = 24'h000000;
+  assign \m.request.t  = 6'h00;
+  assign \m.start  = 7'h00;
+  assign \m.overlap  = 16'h0000;
+  assign \m.overlap[0]  = 4'h0;
+  assign \m.overlap[1]  = 4'h0;
+  assign \m.overlap[2]  = 4'h0;
+  assign \m.overlap[3]  = 4'h0;
+  assign \bk_tag[0]  = bk_tag[23:0];
+  assign \bk_tag[1]  = bk_tag[47:24];
+  assign \bk_tag[2]  = bk_tag[71:48];
+  assign \bk_tag[3]  = bk_tag[95:72];
+  assign \bk_count[0]  = bk_count[7:0];
+  assign \bk_count[1]  = bk_count[15:8];
+  assign \bk_count[2]  = bk_count[23:16];
+  assign \bk_count[3]  = bk_count[31:24];
+  assign \bk_last[0]  = bk_last[5:0];
+  assign \bk_last[1]  = bk_last[11:6];
+  assign \bk_last[2]  = bk_last[17:12];
+  assign \bk_last[3]  = bk_last[23:18];
+  assign \bk_row[0]  = bk_row[4:0];
+  assign \bk_row[1]  = bk_row[9:5];
+  assign \bk_row[2]  = bk_row[14:10];
+  assign \bk_row[3]  = bk_row[19:15];
+  assign \$10 [187] = \$4 ;
+  assign \$10 [186:182] = bk_row[19:15];
+  assign \$10 [181] = bk_mark_raw[3];
+  assign \$10 [180] = bk_fresh[3];
+  assign \$10 [179] = bk_valid[3];
+  assign \$10 [178:173] = bk_last[23:18];
+  assign \$10 [172:165] = bk_count[31:24];
+  assign \$10 [164:141] = bk_tag[95:72];
+  assign \$10 [140] = \$3 ;
+  assign \$10 [139:135] = bk_row[14:10];
+  assign \$10 [134] = bk_mark_raw[2];
+  assign \$10 [133] = bk_fresh[2];
+  assign \$10 [132] = bk_valid[2];
+  assign \$10 [131:126] = bk_last[17:12];
+  assign \$10 [125:118] = bk_count[23:16];
+  assign \$10 [117:94] = bk_tag[71:48];
+  assign \$10 [93] = \$2 ;
+  assign \$10 [92:88] = bk_row[9:5];
+  assign \$10 [87] = bk_mark_raw[1];
+  assign \$10 [86] = bk_fresh[1];
+  assign \$10 [85] = bk_valid[1];
+  assign \$10 [84:79] = bk_last[11:6];
+  assign \$10 [78:71] = bk_count[15:8];
+  assign \$10 [70:47] = bk_tag[47:24];
+  assign \$10 [46] = \$1 ;
+  assign \$10 [45:41] = bk_row[4:0];
+  assign \$10 [40] = bk_mark_raw[0];
+  assign \$10 [39] = bk_fresh[0];
+  assign \$10 [38] = bk_valid[0];
+  assign \$10 [37:32] = bk_last[5:0];
+  assign \$10 [31:24] = bk_count[7:0];
+  assign \$10 [23:0] = bk_tag[23:0];
+  assign \$9 [41:35] = e_h;
+  assign \$9 [34:0] = e;
+  assign busy = e[0];
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, hold, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush_pulse, bresp, enable
 , cfg, rvalid, rdata, rresp, axil__bvalid, cycle, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
@@ -8546,21 +9998,21 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     .total(rd_data)
   );
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$57  = \$16 ;
     if (rst) begin
       \$57  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$58  = \$17 ;
     if (rst) begin
       \$58  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$59  = 1'h0;
     casez (write_state)
       2'h0:
@@ -8579,7 +10031,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$60  = aw_full;
     if (\$19 ) begin
       \$60  = 1'h1;
@@ -8599,7 +10051,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$61  = aw_word;
     if (\$19 ) begin
       \$61  = axil__awaddr[11:2];
@@ -8609,7 +10061,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$62  = w_full;
     if (\$21 ) begin
       \$62  = 1'h1;
@@ -8629,7 +10081,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$63  = w_data;
     if (\$21 ) begin
       \$63  = axil__wdata;
@@ -8639,7 +10091,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$64  = w_strb;
     if (\$21 ) begin
       \$64  = axil__wstrb;
@@ -8649,7 +10101,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$65  = 1'h0;
     casez (write_state)
       2'h0:
@@ -8668,7 +10120,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$66  = write_state;
     casez (write_state)
       2'h0:
@@ -8717,7 +10169,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$67  = bresp;
     casez (write_state)
       2'h0:
@@ -8852,7 +10304,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$68  = action_resp;
     casez (write_state)
       2'h0:
@@ -8869,7 +10321,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$69  = enable;
     casez (write_state)
       2'h0:
@@ -8918,7 +10370,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$70  = shadow_c3;
     casez (write_state)
       2'h0:
@@ -8979,7 +10431,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$71  = shadow_c2;
     casez (write_state)
       2'h0:
@@ -9042,7 +10494,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$72  = shadow_w3;
     casez (write_state)
       2'h0:
@@ -9107,7 +10559,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$73  = shadow_w2;
     casez (write_state)
       2'h0:
@@ -9174,7 +10626,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$74  = shadow_w1;
     casez (write_state)
       2'h0:
@@ -9243,7 +10695,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$75  = shadow_hash_seed;
     casez (write_state)
       2'h0:
@@ -9314,7 +10766,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$76  = error;
     casez (write_state)
       2'h0:
@@ -9336,7 +10788,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$77  = cfg;
     casez (write_state)
       2'h0:
@@ -9362,7 +10814,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$78  = ar_full;
     if (ar_take) begin
       \$78  = 1'h1;
@@ -9375,7 +10827,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$79  = ar_word;
     if (ar_take) begin
       \$79  = axil__araddr[11:2];
@@ -9385,7 +10837,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$80  = ar_stat_lo;
     if (ar_take) begin
       \$80  = 1'h0;
@@ -9423,7 +10875,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$81  = ar_stat_idx;
     if (ar_take) begin
       \$81  = 4'h0;
@@ -9461,7 +10913,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$82  = rvalid;
     if (\$34 ) begin
       \$82  = 1'h0;
@@ -9585,7 +11037,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$83  = \$35 [0];
     if (ar_full) begin
       casez (ar_word)
@@ -9702,7 +11154,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$84  = rdata;
     if (stat_pend) begin
       \$84  = rd_data[31:0];
@@ -9825,7 +11277,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$85  = hi_latch;
     if (stat_pend) begin
       \$85  = rd_data[63:32];
@@ -9869,7 +11321,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$86  = rresp;
     if (ar_full) begin
       \$86  = 2'h0;
@@ -9992,7 +11444,7 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     axil__bvalid = 1'h0;
     casez (write_state)
       2'h0:
@@ -10028,7 +11480,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -10516,7 +11968,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
   always @(posedge clk)
     pre12 <= \$194 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$19  = 5'h00;
     casez (a_addr)
       4'h0:
@@ -10548,7 +12000,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$176  = _valid;
     if (clear) begin
       \$176  = 13'h0000;
@@ -10587,7 +12039,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$177  = _ptr;
     if (\$4 ) begin
       \$177  = \$7 [3:0];
@@ -10597,35 +12049,35 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$178  = \$17 ;
     if (rst) begin
       \$178  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$179  = a_addr;
     if (rst) begin
       \$179  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$180  = \$18 ;
     if (rst) begin
       \$180  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$181  = \$19 ;
     if (rst) begin
       \$181  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$30 ) begin
       \$182  = { 4'h0, inc[0] };
@@ -10637,7 +12089,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$42 ) begin
       \$183  = { 4'h0, inc[1] };
@@ -10649,7 +12101,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$54 ) begin
       \$184  = { 4'h0, inc[2] };
@@ -10661,7 +12113,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$66 ) begin
       \$185  = { 4'h0, inc[3] };
@@ -10673,7 +12125,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$78 ) begin
       \$186  = { 4'h0, inc[4] };
@@ -10685,7 +12137,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$90 ) begin
       \$187  = { 4'h0, inc[5] };
@@ -10697,7 +12149,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$102 ) begin
       \$188  = { 4'h0, inc[6] };
@@ -10709,7 +12161,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$114 ) begin
       \$189  = { 4'h0, inc[7] };
@@ -10721,7 +12173,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$126 ) begin
       \$190  = { 4'h0, inc[8] };
@@ -10733,7 +12185,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$138 ) begin
       \$191  = { 4'h0, inc[9] };
@@ -10745,7 +12197,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$150 ) begin
       \$192  = { 4'h0, inc[10] };
@@ -10757,7 +12209,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$162 ) begin
       \$193  = { 4'h0, inc[11] };
@@ -10769,7 +12221,7 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$174 ) begin
       \$194  = { 4'h0, inc[12] };
@@ -10793,7 +12245,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -10806,7 +12258,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

@@ -5,7 +5,8 @@ of the evaluation, and E2's write back to the stages before it (``ForwardSignatu
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import Out
 
-__all__ = ["stage_layout", "bank_layout", "lane_layout", "decision_layout", "ForwardSignature"]
+__all__ = ["stage_layout", "bank_layout", "lane_layout", "window_layout", "lanes_layout",
+           "decision_layout", "ForwardSignature"]
 
 
 def stage_layout(p):
@@ -36,6 +37,60 @@ def lane_layout(p):
         "count": p.COUNT_WIDTH, "mark": 1, "slot": p.SLOT_WIDTH,
         "count_inc": p.COUNT_WIDTH, "count_inc2": p.COUNT_WIDTH,
         "sc_row_hit": 1,
+    })
+
+
+def window_layout(p):
+    """The window of the request entering E1a (E in the compact pipeline), as
+    ``WindowRead`` hands it to ``LaneCompare``: the request, its window start, each lane's
+    slot, the banks' words (bank order), and what E1a's forwards need, registered a cycle
+    ahead (split evaluation only):
+
+    * ``overlap[i][j]``: lane ``i`` is lane ``j`` of the window of the request in E2 (the
+      write E1a forwards);
+    * ``overlap_next[i][j]``: the same for the request in E1b (the write E1b's version
+      pick forwards);
+    * ``same_line``, ``forward_age``: this request's line is the line of the request in
+      E2, and the age E2's write leaves it;
+    * ``t_w1``: ``t - W1 - 1``, for E1a's "older than W1" comparisons.
+    """
+    P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
+    return data.StructLayout({
+        "request": stage_layout(p), "start": sw,
+        "lane_slot": data.ArrayLayout(sw, P),
+        "bank": data.ArrayLayout(bank_layout(p), P),
+        "overlap": data.ArrayLayout(P, P), "overlap_next": data.ArrayLayout(P, P),
+        "same_line": 1, "forward_age": ts, "t_w1": ts,
+    })
+
+
+def lanes_layout(p):
+    """The lanes of the request in E1b (in E: of the request in E), as ``LaneCompare``
+    hands them to ``Versions``: the request, its window start, every lane's result
+    (``lane_layout``), and the victim choice's age comparisons, all from registers in the
+    split evaluation:
+
+    * ``older[i][j]``: lane ``i``'s age exceeds lane ``j``'s, both as read (the split
+      evaluation) or as forwarded (compact: no forward);
+    * ``forwarded``: lane ``i`` holds E2's forwarded write; ``forward_older[j]`` /
+      ``older_forward[i]``: the forwarded age exceeds lane ``j``'s as read / lane ``i``'s
+      as read exceeds the forwarded age (``Versions`` picks ``older`` from these three);
+    * ``older_ahead[i]`` / ``ahead_older[i]``: lane ``i``'s age exceeds / is exceeded by
+      the age the request ahead (in E2 next cycle) leaves its line (``age_ahead``);
+    * ``beyond_w1[i]``, ``ahead_beyond_w1``: lane ``i``'s / ``age_ahead`` exceeds W1;
+    * ``same_line_ahead``: this request's line is the line of the request ahead;
+    * ``ahead_in_window[j]``: lane ``j`` of the request ahead's window is in this window;
+      ``ahead_lane_bit[k][j]``: bit ``k`` of the lane it is.
+    """
+    P, ts = p.PROBE, p.TS_WIDTH
+    return data.StructLayout({
+        "request": stage_layout(p), "start": p.SLOT_WIDTH,
+        "lane": data.ArrayLayout(lane_layout(p), P),
+        "older": data.ArrayLayout(P, P),
+        "forwarded": P, "forward_older": P, "older_forward": P,
+        "older_ahead": P, "ahead_older": P, "beyond_w1": P, "ahead_beyond_w1": 1,
+        "same_line_ahead": 1, "age_ahead": ts,
+        "ahead_in_window": P, "ahead_lane_bit": data.ArrayLayout(P, P.bit_length() - 1),
     })
 
 

@@ -1,0 +1,219 @@
+# SPDX-License-Identifier: Apache-2.0
+"""E1a: the window's banks compared and rotated into lanes, E2's write forwarded into
+them, and the victim choice's age comparisons made, all registered for E1b."""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+from ..layouts import config_layout
+from ..table import probe_order
+from ..tlevel import saturated_age
+from .decision import sat_inc
+from .interfaces import ForwardSignature, lanes_layout, window_layout
+from .options import CoreOptions
+
+__all__ = ["LaneCompare"]
+
+
+class LaneCompare(wiring.Component):
+    """E1a (split evaluation; registered) or the lane half of E (compact; combinational).
+
+    The tag comparison, the saturated age and the stamp comparisons are made per bank,
+    straight from M's registers, and only their results are rotated into probe order
+    (lane ``i`` is bank ``(h + i) mod PROBE``, the low bits of its registered slot).
+    E2's write and invalidate are forwarded as results (compare-then-forward: the
+    forwarded lane's match and age were compared a cycle earlier, ``window.same_line`` /
+    ``forward_age``), so the forward is a 2:1 choice, not a comparator behind E2.
+
+    Parameters
+    ----------
+    params : regmap.Params
+    options : CoreOptions
+        ``split_evaluation``: E1a, with the forward and every comparison registered into
+        ``lanes``. Else (compact) ``lanes`` is combinational from ``window``, without
+        forwards (E decides and writes in one cycle).
+
+    Ports
+    -----
+    window : In(window_layout(params))
+        The window of the request in E1a (``WindowRead.window``).
+    forward : In(ForwardSignature(params))
+        E2's write and invalidate (unused in the compact pipeline).
+    sc_mark_intent, sc_mark_value : In(PROBE)
+        The scrubber's mark write of this cycle, as it intends it (``BucketTable``): the
+        mark a lane carries is the one at the end of the cycle. (Not as E2's write may
+        cancel it: it is cancelled only for the slot E2 writes, whose lane is forwarded.)
+    sc_mark_row_next : In(range(ROWS))
+        The row of the next cycle's mark write (for ``lane[i].sc_row_hit``).
+    cfg : In(config_layout(params))
+        ``w1`` (compact: the lanes' "older than W1").
+    lanes : Out(lanes_layout(params))
+        The lanes of the request in E1b (compact: in E), see ``lanes_layout``.
+    busy : Out(1)
+        A request is in E1b (compact: 0).
+    """
+
+    def __init__(self, params, options):
+        if not isinstance(options, CoreOptions):
+            raise TypeError(f"options must be a CoreOptions, not {options!r}")
+        self._params = p = params
+        self.split = options.split_evaluation
+        P = p.PROBE
+        super().__init__({
+            "window": In(window_layout(p)),
+            "forward": In(ForwardSignature(p)),
+            "sc_mark_intent": In(P), "sc_mark_value": In(P),
+            "sc_mark_row_next": In(range(p.ENTRIES // P)),
+            "cfg": In(config_layout(p)),
+            "lanes": Out(lanes_layout(p)),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p, split = self._params, self.split
+        P, ts = p.PROBE, p.TS_WIDTH
+        pb = P.bit_length() - 1
+        win, fwd, out = self.window, self.forward, self.lanes
+        mb, e = win.bank, win.request
+
+        def rotated(values, i):
+            return probe_order(list(values), win.lane_slot[i][:pb], 0)
+
+        def per_bank(f, name):
+            bits = Signal(P, name=name)
+            m.d.comb += [bits[b].eq(f(b)) for b in range(P)]
+            return bits
+
+        # Per bank: the mark at the end of this cycle (compact: as held; E's own write
+        # drops a scrubber mark of the slot it writes), the tag comparison, the age.
+        if split:
+            mark_now_b = per_bank(lambda b: Mux(self.sc_mark_intent[b] & mb[b].sc_row_hit,
+                                                self.sc_mark_value[b], mb[b].mark),
+                                  "mark_now_b")
+        else:
+            mark_now_b = per_bank(lambda b: mb[b].mark, "mark_now_b")
+        tag_eq_b = per_bank(lambda b: mb[b].tag == e.tag, "tag_eq_b")
+        age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
+        m.d.comb += [age_b[b].eq(saturated_age(p, e.t, mb[b].last, mb[b].fresh ^ mb[b].mark))
+                     for b in range(P)]
+
+        # Per lane: as read, or (split) E2's forwarded write / invalidate.
+        lane = [dict(valid=Signal(name=f"valid{i}"), match=Signal(name=f"match{i}"),
+                     age=Signal(ts, name=f"age{i}"), tag=Signal(p.TAG_WIDTH, name=f"tag{i}"),
+                     count=Signal(p.COUNT_WIDTH, name=f"cnt{i}"), mark=Signal(name=f"mark{i}"))
+                for i in range(P)]
+        read_count, fw_wr = [], []
+        for i in range(P):
+            r_valid = rotated([x.valid for x in mb], i)
+            r_tag_eq = rotated(tag_eq_b, i)
+            read = dict(tag=rotated([x.tag for x in mb], i), age=rotated(age_b, i),
+                        count=rotated([x.count for x in mb], i), mark=rotated(mark_now_b, i))
+            read_count.append(read["count"])
+            if split:
+                wr = Signal(name=f"fw_wr{i}")
+                inv = Signal(name=f"fw_inv{i}")
+                # (an EVICT's tail slot is lane 0 of its window)
+                m.d.comb += [wr.eq(fwd.write & (fwd.lane & win.overlap[i]).any()),
+                             inv.eq(fwd.invalidate & win.overlap[i][0])]
+                fw_wr.append(wr)
+                kept = r_valid & ~inv
+                written = dict(tag=fwd.tag, age=win.forward_age, count=fwd.count, mark=fwd.mark)
+                m.d.comb += [lane[i]["valid"].eq(wr | kept),
+                             lane[i]["match"].eq(Mux(wr, win.same_line, kept & r_tag_eq))]
+                m.d.comb += [lane[i][k].eq(Mux(wr, written[k], read[k])) for k in read]
+            else:
+                m.d.comb += [lane[i]["valid"].eq(r_valid),
+                             lane[i]["match"].eq(r_valid & r_tag_eq)]
+                m.d.comb += [lane[i][k].eq(read[k]) for k in read]
+
+        if not split:
+            # Compact: E's decision reads the lanes directly.
+            m.d.comb += [out.request.eq(e), out.start.eq(win.start)]
+            for i in range(P):
+                m.d.comb += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
+                m.d.comb += [out.lane[i].slot.eq(win.lane_slot[i]),
+                             out.lane[i].count_inc.eq(sat_inc(p, lane[i]["count"])),
+                             out.lane[i].count_inc2.eq(sat_inc(p, lane[i]["count"], 2)),
+                             out.beyond_w1[i].eq(lane[i]["age"] > self.cfg.w1)]
+                m.d.comb += [out.older[i][j].eq(lane[i]["age"] > lane[j]["age"])
+                             for j in range(P) if j != i]
+            return m
+
+        eb = out.request
+        m.d.comb += self.busy.eq(eb.valid)
+        age_ahead_now = saturated_age(p, e.t, eb.t, 0)
+        m.d.sync += [eb.eq(e), out.start.eq(win.start),
+                     out.same_line_ahead.eq(e.tag == eb.tag), out.age_ahead.eq(age_ahead_now)]
+
+        # The victim choice's age comparisons, registered so that E1b is logic on
+        # flip-flops only, made from the stamps beside the ages rather than after them: a
+        # saturated age (WMAX + 1) equals any other saturated one and exceeds any other,
+        # and two unsaturated ages (below 2**(TS_WIDTH - 1)) compare as their stamps do:
+        # last_x - last_y is age_y - age_x modulo 2**TS_WIDTH and lies in [-WMAX, WMAX],
+        # so age_x > age_y exactly when it is negative (its top bit, the carry chain's
+        # last sum: no zero test); age_x > W1 exactly when (t - W1 - 1) - last_x is not
+        # negative. One subtraction of registered stamps each, and one LUT.
+        def stamp(age, last):
+            return age[ts - 1], last        # (saturated, last-access stamp)
+
+        def gt(x, y):
+            """age(x) > age(y) for (saturated, stamp) pairs."""
+            (sx, lx), (sy, ly) = x, y
+            return (sx & ~sy) | (~sx & ~sy & (lx - ly)[:ts][ts - 1])
+
+        def old(x):
+            sx, lx = x
+            return sx | ~(win.t_w1 - lx)[:ts][ts - 1]
+
+        bank_st = [stamp(age_b[b], mb[b].last) for b in range(P)]
+        lane_fw = stamp(win.forward_age, fwd.last)
+        ahead = stamp(age_ahead_now, eb.t)
+        fw_gt = per_bank(lambda b: gt(lane_fw, bank_st[b]), "fw_gt_bank")
+        gt_fw = per_bank(lambda b: gt(bank_st[b], lane_fw), "gt_fw_bank")
+        # gt_d[k][a]: bank a's age exceeds bank (a + k) mod P's
+        gt_d = [None] + [per_bank(lambda a, k=k: gt(bank_st[a], bank_st[(a + k) % P]),
+                                  f"gt_bank_d{k}") for k in range(1, P)]
+        gtp_b = per_bank(lambda b: gt(bank_st[b], ahead), "gtp_bank")
+        pgt_b = per_bank(lambda b: gt(ahead, bank_st[b]), "pgt_bank")
+        old_b = per_bank(lambda b: old(bank_st[b]), "old_bank")
+
+        def final(i, f, bank_values):
+            """``f`` of lane i's final (saturated, stamp): the forward, or the read."""
+            return Mux(fw_wr[i], f(lane_fw), rotated(bank_values, i))
+
+        # The pairwise comparisons are registered as read and against the forwarded lane,
+        # separately (E1b picks between them by `forwarded`: that keeps E2's forward out
+        # of E1a's longest paths); the single-lane ones are picked here, where their paths
+        # are shorter.
+        for i in range(P):
+            m.d.sync += [out.forwarded[i].eq(fw_wr[i]),
+                         out.forward_older[i].eq(rotated(fw_gt, i)),
+                         out.older_forward[i].eq(rotated(gt_fw, i)),
+                         out.older_ahead[i].eq(final(i, lambda x: gt(x, ahead), gtp_b)),
+                         out.ahead_older[i].eq(final(i, lambda x: gt(ahead, x), pgt_b)),
+                         out.beyond_w1[i].eq(final(i, old, old_b))]
+            m.d.sync += [out.older[i][j].eq(rotated(gt_d[(j - i) % P], i))
+                         for j in range(P) if j != i]
+        m.d.sync += out.ahead_beyond_w1.eq(old(ahead))
+        # Which lane of this window each lane j of the window ahead is, by j: whether it is
+        # in it at all and the bits of the lane it is (E1b's pick: a binary multiplexer).
+        ov = win.overlap_next
+        for j in range(P):
+            m.d.sync += out.ahead_in_window[j].eq(Cat(ov[i][j] for i in range(P)).any())
+            for k in range(pb):
+                m.d.sync += out.ahead_lane_bit[k][j].eq(
+                    Cat(ov[i][j] for i in range(P) if (i >> k) & 1).any())
+        for i in range(P):
+            m.d.sync += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
+            m.d.sync += [
+                # (the counts one and two more, for E1b's count after)
+                out.lane[i].count_inc.eq(Mux(fw_wr[i], fwd.count_inc,
+                                             sat_inc(p, read_count[i]))),
+                out.lane[i].count_inc2.eq(Mux(fw_wr[i], sat_inc(p, fwd.count_inc),
+                                              sat_inc(p, read_count[i], 2))),
+                out.lane[i].slot.eq(win.lane_slot[i]),
+                out.lane[i].sc_row_hit.eq(win.lane_slot[i][pb:] == self.sc_mark_row_next),
+            ]
+        return m
