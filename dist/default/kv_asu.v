@@ -168,33 +168,35 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   );
   \kv_asu.regs  regs (
     .axil__araddr(axil__araddr),
+    .axil__arprot(axil__arprot),
     .axil__arready(axil__arready),
     .axil__arvalid(axil__arvalid),
     .axil__awaddr(axil__awaddr),
+    .axil__awprot(axil__awprot),
     .axil__awready(axil__awready),
     .axil__awvalid(axil__awvalid),
     .axil__bready(axil__bready),
+    .axil__bresp(axil__bresp),
     .axil__bvalid(axil__bvalid),
+    .axil__rdata(axil__rdata),
     .axil__rready(axil__rready),
+    .axil__rresp(axil__rresp),
+    .axil__rvalid(axil__rvalid),
     .axil__wdata(axil__wdata),
     .axil__wready(axil__wready),
     .axil__wstrb(axil__wstrb),
     .axil__wvalid(axil__wvalid),
-    .bresp(axil__bresp),
     .cfg(cfg),
     .clk(clk),
     .core_flushing(core_flushing),
     .core_idle(core_idle),
     .cycle(cycle),
     .enable(enable),
-    .flush_pulse(flush),
+    .flush(flush),
     .hold(hold),
+    .inc(stat_inc),
     .occupancy(occupancy),
-    .rdata(axil__rdata),
-    .rresp(axil__rresp),
-    .rst(rst),
-    .rvalid(axil__rvalid),
-    .stat_inc(stat_inc)
+    .rst(rst)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -305,50 +307,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] ahead_start;
   wire [63:0] bk_count;
   wire [63:0] \bk_count$97 ;
-  wire [15:0] \bk_count$97[0] ;
-  wire [15:0] \bk_count$97[1] ;
-  wire [15:0] \bk_count$97[2] ;
-  wire [15:0] \bk_count$97[3] ;
-  wire [15:0] \bk_count[0] ;
-  wire [15:0] \bk_count[1] ;
-  wire [15:0] \bk_count[2] ;
-  wire [15:0] \bk_count[3] ;
   wire [3:0] bk_fresh;
   wire [3:0] \bk_fresh$103 ;
   wire [31:0] bk_last;
   wire [31:0] \bk_last$99 ;
-  wire [7:0] \bk_last$99[0] ;
-  wire [7:0] \bk_last$99[1] ;
-  wire [7:0] \bk_last$99[2] ;
-  wire [7:0] \bk_last$99[3] ;
-  wire [7:0] \bk_last[0] ;
-  wire [7:0] \bk_last[1] ;
-  wire [7:0] \bk_last[2] ;
-  wire [7:0] \bk_last[3] ;
   wire [3:0] bk_mark;
   wire [3:0] \bk_mark$105 ;
   wire [3:0] bk_mark_raw;
   wire [3:0] \bk_mark_raw$107 ;
   wire [35:0] bk_row;
   wire [35:0] \bk_row$109 ;
-  wire [8:0] \bk_row$109[0] ;
-  wire [8:0] \bk_row$109[1] ;
-  wire [8:0] \bk_row$109[2] ;
-  wire [8:0] \bk_row$109[3] ;
-  wire [8:0] \bk_row[0] ;
-  wire [8:0] \bk_row[1] ;
-  wire [8:0] \bk_row[2] ;
-  wire [8:0] \bk_row[3] ;
   wire [223:0] bk_tag;
   wire [223:0] \bk_tag$95 ;
-  wire [55:0] \bk_tag$95[0] ;
-  wire [55:0] \bk_tag$95[1] ;
-  wire [55:0] \bk_tag$95[2] ;
-  wire [55:0] \bk_tag$95[3] ;
-  wire [55:0] \bk_tag[0] ;
-  wire [55:0] \bk_tag[1] ;
-  wire [55:0] \bk_tag[2] ;
-  wire [55:0] \bk_tag[3] ;
   wire [3:0] bk_valid;
   wire [3:0] \bk_valid$101 ;
   wire busy;
@@ -523,14 +493,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \lanes$122.ahead_beyond_w1 ;
   wire [3:0] \lanes$122.ahead_in_window ;
   wire [7:0] \lanes$122.ahead_lane_bit ;
-  wire [3:0] \lanes$122.ahead_lane_bit[0] ;
-  wire [3:0] \lanes$122.ahead_lane_bit[1] ;
   wire [3:0] \lanes$122.ahead_older ;
   wire [3:0] \lanes$122.beyond_w1 ;
   wire [3:0] \lanes$122.forward_older ;
   wire [3:0] \lanes$122.forwarded ;
   wire [507:0] \lanes$122.lane ;
-  wire [126:0] \lanes$122.lane[0] ;
   wire [7:0] \lanes$122.lane[0].age ;
   wire [15:0] \lanes$122.lane[0].count ;
   wire [15:0] \lanes$122.lane[0].count_inc ;
@@ -541,7 +508,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes$122.lane[0].slot ;
   wire [55:0] \lanes$122.lane[0].tag ;
   wire \lanes$122.lane[0].valid ;
-  wire [126:0] \lanes$122.lane[1] ;
   wire [7:0] \lanes$122.lane[1].age ;
   wire [15:0] \lanes$122.lane[1].count ;
   wire [15:0] \lanes$122.lane[1].count_inc ;
@@ -552,7 +518,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes$122.lane[1].slot ;
   wire [55:0] \lanes$122.lane[1].tag ;
   wire \lanes$122.lane[1].valid ;
-  wire [126:0] \lanes$122.lane[2] ;
   wire [7:0] \lanes$122.lane[2].age ;
   wire [15:0] \lanes$122.lane[2].count ;
   wire [15:0] \lanes$122.lane[2].count_inc ;
@@ -563,7 +528,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes$122.lane[2].slot ;
   wire [55:0] \lanes$122.lane[2].tag ;
   wire \lanes$122.lane[2].valid ;
-  wire [126:0] \lanes$122.lane[3] ;
   wire [7:0] \lanes$122.lane[3].age ;
   wire [15:0] \lanes$122.lane[3].count ;
   wire [15:0] \lanes$122.lane[3].count_inc ;
@@ -575,10 +539,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [55:0] \lanes$122.lane[3].tag ;
   wire \lanes$122.lane[3].valid ;
   wire [15:0] \lanes$122.older ;
-  wire [3:0] \lanes$122.older[0] ;
-  wire [3:0] \lanes$122.older[1] ;
-  wire [3:0] \lanes$122.older[2] ;
-  wire [3:0] \lanes$122.older[3] ;
   wire [3:0] \lanes$122.older_ahead ;
   wire [3:0] \lanes$122.older_forward ;
   wire [68:0] \lanes$122.request ;
@@ -593,14 +553,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [507:0] \lanes.lane ;
-  wire [126:0] \lanes.lane[0] ;
   wire [7:0] \lanes.lane[0].age ;
   wire [15:0] \lanes.lane[0].count ;
   wire [15:0] \lanes.lane[0].count_inc ;
@@ -611,7 +568,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes.lane[0].slot ;
   wire [55:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [126:0] \lanes.lane[1] ;
   wire [7:0] \lanes.lane[1].age ;
   wire [15:0] \lanes.lane[1].count ;
   wire [15:0] \lanes.lane[1].count_inc ;
@@ -622,7 +578,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes.lane[1].slot ;
   wire [55:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [126:0] \lanes.lane[2] ;
   wire [7:0] \lanes.lane[2].age ;
   wire [15:0] \lanes.lane[2].count ;
   wire [15:0] \lanes.lane[2].count_inc ;
@@ -633,7 +588,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \lanes.lane[2].slot ;
   wire [55:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [126:0] \lanes.lane[3] ;
   wire [7:0] \lanes.lane[3].age ;
   wire [15:0] \lanes.lane[3].count ;
   wire [15:0] \lanes.lane[3].count_inc ;
@@ -645,10 +599,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [55:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [68:0] \lanes.request ;
@@ -802,14 +752,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \s9.valid ;
   wire [31:0] sc_last;
   wire [31:0] \sc_last$152 ;
-  wire [7:0] \sc_last$152[0] ;
-  wire [7:0] \sc_last$152[1] ;
-  wire [7:0] \sc_last$152[2] ;
-  wire [7:0] \sc_last$152[3] ;
-  wire [7:0] \sc_last[0] ;
-  wire [7:0] \sc_last[1] ;
-  wire [7:0] \sc_last[2] ;
-  wire [7:0] \sc_last[3] ;
   wire [3:0] sc_mark_intent;
   wire [3:0] \sc_mark_intent$118 ;
   wire [3:0] \sc_mark_intent$125 ;
@@ -840,7 +782,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [544:0] window;
   wire [544:0] \window$115 ;
   wire [371:0] \window$115.bank ;
-  wire [92:0] \window$115.bank[0] ;
   wire [15:0] \window$115.bank[0].count ;
   wire \window$115.bank[0].fresh ;
   wire [7:0] \window$115.bank[0].last ;
@@ -849,7 +790,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[0].sc_row_hit ;
   wire [55:0] \window$115.bank[0].tag ;
   wire \window$115.bank[0].valid ;
-  wire [92:0] \window$115.bank[1] ;
   wire [15:0] \window$115.bank[1].count ;
   wire \window$115.bank[1].fresh ;
   wire [7:0] \window$115.bank[1].last ;
@@ -858,7 +798,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[1].sc_row_hit ;
   wire [55:0] \window$115.bank[1].tag ;
   wire \window$115.bank[1].valid ;
-  wire [92:0] \window$115.bank[2] ;
   wire [15:0] \window$115.bank[2].count ;
   wire \window$115.bank[2].fresh ;
   wire [7:0] \window$115.bank[2].last ;
@@ -867,7 +806,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[2].sc_row_hit ;
   wire [55:0] \window$115.bank[2].tag ;
   wire \window$115.bank[2].valid ;
-  wire [92:0] \window$115.bank[3] ;
   wire [15:0] \window$115.bank[3].count ;
   wire \window$115.bank[3].fresh ;
   wire [7:0] \window$115.bank[3].last ;
@@ -878,20 +816,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[3].valid ;
   wire [7:0] \window$115.forward_age ;
   wire [43:0] \window$115.lane_slot ;
-  wire [10:0] \window$115.lane_slot[0] ;
-  wire [10:0] \window$115.lane_slot[1] ;
-  wire [10:0] \window$115.lane_slot[2] ;
-  wire [10:0] \window$115.lane_slot[3] ;
   wire [15:0] \window$115.overlap ;
-  wire [3:0] \window$115.overlap[0] ;
-  wire [3:0] \window$115.overlap[1] ;
-  wire [3:0] \window$115.overlap[2] ;
-  wire [3:0] \window$115.overlap[3] ;
   wire [15:0] \window$115.overlap_next ;
-  wire [3:0] \window$115.overlap_next[0] ;
-  wire [3:0] \window$115.overlap_next[1] ;
-  wire [3:0] \window$115.overlap_next[2] ;
-  wire [3:0] \window$115.overlap_next[3] ;
   wire [68:0] \window$115.request ;
   wire [1:0] \window$115.request.min_tlevel ;
   wire [1:0] \window$115.request.op ;
@@ -902,7 +828,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] \window$115.start ;
   wire [7:0] \window$115.t_w1 ;
   wire [371:0] \window.bank ;
-  wire [92:0] \window.bank[0] ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
@@ -911,7 +836,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[0].sc_row_hit ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [92:0] \window.bank[1] ;
   wire [15:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [7:0] \window.bank[1].last ;
@@ -920,7 +844,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[1].sc_row_hit ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [92:0] \window.bank[2] ;
   wire [15:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [7:0] \window.bank[2].last ;
@@ -929,7 +852,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[2].sc_row_hit ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [92:0] \window.bank[3] ;
   wire [15:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [7:0] \window.bank[3].last ;
@@ -940,20 +862,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
   wire [43:0] \window.lane_slot ;
-  wire [10:0] \window.lane_slot[0] ;
-  wire [10:0] \window.lane_slot[1] ;
-  wire [10:0] \window.lane_slot[2] ;
-  wire [10:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [68:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -1019,8 +929,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4668$245 (\$17 ),
-    .\port$4668$5 (\$16 ),
+    .\port$4851$245 (\$17 ),
+    .\port$4851$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -1038,7 +948,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$4530$5 (s0[60:5]),
+    .\port$4713$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -1046,12 +956,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .lanes(lanes),
-    .\port$4532$0 (\$12 ),
-    .\port$4533$0 (\$13 ),
-    .\port$4537$0 (\$14 ),
-    .\port$4539$0 (\$15 ),
-    .\port$4668$271 (\$17 [60:26]),
-    .\port$4668$5 (\$16 ),
+    .\port$4715$0 (\$12 ),
+    .\port$4716$0 (\$13 ),
+    .\port$4720$0 (\$14 ),
+    .\port$4722$0 (\$15 ),
+    .\port$4851$271 (\$17 [60:26]),
+    .\port$4851$5 (\$16 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1088,8 +998,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(\$17 [10:0]),
-    .\port$4668$260 (\$17 [44:15]),
-    .\port$4668$5 (\$16 ),
+    .\port$4851$260 (\$17 [44:15]),
+    .\port$4851$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1107,8 +1017,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .forward__tag(\$16 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4668$271 (\$17 [27:26]),
-    .\port$4668$274 (\$17 [60:29]),
+    .\port$4851$271 (\$17 [27:26]),
+    .\port$4851$274 (\$17 [60:29]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1125,13 +1035,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .hash(\hash$85 [10:0]),
-    .\port$4532$0 (\$12 ),
-    .\port$4533$0 (\$13 ),
-    .\port$4537$0 (\$14 ),
-    .\port$4539$0 (\$15 ),
-    .\port$4607$0 (lanes[79:0]),
-    .\port$4668$271 (\$17 [44:26]),
-    .\port$4668$5 (\$16 ),
+    .\port$4715$0 (\$12 ),
+    .\port$4716$0 (\$13 ),
+    .\port$4720$0 (\$14 ),
+    .\port$4722$0 (\$15 ),
+    .\port$4790$0 (lanes[79:0]),
+    .\port$4851$271 (\$17 [44:26]),
+    .\port$4851$5 (\$16 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1418,7 +1328,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.request.t  = lanes[68:61];
   assign \lanes.start  = lanes[79:69];
   assign \lanes.lane  = lanes[587:80];
-  assign \lanes.lane[0]  = lanes[206:80];
   assign \lanes.lane[0].valid  = lanes[80];
   assign \lanes.lane[0].match  = lanes[81];
   assign \lanes.lane[0].age  = lanes[89:82];
@@ -1429,7 +1338,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[0].count_inc  = lanes[189:174];
   assign \lanes.lane[0].count_inc2  = lanes[205:190];
   assign \lanes.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes.lane[1]  = lanes[333:207];
   assign \lanes.lane[1].valid  = lanes[207];
   assign \lanes.lane[1].match  = lanes[208];
   assign \lanes.lane[1].age  = lanes[216:209];
@@ -1440,7 +1348,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[1].count_inc  = lanes[316:301];
   assign \lanes.lane[1].count_inc2  = lanes[332:317];
   assign \lanes.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes.lane[2]  = lanes[460:334];
   assign \lanes.lane[2].valid  = lanes[334];
   assign \lanes.lane[2].match  = lanes[335];
   assign \lanes.lane[2].age  = lanes[343:336];
@@ -1451,7 +1358,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[2].count_inc  = lanes[443:428];
   assign \lanes.lane[2].count_inc2  = lanes[459:444];
   assign \lanes.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes.lane[3]  = lanes[587:461];
   assign \lanes.lane[3].valid  = lanes[461];
   assign \lanes.lane[3].match  = lanes[462];
   assign \lanes.lane[3].age  = lanes[470:463];
@@ -1463,10 +1369,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[3].count_inc2  = lanes[586:571];
   assign \lanes.lane[3].sc_row_hit  = lanes[587];
   assign \lanes.older  = lanes[603:588];
-  assign \lanes.older[0]  = lanes[591:588];
-  assign \lanes.older[1]  = lanes[595:592];
-  assign \lanes.older[2]  = lanes[599:596];
-  assign \lanes.older[3]  = lanes[603:600];
   assign \lanes.forwarded  = lanes[607:604];
   assign \lanes.forward_older  = lanes[611:608];
   assign \lanes.older_forward  = lanes[615:612];
@@ -1478,40 +1380,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
-  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
-  assign \bk_tag[0]  = bk_tag[55:0];
-  assign \bk_tag[1]  = bk_tag[111:56];
-  assign \bk_tag[2]  = bk_tag[167:112];
-  assign \bk_tag[3]  = bk_tag[223:168];
-  assign \bk_tag$95[0]  = bk_tag[55:0];
-  assign \bk_tag$95[1]  = bk_tag[111:56];
-  assign \bk_tag$95[2]  = bk_tag[167:112];
-  assign \bk_tag$95[3]  = bk_tag[223:168];
-  assign \bk_count[0]  = bk_count[15:0];
-  assign \bk_count[1]  = bk_count[31:16];
-  assign \bk_count[2]  = bk_count[47:32];
-  assign \bk_count[3]  = bk_count[63:48];
-  assign \bk_count$97[0]  = bk_count[15:0];
-  assign \bk_count$97[1]  = bk_count[31:16];
-  assign \bk_count$97[2]  = bk_count[47:32];
-  assign \bk_count$97[3]  = bk_count[63:48];
-  assign \bk_last[0]  = bk_last[7:0];
-  assign \bk_last[1]  = bk_last[15:8];
-  assign \bk_last[2]  = bk_last[23:16];
-  assign \bk_last[3]  = bk_last[31:24];
-  assign \bk_last$99[0]  = bk_last[7:0];
-  assign \bk_last$99[1]  = bk_last[15:8];
-  assign \bk_last$99[2]  = bk_last[23:16];
-  assign \bk_last$99[3]  = bk_last[31:24];
-  assign \bk_row[0]  = bk_row[8:0];
-  assign \bk_row[1]  = bk_row[17:9];
-  assign \bk_row[2]  = bk_row[26:18];
-  assign \bk_row[3]  = bk_row[35:27];
-  assign \bk_row$109[0]  = bk_row[8:0];
-  assign \bk_row$109[1]  = bk_row[17:9];
-  assign \bk_row$109[2]  = bk_row[26:18];
-  assign \bk_row$109[3]  = bk_row[35:27];
   assign \window.request  = \$12 [68:0];
   assign \window.request.valid  = \$12 [0];
   assign \window.request.op  = \$12 [2:1];
@@ -1520,12 +1388,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.request.t  = \$12 [68:61];
   assign \window.start  = \$12 [79:69];
   assign \window.lane_slot  = \$14 [43:0];
-  assign \window.lane_slot[0]  = \$14 [10:0];
-  assign \window.lane_slot[1]  = \$14 [21:11];
-  assign \window.lane_slot[2]  = \$14 [32:22];
-  assign \window.lane_slot[3]  = \$14 [43:33];
   assign \window.bank  = \$14 [415:44];
-  assign \window.bank[0]  = \$14 [136:44];
   assign \window.bank[0].tag  = \$14 [99:44];
   assign \window.bank[0].count  = \$14 [115:100];
   assign \window.bank[0].last  = \$14 [123:116];
@@ -1534,7 +1397,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[0].mark  = \$14 [126];
   assign \window.bank[0].row  = \$14 [135:127];
   assign \window.bank[0].sc_row_hit  = \$14 [136];
-  assign \window.bank[1]  = \$14 [229:137];
   assign \window.bank[1].tag  = \$14 [192:137];
   assign \window.bank[1].count  = \$14 [208:193];
   assign \window.bank[1].last  = \$14 [216:209];
@@ -1543,7 +1405,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[1].mark  = \$14 [219];
   assign \window.bank[1].row  = \$14 [228:220];
   assign \window.bank[1].sc_row_hit  = \$14 [229];
-  assign \window.bank[2]  = \$14 [322:230];
   assign \window.bank[2].tag  = \$14 [285:230];
   assign \window.bank[2].count  = \$14 [301:286];
   assign \window.bank[2].last  = \$14 [309:302];
@@ -1552,7 +1413,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[2].mark  = \$14 [312];
   assign \window.bank[2].row  = \$14 [321:313];
   assign \window.bank[2].sc_row_hit  = \$14 [322];
-  assign \window.bank[3]  = \$14 [415:323];
   assign \window.bank[3].tag  = \$14 [378:323];
   assign \window.bank[3].count  = \$14 [394:379];
   assign \window.bank[3].last  = \$14 [402:395];
@@ -1562,15 +1422,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[3].row  = \$14 [414:406];
   assign \window.bank[3].sc_row_hit  = \$14 [415];
   assign \window.overlap  = \$13 [15:0];
-  assign \window.overlap[0]  = \$13 [3:0];
-  assign \window.overlap[1]  = \$13 [7:4];
-  assign \window.overlap[2]  = \$13 [11:8];
-  assign \window.overlap[3]  = \$13 [15:12];
   assign \window.overlap_next  = \$13 [31:16];
-  assign \window.overlap_next[0]  = \$13 [19:16];
-  assign \window.overlap_next[1]  = \$13 [23:20];
-  assign \window.overlap_next[2]  = \$13 [27:24];
-  assign \window.overlap_next[3]  = \$13 [31:28];
   assign \window.same_line  = \$15 [0];
   assign \window.forward_age  = \$15 [8:1];
   assign \window.t_w1  = \$15 [16:9];
@@ -1582,12 +1434,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.request.t  = \$12 [68:61];
   assign \window$115.start  = \$12 [79:69];
   assign \window$115.lane_slot  = \$14 [43:0];
-  assign \window$115.lane_slot[0]  = \$14 [10:0];
-  assign \window$115.lane_slot[1]  = \$14 [21:11];
-  assign \window$115.lane_slot[2]  = \$14 [32:22];
-  assign \window$115.lane_slot[3]  = \$14 [43:33];
   assign \window$115.bank  = \$14 [415:44];
-  assign \window$115.bank[0]  = \$14 [136:44];
   assign \window$115.bank[0].tag  = \$14 [99:44];
   assign \window$115.bank[0].count  = \$14 [115:100];
   assign \window$115.bank[0].last  = \$14 [123:116];
@@ -1596,7 +1443,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[0].mark  = \$14 [126];
   assign \window$115.bank[0].row  = \$14 [135:127];
   assign \window$115.bank[0].sc_row_hit  = \$14 [136];
-  assign \window$115.bank[1]  = \$14 [229:137];
   assign \window$115.bank[1].tag  = \$14 [192:137];
   assign \window$115.bank[1].count  = \$14 [208:193];
   assign \window$115.bank[1].last  = \$14 [216:209];
@@ -1605,7 +1451,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[1].mark  = \$14 [219];
   assign \window$115.bank[1].row  = \$14 [228:220];
   assign \window$115.bank[1].sc_row_hit  = \$14 [229];
-  assign \window$115.bank[2]  = \$14 [322:230];
   assign \window$115.bank[2].tag  = \$14 [285:230];
   assign \window$115.bank[2].count  = \$14 [301:286];
   assign \window$115.bank[2].last  = \$14 [309:302];
@@ -1614,7 +1459,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[2].mark  = \$14 [312];
   assign \window$115.bank[2].row  = \$14 [321:313];
   assign \window$115.bank[2].sc_row_hit  = \$14 [322];
-  assign \window$115.bank[3]  = \$14 [415:323];
   assign \window$115.bank[3].tag  = \$14 [378:323];
   assign \window$115.bank[3].count  = \$14 [394:379];
   assign \window$115.bank[3].last  = \$14 [402:395];
@@ -1624,15 +1468,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[3].row  = \$14 [414:406];
   assign \window$115.bank[3].sc_row_hit  = \$14 [415];
   assign \window$115.overlap  = \$13 [15:0];
-  assign \window$115.overlap[0]  = \$13 [3:0];
-  assign \window$115.overlap[1]  = \$13 [7:4];
-  assign \window$115.overlap[2]  = \$13 [11:8];
-  assign \window$115.overlap[3]  = \$13 [15:12];
   assign \window$115.overlap_next  = \$13 [31:16];
-  assign \window$115.overlap_next[0]  = \$13 [19:16];
-  assign \window$115.overlap_next[1]  = \$13 [23:20];
-  assign \window$115.overlap_next[2]  = \$13 [27:24];
-  assign \window$115.overlap_next[3]  = \$13 [31:28];
   assign \window$115.same_line  = \$15 [0];
   assign \window$115.forward_age  = \$15 [8:1];
   assign \window$115.t_w1  = \$15 [16:9];
@@ -1650,7 +1486,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.request.t  = lanes[68:61];
   assign \lanes$122.start  = lanes[79:69];
   assign \lanes$122.lane  = lanes[587:80];
-  assign \lanes$122.lane[0]  = lanes[206:80];
   assign \lanes$122.lane[0].valid  = lanes[80];
   assign \lanes$122.lane[0].match  = lanes[81];
   assign \lanes$122.lane[0].age  = lanes[89:82];
@@ -1661,7 +1496,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[0].count_inc  = lanes[189:174];
   assign \lanes$122.lane[0].count_inc2  = lanes[205:190];
   assign \lanes$122.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes$122.lane[1]  = lanes[333:207];
   assign \lanes$122.lane[1].valid  = lanes[207];
   assign \lanes$122.lane[1].match  = lanes[208];
   assign \lanes$122.lane[1].age  = lanes[216:209];
@@ -1672,7 +1506,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[1].count_inc  = lanes[316:301];
   assign \lanes$122.lane[1].count_inc2  = lanes[332:317];
   assign \lanes$122.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes$122.lane[2]  = lanes[460:334];
   assign \lanes$122.lane[2].valid  = lanes[334];
   assign \lanes$122.lane[2].match  = lanes[335];
   assign \lanes$122.lane[2].age  = lanes[343:336];
@@ -1683,7 +1516,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[2].count_inc  = lanes[443:428];
   assign \lanes$122.lane[2].count_inc2  = lanes[459:444];
   assign \lanes$122.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes$122.lane[3]  = lanes[587:461];
   assign \lanes$122.lane[3].valid  = lanes[461];
   assign \lanes$122.lane[3].match  = lanes[462];
   assign \lanes$122.lane[3].age  = lanes[470:463];
@@ -1695,10 +1527,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[3].count_inc2  = lanes[586:571];
   assign \lanes$122.lane[3].sc_row_hit  = lanes[587];
   assign \lanes$122.older  = lanes[603:588];
-  assign \lanes$122.older[0]  = lanes[591:588];
-  assign \lanes$122.older[1]  = lanes[595:592];
-  assign \lanes$122.older[2]  = lanes[599:596];
-  assign \lanes$122.older[3]  = lanes[603:600];
   assign \lanes$122.forwarded  = lanes[607:604];
   assign \lanes$122.forward_older  = lanes[611:608];
   assign \lanes$122.older_forward  = lanes[615:612];
@@ -1710,8 +1538,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.age_ahead  = lanes[637:630];
   assign \lanes$122.ahead_in_window  = lanes[641:638];
   assign \lanes$122.ahead_lane_bit  = lanes[649:642];
-  assign \lanes$122.ahead_lane_bit[0]  = lanes[645:642];
-  assign \lanes$122.ahead_lane_bit[1]  = lanes[649:646];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1772,14 +1598,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \cfg$129.w2  = cfg[45:39];
   assign \cfg$129.w1  = cfg[52:46];
   assign \cfg$129.hash_seed  = cfg[84:53];
-  assign \sc_last[0]  = sc_last[7:0];
-  assign \sc_last[1]  = sc_last[15:8];
-  assign \sc_last[2]  = sc_last[23:16];
-  assign \sc_last[3]  = sc_last[31:24];
-  assign \sc_last$152[0]  = sc_last[7:0];
-  assign \sc_last$152[1]  = sc_last[15:8];
-  assign \sc_last$152[2]  = sc_last[23:16];
-  assign \sc_last$152[3]  = sc_last[31:24];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1993,7 +1811,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
+module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -2118,10 +1936,10 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4668$245 ;
-  wire [60:0] \port$4668$245 ;
-  output [63:0] \port$4668$5 ;
-  wire [63:0] \port$4668$5 ;
+  output [60:0] \port$4851$245 ;
+  wire [60:0] \port$4851$245 ;
+  output [63:0] \port$4851$5 ;
+  wire [63:0] \port$4851$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2180,7 +1998,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4668$81 (e2[104:81])
+    .\port$4851$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2406,8 +2224,8 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4668$5  = e2[68:5];
-  assign \port$4668$245  = e2[305:245];
+  assign \port$4851$5  = e2[68:5];
+  assign \port$4851$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2497,7 +2315,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4668$5 , \port$4668$245 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4668$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4851$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2518,15 +2336,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4668$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4668$81 ;
-  wire [23:0] \port$4668$81 ;
+  input [23:0] \port$4851$81 ;
+  wire [23:0] \port$4851$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4668$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4668$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4851$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4851$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4668$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4668$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4668$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4851$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4851$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4851$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2540,8 +2358,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4668$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4668$81 [15:0];
-  assign age = \port$4668$81 [23:16];
+  assign count = \port$4851$81 [15:0];
+  assign age = \port$4851$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2748,7 +2566,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2847,8 +2665,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4530$5 ;
-  wire [55:0] \port$4530$5 ;
+  input [55:0] \port$4713$5 ;
+  wire [55:0] \port$4713$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2939,12 +2757,12 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4530$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4530$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4530$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4530$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4530$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4530$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4713$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4713$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4713$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4713$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4713$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4713$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2975,7 +2793,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4530$5  };
+  assign key = { 8'h00, \port$4713$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2990,7 +2808,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4530$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4532$0 , \port$4533$0 , \port$4537$0 , \port$4539$0 , lanes, \port$4668$5 , forward__lane, \port$4668$271 , clk);
+module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4715$0 , \port$4716$0 , \port$4720$0 , \port$4722$0 , lanes, \port$4851$5 , forward__lane, \port$4851$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3853,14 +3671,11 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [507:0] \lanes.lane ;
-  wire [126:0] \lanes.lane[0] ;
   wire [7:0] \lanes.lane[0].age ;
   wire [15:0] \lanes.lane[0].count ;
   wire [15:0] \lanes.lane[0].count_inc ;
@@ -3871,7 +3686,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [10:0] \lanes.lane[0].slot ;
   wire [55:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [126:0] \lanes.lane[1] ;
   wire [7:0] \lanes.lane[1].age ;
   wire [15:0] \lanes.lane[1].count ;
   wire [15:0] \lanes.lane[1].count_inc ;
@@ -3882,7 +3696,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [10:0] \lanes.lane[1].slot ;
   wire [55:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [126:0] \lanes.lane[2] ;
   wire [7:0] \lanes.lane[2].age ;
   wire [15:0] \lanes.lane[2].count ;
   wire [15:0] \lanes.lane[2].count_inc ;
@@ -3893,7 +3706,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [10:0] \lanes.lane[2].slot ;
   wire [55:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [126:0] \lanes.lane[3] ;
   wire [7:0] \lanes.lane[3].age ;
   wire [15:0] \lanes.lane[3].count ;
   wire [15:0] \lanes.lane[3].count_inc ;
@@ -3905,10 +3717,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [55:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [68:0] \lanes.request ;
@@ -3930,18 +3738,18 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire match3;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4532$0 ;
-  wire [79:0] \port$4532$0 ;
-  input [31:0] \port$4533$0 ;
-  wire [31:0] \port$4533$0 ;
-  input [415:0] \port$4537$0 ;
-  wire [415:0] \port$4537$0 ;
-  input [16:0] \port$4539$0 ;
-  wire [16:0] \port$4539$0 ;
-  input [34:0] \port$4668$271 ;
-  wire [34:0] \port$4668$271 ;
-  input [63:0] \port$4668$5 ;
-  wire [63:0] \port$4668$5 ;
+  input [79:0] \port$4715$0 ;
+  wire [79:0] \port$4715$0 ;
+  input [31:0] \port$4716$0 ;
+  wire [31:0] \port$4716$0 ;
+  input [415:0] \port$4720$0 ;
+  wire [415:0] \port$4720$0 ;
+  input [16:0] \port$4722$0 ;
+  wire [16:0] \port$4722$0 ;
+  input [34:0] \port$4851$271 ;
+  wire [34:0] \port$4851$271 ;
+  input [63:0] \port$4851$5 ;
+  wire [63:0] \port$4851$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3961,7 +3769,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire valid3;
   wire [544:0] window;
   wire [371:0] \window.bank ;
-  wire [92:0] \window.bank[0] ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
@@ -3970,7 +3777,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[0].sc_row_hit ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [92:0] \window.bank[1] ;
   wire [15:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [7:0] \window.bank[1].last ;
@@ -3979,7 +3785,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[1].sc_row_hit ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [92:0] \window.bank[2] ;
   wire [15:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [7:0] \window.bank[2].last ;
@@ -3988,7 +3793,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[2].sc_row_hit ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [92:0] \window.bank[3] ;
   wire [15:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [7:0] \window.bank[3].last ;
@@ -3999,20 +3803,8 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
   wire [43:0] \window.lane_slot ;
-  wire [10:0] \window.lane_slot[0] ;
-  wire [10:0] \window.lane_slot[1] ;
-  wire [10:0] \window.lane_slot[2] ;
-  wire [10:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [68:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -4025,43 +3817,43 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
   assign \$153  = ~ \$44 ;
-  assign \$154  = \port$4539$0 [8] & \$153 ;
-  assign \$155  = ~ \port$4539$0 [8];
+  assign \$154  = \port$4722$0 [8] & \$153 ;
+  assign \$155  = ~ \port$4722$0 [8];
   assign \$156  = ~ \$44 ;
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4668$5 [63:56] - \port$4537$0 [402:395];
+  assign \$158  = \port$4851$5 [63:56] - \port$4720$0 [402:395];
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4539$0 [8];
+  assign \$161  = ~ \port$4722$0 [8];
   assign \$162  = \$20  & \$161 ;
   assign \$163  = ~ \$20 ;
-  assign \$164  = ~ \port$4539$0 [8];
+  assign \$164  = ~ \port$4722$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4537$0 [123:116] - \port$4668$5 [63:56];
+  assign \$166  = \port$4720$0 [123:116] - \port$4851$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4539$0 [8];
+  assign \$169  = ~ \port$4722$0 [8];
   assign \$170  = \$28  & \$169 ;
   assign \$171  = ~ \$28 ;
-  assign \$172  = ~ \port$4539$0 [8];
+  assign \$172  = ~ \port$4722$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4537$0 [216:209] - \port$4668$5 [63:56];
+  assign \$174  = \port$4720$0 [216:209] - \port$4851$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4539$0 [8];
+  assign \$177  = ~ \port$4722$0 [8];
   assign \$178  = \$36  & \$177 ;
   assign \$179  = ~ \$36 ;
-  assign \$180  = ~ \port$4539$0 [8];
+  assign \$180  = ~ \port$4722$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4537$0 [309:302] - \port$4668$5 [63:56];
+  assign \$182  = \port$4720$0 [309:302] - \port$4851$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
-  assign \$185  = ~ \port$4539$0 [8];
+  assign \$185  = ~ \port$4722$0 [8];
   assign \$186  = \$44  & \$185 ;
   assign \$187  = ~ \$44 ;
-  assign \$188  = ~ \port$4539$0 [8];
+  assign \$188  = ~ \port$4722$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4537$0 [402:395] - \port$4668$5 [63:56];
+  assign \$190  = \port$4720$0 [402:395] - \port$4851$5 [63:56];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$28 ;
@@ -4069,7 +3861,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$20 ;
   assign \$196  = ~ \$28 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4537$0 [123:116] - \port$4537$0 [216:209];
+  assign \$198  = \port$4720$0 [123:116] - \port$4720$0 [216:209];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$36 ;
@@ -4077,7 +3869,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$28 ;
   assign \$204  = ~ \$36 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4537$0 [216:209] - \port$4537$0 [309:302];
+  assign \$206  = \port$4720$0 [216:209] - \port$4720$0 [309:302];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$44 ;
@@ -4085,7 +3877,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$36 ;
   assign \$212  = ~ \$44 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4537$0 [309:302] - \port$4537$0 [402:395];
+  assign \$214  = \port$4720$0 [309:302] - \port$4720$0 [402:395];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$20 ;
@@ -4093,7 +3885,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$44 ;
   assign \$220  = ~ \$20 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4537$0 [402:395] - \port$4537$0 [123:116];
+  assign \$222  = \port$4720$0 [402:395] - \port$4720$0 [123:116];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$36 ;
@@ -4101,7 +3893,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$20 ;
   assign \$228  = ~ \$36 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4537$0 [123:116] - \port$4537$0 [309:302];
+  assign \$230  = \port$4720$0 [123:116] - \port$4720$0 [309:302];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$44 ;
@@ -4109,7 +3901,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$28 ;
   assign \$236  = ~ \$44 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4537$0 [216:209] - \port$4537$0 [402:395];
+  assign \$238  = \port$4720$0 [216:209] - \port$4720$0 [402:395];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$20 ;
@@ -4117,7 +3909,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$36 ;
   assign \$244  = ~ \$20 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4537$0 [309:302] - \port$4537$0 [123:116];
+  assign \$246  = \port$4720$0 [309:302] - \port$4720$0 [123:116];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$28 ;
@@ -4125,7 +3917,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$44 ;
   assign \$252  = ~ \$28 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4537$0 [402:395] - \port$4537$0 [216:209];
+  assign \$254  = \port$4720$0 [402:395] - \port$4720$0 [216:209];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$44 ;
@@ -4133,7 +3925,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$20 ;
   assign \$260  = ~ \$44 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4537$0 [123:116] - \port$4537$0 [402:395];
+  assign \$262  = \port$4720$0 [123:116] - \port$4720$0 [402:395];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$20 ;
@@ -4141,7 +3933,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$28 ;
   assign \$268  = ~ \$20 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4537$0 [216:209] - \port$4537$0 [123:116];
+  assign \$270  = \port$4720$0 [216:209] - \port$4720$0 [123:116];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$28 ;
@@ -4149,7 +3941,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$36 ;
   assign \$276  = ~ \$28 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4537$0 [309:302] - \port$4537$0 [216:209];
+  assign \$278  = \port$4720$0 [309:302] - \port$4720$0 [216:209];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
   assign \$281  = ~ \$36 ;
@@ -4157,577 +3949,577 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$44 ;
   assign \$284  = ~ \$36 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$4537$0 [402:395] - \port$4537$0 [309:302];
+  assign \$286  = \port$4720$0 [402:395] - \port$4720$0 [309:302];
   assign \$287  = \$285  & \$286 [7];
   assign \$288  = \$282  | \$287 ;
-  assign \$289  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$291  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$289  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$291  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$292  = \$290  ? 7'h00 : \$291 [6:0];
-  assign \$293  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$293  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$295  = ~ \$294 ;
   assign \$296  = \$20  & \$295 ;
   assign \$297  = ~ \$20 ;
-  assign \$298  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$300  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$298  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$300  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$301  = \$299  ? 7'h00 : \$300 [6:0];
-  assign \$302  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$302  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$304  = ~ \$303 ;
   assign \$305  = \$297  & \$304 ;
-  assign \$306  = \port$4537$0 [123:116] - lanes[68:61];
+  assign \$306  = \port$4720$0 [123:116] - lanes[68:61];
   assign \$307  = \$305  & \$306 [7];
   assign \$308  = \$296  | \$307 ;
-  assign \$309  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$311  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$309  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$311  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$312  = \$310  ? 7'h00 : \$311 [6:0];
-  assign \$313  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$313  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$315  = ~ \$314 ;
   assign \$316  = \$28  & \$315 ;
   assign \$317  = ~ \$28 ;
-  assign \$318  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$320  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$318  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$320  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$321  = \$319  ? 7'h00 : \$320 [6:0];
-  assign \$322  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$322  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$324  = ~ \$323 ;
   assign \$325  = \$317  & \$324 ;
-  assign \$326  = \port$4537$0 [216:209] - lanes[68:61];
+  assign \$326  = \port$4720$0 [216:209] - lanes[68:61];
   assign \$327  = \$325  & \$326 [7];
   assign \$328  = \$316  | \$327 ;
-  assign \$329  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$331  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$329  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$331  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$332  = \$330  ? 7'h00 : \$331 [6:0];
-  assign \$333  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$333  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$335  = ~ \$334 ;
   assign \$336  = \$36  & \$335 ;
   assign \$337  = ~ \$36 ;
-  assign \$338  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$340  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$338  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$340  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$341  = \$339  ? 7'h00 : \$340 [6:0];
-  assign \$342  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$342  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$344  = ~ \$343 ;
   assign \$345  = \$337  & \$344 ;
-  assign \$346  = \port$4537$0 [309:302] - lanes[68:61];
+  assign \$346  = \port$4720$0 [309:302] - lanes[68:61];
   assign \$347  = \$345  & \$346 [7];
   assign \$348  = \$336  | \$347 ;
-  assign \$349  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$351  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$349  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$351  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$352  = \$350  ? 7'h00 : \$351 [6:0];
-  assign \$353  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$353  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$355  = ~ \$354 ;
   assign \$356  = \$44  & \$355 ;
   assign \$357  = ~ \$44 ;
-  assign \$358  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$360  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$358  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$360  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$361  = \$359  ? 7'h00 : \$360 [6:0];
-  assign \$362  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$362  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$364  = ~ \$363 ;
   assign \$365  = \$357  & \$364 ;
-  assign \$366  = \port$4537$0 [402:395] - lanes[68:61];
+  assign \$366  = \port$4720$0 [402:395] - lanes[68:61];
   assign \$367  = \$365  & \$366 [7];
   assign \$368  = \$356  | \$367 ;
-  assign \$369  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$20 ;
   assign \$376  = \$374  & \$375 ;
-  assign \$377  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$379  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$377  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$379  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$380  = \$378  ? 7'h00 : \$379 [6:0];
-  assign \$381  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$383  = ~ \$382 ;
   assign \$384  = ~ \$20 ;
   assign \$385  = \$383  & \$384 ;
-  assign \$386  = lanes[68:61] - \port$4537$0 [123:116];
+  assign \$386  = lanes[68:61] - \port$4720$0 [123:116];
   assign \$387  = \$385  & \$386 [7];
   assign \$388  = \$376  | \$387 ;
-  assign \$389  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$28 ;
   assign \$396  = \$394  & \$395 ;
-  assign \$397  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$399  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$399  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$400  = \$398  ? 7'h00 : \$399 [6:0];
-  assign \$401  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$403  = ~ \$402 ;
   assign \$404  = ~ \$28 ;
   assign \$405  = \$403  & \$404 ;
-  assign \$406  = lanes[68:61] - \port$4537$0 [216:209];
+  assign \$406  = lanes[68:61] - \port$4720$0 [216:209];
   assign \$407  = \$405  & \$406 [7];
   assign \$408  = \$396  | \$407 ;
-  assign \$409  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$36 ;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$419  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$420  = \$418  ? 7'h00 : \$419 [6:0];
-  assign \$421  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$423  = ~ \$422 ;
   assign \$424  = ~ \$36 ;
   assign \$425  = \$423  & \$424 ;
-  assign \$426  = lanes[68:61] - \port$4537$0 [309:302];
+  assign \$426  = lanes[68:61] - \port$4720$0 [309:302];
   assign \$427  = \$425  & \$426 [7];
   assign \$428  = \$416  | \$427 ;
-  assign \$429  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$44 ;
   assign \$436  = \$434  & \$435 ;
-  assign \$437  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = ~ \$44 ;
   assign \$445  = \$443  & \$444 ;
-  assign \$446  = lanes[68:61] - \port$4537$0 [402:395];
+  assign \$446  = lanes[68:61] - \port$4720$0 [402:395];
   assign \$447  = \$445  & \$446 [7];
   assign \$448  = \$436  | \$447 ;
-  assign \$449  = \port$4539$0 [16:9] - \port$4537$0 [123:116];
+  assign \$449  = \port$4722$0 [16:9] - \port$4720$0 [123:116];
   assign \$450  = ~ \$449 [7];
   assign \$451  = \$20  | \$450 ;
-  assign \$452  = \port$4539$0 [16:9] - \port$4537$0 [216:209];
+  assign \$452  = \port$4722$0 [16:9] - \port$4720$0 [216:209];
   assign \$453  = ~ \$452 [7];
   assign \$454  = \$28  | \$453 ;
-  assign \$455  = \port$4539$0 [16:9] - \port$4537$0 [309:302];
+  assign \$455  = \port$4722$0 [16:9] - \port$4720$0 [309:302];
   assign \$456  = ~ \$455 [7];
   assign \$457  = \$36  | \$456 ;
-  assign \$458  = \port$4539$0 [16:9] - \port$4537$0 [402:395];
+  assign \$458  = \port$4722$0 [16:9] - \port$4720$0 [402:395];
   assign \$459  = ~ \$458 [7];
   assign \$460  = \$44  | \$459 ;
-  assign \$461  = \port$4532$0 [60:5] == lanes[60:5];
-  assign \$462  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$464  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$4715$0 [60:5] == lanes[60:5];
+  assign \$462  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$464  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$465  = \$463  ? 7'h00 : \$464 [6:0];
-  assign \$466  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$468  = \port$4537$0 [1:0] + 1'h0;
-  assign \$470  = \port$4537$0 [1:0] + 1'h0;
-  assign \$472  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$474  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4720$0 [1:0] + 1'h0;
+  assign \$470  = \port$4720$0 [1:0] + 1'h0;
+  assign \$472  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$474  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$475  = \$473  ? 7'h00 : \$474 [6:0];
-  assign \$476  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$476  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$478  = ~ \$477 ;
-  assign \$479  = \port$4539$0 [8] & \$478 ;
-  assign \$480  = ~ \port$4539$0 [8];
-  assign \$481  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$479  = \port$4722$0 [8] & \$478 ;
+  assign \$480  = ~ \port$4722$0 [8];
+  assign \$481  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$486 ;
   assign \$488  = \$480  & \$487 ;
-  assign \$489  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$489  = \port$4851$5 [63:56] - lanes[68:61];
   assign \$490  = \$488  & \$489 [7];
   assign \$491  = \$479  | \$490 ;
-  assign \$492  = \port$4537$0 [1:0] + 1'h0;
+  assign \$492  = \port$4720$0 [1:0] + 1'h0;
   assign \$494  = fw_wr0 ? \$491  : \$493 ;
-  assign \$495  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$501  = ~ \port$4539$0 [8];
+  assign \$499  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$501  = ~ \port$4722$0 [8];
   assign \$502  = \$500  & \$501 ;
-  assign \$503  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$508 ;
-  assign \$510  = ~ \port$4539$0 [8];
+  assign \$510  = ~ \port$4722$0 [8];
   assign \$511  = \$509  & \$510 ;
-  assign \$512  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$512  = lanes[68:61] - \port$4851$5 [63:56];
   assign \$513  = \$511  & \$512 [7];
   assign \$514  = \$502  | \$513 ;
-  assign \$515  = \port$4537$0 [1:0] + 1'h0;
+  assign \$515  = \port$4720$0 [1:0] + 1'h0;
   assign \$517  = fw_wr0 ? \$514  : \$516 ;
-  assign \$518  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$518  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
   assign \$519  = ~ \$518 [7];
-  assign \$520  = \port$4539$0 [8] | \$519 ;
-  assign \$521  = \port$4537$0 [1:0] + 1'h0;
+  assign \$520  = \port$4722$0 [8] | \$519 ;
+  assign \$521  = \port$4720$0 [1:0] + 1'h0;
   assign \$523  = fw_wr0 ? \$520  : \$522 ;
-  assign \$524  = \port$4537$0 [1:0] + 1'h0;
-  assign \$526  = \port$4537$0 [1:0] + 1'h0;
-  assign \$528  = \port$4537$0 [1:0] + 1'h0;
-  assign \$530  = \port$4537$0 [12:11] + 1'h0;
-  assign \$532  = \port$4537$0 [12:11] + 1'h0;
-  assign \$534  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$536  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$524  = \port$4720$0 [1:0] + 1'h0;
+  assign \$526  = \port$4720$0 [1:0] + 1'h0;
+  assign \$528  = \port$4720$0 [1:0] + 1'h0;
+  assign \$530  = \port$4720$0 [12:11] + 1'h0;
+  assign \$532  = \port$4720$0 [12:11] + 1'h0;
+  assign \$534  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$536  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$537  = \$535  ? 7'h00 : \$536 [6:0];
-  assign \$538  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$538  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$540  = ~ \$539 ;
-  assign \$541  = \port$4539$0 [8] & \$540 ;
-  assign \$542  = ~ \port$4539$0 [8];
-  assign \$543  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$545  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$541  = \port$4722$0 [8] & \$540 ;
+  assign \$542  = ~ \port$4722$0 [8];
+  assign \$543  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$545  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$546  = \$544  ? 7'h00 : \$545 [6:0];
-  assign \$547  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$549  = ~ \$548 ;
   assign \$550  = \$542  & \$549 ;
-  assign \$551  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$551  = \port$4851$5 [63:56] - lanes[68:61];
   assign \$552  = \$550  & \$551 [7];
   assign \$553  = \$541  | \$552 ;
-  assign \$554  = \port$4537$0 [12:11] + 1'h0;
+  assign \$554  = \port$4720$0 [12:11] + 1'h0;
   assign \$556  = fw_wr1 ? \$553  : \$555 ;
-  assign \$557  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$563  = ~ \port$4539$0 [8];
+  assign \$561  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$563  = ~ \port$4722$0 [8];
   assign \$564  = \$562  & \$563 ;
-  assign \$565  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$567  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$565  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$567  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$568  = \$566  ? 7'h00 : \$567 [6:0];
-  assign \$569  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$569  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$571  = ~ \$570 ;
-  assign \$572  = ~ \port$4539$0 [8];
+  assign \$572  = ~ \port$4722$0 [8];
   assign \$573  = \$571  & \$572 ;
-  assign \$574  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$574  = lanes[68:61] - \port$4851$5 [63:56];
   assign \$575  = \$573  & \$574 [7];
   assign \$576  = \$564  | \$575 ;
-  assign \$577  = \port$4537$0 [12:11] + 1'h0;
+  assign \$577  = \port$4720$0 [12:11] + 1'h0;
   assign \$579  = fw_wr1 ? \$576  : \$578 ;
-  assign \$580  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$580  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
   assign \$581  = ~ \$580 [7];
-  assign \$582  = \port$4539$0 [8] | \$581 ;
-  assign \$583  = \port$4537$0 [12:11] + 1'h0;
+  assign \$582  = \port$4722$0 [8] | \$581 ;
+  assign \$583  = \port$4720$0 [12:11] + 1'h0;
   assign \$585  = fw_wr1 ? \$582  : \$584 ;
-  assign \$586  = \port$4537$0 [12:11] + 1'h0;
-  assign \$588  = \port$4537$0 [12:11] + 1'h0;
-  assign \$590  = \port$4537$0 [12:11] + 1'h0;
-  assign \$592  = \port$4537$0 [23:22] + 1'h0;
-  assign \$594  = \port$4537$0 [23:22] + 1'h0;
-  assign \$596  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$598  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$586  = \port$4720$0 [12:11] + 1'h0;
+  assign \$588  = \port$4720$0 [12:11] + 1'h0;
+  assign \$590  = \port$4720$0 [12:11] + 1'h0;
+  assign \$592  = \port$4720$0 [23:22] + 1'h0;
+  assign \$594  = \port$4720$0 [23:22] + 1'h0;
+  assign \$596  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$598  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$599  = \$597  ? 7'h00 : \$598 [6:0];
-  assign \$600  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$600  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$602  = ~ \$601 ;
-  assign \$603  = \port$4539$0 [8] & \$602 ;
-  assign \$604  = ~ \port$4539$0 [8];
-  assign \$605  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$607  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$603  = \port$4722$0 [8] & \$602 ;
+  assign \$604  = ~ \port$4722$0 [8];
+  assign \$605  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$607  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$608  = \$606  ? 7'h00 : \$607 [6:0];
-  assign \$609  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$609  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$611  = ~ \$610 ;
   assign \$612  = \$604  & \$611 ;
-  assign \$613  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$613  = \port$4851$5 [63:56] - lanes[68:61];
   assign \$614  = \$612  & \$613 [7];
   assign \$615  = \$603  | \$614 ;
-  assign \$616  = \port$4537$0 [23:22] + 1'h0;
+  assign \$616  = \port$4720$0 [23:22] + 1'h0;
   assign \$618  = fw_wr2 ? \$615  : \$617 ;
-  assign \$619  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$625  = ~ \port$4539$0 [8];
+  assign \$623  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$625  = ~ \port$4722$0 [8];
   assign \$626  = \$624  & \$625 ;
-  assign \$627  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$629  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$627  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$629  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$630  = \$628  ? 7'h00 : \$629 [6:0];
-  assign \$631  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$631  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$633  = ~ \$632 ;
-  assign \$634  = ~ \port$4539$0 [8];
+  assign \$634  = ~ \port$4722$0 [8];
   assign \$635  = \$633  & \$634 ;
-  assign \$636  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$636  = lanes[68:61] - \port$4851$5 [63:56];
   assign \$637  = \$635  & \$636 [7];
   assign \$638  = \$626  | \$637 ;
-  assign \$639  = \port$4537$0 [23:22] + 1'h0;
+  assign \$639  = \port$4720$0 [23:22] + 1'h0;
   assign \$641  = fw_wr2 ? \$638  : \$640 ;
-  assign \$642  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$642  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
   assign \$643  = ~ \$642 [7];
-  assign \$644  = \port$4539$0 [8] | \$643 ;
-  assign \$645  = \port$4537$0 [23:22] + 1'h0;
+  assign \$644  = \port$4722$0 [8] | \$643 ;
+  assign \$645  = \port$4720$0 [23:22] + 1'h0;
   assign \$647  = fw_wr2 ? \$644  : \$646 ;
-  assign \$648  = \port$4537$0 [23:22] + 1'h0;
-  assign \$650  = \port$4537$0 [23:22] + 1'h0;
-  assign \$652  = \port$4537$0 [23:22] + 1'h0;
-  assign \$654  = \port$4537$0 [34:33] + 1'h0;
-  assign \$656  = \port$4537$0 [34:33] + 1'h0;
-  assign \$658  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$660  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$648  = \port$4720$0 [23:22] + 1'h0;
+  assign \$650  = \port$4720$0 [23:22] + 1'h0;
+  assign \$652  = \port$4720$0 [23:22] + 1'h0;
+  assign \$654  = \port$4720$0 [34:33] + 1'h0;
+  assign \$656  = \port$4720$0 [34:33] + 1'h0;
+  assign \$658  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$660  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$661  = \$659  ? 7'h00 : \$660 [6:0];
-  assign \$662  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$662  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$664  = ~ \$663 ;
-  assign \$665  = \port$4539$0 [8] & \$664 ;
-  assign \$666  = ~ \port$4539$0 [8];
-  assign \$667  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$669  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$665  = \port$4722$0 [8] & \$664 ;
+  assign \$666  = ~ \port$4722$0 [8];
+  assign \$667  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$669  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$670  = \$668  ? 7'h00 : \$669 [6:0];
-  assign \$671  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$673  = ~ \$672 ;
   assign \$674  = \$666  & \$673 ;
-  assign \$675  = \port$4668$5 [63:56] - lanes[68:61];
+  assign \$675  = \port$4851$5 [63:56] - lanes[68:61];
   assign \$676  = \$674  & \$675 [7];
   assign \$677  = \$665  | \$676 ;
-  assign \$678  = \port$4537$0 [34:33] + 1'h0;
+  assign \$678  = \port$4720$0 [34:33] + 1'h0;
   assign \$680  = fw_wr3 ? \$677  : \$679 ;
-  assign \$681  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$687  = ~ \port$4539$0 [8];
+  assign \$685  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$687  = ~ \port$4722$0 [8];
   assign \$688  = \$686  & \$687 ;
-  assign \$689  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$691  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$689  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$691  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$692  = \$690  ? 7'h00 : \$691 [6:0];
-  assign \$693  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$693  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$695  = ~ \$694 ;
-  assign \$696  = ~ \port$4539$0 [8];
+  assign \$696  = ~ \port$4722$0 [8];
   assign \$697  = \$695  & \$696 ;
-  assign \$698  = lanes[68:61] - \port$4668$5 [63:56];
+  assign \$698  = lanes[68:61] - \port$4851$5 [63:56];
   assign \$699  = \$697  & \$698 [7];
   assign \$700  = \$688  | \$699 ;
-  assign \$701  = \port$4537$0 [34:33] + 1'h0;
+  assign \$701  = \port$4720$0 [34:33] + 1'h0;
   assign \$703  = fw_wr3 ? \$700  : \$702 ;
-  assign \$704  = \port$4539$0 [16:9] - \port$4668$5 [63:56];
+  assign \$704  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
   assign \$705  = ~ \$704 [7];
-  assign \$706  = \port$4539$0 [8] | \$705 ;
-  assign \$707  = \port$4537$0 [34:33] + 1'h0;
+  assign \$706  = \port$4722$0 [8] | \$705 ;
+  assign \$707  = \port$4720$0 [34:33] + 1'h0;
   assign \$709  = fw_wr3 ? \$706  : \$708 ;
-  assign \$710  = \port$4537$0 [34:33] + 1'h0;
-  assign \$712  = \port$4537$0 [34:33] + 1'h0;
-  assign \$714  = \port$4537$0 [34:33] + 1'h0;
-  assign \$716  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$718  = \port$4532$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4720$0 [34:33] + 1'h0;
+  assign \$712  = \port$4720$0 [34:33] + 1'h0;
+  assign \$714  = \port$4720$0 [34:33] + 1'h0;
+  assign \$716  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$718  = \port$4715$0 [68:61] - lanes[68:61];
   assign \$719  = \$717  ? 7'h00 : \$718 [6:0];
-  assign \$720  = \port$4532$0 [68:61] - lanes[68:61];
-  assign \$722  = \port$4539$0 [16:9] - lanes[68:61];
+  assign \$720  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$722  = \port$4722$0 [16:9] - lanes[68:61];
   assign \$723  = ~ \$722 [7];
   assign \$724  = \$721  | \$723 ;
-  assign \$725  = | { \port$4533$0 [28], \port$4533$0 [24], \port$4533$0 [20], \port$4533$0 [16] };
-  assign \$726  = | { \port$4533$0 [28], \port$4533$0 [20] };
-  assign \$727  = | { \port$4533$0 [28], \port$4533$0 [24] };
-  assign \$728  = | { \port$4533$0 [29], \port$4533$0 [25], \port$4533$0 [21], \port$4533$0 [17] };
-  assign \$729  = | { \port$4533$0 [29], \port$4533$0 [21] };
-  assign \$730  = | { \port$4533$0 [29], \port$4533$0 [25] };
-  assign \$731  = | { \port$4533$0 [30], \port$4533$0 [26], \port$4533$0 [22], \port$4533$0 [18] };
-  assign \$732  = | { \port$4533$0 [30], \port$4533$0 [22] };
-  assign \$733  = | { \port$4533$0 [30], \port$4533$0 [26] };
-  assign \$734  = | { \port$4533$0 [31], \port$4533$0 [27], \port$4533$0 [23], \port$4533$0 [19] };
-  assign \$735  = | { \port$4533$0 [31], \port$4533$0 [23] };
-  assign \$736  = | { \port$4533$0 [31], \port$4533$0 [27] };
-  assign \$737  = \port$4537$0 [1:0] + 1'h0;
+  assign \$725  = | { \port$4716$0 [28], \port$4716$0 [24], \port$4716$0 [20], \port$4716$0 [16] };
+  assign \$726  = | { \port$4716$0 [28], \port$4716$0 [20] };
+  assign \$727  = | { \port$4716$0 [28], \port$4716$0 [24] };
+  assign \$728  = | { \port$4716$0 [29], \port$4716$0 [25], \port$4716$0 [21], \port$4716$0 [17] };
+  assign \$729  = | { \port$4716$0 [29], \port$4716$0 [21] };
+  assign \$730  = | { \port$4716$0 [29], \port$4716$0 [25] };
+  assign \$731  = | { \port$4716$0 [30], \port$4716$0 [26], \port$4716$0 [22], \port$4716$0 [18] };
+  assign \$732  = | { \port$4716$0 [30], \port$4716$0 [22] };
+  assign \$733  = | { \port$4716$0 [30], \port$4716$0 [26] };
+  assign \$734  = | { \port$4716$0 [31], \port$4716$0 [27], \port$4716$0 [23], \port$4716$0 [19] };
+  assign \$735  = | { \port$4716$0 [31], \port$4716$0 [23] };
+  assign \$736  = | { \port$4716$0 [31], \port$4716$0 [27] };
+  assign \$737  = \port$4720$0 [1:0] + 1'h0;
   assign \$739  = \$738  >= 16'hffff;
-  assign \$740  = \port$4537$0 [1:0] + 1'h0;
+  assign \$740  = \port$4720$0 [1:0] + 1'h0;
   assign \$742  = \$741  + 1'h1;
   assign \$743  = \$739  ? 17'h0ffff : \$742 ;
-  assign \$744  = fw_wr0 ? \port$4668$271 [34:19] : \$743 [15:0];
-  assign \$745  = \port$4668$271 [34:19] >= 16'hffff;
-  assign \$746  = \port$4668$271 [34:19] + 1'h1;
+  assign \$744  = fw_wr0 ? \port$4851$271 [34:19] : \$743 [15:0];
+  assign \$745  = \port$4851$271 [34:19] >= 16'hffff;
+  assign \$746  = \port$4851$271 [34:19] + 1'h1;
   assign \$747  = \$745  ? 17'h0ffff : \$746 ;
-  assign \$748  = \port$4537$0 [1:0] + 1'h0;
+  assign \$748  = \port$4720$0 [1:0] + 1'h0;
   assign \$750  = \$749  >= 16'hfffe;
-  assign \$751  = \port$4537$0 [1:0] + 1'h0;
+  assign \$751  = \port$4720$0 [1:0] + 1'h0;
   assign \$753  = \$752  + 2'h2;
   assign \$754  = \$750  ? 17'h0ffff : \$753 ;
   assign \$755  = fw_wr0 ? \$747 [15:0] : \$754 [15:0];
-  assign \$756  = \port$4537$0 [10:2] == sc_mark_row_next;
-  assign \$757  = \port$4537$0 [12:11] + 1'h0;
+  assign \$756  = \port$4720$0 [10:2] == sc_mark_row_next;
+  assign \$757  = \port$4720$0 [12:11] + 1'h0;
   assign \$759  = \$758  >= 16'hffff;
-  assign \$760  = \port$4537$0 [12:11] + 1'h0;
+  assign \$760  = \port$4720$0 [12:11] + 1'h0;
   assign \$762  = \$761  + 1'h1;
   assign \$763  = \$759  ? 17'h0ffff : \$762 ;
-  assign \$764  = fw_wr1 ? \port$4668$271 [34:19] : \$763 [15:0];
-  assign \$765  = \port$4668$271 [34:19] >= 16'hffff;
-  assign \$766  = \port$4668$271 [34:19] + 1'h1;
+  assign \$764  = fw_wr1 ? \port$4851$271 [34:19] : \$763 [15:0];
+  assign \$765  = \port$4851$271 [34:19] >= 16'hffff;
+  assign \$766  = \port$4851$271 [34:19] + 1'h1;
   assign \$767  = \$765  ? 17'h0ffff : \$766 ;
-  assign \$768  = \port$4537$0 [12:11] + 1'h0;
+  assign \$768  = \port$4720$0 [12:11] + 1'h0;
   assign \$770  = \$769  >= 16'hfffe;
-  assign \$771  = \port$4537$0 [12:11] + 1'h0;
+  assign \$771  = \port$4720$0 [12:11] + 1'h0;
   assign \$773  = \$772  + 2'h2;
   assign \$774  = \$770  ? 17'h0ffff : \$773 ;
   assign \$775  = fw_wr1 ? \$767 [15:0] : \$774 [15:0];
-  assign \$776  = \port$4537$0 [21:13] == sc_mark_row_next;
-  assign \$777  = \port$4537$0 [23:22] + 1'h0;
+  assign \$776  = \port$4720$0 [21:13] == sc_mark_row_next;
+  assign \$777  = \port$4720$0 [23:22] + 1'h0;
   assign \$779  = \$778  >= 16'hffff;
-  assign \$780  = \port$4537$0 [23:22] + 1'h0;
+  assign \$780  = \port$4720$0 [23:22] + 1'h0;
   assign \$782  = \$781  + 1'h1;
   assign \$783  = \$779  ? 17'h0ffff : \$782 ;
-  assign \$784  = fw_wr2 ? \port$4668$271 [34:19] : \$783 [15:0];
-  assign \$785  = \port$4668$271 [34:19] >= 16'hffff;
-  assign \$786  = \port$4668$271 [34:19] + 1'h1;
+  assign \$784  = fw_wr2 ? \port$4851$271 [34:19] : \$783 [15:0];
+  assign \$785  = \port$4851$271 [34:19] >= 16'hffff;
+  assign \$786  = \port$4851$271 [34:19] + 1'h1;
   assign \$787  = \$785  ? 17'h0ffff : \$786 ;
-  assign \$788  = \port$4537$0 [23:22] + 1'h0;
+  assign \$788  = \port$4720$0 [23:22] + 1'h0;
   assign \$790  = \$789  >= 16'hfffe;
-  assign \$791  = \port$4537$0 [23:22] + 1'h0;
+  assign \$791  = \port$4720$0 [23:22] + 1'h0;
   assign \$793  = \$792  + 2'h2;
   assign \$794  = \$790  ? 17'h0ffff : \$793 ;
   assign \$795  = fw_wr2 ? \$787 [15:0] : \$794 [15:0];
-  assign \$796  = \port$4537$0 [32:24] == sc_mark_row_next;
-  assign \$797  = \port$4537$0 [34:33] + 1'h0;
+  assign \$796  = \port$4720$0 [32:24] == sc_mark_row_next;
+  assign \$797  = \port$4720$0 [34:33] + 1'h0;
   assign \$799  = \$798  >= 16'hffff;
-  assign \$800  = \port$4537$0 [34:33] + 1'h0;
+  assign \$800  = \port$4720$0 [34:33] + 1'h0;
   assign \$802  = \$801  + 1'h1;
   assign \$803  = \$799  ? 17'h0ffff : \$802 ;
-  assign \$804  = fw_wr3 ? \port$4668$271 [34:19] : \$803 [15:0];
-  assign \$805  = \port$4668$271 [34:19] >= 16'hffff;
-  assign \$806  = \port$4668$271 [34:19] + 1'h1;
+  assign \$804  = fw_wr3 ? \port$4851$271 [34:19] : \$803 [15:0];
+  assign \$805  = \port$4851$271 [34:19] >= 16'hffff;
+  assign \$806  = \port$4851$271 [34:19] + 1'h1;
   assign \$807  = \$805  ? 17'h0ffff : \$806 ;
-  assign \$808  = \port$4537$0 [34:33] + 1'h0;
+  assign \$808  = \port$4720$0 [34:33] + 1'h0;
   assign \$810  = \$809  >= 16'hfffe;
-  assign \$811  = \port$4537$0 [34:33] + 1'h0;
+  assign \$811  = \port$4720$0 [34:33] + 1'h0;
   assign \$813  = \$812  + 2'h2;
   assign \$814  = \$810  ? 17'h0ffff : \$813 ;
   assign \$815  = fw_wr3 ? \$807 [15:0] : \$814 [15:0];
-  assign \$816  = \port$4537$0 [43:35] == sc_mark_row_next;
+  assign \$816  = \port$4720$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$817 ;
-  assign \$1  = sc_mark_intent[0] & \port$4537$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4537$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4537$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4537$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4537$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4537$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4537$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4537$0 [405];
-  assign \$9  = \port$4537$0 [99:44] == \port$4532$0 [60:5];
-  assign \$10  = \port$4537$0 [192:137] == \port$4532$0 [60:5];
-  assign \$11  = \port$4537$0 [285:230] == \port$4532$0 [60:5];
-  assign \$12  = \port$4537$0 [378:323] == \port$4532$0 [60:5];
-  assign \$13  = \port$4537$0 [125] ^ \port$4537$0 [126];
-  assign \$14  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$1  = sc_mark_intent[0] & \port$4720$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4720$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4720$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4720$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4720$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4720$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4720$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4720$0 [405];
+  assign \$9  = \port$4720$0 [99:44] == \port$4715$0 [60:5];
+  assign \$10  = \port$4720$0 [192:137] == \port$4715$0 [60:5];
+  assign \$11  = \port$4720$0 [285:230] == \port$4715$0 [60:5];
+  assign \$12  = \port$4720$0 [378:323] == \port$4715$0 [60:5];
+  assign \$13  = \port$4720$0 [125] ^ \port$4720$0 [126];
+  assign \$14  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
   assign \$15  = \$13  | \$14 [7];
-  assign \$16  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$16  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
   assign \$17  = \$15  ? 7'h00 : \$16 [6:0];
-  assign \$18  = \port$4537$0 [125] ^ \port$4537$0 [126];
-  assign \$19  = \port$4532$0 [68:61] - \port$4537$0 [123:116];
+  assign \$18  = \port$4720$0 [125] ^ \port$4720$0 [126];
+  assign \$19  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
   assign \$20  = \$18  | \$19 [7];
-  assign \$21  = \port$4537$0 [218] ^ \port$4537$0 [219];
-  assign \$22  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$21  = \port$4720$0 [218] ^ \port$4720$0 [219];
+  assign \$22  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
   assign \$23  = \$21  | \$22 [7];
-  assign \$24  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$24  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
   assign \$25  = \$23  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$4537$0 [218] ^ \port$4537$0 [219];
-  assign \$27  = \port$4532$0 [68:61] - \port$4537$0 [216:209];
+  assign \$26  = \port$4720$0 [218] ^ \port$4720$0 [219];
+  assign \$27  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
   assign \$28  = \$26  | \$27 [7];
-  assign \$29  = \port$4537$0 [311] ^ \port$4537$0 [312];
-  assign \$30  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$29  = \port$4720$0 [311] ^ \port$4720$0 [312];
+  assign \$30  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
   assign \$31  = \$29  | \$30 [7];
-  assign \$32  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$32  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
   assign \$33  = \$31  ? 7'h00 : \$32 [6:0];
-  assign \$34  = \port$4537$0 [311] ^ \port$4537$0 [312];
-  assign \$35  = \port$4532$0 [68:61] - \port$4537$0 [309:302];
+  assign \$34  = \port$4720$0 [311] ^ \port$4720$0 [312];
+  assign \$35  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
   assign \$36  = \$34  | \$35 [7];
-  assign \$37  = \port$4537$0 [404] ^ \port$4537$0 [405];
-  assign \$38  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$37  = \port$4720$0 [404] ^ \port$4720$0 [405];
+  assign \$38  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
   assign \$39  = \$37  | \$38 [7];
-  assign \$40  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$40  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
   assign \$41  = \$39  ? 7'h00 : \$40 [6:0];
-  assign \$42  = \port$4537$0 [404] ^ \port$4537$0 [405];
-  assign \$43  = \port$4532$0 [68:61] - \port$4537$0 [402:395];
+  assign \$42  = \port$4720$0 [404] ^ \port$4720$0 [405];
+  assign \$43  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
   assign \$44  = \$42  | \$43 [7];
-  assign \$45  = forward__lane & \port$4533$0 [3:0];
+  assign \$45  = forward__lane & \port$4716$0 [3:0];
   assign \$46  = | \$45 ;
-  assign fw_wr0 = \port$4668$271 [1] & \$46 ;
-  assign fw_inv0 = \port$4668$271 [2] & \port$4533$0 [0];
-  assign \$47  = \port$4537$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$4851$271 [1] & \$46 ;
+  assign fw_inv0 = \port$4851$271 [2] & \port$4716$0 [0];
+  assign \$47  = \port$4720$0 [1:0] + 1'h0;
   assign \$49  = ~ fw_inv0;
   assign \$50  = \$48  & \$49 ;
   assign valid0 = fw_wr0 | \$50 ;
-  assign \$51  = \port$4537$0 [1:0] + 1'h0;
+  assign \$51  = \port$4720$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
-  assign \$55  = \port$4537$0 [1:0] + 1'h0;
+  assign \$55  = \port$4720$0 [1:0] + 1'h0;
   assign \$57  = \$54  & \$56 ;
-  assign match0 = fw_wr0 ? \port$4539$0 [0] : \$57 ;
-  assign \$58  = \port$4537$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4668$5 [55:0] : \$59 ;
-  assign \$60  = \port$4537$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4539$0 [8:1] : \$61 ;
-  assign \$62  = \port$4537$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4668$271 [18:3] : \$63 ;
-  assign \$64  = \port$4537$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4668$271 [0] : \$65 ;
-  assign \$66  = forward__lane & \port$4533$0 [7:4];
+  assign match0 = fw_wr0 ? \port$4722$0 [0] : \$57 ;
+  assign \$58  = \port$4720$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4851$5 [55:0] : \$59 ;
+  assign \$60  = \port$4720$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4722$0 [8:1] : \$61 ;
+  assign \$62  = \port$4720$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4851$271 [18:3] : \$63 ;
+  assign \$64  = \port$4720$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4851$271 [0] : \$65 ;
+  assign \$66  = forward__lane & \port$4716$0 [7:4];
   assign \$67  = | \$66 ;
-  assign fw_wr1 = \port$4668$271 [1] & \$67 ;
-  assign fw_inv1 = \port$4668$271 [2] & \port$4533$0 [4];
-  assign \$68  = \port$4537$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$4851$271 [1] & \$67 ;
+  assign fw_inv1 = \port$4851$271 [2] & \port$4716$0 [4];
+  assign \$68  = \port$4720$0 [12:11] + 1'h0;
   assign \$70  = ~ fw_inv1;
   assign \$71  = \$69  & \$70 ;
   assign valid1 = fw_wr1 | \$71 ;
-  assign \$72  = \port$4537$0 [12:11] + 1'h0;
+  assign \$72  = \port$4720$0 [12:11] + 1'h0;
   assign \$74  = ~ fw_inv1;
   assign \$75  = \$73  & \$74 ;
-  assign \$76  = \port$4537$0 [12:11] + 1'h0;
+  assign \$76  = \port$4720$0 [12:11] + 1'h0;
   assign \$78  = \$75  & \$77 ;
-  assign match1 = fw_wr1 ? \port$4539$0 [0] : \$78 ;
-  assign \$79  = \port$4537$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4668$5 [55:0] : \$80 ;
-  assign \$81  = \port$4537$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4539$0 [8:1] : \$82 ;
-  assign \$83  = \port$4537$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4668$271 [18:3] : \$84 ;
-  assign \$85  = \port$4537$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4668$271 [0] : \$86 ;
-  assign \$87  = forward__lane & \port$4533$0 [11:8];
+  assign match1 = fw_wr1 ? \port$4722$0 [0] : \$78 ;
+  assign \$79  = \port$4720$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4851$5 [55:0] : \$80 ;
+  assign \$81  = \port$4720$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4722$0 [8:1] : \$82 ;
+  assign \$83  = \port$4720$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4851$271 [18:3] : \$84 ;
+  assign \$85  = \port$4720$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4851$271 [0] : \$86 ;
+  assign \$87  = forward__lane & \port$4716$0 [11:8];
   assign \$88  = | \$87 ;
-  assign fw_wr2 = \port$4668$271 [1] & \$88 ;
-  assign fw_inv2 = \port$4668$271 [2] & \port$4533$0 [8];
-  assign \$89  = \port$4537$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$4851$271 [1] & \$88 ;
+  assign fw_inv2 = \port$4851$271 [2] & \port$4716$0 [8];
+  assign \$89  = \port$4720$0 [23:22] + 1'h0;
   assign \$91  = ~ fw_inv2;
   assign \$92  = \$90  & \$91 ;
   assign valid2 = fw_wr2 | \$92 ;
-  assign \$93  = \port$4537$0 [23:22] + 1'h0;
+  assign \$93  = \port$4720$0 [23:22] + 1'h0;
   assign \$95  = ~ fw_inv2;
   assign \$96  = \$94  & \$95 ;
-  assign \$97  = \port$4537$0 [23:22] + 1'h0;
+  assign \$97  = \port$4720$0 [23:22] + 1'h0;
   assign \$99  = \$96  & \$98 ;
-  assign match2 = fw_wr2 ? \port$4539$0 [0] : \$99 ;
-  assign \$100  = \port$4537$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4668$5 [55:0] : \$101 ;
-  assign \$102  = \port$4537$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4539$0 [8:1] : \$103 ;
-  assign \$104  = \port$4537$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4668$271 [18:3] : \$105 ;
-  assign \$106  = \port$4537$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4668$271 [0] : \$107 ;
-  assign \$108  = forward__lane & \port$4533$0 [15:12];
+  assign match2 = fw_wr2 ? \port$4722$0 [0] : \$99 ;
+  assign \$100  = \port$4720$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4851$5 [55:0] : \$101 ;
+  assign \$102  = \port$4720$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4722$0 [8:1] : \$103 ;
+  assign \$104  = \port$4720$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4851$271 [18:3] : \$105 ;
+  assign \$106  = \port$4720$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4851$271 [0] : \$107 ;
+  assign \$108  = forward__lane & \port$4716$0 [15:12];
   assign \$109  = | \$108 ;
-  assign fw_wr3 = \port$4668$271 [1] & \$109 ;
-  assign fw_inv3 = \port$4668$271 [2] & \port$4533$0 [12];
-  assign \$110  = \port$4537$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$4851$271 [1] & \$109 ;
+  assign fw_inv3 = \port$4851$271 [2] & \port$4716$0 [12];
+  assign \$110  = \port$4720$0 [34:33] + 1'h0;
   assign \$112  = ~ fw_inv3;
   assign \$113  = \$111  & \$112 ;
   assign valid3 = fw_wr3 | \$113 ;
-  assign \$114  = \port$4537$0 [34:33] + 1'h0;
+  assign \$114  = \port$4720$0 [34:33] + 1'h0;
   assign \$116  = ~ fw_inv3;
   assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$4537$0 [34:33] + 1'h0;
+  assign \$118  = \port$4720$0 [34:33] + 1'h0;
   assign \$120  = \$117  & \$119 ;
-  assign match3 = fw_wr3 ? \port$4539$0 [0] : \$120 ;
-  assign \$121  = \port$4537$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4668$5 [55:0] : \$122 ;
-  assign \$123  = \port$4537$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4539$0 [8:1] : \$124 ;
-  assign \$125  = \port$4537$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4668$271 [18:3] : \$126 ;
-  assign \$127  = \port$4537$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4668$271 [0] : \$128 ;
+  assign match3 = fw_wr3 ? \port$4722$0 [0] : \$120 ;
+  assign \$121  = \port$4720$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4851$5 [55:0] : \$122 ;
+  assign \$123  = \port$4720$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4722$0 [8:1] : \$124 ;
+  assign \$125  = \port$4720$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4851$271 [18:3] : \$126 ;
+  assign \$127  = \port$4720$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4851$271 [0] : \$128 ;
   assign \$129  = ~ \$20 ;
-  assign \$130  = \port$4539$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4539$0 [8];
+  assign \$130  = \port$4722$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4722$0 [8];
   assign \$132  = ~ \$20 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4668$5 [63:56] - \port$4537$0 [123:116];
+  assign \$134  = \port$4851$5 [63:56] - \port$4720$0 [123:116];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$28 ;
-  assign \$138  = \port$4539$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4539$0 [8];
+  assign \$138  = \port$4722$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4722$0 [8];
   assign \$140  = ~ \$28 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4668$5 [63:56] - \port$4537$0 [216:209];
+  assign \$142  = \port$4851$5 [63:56] - \port$4720$0 [216:209];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$36 ;
-  assign \$146  = \port$4539$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4539$0 [8];
+  assign \$146  = \port$4722$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4722$0 [8];
   assign \$148  = ~ \$36 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4668$5 [63:56] - \port$4537$0 [309:302];
+  assign \$150  = \port$4851$5 [63:56] - \port$4720$0 [309:302];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -5181,13 +4973,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$737 [1:0])
       2'h0:
-          \$738  = \port$4537$0 [115:100];
+          \$738  = \port$4720$0 [115:100];
       2'h1:
-          \$738  = \port$4537$0 [208:193];
+          \$738  = \port$4720$0 [208:193];
       2'h2:
-          \$738  = \port$4537$0 [301:286];
+          \$738  = \port$4720$0 [301:286];
       2'h3:
-          \$738  = \port$4537$0 [394:379];
+          \$738  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5195,13 +4987,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4537$0 [115:100];
+          \$741  = \port$4720$0 [115:100];
       2'h1:
-          \$741  = \port$4537$0 [208:193];
+          \$741  = \port$4720$0 [208:193];
       2'h2:
-          \$741  = \port$4537$0 [301:286];
+          \$741  = \port$4720$0 [301:286];
       2'h3:
-          \$741  = \port$4537$0 [394:379];
+          \$741  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5209,13 +5001,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$748 [1:0])
       2'h0:
-          \$749  = \port$4537$0 [115:100];
+          \$749  = \port$4720$0 [115:100];
       2'h1:
-          \$749  = \port$4537$0 [208:193];
+          \$749  = \port$4720$0 [208:193];
       2'h2:
-          \$749  = \port$4537$0 [301:286];
+          \$749  = \port$4720$0 [301:286];
       2'h3:
-          \$749  = \port$4537$0 [394:379];
+          \$749  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5223,13 +5015,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$751 [1:0])
       2'h0:
-          \$752  = \port$4537$0 [115:100];
+          \$752  = \port$4720$0 [115:100];
       2'h1:
-          \$752  = \port$4537$0 [208:193];
+          \$752  = \port$4720$0 [208:193];
       2'h2:
-          \$752  = \port$4537$0 [301:286];
+          \$752  = \port$4720$0 [301:286];
       2'h3:
-          \$752  = \port$4537$0 [394:379];
+          \$752  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5237,13 +5029,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$757 [1:0])
       2'h0:
-          \$758  = \port$4537$0 [115:100];
+          \$758  = \port$4720$0 [115:100];
       2'h1:
-          \$758  = \port$4537$0 [208:193];
+          \$758  = \port$4720$0 [208:193];
       2'h2:
-          \$758  = \port$4537$0 [301:286];
+          \$758  = \port$4720$0 [301:286];
       2'h3:
-          \$758  = \port$4537$0 [394:379];
+          \$758  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5251,13 +5043,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4537$0 [115:100];
+          \$761  = \port$4720$0 [115:100];
       2'h1:
-          \$761  = \port$4537$0 [208:193];
+          \$761  = \port$4720$0 [208:193];
       2'h2:
-          \$761  = \port$4537$0 [301:286];
+          \$761  = \port$4720$0 [301:286];
       2'h3:
-          \$761  = \port$4537$0 [394:379];
+          \$761  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5265,13 +5057,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$768 [1:0])
       2'h0:
-          \$769  = \port$4537$0 [115:100];
+          \$769  = \port$4720$0 [115:100];
       2'h1:
-          \$769  = \port$4537$0 [208:193];
+          \$769  = \port$4720$0 [208:193];
       2'h2:
-          \$769  = \port$4537$0 [301:286];
+          \$769  = \port$4720$0 [301:286];
       2'h3:
-          \$769  = \port$4537$0 [394:379];
+          \$769  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5279,13 +5071,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$771 [1:0])
       2'h0:
-          \$772  = \port$4537$0 [115:100];
+          \$772  = \port$4720$0 [115:100];
       2'h1:
-          \$772  = \port$4537$0 [208:193];
+          \$772  = \port$4720$0 [208:193];
       2'h2:
-          \$772  = \port$4537$0 [301:286];
+          \$772  = \port$4720$0 [301:286];
       2'h3:
-          \$772  = \port$4537$0 [394:379];
+          \$772  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5293,13 +5085,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$777 [1:0])
       2'h0:
-          \$778  = \port$4537$0 [115:100];
+          \$778  = \port$4720$0 [115:100];
       2'h1:
-          \$778  = \port$4537$0 [208:193];
+          \$778  = \port$4720$0 [208:193];
       2'h2:
-          \$778  = \port$4537$0 [301:286];
+          \$778  = \port$4720$0 [301:286];
       2'h3:
-          \$778  = \port$4537$0 [394:379];
+          \$778  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5307,13 +5099,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4537$0 [115:100];
+          \$781  = \port$4720$0 [115:100];
       2'h1:
-          \$781  = \port$4537$0 [208:193];
+          \$781  = \port$4720$0 [208:193];
       2'h2:
-          \$781  = \port$4537$0 [301:286];
+          \$781  = \port$4720$0 [301:286];
       2'h3:
-          \$781  = \port$4537$0 [394:379];
+          \$781  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5321,13 +5113,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$788 [1:0])
       2'h0:
-          \$789  = \port$4537$0 [115:100];
+          \$789  = \port$4720$0 [115:100];
       2'h1:
-          \$789  = \port$4537$0 [208:193];
+          \$789  = \port$4720$0 [208:193];
       2'h2:
-          \$789  = \port$4537$0 [301:286];
+          \$789  = \port$4720$0 [301:286];
       2'h3:
-          \$789  = \port$4537$0 [394:379];
+          \$789  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5335,13 +5127,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$791 [1:0])
       2'h0:
-          \$792  = \port$4537$0 [115:100];
+          \$792  = \port$4720$0 [115:100];
       2'h1:
-          \$792  = \port$4537$0 [208:193];
+          \$792  = \port$4720$0 [208:193];
       2'h2:
-          \$792  = \port$4537$0 [301:286];
+          \$792  = \port$4720$0 [301:286];
       2'h3:
-          \$792  = \port$4537$0 [394:379];
+          \$792  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5349,13 +5141,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$797 [1:0])
       2'h0:
-          \$798  = \port$4537$0 [115:100];
+          \$798  = \port$4720$0 [115:100];
       2'h1:
-          \$798  = \port$4537$0 [208:193];
+          \$798  = \port$4720$0 [208:193];
       2'h2:
-          \$798  = \port$4537$0 [301:286];
+          \$798  = \port$4720$0 [301:286];
       2'h3:
-          \$798  = \port$4537$0 [394:379];
+          \$798  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5363,13 +5155,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4537$0 [115:100];
+          \$801  = \port$4720$0 [115:100];
       2'h1:
-          \$801  = \port$4537$0 [208:193];
+          \$801  = \port$4720$0 [208:193];
       2'h2:
-          \$801  = \port$4537$0 [301:286];
+          \$801  = \port$4720$0 [301:286];
       2'h3:
-          \$801  = \port$4537$0 [394:379];
+          \$801  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5377,13 +5169,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$808 [1:0])
       2'h0:
-          \$809  = \port$4537$0 [115:100];
+          \$809  = \port$4720$0 [115:100];
       2'h1:
-          \$809  = \port$4537$0 [208:193];
+          \$809  = \port$4720$0 [208:193];
       2'h2:
-          \$809  = \port$4537$0 [301:286];
+          \$809  = \port$4720$0 [301:286];
       2'h3:
-          \$809  = \port$4537$0 [394:379];
+          \$809  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5391,20 +5183,20 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$811 [1:0])
       2'h0:
-          \$812  = \port$4537$0 [115:100];
+          \$812  = \port$4720$0 [115:100];
       2'h1:
-          \$812  = \port$4537$0 [208:193];
+          \$812  = \port$4720$0 [208:193];
       2'h2:
-          \$812  = \port$4537$0 [301:286];
+          \$812  = \port$4720$0 [301:286];
       2'h3:
-          \$812  = \port$4537$0 [394:379];
+          \$812  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$817 [603], \$817 [598], \$817 [593], \$817 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$817 [68:0] = \port$4532$0 [68:0];
-    \$817 [79:69] = \port$4532$0 [79:69];
+    \$817 [68:0] = \port$4715$0 [68:0];
+    \$817 [79:69] = \port$4715$0 [79:69];
     \$817 [629] = \$461 ;
     \$817 [637:630] = { \$467 , \$465  };
     \$817 [604] = fw_wr0;
@@ -5464,7 +5256,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [162] = mark0;
     \$817 [189:174] = \$744 ;
     \$817 [205:190] = \$755 ;
-    \$817 [173:163] = \port$4537$0 [10:0];
+    \$817 [173:163] = \port$4720$0 [10:0];
     \$817 [206] = \$756 ;
     \$817 [207] = valid1;
     \$817 [208] = match1;
@@ -5474,7 +5266,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [289] = mark1;
     \$817 [316:301] = \$764 ;
     \$817 [332:317] = \$775 ;
-    \$817 [300:290] = \port$4537$0 [21:11];
+    \$817 [300:290] = \port$4720$0 [21:11];
     \$817 [333] = \$776 ;
     \$817 [334] = valid2;
     \$817 [335] = match2;
@@ -5484,7 +5276,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [416] = mark2;
     \$817 [443:428] = \$784 ;
     \$817 [459:444] = \$795 ;
-    \$817 [427:417] = \port$4537$0 [32:22];
+    \$817 [427:417] = \port$4720$0 [32:22];
     \$817 [460] = \$796 ;
     \$817 [461] = valid3;
     \$817 [462] = match3;
@@ -5494,7 +5286,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [543] = mark3;
     \$817 [570:555] = \$804 ;
     \$817 [586:571] = \$815 ;
-    \$817 [554:544] = \port$4537$0 [43:33];
+    \$817 [554:544] = \port$4720$0 [43:33];
     \$817 [587] = \$816 ;
     if (rst) begin
       \$817  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5505,13 +5297,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$4537$0 [124];
+          \$48  = \port$4720$0 [124];
       2'h1:
-          \$48  = \port$4537$0 [217];
+          \$48  = \port$4720$0 [217];
       2'h2:
-          \$48  = \port$4537$0 [310];
+          \$48  = \port$4720$0 [310];
       2'h3:
-          \$48  = \port$4537$0 [403];
+          \$48  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5519,13 +5311,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4537$0 [124];
+          \$52  = \port$4720$0 [124];
       2'h1:
-          \$52  = \port$4537$0 [217];
+          \$52  = \port$4720$0 [217];
       2'h2:
-          \$52  = \port$4537$0 [310];
+          \$52  = \port$4720$0 [310];
       2'h3:
-          \$52  = \port$4537$0 [403];
+          \$52  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5547,13 +5339,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$58 [1:0])
       2'h0:
-          \$59  = \port$4537$0 [99:44];
+          \$59  = \port$4720$0 [99:44];
       2'h1:
-          \$59  = \port$4537$0 [192:137];
+          \$59  = \port$4720$0 [192:137];
       2'h2:
-          \$59  = \port$4537$0 [285:230];
+          \$59  = \port$4720$0 [285:230];
       2'h3:
-          \$59  = \port$4537$0 [378:323];
+          \$59  = \port$4720$0 [378:323];
     endcase
   end
   always @* begin
@@ -5575,13 +5367,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          \$63  = \port$4537$0 [115:100];
+          \$63  = \port$4720$0 [115:100];
       2'h1:
-          \$63  = \port$4537$0 [208:193];
+          \$63  = \port$4720$0 [208:193];
       2'h2:
-          \$63  = \port$4537$0 [301:286];
+          \$63  = \port$4720$0 [301:286];
       2'h3:
-          \$63  = \port$4537$0 [394:379];
+          \$63  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5603,13 +5395,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$68 [1:0])
       2'h0:
-          \$69  = \port$4537$0 [124];
+          \$69  = \port$4720$0 [124];
       2'h1:
-          \$69  = \port$4537$0 [217];
+          \$69  = \port$4720$0 [217];
       2'h2:
-          \$69  = \port$4537$0 [310];
+          \$69  = \port$4720$0 [310];
       2'h3:
-          \$69  = \port$4537$0 [403];
+          \$69  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5617,13 +5409,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$72 [1:0])
       2'h0:
-          \$73  = \port$4537$0 [124];
+          \$73  = \port$4720$0 [124];
       2'h1:
-          \$73  = \port$4537$0 [217];
+          \$73  = \port$4720$0 [217];
       2'h2:
-          \$73  = \port$4537$0 [310];
+          \$73  = \port$4720$0 [310];
       2'h3:
-          \$73  = \port$4537$0 [403];
+          \$73  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5645,13 +5437,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$79 [1:0])
       2'h0:
-          \$80  = \port$4537$0 [99:44];
+          \$80  = \port$4720$0 [99:44];
       2'h1:
-          \$80  = \port$4537$0 [192:137];
+          \$80  = \port$4720$0 [192:137];
       2'h2:
-          \$80  = \port$4537$0 [285:230];
+          \$80  = \port$4720$0 [285:230];
       2'h3:
-          \$80  = \port$4537$0 [378:323];
+          \$80  = \port$4720$0 [378:323];
     endcase
   end
   always @* begin
@@ -5673,13 +5465,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$4537$0 [115:100];
+          \$84  = \port$4720$0 [115:100];
       2'h1:
-          \$84  = \port$4537$0 [208:193];
+          \$84  = \port$4720$0 [208:193];
       2'h2:
-          \$84  = \port$4537$0 [301:286];
+          \$84  = \port$4720$0 [301:286];
       2'h3:
-          \$84  = \port$4537$0 [394:379];
+          \$84  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5701,13 +5493,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$89 [1:0])
       2'h0:
-          \$90  = \port$4537$0 [124];
+          \$90  = \port$4720$0 [124];
       2'h1:
-          \$90  = \port$4537$0 [217];
+          \$90  = \port$4720$0 [217];
       2'h2:
-          \$90  = \port$4537$0 [310];
+          \$90  = \port$4720$0 [310];
       2'h3:
-          \$90  = \port$4537$0 [403];
+          \$90  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5715,13 +5507,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$4537$0 [124];
+          \$94  = \port$4720$0 [124];
       2'h1:
-          \$94  = \port$4537$0 [217];
+          \$94  = \port$4720$0 [217];
       2'h2:
-          \$94  = \port$4537$0 [310];
+          \$94  = \port$4720$0 [310];
       2'h3:
-          \$94  = \port$4537$0 [403];
+          \$94  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5743,13 +5535,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$100 [1:0])
       2'h0:
-          \$101  = \port$4537$0 [99:44];
+          \$101  = \port$4720$0 [99:44];
       2'h1:
-          \$101  = \port$4537$0 [192:137];
+          \$101  = \port$4720$0 [192:137];
       2'h2:
-          \$101  = \port$4537$0 [285:230];
+          \$101  = \port$4720$0 [285:230];
       2'h3:
-          \$101  = \port$4537$0 [378:323];
+          \$101  = \port$4720$0 [378:323];
     endcase
   end
   always @* begin
@@ -5771,13 +5563,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$104 [1:0])
       2'h0:
-          \$105  = \port$4537$0 [115:100];
+          \$105  = \port$4720$0 [115:100];
       2'h1:
-          \$105  = \port$4537$0 [208:193];
+          \$105  = \port$4720$0 [208:193];
       2'h2:
-          \$105  = \port$4537$0 [301:286];
+          \$105  = \port$4720$0 [301:286];
       2'h3:
-          \$105  = \port$4537$0 [394:379];
+          \$105  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5799,13 +5591,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$110 [1:0])
       2'h0:
-          \$111  = \port$4537$0 [124];
+          \$111  = \port$4720$0 [124];
       2'h1:
-          \$111  = \port$4537$0 [217];
+          \$111  = \port$4720$0 [217];
       2'h2:
-          \$111  = \port$4537$0 [310];
+          \$111  = \port$4720$0 [310];
       2'h3:
-          \$111  = \port$4537$0 [403];
+          \$111  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5813,13 +5605,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$114 [1:0])
       2'h0:
-          \$115  = \port$4537$0 [124];
+          \$115  = \port$4720$0 [124];
       2'h1:
-          \$115  = \port$4537$0 [217];
+          \$115  = \port$4720$0 [217];
       2'h2:
-          \$115  = \port$4537$0 [310];
+          \$115  = \port$4720$0 [310];
       2'h3:
-          \$115  = \port$4537$0 [403];
+          \$115  = \port$4720$0 [403];
     endcase
   end
   always @* begin
@@ -5841,13 +5633,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$121 [1:0])
       2'h0:
-          \$122  = \port$4537$0 [99:44];
+          \$122  = \port$4720$0 [99:44];
       2'h1:
-          \$122  = \port$4537$0 [192:137];
+          \$122  = \port$4720$0 [192:137];
       2'h2:
-          \$122  = \port$4537$0 [285:230];
+          \$122  = \port$4720$0 [285:230];
       2'h3:
-          \$122  = \port$4537$0 [378:323];
+          \$122  = \port$4720$0 [378:323];
     endcase
   end
   always @* begin
@@ -5869,13 +5661,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$125 [1:0])
       2'h0:
-          \$126  = \port$4537$0 [115:100];
+          \$126  = \port$4720$0 [115:100];
       2'h1:
-          \$126  = \port$4537$0 [208:193];
+          \$126  = \port$4720$0 [208:193];
       2'h2:
-          \$126  = \port$4537$0 [301:286];
+          \$126  = \port$4720$0 [301:286];
       2'h3:
-          \$126  = \port$4537$0 [394:379];
+          \$126  = \port$4720$0 [394:379];
     endcase
   end
   always @* begin
@@ -5892,81 +5684,65 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$128  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$4539$0 , \port$4533$0 , \port$4537$0 , \port$4532$0  };
+  assign window = { \port$4722$0 , \port$4716$0 , \port$4720$0 , \port$4715$0  };
   assign age_bank0 = { \$20 , \$17  };
   assign age_bank1 = { \$28 , \$25  };
   assign age_bank2 = { \$36 , \$33  };
   assign age_bank3 = { \$44 , \$41  };
-  assign forward__write = \port$4668$271 [1];
-  assign forward__invalidate = \port$4668$271 [2];
-  assign forward__tag = \port$4668$5 [55:0];
-  assign forward__count = \port$4668$271 [18:3];
-  assign forward__mark = \port$4668$271 [0];
+  assign forward__write = \port$4851$271 [1];
+  assign forward__invalidate = \port$4851$271 [2];
+  assign forward__tag = \port$4851$5 [55:0];
+  assign forward__count = \port$4851$271 [18:3];
+  assign forward__mark = \port$4851$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4668$5 [63:56];
-  assign forward__count_inc = \port$4668$271 [34:19];
-  assign \window.request  = \port$4532$0 [68:0];
-  assign \window.request.valid  = \port$4532$0 [0];
-  assign \window.request.op  = \port$4532$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4532$0 [4:3];
-  assign \window.request.tag  = \port$4532$0 [60:5];
-  assign \window.request.t  = \port$4532$0 [68:61];
-  assign \window.start  = \port$4532$0 [79:69];
-  assign \window.lane_slot  = \port$4537$0 [43:0];
-  assign \window.lane_slot[0]  = \port$4537$0 [10:0];
-  assign \window.lane_slot[1]  = \port$4537$0 [21:11];
-  assign \window.lane_slot[2]  = \port$4537$0 [32:22];
-  assign \window.lane_slot[3]  = \port$4537$0 [43:33];
-  assign \window.bank  = \port$4537$0 [415:44];
-  assign \window.bank[0]  = \port$4537$0 [136:44];
-  assign \window.bank[0].tag  = \port$4537$0 [99:44];
-  assign \window.bank[0].count  = \port$4537$0 [115:100];
-  assign \window.bank[0].last  = \port$4537$0 [123:116];
-  assign \window.bank[0].valid  = \port$4537$0 [124];
-  assign \window.bank[0].fresh  = \port$4537$0 [125];
-  assign \window.bank[0].mark  = \port$4537$0 [126];
-  assign \window.bank[0].row  = \port$4537$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4537$0 [136];
-  assign \window.bank[1]  = \port$4537$0 [229:137];
-  assign \window.bank[1].tag  = \port$4537$0 [192:137];
-  assign \window.bank[1].count  = \port$4537$0 [208:193];
-  assign \window.bank[1].last  = \port$4537$0 [216:209];
-  assign \window.bank[1].valid  = \port$4537$0 [217];
-  assign \window.bank[1].fresh  = \port$4537$0 [218];
-  assign \window.bank[1].mark  = \port$4537$0 [219];
-  assign \window.bank[1].row  = \port$4537$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4537$0 [229];
-  assign \window.bank[2]  = \port$4537$0 [322:230];
-  assign \window.bank[2].tag  = \port$4537$0 [285:230];
-  assign \window.bank[2].count  = \port$4537$0 [301:286];
-  assign \window.bank[2].last  = \port$4537$0 [309:302];
-  assign \window.bank[2].valid  = \port$4537$0 [310];
-  assign \window.bank[2].fresh  = \port$4537$0 [311];
-  assign \window.bank[2].mark  = \port$4537$0 [312];
-  assign \window.bank[2].row  = \port$4537$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4537$0 [322];
-  assign \window.bank[3]  = \port$4537$0 [415:323];
-  assign \window.bank[3].tag  = \port$4537$0 [378:323];
-  assign \window.bank[3].count  = \port$4537$0 [394:379];
-  assign \window.bank[3].last  = \port$4537$0 [402:395];
-  assign \window.bank[3].valid  = \port$4537$0 [403];
-  assign \window.bank[3].fresh  = \port$4537$0 [404];
-  assign \window.bank[3].mark  = \port$4537$0 [405];
-  assign \window.bank[3].row  = \port$4537$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4537$0 [415];
-  assign \window.overlap  = \port$4533$0 [15:0];
-  assign \window.overlap[0]  = \port$4533$0 [3:0];
-  assign \window.overlap[1]  = \port$4533$0 [7:4];
-  assign \window.overlap[2]  = \port$4533$0 [11:8];
-  assign \window.overlap[3]  = \port$4533$0 [15:12];
-  assign \window.overlap_next  = \port$4533$0 [31:16];
-  assign \window.overlap_next[0]  = \port$4533$0 [19:16];
-  assign \window.overlap_next[1]  = \port$4533$0 [23:20];
-  assign \window.overlap_next[2]  = \port$4533$0 [27:24];
-  assign \window.overlap_next[3]  = \port$4533$0 [31:28];
-  assign \window.same_line  = \port$4539$0 [0];
-  assign \window.forward_age  = \port$4539$0 [8:1];
-  assign \window.t_w1  = \port$4539$0 [16:9];
+  assign forward__last = \port$4851$5 [63:56];
+  assign forward__count_inc = \port$4851$271 [34:19];
+  assign \window.request  = \port$4715$0 [68:0];
+  assign \window.request.valid  = \port$4715$0 [0];
+  assign \window.request.op  = \port$4715$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4715$0 [4:3];
+  assign \window.request.tag  = \port$4715$0 [60:5];
+  assign \window.request.t  = \port$4715$0 [68:61];
+  assign \window.start  = \port$4715$0 [79:69];
+  assign \window.lane_slot  = \port$4720$0 [43:0];
+  assign \window.bank  = \port$4720$0 [415:44];
+  assign \window.bank[0].tag  = \port$4720$0 [99:44];
+  assign \window.bank[0].count  = \port$4720$0 [115:100];
+  assign \window.bank[0].last  = \port$4720$0 [123:116];
+  assign \window.bank[0].valid  = \port$4720$0 [124];
+  assign \window.bank[0].fresh  = \port$4720$0 [125];
+  assign \window.bank[0].mark  = \port$4720$0 [126];
+  assign \window.bank[0].row  = \port$4720$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4720$0 [136];
+  assign \window.bank[1].tag  = \port$4720$0 [192:137];
+  assign \window.bank[1].count  = \port$4720$0 [208:193];
+  assign \window.bank[1].last  = \port$4720$0 [216:209];
+  assign \window.bank[1].valid  = \port$4720$0 [217];
+  assign \window.bank[1].fresh  = \port$4720$0 [218];
+  assign \window.bank[1].mark  = \port$4720$0 [219];
+  assign \window.bank[1].row  = \port$4720$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4720$0 [229];
+  assign \window.bank[2].tag  = \port$4720$0 [285:230];
+  assign \window.bank[2].count  = \port$4720$0 [301:286];
+  assign \window.bank[2].last  = \port$4720$0 [309:302];
+  assign \window.bank[2].valid  = \port$4720$0 [310];
+  assign \window.bank[2].fresh  = \port$4720$0 [311];
+  assign \window.bank[2].mark  = \port$4720$0 [312];
+  assign \window.bank[2].row  = \port$4720$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4720$0 [322];
+  assign \window.bank[3].tag  = \port$4720$0 [378:323];
+  assign \window.bank[3].count  = \port$4720$0 [394:379];
+  assign \window.bank[3].last  = \port$4720$0 [402:395];
+  assign \window.bank[3].valid  = \port$4720$0 [403];
+  assign \window.bank[3].fresh  = \port$4720$0 [404];
+  assign \window.bank[3].mark  = \port$4720$0 [405];
+  assign \window.bank[3].row  = \port$4720$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4720$0 [415];
+  assign \window.overlap  = \port$4716$0 [15:0];
+  assign \window.overlap_next  = \port$4716$0 [31:16];
+  assign \window.same_line  = \port$4722$0 [0];
+  assign \window.forward_age  = \port$4722$0 [8:1];
+  assign \window.t_w1  = \port$4722$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -5975,7 +5751,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.request.t  = lanes[68:61];
   assign \lanes.start  = lanes[79:69];
   assign \lanes.lane  = lanes[587:80];
-  assign \lanes.lane[0]  = lanes[206:80];
   assign \lanes.lane[0].valid  = lanes[80];
   assign \lanes.lane[0].match  = lanes[81];
   assign \lanes.lane[0].age  = lanes[89:82];
@@ -5986,7 +5761,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.lane[0].count_inc  = lanes[189:174];
   assign \lanes.lane[0].count_inc2  = lanes[205:190];
   assign \lanes.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes.lane[1]  = lanes[333:207];
   assign \lanes.lane[1].valid  = lanes[207];
   assign \lanes.lane[1].match  = lanes[208];
   assign \lanes.lane[1].age  = lanes[216:209];
@@ -5997,7 +5771,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.lane[1].count_inc  = lanes[316:301];
   assign \lanes.lane[1].count_inc2  = lanes[332:317];
   assign \lanes.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes.lane[2]  = lanes[460:334];
   assign \lanes.lane[2].valid  = lanes[334];
   assign \lanes.lane[2].match  = lanes[335];
   assign \lanes.lane[2].age  = lanes[343:336];
@@ -6008,7 +5781,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.lane[2].count_inc  = lanes[443:428];
   assign \lanes.lane[2].count_inc2  = lanes[459:444];
   assign \lanes.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes.lane[3]  = lanes[587:461];
   assign \lanes.lane[3].valid  = lanes[461];
   assign \lanes.lane[3].match  = lanes[462];
   assign \lanes.lane[3].age  = lanes[470:463];
@@ -6020,10 +5792,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.lane[3].count_inc2  = lanes[586:571];
   assign \lanes.lane[3].sc_row_hit  = lanes[587];
   assign \lanes.older  = lanes[603:588];
-  assign \lanes.older[0]  = lanes[591:588];
-  assign \lanes.older[1]  = lanes[595:592];
-  assign \lanes.older[2]  = lanes[599:596];
-  assign \lanes.older[3]  = lanes[603:600];
   assign \lanes.forwarded  = lanes[607:604];
   assign \lanes.forward_older  = lanes[611:608];
   assign \lanes.older_forward  = lanes[615:612];
@@ -6035,8 +5803,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
-  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
   assign old_bank[3] = \$460 ;
   assign old_bank[2] = \$457 ;
   assign old_bank[1] = \$454 ;
@@ -6521,7 +6287,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   (* init = 11'h000 *)
   wire [10:0] pb;
   wire [25:0] pending;
-  wire [12:0] \pending[0] ;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
   (* enum_value_01 = "TOUCH" *)
@@ -6529,7 +6294,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   (* enum_value_11 = "POP" *)
   wire [1:0] \pending[0].cmd ;
   wire [10:0] \pending[0].slot ;
-  wire [12:0] \pending[1] ;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
   (* enum_value_01 = "TOUCH" *)
@@ -16192,10 +15956,8 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__en$178  = 1'h1;
   assign \$signature__addr$179  = next_b_req_addr;
   assign \$signature__en$180  = 1'h1;
-  assign \pending[0]  = pending[12:0];
   assign \pending[0].cmd  = pending[1:0];
   assign \pending[0].slot  = pending[12:2];
-  assign \pending[1]  = pending[25:13];
   assign \pending[1].cmd  = pending[14:13];
   assign \pending[1].slot  = pending[25:15];
   assign pending[25:15] = slot_qq;
@@ -16231,10 +15993,6 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
   wire rst;
   input [31:0] sc_last;
   wire [31:0] sc_last;
-  wire [7:0] \sc_last[0] ;
-  wire [7:0] \sc_last[1] ;
-  wire [7:0] \sc_last[2] ;
-  wire [7:0] \sc_last[3] ;
   output [8:0] sc_row;
   reg [8:0] sc_row = 9'h000;
   output [3:0] sc_set;
@@ -16272,10 +16030,6 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
       \$15  = 8'h00;
     end
   end
-  assign \sc_last[0]  = sc_last[7:0];
-  assign \sc_last[1]  = sc_last[15:8];
-  assign \sc_last[2]  = sc_last[23:16];
-  assign \sc_last[3]  = sc_last[31:24];
   assign sc_set[3] = \$13 ;
   assign sc_set[2] = \$11 ;
   assign sc_set[1] = \$9 ;
@@ -16283,8 +16037,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4668$5 
-, inv_slot, \port$4668$260 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4851$5 
+, inv_slot, \port$4851$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16918,34 +16672,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$signature__en$182 ;
   output [63:0] bk_count;
   wire [63:0] bk_count;
-  wire [15:0] \bk_count[0] ;
-  wire [15:0] \bk_count[1] ;
-  wire [15:0] \bk_count[2] ;
-  wire [15:0] \bk_count[3] ;
   output [3:0] bk_fresh;
   wire [3:0] bk_fresh;
   output [31:0] bk_last;
   wire [31:0] bk_last;
-  wire [7:0] \bk_last[0] ;
-  wire [7:0] \bk_last[1] ;
-  wire [7:0] \bk_last[2] ;
-  wire [7:0] \bk_last[3] ;
   output [3:0] bk_mark;
   wire [3:0] bk_mark;
   output [3:0] bk_mark_raw;
   wire [3:0] bk_mark_raw;
   output [35:0] bk_row;
   wire [35:0] bk_row;
-  wire [8:0] \bk_row[0] ;
-  wire [8:0] \bk_row[1] ;
-  wire [8:0] \bk_row[2] ;
-  wire [8:0] \bk_row[3] ;
   output [223:0] bk_tag;
   wire [223:0] bk_tag;
-  wire [55:0] \bk_tag[0] ;
-  wire [55:0] \bk_tag[1] ;
-  wire [55:0] \bk_tag[2] ;
-  wire [55:0] \bk_tag[3] ;
   output [3:0] bk_valid;
   wire [3:0] bk_valid;
   wire clear_at_hi;
@@ -17078,10 +16816,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4668$260 ;
-  wire [29:0] \port$4668$260 ;
-  input [63:0] \port$4668$5 ;
-  wire [63:0] \port$4668$5 ;
+  input [29:0] \port$4851$260 ;
+  wire [29:0] \port$4851$260 ;
+  input [63:0] \port$4851$5 ;
+  wire [63:0] \port$4851$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17091,19 +16829,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   input rst;
   wire rst;
   reg [39:0] sc_data_q = 40'h0000000000;
-  wire [9:0] \sc_data_q[0] ;
   wire \sc_data_q[0].fresh ;
   wire [7:0] \sc_data_q[0].last ;
   wire \sc_data_q[0].valid ;
-  wire [9:0] \sc_data_q[1] ;
   wire \sc_data_q[1].fresh ;
   wire [7:0] \sc_data_q[1].last ;
   wire \sc_data_q[1].valid ;
-  wire [9:0] \sc_data_q[2] ;
   wire \sc_data_q[2].fresh ;
   wire [7:0] \sc_data_q[2].last ;
   wire \sc_data_q[2].valid ;
-  wire [9:0] \sc_data_q[3] ;
   wire \sc_data_q[3].fresh ;
   wire [7:0] \sc_data_q[3].last ;
   wire \sc_data_q[3].valid ;
@@ -17113,10 +16847,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   reg sc_intent3 = 1'h0;
   output [31:0] sc_last;
   wire [31:0] sc_last;
-  wire [7:0] \sc_last[0] ;
-  wire [7:0] \sc_last[1] ;
-  wire [7:0] \sc_last[2] ;
-  wire [7:0] \sc_last[3] ;
   wire sc_mark_at_hi;
   wire sc_mark_at_hi_m1;
   wire [3:0] sc_mark_en;
@@ -17130,19 +16860,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] sc_mark_value;
   wire [8:0] sc_r__addr;
   wire [39:0] sc_r__data;
-  wire [9:0] \sc_r__data[0] ;
   wire \sc_r__data[0].fresh ;
   wire [7:0] \sc_r__data[0].last ;
   wire \sc_r__data[0].valid ;
-  wire [9:0] \sc_r__data[1] ;
   wire \sc_r__data[1].fresh ;
   wire [7:0] \sc_r__data[1].last ;
   wire \sc_r__data[1].valid ;
-  wire [9:0] \sc_r__data[2] ;
   wire \sc_r__data[2].fresh ;
   wire [7:0] \sc_r__data[2].last ;
   wire \sc_r__data[2].valid ;
-  wire [9:0] \sc_r__data[3] ;
   wire \sc_r__data[3].fresh ;
   wire [7:0] \sc_r__data[3].last ;
   wire \sc_r__data[3].valid ;
@@ -17216,19 +16942,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \sc_wr_at_read_data3.valid ;
   wire [8:0] scrub_w__addr;
   wire [39:0] scrub_w__data;
-  wire [9:0] \scrub_w__data[0] ;
   wire \scrub_w__data[0].fresh ;
   wire [7:0] \scrub_w__data[0].last ;
   wire \scrub_w__data[0].valid ;
-  wire [9:0] \scrub_w__data[1] ;
   wire \scrub_w__data[1].fresh ;
   wire [7:0] \scrub_w__data[1].last ;
   wire \scrub_w__data[1].valid ;
-  wire [9:0] \scrub_w__data[2] ;
   wire \scrub_w__data[2].fresh ;
   wire [7:0] \scrub_w__data[2].last ;
   wire \scrub_w__data[2].valid ;
-  wire [9:0] \scrub_w__data[3] ;
   wire \scrub_w__data[3].fresh ;
   wire [7:0] \scrub_w__data[3].last ;
   wire \scrub_w__data[3].valid ;
@@ -17759,7 +17481,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$4668$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4851$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -18284,7 +18006,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$4668$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4851$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -18809,7 +18531,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$4668$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4851$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -19334,7 +19056,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$4668$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4851$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -24085,65 +23807,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[10:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4668$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4668$260 [12] & \$436 ;
+  assign \$436  = \port$4851$260 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$4851$260 [12] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4668$260 [13] & \$437 ;
+  assign \$438  = \port$4851$260 [13] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4668$260 [13];
-  assign \$441  = \port$4668$260 [1:0] == 2'h3;
-  assign \$442  = \port$4668$260 [12] & \$441 ;
+  assign \$440  = ~ \port$4851$260 [13];
+  assign \$441  = \port$4851$260 [1:0] == 2'h3;
+  assign \$442  = \port$4851$260 [12] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4668$260 [13] & \$444 ;
+  assign \$445  = \port$4851$260 [13] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4668$260 [13];
-  assign \$448  = \port$4668$260 [1:0] == 2'h3;
-  assign \$449  = \port$4668$260 [12] & \$448 ;
+  assign \$447  = ~ \port$4851$260 [13];
+  assign \$448  = \port$4851$260 [1:0] == 2'h3;
+  assign \$449  = \port$4851$260 [12] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4668$260 [13];
+  assign \$455  = \$454  & \port$4851$260 [13];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[10:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4668$260 [13];
+  assign \$462  = ~ \port$4851$260 [13];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4668$260 [1:0] == 2'h3;
-  assign \$465  = \port$4668$260 [12] & \$464 ;
+  assign \$464  = \port$4851$260 [1:0] == 2'h3;
+  assign \$465  = \port$4851$260 [12] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$467  = \port$4851$260 [10:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4668$260 [13];
+  assign \$473  = \$472  & \port$4851$260 [13];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[10:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4668$260 [13];
+  assign \$480  = ~ \port$4851$260 [13];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4668$260 [1:0] == 2'h3;
-  assign \$483  = \port$4668$260 [12] & \$482 ;
+  assign \$482  = \port$4851$260 [1:0] == 2'h3;
+  assign \$483  = \port$4851$260 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$485  = \port$4851$260 [10:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4668$260 [1:0] == 2'h3;
-  assign \$489  = \port$4668$260 [12] & \$488 ;
-  assign \$490  = \port$4668$260 [10:2] == sc_row_qqq;
+  assign \$488  = \port$4851$260 [1:0] == 2'h3;
+  assign \$489  = \port$4851$260 [12] & \$488 ;
+  assign \$490  = \port$4851$260 [10:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -24254,31 +23976,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4668$260 [13];
+  assign \$6  = \$5  & \port$4851$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4668$260 [13];
+  assign \$13  = ~ \port$4851$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4668$260 [1:0];
-  assign \$16  = \port$4668$260 [12] & \$15 ;
+  assign \$15  = ! \port$4851$260 [1:0];
+  assign \$16  = \port$4851$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4668$260 [10:2] == sc_row;
+  assign \$18  = \port$4851$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4668$260 [1:0];
-  assign \$23  = \port$4668$260 [12] & \$22 ;
-  assign \$24  = \port$4668$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4851$260 [1:0];
+  assign \$23  = \port$4851$260 [12] & \$22 ;
+  assign \$24  = \port$4851$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4668$260 [1:0];
-  assign \$30  = \port$4668$260 [12] & \$29 ;
+  assign \$29  = ! \port$4851$260 [1:0];
+  assign \$30  = \port$4851$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -24286,7 +24008,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4668$260 [13];
+  assign \$38  = \$37  & \port$4851$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -24294,10 +24016,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4668$260 [13];
+  assign \$46  = ~ \port$4851$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4668$260 [1:0];
-  assign \$49  = \port$4668$260 [12] & \$48 ;
+  assign \$48  = ! \port$4851$260 [1:0];
+  assign \$49  = \port$4851$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -24311,31 +24033,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4668$260 [13];
+  assign \$63  = \$62  & \port$4851$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4668$260 [13];
+  assign \$70  = ~ \port$4851$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4668$260 [1:0] == 1'h1;
-  assign \$73  = \port$4668$260 [12] & \$72 ;
+  assign \$72  = \port$4851$260 [1:0] == 1'h1;
+  assign \$73  = \port$4851$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4668$260 [10:2] == sc_row;
+  assign \$75  = \port$4851$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4668$260 [1:0] == 1'h1;
-  assign \$80  = \port$4668$260 [12] & \$79 ;
-  assign \$81  = \port$4668$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4851$260 [1:0] == 1'h1;
+  assign \$80  = \port$4851$260 [12] & \$79 ;
+  assign \$81  = \port$4851$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4668$260 [1:0] == 1'h1;
-  assign \$87  = \port$4668$260 [12] & \$86 ;
+  assign \$86  = \port$4851$260 [1:0] == 1'h1;
+  assign \$87  = \port$4851$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -24343,7 +24065,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4668$260 [13];
+  assign \$95  = \$94  & \port$4851$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -24351,10 +24073,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4668$260 [13];
+  assign \$103  = ~ \port$4851$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4668$260 [1:0] == 1'h1;
-  assign \$106  = \port$4668$260 [12] & \$105 ;
+  assign \$105  = \port$4851$260 [1:0] == 1'h1;
+  assign \$106  = \port$4851$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -24368,31 +24090,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4668$260 [13];
+  assign \$120  = \$119  & \port$4851$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4668$260 [13];
+  assign \$127  = ~ \port$4851$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4668$260 [1:0] == 2'h2;
-  assign \$130  = \port$4668$260 [12] & \$129 ;
+  assign \$129  = \port$4851$260 [1:0] == 2'h2;
+  assign \$130  = \port$4851$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4668$260 [10:2] == sc_row;
+  assign \$132  = \port$4851$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4668$260 [1:0] == 2'h2;
-  assign \$137  = \port$4668$260 [12] & \$136 ;
-  assign \$138  = \port$4668$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4851$260 [1:0] == 2'h2;
+  assign \$137  = \port$4851$260 [12] & \$136 ;
+  assign \$138  = \port$4851$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4668$260 [1:0] == 2'h2;
-  assign \$144  = \port$4668$260 [12] & \$143 ;
+  assign \$143  = \port$4851$260 [1:0] == 2'h2;
+  assign \$144  = \port$4851$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24400,7 +24122,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4668$260 [13];
+  assign \$152  = \$151  & \port$4851$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24408,10 +24130,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4668$260 [13];
+  assign \$160  = ~ \port$4851$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4668$260 [1:0] == 2'h2;
-  assign \$163  = \port$4668$260 [12] & \$162 ;
+  assign \$162  = \port$4851$260 [1:0] == 2'h2;
+  assign \$163  = \port$4851$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24425,31 +24147,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4668$260 [13];
+  assign \$177  = \$176  & \port$4851$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4668$260 [13];
+  assign \$184  = ~ \port$4851$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4668$260 [1:0] == 2'h3;
-  assign \$187  = \port$4668$260 [12] & \$186 ;
+  assign \$186  = \port$4851$260 [1:0] == 2'h3;
+  assign \$187  = \port$4851$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4668$260 [10:2] == sc_row;
+  assign \$189  = \port$4851$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4668$260 [1:0] == 2'h3;
-  assign \$194  = \port$4668$260 [12] & \$193 ;
-  assign \$195  = \port$4668$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4851$260 [1:0] == 2'h3;
+  assign \$194  = \port$4851$260 [12] & \$193 ;
+  assign \$195  = \port$4851$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4668$260 [1:0] == 2'h3;
-  assign \$201  = \port$4668$260 [12] & \$200 ;
+  assign \$200  = \port$4851$260 [1:0] == 2'h3;
+  assign \$201  = \port$4851$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24457,7 +24179,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4668$260 [13];
+  assign \$209  = \$208  & \port$4851$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24465,10 +24187,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4668$260 [13];
+  assign \$217  = ~ \port$4851$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4668$260 [1:0] == 2'h3;
-  assign \$220  = \port$4668$260 [12] & \$219 ;
+  assign \$219  = \port$4851$260 [1:0] == 2'h3;
+  assign \$220  = \port$4851$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24477,10 +24199,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4668$260 [13] | clear_en;
+  assign \$229  = \port$4851$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4668$260 [10:2];
-  assign \$231  = \port$4668$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4851$260 [10:2];
+  assign \$231  = \port$4851$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24497,65 +24219,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4668$260 [1:0];
-  assign \$signature__en$106  = \port$4668$260 [12] & \$241 ;
+  assign \$241  = ! \port$4851$260 [1:0];
+  assign \$signature__en$106  = \port$4851$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4668$260 [13] & \$242 ;
+  assign \$243  = \port$4851$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4668$260 [13];
-  assign \$246  = ! \port$4668$260 [1:0];
-  assign \$247  = \port$4668$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4851$260 [13];
+  assign \$246  = ! \port$4851$260 [1:0];
+  assign \$247  = \port$4851$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4668$260 [13] & \$249 ;
+  assign \$250  = \port$4851$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4668$260 [13];
-  assign \$253  = ! \port$4668$260 [1:0];
-  assign \$254  = \port$4668$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4851$260 [13];
+  assign \$253  = ! \port$4851$260 [1:0];
+  assign \$254  = \port$4851$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4668$260 [13];
+  assign \$260  = \$259  & \port$4851$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4668$260 [13];
+  assign \$267  = ~ \port$4851$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4668$260 [1:0];
-  assign \$270  = \port$4668$260 [12] & \$269 ;
+  assign \$269  = ! \port$4851$260 [1:0];
+  assign \$270  = \port$4851$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4851$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4668$260 [13];
+  assign \$278  = \$277  & \port$4851$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4668$260 [13];
+  assign \$285  = ~ \port$4851$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4668$260 [1:0];
-  assign \$288  = \port$4668$260 [12] & \$287 ;
+  assign \$287  = ! \port$4851$260 [1:0];
+  assign \$288  = \port$4851$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4851$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4668$260 [1:0];
-  assign \$294  = \port$4668$260 [12] & \$293 ;
-  assign \$295  = \port$4668$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4851$260 [1:0];
+  assign \$294  = \port$4851$260 [12] & \$293 ;
+  assign \$295  = \port$4851$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -24571,65 +24293,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4668$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4668$260 [12] & \$306 ;
+  assign \$306  = \port$4851$260 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$4851$260 [12] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4668$260 [13] & \$307 ;
+  assign \$308  = \port$4851$260 [13] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4668$260 [13];
-  assign \$311  = \port$4668$260 [1:0] == 1'h1;
-  assign \$312  = \port$4668$260 [12] & \$311 ;
+  assign \$310  = ~ \port$4851$260 [13];
+  assign \$311  = \port$4851$260 [1:0] == 1'h1;
+  assign \$312  = \port$4851$260 [12] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4668$260 [13] & \$314 ;
+  assign \$315  = \port$4851$260 [13] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4668$260 [13];
-  assign \$318  = \port$4668$260 [1:0] == 1'h1;
-  assign \$319  = \port$4668$260 [12] & \$318 ;
+  assign \$317  = ~ \port$4851$260 [13];
+  assign \$318  = \port$4851$260 [1:0] == 1'h1;
+  assign \$319  = \port$4851$260 [12] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4668$260 [13];
+  assign \$325  = \$324  & \port$4851$260 [13];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[10:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4668$260 [13];
+  assign \$332  = ~ \port$4851$260 [13];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4668$260 [1:0] == 1'h1;
-  assign \$335  = \port$4668$260 [12] & \$334 ;
+  assign \$334  = \port$4851$260 [1:0] == 1'h1;
+  assign \$335  = \port$4851$260 [12] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$337  = \port$4851$260 [10:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4668$260 [13];
+  assign \$343  = \$342  & \port$4851$260 [13];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[10:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4668$260 [13];
+  assign \$350  = ~ \port$4851$260 [13];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4668$260 [1:0] == 1'h1;
-  assign \$353  = \port$4668$260 [12] & \$352 ;
+  assign \$352  = \port$4851$260 [1:0] == 1'h1;
+  assign \$353  = \port$4851$260 [12] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$355  = \port$4851$260 [10:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4668$260 [1:0] == 1'h1;
-  assign \$359  = \port$4668$260 [12] & \$358 ;
-  assign \$360  = \port$4668$260 [10:2] == sc_row_qqq;
+  assign \$358  = \port$4851$260 [1:0] == 1'h1;
+  assign \$359  = \port$4851$260 [12] & \$358 ;
+  assign \$360  = \port$4851$260 [10:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -24645,65 +24367,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[10:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4668$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4668$260 [12] & \$371 ;
+  assign \$371  = \port$4851$260 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$4851$260 [12] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4668$260 [13] & \$372 ;
+  assign \$373  = \port$4851$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4668$260 [13];
-  assign \$376  = \port$4668$260 [1:0] == 2'h2;
-  assign \$377  = \port$4668$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4851$260 [13];
+  assign \$376  = \port$4851$260 [1:0] == 2'h2;
+  assign \$377  = \port$4851$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4668$260 [13] & \$379 ;
+  assign \$380  = \port$4851$260 [13] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4668$260 [13];
-  assign \$383  = \port$4668$260 [1:0] == 2'h2;
-  assign \$384  = \port$4668$260 [12] & \$383 ;
+  assign \$382  = ~ \port$4851$260 [13];
+  assign \$383  = \port$4851$260 [1:0] == 2'h2;
+  assign \$384  = \port$4851$260 [12] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4668$260 [13];
+  assign \$390  = \$389  & \port$4851$260 [13];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[10:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4668$260 [13];
+  assign \$397  = ~ \port$4851$260 [13];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4668$260 [1:0] == 2'h2;
-  assign \$400  = \port$4668$260 [12] & \$399 ;
+  assign \$399  = \port$4851$260 [1:0] == 2'h2;
+  assign \$400  = \port$4851$260 [12] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$402  = \port$4851$260 [10:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4668$260 [13];
+  assign \$408  = \$407  & \port$4851$260 [13];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[10:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4668$260 [13];
+  assign \$415  = ~ \port$4851$260 [13];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4668$260 [1:0] == 2'h2;
-  assign \$418  = \port$4668$260 [12] & \$417 ;
+  assign \$417  = \port$4851$260 [1:0] == 2'h2;
+  assign \$418  = \port$4851$260 [12] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4668$260 [10:2] == sc_row_q;
+  assign \$420  = \port$4851$260 [10:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4668$260 [1:0] == 2'h2;
-  assign \$424  = \port$4668$260 [12] & \$423 ;
-  assign \$425  = \port$4668$260 [10:2] == sc_row_qqq;
+  assign \$423  = \port$4851$260 [1:0] == 2'h2;
+  assign \$424  = \port$4851$260 [12] & \$423 ;
+  assign \$425  = \port$4851$260 [10:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -25050,15 +24772,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4668$260 [13]) begin
+    end else if (\port$4851$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4668$260 [10:2];
+      meta_addr = \port$4851$260 [10:2];
     end
   end
-  assign inv_en = \port$4668$260 [13];
-  assign wr_en = \port$4668$260 [12];
-  assign wr_slot = \port$4668$260 [10:0];
+  assign inv_en = \port$4851$260 [13];
+  assign wr_en = \port$4851$260 [12];
+  assign wr_slot = \port$4851$260 [10:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -25069,8 +24791,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4668$5 [63:56];
-  assign wr_mark = \port$4668$260 [11];
+  assign wr_last = \port$4851$5 [63:56];
+  assign wr_mark = \port$4851$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -25078,9 +24800,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4668$260 [10:2];
-  assign wr_tag = \port$4668$5 [55:0];
-  assign wr_count = \port$4668$260 [29:14];
+  assign \$signature__addr$105  = \port$4851$260 [10:2];
+  assign wr_tag = \port$4851$5 [55:0];
+  assign wr_count = \port$4851$260 [29:14];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -25090,7 +24812,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [8:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4668$260 [10:2];
+  assign \$signature__addr$141  = \port$4851$260 [10:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -25100,7 +24822,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [8:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4668$260 [10:2];
+  assign \$signature__addr$160  = \port$4851$260 [10:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -25110,7 +24832,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [8:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4668$260 [10:2];
+  assign \$signature__addr$179  = \port$4851$260 [10:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -25122,35 +24844,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \meta_data.last  = meta_data[7:0];
   assign \meta_data.fresh  = meta_data[8];
   assign \meta_data.valid  = meta_data[9];
-  assign \sc_data_q[0]  = sc_data_q[9:0];
   assign \sc_data_q[0].last  = sc_data_q[7:0];
   assign \sc_data_q[0].fresh  = sc_data_q[8];
   assign \sc_data_q[0].valid  = sc_data_q[9];
-  assign \sc_data_q[1]  = sc_data_q[19:10];
   assign \sc_data_q[1].last  = sc_data_q[17:10];
   assign \sc_data_q[1].fresh  = sc_data_q[18];
   assign \sc_data_q[1].valid  = sc_data_q[19];
-  assign \sc_data_q[2]  = sc_data_q[29:20];
   assign \sc_data_q[2].last  = sc_data_q[27:20];
   assign \sc_data_q[2].fresh  = sc_data_q[28];
   assign \sc_data_q[2].valid  = sc_data_q[29];
-  assign \sc_data_q[3]  = sc_data_q[39:30];
   assign \sc_data_q[3].last  = sc_data_q[37:30];
   assign \sc_data_q[3].fresh  = sc_data_q[38];
   assign \sc_data_q[3].valid  = sc_data_q[39];
-  assign \sc_r__data[0]  = sc_r__data[9:0];
   assign \sc_r__data[0].last  = sc_r__data[7:0];
   assign \sc_r__data[0].fresh  = sc_r__data[8];
   assign \sc_r__data[0].valid  = sc_r__data[9];
-  assign \sc_r__data[1]  = sc_r__data[19:10];
   assign \sc_r__data[1].last  = sc_r__data[17:10];
   assign \sc_r__data[1].fresh  = sc_r__data[18];
   assign \sc_r__data[1].valid  = sc_r__data[19];
-  assign \sc_r__data[2]  = sc_r__data[29:20];
   assign \sc_r__data[2].last  = sc_r__data[27:20];
   assign \sc_r__data[2].fresh  = sc_r__data[28];
   assign \sc_r__data[2].valid  = sc_r__data[29];
-  assign \sc_r__data[3]  = sc_r__data[39:30];
   assign \sc_r__data[3].last  = sc_r__data[37:30];
   assign \sc_r__data[3].fresh  = sc_r__data[38];
   assign \sc_r__data[3].valid  = sc_r__data[39];
@@ -25215,26 +24929,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$88.last  = meta_data[7:0];
   assign \$signature__data$88.fresh  = meta_data[8];
   assign \$signature__data$88.valid  = meta_data[9];
-  assign \scrub_w__data[0]  = scrub_w__data[9:0];
   assign \scrub_w__data[0].last  = scrub_w__data[7:0];
   assign \scrub_w__data[0].fresh  = scrub_w__data[8];
   assign \scrub_w__data[0].valid  = scrub_w__data[9];
-  assign \scrub_w__data[1]  = scrub_w__data[19:10];
   assign \scrub_w__data[1].last  = scrub_w__data[17:10];
   assign \scrub_w__data[1].fresh  = scrub_w__data[18];
   assign \scrub_w__data[1].valid  = scrub_w__data[19];
-  assign \scrub_w__data[2]  = scrub_w__data[29:20];
   assign \scrub_w__data[2].last  = scrub_w__data[27:20];
   assign \scrub_w__data[2].fresh  = scrub_w__data[28];
   assign \scrub_w__data[2].valid  = scrub_w__data[29];
-  assign \scrub_w__data[3]  = scrub_w__data[39:30];
   assign \scrub_w__data[3].last  = scrub_w__data[37:30];
   assign \scrub_w__data[3].fresh  = scrub_w__data[38];
   assign \scrub_w__data[3].valid  = scrub_w__data[39];
-  assign \sc_last[0]  = sc_last[7:0];
-  assign \sc_last[1]  = sc_last[15:8];
-  assign \sc_last[2]  = sc_last[23:16];
-  assign \sc_last[3]  = sc_last[31:24];
   assign \ent0_rd.tag  = ent0_rd[55:0];
   assign \ent0_rd.count  = ent0_rd[71:56];
   assign \$signature__data$118.tag  = \$signature__data$118 [55:0];
@@ -25245,22 +24951,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$120.last  = \$signature__data$120 [7:0];
   assign \$signature__data$120.fresh  = \$signature__data$120 [8];
   assign \$signature__data$120.valid  = \$signature__data$120 [9];
-  assign \bk_tag[0]  = bk_tag[55:0];
-  assign \bk_tag[1]  = bk_tag[111:56];
-  assign \bk_tag[2]  = bk_tag[167:112];
-  assign \bk_tag[3]  = bk_tag[223:168];
-  assign \bk_count[0]  = bk_count[15:0];
-  assign \bk_count[1]  = bk_count[31:16];
-  assign \bk_count[2]  = bk_count[47:32];
-  assign \bk_count[3]  = bk_count[63:48];
-  assign \bk_last[0]  = bk_last[7:0];
-  assign \bk_last[1]  = bk_last[15:8];
-  assign \bk_last[2]  = bk_last[23:16];
-  assign \bk_last[3]  = bk_last[31:24];
-  assign \bk_row[0]  = bk_row[8:0];
-  assign \bk_row[1]  = bk_row[17:9];
-  assign \bk_row[2]  = bk_row[26:18];
-  assign \bk_row[3]  = bk_row[35:27];
   assign \ent1_rd.tag  = ent1_rd[55:0];
   assign \ent1_rd.count  = ent1_rd[71:56];
   assign \$signature__data$148.tag  = \$signature__data$148 [55:0];
@@ -25291,12 +24981,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [7:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [8];
   assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4668$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4668$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4668$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4668$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4668$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4668$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4851$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4851$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4851$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4851$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4851$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4851$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -25357,15 +25047,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[29:20] = meta_data;
   assign scrub_w__data[19:10] = meta_data;
   assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4668$260 [29:14];
-  assign \$signature__data [55:0] = \port$4668$5 [55:0];
+  assign \$signature__data [71:56] = \port$4851$260 [29:14];
+  assign \$signature__data [55:0] = \port$4851$5 [55:0];
   assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4668$260 [11];
-  assign meta_data[7:0] = \port$4668$5 [63:56];
+  assign meta_data[8] = \port$4851$260 [11];
+  assign meta_data[7:0] = \port$4851$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4668$271 , \port$4668$274 , decision);
+module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4851$271 , \port$4851$274 , decision);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -25416,29 +25106,9 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire \$9 ;
   wire [31:0] age;
   wire [31:0] \age$42 ;
-  wire [7:0] \age$42[0] ;
-  wire [7:0] \age$42[1] ;
-  wire [7:0] \age$42[2] ;
-  wire [7:0] \age$42[3] ;
   wire [31:0] \age$56 ;
-  wire [7:0] \age$56[0] ;
-  wire [7:0] \age$56[1] ;
-  wire [7:0] \age$56[2] ;
-  wire [7:0] \age$56[3] ;
   wire [31:0] \age$70 ;
-  wire [7:0] \age$70[0] ;
-  wire [7:0] \age$70[1] ;
-  wire [7:0] \age$70[2] ;
-  wire [7:0] \age$70[3] ;
   wire [31:0] \age$84 ;
-  wire [7:0] \age$84[0] ;
-  wire [7:0] \age$84[1] ;
-  wire [7:0] \age$84[2] ;
-  wire [7:0] \age$84[3] ;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   wire [3:0] beyond_w1;
   wire [3:0] \beyond_w1$41 ;
   wire [3:0] \beyond_w1$55 ;
@@ -25446,79 +25116,19 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [3:0] \beyond_w1$83 ;
   wire [63:0] count;
   wire [63:0] \count$44 ;
-  wire [15:0] \count$44[0] ;
-  wire [15:0] \count$44[1] ;
-  wire [15:0] \count$44[2] ;
-  wire [15:0] \count$44[3] ;
   wire [63:0] \count$58 ;
-  wire [15:0] \count$58[0] ;
-  wire [15:0] \count$58[1] ;
-  wire [15:0] \count$58[2] ;
-  wire [15:0] \count$58[3] ;
   wire [63:0] \count$72 ;
-  wire [15:0] \count$72[0] ;
-  wire [15:0] \count$72[1] ;
-  wire [15:0] \count$72[2] ;
-  wire [15:0] \count$72[3] ;
   wire [63:0] \count$86 ;
-  wire [15:0] \count$86[0] ;
-  wire [15:0] \count$86[1] ;
-  wire [15:0] \count$86[2] ;
-  wire [15:0] \count$86[3] ;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   wire [63:0] count_inc;
   wire [63:0] \count_inc$45 ;
-  wire [15:0] \count_inc$45[0] ;
-  wire [15:0] \count_inc$45[1] ;
-  wire [15:0] \count_inc$45[2] ;
-  wire [15:0] \count_inc$45[3] ;
   wire [63:0] \count_inc$59 ;
-  wire [15:0] \count_inc$59[0] ;
-  wire [15:0] \count_inc$59[1] ;
-  wire [15:0] \count_inc$59[2] ;
-  wire [15:0] \count_inc$59[3] ;
   wire [63:0] \count_inc$73 ;
-  wire [15:0] \count_inc$73[0] ;
-  wire [15:0] \count_inc$73[1] ;
-  wire [15:0] \count_inc$73[2] ;
-  wire [15:0] \count_inc$73[3] ;
   wire [63:0] \count_inc$87 ;
-  wire [15:0] \count_inc$87[0] ;
-  wire [15:0] \count_inc$87[1] ;
-  wire [15:0] \count_inc$87[2] ;
-  wire [15:0] \count_inc$87[3] ;
   wire [63:0] count_inc2;
   wire [63:0] \count_inc2$46 ;
-  wire [15:0] \count_inc2$46[0] ;
-  wire [15:0] \count_inc2$46[1] ;
-  wire [15:0] \count_inc2$46[2] ;
-  wire [15:0] \count_inc2$46[3] ;
   wire [63:0] \count_inc2$60 ;
-  wire [15:0] \count_inc2$60[0] ;
-  wire [15:0] \count_inc2$60[1] ;
-  wire [15:0] \count_inc2$60[2] ;
-  wire [15:0] \count_inc2$60[3] ;
   wire [63:0] \count_inc2$74 ;
-  wire [15:0] \count_inc2$74[0] ;
-  wire [15:0] \count_inc2$74[1] ;
-  wire [15:0] \count_inc2$74[2] ;
-  wire [15:0] \count_inc2$74[3] ;
   wire [63:0] \count_inc2$88 ;
-  wire [15:0] \count_inc2$88[0] ;
-  wire [15:0] \count_inc2$88[1] ;
-  wire [15:0] \count_inc2$88[2] ;
-  wire [15:0] \count_inc2$88[3] ;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   wire [305:0] decision;
   wire [305:0] \decision$100 ;
@@ -25716,14 +25326,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [507:0] \lanes.lane ;
-  wire [126:0] \lanes.lane[0] ;
   wire [7:0] \lanes.lane[0].age ;
   wire [15:0] \lanes.lane[0].count ;
   wire [15:0] \lanes.lane[0].count_inc ;
@@ -25734,7 +25341,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \lanes.lane[0].slot ;
   wire [55:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [126:0] \lanes.lane[1] ;
   wire [7:0] \lanes.lane[1].age ;
   wire [15:0] \lanes.lane[1].count ;
   wire [15:0] \lanes.lane[1].count_inc ;
@@ -25745,7 +25351,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \lanes.lane[1].slot ;
   wire [55:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [126:0] \lanes.lane[2] ;
   wire [7:0] \lanes.lane[2].age ;
   wire [15:0] \lanes.lane[2].count ;
   wire [15:0] \lanes.lane[2].count_inc ;
@@ -25756,7 +25361,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \lanes.lane[2].slot ;
   wire [55:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [126:0] \lanes.lane[3] ;
   wire [7:0] \lanes.lane[3].age ;
   wire [15:0] \lanes.lane[3].count ;
   wire [15:0] \lanes.lane[3].count_inc ;
@@ -25768,10 +25372,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [55:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [68:0] \lanes.request ;
@@ -25802,33 +25402,13 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [3:0] \match$82 ;
   wire [15:0] older;
   wire [15:0] \older$48 ;
-  wire [3:0] \older$48[0] ;
-  wire [3:0] \older$48[1] ;
-  wire [3:0] \older$48[2] ;
-  wire [3:0] \older$48[3] ;
   wire [15:0] \older$62 ;
-  wire [3:0] \older$62[0] ;
-  wire [3:0] \older$62[1] ;
-  wire [3:0] \older$62[2] ;
-  wire [3:0] \older$62[3] ;
   wire [15:0] \older$76 ;
-  wire [3:0] \older$76[0] ;
-  wire [3:0] \older$76[1] ;
-  wire [3:0] \older$76[2] ;
-  wire [3:0] \older$76[3] ;
   wire [15:0] \older$90 ;
-  wire [3:0] \older$90[0] ;
-  wire [3:0] \older$90[1] ;
-  wire [3:0] \older$90[2] ;
-  wire [3:0] \older$90[3] ;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [1:0] \port$4668$271 ;
-  wire [1:0] \port$4668$271 ;
-  input [31:0] \port$4668$274 ;
-  wire [31:0] \port$4668$274 ;
+  input [1:0] \port$4851$271 ;
+  wire [1:0] \port$4851$271 ;
+  input [31:0] \port$4851$274 ;
+  wire [31:0] \port$4851$274 ;
   wire [68:0] request;
   wire [68:0] \request$35 ;
   wire [1:0] \request$35.min_tlevel ;
@@ -25865,54 +25445,14 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [3:0] sc_mark_value;
   wire [43:0] slot;
   wire [43:0] \slot$47 ;
-  wire [10:0] \slot$47[0] ;
-  wire [10:0] \slot$47[1] ;
-  wire [10:0] \slot$47[2] ;
-  wire [10:0] \slot$47[3] ;
   wire [43:0] \slot$61 ;
-  wire [10:0] \slot$61[0] ;
-  wire [10:0] \slot$61[1] ;
-  wire [10:0] \slot$61[2] ;
-  wire [10:0] \slot$61[3] ;
   wire [43:0] \slot$75 ;
-  wire [10:0] \slot$75[0] ;
-  wire [10:0] \slot$75[1] ;
-  wire [10:0] \slot$75[2] ;
-  wire [10:0] \slot$75[3] ;
   wire [43:0] \slot$89 ;
-  wire [10:0] \slot$89[0] ;
-  wire [10:0] \slot$89[1] ;
-  wire [10:0] \slot$89[2] ;
-  wire [10:0] \slot$89[3] ;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   wire [223:0] tag;
   wire [223:0] \tag$43 ;
-  wire [55:0] \tag$43[0] ;
-  wire [55:0] \tag$43[1] ;
-  wire [55:0] \tag$43[2] ;
-  wire [55:0] \tag$43[3] ;
   wire [223:0] \tag$57 ;
-  wire [55:0] \tag$57[0] ;
-  wire [55:0] \tag$57[1] ;
-  wire [55:0] \tag$57[2] ;
-  wire [55:0] \tag$57[3] ;
   wire [223:0] \tag$71 ;
-  wire [55:0] \tag$71[0] ;
-  wire [55:0] \tag$71[1] ;
-  wire [55:0] \tag$71[2] ;
-  wire [55:0] \tag$71[3] ;
   wire [223:0] \tag$85 ;
-  wire [55:0] \tag$85[0] ;
-  wire [55:0] \tag$85[1] ;
-  wire [55:0] \tag$85[2] ;
-  wire [55:0] \tag$85[3] ;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [3:0] \valid$39 ;
   wire [3:0] \valid$53 ;
@@ -25925,7 +25465,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \window$78 ;
   assign \$41  = forward__lane & lanes[641:638];
   assign \$42  = | \$41 ;
-  assign fw1_any = \port$4668$271 [1] & \$42 ;
+  assign fw1_any = \port$4851$271 [1] & \$42 ;
   assign \$43  = forward__lane & lanes[645:642];
   assign \$44  = | \$43 ;
   assign \$45  = forward__lane & lanes[649:646];
@@ -25963,17 +25503,17 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4668$274 [31:16] >= 16'hffff;
-  assign \$30  = \port$4668$274 [31:16] + 1'h1;
+  assign \$29  = \port$4851$274 [31:16] >= 16'hffff;
+  assign \$30  = \port$4851$274 [31:16] + 1'h1;
   assign \$31  = \$29  ? 17'h0ffff : \$30 ;
-  assign \$32  = \port$4668$274 [31:16] >= 16'hffff;
-  assign \$33  = \port$4668$274 [31:16] + 1'h1;
+  assign \$32  = \port$4851$274 [31:16] >= 16'hffff;
+  assign \$33  = \port$4851$274 [31:16] + 1'h1;
   assign \$34  = \$32  ? 17'h0ffff : \$33 ;
-  assign \$35  = \port$4668$274 [31:16] >= 16'hffff;
-  assign \$36  = \port$4668$274 [31:16] + 1'h1;
+  assign \$35  = \port$4851$274 [31:16] >= 16'hffff;
+  assign \$36  = \port$4851$274 [31:16] + 1'h1;
   assign \$37  = \$35  ? 17'h0ffff : \$36 ;
-  assign \$38  = \port$4668$274 [31:16] >= 16'hffff;
-  assign \$39  = \port$4668$274 [31:16] + 1'h1;
+  assign \$38  = \port$4851$274 [31:16] >= 16'hffff;
+  assign \$39  = \port$4851$274 [31:16] + 1'h1;
   assign \$40  = \$38  ? 17'h0ffff : \$39 ;
   \kv_asu.core.versions.dec0  dec0 (
     .age(age),
@@ -25983,13 +25523,13 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$97 ),
     .list_empty(list_empty),
     .older(older),
-    .\port$4607$0 (lanes[79:0]),
-    .\port$4607$207 (lanes[208:207]),
-    .\port$4607$334 (lanes[335:334]),
-    .\port$4607$461 (lanes[462:461]),
-    .\port$4607$625 (lanes[629:625]),
-    .\port$4608$1 (mark_b[3:1]),
-    .\port$4668$271 (\port$4668$271 [0]),
+    .\port$4790$0 (lanes[79:0]),
+    .\port$4790$207 (lanes[208:207]),
+    .\port$4790$334 (lanes[335:334]),
+    .\port$4790$461 (lanes[462:461]),
+    .\port$4790$625 (lanes[629:625]),
+    .\port$4791$1 (mark_b[3:1]),
+    .\port$4851$271 (\port$4851$271 [0]),
     .slot(slot),
     .tag(tag)
   );
@@ -26001,14 +25541,14 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$98 ),
     .list_empty(list_empty),
     .older(\older$48 ),
-    .\port$4607$0 (lanes[81:0]),
-    .\port$4607$334 (lanes[335:334]),
-    .\port$4607$461 (lanes[462:461]),
-    .\port$4607$624 (lanes[624]),
-    .\port$4607$626 (lanes[629:626]),
-    .\port$4608$0 (mark_b[0]),
-    .\port$4608$2 (mark_b[3:2]),
-    .\port$4668$271 (\port$4668$271 [0]),
+    .\port$4790$0 (lanes[81:0]),
+    .\port$4790$334 (lanes[335:334]),
+    .\port$4790$461 (lanes[462:461]),
+    .\port$4790$624 (lanes[624]),
+    .\port$4790$626 (lanes[629:626]),
+    .\port$4791$0 (mark_b[0]),
+    .\port$4791$2 (mark_b[3:2]),
+    .\port$4851$271 (\port$4851$271 [0]),
     .slot(\slot$47 ),
     .tag(\tag$43 )
   );
@@ -26020,14 +25560,14 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$99 ),
     .list_empty(list_empty),
     .older(\older$62 ),
-    .\port$4607$0 (lanes[81:0]),
-    .\port$4607$207 (lanes[208:207]),
-    .\port$4607$461 (lanes[462:461]),
-    .\port$4607$624 (lanes[625:624]),
-    .\port$4607$627 (lanes[629:627]),
-    .\port$4608$0 (mark_b[1:0]),
-    .\port$4608$3 (mark_b[3]),
-    .\port$4668$271 (\port$4668$271 [0]),
+    .\port$4790$0 (lanes[81:0]),
+    .\port$4790$207 (lanes[208:207]),
+    .\port$4790$461 (lanes[462:461]),
+    .\port$4790$624 (lanes[625:624]),
+    .\port$4790$627 (lanes[629:627]),
+    .\port$4791$0 (mark_b[1:0]),
+    .\port$4791$3 (mark_b[3]),
+    .\port$4851$271 (\port$4851$271 [0]),
     .slot(\slot$61 ),
     .tag(\tag$57 )
   );
@@ -26039,13 +25579,13 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$100 ),
     .list_empty(list_empty),
     .older(\older$76 ),
-    .\port$4607$0 (lanes[81:0]),
-    .\port$4607$207 (lanes[208:207]),
-    .\port$4607$334 (lanes[335:334]),
-    .\port$4607$624 (lanes[626:624]),
-    .\port$4607$628 (lanes[629:628]),
-    .\port$4608$0 (mark_b[2:0]),
-    .\port$4668$271 (\port$4668$271 [0]),
+    .\port$4790$0 (lanes[81:0]),
+    .\port$4790$207 (lanes[208:207]),
+    .\port$4790$334 (lanes[335:334]),
+    .\port$4790$624 (lanes[626:624]),
+    .\port$4790$628 (lanes[629:628]),
+    .\port$4791$0 (mark_b[2:0]),
+    .\port$4851$271 (\port$4851$271 [0]),
     .slot(\slot$75 ),
     .tag(\tag$71 )
   );
@@ -26059,10 +25599,10 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .list_empty(list_empty),
     .mark(mark_b),
     .older(\older$90 ),
-    .\port$4607$0 (lanes[81:0]),
-    .\port$4607$207 (lanes[208:207]),
-    .\port$4607$334 (lanes[335:334]),
-    .\port$4607$461 (lanes[462:461]),
+    .\port$4790$0 (lanes[81:0]),
+    .\port$4790$207 (lanes[208:207]),
+    .\port$4790$334 (lanes[335:334]),
+    .\port$4790$461 (lanes[462:461]),
     .slot(\slot$89 ),
     .tag(\tag$85 )
   );
@@ -26195,31 +25735,31 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign request = lanes[68:0];
   assign window = lanes[79:69];
   assign \list_empty$19  = list_empty;
-  assign mark = { mark_b[3:1], \port$4668$271 [0] };
-  assign forward__mark = \port$4668$271 [0];
+  assign mark = { mark_b[3:1], \port$4851$271 [0] };
+  assign forward__mark = \port$4851$271 [0];
   assign valid = { lanes[461], lanes[334], lanes[207], 1'h1 };
   assign match = { lanes[462], lanes[335], lanes[208], lanes[629] };
   assign beyond_w1 = { lanes[627:625], lanes[628] };
-  assign forward__count = \port$4668$274 [15:0];
-  assign forward__count_inc = \port$4668$274 [31:16];
+  assign forward__count = \port$4851$274 [15:0];
+  assign forward__count_inc = \port$4851$274 [31:16];
   assign \request$35  = lanes[68:0];
   assign \window$36  = lanes[79:69];
   assign \list_empty$37  = list_empty;
-  assign \mark$38  = { mark_b[3:2], \port$4668$271 [0], mark_b[0] };
+  assign \mark$38  = { mark_b[3:2], \port$4851$271 [0], mark_b[0] };
   assign \valid$39  = { lanes[461], lanes[334], 1'h1, lanes[80] };
   assign \match$40  = { lanes[462], lanes[335], lanes[629], lanes[81] };
   assign \beyond_w1$41  = { lanes[627:626], lanes[628], lanes[624] };
   assign \request$49  = lanes[68:0];
   assign \window$50  = lanes[79:69];
   assign \list_empty$51  = list_empty;
-  assign \mark$52  = { mark_b[3], \port$4668$271 [0], mark_b[1:0] };
+  assign \mark$52  = { mark_b[3], \port$4851$271 [0], mark_b[1:0] };
   assign \valid$53  = { lanes[461], 1'h1, lanes[207], lanes[80] };
   assign \match$54  = { lanes[462], lanes[629], lanes[208], lanes[81] };
   assign \beyond_w1$55  = { lanes[627], lanes[628], lanes[625:624] };
   assign \request$63  = lanes[68:0];
   assign \window$64  = lanes[79:69];
   assign \list_empty$65  = list_empty;
-  assign \mark$66  = { \port$4668$271 [0], mark_b[2:0] };
+  assign \mark$66  = { \port$4851$271 [0], mark_b[2:0] };
   assign \valid$67  = { 1'h1, lanes[334], lanes[207], lanes[80] };
   assign \match$68  = { lanes[629], lanes[335], lanes[208], lanes[81] };
   assign \beyond_w1$69  = { lanes[628], lanes[626:624] };
@@ -26230,7 +25770,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \valid$81  = { lanes[461], lanes[334], lanes[207], lanes[80] };
   assign \match$82  = { lanes[462], lanes[335], lanes[208], lanes[81] };
   assign \beyond_w1$83  = lanes[627:624];
-  assign forward__write = \port$4668$271 [1];
+  assign forward__write = \port$4851$271 [1];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -26239,7 +25779,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.request.t  = lanes[68:61];
   assign \lanes.start  = lanes[79:69];
   assign \lanes.lane  = lanes[587:80];
-  assign \lanes.lane[0]  = lanes[206:80];
   assign \lanes.lane[0].valid  = lanes[80];
   assign \lanes.lane[0].match  = lanes[81];
   assign \lanes.lane[0].age  = lanes[89:82];
@@ -26250,7 +25789,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.lane[0].count_inc  = lanes[189:174];
   assign \lanes.lane[0].count_inc2  = lanes[205:190];
   assign \lanes.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes.lane[1]  = lanes[333:207];
   assign \lanes.lane[1].valid  = lanes[207];
   assign \lanes.lane[1].match  = lanes[208];
   assign \lanes.lane[1].age  = lanes[216:209];
@@ -26261,7 +25799,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.lane[1].count_inc  = lanes[316:301];
   assign \lanes.lane[1].count_inc2  = lanes[332:317];
   assign \lanes.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes.lane[2]  = lanes[460:334];
   assign \lanes.lane[2].valid  = lanes[334];
   assign \lanes.lane[2].match  = lanes[335];
   assign \lanes.lane[2].age  = lanes[343:336];
@@ -26272,7 +25809,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.lane[2].count_inc  = lanes[443:428];
   assign \lanes.lane[2].count_inc2  = lanes[459:444];
   assign \lanes.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes.lane[3]  = lanes[587:461];
   assign \lanes.lane[3].valid  = lanes[461];
   assign \lanes.lane[3].match  = lanes[462];
   assign \lanes.lane[3].age  = lanes[470:463];
@@ -26284,10 +25820,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.lane[3].count_inc2  = lanes[586:571];
   assign \lanes.lane[3].sc_row_hit  = lanes[587];
   assign \lanes.older  = lanes[603:588];
-  assign \lanes.older[0]  = lanes[591:588];
-  assign \lanes.older[1]  = lanes[595:592];
-  assign \lanes.older[2]  = lanes[599:596];
-  assign \lanes.older[3]  = lanes[603:600];
   assign \lanes.forwarded  = lanes[607:604];
   assign \lanes.forward_older  = lanes[611:608];
   assign \lanes.older_forward  = lanes[615:612];
@@ -26299,173 +25831,31 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign \lanes.ahead_lane_bit[0]  = lanes[645:642];
-  assign \lanes.ahead_lane_bit[1]  = lanes[649:646];
   assign \request.valid  = lanes[0];
   assign \request.op  = lanes[2:1];
   assign \request.min_tlevel  = lanes[4:3];
   assign \request.tag  = lanes[60:5];
   assign \request.t  = lanes[68:61];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
   assign \request$35.valid  = lanes[0];
   assign \request$35.op  = lanes[2:1];
   assign \request$35.min_tlevel  = lanes[4:3];
   assign \request$35.tag  = lanes[60:5];
   assign \request$35.t  = lanes[68:61];
-  assign \age$42[0]  = \age$42 [7:0];
-  assign \age$42[1]  = \age$42 [15:8];
-  assign \age$42[2]  = \age$42 [23:16];
-  assign \age$42[3]  = \age$42 [31:24];
-  assign \tag$43[0]  = \tag$43 [55:0];
-  assign \tag$43[1]  = \tag$43 [111:56];
-  assign \tag$43[2]  = \tag$43 [167:112];
-  assign \tag$43[3]  = \tag$43 [223:168];
-  assign \count$44[0]  = \count$44 [15:0];
-  assign \count$44[1]  = \count$44 [31:16];
-  assign \count$44[2]  = \count$44 [47:32];
-  assign \count$44[3]  = \count$44 [63:48];
-  assign \count_inc$45[0]  = \count_inc$45 [15:0];
-  assign \count_inc$45[1]  = \count_inc$45 [31:16];
-  assign \count_inc$45[2]  = \count_inc$45 [47:32];
-  assign \count_inc$45[3]  = \count_inc$45 [63:48];
-  assign \count_inc2$46[0]  = \count_inc2$46 [15:0];
-  assign \count_inc2$46[1]  = \count_inc2$46 [31:16];
-  assign \count_inc2$46[2]  = \count_inc2$46 [47:32];
-  assign \count_inc2$46[3]  = \count_inc2$46 [63:48];
-  assign \slot$47[0]  = \slot$47 [10:0];
-  assign \slot$47[1]  = \slot$47 [21:11];
-  assign \slot$47[2]  = \slot$47 [32:22];
-  assign \slot$47[3]  = \slot$47 [43:33];
-  assign \older$48[0]  = \older$48 [3:0];
-  assign \older$48[1]  = \older$48 [7:4];
-  assign \older$48[2]  = \older$48 [11:8];
-  assign \older$48[3]  = \older$48 [15:12];
   assign \request$49.valid  = lanes[0];
   assign \request$49.op  = lanes[2:1];
   assign \request$49.min_tlevel  = lanes[4:3];
   assign \request$49.tag  = lanes[60:5];
   assign \request$49.t  = lanes[68:61];
-  assign \age$56[0]  = \age$56 [7:0];
-  assign \age$56[1]  = \age$56 [15:8];
-  assign \age$56[2]  = \age$56 [23:16];
-  assign \age$56[3]  = \age$56 [31:24];
-  assign \tag$57[0]  = \tag$57 [55:0];
-  assign \tag$57[1]  = \tag$57 [111:56];
-  assign \tag$57[2]  = \tag$57 [167:112];
-  assign \tag$57[3]  = \tag$57 [223:168];
-  assign \count$58[0]  = \count$58 [15:0];
-  assign \count$58[1]  = \count$58 [31:16];
-  assign \count$58[2]  = \count$58 [47:32];
-  assign \count$58[3]  = \count$58 [63:48];
-  assign \count_inc$59[0]  = \count_inc$59 [15:0];
-  assign \count_inc$59[1]  = \count_inc$59 [31:16];
-  assign \count_inc$59[2]  = \count_inc$59 [47:32];
-  assign \count_inc$59[3]  = \count_inc$59 [63:48];
-  assign \count_inc2$60[0]  = \count_inc2$60 [15:0];
-  assign \count_inc2$60[1]  = \count_inc2$60 [31:16];
-  assign \count_inc2$60[2]  = \count_inc2$60 [47:32];
-  assign \count_inc2$60[3]  = \count_inc2$60 [63:48];
-  assign \slot$61[0]  = \slot$61 [10:0];
-  assign \slot$61[1]  = \slot$61 [21:11];
-  assign \slot$61[2]  = \slot$61 [32:22];
-  assign \slot$61[3]  = \slot$61 [43:33];
-  assign \older$62[0]  = \older$62 [3:0];
-  assign \older$62[1]  = \older$62 [7:4];
-  assign \older$62[2]  = \older$62 [11:8];
-  assign \older$62[3]  = \older$62 [15:12];
   assign \request$63.valid  = lanes[0];
   assign \request$63.op  = lanes[2:1];
   assign \request$63.min_tlevel  = lanes[4:3];
   assign \request$63.tag  = lanes[60:5];
   assign \request$63.t  = lanes[68:61];
-  assign \age$70[0]  = \age$70 [7:0];
-  assign \age$70[1]  = \age$70 [15:8];
-  assign \age$70[2]  = \age$70 [23:16];
-  assign \age$70[3]  = \age$70 [31:24];
-  assign \tag$71[0]  = \tag$71 [55:0];
-  assign \tag$71[1]  = \tag$71 [111:56];
-  assign \tag$71[2]  = \tag$71 [167:112];
-  assign \tag$71[3]  = \tag$71 [223:168];
-  assign \count$72[0]  = \count$72 [15:0];
-  assign \count$72[1]  = \count$72 [31:16];
-  assign \count$72[2]  = \count$72 [47:32];
-  assign \count$72[3]  = \count$72 [63:48];
-  assign \count_inc$73[0]  = \count_inc$73 [15:0];
-  assign \count_inc$73[1]  = \count_inc$73 [31:16];
-  assign \count_inc$73[2]  = \count_inc$73 [47:32];
-  assign \count_inc$73[3]  = \count_inc$73 [63:48];
-  assign \count_inc2$74[0]  = \count_inc2$74 [15:0];
-  assign \count_inc2$74[1]  = \count_inc2$74 [31:16];
-  assign \count_inc2$74[2]  = \count_inc2$74 [47:32];
-  assign \count_inc2$74[3]  = \count_inc2$74 [63:48];
-  assign \slot$75[0]  = \slot$75 [10:0];
-  assign \slot$75[1]  = \slot$75 [21:11];
-  assign \slot$75[2]  = \slot$75 [32:22];
-  assign \slot$75[3]  = \slot$75 [43:33];
-  assign \older$76[0]  = \older$76 [3:0];
-  assign \older$76[1]  = \older$76 [7:4];
-  assign \older$76[2]  = \older$76 [11:8];
-  assign \older$76[3]  = \older$76 [15:12];
   assign \request$77.valid  = lanes[0];
   assign \request$77.op  = lanes[2:1];
   assign \request$77.min_tlevel  = lanes[4:3];
   assign \request$77.tag  = lanes[60:5];
   assign \request$77.t  = lanes[68:61];
-  assign \age$84[0]  = \age$84 [7:0];
-  assign \age$84[1]  = \age$84 [15:8];
-  assign \age$84[2]  = \age$84 [23:16];
-  assign \age$84[3]  = \age$84 [31:24];
-  assign \tag$85[0]  = \tag$85 [55:0];
-  assign \tag$85[1]  = \tag$85 [111:56];
-  assign \tag$85[2]  = \tag$85 [167:112];
-  assign \tag$85[3]  = \tag$85 [223:168];
-  assign \count$86[0]  = \count$86 [15:0];
-  assign \count$86[1]  = \count$86 [31:16];
-  assign \count$86[2]  = \count$86 [47:32];
-  assign \count$86[3]  = \count$86 [63:48];
-  assign \count_inc$87[0]  = \count_inc$87 [15:0];
-  assign \count_inc$87[1]  = \count_inc$87 [31:16];
-  assign \count_inc$87[2]  = \count_inc$87 [47:32];
-  assign \count_inc$87[3]  = \count_inc$87 [63:48];
-  assign \count_inc2$88[0]  = \count_inc2$88 [15:0];
-  assign \count_inc2$88[1]  = \count_inc2$88 [31:16];
-  assign \count_inc2$88[2]  = \count_inc2$88 [47:32];
-  assign \count_inc2$88[3]  = \count_inc2$88 [63:48];
-  assign \slot$89[0]  = \slot$89 [10:0];
-  assign \slot$89[1]  = \slot$89 [21:11];
-  assign \slot$89[2]  = \slot$89 [32:22];
-  assign \slot$89[3]  = \slot$89 [43:33];
-  assign \older$90[0]  = \older$90 [3:0];
-  assign \older$90[1]  = \older$90 [7:4];
-  assign \older$90[2]  = \older$90 [11:8];
-  assign \older$90[3]  = \older$90 [15:12];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -26688,11 +26078,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$74 [47:32] = lanes[459:444];
   assign \count_inc2$74 [31:16] = lanes[332:317];
   assign \count_inc2$74 [15:0] = lanes[205:190];
-  assign \count_inc$73 [63:48] = \port$4668$274 [31:16];
+  assign \count_inc$73 [63:48] = \port$4851$274 [31:16];
   assign \count_inc$73 [47:32] = lanes[443:428];
   assign \count_inc$73 [31:16] = lanes[316:301];
   assign \count_inc$73 [15:0] = lanes[189:174];
-  assign \count$72 [63:48] = \port$4668$274 [15:0];
+  assign \count$72 [63:48] = \port$4851$274 [15:0];
   assign \count$72 [47:32] = lanes[415:400];
   assign \count$72 [31:16] = lanes[288:273];
   assign \count$72 [15:0] = lanes[161:146];
@@ -26726,11 +26116,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$60 [31:16] = lanes[332:317];
   assign \count_inc2$60 [15:0] = lanes[205:190];
   assign \count_inc$59 [63:48] = lanes[570:555];
-  assign \count_inc$59 [47:32] = \port$4668$274 [31:16];
+  assign \count_inc$59 [47:32] = \port$4851$274 [31:16];
   assign \count_inc$59 [31:16] = lanes[316:301];
   assign \count_inc$59 [15:0] = lanes[189:174];
   assign \count$58 [63:48] = lanes[542:527];
-  assign \count$58 [47:32] = \port$4668$274 [15:0];
+  assign \count$58 [47:32] = \port$4851$274 [15:0];
   assign \count$58 [31:16] = lanes[288:273];
   assign \count$58 [15:0] = lanes[161:146];
   assign \tag$57 [223:168] = lanes[526:471];
@@ -26764,11 +26154,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$46 [15:0] = lanes[205:190];
   assign \count_inc$45 [63:48] = lanes[570:555];
   assign \count_inc$45 [47:32] = lanes[443:428];
-  assign \count_inc$45 [31:16] = \port$4668$274 [31:16];
+  assign \count_inc$45 [31:16] = \port$4851$274 [31:16];
   assign \count_inc$45 [15:0] = lanes[189:174];
   assign \count$44 [63:48] = lanes[542:527];
   assign \count$44 [47:32] = lanes[415:400];
-  assign \count$44 [31:16] = \port$4668$274 [15:0];
+  assign \count$44 [31:16] = \port$4851$274 [15:0];
   assign \count$44 [15:0] = lanes[161:146];
   assign \tag$43 [223:168] = lanes[526:471];
   assign \tag$43 [167:112] = lanes[399:344];
@@ -26802,11 +26192,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign count_inc[63:48] = lanes[570:555];
   assign count_inc[47:32] = lanes[443:428];
   assign count_inc[31:16] = lanes[316:301];
-  assign count_inc[15:0] = \port$4668$274 [31:16];
+  assign count_inc[15:0] = \port$4851$274 [31:16];
   assign count[63:48] = lanes[542:527];
   assign count[47:32] = lanes[415:400];
   assign count[31:16] = lanes[288:273];
-  assign count[15:0] = \port$4668$274 [15:0];
+  assign count[15:0] = \port$4851$274 [15:0];
   assign tag[223:168] = lanes[526:471];
   assign tag[167:112] = lanes[399:344];
   assign tag[111:56] = lanes[272:217];
@@ -26822,7 +26212,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$461 , \port$4607$625 , \port$4608$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$461 , \port$4790$625 , \port$4791$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26935,29 +26325,13 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] \$99 ;
   input [31:0] age;
   wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   wire [3:0] beyond_w1;
   input [63:0] count;
   wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   input [63:0] count_inc;
   wire [63:0] count_inc;
   input [63:0] count_inc2;
   wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   reg [305:0] decision;
   wire \decision.any_free ;
@@ -26995,24 +26369,20 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [79:0] \port$4607$0 ;
-  wire [79:0] \port$4607$0 ;
-  input [1:0] \port$4607$207 ;
-  wire [1:0] \port$4607$207 ;
-  input [1:0] \port$4607$334 ;
-  wire [1:0] \port$4607$334 ;
-  input [1:0] \port$4607$461 ;
-  wire [1:0] \port$4607$461 ;
-  input [4:0] \port$4607$625 ;
-  wire [4:0] \port$4607$625 ;
-  input [2:0] \port$4608$1 ;
-  wire [2:0] \port$4608$1 ;
-  input \port$4668$271 ;
-  wire \port$4668$271 ;
+  input [79:0] \port$4790$0 ;
+  wire [79:0] \port$4790$0 ;
+  input [1:0] \port$4790$207 ;
+  wire [1:0] \port$4790$207 ;
+  input [1:0] \port$4790$334 ;
+  wire [1:0] \port$4790$334 ;
+  input [1:0] \port$4790$461 ;
+  wire [1:0] \port$4790$461 ;
+  input [4:0] \port$4790$625 ;
+  wire [4:0] \port$4790$625 ;
+  input [2:0] \port$4791$1 ;
+  wire [2:0] \port$4791$1 ;
+  input \port$4851$271 ;
+  wire \port$4851$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27021,34 +26391,26 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire \request.valid ;
   input [43:0] slot;
   wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   input [223:0] tag;
   wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$625 [4] };
-  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$625 [4] };
+  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4607$625 [4] & \$5 ;
-  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$6  = \port$4790$625 [4] & \$5 ;
+  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$9  = \port$4790$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4607$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$12  = \port$4790$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27059,7 +26421,7 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$27  = hit_lane & { \port$4790$625 [2:0], \port$4790$625 [3] };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27071,7 +26433,7 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$40  = hit_lane & { \port$4790$625 [2:0], \port$4790$625 [3] };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27083,18 +26445,18 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
+  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27105,12 +26467,12 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4607$0 [2:1];
-  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$76  = ! \port$4790$0 [2:1];
+  assign \$77  = \port$4790$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4607$625 [2:0], \port$4607$625 [3] };
+  assign \$81  = wins & { \port$4790$625 [2:0], \port$4790$625 [3] };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27126,16 +26488,16 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4608$1 , \port$4668$271  };
+  assign \$99  = wins & { \port$4791$1 , \port$4851$271  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4607$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4607$625 [3];
+  assign \$102  = \port$4790$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4790$625 [3];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4607$0 [2:1] == 2'h2;
-  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$105  = \port$4790$0 [2:1] == 2'h2;
+  assign \$106  = \port$4790$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$108  = \port$4790$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
@@ -27144,41 +26506,41 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4668$271 ;
+      decision[105] = \port$4851$271 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4608$1 [0];
+      decision[105] = \port$4791$1 [0];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4608$1 [1];
+      decision[105] = \port$4791$1 [1];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4608$1 [2];
+      decision[105] = \port$4791$1 [2];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4608$1 [2];
+      decision[118] = \port$4791$1 [2];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4608$1 [1];
+      decision[118] = \port$4791$1 [1];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4608$1 [0];
+      decision[118] = \port$4791$1 [0];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4668$271 ;
+      decision[118] = \port$4851$271 ;
     end
     begin
       begin
@@ -27194,17 +26556,17 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4607$0 [79:69];
+        decision[255:245] = \port$4790$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4607$0 [68:0];
-  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$625 [4] };
-  assign valid = { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], 1'h1 };
-  assign mark = { \port$4608$1 , \port$4668$271  };
-  assign beyond_w1 = { \port$4607$625 [2:0], \port$4607$625 [3] };
-  assign window = \port$4607$0 [79:69];
+  assign request = \port$4790$0 [68:0];
+  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$625 [4] };
+  assign valid = { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign mark = { \port$4791$1 , \port$4851$271  };
+  assign beyond_w1 = { \port$4790$625 [2:0], \port$4790$625 [3] };
+  assign window = \port$4790$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27232,39 +26594,11 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4607$0 [0];
-  assign \request.op  = \port$4607$0 [2:1];
-  assign \request.min_tlevel  = \port$4607$0 [4:3];
-  assign \request.tag  = \port$4607$0 [60:5];
-  assign \request.t  = \port$4607$0 [68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
+  assign \request.valid  = \port$4790$0 [0];
+  assign \request.op  = \port$4790$0 [2:1];
+  assign \request.min_tlevel  = \port$4790$0 [4:3];
+  assign \request.tag  = \port$4790$0 [60:5];
+  assign \request.t  = \port$4790$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27273,7 +26607,7 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[3] = \port$4790$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27282,16 +26616,16 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4607$0 [68:61];
+    decision[68:61] = \port$4790$0 [68:61];
   always @*
-    decision[60:5] = \port$4607$0 [60:5];
+    decision[60:5] = \port$4790$0 [60:5];
   always @*
-    decision[4:3] = \port$4607$0 [4:3];
+    decision[4:3] = \port$4790$0 [4:3];
   always @*
-    decision[2:1] = \port$4607$0 [2:1];
+    decision[2:1] = \port$4790$0 [2:1];
   always @*
-    decision[0] = \port$4607$0 [0];
-  assign \$10  = \port$4607$461 [1];
+    decision[0] = \port$4790$0 [0];
+  assign \$10  = \port$4790$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27300,7 +26634,7 @@ module \kv_asu.core.versions.dec0 (\port$4607$0 , \port$4607$207 , \port$4607$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$461 , \port$4607$624 , \port$4607$626 , \port$4608$0 , \port$4608$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$461 , \port$4790$624 , \port$4790$626 , \port$4791$0 , \port$4791$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27413,29 +26747,13 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   wire [3:0] \$99 ;
   input [31:0] age;
   wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   wire [3:0] beyond_w1;
   input [63:0] count;
   wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   input [63:0] count_inc;
   wire [63:0] count_inc;
   input [63:0] count_inc2;
   wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   reg [305:0] decision;
   wire \decision.any_free ;
@@ -27473,26 +26791,22 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [81:0] \port$4607$0 ;
-  wire [81:0] \port$4607$0 ;
-  input [1:0] \port$4607$334 ;
-  wire [1:0] \port$4607$334 ;
-  input [1:0] \port$4607$461 ;
-  wire [1:0] \port$4607$461 ;
-  input \port$4607$624 ;
-  wire \port$4607$624 ;
-  input [3:0] \port$4607$626 ;
-  wire [3:0] \port$4607$626 ;
-  input \port$4608$0 ;
-  wire \port$4608$0 ;
-  input [1:0] \port$4608$2 ;
-  wire [1:0] \port$4608$2 ;
-  input \port$4668$271 ;
-  wire \port$4668$271 ;
+  input [81:0] \port$4790$0 ;
+  wire [81:0] \port$4790$0 ;
+  input [1:0] \port$4790$334 ;
+  wire [1:0] \port$4790$334 ;
+  input [1:0] \port$4790$461 ;
+  wire [1:0] \port$4790$461 ;
+  input \port$4790$624 ;
+  wire \port$4790$624 ;
+  input [3:0] \port$4790$626 ;
+  wire [3:0] \port$4790$626 ;
+  input \port$4791$0 ;
+  wire \port$4791$0 ;
+  input [1:0] \port$4791$2 ;
+  wire [1:0] \port$4791$2 ;
+  input \port$4851$271 ;
+  wire \port$4851$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27501,34 +26815,26 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   wire \request.valid ;
   input [43:0] slot;
   wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   input [223:0] tag;
   wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3], \port$4607$0 [81] };
-  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3], \port$4790$0 [81] };
+  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3] };
+  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4607$0 [81] & \$5 ;
-  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$6  = \port$4790$0 [81] & \$5 ;
+  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4607$626 [3] & \$8 ;
+  assign \$9  = \port$4790$626 [3] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4607$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$12  = \port$4790$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27539,7 +26845,7 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$27  = hit_lane & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27551,7 +26857,7 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$40  = hit_lane & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27563,18 +26869,18 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
+  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27585,12 +26891,12 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4607$0 [2:1];
-  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$76  = ! \port$4790$0 [2:1];
+  assign \$77  = \port$4790$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
+  assign \$81  = wins & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27606,16 +26912,16 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4608$2 , \port$4668$271 , \port$4608$0  };
+  assign \$99  = wins & { \port$4791$2 , \port$4851$271 , \port$4791$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4607$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4607$624 ;
+  assign \$102  = \port$4790$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4790$624 ;
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4607$0 [2:1] == 2'h2;
-  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$105  = \port$4790$0 [2:1] == 2'h2;
+  assign \$106  = \port$4790$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$108  = \port$4790$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
@@ -27624,41 +26930,41 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4608$0 ;
+      decision[105] = \port$4791$0 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4668$271 ;
+      decision[105] = \port$4851$271 ;
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4608$2 [0];
+      decision[105] = \port$4791$2 [0];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4608$2 [1];
+      decision[105] = \port$4791$2 [1];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4608$2 [1];
+      decision[118] = \port$4791$2 [1];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4608$2 [0];
+      decision[118] = \port$4791$2 [0];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4668$271 ;
+      decision[118] = \port$4851$271 ;
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4608$0 ;
+      decision[118] = \port$4791$0 ;
     end
     begin
       begin
@@ -27674,17 +26980,17 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4607$0 [79:69];
+        decision[255:245] = \port$4790$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4607$0 [68:0];
-  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$626 [3], \port$4607$0 [81] };
-  assign valid = { \port$4607$461 [0], \port$4607$334 [0], 1'h1, \port$4607$0 [80] };
-  assign mark = { \port$4608$2 , \port$4668$271 , \port$4608$0  };
-  assign beyond_w1 = { \port$4607$626 [1:0], \port$4607$626 [2], \port$4607$624  };
-  assign window = \port$4607$0 [79:69];
+  assign request = \port$4790$0 [68:0];
+  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3], \port$4790$0 [81] };
+  assign valid = { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign mark = { \port$4791$2 , \port$4851$271 , \port$4791$0  };
+  assign beyond_w1 = { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
+  assign window = \port$4790$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27712,39 +27018,11 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4607$0 [0];
-  assign \request.op  = \port$4607$0 [2:1];
-  assign \request.min_tlevel  = \port$4607$0 [4:3];
-  assign \request.tag  = \port$4607$0 [60:5];
-  assign \request.t  = \port$4607$0 [68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
+  assign \request.valid  = \port$4790$0 [0];
+  assign \request.op  = \port$4790$0 [2:1];
+  assign \request.min_tlevel  = \port$4790$0 [4:3];
+  assign \request.tag  = \port$4790$0 [60:5];
+  assign \request.t  = \port$4790$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27753,7 +27031,7 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[3] = \port$4790$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27762,16 +27040,16 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4607$0 [68:61];
+    decision[68:61] = \port$4790$0 [68:61];
   always @*
-    decision[60:5] = \port$4607$0 [60:5];
+    decision[60:5] = \port$4790$0 [60:5];
   always @*
-    decision[4:3] = \port$4607$0 [4:3];
+    decision[4:3] = \port$4790$0 [4:3];
   always @*
-    decision[2:1] = \port$4607$0 [2:1];
+    decision[2:1] = \port$4790$0 [2:1];
   always @*
-    decision[0] = \port$4607$0 [0];
-  assign \$10  = \port$4607$461 [1];
+    decision[0] = \port$4790$0 [0];
+  assign \$10  = \port$4790$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27780,7 +27058,7 @@ module \kv_asu.core.versions.dec1 (\port$4607$0 , \port$4607$334 , \port$4607$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$461 , \port$4607$624 , \port$4607$627 , \port$4608$0 , \port$4608$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$461 , \port$4790$624 , \port$4790$627 , \port$4791$0 , \port$4791$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27893,29 +27171,13 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   wire [3:0] \$99 ;
   input [31:0] age;
   wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   wire [3:0] beyond_w1;
   input [63:0] count;
   wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   input [63:0] count_inc;
   wire [63:0] count_inc;
   input [63:0] count_inc2;
   wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   reg [305:0] decision;
   wire \decision.any_free ;
@@ -27953,26 +27215,22 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [81:0] \port$4607$0 ;
-  wire [81:0] \port$4607$0 ;
-  input [1:0] \port$4607$207 ;
-  wire [1:0] \port$4607$207 ;
-  input [1:0] \port$4607$461 ;
-  wire [1:0] \port$4607$461 ;
-  input [1:0] \port$4607$624 ;
-  wire [1:0] \port$4607$624 ;
-  input [2:0] \port$4607$627 ;
-  wire [2:0] \port$4607$627 ;
-  input [1:0] \port$4608$0 ;
-  wire [1:0] \port$4608$0 ;
-  input \port$4608$3 ;
-  wire \port$4608$3 ;
-  input \port$4668$271 ;
-  wire \port$4668$271 ;
+  input [81:0] \port$4790$0 ;
+  wire [81:0] \port$4790$0 ;
+  input [1:0] \port$4790$207 ;
+  wire [1:0] \port$4790$207 ;
+  input [1:0] \port$4790$461 ;
+  wire [1:0] \port$4790$461 ;
+  input [1:0] \port$4790$624 ;
+  wire [1:0] \port$4790$624 ;
+  input [2:0] \port$4790$627 ;
+  wire [2:0] \port$4790$627 ;
+  input [1:0] \port$4791$0 ;
+  wire [1:0] \port$4791$0 ;
+  input \port$4791$3 ;
+  wire \port$4791$3 ;
+  input \port$4851$271 ;
+  wire \port$4851$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27981,34 +27239,26 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   wire \request.valid ;
   input [43:0] slot;
   wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   input [223:0] tag;
   wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1], \port$4607$0 [81] };
-  assign \$2  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$1  = | { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1], \port$4790$0 [81] };
+  assign \$2  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1] };
+  assign \$4  = | { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4607$0 [81] & \$5 ;
-  assign \$7  = | { \port$4607$461 [1], \port$4607$627 [2] };
+  assign \$6  = \port$4790$0 [81] & \$5 ;
+  assign \$7  = | { \port$4790$461 [1], \port$4790$627 [2] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$9  = \port$4790$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4607$627 [2] & \$11 ;
-  assign \$13  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$14  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$15  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$16  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$12  = \port$4790$627 [2] & \$11 ;
+  assign \$13  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$14  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$15  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$16  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -28019,7 +27269,7 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$27  = hit_lane & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -28031,7 +27281,7 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$40  = hit_lane & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -28043,18 +27293,18 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$54  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$55  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$53  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$54  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$55  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$60  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$59  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$60  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$65  = ~ { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$64  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$65  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -28065,12 +27315,12 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4607$0 [2:1];
-  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$76  = ! \port$4790$0 [2:1];
+  assign \$77  = \port$4790$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
+  assign \$81  = wins & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -28086,16 +27336,16 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4608$3 , \port$4668$271 , \port$4608$0  };
+  assign \$99  = wins & { \port$4791$3 , \port$4851$271 , \port$4791$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4607$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4607$624 [0];
+  assign \$102  = \port$4790$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4790$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4607$0 [2:1] == 2'h2;
-  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$105  = \port$4790$0 [2:1] == 2'h2;
+  assign \$106  = \port$4790$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$108  = \port$4790$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
@@ -28104,41 +27354,41 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4608$0 [0];
+      decision[105] = \port$4791$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4608$0 [1];
+      decision[105] = \port$4791$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4668$271 ;
+      decision[105] = \port$4851$271 ;
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4608$3 ;
+      decision[105] = \port$4791$3 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4608$3 ;
+      decision[118] = \port$4791$3 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4668$271 ;
+      decision[118] = \port$4851$271 ;
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4608$0 [1];
+      decision[118] = \port$4791$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4608$0 [0];
+      decision[118] = \port$4791$0 [0];
     end
     begin
       begin
@@ -28154,17 +27404,17 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4607$0 [79:69];
+        decision[255:245] = \port$4790$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4607$0 [68:0];
-  assign match = { \port$4607$461 [1], \port$4607$627 [2], \port$4607$207 [1], \port$4607$0 [81] };
-  assign valid = { \port$4607$461 [0], 1'h1, \port$4607$207 [0], \port$4607$0 [80] };
-  assign mark = { \port$4608$3 , \port$4668$271 , \port$4608$0  };
-  assign beyond_w1 = { \port$4607$627 [0], \port$4607$627 [1], \port$4607$624  };
-  assign window = \port$4607$0 [79:69];
+  assign request = \port$4790$0 [68:0];
+  assign match = { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1], \port$4790$0 [81] };
+  assign valid = { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign mark = { \port$4791$3 , \port$4851$271 , \port$4791$0  };
+  assign beyond_w1 = { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
+  assign window = \port$4790$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -28192,39 +27442,11 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4607$0 [0];
-  assign \request.op  = \port$4607$0 [2:1];
-  assign \request.min_tlevel  = \port$4607$0 [4:3];
-  assign \request.tag  = \port$4607$0 [60:5];
-  assign \request.t  = \port$4607$0 [68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
+  assign \request.valid  = \port$4790$0 [0];
+  assign \request.op  = \port$4790$0 [2:1];
+  assign \request.min_tlevel  = \port$4790$0 [4:3];
+  assign \request.tag  = \port$4790$0 [60:5];
+  assign \request.t  = \port$4790$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -28233,7 +27455,7 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[3] = \port$4790$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -28242,16 +27464,16 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4607$0 [68:61];
+    decision[68:61] = \port$4790$0 [68:61];
   always @*
-    decision[60:5] = \port$4607$0 [60:5];
+    decision[60:5] = \port$4790$0 [60:5];
   always @*
-    decision[4:3] = \port$4607$0 [4:3];
+    decision[4:3] = \port$4790$0 [4:3];
   always @*
-    decision[2:1] = \port$4607$0 [2:1];
+    decision[2:1] = \port$4790$0 [2:1];
   always @*
-    decision[0] = \port$4607$0 [0];
-  assign \$10  = \port$4607$461 [1];
+    decision[0] = \port$4790$0 [0];
+  assign \$10  = \port$4790$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -28260,7 +27482,7 @@ module \kv_asu.core.versions.dec2 (\port$4607$0 , \port$4607$207 , \port$4607$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$624 , \port$4607$628 , \port$4608$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4668$271 , list_empty);
+module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$624 , \port$4790$628 , \port$4791$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -28373,29 +27595,13 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] \$99 ;
   input [31:0] age;
   wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   wire [3:0] beyond_w1;
   input [63:0] count;
   wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   input [63:0] count_inc;
   wire [63:0] count_inc;
   input [63:0] count_inc2;
   wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   reg [305:0] decision;
   wire \decision.any_free ;
@@ -28433,24 +27639,20 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [81:0] \port$4607$0 ;
-  wire [81:0] \port$4607$0 ;
-  input [1:0] \port$4607$207 ;
-  wire [1:0] \port$4607$207 ;
-  input [1:0] \port$4607$334 ;
-  wire [1:0] \port$4607$334 ;
-  input [2:0] \port$4607$624 ;
-  wire [2:0] \port$4607$624 ;
-  input [1:0] \port$4607$628 ;
-  wire [1:0] \port$4607$628 ;
-  input [2:0] \port$4608$0 ;
-  wire [2:0] \port$4608$0 ;
-  input \port$4668$271 ;
-  wire \port$4668$271 ;
+  input [81:0] \port$4790$0 ;
+  wire [81:0] \port$4790$0 ;
+  input [1:0] \port$4790$207 ;
+  wire [1:0] \port$4790$207 ;
+  input [1:0] \port$4790$334 ;
+  wire [1:0] \port$4790$334 ;
+  input [2:0] \port$4790$624 ;
+  wire [2:0] \port$4790$624 ;
+  input [1:0] \port$4790$628 ;
+  wire [1:0] \port$4790$628 ;
+  input [2:0] \port$4791$0 ;
+  wire [2:0] \port$4791$0 ;
+  input \port$4851$271 ;
+  wire \port$4851$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -28459,34 +27661,26 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire \request.valid ;
   input [43:0] slot;
   wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   input [223:0] tag;
   wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
-  assign \$2  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$1  = | { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
+  assign \$2  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$4  = | { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4607$0 [81] & \$5 ;
-  assign \$7  = | { \port$4607$628 [1], \port$4607$334 [1] };
+  assign \$6  = \port$4790$0 [81] & \$5 ;
+  assign \$7  = | { \port$4790$628 [1], \port$4790$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$9  = \port$4790$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4607$334 [1] & \$11 ;
-  assign \$13  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$14  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$15  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$16  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$12  = \port$4790$334 [1] & \$11 ;
+  assign \$13  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$14  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$15  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$16  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -28497,7 +27691,7 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4607$628 [0], \port$4607$624  };
+  assign \$27  = hit_lane & { \port$4790$628 [0], \port$4790$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -28509,7 +27703,7 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4607$628 [0], \port$4607$624  };
+  assign \$40  = hit_lane & { \port$4790$628 [0], \port$4790$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -28521,18 +27715,18 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$54  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$55  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$53  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$54  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$55  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$60  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$59  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$60  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$65  = ~ { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$64  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$65  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -28543,12 +27737,12 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4607$0 [2:1];
-  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$76  = ! \port$4790$0 [2:1];
+  assign \$77  = \port$4790$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4607$628 [0], \port$4607$624  };
+  assign \$81  = wins & { \port$4790$628 [0], \port$4790$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -28564,16 +27758,16 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4668$271 , \port$4608$0  };
+  assign \$99  = wins & { \port$4851$271 , \port$4791$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4607$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4607$624 [0];
+  assign \$102  = \port$4790$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4790$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4607$0 [2:1] == 2'h2;
-  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$105  = \port$4790$0 [2:1] == 2'h2;
+  assign \$106  = \port$4790$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$108  = \port$4790$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
@@ -28582,41 +27776,41 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4608$0 [0];
+      decision[105] = \port$4791$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4608$0 [1];
+      decision[105] = \port$4791$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4608$0 [2];
+      decision[105] = \port$4791$0 [2];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4668$271 ;
+      decision[105] = \port$4851$271 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4668$271 ;
+      decision[118] = \port$4851$271 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4608$0 [2];
+      decision[118] = \port$4791$0 [2];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4608$0 [1];
+      decision[118] = \port$4791$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4608$0 [0];
+      decision[118] = \port$4791$0 [0];
     end
     begin
       begin
@@ -28632,17 +27826,17 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4607$0 [79:69];
+        decision[255:245] = \port$4790$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4607$0 [68:0];
-  assign match = { \port$4607$628 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
-  assign valid = { 1'h1, \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign mark = { \port$4668$271 , \port$4608$0  };
-  assign beyond_w1 = { \port$4607$628 [0], \port$4607$624  };
-  assign window = \port$4607$0 [79:69];
+  assign request = \port$4790$0 [68:0];
+  assign match = { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
+  assign valid = { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign mark = { \port$4851$271 , \port$4791$0  };
+  assign beyond_w1 = { \port$4790$628 [0], \port$4790$624  };
+  assign window = \port$4790$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -28670,39 +27864,11 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4607$0 [0];
-  assign \request.op  = \port$4607$0 [2:1];
-  assign \request.min_tlevel  = \port$4607$0 [4:3];
-  assign \request.tag  = \port$4607$0 [60:5];
-  assign \request.t  = \port$4607$0 [68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
+  assign \request.valid  = \port$4790$0 [0];
+  assign \request.op  = \port$4790$0 [2:1];
+  assign \request.min_tlevel  = \port$4790$0 [4:3];
+  assign \request.tag  = \port$4790$0 [60:5];
+  assign \request.t  = \port$4790$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -28711,7 +27877,7 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4607$628 [1];
+  assign hit_lane[3] = \port$4790$628 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -28720,16 +27886,16 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4607$0 [68:61];
+    decision[68:61] = \port$4790$0 [68:61];
   always @*
-    decision[60:5] = \port$4607$0 [60:5];
+    decision[60:5] = \port$4790$0 [60:5];
   always @*
-    decision[4:3] = \port$4607$0 [4:3];
+    decision[4:3] = \port$4790$0 [4:3];
   always @*
-    decision[2:1] = \port$4607$0 [2:1];
+    decision[2:1] = \port$4790$0 [2:1];
   always @*
-    decision[0] = \port$4607$0 [0];
-  assign \$10  = \port$4607$628 [1];
+    decision[0] = \port$4790$0 [0];
+  assign \$10  = \port$4790$628 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -28738,7 +27904,7 @@ module \kv_asu.core.versions.dec3 (\port$4607$0 , \port$4607$207 , \port$4607$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$334 , \port$4607$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -28851,30 +28017,14 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] \$99 ;
   input [31:0] age;
   wire [31:0] age;
-  wire [7:0] \age[0] ;
-  wire [7:0] \age[1] ;
-  wire [7:0] \age[2] ;
-  wire [7:0] \age[3] ;
   input [3:0] beyond_w1;
   wire [3:0] beyond_w1;
   input [63:0] count;
   wire [63:0] count;
-  wire [15:0] \count[0] ;
-  wire [15:0] \count[1] ;
-  wire [15:0] \count[2] ;
-  wire [15:0] \count[3] ;
   input [63:0] count_inc;
   wire [63:0] count_inc;
   input [63:0] count_inc2;
   wire [63:0] count_inc2;
-  wire [15:0] \count_inc2[0] ;
-  wire [15:0] \count_inc2[1] ;
-  wire [15:0] \count_inc2[2] ;
-  wire [15:0] \count_inc2[3] ;
-  wire [15:0] \count_inc[0] ;
-  wire [15:0] \count_inc[1] ;
-  wire [15:0] \count_inc[2] ;
-  wire [15:0] \count_inc[3] ;
   output [305:0] decision;
   reg [305:0] decision;
   wire \decision.any_free ;
@@ -28913,18 +28063,14 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [81:0] \port$4607$0 ;
-  wire [81:0] \port$4607$0 ;
-  input [1:0] \port$4607$207 ;
-  wire [1:0] \port$4607$207 ;
-  input [1:0] \port$4607$334 ;
-  wire [1:0] \port$4607$334 ;
-  input [1:0] \port$4607$461 ;
-  wire [1:0] \port$4607$461 ;
+  input [81:0] \port$4790$0 ;
+  wire [81:0] \port$4790$0 ;
+  input [1:0] \port$4790$207 ;
+  wire [1:0] \port$4790$207 ;
+  input [1:0] \port$4790$334 ;
+  wire [1:0] \port$4790$334 ;
+  input [1:0] \port$4790$461 ;
+  wire [1:0] \port$4790$461 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -28933,34 +28079,26 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   wire \request.valid ;
   input [43:0] slot;
   wire [43:0] slot;
-  wire [10:0] \slot[0] ;
-  wire [10:0] \slot[1] ;
-  wire [10:0] \slot[2] ;
-  wire [10:0] \slot[3] ;
   input [223:0] tag;
   wire [223:0] tag;
-  wire [55:0] \tag[0] ;
-  wire [55:0] \tag[1] ;
-  wire [55:0] \tag[2] ;
-  wire [55:0] \tag[3] ;
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
-  assign \$2  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
+  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1] };
+  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4607$0 [81] & \$5 ;
-  assign \$7  = | { \port$4607$461 [1], \port$4607$334 [1] };
+  assign \$6  = \port$4790$0 [81] & \$5 ;
+  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4607$207 [1] & \$8 ;
+  assign \$9  = \port$4790$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4607$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$14  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$15  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$16  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$12  = \port$4790$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -28995,18 +28133,18 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$54  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$55  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$60  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign \$65  = ~ { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
+  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -29017,8 +28155,8 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4607$0 [2:1];
-  assign \$77  = \port$4607$0 [0] & \$76 ;
+  assign \$76  = ! \port$4790$0 [2:1];
+  assign \$77  = \port$4790$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
@@ -29041,13 +28179,13 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \$99  = wins & mark;
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4607$0 [2:1] == 2'h3;
+  assign \$102  = \port$4790$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4607$0 [2:1] == 2'h2;
-  assign \$106  = \port$4607$0 [2:1] == 2'h3;
+  assign \$105  = \port$4790$0 [2:1] == 2'h2;
+  assign \$106  = \port$4790$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4607$0 [0] & \$107 ;
+  assign \$108  = \port$4790$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
@@ -29106,15 +28244,15 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4607$0 [79:69];
+        decision[255:245] = \port$4790$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4607$0 [68:0];
-  assign match = { \port$4607$461 [1], \port$4607$334 [1], \port$4607$207 [1], \port$4607$0 [81] };
-  assign valid = { \port$4607$461 [0], \port$4607$334 [0], \port$4607$207 [0], \port$4607$0 [80] };
-  assign window = \port$4607$0 [79:69];
+  assign request = \port$4790$0 [68:0];
+  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
+  assign valid = { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign window = \port$4790$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -29142,39 +28280,11 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4607$0 [0];
-  assign \request.op  = \port$4607$0 [2:1];
-  assign \request.min_tlevel  = \port$4607$0 [4:3];
-  assign \request.tag  = \port$4607$0 [60:5];
-  assign \request.t  = \port$4607$0 [68:61];
-  assign \count[0]  = count[15:0];
-  assign \count[1]  = count[31:16];
-  assign \count[2]  = count[47:32];
-  assign \count[3]  = count[63:48];
-  assign \age[0]  = age[7:0];
-  assign \age[1]  = age[15:8];
-  assign \age[2]  = age[23:16];
-  assign \age[3]  = age[31:24];
-  assign \slot[0]  = slot[10:0];
-  assign \slot[1]  = slot[21:11];
-  assign \slot[2]  = slot[32:22];
-  assign \slot[3]  = slot[43:33];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[15:0];
-  assign \count_inc[1]  = count_inc[31:16];
-  assign \count_inc[2]  = count_inc[47:32];
-  assign \count_inc[3]  = count_inc[63:48];
-  assign \count_inc2[0]  = count_inc2[15:0];
-  assign \count_inc2[1]  = count_inc2[31:16];
-  assign \count_inc2[2]  = count_inc2[47:32];
-  assign \count_inc2[3]  = count_inc2[63:48];
-  assign \tag[0]  = tag[55:0];
-  assign \tag[1]  = tag[111:56];
-  assign \tag[2]  = tag[167:112];
-  assign \tag[3]  = tag[223:168];
+  assign \request.valid  = \port$4790$0 [0];
+  assign \request.op  = \port$4790$0 [2:1];
+  assign \request.min_tlevel  = \port$4790$0 [4:3];
+  assign \request.tag  = \port$4790$0 [60:5];
+  assign \request.t  = \port$4790$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -29183,7 +28293,7 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4607$461 [1];
+  assign hit_lane[3] = \port$4790$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -29192,16 +28302,16 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4607$0 [68:61];
+    decision[68:61] = \port$4790$0 [68:61];
   always @*
-    decision[60:5] = \port$4607$0 [60:5];
+    decision[60:5] = \port$4790$0 [60:5];
   always @*
-    decision[4:3] = \port$4607$0 [4:3];
+    decision[4:3] = \port$4790$0 [4:3];
   always @*
-    decision[2:1] = \port$4607$0 [2:1];
+    decision[2:1] = \port$4790$0 [2:1];
   always @*
-    decision[0] = \port$4607$0 [0];
-  assign \$10  = \port$4607$461 [1];
+    decision[0] = \port$4790$0 [0];
+  assign \$10  = \port$4790$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -29210,8 +28320,8 @@ module \kv_asu.core.versions.dec4 (\port$4607$0 , \port$4607$207 , \port$4607$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4532$0 , \port$4533$0 , \port$4537$0 , \port$4539$0 , \port$4607$0 , \port$4668$5 , forward__lane
-, \port$4668$271 , cfg, clk);
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4715$0 , \port$4716$0 , \port$4720$0 , \port$4722$0 , \port$4790$0 , \port$4851$5 , forward__lane
+, \port$4851$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -29949,32 +29059,16 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [10:0] ahead_start;
   input [63:0] bk_count;
   wire [63:0] bk_count;
-  wire [15:0] \bk_count[0] ;
-  wire [15:0] \bk_count[1] ;
-  wire [15:0] \bk_count[2] ;
-  wire [15:0] \bk_count[3] ;
   input [3:0] bk_fresh;
   wire [3:0] bk_fresh;
   input [31:0] bk_last;
   wire [31:0] bk_last;
-  wire [7:0] \bk_last[0] ;
-  wire [7:0] \bk_last[1] ;
-  wire [7:0] \bk_last[2] ;
-  wire [7:0] \bk_last[3] ;
   input [3:0] bk_mark;
   wire [3:0] bk_mark;
   input [35:0] bk_row;
   wire [35:0] bk_row;
-  wire [8:0] \bk_row[0] ;
-  wire [8:0] \bk_row[1] ;
-  wire [8:0] \bk_row[2] ;
-  wire [8:0] \bk_row[3] ;
   input [223:0] bk_tag;
   wire [223:0] bk_tag;
-  wire [55:0] \bk_tag[0] ;
-  wire [55:0] \bk_tag[1] ;
-  wire [55:0] \bk_tag[2] ;
-  wire [55:0] \bk_tag[3] ;
   input [3:0] bk_valid;
   wire [3:0] bk_valid;
   output busy;
@@ -30025,10 +29119,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [10:0] hash;
   wire [95:0] m;
   wire [15:0] \m.overlap ;
-  wire [3:0] \m.overlap[0] ;
-  wire [3:0] \m.overlap[1] ;
-  wire [3:0] \m.overlap[2] ;
-  wire [3:0] \m.overlap[3] ;
   wire [68:0] \m.request ;
   wire [1:0] \m.request.min_tlevel ;
   wire [1:0] \m.request.op ;
@@ -30055,22 +29145,22 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4532$0 ;
-  wire [79:0] \port$4532$0 ;
-  output [31:0] \port$4533$0 ;
-  wire [31:0] \port$4533$0 ;
+  output [79:0] \port$4715$0 ;
+  wire [79:0] \port$4715$0 ;
+  output [31:0] \port$4716$0 ;
+  wire [31:0] \port$4716$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4537$0 ;
-  wire [415:0] \port$4537$0 ;
+  output [415:0] \port$4720$0 ;
+  wire [415:0] \port$4720$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4539$0 ;
-  wire [16:0] \port$4539$0 ;
-  input [79:0] \port$4607$0 ;
-  wire [79:0] \port$4607$0 ;
-  input [18:0] \port$4668$271 ;
-  wire [18:0] \port$4668$271 ;
-  input [63:0] \port$4668$5 ;
-  wire [63:0] \port$4668$5 ;
+  output [16:0] \port$4722$0 ;
+  wire [16:0] \port$4722$0 ;
+  input [79:0] \port$4790$0 ;
+  wire [79:0] \port$4790$0 ;
+  input [18:0] \port$4851$271 ;
+  wire [18:0] \port$4851$271 ;
+  input [63:0] \port$4851$5 ;
+  wire [63:0] \port$4851$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -30088,7 +29178,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [10:0] tail;
   wire [544:0] window;
   wire [371:0] \window.bank ;
-  wire [92:0] \window.bank[0] ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
@@ -30097,7 +29186,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire \window.bank[0].sc_row_hit ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [92:0] \window.bank[1] ;
   wire [15:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [7:0] \window.bank[1].last ;
@@ -30106,7 +29194,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire \window.bank[1].sc_row_hit ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [92:0] \window.bank[2] ;
   wire [15:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [7:0] \window.bank[2].last ;
@@ -30115,7 +29202,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire \window.bank[2].sc_row_hit ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [92:0] \window.bank[3] ;
   wire [15:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [7:0] \window.bank[3].last ;
@@ -30126,20 +29212,8 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
   wire [43:0] \window.lane_slot ;
-  wire [10:0] \window.lane_slot[0] ;
-  wire [10:0] \window.lane_slot[1] ;
-  wire [10:0] \window.lane_slot[2] ;
-  wire [10:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [68:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -30461,11 +29535,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4607$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4607$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4607$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4790$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4790$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4790$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4607$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4790$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -30481,99 +29555,99 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4668$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4668$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4851$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4851$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4668$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4668$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4851$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4851$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4668$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4668$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4851$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4851$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4668$271 [1] & \$616 ;
-  assign \$618  = \port$4668$271 [2] & m_ov0[0];
+  assign \$617  = \port$4851$271 [1] & \$616 ;
+  assign \$618  = \port$4851$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4668$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4668$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4851$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4851$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4668$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4668$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4851$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4851$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4668$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4668$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4851$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4851$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4668$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4668$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4851$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4851$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4668$271 [1] & \$640 ;
-  assign \$642  = \port$4668$271 [2] & m_ov1[0];
+  assign \$641  = \port$4851$271 [1] & \$640 ;
+  assign \$642  = \port$4851$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4668$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4668$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4851$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4851$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4668$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4668$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4851$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4851$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4668$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4668$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4851$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4851$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4668$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4668$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4851$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4851$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4668$271 [1] & \$664 ;
-  assign \$666  = \port$4668$271 [2] & m_ov2[0];
+  assign \$665  = \port$4851$271 [1] & \$664 ;
+  assign \$666  = \port$4851$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4668$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4668$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4851$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4851$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4668$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4668$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4851$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4851$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4668$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4668$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4851$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4851$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4668$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4668$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4851$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4851$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4668$271 [1] & \$688 ;
-  assign \$690  = \port$4668$271 [2] & m_ov3[0];
+  assign \$689  = \port$4851$271 [1] & \$688 ;
+  assign \$690  = \port$4851$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4668$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4668$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4851$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4851$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -30627,7 +29701,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4607$0 [79:69];
+  assign \$1  = m_h - \port$4790$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -31135,19 +30209,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4607$0 [79:69];
+  assign ahead_start = \port$4790$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4607$0 [68:0];
-  assign forward__write = \port$4668$271 [1];
-  assign forward__tag = \port$4668$5 [55:0];
-  assign forward__count = \port$4668$271 [18:3];
-  assign forward__last = \port$4668$5 [63:56];
-  assign forward__invalidate = \port$4668$271 [2];
-  assign forward__mark = \port$4668$271 [0];
-  assign \port$4532$0  = \$699 ;
-  assign \port$4533$0  = \$700 ;
-  assign \port$4537$0  = \$702 ;
-  assign \port$4539$0  = \$704 ;
+  assign ahead = \port$4790$0 [68:0];
+  assign forward__write = \port$4851$271 [1];
+  assign forward__tag = \port$4851$5 [55:0];
+  assign forward__count = \port$4851$271 [18:3];
+  assign forward__last = \port$4851$5 [63:56];
+  assign forward__invalidate = \port$4851$271 [2];
+  assign forward__mark = \port$4851$271 [0];
+  assign \port$4715$0  = \$699 ;
+  assign \port$4716$0  = \$700 ;
+  assign \port$4720$0  = \$702 ;
+  assign \port$4722$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -31161,10 +30235,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \m.request.t  = m[68:61];
   assign \m.start  = m[79:69];
   assign \m.overlap  = m[95:80];
-  assign \m.overlap[0]  = m[83:80];
-  assign \m.overlap[1]  = m[87:84];
-  assign \m.overlap[2]  = m[91:88];
-  assign \m.overlap[3]  = m[95:92];
   assign \mreq.valid  = mreq[0];
   assign \mreq.op  = mreq[2:1];
   assign \mreq.min_tlevel  = mreq[4:3];
@@ -31178,12 +30248,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \window.request.t  = \$699 [68:61];
   assign \window.start  = \$699 [79:69];
   assign \window.lane_slot  = \$702 [43:0];
-  assign \window.lane_slot[0]  = \$702 [10:0];
-  assign \window.lane_slot[1]  = \$702 [21:11];
-  assign \window.lane_slot[2]  = \$702 [32:22];
-  assign \window.lane_slot[3]  = \$702 [43:33];
   assign \window.bank  = \$702 [415:44];
-  assign \window.bank[0]  = \$702 [136:44];
   assign \window.bank[0].tag  = \$702 [99:44];
   assign \window.bank[0].count  = \$702 [115:100];
   assign \window.bank[0].last  = \$702 [123:116];
@@ -31192,7 +30257,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \window.bank[0].mark  = \$702 [126];
   assign \window.bank[0].row  = \$702 [135:127];
   assign \window.bank[0].sc_row_hit  = \$702 [136];
-  assign \window.bank[1]  = \$702 [229:137];
   assign \window.bank[1].tag  = \$702 [192:137];
   assign \window.bank[1].count  = \$702 [208:193];
   assign \window.bank[1].last  = \$702 [216:209];
@@ -31201,7 +30265,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \window.bank[1].mark  = \$702 [219];
   assign \window.bank[1].row  = \$702 [228:220];
   assign \window.bank[1].sc_row_hit  = \$702 [229];
-  assign \window.bank[2]  = \$702 [322:230];
   assign \window.bank[2].tag  = \$702 [285:230];
   assign \window.bank[2].count  = \$702 [301:286];
   assign \window.bank[2].last  = \$702 [309:302];
@@ -31210,7 +30273,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \window.bank[2].mark  = \$702 [312];
   assign \window.bank[2].row  = \$702 [321:313];
   assign \window.bank[2].sc_row_hit  = \$702 [322];
-  assign \window.bank[3]  = \$702 [415:323];
   assign \window.bank[3].tag  = \$702 [378:323];
   assign \window.bank[3].count  = \$702 [394:379];
   assign \window.bank[3].last  = \$702 [402:395];
@@ -31220,15 +30282,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \window.bank[3].row  = \$702 [414:406];
   assign \window.bank[3].sc_row_hit  = \$702 [415];
   assign \window.overlap  = \$700 [15:0];
-  assign \window.overlap[0]  = \$700 [3:0];
-  assign \window.overlap[1]  = \$700 [7:4];
-  assign \window.overlap[2]  = \$700 [11:8];
-  assign \window.overlap[3]  = \$700 [15:12];
   assign \window.overlap_next  = \$700 [31:16];
-  assign \window.overlap_next[0]  = \$700 [19:16];
-  assign \window.overlap_next[1]  = \$700 [23:20];
-  assign \window.overlap_next[2]  = \$700 [27:24];
-  assign \window.overlap_next[3]  = \$700 [31:28];
   assign \window.same_line  = \$704 [0];
   assign \window.forward_age  = \$704 [8:1];
   assign \window.t_w1  = \$704 [16:9];
@@ -31237,33 +30291,17 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4607$0 [0];
-  assign \ahead.op  = \port$4607$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4607$0 [4:3];
-  assign \ahead.tag  = \port$4607$0 [60:5];
-  assign \ahead.t  = \port$4607$0 [68:61];
+  assign \ahead.valid  = \port$4790$0 [0];
+  assign \ahead.op  = \port$4790$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4790$0 [4:3];
+  assign \ahead.tag  = \port$4790$0 [60:5];
+  assign \ahead.t  = \port$4790$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \bk_tag[0]  = bk_tag[55:0];
-  assign \bk_tag[1]  = bk_tag[111:56];
-  assign \bk_tag[2]  = bk_tag[167:112];
-  assign \bk_tag[3]  = bk_tag[223:168];
-  assign \bk_count[0]  = bk_count[15:0];
-  assign \bk_count[1]  = bk_count[31:16];
-  assign \bk_count[2]  = bk_count[47:32];
-  assign \bk_count[3]  = bk_count[63:48];
-  assign \bk_last[0]  = bk_last[7:0];
-  assign \bk_last[1]  = bk_last[15:8];
-  assign \bk_last[2]  = bk_last[23:16];
-  assign \bk_last[3]  = bk_last[31:24];
-  assign \bk_row[0]  = bk_row[8:0];
-  assign \bk_row[1]  = bk_row[17:9];
-  assign \bk_row[2]  = bk_row[26:18];
-  assign \bk_row[3]  = bk_row[35:27];
   assign m_ov_tail3[3] = \$546 ;
   assign m_ov_tail3[2] = \$529 ;
   assign m_ov_tail3[1] = \$512 ;
@@ -31317,19 +30355,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, hold, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush_pulse, bresp, enable
-, cfg, rvalid, rdata, rresp, axil__bvalid, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+, enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire \$14 ;
+  wire [1:0] \$14 ;
   wire \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
   wire \$19 ;
   wire \$2 ;
   wire \$20 ;
@@ -31348,13 +30386,13 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
-  wire [2:0] \$35 ;
-  wire [1:0] \$36 ;
+  wire \$35 ;
+  wire \$36 ;
   wire \$37 ;
-  wire [1:0] \$38 ;
-  wire [1:0] \$39 ;
+  wire \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [1:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
@@ -31365,91 +30403,91 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
-  wire \$56 ;
+  wire [2:0] \$50 ;
+  reg \$51 ;
+  reg \$52 ;
+  reg \$53 ;
+  reg \$54 ;
+  reg \$55 ;
+  reg \$56 ;
   reg \$57 ;
-  reg \$58 ;
-  reg \$59 ;
+  reg [31:0] \$58 ;
+  reg [31:0] \$59 ;
   wire \$6 ;
-  reg \$60 ;
-  reg [9:0] \$61 ;
-  reg \$62 ;
+  reg [31:0] \$60 ;
+  reg [31:0] \$61 ;
+  reg [31:0] \$62 ;
   reg [31:0] \$63 ;
-  reg [3:0] \$64 ;
-  reg \$65 ;
-  reg [1:0] \$66 ;
-  reg [1:0] \$67 ;
-  reg \$68 ;
-  reg \$69 ;
+  reg \$64 ;
+  reg [84:0] \$65 ;
+  reg \$66 ;
+  reg [3:0] \$67 ;
+  reg [1:0] \$68 ;
+  reg [31:0] \$69 ;
   wire \$7 ;
-  reg [31:0] \$70 ;
-  reg [31:0] \$71 ;
-  reg [31:0] \$72 ;
-  reg [31:0] \$73 ;
-  reg [31:0] \$74 ;
-  reg [31:0] \$75 ;
-  reg \$76 ;
-  reg [84:0] \$77 ;
-  reg \$78 ;
-  reg [9:0] \$79 ;
   wire \$8 ;
-  reg \$80 ;
-  reg [3:0] \$81 ;
-  reg \$82 ;
-  reg [1:0] \$83 ;
-  reg [31:0] \$84 ;
-  reg [31:0] \$85 ;
-  reg [1:0] \$86 ;
   wire \$9 ;
   reg action_resp = 1'h0;
-  reg ar_full = 1'h0;
-  reg [3:0] ar_stat_idx = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] ar_stat_idx;
   reg ar_stat_lo = 1'h0;
-  wire ar_take;
-  reg [9:0] ar_word = 10'h000;
-  reg aw_full = 1'h0;
-  reg [9:0] aw_word = 10'h000;
   input [11:0] axil__araddr;
   wire [11:0] axil__araddr;
+  wire [11:0] \axil__araddr$1 ;
+  input [2:0] axil__arprot;
+  wire [2:0] axil__arprot;
+  wire [2:0] \axil__arprot$3 ;
   output axil__arready;
   wire axil__arready;
+  wire \axil__arready$5 ;
   input axil__arvalid;
   wire axil__arvalid;
+  wire \axil__arvalid$7 ;
   input [11:0] axil__awaddr;
   wire [11:0] axil__awaddr;
+  wire [11:0] \axil__awaddr$9 ;
+  input [2:0] axil__awprot;
+  wire [2:0] axil__awprot;
+  wire [2:0] \axil__awprot$11 ;
   output axil__awready;
   wire axil__awready;
+  wire \axil__awready$13 ;
   input axil__awvalid;
   wire axil__awvalid;
+  wire \axil__awvalid$15 ;
   input axil__bready;
   wire axil__bready;
-  (* init = 2'h0 *)
+  wire \axil__bready$17 ;
+  output [1:0] axil__bresp;
   wire [1:0] axil__bresp;
+  wire [1:0] \axil__bresp$19 ;
   output axil__bvalid;
-  reg axil__bvalid;
-  (* init = 32'd0 *)
+  wire axil__bvalid;
+  wire \axil__bvalid$21 ;
+  output [31:0] axil__rdata;
   wire [31:0] axil__rdata;
+  wire [31:0] \axil__rdata$23 ;
   input axil__rready;
   wire axil__rready;
-  (* init = 2'h0 *)
+  wire \axil__rready$25 ;
+  output [1:0] axil__rresp;
   wire [1:0] axil__rresp;
-  (* init = 1'h0 *)
+  wire [1:0] \axil__rresp$27 ;
+  output axil__rvalid;
   wire axil__rvalid;
+  wire \axil__rvalid$29 ;
   input [31:0] axil__wdata;
   wire [31:0] axil__wdata;
+  wire [31:0] \axil__wdata$31 ;
   output axil__wready;
   wire axil__wready;
+  wire \axil__wready$33 ;
   input [3:0] axil__wstrb;
   wire [3:0] axil__wstrb;
+  wire [3:0] \axil__wstrb$35 ;
   input axil__wvalid;
   wire axil__wvalid;
-  output [1:0] bresp;
-  reg [1:0] bresp = 2'h0;
+  wire \axil__wvalid$37 ;
   output [84:0] cfg;
   reg [84:0] cfg = 85'h000000001f591900030005;
   wire [15:0] \cfg.c2 ;
@@ -31458,9 +30496,9 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire [6:0] \cfg.w1 ;
   wire [6:0] \cfg.w2 ;
   wire [6:0] \cfg.w3 ;
+  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear;
-  reg clear_stats = 1'h0;
+  wire clear_stats;
   input clk;
   wire clk;
   input core_flushing;
@@ -31472,260 +30510,757 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   output enable;
   reg enable = 1'h1;
   reg error = 1'h0;
+  output flush;
+  reg flush = 1'h0;
   (* init = 1'h0 *)
-  wire flush;
-  output flush_pulse;
-  reg flush_pulse = 1'h0;
+  wire flush_pulse;
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
+  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [11:0] occupancy;
   wire [11:0] occupancy;
-  (* init = 4'h0 *)
-  wire [3:0] rd_addr;
+  reg [3:0] rd_addr = 4'h0;
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
-  output [31:0] rdata;
-  reg [31:0] rdata = 32'd0;
-  output [1:0] rresp;
-  reg [1:0] rresp = 2'h0;
+  wire regs__ar_accept;
+  wire [9:0] regs__ar_addr;
+  wire regs__b_busy;
+  wire [9:0] regs__r_addr;
+  reg [31:0] regs__r_data;
+  reg regs__r_done;
+  wire regs__r_valid;
+  wire [9:0] regs__w_addr;
+  wire [31:0] regs__w_data;
+  reg regs__w_done;
+  reg regs__w_error;
+  wire [3:0] regs__w_strb;
+  wire regs__w_valid;
   input rst;
   wire rst;
-  output rvalid;
-  reg rvalid = 1'h0;
   reg seed_changes = 1'h0;
+  reg sequencing = 1'h0;
   reg [31:0] shadow_c2 = 32'd3;
   reg [31:0] shadow_c3 = 32'd5;
   reg [31:0] shadow_hash_seed = 32'd0;
   reg [31:0] shadow_w1 = 32'd125;
   reg [31:0] shadow_w2 = 32'd50;
   reg [31:0] shadow_w3 = 32'd25;
-  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
-  reg [31:0] w_data = 32'd0;
-  reg w_full = 1'h0;
-  reg [3:0] w_strb = 4'h0;
-  reg [1:0] write_state = 2'h0;
-  assign \$14  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$15  = \$13  & \$14 ;
-  assign \$16  = \$7  & \$15 ;
-  assign \$17  = shadow_hash_seed != cfg[84:53];
-  assign \$18  = ~ aw_full;
-  assign \$19  = axil__awvalid & \$18 ;
-  assign \$20  = ~ w_full;
-  assign \$21  = axil__wvalid & \$20 ;
-  assign \$22  = aw_full & w_full;
-  assign \$23  = | { w_data[2:1], w_data[4:3] };
-  assign \$24  = w_strb[0] & \$23 ;
-  assign \$25  = ~ core_flushing;
-  assign \$26  = core_idle & \$25 ;
-  assign \$27  = | stat_inc;
-  assign \$28  = ~ \$27 ;
-  assign \$29  = \$26  & \$28 ;
-  assign \$30  = ~ legal;
-  assign \$31  = w_data[3] & \$30 ;
-  assign \$32  = w_data[3] & seed_changes;
-  assign \$33  = w_data[1] | \$32 ;
-  assign \$34  = rvalid & axil__rready;
-  assign \$37  = core_flushing | flush_pulse;
-  assign \$40  = \$38  | \$39 ;
-  assign axil__awready = ~ aw_full;
-  assign axil__wready = ~ w_full;
-  assign \$41  = \$55  & action_resp;
-  assign \$42  = \$56  | \$41 ;
-  assign hold = \$42  | flush_pulse;
-  assign \$43  = ~ ar_full;
-  assign \$44  = axil__arvalid & \$43 ;
-  assign \$45  = | stat_pend;
-  assign \$46  = ~ \$45 ;
-  assign \$47  = \$44  & \$46 ;
-  assign \$48  = ~ rvalid;
-  assign ar_take = \$47  & \$48 ;
-  assign \$49  = ~ ar_full;
-  assign \$50  = | stat_pend;
-  assign \$51  = ~ \$50 ;
-  assign \$52  = \$49  & \$51 ;
-  assign \$53  = ~ rvalid;
-  assign axil__arready = \$52  & \$53 ;
-  assign rd_en = ar_full & ar_stat_lo;
-  assign \$54  = ! write_state;
-  assign \$55  = write_state == 1'h1;
-  assign \$56  = write_state == 2'h2;
+  assign \$29  = & { \$28 , \$27 , \$26  };
+  assign \$30  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$33  = \$31  & \$32 ;
+  assign \$34  = \$25  & \$33 ;
+  assign \$35  = shadow_hash_seed != cfg[84:53];
+  assign \$36  = ~ axil__bvalid;
+  assign \$37  = ~ sequencing;
+  assign \$38  = regs__w_valid & \$37 ;
+  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$40  = regs__w_strb[0] & \$39 ;
+  assign \$41  = ~ core_flushing;
+  assign \$42  = core_idle & \$41 ;
+  assign \$43  = | inc;
+  assign \$44  = ~ \$43 ;
+  assign \$45  = \$42  & \$44 ;
+  assign \$46  = ~ legal;
+  assign \$47  = regs__w_data[3] & \$46 ;
+  assign \$48  = regs__w_data[3] & seed_changes;
+  assign \$49  = regs__w_data[1] | \$48 ;
   always @(posedge clk)
-    legal <= \$57 ;
+    legal <= \$51 ;
   always @(posedge clk)
-    seed_changes <= \$58 ;
+    seed_changes <= \$52 ;
   always @(posedge clk)
-    clear_stats <= \$59 ;
+    clear <= \$53 ;
   always @(posedge clk)
-    aw_full <= \$60 ;
+    flush <= \$54 ;
   always @(posedge clk)
-    aw_word <= \$61 ;
+    action_resp <= \$55 ;
   always @(posedge clk)
-    w_full <= \$62 ;
+    sequencing <= \$56 ;
   always @(posedge clk)
-    w_data <= \$63 ;
+    enable <= \$57 ;
   always @(posedge clk)
-    w_strb <= \$64 ;
+    shadow_c3 <= \$58 ;
   always @(posedge clk)
-    flush_pulse <= \$65 ;
+    shadow_c2 <= \$59 ;
   always @(posedge clk)
-    write_state <= \$66 ;
+    shadow_w3 <= \$60 ;
   always @(posedge clk)
-    bresp <= \$67 ;
+    shadow_w2 <= \$61 ;
   always @(posedge clk)
-    action_resp <= \$68 ;
+    shadow_w1 <= \$62 ;
   always @(posedge clk)
-    enable <= \$69 ;
+    shadow_hash_seed <= \$63 ;
   always @(posedge clk)
-    shadow_c3 <= \$70 ;
+    error <= \$64 ;
   always @(posedge clk)
-    shadow_c2 <= \$71 ;
+    cfg <= \$65 ;
   always @(posedge clk)
-    shadow_w3 <= \$72 ;
+    ar_stat_lo <= \$66 ;
   always @(posedge clk)
-    shadow_w2 <= \$73 ;
+    rd_addr <= \$67 ;
   always @(posedge clk)
-    shadow_w1 <= \$74 ;
+    stat_pend <= \$68 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$75 ;
-  always @(posedge clk)
-    error <= \$76 ;
-  always @(posedge clk)
-    cfg <= \$77 ;
-  always @(posedge clk)
-    ar_full <= \$78 ;
-  always @(posedge clk)
-    ar_word <= \$79 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$80 ;
-  always @(posedge clk)
-    ar_stat_idx <= \$81 ;
-  always @(posedge clk)
-    rvalid <= \$82 ;
-  always @(posedge clk)
-    stat_pend <= \$83 ;
-  always @(posedge clk)
-    rdata <= \$84 ;
-  always @(posedge clk)
-    hi_latch <= \$85 ;
-  always @(posedge clk)
-    rresp <= \$86 ;
-  assign \$1  = ! shadow_c2[31:16];
-  assign \$2  = ! shadow_c3[31:16];
-  assign \$3  = & { \$2 , \$1  };
-  assign \$4  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$5  = \$3  & \$4 ;
-  assign \$6  = shadow_c2[15:0] >= 1'h1;
-  assign \$7  = \$5  & \$6 ;
-  assign \$8  = ! shadow_w3[31:7];
-  assign \$9  = ! shadow_w2[31:7];
-  assign \$10  = ! shadow_w1[31:7];
-  assign \$11  = & { \$10 , \$9 , \$8  };
-  assign \$12  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$13  = \$11  & \$12 ;
+    hi_latch <= \$69 ;
+  assign \$1  = ~ sequencing;
+  assign \$2  = regs__w_valid & \$1 ;
+  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$4  = regs__w_strb[0] & \$3 ;
+  assign \$5  = ~ core_flushing;
+  assign \$6  = core_idle & \$5 ;
+  assign \$7  = | inc;
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \$6  & \$8 ;
+  assign \$10  = ~ legal;
+  assign \$11  = regs__w_data[3] & \$10 ;
+  assign \$12  = axil__bvalid & action_resp;
+  assign \$13  = sequencing | \$12 ;
+  assign hold = \$13  | flush;
+  assign rd_en = regs__r_valid & ar_stat_lo;
+  assign \$15  = core_flushing | flush;
+  assign \$18  = \$16  | \$17 ;
+  assign \$19  = ! shadow_c2[31:16];
+  assign \$20  = ! shadow_c3[31:16];
+  assign \$21  = & { \$20 , \$19  };
+  assign \$22  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = shadow_c2[15:0] >= 1'h1;
+  assign \$25  = \$23  & \$24 ;
+  assign \$26  = ! shadow_w3[31:7];
+  assign \$27  = ! shadow_w2[31:7];
+  assign \$28  = ! shadow_w1[31:7];
   \kv_asu.regs.stats  stats (
-    .clear(clear_stats),
+    .clear(clear),
     .clk(clk),
-    .inc(stat_inc),
-    .rd_addr(ar_stat_idx),
+    .inc(inc),
+    .rd_addr(rd_addr),
     .rd_en(rd_en),
-    .rd_reserve(ar_take),
+    .rd_reserve(rd_reserve),
     .rst(rst),
     .total(rd_data)
   );
+  \kv_asu.regs.subordinate  subordinate (
+    .ar_word(regs__r_addr),
+    .aw_word(regs__w_addr),
+    .axil__araddr(axil__araddr),
+    .axil__arready(axil__arready),
+    .axil__arvalid(axil__arvalid),
+    .axil__awaddr(axil__awaddr),
+    .axil__awready(axil__awready),
+    .axil__awvalid(axil__awvalid),
+    .axil__bready(axil__bready),
+    .axil__bresp(axil__bresp),
+    .axil__bvalid(axil__bvalid),
+    .axil__rdata(axil__rdata),
+    .axil__rready(axil__rready),
+    .axil__rresp(axil__rresp),
+    .axil__wdata(axil__wdata),
+    .axil__wready(axil__wready),
+    .axil__wstrb(axil__wstrb),
+    .axil__wvalid(axil__wvalid),
+    .clk(clk),
+    .regs__ar_accept(rd_reserve),
+    .regs__r_data(regs__r_data),
+    .regs__r_done(regs__r_done),
+    .regs__r_valid(regs__r_valid),
+    .regs__w_data(regs__w_data),
+    .regs__w_done(regs__w_done),
+    .regs__w_error(regs__w_error),
+    .regs__w_strb(regs__w_strb),
+    .regs__w_valid(regs__w_valid),
+    .rst(rst),
+    .rvalid(axil__rvalid)
+  );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$57  = \$16 ;
-    if (rst) begin
-      \$57  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$58  = \$17 ;
-    if (rst) begin
-      \$58  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$59  = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
+    regs__w_done = 1'h0;
+    if (\$2 ) begin
+      casez (regs__w_addr)
+        10'h010:
             (* full_case = 32'd1 *)
-            if (\$31 ) begin
+            if (\$4 ) begin
             end else begin
-              \$59  = w_data[2];
+              regs__w_done = 1'h1;
+            end
+        10'h018:
+            regs__w_done = 1'h1;
+        10'h019:
+            regs__w_done = 1'h1;
+        10'h01a:
+            regs__w_done = 1'h1;
+        10'h01b:
+            regs__w_done = 1'h1;
+        10'h01c:
+            regs__w_done = 1'h1;
+        10'h01d:
+            regs__w_done = 1'h1;
+      endcase
+    end
+    if (sequencing) begin
+      if (\$9 ) begin
+        regs__w_done = 1'h1;
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    regs__w_error = 1'h0;
+    if (sequencing) begin
+      if (\$9 ) begin
+        if (\$11 ) begin
+          regs__w_error = 1'h1;
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    regs__r_done = 1'h0;
+    if (stat_pend[1]) begin
+      regs__r_done = 1'h1;
+    end
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            regs__r_done = 1'h1;
+        10'h001:
+            regs__r_done = 1'h1;
+        10'h002:
+            regs__r_done = 1'h1;
+        10'h003:
+            regs__r_done = 1'h1;
+        10'h004:
+            regs__r_done = 1'h1;
+        10'h005:
+            regs__r_done = 1'h1;
+        10'h006:
+            regs__r_done = 1'h1;
+        10'h007:
+            regs__r_done = 1'h1;
+        10'h008:
+            regs__r_done = 1'h1;
+        10'h009:
+            regs__r_done = 1'h1;
+        10'h00a:
+            regs__r_done = 1'h1;
+        10'h010:
+            regs__r_done = 1'h1;
+        10'h011:
+            regs__r_done = 1'h1;
+        10'h012:
+            regs__r_done = 1'h1;
+        10'h014:
+            regs__r_done = 1'h1;
+        10'h015:
+            regs__r_done = 1'h1;
+        10'h018:
+            regs__r_done = 1'h1;
+        10'h019:
+            regs__r_done = 1'h1;
+        10'h01a:
+            regs__r_done = 1'h1;
+        10'h01b:
+            regs__r_done = 1'h1;
+        10'h01c:
+            regs__r_done = 1'h1;
+        10'h01d:
+            regs__r_done = 1'h1;
+        10'h020:
+            regs__r_done = 1'h1;
+        10'h021:
+            regs__r_done = 1'h1;
+        10'h022:
+            regs__r_done = 1'h1;
+        10'h023:
+            regs__r_done = 1'h1;
+        10'h024:
+            regs__r_done = 1'h1;
+        10'h025:
+            regs__r_done = 1'h1;
+        10'h040:
+            /* empty */;
+        10'h041:
+            regs__r_done = 1'h1;
+        10'h042:
+            /* empty */;
+        10'h043:
+            regs__r_done = 1'h1;
+        10'h044:
+            /* empty */;
+        10'h045:
+            regs__r_done = 1'h1;
+        10'h046:
+            /* empty */;
+        10'h047:
+            regs__r_done = 1'h1;
+        10'h048:
+            /* empty */;
+        10'h049:
+            regs__r_done = 1'h1;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            regs__r_done = 1'h1;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            regs__r_done = 1'h1;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            regs__r_done = 1'h1;
+        10'h050:
+            /* empty */;
+        10'h051:
+            regs__r_done = 1'h1;
+        10'h052:
+            /* empty */;
+        10'h053:
+            regs__r_done = 1'h1;
+        10'h054:
+            /* empty */;
+        10'h055:
+            regs__r_done = 1'h1;
+        10'h056:
+            /* empty */;
+        10'h057:
+            regs__r_done = 1'h1;
+        10'h058:
+            /* empty */;
+        10'h059:
+            regs__r_done = 1'h1;
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    regs__r_data = 32'd0;
+    if (stat_pend[1]) begin
+      regs__r_data = rd_data[31:0];
+    end
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            regs__r_data = 32'd1263944019;
+        10'h001:
+            regs__r_data = 32'd512;
+        10'h002:
+            regs__r_data = 32'd2048;
+        10'h003:
+            regs__r_data = 32'd4;
+        10'h004:
+            regs__r_data = 32'd64;
+        10'h005:
+            regs__r_data = 32'd8;
+        10'h006:
+            regs__r_data = 32'd56;
+        10'h007:
+            regs__r_data = 32'd16;
+        10'h008:
+            regs__r_data = 32'd8;
+        10'h009:
+            regs__r_data = 32'd2;
+        10'h00a:
+            regs__r_data = 32'd127;
+        10'h010:
+            regs__r_data = { 30'h00000000, \$14  };
+        10'h011:
+            regs__r_data = { 30'h00000000, \$18  };
+        10'h012:
+            regs__r_data = { 20'h00000, occupancy };
+        10'h014:
+            regs__r_data = cycle[31:0];
+        10'h015:
+            regs__r_data = hi_latch;
+        10'h018:
+            regs__r_data = shadow_c3;
+        10'h019:
+            regs__r_data = shadow_c2;
+        10'h01a:
+            regs__r_data = shadow_w3;
+        10'h01b:
+            regs__r_data = shadow_w2;
+        10'h01c:
+            regs__r_data = shadow_w1;
+        10'h01d:
+            regs__r_data = shadow_hash_seed;
+        10'h020:
+            regs__r_data = { 16'h0000, cfg[15:0] };
+        10'h021:
+            regs__r_data = { 16'h0000, cfg[31:16] };
+        10'h022:
+            regs__r_data = { 25'h0000000, cfg[38:32] };
+        10'h023:
+            regs__r_data = { 25'h0000000, cfg[45:39] };
+        10'h024:
+            regs__r_data = { 25'h0000000, cfg[52:46] };
+        10'h025:
+            regs__r_data = cfg[84:53];
+        10'h040:
+            /* empty */;
+        10'h041:
+            regs__r_data = hi_latch;
+        10'h042:
+            /* empty */;
+        10'h043:
+            regs__r_data = hi_latch;
+        10'h044:
+            /* empty */;
+        10'h045:
+            regs__r_data = hi_latch;
+        10'h046:
+            /* empty */;
+        10'h047:
+            regs__r_data = hi_latch;
+        10'h048:
+            /* empty */;
+        10'h049:
+            regs__r_data = hi_latch;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            regs__r_data = hi_latch;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            regs__r_data = hi_latch;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            regs__r_data = hi_latch;
+        10'h050:
+            /* empty */;
+        10'h051:
+            regs__r_data = hi_latch;
+        10'h052:
+            /* empty */;
+        10'h053:
+            regs__r_data = hi_latch;
+        10'h054:
+            /* empty */;
+        10'h055:
+            regs__r_data = hi_latch;
+        10'h056:
+            /* empty */;
+        10'h057:
+            regs__r_data = hi_latch;
+        10'h058:
+            /* empty */;
+        10'h059:
+            regs__r_data = hi_latch;
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$51  = \$34 ;
+    if (rst) begin
+      \$51  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$52  = \$35 ;
+    if (rst) begin
+      \$52  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$53  = 1'h0;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$53  = regs__w_data[2];
+        end
+      end
+    end
+    if (rst) begin
+      \$53  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$54  = 1'h0;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$54  = \$49 ;
+        end
+      end
+    end
+    if (rst) begin
+      \$54  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$55  = action_resp;
+    if (\$36 ) begin
+      \$55  = 1'h0;
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        \$55  = 1'h1;
+      end
+    end
+    if (rst) begin
+      \$55  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$56  = sequencing;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            if (\$40 ) begin
+              \$56  = 1'h1;
+            end
+      endcase
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        \$56  = 1'h0;
+      end
+    end
+    if (rst) begin
+      \$56  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$57  = enable;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            (* full_case = 32'd1 *)
+            if (\$40 ) begin
+            end else begin
+              if (regs__w_strb[0]) begin
+                \$57  = regs__w_data[0];
+              end
+            end
+      endcase
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$57  = regs__w_data[0];
+        end
+      end
+    end
+    if (rst) begin
+      \$57  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$58  = shadow_c3;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+          begin
+            if (regs__w_strb[0]) begin
+              \$58 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$58 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$58 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$58 [31:24] = regs__w_data[31:24];
             end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$59  = 1'h0;
+      \$58  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$60  = aw_full;
-    if (\$19 ) begin
-      \$60  = 1'h1;
-    end
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          if (axil__bready) begin
-            \$60  = 1'h0;
+    \$59  = shadow_c2;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+          begin
+            if (regs__w_strb[0]) begin
+              \$59 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$59 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$59 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$59 [31:24] = regs__w_data[31:24];
+            end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$60  = 1'h0;
+      \$59  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$61  = aw_word;
-    if (\$19 ) begin
-      \$61  = axil__awaddr[11:2];
-    end
-    if (rst) begin
-      \$61  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$62  = w_full;
-    if (\$21 ) begin
-      \$62  = 1'h1;
-    end
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          if (axil__bready) begin
-            \$62  = 1'h0;
+    \$60  = shadow_w3;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+          begin
+            if (regs__w_strb[0]) begin
+              \$60 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$60 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$60 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$60 [31:24] = regs__w_data[31:24];
+            end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$62  = 1'h0;
+      \$60  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$63  = w_data;
-    if (\$21 ) begin
-      \$63  = axil__wdata;
+    \$61  = shadow_w2;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+          begin
+            if (regs__w_strb[0]) begin
+              \$61 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$61 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$61 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$61 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$61  = 32'd50;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$62  = shadow_w1;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+          begin
+            if (regs__w_strb[0]) begin
+              \$62 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$62 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$62 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$62 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$62  = 32'd125;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$63  = shadow_hash_seed;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+          begin
+            if (regs__w_strb[0]) begin
+              \$63 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$63 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$63 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$63 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
     end
     if (rst) begin
       \$63  = 32'd0;
@@ -31733,838 +31268,247 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$64  = w_strb;
-    if (\$21 ) begin
-      \$64  = axil__wstrb;
+    \$64  = error;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+          \$64  = 1'h1;
+        end else begin
+          if (regs__w_data[4]) begin
+            \$64  = 1'h0;
+          end
+        end
+      end
     end
     if (rst) begin
-      \$64  = 4'h0;
+      \$64  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$65  = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              \$65  = \$33 ;
-            end
+    \$65  = cfg;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          if (regs__w_data[3]) begin
+            \$65 [15:0] = shadow_c3[15:0];
+            \$65 [31:16] = shadow_c2[15:0];
+            \$65 [38:32] = shadow_w3[6:0];
+            \$65 [45:39] = shadow_w2[6:0];
+            \$65 [52:46] = shadow_w1[6:0];
+            \$65 [84:53] = shadow_hash_seed;
           end
-    endcase
+        end
+      end
+    end
     if (rst) begin
-      \$65  = 1'h0;
+      \$65  = 85'h000000001f591900030005;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$66  = write_state;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$66  = 2'h1;
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  if (\$24 ) begin
-                    \$66  = 2'h2;
-                  end
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            \$66  = 2'h1;
-          end
-      2'h1:
-          if (axil__bready) begin
-            \$66  = 2'h0;
-          end
-    endcase
-    if (rst) begin
-      \$66  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$67  = bresp;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$67  = 2'h0;
-            (* full_case = 32'd1 *)
-            casez (aw_word)
-              10'h000:
-                  \$67  = 2'h2;
-              10'h001:
-                  \$67  = 2'h2;
-              10'h002:
-                  \$67  = 2'h2;
-              10'h003:
-                  \$67  = 2'h2;
-              10'h004:
-                  \$67  = 2'h2;
-              10'h005:
-                  \$67  = 2'h2;
-              10'h006:
-                  \$67  = 2'h2;
-              10'h007:
-                  \$67  = 2'h2;
-              10'h008:
-                  \$67  = 2'h2;
-              10'h009:
-                  \$67  = 2'h2;
-              10'h00a:
-                  \$67  = 2'h2;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  \$67  = 2'h2;
-              10'h012:
-                  \$67  = 2'h2;
-              10'h014:
-                  \$67  = 2'h2;
-              10'h015:
-                  \$67  = 2'h2;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                  /* empty */;
-              10'h01d:
-                  /* empty */;
-              10'h020:
-                  \$67  = 2'h2;
-              10'h021:
-                  \$67  = 2'h2;
-              10'h022:
-                  \$67  = 2'h2;
-              10'h023:
-                  \$67  = 2'h2;
-              10'h024:
-                  \$67  = 2'h2;
-              10'h025:
-                  \$67  = 2'h2;
-              10'h040:
-                  \$67  = 2'h2;
-              10'h041:
-                  \$67  = 2'h2;
-              10'h042:
-                  \$67  = 2'h2;
-              10'h043:
-                  \$67  = 2'h2;
-              10'h044:
-                  \$67  = 2'h2;
-              10'h045:
-                  \$67  = 2'h2;
-              10'h046:
-                  \$67  = 2'h2;
-              10'h047:
-                  \$67  = 2'h2;
-              10'h048:
-                  \$67  = 2'h2;
-              10'h049:
-                  \$67  = 2'h2;
-              10'h04a:
-                  \$67  = 2'h2;
-              10'h04b:
-                  \$67  = 2'h2;
-              10'h04c:
-                  \$67  = 2'h2;
-              10'h04d:
-                  \$67  = 2'h2;
-              10'h04e:
-                  \$67  = 2'h2;
-              10'h04f:
-                  \$67  = 2'h2;
-              10'h050:
-                  \$67  = 2'h2;
-              10'h051:
-                  \$67  = 2'h2;
-              10'h052:
-                  \$67  = 2'h2;
-              10'h053:
-                  \$67  = 2'h2;
-              10'h054:
-                  \$67  = 2'h2;
-              10'h055:
-                  \$67  = 2'h2;
-              10'h056:
-                  \$67  = 2'h2;
-              10'h057:
-                  \$67  = 2'h2;
-              10'h058:
-                  \$67  = 2'h2;
-              10'h059:
-                  \$67  = 2'h2;
-              default:
-                  \$67  = 2'h3;
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-              \$67  = 2'h2;
-            end else begin
-              \$67  = 2'h0;
-            end
-          end
-    endcase
-    if (rst) begin
-      \$67  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$68  = action_resp;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$68  = 1'h0;
-          end
-      2'h2:
-          if (\$29 ) begin
-            \$68  = 1'h1;
-          end
-    endcase
-    if (rst) begin
-      \$68  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$69  = enable;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  if (\$24 ) begin
-                  end else if (w_strb[0]) begin
-                    \$69  = w_data[0];
-                  end
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              \$69  = w_data[0];
-            end
-          end
-    endcase
-    if (rst) begin
-      \$69  = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$70  = shadow_c3;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                begin
-                  if (w_strb[0]) begin
-                    \$70 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$70 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$70 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$70 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$70  = 32'd5;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$71  = shadow_c2;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                begin
-                  if (w_strb[0]) begin
-                    \$71 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$71 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$71 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$71 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$71  = 32'd3;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$72  = shadow_w3;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                begin
-                  if (w_strb[0]) begin
-                    \$72 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$72 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$72 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$72 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$72  = 32'd25;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$73  = shadow_w2;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                begin
-                  if (w_strb[0]) begin
-                    \$73 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$73 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$73 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$73 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$73  = 32'd50;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$74  = shadow_w1;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                begin
-                  if (w_strb[0]) begin
-                    \$74 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$74 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$74 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$74 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$74  = 32'd125;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$75  = shadow_hash_seed;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                  /* empty */;
-              10'h01d:
-                begin
-                  if (w_strb[0]) begin
-                    \$75 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$75 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$75 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$75 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$75  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$76  = error;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-              \$76  = 1'h1;
-            end else begin
-              if (w_data[4]) begin
-                \$76  = 1'h0;
-              end
-            end
-          end
-    endcase
-    if (rst) begin
-      \$76  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$77  = cfg;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              if (w_data[3]) begin
-                \$77 [15:0] = shadow_c3[15:0];
-                \$77 [31:16] = shadow_c2[15:0];
-                \$77 [38:32] = shadow_w3[6:0];
-                \$77 [45:39] = shadow_w2[6:0];
-                \$77 [52:46] = shadow_w1[6:0];
-                \$77 [84:53] = shadow_hash_seed;
-              end
-            end
-          end
-    endcase
-    if (rst) begin
-      \$77  = 85'h000000001f591900030005;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$78  = ar_full;
-    if (ar_take) begin
-      \$78  = 1'h1;
-    end
-    if (ar_full) begin
-      \$78  = 1'h0;
-    end
-    if (rst) begin
-      \$78  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$79  = ar_word;
-    if (ar_take) begin
-      \$79  = axil__araddr[11:2];
-    end
-    if (rst) begin
-      \$79  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$80  = ar_stat_lo;
-    if (ar_take) begin
-      \$80  = 1'h0;
+    \$66  = ar_stat_lo;
+    if (rd_reserve) begin
+      \$66  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h042:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h044:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h046:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h048:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h04a:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h04c:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h04e:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h050:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h052:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h054:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h056:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
         10'h058:
-            \$80  = 1'h1;
+            \$66  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$80  = 1'h0;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$81  = ar_stat_idx;
-    if (ar_take) begin
-      \$81  = 4'h0;
+    \$67  = rd_addr;
+    if (rd_reserve) begin
+      \$67  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$81  = 4'h0;
+            \$67  = 4'h0;
         10'h042:
-            \$81  = 4'h1;
+            \$67  = 4'h1;
         10'h044:
-            \$81  = 4'h2;
+            \$67  = 4'h2;
         10'h046:
-            \$81  = 4'h3;
+            \$67  = 4'h3;
         10'h048:
-            \$81  = 4'h4;
+            \$67  = 4'h4;
         10'h04a:
-            \$81  = 4'h5;
+            \$67  = 4'h5;
         10'h04c:
-            \$81  = 4'h6;
+            \$67  = 4'h6;
         10'h04e:
-            \$81  = 4'h7;
+            \$67  = 4'h7;
         10'h050:
-            \$81  = 4'h8;
+            \$67  = 4'h8;
         10'h052:
-            \$81  = 4'h9;
+            \$67  = 4'h9;
         10'h054:
-            \$81  = 4'ha;
+            \$67  = 4'ha;
         10'h056:
-            \$81  = 4'hb;
+            \$67  = 4'hb;
         10'h058:
-            \$81  = 4'hc;
+            \$67  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$81  = 4'h0;
+      \$67  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$82  = rvalid;
-    if (\$34 ) begin
-      \$82  = 1'h0;
+    \$68  = \$50 [1:0];
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            /* empty */;
+        10'h001:
+            /* empty */;
+        10'h002:
+            /* empty */;
+        10'h003:
+            /* empty */;
+        10'h004:
+            /* empty */;
+        10'h005:
+            /* empty */;
+        10'h006:
+            /* empty */;
+        10'h007:
+            /* empty */;
+        10'h008:
+            /* empty */;
+        10'h009:
+            /* empty */;
+        10'h00a:
+            /* empty */;
+        10'h010:
+            /* empty */;
+        10'h011:
+            /* empty */;
+        10'h012:
+            /* empty */;
+        10'h014:
+            /* empty */;
+        10'h015:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h020:
+            /* empty */;
+        10'h021:
+            /* empty */;
+        10'h022:
+            /* empty */;
+        10'h023:
+            /* empty */;
+        10'h024:
+            /* empty */;
+        10'h025:
+            /* empty */;
+        10'h040:
+            \$68 [0] = 1'h1;
+        10'h041:
+            /* empty */;
+        10'h042:
+            \$68 [0] = 1'h1;
+        10'h043:
+            /* empty */;
+        10'h044:
+            \$68 [0] = 1'h1;
+        10'h045:
+            /* empty */;
+        10'h046:
+            \$68 [0] = 1'h1;
+        10'h047:
+            /* empty */;
+        10'h048:
+            \$68 [0] = 1'h1;
+        10'h049:
+            /* empty */;
+        10'h04a:
+            \$68 [0] = 1'h1;
+        10'h04b:
+            /* empty */;
+        10'h04c:
+            \$68 [0] = 1'h1;
+        10'h04d:
+            /* empty */;
+        10'h04e:
+            \$68 [0] = 1'h1;
+        10'h04f:
+            /* empty */;
+        10'h050:
+            \$68 [0] = 1'h1;
+        10'h051:
+            /* empty */;
+        10'h052:
+            \$68 [0] = 1'h1;
+        10'h053:
+            /* empty */;
+        10'h054:
+            \$68 [0] = 1'h1;
+        10'h055:
+            /* empty */;
+        10'h056:
+            \$68 [0] = 1'h1;
+        10'h057:
+            /* empty */;
+        10'h058:
+            \$68 [0] = 1'h1;
+      endcase
     end
+    if (rst) begin
+      \$68  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$69  = hi_latch;
     if (stat_pend[1]) begin
-      \$82  = 1'h1;
+      \$69  = rd_data[63:32];
     end
-    if (ar_full) begin
-      \$82  = 1'h1;
-      casez (ar_word)
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
         10'h000:
             /* empty */;
         10'h001:
@@ -32594,531 +31538,53 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
         10'h012:
             /* empty */;
         10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$82  = 1'h0;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$82  = 1'h0;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$82  = 1'h0;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$82  = 1'h0;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$82  = 1'h0;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$82  = 1'h0;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$82  = 1'h0;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$82  = 1'h0;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$82  = 1'h0;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$82  = 1'h0;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$82  = 1'h0;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$82  = 1'h0;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$82  = 1'h0;
+            \$69  = cycle[63:32];
       endcase
     end
     if (rst) begin
-      \$82  = 1'h0;
+      \$69  = 32'd0;
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$83  = \$35 [1:0];
-    if (ar_full) begin
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$83 [0] = 1'h1;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$83 [0] = 1'h1;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$83 [0] = 1'h1;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$83 [0] = 1'h1;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$83 [0] = 1'h1;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$83 [0] = 1'h1;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$83 [0] = 1'h1;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$83 [0] = 1'h1;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$83 [0] = 1'h1;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$83 [0] = 1'h1;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$83 [0] = 1'h1;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$83 [0] = 1'h1;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$83 [0] = 1'h1;
-      endcase
-    end
-    if (rst) begin
-      \$83  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$84  = rdata;
-    if (stat_pend[1]) begin
-      \$84  = rd_data[31:0];
-    end
-    if (ar_full) begin
-      \$84  = 32'd0;
-      casez (ar_word)
-        10'h000:
-            \$84  = 32'd1263944019;
-        10'h001:
-            \$84  = 32'd512;
-        10'h002:
-            \$84  = 32'd2048;
-        10'h003:
-            \$84  = 32'd4;
-        10'h004:
-            \$84  = 32'd64;
-        10'h005:
-            \$84  = 32'd8;
-        10'h006:
-            \$84  = 32'd56;
-        10'h007:
-            \$84  = 32'd16;
-        10'h008:
-            \$84  = 32'd8;
-        10'h009:
-            \$84  = 32'd2;
-        10'h00a:
-            \$84  = 32'd127;
-        10'h010:
-            \$84  = { 30'h00000000, \$36  };
-        10'h011:
-            \$84  = { 30'h00000000, \$40  };
-        10'h012:
-            \$84  = { 20'h00000, occupancy };
-        10'h014:
-            \$84  = cycle[31:0];
-        10'h015:
-            \$84  = hi_latch;
-        10'h018:
-            \$84  = shadow_c3;
-        10'h019:
-            \$84  = shadow_c2;
-        10'h01a:
-            \$84  = shadow_w3;
-        10'h01b:
-            \$84  = shadow_w2;
-        10'h01c:
-            \$84  = shadow_w1;
-        10'h01d:
-            \$84  = shadow_hash_seed;
-        10'h020:
-            \$84  = { 16'h0000, cfg[15:0] };
-        10'h021:
-            \$84  = { 16'h0000, cfg[31:16] };
-        10'h022:
-            \$84  = { 25'h0000000, cfg[38:32] };
-        10'h023:
-            \$84  = { 25'h0000000, cfg[45:39] };
-        10'h024:
-            \$84  = { 25'h0000000, cfg[52:46] };
-        10'h025:
-            \$84  = cfg[84:53];
-        10'h040:
-            /* empty */;
-        10'h041:
-            \$84  = hi_latch;
-        10'h042:
-            /* empty */;
-        10'h043:
-            \$84  = hi_latch;
-        10'h044:
-            /* empty */;
-        10'h045:
-            \$84  = hi_latch;
-        10'h046:
-            /* empty */;
-        10'h047:
-            \$84  = hi_latch;
-        10'h048:
-            /* empty */;
-        10'h049:
-            \$84  = hi_latch;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            \$84  = hi_latch;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            \$84  = hi_latch;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            \$84  = hi_latch;
-        10'h050:
-            /* empty */;
-        10'h051:
-            \$84  = hi_latch;
-        10'h052:
-            /* empty */;
-        10'h053:
-            \$84  = hi_latch;
-        10'h054:
-            /* empty */;
-        10'h055:
-            \$84  = hi_latch;
-        10'h056:
-            /* empty */;
-        10'h057:
-            \$84  = hi_latch;
-        10'h058:
-            /* empty */;
-        10'h059:
-            \$84  = hi_latch;
-      endcase
-    end
-    if (rst) begin
-      \$84  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$85  = hi_latch;
-    if (stat_pend[1]) begin
-      \$85  = rd_data[63:32];
-    end
-    if (ar_full) begin
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            \$85  = cycle[63:32];
-      endcase
-    end
-    if (rst) begin
-      \$85  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$86  = rresp;
-    if (ar_full) begin
-      \$86  = 2'h0;
-      (* full_case = 32'd1 *)
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            /* empty */;
-        10'h041:
-            /* empty */;
-        10'h042:
-            /* empty */;
-        10'h043:
-            /* empty */;
-        10'h044:
-            /* empty */;
-        10'h045:
-            /* empty */;
-        10'h046:
-            /* empty */;
-        10'h047:
-            /* empty */;
-        10'h048:
-            /* empty */;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            /* empty */;
-        10'h051:
-            /* empty */;
-        10'h052:
-            /* empty */;
-        10'h053:
-            /* empty */;
-        10'h054:
-            /* empty */;
-        10'h055:
-            /* empty */;
-        10'h056:
-            /* empty */;
-        10'h057:
-            /* empty */;
-        10'h058:
-            /* empty */;
-        10'h059:
-            /* empty */;
-        default:
-            \$86  = 2'h3;
-      endcase
-    end
-    if (rst) begin
-      \$86  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    axil__bvalid = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          axil__bvalid = 1'h1;
-    endcase
-  end
-  assign inc = stat_inc;
-  assign clear = clear_stats;
-  assign axil__bresp = bresp;
-  assign flush = flush_pulse;
-  assign axil__rvalid = rvalid;
-  assign axil__rdata = rdata;
-  assign axil__rresp = rresp;
-  assign rd_reserve = ar_take;
-  assign rd_addr = ar_stat_idx;
+  assign \axil__araddr$1  = axil__araddr;
+  assign \axil__arprot$3  = axil__arprot;
+  assign \axil__arready$5  = axil__arready;
+  assign \axil__arvalid$7  = axil__arvalid;
+  assign \axil__awaddr$9  = axil__awaddr;
+  assign \axil__awprot$11  = axil__awprot;
+  assign \axil__awready$13  = axil__awready;
+  assign \axil__awvalid$15  = axil__awvalid;
+  assign \axil__bready$17  = axil__bready;
+  assign \axil__bresp$19  = axil__bresp;
+  assign \axil__bvalid$21  = axil__bvalid;
+  assign \axil__rdata$23  = axil__rdata;
+  assign \axil__rready$25  = axil__rready;
+  assign \axil__rresp$27  = axil__rresp;
+  assign \axil__rvalid$29  = axil__rvalid;
+  assign \axil__wdata$31  = axil__wdata;
+  assign \axil__wready$33  = axil__wready;
+  assign \axil__wstrb$35  = axil__wstrb;
+  assign \axil__wvalid$37  = axil__wvalid;
+  assign stat_inc = inc;
+  assign clear_stats = clear;
+  assign flush_pulse = flush;
+  assign regs__b_busy = axil__bvalid;
+  assign regs__ar_accept = rd_reserve;
+  assign ar_stat_idx = rd_addr;
+  assign regs__ar_addr = axil__araddr[11:2];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$35  = { stat_pend, 1'h0 };
-  assign \$36  = { 1'h0, enable };
-  assign \$38  = { 1'h0, \$37  };
-  assign \$39  = { error, 1'h0 };
+  assign \$14  = { 1'h0, enable };
+  assign \$16  = { 1'h0, \$15  };
+  assign \$17  = { error, 1'h0 };
+  assign \$50  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$22  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
@@ -33950,8 +32416,751 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.timebase (rst, cycle, clk);
+module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, aw_word
+, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, ar_word, rvalid, axil__rdata, axil__rresp, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$23  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
+  wire \$12 ;
+  wire \$120 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
+  wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
+  wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire [1:0] \$149 ;
+  wire \$15 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
+  wire \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire \$19 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire \$198 ;
+  wire \$199 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
+  wire \$21 ;
+  wire \$210 ;
+  reg \$211 ;
+  reg [9:0] \$212 ;
+  reg \$213 ;
+  reg [31:0] \$214 ;
+  reg [3:0] \$215 ;
+  reg \$216 ;
+  reg [1:0] \$217 ;
+  reg \$218 ;
+  reg [9:0] \$219 ;
+  wire \$22 ;
+  reg \$220 ;
+  reg [31:0] \$221 ;
+  reg [1:0] \$222 ;
+  reg \$223 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire \$7 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire \$83 ;
+  wire \$84 ;
+  wire \$85 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire \$88 ;
+  wire \$89 ;
+  wire \$9 ;
+  wire \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
+  reg ar_full = 1'h0;
+  output [9:0] ar_word;
+  reg [9:0] ar_word = 10'h000;
+  reg aw_full = 1'h0;
+  output [9:0] aw_word;
+  reg [9:0] aw_word = 10'h000;
+  input [11:0] axil__araddr;
+  wire [11:0] axil__araddr;
+  output axil__arready;
+  wire axil__arready;
+  input axil__arvalid;
+  wire axil__arvalid;
+  input [11:0] axil__awaddr;
+  wire [11:0] axil__awaddr;
+  output axil__awready;
+  wire axil__awready;
+  input axil__awvalid;
+  wire axil__awvalid;
+  input axil__bready;
+  wire axil__bready;
+  output [1:0] axil__bresp;
+  reg [1:0] axil__bresp = 2'h0;
+  output axil__bvalid;
+  reg axil__bvalid = 1'h0;
+  output [31:0] axil__rdata;
+  reg [31:0] axil__rdata = 32'd0;
+  input axil__rready;
+  wire axil__rready;
+  output [1:0] axil__rresp;
+  reg [1:0] axil__rresp = 2'h0;
+  (* init = 1'h0 *)
+  wire axil__rvalid;
+  input [31:0] axil__wdata;
+  wire [31:0] axil__wdata;
+  output axil__wready;
+  wire axil__wready;
+  input [3:0] axil__wstrb;
+  wire [3:0] axil__wstrb;
+  input axil__wvalid;
+  wire axil__wvalid;
+  (* init = 2'h0 *)
+  wire [1:0] bresp;
+  (* init = 1'h0 *)
+  wire bvalid;
+  input clk;
+  wire clk;
+  reg r_wait = 1'h0;
+  (* init = 32'd0 *)
+  wire [31:0] rdata;
+  output regs__ar_accept;
+  wire regs__ar_accept;
+  wire [9:0] regs__ar_addr;
+  (* init = 1'h0 *)
+  wire regs__b_busy;
+  (* init = 10'h000 *)
+  wire [9:0] regs__r_addr;
+  input [31:0] regs__r_data;
+  wire [31:0] regs__r_data;
+  input regs__r_done;
+  wire regs__r_done;
+  output regs__r_valid;
+  wire regs__r_valid;
+  (* init = 10'h000 *)
+  wire [9:0] regs__w_addr;
+  output [31:0] regs__w_data;
+  reg [31:0] regs__w_data = 32'd0;
+  input regs__w_done;
+  wire regs__w_done;
+  input regs__w_error;
+  wire regs__w_error;
+  output [3:0] regs__w_strb;
+  reg [3:0] regs__w_strb = 4'h0;
+  output regs__w_valid;
+  wire regs__w_valid;
+  (* init = 2'h0 *)
+  wire [1:0] rresp;
+  input rst;
+  wire rst;
+  output rvalid;
+  reg rvalid = 1'h0;
+  (* init = 32'd0 *)
+  wire [31:0] w_data;
+  reg w_full = 1'h0;
+  (* init = 4'h0 *)
+  wire [3:0] w_strb;
+  assign axil__awready = ~ aw_full;
+  assign axil__wready = ~ w_full;
+  assign \$1  = aw_full & w_full;
+  assign \$2  = ~ axil__bvalid;
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = aw_word == 5'h10;
+  assign \$5  = aw_word == 5'h18;
+  assign \$6  = aw_word == 5'h19;
+  assign \$7  = aw_word == 5'h1a;
+  assign \$8  = aw_word == 5'h1b;
+  assign \$9  = aw_word == 5'h1c;
+  assign \$10  = aw_word == 5'h1d;
+  assign \$11  = | { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
+  assign regs__w_valid = \$3  & \$11 ;
+  assign \$12  = ~ ar_full;
+  assign \$13  = ~ r_wait;
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = ~ rvalid;
+  assign axil__arready = \$14  & \$15 ;
+  assign \$16  = ~ ar_full;
+  assign \$17  = ~ r_wait;
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = ~ rvalid;
+  assign \$20  = \$18  & \$19 ;
+  assign regs__ar_accept = axil__arvalid & \$20 ;
+  assign \$21  = ! ar_word;
+  assign \$22  = ar_word == 1'h1;
+  assign \$23  = ar_word == 2'h2;
+  assign \$24  = ar_word == 2'h3;
+  assign \$25  = ar_word == 3'h4;
+  assign \$26  = ar_word == 3'h5;
+  assign \$27  = ar_word == 3'h6;
+  assign \$28  = ar_word == 3'h7;
+  assign \$29  = ar_word == 4'h8;
+  assign \$30  = ar_word == 4'h9;
+  assign \$31  = ar_word == 4'ha;
+  assign \$32  = ar_word == 5'h10;
+  assign \$33  = ar_word == 5'h11;
+  assign \$34  = ar_word == 5'h12;
+  assign \$35  = ar_word == 5'h14;
+  assign \$36  = ar_word == 5'h15;
+  assign \$37  = ar_word == 5'h18;
+  assign \$38  = ar_word == 5'h19;
+  assign \$39  = ar_word == 5'h1a;
+  assign \$40  = ar_word == 5'h1b;
+  assign \$41  = ar_word == 5'h1c;
+  assign \$42  = ar_word == 5'h1d;
+  assign \$43  = ar_word == 6'h20;
+  assign \$44  = ar_word == 6'h21;
+  assign \$45  = ar_word == 6'h22;
+  assign \$46  = ar_word == 6'h23;
+  assign \$47  = ar_word == 6'h24;
+  assign \$48  = ar_word == 6'h25;
+  assign \$49  = ar_word == 7'h40;
+  assign \$50  = ar_word == 7'h41;
+  assign \$51  = ar_word == 7'h42;
+  assign \$52  = ar_word == 7'h43;
+  assign \$53  = ar_word == 7'h44;
+  assign \$54  = ar_word == 7'h45;
+  assign \$55  = ar_word == 7'h46;
+  assign \$56  = ar_word == 7'h47;
+  assign \$57  = ar_word == 7'h48;
+  assign \$58  = ar_word == 7'h49;
+  assign \$59  = ar_word == 7'h4a;
+  assign \$60  = ar_word == 7'h4b;
+  assign \$61  = ar_word == 7'h4c;
+  assign \$62  = ar_word == 7'h4d;
+  assign \$63  = ar_word == 7'h4e;
+  assign \$64  = ar_word == 7'h4f;
+  assign \$65  = ar_word == 7'h50;
+  assign \$66  = ar_word == 7'h51;
+  assign \$67  = ar_word == 7'h52;
+  assign \$68  = ar_word == 7'h53;
+  assign \$69  = ar_word == 7'h54;
+  assign \$70  = ar_word == 7'h55;
+  assign \$71  = ar_word == 7'h56;
+  assign \$72  = ar_word == 7'h57;
+  assign \$73  = ar_word == 7'h58;
+  assign \$74  = ar_word == 7'h59;
+  assign \$75  = | { \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21  };
+  assign regs__r_valid = ar_full & \$75 ;
+  assign \$76  = ~ aw_full;
+  assign \$77  = axil__awvalid & \$76 ;
+  assign \$78  = ~ w_full;
+  assign \$79  = axil__wvalid & \$78 ;
+  assign \$80  = aw_full & w_full;
+  assign \$81  = ~ axil__bvalid;
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = ! aw_word;
+  assign \$84  = aw_word == 1'h1;
+  assign \$85  = aw_word == 2'h2;
+  assign \$86  = aw_word == 2'h3;
+  assign \$87  = aw_word == 3'h4;
+  assign \$88  = aw_word == 3'h5;
+  assign \$89  = aw_word == 3'h6;
+  assign \$90  = aw_word == 3'h7;
+  assign \$91  = aw_word == 4'h8;
+  assign \$92  = aw_word == 4'h9;
+  assign \$93  = aw_word == 4'ha;
+  assign \$94  = aw_word == 5'h10;
+  assign \$95  = aw_word == 5'h11;
+  assign \$96  = aw_word == 5'h12;
+  assign \$97  = aw_word == 5'h14;
+  assign \$98  = aw_word == 5'h15;
+  assign \$99  = aw_word == 5'h18;
+  assign \$100  = aw_word == 5'h19;
+  assign \$101  = aw_word == 5'h1a;
+  assign \$102  = aw_word == 5'h1b;
+  assign \$103  = aw_word == 5'h1c;
+  assign \$104  = aw_word == 5'h1d;
+  assign \$105  = aw_word == 6'h20;
+  assign \$106  = aw_word == 6'h21;
+  assign \$107  = aw_word == 6'h22;
+  assign \$108  = aw_word == 6'h23;
+  assign \$109  = aw_word == 6'h24;
+  assign \$110  = aw_word == 6'h25;
+  assign \$111  = aw_word == 7'h40;
+  assign \$112  = aw_word == 7'h41;
+  assign \$113  = aw_word == 7'h42;
+  assign \$114  = aw_word == 7'h43;
+  assign \$115  = aw_word == 7'h44;
+  assign \$116  = aw_word == 7'h45;
+  assign \$117  = aw_word == 7'h46;
+  assign \$118  = aw_word == 7'h47;
+  assign \$119  = aw_word == 7'h48;
+  assign \$120  = aw_word == 7'h49;
+  assign \$121  = aw_word == 7'h4a;
+  assign \$122  = aw_word == 7'h4b;
+  assign \$123  = aw_word == 7'h4c;
+  assign \$124  = aw_word == 7'h4d;
+  assign \$125  = aw_word == 7'h4e;
+  assign \$126  = aw_word == 7'h4f;
+  assign \$127  = aw_word == 7'h50;
+  assign \$128  = aw_word == 7'h51;
+  assign \$129  = aw_word == 7'h52;
+  assign \$130  = aw_word == 7'h53;
+  assign \$131  = aw_word == 7'h54;
+  assign \$132  = aw_word == 7'h55;
+  assign \$133  = aw_word == 7'h56;
+  assign \$134  = aw_word == 7'h57;
+  assign \$135  = aw_word == 7'h58;
+  assign \$136  = aw_word == 7'h59;
+  assign \$137  = | { \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83  };
+  assign \$138  = ~ \$137 ;
+  assign \$139  = aw_word == 5'h10;
+  assign \$140  = aw_word == 5'h18;
+  assign \$141  = aw_word == 5'h19;
+  assign \$142  = aw_word == 5'h1a;
+  assign \$143  = aw_word == 5'h1b;
+  assign \$144  = aw_word == 5'h1c;
+  assign \$145  = aw_word == 5'h1d;
+  assign \$146  = | { \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139  };
+  assign \$147  = ~ \$146 ;
+  assign \$148  = regs__w_done & regs__w_error;
+  assign \$149  = \$148  ? 2'h2 : 2'h0;
+  assign \$150  = axil__bvalid & axil__bready;
+  assign \$151  = rvalid & axil__rready;
+  assign \$152  = ! ar_word;
+  assign \$153  = ar_word == 1'h1;
+  assign \$154  = ar_word == 2'h2;
+  assign \$155  = ar_word == 2'h3;
+  assign \$156  = ar_word == 3'h4;
+  assign \$157  = ar_word == 3'h5;
+  assign \$158  = ar_word == 3'h6;
+  assign \$159  = ar_word == 3'h7;
+  assign \$160  = ar_word == 4'h8;
+  assign \$161  = ar_word == 4'h9;
+  assign \$162  = ar_word == 4'ha;
+  assign \$163  = ar_word == 5'h10;
+  assign \$164  = ar_word == 5'h11;
+  assign \$165  = ar_word == 5'h12;
+  assign \$166  = ar_word == 5'h14;
+  assign \$167  = ar_word == 5'h15;
+  assign \$168  = ar_word == 5'h18;
+  assign \$169  = ar_word == 5'h19;
+  assign \$170  = ar_word == 5'h1a;
+  assign \$171  = ar_word == 5'h1b;
+  assign \$172  = ar_word == 5'h1c;
+  assign \$173  = ar_word == 5'h1d;
+  assign \$174  = ar_word == 6'h20;
+  assign \$175  = ar_word == 6'h21;
+  assign \$176  = ar_word == 6'h22;
+  assign \$177  = ar_word == 6'h23;
+  assign \$178  = ar_word == 6'h24;
+  assign \$179  = ar_word == 6'h25;
+  assign \$180  = ar_word == 7'h40;
+  assign \$181  = ar_word == 7'h41;
+  assign \$182  = ar_word == 7'h42;
+  assign \$183  = ar_word == 7'h43;
+  assign \$184  = ar_word == 7'h44;
+  assign \$185  = ar_word == 7'h45;
+  assign \$186  = ar_word == 7'h46;
+  assign \$187  = ar_word == 7'h47;
+  assign \$188  = ar_word == 7'h48;
+  assign \$189  = ar_word == 7'h49;
+  assign \$190  = ar_word == 7'h4a;
+  assign \$191  = ar_word == 7'h4b;
+  assign \$192  = ar_word == 7'h4c;
+  assign \$193  = ar_word == 7'h4d;
+  assign \$194  = ar_word == 7'h4e;
+  assign \$195  = ar_word == 7'h4f;
+  assign \$196  = ar_word == 7'h50;
+  assign \$197  = ar_word == 7'h51;
+  assign \$198  = ar_word == 7'h52;
+  assign \$199  = ar_word == 7'h53;
+  assign \$200  = ar_word == 7'h54;
+  assign \$201  = ar_word == 7'h55;
+  assign \$202  = ar_word == 7'h56;
+  assign \$203  = ar_word == 7'h57;
+  assign \$204  = ar_word == 7'h58;
+  assign \$205  = ar_word == 7'h59;
+  assign \$206  = | { \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152  };
+  assign \$207  = ~ \$206 ;
+  assign \$208  = ~ regs__r_done;
+  assign \$209  = regs__r_valid | r_wait;
+  assign \$210  = regs__r_done & \$209 ;
+  always @(posedge clk)
+    aw_full <= \$211 ;
+  always @(posedge clk)
+    aw_word <= \$212 ;
+  always @(posedge clk)
+    w_full <= \$213 ;
+  always @(posedge clk)
+    regs__w_data <= \$214 ;
+  always @(posedge clk)
+    regs__w_strb <= \$215 ;
+  always @(posedge clk)
+    axil__bvalid <= \$216 ;
+  always @(posedge clk)
+    axil__bresp <= \$217 ;
+  always @(posedge clk)
+    ar_full <= \$218 ;
+  always @(posedge clk)
+    ar_word <= \$219 ;
+  always @(posedge clk)
+    rvalid <= \$220 ;
+  always @(posedge clk)
+    axil__rdata <= \$221 ;
+  always @(posedge clk)
+    axil__rresp <= \$222 ;
+  always @(posedge clk)
+    r_wait <= \$223 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$211  = aw_full;
+    if (\$77 ) begin
+      \$211  = 1'h1;
+    end
+    if (\$150 ) begin
+      \$211  = 1'h0;
+    end
+    if (rst) begin
+      \$211  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$212  = aw_word;
+    if (\$77 ) begin
+      \$212  = axil__awaddr[11:2];
+    end
+    if (rst) begin
+      \$212  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$213  = w_full;
+    if (\$79 ) begin
+      \$213  = 1'h1;
+    end
+    if (\$150 ) begin
+      \$213  = 1'h0;
+    end
+    if (rst) begin
+      \$213  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$214  = regs__w_data;
+    if (\$79 ) begin
+      \$214  = axil__wdata;
+    end
+    if (rst) begin
+      \$214  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$215  = regs__w_strb;
+    if (\$79 ) begin
+      \$215  = axil__wstrb;
+    end
+    if (rst) begin
+      \$215  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$216  = axil__bvalid;
+    if (\$82 ) begin
+      (* full_case = 32'd1 *)
+      if (\$138 ) begin
+        \$216  = 1'h1;
+      end else if (\$147 ) begin
+        \$216  = 1'h1;
+      end else begin
+        \$216  = regs__w_done;
+      end
+    end
+    if (\$150 ) begin
+      \$216  = 1'h0;
+    end
+    if (rst) begin
+      \$216  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$217  = axil__bresp;
+    if (\$82 ) begin
+      (* full_case = 32'd1 *)
+      if (\$138 ) begin
+        \$217  = 2'h3;
+      end else if (\$147 ) begin
+        \$217  = 2'h2;
+      end else begin
+        \$217  = \$149 ;
+      end
+    end
+    if (rst) begin
+      \$217  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$218  = ar_full;
+    if (regs__ar_accept) begin
+      \$218  = 1'h1;
+    end
+    if (ar_full) begin
+      \$218  = 1'h0;
+    end
+    if (rst) begin
+      \$218  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$219  = ar_word;
+    if (regs__ar_accept) begin
+      \$219  = axil__araddr[11:2];
+    end
+    if (rst) begin
+      \$219  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$220  = rvalid;
+    if (\$151 ) begin
+      \$220  = 1'h0;
+    end
+    if (ar_full) begin
+      if (\$207 ) begin
+        \$220  = 1'h1;
+      end
+    end
+    if (\$210 ) begin
+      \$220  = 1'h1;
+    end
+    if (rst) begin
+      \$220  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$221  = axil__rdata;
+    if (ar_full) begin
+      \$221  = 32'd0;
+    end
+    if (\$210 ) begin
+      \$221  = regs__r_data;
+    end
+    if (rst) begin
+      \$221  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$222  = axil__rresp;
+    if (ar_full) begin
+      \$222  = 2'h0;
+      if (\$207 ) begin
+        \$222  = 2'h3;
+      end
+    end
+    if (rst) begin
+      \$222  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    \$223  = r_wait;
+    if (ar_full) begin
+      if (\$207 ) begin
+      end else if (\$208 ) begin
+        \$223  = 1'h1;
+      end
+    end
+    if (\$210 ) begin
+      \$223  = 1'h0;
+    end
+    if (rst) begin
+      \$223  = 1'h0;
+    end
+  end
+  assign bvalid = axil__bvalid;
+  assign bresp = axil__bresp;
+  assign regs__w_addr = aw_word;
+  assign w_data = regs__w_data;
+  assign w_strb = regs__w_strb;
+  assign regs__b_busy = axil__bvalid;
+  assign axil__rvalid = rvalid;
+  assign rdata = axil__rdata;
+  assign rresp = axil__rresp;
+  assign regs__ar_addr = axil__araddr[11:2];
+  assign regs__r_addr = ar_word;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.timebase (rst, cycle, clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$24  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -33964,7 +33173,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$24 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

@@ -168,33 +168,35 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   );
   \kv_asu.regs  regs (
     .axil__araddr(axil__araddr),
+    .axil__arprot(axil__arprot),
     .axil__arready(axil__arready),
     .axil__arvalid(axil__arvalid),
     .axil__awaddr(axil__awaddr),
+    .axil__awprot(axil__awprot),
     .axil__awready(axil__awready),
     .axil__awvalid(axil__awvalid),
     .axil__bready(axil__bready),
+    .axil__bresp(axil__bresp),
     .axil__bvalid(axil__bvalid),
+    .axil__rdata(axil__rdata),
     .axil__rready(axil__rready),
+    .axil__rresp(axil__rresp),
+    .axil__rvalid(axil__rvalid),
     .axil__wdata(axil__wdata),
     .axil__wready(axil__wready),
     .axil__wstrb(axil__wstrb),
     .axil__wvalid(axil__wvalid),
-    .bresp(axil__bresp),
     .cfg(cfg),
     .clk(clk),
     .core_flushing(core_flushing),
     .core_idle(core_idle),
     .cycle(cycle),
     .enable(enable),
-    .flush_pulse(flush),
+    .flush(flush),
     .hold(hold),
+    .inc(stat_inc),
     .occupancy(occupancy),
-    .rdata(axil__rdata),
-    .rresp(axil__rresp),
-    .rst(rst),
-    .rvalid(axil__rvalid),
-    .stat_inc(stat_inc)
+    .rst(rst)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -302,50 +304,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] ahead_start;
   wire [31:0] bk_count;
   wire [31:0] \bk_count$97 ;
-  wire [7:0] \bk_count$97[0] ;
-  wire [7:0] \bk_count$97[1] ;
-  wire [7:0] \bk_count$97[2] ;
-  wire [7:0] \bk_count$97[3] ;
-  wire [7:0] \bk_count[0] ;
-  wire [7:0] \bk_count[1] ;
-  wire [7:0] \bk_count[2] ;
-  wire [7:0] \bk_count[3] ;
   wire [3:0] bk_fresh;
   wire [3:0] \bk_fresh$103 ;
   wire [23:0] bk_last;
   wire [23:0] \bk_last$99 ;
-  wire [5:0] \bk_last$99[0] ;
-  wire [5:0] \bk_last$99[1] ;
-  wire [5:0] \bk_last$99[2] ;
-  wire [5:0] \bk_last$99[3] ;
-  wire [5:0] \bk_last[0] ;
-  wire [5:0] \bk_last[1] ;
-  wire [5:0] \bk_last[2] ;
-  wire [5:0] \bk_last[3] ;
   wire [3:0] bk_mark;
   wire [3:0] \bk_mark$105 ;
   wire [3:0] bk_mark_raw;
   wire [3:0] \bk_mark_raw$107 ;
   wire [19:0] bk_row;
   wire [19:0] \bk_row$109 ;
-  wire [4:0] \bk_row$109[0] ;
-  wire [4:0] \bk_row$109[1] ;
-  wire [4:0] \bk_row$109[2] ;
-  wire [4:0] \bk_row$109[3] ;
-  wire [4:0] \bk_row[0] ;
-  wire [4:0] \bk_row[1] ;
-  wire [4:0] \bk_row[2] ;
-  wire [4:0] \bk_row[3] ;
   wire [95:0] bk_tag;
   wire [95:0] \bk_tag$95 ;
-  wire [23:0] \bk_tag$95[0] ;
-  wire [23:0] \bk_tag$95[1] ;
-  wire [23:0] \bk_tag$95[2] ;
-  wire [23:0] \bk_tag$95[3] ;
-  wire [23:0] \bk_tag[0] ;
-  wire [23:0] \bk_tag[1] ;
-  wire [23:0] \bk_tag[2] ;
-  wire [23:0] \bk_tag[3] ;
   wire [3:0] bk_valid;
   wire [3:0] \bk_valid$101 ;
   wire busy;
@@ -520,14 +490,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \lanes$122.ahead_beyond_w1 ;
   wire [3:0] \lanes$122.ahead_in_window ;
   wire [7:0] \lanes$122.ahead_lane_bit ;
-  wire [3:0] \lanes$122.ahead_lane_bit[0] ;
-  wire [3:0] \lanes$122.ahead_lane_bit[1] ;
   wire [3:0] \lanes$122.ahead_older ;
   wire [3:0] \lanes$122.beyond_w1 ;
   wire [3:0] \lanes$122.forward_older ;
   wire [3:0] \lanes$122.forwarded ;
   wire [259:0] \lanes$122.lane ;
-  wire [64:0] \lanes$122.lane[0] ;
   wire [5:0] \lanes$122.lane[0].age ;
   wire [7:0] \lanes$122.lane[0].count ;
   wire [7:0] \lanes$122.lane[0].count_inc ;
@@ -538,7 +505,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes$122.lane[0].slot ;
   wire [23:0] \lanes$122.lane[0].tag ;
   wire \lanes$122.lane[0].valid ;
-  wire [64:0] \lanes$122.lane[1] ;
   wire [5:0] \lanes$122.lane[1].age ;
   wire [7:0] \lanes$122.lane[1].count ;
   wire [7:0] \lanes$122.lane[1].count_inc ;
@@ -549,7 +515,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes$122.lane[1].slot ;
   wire [23:0] \lanes$122.lane[1].tag ;
   wire \lanes$122.lane[1].valid ;
-  wire [64:0] \lanes$122.lane[2] ;
   wire [5:0] \lanes$122.lane[2].age ;
   wire [7:0] \lanes$122.lane[2].count ;
   wire [7:0] \lanes$122.lane[2].count_inc ;
@@ -560,7 +525,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes$122.lane[2].slot ;
   wire [23:0] \lanes$122.lane[2].tag ;
   wire \lanes$122.lane[2].valid ;
-  wire [64:0] \lanes$122.lane[3] ;
   wire [5:0] \lanes$122.lane[3].age ;
   wire [7:0] \lanes$122.lane[3].count ;
   wire [7:0] \lanes$122.lane[3].count_inc ;
@@ -572,10 +536,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \lanes$122.lane[3].tag ;
   wire \lanes$122.lane[3].valid ;
   wire [15:0] \lanes$122.older ;
-  wire [3:0] \lanes$122.older[0] ;
-  wire [3:0] \lanes$122.older[1] ;
-  wire [3:0] \lanes$122.older[2] ;
-  wire [3:0] \lanes$122.older[3] ;
   wire [3:0] \lanes$122.older_ahead ;
   wire [3:0] \lanes$122.older_forward ;
   wire [34:0] \lanes$122.request ;
@@ -590,14 +550,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [259:0] \lanes.lane ;
-  wire [64:0] \lanes.lane[0] ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -608,7 +565,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes.lane[0].slot ;
   wire [23:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [64:0] \lanes.lane[1] ;
   wire [5:0] \lanes.lane[1].age ;
   wire [7:0] \lanes.lane[1].count ;
   wire [7:0] \lanes.lane[1].count_inc ;
@@ -619,7 +575,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [64:0] \lanes.lane[2] ;
   wire [5:0] \lanes.lane[2].age ;
   wire [7:0] \lanes.lane[2].count ;
   wire [7:0] \lanes.lane[2].count_inc ;
@@ -630,7 +585,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \lanes.lane[2].slot ;
   wire [23:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [64:0] \lanes.lane[3] ;
   wire [5:0] \lanes.lane[3].age ;
   wire [7:0] \lanes.lane[3].count ;
   wire [7:0] \lanes.lane[3].count_inc ;
@@ -642,10 +596,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
@@ -799,14 +749,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \s9.valid ;
   wire [23:0] sc_last;
   wire [23:0] \sc_last$152 ;
-  wire [5:0] \sc_last$152[0] ;
-  wire [5:0] \sc_last$152[1] ;
-  wire [5:0] \sc_last$152[2] ;
-  wire [5:0] \sc_last$152[3] ;
-  wire [5:0] \sc_last[0] ;
-  wire [5:0] \sc_last[1] ;
-  wire [5:0] \sc_last[2] ;
-  wire [5:0] \sc_last[3] ;
   wire [3:0] sc_mark_intent;
   wire [3:0] \sc_mark_intent$118 ;
   wire [3:0] \sc_mark_intent$125 ;
@@ -837,7 +779,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [302:0] window;
   wire [302:0] \window$115 ;
   wire [187:0] \window$115.bank ;
-  wire [46:0] \window$115.bank[0] ;
   wire [7:0] \window$115.bank[0].count ;
   wire \window$115.bank[0].fresh ;
   wire [5:0] \window$115.bank[0].last ;
@@ -846,7 +787,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[0].sc_row_hit ;
   wire [23:0] \window$115.bank[0].tag ;
   wire \window$115.bank[0].valid ;
-  wire [46:0] \window$115.bank[1] ;
   wire [7:0] \window$115.bank[1].count ;
   wire \window$115.bank[1].fresh ;
   wire [5:0] \window$115.bank[1].last ;
@@ -855,7 +795,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[1].sc_row_hit ;
   wire [23:0] \window$115.bank[1].tag ;
   wire \window$115.bank[1].valid ;
-  wire [46:0] \window$115.bank[2] ;
   wire [7:0] \window$115.bank[2].count ;
   wire \window$115.bank[2].fresh ;
   wire [5:0] \window$115.bank[2].last ;
@@ -864,7 +803,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[2].sc_row_hit ;
   wire [23:0] \window$115.bank[2].tag ;
   wire \window$115.bank[2].valid ;
-  wire [46:0] \window$115.bank[3] ;
   wire [7:0] \window$115.bank[3].count ;
   wire \window$115.bank[3].fresh ;
   wire [5:0] \window$115.bank[3].last ;
@@ -875,20 +813,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window$115.bank[3].valid ;
   wire [5:0] \window$115.forward_age ;
   wire [27:0] \window$115.lane_slot ;
-  wire [6:0] \window$115.lane_slot[0] ;
-  wire [6:0] \window$115.lane_slot[1] ;
-  wire [6:0] \window$115.lane_slot[2] ;
-  wire [6:0] \window$115.lane_slot[3] ;
   wire [15:0] \window$115.overlap ;
-  wire [3:0] \window$115.overlap[0] ;
-  wire [3:0] \window$115.overlap[1] ;
-  wire [3:0] \window$115.overlap[2] ;
-  wire [3:0] \window$115.overlap[3] ;
   wire [15:0] \window$115.overlap_next ;
-  wire [3:0] \window$115.overlap_next[0] ;
-  wire [3:0] \window$115.overlap_next[1] ;
-  wire [3:0] \window$115.overlap_next[2] ;
-  wire [3:0] \window$115.overlap_next[3] ;
   wire [34:0] \window$115.request ;
   wire [1:0] \window$115.request.min_tlevel ;
   wire [1:0] \window$115.request.op ;
@@ -899,7 +825,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] \window$115.start ;
   wire [5:0] \window$115.t_w1 ;
   wire [187:0] \window.bank ;
-  wire [46:0] \window.bank[0] ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
@@ -908,7 +833,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[0].sc_row_hit ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [46:0] \window.bank[1] ;
   wire [7:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
@@ -917,7 +841,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[1].sc_row_hit ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [46:0] \window.bank[2] ;
   wire [7:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [5:0] \window.bank[2].last ;
@@ -926,7 +849,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[2].sc_row_hit ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [46:0] \window.bank[3] ;
   wire [7:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [5:0] \window.bank[3].last ;
@@ -937,20 +859,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
   wire [27:0] \window.lane_slot ;
-  wire [6:0] \window.lane_slot[0] ;
-  wire [6:0] \window.lane_slot[1] ;
-  wire [6:0] \window.lane_slot[2] ;
-  wire [6:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -1032,16 +942,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$2139$5 (s0[28:5]),
+    .\port$2322$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$174  \lanes$174  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2140$0 (\$12 ),
-    .\port$2141$0 (\$13 ),
-    .\port$2145$0 (\$14 )
+    .\port$2323$0 (\$12 ),
+    .\port$2324$0 (\$13 ),
+    .\port$2328$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1074,8 +984,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(decision[131:125]),
-    .\port$2160$136 (decision[153:136]),
-    .\port$2160$5 (decision[34:5]),
+    .\port$2343$136 (decision[153:136]),
+    .\port$2343$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1103,9 +1013,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .busy(\busy$80 ),
     .clk(clk),
     .hash(\hash$85 [6:0]),
-    .\port$2140$0 (\$12 ),
-    .\port$2141$0 (\$13 ),
-    .\port$2145$0 (\$14 ),
+    .\port$2323$0 (\$12 ),
+    .\port$2324$0 (\$13 ),
+    .\port$2328$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1393,7 +1303,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
   assign \lanes.lane  = lanes[301:42];
-  assign \lanes.lane[0]  = lanes[106:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -1404,7 +1313,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[0].count_inc  = lanes[97:90];
   assign \lanes.lane[0].count_inc2  = lanes[105:98];
   assign \lanes.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes.lane[1]  = lanes[171:107];
   assign \lanes.lane[1].valid  = lanes[107];
   assign \lanes.lane[1].match  = lanes[108];
   assign \lanes.lane[1].age  = lanes[114:109];
@@ -1415,7 +1323,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2]  = lanes[236:172];
   assign \lanes.lane[2].valid  = lanes[172];
   assign \lanes.lane[2].match  = lanes[173];
   assign \lanes.lane[2].age  = lanes[179:174];
@@ -1426,7 +1333,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[2].count_inc  = lanes[227:220];
   assign \lanes.lane[2].count_inc2  = lanes[235:228];
   assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3]  = lanes[301:237];
   assign \lanes.lane[3].valid  = lanes[237];
   assign \lanes.lane[3].match  = lanes[238];
   assign \lanes.lane[3].age  = lanes[244:239];
@@ -1438,10 +1344,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.lane[3].count_inc2  = lanes[300:293];
   assign \lanes.lane[3].sc_row_hit  = lanes[301];
   assign \lanes.older  = lanes[317:302];
-  assign \lanes.older[0]  = lanes[305:302];
-  assign \lanes.older[1]  = lanes[309:306];
-  assign \lanes.older[2]  = lanes[313:310];
-  assign \lanes.older[3]  = lanes[317:314];
   assign \lanes.forwarded  = lanes[321:318];
   assign \lanes.forward_older  = lanes[325:322];
   assign \lanes.older_forward  = lanes[329:326];
@@ -1453,40 +1355,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
   assign \lanes.ahead_lane_bit  = lanes[361:354];
-  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
-  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
-  assign \bk_tag[0]  = bk_tag[23:0];
-  assign \bk_tag[1]  = bk_tag[47:24];
-  assign \bk_tag[2]  = bk_tag[71:48];
-  assign \bk_tag[3]  = bk_tag[95:72];
-  assign \bk_tag$95[0]  = bk_tag[23:0];
-  assign \bk_tag$95[1]  = bk_tag[47:24];
-  assign \bk_tag$95[2]  = bk_tag[71:48];
-  assign \bk_tag$95[3]  = bk_tag[95:72];
-  assign \bk_count[0]  = bk_count[7:0];
-  assign \bk_count[1]  = bk_count[15:8];
-  assign \bk_count[2]  = bk_count[23:16];
-  assign \bk_count[3]  = bk_count[31:24];
-  assign \bk_count$97[0]  = bk_count[7:0];
-  assign \bk_count$97[1]  = bk_count[15:8];
-  assign \bk_count$97[2]  = bk_count[23:16];
-  assign \bk_count$97[3]  = bk_count[31:24];
-  assign \bk_last[0]  = bk_last[5:0];
-  assign \bk_last[1]  = bk_last[11:6];
-  assign \bk_last[2]  = bk_last[17:12];
-  assign \bk_last[3]  = bk_last[23:18];
-  assign \bk_last$99[0]  = bk_last[5:0];
-  assign \bk_last$99[1]  = bk_last[11:6];
-  assign \bk_last$99[2]  = bk_last[17:12];
-  assign \bk_last$99[3]  = bk_last[23:18];
-  assign \bk_row[0]  = bk_row[4:0];
-  assign \bk_row[1]  = bk_row[9:5];
-  assign \bk_row[2]  = bk_row[14:10];
-  assign \bk_row[3]  = bk_row[19:15];
-  assign \bk_row$109[0]  = bk_row[4:0];
-  assign \bk_row$109[1]  = bk_row[9:5];
-  assign \bk_row$109[2]  = bk_row[14:10];
-  assign \bk_row$109[3]  = bk_row[19:15];
   assign \window.request  = \$12 [34:0];
   assign \window.request.valid  = \$12 [0];
   assign \window.request.op  = \$12 [2:1];
@@ -1495,12 +1363,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.request.t  = \$12 [34:29];
   assign \window.start  = \$12 [41:35];
   assign \window.lane_slot  = \$14 ;
-  assign \window.lane_slot[0]  = \$14 [6:0];
-  assign \window.lane_slot[1]  = \$14 [13:7];
-  assign \window.lane_slot[2]  = \$14 [20:14];
-  assign \window.lane_slot[3]  = \$14 [27:21];
   assign \window.bank  = \$13 ;
-  assign \window.bank[0]  = \$13 [46:0];
   assign \window.bank[0].tag  = \$13 [23:0];
   assign \window.bank[0].count  = \$13 [31:24];
   assign \window.bank[0].last  = \$13 [37:32];
@@ -1509,7 +1372,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[0].mark  = \$13 [40];
   assign \window.bank[0].row  = \$13 [45:41];
   assign \window.bank[0].sc_row_hit  = \$13 [46];
-  assign \window.bank[1]  = \$13 [93:47];
   assign \window.bank[1].tag  = \$13 [70:47];
   assign \window.bank[1].count  = \$13 [78:71];
   assign \window.bank[1].last  = \$13 [84:79];
@@ -1518,7 +1380,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[1].mark  = \$13 [87];
   assign \window.bank[1].row  = \$13 [92:88];
   assign \window.bank[1].sc_row_hit  = \$13 [93];
-  assign \window.bank[2]  = \$13 [140:94];
   assign \window.bank[2].tag  = \$13 [117:94];
   assign \window.bank[2].count  = \$13 [125:118];
   assign \window.bank[2].last  = \$13 [131:126];
@@ -1527,7 +1388,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[2].mark  = \$13 [134];
   assign \window.bank[2].row  = \$13 [139:135];
   assign \window.bank[2].sc_row_hit  = \$13 [140];
-  assign \window.bank[3]  = \$13 [187:141];
   assign \window.bank[3].tag  = \$13 [164:141];
   assign \window.bank[3].count  = \$13 [172:165];
   assign \window.bank[3].last  = \$13 [178:173];
@@ -1537,15 +1397,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.bank[3].row  = \$13 [186:182];
   assign \window.bank[3].sc_row_hit  = \$13 [187];
   assign \window.overlap  = 16'h0000;
-  assign \window.overlap[0]  = 4'h0;
-  assign \window.overlap[1]  = 4'h0;
-  assign \window.overlap[2]  = 4'h0;
-  assign \window.overlap[3]  = 4'h0;
   assign \window.overlap_next  = 16'h0000;
-  assign \window.overlap_next[0]  = 4'h0;
-  assign \window.overlap_next[1]  = 4'h0;
-  assign \window.overlap_next[2]  = 4'h0;
-  assign \window.overlap_next[3]  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -1557,12 +1409,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.request.t  = \$12 [34:29];
   assign \window$115.start  = \$12 [41:35];
   assign \window$115.lane_slot  = \$14 ;
-  assign \window$115.lane_slot[0]  = \$14 [6:0];
-  assign \window$115.lane_slot[1]  = \$14 [13:7];
-  assign \window$115.lane_slot[2]  = \$14 [20:14];
-  assign \window$115.lane_slot[3]  = \$14 [27:21];
   assign \window$115.bank  = \$13 ;
-  assign \window$115.bank[0]  = \$13 [46:0];
   assign \window$115.bank[0].tag  = \$13 [23:0];
   assign \window$115.bank[0].count  = \$13 [31:24];
   assign \window$115.bank[0].last  = \$13 [37:32];
@@ -1571,7 +1418,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[0].mark  = \$13 [40];
   assign \window$115.bank[0].row  = \$13 [45:41];
   assign \window$115.bank[0].sc_row_hit  = \$13 [46];
-  assign \window$115.bank[1]  = \$13 [93:47];
   assign \window$115.bank[1].tag  = \$13 [70:47];
   assign \window$115.bank[1].count  = \$13 [78:71];
   assign \window$115.bank[1].last  = \$13 [84:79];
@@ -1580,7 +1426,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[1].mark  = \$13 [87];
   assign \window$115.bank[1].row  = \$13 [92:88];
   assign \window$115.bank[1].sc_row_hit  = \$13 [93];
-  assign \window$115.bank[2]  = \$13 [140:94];
   assign \window$115.bank[2].tag  = \$13 [117:94];
   assign \window$115.bank[2].count  = \$13 [125:118];
   assign \window$115.bank[2].last  = \$13 [131:126];
@@ -1589,7 +1434,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[2].mark  = \$13 [134];
   assign \window$115.bank[2].row  = \$13 [139:135];
   assign \window$115.bank[2].sc_row_hit  = \$13 [140];
-  assign \window$115.bank[3]  = \$13 [187:141];
   assign \window$115.bank[3].tag  = \$13 [164:141];
   assign \window$115.bank[3].count  = \$13 [172:165];
   assign \window$115.bank[3].last  = \$13 [178:173];
@@ -1599,15 +1443,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window$115.bank[3].row  = \$13 [186:182];
   assign \window$115.bank[3].sc_row_hit  = \$13 [187];
   assign \window$115.overlap  = 16'h0000;
-  assign \window$115.overlap[0]  = 4'h0;
-  assign \window$115.overlap[1]  = 4'h0;
-  assign \window$115.overlap[2]  = 4'h0;
-  assign \window$115.overlap[3]  = 4'h0;
   assign \window$115.overlap_next  = 16'h0000;
-  assign \window$115.overlap_next[0]  = 4'h0;
-  assign \window$115.overlap_next[1]  = 4'h0;
-  assign \window$115.overlap_next[2]  = 4'h0;
-  assign \window$115.overlap_next[3]  = 4'h0;
   assign \window$115.same_line  = 1'h0;
   assign \window$115.forward_age  = 6'h00;
   assign \window$115.t_w1  = 6'h00;
@@ -1625,7 +1461,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.request.t  = lanes[34:29];
   assign \lanes$122.start  = lanes[41:35];
   assign \lanes$122.lane  = lanes[301:42];
-  assign \lanes$122.lane[0]  = lanes[106:42];
   assign \lanes$122.lane[0].valid  = lanes[42];
   assign \lanes$122.lane[0].match  = lanes[43];
   assign \lanes$122.lane[0].age  = lanes[49:44];
@@ -1636,7 +1471,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[0].count_inc  = lanes[97:90];
   assign \lanes$122.lane[0].count_inc2  = lanes[105:98];
   assign \lanes$122.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$122.lane[1]  = lanes[171:107];
   assign \lanes$122.lane[1].valid  = lanes[107];
   assign \lanes$122.lane[1].match  = lanes[108];
   assign \lanes$122.lane[1].age  = lanes[114:109];
@@ -1647,7 +1481,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[1].count_inc  = lanes[162:155];
   assign \lanes$122.lane[1].count_inc2  = lanes[170:163];
   assign \lanes$122.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$122.lane[2]  = lanes[236:172];
   assign \lanes$122.lane[2].valid  = lanes[172];
   assign \lanes$122.lane[2].match  = lanes[173];
   assign \lanes$122.lane[2].age  = lanes[179:174];
@@ -1658,7 +1491,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[2].count_inc  = lanes[227:220];
   assign \lanes$122.lane[2].count_inc2  = lanes[235:228];
   assign \lanes$122.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$122.lane[3]  = lanes[301:237];
   assign \lanes$122.lane[3].valid  = lanes[237];
   assign \lanes$122.lane[3].match  = lanes[238];
   assign \lanes$122.lane[3].age  = lanes[244:239];
@@ -1670,10 +1502,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.lane[3].count_inc2  = lanes[300:293];
   assign \lanes$122.lane[3].sc_row_hit  = lanes[301];
   assign \lanes$122.older  = lanes[317:302];
-  assign \lanes$122.older[0]  = lanes[305:302];
-  assign \lanes$122.older[1]  = lanes[309:306];
-  assign \lanes$122.older[2]  = lanes[313:310];
-  assign \lanes$122.older[3]  = lanes[317:314];
   assign \lanes$122.forwarded  = lanes[321:318];
   assign \lanes$122.forward_older  = lanes[325:322];
   assign \lanes$122.older_forward  = lanes[329:326];
@@ -1685,8 +1513,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes$122.age_ahead  = lanes[349:344];
   assign \lanes$122.ahead_in_window  = lanes[353:350];
   assign \lanes$122.ahead_lane_bit  = lanes[361:354];
-  assign \lanes$122.ahead_lane_bit[0]  = lanes[357:354];
-  assign \lanes$122.ahead_lane_bit[1]  = lanes[361:358];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1747,14 +1573,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \cfg$129.w2  = cfg[25:21];
   assign \cfg$129.w1  = cfg[30:26];
   assign \cfg$129.hash_seed  = cfg[62:31];
-  assign \sc_last[0]  = sc_last[5:0];
-  assign \sc_last[1]  = sc_last[11:6];
-  assign \sc_last[2]  = sc_last[17:12];
-  assign \sc_last[3]  = sc_last[23:18];
-  assign \sc_last$152[0]  = sc_last[5:0];
-  assign \sc_last$152[1]  = sc_last[11:6];
-  assign \sc_last$152[2]  = sc_last[17:12];
-  assign \sc_last$152[3]  = sc_last[23:18];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2130,7 +1948,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2160$43 (e2[56:43])
+    .\port$2343$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2440,7 +2258,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2160$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2461,15 +2279,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2160$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2160$43 ;
-  wire [13:0] \port$2160$43 ;
+  input [13:0] \port$2343$43 ;
+  wire [13:0] \port$2343$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2160$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2160$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2343$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2343$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2160$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2160$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2160$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2343$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2343$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2343$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2483,8 +2301,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2160$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2160$43 [7:0];
-  assign age = \port$2160$43 [13:8];
+  assign count = \port$2343$43 [7:0];
+  assign age = \port$2343$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2688,7 +2506,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2845,8 +2663,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2139$5 ;
-  wire [23:0] \port$2139$5 ;
+  input [23:0] \port$2322$5 ;
+  wire [23:0] \port$2322$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2854,21 +2672,21 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2139$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2139$5 [23:16] + { \port$2139$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2139$5 [23:16], 6'h00 } + { \port$2139$5 [23:16], 8'h00 };
+  assign \$1  = \port$2322$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2322$5 [23:16] + { \port$2322$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2322$5 [23:16], 6'h00 } + { \port$2322$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2139$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2139$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2139$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2322$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2322$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2322$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2139$5 [10:0], 5'h00 } + { \port$2139$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2139$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2139$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2322$5 [10:0], 5'h00 } + { \port$2322$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2322$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2322$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2139$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2139$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2322$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2322$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3014,7 +2832,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2139$5  };
+  assign key = { 40'h0000000000, \port$2322$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3046,7 +2864,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2139$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2140$0 );
+module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2323$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3186,14 +3004,11 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [259:0] \lanes.lane ;
-  wire [64:0] \lanes.lane[0] ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -3204,7 +3019,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire [6:0] \lanes.lane[0].slot ;
   wire [23:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [64:0] \lanes.lane[1] ;
   wire [5:0] \lanes.lane[1].age ;
   wire [7:0] \lanes.lane[1].count ;
   wire [7:0] \lanes.lane[1].count_inc ;
@@ -3215,7 +3029,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [64:0] \lanes.lane[2] ;
   wire [5:0] \lanes.lane[2].age ;
   wire [7:0] \lanes.lane[2].count ;
   wire [7:0] \lanes.lane[2].count_inc ;
@@ -3226,7 +3039,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire [6:0] \lanes.lane[2].slot ;
   wire [23:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [64:0] \lanes.lane[3] ;
   wire [5:0] \lanes.lane[3].age ;
   wire [7:0] \lanes.lane[3].count ;
   wire [7:0] \lanes.lane[3].count_inc ;
@@ -3238,10 +3050,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire [23:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
@@ -3261,12 +3069,12 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire match1;
   wire match2;
   wire match3;
-  input [41:0] \port$2140$0 ;
-  wire [41:0] \port$2140$0 ;
-  input [187:0] \port$2141$0 ;
-  wire [187:0] \port$2141$0 ;
-  input [27:0] \port$2145$0 ;
-  wire [27:0] \port$2145$0 ;
+  input [41:0] \port$2323$0 ;
+  wire [41:0] \port$2323$0 ;
+  input [187:0] \port$2324$0 ;
+  wire [187:0] \port$2324$0 ;
+  input [27:0] \port$2328$0 ;
+  wire [27:0] \port$2328$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3278,7 +3086,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   reg valid3;
   wire [302:0] window;
   wire [187:0] \window.bank ;
-  wire [46:0] \window.bank[0] ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
@@ -3287,7 +3094,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \window.bank[0].sc_row_hit ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [46:0] \window.bank[1] ;
   wire [7:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
@@ -3296,7 +3102,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \window.bank[1].sc_row_hit ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [46:0] \window.bank[2] ;
   wire [7:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [5:0] \window.bank[2].last ;
@@ -3305,7 +3110,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \window.bank[2].sc_row_hit ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [46:0] \window.bank[3] ;
   wire [7:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [5:0] \window.bank[3].last ;
@@ -3316,20 +3120,8 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
   wire [27:0] \window.lane_slot ;
-  wire [6:0] \window.lane_slot[0] ;
-  wire [6:0] \window.lane_slot[1] ;
-  wire [6:0] \window.lane_slot[2] ;
-  wire [6:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -3339,74 +3131,74 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2141$0 [23:0] == \port$2140$0 [28:5];
-  assign \$2  = \port$2141$0 [70:47] == \port$2140$0 [28:5];
-  assign \$3  = \port$2141$0 [117:94] == \port$2140$0 [28:5];
-  assign \$4  = \port$2141$0 [164:141] == \port$2140$0 [28:5];
-  assign \$5  = \port$2141$0 [39] ^ \port$2141$0 [40];
-  assign \$6  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$1  = \port$2324$0 [23:0] == \port$2323$0 [28:5];
+  assign \$2  = \port$2324$0 [70:47] == \port$2323$0 [28:5];
+  assign \$3  = \port$2324$0 [117:94] == \port$2323$0 [28:5];
+  assign \$4  = \port$2324$0 [164:141] == \port$2323$0 [28:5];
+  assign \$5  = \port$2324$0 [39] ^ \port$2324$0 [40];
+  assign \$6  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
   assign \$7  = \$5  | \$6 [5];
-  assign \$8  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$8  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
   assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
-  assign \$10  = \port$2141$0 [39] ^ \port$2141$0 [40];
-  assign \$11  = \port$2140$0 [34:29] - \port$2141$0 [37:32];
+  assign \$10  = \port$2324$0 [39] ^ \port$2324$0 [40];
+  assign \$11  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
   assign \$12  = \$10  | \$11 [5];
-  assign \$13  = \port$2141$0 [86] ^ \port$2141$0 [87];
-  assign \$14  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$13  = \port$2324$0 [86] ^ \port$2324$0 [87];
+  assign \$14  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
   assign \$15  = \$13  | \$14 [5];
-  assign \$16  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$16  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
   assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2141$0 [86] ^ \port$2141$0 [87];
-  assign \$19  = \port$2140$0 [34:29] - \port$2141$0 [84:79];
+  assign \$18  = \port$2324$0 [86] ^ \port$2324$0 [87];
+  assign \$19  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
   assign \$20  = \$18  | \$19 [5];
-  assign \$21  = \port$2141$0 [133] ^ \port$2141$0 [134];
-  assign \$22  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$21  = \port$2324$0 [133] ^ \port$2324$0 [134];
+  assign \$22  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
   assign \$23  = \$21  | \$22 [5];
-  assign \$24  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$24  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
   assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
-  assign \$26  = \port$2141$0 [133] ^ \port$2141$0 [134];
-  assign \$27  = \port$2140$0 [34:29] - \port$2141$0 [131:126];
+  assign \$26  = \port$2324$0 [133] ^ \port$2324$0 [134];
+  assign \$27  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2141$0 [180] ^ \port$2141$0 [181];
-  assign \$30  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$29  = \port$2324$0 [180] ^ \port$2324$0 [181];
+  assign \$30  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
   assign \$31  = \$29  | \$30 [5];
-  assign \$32  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$32  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
   assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
-  assign \$34  = \port$2141$0 [180] ^ \port$2141$0 [181];
-  assign \$35  = \port$2140$0 [34:29] - \port$2141$0 [178:173];
+  assign \$34  = \port$2324$0 [180] ^ \port$2324$0 [181];
+  assign \$35  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2145$0 [1:0] + 1'h0;
-  assign \$38  = \port$2145$0 [1:0] + 1'h0;
-  assign \$40  = \port$2145$0 [1:0] + 1'h0;
+  assign \$37  = \port$2328$0 [1:0] + 1'h0;
+  assign \$38  = \port$2328$0 [1:0] + 1'h0;
+  assign \$40  = \port$2328$0 [1:0] + 1'h0;
   assign match0 = \$39  & \$41 ;
-  assign \$42  = \port$2145$0 [1:0] + 1'h0;
-  assign \$43  = \port$2145$0 [1:0] + 1'h0;
-  assign \$44  = \port$2145$0 [1:0] + 1'h0;
-  assign \$45  = \port$2145$0 [1:0] + 1'h0;
-  assign \$46  = \port$2145$0 [8:7] + 1'h0;
-  assign \$47  = \port$2145$0 [8:7] + 1'h0;
-  assign \$49  = \port$2145$0 [8:7] + 1'h0;
+  assign \$42  = \port$2328$0 [1:0] + 1'h0;
+  assign \$43  = \port$2328$0 [1:0] + 1'h0;
+  assign \$44  = \port$2328$0 [1:0] + 1'h0;
+  assign \$45  = \port$2328$0 [1:0] + 1'h0;
+  assign \$46  = \port$2328$0 [8:7] + 1'h0;
+  assign \$47  = \port$2328$0 [8:7] + 1'h0;
+  assign \$49  = \port$2328$0 [8:7] + 1'h0;
   assign match1 = \$48  & \$50 ;
-  assign \$51  = \port$2145$0 [8:7] + 1'h0;
-  assign \$52  = \port$2145$0 [8:7] + 1'h0;
-  assign \$53  = \port$2145$0 [8:7] + 1'h0;
-  assign \$54  = \port$2145$0 [8:7] + 1'h0;
-  assign \$55  = \port$2145$0 [15:14] + 1'h0;
-  assign \$56  = \port$2145$0 [15:14] + 1'h0;
-  assign \$58  = \port$2145$0 [15:14] + 1'h0;
+  assign \$51  = \port$2328$0 [8:7] + 1'h0;
+  assign \$52  = \port$2328$0 [8:7] + 1'h0;
+  assign \$53  = \port$2328$0 [8:7] + 1'h0;
+  assign \$54  = \port$2328$0 [8:7] + 1'h0;
+  assign \$55  = \port$2328$0 [15:14] + 1'h0;
+  assign \$56  = \port$2328$0 [15:14] + 1'h0;
+  assign \$58  = \port$2328$0 [15:14] + 1'h0;
   assign match2 = \$57  & \$59 ;
-  assign \$60  = \port$2145$0 [15:14] + 1'h0;
-  assign \$61  = \port$2145$0 [15:14] + 1'h0;
-  assign \$62  = \port$2145$0 [15:14] + 1'h0;
-  assign \$63  = \port$2145$0 [15:14] + 1'h0;
-  assign \$64  = \port$2145$0 [22:21] + 1'h0;
-  assign \$65  = \port$2145$0 [22:21] + 1'h0;
-  assign \$67  = \port$2145$0 [22:21] + 1'h0;
+  assign \$60  = \port$2328$0 [15:14] + 1'h0;
+  assign \$61  = \port$2328$0 [15:14] + 1'h0;
+  assign \$62  = \port$2328$0 [15:14] + 1'h0;
+  assign \$63  = \port$2328$0 [15:14] + 1'h0;
+  assign \$64  = \port$2328$0 [22:21] + 1'h0;
+  assign \$65  = \port$2328$0 [22:21] + 1'h0;
+  assign \$67  = \port$2328$0 [22:21] + 1'h0;
   assign match3 = \$66  & \$68 ;
-  assign \$69  = \port$2145$0 [22:21] + 1'h0;
-  assign \$70  = \port$2145$0 [22:21] + 1'h0;
-  assign \$71  = \port$2145$0 [22:21] + 1'h0;
-  assign \$72  = \port$2145$0 [22:21] + 1'h0;
+  assign \$69  = \port$2328$0 [22:21] + 1'h0;
+  assign \$70  = \port$2328$0 [22:21] + 1'h0;
+  assign \$71  = \port$2328$0 [22:21] + 1'h0;
+  assign \$72  = \port$2328$0 [22:21] + 1'h0;
   assign \$73  = cnt0 >= 8'hff;
   assign \$74  = cnt0 + 1'h1;
   assign \$75  = \$73  ? 9'h0ff : \$74 ;
@@ -3452,13 +3244,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$37 [1:0])
       2'h0:
-          valid0 = \port$2141$0 [38];
+          valid0 = \port$2324$0 [38];
       2'h1:
-          valid0 = \port$2141$0 [85];
+          valid0 = \port$2324$0 [85];
       2'h2:
-          valid0 = \port$2141$0 [132];
+          valid0 = \port$2324$0 [132];
       2'h3:
-          valid0 = \port$2141$0 [179];
+          valid0 = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3466,13 +3258,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$38 [1:0])
       2'h0:
-          \$39  = \port$2141$0 [38];
+          \$39  = \port$2324$0 [38];
       2'h1:
-          \$39  = \port$2141$0 [85];
+          \$39  = \port$2324$0 [85];
       2'h2:
-          \$39  = \port$2141$0 [132];
+          \$39  = \port$2324$0 [132];
       2'h3:
-          \$39  = \port$2141$0 [179];
+          \$39  = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3494,13 +3286,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$42 [1:0])
       2'h0:
-          tag0 = \port$2141$0 [23:0];
+          tag0 = \port$2324$0 [23:0];
       2'h1:
-          tag0 = \port$2141$0 [70:47];
+          tag0 = \port$2324$0 [70:47];
       2'h2:
-          tag0 = \port$2141$0 [117:94];
+          tag0 = \port$2324$0 [117:94];
       2'h3:
-          tag0 = \port$2141$0 [164:141];
+          tag0 = \port$2324$0 [164:141];
     endcase
   end
   always @* begin
@@ -3522,13 +3314,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$44 [1:0])
       2'h0:
-          cnt0 = \port$2141$0 [31:24];
+          cnt0 = \port$2324$0 [31:24];
       2'h1:
-          cnt0 = \port$2141$0 [78:71];
+          cnt0 = \port$2324$0 [78:71];
       2'h2:
-          cnt0 = \port$2141$0 [125:118];
+          cnt0 = \port$2324$0 [125:118];
       2'h3:
-          cnt0 = \port$2141$0 [172:165];
+          cnt0 = \port$2324$0 [172:165];
     endcase
   end
   always @* begin
@@ -3550,13 +3342,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$46 [1:0])
       2'h0:
-          valid1 = \port$2141$0 [38];
+          valid1 = \port$2324$0 [38];
       2'h1:
-          valid1 = \port$2141$0 [85];
+          valid1 = \port$2324$0 [85];
       2'h2:
-          valid1 = \port$2141$0 [132];
+          valid1 = \port$2324$0 [132];
       2'h3:
-          valid1 = \port$2141$0 [179];
+          valid1 = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3564,13 +3356,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$2141$0 [38];
+          \$48  = \port$2324$0 [38];
       2'h1:
-          \$48  = \port$2141$0 [85];
+          \$48  = \port$2324$0 [85];
       2'h2:
-          \$48  = \port$2141$0 [132];
+          \$48  = \port$2324$0 [132];
       2'h3:
-          \$48  = \port$2141$0 [179];
+          \$48  = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3592,13 +3384,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          tag1 = \port$2141$0 [23:0];
+          tag1 = \port$2324$0 [23:0];
       2'h1:
-          tag1 = \port$2141$0 [70:47];
+          tag1 = \port$2324$0 [70:47];
       2'h2:
-          tag1 = \port$2141$0 [117:94];
+          tag1 = \port$2324$0 [117:94];
       2'h3:
-          tag1 = \port$2141$0 [164:141];
+          tag1 = \port$2324$0 [164:141];
     endcase
   end
   always @* begin
@@ -3620,13 +3412,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          cnt1 = \port$2141$0 [31:24];
+          cnt1 = \port$2324$0 [31:24];
       2'h1:
-          cnt1 = \port$2141$0 [78:71];
+          cnt1 = \port$2324$0 [78:71];
       2'h2:
-          cnt1 = \port$2141$0 [125:118];
+          cnt1 = \port$2324$0 [125:118];
       2'h3:
-          cnt1 = \port$2141$0 [172:165];
+          cnt1 = \port$2324$0 [172:165];
     endcase
   end
   always @* begin
@@ -3648,13 +3440,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          valid2 = \port$2141$0 [38];
+          valid2 = \port$2324$0 [38];
       2'h1:
-          valid2 = \port$2141$0 [85];
+          valid2 = \port$2324$0 [85];
       2'h2:
-          valid2 = \port$2141$0 [132];
+          valid2 = \port$2324$0 [132];
       2'h3:
-          valid2 = \port$2141$0 [179];
+          valid2 = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3662,13 +3454,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$56 [1:0])
       2'h0:
-          \$57  = \port$2141$0 [38];
+          \$57  = \port$2324$0 [38];
       2'h1:
-          \$57  = \port$2141$0 [85];
+          \$57  = \port$2324$0 [85];
       2'h2:
-          \$57  = \port$2141$0 [132];
+          \$57  = \port$2324$0 [132];
       2'h3:
-          \$57  = \port$2141$0 [179];
+          \$57  = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3690,13 +3482,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$60 [1:0])
       2'h0:
-          tag2 = \port$2141$0 [23:0];
+          tag2 = \port$2324$0 [23:0];
       2'h1:
-          tag2 = \port$2141$0 [70:47];
+          tag2 = \port$2324$0 [70:47];
       2'h2:
-          tag2 = \port$2141$0 [117:94];
+          tag2 = \port$2324$0 [117:94];
       2'h3:
-          tag2 = \port$2141$0 [164:141];
+          tag2 = \port$2324$0 [164:141];
     endcase
   end
   always @* begin
@@ -3718,13 +3510,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          cnt2 = \port$2141$0 [31:24];
+          cnt2 = \port$2324$0 [31:24];
       2'h1:
-          cnt2 = \port$2141$0 [78:71];
+          cnt2 = \port$2324$0 [78:71];
       2'h2:
-          cnt2 = \port$2141$0 [125:118];
+          cnt2 = \port$2324$0 [125:118];
       2'h3:
-          cnt2 = \port$2141$0 [172:165];
+          cnt2 = \port$2324$0 [172:165];
     endcase
   end
   always @* begin
@@ -3746,13 +3538,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$64 [1:0])
       2'h0:
-          valid3 = \port$2141$0 [38];
+          valid3 = \port$2324$0 [38];
       2'h1:
-          valid3 = \port$2141$0 [85];
+          valid3 = \port$2324$0 [85];
       2'h2:
-          valid3 = \port$2141$0 [132];
+          valid3 = \port$2324$0 [132];
       2'h3:
-          valid3 = \port$2141$0 [179];
+          valid3 = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3760,13 +3552,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$65 [1:0])
       2'h0:
-          \$66  = \port$2141$0 [38];
+          \$66  = \port$2324$0 [38];
       2'h1:
-          \$66  = \port$2141$0 [85];
+          \$66  = \port$2324$0 [85];
       2'h2:
-          \$66  = \port$2141$0 [132];
+          \$66  = \port$2324$0 [132];
       2'h3:
-          \$66  = \port$2141$0 [179];
+          \$66  = \port$2324$0 [179];
     endcase
   end
   always @* begin
@@ -3788,13 +3580,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          tag3 = \port$2141$0 [23:0];
+          tag3 = \port$2324$0 [23:0];
       2'h1:
-          tag3 = \port$2141$0 [70:47];
+          tag3 = \port$2324$0 [70:47];
       2'h2:
-          tag3 = \port$2141$0 [117:94];
+          tag3 = \port$2324$0 [117:94];
       2'h3:
-          tag3 = \port$2141$0 [164:141];
+          tag3 = \port$2324$0 [164:141];
     endcase
   end
   always @* begin
@@ -3816,13 +3608,13 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$71 [1:0])
       2'h0:
-          cnt3 = \port$2141$0 [31:24];
+          cnt3 = \port$2324$0 [31:24];
       2'h1:
-          cnt3 = \port$2141$0 [78:71];
+          cnt3 = \port$2324$0 [78:71];
       2'h2:
-          cnt3 = \port$2141$0 [125:118];
+          cnt3 = \port$2324$0 [125:118];
       2'h3:
-          cnt3 = \port$2141$0 [172:165];
+          cnt3 = \port$2324$0 [172:165];
     endcase
   end
   always @* begin
@@ -3839,70 +3631,54 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2141$0 , \port$2145$0 , \port$2140$0  };
+  assign window = { 45'h000000000000, \port$2324$0 , \port$2328$0 , \port$2323$0  };
   assign age_bank0 = { \$12 , \$9  };
   assign age_bank1 = { \$20 , \$17  };
   assign age_bank2 = { \$28 , \$25  };
   assign age_bank3 = { \$36 , \$33  };
-  assign \window.request  = \port$2140$0 [34:0];
-  assign \window.request.valid  = \port$2140$0 [0];
-  assign \window.request.op  = \port$2140$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2140$0 [4:3];
-  assign \window.request.tag  = \port$2140$0 [28:5];
-  assign \window.request.t  = \port$2140$0 [34:29];
-  assign \window.start  = \port$2140$0 [41:35];
-  assign \window.lane_slot  = \port$2145$0 ;
-  assign \window.lane_slot[0]  = \port$2145$0 [6:0];
-  assign \window.lane_slot[1]  = \port$2145$0 [13:7];
-  assign \window.lane_slot[2]  = \port$2145$0 [20:14];
-  assign \window.lane_slot[3]  = \port$2145$0 [27:21];
-  assign \window.bank  = \port$2141$0 ;
-  assign \window.bank[0]  = \port$2141$0 [46:0];
-  assign \window.bank[0].tag  = \port$2141$0 [23:0];
-  assign \window.bank[0].count  = \port$2141$0 [31:24];
-  assign \window.bank[0].last  = \port$2141$0 [37:32];
-  assign \window.bank[0].valid  = \port$2141$0 [38];
-  assign \window.bank[0].fresh  = \port$2141$0 [39];
-  assign \window.bank[0].mark  = \port$2141$0 [40];
-  assign \window.bank[0].row  = \port$2141$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2141$0 [46];
-  assign \window.bank[1]  = \port$2141$0 [93:47];
-  assign \window.bank[1].tag  = \port$2141$0 [70:47];
-  assign \window.bank[1].count  = \port$2141$0 [78:71];
-  assign \window.bank[1].last  = \port$2141$0 [84:79];
-  assign \window.bank[1].valid  = \port$2141$0 [85];
-  assign \window.bank[1].fresh  = \port$2141$0 [86];
-  assign \window.bank[1].mark  = \port$2141$0 [87];
-  assign \window.bank[1].row  = \port$2141$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2141$0 [93];
-  assign \window.bank[2]  = \port$2141$0 [140:94];
-  assign \window.bank[2].tag  = \port$2141$0 [117:94];
-  assign \window.bank[2].count  = \port$2141$0 [125:118];
-  assign \window.bank[2].last  = \port$2141$0 [131:126];
-  assign \window.bank[2].valid  = \port$2141$0 [132];
-  assign \window.bank[2].fresh  = \port$2141$0 [133];
-  assign \window.bank[2].mark  = \port$2141$0 [134];
-  assign \window.bank[2].row  = \port$2141$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2141$0 [140];
-  assign \window.bank[3]  = \port$2141$0 [187:141];
-  assign \window.bank[3].tag  = \port$2141$0 [164:141];
-  assign \window.bank[3].count  = \port$2141$0 [172:165];
-  assign \window.bank[3].last  = \port$2141$0 [178:173];
-  assign \window.bank[3].valid  = \port$2141$0 [179];
-  assign \window.bank[3].fresh  = \port$2141$0 [180];
-  assign \window.bank[3].mark  = \port$2141$0 [181];
-  assign \window.bank[3].row  = \port$2141$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2141$0 [187];
+  assign \window.request  = \port$2323$0 [34:0];
+  assign \window.request.valid  = \port$2323$0 [0];
+  assign \window.request.op  = \port$2323$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2323$0 [4:3];
+  assign \window.request.tag  = \port$2323$0 [28:5];
+  assign \window.request.t  = \port$2323$0 [34:29];
+  assign \window.start  = \port$2323$0 [41:35];
+  assign \window.lane_slot  = \port$2328$0 ;
+  assign \window.bank  = \port$2324$0 ;
+  assign \window.bank[0].tag  = \port$2324$0 [23:0];
+  assign \window.bank[0].count  = \port$2324$0 [31:24];
+  assign \window.bank[0].last  = \port$2324$0 [37:32];
+  assign \window.bank[0].valid  = \port$2324$0 [38];
+  assign \window.bank[0].fresh  = \port$2324$0 [39];
+  assign \window.bank[0].mark  = \port$2324$0 [40];
+  assign \window.bank[0].row  = \port$2324$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2324$0 [46];
+  assign \window.bank[1].tag  = \port$2324$0 [70:47];
+  assign \window.bank[1].count  = \port$2324$0 [78:71];
+  assign \window.bank[1].last  = \port$2324$0 [84:79];
+  assign \window.bank[1].valid  = \port$2324$0 [85];
+  assign \window.bank[1].fresh  = \port$2324$0 [86];
+  assign \window.bank[1].mark  = \port$2324$0 [87];
+  assign \window.bank[1].row  = \port$2324$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2324$0 [93];
+  assign \window.bank[2].tag  = \port$2324$0 [117:94];
+  assign \window.bank[2].count  = \port$2324$0 [125:118];
+  assign \window.bank[2].last  = \port$2324$0 [131:126];
+  assign \window.bank[2].valid  = \port$2324$0 [132];
+  assign \window.bank[2].fresh  = \port$2324$0 [133];
+  assign \window.bank[2].mark  = \port$2324$0 [134];
+  assign \window.bank[2].row  = \port$2324$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2324$0 [140];
+  assign \window.bank[3].tag  = \port$2324$0 [164:141];
+  assign \window.bank[3].count  = \port$2324$0 [172:165];
+  assign \window.bank[3].last  = \port$2324$0 [178:173];
+  assign \window.bank[3].valid  = \port$2324$0 [179];
+  assign \window.bank[3].fresh  = \port$2324$0 [180];
+  assign \window.bank[3].mark  = \port$2324$0 [181];
+  assign \window.bank[3].row  = \port$2324$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2324$0 [187];
   assign \window.overlap  = 16'h0000;
-  assign \window.overlap[0]  = 4'h0;
-  assign \window.overlap[1]  = 4'h0;
-  assign \window.overlap[2]  = 4'h0;
-  assign \window.overlap[3]  = 4'h0;
   assign \window.overlap_next  = 16'h0000;
-  assign \window.overlap_next[0]  = 4'h0;
-  assign \window.overlap_next[1]  = 4'h0;
-  assign \window.overlap_next[2]  = 4'h0;
-  assign \window.overlap_next[3]  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -3914,7 +3690,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
   assign \lanes.lane  = lanes[301:42];
-  assign \lanes.lane[0]  = lanes[106:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -3925,7 +3700,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.lane[0].count_inc  = lanes[97:90];
   assign \lanes.lane[0].count_inc2  = lanes[105:98];
   assign \lanes.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes.lane[1]  = lanes[171:107];
   assign \lanes.lane[1].valid  = lanes[107];
   assign \lanes.lane[1].match  = lanes[108];
   assign \lanes.lane[1].age  = lanes[114:109];
@@ -3936,7 +3710,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2]  = lanes[236:172];
   assign \lanes.lane[2].valid  = lanes[172];
   assign \lanes.lane[2].match  = lanes[173];
   assign \lanes.lane[2].age  = lanes[179:174];
@@ -3947,7 +3720,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.lane[2].count_inc  = lanes[227:220];
   assign \lanes.lane[2].count_inc2  = lanes[235:228];
   assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3]  = lanes[301:237];
   assign \lanes.lane[3].valid  = lanes[237];
   assign \lanes.lane[3].match  = lanes[238];
   assign \lanes.lane[3].age  = lanes[244:239];
@@ -3959,10 +3731,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.lane[3].count_inc2  = lanes[300:293];
   assign \lanes.lane[3].sc_row_hit  = lanes[301];
   assign \lanes.older  = lanes[317:302];
-  assign \lanes.older[0]  = lanes[305:302];
-  assign \lanes.older[1]  = lanes[309:306];
-  assign \lanes.older[2]  = lanes[313:310];
-  assign \lanes.older[3]  = lanes[317:314];
   assign \lanes.forwarded  = lanes[321:318];
   assign \lanes.forward_older  = lanes[325:322];
   assign \lanes.older_forward  = lanes[329:326];
@@ -3974,8 +3742,6 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
   assign \lanes.ahead_lane_bit  = lanes[361:354];
-  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
-  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -3988,7 +3754,7 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign lanes[341] = \$109 ;
   assign lanes[300:293] = \$108 [7:0];
   assign lanes[292:285] = \$105 [7:0];
-  assign lanes[284:278] = \port$2145$0 [27:21];
+  assign lanes[284:278] = \port$2328$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -4001,7 +3767,7 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign lanes[340] = \$99 ;
   assign lanes[235:228] = \$98 [7:0];
   assign lanes[227:220] = \$95 [7:0];
-  assign lanes[219:213] = \port$2145$0 [20:14];
+  assign lanes[219:213] = \port$2328$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -4014,7 +3780,7 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign lanes[339] = \$89 ;
   assign lanes[170:163] = \$88 [7:0];
   assign lanes[162:155] = \$85 [7:0];
-  assign lanes[154:148] = \port$2145$0 [13:7];
+  assign lanes[154:148] = \port$2328$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -4027,24 +3793,24 @@ module \kv_asu.core.lanes$174 (\port$2141$0 , \port$2145$0 , lanes, cfg, \port$2
   assign lanes[338] = \$79 ;
   assign lanes[105:98] = \$78 [7:0];
   assign lanes[97:90] = \$75 [7:0];
-  assign lanes[89:83] = \port$2145$0 [6:0];
+  assign lanes[89:83] = \port$2328$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2140$0 [41:35];
-  assign lanes[34:0] = \port$2140$0 [34:0];
+  assign lanes[41:35] = \port$2323$0 [41:35];
+  assign lanes[34:0] = \port$2323$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign tag_eq_b[3] = \$4 ;
   assign tag_eq_b[2] = \$3 ;
   assign tag_eq_b[1] = \$2 ;
   assign tag_eq_b[0] = \$1 ;
-  assign mark_now_b[3] = \port$2141$0 [181];
-  assign mark_now_b[2] = \port$2141$0 [134];
-  assign mark_now_b[1] = \port$2141$0 [87];
-  assign mark_now_b[0] = \port$2141$0 [40];
+  assign mark_now_b[3] = \port$2324$0 [181];
+  assign mark_now_b[2] = \port$2324$0 [134];
+  assign mark_now_b[1] = \port$2324$0 [87];
+  assign mark_now_b[0] = \port$2324$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -4259,7 +4025,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   (* init = 7'h00 *)
   wire [6:0] pb;
   wire [8:0] pending;
-  wire [8:0] \pending[0] ;
   (* enum_base_type = "LruCmd" *)
   (* enum_value_00 = "NONE" *)
   (* enum_value_01 = "TOUCH" *)
@@ -5527,7 +5292,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__en$106  = 1'h1;
   assign \$signature__addr$107  = slot_q;
   assign \$signature__en$108  = 1'h1;
-  assign \pending[0]  = pending;
   assign \pending[0].cmd  = pending[1:0];
   assign \pending[0].slot  = pending[8:2];
   assign pending[8:2] = slot_q;
@@ -5561,10 +5325,6 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
   wire rst;
   input [23:0] sc_last;
   wire [23:0] sc_last;
-  wire [5:0] \sc_last[0] ;
-  wire [5:0] \sc_last[1] ;
-  wire [5:0] \sc_last[2] ;
-  wire [5:0] \sc_last[3] ;
   output [4:0] sc_row;
   reg [4:0] sc_row = 5'h00;
   output [3:0] sc_set;
@@ -5602,10 +5362,6 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
       \$15  = 6'h00;
     end
   end
-  assign \sc_last[0]  = sc_last[5:0];
-  assign \sc_last[1]  = sc_last[11:6];
-  assign \sc_last[2]  = sc_last[17:12];
-  assign \sc_last[3]  = sc_last[23:18];
   assign sc_set[3] = \$13 ;
   assign sc_set[2] = \$11 ;
   assign sc_set[1] = \$9 ;
@@ -5613,8 +5369,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2160$5 
-, inv_slot, \port$2160$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2343$5 
+, inv_slot, \port$2343$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6248,34 +6004,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$signature__en$182 ;
   output [31:0] bk_count;
   wire [31:0] bk_count;
-  wire [7:0] \bk_count[0] ;
-  wire [7:0] \bk_count[1] ;
-  wire [7:0] \bk_count[2] ;
-  wire [7:0] \bk_count[3] ;
   output [3:0] bk_fresh;
   wire [3:0] bk_fresh;
   output [23:0] bk_last;
   wire [23:0] bk_last;
-  wire [5:0] \bk_last[0] ;
-  wire [5:0] \bk_last[1] ;
-  wire [5:0] \bk_last[2] ;
-  wire [5:0] \bk_last[3] ;
   output [3:0] bk_mark;
   wire [3:0] bk_mark;
   output [3:0] bk_mark_raw;
   wire [3:0] bk_mark_raw;
   output [19:0] bk_row;
   wire [19:0] bk_row;
-  wire [4:0] \bk_row[0] ;
-  wire [4:0] \bk_row[1] ;
-  wire [4:0] \bk_row[2] ;
-  wire [4:0] \bk_row[3] ;
   output [95:0] bk_tag;
   wire [95:0] bk_tag;
-  wire [23:0] \bk_tag[0] ;
-  wire [23:0] \bk_tag[1] ;
-  wire [23:0] \bk_tag[2] ;
-  wire [23:0] \bk_tag[3] ;
   output [3:0] bk_valid;
   wire [3:0] bk_valid;
   wire clear_at_hi;
@@ -6408,10 +6148,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2160$136 ;
-  wire [17:0] \port$2160$136 ;
-  input [29:0] \port$2160$5 ;
-  wire [29:0] \port$2160$5 ;
+  input [17:0] \port$2343$136 ;
+  wire [17:0] \port$2343$136 ;
+  input [29:0] \port$2343$5 ;
+  wire [29:0] \port$2343$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6421,19 +6161,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   input rst;
   wire rst;
   reg [31:0] sc_data_q = 32'd0;
-  wire [7:0] \sc_data_q[0] ;
   wire \sc_data_q[0].fresh ;
   wire [5:0] \sc_data_q[0].last ;
   wire \sc_data_q[0].valid ;
-  wire [7:0] \sc_data_q[1] ;
   wire \sc_data_q[1].fresh ;
   wire [5:0] \sc_data_q[1].last ;
   wire \sc_data_q[1].valid ;
-  wire [7:0] \sc_data_q[2] ;
   wire \sc_data_q[2].fresh ;
   wire [5:0] \sc_data_q[2].last ;
   wire \sc_data_q[2].valid ;
-  wire [7:0] \sc_data_q[3] ;
   wire \sc_data_q[3].fresh ;
   wire [5:0] \sc_data_q[3].last ;
   wire \sc_data_q[3].valid ;
@@ -6443,10 +6179,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   reg sc_intent3 = 1'h0;
   output [23:0] sc_last;
   wire [23:0] sc_last;
-  wire [5:0] \sc_last[0] ;
-  wire [5:0] \sc_last[1] ;
-  wire [5:0] \sc_last[2] ;
-  wire [5:0] \sc_last[3] ;
   wire sc_mark_at_hi;
   wire sc_mark_at_hi_m1;
   wire [3:0] sc_mark_en;
@@ -6460,19 +6192,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] sc_mark_value;
   wire [4:0] sc_r__addr;
   wire [31:0] sc_r__data;
-  wire [7:0] \sc_r__data[0] ;
   wire \sc_r__data[0].fresh ;
   wire [5:0] \sc_r__data[0].last ;
   wire \sc_r__data[0].valid ;
-  wire [7:0] \sc_r__data[1] ;
   wire \sc_r__data[1].fresh ;
   wire [5:0] \sc_r__data[1].last ;
   wire \sc_r__data[1].valid ;
-  wire [7:0] \sc_r__data[2] ;
   wire \sc_r__data[2].fresh ;
   wire [5:0] \sc_r__data[2].last ;
   wire \sc_r__data[2].valid ;
-  wire [7:0] \sc_r__data[3] ;
   wire \sc_r__data[3].fresh ;
   wire [5:0] \sc_r__data[3].last ;
   wire \sc_r__data[3].valid ;
@@ -6546,19 +6274,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \sc_wr_at_read_data3.valid ;
   wire [4:0] scrub_w__addr;
   wire [31:0] scrub_w__data;
-  wire [7:0] \scrub_w__data[0] ;
   wire \scrub_w__data[0].fresh ;
   wire [5:0] \scrub_w__data[0].last ;
   wire \scrub_w__data[0].valid ;
-  wire [7:0] \scrub_w__data[1] ;
   wire \scrub_w__data[1].fresh ;
   wire [5:0] \scrub_w__data[1].last ;
   wire \scrub_w__data[1].valid ;
-  wire [7:0] \scrub_w__data[2] ;
   wire \scrub_w__data[2].fresh ;
   wire [5:0] \scrub_w__data[2].last ;
   wire \scrub_w__data[2].valid ;
-  wire [7:0] \scrub_w__data[3] ;
   wire \scrub_w__data[3].fresh ;
   wire [5:0] \scrub_w__data[3].last ;
   wire \scrub_w__data[3].valid ;
@@ -6609,7 +6333,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$2160$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2343$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6654,7 +6378,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$2160$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2343$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6699,7 +6423,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$2160$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2343$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6744,7 +6468,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$2160$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2343$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -7175,65 +6899,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[6:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2160$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2160$136 [8] & \$436 ;
+  assign \$436  = \port$2343$136 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$2343$136 [8] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2160$136 [9] & \$437 ;
+  assign \$438  = \port$2343$136 [9] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2160$136 [9];
-  assign \$441  = \port$2160$136 [1:0] == 2'h3;
-  assign \$442  = \port$2160$136 [8] & \$441 ;
+  assign \$440  = ~ \port$2343$136 [9];
+  assign \$441  = \port$2343$136 [1:0] == 2'h3;
+  assign \$442  = \port$2343$136 [8] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2160$136 [9] & \$444 ;
+  assign \$445  = \port$2343$136 [9] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2160$136 [9];
-  assign \$448  = \port$2160$136 [1:0] == 2'h3;
-  assign \$449  = \port$2160$136 [8] & \$448 ;
+  assign \$447  = ~ \port$2343$136 [9];
+  assign \$448  = \port$2343$136 [1:0] == 2'h3;
+  assign \$449  = \port$2343$136 [8] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2160$136 [9];
+  assign \$455  = \$454  & \port$2343$136 [9];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[6:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2160$136 [9];
+  assign \$462  = ~ \port$2343$136 [9];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2160$136 [1:0] == 2'h3;
-  assign \$465  = \port$2160$136 [8] & \$464 ;
+  assign \$464  = \port$2343$136 [1:0] == 2'h3;
+  assign \$465  = \port$2343$136 [8] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$467  = \port$2343$136 [6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2160$136 [9];
+  assign \$473  = \$472  & \port$2343$136 [9];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2160$136 [9];
+  assign \$480  = ~ \port$2343$136 [9];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2160$136 [1:0] == 2'h3;
-  assign \$483  = \port$2160$136 [8] & \$482 ;
+  assign \$482  = \port$2343$136 [1:0] == 2'h3;
+  assign \$483  = \port$2343$136 [8] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$485  = \port$2343$136 [6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2160$136 [1:0] == 2'h3;
-  assign \$489  = \port$2160$136 [8] & \$488 ;
-  assign \$490  = \port$2160$136 [6:2] == sc_row_qqq;
+  assign \$488  = \port$2343$136 [1:0] == 2'h3;
+  assign \$489  = \port$2343$136 [8] & \$488 ;
+  assign \$490  = \port$2343$136 [6:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -7344,31 +7068,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2160$136 [9];
+  assign \$6  = \$5  & \port$2343$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2160$136 [9];
+  assign \$13  = ~ \port$2343$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2160$136 [1:0];
-  assign \$16  = \port$2160$136 [8] & \$15 ;
+  assign \$15  = ! \port$2343$136 [1:0];
+  assign \$16  = \port$2343$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2160$136 [6:2] == sc_row;
+  assign \$18  = \port$2343$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2160$136 [1:0];
-  assign \$23  = \port$2160$136 [8] & \$22 ;
-  assign \$24  = \port$2160$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2343$136 [1:0];
+  assign \$23  = \port$2343$136 [8] & \$22 ;
+  assign \$24  = \port$2343$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2160$136 [1:0];
-  assign \$30  = \port$2160$136 [8] & \$29 ;
+  assign \$29  = ! \port$2343$136 [1:0];
+  assign \$30  = \port$2343$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7376,7 +7100,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2160$136 [9];
+  assign \$38  = \$37  & \port$2343$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7384,10 +7108,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2160$136 [9];
+  assign \$46  = ~ \port$2343$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2160$136 [1:0];
-  assign \$49  = \port$2160$136 [8] & \$48 ;
+  assign \$48  = ! \port$2343$136 [1:0];
+  assign \$49  = \port$2343$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7401,31 +7125,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2160$136 [9];
+  assign \$63  = \$62  & \port$2343$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2160$136 [9];
+  assign \$70  = ~ \port$2343$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2160$136 [1:0] == 1'h1;
-  assign \$73  = \port$2160$136 [8] & \$72 ;
+  assign \$72  = \port$2343$136 [1:0] == 1'h1;
+  assign \$73  = \port$2343$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2160$136 [6:2] == sc_row;
+  assign \$75  = \port$2343$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2160$136 [1:0] == 1'h1;
-  assign \$80  = \port$2160$136 [8] & \$79 ;
-  assign \$81  = \port$2160$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2343$136 [1:0] == 1'h1;
+  assign \$80  = \port$2343$136 [8] & \$79 ;
+  assign \$81  = \port$2343$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2160$136 [1:0] == 1'h1;
-  assign \$87  = \port$2160$136 [8] & \$86 ;
+  assign \$86  = \port$2343$136 [1:0] == 1'h1;
+  assign \$87  = \port$2343$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7433,7 +7157,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2160$136 [9];
+  assign \$95  = \$94  & \port$2343$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7441,10 +7165,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2160$136 [9];
+  assign \$103  = ~ \port$2343$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2160$136 [1:0] == 1'h1;
-  assign \$106  = \port$2160$136 [8] & \$105 ;
+  assign \$105  = \port$2343$136 [1:0] == 1'h1;
+  assign \$106  = \port$2343$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7458,31 +7182,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2160$136 [9];
+  assign \$120  = \$119  & \port$2343$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2160$136 [9];
+  assign \$127  = ~ \port$2343$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2160$136 [1:0] == 2'h2;
-  assign \$130  = \port$2160$136 [8] & \$129 ;
+  assign \$129  = \port$2343$136 [1:0] == 2'h2;
+  assign \$130  = \port$2343$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2160$136 [6:2] == sc_row;
+  assign \$132  = \port$2343$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2160$136 [1:0] == 2'h2;
-  assign \$137  = \port$2160$136 [8] & \$136 ;
-  assign \$138  = \port$2160$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2343$136 [1:0] == 2'h2;
+  assign \$137  = \port$2343$136 [8] & \$136 ;
+  assign \$138  = \port$2343$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2160$136 [1:0] == 2'h2;
-  assign \$144  = \port$2160$136 [8] & \$143 ;
+  assign \$143  = \port$2343$136 [1:0] == 2'h2;
+  assign \$144  = \port$2343$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7490,7 +7214,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2160$136 [9];
+  assign \$152  = \$151  & \port$2343$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7498,10 +7222,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2160$136 [9];
+  assign \$160  = ~ \port$2343$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2160$136 [1:0] == 2'h2;
-  assign \$163  = \port$2160$136 [8] & \$162 ;
+  assign \$162  = \port$2343$136 [1:0] == 2'h2;
+  assign \$163  = \port$2343$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7515,31 +7239,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2160$136 [9];
+  assign \$177  = \$176  & \port$2343$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2160$136 [9];
+  assign \$184  = ~ \port$2343$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2160$136 [1:0] == 2'h3;
-  assign \$187  = \port$2160$136 [8] & \$186 ;
+  assign \$186  = \port$2343$136 [1:0] == 2'h3;
+  assign \$187  = \port$2343$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2160$136 [6:2] == sc_row;
+  assign \$189  = \port$2343$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2160$136 [1:0] == 2'h3;
-  assign \$194  = \port$2160$136 [8] & \$193 ;
-  assign \$195  = \port$2160$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2343$136 [1:0] == 2'h3;
+  assign \$194  = \port$2343$136 [8] & \$193 ;
+  assign \$195  = \port$2343$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2160$136 [1:0] == 2'h3;
-  assign \$201  = \port$2160$136 [8] & \$200 ;
+  assign \$200  = \port$2343$136 [1:0] == 2'h3;
+  assign \$201  = \port$2343$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7547,7 +7271,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2160$136 [9];
+  assign \$209  = \$208  & \port$2343$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7555,10 +7279,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2160$136 [9];
+  assign \$217  = ~ \port$2343$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2160$136 [1:0] == 2'h3;
-  assign \$220  = \port$2160$136 [8] & \$219 ;
+  assign \$219  = \port$2343$136 [1:0] == 2'h3;
+  assign \$220  = \port$2343$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7567,10 +7291,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2160$136 [9] | clear_en;
+  assign \$229  = \port$2343$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2160$136 [6:2];
-  assign \$231  = \port$2160$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2343$136 [6:2];
+  assign \$231  = \port$2343$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7587,65 +7311,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2160$136 [1:0];
-  assign \$signature__en$106  = \port$2160$136 [8] & \$241 ;
+  assign \$241  = ! \port$2343$136 [1:0];
+  assign \$signature__en$106  = \port$2343$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2160$136 [9] & \$242 ;
+  assign \$243  = \port$2343$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2160$136 [9];
-  assign \$246  = ! \port$2160$136 [1:0];
-  assign \$247  = \port$2160$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2343$136 [9];
+  assign \$246  = ! \port$2343$136 [1:0];
+  assign \$247  = \port$2343$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2160$136 [9] & \$249 ;
+  assign \$250  = \port$2343$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2160$136 [9];
-  assign \$253  = ! \port$2160$136 [1:0];
-  assign \$254  = \port$2160$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2343$136 [9];
+  assign \$253  = ! \port$2343$136 [1:0];
+  assign \$254  = \port$2343$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2160$136 [9];
+  assign \$260  = \$259  & \port$2343$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2160$136 [9];
+  assign \$267  = ~ \port$2343$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2160$136 [1:0];
-  assign \$270  = \port$2160$136 [8] & \$269 ;
+  assign \$269  = ! \port$2343$136 [1:0];
+  assign \$270  = \port$2343$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2343$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2160$136 [9];
+  assign \$278  = \$277  & \port$2343$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2160$136 [9];
+  assign \$285  = ~ \port$2343$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2160$136 [1:0];
-  assign \$288  = \port$2160$136 [8] & \$287 ;
+  assign \$287  = ! \port$2343$136 [1:0];
+  assign \$288  = \port$2343$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2343$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2160$136 [1:0];
-  assign \$294  = \port$2160$136 [8] & \$293 ;
-  assign \$295  = \port$2160$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2343$136 [1:0];
+  assign \$294  = \port$2343$136 [8] & \$293 ;
+  assign \$295  = \port$2343$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7661,65 +7385,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2160$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2160$136 [8] & \$306 ;
+  assign \$306  = \port$2343$136 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$2343$136 [8] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2160$136 [9] & \$307 ;
+  assign \$308  = \port$2343$136 [9] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2160$136 [9];
-  assign \$311  = \port$2160$136 [1:0] == 1'h1;
-  assign \$312  = \port$2160$136 [8] & \$311 ;
+  assign \$310  = ~ \port$2343$136 [9];
+  assign \$311  = \port$2343$136 [1:0] == 1'h1;
+  assign \$312  = \port$2343$136 [8] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2160$136 [9] & \$314 ;
+  assign \$315  = \port$2343$136 [9] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2160$136 [9];
-  assign \$318  = \port$2160$136 [1:0] == 1'h1;
-  assign \$319  = \port$2160$136 [8] & \$318 ;
+  assign \$317  = ~ \port$2343$136 [9];
+  assign \$318  = \port$2343$136 [1:0] == 1'h1;
+  assign \$319  = \port$2343$136 [8] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2160$136 [9];
+  assign \$325  = \$324  & \port$2343$136 [9];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[6:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2160$136 [9];
+  assign \$332  = ~ \port$2343$136 [9];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2160$136 [1:0] == 1'h1;
-  assign \$335  = \port$2160$136 [8] & \$334 ;
+  assign \$334  = \port$2343$136 [1:0] == 1'h1;
+  assign \$335  = \port$2343$136 [8] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$337  = \port$2343$136 [6:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2160$136 [9];
+  assign \$343  = \$342  & \port$2343$136 [9];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[6:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2160$136 [9];
+  assign \$350  = ~ \port$2343$136 [9];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2160$136 [1:0] == 1'h1;
-  assign \$353  = \port$2160$136 [8] & \$352 ;
+  assign \$352  = \port$2343$136 [1:0] == 1'h1;
+  assign \$353  = \port$2343$136 [8] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$355  = \port$2343$136 [6:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2160$136 [1:0] == 1'h1;
-  assign \$359  = \port$2160$136 [8] & \$358 ;
-  assign \$360  = \port$2160$136 [6:2] == sc_row_qqq;
+  assign \$358  = \port$2343$136 [1:0] == 1'h1;
+  assign \$359  = \port$2343$136 [8] & \$358 ;
+  assign \$360  = \port$2343$136 [6:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -7735,65 +7459,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[6:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2160$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2160$136 [8] & \$371 ;
+  assign \$371  = \port$2343$136 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$2343$136 [8] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2160$136 [9] & \$372 ;
+  assign \$373  = \port$2343$136 [9] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2160$136 [9];
-  assign \$376  = \port$2160$136 [1:0] == 2'h2;
-  assign \$377  = \port$2160$136 [8] & \$376 ;
+  assign \$375  = ~ \port$2343$136 [9];
+  assign \$376  = \port$2343$136 [1:0] == 2'h2;
+  assign \$377  = \port$2343$136 [8] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2160$136 [9] & \$379 ;
+  assign \$380  = \port$2343$136 [9] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2160$136 [9];
-  assign \$383  = \port$2160$136 [1:0] == 2'h2;
-  assign \$384  = \port$2160$136 [8] & \$383 ;
+  assign \$382  = ~ \port$2343$136 [9];
+  assign \$383  = \port$2343$136 [1:0] == 2'h2;
+  assign \$384  = \port$2343$136 [8] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2160$136 [9];
+  assign \$390  = \$389  & \port$2343$136 [9];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[6:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2160$136 [9];
+  assign \$397  = ~ \port$2343$136 [9];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2160$136 [1:0] == 2'h2;
-  assign \$400  = \port$2160$136 [8] & \$399 ;
+  assign \$399  = \port$2343$136 [1:0] == 2'h2;
+  assign \$400  = \port$2343$136 [8] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$402  = \port$2343$136 [6:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2160$136 [9];
+  assign \$408  = \$407  & \port$2343$136 [9];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[6:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2160$136 [9];
+  assign \$415  = ~ \port$2343$136 [9];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2160$136 [1:0] == 2'h2;
-  assign \$418  = \port$2160$136 [8] & \$417 ;
+  assign \$417  = \port$2343$136 [1:0] == 2'h2;
+  assign \$418  = \port$2343$136 [8] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2160$136 [6:2] == sc_row_q;
+  assign \$420  = \port$2343$136 [6:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2160$136 [1:0] == 2'h2;
-  assign \$424  = \port$2160$136 [8] & \$423 ;
-  assign \$425  = \port$2160$136 [6:2] == sc_row_qqq;
+  assign \$423  = \port$2343$136 [1:0] == 2'h2;
+  assign \$424  = \port$2343$136 [8] & \$423 ;
+  assign \$425  = \port$2343$136 [6:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -8140,15 +7864,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2160$136 [9]) begin
+    end else if (\port$2343$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2160$136 [6:2];
+      meta_addr = \port$2343$136 [6:2];
     end
   end
-  assign inv_en = \port$2160$136 [9];
-  assign wr_en = \port$2160$136 [8];
-  assign wr_slot = \port$2160$136 [6:0];
+  assign inv_en = \port$2343$136 [9];
+  assign wr_en = \port$2343$136 [8];
+  assign wr_slot = \port$2343$136 [6:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -8159,8 +7883,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2160$5 [29:24];
-  assign wr_mark = \port$2160$136 [7];
+  assign wr_last = \port$2343$5 [29:24];
+  assign wr_mark = \port$2343$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -8168,9 +7892,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2160$136 [6:2];
-  assign wr_tag = \port$2160$5 [23:0];
-  assign wr_count = \port$2160$136 [17:10];
+  assign \$signature__addr$105  = \port$2343$136 [6:2];
+  assign wr_tag = \port$2343$5 [23:0];
+  assign wr_count = \port$2343$136 [17:10];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -8180,7 +7904,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [4:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2160$136 [6:2];
+  assign \$signature__addr$141  = \port$2343$136 [6:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -8190,7 +7914,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [4:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2160$136 [6:2];
+  assign \$signature__addr$160  = \port$2343$136 [6:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -8200,7 +7924,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [4:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2160$136 [6:2];
+  assign \$signature__addr$179  = \port$2343$136 [6:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -8212,35 +7936,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \meta_data.last  = meta_data[5:0];
   assign \meta_data.fresh  = meta_data[6];
   assign \meta_data.valid  = meta_data[7];
-  assign \sc_data_q[0]  = sc_data_q[7:0];
   assign \sc_data_q[0].last  = sc_data_q[5:0];
   assign \sc_data_q[0].fresh  = sc_data_q[6];
   assign \sc_data_q[0].valid  = sc_data_q[7];
-  assign \sc_data_q[1]  = sc_data_q[15:8];
   assign \sc_data_q[1].last  = sc_data_q[13:8];
   assign \sc_data_q[1].fresh  = sc_data_q[14];
   assign \sc_data_q[1].valid  = sc_data_q[15];
-  assign \sc_data_q[2]  = sc_data_q[23:16];
   assign \sc_data_q[2].last  = sc_data_q[21:16];
   assign \sc_data_q[2].fresh  = sc_data_q[22];
   assign \sc_data_q[2].valid  = sc_data_q[23];
-  assign \sc_data_q[3]  = sc_data_q[31:24];
   assign \sc_data_q[3].last  = sc_data_q[29:24];
   assign \sc_data_q[3].fresh  = sc_data_q[30];
   assign \sc_data_q[3].valid  = sc_data_q[31];
-  assign \sc_r__data[0]  = sc_r__data[7:0];
   assign \sc_r__data[0].last  = sc_r__data[5:0];
   assign \sc_r__data[0].fresh  = sc_r__data[6];
   assign \sc_r__data[0].valid  = sc_r__data[7];
-  assign \sc_r__data[1]  = sc_r__data[15:8];
   assign \sc_r__data[1].last  = sc_r__data[13:8];
   assign \sc_r__data[1].fresh  = sc_r__data[14];
   assign \sc_r__data[1].valid  = sc_r__data[15];
-  assign \sc_r__data[2]  = sc_r__data[23:16];
   assign \sc_r__data[2].last  = sc_r__data[21:16];
   assign \sc_r__data[2].fresh  = sc_r__data[22];
   assign \sc_r__data[2].valid  = sc_r__data[23];
-  assign \sc_r__data[3]  = sc_r__data[31:24];
   assign \sc_r__data[3].last  = sc_r__data[29:24];
   assign \sc_r__data[3].fresh  = sc_r__data[30];
   assign \sc_r__data[3].valid  = sc_r__data[31];
@@ -8305,26 +8021,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$88.last  = meta_data[5:0];
   assign \$signature__data$88.fresh  = meta_data[6];
   assign \$signature__data$88.valid  = meta_data[7];
-  assign \scrub_w__data[0]  = scrub_w__data[7:0];
   assign \scrub_w__data[0].last  = scrub_w__data[5:0];
   assign \scrub_w__data[0].fresh  = scrub_w__data[6];
   assign \scrub_w__data[0].valid  = scrub_w__data[7];
-  assign \scrub_w__data[1]  = scrub_w__data[15:8];
   assign \scrub_w__data[1].last  = scrub_w__data[13:8];
   assign \scrub_w__data[1].fresh  = scrub_w__data[14];
   assign \scrub_w__data[1].valid  = scrub_w__data[15];
-  assign \scrub_w__data[2]  = scrub_w__data[23:16];
   assign \scrub_w__data[2].last  = scrub_w__data[21:16];
   assign \scrub_w__data[2].fresh  = scrub_w__data[22];
   assign \scrub_w__data[2].valid  = scrub_w__data[23];
-  assign \scrub_w__data[3]  = scrub_w__data[31:24];
   assign \scrub_w__data[3].last  = scrub_w__data[29:24];
   assign \scrub_w__data[3].fresh  = scrub_w__data[30];
   assign \scrub_w__data[3].valid  = scrub_w__data[31];
-  assign \sc_last[0]  = sc_last[5:0];
-  assign \sc_last[1]  = sc_last[11:6];
-  assign \sc_last[2]  = sc_last[17:12];
-  assign \sc_last[3]  = sc_last[23:18];
   assign \ent0_rd.tag  = ent0_rd[23:0];
   assign \ent0_rd.count  = ent0_rd[31:24];
   assign \$signature__data$118.tag  = \$signature__data$118 [23:0];
@@ -8335,22 +8043,6 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$120.last  = \$signature__data$120 [5:0];
   assign \$signature__data$120.fresh  = \$signature__data$120 [6];
   assign \$signature__data$120.valid  = \$signature__data$120 [7];
-  assign \bk_tag[0]  = bk_tag[23:0];
-  assign \bk_tag[1]  = bk_tag[47:24];
-  assign \bk_tag[2]  = bk_tag[71:48];
-  assign \bk_tag[3]  = bk_tag[95:72];
-  assign \bk_count[0]  = bk_count[7:0];
-  assign \bk_count[1]  = bk_count[15:8];
-  assign \bk_count[2]  = bk_count[23:16];
-  assign \bk_count[3]  = bk_count[31:24];
-  assign \bk_last[0]  = bk_last[5:0];
-  assign \bk_last[1]  = bk_last[11:6];
-  assign \bk_last[2]  = bk_last[17:12];
-  assign \bk_last[3]  = bk_last[23:18];
-  assign \bk_row[0]  = bk_row[4:0];
-  assign \bk_row[1]  = bk_row[9:5];
-  assign \bk_row[2]  = bk_row[14:10];
-  assign \bk_row[3]  = bk_row[19:15];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
   assign \$signature__data$148.tag  = \$signature__data$148 [23:0];
@@ -8381,12 +8073,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [5:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [6];
   assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2160$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2160$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2160$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2160$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2160$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2160$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2343$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2343$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2343$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2343$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2343$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2343$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8447,36 +8139,20 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[23:16] = meta_data;
   assign scrub_w__data[15:8] = meta_data;
   assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2160$136 [17:10];
-  assign \$signature__data [23:0] = \port$2160$5 [23:0];
+  assign \$signature__data [31:24] = \port$2343$136 [17:10];
+  assign \$signature__data [23:0] = \port$2343$5 [23:0];
   assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2160$136 [7];
-  assign meta_data[5:0] = \port$2160$5 [29:24];
+  assign meta_data[6] = \port$2343$136 [7];
+  assign meta_data[5:0] = \port$2343$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [23:0] age;
-  wire [5:0] \age[0] ;
-  wire [5:0] \age[1] ;
-  wire [5:0] \age[2] ;
-  wire [5:0] \age[3] ;
   wire [3:0] beyond_w1;
   wire [31:0] count;
-  wire [7:0] \count[0] ;
-  wire [7:0] \count[1] ;
-  wire [7:0] \count[2] ;
-  wire [7:0] \count[3] ;
   wire [31:0] count_inc;
   wire [31:0] count_inc2;
-  wire [7:0] \count_inc2[0] ;
-  wire [7:0] \count_inc2[1] ;
-  wire [7:0] \count_inc2[2] ;
-  wire [7:0] \count_inc2[3] ;
-  wire [7:0] \count_inc[0] ;
-  wire [7:0] \count_inc[1] ;
-  wire [7:0] \count_inc[2] ;
-  wire [7:0] \count_inc[3] ;
   output [161:0] decision;
   wire [161:0] decision;
   wire [161:0] \decision$17 ;
@@ -8540,14 +8216,11 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
   wire [7:0] \lanes.ahead_lane_bit ;
-  wire [3:0] \lanes.ahead_lane_bit[0] ;
-  wire [3:0] \lanes.ahead_lane_bit[1] ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
   wire [3:0] \lanes.forwarded ;
   wire [259:0] \lanes.lane ;
-  wire [64:0] \lanes.lane[0] ;
   wire [5:0] \lanes.lane[0].age ;
   wire [7:0] \lanes.lane[0].count ;
   wire [7:0] \lanes.lane[0].count_inc ;
@@ -8558,7 +8231,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \lanes.lane[0].slot ;
   wire [23:0] \lanes.lane[0].tag ;
   wire \lanes.lane[0].valid ;
-  wire [64:0] \lanes.lane[1] ;
   wire [5:0] \lanes.lane[1].age ;
   wire [7:0] \lanes.lane[1].count ;
   wire [7:0] \lanes.lane[1].count_inc ;
@@ -8569,7 +8241,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \lanes.lane[1].slot ;
   wire [23:0] \lanes.lane[1].tag ;
   wire \lanes.lane[1].valid ;
-  wire [64:0] \lanes.lane[2] ;
   wire [5:0] \lanes.lane[2].age ;
   wire [7:0] \lanes.lane[2].count ;
   wire [7:0] \lanes.lane[2].count_inc ;
@@ -8580,7 +8251,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [6:0] \lanes.lane[2].slot ;
   wire [23:0] \lanes.lane[2].tag ;
   wire \lanes.lane[2].valid ;
-  wire [64:0] \lanes.lane[3] ;
   wire [5:0] \lanes.lane[3].age ;
   wire [7:0] \lanes.lane[3].count ;
   wire [7:0] \lanes.lane[3].count_inc ;
@@ -8592,10 +8262,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [23:0] \lanes.lane[3].tag ;
   wire \lanes.lane[3].valid ;
   wire [15:0] \lanes.older ;
-  wire [3:0] \lanes.older[0] ;
-  wire [3:0] \lanes.older[1] ;
-  wire [3:0] \lanes.older[2] ;
-  wire [3:0] \lanes.older[3] ;
   wire [3:0] \lanes.older_ahead ;
   wire [3:0] \lanes.older_forward ;
   wire [34:0] \lanes.request ;
@@ -8612,10 +8278,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [3:0] mark;
   wire [3:0] match;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8623,15 +8285,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [23:0] \request.tag ;
   wire \request.valid ;
   wire [27:0] slot;
-  wire [6:0] \slot[0] ;
-  wire [6:0] \slot[1] ;
-  wire [6:0] \slot[2] ;
-  wire [6:0] \slot[3] ;
   wire [95:0] tag;
-  wire [23:0] \tag[0] ;
-  wire [23:0] \tag[1] ;
-  wire [23:0] \tag[2] ;
-  wire [23:0] \tag[3] ;
   wire [3:0] valid;
   wire [6:0] window;
   \kv_asu.core.versions.dec  dec (
@@ -8643,14 +8297,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2152$0 (lanes[43:0]),
-    .\port$2152$107 (lanes[108:107]),
-    .\port$2152$147 (lanes[147]),
-    .\port$2152$172 (lanes[173:172]),
-    .\port$2152$212 (lanes[212]),
-    .\port$2152$237 (lanes[238:237]),
-    .\port$2152$277 (lanes[277]),
-    .\port$2152$82 (lanes[82]),
+    .\port$2335$0 (lanes[43:0]),
+    .\port$2335$107 (lanes[108:107]),
+    .\port$2335$147 (lanes[147]),
+    .\port$2335$172 (lanes[173:172]),
+    .\port$2335$212 (lanes[212]),
+    .\port$2335$237 (lanes[238:237]),
+    .\port$2335$277 (lanes[277]),
+    .\port$2335$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8675,7 +8329,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.request.t  = lanes[34:29];
   assign \lanes.start  = lanes[41:35];
   assign \lanes.lane  = lanes[301:42];
-  assign \lanes.lane[0]  = lanes[106:42];
   assign \lanes.lane[0].valid  = lanes[42];
   assign \lanes.lane[0].match  = lanes[43];
   assign \lanes.lane[0].age  = lanes[49:44];
@@ -8686,7 +8339,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.lane[0].count_inc  = lanes[97:90];
   assign \lanes.lane[0].count_inc2  = lanes[105:98];
   assign \lanes.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes.lane[1]  = lanes[171:107];
   assign \lanes.lane[1].valid  = lanes[107];
   assign \lanes.lane[1].match  = lanes[108];
   assign \lanes.lane[1].age  = lanes[114:109];
@@ -8697,7 +8349,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.lane[1].count_inc  = lanes[162:155];
   assign \lanes.lane[1].count_inc2  = lanes[170:163];
   assign \lanes.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes.lane[2]  = lanes[236:172];
   assign \lanes.lane[2].valid  = lanes[172];
   assign \lanes.lane[2].match  = lanes[173];
   assign \lanes.lane[2].age  = lanes[179:174];
@@ -8708,7 +8359,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.lane[2].count_inc  = lanes[227:220];
   assign \lanes.lane[2].count_inc2  = lanes[235:228];
   assign \lanes.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes.lane[3]  = lanes[301:237];
   assign \lanes.lane[3].valid  = lanes[237];
   assign \lanes.lane[3].match  = lanes[238];
   assign \lanes.lane[3].age  = lanes[244:239];
@@ -8720,10 +8370,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.lane[3].count_inc2  = lanes[300:293];
   assign \lanes.lane[3].sc_row_hit  = lanes[301];
   assign \lanes.older  = lanes[317:302];
-  assign \lanes.older[0]  = lanes[305:302];
-  assign \lanes.older[1]  = lanes[309:306];
-  assign \lanes.older[2]  = lanes[313:310];
-  assign \lanes.older[3]  = lanes[317:314];
   assign \lanes.forwarded  = lanes[321:318];
   assign \lanes.forward_older  = lanes[325:322];
   assign \lanes.older_forward  = lanes[329:326];
@@ -8735,36 +8381,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
   assign \lanes.ahead_lane_bit  = lanes[361:354];
-  assign \lanes.ahead_lane_bit[0]  = lanes[357:354];
-  assign \lanes.ahead_lane_bit[1]  = lanes[361:358];
-  assign \age[0]  = age[5:0];
-  assign \age[1]  = age[11:6];
-  assign \age[2]  = age[17:12];
-  assign \age[3]  = age[23:18];
-  assign \tag[0]  = tag[23:0];
-  assign \tag[1]  = tag[47:24];
-  assign \tag[2]  = tag[71:48];
-  assign \tag[3]  = tag[95:72];
-  assign \count[0]  = count[7:0];
-  assign \count[1]  = count[15:8];
-  assign \count[2]  = count[23:16];
-  assign \count[3]  = count[31:24];
-  assign \count_inc[0]  = count_inc[7:0];
-  assign \count_inc[1]  = count_inc[15:8];
-  assign \count_inc[2]  = count_inc[23:16];
-  assign \count_inc[3]  = count_inc[31:24];
-  assign \count_inc2[0]  = count_inc2[7:0];
-  assign \count_inc2[1]  = count_inc2[15:8];
-  assign \count_inc2[2]  = count_inc2[23:16];
-  assign \count_inc2[3]  = count_inc2[31:24];
-  assign \slot[0]  = slot[6:0];
-  assign \slot[1]  = slot[13:7];
-  assign \slot[2]  = slot[20:14];
-  assign \slot[3]  = slot[27:21];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8859,7 +8475,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 , \port$2152$147 , \port$2152$172 , \port$2152$212 , \port$2152$237 , \port$2152$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 , \port$2335$147 , \port$2335$172 , \port$2335$212 , \port$2335$237 , \port$2335$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8972,30 +8588,14 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   wire [3:0] \$99 ;
   input [23:0] age;
   wire [23:0] age;
-  wire [5:0] \age[0] ;
-  wire [5:0] \age[1] ;
-  wire [5:0] \age[2] ;
-  wire [5:0] \age[3] ;
   input [3:0] beyond_w1;
   wire [3:0] beyond_w1;
   input [31:0] count;
   wire [31:0] count;
-  wire [7:0] \count[0] ;
-  wire [7:0] \count[1] ;
-  wire [7:0] \count[2] ;
-  wire [7:0] \count[3] ;
   input [31:0] count_inc;
   wire [31:0] count_inc;
   input [31:0] count_inc2;
   wire [31:0] count_inc2;
-  wire [7:0] \count_inc2[0] ;
-  wire [7:0] \count_inc2[1] ;
-  wire [7:0] \count_inc2[2] ;
-  wire [7:0] \count_inc2[3] ;
-  wire [7:0] \count_inc[0] ;
-  wire [7:0] \count_inc[1] ;
-  wire [7:0] \count_inc[2] ;
-  wire [7:0] \count_inc[3] ;
   output [161:0] decision;
   reg [161:0] decision;
   wire \decision.any_free ;
@@ -9033,26 +8633,22 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  wire [3:0] \older[0] ;
-  wire [3:0] \older[1] ;
-  wire [3:0] \older[2] ;
-  wire [3:0] \older[3] ;
-  input [43:0] \port$2152$0 ;
-  wire [43:0] \port$2152$0 ;
-  input [1:0] \port$2152$107 ;
-  wire [1:0] \port$2152$107 ;
-  input \port$2152$147 ;
-  wire \port$2152$147 ;
-  input [1:0] \port$2152$172 ;
-  wire [1:0] \port$2152$172 ;
-  input \port$2152$212 ;
-  wire \port$2152$212 ;
-  input [1:0] \port$2152$237 ;
-  wire [1:0] \port$2152$237 ;
-  input \port$2152$277 ;
-  wire \port$2152$277 ;
-  input \port$2152$82 ;
-  wire \port$2152$82 ;
+  input [43:0] \port$2335$0 ;
+  wire [43:0] \port$2335$0 ;
+  input [1:0] \port$2335$107 ;
+  wire [1:0] \port$2335$107 ;
+  input \port$2335$147 ;
+  wire \port$2335$147 ;
+  input [1:0] \port$2335$172 ;
+  wire [1:0] \port$2335$172 ;
+  input \port$2335$212 ;
+  wire \port$2335$212 ;
+  input [1:0] \port$2335$237 ;
+  wire [1:0] \port$2335$237 ;
+  input \port$2335$277 ;
+  wire \port$2335$277 ;
+  input \port$2335$82 ;
+  wire \port$2335$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -9061,34 +8657,26 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   wire \request.valid ;
   input [27:0] slot;
   wire [27:0] slot;
-  wire [6:0] \slot[0] ;
-  wire [6:0] \slot[1] ;
-  wire [6:0] \slot[2] ;
-  wire [6:0] \slot[3] ;
   input [95:0] tag;
   wire [95:0] tag;
-  wire [23:0] \tag[0] ;
-  wire [23:0] \tag[1] ;
-  wire [23:0] \tag[2] ;
-  wire [23:0] \tag[3] ;
   wire [3:0] valid;
   wire [6:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1], \port$2152$0 [43] };
-  assign \$2  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$1  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
+  assign \$2  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1] };
+  assign \$4  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2152$0 [43] & \$5 ;
-  assign \$7  = | { \port$2152$237 [1], \port$2152$172 [1] };
+  assign \$6  = \port$2335$0 [43] & \$5 ;
+  assign \$7  = | { \port$2335$237 [1], \port$2335$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2152$107 [1] & \$8 ;
+  assign \$9  = \port$2335$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2152$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$14  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$15  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$16  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$12  = \port$2335$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$14  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$15  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$16  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -9123,18 +8711,18 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$54  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$55  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$53  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$54  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$55  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$60  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$59  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$60  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign \$65  = ~ { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
+  assign \$64  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$65  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -9145,8 +8733,8 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   assign \$73  = decision[35] ? decision[42:36] : \$72 ;
   assign \$74  = decision[58] ? decision[66] : decision[99];
   assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! \port$2152$0 [2:1];
-  assign \$77  = \port$2152$0 [0] & \$76 ;
+  assign \$76  = ! \port$2335$0 [2:1];
+  assign \$77  = \port$2335$0 [0] & \$76 ;
   assign \$78  = decision[35] | decision[58];
   assign \$79  = \$78  | decision[67];
   assign \$80  = \$77  & \$79 ;
@@ -9166,16 +8754,16 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2152$277 , \port$2152$212 , \port$2152$147 , \port$2152$82  };
+  assign \$99  = wins & { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$2152$0 [2:1] == 2'h3;
+  assign \$102  = \port$2335$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$2152$0 [2:1] == 2'h2;
-  assign \$106  = \port$2152$0 [2:1] == 2'h3;
+  assign \$105  = \port$2335$0 [2:1] == 2'h2;
+  assign \$106  = \port$2335$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$2152$0 [0] & \$107 ;
+  assign \$108  = \port$2335$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[100];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
@@ -9184,41 +8772,41 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
       decision[50:43] = count[7:0];
       decision[56:51] = age[5:0];
       decision[42:36] = slot[6:0];
-      decision[57] = \port$2152$82 ;
+      decision[57] = \port$2335$82 ;
     end
     if (hit_lane[1]) begin
       decision[50:43] = count[15:8];
       decision[56:51] = age[11:6];
       decision[42:36] = slot[13:7];
-      decision[57] = \port$2152$147 ;
+      decision[57] = \port$2335$147 ;
     end
     if (hit_lane[2]) begin
       decision[50:43] = count[23:16];
       decision[56:51] = age[17:12];
       decision[42:36] = slot[20:14];
-      decision[57] = \port$2152$212 ;
+      decision[57] = \port$2335$212 ;
     end
     if (hit_lane[3]) begin
       decision[50:43] = count[31:24];
       decision[56:51] = age[23:18];
       decision[42:36] = slot[27:21];
-      decision[57] = \port$2152$277 ;
+      decision[57] = \port$2335$277 ;
     end
     if (\$13 [3]) begin
       decision[65:59] = slot[27:21];
-      decision[66] = \port$2152$277 ;
+      decision[66] = \port$2335$277 ;
     end
     if (\$14 [2]) begin
       decision[65:59] = slot[20:14];
-      decision[66] = \port$2152$212 ;
+      decision[66] = \port$2335$212 ;
     end
     if (\$15 [1]) begin
       decision[65:59] = slot[13:7];
-      decision[66] = \port$2152$147 ;
+      decision[66] = \port$2335$147 ;
     end
     if (\$16 [0]) begin
       decision[65:59] = slot[6:0];
-      decision[66] = \port$2152$82 ;
+      decision[66] = \port$2335$82 ;
     end
     begin
       begin
@@ -9234,16 +8822,16 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
         decision[99] = \$100 ;
         decision[100] = \$104 ;
         decision[124:101] = tag[23:0];
-        decision[131:125] = \port$2152$0 [41:35];
+        decision[131:125] = \port$2335$0 [41:35];
         decision[145] = \$109 ;
       end
     end
   end
-  assign request = \port$2152$0 [34:0];
-  assign match = { \port$2152$237 [1], \port$2152$172 [1], \port$2152$107 [1], \port$2152$0 [43] };
-  assign valid = { \port$2152$237 [0], \port$2152$172 [0], \port$2152$107 [0], \port$2152$0 [42] };
-  assign mark = { \port$2152$277 , \port$2152$212 , \port$2152$147 , \port$2152$82  };
-  assign window = \port$2152$0 [41:35];
+  assign request = \port$2335$0 [34:0];
+  assign match = { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
+  assign valid = { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign mark = { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
+  assign window = \port$2335$0 [41:35];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9271,39 +8859,11 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = \port$2152$0 [0];
-  assign \request.op  = \port$2152$0 [2:1];
-  assign \request.min_tlevel  = \port$2152$0 [4:3];
-  assign \request.tag  = \port$2152$0 [28:5];
-  assign \request.t  = \port$2152$0 [34:29];
-  assign \count[0]  = count[7:0];
-  assign \count[1]  = count[15:8];
-  assign \count[2]  = count[23:16];
-  assign \count[3]  = count[31:24];
-  assign \age[0]  = age[5:0];
-  assign \age[1]  = age[11:6];
-  assign \age[2]  = age[17:12];
-  assign \age[3]  = age[23:18];
-  assign \slot[0]  = slot[6:0];
-  assign \slot[1]  = slot[13:7];
-  assign \slot[2]  = slot[20:14];
-  assign \slot[3]  = slot[27:21];
-  assign \older[0]  = older[3:0];
-  assign \older[1]  = older[7:4];
-  assign \older[2]  = older[11:8];
-  assign \older[3]  = older[15:12];
-  assign \count_inc[0]  = count_inc[7:0];
-  assign \count_inc[1]  = count_inc[15:8];
-  assign \count_inc[2]  = count_inc[23:16];
-  assign \count_inc[3]  = count_inc[31:24];
-  assign \count_inc2[0]  = count_inc2[7:0];
-  assign \count_inc2[1]  = count_inc2[15:8];
-  assign \count_inc2[2]  = count_inc2[23:16];
-  assign \count_inc2[3]  = count_inc2[31:24];
-  assign \tag[0]  = tag[23:0];
-  assign \tag[1]  = tag[47:24];
-  assign \tag[2]  = tag[71:48];
-  assign \tag[3]  = tag[95:72];
+  assign \request.valid  = \port$2335$0 [0];
+  assign \request.op  = \port$2335$0 [2:1];
+  assign \request.min_tlevel  = \port$2335$0 [4:3];
+  assign \request.tag  = \port$2335$0 [28:5];
+  assign \request.t  = \port$2335$0 [34:29];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -9312,7 +8872,7 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2152$237 [1];
+  assign hit_lane[3] = \port$2335$237 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -9321,16 +8881,16 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
   always @*
     decision[35] = \$1 ;
   always @*
-    decision[34:29] = \port$2152$0 [34:29];
+    decision[34:29] = \port$2335$0 [34:29];
   always @*
-    decision[28:5] = \port$2152$0 [28:5];
+    decision[28:5] = \port$2335$0 [28:5];
   always @*
-    decision[4:3] = \port$2152$0 [4:3];
+    decision[4:3] = \port$2335$0 [4:3];
   always @*
-    decision[2:1] = \port$2152$0 [2:1];
+    decision[2:1] = \port$2335$0 [2:1];
   always @*
-    decision[0] = \port$2152$0 [0];
-  assign \$10  = \port$2152$237 [1];
+    decision[0] = \port$2335$0 [0];
+  assign \$10  = \port$2335$237 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -9339,7 +8899,7 @@ module \kv_asu.core.versions.dec (\port$2152$0 , \port$2152$82 , \port$2152$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2140$0 , \port$2141$0 , \port$2145$0 , clk);
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2323$0 , \port$2324$0 , \port$2328$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -9357,32 +8917,16 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [41:0] \$9 ;
   input [31:0] bk_count;
   wire [31:0] bk_count;
-  wire [7:0] \bk_count[0] ;
-  wire [7:0] \bk_count[1] ;
-  wire [7:0] \bk_count[2] ;
-  wire [7:0] \bk_count[3] ;
   input [3:0] bk_fresh;
   wire [3:0] bk_fresh;
   input [23:0] bk_last;
   wire [23:0] bk_last;
-  wire [5:0] \bk_last[0] ;
-  wire [5:0] \bk_last[1] ;
-  wire [5:0] \bk_last[2] ;
-  wire [5:0] \bk_last[3] ;
   input [3:0] bk_mark_raw;
   wire [3:0] bk_mark_raw;
   input [19:0] bk_row;
   wire [19:0] bk_row;
-  wire [4:0] \bk_row[0] ;
-  wire [4:0] \bk_row[1] ;
-  wire [4:0] \bk_row[2] ;
-  wire [4:0] \bk_row[3] ;
   input [95:0] bk_tag;
   wire [95:0] bk_tag;
-  wire [23:0] \bk_tag[0] ;
-  wire [23:0] \bk_tag[1] ;
-  wire [23:0] \bk_tag[2] ;
-  wire [23:0] \bk_tag[3] ;
   input [3:0] bk_valid;
   wire [3:0] bk_valid;
   output busy;
@@ -9400,10 +8944,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [6:0] hash;
   wire [57:0] m;
   wire [15:0] \m.overlap ;
-  wire [3:0] \m.overlap[0] ;
-  wire [3:0] \m.overlap[1] ;
-  wire [3:0] \m.overlap[2] ;
-  wire [3:0] \m.overlap[3] ;
   wire [34:0] \m.request ;
   wire [1:0] \m.request.min_tlevel ;
   wire [1:0] \m.request.op ;
@@ -9411,13 +8951,13 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2140$0 ;
-  wire [41:0] \port$2140$0 ;
-  output [187:0] \port$2141$0 ;
-  wire [187:0] \port$2141$0 ;
+  output [41:0] \port$2323$0 ;
+  wire [41:0] \port$2323$0 ;
+  output [187:0] \port$2324$0 ;
+  wire [187:0] \port$2324$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2145$0 ;
-  wire [27:0] \port$2145$0 ;
+  output [27:0] \port$2328$0 ;
+  wire [27:0] \port$2328$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9435,7 +8975,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [6:0] tail;
   wire [302:0] window;
   wire [187:0] \window.bank ;
-  wire [46:0] \window.bank[0] ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
@@ -9444,7 +8983,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire \window.bank[0].sc_row_hit ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
-  wire [46:0] \window.bank[1] ;
   wire [7:0] \window.bank[1].count ;
   wire \window.bank[1].fresh ;
   wire [5:0] \window.bank[1].last ;
@@ -9453,7 +8991,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire \window.bank[1].sc_row_hit ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
-  wire [46:0] \window.bank[2] ;
   wire [7:0] \window.bank[2].count ;
   wire \window.bank[2].fresh ;
   wire [5:0] \window.bank[2].last ;
@@ -9462,7 +8999,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire \window.bank[2].sc_row_hit ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
-  wire [46:0] \window.bank[3] ;
   wire [7:0] \window.bank[3].count ;
   wire \window.bank[3].fresh ;
   wire [5:0] \window.bank[3].last ;
@@ -9473,20 +9009,8 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
   wire [27:0] \window.lane_slot ;
-  wire [6:0] \window.lane_slot[0] ;
-  wire [6:0] \window.lane_slot[1] ;
-  wire [6:0] \window.lane_slot[2] ;
-  wire [6:0] \window.lane_slot[3] ;
   wire [15:0] \window.overlap ;
-  wire [3:0] \window.overlap[0] ;
-  wire [3:0] \window.overlap[1] ;
-  wire [3:0] \window.overlap[2] ;
-  wire [3:0] \window.overlap[3] ;
   wire [15:0] \window.overlap_next ;
-  wire [3:0] \window.overlap_next[0] ;
-  wire [3:0] \window.overlap_next[1] ;
-  wire [3:0] \window.overlap_next[2] ;
-  wire [3:0] \window.overlap_next[3] ;
   wire [34:0] \window.request ;
   wire [1:0] \window.request.min_tlevel ;
   wire [1:0] \window.request.op ;
@@ -9537,9 +9061,9 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2140$0  = \$9 ;
-  assign \port$2141$0  = \$10 ;
-  assign \port$2145$0  = \$12 ;
+  assign \port$2323$0  = \$9 ;
+  assign \port$2324$0  = \$10 ;
+  assign \port$2328$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9553,12 +9077,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \window.request.t  = \$9 [34:29];
   assign \window.start  = \$9 [41:35];
   assign \window.lane_slot  = \$12 ;
-  assign \window.lane_slot[0]  = \$12 [6:0];
-  assign \window.lane_slot[1]  = \$12 [13:7];
-  assign \window.lane_slot[2]  = \$12 [20:14];
-  assign \window.lane_slot[3]  = \$12 [27:21];
   assign \window.bank  = \$10 ;
-  assign \window.bank[0]  = \$10 [46:0];
   assign \window.bank[0].tag  = \$10 [23:0];
   assign \window.bank[0].count  = \$10 [31:24];
   assign \window.bank[0].last  = \$10 [37:32];
@@ -9567,7 +9086,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \window.bank[0].mark  = \$10 [40];
   assign \window.bank[0].row  = \$10 [45:41];
   assign \window.bank[0].sc_row_hit  = \$10 [46];
-  assign \window.bank[1]  = \$10 [93:47];
   assign \window.bank[1].tag  = \$10 [70:47];
   assign \window.bank[1].count  = \$10 [78:71];
   assign \window.bank[1].last  = \$10 [84:79];
@@ -9576,7 +9094,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \window.bank[1].mark  = \$10 [87];
   assign \window.bank[1].row  = \$10 [92:88];
   assign \window.bank[1].sc_row_hit  = \$10 [93];
-  assign \window.bank[2]  = \$10 [140:94];
   assign \window.bank[2].tag  = \$10 [117:94];
   assign \window.bank[2].count  = \$10 [125:118];
   assign \window.bank[2].last  = \$10 [131:126];
@@ -9585,7 +9102,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \window.bank[2].mark  = \$10 [134];
   assign \window.bank[2].row  = \$10 [139:135];
   assign \window.bank[2].sc_row_hit  = \$10 [140];
-  assign \window.bank[3]  = \$10 [187:141];
   assign \window.bank[3].tag  = \$10 [164:141];
   assign \window.bank[3].count  = \$10 [172:165];
   assign \window.bank[3].last  = \$10 [178:173];
@@ -9595,15 +9111,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \window.bank[3].row  = \$10 [186:182];
   assign \window.bank[3].sc_row_hit  = \$10 [187];
   assign \window.overlap  = 16'h0000;
-  assign \window.overlap[0]  = 4'h0;
-  assign \window.overlap[1]  = 4'h0;
-  assign \window.overlap[2]  = 4'h0;
-  assign \window.overlap[3]  = 4'h0;
   assign \window.overlap_next  = 16'h0000;
-  assign \window.overlap_next[0]  = 4'h0;
-  assign \window.overlap_next[1]  = 4'h0;
-  assign \window.overlap_next[2]  = 4'h0;
-  assign \window.overlap_next[3]  = 4'h0;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
@@ -9620,26 +9128,6 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   assign \m.request.t  = 6'h00;
   assign \m.start  = 7'h00;
   assign \m.overlap  = 16'h0000;
-  assign \m.overlap[0]  = 4'h0;
-  assign \m.overlap[1]  = 4'h0;
-  assign \m.overlap[2]  = 4'h0;
-  assign \m.overlap[3]  = 4'h0;
-  assign \bk_tag[0]  = bk_tag[23:0];
-  assign \bk_tag[1]  = bk_tag[47:24];
-  assign \bk_tag[2]  = bk_tag[71:48];
-  assign \bk_tag[3]  = bk_tag[95:72];
-  assign \bk_count[0]  = bk_count[7:0];
-  assign \bk_count[1]  = bk_count[15:8];
-  assign \bk_count[2]  = bk_count[23:16];
-  assign \bk_count[3]  = bk_count[31:24];
-  assign \bk_last[0]  = bk_last[5:0];
-  assign \bk_last[1]  = bk_last[11:6];
-  assign \bk_last[2]  = bk_last[17:12];
-  assign \bk_last[3]  = bk_last[23:18];
-  assign \bk_row[0]  = bk_row[4:0];
-  assign \bk_row[1]  = bk_row[9:5];
-  assign \bk_row[2]  = bk_row[14:10];
-  assign \bk_row[3]  = bk_row[19:15];
   assign \$10 [187] = \$4 ;
   assign \$10 [186:182] = bk_row[19:15];
   assign \$10 [181] = bk_mark_raw[3];
@@ -9678,19 +9166,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, hold, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush_pulse, bresp, enable
-, cfg, rvalid, rdata, rresp, axil__bvalid, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+, enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire \$14 ;
+  wire [1:0] \$14 ;
   wire \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire \$18 ;
+  wire [1:0] \$16 ;
+  wire [1:0] \$17 ;
+  wire [1:0] \$18 ;
   wire \$19 ;
   wire \$2 ;
   wire \$20 ;
@@ -9709,13 +9197,13 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
-  wire [1:0] \$35 ;
-  wire [1:0] \$36 ;
+  wire \$35 ;
+  wire \$36 ;
   wire \$37 ;
-  wire [1:0] \$38 ;
-  wire [1:0] \$39 ;
+  wire \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [1:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
@@ -9726,91 +9214,91 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire \$50 ;
-  wire \$51 ;
-  wire \$52 ;
-  wire \$53 ;
-  wire \$54 ;
-  wire \$55 ;
-  wire \$56 ;
+  wire [1:0] \$50 ;
+  reg \$51 ;
+  reg \$52 ;
+  reg \$53 ;
+  reg \$54 ;
+  reg \$55 ;
+  reg \$56 ;
   reg \$57 ;
-  reg \$58 ;
-  reg \$59 ;
+  reg [31:0] \$58 ;
+  reg [31:0] \$59 ;
   wire \$6 ;
-  reg \$60 ;
-  reg [9:0] \$61 ;
-  reg \$62 ;
+  reg [31:0] \$60 ;
+  reg [31:0] \$61 ;
+  reg [31:0] \$62 ;
   reg [31:0] \$63 ;
-  reg [3:0] \$64 ;
-  reg \$65 ;
-  reg [1:0] \$66 ;
-  reg [1:0] \$67 ;
+  reg \$64 ;
+  reg [62:0] \$65 ;
+  reg \$66 ;
+  reg [3:0] \$67 ;
   reg \$68 ;
-  reg \$69 ;
+  reg [31:0] \$69 ;
   wire \$7 ;
-  reg [31:0] \$70 ;
-  reg [31:0] \$71 ;
-  reg [31:0] \$72 ;
-  reg [31:0] \$73 ;
-  reg [31:0] \$74 ;
-  reg [31:0] \$75 ;
-  reg \$76 ;
-  reg [62:0] \$77 ;
-  reg \$78 ;
-  reg [9:0] \$79 ;
   wire \$8 ;
-  reg \$80 ;
-  reg [3:0] \$81 ;
-  reg \$82 ;
-  reg \$83 ;
-  reg [31:0] \$84 ;
-  reg [31:0] \$85 ;
-  reg [1:0] \$86 ;
   wire \$9 ;
   reg action_resp = 1'h0;
-  reg ar_full = 1'h0;
-  reg [3:0] ar_stat_idx = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] ar_stat_idx;
   reg ar_stat_lo = 1'h0;
-  wire ar_take;
-  reg [9:0] ar_word = 10'h000;
-  reg aw_full = 1'h0;
-  reg [9:0] aw_word = 10'h000;
   input [11:0] axil__araddr;
   wire [11:0] axil__araddr;
+  wire [11:0] \axil__araddr$1 ;
+  input [2:0] axil__arprot;
+  wire [2:0] axil__arprot;
+  wire [2:0] \axil__arprot$3 ;
   output axil__arready;
   wire axil__arready;
+  wire \axil__arready$5 ;
   input axil__arvalid;
   wire axil__arvalid;
+  wire \axil__arvalid$7 ;
   input [11:0] axil__awaddr;
   wire [11:0] axil__awaddr;
+  wire [11:0] \axil__awaddr$9 ;
+  input [2:0] axil__awprot;
+  wire [2:0] axil__awprot;
+  wire [2:0] \axil__awprot$11 ;
   output axil__awready;
   wire axil__awready;
+  wire \axil__awready$13 ;
   input axil__awvalid;
   wire axil__awvalid;
+  wire \axil__awvalid$15 ;
   input axil__bready;
   wire axil__bready;
-  (* init = 2'h0 *)
+  wire \axil__bready$17 ;
+  output [1:0] axil__bresp;
   wire [1:0] axil__bresp;
+  wire [1:0] \axil__bresp$19 ;
   output axil__bvalid;
-  reg axil__bvalid;
-  (* init = 32'd0 *)
+  wire axil__bvalid;
+  wire \axil__bvalid$21 ;
+  output [31:0] axil__rdata;
   wire [31:0] axil__rdata;
+  wire [31:0] \axil__rdata$23 ;
   input axil__rready;
   wire axil__rready;
-  (* init = 2'h0 *)
+  wire \axil__rready$25 ;
+  output [1:0] axil__rresp;
   wire [1:0] axil__rresp;
-  (* init = 1'h0 *)
+  wire [1:0] \axil__rresp$27 ;
+  output axil__rvalid;
   wire axil__rvalid;
+  wire \axil__rvalid$29 ;
   input [31:0] axil__wdata;
   wire [31:0] axil__wdata;
+  wire [31:0] \axil__wdata$31 ;
   output axil__wready;
   wire axil__wready;
+  wire \axil__wready$33 ;
   input [3:0] axil__wstrb;
   wire [3:0] axil__wstrb;
+  wire [3:0] \axil__wstrb$35 ;
   input axil__wvalid;
   wire axil__wvalid;
-  output [1:0] bresp;
-  reg [1:0] bresp = 2'h0;
+  wire \axil__wvalid$37 ;
   output [62:0] cfg;
   reg [62:0] cfg = 63'h000000007ff90305;
   wire [7:0] \cfg.c2 ;
@@ -9819,9 +9307,9 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   wire [4:0] \cfg.w1 ;
   wire [4:0] \cfg.w2 ;
   wire [4:0] \cfg.w3 ;
+  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear;
-  reg clear_stats = 1'h0;
+  wire clear_stats;
   input clk;
   wire clk;
   input core_flushing;
@@ -9833,258 +9321,757 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   output enable;
   reg enable = 1'h1;
   reg error = 1'h0;
+  output flush;
+  reg flush = 1'h0;
   (* init = 1'h0 *)
-  wire flush;
-  output flush_pulse;
-  reg flush_pulse = 1'h0;
+  wire flush_pulse;
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
+  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [7:0] occupancy;
   wire [7:0] occupancy;
-  (* init = 4'h0 *)
-  wire [3:0] rd_addr;
+  reg [3:0] rd_addr = 4'h0;
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
-  output [31:0] rdata;
-  reg [31:0] rdata = 32'd0;
-  output [1:0] rresp;
-  reg [1:0] rresp = 2'h0;
+  wire regs__ar_accept;
+  wire [9:0] regs__ar_addr;
+  wire regs__b_busy;
+  wire [9:0] regs__r_addr;
+  reg [31:0] regs__r_data;
+  reg regs__r_done;
+  wire regs__r_valid;
+  wire [9:0] regs__w_addr;
+  wire [31:0] regs__w_data;
+  reg regs__w_done;
+  reg regs__w_error;
+  wire [3:0] regs__w_strb;
+  wire regs__w_valid;
   input rst;
   wire rst;
-  output rvalid;
-  reg rvalid = 1'h0;
   reg seed_changes = 1'h0;
+  reg sequencing = 1'h0;
   reg [31:0] shadow_c2 = 32'd3;
   reg [31:0] shadow_c3 = 32'd5;
   reg [31:0] shadow_hash_seed = 32'd0;
   reg [31:0] shadow_w1 = 32'd31;
   reg [31:0] shadow_w2 = 32'd31;
   reg [31:0] shadow_w3 = 32'd25;
-  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg stat_pend = 1'h0;
-  reg [31:0] w_data = 32'd0;
-  reg w_full = 1'h0;
-  reg [3:0] w_strb = 4'h0;
-  reg [1:0] write_state = 2'h0;
-  assign \$14  = shadow_w2[4:0] <= shadow_w1[4:0];
-  assign \$15  = \$13  & \$14 ;
-  assign \$16  = \$7  & \$15 ;
-  assign \$17  = shadow_hash_seed != cfg[62:31];
-  assign \$18  = ~ aw_full;
-  assign \$19  = axil__awvalid & \$18 ;
-  assign \$20  = ~ w_full;
-  assign \$21  = axil__wvalid & \$20 ;
-  assign \$22  = aw_full & w_full;
-  assign \$23  = | { w_data[2:1], w_data[4:3] };
-  assign \$24  = w_strb[0] & \$23 ;
-  assign \$25  = ~ core_flushing;
-  assign \$26  = core_idle & \$25 ;
-  assign \$27  = | stat_inc;
-  assign \$28  = ~ \$27 ;
-  assign \$29  = \$26  & \$28 ;
-  assign \$30  = ~ legal;
-  assign \$31  = w_data[3] & \$30 ;
-  assign \$32  = w_data[3] & seed_changes;
-  assign \$33  = w_data[1] | \$32 ;
-  assign \$34  = rvalid & axil__rready;
-  assign \$37  = core_flushing | flush_pulse;
-  assign \$40  = \$38  | \$39 ;
-  assign axil__awready = ~ aw_full;
-  assign axil__wready = ~ w_full;
-  assign \$41  = \$55  & action_resp;
-  assign \$42  = \$56  | \$41 ;
-  assign hold = \$42  | flush_pulse;
-  assign \$43  = ~ ar_full;
-  assign \$44  = axil__arvalid & \$43 ;
-  assign \$46  = ~ \$45 ;
-  assign \$47  = \$44  & \$46 ;
-  assign \$48  = ~ rvalid;
-  assign ar_take = \$47  & \$48 ;
-  assign \$49  = ~ ar_full;
-  assign \$51  = ~ \$50 ;
-  assign \$52  = \$49  & \$51 ;
-  assign \$53  = ~ rvalid;
-  assign axil__arready = \$52  & \$53 ;
-  assign rd_en = ar_full & ar_stat_lo;
-  assign \$54  = ! write_state;
-  assign \$55  = write_state == 1'h1;
-  assign \$56  = write_state == 2'h2;
+  assign \$29  = & { \$28 , \$27 , \$26  };
+  assign \$30  = shadow_w3[4:0] <= shadow_w2[4:0];
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = shadow_w2[4:0] <= shadow_w1[4:0];
+  assign \$33  = \$31  & \$32 ;
+  assign \$34  = \$25  & \$33 ;
+  assign \$35  = shadow_hash_seed != cfg[62:31];
+  assign \$36  = ~ axil__bvalid;
+  assign \$37  = ~ sequencing;
+  assign \$38  = regs__w_valid & \$37 ;
+  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$40  = regs__w_strb[0] & \$39 ;
+  assign \$41  = ~ core_flushing;
+  assign \$42  = core_idle & \$41 ;
+  assign \$43  = | inc;
+  assign \$44  = ~ \$43 ;
+  assign \$45  = \$42  & \$44 ;
+  assign \$46  = ~ legal;
+  assign \$47  = regs__w_data[3] & \$46 ;
+  assign \$48  = regs__w_data[3] & seed_changes;
+  assign \$49  = regs__w_data[1] | \$48 ;
   always @(posedge clk)
-    legal <= \$57 ;
+    legal <= \$51 ;
   always @(posedge clk)
-    seed_changes <= \$58 ;
+    seed_changes <= \$52 ;
   always @(posedge clk)
-    clear_stats <= \$59 ;
+    clear <= \$53 ;
   always @(posedge clk)
-    aw_full <= \$60 ;
+    flush <= \$54 ;
   always @(posedge clk)
-    aw_word <= \$61 ;
+    action_resp <= \$55 ;
   always @(posedge clk)
-    w_full <= \$62 ;
+    sequencing <= \$56 ;
   always @(posedge clk)
-    w_data <= \$63 ;
+    enable <= \$57 ;
   always @(posedge clk)
-    w_strb <= \$64 ;
+    shadow_c3 <= \$58 ;
   always @(posedge clk)
-    flush_pulse <= \$65 ;
+    shadow_c2 <= \$59 ;
   always @(posedge clk)
-    write_state <= \$66 ;
+    shadow_w3 <= \$60 ;
   always @(posedge clk)
-    bresp <= \$67 ;
+    shadow_w2 <= \$61 ;
   always @(posedge clk)
-    action_resp <= \$68 ;
+    shadow_w1 <= \$62 ;
   always @(posedge clk)
-    enable <= \$69 ;
+    shadow_hash_seed <= \$63 ;
   always @(posedge clk)
-    shadow_c3 <= \$70 ;
+    error <= \$64 ;
   always @(posedge clk)
-    shadow_c2 <= \$71 ;
+    cfg <= \$65 ;
   always @(posedge clk)
-    shadow_w3 <= \$72 ;
+    ar_stat_lo <= \$66 ;
   always @(posedge clk)
-    shadow_w2 <= \$73 ;
+    rd_addr <= \$67 ;
   always @(posedge clk)
-    shadow_w1 <= \$74 ;
+    stat_pend <= \$68 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$75 ;
-  always @(posedge clk)
-    error <= \$76 ;
-  always @(posedge clk)
-    cfg <= \$77 ;
-  always @(posedge clk)
-    ar_full <= \$78 ;
-  always @(posedge clk)
-    ar_word <= \$79 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$80 ;
-  always @(posedge clk)
-    ar_stat_idx <= \$81 ;
-  always @(posedge clk)
-    rvalid <= \$82 ;
-  always @(posedge clk)
-    stat_pend <= \$83 ;
-  always @(posedge clk)
-    rdata <= \$84 ;
-  always @(posedge clk)
-    hi_latch <= \$85 ;
-  always @(posedge clk)
-    rresp <= \$86 ;
-  assign \$1  = ! shadow_c2[31:8];
-  assign \$2  = ! shadow_c3[31:8];
-  assign \$3  = & { \$2 , \$1  };
-  assign \$4  = shadow_c2[7:0] <= shadow_c3[7:0];
-  assign \$5  = \$3  & \$4 ;
-  assign \$6  = shadow_c2[7:0] >= 1'h1;
-  assign \$7  = \$5  & \$6 ;
-  assign \$8  = ! shadow_w3[31:5];
-  assign \$9  = ! shadow_w2[31:5];
-  assign \$10  = ! shadow_w1[31:5];
-  assign \$11  = & { \$10 , \$9 , \$8  };
-  assign \$12  = shadow_w3[4:0] <= shadow_w2[4:0];
-  assign \$13  = \$11  & \$12 ;
+    hi_latch <= \$69 ;
+  assign \$1  = ~ sequencing;
+  assign \$2  = regs__w_valid & \$1 ;
+  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$4  = regs__w_strb[0] & \$3 ;
+  assign \$5  = ~ core_flushing;
+  assign \$6  = core_idle & \$5 ;
+  assign \$7  = | inc;
+  assign \$8  = ~ \$7 ;
+  assign \$9  = \$6  & \$8 ;
+  assign \$10  = ~ legal;
+  assign \$11  = regs__w_data[3] & \$10 ;
+  assign \$12  = axil__bvalid & action_resp;
+  assign \$13  = sequencing | \$12 ;
+  assign hold = \$13  | flush;
+  assign rd_en = regs__r_valid & ar_stat_lo;
+  assign \$15  = core_flushing | flush;
+  assign \$18  = \$16  | \$17 ;
+  assign \$19  = ! shadow_c2[31:8];
+  assign \$20  = ! shadow_c3[31:8];
+  assign \$21  = & { \$20 , \$19  };
+  assign \$22  = shadow_c2[7:0] <= shadow_c3[7:0];
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = shadow_c2[7:0] >= 1'h1;
+  assign \$25  = \$23  & \$24 ;
+  assign \$26  = ! shadow_w3[31:5];
+  assign \$27  = ! shadow_w2[31:5];
+  assign \$28  = ! shadow_w1[31:5];
   \kv_asu.regs.stats  stats (
-    .clear(clear_stats),
+    .clear(clear),
     .clk(clk),
-    .inc(stat_inc),
-    .rd_addr(ar_stat_idx),
+    .inc(inc),
+    .rd_addr(rd_addr),
     .rd_en(rd_en),
-    .rd_reserve(ar_take),
+    .rd_reserve(rd_reserve),
     .rst(rst),
     .total(rd_data)
   );
+  \kv_asu.regs.subordinate  subordinate (
+    .ar_word(regs__r_addr),
+    .aw_word(regs__w_addr),
+    .axil__araddr(axil__araddr),
+    .axil__arready(axil__arready),
+    .axil__arvalid(axil__arvalid),
+    .axil__awaddr(axil__awaddr),
+    .axil__awready(axil__awready),
+    .axil__awvalid(axil__awvalid),
+    .axil__bready(axil__bready),
+    .axil__bresp(axil__bresp),
+    .axil__bvalid(axil__bvalid),
+    .axil__rdata(axil__rdata),
+    .axil__rready(axil__rready),
+    .axil__rresp(axil__rresp),
+    .axil__wdata(axil__wdata),
+    .axil__wready(axil__wready),
+    .axil__wstrb(axil__wstrb),
+    .axil__wvalid(axil__wvalid),
+    .clk(clk),
+    .regs__ar_accept(rd_reserve),
+    .regs__r_data(regs__r_data),
+    .regs__r_done(regs__r_done),
+    .regs__r_valid(regs__r_valid),
+    .regs__w_data(regs__w_data),
+    .regs__w_done(regs__w_done),
+    .regs__w_error(regs__w_error),
+    .regs__w_strb(regs__w_strb),
+    .regs__w_valid(regs__w_valid),
+    .rst(rst),
+    .rvalid(axil__rvalid)
+  );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$57  = \$16 ;
-    if (rst) begin
-      \$57  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$58  = \$17 ;
-    if (rst) begin
-      \$58  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$59  = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
+    regs__w_done = 1'h0;
+    if (\$2 ) begin
+      casez (regs__w_addr)
+        10'h010:
             (* full_case = 32'd1 *)
-            if (\$31 ) begin
+            if (\$4 ) begin
             end else begin
-              \$59  = w_data[2];
+              regs__w_done = 1'h1;
+            end
+        10'h018:
+            regs__w_done = 1'h1;
+        10'h019:
+            regs__w_done = 1'h1;
+        10'h01a:
+            regs__w_done = 1'h1;
+        10'h01b:
+            regs__w_done = 1'h1;
+        10'h01c:
+            regs__w_done = 1'h1;
+        10'h01d:
+            regs__w_done = 1'h1;
+      endcase
+    end
+    if (sequencing) begin
+      if (\$9 ) begin
+        regs__w_done = 1'h1;
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    regs__w_error = 1'h0;
+    if (sequencing) begin
+      if (\$9 ) begin
+        if (\$11 ) begin
+          regs__w_error = 1'h1;
+        end
+      end
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    regs__r_done = 1'h0;
+    if (stat_pend) begin
+      regs__r_done = 1'h1;
+    end
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            regs__r_done = 1'h1;
+        10'h001:
+            regs__r_done = 1'h1;
+        10'h002:
+            regs__r_done = 1'h1;
+        10'h003:
+            regs__r_done = 1'h1;
+        10'h004:
+            regs__r_done = 1'h1;
+        10'h005:
+            regs__r_done = 1'h1;
+        10'h006:
+            regs__r_done = 1'h1;
+        10'h007:
+            regs__r_done = 1'h1;
+        10'h008:
+            regs__r_done = 1'h1;
+        10'h009:
+            regs__r_done = 1'h1;
+        10'h00a:
+            regs__r_done = 1'h1;
+        10'h010:
+            regs__r_done = 1'h1;
+        10'h011:
+            regs__r_done = 1'h1;
+        10'h012:
+            regs__r_done = 1'h1;
+        10'h014:
+            regs__r_done = 1'h1;
+        10'h015:
+            regs__r_done = 1'h1;
+        10'h018:
+            regs__r_done = 1'h1;
+        10'h019:
+            regs__r_done = 1'h1;
+        10'h01a:
+            regs__r_done = 1'h1;
+        10'h01b:
+            regs__r_done = 1'h1;
+        10'h01c:
+            regs__r_done = 1'h1;
+        10'h01d:
+            regs__r_done = 1'h1;
+        10'h020:
+            regs__r_done = 1'h1;
+        10'h021:
+            regs__r_done = 1'h1;
+        10'h022:
+            regs__r_done = 1'h1;
+        10'h023:
+            regs__r_done = 1'h1;
+        10'h024:
+            regs__r_done = 1'h1;
+        10'h025:
+            regs__r_done = 1'h1;
+        10'h040:
+            /* empty */;
+        10'h041:
+            regs__r_done = 1'h1;
+        10'h042:
+            /* empty */;
+        10'h043:
+            regs__r_done = 1'h1;
+        10'h044:
+            /* empty */;
+        10'h045:
+            regs__r_done = 1'h1;
+        10'h046:
+            /* empty */;
+        10'h047:
+            regs__r_done = 1'h1;
+        10'h048:
+            /* empty */;
+        10'h049:
+            regs__r_done = 1'h1;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            regs__r_done = 1'h1;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            regs__r_done = 1'h1;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            regs__r_done = 1'h1;
+        10'h050:
+            /* empty */;
+        10'h051:
+            regs__r_done = 1'h1;
+        10'h052:
+            /* empty */;
+        10'h053:
+            regs__r_done = 1'h1;
+        10'h054:
+            /* empty */;
+        10'h055:
+            regs__r_done = 1'h1;
+        10'h056:
+            /* empty */;
+        10'h057:
+            regs__r_done = 1'h1;
+        10'h058:
+            /* empty */;
+        10'h059:
+            regs__r_done = 1'h1;
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    regs__r_data = 32'd0;
+    if (stat_pend) begin
+      regs__r_data = rd_data[31:0];
+    end
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            regs__r_data = 32'd1263944019;
+        10'h001:
+            regs__r_data = 32'd512;
+        10'h002:
+            regs__r_data = 32'd128;
+        10'h003:
+            regs__r_data = 32'd4;
+        10'h004:
+            regs__r_data = 32'd32;
+        10'h005:
+            regs__r_data = 32'd8;
+        10'h006:
+            regs__r_data = 32'd24;
+        10'h007:
+            regs__r_data = 32'd8;
+        10'h008:
+            regs__r_data = 32'd6;
+        10'h009:
+            regs__r_data = 32'd2;
+        10'h00a:
+            regs__r_data = 32'd31;
+        10'h010:
+            regs__r_data = { 30'h00000000, \$14  };
+        10'h011:
+            regs__r_data = { 30'h00000000, \$18  };
+        10'h012:
+            regs__r_data = { 24'h000000, occupancy };
+        10'h014:
+            regs__r_data = cycle[31:0];
+        10'h015:
+            regs__r_data = hi_latch;
+        10'h018:
+            regs__r_data = shadow_c3;
+        10'h019:
+            regs__r_data = shadow_c2;
+        10'h01a:
+            regs__r_data = shadow_w3;
+        10'h01b:
+            regs__r_data = shadow_w2;
+        10'h01c:
+            regs__r_data = shadow_w1;
+        10'h01d:
+            regs__r_data = shadow_hash_seed;
+        10'h020:
+            regs__r_data = { 24'h000000, cfg[7:0] };
+        10'h021:
+            regs__r_data = { 24'h000000, cfg[15:8] };
+        10'h022:
+            regs__r_data = { 27'h0000000, cfg[20:16] };
+        10'h023:
+            regs__r_data = { 27'h0000000, cfg[25:21] };
+        10'h024:
+            regs__r_data = { 27'h0000000, cfg[30:26] };
+        10'h025:
+            regs__r_data = cfg[62:31];
+        10'h040:
+            /* empty */;
+        10'h041:
+            regs__r_data = hi_latch;
+        10'h042:
+            /* empty */;
+        10'h043:
+            regs__r_data = hi_latch;
+        10'h044:
+            /* empty */;
+        10'h045:
+            regs__r_data = hi_latch;
+        10'h046:
+            /* empty */;
+        10'h047:
+            regs__r_data = hi_latch;
+        10'h048:
+            /* empty */;
+        10'h049:
+            regs__r_data = hi_latch;
+        10'h04a:
+            /* empty */;
+        10'h04b:
+            regs__r_data = hi_latch;
+        10'h04c:
+            /* empty */;
+        10'h04d:
+            regs__r_data = hi_latch;
+        10'h04e:
+            /* empty */;
+        10'h04f:
+            regs__r_data = hi_latch;
+        10'h050:
+            /* empty */;
+        10'h051:
+            regs__r_data = hi_latch;
+        10'h052:
+            /* empty */;
+        10'h053:
+            regs__r_data = hi_latch;
+        10'h054:
+            /* empty */;
+        10'h055:
+            regs__r_data = hi_latch;
+        10'h056:
+            /* empty */;
+        10'h057:
+            regs__r_data = hi_latch;
+        10'h058:
+            /* empty */;
+        10'h059:
+            regs__r_data = hi_latch;
+      endcase
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$51  = \$34 ;
+    if (rst) begin
+      \$51  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$52  = \$35 ;
+    if (rst) begin
+      \$52  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$53  = 1'h0;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$53  = regs__w_data[2];
+        end
+      end
+    end
+    if (rst) begin
+      \$53  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$54  = 1'h0;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$54  = \$49 ;
+        end
+      end
+    end
+    if (rst) begin
+      \$54  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$55  = action_resp;
+    if (\$36 ) begin
+      \$55  = 1'h0;
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        \$55  = 1'h1;
+      end
+    end
+    if (rst) begin
+      \$55  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$56  = sequencing;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            if (\$40 ) begin
+              \$56  = 1'h1;
+            end
+      endcase
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        \$56  = 1'h0;
+      end
+    end
+    if (rst) begin
+      \$56  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$57  = enable;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            (* full_case = 32'd1 *)
+            if (\$40 ) begin
+            end else begin
+              if (regs__w_strb[0]) begin
+                \$57  = regs__w_data[0];
+              end
+            end
+      endcase
+    end
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          \$57  = regs__w_data[0];
+        end
+      end
+    end
+    if (rst) begin
+      \$57  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$58  = shadow_c3;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+          begin
+            if (regs__w_strb[0]) begin
+              \$58 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$58 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$58 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$58 [31:24] = regs__w_data[31:24];
             end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$59  = 1'h0;
+      \$58  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$60  = aw_full;
-    if (\$19 ) begin
-      \$60  = 1'h1;
-    end
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          if (axil__bready) begin
-            \$60  = 1'h0;
+    \$59  = shadow_c2;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+          begin
+            if (regs__w_strb[0]) begin
+              \$59 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$59 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$59 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$59 [31:24] = regs__w_data[31:24];
+            end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$60  = 1'h0;
+      \$59  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$61  = aw_word;
-    if (\$19 ) begin
-      \$61  = axil__awaddr[11:2];
-    end
-    if (rst) begin
-      \$61  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$62  = w_full;
-    if (\$21 ) begin
-      \$62  = 1'h1;
-    end
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          if (axil__bready) begin
-            \$62  = 1'h0;
+    \$60  = shadow_w3;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+          begin
+            if (regs__w_strb[0]) begin
+              \$60 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$60 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$60 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$60 [31:24] = regs__w_data[31:24];
+            end
           end
-    endcase
+      endcase
+    end
     if (rst) begin
-      \$62  = 1'h0;
+      \$60  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$63  = w_data;
-    if (\$21 ) begin
-      \$63  = axil__wdata;
+    \$61  = shadow_w2;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+          begin
+            if (regs__w_strb[0]) begin
+              \$61 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$61 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$61 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$61 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$61  = 32'd31;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$62  = shadow_w1;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+          begin
+            if (regs__w_strb[0]) begin
+              \$62 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$62 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$62 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$62 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$62  = 32'd31;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$63  = shadow_hash_seed;
+    if (\$38 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+          begin
+            if (regs__w_strb[0]) begin
+              \$63 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$63 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$63 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$63 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
     end
     if (rst) begin
       \$63  = 32'd0;
@@ -10092,838 +10079,247 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$64  = w_strb;
-    if (\$21 ) begin
-      \$64  = axil__wstrb;
+    \$64  = error;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+          \$64  = 1'h1;
+        end else begin
+          if (regs__w_data[4]) begin
+            \$64  = 1'h0;
+          end
+        end
+      end
     end
     if (rst) begin
-      \$64  = 4'h0;
+      \$64  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$65  = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              \$65  = \$33 ;
-            end
+    \$65  = cfg;
+    if (sequencing) begin
+      if (\$45 ) begin
+        (* full_case = 32'd1 *)
+        if (\$47 ) begin
+        end else begin
+          if (regs__w_data[3]) begin
+            \$65 [7:0] = shadow_c3[7:0];
+            \$65 [15:8] = shadow_c2[7:0];
+            \$65 [20:16] = shadow_w3[4:0];
+            \$65 [25:21] = shadow_w2[4:0];
+            \$65 [30:26] = shadow_w1[4:0];
+            \$65 [62:31] = shadow_hash_seed;
           end
-    endcase
+        end
+      end
+    end
     if (rst) begin
-      \$65  = 1'h0;
+      \$65  = 63'h000000007ff90305;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$66  = write_state;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$66  = 2'h1;
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  if (\$24 ) begin
-                    \$66  = 2'h2;
-                  end
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            \$66  = 2'h1;
-          end
-      2'h1:
-          if (axil__bready) begin
-            \$66  = 2'h0;
-          end
-    endcase
+    \$66  = ar_stat_lo;
+    if (rd_reserve) begin
+      \$66  = 1'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$66  = 1'h1;
+        10'h042:
+            \$66  = 1'h1;
+        10'h044:
+            \$66  = 1'h1;
+        10'h046:
+            \$66  = 1'h1;
+        10'h048:
+            \$66  = 1'h1;
+        10'h04a:
+            \$66  = 1'h1;
+        10'h04c:
+            \$66  = 1'h1;
+        10'h04e:
+            \$66  = 1'h1;
+        10'h050:
+            \$66  = 1'h1;
+        10'h052:
+            \$66  = 1'h1;
+        10'h054:
+            \$66  = 1'h1;
+        10'h056:
+            \$66  = 1'h1;
+        10'h058:
+            \$66  = 1'h1;
+      endcase
+    end
     if (rst) begin
-      \$66  = 2'h0;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$67  = bresp;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$67  = 2'h0;
-            (* full_case = 32'd1 *)
-            casez (aw_word)
-              10'h000:
-                  \$67  = 2'h2;
-              10'h001:
-                  \$67  = 2'h2;
-              10'h002:
-                  \$67  = 2'h2;
-              10'h003:
-                  \$67  = 2'h2;
-              10'h004:
-                  \$67  = 2'h2;
-              10'h005:
-                  \$67  = 2'h2;
-              10'h006:
-                  \$67  = 2'h2;
-              10'h007:
-                  \$67  = 2'h2;
-              10'h008:
-                  \$67  = 2'h2;
-              10'h009:
-                  \$67  = 2'h2;
-              10'h00a:
-                  \$67  = 2'h2;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  \$67  = 2'h2;
-              10'h012:
-                  \$67  = 2'h2;
-              10'h014:
-                  \$67  = 2'h2;
-              10'h015:
-                  \$67  = 2'h2;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                  /* empty */;
-              10'h01d:
-                  /* empty */;
-              10'h020:
-                  \$67  = 2'h2;
-              10'h021:
-                  \$67  = 2'h2;
-              10'h022:
-                  \$67  = 2'h2;
-              10'h023:
-                  \$67  = 2'h2;
-              10'h024:
-                  \$67  = 2'h2;
-              10'h025:
-                  \$67  = 2'h2;
-              10'h040:
-                  \$67  = 2'h2;
-              10'h041:
-                  \$67  = 2'h2;
-              10'h042:
-                  \$67  = 2'h2;
-              10'h043:
-                  \$67  = 2'h2;
-              10'h044:
-                  \$67  = 2'h2;
-              10'h045:
-                  \$67  = 2'h2;
-              10'h046:
-                  \$67  = 2'h2;
-              10'h047:
-                  \$67  = 2'h2;
-              10'h048:
-                  \$67  = 2'h2;
-              10'h049:
-                  \$67  = 2'h2;
-              10'h04a:
-                  \$67  = 2'h2;
-              10'h04b:
-                  \$67  = 2'h2;
-              10'h04c:
-                  \$67  = 2'h2;
-              10'h04d:
-                  \$67  = 2'h2;
-              10'h04e:
-                  \$67  = 2'h2;
-              10'h04f:
-                  \$67  = 2'h2;
-              10'h050:
-                  \$67  = 2'h2;
-              10'h051:
-                  \$67  = 2'h2;
-              10'h052:
-                  \$67  = 2'h2;
-              10'h053:
-                  \$67  = 2'h2;
-              10'h054:
-                  \$67  = 2'h2;
-              10'h055:
-                  \$67  = 2'h2;
-              10'h056:
-                  \$67  = 2'h2;
-              10'h057:
-                  \$67  = 2'h2;
-              10'h058:
-                  \$67  = 2'h2;
-              10'h059:
-                  \$67  = 2'h2;
-              default:
-                  \$67  = 2'h3;
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-              \$67  = 2'h2;
-            end else begin
-              \$67  = 2'h0;
-            end
-          end
-    endcase
+    \$67  = rd_addr;
+    if (rd_reserve) begin
+      \$67  = 4'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$67  = 4'h0;
+        10'h042:
+            \$67  = 4'h1;
+        10'h044:
+            \$67  = 4'h2;
+        10'h046:
+            \$67  = 4'h3;
+        10'h048:
+            \$67  = 4'h4;
+        10'h04a:
+            \$67  = 4'h5;
+        10'h04c:
+            \$67  = 4'h6;
+        10'h04e:
+            \$67  = 4'h7;
+        10'h050:
+            \$67  = 4'h8;
+        10'h052:
+            \$67  = 4'h9;
+        10'h054:
+            \$67  = 4'ha;
+        10'h056:
+            \$67  = 4'hb;
+        10'h058:
+            \$67  = 4'hc;
+      endcase
+    end
     if (rst) begin
-      \$67  = 2'h0;
+      \$67  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$68  = action_resp;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            \$68  = 1'h0;
-          end
-      2'h2:
-          if (\$29 ) begin
+    \$68  = \$50 [0];
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
+        10'h000:
+            /* empty */;
+        10'h001:
+            /* empty */;
+        10'h002:
+            /* empty */;
+        10'h003:
+            /* empty */;
+        10'h004:
+            /* empty */;
+        10'h005:
+            /* empty */;
+        10'h006:
+            /* empty */;
+        10'h007:
+            /* empty */;
+        10'h008:
+            /* empty */;
+        10'h009:
+            /* empty */;
+        10'h00a:
+            /* empty */;
+        10'h010:
+            /* empty */;
+        10'h011:
+            /* empty */;
+        10'h012:
+            /* empty */;
+        10'h014:
+            /* empty */;
+        10'h015:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h020:
+            /* empty */;
+        10'h021:
+            /* empty */;
+        10'h022:
+            /* empty */;
+        10'h023:
+            /* empty */;
+        10'h024:
+            /* empty */;
+        10'h025:
+            /* empty */;
+        10'h040:
             \$68  = 1'h1;
-          end
-    endcase
+        10'h041:
+            /* empty */;
+        10'h042:
+            \$68  = 1'h1;
+        10'h043:
+            /* empty */;
+        10'h044:
+            \$68  = 1'h1;
+        10'h045:
+            /* empty */;
+        10'h046:
+            \$68  = 1'h1;
+        10'h047:
+            /* empty */;
+        10'h048:
+            \$68  = 1'h1;
+        10'h049:
+            /* empty */;
+        10'h04a:
+            \$68  = 1'h1;
+        10'h04b:
+            /* empty */;
+        10'h04c:
+            \$68  = 1'h1;
+        10'h04d:
+            /* empty */;
+        10'h04e:
+            \$68  = 1'h1;
+        10'h04f:
+            /* empty */;
+        10'h050:
+            \$68  = 1'h1;
+        10'h051:
+            /* empty */;
+        10'h052:
+            \$68  = 1'h1;
+        10'h053:
+            /* empty */;
+        10'h054:
+            \$68  = 1'h1;
+        10'h055:
+            /* empty */;
+        10'h056:
+            \$68  = 1'h1;
+        10'h057:
+            /* empty */;
+        10'h058:
+            \$68  = 1'h1;
+      endcase
+    end
     if (rst) begin
       \$68  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$69  = enable;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  if (\$24 ) begin
-                  end else if (w_strb[0]) begin
-                    \$69  = w_data[0];
-                  end
-            endcase
-          end
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              \$69  = w_data[0];
-            end
-          end
-    endcase
-    if (rst) begin
-      \$69  = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$70  = shadow_c3;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                begin
-                  if (w_strb[0]) begin
-                    \$70 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$70 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$70 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$70 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$70  = 32'd5;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$71  = shadow_c2;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                begin
-                  if (w_strb[0]) begin
-                    \$71 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$71 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$71 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$71 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$71  = 32'd3;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$72  = shadow_w3;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                begin
-                  if (w_strb[0]) begin
-                    \$72 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$72 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$72 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$72 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$72  = 32'd25;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$73  = shadow_w2;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                begin
-                  if (w_strb[0]) begin
-                    \$73 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$73 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$73 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$73 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$73  = 32'd31;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$74  = shadow_w1;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                begin
-                  if (w_strb[0]) begin
-                    \$74 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$74 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$74 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$74 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$74  = 32'd31;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$75  = shadow_hash_seed;
-    casez (write_state)
-      2'h0:
-          if (\$22 ) begin
-            casez (aw_word)
-              10'h000:
-                  /* empty */;
-              10'h001:
-                  /* empty */;
-              10'h002:
-                  /* empty */;
-              10'h003:
-                  /* empty */;
-              10'h004:
-                  /* empty */;
-              10'h005:
-                  /* empty */;
-              10'h006:
-                  /* empty */;
-              10'h007:
-                  /* empty */;
-              10'h008:
-                  /* empty */;
-              10'h009:
-                  /* empty */;
-              10'h00a:
-                  /* empty */;
-              10'h010:
-                  /* empty */;
-              10'h011:
-                  /* empty */;
-              10'h012:
-                  /* empty */;
-              10'h014:
-                  /* empty */;
-              10'h015:
-                  /* empty */;
-              10'h018:
-                  /* empty */;
-              10'h019:
-                  /* empty */;
-              10'h01a:
-                  /* empty */;
-              10'h01b:
-                  /* empty */;
-              10'h01c:
-                  /* empty */;
-              10'h01d:
-                begin
-                  if (w_strb[0]) begin
-                    \$75 [7:0] = w_data[7:0];
-                  end
-                  if (w_strb[1]) begin
-                    \$75 [15:8] = w_data[15:8];
-                  end
-                  if (w_strb[2]) begin
-                    \$75 [23:16] = w_data[23:16];
-                  end
-                  if (w_strb[3]) begin
-                    \$75 [31:24] = w_data[31:24];
-                  end
-                end
-            endcase
-          end
-    endcase
-    if (rst) begin
-      \$75  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$76  = error;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-              \$76  = 1'h1;
-            end else begin
-              if (w_data[4]) begin
-                \$76  = 1'h0;
-              end
-            end
-          end
-    endcase
-    if (rst) begin
-      \$76  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$77  = cfg;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          if (\$29 ) begin
-            (* full_case = 32'd1 *)
-            if (\$31 ) begin
-            end else begin
-              if (w_data[3]) begin
-                \$77 [7:0] = shadow_c3[7:0];
-                \$77 [15:8] = shadow_c2[7:0];
-                \$77 [20:16] = shadow_w3[4:0];
-                \$77 [25:21] = shadow_w2[4:0];
-                \$77 [30:26] = shadow_w1[4:0];
-                \$77 [62:31] = shadow_hash_seed;
-              end
-            end
-          end
-    endcase
-    if (rst) begin
-      \$77  = 63'h000000007ff90305;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$78  = ar_full;
-    if (ar_take) begin
-      \$78  = 1'h1;
-    end
-    if (ar_full) begin
-      \$78  = 1'h0;
-    end
-    if (rst) begin
-      \$78  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$79  = ar_word;
-    if (ar_take) begin
-      \$79  = axil__araddr[11:2];
-    end
-    if (rst) begin
-      \$79  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$80  = ar_stat_lo;
-    if (ar_take) begin
-      \$80  = 1'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$80  = 1'h1;
-        10'h042:
-            \$80  = 1'h1;
-        10'h044:
-            \$80  = 1'h1;
-        10'h046:
-            \$80  = 1'h1;
-        10'h048:
-            \$80  = 1'h1;
-        10'h04a:
-            \$80  = 1'h1;
-        10'h04c:
-            \$80  = 1'h1;
-        10'h04e:
-            \$80  = 1'h1;
-        10'h050:
-            \$80  = 1'h1;
-        10'h052:
-            \$80  = 1'h1;
-        10'h054:
-            \$80  = 1'h1;
-        10'h056:
-            \$80  = 1'h1;
-        10'h058:
-            \$80  = 1'h1;
-      endcase
-    end
-    if (rst) begin
-      \$80  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$81  = ar_stat_idx;
-    if (ar_take) begin
-      \$81  = 4'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$81  = 4'h0;
-        10'h042:
-            \$81  = 4'h1;
-        10'h044:
-            \$81  = 4'h2;
-        10'h046:
-            \$81  = 4'h3;
-        10'h048:
-            \$81  = 4'h4;
-        10'h04a:
-            \$81  = 4'h5;
-        10'h04c:
-            \$81  = 4'h6;
-        10'h04e:
-            \$81  = 4'h7;
-        10'h050:
-            \$81  = 4'h8;
-        10'h052:
-            \$81  = 4'h9;
-        10'h054:
-            \$81  = 4'ha;
-        10'h056:
-            \$81  = 4'hb;
-        10'h058:
-            \$81  = 4'hc;
-      endcase
-    end
-    if (rst) begin
-      \$81  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$82  = rvalid;
-    if (\$34 ) begin
-      \$82  = 1'h0;
-    end
+    \$69  = hi_latch;
     if (stat_pend) begin
-      \$82  = 1'h1;
+      \$69  = rd_data[63:32];
     end
-    if (ar_full) begin
-      \$82  = 1'h1;
-      casez (ar_word)
+    if (regs__r_valid) begin
+      casez (regs__r_addr)
         10'h000:
             /* empty */;
         10'h001:
@@ -10953,533 +10349,53 @@ module \kv_asu.regs (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil
         10'h012:
             /* empty */;
         10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$82  = 1'h0;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$82  = 1'h0;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$82  = 1'h0;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$82  = 1'h0;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$82  = 1'h0;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$82  = 1'h0;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$82  = 1'h0;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$82  = 1'h0;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$82  = 1'h0;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$82  = 1'h0;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$82  = 1'h0;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$82  = 1'h0;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$82  = 1'h0;
+            \$69  = cycle[63:32];
       endcase
     end
     if (rst) begin
-      \$82  = 1'h0;
+      \$69  = 32'd0;
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$83  = \$35 [0];
-    if (ar_full) begin
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$83  = 1'h1;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$83  = 1'h1;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$83  = 1'h1;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$83  = 1'h1;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$83  = 1'h1;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$83  = 1'h1;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$83  = 1'h1;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$83  = 1'h1;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$83  = 1'h1;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$83  = 1'h1;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$83  = 1'h1;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$83  = 1'h1;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$83  = 1'h1;
-      endcase
-    end
-    if (rst) begin
-      \$83  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$84  = rdata;
-    if (stat_pend) begin
-      \$84  = rd_data[31:0];
-    end
-    if (ar_full) begin
-      \$84  = 32'd0;
-      casez (ar_word)
-        10'h000:
-            \$84  = 32'd1263944019;
-        10'h001:
-            \$84  = 32'd512;
-        10'h002:
-            \$84  = 32'd128;
-        10'h003:
-            \$84  = 32'd4;
-        10'h004:
-            \$84  = 32'd32;
-        10'h005:
-            \$84  = 32'd8;
-        10'h006:
-            \$84  = 32'd24;
-        10'h007:
-            \$84  = 32'd8;
-        10'h008:
-            \$84  = 32'd6;
-        10'h009:
-            \$84  = 32'd2;
-        10'h00a:
-            \$84  = 32'd31;
-        10'h010:
-            \$84  = { 30'h00000000, \$36  };
-        10'h011:
-            \$84  = { 30'h00000000, \$40  };
-        10'h012:
-            \$84  = { 24'h000000, occupancy };
-        10'h014:
-            \$84  = cycle[31:0];
-        10'h015:
-            \$84  = hi_latch;
-        10'h018:
-            \$84  = shadow_c3;
-        10'h019:
-            \$84  = shadow_c2;
-        10'h01a:
-            \$84  = shadow_w3;
-        10'h01b:
-            \$84  = shadow_w2;
-        10'h01c:
-            \$84  = shadow_w1;
-        10'h01d:
-            \$84  = shadow_hash_seed;
-        10'h020:
-            \$84  = { 24'h000000, cfg[7:0] };
-        10'h021:
-            \$84  = { 24'h000000, cfg[15:8] };
-        10'h022:
-            \$84  = { 27'h0000000, cfg[20:16] };
-        10'h023:
-            \$84  = { 27'h0000000, cfg[25:21] };
-        10'h024:
-            \$84  = { 27'h0000000, cfg[30:26] };
-        10'h025:
-            \$84  = cfg[62:31];
-        10'h040:
-            /* empty */;
-        10'h041:
-            \$84  = hi_latch;
-        10'h042:
-            /* empty */;
-        10'h043:
-            \$84  = hi_latch;
-        10'h044:
-            /* empty */;
-        10'h045:
-            \$84  = hi_latch;
-        10'h046:
-            /* empty */;
-        10'h047:
-            \$84  = hi_latch;
-        10'h048:
-            /* empty */;
-        10'h049:
-            \$84  = hi_latch;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            \$84  = hi_latch;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            \$84  = hi_latch;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            \$84  = hi_latch;
-        10'h050:
-            /* empty */;
-        10'h051:
-            \$84  = hi_latch;
-        10'h052:
-            /* empty */;
-        10'h053:
-            \$84  = hi_latch;
-        10'h054:
-            /* empty */;
-        10'h055:
-            \$84  = hi_latch;
-        10'h056:
-            /* empty */;
-        10'h057:
-            \$84  = hi_latch;
-        10'h058:
-            /* empty */;
-        10'h059:
-            \$84  = hi_latch;
-      endcase
-    end
-    if (rst) begin
-      \$84  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$85  = hi_latch;
-    if (stat_pend) begin
-      \$85  = rd_data[63:32];
-    end
-    if (ar_full) begin
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            \$85  = cycle[63:32];
-      endcase
-    end
-    if (rst) begin
-      \$85  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$86  = rresp;
-    if (ar_full) begin
-      \$86  = 2'h0;
-      (* full_case = 32'd1 *)
-      casez (ar_word)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            /* empty */;
-        10'h041:
-            /* empty */;
-        10'h042:
-            /* empty */;
-        10'h043:
-            /* empty */;
-        10'h044:
-            /* empty */;
-        10'h045:
-            /* empty */;
-        10'h046:
-            /* empty */;
-        10'h047:
-            /* empty */;
-        10'h048:
-            /* empty */;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            /* empty */;
-        10'h051:
-            /* empty */;
-        10'h052:
-            /* empty */;
-        10'h053:
-            /* empty */;
-        10'h054:
-            /* empty */;
-        10'h055:
-            /* empty */;
-        10'h056:
-            /* empty */;
-        10'h057:
-            /* empty */;
-        10'h058:
-            /* empty */;
-        10'h059:
-            /* empty */;
-        default:
-            \$86  = 2'h3;
-      endcase
-    end
-    if (rst) begin
-      \$86  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    axil__bvalid = 1'h0;
-    casez (write_state)
-      2'h0:
-          /* empty */;
-      2'h2:
-          /* empty */;
-      2'h1:
-          axil__bvalid = 1'h1;
-    endcase
-  end
-  assign inc = stat_inc;
-  assign clear = clear_stats;
-  assign axil__bresp = bresp;
-  assign flush = flush_pulse;
-  assign axil__rvalid = rvalid;
-  assign axil__rdata = rdata;
-  assign axil__rresp = rresp;
-  assign rd_reserve = ar_take;
-  assign rd_addr = ar_stat_idx;
+  assign \axil__araddr$1  = axil__araddr;
+  assign \axil__arprot$3  = axil__arprot;
+  assign \axil__arready$5  = axil__arready;
+  assign \axil__arvalid$7  = axil__arvalid;
+  assign \axil__awaddr$9  = axil__awaddr;
+  assign \axil__awprot$11  = axil__awprot;
+  assign \axil__awready$13  = axil__awready;
+  assign \axil__awvalid$15  = axil__awvalid;
+  assign \axil__bready$17  = axil__bready;
+  assign \axil__bresp$19  = axil__bresp;
+  assign \axil__bvalid$21  = axil__bvalid;
+  assign \axil__rdata$23  = axil__rdata;
+  assign \axil__rready$25  = axil__rready;
+  assign \axil__rresp$27  = axil__rresp;
+  assign \axil__rvalid$29  = axil__rvalid;
+  assign \axil__wdata$31  = axil__wdata;
+  assign \axil__wready$33  = axil__wready;
+  assign \axil__wstrb$35  = axil__wstrb;
+  assign \axil__wvalid$37  = axil__wvalid;
+  assign stat_inc = inc;
+  assign clear_stats = clear;
+  assign flush_pulse = flush;
+  assign regs__b_busy = axil__bvalid;
+  assign regs__ar_accept = rd_reserve;
+  assign ar_stat_idx = rd_addr;
+  assign regs__ar_addr = axil__araddr[11:2];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign \$35  = { stat_pend, 1'h0 };
-  assign \$36  = { 1'h0, enable };
-  assign \$38  = { 1'h0, \$37  };
-  assign \$39  = { error, 1'h0 };
-  assign \$45  = stat_pend;
-  assign \$50  = stat_pend;
+  assign \$14  = { 1'h0, enable };
+  assign \$16  = { 1'h0, \$15  };
+  assign \$17  = { error, 1'h0 };
+  assign \$50  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
@@ -12244,8 +11160,751 @@ module \kv_asu.regs.stats (rst, rd_reserve, rd_en, total, inc, clear, rd_addr, c
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.timebase (rst, cycle, clk);
+module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, aw_word
+, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, ar_word, rvalid, axil__rdata, axil__rresp, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
+  wire \$1 ;
+  wire \$10 ;
+  wire \$100 ;
+  wire \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
+  wire \$12 ;
+  wire \$120 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
+  wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
+  wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire [1:0] \$149 ;
+  wire \$15 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
+  wire \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire \$19 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire \$198 ;
+  wire \$199 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
+  wire \$21 ;
+  wire \$210 ;
+  reg \$211 ;
+  reg [9:0] \$212 ;
+  reg \$213 ;
+  reg [31:0] \$214 ;
+  reg [3:0] \$215 ;
+  reg \$216 ;
+  reg [1:0] \$217 ;
+  reg \$218 ;
+  reg [9:0] \$219 ;
+  wire \$22 ;
+  reg \$220 ;
+  reg [31:0] \$221 ;
+  reg [1:0] \$222 ;
+  reg \$223 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
+  wire \$3 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
+  wire \$4 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire \$44 ;
+  wire \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
+  wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
+  wire \$6 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
+  wire \$7 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
+  wire \$8 ;
+  wire \$80 ;
+  wire \$81 ;
+  wire \$82 ;
+  wire \$83 ;
+  wire \$84 ;
+  wire \$85 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire \$88 ;
+  wire \$89 ;
+  wire \$9 ;
+  wire \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
+  reg ar_full = 1'h0;
+  output [9:0] ar_word;
+  reg [9:0] ar_word = 10'h000;
+  reg aw_full = 1'h0;
+  output [9:0] aw_word;
+  reg [9:0] aw_word = 10'h000;
+  input [11:0] axil__araddr;
+  wire [11:0] axil__araddr;
+  output axil__arready;
+  wire axil__arready;
+  input axil__arvalid;
+  wire axil__arvalid;
+  input [11:0] axil__awaddr;
+  wire [11:0] axil__awaddr;
+  output axil__awready;
+  wire axil__awready;
+  input axil__awvalid;
+  wire axil__awvalid;
+  input axil__bready;
+  wire axil__bready;
+  output [1:0] axil__bresp;
+  reg [1:0] axil__bresp = 2'h0;
+  output axil__bvalid;
+  reg axil__bvalid = 1'h0;
+  output [31:0] axil__rdata;
+  reg [31:0] axil__rdata = 32'd0;
+  input axil__rready;
+  wire axil__rready;
+  output [1:0] axil__rresp;
+  reg [1:0] axil__rresp = 2'h0;
+  (* init = 1'h0 *)
+  wire axil__rvalid;
+  input [31:0] axil__wdata;
+  wire [31:0] axil__wdata;
+  output axil__wready;
+  wire axil__wready;
+  input [3:0] axil__wstrb;
+  wire [3:0] axil__wstrb;
+  input axil__wvalid;
+  wire axil__wvalid;
+  (* init = 2'h0 *)
+  wire [1:0] bresp;
+  (* init = 1'h0 *)
+  wire bvalid;
+  input clk;
+  wire clk;
+  reg r_wait = 1'h0;
+  (* init = 32'd0 *)
+  wire [31:0] rdata;
+  output regs__ar_accept;
+  wire regs__ar_accept;
+  wire [9:0] regs__ar_addr;
+  (* init = 1'h0 *)
+  wire regs__b_busy;
+  (* init = 10'h000 *)
+  wire [9:0] regs__r_addr;
+  input [31:0] regs__r_data;
+  wire [31:0] regs__r_data;
+  input regs__r_done;
+  wire regs__r_done;
+  output regs__r_valid;
+  wire regs__r_valid;
+  (* init = 10'h000 *)
+  wire [9:0] regs__w_addr;
+  output [31:0] regs__w_data;
+  reg [31:0] regs__w_data = 32'd0;
+  input regs__w_done;
+  wire regs__w_done;
+  input regs__w_error;
+  wire regs__w_error;
+  output [3:0] regs__w_strb;
+  reg [3:0] regs__w_strb = 4'h0;
+  output regs__w_valid;
+  wire regs__w_valid;
+  (* init = 2'h0 *)
+  wire [1:0] rresp;
+  input rst;
+  wire rst;
+  output rvalid;
+  reg rvalid = 1'h0;
+  (* init = 32'd0 *)
+  wire [31:0] w_data;
+  reg w_full = 1'h0;
+  (* init = 4'h0 *)
+  wire [3:0] w_strb;
+  assign axil__awready = ~ aw_full;
+  assign axil__wready = ~ w_full;
+  assign \$1  = aw_full & w_full;
+  assign \$2  = ~ axil__bvalid;
+  assign \$3  = \$1  & \$2 ;
+  assign \$4  = aw_word == 5'h10;
+  assign \$5  = aw_word == 5'h18;
+  assign \$6  = aw_word == 5'h19;
+  assign \$7  = aw_word == 5'h1a;
+  assign \$8  = aw_word == 5'h1b;
+  assign \$9  = aw_word == 5'h1c;
+  assign \$10  = aw_word == 5'h1d;
+  assign \$11  = | { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
+  assign regs__w_valid = \$3  & \$11 ;
+  assign \$12  = ~ ar_full;
+  assign \$13  = ~ r_wait;
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = ~ rvalid;
+  assign axil__arready = \$14  & \$15 ;
+  assign \$16  = ~ ar_full;
+  assign \$17  = ~ r_wait;
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = ~ rvalid;
+  assign \$20  = \$18  & \$19 ;
+  assign regs__ar_accept = axil__arvalid & \$20 ;
+  assign \$21  = ! ar_word;
+  assign \$22  = ar_word == 1'h1;
+  assign \$23  = ar_word == 2'h2;
+  assign \$24  = ar_word == 2'h3;
+  assign \$25  = ar_word == 3'h4;
+  assign \$26  = ar_word == 3'h5;
+  assign \$27  = ar_word == 3'h6;
+  assign \$28  = ar_word == 3'h7;
+  assign \$29  = ar_word == 4'h8;
+  assign \$30  = ar_word == 4'h9;
+  assign \$31  = ar_word == 4'ha;
+  assign \$32  = ar_word == 5'h10;
+  assign \$33  = ar_word == 5'h11;
+  assign \$34  = ar_word == 5'h12;
+  assign \$35  = ar_word == 5'h14;
+  assign \$36  = ar_word == 5'h15;
+  assign \$37  = ar_word == 5'h18;
+  assign \$38  = ar_word == 5'h19;
+  assign \$39  = ar_word == 5'h1a;
+  assign \$40  = ar_word == 5'h1b;
+  assign \$41  = ar_word == 5'h1c;
+  assign \$42  = ar_word == 5'h1d;
+  assign \$43  = ar_word == 6'h20;
+  assign \$44  = ar_word == 6'h21;
+  assign \$45  = ar_word == 6'h22;
+  assign \$46  = ar_word == 6'h23;
+  assign \$47  = ar_word == 6'h24;
+  assign \$48  = ar_word == 6'h25;
+  assign \$49  = ar_word == 7'h40;
+  assign \$50  = ar_word == 7'h41;
+  assign \$51  = ar_word == 7'h42;
+  assign \$52  = ar_word == 7'h43;
+  assign \$53  = ar_word == 7'h44;
+  assign \$54  = ar_word == 7'h45;
+  assign \$55  = ar_word == 7'h46;
+  assign \$56  = ar_word == 7'h47;
+  assign \$57  = ar_word == 7'h48;
+  assign \$58  = ar_word == 7'h49;
+  assign \$59  = ar_word == 7'h4a;
+  assign \$60  = ar_word == 7'h4b;
+  assign \$61  = ar_word == 7'h4c;
+  assign \$62  = ar_word == 7'h4d;
+  assign \$63  = ar_word == 7'h4e;
+  assign \$64  = ar_word == 7'h4f;
+  assign \$65  = ar_word == 7'h50;
+  assign \$66  = ar_word == 7'h51;
+  assign \$67  = ar_word == 7'h52;
+  assign \$68  = ar_word == 7'h53;
+  assign \$69  = ar_word == 7'h54;
+  assign \$70  = ar_word == 7'h55;
+  assign \$71  = ar_word == 7'h56;
+  assign \$72  = ar_word == 7'h57;
+  assign \$73  = ar_word == 7'h58;
+  assign \$74  = ar_word == 7'h59;
+  assign \$75  = | { \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21  };
+  assign regs__r_valid = ar_full & \$75 ;
+  assign \$76  = ~ aw_full;
+  assign \$77  = axil__awvalid & \$76 ;
+  assign \$78  = ~ w_full;
+  assign \$79  = axil__wvalid & \$78 ;
+  assign \$80  = aw_full & w_full;
+  assign \$81  = ~ axil__bvalid;
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = ! aw_word;
+  assign \$84  = aw_word == 1'h1;
+  assign \$85  = aw_word == 2'h2;
+  assign \$86  = aw_word == 2'h3;
+  assign \$87  = aw_word == 3'h4;
+  assign \$88  = aw_word == 3'h5;
+  assign \$89  = aw_word == 3'h6;
+  assign \$90  = aw_word == 3'h7;
+  assign \$91  = aw_word == 4'h8;
+  assign \$92  = aw_word == 4'h9;
+  assign \$93  = aw_word == 4'ha;
+  assign \$94  = aw_word == 5'h10;
+  assign \$95  = aw_word == 5'h11;
+  assign \$96  = aw_word == 5'h12;
+  assign \$97  = aw_word == 5'h14;
+  assign \$98  = aw_word == 5'h15;
+  assign \$99  = aw_word == 5'h18;
+  assign \$100  = aw_word == 5'h19;
+  assign \$101  = aw_word == 5'h1a;
+  assign \$102  = aw_word == 5'h1b;
+  assign \$103  = aw_word == 5'h1c;
+  assign \$104  = aw_word == 5'h1d;
+  assign \$105  = aw_word == 6'h20;
+  assign \$106  = aw_word == 6'h21;
+  assign \$107  = aw_word == 6'h22;
+  assign \$108  = aw_word == 6'h23;
+  assign \$109  = aw_word == 6'h24;
+  assign \$110  = aw_word == 6'h25;
+  assign \$111  = aw_word == 7'h40;
+  assign \$112  = aw_word == 7'h41;
+  assign \$113  = aw_word == 7'h42;
+  assign \$114  = aw_word == 7'h43;
+  assign \$115  = aw_word == 7'h44;
+  assign \$116  = aw_word == 7'h45;
+  assign \$117  = aw_word == 7'h46;
+  assign \$118  = aw_word == 7'h47;
+  assign \$119  = aw_word == 7'h48;
+  assign \$120  = aw_word == 7'h49;
+  assign \$121  = aw_word == 7'h4a;
+  assign \$122  = aw_word == 7'h4b;
+  assign \$123  = aw_word == 7'h4c;
+  assign \$124  = aw_word == 7'h4d;
+  assign \$125  = aw_word == 7'h4e;
+  assign \$126  = aw_word == 7'h4f;
+  assign \$127  = aw_word == 7'h50;
+  assign \$128  = aw_word == 7'h51;
+  assign \$129  = aw_word == 7'h52;
+  assign \$130  = aw_word == 7'h53;
+  assign \$131  = aw_word == 7'h54;
+  assign \$132  = aw_word == 7'h55;
+  assign \$133  = aw_word == 7'h56;
+  assign \$134  = aw_word == 7'h57;
+  assign \$135  = aw_word == 7'h58;
+  assign \$136  = aw_word == 7'h59;
+  assign \$137  = | { \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83  };
+  assign \$138  = ~ \$137 ;
+  assign \$139  = aw_word == 5'h10;
+  assign \$140  = aw_word == 5'h18;
+  assign \$141  = aw_word == 5'h19;
+  assign \$142  = aw_word == 5'h1a;
+  assign \$143  = aw_word == 5'h1b;
+  assign \$144  = aw_word == 5'h1c;
+  assign \$145  = aw_word == 5'h1d;
+  assign \$146  = | { \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139  };
+  assign \$147  = ~ \$146 ;
+  assign \$148  = regs__w_done & regs__w_error;
+  assign \$149  = \$148  ? 2'h2 : 2'h0;
+  assign \$150  = axil__bvalid & axil__bready;
+  assign \$151  = rvalid & axil__rready;
+  assign \$152  = ! ar_word;
+  assign \$153  = ar_word == 1'h1;
+  assign \$154  = ar_word == 2'h2;
+  assign \$155  = ar_word == 2'h3;
+  assign \$156  = ar_word == 3'h4;
+  assign \$157  = ar_word == 3'h5;
+  assign \$158  = ar_word == 3'h6;
+  assign \$159  = ar_word == 3'h7;
+  assign \$160  = ar_word == 4'h8;
+  assign \$161  = ar_word == 4'h9;
+  assign \$162  = ar_word == 4'ha;
+  assign \$163  = ar_word == 5'h10;
+  assign \$164  = ar_word == 5'h11;
+  assign \$165  = ar_word == 5'h12;
+  assign \$166  = ar_word == 5'h14;
+  assign \$167  = ar_word == 5'h15;
+  assign \$168  = ar_word == 5'h18;
+  assign \$169  = ar_word == 5'h19;
+  assign \$170  = ar_word == 5'h1a;
+  assign \$171  = ar_word == 5'h1b;
+  assign \$172  = ar_word == 5'h1c;
+  assign \$173  = ar_word == 5'h1d;
+  assign \$174  = ar_word == 6'h20;
+  assign \$175  = ar_word == 6'h21;
+  assign \$176  = ar_word == 6'h22;
+  assign \$177  = ar_word == 6'h23;
+  assign \$178  = ar_word == 6'h24;
+  assign \$179  = ar_word == 6'h25;
+  assign \$180  = ar_word == 7'h40;
+  assign \$181  = ar_word == 7'h41;
+  assign \$182  = ar_word == 7'h42;
+  assign \$183  = ar_word == 7'h43;
+  assign \$184  = ar_word == 7'h44;
+  assign \$185  = ar_word == 7'h45;
+  assign \$186  = ar_word == 7'h46;
+  assign \$187  = ar_word == 7'h47;
+  assign \$188  = ar_word == 7'h48;
+  assign \$189  = ar_word == 7'h49;
+  assign \$190  = ar_word == 7'h4a;
+  assign \$191  = ar_word == 7'h4b;
+  assign \$192  = ar_word == 7'h4c;
+  assign \$193  = ar_word == 7'h4d;
+  assign \$194  = ar_word == 7'h4e;
+  assign \$195  = ar_word == 7'h4f;
+  assign \$196  = ar_word == 7'h50;
+  assign \$197  = ar_word == 7'h51;
+  assign \$198  = ar_word == 7'h52;
+  assign \$199  = ar_word == 7'h53;
+  assign \$200  = ar_word == 7'h54;
+  assign \$201  = ar_word == 7'h55;
+  assign \$202  = ar_word == 7'h56;
+  assign \$203  = ar_word == 7'h57;
+  assign \$204  = ar_word == 7'h58;
+  assign \$205  = ar_word == 7'h59;
+  assign \$206  = | { \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152  };
+  assign \$207  = ~ \$206 ;
+  assign \$208  = ~ regs__r_done;
+  assign \$209  = regs__r_valid | r_wait;
+  assign \$210  = regs__r_done & \$209 ;
+  always @(posedge clk)
+    aw_full <= \$211 ;
+  always @(posedge clk)
+    aw_word <= \$212 ;
+  always @(posedge clk)
+    w_full <= \$213 ;
+  always @(posedge clk)
+    regs__w_data <= \$214 ;
+  always @(posedge clk)
+    regs__w_strb <= \$215 ;
+  always @(posedge clk)
+    axil__bvalid <= \$216 ;
+  always @(posedge clk)
+    axil__bresp <= \$217 ;
+  always @(posedge clk)
+    ar_full <= \$218 ;
+  always @(posedge clk)
+    ar_word <= \$219 ;
+  always @(posedge clk)
+    rvalid <= \$220 ;
+  always @(posedge clk)
+    axil__rdata <= \$221 ;
+  always @(posedge clk)
+    axil__rresp <= \$222 ;
+  always @(posedge clk)
+    r_wait <= \$223 ;
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$211  = aw_full;
+    if (\$77 ) begin
+      \$211  = 1'h1;
+    end
+    if (\$150 ) begin
+      \$211  = 1'h0;
+    end
+    if (rst) begin
+      \$211  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$212  = aw_word;
+    if (\$77 ) begin
+      \$212  = axil__awaddr[11:2];
+    end
+    if (rst) begin
+      \$212  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$213  = w_full;
+    if (\$79 ) begin
+      \$213  = 1'h1;
+    end
+    if (\$150 ) begin
+      \$213  = 1'h0;
+    end
+    if (rst) begin
+      \$213  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$214  = regs__w_data;
+    if (\$79 ) begin
+      \$214  = axil__wdata;
+    end
+    if (rst) begin
+      \$214  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$215  = regs__w_strb;
+    if (\$79 ) begin
+      \$215  = axil__wstrb;
+    end
+    if (rst) begin
+      \$215  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$216  = axil__bvalid;
+    if (\$82 ) begin
+      (* full_case = 32'd1 *)
+      if (\$138 ) begin
+        \$216  = 1'h1;
+      end else if (\$147 ) begin
+        \$216  = 1'h1;
+      end else begin
+        \$216  = regs__w_done;
+      end
+    end
+    if (\$150 ) begin
+      \$216  = 1'h0;
+    end
+    if (rst) begin
+      \$216  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$217  = axil__bresp;
+    if (\$82 ) begin
+      (* full_case = 32'd1 *)
+      if (\$138 ) begin
+        \$217  = 2'h3;
+      end else if (\$147 ) begin
+        \$217  = 2'h2;
+      end else begin
+        \$217  = \$149 ;
+      end
+    end
+    if (rst) begin
+      \$217  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$218  = ar_full;
+    if (regs__ar_accept) begin
+      \$218  = 1'h1;
+    end
+    if (ar_full) begin
+      \$218  = 1'h0;
+    end
+    if (rst) begin
+      \$218  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$219  = ar_word;
+    if (regs__ar_accept) begin
+      \$219  = axil__araddr[11:2];
+    end
+    if (rst) begin
+      \$219  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$220  = rvalid;
+    if (\$151 ) begin
+      \$220  = 1'h0;
+    end
+    if (ar_full) begin
+      if (\$207 ) begin
+        \$220  = 1'h1;
+      end
+    end
+    if (\$210 ) begin
+      \$220  = 1'h1;
+    end
+    if (rst) begin
+      \$220  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$221  = axil__rdata;
+    if (ar_full) begin
+      \$221  = 32'd0;
+    end
+    if (\$210 ) begin
+      \$221  = regs__r_data;
+    end
+    if (rst) begin
+      \$221  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$222  = axil__rresp;
+    if (ar_full) begin
+      \$222  = 2'h0;
+      if (\$207 ) begin
+        \$222  = 2'h3;
+      end
+    end
+    if (rst) begin
+      \$222  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$223  = r_wait;
+    if (ar_full) begin
+      if (\$207 ) begin
+      end else if (\$208 ) begin
+        \$223  = 1'h1;
+      end
+    end
+    if (\$210 ) begin
+      \$223  = 1'h0;
+    end
+    if (rst) begin
+      \$223  = 1'h0;
+    end
+  end
+  assign bvalid = axil__bvalid;
+  assign bresp = axil__bresp;
+  assign regs__w_addr = aw_word;
+  assign w_data = regs__w_data;
+  assign w_strb = regs__w_strb;
+  assign regs__b_busy = axil__bvalid;
+  assign axil__rvalid = rvalid;
+  assign rdata = axil__rdata;
+  assign rresp = axil__rresp;
+  assign regs__ar_addr = axil__araddr[11:2];
+  assign regs__r_addr = ar_word;
+endmodule
+
+(* generator = "Amaranth" *)
+module \kv_asu.timebase (rst, cycle, clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -12258,7 +11917,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;
