@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -49,6 +49,11 @@ test: setup
 # The generated Verilog of the default configuration.
 verilog: $(READY)
 	$(PY) -m hdl.generate --out $(BUILD)/verilog/kv_asu.v
+
+# The cocotb regression on the whole matrix: `make test`'s, and Icarus on the default
+# configuration.
+cocotb-full: setup
+	KVASU_MATRIX=full $(PY) -m pytest -q verif/test_kv_asu.py
 
 # The shipped Verilog (dist/default, dist/ice40): regenerate after any change to hdl/.
 dist: $(READY)
