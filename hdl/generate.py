@@ -15,6 +15,7 @@ flags set fields of ``hdl.core.CoreOptions``. The default output is
 
 import argparse
 import re
+from collections import Counter
 import sys
 from pathlib import Path
 
@@ -65,19 +66,15 @@ def _drop_element_wires(rtlil_text):
             begin = n
         elif line == "end" and begin is not None:
             body = range(begin, n)
-            uses = {}
-            for k in body:
-                for token in lines[k].split():
-                    uses[token] = uses.get(token, 0) + 1
+            uses = Counter(token for k in body for token in lines[k].split())
+            # the module-level connect of each name it drives (a name used twice, declared
+            # and driven, has at most one)
+            driver = {lines[k].split()[1]: k for k in body if lines[k].startswith("connect ")}
             for k in body:
                 match = _ELEMENT_WIRE.match(lines[k])
-                if not match or uses.get(match.group(1)) != 2:
+                if not match or uses[match.group(1)] != 2 or match.group(1) not in driver:
                     continue
-                name = match.group(1)
-                connect = [j for j in body if lines[j].startswith(f"connect {name} ")]
-                if len(connect) != 1:
-                    continue
-                drop.update((k, connect[0]))
+                drop.update((k, driver[match.group(1)]))
                 j = k - 1
                 while j > begin and lines[j].strip().startswith("attribute "):
                     drop.add(j)
