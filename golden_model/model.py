@@ -191,6 +191,32 @@ def _move_to_head(prev: list, next_: list, slot: int, head: int, tail: int):
     return _link_at_head(prev, next_, slot, head, tail)
 
 
+def walk_list(prev: list, next_: list, head: int, tail: int, entries: int,
+              name: str) -> list[int]:
+    """The slots of one doubly linked list from ``tail`` to ``head``, checking on the way that
+    every pointer is in range, ``next`` mirrors ``prev``, there is no cycle and the walk ends
+    at ``head``. Raises ``AssertionError`` (naming the list ``name``) at the first violation."""
+    if (head == _NONE) != (tail == _NONE):
+        raise AssertionError(f"{name}: head={head} but tail={tail}")
+    order: list[int] = []
+    seen: set[int] = set()
+    slot, after = tail, _NONE      # `after` is the slot visited before, towards the tail
+    while slot != _NONE:
+        if not 0 <= slot < entries:
+            raise AssertionError(f"{name}: pointer {slot} out of range after slot {after}")
+        if slot in seen:
+            raise AssertionError(f"{name}: cycle through slot {slot}")
+        if next_[slot] != after:
+            raise AssertionError(f"{name}: next[{slot}] = {next_[slot]}, expected {after}")
+        seen.add(slot)
+        order.append(slot)
+        slot, after = prev[slot], slot
+    if order and order[-1] != head:
+        raise AssertionError(f"{name}: walking from the tail ends at {order[-1]}, "
+                             f"but head = {head}")
+    return order
+
+
 def tag_key(tag: int) -> bytes:
     """The hash key of a tag: 8 little-endian bytes (spec section 3, decision D2)."""
     return tag.to_bytes(8, "little")
@@ -500,27 +526,11 @@ class KvAsuModel:
         if self._predictor is not None:
             return self._predictor.lists(self)[0]
         entries, tags, prev, next_ = self._entries, self._tag, self._prev, self._next
-        head, tail = self._head, self._tail
-        if (head == _NONE) != (tail == _NONE):
-            raise AssertionError(f"LRU list: head={head} but tail={tail}")
-        order: list[int] = []
-        seen: set[int] = set()
-        slot, after = tail, _NONE      # `after` is the slot visited before, towards the tail
-        while slot != _NONE:
-            if not 0 <= slot < entries:
-                raise AssertionError(f"LRU list: pointer {slot} out of range after slot {after}")
-            if slot in seen:
-                raise AssertionError(f"LRU list: cycle through slot {slot}")
-            if tags[slot] == _NONE:
-                raise AssertionError(f"LRU list: free slot {slot} is on the list")
-            if next_[slot] != after:
-                raise AssertionError(f"LRU list: next[{slot}] = {next_[slot]}, expected {after}")
-            seen.add(slot)
-            order.append(slot)
-            slot, after = prev[slot], slot
-        if order and order[-1] != head:
-            raise AssertionError(f"LRU list: walking from the tail ends at {order[-1]}, "
-                                 f"but head = {head}")
+        order = walk_list(prev, next_, self._head, self._tail, entries, "LRU list")
+        seen = set(order)
+        for s in order:
+            if tags[s] == _NONE:
+                raise AssertionError(f"LRU list: free slot {s} is on the list")
         valid = {s for s in range(entries) if tags[s] != _NONE}
         if seen != valid:
             raise AssertionError(f"LRU list: holds {sorted(seen)}, valid slots are {sorted(valid)}")

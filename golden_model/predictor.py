@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head
+from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, walk_list
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
@@ -350,33 +350,13 @@ class PredictorState:
 
     # ---- structure checks -----------------------------------------------------------------
 
-    def _walk(self, model, head: int, tail: int, name: str) -> list[int]:
-        """The slots of one list from tail to head, checking its links on the way."""
-        prev, next_, entries = model._prev, model._next, self._entries
-        if (head == _NONE) != (tail == _NONE):
-            raise AssertionError(f"{name}: head={head} but tail={tail}")
-        order, seen = [], set()
-        slot, after = tail, _NONE
-        while slot != _NONE:
-            if not 0 <= slot < entries:
-                raise AssertionError(f"{name}: pointer {slot} out of range after slot {after}")
-            if slot in seen:
-                raise AssertionError(f"{name}: cycle through slot {slot}")
-            if next_[slot] != after:
-                raise AssertionError(f"{name}: next[{slot}] = {next_[slot]}, expected {after}")
-            seen.add(slot)
-            order.append(slot)
-            slot, after = prev[slot], slot
-        if order and order[-1] != head:
-            raise AssertionError(f"{name}: walking from the tail ends at {order[-1]}, "
-                                 f"but head = {head}")
-        return order
-
     def lists(self, model) -> tuple[list[int], list[int]]:
         """``(live, ghosts)``: the LRU list and the ghost list, each from tail to head, after
         checking P3's invariants on them (``AssertionError`` names the first violation)."""
-        live = self._walk(model, model._head, model._tail, "LRU list")
-        ghosts = self._walk(model, self.ghead, self.gtail, "ghost list")
+        live = walk_list(model._prev, model._next, model._head, model._tail, self._entries,
+                         "LRU list")
+        ghosts = walk_list(model._prev, model._next, self.ghead, self.gtail, self._entries,
+                           "ghost list")
         tags = model._tag
         live_set = {s for s in range(self._entries) if tags[s] != _NONE and not self.ghost[s]}
         ghost_set = {s for s in range(self._entries) if tags[s] != _NONE and self.ghost[s]}
