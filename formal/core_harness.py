@@ -164,6 +164,7 @@ class CoreHarness(Elaboratable):
             self.precomputation_invariants(m)
         if lru.registered:
             self.lru_bypass_invariants(m, lru)
+        self.pop_invariant(m, lru)
         self.properties(m)
         return m
 
@@ -273,6 +274,15 @@ class CoreHarness(Elaboratable):
         m.d.comb += Assert((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
         for j in range(P):
             m.d.comb += Assert(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
+
+    def pop_invariant(self, m, lru):
+        """The LRU list's one restriction, as the core meets it: a ``POP`` (an EVICT that
+        takes the tail, in E2) is given with the ``tail`` register as its slot (the list
+        reads there), while the list is not empty and no command's head/tail update is
+        pending."""
+        commit = self.core.commit
+        m.d.comb += Assert((commit.lru_cmd != LruCmd.POP) |
+                           ((commit.lru_slot == lru.tail) & ~lru.empty & ~lru.busy))
 
     def lru_bypass_invariants(self, m, lru):
         """The LRU's C6 bypass choices, registered in C5: each says whether the bank write

@@ -25,12 +25,11 @@ Property 5:
 * ``FixedLatency`` (``rsp.ready``, ``enable`` always high, no ``hold``, no flush): a
   response is valid in cycle ``a + latency`` exactly when a request was accepted in cycle
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
-  latency, in order); OBSERVE / QUERY are never refused; an EVICT / EVICT_ANY is refused
-  only if a request was accepted in one of the ``evict_gap`` previous cycles (fewer with
-  the compact pipeline), so a held request waits at most that many cycles; with the
-  split evaluation (the default pipeline) any request waits in the cycle right after an
-  EVICT / EVICT_ANY. The exception is the clear sweep after reset
-  (``flushing``), ``ENTRIES / PROBE`` cycles.
+  latency, in order); OBSERVE / QUERY are never refused (not even right after an EVICT);
+  an EVICT / EVICT_ANY is refused only if an OBSERVE, EVICT or EVICT_ANY (not a QUERY) was
+  accepted in one of the ``evict_gap`` previous cycles (fewer with the compact pipeline),
+  so a held request waits at most that many cycles. The exception is the clear sweep
+  after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
   pressure never blocks the request side for longer than it lasts plus one cycle (outside
@@ -40,6 +39,7 @@ Property 5:
 from amaranth import *
 from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
+import regmap
 
 from .common import popcount
 from .core_harness import CoreHarness
@@ -90,15 +90,6 @@ class StreamCount(CoreHarness):
                    + self.fifo_level),
         ]
 
-    def after_evict(self, m):
-        """High in the cycle after an EVICT / EVICT_ANY was accepted, if the core refuses
-        every request then (the split evaluation), else 0."""
-        if not self.core.options.split_evaluation:
-            return Const(0)
-        prev = Signal(name="evict_accepted_last_cycle")
-        m.d.sync += prev.eq(self.accept & self.req_payload.op[1])
-        return prev
-
 
 class StreamOrder(StreamCount):
     def properties(self, m):
@@ -143,12 +134,14 @@ class FixedLatency(StreamCount):
         m.d.comb += Assert(rsp.valid == acc[L - 1])
         with m.If(rsp.valid):
             m.d.comb += Assert(rsp.payload.op == ops[L - 1])
-        # (the clear sweep after reset is the one other reason to wait, and with three
-        # evaluation stages the cycle right after an EVICT / EVICT_ANY)
-        ready = self.core.req.ready | self.core.flushing | self.after_evict(m)
+        # (the clear sweep after reset is the one other reason to wait)
+        ready = self.core.req.ready | self.core.flushing
         m.d.comb += Assert(self.req_payload.op[1] | ready)
-        gap = self.core.evict_gap      # an EVICT waits for the LRU tail
-        m.d.comb += Assert(Cat(*acc[:gap]).any() | ready)
+        # an EVICT waits for the LRU tail: only for an OBSERVE, EVICT or EVICT_ANY (a
+        # QUERY gives no LRU command) accepted in the evict_gap cycles before it
+        gap = self.core.evict_gap
+        m.d.comb += Assert(Cat(*[acc[k] & (ops[k] != regmap.OPS["QUERY"])
+                                 for k in range(gap)]).any() | ready)
 
 
 class Drain(StreamCount):
@@ -161,4 +154,4 @@ class Drain(StreamCount):
         rr1 = Signal()
         m.d.sync += rr1.eq(self.rsp_ready)
         m.d.comb += Assert(~(rr1 & self.rsp_ready) | self.req_payload.op[1] |
-                           self.core.req.ready | self.core.flushing | self.after_evict(m))
+                           self.core.req.ready | self.core.flushing)

@@ -12,7 +12,9 @@ other bank's word at a write address. Everything is in RAM; no per-slot register
 
 Pipeline of a command given in cycle ``c`` (``cmd``, ``slot``):
 
-* ``C1`` (cycle ``c``): read both banks of both arrays at ``slot`` (``tail`` for ``POP``).
+* ``C1`` (cycle ``c``): read both banks of both arrays at ``slot`` (for ``POP`` the
+  caller gives the ``tail``): the read address is the ``slot`` port itself, not behind
+  the command's decode.
 * ``C2`` (``c + 1``): register the four words as they leave the block RAMs.
 * ``C3`` (``c + 2``): ``p = prev[slot]``, ``n = next[slot]`` (XOR of the registered
   words, with forwarded from registers the logical writes of cycles ``c`` .. ``c + 2``
@@ -42,11 +44,11 @@ So a command may be given every cycle: the command of cycle ``c + 1`` sees the `
 ``tail`` left by the command of cycle ``c`` in its ``C3``, and its pointers through the
 forwarding.
 
-``POP`` unlinks the ``tail`` register as it is in the cycle of the command, so it must not
-be given while another command is in ``C2`` or ``C3`` (while ``busy``), whose ``tail``
-update is still pending; ``TOUCH`` and ``INSERT`` have no such restriction. (The core
-guarantees it with its EVICT gap, which also lets the EVICT read the table at the settled
-``tail``.)
+``POP`` unlinks its ``slot``, which must be the ``tail`` register as it is in the cycle of
+the command, so it must not be given while another command is in ``C2`` or ``C3`` (while
+``busy``), whose ``tail`` update is still pending; ``TOUCH`` and ``INSERT`` have no such
+restriction. (The core guarantees it with its EVICT gap, which also lets the EVICT read
+the table at the settled ``tail``, and gives that same tail as the ``POP``'s slot.)
 
 Pointers of unlinked slots and ``prev[head]`` / ``next[tail]`` are meaningless; they are
 never read (so the banks need no initialisation).
@@ -277,8 +279,8 @@ class LruList(wiring.Component):
     cmd : In(LruCmd)
         Command of this cycle; ``head``/``tail`` show its effect ``tail_lag`` cycles later.
     slot : In(SLOT_WIDTH)
-        Slot of ``TOUCH`` (a linked slot) / ``INSERT`` (an unlinked slot); ignored by ``POP``,
-        which unlinks ``tail`` (only when not ``empty`` and not ``busy``).
+        Slot of ``TOUCH`` (a linked slot) / ``INSERT`` (an unlinked slot) / ``POP`` (the
+        ``tail``; only when not ``empty`` and not ``busy``). The command reads' address.
     flush : In(1)
         Empty the list (at the end of the cycle); not while ``busy``.
     head, tail : Out(SLOT_WIDTH)
@@ -352,8 +354,8 @@ class LruList(wiring.Component):
         prv = _CodedArray(m, "prev", n, sw, reg, self._memory)
         nxt = _CodedArray(m, "next", n, sw, reg, self._memory)
 
-        # C1: issue the command reads.
-        raddr = Mux(self.cmd == LruCmd.POP, self.tail, self.slot)
+        # C1: issue the command reads (straight at the slot port: a POP's is the tail).
+        raddr = self.slot
         prv.read(raddr)
         nxt.read(raddr)
         # C2: the words are registered (in _CodedArray); the command travels along.

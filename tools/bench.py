@@ -72,6 +72,16 @@ def patterns(params: Params, n: int, seed: int = 1) -> dict[str, tuple[list, lis
         "query_observe_same_line": (warm[:1], [(0, QUERY if i % 2 else OBSERVE,
                                                 addr(tracked[0]), 0) for i in range(n)]),
         "evict_any_back_to_back": (warm, [(0, EVICT_ANY, 0, 0)] * len(warm)),
+        # an EVICT_ANY among QUERYs (which move no LRU tail): one request per cycle
+        "evict_any_between_queries": (warm, [
+            (0, EVICT_ANY, 0, 0) if i % 7 == 0 else
+            (0, QUERY, addr(rng.choice(tracked + fresh)), rng.randrange(4))
+            for i in range(min(n, 7 * len(warm)))]),
+        # EVICT_ANY and OBSERVE alternating: the OBSERVE right behind an EVICT waits for
+        # nothing, the EVICT behind an OBSERVE for the EVICT gap
+        "evict_any_observe_alternating": (warm, [
+            (0, EVICT_ANY, 0, 0) if i % 2 == 0 else (0, OBSERVE, addr(rng.choice(fresh)), 0)
+            for i in range(n)]),
         "evict_t0_back_to_back": (warm, [(0, EVICT, 0, 0)] * n),
         "video_kv_trace": ([], video),
     }

@@ -929,8 +929,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4851$245 (\$17 ),
-    .\port$4851$5 (\$16 ),
+    .\port$4847$245 (\$17 ),
+    .\port$4847$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -948,7 +948,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$4713$5 (s0[60:5]),
+    .\port$4709$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -956,12 +956,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .lanes(lanes),
-    .\port$4715$0 (\$12 ),
-    .\port$4716$0 (\$13 ),
-    .\port$4720$0 (\$14 ),
-    .\port$4722$0 (\$15 ),
-    .\port$4851$271 (\$17 [60:26]),
-    .\port$4851$5 (\$16 ),
+    .\port$4711$0 (\$12 ),
+    .\port$4712$0 (\$13 ),
+    .\port$4716$0 (\$14 ),
+    .\port$4718$0 (\$15 ),
+    .\port$4847$271 (\$17 [60:26]),
+    .\port$4847$5 (\$16 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -998,8 +998,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(\$17 [10:0]),
-    .\port$4851$260 (\$17 [44:15]),
-    .\port$4851$5 (\$16 ),
+    .\port$4847$260 (\$17 [44:15]),
+    .\port$4847$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1017,8 +1017,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .forward__tag(\$16 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4851$271 (\$17 [27:26]),
-    .\port$4851$274 (\$17 [60:29]),
+    .\port$4847$271 (\$17 [60:26]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1035,13 +1034,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .hash(\hash$85 [10:0]),
-    .\port$4715$0 (\$12 ),
-    .\port$4716$0 (\$13 ),
-    .\port$4720$0 (\$14 ),
-    .\port$4722$0 (\$15 ),
-    .\port$4790$0 (lanes[79:0]),
-    .\port$4851$271 (\$17 [44:26]),
-    .\port$4851$5 (\$16 ),
+    .\port$4711$0 (\$12 ),
+    .\port$4712$0 (\$13 ),
+    .\port$4716$0 (\$14 ),
+    .\port$4718$0 (\$15 ),
+    .\port$4786$0 (lanes[79:0]),
+    .\port$4847$271 (\$17 [44:26]),
+    .\port$4847$5 (\$16 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1626,25 +1625,23 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire [5:0] \$14 ;
-  wire [6:0] \$15 ;
-  wire [9:0] \$16 ;
+  wire [5:0] \$12 ;
+  wire [6:0] \$13 ;
+  wire [9:0] \$14 ;
+  wire \$15 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
   wire \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
-  wire \$22 ;
-  reg [4:0] \$23 ;
-  reg \$24 ;
-  reg [8:0] \$25 ;
-  reg \$26 ;
-  reg [5:0] \$27 ;
-  reg \$28 ;
-  reg [68:0] \$29 ;
+  reg [4:0] \$22 ;
+  reg \$23 ;
+  reg [8:0] \$24 ;
+  reg \$25 ;
+  reg [5:0] \$26 ;
+  reg [68:0] \$27 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -1653,7 +1650,6 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \$8 ;
   wire \$9 ;
   wire accept;
-  reg after_evict = 1'h0;
   input busy;
   wire busy;
   input clk;
@@ -1706,98 +1702,88 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   assign \$9  = | recent;
   assign \$10  = req__payload[1] & \$9 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \$8  & \$11 ;
-  assign \$13  = ~ after_evict;
-  assign req__ready = \$12  & \$13 ;
-  assign \$14  = inflight + accept;
-  assign \$15  = \$14  - pop;
-  assign \$16  = sweep_row + 1'h1;
-  assign \$17  = sweep_row == 9'h1ff;
-  assign \$18  = s0[0] | busy;
-  assign \$19  = ~ \$18 ;
-  assign \$20  = ~ accept;
-  assign \$21  = \$19  & \$20 ;
-  assign \$22  = accept & req__payload[1];
+  assign req__ready = \$8  & \$11 ;
+  assign \$12  = inflight + accept;
+  assign \$13  = \$12  - pop;
+  assign \$14  = sweep_row + 1'h1;
+  assign \$15  = sweep_row == 9'h1ff;
+  assign \$16  = s0[0] | busy;
+  assign \$17  = ~ \$16 ;
+  assign \$18  = ~ accept;
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = req__payload[1:0] != 1'h1;
+  assign \$21  = accept & \$20 ;
   always @(posedge clk)
-    inflight <= \$23 ;
+    inflight <= \$22 ;
   always @(posedge clk)
-    flushing <= \$24 ;
+    flushing <= \$23 ;
   always @(posedge clk)
-    sweep_row <= \$25 ;
+    sweep_row <= \$24 ;
   always @(posedge clk)
-    idle <= \$26 ;
+    idle <= \$25 ;
   always @(posedge clk)
-    recent <= \$27 ;
+    recent <= \$26 ;
   always @(posedge clk)
-    after_evict <= \$28 ;
-  always @(posedge clk)
-    s0 <= \$29 ;
+    s0 <= \$27 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$23  = \$15 [4:0];
+    \$22  = \$13 [4:0];
     if (rst) begin
-      \$23  = 5'h00;
+      \$22  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$24  = flushing;
+    \$23  = flushing;
     if (flush) begin
-      \$24  = 1'h1;
+      \$23  = 1'h1;
     end else if (flushing) begin
-      if (\$17 ) begin
-        \$24  = 1'h0;
+      if (\$15 ) begin
+        \$23  = 1'h0;
       end
     end
     if (rst) begin
-      \$24  = 1'h1;
+      \$23  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$25  = sweep_row;
+    \$24  = sweep_row;
     if (flush) begin
-      \$25  = 9'h000;
+      \$24  = 9'h000;
     end else if (flushing) begin
-      \$25  = \$16 [8:0];
-      if (\$17 ) begin
-        \$25  = 9'h000;
+      \$24  = \$14 [8:0];
+      if (\$15 ) begin
+        \$24  = 9'h000;
       end
     end
     if (rst) begin
-      \$25  = 9'h000;
+      \$24  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$26  = \$21 ;
+    \$25  = \$19 ;
     if (rst) begin
-      \$26  = 1'h1;
+      \$25  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$27  = { recent[4:0], accept };
+    \$26  = { recent[4:0], \$21  };
     if (rst) begin
-      \$27  = 6'h00;
+      \$26  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$28  = \$22 ;
+    \$27 [0] = accept;
+    \$27 [2:1] = req__payload[1:0];
+    \$27 [4:3] = req__payload[3:2];
+    \$27 [60:5] = req__payload[67:12];
+    \$27 [68:61] = cycle[9:2];
     if (rst) begin
-      \$28  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$29 [0] = accept;
-    \$29 [2:1] = req__payload[1:0];
-    \$29 [4:3] = req__payload[3:2];
-    \$29 [60:5] = req__payload[67:12];
-    \$29 [68:61] = cycle[9:2];
-    if (rst) begin
-      \$29  = 69'h000000000000000000;
+      \$27  = 69'h000000000000000000;
     end
   end
   assign \req__payload.op  = req__payload[1:0];
@@ -1811,7 +1797,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
+module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$4847$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -1931,15 +1917,15 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
   output [1:0] lru_cmd;
   reg [1:0] lru_cmd;
   output [10:0] lru_slot;
-  reg [10:0] lru_slot;
+  wire [10:0] lru_slot;
   output [11:0] occupancy;
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4851$245 ;
-  wire [60:0] \port$4851$245 ;
-  output [63:0] \port$4851$5 ;
-  wire [63:0] \port$4851$5 ;
+  output [60:0] \port$4847$245 ;
+  wire [60:0] \port$4847$245 ;
+  output [63:0] \port$4847$5 ;
+  wire [63:0] \port$4847$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -1978,6 +1964,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
   assign \$5  = \$4  ? 2'h2 : 2'h1;
   assign level_after = \$3  ? 2'h3 : \$5 ;
   assign level_before = e2[69] ? level : 2'h0;
+  assign lru_slot = e2[2] ? e2[255:245] : e2[270:260];
   assign \$6  = level_before >= e2[4:3];
   assign \$7  = level_before >= e2[4:3];
   assign \$8  = level_before >= e2[4:3];
@@ -1998,7 +1985,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4851$81 (e2[104:81])
+    .\port$4847$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2186,16 +2173,6 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    lru_slot = 11'h000;
-    if (e2[0]) begin
-      casez (e2[2:1])
-        2'h0:
-            lru_slot = e2[270:260];
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     evicts = 1'h0;
     if (e2[0]) begin
       (* full_case = 32'd1 *)
@@ -2224,8 +2201,8 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4851$5  = e2[68:5];
-  assign \port$4851$245  = e2[305:245];
+  assign \port$4847$5  = e2[68:5];
+  assign \port$4847$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2315,7 +2292,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4851$5 , \port$4851$245 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4851$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4847$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2336,15 +2313,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4851$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4851$81 ;
-  wire [23:0] \port$4851$81 ;
+  input [23:0] \port$4847$81 ;
+  wire [23:0] \port$4847$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4851$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4851$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4847$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4847$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4851$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4851$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4851$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4847$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4847$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4847$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2358,8 +2335,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4851$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4851$81 [15:0];
-  assign age = \port$4851$81 [23:16];
+  assign count = \port$4847$81 [15:0];
+  assign age = \port$4847$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2566,7 +2543,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2665,8 +2642,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4713$5 ;
-  wire [55:0] \port$4713$5 ;
+  input [55:0] \port$4709$5 ;
+  wire [55:0] \port$4709$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2757,12 +2734,12 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4713$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4713$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4713$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4713$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4713$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4713$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4709$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4709$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4709$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4709$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4709$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4709$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2793,7 +2770,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4713$5  };
+  assign key = { 8'h00, \port$4709$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2808,7 +2785,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4713$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4715$0 , \port$4716$0 , \port$4720$0 , \port$4722$0 , lanes, \port$4851$5 , forward__lane, \port$4851$271 , clk);
+module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4711$0 , \port$4712$0 , \port$4716$0 , \port$4718$0 , lanes, \port$4847$5 , forward__lane, \port$4847$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3738,18 +3715,18 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire match3;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4715$0 ;
-  wire [79:0] \port$4715$0 ;
-  input [31:0] \port$4716$0 ;
-  wire [31:0] \port$4716$0 ;
-  input [415:0] \port$4720$0 ;
-  wire [415:0] \port$4720$0 ;
-  input [16:0] \port$4722$0 ;
-  wire [16:0] \port$4722$0 ;
-  input [34:0] \port$4851$271 ;
-  wire [34:0] \port$4851$271 ;
-  input [63:0] \port$4851$5 ;
-  wire [63:0] \port$4851$5 ;
+  input [79:0] \port$4711$0 ;
+  wire [79:0] \port$4711$0 ;
+  input [31:0] \port$4712$0 ;
+  wire [31:0] \port$4712$0 ;
+  input [415:0] \port$4716$0 ;
+  wire [415:0] \port$4716$0 ;
+  input [16:0] \port$4718$0 ;
+  wire [16:0] \port$4718$0 ;
+  input [34:0] \port$4847$271 ;
+  wire [34:0] \port$4847$271 ;
+  input [63:0] \port$4847$5 ;
+  wire [63:0] \port$4847$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3817,43 +3794,43 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
   assign \$153  = ~ \$44 ;
-  assign \$154  = \port$4722$0 [8] & \$153 ;
-  assign \$155  = ~ \port$4722$0 [8];
+  assign \$154  = \port$4718$0 [8] & \$153 ;
+  assign \$155  = ~ \port$4718$0 [8];
   assign \$156  = ~ \$44 ;
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4851$5 [63:56] - \port$4720$0 [402:395];
+  assign \$158  = \port$4847$5 [63:56] - \port$4716$0 [402:395];
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4722$0 [8];
+  assign \$161  = ~ \port$4718$0 [8];
   assign \$162  = \$20  & \$161 ;
   assign \$163  = ~ \$20 ;
-  assign \$164  = ~ \port$4722$0 [8];
+  assign \$164  = ~ \port$4718$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4720$0 [123:116] - \port$4851$5 [63:56];
+  assign \$166  = \port$4716$0 [123:116] - \port$4847$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4722$0 [8];
+  assign \$169  = ~ \port$4718$0 [8];
   assign \$170  = \$28  & \$169 ;
   assign \$171  = ~ \$28 ;
-  assign \$172  = ~ \port$4722$0 [8];
+  assign \$172  = ~ \port$4718$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4720$0 [216:209] - \port$4851$5 [63:56];
+  assign \$174  = \port$4716$0 [216:209] - \port$4847$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4722$0 [8];
+  assign \$177  = ~ \port$4718$0 [8];
   assign \$178  = \$36  & \$177 ;
   assign \$179  = ~ \$36 ;
-  assign \$180  = ~ \port$4722$0 [8];
+  assign \$180  = ~ \port$4718$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4720$0 [309:302] - \port$4851$5 [63:56];
+  assign \$182  = \port$4716$0 [309:302] - \port$4847$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
-  assign \$185  = ~ \port$4722$0 [8];
+  assign \$185  = ~ \port$4718$0 [8];
   assign \$186  = \$44  & \$185 ;
   assign \$187  = ~ \$44 ;
-  assign \$188  = ~ \port$4722$0 [8];
+  assign \$188  = ~ \port$4718$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4720$0 [402:395] - \port$4851$5 [63:56];
+  assign \$190  = \port$4716$0 [402:395] - \port$4847$5 [63:56];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$28 ;
@@ -3861,7 +3838,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$20 ;
   assign \$196  = ~ \$28 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4720$0 [123:116] - \port$4720$0 [216:209];
+  assign \$198  = \port$4716$0 [123:116] - \port$4716$0 [216:209];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$36 ;
@@ -3869,7 +3846,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$28 ;
   assign \$204  = ~ \$36 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4720$0 [216:209] - \port$4720$0 [309:302];
+  assign \$206  = \port$4716$0 [216:209] - \port$4716$0 [309:302];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$44 ;
@@ -3877,7 +3854,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$36 ;
   assign \$212  = ~ \$44 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4720$0 [309:302] - \port$4720$0 [402:395];
+  assign \$214  = \port$4716$0 [309:302] - \port$4716$0 [402:395];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$20 ;
@@ -3885,7 +3862,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$44 ;
   assign \$220  = ~ \$20 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4720$0 [402:395] - \port$4720$0 [123:116];
+  assign \$222  = \port$4716$0 [402:395] - \port$4716$0 [123:116];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$36 ;
@@ -3893,7 +3870,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$20 ;
   assign \$228  = ~ \$36 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4720$0 [123:116] - \port$4720$0 [309:302];
+  assign \$230  = \port$4716$0 [123:116] - \port$4716$0 [309:302];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$44 ;
@@ -3901,7 +3878,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$28 ;
   assign \$236  = ~ \$44 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4720$0 [216:209] - \port$4720$0 [402:395];
+  assign \$238  = \port$4716$0 [216:209] - \port$4716$0 [402:395];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$20 ;
@@ -3909,7 +3886,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$36 ;
   assign \$244  = ~ \$20 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4720$0 [309:302] - \port$4720$0 [123:116];
+  assign \$246  = \port$4716$0 [309:302] - \port$4716$0 [123:116];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$28 ;
@@ -3917,7 +3894,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$44 ;
   assign \$252  = ~ \$28 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4720$0 [402:395] - \port$4720$0 [216:209];
+  assign \$254  = \port$4716$0 [402:395] - \port$4716$0 [216:209];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$44 ;
@@ -3925,7 +3902,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$20 ;
   assign \$260  = ~ \$44 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4720$0 [123:116] - \port$4720$0 [402:395];
+  assign \$262  = \port$4716$0 [123:116] - \port$4716$0 [402:395];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$20 ;
@@ -3933,7 +3910,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$28 ;
   assign \$268  = ~ \$20 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4720$0 [216:209] - \port$4720$0 [123:116];
+  assign \$270  = \port$4716$0 [216:209] - \port$4716$0 [123:116];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$28 ;
@@ -3941,7 +3918,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$36 ;
   assign \$276  = ~ \$28 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4720$0 [309:302] - \port$4720$0 [216:209];
+  assign \$278  = \port$4716$0 [309:302] - \port$4716$0 [216:209];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
   assign \$281  = ~ \$36 ;
@@ -3949,577 +3926,577 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$44 ;
   assign \$284  = ~ \$36 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$4720$0 [402:395] - \port$4720$0 [309:302];
+  assign \$286  = \port$4716$0 [402:395] - \port$4716$0 [309:302];
   assign \$287  = \$285  & \$286 [7];
   assign \$288  = \$282  | \$287 ;
-  assign \$289  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$291  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$289  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$291  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$292  = \$290  ? 7'h00 : \$291 [6:0];
-  assign \$293  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$293  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$295  = ~ \$294 ;
   assign \$296  = \$20  & \$295 ;
   assign \$297  = ~ \$20 ;
-  assign \$298  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$300  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$298  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$300  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$301  = \$299  ? 7'h00 : \$300 [6:0];
-  assign \$302  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$302  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$304  = ~ \$303 ;
   assign \$305  = \$297  & \$304 ;
-  assign \$306  = \port$4720$0 [123:116] - lanes[68:61];
+  assign \$306  = \port$4716$0 [123:116] - lanes[68:61];
   assign \$307  = \$305  & \$306 [7];
   assign \$308  = \$296  | \$307 ;
-  assign \$309  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$311  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$309  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$311  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$312  = \$310  ? 7'h00 : \$311 [6:0];
-  assign \$313  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$313  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$315  = ~ \$314 ;
   assign \$316  = \$28  & \$315 ;
   assign \$317  = ~ \$28 ;
-  assign \$318  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$320  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$318  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$320  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$321  = \$319  ? 7'h00 : \$320 [6:0];
-  assign \$322  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$322  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$324  = ~ \$323 ;
   assign \$325  = \$317  & \$324 ;
-  assign \$326  = \port$4720$0 [216:209] - lanes[68:61];
+  assign \$326  = \port$4716$0 [216:209] - lanes[68:61];
   assign \$327  = \$325  & \$326 [7];
   assign \$328  = \$316  | \$327 ;
-  assign \$329  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$331  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$329  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$331  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$332  = \$330  ? 7'h00 : \$331 [6:0];
-  assign \$333  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$333  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$335  = ~ \$334 ;
   assign \$336  = \$36  & \$335 ;
   assign \$337  = ~ \$36 ;
-  assign \$338  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$340  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$338  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$340  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$341  = \$339  ? 7'h00 : \$340 [6:0];
-  assign \$342  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$342  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$344  = ~ \$343 ;
   assign \$345  = \$337  & \$344 ;
-  assign \$346  = \port$4720$0 [309:302] - lanes[68:61];
+  assign \$346  = \port$4716$0 [309:302] - lanes[68:61];
   assign \$347  = \$345  & \$346 [7];
   assign \$348  = \$336  | \$347 ;
-  assign \$349  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$351  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$349  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$351  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$352  = \$350  ? 7'h00 : \$351 [6:0];
-  assign \$353  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$353  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$355  = ~ \$354 ;
   assign \$356  = \$44  & \$355 ;
   assign \$357  = ~ \$44 ;
-  assign \$358  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$360  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$358  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$360  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$361  = \$359  ? 7'h00 : \$360 [6:0];
-  assign \$362  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$362  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$364  = ~ \$363 ;
   assign \$365  = \$357  & \$364 ;
-  assign \$366  = \port$4720$0 [402:395] - lanes[68:61];
+  assign \$366  = \port$4716$0 [402:395] - lanes[68:61];
   assign \$367  = \$365  & \$366 [7];
   assign \$368  = \$356  | \$367 ;
-  assign \$369  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$20 ;
   assign \$376  = \$374  & \$375 ;
-  assign \$377  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$379  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$377  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$379  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$380  = \$378  ? 7'h00 : \$379 [6:0];
-  assign \$381  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$383  = ~ \$382 ;
   assign \$384  = ~ \$20 ;
   assign \$385  = \$383  & \$384 ;
-  assign \$386  = lanes[68:61] - \port$4720$0 [123:116];
+  assign \$386  = lanes[68:61] - \port$4716$0 [123:116];
   assign \$387  = \$385  & \$386 [7];
   assign \$388  = \$376  | \$387 ;
-  assign \$389  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$28 ;
   assign \$396  = \$394  & \$395 ;
-  assign \$397  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$399  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$399  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$400  = \$398  ? 7'h00 : \$399 [6:0];
-  assign \$401  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$403  = ~ \$402 ;
   assign \$404  = ~ \$28 ;
   assign \$405  = \$403  & \$404 ;
-  assign \$406  = lanes[68:61] - \port$4720$0 [216:209];
+  assign \$406  = lanes[68:61] - \port$4716$0 [216:209];
   assign \$407  = \$405  & \$406 [7];
   assign \$408  = \$396  | \$407 ;
-  assign \$409  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$36 ;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$419  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$420  = \$418  ? 7'h00 : \$419 [6:0];
-  assign \$421  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$423  = ~ \$422 ;
   assign \$424  = ~ \$36 ;
   assign \$425  = \$423  & \$424 ;
-  assign \$426  = lanes[68:61] - \port$4720$0 [309:302];
+  assign \$426  = lanes[68:61] - \port$4716$0 [309:302];
   assign \$427  = \$425  & \$426 [7];
   assign \$428  = \$416  | \$427 ;
-  assign \$429  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$44 ;
   assign \$436  = \$434  & \$435 ;
-  assign \$437  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = ~ \$44 ;
   assign \$445  = \$443  & \$444 ;
-  assign \$446  = lanes[68:61] - \port$4720$0 [402:395];
+  assign \$446  = lanes[68:61] - \port$4716$0 [402:395];
   assign \$447  = \$445  & \$446 [7];
   assign \$448  = \$436  | \$447 ;
-  assign \$449  = \port$4722$0 [16:9] - \port$4720$0 [123:116];
+  assign \$449  = \port$4718$0 [16:9] - \port$4716$0 [123:116];
   assign \$450  = ~ \$449 [7];
   assign \$451  = \$20  | \$450 ;
-  assign \$452  = \port$4722$0 [16:9] - \port$4720$0 [216:209];
+  assign \$452  = \port$4718$0 [16:9] - \port$4716$0 [216:209];
   assign \$453  = ~ \$452 [7];
   assign \$454  = \$28  | \$453 ;
-  assign \$455  = \port$4722$0 [16:9] - \port$4720$0 [309:302];
+  assign \$455  = \port$4718$0 [16:9] - \port$4716$0 [309:302];
   assign \$456  = ~ \$455 [7];
   assign \$457  = \$36  | \$456 ;
-  assign \$458  = \port$4722$0 [16:9] - \port$4720$0 [402:395];
+  assign \$458  = \port$4718$0 [16:9] - \port$4716$0 [402:395];
   assign \$459  = ~ \$458 [7];
   assign \$460  = \$44  | \$459 ;
-  assign \$461  = \port$4715$0 [60:5] == lanes[60:5];
-  assign \$462  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$464  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$4711$0 [60:5] == lanes[60:5];
+  assign \$462  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$464  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$465  = \$463  ? 7'h00 : \$464 [6:0];
-  assign \$466  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$468  = \port$4720$0 [1:0] + 1'h0;
-  assign \$470  = \port$4720$0 [1:0] + 1'h0;
-  assign \$472  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$474  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4716$0 [1:0] + 1'h0;
+  assign \$470  = \port$4716$0 [1:0] + 1'h0;
+  assign \$472  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$474  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$475  = \$473  ? 7'h00 : \$474 [6:0];
-  assign \$476  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$476  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$478  = ~ \$477 ;
-  assign \$479  = \port$4722$0 [8] & \$478 ;
-  assign \$480  = ~ \port$4722$0 [8];
-  assign \$481  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$479  = \port$4718$0 [8] & \$478 ;
+  assign \$480  = ~ \port$4718$0 [8];
+  assign \$481  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$486 ;
   assign \$488  = \$480  & \$487 ;
-  assign \$489  = \port$4851$5 [63:56] - lanes[68:61];
+  assign \$489  = \port$4847$5 [63:56] - lanes[68:61];
   assign \$490  = \$488  & \$489 [7];
   assign \$491  = \$479  | \$490 ;
-  assign \$492  = \port$4720$0 [1:0] + 1'h0;
+  assign \$492  = \port$4716$0 [1:0] + 1'h0;
   assign \$494  = fw_wr0 ? \$491  : \$493 ;
-  assign \$495  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$501  = ~ \port$4722$0 [8];
+  assign \$499  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$501  = ~ \port$4718$0 [8];
   assign \$502  = \$500  & \$501 ;
-  assign \$503  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$508 ;
-  assign \$510  = ~ \port$4722$0 [8];
+  assign \$510  = ~ \port$4718$0 [8];
   assign \$511  = \$509  & \$510 ;
-  assign \$512  = lanes[68:61] - \port$4851$5 [63:56];
+  assign \$512  = lanes[68:61] - \port$4847$5 [63:56];
   assign \$513  = \$511  & \$512 [7];
   assign \$514  = \$502  | \$513 ;
-  assign \$515  = \port$4720$0 [1:0] + 1'h0;
+  assign \$515  = \port$4716$0 [1:0] + 1'h0;
   assign \$517  = fw_wr0 ? \$514  : \$516 ;
-  assign \$518  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
+  assign \$518  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
   assign \$519  = ~ \$518 [7];
-  assign \$520  = \port$4722$0 [8] | \$519 ;
-  assign \$521  = \port$4720$0 [1:0] + 1'h0;
+  assign \$520  = \port$4718$0 [8] | \$519 ;
+  assign \$521  = \port$4716$0 [1:0] + 1'h0;
   assign \$523  = fw_wr0 ? \$520  : \$522 ;
-  assign \$524  = \port$4720$0 [1:0] + 1'h0;
-  assign \$526  = \port$4720$0 [1:0] + 1'h0;
-  assign \$528  = \port$4720$0 [1:0] + 1'h0;
-  assign \$530  = \port$4720$0 [12:11] + 1'h0;
-  assign \$532  = \port$4720$0 [12:11] + 1'h0;
-  assign \$534  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$536  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$524  = \port$4716$0 [1:0] + 1'h0;
+  assign \$526  = \port$4716$0 [1:0] + 1'h0;
+  assign \$528  = \port$4716$0 [1:0] + 1'h0;
+  assign \$530  = \port$4716$0 [12:11] + 1'h0;
+  assign \$532  = \port$4716$0 [12:11] + 1'h0;
+  assign \$534  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$536  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$537  = \$535  ? 7'h00 : \$536 [6:0];
-  assign \$538  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$538  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$540  = ~ \$539 ;
-  assign \$541  = \port$4722$0 [8] & \$540 ;
-  assign \$542  = ~ \port$4722$0 [8];
-  assign \$543  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$545  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$541  = \port$4718$0 [8] & \$540 ;
+  assign \$542  = ~ \port$4718$0 [8];
+  assign \$543  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$545  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$546  = \$544  ? 7'h00 : \$545 [6:0];
-  assign \$547  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$549  = ~ \$548 ;
   assign \$550  = \$542  & \$549 ;
-  assign \$551  = \port$4851$5 [63:56] - lanes[68:61];
+  assign \$551  = \port$4847$5 [63:56] - lanes[68:61];
   assign \$552  = \$550  & \$551 [7];
   assign \$553  = \$541  | \$552 ;
-  assign \$554  = \port$4720$0 [12:11] + 1'h0;
+  assign \$554  = \port$4716$0 [12:11] + 1'h0;
   assign \$556  = fw_wr1 ? \$553  : \$555 ;
-  assign \$557  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$563  = ~ \port$4722$0 [8];
+  assign \$561  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$563  = ~ \port$4718$0 [8];
   assign \$564  = \$562  & \$563 ;
-  assign \$565  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$567  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$565  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$567  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$568  = \$566  ? 7'h00 : \$567 [6:0];
-  assign \$569  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$569  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$571  = ~ \$570 ;
-  assign \$572  = ~ \port$4722$0 [8];
+  assign \$572  = ~ \port$4718$0 [8];
   assign \$573  = \$571  & \$572 ;
-  assign \$574  = lanes[68:61] - \port$4851$5 [63:56];
+  assign \$574  = lanes[68:61] - \port$4847$5 [63:56];
   assign \$575  = \$573  & \$574 [7];
   assign \$576  = \$564  | \$575 ;
-  assign \$577  = \port$4720$0 [12:11] + 1'h0;
+  assign \$577  = \port$4716$0 [12:11] + 1'h0;
   assign \$579  = fw_wr1 ? \$576  : \$578 ;
-  assign \$580  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
+  assign \$580  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
   assign \$581  = ~ \$580 [7];
-  assign \$582  = \port$4722$0 [8] | \$581 ;
-  assign \$583  = \port$4720$0 [12:11] + 1'h0;
+  assign \$582  = \port$4718$0 [8] | \$581 ;
+  assign \$583  = \port$4716$0 [12:11] + 1'h0;
   assign \$585  = fw_wr1 ? \$582  : \$584 ;
-  assign \$586  = \port$4720$0 [12:11] + 1'h0;
-  assign \$588  = \port$4720$0 [12:11] + 1'h0;
-  assign \$590  = \port$4720$0 [12:11] + 1'h0;
-  assign \$592  = \port$4720$0 [23:22] + 1'h0;
-  assign \$594  = \port$4720$0 [23:22] + 1'h0;
-  assign \$596  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$598  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$586  = \port$4716$0 [12:11] + 1'h0;
+  assign \$588  = \port$4716$0 [12:11] + 1'h0;
+  assign \$590  = \port$4716$0 [12:11] + 1'h0;
+  assign \$592  = \port$4716$0 [23:22] + 1'h0;
+  assign \$594  = \port$4716$0 [23:22] + 1'h0;
+  assign \$596  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$598  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$599  = \$597  ? 7'h00 : \$598 [6:0];
-  assign \$600  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$600  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$602  = ~ \$601 ;
-  assign \$603  = \port$4722$0 [8] & \$602 ;
-  assign \$604  = ~ \port$4722$0 [8];
-  assign \$605  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$607  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$603  = \port$4718$0 [8] & \$602 ;
+  assign \$604  = ~ \port$4718$0 [8];
+  assign \$605  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$607  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$608  = \$606  ? 7'h00 : \$607 [6:0];
-  assign \$609  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$609  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$611  = ~ \$610 ;
   assign \$612  = \$604  & \$611 ;
-  assign \$613  = \port$4851$5 [63:56] - lanes[68:61];
+  assign \$613  = \port$4847$5 [63:56] - lanes[68:61];
   assign \$614  = \$612  & \$613 [7];
   assign \$615  = \$603  | \$614 ;
-  assign \$616  = \port$4720$0 [23:22] + 1'h0;
+  assign \$616  = \port$4716$0 [23:22] + 1'h0;
   assign \$618  = fw_wr2 ? \$615  : \$617 ;
-  assign \$619  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$625  = ~ \port$4722$0 [8];
+  assign \$623  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$625  = ~ \port$4718$0 [8];
   assign \$626  = \$624  & \$625 ;
-  assign \$627  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$629  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$627  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$629  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$630  = \$628  ? 7'h00 : \$629 [6:0];
-  assign \$631  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$631  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$633  = ~ \$632 ;
-  assign \$634  = ~ \port$4722$0 [8];
+  assign \$634  = ~ \port$4718$0 [8];
   assign \$635  = \$633  & \$634 ;
-  assign \$636  = lanes[68:61] - \port$4851$5 [63:56];
+  assign \$636  = lanes[68:61] - \port$4847$5 [63:56];
   assign \$637  = \$635  & \$636 [7];
   assign \$638  = \$626  | \$637 ;
-  assign \$639  = \port$4720$0 [23:22] + 1'h0;
+  assign \$639  = \port$4716$0 [23:22] + 1'h0;
   assign \$641  = fw_wr2 ? \$638  : \$640 ;
-  assign \$642  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
+  assign \$642  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
   assign \$643  = ~ \$642 [7];
-  assign \$644  = \port$4722$0 [8] | \$643 ;
-  assign \$645  = \port$4720$0 [23:22] + 1'h0;
+  assign \$644  = \port$4718$0 [8] | \$643 ;
+  assign \$645  = \port$4716$0 [23:22] + 1'h0;
   assign \$647  = fw_wr2 ? \$644  : \$646 ;
-  assign \$648  = \port$4720$0 [23:22] + 1'h0;
-  assign \$650  = \port$4720$0 [23:22] + 1'h0;
-  assign \$652  = \port$4720$0 [23:22] + 1'h0;
-  assign \$654  = \port$4720$0 [34:33] + 1'h0;
-  assign \$656  = \port$4720$0 [34:33] + 1'h0;
-  assign \$658  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$660  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$648  = \port$4716$0 [23:22] + 1'h0;
+  assign \$650  = \port$4716$0 [23:22] + 1'h0;
+  assign \$652  = \port$4716$0 [23:22] + 1'h0;
+  assign \$654  = \port$4716$0 [34:33] + 1'h0;
+  assign \$656  = \port$4716$0 [34:33] + 1'h0;
+  assign \$658  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$660  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$661  = \$659  ? 7'h00 : \$660 [6:0];
-  assign \$662  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$662  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$664  = ~ \$663 ;
-  assign \$665  = \port$4722$0 [8] & \$664 ;
-  assign \$666  = ~ \port$4722$0 [8];
-  assign \$667  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$669  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$665  = \port$4718$0 [8] & \$664 ;
+  assign \$666  = ~ \port$4718$0 [8];
+  assign \$667  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$669  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$670  = \$668  ? 7'h00 : \$669 [6:0];
-  assign \$671  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$673  = ~ \$672 ;
   assign \$674  = \$666  & \$673 ;
-  assign \$675  = \port$4851$5 [63:56] - lanes[68:61];
+  assign \$675  = \port$4847$5 [63:56] - lanes[68:61];
   assign \$676  = \$674  & \$675 [7];
   assign \$677  = \$665  | \$676 ;
-  assign \$678  = \port$4720$0 [34:33] + 1'h0;
+  assign \$678  = \port$4716$0 [34:33] + 1'h0;
   assign \$680  = fw_wr3 ? \$677  : \$679 ;
-  assign \$681  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$687  = ~ \port$4722$0 [8];
+  assign \$685  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$687  = ~ \port$4718$0 [8];
   assign \$688  = \$686  & \$687 ;
-  assign \$689  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$691  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$689  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$691  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$692  = \$690  ? 7'h00 : \$691 [6:0];
-  assign \$693  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$693  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$695  = ~ \$694 ;
-  assign \$696  = ~ \port$4722$0 [8];
+  assign \$696  = ~ \port$4718$0 [8];
   assign \$697  = \$695  & \$696 ;
-  assign \$698  = lanes[68:61] - \port$4851$5 [63:56];
+  assign \$698  = lanes[68:61] - \port$4847$5 [63:56];
   assign \$699  = \$697  & \$698 [7];
   assign \$700  = \$688  | \$699 ;
-  assign \$701  = \port$4720$0 [34:33] + 1'h0;
+  assign \$701  = \port$4716$0 [34:33] + 1'h0;
   assign \$703  = fw_wr3 ? \$700  : \$702 ;
-  assign \$704  = \port$4722$0 [16:9] - \port$4851$5 [63:56];
+  assign \$704  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
   assign \$705  = ~ \$704 [7];
-  assign \$706  = \port$4722$0 [8] | \$705 ;
-  assign \$707  = \port$4720$0 [34:33] + 1'h0;
+  assign \$706  = \port$4718$0 [8] | \$705 ;
+  assign \$707  = \port$4716$0 [34:33] + 1'h0;
   assign \$709  = fw_wr3 ? \$706  : \$708 ;
-  assign \$710  = \port$4720$0 [34:33] + 1'h0;
-  assign \$712  = \port$4720$0 [34:33] + 1'h0;
-  assign \$714  = \port$4720$0 [34:33] + 1'h0;
-  assign \$716  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$718  = \port$4715$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4716$0 [34:33] + 1'h0;
+  assign \$712  = \port$4716$0 [34:33] + 1'h0;
+  assign \$714  = \port$4716$0 [34:33] + 1'h0;
+  assign \$716  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$718  = \port$4711$0 [68:61] - lanes[68:61];
   assign \$719  = \$717  ? 7'h00 : \$718 [6:0];
-  assign \$720  = \port$4715$0 [68:61] - lanes[68:61];
-  assign \$722  = \port$4722$0 [16:9] - lanes[68:61];
+  assign \$720  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$722  = \port$4718$0 [16:9] - lanes[68:61];
   assign \$723  = ~ \$722 [7];
   assign \$724  = \$721  | \$723 ;
-  assign \$725  = | { \port$4716$0 [28], \port$4716$0 [24], \port$4716$0 [20], \port$4716$0 [16] };
-  assign \$726  = | { \port$4716$0 [28], \port$4716$0 [20] };
-  assign \$727  = | { \port$4716$0 [28], \port$4716$0 [24] };
-  assign \$728  = | { \port$4716$0 [29], \port$4716$0 [25], \port$4716$0 [21], \port$4716$0 [17] };
-  assign \$729  = | { \port$4716$0 [29], \port$4716$0 [21] };
-  assign \$730  = | { \port$4716$0 [29], \port$4716$0 [25] };
-  assign \$731  = | { \port$4716$0 [30], \port$4716$0 [26], \port$4716$0 [22], \port$4716$0 [18] };
-  assign \$732  = | { \port$4716$0 [30], \port$4716$0 [22] };
-  assign \$733  = | { \port$4716$0 [30], \port$4716$0 [26] };
-  assign \$734  = | { \port$4716$0 [31], \port$4716$0 [27], \port$4716$0 [23], \port$4716$0 [19] };
-  assign \$735  = | { \port$4716$0 [31], \port$4716$0 [23] };
-  assign \$736  = | { \port$4716$0 [31], \port$4716$0 [27] };
-  assign \$737  = \port$4720$0 [1:0] + 1'h0;
+  assign \$725  = | { \port$4712$0 [28], \port$4712$0 [24], \port$4712$0 [20], \port$4712$0 [16] };
+  assign \$726  = | { \port$4712$0 [28], \port$4712$0 [20] };
+  assign \$727  = | { \port$4712$0 [28], \port$4712$0 [24] };
+  assign \$728  = | { \port$4712$0 [29], \port$4712$0 [25], \port$4712$0 [21], \port$4712$0 [17] };
+  assign \$729  = | { \port$4712$0 [29], \port$4712$0 [21] };
+  assign \$730  = | { \port$4712$0 [29], \port$4712$0 [25] };
+  assign \$731  = | { \port$4712$0 [30], \port$4712$0 [26], \port$4712$0 [22], \port$4712$0 [18] };
+  assign \$732  = | { \port$4712$0 [30], \port$4712$0 [22] };
+  assign \$733  = | { \port$4712$0 [30], \port$4712$0 [26] };
+  assign \$734  = | { \port$4712$0 [31], \port$4712$0 [27], \port$4712$0 [23], \port$4712$0 [19] };
+  assign \$735  = | { \port$4712$0 [31], \port$4712$0 [23] };
+  assign \$736  = | { \port$4712$0 [31], \port$4712$0 [27] };
+  assign \$737  = \port$4716$0 [1:0] + 1'h0;
   assign \$739  = \$738  >= 16'hffff;
-  assign \$740  = \port$4720$0 [1:0] + 1'h0;
+  assign \$740  = \port$4716$0 [1:0] + 1'h0;
   assign \$742  = \$741  + 1'h1;
   assign \$743  = \$739  ? 17'h0ffff : \$742 ;
-  assign \$744  = fw_wr0 ? \port$4851$271 [34:19] : \$743 [15:0];
-  assign \$745  = \port$4851$271 [34:19] >= 16'hffff;
-  assign \$746  = \port$4851$271 [34:19] + 1'h1;
+  assign \$744  = fw_wr0 ? \port$4847$271 [34:19] : \$743 [15:0];
+  assign \$745  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$746  = \port$4847$271 [34:19] + 1'h1;
   assign \$747  = \$745  ? 17'h0ffff : \$746 ;
-  assign \$748  = \port$4720$0 [1:0] + 1'h0;
+  assign \$748  = \port$4716$0 [1:0] + 1'h0;
   assign \$750  = \$749  >= 16'hfffe;
-  assign \$751  = \port$4720$0 [1:0] + 1'h0;
+  assign \$751  = \port$4716$0 [1:0] + 1'h0;
   assign \$753  = \$752  + 2'h2;
   assign \$754  = \$750  ? 17'h0ffff : \$753 ;
   assign \$755  = fw_wr0 ? \$747 [15:0] : \$754 [15:0];
-  assign \$756  = \port$4720$0 [10:2] == sc_mark_row_next;
-  assign \$757  = \port$4720$0 [12:11] + 1'h0;
+  assign \$756  = \port$4716$0 [10:2] == sc_mark_row_next;
+  assign \$757  = \port$4716$0 [12:11] + 1'h0;
   assign \$759  = \$758  >= 16'hffff;
-  assign \$760  = \port$4720$0 [12:11] + 1'h0;
+  assign \$760  = \port$4716$0 [12:11] + 1'h0;
   assign \$762  = \$761  + 1'h1;
   assign \$763  = \$759  ? 17'h0ffff : \$762 ;
-  assign \$764  = fw_wr1 ? \port$4851$271 [34:19] : \$763 [15:0];
-  assign \$765  = \port$4851$271 [34:19] >= 16'hffff;
-  assign \$766  = \port$4851$271 [34:19] + 1'h1;
+  assign \$764  = fw_wr1 ? \port$4847$271 [34:19] : \$763 [15:0];
+  assign \$765  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$766  = \port$4847$271 [34:19] + 1'h1;
   assign \$767  = \$765  ? 17'h0ffff : \$766 ;
-  assign \$768  = \port$4720$0 [12:11] + 1'h0;
+  assign \$768  = \port$4716$0 [12:11] + 1'h0;
   assign \$770  = \$769  >= 16'hfffe;
-  assign \$771  = \port$4720$0 [12:11] + 1'h0;
+  assign \$771  = \port$4716$0 [12:11] + 1'h0;
   assign \$773  = \$772  + 2'h2;
   assign \$774  = \$770  ? 17'h0ffff : \$773 ;
   assign \$775  = fw_wr1 ? \$767 [15:0] : \$774 [15:0];
-  assign \$776  = \port$4720$0 [21:13] == sc_mark_row_next;
-  assign \$777  = \port$4720$0 [23:22] + 1'h0;
+  assign \$776  = \port$4716$0 [21:13] == sc_mark_row_next;
+  assign \$777  = \port$4716$0 [23:22] + 1'h0;
   assign \$779  = \$778  >= 16'hffff;
-  assign \$780  = \port$4720$0 [23:22] + 1'h0;
+  assign \$780  = \port$4716$0 [23:22] + 1'h0;
   assign \$782  = \$781  + 1'h1;
   assign \$783  = \$779  ? 17'h0ffff : \$782 ;
-  assign \$784  = fw_wr2 ? \port$4851$271 [34:19] : \$783 [15:0];
-  assign \$785  = \port$4851$271 [34:19] >= 16'hffff;
-  assign \$786  = \port$4851$271 [34:19] + 1'h1;
+  assign \$784  = fw_wr2 ? \port$4847$271 [34:19] : \$783 [15:0];
+  assign \$785  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$786  = \port$4847$271 [34:19] + 1'h1;
   assign \$787  = \$785  ? 17'h0ffff : \$786 ;
-  assign \$788  = \port$4720$0 [23:22] + 1'h0;
+  assign \$788  = \port$4716$0 [23:22] + 1'h0;
   assign \$790  = \$789  >= 16'hfffe;
-  assign \$791  = \port$4720$0 [23:22] + 1'h0;
+  assign \$791  = \port$4716$0 [23:22] + 1'h0;
   assign \$793  = \$792  + 2'h2;
   assign \$794  = \$790  ? 17'h0ffff : \$793 ;
   assign \$795  = fw_wr2 ? \$787 [15:0] : \$794 [15:0];
-  assign \$796  = \port$4720$0 [32:24] == sc_mark_row_next;
-  assign \$797  = \port$4720$0 [34:33] + 1'h0;
+  assign \$796  = \port$4716$0 [32:24] == sc_mark_row_next;
+  assign \$797  = \port$4716$0 [34:33] + 1'h0;
   assign \$799  = \$798  >= 16'hffff;
-  assign \$800  = \port$4720$0 [34:33] + 1'h0;
+  assign \$800  = \port$4716$0 [34:33] + 1'h0;
   assign \$802  = \$801  + 1'h1;
   assign \$803  = \$799  ? 17'h0ffff : \$802 ;
-  assign \$804  = fw_wr3 ? \port$4851$271 [34:19] : \$803 [15:0];
-  assign \$805  = \port$4851$271 [34:19] >= 16'hffff;
-  assign \$806  = \port$4851$271 [34:19] + 1'h1;
+  assign \$804  = fw_wr3 ? \port$4847$271 [34:19] : \$803 [15:0];
+  assign \$805  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$806  = \port$4847$271 [34:19] + 1'h1;
   assign \$807  = \$805  ? 17'h0ffff : \$806 ;
-  assign \$808  = \port$4720$0 [34:33] + 1'h0;
+  assign \$808  = \port$4716$0 [34:33] + 1'h0;
   assign \$810  = \$809  >= 16'hfffe;
-  assign \$811  = \port$4720$0 [34:33] + 1'h0;
+  assign \$811  = \port$4716$0 [34:33] + 1'h0;
   assign \$813  = \$812  + 2'h2;
   assign \$814  = \$810  ? 17'h0ffff : \$813 ;
   assign \$815  = fw_wr3 ? \$807 [15:0] : \$814 [15:0];
-  assign \$816  = \port$4720$0 [43:35] == sc_mark_row_next;
+  assign \$816  = \port$4716$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$817 ;
-  assign \$1  = sc_mark_intent[0] & \port$4720$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4720$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4720$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4720$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4720$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4720$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4720$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4720$0 [405];
-  assign \$9  = \port$4720$0 [99:44] == \port$4715$0 [60:5];
-  assign \$10  = \port$4720$0 [192:137] == \port$4715$0 [60:5];
-  assign \$11  = \port$4720$0 [285:230] == \port$4715$0 [60:5];
-  assign \$12  = \port$4720$0 [378:323] == \port$4715$0 [60:5];
-  assign \$13  = \port$4720$0 [125] ^ \port$4720$0 [126];
-  assign \$14  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
+  assign \$1  = sc_mark_intent[0] & \port$4716$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4716$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4716$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4716$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4716$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4716$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4716$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4716$0 [405];
+  assign \$9  = \port$4716$0 [99:44] == \port$4711$0 [60:5];
+  assign \$10  = \port$4716$0 [192:137] == \port$4711$0 [60:5];
+  assign \$11  = \port$4716$0 [285:230] == \port$4711$0 [60:5];
+  assign \$12  = \port$4716$0 [378:323] == \port$4711$0 [60:5];
+  assign \$13  = \port$4716$0 [125] ^ \port$4716$0 [126];
+  assign \$14  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
   assign \$15  = \$13  | \$14 [7];
-  assign \$16  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
+  assign \$16  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
   assign \$17  = \$15  ? 7'h00 : \$16 [6:0];
-  assign \$18  = \port$4720$0 [125] ^ \port$4720$0 [126];
-  assign \$19  = \port$4715$0 [68:61] - \port$4720$0 [123:116];
+  assign \$18  = \port$4716$0 [125] ^ \port$4716$0 [126];
+  assign \$19  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
   assign \$20  = \$18  | \$19 [7];
-  assign \$21  = \port$4720$0 [218] ^ \port$4720$0 [219];
-  assign \$22  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
+  assign \$21  = \port$4716$0 [218] ^ \port$4716$0 [219];
+  assign \$22  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
   assign \$23  = \$21  | \$22 [7];
-  assign \$24  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
+  assign \$24  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
   assign \$25  = \$23  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$4720$0 [218] ^ \port$4720$0 [219];
-  assign \$27  = \port$4715$0 [68:61] - \port$4720$0 [216:209];
+  assign \$26  = \port$4716$0 [218] ^ \port$4716$0 [219];
+  assign \$27  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
   assign \$28  = \$26  | \$27 [7];
-  assign \$29  = \port$4720$0 [311] ^ \port$4720$0 [312];
-  assign \$30  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
+  assign \$29  = \port$4716$0 [311] ^ \port$4716$0 [312];
+  assign \$30  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
   assign \$31  = \$29  | \$30 [7];
-  assign \$32  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
+  assign \$32  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
   assign \$33  = \$31  ? 7'h00 : \$32 [6:0];
-  assign \$34  = \port$4720$0 [311] ^ \port$4720$0 [312];
-  assign \$35  = \port$4715$0 [68:61] - \port$4720$0 [309:302];
+  assign \$34  = \port$4716$0 [311] ^ \port$4716$0 [312];
+  assign \$35  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
   assign \$36  = \$34  | \$35 [7];
-  assign \$37  = \port$4720$0 [404] ^ \port$4720$0 [405];
-  assign \$38  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
+  assign \$37  = \port$4716$0 [404] ^ \port$4716$0 [405];
+  assign \$38  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
   assign \$39  = \$37  | \$38 [7];
-  assign \$40  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
+  assign \$40  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
   assign \$41  = \$39  ? 7'h00 : \$40 [6:0];
-  assign \$42  = \port$4720$0 [404] ^ \port$4720$0 [405];
-  assign \$43  = \port$4715$0 [68:61] - \port$4720$0 [402:395];
+  assign \$42  = \port$4716$0 [404] ^ \port$4716$0 [405];
+  assign \$43  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
   assign \$44  = \$42  | \$43 [7];
-  assign \$45  = forward__lane & \port$4716$0 [3:0];
+  assign \$45  = forward__lane & \port$4712$0 [3:0];
   assign \$46  = | \$45 ;
-  assign fw_wr0 = \port$4851$271 [1] & \$46 ;
-  assign fw_inv0 = \port$4851$271 [2] & \port$4716$0 [0];
-  assign \$47  = \port$4720$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$4847$271 [1] & \$46 ;
+  assign fw_inv0 = \port$4847$271 [2] & \port$4712$0 [0];
+  assign \$47  = \port$4716$0 [1:0] + 1'h0;
   assign \$49  = ~ fw_inv0;
   assign \$50  = \$48  & \$49 ;
   assign valid0 = fw_wr0 | \$50 ;
-  assign \$51  = \port$4720$0 [1:0] + 1'h0;
+  assign \$51  = \port$4716$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
-  assign \$55  = \port$4720$0 [1:0] + 1'h0;
+  assign \$55  = \port$4716$0 [1:0] + 1'h0;
   assign \$57  = \$54  & \$56 ;
-  assign match0 = fw_wr0 ? \port$4722$0 [0] : \$57 ;
-  assign \$58  = \port$4720$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4851$5 [55:0] : \$59 ;
-  assign \$60  = \port$4720$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4722$0 [8:1] : \$61 ;
-  assign \$62  = \port$4720$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4851$271 [18:3] : \$63 ;
-  assign \$64  = \port$4720$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4851$271 [0] : \$65 ;
-  assign \$66  = forward__lane & \port$4716$0 [7:4];
+  assign match0 = fw_wr0 ? \port$4718$0 [0] : \$57 ;
+  assign \$58  = \port$4716$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4847$5 [55:0] : \$59 ;
+  assign \$60  = \port$4716$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4718$0 [8:1] : \$61 ;
+  assign \$62  = \port$4716$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4847$271 [18:3] : \$63 ;
+  assign \$64  = \port$4716$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4847$271 [0] : \$65 ;
+  assign \$66  = forward__lane & \port$4712$0 [7:4];
   assign \$67  = | \$66 ;
-  assign fw_wr1 = \port$4851$271 [1] & \$67 ;
-  assign fw_inv1 = \port$4851$271 [2] & \port$4716$0 [4];
-  assign \$68  = \port$4720$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$4847$271 [1] & \$67 ;
+  assign fw_inv1 = \port$4847$271 [2] & \port$4712$0 [4];
+  assign \$68  = \port$4716$0 [12:11] + 1'h0;
   assign \$70  = ~ fw_inv1;
   assign \$71  = \$69  & \$70 ;
   assign valid1 = fw_wr1 | \$71 ;
-  assign \$72  = \port$4720$0 [12:11] + 1'h0;
+  assign \$72  = \port$4716$0 [12:11] + 1'h0;
   assign \$74  = ~ fw_inv1;
   assign \$75  = \$73  & \$74 ;
-  assign \$76  = \port$4720$0 [12:11] + 1'h0;
+  assign \$76  = \port$4716$0 [12:11] + 1'h0;
   assign \$78  = \$75  & \$77 ;
-  assign match1 = fw_wr1 ? \port$4722$0 [0] : \$78 ;
-  assign \$79  = \port$4720$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4851$5 [55:0] : \$80 ;
-  assign \$81  = \port$4720$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4722$0 [8:1] : \$82 ;
-  assign \$83  = \port$4720$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4851$271 [18:3] : \$84 ;
-  assign \$85  = \port$4720$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4851$271 [0] : \$86 ;
-  assign \$87  = forward__lane & \port$4716$0 [11:8];
+  assign match1 = fw_wr1 ? \port$4718$0 [0] : \$78 ;
+  assign \$79  = \port$4716$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4847$5 [55:0] : \$80 ;
+  assign \$81  = \port$4716$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4718$0 [8:1] : \$82 ;
+  assign \$83  = \port$4716$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4847$271 [18:3] : \$84 ;
+  assign \$85  = \port$4716$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4847$271 [0] : \$86 ;
+  assign \$87  = forward__lane & \port$4712$0 [11:8];
   assign \$88  = | \$87 ;
-  assign fw_wr2 = \port$4851$271 [1] & \$88 ;
-  assign fw_inv2 = \port$4851$271 [2] & \port$4716$0 [8];
-  assign \$89  = \port$4720$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$4847$271 [1] & \$88 ;
+  assign fw_inv2 = \port$4847$271 [2] & \port$4712$0 [8];
+  assign \$89  = \port$4716$0 [23:22] + 1'h0;
   assign \$91  = ~ fw_inv2;
   assign \$92  = \$90  & \$91 ;
   assign valid2 = fw_wr2 | \$92 ;
-  assign \$93  = \port$4720$0 [23:22] + 1'h0;
+  assign \$93  = \port$4716$0 [23:22] + 1'h0;
   assign \$95  = ~ fw_inv2;
   assign \$96  = \$94  & \$95 ;
-  assign \$97  = \port$4720$0 [23:22] + 1'h0;
+  assign \$97  = \port$4716$0 [23:22] + 1'h0;
   assign \$99  = \$96  & \$98 ;
-  assign match2 = fw_wr2 ? \port$4722$0 [0] : \$99 ;
-  assign \$100  = \port$4720$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4851$5 [55:0] : \$101 ;
-  assign \$102  = \port$4720$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4722$0 [8:1] : \$103 ;
-  assign \$104  = \port$4720$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4851$271 [18:3] : \$105 ;
-  assign \$106  = \port$4720$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4851$271 [0] : \$107 ;
-  assign \$108  = forward__lane & \port$4716$0 [15:12];
+  assign match2 = fw_wr2 ? \port$4718$0 [0] : \$99 ;
+  assign \$100  = \port$4716$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4847$5 [55:0] : \$101 ;
+  assign \$102  = \port$4716$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4718$0 [8:1] : \$103 ;
+  assign \$104  = \port$4716$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4847$271 [18:3] : \$105 ;
+  assign \$106  = \port$4716$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4847$271 [0] : \$107 ;
+  assign \$108  = forward__lane & \port$4712$0 [15:12];
   assign \$109  = | \$108 ;
-  assign fw_wr3 = \port$4851$271 [1] & \$109 ;
-  assign fw_inv3 = \port$4851$271 [2] & \port$4716$0 [12];
-  assign \$110  = \port$4720$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$4847$271 [1] & \$109 ;
+  assign fw_inv3 = \port$4847$271 [2] & \port$4712$0 [12];
+  assign \$110  = \port$4716$0 [34:33] + 1'h0;
   assign \$112  = ~ fw_inv3;
   assign \$113  = \$111  & \$112 ;
   assign valid3 = fw_wr3 | \$113 ;
-  assign \$114  = \port$4720$0 [34:33] + 1'h0;
+  assign \$114  = \port$4716$0 [34:33] + 1'h0;
   assign \$116  = ~ fw_inv3;
   assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$4720$0 [34:33] + 1'h0;
+  assign \$118  = \port$4716$0 [34:33] + 1'h0;
   assign \$120  = \$117  & \$119 ;
-  assign match3 = fw_wr3 ? \port$4722$0 [0] : \$120 ;
-  assign \$121  = \port$4720$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4851$5 [55:0] : \$122 ;
-  assign \$123  = \port$4720$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4722$0 [8:1] : \$124 ;
-  assign \$125  = \port$4720$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4851$271 [18:3] : \$126 ;
-  assign \$127  = \port$4720$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4851$271 [0] : \$128 ;
+  assign match3 = fw_wr3 ? \port$4718$0 [0] : \$120 ;
+  assign \$121  = \port$4716$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4847$5 [55:0] : \$122 ;
+  assign \$123  = \port$4716$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4718$0 [8:1] : \$124 ;
+  assign \$125  = \port$4716$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4847$271 [18:3] : \$126 ;
+  assign \$127  = \port$4716$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4847$271 [0] : \$128 ;
   assign \$129  = ~ \$20 ;
-  assign \$130  = \port$4722$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4722$0 [8];
+  assign \$130  = \port$4718$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4718$0 [8];
   assign \$132  = ~ \$20 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4851$5 [63:56] - \port$4720$0 [123:116];
+  assign \$134  = \port$4847$5 [63:56] - \port$4716$0 [123:116];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$28 ;
-  assign \$138  = \port$4722$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4722$0 [8];
+  assign \$138  = \port$4718$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4718$0 [8];
   assign \$140  = ~ \$28 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4851$5 [63:56] - \port$4720$0 [216:209];
+  assign \$142  = \port$4847$5 [63:56] - \port$4716$0 [216:209];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$36 ;
-  assign \$146  = \port$4722$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4722$0 [8];
+  assign \$146  = \port$4718$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4718$0 [8];
   assign \$148  = ~ \$36 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4851$5 [63:56] - \port$4720$0 [309:302];
+  assign \$150  = \port$4847$5 [63:56] - \port$4716$0 [309:302];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -4973,13 +4950,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$737 [1:0])
       2'h0:
-          \$738  = \port$4720$0 [115:100];
+          \$738  = \port$4716$0 [115:100];
       2'h1:
-          \$738  = \port$4720$0 [208:193];
+          \$738  = \port$4716$0 [208:193];
       2'h2:
-          \$738  = \port$4720$0 [301:286];
+          \$738  = \port$4716$0 [301:286];
       2'h3:
-          \$738  = \port$4720$0 [394:379];
+          \$738  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -4987,13 +4964,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4720$0 [115:100];
+          \$741  = \port$4716$0 [115:100];
       2'h1:
-          \$741  = \port$4720$0 [208:193];
+          \$741  = \port$4716$0 [208:193];
       2'h2:
-          \$741  = \port$4720$0 [301:286];
+          \$741  = \port$4716$0 [301:286];
       2'h3:
-          \$741  = \port$4720$0 [394:379];
+          \$741  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5001,13 +4978,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$748 [1:0])
       2'h0:
-          \$749  = \port$4720$0 [115:100];
+          \$749  = \port$4716$0 [115:100];
       2'h1:
-          \$749  = \port$4720$0 [208:193];
+          \$749  = \port$4716$0 [208:193];
       2'h2:
-          \$749  = \port$4720$0 [301:286];
+          \$749  = \port$4716$0 [301:286];
       2'h3:
-          \$749  = \port$4720$0 [394:379];
+          \$749  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5015,13 +4992,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$751 [1:0])
       2'h0:
-          \$752  = \port$4720$0 [115:100];
+          \$752  = \port$4716$0 [115:100];
       2'h1:
-          \$752  = \port$4720$0 [208:193];
+          \$752  = \port$4716$0 [208:193];
       2'h2:
-          \$752  = \port$4720$0 [301:286];
+          \$752  = \port$4716$0 [301:286];
       2'h3:
-          \$752  = \port$4720$0 [394:379];
+          \$752  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5029,13 +5006,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$757 [1:0])
       2'h0:
-          \$758  = \port$4720$0 [115:100];
+          \$758  = \port$4716$0 [115:100];
       2'h1:
-          \$758  = \port$4720$0 [208:193];
+          \$758  = \port$4716$0 [208:193];
       2'h2:
-          \$758  = \port$4720$0 [301:286];
+          \$758  = \port$4716$0 [301:286];
       2'h3:
-          \$758  = \port$4720$0 [394:379];
+          \$758  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5043,13 +5020,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4720$0 [115:100];
+          \$761  = \port$4716$0 [115:100];
       2'h1:
-          \$761  = \port$4720$0 [208:193];
+          \$761  = \port$4716$0 [208:193];
       2'h2:
-          \$761  = \port$4720$0 [301:286];
+          \$761  = \port$4716$0 [301:286];
       2'h3:
-          \$761  = \port$4720$0 [394:379];
+          \$761  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5057,13 +5034,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$768 [1:0])
       2'h0:
-          \$769  = \port$4720$0 [115:100];
+          \$769  = \port$4716$0 [115:100];
       2'h1:
-          \$769  = \port$4720$0 [208:193];
+          \$769  = \port$4716$0 [208:193];
       2'h2:
-          \$769  = \port$4720$0 [301:286];
+          \$769  = \port$4716$0 [301:286];
       2'h3:
-          \$769  = \port$4720$0 [394:379];
+          \$769  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5071,13 +5048,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$771 [1:0])
       2'h0:
-          \$772  = \port$4720$0 [115:100];
+          \$772  = \port$4716$0 [115:100];
       2'h1:
-          \$772  = \port$4720$0 [208:193];
+          \$772  = \port$4716$0 [208:193];
       2'h2:
-          \$772  = \port$4720$0 [301:286];
+          \$772  = \port$4716$0 [301:286];
       2'h3:
-          \$772  = \port$4720$0 [394:379];
+          \$772  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5085,13 +5062,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$777 [1:0])
       2'h0:
-          \$778  = \port$4720$0 [115:100];
+          \$778  = \port$4716$0 [115:100];
       2'h1:
-          \$778  = \port$4720$0 [208:193];
+          \$778  = \port$4716$0 [208:193];
       2'h2:
-          \$778  = \port$4720$0 [301:286];
+          \$778  = \port$4716$0 [301:286];
       2'h3:
-          \$778  = \port$4720$0 [394:379];
+          \$778  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5099,13 +5076,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4720$0 [115:100];
+          \$781  = \port$4716$0 [115:100];
       2'h1:
-          \$781  = \port$4720$0 [208:193];
+          \$781  = \port$4716$0 [208:193];
       2'h2:
-          \$781  = \port$4720$0 [301:286];
+          \$781  = \port$4716$0 [301:286];
       2'h3:
-          \$781  = \port$4720$0 [394:379];
+          \$781  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5113,13 +5090,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$788 [1:0])
       2'h0:
-          \$789  = \port$4720$0 [115:100];
+          \$789  = \port$4716$0 [115:100];
       2'h1:
-          \$789  = \port$4720$0 [208:193];
+          \$789  = \port$4716$0 [208:193];
       2'h2:
-          \$789  = \port$4720$0 [301:286];
+          \$789  = \port$4716$0 [301:286];
       2'h3:
-          \$789  = \port$4720$0 [394:379];
+          \$789  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5127,13 +5104,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$791 [1:0])
       2'h0:
-          \$792  = \port$4720$0 [115:100];
+          \$792  = \port$4716$0 [115:100];
       2'h1:
-          \$792  = \port$4720$0 [208:193];
+          \$792  = \port$4716$0 [208:193];
       2'h2:
-          \$792  = \port$4720$0 [301:286];
+          \$792  = \port$4716$0 [301:286];
       2'h3:
-          \$792  = \port$4720$0 [394:379];
+          \$792  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5141,13 +5118,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$797 [1:0])
       2'h0:
-          \$798  = \port$4720$0 [115:100];
+          \$798  = \port$4716$0 [115:100];
       2'h1:
-          \$798  = \port$4720$0 [208:193];
+          \$798  = \port$4716$0 [208:193];
       2'h2:
-          \$798  = \port$4720$0 [301:286];
+          \$798  = \port$4716$0 [301:286];
       2'h3:
-          \$798  = \port$4720$0 [394:379];
+          \$798  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5155,13 +5132,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4720$0 [115:100];
+          \$801  = \port$4716$0 [115:100];
       2'h1:
-          \$801  = \port$4720$0 [208:193];
+          \$801  = \port$4716$0 [208:193];
       2'h2:
-          \$801  = \port$4720$0 [301:286];
+          \$801  = \port$4716$0 [301:286];
       2'h3:
-          \$801  = \port$4720$0 [394:379];
+          \$801  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5169,13 +5146,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$808 [1:0])
       2'h0:
-          \$809  = \port$4720$0 [115:100];
+          \$809  = \port$4716$0 [115:100];
       2'h1:
-          \$809  = \port$4720$0 [208:193];
+          \$809  = \port$4716$0 [208:193];
       2'h2:
-          \$809  = \port$4720$0 [301:286];
+          \$809  = \port$4716$0 [301:286];
       2'h3:
-          \$809  = \port$4720$0 [394:379];
+          \$809  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5183,20 +5160,20 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$811 [1:0])
       2'h0:
-          \$812  = \port$4720$0 [115:100];
+          \$812  = \port$4716$0 [115:100];
       2'h1:
-          \$812  = \port$4720$0 [208:193];
+          \$812  = \port$4716$0 [208:193];
       2'h2:
-          \$812  = \port$4720$0 [301:286];
+          \$812  = \port$4716$0 [301:286];
       2'h3:
-          \$812  = \port$4720$0 [394:379];
+          \$812  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$817 [603], \$817 [598], \$817 [593], \$817 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$817 [68:0] = \port$4715$0 [68:0];
-    \$817 [79:69] = \port$4715$0 [79:69];
+    \$817 [68:0] = \port$4711$0 [68:0];
+    \$817 [79:69] = \port$4711$0 [79:69];
     \$817 [629] = \$461 ;
     \$817 [637:630] = { \$467 , \$465  };
     \$817 [604] = fw_wr0;
@@ -5256,7 +5233,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [162] = mark0;
     \$817 [189:174] = \$744 ;
     \$817 [205:190] = \$755 ;
-    \$817 [173:163] = \port$4720$0 [10:0];
+    \$817 [173:163] = \port$4716$0 [10:0];
     \$817 [206] = \$756 ;
     \$817 [207] = valid1;
     \$817 [208] = match1;
@@ -5266,7 +5243,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [289] = mark1;
     \$817 [316:301] = \$764 ;
     \$817 [332:317] = \$775 ;
-    \$817 [300:290] = \port$4720$0 [21:11];
+    \$817 [300:290] = \port$4716$0 [21:11];
     \$817 [333] = \$776 ;
     \$817 [334] = valid2;
     \$817 [335] = match2;
@@ -5276,7 +5253,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [416] = mark2;
     \$817 [443:428] = \$784 ;
     \$817 [459:444] = \$795 ;
-    \$817 [427:417] = \port$4720$0 [32:22];
+    \$817 [427:417] = \port$4716$0 [32:22];
     \$817 [460] = \$796 ;
     \$817 [461] = valid3;
     \$817 [462] = match3;
@@ -5286,7 +5263,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [543] = mark3;
     \$817 [570:555] = \$804 ;
     \$817 [586:571] = \$815 ;
-    \$817 [554:544] = \port$4720$0 [43:33];
+    \$817 [554:544] = \port$4716$0 [43:33];
     \$817 [587] = \$816 ;
     if (rst) begin
       \$817  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5297,13 +5274,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$4720$0 [124];
+          \$48  = \port$4716$0 [124];
       2'h1:
-          \$48  = \port$4720$0 [217];
+          \$48  = \port$4716$0 [217];
       2'h2:
-          \$48  = \port$4720$0 [310];
+          \$48  = \port$4716$0 [310];
       2'h3:
-          \$48  = \port$4720$0 [403];
+          \$48  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5311,13 +5288,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4720$0 [124];
+          \$52  = \port$4716$0 [124];
       2'h1:
-          \$52  = \port$4720$0 [217];
+          \$52  = \port$4716$0 [217];
       2'h2:
-          \$52  = \port$4720$0 [310];
+          \$52  = \port$4716$0 [310];
       2'h3:
-          \$52  = \port$4720$0 [403];
+          \$52  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5339,13 +5316,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$58 [1:0])
       2'h0:
-          \$59  = \port$4720$0 [99:44];
+          \$59  = \port$4716$0 [99:44];
       2'h1:
-          \$59  = \port$4720$0 [192:137];
+          \$59  = \port$4716$0 [192:137];
       2'h2:
-          \$59  = \port$4720$0 [285:230];
+          \$59  = \port$4716$0 [285:230];
       2'h3:
-          \$59  = \port$4720$0 [378:323];
+          \$59  = \port$4716$0 [378:323];
     endcase
   end
   always @* begin
@@ -5367,13 +5344,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          \$63  = \port$4720$0 [115:100];
+          \$63  = \port$4716$0 [115:100];
       2'h1:
-          \$63  = \port$4720$0 [208:193];
+          \$63  = \port$4716$0 [208:193];
       2'h2:
-          \$63  = \port$4720$0 [301:286];
+          \$63  = \port$4716$0 [301:286];
       2'h3:
-          \$63  = \port$4720$0 [394:379];
+          \$63  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5395,13 +5372,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$68 [1:0])
       2'h0:
-          \$69  = \port$4720$0 [124];
+          \$69  = \port$4716$0 [124];
       2'h1:
-          \$69  = \port$4720$0 [217];
+          \$69  = \port$4716$0 [217];
       2'h2:
-          \$69  = \port$4720$0 [310];
+          \$69  = \port$4716$0 [310];
       2'h3:
-          \$69  = \port$4720$0 [403];
+          \$69  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5409,13 +5386,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$72 [1:0])
       2'h0:
-          \$73  = \port$4720$0 [124];
+          \$73  = \port$4716$0 [124];
       2'h1:
-          \$73  = \port$4720$0 [217];
+          \$73  = \port$4716$0 [217];
       2'h2:
-          \$73  = \port$4720$0 [310];
+          \$73  = \port$4716$0 [310];
       2'h3:
-          \$73  = \port$4720$0 [403];
+          \$73  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5437,13 +5414,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$79 [1:0])
       2'h0:
-          \$80  = \port$4720$0 [99:44];
+          \$80  = \port$4716$0 [99:44];
       2'h1:
-          \$80  = \port$4720$0 [192:137];
+          \$80  = \port$4716$0 [192:137];
       2'h2:
-          \$80  = \port$4720$0 [285:230];
+          \$80  = \port$4716$0 [285:230];
       2'h3:
-          \$80  = \port$4720$0 [378:323];
+          \$80  = \port$4716$0 [378:323];
     endcase
   end
   always @* begin
@@ -5465,13 +5442,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$4720$0 [115:100];
+          \$84  = \port$4716$0 [115:100];
       2'h1:
-          \$84  = \port$4720$0 [208:193];
+          \$84  = \port$4716$0 [208:193];
       2'h2:
-          \$84  = \port$4720$0 [301:286];
+          \$84  = \port$4716$0 [301:286];
       2'h3:
-          \$84  = \port$4720$0 [394:379];
+          \$84  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5493,13 +5470,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$89 [1:0])
       2'h0:
-          \$90  = \port$4720$0 [124];
+          \$90  = \port$4716$0 [124];
       2'h1:
-          \$90  = \port$4720$0 [217];
+          \$90  = \port$4716$0 [217];
       2'h2:
-          \$90  = \port$4720$0 [310];
+          \$90  = \port$4716$0 [310];
       2'h3:
-          \$90  = \port$4720$0 [403];
+          \$90  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5507,13 +5484,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$4720$0 [124];
+          \$94  = \port$4716$0 [124];
       2'h1:
-          \$94  = \port$4720$0 [217];
+          \$94  = \port$4716$0 [217];
       2'h2:
-          \$94  = \port$4720$0 [310];
+          \$94  = \port$4716$0 [310];
       2'h3:
-          \$94  = \port$4720$0 [403];
+          \$94  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5535,13 +5512,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$100 [1:0])
       2'h0:
-          \$101  = \port$4720$0 [99:44];
+          \$101  = \port$4716$0 [99:44];
       2'h1:
-          \$101  = \port$4720$0 [192:137];
+          \$101  = \port$4716$0 [192:137];
       2'h2:
-          \$101  = \port$4720$0 [285:230];
+          \$101  = \port$4716$0 [285:230];
       2'h3:
-          \$101  = \port$4720$0 [378:323];
+          \$101  = \port$4716$0 [378:323];
     endcase
   end
   always @* begin
@@ -5563,13 +5540,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$104 [1:0])
       2'h0:
-          \$105  = \port$4720$0 [115:100];
+          \$105  = \port$4716$0 [115:100];
       2'h1:
-          \$105  = \port$4720$0 [208:193];
+          \$105  = \port$4716$0 [208:193];
       2'h2:
-          \$105  = \port$4720$0 [301:286];
+          \$105  = \port$4716$0 [301:286];
       2'h3:
-          \$105  = \port$4720$0 [394:379];
+          \$105  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5591,13 +5568,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$110 [1:0])
       2'h0:
-          \$111  = \port$4720$0 [124];
+          \$111  = \port$4716$0 [124];
       2'h1:
-          \$111  = \port$4720$0 [217];
+          \$111  = \port$4716$0 [217];
       2'h2:
-          \$111  = \port$4720$0 [310];
+          \$111  = \port$4716$0 [310];
       2'h3:
-          \$111  = \port$4720$0 [403];
+          \$111  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5605,13 +5582,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$114 [1:0])
       2'h0:
-          \$115  = \port$4720$0 [124];
+          \$115  = \port$4716$0 [124];
       2'h1:
-          \$115  = \port$4720$0 [217];
+          \$115  = \port$4716$0 [217];
       2'h2:
-          \$115  = \port$4720$0 [310];
+          \$115  = \port$4716$0 [310];
       2'h3:
-          \$115  = \port$4720$0 [403];
+          \$115  = \port$4716$0 [403];
     endcase
   end
   always @* begin
@@ -5633,13 +5610,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$121 [1:0])
       2'h0:
-          \$122  = \port$4720$0 [99:44];
+          \$122  = \port$4716$0 [99:44];
       2'h1:
-          \$122  = \port$4720$0 [192:137];
+          \$122  = \port$4716$0 [192:137];
       2'h2:
-          \$122  = \port$4720$0 [285:230];
+          \$122  = \port$4716$0 [285:230];
       2'h3:
-          \$122  = \port$4720$0 [378:323];
+          \$122  = \port$4716$0 [378:323];
     endcase
   end
   always @* begin
@@ -5661,13 +5638,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$125 [1:0])
       2'h0:
-          \$126  = \port$4720$0 [115:100];
+          \$126  = \port$4716$0 [115:100];
       2'h1:
-          \$126  = \port$4720$0 [208:193];
+          \$126  = \port$4716$0 [208:193];
       2'h2:
-          \$126  = \port$4720$0 [301:286];
+          \$126  = \port$4716$0 [301:286];
       2'h3:
-          \$126  = \port$4720$0 [394:379];
+          \$126  = \port$4716$0 [394:379];
     endcase
   end
   always @* begin
@@ -5684,65 +5661,65 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$128  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$4722$0 , \port$4716$0 , \port$4720$0 , \port$4715$0  };
+  assign window = { \port$4718$0 , \port$4712$0 , \port$4716$0 , \port$4711$0  };
   assign age_bank0 = { \$20 , \$17  };
   assign age_bank1 = { \$28 , \$25  };
   assign age_bank2 = { \$36 , \$33  };
   assign age_bank3 = { \$44 , \$41  };
-  assign forward__write = \port$4851$271 [1];
-  assign forward__invalidate = \port$4851$271 [2];
-  assign forward__tag = \port$4851$5 [55:0];
-  assign forward__count = \port$4851$271 [18:3];
-  assign forward__mark = \port$4851$271 [0];
+  assign forward__write = \port$4847$271 [1];
+  assign forward__invalidate = \port$4847$271 [2];
+  assign forward__tag = \port$4847$5 [55:0];
+  assign forward__count = \port$4847$271 [18:3];
+  assign forward__mark = \port$4847$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4851$5 [63:56];
-  assign forward__count_inc = \port$4851$271 [34:19];
-  assign \window.request  = \port$4715$0 [68:0];
-  assign \window.request.valid  = \port$4715$0 [0];
-  assign \window.request.op  = \port$4715$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4715$0 [4:3];
-  assign \window.request.tag  = \port$4715$0 [60:5];
-  assign \window.request.t  = \port$4715$0 [68:61];
-  assign \window.start  = \port$4715$0 [79:69];
-  assign \window.lane_slot  = \port$4720$0 [43:0];
-  assign \window.bank  = \port$4720$0 [415:44];
-  assign \window.bank[0].tag  = \port$4720$0 [99:44];
-  assign \window.bank[0].count  = \port$4720$0 [115:100];
-  assign \window.bank[0].last  = \port$4720$0 [123:116];
-  assign \window.bank[0].valid  = \port$4720$0 [124];
-  assign \window.bank[0].fresh  = \port$4720$0 [125];
-  assign \window.bank[0].mark  = \port$4720$0 [126];
-  assign \window.bank[0].row  = \port$4720$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4720$0 [136];
-  assign \window.bank[1].tag  = \port$4720$0 [192:137];
-  assign \window.bank[1].count  = \port$4720$0 [208:193];
-  assign \window.bank[1].last  = \port$4720$0 [216:209];
-  assign \window.bank[1].valid  = \port$4720$0 [217];
-  assign \window.bank[1].fresh  = \port$4720$0 [218];
-  assign \window.bank[1].mark  = \port$4720$0 [219];
-  assign \window.bank[1].row  = \port$4720$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4720$0 [229];
-  assign \window.bank[2].tag  = \port$4720$0 [285:230];
-  assign \window.bank[2].count  = \port$4720$0 [301:286];
-  assign \window.bank[2].last  = \port$4720$0 [309:302];
-  assign \window.bank[2].valid  = \port$4720$0 [310];
-  assign \window.bank[2].fresh  = \port$4720$0 [311];
-  assign \window.bank[2].mark  = \port$4720$0 [312];
-  assign \window.bank[2].row  = \port$4720$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4720$0 [322];
-  assign \window.bank[3].tag  = \port$4720$0 [378:323];
-  assign \window.bank[3].count  = \port$4720$0 [394:379];
-  assign \window.bank[3].last  = \port$4720$0 [402:395];
-  assign \window.bank[3].valid  = \port$4720$0 [403];
-  assign \window.bank[3].fresh  = \port$4720$0 [404];
-  assign \window.bank[3].mark  = \port$4720$0 [405];
-  assign \window.bank[3].row  = \port$4720$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4720$0 [415];
-  assign \window.overlap  = \port$4716$0 [15:0];
-  assign \window.overlap_next  = \port$4716$0 [31:16];
-  assign \window.same_line  = \port$4722$0 [0];
-  assign \window.forward_age  = \port$4722$0 [8:1];
-  assign \window.t_w1  = \port$4722$0 [16:9];
+  assign forward__last = \port$4847$5 [63:56];
+  assign forward__count_inc = \port$4847$271 [34:19];
+  assign \window.request  = \port$4711$0 [68:0];
+  assign \window.request.valid  = \port$4711$0 [0];
+  assign \window.request.op  = \port$4711$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4711$0 [4:3];
+  assign \window.request.tag  = \port$4711$0 [60:5];
+  assign \window.request.t  = \port$4711$0 [68:61];
+  assign \window.start  = \port$4711$0 [79:69];
+  assign \window.lane_slot  = \port$4716$0 [43:0];
+  assign \window.bank  = \port$4716$0 [415:44];
+  assign \window.bank[0].tag  = \port$4716$0 [99:44];
+  assign \window.bank[0].count  = \port$4716$0 [115:100];
+  assign \window.bank[0].last  = \port$4716$0 [123:116];
+  assign \window.bank[0].valid  = \port$4716$0 [124];
+  assign \window.bank[0].fresh  = \port$4716$0 [125];
+  assign \window.bank[0].mark  = \port$4716$0 [126];
+  assign \window.bank[0].row  = \port$4716$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4716$0 [136];
+  assign \window.bank[1].tag  = \port$4716$0 [192:137];
+  assign \window.bank[1].count  = \port$4716$0 [208:193];
+  assign \window.bank[1].last  = \port$4716$0 [216:209];
+  assign \window.bank[1].valid  = \port$4716$0 [217];
+  assign \window.bank[1].fresh  = \port$4716$0 [218];
+  assign \window.bank[1].mark  = \port$4716$0 [219];
+  assign \window.bank[1].row  = \port$4716$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4716$0 [229];
+  assign \window.bank[2].tag  = \port$4716$0 [285:230];
+  assign \window.bank[2].count  = \port$4716$0 [301:286];
+  assign \window.bank[2].last  = \port$4716$0 [309:302];
+  assign \window.bank[2].valid  = \port$4716$0 [310];
+  assign \window.bank[2].fresh  = \port$4716$0 [311];
+  assign \window.bank[2].mark  = \port$4716$0 [312];
+  assign \window.bank[2].row  = \port$4716$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4716$0 [322];
+  assign \window.bank[3].tag  = \port$4716$0 [378:323];
+  assign \window.bank[3].count  = \port$4716$0 [394:379];
+  assign \window.bank[3].last  = \port$4716$0 [402:395];
+  assign \window.bank[3].valid  = \port$4716$0 [403];
+  assign \window.bank[3].fresh  = \port$4716$0 [404];
+  assign \window.bank[3].mark  = \port$4716$0 [405];
+  assign \window.bank[3].row  = \port$4716$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4716$0 [415];
+  assign \window.overlap  = \port$4712$0 [15:0];
+  assign \window.overlap_next  = \port$4712$0 [31:16];
+  assign \window.same_line  = \port$4718$0 [0];
+  assign \window.forward_age  = \port$4718$0 [8:1];
+  assign \window.t_w1  = \port$4718$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -5914,7 +5891,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
+module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -5937,13 +5914,13 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg \$115 ;
   reg [10:0] \$116 ;
   reg [10:0] \$117 ;
-  reg \$118 ;
+  reg [10:0] \$118 ;
   reg [10:0] \$119 ;
   wire \$12 ;
-  reg [10:0] \$120 ;
-  reg \$121 ;
+  reg \$120 ;
+  reg [10:0] \$121 ;
   reg [10:0] \$122 ;
-  reg [10:0] \$123 ;
+  reg \$123 ;
   reg [10:0] \$124 ;
   reg [10:0] \$125 ;
   reg \$126 ;
@@ -5966,17 +5943,17 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg \$141 ;
   reg [10:0] \$142 ;
   reg [10:0] \$143 ;
-  reg \$144 ;
+  reg [1:0] \$144 ;
   reg [10:0] \$145 ;
-  reg [10:0] \$146 ;
-  reg \$147 ;
-  reg [10:0] \$148 ;
-  reg [10:0] \$149 ;
+  reg [1:0] \$146 ;
+  reg [10:0] \$147 ;
+  reg \$148 ;
+  reg \$149 ;
   wire \$15 ;
-  reg [1:0] \$150 ;
-  reg [10:0] \$151 ;
-  reg [1:0] \$152 ;
-  reg [10:0] \$153 ;
+  reg \$150 ;
+  reg \$151 ;
+  reg \$152 ;
+  reg \$153 ;
   reg \$154 ;
   reg \$155 ;
   reg \$156 ;
@@ -5988,22 +5965,22 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg \$161 ;
   reg \$162 ;
   reg \$163 ;
-  reg \$164 ;
-  reg \$165 ;
+  reg [10:0] \$164 ;
+  reg [10:0] \$165 ;
   reg \$166 ;
   reg \$167 ;
-  reg \$168 ;
-  reg \$169 ;
+  reg [10:0] \$168 ;
+  reg [10:0] \$169 ;
   wire \$17 ;
-  reg [10:0] \$170 ;
+  reg \$170 ;
   reg [10:0] \$171 ;
-  reg \$172 ;
-  reg \$173 ;
+  reg [10:0] \$172 ;
+  reg [10:0] \$173 ;
   reg [10:0] \$174 ;
-  reg [10:0] \$175 ;
-  reg \$176 ;
+  reg \$175 ;
+  reg [10:0] \$176 ;
   reg [10:0] \$177 ;
-  reg [10:0] \$178 ;
+  reg \$178 ;
   reg [10:0] \$179 ;
   wire \$18 ;
   reg [10:0] \$180 ;
@@ -6014,24 +5991,24 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [10:0] \$185 ;
   reg [10:0] \$186 ;
   reg \$187 ;
-  reg [10:0] \$188 ;
-  reg [10:0] \$189 ;
+  reg \$188 ;
+  reg \$189 ;
   wire \$19 ;
   reg \$190 ;
-  reg [10:0] \$191 ;
+  reg \$191 ;
   reg [10:0] \$192 ;
-  reg \$193 ;
+  reg [10:0] \$193 ;
   reg \$194 ;
-  reg \$195 ;
-  reg \$196 ;
-  reg \$197 ;
+  reg [10:0] \$195 ;
+  reg [10:0] \$196 ;
+  reg [10:0] \$197 ;
   reg [10:0] \$198 ;
-  reg [10:0] \$199 ;
-  wire [10:0] \$2 ;
+  reg \$199 ;
+  wire \$2 ;
   wire \$20 ;
-  reg \$200 ;
+  reg [10:0] \$200 ;
   reg [10:0] \$201 ;
-  reg [10:0] \$202 ;
+  reg \$202 ;
   reg [10:0] \$203 ;
   reg [10:0] \$204 ;
   reg \$205 ;
@@ -6042,16 +6019,10 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire \$21 ;
   reg [10:0] \$210 ;
   reg \$211 ;
-  reg [10:0] \$212 ;
-  reg [10:0] \$213 ;
+  reg \$212 ;
+  reg \$213 ;
   reg \$214 ;
-  reg [10:0] \$215 ;
-  reg [10:0] \$216 ;
-  reg \$217 ;
-  reg \$218 ;
-  reg \$219 ;
   wire \$22 ;
-  reg \$220 ;
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
@@ -6090,50 +6061,50 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire \$55 ;
   wire \$56 ;
   wire \$57 ;
-  wire \$58 ;
-  wire \$59 ;
+  wire [10:0] \$58 ;
+  wire [10:0] \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
+  wire [10:0] \$60 ;
+  wire [10:0] \$61 ;
+  wire [10:0] \$62 ;
+  wire [10:0] \$63 ;
   wire [10:0] \$64 ;
   wire [10:0] \$65 ;
   wire [10:0] \$66 ;
   wire [10:0] \$67 ;
-  wire [10:0] \$68 ;
-  wire [10:0] \$69 ;
+  wire \$68 ;
+  wire \$69 ;
   wire \$7 ;
-  wire [10:0] \$70 ;
-  wire [10:0] \$71 ;
+  wire \$70 ;
+  wire \$71 ;
   wire [10:0] \$72 ;
   wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
+  wire [10:0] \$74 ;
+  wire [10:0] \$75 ;
+  wire [10:0] \$76 ;
+  wire [10:0] \$77 ;
   wire [10:0] \$78 ;
   wire [10:0] \$79 ;
   wire \$8 ;
   wire [10:0] \$80 ;
   wire [10:0] \$81 ;
-  wire [10:0] \$82 ;
-  wire [10:0] \$83 ;
+  wire \$82 ;
+  wire \$83 ;
   wire [10:0] \$84 ;
   wire [10:0] \$85 ;
   wire [10:0] \$86 ;
   wire [10:0] \$87 ;
-  wire \$88 ;
-  wire \$89 ;
+  wire [10:0] \$88 ;
+  wire [10:0] \$89 ;
   wire \$9 ;
   wire [10:0] \$90 ;
   wire [10:0] \$91 ;
-  wire [10:0] \$92 ;
-  wire [10:0] \$93 ;
-  wire [10:0] \$94 ;
-  wire [10:0] \$95 ;
-  wire [10:0] \$96 ;
-  wire [10:0] \$97 ;
+  reg [10:0] \$92 ;
+  reg [10:0] \$93 ;
+  reg \$94 ;
+  reg [10:0] \$95 ;
+  reg [10:0] \$96 ;
+  reg \$97 ;
   reg [10:0] \$98 ;
   reg [10:0] \$99 ;
   wire [10:0] \$signal ;
@@ -8429,7 +8400,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [10:0] _1_;
   always @(posedge clk) begin
     _0_ <= next0[next_b_req_addr];
-    _1_ <= next0[\$signature__addr$165 ];
+    _1_ <= next0[slot];
   end
   assign \$signature__data$136  = _0_;
   assign \$signature__data$37  = _1_;
@@ -10493,7 +10464,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [10:0] _3_;
   always @(posedge clk) begin
     _2_ <= next1[next_a_req_addr];
-    _3_ <= next1[\$signature__addr$167 ];
+    _3_ <= next1[slot];
   end
   assign \$signature__data$138  = _2_;
   assign \$signature__data$39  = _3_;
@@ -12557,7 +12528,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [10:0] _5_;
   always @(posedge clk) begin
     _4_ <= prev0[prev_b_req_addr];
-    _5_ <= prev0[\$signature__addr$161 ];
+    _5_ <= prev0[slot];
   end
   assign \$signature__data$104  = _4_;
   assign \$signature__data  = _5_;
@@ -14621,1269 +14592,1259 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [10:0] _7_;
   always @(posedge clk) begin
     _6_ <= prev1[prev_a_req_addr];
-    _7_ <= prev1[\$signature__addr$163 ];
+    _7_ <= prev1[slot];
   end
   assign \$signature__data$106  = _6_;
   assign \$signature__data$5  = _7_;
-  assign \$1  = cmd == 2'h3;
-  assign \$2  = \$1  ? tail : slot;
-  assign \$3  = prev_a_req_addr == slot_q;
-  assign \$4  = prev_a_req_en & \$3 ;
-  assign \$5  = prev_b_req_addr == slot_q;
-  assign \$6  = prev_b_req_en & \$5 ;
-  assign \$7  = prev_a_fbw_addr == slot_q;
-  assign \$8  = prev_a_fbw_en & \$7 ;
-  assign \$9  = prev_b_fbw_addr == slot_q;
-  assign \$10  = prev_b_fbw_en & \$9 ;
-  assign \$11  = prev_a_addr == slot_q;
-  assign \$12  = prev_a_en & \$11 ;
-  assign \$13  = prev_b_addr == slot_q;
-  assign \$14  = prev_b_en & \$13 ;
-  assign \$15  = prev_a_last_addr == slot_q;
-  assign \$16  = prev_a_last_en & \$15 ;
-  assign \$17  = prev_b_last_addr == slot_q;
-  assign \$18  = prev_b_last_en & \$17 ;
-  assign \$19  = next_a_req_addr == slot_q;
-  assign \$20  = next_a_req_en & \$19 ;
-  assign \$21  = next_b_req_addr == slot_q;
-  assign \$22  = next_b_req_en & \$21 ;
-  assign \$23  = next_a_fbw_addr == slot_q;
-  assign \$24  = next_a_fbw_en & \$23 ;
-  assign \$25  = next_b_fbw_addr == slot_q;
-  assign \$26  = next_b_fbw_en & \$25 ;
-  assign \$27  = next_a_addr == slot_q;
-  assign \$28  = next_a_en & \$27 ;
-  assign \$29  = next_b_addr == slot_q;
-  assign \$30  = next_b_en & \$29 ;
-  assign \$31  = next_a_last_addr == slot_q;
-  assign \$32  = next_a_last_en & \$31 ;
-  assign \$33  = next_b_last_addr == slot_q;
-  assign \$34  = next_b_last_en & \$33 ;
-  assign \$35  = slot_qq != head;
-  assign \$36  = slot_qq == tail;
-  assign \$37  = head == tail;
-  assign \$38  = prev_b_addr == prev_a_fbw_addr;
-  assign \$39  = prev_b_en & \$38 ;
-  assign \$40  = prev1_wlast_addr == prev_a_fbw_addr;
-  assign \$41  = prev1_wlast_en & \$40 ;
-  assign \$42  = prev_a_addr == prev_b_fbw_addr;
-  assign \$43  = prev_a_en & \$42 ;
-  assign \$44  = prev0_wlast_addr == prev_b_fbw_addr;
-  assign \$45  = prev0_wlast_en & \$44 ;
-  assign \$46  = next_b_addr == next_a_fbw_addr;
-  assign \$47  = next_b_en & \$46 ;
-  assign \$48  = next1_wlast_addr == next_a_fbw_addr;
-  assign \$49  = next1_wlast_en & \$48 ;
-  assign \$50  = next_a_addr == next_b_fbw_addr;
-  assign \$51  = next_a_en & \$50 ;
-  assign \$52  = next0_wlast_addr == next_b_fbw_addr;
-  assign \$53  = next0_wlast_en & \$52 ;
-  assign \$54  = cmd == 2'h3;
-  assign \$signature__addr$161  = \$54  ? tail : slot;
-  assign \$55  = cmd == 2'h3;
-  assign \$signature__addr$163  = \$55  ? tail : slot;
-  assign \$56  = cmd == 2'h3;
-  assign \$signature__addr$165  = \$56  ? tail : slot;
-  assign \$57  = cmd == 2'h3;
-  assign \$signature__addr$167  = \$57  ? tail : slot;
-  assign \$58  = | cmd_q;
-  assign \$59  = | cmd_qq;
-  assign busy = \$58  | \$59 ;
-  assign \$60  = prev_a_req_addr == slot_qq;
-  assign \$61  = prev_a_req_en & \$60 ;
-  assign \$62  = prev_b_req_addr == slot_qq;
-  assign \$63  = prev_b_req_en & \$62 ;
-  assign \$64  = prev0_word ^ prev1_word;
-  assign \$65  = prev_fw_hit9 ? prev_b_last2_data : \$64 ;
-  assign \$66  = prev_fw_hit8 ? prev_a_last2_data : \$65 ;
-  assign \$67  = prev_fw_hit7 ? prev_b_last_data : \$66 ;
-  assign \$68  = prev_fw_hit6 ? prev_a_last_data : \$67 ;
-  assign \$69  = prev_fw_hit5 ? prev_b_data : \$68 ;
-  assign \$70  = prev_fw_hit4 ? prev_a_data : \$69 ;
-  assign \$71  = prev_fw_hit3 ? prev_b_fbw_data : \$70 ;
-  assign \$72  = prev_fw_hit2 ? prev_a_fbw_data : \$71 ;
-  assign \$73  = \$63  ? prev_b_req_data : \$72 ;
-  assign p_of = \$61  ? prev_a_req_data : \$73 ;
-  assign \$74  = next_a_req_addr == slot_qq;
-  assign \$75  = next_a_req_en & \$74 ;
-  assign \$76  = next_b_req_addr == slot_qq;
-  assign \$77  = next_b_req_en & \$76 ;
-  assign \$78  = next0_word ^ next1_word;
-  assign \$79  = next_fw_hit9 ? next_b_last2_data : \$78 ;
-  assign \$80  = next_fw_hit8 ? next_a_last2_data : \$79 ;
-  assign \$81  = next_fw_hit7 ? next_b_last_data : \$80 ;
-  assign \$82  = next_fw_hit6 ? next_a_last_data : \$81 ;
-  assign \$83  = next_fw_hit5 ? next_b_data : \$82 ;
-  assign \$84  = next_fw_hit4 ? next_a_data : \$83 ;
-  assign \$85  = next_fw_hit3 ? next_b_fbw_data : \$84 ;
-  assign \$86  = next_fw_hit2 ? next_a_fbw_data : \$85 ;
-  assign \$87  = \$77  ? next_b_req_data : \$86 ;
-  assign \$signal  = \$75  ? next_a_req_data : \$87 ;
-  assign \$88  = slot_qq != head;
-  assign \$89  = slot_qq == tail;
-  assign \$90  = prev_a_fb_hit_last2 ? prev1_wlast2_data : prev1_fb_word;
-  assign \$91  = prev_a_fb_hit_last ? prev1_wlast_data : \$90 ;
-  assign \$signature__data$112  = prev_a_data ^ \$91 ;
-  assign \$92  = prev_b_fb_hit_last2 ? prev0_wlast2_data : prev0_fb_word;
-  assign \$93  = prev_b_fb_hit_last ? prev0_wlast_data : \$92 ;
-  assign \$signature__data$121  = prev_b_data ^ \$93 ;
-  assign \$94  = next_a_fb_hit_last2 ? next1_wlast2_data : next1_fb_word;
-  assign \$95  = next_a_fb_hit_last ? next1_wlast_data : \$94 ;
-  assign \$signature__data$144  = next_a_data ^ \$95 ;
-  assign \$96  = next_b_fb_hit_last2 ? next0_wlast2_data : next0_fb_word;
-  assign \$97  = next_b_fb_hit_last ? next0_wlast_data : \$96 ;
-  assign \$signature__data$153  = next_b_data ^ \$97 ;
+  assign \$1  = prev_a_req_addr == slot_q;
+  assign \$2  = prev_a_req_en & \$1 ;
+  assign \$3  = prev_b_req_addr == slot_q;
+  assign \$4  = prev_b_req_en & \$3 ;
+  assign \$5  = prev_a_fbw_addr == slot_q;
+  assign \$6  = prev_a_fbw_en & \$5 ;
+  assign \$7  = prev_b_fbw_addr == slot_q;
+  assign \$8  = prev_b_fbw_en & \$7 ;
+  assign \$9  = prev_a_addr == slot_q;
+  assign \$10  = prev_a_en & \$9 ;
+  assign \$11  = prev_b_addr == slot_q;
+  assign \$12  = prev_b_en & \$11 ;
+  assign \$13  = prev_a_last_addr == slot_q;
+  assign \$14  = prev_a_last_en & \$13 ;
+  assign \$15  = prev_b_last_addr == slot_q;
+  assign \$16  = prev_b_last_en & \$15 ;
+  assign \$17  = next_a_req_addr == slot_q;
+  assign \$18  = next_a_req_en & \$17 ;
+  assign \$19  = next_b_req_addr == slot_q;
+  assign \$20  = next_b_req_en & \$19 ;
+  assign \$21  = next_a_fbw_addr == slot_q;
+  assign \$22  = next_a_fbw_en & \$21 ;
+  assign \$23  = next_b_fbw_addr == slot_q;
+  assign \$24  = next_b_fbw_en & \$23 ;
+  assign \$25  = next_a_addr == slot_q;
+  assign \$26  = next_a_en & \$25 ;
+  assign \$27  = next_b_addr == slot_q;
+  assign \$28  = next_b_en & \$27 ;
+  assign \$29  = next_a_last_addr == slot_q;
+  assign \$30  = next_a_last_en & \$29 ;
+  assign \$31  = next_b_last_addr == slot_q;
+  assign \$32  = next_b_last_en & \$31 ;
+  assign \$33  = slot_qq != head;
+  assign \$34  = slot_qq == tail;
+  assign \$35  = head == tail;
+  assign \$36  = prev_b_addr == prev_a_fbw_addr;
+  assign \$37  = prev_b_en & \$36 ;
+  assign \$38  = prev1_wlast_addr == prev_a_fbw_addr;
+  assign \$39  = prev1_wlast_en & \$38 ;
+  assign \$40  = prev_a_addr == prev_b_fbw_addr;
+  assign \$41  = prev_a_en & \$40 ;
+  assign \$42  = prev0_wlast_addr == prev_b_fbw_addr;
+  assign \$43  = prev0_wlast_en & \$42 ;
+  assign \$44  = next_b_addr == next_a_fbw_addr;
+  assign \$45  = next_b_en & \$44 ;
+  assign \$46  = next1_wlast_addr == next_a_fbw_addr;
+  assign \$47  = next1_wlast_en & \$46 ;
+  assign \$48  = next_a_addr == next_b_fbw_addr;
+  assign \$49  = next_a_en & \$48 ;
+  assign \$50  = next0_wlast_addr == next_b_fbw_addr;
+  assign \$51  = next0_wlast_en & \$50 ;
+  assign \$52  = | cmd_q;
+  assign \$53  = | cmd_qq;
+  assign busy = \$52  | \$53 ;
+  assign \$54  = prev_a_req_addr == slot_qq;
+  assign \$55  = prev_a_req_en & \$54 ;
+  assign \$56  = prev_b_req_addr == slot_qq;
+  assign \$57  = prev_b_req_en & \$56 ;
+  assign \$58  = prev0_word ^ prev1_word;
+  assign \$59  = prev_fw_hit9 ? prev_b_last2_data : \$58 ;
+  assign \$60  = prev_fw_hit8 ? prev_a_last2_data : \$59 ;
+  assign \$61  = prev_fw_hit7 ? prev_b_last_data : \$60 ;
+  assign \$62  = prev_fw_hit6 ? prev_a_last_data : \$61 ;
+  assign \$63  = prev_fw_hit5 ? prev_b_data : \$62 ;
+  assign \$64  = prev_fw_hit4 ? prev_a_data : \$63 ;
+  assign \$65  = prev_fw_hit3 ? prev_b_fbw_data : \$64 ;
+  assign \$66  = prev_fw_hit2 ? prev_a_fbw_data : \$65 ;
+  assign \$67  = \$57  ? prev_b_req_data : \$66 ;
+  assign p_of = \$55  ? prev_a_req_data : \$67 ;
+  assign \$68  = next_a_req_addr == slot_qq;
+  assign \$69  = next_a_req_en & \$68 ;
+  assign \$70  = next_b_req_addr == slot_qq;
+  assign \$71  = next_b_req_en & \$70 ;
+  assign \$72  = next0_word ^ next1_word;
+  assign \$73  = next_fw_hit9 ? next_b_last2_data : \$72 ;
+  assign \$74  = next_fw_hit8 ? next_a_last2_data : \$73 ;
+  assign \$75  = next_fw_hit7 ? next_b_last_data : \$74 ;
+  assign \$76  = next_fw_hit6 ? next_a_last_data : \$75 ;
+  assign \$77  = next_fw_hit5 ? next_b_data : \$76 ;
+  assign \$78  = next_fw_hit4 ? next_a_data : \$77 ;
+  assign \$79  = next_fw_hit3 ? next_b_fbw_data : \$78 ;
+  assign \$80  = next_fw_hit2 ? next_a_fbw_data : \$79 ;
+  assign \$81  = \$71  ? next_b_req_data : \$80 ;
+  assign \$signal  = \$69  ? next_a_req_data : \$81 ;
+  assign \$82  = slot_qq != head;
+  assign \$83  = slot_qq == tail;
+  assign \$84  = prev_a_fb_hit_last2 ? prev1_wlast2_data : prev1_fb_word;
+  assign \$85  = prev_a_fb_hit_last ? prev1_wlast_data : \$84 ;
+  assign \$signature__data$112  = prev_a_data ^ \$85 ;
+  assign \$86  = prev_b_fb_hit_last2 ? prev0_wlast2_data : prev0_fb_word;
+  assign \$87  = prev_b_fb_hit_last ? prev0_wlast_data : \$86 ;
+  assign \$signature__data$121  = prev_b_data ^ \$87 ;
+  assign \$88  = next_a_fb_hit_last2 ? next1_wlast2_data : next1_fb_word;
+  assign \$89  = next_a_fb_hit_last ? next1_wlast_data : \$88 ;
+  assign \$signature__data$144  = next_a_data ^ \$89 ;
+  assign \$90  = next_b_fb_hit_last2 ? next0_wlast2_data : next0_fb_word;
+  assign \$91  = next_b_fb_hit_last ? next0_wlast_data : \$90 ;
+  assign \$signature__data$153  = next_b_data ^ \$91 ;
   always @(posedge clk)
-    prev0_word <= \$98 ;
+    prev0_word <= \$92 ;
   always @(posedge clk)
-    prev1_word <= \$99 ;
+    prev1_word <= \$93 ;
   always @(posedge clk)
-    prev_a_fbw_en <= \$100 ;
+    prev_a_fbw_en <= \$94 ;
   always @(posedge clk)
-    prev_a_fbw_addr <= \$101 ;
+    prev_a_fbw_addr <= \$95 ;
   always @(posedge clk)
-    prev_a_fbw_data <= \$102 ;
+    prev_a_fbw_data <= \$96 ;
   always @(posedge clk)
-    prev_a_en <= \$103 ;
+    prev_a_en <= \$97 ;
   always @(posedge clk)
-    prev_a_addr <= \$104 ;
+    prev_a_addr <= \$98 ;
   always @(posedge clk)
-    prev_a_data <= \$105 ;
+    prev_a_data <= \$99 ;
   always @(posedge clk)
-    prev_a_last_en <= \$106 ;
+    prev_a_last_en <= \$100 ;
   always @(posedge clk)
-    prev_a_last_addr <= \$107 ;
+    prev_a_last_addr <= \$101 ;
   always @(posedge clk)
-    prev_a_last_data <= \$108 ;
+    prev_a_last_data <= \$102 ;
   always @(posedge clk)
-    prev_a_last2_en <= \$109 ;
+    prev_a_last2_en <= \$103 ;
   always @(posedge clk)
-    prev_a_last2_addr <= \$110 ;
+    prev_a_last2_addr <= \$104 ;
   always @(posedge clk)
-    prev_a_last2_data <= \$111 ;
+    prev_a_last2_data <= \$105 ;
   always @(posedge clk)
-    prev_b_fbw_en <= \$112 ;
+    prev_b_fbw_en <= \$106 ;
   always @(posedge clk)
-    prev_b_fbw_addr <= \$113 ;
+    prev_b_fbw_addr <= \$107 ;
   always @(posedge clk)
-    prev_b_fbw_data <= \$114 ;
+    prev_b_fbw_data <= \$108 ;
   always @(posedge clk)
-    prev_b_en <= \$115 ;
+    prev_b_en <= \$109 ;
   always @(posedge clk)
-    prev_b_addr <= \$116 ;
+    prev_b_addr <= \$110 ;
   always @(posedge clk)
-    prev_b_data <= \$117 ;
+    prev_b_data <= \$111 ;
   always @(posedge clk)
-    prev_b_last_en <= \$118 ;
+    prev_b_last_en <= \$112 ;
   always @(posedge clk)
-    prev_b_last_addr <= \$119 ;
+    prev_b_last_addr <= \$113 ;
   always @(posedge clk)
-    prev_b_last_data <= \$120 ;
+    prev_b_last_data <= \$114 ;
   always @(posedge clk)
-    prev_b_last2_en <= \$121 ;
+    prev_b_last2_en <= \$115 ;
   always @(posedge clk)
-    prev_b_last2_addr <= \$122 ;
+    prev_b_last2_addr <= \$116 ;
   always @(posedge clk)
-    prev_b_last2_data <= \$123 ;
+    prev_b_last2_data <= \$117 ;
   always @(posedge clk)
-    next0_word <= \$124 ;
+    next0_word <= \$118 ;
   always @(posedge clk)
-    next1_word <= \$125 ;
+    next1_word <= \$119 ;
   always @(posedge clk)
-    next_a_fbw_en <= \$126 ;
+    next_a_fbw_en <= \$120 ;
   always @(posedge clk)
-    next_a_fbw_addr <= \$127 ;
+    next_a_fbw_addr <= \$121 ;
   always @(posedge clk)
-    next_a_fbw_data <= \$128 ;
+    next_a_fbw_data <= \$122 ;
   always @(posedge clk)
-    next_a_en <= \$129 ;
+    next_a_en <= \$123 ;
   always @(posedge clk)
-    next_a_addr <= \$130 ;
+    next_a_addr <= \$124 ;
   always @(posedge clk)
-    next_a_data <= \$131 ;
+    next_a_data <= \$125 ;
   always @(posedge clk)
-    next_a_last_en <= \$132 ;
+    next_a_last_en <= \$126 ;
   always @(posedge clk)
-    next_a_last_addr <= \$133 ;
+    next_a_last_addr <= \$127 ;
   always @(posedge clk)
-    next_a_last_data <= \$134 ;
+    next_a_last_data <= \$128 ;
   always @(posedge clk)
-    next_a_last2_en <= \$135 ;
+    next_a_last2_en <= \$129 ;
   always @(posedge clk)
-    next_a_last2_addr <= \$136 ;
+    next_a_last2_addr <= \$130 ;
   always @(posedge clk)
-    next_a_last2_data <= \$137 ;
+    next_a_last2_data <= \$131 ;
   always @(posedge clk)
-    next_b_fbw_en <= \$138 ;
+    next_b_fbw_en <= \$132 ;
   always @(posedge clk)
-    next_b_fbw_addr <= \$139 ;
+    next_b_fbw_addr <= \$133 ;
   always @(posedge clk)
-    next_b_fbw_data <= \$140 ;
+    next_b_fbw_data <= \$134 ;
   always @(posedge clk)
-    next_b_en <= \$141 ;
+    next_b_en <= \$135 ;
   always @(posedge clk)
-    next_b_addr <= \$142 ;
+    next_b_addr <= \$136 ;
   always @(posedge clk)
-    next_b_data <= \$143 ;
+    next_b_data <= \$137 ;
   always @(posedge clk)
-    next_b_last_en <= \$144 ;
+    next_b_last_en <= \$138 ;
   always @(posedge clk)
-    next_b_last_addr <= \$145 ;
+    next_b_last_addr <= \$139 ;
   always @(posedge clk)
-    next_b_last_data <= \$146 ;
+    next_b_last_data <= \$140 ;
   always @(posedge clk)
-    next_b_last2_en <= \$147 ;
+    next_b_last2_en <= \$141 ;
   always @(posedge clk)
-    next_b_last2_addr <= \$148 ;
+    next_b_last2_addr <= \$142 ;
   always @(posedge clk)
-    next_b_last2_data <= \$149 ;
+    next_b_last2_data <= \$143 ;
   always @(posedge clk)
-    cmd_q <= \$150 ;
+    cmd_q <= \$144 ;
   always @(posedge clk)
-    slot_q <= \$151 ;
+    slot_q <= \$145 ;
   always @(posedge clk)
-    cmd_qq <= \$152 ;
+    cmd_qq <= \$146 ;
   always @(posedge clk)
-    slot_qq <= \$153 ;
+    slot_qq <= \$147 ;
   always @(posedge clk)
-    prev_fw_hit2 <= \$154 ;
+    prev_fw_hit2 <= \$148 ;
   always @(posedge clk)
-    prev_fw_hit3 <= \$155 ;
+    prev_fw_hit3 <= \$149 ;
   always @(posedge clk)
-    prev_fw_hit4 <= \$156 ;
+    prev_fw_hit4 <= \$150 ;
   always @(posedge clk)
-    prev_fw_hit5 <= \$157 ;
+    prev_fw_hit5 <= \$151 ;
   always @(posedge clk)
-    prev_fw_hit6 <= \$158 ;
+    prev_fw_hit6 <= \$152 ;
   always @(posedge clk)
-    prev_fw_hit7 <= \$159 ;
+    prev_fw_hit7 <= \$153 ;
   always @(posedge clk)
-    prev_fw_hit8 <= \$160 ;
+    prev_fw_hit8 <= \$154 ;
   always @(posedge clk)
-    prev_fw_hit9 <= \$161 ;
+    prev_fw_hit9 <= \$155 ;
   always @(posedge clk)
-    next_fw_hit2 <= \$162 ;
+    next_fw_hit2 <= \$156 ;
   always @(posedge clk)
-    next_fw_hit3 <= \$163 ;
+    next_fw_hit3 <= \$157 ;
   always @(posedge clk)
-    next_fw_hit4 <= \$164 ;
+    next_fw_hit4 <= \$158 ;
   always @(posedge clk)
-    next_fw_hit5 <= \$165 ;
+    next_fw_hit5 <= \$159 ;
   always @(posedge clk)
-    next_fw_hit6 <= \$166 ;
+    next_fw_hit6 <= \$160 ;
   always @(posedge clk)
-    next_fw_hit7 <= \$167 ;
+    next_fw_hit7 <= \$161 ;
   always @(posedge clk)
-    next_fw_hit8 <= \$168 ;
+    next_fw_hit8 <= \$162 ;
   always @(posedge clk)
-    next_fw_hit9 <= \$169 ;
+    next_fw_hit9 <= \$163 ;
   always @(posedge clk)
-    tail <= \$170 ;
+    tail <= \$164 ;
   always @(posedge clk)
-    head <= \$171 ;
+    head <= \$165 ;
   always @(posedge clk)
-    empty <= \$172 ;
+    empty <= \$166 ;
   always @(posedge clk)
-    prev_a_req_en <= \$173 ;
+    prev_a_req_en <= \$167 ;
   always @(posedge clk)
-    prev_a_req_addr <= \$174 ;
+    prev_a_req_addr <= \$168 ;
   always @(posedge clk)
-    prev_a_req_data <= \$175 ;
+    prev_a_req_data <= \$169 ;
   always @(posedge clk)
-    prev_b_req_en <= \$176 ;
+    prev_b_req_en <= \$170 ;
   always @(posedge clk)
-    prev_b_req_addr <= \$177 ;
+    prev_b_req_addr <= \$171 ;
   always @(posedge clk)
-    prev_b_req_data <= \$178 ;
+    prev_b_req_data <= \$172 ;
   always @(posedge clk)
-    prev0_fb_word <= \$179 ;
+    prev0_fb_word <= \$173 ;
   always @(posedge clk)
-    prev1_fb_word <= \$180 ;
+    prev1_fb_word <= \$174 ;
   always @(posedge clk)
-    prev0_wlast_en <= \$181 ;
+    prev0_wlast_en <= \$175 ;
   always @(posedge clk)
-    prev0_wlast_addr <= \$182 ;
+    prev0_wlast_addr <= \$176 ;
   always @(posedge clk)
-    prev0_wlast_data <= \$183 ;
+    prev0_wlast_data <= \$177 ;
   always @(posedge clk)
-    prev0_wlast2_en <= \$184 ;
+    prev0_wlast2_en <= \$178 ;
   always @(posedge clk)
-    prev0_wlast2_addr <= \$185 ;
+    prev0_wlast2_addr <= \$179 ;
   always @(posedge clk)
-    prev0_wlast2_data <= \$186 ;
+    prev0_wlast2_data <= \$180 ;
   always @(posedge clk)
-    prev1_wlast_en <= \$187 ;
+    prev1_wlast_en <= \$181 ;
   always @(posedge clk)
-    prev1_wlast_addr <= \$188 ;
+    prev1_wlast_addr <= \$182 ;
   always @(posedge clk)
-    prev1_wlast_data <= \$189 ;
+    prev1_wlast_data <= \$183 ;
   always @(posedge clk)
-    prev1_wlast2_en <= \$190 ;
+    prev1_wlast2_en <= \$184 ;
   always @(posedge clk)
-    prev1_wlast2_addr <= \$191 ;
+    prev1_wlast2_addr <= \$185 ;
   always @(posedge clk)
-    prev1_wlast2_data <= \$192 ;
+    prev1_wlast2_data <= \$186 ;
   always @(posedge clk)
-    prev_a_fb_hit_last <= \$193 ;
+    prev_a_fb_hit_last <= \$187 ;
   always @(posedge clk)
-    prev_a_fb_hit_last2 <= \$194 ;
+    prev_a_fb_hit_last2 <= \$188 ;
   always @(posedge clk)
-    prev_b_fb_hit_last <= \$195 ;
+    prev_b_fb_hit_last <= \$189 ;
   always @(posedge clk)
-    prev_b_fb_hit_last2 <= \$196 ;
+    prev_b_fb_hit_last2 <= \$190 ;
   always @(posedge clk)
-    next_a_req_en <= \$197 ;
+    next_a_req_en <= \$191 ;
   always @(posedge clk)
-    next_a_req_addr <= \$198 ;
+    next_a_req_addr <= \$192 ;
   always @(posedge clk)
-    next_a_req_data <= \$199 ;
+    next_a_req_data <= \$193 ;
   always @(posedge clk)
-    next_b_req_en <= \$200 ;
+    next_b_req_en <= \$194 ;
   always @(posedge clk)
-    next_b_req_addr <= \$201 ;
+    next_b_req_addr <= \$195 ;
   always @(posedge clk)
-    next_b_req_data <= \$202 ;
+    next_b_req_data <= \$196 ;
   always @(posedge clk)
-    next0_fb_word <= \$203 ;
+    next0_fb_word <= \$197 ;
   always @(posedge clk)
-    next1_fb_word <= \$204 ;
+    next1_fb_word <= \$198 ;
   always @(posedge clk)
-    next0_wlast_en <= \$205 ;
+    next0_wlast_en <= \$199 ;
   always @(posedge clk)
-    next0_wlast_addr <= \$206 ;
+    next0_wlast_addr <= \$200 ;
   always @(posedge clk)
-    next0_wlast_data <= \$207 ;
+    next0_wlast_data <= \$201 ;
   always @(posedge clk)
-    next0_wlast2_en <= \$208 ;
+    next0_wlast2_en <= \$202 ;
   always @(posedge clk)
-    next0_wlast2_addr <= \$209 ;
+    next0_wlast2_addr <= \$203 ;
   always @(posedge clk)
-    next0_wlast2_data <= \$210 ;
+    next0_wlast2_data <= \$204 ;
   always @(posedge clk)
-    next1_wlast_en <= \$211 ;
+    next1_wlast_en <= \$205 ;
   always @(posedge clk)
-    next1_wlast_addr <= \$212 ;
+    next1_wlast_addr <= \$206 ;
   always @(posedge clk)
-    next1_wlast_data <= \$213 ;
+    next1_wlast_data <= \$207 ;
   always @(posedge clk)
-    next1_wlast2_en <= \$214 ;
+    next1_wlast2_en <= \$208 ;
   always @(posedge clk)
-    next1_wlast2_addr <= \$215 ;
+    next1_wlast2_addr <= \$209 ;
   always @(posedge clk)
-    next1_wlast2_data <= \$216 ;
+    next1_wlast2_data <= \$210 ;
   always @(posedge clk)
-    next_a_fb_hit_last <= \$217 ;
+    next_a_fb_hit_last <= \$211 ;
   always @(posedge clk)
-    next_a_fb_hit_last2 <= \$218 ;
+    next_a_fb_hit_last2 <= \$212 ;
   always @(posedge clk)
-    next_b_fb_hit_last <= \$219 ;
+    next_b_fb_hit_last <= \$213 ;
   always @(posedge clk)
-    next_b_fb_hit_last2 <= \$220 ;
+    next_b_fb_hit_last2 <= \$214 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$98  = \$signature__data ;
+    \$92  = \$signature__data ;
+    if (rst) begin
+      \$92  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$93  = \$signature__data$5 ;
+    if (rst) begin
+      \$93  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$94  = prev_a_req_en;
+    if (rst) begin
+      \$94  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$95  = prev_a_req_addr;
+    if (rst) begin
+      \$95  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$96  = prev_a_req_data;
+    if (rst) begin
+      \$96  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$97  = prev_a_fbw_en;
+    if (rst) begin
+      \$97  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$98  = prev_a_fbw_addr;
     if (rst) begin
       \$98  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$99  = \$signature__data$5 ;
+    \$99  = prev_a_fbw_data;
     if (rst) begin
       \$99  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$100  = prev_a_req_en;
+    \$100  = prev_a_en;
     if (rst) begin
       \$100  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$101  = prev_a_req_addr;
+    \$101  = prev_a_addr;
     if (rst) begin
       \$101  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$102  = prev_a_req_data;
+    \$102  = prev_a_data;
     if (rst) begin
       \$102  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$103  = prev_a_fbw_en;
+    \$103  = prev_a_last_en;
     if (rst) begin
       \$103  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$104  = prev_a_fbw_addr;
+    \$104  = prev_a_last_addr;
     if (rst) begin
       \$104  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$105  = prev_a_fbw_data;
+    \$105  = prev_a_last_data;
     if (rst) begin
       \$105  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$106  = prev_a_en;
+    \$106  = prev_b_req_en;
     if (rst) begin
       \$106  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$107  = prev_a_addr;
+    \$107  = prev_b_req_addr;
     if (rst) begin
       \$107  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$108  = prev_a_data;
+    \$108  = prev_b_req_data;
     if (rst) begin
       \$108  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$109  = prev_a_last_en;
+    \$109  = prev_b_fbw_en;
     if (rst) begin
       \$109  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$110  = prev_a_last_addr;
+    \$110  = prev_b_fbw_addr;
     if (rst) begin
       \$110  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$111  = prev_a_last_data;
+    \$111  = prev_b_fbw_data;
     if (rst) begin
       \$111  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$112  = prev_b_req_en;
+    \$112  = prev_b_en;
     if (rst) begin
       \$112  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$113  = prev_b_req_addr;
+    \$113  = prev_b_addr;
     if (rst) begin
       \$113  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$114  = prev_b_req_data;
+    \$114  = prev_b_data;
     if (rst) begin
       \$114  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$115  = prev_b_fbw_en;
+    \$115  = prev_b_last_en;
     if (rst) begin
       \$115  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$116  = prev_b_fbw_addr;
+    \$116  = prev_b_last_addr;
     if (rst) begin
       \$116  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$117  = prev_b_fbw_data;
+    \$117  = prev_b_last_data;
     if (rst) begin
       \$117  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$118  = prev_b_en;
+    \$118  = \$signature__data$37 ;
     if (rst) begin
-      \$118  = 1'h0;
+      \$118  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$119  = prev_b_addr;
+    \$119  = \$signature__data$39 ;
     if (rst) begin
       \$119  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$120  = prev_b_data;
+    \$120  = next_a_req_en;
     if (rst) begin
-      \$120  = 11'h000;
+      \$120  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$121  = prev_b_last_en;
+    \$121  = next_a_req_addr;
     if (rst) begin
-      \$121  = 1'h0;
+      \$121  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$122  = prev_b_last_addr;
+    \$122  = next_a_req_data;
     if (rst) begin
       \$122  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$123  = prev_b_last_data;
+    \$123  = next_a_fbw_en;
     if (rst) begin
-      \$123  = 11'h000;
+      \$123  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$124  = \$signature__data$37 ;
+    \$124  = next_a_fbw_addr;
     if (rst) begin
       \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$125  = \$signature__data$39 ;
+    \$125  = next_a_fbw_data;
     if (rst) begin
       \$125  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$126  = next_a_req_en;
+    \$126  = next_a_en;
     if (rst) begin
       \$126  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$127  = next_a_req_addr;
+    \$127  = next_a_addr;
     if (rst) begin
       \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$128  = next_a_req_data;
+    \$128  = next_a_data;
     if (rst) begin
       \$128  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$129  = next_a_fbw_en;
+    \$129  = next_a_last_en;
     if (rst) begin
       \$129  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$130  = next_a_fbw_addr;
+    \$130  = next_a_last_addr;
     if (rst) begin
       \$130  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$131  = next_a_fbw_data;
+    \$131  = next_a_last_data;
     if (rst) begin
       \$131  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$132  = next_a_en;
+    \$132  = next_b_req_en;
     if (rst) begin
       \$132  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$133  = next_a_addr;
+    \$133  = next_b_req_addr;
     if (rst) begin
       \$133  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$134  = next_a_data;
+    \$134  = next_b_req_data;
     if (rst) begin
       \$134  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$135  = next_a_last_en;
+    \$135  = next_b_fbw_en;
     if (rst) begin
       \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$136  = next_a_last_addr;
+    \$136  = next_b_fbw_addr;
     if (rst) begin
       \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$137  = next_a_last_data;
+    \$137  = next_b_fbw_data;
     if (rst) begin
       \$137  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$138  = next_b_req_en;
+    \$138  = next_b_en;
     if (rst) begin
       \$138  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$139  = next_b_req_addr;
+    \$139  = next_b_addr;
     if (rst) begin
       \$139  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$140  = next_b_req_data;
+    \$140  = next_b_data;
     if (rst) begin
       \$140  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$141  = next_b_fbw_en;
+    \$141  = next_b_last_en;
     if (rst) begin
       \$141  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$142  = next_b_fbw_addr;
+    \$142  = next_b_last_addr;
     if (rst) begin
       \$142  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$143  = next_b_fbw_data;
+    \$143  = next_b_last_data;
     if (rst) begin
       \$143  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$144  = next_b_en;
+    \$144  = cmd;
     if (rst) begin
-      \$144  = 1'h0;
+      \$144  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$145  = next_b_addr;
+    \$145  = slot;
     if (rst) begin
       \$145  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$146  = next_b_data;
+    \$146  = cmd_q;
     if (rst) begin
-      \$146  = 11'h000;
+      \$146  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$147  = next_b_last_en;
+    \$147  = slot_q;
     if (rst) begin
-      \$147  = 1'h0;
+      \$147  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$148  = next_b_last_addr;
+    \$148  = \$2 ;
     if (rst) begin
-      \$148  = 11'h000;
+      \$148  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$149  = next_b_last_data;
+    \$149  = \$4 ;
     if (rst) begin
-      \$149  = 11'h000;
+      \$149  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$150  = cmd;
+    \$150  = \$6 ;
     if (rst) begin
-      \$150  = 2'h0;
+      \$150  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$151  = \$2 ;
+    \$151  = \$8 ;
     if (rst) begin
-      \$151  = 11'h000;
+      \$151  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$152  = cmd_q;
+    \$152  = \$10 ;
     if (rst) begin
-      \$152  = 2'h0;
+      \$152  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$153  = slot_q;
+    \$153  = \$12 ;
     if (rst) begin
-      \$153  = 11'h000;
+      \$153  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$154  = \$4 ;
+    \$154  = \$14 ;
     if (rst) begin
       \$154  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$155  = \$6 ;
+    \$155  = \$16 ;
     if (rst) begin
       \$155  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$156  = \$8 ;
+    \$156  = \$18 ;
     if (rst) begin
       \$156  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$157  = \$10 ;
+    \$157  = \$20 ;
     if (rst) begin
       \$157  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$158  = \$12 ;
+    \$158  = \$22 ;
     if (rst) begin
       \$158  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$159  = \$14 ;
+    \$159  = \$24 ;
     if (rst) begin
       \$159  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$160  = \$16 ;
+    \$160  = \$26 ;
     if (rst) begin
       \$160  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$161  = \$18 ;
+    \$161  = \$28 ;
     if (rst) begin
       \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$162  = \$20 ;
+    \$162  = \$30 ;
     if (rst) begin
       \$162  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$163  = \$22 ;
+    \$163  = \$32 ;
     if (rst) begin
       \$163  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$164  = \$24 ;
+    \$164  = tail;
+    casez (cmd_qq)
+      2'h1:
+          if (\$33 ) begin
+            if (\$34 ) begin
+              \$164  = p_of;
+            end
+          end
+      2'h2:
+          if (empty) begin
+            \$164  = slot_qq;
+          end
+      2'h3:
+          (* full_case = 32'd1 *)
+          if (\$35 ) begin
+          end else begin
+            \$164  = p_of;
+          end
+    endcase
     if (rst) begin
-      \$164  = 1'h0;
+      \$164  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$165  = \$26 ;
+    \$165  = head;
+    casez (cmd_qq)
+      2'h1:
+          if (\$33 ) begin
+            \$165  = slot_qq;
+          end
+      2'h2:
+          (* full_case = 32'd1 *)
+          if (empty) begin
+            \$165  = slot_qq;
+          end else begin
+            \$165  = slot_qq;
+          end
+    endcase
     if (rst) begin
-      \$165  = 1'h0;
+      \$165  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$166  = \$28 ;
+    \$166  = empty;
+    casez (cmd_qq)
+      2'h1:
+          /* empty */;
+      2'h2:
+          if (empty) begin
+            \$166  = 1'h0;
+          end
+      2'h3:
+          if (\$35 ) begin
+            \$166  = 1'h1;
+          end
+    endcase
+    if (flush) begin
+      \$166  = 1'h1;
+    end
     if (rst) begin
-      \$166  = 1'h0;
+      \$166  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$167  = \$30 ;
+    \$167  = prev_a_req;
     if (rst) begin
       \$167  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$168  = \$32 ;
+    \$168  = \$signal ;
     if (rst) begin
-      \$168  = 1'h0;
+      \$168  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$169  = \$34 ;
+    \$169  = p_of;
     if (rst) begin
-      \$169  = 1'h0;
+      \$169  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$170  = tail;
-    casez (cmd_qq)
-      2'h1:
-          if (\$35 ) begin
-            if (\$36 ) begin
-              \$170  = p_of;
-            end
-          end
-      2'h2:
-          if (empty) begin
-            \$170  = slot_qq;
-          end
-      2'h3:
-          (* full_case = 32'd1 *)
-          if (\$37 ) begin
-          end else begin
-            \$170  = p_of;
-          end
-    endcase
+    \$170  = prev_b_req;
     if (rst) begin
-      \$170  = 11'h000;
+      \$170  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$171  = head;
-    casez (cmd_qq)
-      2'h1:
-          if (\$35 ) begin
-            \$171  = slot_qq;
-          end
-      2'h2:
-          (* full_case = 32'd1 *)
-          if (empty) begin
-            \$171  = slot_qq;
-          end else begin
-            \$171  = slot_qq;
-          end
-    endcase
     if (rst) begin
       \$171  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$172  = empty;
-    casez (cmd_qq)
-      2'h1:
-          /* empty */;
-      2'h2:
-          if (empty) begin
-            \$172  = 1'h0;
-          end
-      2'h3:
-          if (\$37 ) begin
-            \$172  = 1'h1;
-          end
-    endcase
-    if (flush) begin
-      \$172  = 1'h1;
-    end
+    \$172  = slot_qq;
     if (rst) begin
-      \$172  = 1'h1;
+      \$172  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$173  = prev_a_req;
+    \$173  = \$signature__data$104 ;
     if (rst) begin
-      \$173  = 1'h0;
+      \$173  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$174  = \$signal ;
+    \$174  = \$signature__data$106 ;
     if (rst) begin
       \$174  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$175  = p_of;
+    \$175  = prev_a_en;
     if (rst) begin
-      \$175  = 11'h000;
+      \$175  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$176  = prev_b_req;
+    \$176  = prev_a_addr;
     if (rst) begin
-      \$176  = 1'h0;
+      \$176  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$177  = head;
+    \$177  = \$signature__data$112 ;
     if (rst) begin
       \$177  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$178  = slot_qq;
+    \$178  = prev0_wlast_en;
     if (rst) begin
-      \$178  = 11'h000;
+      \$178  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$179  = \$signature__data$104 ;
+    \$179  = prev0_wlast_addr;
     if (rst) begin
       \$179  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$180  = \$signature__data$106 ;
+    \$180  = prev0_wlast_data;
     if (rst) begin
       \$180  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$181  = prev_a_en;
+    \$181  = prev_b_en;
     if (rst) begin
       \$181  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$182  = prev_a_addr;
+    \$182  = prev_b_addr;
     if (rst) begin
       \$182  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$183  = \$signature__data$112 ;
+    \$183  = \$signature__data$121 ;
     if (rst) begin
       \$183  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$184  = prev0_wlast_en;
+    \$184  = prev1_wlast_en;
     if (rst) begin
       \$184  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$185  = prev0_wlast_addr;
+    \$185  = prev1_wlast_addr;
     if (rst) begin
       \$185  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$186  = prev0_wlast_data;
+    \$186  = prev1_wlast_data;
     if (rst) begin
       \$186  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$187  = prev_b_en;
+    \$187  = \$37 ;
     if (rst) begin
       \$187  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$188  = prev_b_addr;
+    \$188  = \$39 ;
     if (rst) begin
-      \$188  = 11'h000;
+      \$188  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$189  = \$signature__data$121 ;
+    \$189  = \$41 ;
     if (rst) begin
-      \$189  = 11'h000;
+      \$189  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$190  = prev1_wlast_en;
+    \$190  = \$43 ;
     if (rst) begin
       \$190  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$191  = prev1_wlast_addr;
+    \$191  = next_a_req;
     if (rst) begin
-      \$191  = 11'h000;
+      \$191  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$192  = prev1_wlast_data;
+    \$192  = p_of;
     if (rst) begin
       \$192  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$193  = \$39 ;
+    \$193  = \$signal ;
     if (rst) begin
-      \$193  = 1'h0;
+      \$193  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$194  = \$41 ;
+    \$194  = prev_b_req;
     if (rst) begin
       \$194  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$195  = \$43 ;
+    \$195  = slot_qq;
     if (rst) begin
-      \$195  = 1'h0;
+      \$195  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$196  = \$45 ;
+    \$196  = head;
     if (rst) begin
-      \$196  = 1'h0;
+      \$196  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$197  = next_a_req;
+    \$197  = \$signature__data$136 ;
     if (rst) begin
-      \$197  = 1'h0;
+      \$197  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$198  = p_of;
+    \$198  = \$signature__data$138 ;
     if (rst) begin
       \$198  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$199  = \$signal ;
+    \$199  = next_a_en;
     if (rst) begin
-      \$199  = 11'h000;
+      \$199  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$200  = prev_b_req;
+    \$200  = next_a_addr;
     if (rst) begin
-      \$200  = 1'h0;
+      \$200  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$201  = slot_qq;
+    \$201  = \$signature__data$144 ;
     if (rst) begin
       \$201  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$202  = head;
+    \$202  = next0_wlast_en;
     if (rst) begin
-      \$202  = 11'h000;
+      \$202  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$203  = \$signature__data$136 ;
+    \$203  = next0_wlast_addr;
     if (rst) begin
       \$203  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$204  = \$signature__data$138 ;
+    \$204  = next0_wlast_data;
     if (rst) begin
       \$204  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$205  = next_a_en;
+    \$205  = next_b_en;
     if (rst) begin
       \$205  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$206  = next_a_addr;
+    \$206  = next_b_addr;
     if (rst) begin
       \$206  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$207  = \$signature__data$144 ;
+    \$207  = \$signature__data$153 ;
     if (rst) begin
       \$207  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$208  = next0_wlast_en;
+    \$208  = next1_wlast_en;
     if (rst) begin
       \$208  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$209  = next0_wlast_addr;
+    \$209  = next1_wlast_addr;
     if (rst) begin
       \$209  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$210  = next0_wlast_data;
+    \$210  = next1_wlast_data;
     if (rst) begin
       \$210  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$211  = next_b_en;
+    \$211  = \$45 ;
     if (rst) begin
       \$211  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$212  = next_b_addr;
+    \$212  = \$47 ;
     if (rst) begin
-      \$212  = 11'h000;
+      \$212  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$213  = \$signature__data$153 ;
+    \$213  = \$49 ;
     if (rst) begin
-      \$213  = 11'h000;
+      \$213  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$214  = next1_wlast_en;
+    \$214  = \$51 ;
     if (rst) begin
       \$214  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$215  = next1_wlast_addr;
-    if (rst) begin
-      \$215  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$216  = next1_wlast_data;
-    if (rst) begin
-      \$216  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$217  = \$47 ;
-    if (rst) begin
-      \$217  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$218  = \$49 ;
-    if (rst) begin
-      \$218  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$219  = \$51 ;
-    if (rst) begin
-      \$219  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$220  = \$53 ;
-    if (rst) begin
-      \$220  = 1'h0;
     end
   end
   always @* begin
@@ -15891,7 +15852,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     next_a_req = 1'h0;
     casez (cmd_qq)
       2'h1:
-          if (\$88 ) begin
+          if (\$82 ) begin
             next_a_req = 1'h1;
           end
     endcase
@@ -15901,7 +15862,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     prev_b_req = 1'h0;
     casez (cmd_qq)
       2'h1:
-          if (\$88 ) begin
+          if (\$82 ) begin
             prev_b_req = 1'h1;
           end
       2'h2:
@@ -15917,9 +15878,9 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     prev_a_req = 1'h0;
     casez (cmd_qq)
       2'h1:
-          if (\$88 ) begin
+          if (\$82 ) begin
             (* full_case = 32'd1 *)
-            if (\$89 ) begin
+            if (\$83 ) begin
             end else begin
               prev_a_req = 1'h1;
             end
@@ -15942,9 +15903,13 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__addr$142  = next_a_addr;
   assign \$signature__en$149  = next_b_en;
   assign \$signature__addr$151  = next_b_addr;
+  assign \$signature__addr$161  = slot;
   assign \$signature__en$162  = 1'h1;
+  assign \$signature__addr$163  = slot;
   assign \$signature__en$164  = 1'h1;
+  assign \$signature__addr$165  = slot;
   assign \$signature__en$166  = 1'h1;
+  assign \$signature__addr$167  = slot;
   assign \$signature__en$168  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
@@ -16037,8 +16002,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4851$5 
-, inv_slot, \port$4851$260 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4847$5 
+, inv_slot, \port$4847$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16816,10 +16781,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4851$260 ;
-  wire [29:0] \port$4851$260 ;
-  input [63:0] \port$4851$5 ;
-  wire [63:0] \port$4851$5 ;
+  input [29:0] \port$4847$260 ;
+  wire [29:0] \port$4847$260 ;
+  input [63:0] \port$4847$5 ;
+  wire [63:0] \port$4847$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17481,7 +17446,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$4851$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4847$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -18006,7 +17971,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$4851$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4847$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -18531,7 +18496,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$4851$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4847$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -19056,7 +19021,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$4851$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4847$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -23807,65 +23772,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[10:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4851$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4851$260 [12] & \$436 ;
+  assign \$436  = \port$4847$260 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$4847$260 [12] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4851$260 [13] & \$437 ;
+  assign \$438  = \port$4847$260 [13] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4851$260 [13];
-  assign \$441  = \port$4851$260 [1:0] == 2'h3;
-  assign \$442  = \port$4851$260 [12] & \$441 ;
+  assign \$440  = ~ \port$4847$260 [13];
+  assign \$441  = \port$4847$260 [1:0] == 2'h3;
+  assign \$442  = \port$4847$260 [12] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4851$260 [13] & \$444 ;
+  assign \$445  = \port$4847$260 [13] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4851$260 [13];
-  assign \$448  = \port$4851$260 [1:0] == 2'h3;
-  assign \$449  = \port$4851$260 [12] & \$448 ;
+  assign \$447  = ~ \port$4847$260 [13];
+  assign \$448  = \port$4847$260 [1:0] == 2'h3;
+  assign \$449  = \port$4847$260 [12] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4851$260 [13];
+  assign \$455  = \$454  & \port$4847$260 [13];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[10:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4851$260 [13];
+  assign \$462  = ~ \port$4847$260 [13];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4851$260 [1:0] == 2'h3;
-  assign \$465  = \port$4851$260 [12] & \$464 ;
+  assign \$464  = \port$4847$260 [1:0] == 2'h3;
+  assign \$465  = \port$4847$260 [12] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$467  = \port$4847$260 [10:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4851$260 [13];
+  assign \$473  = \$472  & \port$4847$260 [13];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[10:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4851$260 [13];
+  assign \$480  = ~ \port$4847$260 [13];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4851$260 [1:0] == 2'h3;
-  assign \$483  = \port$4851$260 [12] & \$482 ;
+  assign \$482  = \port$4847$260 [1:0] == 2'h3;
+  assign \$483  = \port$4847$260 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$485  = \port$4847$260 [10:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4851$260 [1:0] == 2'h3;
-  assign \$489  = \port$4851$260 [12] & \$488 ;
-  assign \$490  = \port$4851$260 [10:2] == sc_row_qqq;
+  assign \$488  = \port$4847$260 [1:0] == 2'h3;
+  assign \$489  = \port$4847$260 [12] & \$488 ;
+  assign \$490  = \port$4847$260 [10:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -23976,31 +23941,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4851$260 [13];
+  assign \$6  = \$5  & \port$4847$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4851$260 [13];
+  assign \$13  = ~ \port$4847$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4851$260 [1:0];
-  assign \$16  = \port$4851$260 [12] & \$15 ;
+  assign \$15  = ! \port$4847$260 [1:0];
+  assign \$16  = \port$4847$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4851$260 [10:2] == sc_row;
+  assign \$18  = \port$4847$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4851$260 [1:0];
-  assign \$23  = \port$4851$260 [12] & \$22 ;
-  assign \$24  = \port$4851$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4847$260 [1:0];
+  assign \$23  = \port$4847$260 [12] & \$22 ;
+  assign \$24  = \port$4847$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4851$260 [1:0];
-  assign \$30  = \port$4851$260 [12] & \$29 ;
+  assign \$29  = ! \port$4847$260 [1:0];
+  assign \$30  = \port$4847$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -24008,7 +23973,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4851$260 [13];
+  assign \$38  = \$37  & \port$4847$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -24016,10 +23981,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4851$260 [13];
+  assign \$46  = ~ \port$4847$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4851$260 [1:0];
-  assign \$49  = \port$4851$260 [12] & \$48 ;
+  assign \$48  = ! \port$4847$260 [1:0];
+  assign \$49  = \port$4847$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -24033,31 +23998,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4851$260 [13];
+  assign \$63  = \$62  & \port$4847$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4851$260 [13];
+  assign \$70  = ~ \port$4847$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4851$260 [1:0] == 1'h1;
-  assign \$73  = \port$4851$260 [12] & \$72 ;
+  assign \$72  = \port$4847$260 [1:0] == 1'h1;
+  assign \$73  = \port$4847$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4851$260 [10:2] == sc_row;
+  assign \$75  = \port$4847$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4851$260 [1:0] == 1'h1;
-  assign \$80  = \port$4851$260 [12] & \$79 ;
-  assign \$81  = \port$4851$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4847$260 [1:0] == 1'h1;
+  assign \$80  = \port$4847$260 [12] & \$79 ;
+  assign \$81  = \port$4847$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4851$260 [1:0] == 1'h1;
-  assign \$87  = \port$4851$260 [12] & \$86 ;
+  assign \$86  = \port$4847$260 [1:0] == 1'h1;
+  assign \$87  = \port$4847$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -24065,7 +24030,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4851$260 [13];
+  assign \$95  = \$94  & \port$4847$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -24073,10 +24038,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4851$260 [13];
+  assign \$103  = ~ \port$4847$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4851$260 [1:0] == 1'h1;
-  assign \$106  = \port$4851$260 [12] & \$105 ;
+  assign \$105  = \port$4847$260 [1:0] == 1'h1;
+  assign \$106  = \port$4847$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -24090,31 +24055,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4851$260 [13];
+  assign \$120  = \$119  & \port$4847$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4851$260 [13];
+  assign \$127  = ~ \port$4847$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4851$260 [1:0] == 2'h2;
-  assign \$130  = \port$4851$260 [12] & \$129 ;
+  assign \$129  = \port$4847$260 [1:0] == 2'h2;
+  assign \$130  = \port$4847$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4851$260 [10:2] == sc_row;
+  assign \$132  = \port$4847$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4851$260 [1:0] == 2'h2;
-  assign \$137  = \port$4851$260 [12] & \$136 ;
-  assign \$138  = \port$4851$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4847$260 [1:0] == 2'h2;
+  assign \$137  = \port$4847$260 [12] & \$136 ;
+  assign \$138  = \port$4847$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4851$260 [1:0] == 2'h2;
-  assign \$144  = \port$4851$260 [12] & \$143 ;
+  assign \$143  = \port$4847$260 [1:0] == 2'h2;
+  assign \$144  = \port$4847$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24122,7 +24087,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4851$260 [13];
+  assign \$152  = \$151  & \port$4847$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24130,10 +24095,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4851$260 [13];
+  assign \$160  = ~ \port$4847$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4851$260 [1:0] == 2'h2;
-  assign \$163  = \port$4851$260 [12] & \$162 ;
+  assign \$162  = \port$4847$260 [1:0] == 2'h2;
+  assign \$163  = \port$4847$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24147,31 +24112,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4851$260 [13];
+  assign \$177  = \$176  & \port$4847$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4851$260 [13];
+  assign \$184  = ~ \port$4847$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4851$260 [1:0] == 2'h3;
-  assign \$187  = \port$4851$260 [12] & \$186 ;
+  assign \$186  = \port$4847$260 [1:0] == 2'h3;
+  assign \$187  = \port$4847$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4851$260 [10:2] == sc_row;
+  assign \$189  = \port$4847$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4851$260 [1:0] == 2'h3;
-  assign \$194  = \port$4851$260 [12] & \$193 ;
-  assign \$195  = \port$4851$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4847$260 [1:0] == 2'h3;
+  assign \$194  = \port$4847$260 [12] & \$193 ;
+  assign \$195  = \port$4847$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4851$260 [1:0] == 2'h3;
-  assign \$201  = \port$4851$260 [12] & \$200 ;
+  assign \$200  = \port$4847$260 [1:0] == 2'h3;
+  assign \$201  = \port$4847$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24179,7 +24144,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4851$260 [13];
+  assign \$209  = \$208  & \port$4847$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24187,10 +24152,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4851$260 [13];
+  assign \$217  = ~ \port$4847$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4851$260 [1:0] == 2'h3;
-  assign \$220  = \port$4851$260 [12] & \$219 ;
+  assign \$219  = \port$4847$260 [1:0] == 2'h3;
+  assign \$220  = \port$4847$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24199,10 +24164,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4851$260 [13] | clear_en;
+  assign \$229  = \port$4847$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4851$260 [10:2];
-  assign \$231  = \port$4851$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4847$260 [10:2];
+  assign \$231  = \port$4847$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24219,65 +24184,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4851$260 [1:0];
-  assign \$signature__en$106  = \port$4851$260 [12] & \$241 ;
+  assign \$241  = ! \port$4847$260 [1:0];
+  assign \$signature__en$106  = \port$4847$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4851$260 [13] & \$242 ;
+  assign \$243  = \port$4847$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4851$260 [13];
-  assign \$246  = ! \port$4851$260 [1:0];
-  assign \$247  = \port$4851$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4847$260 [13];
+  assign \$246  = ! \port$4847$260 [1:0];
+  assign \$247  = \port$4847$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4851$260 [13] & \$249 ;
+  assign \$250  = \port$4847$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4851$260 [13];
-  assign \$253  = ! \port$4851$260 [1:0];
-  assign \$254  = \port$4851$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4847$260 [13];
+  assign \$253  = ! \port$4847$260 [1:0];
+  assign \$254  = \port$4847$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4851$260 [13];
+  assign \$260  = \$259  & \port$4847$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4851$260 [13];
+  assign \$267  = ~ \port$4847$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4851$260 [1:0];
-  assign \$270  = \port$4851$260 [12] & \$269 ;
+  assign \$269  = ! \port$4847$260 [1:0];
+  assign \$270  = \port$4847$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4847$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4851$260 [13];
+  assign \$278  = \$277  & \port$4847$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4851$260 [13];
+  assign \$285  = ~ \port$4847$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4851$260 [1:0];
-  assign \$288  = \port$4851$260 [12] & \$287 ;
+  assign \$287  = ! \port$4847$260 [1:0];
+  assign \$288  = \port$4847$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4847$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4851$260 [1:0];
-  assign \$294  = \port$4851$260 [12] & \$293 ;
-  assign \$295  = \port$4851$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4847$260 [1:0];
+  assign \$294  = \port$4847$260 [12] & \$293 ;
+  assign \$295  = \port$4847$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -24293,65 +24258,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4851$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4851$260 [12] & \$306 ;
+  assign \$306  = \port$4847$260 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$4847$260 [12] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4851$260 [13] & \$307 ;
+  assign \$308  = \port$4847$260 [13] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4851$260 [13];
-  assign \$311  = \port$4851$260 [1:0] == 1'h1;
-  assign \$312  = \port$4851$260 [12] & \$311 ;
+  assign \$310  = ~ \port$4847$260 [13];
+  assign \$311  = \port$4847$260 [1:0] == 1'h1;
+  assign \$312  = \port$4847$260 [12] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4851$260 [13] & \$314 ;
+  assign \$315  = \port$4847$260 [13] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4851$260 [13];
-  assign \$318  = \port$4851$260 [1:0] == 1'h1;
-  assign \$319  = \port$4851$260 [12] & \$318 ;
+  assign \$317  = ~ \port$4847$260 [13];
+  assign \$318  = \port$4847$260 [1:0] == 1'h1;
+  assign \$319  = \port$4847$260 [12] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4851$260 [13];
+  assign \$325  = \$324  & \port$4847$260 [13];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[10:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4851$260 [13];
+  assign \$332  = ~ \port$4847$260 [13];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4851$260 [1:0] == 1'h1;
-  assign \$335  = \port$4851$260 [12] & \$334 ;
+  assign \$334  = \port$4847$260 [1:0] == 1'h1;
+  assign \$335  = \port$4847$260 [12] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$337  = \port$4847$260 [10:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4851$260 [13];
+  assign \$343  = \$342  & \port$4847$260 [13];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[10:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4851$260 [13];
+  assign \$350  = ~ \port$4847$260 [13];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4851$260 [1:0] == 1'h1;
-  assign \$353  = \port$4851$260 [12] & \$352 ;
+  assign \$352  = \port$4847$260 [1:0] == 1'h1;
+  assign \$353  = \port$4847$260 [12] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$355  = \port$4847$260 [10:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4851$260 [1:0] == 1'h1;
-  assign \$359  = \port$4851$260 [12] & \$358 ;
-  assign \$360  = \port$4851$260 [10:2] == sc_row_qqq;
+  assign \$358  = \port$4847$260 [1:0] == 1'h1;
+  assign \$359  = \port$4847$260 [12] & \$358 ;
+  assign \$360  = \port$4847$260 [10:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -24367,65 +24332,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[10:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4851$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4851$260 [12] & \$371 ;
+  assign \$371  = \port$4847$260 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$4847$260 [12] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4851$260 [13] & \$372 ;
+  assign \$373  = \port$4847$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4851$260 [13];
-  assign \$376  = \port$4851$260 [1:0] == 2'h2;
-  assign \$377  = \port$4851$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4847$260 [13];
+  assign \$376  = \port$4847$260 [1:0] == 2'h2;
+  assign \$377  = \port$4847$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4851$260 [13] & \$379 ;
+  assign \$380  = \port$4847$260 [13] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4851$260 [13];
-  assign \$383  = \port$4851$260 [1:0] == 2'h2;
-  assign \$384  = \port$4851$260 [12] & \$383 ;
+  assign \$382  = ~ \port$4847$260 [13];
+  assign \$383  = \port$4847$260 [1:0] == 2'h2;
+  assign \$384  = \port$4847$260 [12] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4851$260 [13];
+  assign \$390  = \$389  & \port$4847$260 [13];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[10:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4851$260 [13];
+  assign \$397  = ~ \port$4847$260 [13];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4851$260 [1:0] == 2'h2;
-  assign \$400  = \port$4851$260 [12] & \$399 ;
+  assign \$399  = \port$4847$260 [1:0] == 2'h2;
+  assign \$400  = \port$4847$260 [12] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$402  = \port$4847$260 [10:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4851$260 [13];
+  assign \$408  = \$407  & \port$4847$260 [13];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[10:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4851$260 [13];
+  assign \$415  = ~ \port$4847$260 [13];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4851$260 [1:0] == 2'h2;
-  assign \$418  = \port$4851$260 [12] & \$417 ;
+  assign \$417  = \port$4847$260 [1:0] == 2'h2;
+  assign \$418  = \port$4847$260 [12] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4851$260 [10:2] == sc_row_q;
+  assign \$420  = \port$4847$260 [10:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4851$260 [1:0] == 2'h2;
-  assign \$424  = \port$4851$260 [12] & \$423 ;
-  assign \$425  = \port$4851$260 [10:2] == sc_row_qqq;
+  assign \$423  = \port$4847$260 [1:0] == 2'h2;
+  assign \$424  = \port$4847$260 [12] & \$423 ;
+  assign \$425  = \port$4847$260 [10:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -24772,15 +24737,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4851$260 [13]) begin
+    end else if (\port$4847$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4851$260 [10:2];
+      meta_addr = \port$4847$260 [10:2];
     end
   end
-  assign inv_en = \port$4851$260 [13];
-  assign wr_en = \port$4851$260 [12];
-  assign wr_slot = \port$4851$260 [10:0];
+  assign inv_en = \port$4847$260 [13];
+  assign wr_en = \port$4847$260 [12];
+  assign wr_slot = \port$4847$260 [10:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -24791,8 +24756,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4851$5 [63:56];
-  assign wr_mark = \port$4851$260 [11];
+  assign wr_last = \port$4847$5 [63:56];
+  assign wr_mark = \port$4847$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -24800,9 +24765,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4851$260 [10:2];
-  assign wr_tag = \port$4851$5 [55:0];
-  assign wr_count = \port$4851$260 [29:14];
+  assign \$signature__addr$105  = \port$4847$260 [10:2];
+  assign wr_tag = \port$4847$5 [55:0];
+  assign wr_count = \port$4847$260 [29:14];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -24812,7 +24777,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [8:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4851$260 [10:2];
+  assign \$signature__addr$141  = \port$4847$260 [10:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -24822,7 +24787,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [8:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4851$260 [10:2];
+  assign \$signature__addr$160  = \port$4847$260 [10:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -24832,7 +24797,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [8:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4851$260 [10:2];
+  assign \$signature__addr$179  = \port$4847$260 [10:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -24981,12 +24946,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [7:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [8];
   assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4851$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4851$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4851$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4851$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4851$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4851$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4847$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4847$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4847$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4847$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4847$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4847$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -25047,15 +25012,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[29:20] = meta_data;
   assign scrub_w__data[19:10] = meta_data;
   assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4851$260 [29:14];
-  assign \$signature__data [55:0] = \port$4851$5 [55:0];
+  assign \$signature__data [71:56] = \port$4847$260 [29:14];
+  assign \$signature__data [55:0] = \port$4847$5 [55:0];
   assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4851$260 [11];
-  assign meta_data[7:0] = \port$4851$5 [63:56];
+  assign meta_data[8] = \port$4847$260 [11];
+  assign meta_data[7:0] = \port$4847$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4851$271 , \port$4851$274 , decision);
+module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4847$271 , decision);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -25080,55 +25045,62 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
-  wire [16:0] \$30 ;
-  wire [16:0] \$31 ;
-  wire \$32 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire [16:0] \$32 ;
   wire [16:0] \$33 ;
-  wire [16:0] \$34 ;
+  wire \$34 ;
   wire \$35 ;
-  wire [16:0] \$36 ;
+  wire \$36 ;
   wire [16:0] \$37 ;
-  wire \$38 ;
-  wire [16:0] \$39 ;
+  wire [16:0] \$38 ;
+  wire \$39 ;
   wire \$4 ;
-  wire [16:0] \$40 ;
-  wire [3:0] \$41 ;
-  wire \$42 ;
-  wire [3:0] \$43 ;
+  wire \$40 ;
+  wire \$41 ;
+  wire [16:0] \$42 ;
+  wire [16:0] \$43 ;
   wire \$44 ;
-  wire [3:0] \$45 ;
+  wire \$45 ;
   wire \$46 ;
-  reg [305:0] \$47 ;
+  wire [16:0] \$47 ;
+  wire [16:0] \$48 ;
+  wire [3:0] \$49 ;
   wire \$5 ;
+  wire [3:0] \$50 ;
+  wire \$51 ;
+  wire [3:0] \$52 ;
+  wire \$53 ;
+  reg [305:0] \$54 ;
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
   wire \$9 ;
   wire [31:0] age;
-  wire [31:0] \age$42 ;
-  wire [31:0] \age$56 ;
-  wire [31:0] \age$70 ;
-  wire [31:0] \age$84 ;
+  wire [31:0] \age$43 ;
+  wire [31:0] \age$57 ;
+  wire [31:0] \age$71 ;
+  wire [31:0] \age$85 ;
   wire [3:0] beyond_w1;
-  wire [3:0] \beyond_w1$41 ;
-  wire [3:0] \beyond_w1$55 ;
-  wire [3:0] \beyond_w1$69 ;
-  wire [3:0] \beyond_w1$83 ;
+  wire [3:0] \beyond_w1$42 ;
+  wire [3:0] \beyond_w1$56 ;
+  wire [3:0] \beyond_w1$70 ;
+  wire [3:0] \beyond_w1$84 ;
   wire [63:0] count;
-  wire [63:0] \count$44 ;
-  wire [63:0] \count$58 ;
-  wire [63:0] \count$72 ;
-  wire [63:0] \count$86 ;
+  wire [63:0] \count$45 ;
+  wire [63:0] \count$59 ;
+  wire [63:0] \count$73 ;
+  wire [63:0] \count$87 ;
   wire [63:0] count_inc;
-  wire [63:0] \count_inc$45 ;
-  wire [63:0] \count_inc$59 ;
-  wire [63:0] \count_inc$73 ;
-  wire [63:0] \count_inc$87 ;
+  wire [63:0] \count_inc$46 ;
+  wire [63:0] \count_inc$60 ;
+  wire [63:0] \count_inc$74 ;
+  wire [63:0] \count_inc$88 ;
   wire [63:0] count_inc2;
-  wire [63:0] \count_inc2$46 ;
-  wire [63:0] \count_inc2$60 ;
-  wire [63:0] \count_inc2$74 ;
-  wire [63:0] \count_inc2$88 ;
+  wire [63:0] \count_inc2$47 ;
+  wire [63:0] \count_inc2$61 ;
+  wire [63:0] \count_inc2$75 ;
+  wire [63:0] \count_inc2$89 ;
   output [305:0] decision;
   wire [305:0] decision;
   wire [305:0] \decision$100 ;
@@ -25159,62 +25131,62 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [3:0] \decision$100.wr_lane ;
   wire \decision$100.wr_mark ;
   wire [10:0] \decision$100.wr_slot ;
-  wire [305:0] \decision$96 ;
-  wire \decision$96.any_free ;
-  wire [15:0] \decision$96.cnt_after ;
-  wire [15:0] \decision$96.cnt_after_inc ;
-  wire \decision$96.free_mark ;
-  wire [10:0] \decision$96.free_slot ;
-  wire [7:0] \decision$96.hit_age ;
-  wire [15:0] \decision$96.hit_cnt ;
-  wire \decision$96.hit_mark ;
-  wire [10:0] \decision$96.hit_slot ;
-  wire \decision$96.inv ;
-  wire [1:0] \decision$96.min_tlevel ;
-  wire [1:0] \decision$96.op ;
-  wire \decision$96.present ;
-  wire [7:0] \decision$96.t ;
-  wire [55:0] \decision$96.tag ;
-  wire [10:0] \decision$96.tail_slot ;
-  wire [55:0] \decision$96.tail_tag ;
-  wire \decision$96.take ;
-  wire \decision$96.valid ;
-  wire \decision$96.vict_mark ;
-  wire [10:0] \decision$96.vict_slot ;
-  wire \decision$96.vict_t0 ;
-  wire [55:0] \decision$96.vict_tag ;
-  wire \decision$96.wr ;
-  wire [3:0] \decision$96.wr_lane ;
-  wire \decision$96.wr_mark ;
-  wire [10:0] \decision$96.wr_slot ;
-  wire [305:0] \decision$97 ;
-  wire \decision$97.any_free ;
-  wire [15:0] \decision$97.cnt_after ;
-  wire [15:0] \decision$97.cnt_after_inc ;
-  wire \decision$97.free_mark ;
-  wire [10:0] \decision$97.free_slot ;
-  wire [7:0] \decision$97.hit_age ;
-  wire [15:0] \decision$97.hit_cnt ;
-  wire \decision$97.hit_mark ;
-  wire [10:0] \decision$97.hit_slot ;
-  wire \decision$97.inv ;
-  wire [1:0] \decision$97.min_tlevel ;
-  wire [1:0] \decision$97.op ;
-  wire \decision$97.present ;
-  wire [7:0] \decision$97.t ;
-  wire [55:0] \decision$97.tag ;
-  wire [10:0] \decision$97.tail_slot ;
-  wire [55:0] \decision$97.tail_tag ;
-  wire \decision$97.take ;
-  wire \decision$97.valid ;
-  wire \decision$97.vict_mark ;
-  wire [10:0] \decision$97.vict_slot ;
-  wire \decision$97.vict_t0 ;
-  wire [55:0] \decision$97.vict_tag ;
-  wire \decision$97.wr ;
-  wire [3:0] \decision$97.wr_lane ;
-  wire \decision$97.wr_mark ;
-  wire [10:0] \decision$97.wr_slot ;
+  wire [305:0] \decision$101 ;
+  wire \decision$101.any_free ;
+  wire [15:0] \decision$101.cnt_after ;
+  wire [15:0] \decision$101.cnt_after_inc ;
+  wire \decision$101.free_mark ;
+  wire [10:0] \decision$101.free_slot ;
+  wire [7:0] \decision$101.hit_age ;
+  wire [15:0] \decision$101.hit_cnt ;
+  wire \decision$101.hit_mark ;
+  wire [10:0] \decision$101.hit_slot ;
+  wire \decision$101.inv ;
+  wire [1:0] \decision$101.min_tlevel ;
+  wire [1:0] \decision$101.op ;
+  wire \decision$101.present ;
+  wire [7:0] \decision$101.t ;
+  wire [55:0] \decision$101.tag ;
+  wire [10:0] \decision$101.tail_slot ;
+  wire [55:0] \decision$101.tail_tag ;
+  wire \decision$101.take ;
+  wire \decision$101.valid ;
+  wire \decision$101.vict_mark ;
+  wire [10:0] \decision$101.vict_slot ;
+  wire \decision$101.vict_t0 ;
+  wire [55:0] \decision$101.vict_tag ;
+  wire \decision$101.wr ;
+  wire [3:0] \decision$101.wr_lane ;
+  wire \decision$101.wr_mark ;
+  wire [10:0] \decision$101.wr_slot ;
+  wire [305:0] \decision$102 ;
+  wire \decision$102.any_free ;
+  wire [15:0] \decision$102.cnt_after ;
+  wire [15:0] \decision$102.cnt_after_inc ;
+  wire \decision$102.free_mark ;
+  wire [10:0] \decision$102.free_slot ;
+  wire [7:0] \decision$102.hit_age ;
+  wire [15:0] \decision$102.hit_cnt ;
+  wire \decision$102.hit_mark ;
+  wire [10:0] \decision$102.hit_slot ;
+  wire \decision$102.inv ;
+  wire [1:0] \decision$102.min_tlevel ;
+  wire [1:0] \decision$102.op ;
+  wire \decision$102.present ;
+  wire [7:0] \decision$102.t ;
+  wire [55:0] \decision$102.tag ;
+  wire [10:0] \decision$102.tail_slot ;
+  wire [55:0] \decision$102.tail_tag ;
+  wire \decision$102.take ;
+  wire \decision$102.valid ;
+  wire \decision$102.vict_mark ;
+  wire [10:0] \decision$102.vict_slot ;
+  wire \decision$102.vict_t0 ;
+  wire [55:0] \decision$102.vict_tag ;
+  wire \decision$102.wr ;
+  wire [3:0] \decision$102.wr_lane ;
+  wire \decision$102.wr_mark ;
+  wire [10:0] \decision$102.wr_slot ;
   wire [305:0] \decision$98 ;
   wire \decision$98.any_free ;
   wire [15:0] \decision$98.cnt_after ;
@@ -25312,6 +25284,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire eb_gt3_2;
   wire [15:0] forward__count;
   wire [15:0] forward__count_inc;
+  wire forward__invalidate;
   input [3:0] forward__lane;
   wire [3:0] forward__lane;
   wire forward__mark;
@@ -25320,6 +25293,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire forward__write;
   wire fw1_any;
   wire [1:0] fw1_lane;
+  wire [3:0] fw1_touched;
   input [649:0] lanes;
   wire [649:0] lanes;
   wire [7:0] \lanes.age_ahead ;
@@ -25385,55 +25359,53 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   input list_empty;
   wire list_empty;
   wire \list_empty$19 ;
-  wire \list_empty$37 ;
-  wire \list_empty$51 ;
-  wire \list_empty$65 ;
-  wire \list_empty$79 ;
+  wire \list_empty$38 ;
+  wire \list_empty$52 ;
+  wire \list_empty$66 ;
+  wire \list_empty$80 ;
   wire [3:0] mark;
-  wire [3:0] \mark$38 ;
-  wire [3:0] \mark$52 ;
-  wire [3:0] \mark$66 ;
-  wire [3:0] \mark$80 ;
+  wire [3:0] \mark$39 ;
+  wire [3:0] \mark$53 ;
+  wire [3:0] \mark$67 ;
+  wire [3:0] \mark$81 ;
   wire [3:0] mark_b;
   wire [3:0] match;
-  wire [3:0] \match$40 ;
-  wire [3:0] \match$54 ;
-  wire [3:0] \match$68 ;
-  wire [3:0] \match$82 ;
+  wire [3:0] \match$41 ;
+  wire [3:0] \match$55 ;
+  wire [3:0] \match$69 ;
+  wire [3:0] \match$83 ;
   wire [15:0] older;
-  wire [15:0] \older$48 ;
-  wire [15:0] \older$62 ;
-  wire [15:0] \older$76 ;
-  wire [15:0] \older$90 ;
-  input [1:0] \port$4851$271 ;
-  wire [1:0] \port$4851$271 ;
-  input [31:0] \port$4851$274 ;
-  wire [31:0] \port$4851$274 ;
+  wire [15:0] \older$49 ;
+  wire [15:0] \older$63 ;
+  wire [15:0] \older$77 ;
+  wire [15:0] \older$91 ;
+  input [34:0] \port$4847$271 ;
+  wire [34:0] \port$4847$271 ;
   wire [68:0] request;
-  wire [68:0] \request$35 ;
-  wire [1:0] \request$35.min_tlevel ;
-  wire [1:0] \request$35.op ;
-  wire [7:0] \request$35.t ;
-  wire [55:0] \request$35.tag ;
-  wire \request$35.valid ;
-  wire [68:0] \request$49 ;
-  wire [1:0] \request$49.min_tlevel ;
-  wire [1:0] \request$49.op ;
-  wire [7:0] \request$49.t ;
-  wire [55:0] \request$49.tag ;
-  wire \request$49.valid ;
-  wire [68:0] \request$63 ;
-  wire [1:0] \request$63.min_tlevel ;
-  wire [1:0] \request$63.op ;
-  wire [7:0] \request$63.t ;
-  wire [55:0] \request$63.tag ;
-  wire \request$63.valid ;
-  wire [68:0] \request$77 ;
-  wire [1:0] \request$77.min_tlevel ;
-  wire [1:0] \request$77.op ;
-  wire [7:0] \request$77.t ;
-  wire [55:0] \request$77.tag ;
-  wire \request$77.valid ;
+  wire [68:0] \request$36 ;
+  wire [1:0] \request$36.min_tlevel ;
+  wire [1:0] \request$36.op ;
+  wire [7:0] \request$36.t ;
+  wire [55:0] \request$36.tag ;
+  wire \request$36.valid ;
+  wire [68:0] \request$50 ;
+  wire [1:0] \request$50.min_tlevel ;
+  wire [1:0] \request$50.op ;
+  wire [7:0] \request$50.t ;
+  wire [55:0] \request$50.tag ;
+  wire \request$50.valid ;
+  wire [68:0] \request$64 ;
+  wire [1:0] \request$64.min_tlevel ;
+  wire [1:0] \request$64.op ;
+  wire [7:0] \request$64.t ;
+  wire [55:0] \request$64.tag ;
+  wire \request$64.valid ;
+  wire [68:0] \request$78 ;
+  wire [1:0] \request$78.min_tlevel ;
+  wire [1:0] \request$78.op ;
+  wire [7:0] \request$78.t ;
+  wire [55:0] \request$78.tag ;
+  wire \request$78.valid ;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
   wire [7:0] \request.t ;
@@ -25444,33 +25416,48 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   input [3:0] sc_mark_value;
   wire [3:0] sc_mark_value;
   wire [43:0] slot;
-  wire [43:0] \slot$47 ;
-  wire [43:0] \slot$61 ;
-  wire [43:0] \slot$75 ;
-  wire [43:0] \slot$89 ;
+  wire [43:0] \slot$48 ;
+  wire [43:0] \slot$62 ;
+  wire [43:0] \slot$76 ;
+  wire [43:0] \slot$90 ;
   wire [223:0] tag;
-  wire [223:0] \tag$43 ;
-  wire [223:0] \tag$57 ;
-  wire [223:0] \tag$71 ;
-  wire [223:0] \tag$85 ;
+  wire [223:0] \tag$44 ;
+  wire [223:0] \tag$58 ;
+  wire [223:0] \tag$72 ;
+  wire [223:0] \tag$86 ;
   wire [3:0] valid;
-  wire [3:0] \valid$39 ;
-  wire [3:0] \valid$53 ;
-  wire [3:0] \valid$67 ;
-  wire [3:0] \valid$81 ;
+  wire [3:0] \valid$40 ;
+  wire [3:0] \valid$54 ;
+  wire [3:0] \valid$68 ;
+  wire [3:0] \valid$82 ;
   wire [10:0] window;
-  wire [10:0] \window$36 ;
-  wire [10:0] \window$50 ;
-  wire [10:0] \window$64 ;
-  wire [10:0] \window$78 ;
-  assign \$41  = forward__lane & lanes[641:638];
-  assign \$42  = | \$41 ;
-  assign fw1_any = \port$4851$271 [1] & \$42 ;
-  assign \$43  = forward__lane & lanes[645:642];
-  assign \$44  = | \$43 ;
-  assign \$45  = forward__lane & lanes[649:646];
-  assign \$46  = | \$45 ;
-  assign decision = fw1_any ? \$47  : \decision$96 ;
+  wire [10:0] \window$37 ;
+  wire [10:0] \window$51 ;
+  wire [10:0] \window$65 ;
+  wire [10:0] \window$79 ;
+  assign \$34  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[1];
+  assign \$35  = \port$4847$271 [1] & lanes[629];
+  assign \$36  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$37  = \port$4847$271 [34:19] + 1'h1;
+  assign \$38  = \$36  ? 17'h0ffff : \$37 ;
+  assign \$39  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[2];
+  assign \$40  = \port$4847$271 [1] & lanes[629];
+  assign \$41  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$42  = \port$4847$271 [34:19] + 1'h1;
+  assign \$43  = \$41  ? 17'h0ffff : \$42 ;
+  assign \$44  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[3];
+  assign \$45  = \port$4847$271 [1] & lanes[629];
+  assign \$46  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$47  = \port$4847$271 [34:19] + 1'h1;
+  assign \$48  = \$46  ? 17'h0ffff : \$47 ;
+  assign fw1_touched = \port$4847$271 [1] ? forward__lane : { 3'h0, \port$4847$271 [2] };
+  assign \$49  = fw1_touched & lanes[641:638];
+  assign fw1_any = | \$49 ;
+  assign \$50  = fw1_touched & lanes[645:642];
+  assign \$51  = | \$50 ;
+  assign \$52  = fw1_touched & lanes[649:646];
+  assign \$53  = | \$52 ;
+  assign decision = fw1_any ? \$54  : \decision$98 ;
   assign \$1  = lanes[605] ? lanes[612] : lanes[589];
   assign eb_gt0_1 = lanes[604] ? lanes[609] : \$1 ;
   assign \$2  = lanes[606] ? lanes[612] : lanes[590];
@@ -25503,121 +25490,122 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4851$274 [31:16] >= 16'hffff;
-  assign \$30  = \port$4851$274 [31:16] + 1'h1;
-  assign \$31  = \$29  ? 17'h0ffff : \$30 ;
-  assign \$32  = \port$4851$274 [31:16] >= 16'hffff;
-  assign \$33  = \port$4851$274 [31:16] + 1'h1;
-  assign \$34  = \$32  ? 17'h0ffff : \$33 ;
-  assign \$35  = \port$4851$274 [31:16] >= 16'hffff;
-  assign \$36  = \port$4851$274 [31:16] + 1'h1;
-  assign \$37  = \$35  ? 17'h0ffff : \$36 ;
-  assign \$38  = \port$4851$274 [31:16] >= 16'hffff;
-  assign \$39  = \port$4851$274 [31:16] + 1'h1;
-  assign \$40  = \$38  ? 17'h0ffff : \$39 ;
+  assign \$29  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[0];
+  assign \$30  = \port$4847$271 [1] & lanes[629];
+  assign \$31  = \port$4847$271 [34:19] >= 16'hffff;
+  assign \$32  = \port$4847$271 [34:19] + 1'h1;
+  assign \$33  = \$31  ? 17'h0ffff : \$32 ;
   \kv_asu.core.versions.dec0  dec0 (
     .age(age),
     .count(count),
     .count_inc(count_inc),
     .count_inc2(count_inc2),
-    .decision(\decision$97 ),
+    .decision(\decision$99 ),
     .list_empty(list_empty),
     .older(older),
-    .\port$4790$0 (lanes[79:0]),
-    .\port$4790$207 (lanes[208:207]),
-    .\port$4790$334 (lanes[335:334]),
-    .\port$4790$461 (lanes[462:461]),
-    .\port$4790$625 (lanes[629:625]),
-    .\port$4791$1 (mark_b[3:1]),
-    .\port$4851$271 (\port$4851$271 [0]),
+    .\port$2873$0 (\$29 ),
+    .\port$2874$0 (\$30 ),
+    .\port$4786$0 (lanes[79:0]),
+    .\port$4786$207 (lanes[208:207]),
+    .\port$4786$334 (lanes[335:334]),
+    .\port$4786$461 (lanes[462:461]),
+    .\port$4786$625 (lanes[628:625]),
+    .\port$4787$1 (mark_b[3:1]),
+    .\port$4847$272 (\port$4847$271 [1]),
     .slot(slot),
     .tag(tag)
   );
   \kv_asu.core.versions.dec1  dec1 (
-    .age(\age$42 ),
-    .count(\count$44 ),
-    .count_inc(\count_inc$45 ),
-    .count_inc2(\count_inc2$46 ),
-    .decision(\decision$98 ),
-    .list_empty(list_empty),
-    .older(\older$48 ),
-    .\port$4790$0 (lanes[81:0]),
-    .\port$4790$334 (lanes[335:334]),
-    .\port$4790$461 (lanes[462:461]),
-    .\port$4790$624 (lanes[624]),
-    .\port$4790$626 (lanes[629:626]),
-    .\port$4791$0 (mark_b[0]),
-    .\port$4791$2 (mark_b[3:2]),
-    .\port$4851$271 (\port$4851$271 [0]),
-    .slot(\slot$47 ),
-    .tag(\tag$43 )
-  );
-  \kv_asu.core.versions.dec2  dec2 (
-    .age(\age$56 ),
-    .count(\count$58 ),
-    .count_inc(\count_inc$59 ),
-    .count_inc2(\count_inc2$60 ),
-    .decision(\decision$99 ),
-    .list_empty(list_empty),
-    .older(\older$62 ),
-    .\port$4790$0 (lanes[81:0]),
-    .\port$4790$207 (lanes[208:207]),
-    .\port$4790$461 (lanes[462:461]),
-    .\port$4790$624 (lanes[625:624]),
-    .\port$4790$627 (lanes[629:627]),
-    .\port$4791$0 (mark_b[1:0]),
-    .\port$4791$3 (mark_b[3]),
-    .\port$4851$271 (\port$4851$271 [0]),
-    .slot(\slot$61 ),
-    .tag(\tag$57 )
-  );
-  \kv_asu.core.versions.dec3  dec3 (
-    .age(\age$70 ),
-    .count(\count$72 ),
-    .count_inc(\count_inc$73 ),
-    .count_inc2(\count_inc2$74 ),
+    .age(\age$43 ),
+    .count(\count$45 ),
+    .count_inc(\count_inc$46 ),
+    .count_inc2(\count_inc2$47 ),
     .decision(\decision$100 ),
     .list_empty(list_empty),
-    .older(\older$76 ),
-    .\port$4790$0 (lanes[81:0]),
-    .\port$4790$207 (lanes[208:207]),
-    .\port$4790$334 (lanes[335:334]),
-    .\port$4790$624 (lanes[626:624]),
-    .\port$4790$628 (lanes[629:628]),
-    .\port$4791$0 (mark_b[2:0]),
-    .\port$4851$271 (\port$4851$271 [0]),
-    .slot(\slot$75 ),
-    .tag(\tag$71 )
+    .older(\older$49 ),
+    .\port$2878$0 (\$34 ),
+    .\port$2879$0 (\$35 ),
+    .\port$4786$0 (lanes[81:0]),
+    .\port$4786$334 (lanes[335:334]),
+    .\port$4786$461 (lanes[462:461]),
+    .\port$4786$624 (lanes[624]),
+    .\port$4786$626 (lanes[628:626]),
+    .\port$4787$0 (mark_b[0]),
+    .\port$4787$2 (mark_b[3:2]),
+    .\port$4847$272 (\port$4847$271 [1]),
+    .slot(\slot$48 ),
+    .tag(\tag$44 )
+  );
+  \kv_asu.core.versions.dec2  dec2 (
+    .age(\age$57 ),
+    .count(\count$59 ),
+    .count_inc(\count_inc$60 ),
+    .count_inc2(\count_inc2$61 ),
+    .decision(\decision$101 ),
+    .list_empty(list_empty),
+    .older(\older$63 ),
+    .\port$2883$0 (\$39 ),
+    .\port$2884$0 (\$40 ),
+    .\port$4786$0 (lanes[81:0]),
+    .\port$4786$207 (lanes[208:207]),
+    .\port$4786$461 (lanes[462:461]),
+    .\port$4786$624 (lanes[625:624]),
+    .\port$4786$627 (lanes[628:627]),
+    .\port$4787$0 (mark_b[1:0]),
+    .\port$4787$3 (mark_b[3]),
+    .\port$4847$272 (\port$4847$271 [1]),
+    .slot(\slot$62 ),
+    .tag(\tag$58 )
+  );
+  \kv_asu.core.versions.dec3  dec3 (
+    .age(\age$71 ),
+    .count(\count$73 ),
+    .count_inc(\count_inc$74 ),
+    .count_inc2(\count_inc2$75 ),
+    .decision(\decision$102 ),
+    .list_empty(list_empty),
+    .older(\older$77 ),
+    .\port$2888$0 (\$44 ),
+    .\port$2889$0 (\$45 ),
+    .\port$4786$0 (lanes[81:0]),
+    .\port$4786$207 (lanes[208:207]),
+    .\port$4786$334 (lanes[335:334]),
+    .\port$4786$624 (lanes[626:624]),
+    .\port$4786$628 (lanes[628]),
+    .\port$4787$0 (mark_b[2:0]),
+    .\port$4847$272 (\port$4847$271 [1]),
+    .slot(\slot$76 ),
+    .tag(\tag$72 )
   );
   \kv_asu.core.versions.dec4  dec4 (
-    .age(\age$84 ),
+    .age(\age$85 ),
     .beyond_w1(lanes[627:624]),
-    .count(\count$86 ),
-    .count_inc(\count_inc$87 ),
-    .count_inc2(\count_inc2$88 ),
-    .decision(\decision$96 ),
+    .count(\count$87 ),
+    .count_inc(\count_inc$88 ),
+    .count_inc2(\count_inc2$89 ),
+    .decision(\decision$98 ),
     .list_empty(list_empty),
     .mark(mark_b),
-    .older(\older$90 ),
-    .\port$4790$0 (lanes[81:0]),
-    .\port$4790$207 (lanes[208:207]),
-    .\port$4790$334 (lanes[335:334]),
-    .\port$4790$461 (lanes[462:461]),
-    .slot(\slot$89 ),
-    .tag(\tag$85 )
+    .older(\older$91 ),
+    .\port$4786$0 (lanes[81:0]),
+    .\port$4786$207 (lanes[208:207]),
+    .\port$4786$334 (lanes[335:334]),
+    .\port$4786$461 (lanes[462:461]),
+    .slot(\slot$90 ),
+    .tag(\tag$86 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     (* full_case = 32'd1 *)
     casez (fw1_lane)
       2'h0:
-          \$47  = \decision$97 ;
+          \$54  = \decision$99 ;
       2'h1:
-          \$47  = \decision$98 ;
+          \$54  = \decision$100 ;
       2'h2:
-          \$47  = \decision$99 ;
+          \$54  = \decision$101 ;
       2'h3:
-          \$47  = \decision$100 ;
+          \$54  = \decision$102 ;
     endcase
   end
   always @* begin
@@ -25735,42 +25723,43 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign request = lanes[68:0];
   assign window = lanes[79:69];
   assign \list_empty$19  = list_empty;
-  assign mark = { mark_b[3:1], \port$4851$271 [0] };
-  assign forward__mark = \port$4851$271 [0];
-  assign valid = { lanes[461], lanes[334], lanes[207], 1'h1 };
-  assign match = { lanes[462], lanes[335], lanes[208], lanes[629] };
+  assign mark = { mark_b[3:1], \$29  };
+  assign forward__write = \port$4847$271 [1];
+  assign forward__mark = \port$4847$271 [0];
+  assign valid = { lanes[461], lanes[334], lanes[207], \port$4847$271 [1] };
+  assign match = { lanes[462], lanes[335], lanes[208], \$30  };
   assign beyond_w1 = { lanes[627:625], lanes[628] };
-  assign forward__count = \port$4851$274 [15:0];
-  assign forward__count_inc = \port$4851$274 [31:16];
-  assign \request$35  = lanes[68:0];
-  assign \window$36  = lanes[79:69];
-  assign \list_empty$37  = list_empty;
-  assign \mark$38  = { mark_b[3:2], \port$4851$271 [0], mark_b[0] };
-  assign \valid$39  = { lanes[461], lanes[334], 1'h1, lanes[80] };
-  assign \match$40  = { lanes[462], lanes[335], lanes[629], lanes[81] };
-  assign \beyond_w1$41  = { lanes[627:626], lanes[628], lanes[624] };
-  assign \request$49  = lanes[68:0];
-  assign \window$50  = lanes[79:69];
-  assign \list_empty$51  = list_empty;
-  assign \mark$52  = { mark_b[3], \port$4851$271 [0], mark_b[1:0] };
-  assign \valid$53  = { lanes[461], 1'h1, lanes[207], lanes[80] };
-  assign \match$54  = { lanes[462], lanes[629], lanes[208], lanes[81] };
-  assign \beyond_w1$55  = { lanes[627], lanes[628], lanes[625:624] };
-  assign \request$63  = lanes[68:0];
-  assign \window$64  = lanes[79:69];
-  assign \list_empty$65  = list_empty;
-  assign \mark$66  = { \port$4851$271 [0], mark_b[2:0] };
-  assign \valid$67  = { 1'h1, lanes[334], lanes[207], lanes[80] };
-  assign \match$68  = { lanes[629], lanes[335], lanes[208], lanes[81] };
-  assign \beyond_w1$69  = { lanes[628], lanes[626:624] };
-  assign \request$77  = lanes[68:0];
-  assign \window$78  = lanes[79:69];
-  assign \list_empty$79  = list_empty;
-  assign \mark$80  = mark_b;
-  assign \valid$81  = { lanes[461], lanes[334], lanes[207], lanes[80] };
-  assign \match$82  = { lanes[462], lanes[335], lanes[208], lanes[81] };
-  assign \beyond_w1$83  = lanes[627:624];
-  assign forward__write = \port$4851$271 [1];
+  assign forward__count = \port$4847$271 [18:3];
+  assign forward__count_inc = \port$4847$271 [34:19];
+  assign \request$36  = lanes[68:0];
+  assign \window$37  = lanes[79:69];
+  assign \list_empty$38  = list_empty;
+  assign \mark$39  = { mark_b[3:2], \$34 , mark_b[0] };
+  assign \valid$40  = { lanes[461], lanes[334], \port$4847$271 [1], lanes[80] };
+  assign \match$41  = { lanes[462], lanes[335], \$35 , lanes[81] };
+  assign \beyond_w1$42  = { lanes[627:626], lanes[628], lanes[624] };
+  assign \request$50  = lanes[68:0];
+  assign \window$51  = lanes[79:69];
+  assign \list_empty$52  = list_empty;
+  assign \mark$53  = { mark_b[3], \$39 , mark_b[1:0] };
+  assign \valid$54  = { lanes[461], \port$4847$271 [1], lanes[207], lanes[80] };
+  assign \match$55  = { lanes[462], \$40 , lanes[208], lanes[81] };
+  assign \beyond_w1$56  = { lanes[627], lanes[628], lanes[625:624] };
+  assign \request$64  = lanes[68:0];
+  assign \window$65  = lanes[79:69];
+  assign \list_empty$66  = list_empty;
+  assign \mark$67  = { \$44 , mark_b[2:0] };
+  assign \valid$68  = { \port$4847$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \match$69  = { \$45 , lanes[335], lanes[208], lanes[81] };
+  assign \beyond_w1$70  = { lanes[628], lanes[626:624] };
+  assign \request$78  = lanes[68:0];
+  assign \window$79  = lanes[79:69];
+  assign \list_empty$80  = list_empty;
+  assign \mark$81  = mark_b;
+  assign \valid$82  = { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \match$83  = { lanes[462], lanes[335], lanes[208], lanes[81] };
+  assign \beyond_w1$84  = lanes[627:624];
+  assign forward__invalidate = \port$4847$271 [2];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -25836,26 +25825,26 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \request.min_tlevel  = lanes[4:3];
   assign \request.tag  = lanes[60:5];
   assign \request.t  = lanes[68:61];
-  assign \request$35.valid  = lanes[0];
-  assign \request$35.op  = lanes[2:1];
-  assign \request$35.min_tlevel  = lanes[4:3];
-  assign \request$35.tag  = lanes[60:5];
-  assign \request$35.t  = lanes[68:61];
-  assign \request$49.valid  = lanes[0];
-  assign \request$49.op  = lanes[2:1];
-  assign \request$49.min_tlevel  = lanes[4:3];
-  assign \request$49.tag  = lanes[60:5];
-  assign \request$49.t  = lanes[68:61];
-  assign \request$63.valid  = lanes[0];
-  assign \request$63.op  = lanes[2:1];
-  assign \request$63.min_tlevel  = lanes[4:3];
-  assign \request$63.tag  = lanes[60:5];
-  assign \request$63.t  = lanes[68:61];
-  assign \request$77.valid  = lanes[0];
-  assign \request$77.op  = lanes[2:1];
-  assign \request$77.min_tlevel  = lanes[4:3];
-  assign \request$77.tag  = lanes[60:5];
-  assign \request$77.t  = lanes[68:61];
+  assign \request$36.valid  = lanes[0];
+  assign \request$36.op  = lanes[2:1];
+  assign \request$36.min_tlevel  = lanes[4:3];
+  assign \request$36.tag  = lanes[60:5];
+  assign \request$36.t  = lanes[68:61];
+  assign \request$50.valid  = lanes[0];
+  assign \request$50.op  = lanes[2:1];
+  assign \request$50.min_tlevel  = lanes[4:3];
+  assign \request$50.tag  = lanes[60:5];
+  assign \request$50.t  = lanes[68:61];
+  assign \request$64.valid  = lanes[0];
+  assign \request$64.op  = lanes[2:1];
+  assign \request$64.min_tlevel  = lanes[4:3];
+  assign \request$64.tag  = lanes[60:5];
+  assign \request$64.t  = lanes[68:61];
+  assign \request$78.valid  = lanes[0];
+  assign \request$78.op  = lanes[2:1];
+  assign \request$78.min_tlevel  = lanes[4:3];
+  assign \request$78.tag  = lanes[60:5];
+  assign \request$78.t  = lanes[68:61];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -25883,60 +25872,6 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$96.valid  = \decision$96 [0];
-  assign \decision$96.op  = \decision$96 [2:1];
-  assign \decision$96.min_tlevel  = \decision$96 [4:3];
-  assign \decision$96.tag  = \decision$96 [60:5];
-  assign \decision$96.t  = \decision$96 [68:61];
-  assign \decision$96.present  = \decision$96 [69];
-  assign \decision$96.hit_slot  = \decision$96 [80:70];
-  assign \decision$96.hit_cnt  = \decision$96 [96:81];
-  assign \decision$96.hit_age  = \decision$96 [104:97];
-  assign \decision$96.hit_mark  = \decision$96 [105];
-  assign \decision$96.any_free  = \decision$96 [106];
-  assign \decision$96.free_slot  = \decision$96 [117:107];
-  assign \decision$96.free_mark  = \decision$96 [118];
-  assign \decision$96.vict_t0  = \decision$96 [119];
-  assign \decision$96.vict_slot  = \decision$96 [130:120];
-  assign \decision$96.vict_tag  = \decision$96 [186:131];
-  assign \decision$96.vict_mark  = \decision$96 [187];
-  assign \decision$96.take  = \decision$96 [188];
-  assign \decision$96.tail_tag  = \decision$96 [244:189];
-  assign \decision$96.tail_slot  = \decision$96 [255:245];
-  assign \decision$96.wr_lane  = \decision$96 [259:256];
-  assign \decision$96.wr_slot  = \decision$96 [270:260];
-  assign \decision$96.wr_mark  = \decision$96 [271];
-  assign \decision$96.wr  = \decision$96 [272];
-  assign \decision$96.inv  = \decision$96 [273];
-  assign \decision$96.cnt_after  = \decision$96 [289:274];
-  assign \decision$96.cnt_after_inc  = \decision$96 [305:290];
-  assign \decision$97.valid  = \decision$97 [0];
-  assign \decision$97.op  = \decision$97 [2:1];
-  assign \decision$97.min_tlevel  = \decision$97 [4:3];
-  assign \decision$97.tag  = \decision$97 [60:5];
-  assign \decision$97.t  = \decision$97 [68:61];
-  assign \decision$97.present  = \decision$97 [69];
-  assign \decision$97.hit_slot  = \decision$97 [80:70];
-  assign \decision$97.hit_cnt  = \decision$97 [96:81];
-  assign \decision$97.hit_age  = \decision$97 [104:97];
-  assign \decision$97.hit_mark  = \decision$97 [105];
-  assign \decision$97.any_free  = \decision$97 [106];
-  assign \decision$97.free_slot  = \decision$97 [117:107];
-  assign \decision$97.free_mark  = \decision$97 [118];
-  assign \decision$97.vict_t0  = \decision$97 [119];
-  assign \decision$97.vict_slot  = \decision$97 [130:120];
-  assign \decision$97.vict_tag  = \decision$97 [186:131];
-  assign \decision$97.vict_mark  = \decision$97 [187];
-  assign \decision$97.take  = \decision$97 [188];
-  assign \decision$97.tail_tag  = \decision$97 [244:189];
-  assign \decision$97.tail_slot  = \decision$97 [255:245];
-  assign \decision$97.wr_lane  = \decision$97 [259:256];
-  assign \decision$97.wr_slot  = \decision$97 [270:260];
-  assign \decision$97.wr_mark  = \decision$97 [271];
-  assign \decision$97.wr  = \decision$97 [272];
-  assign \decision$97.inv  = \decision$97 [273];
-  assign \decision$97.cnt_after  = \decision$97 [289:274];
-  assign \decision$97.cnt_after_inc  = \decision$97 [305:290];
   assign \decision$98.valid  = \decision$98 [0];
   assign \decision$98.op  = \decision$98 [2:1];
   assign \decision$98.min_tlevel  = \decision$98 [4:3];
@@ -26018,156 +25953,210 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \decision$100.inv  = \decision$100 [273];
   assign \decision$100.cnt_after  = \decision$100 [289:274];
   assign \decision$100.cnt_after_inc  = \decision$100 [305:290];
-  assign fw1_lane[1] = \$46 ;
-  assign fw1_lane[0] = \$44 ;
-  assign \older$90 [14] = eb_gt3_2;
-  assign \older$90 [13] = eb_gt3_1;
-  assign \older$90 [12] = eb_gt3_0;
-  assign \older$90 [11] = eb_gt2_3;
-  assign \older$90 [9] = eb_gt2_1;
-  assign \older$90 [8] = eb_gt2_0;
-  assign \older$90 [7] = eb_gt1_3;
-  assign \older$90 [6] = eb_gt1_2;
-  assign \older$90 [4] = eb_gt1_0;
-  assign \older$90 [3] = eb_gt0_3;
-  assign \older$90 [2] = eb_gt0_2;
-  assign \older$90 [1] = eb_gt0_1;
-  assign { \older$90 [15], \older$90 [10], \older$90 [5], \older$90 [0] } = 4'h0;
-  assign \slot$89 [43:33] = lanes[554:544];
-  assign \slot$89 [32:22] = lanes[427:417];
-  assign \slot$89 [21:11] = lanes[300:290];
-  assign \slot$89 [10:0] = lanes[173:163];
-  assign \count_inc2$88 [63:48] = lanes[586:571];
-  assign \count_inc2$88 [47:32] = lanes[459:444];
-  assign \count_inc2$88 [31:16] = lanes[332:317];
-  assign \count_inc2$88 [15:0] = lanes[205:190];
-  assign \count_inc$87 [63:48] = lanes[570:555];
-  assign \count_inc$87 [47:32] = lanes[443:428];
-  assign \count_inc$87 [31:16] = lanes[316:301];
-  assign \count_inc$87 [15:0] = lanes[189:174];
-  assign \count$86 [63:48] = lanes[542:527];
-  assign \count$86 [47:32] = lanes[415:400];
-  assign \count$86 [31:16] = lanes[288:273];
-  assign \count$86 [15:0] = lanes[161:146];
-  assign \tag$85 [223:168] = lanes[526:471];
-  assign \tag$85 [167:112] = lanes[399:344];
-  assign \tag$85 [111:56] = lanes[272:217];
-  assign \tag$85 [55:0] = lanes[145:90];
-  assign \age$84 [31:24] = lanes[470:463];
-  assign \age$84 [23:16] = lanes[343:336];
-  assign \age$84 [15:8] = lanes[216:209];
-  assign \age$84 [7:0] = lanes[89:82];
-  assign \older$76 [14] = lanes[622];
-  assign \older$76 [13] = lanes[621];
-  assign \older$76 [12] = lanes[620];
-  assign \older$76 [11] = lanes[618];
-  assign \older$76 [9] = eb_gt2_1;
-  assign \older$76 [8] = eb_gt2_0;
-  assign \older$76 [7] = lanes[617];
-  assign \older$76 [6] = eb_gt1_2;
-  assign \older$76 [4] = eb_gt1_0;
-  assign \older$76 [3] = lanes[616];
-  assign \older$76 [2] = eb_gt0_2;
-  assign \older$76 [1] = eb_gt0_1;
-  assign { \older$76 [15], \older$76 [10], \older$76 [5], \older$76 [0] } = 4'h0;
-  assign \slot$75 [43:33] = lanes[554:544];
-  assign \slot$75 [32:22] = lanes[427:417];
-  assign \slot$75 [21:11] = lanes[300:290];
-  assign \slot$75 [10:0] = lanes[173:163];
-  assign \count_inc2$74 [63:48] = \$40 [15:0];
-  assign \count_inc2$74 [47:32] = lanes[459:444];
-  assign \count_inc2$74 [31:16] = lanes[332:317];
-  assign \count_inc2$74 [15:0] = lanes[205:190];
-  assign \count_inc$73 [63:48] = \port$4851$274 [31:16];
-  assign \count_inc$73 [47:32] = lanes[443:428];
-  assign \count_inc$73 [31:16] = lanes[316:301];
-  assign \count_inc$73 [15:0] = lanes[189:174];
-  assign \count$72 [63:48] = \port$4851$274 [15:0];
-  assign \count$72 [47:32] = lanes[415:400];
-  assign \count$72 [31:16] = lanes[288:273];
-  assign \count$72 [15:0] = lanes[161:146];
-  assign \tag$71 [223:168] = forward__tag;
-  assign \tag$71 [167:112] = lanes[399:344];
-  assign \tag$71 [111:56] = lanes[272:217];
-  assign \tag$71 [55:0] = lanes[145:90];
-  assign \age$70 [31:24] = lanes[637:630];
-  assign \age$70 [23:16] = lanes[343:336];
-  assign \age$70 [15:8] = lanes[216:209];
-  assign \age$70 [7:0] = lanes[89:82];
-  assign \older$62 [14] = lanes[619];
-  assign \older$62 [13] = eb_gt3_1;
-  assign \older$62 [12] = eb_gt3_0;
-  assign \older$62 [11] = lanes[623];
-  assign \older$62 [9] = lanes[621];
-  assign \older$62 [8] = lanes[620];
-  assign \older$62 [7] = eb_gt1_3;
-  assign \older$62 [6] = lanes[617];
-  assign \older$62 [4] = eb_gt1_0;
-  assign \older$62 [3] = eb_gt0_3;
-  assign \older$62 [2] = lanes[616];
-  assign \older$62 [1] = eb_gt0_1;
-  assign { \older$62 [15], \older$62 [10], \older$62 [5], \older$62 [0] } = 4'h0;
-  assign \slot$61 [43:33] = lanes[554:544];
-  assign \slot$61 [32:22] = lanes[427:417];
-  assign \slot$61 [21:11] = lanes[300:290];
-  assign \slot$61 [10:0] = lanes[173:163];
-  assign \count_inc2$60 [63:48] = lanes[586:571];
-  assign \count_inc2$60 [47:32] = \$37 [15:0];
-  assign \count_inc2$60 [31:16] = lanes[332:317];
-  assign \count_inc2$60 [15:0] = lanes[205:190];
-  assign \count_inc$59 [63:48] = lanes[570:555];
-  assign \count_inc$59 [47:32] = \port$4851$274 [31:16];
-  assign \count_inc$59 [31:16] = lanes[316:301];
-  assign \count_inc$59 [15:0] = lanes[189:174];
-  assign \count$58 [63:48] = lanes[542:527];
-  assign \count$58 [47:32] = \port$4851$274 [15:0];
-  assign \count$58 [31:16] = lanes[288:273];
-  assign \count$58 [15:0] = lanes[161:146];
-  assign \tag$57 [223:168] = lanes[526:471];
-  assign \tag$57 [167:112] = forward__tag;
-  assign \tag$57 [111:56] = lanes[272:217];
-  assign \tag$57 [55:0] = lanes[145:90];
-  assign \age$56 [31:24] = lanes[470:463];
-  assign \age$56 [23:16] = lanes[637:630];
-  assign \age$56 [15:8] = lanes[216:209];
-  assign \age$56 [7:0] = lanes[89:82];
-  assign \older$48 [14] = eb_gt3_2;
-  assign \older$48 [13] = lanes[619];
-  assign \older$48 [12] = eb_gt3_0;
-  assign \older$48 [11] = eb_gt2_3;
-  assign \older$48 [9] = lanes[618];
-  assign \older$48 [8] = eb_gt2_0;
-  assign \older$48 [7] = lanes[623];
-  assign \older$48 [6] = lanes[622];
-  assign \older$48 [4] = lanes[620];
-  assign \older$48 [3] = eb_gt0_3;
-  assign \older$48 [2] = eb_gt0_2;
-  assign \older$48 [1] = lanes[616];
-  assign { \older$48 [15], \older$48 [10], \older$48 [5], \older$48 [0] } = 4'h0;
-  assign \slot$47 [43:33] = lanes[554:544];
-  assign \slot$47 [32:22] = lanes[427:417];
-  assign \slot$47 [21:11] = lanes[300:290];
-  assign \slot$47 [10:0] = lanes[173:163];
-  assign \count_inc2$46 [63:48] = lanes[586:571];
-  assign \count_inc2$46 [47:32] = lanes[459:444];
-  assign \count_inc2$46 [31:16] = \$34 [15:0];
-  assign \count_inc2$46 [15:0] = lanes[205:190];
-  assign \count_inc$45 [63:48] = lanes[570:555];
-  assign \count_inc$45 [47:32] = lanes[443:428];
-  assign \count_inc$45 [31:16] = \port$4851$274 [31:16];
-  assign \count_inc$45 [15:0] = lanes[189:174];
-  assign \count$44 [63:48] = lanes[542:527];
-  assign \count$44 [47:32] = lanes[415:400];
-  assign \count$44 [31:16] = \port$4851$274 [15:0];
-  assign \count$44 [15:0] = lanes[161:146];
-  assign \tag$43 [223:168] = lanes[526:471];
-  assign \tag$43 [167:112] = lanes[399:344];
-  assign \tag$43 [111:56] = forward__tag;
-  assign \tag$43 [55:0] = lanes[145:90];
-  assign \age$42 [31:24] = lanes[470:463];
-  assign \age$42 [23:16] = lanes[343:336];
-  assign \age$42 [15:8] = lanes[637:630];
-  assign \age$42 [7:0] = lanes[89:82];
+  assign \decision$101.valid  = \decision$101 [0];
+  assign \decision$101.op  = \decision$101 [2:1];
+  assign \decision$101.min_tlevel  = \decision$101 [4:3];
+  assign \decision$101.tag  = \decision$101 [60:5];
+  assign \decision$101.t  = \decision$101 [68:61];
+  assign \decision$101.present  = \decision$101 [69];
+  assign \decision$101.hit_slot  = \decision$101 [80:70];
+  assign \decision$101.hit_cnt  = \decision$101 [96:81];
+  assign \decision$101.hit_age  = \decision$101 [104:97];
+  assign \decision$101.hit_mark  = \decision$101 [105];
+  assign \decision$101.any_free  = \decision$101 [106];
+  assign \decision$101.free_slot  = \decision$101 [117:107];
+  assign \decision$101.free_mark  = \decision$101 [118];
+  assign \decision$101.vict_t0  = \decision$101 [119];
+  assign \decision$101.vict_slot  = \decision$101 [130:120];
+  assign \decision$101.vict_tag  = \decision$101 [186:131];
+  assign \decision$101.vict_mark  = \decision$101 [187];
+  assign \decision$101.take  = \decision$101 [188];
+  assign \decision$101.tail_tag  = \decision$101 [244:189];
+  assign \decision$101.tail_slot  = \decision$101 [255:245];
+  assign \decision$101.wr_lane  = \decision$101 [259:256];
+  assign \decision$101.wr_slot  = \decision$101 [270:260];
+  assign \decision$101.wr_mark  = \decision$101 [271];
+  assign \decision$101.wr  = \decision$101 [272];
+  assign \decision$101.inv  = \decision$101 [273];
+  assign \decision$101.cnt_after  = \decision$101 [289:274];
+  assign \decision$101.cnt_after_inc  = \decision$101 [305:290];
+  assign \decision$102.valid  = \decision$102 [0];
+  assign \decision$102.op  = \decision$102 [2:1];
+  assign \decision$102.min_tlevel  = \decision$102 [4:3];
+  assign \decision$102.tag  = \decision$102 [60:5];
+  assign \decision$102.t  = \decision$102 [68:61];
+  assign \decision$102.present  = \decision$102 [69];
+  assign \decision$102.hit_slot  = \decision$102 [80:70];
+  assign \decision$102.hit_cnt  = \decision$102 [96:81];
+  assign \decision$102.hit_age  = \decision$102 [104:97];
+  assign \decision$102.hit_mark  = \decision$102 [105];
+  assign \decision$102.any_free  = \decision$102 [106];
+  assign \decision$102.free_slot  = \decision$102 [117:107];
+  assign \decision$102.free_mark  = \decision$102 [118];
+  assign \decision$102.vict_t0  = \decision$102 [119];
+  assign \decision$102.vict_slot  = \decision$102 [130:120];
+  assign \decision$102.vict_tag  = \decision$102 [186:131];
+  assign \decision$102.vict_mark  = \decision$102 [187];
+  assign \decision$102.take  = \decision$102 [188];
+  assign \decision$102.tail_tag  = \decision$102 [244:189];
+  assign \decision$102.tail_slot  = \decision$102 [255:245];
+  assign \decision$102.wr_lane  = \decision$102 [259:256];
+  assign \decision$102.wr_slot  = \decision$102 [270:260];
+  assign \decision$102.wr_mark  = \decision$102 [271];
+  assign \decision$102.wr  = \decision$102 [272];
+  assign \decision$102.inv  = \decision$102 [273];
+  assign \decision$102.cnt_after  = \decision$102 [289:274];
+  assign \decision$102.cnt_after_inc  = \decision$102 [305:290];
+  assign fw1_lane[1] = \$53 ;
+  assign fw1_lane[0] = \$51 ;
+  assign \older$91 [14] = eb_gt3_2;
+  assign \older$91 [13] = eb_gt3_1;
+  assign \older$91 [12] = eb_gt3_0;
+  assign \older$91 [11] = eb_gt2_3;
+  assign \older$91 [9] = eb_gt2_1;
+  assign \older$91 [8] = eb_gt2_0;
+  assign \older$91 [7] = eb_gt1_3;
+  assign \older$91 [6] = eb_gt1_2;
+  assign \older$91 [4] = eb_gt1_0;
+  assign \older$91 [3] = eb_gt0_3;
+  assign \older$91 [2] = eb_gt0_2;
+  assign \older$91 [1] = eb_gt0_1;
+  assign { \older$91 [15], \older$91 [10], \older$91 [5], \older$91 [0] } = 4'h0;
+  assign \slot$90 [43:33] = lanes[554:544];
+  assign \slot$90 [32:22] = lanes[427:417];
+  assign \slot$90 [21:11] = lanes[300:290];
+  assign \slot$90 [10:0] = lanes[173:163];
+  assign \count_inc2$89 [63:48] = lanes[586:571];
+  assign \count_inc2$89 [47:32] = lanes[459:444];
+  assign \count_inc2$89 [31:16] = lanes[332:317];
+  assign \count_inc2$89 [15:0] = lanes[205:190];
+  assign \count_inc$88 [63:48] = lanes[570:555];
+  assign \count_inc$88 [47:32] = lanes[443:428];
+  assign \count_inc$88 [31:16] = lanes[316:301];
+  assign \count_inc$88 [15:0] = lanes[189:174];
+  assign \count$87 [63:48] = lanes[542:527];
+  assign \count$87 [47:32] = lanes[415:400];
+  assign \count$87 [31:16] = lanes[288:273];
+  assign \count$87 [15:0] = lanes[161:146];
+  assign \tag$86 [223:168] = lanes[526:471];
+  assign \tag$86 [167:112] = lanes[399:344];
+  assign \tag$86 [111:56] = lanes[272:217];
+  assign \tag$86 [55:0] = lanes[145:90];
+  assign \age$85 [31:24] = lanes[470:463];
+  assign \age$85 [23:16] = lanes[343:336];
+  assign \age$85 [15:8] = lanes[216:209];
+  assign \age$85 [7:0] = lanes[89:82];
+  assign \older$77 [14] = lanes[622];
+  assign \older$77 [13] = lanes[621];
+  assign \older$77 [12] = lanes[620];
+  assign \older$77 [11] = lanes[618];
+  assign \older$77 [9] = eb_gt2_1;
+  assign \older$77 [8] = eb_gt2_0;
+  assign \older$77 [7] = lanes[617];
+  assign \older$77 [6] = eb_gt1_2;
+  assign \older$77 [4] = eb_gt1_0;
+  assign \older$77 [3] = lanes[616];
+  assign \older$77 [2] = eb_gt0_2;
+  assign \older$77 [1] = eb_gt0_1;
+  assign { \older$77 [15], \older$77 [10], \older$77 [5], \older$77 [0] } = 4'h0;
+  assign \slot$76 [43:33] = lanes[554:544];
+  assign \slot$76 [32:22] = lanes[427:417];
+  assign \slot$76 [21:11] = lanes[300:290];
+  assign \slot$76 [10:0] = lanes[173:163];
+  assign \count_inc2$75 [63:48] = \$48 [15:0];
+  assign \count_inc2$75 [47:32] = lanes[459:444];
+  assign \count_inc2$75 [31:16] = lanes[332:317];
+  assign \count_inc2$75 [15:0] = lanes[205:190];
+  assign \count_inc$74 [63:48] = \port$4847$271 [34:19];
+  assign \count_inc$74 [47:32] = lanes[443:428];
+  assign \count_inc$74 [31:16] = lanes[316:301];
+  assign \count_inc$74 [15:0] = lanes[189:174];
+  assign \count$73 [63:48] = \port$4847$271 [18:3];
+  assign \count$73 [47:32] = lanes[415:400];
+  assign \count$73 [31:16] = lanes[288:273];
+  assign \count$73 [15:0] = lanes[161:146];
+  assign \tag$72 [223:168] = forward__tag;
+  assign \tag$72 [167:112] = lanes[399:344];
+  assign \tag$72 [111:56] = lanes[272:217];
+  assign \tag$72 [55:0] = lanes[145:90];
+  assign \age$71 [31:24] = lanes[637:630];
+  assign \age$71 [23:16] = lanes[343:336];
+  assign \age$71 [15:8] = lanes[216:209];
+  assign \age$71 [7:0] = lanes[89:82];
+  assign \older$63 [14] = lanes[619];
+  assign \older$63 [13] = eb_gt3_1;
+  assign \older$63 [12] = eb_gt3_0;
+  assign \older$63 [11] = lanes[623];
+  assign \older$63 [9] = lanes[621];
+  assign \older$63 [8] = lanes[620];
+  assign \older$63 [7] = eb_gt1_3;
+  assign \older$63 [6] = lanes[617];
+  assign \older$63 [4] = eb_gt1_0;
+  assign \older$63 [3] = eb_gt0_3;
+  assign \older$63 [2] = lanes[616];
+  assign \older$63 [1] = eb_gt0_1;
+  assign { \older$63 [15], \older$63 [10], \older$63 [5], \older$63 [0] } = 4'h0;
+  assign \slot$62 [43:33] = lanes[554:544];
+  assign \slot$62 [32:22] = lanes[427:417];
+  assign \slot$62 [21:11] = lanes[300:290];
+  assign \slot$62 [10:0] = lanes[173:163];
+  assign \count_inc2$61 [63:48] = lanes[586:571];
+  assign \count_inc2$61 [47:32] = \$43 [15:0];
+  assign \count_inc2$61 [31:16] = lanes[332:317];
+  assign \count_inc2$61 [15:0] = lanes[205:190];
+  assign \count_inc$60 [63:48] = lanes[570:555];
+  assign \count_inc$60 [47:32] = \port$4847$271 [34:19];
+  assign \count_inc$60 [31:16] = lanes[316:301];
+  assign \count_inc$60 [15:0] = lanes[189:174];
+  assign \count$59 [63:48] = lanes[542:527];
+  assign \count$59 [47:32] = \port$4847$271 [18:3];
+  assign \count$59 [31:16] = lanes[288:273];
+  assign \count$59 [15:0] = lanes[161:146];
+  assign \tag$58 [223:168] = lanes[526:471];
+  assign \tag$58 [167:112] = forward__tag;
+  assign \tag$58 [111:56] = lanes[272:217];
+  assign \tag$58 [55:0] = lanes[145:90];
+  assign \age$57 [31:24] = lanes[470:463];
+  assign \age$57 [23:16] = lanes[637:630];
+  assign \age$57 [15:8] = lanes[216:209];
+  assign \age$57 [7:0] = lanes[89:82];
+  assign \older$49 [14] = eb_gt3_2;
+  assign \older$49 [13] = lanes[619];
+  assign \older$49 [12] = eb_gt3_0;
+  assign \older$49 [11] = eb_gt2_3;
+  assign \older$49 [9] = lanes[618];
+  assign \older$49 [8] = eb_gt2_0;
+  assign \older$49 [7] = lanes[623];
+  assign \older$49 [6] = lanes[622];
+  assign \older$49 [4] = lanes[620];
+  assign \older$49 [3] = eb_gt0_3;
+  assign \older$49 [2] = eb_gt0_2;
+  assign \older$49 [1] = lanes[616];
+  assign { \older$49 [15], \older$49 [10], \older$49 [5], \older$49 [0] } = 4'h0;
+  assign \slot$48 [43:33] = lanes[554:544];
+  assign \slot$48 [32:22] = lanes[427:417];
+  assign \slot$48 [21:11] = lanes[300:290];
+  assign \slot$48 [10:0] = lanes[173:163];
+  assign \count_inc2$47 [63:48] = lanes[586:571];
+  assign \count_inc2$47 [47:32] = lanes[459:444];
+  assign \count_inc2$47 [31:16] = \$38 [15:0];
+  assign \count_inc2$47 [15:0] = lanes[205:190];
+  assign \count_inc$46 [63:48] = lanes[570:555];
+  assign \count_inc$46 [47:32] = lanes[443:428];
+  assign \count_inc$46 [31:16] = \port$4847$271 [34:19];
+  assign \count_inc$46 [15:0] = lanes[189:174];
+  assign \count$45 [63:48] = lanes[542:527];
+  assign \count$45 [47:32] = lanes[415:400];
+  assign \count$45 [31:16] = \port$4847$271 [18:3];
+  assign \count$45 [15:0] = lanes[161:146];
+  assign \tag$44 [223:168] = lanes[526:471];
+  assign \tag$44 [167:112] = lanes[399:344];
+  assign \tag$44 [111:56] = forward__tag;
+  assign \tag$44 [55:0] = lanes[145:90];
+  assign \age$43 [31:24] = lanes[470:463];
+  assign \age$43 [23:16] = lanes[343:336];
+  assign \age$43 [15:8] = lanes[637:630];
+  assign \age$43 [7:0] = lanes[89:82];
   assign older[14] = eb_gt3_2;
   assign older[13] = eb_gt3_1;
   assign older[12] = lanes[619];
@@ -26188,15 +26177,15 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign count_inc2[63:48] = lanes[586:571];
   assign count_inc2[47:32] = lanes[459:444];
   assign count_inc2[31:16] = lanes[332:317];
-  assign count_inc2[15:0] = \$31 [15:0];
+  assign count_inc2[15:0] = \$33 [15:0];
   assign count_inc[63:48] = lanes[570:555];
   assign count_inc[47:32] = lanes[443:428];
   assign count_inc[31:16] = lanes[316:301];
-  assign count_inc[15:0] = \port$4851$274 [31:16];
+  assign count_inc[15:0] = \port$4847$271 [34:19];
   assign count[63:48] = lanes[542:527];
   assign count[47:32] = lanes[415:400];
   assign count[31:16] = lanes[288:273];
-  assign count[15:0] = \port$4851$274 [15:0];
+  assign count[15:0] = \port$4847$271 [18:3];
   assign tag[223:168] = lanes[526:471];
   assign tag[167:112] = lanes[399:344];
   assign tag[111:56] = lanes[272:217];
@@ -26212,7 +26201,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$461 , \port$4790$625 , \port$4791$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
+module \kv_asu.core.versions.dec0 (\port$2874$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$461 , \port$4786$625 , \port$4787$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2873$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26369,20 +26358,24 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [79:0] \port$4790$0 ;
-  wire [79:0] \port$4790$0 ;
-  input [1:0] \port$4790$207 ;
-  wire [1:0] \port$4790$207 ;
-  input [1:0] \port$4790$334 ;
-  wire [1:0] \port$4790$334 ;
-  input [1:0] \port$4790$461 ;
-  wire [1:0] \port$4790$461 ;
-  input [4:0] \port$4790$625 ;
-  wire [4:0] \port$4790$625 ;
-  input [2:0] \port$4791$1 ;
-  wire [2:0] \port$4791$1 ;
-  input \port$4851$271 ;
-  wire \port$4851$271 ;
+  input \port$2873$0 ;
+  wire \port$2873$0 ;
+  input \port$2874$0 ;
+  wire \port$2874$0 ;
+  input [79:0] \port$4786$0 ;
+  wire [79:0] \port$4786$0 ;
+  input [1:0] \port$4786$207 ;
+  wire [1:0] \port$4786$207 ;
+  input [1:0] \port$4786$334 ;
+  wire [1:0] \port$4786$334 ;
+  input [1:0] \port$4786$461 ;
+  wire [1:0] \port$4786$461 ;
+  input [3:0] \port$4786$625 ;
+  wire [3:0] \port$4786$625 ;
+  input [2:0] \port$4787$1 ;
+  wire [2:0] \port$4787$1 ;
+  input \port$4847$272 ;
+  wire \port$4847$272 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -26396,21 +26389,21 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$625 [4] };
-  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$2874$0  };
+  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1] };
+  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4790$625 [4] & \$5 ;
-  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
+  assign \$6  = \port$2874$0  & \$5 ;
+  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4790$207 [1] & \$8 ;
+  assign \$9  = \port$4786$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4790$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$12  = \port$4786$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -26421,7 +26414,7 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4790$625 [2:0], \port$4790$625 [3] };
+  assign \$27  = hit_lane & { \port$4786$625 [2:0], \port$4786$625 [3] };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -26433,7 +26426,7 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4790$625 [2:0], \port$4790$625 [3] };
+  assign \$40  = hit_lane & { \port$4786$625 [2:0], \port$4786$625 [3] };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -26445,18 +26438,18 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
+  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -26467,12 +26460,12 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4790$0 [2:1];
-  assign \$77  = \port$4790$0 [0] & \$76 ;
+  assign \$76  = ! \port$4786$0 [2:1];
+  assign \$77  = \port$4786$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4790$625 [2:0], \port$4790$625 [3] };
+  assign \$81  = wins & { \port$4786$625 [2:0], \port$4786$625 [3] };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -26488,16 +26481,16 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4791$1 , \port$4851$271  };
+  assign \$99  = wins & { \port$4787$1 , \port$2873$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4790$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4790$625 [3];
+  assign \$102  = \port$4786$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4786$625 [3];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4790$0 [2:1] == 2'h2;
-  assign \$106  = \port$4790$0 [2:1] == 2'h3;
+  assign \$105  = \port$4786$0 [2:1] == 2'h2;
+  assign \$106  = \port$4786$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4790$0 [0] & \$107 ;
+  assign \$108  = \port$4786$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
@@ -26506,41 +26499,41 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4851$271 ;
+      decision[105] = \port$2873$0 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4791$1 [0];
+      decision[105] = \port$4787$1 [0];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4791$1 [1];
+      decision[105] = \port$4787$1 [1];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4791$1 [2];
+      decision[105] = \port$4787$1 [2];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4791$1 [2];
+      decision[118] = \port$4787$1 [2];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4791$1 [1];
+      decision[118] = \port$4787$1 [1];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4791$1 [0];
+      decision[118] = \port$4787$1 [0];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4851$271 ;
+      decision[118] = \port$2873$0 ;
     end
     begin
       begin
@@ -26556,17 +26549,17 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4790$0 [79:69];
+        decision[255:245] = \port$4786$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4790$0 [68:0];
-  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$625 [4] };
-  assign valid = { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], 1'h1 };
-  assign mark = { \port$4791$1 , \port$4851$271  };
-  assign beyond_w1 = { \port$4790$625 [2:0], \port$4790$625 [3] };
-  assign window = \port$4790$0 [79:69];
+  assign request = \port$4786$0 [68:0];
+  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$2874$0  };
+  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
+  assign mark = { \port$4787$1 , \port$2873$0  };
+  assign beyond_w1 = { \port$4786$625 [2:0], \port$4786$625 [3] };
+  assign window = \port$4786$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -26594,11 +26587,11 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4790$0 [0];
-  assign \request.op  = \port$4790$0 [2:1];
-  assign \request.min_tlevel  = \port$4790$0 [4:3];
-  assign \request.tag  = \port$4790$0 [60:5];
-  assign \request.t  = \port$4790$0 [68:61];
+  assign \request.valid  = \port$4786$0 [0];
+  assign \request.op  = \port$4786$0 [2:1];
+  assign \request.min_tlevel  = \port$4786$0 [4:3];
+  assign \request.tag  = \port$4786$0 [60:5];
+  assign \request.t  = \port$4786$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -26607,7 +26600,7 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4790$461 [1];
+  assign hit_lane[3] = \port$4786$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -26616,16 +26609,16 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4790$0 [68:61];
+    decision[68:61] = \port$4786$0 [68:61];
   always @*
-    decision[60:5] = \port$4790$0 [60:5];
+    decision[60:5] = \port$4786$0 [60:5];
   always @*
-    decision[4:3] = \port$4790$0 [4:3];
+    decision[4:3] = \port$4786$0 [4:3];
   always @*
-    decision[2:1] = \port$4790$0 [2:1];
+    decision[2:1] = \port$4786$0 [2:1];
   always @*
-    decision[0] = \port$4790$0 [0];
-  assign \$10  = \port$4790$461 [1];
+    decision[0] = \port$4786$0 [0];
+  assign \$10  = \port$4786$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -26634,7 +26627,7 @@ module \kv_asu.core.versions.dec0 (\port$4790$0 , \port$4790$207 , \port$4790$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$461 , \port$4790$624 , \port$4790$626 , \port$4791$0 , \port$4791$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
+module \kv_asu.core.versions.dec1 (\port$2879$0 , list_empty, \port$4786$0 , \port$4786$334 , \port$4786$461 , \port$4786$624 , \port$4786$626 , \port$4787$0 , \port$4787$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2878$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26791,22 +26784,26 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4790$0 ;
-  wire [81:0] \port$4790$0 ;
-  input [1:0] \port$4790$334 ;
-  wire [1:0] \port$4790$334 ;
-  input [1:0] \port$4790$461 ;
-  wire [1:0] \port$4790$461 ;
-  input \port$4790$624 ;
-  wire \port$4790$624 ;
-  input [3:0] \port$4790$626 ;
-  wire [3:0] \port$4790$626 ;
-  input \port$4791$0 ;
-  wire \port$4791$0 ;
-  input [1:0] \port$4791$2 ;
-  wire [1:0] \port$4791$2 ;
-  input \port$4851$271 ;
-  wire \port$4851$271 ;
+  input \port$2878$0 ;
+  wire \port$2878$0 ;
+  input \port$2879$0 ;
+  wire \port$2879$0 ;
+  input [81:0] \port$4786$0 ;
+  wire [81:0] \port$4786$0 ;
+  input [1:0] \port$4786$334 ;
+  wire [1:0] \port$4786$334 ;
+  input [1:0] \port$4786$461 ;
+  wire [1:0] \port$4786$461 ;
+  input \port$4786$624 ;
+  wire \port$4786$624 ;
+  input [2:0] \port$4786$626 ;
+  wire [2:0] \port$4786$626 ;
+  input \port$4787$0 ;
+  wire \port$4787$0 ;
+  input [1:0] \port$4787$2 ;
+  wire [1:0] \port$4787$2 ;
+  input \port$4847$272 ;
+  wire \port$4847$272 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -26820,21 +26817,21 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3], \port$4790$0 [81] };
-  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0 , \port$4786$0 [81] };
+  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3] };
+  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0  };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4790$0 [81] & \$5 ;
-  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
+  assign \$6  = \port$4786$0 [81] & \$5 ;
+  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4790$626 [3] & \$8 ;
+  assign \$9  = \port$2879$0  & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4790$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$12  = \port$4786$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -26845,7 +26842,7 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
+  assign \$27  = hit_lane & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -26857,7 +26854,7 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
+  assign \$40  = hit_lane & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -26869,18 +26866,18 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
+  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -26891,12 +26888,12 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4790$0 [2:1];
-  assign \$77  = \port$4790$0 [0] & \$76 ;
+  assign \$76  = ! \port$4786$0 [2:1];
+  assign \$77  = \port$4786$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
+  assign \$81  = wins & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -26912,16 +26909,16 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4791$2 , \port$4851$271 , \port$4791$0  };
+  assign \$99  = wins & { \port$4787$2 , \port$2878$0 , \port$4787$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4790$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4790$624 ;
+  assign \$102  = \port$4786$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4786$624 ;
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4790$0 [2:1] == 2'h2;
-  assign \$106  = \port$4790$0 [2:1] == 2'h3;
+  assign \$105  = \port$4786$0 [2:1] == 2'h2;
+  assign \$106  = \port$4786$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4790$0 [0] & \$107 ;
+  assign \$108  = \port$4786$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
@@ -26930,41 +26927,41 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4791$0 ;
+      decision[105] = \port$4787$0 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4851$271 ;
+      decision[105] = \port$2878$0 ;
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4791$2 [0];
+      decision[105] = \port$4787$2 [0];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4791$2 [1];
+      decision[105] = \port$4787$2 [1];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4791$2 [1];
+      decision[118] = \port$4787$2 [1];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4791$2 [0];
+      decision[118] = \port$4787$2 [0];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4851$271 ;
+      decision[118] = \port$2878$0 ;
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4791$0 ;
+      decision[118] = \port$4787$0 ;
     end
     begin
       begin
@@ -26980,17 +26977,17 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4790$0 [79:69];
+        decision[255:245] = \port$4786$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4790$0 [68:0];
-  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$626 [3], \port$4790$0 [81] };
-  assign valid = { \port$4790$461 [0], \port$4790$334 [0], 1'h1, \port$4790$0 [80] };
-  assign mark = { \port$4791$2 , \port$4851$271 , \port$4791$0  };
-  assign beyond_w1 = { \port$4790$626 [1:0], \port$4790$626 [2], \port$4790$624  };
-  assign window = \port$4790$0 [79:69];
+  assign request = \port$4786$0 [68:0];
+  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0 , \port$4786$0 [81] };
+  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
+  assign mark = { \port$4787$2 , \port$2878$0 , \port$4787$0  };
+  assign beyond_w1 = { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
+  assign window = \port$4786$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27018,11 +27015,11 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4790$0 [0];
-  assign \request.op  = \port$4790$0 [2:1];
-  assign \request.min_tlevel  = \port$4790$0 [4:3];
-  assign \request.tag  = \port$4790$0 [60:5];
-  assign \request.t  = \port$4790$0 [68:61];
+  assign \request.valid  = \port$4786$0 [0];
+  assign \request.op  = \port$4786$0 [2:1];
+  assign \request.min_tlevel  = \port$4786$0 [4:3];
+  assign \request.tag  = \port$4786$0 [60:5];
+  assign \request.t  = \port$4786$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27031,7 +27028,7 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4790$461 [1];
+  assign hit_lane[3] = \port$4786$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27040,16 +27037,16 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4790$0 [68:61];
+    decision[68:61] = \port$4786$0 [68:61];
   always @*
-    decision[60:5] = \port$4790$0 [60:5];
+    decision[60:5] = \port$4786$0 [60:5];
   always @*
-    decision[4:3] = \port$4790$0 [4:3];
+    decision[4:3] = \port$4786$0 [4:3];
   always @*
-    decision[2:1] = \port$4790$0 [2:1];
+    decision[2:1] = \port$4786$0 [2:1];
   always @*
-    decision[0] = \port$4790$0 [0];
-  assign \$10  = \port$4790$461 [1];
+    decision[0] = \port$4786$0 [0];
+  assign \$10  = \port$4786$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27058,7 +27055,7 @@ module \kv_asu.core.versions.dec1 (\port$4790$0 , \port$4790$334 , \port$4790$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$461 , \port$4790$624 , \port$4790$627 , \port$4791$0 , \port$4791$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
+module \kv_asu.core.versions.dec2 (\port$2884$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$461 , \port$4786$624 , \port$4786$627 , \port$4787$0 , \port$4787$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2883$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27215,22 +27212,26 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4790$0 ;
-  wire [81:0] \port$4790$0 ;
-  input [1:0] \port$4790$207 ;
-  wire [1:0] \port$4790$207 ;
-  input [1:0] \port$4790$461 ;
-  wire [1:0] \port$4790$461 ;
-  input [1:0] \port$4790$624 ;
-  wire [1:0] \port$4790$624 ;
-  input [2:0] \port$4790$627 ;
-  wire [2:0] \port$4790$627 ;
-  input [1:0] \port$4791$0 ;
-  wire [1:0] \port$4791$0 ;
-  input \port$4791$3 ;
-  wire \port$4791$3 ;
-  input \port$4851$271 ;
-  wire \port$4851$271 ;
+  input \port$2883$0 ;
+  wire \port$2883$0 ;
+  input \port$2884$0 ;
+  wire \port$2884$0 ;
+  input [81:0] \port$4786$0 ;
+  wire [81:0] \port$4786$0 ;
+  input [1:0] \port$4786$207 ;
+  wire [1:0] \port$4786$207 ;
+  input [1:0] \port$4786$461 ;
+  wire [1:0] \port$4786$461 ;
+  input [1:0] \port$4786$624 ;
+  wire [1:0] \port$4786$624 ;
+  input [1:0] \port$4786$627 ;
+  wire [1:0] \port$4786$627 ;
+  input [1:0] \port$4787$0 ;
+  wire [1:0] \port$4787$0 ;
+  input \port$4787$3 ;
+  wire \port$4787$3 ;
+  input \port$4847$272 ;
+  wire \port$4847$272 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27244,21 +27245,21 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1], \port$4790$0 [81] };
-  assign \$2  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$1  = | { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1], \port$4786$0 [81] };
+  assign \$2  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1] };
+  assign \$4  = | { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4790$0 [81] & \$5 ;
-  assign \$7  = | { \port$4790$461 [1], \port$4790$627 [2] };
+  assign \$6  = \port$4786$0 [81] & \$5 ;
+  assign \$7  = | { \port$4786$461 [1], \port$2884$0  };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4790$207 [1] & \$8 ;
+  assign \$9  = \port$4786$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4790$627 [2] & \$11 ;
-  assign \$13  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$14  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$15  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$16  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$12  = \port$2884$0  & \$11 ;
+  assign \$13  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$14  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$15  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$16  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27269,7 +27270,7 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
+  assign \$27  = hit_lane & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27281,7 +27282,7 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
+  assign \$40  = hit_lane & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27293,18 +27294,18 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$54  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$55  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$53  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$54  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$55  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$60  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$59  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$60  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$65  = ~ { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$64  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$65  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27315,12 +27316,12 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4790$0 [2:1];
-  assign \$77  = \port$4790$0 [0] & \$76 ;
+  assign \$76  = ! \port$4786$0 [2:1];
+  assign \$77  = \port$4786$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
+  assign \$81  = wins & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27336,16 +27337,16 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4791$3 , \port$4851$271 , \port$4791$0  };
+  assign \$99  = wins & { \port$4787$3 , \port$2883$0 , \port$4787$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4790$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4790$624 [0];
+  assign \$102  = \port$4786$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4786$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4790$0 [2:1] == 2'h2;
-  assign \$106  = \port$4790$0 [2:1] == 2'h3;
+  assign \$105  = \port$4786$0 [2:1] == 2'h2;
+  assign \$106  = \port$4786$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4790$0 [0] & \$107 ;
+  assign \$108  = \port$4786$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
@@ -27354,41 +27355,41 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4791$0 [0];
+      decision[105] = \port$4787$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4791$0 [1];
+      decision[105] = \port$4787$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4851$271 ;
+      decision[105] = \port$2883$0 ;
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4791$3 ;
+      decision[105] = \port$4787$3 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4791$3 ;
+      decision[118] = \port$4787$3 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4851$271 ;
+      decision[118] = \port$2883$0 ;
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4791$0 [1];
+      decision[118] = \port$4787$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4791$0 [0];
+      decision[118] = \port$4787$0 [0];
     end
     begin
       begin
@@ -27404,17 +27405,17 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4790$0 [79:69];
+        decision[255:245] = \port$4786$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4790$0 [68:0];
-  assign match = { \port$4790$461 [1], \port$4790$627 [2], \port$4790$207 [1], \port$4790$0 [81] };
-  assign valid = { \port$4790$461 [0], 1'h1, \port$4790$207 [0], \port$4790$0 [80] };
-  assign mark = { \port$4791$3 , \port$4851$271 , \port$4791$0  };
-  assign beyond_w1 = { \port$4790$627 [0], \port$4790$627 [1], \port$4790$624  };
-  assign window = \port$4790$0 [79:69];
+  assign request = \port$4786$0 [68:0];
+  assign match = { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1], \port$4786$0 [81] };
+  assign valid = { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
+  assign mark = { \port$4787$3 , \port$2883$0 , \port$4787$0  };
+  assign beyond_w1 = { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
+  assign window = \port$4786$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27442,11 +27443,11 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4790$0 [0];
-  assign \request.op  = \port$4790$0 [2:1];
-  assign \request.min_tlevel  = \port$4790$0 [4:3];
-  assign \request.tag  = \port$4790$0 [60:5];
-  assign \request.t  = \port$4790$0 [68:61];
+  assign \request.valid  = \port$4786$0 [0];
+  assign \request.op  = \port$4786$0 [2:1];
+  assign \request.min_tlevel  = \port$4786$0 [4:3];
+  assign \request.tag  = \port$4786$0 [60:5];
+  assign \request.t  = \port$4786$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27455,7 +27456,7 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4790$461 [1];
+  assign hit_lane[3] = \port$4786$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27464,16 +27465,16 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4790$0 [68:61];
+    decision[68:61] = \port$4786$0 [68:61];
   always @*
-    decision[60:5] = \port$4790$0 [60:5];
+    decision[60:5] = \port$4786$0 [60:5];
   always @*
-    decision[4:3] = \port$4790$0 [4:3];
+    decision[4:3] = \port$4786$0 [4:3];
   always @*
-    decision[2:1] = \port$4790$0 [2:1];
+    decision[2:1] = \port$4786$0 [2:1];
   always @*
-    decision[0] = \port$4790$0 [0];
-  assign \$10  = \port$4790$461 [1];
+    decision[0] = \port$4786$0 [0];
+  assign \$10  = \port$4786$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27482,7 +27483,7 @@ module \kv_asu.core.versions.dec2 (\port$4790$0 , \port$4790$207 , \port$4790$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$624 , \port$4790$628 , \port$4791$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4851$271 , list_empty);
+module \kv_asu.core.versions.dec3 (\port$2889$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$624 , \port$4786$628 , \port$4787$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2888$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27639,20 +27640,24 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4790$0 ;
-  wire [81:0] \port$4790$0 ;
-  input [1:0] \port$4790$207 ;
-  wire [1:0] \port$4790$207 ;
-  input [1:0] \port$4790$334 ;
-  wire [1:0] \port$4790$334 ;
-  input [2:0] \port$4790$624 ;
-  wire [2:0] \port$4790$624 ;
-  input [1:0] \port$4790$628 ;
-  wire [1:0] \port$4790$628 ;
-  input [2:0] \port$4791$0 ;
-  wire [2:0] \port$4791$0 ;
-  input \port$4851$271 ;
-  wire \port$4851$271 ;
+  input \port$2888$0 ;
+  wire \port$2888$0 ;
+  input \port$2889$0 ;
+  wire \port$2889$0 ;
+  input [81:0] \port$4786$0 ;
+  wire [81:0] \port$4786$0 ;
+  input [1:0] \port$4786$207 ;
+  wire [1:0] \port$4786$207 ;
+  input [1:0] \port$4786$334 ;
+  wire [1:0] \port$4786$334 ;
+  input [2:0] \port$4786$624 ;
+  wire [2:0] \port$4786$624 ;
+  input \port$4786$628 ;
+  wire \port$4786$628 ;
+  input [2:0] \port$4787$0 ;
+  wire [2:0] \port$4787$0 ;
+  input \port$4847$272 ;
+  wire \port$4847$272 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27666,21 +27671,21 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
-  assign \$2  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$1  = | { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
+  assign \$2  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1] };
+  assign \$4  = | { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4790$0 [81] & \$5 ;
-  assign \$7  = | { \port$4790$628 [1], \port$4790$334 [1] };
+  assign \$6  = \port$4786$0 [81] & \$5 ;
+  assign \$7  = | { \port$2889$0 , \port$4786$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4790$207 [1] & \$8 ;
+  assign \$9  = \port$4786$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4790$334 [1] & \$11 ;
-  assign \$13  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$14  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$15  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$16  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$12  = \port$4786$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$14  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$15  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$16  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27691,7 +27696,7 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4790$628 [0], \port$4790$624  };
+  assign \$27  = hit_lane & { \port$4786$628 , \port$4786$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27703,7 +27708,7 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4790$628 [0], \port$4790$624  };
+  assign \$40  = hit_lane & { \port$4786$628 , \port$4786$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27715,18 +27720,18 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$54  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$55  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$53  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$54  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$55  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$60  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$59  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$60  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$65  = ~ { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$64  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$65  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27737,12 +27742,12 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4790$0 [2:1];
-  assign \$77  = \port$4790$0 [0] & \$76 ;
+  assign \$76  = ! \port$4786$0 [2:1];
+  assign \$77  = \port$4786$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4790$628 [0], \port$4790$624  };
+  assign \$81  = wins & { \port$4786$628 , \port$4786$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27758,16 +27763,16 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4851$271 , \port$4791$0  };
+  assign \$99  = wins & { \port$2888$0 , \port$4787$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4790$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4790$624 [0];
+  assign \$102  = \port$4786$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4786$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4790$0 [2:1] == 2'h2;
-  assign \$106  = \port$4790$0 [2:1] == 2'h3;
+  assign \$105  = \port$4786$0 [2:1] == 2'h2;
+  assign \$106  = \port$4786$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4790$0 [0] & \$107 ;
+  assign \$108  = \port$4786$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
@@ -27776,41 +27781,41 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4791$0 [0];
+      decision[105] = \port$4787$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4791$0 [1];
+      decision[105] = \port$4787$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4791$0 [2];
+      decision[105] = \port$4787$0 [2];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4851$271 ;
+      decision[105] = \port$2888$0 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4851$271 ;
+      decision[118] = \port$2888$0 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4791$0 [2];
+      decision[118] = \port$4787$0 [2];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4791$0 [1];
+      decision[118] = \port$4787$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4791$0 [0];
+      decision[118] = \port$4787$0 [0];
     end
     begin
       begin
@@ -27826,17 +27831,17 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4790$0 [79:69];
+        decision[255:245] = \port$4786$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4790$0 [68:0];
-  assign match = { \port$4790$628 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
-  assign valid = { 1'h1, \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign mark = { \port$4851$271 , \port$4791$0  };
-  assign beyond_w1 = { \port$4790$628 [0], \port$4790$624  };
-  assign window = \port$4790$0 [79:69];
+  assign request = \port$4786$0 [68:0];
+  assign match = { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
+  assign valid = { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign mark = { \port$2888$0 , \port$4787$0  };
+  assign beyond_w1 = { \port$4786$628 , \port$4786$624  };
+  assign window = \port$4786$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27864,11 +27869,11 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4790$0 [0];
-  assign \request.op  = \port$4790$0 [2:1];
-  assign \request.min_tlevel  = \port$4790$0 [4:3];
-  assign \request.tag  = \port$4790$0 [60:5];
-  assign \request.t  = \port$4790$0 [68:61];
+  assign \request.valid  = \port$4786$0 [0];
+  assign \request.op  = \port$4786$0 [2:1];
+  assign \request.min_tlevel  = \port$4786$0 [4:3];
+  assign \request.tag  = \port$4786$0 [60:5];
+  assign \request.t  = \port$4786$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27877,7 +27882,7 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4790$628 [1];
+  assign hit_lane[3] = \port$2889$0 ;
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27886,16 +27891,16 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4790$0 [68:61];
+    decision[68:61] = \port$4786$0 [68:61];
   always @*
-    decision[60:5] = \port$4790$0 [60:5];
+    decision[60:5] = \port$4786$0 [60:5];
   always @*
-    decision[4:3] = \port$4790$0 [4:3];
+    decision[4:3] = \port$4786$0 [4:3];
   always @*
-    decision[2:1] = \port$4790$0 [2:1];
+    decision[2:1] = \port$4786$0 [2:1];
   always @*
-    decision[0] = \port$4790$0 [0];
-  assign \$10  = \port$4790$628 [1];
+    decision[0] = \port$4786$0 [0];
+  assign \$10  = \port$2889$0 ;
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27904,7 +27909,7 @@ module \kv_asu.core.versions.dec3 (\port$4790$0 , \port$4790$207 , \port$4790$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$334 , \port$4790$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec4 (\port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -28063,14 +28068,14 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4790$0 ;
-  wire [81:0] \port$4790$0 ;
-  input [1:0] \port$4790$207 ;
-  wire [1:0] \port$4790$207 ;
-  input [1:0] \port$4790$334 ;
-  wire [1:0] \port$4790$334 ;
-  input [1:0] \port$4790$461 ;
-  wire [1:0] \port$4790$461 ;
+  input [81:0] \port$4786$0 ;
+  wire [81:0] \port$4786$0 ;
+  input [1:0] \port$4786$207 ;
+  wire [1:0] \port$4786$207 ;
+  input [1:0] \port$4786$334 ;
+  wire [1:0] \port$4786$334 ;
+  input [1:0] \port$4786$461 ;
+  wire [1:0] \port$4786$461 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -28084,21 +28089,21 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
-  assign \$2  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
+  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1] };
+  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4790$0 [81] & \$5 ;
-  assign \$7  = | { \port$4790$461 [1], \port$4790$334 [1] };
+  assign \$6  = \port$4786$0 [81] & \$5 ;
+  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4790$207 [1] & \$8 ;
+  assign \$9  = \port$4786$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4790$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$14  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$15  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$16  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$12  = \port$4786$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -28133,18 +28138,18 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$54  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$55  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$60  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign \$65  = ~ { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
+  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -28155,8 +28160,8 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4790$0 [2:1];
-  assign \$77  = \port$4790$0 [0] & \$76 ;
+  assign \$76  = ! \port$4786$0 [2:1];
+  assign \$77  = \port$4786$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
@@ -28179,13 +28184,13 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \$99  = wins & mark;
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4790$0 [2:1] == 2'h3;
+  assign \$102  = \port$4786$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4790$0 [2:1] == 2'h2;
-  assign \$106  = \port$4790$0 [2:1] == 2'h3;
+  assign \$105  = \port$4786$0 [2:1] == 2'h2;
+  assign \$106  = \port$4786$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4790$0 [0] & \$107 ;
+  assign \$108  = \port$4786$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
@@ -28244,15 +28249,15 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4790$0 [79:69];
+        decision[255:245] = \port$4786$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4790$0 [68:0];
-  assign match = { \port$4790$461 [1], \port$4790$334 [1], \port$4790$207 [1], \port$4790$0 [81] };
-  assign valid = { \port$4790$461 [0], \port$4790$334 [0], \port$4790$207 [0], \port$4790$0 [80] };
-  assign window = \port$4790$0 [79:69];
+  assign request = \port$4786$0 [68:0];
+  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
+  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
+  assign window = \port$4786$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -28280,11 +28285,11 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4790$0 [0];
-  assign \request.op  = \port$4790$0 [2:1];
-  assign \request.min_tlevel  = \port$4790$0 [4:3];
-  assign \request.tag  = \port$4790$0 [60:5];
-  assign \request.t  = \port$4790$0 [68:61];
+  assign \request.valid  = \port$4786$0 [0];
+  assign \request.op  = \port$4786$0 [2:1];
+  assign \request.min_tlevel  = \port$4786$0 [4:3];
+  assign \request.tag  = \port$4786$0 [60:5];
+  assign \request.t  = \port$4786$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -28293,7 +28298,7 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4790$461 [1];
+  assign hit_lane[3] = \port$4786$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -28302,16 +28307,16 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4790$0 [68:61];
+    decision[68:61] = \port$4786$0 [68:61];
   always @*
-    decision[60:5] = \port$4790$0 [60:5];
+    decision[60:5] = \port$4786$0 [60:5];
   always @*
-    decision[4:3] = \port$4790$0 [4:3];
+    decision[4:3] = \port$4786$0 [4:3];
   always @*
-    decision[2:1] = \port$4790$0 [2:1];
+    decision[2:1] = \port$4786$0 [2:1];
   always @*
-    decision[0] = \port$4790$0 [0];
-  assign \$10  = \port$4790$461 [1];
+    decision[0] = \port$4786$0 [0];
+  assign \$10  = \port$4786$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -28320,8 +28325,8 @@ module \kv_asu.core.versions.dec4 (\port$4790$0 , \port$4790$207 , \port$4790$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4715$0 , \port$4716$0 , \port$4720$0 , \port$4722$0 , \port$4790$0 , \port$4851$5 , forward__lane
-, \port$4851$271 , cfg, clk);
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4711$0 , \port$4712$0 , \port$4716$0 , \port$4718$0 , \port$4786$0 , \port$4847$5 , forward__lane
+, \port$4847$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -29145,22 +29150,22 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4715$0 ;
-  wire [79:0] \port$4715$0 ;
-  output [31:0] \port$4716$0 ;
-  wire [31:0] \port$4716$0 ;
+  output [79:0] \port$4711$0 ;
+  wire [79:0] \port$4711$0 ;
+  output [31:0] \port$4712$0 ;
+  wire [31:0] \port$4712$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4720$0 ;
-  wire [415:0] \port$4720$0 ;
+  output [415:0] \port$4716$0 ;
+  wire [415:0] \port$4716$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4722$0 ;
-  wire [16:0] \port$4722$0 ;
-  input [79:0] \port$4790$0 ;
-  wire [79:0] \port$4790$0 ;
-  input [18:0] \port$4851$271 ;
-  wire [18:0] \port$4851$271 ;
-  input [63:0] \port$4851$5 ;
-  wire [63:0] \port$4851$5 ;
+  output [16:0] \port$4718$0 ;
+  wire [16:0] \port$4718$0 ;
+  input [79:0] \port$4786$0 ;
+  wire [79:0] \port$4786$0 ;
+  input [18:0] \port$4847$271 ;
+  wire [18:0] \port$4847$271 ;
+  input [63:0] \port$4847$5 ;
+  wire [63:0] \port$4847$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -29535,11 +29540,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4790$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4790$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4790$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4786$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4786$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4786$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4790$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4786$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -29555,99 +29560,99 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4851$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4851$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4847$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4847$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4851$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4851$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4847$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4847$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4851$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4851$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4847$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4847$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4851$271 [1] & \$616 ;
-  assign \$618  = \port$4851$271 [2] & m_ov0[0];
+  assign \$617  = \port$4847$271 [1] & \$616 ;
+  assign \$618  = \port$4847$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4851$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4851$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4847$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4847$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4851$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4851$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4847$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4847$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4851$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4851$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4847$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4847$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4851$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4851$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4847$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4847$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4851$271 [1] & \$640 ;
-  assign \$642  = \port$4851$271 [2] & m_ov1[0];
+  assign \$641  = \port$4847$271 [1] & \$640 ;
+  assign \$642  = \port$4847$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4851$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4851$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4847$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4847$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4851$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4851$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4847$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4847$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4851$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4851$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4847$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4847$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4851$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4851$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4847$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4847$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4851$271 [1] & \$664 ;
-  assign \$666  = \port$4851$271 [2] & m_ov2[0];
+  assign \$665  = \port$4847$271 [1] & \$664 ;
+  assign \$666  = \port$4847$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4851$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4851$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4847$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4847$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4851$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4851$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4847$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4847$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4851$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4851$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4847$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4847$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4851$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4851$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4847$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4847$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4851$271 [1] & \$688 ;
-  assign \$690  = \port$4851$271 [2] & m_ov3[0];
+  assign \$689  = \port$4847$271 [1] & \$688 ;
+  assign \$690  = \port$4847$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4851$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4851$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4847$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4847$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -29701,7 +29706,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4790$0 [79:69];
+  assign \$1  = m_h - \port$4786$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -30209,19 +30214,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4790$0 [79:69];
+  assign ahead_start = \port$4786$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4790$0 [68:0];
-  assign forward__write = \port$4851$271 [1];
-  assign forward__tag = \port$4851$5 [55:0];
-  assign forward__count = \port$4851$271 [18:3];
-  assign forward__last = \port$4851$5 [63:56];
-  assign forward__invalidate = \port$4851$271 [2];
-  assign forward__mark = \port$4851$271 [0];
-  assign \port$4715$0  = \$699 ;
-  assign \port$4716$0  = \$700 ;
-  assign \port$4720$0  = \$702 ;
-  assign \port$4722$0  = \$704 ;
+  assign ahead = \port$4786$0 [68:0];
+  assign forward__write = \port$4847$271 [1];
+  assign forward__tag = \port$4847$5 [55:0];
+  assign forward__count = \port$4847$271 [18:3];
+  assign forward__last = \port$4847$5 [63:56];
+  assign forward__invalidate = \port$4847$271 [2];
+  assign forward__mark = \port$4847$271 [0];
+  assign \port$4711$0  = \$699 ;
+  assign \port$4712$0  = \$700 ;
+  assign \port$4716$0  = \$702 ;
+  assign \port$4718$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -30291,11 +30296,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4790$0 [0];
-  assign \ahead.op  = \port$4790$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4790$0 [4:3];
-  assign \ahead.tag  = \port$4790$0 [60:5];
-  assign \ahead.t  = \port$4790$0 [68:61];
+  assign \ahead.valid  = \port$4786$0 [0];
+  assign \ahead.op  = \port$4786$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4786$0 [4:3];
+  assign \ahead.tag  = \port$4786$0 [60:5];
+  assign \ahead.t  = \port$4786$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];

@@ -942,16 +942,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$2322$5 (s0[28:5]),
+    .\port$2315$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$174  \lanes$174  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2323$0 (\$12 ),
-    .\port$2324$0 (\$13 ),
-    .\port$2328$0 (\$14 )
+    .\port$2316$0 (\$12 ),
+    .\port$2317$0 (\$13 ),
+    .\port$2321$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -984,8 +984,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(decision[131:125]),
-    .\port$2343$136 (decision[153:136]),
-    .\port$2343$5 (decision[34:5]),
+    .\port$2336$136 (decision[153:136]),
+    .\port$2336$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1013,9 +1013,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .busy(\busy$80 ),
     .clk(clk),
     .hash(\hash$85 [6:0]),
-    .\port$2323$0 (\$12 ),
-    .\port$2324$0 (\$13 ),
-    .\port$2328$0 (\$14 ),
+    .\port$2316$0 (\$12 ),
+    .\port$2317$0 (\$13 ),
+    .\port$2321$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1610,12 +1610,14 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \$18 ;
   wire \$19 ;
   wire \$2 ;
-  reg [4:0] \$20 ;
-  reg \$21 ;
+  wire \$20 ;
+  wire \$21 ;
   reg [4:0] \$22 ;
   reg \$23 ;
-  reg [1:0] \$24 ;
-  reg [34:0] \$25 ;
+  reg [4:0] \$24 ;
+  reg \$25 ;
+  reg [1:0] \$26 ;
+  reg [34:0] \$27 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -1685,77 +1687,79 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   assign \$17  = ~ \$16 ;
   assign \$18  = ~ accept;
   assign \$19  = \$17  & \$18 ;
+  assign \$20  = req__payload[1:0] != 1'h1;
+  assign \$21  = accept & \$20 ;
   always @(posedge clk)
-    inflight <= \$20 ;
+    inflight <= \$22 ;
   always @(posedge clk)
-    flushing <= \$21 ;
+    flushing <= \$23 ;
   always @(posedge clk)
-    sweep_row <= \$22 ;
+    sweep_row <= \$24 ;
   always @(posedge clk)
-    idle <= \$23 ;
+    idle <= \$25 ;
   always @(posedge clk)
-    recent <= \$24 ;
+    recent <= \$26 ;
   always @(posedge clk)
-    s0 <= \$25 ;
+    s0 <= \$27 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$20  = \$13 [4:0];
-    if (rst) begin
-      \$20  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$21  = flushing;
-    if (flush) begin
-      \$21  = 1'h1;
-    end else if (flushing) begin
-      if (\$15 ) begin
-        \$21  = 1'h0;
-      end
-    end
-    if (rst) begin
-      \$21  = 1'h1;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$22  = sweep_row;
-    if (flush) begin
-      \$22  = 5'h00;
-    end else if (flushing) begin
-      \$22  = \$14 [4:0];
-      if (\$15 ) begin
-        \$22  = 5'h00;
-      end
-    end
+    \$22  = \$13 [4:0];
     if (rst) begin
       \$22  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$23  = \$19 ;
+    \$23  = flushing;
+    if (flush) begin
+      \$23  = 1'h1;
+    end else if (flushing) begin
+      if (\$15 ) begin
+        \$23  = 1'h0;
+      end
+    end
     if (rst) begin
       \$23  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$24  = { recent[0], accept };
+    \$24  = sweep_row;
+    if (flush) begin
+      \$24  = 5'h00;
+    end else if (flushing) begin
+      \$24  = \$14 [4:0];
+      if (\$15 ) begin
+        \$24  = 5'h00;
+      end
+    end
     if (rst) begin
-      \$24  = 2'h0;
+      \$24  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$25 [0] = accept;
-    \$25 [2:1] = req__payload[1:0];
-    \$25 [4:3] = req__payload[3:2];
-    \$25 [28:5] = req__payload[35:12];
-    \$25 [34:29] = cycle[7:2];
+    \$25  = \$19 ;
     if (rst) begin
-      \$25  = 35'h000000000;
+      \$25  = 1'h1;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$26  = { recent[0], \$21  };
+    if (rst) begin
+      \$26  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$27 [0] = accept;
+    \$27 [2:1] = req__payload[1:0];
+    \$27 [4:3] = req__payload[3:2];
+    \$27 [28:5] = req__payload[35:12];
+    \$27 [34:29] = cycle[7:2];
+    if (rst) begin
+      \$27  = 35'h000000000;
     end
   end
   assign \req__payload.op  = req__payload[1:0];
@@ -1769,7 +1773,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
+module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
   reg [48:0] \$10 ;
@@ -1888,7 +1892,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   output [1:0] lru_cmd;
   reg [1:0] lru_cmd;
   output [6:0] lru_slot;
-  reg [6:0] lru_slot;
+  wire [6:0] lru_slot;
   output [7:0] occupancy;
   reg [7:0] occupancy = 8'h00;
   reg occupancy_dec = 1'h0;
@@ -1928,6 +1932,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
   assign level_before = e2[35] ? level : 2'h0;
+  assign lru_slot = e2[2] ? e2[131:125] : e2[142:136];
   assign \$4  = level_before >= e2[4:3];
   assign \$5  = level_before >= e2[4:3];
   assign \$6  = level_before >= e2[4:3];
@@ -1948,7 +1953,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2343$43 (e2[56:43])
+    .\port$2336$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2077,16 +2082,6 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
             end else if (e2[58]) begin
               \$signal  = 1'h1;
             end
-      endcase
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    lru_slot = 7'h00;
-    if (e2[0]) begin
-      casez (e2[2:1])
-        2'h0:
-            lru_slot = e2[142:136];
       endcase
     end
   end
@@ -2258,7 +2253,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2336$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2279,15 +2274,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2343$43 ;
-  wire [13:0] \port$2343$43 ;
+  input [13:0] \port$2336$43 ;
+  wire [13:0] \port$2336$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2343$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2343$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2336$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2336$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2343$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2343$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2343$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2336$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2336$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2336$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2301,8 +2296,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2343$43 [7:0];
-  assign age = \port$2343$43 [13:8];
+  assign count = \port$2336$43 [7:0];
+  assign age = \port$2336$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2506,7 +2501,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2663,8 +2658,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2322$5 ;
-  wire [23:0] \port$2322$5 ;
+  input [23:0] \port$2315$5 ;
+  wire [23:0] \port$2315$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2672,21 +2667,21 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2322$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2322$5 [23:16] + { \port$2322$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2322$5 [23:16], 6'h00 } + { \port$2322$5 [23:16], 8'h00 };
+  assign \$1  = \port$2315$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2315$5 [23:16] + { \port$2315$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2315$5 [23:16], 6'h00 } + { \port$2315$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2322$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2322$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2322$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2315$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2315$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2315$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2322$5 [10:0], 5'h00 } + { \port$2322$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2322$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2322$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2315$5 [10:0], 5'h00 } + { \port$2315$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2315$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2315$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2322$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2322$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2315$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2315$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2832,7 +2827,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2322$5  };
+  assign key = { 40'h0000000000, \port$2315$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2864,7 +2859,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2323$0 );
+module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2316$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3069,12 +3064,12 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   wire match1;
   wire match2;
   wire match3;
-  input [41:0] \port$2323$0 ;
-  wire [41:0] \port$2323$0 ;
-  input [187:0] \port$2324$0 ;
-  wire [187:0] \port$2324$0 ;
-  input [27:0] \port$2328$0 ;
-  wire [27:0] \port$2328$0 ;
+  input [41:0] \port$2316$0 ;
+  wire [41:0] \port$2316$0 ;
+  input [187:0] \port$2317$0 ;
+  wire [187:0] \port$2317$0 ;
+  input [27:0] \port$2321$0 ;
+  wire [27:0] \port$2321$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3131,74 +3126,74 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2324$0 [23:0] == \port$2323$0 [28:5];
-  assign \$2  = \port$2324$0 [70:47] == \port$2323$0 [28:5];
-  assign \$3  = \port$2324$0 [117:94] == \port$2323$0 [28:5];
-  assign \$4  = \port$2324$0 [164:141] == \port$2323$0 [28:5];
-  assign \$5  = \port$2324$0 [39] ^ \port$2324$0 [40];
-  assign \$6  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$1  = \port$2317$0 [23:0] == \port$2316$0 [28:5];
+  assign \$2  = \port$2317$0 [70:47] == \port$2316$0 [28:5];
+  assign \$3  = \port$2317$0 [117:94] == \port$2316$0 [28:5];
+  assign \$4  = \port$2317$0 [164:141] == \port$2316$0 [28:5];
+  assign \$5  = \port$2317$0 [39] ^ \port$2317$0 [40];
+  assign \$6  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
   assign \$7  = \$5  | \$6 [5];
-  assign \$8  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$8  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
   assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
-  assign \$10  = \port$2324$0 [39] ^ \port$2324$0 [40];
-  assign \$11  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$10  = \port$2317$0 [39] ^ \port$2317$0 [40];
+  assign \$11  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
   assign \$12  = \$10  | \$11 [5];
-  assign \$13  = \port$2324$0 [86] ^ \port$2324$0 [87];
-  assign \$14  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$13  = \port$2317$0 [86] ^ \port$2317$0 [87];
+  assign \$14  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
   assign \$15  = \$13  | \$14 [5];
-  assign \$16  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$16  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
   assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2324$0 [86] ^ \port$2324$0 [87];
-  assign \$19  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$18  = \port$2317$0 [86] ^ \port$2317$0 [87];
+  assign \$19  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
   assign \$20  = \$18  | \$19 [5];
-  assign \$21  = \port$2324$0 [133] ^ \port$2324$0 [134];
-  assign \$22  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$21  = \port$2317$0 [133] ^ \port$2317$0 [134];
+  assign \$22  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
   assign \$23  = \$21  | \$22 [5];
-  assign \$24  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$24  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
   assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
-  assign \$26  = \port$2324$0 [133] ^ \port$2324$0 [134];
-  assign \$27  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$26  = \port$2317$0 [133] ^ \port$2317$0 [134];
+  assign \$27  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2324$0 [180] ^ \port$2324$0 [181];
-  assign \$30  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$29  = \port$2317$0 [180] ^ \port$2317$0 [181];
+  assign \$30  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
   assign \$31  = \$29  | \$30 [5];
-  assign \$32  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$32  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
   assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
-  assign \$34  = \port$2324$0 [180] ^ \port$2324$0 [181];
-  assign \$35  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$34  = \port$2317$0 [180] ^ \port$2317$0 [181];
+  assign \$35  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2328$0 [1:0] + 1'h0;
-  assign \$38  = \port$2328$0 [1:0] + 1'h0;
-  assign \$40  = \port$2328$0 [1:0] + 1'h0;
+  assign \$37  = \port$2321$0 [1:0] + 1'h0;
+  assign \$38  = \port$2321$0 [1:0] + 1'h0;
+  assign \$40  = \port$2321$0 [1:0] + 1'h0;
   assign match0 = \$39  & \$41 ;
-  assign \$42  = \port$2328$0 [1:0] + 1'h0;
-  assign \$43  = \port$2328$0 [1:0] + 1'h0;
-  assign \$44  = \port$2328$0 [1:0] + 1'h0;
-  assign \$45  = \port$2328$0 [1:0] + 1'h0;
-  assign \$46  = \port$2328$0 [8:7] + 1'h0;
-  assign \$47  = \port$2328$0 [8:7] + 1'h0;
-  assign \$49  = \port$2328$0 [8:7] + 1'h0;
+  assign \$42  = \port$2321$0 [1:0] + 1'h0;
+  assign \$43  = \port$2321$0 [1:0] + 1'h0;
+  assign \$44  = \port$2321$0 [1:0] + 1'h0;
+  assign \$45  = \port$2321$0 [1:0] + 1'h0;
+  assign \$46  = \port$2321$0 [8:7] + 1'h0;
+  assign \$47  = \port$2321$0 [8:7] + 1'h0;
+  assign \$49  = \port$2321$0 [8:7] + 1'h0;
   assign match1 = \$48  & \$50 ;
-  assign \$51  = \port$2328$0 [8:7] + 1'h0;
-  assign \$52  = \port$2328$0 [8:7] + 1'h0;
-  assign \$53  = \port$2328$0 [8:7] + 1'h0;
-  assign \$54  = \port$2328$0 [8:7] + 1'h0;
-  assign \$55  = \port$2328$0 [15:14] + 1'h0;
-  assign \$56  = \port$2328$0 [15:14] + 1'h0;
-  assign \$58  = \port$2328$0 [15:14] + 1'h0;
+  assign \$51  = \port$2321$0 [8:7] + 1'h0;
+  assign \$52  = \port$2321$0 [8:7] + 1'h0;
+  assign \$53  = \port$2321$0 [8:7] + 1'h0;
+  assign \$54  = \port$2321$0 [8:7] + 1'h0;
+  assign \$55  = \port$2321$0 [15:14] + 1'h0;
+  assign \$56  = \port$2321$0 [15:14] + 1'h0;
+  assign \$58  = \port$2321$0 [15:14] + 1'h0;
   assign match2 = \$57  & \$59 ;
-  assign \$60  = \port$2328$0 [15:14] + 1'h0;
-  assign \$61  = \port$2328$0 [15:14] + 1'h0;
-  assign \$62  = \port$2328$0 [15:14] + 1'h0;
-  assign \$63  = \port$2328$0 [15:14] + 1'h0;
-  assign \$64  = \port$2328$0 [22:21] + 1'h0;
-  assign \$65  = \port$2328$0 [22:21] + 1'h0;
-  assign \$67  = \port$2328$0 [22:21] + 1'h0;
+  assign \$60  = \port$2321$0 [15:14] + 1'h0;
+  assign \$61  = \port$2321$0 [15:14] + 1'h0;
+  assign \$62  = \port$2321$0 [15:14] + 1'h0;
+  assign \$63  = \port$2321$0 [15:14] + 1'h0;
+  assign \$64  = \port$2321$0 [22:21] + 1'h0;
+  assign \$65  = \port$2321$0 [22:21] + 1'h0;
+  assign \$67  = \port$2321$0 [22:21] + 1'h0;
   assign match3 = \$66  & \$68 ;
-  assign \$69  = \port$2328$0 [22:21] + 1'h0;
-  assign \$70  = \port$2328$0 [22:21] + 1'h0;
-  assign \$71  = \port$2328$0 [22:21] + 1'h0;
-  assign \$72  = \port$2328$0 [22:21] + 1'h0;
+  assign \$69  = \port$2321$0 [22:21] + 1'h0;
+  assign \$70  = \port$2321$0 [22:21] + 1'h0;
+  assign \$71  = \port$2321$0 [22:21] + 1'h0;
+  assign \$72  = \port$2321$0 [22:21] + 1'h0;
   assign \$73  = cnt0 >= 8'hff;
   assign \$74  = cnt0 + 1'h1;
   assign \$75  = \$73  ? 9'h0ff : \$74 ;
@@ -3244,13 +3239,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$37 [1:0])
       2'h0:
-          valid0 = \port$2324$0 [38];
+          valid0 = \port$2317$0 [38];
       2'h1:
-          valid0 = \port$2324$0 [85];
+          valid0 = \port$2317$0 [85];
       2'h2:
-          valid0 = \port$2324$0 [132];
+          valid0 = \port$2317$0 [132];
       2'h3:
-          valid0 = \port$2324$0 [179];
+          valid0 = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3258,13 +3253,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$38 [1:0])
       2'h0:
-          \$39  = \port$2324$0 [38];
+          \$39  = \port$2317$0 [38];
       2'h1:
-          \$39  = \port$2324$0 [85];
+          \$39  = \port$2317$0 [85];
       2'h2:
-          \$39  = \port$2324$0 [132];
+          \$39  = \port$2317$0 [132];
       2'h3:
-          \$39  = \port$2324$0 [179];
+          \$39  = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3286,13 +3281,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$42 [1:0])
       2'h0:
-          tag0 = \port$2324$0 [23:0];
+          tag0 = \port$2317$0 [23:0];
       2'h1:
-          tag0 = \port$2324$0 [70:47];
+          tag0 = \port$2317$0 [70:47];
       2'h2:
-          tag0 = \port$2324$0 [117:94];
+          tag0 = \port$2317$0 [117:94];
       2'h3:
-          tag0 = \port$2324$0 [164:141];
+          tag0 = \port$2317$0 [164:141];
     endcase
   end
   always @* begin
@@ -3314,13 +3309,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$44 [1:0])
       2'h0:
-          cnt0 = \port$2324$0 [31:24];
+          cnt0 = \port$2317$0 [31:24];
       2'h1:
-          cnt0 = \port$2324$0 [78:71];
+          cnt0 = \port$2317$0 [78:71];
       2'h2:
-          cnt0 = \port$2324$0 [125:118];
+          cnt0 = \port$2317$0 [125:118];
       2'h3:
-          cnt0 = \port$2324$0 [172:165];
+          cnt0 = \port$2317$0 [172:165];
     endcase
   end
   always @* begin
@@ -3342,13 +3337,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$46 [1:0])
       2'h0:
-          valid1 = \port$2324$0 [38];
+          valid1 = \port$2317$0 [38];
       2'h1:
-          valid1 = \port$2324$0 [85];
+          valid1 = \port$2317$0 [85];
       2'h2:
-          valid1 = \port$2324$0 [132];
+          valid1 = \port$2317$0 [132];
       2'h3:
-          valid1 = \port$2324$0 [179];
+          valid1 = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3356,13 +3351,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$2324$0 [38];
+          \$48  = \port$2317$0 [38];
       2'h1:
-          \$48  = \port$2324$0 [85];
+          \$48  = \port$2317$0 [85];
       2'h2:
-          \$48  = \port$2324$0 [132];
+          \$48  = \port$2317$0 [132];
       2'h3:
-          \$48  = \port$2324$0 [179];
+          \$48  = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3384,13 +3379,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          tag1 = \port$2324$0 [23:0];
+          tag1 = \port$2317$0 [23:0];
       2'h1:
-          tag1 = \port$2324$0 [70:47];
+          tag1 = \port$2317$0 [70:47];
       2'h2:
-          tag1 = \port$2324$0 [117:94];
+          tag1 = \port$2317$0 [117:94];
       2'h3:
-          tag1 = \port$2324$0 [164:141];
+          tag1 = \port$2317$0 [164:141];
     endcase
   end
   always @* begin
@@ -3412,13 +3407,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          cnt1 = \port$2324$0 [31:24];
+          cnt1 = \port$2317$0 [31:24];
       2'h1:
-          cnt1 = \port$2324$0 [78:71];
+          cnt1 = \port$2317$0 [78:71];
       2'h2:
-          cnt1 = \port$2324$0 [125:118];
+          cnt1 = \port$2317$0 [125:118];
       2'h3:
-          cnt1 = \port$2324$0 [172:165];
+          cnt1 = \port$2317$0 [172:165];
     endcase
   end
   always @* begin
@@ -3440,13 +3435,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          valid2 = \port$2324$0 [38];
+          valid2 = \port$2317$0 [38];
       2'h1:
-          valid2 = \port$2324$0 [85];
+          valid2 = \port$2317$0 [85];
       2'h2:
-          valid2 = \port$2324$0 [132];
+          valid2 = \port$2317$0 [132];
       2'h3:
-          valid2 = \port$2324$0 [179];
+          valid2 = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3454,13 +3449,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$56 [1:0])
       2'h0:
-          \$57  = \port$2324$0 [38];
+          \$57  = \port$2317$0 [38];
       2'h1:
-          \$57  = \port$2324$0 [85];
+          \$57  = \port$2317$0 [85];
       2'h2:
-          \$57  = \port$2324$0 [132];
+          \$57  = \port$2317$0 [132];
       2'h3:
-          \$57  = \port$2324$0 [179];
+          \$57  = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3482,13 +3477,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$60 [1:0])
       2'h0:
-          tag2 = \port$2324$0 [23:0];
+          tag2 = \port$2317$0 [23:0];
       2'h1:
-          tag2 = \port$2324$0 [70:47];
+          tag2 = \port$2317$0 [70:47];
       2'h2:
-          tag2 = \port$2324$0 [117:94];
+          tag2 = \port$2317$0 [117:94];
       2'h3:
-          tag2 = \port$2324$0 [164:141];
+          tag2 = \port$2317$0 [164:141];
     endcase
   end
   always @* begin
@@ -3510,13 +3505,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          cnt2 = \port$2324$0 [31:24];
+          cnt2 = \port$2317$0 [31:24];
       2'h1:
-          cnt2 = \port$2324$0 [78:71];
+          cnt2 = \port$2317$0 [78:71];
       2'h2:
-          cnt2 = \port$2324$0 [125:118];
+          cnt2 = \port$2317$0 [125:118];
       2'h3:
-          cnt2 = \port$2324$0 [172:165];
+          cnt2 = \port$2317$0 [172:165];
     endcase
   end
   always @* begin
@@ -3538,13 +3533,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$64 [1:0])
       2'h0:
-          valid3 = \port$2324$0 [38];
+          valid3 = \port$2317$0 [38];
       2'h1:
-          valid3 = \port$2324$0 [85];
+          valid3 = \port$2317$0 [85];
       2'h2:
-          valid3 = \port$2324$0 [132];
+          valid3 = \port$2317$0 [132];
       2'h3:
-          valid3 = \port$2324$0 [179];
+          valid3 = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3552,13 +3547,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$65 [1:0])
       2'h0:
-          \$66  = \port$2324$0 [38];
+          \$66  = \port$2317$0 [38];
       2'h1:
-          \$66  = \port$2324$0 [85];
+          \$66  = \port$2317$0 [85];
       2'h2:
-          \$66  = \port$2324$0 [132];
+          \$66  = \port$2317$0 [132];
       2'h3:
-          \$66  = \port$2324$0 [179];
+          \$66  = \port$2317$0 [179];
     endcase
   end
   always @* begin
@@ -3580,13 +3575,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          tag3 = \port$2324$0 [23:0];
+          tag3 = \port$2317$0 [23:0];
       2'h1:
-          tag3 = \port$2324$0 [70:47];
+          tag3 = \port$2317$0 [70:47];
       2'h2:
-          tag3 = \port$2324$0 [117:94];
+          tag3 = \port$2317$0 [117:94];
       2'h3:
-          tag3 = \port$2324$0 [164:141];
+          tag3 = \port$2317$0 [164:141];
     endcase
   end
   always @* begin
@@ -3608,13 +3603,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$71 [1:0])
       2'h0:
-          cnt3 = \port$2324$0 [31:24];
+          cnt3 = \port$2317$0 [31:24];
       2'h1:
-          cnt3 = \port$2324$0 [78:71];
+          cnt3 = \port$2317$0 [78:71];
       2'h2:
-          cnt3 = \port$2324$0 [125:118];
+          cnt3 = \port$2317$0 [125:118];
       2'h3:
-          cnt3 = \port$2324$0 [172:165];
+          cnt3 = \port$2317$0 [172:165];
     endcase
   end
   always @* begin
@@ -3631,52 +3626,52 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2324$0 , \port$2328$0 , \port$2323$0  };
+  assign window = { 45'h000000000000, \port$2317$0 , \port$2321$0 , \port$2316$0  };
   assign age_bank0 = { \$12 , \$9  };
   assign age_bank1 = { \$20 , \$17  };
   assign age_bank2 = { \$28 , \$25  };
   assign age_bank3 = { \$36 , \$33  };
-  assign \window.request  = \port$2323$0 [34:0];
-  assign \window.request.valid  = \port$2323$0 [0];
-  assign \window.request.op  = \port$2323$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2323$0 [4:3];
-  assign \window.request.tag  = \port$2323$0 [28:5];
-  assign \window.request.t  = \port$2323$0 [34:29];
-  assign \window.start  = \port$2323$0 [41:35];
-  assign \window.lane_slot  = \port$2328$0 ;
-  assign \window.bank  = \port$2324$0 ;
-  assign \window.bank[0].tag  = \port$2324$0 [23:0];
-  assign \window.bank[0].count  = \port$2324$0 [31:24];
-  assign \window.bank[0].last  = \port$2324$0 [37:32];
-  assign \window.bank[0].valid  = \port$2324$0 [38];
-  assign \window.bank[0].fresh  = \port$2324$0 [39];
-  assign \window.bank[0].mark  = \port$2324$0 [40];
-  assign \window.bank[0].row  = \port$2324$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2324$0 [46];
-  assign \window.bank[1].tag  = \port$2324$0 [70:47];
-  assign \window.bank[1].count  = \port$2324$0 [78:71];
-  assign \window.bank[1].last  = \port$2324$0 [84:79];
-  assign \window.bank[1].valid  = \port$2324$0 [85];
-  assign \window.bank[1].fresh  = \port$2324$0 [86];
-  assign \window.bank[1].mark  = \port$2324$0 [87];
-  assign \window.bank[1].row  = \port$2324$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2324$0 [93];
-  assign \window.bank[2].tag  = \port$2324$0 [117:94];
-  assign \window.bank[2].count  = \port$2324$0 [125:118];
-  assign \window.bank[2].last  = \port$2324$0 [131:126];
-  assign \window.bank[2].valid  = \port$2324$0 [132];
-  assign \window.bank[2].fresh  = \port$2324$0 [133];
-  assign \window.bank[2].mark  = \port$2324$0 [134];
-  assign \window.bank[2].row  = \port$2324$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2324$0 [140];
-  assign \window.bank[3].tag  = \port$2324$0 [164:141];
-  assign \window.bank[3].count  = \port$2324$0 [172:165];
-  assign \window.bank[3].last  = \port$2324$0 [178:173];
-  assign \window.bank[3].valid  = \port$2324$0 [179];
-  assign \window.bank[3].fresh  = \port$2324$0 [180];
-  assign \window.bank[3].mark  = \port$2324$0 [181];
-  assign \window.bank[3].row  = \port$2324$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2324$0 [187];
+  assign \window.request  = \port$2316$0 [34:0];
+  assign \window.request.valid  = \port$2316$0 [0];
+  assign \window.request.op  = \port$2316$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2316$0 [4:3];
+  assign \window.request.tag  = \port$2316$0 [28:5];
+  assign \window.request.t  = \port$2316$0 [34:29];
+  assign \window.start  = \port$2316$0 [41:35];
+  assign \window.lane_slot  = \port$2321$0 ;
+  assign \window.bank  = \port$2317$0 ;
+  assign \window.bank[0].tag  = \port$2317$0 [23:0];
+  assign \window.bank[0].count  = \port$2317$0 [31:24];
+  assign \window.bank[0].last  = \port$2317$0 [37:32];
+  assign \window.bank[0].valid  = \port$2317$0 [38];
+  assign \window.bank[0].fresh  = \port$2317$0 [39];
+  assign \window.bank[0].mark  = \port$2317$0 [40];
+  assign \window.bank[0].row  = \port$2317$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2317$0 [46];
+  assign \window.bank[1].tag  = \port$2317$0 [70:47];
+  assign \window.bank[1].count  = \port$2317$0 [78:71];
+  assign \window.bank[1].last  = \port$2317$0 [84:79];
+  assign \window.bank[1].valid  = \port$2317$0 [85];
+  assign \window.bank[1].fresh  = \port$2317$0 [86];
+  assign \window.bank[1].mark  = \port$2317$0 [87];
+  assign \window.bank[1].row  = \port$2317$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2317$0 [93];
+  assign \window.bank[2].tag  = \port$2317$0 [117:94];
+  assign \window.bank[2].count  = \port$2317$0 [125:118];
+  assign \window.bank[2].last  = \port$2317$0 [131:126];
+  assign \window.bank[2].valid  = \port$2317$0 [132];
+  assign \window.bank[2].fresh  = \port$2317$0 [133];
+  assign \window.bank[2].mark  = \port$2317$0 [134];
+  assign \window.bank[2].row  = \port$2317$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2317$0 [140];
+  assign \window.bank[3].tag  = \port$2317$0 [164:141];
+  assign \window.bank[3].count  = \port$2317$0 [172:165];
+  assign \window.bank[3].last  = \port$2317$0 [178:173];
+  assign \window.bank[3].valid  = \port$2317$0 [179];
+  assign \window.bank[3].fresh  = \port$2317$0 [180];
+  assign \window.bank[3].mark  = \port$2317$0 [181];
+  assign \window.bank[3].row  = \port$2317$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2317$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3754,7 +3749,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[341] = \$109 ;
   assign lanes[300:293] = \$108 [7:0];
   assign lanes[292:285] = \$105 [7:0];
-  assign lanes[284:278] = \port$2328$0 [27:21];
+  assign lanes[284:278] = \port$2321$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -3767,7 +3762,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[340] = \$99 ;
   assign lanes[235:228] = \$98 [7:0];
   assign lanes[227:220] = \$95 [7:0];
-  assign lanes[219:213] = \port$2328$0 [20:14];
+  assign lanes[219:213] = \port$2321$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -3780,7 +3775,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[339] = \$89 ;
   assign lanes[170:163] = \$88 [7:0];
   assign lanes[162:155] = \$85 [7:0];
-  assign lanes[154:148] = \port$2328$0 [13:7];
+  assign lanes[154:148] = \port$2321$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -3793,59 +3788,58 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[338] = \$79 ;
   assign lanes[105:98] = \$78 [7:0];
   assign lanes[97:90] = \$75 [7:0];
-  assign lanes[89:83] = \port$2328$0 [6:0];
+  assign lanes[89:83] = \port$2321$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2323$0 [41:35];
-  assign lanes[34:0] = \port$2323$0 [34:0];
+  assign lanes[41:35] = \port$2316$0 [41:35];
+  assign lanes[34:0] = \port$2316$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign tag_eq_b[3] = \$4 ;
   assign tag_eq_b[2] = \$3 ;
   assign tag_eq_b[1] = \$2 ;
   assign tag_eq_b[0] = \$1 ;
-  assign mark_now_b[3] = \port$2324$0 [181];
-  assign mark_now_b[2] = \port$2324$0 [134];
-  assign mark_now_b[1] = \port$2324$0 [87];
-  assign mark_now_b[0] = \port$2324$0 [40];
+  assign mark_now_b[3] = \port$2317$0 [181];
+  assign mark_now_b[2] = \port$2317$0 [134];
+  assign mark_now_b[1] = \port$2317$0 [87];
+  assign mark_now_b[0] = \port$2317$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
+module \kv_asu.core.lru (rst, slot, tail, empty, cmd, flush, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
-  reg [6:0] \$100 ;
   wire \$11 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire \$14 ;
-  wire \$15 ;
+  wire [6:0] \$12 ;
+  wire [6:0] \$13 ;
+  wire [6:0] \$14 ;
+  wire [6:0] \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire [6:0] \$18 ;
-  wire [6:0] \$19 ;
-  wire [6:0] \$2 ;
-  wire [6:0] \$20 ;
-  wire [6:0] \$21 ;
+  wire \$18 ;
+  wire \$19 ;
+  wire \$2 ;
+  wire \$20 ;
+  wire \$21 ;
   wire \$22 ;
   wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
+  wire [6:0] \$24 ;
+  wire [6:0] \$25 ;
+  wire [6:0] \$26 ;
+  wire [6:0] \$27 ;
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
-  wire [6:0] \$30 ;
-  wire [6:0] \$31 ;
+  wire \$30 ;
+  wire \$31 ;
   wire [6:0] \$32 ;
-  wire [6:0] \$33 ;
+  wire \$33 ;
   wire \$34 ;
-  wire \$35 ;
+  wire [6:0] \$35 ;
   wire \$36 ;
   wire \$37 ;
   wire [6:0] \$38 ;
@@ -3853,12 +3847,12 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   wire \$4 ;
   wire \$40 ;
   wire [6:0] \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [6:0] \$44 ;
-  wire \$45 ;
-  wire \$46 ;
-  wire [6:0] \$47 ;
+  reg \$42 ;
+  reg [6:0] \$43 ;
+  reg [6:0] \$44 ;
+  reg \$45 ;
+  reg [6:0] \$46 ;
+  reg [6:0] \$47 ;
   reg \$48 ;
   reg [6:0] \$49 ;
   wire \$5 ;
@@ -3866,18 +3860,18 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg \$51 ;
   reg [6:0] \$52 ;
   reg [6:0] \$53 ;
-  reg \$54 ;
+  reg [1:0] \$54 ;
   reg [6:0] \$55 ;
   reg [6:0] \$56 ;
-  reg \$57 ;
-  reg [6:0] \$58 ;
-  reg [6:0] \$59 ;
+  reg [6:0] \$57 ;
+  reg \$58 ;
+  reg \$59 ;
   wire \$6 ;
-  reg [1:0] \$60 ;
+  reg [6:0] \$60 ;
   reg [6:0] \$61 ;
-  reg [6:0] \$62 ;
+  reg \$62 ;
   reg [6:0] \$63 ;
-  reg \$64 ;
+  reg [6:0] \$64 ;
   reg \$65 ;
   reg [6:0] \$66 ;
   reg [6:0] \$67 ;
@@ -3911,11 +3905,6 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg \$92 ;
   reg [6:0] \$93 ;
   reg [6:0] \$94 ;
-  reg \$95 ;
-  reg [6:0] \$96 ;
-  reg [6:0] \$97 ;
-  reg \$98 ;
-  reg [6:0] \$99 ;
   wire [6:0] \$signal ;
   (* init = 7'h00 *)
   wire [6:0] \$signal$39 ;
@@ -4205,7 +4194,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [6:0] _1_;
   always @(posedge clk) begin
     _0_ <= next0[slot_q];
-    _1_ <= next0[\$signature__addr$87 ];
+    _1_ <= next0[slot];
   end
   assign \$signature__data$110  = _0_;
   assign \$signature__data$96  = _1_;
@@ -4349,7 +4338,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [6:0] _3_;
   always @(posedge clk) begin
     _2_ <= next1[p_of];
-    _3_ <= next1[\$signature__addr$89 ];
+    _3_ <= next1[slot];
   end
   assign \$signature__data$109  = _2_;
   assign \$signature__data$97  = _3_;
@@ -4493,7 +4482,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [6:0] _5_;
   always @(posedge clk) begin
     _4_ <= prev0[head];
-    _5_ <= prev0[\$signature__addr$83 ];
+    _5_ <= prev0[slot];
   end
   assign \$signature__data$104  = _4_;
   assign \$signature__data$93  = _5_;
@@ -4637,589 +4626,579 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   reg [6:0] _7_;
   always @(posedge clk) begin
     _6_ <= prev1[\$signal ];
-    _7_ <= prev1[\$signature__addr$85 ];
+    _7_ <= prev1[slot];
   end
   assign \$signature__data$103  = _6_;
   assign \$signature__data$94  = _7_;
-  assign \$1  = cmd == 2'h3;
-  assign \$2  = \$1  ? tail : slot;
-  assign \$3  = slot_q != head;
-  assign \$4  = slot_q == tail;
-  assign \$5  = head == tail;
-  assign \$6  = cmd == 2'h3;
-  assign \$signature__addr$83  = \$6  ? tail : slot;
-  assign \$7  = cmd == 2'h3;
-  assign \$signature__addr$85  = \$7  ? tail : slot;
-  assign \$8  = cmd == 2'h3;
-  assign \$signature__addr$87  = \$8  ? tail : slot;
-  assign \$9  = cmd == 2'h3;
-  assign \$signature__addr$89  = \$9  ? tail : slot;
+  assign \$5  = prev_a_en & \$4 ;
+  assign \$6  = prev_b_addr == slot_q;
+  assign \$7  = prev_b_en & \$6 ;
+  assign \$8  = prev_a_last_addr == slot_q;
+  assign \$9  = prev_a_last_en & \$8 ;
+  assign \$10  = prev_b_last_addr == slot_q;
+  assign \$11  = prev_b_last_en & \$10 ;
+  assign \$12  = \$signature__data$93  ^ \$signature__data$94 ;
+  assign \$13  = \$11  ? prev_b_last_data : \$12 ;
+  assign \$14  = \$9  ? prev_a_last_data : \$13 ;
+  assign \$15  = \$7  ? prev_b_data : \$14 ;
+  assign p_of = \$5  ? prev_a_data : \$15 ;
+  assign \$16  = next_a_addr == slot_q;
+  assign \$17  = next_a_en & \$16 ;
+  assign \$18  = next_b_addr == slot_q;
+  assign \$19  = next_b_en & \$18 ;
+  assign \$20  = next_a_last_addr == slot_q;
+  assign \$21  = next_a_last_en & \$20 ;
+  assign \$22  = next_b_last_addr == slot_q;
+  assign \$23  = next_b_last_en & \$22 ;
+  assign \$24  = \$signature__data$96  ^ \$signature__data$97 ;
+  assign \$25  = \$23  ? next_b_last_data : \$24 ;
+  assign \$26  = \$21  ? next_a_last_data : \$25 ;
+  assign \$27  = \$19  ? next_b_data : \$26 ;
+  assign \$signal  = \$17  ? next_a_data : \$27 ;
+  assign \$28  = slot_q != head;
+  assign \$29  = slot_q == tail;
+  assign \$30  = prev1_wlast_addr == prev_a_addr;
+  assign \$31  = prev1_wlast_en & \$30 ;
+  assign \$32  = \$31  ? prev1_wlast_data : \$signature__data$103 ;
+  assign \$signature__data  = prev_a_data ^ \$32 ;
+  assign \$33  = prev0_wlast_addr == prev_b_addr;
+  assign \$34  = prev0_wlast_en & \$33 ;
+  assign \$35  = \$34  ? prev0_wlast_data : \$signature__data$104 ;
+  assign \$signature__data$55  = prev_b_data ^ \$35 ;
+  assign \$36  = next1_wlast_addr == next_a_addr;
+  assign \$37  = next1_wlast_en & \$36 ;
+  assign \$38  = \$37  ? next1_wlast_data : \$signature__data$109 ;
+  assign \$signature__data$70  = next_a_data ^ \$38 ;
+  assign \$39  = next0_wlast_addr == next_b_addr;
+  assign \$40  = next0_wlast_en & \$39 ;
+  assign \$41  = \$40  ? next0_wlast_data : \$signature__data$110 ;
+  assign \$signature__data$79  = next_b_data ^ \$41 ;
+  always @(posedge clk)
+    prev_a_last_en <= \$42 ;
+  always @(posedge clk)
+    prev_a_last_addr <= \$43 ;
+  always @(posedge clk)
+    prev_a_last_data <= \$44 ;
+  always @(posedge clk)
+    prev_b_last_en <= \$45 ;
+  always @(posedge clk)
+    prev_b_last_addr <= \$46 ;
+  always @(posedge clk)
+    prev_b_last_data <= \$47 ;
+  always @(posedge clk)
+    next_a_last_en <= \$48 ;
+  always @(posedge clk)
+    next_a_last_addr <= \$49 ;
+  always @(posedge clk)
+    next_a_last_data <= \$50 ;
+  always @(posedge clk)
+    next_b_last_en <= \$51 ;
+  always @(posedge clk)
+    next_b_last_addr <= \$52 ;
+  always @(posedge clk)
+    next_b_last_data <= \$53 ;
+  always @(posedge clk)
+    cmd_q <= \$54 ;
+  always @(posedge clk)
+    slot_q <= \$55 ;
+  always @(posedge clk)
+    tail <= \$56 ;
+  always @(posedge clk)
+    head <= \$57 ;
+  always @(posedge clk)
+    empty <= \$58 ;
+  always @(posedge clk)
+    prev_a_en <= \$59 ;
+  always @(posedge clk)
+    prev_a_addr <= \$60 ;
+  always @(posedge clk)
+    prev_a_data <= \$61 ;
+  always @(posedge clk)
+    prev_b_en <= \$62 ;
+  always @(posedge clk)
+    prev_b_addr <= \$63 ;
+  always @(posedge clk)
+    prev_b_data <= \$64 ;
+  always @(posedge clk)
+    prev0_wlast_en <= \$65 ;
+  always @(posedge clk)
+    prev0_wlast_addr <= \$66 ;
+  always @(posedge clk)
+    prev0_wlast_data <= \$67 ;
+  always @(posedge clk)
+    prev0_wlast2_en <= \$68 ;
+  always @(posedge clk)
+    prev0_wlast2_addr <= \$69 ;
+  always @(posedge clk)
+    prev0_wlast2_data <= \$70 ;
+  always @(posedge clk)
+    prev1_wlast_en <= \$71 ;
+  always @(posedge clk)
+    prev1_wlast_addr <= \$72 ;
+  always @(posedge clk)
+    prev1_wlast_data <= \$73 ;
+  always @(posedge clk)
+    prev1_wlast2_en <= \$74 ;
+  always @(posedge clk)
+    prev1_wlast2_addr <= \$75 ;
+  always @(posedge clk)
+    prev1_wlast2_data <= \$76 ;
+  always @(posedge clk)
+    next_a_en <= \$77 ;
+  always @(posedge clk)
+    next_a_addr <= \$78 ;
+  always @(posedge clk)
+    next_a_data <= \$79 ;
+  always @(posedge clk)
+    next_b_en <= \$80 ;
+  always @(posedge clk)
+    next_b_addr <= \$81 ;
+  always @(posedge clk)
+    next_b_data <= \$82 ;
+  always @(posedge clk)
+    next0_wlast_en <= \$83 ;
+  always @(posedge clk)
+    next0_wlast_addr <= \$84 ;
+  always @(posedge clk)
+    next0_wlast_data <= \$85 ;
+  always @(posedge clk)
+    next0_wlast2_en <= \$86 ;
+  always @(posedge clk)
+    next0_wlast2_addr <= \$87 ;
+  always @(posedge clk)
+    next0_wlast2_data <= \$88 ;
+  always @(posedge clk)
+    next1_wlast_en <= \$89 ;
+  always @(posedge clk)
+    next1_wlast_addr <= \$90 ;
+  always @(posedge clk)
+    next1_wlast_data <= \$91 ;
+  always @(posedge clk)
+    next1_wlast2_en <= \$92 ;
+  always @(posedge clk)
+    next1_wlast2_addr <= \$93 ;
+  always @(posedge clk)
+    next1_wlast2_data <= \$94 ;
+  assign \$1  = slot_q != head;
+  assign \$2  = slot_q == tail;
+  assign \$3  = head == tail;
   assign busy = | cmd_q;
-  assign \$10  = prev_a_addr == slot_q;
-  assign \$11  = prev_a_en & \$10 ;
-  assign \$12  = prev_b_addr == slot_q;
-  assign \$13  = prev_b_en & \$12 ;
-  assign \$14  = prev_a_last_addr == slot_q;
-  assign \$15  = prev_a_last_en & \$14 ;
-  assign \$16  = prev_b_last_addr == slot_q;
-  assign \$17  = prev_b_last_en & \$16 ;
-  assign \$18  = \$signature__data$93  ^ \$signature__data$94 ;
-  assign \$19  = \$17  ? prev_b_last_data : \$18 ;
-  assign \$20  = \$15  ? prev_a_last_data : \$19 ;
-  assign \$21  = \$13  ? prev_b_data : \$20 ;
-  assign p_of = \$11  ? prev_a_data : \$21 ;
-  assign \$22  = next_a_addr == slot_q;
-  assign \$23  = next_a_en & \$22 ;
-  assign \$24  = next_b_addr == slot_q;
-  assign \$25  = next_b_en & \$24 ;
-  assign \$26  = next_a_last_addr == slot_q;
-  assign \$27  = next_a_last_en & \$26 ;
-  assign \$28  = next_b_last_addr == slot_q;
-  assign \$29  = next_b_last_en & \$28 ;
-  assign \$30  = \$signature__data$96  ^ \$signature__data$97 ;
-  assign \$31  = \$29  ? next_b_last_data : \$30 ;
-  assign \$32  = \$27  ? next_a_last_data : \$31 ;
-  assign \$33  = \$25  ? next_b_data : \$32 ;
-  assign \$signal  = \$23  ? next_a_data : \$33 ;
-  assign \$34  = slot_q != head;
-  assign \$35  = slot_q == tail;
-  assign \$36  = prev1_wlast_addr == prev_a_addr;
-  assign \$37  = prev1_wlast_en & \$36 ;
-  assign \$38  = \$37  ? prev1_wlast_data : \$signature__data$103 ;
-  assign \$signature__data  = prev_a_data ^ \$38 ;
-  assign \$39  = prev0_wlast_addr == prev_b_addr;
-  assign \$40  = prev0_wlast_en & \$39 ;
-  assign \$41  = \$40  ? prev0_wlast_data : \$signature__data$104 ;
-  assign \$signature__data$55  = prev_b_data ^ \$41 ;
-  assign \$42  = next1_wlast_addr == next_a_addr;
-  assign \$43  = next1_wlast_en & \$42 ;
-  assign \$44  = \$43  ? next1_wlast_data : \$signature__data$109 ;
-  assign \$signature__data$70  = next_a_data ^ \$44 ;
-  assign \$45  = next0_wlast_addr == next_b_addr;
-  assign \$46  = next0_wlast_en & \$45 ;
-  assign \$47  = \$46  ? next0_wlast_data : \$signature__data$110 ;
-  assign \$signature__data$79  = next_b_data ^ \$47 ;
-  always @(posedge clk)
-    prev_a_last_en <= \$48 ;
-  always @(posedge clk)
-    prev_a_last_addr <= \$49 ;
-  always @(posedge clk)
-    prev_a_last_data <= \$50 ;
-  always @(posedge clk)
-    prev_b_last_en <= \$51 ;
-  always @(posedge clk)
-    prev_b_last_addr <= \$52 ;
-  always @(posedge clk)
-    prev_b_last_data <= \$53 ;
-  always @(posedge clk)
-    next_a_last_en <= \$54 ;
-  always @(posedge clk)
-    next_a_last_addr <= \$55 ;
-  always @(posedge clk)
-    next_a_last_data <= \$56 ;
-  always @(posedge clk)
-    next_b_last_en <= \$57 ;
-  always @(posedge clk)
-    next_b_last_addr <= \$58 ;
-  always @(posedge clk)
-    next_b_last_data <= \$59 ;
-  always @(posedge clk)
-    cmd_q <= \$60 ;
-  always @(posedge clk)
-    slot_q <= \$61 ;
-  always @(posedge clk)
-    tail <= \$62 ;
-  always @(posedge clk)
-    head <= \$63 ;
-  always @(posedge clk)
-    empty <= \$64 ;
-  always @(posedge clk)
-    prev_a_en <= \$65 ;
-  always @(posedge clk)
-    prev_a_addr <= \$66 ;
-  always @(posedge clk)
-    prev_a_data <= \$67 ;
-  always @(posedge clk)
-    prev_b_en <= \$68 ;
-  always @(posedge clk)
-    prev_b_addr <= \$69 ;
-  always @(posedge clk)
-    prev_b_data <= \$70 ;
-  always @(posedge clk)
-    prev0_wlast_en <= \$71 ;
-  always @(posedge clk)
-    prev0_wlast_addr <= \$72 ;
-  always @(posedge clk)
-    prev0_wlast_data <= \$73 ;
-  always @(posedge clk)
-    prev0_wlast2_en <= \$74 ;
-  always @(posedge clk)
-    prev0_wlast2_addr <= \$75 ;
-  always @(posedge clk)
-    prev0_wlast2_data <= \$76 ;
-  always @(posedge clk)
-    prev1_wlast_en <= \$77 ;
-  always @(posedge clk)
-    prev1_wlast_addr <= \$78 ;
-  always @(posedge clk)
-    prev1_wlast_data <= \$79 ;
-  always @(posedge clk)
-    prev1_wlast2_en <= \$80 ;
-  always @(posedge clk)
-    prev1_wlast2_addr <= \$81 ;
-  always @(posedge clk)
-    prev1_wlast2_data <= \$82 ;
-  always @(posedge clk)
-    next_a_en <= \$83 ;
-  always @(posedge clk)
-    next_a_addr <= \$84 ;
-  always @(posedge clk)
-    next_a_data <= \$85 ;
-  always @(posedge clk)
-    next_b_en <= \$86 ;
-  always @(posedge clk)
-    next_b_addr <= \$87 ;
-  always @(posedge clk)
-    next_b_data <= \$88 ;
-  always @(posedge clk)
-    next0_wlast_en <= \$89 ;
-  always @(posedge clk)
-    next0_wlast_addr <= \$90 ;
-  always @(posedge clk)
-    next0_wlast_data <= \$91 ;
-  always @(posedge clk)
-    next0_wlast2_en <= \$92 ;
-  always @(posedge clk)
-    next0_wlast2_addr <= \$93 ;
-  always @(posedge clk)
-    next0_wlast2_data <= \$94 ;
-  always @(posedge clk)
-    next1_wlast_en <= \$95 ;
-  always @(posedge clk)
-    next1_wlast_addr <= \$96 ;
-  always @(posedge clk)
-    next1_wlast_data <= \$97 ;
-  always @(posedge clk)
-    next1_wlast2_en <= \$98 ;
-  always @(posedge clk)
-    next1_wlast2_addr <= \$99 ;
-  always @(posedge clk)
-    next1_wlast2_data <= \$100 ;
+  assign \$4  = prev_a_addr == slot_q;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$48  = prev_a_en;
+    \$42  = prev_a_en;
+    if (rst) begin
+      \$42  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$43  = prev_a_addr;
+    if (rst) begin
+      \$43  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$44  = prev_a_data;
+    if (rst) begin
+      \$44  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$45  = prev_b_en;
+    if (rst) begin
+      \$45  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$46  = prev_b_addr;
+    if (rst) begin
+      \$46  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$47  = prev_b_data;
+    if (rst) begin
+      \$47  = 7'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$48  = next_a_en;
     if (rst) begin
       \$48  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$49  = prev_a_addr;
+    \$49  = next_a_addr;
     if (rst) begin
       \$49  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$50  = prev_a_data;
+    \$50  = next_a_data;
     if (rst) begin
       \$50  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$51  = prev_b_en;
+    \$51  = next_b_en;
     if (rst) begin
       \$51  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$52  = prev_b_addr;
+    \$52  = next_b_addr;
     if (rst) begin
       \$52  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$53  = prev_b_data;
+    \$53  = next_b_data;
     if (rst) begin
       \$53  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$54  = next_a_en;
+    \$54  = cmd;
     if (rst) begin
-      \$54  = 1'h0;
+      \$54  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$55  = next_a_addr;
+    \$55  = slot;
     if (rst) begin
       \$55  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$56  = next_a_data;
+    \$56  = tail;
+    casez (cmd_q)
+      2'h1:
+          if (\$1 ) begin
+            if (\$2 ) begin
+              \$56  = p_of;
+            end
+          end
+      2'h2:
+          if (empty) begin
+            \$56  = slot_q;
+          end
+      2'h3:
+          (* full_case = 32'd1 *)
+          if (\$3 ) begin
+          end else begin
+            \$56  = p_of;
+          end
+    endcase
     if (rst) begin
       \$56  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$57  = next_b_en;
+    \$57  = head;
+    casez (cmd_q)
+      2'h1:
+          if (\$1 ) begin
+            \$57  = slot_q;
+          end
+      2'h2:
+          (* full_case = 32'd1 *)
+          if (empty) begin
+            \$57  = slot_q;
+          end else begin
+            \$57  = slot_q;
+          end
+    endcase
     if (rst) begin
-      \$57  = 1'h0;
+      \$57  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$58  = next_b_addr;
+    \$58  = empty;
+    casez (cmd_q)
+      2'h1:
+          /* empty */;
+      2'h2:
+          if (empty) begin
+            \$58  = 1'h0;
+          end
+      2'h3:
+          if (\$3 ) begin
+            \$58  = 1'h1;
+          end
+    endcase
+    if (flush) begin
+      \$58  = 1'h1;
+    end
     if (rst) begin
-      \$58  = 7'h00;
+      \$58  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$59  = next_b_data;
+    \$59  = prev_a_req;
     if (rst) begin
-      \$59  = 7'h00;
+      \$59  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$60  = cmd;
+    \$60  = \$signal ;
     if (rst) begin
-      \$60  = 2'h0;
+      \$60  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$61  = \$2 ;
+    \$61  = p_of;
     if (rst) begin
       \$61  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$62  = tail;
-    casez (cmd_q)
-      2'h1:
-          if (\$3 ) begin
-            if (\$4 ) begin
-              \$62  = p_of;
-            end
-          end
-      2'h2:
-          if (empty) begin
-            \$62  = slot_q;
-          end
-      2'h3:
-          (* full_case = 32'd1 *)
-          if (\$5 ) begin
-          end else begin
-            \$62  = p_of;
-          end
-    endcase
+    \$62  = prev_b_req;
     if (rst) begin
-      \$62  = 7'h00;
+      \$62  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
     \$63  = head;
-    casez (cmd_q)
-      2'h1:
-          if (\$3 ) begin
-            \$63  = slot_q;
-          end
-      2'h2:
-          (* full_case = 32'd1 *)
-          if (empty) begin
-            \$63  = slot_q;
-          end else begin
-            \$63  = slot_q;
-          end
-    endcase
     if (rst) begin
       \$63  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$64  = empty;
-    casez (cmd_q)
-      2'h1:
-          /* empty */;
-      2'h2:
-          if (empty) begin
-            \$64  = 1'h0;
-          end
-      2'h3:
-          if (\$5 ) begin
-            \$64  = 1'h1;
-          end
-    endcase
-    if (flush) begin
-      \$64  = 1'h1;
-    end
+    \$64  = slot_q;
     if (rst) begin
-      \$64  = 1'h1;
+      \$64  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$65  = prev_a_req;
+    \$65  = prev_a_en;
     if (rst) begin
       \$65  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$66  = \$signal ;
+    \$66  = prev_a_addr;
     if (rst) begin
       \$66  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$67  = p_of;
+    \$67  = \$signature__data ;
     if (rst) begin
       \$67  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$68  = prev_b_req;
+    \$68  = prev0_wlast_en;
     if (rst) begin
       \$68  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$69  = head;
+    \$69  = prev0_wlast_addr;
     if (rst) begin
       \$69  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$70  = slot_q;
+    \$70  = prev0_wlast_data;
     if (rst) begin
       \$70  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$71  = prev_a_en;
+    \$71  = prev_b_en;
     if (rst) begin
       \$71  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$72  = prev_a_addr;
+    \$72  = prev_b_addr;
     if (rst) begin
       \$72  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$73  = \$signature__data ;
+    \$73  = \$signature__data$55 ;
     if (rst) begin
       \$73  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$74  = prev0_wlast_en;
+    \$74  = prev1_wlast_en;
     if (rst) begin
       \$74  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$75  = prev0_wlast_addr;
+    \$75  = prev1_wlast_addr;
     if (rst) begin
       \$75  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$76  = prev0_wlast_data;
+    \$76  = prev1_wlast_data;
     if (rst) begin
       \$76  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$77  = prev_b_en;
+    \$77  = next_a_req;
     if (rst) begin
       \$77  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$78  = prev_b_addr;
+    \$78  = p_of;
     if (rst) begin
       \$78  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$79  = \$signature__data$55 ;
+    \$79  = \$signal ;
     if (rst) begin
       \$79  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$80  = prev1_wlast_en;
+    \$80  = prev_b_req;
     if (rst) begin
       \$80  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$81  = prev1_wlast_addr;
+    \$81  = slot_q;
     if (rst) begin
       \$81  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$82  = prev1_wlast_data;
+    \$82  = head;
     if (rst) begin
       \$82  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$83  = next_a_req;
+    \$83  = next_a_en;
     if (rst) begin
       \$83  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$84  = p_of;
+    \$84  = next_a_addr;
     if (rst) begin
       \$84  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$85  = \$signal ;
+    \$85  = \$signature__data$70 ;
     if (rst) begin
       \$85  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$86  = prev_b_req;
+    \$86  = next0_wlast_en;
     if (rst) begin
       \$86  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$87  = slot_q;
+    \$87  = next0_wlast_addr;
     if (rst) begin
       \$87  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$88  = head;
+    \$88  = next0_wlast_data;
     if (rst) begin
       \$88  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$89  = next_a_en;
+    \$89  = next_b_en;
     if (rst) begin
       \$89  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$90  = next_a_addr;
+    \$90  = next_b_addr;
     if (rst) begin
       \$90  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$91  = \$signature__data$70 ;
+    \$91  = \$signature__data$79 ;
     if (rst) begin
       \$91  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$92  = next0_wlast_en;
+    \$92  = next1_wlast_en;
     if (rst) begin
       \$92  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$93  = next0_wlast_addr;
+    \$93  = next1_wlast_addr;
     if (rst) begin
       \$93  = 7'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$94  = next0_wlast_data;
+    \$94  = next1_wlast_data;
     if (rst) begin
       \$94  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$95  = next_b_en;
-    if (rst) begin
-      \$95  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$96  = next_b_addr;
-    if (rst) begin
-      \$96  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$97  = \$signature__data$79 ;
-    if (rst) begin
-      \$97  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$98  = next1_wlast_en;
-    if (rst) begin
-      \$98  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$99  = next1_wlast_addr;
-    if (rst) begin
-      \$99  = 7'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$100  = next1_wlast_data;
-    if (rst) begin
-      \$100  = 7'h00;
     end
   end
   always @* begin
@@ -5227,7 +5206,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     next_a_req = 1'h0;
     casez (cmd_q)
       2'h1:
-          if (\$34 ) begin
+          if (\$28 ) begin
             next_a_req = 1'h1;
           end
     endcase
@@ -5237,7 +5216,7 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     prev_b_req = 1'h0;
     casez (cmd_q)
       2'h1:
-          if (\$34 ) begin
+          if (\$28 ) begin
             prev_b_req = 1'h1;
           end
       2'h2:
@@ -5253,9 +5232,9 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
     prev_a_req = 1'h0;
     casez (cmd_q)
       2'h1:
-          if (\$34 ) begin
+          if (\$28 ) begin
             (* full_case = 32'd1 *)
-            if (\$35 ) begin
+            if (\$29 ) begin
             end else begin
               prev_a_req = 1'h1;
             end
@@ -5278,9 +5257,13 @@ module \kv_asu.core.lru (rst, tail, empty, cmd, slot, flush, clk);
   assign \$signature__addr$68  = next_a_addr;
   assign \$signature__en$75  = next_b_en;
   assign \$signature__addr$77  = next_b_addr;
+  assign \$signature__addr$83  = slot;
   assign \$signature__en$84  = 1'h1;
+  assign \$signature__addr$85  = slot;
   assign \$signature__en$86  = 1'h1;
+  assign \$signature__addr$87  = slot;
   assign \$signature__en$88  = 1'h1;
+  assign \$signature__addr$89  = slot;
   assign \$signature__en$90  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
@@ -5369,8 +5352,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2343$5 
-, inv_slot, \port$2343$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2336$5 
+, inv_slot, \port$2336$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6148,10 +6131,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2343$136 ;
-  wire [17:0] \port$2343$136 ;
-  input [29:0] \port$2343$5 ;
-  wire [29:0] \port$2343$5 ;
+  input [17:0] \port$2336$136 ;
+  wire [17:0] \port$2336$136 ;
+  input [29:0] \port$2336$5 ;
+  wire [29:0] \port$2336$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6333,7 +6316,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$2343$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2336$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6378,7 +6361,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$2343$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2336$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6423,7 +6406,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$2343$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2336$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6468,7 +6451,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$2343$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2336$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -6899,65 +6882,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[6:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2343$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2343$136 [8] & \$436 ;
+  assign \$436  = \port$2336$136 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$2336$136 [8] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2343$136 [9] & \$437 ;
+  assign \$438  = \port$2336$136 [9] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2343$136 [9];
-  assign \$441  = \port$2343$136 [1:0] == 2'h3;
-  assign \$442  = \port$2343$136 [8] & \$441 ;
+  assign \$440  = ~ \port$2336$136 [9];
+  assign \$441  = \port$2336$136 [1:0] == 2'h3;
+  assign \$442  = \port$2336$136 [8] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2343$136 [9] & \$444 ;
+  assign \$445  = \port$2336$136 [9] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2343$136 [9];
-  assign \$448  = \port$2343$136 [1:0] == 2'h3;
-  assign \$449  = \port$2343$136 [8] & \$448 ;
+  assign \$447  = ~ \port$2336$136 [9];
+  assign \$448  = \port$2336$136 [1:0] == 2'h3;
+  assign \$449  = \port$2336$136 [8] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2343$136 [9];
+  assign \$455  = \$454  & \port$2336$136 [9];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[6:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2343$136 [9];
+  assign \$462  = ~ \port$2336$136 [9];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2343$136 [1:0] == 2'h3;
-  assign \$465  = \port$2343$136 [8] & \$464 ;
+  assign \$464  = \port$2336$136 [1:0] == 2'h3;
+  assign \$465  = \port$2336$136 [8] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$467  = \port$2336$136 [6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2343$136 [9];
+  assign \$473  = \$472  & \port$2336$136 [9];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2343$136 [9];
+  assign \$480  = ~ \port$2336$136 [9];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2343$136 [1:0] == 2'h3;
-  assign \$483  = \port$2343$136 [8] & \$482 ;
+  assign \$482  = \port$2336$136 [1:0] == 2'h3;
+  assign \$483  = \port$2336$136 [8] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$485  = \port$2336$136 [6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2343$136 [1:0] == 2'h3;
-  assign \$489  = \port$2343$136 [8] & \$488 ;
-  assign \$490  = \port$2343$136 [6:2] == sc_row_qqq;
+  assign \$488  = \port$2336$136 [1:0] == 2'h3;
+  assign \$489  = \port$2336$136 [8] & \$488 ;
+  assign \$490  = \port$2336$136 [6:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -7068,31 +7051,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2343$136 [9];
+  assign \$6  = \$5  & \port$2336$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2343$136 [9];
+  assign \$13  = ~ \port$2336$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2343$136 [1:0];
-  assign \$16  = \port$2343$136 [8] & \$15 ;
+  assign \$15  = ! \port$2336$136 [1:0];
+  assign \$16  = \port$2336$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2343$136 [6:2] == sc_row;
+  assign \$18  = \port$2336$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2343$136 [1:0];
-  assign \$23  = \port$2343$136 [8] & \$22 ;
-  assign \$24  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2336$136 [1:0];
+  assign \$23  = \port$2336$136 [8] & \$22 ;
+  assign \$24  = \port$2336$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2343$136 [1:0];
-  assign \$30  = \port$2343$136 [8] & \$29 ;
+  assign \$29  = ! \port$2336$136 [1:0];
+  assign \$30  = \port$2336$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7100,7 +7083,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2343$136 [9];
+  assign \$38  = \$37  & \port$2336$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7108,10 +7091,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2343$136 [9];
+  assign \$46  = ~ \port$2336$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2343$136 [1:0];
-  assign \$49  = \port$2343$136 [8] & \$48 ;
+  assign \$48  = ! \port$2336$136 [1:0];
+  assign \$49  = \port$2336$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7125,31 +7108,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2343$136 [9];
+  assign \$63  = \$62  & \port$2336$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2343$136 [9];
+  assign \$70  = ~ \port$2336$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2343$136 [1:0] == 1'h1;
-  assign \$73  = \port$2343$136 [8] & \$72 ;
+  assign \$72  = \port$2336$136 [1:0] == 1'h1;
+  assign \$73  = \port$2336$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2343$136 [6:2] == sc_row;
+  assign \$75  = \port$2336$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2343$136 [1:0] == 1'h1;
-  assign \$80  = \port$2343$136 [8] & \$79 ;
-  assign \$81  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2336$136 [1:0] == 1'h1;
+  assign \$80  = \port$2336$136 [8] & \$79 ;
+  assign \$81  = \port$2336$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2343$136 [1:0] == 1'h1;
-  assign \$87  = \port$2343$136 [8] & \$86 ;
+  assign \$86  = \port$2336$136 [1:0] == 1'h1;
+  assign \$87  = \port$2336$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7157,7 +7140,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2343$136 [9];
+  assign \$95  = \$94  & \port$2336$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7165,10 +7148,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2343$136 [9];
+  assign \$103  = ~ \port$2336$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2343$136 [1:0] == 1'h1;
-  assign \$106  = \port$2343$136 [8] & \$105 ;
+  assign \$105  = \port$2336$136 [1:0] == 1'h1;
+  assign \$106  = \port$2336$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7182,31 +7165,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2343$136 [9];
+  assign \$120  = \$119  & \port$2336$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2343$136 [9];
+  assign \$127  = ~ \port$2336$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2343$136 [1:0] == 2'h2;
-  assign \$130  = \port$2343$136 [8] & \$129 ;
+  assign \$129  = \port$2336$136 [1:0] == 2'h2;
+  assign \$130  = \port$2336$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2343$136 [6:2] == sc_row;
+  assign \$132  = \port$2336$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2343$136 [1:0] == 2'h2;
-  assign \$137  = \port$2343$136 [8] & \$136 ;
-  assign \$138  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2336$136 [1:0] == 2'h2;
+  assign \$137  = \port$2336$136 [8] & \$136 ;
+  assign \$138  = \port$2336$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2343$136 [1:0] == 2'h2;
-  assign \$144  = \port$2343$136 [8] & \$143 ;
+  assign \$143  = \port$2336$136 [1:0] == 2'h2;
+  assign \$144  = \port$2336$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7214,7 +7197,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2343$136 [9];
+  assign \$152  = \$151  & \port$2336$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7222,10 +7205,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2343$136 [9];
+  assign \$160  = ~ \port$2336$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2343$136 [1:0] == 2'h2;
-  assign \$163  = \port$2343$136 [8] & \$162 ;
+  assign \$162  = \port$2336$136 [1:0] == 2'h2;
+  assign \$163  = \port$2336$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7239,31 +7222,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2343$136 [9];
+  assign \$177  = \$176  & \port$2336$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2343$136 [9];
+  assign \$184  = ~ \port$2336$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2343$136 [1:0] == 2'h3;
-  assign \$187  = \port$2343$136 [8] & \$186 ;
+  assign \$186  = \port$2336$136 [1:0] == 2'h3;
+  assign \$187  = \port$2336$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2343$136 [6:2] == sc_row;
+  assign \$189  = \port$2336$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2343$136 [1:0] == 2'h3;
-  assign \$194  = \port$2343$136 [8] & \$193 ;
-  assign \$195  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2336$136 [1:0] == 2'h3;
+  assign \$194  = \port$2336$136 [8] & \$193 ;
+  assign \$195  = \port$2336$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2343$136 [1:0] == 2'h3;
-  assign \$201  = \port$2343$136 [8] & \$200 ;
+  assign \$200  = \port$2336$136 [1:0] == 2'h3;
+  assign \$201  = \port$2336$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7271,7 +7254,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2343$136 [9];
+  assign \$209  = \$208  & \port$2336$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7279,10 +7262,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2343$136 [9];
+  assign \$217  = ~ \port$2336$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2343$136 [1:0] == 2'h3;
-  assign \$220  = \port$2343$136 [8] & \$219 ;
+  assign \$219  = \port$2336$136 [1:0] == 2'h3;
+  assign \$220  = \port$2336$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7291,10 +7274,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2343$136 [9] | clear_en;
+  assign \$229  = \port$2336$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2343$136 [6:2];
-  assign \$231  = \port$2343$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2336$136 [6:2];
+  assign \$231  = \port$2336$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7311,65 +7294,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2343$136 [1:0];
-  assign \$signature__en$106  = \port$2343$136 [8] & \$241 ;
+  assign \$241  = ! \port$2336$136 [1:0];
+  assign \$signature__en$106  = \port$2336$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2343$136 [9] & \$242 ;
+  assign \$243  = \port$2336$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2343$136 [9];
-  assign \$246  = ! \port$2343$136 [1:0];
-  assign \$247  = \port$2343$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2336$136 [9];
+  assign \$246  = ! \port$2336$136 [1:0];
+  assign \$247  = \port$2336$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2343$136 [9] & \$249 ;
+  assign \$250  = \port$2336$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2343$136 [9];
-  assign \$253  = ! \port$2343$136 [1:0];
-  assign \$254  = \port$2343$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2336$136 [9];
+  assign \$253  = ! \port$2336$136 [1:0];
+  assign \$254  = \port$2336$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2343$136 [9];
+  assign \$260  = \$259  & \port$2336$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2343$136 [9];
+  assign \$267  = ~ \port$2336$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2343$136 [1:0];
-  assign \$270  = \port$2343$136 [8] & \$269 ;
+  assign \$269  = ! \port$2336$136 [1:0];
+  assign \$270  = \port$2336$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2336$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2343$136 [9];
+  assign \$278  = \$277  & \port$2336$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2343$136 [9];
+  assign \$285  = ~ \port$2336$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2343$136 [1:0];
-  assign \$288  = \port$2343$136 [8] & \$287 ;
+  assign \$287  = ! \port$2336$136 [1:0];
+  assign \$288  = \port$2336$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2336$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2343$136 [1:0];
-  assign \$294  = \port$2343$136 [8] & \$293 ;
-  assign \$295  = \port$2343$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2336$136 [1:0];
+  assign \$294  = \port$2336$136 [8] & \$293 ;
+  assign \$295  = \port$2336$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7385,65 +7368,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2343$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2343$136 [8] & \$306 ;
+  assign \$306  = \port$2336$136 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$2336$136 [8] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2343$136 [9] & \$307 ;
+  assign \$308  = \port$2336$136 [9] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2343$136 [9];
-  assign \$311  = \port$2343$136 [1:0] == 1'h1;
-  assign \$312  = \port$2343$136 [8] & \$311 ;
+  assign \$310  = ~ \port$2336$136 [9];
+  assign \$311  = \port$2336$136 [1:0] == 1'h1;
+  assign \$312  = \port$2336$136 [8] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2343$136 [9] & \$314 ;
+  assign \$315  = \port$2336$136 [9] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2343$136 [9];
-  assign \$318  = \port$2343$136 [1:0] == 1'h1;
-  assign \$319  = \port$2343$136 [8] & \$318 ;
+  assign \$317  = ~ \port$2336$136 [9];
+  assign \$318  = \port$2336$136 [1:0] == 1'h1;
+  assign \$319  = \port$2336$136 [8] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2343$136 [9];
+  assign \$325  = \$324  & \port$2336$136 [9];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[6:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2343$136 [9];
+  assign \$332  = ~ \port$2336$136 [9];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2343$136 [1:0] == 1'h1;
-  assign \$335  = \port$2343$136 [8] & \$334 ;
+  assign \$334  = \port$2336$136 [1:0] == 1'h1;
+  assign \$335  = \port$2336$136 [8] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$337  = \port$2336$136 [6:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2343$136 [9];
+  assign \$343  = \$342  & \port$2336$136 [9];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[6:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2343$136 [9];
+  assign \$350  = ~ \port$2336$136 [9];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2343$136 [1:0] == 1'h1;
-  assign \$353  = \port$2343$136 [8] & \$352 ;
+  assign \$352  = \port$2336$136 [1:0] == 1'h1;
+  assign \$353  = \port$2336$136 [8] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$355  = \port$2336$136 [6:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2343$136 [1:0] == 1'h1;
-  assign \$359  = \port$2343$136 [8] & \$358 ;
-  assign \$360  = \port$2343$136 [6:2] == sc_row_qqq;
+  assign \$358  = \port$2336$136 [1:0] == 1'h1;
+  assign \$359  = \port$2336$136 [8] & \$358 ;
+  assign \$360  = \port$2336$136 [6:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -7459,65 +7442,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[6:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2343$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2343$136 [8] & \$371 ;
+  assign \$371  = \port$2336$136 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$2336$136 [8] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2343$136 [9] & \$372 ;
+  assign \$373  = \port$2336$136 [9] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2343$136 [9];
-  assign \$376  = \port$2343$136 [1:0] == 2'h2;
-  assign \$377  = \port$2343$136 [8] & \$376 ;
+  assign \$375  = ~ \port$2336$136 [9];
+  assign \$376  = \port$2336$136 [1:0] == 2'h2;
+  assign \$377  = \port$2336$136 [8] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2343$136 [9] & \$379 ;
+  assign \$380  = \port$2336$136 [9] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2343$136 [9];
-  assign \$383  = \port$2343$136 [1:0] == 2'h2;
-  assign \$384  = \port$2343$136 [8] & \$383 ;
+  assign \$382  = ~ \port$2336$136 [9];
+  assign \$383  = \port$2336$136 [1:0] == 2'h2;
+  assign \$384  = \port$2336$136 [8] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2343$136 [9];
+  assign \$390  = \$389  & \port$2336$136 [9];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[6:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2343$136 [9];
+  assign \$397  = ~ \port$2336$136 [9];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2343$136 [1:0] == 2'h2;
-  assign \$400  = \port$2343$136 [8] & \$399 ;
+  assign \$399  = \port$2336$136 [1:0] == 2'h2;
+  assign \$400  = \port$2336$136 [8] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$402  = \port$2336$136 [6:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2343$136 [9];
+  assign \$408  = \$407  & \port$2336$136 [9];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[6:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2343$136 [9];
+  assign \$415  = ~ \port$2336$136 [9];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2343$136 [1:0] == 2'h2;
-  assign \$418  = \port$2343$136 [8] & \$417 ;
+  assign \$417  = \port$2336$136 [1:0] == 2'h2;
+  assign \$418  = \port$2336$136 [8] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$420  = \port$2336$136 [6:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2343$136 [1:0] == 2'h2;
-  assign \$424  = \port$2343$136 [8] & \$423 ;
-  assign \$425  = \port$2343$136 [6:2] == sc_row_qqq;
+  assign \$423  = \port$2336$136 [1:0] == 2'h2;
+  assign \$424  = \port$2336$136 [8] & \$423 ;
+  assign \$425  = \port$2336$136 [6:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -7864,15 +7847,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2343$136 [9]) begin
+    end else if (\port$2336$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2343$136 [6:2];
+      meta_addr = \port$2336$136 [6:2];
     end
   end
-  assign inv_en = \port$2343$136 [9];
-  assign wr_en = \port$2343$136 [8];
-  assign wr_slot = \port$2343$136 [6:0];
+  assign inv_en = \port$2336$136 [9];
+  assign wr_en = \port$2336$136 [8];
+  assign wr_slot = \port$2336$136 [6:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -7883,8 +7866,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2343$5 [29:24];
-  assign wr_mark = \port$2343$136 [7];
+  assign wr_last = \port$2336$5 [29:24];
+  assign wr_mark = \port$2336$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -7892,9 +7875,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2343$136 [6:2];
-  assign wr_tag = \port$2343$5 [23:0];
-  assign wr_count = \port$2343$136 [17:10];
+  assign \$signature__addr$105  = \port$2336$136 [6:2];
+  assign wr_tag = \port$2336$5 [23:0];
+  assign wr_count = \port$2336$136 [17:10];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -7904,7 +7887,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [4:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2343$136 [6:2];
+  assign \$signature__addr$141  = \port$2336$136 [6:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -7914,7 +7897,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [4:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2343$136 [6:2];
+  assign \$signature__addr$160  = \port$2336$136 [6:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -7924,7 +7907,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [4:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2343$136 [6:2];
+  assign \$signature__addr$179  = \port$2336$136 [6:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -8073,12 +8056,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [5:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [6];
   assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2343$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2343$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2343$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2336$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2336$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2336$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2336$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2336$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2336$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8139,11 +8122,11 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[23:16] = meta_data;
   assign scrub_w__data[15:8] = meta_data;
   assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data [23:0] = \port$2343$5 [23:0];
+  assign \$signature__data [31:24] = \port$2336$136 [17:10];
+  assign \$signature__data [23:0] = \port$2336$5 [23:0];
   assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2343$136 [7];
-  assign meta_data[5:0] = \port$2343$5 [29:24];
+  assign meta_data[6] = \port$2336$136 [7];
+  assign meta_data[5:0] = \port$2336$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8297,14 +8280,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2335$0 (lanes[43:0]),
-    .\port$2335$107 (lanes[108:107]),
-    .\port$2335$147 (lanes[147]),
-    .\port$2335$172 (lanes[173:172]),
-    .\port$2335$212 (lanes[212]),
-    .\port$2335$237 (lanes[238:237]),
-    .\port$2335$277 (lanes[277]),
-    .\port$2335$82 (lanes[82]),
+    .\port$2328$0 (lanes[43:0]),
+    .\port$2328$107 (lanes[108:107]),
+    .\port$2328$147 (lanes[147]),
+    .\port$2328$172 (lanes[173:172]),
+    .\port$2328$212 (lanes[212]),
+    .\port$2328$237 (lanes[238:237]),
+    .\port$2328$277 (lanes[277]),
+    .\port$2328$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8475,7 +8458,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 , \port$2335$147 , \port$2335$172 , \port$2335$212 , \port$2335$237 , \port$2335$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 , \port$2328$147 , \port$2328$172 , \port$2328$212 , \port$2328$237 , \port$2328$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8633,22 +8616,22 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2335$0 ;
-  wire [43:0] \port$2335$0 ;
-  input [1:0] \port$2335$107 ;
-  wire [1:0] \port$2335$107 ;
-  input \port$2335$147 ;
-  wire \port$2335$147 ;
-  input [1:0] \port$2335$172 ;
-  wire [1:0] \port$2335$172 ;
-  input \port$2335$212 ;
-  wire \port$2335$212 ;
-  input [1:0] \port$2335$237 ;
-  wire [1:0] \port$2335$237 ;
-  input \port$2335$277 ;
-  wire \port$2335$277 ;
-  input \port$2335$82 ;
-  wire \port$2335$82 ;
+  input [43:0] \port$2328$0 ;
+  wire [43:0] \port$2328$0 ;
+  input [1:0] \port$2328$107 ;
+  wire [1:0] \port$2328$107 ;
+  input \port$2328$147 ;
+  wire \port$2328$147 ;
+  input [1:0] \port$2328$172 ;
+  wire [1:0] \port$2328$172 ;
+  input \port$2328$212 ;
+  wire \port$2328$212 ;
+  input [1:0] \port$2328$237 ;
+  wire [1:0] \port$2328$237 ;
+  input \port$2328$277 ;
+  wire \port$2328$277 ;
+  input \port$2328$82 ;
+  wire \port$2328$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8662,21 +8645,21 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   wire [3:0] valid;
   wire [6:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
-  assign \$2  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$1  = | { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1], \port$2328$0 [43] };
+  assign \$2  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1] };
+  assign \$4  = | { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2335$0 [43] & \$5 ;
-  assign \$7  = | { \port$2335$237 [1], \port$2335$172 [1] };
+  assign \$6  = \port$2328$0 [43] & \$5 ;
+  assign \$7  = | { \port$2328$237 [1], \port$2328$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2335$107 [1] & \$8 ;
+  assign \$9  = \port$2328$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2335$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$14  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$15  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$16  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$12  = \port$2328$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$14  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$15  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$16  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -8711,18 +8694,18 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$54  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$55  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$53  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$54  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$55  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$60  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$59  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$60  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$65  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$64  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$65  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -8733,8 +8716,8 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$73  = decision[35] ? decision[42:36] : \$72 ;
   assign \$74  = decision[58] ? decision[66] : decision[99];
   assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! \port$2335$0 [2:1];
-  assign \$77  = \port$2335$0 [0] & \$76 ;
+  assign \$76  = ! \port$2328$0 [2:1];
+  assign \$77  = \port$2328$0 [0] & \$76 ;
   assign \$78  = decision[35] | decision[58];
   assign \$79  = \$78  | decision[67];
   assign \$80  = \$77  & \$79 ;
@@ -8754,16 +8737,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
+  assign \$99  = wins & { \port$2328$277 , \port$2328$212 , \port$2328$147 , \port$2328$82  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$2335$0 [2:1] == 2'h3;
+  assign \$102  = \port$2328$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$2335$0 [2:1] == 2'h2;
-  assign \$106  = \port$2335$0 [2:1] == 2'h3;
+  assign \$105  = \port$2328$0 [2:1] == 2'h2;
+  assign \$106  = \port$2328$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$2335$0 [0] & \$107 ;
+  assign \$108  = \port$2328$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[100];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
@@ -8772,41 +8755,41 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
       decision[50:43] = count[7:0];
       decision[56:51] = age[5:0];
       decision[42:36] = slot[6:0];
-      decision[57] = \port$2335$82 ;
+      decision[57] = \port$2328$82 ;
     end
     if (hit_lane[1]) begin
       decision[50:43] = count[15:8];
       decision[56:51] = age[11:6];
       decision[42:36] = slot[13:7];
-      decision[57] = \port$2335$147 ;
+      decision[57] = \port$2328$147 ;
     end
     if (hit_lane[2]) begin
       decision[50:43] = count[23:16];
       decision[56:51] = age[17:12];
       decision[42:36] = slot[20:14];
-      decision[57] = \port$2335$212 ;
+      decision[57] = \port$2328$212 ;
     end
     if (hit_lane[3]) begin
       decision[50:43] = count[31:24];
       decision[56:51] = age[23:18];
       decision[42:36] = slot[27:21];
-      decision[57] = \port$2335$277 ;
+      decision[57] = \port$2328$277 ;
     end
     if (\$13 [3]) begin
       decision[65:59] = slot[27:21];
-      decision[66] = \port$2335$277 ;
+      decision[66] = \port$2328$277 ;
     end
     if (\$14 [2]) begin
       decision[65:59] = slot[20:14];
-      decision[66] = \port$2335$212 ;
+      decision[66] = \port$2328$212 ;
     end
     if (\$15 [1]) begin
       decision[65:59] = slot[13:7];
-      decision[66] = \port$2335$147 ;
+      decision[66] = \port$2328$147 ;
     end
     if (\$16 [0]) begin
       decision[65:59] = slot[6:0];
-      decision[66] = \port$2335$82 ;
+      decision[66] = \port$2328$82 ;
     end
     begin
       begin
@@ -8822,16 +8805,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
         decision[99] = \$100 ;
         decision[100] = \$104 ;
         decision[124:101] = tag[23:0];
-        decision[131:125] = \port$2335$0 [41:35];
+        decision[131:125] = \port$2328$0 [41:35];
         decision[145] = \$109 ;
       end
     end
   end
-  assign request = \port$2335$0 [34:0];
-  assign match = { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
-  assign valid = { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign mark = { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
-  assign window = \port$2335$0 [41:35];
+  assign request = \port$2328$0 [34:0];
+  assign match = { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1], \port$2328$0 [43] };
+  assign valid = { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign mark = { \port$2328$277 , \port$2328$212 , \port$2328$147 , \port$2328$82  };
+  assign window = \port$2328$0 [41:35];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8859,11 +8842,11 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = \port$2335$0 [0];
-  assign \request.op  = \port$2335$0 [2:1];
-  assign \request.min_tlevel  = \port$2335$0 [4:3];
-  assign \request.tag  = \port$2335$0 [28:5];
-  assign \request.t  = \port$2335$0 [34:29];
+  assign \request.valid  = \port$2328$0 [0];
+  assign \request.op  = \port$2328$0 [2:1];
+  assign \request.min_tlevel  = \port$2328$0 [4:3];
+  assign \request.tag  = \port$2328$0 [28:5];
+  assign \request.t  = \port$2328$0 [34:29];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -8872,7 +8855,7 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2335$237 [1];
+  assign hit_lane[3] = \port$2328$237 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -8881,16 +8864,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   always @*
     decision[35] = \$1 ;
   always @*
-    decision[34:29] = \port$2335$0 [34:29];
+    decision[34:29] = \port$2328$0 [34:29];
   always @*
-    decision[28:5] = \port$2335$0 [28:5];
+    decision[28:5] = \port$2328$0 [28:5];
   always @*
-    decision[4:3] = \port$2335$0 [4:3];
+    decision[4:3] = \port$2328$0 [4:3];
   always @*
-    decision[2:1] = \port$2335$0 [2:1];
+    decision[2:1] = \port$2328$0 [2:1];
   always @*
-    decision[0] = \port$2335$0 [0];
-  assign \$10  = \port$2335$237 [1];
+    decision[0] = \port$2328$0 [0];
+  assign \$10  = \port$2328$237 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -8899,7 +8882,7 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2323$0 , \port$2324$0 , \port$2328$0 , clk);
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2316$0 , \port$2317$0 , \port$2321$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -8951,13 +8934,13 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2323$0 ;
-  wire [41:0] \port$2323$0 ;
-  output [187:0] \port$2324$0 ;
-  wire [187:0] \port$2324$0 ;
+  output [41:0] \port$2316$0 ;
+  wire [41:0] \port$2316$0 ;
+  output [187:0] \port$2317$0 ;
+  wire [187:0] \port$2317$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2328$0 ;
-  wire [27:0] \port$2328$0 ;
+  output [27:0] \port$2321$0 ;
+  wire [27:0] \port$2321$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9061,9 +9044,9 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2323$0  = \$9 ;
-  assign \port$2324$0  = \$10 ;
-  assign \port$2328$0  = \$12 ;
+  assign \port$2316$0  = \$9 ;
+  assign \port$2317$0  = \$10 ;
+  assign \port$2321$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];

@@ -5,10 +5,14 @@ from amaranth import *
 from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
+import regmap
+
 from ..layouts import request_layout
 from .interfaces import stage_layout
 
 __all__ = ["Admission"]
+
+QUERY = regmap.OPS["QUERY"]
 
 
 class Admission(wiring.Component):
@@ -19,15 +23,16 @@ class Admission(wiring.Component):
     ----------
     params : regmap.Params
     options : CoreOptions
-        ``serial``: one request in flight at most; ``split_evaluation``: no request in
-        the cycle right after an EVICT / EVICT_ANY (E1b decides for every lane the request
-        ahead may write, but not for an invalidate).
+        ``serial``: one request in flight at most.
     fifo_depth : int
         Responses the response FIFO holds: the credits.
     evict_gap : int
-        An EVICT / EVICT_ANY is refused while a request accepted in one of the
+        An EVICT / EVICT_ANY is refused while a request that may give an LRU command (an
+        OBSERVE, EVICT or EVICT_ANY; a QUERY gives none) accepted in one of the
         ``evict_gap`` previous cycles could still change the LRU tail (the EVICT reads the
         table in R at the tail, which shows E2's LRU command ``tail_lag`` cycles later).
+        Nothing else waits for an EVICT: the request right behind one is accepted in the
+        next cycle (E1b forwards the invalidate as it forwards a write).
 
     Ports
     -----
@@ -93,9 +98,11 @@ class Admission(wiring.Component):
         busy = self.s0.valid | self.busy
         m.d.sync += self.idle.eq(~busy & ~accept)
 
-        # The EVICT gap: acceptances of the evict_gap previous cycles.
+        # The EVICT gap: acceptances of the evict_gap previous cycles that may move the
+        # LRU tail (every op but QUERY gives an LRU command).
+        moves_tail = accept & (self.req.payload.op != QUERY)
         recent = Signal(self.evict_gap)       # bit k: accepted k + 1 cycles ago
-        m.d.sync += recent.eq(Cat(accept, recent[:-1]))
+        m.d.sync += recent.eq(Cat(moves_tail, recent[:-1]))
 
         ready = (self.enable & ~self.hold & ~self.flush & ~self.flushing
                  & (self.inflight < self.fifo_depth))
@@ -104,10 +111,6 @@ class Admission(wiring.Component):
         else:
             is_evict = self.req.payload.op[1]
             ready = ready & ~(is_evict & recent.any())
-            if self._options.split_evaluation:
-                after_evict = Signal()
-                m.d.sync += after_evict.eq(accept & is_evict)
-                ready = ready & ~after_evict
         m.d.comb += self.req.ready.eq(ready)
 
         # s0: register the request.

@@ -45,7 +45,10 @@ class Commit(wiring.Component):
         they feed the table and the snoops of the stages behind.
     lru_cmd : Out(LruCmd), lru_slot : Out(SLOT_WIDTH)
         E2's LRU command: TOUCH for a hit or a replacement, INSERT into a free slot, POP
-        for an EVICT that takes the tail.
+        for an EVICT that takes the tail; and its slot, for every command (the slot an
+        OBSERVE writes, the tail an EVICT reads): a 2:1 multiplexer of decision registers
+        by the op's register, not behind the command's decode, so that the LRU list's
+        read address is one LUT from registers.
     response : Out(stream.Signature(response_layout(params), always_ready=True))
         L: the response of the request that was in E2 (registered); the credits make sure
         the response FIFO has room.
@@ -117,6 +120,9 @@ class Commit(wiring.Component):
         m.d.comb += level_before.eq(Mux(d2.present, tl_before.level, 0))
         level_hit = level_before >= d2.min_tlevel
 
+        # The LRU command's slot (op[1]: EVICT / EVICT_ANY, whose window is at the tail).
+        m.d.comb += self.lru_slot.eq(Mux(d2.op[1], d2.tail_slot, d2.wr_slot))
+
         # LRU command, response and statistics of the request in E2.
         rsp = Signal(response_layout(p))
         stat = Signal(len(STAT_NAMES))
@@ -147,7 +153,6 @@ class Commit(wiring.Component):
                                      rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
                     with m.Else():
                         m.d.comb += count("drops")
-                    m.d.comb += self.lru_slot.eq(fwd.slot)
                     with m.If(fwd.write):
                         m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(level_after),
                                      rsp.count.eq(count_after), rsp.slot.eq(fwd.slot)]

@@ -78,10 +78,10 @@ class KvAsuCore(wiring.Component):
     req : In(stream.Signature(request_layout(params)))
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
-        and (not serial) for an EVICT / EVICT_ANY while a request accepted in one of
-        the ``evict_gap`` previous cycles could still change the LRU tail (``ready``
-        depends on ``req.payload.op``), and with the split evaluation for any request in
-        the cycle after an EVICT / EVICT_ANY was accepted.
+        and (not serial) for an EVICT / EVICT_ANY while an OBSERVE, EVICT or EVICT_ANY
+        accepted in one of the ``evict_gap`` previous cycles could still change the LRU
+        tail (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing
+        waits after an EVICT).
         Serial mode: also while any request is in flight.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
@@ -123,8 +123,8 @@ class KvAsuCore(wiring.Component):
     eval_lag : int
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
     evict_gap : int
-        An EVICT / EVICT_ANY is accepted only when no request was accepted in the
-        ``evict_gap`` cycles before it (6 by default).
+        An EVICT / EVICT_ANY is accepted only when no OBSERVE, EVICT or EVICT_ANY was
+        accepted in the ``evict_gap`` cycles before it (6 by default).
     """
 
     def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False):

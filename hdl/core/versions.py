@@ -15,13 +15,15 @@ __all__ = ["Versions"]
 class Versions(wiring.Component):
     """E1b (split evaluation) or the decision half of E (compact).
 
-    The request ahead (in E2) writes this cycle, and which lane it writes is known only
-    once E2 has decided; so E1b decides ``PROBE + 1`` times at once, from registers:
-    version ``v < PROBE`` for "lane ``v`` holds the line the request ahead leaves",
-    version ``PROBE`` for "it writes none of my lanes", and E2's ``forward.lane`` (with
-    the lane overlaps registered in E1a) only picks one. An invalidate is never in E2
-    while a request is in E1b (``Admission`` leaves a cycle after an EVICT). The compact
-    pipeline makes one decision, without forwards.
+    The request ahead (in E2) writes or invalidates this cycle, and which lane of this
+    window that is, is known only once E2 has decided; so E1b decides ``PROBE + 1`` times
+    at once, from registers: version ``v < PROBE`` for "lane ``v`` is what the request
+    ahead leaves" (the line it writes, or, for an EVICT, a free slot: the tail it
+    invalidates is lane 0 of its window), version ``PROBE`` for "it leaves all my lanes
+    as they are", and E2's ``forward`` (its one-hot ``lane``, or lane 0 for an
+    invalidate, with the lane overlaps registered in E1a) only picks one. A version
+    reads ``forward.write`` (a register) to tell the two apart. The compact pipeline
+    makes one decision, without forwards.
 
     Parameters
     ----------
@@ -66,8 +68,9 @@ class Versions(wiring.Component):
         m.d.comb += [
             dec.request.eq(lanes.request), dec.window.eq(lanes.start),
             dec.list_empty.eq(self.list_empty), dec.mark.eq(mark),
-            dec.valid.eq(Cat(pick(i, "valid", 1) for i in range(P))),
-            dec.match.eq(Cat(pick(i, "match", lanes.same_line_ahead) for i in range(P))),
+            dec.valid.eq(Cat(pick(i, "valid", self.forward.write) for i in range(P))),
+            dec.match.eq(Cat(pick(i, "match", self.forward.write & lanes.same_line_ahead)
+                             for i in range(P))),
             dec.beyond_w1.eq(Cat(pick(i, lanes.beyond_w1[i], lanes.ahead_beyond_w1)
                                  for i in range(P))),
         ]
@@ -130,14 +133,19 @@ class Versions(wiring.Component):
                 if j == v:
                     return lanes.older_ahead[i]
                 return eb_gt[i][j]
-            mark = Cat(pick(i, mark_b[i], fwd.mark) for i in range(P))
+            # (an invalidated lane keeps its mark: the mark a later insert carries)
+            mark = Cat(pick(i, mark_b[i], Mux(fwd.write, fwd.mark, mark_b[i]))
+                       for i in range(P))
             versions.append(self._decide(m, f"dec{v}", lanes, pick, older, mark))
-        # Whether the request ahead writes a lane of this window, and which (in binary:
-        # E2 writes at most one lane, and forward.lane is one-hot).
+        # Whether the request ahead writes or invalidates a lane of this window, and which
+        # (in binary: E2 writes at most one lane, forward.lane is one-hot, an invalidate
+        # is of lane 0 of its window, and E2 never does both).
+        touched = Signal(P, name="fw1_touched")
+        m.d.comb += touched.eq(Mux(fwd.write, fwd.lane, Cat(fwd.invalidate, Const(0, P - 1))))
         fw1_any = Signal()
         fw1_lane = Signal(range(P), name="fw1_lane")
-        m.d.comb += fw1_any.eq(fwd.write & (fwd.lane & lanes.ahead_in_window).any())
-        m.d.comb += [fw1_lane[k].eq((fwd.lane & lanes.ahead_lane_bit[k]).any())
+        m.d.comb += fw1_any.eq((touched & lanes.ahead_in_window).any())
+        m.d.comb += [fw1_lane[k].eq((touched & lanes.ahead_lane_bit[k]).any())
                      for k in range(pb)]
         m.d.comb += self.decision.eq(Mux(fw1_any, Array(versions[:P])[fw1_lane], versions[P]))
         return m

@@ -320,3 +320,115 @@ def test_backpressure_random(options):
     stall = lambda c: pattern[c % 4096] and not (2000 < c < 2100)
     bench, res = run(p, script, options, rsp_ready=lambda c: stall(c) if c > 30 else c % 50 > 40)
     check_against_ref(p, res, CFG)
+
+
+# ---- EVICT beside the observed stream (the fast and the compact pipeline) ------------------
+FAST = [pytest.param(BENCH_OPTIONS, id="pipelined"), pytest.param(COMPACT, id="compact")]
+
+
+@pytest.mark.parametrize("options", FAST)
+def test_evict_without_waits_beside_queries(options):
+    """A QUERY gives no LRU command, so an EVICT right behind one is taken in the next
+    cycle; the request right behind an EVICT is taken in the next cycle too, and an
+    OBSERVE of the victim's line there sees the line gone (E1b forwards the invalidate)."""
+    p = directed_params()
+    a, b = 10, 11
+    sa, sb = hash_slot(p, a), hash_slot(p, b)
+    assert abs(sa - sb) >= p.PROBE
+    script = timed((0, obs(p, a)), (1, obs(p, b))) + [
+        ("at", 2 * SCALE),
+        qry(p, a), ("req", EVICT_ANY, 0, 0),    # pops a, the tail
+        obs(p, a),                              # a again: a miss, inserted where it was
+        qry(p, a), qry(p, b),
+    ]
+    bench, res = run(p, script, options)
+    acc = [c for _, c in res["accepted"]]
+    assert acc[2:] == list(range(acc[2], acc[2] + 5)), acc      # one per cycle
+    R = res["responses"]
+    assert R[2] == Z(op=1, present=1, tlevel_before=1, tracked=1, tlevel=1, hit=1, count=1,
+                     slot=sa)
+    assert R[3] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert R[4] == Z(tracked=1, tlevel=1, hit=1, count=1, slot=sa)      # present=0
+    assert R[5]["present"] == 1 and R[5]["slot"] == sa and R[5]["count"] == 1
+    assert R[6]["present"] == 1 and R[6]["slot"] == sb
+    assert res["occupancy"][-1] == 2
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("options", FAST)
+@pytest.mark.parametrize("backpressure", [False, True], ids=["ready", "backpressure"])
+def test_evicts_interleaved_with_queries_at_full_rate(options, backpressure):
+    """EVICT and EVICT_ANY with six QUERYs between them: one request per cycle throughout
+    (consumer always ready); EVICT takes nothing (no tail is T0 yet), EVICT_ANY pops the
+    tails in LRU order, and every QUERY of a line already popped misses; then under
+    response back-pressure."""
+    p = directed_params()
+    lines = [20 + k for k in range(6)]
+    script = timed(*[(k, obs(p, x)) for k, x in enumerate(lines)]) + [("at", 8 * SCALE)]
+    asked = []
+    for k in range(len(lines) + 2):
+        script.append(("req", EVICT_ANY if k % 2 else EVICT, 0, 0))
+        asked.append(None)
+        for j in range(6):
+            script.append(qry(p, lines[(k + j) % len(lines)]))
+            asked.append(lines[(k + j) % len(lines)])
+    rsp_ready = (lambda c: c % 3 != 0) if backpressure else None
+    bench, res = run(p, script, options, rsp_ready=rsp_ready)
+    n = len(lines)
+    R = res["responses"]
+    assert all(r["tracked"] for r in R[:n])
+    acc = [c for _, c in res["accepted"]][n:]
+    if not backpressure:
+        assert acc == list(range(acc[0], acc[0] + len(acc))), acc
+    gone = set()
+    popped = []
+    for line, r in zip(asked, R[n:]):
+        if line is None:
+            assert r["victim_valid"] == (r["op"] == EVICT_ANY and len(popped) < n), r
+            if r["victim_valid"]:
+                popped.append(r["victim_tag"])
+                gone.add(r["victim_tag"])
+        else:
+            assert r["present"] == (line not in gone), (line, r)
+    assert popped == lines[:4]
+    assert res["stats"]["evicts"] == 4 and res["stats"]["evicts_empty"] == 4
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("options", FAST)
+def test_evict_right_after_insert_of_the_tail(options):
+    """An OBSERVE that inserts into the empty list makes its line the tail; the EVICT_ANY
+    after it (at the EVICT gap) pops it, and an EVICT_ANY right behind QUERYs on the
+    then empty list takes nothing, in the next cycle."""
+    p = directed_params()
+    a = 30
+    sa = hash_slot(p, a)
+    script = ([("at", 0), obs(p, a), ("req", EVICT_ANY, 0, 0)] + [qry(p, a)] * 6 +
+              [("req", EVICT_ANY, 0, 0), qry(p, a)])
+    bench, res = run(p, script, options)
+    acc = [c for _, c in res["accepted"]]
+    gap = bench.core.evict_gap
+    assert acc == [0] + list(range(gap + 1, gap + 10)), acc
+    R = res["responses"]
+    assert R[1] == Z(op=3, victim_valid=1, victim_tag=a, slot=sa)
+    assert all(r == Z(op=1, hit=1) for r in R[2:8] + R[9:])
+    assert R[8] == Z(op=3)
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("options", FAST)
+@pytest.mark.parametrize("kind", ["ready", "backpressure"])
+def test_random_evict_heavy_back_to_back(options, kind):
+    """A third of the requests EVICT / EVICT_ANY, the rest QUERY and OBSERVE of a few
+    colliding lines, presented back to back (no idle gaps), against the model."""
+    rng = random.Random(f"{SEED}-evict-heavy-{options}-{kind}")
+    print(f"seed {SEED}-evict-heavy-{options}-{kind}")
+    p = small_params()
+    tags = rng.sample(range(1, 1 << 12), 2 * p.ENTRIES)
+    script = _random_script(p, rng, 500, tags, evict_rate=0.3, gap_rate=0.0)
+    if kind == "ready":
+        bench, res = run(p, script, options)
+    else:
+        pattern = [rng.random() < 0.5 for _ in range(4096)]
+        bench, res = run(p, script, options, rsp_ready=lambda c: pattern[c % 4096])
+    check_against_ref(p, res, CFG)

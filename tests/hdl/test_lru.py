@@ -59,7 +59,7 @@ def run(params, n_cmds, rng, idle_rate, registered=True):
                 model.insert(0, s)
             elif cmd == "pop":
                 ctx.set(dut.cmd, LruCmd.POP)
-                ctx.set(dut.slot, rng.randrange(n))
+                ctx.set(dut.slot, model[-1])        # a POP's slot is the tail
                 popped.append(model.pop())
                 log.append(("pop", ctx.get(dut.tail), popped[-1]))
             else:
@@ -71,7 +71,7 @@ def run(params, n_cmds, rng, idle_rate, registered=True):
         while model:
             assert ctx.get(dut.tail) == model[-1]
             ctx.set(dut.cmd, LruCmd.POP)
-            model.pop()
+            ctx.set(dut.slot, model.pop())
             await ctx.tick()
             ctx.set(dut.cmd, LruCmd.NONE)
             await ctx.tick().repeat(dut.tail_lag - 1)
