@@ -386,7 +386,8 @@ class KvAsuRegisters(wiring.Component):
                             (reg.offsets[1] >> 2, state.hi_latch, None)]
             else:
                 answers.append((reg.offset >> 2, value, None))
-        read_sel = Signal(len(answers))
+        read_sel = Signal(len(answers), name="read_sel")
+        self.read_words = [word for word, _, _ in answers]   # read_sel's bits, in order
         with m.If(acc.ar_accept):
             m.d.sync += [read_sel[k].eq(acc.ar_addr == word)
                          for k, (word, _, _) in enumerate(answers)]
