@@ -145,6 +145,19 @@ class AxilProps(AxilHarness):
             Assert(spy["r_wait"] == stat_pend.any()),
             Assert(~spy["sequencing"] | ~bus.bvalid),
         ]
+        # The address decodes registered with the words they decode (the subordinate's
+        # mapped / writable / readable bits, the register file's one-hot read select).
+        sub = self.regs.subordinate
+        aw_word, ar_word = spy["aw_word"], spy["ar_word"]
+        m.d.comb += [
+            Assert(~spy["aw_full"] |
+                   ((spy["w_mapped"] == sub._any_word(aw_word, sub._readable)) &
+                    (spy["w_writable"] == sub._any_word(aw_word, sub._writable)))),
+            Assert(~spy["ar_full"] |
+                   (spy["r_readable"] == sub._any_word(ar_word, sub._readable))),
+            Assert(~spy["ar_full"] |
+                   (spy["read_sel"] == Cat(ar_word == w for w in self.regs.read_words))),
+        ]
         # stat_pend holds one bit at most, k + 1 cycles after the sample.
         m.d.comb += Assert((stat_pend & (stat_pend - 1))[:len(stat_pend)] == 0)
         for k in range(pend_stages):

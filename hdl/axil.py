@@ -276,14 +276,19 @@ class AxiLiteSubordinate(wiring.Component):
             bus.bvalid.eq(bvalid),
             bus.bresp.eq(bresp),
         ]
+        # Whether the word is mapped and writable is decoded from AWADDR in the handshake
+        # cycle and registered with the word, so that the write enables of the register
+        # file sit behind flip-flops and not behind the address decode.
+        w_mapped = Signal()
+        w_writable = Signal()
         with m.If(bus.awvalid & ~aw_full):
-            m.d.sync += [aw_full.eq(1), aw_word.eq(bus.awaddr[2:])]
+            m.d.sync += [aw_full.eq(1), aw_word.eq(bus.awaddr[2:]),
+                         w_mapped.eq(self._any_word(bus.awaddr[2:], self._readable)),
+                         w_writable.eq(self._any_word(bus.awaddr[2:], self._writable))]
         with m.If(bus.wvalid & ~w_full):
             m.d.sync += [w_full.eq(1), w_data.eq(bus.wdata), w_strb.eq(bus.wstrb)]
 
         w_pending = aw_full & w_full & ~bvalid
-        w_mapped = self._any_word(aw_word, self._readable)
-        w_writable = self._any_word(aw_word, self._writable)
         m.d.comb += [
             regs.w_valid.eq(w_pending & w_writable),
             regs.w_addr.eq(aw_word),
@@ -306,15 +311,17 @@ class AxiLiteSubordinate(wiring.Component):
             m.d.sync += [bvalid.eq(0), aw_full.eq(0), w_full.eq(0)]
 
         # ---- read channel --------------------------------------------------------------
-        # AR is registered; the register file sees the word in the next cycle.
+        # AR is registered; the register file sees the word in the next cycle. Whether it
+        # is readable is decoded in the handshake cycle and registered with it (``r_valid``
+        # and what the register file does with it then start from flip-flops).
         ar_full = Signal()
         ar_word = Signal(self._addr_width - 2)
+        r_readable = Signal()
         r_wait = Signal()          # the register file has not answered the read yet
         rvalid = Signal()
         rdata = Signal(32)
         rresp = Signal(2)
         arready = ~ar_full & ~r_wait & ~rvalid
-        r_readable = self._any_word(ar_word, self._readable)
         m.d.comb += [
             bus.arready.eq(arready),
             bus.rvalid.eq(rvalid),
@@ -326,7 +333,8 @@ class AxiLiteSubordinate(wiring.Component):
             regs.r_addr.eq(ar_word),
         ]
         with m.If(regs.ar_accept):
-            m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:])]
+            m.d.sync += [ar_full.eq(1), ar_word.eq(bus.araddr[2:]),
+                         r_readable.eq(self._any_word(bus.araddr[2:], self._readable))]
         with m.If(rvalid & bus.rready):
             m.d.sync += rvalid.eq(0)
         with m.If(ar_full):

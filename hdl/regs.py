@@ -22,6 +22,7 @@ from regmap import CONFIG_NAMES, REGISTERS
 from .axil import AxiLiteSignature, AxiLiteSubordinate
 from .layouts import STAT_NAMES, check_params, config_layout
 from .stats import StatisticsCounters
+from .core.decision import select
 
 __all__ = ["KvAsuRegisters"]
 
@@ -368,28 +369,41 @@ class KvAsuRegisters(wiring.Component):
                         (state.error << status.field("ERROR").bit))
             raise AssertionError(kind)  # pragma: no cover
 
+        # Every readable word's answer, and which one the read is: decoded from ARADDR in
+        # the handshake cycle into one flip-flop per word (one-hot), so that in the next
+        # cycle the data multiplexer is an AND-OR of registers, not behind a decode.
+        answers = []        # (word, data answered at once or None, HI latch value or None)
+        for reg in REGISTERS:
+            value = read_value(reg)
+            if self._kinds[reg.name] == "stat":
+                # LO: sampled now (stats.rd_en from ar_stat_lo), answered and latched
+                # later (see above); HI: the latch.
+                answers += [(reg.offsets[0] >> 2, None, None),
+                            (reg.offsets[1] >> 2, state.hi_latch, None)]
+            elif reg.wide:
+                # LO: the low half now, the high half of this same sample into the latch.
+                answers += [(reg.offsets[0] >> 2, value[:32], value[32:64]),
+                            (reg.offsets[1] >> 2, state.hi_latch, None)]
+            else:
+                answers.append((reg.offset >> 2, value, None))
+        read_sel = Signal(len(answers), name="read_sel")
+        self.read_words = [word for word, _, _ in answers]   # read_sel's bits, in order
+        with m.If(acc.ar_accept):
+            m.d.sync += [read_sel[k].eq(acc.ar_addr == word)
+                         for k, (word, _, _) in enumerate(answers)]
+        now = [k for k, (_, data, _) in enumerate(answers) if data is not None]
         with m.If(acc.r_valid):
-            with m.Switch(acc.r_addr):
-                for reg in REGISTERS:
-                    value = read_value(reg)
-                    if self._kinds[reg.name] == "stat":
-                        with m.Case(reg.offsets[0] >> 2):
-                            # LO: sampled now (stats.rd_en from ar_stat_lo), answered and
-                            # latched later (see above).
-                            m.d.sync += stat_pend[0].eq(1)
-                        with m.Case(reg.offsets[1] >> 2):
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
-                    elif reg.wide:
-                        with m.Case(reg.offsets[0] >> 2):
-                            # LO: the low half now, the high half of this same sample into
-                            # the latch.
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value[:32])]
-                            m.d.sync += state.hi_latch.eq(value[32:64])
-                        with m.Case(reg.offsets[1] >> 2):
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(state.hi_latch)]
-                    else:
-                        with m.Case(reg.offset >> 2):
-                            m.d.comb += [acc.r_done.eq(1), acc.r_data.eq(value)]
+            with m.If(Cat(read_sel[k] for k in now).any()):
+                m.d.comb += [acc.r_done.eq(1),
+                             acc.r_data.eq(select(Cat(read_sel[k] for k in now),
+                                                  [answers[k][1] for k in now]))]
+            for k, (_, data, latch) in enumerate(answers):
+                if data is None:
+                    with m.If(read_sel[k]):
+                        m.d.sync += stat_pend[0].eq(1)
+                elif latch is not None:
+                    with m.If(read_sel[k]):
+                        m.d.sync += state.hi_latch.eq(latch)
 
 
 class _RegisterFileState:

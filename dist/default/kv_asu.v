@@ -929,8 +929,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4847$245 (\$17 ),
-    .\port$4847$5 (\$16 ),
+    .\port$4674$245 (\$17 ),
+    .\port$4674$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -948,7 +948,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$4709$5 (s0[60:5]),
+    .\port$4584$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -956,12 +956,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .lanes(lanes),
-    .\port$4711$0 (\$12 ),
-    .\port$4712$0 (\$13 ),
-    .\port$4716$0 (\$14 ),
-    .\port$4718$0 (\$15 ),
-    .\port$4847$271 (\$17 [60:26]),
-    .\port$4847$5 (\$16 ),
+    .\port$4586$0 (\$12 ),
+    .\port$4587$0 (\$13 ),
+    .\port$4591$0 (\$14 ),
+    .\port$4593$0 (\$15 ),
+    .\port$4674$271 (\$17 [60:26]),
+    .\port$4674$5 (\$16 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -998,8 +998,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(\$17 [10:0]),
-    .\port$4847$260 (\$17 [44:15]),
-    .\port$4847$5 (\$16 ),
+    .\port$4674$260 (\$17 [44:15]),
+    .\port$4674$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1017,7 +1017,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .forward__tag(\$16 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4847$271 (\$17 [60:26]),
+    .\port$4674$271 (\$17 [60:26]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1034,13 +1034,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .hash(\hash$85 [10:0]),
-    .\port$4711$0 (\$12 ),
-    .\port$4712$0 (\$13 ),
-    .\port$4716$0 (\$14 ),
-    .\port$4718$0 (\$15 ),
-    .\port$4786$0 (lanes[79:0]),
-    .\port$4847$271 (\$17 [44:26]),
-    .\port$4847$5 (\$16 ),
+    .\port$4586$0 (\$12 ),
+    .\port$4587$0 (\$13 ),
+    .\port$4591$0 (\$14 ),
+    .\port$4593$0 (\$15 ),
+    .\port$4661$0 (lanes[79:0]),
+    .\port$4674$271 (\$17 [44:26]),
+    .\port$4674$5 (\$16 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1797,7 +1797,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$4847$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
+module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$4674$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -1922,10 +1922,10 @@ module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4847$245 ;
-  wire [60:0] \port$4847$245 ;
-  output [63:0] \port$4847$5 ;
-  wire [63:0] \port$4847$5 ;
+  output [60:0] \port$4674$245 ;
+  wire [60:0] \port$4674$245 ;
+  output [63:0] \port$4674$5 ;
+  wire [63:0] \port$4674$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -1985,7 +1985,7 @@ module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4847$81 (e2[104:81])
+    .\port$4674$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2201,8 +2201,8 @@ module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4847$5  = e2[68:5];
-  assign \port$4847$245  = e2[305:245];
+  assign \port$4674$5  = e2[68:5];
+  assign \port$4674$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2292,7 +2292,7 @@ module \kv_asu.core.commit (rst, decision, busy, lru_slot, \port$4847$5 , \port$
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4847$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4674$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2313,15 +2313,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4847$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4847$81 ;
-  wire [23:0] \port$4847$81 ;
+  input [23:0] \port$4674$81 ;
+  wire [23:0] \port$4674$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4847$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4847$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4674$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4674$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4847$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4847$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4847$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4674$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4674$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4674$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2335,8 +2335,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4847$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4847$81 [15:0];
-  assign age = \port$4847$81 [23:16];
+  assign count = \port$4674$81 [15:0];
+  assign age = \port$4674$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2543,7 +2543,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2642,8 +2642,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4709$5 ;
-  wire [55:0] \port$4709$5 ;
+  input [55:0] \port$4584$5 ;
+  wire [55:0] \port$4584$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2734,12 +2734,12 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4709$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4709$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4709$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4709$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4709$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4709$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4584$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4584$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4584$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4584$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4584$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4584$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2770,7 +2770,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4709$5  };
+  assign key = { 8'h00, \port$4584$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2785,41 +2785,41 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4709$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4711$0 , \port$4712$0 , \port$4716$0 , \port$4718$0 , lanes, \port$4847$5 , forward__lane, \port$4847$271 , clk);
+module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4586$0 , \port$4587$0 , \port$4591$0 , \port$4593$0 , lanes, \port$4674$5 , forward__lane, \port$4674$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire [2:0] \$100 ;
-  reg [55:0] \$101 ;
-  wire [2:0] \$102 ;
-  reg [7:0] \$103 ;
-  wire [2:0] \$104 ;
-  reg [15:0] \$105 ;
-  wire [2:0] \$106 ;
-  reg \$107 ;
-  wire [3:0] \$108 ;
-  wire \$109 ;
+  reg [15:0] \$100 ;
+  wire [2:0] \$101 ;
+  reg \$102 ;
+  wire [3:0] \$103 ;
+  wire \$104 ;
+  wire [2:0] \$105 ;
+  reg \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire [2:0] \$109 ;
   wire \$11 ;
-  wire [2:0] \$110 ;
-  reg \$111 ;
+  reg \$110 ;
+  wire \$111 ;
   wire \$112 ;
-  wire \$113 ;
-  wire [2:0] \$114 ;
-  reg \$115 ;
-  wire \$116 ;
-  wire \$117 ;
-  wire [2:0] \$118 ;
-  reg \$119 ;
+  wire [2:0] \$113 ;
+  reg [55:0] \$114 ;
+  wire [2:0] \$115 ;
+  reg [7:0] \$116 ;
+  wire [2:0] \$117 ;
+  reg [15:0] \$118 ;
+  wire [2:0] \$119 ;
   wire \$12 ;
-  wire \$120 ;
-  wire [2:0] \$121 ;
-  reg [55:0] \$122 ;
-  wire [2:0] \$123 ;
-  reg [7:0] \$124 ;
-  wire [2:0] \$125 ;
-  reg [15:0] \$126 ;
-  wire [2:0] \$127 ;
-  reg \$128 ;
+  reg \$120 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire [8:0] \$126 ;
+  wire \$127 ;
+  wire \$128 ;
   wire \$129 ;
   wire \$13 ;
   wire \$130 ;
@@ -2832,7 +2832,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$137 ;
   wire \$138 ;
   wire \$139 ;
-  wire [8:0] \$14 ;
+  wire \$14 ;
   wire \$140 ;
   wire \$141 ;
   wire [8:0] \$142 ;
@@ -2854,7 +2854,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$157 ;
   wire [8:0] \$158 ;
   wire \$159 ;
-  wire [8:0] \$16 ;
+  wire \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
@@ -2865,7 +2865,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$167 ;
   wire \$168 ;
   wire \$169 ;
-  wire [6:0] \$17 ;
+  wire \$17 ;
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
@@ -2876,7 +2876,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire \$18 ;
+  wire [8:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire [8:0] \$182 ;
@@ -2887,7 +2887,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$187 ;
   wire \$188 ;
   wire \$189 ;
-  wire [8:0] \$19 ;
+  wire \$19 ;
   wire [8:0] \$190 ;
   wire \$191 ;
   wire \$192 ;
@@ -2899,7 +2899,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [8:0] \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire \$20 ;
+  wire [8:0] \$20 ;
   wire \$200 ;
   wire \$201 ;
   wire \$202 ;
@@ -2910,7 +2910,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
-  wire \$21 ;
+  wire [6:0] \$21 ;
   wire \$210 ;
   wire \$211 ;
   wire \$212 ;
@@ -2921,7 +2921,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire [8:0] \$22 ;
+  wire \$22 ;
   wire \$220 ;
   wire \$221 ;
   wire [8:0] \$222 ;
@@ -2932,7 +2932,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$227 ;
   wire \$228 ;
   wire \$229 ;
-  wire \$23 ;
+  wire [8:0] \$23 ;
   wire [8:0] \$230 ;
   wire \$231 ;
   wire \$232 ;
@@ -2943,7 +2943,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$237 ;
   wire [8:0] \$238 ;
   wire \$239 ;
-  wire [8:0] \$24 ;
+  wire \$24 ;
   wire \$240 ;
   wire \$241 ;
   wire \$242 ;
@@ -2954,7 +2954,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$247 ;
   wire \$248 ;
   wire \$249 ;
-  wire [6:0] \$25 ;
+  wire \$25 ;
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
@@ -2965,7 +2965,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$257 ;
   wire \$258 ;
   wire \$259 ;
-  wire \$26 ;
+  wire [8:0] \$26 ;
   wire \$260 ;
   wire \$261 ;
   wire [8:0] \$262 ;
@@ -2976,7 +2976,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$267 ;
   wire \$268 ;
   wire \$269 ;
-  wire [8:0] \$27 ;
+  wire \$27 ;
   wire [8:0] \$270 ;
   wire \$271 ;
   wire \$272 ;
@@ -2987,107 +2987,107 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$277 ;
   wire [8:0] \$278 ;
   wire \$279 ;
-  wire \$28 ;
+  wire [8:0] \$28 ;
   wire \$280 ;
-  wire \$281 ;
+  wire [8:0] \$281 ;
   wire \$282 ;
-  wire \$283 ;
-  wire \$284 ;
-  wire \$285 ;
-  wire [8:0] \$286 ;
+  wire [8:0] \$283 ;
+  wire [6:0] \$284 ;
+  wire [8:0] \$285 ;
+  wire \$286 ;
   wire \$287 ;
   wire \$288 ;
-  wire [8:0] \$289 ;
-  wire \$29 ;
-  wire \$290 ;
-  wire [8:0] \$291 ;
-  wire [6:0] \$292 ;
-  wire [8:0] \$293 ;
-  wire \$294 ;
+  wire \$289 ;
+  wire [6:0] \$29 ;
+  wire [8:0] \$290 ;
+  wire \$291 ;
+  wire [8:0] \$292 ;
+  wire [6:0] \$293 ;
+  wire [8:0] \$294 ;
   wire \$295 ;
   wire \$296 ;
   wire \$297 ;
   wire [8:0] \$298 ;
   wire \$299 ;
   wire \$3 ;
-  wire [8:0] \$30 ;
-  wire [8:0] \$300 ;
-  wire [6:0] \$301 ;
-  wire [8:0] \$302 ;
-  wire \$303 ;
-  wire \$304 ;
-  wire \$305 ;
-  wire [8:0] \$306 ;
+  wire \$30 ;
+  wire \$300 ;
+  wire [8:0] \$301 ;
+  wire \$302 ;
+  wire [8:0] \$303 ;
+  wire [6:0] \$304 ;
+  wire [8:0] \$305 ;
+  wire \$306 ;
   wire \$307 ;
   wire \$308 ;
-  wire [8:0] \$309 ;
-  wire \$31 ;
-  wire \$310 ;
-  wire [8:0] \$311 ;
-  wire [6:0] \$312 ;
-  wire [8:0] \$313 ;
-  wire \$314 ;
+  wire \$309 ;
+  wire [8:0] \$31 ;
+  wire [8:0] \$310 ;
+  wire \$311 ;
+  wire [8:0] \$312 ;
+  wire [6:0] \$313 ;
+  wire [8:0] \$314 ;
   wire \$315 ;
   wire \$316 ;
   wire \$317 ;
   wire [8:0] \$318 ;
   wire \$319 ;
-  wire [8:0] \$32 ;
-  wire [8:0] \$320 ;
-  wire [6:0] \$321 ;
-  wire [8:0] \$322 ;
-  wire \$323 ;
-  wire \$324 ;
-  wire \$325 ;
-  wire [8:0] \$326 ;
+  wire \$32 ;
+  wire \$320 ;
+  wire [8:0] \$321 ;
+  wire \$322 ;
+  wire [8:0] \$323 ;
+  wire [6:0] \$324 ;
+  wire [8:0] \$325 ;
+  wire \$326 ;
   wire \$327 ;
   wire \$328 ;
-  wire [8:0] \$329 ;
-  wire [6:0] \$33 ;
-  wire \$330 ;
-  wire [8:0] \$331 ;
-  wire [6:0] \$332 ;
-  wire [8:0] \$333 ;
-  wire \$334 ;
+  wire \$329 ;
+  wire \$33 ;
+  wire [8:0] \$330 ;
+  wire \$331 ;
+  wire [8:0] \$332 ;
+  wire [6:0] \$333 ;
+  wire [8:0] \$334 ;
   wire \$335 ;
   wire \$336 ;
   wire \$337 ;
   wire [8:0] \$338 ;
   wire \$339 ;
-  wire \$34 ;
-  wire [8:0] \$340 ;
-  wire [6:0] \$341 ;
-  wire [8:0] \$342 ;
-  wire \$343 ;
-  wire \$344 ;
-  wire \$345 ;
-  wire [8:0] \$346 ;
+  wire [8:0] \$34 ;
+  wire \$340 ;
+  wire [8:0] \$341 ;
+  wire \$342 ;
+  wire [8:0] \$343 ;
+  wire [6:0] \$344 ;
+  wire [8:0] \$345 ;
+  wire \$346 ;
   wire \$347 ;
   wire \$348 ;
-  wire [8:0] \$349 ;
-  wire [8:0] \$35 ;
-  wire \$350 ;
-  wire [8:0] \$351 ;
-  wire [6:0] \$352 ;
-  wire [8:0] \$353 ;
-  wire \$354 ;
+  wire \$349 ;
+  wire \$35 ;
+  wire [8:0] \$350 ;
+  wire \$351 ;
+  wire [8:0] \$352 ;
+  wire [6:0] \$353 ;
+  wire [8:0] \$354 ;
   wire \$355 ;
   wire \$356 ;
   wire \$357 ;
   wire [8:0] \$358 ;
   wire \$359 ;
-  wire \$36 ;
-  wire [8:0] \$360 ;
-  wire [6:0] \$361 ;
-  wire [8:0] \$362 ;
-  wire \$363 ;
-  wire \$364 ;
-  wire \$365 ;
-  wire [8:0] \$366 ;
+  wire [8:0] \$36 ;
+  wire \$360 ;
+  wire [8:0] \$361 ;
+  wire \$362 ;
+  wire [8:0] \$363 ;
+  wire [6:0] \$364 ;
+  wire [8:0] \$365 ;
+  wire \$366 ;
   wire \$367 ;
   wire \$368 ;
   wire [8:0] \$369 ;
-  wire \$37 ;
+  wire [6:0] \$37 ;
   wire \$370 ;
   wire [8:0] \$371 ;
   wire [6:0] \$372 ;
@@ -3095,21 +3095,21 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$374 ;
   wire \$375 ;
   wire \$376 ;
-  wire [8:0] \$377 ;
-  wire \$378 ;
-  wire [8:0] \$379 ;
-  wire [8:0] \$38 ;
-  wire [6:0] \$380 ;
+  wire \$377 ;
+  wire [8:0] \$378 ;
+  wire \$379 ;
+  wire \$38 ;
+  wire \$380 ;
   wire [8:0] \$381 ;
   wire \$382 ;
-  wire \$383 ;
-  wire \$384 ;
-  wire \$385 ;
-  wire [8:0] \$386 ;
+  wire [8:0] \$383 ;
+  wire [6:0] \$384 ;
+  wire [8:0] \$385 ;
+  wire \$386 ;
   wire \$387 ;
   wire \$388 ;
   wire [8:0] \$389 ;
-  wire \$39 ;
+  wire [8:0] \$39 ;
   wire \$390 ;
   wire [8:0] \$391 ;
   wire [6:0] \$392 ;
@@ -3117,22 +3117,22 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$394 ;
   wire \$395 ;
   wire \$396 ;
-  wire [8:0] \$397 ;
-  wire \$398 ;
-  wire [8:0] \$399 ;
+  wire \$397 ;
+  wire [8:0] \$398 ;
+  wire \$399 ;
   wire \$4 ;
-  wire [8:0] \$40 ;
-  wire [6:0] \$400 ;
+  wire \$40 ;
+  wire \$400 ;
   wire [8:0] \$401 ;
   wire \$402 ;
-  wire \$403 ;
-  wire \$404 ;
-  wire \$405 ;
-  wire [8:0] \$406 ;
+  wire [8:0] \$403 ;
+  wire [6:0] \$404 ;
+  wire [8:0] \$405 ;
+  wire \$406 ;
   wire \$407 ;
   wire \$408 ;
   wire [8:0] \$409 ;
-  wire [6:0] \$41 ;
+  wire \$41 ;
   wire \$410 ;
   wire [8:0] \$411 ;
   wire [6:0] \$412 ;
@@ -3140,21 +3140,21 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$414 ;
   wire \$415 ;
   wire \$416 ;
-  wire [8:0] \$417 ;
-  wire \$418 ;
-  wire [8:0] \$419 ;
-  wire \$42 ;
-  wire [6:0] \$420 ;
+  wire \$417 ;
+  wire [8:0] \$418 ;
+  wire \$419 ;
+  wire [8:0] \$42 ;
+  wire \$420 ;
   wire [8:0] \$421 ;
   wire \$422 ;
-  wire \$423 ;
-  wire \$424 ;
-  wire \$425 ;
-  wire [8:0] \$426 ;
+  wire [8:0] \$423 ;
+  wire [6:0] \$424 ;
+  wire [8:0] \$425 ;
+  wire \$426 ;
   wire \$427 ;
   wire \$428 ;
   wire [8:0] \$429 ;
-  wire [8:0] \$43 ;
+  wire \$43 ;
   wire \$430 ;
   wire [8:0] \$431 ;
   wire [6:0] \$432 ;
@@ -3162,69 +3162,69 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$434 ;
   wire \$435 ;
   wire \$436 ;
-  wire [8:0] \$437 ;
-  wire \$438 ;
-  wire [8:0] \$439 ;
-  wire \$44 ;
-  wire [6:0] \$440 ;
+  wire \$437 ;
+  wire [8:0] \$438 ;
+  wire \$439 ;
+  wire [8:0] \$44 ;
+  wire \$440 ;
   wire [8:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
-  wire \$444 ;
+  wire [8:0] \$444 ;
   wire \$445 ;
-  wire [8:0] \$446 ;
-  wire \$447 ;
+  wire \$446 ;
+  wire [8:0] \$447 ;
   wire \$448 ;
-  wire [8:0] \$449 ;
-  wire [3:0] \$45 ;
-  wire \$450 ;
+  wire \$449 ;
+  wire [6:0] \$45 ;
+  wire [8:0] \$450 ;
   wire \$451 ;
-  wire [8:0] \$452 ;
+  wire \$452 ;
   wire \$453 ;
-  wire \$454 ;
-  wire [8:0] \$455 ;
-  wire \$456 ;
-  wire \$457 ;
+  wire [8:0] \$454 ;
+  wire \$455 ;
+  wire [8:0] \$456 ;
+  wire [6:0] \$457 ;
   wire [8:0] \$458 ;
   wire \$459 ;
   wire \$46 ;
-  wire \$460 ;
-  wire \$461 ;
-  wire [8:0] \$462 ;
-  wire \$463 ;
+  wire [2:0] \$460 ;
+  reg \$461 ;
+  wire [2:0] \$462 ;
+  reg \$463 ;
   wire [8:0] \$464 ;
-  wire [6:0] \$465 ;
+  wire \$465 ;
   wire [8:0] \$466 ;
-  wire \$467 ;
-  wire [2:0] \$468 ;
-  reg \$469 ;
-  wire [2:0] \$47 ;
-  wire [2:0] \$470 ;
-  reg \$471 ;
-  wire [8:0] \$472 ;
-  wire \$473 ;
-  wire [8:0] \$474 ;
-  wire [6:0] \$475 ;
-  wire [8:0] \$476 ;
-  wire \$477 ;
+  wire [6:0] \$467 ;
+  wire [8:0] \$468 ;
+  wire \$469 ;
+  wire [8:0] \$47 ;
+  wire \$470 ;
+  wire \$471 ;
+  wire \$472 ;
+  wire [8:0] \$473 ;
+  wire \$474 ;
+  wire [8:0] \$475 ;
+  wire [6:0] \$476 ;
+  wire [8:0] \$477 ;
   wire \$478 ;
   wire \$479 ;
-  reg \$48 ;
+  wire \$48 ;
   wire \$480 ;
   wire [8:0] \$481 ;
   wire \$482 ;
-  wire [8:0] \$483 ;
-  wire [6:0] \$484 ;
-  wire [8:0] \$485 ;
+  wire \$483 ;
+  wire [2:0] \$484 ;
+  reg \$485 ;
   wire \$486 ;
-  wire \$487 ;
+  wire [8:0] \$487 ;
   wire \$488 ;
   wire [8:0] \$489 ;
-  wire \$49 ;
-  wire \$490 ;
-  wire \$491 ;
-  wire [2:0] \$492 ;
-  reg \$493 ;
+  wire [3:0] \$49 ;
+  wire [6:0] \$490 ;
+  wire [8:0] \$491 ;
+  wire \$492 ;
+  wire \$493 ;
   wire \$494 ;
   wire [8:0] \$495 ;
   wire \$496 ;
@@ -3236,64 +3236,64 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$500 ;
   wire \$501 ;
   wire \$502 ;
-  wire [8:0] \$503 ;
-  wire \$504 ;
-  wire [8:0] \$505 ;
-  wire [6:0] \$506 ;
-  wire [8:0] \$507 ;
-  wire \$508 ;
+  wire \$503 ;
+  wire [8:0] \$504 ;
+  wire \$505 ;
+  wire \$506 ;
+  wire [2:0] \$507 ;
+  reg \$508 ;
   wire \$509 ;
   wire [2:0] \$51 ;
-  wire \$510 ;
+  wire [8:0] \$510 ;
   wire \$511 ;
-  wire [8:0] \$512 ;
-  wire \$513 ;
-  wire \$514 ;
-  wire [2:0] \$515 ;
-  reg \$516 ;
-  wire \$517 ;
-  wire [8:0] \$518 ;
-  wire \$519 ;
+  wire \$512 ;
+  wire [2:0] \$513 ;
+  reg \$514 ;
+  wire \$515 ;
+  wire [2:0] \$516 ;
+  reg \$517 ;
+  wire [2:0] \$518 ;
+  reg \$519 ;
   reg \$52 ;
-  wire \$520 ;
-  wire [2:0] \$521 ;
-  reg \$522 ;
-  wire \$523 ;
+  wire [2:0] \$520 ;
+  reg \$521 ;
+  wire [2:0] \$522 ;
+  reg \$523 ;
   wire [2:0] \$524 ;
   reg \$525 ;
-  wire [2:0] \$526 ;
-  reg \$527 ;
-  wire [2:0] \$528 ;
-  reg \$529 ;
+  wire [8:0] \$526 ;
+  wire \$527 ;
+  wire [8:0] \$528 ;
+  wire [6:0] \$529 ;
   wire \$53 ;
-  wire [2:0] \$530 ;
-  reg \$531 ;
-  wire [2:0] \$532 ;
-  reg \$533 ;
-  wire [8:0] \$534 ;
-  wire \$535 ;
-  wire [8:0] \$536 ;
-  wire [6:0] \$537 ;
-  wire [8:0] \$538 ;
-  wire \$539 ;
+  wire [8:0] \$530 ;
+  wire \$531 ;
+  wire \$532 ;
+  wire \$533 ;
+  wire \$534 ;
+  wire [8:0] \$535 ;
+  wire \$536 ;
+  wire [8:0] \$537 ;
+  wire [6:0] \$538 ;
+  wire [8:0] \$539 ;
   wire \$54 ;
   wire \$540 ;
   wire \$541 ;
   wire \$542 ;
   wire [8:0] \$543 ;
   wire \$544 ;
-  wire [8:0] \$545 ;
-  wire [6:0] \$546 ;
-  wire [8:0] \$547 ;
+  wire \$545 ;
+  wire [2:0] \$546 ;
+  reg \$547 ;
   wire \$548 ;
-  wire \$549 ;
+  wire [8:0] \$549 ;
   wire [2:0] \$55 ;
   wire \$550 ;
   wire [8:0] \$551 ;
-  wire \$552 ;
-  wire \$553 ;
-  wire [2:0] \$554 ;
-  reg \$555 ;
+  wire [6:0] \$552 ;
+  wire [8:0] \$553 ;
+  wire \$554 ;
+  wire \$555 ;
   wire \$556 ;
   wire [8:0] \$557 ;
   wire \$558 ;
@@ -3304,68 +3304,68 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$562 ;
   wire \$563 ;
   wire \$564 ;
-  wire [8:0] \$565 ;
-  wire \$566 ;
-  wire [8:0] \$567 ;
-  wire [6:0] \$568 ;
-  wire [8:0] \$569 ;
+  wire \$565 ;
+  wire [8:0] \$566 ;
+  wire \$567 ;
+  wire \$568 ;
+  wire [2:0] \$569 ;
   wire \$57 ;
-  wire \$570 ;
+  reg \$570 ;
   wire \$571 ;
-  wire \$572 ;
+  wire [8:0] \$572 ;
   wire \$573 ;
-  wire [8:0] \$574 ;
-  wire \$575 ;
-  wire \$576 ;
-  wire [2:0] \$577 ;
-  reg \$578 ;
-  wire \$579 ;
-  wire [2:0] \$58 ;
-  wire [8:0] \$580 ;
-  wire \$581 ;
-  wire \$582 ;
-  wire [2:0] \$583 ;
-  reg \$584 ;
-  wire \$585 ;
+  wire \$574 ;
+  wire [2:0] \$575 ;
+  reg \$576 ;
+  wire \$577 ;
+  wire [2:0] \$578 ;
+  reg \$579 ;
+  wire \$58 ;
+  wire [2:0] \$580 ;
+  reg \$581 ;
+  wire [2:0] \$582 ;
+  reg \$583 ;
+  wire [2:0] \$584 ;
+  reg \$585 ;
   wire [2:0] \$586 ;
   reg \$587 ;
-  wire [2:0] \$588 ;
-  reg \$589 ;
-  reg [55:0] \$59 ;
-  wire [2:0] \$590 ;
-  reg \$591 ;
-  wire [2:0] \$592 ;
-  reg \$593 ;
-  wire [2:0] \$594 ;
-  reg \$595 ;
-  wire [8:0] \$596 ;
-  wire \$597 ;
-  wire [8:0] \$598 ;
-  wire [6:0] \$599 ;
+  wire [8:0] \$588 ;
+  wire \$589 ;
+  wire [2:0] \$59 ;
+  wire [8:0] \$590 ;
+  wire [6:0] \$591 ;
+  wire [8:0] \$592 ;
+  wire \$593 ;
+  wire \$594 ;
+  wire \$595 ;
+  wire \$596 ;
+  wire [8:0] \$597 ;
+  wire \$598 ;
+  wire [8:0] \$599 ;
   wire \$6 ;
-  wire [2:0] \$60 ;
-  wire [8:0] \$600 ;
-  wire \$601 ;
+  reg [55:0] \$60 ;
+  wire [6:0] \$600 ;
+  wire [8:0] \$601 ;
   wire \$602 ;
   wire \$603 ;
   wire \$604 ;
   wire [8:0] \$605 ;
   wire \$606 ;
-  wire [8:0] \$607 ;
-  wire [6:0] \$608 ;
-  wire [8:0] \$609 ;
-  reg [7:0] \$61 ;
+  wire \$607 ;
+  wire [2:0] \$608 ;
+  reg \$609 ;
+  wire [2:0] \$61 ;
   wire \$610 ;
-  wire \$611 ;
+  wire [8:0] \$611 ;
   wire \$612 ;
   wire [8:0] \$613 ;
-  wire \$614 ;
-  wire \$615 ;
-  wire [2:0] \$616 ;
-  reg \$617 ;
+  wire [6:0] \$614 ;
+  wire [8:0] \$615 ;
+  wire \$616 ;
+  wire \$617 ;
   wire \$618 ;
   wire [8:0] \$619 ;
-  wire [2:0] \$62 ;
+  reg [7:0] \$62 ;
   wire \$620 ;
   wire [8:0] \$621 ;
   wire [6:0] \$622 ;
@@ -3373,65 +3373,65 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$624 ;
   wire \$625 ;
   wire \$626 ;
-  wire [8:0] \$627 ;
-  wire \$628 ;
-  wire [8:0] \$629 ;
-  reg [15:0] \$63 ;
-  wire [6:0] \$630 ;
-  wire [8:0] \$631 ;
-  wire \$632 ;
+  wire \$627 ;
+  wire [8:0] \$628 ;
+  wire \$629 ;
+  wire [2:0] \$63 ;
+  wire \$630 ;
+  wire [2:0] \$631 ;
+  reg \$632 ;
   wire \$633 ;
-  wire \$634 ;
+  wire [8:0] \$634 ;
   wire \$635 ;
-  wire [8:0] \$636 ;
-  wire \$637 ;
-  wire \$638 ;
-  wire [2:0] \$639 ;
-  wire [2:0] \$64 ;
-  reg \$640 ;
-  wire \$641 ;
-  wire [8:0] \$642 ;
-  wire \$643 ;
-  wire \$644 ;
-  wire [2:0] \$645 ;
-  reg \$646 ;
-  wire \$647 ;
+  wire \$636 ;
+  wire [2:0] \$637 ;
+  reg \$638 ;
+  wire \$639 ;
+  reg [15:0] \$64 ;
+  wire [2:0] \$640 ;
+  reg \$641 ;
+  wire [2:0] \$642 ;
+  reg \$643 ;
+  wire [2:0] \$644 ;
+  reg \$645 ;
+  wire [2:0] \$646 ;
+  reg \$647 ;
   wire [2:0] \$648 ;
   reg \$649 ;
-  reg \$65 ;
-  wire [2:0] \$650 ;
-  reg \$651 ;
-  wire [2:0] \$652 ;
-  reg \$653 ;
-  wire [2:0] \$654 ;
-  reg \$655 ;
-  wire [2:0] \$656 ;
-  reg \$657 ;
-  wire [8:0] \$658 ;
-  wire \$659 ;
-  wire [3:0] \$66 ;
-  wire [8:0] \$660 ;
-  wire [6:0] \$661 ;
-  wire [8:0] \$662 ;
-  wire \$663 ;
+  wire [2:0] \$65 ;
+  wire [8:0] \$650 ;
+  wire \$651 ;
+  wire [8:0] \$652 ;
+  wire [6:0] \$653 ;
+  wire [8:0] \$654 ;
+  wire \$655 ;
+  wire \$656 ;
+  wire \$657 ;
+  wire \$658 ;
+  wire [8:0] \$659 ;
+  reg \$66 ;
+  wire \$660 ;
+  wire [8:0] \$661 ;
+  wire [6:0] \$662 ;
+  wire [8:0] \$663 ;
   wire \$664 ;
   wire \$665 ;
   wire \$666 ;
   wire [8:0] \$667 ;
   wire \$668 ;
-  wire [8:0] \$669 ;
-  wire \$67 ;
-  wire [6:0] \$670 ;
-  wire [8:0] \$671 ;
+  wire \$669 ;
+  wire [3:0] \$67 ;
+  wire [2:0] \$670 ;
+  reg \$671 ;
   wire \$672 ;
-  wire \$673 ;
+  wire [8:0] \$673 ;
   wire \$674 ;
   wire [8:0] \$675 ;
-  wire \$676 ;
-  wire \$677 ;
-  wire [2:0] \$678 ;
-  reg \$679 ;
-  wire [2:0] \$68 ;
+  wire [6:0] \$676 ;
+  wire [8:0] \$677 ;
+  wire \$678 ;
+  wire \$679 ;
+  wire \$68 ;
   wire \$680 ;
   wire [8:0] \$681 ;
   wire \$682 ;
@@ -3441,169 +3441,161 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$686 ;
   wire \$687 ;
   wire \$688 ;
-  wire [8:0] \$689 ;
-  reg \$69 ;
-  wire \$690 ;
-  wire [8:0] \$691 ;
-  wire [6:0] \$692 ;
-  wire [8:0] \$693 ;
-  wire \$694 ;
+  wire \$689 ;
+  wire [2:0] \$69 ;
+  wire [8:0] \$690 ;
+  wire \$691 ;
+  wire \$692 ;
+  wire [2:0] \$693 ;
+  reg \$694 ;
   wire \$695 ;
-  wire \$696 ;
+  wire [8:0] \$696 ;
   wire \$697 ;
-  wire [8:0] \$698 ;
-  wire \$699 ;
+  wire \$698 ;
+  wire [2:0] \$699 ;
   wire \$7 ;
-  wire \$70 ;
-  wire \$700 ;
-  wire [2:0] \$701 ;
-  reg \$702 ;
-  wire \$703 ;
-  wire [8:0] \$704 ;
-  wire \$705 ;
-  wire \$706 ;
-  wire [2:0] \$707 ;
-  reg \$708 ;
+  reg \$70 ;
+  reg \$700 ;
+  wire \$701 ;
+  wire [2:0] \$702 ;
+  reg \$703 ;
+  wire [2:0] \$704 ;
+  reg \$705 ;
+  wire [2:0] \$706 ;
+  reg \$707 ;
+  wire [8:0] \$708 ;
   wire \$709 ;
   wire \$71 ;
-  wire [2:0] \$710 ;
-  reg \$711 ;
-  wire [2:0] \$712 ;
-  reg \$713 ;
-  wire [2:0] \$714 ;
-  reg \$715 ;
-  wire [8:0] \$716 ;
+  wire [8:0] \$710 ;
+  wire [6:0] \$711 ;
+  wire [8:0] \$712 ;
+  wire \$713 ;
+  wire [8:0] \$714 ;
+  wire \$715 ;
+  wire \$716 ;
   wire \$717 ;
-  wire [8:0] \$718 ;
-  wire [6:0] \$719 ;
-  wire [2:0] \$72 ;
-  wire [8:0] \$720 ;
+  wire \$718 ;
+  wire \$719 ;
+  wire \$72 ;
+  wire \$720 ;
   wire \$721 ;
-  wire [8:0] \$722 ;
+  wire \$722 ;
   wire \$723 ;
   wire \$724 ;
   wire \$725 ;
   wire \$726 ;
   wire \$727 ;
   wire \$728 ;
-  wire \$729 ;
-  reg \$73 ;
-  wire \$730 ;
+  wire [2:0] \$729 ;
+  wire [2:0] \$73 ;
+  reg [15:0] \$730 ;
   wire \$731 ;
-  wire \$732 ;
-  wire \$733 ;
-  wire \$734 ;
-  wire \$735 ;
-  wire \$736 ;
-  wire [2:0] \$737 ;
-  reg [15:0] \$738 ;
-  wire \$739 ;
-  wire \$74 ;
+  wire [2:0] \$732 ;
+  reg [15:0] \$733 ;
+  wire [16:0] \$734 ;
+  wire [16:0] \$735 ;
+  wire [15:0] \$736 ;
+  wire \$737 ;
+  wire [16:0] \$738 ;
+  wire [16:0] \$739 ;
+  reg \$74 ;
   wire [2:0] \$740 ;
   reg [15:0] \$741 ;
-  wire [16:0] \$742 ;
-  wire [16:0] \$743 ;
-  wire [15:0] \$744 ;
-  wire \$745 ;
+  wire \$742 ;
+  wire [2:0] \$743 ;
+  reg [15:0] \$744 ;
+  wire [16:0] \$745 ;
   wire [16:0] \$746 ;
-  wire [16:0] \$747 ;
-  wire [2:0] \$748 ;
-  reg [15:0] \$749 ;
+  wire [15:0] \$747 ;
+  wire \$748 ;
+  wire [2:0] \$749 ;
   wire \$75 ;
-  wire \$750 ;
-  wire [2:0] \$751 ;
-  reg [15:0] \$752 ;
-  wire [16:0] \$753 ;
+  reg [15:0] \$750 ;
+  wire \$751 ;
+  wire [2:0] \$752 ;
+  reg [15:0] \$753 ;
   wire [16:0] \$754 ;
-  wire [15:0] \$755 ;
-  wire \$756 ;
-  wire [2:0] \$757 ;
-  reg [15:0] \$758 ;
-  wire \$759 ;
-  wire [2:0] \$76 ;
+  wire [16:0] \$755 ;
+  wire [15:0] \$756 ;
+  wire \$757 ;
+  wire [16:0] \$758 ;
+  wire [16:0] \$759 ;
+  wire \$76 ;
   wire [2:0] \$760 ;
   reg [15:0] \$761 ;
-  wire [16:0] \$762 ;
-  wire [16:0] \$763 ;
-  wire [15:0] \$764 ;
-  wire \$765 ;
+  wire \$762 ;
+  wire [2:0] \$763 ;
+  reg [15:0] \$764 ;
+  wire [16:0] \$765 ;
   wire [16:0] \$766 ;
-  wire [16:0] \$767 ;
-  wire [2:0] \$768 ;
-  reg [15:0] \$769 ;
-  reg \$77 ;
-  wire \$770 ;
-  wire [2:0] \$771 ;
-  reg [15:0] \$772 ;
-  wire [16:0] \$773 ;
+  wire [15:0] \$767 ;
+  wire \$768 ;
+  wire [2:0] \$769 ;
+  wire [2:0] \$77 ;
+  reg [15:0] \$770 ;
+  wire \$771 ;
+  wire [2:0] \$772 ;
+  reg [15:0] \$773 ;
   wire [16:0] \$774 ;
-  wire [15:0] \$775 ;
-  wire \$776 ;
-  wire [2:0] \$777 ;
-  reg [15:0] \$778 ;
-  wire \$779 ;
-  wire \$78 ;
+  wire [16:0] \$775 ;
+  wire [15:0] \$776 ;
+  wire \$777 ;
+  wire [16:0] \$778 ;
+  wire [16:0] \$779 ;
+  reg [55:0] \$78 ;
   wire [2:0] \$780 ;
   reg [15:0] \$781 ;
-  wire [16:0] \$782 ;
-  wire [16:0] \$783 ;
-  wire [15:0] \$784 ;
-  wire \$785 ;
+  wire \$782 ;
+  wire [2:0] \$783 ;
+  reg [15:0] \$784 ;
+  wire [16:0] \$785 ;
   wire [16:0] \$786 ;
-  wire [16:0] \$787 ;
-  wire [2:0] \$788 ;
-  reg [15:0] \$789 ;
+  wire [15:0] \$787 ;
+  wire \$788 ;
+  wire [2:0] \$789 ;
   wire [2:0] \$79 ;
-  wire \$790 ;
-  wire [2:0] \$791 ;
-  reg [15:0] \$792 ;
-  wire [16:0] \$793 ;
+  reg [15:0] \$790 ;
+  wire \$791 ;
+  wire [2:0] \$792 ;
+  reg [15:0] \$793 ;
   wire [16:0] \$794 ;
-  wire [15:0] \$795 ;
-  wire \$796 ;
-  wire [2:0] \$797 ;
-  reg [15:0] \$798 ;
-  wire \$799 ;
+  wire [16:0] \$795 ;
+  wire [15:0] \$796 ;
+  wire \$797 ;
+  wire [16:0] \$798 ;
+  wire [16:0] \$799 ;
   wire \$8 ;
-  reg [55:0] \$80 ;
+  reg [7:0] \$80 ;
   wire [2:0] \$800 ;
   reg [15:0] \$801 ;
-  wire [16:0] \$802 ;
-  wire [16:0] \$803 ;
-  wire [15:0] \$804 ;
-  wire \$805 ;
+  wire \$802 ;
+  wire [2:0] \$803 ;
+  reg [15:0] \$804 ;
+  wire [16:0] \$805 ;
   wire [16:0] \$806 ;
-  wire [16:0] \$807 ;
-  wire [2:0] \$808 ;
-  reg [15:0] \$809 ;
+  wire [15:0] \$807 ;
+  wire \$808 ;
+  reg [649:0] \$809 ;
   wire [2:0] \$81 ;
-  wire \$810 ;
-  wire [2:0] \$811 ;
-  reg [15:0] \$812 ;
-  wire [16:0] \$813 ;
-  wire [16:0] \$814 ;
-  wire [15:0] \$815 ;
-  wire \$816 ;
-  reg [649:0] \$817 ;
-  reg [7:0] \$82 ;
+  reg [15:0] \$82 ;
   wire [2:0] \$83 ;
-  reg [15:0] \$84 ;
-  wire [2:0] \$85 ;
-  reg \$86 ;
-  wire [3:0] \$87 ;
-  wire \$88 ;
-  wire [2:0] \$89 ;
+  reg \$84 ;
+  wire [3:0] \$85 ;
+  wire \$86 ;
+  wire [2:0] \$87 ;
+  reg \$88 ;
+  wire \$89 ;
   wire \$9 ;
-  reg \$90 ;
-  wire \$91 ;
-  wire \$92 ;
-  wire [2:0] \$93 ;
-  reg \$94 ;
-  wire \$95 ;
-  wire \$96 ;
+  wire \$90 ;
+  wire [2:0] \$91 ;
+  reg \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire [2:0] \$95 ;
+  reg [55:0] \$96 ;
   wire [2:0] \$97 ;
-  reg \$98 ;
-  wire \$99 ;
+  reg [7:0] \$98 ;
+  wire [2:0] \$99 ;
   wire [7:0] age0;
   wire [7:0] age1;
   wire [7:0] age2;
@@ -3713,20 +3705,21 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire match1;
   wire match2;
   wire match3;
+  wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4711$0 ;
-  wire [79:0] \port$4711$0 ;
-  input [31:0] \port$4712$0 ;
-  wire [31:0] \port$4712$0 ;
-  input [415:0] \port$4716$0 ;
-  wire [415:0] \port$4716$0 ;
-  input [16:0] \port$4718$0 ;
-  wire [16:0] \port$4718$0 ;
-  input [34:0] \port$4847$271 ;
-  wire [34:0] \port$4847$271 ;
-  input [63:0] \port$4847$5 ;
-  wire [63:0] \port$4847$5 ;
+  input [79:0] \port$4586$0 ;
+  wire [79:0] \port$4586$0 ;
+  input [31:0] \port$4587$0 ;
+  wire [31:0] \port$4587$0 ;
+  input [415:0] \port$4591$0 ;
+  wire [415:0] \port$4591$0 ;
+  input [16:0] \port$4593$0 ;
+  wire [16:0] \port$4593$0 ;
+  input [34:0] \port$4674$271 ;
+  wire [34:0] \port$4674$271 ;
+  input [63:0] \port$4674$5 ;
+  wire [63:0] \port$4674$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3739,7 +3732,6 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [55:0] tag1;
   wire [55:0] tag2;
   wire [55:0] tag3;
-  wire [3:0] tag_eq_b;
   wire valid0;
   wire valid1;
   wire valid2;
@@ -3791,780 +3783,832 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$151  = \$149  & \$150 [7];
-  assign \$152  = \$146  | \$151 ;
-  assign \$153  = ~ \$44 ;
-  assign \$154  = \port$4718$0 [8] & \$153 ;
-  assign \$155  = ~ \port$4718$0 [8];
-  assign \$156  = ~ \$44 ;
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4847$5 [63:56] - \port$4716$0 [402:395];
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4718$0 [8];
-  assign \$162  = \$20  & \$161 ;
-  assign \$163  = ~ \$20 ;
-  assign \$164  = ~ \port$4718$0 [8];
+  assign \$161  = ~ \port$4593$0 [8];
+  assign \$162  = \$32  & \$161 ;
+  assign \$163  = ~ \$32 ;
+  assign \$164  = ~ \port$4593$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4716$0 [123:116] - \port$4847$5 [63:56];
+  assign \$166  = \port$4591$0 [216:209] - \port$4674$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4718$0 [8];
-  assign \$170  = \$28  & \$169 ;
-  assign \$171  = ~ \$28 ;
-  assign \$172  = ~ \port$4718$0 [8];
+  assign \$169  = ~ \port$4593$0 [8];
+  assign \$170  = \$40  & \$169 ;
+  assign \$171  = ~ \$40 ;
+  assign \$172  = ~ \port$4593$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4716$0 [216:209] - \port$4847$5 [63:56];
+  assign \$174  = \port$4591$0 [309:302] - \port$4674$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4718$0 [8];
-  assign \$178  = \$36  & \$177 ;
-  assign \$179  = ~ \$36 ;
-  assign \$180  = ~ \port$4718$0 [8];
+  assign \$177  = ~ \port$4593$0 [8];
+  assign \$178  = \$48  & \$177 ;
+  assign \$179  = ~ \$48 ;
+  assign \$180  = ~ \port$4593$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4716$0 [309:302] - \port$4847$5 [63:56];
+  assign \$182  = \port$4591$0 [402:395] - \port$4674$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
-  assign \$185  = ~ \port$4718$0 [8];
-  assign \$186  = \$44  & \$185 ;
-  assign \$187  = ~ \$44 ;
-  assign \$188  = ~ \port$4718$0 [8];
+  assign \$185  = ~ \$32 ;
+  assign \$186  = \$24  & \$185 ;
+  assign \$187  = ~ \$24 ;
+  assign \$188  = ~ \$32 ;
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4716$0 [402:395] - \port$4847$5 [63:56];
+  assign \$190  = \port$4591$0 [123:116] - \port$4591$0 [216:209];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
-  assign \$193  = ~ \$28 ;
-  assign \$194  = \$20  & \$193 ;
-  assign \$195  = ~ \$20 ;
-  assign \$196  = ~ \$28 ;
+  assign \$193  = ~ \$40 ;
+  assign \$194  = \$32  & \$193 ;
+  assign \$195  = ~ \$32 ;
+  assign \$196  = ~ \$40 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4716$0 [123:116] - \port$4716$0 [216:209];
+  assign \$198  = \port$4591$0 [216:209] - \port$4591$0 [309:302];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
-  assign \$201  = ~ \$36 ;
-  assign \$202  = \$28  & \$201 ;
-  assign \$203  = ~ \$28 ;
-  assign \$204  = ~ \$36 ;
+  assign \$201  = ~ \$48 ;
+  assign \$202  = \$40  & \$201 ;
+  assign \$203  = ~ \$40 ;
+  assign \$204  = ~ \$48 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4716$0 [216:209] - \port$4716$0 [309:302];
+  assign \$206  = \port$4591$0 [309:302] - \port$4591$0 [402:395];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
-  assign \$209  = ~ \$44 ;
-  assign \$210  = \$36  & \$209 ;
-  assign \$211  = ~ \$36 ;
-  assign \$212  = ~ \$44 ;
+  assign \$209  = ~ \$24 ;
+  assign \$210  = \$48  & \$209 ;
+  assign \$211  = ~ \$48 ;
+  assign \$212  = ~ \$24 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4716$0 [309:302] - \port$4716$0 [402:395];
+  assign \$214  = \port$4591$0 [402:395] - \port$4591$0 [123:116];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
-  assign \$217  = ~ \$20 ;
-  assign \$218  = \$44  & \$217 ;
-  assign \$219  = ~ \$44 ;
-  assign \$220  = ~ \$20 ;
+  assign \$217  = ~ \$40 ;
+  assign \$218  = \$24  & \$217 ;
+  assign \$219  = ~ \$24 ;
+  assign \$220  = ~ \$40 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4716$0 [402:395] - \port$4716$0 [123:116];
+  assign \$222  = \port$4591$0 [123:116] - \port$4591$0 [309:302];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
-  assign \$225  = ~ \$36 ;
-  assign \$226  = \$20  & \$225 ;
-  assign \$227  = ~ \$20 ;
-  assign \$228  = ~ \$36 ;
+  assign \$225  = ~ \$48 ;
+  assign \$226  = \$32  & \$225 ;
+  assign \$227  = ~ \$32 ;
+  assign \$228  = ~ \$48 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4716$0 [123:116] - \port$4716$0 [309:302];
+  assign \$230  = \port$4591$0 [216:209] - \port$4591$0 [402:395];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
-  assign \$233  = ~ \$44 ;
-  assign \$234  = \$28  & \$233 ;
-  assign \$235  = ~ \$28 ;
-  assign \$236  = ~ \$44 ;
+  assign \$233  = ~ \$24 ;
+  assign \$234  = \$40  & \$233 ;
+  assign \$235  = ~ \$40 ;
+  assign \$236  = ~ \$24 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4716$0 [216:209] - \port$4716$0 [402:395];
+  assign \$238  = \port$4591$0 [309:302] - \port$4591$0 [123:116];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
-  assign \$241  = ~ \$20 ;
-  assign \$242  = \$36  & \$241 ;
-  assign \$243  = ~ \$36 ;
-  assign \$244  = ~ \$20 ;
+  assign \$241  = ~ \$32 ;
+  assign \$242  = \$48  & \$241 ;
+  assign \$243  = ~ \$48 ;
+  assign \$244  = ~ \$32 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4716$0 [309:302] - \port$4716$0 [123:116];
+  assign \$246  = \port$4591$0 [402:395] - \port$4591$0 [216:209];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
-  assign \$249  = ~ \$28 ;
-  assign \$250  = \$44  & \$249 ;
-  assign \$251  = ~ \$44 ;
-  assign \$252  = ~ \$28 ;
+  assign \$249  = ~ \$48 ;
+  assign \$250  = \$24  & \$249 ;
+  assign \$251  = ~ \$24 ;
+  assign \$252  = ~ \$48 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4716$0 [402:395] - \port$4716$0 [216:209];
+  assign \$254  = \port$4591$0 [123:116] - \port$4591$0 [402:395];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
-  assign \$257  = ~ \$44 ;
-  assign \$258  = \$20  & \$257 ;
-  assign \$259  = ~ \$20 ;
-  assign \$260  = ~ \$44 ;
+  assign \$257  = ~ \$24 ;
+  assign \$258  = \$32  & \$257 ;
+  assign \$259  = ~ \$32 ;
+  assign \$260  = ~ \$24 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4716$0 [123:116] - \port$4716$0 [402:395];
+  assign \$262  = \port$4591$0 [216:209] - \port$4591$0 [123:116];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
-  assign \$265  = ~ \$20 ;
-  assign \$266  = \$28  & \$265 ;
-  assign \$267  = ~ \$28 ;
-  assign \$268  = ~ \$20 ;
+  assign \$265  = ~ \$32 ;
+  assign \$266  = \$40  & \$265 ;
+  assign \$267  = ~ \$40 ;
+  assign \$268  = ~ \$32 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4716$0 [216:209] - \port$4716$0 [123:116];
+  assign \$270  = \port$4591$0 [309:302] - \port$4591$0 [216:209];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
-  assign \$273  = ~ \$28 ;
-  assign \$274  = \$36  & \$273 ;
-  assign \$275  = ~ \$36 ;
-  assign \$276  = ~ \$28 ;
+  assign \$273  = ~ \$40 ;
+  assign \$274  = \$48  & \$273 ;
+  assign \$275  = ~ \$48 ;
+  assign \$276  = ~ \$40 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4716$0 [309:302] - \port$4716$0 [216:209];
+  assign \$278  = \port$4591$0 [402:395] - \port$4591$0 [309:302];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
-  assign \$281  = ~ \$36 ;
-  assign \$282  = \$44  & \$281 ;
-  assign \$283  = ~ \$44 ;
-  assign \$284  = ~ \$36 ;
-  assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$4716$0 [402:395] - \port$4716$0 [309:302];
-  assign \$287  = \$285  & \$286 [7];
-  assign \$288  = \$282  | \$287 ;
-  assign \$289  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$291  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$292  = \$290  ? 7'h00 : \$291 [6:0];
-  assign \$293  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$295  = ~ \$294 ;
-  assign \$296  = \$20  & \$295 ;
-  assign \$297  = ~ \$20 ;
-  assign \$298  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$300  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$301  = \$299  ? 7'h00 : \$300 [6:0];
-  assign \$302  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$304  = ~ \$303 ;
-  assign \$305  = \$297  & \$304 ;
-  assign \$306  = \port$4716$0 [123:116] - lanes[68:61];
-  assign \$307  = \$305  & \$306 [7];
-  assign \$308  = \$296  | \$307 ;
-  assign \$309  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$311  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$312  = \$310  ? 7'h00 : \$311 [6:0];
-  assign \$313  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$315  = ~ \$314 ;
-  assign \$316  = \$28  & \$315 ;
-  assign \$317  = ~ \$28 ;
-  assign \$318  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$320  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$321  = \$319  ? 7'h00 : \$320 [6:0];
-  assign \$322  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$324  = ~ \$323 ;
-  assign \$325  = \$317  & \$324 ;
-  assign \$326  = \port$4716$0 [216:209] - lanes[68:61];
-  assign \$327  = \$325  & \$326 [7];
-  assign \$328  = \$316  | \$327 ;
-  assign \$329  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$331  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$332  = \$330  ? 7'h00 : \$331 [6:0];
-  assign \$333  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$335  = ~ \$334 ;
-  assign \$336  = \$36  & \$335 ;
-  assign \$337  = ~ \$36 ;
-  assign \$338  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$340  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$341  = \$339  ? 7'h00 : \$340 [6:0];
-  assign \$342  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$344  = ~ \$343 ;
-  assign \$345  = \$337  & \$344 ;
-  assign \$346  = \port$4716$0 [309:302] - lanes[68:61];
-  assign \$347  = \$345  & \$346 [7];
-  assign \$348  = \$336  | \$347 ;
-  assign \$349  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$351  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$352  = \$350  ? 7'h00 : \$351 [6:0];
-  assign \$353  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$355  = ~ \$354 ;
-  assign \$356  = \$44  & \$355 ;
-  assign \$357  = ~ \$44 ;
-  assign \$358  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$360  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$361  = \$359  ? 7'h00 : \$360 [6:0];
-  assign \$362  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$364  = ~ \$363 ;
-  assign \$365  = \$357  & \$364 ;
-  assign \$366  = \port$4716$0 [402:395] - lanes[68:61];
-  assign \$367  = \$365  & \$366 [7];
-  assign \$368  = \$356  | \$367 ;
-  assign \$369  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$281  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$283  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$284  = \$282  ? 7'h00 : \$283 [6:0];
+  assign \$285  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$287  = ~ \$286 ;
+  assign \$288  = \$24  & \$287 ;
+  assign \$289  = ~ \$24 ;
+  assign \$290  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$292  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$293  = \$291  ? 7'h00 : \$292 [6:0];
+  assign \$294  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$296  = ~ \$295 ;
+  assign \$297  = \$289  & \$296 ;
+  assign \$298  = \port$4591$0 [123:116] - lanes[68:61];
+  assign \$299  = \$297  & \$298 [7];
+  assign \$300  = \$288  | \$299 ;
+  assign \$301  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$303  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$304  = \$302  ? 7'h00 : \$303 [6:0];
+  assign \$305  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$307  = ~ \$306 ;
+  assign \$308  = \$32  & \$307 ;
+  assign \$309  = ~ \$32 ;
+  assign \$310  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$312  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$313  = \$311  ? 7'h00 : \$312 [6:0];
+  assign \$314  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$316  = ~ \$315 ;
+  assign \$317  = \$309  & \$316 ;
+  assign \$318  = \port$4591$0 [216:209] - lanes[68:61];
+  assign \$319  = \$317  & \$318 [7];
+  assign \$320  = \$308  | \$319 ;
+  assign \$321  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$323  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$324  = \$322  ? 7'h00 : \$323 [6:0];
+  assign \$325  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$327  = ~ \$326 ;
+  assign \$328  = \$40  & \$327 ;
+  assign \$329  = ~ \$40 ;
+  assign \$330  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$332  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$333  = \$331  ? 7'h00 : \$332 [6:0];
+  assign \$334  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$336  = ~ \$335 ;
+  assign \$337  = \$329  & \$336 ;
+  assign \$338  = \port$4591$0 [309:302] - lanes[68:61];
+  assign \$339  = \$337  & \$338 [7];
+  assign \$340  = \$328  | \$339 ;
+  assign \$341  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$343  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$344  = \$342  ? 7'h00 : \$343 [6:0];
+  assign \$345  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$347  = ~ \$346 ;
+  assign \$348  = \$48  & \$347 ;
+  assign \$349  = ~ \$48 ;
+  assign \$350  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$352  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$353  = \$351  ? 7'h00 : \$352 [6:0];
+  assign \$354  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$356  = ~ \$355 ;
+  assign \$357  = \$349  & \$356 ;
+  assign \$358  = \port$4591$0 [402:395] - lanes[68:61];
+  assign \$359  = \$357  & \$358 [7];
+  assign \$360  = \$348  | \$359 ;
+  assign \$361  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$363  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$364  = \$362  ? 7'h00 : \$363 [6:0];
+  assign \$365  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$367  = ~ \$24 ;
+  assign \$368  = \$366  & \$367 ;
+  assign \$369  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$375  = ~ \$20 ;
-  assign \$376  = \$374  & \$375 ;
-  assign \$377  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$379  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$380  = \$378  ? 7'h00 : \$379 [6:0];
-  assign \$381  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$383  = ~ \$382 ;
-  assign \$384  = ~ \$20 ;
-  assign \$385  = \$383  & \$384 ;
-  assign \$386  = lanes[68:61] - \port$4716$0 [123:116];
-  assign \$387  = \$385  & \$386 [7];
-  assign \$388  = \$376  | \$387 ;
-  assign \$389  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$375  = ~ \$374 ;
+  assign \$376  = ~ \$24 ;
+  assign \$377  = \$375  & \$376 ;
+  assign \$378  = lanes[68:61] - \port$4591$0 [123:116];
+  assign \$379  = \$377  & \$378 [7];
+  assign \$380  = \$368  | \$379 ;
+  assign \$381  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$383  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$384  = \$382  ? 7'h00 : \$383 [6:0];
+  assign \$385  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$387  = ~ \$32 ;
+  assign \$388  = \$386  & \$387 ;
+  assign \$389  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$395  = ~ \$28 ;
-  assign \$396  = \$394  & \$395 ;
-  assign \$397  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$399  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$400  = \$398  ? 7'h00 : \$399 [6:0];
-  assign \$401  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$403  = ~ \$402 ;
-  assign \$404  = ~ \$28 ;
-  assign \$405  = \$403  & \$404 ;
-  assign \$406  = lanes[68:61] - \port$4716$0 [216:209];
-  assign \$407  = \$405  & \$406 [7];
-  assign \$408  = \$396  | \$407 ;
-  assign \$409  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$395  = ~ \$394 ;
+  assign \$396  = ~ \$32 ;
+  assign \$397  = \$395  & \$396 ;
+  assign \$398  = lanes[68:61] - \port$4591$0 [216:209];
+  assign \$399  = \$397  & \$398 [7];
+  assign \$400  = \$388  | \$399 ;
+  assign \$401  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$403  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$404  = \$402  ? 7'h00 : \$403 [6:0];
+  assign \$405  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$407  = ~ \$40 ;
+  assign \$408  = \$406  & \$407 ;
+  assign \$409  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$415  = ~ \$36 ;
-  assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$419  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$420  = \$418  ? 7'h00 : \$419 [6:0];
-  assign \$421  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$423  = ~ \$422 ;
-  assign \$424  = ~ \$36 ;
-  assign \$425  = \$423  & \$424 ;
-  assign \$426  = lanes[68:61] - \port$4716$0 [309:302];
-  assign \$427  = \$425  & \$426 [7];
-  assign \$428  = \$416  | \$427 ;
-  assign \$429  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$415  = ~ \$414 ;
+  assign \$416  = ~ \$40 ;
+  assign \$417  = \$415  & \$416 ;
+  assign \$418  = lanes[68:61] - \port$4591$0 [309:302];
+  assign \$419  = \$417  & \$418 [7];
+  assign \$420  = \$408  | \$419 ;
+  assign \$421  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$423  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$424  = \$422  ? 7'h00 : \$423 [6:0];
+  assign \$425  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$427  = ~ \$48 ;
+  assign \$428  = \$426  & \$427 ;
+  assign \$429  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$435  = ~ \$44 ;
-  assign \$436  = \$434  & \$435 ;
-  assign \$437  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$443  = ~ \$442 ;
-  assign \$444  = ~ \$44 ;
-  assign \$445  = \$443  & \$444 ;
-  assign \$446  = lanes[68:61] - \port$4716$0 [402:395];
-  assign \$447  = \$445  & \$446 [7];
-  assign \$448  = \$436  | \$447 ;
-  assign \$449  = \port$4718$0 [16:9] - \port$4716$0 [123:116];
-  assign \$450  = ~ \$449 [7];
-  assign \$451  = \$20  | \$450 ;
-  assign \$452  = \port$4718$0 [16:9] - \port$4716$0 [216:209];
-  assign \$453  = ~ \$452 [7];
-  assign \$454  = \$28  | \$453 ;
-  assign \$455  = \port$4718$0 [16:9] - \port$4716$0 [309:302];
-  assign \$456  = ~ \$455 [7];
-  assign \$457  = \$36  | \$456 ;
-  assign \$458  = \port$4718$0 [16:9] - \port$4716$0 [402:395];
-  assign \$459  = ~ \$458 [7];
-  assign \$460  = \$44  | \$459 ;
-  assign \$461  = \port$4711$0 [60:5] == lanes[60:5];
-  assign \$462  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$464  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$465  = \$463  ? 7'h00 : \$464 [6:0];
-  assign \$466  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$468  = \port$4716$0 [1:0] + 1'h0;
-  assign \$470  = \port$4716$0 [1:0] + 1'h0;
-  assign \$472  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$474  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$475  = \$473  ? 7'h00 : \$474 [6:0];
-  assign \$476  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$478  = ~ \$477 ;
-  assign \$479  = \port$4718$0 [8] & \$478 ;
-  assign \$480  = ~ \port$4718$0 [8];
-  assign \$481  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$487  = ~ \$486 ;
-  assign \$488  = \$480  & \$487 ;
-  assign \$489  = \port$4847$5 [63:56] - lanes[68:61];
-  assign \$490  = \$488  & \$489 [7];
-  assign \$491  = \$479  | \$490 ;
-  assign \$492  = \port$4716$0 [1:0] + 1'h0;
-  assign \$494  = fw_wr0 ? \$491  : \$493 ;
-  assign \$495  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$435  = ~ \$434 ;
+  assign \$436  = ~ \$48 ;
+  assign \$437  = \$435  & \$436 ;
+  assign \$438  = lanes[68:61] - \port$4591$0 [402:395];
+  assign \$439  = \$437  & \$438 [7];
+  assign \$440  = \$428  | \$439 ;
+  assign \$441  = \port$4593$0 [16:9] - \port$4591$0 [123:116];
+  assign \$442  = ~ \$441 [7];
+  assign \$443  = \$24  | \$442 ;
+  assign \$444  = \port$4593$0 [16:9] - \port$4591$0 [216:209];
+  assign \$445  = ~ \$444 [7];
+  assign \$446  = \$32  | \$445 ;
+  assign \$447  = \port$4593$0 [16:9] - \port$4591$0 [309:302];
+  assign \$448  = ~ \$447 [7];
+  assign \$449  = \$40  | \$448 ;
+  assign \$450  = \port$4593$0 [16:9] - \port$4591$0 [402:395];
+  assign \$451  = ~ \$450 [7];
+  assign \$452  = \$48  | \$451 ;
+  assign \$453  = \port$4586$0 [60:5] == lanes[60:5];
+  assign \$454  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$456  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$457  = \$455  ? 7'h00 : \$456 [6:0];
+  assign \$458  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$460  = \port$4591$0 [1:0] + 1'h0;
+  assign \$462  = \port$4591$0 [1:0] + 1'h0;
+  assign \$464  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$467  = \$465  ? 7'h00 : \$466 [6:0];
+  assign \$468  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$470  = ~ \$469 ;
+  assign \$471  = \port$4593$0 [8] & \$470 ;
+  assign \$472  = ~ \port$4593$0 [8];
+  assign \$473  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$475  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$476  = \$474  ? 7'h00 : \$475 [6:0];
+  assign \$477  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$479  = ~ \$478 ;
+  assign \$480  = \$472  & \$479 ;
+  assign \$481  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$482  = \$480  & \$481 [7];
+  assign \$483  = \$471  | \$482 ;
+  assign \$484  = \port$4591$0 [1:0] + 1'h0;
+  assign \$486  = fw_wr0 ? \$483  : \$485 ;
+  assign \$487  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$490  = \$488  ? 7'h00 : \$489 [6:0];
+  assign \$491  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$493  = ~ \port$4593$0 [8];
+  assign \$494  = \$492  & \$493 ;
+  assign \$495  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$501  = ~ \port$4718$0 [8];
-  assign \$502  = \$500  & \$501 ;
-  assign \$503  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$509  = ~ \$508 ;
-  assign \$510  = ~ \port$4718$0 [8];
-  assign \$511  = \$509  & \$510 ;
-  assign \$512  = lanes[68:61] - \port$4847$5 [63:56];
-  assign \$513  = \$511  & \$512 [7];
-  assign \$514  = \$502  | \$513 ;
-  assign \$515  = \port$4716$0 [1:0] + 1'h0;
-  assign \$517  = fw_wr0 ? \$514  : \$516 ;
-  assign \$518  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
-  assign \$519  = ~ \$518 [7];
-  assign \$520  = \port$4718$0 [8] | \$519 ;
-  assign \$521  = \port$4716$0 [1:0] + 1'h0;
-  assign \$523  = fw_wr0 ? \$520  : \$522 ;
-  assign \$524  = \port$4716$0 [1:0] + 1'h0;
-  assign \$526  = \port$4716$0 [1:0] + 1'h0;
-  assign \$528  = \port$4716$0 [1:0] + 1'h0;
-  assign \$530  = \port$4716$0 [12:11] + 1'h0;
-  assign \$532  = \port$4716$0 [12:11] + 1'h0;
-  assign \$534  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$536  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$537  = \$535  ? 7'h00 : \$536 [6:0];
-  assign \$538  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$540  = ~ \$539 ;
-  assign \$541  = \port$4718$0 [8] & \$540 ;
-  assign \$542  = ~ \port$4718$0 [8];
-  assign \$543  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$545  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$546  = \$544  ? 7'h00 : \$545 [6:0];
-  assign \$547  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$549  = ~ \$548 ;
-  assign \$550  = \$542  & \$549 ;
-  assign \$551  = \port$4847$5 [63:56] - lanes[68:61];
-  assign \$552  = \$550  & \$551 [7];
-  assign \$553  = \$541  | \$552 ;
-  assign \$554  = \port$4716$0 [12:11] + 1'h0;
-  assign \$556  = fw_wr1 ? \$553  : \$555 ;
-  assign \$557  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$499  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$501  = ~ \$500 ;
+  assign \$502  = ~ \port$4593$0 [8];
+  assign \$503  = \$501  & \$502 ;
+  assign \$504  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$505  = \$503  & \$504 [7];
+  assign \$506  = \$494  | \$505 ;
+  assign \$507  = \port$4591$0 [1:0] + 1'h0;
+  assign \$509  = fw_wr0 ? \$506  : \$508 ;
+  assign \$510  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$511  = ~ \$510 [7];
+  assign \$512  = \port$4593$0 [8] | \$511 ;
+  assign \$513  = \port$4591$0 [1:0] + 1'h0;
+  assign \$515  = fw_wr0 ? \$512  : \$514 ;
+  assign \$516  = \port$4591$0 [1:0] + 1'h0;
+  assign \$518  = \port$4591$0 [1:0] + 1'h0;
+  assign \$520  = \port$4591$0 [1:0] + 1'h0;
+  assign \$522  = \port$4591$0 [12:11] + 1'h0;
+  assign \$524  = \port$4591$0 [12:11] + 1'h0;
+  assign \$526  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$528  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$529  = \$527  ? 7'h00 : \$528 [6:0];
+  assign \$530  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$532  = ~ \$531 ;
+  assign \$533  = \port$4593$0 [8] & \$532 ;
+  assign \$534  = ~ \port$4593$0 [8];
+  assign \$535  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$538  = \$536  ? 7'h00 : \$537 [6:0];
+  assign \$539  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$541  = ~ \$540 ;
+  assign \$542  = \$534  & \$541 ;
+  assign \$543  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$544  = \$542  & \$543 [7];
+  assign \$545  = \$533  | \$544 ;
+  assign \$546  = \port$4591$0 [12:11] + 1'h0;
+  assign \$548  = fw_wr1 ? \$545  : \$547 ;
+  assign \$549  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$552  = \$550  ? 7'h00 : \$551 [6:0];
+  assign \$553  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$555  = ~ \port$4593$0 [8];
+  assign \$556  = \$554  & \$555 ;
+  assign \$557  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$563  = ~ \port$4718$0 [8];
-  assign \$564  = \$562  & \$563 ;
-  assign \$565  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$567  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$568  = \$566  ? 7'h00 : \$567 [6:0];
-  assign \$569  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$571  = ~ \$570 ;
-  assign \$572  = ~ \port$4718$0 [8];
-  assign \$573  = \$571  & \$572 ;
-  assign \$574  = lanes[68:61] - \port$4847$5 [63:56];
-  assign \$575  = \$573  & \$574 [7];
-  assign \$576  = \$564  | \$575 ;
-  assign \$577  = \port$4716$0 [12:11] + 1'h0;
-  assign \$579  = fw_wr1 ? \$576  : \$578 ;
-  assign \$580  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
-  assign \$581  = ~ \$580 [7];
-  assign \$582  = \port$4718$0 [8] | \$581 ;
-  assign \$583  = \port$4716$0 [12:11] + 1'h0;
-  assign \$585  = fw_wr1 ? \$582  : \$584 ;
-  assign \$586  = \port$4716$0 [12:11] + 1'h0;
-  assign \$588  = \port$4716$0 [12:11] + 1'h0;
-  assign \$590  = \port$4716$0 [12:11] + 1'h0;
-  assign \$592  = \port$4716$0 [23:22] + 1'h0;
-  assign \$594  = \port$4716$0 [23:22] + 1'h0;
-  assign \$596  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$598  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$599  = \$597  ? 7'h00 : \$598 [6:0];
-  assign \$600  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$602  = ~ \$601 ;
-  assign \$603  = \port$4718$0 [8] & \$602 ;
-  assign \$604  = ~ \port$4718$0 [8];
-  assign \$605  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$607  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$608  = \$606  ? 7'h00 : \$607 [6:0];
-  assign \$609  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$611  = ~ \$610 ;
-  assign \$612  = \$604  & \$611 ;
-  assign \$613  = \port$4847$5 [63:56] - lanes[68:61];
-  assign \$614  = \$612  & \$613 [7];
-  assign \$615  = \$603  | \$614 ;
-  assign \$616  = \port$4716$0 [23:22] + 1'h0;
-  assign \$618  = fw_wr2 ? \$615  : \$617 ;
-  assign \$619  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$561  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$563  = ~ \$562 ;
+  assign \$564  = ~ \port$4593$0 [8];
+  assign \$565  = \$563  & \$564 ;
+  assign \$566  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$567  = \$565  & \$566 [7];
+  assign \$568  = \$556  | \$567 ;
+  assign \$569  = \port$4591$0 [12:11] + 1'h0;
+  assign \$571  = fw_wr1 ? \$568  : \$570 ;
+  assign \$572  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$573  = ~ \$572 [7];
+  assign \$574  = \port$4593$0 [8] | \$573 ;
+  assign \$575  = \port$4591$0 [12:11] + 1'h0;
+  assign \$577  = fw_wr1 ? \$574  : \$576 ;
+  assign \$578  = \port$4591$0 [12:11] + 1'h0;
+  assign \$580  = \port$4591$0 [12:11] + 1'h0;
+  assign \$582  = \port$4591$0 [12:11] + 1'h0;
+  assign \$584  = \port$4591$0 [23:22] + 1'h0;
+  assign \$586  = \port$4591$0 [23:22] + 1'h0;
+  assign \$588  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$590  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$591  = \$589  ? 7'h00 : \$590 [6:0];
+  assign \$592  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$594  = ~ \$593 ;
+  assign \$595  = \port$4593$0 [8] & \$594 ;
+  assign \$596  = ~ \port$4593$0 [8];
+  assign \$597  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$599  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$600  = \$598  ? 7'h00 : \$599 [6:0];
+  assign \$601  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$603  = ~ \$602 ;
+  assign \$604  = \$596  & \$603 ;
+  assign \$605  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$606  = \$604  & \$605 [7];
+  assign \$607  = \$595  | \$606 ;
+  assign \$608  = \port$4591$0 [23:22] + 1'h0;
+  assign \$610  = fw_wr2 ? \$607  : \$609 ;
+  assign \$611  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$613  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$614  = \$612  ? 7'h00 : \$613 [6:0];
+  assign \$615  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$617  = ~ \port$4593$0 [8];
+  assign \$618  = \$616  & \$617 ;
+  assign \$619  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$625  = ~ \port$4718$0 [8];
-  assign \$626  = \$624  & \$625 ;
-  assign \$627  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$629  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$630  = \$628  ? 7'h00 : \$629 [6:0];
-  assign \$631  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$633  = ~ \$632 ;
-  assign \$634  = ~ \port$4718$0 [8];
-  assign \$635  = \$633  & \$634 ;
-  assign \$636  = lanes[68:61] - \port$4847$5 [63:56];
-  assign \$637  = \$635  & \$636 [7];
-  assign \$638  = \$626  | \$637 ;
-  assign \$639  = \port$4716$0 [23:22] + 1'h0;
-  assign \$641  = fw_wr2 ? \$638  : \$640 ;
-  assign \$642  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
-  assign \$643  = ~ \$642 [7];
-  assign \$644  = \port$4718$0 [8] | \$643 ;
-  assign \$645  = \port$4716$0 [23:22] + 1'h0;
-  assign \$647  = fw_wr2 ? \$644  : \$646 ;
-  assign \$648  = \port$4716$0 [23:22] + 1'h0;
-  assign \$650  = \port$4716$0 [23:22] + 1'h0;
-  assign \$652  = \port$4716$0 [23:22] + 1'h0;
-  assign \$654  = \port$4716$0 [34:33] + 1'h0;
-  assign \$656  = \port$4716$0 [34:33] + 1'h0;
-  assign \$658  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$660  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$661  = \$659  ? 7'h00 : \$660 [6:0];
-  assign \$662  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$664  = ~ \$663 ;
-  assign \$665  = \port$4718$0 [8] & \$664 ;
-  assign \$666  = ~ \port$4718$0 [8];
-  assign \$667  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$669  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$670  = \$668  ? 7'h00 : \$669 [6:0];
-  assign \$671  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$673  = ~ \$672 ;
-  assign \$674  = \$666  & \$673 ;
-  assign \$675  = \port$4847$5 [63:56] - lanes[68:61];
-  assign \$676  = \$674  & \$675 [7];
-  assign \$677  = \$665  | \$676 ;
-  assign \$678  = \port$4716$0 [34:33] + 1'h0;
-  assign \$680  = fw_wr3 ? \$677  : \$679 ;
-  assign \$681  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4711$0 [68:61] - lanes[68:61];
+  assign \$623  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$625  = ~ \$624 ;
+  assign \$626  = ~ \port$4593$0 [8];
+  assign \$627  = \$625  & \$626 ;
+  assign \$628  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$629  = \$627  & \$628 [7];
+  assign \$630  = \$618  | \$629 ;
+  assign \$631  = \port$4591$0 [23:22] + 1'h0;
+  assign \$633  = fw_wr2 ? \$630  : \$632 ;
+  assign \$634  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$635  = ~ \$634 [7];
+  assign \$636  = \port$4593$0 [8] | \$635 ;
+  assign \$637  = \port$4591$0 [23:22] + 1'h0;
+  assign \$639  = fw_wr2 ? \$636  : \$638 ;
+  assign \$640  = \port$4591$0 [23:22] + 1'h0;
+  assign \$642  = \port$4591$0 [23:22] + 1'h0;
+  assign \$644  = \port$4591$0 [23:22] + 1'h0;
+  assign \$646  = \port$4591$0 [34:33] + 1'h0;
+  assign \$648  = \port$4591$0 [34:33] + 1'h0;
+  assign \$650  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$653  = \$651  ? 7'h00 : \$652 [6:0];
+  assign \$654  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$656  = ~ \$655 ;
+  assign \$657  = \port$4593$0 [8] & \$656 ;
+  assign \$658  = ~ \port$4593$0 [8];
+  assign \$659  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$662  = \$660  ? 7'h00 : \$661 [6:0];
+  assign \$663  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$665  = ~ \$664 ;
+  assign \$666  = \$658  & \$665 ;
+  assign \$667  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$668  = \$666  & \$667 [7];
+  assign \$669  = \$657  | \$668 ;
+  assign \$670  = \port$4591$0 [34:33] + 1'h0;
+  assign \$672  = fw_wr3 ? \$669  : \$671 ;
+  assign \$673  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$675  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$676  = \$674  ? 7'h00 : \$675 [6:0];
+  assign \$677  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$679  = ~ \port$4593$0 [8];
+  assign \$680  = \$678  & \$679 ;
+  assign \$681  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4586$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$687  = ~ \port$4718$0 [8];
-  assign \$688  = \$686  & \$687 ;
-  assign \$689  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$691  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$692  = \$690  ? 7'h00 : \$691 [6:0];
-  assign \$693  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$695  = ~ \$694 ;
-  assign \$696  = ~ \port$4718$0 [8];
-  assign \$697  = \$695  & \$696 ;
-  assign \$698  = lanes[68:61] - \port$4847$5 [63:56];
-  assign \$699  = \$697  & \$698 [7];
-  assign \$700  = \$688  | \$699 ;
-  assign \$701  = \port$4716$0 [34:33] + 1'h0;
-  assign \$703  = fw_wr3 ? \$700  : \$702 ;
-  assign \$704  = \port$4718$0 [16:9] - \port$4847$5 [63:56];
-  assign \$705  = ~ \$704 [7];
-  assign \$706  = \port$4718$0 [8] | \$705 ;
-  assign \$707  = \port$4716$0 [34:33] + 1'h0;
-  assign \$709  = fw_wr3 ? \$706  : \$708 ;
-  assign \$710  = \port$4716$0 [34:33] + 1'h0;
-  assign \$712  = \port$4716$0 [34:33] + 1'h0;
-  assign \$714  = \port$4716$0 [34:33] + 1'h0;
-  assign \$716  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$718  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$719  = \$717  ? 7'h00 : \$718 [6:0];
-  assign \$720  = \port$4711$0 [68:61] - lanes[68:61];
-  assign \$722  = \port$4718$0 [16:9] - lanes[68:61];
-  assign \$723  = ~ \$722 [7];
-  assign \$724  = \$721  | \$723 ;
-  assign \$725  = | { \port$4712$0 [28], \port$4712$0 [24], \port$4712$0 [20], \port$4712$0 [16] };
-  assign \$726  = | { \port$4712$0 [28], \port$4712$0 [20] };
-  assign \$727  = | { \port$4712$0 [28], \port$4712$0 [24] };
-  assign \$728  = | { \port$4712$0 [29], \port$4712$0 [25], \port$4712$0 [21], \port$4712$0 [17] };
-  assign \$729  = | { \port$4712$0 [29], \port$4712$0 [21] };
-  assign \$730  = | { \port$4712$0 [29], \port$4712$0 [25] };
-  assign \$731  = | { \port$4712$0 [30], \port$4712$0 [26], \port$4712$0 [22], \port$4712$0 [18] };
-  assign \$732  = | { \port$4712$0 [30], \port$4712$0 [22] };
-  assign \$733  = | { \port$4712$0 [30], \port$4712$0 [26] };
-  assign \$734  = | { \port$4712$0 [31], \port$4712$0 [27], \port$4712$0 [23], \port$4712$0 [19] };
-  assign \$735  = | { \port$4712$0 [31], \port$4712$0 [23] };
-  assign \$736  = | { \port$4712$0 [31], \port$4712$0 [27] };
-  assign \$737  = \port$4716$0 [1:0] + 1'h0;
-  assign \$739  = \$738  >= 16'hffff;
-  assign \$740  = \port$4716$0 [1:0] + 1'h0;
-  assign \$742  = \$741  + 1'h1;
-  assign \$743  = \$739  ? 17'h0ffff : \$742 ;
-  assign \$744  = fw_wr0 ? \port$4847$271 [34:19] : \$743 [15:0];
-  assign \$745  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$746  = \port$4847$271 [34:19] + 1'h1;
-  assign \$747  = \$745  ? 17'h0ffff : \$746 ;
-  assign \$748  = \port$4716$0 [1:0] + 1'h0;
-  assign \$750  = \$749  >= 16'hfffe;
-  assign \$751  = \port$4716$0 [1:0] + 1'h0;
-  assign \$753  = \$752  + 2'h2;
-  assign \$754  = \$750  ? 17'h0ffff : \$753 ;
-  assign \$755  = fw_wr0 ? \$747 [15:0] : \$754 [15:0];
-  assign \$756  = \port$4716$0 [10:2] == sc_mark_row_next;
-  assign \$757  = \port$4716$0 [12:11] + 1'h0;
-  assign \$759  = \$758  >= 16'hffff;
-  assign \$760  = \port$4716$0 [12:11] + 1'h0;
-  assign \$762  = \$761  + 1'h1;
-  assign \$763  = \$759  ? 17'h0ffff : \$762 ;
-  assign \$764  = fw_wr1 ? \port$4847$271 [34:19] : \$763 [15:0];
-  assign \$765  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$766  = \port$4847$271 [34:19] + 1'h1;
-  assign \$767  = \$765  ? 17'h0ffff : \$766 ;
-  assign \$768  = \port$4716$0 [12:11] + 1'h0;
-  assign \$770  = \$769  >= 16'hfffe;
-  assign \$771  = \port$4716$0 [12:11] + 1'h0;
-  assign \$773  = \$772  + 2'h2;
-  assign \$774  = \$770  ? 17'h0ffff : \$773 ;
-  assign \$775  = fw_wr1 ? \$767 [15:0] : \$774 [15:0];
-  assign \$776  = \port$4716$0 [21:13] == sc_mark_row_next;
-  assign \$777  = \port$4716$0 [23:22] + 1'h0;
-  assign \$779  = \$778  >= 16'hffff;
-  assign \$780  = \port$4716$0 [23:22] + 1'h0;
-  assign \$782  = \$781  + 1'h1;
-  assign \$783  = \$779  ? 17'h0ffff : \$782 ;
-  assign \$784  = fw_wr2 ? \port$4847$271 [34:19] : \$783 [15:0];
-  assign \$785  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$786  = \port$4847$271 [34:19] + 1'h1;
-  assign \$787  = \$785  ? 17'h0ffff : \$786 ;
-  assign \$788  = \port$4716$0 [23:22] + 1'h0;
-  assign \$790  = \$789  >= 16'hfffe;
-  assign \$791  = \port$4716$0 [23:22] + 1'h0;
-  assign \$793  = \$792  + 2'h2;
-  assign \$794  = \$790  ? 17'h0ffff : \$793 ;
-  assign \$795  = fw_wr2 ? \$787 [15:0] : \$794 [15:0];
-  assign \$796  = \port$4716$0 [32:24] == sc_mark_row_next;
-  assign \$797  = \port$4716$0 [34:33] + 1'h0;
-  assign \$799  = \$798  >= 16'hffff;
-  assign \$800  = \port$4716$0 [34:33] + 1'h0;
-  assign \$802  = \$801  + 1'h1;
-  assign \$803  = \$799  ? 17'h0ffff : \$802 ;
-  assign \$804  = fw_wr3 ? \port$4847$271 [34:19] : \$803 [15:0];
-  assign \$805  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$806  = \port$4847$271 [34:19] + 1'h1;
-  assign \$807  = \$805  ? 17'h0ffff : \$806 ;
-  assign \$808  = \port$4716$0 [34:33] + 1'h0;
-  assign \$810  = \$809  >= 16'hfffe;
-  assign \$811  = \port$4716$0 [34:33] + 1'h0;
-  assign \$813  = \$812  + 2'h2;
-  assign \$814  = \$810  ? 17'h0ffff : \$813 ;
-  assign \$815  = fw_wr3 ? \$807 [15:0] : \$814 [15:0];
-  assign \$816  = \port$4716$0 [43:35] == sc_mark_row_next;
+  assign \$685  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$687  = ~ \$686 ;
+  assign \$688  = ~ \port$4593$0 [8];
+  assign \$689  = \$687  & \$688 ;
+  assign \$690  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$691  = \$689  & \$690 [7];
+  assign \$692  = \$680  | \$691 ;
+  assign \$693  = \port$4591$0 [34:33] + 1'h0;
+  assign \$695  = fw_wr3 ? \$692  : \$694 ;
+  assign \$696  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$697  = ~ \$696 [7];
+  assign \$698  = \port$4593$0 [8] | \$697 ;
+  assign \$699  = \port$4591$0 [34:33] + 1'h0;
+  assign \$701  = fw_wr3 ? \$698  : \$700 ;
+  assign \$702  = \port$4591$0 [34:33] + 1'h0;
+  assign \$704  = \port$4591$0 [34:33] + 1'h0;
+  assign \$706  = \port$4591$0 [34:33] + 1'h0;
+  assign \$708  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$711  = \$709  ? 7'h00 : \$710 [6:0];
+  assign \$712  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$4593$0 [16:9] - lanes[68:61];
+  assign \$715  = ~ \$714 [7];
+  assign \$716  = \$713  | \$715 ;
+  assign \$717  = | { \port$4587$0 [28], \port$4587$0 [24], \port$4587$0 [20], \port$4587$0 [16] };
+  assign \$718  = | { \port$4587$0 [28], \port$4587$0 [20] };
+  assign \$719  = | { \port$4587$0 [28], \port$4587$0 [24] };
+  assign \$720  = | { \port$4587$0 [29], \port$4587$0 [25], \port$4587$0 [21], \port$4587$0 [17] };
+  assign \$721  = | { \port$4587$0 [29], \port$4587$0 [21] };
+  assign \$722  = | { \port$4587$0 [29], \port$4587$0 [25] };
+  assign \$723  = | { \port$4587$0 [30], \port$4587$0 [26], \port$4587$0 [22], \port$4587$0 [18] };
+  assign \$724  = | { \port$4587$0 [30], \port$4587$0 [22] };
+  assign \$725  = | { \port$4587$0 [30], \port$4587$0 [26] };
+  assign \$726  = | { \port$4587$0 [31], \port$4587$0 [27], \port$4587$0 [23], \port$4587$0 [19] };
+  assign \$727  = | { \port$4587$0 [31], \port$4587$0 [23] };
+  assign \$728  = | { \port$4587$0 [31], \port$4587$0 [27] };
+  assign \$729  = \port$4591$0 [1:0] + 1'h0;
+  assign \$731  = \$730  >= 16'hffff;
+  assign \$732  = \port$4591$0 [1:0] + 1'h0;
+  assign \$734  = \$733  + 1'h1;
+  assign \$735  = \$731  ? 17'h0ffff : \$734 ;
+  assign \$736  = fw_wr0 ? \port$4674$271 [34:19] : \$735 [15:0];
+  assign \$737  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$738  = \port$4674$271 [34:19] + 1'h1;
+  assign \$739  = \$737  ? 17'h0ffff : \$738 ;
+  assign \$740  = \port$4591$0 [1:0] + 1'h0;
+  assign \$742  = \$741  >= 16'hfffe;
+  assign \$743  = \port$4591$0 [1:0] + 1'h0;
+  assign \$745  = \$744  + 2'h2;
+  assign \$746  = \$742  ? 17'h0ffff : \$745 ;
+  assign \$747  = fw_wr0 ? \$739 [15:0] : \$746 [15:0];
+  assign \$748  = \port$4591$0 [10:2] == sc_mark_row_next;
+  assign \$749  = \port$4591$0 [12:11] + 1'h0;
+  assign \$751  = \$750  >= 16'hffff;
+  assign \$752  = \port$4591$0 [12:11] + 1'h0;
+  assign \$754  = \$753  + 1'h1;
+  assign \$755  = \$751  ? 17'h0ffff : \$754 ;
+  assign \$756  = fw_wr1 ? \port$4674$271 [34:19] : \$755 [15:0];
+  assign \$757  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$758  = \port$4674$271 [34:19] + 1'h1;
+  assign \$759  = \$757  ? 17'h0ffff : \$758 ;
+  assign \$760  = \port$4591$0 [12:11] + 1'h0;
+  assign \$762  = \$761  >= 16'hfffe;
+  assign \$763  = \port$4591$0 [12:11] + 1'h0;
+  assign \$765  = \$764  + 2'h2;
+  assign \$766  = \$762  ? 17'h0ffff : \$765 ;
+  assign \$767  = fw_wr1 ? \$759 [15:0] : \$766 [15:0];
+  assign \$768  = \port$4591$0 [21:13] == sc_mark_row_next;
+  assign \$769  = \port$4591$0 [23:22] + 1'h0;
+  assign \$771  = \$770  >= 16'hffff;
+  assign \$772  = \port$4591$0 [23:22] + 1'h0;
+  assign \$774  = \$773  + 1'h1;
+  assign \$775  = \$771  ? 17'h0ffff : \$774 ;
+  assign \$776  = fw_wr2 ? \port$4674$271 [34:19] : \$775 [15:0];
+  assign \$777  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$778  = \port$4674$271 [34:19] + 1'h1;
+  assign \$779  = \$777  ? 17'h0ffff : \$778 ;
+  assign \$780  = \port$4591$0 [23:22] + 1'h0;
+  assign \$782  = \$781  >= 16'hfffe;
+  assign \$783  = \port$4591$0 [23:22] + 1'h0;
+  assign \$785  = \$784  + 2'h2;
+  assign \$786  = \$782  ? 17'h0ffff : \$785 ;
+  assign \$787  = fw_wr2 ? \$779 [15:0] : \$786 [15:0];
+  assign \$788  = \port$4591$0 [32:24] == sc_mark_row_next;
+  assign \$789  = \port$4591$0 [34:33] + 1'h0;
+  assign \$791  = \$790  >= 16'hffff;
+  assign \$792  = \port$4591$0 [34:33] + 1'h0;
+  assign \$794  = \$793  + 1'h1;
+  assign \$795  = \$791  ? 17'h0ffff : \$794 ;
+  assign \$796  = fw_wr3 ? \port$4674$271 [34:19] : \$795 [15:0];
+  assign \$797  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$798  = \port$4674$271 [34:19] + 1'h1;
+  assign \$799  = \$797  ? 17'h0ffff : \$798 ;
+  assign \$800  = \port$4591$0 [34:33] + 1'h0;
+  assign \$802  = \$801  >= 16'hfffe;
+  assign \$803  = \port$4591$0 [34:33] + 1'h0;
+  assign \$805  = \$804  + 2'h2;
+  assign \$806  = \$802  ? 17'h0ffff : \$805 ;
+  assign \$807  = fw_wr3 ? \$799 [15:0] : \$806 [15:0];
+  assign \$808  = \port$4591$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
-    lanes <= \$817 ;
-  assign \$1  = sc_mark_intent[0] & \port$4716$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4716$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4716$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4716$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4716$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4716$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4716$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4716$0 [405];
-  assign \$9  = \port$4716$0 [99:44] == \port$4711$0 [60:5];
-  assign \$10  = \port$4716$0 [192:137] == \port$4711$0 [60:5];
-  assign \$11  = \port$4716$0 [285:230] == \port$4711$0 [60:5];
-  assign \$12  = \port$4716$0 [378:323] == \port$4711$0 [60:5];
-  assign \$13  = \port$4716$0 [125] ^ \port$4716$0 [126];
-  assign \$14  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
-  assign \$15  = \$13  | \$14 [7];
-  assign \$16  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
-  assign \$17  = \$15  ? 7'h00 : \$16 [6:0];
-  assign \$18  = \port$4716$0 [125] ^ \port$4716$0 [126];
-  assign \$19  = \port$4711$0 [68:61] - \port$4716$0 [123:116];
-  assign \$20  = \$18  | \$19 [7];
-  assign \$21  = \port$4716$0 [218] ^ \port$4716$0 [219];
-  assign \$22  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
-  assign \$23  = \$21  | \$22 [7];
-  assign \$24  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
-  assign \$25  = \$23  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$4716$0 [218] ^ \port$4716$0 [219];
-  assign \$27  = \port$4711$0 [68:61] - \port$4716$0 [216:209];
-  assign \$28  = \$26  | \$27 [7];
-  assign \$29  = \port$4716$0 [311] ^ \port$4716$0 [312];
-  assign \$30  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
-  assign \$31  = \$29  | \$30 [7];
-  assign \$32  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
-  assign \$33  = \$31  ? 7'h00 : \$32 [6:0];
-  assign \$34  = \port$4716$0 [311] ^ \port$4716$0 [312];
-  assign \$35  = \port$4711$0 [68:61] - \port$4716$0 [309:302];
-  assign \$36  = \$34  | \$35 [7];
-  assign \$37  = \port$4716$0 [404] ^ \port$4716$0 [405];
-  assign \$38  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
-  assign \$39  = \$37  | \$38 [7];
-  assign \$40  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
-  assign \$41  = \$39  ? 7'h00 : \$40 [6:0];
-  assign \$42  = \port$4716$0 [404] ^ \port$4716$0 [405];
-  assign \$43  = \port$4711$0 [68:61] - \port$4716$0 [402:395];
-  assign \$44  = \$42  | \$43 [7];
-  assign \$45  = forward__lane & \port$4712$0 [3:0];
-  assign \$46  = | \$45 ;
-  assign fw_wr0 = \port$4847$271 [1] & \$46 ;
-  assign fw_inv0 = \port$4847$271 [2] & \port$4712$0 [0];
-  assign \$47  = \port$4716$0 [1:0] + 1'h0;
-  assign \$49  = ~ fw_inv0;
-  assign \$50  = \$48  & \$49 ;
-  assign valid0 = fw_wr0 | \$50 ;
-  assign \$51  = \port$4716$0 [1:0] + 1'h0;
+    lanes <= \$809 ;
+  assign \$1  = sc_mark_intent[0] & \port$4591$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4591$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4591$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4591$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4591$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4591$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4591$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4591$0 [405];
+  assign \$9  = \port$4591$0 [99:44] == \port$4586$0 [60:5];
+  assign \$10  = \port$4591$0 [124] & \$9 ;
+  assign \$11  = \port$4591$0 [192:137] == \port$4586$0 [60:5];
+  assign \$12  = \port$4591$0 [217] & \$11 ;
+  assign \$13  = \port$4591$0 [285:230] == \port$4586$0 [60:5];
+  assign \$14  = \port$4591$0 [310] & \$13 ;
+  assign \$15  = \port$4591$0 [378:323] == \port$4586$0 [60:5];
+  assign \$16  = \port$4591$0 [403] & \$15 ;
+  assign \$17  = \port$4591$0 [125] ^ \port$4591$0 [126];
+  assign \$18  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$19  = \$17  | \$18 [7];
+  assign \$20  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$21  = \$19  ? 7'h00 : \$20 [6:0];
+  assign \$22  = \port$4591$0 [125] ^ \port$4591$0 [126];
+  assign \$23  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$24  = \$22  | \$23 [7];
+  assign \$25  = \port$4591$0 [218] ^ \port$4591$0 [219];
+  assign \$26  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$27  = \$25  | \$26 [7];
+  assign \$28  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$29  = \$27  ? 7'h00 : \$28 [6:0];
+  assign \$30  = \port$4591$0 [218] ^ \port$4591$0 [219];
+  assign \$31  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$32  = \$30  | \$31 [7];
+  assign \$33  = \port$4591$0 [311] ^ \port$4591$0 [312];
+  assign \$34  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$35  = \$33  | \$34 [7];
+  assign \$36  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$37  = \$35  ? 7'h00 : \$36 [6:0];
+  assign \$38  = \port$4591$0 [311] ^ \port$4591$0 [312];
+  assign \$39  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$40  = \$38  | \$39 [7];
+  assign \$41  = \port$4591$0 [404] ^ \port$4591$0 [405];
+  assign \$42  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$43  = \$41  | \$42 [7];
+  assign \$44  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$45  = \$43  ? 7'h00 : \$44 [6:0];
+  assign \$46  = \port$4591$0 [404] ^ \port$4591$0 [405];
+  assign \$47  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$48  = \$46  | \$47 [7];
+  assign \$49  = forward__lane & \port$4587$0 [3:0];
+  assign \$50  = | \$49 ;
+  assign fw_wr0 = \port$4674$271 [1] & \$50 ;
+  assign fw_inv0 = \port$4674$271 [2] & \port$4587$0 [0];
+  assign \$51  = \port$4591$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
-  assign \$55  = \port$4716$0 [1:0] + 1'h0;
-  assign \$57  = \$54  & \$56 ;
-  assign match0 = fw_wr0 ? \port$4718$0 [0] : \$57 ;
-  assign \$58  = \port$4716$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4847$5 [55:0] : \$59 ;
-  assign \$60  = \port$4716$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4718$0 [8:1] : \$61 ;
-  assign \$62  = \port$4716$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4847$271 [18:3] : \$63 ;
-  assign \$64  = \port$4716$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4847$271 [0] : \$65 ;
-  assign \$66  = forward__lane & \port$4712$0 [7:4];
-  assign \$67  = | \$66 ;
-  assign fw_wr1 = \port$4847$271 [1] & \$67 ;
-  assign fw_inv1 = \port$4847$271 [2] & \port$4712$0 [4];
-  assign \$68  = \port$4716$0 [12:11] + 1'h0;
-  assign \$70  = ~ fw_inv1;
-  assign \$71  = \$69  & \$70 ;
-  assign valid1 = fw_wr1 | \$71 ;
-  assign \$72  = \port$4716$0 [12:11] + 1'h0;
-  assign \$74  = ~ fw_inv1;
-  assign \$75  = \$73  & \$74 ;
-  assign \$76  = \port$4716$0 [12:11] + 1'h0;
-  assign \$78  = \$75  & \$77 ;
-  assign match1 = fw_wr1 ? \port$4718$0 [0] : \$78 ;
-  assign \$79  = \port$4716$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4847$5 [55:0] : \$80 ;
-  assign \$81  = \port$4716$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4718$0 [8:1] : \$82 ;
-  assign \$83  = \port$4716$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4847$271 [18:3] : \$84 ;
-  assign \$85  = \port$4716$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4847$271 [0] : \$86 ;
-  assign \$87  = forward__lane & \port$4712$0 [11:8];
-  assign \$88  = | \$87 ;
-  assign fw_wr2 = \port$4847$271 [1] & \$88 ;
-  assign fw_inv2 = \port$4847$271 [2] & \port$4712$0 [8];
-  assign \$89  = \port$4716$0 [23:22] + 1'h0;
-  assign \$91  = ~ fw_inv2;
-  assign \$92  = \$90  & \$91 ;
-  assign valid2 = fw_wr2 | \$92 ;
-  assign \$93  = \port$4716$0 [23:22] + 1'h0;
-  assign \$95  = ~ fw_inv2;
-  assign \$96  = \$94  & \$95 ;
-  assign \$97  = \port$4716$0 [23:22] + 1'h0;
-  assign \$99  = \$96  & \$98 ;
-  assign match2 = fw_wr2 ? \port$4718$0 [0] : \$99 ;
-  assign \$100  = \port$4716$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4847$5 [55:0] : \$101 ;
-  assign \$102  = \port$4716$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4718$0 [8:1] : \$103 ;
-  assign \$104  = \port$4716$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4847$271 [18:3] : \$105 ;
-  assign \$106  = \port$4716$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4847$271 [0] : \$107 ;
-  assign \$108  = forward__lane & \port$4712$0 [15:12];
-  assign \$109  = | \$108 ;
-  assign fw_wr3 = \port$4847$271 [1] & \$109 ;
-  assign fw_inv3 = \port$4847$271 [2] & \port$4712$0 [12];
-  assign \$110  = \port$4716$0 [34:33] + 1'h0;
-  assign \$112  = ~ fw_inv3;
-  assign \$113  = \$111  & \$112 ;
-  assign valid3 = fw_wr3 | \$113 ;
-  assign \$114  = \port$4716$0 [34:33] + 1'h0;
-  assign \$116  = ~ fw_inv3;
-  assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$4716$0 [34:33] + 1'h0;
-  assign \$120  = \$117  & \$119 ;
-  assign match3 = fw_wr3 ? \port$4718$0 [0] : \$120 ;
-  assign \$121  = \port$4716$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4847$5 [55:0] : \$122 ;
-  assign \$123  = \port$4716$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4718$0 [8:1] : \$124 ;
-  assign \$125  = \port$4716$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4847$271 [18:3] : \$126 ;
-  assign \$127  = \port$4716$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4847$271 [0] : \$128 ;
-  assign \$129  = ~ \$20 ;
-  assign \$130  = \port$4718$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4718$0 [8];
-  assign \$132  = ~ \$20 ;
+  assign valid0 = fw_wr0 | \$54 ;
+  assign \$55  = \port$4591$0 [1:0] + 1'h0;
+  assign \$57  = ~ fw_inv0;
+  assign \$58  = \$56  & \$57 ;
+  assign match0 = fw_wr0 ? \port$4593$0 [0] : \$58 ;
+  assign \$59  = \port$4591$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4674$5 [55:0] : \$60 ;
+  assign \$61  = \port$4591$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4593$0 [8:1] : \$62 ;
+  assign \$63  = \port$4591$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4674$271 [18:3] : \$64 ;
+  assign \$65  = \port$4591$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4674$271 [0] : \$66 ;
+  assign \$67  = forward__lane & \port$4587$0 [7:4];
+  assign \$68  = | \$67 ;
+  assign fw_wr1 = \port$4674$271 [1] & \$68 ;
+  assign fw_inv1 = \port$4674$271 [2] & \port$4587$0 [4];
+  assign \$69  = \port$4591$0 [12:11] + 1'h0;
+  assign \$71  = ~ fw_inv1;
+  assign \$72  = \$70  & \$71 ;
+  assign valid1 = fw_wr1 | \$72 ;
+  assign \$73  = \port$4591$0 [12:11] + 1'h0;
+  assign \$75  = ~ fw_inv1;
+  assign \$76  = \$74  & \$75 ;
+  assign match1 = fw_wr1 ? \port$4593$0 [0] : \$76 ;
+  assign \$77  = \port$4591$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4674$5 [55:0] : \$78 ;
+  assign \$79  = \port$4591$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4593$0 [8:1] : \$80 ;
+  assign \$81  = \port$4591$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4674$271 [18:3] : \$82 ;
+  assign \$83  = \port$4591$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4674$271 [0] : \$84 ;
+  assign \$85  = forward__lane & \port$4587$0 [11:8];
+  assign \$86  = | \$85 ;
+  assign fw_wr2 = \port$4674$271 [1] & \$86 ;
+  assign fw_inv2 = \port$4674$271 [2] & \port$4587$0 [8];
+  assign \$87  = \port$4591$0 [23:22] + 1'h0;
+  assign \$89  = ~ fw_inv2;
+  assign \$90  = \$88  & \$89 ;
+  assign valid2 = fw_wr2 | \$90 ;
+  assign \$91  = \port$4591$0 [23:22] + 1'h0;
+  assign \$93  = ~ fw_inv2;
+  assign \$94  = \$92  & \$93 ;
+  assign match2 = fw_wr2 ? \port$4593$0 [0] : \$94 ;
+  assign \$95  = \port$4591$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4674$5 [55:0] : \$96 ;
+  assign \$97  = \port$4591$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4593$0 [8:1] : \$98 ;
+  assign \$99  = \port$4591$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4674$271 [18:3] : \$100 ;
+  assign \$101  = \port$4591$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4674$271 [0] : \$102 ;
+  assign \$103  = forward__lane & \port$4587$0 [15:12];
+  assign \$104  = | \$103 ;
+  assign fw_wr3 = \port$4674$271 [1] & \$104 ;
+  assign fw_inv3 = \port$4674$271 [2] & \port$4587$0 [12];
+  assign \$105  = \port$4591$0 [34:33] + 1'h0;
+  assign \$107  = ~ fw_inv3;
+  assign \$108  = \$106  & \$107 ;
+  assign valid3 = fw_wr3 | \$108 ;
+  assign \$109  = \port$4591$0 [34:33] + 1'h0;
+  assign \$111  = ~ fw_inv3;
+  assign \$112  = \$110  & \$111 ;
+  assign match3 = fw_wr3 ? \port$4593$0 [0] : \$112 ;
+  assign \$113  = \port$4591$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4674$5 [55:0] : \$114 ;
+  assign \$115  = \port$4591$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4593$0 [8:1] : \$116 ;
+  assign \$117  = \port$4591$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4674$271 [18:3] : \$118 ;
+  assign \$119  = \port$4591$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4674$271 [0] : \$120 ;
+  assign \$121  = ~ \$24 ;
+  assign \$122  = \port$4593$0 [8] & \$121 ;
+  assign \$123  = ~ \port$4593$0 [8];
+  assign \$124  = ~ \$24 ;
+  assign \$125  = \$123  & \$124 ;
+  assign \$126  = \port$4674$5 [63:56] - \port$4591$0 [123:116];
+  assign \$127  = \$125  & \$126 [7];
+  assign \$128  = \$122  | \$127 ;
+  assign \$129  = ~ \$32 ;
+  assign \$130  = \port$4593$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4593$0 [8];
+  assign \$132  = ~ \$32 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4847$5 [63:56] - \port$4716$0 [123:116];
+  assign \$134  = \port$4674$5 [63:56] - \port$4591$0 [216:209];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
-  assign \$137  = ~ \$28 ;
-  assign \$138  = \port$4718$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4718$0 [8];
-  assign \$140  = ~ \$28 ;
+  assign \$137  = ~ \$40 ;
+  assign \$138  = \port$4593$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4593$0 [8];
+  assign \$140  = ~ \$40 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4847$5 [63:56] - \port$4716$0 [216:209];
+  assign \$142  = \port$4674$5 [63:56] - \port$4591$0 [309:302];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
-  assign \$145  = ~ \$36 ;
-  assign \$146  = \port$4718$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4718$0 [8];
-  assign \$148  = ~ \$36 ;
+  assign \$145  = ~ \$48 ;
+  assign \$146  = \port$4593$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4593$0 [8];
+  assign \$148  = ~ \$48 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4847$5 [63:56] - \port$4716$0 [309:302];
+  assign \$150  = \port$4674$5 [63:56] - \port$4591$0 [402:395];
+  assign \$151  = \$149  & \$150 [7];
+  assign \$152  = \$146  | \$151 ;
+  assign \$153  = ~ \port$4593$0 [8];
+  assign \$154  = \$24  & \$153 ;
+  assign \$155  = ~ \$24 ;
+  assign \$156  = ~ \port$4593$0 [8];
+  assign \$157  = \$155  & \$156 ;
+  assign \$158  = \port$4591$0 [123:116] - \port$4674$5 [63:56];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$468 [1:0])
+    casez (\$460 [1:0])
       2'h0:
-          \$469  = fw_gt_bank[0];
+          \$461  = fw_gt_bank[0];
       2'h1:
-          \$469  = fw_gt_bank[1];
+          \$461  = fw_gt_bank[1];
       2'h2:
-          \$469  = fw_gt_bank[2];
+          \$461  = fw_gt_bank[2];
       2'h3:
-          \$469  = fw_gt_bank[3];
+          \$461  = fw_gt_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$470 [1:0])
+    casez (\$462 [1:0])
       2'h0:
-          \$471  = gt_fw_bank[0];
+          \$463  = gt_fw_bank[0];
       2'h1:
-          \$471  = gt_fw_bank[1];
+          \$463  = gt_fw_bank[1];
       2'h2:
-          \$471  = gt_fw_bank[2];
+          \$463  = gt_fw_bank[2];
       2'h3:
-          \$471  = gt_fw_bank[3];
+          \$463  = gt_fw_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$492 [1:0])
+    casez (\$484 [1:0])
       2'h0:
-          \$493  = gtp_bank[0];
+          \$485  = gtp_bank[0];
       2'h1:
-          \$493  = gtp_bank[1];
+          \$485  = gtp_bank[1];
       2'h2:
-          \$493  = gtp_bank[2];
+          \$485  = gtp_bank[2];
       2'h3:
-          \$493  = gtp_bank[3];
+          \$485  = gtp_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$515 [1:0])
+    casez (\$507 [1:0])
       2'h0:
-          \$516  = pgt_bank[0];
+          \$508  = pgt_bank[0];
       2'h1:
-          \$516  = pgt_bank[1];
+          \$508  = pgt_bank[1];
       2'h2:
-          \$516  = pgt_bank[2];
+          \$508  = pgt_bank[2];
       2'h3:
-          \$516  = pgt_bank[3];
+          \$508  = pgt_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$521 [1:0])
+    casez (\$513 [1:0])
       2'h0:
-          \$522  = old_bank[0];
+          \$514  = old_bank[0];
       2'h1:
-          \$522  = old_bank[1];
+          \$514  = old_bank[1];
       2'h2:
-          \$522  = old_bank[2];
+          \$514  = old_bank[2];
       2'h3:
-          \$522  = old_bank[3];
+          \$514  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$516 [1:0])
+      2'h0:
+          \$517  = gt_bank_d1[0];
+      2'h1:
+          \$517  = gt_bank_d1[1];
+      2'h2:
+          \$517  = gt_bank_d1[2];
+      2'h3:
+          \$517  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$518 [1:0])
+      2'h0:
+          \$519  = gt_bank_d2[0];
+      2'h1:
+          \$519  = gt_bank_d2[1];
+      2'h2:
+          \$519  = gt_bank_d2[2];
+      2'h3:
+          \$519  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$520 [1:0])
+      2'h0:
+          \$521  = gt_bank_d3[0];
+      2'h1:
+          \$521  = gt_bank_d3[1];
+      2'h2:
+          \$521  = gt_bank_d3[2];
+      2'h3:
+          \$521  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$522 [1:0])
+      2'h0:
+          \$523  = fw_gt_bank[0];
+      2'h1:
+          \$523  = fw_gt_bank[1];
+      2'h2:
+          \$523  = fw_gt_bank[2];
+      2'h3:
+          \$523  = fw_gt_bank[3];
     endcase
   end
   always @* begin
@@ -4572,111 +4616,111 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$524 [1:0])
       2'h0:
-          \$525  = gt_bank_d1[0];
+          \$525  = gt_fw_bank[0];
       2'h1:
-          \$525  = gt_bank_d1[1];
+          \$525  = gt_fw_bank[1];
       2'h2:
-          \$525  = gt_bank_d1[2];
+          \$525  = gt_fw_bank[2];
       2'h3:
-          \$525  = gt_bank_d1[3];
+          \$525  = gt_fw_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$526 [1:0])
+    casez (\$546 [1:0])
       2'h0:
-          \$527  = gt_bank_d2[0];
+          \$547  = gtp_bank[0];
       2'h1:
-          \$527  = gt_bank_d2[1];
+          \$547  = gtp_bank[1];
       2'h2:
-          \$527  = gt_bank_d2[2];
+          \$547  = gtp_bank[2];
       2'h3:
-          \$527  = gt_bank_d2[3];
+          \$547  = gtp_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$528 [1:0])
+    casez (\$569 [1:0])
       2'h0:
-          \$529  = gt_bank_d3[0];
+          \$570  = pgt_bank[0];
       2'h1:
-          \$529  = gt_bank_d3[1];
+          \$570  = pgt_bank[1];
       2'h2:
-          \$529  = gt_bank_d3[2];
+          \$570  = pgt_bank[2];
       2'h3:
-          \$529  = gt_bank_d3[3];
+          \$570  = pgt_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$530 [1:0])
+    casez (\$575 [1:0])
       2'h0:
-          \$531  = fw_gt_bank[0];
+          \$576  = old_bank[0];
       2'h1:
-          \$531  = fw_gt_bank[1];
+          \$576  = old_bank[1];
       2'h2:
-          \$531  = fw_gt_bank[2];
+          \$576  = old_bank[2];
       2'h3:
-          \$531  = fw_gt_bank[3];
+          \$576  = old_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$532 [1:0])
+    casez (\$578 [1:0])
       2'h0:
-          \$533  = gt_fw_bank[0];
+          \$579  = gt_bank_d3[0];
       2'h1:
-          \$533  = gt_fw_bank[1];
+          \$579  = gt_bank_d3[1];
       2'h2:
-          \$533  = gt_fw_bank[2];
+          \$579  = gt_bank_d3[2];
       2'h3:
-          \$533  = gt_fw_bank[3];
+          \$579  = gt_bank_d3[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$554 [1:0])
+    casez (\$580 [1:0])
       2'h0:
-          \$555  = gtp_bank[0];
+          \$581  = gt_bank_d1[0];
       2'h1:
-          \$555  = gtp_bank[1];
+          \$581  = gt_bank_d1[1];
       2'h2:
-          \$555  = gtp_bank[2];
+          \$581  = gt_bank_d1[2];
       2'h3:
-          \$555  = gtp_bank[3];
+          \$581  = gt_bank_d1[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$577 [1:0])
+    casez (\$582 [1:0])
       2'h0:
-          \$578  = pgt_bank[0];
+          \$583  = gt_bank_d2[0];
       2'h1:
-          \$578  = pgt_bank[1];
+          \$583  = gt_bank_d2[1];
       2'h2:
-          \$578  = pgt_bank[2];
+          \$583  = gt_bank_d2[2];
       2'h3:
-          \$578  = pgt_bank[3];
+          \$583  = gt_bank_d2[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$583 [1:0])
+    casez (\$584 [1:0])
       2'h0:
-          \$584  = old_bank[0];
+          \$585  = fw_gt_bank[0];
       2'h1:
-          \$584  = old_bank[1];
+          \$585  = fw_gt_bank[1];
       2'h2:
-          \$584  = old_bank[2];
+          \$585  = fw_gt_bank[2];
       2'h3:
-          \$584  = old_bank[3];
+          \$585  = fw_gt_bank[3];
     endcase
   end
   always @* begin
@@ -4684,111 +4728,111 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$586 [1:0])
       2'h0:
-          \$587  = gt_bank_d3[0];
+          \$587  = gt_fw_bank[0];
       2'h1:
-          \$587  = gt_bank_d3[1];
+          \$587  = gt_fw_bank[1];
       2'h2:
-          \$587  = gt_bank_d3[2];
+          \$587  = gt_fw_bank[2];
       2'h3:
-          \$587  = gt_bank_d3[3];
+          \$587  = gt_fw_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$588 [1:0])
+    casez (\$608 [1:0])
       2'h0:
-          \$589  = gt_bank_d1[0];
+          \$609  = gtp_bank[0];
       2'h1:
-          \$589  = gt_bank_d1[1];
+          \$609  = gtp_bank[1];
       2'h2:
-          \$589  = gt_bank_d1[2];
+          \$609  = gtp_bank[2];
       2'h3:
-          \$589  = gt_bank_d1[3];
+          \$609  = gtp_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$590 [1:0])
+    casez (\$631 [1:0])
       2'h0:
-          \$591  = gt_bank_d2[0];
+          \$632  = pgt_bank[0];
       2'h1:
-          \$591  = gt_bank_d2[1];
+          \$632  = pgt_bank[1];
       2'h2:
-          \$591  = gt_bank_d2[2];
+          \$632  = pgt_bank[2];
       2'h3:
-          \$591  = gt_bank_d2[3];
+          \$632  = pgt_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$592 [1:0])
+    casez (\$637 [1:0])
       2'h0:
-          \$593  = fw_gt_bank[0];
+          \$638  = old_bank[0];
       2'h1:
-          \$593  = fw_gt_bank[1];
+          \$638  = old_bank[1];
       2'h2:
-          \$593  = fw_gt_bank[2];
+          \$638  = old_bank[2];
       2'h3:
-          \$593  = fw_gt_bank[3];
+          \$638  = old_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$594 [1:0])
+    casez (\$640 [1:0])
       2'h0:
-          \$595  = gt_fw_bank[0];
+          \$641  = gt_bank_d2[0];
       2'h1:
-          \$595  = gt_fw_bank[1];
+          \$641  = gt_bank_d2[1];
       2'h2:
-          \$595  = gt_fw_bank[2];
+          \$641  = gt_bank_d2[2];
       2'h3:
-          \$595  = gt_fw_bank[3];
+          \$641  = gt_bank_d2[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$616 [1:0])
+    casez (\$642 [1:0])
       2'h0:
-          \$617  = gtp_bank[0];
+          \$643  = gt_bank_d3[0];
       2'h1:
-          \$617  = gtp_bank[1];
+          \$643  = gt_bank_d3[1];
       2'h2:
-          \$617  = gtp_bank[2];
+          \$643  = gt_bank_d3[2];
       2'h3:
-          \$617  = gtp_bank[3];
+          \$643  = gt_bank_d3[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$639 [1:0])
+    casez (\$644 [1:0])
       2'h0:
-          \$640  = pgt_bank[0];
+          \$645  = gt_bank_d1[0];
       2'h1:
-          \$640  = pgt_bank[1];
+          \$645  = gt_bank_d1[1];
       2'h2:
-          \$640  = pgt_bank[2];
+          \$645  = gt_bank_d1[2];
       2'h3:
-          \$640  = pgt_bank[3];
+          \$645  = gt_bank_d1[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$645 [1:0])
+    casez (\$646 [1:0])
       2'h0:
-          \$646  = old_bank[0];
+          \$647  = fw_gt_bank[0];
       2'h1:
-          \$646  = old_bank[1];
+          \$647  = fw_gt_bank[1];
       2'h2:
-          \$646  = old_bank[2];
+          \$647  = fw_gt_bank[2];
       2'h3:
-          \$646  = old_bank[3];
+          \$647  = fw_gt_bank[3];
     endcase
   end
   always @* begin
@@ -4796,167 +4840,125 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$648 [1:0])
       2'h0:
-          \$649  = gt_bank_d2[0];
+          \$649  = gt_fw_bank[0];
       2'h1:
-          \$649  = gt_bank_d2[1];
+          \$649  = gt_fw_bank[1];
       2'h2:
-          \$649  = gt_bank_d2[2];
+          \$649  = gt_fw_bank[2];
       2'h3:
-          \$649  = gt_bank_d2[3];
+          \$649  = gt_fw_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$650 [1:0])
+    casez (\$670 [1:0])
       2'h0:
-          \$651  = gt_bank_d3[0];
+          \$671  = gtp_bank[0];
       2'h1:
-          \$651  = gt_bank_d3[1];
+          \$671  = gtp_bank[1];
       2'h2:
-          \$651  = gt_bank_d3[2];
+          \$671  = gtp_bank[2];
       2'h3:
-          \$651  = gt_bank_d3[3];
+          \$671  = gtp_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$652 [1:0])
+    casez (\$693 [1:0])
       2'h0:
-          \$653  = gt_bank_d1[0];
+          \$694  = pgt_bank[0];
       2'h1:
-          \$653  = gt_bank_d1[1];
+          \$694  = pgt_bank[1];
       2'h2:
-          \$653  = gt_bank_d1[2];
+          \$694  = pgt_bank[2];
       2'h3:
-          \$653  = gt_bank_d1[3];
+          \$694  = pgt_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$654 [1:0])
+    casez (\$699 [1:0])
       2'h0:
-          \$655  = fw_gt_bank[0];
+          \$700  = old_bank[0];
       2'h1:
-          \$655  = fw_gt_bank[1];
+          \$700  = old_bank[1];
       2'h2:
-          \$655  = fw_gt_bank[2];
+          \$700  = old_bank[2];
       2'h3:
-          \$655  = fw_gt_bank[3];
+          \$700  = old_bank[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$656 [1:0])
+    casez (\$702 [1:0])
       2'h0:
-          \$657  = gt_fw_bank[0];
+          \$703  = gt_bank_d1[0];
       2'h1:
-          \$657  = gt_fw_bank[1];
+          \$703  = gt_bank_d1[1];
       2'h2:
-          \$657  = gt_fw_bank[2];
+          \$703  = gt_bank_d1[2];
       2'h3:
-          \$657  = gt_fw_bank[3];
+          \$703  = gt_bank_d1[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$678 [1:0])
+    casez (\$704 [1:0])
       2'h0:
-          \$679  = gtp_bank[0];
+          \$705  = gt_bank_d2[0];
       2'h1:
-          \$679  = gtp_bank[1];
+          \$705  = gt_bank_d2[1];
       2'h2:
-          \$679  = gtp_bank[2];
+          \$705  = gt_bank_d2[2];
       2'h3:
-          \$679  = gtp_bank[3];
+          \$705  = gt_bank_d2[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$701 [1:0])
+    casez (\$706 [1:0])
       2'h0:
-          \$702  = pgt_bank[0];
+          \$707  = gt_bank_d3[0];
       2'h1:
-          \$702  = pgt_bank[1];
+          \$707  = gt_bank_d3[1];
       2'h2:
-          \$702  = pgt_bank[2];
+          \$707  = gt_bank_d3[2];
       2'h3:
-          \$702  = pgt_bank[3];
+          \$707  = gt_bank_d3[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$707 [1:0])
+    casez (\$729 [1:0])
       2'h0:
-          \$708  = old_bank[0];
+          \$730  = \port$4591$0 [115:100];
       2'h1:
-          \$708  = old_bank[1];
+          \$730  = \port$4591$0 [208:193];
       2'h2:
-          \$708  = old_bank[2];
+          \$730  = \port$4591$0 [301:286];
       2'h3:
-          \$708  = old_bank[3];
+          \$730  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$710 [1:0])
+    casez (\$732 [1:0])
       2'h0:
-          \$711  = gt_bank_d1[0];
+          \$733  = \port$4591$0 [115:100];
       2'h1:
-          \$711  = gt_bank_d1[1];
+          \$733  = \port$4591$0 [208:193];
       2'h2:
-          \$711  = gt_bank_d1[2];
+          \$733  = \port$4591$0 [301:286];
       2'h3:
-          \$711  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$712 [1:0])
-      2'h0:
-          \$713  = gt_bank_d2[0];
-      2'h1:
-          \$713  = gt_bank_d2[1];
-      2'h2:
-          \$713  = gt_bank_d2[2];
-      2'h3:
-          \$713  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$714 [1:0])
-      2'h0:
-          \$715  = gt_bank_d3[0];
-      2'h1:
-          \$715  = gt_bank_d3[1];
-      2'h2:
-          \$715  = gt_bank_d3[2];
-      2'h3:
-          \$715  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$737 [1:0])
-      2'h0:
-          \$738  = \port$4716$0 [115:100];
-      2'h1:
-          \$738  = \port$4716$0 [208:193];
-      2'h2:
-          \$738  = \port$4716$0 [301:286];
-      2'h3:
-          \$738  = \port$4716$0 [394:379];
+          \$733  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
@@ -4964,55 +4966,55 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4716$0 [115:100];
+          \$741  = \port$4591$0 [115:100];
       2'h1:
-          \$741  = \port$4716$0 [208:193];
+          \$741  = \port$4591$0 [208:193];
       2'h2:
-          \$741  = \port$4716$0 [301:286];
+          \$741  = \port$4591$0 [301:286];
       2'h3:
-          \$741  = \port$4716$0 [394:379];
+          \$741  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$748 [1:0])
+    casez (\$743 [1:0])
       2'h0:
-          \$749  = \port$4716$0 [115:100];
+          \$744  = \port$4591$0 [115:100];
       2'h1:
-          \$749  = \port$4716$0 [208:193];
+          \$744  = \port$4591$0 [208:193];
       2'h2:
-          \$749  = \port$4716$0 [301:286];
+          \$744  = \port$4591$0 [301:286];
       2'h3:
-          \$749  = \port$4716$0 [394:379];
+          \$744  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$751 [1:0])
+    casez (\$749 [1:0])
       2'h0:
-          \$752  = \port$4716$0 [115:100];
+          \$750  = \port$4591$0 [115:100];
       2'h1:
-          \$752  = \port$4716$0 [208:193];
+          \$750  = \port$4591$0 [208:193];
       2'h2:
-          \$752  = \port$4716$0 [301:286];
+          \$750  = \port$4591$0 [301:286];
       2'h3:
-          \$752  = \port$4716$0 [394:379];
+          \$750  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$757 [1:0])
+    casez (\$752 [1:0])
       2'h0:
-          \$758  = \port$4716$0 [115:100];
+          \$753  = \port$4591$0 [115:100];
       2'h1:
-          \$758  = \port$4716$0 [208:193];
+          \$753  = \port$4591$0 [208:193];
       2'h2:
-          \$758  = \port$4716$0 [301:286];
+          \$753  = \port$4591$0 [301:286];
       2'h3:
-          \$758  = \port$4716$0 [394:379];
+          \$753  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
@@ -5020,55 +5022,55 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4716$0 [115:100];
+          \$761  = \port$4591$0 [115:100];
       2'h1:
-          \$761  = \port$4716$0 [208:193];
+          \$761  = \port$4591$0 [208:193];
       2'h2:
-          \$761  = \port$4716$0 [301:286];
+          \$761  = \port$4591$0 [301:286];
       2'h3:
-          \$761  = \port$4716$0 [394:379];
+          \$761  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$768 [1:0])
+    casez (\$763 [1:0])
       2'h0:
-          \$769  = \port$4716$0 [115:100];
+          \$764  = \port$4591$0 [115:100];
       2'h1:
-          \$769  = \port$4716$0 [208:193];
+          \$764  = \port$4591$0 [208:193];
       2'h2:
-          \$769  = \port$4716$0 [301:286];
+          \$764  = \port$4591$0 [301:286];
       2'h3:
-          \$769  = \port$4716$0 [394:379];
+          \$764  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$771 [1:0])
+    casez (\$769 [1:0])
       2'h0:
-          \$772  = \port$4716$0 [115:100];
+          \$770  = \port$4591$0 [115:100];
       2'h1:
-          \$772  = \port$4716$0 [208:193];
+          \$770  = \port$4591$0 [208:193];
       2'h2:
-          \$772  = \port$4716$0 [301:286];
+          \$770  = \port$4591$0 [301:286];
       2'h3:
-          \$772  = \port$4716$0 [394:379];
+          \$770  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$777 [1:0])
+    casez (\$772 [1:0])
       2'h0:
-          \$778  = \port$4716$0 [115:100];
+          \$773  = \port$4591$0 [115:100];
       2'h1:
-          \$778  = \port$4716$0 [208:193];
+          \$773  = \port$4591$0 [208:193];
       2'h2:
-          \$778  = \port$4716$0 [301:286];
+          \$773  = \port$4591$0 [301:286];
       2'h3:
-          \$778  = \port$4716$0 [394:379];
+          \$773  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
@@ -5076,55 +5078,55 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4716$0 [115:100];
+          \$781  = \port$4591$0 [115:100];
       2'h1:
-          \$781  = \port$4716$0 [208:193];
+          \$781  = \port$4591$0 [208:193];
       2'h2:
-          \$781  = \port$4716$0 [301:286];
+          \$781  = \port$4591$0 [301:286];
       2'h3:
-          \$781  = \port$4716$0 [394:379];
+          \$781  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$788 [1:0])
+    casez (\$783 [1:0])
       2'h0:
-          \$789  = \port$4716$0 [115:100];
+          \$784  = \port$4591$0 [115:100];
       2'h1:
-          \$789  = \port$4716$0 [208:193];
+          \$784  = \port$4591$0 [208:193];
       2'h2:
-          \$789  = \port$4716$0 [301:286];
+          \$784  = \port$4591$0 [301:286];
       2'h3:
-          \$789  = \port$4716$0 [394:379];
+          \$784  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$791 [1:0])
+    casez (\$789 [1:0])
       2'h0:
-          \$792  = \port$4716$0 [115:100];
+          \$790  = \port$4591$0 [115:100];
       2'h1:
-          \$792  = \port$4716$0 [208:193];
+          \$790  = \port$4591$0 [208:193];
       2'h2:
-          \$792  = \port$4716$0 [301:286];
+          \$790  = \port$4591$0 [301:286];
       2'h3:
-          \$792  = \port$4716$0 [394:379];
+          \$790  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$797 [1:0])
+    casez (\$792 [1:0])
       2'h0:
-          \$798  = \port$4716$0 [115:100];
+          \$793  = \port$4591$0 [115:100];
       2'h1:
-          \$798  = \port$4716$0 [208:193];
+          \$793  = \port$4591$0 [208:193];
       2'h2:
-          \$798  = \port$4716$0 [301:286];
+          \$793  = \port$4591$0 [301:286];
       2'h3:
-          \$798  = \port$4716$0 [394:379];
+          \$793  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
@@ -5132,169 +5134,141 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4716$0 [115:100];
+          \$801  = \port$4591$0 [115:100];
       2'h1:
-          \$801  = \port$4716$0 [208:193];
+          \$801  = \port$4591$0 [208:193];
       2'h2:
-          \$801  = \port$4716$0 [301:286];
+          \$801  = \port$4591$0 [301:286];
       2'h3:
-          \$801  = \port$4716$0 [394:379];
+          \$801  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$808 [1:0])
+    casez (\$803 [1:0])
       2'h0:
-          \$809  = \port$4716$0 [115:100];
+          \$804  = \port$4591$0 [115:100];
       2'h1:
-          \$809  = \port$4716$0 [208:193];
+          \$804  = \port$4591$0 [208:193];
       2'h2:
-          \$809  = \port$4716$0 [301:286];
+          \$804  = \port$4591$0 [301:286];
       2'h3:
-          \$809  = \port$4716$0 [394:379];
+          \$804  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$811 [1:0])
-      2'h0:
-          \$812  = \port$4716$0 [115:100];
-      2'h1:
-          \$812  = \port$4716$0 [208:193];
-      2'h2:
-          \$812  = \port$4716$0 [301:286];
-      2'h3:
-          \$812  = \port$4716$0 [394:379];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    { \$817 [603], \$817 [598], \$817 [593], \$817 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$817 [68:0] = \port$4711$0 [68:0];
-    \$817 [79:69] = \port$4711$0 [79:69];
-    \$817 [629] = \$461 ;
-    \$817 [637:630] = { \$467 , \$465  };
-    \$817 [604] = fw_wr0;
-    \$817 [608] = \$469 ;
-    \$817 [612] = \$471 ;
-    \$817 [616] = \$494 ;
-    \$817 [620] = \$517 ;
-    \$817 [624] = \$523 ;
-    \$817 [589] = \$525 ;
-    \$817 [590] = \$527 ;
-    \$817 [591] = \$529 ;
-    \$817 [605] = fw_wr1;
-    \$817 [609] = \$531 ;
-    \$817 [613] = \$533 ;
-    \$817 [617] = \$556 ;
-    \$817 [621] = \$579 ;
-    \$817 [625] = \$585 ;
-    \$817 [592] = \$587 ;
-    \$817 [594] = \$589 ;
-    \$817 [595] = \$591 ;
-    \$817 [606] = fw_wr2;
-    \$817 [610] = \$593 ;
-    \$817 [614] = \$595 ;
-    \$817 [618] = \$618 ;
-    \$817 [622] = \$641 ;
-    \$817 [626] = \$647 ;
-    \$817 [596] = \$649 ;
-    \$817 [597] = \$651 ;
-    \$817 [599] = \$653 ;
-    \$817 [607] = fw_wr3;
-    \$817 [611] = \$655 ;
-    \$817 [615] = \$657 ;
-    \$817 [619] = \$680 ;
-    \$817 [623] = \$703 ;
-    \$817 [627] = \$709 ;
-    \$817 [600] = \$711 ;
-    \$817 [601] = \$713 ;
-    \$817 [602] = \$715 ;
-    \$817 [628] = \$724 ;
-    \$817 [638] = \$725 ;
-    \$817 [642] = \$726 ;
-    \$817 [646] = \$727 ;
-    \$817 [639] = \$728 ;
-    \$817 [643] = \$729 ;
-    \$817 [647] = \$730 ;
-    \$817 [640] = \$731 ;
-    \$817 [644] = \$732 ;
-    \$817 [648] = \$733 ;
-    \$817 [641] = \$734 ;
-    \$817 [645] = \$735 ;
-    \$817 [649] = \$736 ;
-    \$817 [80] = valid0;
-    \$817 [81] = match0;
-    \$817 [89:82] = age0;
-    \$817 [145:90] = tag0;
-    \$817 [161:146] = cnt0;
-    \$817 [162] = mark0;
-    \$817 [189:174] = \$744 ;
-    \$817 [205:190] = \$755 ;
-    \$817 [173:163] = \port$4716$0 [10:0];
-    \$817 [206] = \$756 ;
-    \$817 [207] = valid1;
-    \$817 [208] = match1;
-    \$817 [216:209] = age1;
-    \$817 [272:217] = tag1;
-    \$817 [288:273] = cnt1;
-    \$817 [289] = mark1;
-    \$817 [316:301] = \$764 ;
-    \$817 [332:317] = \$775 ;
-    \$817 [300:290] = \port$4716$0 [21:11];
-    \$817 [333] = \$776 ;
-    \$817 [334] = valid2;
-    \$817 [335] = match2;
-    \$817 [343:336] = age2;
-    \$817 [399:344] = tag2;
-    \$817 [415:400] = cnt2;
-    \$817 [416] = mark2;
-    \$817 [443:428] = \$784 ;
-    \$817 [459:444] = \$795 ;
-    \$817 [427:417] = \port$4716$0 [32:22];
-    \$817 [460] = \$796 ;
-    \$817 [461] = valid3;
-    \$817 [462] = match3;
-    \$817 [470:463] = age3;
-    \$817 [526:471] = tag3;
-    \$817 [542:527] = cnt3;
-    \$817 [543] = mark3;
-    \$817 [570:555] = \$804 ;
-    \$817 [586:571] = \$815 ;
-    \$817 [554:544] = \port$4716$0 [43:33];
-    \$817 [587] = \$816 ;
+    { \$809 [603], \$809 [598], \$809 [593], \$809 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
+    \$809 [68:0] = \port$4586$0 [68:0];
+    \$809 [79:69] = \port$4586$0 [79:69];
+    \$809 [629] = \$453 ;
+    \$809 [637:630] = { \$459 , \$457  };
+    \$809 [604] = fw_wr0;
+    \$809 [608] = \$461 ;
+    \$809 [612] = \$463 ;
+    \$809 [616] = \$486 ;
+    \$809 [620] = \$509 ;
+    \$809 [624] = \$515 ;
+    \$809 [589] = \$517 ;
+    \$809 [590] = \$519 ;
+    \$809 [591] = \$521 ;
+    \$809 [605] = fw_wr1;
+    \$809 [609] = \$523 ;
+    \$809 [613] = \$525 ;
+    \$809 [617] = \$548 ;
+    \$809 [621] = \$571 ;
+    \$809 [625] = \$577 ;
+    \$809 [592] = \$579 ;
+    \$809 [594] = \$581 ;
+    \$809 [595] = \$583 ;
+    \$809 [606] = fw_wr2;
+    \$809 [610] = \$585 ;
+    \$809 [614] = \$587 ;
+    \$809 [618] = \$610 ;
+    \$809 [622] = \$633 ;
+    \$809 [626] = \$639 ;
+    \$809 [596] = \$641 ;
+    \$809 [597] = \$643 ;
+    \$809 [599] = \$645 ;
+    \$809 [607] = fw_wr3;
+    \$809 [611] = \$647 ;
+    \$809 [615] = \$649 ;
+    \$809 [619] = \$672 ;
+    \$809 [623] = \$695 ;
+    \$809 [627] = \$701 ;
+    \$809 [600] = \$703 ;
+    \$809 [601] = \$705 ;
+    \$809 [602] = \$707 ;
+    \$809 [628] = \$716 ;
+    \$809 [638] = \$717 ;
+    \$809 [642] = \$718 ;
+    \$809 [646] = \$719 ;
+    \$809 [639] = \$720 ;
+    \$809 [643] = \$721 ;
+    \$809 [647] = \$722 ;
+    \$809 [640] = \$723 ;
+    \$809 [644] = \$724 ;
+    \$809 [648] = \$725 ;
+    \$809 [641] = \$726 ;
+    \$809 [645] = \$727 ;
+    \$809 [649] = \$728 ;
+    \$809 [80] = valid0;
+    \$809 [81] = match0;
+    \$809 [89:82] = age0;
+    \$809 [145:90] = tag0;
+    \$809 [161:146] = cnt0;
+    \$809 [162] = mark0;
+    \$809 [189:174] = \$736 ;
+    \$809 [205:190] = \$747 ;
+    \$809 [173:163] = \port$4591$0 [10:0];
+    \$809 [206] = \$748 ;
+    \$809 [207] = valid1;
+    \$809 [208] = match1;
+    \$809 [216:209] = age1;
+    \$809 [272:217] = tag1;
+    \$809 [288:273] = cnt1;
+    \$809 [289] = mark1;
+    \$809 [316:301] = \$756 ;
+    \$809 [332:317] = \$767 ;
+    \$809 [300:290] = \port$4591$0 [21:11];
+    \$809 [333] = \$768 ;
+    \$809 [334] = valid2;
+    \$809 [335] = match2;
+    \$809 [343:336] = age2;
+    \$809 [399:344] = tag2;
+    \$809 [415:400] = cnt2;
+    \$809 [416] = mark2;
+    \$809 [443:428] = \$776 ;
+    \$809 [459:444] = \$787 ;
+    \$809 [427:417] = \port$4591$0 [32:22];
+    \$809 [460] = \$788 ;
+    \$809 [461] = valid3;
+    \$809 [462] = match3;
+    \$809 [470:463] = age3;
+    \$809 [526:471] = tag3;
+    \$809 [542:527] = cnt3;
+    \$809 [543] = mark3;
+    \$809 [570:555] = \$796 ;
+    \$809 [586:571] = \$807 ;
+    \$809 [554:544] = \port$4591$0 [43:33];
+    \$809 [587] = \$808 ;
     if (rst) begin
-      \$817  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$809  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$47 [1:0])
-      2'h0:
-          \$48  = \port$4716$0 [124];
-      2'h1:
-          \$48  = \port$4716$0 [217];
-      2'h2:
-          \$48  = \port$4716$0 [310];
-      2'h3:
-          \$48  = \port$4716$0 [403];
-    endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4716$0 [124];
+          \$52  = \port$4591$0 [124];
       2'h1:
-          \$52  = \port$4716$0 [217];
+          \$52  = \port$4591$0 [217];
       2'h2:
-          \$52  = \port$4716$0 [310];
+          \$52  = \port$4591$0 [310];
       2'h3:
-          \$52  = \port$4716$0 [403];
+          \$52  = \port$4591$0 [403];
     endcase
   end
   always @* begin
@@ -5302,111 +5276,111 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          \$56  = tag_eq_b[0];
+          \$56  = match_b[0];
       2'h1:
-          \$56  = tag_eq_b[1];
+          \$56  = match_b[1];
       2'h2:
-          \$56  = tag_eq_b[2];
+          \$56  = match_b[2];
       2'h3:
-          \$56  = tag_eq_b[3];
+          \$56  = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$58 [1:0])
+    casez (\$59 [1:0])
       2'h0:
-          \$59  = \port$4716$0 [99:44];
+          \$60  = \port$4591$0 [99:44];
       2'h1:
-          \$59  = \port$4716$0 [192:137];
+          \$60  = \port$4591$0 [192:137];
       2'h2:
-          \$59  = \port$4716$0 [285:230];
+          \$60  = \port$4591$0 [285:230];
       2'h3:
-          \$59  = \port$4716$0 [378:323];
+          \$60  = \port$4591$0 [378:323];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$60 [1:0])
+    casez (\$61 [1:0])
       2'h0:
-          \$61  = { \$20 , \$17  };
+          \$62  = { \$24 , \$21  };
       2'h1:
-          \$61  = { \$28 , \$25  };
+          \$62  = { \$32 , \$29  };
       2'h2:
-          \$61  = { \$36 , \$33  };
+          \$62  = { \$40 , \$37  };
       2'h3:
-          \$61  = { \$44 , \$41  };
+          \$62  = { \$48 , \$45  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$62 [1:0])
+    casez (\$63 [1:0])
       2'h0:
-          \$63  = \port$4716$0 [115:100];
+          \$64  = \port$4591$0 [115:100];
       2'h1:
-          \$63  = \port$4716$0 [208:193];
+          \$64  = \port$4591$0 [208:193];
       2'h2:
-          \$63  = \port$4716$0 [301:286];
+          \$64  = \port$4591$0 [301:286];
       2'h3:
-          \$63  = \port$4716$0 [394:379];
+          \$64  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$64 [1:0])
+    casez (\$65 [1:0])
       2'h0:
-          \$65  = mark_now_b[0];
+          \$66  = mark_now_b[0];
       2'h1:
-          \$65  = mark_now_b[1];
+          \$66  = mark_now_b[1];
       2'h2:
-          \$65  = mark_now_b[2];
+          \$66  = mark_now_b[2];
       2'h3:
-          \$65  = mark_now_b[3];
+          \$66  = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$68 [1:0])
+    casez (\$69 [1:0])
       2'h0:
-          \$69  = \port$4716$0 [124];
+          \$70  = \port$4591$0 [124];
       2'h1:
-          \$69  = \port$4716$0 [217];
+          \$70  = \port$4591$0 [217];
       2'h2:
-          \$69  = \port$4716$0 [310];
+          \$70  = \port$4591$0 [310];
       2'h3:
-          \$69  = \port$4716$0 [403];
+          \$70  = \port$4591$0 [403];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$72 [1:0])
+    casez (\$73 [1:0])
       2'h0:
-          \$73  = \port$4716$0 [124];
+          \$74  = match_b[0];
       2'h1:
-          \$73  = \port$4716$0 [217];
+          \$74  = match_b[1];
       2'h2:
-          \$73  = \port$4716$0 [310];
+          \$74  = match_b[2];
       2'h3:
-          \$73  = \port$4716$0 [403];
+          \$74  = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$76 [1:0])
+    casez (\$77 [1:0])
       2'h0:
-          \$77  = tag_eq_b[0];
+          \$78  = \port$4591$0 [99:44];
       2'h1:
-          \$77  = tag_eq_b[1];
+          \$78  = \port$4591$0 [192:137];
       2'h2:
-          \$77  = tag_eq_b[2];
+          \$78  = \port$4591$0 [285:230];
       2'h3:
-          \$77  = tag_eq_b[3];
+          \$78  = \port$4591$0 [378:323];
     endcase
   end
   always @* begin
@@ -5414,13 +5388,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$79 [1:0])
       2'h0:
-          \$80  = \port$4716$0 [99:44];
+          \$80  = { \$24 , \$21  };
       2'h1:
-          \$80  = \port$4716$0 [192:137];
+          \$80  = { \$32 , \$29  };
       2'h2:
-          \$80  = \port$4716$0 [285:230];
+          \$80  = { \$40 , \$37  };
       2'h3:
-          \$80  = \port$4716$0 [378:323];
+          \$80  = { \$48 , \$45  };
     endcase
   end
   always @* begin
@@ -5428,13 +5402,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$81 [1:0])
       2'h0:
-          \$82  = { \$20 , \$17  };
+          \$82  = \port$4591$0 [115:100];
       2'h1:
-          \$82  = { \$28 , \$25  };
+          \$82  = \port$4591$0 [208:193];
       2'h2:
-          \$82  = { \$36 , \$33  };
+          \$82  = \port$4591$0 [301:286];
       2'h3:
-          \$82  = { \$44 , \$41  };
+          \$82  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
@@ -5442,55 +5416,55 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$4716$0 [115:100];
+          \$84  = mark_now_b[0];
       2'h1:
-          \$84  = \port$4716$0 [208:193];
+          \$84  = mark_now_b[1];
       2'h2:
-          \$84  = \port$4716$0 [301:286];
+          \$84  = mark_now_b[2];
       2'h3:
-          \$84  = \port$4716$0 [394:379];
+          \$84  = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$85 [1:0])
+    casez (\$87 [1:0])
       2'h0:
-          \$86  = mark_now_b[0];
+          \$88  = \port$4591$0 [124];
       2'h1:
-          \$86  = mark_now_b[1];
+          \$88  = \port$4591$0 [217];
       2'h2:
-          \$86  = mark_now_b[2];
+          \$88  = \port$4591$0 [310];
       2'h3:
-          \$86  = mark_now_b[3];
+          \$88  = \port$4591$0 [403];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$89 [1:0])
+    casez (\$91 [1:0])
       2'h0:
-          \$90  = \port$4716$0 [124];
+          \$92  = match_b[0];
       2'h1:
-          \$90  = \port$4716$0 [217];
+          \$92  = match_b[1];
       2'h2:
-          \$90  = \port$4716$0 [310];
+          \$92  = match_b[2];
       2'h3:
-          \$90  = \port$4716$0 [403];
+          \$92  = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$93 [1:0])
+    casez (\$95 [1:0])
       2'h0:
-          \$94  = \port$4716$0 [124];
+          \$96  = \port$4591$0 [99:44];
       2'h1:
-          \$94  = \port$4716$0 [217];
+          \$96  = \port$4591$0 [192:137];
       2'h2:
-          \$94  = \port$4716$0 [310];
+          \$96  = \port$4591$0 [285:230];
       2'h3:
-          \$94  = \port$4716$0 [403];
+          \$96  = \port$4591$0 [378:323];
     endcase
   end
   always @* begin
@@ -5498,228 +5472,186 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$97 [1:0])
       2'h0:
-          \$98  = tag_eq_b[0];
+          \$98  = { \$24 , \$21  };
       2'h1:
-          \$98  = tag_eq_b[1];
+          \$98  = { \$32 , \$29  };
       2'h2:
-          \$98  = tag_eq_b[2];
+          \$98  = { \$40 , \$37  };
       2'h3:
-          \$98  = tag_eq_b[3];
+          \$98  = { \$48 , \$45  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$100 [1:0])
+    casez (\$99 [1:0])
       2'h0:
-          \$101  = \port$4716$0 [99:44];
+          \$100  = \port$4591$0 [115:100];
       2'h1:
-          \$101  = \port$4716$0 [192:137];
+          \$100  = \port$4591$0 [208:193];
       2'h2:
-          \$101  = \port$4716$0 [285:230];
+          \$100  = \port$4591$0 [301:286];
       2'h3:
-          \$101  = \port$4716$0 [378:323];
+          \$100  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$102 [1:0])
+    casez (\$101 [1:0])
       2'h0:
-          \$103  = { \$20 , \$17  };
+          \$102  = mark_now_b[0];
       2'h1:
-          \$103  = { \$28 , \$25  };
+          \$102  = mark_now_b[1];
       2'h2:
-          \$103  = { \$36 , \$33  };
+          \$102  = mark_now_b[2];
       2'h3:
-          \$103  = { \$44 , \$41  };
+          \$102  = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$104 [1:0])
+    casez (\$105 [1:0])
       2'h0:
-          \$105  = \port$4716$0 [115:100];
+          \$106  = \port$4591$0 [124];
       2'h1:
-          \$105  = \port$4716$0 [208:193];
+          \$106  = \port$4591$0 [217];
       2'h2:
-          \$105  = \port$4716$0 [301:286];
+          \$106  = \port$4591$0 [310];
       2'h3:
-          \$105  = \port$4716$0 [394:379];
+          \$106  = \port$4591$0 [403];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$106 [1:0])
+    casez (\$109 [1:0])
       2'h0:
-          \$107  = mark_now_b[0];
+          \$110  = match_b[0];
       2'h1:
-          \$107  = mark_now_b[1];
+          \$110  = match_b[1];
       2'h2:
-          \$107  = mark_now_b[2];
+          \$110  = match_b[2];
       2'h3:
-          \$107  = mark_now_b[3];
+          \$110  = match_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$110 [1:0])
+    casez (\$113 [1:0])
       2'h0:
-          \$111  = \port$4716$0 [124];
+          \$114  = \port$4591$0 [99:44];
       2'h1:
-          \$111  = \port$4716$0 [217];
+          \$114  = \port$4591$0 [192:137];
       2'h2:
-          \$111  = \port$4716$0 [310];
+          \$114  = \port$4591$0 [285:230];
       2'h3:
-          \$111  = \port$4716$0 [403];
+          \$114  = \port$4591$0 [378:323];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$114 [1:0])
+    casez (\$115 [1:0])
       2'h0:
-          \$115  = \port$4716$0 [124];
+          \$116  = { \$24 , \$21  };
       2'h1:
-          \$115  = \port$4716$0 [217];
+          \$116  = { \$32 , \$29  };
       2'h2:
-          \$115  = \port$4716$0 [310];
+          \$116  = { \$40 , \$37  };
       2'h3:
-          \$115  = \port$4716$0 [403];
+          \$116  = { \$48 , \$45  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$118 [1:0])
+    casez (\$117 [1:0])
       2'h0:
-          \$119  = tag_eq_b[0];
+          \$118  = \port$4591$0 [115:100];
       2'h1:
-          \$119  = tag_eq_b[1];
+          \$118  = \port$4591$0 [208:193];
       2'h2:
-          \$119  = tag_eq_b[2];
+          \$118  = \port$4591$0 [301:286];
       2'h3:
-          \$119  = tag_eq_b[3];
+          \$118  = \port$4591$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$121 [1:0])
+    casez (\$119 [1:0])
       2'h0:
-          \$122  = \port$4716$0 [99:44];
+          \$120  = mark_now_b[0];
       2'h1:
-          \$122  = \port$4716$0 [192:137];
+          \$120  = mark_now_b[1];
       2'h2:
-          \$122  = \port$4716$0 [285:230];
+          \$120  = mark_now_b[2];
       2'h3:
-          \$122  = \port$4716$0 [378:323];
+          \$120  = mark_now_b[3];
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$123 [1:0])
-      2'h0:
-          \$124  = { \$20 , \$17  };
-      2'h1:
-          \$124  = { \$28 , \$25  };
-      2'h2:
-          \$124  = { \$36 , \$33  };
-      2'h3:
-          \$124  = { \$44 , \$41  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$125 [1:0])
-      2'h0:
-          \$126  = \port$4716$0 [115:100];
-      2'h1:
-          \$126  = \port$4716$0 [208:193];
-      2'h2:
-          \$126  = \port$4716$0 [301:286];
-      2'h3:
-          \$126  = \port$4716$0 [394:379];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$127 [1:0])
-      2'h0:
-          \$128  = mark_now_b[0];
-      2'h1:
-          \$128  = mark_now_b[1];
-      2'h2:
-          \$128  = mark_now_b[2];
-      2'h3:
-          \$128  = mark_now_b[3];
-    endcase
-  end
-  assign window = { \port$4718$0 , \port$4712$0 , \port$4716$0 , \port$4711$0  };
-  assign age_bank0 = { \$20 , \$17  };
-  assign age_bank1 = { \$28 , \$25  };
-  assign age_bank2 = { \$36 , \$33  };
-  assign age_bank3 = { \$44 , \$41  };
-  assign forward__write = \port$4847$271 [1];
-  assign forward__invalidate = \port$4847$271 [2];
-  assign forward__tag = \port$4847$5 [55:0];
-  assign forward__count = \port$4847$271 [18:3];
-  assign forward__mark = \port$4847$271 [0];
+  assign window = { \port$4593$0 , \port$4587$0 , \port$4591$0 , \port$4586$0  };
+  assign age_bank0 = { \$24 , \$21  };
+  assign age_bank1 = { \$32 , \$29  };
+  assign age_bank2 = { \$40 , \$37  };
+  assign age_bank3 = { \$48 , \$45  };
+  assign forward__write = \port$4674$271 [1];
+  assign forward__invalidate = \port$4674$271 [2];
+  assign forward__tag = \port$4674$5 [55:0];
+  assign forward__count = \port$4674$271 [18:3];
+  assign forward__mark = \port$4674$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4847$5 [63:56];
-  assign forward__count_inc = \port$4847$271 [34:19];
-  assign \window.request  = \port$4711$0 [68:0];
-  assign \window.request.valid  = \port$4711$0 [0];
-  assign \window.request.op  = \port$4711$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4711$0 [4:3];
-  assign \window.request.tag  = \port$4711$0 [60:5];
-  assign \window.request.t  = \port$4711$0 [68:61];
-  assign \window.start  = \port$4711$0 [79:69];
-  assign \window.lane_slot  = \port$4716$0 [43:0];
-  assign \window.bank  = \port$4716$0 [415:44];
-  assign \window.bank[0].tag  = \port$4716$0 [99:44];
-  assign \window.bank[0].count  = \port$4716$0 [115:100];
-  assign \window.bank[0].last  = \port$4716$0 [123:116];
-  assign \window.bank[0].valid  = \port$4716$0 [124];
-  assign \window.bank[0].fresh  = \port$4716$0 [125];
-  assign \window.bank[0].mark  = \port$4716$0 [126];
-  assign \window.bank[0].row  = \port$4716$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4716$0 [136];
-  assign \window.bank[1].tag  = \port$4716$0 [192:137];
-  assign \window.bank[1].count  = \port$4716$0 [208:193];
-  assign \window.bank[1].last  = \port$4716$0 [216:209];
-  assign \window.bank[1].valid  = \port$4716$0 [217];
-  assign \window.bank[1].fresh  = \port$4716$0 [218];
-  assign \window.bank[1].mark  = \port$4716$0 [219];
-  assign \window.bank[1].row  = \port$4716$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4716$0 [229];
-  assign \window.bank[2].tag  = \port$4716$0 [285:230];
-  assign \window.bank[2].count  = \port$4716$0 [301:286];
-  assign \window.bank[2].last  = \port$4716$0 [309:302];
-  assign \window.bank[2].valid  = \port$4716$0 [310];
-  assign \window.bank[2].fresh  = \port$4716$0 [311];
-  assign \window.bank[2].mark  = \port$4716$0 [312];
-  assign \window.bank[2].row  = \port$4716$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4716$0 [322];
-  assign \window.bank[3].tag  = \port$4716$0 [378:323];
-  assign \window.bank[3].count  = \port$4716$0 [394:379];
-  assign \window.bank[3].last  = \port$4716$0 [402:395];
-  assign \window.bank[3].valid  = \port$4716$0 [403];
-  assign \window.bank[3].fresh  = \port$4716$0 [404];
-  assign \window.bank[3].mark  = \port$4716$0 [405];
-  assign \window.bank[3].row  = \port$4716$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4716$0 [415];
-  assign \window.overlap  = \port$4712$0 [15:0];
-  assign \window.overlap_next  = \port$4712$0 [31:16];
-  assign \window.same_line  = \port$4718$0 [0];
-  assign \window.forward_age  = \port$4718$0 [8:1];
-  assign \window.t_w1  = \port$4718$0 [16:9];
+  assign forward__last = \port$4674$5 [63:56];
+  assign forward__count_inc = \port$4674$271 [34:19];
+  assign \window.request  = \port$4586$0 [68:0];
+  assign \window.request.valid  = \port$4586$0 [0];
+  assign \window.request.op  = \port$4586$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4586$0 [4:3];
+  assign \window.request.tag  = \port$4586$0 [60:5];
+  assign \window.request.t  = \port$4586$0 [68:61];
+  assign \window.start  = \port$4586$0 [79:69];
+  assign \window.lane_slot  = \port$4591$0 [43:0];
+  assign \window.bank  = \port$4591$0 [415:44];
+  assign \window.bank[0].tag  = \port$4591$0 [99:44];
+  assign \window.bank[0].count  = \port$4591$0 [115:100];
+  assign \window.bank[0].last  = \port$4591$0 [123:116];
+  assign \window.bank[0].valid  = \port$4591$0 [124];
+  assign \window.bank[0].fresh  = \port$4591$0 [125];
+  assign \window.bank[0].mark  = \port$4591$0 [126];
+  assign \window.bank[0].row  = \port$4591$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4591$0 [136];
+  assign \window.bank[1].tag  = \port$4591$0 [192:137];
+  assign \window.bank[1].count  = \port$4591$0 [208:193];
+  assign \window.bank[1].last  = \port$4591$0 [216:209];
+  assign \window.bank[1].valid  = \port$4591$0 [217];
+  assign \window.bank[1].fresh  = \port$4591$0 [218];
+  assign \window.bank[1].mark  = \port$4591$0 [219];
+  assign \window.bank[1].row  = \port$4591$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4591$0 [229];
+  assign \window.bank[2].tag  = \port$4591$0 [285:230];
+  assign \window.bank[2].count  = \port$4591$0 [301:286];
+  assign \window.bank[2].last  = \port$4591$0 [309:302];
+  assign \window.bank[2].valid  = \port$4591$0 [310];
+  assign \window.bank[2].fresh  = \port$4591$0 [311];
+  assign \window.bank[2].mark  = \port$4591$0 [312];
+  assign \window.bank[2].row  = \port$4591$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4591$0 [322];
+  assign \window.bank[3].tag  = \port$4591$0 [378:323];
+  assign \window.bank[3].count  = \port$4591$0 [394:379];
+  assign \window.bank[3].last  = \port$4591$0 [402:395];
+  assign \window.bank[3].valid  = \port$4591$0 [403];
+  assign \window.bank[3].fresh  = \port$4591$0 [404];
+  assign \window.bank[3].mark  = \port$4591$0 [405];
+  assign \window.bank[3].row  = \port$4591$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4591$0 [415];
+  assign \window.overlap  = \port$4587$0 [15:0];
+  assign \window.overlap_next  = \port$4587$0 [31:16];
+  assign \window.same_line  = \port$4593$0 [0];
+  assign \window.forward_age  = \port$4593$0 [8:1];
+  assign \window.t_w1  = \port$4593$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -5780,114 +5712,114 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign old_bank[3] = \$460 ;
-  assign old_bank[2] = \$457 ;
-  assign old_bank[1] = \$454 ;
-  assign old_bank[0] = \$451 ;
-  assign pgt_bank[3] = \$448 ;
-  assign pgt_bank[2] = \$428 ;
-  assign pgt_bank[1] = \$408 ;
-  assign pgt_bank[0] = \$388 ;
-  assign gtp_bank[3] = \$368 ;
-  assign gtp_bank[2] = \$348 ;
-  assign gtp_bank[1] = \$328 ;
-  assign gtp_bank[0] = \$308 ;
-  assign gt_bank_d3[3] = \$288 ;
-  assign gt_bank_d3[2] = \$280 ;
-  assign gt_bank_d3[1] = \$272 ;
-  assign gt_bank_d3[0] = \$264 ;
-  assign gt_bank_d2[3] = \$256 ;
-  assign gt_bank_d2[2] = \$248 ;
-  assign gt_bank_d2[1] = \$240 ;
-  assign gt_bank_d2[0] = \$232 ;
-  assign gt_bank_d1[3] = \$224 ;
-  assign gt_bank_d1[2] = \$216 ;
-  assign gt_bank_d1[1] = \$208 ;
-  assign gt_bank_d1[0] = \$200 ;
-  assign gt_fw_bank[3] = \$192 ;
-  assign gt_fw_bank[2] = \$184 ;
-  assign gt_fw_bank[1] = \$176 ;
-  assign gt_fw_bank[0] = \$168 ;
-  assign fw_gt_bank[3] = \$160 ;
-  assign fw_gt_bank[2] = \$152 ;
-  assign fw_gt_bank[1] = \$144 ;
-  assign fw_gt_bank[0] = \$136 ;
-  assign tag_eq_b[3] = \$12 ;
-  assign tag_eq_b[2] = \$11 ;
-  assign tag_eq_b[1] = \$10 ;
-  assign tag_eq_b[0] = \$9 ;
+  assign old_bank[3] = \$452 ;
+  assign old_bank[2] = \$449 ;
+  assign old_bank[1] = \$446 ;
+  assign old_bank[0] = \$443 ;
+  assign pgt_bank[3] = \$440 ;
+  assign pgt_bank[2] = \$420 ;
+  assign pgt_bank[1] = \$400 ;
+  assign pgt_bank[0] = \$380 ;
+  assign gtp_bank[3] = \$360 ;
+  assign gtp_bank[2] = \$340 ;
+  assign gtp_bank[1] = \$320 ;
+  assign gtp_bank[0] = \$300 ;
+  assign gt_bank_d3[3] = \$280 ;
+  assign gt_bank_d3[2] = \$272 ;
+  assign gt_bank_d3[1] = \$264 ;
+  assign gt_bank_d3[0] = \$256 ;
+  assign gt_bank_d2[3] = \$248 ;
+  assign gt_bank_d2[2] = \$240 ;
+  assign gt_bank_d2[1] = \$232 ;
+  assign gt_bank_d2[0] = \$224 ;
+  assign gt_bank_d1[3] = \$216 ;
+  assign gt_bank_d1[2] = \$208 ;
+  assign gt_bank_d1[1] = \$200 ;
+  assign gt_bank_d1[0] = \$192 ;
+  assign gt_fw_bank[3] = \$184 ;
+  assign gt_fw_bank[2] = \$176 ;
+  assign gt_fw_bank[1] = \$168 ;
+  assign gt_fw_bank[0] = \$160 ;
+  assign fw_gt_bank[3] = \$152 ;
+  assign fw_gt_bank[2] = \$144 ;
+  assign fw_gt_bank[1] = \$136 ;
+  assign fw_gt_bank[0] = \$128 ;
+  assign match_b[3] = \$16 ;
+  assign match_b[2] = \$14 ;
+  assign match_b[1] = \$12 ;
+  assign match_b[0] = \$10 ;
   assign mark_now_b[3] = \$8 ;
   assign mark_now_b[2] = \$6 ;
   assign mark_now_b[1] = \$4 ;
   assign mark_now_b[0] = \$2 ;
-  assign \$290  = \$289 [7];
-  assign \$294  = \$293 [7];
-  assign \$299  = \$298 [7];
-  assign \$303  = \$302 [7];
-  assign \$310  = \$309 [7];
-  assign \$314  = \$313 [7];
-  assign \$319  = \$318 [7];
-  assign \$323  = \$322 [7];
-  assign \$330  = \$329 [7];
-  assign \$334  = \$333 [7];
-  assign \$339  = \$338 [7];
-  assign \$343  = \$342 [7];
-  assign \$350  = \$349 [7];
-  assign \$354  = \$353 [7];
-  assign \$359  = \$358 [7];
-  assign \$363  = \$362 [7];
+  assign \$282  = \$281 [7];
+  assign \$286  = \$285 [7];
+  assign \$291  = \$290 [7];
+  assign \$295  = \$294 [7];
+  assign \$302  = \$301 [7];
+  assign \$306  = \$305 [7];
+  assign \$311  = \$310 [7];
+  assign \$315  = \$314 [7];
+  assign \$322  = \$321 [7];
+  assign \$326  = \$325 [7];
+  assign \$331  = \$330 [7];
+  assign \$335  = \$334 [7];
+  assign \$342  = \$341 [7];
+  assign \$346  = \$345 [7];
+  assign \$351  = \$350 [7];
+  assign \$355  = \$354 [7];
+  assign \$362  = \$361 [7];
+  assign \$366  = \$365 [7];
   assign \$370  = \$369 [7];
   assign \$374  = \$373 [7];
-  assign \$378  = \$377 [7];
   assign \$382  = \$381 [7];
+  assign \$386  = \$385 [7];
   assign \$390  = \$389 [7];
   assign \$394  = \$393 [7];
-  assign \$398  = \$397 [7];
   assign \$402  = \$401 [7];
+  assign \$406  = \$405 [7];
   assign \$410  = \$409 [7];
   assign \$414  = \$413 [7];
-  assign \$418  = \$417 [7];
   assign \$422  = \$421 [7];
+  assign \$426  = \$425 [7];
   assign \$430  = \$429 [7];
   assign \$434  = \$433 [7];
-  assign \$438  = \$437 [7];
-  assign \$442  = \$441 [7];
-  assign \$463  = \$462 [7];
-  assign \$467  = \$466 [7];
-  assign \$473  = \$472 [7];
-  assign \$477  = \$476 [7];
-  assign \$482  = \$481 [7];
-  assign \$486  = \$485 [7];
+  assign \$455  = \$454 [7];
+  assign \$459  = \$458 [7];
+  assign \$465  = \$464 [7];
+  assign \$469  = \$468 [7];
+  assign \$474  = \$473 [7];
+  assign \$478  = \$477 [7];
+  assign \$488  = \$487 [7];
+  assign \$492  = \$491 [7];
   assign \$496  = \$495 [7];
   assign \$500  = \$499 [7];
-  assign \$504  = \$503 [7];
-  assign \$508  = \$507 [7];
-  assign \$535  = \$534 [7];
-  assign \$539  = \$538 [7];
-  assign \$544  = \$543 [7];
-  assign \$548  = \$547 [7];
+  assign \$527  = \$526 [7];
+  assign \$531  = \$530 [7];
+  assign \$536  = \$535 [7];
+  assign \$540  = \$539 [7];
+  assign \$550  = \$549 [7];
+  assign \$554  = \$553 [7];
   assign \$558  = \$557 [7];
   assign \$562  = \$561 [7];
-  assign \$566  = \$565 [7];
-  assign \$570  = \$569 [7];
-  assign \$597  = \$596 [7];
-  assign \$601  = \$600 [7];
-  assign \$606  = \$605 [7];
-  assign \$610  = \$609 [7];
+  assign \$589  = \$588 [7];
+  assign \$593  = \$592 [7];
+  assign \$598  = \$597 [7];
+  assign \$602  = \$601 [7];
+  assign \$612  = \$611 [7];
+  assign \$616  = \$615 [7];
   assign \$620  = \$619 [7];
   assign \$624  = \$623 [7];
-  assign \$628  = \$627 [7];
-  assign \$632  = \$631 [7];
-  assign \$659  = \$658 [7];
-  assign \$663  = \$662 [7];
-  assign \$668  = \$667 [7];
-  assign \$672  = \$671 [7];
+  assign \$651  = \$650 [7];
+  assign \$655  = \$654 [7];
+  assign \$660  = \$659 [7];
+  assign \$664  = \$663 [7];
+  assign \$674  = \$673 [7];
+  assign \$678  = \$677 [7];
   assign \$682  = \$681 [7];
   assign \$686  = \$685 [7];
-  assign \$690  = \$689 [7];
-  assign \$694  = \$693 [7];
-  assign \$717  = \$716 [7];
-  assign \$721  = \$720 [7];
+  assign \$709  = \$708 [7];
+  assign \$713  = \$712 [7];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -16002,8 +15934,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4847$5 
-, inv_slot, \port$4847$260 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4674$5 
+, inv_slot, \port$4674$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16781,10 +16713,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4847$260 ;
-  wire [29:0] \port$4847$260 ;
-  input [63:0] \port$4847$5 ;
-  wire [63:0] \port$4847$5 ;
+  input [29:0] \port$4674$260 ;
+  wire [29:0] \port$4674$260 ;
+  input [63:0] \port$4674$5 ;
+  wire [63:0] \port$4674$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17446,7 +17378,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$4847$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4674$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -17971,7 +17903,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$4847$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4674$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -18496,7 +18428,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$4847$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4674$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -19021,7 +18953,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$4847$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4674$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -23772,65 +23704,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[10:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4847$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4847$260 [12] & \$436 ;
+  assign \$436  = \port$4674$260 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$4674$260 [12] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4847$260 [13] & \$437 ;
+  assign \$438  = \port$4674$260 [13] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4847$260 [13];
-  assign \$441  = \port$4847$260 [1:0] == 2'h3;
-  assign \$442  = \port$4847$260 [12] & \$441 ;
+  assign \$440  = ~ \port$4674$260 [13];
+  assign \$441  = \port$4674$260 [1:0] == 2'h3;
+  assign \$442  = \port$4674$260 [12] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4847$260 [13] & \$444 ;
+  assign \$445  = \port$4674$260 [13] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4847$260 [13];
-  assign \$448  = \port$4847$260 [1:0] == 2'h3;
-  assign \$449  = \port$4847$260 [12] & \$448 ;
+  assign \$447  = ~ \port$4674$260 [13];
+  assign \$448  = \port$4674$260 [1:0] == 2'h3;
+  assign \$449  = \port$4674$260 [12] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4847$260 [13];
+  assign \$455  = \$454  & \port$4674$260 [13];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[10:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4847$260 [13];
+  assign \$462  = ~ \port$4674$260 [13];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4847$260 [1:0] == 2'h3;
-  assign \$465  = \port$4847$260 [12] & \$464 ;
+  assign \$464  = \port$4674$260 [1:0] == 2'h3;
+  assign \$465  = \port$4674$260 [12] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$467  = \port$4674$260 [10:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4847$260 [13];
+  assign \$473  = \$472  & \port$4674$260 [13];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[10:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4847$260 [13];
+  assign \$480  = ~ \port$4674$260 [13];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4847$260 [1:0] == 2'h3;
-  assign \$483  = \port$4847$260 [12] & \$482 ;
+  assign \$482  = \port$4674$260 [1:0] == 2'h3;
+  assign \$483  = \port$4674$260 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$485  = \port$4674$260 [10:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4847$260 [1:0] == 2'h3;
-  assign \$489  = \port$4847$260 [12] & \$488 ;
-  assign \$490  = \port$4847$260 [10:2] == sc_row_qqq;
+  assign \$488  = \port$4674$260 [1:0] == 2'h3;
+  assign \$489  = \port$4674$260 [12] & \$488 ;
+  assign \$490  = \port$4674$260 [10:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -23941,31 +23873,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4847$260 [13];
+  assign \$6  = \$5  & \port$4674$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4847$260 [13];
+  assign \$13  = ~ \port$4674$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4847$260 [1:0];
-  assign \$16  = \port$4847$260 [12] & \$15 ;
+  assign \$15  = ! \port$4674$260 [1:0];
+  assign \$16  = \port$4674$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4847$260 [10:2] == sc_row;
+  assign \$18  = \port$4674$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4847$260 [1:0];
-  assign \$23  = \port$4847$260 [12] & \$22 ;
-  assign \$24  = \port$4847$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4674$260 [1:0];
+  assign \$23  = \port$4674$260 [12] & \$22 ;
+  assign \$24  = \port$4674$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4847$260 [1:0];
-  assign \$30  = \port$4847$260 [12] & \$29 ;
+  assign \$29  = ! \port$4674$260 [1:0];
+  assign \$30  = \port$4674$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -23973,7 +23905,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4847$260 [13];
+  assign \$38  = \$37  & \port$4674$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -23981,10 +23913,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4847$260 [13];
+  assign \$46  = ~ \port$4674$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4847$260 [1:0];
-  assign \$49  = \port$4847$260 [12] & \$48 ;
+  assign \$48  = ! \port$4674$260 [1:0];
+  assign \$49  = \port$4674$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -23998,31 +23930,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4847$260 [13];
+  assign \$63  = \$62  & \port$4674$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4847$260 [13];
+  assign \$70  = ~ \port$4674$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4847$260 [1:0] == 1'h1;
-  assign \$73  = \port$4847$260 [12] & \$72 ;
+  assign \$72  = \port$4674$260 [1:0] == 1'h1;
+  assign \$73  = \port$4674$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4847$260 [10:2] == sc_row;
+  assign \$75  = \port$4674$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4847$260 [1:0] == 1'h1;
-  assign \$80  = \port$4847$260 [12] & \$79 ;
-  assign \$81  = \port$4847$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4674$260 [1:0] == 1'h1;
+  assign \$80  = \port$4674$260 [12] & \$79 ;
+  assign \$81  = \port$4674$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4847$260 [1:0] == 1'h1;
-  assign \$87  = \port$4847$260 [12] & \$86 ;
+  assign \$86  = \port$4674$260 [1:0] == 1'h1;
+  assign \$87  = \port$4674$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -24030,7 +23962,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4847$260 [13];
+  assign \$95  = \$94  & \port$4674$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -24038,10 +23970,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4847$260 [13];
+  assign \$103  = ~ \port$4674$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4847$260 [1:0] == 1'h1;
-  assign \$106  = \port$4847$260 [12] & \$105 ;
+  assign \$105  = \port$4674$260 [1:0] == 1'h1;
+  assign \$106  = \port$4674$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -24055,31 +23987,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4847$260 [13];
+  assign \$120  = \$119  & \port$4674$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4847$260 [13];
+  assign \$127  = ~ \port$4674$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4847$260 [1:0] == 2'h2;
-  assign \$130  = \port$4847$260 [12] & \$129 ;
+  assign \$129  = \port$4674$260 [1:0] == 2'h2;
+  assign \$130  = \port$4674$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4847$260 [10:2] == sc_row;
+  assign \$132  = \port$4674$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4847$260 [1:0] == 2'h2;
-  assign \$137  = \port$4847$260 [12] & \$136 ;
-  assign \$138  = \port$4847$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4674$260 [1:0] == 2'h2;
+  assign \$137  = \port$4674$260 [12] & \$136 ;
+  assign \$138  = \port$4674$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4847$260 [1:0] == 2'h2;
-  assign \$144  = \port$4847$260 [12] & \$143 ;
+  assign \$143  = \port$4674$260 [1:0] == 2'h2;
+  assign \$144  = \port$4674$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24087,7 +24019,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4847$260 [13];
+  assign \$152  = \$151  & \port$4674$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24095,10 +24027,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4847$260 [13];
+  assign \$160  = ~ \port$4674$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4847$260 [1:0] == 2'h2;
-  assign \$163  = \port$4847$260 [12] & \$162 ;
+  assign \$162  = \port$4674$260 [1:0] == 2'h2;
+  assign \$163  = \port$4674$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24112,31 +24044,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4847$260 [13];
+  assign \$177  = \$176  & \port$4674$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4847$260 [13];
+  assign \$184  = ~ \port$4674$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4847$260 [1:0] == 2'h3;
-  assign \$187  = \port$4847$260 [12] & \$186 ;
+  assign \$186  = \port$4674$260 [1:0] == 2'h3;
+  assign \$187  = \port$4674$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4847$260 [10:2] == sc_row;
+  assign \$189  = \port$4674$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4847$260 [1:0] == 2'h3;
-  assign \$194  = \port$4847$260 [12] & \$193 ;
-  assign \$195  = \port$4847$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4674$260 [1:0] == 2'h3;
+  assign \$194  = \port$4674$260 [12] & \$193 ;
+  assign \$195  = \port$4674$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4847$260 [1:0] == 2'h3;
-  assign \$201  = \port$4847$260 [12] & \$200 ;
+  assign \$200  = \port$4674$260 [1:0] == 2'h3;
+  assign \$201  = \port$4674$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24144,7 +24076,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4847$260 [13];
+  assign \$209  = \$208  & \port$4674$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24152,10 +24084,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4847$260 [13];
+  assign \$217  = ~ \port$4674$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4847$260 [1:0] == 2'h3;
-  assign \$220  = \port$4847$260 [12] & \$219 ;
+  assign \$219  = \port$4674$260 [1:0] == 2'h3;
+  assign \$220  = \port$4674$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24164,10 +24096,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4847$260 [13] | clear_en;
+  assign \$229  = \port$4674$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4847$260 [10:2];
-  assign \$231  = \port$4847$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4674$260 [10:2];
+  assign \$231  = \port$4674$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24184,65 +24116,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4847$260 [1:0];
-  assign \$signature__en$106  = \port$4847$260 [12] & \$241 ;
+  assign \$241  = ! \port$4674$260 [1:0];
+  assign \$signature__en$106  = \port$4674$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4847$260 [13] & \$242 ;
+  assign \$243  = \port$4674$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4847$260 [13];
-  assign \$246  = ! \port$4847$260 [1:0];
-  assign \$247  = \port$4847$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4674$260 [13];
+  assign \$246  = ! \port$4674$260 [1:0];
+  assign \$247  = \port$4674$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4847$260 [13] & \$249 ;
+  assign \$250  = \port$4674$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4847$260 [13];
-  assign \$253  = ! \port$4847$260 [1:0];
-  assign \$254  = \port$4847$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4674$260 [13];
+  assign \$253  = ! \port$4674$260 [1:0];
+  assign \$254  = \port$4674$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4847$260 [13];
+  assign \$260  = \$259  & \port$4674$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4847$260 [13];
+  assign \$267  = ~ \port$4674$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4847$260 [1:0];
-  assign \$270  = \port$4847$260 [12] & \$269 ;
+  assign \$269  = ! \port$4674$260 [1:0];
+  assign \$270  = \port$4674$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4674$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4847$260 [13];
+  assign \$278  = \$277  & \port$4674$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4847$260 [13];
+  assign \$285  = ~ \port$4674$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4847$260 [1:0];
-  assign \$288  = \port$4847$260 [12] & \$287 ;
+  assign \$287  = ! \port$4674$260 [1:0];
+  assign \$288  = \port$4674$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4674$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4847$260 [1:0];
-  assign \$294  = \port$4847$260 [12] & \$293 ;
-  assign \$295  = \port$4847$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4674$260 [1:0];
+  assign \$294  = \port$4674$260 [12] & \$293 ;
+  assign \$295  = \port$4674$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -24258,65 +24190,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4847$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4847$260 [12] & \$306 ;
+  assign \$306  = \port$4674$260 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$4674$260 [12] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4847$260 [13] & \$307 ;
+  assign \$308  = \port$4674$260 [13] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4847$260 [13];
-  assign \$311  = \port$4847$260 [1:0] == 1'h1;
-  assign \$312  = \port$4847$260 [12] & \$311 ;
+  assign \$310  = ~ \port$4674$260 [13];
+  assign \$311  = \port$4674$260 [1:0] == 1'h1;
+  assign \$312  = \port$4674$260 [12] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4847$260 [13] & \$314 ;
+  assign \$315  = \port$4674$260 [13] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4847$260 [13];
-  assign \$318  = \port$4847$260 [1:0] == 1'h1;
-  assign \$319  = \port$4847$260 [12] & \$318 ;
+  assign \$317  = ~ \port$4674$260 [13];
+  assign \$318  = \port$4674$260 [1:0] == 1'h1;
+  assign \$319  = \port$4674$260 [12] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4847$260 [13];
+  assign \$325  = \$324  & \port$4674$260 [13];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[10:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4847$260 [13];
+  assign \$332  = ~ \port$4674$260 [13];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4847$260 [1:0] == 1'h1;
-  assign \$335  = \port$4847$260 [12] & \$334 ;
+  assign \$334  = \port$4674$260 [1:0] == 1'h1;
+  assign \$335  = \port$4674$260 [12] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$337  = \port$4674$260 [10:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4847$260 [13];
+  assign \$343  = \$342  & \port$4674$260 [13];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[10:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4847$260 [13];
+  assign \$350  = ~ \port$4674$260 [13];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4847$260 [1:0] == 1'h1;
-  assign \$353  = \port$4847$260 [12] & \$352 ;
+  assign \$352  = \port$4674$260 [1:0] == 1'h1;
+  assign \$353  = \port$4674$260 [12] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$355  = \port$4674$260 [10:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4847$260 [1:0] == 1'h1;
-  assign \$359  = \port$4847$260 [12] & \$358 ;
-  assign \$360  = \port$4847$260 [10:2] == sc_row_qqq;
+  assign \$358  = \port$4674$260 [1:0] == 1'h1;
+  assign \$359  = \port$4674$260 [12] & \$358 ;
+  assign \$360  = \port$4674$260 [10:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -24332,65 +24264,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[10:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4847$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4847$260 [12] & \$371 ;
+  assign \$371  = \port$4674$260 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$4674$260 [12] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4847$260 [13] & \$372 ;
+  assign \$373  = \port$4674$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4847$260 [13];
-  assign \$376  = \port$4847$260 [1:0] == 2'h2;
-  assign \$377  = \port$4847$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4674$260 [13];
+  assign \$376  = \port$4674$260 [1:0] == 2'h2;
+  assign \$377  = \port$4674$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4847$260 [13] & \$379 ;
+  assign \$380  = \port$4674$260 [13] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4847$260 [13];
-  assign \$383  = \port$4847$260 [1:0] == 2'h2;
-  assign \$384  = \port$4847$260 [12] & \$383 ;
+  assign \$382  = ~ \port$4674$260 [13];
+  assign \$383  = \port$4674$260 [1:0] == 2'h2;
+  assign \$384  = \port$4674$260 [12] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4847$260 [13];
+  assign \$390  = \$389  & \port$4674$260 [13];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[10:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4847$260 [13];
+  assign \$397  = ~ \port$4674$260 [13];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4847$260 [1:0] == 2'h2;
-  assign \$400  = \port$4847$260 [12] & \$399 ;
+  assign \$399  = \port$4674$260 [1:0] == 2'h2;
+  assign \$400  = \port$4674$260 [12] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$402  = \port$4674$260 [10:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4847$260 [13];
+  assign \$408  = \$407  & \port$4674$260 [13];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[10:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4847$260 [13];
+  assign \$415  = ~ \port$4674$260 [13];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4847$260 [1:0] == 2'h2;
-  assign \$418  = \port$4847$260 [12] & \$417 ;
+  assign \$417  = \port$4674$260 [1:0] == 2'h2;
+  assign \$418  = \port$4674$260 [12] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4847$260 [10:2] == sc_row_q;
+  assign \$420  = \port$4674$260 [10:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4847$260 [1:0] == 2'h2;
-  assign \$424  = \port$4847$260 [12] & \$423 ;
-  assign \$425  = \port$4847$260 [10:2] == sc_row_qqq;
+  assign \$423  = \port$4674$260 [1:0] == 2'h2;
+  assign \$424  = \port$4674$260 [12] & \$423 ;
+  assign \$425  = \port$4674$260 [10:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -24737,15 +24669,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4847$260 [13]) begin
+    end else if (\port$4674$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4847$260 [10:2];
+      meta_addr = \port$4674$260 [10:2];
     end
   end
-  assign inv_en = \port$4847$260 [13];
-  assign wr_en = \port$4847$260 [12];
-  assign wr_slot = \port$4847$260 [10:0];
+  assign inv_en = \port$4674$260 [13];
+  assign wr_en = \port$4674$260 [12];
+  assign wr_slot = \port$4674$260 [10:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -24756,8 +24688,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4847$5 [63:56];
-  assign wr_mark = \port$4847$260 [11];
+  assign wr_last = \port$4674$5 [63:56];
+  assign wr_mark = \port$4674$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -24765,9 +24697,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4847$260 [10:2];
-  assign wr_tag = \port$4847$5 [55:0];
-  assign wr_count = \port$4847$260 [29:14];
+  assign \$signature__addr$105  = \port$4674$260 [10:2];
+  assign wr_tag = \port$4674$5 [55:0];
+  assign wr_count = \port$4674$260 [29:14];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -24777,7 +24709,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [8:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4847$260 [10:2];
+  assign \$signature__addr$141  = \port$4674$260 [10:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -24787,7 +24719,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [8:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4847$260 [10:2];
+  assign \$signature__addr$160  = \port$4674$260 [10:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -24797,7 +24729,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [8:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4847$260 [10:2];
+  assign \$signature__addr$179  = \port$4674$260 [10:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -24946,12 +24878,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [7:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [8];
   assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4847$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4847$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4847$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4847$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4847$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4847$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4674$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4674$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4674$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4674$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4674$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4674$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -25012,237 +24944,627 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[29:20] = meta_data;
   assign scrub_w__data[19:10] = meta_data;
   assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4847$260 [29:14];
-  assign \$signature__data [55:0] = \port$4847$5 [55:0];
+  assign \$signature__data [71:56] = \port$4674$260 [29:14];
+  assign \$signature__data [55:0] = \port$4674$5 [55:0];
   assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4847$260 [11];
-  assign meta_data[7:0] = \port$4847$5 [63:56];
+  assign meta_data[8] = \port$4674$260 [11];
+  assign meta_data[7:0] = \port$4674$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4847$271 , decision);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4674$271 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
+  wire \$100 ;
+  wire [3:0] \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
   wire \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire [3:0] \$119 ;
   wire \$12 ;
+  wire [3:0] \$120 ;
+  wire [3:0] \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire [3:0] \$125 ;
+  wire [3:0] \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   reg \$13 ;
+  wire [3:0] \$130 ;
+  wire [3:0] \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
   wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire [3:0] \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire \$149 ;
   reg \$15 ;
+  wire [3:0] \$150 ;
+  wire [3:0] \$151 ;
+  wire [3:0] \$152 ;
+  wire [3:0] \$153 ;
+  wire [3:0] \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
   wire \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
   reg \$17 ;
+  wire \$170 ;
+  wire [3:0] \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
   wire \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire \$188 ;
+  wire [3:0] \$189 ;
   reg \$19 ;
+  wire [3:0] \$190 ;
+  wire [3:0] \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire [3:0] \$195 ;
+  wire [3:0] \$196 ;
+  wire \$197 ;
+  wire \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire \$20 ;
+  wire [3:0] \$200 ;
+  wire [3:0] \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   reg \$21 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire \$212 ;
+  wire \$213 ;
+  wire \$214 ;
+  wire \$215 ;
+  wire [3:0] \$216 ;
+  wire \$217 ;
+  wire \$218 ;
+  wire \$219 ;
   wire \$22 ;
+  wire [3:0] \$220 ;
+  wire [3:0] \$221 ;
+  wire [3:0] \$222 ;
+  wire [3:0] \$223 ;
+  wire [3:0] \$224 ;
+  wire \$225 ;
+  wire \$226 ;
+  wire \$227 ;
+  wire \$228 ;
+  wire \$229 ;
   reg \$23 ;
+  wire \$230 ;
+  wire \$231 ;
+  wire \$232 ;
+  wire \$233 ;
+  wire \$234 ;
+  wire \$235 ;
+  wire \$236 ;
+  wire \$237 ;
+  wire \$238 ;
+  wire \$239 ;
   wire \$24 ;
+  wire \$240 ;
+  wire [3:0] \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire \$245 ;
+  wire \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire \$249 ;
   reg \$25 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire [3:0] \$259 ;
   wire \$26 ;
+  wire [3:0] \$260 ;
+  wire [3:0] \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire [3:0] \$265 ;
+  wire [3:0] \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
   reg \$27 ;
+  wire [3:0] \$270 ;
+  wire [3:0] \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire \$275 ;
+  wire \$276 ;
+  wire \$277 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire [3:0] \$286 ;
+  wire \$287 ;
+  wire \$288 ;
+  wire \$289 ;
   wire \$29 ;
+  wire [3:0] \$290 ;
+  wire [3:0] \$291 ;
+  wire [3:0] \$292 ;
+  wire [3:0] \$293 ;
+  wire [3:0] \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire \$297 ;
+  wire \$298 ;
+  wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$31 ;
-  wire [16:0] \$32 ;
-  wire [16:0] \$33 ;
+  wire \$300 ;
+  wire \$301 ;
+  wire \$302 ;
+  wire \$303 ;
+  wire \$304 ;
+  wire \$305 ;
+  wire \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire \$309 ;
+  wire [3:0] \$31 ;
+  wire [3:0] \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire \$316 ;
+  wire \$317 ;
+  wire \$318 ;
+  wire \$319 ;
+  wire \$32 ;
+  wire \$320 ;
+  wire [3:0] \$321 ;
+  wire [3:0] \$322 ;
+  wire [3:0] \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire \$326 ;
+  wire [3:0] \$327 ;
+  wire [3:0] \$328 ;
+  wire \$329 ;
+  wire \$33 ;
+  wire \$330 ;
+  wire \$331 ;
+  wire [3:0] \$332 ;
+  wire [3:0] \$333 ;
+  wire \$334 ;
+  wire \$335 ;
+  wire \$336 ;
+  wire \$337 ;
+  wire \$338 ;
+  wire \$339 ;
   wire \$34 ;
+  wire \$340 ;
+  wire \$341 ;
+  wire \$342 ;
+  wire \$343 ;
+  wire \$344 ;
+  wire \$345 ;
+  wire \$346 ;
+  wire \$347 ;
+  wire [3:0] \$348 ;
+  wire \$349 ;
   wire \$35 ;
+  wire \$350 ;
+  wire \$351 ;
+  wire [3:0] \$352 ;
+  wire [3:0] \$353 ;
+  wire [3:0] \$354 ;
+  wire [3:0] \$355 ;
+  wire [3:0] \$356 ;
+  wire \$357 ;
+  wire \$358 ;
+  wire \$359 ;
   wire \$36 ;
-  wire [16:0] \$37 ;
-  wire [16:0] \$38 ;
+  wire \$360 ;
+  wire \$361 ;
+  wire \$362 ;
+  wire \$363 ;
+  wire \$364 ;
+  wire \$365 ;
+  wire \$366 ;
+  wire \$367 ;
+  wire \$368 ;
+  wire \$369 ;
+  wire \$37 ;
+  wire \$370 ;
+  wire [3:0] \$371 ;
+  wire [3:0] \$372 ;
+  wire \$373 ;
+  wire [3:0] \$374 ;
+  wire \$375 ;
+  reg [26:0] \$376 ;
+  wire \$377 ;
+  wire \$378 ;
+  wire \$379 ;
+  wire \$38 ;
+  wire \$380 ;
+  wire \$381 ;
+  wire \$382 ;
+  wire \$383 ;
+  wire \$384 ;
+  wire [10:0] \$385 ;
+  wire [10:0] \$386 ;
+  wire [10:0] \$387 ;
+  wire [10:0] \$388 ;
+  wire [10:0] \$389 ;
   wire \$39 ;
+  wire [10:0] \$390 ;
+  wire [10:0] \$391 ;
+  wire [10:0] \$392 ;
+  wire [15:0] \$393 ;
+  wire [15:0] \$394 ;
+  wire [15:0] \$395 ;
+  wire [15:0] \$396 ;
+  wire [15:0] \$397 ;
+  wire [15:0] \$398 ;
+  wire [15:0] \$399 ;
   wire \$4 ;
   wire \$40 ;
+  wire [15:0] \$400 ;
+  wire [15:0] \$401 ;
+  wire [15:0] \$402 ;
+  wire [15:0] \$403 ;
+  wire [15:0] \$404 ;
+  wire [7:0] \$405 ;
+  wire [7:0] \$406 ;
+  wire [7:0] \$407 ;
+  wire [7:0] \$408 ;
+  wire [7:0] \$409 ;
   wire \$41 ;
-  wire [16:0] \$42 ;
-  wire [16:0] \$43 ;
+  wire [7:0] \$410 ;
+  wire [7:0] \$411 ;
+  wire [7:0] \$412 ;
+  wire [7:0] \$413 ;
+  wire [7:0] \$414 ;
+  wire [7:0] \$415 ;
+  wire [7:0] \$416 ;
+  wire \$417 ;
+  wire \$418 ;
+  wire \$419 ;
+  wire \$42 ;
+  wire \$420 ;
+  wire \$421 ;
+  wire \$422 ;
+  wire \$423 ;
+  wire \$424 ;
+  wire [3:0] \$425 ;
+  wire \$426 ;
+  wire [10:0] \$427 ;
+  wire [10:0] \$428 ;
+  wire [10:0] \$429 ;
+  wire \$43 ;
+  wire [10:0] \$430 ;
+  wire [10:0] \$431 ;
+  wire [10:0] \$432 ;
+  wire [10:0] \$433 ;
+  wire [10:0] \$434 ;
+  wire \$435 ;
+  wire \$436 ;
+  wire \$437 ;
+  wire \$438 ;
+  wire \$439 ;
   wire \$44 ;
+  wire \$440 ;
+  wire \$441 ;
+  wire \$442 ;
+  wire [3:0] \$443 ;
+  wire \$444 ;
+  wire [10:0] \$445 ;
+  wire [10:0] \$446 ;
+  wire [10:0] \$447 ;
+  wire [10:0] \$448 ;
+  wire [10:0] \$449 ;
   wire \$45 ;
+  wire [10:0] \$450 ;
+  wire [10:0] \$451 ;
+  wire [10:0] \$452 ;
+  wire [55:0] \$453 ;
+  wire [55:0] \$454 ;
+  wire [55:0] \$455 ;
+  wire [55:0] \$456 ;
+  wire [55:0] \$457 ;
+  wire [55:0] \$458 ;
+  wire [55:0] \$459 ;
   wire \$46 ;
-  wire [16:0] \$47 ;
-  wire [16:0] \$48 ;
+  wire [55:0] \$460 ;
+  wire [55:0] \$461 ;
+  wire [55:0] \$462 ;
+  wire [55:0] \$463 ;
+  wire [55:0] \$464 ;
+  wire \$465 ;
+  wire \$466 ;
+  wire \$467 ;
+  wire \$468 ;
+  wire \$469 ;
+  wire \$47 ;
+  wire \$470 ;
+  wire \$471 ;
+  wire \$472 ;
+  wire [3:0] \$473 ;
+  wire \$474 ;
+  wire [55:0] \$475 ;
+  wire [10:0] \$476 ;
+  wire [10:0] \$477 ;
+  wire [10:0] \$478 ;
+  wire [10:0] \$479 ;
+  wire \$48 ;
+  wire [10:0] \$480 ;
+  wire [10:0] \$481 ;
+  wire [10:0] \$482 ;
+  wire [10:0] \$483 ;
+  wire \$484 ;
+  wire \$485 ;
+  wire \$486 ;
+  wire \$487 ;
+  wire \$488 ;
+  wire \$489 ;
   wire [3:0] \$49 ;
+  wire \$490 ;
+  wire \$491 ;
+  wire [3:0] \$492 ;
+  wire \$493 ;
+  wire [15:0] \$494 ;
+  wire [15:0] \$495 ;
+  wire [15:0] \$496 ;
+  wire [15:0] \$497 ;
+  wire [15:0] \$498 ;
+  wire [15:0] \$499 ;
   wire \$5 ;
   wire [3:0] \$50 ;
-  wire \$51 ;
-  wire [3:0] \$52 ;
+  wire [15:0] \$500 ;
+  wire [15:0] \$501 ;
+  wire [15:0] \$502 ;
+  wire [15:0] \$503 ;
+  wire [15:0] \$504 ;
+  wire [15:0] \$505 ;
+  wire [15:0] \$506 ;
+  wire \$507 ;
+  wire [16:0] \$508 ;
+  wire [16:0] \$509 ;
+  wire [3:0] \$51 ;
+  wire [15:0] \$510 ;
+  wire [15:0] \$511 ;
+  wire [15:0] \$512 ;
+  wire \$513 ;
+  wire [16:0] \$514 ;
+  wire [16:0] \$515 ;
+  wire [15:0] \$516 ;
+  wire [15:0] \$517 ;
+  wire [15:0] \$518 ;
+  wire \$519 ;
+  wire \$52 ;
+  wire [16:0] \$520 ;
+  wire [16:0] \$521 ;
+  wire [15:0] \$522 ;
+  wire [15:0] \$523 ;
+  wire [15:0] \$524 ;
+  wire \$525 ;
+  wire [16:0] \$526 ;
+  wire [16:0] \$527 ;
+  wire [15:0] \$528 ;
+  wire [15:0] \$529 ;
   wire \$53 ;
-  reg [305:0] \$54 ;
+  wire [15:0] \$530 ;
+  wire [15:0] \$531 ;
+  wire \$54 ;
+  wire [3:0] \$55 ;
+  wire [3:0] \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
   wire \$6 ;
+  wire [3:0] \$60 ;
+  wire [3:0] \$61 ;
+  wire \$62 ;
+  wire \$63 ;
+  wire \$64 ;
+  wire \$65 ;
+  wire \$66 ;
+  wire \$67 ;
+  wire \$68 ;
+  wire \$69 ;
   wire \$7 ;
+  wire \$70 ;
+  wire \$71 ;
+  wire \$72 ;
+  wire \$73 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire [3:0] \$76 ;
+  wire \$77 ;
+  wire \$78 ;
+  wire \$79 ;
   wire \$8 ;
+  wire [3:0] \$80 ;
+  wire [3:0] \$81 ;
+  wire [3:0] \$82 ;
+  wire [3:0] \$83 ;
+  wire [3:0] \$84 ;
+  wire \$85 ;
+  wire \$86 ;
+  wire \$87 ;
+  wire \$88 ;
+  wire \$89 ;
   wire \$9 ;
-  wire [31:0] age;
-  wire [31:0] \age$43 ;
-  wire [31:0] \age$57 ;
-  wire [31:0] \age$71 ;
-  wire [31:0] \age$85 ;
-  wire [3:0] beyond_w1;
-  wire [3:0] \beyond_w1$42 ;
-  wire [3:0] \beyond_w1$56 ;
-  wire [3:0] \beyond_w1$70 ;
-  wire [3:0] \beyond_w1$84 ;
-  wire [63:0] count;
-  wire [63:0] \count$45 ;
-  wire [63:0] \count$59 ;
-  wire [63:0] \count$73 ;
-  wire [63:0] \count$87 ;
-  wire [63:0] count_inc;
-  wire [63:0] \count_inc$46 ;
-  wire [63:0] \count_inc$60 ;
-  wire [63:0] \count_inc$74 ;
-  wire [63:0] \count_inc$88 ;
-  wire [63:0] count_inc2;
-  wire [63:0] \count_inc2$47 ;
-  wire [63:0] \count_inc2$61 ;
-  wire [63:0] \count_inc2$75 ;
-  wire [63:0] \count_inc2$89 ;
+  wire \$90 ;
+  wire \$91 ;
+  wire \$92 ;
+  wire \$93 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire \$96 ;
+  wire \$97 ;
+  wire \$98 ;
+  wire \$99 ;
+  wire [26:0] ch;
+  wire [26:0] \ch$19 ;
+  wire \ch$19.any_free ;
+  wire [3:0] \ch$19.first_free ;
+  wire [3:0] \ch$19.hit_lane ;
+  wire \ch$19.inv ;
+  wire \ch$19.present ;
+  wire [3:0] \ch$19.slot_lane ;
+  wire \ch$19.take ;
+  wire \ch$19.vict_t0 ;
+  wire \ch$19.warm ;
+  wire [3:0] \ch$19.wins ;
+  wire \ch$19.wr ;
+  wire [3:0] \ch$19.wr_lane ;
+  wire [26:0] \ch$20 ;
+  wire \ch$20.any_free ;
+  wire [3:0] \ch$20.first_free ;
+  wire [3:0] \ch$20.hit_lane ;
+  wire \ch$20.inv ;
+  wire \ch$20.present ;
+  wire [3:0] \ch$20.slot_lane ;
+  wire \ch$20.take ;
+  wire \ch$20.vict_t0 ;
+  wire \ch$20.warm ;
+  wire [3:0] \ch$20.wins ;
+  wire \ch$20.wr ;
+  wire [3:0] \ch$20.wr_lane ;
+  wire [26:0] \ch$21 ;
+  wire \ch$21.any_free ;
+  wire [3:0] \ch$21.first_free ;
+  wire [3:0] \ch$21.hit_lane ;
+  wire \ch$21.inv ;
+  wire \ch$21.present ;
+  wire [3:0] \ch$21.slot_lane ;
+  wire \ch$21.take ;
+  wire \ch$21.vict_t0 ;
+  wire \ch$21.warm ;
+  wire [3:0] \ch$21.wins ;
+  wire \ch$21.wr ;
+  wire [3:0] \ch$21.wr_lane ;
+  wire [26:0] \ch$22 ;
+  wire \ch$22.any_free ;
+  wire [3:0] \ch$22.first_free ;
+  wire [3:0] \ch$22.hit_lane ;
+  wire \ch$22.inv ;
+  wire \ch$22.present ;
+  wire [3:0] \ch$22.slot_lane ;
+  wire \ch$22.take ;
+  wire \ch$22.vict_t0 ;
+  wire \ch$22.warm ;
+  wire [3:0] \ch$22.wins ;
+  wire \ch$22.wr ;
+  wire [3:0] \ch$22.wr_lane ;
+  wire \ch.any_free ;
+  wire [3:0] \ch.first_free ;
+  wire [3:0] \ch.hit_lane ;
+  wire \ch.inv ;
+  wire \ch.present ;
+  wire [3:0] \ch.slot_lane ;
+  wire \ch.take ;
+  wire \ch.vict_t0 ;
+  wire \ch.warm ;
+  wire [3:0] \ch.wins ;
+  wire \ch.wr ;
+  wire [3:0] \ch.wr_lane ;
+  wire [26:0] choice;
+  wire \choice.any_free ;
+  wire [3:0] \choice.first_free ;
+  wire [3:0] \choice.hit_lane ;
+  wire \choice.inv ;
+  wire \choice.present ;
+  wire [3:0] \choice.slot_lane ;
+  wire \choice.take ;
+  wire \choice.vict_t0 ;
+  wire \choice.warm ;
+  wire [3:0] \choice.wins ;
+  wire \choice.wr ;
+  wire [3:0] \choice.wr_lane ;
   output [305:0] decision;
   wire [305:0] decision;
-  wire [305:0] \decision$100 ;
-  wire \decision$100.any_free ;
-  wire [15:0] \decision$100.cnt_after ;
-  wire [15:0] \decision$100.cnt_after_inc ;
-  wire \decision$100.free_mark ;
-  wire [10:0] \decision$100.free_slot ;
-  wire [7:0] \decision$100.hit_age ;
-  wire [15:0] \decision$100.hit_cnt ;
-  wire \decision$100.hit_mark ;
-  wire [10:0] \decision$100.hit_slot ;
-  wire \decision$100.inv ;
-  wire [1:0] \decision$100.min_tlevel ;
-  wire [1:0] \decision$100.op ;
-  wire \decision$100.present ;
-  wire [7:0] \decision$100.t ;
-  wire [55:0] \decision$100.tag ;
-  wire [10:0] \decision$100.tail_slot ;
-  wire [55:0] \decision$100.tail_tag ;
-  wire \decision$100.take ;
-  wire \decision$100.valid ;
-  wire \decision$100.vict_mark ;
-  wire [10:0] \decision$100.vict_slot ;
-  wire \decision$100.vict_t0 ;
-  wire [55:0] \decision$100.vict_tag ;
-  wire \decision$100.wr ;
-  wire [3:0] \decision$100.wr_lane ;
-  wire \decision$100.wr_mark ;
-  wire [10:0] \decision$100.wr_slot ;
-  wire [305:0] \decision$101 ;
-  wire \decision$101.any_free ;
-  wire [15:0] \decision$101.cnt_after ;
-  wire [15:0] \decision$101.cnt_after_inc ;
-  wire \decision$101.free_mark ;
-  wire [10:0] \decision$101.free_slot ;
-  wire [7:0] \decision$101.hit_age ;
-  wire [15:0] \decision$101.hit_cnt ;
-  wire \decision$101.hit_mark ;
-  wire [10:0] \decision$101.hit_slot ;
-  wire \decision$101.inv ;
-  wire [1:0] \decision$101.min_tlevel ;
-  wire [1:0] \decision$101.op ;
-  wire \decision$101.present ;
-  wire [7:0] \decision$101.t ;
-  wire [55:0] \decision$101.tag ;
-  wire [10:0] \decision$101.tail_slot ;
-  wire [55:0] \decision$101.tail_tag ;
-  wire \decision$101.take ;
-  wire \decision$101.valid ;
-  wire \decision$101.vict_mark ;
-  wire [10:0] \decision$101.vict_slot ;
-  wire \decision$101.vict_t0 ;
-  wire [55:0] \decision$101.vict_tag ;
-  wire \decision$101.wr ;
-  wire [3:0] \decision$101.wr_lane ;
-  wire \decision$101.wr_mark ;
-  wire [10:0] \decision$101.wr_slot ;
-  wire [305:0] \decision$102 ;
-  wire \decision$102.any_free ;
-  wire [15:0] \decision$102.cnt_after ;
-  wire [15:0] \decision$102.cnt_after_inc ;
-  wire \decision$102.free_mark ;
-  wire [10:0] \decision$102.free_slot ;
-  wire [7:0] \decision$102.hit_age ;
-  wire [15:0] \decision$102.hit_cnt ;
-  wire \decision$102.hit_mark ;
-  wire [10:0] \decision$102.hit_slot ;
-  wire \decision$102.inv ;
-  wire [1:0] \decision$102.min_tlevel ;
-  wire [1:0] \decision$102.op ;
-  wire \decision$102.present ;
-  wire [7:0] \decision$102.t ;
-  wire [55:0] \decision$102.tag ;
-  wire [10:0] \decision$102.tail_slot ;
-  wire [55:0] \decision$102.tail_tag ;
-  wire \decision$102.take ;
-  wire \decision$102.valid ;
-  wire \decision$102.vict_mark ;
-  wire [10:0] \decision$102.vict_slot ;
-  wire \decision$102.vict_t0 ;
-  wire [55:0] \decision$102.vict_tag ;
-  wire \decision$102.wr ;
-  wire [3:0] \decision$102.wr_lane ;
-  wire \decision$102.wr_mark ;
-  wire [10:0] \decision$102.wr_slot ;
-  wire [305:0] \decision$98 ;
-  wire \decision$98.any_free ;
-  wire [15:0] \decision$98.cnt_after ;
-  wire [15:0] \decision$98.cnt_after_inc ;
-  wire \decision$98.free_mark ;
-  wire [10:0] \decision$98.free_slot ;
-  wire [7:0] \decision$98.hit_age ;
-  wire [15:0] \decision$98.hit_cnt ;
-  wire \decision$98.hit_mark ;
-  wire [10:0] \decision$98.hit_slot ;
-  wire \decision$98.inv ;
-  wire [1:0] \decision$98.min_tlevel ;
-  wire [1:0] \decision$98.op ;
-  wire \decision$98.present ;
-  wire [7:0] \decision$98.t ;
-  wire [55:0] \decision$98.tag ;
-  wire [10:0] \decision$98.tail_slot ;
-  wire [55:0] \decision$98.tail_tag ;
-  wire \decision$98.take ;
-  wire \decision$98.valid ;
-  wire \decision$98.vict_mark ;
-  wire [10:0] \decision$98.vict_slot ;
-  wire \decision$98.vict_t0 ;
-  wire [55:0] \decision$98.vict_tag ;
-  wire \decision$98.wr ;
-  wire [3:0] \decision$98.wr_lane ;
-  wire \decision$98.wr_mark ;
-  wire [10:0] \decision$98.wr_slot ;
-  wire [305:0] \decision$99 ;
-  wire \decision$99.any_free ;
-  wire [15:0] \decision$99.cnt_after ;
-  wire [15:0] \decision$99.cnt_after_inc ;
-  wire \decision$99.free_mark ;
-  wire [10:0] \decision$99.free_slot ;
-  wire [7:0] \decision$99.hit_age ;
-  wire [15:0] \decision$99.hit_cnt ;
-  wire \decision$99.hit_mark ;
-  wire [10:0] \decision$99.hit_slot ;
-  wire \decision$99.inv ;
-  wire [1:0] \decision$99.min_tlevel ;
-  wire [1:0] \decision$99.op ;
-  wire \decision$99.present ;
-  wire [7:0] \decision$99.t ;
-  wire [55:0] \decision$99.tag ;
-  wire [10:0] \decision$99.tail_slot ;
-  wire [55:0] \decision$99.tail_tag ;
-  wire \decision$99.take ;
-  wire \decision$99.valid ;
-  wire \decision$99.vict_mark ;
-  wire [10:0] \decision$99.vict_slot ;
-  wire \decision$99.vict_t0 ;
-  wire [55:0] \decision$99.vict_tag ;
-  wire \decision$99.wr ;
-  wire [3:0] \decision$99.wr_lane ;
-  wire \decision$99.wr_mark ;
-  wire [10:0] \decision$99.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -25292,6 +25614,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [55:0] forward__tag;
   wire forward__write;
   wire fw1_any;
+  wire [3:0] fw1_hit;
   wire [1:0] fw1_lane;
   wire [3:0] fw1_touched;
   input [649:0] lanes;
@@ -25358,106 +25681,87 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \lanes.start ;
   input list_empty;
   wire list_empty;
-  wire \list_empty$19 ;
-  wire \list_empty$38 ;
-  wire \list_empty$52 ;
-  wire \list_empty$66 ;
-  wire \list_empty$80 ;
-  wire [3:0] mark;
-  wire [3:0] \mark$39 ;
-  wire [3:0] \mark$53 ;
-  wire [3:0] \mark$67 ;
-  wire [3:0] \mark$81 ;
   wire [3:0] mark_b;
-  wire [3:0] match;
-  wire [3:0] \match$41 ;
-  wire [3:0] \match$55 ;
-  wire [3:0] \match$69 ;
-  wire [3:0] \match$83 ;
-  wire [15:0] older;
-  wire [15:0] \older$49 ;
-  wire [15:0] \older$63 ;
-  wire [15:0] \older$77 ;
-  wire [15:0] \older$91 ;
-  input [34:0] \port$4847$271 ;
-  wire [34:0] \port$4847$271 ;
-  wire [68:0] request;
-  wire [68:0] \request$36 ;
-  wire [1:0] \request$36.min_tlevel ;
-  wire [1:0] \request$36.op ;
-  wire [7:0] \request$36.t ;
-  wire [55:0] \request$36.tag ;
-  wire \request$36.valid ;
-  wire [68:0] \request$50 ;
-  wire [1:0] \request$50.min_tlevel ;
-  wire [1:0] \request$50.op ;
-  wire [7:0] \request$50.t ;
-  wire [55:0] \request$50.tag ;
-  wire \request$50.valid ;
-  wire [68:0] \request$64 ;
-  wire [1:0] \request$64.min_tlevel ;
-  wire [1:0] \request$64.op ;
-  wire [7:0] \request$64.t ;
-  wire [55:0] \request$64.tag ;
-  wire \request$64.valid ;
-  wire [68:0] \request$78 ;
-  wire [1:0] \request$78.min_tlevel ;
-  wire [1:0] \request$78.op ;
-  wire [7:0] \request$78.t ;
-  wire [55:0] \request$78.tag ;
-  wire \request$78.valid ;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
+  input [34:0] \port$4674$271 ;
+  wire [34:0] \port$4674$271 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
   wire [3:0] sc_mark_value;
-  wire [43:0] slot;
-  wire [43:0] \slot$48 ;
-  wire [43:0] \slot$62 ;
-  wire [43:0] \slot$76 ;
-  wire [43:0] \slot$90 ;
-  wire [223:0] tag;
-  wire [223:0] \tag$44 ;
-  wire [223:0] \tag$58 ;
-  wire [223:0] \tag$72 ;
-  wire [223:0] \tag$86 ;
-  wire [3:0] valid;
-  wire [3:0] \valid$40 ;
-  wire [3:0] \valid$54 ;
-  wire [3:0] \valid$68 ;
-  wire [3:0] \valid$82 ;
-  wire [10:0] window;
-  wire [10:0] \window$37 ;
-  wire [10:0] \window$51 ;
-  wire [10:0] \window$65 ;
-  wire [10:0] \window$79 ;
-  assign \$34  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[1];
-  assign \$35  = \port$4847$271 [1] & lanes[629];
-  assign \$36  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$37  = \port$4847$271 [34:19] + 1'h1;
-  assign \$38  = \$36  ? 17'h0ffff : \$37 ;
-  assign \$39  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[2];
-  assign \$40  = \port$4847$271 [1] & lanes[629];
-  assign \$41  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$42  = \port$4847$271 [34:19] + 1'h1;
-  assign \$43  = \$41  ? 17'h0ffff : \$42 ;
-  assign \$44  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[3];
-  assign \$45  = \port$4847$271 [1] & lanes[629];
-  assign \$46  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$47  = \port$4847$271 [34:19] + 1'h1;
-  assign \$48  = \$46  ? 17'h0ffff : \$47 ;
-  assign fw1_touched = \port$4847$271 [1] ? forward__lane : { 3'h0, \port$4847$271 [2] };
-  assign \$49  = fw1_touched & lanes[641:638];
-  assign fw1_any = | \$49 ;
-  assign \$50  = fw1_touched & lanes[645:642];
-  assign \$51  = | \$50 ;
-  assign \$52  = fw1_touched & lanes[649:646];
-  assign \$53  = | \$52 ;
-  assign decision = fw1_any ? \$54  : \decision$98 ;
+  assign \$454  = choice[8] ? \$453  : 56'h00000000000000;
+  assign \$456  = fw1_hit[1] ? forward__tag : lanes[272:217];
+  assign \$457  = choice[9] ? \$456  : 56'h00000000000000;
+  assign \$458  = \$455  | \$457 ;
+  assign \$459  = fw1_hit[2] ? forward__tag : lanes[399:344];
+  assign \$460  = choice[10] ? \$459  : 56'h00000000000000;
+  assign \$461  = \$458  | \$460 ;
+  assign \$462  = fw1_hit[3] ? forward__tag : lanes[526:471];
+  assign \$463  = choice[11] ? \$462  : 56'h00000000000000;
+  assign \$464  = \$461  | \$463 ;
+  assign \$465  = fw1_hit[0] & \port$4674$271 [1];
+  assign \$466  = \$465  ? \port$4674$271 [0] : mark_b[0];
+  assign \$467  = fw1_hit[1] & \port$4674$271 [1];
+  assign \$468  = \$467  ? \port$4674$271 [0] : mark_b[1];
+  assign \$469  = fw1_hit[2] & \port$4674$271 [1];
+  assign \$470  = \$469  ? \port$4674$271 [0] : mark_b[2];
+  assign \$471  = fw1_hit[3] & \port$4674$271 [1];
+  assign \$472  = \$471  ? \port$4674$271 [0] : mark_b[3];
+  assign \$473  = choice[11:8] & { \$472 , \$470 , \$468 , \$466  };
+  assign \$474  = | \$473 ;
+  assign \$475  = fw1_hit[0] ? forward__tag : lanes[145:90];
+  assign \$476  = choice[16] ? lanes[173:163] : 11'h000;
+  assign \$478  = choice[17] ? lanes[300:290] : 11'h000;
+  assign \$479  = \$477  | \$478 ;
+  assign \$480  = choice[18] ? lanes[427:417] : 11'h000;
+  assign \$481  = \$479  | \$480 ;
+  assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
+  assign \$483  = \$481  | \$482 ;
+  assign \$484  = fw1_hit[0] & \port$4674$271 [1];
+  assign \$485  = \$484  ? \port$4674$271 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$4674$271 [1];
+  assign \$487  = \$486  ? \port$4674$271 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$4674$271 [1];
+  assign \$489  = \$488  ? \port$4674$271 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$4674$271 [1];
+  assign \$491  = \$490  ? \port$4674$271 [0] : mark_b[3];
+  assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
+  assign \$493  = | \$492 ;
+  assign \$494  = fw1_hit[0] ? \port$4674$271 [34:19] : lanes[189:174];
+  assign \$495  = choice[0] ? \$494  : 16'h0000;
+  assign \$497  = fw1_hit[1] ? \port$4674$271 [34:19] : lanes[316:301];
+  assign \$498  = choice[1] ? \$497  : 16'h0000;
+  assign \$499  = \$496  | \$498 ;
+  assign \$500  = fw1_hit[2] ? \port$4674$271 [34:19] : lanes[443:428];
+  assign \$501  = choice[2] ? \$500  : 16'h0000;
+  assign \$502  = \$499  | \$501 ;
+  assign \$503  = fw1_hit[3] ? \port$4674$271 [34:19] : lanes[570:555];
+  assign \$504  = choice[3] ? \$503  : 16'h0000;
+  assign \$505  = \$502  | \$504 ;
+  assign \$506  = choice[22] ? \$505  : 16'h0001;
+  assign \$507  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$508  = \port$4674$271 [34:19] + 1'h1;
+  assign \$509  = \$507  ? 17'h0ffff : \$508 ;
+  assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
+  assign \$511  = choice[0] ? \$510  : 16'h0000;
+  assign \$513  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$514  = \port$4674$271 [34:19] + 1'h1;
+  assign \$515  = \$513  ? 17'h0ffff : \$514 ;
+  assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
+  assign \$517  = choice[1] ? \$516  : 16'h0000;
+  assign \$518  = \$512  | \$517 ;
+  assign \$519  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$520  = \port$4674$271 [34:19] + 1'h1;
+  assign \$521  = \$519  ? 17'h0ffff : \$520 ;
+  assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
+  assign \$523  = choice[2] ? \$522  : 16'h0000;
+  assign \$524  = \$518  | \$523 ;
+  assign \$525  = \port$4674$271 [34:19] >= 16'hffff;
+  assign \$526  = \port$4674$271 [34:19] + 1'h1;
+  assign \$527  = \$525  ? 17'h0ffff : \$526 ;
+  assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
+  assign \$529  = choice[3] ? \$528  : 16'h0000;
+  assign \$530  = \$524  | \$529 ;
+  assign \$531  = choice[22] ? \$530  : 16'h0002;
   assign \$1  = lanes[605] ? lanes[612] : lanes[589];
   assign eb_gt0_1 = lanes[604] ? lanes[609] : \$1 ;
   assign \$2  = lanes[606] ? lanes[612] : lanes[590];
@@ -25490,124 +25794,418 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4847$271 [1] ? \port$4847$271 [0] : mark_b[0];
-  assign \$30  = \port$4847$271 [1] & lanes[629];
-  assign \$31  = \port$4847$271 [34:19] >= 16'hffff;
-  assign \$32  = \port$4847$271 [34:19] + 1'h1;
-  assign \$33  = \$31  ? 17'h0ffff : \$32 ;
-  \kv_asu.core.versions.dec0  dec0 (
-    .age(age),
-    .count(count),
-    .count_inc(count_inc),
-    .count_inc2(count_inc2),
-    .decision(\decision$99 ),
-    .list_empty(list_empty),
-    .older(older),
-    .\port$2873$0 (\$29 ),
-    .\port$2874$0 (\$30 ),
-    .\port$4786$0 (lanes[79:0]),
-    .\port$4786$207 (lanes[208:207]),
-    .\port$4786$334 (lanes[335:334]),
-    .\port$4786$461 (lanes[462:461]),
-    .\port$4786$625 (lanes[628:625]),
-    .\port$4787$1 (mark_b[3:1]),
-    .\port$4847$272 (\port$4847$271 [1]),
-    .slot(slot),
-    .tag(tag)
-  );
-  \kv_asu.core.versions.dec1  dec1 (
-    .age(\age$43 ),
-    .count(\count$45 ),
-    .count_inc(\count_inc$46 ),
-    .count_inc2(\count_inc2$47 ),
-    .decision(\decision$100 ),
-    .list_empty(list_empty),
-    .older(\older$49 ),
-    .\port$2878$0 (\$34 ),
-    .\port$2879$0 (\$35 ),
-    .\port$4786$0 (lanes[81:0]),
-    .\port$4786$334 (lanes[335:334]),
-    .\port$4786$461 (lanes[462:461]),
-    .\port$4786$624 (lanes[624]),
-    .\port$4786$626 (lanes[628:626]),
-    .\port$4787$0 (mark_b[0]),
-    .\port$4787$2 (mark_b[3:2]),
-    .\port$4847$272 (\port$4847$271 [1]),
-    .slot(\slot$48 ),
-    .tag(\tag$44 )
-  );
-  \kv_asu.core.versions.dec2  dec2 (
-    .age(\age$57 ),
-    .count(\count$59 ),
-    .count_inc(\count_inc$60 ),
-    .count_inc2(\count_inc2$61 ),
-    .decision(\decision$101 ),
-    .list_empty(list_empty),
-    .older(\older$63 ),
-    .\port$2883$0 (\$39 ),
-    .\port$2884$0 (\$40 ),
-    .\port$4786$0 (lanes[81:0]),
-    .\port$4786$207 (lanes[208:207]),
-    .\port$4786$461 (lanes[462:461]),
-    .\port$4786$624 (lanes[625:624]),
-    .\port$4786$627 (lanes[628:627]),
-    .\port$4787$0 (mark_b[1:0]),
-    .\port$4787$3 (mark_b[3]),
-    .\port$4847$272 (\port$4847$271 [1]),
-    .slot(\slot$62 ),
-    .tag(\tag$58 )
-  );
-  \kv_asu.core.versions.dec3  dec3 (
-    .age(\age$71 ),
-    .count(\count$73 ),
-    .count_inc(\count_inc$74 ),
-    .count_inc2(\count_inc2$75 ),
-    .decision(\decision$102 ),
-    .list_empty(list_empty),
-    .older(\older$77 ),
-    .\port$2888$0 (\$44 ),
-    .\port$2889$0 (\$45 ),
-    .\port$4786$0 (lanes[81:0]),
-    .\port$4786$207 (lanes[208:207]),
-    .\port$4786$334 (lanes[335:334]),
-    .\port$4786$624 (lanes[626:624]),
-    .\port$4786$628 (lanes[628]),
-    .\port$4787$0 (mark_b[2:0]),
-    .\port$4847$272 (\port$4847$271 [1]),
-    .slot(\slot$76 ),
-    .tag(\tag$72 )
-  );
-  \kv_asu.core.versions.dec4  dec4 (
-    .age(\age$85 ),
-    .beyond_w1(lanes[627:624]),
-    .count(\count$87 ),
-    .count_inc(\count_inc$88 ),
-    .count_inc2(\count_inc2$89 ),
-    .decision(\decision$98 ),
-    .list_empty(list_empty),
-    .mark(mark_b),
-    .older(\older$91 ),
-    .\port$4786$0 (lanes[81:0]),
-    .\port$4786$207 (lanes[208:207]),
-    .\port$4786$334 (lanes[335:334]),
-    .\port$4786$461 (lanes[462:461]),
-    .slot(\slot$90 ),
-    .tag(\tag$86 )
-  );
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    (* full_case = 32'd1 *)
-    casez (fw1_lane)
-      2'h0:
-          \$54  = \decision$99 ;
-      2'h1:
-          \$54  = \decision$100 ;
-      2'h2:
-          \$54  = \decision$101 ;
-      2'h3:
-          \$54  = \decision$102 ;
-    endcase
-  end
+  assign \$29  = \port$4674$271 [1] & lanes[629];
+  assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$32  = | \$31 ;
+  assign \$33  = \port$4674$271 [1] & lanes[629];
+  assign \$34  = \port$4674$271 [1] & lanes[629];
+  assign \$35  = | { lanes[462], lanes[335], lanes[208] };
+  assign \$36  = ~ \$35 ;
+  assign \$37  = \$33  & \$36 ;
+  assign \$38  = \port$4674$271 [1] & lanes[629];
+  assign \$39  = \port$4674$271 [1] & lanes[629];
+  assign \$40  = | { lanes[462], lanes[335] };
+  assign \$41  = ~ \$40 ;
+  assign \$42  = lanes[208] & \$41 ;
+  assign \$43  = \port$4674$271 [1] & lanes[629];
+  assign \$44  = \port$4674$271 [1] & lanes[629];
+  assign \$46  = ~ \$45 ;
+  assign \$47  = lanes[335] & \$46 ;
+  assign \$48  = \port$4674$271 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$53  = ~ \$52 ;
+  assign \$54  = \$50 [1] & \$53 ;
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$57  = | \$56 [1:0];
+  assign \$58  = ~ \$57 ;
+  assign \$59  = \$55 [2] & \$58 ;
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$62  = | \$61 [2:0];
+  assign \$63  = ~ \$62 ;
+  assign \$64  = \$60 [3] & \$63 ;
+  assign \$65  = ~ lanes[617];
+  assign \$66  = ~ lanes[618];
+  assign \$67  = ~ lanes[619];
+  assign \$68  = & { 1'h1, \$67 , \$66 , \$65  };
+  assign \$69  = ~ eb_gt2_1;
+  assign \$70  = ~ eb_gt3_1;
+  assign \$71  = & { 1'h1, \$70 , \$69 , lanes[617] };
+  assign \$72  = ~ eb_gt3_2;
+  assign \$73  = & { 1'h1, \$72 , eb_gt2_1, lanes[618] };
+  assign \$74  = & { 1'h1, eb_gt3_2, eb_gt3_1, lanes[619] };
+  assign \$75  = | { lanes[627:625], lanes[628] };
+  assign \$76  = ch[3:0] & { lanes[627:625], lanes[628] };
+  assign \$77  = | \$76 ;
+  assign \$78  = ~ \$77 ;
+  assign \$79  = ch[20] & \$78 ;
+  assign \$80  = ch[23] ? ch[11:8] : 4'h0;
+  assign \$81  = ch[21] ? ch[7:4] : \$80 ;
+  assign \$82  = ch[20] ? ch[3:0] : \$81 ;
+  assign \$83  = ch[21] ? ch[7:4] : ch[11:8];
+  assign \$84  = ch[20] ? ch[3:0] : \$83 ;
+  assign \$85  = ! lanes[2:1];
+  assign \$86  = lanes[0] & \$85 ;
+  assign \$87  = ch[20] | ch[21];
+  assign \$88  = \$87  | ch[23];
+  assign \$89  = \$86  & \$88 ;
+  assign \$90  = ~ list_empty;
+  assign \$91  = lanes[2:1] == 2'h3;
+  assign \$92  = \$91  | lanes[628];
+  assign \$93  = \$90  & \$92 ;
+  assign \$94  = lanes[2:1] == 2'h2;
+  assign \$95  = lanes[2:1] == 2'h3;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = lanes[0] & \$96 ;
+  assign \$98  = \$97  & ch[24];
+  assign \$99  = \port$4674$271 [1] & lanes[629];
+  assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$102  = | \$101 ;
+  assign \$103  = \port$4674$271 [1] & lanes[629];
+  assign \$104  = \port$4674$271 [1] & lanes[629];
+  assign \$105  = | { lanes[462], lanes[335], \$104  };
+  assign \$106  = ~ \$105 ;
+  assign \$107  = lanes[81] & \$106 ;
+  assign \$108  = \port$4674$271 [1] & lanes[629];
+  assign \$109  = \port$4674$271 [1] & lanes[629];
+  assign \$110  = | { lanes[462], lanes[335] };
+  assign \$111  = ~ \$110 ;
+  assign \$112  = \$108  & \$111 ;
+  assign \$113  = \port$4674$271 [1] & lanes[629];
+  assign \$114  = \port$4674$271 [1] & lanes[629];
+  assign \$116  = ~ \$115 ;
+  assign \$117  = lanes[335] & \$116 ;
+  assign \$118  = \port$4674$271 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$123  = ~ \$122 ;
+  assign \$124  = \$120 [1] & \$123 ;
+  assign \$125  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$127  = | \$126 [1:0];
+  assign \$128  = ~ \$127 ;
+  assign \$129  = \$125 [2] & \$128 ;
+  assign \$130  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$132  = | \$131 [2:0];
+  assign \$133  = ~ \$132 ;
+  assign \$134  = \$130 [3] & \$133 ;
+  assign \$135  = ~ lanes[620];
+  assign \$136  = ~ eb_gt2_0;
+  assign \$137  = ~ eb_gt3_0;
+  assign \$138  = & { 1'h1, \$137 , \$136 , \$135  };
+  assign \$139  = ~ lanes[618];
+  assign \$140  = ~ lanes[619];
+  assign \$141  = & { 1'h1, \$140 , \$139 , lanes[620] };
+  assign \$142  = ~ eb_gt3_2;
+  assign \$143  = & { 1'h1, \$142 , lanes[618], eb_gt2_0 };
+  assign \$144  = & { 1'h1, eb_gt3_2, lanes[619], eb_gt3_0 };
+  assign \$145  = | { lanes[627:626], lanes[628], lanes[624] };
+  assign \$146  = \ch$19 [3:0] & { lanes[627:626], lanes[628], lanes[624] };
+  assign \$147  = | \$146 ;
+  assign \$148  = ~ \$147 ;
+  assign \$149  = \ch$19 [20] & \$148 ;
+  assign \$150  = \ch$19 [23] ? \ch$19 [11:8] : 4'h0;
+  assign \$151  = \ch$19 [21] ? \ch$19 [7:4] : \$150 ;
+  assign \$152  = \ch$19 [20] ? \ch$19 [3:0] : \$151 ;
+  assign \$153  = \ch$19 [21] ? \ch$19 [7:4] : \ch$19 [11:8];
+  assign \$154  = \ch$19 [20] ? \ch$19 [3:0] : \$153 ;
+  assign \$155  = ! lanes[2:1];
+  assign \$156  = lanes[0] & \$155 ;
+  assign \$157  = \ch$19 [20] | \ch$19 [21];
+  assign \$158  = \$157  | \ch$19 [23];
+  assign \$159  = \$156  & \$158 ;
+  assign \$160  = ~ list_empty;
+  assign \$161  = lanes[2:1] == 2'h3;
+  assign \$162  = \$161  | lanes[624];
+  assign \$163  = \$160  & \$162 ;
+  assign \$164  = lanes[2:1] == 2'h2;
+  assign \$165  = lanes[2:1] == 2'h3;
+  assign \$166  = \$164  | \$165 ;
+  assign \$167  = lanes[0] & \$166 ;
+  assign \$168  = \$167  & \ch$19 [24];
+  assign \$169  = \port$4674$271 [1] & lanes[629];
+  assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
+  assign \$171  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$172  = | \$171 ;
+  assign \$173  = \port$4674$271 [1] & lanes[629];
+  assign \$174  = \port$4674$271 [1] & lanes[629];
+  assign \$175  = | { lanes[462], \$174 , lanes[208] };
+  assign \$176  = ~ \$175 ;
+  assign \$177  = lanes[81] & \$176 ;
+  assign \$178  = \port$4674$271 [1] & lanes[629];
+  assign \$179  = \port$4674$271 [1] & lanes[629];
+  assign \$180  = | { lanes[462], \$179  };
+  assign \$181  = ~ \$180 ;
+  assign \$182  = lanes[208] & \$181 ;
+  assign \$183  = \port$4674$271 [1] & lanes[629];
+  assign \$184  = \port$4674$271 [1] & lanes[629];
+  assign \$186  = ~ \$185 ;
+  assign \$187  = \$183  & \$186 ;
+  assign \$188  = \port$4674$271 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$193  = ~ \$192 ;
+  assign \$194  = \$190 [1] & \$193 ;
+  assign \$195  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$197  = | \$196 [1:0];
+  assign \$198  = ~ \$197 ;
+  assign \$199  = \$195 [2] & \$198 ;
+  assign \$200  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$202  = | \$201 [2:0];
+  assign \$203  = ~ \$202 ;
+  assign \$204  = \$200 [3] & \$203 ;
+  assign \$205  = ~ eb_gt1_0;
+  assign \$206  = ~ lanes[620];
+  assign \$207  = ~ eb_gt3_0;
+  assign \$208  = & { 1'h1, \$207 , \$206 , \$205  };
+  assign \$209  = ~ lanes[621];
+  assign \$210  = ~ eb_gt3_1;
+  assign \$211  = & { 1'h1, \$210 , \$209 , eb_gt1_0 };
+  assign \$212  = ~ lanes[619];
+  assign \$213  = & { 1'h1, \$212 , lanes[621:620] };
+  assign \$214  = & { 1'h1, lanes[619], eb_gt3_1, eb_gt3_0 };
+  assign \$215  = | { lanes[627], lanes[628], lanes[625:624] };
+  assign \$216  = \ch$20 [3:0] & { lanes[627], lanes[628], lanes[625:624] };
+  assign \$217  = | \$216 ;
+  assign \$218  = ~ \$217 ;
+  assign \$219  = \ch$20 [20] & \$218 ;
+  assign \$220  = \ch$20 [23] ? \ch$20 [11:8] : 4'h0;
+  assign \$221  = \ch$20 [21] ? \ch$20 [7:4] : \$220 ;
+  assign \$222  = \ch$20 [20] ? \ch$20 [3:0] : \$221 ;
+  assign \$223  = \ch$20 [21] ? \ch$20 [7:4] : \ch$20 [11:8];
+  assign \$224  = \ch$20 [20] ? \ch$20 [3:0] : \$223 ;
+  assign \$225  = ! lanes[2:1];
+  assign \$226  = lanes[0] & \$225 ;
+  assign \$227  = \ch$20 [20] | \ch$20 [21];
+  assign \$228  = \$227  | \ch$20 [23];
+  assign \$229  = \$226  & \$228 ;
+  assign \$230  = ~ list_empty;
+  assign \$231  = lanes[2:1] == 2'h3;
+  assign \$232  = \$231  | lanes[624];
+  assign \$233  = \$230  & \$232 ;
+  assign \$234  = lanes[2:1] == 2'h2;
+  assign \$235  = lanes[2:1] == 2'h3;
+  assign \$236  = \$234  | \$235 ;
+  assign \$237  = lanes[0] & \$236 ;
+  assign \$238  = \$237  & \ch$20 [24];
+  assign \$239  = \port$4674$271 [1] & lanes[629];
+  assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
+  assign \$241  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$242  = | \$241 ;
+  assign \$243  = \port$4674$271 [1] & lanes[629];
+  assign \$244  = \port$4674$271 [1] & lanes[629];
+  assign \$245  = | { \$244 , lanes[335], lanes[208] };
+  assign \$246  = ~ \$245 ;
+  assign \$247  = lanes[81] & \$246 ;
+  assign \$248  = \port$4674$271 [1] & lanes[629];
+  assign \$249  = \port$4674$271 [1] & lanes[629];
+  assign \$250  = | { \$249 , lanes[335] };
+  assign \$251  = ~ \$250 ;
+  assign \$252  = lanes[208] & \$251 ;
+  assign \$253  = \port$4674$271 [1] & lanes[629];
+  assign \$254  = \port$4674$271 [1] & lanes[629];
+  assign \$256  = ~ \$255 ;
+  assign \$257  = lanes[335] & \$256 ;
+  assign \$258  = \port$4674$271 [1] & lanes[629];
+  assign \$259  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$263  = ~ \$262 ;
+  assign \$264  = \$260 [1] & \$263 ;
+  assign \$265  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$267  = | \$266 [1:0];
+  assign \$268  = ~ \$267 ;
+  assign \$269  = \$265 [2] & \$268 ;
+  assign \$270  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$272  = | \$271 [2:0];
+  assign \$273  = ~ \$272 ;
+  assign \$274  = \$270 [3] & \$273 ;
+  assign \$275  = ~ eb_gt1_0;
+  assign \$276  = ~ eb_gt2_0;
+  assign \$277  = ~ lanes[620];
+  assign \$278  = & { 1'h1, \$277 , \$276 , \$275  };
+  assign \$279  = ~ eb_gt2_1;
+  assign \$280  = ~ lanes[621];
+  assign \$281  = & { 1'h1, \$280 , \$279 , eb_gt1_0 };
+  assign \$282  = ~ lanes[622];
+  assign \$283  = & { 1'h1, \$282 , eb_gt2_1, eb_gt2_0 };
+  assign \$284  = & { 1'h1, lanes[622:620] };
+  assign \$285  = | { lanes[628], lanes[626:624] };
+  assign \$286  = \ch$21 [3:0] & { lanes[628], lanes[626:624] };
+  assign \$287  = | \$286 ;
+  assign \$288  = ~ \$287 ;
+  assign \$289  = \ch$21 [20] & \$288 ;
+  assign \$290  = \ch$21 [23] ? \ch$21 [11:8] : 4'h0;
+  assign \$291  = \ch$21 [21] ? \ch$21 [7:4] : \$290 ;
+  assign \$292  = \ch$21 [20] ? \ch$21 [3:0] : \$291 ;
+  assign \$293  = \ch$21 [21] ? \ch$21 [7:4] : \ch$21 [11:8];
+  assign \$294  = \ch$21 [20] ? \ch$21 [3:0] : \$293 ;
+  assign \$295  = ! lanes[2:1];
+  assign \$296  = lanes[0] & \$295 ;
+  assign \$297  = \ch$21 [20] | \ch$21 [21];
+  assign \$298  = \$297  | \ch$21 [23];
+  assign \$299  = \$296  & \$298 ;
+  assign \$300  = ~ list_empty;
+  assign \$301  = lanes[2:1] == 2'h3;
+  assign \$302  = \$301  | lanes[624];
+  assign \$303  = \$300  & \$302 ;
+  assign \$304  = lanes[2:1] == 2'h2;
+  assign \$305  = lanes[2:1] == 2'h3;
+  assign \$306  = \$304  | \$305 ;
+  assign \$307  = lanes[0] & \$306 ;
+  assign \$308  = \$307  & \ch$21 [24];
+  assign \$309  = | { lanes[462], lanes[335], lanes[208], lanes[81] };
+  assign \$310  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$311  = | \$310 ;
+  assign \$312  = | { lanes[462], lanes[335], lanes[208] };
+  assign \$313  = ~ \$312 ;
+  assign \$314  = lanes[81] & \$313 ;
+  assign \$315  = | { lanes[462], lanes[335] };
+  assign \$316  = ~ \$315 ;
+  assign \$317  = lanes[208] & \$316 ;
+  assign \$319  = ~ \$318 ;
+  assign \$320  = lanes[335] & \$319 ;
+  assign \$321  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$322  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$323  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$325  = ~ \$324 ;
+  assign \$326  = \$322 [1] & \$325 ;
+  assign \$327  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$328  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$329  = | \$328 [1:0];
+  assign \$330  = ~ \$329 ;
+  assign \$331  = \$327 [2] & \$330 ;
+  assign \$332  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$333  = ~ { lanes[461], lanes[334], lanes[207], lanes[80] };
+  assign \$334  = | \$333 [2:0];
+  assign \$335  = ~ \$334 ;
+  assign \$336  = \$332 [3] & \$335 ;
+  assign \$337  = ~ eb_gt1_0;
+  assign \$338  = ~ eb_gt2_0;
+  assign \$339  = ~ eb_gt3_0;
+  assign \$340  = & { 1'h1, \$339 , \$338 , \$337  };
+  assign \$341  = ~ eb_gt2_1;
+  assign \$342  = ~ eb_gt3_1;
+  assign \$343  = & { 1'h1, \$342 , \$341 , eb_gt1_0 };
+  assign \$344  = ~ eb_gt3_2;
+  assign \$345  = & { 1'h1, \$344 , eb_gt2_1, eb_gt2_0 };
+  assign \$346  = & { 1'h1, eb_gt3_2, eb_gt3_1, eb_gt3_0 };
+  assign \$347  = | lanes[627:624];
+  assign \$348  = \ch$22 [3:0] & lanes[627:624];
+  assign \$349  = | \$348 ;
+  assign \$350  = ~ \$349 ;
+  assign \$351  = \ch$22 [20] & \$350 ;
+  assign \$352  = \ch$22 [23] ? \ch$22 [11:8] : 4'h0;
+  assign \$353  = \ch$22 [21] ? \ch$22 [7:4] : \$352 ;
+  assign \$354  = \ch$22 [20] ? \ch$22 [3:0] : \$353 ;
+  assign \$355  = \ch$22 [21] ? \ch$22 [7:4] : \ch$22 [11:8];
+  assign \$356  = \ch$22 [20] ? \ch$22 [3:0] : \$355 ;
+  assign \$357  = ! lanes[2:1];
+  assign \$358  = lanes[0] & \$357 ;
+  assign \$359  = \ch$22 [20] | \ch$22 [21];
+  assign \$360  = \$359  | \ch$22 [23];
+  assign \$361  = \$358  & \$360 ;
+  assign \$362  = ~ list_empty;
+  assign \$363  = lanes[2:1] == 2'h3;
+  assign \$364  = \$363  | lanes[624];
+  assign \$365  = \$362  & \$364 ;
+  assign \$366  = lanes[2:1] == 2'h2;
+  assign \$367  = lanes[2:1] == 2'h3;
+  assign \$368  = \$366  | \$367 ;
+  assign \$369  = lanes[0] & \$368 ;
+  assign \$370  = \$369  & \ch$22 [24];
+  assign fw1_touched = \port$4674$271 [1] ? forward__lane : { 3'h0, \port$4674$271 [2] };
+  assign \$371  = fw1_touched & lanes[641:638];
+  assign fw1_any = | \$371 ;
+  assign \$372  = fw1_touched & lanes[645:642];
+  assign \$373  = | \$372 ;
+  assign \$374  = fw1_touched & lanes[649:646];
+  assign \$375  = | \$374 ;
+  assign choice = fw1_any ? \$376  : \ch$22 ;
+  assign \$377  = ! fw1_lane;
+  assign \$378  = fw1_any & \$377 ;
+  assign \$379  = fw1_lane == 1'h1;
+  assign \$380  = fw1_any & \$379 ;
+  assign \$381  = fw1_lane == 2'h2;
+  assign \$382  = fw1_any & \$381 ;
+  assign \$383  = fw1_lane == 2'h3;
+  assign \$384  = fw1_any & \$383 ;
+  assign \$385  = choice[0] ? lanes[173:163] : 11'h000;
+  assign \$387  = choice[1] ? lanes[300:290] : 11'h000;
+  assign \$388  = \$386  | \$387 ;
+  assign \$389  = choice[2] ? lanes[427:417] : 11'h000;
+  assign \$390  = \$388  | \$389 ;
+  assign \$391  = choice[3] ? lanes[554:544] : 11'h000;
+  assign \$392  = \$390  | \$391 ;
+  assign \$393  = fw1_hit[0] ? \port$4674$271 [18:3] : lanes[161:146];
+  assign \$394  = choice[0] ? \$393  : 16'h0000;
+  assign \$396  = fw1_hit[1] ? \port$4674$271 [18:3] : lanes[288:273];
+  assign \$397  = choice[1] ? \$396  : 16'h0000;
+  assign \$398  = \$395  | \$397 ;
+  assign \$399  = fw1_hit[2] ? \port$4674$271 [18:3] : lanes[415:400];
+  assign \$400  = choice[2] ? \$399  : 16'h0000;
+  assign \$401  = \$398  | \$400 ;
+  assign \$402  = fw1_hit[3] ? \port$4674$271 [18:3] : lanes[542:527];
+  assign \$403  = choice[3] ? \$402  : 16'h0000;
+  assign \$404  = \$401  | \$403 ;
+  assign \$405  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
+  assign \$406  = choice[0] ? \$405  : 8'h00;
+  assign \$408  = fw1_hit[1] ? lanes[637:630] : lanes[216:209];
+  assign \$409  = choice[1] ? \$408  : 8'h00;
+  assign \$410  = \$407  | \$409 ;
+  assign \$411  = fw1_hit[2] ? lanes[637:630] : lanes[343:336];
+  assign \$412  = choice[2] ? \$411  : 8'h00;
+  assign \$413  = \$410  | \$412 ;
+  assign \$414  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
+  assign \$415  = choice[3] ? \$414  : 8'h00;
+  assign \$416  = \$413  | \$415 ;
+  assign \$417  = fw1_hit[0] & \port$4674$271 [1];
+  assign \$418  = \$417  ? \port$4674$271 [0] : mark_b[0];
+  assign \$419  = fw1_hit[1] & \port$4674$271 [1];
+  assign \$420  = \$419  ? \port$4674$271 [0] : mark_b[1];
+  assign \$421  = fw1_hit[2] & \port$4674$271 [1];
+  assign \$422  = \$421  ? \port$4674$271 [0] : mark_b[2];
+  assign \$423  = fw1_hit[3] & \port$4674$271 [1];
+  assign \$424  = \$423  ? \port$4674$271 [0] : mark_b[3];
+  assign \$425  = choice[3:0] & { \$424 , \$422 , \$420 , \$418  };
+  assign \$426  = | \$425 ;
+  assign \$427  = choice[4] ? lanes[173:163] : 11'h000;
+  assign \$429  = choice[5] ? lanes[300:290] : 11'h000;
+  assign \$430  = \$428  | \$429 ;
+  assign \$431  = choice[6] ? lanes[427:417] : 11'h000;
+  assign \$432  = \$430  | \$431 ;
+  assign \$433  = choice[7] ? lanes[554:544] : 11'h000;
+  assign \$434  = \$432  | \$433 ;
+  assign \$435  = fw1_hit[0] & \port$4674$271 [1];
+  assign \$436  = \$435  ? \port$4674$271 [0] : mark_b[0];
+  assign \$437  = fw1_hit[1] & \port$4674$271 [1];
+  assign \$438  = \$437  ? \port$4674$271 [0] : mark_b[1];
+  assign \$439  = fw1_hit[2] & \port$4674$271 [1];
+  assign \$440  = \$439  ? \port$4674$271 [0] : mark_b[2];
+  assign \$441  = fw1_hit[3] & \port$4674$271 [1];
+  assign \$442  = \$441  ? \port$4674$271 [0] : mark_b[3];
+  assign \$443  = choice[7:4] & { \$442 , \$440 , \$438 , \$436  };
+  assign \$444  = | \$443 ;
+  assign \$445  = choice[8] ? lanes[173:163] : 11'h000;
+  assign \$447  = choice[9] ? lanes[300:290] : 11'h000;
+  assign \$448  = \$446  | \$447 ;
+  assign \$449  = choice[10] ? lanes[427:417] : 11'h000;
+  assign \$450  = \$448  | \$449 ;
+  assign \$451  = choice[11] ? lanes[554:544] : 11'h000;
+  assign \$452  = \$450  | \$451 ;
+  assign \$453  = fw1_hit[0] ? forward__tag : lanes[145:90];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     (* full_case = 32'd1 *)
@@ -25720,46 +26318,25 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
           \$27  = sc_mark_value[3];
     endcase
   end
-  assign request = lanes[68:0];
-  assign window = lanes[79:69];
-  assign \list_empty$19  = list_empty;
-  assign mark = { mark_b[3:1], \$29  };
-  assign forward__write = \port$4847$271 [1];
-  assign forward__mark = \port$4847$271 [0];
-  assign valid = { lanes[461], lanes[334], lanes[207], \port$4847$271 [1] };
-  assign match = { lanes[462], lanes[335], lanes[208], \$30  };
-  assign beyond_w1 = { lanes[627:625], lanes[628] };
-  assign forward__count = \port$4847$271 [18:3];
-  assign forward__count_inc = \port$4847$271 [34:19];
-  assign \request$36  = lanes[68:0];
-  assign \window$37  = lanes[79:69];
-  assign \list_empty$38  = list_empty;
-  assign \mark$39  = { mark_b[3:2], \$34 , mark_b[0] };
-  assign \valid$40  = { lanes[461], lanes[334], \port$4847$271 [1], lanes[80] };
-  assign \match$41  = { lanes[462], lanes[335], \$35 , lanes[81] };
-  assign \beyond_w1$42  = { lanes[627:626], lanes[628], lanes[624] };
-  assign \request$50  = lanes[68:0];
-  assign \window$51  = lanes[79:69];
-  assign \list_empty$52  = list_empty;
-  assign \mark$53  = { mark_b[3], \$39 , mark_b[1:0] };
-  assign \valid$54  = { lanes[461], \port$4847$271 [1], lanes[207], lanes[80] };
-  assign \match$55  = { lanes[462], \$40 , lanes[208], lanes[81] };
-  assign \beyond_w1$56  = { lanes[627], lanes[628], lanes[625:624] };
-  assign \request$64  = lanes[68:0];
-  assign \window$65  = lanes[79:69];
-  assign \list_empty$66  = list_empty;
-  assign \mark$67  = { \$44 , mark_b[2:0] };
-  assign \valid$68  = { \port$4847$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \match$69  = { \$45 , lanes[335], lanes[208], lanes[81] };
-  assign \beyond_w1$70  = { lanes[628], lanes[626:624] };
-  assign \request$78  = lanes[68:0];
-  assign \window$79  = lanes[79:69];
-  assign \list_empty$80  = list_empty;
-  assign \mark$81  = mark_b;
-  assign \valid$82  = { lanes[461], lanes[334], lanes[207], lanes[80] };
-  assign \match$83  = { lanes[462], lanes[335], lanes[208], lanes[81] };
-  assign \beyond_w1$84  = lanes[627:624];
-  assign forward__invalidate = \port$4847$271 [2];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    (* full_case = 32'd1 *)
+    casez (fw1_lane)
+      2'h0:
+          \$376  = ch;
+      2'h1:
+          \$376  = \ch$19 ;
+      2'h2:
+          \$376  = \ch$20 ;
+      2'h3:
+          \$376  = \ch$21 ;
+    endcase
+  end
+  assign forward__write = \port$4674$271 [1];
+  assign forward__invalidate = \port$4674$271 [2];
+  assign forward__count = \port$4674$271 [18:3];
+  assign forward__mark = \port$4674$271 [0];
+  assign forward__count_inc = \port$4674$271 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -25820,31 +26397,78 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign \request.valid  = lanes[0];
-  assign \request.op  = lanes[2:1];
-  assign \request.min_tlevel  = lanes[4:3];
-  assign \request.tag  = lanes[60:5];
-  assign \request.t  = lanes[68:61];
-  assign \request$36.valid  = lanes[0];
-  assign \request$36.op  = lanes[2:1];
-  assign \request$36.min_tlevel  = lanes[4:3];
-  assign \request$36.tag  = lanes[60:5];
-  assign \request$36.t  = lanes[68:61];
-  assign \request$50.valid  = lanes[0];
-  assign \request$50.op  = lanes[2:1];
-  assign \request$50.min_tlevel  = lanes[4:3];
-  assign \request$50.tag  = lanes[60:5];
-  assign \request$50.t  = lanes[68:61];
-  assign \request$64.valid  = lanes[0];
-  assign \request$64.op  = lanes[2:1];
-  assign \request$64.min_tlevel  = lanes[4:3];
-  assign \request$64.tag  = lanes[60:5];
-  assign \request$64.t  = lanes[68:61];
-  assign \request$78.valid  = lanes[0];
-  assign \request$78.op  = lanes[2:1];
-  assign \request$78.min_tlevel  = lanes[4:3];
-  assign \request$78.tag  = lanes[60:5];
-  assign \request$78.t  = lanes[68:61];
+  assign \ch.hit_lane  = ch[3:0];
+  assign \ch.first_free  = ch[7:4];
+  assign \ch.wins  = ch[11:8];
+  assign \ch.wr_lane  = ch[15:12];
+  assign \ch.slot_lane  = ch[19:16];
+  assign \ch.present  = ch[20];
+  assign \ch.any_free  = ch[21];
+  assign \ch.warm  = ch[22];
+  assign \ch.vict_t0  = ch[23];
+  assign \ch.take  = ch[24];
+  assign \ch.wr  = ch[25];
+  assign \ch.inv  = ch[26];
+  assign \ch$19.hit_lane  = \ch$19 [3:0];
+  assign \ch$19.first_free  = \ch$19 [7:4];
+  assign \ch$19.wins  = \ch$19 [11:8];
+  assign \ch$19.wr_lane  = \ch$19 [15:12];
+  assign \ch$19.slot_lane  = \ch$19 [19:16];
+  assign \ch$19.present  = \ch$19 [20];
+  assign \ch$19.any_free  = \ch$19 [21];
+  assign \ch$19.warm  = \ch$19 [22];
+  assign \ch$19.vict_t0  = \ch$19 [23];
+  assign \ch$19.take  = \ch$19 [24];
+  assign \ch$19.wr  = \ch$19 [25];
+  assign \ch$19.inv  = \ch$19 [26];
+  assign \ch$20.hit_lane  = \ch$20 [3:0];
+  assign \ch$20.first_free  = \ch$20 [7:4];
+  assign \ch$20.wins  = \ch$20 [11:8];
+  assign \ch$20.wr_lane  = \ch$20 [15:12];
+  assign \ch$20.slot_lane  = \ch$20 [19:16];
+  assign \ch$20.present  = \ch$20 [20];
+  assign \ch$20.any_free  = \ch$20 [21];
+  assign \ch$20.warm  = \ch$20 [22];
+  assign \ch$20.vict_t0  = \ch$20 [23];
+  assign \ch$20.take  = \ch$20 [24];
+  assign \ch$20.wr  = \ch$20 [25];
+  assign \ch$20.inv  = \ch$20 [26];
+  assign \ch$21.hit_lane  = \ch$21 [3:0];
+  assign \ch$21.first_free  = \ch$21 [7:4];
+  assign \ch$21.wins  = \ch$21 [11:8];
+  assign \ch$21.wr_lane  = \ch$21 [15:12];
+  assign \ch$21.slot_lane  = \ch$21 [19:16];
+  assign \ch$21.present  = \ch$21 [20];
+  assign \ch$21.any_free  = \ch$21 [21];
+  assign \ch$21.warm  = \ch$21 [22];
+  assign \ch$21.vict_t0  = \ch$21 [23];
+  assign \ch$21.take  = \ch$21 [24];
+  assign \ch$21.wr  = \ch$21 [25];
+  assign \ch$21.inv  = \ch$21 [26];
+  assign \ch$22.hit_lane  = \ch$22 [3:0];
+  assign \ch$22.first_free  = \ch$22 [7:4];
+  assign \ch$22.wins  = \ch$22 [11:8];
+  assign \ch$22.wr_lane  = \ch$22 [15:12];
+  assign \ch$22.slot_lane  = \ch$22 [19:16];
+  assign \ch$22.present  = \ch$22 [20];
+  assign \ch$22.any_free  = \ch$22 [21];
+  assign \ch$22.warm  = \ch$22 [22];
+  assign \ch$22.vict_t0  = \ch$22 [23];
+  assign \ch$22.take  = \ch$22 [24];
+  assign \ch$22.wr  = \ch$22 [25];
+  assign \ch$22.inv  = \ch$22 [26];
+  assign \choice.hit_lane  = choice[3:0];
+  assign \choice.first_free  = choice[7:4];
+  assign \choice.wins  = choice[11:8];
+  assign \choice.wr_lane  = choice[15:12];
+  assign \choice.slot_lane  = choice[19:16];
+  assign \choice.present  = choice[20];
+  assign \choice.any_free  = choice[21];
+  assign \choice.warm  = choice[22];
+  assign \choice.vict_t0  = choice[23];
+  assign \choice.take  = choice[24];
+  assign \choice.wr  = choice[25];
+  assign \choice.inv  = choice[26];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -25872,2462 +26496,173 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$98.valid  = \decision$98 [0];
-  assign \decision$98.op  = \decision$98 [2:1];
-  assign \decision$98.min_tlevel  = \decision$98 [4:3];
-  assign \decision$98.tag  = \decision$98 [60:5];
-  assign \decision$98.t  = \decision$98 [68:61];
-  assign \decision$98.present  = \decision$98 [69];
-  assign \decision$98.hit_slot  = \decision$98 [80:70];
-  assign \decision$98.hit_cnt  = \decision$98 [96:81];
-  assign \decision$98.hit_age  = \decision$98 [104:97];
-  assign \decision$98.hit_mark  = \decision$98 [105];
-  assign \decision$98.any_free  = \decision$98 [106];
-  assign \decision$98.free_slot  = \decision$98 [117:107];
-  assign \decision$98.free_mark  = \decision$98 [118];
-  assign \decision$98.vict_t0  = \decision$98 [119];
-  assign \decision$98.vict_slot  = \decision$98 [130:120];
-  assign \decision$98.vict_tag  = \decision$98 [186:131];
-  assign \decision$98.vict_mark  = \decision$98 [187];
-  assign \decision$98.take  = \decision$98 [188];
-  assign \decision$98.tail_tag  = \decision$98 [244:189];
-  assign \decision$98.tail_slot  = \decision$98 [255:245];
-  assign \decision$98.wr_lane  = \decision$98 [259:256];
-  assign \decision$98.wr_slot  = \decision$98 [270:260];
-  assign \decision$98.wr_mark  = \decision$98 [271];
-  assign \decision$98.wr  = \decision$98 [272];
-  assign \decision$98.inv  = \decision$98 [273];
-  assign \decision$98.cnt_after  = \decision$98 [289:274];
-  assign \decision$98.cnt_after_inc  = \decision$98 [305:290];
-  assign \decision$99.valid  = \decision$99 [0];
-  assign \decision$99.op  = \decision$99 [2:1];
-  assign \decision$99.min_tlevel  = \decision$99 [4:3];
-  assign \decision$99.tag  = \decision$99 [60:5];
-  assign \decision$99.t  = \decision$99 [68:61];
-  assign \decision$99.present  = \decision$99 [69];
-  assign \decision$99.hit_slot  = \decision$99 [80:70];
-  assign \decision$99.hit_cnt  = \decision$99 [96:81];
-  assign \decision$99.hit_age  = \decision$99 [104:97];
-  assign \decision$99.hit_mark  = \decision$99 [105];
-  assign \decision$99.any_free  = \decision$99 [106];
-  assign \decision$99.free_slot  = \decision$99 [117:107];
-  assign \decision$99.free_mark  = \decision$99 [118];
-  assign \decision$99.vict_t0  = \decision$99 [119];
-  assign \decision$99.vict_slot  = \decision$99 [130:120];
-  assign \decision$99.vict_tag  = \decision$99 [186:131];
-  assign \decision$99.vict_mark  = \decision$99 [187];
-  assign \decision$99.take  = \decision$99 [188];
-  assign \decision$99.tail_tag  = \decision$99 [244:189];
-  assign \decision$99.tail_slot  = \decision$99 [255:245];
-  assign \decision$99.wr_lane  = \decision$99 [259:256];
-  assign \decision$99.wr_slot  = \decision$99 [270:260];
-  assign \decision$99.wr_mark  = \decision$99 [271];
-  assign \decision$99.wr  = \decision$99 [272];
-  assign \decision$99.inv  = \decision$99 [273];
-  assign \decision$99.cnt_after  = \decision$99 [289:274];
-  assign \decision$99.cnt_after_inc  = \decision$99 [305:290];
-  assign \decision$100.valid  = \decision$100 [0];
-  assign \decision$100.op  = \decision$100 [2:1];
-  assign \decision$100.min_tlevel  = \decision$100 [4:3];
-  assign \decision$100.tag  = \decision$100 [60:5];
-  assign \decision$100.t  = \decision$100 [68:61];
-  assign \decision$100.present  = \decision$100 [69];
-  assign \decision$100.hit_slot  = \decision$100 [80:70];
-  assign \decision$100.hit_cnt  = \decision$100 [96:81];
-  assign \decision$100.hit_age  = \decision$100 [104:97];
-  assign \decision$100.hit_mark  = \decision$100 [105];
-  assign \decision$100.any_free  = \decision$100 [106];
-  assign \decision$100.free_slot  = \decision$100 [117:107];
-  assign \decision$100.free_mark  = \decision$100 [118];
-  assign \decision$100.vict_t0  = \decision$100 [119];
-  assign \decision$100.vict_slot  = \decision$100 [130:120];
-  assign \decision$100.vict_tag  = \decision$100 [186:131];
-  assign \decision$100.vict_mark  = \decision$100 [187];
-  assign \decision$100.take  = \decision$100 [188];
-  assign \decision$100.tail_tag  = \decision$100 [244:189];
-  assign \decision$100.tail_slot  = \decision$100 [255:245];
-  assign \decision$100.wr_lane  = \decision$100 [259:256];
-  assign \decision$100.wr_slot  = \decision$100 [270:260];
-  assign \decision$100.wr_mark  = \decision$100 [271];
-  assign \decision$100.wr  = \decision$100 [272];
-  assign \decision$100.inv  = \decision$100 [273];
-  assign \decision$100.cnt_after  = \decision$100 [289:274];
-  assign \decision$100.cnt_after_inc  = \decision$100 [305:290];
-  assign \decision$101.valid  = \decision$101 [0];
-  assign \decision$101.op  = \decision$101 [2:1];
-  assign \decision$101.min_tlevel  = \decision$101 [4:3];
-  assign \decision$101.tag  = \decision$101 [60:5];
-  assign \decision$101.t  = \decision$101 [68:61];
-  assign \decision$101.present  = \decision$101 [69];
-  assign \decision$101.hit_slot  = \decision$101 [80:70];
-  assign \decision$101.hit_cnt  = \decision$101 [96:81];
-  assign \decision$101.hit_age  = \decision$101 [104:97];
-  assign \decision$101.hit_mark  = \decision$101 [105];
-  assign \decision$101.any_free  = \decision$101 [106];
-  assign \decision$101.free_slot  = \decision$101 [117:107];
-  assign \decision$101.free_mark  = \decision$101 [118];
-  assign \decision$101.vict_t0  = \decision$101 [119];
-  assign \decision$101.vict_slot  = \decision$101 [130:120];
-  assign \decision$101.vict_tag  = \decision$101 [186:131];
-  assign \decision$101.vict_mark  = \decision$101 [187];
-  assign \decision$101.take  = \decision$101 [188];
-  assign \decision$101.tail_tag  = \decision$101 [244:189];
-  assign \decision$101.tail_slot  = \decision$101 [255:245];
-  assign \decision$101.wr_lane  = \decision$101 [259:256];
-  assign \decision$101.wr_slot  = \decision$101 [270:260];
-  assign \decision$101.wr_mark  = \decision$101 [271];
-  assign \decision$101.wr  = \decision$101 [272];
-  assign \decision$101.inv  = \decision$101 [273];
-  assign \decision$101.cnt_after  = \decision$101 [289:274];
-  assign \decision$101.cnt_after_inc  = \decision$101 [305:290];
-  assign \decision$102.valid  = \decision$102 [0];
-  assign \decision$102.op  = \decision$102 [2:1];
-  assign \decision$102.min_tlevel  = \decision$102 [4:3];
-  assign \decision$102.tag  = \decision$102 [60:5];
-  assign \decision$102.t  = \decision$102 [68:61];
-  assign \decision$102.present  = \decision$102 [69];
-  assign \decision$102.hit_slot  = \decision$102 [80:70];
-  assign \decision$102.hit_cnt  = \decision$102 [96:81];
-  assign \decision$102.hit_age  = \decision$102 [104:97];
-  assign \decision$102.hit_mark  = \decision$102 [105];
-  assign \decision$102.any_free  = \decision$102 [106];
-  assign \decision$102.free_slot  = \decision$102 [117:107];
-  assign \decision$102.free_mark  = \decision$102 [118];
-  assign \decision$102.vict_t0  = \decision$102 [119];
-  assign \decision$102.vict_slot  = \decision$102 [130:120];
-  assign \decision$102.vict_tag  = \decision$102 [186:131];
-  assign \decision$102.vict_mark  = \decision$102 [187];
-  assign \decision$102.take  = \decision$102 [188];
-  assign \decision$102.tail_tag  = \decision$102 [244:189];
-  assign \decision$102.tail_slot  = \decision$102 [255:245];
-  assign \decision$102.wr_lane  = \decision$102 [259:256];
-  assign \decision$102.wr_slot  = \decision$102 [270:260];
-  assign \decision$102.wr_mark  = \decision$102 [271];
-  assign \decision$102.wr  = \decision$102 [272];
-  assign \decision$102.inv  = \decision$102 [273];
-  assign \decision$102.cnt_after  = \decision$102 [289:274];
-  assign \decision$102.cnt_after_inc  = \decision$102 [305:290];
-  assign fw1_lane[1] = \$53 ;
-  assign fw1_lane[0] = \$51 ;
-  assign \older$91 [14] = eb_gt3_2;
-  assign \older$91 [13] = eb_gt3_1;
-  assign \older$91 [12] = eb_gt3_0;
-  assign \older$91 [11] = eb_gt2_3;
-  assign \older$91 [9] = eb_gt2_1;
-  assign \older$91 [8] = eb_gt2_0;
-  assign \older$91 [7] = eb_gt1_3;
-  assign \older$91 [6] = eb_gt1_2;
-  assign \older$91 [4] = eb_gt1_0;
-  assign \older$91 [3] = eb_gt0_3;
-  assign \older$91 [2] = eb_gt0_2;
-  assign \older$91 [1] = eb_gt0_1;
-  assign { \older$91 [15], \older$91 [10], \older$91 [5], \older$91 [0] } = 4'h0;
-  assign \slot$90 [43:33] = lanes[554:544];
-  assign \slot$90 [32:22] = lanes[427:417];
-  assign \slot$90 [21:11] = lanes[300:290];
-  assign \slot$90 [10:0] = lanes[173:163];
-  assign \count_inc2$89 [63:48] = lanes[586:571];
-  assign \count_inc2$89 [47:32] = lanes[459:444];
-  assign \count_inc2$89 [31:16] = lanes[332:317];
-  assign \count_inc2$89 [15:0] = lanes[205:190];
-  assign \count_inc$88 [63:48] = lanes[570:555];
-  assign \count_inc$88 [47:32] = lanes[443:428];
-  assign \count_inc$88 [31:16] = lanes[316:301];
-  assign \count_inc$88 [15:0] = lanes[189:174];
-  assign \count$87 [63:48] = lanes[542:527];
-  assign \count$87 [47:32] = lanes[415:400];
-  assign \count$87 [31:16] = lanes[288:273];
-  assign \count$87 [15:0] = lanes[161:146];
-  assign \tag$86 [223:168] = lanes[526:471];
-  assign \tag$86 [167:112] = lanes[399:344];
-  assign \tag$86 [111:56] = lanes[272:217];
-  assign \tag$86 [55:0] = lanes[145:90];
-  assign \age$85 [31:24] = lanes[470:463];
-  assign \age$85 [23:16] = lanes[343:336];
-  assign \age$85 [15:8] = lanes[216:209];
-  assign \age$85 [7:0] = lanes[89:82];
-  assign \older$77 [14] = lanes[622];
-  assign \older$77 [13] = lanes[621];
-  assign \older$77 [12] = lanes[620];
-  assign \older$77 [11] = lanes[618];
-  assign \older$77 [9] = eb_gt2_1;
-  assign \older$77 [8] = eb_gt2_0;
-  assign \older$77 [7] = lanes[617];
-  assign \older$77 [6] = eb_gt1_2;
-  assign \older$77 [4] = eb_gt1_0;
-  assign \older$77 [3] = lanes[616];
-  assign \older$77 [2] = eb_gt0_2;
-  assign \older$77 [1] = eb_gt0_1;
-  assign { \older$77 [15], \older$77 [10], \older$77 [5], \older$77 [0] } = 4'h0;
-  assign \slot$76 [43:33] = lanes[554:544];
-  assign \slot$76 [32:22] = lanes[427:417];
-  assign \slot$76 [21:11] = lanes[300:290];
-  assign \slot$76 [10:0] = lanes[173:163];
-  assign \count_inc2$75 [63:48] = \$48 [15:0];
-  assign \count_inc2$75 [47:32] = lanes[459:444];
-  assign \count_inc2$75 [31:16] = lanes[332:317];
-  assign \count_inc2$75 [15:0] = lanes[205:190];
-  assign \count_inc$74 [63:48] = \port$4847$271 [34:19];
-  assign \count_inc$74 [47:32] = lanes[443:428];
-  assign \count_inc$74 [31:16] = lanes[316:301];
-  assign \count_inc$74 [15:0] = lanes[189:174];
-  assign \count$73 [63:48] = \port$4847$271 [18:3];
-  assign \count$73 [47:32] = lanes[415:400];
-  assign \count$73 [31:16] = lanes[288:273];
-  assign \count$73 [15:0] = lanes[161:146];
-  assign \tag$72 [223:168] = forward__tag;
-  assign \tag$72 [167:112] = lanes[399:344];
-  assign \tag$72 [111:56] = lanes[272:217];
-  assign \tag$72 [55:0] = lanes[145:90];
-  assign \age$71 [31:24] = lanes[637:630];
-  assign \age$71 [23:16] = lanes[343:336];
-  assign \age$71 [15:8] = lanes[216:209];
-  assign \age$71 [7:0] = lanes[89:82];
-  assign \older$63 [14] = lanes[619];
-  assign \older$63 [13] = eb_gt3_1;
-  assign \older$63 [12] = eb_gt3_0;
-  assign \older$63 [11] = lanes[623];
-  assign \older$63 [9] = lanes[621];
-  assign \older$63 [8] = lanes[620];
-  assign \older$63 [7] = eb_gt1_3;
-  assign \older$63 [6] = lanes[617];
-  assign \older$63 [4] = eb_gt1_0;
-  assign \older$63 [3] = eb_gt0_3;
-  assign \older$63 [2] = lanes[616];
-  assign \older$63 [1] = eb_gt0_1;
-  assign { \older$63 [15], \older$63 [10], \older$63 [5], \older$63 [0] } = 4'h0;
-  assign \slot$62 [43:33] = lanes[554:544];
-  assign \slot$62 [32:22] = lanes[427:417];
-  assign \slot$62 [21:11] = lanes[300:290];
-  assign \slot$62 [10:0] = lanes[173:163];
-  assign \count_inc2$61 [63:48] = lanes[586:571];
-  assign \count_inc2$61 [47:32] = \$43 [15:0];
-  assign \count_inc2$61 [31:16] = lanes[332:317];
-  assign \count_inc2$61 [15:0] = lanes[205:190];
-  assign \count_inc$60 [63:48] = lanes[570:555];
-  assign \count_inc$60 [47:32] = \port$4847$271 [34:19];
-  assign \count_inc$60 [31:16] = lanes[316:301];
-  assign \count_inc$60 [15:0] = lanes[189:174];
-  assign \count$59 [63:48] = lanes[542:527];
-  assign \count$59 [47:32] = \port$4847$271 [18:3];
-  assign \count$59 [31:16] = lanes[288:273];
-  assign \count$59 [15:0] = lanes[161:146];
-  assign \tag$58 [223:168] = lanes[526:471];
-  assign \tag$58 [167:112] = forward__tag;
-  assign \tag$58 [111:56] = lanes[272:217];
-  assign \tag$58 [55:0] = lanes[145:90];
-  assign \age$57 [31:24] = lanes[470:463];
-  assign \age$57 [23:16] = lanes[637:630];
-  assign \age$57 [15:8] = lanes[216:209];
-  assign \age$57 [7:0] = lanes[89:82];
-  assign \older$49 [14] = eb_gt3_2;
-  assign \older$49 [13] = lanes[619];
-  assign \older$49 [12] = eb_gt3_0;
-  assign \older$49 [11] = eb_gt2_3;
-  assign \older$49 [9] = lanes[618];
-  assign \older$49 [8] = eb_gt2_0;
-  assign \older$49 [7] = lanes[623];
-  assign \older$49 [6] = lanes[622];
-  assign \older$49 [4] = lanes[620];
-  assign \older$49 [3] = eb_gt0_3;
-  assign \older$49 [2] = eb_gt0_2;
-  assign \older$49 [1] = lanes[616];
-  assign { \older$49 [15], \older$49 [10], \older$49 [5], \older$49 [0] } = 4'h0;
-  assign \slot$48 [43:33] = lanes[554:544];
-  assign \slot$48 [32:22] = lanes[427:417];
-  assign \slot$48 [21:11] = lanes[300:290];
-  assign \slot$48 [10:0] = lanes[173:163];
-  assign \count_inc2$47 [63:48] = lanes[586:571];
-  assign \count_inc2$47 [47:32] = lanes[459:444];
-  assign \count_inc2$47 [31:16] = \$38 [15:0];
-  assign \count_inc2$47 [15:0] = lanes[205:190];
-  assign \count_inc$46 [63:48] = lanes[570:555];
-  assign \count_inc$46 [47:32] = lanes[443:428];
-  assign \count_inc$46 [31:16] = \port$4847$271 [34:19];
-  assign \count_inc$46 [15:0] = lanes[189:174];
-  assign \count$45 [63:48] = lanes[542:527];
-  assign \count$45 [47:32] = lanes[415:400];
-  assign \count$45 [31:16] = \port$4847$271 [18:3];
-  assign \count$45 [15:0] = lanes[161:146];
-  assign \tag$44 [223:168] = lanes[526:471];
-  assign \tag$44 [167:112] = lanes[399:344];
-  assign \tag$44 [111:56] = forward__tag;
-  assign \tag$44 [55:0] = lanes[145:90];
-  assign \age$43 [31:24] = lanes[470:463];
-  assign \age$43 [23:16] = lanes[343:336];
-  assign \age$43 [15:8] = lanes[637:630];
-  assign \age$43 [7:0] = lanes[89:82];
-  assign older[14] = eb_gt3_2;
-  assign older[13] = eb_gt3_1;
-  assign older[12] = lanes[619];
-  assign older[11] = eb_gt2_3;
-  assign older[9] = eb_gt2_1;
-  assign older[8] = lanes[618];
-  assign older[7] = eb_gt1_3;
-  assign older[6] = eb_gt1_2;
-  assign older[4] = lanes[617];
-  assign older[3] = lanes[623];
-  assign older[2] = lanes[622];
-  assign older[1] = lanes[621];
-  assign { older[15], older[10], older[5], older[0] } = 4'h0;
-  assign slot[43:33] = lanes[554:544];
-  assign slot[32:22] = lanes[427:417];
-  assign slot[21:11] = lanes[300:290];
-  assign slot[10:0] = lanes[173:163];
-  assign count_inc2[63:48] = lanes[586:571];
-  assign count_inc2[47:32] = lanes[459:444];
-  assign count_inc2[31:16] = lanes[332:317];
-  assign count_inc2[15:0] = \$33 [15:0];
-  assign count_inc[63:48] = lanes[570:555];
-  assign count_inc[47:32] = lanes[443:428];
-  assign count_inc[31:16] = lanes[316:301];
-  assign count_inc[15:0] = \port$4847$271 [34:19];
-  assign count[63:48] = lanes[542:527];
-  assign count[47:32] = lanes[415:400];
-  assign count[31:16] = lanes[288:273];
-  assign count[15:0] = \port$4847$271 [18:3];
-  assign tag[223:168] = lanes[526:471];
-  assign tag[167:112] = lanes[399:344];
-  assign tag[111:56] = lanes[272:217];
-  assign tag[55:0] = forward__tag;
-  assign age[31:24] = lanes[470:463];
-  assign age[23:16] = lanes[343:336];
-  assign age[15:8] = lanes[216:209];
-  assign age[7:0] = lanes[637:630];
+  assign decision[305:290] = \$531 ;
+  assign decision[289:274] = \$506 ;
+  assign decision[273] = choice[26];
+  assign decision[272] = choice[25];
+  assign decision[271] = \$493 ;
+  assign decision[270:260] = \$483 ;
+  assign decision[259:256] = choice[15:12];
+  assign decision[255:245] = lanes[79:69];
+  assign decision[244:189] = \$475 ;
+  assign decision[188] = choice[24];
+  assign decision[187] = \$474 ;
+  assign decision[186:131] = \$464 ;
+  assign decision[130:120] = \$452 ;
+  assign decision[119] = choice[23];
+  assign decision[118] = \$444 ;
+  assign decision[117:107] = \$434 ;
+  assign decision[105] = \$426 ;
+  assign decision[104:97] = \$416 ;
+  assign decision[96:81] = \$404 ;
+  assign decision[80:70] = \$392 ;
+  assign decision[106] = choice[21];
+  assign decision[69] = choice[20];
+  assign decision[68:61] = lanes[68:61];
+  assign decision[60:5] = lanes[60:5];
+  assign decision[4:3] = lanes[4:3];
+  assign decision[2:1] = lanes[2:1];
+  assign decision[0] = lanes[0];
+  assign fw1_hit[3] = \$384 ;
+  assign fw1_hit[2] = \$382 ;
+  assign fw1_hit[1] = \$380 ;
+  assign fw1_hit[0] = \$378 ;
+  assign fw1_lane[1] = \$375 ;
+  assign fw1_lane[0] = \$373 ;
+  assign \ch$22 [26] = \$370 ;
+  assign \ch$22 [24] = \$365 ;
+  assign \ch$22 [25] = \$361 ;
+  assign \ch$22 [19:16] = \$356 ;
+  assign \ch$22 [15:12] = \$354 ;
+  assign \ch$22 [22] = \$351 ;
+  assign \ch$22 [23] = \$347 ;
+  assign \ch$22 [11] = \$346 ;
+  assign \ch$22 [10] = \$345 ;
+  assign \ch$22 [9] = \$343 ;
+  assign \ch$22 [8] = \$340 ;
+  assign \ch$22 [7] = \$336 ;
+  assign \ch$22 [6] = \$331 ;
+  assign \ch$22 [5] = \$326 ;
+  assign \ch$22 [4] = \$321 [0];
+  assign \ch$22 [3] = lanes[462];
+  assign \ch$22 [2] = \$320 ;
+  assign \ch$22 [1] = \$317 ;
+  assign \ch$22 [0] = \$314 ;
+  assign \ch$22 [21] = \$311 ;
+  assign \ch$22 [20] = \$309 ;
+  assign \ch$21 [26] = \$308 ;
+  assign \ch$21 [24] = \$303 ;
+  assign \ch$21 [25] = \$299 ;
+  assign \ch$21 [19:16] = \$294 ;
+  assign \ch$21 [15:12] = \$292 ;
+  assign \ch$21 [22] = \$289 ;
+  assign \ch$21 [23] = \$285 ;
+  assign \ch$21 [11] = \$284 ;
+  assign \ch$21 [10] = \$283 ;
+  assign \ch$21 [9] = \$281 ;
+  assign \ch$21 [8] = \$278 ;
+  assign \ch$21 [7] = \$274 ;
+  assign \ch$21 [6] = \$269 ;
+  assign \ch$21 [5] = \$264 ;
+  assign \ch$21 [4] = \$259 [0];
+  assign \ch$21 [3] = \$258 ;
+  assign \ch$21 [2] = \$257 ;
+  assign \ch$21 [1] = \$252 ;
+  assign \ch$21 [0] = \$247 ;
+  assign \ch$21 [21] = \$242 ;
+  assign \ch$21 [20] = \$240 ;
+  assign \ch$20 [26] = \$238 ;
+  assign \ch$20 [24] = \$233 ;
+  assign \ch$20 [25] = \$229 ;
+  assign \ch$20 [19:16] = \$224 ;
+  assign \ch$20 [15:12] = \$222 ;
+  assign \ch$20 [22] = \$219 ;
+  assign \ch$20 [23] = \$215 ;
+  assign \ch$20 [11] = \$214 ;
+  assign \ch$20 [10] = \$213 ;
+  assign \ch$20 [9] = \$211 ;
+  assign \ch$20 [8] = \$208 ;
+  assign \ch$20 [7] = \$204 ;
+  assign \ch$20 [6] = \$199 ;
+  assign \ch$20 [5] = \$194 ;
+  assign \ch$20 [4] = \$189 [0];
+  assign \ch$20 [3] = lanes[462];
+  assign \ch$20 [2] = \$187 ;
+  assign \ch$20 [1] = \$182 ;
+  assign \ch$20 [0] = \$177 ;
+  assign \ch$20 [21] = \$172 ;
+  assign \ch$20 [20] = \$170 ;
+  assign \ch$19 [26] = \$168 ;
+  assign \ch$19 [24] = \$163 ;
+  assign \ch$19 [25] = \$159 ;
+  assign \ch$19 [19:16] = \$154 ;
+  assign \ch$19 [15:12] = \$152 ;
+  assign \ch$19 [22] = \$149 ;
+  assign \ch$19 [23] = \$145 ;
+  assign \ch$19 [11] = \$144 ;
+  assign \ch$19 [10] = \$143 ;
+  assign \ch$19 [9] = \$141 ;
+  assign \ch$19 [8] = \$138 ;
+  assign \ch$19 [7] = \$134 ;
+  assign \ch$19 [6] = \$129 ;
+  assign \ch$19 [5] = \$124 ;
+  assign \ch$19 [4] = \$119 [0];
+  assign \ch$19 [3] = lanes[462];
+  assign \ch$19 [2] = \$117 ;
+  assign \ch$19 [1] = \$112 ;
+  assign \ch$19 [0] = \$107 ;
+  assign \ch$19 [21] = \$102 ;
+  assign \ch$19 [20] = \$100 ;
+  assign ch[26] = \$98 ;
+  assign ch[24] = \$93 ;
+  assign ch[25] = \$89 ;
+  assign ch[19:16] = \$84 ;
+  assign ch[15:12] = \$82 ;
+  assign ch[22] = \$79 ;
+  assign ch[23] = \$75 ;
+  assign ch[11] = \$74 ;
+  assign ch[10] = \$73 ;
+  assign ch[9] = \$71 ;
+  assign ch[8] = \$68 ;
+  assign ch[7] = \$64 ;
+  assign ch[6] = \$59 ;
+  assign ch[5] = \$54 ;
+  assign ch[4] = \$49 [0];
+  assign ch[3] = lanes[462];
+  assign ch[2] = \$47 ;
+  assign ch[1] = \$42 ;
+  assign ch[0] = \$37 ;
+  assign ch[21] = \$32 ;
+  assign ch[20] = \$30 ;
   assign mark_b[3] = \$28 ;
   assign mark_b[2] = \$24 ;
   assign mark_b[1] = \$20 ;
   assign mark_b[0] = \$16 ;
+  assign \$45  = lanes[462];
+  assign \$52  = \$51 [0];
+  assign \$115  = lanes[462];
+  assign \$122  = \$121 [0];
+  assign \$185  = lanes[462];
+  assign \$192  = \$191 [0];
+  assign \$255  = \$254 ;
+  assign \$262  = \$261 [0];
+  assign \$318  = lanes[462];
+  assign \$324  = \$323 [0];
+  assign \$386  = \$385 ;
+  assign \$395  = \$394 ;
+  assign \$407  = \$406 ;
+  assign \$428  = \$427 ;
+  assign \$446  = \$445 ;
+  assign \$455  = \$454 ;
+  assign \$477  = \$476 ;
+  assign \$496  = \$495 ;
+  assign \$512  = \$511 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec0 (\port$2874$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$461 , \port$4786$625 , \port$4787$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2873$0 );
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4586$0 , \port$4587$0 , \port$4591$0 , \port$4593$0 , \port$4661$0 , \port$4674$5 , forward__lane
+, \port$4674$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input \port$2873$0 ;
-  wire \port$2873$0 ;
-  input \port$2874$0 ;
-  wire \port$2874$0 ;
-  input [79:0] \port$4786$0 ;
-  wire [79:0] \port$4786$0 ;
-  input [1:0] \port$4786$207 ;
-  wire [1:0] \port$4786$207 ;
-  input [1:0] \port$4786$334 ;
-  wire [1:0] \port$4786$334 ;
-  input [1:0] \port$4786$461 ;
-  wire [1:0] \port$4786$461 ;
-  input [3:0] \port$4786$625 ;
-  wire [3:0] \port$4786$625 ;
-  input [2:0] \port$4787$1 ;
-  wire [2:0] \port$4787$1 ;
-  input \port$4847$272 ;
-  wire \port$4847$272 ;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [3:0] valid;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$2874$0  };
-  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1] };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2874$0  & \$5 ;
-  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4786$207 [1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4786$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4786$625 [2:0], \port$4786$625 [3] };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4786$625 [2:0], \port$4786$625 [3] };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4786$0 [2:1];
-  assign \$77  = \port$4786$0 [0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4786$625 [2:0], \port$4786$625 [3] };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4787$1 , \port$2873$0  };
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$4786$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4786$625 [3];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4786$0 [2:1] == 2'h2;
-  assign \$106  = \port$4786$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4786$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = \port$2873$0 ;
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = \port$4787$1 [0];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = \port$4787$1 [1];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = \port$4787$1 [2];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = \port$4787$1 [2];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = \port$4787$1 [1];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = \port$4787$1 [0];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = \port$2873$0 ;
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4786$0 [79:69];
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$4786$0 [68:0];
-  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$2874$0  };
-  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4847$272  };
-  assign mark = { \port$4787$1 , \port$2873$0  };
-  assign beyond_w1 = { \port$4786$625 [2:0], \port$4786$625 [3] };
-  assign window = \port$4786$0 [79:69];
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4786$0 [0];
-  assign \request.op  = \port$4786$0 [2:1];
-  assign \request.min_tlevel  = \port$4786$0 [4:3];
-  assign \request.tag  = \port$4786$0 [60:5];
-  assign \request.t  = \port$4786$0 [68:61];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4786$461 [1];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = \port$4786$0 [68:61];
-  always @*
-    decision[60:5] = \port$4786$0 [60:5];
-  always @*
-    decision[4:3] = \port$4786$0 [4:3];
-  always @*
-    decision[2:1] = \port$4786$0 [2:1];
-  always @*
-    decision[0] = \port$4786$0 [0];
-  assign \$10  = \port$4786$461 [1];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec1 (\port$2879$0 , list_empty, \port$4786$0 , \port$4786$334 , \port$4786$461 , \port$4786$624 , \port$4786$626 , \port$4787$0 , \port$4787$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2878$0 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input \port$2878$0 ;
-  wire \port$2878$0 ;
-  input \port$2879$0 ;
-  wire \port$2879$0 ;
-  input [81:0] \port$4786$0 ;
-  wire [81:0] \port$4786$0 ;
-  input [1:0] \port$4786$334 ;
-  wire [1:0] \port$4786$334 ;
-  input [1:0] \port$4786$461 ;
-  wire [1:0] \port$4786$461 ;
-  input \port$4786$624 ;
-  wire \port$4786$624 ;
-  input [2:0] \port$4786$626 ;
-  wire [2:0] \port$4786$626 ;
-  input \port$4787$0 ;
-  wire \port$4787$0 ;
-  input [1:0] \port$4787$2 ;
-  wire [1:0] \port$4787$2 ;
-  input \port$4847$272 ;
-  wire \port$4847$272 ;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [3:0] valid;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0 , \port$4786$0 [81] };
-  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0  };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4786$0 [81] & \$5 ;
-  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2879$0  & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4786$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4786$0 [2:1];
-  assign \$77  = \port$4786$0 [0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4787$2 , \port$2878$0 , \port$4787$0  };
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$4786$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4786$624 ;
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4786$0 [2:1] == 2'h2;
-  assign \$106  = \port$4786$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4786$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = \port$4787$0 ;
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = \port$2878$0 ;
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = \port$4787$2 [0];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = \port$4787$2 [1];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = \port$4787$2 [1];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = \port$4787$2 [0];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = \port$2878$0 ;
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = \port$4787$0 ;
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4786$0 [79:69];
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$4786$0 [68:0];
-  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$2879$0 , \port$4786$0 [81] };
-  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4847$272 , \port$4786$0 [80] };
-  assign mark = { \port$4787$2 , \port$2878$0 , \port$4787$0  };
-  assign beyond_w1 = { \port$4786$626 [1:0], \port$4786$626 [2], \port$4786$624  };
-  assign window = \port$4786$0 [79:69];
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4786$0 [0];
-  assign \request.op  = \port$4786$0 [2:1];
-  assign \request.min_tlevel  = \port$4786$0 [4:3];
-  assign \request.tag  = \port$4786$0 [60:5];
-  assign \request.t  = \port$4786$0 [68:61];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4786$461 [1];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = \port$4786$0 [68:61];
-  always @*
-    decision[60:5] = \port$4786$0 [60:5];
-  always @*
-    decision[4:3] = \port$4786$0 [4:3];
-  always @*
-    decision[2:1] = \port$4786$0 [2:1];
-  always @*
-    decision[0] = \port$4786$0 [0];
-  assign \$10  = \port$4786$461 [1];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec2 (\port$2884$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$461 , \port$4786$624 , \port$4786$627 , \port$4787$0 , \port$4787$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2883$0 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input \port$2883$0 ;
-  wire \port$2883$0 ;
-  input \port$2884$0 ;
-  wire \port$2884$0 ;
-  input [81:0] \port$4786$0 ;
-  wire [81:0] \port$4786$0 ;
-  input [1:0] \port$4786$207 ;
-  wire [1:0] \port$4786$207 ;
-  input [1:0] \port$4786$461 ;
-  wire [1:0] \port$4786$461 ;
-  input [1:0] \port$4786$624 ;
-  wire [1:0] \port$4786$624 ;
-  input [1:0] \port$4786$627 ;
-  wire [1:0] \port$4786$627 ;
-  input [1:0] \port$4787$0 ;
-  wire [1:0] \port$4787$0 ;
-  input \port$4787$3 ;
-  wire \port$4787$3 ;
-  input \port$4847$272 ;
-  wire \port$4847$272 ;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [3:0] valid;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1], \port$4786$0 [81] };
-  assign \$2  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1] };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4786$0 [81] & \$5 ;
-  assign \$7  = | { \port$4786$461 [1], \port$2884$0  };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4786$207 [1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2884$0  & \$11 ;
-  assign \$13  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$14  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$15  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$16  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$54  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$55  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$60  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$65  = ~ { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4786$0 [2:1];
-  assign \$77  = \port$4786$0 [0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4787$3 , \port$2883$0 , \port$4787$0  };
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$4786$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4786$624 [0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4786$0 [2:1] == 2'h2;
-  assign \$106  = \port$4786$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4786$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = \port$4787$0 [0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = \port$4787$0 [1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = \port$2883$0 ;
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = \port$4787$3 ;
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = \port$4787$3 ;
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = \port$2883$0 ;
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = \port$4787$0 [1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = \port$4787$0 [0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4786$0 [79:69];
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$4786$0 [68:0];
-  assign match = { \port$4786$461 [1], \port$2884$0 , \port$4786$207 [1], \port$4786$0 [81] };
-  assign valid = { \port$4786$461 [0], \port$4847$272 , \port$4786$207 [0], \port$4786$0 [80] };
-  assign mark = { \port$4787$3 , \port$2883$0 , \port$4787$0  };
-  assign beyond_w1 = { \port$4786$627 [0], \port$4786$627 [1], \port$4786$624  };
-  assign window = \port$4786$0 [79:69];
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4786$0 [0];
-  assign \request.op  = \port$4786$0 [2:1];
-  assign \request.min_tlevel  = \port$4786$0 [4:3];
-  assign \request.tag  = \port$4786$0 [60:5];
-  assign \request.t  = \port$4786$0 [68:61];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4786$461 [1];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = \port$4786$0 [68:61];
-  always @*
-    decision[60:5] = \port$4786$0 [60:5];
-  always @*
-    decision[4:3] = \port$4786$0 [4:3];
-  always @*
-    decision[2:1] = \port$4786$0 [2:1];
-  always @*
-    decision[0] = \port$4786$0 [0];
-  assign \$10  = \port$4786$461 [1];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec3 (\port$2889$0 , list_empty, \port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$624 , \port$4786$628 , \port$4787$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4847$272 , \port$2888$0 );
-  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input \port$2888$0 ;
-  wire \port$2888$0 ;
-  input \port$2889$0 ;
-  wire \port$2889$0 ;
-  input [81:0] \port$4786$0 ;
-  wire [81:0] \port$4786$0 ;
-  input [1:0] \port$4786$207 ;
-  wire [1:0] \port$4786$207 ;
-  input [1:0] \port$4786$334 ;
-  wire [1:0] \port$4786$334 ;
-  input [2:0] \port$4786$624 ;
-  wire [2:0] \port$4786$624 ;
-  input \port$4786$628 ;
-  wire \port$4786$628 ;
-  input [2:0] \port$4787$0 ;
-  wire [2:0] \port$4787$0 ;
-  input \port$4847$272 ;
-  wire \port$4847$272 ;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [3:0] valid;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
-  assign \$2  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1] };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4786$0 [81] & \$5 ;
-  assign \$7  = | { \port$2889$0 , \port$4786$334 [1] };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4786$207 [1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4786$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$14  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$15  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$16  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4786$628 , \port$4786$624  };
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4786$628 , \port$4786$624  };
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$54  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$55  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$60  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$65  = ~ { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4786$0 [2:1];
-  assign \$77  = \port$4786$0 [0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4786$628 , \port$4786$624  };
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2888$0 , \port$4787$0  };
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$4786$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4786$624 [0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4786$0 [2:1] == 2'h2;
-  assign \$106  = \port$4786$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4786$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = \port$4787$0 [0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = \port$4787$0 [1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = \port$4787$0 [2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = \port$2888$0 ;
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = \port$2888$0 ;
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = \port$4787$0 [2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = \port$4787$0 [1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = \port$4787$0 [0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4786$0 [79:69];
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$4786$0 [68:0];
-  assign match = { \port$2889$0 , \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
-  assign valid = { \port$4847$272 , \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign mark = { \port$2888$0 , \port$4787$0  };
-  assign beyond_w1 = { \port$4786$628 , \port$4786$624  };
-  assign window = \port$4786$0 [79:69];
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4786$0 [0];
-  assign \request.op  = \port$4786$0 [2:1];
-  assign \request.min_tlevel  = \port$4786$0 [4:3];
-  assign \request.tag  = \port$4786$0 [60:5];
-  assign \request.t  = \port$4786$0 [68:61];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2889$0 ;
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = \port$4786$0 [68:61];
-  always @*
-    decision[60:5] = \port$4786$0 [60:5];
-  always @*
-    decision[4:3] = \port$4786$0 [4:3];
-  always @*
-    decision[2:1] = \port$4786$0 [2:1];
-  always @*
-    decision[0] = \port$4786$0 [0];
-  assign \$10  = \port$2889$0 ;
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec4 (\port$4786$0 , \port$4786$207 , \port$4786$334 , \port$4786$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
-  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
-  wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
-  wire \$11 ;
-  wire \$12 ;
-  wire [3:0] \$13 ;
-  wire [3:0] \$14 ;
-  wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
-  wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
-  wire [3:0] \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire [3:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
-  wire \$3 ;
-  wire \$30 ;
-  wire [15:0] \$31 ;
-  wire [15:0] \$32 ;
-  wire [15:0] \$33 ;
-  wire [15:0] \$34 ;
-  wire [15:0] \$35 ;
-  wire [15:0] \$36 ;
-  wire [15:0] \$37 ;
-  wire [15:0] \$38 ;
-  wire [15:0] \$39 ;
-  wire \$4 ;
-  wire [3:0] \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire [15:0] \$44 ;
-  wire [15:0] \$45 ;
-  wire [15:0] \$46 ;
-  wire [15:0] \$47 ;
-  wire [15:0] \$48 ;
-  wire [15:0] \$49 ;
-  wire \$5 ;
-  wire [15:0] \$50 ;
-  wire [15:0] \$51 ;
-  wire [15:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
-  wire \$56 ;
-  wire \$57 ;
-  wire \$58 ;
-  wire [3:0] \$59 ;
-  wire \$6 ;
-  wire [3:0] \$60 ;
-  wire \$61 ;
-  wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
-  wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [10:0] \$72 ;
-  wire [10:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
-  wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [10:0] \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
-  wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [55:0] \$91 ;
-  wire [55:0] \$92 ;
-  wire [55:0] \$93 ;
-  wire [55:0] \$94 ;
-  wire [55:0] \$95 ;
-  wire [55:0] \$96 ;
-  wire [55:0] \$97 ;
-  wire [55:0] \$98 ;
-  wire [3:0] \$99 ;
-  input [31:0] age;
-  wire [31:0] age;
-  input [3:0] beyond_w1;
-  wire [3:0] beyond_w1;
-  input [63:0] count;
-  wire [63:0] count;
-  input [63:0] count_inc;
-  wire [63:0] count_inc;
-  input [63:0] count_inc2;
-  wire [63:0] count_inc2;
-  output [305:0] decision;
-  reg [305:0] decision;
-  wire \decision.any_free ;
-  wire [15:0] \decision.cnt_after ;
-  wire [15:0] \decision.cnt_after_inc ;
-  wire \decision.free_mark ;
-  wire [10:0] \decision.free_slot ;
-  wire [7:0] \decision.hit_age ;
-  wire [15:0] \decision.hit_cnt ;
-  wire \decision.hit_mark ;
-  wire [10:0] \decision.hit_slot ;
-  wire \decision.inv ;
-  wire [1:0] \decision.min_tlevel ;
-  wire [1:0] \decision.op ;
-  wire \decision.present ;
-  wire [7:0] \decision.t ;
-  wire [55:0] \decision.tag ;
-  wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
-  wire \decision.take ;
-  wire \decision.valid ;
-  wire \decision.vict_mark ;
-  wire [10:0] \decision.vict_slot ;
-  wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
-  wire \decision.wr ;
-  wire [3:0] \decision.wr_lane ;
-  wire \decision.wr_mark ;
-  wire [10:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
-  input list_empty;
-  wire list_empty;
-  input [3:0] mark;
-  wire [3:0] mark;
-  wire [3:0] match;
-  input [15:0] older;
-  wire [15:0] older;
-  input [81:0] \port$4786$0 ;
-  wire [81:0] \port$4786$0 ;
-  input [1:0] \port$4786$207 ;
-  wire [1:0] \port$4786$207 ;
-  input [1:0] \port$4786$334 ;
-  wire [1:0] \port$4786$334 ;
-  input [1:0] \port$4786$461 ;
-  wire [1:0] \port$4786$461 ;
-  wire [68:0] request;
-  wire [1:0] \request.min_tlevel ;
-  wire [1:0] \request.op ;
-  wire [7:0] \request.t ;
-  wire [55:0] \request.tag ;
-  wire \request.valid ;
-  input [43:0] slot;
-  wire [43:0] slot;
-  input [223:0] tag;
-  wire [223:0] tag;
-  wire [3:0] valid;
-  wire [10:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
-  assign \$2  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1] };
-  assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4786$0 [81] & \$5 ;
-  assign \$7  = | { \port$4786$461 [1], \port$4786$334 [1] };
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4786$207 [1] & \$8 ;
-  assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4786$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$14  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$15  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$16  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & beyond_w1;
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[69] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[15:0] : 16'h0000;
-  assign \$33  = hit_lane[1] ? count_inc[31:16] : 16'h0000;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[47:32] : 16'h0000;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & beyond_w1;
-  assign \$41  = | \$40 ;
-  assign \$42  = ~ \$41 ;
-  assign \$43  = decision[69] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[15:0] : 16'h0000;
-  assign \$46  = hit_lane[1] ? count_inc2[31:16] : 16'h0000;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[47:32] : 16'h0000;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$54  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$55  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$60  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$65  = ~ { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[119] ? wins : 4'h0;
-  assign \$70  = decision[106] ? first_free : \$69 ;
-  assign \$71  = decision[69] ? hit_lane : \$70 ;
-  assign \$72  = decision[106] ? decision[117:107] : decision[130:120];
-  assign \$73  = decision[69] ? decision[80:70] : \$72 ;
-  assign \$74  = decision[106] ? decision[118] : decision[187];
-  assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4786$0 [2:1];
-  assign \$77  = \port$4786$0 [0] & \$76 ;
-  assign \$78  = decision[69] | decision[106];
-  assign \$79  = \$78  | decision[119];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & beyond_w1;
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[10:0] : 11'h000;
-  assign \$85  = wins[1] ? slot[21:11] : 11'h000;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[32:22] : 11'h000;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[43:33] : 11'h000;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[55:0] : 56'h00000000000000;
-  assign \$93  = wins[1] ? tag[111:56] : 56'h00000000000000;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[167:112] : 56'h00000000000000;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & mark;
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$4786$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | beyond_w1[0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4786$0 [2:1] == 2'h2;
-  assign \$106  = \port$4786$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4786$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[188];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
-    { decision[118:107], decision[105:70] } = 48'h000000000000;
-    if (hit_lane[0]) begin
-      decision[96:81] = count[15:0];
-      decision[104:97] = age[7:0];
-      decision[80:70] = slot[10:0];
-      decision[105] = mark[0];
-    end
-    if (hit_lane[1]) begin
-      decision[96:81] = count[31:16];
-      decision[104:97] = age[15:8];
-      decision[80:70] = slot[21:11];
-      decision[105] = mark[1];
-    end
-    if (hit_lane[2]) begin
-      decision[96:81] = count[47:32];
-      decision[104:97] = age[23:16];
-      decision[80:70] = slot[32:22];
-      decision[105] = mark[2];
-    end
-    if (hit_lane[3]) begin
-      decision[96:81] = count[63:48];
-      decision[104:97] = age[31:24];
-      decision[80:70] = slot[43:33];
-      decision[105] = mark[3];
-    end
-    if (\$13 [3]) begin
-      decision[117:107] = slot[43:33];
-      decision[118] = mark[3];
-    end
-    if (\$14 [2]) begin
-      decision[117:107] = slot[32:22];
-      decision[118] = mark[2];
-    end
-    if (\$15 [1]) begin
-      decision[117:107] = slot[21:11];
-      decision[118] = mark[1];
-    end
-    if (\$16 [0]) begin
-      decision[117:107] = slot[10:0];
-      decision[118] = mark[0];
-    end
-    begin
-      begin
-        decision[289:274] = \$39 ;
-        decision[305:290] = \$52 ;
-        decision[259:256] = \$71 ;
-        decision[270:260] = \$73 ;
-        decision[271] = \$75 ;
-        decision[272] = \$80 ;
-        decision[119] = \$82 ;
-        decision[130:120] = \$90 ;
-        decision[186:131] = \$98 ;
-        decision[187] = \$100 ;
-        decision[188] = \$104 ;
-        decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4786$0 [79:69];
-        decision[273] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$4786$0 [68:0];
-  assign match = { \port$4786$461 [1], \port$4786$334 [1], \port$4786$207 [1], \port$4786$0 [81] };
-  assign valid = { \port$4786$461 [0], \port$4786$334 [0], \port$4786$207 [0], \port$4786$0 [80] };
-  assign window = \port$4786$0 [79:69];
-  assign \decision.valid  = decision[0];
-  assign \decision.op  = decision[2:1];
-  assign \decision.min_tlevel  = decision[4:3];
-  assign \decision.tag  = decision[60:5];
-  assign \decision.t  = decision[68:61];
-  assign \decision.present  = decision[69];
-  assign \decision.hit_slot  = decision[80:70];
-  assign \decision.hit_cnt  = decision[96:81];
-  assign \decision.hit_age  = decision[104:97];
-  assign \decision.hit_mark  = decision[105];
-  assign \decision.any_free  = decision[106];
-  assign \decision.free_slot  = decision[117:107];
-  assign \decision.free_mark  = decision[118];
-  assign \decision.vict_t0  = decision[119];
-  assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4786$0 [0];
-  assign \request.op  = \port$4786$0 [2:1];
-  assign \request.min_tlevel  = \port$4786$0 [4:3];
-  assign \request.tag  = \port$4786$0 [60:5];
-  assign \request.t  = \port$4786$0 [68:61];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4786$461 [1];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[106] = \$3 ;
-  always @*
-    decision[69] = \$1 ;
-  always @*
-    decision[68:61] = \port$4786$0 [68:61];
-  always @*
-    decision[60:5] = \port$4786$0 [60:5];
-  always @*
-    decision[4:3] = \port$4786$0 [4:3];
-  always @*
-    decision[2:1] = \port$4786$0 [2:1];
-  always @*
-    decision[0] = \port$4786$0 [0];
-  assign \$10  = \port$4786$461 [1];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
-endmodule
-
-(* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4711$0 , \port$4712$0 , \port$4716$0 , \port$4718$0 , \port$4786$0 , \port$4847$5 , forward__lane
-, \port$4847$271 , cfg, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
   wire [2:0] \$100 ;
@@ -29150,22 +27485,22 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4711$0 ;
-  wire [79:0] \port$4711$0 ;
-  output [31:0] \port$4712$0 ;
-  wire [31:0] \port$4712$0 ;
+  output [79:0] \port$4586$0 ;
+  wire [79:0] \port$4586$0 ;
+  output [31:0] \port$4587$0 ;
+  wire [31:0] \port$4587$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4716$0 ;
-  wire [415:0] \port$4716$0 ;
+  output [415:0] \port$4591$0 ;
+  wire [415:0] \port$4591$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4718$0 ;
-  wire [16:0] \port$4718$0 ;
-  input [79:0] \port$4786$0 ;
-  wire [79:0] \port$4786$0 ;
-  input [18:0] \port$4847$271 ;
-  wire [18:0] \port$4847$271 ;
-  input [63:0] \port$4847$5 ;
-  wire [63:0] \port$4847$5 ;
+  output [16:0] \port$4593$0 ;
+  wire [16:0] \port$4593$0 ;
+  input [79:0] \port$4661$0 ;
+  wire [79:0] \port$4661$0 ;
+  input [18:0] \port$4674$271 ;
+  wire [18:0] \port$4674$271 ;
+  input [63:0] \port$4674$5 ;
+  wire [63:0] \port$4674$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -29540,11 +27875,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4786$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4786$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4786$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4661$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4661$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4661$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4786$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4661$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -29560,99 +27895,99 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4847$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4847$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4674$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4674$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4847$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4847$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4674$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4674$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4847$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4847$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4674$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4674$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4847$271 [1] & \$616 ;
-  assign \$618  = \port$4847$271 [2] & m_ov0[0];
+  assign \$617  = \port$4674$271 [1] & \$616 ;
+  assign \$618  = \port$4674$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4847$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4847$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4674$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4674$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4847$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4847$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4674$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4674$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4847$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4847$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4674$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4674$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4847$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4847$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4674$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4674$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4847$271 [1] & \$640 ;
-  assign \$642  = \port$4847$271 [2] & m_ov1[0];
+  assign \$641  = \port$4674$271 [1] & \$640 ;
+  assign \$642  = \port$4674$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4847$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4847$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4674$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4674$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4847$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4847$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4674$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4674$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4847$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4847$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4674$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4674$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4847$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4847$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4674$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4674$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4847$271 [1] & \$664 ;
-  assign \$666  = \port$4847$271 [2] & m_ov2[0];
+  assign \$665  = \port$4674$271 [1] & \$664 ;
+  assign \$666  = \port$4674$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4847$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4847$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4674$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4674$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4847$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4847$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4674$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4674$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4847$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4847$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4674$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4674$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4847$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4847$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4674$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4674$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4847$271 [1] & \$688 ;
-  assign \$690  = \port$4847$271 [2] & m_ov3[0];
+  assign \$689  = \port$4674$271 [1] & \$688 ;
+  assign \$690  = \port$4674$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4847$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4847$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4674$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4674$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -29706,7 +28041,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4786$0 [79:69];
+  assign \$1  = m_h - \port$4661$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -29977,7 +28312,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$269  = \$267  & \$268 ;
   assign \$270  = hash[1:0] + 2'h3;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$701 [10:0] = \$547 [10:0];
     \$701 [21:11] = \$548 [10:0];
     \$701 [32:22] = \$549 [10:0];
@@ -30019,7 +28354,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$703 [0] = \$583 ;
     \$703 [8:1] = { \$589 , \$587  };
     \$703 [16:9] = \$591 [7:0];
@@ -30028,35 +28363,35 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$705  = request;
     if (rst) begin
       \$705  = 69'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$706  = rd_slot;
     if (rst) begin
       \$706  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$707  = mreq;
     if (rst) begin
       \$707  = 69'h000000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$708  = m_h;
     if (rst) begin
       \$708  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$709 [0] = \$551 ;
     \$709 [1] = \$552 ;
     \$709 [2] = \$553 ;
@@ -30066,7 +28401,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$710 [0] = \$555 ;
     \$710 [1] = \$556 ;
     \$710 [2] = \$557 ;
@@ -30076,7 +28411,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$711 [0] = \$559 ;
     \$711 [1] = \$560 ;
     \$711 [2] = \$561 ;
@@ -30086,7 +28421,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$712 [0] = \$563 ;
     \$712 [1] = \$564 ;
     \$712 [2] = \$565 ;
@@ -30096,7 +28431,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$713 [0] = \$567 ;
     \$713 [1] = \$568 ;
     \$713 [2] = \$569 ;
@@ -30106,7 +28441,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$714 [0] = \$571 ;
     \$714 [1] = \$572 ;
     \$714 [2] = \$573 ;
@@ -30116,7 +28451,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$715 [0] = \$575 ;
     \$715 [1] = \$576 ;
     \$715 [2] = \$577 ;
@@ -30126,7 +28461,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$716 [0] = \$579 ;
     \$716 [1] = \$580 ;
     \$716 [2] = \$581 ;
@@ -30136,77 +28471,77 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$717  = \$592 [10:0];
     if (rst) begin
       \$717  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$718  = \$593 [10:0];
     if (rst) begin
       \$718  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$719  = \$594 [10:0];
     if (rst) begin
       \$719  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$720  = \$595 [10:0];
     if (rst) begin
       \$720  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$721  = \$596 [10:0];
     if (rst) begin
       \$721  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$722  = \$597 [10:0];
     if (rst) begin
       \$722  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$723  = \$598 [10:0];
     if (rst) begin
       \$723  = 11'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$724  = \$599 ;
     if (rst) begin
       \$724  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$725  = \$600 ;
     if (rst) begin
       \$725  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$726  = \$601 ;
     if (rst) begin
       \$726  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$727  = \$602 ;
     if (rst) begin
       \$727  = 4'h0;
@@ -30214,19 +28549,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4786$0 [79:69];
+  assign ahead_start = \port$4661$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4786$0 [68:0];
-  assign forward__write = \port$4847$271 [1];
-  assign forward__tag = \port$4847$5 [55:0];
-  assign forward__count = \port$4847$271 [18:3];
-  assign forward__last = \port$4847$5 [63:56];
-  assign forward__invalidate = \port$4847$271 [2];
-  assign forward__mark = \port$4847$271 [0];
-  assign \port$4711$0  = \$699 ;
-  assign \port$4712$0  = \$700 ;
-  assign \port$4716$0  = \$702 ;
-  assign \port$4718$0  = \$704 ;
+  assign ahead = \port$4661$0 [68:0];
+  assign forward__write = \port$4674$271 [1];
+  assign forward__tag = \port$4674$5 [55:0];
+  assign forward__count = \port$4674$271 [18:3];
+  assign forward__last = \port$4674$5 [63:56];
+  assign forward__invalidate = \port$4674$271 [2];
+  assign forward__mark = \port$4674$271 [0];
+  assign \port$4586$0  = \$699 ;
+  assign \port$4587$0  = \$700 ;
+  assign \port$4591$0  = \$702 ;
+  assign \port$4593$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -30296,11 +28631,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4786$0 [0];
-  assign \ahead.op  = \port$4786$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4786$0 [4:3];
-  assign \ahead.tag  = \port$4786$0 [60:5];
-  assign \ahead.t  = \port$4786$0 [68:61];
+  assign \ahead.valid  = \port$4661$0 [0];
+  assign \ahead.op  = \port$4661$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4661$0 [4:3];
+  assign \ahead.tag  = \port$4661$0 [60:5];
+  assign \ahead.t  = \port$4661$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -30362,76 +28697,214 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
+  wire [31:0] \$100 ;
+  wire [31:0] \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
   wire \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
   wire \$12 ;
+  wire \$120 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
-  wire [1:0] \$14 ;
-  wire \$15 ;
-  wire [1:0] \$16 ;
-  wire [1:0] \$17 ;
-  wire [1:0] \$18 ;
-  wire \$19 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire [2:0] \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
+  wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire \$149 ;
+  wire [31:0] \$15 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
+  wire [31:0] \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire [31:0] \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire [31:0] \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  reg \$188 ;
+  reg \$189 ;
+  wire [31:0] \$19 ;
+  reg \$190 ;
+  reg \$191 ;
+  reg \$192 ;
+  reg \$193 ;
+  reg \$194 ;
+  reg [31:0] \$195 ;
+  reg [31:0] \$196 ;
+  reg [31:0] \$197 ;
+  reg [31:0] \$198 ;
+  reg [31:0] \$199 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
-  wire \$28 ;
-  wire \$29 ;
+  wire [31:0] \$20 ;
+  reg [31:0] \$200 ;
+  reg \$201 ;
+  reg [84:0] \$202 ;
+  reg \$203 ;
+  reg [3:0] \$204 ;
+  reg [1:0] \$205 ;
+  reg [31:0] \$206 ;
+  reg [53:0] \$207 ;
+  wire [31:0] \$21 ;
+  wire [31:0] \$22 ;
+  wire [31:0] \$23 ;
+  wire [31:0] \$24 ;
+  wire [31:0] \$25 ;
+  wire [31:0] \$26 ;
+  wire [31:0] \$27 ;
+  wire [31:0] \$28 ;
+  wire [31:0] \$29 ;
   wire \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire \$35 ;
-  wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
-  wire \$39 ;
+  wire [31:0] \$30 ;
+  wire [31:0] \$31 ;
+  wire [31:0] \$32 ;
+  wire [31:0] \$33 ;
+  wire [31:0] \$34 ;
+  wire [31:0] \$35 ;
+  wire [31:0] \$36 ;
+  wire [1:0] \$37 ;
+  wire [1:0] \$38 ;
+  wire [31:0] \$39 ;
   wire \$4 ;
   wire \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
-  wire \$47 ;
-  wire \$48 ;
-  wire \$49 ;
+  wire [1:0] \$41 ;
+  wire [1:0] \$42 ;
+  wire [1:0] \$43 ;
+  wire [1:0] \$44 ;
+  wire [31:0] \$45 ;
+  wire [11:0] \$46 ;
+  wire [31:0] \$47 ;
+  wire [31:0] \$48 ;
+  wire [31:0] \$49 ;
   wire \$5 ;
-  wire [2:0] \$50 ;
-  reg \$51 ;
-  reg \$52 ;
-  reg \$53 ;
-  reg \$54 ;
-  reg \$55 ;
-  reg \$56 ;
-  reg \$57 ;
-  reg [31:0] \$58 ;
-  reg [31:0] \$59 ;
+  wire [31:0] \$50 ;
+  wire [31:0] \$51 ;
+  wire [31:0] \$52 ;
+  wire [31:0] \$53 ;
+  wire [31:0] \$54 ;
+  wire [31:0] \$55 ;
+  wire [31:0] \$56 ;
+  wire [31:0] \$57 ;
+  wire [31:0] \$58 ;
+  wire [31:0] \$59 ;
   wire \$6 ;
-  reg [31:0] \$60 ;
-  reg [31:0] \$61 ;
-  reg [31:0] \$62 ;
-  reg [31:0] \$63 ;
-  reg \$64 ;
-  reg [84:0] \$65 ;
-  reg \$66 ;
-  reg [3:0] \$67 ;
-  reg [1:0] \$68 ;
-  reg [31:0] \$69 ;
+  wire [31:0] \$60 ;
+  wire [31:0] \$61 ;
+  wire [31:0] \$62 ;
+  wire [31:0] \$63 ;
+  wire [15:0] \$64 ;
+  wire [31:0] \$65 ;
+  wire [15:0] \$66 ;
+  wire [31:0] \$67 ;
+  wire [6:0] \$68 ;
+  wire [31:0] \$69 ;
   wire \$7 ;
+  wire [6:0] \$70 ;
+  wire [31:0] \$71 ;
+  wire [6:0] \$72 ;
+  wire [31:0] \$73 ;
+  wire [31:0] \$74 ;
+  wire [31:0] \$75 ;
+  wire [31:0] \$76 ;
+  wire [31:0] \$77 ;
+  wire [31:0] \$78 ;
+  wire [31:0] \$79 ;
   wire \$8 ;
+  wire [31:0] \$80 ;
+  wire [31:0] \$81 ;
+  wire [31:0] \$82 ;
+  wire [31:0] \$83 ;
+  wire [31:0] \$84 ;
+  wire [31:0] \$85 ;
+  wire [31:0] \$86 ;
+  wire [31:0] \$87 ;
+  wire [31:0] \$88 ;
+  wire [31:0] \$89 ;
   wire \$9 ;
+  wire [31:0] \$90 ;
+  wire [31:0] \$91 ;
+  wire [31:0] \$92 ;
+  wire [31:0] \$93 ;
+  wire [31:0] \$94 ;
+  wire [31:0] \$95 ;
+  wire [31:0] \$96 ;
+  wire [31:0] \$97 ;
+  wire [31:0] \$98 ;
+  wire [31:0] \$99 ;
   reg action_resp = 1'h0;
   (* init = 4'h0 *)
   wire [3:0] ar_stat_idx;
@@ -30531,10 +29004,10 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
+  reg [53:0] read_sel = 54'h00000000000000;
   wire regs__ar_accept;
   wire [9:0] regs__ar_addr;
   wire regs__b_busy;
-  wire [9:0] regs__r_addr;
   reg [31:0] regs__r_data;
   reg regs__r_done;
   wire regs__r_valid;
@@ -30556,65 +29029,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w3 = 32'd25;
   wire [12:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
-  assign \$29  = & { \$28 , \$27 , \$26  };
-  assign \$30  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = \$25  & \$33 ;
-  assign \$35  = shadow_hash_seed != cfg[84:53];
-  assign \$36  = ~ axil__bvalid;
-  assign \$37  = ~ sequencing;
-  assign \$38  = regs__w_valid & \$37 ;
-  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$40  = regs__w_strb[0] & \$39 ;
-  assign \$41  = ~ core_flushing;
-  assign \$42  = core_idle & \$41 ;
-  assign \$43  = | inc;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = ~ legal;
-  assign \$47  = regs__w_data[3] & \$46 ;
-  assign \$48  = regs__w_data[3] & seed_changes;
-  assign \$49  = regs__w_data[1] | \$48 ;
-  always @(posedge clk)
-    legal <= \$51 ;
-  always @(posedge clk)
-    seed_changes <= \$52 ;
-  always @(posedge clk)
-    clear <= \$53 ;
-  always @(posedge clk)
-    flush <= \$54 ;
-  always @(posedge clk)
-    action_resp <= \$55 ;
-  always @(posedge clk)
-    sequencing <= \$56 ;
-  always @(posedge clk)
-    enable <= \$57 ;
-  always @(posedge clk)
-    shadow_c3 <= \$58 ;
-  always @(posedge clk)
-    shadow_c2 <= \$59 ;
-  always @(posedge clk)
-    shadow_w3 <= \$60 ;
-  always @(posedge clk)
-    shadow_w2 <= \$61 ;
-  always @(posedge clk)
-    shadow_w1 <= \$62 ;
-  always @(posedge clk)
-    shadow_hash_seed <= \$63 ;
-  always @(posedge clk)
-    error <= \$64 ;
-  always @(posedge clk)
-    cfg <= \$65 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$66 ;
-  always @(posedge clk)
-    rd_addr <= \$67 ;
-  always @(posedge clk)
-    stat_pend <= \$68 ;
-  always @(posedge clk)
-    hi_latch <= \$69 ;
   assign \$1  = ~ sequencing;
   assign \$2  = regs__w_valid & \$1 ;
   assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
@@ -30630,18 +29044,215 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$13  = sequencing | \$12 ;
   assign hold = \$13  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$15  = core_flushing | flush;
+  assign \$14  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$15  = read_sel[0] ? 32'd1263944019 : 32'd0;
+  assign \$17  = read_sel[1] ? 32'd512 : 32'd0;
   assign \$18  = \$16  | \$17 ;
-  assign \$19  = ! shadow_c2[31:16];
-  assign \$20  = ! shadow_c3[31:16];
-  assign \$21  = & { \$20 , \$19  };
-  assign \$22  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = shadow_c2[15:0] >= 1'h1;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ! shadow_w3[31:7];
-  assign \$27  = ! shadow_w2[31:7];
-  assign \$28  = ! shadow_w1[31:7];
+  assign \$19  = read_sel[2] ? 32'd2048 : 32'd0;
+  assign \$20  = \$18  | \$19 ;
+  assign \$21  = read_sel[3] ? 32'd4 : 32'd0;
+  assign \$22  = \$20  | \$21 ;
+  assign \$23  = read_sel[4] ? 32'd64 : 32'd0;
+  assign \$24  = \$22  | \$23 ;
+  assign \$25  = read_sel[5] ? 32'd8 : 32'd0;
+  assign \$26  = \$24  | \$25 ;
+  assign \$27  = read_sel[6] ? 32'd56 : 32'd0;
+  assign \$28  = \$26  | \$27 ;
+  assign \$29  = read_sel[7] ? 32'd16 : 32'd0;
+  assign \$30  = \$28  | \$29 ;
+  assign \$31  = read_sel[8] ? 32'd8 : 32'd0;
+  assign \$32  = \$30  | \$31 ;
+  assign \$33  = read_sel[9] ? 32'd2 : 32'd0;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = read_sel[10] ? 32'd127 : 32'd0;
+  assign \$36  = \$34  | \$35 ;
+  assign \$38  = read_sel[11] ? \$37  : 2'h0;
+  assign \$39  = \$36  | { 30'h00000000, \$38  };
+  assign \$40  = core_flushing | flush;
+  assign \$43  = \$41  | \$42 ;
+  assign \$44  = read_sel[12] ? \$43  : 2'h0;
+  assign \$45  = \$39  | { 30'h00000000, \$44  };
+  assign \$46  = read_sel[13] ? occupancy : 12'h000;
+  assign \$47  = \$45  | { 20'h00000, \$46  };
+  assign \$48  = read_sel[14] ? cycle[31:0] : 32'd0;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = read_sel[15] ? hi_latch : 32'd0;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = read_sel[16] ? shadow_c3 : 32'd0;
+  assign \$53  = \$51  | \$52 ;
+  assign \$54  = read_sel[17] ? shadow_c2 : 32'd0;
+  assign \$55  = \$53  | \$54 ;
+  assign \$56  = read_sel[18] ? shadow_w3 : 32'd0;
+  assign \$57  = \$55  | \$56 ;
+  assign \$58  = read_sel[19] ? shadow_w2 : 32'd0;
+  assign \$59  = \$57  | \$58 ;
+  assign \$60  = read_sel[20] ? shadow_w1 : 32'd0;
+  assign \$61  = \$59  | \$60 ;
+  assign \$62  = read_sel[21] ? shadow_hash_seed : 32'd0;
+  assign \$63  = \$61  | \$62 ;
+  assign \$64  = read_sel[22] ? cfg[15:0] : 16'h0000;
+  assign \$65  = \$63  | { 16'h0000, \$64  };
+  assign \$66  = read_sel[23] ? cfg[31:16] : 16'h0000;
+  assign \$67  = \$65  | { 16'h0000, \$66  };
+  assign \$68  = read_sel[24] ? cfg[38:32] : 7'h00;
+  assign \$69  = \$67  | { 25'h0000000, \$68  };
+  assign \$70  = read_sel[25] ? cfg[45:39] : 7'h00;
+  assign \$71  = \$69  | { 25'h0000000, \$70  };
+  assign \$72  = read_sel[26] ? cfg[52:46] : 7'h00;
+  assign \$73  = \$71  | { 25'h0000000, \$72  };
+  assign \$74  = read_sel[27] ? cfg[84:53] : 32'd0;
+  assign \$75  = \$73  | \$74 ;
+  assign \$76  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$77  = \$75  | \$76 ;
+  assign \$78  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$79  = \$77  | \$78 ;
+  assign \$80  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$81  = \$79  | \$80 ;
+  assign \$82  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$83  = \$81  | \$82 ;
+  assign \$84  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$85  = \$83  | \$84 ;
+  assign \$86  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$91  = \$89  | \$90 ;
+  assign \$92  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$93  = \$91  | \$92 ;
+  assign \$94  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$95  = \$93  | \$94 ;
+  assign \$96  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$97  = \$95  | \$96 ;
+  assign \$98  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$99  = \$97  | \$98 ;
+  assign \$100  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$101  = \$99  | \$100 ;
+  assign \$102  = ! shadow_c2[31:16];
+  assign \$103  = ! shadow_c3[31:16];
+  assign \$104  = & { \$103 , \$102  };
+  assign \$105  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$106  = \$104  & \$105 ;
+  assign \$107  = shadow_c2[15:0] >= 1'h1;
+  assign \$108  = \$106  & \$107 ;
+  assign \$109  = ! shadow_w3[31:7];
+  assign \$110  = ! shadow_w2[31:7];
+  assign \$111  = ! shadow_w1[31:7];
+  assign \$112  = & { \$111 , \$110 , \$109  };
+  assign \$113  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$114  = \$112  & \$113 ;
+  assign \$115  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$116  = \$114  & \$115 ;
+  assign \$117  = \$108  & \$116 ;
+  assign \$118  = shadow_hash_seed != cfg[84:53];
+  assign \$119  = ~ axil__bvalid;
+  assign \$120  = ~ sequencing;
+  assign \$121  = regs__w_valid & \$120 ;
+  assign \$122  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$123  = regs__w_strb[0] & \$122 ;
+  assign \$124  = ~ core_flushing;
+  assign \$125  = core_idle & \$124 ;
+  assign \$126  = | inc;
+  assign \$127  = ~ \$126 ;
+  assign \$128  = \$125  & \$127 ;
+  assign \$129  = ~ legal;
+  assign \$130  = regs__w_data[3] & \$129 ;
+  assign \$131  = regs__w_data[3] & seed_changes;
+  assign \$132  = regs__w_data[1] | \$131 ;
+  assign \$134  = ! axil__araddr[11:2];
+  assign \$135  = axil__araddr[11:2] == 1'h1;
+  assign \$136  = axil__araddr[11:2] == 2'h2;
+  assign \$137  = axil__araddr[11:2] == 2'h3;
+  assign \$138  = axil__araddr[11:2] == 3'h4;
+  assign \$139  = axil__araddr[11:2] == 3'h5;
+  assign \$140  = axil__araddr[11:2] == 3'h6;
+  assign \$141  = axil__araddr[11:2] == 3'h7;
+  assign \$142  = axil__araddr[11:2] == 4'h8;
+  assign \$143  = axil__araddr[11:2] == 4'h9;
+  assign \$144  = axil__araddr[11:2] == 4'ha;
+  assign \$145  = axil__araddr[11:2] == 5'h10;
+  assign \$146  = axil__araddr[11:2] == 5'h11;
+  assign \$147  = axil__araddr[11:2] == 5'h12;
+  assign \$148  = axil__araddr[11:2] == 5'h14;
+  assign \$149  = axil__araddr[11:2] == 5'h15;
+  assign \$150  = axil__araddr[11:2] == 5'h18;
+  assign \$151  = axil__araddr[11:2] == 5'h19;
+  assign \$152  = axil__araddr[11:2] == 5'h1a;
+  assign \$153  = axil__araddr[11:2] == 5'h1b;
+  assign \$154  = axil__araddr[11:2] == 5'h1c;
+  assign \$155  = axil__araddr[11:2] == 5'h1d;
+  assign \$156  = axil__araddr[11:2] == 6'h20;
+  assign \$157  = axil__araddr[11:2] == 6'h21;
+  assign \$158  = axil__araddr[11:2] == 6'h22;
+  assign \$159  = axil__araddr[11:2] == 6'h23;
+  assign \$160  = axil__araddr[11:2] == 6'h24;
+  assign \$161  = axil__araddr[11:2] == 6'h25;
+  assign \$162  = axil__araddr[11:2] == 7'h40;
+  assign \$163  = axil__araddr[11:2] == 7'h41;
+  assign \$164  = axil__araddr[11:2] == 7'h42;
+  assign \$165  = axil__araddr[11:2] == 7'h43;
+  assign \$166  = axil__araddr[11:2] == 7'h44;
+  assign \$167  = axil__araddr[11:2] == 7'h45;
+  assign \$168  = axil__araddr[11:2] == 7'h46;
+  assign \$169  = axil__araddr[11:2] == 7'h47;
+  assign \$170  = axil__araddr[11:2] == 7'h48;
+  assign \$171  = axil__araddr[11:2] == 7'h49;
+  assign \$172  = axil__araddr[11:2] == 7'h4a;
+  assign \$173  = axil__araddr[11:2] == 7'h4b;
+  assign \$174  = axil__araddr[11:2] == 7'h4c;
+  assign \$175  = axil__araddr[11:2] == 7'h4d;
+  assign \$176  = axil__araddr[11:2] == 7'h4e;
+  assign \$177  = axil__araddr[11:2] == 7'h4f;
+  assign \$178  = axil__araddr[11:2] == 7'h50;
+  assign \$179  = axil__araddr[11:2] == 7'h51;
+  assign \$180  = axil__araddr[11:2] == 7'h52;
+  assign \$181  = axil__araddr[11:2] == 7'h53;
+  assign \$182  = axil__araddr[11:2] == 7'h54;
+  assign \$183  = axil__araddr[11:2] == 7'h55;
+  assign \$184  = axil__araddr[11:2] == 7'h56;
+  assign \$185  = axil__araddr[11:2] == 7'h57;
+  assign \$186  = axil__araddr[11:2] == 7'h58;
+  assign \$187  = axil__araddr[11:2] == 7'h59;
+  always @(posedge clk)
+    legal <= \$188 ;
+  always @(posedge clk)
+    seed_changes <= \$189 ;
+  always @(posedge clk)
+    clear <= \$190 ;
+  always @(posedge clk)
+    flush <= \$191 ;
+  always @(posedge clk)
+    action_resp <= \$192 ;
+  always @(posedge clk)
+    sequencing <= \$193 ;
+  always @(posedge clk)
+    enable <= \$194 ;
+  always @(posedge clk)
+    shadow_c3 <= \$195 ;
+  always @(posedge clk)
+    shadow_c2 <= \$196 ;
+  always @(posedge clk)
+    shadow_w3 <= \$197 ;
+  always @(posedge clk)
+    shadow_w2 <= \$198 ;
+  always @(posedge clk)
+    shadow_w1 <= \$199 ;
+  always @(posedge clk)
+    shadow_hash_seed <= \$200 ;
+  always @(posedge clk)
+    error <= \$201 ;
+  always @(posedge clk)
+    cfg <= \$202 ;
+  always @(posedge clk)
+    ar_stat_lo <= \$203 ;
+  always @(posedge clk)
+    rd_addr <= \$204 ;
+  always @(posedge clk)
+    stat_pend <= \$205 ;
+  always @(posedge clk)
+    hi_latch <= \$206 ;
+  always @(posedge clk)
+    read_sel <= \$207 ;
   \kv_asu.regs.stats  stats (
     .clear(clear),
     .clk(clk),
@@ -30653,8 +29264,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .total(rd_data)
   );
   \kv_asu.regs.subordinate  subordinate (
-    .ar_word(regs__r_addr),
-    .aw_word(regs__w_addr),
     .axil__araddr(axil__araddr),
     .axil__arready(axil__arready),
     .axil__arvalid(axil__arvalid),
@@ -30676,6 +29285,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .regs__r_data(regs__r_data),
     .regs__r_done(regs__r_done),
     .regs__r_valid(regs__r_valid),
+    .regs__w_addr(regs__w_addr),
     .regs__w_data(regs__w_data),
     .regs__w_done(regs__w_done),
     .regs__w_error(regs__w_error),
@@ -30685,7 +29295,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .rvalid(axil__rvalid)
   );
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_done = 1'h0;
     if (\$2 ) begin
       casez (regs__w_addr)
@@ -30716,7 +29326,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
       if (\$9 ) begin
@@ -30727,384 +29337,170 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__r_done = 1'h0;
     if (stat_pend[1]) begin
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_done = 1'h1;
-        10'h001:
-            regs__r_done = 1'h1;
-        10'h002:
-            regs__r_done = 1'h1;
-        10'h003:
-            regs__r_done = 1'h1;
-        10'h004:
-            regs__r_done = 1'h1;
-        10'h005:
-            regs__r_done = 1'h1;
-        10'h006:
-            regs__r_done = 1'h1;
-        10'h007:
-            regs__r_done = 1'h1;
-        10'h008:
-            regs__r_done = 1'h1;
-        10'h009:
-            regs__r_done = 1'h1;
-        10'h00a:
-            regs__r_done = 1'h1;
-        10'h010:
-            regs__r_done = 1'h1;
-        10'h011:
-            regs__r_done = 1'h1;
-        10'h012:
-            regs__r_done = 1'h1;
-        10'h014:
-            regs__r_done = 1'h1;
-        10'h015:
-            regs__r_done = 1'h1;
-        10'h018:
-            regs__r_done = 1'h1;
-        10'h019:
-            regs__r_done = 1'h1;
-        10'h01a:
-            regs__r_done = 1'h1;
-        10'h01b:
-            regs__r_done = 1'h1;
-        10'h01c:
-            regs__r_done = 1'h1;
-        10'h01d:
-            regs__r_done = 1'h1;
-        10'h020:
-            regs__r_done = 1'h1;
-        10'h021:
-            regs__r_done = 1'h1;
-        10'h022:
-            regs__r_done = 1'h1;
-        10'h023:
-            regs__r_done = 1'h1;
-        10'h024:
-            regs__r_done = 1'h1;
-        10'h025:
-            regs__r_done = 1'h1;
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_done = 1'h1;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_done = 1'h1;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_done = 1'h1;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_done = 1'h1;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_done = 1'h1;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_done = 1'h1;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_done = 1'h1;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_done = 1'h1;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_done = 1'h1;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_done = 1'h1;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_done = 1'h1;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_done = 1'h1;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_done = 1'h1;
-      endcase
+      if (\$14 ) begin
+        regs__r_done = 1'h1;
+      end
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__r_data = 32'd0;
     if (stat_pend[1]) begin
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_data = 32'd1263944019;
-        10'h001:
-            regs__r_data = 32'd512;
-        10'h002:
-            regs__r_data = 32'd2048;
-        10'h003:
-            regs__r_data = 32'd4;
-        10'h004:
-            regs__r_data = 32'd64;
-        10'h005:
-            regs__r_data = 32'd8;
-        10'h006:
-            regs__r_data = 32'd56;
-        10'h007:
-            regs__r_data = 32'd16;
-        10'h008:
-            regs__r_data = 32'd8;
-        10'h009:
-            regs__r_data = 32'd2;
-        10'h00a:
-            regs__r_data = 32'd127;
-        10'h010:
-            regs__r_data = { 30'h00000000, \$14  };
-        10'h011:
-            regs__r_data = { 30'h00000000, \$18  };
-        10'h012:
-            regs__r_data = { 20'h00000, occupancy };
-        10'h014:
-            regs__r_data = cycle[31:0];
-        10'h015:
-            regs__r_data = hi_latch;
-        10'h018:
-            regs__r_data = shadow_c3;
-        10'h019:
-            regs__r_data = shadow_c2;
-        10'h01a:
-            regs__r_data = shadow_w3;
-        10'h01b:
-            regs__r_data = shadow_w2;
-        10'h01c:
-            regs__r_data = shadow_w1;
-        10'h01d:
-            regs__r_data = shadow_hash_seed;
-        10'h020:
-            regs__r_data = { 16'h0000, cfg[15:0] };
-        10'h021:
-            regs__r_data = { 16'h0000, cfg[31:16] };
-        10'h022:
-            regs__r_data = { 25'h0000000, cfg[38:32] };
-        10'h023:
-            regs__r_data = { 25'h0000000, cfg[45:39] };
-        10'h024:
-            regs__r_data = { 25'h0000000, cfg[52:46] };
-        10'h025:
-            regs__r_data = cfg[84:53];
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_data = hi_latch;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_data = hi_latch;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_data = hi_latch;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_data = hi_latch;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_data = hi_latch;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_data = hi_latch;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_data = hi_latch;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_data = hi_latch;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_data = hi_latch;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_data = hi_latch;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_data = hi_latch;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_data = hi_latch;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_data = hi_latch;
-      endcase
+      if (\$14 ) begin
+        regs__r_data = \$101 ;
+      end
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$51  = \$34 ;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$188  = \$117 ;
     if (rst) begin
-      \$51  = 1'h0;
+      \$188  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$52  = \$35 ;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$189  = \$118 ;
     if (rst) begin
-      \$52  = 1'h0;
+      \$189  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$53  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$190  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$53  = regs__w_data[2];
+          \$190  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$53  = 1'h0;
+      \$190  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$54  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$191  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$54  = \$49 ;
+          \$191  = \$132 ;
         end
       end
     end
     if (rst) begin
-      \$54  = 1'h0;
+      \$191  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$55  = action_resp;
-    if (\$36 ) begin
-      \$55  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$192  = action_resp;
+    if (\$119 ) begin
+      \$192  = 1'h0;
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$55  = 1'h1;
+      if (\$128 ) begin
+        \$192  = 1'h1;
       end
     end
     if (rst) begin
-      \$55  = 1'h0;
+      \$192  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$56  = sequencing;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$193  = sequencing;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$40 ) begin
-              \$56  = 1'h1;
+            if (\$123 ) begin
+              \$193  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$56  = 1'h0;
+      if (\$128 ) begin
+        \$193  = 1'h0;
       end
     end
     if (rst) begin
-      \$56  = 1'h0;
+      \$193  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$57  = enable;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$194  = enable;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$40 ) begin
+            if (\$123 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$57  = regs__w_data[0];
+                \$194  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$57  = regs__w_data[0];
+          \$194  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$57  = 1'h1;
+      \$194  = 1'h1;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$58  = shadow_c3;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$195  = shadow_c3;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$58 [7:0] = regs__w_data[7:0];
+              \$195 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$58 [15:8] = regs__w_data[15:8];
+              \$195 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$58 [23:16] = regs__w_data[23:16];
+              \$195 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$58 [31:24] = regs__w_data[31:24];
+              \$195 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$58  = 32'd5;
+      \$195  = 32'd5;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$59  = shadow_c2;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$196  = shadow_c2;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31113,28 +29509,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$59 [7:0] = regs__w_data[7:0];
+              \$196 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$59 [15:8] = regs__w_data[15:8];
+              \$196 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$59 [23:16] = regs__w_data[23:16];
+              \$196 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$59 [31:24] = regs__w_data[31:24];
+              \$196 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$59  = 32'd3;
+      \$196  = 32'd3;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$60  = shadow_w3;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$197  = shadow_w3;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31145,28 +29541,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$60 [7:0] = regs__w_data[7:0];
+              \$197 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$60 [15:8] = regs__w_data[15:8];
+              \$197 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$60 [23:16] = regs__w_data[23:16];
+              \$197 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$60 [31:24] = regs__w_data[31:24];
+              \$197 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$60  = 32'd25;
+      \$197  = 32'd25;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$61  = shadow_w2;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$198  = shadow_w2;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31179,28 +29575,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$61 [7:0] = regs__w_data[7:0];
+              \$198 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$61 [15:8] = regs__w_data[15:8];
+              \$198 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$61 [23:16] = regs__w_data[23:16];
+              \$198 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$61 [31:24] = regs__w_data[31:24];
+              \$198 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$61  = 32'd50;
+      \$198  = 32'd50;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$62  = shadow_w1;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$199  = shadow_w1;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31215,28 +29611,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$62 [7:0] = regs__w_data[7:0];
+              \$199 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$62 [15:8] = regs__w_data[15:8];
+              \$199 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$62 [23:16] = regs__w_data[23:16];
+              \$199 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$62 [31:24] = regs__w_data[31:24];
+              \$199 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$62  = 32'd125;
+      \$199  = 32'd125;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$63  = shadow_hash_seed;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$200  = shadow_hash_seed;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31253,301 +29649,266 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$63 [7:0] = regs__w_data[7:0];
+              \$200 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$63 [15:8] = regs__w_data[15:8];
+              \$200 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$63 [23:16] = regs__w_data[23:16];
+              \$200 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$63 [31:24] = regs__w_data[31:24];
+              \$200 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$63  = 32'd0;
+      \$200  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$64  = error;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$201  = error;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
-          \$64  = 1'h1;
+        if (\$130 ) begin
+          \$201  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$64  = 1'h0;
+            \$201  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$201  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$65  = cfg;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$202  = cfg;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$65 [15:0] = shadow_c3[15:0];
-            \$65 [31:16] = shadow_c2[15:0];
-            \$65 [38:32] = shadow_w3[6:0];
-            \$65 [45:39] = shadow_w2[6:0];
-            \$65 [52:46] = shadow_w1[6:0];
-            \$65 [84:53] = shadow_hash_seed;
+            \$202 [15:0] = shadow_c3[15:0];
+            \$202 [31:16] = shadow_c2[15:0];
+            \$202 [38:32] = shadow_w3[6:0];
+            \$202 [45:39] = shadow_w2[6:0];
+            \$202 [52:46] = shadow_w1[6:0];
+            \$202 [84:53] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$65  = 85'h000000001f591900030005;
+      \$202  = 85'h000000001f591900030005;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$66  = ar_stat_lo;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$203  = ar_stat_lo;
     if (rd_reserve) begin
-      \$66  = 1'h0;
+      \$203  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h042:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h044:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h046:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h048:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04a:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04c:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04e:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h050:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h052:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h054:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h056:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h058:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$203  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$67  = rd_addr;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$204  = rd_addr;
     if (rd_reserve) begin
-      \$67  = 4'h0;
+      \$204  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$67  = 4'h0;
+            \$204  = 4'h0;
         10'h042:
-            \$67  = 4'h1;
+            \$204  = 4'h1;
         10'h044:
-            \$67  = 4'h2;
+            \$204  = 4'h2;
         10'h046:
-            \$67  = 4'h3;
+            \$204  = 4'h3;
         10'h048:
-            \$67  = 4'h4;
+            \$204  = 4'h4;
         10'h04a:
-            \$67  = 4'h5;
+            \$204  = 4'h5;
         10'h04c:
-            \$67  = 4'h6;
+            \$204  = 4'h6;
         10'h04e:
-            \$67  = 4'h7;
+            \$204  = 4'h7;
         10'h050:
-            \$67  = 4'h8;
+            \$204  = 4'h8;
         10'h052:
-            \$67  = 4'h9;
+            \$204  = 4'h9;
         10'h054:
-            \$67  = 4'ha;
+            \$204  = 4'ha;
         10'h056:
-            \$67  = 4'hb;
+            \$204  = 4'hb;
         10'h058:
-            \$67  = 4'hc;
+            \$204  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$67  = 4'h0;
+      \$204  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$68  = \$50 [1:0];
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$205  = \$133 [1:0];
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$68 [0] = 1'h1;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$68 [0] = 1'h1;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$68 [0] = 1'h1;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$68 [0] = 1'h1;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$68 [0] = 1'h1;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$68 [0] = 1'h1;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$68 [0] = 1'h1;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$68 [0] = 1'h1;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$68 [0] = 1'h1;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$68 [0] = 1'h1;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$68 [0] = 1'h1;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$68 [0] = 1'h1;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$68 [0] = 1'h1;
-      endcase
+      if (read_sel[28]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[30]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[32]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[34]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[36]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[38]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[40]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[42]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[44]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[46]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[48]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[50]) begin
+        \$205 [0] = 1'h1;
+      end
+      if (read_sel[52]) begin
+        \$205 [0] = 1'h1;
+      end
     end
     if (rst) begin
-      \$68  = 2'h0;
+      \$205  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$69  = hi_latch;
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$206  = hi_latch;
     if (stat_pend[1]) begin
-      \$69  = rd_data[63:32];
+      \$206  = rd_data[63:32];
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            \$69  = cycle[63:32];
-      endcase
+      if (read_sel[14]) begin
+        \$206  = cycle[63:32];
+      end
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$206  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$207  = read_sel;
+    if (rd_reserve) begin
+      \$207 [0] = \$134 ;
+      \$207 [1] = \$135 ;
+      \$207 [2] = \$136 ;
+      \$207 [3] = \$137 ;
+      \$207 [4] = \$138 ;
+      \$207 [5] = \$139 ;
+      \$207 [6] = \$140 ;
+      \$207 [7] = \$141 ;
+      \$207 [8] = \$142 ;
+      \$207 [9] = \$143 ;
+      \$207 [10] = \$144 ;
+      \$207 [11] = \$145 ;
+      \$207 [12] = \$146 ;
+      \$207 [13] = \$147 ;
+      \$207 [14] = \$148 ;
+      \$207 [15] = \$149 ;
+      \$207 [16] = \$150 ;
+      \$207 [17] = \$151 ;
+      \$207 [18] = \$152 ;
+      \$207 [19] = \$153 ;
+      \$207 [20] = \$154 ;
+      \$207 [21] = \$155 ;
+      \$207 [22] = \$156 ;
+      \$207 [23] = \$157 ;
+      \$207 [24] = \$158 ;
+      \$207 [25] = \$159 ;
+      \$207 [26] = \$160 ;
+      \$207 [27] = \$161 ;
+      \$207 [28] = \$162 ;
+      \$207 [29] = \$163 ;
+      \$207 [30] = \$164 ;
+      \$207 [31] = \$165 ;
+      \$207 [32] = \$166 ;
+      \$207 [33] = \$167 ;
+      \$207 [34] = \$168 ;
+      \$207 [35] = \$169 ;
+      \$207 [36] = \$170 ;
+      \$207 [37] = \$171 ;
+      \$207 [38] = \$172 ;
+      \$207 [39] = \$173 ;
+      \$207 [40] = \$174 ;
+      \$207 [41] = \$175 ;
+      \$207 [42] = \$176 ;
+      \$207 [43] = \$177 ;
+      \$207 [44] = \$178 ;
+      \$207 [45] = \$179 ;
+      \$207 [46] = \$180 ;
+      \$207 [47] = \$181 ;
+      \$207 [48] = \$182 ;
+      \$207 [49] = \$183 ;
+      \$207 [50] = \$184 ;
+      \$207 [51] = \$185 ;
+      \$207 [52] = \$186 ;
+      \$207 [53] = \$187 ;
+    end
+    if (rst) begin
+      \$207  = 54'h00000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -31582,15 +29943,16 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$14  = { 1'h0, enable };
-  assign \$16  = { 1'h0, \$15  };
-  assign \$17  = { error, 1'h0 };
-  assign \$50  = { stat_pend, 1'h0 };
+  assign \$16  = \$15 ;
+  assign \$37  = { 1'h0, enable };
+  assign \$41  = { 1'h0, \$40  };
+  assign \$42  = { error, 1'h0 };
+  assign \$133  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$22  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -32106,7 +30468,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
   always @(posedge clk)
     _c_cap <= \$205 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$20  = 5'h00;
     casez (a_addr)
       4'h0:
@@ -32138,7 +30500,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$181  = _valid;
     if (clear) begin
       \$181  = 13'h0000;
@@ -32177,7 +30539,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$182  = _ptr;
     if (\$5 ) begin
       \$182  = \$8 [3:0];
@@ -32187,49 +30549,49 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$183  = \$18 ;
     if (rst) begin
       \$183  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$184  = a_addr;
     if (rst) begin
       \$184  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$185  = \$19 ;
     if (rst) begin
       \$185  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$186  = \$20 ;
     if (rst) begin
       \$186  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$187  = a_fwd;
     if (rst) begin
       \$187  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$188  = \$1 [63:0];
     if (rst) begin
       \$188  = 64'h0000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$31 ) begin
       \$189  = { 4'h0, inc[0] };
@@ -32241,7 +30603,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$43 ) begin
       \$190  = { 4'h0, inc[1] };
@@ -32253,7 +30615,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$55 ) begin
       \$191  = { 4'h0, inc[2] };
@@ -32265,7 +30627,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$67 ) begin
       \$192  = { 4'h0, inc[3] };
@@ -32277,7 +30639,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$79 ) begin
       \$193  = { 4'h0, inc[4] };
@@ -32289,7 +30651,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$91 ) begin
       \$194  = { 4'h0, inc[5] };
@@ -32301,7 +30663,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$103 ) begin
       \$195  = { 4'h0, inc[6] };
@@ -32313,7 +30675,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$115 ) begin
       \$196  = { 4'h0, inc[7] };
@@ -32325,7 +30687,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$127 ) begin
       \$197  = { 4'h0, inc[8] };
@@ -32337,7 +30699,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$139 ) begin
       \$198  = { 4'h0, inc[9] };
@@ -32349,7 +30711,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$151 ) begin
       \$199  = { 4'h0, inc[10] };
@@ -32361,7 +30723,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$163 ) begin
       \$200  = { 4'h0, inc[11] };
@@ -32373,7 +30735,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
     if (\$175 ) begin
       \$201  = { 4'h0, inc[12] };
@@ -32385,28 +30747,28 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$202  = \$178 ;
     if (rst) begin
       \$202  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$203  = _b_addr;
     if (rst) begin
       \$203  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$204  = \$180 ;
     if (rst) begin
       \$204  = 64'h0000000000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$205  = _b_cap;
     if (rst) begin
       \$205  = 5'h00;
@@ -32421,9 +30783,9 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, aw_word
-, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, ar_word, rvalid, axil__rdata, axil__rresp, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$23  = 0;
+module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, regs__w_addr
+, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, rvalid, axil__rdata, axil__rresp, axil__awaddr);
+  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -32478,91 +30840,31 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  wire \$148 ;
-  wire [1:0] \$149 ;
+  reg \$148 ;
+  reg [9:0] \$149 ;
   wire \$15 ;
-  wire \$150 ;
-  wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
-  wire \$154 ;
-  wire \$155 ;
-  wire \$156 ;
-  wire \$157 ;
-  wire \$158 ;
-  wire \$159 ;
+  reg \$150 ;
+  reg \$151 ;
+  reg \$152 ;
+  reg [31:0] \$153 ;
+  reg [3:0] \$154 ;
+  reg \$155 ;
+  reg [1:0] \$156 ;
+  reg \$157 ;
+  reg [9:0] \$158 ;
+  reg \$159 ;
   wire \$16 ;
-  wire \$160 ;
-  wire \$161 ;
-  wire \$162 ;
-  wire \$163 ;
-  wire \$164 ;
-  wire \$165 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
-  wire \$169 ;
+  reg \$160 ;
+  reg [31:0] \$161 ;
+  reg [1:0] \$162 ;
+  reg \$163 ;
   wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire \$173 ;
-  wire \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
   wire \$18 ;
-  wire \$180 ;
-  wire \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
-  wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
   wire \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$200 ;
-  wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
-  wire \$204 ;
-  wire \$205 ;
-  wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire \$209 ;
   wire \$21 ;
-  wire \$210 ;
-  reg \$211 ;
-  reg [9:0] \$212 ;
-  reg \$213 ;
-  reg [31:0] \$214 ;
-  reg [3:0] \$215 ;
-  reg \$216 ;
-  reg [1:0] \$217 ;
-  reg \$218 ;
-  reg [9:0] \$219 ;
   wire \$22 ;
-  reg \$220 ;
-  reg [31:0] \$221 ;
-  reg [1:0] \$222 ;
-  reg \$223 ;
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
@@ -32632,7 +30934,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire \$86 ;
+  wire [1:0] \$86 ;
   wire \$87 ;
   wire \$88 ;
   wire \$89 ;
@@ -32648,11 +30950,11 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$98 ;
   wire \$99 ;
   reg ar_full = 1'h0;
-  output [9:0] ar_word;
-  reg [9:0] ar_word = 10'h000;
+  (* init = 10'h000 *)
+  wire [9:0] ar_word;
   reg aw_full = 1'h0;
-  output [9:0] aw_word;
-  reg [9:0] aw_word = 10'h000;
+  (* init = 10'h000 *)
+  wire [9:0] aw_word;
   input [11:0] axil__araddr;
   wire [11:0] axil__araddr;
   output axil__arready;
@@ -32693,6 +30995,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire bvalid;
   input clk;
   wire clk;
+  reg r_readable = 1'h0;
   reg r_wait = 1'h0;
   (* init = 32'd0 *)
   wire [31:0] rdata;
@@ -32701,16 +31004,15 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire [9:0] regs__ar_addr;
   (* init = 1'h0 *)
   wire regs__b_busy;
-  (* init = 10'h000 *)
-  wire [9:0] regs__r_addr;
+  reg [9:0] regs__r_addr = 10'h000;
   input [31:0] regs__r_data;
   wire [31:0] regs__r_data;
   input regs__r_done;
   wire regs__r_done;
   output regs__r_valid;
   wire regs__r_valid;
-  (* init = 10'h000 *)
-  wire [9:0] regs__w_addr;
+  output [9:0] regs__w_addr;
+  reg [9:0] regs__w_addr = 10'h000;
   output [31:0] regs__w_data;
   reg [31:0] regs__w_data = 32'd0;
   input regs__w_done;
@@ -32730,429 +31032,404 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   (* init = 32'd0 *)
   wire [31:0] w_data;
   reg w_full = 1'h0;
+  reg w_mapped = 1'h0;
   (* init = 4'h0 *)
   wire [3:0] w_strb;
+  reg w_writable = 1'h0;
   assign axil__awready = ~ aw_full;
   assign axil__wready = ~ w_full;
   assign \$1  = aw_full & w_full;
   assign \$2  = ~ axil__bvalid;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = aw_word == 5'h10;
-  assign \$5  = aw_word == 5'h18;
-  assign \$6  = aw_word == 5'h19;
-  assign \$7  = aw_word == 5'h1a;
-  assign \$8  = aw_word == 5'h1b;
-  assign \$9  = aw_word == 5'h1c;
-  assign \$10  = aw_word == 5'h1d;
-  assign \$11  = | { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
-  assign regs__w_valid = \$3  & \$11 ;
-  assign \$12  = ~ ar_full;
-  assign \$13  = ~ r_wait;
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = ~ rvalid;
-  assign axil__arready = \$14  & \$15 ;
-  assign \$16  = ~ ar_full;
-  assign \$17  = ~ r_wait;
-  assign \$18  = \$16  & \$17 ;
-  assign \$19  = ~ rvalid;
-  assign \$20  = \$18  & \$19 ;
-  assign regs__ar_accept = axil__arvalid & \$20 ;
-  assign \$21  = ! ar_word;
-  assign \$22  = ar_word == 1'h1;
-  assign \$23  = ar_word == 2'h2;
-  assign \$24  = ar_word == 2'h3;
-  assign \$25  = ar_word == 3'h4;
-  assign \$26  = ar_word == 3'h5;
-  assign \$27  = ar_word == 3'h6;
-  assign \$28  = ar_word == 3'h7;
-  assign \$29  = ar_word == 4'h8;
-  assign \$30  = ar_word == 4'h9;
-  assign \$31  = ar_word == 4'ha;
-  assign \$32  = ar_word == 5'h10;
-  assign \$33  = ar_word == 5'h11;
-  assign \$34  = ar_word == 5'h12;
-  assign \$35  = ar_word == 5'h14;
-  assign \$36  = ar_word == 5'h15;
-  assign \$37  = ar_word == 5'h18;
-  assign \$38  = ar_word == 5'h19;
-  assign \$39  = ar_word == 5'h1a;
-  assign \$40  = ar_word == 5'h1b;
-  assign \$41  = ar_word == 5'h1c;
-  assign \$42  = ar_word == 5'h1d;
-  assign \$43  = ar_word == 6'h20;
-  assign \$44  = ar_word == 6'h21;
-  assign \$45  = ar_word == 6'h22;
-  assign \$46  = ar_word == 6'h23;
-  assign \$47  = ar_word == 6'h24;
-  assign \$48  = ar_word == 6'h25;
-  assign \$49  = ar_word == 7'h40;
-  assign \$50  = ar_word == 7'h41;
-  assign \$51  = ar_word == 7'h42;
-  assign \$52  = ar_word == 7'h43;
-  assign \$53  = ar_word == 7'h44;
-  assign \$54  = ar_word == 7'h45;
-  assign \$55  = ar_word == 7'h46;
-  assign \$56  = ar_word == 7'h47;
-  assign \$57  = ar_word == 7'h48;
-  assign \$58  = ar_word == 7'h49;
-  assign \$59  = ar_word == 7'h4a;
-  assign \$60  = ar_word == 7'h4b;
-  assign \$61  = ar_word == 7'h4c;
-  assign \$62  = ar_word == 7'h4d;
-  assign \$63  = ar_word == 7'h4e;
-  assign \$64  = ar_word == 7'h4f;
-  assign \$65  = ar_word == 7'h50;
-  assign \$66  = ar_word == 7'h51;
-  assign \$67  = ar_word == 7'h52;
-  assign \$68  = ar_word == 7'h53;
-  assign \$69  = ar_word == 7'h54;
-  assign \$70  = ar_word == 7'h55;
-  assign \$71  = ar_word == 7'h56;
-  assign \$72  = ar_word == 7'h57;
-  assign \$73  = ar_word == 7'h58;
-  assign \$74  = ar_word == 7'h59;
-  assign \$75  = | { \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21  };
-  assign regs__r_valid = ar_full & \$75 ;
-  assign \$76  = ~ aw_full;
-  assign \$77  = axil__awvalid & \$76 ;
+  assign regs__w_valid = \$3  & w_writable;
+  assign \$4  = ~ ar_full;
+  assign \$5  = ~ r_wait;
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = ~ rvalid;
+  assign axil__arready = \$6  & \$7 ;
+  assign \$8  = ~ ar_full;
+  assign \$9  = ~ r_wait;
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ~ rvalid;
+  assign \$12  = \$10  & \$11 ;
+  assign regs__ar_accept = axil__arvalid & \$12 ;
+  assign regs__r_valid = ar_full & r_readable;
+  assign \$13  = ~ aw_full;
+  assign \$14  = axil__awvalid & \$13 ;
+  assign \$15  = ! axil__awaddr[11:2];
+  assign \$16  = axil__awaddr[11:2] == 1'h1;
+  assign \$17  = axil__awaddr[11:2] == 2'h2;
+  assign \$18  = axil__awaddr[11:2] == 2'h3;
+  assign \$19  = axil__awaddr[11:2] == 3'h4;
+  assign \$20  = axil__awaddr[11:2] == 3'h5;
+  assign \$21  = axil__awaddr[11:2] == 3'h6;
+  assign \$22  = axil__awaddr[11:2] == 3'h7;
+  assign \$23  = axil__awaddr[11:2] == 4'h8;
+  assign \$24  = axil__awaddr[11:2] == 4'h9;
+  assign \$25  = axil__awaddr[11:2] == 4'ha;
+  assign \$26  = axil__awaddr[11:2] == 5'h10;
+  assign \$27  = axil__awaddr[11:2] == 5'h11;
+  assign \$28  = axil__awaddr[11:2] == 5'h12;
+  assign \$29  = axil__awaddr[11:2] == 5'h14;
+  assign \$30  = axil__awaddr[11:2] == 5'h15;
+  assign \$31  = axil__awaddr[11:2] == 5'h18;
+  assign \$32  = axil__awaddr[11:2] == 5'h19;
+  assign \$33  = axil__awaddr[11:2] == 5'h1a;
+  assign \$34  = axil__awaddr[11:2] == 5'h1b;
+  assign \$35  = axil__awaddr[11:2] == 5'h1c;
+  assign \$36  = axil__awaddr[11:2] == 5'h1d;
+  assign \$37  = axil__awaddr[11:2] == 6'h20;
+  assign \$38  = axil__awaddr[11:2] == 6'h21;
+  assign \$39  = axil__awaddr[11:2] == 6'h22;
+  assign \$40  = axil__awaddr[11:2] == 6'h23;
+  assign \$41  = axil__awaddr[11:2] == 6'h24;
+  assign \$42  = axil__awaddr[11:2] == 6'h25;
+  assign \$43  = axil__awaddr[11:2] == 7'h40;
+  assign \$44  = axil__awaddr[11:2] == 7'h41;
+  assign \$45  = axil__awaddr[11:2] == 7'h42;
+  assign \$46  = axil__awaddr[11:2] == 7'h43;
+  assign \$47  = axil__awaddr[11:2] == 7'h44;
+  assign \$48  = axil__awaddr[11:2] == 7'h45;
+  assign \$49  = axil__awaddr[11:2] == 7'h46;
+  assign \$50  = axil__awaddr[11:2] == 7'h47;
+  assign \$51  = axil__awaddr[11:2] == 7'h48;
+  assign \$52  = axil__awaddr[11:2] == 7'h49;
+  assign \$53  = axil__awaddr[11:2] == 7'h4a;
+  assign \$54  = axil__awaddr[11:2] == 7'h4b;
+  assign \$55  = axil__awaddr[11:2] == 7'h4c;
+  assign \$56  = axil__awaddr[11:2] == 7'h4d;
+  assign \$57  = axil__awaddr[11:2] == 7'h4e;
+  assign \$58  = axil__awaddr[11:2] == 7'h4f;
+  assign \$59  = axil__awaddr[11:2] == 7'h50;
+  assign \$60  = axil__awaddr[11:2] == 7'h51;
+  assign \$61  = axil__awaddr[11:2] == 7'h52;
+  assign \$62  = axil__awaddr[11:2] == 7'h53;
+  assign \$63  = axil__awaddr[11:2] == 7'h54;
+  assign \$64  = axil__awaddr[11:2] == 7'h55;
+  assign \$65  = axil__awaddr[11:2] == 7'h56;
+  assign \$66  = axil__awaddr[11:2] == 7'h57;
+  assign \$67  = axil__awaddr[11:2] == 7'h58;
+  assign \$68  = axil__awaddr[11:2] == 7'h59;
+  assign \$69  = | { \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
+  assign \$70  = axil__awaddr[11:2] == 5'h10;
+  assign \$71  = axil__awaddr[11:2] == 5'h18;
+  assign \$72  = axil__awaddr[11:2] == 5'h19;
+  assign \$73  = axil__awaddr[11:2] == 5'h1a;
+  assign \$74  = axil__awaddr[11:2] == 5'h1b;
+  assign \$75  = axil__awaddr[11:2] == 5'h1c;
+  assign \$76  = axil__awaddr[11:2] == 5'h1d;
+  assign \$77  = | { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70  };
   assign \$78  = ~ w_full;
   assign \$79  = axil__wvalid & \$78 ;
   assign \$80  = aw_full & w_full;
   assign \$81  = ~ axil__bvalid;
   assign \$82  = \$80  & \$81 ;
-  assign \$83  = ! aw_word;
-  assign \$84  = aw_word == 1'h1;
-  assign \$85  = aw_word == 2'h2;
-  assign \$86  = aw_word == 2'h3;
-  assign \$87  = aw_word == 3'h4;
-  assign \$88  = aw_word == 3'h5;
-  assign \$89  = aw_word == 3'h6;
-  assign \$90  = aw_word == 3'h7;
-  assign \$91  = aw_word == 4'h8;
-  assign \$92  = aw_word == 4'h9;
-  assign \$93  = aw_word == 4'ha;
-  assign \$94  = aw_word == 5'h10;
-  assign \$95  = aw_word == 5'h11;
-  assign \$96  = aw_word == 5'h12;
-  assign \$97  = aw_word == 5'h14;
-  assign \$98  = aw_word == 5'h15;
-  assign \$99  = aw_word == 5'h18;
-  assign \$100  = aw_word == 5'h19;
-  assign \$101  = aw_word == 5'h1a;
-  assign \$102  = aw_word == 5'h1b;
-  assign \$103  = aw_word == 5'h1c;
-  assign \$104  = aw_word == 5'h1d;
-  assign \$105  = aw_word == 6'h20;
-  assign \$106  = aw_word == 6'h21;
-  assign \$107  = aw_word == 6'h22;
-  assign \$108  = aw_word == 6'h23;
-  assign \$109  = aw_word == 6'h24;
-  assign \$110  = aw_word == 6'h25;
-  assign \$111  = aw_word == 7'h40;
-  assign \$112  = aw_word == 7'h41;
-  assign \$113  = aw_word == 7'h42;
-  assign \$114  = aw_word == 7'h43;
-  assign \$115  = aw_word == 7'h44;
-  assign \$116  = aw_word == 7'h45;
-  assign \$117  = aw_word == 7'h46;
-  assign \$118  = aw_word == 7'h47;
-  assign \$119  = aw_word == 7'h48;
-  assign \$120  = aw_word == 7'h49;
-  assign \$121  = aw_word == 7'h4a;
-  assign \$122  = aw_word == 7'h4b;
-  assign \$123  = aw_word == 7'h4c;
-  assign \$124  = aw_word == 7'h4d;
-  assign \$125  = aw_word == 7'h4e;
-  assign \$126  = aw_word == 7'h4f;
-  assign \$127  = aw_word == 7'h50;
-  assign \$128  = aw_word == 7'h51;
-  assign \$129  = aw_word == 7'h52;
-  assign \$130  = aw_word == 7'h53;
-  assign \$131  = aw_word == 7'h54;
-  assign \$132  = aw_word == 7'h55;
-  assign \$133  = aw_word == 7'h56;
-  assign \$134  = aw_word == 7'h57;
-  assign \$135  = aw_word == 7'h58;
-  assign \$136  = aw_word == 7'h59;
-  assign \$137  = | { \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83  };
-  assign \$138  = ~ \$137 ;
-  assign \$139  = aw_word == 5'h10;
-  assign \$140  = aw_word == 5'h18;
-  assign \$141  = aw_word == 5'h19;
-  assign \$142  = aw_word == 5'h1a;
-  assign \$143  = aw_word == 5'h1b;
-  assign \$144  = aw_word == 5'h1c;
-  assign \$145  = aw_word == 5'h1d;
-  assign \$146  = | { \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139  };
-  assign \$147  = ~ \$146 ;
-  assign \$148  = regs__w_done & regs__w_error;
-  assign \$149  = \$148  ? 2'h2 : 2'h0;
-  assign \$150  = axil__bvalid & axil__bready;
-  assign \$151  = rvalid & axil__rready;
-  assign \$152  = ! ar_word;
-  assign \$153  = ar_word == 1'h1;
-  assign \$154  = ar_word == 2'h2;
-  assign \$155  = ar_word == 2'h3;
-  assign \$156  = ar_word == 3'h4;
-  assign \$157  = ar_word == 3'h5;
-  assign \$158  = ar_word == 3'h6;
-  assign \$159  = ar_word == 3'h7;
-  assign \$160  = ar_word == 4'h8;
-  assign \$161  = ar_word == 4'h9;
-  assign \$162  = ar_word == 4'ha;
-  assign \$163  = ar_word == 5'h10;
-  assign \$164  = ar_word == 5'h11;
-  assign \$165  = ar_word == 5'h12;
-  assign \$166  = ar_word == 5'h14;
-  assign \$167  = ar_word == 5'h15;
-  assign \$168  = ar_word == 5'h18;
-  assign \$169  = ar_word == 5'h19;
-  assign \$170  = ar_word == 5'h1a;
-  assign \$171  = ar_word == 5'h1b;
-  assign \$172  = ar_word == 5'h1c;
-  assign \$173  = ar_word == 5'h1d;
-  assign \$174  = ar_word == 6'h20;
-  assign \$175  = ar_word == 6'h21;
-  assign \$176  = ar_word == 6'h22;
-  assign \$177  = ar_word == 6'h23;
-  assign \$178  = ar_word == 6'h24;
-  assign \$179  = ar_word == 6'h25;
-  assign \$180  = ar_word == 7'h40;
-  assign \$181  = ar_word == 7'h41;
-  assign \$182  = ar_word == 7'h42;
-  assign \$183  = ar_word == 7'h43;
-  assign \$184  = ar_word == 7'h44;
-  assign \$185  = ar_word == 7'h45;
-  assign \$186  = ar_word == 7'h46;
-  assign \$187  = ar_word == 7'h47;
-  assign \$188  = ar_word == 7'h48;
-  assign \$189  = ar_word == 7'h49;
-  assign \$190  = ar_word == 7'h4a;
-  assign \$191  = ar_word == 7'h4b;
-  assign \$192  = ar_word == 7'h4c;
-  assign \$193  = ar_word == 7'h4d;
-  assign \$194  = ar_word == 7'h4e;
-  assign \$195  = ar_word == 7'h4f;
-  assign \$196  = ar_word == 7'h50;
-  assign \$197  = ar_word == 7'h51;
-  assign \$198  = ar_word == 7'h52;
-  assign \$199  = ar_word == 7'h53;
-  assign \$200  = ar_word == 7'h54;
-  assign \$201  = ar_word == 7'h55;
-  assign \$202  = ar_word == 7'h56;
-  assign \$203  = ar_word == 7'h57;
-  assign \$204  = ar_word == 7'h58;
-  assign \$205  = ar_word == 7'h59;
-  assign \$206  = | { \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152  };
-  assign \$207  = ~ \$206 ;
-  assign \$208  = ~ regs__r_done;
-  assign \$209  = regs__r_valid | r_wait;
-  assign \$210  = regs__r_done & \$209 ;
+  assign \$83  = ~ w_mapped;
+  assign \$84  = ~ w_writable;
+  assign \$85  = regs__w_done & regs__w_error;
+  assign \$86  = \$85  ? 2'h2 : 2'h0;
+  assign \$87  = axil__bvalid & axil__bready;
+  assign \$88  = ! axil__araddr[11:2];
+  assign \$89  = axil__araddr[11:2] == 1'h1;
+  assign \$90  = axil__araddr[11:2] == 2'h2;
+  assign \$91  = axil__araddr[11:2] == 2'h3;
+  assign \$92  = axil__araddr[11:2] == 3'h4;
+  assign \$93  = axil__araddr[11:2] == 3'h5;
+  assign \$94  = axil__araddr[11:2] == 3'h6;
+  assign \$95  = axil__araddr[11:2] == 3'h7;
+  assign \$96  = axil__araddr[11:2] == 4'h8;
+  assign \$97  = axil__araddr[11:2] == 4'h9;
+  assign \$98  = axil__araddr[11:2] == 4'ha;
+  assign \$99  = axil__araddr[11:2] == 5'h10;
+  assign \$100  = axil__araddr[11:2] == 5'h11;
+  assign \$101  = axil__araddr[11:2] == 5'h12;
+  assign \$102  = axil__araddr[11:2] == 5'h14;
+  assign \$103  = axil__araddr[11:2] == 5'h15;
+  assign \$104  = axil__araddr[11:2] == 5'h18;
+  assign \$105  = axil__araddr[11:2] == 5'h19;
+  assign \$106  = axil__araddr[11:2] == 5'h1a;
+  assign \$107  = axil__araddr[11:2] == 5'h1b;
+  assign \$108  = axil__araddr[11:2] == 5'h1c;
+  assign \$109  = axil__araddr[11:2] == 5'h1d;
+  assign \$110  = axil__araddr[11:2] == 6'h20;
+  assign \$111  = axil__araddr[11:2] == 6'h21;
+  assign \$112  = axil__araddr[11:2] == 6'h22;
+  assign \$113  = axil__araddr[11:2] == 6'h23;
+  assign \$114  = axil__araddr[11:2] == 6'h24;
+  assign \$115  = axil__araddr[11:2] == 6'h25;
+  assign \$116  = axil__araddr[11:2] == 7'h40;
+  assign \$117  = axil__araddr[11:2] == 7'h41;
+  assign \$118  = axil__araddr[11:2] == 7'h42;
+  assign \$119  = axil__araddr[11:2] == 7'h43;
+  assign \$120  = axil__araddr[11:2] == 7'h44;
+  assign \$121  = axil__araddr[11:2] == 7'h45;
+  assign \$122  = axil__araddr[11:2] == 7'h46;
+  assign \$123  = axil__araddr[11:2] == 7'h47;
+  assign \$124  = axil__araddr[11:2] == 7'h48;
+  assign \$125  = axil__araddr[11:2] == 7'h49;
+  assign \$126  = axil__araddr[11:2] == 7'h4a;
+  assign \$127  = axil__araddr[11:2] == 7'h4b;
+  assign \$128  = axil__araddr[11:2] == 7'h4c;
+  assign \$129  = axil__araddr[11:2] == 7'h4d;
+  assign \$130  = axil__araddr[11:2] == 7'h4e;
+  assign \$131  = axil__araddr[11:2] == 7'h4f;
+  assign \$132  = axil__araddr[11:2] == 7'h50;
+  assign \$133  = axil__araddr[11:2] == 7'h51;
+  assign \$134  = axil__araddr[11:2] == 7'h52;
+  assign \$135  = axil__araddr[11:2] == 7'h53;
+  assign \$136  = axil__araddr[11:2] == 7'h54;
+  assign \$137  = axil__araddr[11:2] == 7'h55;
+  assign \$138  = axil__araddr[11:2] == 7'h56;
+  assign \$139  = axil__araddr[11:2] == 7'h57;
+  assign \$140  = axil__araddr[11:2] == 7'h58;
+  assign \$141  = axil__araddr[11:2] == 7'h59;
+  assign \$142  = | { \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88  };
+  assign \$143  = rvalid & axil__rready;
+  assign \$144  = ~ r_readable;
+  assign \$145  = ~ regs__r_done;
+  assign \$146  = regs__r_valid | r_wait;
+  assign \$147  = regs__r_done & \$146 ;
   always @(posedge clk)
-    aw_full <= \$211 ;
+    aw_full <= \$148 ;
   always @(posedge clk)
-    aw_word <= \$212 ;
+    regs__w_addr <= \$149 ;
   always @(posedge clk)
-    w_full <= \$213 ;
+    w_mapped <= \$150 ;
   always @(posedge clk)
-    regs__w_data <= \$214 ;
+    w_writable <= \$151 ;
   always @(posedge clk)
-    regs__w_strb <= \$215 ;
+    w_full <= \$152 ;
   always @(posedge clk)
-    axil__bvalid <= \$216 ;
+    regs__w_data <= \$153 ;
   always @(posedge clk)
-    axil__bresp <= \$217 ;
+    regs__w_strb <= \$154 ;
   always @(posedge clk)
-    ar_full <= \$218 ;
+    axil__bvalid <= \$155 ;
   always @(posedge clk)
-    ar_word <= \$219 ;
+    axil__bresp <= \$156 ;
   always @(posedge clk)
-    rvalid <= \$220 ;
+    ar_full <= \$157 ;
   always @(posedge clk)
-    axil__rdata <= \$221 ;
+    regs__r_addr <= \$158 ;
   always @(posedge clk)
-    axil__rresp <= \$222 ;
+    r_readable <= \$159 ;
   always @(posedge clk)
-    r_wait <= \$223 ;
+    rvalid <= \$160 ;
+  always @(posedge clk)
+    axil__rdata <= \$161 ;
+  always @(posedge clk)
+    axil__rresp <= \$162 ;
+  always @(posedge clk)
+    r_wait <= \$163 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$211  = aw_full;
-    if (\$77 ) begin
-      \$211  = 1'h1;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$148  = aw_full;
+    if (\$14 ) begin
+      \$148  = 1'h1;
     end
-    if (\$150 ) begin
-      \$211  = 1'h0;
+    if (\$87 ) begin
+      \$148  = 1'h0;
     end
     if (rst) begin
-      \$211  = 1'h0;
+      \$148  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$212  = aw_word;
-    if (\$77 ) begin
-      \$212  = axil__awaddr[11:2];
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$149  = regs__w_addr;
+    if (\$14 ) begin
+      \$149  = axil__awaddr[11:2];
     end
     if (rst) begin
-      \$212  = 10'h000;
+      \$149  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$213  = w_full;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$150  = w_mapped;
+    if (\$14 ) begin
+      \$150  = \$69 ;
+    end
+    if (rst) begin
+      \$150  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$151  = w_writable;
+    if (\$14 ) begin
+      \$151  = \$77 ;
+    end
+    if (rst) begin
+      \$151  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$152  = w_full;
     if (\$79 ) begin
-      \$213  = 1'h1;
+      \$152  = 1'h1;
     end
-    if (\$150 ) begin
-      \$213  = 1'h0;
+    if (\$87 ) begin
+      \$152  = 1'h0;
     end
     if (rst) begin
-      \$213  = 1'h0;
+      \$152  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$214  = regs__w_data;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$153  = regs__w_data;
     if (\$79 ) begin
-      \$214  = axil__wdata;
+      \$153  = axil__wdata;
     end
     if (rst) begin
-      \$214  = 32'd0;
+      \$153  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$215  = regs__w_strb;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$154  = regs__w_strb;
     if (\$79 ) begin
-      \$215  = axil__wstrb;
+      \$154  = axil__wstrb;
     end
     if (rst) begin
-      \$215  = 4'h0;
+      \$154  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$216  = axil__bvalid;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$155  = axil__bvalid;
     if (\$82 ) begin
       (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$216  = 1'h1;
-      end else if (\$147 ) begin
-        \$216  = 1'h1;
+      if (\$83 ) begin
+        \$155  = 1'h1;
+      end else if (\$84 ) begin
+        \$155  = 1'h1;
       end else begin
-        \$216  = regs__w_done;
+        \$155  = regs__w_done;
       end
     end
-    if (\$150 ) begin
-      \$216  = 1'h0;
+    if (\$87 ) begin
+      \$155  = 1'h0;
     end
     if (rst) begin
-      \$216  = 1'h0;
+      \$155  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$217  = axil__bresp;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$156  = axil__bresp;
     if (\$82 ) begin
       (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$217  = 2'h3;
-      end else if (\$147 ) begin
-        \$217  = 2'h2;
+      if (\$83 ) begin
+        \$156  = 2'h3;
+      end else if (\$84 ) begin
+        \$156  = 2'h2;
       end else begin
-        \$217  = \$149 ;
+        \$156  = \$86 ;
       end
     end
     if (rst) begin
-      \$217  = 2'h0;
+      \$156  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$218  = ar_full;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$157  = ar_full;
     if (regs__ar_accept) begin
-      \$218  = 1'h1;
+      \$157  = 1'h1;
     end
     if (ar_full) begin
-      \$218  = 1'h0;
+      \$157  = 1'h0;
     end
     if (rst) begin
-      \$218  = 1'h0;
+      \$157  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$219  = ar_word;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$158  = regs__r_addr;
     if (regs__ar_accept) begin
-      \$219  = axil__araddr[11:2];
+      \$158  = axil__araddr[11:2];
     end
     if (rst) begin
-      \$219  = 10'h000;
+      \$158  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$220  = rvalid;
-    if (\$151 ) begin
-      \$220  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$159  = r_readable;
+    if (regs__ar_accept) begin
+      \$159  = \$142 ;
+    end
+    if (rst) begin
+      \$159  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$160  = rvalid;
+    if (\$143 ) begin
+      \$160  = 1'h0;
     end
     if (ar_full) begin
-      if (\$207 ) begin
-        \$220  = 1'h1;
+      if (\$144 ) begin
+        \$160  = 1'h1;
       end
     end
-    if (\$210 ) begin
-      \$220  = 1'h1;
+    if (\$147 ) begin
+      \$160  = 1'h1;
     end
     if (rst) begin
-      \$220  = 1'h0;
+      \$160  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$221  = axil__rdata;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$161  = axil__rdata;
     if (ar_full) begin
-      \$221  = 32'd0;
+      \$161  = 32'd0;
     end
-    if (\$210 ) begin
-      \$221  = regs__r_data;
+    if (\$147 ) begin
+      \$161  = regs__r_data;
     end
     if (rst) begin
-      \$221  = 32'd0;
+      \$161  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$222  = axil__rresp;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$162  = axil__rresp;
     if (ar_full) begin
-      \$222  = 2'h0;
-      if (\$207 ) begin
-        \$222  = 2'h3;
+      \$162  = 2'h0;
+      if (\$144 ) begin
+        \$162  = 2'h3;
       end
     end
     if (rst) begin
-      \$222  = 2'h0;
+      \$162  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$223  = r_wait;
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$163  = r_wait;
     if (ar_full) begin
-      if (\$207 ) begin
-      end else if (\$208 ) begin
-        \$223  = 1'h1;
+      if (\$144 ) begin
+      end else if (\$145 ) begin
+        \$163  = 1'h1;
       end
     end
-    if (\$210 ) begin
-      \$223  = 1'h0;
+    if (\$147 ) begin
+      \$163  = 1'h0;
     end
     if (rst) begin
-      \$223  = 1'h0;
+      \$163  = 1'h0;
     end
   end
   assign bvalid = axil__bvalid;
   assign bresp = axil__bresp;
-  assign regs__w_addr = aw_word;
+  assign aw_word = regs__w_addr;
   assign w_data = regs__w_data;
   assign w_strb = regs__w_strb;
   assign regs__b_busy = axil__bvalid;
@@ -33160,12 +31437,12 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   assign rdata = axil__rdata;
   assign rresp = axil__rresp;
   assign regs__ar_addr = axil__araddr[11:2];
-  assign regs__r_addr = ar_word;
+  assign ar_word = regs__r_addr;
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$24  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -33178,7 +31455,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$24 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

@@ -942,16 +942,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$167  \hash$167  (
     .clk(clk),
     .out_h(\hash$85 ),
-    .\port$2315$5 (s0[28:5]),
+    .\port$2357$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$174  \lanes$174  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2316$0 (\$12 ),
-    .\port$2317$0 (\$13 ),
-    .\port$2321$0 (\$14 )
+    .\port$2358$0 (\$12 ),
+    .\port$2359$0 (\$13 ),
+    .\port$2363$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -984,8 +984,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .inv_slot(decision[131:125]),
-    .\port$2336$136 (decision[153:136]),
-    .\port$2336$5 (decision[34:5]),
+    .\port$2379$136 (decision[153:136]),
+    .\port$2379$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1013,9 +1013,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .busy(\busy$80 ),
     .clk(clk),
     .hash(\hash$85 [6:0]),
-    .\port$2316$0 (\$12 ),
-    .\port$2317$0 (\$13 ),
-    .\port$2321$0 (\$14 ),
+    .\port$2358$0 (\$12 ),
+    .\port$2359$0 (\$13 ),
+    .\port$2363$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1953,7 +1953,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2336$43 (e2[56:43])
+    .\port$2379$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2253,7 +2253,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2336$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2379$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2274,15 +2274,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2336$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2336$43 ;
-  wire [13:0] \port$2336$43 ;
+  input [13:0] \port$2379$43 ;
+  wire [13:0] \port$2379$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2336$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2336$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2379$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2379$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2336$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2336$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2336$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2379$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2379$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2379$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2296,8 +2296,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2336$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2336$43 [7:0];
-  assign age = \port$2336$43 [13:8];
+  assign count = \port$2379$43 [7:0];
+  assign age = \port$2379$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2501,7 +2501,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
+module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2658,8 +2658,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2315$5 ;
-  wire [23:0] \port$2315$5 ;
+  input [23:0] \port$2357$5 ;
+  wire [23:0] \port$2357$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2667,21 +2667,21 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2315$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2315$5 [23:16] + { \port$2315$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2315$5 [23:16], 6'h00 } + { \port$2315$5 [23:16], 8'h00 };
+  assign \$1  = \port$2357$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2357$5 [23:16] + { \port$2357$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2357$5 [23:16], 6'h00 } + { \port$2357$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2315$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2315$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2315$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2357$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2357$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2357$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2315$5 [10:0], 5'h00 } + { \port$2315$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2315$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2315$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2357$5 [10:0], 5'h00 } + { \port$2357$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2357$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2357$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2315$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2315$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2357$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2357$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2827,7 +2827,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2315$5  };
+  assign key = { 40'h0000000000, \port$2357$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2859,120 +2859,112 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2315$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2316$0 );
+module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2358$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
-  wire \$10 ;
-  wire \$100 ;
+  wire [6:0] \$10 ;
+  wire [8:0] \$100 ;
   wire \$101 ;
   wire \$102 ;
   wire \$103 ;
-  wire [8:0] \$104 ;
-  wire [8:0] \$105 ;
-  wire \$106 ;
-  wire [8:0] \$107 ;
-  wire [8:0] \$108 ;
-  wire \$109 ;
-  wire [6:0] \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire \$12 ;
-  wire \$13 ;
-  wire [6:0] \$14 ;
-  wire \$15 ;
-  wire [6:0] \$16 ;
-  wire [4:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire \$104 ;
+  wire \$11 ;
+  wire [6:0] \$12 ;
+  wire [4:0] \$13 ;
+  wire \$14 ;
+  wire [6:0] \$15 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire [6:0] \$18 ;
+  wire \$19 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire [6:0] \$22 ;
-  wire \$23 ;
-  wire [6:0] \$24 ;
-  wire [4:0] \$25 ;
-  wire \$26 ;
-  wire [6:0] \$27 ;
-  wire \$28 ;
-  wire \$29 ;
+  wire [6:0] \$20 ;
+  wire [4:0] \$21 ;
+  wire \$22 ;
+  wire [6:0] \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  wire [6:0] \$26 ;
+  wire \$27 ;
+  wire [6:0] \$28 ;
+  wire [4:0] \$29 ;
   wire \$3 ;
-  wire [6:0] \$30 ;
-  wire \$31 ;
-  wire [6:0] \$32 ;
-  wire [4:0] \$33 ;
-  wire \$34 ;
-  wire [6:0] \$35 ;
-  wire \$36 ;
-  wire [2:0] \$37 ;
-  wire [2:0] \$38 ;
-  reg \$39 ;
+  wire \$30 ;
+  wire [6:0] \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire [6:0] \$34 ;
+  wire \$35 ;
+  wire [6:0] \$36 ;
+  wire [4:0] \$37 ;
+  wire \$38 ;
+  wire [6:0] \$39 ;
   wire \$4 ;
-  wire [2:0] \$40 ;
-  reg \$41 ;
+  wire \$40 ;
+  wire [2:0] \$41 ;
   wire [2:0] \$42 ;
   wire [2:0] \$43 ;
   wire [2:0] \$44 ;
   wire [2:0] \$45 ;
   wire [2:0] \$46 ;
   wire [2:0] \$47 ;
-  reg \$48 ;
+  wire [2:0] \$48 ;
   wire [2:0] \$49 ;
   wire \$5 ;
-  reg \$50 ;
+  wire [2:0] \$50 ;
   wire [2:0] \$51 ;
   wire [2:0] \$52 ;
   wire [2:0] \$53 ;
   wire [2:0] \$54 ;
   wire [2:0] \$55 ;
   wire [2:0] \$56 ;
-  reg \$57 ;
+  wire [2:0] \$57 ;
   wire [2:0] \$58 ;
-  reg \$59 ;
-  wire [6:0] \$6 ;
+  wire [2:0] \$59 ;
+  wire \$6 ;
   wire [2:0] \$60 ;
   wire [2:0] \$61 ;
   wire [2:0] \$62 ;
   wire [2:0] \$63 ;
   wire [2:0] \$64 ;
-  wire [2:0] \$65 ;
-  reg \$66 ;
-  wire [2:0] \$67 ;
-  reg \$68 ;
-  wire [2:0] \$69 ;
+  wire \$65 ;
+  wire [8:0] \$66 ;
+  wire [8:0] \$67 ;
+  wire \$68 ;
+  wire [8:0] \$69 ;
   wire \$7 ;
-  wire [2:0] \$70 ;
-  wire [2:0] \$71 ;
-  wire [2:0] \$72 ;
+  wire [8:0] \$70 ;
+  wire \$71 ;
+  wire \$72 ;
   wire \$73 ;
-  wire [8:0] \$74 ;
-  wire [8:0] \$75 ;
-  wire \$76 ;
+  wire \$74 ;
+  wire \$75 ;
+  wire [8:0] \$76 ;
   wire [8:0] \$77 ;
-  wire [8:0] \$78 ;
-  wire \$79 ;
-  wire [6:0] \$8 ;
-  wire \$80 ;
+  wire \$78 ;
+  wire [8:0] \$79 ;
+  wire \$8 ;
+  wire [8:0] \$80 ;
   wire \$81 ;
   wire \$82 ;
   wire \$83 ;
-  wire [8:0] \$84 ;
-  wire [8:0] \$85 ;
-  wire \$86 ;
+  wire \$84 ;
+  wire \$85 ;
+  wire [8:0] \$86 ;
   wire [8:0] \$87 ;
-  wire [8:0] \$88 ;
-  wire \$89 ;
-  wire [4:0] \$9 ;
-  wire \$90 ;
+  wire \$88 ;
+  wire [8:0] \$89 ;
+  wire \$9 ;
+  wire [8:0] \$90 ;
   wire \$91 ;
   wire \$92 ;
   wire \$93 ;
-  wire [8:0] \$94 ;
-  wire [8:0] \$95 ;
-  wire \$96 ;
+  wire \$94 ;
+  wire \$95 ;
+  wire [8:0] \$96 ;
   wire [8:0] \$97 ;
-  wire [8:0] \$98 ;
-  wire \$99 ;
+  wire \$98 ;
+  wire [8:0] \$99 ;
   reg [5:0] age0;
   reg [5:0] age1;
   reg [5:0] age2;
@@ -3060,21 +3052,21 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   reg mark2;
   reg mark3;
   wire [3:0] mark_now_b;
-  wire match0;
-  wire match1;
-  wire match2;
-  wire match3;
-  input [41:0] \port$2316$0 ;
-  wire [41:0] \port$2316$0 ;
-  input [187:0] \port$2317$0 ;
-  wire [187:0] \port$2317$0 ;
-  input [27:0] \port$2321$0 ;
-  wire [27:0] \port$2321$0 ;
+  reg match0;
+  reg match1;
+  reg match2;
+  reg match3;
+  wire [3:0] match_b;
+  input [41:0] \port$2358$0 ;
+  wire [41:0] \port$2358$0 ;
+  input [187:0] \port$2359$0 ;
+  wire [187:0] \port$2359$0 ;
+  input [27:0] \port$2363$0 ;
+  wire [27:0] \port$2363$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
   reg [23:0] tag3;
-  wire [3:0] tag_eq_b;
   reg valid0;
   reg valid1;
   reg valid2;
@@ -3126,154 +3118,122 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2317$0 [23:0] == \port$2316$0 [28:5];
-  assign \$2  = \port$2317$0 [70:47] == \port$2316$0 [28:5];
-  assign \$3  = \port$2317$0 [117:94] == \port$2316$0 [28:5];
-  assign \$4  = \port$2317$0 [164:141] == \port$2316$0 [28:5];
-  assign \$5  = \port$2317$0 [39] ^ \port$2317$0 [40];
-  assign \$6  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
-  assign \$7  = \$5  | \$6 [5];
-  assign \$8  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
-  assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
-  assign \$10  = \port$2317$0 [39] ^ \port$2317$0 [40];
-  assign \$11  = \port$2316$0 [34:29] - \port$2317$0 [37:32];
-  assign \$12  = \$10  | \$11 [5];
-  assign \$13  = \port$2317$0 [86] ^ \port$2317$0 [87];
-  assign \$14  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
-  assign \$15  = \$13  | \$14 [5];
-  assign \$16  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
-  assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2317$0 [86] ^ \port$2317$0 [87];
-  assign \$19  = \port$2316$0 [34:29] - \port$2317$0 [84:79];
-  assign \$20  = \$18  | \$19 [5];
-  assign \$21  = \port$2317$0 [133] ^ \port$2317$0 [134];
-  assign \$22  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
-  assign \$23  = \$21  | \$22 [5];
-  assign \$24  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
-  assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
-  assign \$26  = \port$2317$0 [133] ^ \port$2317$0 [134];
-  assign \$27  = \port$2316$0 [34:29] - \port$2317$0 [131:126];
-  assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2317$0 [180] ^ \port$2317$0 [181];
-  assign \$30  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
-  assign \$31  = \$29  | \$30 [5];
-  assign \$32  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
-  assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
-  assign \$34  = \port$2317$0 [180] ^ \port$2317$0 [181];
-  assign \$35  = \port$2316$0 [34:29] - \port$2317$0 [178:173];
-  assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2321$0 [1:0] + 1'h0;
-  assign \$38  = \port$2321$0 [1:0] + 1'h0;
-  assign \$40  = \port$2321$0 [1:0] + 1'h0;
-  assign match0 = \$39  & \$41 ;
-  assign \$42  = \port$2321$0 [1:0] + 1'h0;
-  assign \$43  = \port$2321$0 [1:0] + 1'h0;
-  assign \$44  = \port$2321$0 [1:0] + 1'h0;
-  assign \$45  = \port$2321$0 [1:0] + 1'h0;
-  assign \$46  = \port$2321$0 [8:7] + 1'h0;
-  assign \$47  = \port$2321$0 [8:7] + 1'h0;
-  assign \$49  = \port$2321$0 [8:7] + 1'h0;
-  assign match1 = \$48  & \$50 ;
-  assign \$51  = \port$2321$0 [8:7] + 1'h0;
-  assign \$52  = \port$2321$0 [8:7] + 1'h0;
-  assign \$53  = \port$2321$0 [8:7] + 1'h0;
-  assign \$54  = \port$2321$0 [8:7] + 1'h0;
-  assign \$55  = \port$2321$0 [15:14] + 1'h0;
-  assign \$56  = \port$2321$0 [15:14] + 1'h0;
-  assign \$58  = \port$2321$0 [15:14] + 1'h0;
-  assign match2 = \$57  & \$59 ;
-  assign \$60  = \port$2321$0 [15:14] + 1'h0;
-  assign \$61  = \port$2321$0 [15:14] + 1'h0;
-  assign \$62  = \port$2321$0 [15:14] + 1'h0;
-  assign \$63  = \port$2321$0 [15:14] + 1'h0;
-  assign \$64  = \port$2321$0 [22:21] + 1'h0;
-  assign \$65  = \port$2321$0 [22:21] + 1'h0;
-  assign \$67  = \port$2321$0 [22:21] + 1'h0;
-  assign match3 = \$66  & \$68 ;
-  assign \$69  = \port$2321$0 [22:21] + 1'h0;
-  assign \$70  = \port$2321$0 [22:21] + 1'h0;
-  assign \$71  = \port$2321$0 [22:21] + 1'h0;
-  assign \$72  = \port$2321$0 [22:21] + 1'h0;
-  assign \$73  = cnt0 >= 8'hff;
-  assign \$74  = cnt0 + 1'h1;
-  assign \$75  = \$73  ? 9'h0ff : \$74 ;
-  assign \$76  = cnt0 >= 8'hfe;
-  assign \$77  = cnt0 + 2'h2;
-  assign \$78  = \$76  ? 9'h0ff : \$77 ;
-  assign \$79  = age0 > cfg[30:26];
-  assign \$80  = age0 > age1;
-  assign \$81  = age0 > age2;
-  assign \$82  = age0 > age3;
-  assign \$83  = cnt1 >= 8'hff;
-  assign \$84  = cnt1 + 1'h1;
-  assign \$85  = \$83  ? 9'h0ff : \$84 ;
-  assign \$86  = cnt1 >= 8'hfe;
-  assign \$87  = cnt1 + 2'h2;
-  assign \$88  = \$86  ? 9'h0ff : \$87 ;
-  assign \$89  = age1 > cfg[30:26];
-  assign \$90  = age1 > age0;
-  assign \$91  = age1 > age2;
-  assign \$92  = age1 > age3;
-  assign \$93  = cnt2 >= 8'hff;
-  assign \$94  = cnt2 + 1'h1;
-  assign \$95  = \$93  ? 9'h0ff : \$94 ;
-  assign \$96  = cnt2 >= 8'hfe;
-  assign \$97  = cnt2 + 2'h2;
-  assign \$98  = \$96  ? 9'h0ff : \$97 ;
-  assign \$99  = age2 > cfg[30:26];
-  assign \$100  = age2 > age0;
-  assign \$101  = age2 > age1;
-  assign \$102  = age2 > age3;
-  assign \$103  = cnt3 >= 8'hff;
-  assign \$104  = cnt3 + 1'h1;
-  assign \$105  = \$103  ? 9'h0ff : \$104 ;
-  assign \$106  = cnt3 >= 8'hfe;
-  assign \$107  = cnt3 + 2'h2;
-  assign \$108  = \$106  ? 9'h0ff : \$107 ;
-  assign \$109  = age3 > cfg[30:26];
-  assign \$110  = age3 > age0;
-  assign \$111  = age3 > age1;
-  assign \$112  = age3 > age2;
+  assign \$1  = \port$2359$0 [23:0] == \port$2358$0 [28:5];
+  assign \$2  = \port$2359$0 [38] & \$1 ;
+  assign \$3  = \port$2359$0 [70:47] == \port$2358$0 [28:5];
+  assign \$4  = \port$2359$0 [85] & \$3 ;
+  assign \$5  = \port$2359$0 [117:94] == \port$2358$0 [28:5];
+  assign \$6  = \port$2359$0 [132] & \$5 ;
+  assign \$7  = \port$2359$0 [164:141] == \port$2358$0 [28:5];
+  assign \$8  = \port$2359$0 [179] & \$7 ;
+  assign \$9  = \port$2359$0 [39] ^ \port$2359$0 [40];
+  assign \$10  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$11  = \$9  | \$10 [5];
+  assign \$12  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
+  assign \$14  = \port$2359$0 [39] ^ \port$2359$0 [40];
+  assign \$15  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$16  = \$14  | \$15 [5];
+  assign \$17  = \port$2359$0 [86] ^ \port$2359$0 [87];
+  assign \$18  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$19  = \$17  | \$18 [5];
+  assign \$20  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
+  assign \$22  = \port$2359$0 [86] ^ \port$2359$0 [87];
+  assign \$23  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$24  = \$22  | \$23 [5];
+  assign \$25  = \port$2359$0 [133] ^ \port$2359$0 [134];
+  assign \$26  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$27  = \$25  | \$26 [5];
+  assign \$28  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
+  assign \$30  = \port$2359$0 [133] ^ \port$2359$0 [134];
+  assign \$31  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$32  = \$30  | \$31 [5];
+  assign \$33  = \port$2359$0 [180] ^ \port$2359$0 [181];
+  assign \$34  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$35  = \$33  | \$34 [5];
+  assign \$36  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$37  = \$35  ? 5'h00 : \$36 [4:0];
+  assign \$38  = \port$2359$0 [180] ^ \port$2359$0 [181];
+  assign \$39  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$40  = \$38  | \$39 [5];
+  assign \$41  = \port$2363$0 [1:0] + 1'h0;
+  assign \$42  = \port$2363$0 [1:0] + 1'h0;
+  assign \$43  = \port$2363$0 [1:0] + 1'h0;
+  assign \$44  = \port$2363$0 [1:0] + 1'h0;
+  assign \$45  = \port$2363$0 [1:0] + 1'h0;
+  assign \$46  = \port$2363$0 [1:0] + 1'h0;
+  assign \$47  = \port$2363$0 [8:7] + 1'h0;
+  assign \$48  = \port$2363$0 [8:7] + 1'h0;
+  assign \$49  = \port$2363$0 [8:7] + 1'h0;
+  assign \$50  = \port$2363$0 [8:7] + 1'h0;
+  assign \$51  = \port$2363$0 [8:7] + 1'h0;
+  assign \$52  = \port$2363$0 [8:7] + 1'h0;
+  assign \$53  = \port$2363$0 [15:14] + 1'h0;
+  assign \$54  = \port$2363$0 [15:14] + 1'h0;
+  assign \$55  = \port$2363$0 [15:14] + 1'h0;
+  assign \$56  = \port$2363$0 [15:14] + 1'h0;
+  assign \$57  = \port$2363$0 [15:14] + 1'h0;
+  assign \$58  = \port$2363$0 [15:14] + 1'h0;
+  assign \$59  = \port$2363$0 [22:21] + 1'h0;
+  assign \$60  = \port$2363$0 [22:21] + 1'h0;
+  assign \$61  = \port$2363$0 [22:21] + 1'h0;
+  assign \$62  = \port$2363$0 [22:21] + 1'h0;
+  assign \$63  = \port$2363$0 [22:21] + 1'h0;
+  assign \$64  = \port$2363$0 [22:21] + 1'h0;
+  assign \$65  = cnt0 >= 8'hff;
+  assign \$66  = cnt0 + 1'h1;
+  assign \$67  = \$65  ? 9'h0ff : \$66 ;
+  assign \$68  = cnt0 >= 8'hfe;
+  assign \$69  = cnt0 + 2'h2;
+  assign \$70  = \$68  ? 9'h0ff : \$69 ;
+  assign \$71  = age0 > cfg[30:26];
+  assign \$72  = age0 > age1;
+  assign \$73  = age0 > age2;
+  assign \$74  = age0 > age3;
+  assign \$75  = cnt1 >= 8'hff;
+  assign \$76  = cnt1 + 1'h1;
+  assign \$77  = \$75  ? 9'h0ff : \$76 ;
+  assign \$78  = cnt1 >= 8'hfe;
+  assign \$79  = cnt1 + 2'h2;
+  assign \$80  = \$78  ? 9'h0ff : \$79 ;
+  assign \$81  = age1 > cfg[30:26];
+  assign \$82  = age1 > age0;
+  assign \$83  = age1 > age2;
+  assign \$84  = age1 > age3;
+  assign \$85  = cnt2 >= 8'hff;
+  assign \$86  = cnt2 + 1'h1;
+  assign \$87  = \$85  ? 9'h0ff : \$86 ;
+  assign \$88  = cnt2 >= 8'hfe;
+  assign \$89  = cnt2 + 2'h2;
+  assign \$90  = \$88  ? 9'h0ff : \$89 ;
+  assign \$91  = age2 > cfg[30:26];
+  assign \$92  = age2 > age0;
+  assign \$93  = age2 > age1;
+  assign \$94  = age2 > age3;
+  assign \$95  = cnt3 >= 8'hff;
+  assign \$96  = cnt3 + 1'h1;
+  assign \$97  = \$95  ? 9'h0ff : \$96 ;
+  assign \$98  = cnt3 >= 8'hfe;
+  assign \$99  = cnt3 + 2'h2;
+  assign \$100  = \$98  ? 9'h0ff : \$99 ;
+  assign \$101  = age3 > cfg[30:26];
+  assign \$102  = age3 > age0;
+  assign \$103  = age3 > age1;
+  assign \$104  = age3 > age2;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$37 [1:0])
+    casez (\$41 [1:0])
       2'h0:
-          valid0 = \port$2317$0 [38];
+          valid0 = \port$2359$0 [38];
       2'h1:
-          valid0 = \port$2317$0 [85];
+          valid0 = \port$2359$0 [85];
       2'h2:
-          valid0 = \port$2317$0 [132];
+          valid0 = \port$2359$0 [132];
       2'h3:
-          valid0 = \port$2317$0 [179];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$38 [1:0])
-      2'h0:
-          \$39  = \port$2317$0 [38];
-      2'h1:
-          \$39  = \port$2317$0 [85];
-      2'h2:
-          \$39  = \port$2317$0 [132];
-      2'h3:
-          \$39  = \port$2317$0 [179];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$40 [1:0])
-      2'h0:
-          \$41  = tag_eq_b[0];
-      2'h1:
-          \$41  = tag_eq_b[1];
-      2'h2:
-          \$41  = tag_eq_b[2];
-      2'h3:
-          \$41  = tag_eq_b[3];
+          valid0 = \port$2359$0 [179];
     endcase
   end
   always @* begin
@@ -3281,13 +3241,13 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$42 [1:0])
       2'h0:
-          tag0 = \port$2317$0 [23:0];
+          match0 = match_b[0];
       2'h1:
-          tag0 = \port$2317$0 [70:47];
+          match0 = match_b[1];
       2'h2:
-          tag0 = \port$2317$0 [117:94];
+          match0 = match_b[2];
       2'h3:
-          tag0 = \port$2317$0 [164:141];
+          match0 = match_b[3];
     endcase
   end
   always @* begin
@@ -3295,13 +3255,13 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$43 [1:0])
       2'h0:
-          age0 = { \$12 , \$9  };
+          tag0 = \port$2359$0 [23:0];
       2'h1:
-          age0 = { \$20 , \$17  };
+          tag0 = \port$2359$0 [70:47];
       2'h2:
-          age0 = { \$28 , \$25  };
+          tag0 = \port$2359$0 [117:94];
       2'h3:
-          age0 = { \$36 , \$33  };
+          tag0 = \port$2359$0 [164:141];
     endcase
   end
   always @* begin
@@ -3309,19 +3269,33 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$44 [1:0])
       2'h0:
-          cnt0 = \port$2317$0 [31:24];
+          age0 = { \$16 , \$13  };
       2'h1:
-          cnt0 = \port$2317$0 [78:71];
+          age0 = { \$24 , \$21  };
       2'h2:
-          cnt0 = \port$2317$0 [125:118];
+          age0 = { \$32 , \$29  };
       2'h3:
-          cnt0 = \port$2317$0 [172:165];
+          age0 = { \$40 , \$37  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$45 [1:0])
+      2'h0:
+          cnt0 = \port$2359$0 [31:24];
+      2'h1:
+          cnt0 = \port$2359$0 [78:71];
+      2'h2:
+          cnt0 = \port$2359$0 [125:118];
+      2'h3:
+          cnt0 = \port$2359$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$46 [1:0])
       2'h0:
           mark0 = mark_now_b[0];
       2'h1:
@@ -3335,29 +3309,29 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$46 [1:0])
+    casez (\$47 [1:0])
       2'h0:
-          valid1 = \port$2317$0 [38];
+          valid1 = \port$2359$0 [38];
       2'h1:
-          valid1 = \port$2317$0 [85];
+          valid1 = \port$2359$0 [85];
       2'h2:
-          valid1 = \port$2317$0 [132];
+          valid1 = \port$2359$0 [132];
       2'h3:
-          valid1 = \port$2317$0 [179];
+          valid1 = \port$2359$0 [179];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$47 [1:0])
+    casez (\$48 [1:0])
       2'h0:
-          \$48  = \port$2317$0 [38];
+          match1 = match_b[0];
       2'h1:
-          \$48  = \port$2317$0 [85];
+          match1 = match_b[1];
       2'h2:
-          \$48  = \port$2317$0 [132];
+          match1 = match_b[2];
       2'h3:
-          \$48  = \port$2317$0 [179];
+          match1 = match_b[3];
     endcase
   end
   always @* begin
@@ -3365,13 +3339,27 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$49 [1:0])
       2'h0:
-          \$50  = tag_eq_b[0];
+          tag1 = \port$2359$0 [23:0];
       2'h1:
-          \$50  = tag_eq_b[1];
+          tag1 = \port$2359$0 [70:47];
       2'h2:
-          \$50  = tag_eq_b[2];
+          tag1 = \port$2359$0 [117:94];
       2'h3:
-          \$50  = tag_eq_b[3];
+          tag1 = \port$2359$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$50 [1:0])
+      2'h0:
+          age1 = { \$16 , \$13  };
+      2'h1:
+          age1 = { \$24 , \$21  };
+      2'h2:
+          age1 = { \$32 , \$29  };
+      2'h3:
+          age1 = { \$40 , \$37  };
     endcase
   end
   always @* begin
@@ -3379,47 +3367,19 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          tag1 = \port$2317$0 [23:0];
+          cnt1 = \port$2359$0 [31:24];
       2'h1:
-          tag1 = \port$2317$0 [70:47];
+          cnt1 = \port$2359$0 [78:71];
       2'h2:
-          tag1 = \port$2317$0 [117:94];
+          cnt1 = \port$2359$0 [125:118];
       2'h3:
-          tag1 = \port$2317$0 [164:141];
+          cnt1 = \port$2359$0 [172:165];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$52 [1:0])
-      2'h0:
-          age1 = { \$12 , \$9  };
-      2'h1:
-          age1 = { \$20 , \$17  };
-      2'h2:
-          age1 = { \$28 , \$25  };
-      2'h3:
-          age1 = { \$36 , \$33  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$53 [1:0])
-      2'h0:
-          cnt1 = \port$2317$0 [31:24];
-      2'h1:
-          cnt1 = \port$2317$0 [78:71];
-      2'h2:
-          cnt1 = \port$2317$0 [125:118];
-      2'h3:
-          cnt1 = \port$2317$0 [172:165];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$54 [1:0])
       2'h0:
           mark1 = mark_now_b[0];
       2'h1:
@@ -3433,15 +3393,43 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
+    casez (\$53 [1:0])
+      2'h0:
+          valid2 = \port$2359$0 [38];
+      2'h1:
+          valid2 = \port$2359$0 [85];
+      2'h2:
+          valid2 = \port$2359$0 [132];
+      2'h3:
+          valid2 = \port$2359$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$54 [1:0])
+      2'h0:
+          match2 = match_b[0];
+      2'h1:
+          match2 = match_b[1];
+      2'h2:
+          match2 = match_b[2];
+      2'h3:
+          match2 = match_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          valid2 = \port$2317$0 [38];
+          tag2 = \port$2359$0 [23:0];
       2'h1:
-          valid2 = \port$2317$0 [85];
+          tag2 = \port$2359$0 [70:47];
       2'h2:
-          valid2 = \port$2317$0 [132];
+          tag2 = \port$2359$0 [117:94];
       2'h3:
-          valid2 = \port$2317$0 [179];
+          tag2 = \port$2359$0 [164:141];
     endcase
   end
   always @* begin
@@ -3449,75 +3437,33 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$56 [1:0])
       2'h0:
-          \$57  = \port$2317$0 [38];
+          age2 = { \$16 , \$13  };
       2'h1:
-          \$57  = \port$2317$0 [85];
+          age2 = { \$24 , \$21  };
       2'h2:
-          \$57  = \port$2317$0 [132];
+          age2 = { \$32 , \$29  };
       2'h3:
-          \$57  = \port$2317$0 [179];
+          age2 = { \$40 , \$37  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$57 [1:0])
+      2'h0:
+          cnt2 = \port$2359$0 [31:24];
+      2'h1:
+          cnt2 = \port$2359$0 [78:71];
+      2'h2:
+          cnt2 = \port$2359$0 [125:118];
+      2'h3:
+          cnt2 = \port$2359$0 [172:165];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$58 [1:0])
-      2'h0:
-          \$59  = tag_eq_b[0];
-      2'h1:
-          \$59  = tag_eq_b[1];
-      2'h2:
-          \$59  = tag_eq_b[2];
-      2'h3:
-          \$59  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$60 [1:0])
-      2'h0:
-          tag2 = \port$2317$0 [23:0];
-      2'h1:
-          tag2 = \port$2317$0 [70:47];
-      2'h2:
-          tag2 = \port$2317$0 [117:94];
-      2'h3:
-          tag2 = \port$2317$0 [164:141];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$61 [1:0])
-      2'h0:
-          age2 = { \$12 , \$9  };
-      2'h1:
-          age2 = { \$20 , \$17  };
-      2'h2:
-          age2 = { \$28 , \$25  };
-      2'h3:
-          age2 = { \$36 , \$33  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$62 [1:0])
-      2'h0:
-          cnt2 = \port$2317$0 [31:24];
-      2'h1:
-          cnt2 = \port$2317$0 [78:71];
-      2'h2:
-          cnt2 = \port$2317$0 [125:118];
-      2'h3:
-          cnt2 = \port$2317$0 [172:165];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$63 [1:0])
       2'h0:
           mark2 = mark_now_b[0];
       2'h1:
@@ -3531,91 +3477,77 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
+    casez (\$59 [1:0])
+      2'h0:
+          valid3 = \port$2359$0 [38];
+      2'h1:
+          valid3 = \port$2359$0 [85];
+      2'h2:
+          valid3 = \port$2359$0 [132];
+      2'h3:
+          valid3 = \port$2359$0 [179];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$60 [1:0])
+      2'h0:
+          match3 = match_b[0];
+      2'h1:
+          match3 = match_b[1];
+      2'h2:
+          match3 = match_b[2];
+      2'h3:
+          match3 = match_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$61 [1:0])
+      2'h0:
+          tag3 = \port$2359$0 [23:0];
+      2'h1:
+          tag3 = \port$2359$0 [70:47];
+      2'h2:
+          tag3 = \port$2359$0 [117:94];
+      2'h3:
+          tag3 = \port$2359$0 [164:141];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$62 [1:0])
+      2'h0:
+          age3 = { \$16 , \$13  };
+      2'h1:
+          age3 = { \$24 , \$21  };
+      2'h2:
+          age3 = { \$32 , \$29  };
+      2'h3:
+          age3 = { \$40 , \$37  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$63 [1:0])
+      2'h0:
+          cnt3 = \port$2359$0 [31:24];
+      2'h1:
+          cnt3 = \port$2359$0 [78:71];
+      2'h2:
+          cnt3 = \port$2359$0 [125:118];
+      2'h3:
+          cnt3 = \port$2359$0 [172:165];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
     casez (\$64 [1:0])
-      2'h0:
-          valid3 = \port$2317$0 [38];
-      2'h1:
-          valid3 = \port$2317$0 [85];
-      2'h2:
-          valid3 = \port$2317$0 [132];
-      2'h3:
-          valid3 = \port$2317$0 [179];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$65 [1:0])
-      2'h0:
-          \$66  = \port$2317$0 [38];
-      2'h1:
-          \$66  = \port$2317$0 [85];
-      2'h2:
-          \$66  = \port$2317$0 [132];
-      2'h3:
-          \$66  = \port$2317$0 [179];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$67 [1:0])
-      2'h0:
-          \$68  = tag_eq_b[0];
-      2'h1:
-          \$68  = tag_eq_b[1];
-      2'h2:
-          \$68  = tag_eq_b[2];
-      2'h3:
-          \$68  = tag_eq_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$69 [1:0])
-      2'h0:
-          tag3 = \port$2317$0 [23:0];
-      2'h1:
-          tag3 = \port$2317$0 [70:47];
-      2'h2:
-          tag3 = \port$2317$0 [117:94];
-      2'h3:
-          tag3 = \port$2317$0 [164:141];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$70 [1:0])
-      2'h0:
-          age3 = { \$12 , \$9  };
-      2'h1:
-          age3 = { \$20 , \$17  };
-      2'h2:
-          age3 = { \$28 , \$25  };
-      2'h3:
-          age3 = { \$36 , \$33  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$71 [1:0])
-      2'h0:
-          cnt3 = \port$2317$0 [31:24];
-      2'h1:
-          cnt3 = \port$2317$0 [78:71];
-      2'h2:
-          cnt3 = \port$2317$0 [125:118];
-      2'h3:
-          cnt3 = \port$2317$0 [172:165];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$72 [1:0])
       2'h0:
           mark3 = mark_now_b[0];
       2'h1:
@@ -3626,52 +3558,52 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2317$0 , \port$2321$0 , \port$2316$0  };
-  assign age_bank0 = { \$12 , \$9  };
-  assign age_bank1 = { \$20 , \$17  };
-  assign age_bank2 = { \$28 , \$25  };
-  assign age_bank3 = { \$36 , \$33  };
-  assign \window.request  = \port$2316$0 [34:0];
-  assign \window.request.valid  = \port$2316$0 [0];
-  assign \window.request.op  = \port$2316$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2316$0 [4:3];
-  assign \window.request.tag  = \port$2316$0 [28:5];
-  assign \window.request.t  = \port$2316$0 [34:29];
-  assign \window.start  = \port$2316$0 [41:35];
-  assign \window.lane_slot  = \port$2321$0 ;
-  assign \window.bank  = \port$2317$0 ;
-  assign \window.bank[0].tag  = \port$2317$0 [23:0];
-  assign \window.bank[0].count  = \port$2317$0 [31:24];
-  assign \window.bank[0].last  = \port$2317$0 [37:32];
-  assign \window.bank[0].valid  = \port$2317$0 [38];
-  assign \window.bank[0].fresh  = \port$2317$0 [39];
-  assign \window.bank[0].mark  = \port$2317$0 [40];
-  assign \window.bank[0].row  = \port$2317$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2317$0 [46];
-  assign \window.bank[1].tag  = \port$2317$0 [70:47];
-  assign \window.bank[1].count  = \port$2317$0 [78:71];
-  assign \window.bank[1].last  = \port$2317$0 [84:79];
-  assign \window.bank[1].valid  = \port$2317$0 [85];
-  assign \window.bank[1].fresh  = \port$2317$0 [86];
-  assign \window.bank[1].mark  = \port$2317$0 [87];
-  assign \window.bank[1].row  = \port$2317$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2317$0 [93];
-  assign \window.bank[2].tag  = \port$2317$0 [117:94];
-  assign \window.bank[2].count  = \port$2317$0 [125:118];
-  assign \window.bank[2].last  = \port$2317$0 [131:126];
-  assign \window.bank[2].valid  = \port$2317$0 [132];
-  assign \window.bank[2].fresh  = \port$2317$0 [133];
-  assign \window.bank[2].mark  = \port$2317$0 [134];
-  assign \window.bank[2].row  = \port$2317$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2317$0 [140];
-  assign \window.bank[3].tag  = \port$2317$0 [164:141];
-  assign \window.bank[3].count  = \port$2317$0 [172:165];
-  assign \window.bank[3].last  = \port$2317$0 [178:173];
-  assign \window.bank[3].valid  = \port$2317$0 [179];
-  assign \window.bank[3].fresh  = \port$2317$0 [180];
-  assign \window.bank[3].mark  = \port$2317$0 [181];
-  assign \window.bank[3].row  = \port$2317$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2317$0 [187];
+  assign window = { 45'h000000000000, \port$2359$0 , \port$2363$0 , \port$2358$0  };
+  assign age_bank0 = { \$16 , \$13  };
+  assign age_bank1 = { \$24 , \$21  };
+  assign age_bank2 = { \$32 , \$29  };
+  assign age_bank3 = { \$40 , \$37  };
+  assign \window.request  = \port$2358$0 [34:0];
+  assign \window.request.valid  = \port$2358$0 [0];
+  assign \window.request.op  = \port$2358$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2358$0 [4:3];
+  assign \window.request.tag  = \port$2358$0 [28:5];
+  assign \window.request.t  = \port$2358$0 [34:29];
+  assign \window.start  = \port$2358$0 [41:35];
+  assign \window.lane_slot  = \port$2363$0 ;
+  assign \window.bank  = \port$2359$0 ;
+  assign \window.bank[0].tag  = \port$2359$0 [23:0];
+  assign \window.bank[0].count  = \port$2359$0 [31:24];
+  assign \window.bank[0].last  = \port$2359$0 [37:32];
+  assign \window.bank[0].valid  = \port$2359$0 [38];
+  assign \window.bank[0].fresh  = \port$2359$0 [39];
+  assign \window.bank[0].mark  = \port$2359$0 [40];
+  assign \window.bank[0].row  = \port$2359$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2359$0 [46];
+  assign \window.bank[1].tag  = \port$2359$0 [70:47];
+  assign \window.bank[1].count  = \port$2359$0 [78:71];
+  assign \window.bank[1].last  = \port$2359$0 [84:79];
+  assign \window.bank[1].valid  = \port$2359$0 [85];
+  assign \window.bank[1].fresh  = \port$2359$0 [86];
+  assign \window.bank[1].mark  = \port$2359$0 [87];
+  assign \window.bank[1].row  = \port$2359$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2359$0 [93];
+  assign \window.bank[2].tag  = \port$2359$0 [117:94];
+  assign \window.bank[2].count  = \port$2359$0 [125:118];
+  assign \window.bank[2].last  = \port$2359$0 [131:126];
+  assign \window.bank[2].valid  = \port$2359$0 [132];
+  assign \window.bank[2].fresh  = \port$2359$0 [133];
+  assign \window.bank[2].mark  = \port$2359$0 [134];
+  assign \window.bank[2].row  = \port$2359$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2359$0 [140];
+  assign \window.bank[3].tag  = \port$2359$0 [164:141];
+  assign \window.bank[3].count  = \port$2359$0 [172:165];
+  assign \window.bank[3].last  = \port$2359$0 [178:173];
+  assign \window.bank[3].valid  = \port$2359$0 [179];
+  assign \window.bank[3].fresh  = \port$2359$0 [180];
+  assign \window.bank[3].mark  = \port$2359$0 [181];
+  assign \window.bank[3].row  = \port$2359$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2359$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3743,69 +3675,69 @@ module \kv_asu.core.lanes$174 (\port$2317$0 , \port$2321$0 , lanes, cfg, \port$2
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign lanes[316] = \$112 ;
-  assign lanes[315] = \$111 ;
-  assign lanes[314] = \$110 ;
-  assign lanes[341] = \$109 ;
-  assign lanes[300:293] = \$108 [7:0];
-  assign lanes[292:285] = \$105 [7:0];
-  assign lanes[284:278] = \port$2321$0 [27:21];
+  assign lanes[316] = \$104 ;
+  assign lanes[315] = \$103 ;
+  assign lanes[314] = \$102 ;
+  assign lanes[341] = \$101 ;
+  assign lanes[300:293] = \$100 [7:0];
+  assign lanes[292:285] = \$97 [7:0];
+  assign lanes[284:278] = \port$2363$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
   assign lanes[244:239] = age3;
   assign lanes[238] = match3;
   assign lanes[237] = valid3;
-  assign lanes[313] = \$102 ;
-  assign lanes[311] = \$101 ;
-  assign lanes[310] = \$100 ;
-  assign lanes[340] = \$99 ;
-  assign lanes[235:228] = \$98 [7:0];
-  assign lanes[227:220] = \$95 [7:0];
-  assign lanes[219:213] = \port$2321$0 [20:14];
+  assign lanes[313] = \$94 ;
+  assign lanes[311] = \$93 ;
+  assign lanes[310] = \$92 ;
+  assign lanes[340] = \$91 ;
+  assign lanes[235:228] = \$90 [7:0];
+  assign lanes[227:220] = \$87 [7:0];
+  assign lanes[219:213] = \port$2363$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
   assign lanes[179:174] = age2;
   assign lanes[173] = match2;
   assign lanes[172] = valid2;
-  assign lanes[309] = \$92 ;
-  assign lanes[308] = \$91 ;
-  assign lanes[306] = \$90 ;
-  assign lanes[339] = \$89 ;
-  assign lanes[170:163] = \$88 [7:0];
-  assign lanes[162:155] = \$85 [7:0];
-  assign lanes[154:148] = \port$2321$0 [13:7];
+  assign lanes[309] = \$84 ;
+  assign lanes[308] = \$83 ;
+  assign lanes[306] = \$82 ;
+  assign lanes[339] = \$81 ;
+  assign lanes[170:163] = \$80 [7:0];
+  assign lanes[162:155] = \$77 [7:0];
+  assign lanes[154:148] = \port$2363$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
   assign lanes[114:109] = age1;
   assign lanes[108] = match1;
   assign lanes[107] = valid1;
-  assign lanes[305] = \$82 ;
-  assign lanes[304] = \$81 ;
-  assign lanes[303] = \$80 ;
-  assign lanes[338] = \$79 ;
-  assign lanes[105:98] = \$78 [7:0];
-  assign lanes[97:90] = \$75 [7:0];
-  assign lanes[89:83] = \port$2321$0 [6:0];
+  assign lanes[305] = \$74 ;
+  assign lanes[304] = \$73 ;
+  assign lanes[303] = \$72 ;
+  assign lanes[338] = \$71 ;
+  assign lanes[105:98] = \$70 [7:0];
+  assign lanes[97:90] = \$67 [7:0];
+  assign lanes[89:83] = \port$2363$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2316$0 [41:35];
-  assign lanes[34:0] = \port$2316$0 [34:0];
+  assign lanes[41:35] = \port$2358$0 [41:35];
+  assign lanes[34:0] = \port$2358$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
-  assign tag_eq_b[3] = \$4 ;
-  assign tag_eq_b[2] = \$3 ;
-  assign tag_eq_b[1] = \$2 ;
-  assign tag_eq_b[0] = \$1 ;
-  assign mark_now_b[3] = \port$2317$0 [181];
-  assign mark_now_b[2] = \port$2317$0 [134];
-  assign mark_now_b[1] = \port$2317$0 [87];
-  assign mark_now_b[0] = \port$2317$0 [40];
+  assign match_b[3] = \$8 ;
+  assign match_b[2] = \$6 ;
+  assign match_b[1] = \$4 ;
+  assign match_b[0] = \$2 ;
+  assign mark_now_b[3] = \port$2359$0 [181];
+  assign mark_now_b[2] = \port$2359$0 [134];
+  assign mark_now_b[1] = \port$2359$0 [87];
+  assign mark_now_b[0] = \port$2359$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5352,8 +5284,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2336$5 
-, inv_slot, \port$2336$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2379$5 
+, inv_slot, \port$2379$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6131,10 +6063,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \meta_data.fresh ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2336$136 ;
-  wire [17:0] \port$2336$136 ;
-  input [29:0] \port$2336$5 ;
-  wire [29:0] \port$2336$5 ;
+  input [17:0] \port$2379$136 ;
+  wire [17:0] \port$2379$136 ;
+  input [29:0] \port$2379$5 ;
+  wire [29:0] \port$2379$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6316,7 +6248,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$106 )
-      ent0[\port$2336$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2379$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6361,7 +6293,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$142 )
-      ent1[\port$2336$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2379$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6406,7 +6338,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$161 )
-      ent2[\port$2336$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2379$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6451,7 +6383,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$180 )
-      ent3[\port$2336$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2379$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -6882,65 +6814,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$433  = rd_slot[6:2] + \$432 ;
   assign \$434  = 2'h3 < rd_slot[1:0];
   assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2336$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2336$136 [8] & \$436 ;
+  assign \$436  = \port$2379$136 [1:0] == 2'h3;
+  assign \$signature__en$180  = \port$2379$136 [8] & \$436 ;
   assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2336$136 [9] & \$437 ;
+  assign \$438  = \port$2379$136 [9] & \$437 ;
   assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2336$136 [9];
-  assign \$441  = \port$2336$136 [1:0] == 2'h3;
-  assign \$442  = \port$2336$136 [8] & \$441 ;
+  assign \$440  = ~ \port$2379$136 [9];
+  assign \$441  = \port$2379$136 [1:0] == 2'h3;
+  assign \$442  = \port$2379$136 [8] & \$441 ;
   assign \$443  = \$440  & \$442 ;
   assign \$signature__en$182  = \$439  | \$443 ;
   assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2336$136 [9] & \$444 ;
+  assign \$445  = \port$2379$136 [9] & \$444 ;
   assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2336$136 [9];
-  assign \$448  = \port$2336$136 [1:0] == 2'h3;
-  assign \$449  = \port$2336$136 [8] & \$448 ;
+  assign \$447  = ~ \port$2379$136 [9];
+  assign \$448  = \port$2379$136 [1:0] == 2'h3;
+  assign \$449  = \port$2379$136 [8] & \$448 ;
   assign \$450  = \$447  & \$449 ;
   assign \$451  = \$446  | \$450 ;
   assign \$452  = clear_row == sc_row_q;
   assign \$453  = clear_en & \$452 ;
   assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2336$136 [9];
+  assign \$455  = \$454  & \port$2379$136 [9];
   assign \$456  = inv_slot[1:0] == 2'h3;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = inv_slot[6:2] == sc_row_q;
   assign \$459  = \$457  & \$458 ;
   assign \$460  = \$453  | \$459 ;
   assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2336$136 [9];
+  assign \$462  = ~ \port$2379$136 [9];
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2336$136 [1:0] == 2'h3;
-  assign \$465  = \port$2336$136 [8] & \$464 ;
+  assign \$464  = \port$2379$136 [1:0] == 2'h3;
+  assign \$465  = \port$2379$136 [8] & \$464 ;
   assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$467  = \port$2379$136 [6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$460  | \$468 ;
   assign sc_snoop3 = \$469  | sc_wr_at_read3;
   assign \$470  = clear_row == sc_row_q;
   assign \$471  = clear_en & \$470 ;
   assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2336$136 [9];
+  assign \$473  = \$472  & \port$2379$136 [9];
   assign \$474  = inv_slot[1:0] == 2'h3;
   assign \$475  = \$473  & \$474 ;
   assign \$476  = inv_slot[6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$471  | \$477 ;
   assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2336$136 [9];
+  assign \$480  = ~ \port$2379$136 [9];
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2336$136 [1:0] == 2'h3;
-  assign \$483  = \port$2336$136 [8] & \$482 ;
+  assign \$482  = \port$2379$136 [1:0] == 2'h3;
+  assign \$483  = \port$2379$136 [8] & \$482 ;
   assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$485  = \port$2379$136 [6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$478  | \$486 ;
   assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2336$136 [1:0] == 2'h3;
-  assign \$489  = \port$2336$136 [8] & \$488 ;
-  assign \$490  = \port$2336$136 [6:2] == sc_row_qqq;
+  assign \$488  = \port$2379$136 [1:0] == 2'h3;
+  assign \$489  = \port$2379$136 [8] & \$488 ;
+  assign \$490  = \port$2379$136 [6:2] == sc_row_qqq;
   assign \$491  = \$489  & \$490 ;
   assign \$492  = ~ \$491 ;
   assign sc_we3 = sc_intent3 & \$492 ;
@@ -7051,31 +6983,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2336$136 [9];
+  assign \$6  = \$5  & \port$2379$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2336$136 [9];
+  assign \$13  = ~ \port$2379$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2336$136 [1:0];
-  assign \$16  = \port$2336$136 [8] & \$15 ;
+  assign \$15  = ! \port$2379$136 [1:0];
+  assign \$16  = \port$2379$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2336$136 [6:2] == sc_row;
+  assign \$18  = \port$2379$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2336$136 [1:0];
-  assign \$23  = \port$2336$136 [8] & \$22 ;
-  assign \$24  = \port$2336$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2379$136 [1:0];
+  assign \$23  = \port$2379$136 [8] & \$22 ;
+  assign \$24  = \port$2379$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2336$136 [1:0];
-  assign \$30  = \port$2336$136 [8] & \$29 ;
+  assign \$29  = ! \port$2379$136 [1:0];
+  assign \$30  = \port$2379$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7083,7 +7015,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2336$136 [9];
+  assign \$38  = \$37  & \port$2379$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7091,10 +7023,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2336$136 [9];
+  assign \$46  = ~ \port$2379$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2336$136 [1:0];
-  assign \$49  = \port$2336$136 [8] & \$48 ;
+  assign \$48  = ! \port$2379$136 [1:0];
+  assign \$49  = \port$2379$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7108,31 +7040,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2336$136 [9];
+  assign \$63  = \$62  & \port$2379$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2336$136 [9];
+  assign \$70  = ~ \port$2379$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2336$136 [1:0] == 1'h1;
-  assign \$73  = \port$2336$136 [8] & \$72 ;
+  assign \$72  = \port$2379$136 [1:0] == 1'h1;
+  assign \$73  = \port$2379$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2336$136 [6:2] == sc_row;
+  assign \$75  = \port$2379$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2336$136 [1:0] == 1'h1;
-  assign \$80  = \port$2336$136 [8] & \$79 ;
-  assign \$81  = \port$2336$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2379$136 [1:0] == 1'h1;
+  assign \$80  = \port$2379$136 [8] & \$79 ;
+  assign \$81  = \port$2379$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2336$136 [1:0] == 1'h1;
-  assign \$87  = \port$2336$136 [8] & \$86 ;
+  assign \$86  = \port$2379$136 [1:0] == 1'h1;
+  assign \$87  = \port$2379$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7140,7 +7072,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2336$136 [9];
+  assign \$95  = \$94  & \port$2379$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7148,10 +7080,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2336$136 [9];
+  assign \$103  = ~ \port$2379$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2336$136 [1:0] == 1'h1;
-  assign \$106  = \port$2336$136 [8] & \$105 ;
+  assign \$105  = \port$2379$136 [1:0] == 1'h1;
+  assign \$106  = \port$2379$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7165,31 +7097,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2336$136 [9];
+  assign \$120  = \$119  & \port$2379$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2336$136 [9];
+  assign \$127  = ~ \port$2379$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2336$136 [1:0] == 2'h2;
-  assign \$130  = \port$2336$136 [8] & \$129 ;
+  assign \$129  = \port$2379$136 [1:0] == 2'h2;
+  assign \$130  = \port$2379$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2336$136 [6:2] == sc_row;
+  assign \$132  = \port$2379$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2336$136 [1:0] == 2'h2;
-  assign \$137  = \port$2336$136 [8] & \$136 ;
-  assign \$138  = \port$2336$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2379$136 [1:0] == 2'h2;
+  assign \$137  = \port$2379$136 [8] & \$136 ;
+  assign \$138  = \port$2379$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2336$136 [1:0] == 2'h2;
-  assign \$144  = \port$2336$136 [8] & \$143 ;
+  assign \$143  = \port$2379$136 [1:0] == 2'h2;
+  assign \$144  = \port$2379$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7197,7 +7129,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2336$136 [9];
+  assign \$152  = \$151  & \port$2379$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7205,10 +7137,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2336$136 [9];
+  assign \$160  = ~ \port$2379$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2336$136 [1:0] == 2'h2;
-  assign \$163  = \port$2336$136 [8] & \$162 ;
+  assign \$162  = \port$2379$136 [1:0] == 2'h2;
+  assign \$163  = \port$2379$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7222,31 +7154,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2336$136 [9];
+  assign \$177  = \$176  & \port$2379$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2336$136 [9];
+  assign \$184  = ~ \port$2379$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2336$136 [1:0] == 2'h3;
-  assign \$187  = \port$2336$136 [8] & \$186 ;
+  assign \$186  = \port$2379$136 [1:0] == 2'h3;
+  assign \$187  = \port$2379$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2336$136 [6:2] == sc_row;
+  assign \$189  = \port$2379$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2336$136 [1:0] == 2'h3;
-  assign \$194  = \port$2336$136 [8] & \$193 ;
-  assign \$195  = \port$2336$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2379$136 [1:0] == 2'h3;
+  assign \$194  = \port$2379$136 [8] & \$193 ;
+  assign \$195  = \port$2379$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2336$136 [1:0] == 2'h3;
-  assign \$201  = \port$2336$136 [8] & \$200 ;
+  assign \$200  = \port$2379$136 [1:0] == 2'h3;
+  assign \$201  = \port$2379$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7254,7 +7186,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2336$136 [9];
+  assign \$209  = \$208  & \port$2379$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7262,10 +7194,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2336$136 [9];
+  assign \$217  = ~ \port$2379$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2336$136 [1:0] == 2'h3;
-  assign \$220  = \port$2336$136 [8] & \$219 ;
+  assign \$219  = \port$2379$136 [1:0] == 2'h3;
+  assign \$220  = \port$2379$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7274,10 +7206,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2336$136 [9] | clear_en;
+  assign \$229  = \port$2379$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2336$136 [6:2];
-  assign \$231  = \port$2336$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2379$136 [6:2];
+  assign \$231  = \port$2379$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7294,65 +7226,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2336$136 [1:0];
-  assign \$signature__en$106  = \port$2336$136 [8] & \$241 ;
+  assign \$241  = ! \port$2379$136 [1:0];
+  assign \$signature__en$106  = \port$2379$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2336$136 [9] & \$242 ;
+  assign \$243  = \port$2379$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2336$136 [9];
-  assign \$246  = ! \port$2336$136 [1:0];
-  assign \$247  = \port$2336$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2379$136 [9];
+  assign \$246  = ! \port$2379$136 [1:0];
+  assign \$247  = \port$2379$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$110  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2336$136 [9] & \$249 ;
+  assign \$250  = \port$2379$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2336$136 [9];
-  assign \$253  = ! \port$2336$136 [1:0];
-  assign \$254  = \port$2336$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2379$136 [9];
+  assign \$253  = ! \port$2379$136 [1:0];
+  assign \$254  = \port$2379$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2336$136 [9];
+  assign \$260  = \$259  & \port$2379$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2336$136 [9];
+  assign \$267  = ~ \port$2379$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2336$136 [1:0];
-  assign \$270  = \port$2336$136 [8] & \$269 ;
+  assign \$269  = ! \port$2379$136 [1:0];
+  assign \$270  = \port$2379$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2379$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2336$136 [9];
+  assign \$278  = \$277  & \port$2379$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2336$136 [9];
+  assign \$285  = ~ \port$2379$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2336$136 [1:0];
-  assign \$288  = \port$2336$136 [8] & \$287 ;
+  assign \$287  = ! \port$2379$136 [1:0];
+  assign \$288  = \port$2379$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2379$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2336$136 [1:0];
-  assign \$294  = \port$2336$136 [8] & \$293 ;
-  assign \$295  = \port$2336$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2379$136 [1:0];
+  assign \$294  = \port$2379$136 [8] & \$293 ;
+  assign \$295  = \port$2379$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7368,65 +7300,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2336$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2336$136 [8] & \$306 ;
+  assign \$306  = \port$2379$136 [1:0] == 1'h1;
+  assign \$signature__en$142  = \port$2379$136 [8] & \$306 ;
   assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2336$136 [9] & \$307 ;
+  assign \$308  = \port$2379$136 [9] & \$307 ;
   assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2336$136 [9];
-  assign \$311  = \port$2336$136 [1:0] == 1'h1;
-  assign \$312  = \port$2336$136 [8] & \$311 ;
+  assign \$310  = ~ \port$2379$136 [9];
+  assign \$311  = \port$2379$136 [1:0] == 1'h1;
+  assign \$312  = \port$2379$136 [8] & \$311 ;
   assign \$313  = \$310  & \$312 ;
   assign \$signature__en$144  = \$309  | \$313 ;
   assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2336$136 [9] & \$314 ;
+  assign \$315  = \port$2379$136 [9] & \$314 ;
   assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2336$136 [9];
-  assign \$318  = \port$2336$136 [1:0] == 1'h1;
-  assign \$319  = \port$2336$136 [8] & \$318 ;
+  assign \$317  = ~ \port$2379$136 [9];
+  assign \$318  = \port$2379$136 [1:0] == 1'h1;
+  assign \$319  = \port$2379$136 [8] & \$318 ;
   assign \$320  = \$317  & \$319 ;
   assign \$321  = \$316  | \$320 ;
   assign \$322  = clear_row == sc_row_q;
   assign \$323  = clear_en & \$322 ;
   assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2336$136 [9];
+  assign \$325  = \$324  & \port$2379$136 [9];
   assign \$326  = inv_slot[1:0] == 1'h1;
   assign \$327  = \$325  & \$326 ;
   assign \$328  = inv_slot[6:2] == sc_row_q;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = \$323  | \$329 ;
   assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2336$136 [9];
+  assign \$332  = ~ \port$2379$136 [9];
   assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2336$136 [1:0] == 1'h1;
-  assign \$335  = \port$2336$136 [8] & \$334 ;
+  assign \$334  = \port$2379$136 [1:0] == 1'h1;
+  assign \$335  = \port$2379$136 [8] & \$334 ;
   assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$337  = \port$2379$136 [6:2] == sc_row_q;
   assign \$338  = \$336  & \$337 ;
   assign \$339  = \$330  | \$338 ;
   assign sc_snoop1 = \$339  | sc_wr_at_read1;
   assign \$340  = clear_row == sc_row_q;
   assign \$341  = clear_en & \$340 ;
   assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2336$136 [9];
+  assign \$343  = \$342  & \port$2379$136 [9];
   assign \$344  = inv_slot[1:0] == 1'h1;
   assign \$345  = \$343  & \$344 ;
   assign \$346  = inv_slot[6:2] == sc_row_q;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = \$341  | \$347 ;
   assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2336$136 [9];
+  assign \$350  = ~ \port$2379$136 [9];
   assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2336$136 [1:0] == 1'h1;
-  assign \$353  = \port$2336$136 [8] & \$352 ;
+  assign \$352  = \port$2379$136 [1:0] == 1'h1;
+  assign \$353  = \port$2379$136 [8] & \$352 ;
   assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$355  = \port$2379$136 [6:2] == sc_row_q;
   assign \$356  = \$354  & \$355 ;
   assign \$357  = \$348  | \$356 ;
   assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2336$136 [1:0] == 1'h1;
-  assign \$359  = \port$2336$136 [8] & \$358 ;
-  assign \$360  = \port$2336$136 [6:2] == sc_row_qqq;
+  assign \$358  = \port$2379$136 [1:0] == 1'h1;
+  assign \$359  = \port$2379$136 [8] & \$358 ;
+  assign \$360  = \port$2379$136 [6:2] == sc_row_qqq;
   assign \$361  = \$359  & \$360 ;
   assign \$362  = ~ \$361 ;
   assign sc_we1 = sc_intent1 & \$362 ;
@@ -7442,65 +7374,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$368  = rd_slot[6:2] + \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2336$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2336$136 [8] & \$371 ;
+  assign \$371  = \port$2379$136 [1:0] == 2'h2;
+  assign \$signature__en$161  = \port$2379$136 [8] & \$371 ;
   assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2336$136 [9] & \$372 ;
+  assign \$373  = \port$2379$136 [9] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2336$136 [9];
-  assign \$376  = \port$2336$136 [1:0] == 2'h2;
-  assign \$377  = \port$2336$136 [8] & \$376 ;
+  assign \$375  = ~ \port$2379$136 [9];
+  assign \$376  = \port$2379$136 [1:0] == 2'h2;
+  assign \$377  = \port$2379$136 [8] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$signature__en$163  = \$374  | \$378 ;
   assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2336$136 [9] & \$379 ;
+  assign \$380  = \port$2379$136 [9] & \$379 ;
   assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2336$136 [9];
-  assign \$383  = \port$2336$136 [1:0] == 2'h2;
-  assign \$384  = \port$2336$136 [8] & \$383 ;
+  assign \$382  = ~ \port$2379$136 [9];
+  assign \$383  = \port$2379$136 [1:0] == 2'h2;
+  assign \$384  = \port$2379$136 [8] & \$383 ;
   assign \$385  = \$382  & \$384 ;
   assign \$386  = \$381  | \$385 ;
   assign \$387  = clear_row == sc_row_q;
   assign \$388  = clear_en & \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2336$136 [9];
+  assign \$390  = \$389  & \port$2379$136 [9];
   assign \$391  = inv_slot[1:0] == 2'h2;
   assign \$392  = \$390  & \$391 ;
   assign \$393  = inv_slot[6:2] == sc_row_q;
   assign \$394  = \$392  & \$393 ;
   assign \$395  = \$388  | \$394 ;
   assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2336$136 [9];
+  assign \$397  = ~ \port$2379$136 [9];
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2336$136 [1:0] == 2'h2;
-  assign \$400  = \port$2336$136 [8] & \$399 ;
+  assign \$399  = \port$2379$136 [1:0] == 2'h2;
+  assign \$400  = \port$2379$136 [8] & \$399 ;
   assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$402  = \port$2379$136 [6:2] == sc_row_q;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = \$395  | \$403 ;
   assign sc_snoop2 = \$404  | sc_wr_at_read2;
   assign \$405  = clear_row == sc_row_q;
   assign \$406  = clear_en & \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2336$136 [9];
+  assign \$408  = \$407  & \port$2379$136 [9];
   assign \$409  = inv_slot[1:0] == 2'h2;
   assign \$410  = \$408  & \$409 ;
   assign \$411  = inv_slot[6:2] == sc_row_q;
   assign \$412  = \$410  & \$411 ;
   assign \$413  = \$406  | \$412 ;
   assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2336$136 [9];
+  assign \$415  = ~ \port$2379$136 [9];
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2336$136 [1:0] == 2'h2;
-  assign \$418  = \port$2336$136 [8] & \$417 ;
+  assign \$417  = \port$2379$136 [1:0] == 2'h2;
+  assign \$418  = \port$2379$136 [8] & \$417 ;
   assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2336$136 [6:2] == sc_row_q;
+  assign \$420  = \port$2379$136 [6:2] == sc_row_q;
   assign \$421  = \$419  & \$420 ;
   assign \$422  = \$413  | \$421 ;
   assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2336$136 [1:0] == 2'h2;
-  assign \$424  = \port$2336$136 [8] & \$423 ;
-  assign \$425  = \port$2336$136 [6:2] == sc_row_qqq;
+  assign \$423  = \port$2379$136 [1:0] == 2'h2;
+  assign \$424  = \port$2379$136 [8] & \$423 ;
+  assign \$425  = \port$2379$136 [6:2] == sc_row_qqq;
   assign \$426  = \$424  & \$425 ;
   assign \$427  = ~ \$426 ;
   always @* begin
@@ -7847,15 +7779,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2336$136 [9]) begin
+    end else if (\port$2379$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2336$136 [6:2];
+      meta_addr = \port$2379$136 [6:2];
     end
   end
-  assign inv_en = \port$2336$136 [9];
-  assign wr_en = \port$2336$136 [8];
-  assign wr_slot = \port$2336$136 [6:0];
+  assign inv_en = \port$2379$136 [9];
+  assign wr_en = \port$2379$136 [8];
+  assign wr_slot = \port$2379$136 [6:0];
   assign \$signature__data$35  = meta_data;
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = meta_data;
@@ -7866,8 +7798,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2336$5 [29:24];
-  assign wr_mark = \port$2336$136 [7];
+  assign wr_last = \port$2379$5 [29:24];
+  assign wr_mark = \port$2379$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -7875,9 +7807,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$102  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2336$136 [6:2];
-  assign wr_tag = \port$2336$5 [23:0];
-  assign wr_count = \port$2336$136 [17:10];
+  assign \$signature__addr$105  = \port$2379$136 [6:2];
+  assign wr_tag = \port$2379$5 [23:0];
+  assign wr_count = \port$2379$136 [17:10];
   assign \$signature__addr$109  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -7887,7 +7819,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$138  = 1'h1;
   assign \mark_r__addr$139  = \$305 [4:0];
   assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2336$136 [6:2];
+  assign \$signature__addr$141  = \port$2379$136 [6:2];
   assign \$signature__addr$143  = meta_addr;
   assign \mark_w__addr$145  = sc_row_qqq;
   assign \mark_w__en$146  = sc_we1;
@@ -7897,7 +7829,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$157  = 1'h1;
   assign \mark_r__addr$158  = \$370 [4:0];
   assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2336$136 [6:2];
+  assign \$signature__addr$160  = \port$2379$136 [6:2];
   assign \$signature__addr$162  = meta_addr;
   assign \mark_w__addr$164  = sc_row_qqq;
   assign \mark_w__en$165  = sc_we2;
@@ -7907,7 +7839,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$176  = 1'h1;
   assign \mark_r__addr$177  = \$435 [4:0];
   assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2336$136 [6:2];
+  assign \$signature__addr$179  = \port$2379$136 [6:2];
   assign \$signature__addr$181  = meta_addr;
   assign \mark_w__addr$183  = sc_row_qqq;
   assign \mark_w__en$184  = sc_we3;
@@ -8056,12 +7988,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$188.last  = \$signature__data$188 [5:0];
   assign \$signature__data$188.fresh  = \$signature__data$188 [6];
   assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2336$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2336$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2336$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2336$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2336$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2336$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2379$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2379$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2379$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2379$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2379$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2379$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8122,11 +8054,11 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[23:16] = meta_data;
   assign scrub_w__data[15:8] = meta_data;
   assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2336$136 [17:10];
-  assign \$signature__data [23:0] = \port$2336$5 [23:0];
+  assign \$signature__data [31:24] = \port$2379$136 [17:10];
+  assign \$signature__data [23:0] = \port$2379$5 [23:0];
   assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2336$136 [7];
-  assign meta_data[5:0] = \port$2336$5 [29:24];
+  assign meta_data[6] = \port$2379$136 [7];
+  assign meta_data[5:0] = \port$2379$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8280,23 +8212,23 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2328$0 (lanes[43:0]),
-    .\port$2328$107 (lanes[108:107]),
-    .\port$2328$147 (lanes[147]),
-    .\port$2328$172 (lanes[173:172]),
-    .\port$2328$212 (lanes[212]),
-    .\port$2328$237 (lanes[238:237]),
-    .\port$2328$277 (lanes[277]),
-    .\port$2328$82 (lanes[82]),
+    .\port$2370$0 (lanes[43:0]),
+    .\port$2370$107 (lanes[108:107]),
+    .\port$2370$147 (lanes[147]),
+    .\port$2370$172 (lanes[173:172]),
+    .\port$2370$212 (lanes[212]),
+    .\port$2370$237 (lanes[238:237]),
+    .\port$2370$277 (lanes[277]),
+    .\port$2370$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
   assign request = lanes[34:0];
   assign window = lanes[41:35];
   assign \list_empty$4  = list_empty;
-  assign mark = { lanes[277], lanes[212], lanes[147], lanes[82] };
   assign valid = { lanes[237], lanes[172], lanes[107], lanes[42] };
   assign match = { lanes[238], lanes[173], lanes[108], lanes[43] };
+  assign mark = { lanes[277], lanes[212], lanes[147], lanes[82] };
   assign beyond_w1 = lanes[341:338];
   assign \decision$17  = decision;
   assign \request.valid  = lanes[0];
@@ -8431,10 +8363,6 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign older[2] = lanes[304];
   assign older[1] = lanes[303];
   assign { older[15], older[10], older[5], older[0] } = 4'h0;
-  assign slot[27:21] = lanes[284:278];
-  assign slot[20:14] = lanes[219:213];
-  assign slot[13:7] = lanes[154:148];
-  assign slot[6:0] = lanes[89:83];
   assign count_inc2[31:24] = lanes[300:293];
   assign count_inc2[23:16] = lanes[235:228];
   assign count_inc2[15:8] = lanes[170:163];
@@ -8443,6 +8371,10 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign count_inc[23:16] = lanes[227:220];
   assign count_inc[15:8] = lanes[162:155];
   assign count_inc[7:0] = lanes[97:90];
+  assign slot[27:21] = lanes[284:278];
+  assign slot[20:14] = lanes[219:213];
+  assign slot[13:7] = lanes[154:148];
+  assign slot[6:0] = lanes[89:83];
   assign count[31:24] = lanes[276:269];
   assign count[23:16] = lanes[211:204];
   assign count[15:8] = lanes[146:139];
@@ -8458,121 +8390,168 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 , \port$2328$147 , \port$2328$172 , \port$2328$212 , \port$2328$237 , \port$2328$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
-  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
+module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 , \port$2370$147 , \port$2370$172 , \port$2370$212 , \port$2370$237 , \port$2370$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
-  wire \$100 ;
-  wire \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
+  wire [6:0] \$100 ;
+  wire [6:0] \$101 ;
+  wire [6:0] \$102 ;
+  wire [6:0] \$103 ;
+  wire [6:0] \$104 ;
+  wire [6:0] \$105 ;
+  wire [6:0] \$106 ;
+  wire [23:0] \$107 ;
+  wire [23:0] \$108 ;
+  wire [23:0] \$109 ;
   wire \$11 ;
+  wire [23:0] \$110 ;
+  wire [23:0] \$111 ;
+  wire [23:0] \$112 ;
+  wire [23:0] \$113 ;
+  wire [23:0] \$114 ;
+  wire [3:0] \$115 ;
+  wire \$116 ;
+  wire [6:0] \$117 ;
+  wire [6:0] \$118 ;
+  wire [6:0] \$119 ;
   wire \$12 ;
+  wire [6:0] \$120 ;
+  wire [6:0] \$121 ;
+  wire [6:0] \$122 ;
+  wire [6:0] \$123 ;
+  wire [6:0] \$124 ;
+  wire [3:0] \$125 ;
+  wire \$126 ;
+  wire [7:0] \$127 ;
+  wire [7:0] \$128 ;
+  wire [7:0] \$129 ;
   wire [3:0] \$13 ;
+  wire [7:0] \$130 ;
+  wire [7:0] \$131 ;
+  wire [7:0] \$132 ;
+  wire [7:0] \$133 ;
+  wire [7:0] \$134 ;
+  wire [7:0] \$135 ;
+  wire [7:0] \$136 ;
+  wire [7:0] \$137 ;
+  wire [7:0] \$138 ;
+  wire [7:0] \$139 ;
   wire [3:0] \$14 ;
+  wire [7:0] \$140 ;
+  wire [7:0] \$141 ;
+  wire [7:0] \$142 ;
+  wire [7:0] \$143 ;
+  wire [7:0] \$144 ;
   wire [3:0] \$15 ;
-  wire [3:0] \$16 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
-  wire \$19 ;
+  wire [3:0] \$19 ;
   wire [3:0] \$2 ;
-  wire \$20 ;
+  wire [3:0] \$20 ;
   wire \$21 ;
   wire \$22 ;
   wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
+  wire [3:0] \$24 ;
+  wire [3:0] \$25 ;
   wire \$26 ;
-  wire [3:0] \$27 ;
+  wire \$27 ;
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
   wire \$30 ;
-  wire [7:0] \$31 ;
-  wire [7:0] \$32 ;
-  wire [7:0] \$33 ;
-  wire [7:0] \$34 ;
-  wire [7:0] \$35 ;
-  wire [7:0] \$36 ;
-  wire [7:0] \$37 ;
-  wire [7:0] \$38 ;
-  wire [7:0] \$39 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire \$39 ;
   wire \$4 ;
   wire [3:0] \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
-  wire [7:0] \$44 ;
-  wire [7:0] \$45 ;
-  wire [7:0] \$46 ;
-  wire [7:0] \$47 ;
-  wire [7:0] \$48 ;
-  wire [7:0] \$49 ;
+  wire [3:0] \$44 ;
+  wire [3:0] \$45 ;
+  wire [3:0] \$46 ;
+  wire [3:0] \$47 ;
+  wire [3:0] \$48 ;
+  wire \$49 ;
   wire \$5 ;
-  wire [7:0] \$50 ;
-  wire [7:0] \$51 ;
-  wire [7:0] \$52 ;
-  wire [3:0] \$53 ;
-  wire [3:0] \$54 ;
-  wire [3:0] \$55 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire [3:0] \$59 ;
+  wire \$59 ;
   wire \$6 ;
-  wire [3:0] \$60 ;
+  wire \$60 ;
   wire \$61 ;
   wire \$62 ;
-  wire \$63 ;
-  wire [3:0] \$64 ;
-  wire [3:0] \$65 ;
-  wire \$66 ;
-  wire \$67 ;
-  wire \$68 ;
-  wire [3:0] \$69 ;
+  wire [6:0] \$63 ;
+  wire [6:0] \$64 ;
+  wire [6:0] \$65 ;
+  wire [6:0] \$66 ;
+  wire [6:0] \$67 ;
+  wire [6:0] \$68 ;
+  wire [6:0] \$69 ;
   wire \$7 ;
-  wire [3:0] \$70 ;
-  wire [3:0] \$71 ;
-  wire [6:0] \$72 ;
-  wire [6:0] \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire \$76 ;
-  wire \$77 ;
-  wire \$78 ;
-  wire \$79 ;
+  wire [6:0] \$70 ;
+  wire [7:0] \$71 ;
+  wire [7:0] \$72 ;
+  wire [7:0] \$73 ;
+  wire [7:0] \$74 ;
+  wire [7:0] \$75 ;
+  wire [7:0] \$76 ;
+  wire [7:0] \$77 ;
+  wire [7:0] \$78 ;
+  wire [5:0] \$79 ;
   wire \$8 ;
-  wire \$80 ;
-  wire [3:0] \$81 ;
-  wire \$82 ;
-  wire [6:0] \$83 ;
-  wire [6:0] \$84 ;
-  wire [6:0] \$85 ;
-  wire [6:0] \$86 ;
-  wire [6:0] \$87 ;
-  wire [6:0] \$88 ;
+  wire [5:0] \$80 ;
+  wire [5:0] \$81 ;
+  wire [5:0] \$82 ;
+  wire [5:0] \$83 ;
+  wire [5:0] \$84 ;
+  wire [5:0] \$85 ;
+  wire [5:0] \$86 ;
+  wire [3:0] \$87 ;
+  wire \$88 ;
   wire [6:0] \$89 ;
   wire \$9 ;
   wire [6:0] \$90 ;
-  wire [23:0] \$91 ;
-  wire [23:0] \$92 ;
-  wire [23:0] \$93 ;
-  wire [23:0] \$94 ;
-  wire [23:0] \$95 ;
-  wire [23:0] \$96 ;
-  wire [23:0] \$97 ;
-  wire [23:0] \$98 ;
-  wire [3:0] \$99 ;
+  wire [6:0] \$91 ;
+  wire [6:0] \$92 ;
+  wire [6:0] \$93 ;
+  wire [6:0] \$94 ;
+  wire [6:0] \$95 ;
+  wire [6:0] \$96 ;
+  wire [3:0] \$97 ;
+  wire \$98 ;
+  wire [6:0] \$99 ;
   input [23:0] age;
   wire [23:0] age;
   input [3:0] beyond_w1;
   wire [3:0] beyond_w1;
+  wire [26:0] ch;
+  wire \ch.any_free ;
+  wire [3:0] \ch.first_free ;
+  wire [3:0] \ch.hit_lane ;
+  wire \ch.inv ;
+  wire \ch.present ;
+  wire [3:0] \ch.slot_lane ;
+  wire \ch.take ;
+  wire \ch.vict_t0 ;
+  wire \ch.warm ;
+  wire [3:0] \ch.wins ;
+  wire \ch.wr ;
+  wire [3:0] \ch.wr_lane ;
   input [31:0] count;
   wire [31:0] count;
   input [31:0] count_inc;
@@ -8580,7 +8559,7 @@ module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 
   input [31:0] count_inc2;
   wire [31:0] count_inc2;
   output [161:0] decision;
-  reg [161:0] decision;
+  wire [161:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -8608,30 +8587,28 @@ module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  wire [3:0] first_free;
-  wire [3:0] hit_lane;
   input list_empty;
   wire list_empty;
   wire [3:0] mark;
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2328$0 ;
-  wire [43:0] \port$2328$0 ;
-  input [1:0] \port$2328$107 ;
-  wire [1:0] \port$2328$107 ;
-  input \port$2328$147 ;
-  wire \port$2328$147 ;
-  input [1:0] \port$2328$172 ;
-  wire [1:0] \port$2328$172 ;
-  input \port$2328$212 ;
-  wire \port$2328$212 ;
-  input [1:0] \port$2328$237 ;
-  wire [1:0] \port$2328$237 ;
-  input \port$2328$277 ;
-  wire \port$2328$277 ;
-  input \port$2328$82 ;
-  wire \port$2328$82 ;
+  input [43:0] \port$2370$0 ;
+  wire [43:0] \port$2370$0 ;
+  input [1:0] \port$2370$107 ;
+  wire [1:0] \port$2370$107 ;
+  input \port$2370$147 ;
+  wire \port$2370$147 ;
+  input [1:0] \port$2370$172 ;
+  wire [1:0] \port$2370$172 ;
+  input \port$2370$212 ;
+  wire \port$2370$212 ;
+  input [1:0] \port$2370$237 ;
+  wire [1:0] \port$2370$237 ;
+  input \port$2370$277 ;
+  wire \port$2370$277 ;
+  input \port$2370$82 ;
+  wire \port$2370$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8644,177 +8621,161 @@ module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  wire [3:0] wins;
-  assign \$1  = | { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1], \port$2328$0 [43] };
-  assign \$2  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
+  assign \$1  = | { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1], \port$2370$0 [43] };
+  assign \$2  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1] };
+  assign \$4  = | { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2328$0 [43] & \$5 ;
-  assign \$7  = | { \port$2328$237 [1], \port$2328$172 [1] };
+  assign \$6  = \port$2370$0 [43] & \$5 ;
+  assign \$7  = | { \port$2370$237 [1], \port$2370$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2328$107 [1] & \$8 ;
+  assign \$9  = \port$2370$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2328$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$14  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$15  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$16  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$17  = ~ older[4];
-  assign \$18  = ~ older[8];
-  assign \$19  = ~ older[12];
-  assign \$20  = & { 1'h1, \$19 , \$18 , \$17  };
-  assign \$21  = ~ older[9];
-  assign \$22  = ~ older[13];
-  assign \$23  = & { 1'h1, \$22 , \$21 , older[4] };
-  assign \$24  = ~ older[14];
-  assign \$25  = & { 1'h1, \$24 , older[9:8] };
-  assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & beyond_w1;
-  assign \$28  = | \$27 ;
-  assign \$29  = ~ \$28 ;
-  assign \$30  = decision[35] & \$29 ;
-  assign \$31  = hit_lane[0] ? count_inc[7:0] : 8'h00;
-  assign \$33  = hit_lane[1] ? count_inc[15:8] : 8'h00;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = hit_lane[2] ? count_inc[23:16] : 8'h00;
-  assign \$36  = \$34  | \$35 ;
-  assign \$37  = hit_lane[3] ? count_inc[31:24] : 8'h00;
-  assign \$38  = \$36  | \$37 ;
-  assign \$39  = \$30  ? \$38  : 8'h01;
-  assign \$40  = hit_lane & beyond_w1;
+  assign \$12  = \port$2370$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$14  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$15  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$17  = ~ \$16 ;
+  assign \$18  = \$14 [1] & \$17 ;
+  assign \$19  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$20  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$21  = | \$20 [1:0];
+  assign \$22  = ~ \$21 ;
+  assign \$23  = \$19 [2] & \$22 ;
+  assign \$24  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$25  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$26  = | \$25 [2:0];
+  assign \$27  = ~ \$26 ;
+  assign \$28  = \$24 [3] & \$27 ;
+  assign \$29  = ~ older[4];
+  assign \$30  = ~ older[8];
+  assign \$31  = ~ older[12];
+  assign \$32  = & { 1'h1, \$31 , \$30 , \$29  };
+  assign \$33  = ~ older[9];
+  assign \$34  = ~ older[13];
+  assign \$35  = & { 1'h1, \$34 , \$33 , older[4] };
+  assign \$36  = ~ older[14];
+  assign \$37  = & { 1'h1, \$36 , older[9:8] };
+  assign \$38  = & { 1'h1, older[14:12] };
+  assign \$39  = | beyond_w1;
+  assign \$40  = ch[3:0] & beyond_w1;
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
-  assign \$43  = decision[35] & \$42 ;
-  assign \$44  = hit_lane[0] ? count_inc2[7:0] : 8'h00;
-  assign \$46  = hit_lane[1] ? count_inc2[15:8] : 8'h00;
-  assign \$47  = \$45  | \$46 ;
-  assign \$48  = hit_lane[2] ? count_inc2[23:16] : 8'h00;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$54  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$55  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$57  = ~ \$56 ;
-  assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$60  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$61  = | \$60 [1:0];
-  assign \$62  = ~ \$61 ;
-  assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$65  = ~ { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign \$66  = | \$65 [2:0];
-  assign \$67  = ~ \$66 ;
-  assign \$68  = \$64 [3] & \$67 ;
-  assign \$69  = decision[67] ? wins : 4'h0;
-  assign \$70  = decision[58] ? first_free : \$69 ;
-  assign \$71  = decision[35] ? hit_lane : \$70 ;
-  assign \$72  = decision[58] ? decision[65:59] : decision[74:68];
-  assign \$73  = decision[35] ? decision[42:36] : \$72 ;
-  assign \$74  = decision[58] ? decision[66] : decision[99];
-  assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! \port$2328$0 [2:1];
-  assign \$77  = \port$2328$0 [0] & \$76 ;
-  assign \$78  = decision[35] | decision[58];
-  assign \$79  = \$78  | decision[67];
-  assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & beyond_w1;
-  assign \$82  = | \$81 ;
-  assign \$83  = wins[0] ? slot[6:0] : 7'h00;
-  assign \$85  = wins[1] ? slot[13:7] : 7'h00;
+  assign \$43  = ch[20] & \$42 ;
+  assign \$44  = ch[23] ? ch[11:8] : 4'h0;
+  assign \$45  = ch[21] ? ch[7:4] : \$44 ;
+  assign \$46  = ch[20] ? ch[3:0] : \$45 ;
+  assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
+  assign \$48  = ch[20] ? ch[3:0] : \$47 ;
+  assign \$49  = ! \port$2370$0 [2:1];
+  assign \$50  = \port$2370$0 [0] & \$49 ;
+  assign \$51  = ch[20] | ch[21];
+  assign \$52  = \$51  | ch[23];
+  assign \$53  = \$50  & \$52 ;
+  assign \$54  = ~ list_empty;
+  assign \$55  = \port$2370$0 [2:1] == 2'h3;
+  assign \$56  = \$55  | beyond_w1[0];
+  assign \$57  = \$54  & \$56 ;
+  assign \$58  = \port$2370$0 [2:1] == 2'h2;
+  assign \$59  = \port$2370$0 [2:1] == 2'h3;
+  assign \$60  = \$58  | \$59 ;
+  assign \$61  = \port$2370$0 [0] & \$60 ;
+  assign \$62  = \$61  & ch[24];
+  assign \$63  = ch[0] ? slot[6:0] : 7'h00;
+  assign \$65  = ch[1] ? slot[13:7] : 7'h00;
+  assign \$66  = \$64  | \$65 ;
+  assign \$67  = ch[2] ? slot[20:14] : 7'h00;
+  assign \$68  = \$66  | \$67 ;
+  assign \$69  = ch[3] ? slot[27:21] : 7'h00;
+  assign \$70  = \$68  | \$69 ;
+  assign \$71  = ch[0] ? count[7:0] : 8'h00;
+  assign \$73  = ch[1] ? count[15:8] : 8'h00;
+  assign \$74  = \$72  | \$73 ;
+  assign \$75  = ch[2] ? count[23:16] : 8'h00;
+  assign \$76  = \$74  | \$75 ;
+  assign \$77  = ch[3] ? count[31:24] : 8'h00;
+  assign \$78  = \$76  | \$77 ;
+  assign \$79  = ch[0] ? age[5:0] : 6'h00;
+  assign \$81  = ch[1] ? age[11:6] : 6'h00;
+  assign \$82  = \$80  | \$81 ;
+  assign \$83  = ch[2] ? age[17:12] : 6'h00;
+  assign \$84  = \$82  | \$83 ;
+  assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = wins[2] ? slot[20:14] : 7'h00;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = wins[3] ? slot[27:21] : 7'h00;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = wins[0] ? tag[23:0] : 24'h000000;
-  assign \$93  = wins[1] ? tag[47:24] : 24'h000000;
+  assign \$87  = ch[3:0] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$88  = | \$87 ;
+  assign \$89  = ch[4] ? slot[6:0] : 7'h00;
+  assign \$91  = ch[5] ? slot[13:7] : 7'h00;
+  assign \$92  = \$90  | \$91 ;
+  assign \$93  = ch[6] ? slot[20:14] : 7'h00;
   assign \$94  = \$92  | \$93 ;
-  assign \$95  = wins[2] ? tag[71:48] : 24'h000000;
+  assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2328$277 , \port$2328$212 , \port$2328$147 , \port$2328$82  };
-  assign \$100  = | \$99 ;
-  assign \$101  = ~ list_empty;
-  assign \$102  = \port$2328$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | beyond_w1[0];
-  assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$2328$0 [2:1] == 2'h2;
-  assign \$106  = \port$2328$0 [2:1] == 2'h3;
-  assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$2328$0 [0] & \$107 ;
-  assign \$109  = \$108  & decision[100];
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    { decision[66:59], decision[57:36] } = 30'h00000000;
-    if (hit_lane[0]) begin
-      decision[50:43] = count[7:0];
-      decision[56:51] = age[5:0];
-      decision[42:36] = slot[6:0];
-      decision[57] = \port$2328$82 ;
-    end
-    if (hit_lane[1]) begin
-      decision[50:43] = count[15:8];
-      decision[56:51] = age[11:6];
-      decision[42:36] = slot[13:7];
-      decision[57] = \port$2328$147 ;
-    end
-    if (hit_lane[2]) begin
-      decision[50:43] = count[23:16];
-      decision[56:51] = age[17:12];
-      decision[42:36] = slot[20:14];
-      decision[57] = \port$2328$212 ;
-    end
-    if (hit_lane[3]) begin
-      decision[50:43] = count[31:24];
-      decision[56:51] = age[23:18];
-      decision[42:36] = slot[27:21];
-      decision[57] = \port$2328$277 ;
-    end
-    if (\$13 [3]) begin
-      decision[65:59] = slot[27:21];
-      decision[66] = \port$2328$277 ;
-    end
-    if (\$14 [2]) begin
-      decision[65:59] = slot[20:14];
-      decision[66] = \port$2328$212 ;
-    end
-    if (\$15 [1]) begin
-      decision[65:59] = slot[13:7];
-      decision[66] = \port$2328$147 ;
-    end
-    if (\$16 [0]) begin
-      decision[65:59] = slot[6:0];
-      decision[66] = \port$2328$82 ;
-    end
-    begin
-      begin
-        decision[153:146] = \$39 ;
-        decision[161:154] = \$52 ;
-        decision[135:132] = \$71 ;
-        decision[142:136] = \$73 ;
-        decision[143] = \$75 ;
-        decision[144] = \$80 ;
-        decision[67] = \$82 ;
-        decision[74:68] = \$90 ;
-        decision[98:75] = \$98 ;
-        decision[99] = \$100 ;
-        decision[100] = \$104 ;
-        decision[124:101] = tag[23:0];
-        decision[131:125] = \port$2328$0 [41:35];
-        decision[145] = \$109 ;
-      end
-    end
-  end
-  assign request = \port$2328$0 [34:0];
-  assign match = { \port$2328$237 [1], \port$2328$172 [1], \port$2328$107 [1], \port$2328$0 [43] };
-  assign valid = { \port$2328$237 [0], \port$2328$172 [0], \port$2328$107 [0], \port$2328$0 [42] };
-  assign mark = { \port$2328$277 , \port$2328$212 , \port$2328$147 , \port$2328$82  };
-  assign window = \port$2328$0 [41:35];
+  assign \$97  = ch[7:4] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$98  = | \$97 ;
+  assign \$99  = ch[8] ? slot[6:0] : 7'h00;
+  assign \$101  = ch[9] ? slot[13:7] : 7'h00;
+  assign \$102  = \$100  | \$101 ;
+  assign \$103  = ch[10] ? slot[20:14] : 7'h00;
+  assign \$104  = \$102  | \$103 ;
+  assign \$105  = ch[11] ? slot[27:21] : 7'h00;
+  assign \$106  = \$104  | \$105 ;
+  assign \$107  = ch[8] ? tag[23:0] : 24'h000000;
+  assign \$109  = ch[9] ? tag[47:24] : 24'h000000;
+  assign \$110  = \$108  | \$109 ;
+  assign \$111  = ch[10] ? tag[71:48] : 24'h000000;
+  assign \$112  = \$110  | \$111 ;
+  assign \$113  = ch[11] ? tag[95:72] : 24'h000000;
+  assign \$114  = \$112  | \$113 ;
+  assign \$115  = ch[11:8] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$116  = | \$115 ;
+  assign \$117  = ch[16] ? slot[6:0] : 7'h00;
+  assign \$119  = ch[17] ? slot[13:7] : 7'h00;
+  assign \$120  = \$118  | \$119 ;
+  assign \$121  = ch[18] ? slot[20:14] : 7'h00;
+  assign \$122  = \$120  | \$121 ;
+  assign \$123  = ch[19] ? slot[27:21] : 7'h00;
+  assign \$124  = \$122  | \$123 ;
+  assign \$125  = ch[19:16] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$126  = | \$125 ;
+  assign \$127  = ch[0] ? count_inc[7:0] : 8'h00;
+  assign \$129  = ch[1] ? count_inc[15:8] : 8'h00;
+  assign \$130  = \$128  | \$129 ;
+  assign \$131  = ch[2] ? count_inc[23:16] : 8'h00;
+  assign \$132  = \$130  | \$131 ;
+  assign \$133  = ch[3] ? count_inc[31:24] : 8'h00;
+  assign \$134  = \$132  | \$133 ;
+  assign \$135  = ch[22] ? \$134  : 8'h01;
+  assign \$136  = ch[0] ? count_inc2[7:0] : 8'h00;
+  assign \$138  = ch[1] ? count_inc2[15:8] : 8'h00;
+  assign \$139  = \$137  | \$138 ;
+  assign \$140  = ch[2] ? count_inc2[23:16] : 8'h00;
+  assign \$141  = \$139  | \$140 ;
+  assign \$142  = ch[3] ? count_inc2[31:24] : 8'h00;
+  assign \$143  = \$141  | \$142 ;
+  assign \$144  = ch[22] ? \$143  : 8'h02;
+  assign match = { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1], \port$2370$0 [43] };
+  assign valid = { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign request = \port$2370$0 [34:0];
+  assign mark = { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign window = \port$2370$0 [41:35];
+  assign \ch.hit_lane  = ch[3:0];
+  assign \ch.first_free  = ch[7:4];
+  assign \ch.wins  = ch[11:8];
+  assign \ch.wr_lane  = ch[15:12];
+  assign \ch.slot_lane  = ch[19:16];
+  assign \ch.present  = ch[20];
+  assign \ch.any_free  = ch[21];
+  assign \ch.warm  = ch[22];
+  assign \ch.vict_t0  = ch[23];
+  assign \ch.take  = ch[24];
+  assign \ch.wr  = ch[25];
+  assign \ch.inv  = ch[26];
+  assign \request.valid  = \port$2370$0 [0];
+  assign \request.op  = \port$2370$0 [2:1];
+  assign \request.min_tlevel  = \port$2370$0 [4:3];
+  assign \request.tag  = \port$2370$0 [28:5];
+  assign \request.t  = \port$2370$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8842,48 +8803,70 @@ module \kv_asu.core.versions.dec (\port$2328$0 , \port$2328$82 , \port$2328$107 
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = \port$2328$0 [0];
-  assign \request.op  = \port$2328$0 [2:1];
-  assign \request.min_tlevel  = \port$2328$0 [4:3];
-  assign \request.tag  = \port$2328$0 [28:5];
-  assign \request.t  = \port$2328$0 [34:29];
-  assign first_free[3] = \$68 ;
-  assign first_free[2] = \$63 ;
-  assign first_free[1] = \$58 ;
-  assign first_free[0] = \$53 [0];
-  assign wins[3] = \$26 ;
-  assign wins[2] = \$25 ;
-  assign wins[1] = \$23 ;
-  assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2328$237 [1];
-  assign hit_lane[2] = \$12 ;
-  assign hit_lane[1] = \$9 ;
-  assign hit_lane[0] = \$6 ;
-  always @*
-    decision[58] = \$3 ;
-  always @*
-    decision[35] = \$1 ;
-  always @*
-    decision[34:29] = \port$2328$0 [34:29];
-  always @*
-    decision[28:5] = \port$2328$0 [28:5];
-  always @*
-    decision[4:3] = \port$2328$0 [4:3];
-  always @*
-    decision[2:1] = \port$2328$0 [2:1];
-  always @*
-    decision[0] = \port$2328$0 [0];
-  assign \$10  = \port$2328$237 [1];
-  assign \$32  = \$31 ;
-  assign \$45  = \$44 ;
-  assign \$56  = \$55 [0];
-  assign \$84  = \$83 ;
-  assign \$92  = \$91 ;
+  assign decision[161:154] = \$144 ;
+  assign decision[153:146] = \$135 ;
+  assign decision[145] = ch[26];
+  assign decision[144] = ch[25];
+  assign decision[143] = \$126 ;
+  assign decision[142:136] = \$124 ;
+  assign decision[135:132] = ch[15:12];
+  assign decision[131:125] = \port$2370$0 [41:35];
+  assign decision[124:101] = tag[23:0];
+  assign decision[100] = ch[24];
+  assign decision[99] = \$116 ;
+  assign decision[98:75] = \$114 ;
+  assign decision[74:68] = \$106 ;
+  assign decision[67] = ch[23];
+  assign decision[66] = \$98 ;
+  assign decision[65:59] = \$96 ;
+  assign decision[57] = \$88 ;
+  assign decision[56:51] = \$86 ;
+  assign decision[50:43] = \$78 ;
+  assign decision[42:36] = \$70 ;
+  assign decision[58] = ch[21];
+  assign decision[35] = ch[20];
+  assign decision[34:29] = \port$2370$0 [34:29];
+  assign decision[28:5] = \port$2370$0 [28:5];
+  assign decision[4:3] = \port$2370$0 [4:3];
+  assign decision[2:1] = \port$2370$0 [2:1];
+  assign decision[0] = \port$2370$0 [0];
+  assign ch[26] = \$62 ;
+  assign ch[24] = \$57 ;
+  assign ch[25] = \$53 ;
+  assign ch[19:16] = \$48 ;
+  assign ch[15:12] = \$46 ;
+  assign ch[22] = \$43 ;
+  assign ch[23] = \$39 ;
+  assign ch[11] = \$38 ;
+  assign ch[10] = \$37 ;
+  assign ch[9] = \$35 ;
+  assign ch[8] = \$32 ;
+  assign ch[7] = \$28 ;
+  assign ch[6] = \$23 ;
+  assign ch[5] = \$18 ;
+  assign ch[4] = \$13 [0];
+  assign ch[3] = \port$2370$237 [1];
+  assign ch[2] = \$12 ;
+  assign ch[1] = \$9 ;
+  assign ch[0] = \$6 ;
+  assign ch[21] = \$3 ;
+  assign ch[20] = \$1 ;
+  assign \$10  = \port$2370$237 [1];
+  assign \$16  = \$15 [0];
+  assign \$64  = \$63 ;
+  assign \$72  = \$71 ;
+  assign \$80  = \$79 ;
+  assign \$90  = \$89 ;
+  assign \$100  = \$99 ;
+  assign \$108  = \$107 ;
+  assign \$118  = \$117 ;
+  assign \$128  = \$127 ;
+  assign \$137  = \$136 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2316$0 , \port$2317$0 , \port$2321$0 , clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
+module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2358$0 , \port$2359$0 , \port$2363$0 , clk);
+  reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
   reg [27:0] \$11 ;
@@ -8934,13 +8917,13 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2316$0 ;
-  wire [41:0] \port$2316$0 ;
-  output [187:0] \port$2317$0 ;
-  wire [187:0] \port$2317$0 ;
+  output [41:0] \port$2358$0 ;
+  wire [41:0] \port$2358$0 ;
+  output [187:0] \port$2359$0 ;
+  wire [187:0] \port$2359$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2321$0 ;
-  wire [27:0] \port$2321$0 ;
+  output [27:0] \port$2363$0 ;
+  wire [27:0] \port$2363$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9019,7 +9002,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   always @(posedge clk)
     e_h <= \$14 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$11 [6:0] = \$5 [6:0];
     \$11 [13:7] = \$6 [6:0];
     \$11 [20:14] = \$7 [6:0];
@@ -9029,14 +9012,14 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$13  = request;
     if (rst) begin
       \$13  = 35'h000000000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$14  = rd_slot;
     if (rst) begin
       \$14  = 7'h00;
@@ -9044,9 +9027,9 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2316$0  = \$9 ;
-  assign \port$2317$0  = \$10 ;
-  assign \port$2321$0  = \$12 ;
+  assign \port$2358$0  = \$9 ;
+  assign \port$2359$0  = \$10 ;
+  assign \port$2363$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9151,76 +9134,214 @@ endmodule
 (* generator = "Amaranth" *)
 module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
+  wire [31:0] \$100 ;
+  wire [31:0] \$101 ;
+  wire \$102 ;
+  wire \$103 ;
+  wire \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
   wire \$11 ;
+  wire \$110 ;
+  wire \$111 ;
+  wire \$112 ;
+  wire \$113 ;
+  wire \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
   wire \$12 ;
+  wire \$120 ;
+  wire \$121 ;
+  wire \$122 ;
+  wire \$123 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
-  wire [1:0] \$14 ;
-  wire \$15 ;
-  wire [1:0] \$16 ;
-  wire [1:0] \$17 ;
-  wire [1:0] \$18 ;
-  wire \$19 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire [1:0] \$133 ;
+  wire \$134 ;
+  wire \$135 ;
+  wire \$136 ;
+  wire \$137 ;
+  wire \$138 ;
+  wire \$139 ;
+  wire \$14 ;
+  wire \$140 ;
+  wire \$141 ;
+  wire \$142 ;
+  wire \$143 ;
+  wire \$144 ;
+  wire \$145 ;
+  wire \$146 ;
+  wire \$147 ;
+  wire \$148 ;
+  wire \$149 ;
+  wire [31:0] \$15 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
+  wire \$157 ;
+  wire \$158 ;
+  wire \$159 ;
+  wire [31:0] \$16 ;
+  wire \$160 ;
+  wire \$161 ;
+  wire \$162 ;
+  wire \$163 ;
+  wire \$164 ;
+  wire \$165 ;
+  wire \$166 ;
+  wire \$167 ;
+  wire \$168 ;
+  wire \$169 ;
+  wire [31:0] \$17 ;
+  wire \$170 ;
+  wire \$171 ;
+  wire \$172 ;
+  wire \$173 ;
+  wire \$174 ;
+  wire \$175 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
+  wire [31:0] \$18 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  reg \$188 ;
+  reg \$189 ;
+  wire [31:0] \$19 ;
+  reg \$190 ;
+  reg \$191 ;
+  reg \$192 ;
+  reg \$193 ;
+  reg \$194 ;
+  reg [31:0] \$195 ;
+  reg [31:0] \$196 ;
+  reg [31:0] \$197 ;
+  reg [31:0] \$198 ;
+  reg [31:0] \$199 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire \$26 ;
-  wire \$27 ;
-  wire \$28 ;
-  wire \$29 ;
+  wire [31:0] \$20 ;
+  reg [31:0] \$200 ;
+  reg \$201 ;
+  reg [62:0] \$202 ;
+  reg \$203 ;
+  reg [3:0] \$204 ;
+  reg \$205 ;
+  reg [31:0] \$206 ;
+  reg [53:0] \$207 ;
+  wire [31:0] \$21 ;
+  wire [31:0] \$22 ;
+  wire [31:0] \$23 ;
+  wire [31:0] \$24 ;
+  wire [31:0] \$25 ;
+  wire [31:0] \$26 ;
+  wire [31:0] \$27 ;
+  wire [31:0] \$28 ;
+  wire [31:0] \$29 ;
   wire \$3 ;
-  wire \$30 ;
-  wire \$31 ;
-  wire \$32 ;
-  wire \$33 ;
-  wire \$34 ;
-  wire \$35 ;
-  wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
-  wire \$39 ;
+  wire [31:0] \$30 ;
+  wire [31:0] \$31 ;
+  wire [31:0] \$32 ;
+  wire [31:0] \$33 ;
+  wire [31:0] \$34 ;
+  wire [31:0] \$35 ;
+  wire [31:0] \$36 ;
+  wire [1:0] \$37 ;
+  wire [1:0] \$38 ;
+  wire [31:0] \$39 ;
   wire \$4 ;
   wire \$40 ;
-  wire \$41 ;
-  wire \$42 ;
-  wire \$43 ;
-  wire \$44 ;
-  wire \$45 ;
-  wire \$46 ;
-  wire \$47 ;
-  wire \$48 ;
-  wire \$49 ;
+  wire [1:0] \$41 ;
+  wire [1:0] \$42 ;
+  wire [1:0] \$43 ;
+  wire [1:0] \$44 ;
+  wire [31:0] \$45 ;
+  wire [7:0] \$46 ;
+  wire [31:0] \$47 ;
+  wire [31:0] \$48 ;
+  wire [31:0] \$49 ;
   wire \$5 ;
-  wire [1:0] \$50 ;
-  reg \$51 ;
-  reg \$52 ;
-  reg \$53 ;
-  reg \$54 ;
-  reg \$55 ;
-  reg \$56 ;
-  reg \$57 ;
-  reg [31:0] \$58 ;
-  reg [31:0] \$59 ;
+  wire [31:0] \$50 ;
+  wire [31:0] \$51 ;
+  wire [31:0] \$52 ;
+  wire [31:0] \$53 ;
+  wire [31:0] \$54 ;
+  wire [31:0] \$55 ;
+  wire [31:0] \$56 ;
+  wire [31:0] \$57 ;
+  wire [31:0] \$58 ;
+  wire [31:0] \$59 ;
   wire \$6 ;
-  reg [31:0] \$60 ;
-  reg [31:0] \$61 ;
-  reg [31:0] \$62 ;
-  reg [31:0] \$63 ;
-  reg \$64 ;
-  reg [62:0] \$65 ;
-  reg \$66 ;
-  reg [3:0] \$67 ;
-  reg \$68 ;
-  reg [31:0] \$69 ;
+  wire [31:0] \$60 ;
+  wire [31:0] \$61 ;
+  wire [31:0] \$62 ;
+  wire [31:0] \$63 ;
+  wire [7:0] \$64 ;
+  wire [31:0] \$65 ;
+  wire [7:0] \$66 ;
+  wire [31:0] \$67 ;
+  wire [4:0] \$68 ;
+  wire [31:0] \$69 ;
   wire \$7 ;
+  wire [4:0] \$70 ;
+  wire [31:0] \$71 ;
+  wire [4:0] \$72 ;
+  wire [31:0] \$73 ;
+  wire [31:0] \$74 ;
+  wire [31:0] \$75 ;
+  wire [31:0] \$76 ;
+  wire [31:0] \$77 ;
+  wire [31:0] \$78 ;
+  wire [31:0] \$79 ;
   wire \$8 ;
+  wire [31:0] \$80 ;
+  wire [31:0] \$81 ;
+  wire [31:0] \$82 ;
+  wire [31:0] \$83 ;
+  wire [31:0] \$84 ;
+  wire [31:0] \$85 ;
+  wire [31:0] \$86 ;
+  wire [31:0] \$87 ;
+  wire [31:0] \$88 ;
+  wire [31:0] \$89 ;
   wire \$9 ;
+  wire [31:0] \$90 ;
+  wire [31:0] \$91 ;
+  wire [31:0] \$92 ;
+  wire [31:0] \$93 ;
+  wire [31:0] \$94 ;
+  wire [31:0] \$95 ;
+  wire [31:0] \$96 ;
+  wire [31:0] \$97 ;
+  wire [31:0] \$98 ;
+  wire [31:0] \$99 ;
   reg action_resp = 1'h0;
   (* init = 4'h0 *)
   wire [3:0] ar_stat_idx;
@@ -9320,10 +9441,10 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
+  reg [53:0] read_sel = 54'h00000000000000;
   wire regs__ar_accept;
   wire [9:0] regs__ar_addr;
   wire regs__b_busy;
-  wire [9:0] regs__r_addr;
   reg [31:0] regs__r_data;
   reg regs__r_done;
   wire regs__r_valid;
@@ -9345,65 +9466,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w3 = 32'd25;
   wire [12:0] stat_inc;
   reg stat_pend = 1'h0;
-  assign \$29  = & { \$28 , \$27 , \$26  };
-  assign \$30  = shadow_w3[4:0] <= shadow_w2[4:0];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = shadow_w2[4:0] <= shadow_w1[4:0];
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = \$25  & \$33 ;
-  assign \$35  = shadow_hash_seed != cfg[62:31];
-  assign \$36  = ~ axil__bvalid;
-  assign \$37  = ~ sequencing;
-  assign \$38  = regs__w_valid & \$37 ;
-  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$40  = regs__w_strb[0] & \$39 ;
-  assign \$41  = ~ core_flushing;
-  assign \$42  = core_idle & \$41 ;
-  assign \$43  = | inc;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = ~ legal;
-  assign \$47  = regs__w_data[3] & \$46 ;
-  assign \$48  = regs__w_data[3] & seed_changes;
-  assign \$49  = regs__w_data[1] | \$48 ;
-  always @(posedge clk)
-    legal <= \$51 ;
-  always @(posedge clk)
-    seed_changes <= \$52 ;
-  always @(posedge clk)
-    clear <= \$53 ;
-  always @(posedge clk)
-    flush <= \$54 ;
-  always @(posedge clk)
-    action_resp <= \$55 ;
-  always @(posedge clk)
-    sequencing <= \$56 ;
-  always @(posedge clk)
-    enable <= \$57 ;
-  always @(posedge clk)
-    shadow_c3 <= \$58 ;
-  always @(posedge clk)
-    shadow_c2 <= \$59 ;
-  always @(posedge clk)
-    shadow_w3 <= \$60 ;
-  always @(posedge clk)
-    shadow_w2 <= \$61 ;
-  always @(posedge clk)
-    shadow_w1 <= \$62 ;
-  always @(posedge clk)
-    shadow_hash_seed <= \$63 ;
-  always @(posedge clk)
-    error <= \$64 ;
-  always @(posedge clk)
-    cfg <= \$65 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$66 ;
-  always @(posedge clk)
-    rd_addr <= \$67 ;
-  always @(posedge clk)
-    stat_pend <= \$68 ;
-  always @(posedge clk)
-    hi_latch <= \$69 ;
   assign \$1  = ~ sequencing;
   assign \$2  = regs__w_valid & \$1 ;
   assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
@@ -9419,18 +9481,215 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$13  = sequencing | \$12 ;
   assign hold = \$13  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$15  = core_flushing | flush;
+  assign \$14  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$15  = read_sel[0] ? 32'd1263944019 : 32'd0;
+  assign \$17  = read_sel[1] ? 32'd512 : 32'd0;
   assign \$18  = \$16  | \$17 ;
-  assign \$19  = ! shadow_c2[31:8];
-  assign \$20  = ! shadow_c3[31:8];
-  assign \$21  = & { \$20 , \$19  };
-  assign \$22  = shadow_c2[7:0] <= shadow_c3[7:0];
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = shadow_c2[7:0] >= 1'h1;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ! shadow_w3[31:5];
-  assign \$27  = ! shadow_w2[31:5];
-  assign \$28  = ! shadow_w1[31:5];
+  assign \$19  = read_sel[2] ? 32'd128 : 32'd0;
+  assign \$20  = \$18  | \$19 ;
+  assign \$21  = read_sel[3] ? 32'd4 : 32'd0;
+  assign \$22  = \$20  | \$21 ;
+  assign \$23  = read_sel[4] ? 32'd32 : 32'd0;
+  assign \$24  = \$22  | \$23 ;
+  assign \$25  = read_sel[5] ? 32'd8 : 32'd0;
+  assign \$26  = \$24  | \$25 ;
+  assign \$27  = read_sel[6] ? 32'd24 : 32'd0;
+  assign \$28  = \$26  | \$27 ;
+  assign \$29  = read_sel[7] ? 32'd8 : 32'd0;
+  assign \$30  = \$28  | \$29 ;
+  assign \$31  = read_sel[8] ? 32'd6 : 32'd0;
+  assign \$32  = \$30  | \$31 ;
+  assign \$33  = read_sel[9] ? 32'd2 : 32'd0;
+  assign \$34  = \$32  | \$33 ;
+  assign \$35  = read_sel[10] ? 32'd31 : 32'd0;
+  assign \$36  = \$34  | \$35 ;
+  assign \$38  = read_sel[11] ? \$37  : 2'h0;
+  assign \$39  = \$36  | { 30'h00000000, \$38  };
+  assign \$40  = core_flushing | flush;
+  assign \$43  = \$41  | \$42 ;
+  assign \$44  = read_sel[12] ? \$43  : 2'h0;
+  assign \$45  = \$39  | { 30'h00000000, \$44  };
+  assign \$46  = read_sel[13] ? occupancy : 8'h00;
+  assign \$47  = \$45  | { 24'h000000, \$46  };
+  assign \$48  = read_sel[14] ? cycle[31:0] : 32'd0;
+  assign \$49  = \$47  | \$48 ;
+  assign \$50  = read_sel[15] ? hi_latch : 32'd0;
+  assign \$51  = \$49  | \$50 ;
+  assign \$52  = read_sel[16] ? shadow_c3 : 32'd0;
+  assign \$53  = \$51  | \$52 ;
+  assign \$54  = read_sel[17] ? shadow_c2 : 32'd0;
+  assign \$55  = \$53  | \$54 ;
+  assign \$56  = read_sel[18] ? shadow_w3 : 32'd0;
+  assign \$57  = \$55  | \$56 ;
+  assign \$58  = read_sel[19] ? shadow_w2 : 32'd0;
+  assign \$59  = \$57  | \$58 ;
+  assign \$60  = read_sel[20] ? shadow_w1 : 32'd0;
+  assign \$61  = \$59  | \$60 ;
+  assign \$62  = read_sel[21] ? shadow_hash_seed : 32'd0;
+  assign \$63  = \$61  | \$62 ;
+  assign \$64  = read_sel[22] ? cfg[7:0] : 8'h00;
+  assign \$65  = \$63  | { 24'h000000, \$64  };
+  assign \$66  = read_sel[23] ? cfg[15:8] : 8'h00;
+  assign \$67  = \$65  | { 24'h000000, \$66  };
+  assign \$68  = read_sel[24] ? cfg[20:16] : 5'h00;
+  assign \$69  = \$67  | { 27'h0000000, \$68  };
+  assign \$70  = read_sel[25] ? cfg[25:21] : 5'h00;
+  assign \$71  = \$69  | { 27'h0000000, \$70  };
+  assign \$72  = read_sel[26] ? cfg[30:26] : 5'h00;
+  assign \$73  = \$71  | { 27'h0000000, \$72  };
+  assign \$74  = read_sel[27] ? cfg[62:31] : 32'd0;
+  assign \$75  = \$73  | \$74 ;
+  assign \$76  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$77  = \$75  | \$76 ;
+  assign \$78  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$79  = \$77  | \$78 ;
+  assign \$80  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$81  = \$79  | \$80 ;
+  assign \$82  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$83  = \$81  | \$82 ;
+  assign \$84  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$85  = \$83  | \$84 ;
+  assign \$86  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$91  = \$89  | \$90 ;
+  assign \$92  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$93  = \$91  | \$92 ;
+  assign \$94  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$95  = \$93  | \$94 ;
+  assign \$96  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$97  = \$95  | \$96 ;
+  assign \$98  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$99  = \$97  | \$98 ;
+  assign \$100  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$101  = \$99  | \$100 ;
+  assign \$102  = ! shadow_c2[31:8];
+  assign \$103  = ! shadow_c3[31:8];
+  assign \$104  = & { \$103 , \$102  };
+  assign \$105  = shadow_c2[7:0] <= shadow_c3[7:0];
+  assign \$106  = \$104  & \$105 ;
+  assign \$107  = shadow_c2[7:0] >= 1'h1;
+  assign \$108  = \$106  & \$107 ;
+  assign \$109  = ! shadow_w3[31:5];
+  assign \$110  = ! shadow_w2[31:5];
+  assign \$111  = ! shadow_w1[31:5];
+  assign \$112  = & { \$111 , \$110 , \$109  };
+  assign \$113  = shadow_w3[4:0] <= shadow_w2[4:0];
+  assign \$114  = \$112  & \$113 ;
+  assign \$115  = shadow_w2[4:0] <= shadow_w1[4:0];
+  assign \$116  = \$114  & \$115 ;
+  assign \$117  = \$108  & \$116 ;
+  assign \$118  = shadow_hash_seed != cfg[62:31];
+  assign \$119  = ~ axil__bvalid;
+  assign \$120  = ~ sequencing;
+  assign \$121  = regs__w_valid & \$120 ;
+  assign \$122  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$123  = regs__w_strb[0] & \$122 ;
+  assign \$124  = ~ core_flushing;
+  assign \$125  = core_idle & \$124 ;
+  assign \$126  = | inc;
+  assign \$127  = ~ \$126 ;
+  assign \$128  = \$125  & \$127 ;
+  assign \$129  = ~ legal;
+  assign \$130  = regs__w_data[3] & \$129 ;
+  assign \$131  = regs__w_data[3] & seed_changes;
+  assign \$132  = regs__w_data[1] | \$131 ;
+  assign \$134  = ! axil__araddr[11:2];
+  assign \$135  = axil__araddr[11:2] == 1'h1;
+  assign \$136  = axil__araddr[11:2] == 2'h2;
+  assign \$137  = axil__araddr[11:2] == 2'h3;
+  assign \$138  = axil__araddr[11:2] == 3'h4;
+  assign \$139  = axil__araddr[11:2] == 3'h5;
+  assign \$140  = axil__araddr[11:2] == 3'h6;
+  assign \$141  = axil__araddr[11:2] == 3'h7;
+  assign \$142  = axil__araddr[11:2] == 4'h8;
+  assign \$143  = axil__araddr[11:2] == 4'h9;
+  assign \$144  = axil__araddr[11:2] == 4'ha;
+  assign \$145  = axil__araddr[11:2] == 5'h10;
+  assign \$146  = axil__araddr[11:2] == 5'h11;
+  assign \$147  = axil__araddr[11:2] == 5'h12;
+  assign \$148  = axil__araddr[11:2] == 5'h14;
+  assign \$149  = axil__araddr[11:2] == 5'h15;
+  assign \$150  = axil__araddr[11:2] == 5'h18;
+  assign \$151  = axil__araddr[11:2] == 5'h19;
+  assign \$152  = axil__araddr[11:2] == 5'h1a;
+  assign \$153  = axil__araddr[11:2] == 5'h1b;
+  assign \$154  = axil__araddr[11:2] == 5'h1c;
+  assign \$155  = axil__araddr[11:2] == 5'h1d;
+  assign \$156  = axil__araddr[11:2] == 6'h20;
+  assign \$157  = axil__araddr[11:2] == 6'h21;
+  assign \$158  = axil__araddr[11:2] == 6'h22;
+  assign \$159  = axil__araddr[11:2] == 6'h23;
+  assign \$160  = axil__araddr[11:2] == 6'h24;
+  assign \$161  = axil__araddr[11:2] == 6'h25;
+  assign \$162  = axil__araddr[11:2] == 7'h40;
+  assign \$163  = axil__araddr[11:2] == 7'h41;
+  assign \$164  = axil__araddr[11:2] == 7'h42;
+  assign \$165  = axil__araddr[11:2] == 7'h43;
+  assign \$166  = axil__araddr[11:2] == 7'h44;
+  assign \$167  = axil__araddr[11:2] == 7'h45;
+  assign \$168  = axil__araddr[11:2] == 7'h46;
+  assign \$169  = axil__araddr[11:2] == 7'h47;
+  assign \$170  = axil__araddr[11:2] == 7'h48;
+  assign \$171  = axil__araddr[11:2] == 7'h49;
+  assign \$172  = axil__araddr[11:2] == 7'h4a;
+  assign \$173  = axil__araddr[11:2] == 7'h4b;
+  assign \$174  = axil__araddr[11:2] == 7'h4c;
+  assign \$175  = axil__araddr[11:2] == 7'h4d;
+  assign \$176  = axil__araddr[11:2] == 7'h4e;
+  assign \$177  = axil__araddr[11:2] == 7'h4f;
+  assign \$178  = axil__araddr[11:2] == 7'h50;
+  assign \$179  = axil__araddr[11:2] == 7'h51;
+  assign \$180  = axil__araddr[11:2] == 7'h52;
+  assign \$181  = axil__araddr[11:2] == 7'h53;
+  assign \$182  = axil__araddr[11:2] == 7'h54;
+  assign \$183  = axil__araddr[11:2] == 7'h55;
+  assign \$184  = axil__araddr[11:2] == 7'h56;
+  assign \$185  = axil__araddr[11:2] == 7'h57;
+  assign \$186  = axil__araddr[11:2] == 7'h58;
+  assign \$187  = axil__araddr[11:2] == 7'h59;
+  always @(posedge clk)
+    legal <= \$188 ;
+  always @(posedge clk)
+    seed_changes <= \$189 ;
+  always @(posedge clk)
+    clear <= \$190 ;
+  always @(posedge clk)
+    flush <= \$191 ;
+  always @(posedge clk)
+    action_resp <= \$192 ;
+  always @(posedge clk)
+    sequencing <= \$193 ;
+  always @(posedge clk)
+    enable <= \$194 ;
+  always @(posedge clk)
+    shadow_c3 <= \$195 ;
+  always @(posedge clk)
+    shadow_c2 <= \$196 ;
+  always @(posedge clk)
+    shadow_w3 <= \$197 ;
+  always @(posedge clk)
+    shadow_w2 <= \$198 ;
+  always @(posedge clk)
+    shadow_w1 <= \$199 ;
+  always @(posedge clk)
+    shadow_hash_seed <= \$200 ;
+  always @(posedge clk)
+    error <= \$201 ;
+  always @(posedge clk)
+    cfg <= \$202 ;
+  always @(posedge clk)
+    ar_stat_lo <= \$203 ;
+  always @(posedge clk)
+    rd_addr <= \$204 ;
+  always @(posedge clk)
+    stat_pend <= \$205 ;
+  always @(posedge clk)
+    hi_latch <= \$206 ;
+  always @(posedge clk)
+    read_sel <= \$207 ;
   \kv_asu.regs.stats  stats (
     .clear(clear),
     .clk(clk),
@@ -9442,8 +9701,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .total(rd_data)
   );
   \kv_asu.regs.subordinate  subordinate (
-    .ar_word(regs__r_addr),
-    .aw_word(regs__w_addr),
     .axil__araddr(axil__araddr),
     .axil__arready(axil__arready),
     .axil__arvalid(axil__arvalid),
@@ -9465,6 +9722,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .regs__r_data(regs__r_data),
     .regs__r_done(regs__r_done),
     .regs__r_valid(regs__r_valid),
+    .regs__w_addr(regs__w_addr),
     .regs__w_data(regs__w_data),
     .regs__w_done(regs__w_done),
     .regs__w_error(regs__w_error),
@@ -9474,7 +9732,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     .rvalid(axil__rvalid)
   );
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__w_done = 1'h0;
     if (\$2 ) begin
       casez (regs__w_addr)
@@ -9505,7 +9763,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
       if (\$9 ) begin
@@ -9516,384 +9774,170 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__r_done = 1'h0;
     if (stat_pend) begin
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_done = 1'h1;
-        10'h001:
-            regs__r_done = 1'h1;
-        10'h002:
-            regs__r_done = 1'h1;
-        10'h003:
-            regs__r_done = 1'h1;
-        10'h004:
-            regs__r_done = 1'h1;
-        10'h005:
-            regs__r_done = 1'h1;
-        10'h006:
-            regs__r_done = 1'h1;
-        10'h007:
-            regs__r_done = 1'h1;
-        10'h008:
-            regs__r_done = 1'h1;
-        10'h009:
-            regs__r_done = 1'h1;
-        10'h00a:
-            regs__r_done = 1'h1;
-        10'h010:
-            regs__r_done = 1'h1;
-        10'h011:
-            regs__r_done = 1'h1;
-        10'h012:
-            regs__r_done = 1'h1;
-        10'h014:
-            regs__r_done = 1'h1;
-        10'h015:
-            regs__r_done = 1'h1;
-        10'h018:
-            regs__r_done = 1'h1;
-        10'h019:
-            regs__r_done = 1'h1;
-        10'h01a:
-            regs__r_done = 1'h1;
-        10'h01b:
-            regs__r_done = 1'h1;
-        10'h01c:
-            regs__r_done = 1'h1;
-        10'h01d:
-            regs__r_done = 1'h1;
-        10'h020:
-            regs__r_done = 1'h1;
-        10'h021:
-            regs__r_done = 1'h1;
-        10'h022:
-            regs__r_done = 1'h1;
-        10'h023:
-            regs__r_done = 1'h1;
-        10'h024:
-            regs__r_done = 1'h1;
-        10'h025:
-            regs__r_done = 1'h1;
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_done = 1'h1;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_done = 1'h1;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_done = 1'h1;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_done = 1'h1;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_done = 1'h1;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_done = 1'h1;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_done = 1'h1;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_done = 1'h1;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_done = 1'h1;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_done = 1'h1;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_done = 1'h1;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_done = 1'h1;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_done = 1'h1;
-      endcase
+      if (\$14 ) begin
+        regs__r_done = 1'h1;
+      end
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__r_data = 32'd0;
     if (stat_pend) begin
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            regs__r_data = 32'd1263944019;
-        10'h001:
-            regs__r_data = 32'd512;
-        10'h002:
-            regs__r_data = 32'd128;
-        10'h003:
-            regs__r_data = 32'd4;
-        10'h004:
-            regs__r_data = 32'd32;
-        10'h005:
-            regs__r_data = 32'd8;
-        10'h006:
-            regs__r_data = 32'd24;
-        10'h007:
-            regs__r_data = 32'd8;
-        10'h008:
-            regs__r_data = 32'd6;
-        10'h009:
-            regs__r_data = 32'd2;
-        10'h00a:
-            regs__r_data = 32'd31;
-        10'h010:
-            regs__r_data = { 30'h00000000, \$14  };
-        10'h011:
-            regs__r_data = { 30'h00000000, \$18  };
-        10'h012:
-            regs__r_data = { 24'h000000, occupancy };
-        10'h014:
-            regs__r_data = cycle[31:0];
-        10'h015:
-            regs__r_data = hi_latch;
-        10'h018:
-            regs__r_data = shadow_c3;
-        10'h019:
-            regs__r_data = shadow_c2;
-        10'h01a:
-            regs__r_data = shadow_w3;
-        10'h01b:
-            regs__r_data = shadow_w2;
-        10'h01c:
-            regs__r_data = shadow_w1;
-        10'h01d:
-            regs__r_data = shadow_hash_seed;
-        10'h020:
-            regs__r_data = { 24'h000000, cfg[7:0] };
-        10'h021:
-            regs__r_data = { 24'h000000, cfg[15:8] };
-        10'h022:
-            regs__r_data = { 27'h0000000, cfg[20:16] };
-        10'h023:
-            regs__r_data = { 27'h0000000, cfg[25:21] };
-        10'h024:
-            regs__r_data = { 27'h0000000, cfg[30:26] };
-        10'h025:
-            regs__r_data = cfg[62:31];
-        10'h040:
-            /* empty */;
-        10'h041:
-            regs__r_data = hi_latch;
-        10'h042:
-            /* empty */;
-        10'h043:
-            regs__r_data = hi_latch;
-        10'h044:
-            /* empty */;
-        10'h045:
-            regs__r_data = hi_latch;
-        10'h046:
-            /* empty */;
-        10'h047:
-            regs__r_data = hi_latch;
-        10'h048:
-            /* empty */;
-        10'h049:
-            regs__r_data = hi_latch;
-        10'h04a:
-            /* empty */;
-        10'h04b:
-            regs__r_data = hi_latch;
-        10'h04c:
-            /* empty */;
-        10'h04d:
-            regs__r_data = hi_latch;
-        10'h04e:
-            /* empty */;
-        10'h04f:
-            regs__r_data = hi_latch;
-        10'h050:
-            /* empty */;
-        10'h051:
-            regs__r_data = hi_latch;
-        10'h052:
-            /* empty */;
-        10'h053:
-            regs__r_data = hi_latch;
-        10'h054:
-            /* empty */;
-        10'h055:
-            regs__r_data = hi_latch;
-        10'h056:
-            /* empty */;
-        10'h057:
-            regs__r_data = hi_latch;
-        10'h058:
-            /* empty */;
-        10'h059:
-            regs__r_data = hi_latch;
-      endcase
+      if (\$14 ) begin
+        regs__r_data = \$101 ;
+      end
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$51  = \$34 ;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$188  = \$117 ;
     if (rst) begin
-      \$51  = 1'h0;
+      \$188  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$52  = \$35 ;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$189  = \$118 ;
     if (rst) begin
-      \$52  = 1'h0;
+      \$189  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$53  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$190  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$53  = regs__w_data[2];
+          \$190  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$53  = 1'h0;
+      \$190  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$54  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$191  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$54  = \$49 ;
+          \$191  = \$132 ;
         end
       end
     end
     if (rst) begin
-      \$54  = 1'h0;
+      \$191  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$55  = action_resp;
-    if (\$36 ) begin
-      \$55  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$192  = action_resp;
+    if (\$119 ) begin
+      \$192  = 1'h0;
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$55  = 1'h1;
+      if (\$128 ) begin
+        \$192  = 1'h1;
       end
     end
     if (rst) begin
-      \$55  = 1'h0;
+      \$192  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$56  = sequencing;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$193  = sequencing;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$40 ) begin
-              \$56  = 1'h1;
+            if (\$123 ) begin
+              \$193  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$56  = 1'h0;
+      if (\$128 ) begin
+        \$193  = 1'h0;
       end
     end
     if (rst) begin
-      \$56  = 1'h0;
+      \$193  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$57  = enable;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$194  = enable;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$40 ) begin
+            if (\$123 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$57  = regs__w_data[0];
+                \$194  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
-          \$57  = regs__w_data[0];
+          \$194  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$57  = 1'h1;
+      \$194  = 1'h1;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$58  = shadow_c3;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$195  = shadow_c3;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$58 [7:0] = regs__w_data[7:0];
+              \$195 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$58 [15:8] = regs__w_data[15:8];
+              \$195 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$58 [23:16] = regs__w_data[23:16];
+              \$195 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$58 [31:24] = regs__w_data[31:24];
+              \$195 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$58  = 32'd5;
+      \$195  = 32'd5;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$59  = shadow_c2;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$196  = shadow_c2;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -9902,28 +9946,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$59 [7:0] = regs__w_data[7:0];
+              \$196 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$59 [15:8] = regs__w_data[15:8];
+              \$196 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$59 [23:16] = regs__w_data[23:16];
+              \$196 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$59 [31:24] = regs__w_data[31:24];
+              \$196 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$59  = 32'd3;
+      \$196  = 32'd3;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$60  = shadow_w3;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$197  = shadow_w3;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -9934,28 +9978,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$60 [7:0] = regs__w_data[7:0];
+              \$197 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$60 [15:8] = regs__w_data[15:8];
+              \$197 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$60 [23:16] = regs__w_data[23:16];
+              \$197 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$60 [31:24] = regs__w_data[31:24];
+              \$197 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$60  = 32'd25;
+      \$197  = 32'd25;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$61  = shadow_w2;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$198  = shadow_w2;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -9968,28 +10012,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$61 [7:0] = regs__w_data[7:0];
+              \$198 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$61 [15:8] = regs__w_data[15:8];
+              \$198 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$61 [23:16] = regs__w_data[23:16];
+              \$198 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$61 [31:24] = regs__w_data[31:24];
+              \$198 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$61  = 32'd31;
+      \$198  = 32'd31;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$62  = shadow_w1;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$199  = shadow_w1;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10004,28 +10048,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$62 [7:0] = regs__w_data[7:0];
+              \$199 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$62 [15:8] = regs__w_data[15:8];
+              \$199 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$62 [23:16] = regs__w_data[23:16];
+              \$199 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$62 [31:24] = regs__w_data[31:24];
+              \$199 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$62  = 32'd31;
+      \$199  = 32'd31;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$63  = shadow_hash_seed;
-    if (\$38 ) begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$200  = shadow_hash_seed;
+    if (\$121 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10042,301 +10086,266 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$63 [7:0] = regs__w_data[7:0];
+              \$200 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$63 [15:8] = regs__w_data[15:8];
+              \$200 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$63 [23:16] = regs__w_data[23:16];
+              \$200 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$63 [31:24] = regs__w_data[31:24];
+              \$200 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$63  = 32'd0;
+      \$200  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$64  = error;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$201  = error;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
-          \$64  = 1'h1;
+        if (\$130 ) begin
+          \$201  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$64  = 1'h0;
+            \$201  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$201  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$65  = cfg;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$202  = cfg;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$128 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$130 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$65 [7:0] = shadow_c3[7:0];
-            \$65 [15:8] = shadow_c2[7:0];
-            \$65 [20:16] = shadow_w3[4:0];
-            \$65 [25:21] = shadow_w2[4:0];
-            \$65 [30:26] = shadow_w1[4:0];
-            \$65 [62:31] = shadow_hash_seed;
+            \$202 [7:0] = shadow_c3[7:0];
+            \$202 [15:8] = shadow_c2[7:0];
+            \$202 [20:16] = shadow_w3[4:0];
+            \$202 [25:21] = shadow_w2[4:0];
+            \$202 [30:26] = shadow_w1[4:0];
+            \$202 [62:31] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$65  = 63'h000000007ff90305;
+      \$202  = 63'h000000007ff90305;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$66  = ar_stat_lo;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$203  = ar_stat_lo;
     if (rd_reserve) begin
-      \$66  = 1'h0;
+      \$203  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h042:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h044:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h046:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h048:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04a:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04c:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h04e:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h050:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h052:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h054:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h056:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
         10'h058:
-            \$66  = 1'h1;
+            \$203  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$203  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$67  = rd_addr;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$204  = rd_addr;
     if (rd_reserve) begin
-      \$67  = 4'h0;
+      \$204  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$67  = 4'h0;
+            \$204  = 4'h0;
         10'h042:
-            \$67  = 4'h1;
+            \$204  = 4'h1;
         10'h044:
-            \$67  = 4'h2;
+            \$204  = 4'h2;
         10'h046:
-            \$67  = 4'h3;
+            \$204  = 4'h3;
         10'h048:
-            \$67  = 4'h4;
+            \$204  = 4'h4;
         10'h04a:
-            \$67  = 4'h5;
+            \$204  = 4'h5;
         10'h04c:
-            \$67  = 4'h6;
+            \$204  = 4'h6;
         10'h04e:
-            \$67  = 4'h7;
+            \$204  = 4'h7;
         10'h050:
-            \$67  = 4'h8;
+            \$204  = 4'h8;
         10'h052:
-            \$67  = 4'h9;
+            \$204  = 4'h9;
         10'h054:
-            \$67  = 4'ha;
+            \$204  = 4'ha;
         10'h056:
-            \$67  = 4'hb;
+            \$204  = 4'hb;
         10'h058:
-            \$67  = 4'hc;
+            \$204  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$67  = 4'h0;
+      \$204  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$68  = \$50 [0];
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$205  = \$133 [0];
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            /* empty */;
-        10'h015:
-            /* empty */;
-        10'h018:
-            /* empty */;
-        10'h019:
-            /* empty */;
-        10'h01a:
-            /* empty */;
-        10'h01b:
-            /* empty */;
-        10'h01c:
-            /* empty */;
-        10'h01d:
-            /* empty */;
-        10'h020:
-            /* empty */;
-        10'h021:
-            /* empty */;
-        10'h022:
-            /* empty */;
-        10'h023:
-            /* empty */;
-        10'h024:
-            /* empty */;
-        10'h025:
-            /* empty */;
-        10'h040:
-            \$68  = 1'h1;
-        10'h041:
-            /* empty */;
-        10'h042:
-            \$68  = 1'h1;
-        10'h043:
-            /* empty */;
-        10'h044:
-            \$68  = 1'h1;
-        10'h045:
-            /* empty */;
-        10'h046:
-            \$68  = 1'h1;
-        10'h047:
-            /* empty */;
-        10'h048:
-            \$68  = 1'h1;
-        10'h049:
-            /* empty */;
-        10'h04a:
-            \$68  = 1'h1;
-        10'h04b:
-            /* empty */;
-        10'h04c:
-            \$68  = 1'h1;
-        10'h04d:
-            /* empty */;
-        10'h04e:
-            \$68  = 1'h1;
-        10'h04f:
-            /* empty */;
-        10'h050:
-            \$68  = 1'h1;
-        10'h051:
-            /* empty */;
-        10'h052:
-            \$68  = 1'h1;
-        10'h053:
-            /* empty */;
-        10'h054:
-            \$68  = 1'h1;
-        10'h055:
-            /* empty */;
-        10'h056:
-            \$68  = 1'h1;
-        10'h057:
-            /* empty */;
-        10'h058:
-            \$68  = 1'h1;
-      endcase
+      if (read_sel[28]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[30]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[32]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[34]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[36]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[38]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[40]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[42]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[44]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[46]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[48]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[50]) begin
+        \$205  = 1'h1;
+      end
+      if (read_sel[52]) begin
+        \$205  = 1'h1;
+      end
     end
     if (rst) begin
-      \$68  = 1'h0;
+      \$205  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$69  = hi_latch;
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$206  = hi_latch;
     if (stat_pend) begin
-      \$69  = rd_data[63:32];
+      \$206  = rd_data[63:32];
     end
     if (regs__r_valid) begin
-      casez (regs__r_addr)
-        10'h000:
-            /* empty */;
-        10'h001:
-            /* empty */;
-        10'h002:
-            /* empty */;
-        10'h003:
-            /* empty */;
-        10'h004:
-            /* empty */;
-        10'h005:
-            /* empty */;
-        10'h006:
-            /* empty */;
-        10'h007:
-            /* empty */;
-        10'h008:
-            /* empty */;
-        10'h009:
-            /* empty */;
-        10'h00a:
-            /* empty */;
-        10'h010:
-            /* empty */;
-        10'h011:
-            /* empty */;
-        10'h012:
-            /* empty */;
-        10'h014:
-            \$69  = cycle[63:32];
-      endcase
+      if (read_sel[14]) begin
+        \$206  = cycle[63:32];
+      end
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$206  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$207  = read_sel;
+    if (rd_reserve) begin
+      \$207 [0] = \$134 ;
+      \$207 [1] = \$135 ;
+      \$207 [2] = \$136 ;
+      \$207 [3] = \$137 ;
+      \$207 [4] = \$138 ;
+      \$207 [5] = \$139 ;
+      \$207 [6] = \$140 ;
+      \$207 [7] = \$141 ;
+      \$207 [8] = \$142 ;
+      \$207 [9] = \$143 ;
+      \$207 [10] = \$144 ;
+      \$207 [11] = \$145 ;
+      \$207 [12] = \$146 ;
+      \$207 [13] = \$147 ;
+      \$207 [14] = \$148 ;
+      \$207 [15] = \$149 ;
+      \$207 [16] = \$150 ;
+      \$207 [17] = \$151 ;
+      \$207 [18] = \$152 ;
+      \$207 [19] = \$153 ;
+      \$207 [20] = \$154 ;
+      \$207 [21] = \$155 ;
+      \$207 [22] = \$156 ;
+      \$207 [23] = \$157 ;
+      \$207 [24] = \$158 ;
+      \$207 [25] = \$159 ;
+      \$207 [26] = \$160 ;
+      \$207 [27] = \$161 ;
+      \$207 [28] = \$162 ;
+      \$207 [29] = \$163 ;
+      \$207 [30] = \$164 ;
+      \$207 [31] = \$165 ;
+      \$207 [32] = \$166 ;
+      \$207 [33] = \$167 ;
+      \$207 [34] = \$168 ;
+      \$207 [35] = \$169 ;
+      \$207 [36] = \$170 ;
+      \$207 [37] = \$171 ;
+      \$207 [38] = \$172 ;
+      \$207 [39] = \$173 ;
+      \$207 [40] = \$174 ;
+      \$207 [41] = \$175 ;
+      \$207 [42] = \$176 ;
+      \$207 [43] = \$177 ;
+      \$207 [44] = \$178 ;
+      \$207 [45] = \$179 ;
+      \$207 [46] = \$180 ;
+      \$207 [47] = \$181 ;
+      \$207 [48] = \$182 ;
+      \$207 [49] = \$183 ;
+      \$207 [50] = \$184 ;
+      \$207 [51] = \$185 ;
+      \$207 [52] = \$186 ;
+      \$207 [53] = \$187 ;
+    end
+    if (rst) begin
+      \$207  = 54'h00000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -10371,15 +10380,16 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign \$14  = { 1'h0, enable };
-  assign \$16  = { 1'h0, \$15  };
-  assign \$17  = { error, 1'h0 };
-  assign \$50  = { stat_pend, 1'h0 };
+  assign \$16  = \$15 ;
+  assign \$37  = { 1'h0, enable };
+  assign \$41  = { 1'h0, \$40  };
+  assign \$42  = { error, 1'h0 };
+  assign \$133  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -10867,7 +10877,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
   always @(posedge clk)
     pre12 <= \$194 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$19  = 5'h00;
     casez (a_addr)
       4'h0:
@@ -10899,7 +10909,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     endcase
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$176  = _valid;
     if (clear) begin
       \$176  = 13'h0000;
@@ -10938,7 +10948,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$177  = _ptr;
     if (\$4 ) begin
       \$177  = \$7 [3:0];
@@ -10948,35 +10958,35 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$178  = \$17 ;
     if (rst) begin
       \$178  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$179  = a_addr;
     if (rst) begin
       \$179  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$180  = \$18 ;
     if (rst) begin
       \$180  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$181  = \$19 ;
     if (rst) begin
       \$181  = 5'h00;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$30 ) begin
       \$182  = { 4'h0, inc[0] };
@@ -10988,7 +10998,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$42 ) begin
       \$183  = { 4'h0, inc[1] };
@@ -11000,7 +11010,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$54 ) begin
       \$184  = { 4'h0, inc[2] };
@@ -11012,7 +11022,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$66 ) begin
       \$185  = { 4'h0, inc[3] };
@@ -11024,7 +11034,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$78 ) begin
       \$186  = { 4'h0, inc[4] };
@@ -11036,7 +11046,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$90 ) begin
       \$187  = { 4'h0, inc[5] };
@@ -11048,7 +11058,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$102 ) begin
       \$188  = { 4'h0, inc[6] };
@@ -11060,7 +11070,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$114 ) begin
       \$189  = { 4'h0, inc[7] };
@@ -11072,7 +11082,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$126 ) begin
       \$190  = { 4'h0, inc[8] };
@@ -11084,7 +11094,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$138 ) begin
       \$191  = { 4'h0, inc[9] };
@@ -11096,7 +11106,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$150 ) begin
       \$192  = { 4'h0, inc[10] };
@@ -11108,7 +11118,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$162 ) begin
       \$193  = { 4'h0, inc[11] };
@@ -11120,7 +11130,7 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
     if (\$174 ) begin
       \$194  = { 4'h0, inc[12] };
@@ -11143,9 +11153,9 @@ module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, c
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, aw_word
-, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, ar_word, rvalid, axil__rdata, axil__rresp, axil__awaddr);
-  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
+module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arvalid, axil__rready, clk, rst, axil__awready, axil__wready, regs__w_valid, axil__arready, regs__ar_accept, regs__r_valid, regs__w_done, regs__w_error, regs__r_done, regs__r_data, regs__w_addr
+, regs__w_data, regs__w_strb, axil__bvalid, axil__bresp, rvalid, axil__rdata, axil__rresp, axil__awaddr);
+  reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
@@ -11200,91 +11210,31 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  wire \$148 ;
-  wire [1:0] \$149 ;
+  reg \$148 ;
+  reg [9:0] \$149 ;
   wire \$15 ;
-  wire \$150 ;
-  wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
-  wire \$154 ;
-  wire \$155 ;
-  wire \$156 ;
-  wire \$157 ;
-  wire \$158 ;
-  wire \$159 ;
+  reg \$150 ;
+  reg \$151 ;
+  reg \$152 ;
+  reg [31:0] \$153 ;
+  reg [3:0] \$154 ;
+  reg \$155 ;
+  reg [1:0] \$156 ;
+  reg \$157 ;
+  reg [9:0] \$158 ;
+  reg \$159 ;
   wire \$16 ;
-  wire \$160 ;
-  wire \$161 ;
-  wire \$162 ;
-  wire \$163 ;
-  wire \$164 ;
-  wire \$165 ;
-  wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
-  wire \$169 ;
+  reg \$160 ;
+  reg [31:0] \$161 ;
+  reg [1:0] \$162 ;
+  reg \$163 ;
   wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
-  wire \$172 ;
-  wire \$173 ;
-  wire \$174 ;
-  wire \$175 ;
-  wire \$176 ;
-  wire \$177 ;
-  wire \$178 ;
-  wire \$179 ;
   wire \$18 ;
-  wire \$180 ;
-  wire \$181 ;
-  wire \$182 ;
-  wire \$183 ;
-  wire \$184 ;
-  wire \$185 ;
-  wire \$186 ;
-  wire \$187 ;
-  wire \$188 ;
-  wire \$189 ;
   wire \$19 ;
-  wire \$190 ;
-  wire \$191 ;
-  wire \$192 ;
-  wire \$193 ;
-  wire \$194 ;
-  wire \$195 ;
-  wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
-  wire \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$200 ;
-  wire \$201 ;
-  wire \$202 ;
-  wire \$203 ;
-  wire \$204 ;
-  wire \$205 ;
-  wire \$206 ;
-  wire \$207 ;
-  wire \$208 ;
-  wire \$209 ;
   wire \$21 ;
-  wire \$210 ;
-  reg \$211 ;
-  reg [9:0] \$212 ;
-  reg \$213 ;
-  reg [31:0] \$214 ;
-  reg [3:0] \$215 ;
-  reg \$216 ;
-  reg [1:0] \$217 ;
-  reg \$218 ;
-  reg [9:0] \$219 ;
   wire \$22 ;
-  reg \$220 ;
-  reg [31:0] \$221 ;
-  reg [1:0] \$222 ;
-  reg \$223 ;
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
@@ -11354,7 +11304,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire \$86 ;
+  wire [1:0] \$86 ;
   wire \$87 ;
   wire \$88 ;
   wire \$89 ;
@@ -11370,11 +11320,11 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$98 ;
   wire \$99 ;
   reg ar_full = 1'h0;
-  output [9:0] ar_word;
-  reg [9:0] ar_word = 10'h000;
+  (* init = 10'h000 *)
+  wire [9:0] ar_word;
   reg aw_full = 1'h0;
-  output [9:0] aw_word;
-  reg [9:0] aw_word = 10'h000;
+  (* init = 10'h000 *)
+  wire [9:0] aw_word;
   input [11:0] axil__araddr;
   wire [11:0] axil__araddr;
   output axil__arready;
@@ -11415,6 +11365,7 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire bvalid;
   input clk;
   wire clk;
+  reg r_readable = 1'h0;
   reg r_wait = 1'h0;
   (* init = 32'd0 *)
   wire [31:0] rdata;
@@ -11423,16 +11374,15 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire [9:0] regs__ar_addr;
   (* init = 1'h0 *)
   wire regs__b_busy;
-  (* init = 10'h000 *)
-  wire [9:0] regs__r_addr;
+  reg [9:0] regs__r_addr = 10'h000;
   input [31:0] regs__r_data;
   wire [31:0] regs__r_data;
   input regs__r_done;
   wire regs__r_done;
   output regs__r_valid;
   wire regs__r_valid;
-  (* init = 10'h000 *)
-  wire [9:0] regs__w_addr;
+  output [9:0] regs__w_addr;
+  reg [9:0] regs__w_addr = 10'h000;
   output [31:0] regs__w_data;
   reg [31:0] regs__w_data = 32'd0;
   input regs__w_done;
@@ -11452,429 +11402,404 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   (* init = 32'd0 *)
   wire [31:0] w_data;
   reg w_full = 1'h0;
+  reg w_mapped = 1'h0;
   (* init = 4'h0 *)
   wire [3:0] w_strb;
+  reg w_writable = 1'h0;
   assign axil__awready = ~ aw_full;
   assign axil__wready = ~ w_full;
   assign \$1  = aw_full & w_full;
   assign \$2  = ~ axil__bvalid;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = aw_word == 5'h10;
-  assign \$5  = aw_word == 5'h18;
-  assign \$6  = aw_word == 5'h19;
-  assign \$7  = aw_word == 5'h1a;
-  assign \$8  = aw_word == 5'h1b;
-  assign \$9  = aw_word == 5'h1c;
-  assign \$10  = aw_word == 5'h1d;
-  assign \$11  = | { \$10 , \$9 , \$8 , \$7 , \$6 , \$5 , \$4  };
-  assign regs__w_valid = \$3  & \$11 ;
-  assign \$12  = ~ ar_full;
-  assign \$13  = ~ r_wait;
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = ~ rvalid;
-  assign axil__arready = \$14  & \$15 ;
-  assign \$16  = ~ ar_full;
-  assign \$17  = ~ r_wait;
-  assign \$18  = \$16  & \$17 ;
-  assign \$19  = ~ rvalid;
-  assign \$20  = \$18  & \$19 ;
-  assign regs__ar_accept = axil__arvalid & \$20 ;
-  assign \$21  = ! ar_word;
-  assign \$22  = ar_word == 1'h1;
-  assign \$23  = ar_word == 2'h2;
-  assign \$24  = ar_word == 2'h3;
-  assign \$25  = ar_word == 3'h4;
-  assign \$26  = ar_word == 3'h5;
-  assign \$27  = ar_word == 3'h6;
-  assign \$28  = ar_word == 3'h7;
-  assign \$29  = ar_word == 4'h8;
-  assign \$30  = ar_word == 4'h9;
-  assign \$31  = ar_word == 4'ha;
-  assign \$32  = ar_word == 5'h10;
-  assign \$33  = ar_word == 5'h11;
-  assign \$34  = ar_word == 5'h12;
-  assign \$35  = ar_word == 5'h14;
-  assign \$36  = ar_word == 5'h15;
-  assign \$37  = ar_word == 5'h18;
-  assign \$38  = ar_word == 5'h19;
-  assign \$39  = ar_word == 5'h1a;
-  assign \$40  = ar_word == 5'h1b;
-  assign \$41  = ar_word == 5'h1c;
-  assign \$42  = ar_word == 5'h1d;
-  assign \$43  = ar_word == 6'h20;
-  assign \$44  = ar_word == 6'h21;
-  assign \$45  = ar_word == 6'h22;
-  assign \$46  = ar_word == 6'h23;
-  assign \$47  = ar_word == 6'h24;
-  assign \$48  = ar_word == 6'h25;
-  assign \$49  = ar_word == 7'h40;
-  assign \$50  = ar_word == 7'h41;
-  assign \$51  = ar_word == 7'h42;
-  assign \$52  = ar_word == 7'h43;
-  assign \$53  = ar_word == 7'h44;
-  assign \$54  = ar_word == 7'h45;
-  assign \$55  = ar_word == 7'h46;
-  assign \$56  = ar_word == 7'h47;
-  assign \$57  = ar_word == 7'h48;
-  assign \$58  = ar_word == 7'h49;
-  assign \$59  = ar_word == 7'h4a;
-  assign \$60  = ar_word == 7'h4b;
-  assign \$61  = ar_word == 7'h4c;
-  assign \$62  = ar_word == 7'h4d;
-  assign \$63  = ar_word == 7'h4e;
-  assign \$64  = ar_word == 7'h4f;
-  assign \$65  = ar_word == 7'h50;
-  assign \$66  = ar_word == 7'h51;
-  assign \$67  = ar_word == 7'h52;
-  assign \$68  = ar_word == 7'h53;
-  assign \$69  = ar_word == 7'h54;
-  assign \$70  = ar_word == 7'h55;
-  assign \$71  = ar_word == 7'h56;
-  assign \$72  = ar_word == 7'h57;
-  assign \$73  = ar_word == 7'h58;
-  assign \$74  = ar_word == 7'h59;
-  assign \$75  = | { \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21  };
-  assign regs__r_valid = ar_full & \$75 ;
-  assign \$76  = ~ aw_full;
-  assign \$77  = axil__awvalid & \$76 ;
+  assign regs__w_valid = \$3  & w_writable;
+  assign \$4  = ~ ar_full;
+  assign \$5  = ~ r_wait;
+  assign \$6  = \$4  & \$5 ;
+  assign \$7  = ~ rvalid;
+  assign axil__arready = \$6  & \$7 ;
+  assign \$8  = ~ ar_full;
+  assign \$9  = ~ r_wait;
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = ~ rvalid;
+  assign \$12  = \$10  & \$11 ;
+  assign regs__ar_accept = axil__arvalid & \$12 ;
+  assign regs__r_valid = ar_full & r_readable;
+  assign \$13  = ~ aw_full;
+  assign \$14  = axil__awvalid & \$13 ;
+  assign \$15  = ! axil__awaddr[11:2];
+  assign \$16  = axil__awaddr[11:2] == 1'h1;
+  assign \$17  = axil__awaddr[11:2] == 2'h2;
+  assign \$18  = axil__awaddr[11:2] == 2'h3;
+  assign \$19  = axil__awaddr[11:2] == 3'h4;
+  assign \$20  = axil__awaddr[11:2] == 3'h5;
+  assign \$21  = axil__awaddr[11:2] == 3'h6;
+  assign \$22  = axil__awaddr[11:2] == 3'h7;
+  assign \$23  = axil__awaddr[11:2] == 4'h8;
+  assign \$24  = axil__awaddr[11:2] == 4'h9;
+  assign \$25  = axil__awaddr[11:2] == 4'ha;
+  assign \$26  = axil__awaddr[11:2] == 5'h10;
+  assign \$27  = axil__awaddr[11:2] == 5'h11;
+  assign \$28  = axil__awaddr[11:2] == 5'h12;
+  assign \$29  = axil__awaddr[11:2] == 5'h14;
+  assign \$30  = axil__awaddr[11:2] == 5'h15;
+  assign \$31  = axil__awaddr[11:2] == 5'h18;
+  assign \$32  = axil__awaddr[11:2] == 5'h19;
+  assign \$33  = axil__awaddr[11:2] == 5'h1a;
+  assign \$34  = axil__awaddr[11:2] == 5'h1b;
+  assign \$35  = axil__awaddr[11:2] == 5'h1c;
+  assign \$36  = axil__awaddr[11:2] == 5'h1d;
+  assign \$37  = axil__awaddr[11:2] == 6'h20;
+  assign \$38  = axil__awaddr[11:2] == 6'h21;
+  assign \$39  = axil__awaddr[11:2] == 6'h22;
+  assign \$40  = axil__awaddr[11:2] == 6'h23;
+  assign \$41  = axil__awaddr[11:2] == 6'h24;
+  assign \$42  = axil__awaddr[11:2] == 6'h25;
+  assign \$43  = axil__awaddr[11:2] == 7'h40;
+  assign \$44  = axil__awaddr[11:2] == 7'h41;
+  assign \$45  = axil__awaddr[11:2] == 7'h42;
+  assign \$46  = axil__awaddr[11:2] == 7'h43;
+  assign \$47  = axil__awaddr[11:2] == 7'h44;
+  assign \$48  = axil__awaddr[11:2] == 7'h45;
+  assign \$49  = axil__awaddr[11:2] == 7'h46;
+  assign \$50  = axil__awaddr[11:2] == 7'h47;
+  assign \$51  = axil__awaddr[11:2] == 7'h48;
+  assign \$52  = axil__awaddr[11:2] == 7'h49;
+  assign \$53  = axil__awaddr[11:2] == 7'h4a;
+  assign \$54  = axil__awaddr[11:2] == 7'h4b;
+  assign \$55  = axil__awaddr[11:2] == 7'h4c;
+  assign \$56  = axil__awaddr[11:2] == 7'h4d;
+  assign \$57  = axil__awaddr[11:2] == 7'h4e;
+  assign \$58  = axil__awaddr[11:2] == 7'h4f;
+  assign \$59  = axil__awaddr[11:2] == 7'h50;
+  assign \$60  = axil__awaddr[11:2] == 7'h51;
+  assign \$61  = axil__awaddr[11:2] == 7'h52;
+  assign \$62  = axil__awaddr[11:2] == 7'h53;
+  assign \$63  = axil__awaddr[11:2] == 7'h54;
+  assign \$64  = axil__awaddr[11:2] == 7'h55;
+  assign \$65  = axil__awaddr[11:2] == 7'h56;
+  assign \$66  = axil__awaddr[11:2] == 7'h57;
+  assign \$67  = axil__awaddr[11:2] == 7'h58;
+  assign \$68  = axil__awaddr[11:2] == 7'h59;
+  assign \$69  = | { \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
+  assign \$70  = axil__awaddr[11:2] == 5'h10;
+  assign \$71  = axil__awaddr[11:2] == 5'h18;
+  assign \$72  = axil__awaddr[11:2] == 5'h19;
+  assign \$73  = axil__awaddr[11:2] == 5'h1a;
+  assign \$74  = axil__awaddr[11:2] == 5'h1b;
+  assign \$75  = axil__awaddr[11:2] == 5'h1c;
+  assign \$76  = axil__awaddr[11:2] == 5'h1d;
+  assign \$77  = | { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70  };
   assign \$78  = ~ w_full;
   assign \$79  = axil__wvalid & \$78 ;
   assign \$80  = aw_full & w_full;
   assign \$81  = ~ axil__bvalid;
   assign \$82  = \$80  & \$81 ;
-  assign \$83  = ! aw_word;
-  assign \$84  = aw_word == 1'h1;
-  assign \$85  = aw_word == 2'h2;
-  assign \$86  = aw_word == 2'h3;
-  assign \$87  = aw_word == 3'h4;
-  assign \$88  = aw_word == 3'h5;
-  assign \$89  = aw_word == 3'h6;
-  assign \$90  = aw_word == 3'h7;
-  assign \$91  = aw_word == 4'h8;
-  assign \$92  = aw_word == 4'h9;
-  assign \$93  = aw_word == 4'ha;
-  assign \$94  = aw_word == 5'h10;
-  assign \$95  = aw_word == 5'h11;
-  assign \$96  = aw_word == 5'h12;
-  assign \$97  = aw_word == 5'h14;
-  assign \$98  = aw_word == 5'h15;
-  assign \$99  = aw_word == 5'h18;
-  assign \$100  = aw_word == 5'h19;
-  assign \$101  = aw_word == 5'h1a;
-  assign \$102  = aw_word == 5'h1b;
-  assign \$103  = aw_word == 5'h1c;
-  assign \$104  = aw_word == 5'h1d;
-  assign \$105  = aw_word == 6'h20;
-  assign \$106  = aw_word == 6'h21;
-  assign \$107  = aw_word == 6'h22;
-  assign \$108  = aw_word == 6'h23;
-  assign \$109  = aw_word == 6'h24;
-  assign \$110  = aw_word == 6'h25;
-  assign \$111  = aw_word == 7'h40;
-  assign \$112  = aw_word == 7'h41;
-  assign \$113  = aw_word == 7'h42;
-  assign \$114  = aw_word == 7'h43;
-  assign \$115  = aw_word == 7'h44;
-  assign \$116  = aw_word == 7'h45;
-  assign \$117  = aw_word == 7'h46;
-  assign \$118  = aw_word == 7'h47;
-  assign \$119  = aw_word == 7'h48;
-  assign \$120  = aw_word == 7'h49;
-  assign \$121  = aw_word == 7'h4a;
-  assign \$122  = aw_word == 7'h4b;
-  assign \$123  = aw_word == 7'h4c;
-  assign \$124  = aw_word == 7'h4d;
-  assign \$125  = aw_word == 7'h4e;
-  assign \$126  = aw_word == 7'h4f;
-  assign \$127  = aw_word == 7'h50;
-  assign \$128  = aw_word == 7'h51;
-  assign \$129  = aw_word == 7'h52;
-  assign \$130  = aw_word == 7'h53;
-  assign \$131  = aw_word == 7'h54;
-  assign \$132  = aw_word == 7'h55;
-  assign \$133  = aw_word == 7'h56;
-  assign \$134  = aw_word == 7'h57;
-  assign \$135  = aw_word == 7'h58;
-  assign \$136  = aw_word == 7'h59;
-  assign \$137  = | { \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83  };
-  assign \$138  = ~ \$137 ;
-  assign \$139  = aw_word == 5'h10;
-  assign \$140  = aw_word == 5'h18;
-  assign \$141  = aw_word == 5'h19;
-  assign \$142  = aw_word == 5'h1a;
-  assign \$143  = aw_word == 5'h1b;
-  assign \$144  = aw_word == 5'h1c;
-  assign \$145  = aw_word == 5'h1d;
-  assign \$146  = | { \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139  };
-  assign \$147  = ~ \$146 ;
-  assign \$148  = regs__w_done & regs__w_error;
-  assign \$149  = \$148  ? 2'h2 : 2'h0;
-  assign \$150  = axil__bvalid & axil__bready;
-  assign \$151  = rvalid & axil__rready;
-  assign \$152  = ! ar_word;
-  assign \$153  = ar_word == 1'h1;
-  assign \$154  = ar_word == 2'h2;
-  assign \$155  = ar_word == 2'h3;
-  assign \$156  = ar_word == 3'h4;
-  assign \$157  = ar_word == 3'h5;
-  assign \$158  = ar_word == 3'h6;
-  assign \$159  = ar_word == 3'h7;
-  assign \$160  = ar_word == 4'h8;
-  assign \$161  = ar_word == 4'h9;
-  assign \$162  = ar_word == 4'ha;
-  assign \$163  = ar_word == 5'h10;
-  assign \$164  = ar_word == 5'h11;
-  assign \$165  = ar_word == 5'h12;
-  assign \$166  = ar_word == 5'h14;
-  assign \$167  = ar_word == 5'h15;
-  assign \$168  = ar_word == 5'h18;
-  assign \$169  = ar_word == 5'h19;
-  assign \$170  = ar_word == 5'h1a;
-  assign \$171  = ar_word == 5'h1b;
-  assign \$172  = ar_word == 5'h1c;
-  assign \$173  = ar_word == 5'h1d;
-  assign \$174  = ar_word == 6'h20;
-  assign \$175  = ar_word == 6'h21;
-  assign \$176  = ar_word == 6'h22;
-  assign \$177  = ar_word == 6'h23;
-  assign \$178  = ar_word == 6'h24;
-  assign \$179  = ar_word == 6'h25;
-  assign \$180  = ar_word == 7'h40;
-  assign \$181  = ar_word == 7'h41;
-  assign \$182  = ar_word == 7'h42;
-  assign \$183  = ar_word == 7'h43;
-  assign \$184  = ar_word == 7'h44;
-  assign \$185  = ar_word == 7'h45;
-  assign \$186  = ar_word == 7'h46;
-  assign \$187  = ar_word == 7'h47;
-  assign \$188  = ar_word == 7'h48;
-  assign \$189  = ar_word == 7'h49;
-  assign \$190  = ar_word == 7'h4a;
-  assign \$191  = ar_word == 7'h4b;
-  assign \$192  = ar_word == 7'h4c;
-  assign \$193  = ar_word == 7'h4d;
-  assign \$194  = ar_word == 7'h4e;
-  assign \$195  = ar_word == 7'h4f;
-  assign \$196  = ar_word == 7'h50;
-  assign \$197  = ar_word == 7'h51;
-  assign \$198  = ar_word == 7'h52;
-  assign \$199  = ar_word == 7'h53;
-  assign \$200  = ar_word == 7'h54;
-  assign \$201  = ar_word == 7'h55;
-  assign \$202  = ar_word == 7'h56;
-  assign \$203  = ar_word == 7'h57;
-  assign \$204  = ar_word == 7'h58;
-  assign \$205  = ar_word == 7'h59;
-  assign \$206  = | { \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152  };
-  assign \$207  = ~ \$206 ;
-  assign \$208  = ~ regs__r_done;
-  assign \$209  = regs__r_valid | r_wait;
-  assign \$210  = regs__r_done & \$209 ;
+  assign \$83  = ~ w_mapped;
+  assign \$84  = ~ w_writable;
+  assign \$85  = regs__w_done & regs__w_error;
+  assign \$86  = \$85  ? 2'h2 : 2'h0;
+  assign \$87  = axil__bvalid & axil__bready;
+  assign \$88  = ! axil__araddr[11:2];
+  assign \$89  = axil__araddr[11:2] == 1'h1;
+  assign \$90  = axil__araddr[11:2] == 2'h2;
+  assign \$91  = axil__araddr[11:2] == 2'h3;
+  assign \$92  = axil__araddr[11:2] == 3'h4;
+  assign \$93  = axil__araddr[11:2] == 3'h5;
+  assign \$94  = axil__araddr[11:2] == 3'h6;
+  assign \$95  = axil__araddr[11:2] == 3'h7;
+  assign \$96  = axil__araddr[11:2] == 4'h8;
+  assign \$97  = axil__araddr[11:2] == 4'h9;
+  assign \$98  = axil__araddr[11:2] == 4'ha;
+  assign \$99  = axil__araddr[11:2] == 5'h10;
+  assign \$100  = axil__araddr[11:2] == 5'h11;
+  assign \$101  = axil__araddr[11:2] == 5'h12;
+  assign \$102  = axil__araddr[11:2] == 5'h14;
+  assign \$103  = axil__araddr[11:2] == 5'h15;
+  assign \$104  = axil__araddr[11:2] == 5'h18;
+  assign \$105  = axil__araddr[11:2] == 5'h19;
+  assign \$106  = axil__araddr[11:2] == 5'h1a;
+  assign \$107  = axil__araddr[11:2] == 5'h1b;
+  assign \$108  = axil__araddr[11:2] == 5'h1c;
+  assign \$109  = axil__araddr[11:2] == 5'h1d;
+  assign \$110  = axil__araddr[11:2] == 6'h20;
+  assign \$111  = axil__araddr[11:2] == 6'h21;
+  assign \$112  = axil__araddr[11:2] == 6'h22;
+  assign \$113  = axil__araddr[11:2] == 6'h23;
+  assign \$114  = axil__araddr[11:2] == 6'h24;
+  assign \$115  = axil__araddr[11:2] == 6'h25;
+  assign \$116  = axil__araddr[11:2] == 7'h40;
+  assign \$117  = axil__araddr[11:2] == 7'h41;
+  assign \$118  = axil__araddr[11:2] == 7'h42;
+  assign \$119  = axil__araddr[11:2] == 7'h43;
+  assign \$120  = axil__araddr[11:2] == 7'h44;
+  assign \$121  = axil__araddr[11:2] == 7'h45;
+  assign \$122  = axil__araddr[11:2] == 7'h46;
+  assign \$123  = axil__araddr[11:2] == 7'h47;
+  assign \$124  = axil__araddr[11:2] == 7'h48;
+  assign \$125  = axil__araddr[11:2] == 7'h49;
+  assign \$126  = axil__araddr[11:2] == 7'h4a;
+  assign \$127  = axil__araddr[11:2] == 7'h4b;
+  assign \$128  = axil__araddr[11:2] == 7'h4c;
+  assign \$129  = axil__araddr[11:2] == 7'h4d;
+  assign \$130  = axil__araddr[11:2] == 7'h4e;
+  assign \$131  = axil__araddr[11:2] == 7'h4f;
+  assign \$132  = axil__araddr[11:2] == 7'h50;
+  assign \$133  = axil__araddr[11:2] == 7'h51;
+  assign \$134  = axil__araddr[11:2] == 7'h52;
+  assign \$135  = axil__araddr[11:2] == 7'h53;
+  assign \$136  = axil__araddr[11:2] == 7'h54;
+  assign \$137  = axil__araddr[11:2] == 7'h55;
+  assign \$138  = axil__araddr[11:2] == 7'h56;
+  assign \$139  = axil__araddr[11:2] == 7'h57;
+  assign \$140  = axil__araddr[11:2] == 7'h58;
+  assign \$141  = axil__araddr[11:2] == 7'h59;
+  assign \$142  = | { \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88  };
+  assign \$143  = rvalid & axil__rready;
+  assign \$144  = ~ r_readable;
+  assign \$145  = ~ regs__r_done;
+  assign \$146  = regs__r_valid | r_wait;
+  assign \$147  = regs__r_done & \$146 ;
   always @(posedge clk)
-    aw_full <= \$211 ;
+    aw_full <= \$148 ;
   always @(posedge clk)
-    aw_word <= \$212 ;
+    regs__w_addr <= \$149 ;
   always @(posedge clk)
-    w_full <= \$213 ;
+    w_mapped <= \$150 ;
   always @(posedge clk)
-    regs__w_data <= \$214 ;
+    w_writable <= \$151 ;
   always @(posedge clk)
-    regs__w_strb <= \$215 ;
+    w_full <= \$152 ;
   always @(posedge clk)
-    axil__bvalid <= \$216 ;
+    regs__w_data <= \$153 ;
   always @(posedge clk)
-    axil__bresp <= \$217 ;
+    regs__w_strb <= \$154 ;
   always @(posedge clk)
-    ar_full <= \$218 ;
+    axil__bvalid <= \$155 ;
   always @(posedge clk)
-    ar_word <= \$219 ;
+    axil__bresp <= \$156 ;
   always @(posedge clk)
-    rvalid <= \$220 ;
+    ar_full <= \$157 ;
   always @(posedge clk)
-    axil__rdata <= \$221 ;
+    regs__r_addr <= \$158 ;
   always @(posedge clk)
-    axil__rresp <= \$222 ;
+    r_readable <= \$159 ;
   always @(posedge clk)
-    r_wait <= \$223 ;
+    rvalid <= \$160 ;
+  always @(posedge clk)
+    axil__rdata <= \$161 ;
+  always @(posedge clk)
+    axil__rresp <= \$162 ;
+  always @(posedge clk)
+    r_wait <= \$163 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$211  = aw_full;
-    if (\$77 ) begin
-      \$211  = 1'h1;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$148  = aw_full;
+    if (\$14 ) begin
+      \$148  = 1'h1;
     end
-    if (\$150 ) begin
-      \$211  = 1'h0;
+    if (\$87 ) begin
+      \$148  = 1'h0;
     end
     if (rst) begin
-      \$211  = 1'h0;
+      \$148  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$212  = aw_word;
-    if (\$77 ) begin
-      \$212  = axil__awaddr[11:2];
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$149  = regs__w_addr;
+    if (\$14 ) begin
+      \$149  = axil__awaddr[11:2];
     end
     if (rst) begin
-      \$212  = 10'h000;
+      \$149  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$213  = w_full;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$150  = w_mapped;
+    if (\$14 ) begin
+      \$150  = \$69 ;
+    end
+    if (rst) begin
+      \$150  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$151  = w_writable;
+    if (\$14 ) begin
+      \$151  = \$77 ;
+    end
+    if (rst) begin
+      \$151  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$152  = w_full;
     if (\$79 ) begin
-      \$213  = 1'h1;
+      \$152  = 1'h1;
     end
-    if (\$150 ) begin
-      \$213  = 1'h0;
+    if (\$87 ) begin
+      \$152  = 1'h0;
     end
     if (rst) begin
-      \$213  = 1'h0;
+      \$152  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$214  = regs__w_data;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$153  = regs__w_data;
     if (\$79 ) begin
-      \$214  = axil__wdata;
+      \$153  = axil__wdata;
     end
     if (rst) begin
-      \$214  = 32'd0;
+      \$153  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$215  = regs__w_strb;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$154  = regs__w_strb;
     if (\$79 ) begin
-      \$215  = axil__wstrb;
+      \$154  = axil__wstrb;
     end
     if (rst) begin
-      \$215  = 4'h0;
+      \$154  = 4'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$216  = axil__bvalid;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$155  = axil__bvalid;
     if (\$82 ) begin
       (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$216  = 1'h1;
-      end else if (\$147 ) begin
-        \$216  = 1'h1;
+      if (\$83 ) begin
+        \$155  = 1'h1;
+      end else if (\$84 ) begin
+        \$155  = 1'h1;
       end else begin
-        \$216  = regs__w_done;
+        \$155  = regs__w_done;
       end
     end
-    if (\$150 ) begin
-      \$216  = 1'h0;
+    if (\$87 ) begin
+      \$155  = 1'h0;
     end
     if (rst) begin
-      \$216  = 1'h0;
+      \$155  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$217  = axil__bresp;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$156  = axil__bresp;
     if (\$82 ) begin
       (* full_case = 32'd1 *)
-      if (\$138 ) begin
-        \$217  = 2'h3;
-      end else if (\$147 ) begin
-        \$217  = 2'h2;
+      if (\$83 ) begin
+        \$156  = 2'h3;
+      end else if (\$84 ) begin
+        \$156  = 2'h2;
       end else begin
-        \$217  = \$149 ;
+        \$156  = \$86 ;
       end
     end
     if (rst) begin
-      \$217  = 2'h0;
+      \$156  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$218  = ar_full;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$157  = ar_full;
     if (regs__ar_accept) begin
-      \$218  = 1'h1;
+      \$157  = 1'h1;
     end
     if (ar_full) begin
-      \$218  = 1'h0;
+      \$157  = 1'h0;
     end
     if (rst) begin
-      \$218  = 1'h0;
+      \$157  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$219  = ar_word;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$158  = regs__r_addr;
     if (regs__ar_accept) begin
-      \$219  = axil__araddr[11:2];
+      \$158  = axil__araddr[11:2];
     end
     if (rst) begin
-      \$219  = 10'h000;
+      \$158  = 10'h000;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$220  = rvalid;
-    if (\$151 ) begin
-      \$220  = 1'h0;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$159  = r_readable;
+    if (regs__ar_accept) begin
+      \$159  = \$142 ;
+    end
+    if (rst) begin
+      \$159  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$160  = rvalid;
+    if (\$143 ) begin
+      \$160  = 1'h0;
     end
     if (ar_full) begin
-      if (\$207 ) begin
-        \$220  = 1'h1;
+      if (\$144 ) begin
+        \$160  = 1'h1;
       end
     end
-    if (\$210 ) begin
-      \$220  = 1'h1;
+    if (\$147 ) begin
+      \$160  = 1'h1;
     end
     if (rst) begin
-      \$220  = 1'h0;
+      \$160  = 1'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$221  = axil__rdata;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$161  = axil__rdata;
     if (ar_full) begin
-      \$221  = 32'd0;
+      \$161  = 32'd0;
     end
-    if (\$210 ) begin
-      \$221  = regs__r_data;
+    if (\$147 ) begin
+      \$161  = regs__r_data;
     end
     if (rst) begin
-      \$221  = 32'd0;
+      \$161  = 32'd0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$222  = axil__rresp;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$162  = axil__rresp;
     if (ar_full) begin
-      \$222  = 2'h0;
-      if (\$207 ) begin
-        \$222  = 2'h3;
+      \$162  = 2'h0;
+      if (\$144 ) begin
+        \$162  = 2'h3;
       end
     end
     if (rst) begin
-      \$222  = 2'h0;
+      \$162  = 2'h0;
     end
   end
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$223  = r_wait;
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$163  = r_wait;
     if (ar_full) begin
-      if (\$207 ) begin
-      end else if (\$208 ) begin
-        \$223  = 1'h1;
+      if (\$144 ) begin
+      end else if (\$145 ) begin
+        \$163  = 1'h1;
       end
     end
-    if (\$210 ) begin
-      \$223  = 1'h0;
+    if (\$147 ) begin
+      \$163  = 1'h0;
     end
     if (rst) begin
-      \$223  = 1'h0;
+      \$163  = 1'h0;
     end
   end
   assign bvalid = axil__bvalid;
   assign bresp = axil__bresp;
-  assign regs__w_addr = aw_word;
+  assign aw_word = regs__w_addr;
   assign w_data = regs__w_data;
   assign w_strb = regs__w_strb;
   assign regs__b_busy = axil__bvalid;
@@ -11882,12 +11807,12 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   assign rdata = axil__rdata;
   assign rresp = axil__rresp;
   assign regs__ar_addr = axil__araddr[11:2];
-  assign regs__r_addr = ar_word;
+  assign ar_word = regs__r_addr;
 endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.timebase (rst, cycle, clk);
-  reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
+  reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire [64:0] \$1 ;
   reg [63:0] \$2 ;
   input clk;
@@ -11900,7 +11825,7 @@ module \kv_asu.timebase (rst, cycle, clk);
   always @(posedge clk)
     cycle <= \$2 ;
   always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
     \$2  = \$1 [63:0];
     if (rst) begin
       \$2  = 64'h0000000000000000;

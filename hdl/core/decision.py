@@ -10,7 +10,8 @@ import regmap
 
 from .interfaces import decision_layout, stage_layout
 
-__all__ = ["Decision", "sat_inc", "select"]
+__all__ = ["Decision", "LaneData", "choice_layout", "decide_lanes", "decide_data", "sat_inc",
+           "select"]
 
 OBSERVE = regmap.OPS["OBSERVE"]
 EVICT = regmap.OPS["EVICT"]
@@ -85,69 +86,104 @@ class Decision(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         P = self._params.PROBE
-        req, dd = self.request, self.decision
-        match, old, mark_l = self.match, self.beyond_w1, self.mark
-        slots = [self.slot[i] for i in range(P)]
-
-        free = ~self.valid
-        m.d.comb += [
-            dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
-            dd.tag.eq(req.tag), dd.t.eq(req.t),
-            dd.present.eq(match.any()), dd.any_free.eq(free.any()),
-        ]
-        # At most one lane matches (one slot per tag); hit_lane makes it one-hot by
-        # construction anyway (the last matching lane).
-        hit_lane = Signal(P)
-        for i in range(P):
-            m.d.comb += hit_lane[i].eq(match[i] & ~match[i + 1:].any()
-                                       if i < P - 1 else match[i])
-        for i in range(P):
-            with m.If(hit_lane[i]):
-                m.d.comb += [dd.hit_cnt.eq(self.count[i]), dd.hit_age.eq(self.age[i]),
-                             dd.hit_slot.eq(slots[i]), dd.hit_mark.eq(mark_l[i])]
-        for i in reversed(range(P)):  # first free lane in probe order wins
-            with m.If(free[i]):
-                m.d.comb += [dd.free_slot.eq(slots[i]), dd.free_mark.eq(mark_l[i])]
-        # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
-        # comparisons in parallel (one comparator deep, not a chain of P - 1).
-        wins = Signal(P)
-        for i in range(P):
-            m.d.comb += wins[i].eq(Cat(*([self.older[i][j] for j in range(i)] +
-                                         [~self.older[j][i] for j in range(i + 1, P)]),
-                                       Const(1, 1)).all())
-
-        # The count an OBSERVE leaves: one more (saturating) for a line seen again within
-        # W1, 1 for a new or cold one; and one more than that.
-        warm = dd.present & ~(hit_lane & old).any()
-        m.d.comb += [
-            dd.cnt_after.eq(Mux(warm, select(hit_lane, [self.count_inc[i] for i in range(P)]), 1)),
-            dd.cnt_after_inc.eq(Mux(warm, select(hit_lane,
-                                                 [self.count_inc2[i] for i in range(P)]), 2)),
-        ]
-
-        first_free = Signal(P)
-        for i in range(P):
-            m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
-        m.d.comb += [
-            dd.wr_lane.eq(Mux(dd.present, hit_lane,
-                              Mux(dd.any_free, first_free, Mux(dd.vict_t0, wins, 0)))),
-            dd.wr_slot.eq(Mux(dd.present, dd.hit_slot,
-                              Mux(dd.any_free, dd.free_slot, dd.vict_slot))),
-            dd.wr_mark.eq(Mux(dd.present, dd.hit_mark,
-                              Mux(dd.any_free, dd.free_mark, dd.vict_mark))),
-            dd.wr.eq(req.valid & (req.op == OBSERVE) &
-                     (dd.present | dd.any_free | dd.vict_t0)),
-        ]
-        m.d.comb += [
-            dd.vict_t0.eq((wins & old).any()),
-            dd.vict_slot.eq(select(wins, slots)),
-            dd.vict_tag.eq(select(wins, [self.tag[i] for i in range(P)])),
-            dd.vict_mark.eq((wins & mark_l).any()),
-        ]
-        # EVICT / EVICT_ANY: lane 0 is the LRU tail.
-        m.d.comb += [
-            dd.take.eq(~self.list_empty & ((req.op == EVICT_ANY) | old[0])),
-            dd.tail_tag.eq(self.tag[0]), dd.tail_slot.eq(self.window),
-            dd.inv.eq(req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY)) & dd.take),
-        ]
+        choice = decide_lanes(m, self._params, self.request, self.valid, self.match,
+                              self.beyond_w1, lambda i, j: self.older[i][j], self.list_empty)
+        decide_data(m, self._params, self.decision, self.request, self.window, choice,
+                    LaneData(slot=[self.slot[i] for i in range(P)],
+                             tag=[self.tag[i] for i in range(P)],
+                             count_inc=[self.count_inc[i] for i in range(P)],
+                             count_inc2=[self.count_inc2[i] for i in range(P)],
+                             count=[self.count[i] for i in range(P)],
+                             age=[self.age[i] for i in range(P)], mark=self.mark))
         return m
+
+
+def choice_layout(p):
+    """What a decision chooses from its lanes' flags and age comparisons alone, before any
+    lane's data is selected: the one-hot lanes (``hit_lane``: the matching one,
+    ``first_free``, ``wins``: the victim, ``wr_lane``: the lane an OBSERVE writes, 0 if
+    none, ``slot_lane``: the lane whose slot and mark the write carries) and the flags
+    (``present``, ``any_free``, ``warm``: the match is within W1, ``vict_t0``, ``take``,
+    ``wr``, ``inv``)."""
+    P = p.PROBE
+    return data.StructLayout({
+        "hit_lane": P, "first_free": P, "wins": P, "wr_lane": P, "slot_lane": P,
+        "present": 1, "any_free": 1, "warm": 1, "vict_t0": 1, "take": 1, "wr": 1, "inv": 1,
+    })
+
+
+class LaneData:
+    """The per-lane values a decision's selections pick from (lists of ``PROBE`` values;
+    ``mark`` a ``PROBE``-bit value)."""
+
+    def __init__(self, *, slot, tag, count, count_inc, count_inc2, age, mark):
+        self.slot, self.tag, self.count, self.age, self.mark = slot, tag, count, age, mark
+        self.count_inc, self.count_inc2 = count_inc, count_inc2
+
+
+def decide_lanes(m, p, req, valid, match, old, older, list_empty):
+    """The choice (``choice_layout``) of the request ``req`` from its lanes' ``valid``,
+    ``match`` and ``old`` (beyond W1) bits and ``older(i, j)`` (lane ``i``'s age exceeds
+    lane ``j``'s); returns it as a signal."""
+    P = p.PROBE
+    ch = Signal(choice_layout(p))
+    free = ~valid
+    m.d.comb += [ch.present.eq(match.any()), ch.any_free.eq(free.any())]
+    # At most one lane matches (one slot per tag); hit_lane makes it one-hot by
+    # construction anyway (the last matching lane).
+    for i in range(P):
+        m.d.comb += ch.hit_lane[i].eq(match[i] & ~match[i + 1:].any() if i < P - 1 else match[i])
+    # First free lane in probe order.
+    for i in range(P):
+        m.d.comb += ch.first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
+    # Victim: greatest saturated age, ties to the lowest probe offset. All pairwise
+    # comparisons in parallel (one comparator deep, not a chain of P - 1).
+    for i in range(P):
+        m.d.comb += ch.wins[i].eq(Cat(*([older(i, j) for j in range(i)] +
+                                        [~older(j, i) for j in range(i + 1, P)]),
+                                      Const(1, 1)).all())
+    # The victim is T0 exactly when some lane is (it has the greatest age): no need to
+    # wait for the victim choice.
+    m.d.comb += [
+        ch.vict_t0.eq(old.any()),
+        # The count an OBSERVE leaves: one more for a line seen again within W1.
+        ch.warm.eq(ch.present & ~(ch.hit_lane & old).any()),
+        ch.wr_lane.eq(Mux(ch.present, ch.hit_lane,
+                          Mux(ch.any_free, ch.first_free, Mux(ch.vict_t0, ch.wins, 0)))),
+        ch.slot_lane.eq(Mux(ch.present, ch.hit_lane, Mux(ch.any_free, ch.first_free, ch.wins))),
+        ch.wr.eq(req.valid & (req.op == OBSERVE) & (ch.present | ch.any_free | ch.vict_t0)),
+        # EVICT / EVICT_ANY: lane 0 is the LRU tail.
+        ch.take.eq(~list_empty & ((req.op == EVICT_ANY) | old[0])),
+        ch.inv.eq(req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY)) & ch.take),
+    ]
+    return ch
+
+
+def decide_data(m, p, dd, req, window, ch, lanes):
+    """Drive the decision ``dd`` (``decision_layout``) from the choice ``ch`` and the
+    lanes' data (``LaneData``): every value an AND-OR select by a one-hot lane."""
+    P = p.PROBE
+    mark = lanes.mark
+    m.d.comb += [
+        dd.valid.eq(req.valid), dd.op.eq(req.op), dd.min_tlevel.eq(req.min_tlevel),
+        dd.tag.eq(req.tag), dd.t.eq(req.t),
+        dd.present.eq(ch.present), dd.any_free.eq(ch.any_free),
+        dd.hit_slot.eq(select(ch.hit_lane, lanes.slot)),
+        dd.hit_cnt.eq(select(ch.hit_lane, lanes.count)),
+        dd.hit_age.eq(select(ch.hit_lane, lanes.age)),
+        dd.hit_mark.eq((ch.hit_lane & mark).any()),
+        dd.free_slot.eq(select(ch.first_free, lanes.slot)),
+        dd.free_mark.eq((ch.first_free & mark).any()),
+        dd.vict_t0.eq(ch.vict_t0),
+        dd.vict_slot.eq(select(ch.wins, lanes.slot)),
+        dd.vict_tag.eq(select(ch.wins, lanes.tag)),
+        dd.vict_mark.eq((ch.wins & mark).any()),
+        dd.take.eq(ch.take), dd.tail_tag.eq(lanes.tag[0]), dd.tail_slot.eq(window),
+        dd.wr_lane.eq(ch.wr_lane),
+        # (slot_lane is the matching lane, else the first free lane, else the victim)
+        dd.wr_slot.eq(select(ch.slot_lane, lanes.slot)),
+        dd.wr_mark.eq((ch.slot_lane & mark).any()),
+        dd.wr.eq(ch.wr), dd.inv.eq(ch.inv),
+        dd.cnt_after.eq(Mux(ch.warm, select(ch.hit_lane, lanes.count_inc), 1)),
+        dd.cnt_after_inc.eq(Mux(ch.warm, select(ch.hit_lane, lanes.count_inc2), 2)),
+    ]

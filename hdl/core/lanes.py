@@ -94,7 +94,9 @@ class LaneCompare(wiring.Component):
                                   "mark_now_b")
         else:
             mark_now_b = per_bank(lambda b: mb[b].mark, "mark_now_b")
-        tag_eq_b = per_bank(lambda b: mb[b].tag == e.tag, "tag_eq_b")
+        # (a bank's match folds its valid bit into the tag comparison's last LUT, before
+        # the rotation into lanes)
+        match_b = per_bank(lambda b: mb[b].valid & (mb[b].tag == e.tag), "match_b")
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
         m.d.comb += [age_b[b].eq(saturated_age(p, e.t, mb[b].last, mb[b].fresh ^ mb[b].mark))
                      for b in range(P)]
@@ -107,7 +109,7 @@ class LaneCompare(wiring.Component):
         read_count, fw_wr = [], []
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
-            r_tag_eq = rotated(tag_eq_b, i)
+            r_match = rotated(match_b, i)
             read = dict(tag=rotated([x.tag for x in mb], i), age=rotated(age_b, i),
                         count=rotated([x.count for x in mb], i), mark=rotated(mark_now_b, i))
             read_count.append(read["count"])
@@ -121,11 +123,11 @@ class LaneCompare(wiring.Component):
                 kept = r_valid & ~inv
                 written = dict(tag=fwd.tag, age=win.forward_age, count=fwd.count, mark=fwd.mark)
                 m.d.comb += [lane[i]["valid"].eq(wr | kept),
-                             lane[i]["match"].eq(Mux(wr, win.same_line, kept & r_tag_eq))]
+                             lane[i]["match"].eq(Mux(wr, win.same_line, r_match & ~inv))]
                 m.d.comb += [lane[i][k].eq(Mux(wr, written[k], read[k])) for k in read]
             else:
                 m.d.comb += [lane[i]["valid"].eq(r_valid),
-                             lane[i]["match"].eq(r_valid & r_tag_eq)]
+                             lane[i]["match"].eq(r_match)]
                 m.d.comb += [lane[i][k].eq(read[k]) for k in read]
 
         if not split:

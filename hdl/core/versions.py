@@ -5,7 +5,7 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .decision import Decision, sat_inc
+from .decision import Decision, LaneData, choice_layout, decide_data, decide_lanes, sat_inc
 from .interfaces import ForwardSignature, decision_layout, lanes_layout
 from .options import CoreOptions
 
@@ -16,20 +16,24 @@ class Versions(wiring.Component):
     """E1b (split evaluation) or the decision half of E (compact).
 
     The request ahead (in E2) writes or invalidates this cycle, and which lane of this
-    window that is, is known only once E2 has decided; so E1b decides ``PROBE + 1`` times
-    at once, from registers: version ``v < PROBE`` for "lane ``v`` is what the request
-    ahead leaves" (the line it writes, or, for an EVICT, a free slot: the tail it
-    invalidates is lane 0 of its window), version ``PROBE`` for "it leaves all my lanes
-    as they are", and E2's ``forward`` (its one-hot ``lane``, or lane 0 for an
-    invalidate, with the lane overlaps registered in E1a) only picks one. A version
-    reads ``forward.write`` (a register) to tell the two apart. The compact pipeline
-    makes one decision, without forwards.
+    window that is, is known only once E2 has decided; so E1b makes the decision's choices
+    (``decision.decide_lanes``: which lane matches, is free, is the victim, is written)
+    ``PROBE + 1`` times at once, from registers: version ``v < PROBE`` for "lane ``v`` is
+    what the request ahead leaves" (the line it writes, or, for an EVICT, a free slot: the
+    tail it invalidates is lane 0 of its window), version ``PROBE`` for "it leaves all my
+    lanes as they are", and E2's ``forward`` (its one-hot ``lane``, or lane 0 for an
+    invalidate, with the lane overlaps registered in E1a) picks one; a version reads
+    ``forward.write`` (a register) to tell a write from an invalidate. The choices need
+    only the lanes' flags and age comparisons; the lanes' data (tags, counts, slots, ages,
+    marks, with the request ahead's line in the lane it writes) is selected once, by the
+    picked choice (``decision.decide_data``), so the wide selects are not made
+    ``PROBE + 1`` times. The compact pipeline makes one decision, without forwards.
 
     Parameters
     ----------
     params : regmap.Params
     options : CoreOptions
-        ``split_evaluation``: every version and the pick; else one ``Decision``.
+        ``split_evaluation``: every version's choices and the pick; else one ``Decision``.
 
     Ports
     -----
@@ -58,30 +62,22 @@ class Versions(wiring.Component):
             "decision": Out(decision_layout(p)),
         })
 
-    def _decide(self, m, name, lanes, pick, older, mark):
-        """One ``Decision`` of the request in ``lanes``; ``pick(i, field, ahead)`` is lane
-        ``i``'s value of ``field`` (or the request ahead's ``ahead``), ``older(i, j)`` the
-        comparison of lanes ``i`` and ``j``, ``mark`` the lanes' marks."""
+    def _one_decision(self, m, lanes):
+        """The compact pipeline's one ``Decision``, on the lanes as E holds them."""
         P = self._params.PROBE
         lane = lanes.lane
-        m.submodules[name] = dec = Decision(self._params)
+        m.submodules.dec = dec = Decision(self._params)
         m.d.comb += [
             dec.request.eq(lanes.request), dec.window.eq(lanes.start),
-            dec.list_empty.eq(self.list_empty), dec.mark.eq(mark),
-            dec.valid.eq(Cat(pick(i, "valid", self.forward.write) for i in range(P))),
-            dec.match.eq(Cat(pick(i, "match", self.forward.write & lanes.same_line_ahead)
-                             for i in range(P))),
-            dec.beyond_w1.eq(Cat(pick(i, lanes.beyond_w1[i], lanes.ahead_beyond_w1)
-                                 for i in range(P))),
+            dec.list_empty.eq(self.list_empty),
+            dec.valid.eq(Cat(x.valid for x in lane)), dec.match.eq(Cat(x.match for x in lane)),
+            dec.mark.eq(Cat(x.mark for x in lane)), dec.beyond_w1.eq(lanes.beyond_w1),
         ]
-        fwd = self.forward
-        ahead = dict(age=lanes.age_ahead, tag=fwd.tag, count=fwd.count,
-                     count_inc=fwd.count_inc, count_inc2=sat_inc(self._params, fwd.count_inc))
         for i in range(P):
-            m.d.comb += [getattr(dec, k)[i].eq(pick(i, k, ahead[k])) for k in ahead]
-            m.d.comb += dec.slot[i].eq(lane[i].slot)
-            m.d.comb += [dec.older[i][j].eq(older(i, j)) for j in range(P) if j != i]
-        return dec.decision
+            m.d.comb += [getattr(dec, k)[i].eq(lane[i][k])
+                         for k in ("age", "tag", "count", "slot", "count_inc", "count_inc2")]
+            m.d.comb += [dec.older[i][j].eq(lanes.older[i][j]) for j in range(P) if j != i]
+        m.d.comb += self.decision.eq(dec.decision)
 
     def elaborate(self, platform):
         m = Module()
@@ -91,15 +87,8 @@ class Versions(wiring.Component):
         lanes, fwd = self.lanes, self.forward
         lane = lanes.lane
 
-        def field(i, name):
-            return name if not isinstance(name, str) else lane[i][name]
-
         if not self.split:
-            def own(i, name, ahead):
-                return field(i, name)
-            m.d.comb += self.decision.eq(self._decide(
-                m, "dec", lanes, own, lambda i, j: lanes.older[i][j],
-                Cat(x.mark for x in lane)))
+            self._one_decision(m, lanes)
             return m
 
         # The pairwise comparisons, as E1a registered them: as read, or against the lane
@@ -122,10 +111,14 @@ class Versions(wiring.Component):
             sc_val = Array(self.sc_mark_value)[bank_i] if pb else self.sc_mark_value[0]
             m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, lane[i].mark))
 
-        versions = []
-        for v in range(P + 1):       # v < P: lane v holds the line of the one ahead
-            def pick(i, name, ahead, v=v):
-                return ahead if i == v else field(i, name)
+        # The choices (which lanes match, are free, win, are written), one per version:
+        # v < P for "lane v holds the line of the request ahead", P for "it writes none of
+        # my lanes". They need only flags and comparisons; the lanes' data is selected
+        # once, after the pick.
+        choices = []
+        for v in range(P + 1):
+            def flag(i, own, ahead, v=v):
+                return ahead if i == v else own
 
             def older(i, j, v=v):
                 if i == v:
@@ -133,13 +126,16 @@ class Versions(wiring.Component):
                 if j == v:
                     return lanes.older_ahead[i]
                 return eb_gt[i][j]
-            # (an invalidated lane keeps its mark: the mark a later insert carries)
-            mark = Cat(pick(i, mark_b[i], Mux(fwd.write, fwd.mark, mark_b[i]))
-                       for i in range(P))
-            versions.append(self._decide(m, f"dec{v}", lanes, pick, older, mark))
+            choices.append(decide_lanes(
+                m, p, lanes.request,
+                Cat(flag(i, x.valid, fwd.write) for i, x in enumerate(lane)),
+                Cat(flag(i, x.match, fwd.write & lanes.same_line_ahead)
+                    for i, x in enumerate(lane)),
+                Cat(flag(i, lanes.beyond_w1[i], lanes.ahead_beyond_w1) for i in range(P)),
+                older, self.list_empty))
         # Whether the request ahead writes or invalidates a lane of this window, and which
-        # (in binary: E2 writes at most one lane, forward.lane is one-hot, an invalidate
-        # is of lane 0 of its window, and E2 never does both).
+        # (in binary: E2 writes at most one lane, forward.lane is one-hot, an invalidate is
+        # of lane 0 of its window, and E2 never does both), from registers.
         touched = Signal(P, name="fw1_touched")
         m.d.comb += touched.eq(Mux(fwd.write, fwd.lane, Cat(fwd.invalidate, Const(0, P - 1))))
         fw1_any = Signal()
@@ -147,5 +143,22 @@ class Versions(wiring.Component):
         m.d.comb += fw1_any.eq((touched & lanes.ahead_in_window).any())
         m.d.comb += [fw1_lane[k].eq((touched & lanes.ahead_lane_bit[k]).any())
                      for k in range(pb)]
-        m.d.comb += self.decision.eq(Mux(fw1_any, Array(versions[:P])[fw1_lane], versions[P]))
+        choice = Signal(choice_layout(p))
+        m.d.comb += choice.eq(Mux(fw1_any, Array(choices[:P])[fw1_lane], choices[P]))
+        # The lanes' data with the request ahead's line in the lane it writes (the data of
+        # a lane it invalidates is never used, but for its mark: an invalidated lane keeps
+        # its mark, the mark a later insert carries).
+        fw1_hit = Signal(P)
+        m.d.comb += [fw1_hit[i].eq(fw1_any & (fw1_lane == i)) for i in range(P)]
+
+        def data(own, ahead):
+            return [Mux(fw1_hit[i], ahead, own[i]) for i in range(P)]
+        decide_data(m, p, self.decision, lanes.request, lanes.start, choice, LaneData(
+            slot=[x.slot for x in lane],
+            tag=data([x.tag for x in lane], fwd.tag),
+            count=data([x.count for x in lane], fwd.count),
+            count_inc=data([x.count_inc for x in lane], fwd.count_inc),
+            count_inc2=data([x.count_inc2 for x in lane], sat_inc(p, fwd.count_inc)),
+            age=data([x.age for x in lane], lanes.age_ahead),
+            mark=Cat(Mux(fw1_hit[i] & fwd.write, fwd.mark, mark_b[i]) for i in range(P))))
         return m

@@ -293,3 +293,22 @@ def test_block_ram_reference_validates_its_size():
         BlockRamReference(depth="2048")
     with pytest.raises(ValueError):
         BlockRamReference(width=1)
+
+
+def test_block_ram_reference_with_the_output_register():
+    """The OUTREG variant instantiates DP16KDs (2048 x 9) with port B's output register
+    on, one cycle more latency; it refuses what one DP16KD per 9 bits cannot hold."""
+    from hdl.generate import to_verilog
+    ref = BlockRamReference(output_register=True)
+    assert ref.latency == 3 and BlockRamReference().latency == 2
+    verilog = to_verilog(OutOfContextHarness(ref), name="top")
+    assert verilog.count("DP16KD #(") == 3                      # 24 bits in 2048 x 9
+    assert verilog.count('.REGMODE_B("OUTREG")') == 3
+    assert verilog.count('.REGMODE_A("NOREG")') == 3
+    assert isinstance(build_design(Params(), None, "bram_reference_outreg").core,
+                      BlockRamReference)
+    assert TARGETS["ecp5-bram-outreg"].design == "bram_reference_outreg"
+    with pytest.raises(ValueError, match="depth"):
+        BlockRamReference(depth=4096, output_register=True)
+    with pytest.raises(TypeError, match="output_register"):
+        BlockRamReference(output_register=1)
