@@ -29,12 +29,13 @@ Property 5:
   only if a request was accepted in one of the ``evict_gap`` previous cycles (fewer with
   the compact pipeline), so a held request waits at most that many cycles; with the
   split evaluation (the default pipeline) any request waits in the cycle right after an
-  EVICT / EVICT_ANY. The exception is the clear sweep after reset
-  (``flushing``), ``ENTRIES / PROBE`` cycles.
+  EVICT / EVICT_ANY. The exception is the clear sweep (``flushing``,
+  ``ENTRIES / PROBE`` cycles) after the one reset or flush in ``2**GEN_WIDTH`` that has
+  used every table generation.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
   pressure never blocks the request side for longer than it lasts plus one cycle (outside
-  the clear sweep after reset).
+  the clear sweep).
 """
 
 from amaranth import *

@@ -303,48 +303,48 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \ahead.valid ;
   wire [6:0] ahead_start;
   wire [31:0] bk_count;
-  wire [31:0] \bk_count$97 ;
+  wire [31:0] \bk_count$99 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$103 ;
+  wire [3:0] \bk_fresh$105 ;
   wire [23:0] bk_last;
-  wire [23:0] \bk_last$99 ;
+  wire [23:0] \bk_last$101 ;
   wire [3:0] bk_mark;
-  wire [3:0] \bk_mark$105 ;
+  wire [3:0] \bk_mark$107 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$107 ;
+  wire [3:0] \bk_mark_raw$109 ;
   wire [19:0] bk_row;
-  wire [19:0] \bk_row$109 ;
+  wire [19:0] \bk_row$111 ;
   wire [95:0] bk_tag;
-  wire [95:0] \bk_tag$95 ;
+  wire [95:0] \bk_tag$97 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$101 ;
+  wire [3:0] \bk_valid$103 ;
   wire busy;
-  wire \busy$80 ;
-  wire \busy$81 ;
   wire \busy$82 ;
+  wire \busy$83 ;
+  wire \busy$84 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$116 ;
-  wire [7:0] \cfg$116.c2 ;
-  wire [7:0] \cfg$116.c3 ;
-  wire [31:0] \cfg$116.hash_seed ;
-  wire [4:0] \cfg$116.w1 ;
-  wire [4:0] \cfg$116.w2 ;
-  wire [4:0] \cfg$116.w3 ;
-  wire [62:0] \cfg$129 ;
-  wire [7:0] \cfg$129.c2 ;
-  wire [7:0] \cfg$129.c3 ;
-  wire [31:0] \cfg$129.hash_seed ;
-  wire [4:0] \cfg$129.w1 ;
-  wire [4:0] \cfg$129.w2 ;
-  wire [4:0] \cfg$129.w3 ;
-  wire [62:0] \cfg$88 ;
-  wire [7:0] \cfg$88.c2 ;
-  wire [7:0] \cfg$88.c3 ;
-  wire [31:0] \cfg$88.hash_seed ;
-  wire [4:0] \cfg$88.w1 ;
-  wire [4:0] \cfg$88.w2 ;
-  wire [4:0] \cfg$88.w3 ;
+  wire [62:0] \cfg$118 ;
+  wire [7:0] \cfg$118.c2 ;
+  wire [7:0] \cfg$118.c3 ;
+  wire [31:0] \cfg$118.hash_seed ;
+  wire [4:0] \cfg$118.w1 ;
+  wire [4:0] \cfg$118.w2 ;
+  wire [4:0] \cfg$118.w3 ;
+  wire [62:0] \cfg$131 ;
+  wire [7:0] \cfg$131.c2 ;
+  wire [7:0] \cfg$131.c3 ;
+  wire [31:0] \cfg$131.hash_seed ;
+  wire [4:0] \cfg$131.w1 ;
+  wire [4:0] \cfg$131.w2 ;
+  wire [4:0] \cfg$131.w3 ;
+  wire [62:0] \cfg$90 ;
+  wire [7:0] \cfg$90.c2 ;
+  wire [7:0] \cfg$90.c3 ;
+  wire [31:0] \cfg$90.hash_seed ;
+  wire [4:0] \cfg$90.w1 ;
+  wire [4:0] \cfg$90.w2 ;
+  wire [4:0] \cfg$90.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -363,37 +363,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$148 ;
+  wire [63:0] \cycle$150 ;
   wire [63:0] \cycle$53 ;
   wire [161:0] decision;
-  wire [161:0] \decision$128 ;
-  wire \decision$128.any_free ;
-  wire [7:0] \decision$128.cnt_after ;
-  wire [7:0] \decision$128.cnt_after_inc ;
-  wire \decision$128.free_mark ;
-  wire [6:0] \decision$128.free_slot ;
-  wire [5:0] \decision$128.hit_age ;
-  wire [7:0] \decision$128.hit_cnt ;
-  wire \decision$128.hit_mark ;
-  wire [6:0] \decision$128.hit_slot ;
-  wire \decision$128.inv ;
-  wire [1:0] \decision$128.min_tlevel ;
-  wire [1:0] \decision$128.op ;
-  wire \decision$128.present ;
-  wire [5:0] \decision$128.t ;
-  wire [23:0] \decision$128.tag ;
-  wire [6:0] \decision$128.tail_slot ;
-  wire [23:0] \decision$128.tail_tag ;
-  wire \decision$128.take ;
-  wire \decision$128.valid ;
-  wire \decision$128.vict_mark ;
-  wire [6:0] \decision$128.vict_slot ;
-  wire \decision$128.vict_t0 ;
-  wire [23:0] \decision$128.vict_tag ;
-  wire \decision$128.wr ;
-  wire [3:0] \decision$128.wr_lane ;
-  wire \decision$128.wr_mark ;
-  wire [6:0] \decision$128.wr_slot ;
+  wire [161:0] \decision$130 ;
+  wire \decision$130.any_free ;
+  wire [7:0] \decision$130.cnt_after ;
+  wire [7:0] \decision$130.cnt_after_inc ;
+  wire \decision$130.free_mark ;
+  wire [6:0] \decision$130.free_slot ;
+  wire [5:0] \decision$130.hit_age ;
+  wire [7:0] \decision$130.hit_cnt ;
+  wire \decision$130.hit_mark ;
+  wire [6:0] \decision$130.hit_slot ;
+  wire \decision$130.inv ;
+  wire [1:0] \decision$130.min_tlevel ;
+  wire [1:0] \decision$130.op ;
+  wire \decision$130.present ;
+  wire [5:0] \decision$130.t ;
+  wire [23:0] \decision$130.tag ;
+  wire [6:0] \decision$130.tail_slot ;
+  wire [23:0] \decision$130.tail_tag ;
+  wire \decision$130.take ;
+  wire \decision$130.valid ;
+  wire \decision$130.vict_mark ;
+  wire [6:0] \decision$130.vict_slot ;
+  wire \decision$130.vict_t0 ;
+  wire [23:0] \decision$130.vict_tag ;
+  wire \decision$130.wr ;
+  wire [3:0] \decision$130.wr_lane ;
+  wire \decision$130.wr_mark ;
+  wire [6:0] \decision$130.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -427,8 +427,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$130 ;
-  wire \flush$143 ;
+  wire \flush$132 ;
+  wire \flush$145 ;
   wire \flush$51 ;
   output flushing;
   wire flushing;
@@ -473,8 +473,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \forward__write$1 ;
   wire \forward__write$20 ;
   wire \forward__write$30 ;
+  wire [3:0] generation;
+  wire [3:0] \generation$65 ;
   wire [6:0] hash;
-  wire [31:0] \hash$85 ;
+  wire [31:0] \hash$87 ;
   input hold;
   wire hold;
   wire \hold$49 ;
@@ -485,67 +487,67 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] inv_slot;
   wire [63:0] key;
   wire [361:0] lanes;
-  wire [361:0] \lanes$122 ;
-  wire [5:0] \lanes$122.age_ahead ;
-  wire \lanes$122.ahead_beyond_w1 ;
-  wire [3:0] \lanes$122.ahead_in_window ;
-  wire [7:0] \lanes$122.ahead_lane_bit ;
-  wire [3:0] \lanes$122.ahead_older ;
-  wire [3:0] \lanes$122.beyond_w1 ;
-  wire [3:0] \lanes$122.forward_older ;
-  wire [3:0] \lanes$122.forwarded ;
-  wire [259:0] \lanes$122.lane ;
-  wire [5:0] \lanes$122.lane[0].age ;
-  wire [7:0] \lanes$122.lane[0].count ;
-  wire [7:0] \lanes$122.lane[0].count_inc ;
-  wire [7:0] \lanes$122.lane[0].count_inc2 ;
-  wire \lanes$122.lane[0].mark ;
-  wire \lanes$122.lane[0].match ;
-  wire \lanes$122.lane[0].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[0].slot ;
-  wire [23:0] \lanes$122.lane[0].tag ;
-  wire \lanes$122.lane[0].valid ;
-  wire [5:0] \lanes$122.lane[1].age ;
-  wire [7:0] \lanes$122.lane[1].count ;
-  wire [7:0] \lanes$122.lane[1].count_inc ;
-  wire [7:0] \lanes$122.lane[1].count_inc2 ;
-  wire \lanes$122.lane[1].mark ;
-  wire \lanes$122.lane[1].match ;
-  wire \lanes$122.lane[1].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[1].slot ;
-  wire [23:0] \lanes$122.lane[1].tag ;
-  wire \lanes$122.lane[1].valid ;
-  wire [5:0] \lanes$122.lane[2].age ;
-  wire [7:0] \lanes$122.lane[2].count ;
-  wire [7:0] \lanes$122.lane[2].count_inc ;
-  wire [7:0] \lanes$122.lane[2].count_inc2 ;
-  wire \lanes$122.lane[2].mark ;
-  wire \lanes$122.lane[2].match ;
-  wire \lanes$122.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[2].slot ;
-  wire [23:0] \lanes$122.lane[2].tag ;
-  wire \lanes$122.lane[2].valid ;
-  wire [5:0] \lanes$122.lane[3].age ;
-  wire [7:0] \lanes$122.lane[3].count ;
-  wire [7:0] \lanes$122.lane[3].count_inc ;
-  wire [7:0] \lanes$122.lane[3].count_inc2 ;
-  wire \lanes$122.lane[3].mark ;
-  wire \lanes$122.lane[3].match ;
-  wire \lanes$122.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[3].slot ;
-  wire [23:0] \lanes$122.lane[3].tag ;
-  wire \lanes$122.lane[3].valid ;
-  wire [15:0] \lanes$122.older ;
-  wire [3:0] \lanes$122.older_ahead ;
-  wire [3:0] \lanes$122.older_forward ;
-  wire [34:0] \lanes$122.request ;
-  wire [1:0] \lanes$122.request.min_tlevel ;
-  wire [1:0] \lanes$122.request.op ;
-  wire [5:0] \lanes$122.request.t ;
-  wire [23:0] \lanes$122.request.tag ;
-  wire \lanes$122.request.valid ;
-  wire \lanes$122.same_line_ahead ;
-  wire [6:0] \lanes$122.start ;
+  wire [361:0] \lanes$124 ;
+  wire [5:0] \lanes$124.age_ahead ;
+  wire \lanes$124.ahead_beyond_w1 ;
+  wire [3:0] \lanes$124.ahead_in_window ;
+  wire [7:0] \lanes$124.ahead_lane_bit ;
+  wire [3:0] \lanes$124.ahead_older ;
+  wire [3:0] \lanes$124.beyond_w1 ;
+  wire [3:0] \lanes$124.forward_older ;
+  wire [3:0] \lanes$124.forwarded ;
+  wire [259:0] \lanes$124.lane ;
+  wire [5:0] \lanes$124.lane[0].age ;
+  wire [7:0] \lanes$124.lane[0].count ;
+  wire [7:0] \lanes$124.lane[0].count_inc ;
+  wire [7:0] \lanes$124.lane[0].count_inc2 ;
+  wire \lanes$124.lane[0].mark ;
+  wire \lanes$124.lane[0].match ;
+  wire \lanes$124.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[0].slot ;
+  wire [23:0] \lanes$124.lane[0].tag ;
+  wire \lanes$124.lane[0].valid ;
+  wire [5:0] \lanes$124.lane[1].age ;
+  wire [7:0] \lanes$124.lane[1].count ;
+  wire [7:0] \lanes$124.lane[1].count_inc ;
+  wire [7:0] \lanes$124.lane[1].count_inc2 ;
+  wire \lanes$124.lane[1].mark ;
+  wire \lanes$124.lane[1].match ;
+  wire \lanes$124.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[1].slot ;
+  wire [23:0] \lanes$124.lane[1].tag ;
+  wire \lanes$124.lane[1].valid ;
+  wire [5:0] \lanes$124.lane[2].age ;
+  wire [7:0] \lanes$124.lane[2].count ;
+  wire [7:0] \lanes$124.lane[2].count_inc ;
+  wire [7:0] \lanes$124.lane[2].count_inc2 ;
+  wire \lanes$124.lane[2].mark ;
+  wire \lanes$124.lane[2].match ;
+  wire \lanes$124.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[2].slot ;
+  wire [23:0] \lanes$124.lane[2].tag ;
+  wire \lanes$124.lane[2].valid ;
+  wire [5:0] \lanes$124.lane[3].age ;
+  wire [7:0] \lanes$124.lane[3].count ;
+  wire [7:0] \lanes$124.lane[3].count_inc ;
+  wire [7:0] \lanes$124.lane[3].count_inc2 ;
+  wire \lanes$124.lane[3].mark ;
+  wire \lanes$124.lane[3].match ;
+  wire \lanes$124.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[3].slot ;
+  wire [23:0] \lanes$124.lane[3].tag ;
+  wire \lanes$124.lane[3].valid ;
+  wire [15:0] \lanes$124.older ;
+  wire [3:0] \lanes$124.older_ahead ;
+  wire [3:0] \lanes$124.older_forward ;
+  wire [34:0] \lanes$124.request ;
+  wire [1:0] \lanes$124.request.min_tlevel ;
+  wire [1:0] \lanes$124.request.op ;
+  wire [5:0] \lanes$124.request.t ;
+  wire [23:0] \lanes$124.request.tag ;
+  wire \lanes$124.request.valid ;
+  wire \lanes$124.same_line_ahead ;
+  wire [6:0] \lanes$124.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -616,14 +618,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] lru_slot;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$145 ;
+  wire [7:0] \occupancy$147 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [6:0] rd_slot;
-  wire [6:0] \rd_slot$93 ;
+  wire [6:0] \rd_slot$95 ;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [35:0] \req__payload$41 ;
@@ -748,82 +750,82 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$152 ;
+  wire [23:0] \sc_last$154 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$118 ;
-  wire [3:0] \sc_mark_intent$125 ;
+  wire [3:0] \sc_mark_intent$120 ;
+  wire [3:0] \sc_mark_intent$127 ;
   wire [4:0] sc_mark_row;
-  wire [4:0] \sc_mark_row$111 ;
+  wire [4:0] \sc_mark_row$113 ;
   wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$113 ;
-  wire [4:0] \sc_mark_row_next$121 ;
+  wire [4:0] \sc_mark_row_next$115 ;
+  wire [4:0] \sc_mark_row_next$123 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$120 ;
-  wire [3:0] \sc_mark_value$126 ;
+  wire [3:0] \sc_mark_value$122 ;
+  wire [3:0] \sc_mark_value$128 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$150 ;
+  wire [4:0] \sc_row$152 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$156 ;
+  wire [3:0] \sc_set$158 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$154 ;
+  wire [3:0] \sc_valid$156 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [12:0] stat_inc;
   wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$147 ;
+  wire [12:0] \stat_inc$149 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
-  wire [6:0] \tail$87 ;
+  wire [6:0] \tail$89 ;
   wire [48:0] w_data;
   wire w_en;
   wire [302:0] window;
-  wire [302:0] \window$115 ;
-  wire [187:0] \window$115.bank ;
-  wire [7:0] \window$115.bank[0].count ;
-  wire \window$115.bank[0].fresh ;
-  wire [5:0] \window$115.bank[0].last ;
-  wire \window$115.bank[0].mark ;
-  wire [4:0] \window$115.bank[0].row ;
-  wire \window$115.bank[0].sc_row_hit ;
-  wire [23:0] \window$115.bank[0].tag ;
-  wire \window$115.bank[0].valid ;
-  wire [7:0] \window$115.bank[1].count ;
-  wire \window$115.bank[1].fresh ;
-  wire [5:0] \window$115.bank[1].last ;
-  wire \window$115.bank[1].mark ;
-  wire [4:0] \window$115.bank[1].row ;
-  wire \window$115.bank[1].sc_row_hit ;
-  wire [23:0] \window$115.bank[1].tag ;
-  wire \window$115.bank[1].valid ;
-  wire [7:0] \window$115.bank[2].count ;
-  wire \window$115.bank[2].fresh ;
-  wire [5:0] \window$115.bank[2].last ;
-  wire \window$115.bank[2].mark ;
-  wire [4:0] \window$115.bank[2].row ;
-  wire \window$115.bank[2].sc_row_hit ;
-  wire [23:0] \window$115.bank[2].tag ;
-  wire \window$115.bank[2].valid ;
-  wire [7:0] \window$115.bank[3].count ;
-  wire \window$115.bank[3].fresh ;
-  wire [5:0] \window$115.bank[3].last ;
-  wire \window$115.bank[3].mark ;
-  wire [4:0] \window$115.bank[3].row ;
-  wire \window$115.bank[3].sc_row_hit ;
-  wire [23:0] \window$115.bank[3].tag ;
-  wire \window$115.bank[3].valid ;
-  wire [5:0] \window$115.forward_age ;
-  wire [27:0] \window$115.lane_slot ;
-  wire [15:0] \window$115.overlap ;
-  wire [15:0] \window$115.overlap_next ;
-  wire [34:0] \window$115.request ;
-  wire [1:0] \window$115.request.min_tlevel ;
-  wire [1:0] \window$115.request.op ;
-  wire [5:0] \window$115.request.t ;
-  wire [23:0] \window$115.request.tag ;
-  wire \window$115.request.valid ;
-  wire \window$115.same_line ;
-  wire [6:0] \window$115.start ;
-  wire [5:0] \window$115.t_w1 ;
+  wire [302:0] \window$117 ;
+  wire [187:0] \window$117.bank ;
+  wire [7:0] \window$117.bank[0].count ;
+  wire \window$117.bank[0].fresh ;
+  wire [5:0] \window$117.bank[0].last ;
+  wire \window$117.bank[0].mark ;
+  wire [4:0] \window$117.bank[0].row ;
+  wire \window$117.bank[0].sc_row_hit ;
+  wire [23:0] \window$117.bank[0].tag ;
+  wire \window$117.bank[0].valid ;
+  wire [7:0] \window$117.bank[1].count ;
+  wire \window$117.bank[1].fresh ;
+  wire [5:0] \window$117.bank[1].last ;
+  wire \window$117.bank[1].mark ;
+  wire [4:0] \window$117.bank[1].row ;
+  wire \window$117.bank[1].sc_row_hit ;
+  wire [23:0] \window$117.bank[1].tag ;
+  wire \window$117.bank[1].valid ;
+  wire [7:0] \window$117.bank[2].count ;
+  wire \window$117.bank[2].fresh ;
+  wire [5:0] \window$117.bank[2].last ;
+  wire \window$117.bank[2].mark ;
+  wire [4:0] \window$117.bank[2].row ;
+  wire \window$117.bank[2].sc_row_hit ;
+  wire [23:0] \window$117.bank[2].tag ;
+  wire \window$117.bank[2].valid ;
+  wire [7:0] \window$117.bank[3].count ;
+  wire \window$117.bank[3].fresh ;
+  wire [5:0] \window$117.bank[3].last ;
+  wire \window$117.bank[3].mark ;
+  wire [4:0] \window$117.bank[3].row ;
+  wire \window$117.bank[3].sc_row_hit ;
+  wire [23:0] \window$117.bank[3].tag ;
+  wire \window$117.bank[3].valid ;
+  wire [5:0] \window$117.forward_age ;
+  wire [27:0] \window$117.lane_slot ;
+  wire [15:0] \window$117.overlap ;
+  wire [15:0] \window$117.overlap_next ;
+  wire [34:0] \window$117.request ;
+  wire [1:0] \window$117.request.min_tlevel ;
+  wire [1:0] \window$117.request.op ;
+  wire [5:0] \window$117.request.t ;
+  wire [23:0] \window$117.request.tag ;
+  wire \window$117.request.valid ;
+  wire \window$117.same_line ;
+  wire [6:0] \window$117.start ;
+  wire [5:0] \window$117.t_w1 ;
   wire [187:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
@@ -877,7 +879,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] wr_slot;
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$82 , 1'h0, \busy$80 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign busy = | { \busy$84 , 1'h0, \busy$82 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
   always @(posedge clk)
     s1 <= \$1 ;
   always @(posedge clk)
@@ -907,6 +909,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .enable(enable),
     .flush(flush),
     .flushing(flushing),
+    .generation(generation),
     .hold(hold),
     .idle(idle),
     .pop(pop),
@@ -918,7 +921,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$82 ),
+    .busy(\busy$84 ),
     .cfg(cfg),
     .clk(clk),
     .e2(decision),
@@ -936,22 +939,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .r_en(rsp__ready),
     .r_rdy(r_rdy),
     .rst(rst),
-    .w_en(\busy$82 ),
+    .w_en(\busy$84 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$167  \hash$167  (
+  \kv_asu.core.hash$169  \hash$169  (
     .clk(clk),
-    .out_h(\hash$85 ),
-    .\port$2322$5 (s0[28:5]),
+    .out_h(\hash$87 ),
+    .\port$2345$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$174  \lanes$174  (
+  \kv_asu.core.lanes$176  \lanes$176  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2323$0 (\$12 ),
-    .\port$2324$0 (\$13 ),
-    .\port$2328$0 (\$14 )
+    .\port$2346$0 (\$12 ),
+    .\port$2347$0 (\$13 ),
+    .\port$2351$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -983,9 +986,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
+    .generation(generation),
     .inv_slot(decision[131:125]),
-    .\port$2343$136 (decision[153:136]),
-    .\port$2343$5 (decision[34:5]),
+    .\port$2366$136 (decision[153:136]),
+    .\port$2366$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1002,7 +1006,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$173  \window$173  (
+  \kv_asu.core.window$175  \window$175  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1010,12 +1014,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
-    .busy(\busy$80 ),
+    .busy(\busy$82 ),
     .clk(clk),
-    .hash(\hash$85 [6:0]),
-    .\port$2323$0 (\$12 ),
-    .\port$2324$0 (\$13 ),
-    .\port$2328$0 (\$14 ),
+    .hash(\hash$87 [6:0]),
+    .\port$2346$0 (\$12 ),
+    .\port$2347$0 (\$13 ),
+    .\port$2351$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1150,39 +1154,40 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \flushing$60  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
+  assign \generation$65  = generation;
   assign key = { 40'h0000000000, s0[28:5] };
   assign seed = cfg[62:31];
-  assign \busy$81  = 1'h0;
+  assign \busy$83  = 1'h0;
   assign request = s11;
-  assign hash = \hash$85 [6:0];
-  assign \tail$87  = tail;
-  assign \cfg$88  = cfg;
+  assign hash = \hash$87 [6:0];
+  assign \tail$89  = tail;
+  assign \cfg$90  = cfg;
   assign ahead = lanes[34:0];
   assign ahead_start = lanes[41:35];
-  assign \rd_slot$93  = rd_slot;
-  assign \bk_tag$95  = bk_tag;
-  assign \bk_count$97  = bk_count;
-  assign \bk_last$99  = bk_last;
-  assign \bk_valid$101  = bk_valid;
-  assign \bk_fresh$103  = bk_fresh;
-  assign \bk_mark$105  = bk_mark;
-  assign \bk_mark_raw$107  = bk_mark_raw;
-  assign \bk_row$109  = bk_row;
-  assign \sc_mark_row$111  = sc_mark_row;
-  assign \sc_mark_row_next$113  = sc_mark_row_next;
+  assign \rd_slot$95  = rd_slot;
+  assign \bk_tag$97  = bk_tag;
+  assign \bk_count$99  = bk_count;
+  assign \bk_last$101  = bk_last;
+  assign \bk_valid$103  = bk_valid;
+  assign \bk_fresh$105  = bk_fresh;
+  assign \bk_mark$107  = bk_mark;
+  assign \bk_mark_raw$109  = bk_mark_raw;
+  assign \bk_row$111  = bk_row;
+  assign \sc_mark_row$113  = sc_mark_row;
+  assign \sc_mark_row_next$115  = sc_mark_row_next;
   assign window = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \window$115  = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \cfg$116  = cfg;
-  assign \sc_mark_intent$118  = sc_mark_intent;
-  assign \sc_mark_value$120  = sc_mark_value;
-  assign \sc_mark_row_next$121  = sc_mark_row_next;
-  assign \lanes$122  = lanes;
+  assign \window$117  = { 45'h000000000000, \$13 , \$14 , \$12  };
+  assign \cfg$118  = cfg;
+  assign \sc_mark_intent$120  = sc_mark_intent;
+  assign \sc_mark_value$122  = sc_mark_value;
+  assign \sc_mark_row_next$123  = sc_mark_row_next;
+  assign \lanes$124  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$125  = sc_mark_intent;
-  assign \sc_mark_value$126  = sc_mark_value;
-  assign \decision$128  = decision;
-  assign \cfg$129  = cfg;
-  assign \flush$130  = flush;
+  assign \sc_mark_intent$127  = sc_mark_intent;
+  assign \sc_mark_value$128  = sc_mark_value;
+  assign \decision$130  = decision;
+  assign \cfg$131  = cfg;
+  assign \flush$132  = flush;
   assign wr_en = decision[144];
   assign wr_slot = decision[142:136];
   assign wr_count = decision[153:146];
@@ -1193,16 +1198,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign inv_slot = decision[131:125];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$143  = flush;
-  assign \occupancy$145  = occupancy;
-  assign \stat_inc$147  = stat_inc;
-  assign \cycle$148  = cycle;
-  assign \sc_row$150  = sc_row;
-  assign \sc_last$152  = sc_last;
-  assign \sc_valid$154  = sc_valid;
-  assign \sc_set$156  = sc_set;
-  assign w_en = \busy$82 ;
-  assign response__valid = \busy$82 ;
+  assign \flush$145  = flush;
+  assign \occupancy$147  = occupancy;
+  assign \stat_inc$149  = stat_inc;
+  assign \cycle$150  = cycle;
+  assign \sc_row$152  = sc_row;
+  assign \sc_last$154  = sc_last;
+  assign \sc_valid$156  = sc_valid;
+  assign \sc_set$158  = sc_set;
+  assign w_en = \busy$84 ;
+  assign response__valid = \busy$84 ;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
@@ -1284,12 +1289,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \request.min_tlevel  = s11[4:3];
   assign \request.tag  = s11[28:5];
   assign \request.t  = s11[34:29];
-  assign \cfg$88.c3  = cfg[7:0];
-  assign \cfg$88.c2  = cfg[15:8];
-  assign \cfg$88.w3  = cfg[20:16];
-  assign \cfg$88.w2  = cfg[25:21];
-  assign \cfg$88.w1  = cfg[30:26];
-  assign \cfg$88.hash_seed  = cfg[62:31];
+  assign \cfg$90.c3  = cfg[7:0];
+  assign \cfg$90.c2  = cfg[15:8];
+  assign \cfg$90.w3  = cfg[20:16];
+  assign \cfg$90.w2  = cfg[25:21];
+  assign \cfg$90.w1  = cfg[30:26];
+  assign \cfg$90.hash_seed  = cfg[62:31];
   assign \ahead.valid  = lanes[0];
   assign \ahead.op  = lanes[2:1];
   assign \ahead.min_tlevel  = lanes[4:3];
@@ -1401,118 +1406,118 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$115.request  = \$12 [34:0];
-  assign \window$115.request.valid  = \$12 [0];
-  assign \window$115.request.op  = \$12 [2:1];
-  assign \window$115.request.min_tlevel  = \$12 [4:3];
-  assign \window$115.request.tag  = \$12 [28:5];
-  assign \window$115.request.t  = \$12 [34:29];
-  assign \window$115.start  = \$12 [41:35];
-  assign \window$115.lane_slot  = \$14 ;
-  assign \window$115.bank  = \$13 ;
-  assign \window$115.bank[0].tag  = \$13 [23:0];
-  assign \window$115.bank[0].count  = \$13 [31:24];
-  assign \window$115.bank[0].last  = \$13 [37:32];
-  assign \window$115.bank[0].valid  = \$13 [38];
-  assign \window$115.bank[0].fresh  = \$13 [39];
-  assign \window$115.bank[0].mark  = \$13 [40];
-  assign \window$115.bank[0].row  = \$13 [45:41];
-  assign \window$115.bank[0].sc_row_hit  = \$13 [46];
-  assign \window$115.bank[1].tag  = \$13 [70:47];
-  assign \window$115.bank[1].count  = \$13 [78:71];
-  assign \window$115.bank[1].last  = \$13 [84:79];
-  assign \window$115.bank[1].valid  = \$13 [85];
-  assign \window$115.bank[1].fresh  = \$13 [86];
-  assign \window$115.bank[1].mark  = \$13 [87];
-  assign \window$115.bank[1].row  = \$13 [92:88];
-  assign \window$115.bank[1].sc_row_hit  = \$13 [93];
-  assign \window$115.bank[2].tag  = \$13 [117:94];
-  assign \window$115.bank[2].count  = \$13 [125:118];
-  assign \window$115.bank[2].last  = \$13 [131:126];
-  assign \window$115.bank[2].valid  = \$13 [132];
-  assign \window$115.bank[2].fresh  = \$13 [133];
-  assign \window$115.bank[2].mark  = \$13 [134];
-  assign \window$115.bank[2].row  = \$13 [139:135];
-  assign \window$115.bank[2].sc_row_hit  = \$13 [140];
-  assign \window$115.bank[3].tag  = \$13 [164:141];
-  assign \window$115.bank[3].count  = \$13 [172:165];
-  assign \window$115.bank[3].last  = \$13 [178:173];
-  assign \window$115.bank[3].valid  = \$13 [179];
-  assign \window$115.bank[3].fresh  = \$13 [180];
-  assign \window$115.bank[3].mark  = \$13 [181];
-  assign \window$115.bank[3].row  = \$13 [186:182];
-  assign \window$115.bank[3].sc_row_hit  = \$13 [187];
-  assign \window$115.overlap  = 16'h0000;
-  assign \window$115.overlap_next  = 16'h0000;
-  assign \window$115.same_line  = 1'h0;
-  assign \window$115.forward_age  = 6'h00;
-  assign \window$115.t_w1  = 6'h00;
-  assign \cfg$116.c3  = cfg[7:0];
-  assign \cfg$116.c2  = cfg[15:8];
-  assign \cfg$116.w3  = cfg[20:16];
-  assign \cfg$116.w2  = cfg[25:21];
-  assign \cfg$116.w1  = cfg[30:26];
-  assign \cfg$116.hash_seed  = cfg[62:31];
-  assign \lanes$122.request  = lanes[34:0];
-  assign \lanes$122.request.valid  = lanes[0];
-  assign \lanes$122.request.op  = lanes[2:1];
-  assign \lanes$122.request.min_tlevel  = lanes[4:3];
-  assign \lanes$122.request.tag  = lanes[28:5];
-  assign \lanes$122.request.t  = lanes[34:29];
-  assign \lanes$122.start  = lanes[41:35];
-  assign \lanes$122.lane  = lanes[301:42];
-  assign \lanes$122.lane[0].valid  = lanes[42];
-  assign \lanes$122.lane[0].match  = lanes[43];
-  assign \lanes$122.lane[0].age  = lanes[49:44];
-  assign \lanes$122.lane[0].tag  = lanes[73:50];
-  assign \lanes$122.lane[0].count  = lanes[81:74];
-  assign \lanes$122.lane[0].mark  = lanes[82];
-  assign \lanes$122.lane[0].slot  = lanes[89:83];
-  assign \lanes$122.lane[0].count_inc  = lanes[97:90];
-  assign \lanes$122.lane[0].count_inc2  = lanes[105:98];
-  assign \lanes$122.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$122.lane[1].valid  = lanes[107];
-  assign \lanes$122.lane[1].match  = lanes[108];
-  assign \lanes$122.lane[1].age  = lanes[114:109];
-  assign \lanes$122.lane[1].tag  = lanes[138:115];
-  assign \lanes$122.lane[1].count  = lanes[146:139];
-  assign \lanes$122.lane[1].mark  = lanes[147];
-  assign \lanes$122.lane[1].slot  = lanes[154:148];
-  assign \lanes$122.lane[1].count_inc  = lanes[162:155];
-  assign \lanes$122.lane[1].count_inc2  = lanes[170:163];
-  assign \lanes$122.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$122.lane[2].valid  = lanes[172];
-  assign \lanes$122.lane[2].match  = lanes[173];
-  assign \lanes$122.lane[2].age  = lanes[179:174];
-  assign \lanes$122.lane[2].tag  = lanes[203:180];
-  assign \lanes$122.lane[2].count  = lanes[211:204];
-  assign \lanes$122.lane[2].mark  = lanes[212];
-  assign \lanes$122.lane[2].slot  = lanes[219:213];
-  assign \lanes$122.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$122.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$122.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$122.lane[3].valid  = lanes[237];
-  assign \lanes$122.lane[3].match  = lanes[238];
-  assign \lanes$122.lane[3].age  = lanes[244:239];
-  assign \lanes$122.lane[3].tag  = lanes[268:245];
-  assign \lanes$122.lane[3].count  = lanes[276:269];
-  assign \lanes$122.lane[3].mark  = lanes[277];
-  assign \lanes$122.lane[3].slot  = lanes[284:278];
-  assign \lanes$122.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$122.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$122.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$122.older  = lanes[317:302];
-  assign \lanes$122.forwarded  = lanes[321:318];
-  assign \lanes$122.forward_older  = lanes[325:322];
-  assign \lanes$122.older_forward  = lanes[329:326];
-  assign \lanes$122.older_ahead  = lanes[333:330];
-  assign \lanes$122.ahead_older  = lanes[337:334];
-  assign \lanes$122.beyond_w1  = lanes[341:338];
-  assign \lanes$122.ahead_beyond_w1  = lanes[342];
-  assign \lanes$122.same_line_ahead  = lanes[343];
-  assign \lanes$122.age_ahead  = lanes[349:344];
-  assign \lanes$122.ahead_in_window  = lanes[353:350];
-  assign \lanes$122.ahead_lane_bit  = lanes[361:354];
+  assign \window$117.request  = \$12 [34:0];
+  assign \window$117.request.valid  = \$12 [0];
+  assign \window$117.request.op  = \$12 [2:1];
+  assign \window$117.request.min_tlevel  = \$12 [4:3];
+  assign \window$117.request.tag  = \$12 [28:5];
+  assign \window$117.request.t  = \$12 [34:29];
+  assign \window$117.start  = \$12 [41:35];
+  assign \window$117.lane_slot  = \$14 ;
+  assign \window$117.bank  = \$13 ;
+  assign \window$117.bank[0].tag  = \$13 [23:0];
+  assign \window$117.bank[0].count  = \$13 [31:24];
+  assign \window$117.bank[0].last  = \$13 [37:32];
+  assign \window$117.bank[0].valid  = \$13 [38];
+  assign \window$117.bank[0].fresh  = \$13 [39];
+  assign \window$117.bank[0].mark  = \$13 [40];
+  assign \window$117.bank[0].row  = \$13 [45:41];
+  assign \window$117.bank[0].sc_row_hit  = \$13 [46];
+  assign \window$117.bank[1].tag  = \$13 [70:47];
+  assign \window$117.bank[1].count  = \$13 [78:71];
+  assign \window$117.bank[1].last  = \$13 [84:79];
+  assign \window$117.bank[1].valid  = \$13 [85];
+  assign \window$117.bank[1].fresh  = \$13 [86];
+  assign \window$117.bank[1].mark  = \$13 [87];
+  assign \window$117.bank[1].row  = \$13 [92:88];
+  assign \window$117.bank[1].sc_row_hit  = \$13 [93];
+  assign \window$117.bank[2].tag  = \$13 [117:94];
+  assign \window$117.bank[2].count  = \$13 [125:118];
+  assign \window$117.bank[2].last  = \$13 [131:126];
+  assign \window$117.bank[2].valid  = \$13 [132];
+  assign \window$117.bank[2].fresh  = \$13 [133];
+  assign \window$117.bank[2].mark  = \$13 [134];
+  assign \window$117.bank[2].row  = \$13 [139:135];
+  assign \window$117.bank[2].sc_row_hit  = \$13 [140];
+  assign \window$117.bank[3].tag  = \$13 [164:141];
+  assign \window$117.bank[3].count  = \$13 [172:165];
+  assign \window$117.bank[3].last  = \$13 [178:173];
+  assign \window$117.bank[3].valid  = \$13 [179];
+  assign \window$117.bank[3].fresh  = \$13 [180];
+  assign \window$117.bank[3].mark  = \$13 [181];
+  assign \window$117.bank[3].row  = \$13 [186:182];
+  assign \window$117.bank[3].sc_row_hit  = \$13 [187];
+  assign \window$117.overlap  = 16'h0000;
+  assign \window$117.overlap_next  = 16'h0000;
+  assign \window$117.same_line  = 1'h0;
+  assign \window$117.forward_age  = 6'h00;
+  assign \window$117.t_w1  = 6'h00;
+  assign \cfg$118.c3  = cfg[7:0];
+  assign \cfg$118.c2  = cfg[15:8];
+  assign \cfg$118.w3  = cfg[20:16];
+  assign \cfg$118.w2  = cfg[25:21];
+  assign \cfg$118.w1  = cfg[30:26];
+  assign \cfg$118.hash_seed  = cfg[62:31];
+  assign \lanes$124.request  = lanes[34:0];
+  assign \lanes$124.request.valid  = lanes[0];
+  assign \lanes$124.request.op  = lanes[2:1];
+  assign \lanes$124.request.min_tlevel  = lanes[4:3];
+  assign \lanes$124.request.tag  = lanes[28:5];
+  assign \lanes$124.request.t  = lanes[34:29];
+  assign \lanes$124.start  = lanes[41:35];
+  assign \lanes$124.lane  = lanes[301:42];
+  assign \lanes$124.lane[0].valid  = lanes[42];
+  assign \lanes$124.lane[0].match  = lanes[43];
+  assign \lanes$124.lane[0].age  = lanes[49:44];
+  assign \lanes$124.lane[0].tag  = lanes[73:50];
+  assign \lanes$124.lane[0].count  = lanes[81:74];
+  assign \lanes$124.lane[0].mark  = lanes[82];
+  assign \lanes$124.lane[0].slot  = lanes[89:83];
+  assign \lanes$124.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$124.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$124.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$124.lane[1].valid  = lanes[107];
+  assign \lanes$124.lane[1].match  = lanes[108];
+  assign \lanes$124.lane[1].age  = lanes[114:109];
+  assign \lanes$124.lane[1].tag  = lanes[138:115];
+  assign \lanes$124.lane[1].count  = lanes[146:139];
+  assign \lanes$124.lane[1].mark  = lanes[147];
+  assign \lanes$124.lane[1].slot  = lanes[154:148];
+  assign \lanes$124.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$124.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$124.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$124.lane[2].valid  = lanes[172];
+  assign \lanes$124.lane[2].match  = lanes[173];
+  assign \lanes$124.lane[2].age  = lanes[179:174];
+  assign \lanes$124.lane[2].tag  = lanes[203:180];
+  assign \lanes$124.lane[2].count  = lanes[211:204];
+  assign \lanes$124.lane[2].mark  = lanes[212];
+  assign \lanes$124.lane[2].slot  = lanes[219:213];
+  assign \lanes$124.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$124.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$124.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$124.lane[3].valid  = lanes[237];
+  assign \lanes$124.lane[3].match  = lanes[238];
+  assign \lanes$124.lane[3].age  = lanes[244:239];
+  assign \lanes$124.lane[3].tag  = lanes[268:245];
+  assign \lanes$124.lane[3].count  = lanes[276:269];
+  assign \lanes$124.lane[3].mark  = lanes[277];
+  assign \lanes$124.lane[3].slot  = lanes[284:278];
+  assign \lanes$124.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$124.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$124.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$124.older  = lanes[317:302];
+  assign \lanes$124.forwarded  = lanes[321:318];
+  assign \lanes$124.forward_older  = lanes[325:322];
+  assign \lanes$124.older_forward  = lanes[329:326];
+  assign \lanes$124.older_ahead  = lanes[333:330];
+  assign \lanes$124.ahead_older  = lanes[337:334];
+  assign \lanes$124.beyond_w1  = lanes[341:338];
+  assign \lanes$124.ahead_beyond_w1  = lanes[342];
+  assign \lanes$124.same_line_ahead  = lanes[343];
+  assign \lanes$124.age_ahead  = lanes[349:344];
+  assign \lanes$124.ahead_in_window  = lanes[353:350];
+  assign \lanes$124.ahead_lane_bit  = lanes[361:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1540,39 +1545,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \decision$128.valid  = decision[0];
-  assign \decision$128.op  = decision[2:1];
-  assign \decision$128.min_tlevel  = decision[4:3];
-  assign \decision$128.tag  = decision[28:5];
-  assign \decision$128.t  = decision[34:29];
-  assign \decision$128.present  = decision[35];
-  assign \decision$128.hit_slot  = decision[42:36];
-  assign \decision$128.hit_cnt  = decision[50:43];
-  assign \decision$128.hit_age  = decision[56:51];
-  assign \decision$128.hit_mark  = decision[57];
-  assign \decision$128.any_free  = decision[58];
-  assign \decision$128.free_slot  = decision[65:59];
-  assign \decision$128.free_mark  = decision[66];
-  assign \decision$128.vict_t0  = decision[67];
-  assign \decision$128.vict_slot  = decision[74:68];
-  assign \decision$128.vict_tag  = decision[98:75];
-  assign \decision$128.vict_mark  = decision[99];
-  assign \decision$128.take  = decision[100];
-  assign \decision$128.tail_tag  = decision[124:101];
-  assign \decision$128.tail_slot  = decision[131:125];
-  assign \decision$128.wr_lane  = decision[135:132];
-  assign \decision$128.wr_slot  = decision[142:136];
-  assign \decision$128.wr_mark  = decision[143];
-  assign \decision$128.wr  = decision[144];
-  assign \decision$128.inv  = decision[145];
-  assign \decision$128.cnt_after  = decision[153:146];
-  assign \decision$128.cnt_after_inc  = decision[161:154];
-  assign \cfg$129.c3  = cfg[7:0];
-  assign \cfg$129.c2  = cfg[15:8];
-  assign \cfg$129.w3  = cfg[20:16];
-  assign \cfg$129.w2  = cfg[25:21];
-  assign \cfg$129.w1  = cfg[30:26];
-  assign \cfg$129.hash_seed  = cfg[62:31];
+  assign \decision$130.valid  = decision[0];
+  assign \decision$130.op  = decision[2:1];
+  assign \decision$130.min_tlevel  = decision[4:3];
+  assign \decision$130.tag  = decision[28:5];
+  assign \decision$130.t  = decision[34:29];
+  assign \decision$130.present  = decision[35];
+  assign \decision$130.hit_slot  = decision[42:36];
+  assign \decision$130.hit_cnt  = decision[50:43];
+  assign \decision$130.hit_age  = decision[56:51];
+  assign \decision$130.hit_mark  = decision[57];
+  assign \decision$130.any_free  = decision[58];
+  assign \decision$130.free_slot  = decision[65:59];
+  assign \decision$130.free_mark  = decision[66];
+  assign \decision$130.vict_t0  = decision[67];
+  assign \decision$130.vict_slot  = decision[74:68];
+  assign \decision$130.vict_tag  = decision[98:75];
+  assign \decision$130.vict_mark  = decision[99];
+  assign \decision$130.take  = decision[100];
+  assign \decision$130.tail_tag  = decision[124:101];
+  assign \decision$130.tail_slot  = decision[131:125];
+  assign \decision$130.wr_lane  = decision[135:132];
+  assign \decision$130.wr_slot  = decision[142:136];
+  assign \decision$130.wr_mark  = decision[143];
+  assign \decision$130.wr  = decision[144];
+  assign \decision$130.inv  = decision[145];
+  assign \decision$130.cnt_after  = decision[153:146];
+  assign \decision$130.cnt_after_inc  = decision[161:154];
+  assign \cfg$131.c3  = cfg[7:0];
+  assign \cfg$131.c2  = cfg[15:8];
+  assign \cfg$131.w3  = cfg[20:16];
+  assign \cfg$131.w2  = cfg[25:21];
+  assign \cfg$131.w1  = cfg[30:26];
+  assign \cfg$131.hash_seed  = cfg[62:31];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1596,27 +1601,33 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, flushing, sweep_row, idle, s0, flush, enable, cycle, req__payload);
+module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, sweep_row, flushing, generation, idle, s0, flush, enable, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$6  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
-  wire [5:0] \$12 ;
-  wire [6:0] \$13 ;
-  wire [5:0] \$14 ;
-  wire \$15 ;
+  wire \$12 ;
+  wire [5:0] \$13 ;
+  wire [6:0] \$14 ;
+  wire [5:0] \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
+  wire [4:0] \$18 ;
+  wire [4:0] \$19 ;
   wire \$2 ;
-  reg [4:0] \$20 ;
-  reg \$21 ;
-  reg [4:0] \$22 ;
-  reg \$23 ;
-  reg [1:0] \$24 ;
-  reg [34:0] \$25 ;
+  wire \$20 ;
+  wire \$21 ;
+  wire \$22 ;
+  wire \$23 ;
+  reg [4:0] \$24 ;
+  reg [4:0] \$25 ;
+  reg \$26 ;
+  reg [3:0] \$27 ;
+  reg [3:0] \$28 ;
+  reg \$29 ;
   wire \$3 ;
+  reg [1:0] \$30 ;
+  reg [34:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -1635,7 +1646,12 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   input flush;
   wire flush;
   output flushing;
-  reg flushing = 1'h1;
+  reg flushing = 1'h0;
+  output [3:0] generation;
+  reg [3:0] generation = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] \generation$8 ;
+  reg [3:0] generations_used = 4'h0;
   input hold;
   wire hold;
   output idle;
@@ -1655,6 +1671,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire req__valid;
   input rst;
   wire rst;
+  reg rst_q = 1'h0;
   output [34:0] s0;
   reg [34:0] s0 = 35'h000000000;
   wire [1:0] \s0.min_tlevel ;
@@ -1664,100 +1681,160 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \s0.valid ;
   output [4:0] sweep_row;
   reg [4:0] sweep_row = 5'h00;
+  (* init = 5'h00 *)
+  wire [4:0] \sweep_row$14 ;
+  (* init = 1'h0 *)
+  wire sweeping;
+  wire untrack;
+  (* init = 4'h0 *)
+  wire [3:0] used;
   assign accept = req__valid & req__ready;
-  assign \$1  = ~ hold;
-  assign \$2  = enable & \$1 ;
-  assign \$3  = ~ flush;
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = ~ flushing;
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = inflight < 5'h12;
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = | recent;
-  assign \$10  = req__payload[1] & \$9 ;
-  assign \$11  = ~ \$10 ;
-  assign req__ready = \$8  & \$11 ;
-  assign \$12  = inflight + accept;
-  assign \$13  = \$12  - pop;
-  assign \$14  = sweep_row + 1'h1;
-  assign \$15  = sweep_row == 5'h1f;
-  assign \$16  = s0[0] | busy;
-  assign \$17  = ~ \$16 ;
-  assign \$18  = ~ accept;
-  assign \$19  = \$17  & \$18 ;
+  assign \$1  = ~ rst_q;
+  assign untrack = rst ? \$1  : flush;
+  assign \$2  = ~ hold;
+  assign \$3  = enable & \$2 ;
+  assign \$4  = ~ flush;
+  assign \$5  = \$3  & \$4 ;
+  assign \$6  = ~ flushing;
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = inflight < 5'h12;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = | recent;
+  assign \$11  = req__payload[1] & \$10 ;
+  assign \$12  = ~ \$11 ;
+  assign req__ready = \$9  & \$12 ;
+  assign \$13  = inflight + accept;
+  assign \$14  = \$13  - pop;
+  assign \$15  = sweep_row + 1'h1;
+  assign \$16  = sweep_row == 5'h1f;
+  assign \$17  = generations_used == 4'hf;
+  assign \$18  = generation + 1'h1;
+  assign \$19  = generations_used + 1'h1;
+  assign \$20  = s0[0] | busy;
+  assign \$21  = ~ \$20 ;
+  assign \$22  = ~ accept;
+  assign \$23  = \$21  & \$22 ;
   always @(posedge clk)
-    inflight <= \$20 ;
+    inflight <= \$24 ;
   always @(posedge clk)
-    flushing <= \$21 ;
+    rst_q <= rst;
   always @(posedge clk)
-    sweep_row <= \$22 ;
+    sweep_row <= \$25 ;
   always @(posedge clk)
-    idle <= \$23 ;
+    flushing <= \$26 ;
   always @(posedge clk)
-    recent <= \$24 ;
+    generations_used <= \$27 ;
   always @(posedge clk)
-    s0 <= \$25 ;
+    generation <= \$28 ;
+  always @(posedge clk)
+    idle <= \$29 ;
+  always @(posedge clk)
+    recent <= \$30 ;
+  always @(posedge clk)
+    s0 <= \$31 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$20  = \$13 [4:0];
+    \$24  = \$14 [4:0];
     if (rst) begin
-      \$20  = 5'h00;
+      \$24  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$21  = flushing;
-    if (flush) begin
-      \$21  = 1'h1;
-    end else if (flushing) begin
-      if (\$15 ) begin
-        \$21  = 1'h0;
+    \$25  = sweep_row;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+        \$25  = 5'h00;
+      end else begin
+        \$25  = \$15 [4:0];
+        if (\$16 ) begin
+          \$25  = 5'h00;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$25  = 5'h00;
       end
     end
-    if (rst) begin
-      \$21  = 1'h1;
-    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$22  = sweep_row;
-    if (flush) begin
-      \$22  = 5'h00;
-    end else if (flushing) begin
-      \$22  = \$14 [4:0];
-      if (\$15 ) begin
-        \$22  = 5'h00;
+    \$26  = flushing;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$26  = 1'h0;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$26  = 1'h1;
       end
     end
-    if (rst) begin
-      \$22  = 5'h00;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$27  = generations_used;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$27  = 4'h0;
+        end
+      end
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$27  = \$19 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$23  = \$19 ;
-    if (rst) begin
-      \$23  = 1'h1;
+    \$28  = generation;
+    if (flushing) begin
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$28  = \$18 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$24  = { recent[0], accept };
+    \$29  = \$23 ;
     if (rst) begin
-      \$24  = 2'h0;
+      \$29  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$25 [0] = accept;
-    \$25 [2:1] = req__payload[1:0];
-    \$25 [4:3] = req__payload[3:2];
-    \$25 [28:5] = req__payload[35:12];
-    \$25 [34:29] = cycle[7:2];
+    \$30  = { recent[0], accept };
     if (rst) begin
-      \$25  = 35'h000000000;
+      \$30  = 2'h0;
     end
   end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$31 [0] = accept;
+    \$31 [2:1] = req__payload[1:0];
+    \$31 [4:3] = req__payload[3:2];
+    \$31 [28:5] = req__payload[35:12];
+    \$31 [34:29] = cycle[7:2];
+    if (rst) begin
+      \$31  = 35'h000000000;
+    end
+  end
+  assign \generation$8  = generation;
+  assign used = generations_used;
+  assign sweeping = flushing;
+  assign \sweep_row$14  = sweep_row;
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
@@ -1948,7 +2025,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2343$43 (e2[56:43])
+    .\port$2366$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2258,7 +2335,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2366$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2279,15 +2356,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2343$43 ;
-  wire [13:0] \port$2343$43 ;
+  input [13:0] \port$2366$43 ;
+  wire [13:0] \port$2366$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2343$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2343$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2366$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2366$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2343$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2343$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2343$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2366$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2366$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2366$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2301,8 +2378,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2343$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2343$43 [7:0];
-  assign age = \port$2343$43 [13:8];
+  assign count = \port$2366$43 [7:0];
+  assign age = \port$2366$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2506,7 +2583,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
+module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2663,8 +2740,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2322$5 ;
-  wire [23:0] \port$2322$5 ;
+  input [23:0] \port$2345$5 ;
+  wire [23:0] \port$2345$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2672,21 +2749,21 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2322$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2322$5 [23:16] + { \port$2322$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2322$5 [23:16], 6'h00 } + { \port$2322$5 [23:16], 8'h00 };
+  assign \$1  = \port$2345$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2345$5 [23:16] + { \port$2345$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2345$5 [23:16], 6'h00 } + { \port$2345$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2322$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2322$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2322$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2345$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2345$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2345$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2322$5 [10:0], 5'h00 } + { \port$2322$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2322$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2322$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2345$5 [10:0], 5'h00 } + { \port$2345$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2345$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2345$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2322$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2322$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2345$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2345$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2832,7 +2909,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2322$5  };
+  assign key = { 40'h0000000000, \port$2345$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2864,7 +2941,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2322$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2323$0 );
+module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2346$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3069,12 +3146,12 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   wire match1;
   wire match2;
   wire match3;
-  input [41:0] \port$2323$0 ;
-  wire [41:0] \port$2323$0 ;
-  input [187:0] \port$2324$0 ;
-  wire [187:0] \port$2324$0 ;
-  input [27:0] \port$2328$0 ;
-  wire [27:0] \port$2328$0 ;
+  input [41:0] \port$2346$0 ;
+  wire [41:0] \port$2346$0 ;
+  input [187:0] \port$2347$0 ;
+  wire [187:0] \port$2347$0 ;
+  input [27:0] \port$2351$0 ;
+  wire [27:0] \port$2351$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3131,74 +3208,74 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2324$0 [23:0] == \port$2323$0 [28:5];
-  assign \$2  = \port$2324$0 [70:47] == \port$2323$0 [28:5];
-  assign \$3  = \port$2324$0 [117:94] == \port$2323$0 [28:5];
-  assign \$4  = \port$2324$0 [164:141] == \port$2323$0 [28:5];
-  assign \$5  = \port$2324$0 [39] ^ \port$2324$0 [40];
-  assign \$6  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$1  = \port$2347$0 [23:0] == \port$2346$0 [28:5];
+  assign \$2  = \port$2347$0 [70:47] == \port$2346$0 [28:5];
+  assign \$3  = \port$2347$0 [117:94] == \port$2346$0 [28:5];
+  assign \$4  = \port$2347$0 [164:141] == \port$2346$0 [28:5];
+  assign \$5  = \port$2347$0 [39] ^ \port$2347$0 [40];
+  assign \$6  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
   assign \$7  = \$5  | \$6 [5];
-  assign \$8  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$8  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
   assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
-  assign \$10  = \port$2324$0 [39] ^ \port$2324$0 [40];
-  assign \$11  = \port$2323$0 [34:29] - \port$2324$0 [37:32];
+  assign \$10  = \port$2347$0 [39] ^ \port$2347$0 [40];
+  assign \$11  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
   assign \$12  = \$10  | \$11 [5];
-  assign \$13  = \port$2324$0 [86] ^ \port$2324$0 [87];
-  assign \$14  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$13  = \port$2347$0 [86] ^ \port$2347$0 [87];
+  assign \$14  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
   assign \$15  = \$13  | \$14 [5];
-  assign \$16  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$16  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
   assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2324$0 [86] ^ \port$2324$0 [87];
-  assign \$19  = \port$2323$0 [34:29] - \port$2324$0 [84:79];
+  assign \$18  = \port$2347$0 [86] ^ \port$2347$0 [87];
+  assign \$19  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
   assign \$20  = \$18  | \$19 [5];
-  assign \$21  = \port$2324$0 [133] ^ \port$2324$0 [134];
-  assign \$22  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$21  = \port$2347$0 [133] ^ \port$2347$0 [134];
+  assign \$22  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
   assign \$23  = \$21  | \$22 [5];
-  assign \$24  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$24  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
   assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
-  assign \$26  = \port$2324$0 [133] ^ \port$2324$0 [134];
-  assign \$27  = \port$2323$0 [34:29] - \port$2324$0 [131:126];
+  assign \$26  = \port$2347$0 [133] ^ \port$2347$0 [134];
+  assign \$27  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2324$0 [180] ^ \port$2324$0 [181];
-  assign \$30  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$29  = \port$2347$0 [180] ^ \port$2347$0 [181];
+  assign \$30  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
   assign \$31  = \$29  | \$30 [5];
-  assign \$32  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$32  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
   assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
-  assign \$34  = \port$2324$0 [180] ^ \port$2324$0 [181];
-  assign \$35  = \port$2323$0 [34:29] - \port$2324$0 [178:173];
+  assign \$34  = \port$2347$0 [180] ^ \port$2347$0 [181];
+  assign \$35  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2328$0 [1:0] + 1'h0;
-  assign \$38  = \port$2328$0 [1:0] + 1'h0;
-  assign \$40  = \port$2328$0 [1:0] + 1'h0;
+  assign \$37  = \port$2351$0 [1:0] + 1'h0;
+  assign \$38  = \port$2351$0 [1:0] + 1'h0;
+  assign \$40  = \port$2351$0 [1:0] + 1'h0;
   assign match0 = \$39  & \$41 ;
-  assign \$42  = \port$2328$0 [1:0] + 1'h0;
-  assign \$43  = \port$2328$0 [1:0] + 1'h0;
-  assign \$44  = \port$2328$0 [1:0] + 1'h0;
-  assign \$45  = \port$2328$0 [1:0] + 1'h0;
-  assign \$46  = \port$2328$0 [8:7] + 1'h0;
-  assign \$47  = \port$2328$0 [8:7] + 1'h0;
-  assign \$49  = \port$2328$0 [8:7] + 1'h0;
+  assign \$42  = \port$2351$0 [1:0] + 1'h0;
+  assign \$43  = \port$2351$0 [1:0] + 1'h0;
+  assign \$44  = \port$2351$0 [1:0] + 1'h0;
+  assign \$45  = \port$2351$0 [1:0] + 1'h0;
+  assign \$46  = \port$2351$0 [8:7] + 1'h0;
+  assign \$47  = \port$2351$0 [8:7] + 1'h0;
+  assign \$49  = \port$2351$0 [8:7] + 1'h0;
   assign match1 = \$48  & \$50 ;
-  assign \$51  = \port$2328$0 [8:7] + 1'h0;
-  assign \$52  = \port$2328$0 [8:7] + 1'h0;
-  assign \$53  = \port$2328$0 [8:7] + 1'h0;
-  assign \$54  = \port$2328$0 [8:7] + 1'h0;
-  assign \$55  = \port$2328$0 [15:14] + 1'h0;
-  assign \$56  = \port$2328$0 [15:14] + 1'h0;
-  assign \$58  = \port$2328$0 [15:14] + 1'h0;
+  assign \$51  = \port$2351$0 [8:7] + 1'h0;
+  assign \$52  = \port$2351$0 [8:7] + 1'h0;
+  assign \$53  = \port$2351$0 [8:7] + 1'h0;
+  assign \$54  = \port$2351$0 [8:7] + 1'h0;
+  assign \$55  = \port$2351$0 [15:14] + 1'h0;
+  assign \$56  = \port$2351$0 [15:14] + 1'h0;
+  assign \$58  = \port$2351$0 [15:14] + 1'h0;
   assign match2 = \$57  & \$59 ;
-  assign \$60  = \port$2328$0 [15:14] + 1'h0;
-  assign \$61  = \port$2328$0 [15:14] + 1'h0;
-  assign \$62  = \port$2328$0 [15:14] + 1'h0;
-  assign \$63  = \port$2328$0 [15:14] + 1'h0;
-  assign \$64  = \port$2328$0 [22:21] + 1'h0;
-  assign \$65  = \port$2328$0 [22:21] + 1'h0;
-  assign \$67  = \port$2328$0 [22:21] + 1'h0;
+  assign \$60  = \port$2351$0 [15:14] + 1'h0;
+  assign \$61  = \port$2351$0 [15:14] + 1'h0;
+  assign \$62  = \port$2351$0 [15:14] + 1'h0;
+  assign \$63  = \port$2351$0 [15:14] + 1'h0;
+  assign \$64  = \port$2351$0 [22:21] + 1'h0;
+  assign \$65  = \port$2351$0 [22:21] + 1'h0;
+  assign \$67  = \port$2351$0 [22:21] + 1'h0;
   assign match3 = \$66  & \$68 ;
-  assign \$69  = \port$2328$0 [22:21] + 1'h0;
-  assign \$70  = \port$2328$0 [22:21] + 1'h0;
-  assign \$71  = \port$2328$0 [22:21] + 1'h0;
-  assign \$72  = \port$2328$0 [22:21] + 1'h0;
+  assign \$69  = \port$2351$0 [22:21] + 1'h0;
+  assign \$70  = \port$2351$0 [22:21] + 1'h0;
+  assign \$71  = \port$2351$0 [22:21] + 1'h0;
+  assign \$72  = \port$2351$0 [22:21] + 1'h0;
   assign \$73  = cnt0 >= 8'hff;
   assign \$74  = cnt0 + 1'h1;
   assign \$75  = \$73  ? 9'h0ff : \$74 ;
@@ -3244,13 +3321,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$37 [1:0])
       2'h0:
-          valid0 = \port$2324$0 [38];
+          valid0 = \port$2347$0 [38];
       2'h1:
-          valid0 = \port$2324$0 [85];
+          valid0 = \port$2347$0 [85];
       2'h2:
-          valid0 = \port$2324$0 [132];
+          valid0 = \port$2347$0 [132];
       2'h3:
-          valid0 = \port$2324$0 [179];
+          valid0 = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3258,13 +3335,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$38 [1:0])
       2'h0:
-          \$39  = \port$2324$0 [38];
+          \$39  = \port$2347$0 [38];
       2'h1:
-          \$39  = \port$2324$0 [85];
+          \$39  = \port$2347$0 [85];
       2'h2:
-          \$39  = \port$2324$0 [132];
+          \$39  = \port$2347$0 [132];
       2'h3:
-          \$39  = \port$2324$0 [179];
+          \$39  = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3286,13 +3363,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$42 [1:0])
       2'h0:
-          tag0 = \port$2324$0 [23:0];
+          tag0 = \port$2347$0 [23:0];
       2'h1:
-          tag0 = \port$2324$0 [70:47];
+          tag0 = \port$2347$0 [70:47];
       2'h2:
-          tag0 = \port$2324$0 [117:94];
+          tag0 = \port$2347$0 [117:94];
       2'h3:
-          tag0 = \port$2324$0 [164:141];
+          tag0 = \port$2347$0 [164:141];
     endcase
   end
   always @* begin
@@ -3314,13 +3391,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$44 [1:0])
       2'h0:
-          cnt0 = \port$2324$0 [31:24];
+          cnt0 = \port$2347$0 [31:24];
       2'h1:
-          cnt0 = \port$2324$0 [78:71];
+          cnt0 = \port$2347$0 [78:71];
       2'h2:
-          cnt0 = \port$2324$0 [125:118];
+          cnt0 = \port$2347$0 [125:118];
       2'h3:
-          cnt0 = \port$2324$0 [172:165];
+          cnt0 = \port$2347$0 [172:165];
     endcase
   end
   always @* begin
@@ -3342,13 +3419,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$46 [1:0])
       2'h0:
-          valid1 = \port$2324$0 [38];
+          valid1 = \port$2347$0 [38];
       2'h1:
-          valid1 = \port$2324$0 [85];
+          valid1 = \port$2347$0 [85];
       2'h2:
-          valid1 = \port$2324$0 [132];
+          valid1 = \port$2347$0 [132];
       2'h3:
-          valid1 = \port$2324$0 [179];
+          valid1 = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3356,13 +3433,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$2324$0 [38];
+          \$48  = \port$2347$0 [38];
       2'h1:
-          \$48  = \port$2324$0 [85];
+          \$48  = \port$2347$0 [85];
       2'h2:
-          \$48  = \port$2324$0 [132];
+          \$48  = \port$2347$0 [132];
       2'h3:
-          \$48  = \port$2324$0 [179];
+          \$48  = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3384,13 +3461,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          tag1 = \port$2324$0 [23:0];
+          tag1 = \port$2347$0 [23:0];
       2'h1:
-          tag1 = \port$2324$0 [70:47];
+          tag1 = \port$2347$0 [70:47];
       2'h2:
-          tag1 = \port$2324$0 [117:94];
+          tag1 = \port$2347$0 [117:94];
       2'h3:
-          tag1 = \port$2324$0 [164:141];
+          tag1 = \port$2347$0 [164:141];
     endcase
   end
   always @* begin
@@ -3412,13 +3489,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          cnt1 = \port$2324$0 [31:24];
+          cnt1 = \port$2347$0 [31:24];
       2'h1:
-          cnt1 = \port$2324$0 [78:71];
+          cnt1 = \port$2347$0 [78:71];
       2'h2:
-          cnt1 = \port$2324$0 [125:118];
+          cnt1 = \port$2347$0 [125:118];
       2'h3:
-          cnt1 = \port$2324$0 [172:165];
+          cnt1 = \port$2347$0 [172:165];
     endcase
   end
   always @* begin
@@ -3440,13 +3517,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          valid2 = \port$2324$0 [38];
+          valid2 = \port$2347$0 [38];
       2'h1:
-          valid2 = \port$2324$0 [85];
+          valid2 = \port$2347$0 [85];
       2'h2:
-          valid2 = \port$2324$0 [132];
+          valid2 = \port$2347$0 [132];
       2'h3:
-          valid2 = \port$2324$0 [179];
+          valid2 = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3454,13 +3531,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$56 [1:0])
       2'h0:
-          \$57  = \port$2324$0 [38];
+          \$57  = \port$2347$0 [38];
       2'h1:
-          \$57  = \port$2324$0 [85];
+          \$57  = \port$2347$0 [85];
       2'h2:
-          \$57  = \port$2324$0 [132];
+          \$57  = \port$2347$0 [132];
       2'h3:
-          \$57  = \port$2324$0 [179];
+          \$57  = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3482,13 +3559,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$60 [1:0])
       2'h0:
-          tag2 = \port$2324$0 [23:0];
+          tag2 = \port$2347$0 [23:0];
       2'h1:
-          tag2 = \port$2324$0 [70:47];
+          tag2 = \port$2347$0 [70:47];
       2'h2:
-          tag2 = \port$2324$0 [117:94];
+          tag2 = \port$2347$0 [117:94];
       2'h3:
-          tag2 = \port$2324$0 [164:141];
+          tag2 = \port$2347$0 [164:141];
     endcase
   end
   always @* begin
@@ -3510,13 +3587,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          cnt2 = \port$2324$0 [31:24];
+          cnt2 = \port$2347$0 [31:24];
       2'h1:
-          cnt2 = \port$2324$0 [78:71];
+          cnt2 = \port$2347$0 [78:71];
       2'h2:
-          cnt2 = \port$2324$0 [125:118];
+          cnt2 = \port$2347$0 [125:118];
       2'h3:
-          cnt2 = \port$2324$0 [172:165];
+          cnt2 = \port$2347$0 [172:165];
     endcase
   end
   always @* begin
@@ -3538,13 +3615,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$64 [1:0])
       2'h0:
-          valid3 = \port$2324$0 [38];
+          valid3 = \port$2347$0 [38];
       2'h1:
-          valid3 = \port$2324$0 [85];
+          valid3 = \port$2347$0 [85];
       2'h2:
-          valid3 = \port$2324$0 [132];
+          valid3 = \port$2347$0 [132];
       2'h3:
-          valid3 = \port$2324$0 [179];
+          valid3 = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3552,13 +3629,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$65 [1:0])
       2'h0:
-          \$66  = \port$2324$0 [38];
+          \$66  = \port$2347$0 [38];
       2'h1:
-          \$66  = \port$2324$0 [85];
+          \$66  = \port$2347$0 [85];
       2'h2:
-          \$66  = \port$2324$0 [132];
+          \$66  = \port$2347$0 [132];
       2'h3:
-          \$66  = \port$2324$0 [179];
+          \$66  = \port$2347$0 [179];
     endcase
   end
   always @* begin
@@ -3580,13 +3657,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          tag3 = \port$2324$0 [23:0];
+          tag3 = \port$2347$0 [23:0];
       2'h1:
-          tag3 = \port$2324$0 [70:47];
+          tag3 = \port$2347$0 [70:47];
       2'h2:
-          tag3 = \port$2324$0 [117:94];
+          tag3 = \port$2347$0 [117:94];
       2'h3:
-          tag3 = \port$2324$0 [164:141];
+          tag3 = \port$2347$0 [164:141];
     endcase
   end
   always @* begin
@@ -3608,13 +3685,13 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$71 [1:0])
       2'h0:
-          cnt3 = \port$2324$0 [31:24];
+          cnt3 = \port$2347$0 [31:24];
       2'h1:
-          cnt3 = \port$2324$0 [78:71];
+          cnt3 = \port$2347$0 [78:71];
       2'h2:
-          cnt3 = \port$2324$0 [125:118];
+          cnt3 = \port$2347$0 [125:118];
       2'h3:
-          cnt3 = \port$2324$0 [172:165];
+          cnt3 = \port$2347$0 [172:165];
     endcase
   end
   always @* begin
@@ -3631,52 +3708,52 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2324$0 , \port$2328$0 , \port$2323$0  };
+  assign window = { 45'h000000000000, \port$2347$0 , \port$2351$0 , \port$2346$0  };
   assign age_bank0 = { \$12 , \$9  };
   assign age_bank1 = { \$20 , \$17  };
   assign age_bank2 = { \$28 , \$25  };
   assign age_bank3 = { \$36 , \$33  };
-  assign \window.request  = \port$2323$0 [34:0];
-  assign \window.request.valid  = \port$2323$0 [0];
-  assign \window.request.op  = \port$2323$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2323$0 [4:3];
-  assign \window.request.tag  = \port$2323$0 [28:5];
-  assign \window.request.t  = \port$2323$0 [34:29];
-  assign \window.start  = \port$2323$0 [41:35];
-  assign \window.lane_slot  = \port$2328$0 ;
-  assign \window.bank  = \port$2324$0 ;
-  assign \window.bank[0].tag  = \port$2324$0 [23:0];
-  assign \window.bank[0].count  = \port$2324$0 [31:24];
-  assign \window.bank[0].last  = \port$2324$0 [37:32];
-  assign \window.bank[0].valid  = \port$2324$0 [38];
-  assign \window.bank[0].fresh  = \port$2324$0 [39];
-  assign \window.bank[0].mark  = \port$2324$0 [40];
-  assign \window.bank[0].row  = \port$2324$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2324$0 [46];
-  assign \window.bank[1].tag  = \port$2324$0 [70:47];
-  assign \window.bank[1].count  = \port$2324$0 [78:71];
-  assign \window.bank[1].last  = \port$2324$0 [84:79];
-  assign \window.bank[1].valid  = \port$2324$0 [85];
-  assign \window.bank[1].fresh  = \port$2324$0 [86];
-  assign \window.bank[1].mark  = \port$2324$0 [87];
-  assign \window.bank[1].row  = \port$2324$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2324$0 [93];
-  assign \window.bank[2].tag  = \port$2324$0 [117:94];
-  assign \window.bank[2].count  = \port$2324$0 [125:118];
-  assign \window.bank[2].last  = \port$2324$0 [131:126];
-  assign \window.bank[2].valid  = \port$2324$0 [132];
-  assign \window.bank[2].fresh  = \port$2324$0 [133];
-  assign \window.bank[2].mark  = \port$2324$0 [134];
-  assign \window.bank[2].row  = \port$2324$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2324$0 [140];
-  assign \window.bank[3].tag  = \port$2324$0 [164:141];
-  assign \window.bank[3].count  = \port$2324$0 [172:165];
-  assign \window.bank[3].last  = \port$2324$0 [178:173];
-  assign \window.bank[3].valid  = \port$2324$0 [179];
-  assign \window.bank[3].fresh  = \port$2324$0 [180];
-  assign \window.bank[3].mark  = \port$2324$0 [181];
-  assign \window.bank[3].row  = \port$2324$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2324$0 [187];
+  assign \window.request  = \port$2346$0 [34:0];
+  assign \window.request.valid  = \port$2346$0 [0];
+  assign \window.request.op  = \port$2346$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2346$0 [4:3];
+  assign \window.request.tag  = \port$2346$0 [28:5];
+  assign \window.request.t  = \port$2346$0 [34:29];
+  assign \window.start  = \port$2346$0 [41:35];
+  assign \window.lane_slot  = \port$2351$0 ;
+  assign \window.bank  = \port$2347$0 ;
+  assign \window.bank[0].tag  = \port$2347$0 [23:0];
+  assign \window.bank[0].count  = \port$2347$0 [31:24];
+  assign \window.bank[0].last  = \port$2347$0 [37:32];
+  assign \window.bank[0].valid  = \port$2347$0 [38];
+  assign \window.bank[0].fresh  = \port$2347$0 [39];
+  assign \window.bank[0].mark  = \port$2347$0 [40];
+  assign \window.bank[0].row  = \port$2347$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2347$0 [46];
+  assign \window.bank[1].tag  = \port$2347$0 [70:47];
+  assign \window.bank[1].count  = \port$2347$0 [78:71];
+  assign \window.bank[1].last  = \port$2347$0 [84:79];
+  assign \window.bank[1].valid  = \port$2347$0 [85];
+  assign \window.bank[1].fresh  = \port$2347$0 [86];
+  assign \window.bank[1].mark  = \port$2347$0 [87];
+  assign \window.bank[1].row  = \port$2347$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2347$0 [93];
+  assign \window.bank[2].tag  = \port$2347$0 [117:94];
+  assign \window.bank[2].count  = \port$2347$0 [125:118];
+  assign \window.bank[2].last  = \port$2347$0 [131:126];
+  assign \window.bank[2].valid  = \port$2347$0 [132];
+  assign \window.bank[2].fresh  = \port$2347$0 [133];
+  assign \window.bank[2].mark  = \port$2347$0 [134];
+  assign \window.bank[2].row  = \port$2347$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2347$0 [140];
+  assign \window.bank[3].tag  = \port$2347$0 [164:141];
+  assign \window.bank[3].count  = \port$2347$0 [172:165];
+  assign \window.bank[3].last  = \port$2347$0 [178:173];
+  assign \window.bank[3].valid  = \port$2347$0 [179];
+  assign \window.bank[3].fresh  = \port$2347$0 [180];
+  assign \window.bank[3].mark  = \port$2347$0 [181];
+  assign \window.bank[3].row  = \port$2347$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2347$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3754,7 +3831,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[341] = \$109 ;
   assign lanes[300:293] = \$108 [7:0];
   assign lanes[292:285] = \$105 [7:0];
-  assign lanes[284:278] = \port$2328$0 [27:21];
+  assign lanes[284:278] = \port$2351$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -3767,7 +3844,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[340] = \$99 ;
   assign lanes[235:228] = \$98 [7:0];
   assign lanes[227:220] = \$95 [7:0];
-  assign lanes[219:213] = \port$2328$0 [20:14];
+  assign lanes[219:213] = \port$2351$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -3780,7 +3857,7 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[339] = \$89 ;
   assign lanes[170:163] = \$88 [7:0];
   assign lanes[162:155] = \$85 [7:0];
-  assign lanes[154:148] = \port$2328$0 [13:7];
+  assign lanes[154:148] = \port$2351$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -3793,24 +3870,24 @@ module \kv_asu.core.lanes$174 (\port$2324$0 , \port$2328$0 , lanes, cfg, \port$2
   assign lanes[338] = \$79 ;
   assign lanes[105:98] = \$78 [7:0];
   assign lanes[97:90] = \$75 [7:0];
-  assign lanes[89:83] = \port$2328$0 [6:0];
+  assign lanes[89:83] = \port$2351$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2323$0 [41:35];
-  assign lanes[34:0] = \port$2323$0 [34:0];
+  assign lanes[41:35] = \port$2346$0 [41:35];
+  assign lanes[34:0] = \port$2346$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign tag_eq_b[3] = \$4 ;
   assign tag_eq_b[2] = \$3 ;
   assign tag_eq_b[1] = \$2 ;
   assign tag_eq_b[0] = \$1 ;
-  assign mark_now_b[3] = \port$2324$0 [181];
-  assign mark_now_b[2] = \port$2324$0 [134];
-  assign mark_now_b[1] = \port$2324$0 [87];
-  assign mark_now_b[0] = \port$2324$0 [40];
+  assign mark_now_b[3] = \port$2347$0 [181];
+  assign mark_now_b[2] = \port$2347$0 [134];
+  assign mark_now_b[1] = \port$2347$0 [87];
+  assign mark_now_b[0] = \port$2347$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5369,8 +5446,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2343$5 
-, inv_slot, \port$2343$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
+, \port$2366$5 , inv_slot, \port$2366$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -5597,13 +5674,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$3 ;
   wire \$30 ;
   wire \$300 ;
-  wire [5:0] \$301 ;
+  wire \$301 ;
   wire \$302 ;
   wire [5:0] \$303 ;
   wire \$304 ;
   wire [5:0] \$305 ;
   wire \$306 ;
-  wire \$307 ;
+  wire [5:0] \$307 ;
   wire \$308 ;
   wire \$309 ;
   wire \$31 ;
@@ -5668,16 +5745,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$363 ;
   wire \$364 ;
   wire \$365 ;
-  wire [5:0] \$366 ;
+  wire \$366 ;
   wire \$367 ;
-  wire [5:0] \$368 ;
+  wire \$368 ;
   wire \$369 ;
   wire \$37 ;
   wire [5:0] \$370 ;
   wire \$371 ;
-  wire \$372 ;
+  wire [5:0] \$372 ;
   wire \$373 ;
-  wire \$374 ;
+  wire [5:0] \$374 ;
   wire \$375 ;
   wire \$376 ;
   wire \$377 ;
@@ -5741,18 +5818,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$429 ;
   wire \$43 ;
   wire \$430 ;
-  wire [5:0] \$431 ;
+  wire \$431 ;
   wire \$432 ;
-  wire [5:0] \$433 ;
+  wire \$433 ;
   wire \$434 ;
-  wire [5:0] \$435 ;
+  wire \$435 ;
   wire \$436 ;
-  wire \$437 ;
+  wire [5:0] \$437 ;
   wire \$438 ;
-  wire \$439 ;
+  wire [5:0] \$439 ;
   wire \$44 ;
   wire \$440 ;
-  wire \$441 ;
+  wire [5:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
   wire \$444 ;
@@ -5811,61 +5888,69 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$492 ;
   wire \$493 ;
   wire \$494 ;
-  reg [4:0] \$495 ;
-  reg [4:0] \$496 ;
-  reg [4:0] \$497 ;
-  reg [4:0] \$498 ;
-  reg \$499 ;
+  wire \$495 ;
+  wire \$496 ;
+  wire \$497 ;
+  wire \$498 ;
+  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  reg [7:0] \$500 ;
-  reg [31:0] \$501 ;
-  reg \$502 ;
-  reg \$503 ;
-  reg \$504 ;
-  reg [31:0] \$505 ;
-  reg \$506 ;
-  reg [7:0] \$507 ;
-  reg \$508 ;
-  reg \$509 ;
+  wire \$500 ;
+  wire \$501 ;
+  wire \$502 ;
+  reg [4:0] \$503 ;
+  reg [4:0] \$504 ;
+  reg [4:0] \$505 ;
+  reg [4:0] \$506 ;
+  reg \$507 ;
+  reg [7:0] \$508 ;
+  reg [31:0] \$509 ;
   wire \$51 ;
-  reg [4:0] \$510 ;
+  reg \$510 ;
   reg \$511 ;
-  reg [7:0] \$512 ;
-  reg \$513 ;
+  reg \$512 ;
+  reg [31:0] \$513 ;
   reg \$514 ;
-  reg \$515 ;
-  reg [31:0] \$516 ;
+  reg [11:0] \$515 ;
+  reg \$516 ;
   reg \$517 ;
-  reg [7:0] \$518 ;
+  reg [4:0] \$518 ;
   reg \$519 ;
   wire \$52 ;
-  reg \$520 ;
-  reg [4:0] \$521 ;
+  reg [7:0] \$520 ;
+  reg \$521 ;
   reg \$522 ;
-  reg [7:0] \$523 ;
-  reg \$524 ;
+  reg \$523 ;
+  reg [31:0] \$524 ;
   reg \$525 ;
-  reg \$526 ;
-  reg [31:0] \$527 ;
+  reg [11:0] \$526 ;
+  reg \$527 ;
   reg \$528 ;
-  reg [7:0] \$529 ;
+  reg [4:0] \$529 ;
   wire \$53 ;
   reg \$530 ;
-  reg \$531 ;
-  reg [4:0] \$532 ;
+  reg [7:0] \$531 ;
+  reg \$532 ;
   reg \$533 ;
-  reg [7:0] \$534 ;
-  reg \$535 ;
+  reg \$534 ;
+  reg [31:0] \$535 ;
   reg \$536 ;
-  reg \$537 ;
-  reg [31:0] \$538 ;
+  reg [11:0] \$537 ;
+  reg \$538 ;
   reg \$539 ;
   wire \$54 ;
-  reg [7:0] \$540 ;
+  reg [4:0] \$540 ;
   reg \$541 ;
-  reg \$542 ;
+  reg [7:0] \$542 ;
+  reg \$543 ;
+  reg \$544 ;
+  reg \$545 ;
+  reg [31:0] \$546 ;
+  reg \$547 ;
+  reg [11:0] \$548 ;
+  reg \$549 ;
   wire \$55 ;
+  reg \$550 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
@@ -5915,93 +6000,101 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$98 ;
   wire \$99 ;
   wire [4:0] \$signature__addr ;
-  wire [4:0] \$signature__addr$101 ;
-  wire [4:0] \$signature__addr$105 ;
-  wire [4:0] \$signature__addr$109 ;
-  wire [4:0] \$signature__addr$135 ;
+  wire [4:0] \$signature__addr$103 ;
+  wire [4:0] \$signature__addr$107 ;
+  wire [4:0] \$signature__addr$111 ;
   wire [4:0] \$signature__addr$137 ;
-  wire [4:0] \$signature__addr$141 ;
+  wire [4:0] \$signature__addr$139 ;
   wire [4:0] \$signature__addr$143 ;
-  wire [4:0] \$signature__addr$154 ;
+  wire [4:0] \$signature__addr$145 ;
   wire [4:0] \$signature__addr$156 ;
-  wire [4:0] \$signature__addr$160 ;
+  wire [4:0] \$signature__addr$158 ;
   wire [4:0] \$signature__addr$162 ;
-  wire [4:0] \$signature__addr$173 ;
+  wire [4:0] \$signature__addr$164 ;
   wire [4:0] \$signature__addr$175 ;
-  wire [4:0] \$signature__addr$179 ;
+  wire [4:0] \$signature__addr$177 ;
   wire [4:0] \$signature__addr$181 ;
+  wire [4:0] \$signature__addr$183 ;
   wire [31:0] \$signature__data ;
-  wire [31:0] \$signature__data$118 ;
-  wire [7:0] \$signature__data$118.count ;
-  wire [23:0] \$signature__data$118.tag ;
-  wire [7:0] \$signature__data$120 ;
-  wire \$signature__data$120.fresh ;
-  wire [5:0] \$signature__data$120.last ;
-  wire \$signature__data$120.valid ;
-  wire [31:0] \$signature__data$148 ;
-  wire [7:0] \$signature__data$148.count ;
-  wire [23:0] \$signature__data$148.tag ;
-  wire [7:0] \$signature__data$150 ;
-  wire \$signature__data$150.fresh ;
-  wire [5:0] \$signature__data$150.last ;
-  wire \$signature__data$150.valid ;
-  wire [31:0] \$signature__data$167 ;
-  wire [7:0] \$signature__data$167.count ;
-  wire [23:0] \$signature__data$167.tag ;
-  wire [7:0] \$signature__data$169 ;
-  wire \$signature__data$169.fresh ;
-  wire [5:0] \$signature__data$169.last ;
-  wire \$signature__data$169.valid ;
-  wire [31:0] \$signature__data$186 ;
-  wire [7:0] \$signature__data$186.count ;
-  wire [23:0] \$signature__data$186.tag ;
-  wire [7:0] \$signature__data$188 ;
-  wire \$signature__data$188.fresh ;
-  wire [5:0] \$signature__data$188.last ;
-  wire \$signature__data$188.valid ;
-  wire [7:0] \$signature__data$35 ;
+  wire [31:0] \$signature__data$120 ;
+  wire [7:0] \$signature__data$120.count ;
+  wire [23:0] \$signature__data$120.tag ;
+  wire [11:0] \$signature__data$122 ;
+  wire \$signature__data$122.fresh ;
+  wire [3:0] \$signature__data$122.gen ;
+  wire [5:0] \$signature__data$122.last ;
+  wire \$signature__data$122.valid ;
+  wire [31:0] \$signature__data$150 ;
+  wire [7:0] \$signature__data$150.count ;
+  wire [23:0] \$signature__data$150.tag ;
+  wire [11:0] \$signature__data$152 ;
+  wire \$signature__data$152.fresh ;
+  wire [3:0] \$signature__data$152.gen ;
+  wire [5:0] \$signature__data$152.last ;
+  wire \$signature__data$152.valid ;
+  wire [31:0] \$signature__data$169 ;
+  wire [7:0] \$signature__data$169.count ;
+  wire [23:0] \$signature__data$169.tag ;
+  wire [11:0] \$signature__data$171 ;
+  wire \$signature__data$171.fresh ;
+  wire [3:0] \$signature__data$171.gen ;
+  wire [5:0] \$signature__data$171.last ;
+  wire \$signature__data$171.valid ;
+  wire [31:0] \$signature__data$188 ;
+  wire [7:0] \$signature__data$188.count ;
+  wire [23:0] \$signature__data$188.tag ;
+  wire [11:0] \$signature__data$190 ;
+  wire \$signature__data$190.fresh ;
+  wire [3:0] \$signature__data$190.gen ;
+  wire [5:0] \$signature__data$190.last ;
+  wire \$signature__data$190.valid ;
+  wire [11:0] \$signature__data$35 ;
   wire \$signature__data$35.fresh ;
+  wire [3:0] \$signature__data$35.gen ;
   wire [5:0] \$signature__data$35.last ;
   wire \$signature__data$35.valid ;
   wire [31:0] \$signature__data$51 ;
   wire [7:0] \$signature__data$51.count ;
   wire [23:0] \$signature__data$51.tag ;
-  wire [7:0] \$signature__data$54 ;
+  wire [11:0] \$signature__data$54 ;
   wire \$signature__data$54.fresh ;
+  wire [3:0] \$signature__data$54.gen ;
   wire [5:0] \$signature__data$54.last ;
   wire \$signature__data$54.valid ;
   wire [31:0] \$signature__data$68 ;
   wire [7:0] \$signature__data$68.count ;
   wire [23:0] \$signature__data$68.tag ;
-  wire [7:0] \$signature__data$71 ;
+  wire [11:0] \$signature__data$71 ;
   wire \$signature__data$71.fresh ;
+  wire [3:0] \$signature__data$71.gen ;
   wire [5:0] \$signature__data$71.last ;
   wire \$signature__data$71.valid ;
   wire [31:0] \$signature__data$85 ;
   wire [7:0] \$signature__data$85.count ;
   wire [23:0] \$signature__data$85.tag ;
-  wire [7:0] \$signature__data$88 ;
+  wire [11:0] \$signature__data$88 ;
   wire \$signature__data$88.fresh ;
+  wire [3:0] \$signature__data$88.gen ;
   wire [5:0] \$signature__data$88.last ;
   wire \$signature__data$88.valid ;
   wire [7:0] \$signature__data.count ;
   wire [23:0] \$signature__data.tag ;
   wire \$signature__en ;
-  wire \$signature__en$102 ;
-  wire \$signature__en$106 ;
-  wire \$signature__en$110 ;
-  wire \$signature__en$136 ;
+  wire \$signature__en$104 ;
+  wire \$signature__en$108 ;
+  wire \$signature__en$112 ;
   wire \$signature__en$138 ;
-  wire \$signature__en$142 ;
+  wire \$signature__en$140 ;
   wire \$signature__en$144 ;
-  wire \$signature__en$155 ;
+  wire \$signature__en$146 ;
   wire \$signature__en$157 ;
-  wire \$signature__en$161 ;
+  wire \$signature__en$159 ;
   wire \$signature__en$163 ;
-  wire \$signature__en$174 ;
+  wire \$signature__en$165 ;
   wire \$signature__en$176 ;
-  wire \$signature__en$180 ;
+  wire \$signature__en$178 ;
   wire \$signature__en$182 ;
+  wire \$signature__en$184 ;
   output [31:0] bk_count;
   wire [31:0] bk_count;
   output [3:0] bk_fresh;
@@ -6026,6 +6119,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [4:0] clear_row;
   input clk;
   wire clk;
+  wire [7:0] copy_data;
+  wire \copy_data.fresh ;
+  wire [5:0] \copy_data.last ;
+  wire \copy_data.valid ;
   reg ent0_byp = 1'h0;
   reg [31:0] ent0_byp_data = 32'd0;
   wire [7:0] \ent0_byp_data.count ;
@@ -6054,6 +6151,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [31:0] ent3_rd;
   wire [7:0] \ent3_rd.count ;
   wire [23:0] \ent3_rd.tag ;
+  input [3:0] generation;
+  wire [3:0] generation;
   wire inv_at_hi;
   wire inv_at_hi_m1;
   wire inv_en;
@@ -6076,25 +6175,25 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire mark_now2;
   wire mark_now3;
   wire [4:0] mark_r__addr;
-  wire [4:0] \mark_r__addr$139 ;
-  wire [4:0] \mark_r__addr$158 ;
-  wire [4:0] \mark_r__addr$177 ;
+  wire [4:0] \mark_r__addr$141 ;
+  wire [4:0] \mark_r__addr$160 ;
+  wire [4:0] \mark_r__addr$179 ;
   wire mark_r__data;
-  wire \mark_r__data$152 ;
-  wire \mark_r__data$171 ;
-  wire \mark_r__data$190 ;
+  wire \mark_r__data$154 ;
+  wire \mark_r__data$173 ;
+  wire \mark_r__data$192 ;
   wire mark_r__en;
-  wire \mark_r__en$140 ;
-  wire \mark_r__en$159 ;
-  wire \mark_r__en$178 ;
+  wire \mark_r__en$142 ;
+  wire \mark_r__en$161 ;
+  wire \mark_r__en$180 ;
   (* init = 5'h00 *)
   wire [4:0] mark_w__addr;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$145 ;
+  wire [4:0] \mark_w__addr$147 ;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$164 ;
+  wire [4:0] \mark_w__addr$166 ;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$183 ;
+  wire [4:0] \mark_w__addr$185 ;
   (* init = 1'h0 *)
   wire mark_w__data;
   (* init = 1'h0 *)
@@ -6104,54 +6203,63 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   (* init = 1'h0 *)
   wire \mark_w__data$92 ;
   wire mark_w__en;
-  wire \mark_w__en$146 ;
-  wire \mark_w__en$165 ;
-  wire \mark_w__en$184 ;
+  wire \mark_w__en$148 ;
+  wire \mark_w__en$167 ;
+  wire \mark_w__en$186 ;
   reg meta0_byp = 1'h0;
-  reg [7:0] meta0_byp_data = 8'h00;
+  reg [11:0] meta0_byp_data = 12'h000;
   wire \meta0_byp_data.fresh ;
+  wire [3:0] \meta0_byp_data.gen ;
   wire [5:0] \meta0_byp_data.last ;
   wire \meta0_byp_data.valid ;
-  wire [7:0] meta0_rd;
+  wire [11:0] meta0_rd;
   wire \meta0_rd.fresh ;
+  wire [3:0] \meta0_rd.gen ;
   wire [5:0] \meta0_rd.last ;
   wire \meta0_rd.valid ;
   reg meta1_byp = 1'h0;
-  reg [7:0] meta1_byp_data = 8'h00;
+  reg [11:0] meta1_byp_data = 12'h000;
   wire \meta1_byp_data.fresh ;
+  wire [3:0] \meta1_byp_data.gen ;
   wire [5:0] \meta1_byp_data.last ;
   wire \meta1_byp_data.valid ;
-  wire [7:0] meta1_rd;
+  wire [11:0] meta1_rd;
   wire \meta1_rd.fresh ;
+  wire [3:0] \meta1_rd.gen ;
   wire [5:0] \meta1_rd.last ;
   wire \meta1_rd.valid ;
   reg meta2_byp = 1'h0;
-  reg [7:0] meta2_byp_data = 8'h00;
+  reg [11:0] meta2_byp_data = 12'h000;
   wire \meta2_byp_data.fresh ;
+  wire [3:0] \meta2_byp_data.gen ;
   wire [5:0] \meta2_byp_data.last ;
   wire \meta2_byp_data.valid ;
-  wire [7:0] meta2_rd;
+  wire [11:0] meta2_rd;
   wire \meta2_rd.fresh ;
+  wire [3:0] \meta2_rd.gen ;
   wire [5:0] \meta2_rd.last ;
   wire \meta2_rd.valid ;
   reg meta3_byp = 1'h0;
-  reg [7:0] meta3_byp_data = 8'h00;
+  reg [11:0] meta3_byp_data = 12'h000;
   wire \meta3_byp_data.fresh ;
+  wire [3:0] \meta3_byp_data.gen ;
   wire [5:0] \meta3_byp_data.last ;
   wire \meta3_byp_data.valid ;
-  wire [7:0] meta3_rd;
+  wire [11:0] meta3_rd;
   wire \meta3_rd.fresh ;
+  wire [3:0] \meta3_rd.gen ;
   wire [5:0] \meta3_rd.last ;
   wire \meta3_rd.valid ;
   reg [4:0] meta_addr;
-  wire [7:0] meta_data;
+  wire [11:0] meta_data;
   wire \meta_data.fresh ;
+  wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2343$136 ;
-  wire [17:0] \port$2343$136 ;
-  input [29:0] \port$2343$5 ;
-  wire [29:0] \port$2343$5 ;
+  input [17:0] \port$2366$136 ;
+  wire [17:0] \port$2366$136 ;
+  input [29:0] \port$2366$5 ;
+  wire [29:0] \port$2366$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6332,14 +6440,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent0[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$106 )
-      ent0[\port$2343$136 [6:2]] <= \$signature__data ;
+    if (\$signature__en$108 )
+      ent0[\port$2366$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
     _0_ <= ent0[\$236 [4:0]];
   end
-  assign \$signature__data$118  = _0_;
+  assign \$signature__data$120  = _0_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent1 [31:0];
   initial begin
@@ -6377,14 +6485,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent1[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$142 )
-      ent1[\port$2343$136 [6:2]] <= \$signature__data$51 ;
+    if (\$signature__en$144 )
+      ent1[\port$2366$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
-    _1_ <= ent1[\$301 [4:0]];
+    _1_ <= ent1[\$303 [4:0]];
   end
-  assign \$signature__data$148  = _1_;
+  assign \$signature__data$150  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent2 [31:0];
   initial begin
@@ -6422,14 +6530,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent2[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$161 )
-      ent2[\port$2343$136 [6:2]] <= \$signature__data$68 ;
+    if (\$signature__en$163 )
+      ent2[\port$2366$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
-    _2_ <= ent2[\$366 [4:0]];
+    _2_ <= ent2[\$370 [4:0]];
   end
-  assign \$signature__data$167  = _2_;
+  assign \$signature__data$169  = _2_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent3 [31:0];
   initial begin
@@ -6467,14 +6575,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent3[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$180 )
-      ent3[\port$2343$136 [6:2]] <= \$signature__data$85 ;
+    if (\$signature__en$182 )
+      ent3[\port$2366$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
-    _3_ <= ent3[\$431 [4:0]];
+    _3_ <= ent3[\$437 [4:0]];
   end
-  assign \$signature__data$186  = _3_;
+  assign \$signature__data$188  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark0 [31:0];
   initial begin
@@ -6562,9 +6670,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _5_;
   always @(posedge clk) begin
-    _5_ <= mark1[\$305 [4:0]];
+    _5_ <= mark1[\$307 [4:0]];
   end
-  assign \mark_r__data$152  = _5_;
+  assign \mark_r__data$154  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark2 [31:0];
   initial begin
@@ -6607,9 +6715,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _6_;
   always @(posedge clk) begin
-    _6_ <= mark2[\$370 [4:0]];
+    _6_ <= mark2[\$374 [4:0]];
   end
-  assign \mark_r__data$171  = _6_;
+  assign \mark_r__data$173  = _6_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark3 [31:0];
   initial begin
@@ -6652,189 +6760,189 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _7_;
   always @(posedge clk) begin
-    _7_ <= mark3[\$435 [4:0]];
+    _7_ <= mark3[\$441 [4:0]];
   end
-  assign \mark_r__data$190  = _7_;
+  assign \mark_r__data$192  = _7_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta0 [31:0];
+  reg [11:0] meta0 [31:0];
   initial begin
-    meta0[0] = 8'h00;
-    meta0[1] = 8'h00;
-    meta0[2] = 8'h00;
-    meta0[3] = 8'h00;
-    meta0[4] = 8'h00;
-    meta0[5] = 8'h00;
-    meta0[6] = 8'h00;
-    meta0[7] = 8'h00;
-    meta0[8] = 8'h00;
-    meta0[9] = 8'h00;
-    meta0[10] = 8'h00;
-    meta0[11] = 8'h00;
-    meta0[12] = 8'h00;
-    meta0[13] = 8'h00;
-    meta0[14] = 8'h00;
-    meta0[15] = 8'h00;
-    meta0[16] = 8'h00;
-    meta0[17] = 8'h00;
-    meta0[18] = 8'h00;
-    meta0[19] = 8'h00;
-    meta0[20] = 8'h00;
-    meta0[21] = 8'h00;
-    meta0[22] = 8'h00;
-    meta0[23] = 8'h00;
-    meta0[24] = 8'h00;
-    meta0[25] = 8'h00;
-    meta0[26] = 8'h00;
-    meta0[27] = 8'h00;
-    meta0[28] = 8'h00;
-    meta0[29] = 8'h00;
-    meta0[30] = 8'h00;
-    meta0[31] = 8'h00;
+    meta0[0] = 12'h000;
+    meta0[1] = 12'h000;
+    meta0[2] = 12'h000;
+    meta0[3] = 12'h000;
+    meta0[4] = 12'h000;
+    meta0[5] = 12'h000;
+    meta0[6] = 12'h000;
+    meta0[7] = 12'h000;
+    meta0[8] = 12'h000;
+    meta0[9] = 12'h000;
+    meta0[10] = 12'h000;
+    meta0[11] = 12'h000;
+    meta0[12] = 12'h000;
+    meta0[13] = 12'h000;
+    meta0[14] = 12'h000;
+    meta0[15] = 12'h000;
+    meta0[16] = 12'h000;
+    meta0[17] = 12'h000;
+    meta0[18] = 12'h000;
+    meta0[19] = 12'h000;
+    meta0[20] = 12'h000;
+    meta0[21] = 12'h000;
+    meta0[22] = 12'h000;
+    meta0[23] = 12'h000;
+    meta0[24] = 12'h000;
+    meta0[25] = 12'h000;
+    meta0[26] = 12'h000;
+    meta0[27] = 12'h000;
+    meta0[28] = 12'h000;
+    meta0[29] = 12'h000;
+    meta0[30] = 12'h000;
+    meta0[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$110 )
-      meta0[meta_addr] <= meta_data;
+    if (\$signature__en$112 )
+      meta0[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _8_;
+  reg [11:0] _8_;
   always @(posedge clk) begin
     _8_ <= meta0[\$238 [4:0]];
   end
-  assign \$signature__data$120  = _8_;
+  assign \$signature__data$122  = _8_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta1 [31:0];
+  reg [11:0] meta1 [31:0];
   initial begin
-    meta1[0] = 8'h00;
-    meta1[1] = 8'h00;
-    meta1[2] = 8'h00;
-    meta1[3] = 8'h00;
-    meta1[4] = 8'h00;
-    meta1[5] = 8'h00;
-    meta1[6] = 8'h00;
-    meta1[7] = 8'h00;
-    meta1[8] = 8'h00;
-    meta1[9] = 8'h00;
-    meta1[10] = 8'h00;
-    meta1[11] = 8'h00;
-    meta1[12] = 8'h00;
-    meta1[13] = 8'h00;
-    meta1[14] = 8'h00;
-    meta1[15] = 8'h00;
-    meta1[16] = 8'h00;
-    meta1[17] = 8'h00;
-    meta1[18] = 8'h00;
-    meta1[19] = 8'h00;
-    meta1[20] = 8'h00;
-    meta1[21] = 8'h00;
-    meta1[22] = 8'h00;
-    meta1[23] = 8'h00;
-    meta1[24] = 8'h00;
-    meta1[25] = 8'h00;
-    meta1[26] = 8'h00;
-    meta1[27] = 8'h00;
-    meta1[28] = 8'h00;
-    meta1[29] = 8'h00;
-    meta1[30] = 8'h00;
-    meta1[31] = 8'h00;
+    meta1[0] = 12'h000;
+    meta1[1] = 12'h000;
+    meta1[2] = 12'h000;
+    meta1[3] = 12'h000;
+    meta1[4] = 12'h000;
+    meta1[5] = 12'h000;
+    meta1[6] = 12'h000;
+    meta1[7] = 12'h000;
+    meta1[8] = 12'h000;
+    meta1[9] = 12'h000;
+    meta1[10] = 12'h000;
+    meta1[11] = 12'h000;
+    meta1[12] = 12'h000;
+    meta1[13] = 12'h000;
+    meta1[14] = 12'h000;
+    meta1[15] = 12'h000;
+    meta1[16] = 12'h000;
+    meta1[17] = 12'h000;
+    meta1[18] = 12'h000;
+    meta1[19] = 12'h000;
+    meta1[20] = 12'h000;
+    meta1[21] = 12'h000;
+    meta1[22] = 12'h000;
+    meta1[23] = 12'h000;
+    meta1[24] = 12'h000;
+    meta1[25] = 12'h000;
+    meta1[26] = 12'h000;
+    meta1[27] = 12'h000;
+    meta1[28] = 12'h000;
+    meta1[29] = 12'h000;
+    meta1[30] = 12'h000;
+    meta1[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$144 )
-      meta1[meta_addr] <= meta_data;
+    if (\$signature__en$146 )
+      meta1[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _9_;
+  reg [11:0] _9_;
   always @(posedge clk) begin
-    _9_ <= meta1[\$303 [4:0]];
+    _9_ <= meta1[\$305 [4:0]];
   end
-  assign \$signature__data$150  = _9_;
+  assign \$signature__data$152  = _9_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta2 [31:0];
+  reg [11:0] meta2 [31:0];
   initial begin
-    meta2[0] = 8'h00;
-    meta2[1] = 8'h00;
-    meta2[2] = 8'h00;
-    meta2[3] = 8'h00;
-    meta2[4] = 8'h00;
-    meta2[5] = 8'h00;
-    meta2[6] = 8'h00;
-    meta2[7] = 8'h00;
-    meta2[8] = 8'h00;
-    meta2[9] = 8'h00;
-    meta2[10] = 8'h00;
-    meta2[11] = 8'h00;
-    meta2[12] = 8'h00;
-    meta2[13] = 8'h00;
-    meta2[14] = 8'h00;
-    meta2[15] = 8'h00;
-    meta2[16] = 8'h00;
-    meta2[17] = 8'h00;
-    meta2[18] = 8'h00;
-    meta2[19] = 8'h00;
-    meta2[20] = 8'h00;
-    meta2[21] = 8'h00;
-    meta2[22] = 8'h00;
-    meta2[23] = 8'h00;
-    meta2[24] = 8'h00;
-    meta2[25] = 8'h00;
-    meta2[26] = 8'h00;
-    meta2[27] = 8'h00;
-    meta2[28] = 8'h00;
-    meta2[29] = 8'h00;
-    meta2[30] = 8'h00;
-    meta2[31] = 8'h00;
+    meta2[0] = 12'h000;
+    meta2[1] = 12'h000;
+    meta2[2] = 12'h000;
+    meta2[3] = 12'h000;
+    meta2[4] = 12'h000;
+    meta2[5] = 12'h000;
+    meta2[6] = 12'h000;
+    meta2[7] = 12'h000;
+    meta2[8] = 12'h000;
+    meta2[9] = 12'h000;
+    meta2[10] = 12'h000;
+    meta2[11] = 12'h000;
+    meta2[12] = 12'h000;
+    meta2[13] = 12'h000;
+    meta2[14] = 12'h000;
+    meta2[15] = 12'h000;
+    meta2[16] = 12'h000;
+    meta2[17] = 12'h000;
+    meta2[18] = 12'h000;
+    meta2[19] = 12'h000;
+    meta2[20] = 12'h000;
+    meta2[21] = 12'h000;
+    meta2[22] = 12'h000;
+    meta2[23] = 12'h000;
+    meta2[24] = 12'h000;
+    meta2[25] = 12'h000;
+    meta2[26] = 12'h000;
+    meta2[27] = 12'h000;
+    meta2[28] = 12'h000;
+    meta2[29] = 12'h000;
+    meta2[30] = 12'h000;
+    meta2[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$163 )
-      meta2[meta_addr] <= meta_data;
+    if (\$signature__en$165 )
+      meta2[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _10_;
+  reg [11:0] _10_;
   always @(posedge clk) begin
-    _10_ <= meta2[\$368 [4:0]];
+    _10_ <= meta2[\$372 [4:0]];
   end
-  assign \$signature__data$169  = _10_;
+  assign \$signature__data$171  = _10_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta3 [31:0];
+  reg [11:0] meta3 [31:0];
   initial begin
-    meta3[0] = 8'h00;
-    meta3[1] = 8'h00;
-    meta3[2] = 8'h00;
-    meta3[3] = 8'h00;
-    meta3[4] = 8'h00;
-    meta3[5] = 8'h00;
-    meta3[6] = 8'h00;
-    meta3[7] = 8'h00;
-    meta3[8] = 8'h00;
-    meta3[9] = 8'h00;
-    meta3[10] = 8'h00;
-    meta3[11] = 8'h00;
-    meta3[12] = 8'h00;
-    meta3[13] = 8'h00;
-    meta3[14] = 8'h00;
-    meta3[15] = 8'h00;
-    meta3[16] = 8'h00;
-    meta3[17] = 8'h00;
-    meta3[18] = 8'h00;
-    meta3[19] = 8'h00;
-    meta3[20] = 8'h00;
-    meta3[21] = 8'h00;
-    meta3[22] = 8'h00;
-    meta3[23] = 8'h00;
-    meta3[24] = 8'h00;
-    meta3[25] = 8'h00;
-    meta3[26] = 8'h00;
-    meta3[27] = 8'h00;
-    meta3[28] = 8'h00;
-    meta3[29] = 8'h00;
-    meta3[30] = 8'h00;
-    meta3[31] = 8'h00;
+    meta3[0] = 12'h000;
+    meta3[1] = 12'h000;
+    meta3[2] = 12'h000;
+    meta3[3] = 12'h000;
+    meta3[4] = 12'h000;
+    meta3[5] = 12'h000;
+    meta3[6] = 12'h000;
+    meta3[7] = 12'h000;
+    meta3[8] = 12'h000;
+    meta3[9] = 12'h000;
+    meta3[10] = 12'h000;
+    meta3[11] = 12'h000;
+    meta3[12] = 12'h000;
+    meta3[13] = 12'h000;
+    meta3[14] = 12'h000;
+    meta3[15] = 12'h000;
+    meta3[16] = 12'h000;
+    meta3[17] = 12'h000;
+    meta3[18] = 12'h000;
+    meta3[19] = 12'h000;
+    meta3[20] = 12'h000;
+    meta3[21] = 12'h000;
+    meta3[22] = 12'h000;
+    meta3[23] = 12'h000;
+    meta3[24] = 12'h000;
+    meta3[25] = 12'h000;
+    meta3[26] = 12'h000;
+    meta3[27] = 12'h000;
+    meta3[28] = 12'h000;
+    meta3[29] = 12'h000;
+    meta3[30] = 12'h000;
+    meta3[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$182 )
-      meta3[meta_addr] <= meta_data;
+    if (\$signature__en$184 )
+      meta3[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _11_;
+  reg [11:0] _11_;
   always @(posedge clk) begin
-    _11_ <= meta3[\$433 [4:0]];
+    _11_ <= meta3[\$439 [4:0]];
   end
-  assign \$signature__data$188  = _11_;
+  assign \$signature__data$190  = _11_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] scrub [31:0];
   initial begin
@@ -6886,213 +6994,229 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign sc_we2 = sc_intent2 & \$427 ;
-  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$167 ;
-  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$169 ;
-  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$171 ;
-  assign \$428  = rd_row_q2 == sc_row_qqq;
-  assign \$429  = sc_we2 & \$428 ;
-  assign mark_now2 = \$429  ? sc_value2 : mark2_rd;
-  assign \$430  = 2'h3 < rd_slot[1:0];
-  assign \$431  = rd_slot[6:2] + \$430 ;
-  assign \$432  = 2'h3 < rd_slot[1:0];
-  assign \$433  = rd_slot[6:2] + \$432 ;
-  assign \$434  = 2'h3 < rd_slot[1:0];
-  assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2343$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2343$136 [8] & \$436 ;
-  assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2343$136 [9] & \$437 ;
-  assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2343$136 [9];
-  assign \$441  = \port$2343$136 [1:0] == 2'h3;
-  assign \$442  = \port$2343$136 [8] & \$441 ;
-  assign \$443  = \$440  & \$442 ;
-  assign \$signature__en$182  = \$439  | \$443 ;
-  assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2343$136 [9] & \$444 ;
-  assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2343$136 [9];
-  assign \$448  = \port$2343$136 [1:0] == 2'h3;
-  assign \$449  = \port$2343$136 [8] & \$448 ;
-  assign \$450  = \$447  & \$449 ;
-  assign \$451  = \$446  | \$450 ;
-  assign \$452  = clear_row == sc_row_q;
-  assign \$453  = clear_en & \$452 ;
-  assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2343$136 [9];
-  assign \$456  = inv_slot[1:0] == 2'h3;
-  assign \$457  = \$455  & \$456 ;
-  assign \$458  = inv_slot[6:2] == sc_row_q;
-  assign \$459  = \$457  & \$458 ;
-  assign \$460  = \$453  | \$459 ;
-  assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2343$136 [9];
+  assign \$421  = \port$2366$136 [1:0] == 2'h2;
+  assign \$422  = \port$2366$136 [8] & \$421 ;
+  assign \$423  = \$420  & \$422 ;
+  assign \$424  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$425  = \$423  & \$424 ;
+  assign \$426  = \$417  | \$425 ;
+  assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
+  assign \$427  = \port$2366$136 [1:0] == 2'h2;
+  assign \$428  = \port$2366$136 [8] & \$427 ;
+  assign \$429  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$430  = \$428  & \$429 ;
+  assign \$431  = ~ \$430 ;
+  assign sc_we2 = sc_intent2 & \$431 ;
+  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$169 ;
+  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$171 ;
+  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$173 ;
+  assign \$432  = rd_row_q2 == sc_row_qqq;
+  assign \$433  = sc_we2 & \$432 ;
+  assign mark_now2 = \$433  ? sc_value2 : mark2_rd;
+  assign \$434  = meta2_rd[9:6] == generation;
+  assign \$435  = meta2_rd[11] & \$434 ;
+  assign \$436  = 2'h3 < rd_slot[1:0];
+  assign \$437  = rd_slot[6:2] + \$436 ;
+  assign \$438  = 2'h3 < rd_slot[1:0];
+  assign \$439  = rd_slot[6:2] + \$438 ;
+  assign \$440  = 2'h3 < rd_slot[1:0];
+  assign \$441  = rd_slot[6:2] + \$440 ;
+  assign \$442  = \port$2366$136 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$2366$136 [8] & \$442 ;
+  assign \$443  = inv_slot[1:0] == 2'h3;
+  assign \$444  = \port$2366$136 [9] & \$443 ;
+  assign \$445  = clear_en | \$444 ;
+  assign \$446  = ~ \port$2366$136 [9];
+  assign \$447  = \port$2366$136 [1:0] == 2'h3;
+  assign \$448  = \port$2366$136 [8] & \$447 ;
+  assign \$449  = \$446  & \$448 ;
+  assign \$signature__en$184  = \$445  | \$449 ;
+  assign \$450  = inv_slot[1:0] == 2'h3;
+  assign \$451  = \port$2366$136 [9] & \$450 ;
+  assign \$452  = clear_en | \$451 ;
+  assign \$453  = ~ \port$2366$136 [9];
+  assign \$454  = \port$2366$136 [1:0] == 2'h3;
+  assign \$455  = \port$2366$136 [8] & \$454 ;
+  assign \$456  = \$453  & \$455 ;
+  assign \$457  = \$452  | \$456 ;
+  assign \$458  = clear_row == sc_row_q;
+  assign \$459  = clear_en & \$458 ;
+  assign \$460  = ~ clear_en;
+  assign \$461  = \$460  & \port$2366$136 [9];
+  assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2343$136 [1:0] == 2'h3;
-  assign \$465  = \port$2343$136 [8] & \$464 ;
-  assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$468  = \$466  & \$467 ;
-  assign \$469  = \$460  | \$468 ;
-  assign sc_snoop3 = \$469  | sc_wr_at_read3;
-  assign \$470  = clear_row == sc_row_q;
-  assign \$471  = clear_en & \$470 ;
-  assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2343$136 [9];
-  assign \$474  = inv_slot[1:0] == 2'h3;
-  assign \$475  = \$473  & \$474 ;
-  assign \$476  = inv_slot[6:2] == sc_row_q;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = \$471  | \$477 ;
-  assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2343$136 [9];
+  assign \$464  = inv_slot[6:2] == sc_row_q;
+  assign \$465  = \$463  & \$464 ;
+  assign \$466  = \$459  | \$465 ;
+  assign \$467  = ~ clear_en;
+  assign \$468  = ~ \port$2366$136 [9];
+  assign \$469  = \$467  & \$468 ;
+  assign \$470  = \port$2366$136 [1:0] == 2'h3;
+  assign \$471  = \port$2366$136 [8] & \$470 ;
+  assign \$472  = \$469  & \$471 ;
+  assign \$473  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$474  = \$472  & \$473 ;
+  assign \$475  = \$466  | \$474 ;
+  assign sc_snoop3 = \$475  | sc_wr_at_read3;
+  assign \$476  = clear_row == sc_row_q;
+  assign \$477  = clear_en & \$476 ;
+  assign \$478  = ~ clear_en;
+  assign \$479  = \$478  & \port$2366$136 [9];
+  assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2343$136 [1:0] == 2'h3;
-  assign \$483  = \port$2343$136 [8] & \$482 ;
-  assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$486  = \$484  & \$485 ;
-  assign \$487  = \$478  | \$486 ;
-  assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2343$136 [1:0] == 2'h3;
-  assign \$489  = \port$2343$136 [8] & \$488 ;
-  assign \$490  = \port$2343$136 [6:2] == sc_row_qqq;
-  assign \$491  = \$489  & \$490 ;
-  assign \$492  = ~ \$491 ;
-  assign sc_we3 = sc_intent3 & \$492 ;
-  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$186 ;
-  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$188 ;
-  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$190 ;
-  assign \$493  = rd_row_q3 == sc_row_qqq;
-  assign \$494  = sc_we3 & \$493 ;
-  assign mark_now3 = \$494  ? sc_value3 : mark3_rd;
+  assign \$482  = inv_slot[6:2] == sc_row_q;
+  assign \$483  = \$481  & \$482 ;
+  assign \$484  = \$477  | \$483 ;
+  assign \$485  = ~ clear_en;
+  assign \$486  = ~ \port$2366$136 [9];
+  assign \$487  = \$485  & \$486 ;
+  assign \$488  = \port$2366$136 [1:0] == 2'h3;
+  assign \$489  = \port$2366$136 [8] & \$488 ;
+  assign \$490  = \$487  & \$489 ;
+  assign \$491  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$492  = \$490  & \$491 ;
+  assign \$493  = \$484  | \$492 ;
+  assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
+  assign \$494  = \port$2366$136 [1:0] == 2'h3;
+  assign \$495  = \port$2366$136 [8] & \$494 ;
+  assign \$496  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$497  = \$495  & \$496 ;
+  assign \$498  = ~ \$497 ;
+  assign sc_we3 = sc_intent3 & \$498 ;
+  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$188 ;
+  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$190 ;
+  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$192 ;
+  assign \$499  = rd_row_q3 == sc_row_qqq;
+  assign \$500  = sc_we3 & \$499 ;
+  assign mark_now3 = \$500  ? sc_value3 : mark3_rd;
+  assign \$501  = meta3_rd[9:6] == generation;
+  assign \$502  = meta3_rd[11] & \$501 ;
   always @(posedge clk)
-    sc_row_q <= \$495 ;
+    sc_row_q <= \$503 ;
   always @(posedge clk)
-    sc_row_qq <= \$496 ;
+    sc_row_qq <= \$504 ;
   always @(posedge clk)
-    sc_row_qqq <= \$497 ;
+    sc_row_qqq <= \$505 ;
   always @(posedge clk)
-    rd_row_q0 <= \$498 ;
+    rd_row_q0 <= \$506 ;
   always @(posedge clk)
-    sc_wr_at_read0 <= \$499 ;
+    sc_wr_at_read0 <= \$507 ;
   always @(posedge clk)
-    sc_wr_at_read_data0 <= \$500 ;
+    sc_wr_at_read_data0 <= \$508 ;
   always @(posedge clk)
-    sc_data_q <= \$501 ;
+    sc_data_q <= \$509 ;
   always @(posedge clk)
-    sc_intent0 <= \$502 ;
+    sc_intent0 <= \$510 ;
   always @(posedge clk)
-    sc_value0 <= \$503 ;
+    sc_value0 <= \$511 ;
   always @(posedge clk)
-    ent0_byp <= \$504 ;
+    ent0_byp <= \$512 ;
   always @(posedge clk)
-    ent0_byp_data <= \$505 ;
+    ent0_byp_data <= \$513 ;
   always @(posedge clk)
-    meta0_byp <= \$506 ;
+    meta0_byp <= \$514 ;
   always @(posedge clk)
-    meta0_byp_data <= \$507 ;
+    meta0_byp_data <= \$515 ;
   always @(posedge clk)
-    mark0_byp <= \$508 ;
+    mark0_byp <= \$516 ;
   always @(posedge clk)
-    mark0_byp_data <= \$509 ;
+    mark0_byp_data <= \$517 ;
   always @(posedge clk)
-    rd_row_q1 <= \$510 ;
+    rd_row_q1 <= \$518 ;
   always @(posedge clk)
-    sc_wr_at_read1 <= \$511 ;
+    sc_wr_at_read1 <= \$519 ;
   always @(posedge clk)
-    sc_wr_at_read_data1 <= \$512 ;
+    sc_wr_at_read_data1 <= \$520 ;
   always @(posedge clk)
-    sc_intent1 <= \$513 ;
+    sc_intent1 <= \$521 ;
   always @(posedge clk)
-    sc_value1 <= \$514 ;
+    sc_value1 <= \$522 ;
   always @(posedge clk)
-    ent1_byp <= \$515 ;
+    ent1_byp <= \$523 ;
   always @(posedge clk)
-    ent1_byp_data <= \$516 ;
+    ent1_byp_data <= \$524 ;
   always @(posedge clk)
-    meta1_byp <= \$517 ;
+    meta1_byp <= \$525 ;
   always @(posedge clk)
-    meta1_byp_data <= \$518 ;
+    meta1_byp_data <= \$526 ;
   always @(posedge clk)
-    mark1_byp <= \$519 ;
+    mark1_byp <= \$527 ;
   always @(posedge clk)
-    mark1_byp_data <= \$520 ;
+    mark1_byp_data <= \$528 ;
   always @(posedge clk)
-    rd_row_q2 <= \$521 ;
+    rd_row_q2 <= \$529 ;
   always @(posedge clk)
-    sc_wr_at_read2 <= \$522 ;
+    sc_wr_at_read2 <= \$530 ;
   always @(posedge clk)
-    sc_wr_at_read_data2 <= \$523 ;
+    sc_wr_at_read_data2 <= \$531 ;
   always @(posedge clk)
-    sc_intent2 <= \$524 ;
+    sc_intent2 <= \$532 ;
   always @(posedge clk)
-    sc_value2 <= \$525 ;
+    sc_value2 <= \$533 ;
   always @(posedge clk)
-    ent2_byp <= \$526 ;
+    ent2_byp <= \$534 ;
   always @(posedge clk)
-    ent2_byp_data <= \$527 ;
+    ent2_byp_data <= \$535 ;
   always @(posedge clk)
-    meta2_byp <= \$528 ;
+    meta2_byp <= \$536 ;
   always @(posedge clk)
-    meta2_byp_data <= \$529 ;
+    meta2_byp_data <= \$537 ;
   always @(posedge clk)
-    mark2_byp <= \$530 ;
+    mark2_byp <= \$538 ;
   always @(posedge clk)
-    mark2_byp_data <= \$531 ;
+    mark2_byp_data <= \$539 ;
   always @(posedge clk)
-    rd_row_q3 <= \$532 ;
+    rd_row_q3 <= \$540 ;
   always @(posedge clk)
-    sc_wr_at_read3 <= \$533 ;
+    sc_wr_at_read3 <= \$541 ;
   always @(posedge clk)
-    sc_wr_at_read_data3 <= \$534 ;
+    sc_wr_at_read_data3 <= \$542 ;
   always @(posedge clk)
-    sc_intent3 <= \$535 ;
+    sc_intent3 <= \$543 ;
   always @(posedge clk)
-    sc_value3 <= \$536 ;
+    sc_value3 <= \$544 ;
   always @(posedge clk)
-    ent3_byp <= \$537 ;
+    ent3_byp <= \$545 ;
   always @(posedge clk)
-    ent3_byp_data <= \$538 ;
+    ent3_byp_data <= \$546 ;
   always @(posedge clk)
-    meta3_byp <= \$539 ;
+    meta3_byp <= \$547 ;
   always @(posedge clk)
-    meta3_byp_data <= \$540 ;
+    meta3_byp_data <= \$548 ;
   always @(posedge clk)
-    mark3_byp <= \$541 ;
+    mark3_byp <= \$549 ;
   always @(posedge clk)
-    mark3_byp_data <= \$542 ;
+    mark3_byp_data <= \$550 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[6:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2343$136 [9];
+  assign \$6  = \$5  & \port$2366$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2343$136 [9];
+  assign \$13  = ~ \port$2366$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2343$136 [1:0];
-  assign \$16  = \port$2343$136 [8] & \$15 ;
+  assign \$15  = ! \port$2366$136 [1:0];
+  assign \$16  = \port$2366$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2343$136 [6:2] == sc_row;
+  assign \$18  = \port$2366$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2343$136 [1:0];
-  assign \$23  = \port$2343$136 [8] & \$22 ;
-  assign \$24  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2366$136 [1:0];
+  assign \$23  = \port$2366$136 [8] & \$22 ;
+  assign \$24  = \port$2366$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2343$136 [1:0];
-  assign \$30  = \port$2343$136 [8] & \$29 ;
+  assign \$29  = ! \port$2366$136 [1:0];
+  assign \$30  = \port$2366$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7100,7 +7224,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2343$136 [9];
+  assign \$38  = \$37  & \port$2366$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7108,10 +7232,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2343$136 [9];
+  assign \$46  = ~ \port$2366$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2343$136 [1:0];
-  assign \$49  = \port$2343$136 [8] & \$48 ;
+  assign \$48  = ! \port$2366$136 [1:0];
+  assign \$49  = \port$2366$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7125,31 +7249,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2343$136 [9];
+  assign \$63  = \$62  & \port$2366$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2343$136 [9];
+  assign \$70  = ~ \port$2366$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2343$136 [1:0] == 1'h1;
-  assign \$73  = \port$2343$136 [8] & \$72 ;
+  assign \$72  = \port$2366$136 [1:0] == 1'h1;
+  assign \$73  = \port$2366$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2343$136 [6:2] == sc_row;
+  assign \$75  = \port$2366$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2343$136 [1:0] == 1'h1;
-  assign \$80  = \port$2343$136 [8] & \$79 ;
-  assign \$81  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2366$136 [1:0] == 1'h1;
+  assign \$80  = \port$2366$136 [8] & \$79 ;
+  assign \$81  = \port$2366$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2343$136 [1:0] == 1'h1;
-  assign \$87  = \port$2343$136 [8] & \$86 ;
+  assign \$86  = \port$2366$136 [1:0] == 1'h1;
+  assign \$87  = \port$2366$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7157,7 +7281,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2343$136 [9];
+  assign \$95  = \$94  & \port$2366$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7165,10 +7289,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2343$136 [9];
+  assign \$103  = ~ \port$2366$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2343$136 [1:0] == 1'h1;
-  assign \$106  = \port$2343$136 [8] & \$105 ;
+  assign \$105  = \port$2366$136 [1:0] == 1'h1;
+  assign \$106  = \port$2366$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7182,31 +7306,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2343$136 [9];
+  assign \$120  = \$119  & \port$2366$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2343$136 [9];
+  assign \$127  = ~ \port$2366$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2343$136 [1:0] == 2'h2;
-  assign \$130  = \port$2343$136 [8] & \$129 ;
+  assign \$129  = \port$2366$136 [1:0] == 2'h2;
+  assign \$130  = \port$2366$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2343$136 [6:2] == sc_row;
+  assign \$132  = \port$2366$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2343$136 [1:0] == 2'h2;
-  assign \$137  = \port$2343$136 [8] & \$136 ;
-  assign \$138  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2366$136 [1:0] == 2'h2;
+  assign \$137  = \port$2366$136 [8] & \$136 ;
+  assign \$138  = \port$2366$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2343$136 [1:0] == 2'h2;
-  assign \$144  = \port$2343$136 [8] & \$143 ;
+  assign \$143  = \port$2366$136 [1:0] == 2'h2;
+  assign \$144  = \port$2366$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7214,7 +7338,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2343$136 [9];
+  assign \$152  = \$151  & \port$2366$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7222,10 +7346,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2343$136 [9];
+  assign \$160  = ~ \port$2366$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2343$136 [1:0] == 2'h2;
-  assign \$163  = \port$2343$136 [8] & \$162 ;
+  assign \$162  = \port$2366$136 [1:0] == 2'h2;
+  assign \$163  = \port$2366$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7239,31 +7363,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2343$136 [9];
+  assign \$177  = \$176  & \port$2366$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2343$136 [9];
+  assign \$184  = ~ \port$2366$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2343$136 [1:0] == 2'h3;
-  assign \$187  = \port$2343$136 [8] & \$186 ;
+  assign \$186  = \port$2366$136 [1:0] == 2'h3;
+  assign \$187  = \port$2366$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2343$136 [6:2] == sc_row;
+  assign \$189  = \port$2366$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2343$136 [1:0] == 2'h3;
-  assign \$194  = \port$2343$136 [8] & \$193 ;
-  assign \$195  = \port$2343$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2366$136 [1:0] == 2'h3;
+  assign \$194  = \port$2366$136 [8] & \$193 ;
+  assign \$195  = \port$2366$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2343$136 [1:0] == 2'h3;
-  assign \$201  = \port$2343$136 [8] & \$200 ;
+  assign \$200  = \port$2366$136 [1:0] == 2'h3;
+  assign \$201  = \port$2366$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7271,7 +7395,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2343$136 [9];
+  assign \$209  = \$208  & \port$2366$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7279,10 +7403,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2343$136 [9];
+  assign \$217  = ~ \port$2366$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2343$136 [1:0] == 2'h3;
-  assign \$220  = \port$2343$136 [8] & \$219 ;
+  assign \$219  = \port$2366$136 [1:0] == 2'h3;
+  assign \$220  = \port$2366$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7291,10 +7415,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2343$136 [9] | clear_en;
+  assign \$229  = \port$2366$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2343$136 [6:2];
-  assign \$231  = \port$2343$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2366$136 [6:2];
+  assign \$231  = \port$2366$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7311,552 +7435,544 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2343$136 [1:0];
-  assign \$signature__en$106  = \port$2343$136 [8] & \$241 ;
+  assign \$241  = ! \port$2366$136 [1:0];
+  assign \$signature__en$108  = \port$2366$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2343$136 [9] & \$242 ;
+  assign \$243  = \port$2366$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2343$136 [9];
-  assign \$246  = ! \port$2343$136 [1:0];
-  assign \$247  = \port$2343$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2366$136 [9];
+  assign \$246  = ! \port$2366$136 [1:0];
+  assign \$247  = \port$2366$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
-  assign \$signature__en$110  = \$244  | \$248 ;
+  assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2343$136 [9] & \$249 ;
+  assign \$250  = \port$2366$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2343$136 [9];
-  assign \$253  = ! \port$2343$136 [1:0];
-  assign \$254  = \port$2343$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2366$136 [9];
+  assign \$253  = ! \port$2366$136 [1:0];
+  assign \$254  = \port$2366$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2343$136 [9];
+  assign \$260  = \$259  & \port$2366$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2343$136 [9];
+  assign \$267  = ~ \port$2366$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2343$136 [1:0];
-  assign \$270  = \port$2343$136 [8] & \$269 ;
+  assign \$269  = ! \port$2366$136 [1:0];
+  assign \$270  = \port$2366$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2366$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2343$136 [9];
+  assign \$278  = \$277  & \port$2366$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2343$136 [9];
+  assign \$285  = ~ \port$2366$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2343$136 [1:0];
-  assign \$288  = \port$2343$136 [8] & \$287 ;
+  assign \$287  = ! \port$2366$136 [1:0];
+  assign \$288  = \port$2366$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2343$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2366$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
-  assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2343$136 [1:0];
-  assign \$294  = \port$2343$136 [8] & \$293 ;
-  assign \$295  = \port$2343$136 [6:2] == sc_row_qqq;
+  assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
+  assign \$293  = ! \port$2366$136 [1:0];
+  assign \$294  = \port$2366$136 [8] & \$293 ;
+  assign \$295  = \port$2366$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
-  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$118 ;
-  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$120 ;
+  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$120 ;
+  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$122 ;
   assign mark0_rd = mark0_byp ? mark0_byp_data : mark_r__data;
   assign \$298  = rd_row_q0 == sc_row_qqq;
   assign \$299  = sc_we0 & \$298 ;
   assign mark_now0 = \$299  ? sc_value0 : mark0_rd;
-  assign \$300  = 1'h1 < rd_slot[1:0];
-  assign \$301  = rd_slot[6:2] + \$300 ;
+  assign \$300  = meta0_rd[9:6] == generation;
+  assign \$301  = meta0_rd[11] & \$300 ;
   assign \$302  = 1'h1 < rd_slot[1:0];
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2343$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2343$136 [8] & \$306 ;
-  assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2343$136 [9] & \$307 ;
-  assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2343$136 [9];
-  assign \$311  = \port$2343$136 [1:0] == 1'h1;
-  assign \$312  = \port$2343$136 [8] & \$311 ;
-  assign \$313  = \$310  & \$312 ;
-  assign \$signature__en$144  = \$309  | \$313 ;
-  assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2343$136 [9] & \$314 ;
-  assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2343$136 [9];
-  assign \$318  = \port$2343$136 [1:0] == 1'h1;
-  assign \$319  = \port$2343$136 [8] & \$318 ;
-  assign \$320  = \$317  & \$319 ;
-  assign \$321  = \$316  | \$320 ;
-  assign \$322  = clear_row == sc_row_q;
-  assign \$323  = clear_en & \$322 ;
-  assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2343$136 [9];
-  assign \$326  = inv_slot[1:0] == 1'h1;
-  assign \$327  = \$325  & \$326 ;
-  assign \$328  = inv_slot[6:2] == sc_row_q;
+  assign \$306  = 1'h1 < rd_slot[1:0];
+  assign \$307  = rd_slot[6:2] + \$306 ;
+  assign \$308  = \port$2366$136 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$2366$136 [8] & \$308 ;
+  assign \$309  = inv_slot[1:0] == 1'h1;
+  assign \$310  = \port$2366$136 [9] & \$309 ;
+  assign \$311  = clear_en | \$310 ;
+  assign \$312  = ~ \port$2366$136 [9];
+  assign \$313  = \port$2366$136 [1:0] == 1'h1;
+  assign \$314  = \port$2366$136 [8] & \$313 ;
+  assign \$315  = \$312  & \$314 ;
+  assign \$signature__en$146  = \$311  | \$315 ;
+  assign \$316  = inv_slot[1:0] == 1'h1;
+  assign \$317  = \port$2366$136 [9] & \$316 ;
+  assign \$318  = clear_en | \$317 ;
+  assign \$319  = ~ \port$2366$136 [9];
+  assign \$320  = \port$2366$136 [1:0] == 1'h1;
+  assign \$321  = \port$2366$136 [8] & \$320 ;
+  assign \$322  = \$319  & \$321 ;
+  assign \$323  = \$318  | \$322 ;
+  assign \$324  = clear_row == sc_row_q;
+  assign \$325  = clear_en & \$324 ;
+  assign \$326  = ~ clear_en;
+  assign \$327  = \$326  & \port$2366$136 [9];
+  assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
-  assign \$330  = \$323  | \$329 ;
-  assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2343$136 [9];
-  assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2343$136 [1:0] == 1'h1;
-  assign \$335  = \port$2343$136 [8] & \$334 ;
-  assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$338  = \$336  & \$337 ;
-  assign \$339  = \$330  | \$338 ;
-  assign sc_snoop1 = \$339  | sc_wr_at_read1;
-  assign \$340  = clear_row == sc_row_q;
-  assign \$341  = clear_en & \$340 ;
-  assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2343$136 [9];
-  assign \$344  = inv_slot[1:0] == 1'h1;
-  assign \$345  = \$343  & \$344 ;
-  assign \$346  = inv_slot[6:2] == sc_row_q;
+  assign \$330  = inv_slot[6:2] == sc_row_q;
+  assign \$331  = \$329  & \$330 ;
+  assign \$332  = \$325  | \$331 ;
+  assign \$333  = ~ clear_en;
+  assign \$334  = ~ \port$2366$136 [9];
+  assign \$335  = \$333  & \$334 ;
+  assign \$336  = \port$2366$136 [1:0] == 1'h1;
+  assign \$337  = \port$2366$136 [8] & \$336 ;
+  assign \$338  = \$335  & \$337 ;
+  assign \$339  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$340  = \$338  & \$339 ;
+  assign \$341  = \$332  | \$340 ;
+  assign sc_snoop1 = \$341  | sc_wr_at_read1;
+  assign \$342  = clear_row == sc_row_q;
+  assign \$343  = clear_en & \$342 ;
+  assign \$344  = ~ clear_en;
+  assign \$345  = \$344  & \port$2366$136 [9];
+  assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
-  assign \$348  = \$341  | \$347 ;
-  assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2343$136 [9];
-  assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2343$136 [1:0] == 1'h1;
-  assign \$353  = \port$2343$136 [8] & \$352 ;
-  assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$356  = \$354  & \$355 ;
-  assign \$357  = \$348  | \$356 ;
-  assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2343$136 [1:0] == 1'h1;
-  assign \$359  = \port$2343$136 [8] & \$358 ;
-  assign \$360  = \port$2343$136 [6:2] == sc_row_qqq;
-  assign \$361  = \$359  & \$360 ;
-  assign \$362  = ~ \$361 ;
-  assign sc_we1 = sc_intent1 & \$362 ;
-  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$148 ;
-  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$150 ;
-  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$152 ;
-  assign \$363  = rd_row_q1 == sc_row_qqq;
-  assign \$364  = sc_we1 & \$363 ;
-  assign mark_now1 = \$364  ? sc_value1 : mark1_rd;
-  assign \$365  = 2'h2 < rd_slot[1:0];
-  assign \$366  = rd_slot[6:2] + \$365 ;
-  assign \$367  = 2'h2 < rd_slot[1:0];
-  assign \$368  = rd_slot[6:2] + \$367 ;
+  assign \$348  = inv_slot[6:2] == sc_row_q;
+  assign \$349  = \$347  & \$348 ;
+  assign \$350  = \$343  | \$349 ;
+  assign \$351  = ~ clear_en;
+  assign \$352  = ~ \port$2366$136 [9];
+  assign \$353  = \$351  & \$352 ;
+  assign \$354  = \port$2366$136 [1:0] == 1'h1;
+  assign \$355  = \port$2366$136 [8] & \$354 ;
+  assign \$356  = \$353  & \$355 ;
+  assign \$357  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$358  = \$356  & \$357 ;
+  assign \$359  = \$350  | \$358 ;
+  assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
+  assign \$360  = \port$2366$136 [1:0] == 1'h1;
+  assign \$361  = \port$2366$136 [8] & \$360 ;
+  assign \$362  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$363  = \$361  & \$362 ;
+  assign \$364  = ~ \$363 ;
+  assign sc_we1 = sc_intent1 & \$364 ;
+  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$150 ;
+  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$152 ;
+  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$154 ;
+  assign \$365  = rd_row_q1 == sc_row_qqq;
+  assign \$366  = sc_we1 & \$365 ;
+  assign mark_now1 = \$366  ? sc_value1 : mark1_rd;
+  assign \$367  = meta1_rd[9:6] == generation;
+  assign \$368  = meta1_rd[11] & \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2343$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2343$136 [8] & \$371 ;
-  assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2343$136 [9] & \$372 ;
-  assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2343$136 [9];
-  assign \$376  = \port$2343$136 [1:0] == 2'h2;
-  assign \$377  = \port$2343$136 [8] & \$376 ;
-  assign \$378  = \$375  & \$377 ;
-  assign \$signature__en$163  = \$374  | \$378 ;
-  assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2343$136 [9] & \$379 ;
-  assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2343$136 [9];
-  assign \$383  = \port$2343$136 [1:0] == 2'h2;
-  assign \$384  = \port$2343$136 [8] & \$383 ;
-  assign \$385  = \$382  & \$384 ;
-  assign \$386  = \$381  | \$385 ;
-  assign \$387  = clear_row == sc_row_q;
-  assign \$388  = clear_en & \$387 ;
-  assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2343$136 [9];
-  assign \$391  = inv_slot[1:0] == 2'h2;
-  assign \$392  = \$390  & \$391 ;
-  assign \$393  = inv_slot[6:2] == sc_row_q;
-  assign \$394  = \$392  & \$393 ;
-  assign \$395  = \$388  | \$394 ;
-  assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2343$136 [9];
+  assign \$371  = 2'h2 < rd_slot[1:0];
+  assign \$372  = rd_slot[6:2] + \$371 ;
+  assign \$373  = 2'h2 < rd_slot[1:0];
+  assign \$374  = rd_slot[6:2] + \$373 ;
+  assign \$375  = \port$2366$136 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$2366$136 [8] & \$375 ;
+  assign \$376  = inv_slot[1:0] == 2'h2;
+  assign \$377  = \port$2366$136 [9] & \$376 ;
+  assign \$378  = clear_en | \$377 ;
+  assign \$379  = ~ \port$2366$136 [9];
+  assign \$380  = \port$2366$136 [1:0] == 2'h2;
+  assign \$381  = \port$2366$136 [8] & \$380 ;
+  assign \$382  = \$379  & \$381 ;
+  assign \$signature__en$165  = \$378  | \$382 ;
+  assign \$383  = inv_slot[1:0] == 2'h2;
+  assign \$384  = \port$2366$136 [9] & \$383 ;
+  assign \$385  = clear_en | \$384 ;
+  assign \$386  = ~ \port$2366$136 [9];
+  assign \$387  = \port$2366$136 [1:0] == 2'h2;
+  assign \$388  = \port$2366$136 [8] & \$387 ;
+  assign \$389  = \$386  & \$388 ;
+  assign \$390  = \$385  | \$389 ;
+  assign \$391  = clear_row == sc_row_q;
+  assign \$392  = clear_en & \$391 ;
+  assign \$393  = ~ clear_en;
+  assign \$394  = \$393  & \port$2366$136 [9];
+  assign \$395  = inv_slot[1:0] == 2'h2;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = inv_slot[6:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2343$136 [1:0] == 2'h2;
-  assign \$400  = \port$2343$136 [8] & \$399 ;
-  assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$403  = \$401  & \$402 ;
-  assign \$404  = \$395  | \$403 ;
-  assign sc_snoop2 = \$404  | sc_wr_at_read2;
-  assign \$405  = clear_row == sc_row_q;
-  assign \$406  = clear_en & \$405 ;
-  assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2343$136 [9];
-  assign \$409  = inv_slot[1:0] == 2'h2;
-  assign \$410  = \$408  & \$409 ;
-  assign \$411  = inv_slot[6:2] == sc_row_q;
-  assign \$412  = \$410  & \$411 ;
-  assign \$413  = \$406  | \$412 ;
-  assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2343$136 [9];
+  assign \$399  = \$392  | \$398 ;
+  assign \$400  = ~ clear_en;
+  assign \$401  = ~ \port$2366$136 [9];
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = \port$2366$136 [1:0] == 2'h2;
+  assign \$404  = \port$2366$136 [8] & \$403 ;
+  assign \$405  = \$402  & \$404 ;
+  assign \$406  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$407  = \$405  & \$406 ;
+  assign \$408  = \$399  | \$407 ;
+  assign sc_snoop2 = \$408  | sc_wr_at_read2;
+  assign \$409  = clear_row == sc_row_q;
+  assign \$410  = clear_en & \$409 ;
+  assign \$411  = ~ clear_en;
+  assign \$412  = \$411  & \port$2366$136 [9];
+  assign \$413  = inv_slot[1:0] == 2'h2;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = inv_slot[6:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2343$136 [1:0] == 2'h2;
-  assign \$418  = \port$2343$136 [8] & \$417 ;
-  assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2343$136 [6:2] == sc_row_q;
-  assign \$421  = \$419  & \$420 ;
-  assign \$422  = \$413  | \$421 ;
-  assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2343$136 [1:0] == 2'h2;
-  assign \$424  = \port$2343$136 [8] & \$423 ;
-  assign \$425  = \port$2343$136 [6:2] == sc_row_qqq;
-  assign \$426  = \$424  & \$425 ;
-  assign \$427  = ~ \$426 ;
+  assign \$417  = \$410  | \$416 ;
+  assign \$418  = ~ clear_en;
+  assign \$419  = ~ \port$2366$136 [9];
+  assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$495  = sc_row;
+    \$503  = sc_row;
     if (rst) begin
-      \$495  = 5'h00;
+      \$503  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$496  = sc_row_q;
+    \$504  = sc_row_q;
     if (rst) begin
-      \$496  = 5'h00;
+      \$504  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$497  = sc_row_qq;
+    \$505  = sc_row_qq;
     if (rst) begin
-      \$497  = 5'h00;
+      \$505  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$498  = \$2 [4:0];
+    \$506  = \$2 [4:0];
     if (rst) begin
-      \$498  = 5'h00;
+      \$506  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$499  = \$20 ;
+    \$507  = \$20 ;
     if (rst) begin
-      \$499  = 1'h0;
+      \$507  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$500  = meta_data;
+    \$508  = copy_data;
     if (rst) begin
-      \$500  = 8'h00;
+      \$508  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$501 [7:0] = \$21 ;
-    \$501 [15:8] = \$78 ;
-    \$501 [23:16] = \$135 ;
-    \$501 [31:24] = \$192 ;
+    \$509 [7:0] = \$21 ;
+    \$509 [15:8] = \$78 ;
+    \$509 [23:16] = \$135 ;
+    \$509 [31:24] = \$192 ;
     if (rst) begin
-      \$501  = 32'd0;
+      \$509  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$502  = \$27 ;
+    \$510  = \$27 ;
     if (rst) begin
-      \$502  = 1'h0;
+      \$510  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$503  = \$28 ;
-    if (rst) begin
-      \$503  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$504  = \$33 ;
-    if (rst) begin
-      \$504  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$505  = \$signature__data ;
-    if (rst) begin
-      \$505  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$506  = \$54 ;
-    if (rst) begin
-      \$506  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$507  = meta_data;
-    if (rst) begin
-      \$507  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$508  = \$57 ;
-    if (rst) begin
-      \$508  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$509  = sc_value0;
-    if (rst) begin
-      \$509  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$510  = \$59 [4:0];
-    if (rst) begin
-      \$510  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$511  = \$77 ;
+    \$511  = \$28 ;
     if (rst) begin
       \$511  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$512  = meta_data;
+    \$512  = \$33 ;
     if (rst) begin
-      \$512  = 8'h00;
+      \$512  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$513  = \$84 ;
+    \$513  = \$signature__data ;
     if (rst) begin
-      \$513  = 1'h0;
+      \$513  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$514  = \$85 ;
+    \$514  = \$54 ;
     if (rst) begin
       \$514  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$515  = \$90 ;
+    \$515  = \$signature__data$35 ;
     if (rst) begin
-      \$515  = 1'h0;
+      \$515  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$516  = \$signature__data$51 ;
+    \$516  = \$57 ;
     if (rst) begin
-      \$516  = 32'd0;
+      \$516  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$517  = \$111 ;
+    \$517  = sc_value0;
     if (rst) begin
       \$517  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$518  = meta_data;
+    \$518  = \$59 [4:0];
     if (rst) begin
-      \$518  = 8'h00;
+      \$518  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$519  = \$114 ;
+    \$519  = \$77 ;
     if (rst) begin
       \$519  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$520  = sc_value1;
+    \$520  = copy_data;
     if (rst) begin
-      \$520  = 1'h0;
+      \$520  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$521  = \$116 [4:0];
+    \$521  = \$84 ;
     if (rst) begin
-      \$521  = 5'h00;
+      \$521  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$522  = \$134 ;
+    \$522  = \$85 ;
     if (rst) begin
       \$522  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$523  = meta_data;
+    \$523  = \$90 ;
     if (rst) begin
-      \$523  = 8'h00;
+      \$523  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$524  = \$141 ;
+    \$524  = \$signature__data$51 ;
     if (rst) begin
-      \$524  = 1'h0;
+      \$524  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$525  = \$142 ;
+    \$525  = \$111 ;
     if (rst) begin
       \$525  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$526  = \$147 ;
+    \$526  = \$signature__data$35 ;
     if (rst) begin
-      \$526  = 1'h0;
+      \$526  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$527  = \$signature__data$68 ;
+    \$527  = \$114 ;
     if (rst) begin
-      \$527  = 32'd0;
+      \$527  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$528  = \$168 ;
+    \$528  = sc_value1;
     if (rst) begin
       \$528  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$529  = meta_data;
+    \$529  = \$116 [4:0];
     if (rst) begin
-      \$529  = 8'h00;
+      \$529  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$530  = \$171 ;
+    \$530  = \$134 ;
     if (rst) begin
       \$530  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$531  = sc_value2;
+    \$531  = copy_data;
     if (rst) begin
-      \$531  = 1'h0;
+      \$531  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$532  = \$173 [4:0];
+    \$532  = \$141 ;
     if (rst) begin
-      \$532  = 5'h00;
+      \$532  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$533  = \$191 ;
+    \$533  = \$142 ;
     if (rst) begin
       \$533  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$534  = meta_data;
+    \$534  = \$147 ;
     if (rst) begin
-      \$534  = 8'h00;
+      \$534  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$535  = \$198 ;
+    \$535  = \$signature__data$68 ;
     if (rst) begin
-      \$535  = 1'h0;
+      \$535  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$536  = \$199 ;
+    \$536  = \$168 ;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$537  = \$204 ;
+    \$537  = \$signature__data$35 ;
     if (rst) begin
-      \$537  = 1'h0;
+      \$537  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$538  = \$signature__data$85 ;
+    \$538  = \$171 ;
     if (rst) begin
-      \$538  = 32'd0;
+      \$538  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$539  = \$225 ;
+    \$539  = sc_value2;
     if (rst) begin
       \$539  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$540  = meta_data;
+    \$540  = \$173 [4:0];
     if (rst) begin
-      \$540  = 8'h00;
+      \$540  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$541  = \$228 ;
+    \$541  = \$191 ;
     if (rst) begin
       \$541  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$542  = sc_value3;
+    \$542  = copy_data;
     if (rst) begin
-      \$542  = 1'h0;
+      \$542  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$543  = \$198 ;
+    if (rst) begin
+      \$543  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$544  = \$199 ;
+    if (rst) begin
+      \$544  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$545  = \$204 ;
+    if (rst) begin
+      \$545  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$546  = \$signature__data$85 ;
+    if (rst) begin
+      \$546  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$547  = \$225 ;
+    if (rst) begin
+      \$547  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$548  = \$signature__data$35 ;
+    if (rst) begin
+      \$548  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$549  = \$228 ;
+    if (rst) begin
+      \$549  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$550  = sc_value3;
+    if (rst) begin
+      \$550  = 1'h0;
     end
   end
   always @* begin
@@ -7864,78 +7980,78 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2343$136 [9]) begin
+    end else if (\port$2366$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2343$136 [6:2];
+      meta_addr = \port$2366$136 [6:2];
     end
   end
-  assign inv_en = \port$2343$136 [9];
-  assign wr_en = \port$2343$136 [8];
-  assign wr_slot = \port$2343$136 [6:0];
-  assign \$signature__data$35  = meta_data;
+  assign inv_en = \port$2366$136 [9];
+  assign wr_en = \port$2366$136 [8];
+  assign wr_slot = \port$2366$136 [6:0];
   assign mark_w__data = sc_value0;
-  assign \$signature__data$54  = meta_data;
+  assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
-  assign \$signature__data$71  = meta_data;
+  assign \$signature__data$71  = \$signature__data$35 ;
   assign \mark_w__data$75  = sc_value2;
-  assign \$signature__data$88  = meta_data;
+  assign \$signature__data$88  = \$signature__data$35 ;
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2343$5 [29:24];
-  assign wr_mark = \port$2343$136 [7];
+  assign meta_data = \$signature__data$35 ;
+  assign wr_last = \port$2366$5 [29:24];
+  assign wr_mark = \port$2366$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
-  assign \$signature__addr$101  = \$238 [4:0];
-  assign \$signature__en$102  = 1'h1;
+  assign \$signature__addr$103  = \$238 [4:0];
+  assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2343$136 [6:2];
-  assign wr_tag = \port$2343$5 [23:0];
-  assign wr_count = \port$2343$136 [17:10];
-  assign \$signature__addr$109  = meta_addr;
+  assign \$signature__addr$107  = \port$2366$136 [6:2];
+  assign wr_tag = \port$2366$5 [23:0];
+  assign wr_count = \port$2366$136 [17:10];
+  assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
-  assign \$signature__addr$135  = \$301 [4:0];
-  assign \$signature__en$136  = 1'h1;
   assign \$signature__addr$137  = \$303 [4:0];
   assign \$signature__en$138  = 1'h1;
-  assign \mark_r__addr$139  = \$305 [4:0];
-  assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2343$136 [6:2];
-  assign \$signature__addr$143  = meta_addr;
-  assign \mark_w__addr$145  = sc_row_qqq;
-  assign \mark_w__en$146  = sc_we1;
-  assign \$signature__addr$154  = \$366 [4:0];
-  assign \$signature__en$155  = 1'h1;
-  assign \$signature__addr$156  = \$368 [4:0];
+  assign \$signature__addr$139  = \$305 [4:0];
+  assign \$signature__en$140  = 1'h1;
+  assign \mark_r__addr$141  = \$307 [4:0];
+  assign \mark_r__en$142  = 1'h1;
+  assign \$signature__addr$143  = \port$2366$136 [6:2];
+  assign \$signature__addr$145  = meta_addr;
+  assign \mark_w__addr$147  = sc_row_qqq;
+  assign \mark_w__en$148  = sc_we1;
+  assign \$signature__addr$156  = \$370 [4:0];
   assign \$signature__en$157  = 1'h1;
-  assign \mark_r__addr$158  = \$370 [4:0];
-  assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2343$136 [6:2];
-  assign \$signature__addr$162  = meta_addr;
-  assign \mark_w__addr$164  = sc_row_qqq;
-  assign \mark_w__en$165  = sc_we2;
-  assign \$signature__addr$173  = \$431 [4:0];
-  assign \$signature__en$174  = 1'h1;
-  assign \$signature__addr$175  = \$433 [4:0];
+  assign \$signature__addr$158  = \$372 [4:0];
+  assign \$signature__en$159  = 1'h1;
+  assign \mark_r__addr$160  = \$374 [4:0];
+  assign \mark_r__en$161  = 1'h1;
+  assign \$signature__addr$162  = \port$2366$136 [6:2];
+  assign \$signature__addr$164  = meta_addr;
+  assign \mark_w__addr$166  = sc_row_qqq;
+  assign \mark_w__en$167  = sc_we2;
+  assign \$signature__addr$175  = \$437 [4:0];
   assign \$signature__en$176  = 1'h1;
-  assign \mark_r__addr$177  = \$435 [4:0];
-  assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2343$136 [6:2];
-  assign \$signature__addr$181  = meta_addr;
-  assign \mark_w__addr$183  = sc_row_qqq;
-  assign \mark_w__en$184  = sc_we3;
+  assign \$signature__addr$177  = \$439 [4:0];
+  assign \$signature__en$178  = 1'h1;
+  assign \mark_r__addr$179  = \$441 [4:0];
+  assign \mark_r__en$180  = 1'h1;
+  assign \$signature__addr$181  = \port$2366$136 [6:2];
+  assign \$signature__addr$183  = meta_addr;
+  assign \mark_w__addr$185  = sc_row_qqq;
+  assign \mark_w__en$186  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[5:0];
   assign \sc_wr_at_read_data0.fresh  = sc_wr_at_read_data0[6];
   assign \sc_wr_at_read_data0.valid  = sc_wr_at_read_data0[7];
-  assign \meta_data.last  = meta_data[5:0];
-  assign \meta_data.fresh  = meta_data[6];
-  assign \meta_data.valid  = meta_data[7];
+  assign \copy_data.last  = copy_data[5:0];
+  assign \copy_data.fresh  = copy_data[6];
+  assign \copy_data.valid  = copy_data[7];
   assign \sc_data_q[0].last  = sc_data_q[5:0];
   assign \sc_data_q[0].fresh  = sc_data_q[6];
   assign \sc_data_q[0].valid  = sc_data_q[7];
@@ -7968,11 +8084,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data.tag  = \$signature__data [23:0];
   assign \$signature__data.count  = \$signature__data [31:24];
   assign \meta0_byp_data.last  = meta0_byp_data[5:0];
-  assign \meta0_byp_data.fresh  = meta0_byp_data[6];
-  assign \meta0_byp_data.valid  = meta0_byp_data[7];
-  assign \$signature__data$35.last  = meta_data[5:0];
-  assign \$signature__data$35.fresh  = meta_data[6];
-  assign \$signature__data$35.valid  = meta_data[7];
+  assign \meta0_byp_data.gen  = meta0_byp_data[9:6];
+  assign \meta0_byp_data.fresh  = meta0_byp_data[10];
+  assign \meta0_byp_data.valid  = meta0_byp_data[11];
+  assign \$signature__data$35.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$35.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$35.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$35.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data1.last  = sc_wr_at_read_data1[5:0];
   assign \sc_wr_at_read_data1.fresh  = sc_wr_at_read_data1[6];
   assign \sc_wr_at_read_data1.valid  = sc_wr_at_read_data1[7];
@@ -7984,11 +8102,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$51.tag  = \$signature__data$51 [23:0];
   assign \$signature__data$51.count  = \$signature__data$51 [31:24];
   assign \meta1_byp_data.last  = meta1_byp_data[5:0];
-  assign \meta1_byp_data.fresh  = meta1_byp_data[6];
-  assign \meta1_byp_data.valid  = meta1_byp_data[7];
-  assign \$signature__data$54.last  = meta_data[5:0];
-  assign \$signature__data$54.fresh  = meta_data[6];
-  assign \$signature__data$54.valid  = meta_data[7];
+  assign \meta1_byp_data.gen  = meta1_byp_data[9:6];
+  assign \meta1_byp_data.fresh  = meta1_byp_data[10];
+  assign \meta1_byp_data.valid  = meta1_byp_data[11];
+  assign \$signature__data$54.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$54.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$54.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$54.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data2.last  = sc_wr_at_read_data2[5:0];
   assign \sc_wr_at_read_data2.fresh  = sc_wr_at_read_data2[6];
   assign \sc_wr_at_read_data2.valid  = sc_wr_at_read_data2[7];
@@ -8000,11 +8120,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$68.tag  = \$signature__data$68 [23:0];
   assign \$signature__data$68.count  = \$signature__data$68 [31:24];
   assign \meta2_byp_data.last  = meta2_byp_data[5:0];
-  assign \meta2_byp_data.fresh  = meta2_byp_data[6];
-  assign \meta2_byp_data.valid  = meta2_byp_data[7];
-  assign \$signature__data$71.last  = meta_data[5:0];
-  assign \$signature__data$71.fresh  = meta_data[6];
-  assign \$signature__data$71.valid  = meta_data[7];
+  assign \meta2_byp_data.gen  = meta2_byp_data[9:6];
+  assign \meta2_byp_data.fresh  = meta2_byp_data[10];
+  assign \meta2_byp_data.valid  = meta2_byp_data[11];
+  assign \$signature__data$71.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$71.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$71.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$71.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data3.last  = sc_wr_at_read_data3[5:0];
   assign \sc_wr_at_read_data3.fresh  = sc_wr_at_read_data3[6];
   assign \sc_wr_at_read_data3.valid  = sc_wr_at_read_data3[7];
@@ -8016,11 +8138,17 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$85.tag  = \$signature__data$85 [23:0];
   assign \$signature__data$85.count  = \$signature__data$85 [31:24];
   assign \meta3_byp_data.last  = meta3_byp_data[5:0];
-  assign \meta3_byp_data.fresh  = meta3_byp_data[6];
-  assign \meta3_byp_data.valid  = meta3_byp_data[7];
-  assign \$signature__data$88.last  = meta_data[5:0];
-  assign \$signature__data$88.fresh  = meta_data[6];
-  assign \$signature__data$88.valid  = meta_data[7];
+  assign \meta3_byp_data.gen  = meta3_byp_data[9:6];
+  assign \meta3_byp_data.fresh  = meta3_byp_data[10];
+  assign \meta3_byp_data.valid  = meta3_byp_data[11];
+  assign \$signature__data$88.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$88.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$88.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$88.valid  = \$signature__data$35 [11];
+  assign \meta_data.last  = \$signature__data$35 [5:0];
+  assign \meta_data.gen  = \$signature__data$35 [9:6];
+  assign \meta_data.fresh  = \$signature__data$35 [10];
+  assign \meta_data.valid  = \$signature__data$35 [11];
   assign \scrub_w__data[0].last  = scrub_w__data[5:0];
   assign \scrub_w__data[0].fresh  = scrub_w__data[6];
   assign \scrub_w__data[0].valid  = scrub_w__data[7];
@@ -8035,50 +8163,58 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \scrub_w__data[3].valid  = scrub_w__data[31];
   assign \ent0_rd.tag  = ent0_rd[23:0];
   assign \ent0_rd.count  = ent0_rd[31:24];
-  assign \$signature__data$118.tag  = \$signature__data$118 [23:0];
-  assign \$signature__data$118.count  = \$signature__data$118 [31:24];
+  assign \$signature__data$120.tag  = \$signature__data$120 [23:0];
+  assign \$signature__data$120.count  = \$signature__data$120 [31:24];
   assign \meta0_rd.last  = meta0_rd[5:0];
-  assign \meta0_rd.fresh  = meta0_rd[6];
-  assign \meta0_rd.valid  = meta0_rd[7];
-  assign \$signature__data$120.last  = \$signature__data$120 [5:0];
-  assign \$signature__data$120.fresh  = \$signature__data$120 [6];
-  assign \$signature__data$120.valid  = \$signature__data$120 [7];
+  assign \meta0_rd.gen  = meta0_rd[9:6];
+  assign \meta0_rd.fresh  = meta0_rd[10];
+  assign \meta0_rd.valid  = meta0_rd[11];
+  assign \$signature__data$122.last  = \$signature__data$122 [5:0];
+  assign \$signature__data$122.gen  = \$signature__data$122 [9:6];
+  assign \$signature__data$122.fresh  = \$signature__data$122 [10];
+  assign \$signature__data$122.valid  = \$signature__data$122 [11];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
-  assign \$signature__data$148.tag  = \$signature__data$148 [23:0];
-  assign \$signature__data$148.count  = \$signature__data$148 [31:24];
+  assign \$signature__data$150.tag  = \$signature__data$150 [23:0];
+  assign \$signature__data$150.count  = \$signature__data$150 [31:24];
   assign \meta1_rd.last  = meta1_rd[5:0];
-  assign \meta1_rd.fresh  = meta1_rd[6];
-  assign \meta1_rd.valid  = meta1_rd[7];
-  assign \$signature__data$150.last  = \$signature__data$150 [5:0];
-  assign \$signature__data$150.fresh  = \$signature__data$150 [6];
-  assign \$signature__data$150.valid  = \$signature__data$150 [7];
+  assign \meta1_rd.gen  = meta1_rd[9:6];
+  assign \meta1_rd.fresh  = meta1_rd[10];
+  assign \meta1_rd.valid  = meta1_rd[11];
+  assign \$signature__data$152.last  = \$signature__data$152 [5:0];
+  assign \$signature__data$152.gen  = \$signature__data$152 [9:6];
+  assign \$signature__data$152.fresh  = \$signature__data$152 [10];
+  assign \$signature__data$152.valid  = \$signature__data$152 [11];
   assign \ent2_rd.tag  = ent2_rd[23:0];
   assign \ent2_rd.count  = ent2_rd[31:24];
-  assign \$signature__data$167.tag  = \$signature__data$167 [23:0];
-  assign \$signature__data$167.count  = \$signature__data$167 [31:24];
+  assign \$signature__data$169.tag  = \$signature__data$169 [23:0];
+  assign \$signature__data$169.count  = \$signature__data$169 [31:24];
   assign \meta2_rd.last  = meta2_rd[5:0];
-  assign \meta2_rd.fresh  = meta2_rd[6];
-  assign \meta2_rd.valid  = meta2_rd[7];
-  assign \$signature__data$169.last  = \$signature__data$169 [5:0];
-  assign \$signature__data$169.fresh  = \$signature__data$169 [6];
-  assign \$signature__data$169.valid  = \$signature__data$169 [7];
+  assign \meta2_rd.gen  = meta2_rd[9:6];
+  assign \meta2_rd.fresh  = meta2_rd[10];
+  assign \meta2_rd.valid  = meta2_rd[11];
+  assign \$signature__data$171.last  = \$signature__data$171 [5:0];
+  assign \$signature__data$171.gen  = \$signature__data$171 [9:6];
+  assign \$signature__data$171.fresh  = \$signature__data$171 [10];
+  assign \$signature__data$171.valid  = \$signature__data$171 [11];
   assign \ent3_rd.tag  = ent3_rd[23:0];
   assign \ent3_rd.count  = ent3_rd[31:24];
-  assign \$signature__data$186.tag  = \$signature__data$186 [23:0];
-  assign \$signature__data$186.count  = \$signature__data$186 [31:24];
+  assign \$signature__data$188.tag  = \$signature__data$188 [23:0];
+  assign \$signature__data$188.count  = \$signature__data$188 [31:24];
   assign \meta3_rd.last  = meta3_rd[5:0];
-  assign \meta3_rd.fresh  = meta3_rd[6];
-  assign \meta3_rd.valid  = meta3_rd[7];
-  assign \$signature__data$188.last  = \$signature__data$188 [5:0];
-  assign \$signature__data$188.fresh  = \$signature__data$188 [6];
-  assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2343$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2343$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2343$5 [23:0];
+  assign \meta3_rd.gen  = meta3_rd[9:6];
+  assign \meta3_rd.fresh  = meta3_rd[10];
+  assign \meta3_rd.valid  = meta3_rd[11];
+  assign \$signature__data$190.last  = \$signature__data$190 [5:0];
+  assign \$signature__data$190.gen  = \$signature__data$190 [9:6];
+  assign \$signature__data$190.fresh  = \$signature__data$190 [10];
+  assign \$signature__data$190.valid  = \$signature__data$190 [11];
+  assign \$signature__data$85 [31:24] = \port$2366$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2366$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2366$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2366$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2366$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2366$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8103,14 +8239,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign bk_mark[2] = mark_now2;
   assign bk_mark[1] = mark_now1;
   assign bk_mark[0] = mark_now0;
-  assign bk_fresh[3] = meta3_rd[6];
-  assign bk_fresh[2] = meta2_rd[6];
-  assign bk_fresh[1] = meta1_rd[6];
-  assign bk_fresh[0] = meta0_rd[6];
-  assign bk_valid[3] = meta3_rd[7];
-  assign bk_valid[2] = meta2_rd[7];
-  assign bk_valid[1] = meta1_rd[7];
-  assign bk_valid[0] = meta0_rd[7];
+  assign bk_fresh[3] = meta3_rd[10];
+  assign bk_fresh[2] = meta2_rd[10];
+  assign bk_fresh[1] = meta1_rd[10];
+  assign bk_fresh[0] = meta0_rd[10];
+  assign bk_valid[3] = \$502 ;
+  assign bk_valid[2] = \$435 ;
+  assign bk_valid[1] = \$368 ;
+  assign bk_valid[0] = \$301 ;
   assign bk_last[23:18] = meta3_rd[5:0];
   assign bk_last[17:12] = meta2_rd[5:0];
   assign bk_last[11:6] = meta1_rd[5:0];
@@ -8131,19 +8267,23 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_last[17:12] = sc_data_q[21:16];
   assign sc_last[11:6] = sc_data_q[13:8];
   assign sc_last[5:0] = sc_data_q[5:0];
-  assign scrub_w__en[3] = \$451 ;
-  assign scrub_w__en[2] = \$386 ;
-  assign scrub_w__en[1] = \$321 ;
+  assign scrub_w__en[3] = \$457 ;
+  assign scrub_w__en[2] = \$390 ;
+  assign scrub_w__en[1] = \$323 ;
   assign scrub_w__en[0] = \$256 ;
-  assign scrub_w__data[31:24] = meta_data;
-  assign scrub_w__data[23:16] = meta_data;
-  assign scrub_w__data[15:8] = meta_data;
-  assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2343$136 [17:10];
-  assign \$signature__data [23:0] = \port$2343$5 [23:0];
-  assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2343$136 [7];
-  assign meta_data[5:0] = \port$2343$5 [29:24];
+  assign scrub_w__data[31:24] = copy_data;
+  assign scrub_w__data[23:16] = copy_data;
+  assign scrub_w__data[15:8] = copy_data;
+  assign scrub_w__data[7:0] = copy_data;
+  assign \$signature__data [31:24] = \port$2366$136 [17:10];
+  assign \$signature__data [23:0] = \port$2366$5 [23:0];
+  assign copy_data[7] = \$signature__data$35 [11];
+  assign copy_data[6] = \$signature__data$35 [10];
+  assign copy_data[5:0] = \$signature__data$35 [5:0];
+  assign \$signature__data$35 [9:6] = generation;
+  assign \$signature__data$35 [11] = \$230 ;
+  assign \$signature__data$35 [10] = \port$2366$136 [7];
+  assign \$signature__data$35 [5:0] = \port$2366$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8297,14 +8437,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2335$0 (lanes[43:0]),
-    .\port$2335$107 (lanes[108:107]),
-    .\port$2335$147 (lanes[147]),
-    .\port$2335$172 (lanes[173:172]),
-    .\port$2335$212 (lanes[212]),
-    .\port$2335$237 (lanes[238:237]),
-    .\port$2335$277 (lanes[277]),
-    .\port$2335$82 (lanes[82]),
+    .\port$2358$0 (lanes[43:0]),
+    .\port$2358$107 (lanes[108:107]),
+    .\port$2358$147 (lanes[147]),
+    .\port$2358$172 (lanes[173:172]),
+    .\port$2358$212 (lanes[212]),
+    .\port$2358$237 (lanes[238:237]),
+    .\port$2358$277 (lanes[277]),
+    .\port$2358$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8475,7 +8615,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 , \port$2335$147 , \port$2335$172 , \port$2335$212 , \port$2335$237 , \port$2335$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 , \port$2358$147 , \port$2358$172 , \port$2358$212 , \port$2358$237 , \port$2358$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8633,22 +8773,22 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2335$0 ;
-  wire [43:0] \port$2335$0 ;
-  input [1:0] \port$2335$107 ;
-  wire [1:0] \port$2335$107 ;
-  input \port$2335$147 ;
-  wire \port$2335$147 ;
-  input [1:0] \port$2335$172 ;
-  wire [1:0] \port$2335$172 ;
-  input \port$2335$212 ;
-  wire \port$2335$212 ;
-  input [1:0] \port$2335$237 ;
-  wire [1:0] \port$2335$237 ;
-  input \port$2335$277 ;
-  wire \port$2335$277 ;
-  input \port$2335$82 ;
-  wire \port$2335$82 ;
+  input [43:0] \port$2358$0 ;
+  wire [43:0] \port$2358$0 ;
+  input [1:0] \port$2358$107 ;
+  wire [1:0] \port$2358$107 ;
+  input \port$2358$147 ;
+  wire \port$2358$147 ;
+  input [1:0] \port$2358$172 ;
+  wire [1:0] \port$2358$172 ;
+  input \port$2358$212 ;
+  wire \port$2358$212 ;
+  input [1:0] \port$2358$237 ;
+  wire [1:0] \port$2358$237 ;
+  input \port$2358$277 ;
+  wire \port$2358$277 ;
+  input \port$2358$82 ;
+  wire \port$2358$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8662,21 +8802,21 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   wire [3:0] valid;
   wire [6:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
-  assign \$2  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$1  = | { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1], \port$2358$0 [43] };
+  assign \$2  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1] };
+  assign \$4  = | { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2335$0 [43] & \$5 ;
-  assign \$7  = | { \port$2335$237 [1], \port$2335$172 [1] };
+  assign \$6  = \port$2358$0 [43] & \$5 ;
+  assign \$7  = | { \port$2358$237 [1], \port$2358$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2335$107 [1] & \$8 ;
+  assign \$9  = \port$2358$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2335$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$14  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$15  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$16  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$12  = \port$2358$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$14  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$15  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$16  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -8711,18 +8851,18 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$54  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$55  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$53  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$54  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$55  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$60  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$59  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$60  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign \$65  = ~ { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
+  assign \$64  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$65  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -8733,8 +8873,8 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$73  = decision[35] ? decision[42:36] : \$72 ;
   assign \$74  = decision[58] ? decision[66] : decision[99];
   assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! \port$2335$0 [2:1];
-  assign \$77  = \port$2335$0 [0] & \$76 ;
+  assign \$76  = ! \port$2358$0 [2:1];
+  assign \$77  = \port$2358$0 [0] & \$76 ;
   assign \$78  = decision[35] | decision[58];
   assign \$79  = \$78  | decision[67];
   assign \$80  = \$77  & \$79 ;
@@ -8754,16 +8894,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
+  assign \$99  = wins & { \port$2358$277 , \port$2358$212 , \port$2358$147 , \port$2358$82  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$2335$0 [2:1] == 2'h3;
+  assign \$102  = \port$2358$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$2335$0 [2:1] == 2'h2;
-  assign \$106  = \port$2335$0 [2:1] == 2'h3;
+  assign \$105  = \port$2358$0 [2:1] == 2'h2;
+  assign \$106  = \port$2358$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$2335$0 [0] & \$107 ;
+  assign \$108  = \port$2358$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[100];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
@@ -8772,41 +8912,41 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
       decision[50:43] = count[7:0];
       decision[56:51] = age[5:0];
       decision[42:36] = slot[6:0];
-      decision[57] = \port$2335$82 ;
+      decision[57] = \port$2358$82 ;
     end
     if (hit_lane[1]) begin
       decision[50:43] = count[15:8];
       decision[56:51] = age[11:6];
       decision[42:36] = slot[13:7];
-      decision[57] = \port$2335$147 ;
+      decision[57] = \port$2358$147 ;
     end
     if (hit_lane[2]) begin
       decision[50:43] = count[23:16];
       decision[56:51] = age[17:12];
       decision[42:36] = slot[20:14];
-      decision[57] = \port$2335$212 ;
+      decision[57] = \port$2358$212 ;
     end
     if (hit_lane[3]) begin
       decision[50:43] = count[31:24];
       decision[56:51] = age[23:18];
       decision[42:36] = slot[27:21];
-      decision[57] = \port$2335$277 ;
+      decision[57] = \port$2358$277 ;
     end
     if (\$13 [3]) begin
       decision[65:59] = slot[27:21];
-      decision[66] = \port$2335$277 ;
+      decision[66] = \port$2358$277 ;
     end
     if (\$14 [2]) begin
       decision[65:59] = slot[20:14];
-      decision[66] = \port$2335$212 ;
+      decision[66] = \port$2358$212 ;
     end
     if (\$15 [1]) begin
       decision[65:59] = slot[13:7];
-      decision[66] = \port$2335$147 ;
+      decision[66] = \port$2358$147 ;
     end
     if (\$16 [0]) begin
       decision[65:59] = slot[6:0];
-      decision[66] = \port$2335$82 ;
+      decision[66] = \port$2358$82 ;
     end
     begin
       begin
@@ -8822,16 +8962,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
         decision[99] = \$100 ;
         decision[100] = \$104 ;
         decision[124:101] = tag[23:0];
-        decision[131:125] = \port$2335$0 [41:35];
+        decision[131:125] = \port$2358$0 [41:35];
         decision[145] = \$109 ;
       end
     end
   end
-  assign request = \port$2335$0 [34:0];
-  assign match = { \port$2335$237 [1], \port$2335$172 [1], \port$2335$107 [1], \port$2335$0 [43] };
-  assign valid = { \port$2335$237 [0], \port$2335$172 [0], \port$2335$107 [0], \port$2335$0 [42] };
-  assign mark = { \port$2335$277 , \port$2335$212 , \port$2335$147 , \port$2335$82  };
-  assign window = \port$2335$0 [41:35];
+  assign request = \port$2358$0 [34:0];
+  assign match = { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1], \port$2358$0 [43] };
+  assign valid = { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign mark = { \port$2358$277 , \port$2358$212 , \port$2358$147 , \port$2358$82  };
+  assign window = \port$2358$0 [41:35];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8859,11 +8999,11 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = \port$2335$0 [0];
-  assign \request.op  = \port$2335$0 [2:1];
-  assign \request.min_tlevel  = \port$2335$0 [4:3];
-  assign \request.tag  = \port$2335$0 [28:5];
-  assign \request.t  = \port$2335$0 [34:29];
+  assign \request.valid  = \port$2358$0 [0];
+  assign \request.op  = \port$2358$0 [2:1];
+  assign \request.min_tlevel  = \port$2358$0 [4:3];
+  assign \request.tag  = \port$2358$0 [28:5];
+  assign \request.t  = \port$2358$0 [34:29];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -8872,7 +9012,7 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2335$237 [1];
+  assign hit_lane[3] = \port$2358$237 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -8881,16 +9021,16 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
   always @*
     decision[35] = \$1 ;
   always @*
-    decision[34:29] = \port$2335$0 [34:29];
+    decision[34:29] = \port$2358$0 [34:29];
   always @*
-    decision[28:5] = \port$2335$0 [28:5];
+    decision[28:5] = \port$2358$0 [28:5];
   always @*
-    decision[4:3] = \port$2335$0 [4:3];
+    decision[4:3] = \port$2358$0 [4:3];
   always @*
-    decision[2:1] = \port$2335$0 [2:1];
+    decision[2:1] = \port$2358$0 [2:1];
   always @*
-    decision[0] = \port$2335$0 [0];
-  assign \$10  = \port$2335$237 [1];
+    decision[0] = \port$2358$0 [0];
+  assign \$10  = \port$2358$237 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -8899,7 +9039,7 @@ module \kv_asu.core.versions.dec (\port$2335$0 , \port$2335$82 , \port$2335$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2323$0 , \port$2324$0 , \port$2328$0 , clk);
+module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2346$0 , \port$2347$0 , \port$2351$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -8951,13 +9091,13 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2323$0 ;
-  wire [41:0] \port$2323$0 ;
-  output [187:0] \port$2324$0 ;
-  wire [187:0] \port$2324$0 ;
+  output [41:0] \port$2346$0 ;
+  wire [41:0] \port$2346$0 ;
+  output [187:0] \port$2347$0 ;
+  wire [187:0] \port$2347$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2328$0 ;
-  wire [27:0] \port$2328$0 ;
+  output [27:0] \port$2351$0 ;
+  wire [27:0] \port$2351$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9061,9 +9201,9 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2323$0  = \$9 ;
-  assign \port$2324$0  = \$10 ;
-  assign \port$2328$0  = \$12 ;
+  assign \port$2346$0  = \$9 ;
+  assign \port$2347$0  = \$10 ;
+  assign \port$2351$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];

@@ -95,14 +95,16 @@ class KvAsuCore(wiring.Component):
     flush : In(1)
         One-cycle pulse: untrack every line (only while no request is in flight and not
         ``flushing``). The LRU list and the occupancy are empty at the end of the pulse
-        cycle; the table's valid bits are then cleared by a sweep (``flushing``).
+        cycle, and the table starts a new generation (``Admission``); every
+        ``2**GEN_WIDTH``-th flush or reset instead clears the table's valid bits by a sweep
+        (``flushing``), docs/spec-decisions.md D12.
     idle : Out(1)
         No accepted request has a state update or a statistics increment still pending.
         A register: it rises one cycle after the last stage has emptied.
     flushing : Out(1)
-        The clear sweep is running: high from the cycle after a ``flush`` pulse, and from
-        reset, for ``ENTRIES / PROBE`` cycles (one table row per cycle; the valid bits are
-        in block RAM, which a reset does not clear).
+        The clear sweep is running: high from the cycle after a ``flush`` pulse or a reset
+        that finds every table generation used, for ``ENTRIES / PROBE`` cycles (one table
+        row per cycle; the valid bits are in block RAM, which a reset does not clear).
     occupancy : Out(SLOT_WIDTH + 1)
         Number of tracked lines: a request's insert or eviction counts in the cycle its
         response enters the response FIFO (L, one cycle after E2), with its statistics.
@@ -211,6 +213,7 @@ class KvAsuCore(wiring.Component):
             admission.pop.eq(fifo.r_rdy & self.rsp.ready),
             self.idle.eq(admission.idle), self.flushing.eq(admission.flushing),
             table.clear_en.eq(admission.flushing), table.clear_row.eq(admission.sweep_row),
+            table.generation.eq(admission.generation),
         ]
 
         # ---- the hash, and the request beside it (s0 .. s[Lh]) --------------------------

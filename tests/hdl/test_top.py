@@ -14,9 +14,12 @@ import regmap
 from regmap import Params
 from hdl.core import CoreOptions, KvAsuCore, check_core_params
 from hdl.generate import generate, main
+from hdl.table import GEN_WIDTH
 from hdl.top import KvAsu
 
 from .harness import OBSERVE, QUERY, addr_of, decode, small_params
+
+BUSY = regmap.REG["STATUS"].mask("BUSY")
 
 PORTS = {
     "clk": 1, "rst": 1, "req__valid": 1, "req__ready": 1, "rsp__valid": 1, "rsp__ready": 1,
@@ -133,9 +136,9 @@ def test_top_integration():
         ctrl = regmap.REG["CTRL"]
         assert await axi_write(ctx, dut.axil, ctrl.offset,
                                ctrl.mask("ENABLE") | ctrl.mask("FLUSH")) == 0
-        assert not ctx.get(dut.req.ready)
-        for _ in range(3):
-            await ctx.tick()
+        # D12: the flush is a generation step, no clear sweep: ready at once, never BUSY
+        assert ctx.get(dut.req.ready)
+        assert not await axi_read(ctx, dut.axil, regmap.REG["STATUS"].offset) & BUSY
         assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 0
         ctx.set(dut.req.valid, 1)
         ctx.set(dut.req.payload.op, QUERY)
@@ -199,14 +202,11 @@ def test_reset_mid_run_leaves_a_clean_block():
         ctx.set(w.cd.rst, 0)
         assert not ctx.get(dut.rsp.valid)             # pending responses dropped
         assert ctx.get(dut.timebase.cycle) == 0
-        # the table's valid bits are in block RAM: cleared by a sweep of ENTRIES / PROBE
-        # cycles, with `ready` low, that the AXI status shows as BUSY
-        sweep = p.ENTRIES // p.PROBE
-        for k in range(sweep):
-            assert not ctx.get(dut.req.ready), k
-            await ctx.tick()
+        # D12: the reset starts a new table generation, so `ready` is high at once (the
+        # valid bits in block RAM are not cleared; the old generation's slots read empty)
         assert ctx.get(dut.req.ready)
         assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 0
+        assert not await axi_read(ctx, dut.axil, regmap.REG["STATUS"].offset) & BUSY
         assert await axi_read(ctx, dut.axil, regmap.REG["STAT_OBSERVES"].offset) == 0
         ctx.set(dut.rsp.ready, 1)
         for tag in (1, 2):
@@ -217,12 +217,40 @@ def test_reset_mid_run_leaves_a_clean_block():
                 got.append(decode(p, ctx.get(dut.rsp.payload)))
             await ctx.tick()
 
+        # resets 2 .. 2**GEN_WIDTH - 1 are generation steps too (each with a line tracked
+        # before it and gone after it); reset 2**GEN_WIDTH has used every generation and
+        # sweeps: `ready` low for ENTRIES / PROBE cycles
+        sweep = p.ENTRIES // p.PROBE
+        for n in range(2, 2 ** GEN_WIDTH + 2):
+            await put(ctx, OBSERVE, 7)
+            for _ in range(dut.latency + 2):
+                if ctx.get(dut.rsp.valid):
+                    got.append(decode(p, ctx.get(dut.rsp.payload)))
+                await ctx.tick()
+            ctx.set(w.cd.rst, 1)
+            for _ in range(1 + n % 3):                # held 1..3 cycles: counts once
+                await ctx.tick()
+            ctx.set(w.cd.rst, 0)
+            if n % 2 ** GEN_WIDTH == 0:
+                for k in range(sweep):
+                    assert not ctx.get(dut.req.ready), (n, k)
+                    await ctx.tick()
+            assert ctx.get(dut.req.ready), n
+            await put(ctx, QUERY, 7)
+            for _ in range(dut.latency + 2):
+                if ctx.get(dut.rsp.valid):
+                    got.append(decode(p, ctx.get(dut.rsp.payload)))
+                await ctx.tick()
+
     sim = Simulator(w)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    assert [(r["op"], r["present"], r["victim_valid"]) for r in got] == [(1, 0, 0), (1, 0, 0),
-                                                                          (3, 0, 0)]
+    assert [(r["op"], r["present"], r["victim_valid"]) for r in got[:3]] == [
+        (1, 0, 0), (1, 0, 0), (3, 0, 0)]
+    # each OBSERVE of line 7 inserts it (present 0), each QUERY after the reset misses it
+    assert [(r["op"], r["present"], r["tracked"]) for r in got[3:]] == [
+        (0, 0, 1), (1, 0, 0)] * 2 ** GEN_WIDTH
 
 
 @pytest.mark.parametrize("serial", [False, True])
