@@ -16,8 +16,8 @@ from pathlib import Path
 
 from cocotb.triggers import ClockCycles, RisingEdge
 
-from verif.kvasu_tb import (ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE, QUERY, KvAsuTB, Mismatch,
-                            ReqItem, tb_test)
+from verif.kvasu_tb import (CLEAR_STATS, ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE, QUERY,
+                            KvAsuTB, Mismatch, ReqItem, tb_test)
 
 
 def win(tb: KvAsuTB, h):
@@ -437,7 +437,8 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
     clear sweep: a stream sent back to back straight out of reset is accepted from cycle 0
     with no bubble, and a stream with a CTRL FLUSH written in its middle loses only the
     CTRL write's own sequencing (D8), not ENTRIES / PROBE cycles; lines tracked before each
-    are untracked after it (every response checked by the scoreboard). The one flush or
+    are untracked after it (every response checked by the scoreboard); a CLEAR_STATS
+    written in a stream costs at most a few cycles and leaves the model's statistics. The one flush or
     reset in 16 that wraps the generations sweeps. The counts go to ``no_stall.json`` beside
     the coverage files (a measurement, not a goal: the asserts are D12's rules)."""
     rows = tb.p.ENTRIES // tb.p.PROBE
@@ -475,6 +476,16 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
         tb.cov.hit("flush.generation" if not sweeps else "flush.sweep")
         figures.append({"event": "ctrl_flush", "sweep": sweeps, "requests": n,
                         "not_ready": lost})
+        # CLEAR_STATS in the middle of a back-to-back stream: no drain (D12); every
+        # statistic afterwards is the model's (checked at the quiescent point)
+        tb.send_items(_stream(tb, n, pool))
+        await ClockCycles(tb.dut.clk, n // 3)
+        await tb.write_ctrl(CLEAR_STATS | ENABLE)
+        await tb.check_quiescent("clear stats in a stream")
+        lost = _not_ready_cycles(tb, n)
+        tb.log.info("clear stats %d: %d not-ready cycles in %d requests", round_, lost, n)
+        assert lost <= 4, lost
+        figures.append({"event": "ctrl_clear_stats", "requests": n, "not_ready": lost})
     await tb.check_quiescent("no stall")
     if tb.cfg.get("cov_dir"):
         out = Path(tb.cfg["cov_dir"]).parent / "no_stall.json"

@@ -194,9 +194,9 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
-    .inc(stat_inc),
     .occupancy(occupancy),
-    .rst(rst)
+    .rst(rst),
+    .stat_inc(stat_inc)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -932,8 +932,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4874$245 (\$17 ),
-    .\port$4874$5 (\$16 ),
+    .\port$4888$245 (\$17 ),
+    .\port$4888$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -951,7 +951,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$169  \hash$169  (
     .clk(clk),
     .out_h(\hash$87 ),
-    .\port$4736$5 (s0[60:5]),
+    .\port$4750$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -959,12 +959,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .lanes(lanes),
-    .\port$4738$0 (\$12 ),
-    .\port$4739$0 (\$13 ),
-    .\port$4743$0 (\$14 ),
-    .\port$4745$0 (\$15 ),
-    .\port$4874$271 (\$17 [60:26]),
-    .\port$4874$5 (\$16 ),
+    .\port$4752$0 (\$12 ),
+    .\port$4753$0 (\$13 ),
+    .\port$4757$0 (\$14 ),
+    .\port$4759$0 (\$15 ),
+    .\port$4888$271 (\$17 [60:26]),
+    .\port$4888$5 (\$16 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1002,8 +1002,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .generation(generation),
     .inv_slot(\$17 [10:0]),
-    .\port$4874$260 (\$17 [44:15]),
-    .\port$4874$5 (\$16 ),
+    .\port$4888$260 (\$17 [44:15]),
+    .\port$4888$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1021,8 +1021,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .forward__tag(\$16 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4874$271 (\$17 [27:26]),
-    .\port$4874$274 (\$17 [60:29]),
+    .\port$4888$271 (\$17 [27:26]),
+    .\port$4888$274 (\$17 [60:29]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1039,13 +1039,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .hash(\hash$87 [10:0]),
-    .\port$4738$0 (\$12 ),
-    .\port$4739$0 (\$13 ),
-    .\port$4743$0 (\$14 ),
-    .\port$4745$0 (\$15 ),
-    .\port$4813$0 (lanes[79:0]),
-    .\port$4874$271 (\$17 [44:26]),
-    .\port$4874$5 (\$16 ),
+    .\port$4752$0 (\$12 ),
+    .\port$4753$0 (\$13 ),
+    .\port$4757$0 (\$14 ),
+    .\port$4759$0 (\$15 ),
+    .\port$4827$0 (lanes[79:0]),
+    .\port$4888$271 (\$17 [44:26]),
+    .\port$4888$5 (\$16 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1888,7 +1888,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, decision, busy, \port$4874$5 , \port$4874$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
+module \kv_asu.core.commit (rst, decision, busy, \port$4888$5 , \port$4888$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, lru_slot, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -2013,10 +2013,10 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4874$5 , \port$4874$245 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4874$245 ;
-  wire [60:0] \port$4874$245 ;
-  output [63:0] \port$4874$5 ;
-  wire [63:0] \port$4874$5 ;
+  output [60:0] \port$4888$245 ;
+  wire [60:0] \port$4888$245 ;
+  output [63:0] \port$4888$5 ;
+  wire [63:0] \port$4888$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2075,7 +2075,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4874$5 , \port$4874$245 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4874$81 (e2[104:81])
+    .\port$4888$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2301,8 +2301,8 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4874$5 , \port$4874$245 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4874$5  = e2[68:5];
-  assign \port$4874$245  = e2[305:245];
+  assign \port$4888$5  = e2[68:5];
+  assign \port$4888$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2392,7 +2392,7 @@ module \kv_asu.core.commit (rst, decision, busy, \port$4874$5 , \port$4874$245 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4874$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4888$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2413,15 +2413,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4874$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4874$81 ;
-  wire [23:0] \port$4874$81 ;
+  input [23:0] \port$4888$81 ;
+  wire [23:0] \port$4888$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4874$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4874$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4888$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4888$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4874$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4874$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4874$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4888$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4888$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4888$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2435,8 +2435,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4874$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4874$81 [15:0];
-  assign age = \port$4874$81 [23:16];
+  assign count = \port$4888$81 [15:0];
+  assign age = \port$4888$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2643,7 +2643,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$169 (rst, out_h, \port$4736$5 , seed, clk);
+module \kv_asu.core.hash$169 (rst, out_h, \port$4750$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2742,8 +2742,8 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4736$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4736$5 ;
-  wire [55:0] \port$4736$5 ;
+  input [55:0] \port$4750$5 ;
+  wire [55:0] \port$4750$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2834,12 +2834,12 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4736$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4736$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4736$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4736$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4736$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4736$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4736$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4750$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4750$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4750$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4750$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4750$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4750$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2870,7 +2870,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4736$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4736$5  };
+  assign key = { 8'h00, \port$4750$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2885,7 +2885,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4736$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4738$0 , \port$4739$0 , \port$4743$0 , \port$4745$0 , lanes, \port$4874$5 , forward__lane, \port$4874$271 , clk);
+module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4752$0 , \port$4753$0 , \port$4757$0 , \port$4759$0 , lanes, \port$4888$5 , forward__lane, \port$4888$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3815,18 +3815,18 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire match3;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4738$0 ;
-  wire [79:0] \port$4738$0 ;
-  input [31:0] \port$4739$0 ;
-  wire [31:0] \port$4739$0 ;
-  input [415:0] \port$4743$0 ;
-  wire [415:0] \port$4743$0 ;
-  input [16:0] \port$4745$0 ;
-  wire [16:0] \port$4745$0 ;
-  input [34:0] \port$4874$271 ;
-  wire [34:0] \port$4874$271 ;
-  input [63:0] \port$4874$5 ;
-  wire [63:0] \port$4874$5 ;
+  input [79:0] \port$4752$0 ;
+  wire [79:0] \port$4752$0 ;
+  input [31:0] \port$4753$0 ;
+  wire [31:0] \port$4753$0 ;
+  input [415:0] \port$4757$0 ;
+  wire [415:0] \port$4757$0 ;
+  input [16:0] \port$4759$0 ;
+  wire [16:0] \port$4759$0 ;
+  input [34:0] \port$4888$271 ;
+  wire [34:0] \port$4888$271 ;
+  input [63:0] \port$4888$5 ;
+  wire [63:0] \port$4888$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3894,43 +3894,43 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
   assign \$153  = ~ \$44 ;
-  assign \$154  = \port$4745$0 [8] & \$153 ;
-  assign \$155  = ~ \port$4745$0 [8];
+  assign \$154  = \port$4759$0 [8] & \$153 ;
+  assign \$155  = ~ \port$4759$0 [8];
   assign \$156  = ~ \$44 ;
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4874$5 [63:56] - \port$4743$0 [402:395];
+  assign \$158  = \port$4888$5 [63:56] - \port$4757$0 [402:395];
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4745$0 [8];
+  assign \$161  = ~ \port$4759$0 [8];
   assign \$162  = \$20  & \$161 ;
   assign \$163  = ~ \$20 ;
-  assign \$164  = ~ \port$4745$0 [8];
+  assign \$164  = ~ \port$4759$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4743$0 [123:116] - \port$4874$5 [63:56];
+  assign \$166  = \port$4757$0 [123:116] - \port$4888$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4745$0 [8];
+  assign \$169  = ~ \port$4759$0 [8];
   assign \$170  = \$28  & \$169 ;
   assign \$171  = ~ \$28 ;
-  assign \$172  = ~ \port$4745$0 [8];
+  assign \$172  = ~ \port$4759$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4743$0 [216:209] - \port$4874$5 [63:56];
+  assign \$174  = \port$4757$0 [216:209] - \port$4888$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4745$0 [8];
+  assign \$177  = ~ \port$4759$0 [8];
   assign \$178  = \$36  & \$177 ;
   assign \$179  = ~ \$36 ;
-  assign \$180  = ~ \port$4745$0 [8];
+  assign \$180  = ~ \port$4759$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4743$0 [309:302] - \port$4874$5 [63:56];
+  assign \$182  = \port$4757$0 [309:302] - \port$4888$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
-  assign \$185  = ~ \port$4745$0 [8];
+  assign \$185  = ~ \port$4759$0 [8];
   assign \$186  = \$44  & \$185 ;
   assign \$187  = ~ \$44 ;
-  assign \$188  = ~ \port$4745$0 [8];
+  assign \$188  = ~ \port$4759$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4743$0 [402:395] - \port$4874$5 [63:56];
+  assign \$190  = \port$4757$0 [402:395] - \port$4888$5 [63:56];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$28 ;
@@ -3938,7 +3938,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$20 ;
   assign \$196  = ~ \$28 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4743$0 [123:116] - \port$4743$0 [216:209];
+  assign \$198  = \port$4757$0 [123:116] - \port$4757$0 [216:209];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$36 ;
@@ -3946,7 +3946,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$28 ;
   assign \$204  = ~ \$36 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4743$0 [216:209] - \port$4743$0 [309:302];
+  assign \$206  = \port$4757$0 [216:209] - \port$4757$0 [309:302];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$44 ;
@@ -3954,7 +3954,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$36 ;
   assign \$212  = ~ \$44 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4743$0 [309:302] - \port$4743$0 [402:395];
+  assign \$214  = \port$4757$0 [309:302] - \port$4757$0 [402:395];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$20 ;
@@ -3962,7 +3962,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$44 ;
   assign \$220  = ~ \$20 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4743$0 [402:395] - \port$4743$0 [123:116];
+  assign \$222  = \port$4757$0 [402:395] - \port$4757$0 [123:116];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$36 ;
@@ -3970,7 +3970,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$20 ;
   assign \$228  = ~ \$36 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4743$0 [123:116] - \port$4743$0 [309:302];
+  assign \$230  = \port$4757$0 [123:116] - \port$4757$0 [309:302];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$44 ;
@@ -3978,7 +3978,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$28 ;
   assign \$236  = ~ \$44 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4743$0 [216:209] - \port$4743$0 [402:395];
+  assign \$238  = \port$4757$0 [216:209] - \port$4757$0 [402:395];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$20 ;
@@ -3986,7 +3986,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$36 ;
   assign \$244  = ~ \$20 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4743$0 [309:302] - \port$4743$0 [123:116];
+  assign \$246  = \port$4757$0 [309:302] - \port$4757$0 [123:116];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$28 ;
@@ -3994,7 +3994,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$44 ;
   assign \$252  = ~ \$28 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4743$0 [402:395] - \port$4743$0 [216:209];
+  assign \$254  = \port$4757$0 [402:395] - \port$4757$0 [216:209];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$44 ;
@@ -4002,7 +4002,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$20 ;
   assign \$260  = ~ \$44 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4743$0 [123:116] - \port$4743$0 [402:395];
+  assign \$262  = \port$4757$0 [123:116] - \port$4757$0 [402:395];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$20 ;
@@ -4010,7 +4010,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$28 ;
   assign \$268  = ~ \$20 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4743$0 [216:209] - \port$4743$0 [123:116];
+  assign \$270  = \port$4757$0 [216:209] - \port$4757$0 [123:116];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$28 ;
@@ -4018,7 +4018,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$36 ;
   assign \$276  = ~ \$28 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4743$0 [309:302] - \port$4743$0 [216:209];
+  assign \$278  = \port$4757$0 [309:302] - \port$4757$0 [216:209];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
   assign \$281  = ~ \$36 ;
@@ -4026,577 +4026,577 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$44 ;
   assign \$284  = ~ \$36 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$4743$0 [402:395] - \port$4743$0 [309:302];
+  assign \$286  = \port$4757$0 [402:395] - \port$4757$0 [309:302];
   assign \$287  = \$285  & \$286 [7];
   assign \$288  = \$282  | \$287 ;
-  assign \$289  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$291  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$289  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$291  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$292  = \$290  ? 7'h00 : \$291 [6:0];
-  assign \$293  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$293  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$295  = ~ \$294 ;
   assign \$296  = \$20  & \$295 ;
   assign \$297  = ~ \$20 ;
-  assign \$298  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$300  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$298  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$300  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$301  = \$299  ? 7'h00 : \$300 [6:0];
-  assign \$302  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$302  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$304  = ~ \$303 ;
   assign \$305  = \$297  & \$304 ;
-  assign \$306  = \port$4743$0 [123:116] - lanes[68:61];
+  assign \$306  = \port$4757$0 [123:116] - lanes[68:61];
   assign \$307  = \$305  & \$306 [7];
   assign \$308  = \$296  | \$307 ;
-  assign \$309  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$311  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$309  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$311  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$312  = \$310  ? 7'h00 : \$311 [6:0];
-  assign \$313  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$313  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$315  = ~ \$314 ;
   assign \$316  = \$28  & \$315 ;
   assign \$317  = ~ \$28 ;
-  assign \$318  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$320  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$318  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$320  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$321  = \$319  ? 7'h00 : \$320 [6:0];
-  assign \$322  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$322  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$324  = ~ \$323 ;
   assign \$325  = \$317  & \$324 ;
-  assign \$326  = \port$4743$0 [216:209] - lanes[68:61];
+  assign \$326  = \port$4757$0 [216:209] - lanes[68:61];
   assign \$327  = \$325  & \$326 [7];
   assign \$328  = \$316  | \$327 ;
-  assign \$329  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$331  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$329  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$331  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$332  = \$330  ? 7'h00 : \$331 [6:0];
-  assign \$333  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$333  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$335  = ~ \$334 ;
   assign \$336  = \$36  & \$335 ;
   assign \$337  = ~ \$36 ;
-  assign \$338  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$340  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$338  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$340  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$341  = \$339  ? 7'h00 : \$340 [6:0];
-  assign \$342  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$342  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$344  = ~ \$343 ;
   assign \$345  = \$337  & \$344 ;
-  assign \$346  = \port$4743$0 [309:302] - lanes[68:61];
+  assign \$346  = \port$4757$0 [309:302] - lanes[68:61];
   assign \$347  = \$345  & \$346 [7];
   assign \$348  = \$336  | \$347 ;
-  assign \$349  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$351  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$349  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$351  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$352  = \$350  ? 7'h00 : \$351 [6:0];
-  assign \$353  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$353  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$355  = ~ \$354 ;
   assign \$356  = \$44  & \$355 ;
   assign \$357  = ~ \$44 ;
-  assign \$358  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$360  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$358  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$360  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$361  = \$359  ? 7'h00 : \$360 [6:0];
-  assign \$362  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$362  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$364  = ~ \$363 ;
   assign \$365  = \$357  & \$364 ;
-  assign \$366  = \port$4743$0 [402:395] - lanes[68:61];
+  assign \$366  = \port$4757$0 [402:395] - lanes[68:61];
   assign \$367  = \$365  & \$366 [7];
   assign \$368  = \$356  | \$367 ;
-  assign \$369  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$20 ;
   assign \$376  = \$374  & \$375 ;
-  assign \$377  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$379  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$377  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$379  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$380  = \$378  ? 7'h00 : \$379 [6:0];
-  assign \$381  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$383  = ~ \$382 ;
   assign \$384  = ~ \$20 ;
   assign \$385  = \$383  & \$384 ;
-  assign \$386  = lanes[68:61] - \port$4743$0 [123:116];
+  assign \$386  = lanes[68:61] - \port$4757$0 [123:116];
   assign \$387  = \$385  & \$386 [7];
   assign \$388  = \$376  | \$387 ;
-  assign \$389  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$28 ;
   assign \$396  = \$394  & \$395 ;
-  assign \$397  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$399  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$399  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$400  = \$398  ? 7'h00 : \$399 [6:0];
-  assign \$401  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$403  = ~ \$402 ;
   assign \$404  = ~ \$28 ;
   assign \$405  = \$403  & \$404 ;
-  assign \$406  = lanes[68:61] - \port$4743$0 [216:209];
+  assign \$406  = lanes[68:61] - \port$4757$0 [216:209];
   assign \$407  = \$405  & \$406 [7];
   assign \$408  = \$396  | \$407 ;
-  assign \$409  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$36 ;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$419  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$420  = \$418  ? 7'h00 : \$419 [6:0];
-  assign \$421  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$423  = ~ \$422 ;
   assign \$424  = ~ \$36 ;
   assign \$425  = \$423  & \$424 ;
-  assign \$426  = lanes[68:61] - \port$4743$0 [309:302];
+  assign \$426  = lanes[68:61] - \port$4757$0 [309:302];
   assign \$427  = \$425  & \$426 [7];
   assign \$428  = \$416  | \$427 ;
-  assign \$429  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$44 ;
   assign \$436  = \$434  & \$435 ;
-  assign \$437  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = ~ \$44 ;
   assign \$445  = \$443  & \$444 ;
-  assign \$446  = lanes[68:61] - \port$4743$0 [402:395];
+  assign \$446  = lanes[68:61] - \port$4757$0 [402:395];
   assign \$447  = \$445  & \$446 [7];
   assign \$448  = \$436  | \$447 ;
-  assign \$449  = \port$4745$0 [16:9] - \port$4743$0 [123:116];
+  assign \$449  = \port$4759$0 [16:9] - \port$4757$0 [123:116];
   assign \$450  = ~ \$449 [7];
   assign \$451  = \$20  | \$450 ;
-  assign \$452  = \port$4745$0 [16:9] - \port$4743$0 [216:209];
+  assign \$452  = \port$4759$0 [16:9] - \port$4757$0 [216:209];
   assign \$453  = ~ \$452 [7];
   assign \$454  = \$28  | \$453 ;
-  assign \$455  = \port$4745$0 [16:9] - \port$4743$0 [309:302];
+  assign \$455  = \port$4759$0 [16:9] - \port$4757$0 [309:302];
   assign \$456  = ~ \$455 [7];
   assign \$457  = \$36  | \$456 ;
-  assign \$458  = \port$4745$0 [16:9] - \port$4743$0 [402:395];
+  assign \$458  = \port$4759$0 [16:9] - \port$4757$0 [402:395];
   assign \$459  = ~ \$458 [7];
   assign \$460  = \$44  | \$459 ;
-  assign \$461  = \port$4738$0 [60:5] == lanes[60:5];
-  assign \$462  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$464  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$4752$0 [60:5] == lanes[60:5];
+  assign \$462  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$464  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$465  = \$463  ? 7'h00 : \$464 [6:0];
-  assign \$466  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$468  = \port$4743$0 [1:0] + 1'h0;
-  assign \$470  = \port$4743$0 [1:0] + 1'h0;
-  assign \$472  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$474  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4757$0 [1:0] + 1'h0;
+  assign \$470  = \port$4757$0 [1:0] + 1'h0;
+  assign \$472  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$474  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$475  = \$473  ? 7'h00 : \$474 [6:0];
-  assign \$476  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$476  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$478  = ~ \$477 ;
-  assign \$479  = \port$4745$0 [8] & \$478 ;
-  assign \$480  = ~ \port$4745$0 [8];
-  assign \$481  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$479  = \port$4759$0 [8] & \$478 ;
+  assign \$480  = ~ \port$4759$0 [8];
+  assign \$481  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$486 ;
   assign \$488  = \$480  & \$487 ;
-  assign \$489  = \port$4874$5 [63:56] - lanes[68:61];
+  assign \$489  = \port$4888$5 [63:56] - lanes[68:61];
   assign \$490  = \$488  & \$489 [7];
   assign \$491  = \$479  | \$490 ;
-  assign \$492  = \port$4743$0 [1:0] + 1'h0;
+  assign \$492  = \port$4757$0 [1:0] + 1'h0;
   assign \$494  = fw_wr0 ? \$491  : \$493 ;
-  assign \$495  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$501  = ~ \port$4745$0 [8];
+  assign \$499  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$501  = ~ \port$4759$0 [8];
   assign \$502  = \$500  & \$501 ;
-  assign \$503  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$508 ;
-  assign \$510  = ~ \port$4745$0 [8];
+  assign \$510  = ~ \port$4759$0 [8];
   assign \$511  = \$509  & \$510 ;
-  assign \$512  = lanes[68:61] - \port$4874$5 [63:56];
+  assign \$512  = lanes[68:61] - \port$4888$5 [63:56];
   assign \$513  = \$511  & \$512 [7];
   assign \$514  = \$502  | \$513 ;
-  assign \$515  = \port$4743$0 [1:0] + 1'h0;
+  assign \$515  = \port$4757$0 [1:0] + 1'h0;
   assign \$517  = fw_wr0 ? \$514  : \$516 ;
-  assign \$518  = \port$4745$0 [16:9] - \port$4874$5 [63:56];
+  assign \$518  = \port$4759$0 [16:9] - \port$4888$5 [63:56];
   assign \$519  = ~ \$518 [7];
-  assign \$520  = \port$4745$0 [8] | \$519 ;
-  assign \$521  = \port$4743$0 [1:0] + 1'h0;
+  assign \$520  = \port$4759$0 [8] | \$519 ;
+  assign \$521  = \port$4757$0 [1:0] + 1'h0;
   assign \$523  = fw_wr0 ? \$520  : \$522 ;
-  assign \$524  = \port$4743$0 [1:0] + 1'h0;
-  assign \$526  = \port$4743$0 [1:0] + 1'h0;
-  assign \$528  = \port$4743$0 [1:0] + 1'h0;
-  assign \$530  = \port$4743$0 [12:11] + 1'h0;
-  assign \$532  = \port$4743$0 [12:11] + 1'h0;
-  assign \$534  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$536  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$524  = \port$4757$0 [1:0] + 1'h0;
+  assign \$526  = \port$4757$0 [1:0] + 1'h0;
+  assign \$528  = \port$4757$0 [1:0] + 1'h0;
+  assign \$530  = \port$4757$0 [12:11] + 1'h0;
+  assign \$532  = \port$4757$0 [12:11] + 1'h0;
+  assign \$534  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$536  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$537  = \$535  ? 7'h00 : \$536 [6:0];
-  assign \$538  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$538  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$540  = ~ \$539 ;
-  assign \$541  = \port$4745$0 [8] & \$540 ;
-  assign \$542  = ~ \port$4745$0 [8];
-  assign \$543  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$545  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$541  = \port$4759$0 [8] & \$540 ;
+  assign \$542  = ~ \port$4759$0 [8];
+  assign \$543  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$545  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$546  = \$544  ? 7'h00 : \$545 [6:0];
-  assign \$547  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$549  = ~ \$548 ;
   assign \$550  = \$542  & \$549 ;
-  assign \$551  = \port$4874$5 [63:56] - lanes[68:61];
+  assign \$551  = \port$4888$5 [63:56] - lanes[68:61];
   assign \$552  = \$550  & \$551 [7];
   assign \$553  = \$541  | \$552 ;
-  assign \$554  = \port$4743$0 [12:11] + 1'h0;
+  assign \$554  = \port$4757$0 [12:11] + 1'h0;
   assign \$556  = fw_wr1 ? \$553  : \$555 ;
-  assign \$557  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$563  = ~ \port$4745$0 [8];
+  assign \$561  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$563  = ~ \port$4759$0 [8];
   assign \$564  = \$562  & \$563 ;
-  assign \$565  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$567  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$565  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$567  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$568  = \$566  ? 7'h00 : \$567 [6:0];
-  assign \$569  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$569  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$571  = ~ \$570 ;
-  assign \$572  = ~ \port$4745$0 [8];
+  assign \$572  = ~ \port$4759$0 [8];
   assign \$573  = \$571  & \$572 ;
-  assign \$574  = lanes[68:61] - \port$4874$5 [63:56];
+  assign \$574  = lanes[68:61] - \port$4888$5 [63:56];
   assign \$575  = \$573  & \$574 [7];
   assign \$576  = \$564  | \$575 ;
-  assign \$577  = \port$4743$0 [12:11] + 1'h0;
+  assign \$577  = \port$4757$0 [12:11] + 1'h0;
   assign \$579  = fw_wr1 ? \$576  : \$578 ;
-  assign \$580  = \port$4745$0 [16:9] - \port$4874$5 [63:56];
+  assign \$580  = \port$4759$0 [16:9] - \port$4888$5 [63:56];
   assign \$581  = ~ \$580 [7];
-  assign \$582  = \port$4745$0 [8] | \$581 ;
-  assign \$583  = \port$4743$0 [12:11] + 1'h0;
+  assign \$582  = \port$4759$0 [8] | \$581 ;
+  assign \$583  = \port$4757$0 [12:11] + 1'h0;
   assign \$585  = fw_wr1 ? \$582  : \$584 ;
-  assign \$586  = \port$4743$0 [12:11] + 1'h0;
-  assign \$588  = \port$4743$0 [12:11] + 1'h0;
-  assign \$590  = \port$4743$0 [12:11] + 1'h0;
-  assign \$592  = \port$4743$0 [23:22] + 1'h0;
-  assign \$594  = \port$4743$0 [23:22] + 1'h0;
-  assign \$596  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$598  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$586  = \port$4757$0 [12:11] + 1'h0;
+  assign \$588  = \port$4757$0 [12:11] + 1'h0;
+  assign \$590  = \port$4757$0 [12:11] + 1'h0;
+  assign \$592  = \port$4757$0 [23:22] + 1'h0;
+  assign \$594  = \port$4757$0 [23:22] + 1'h0;
+  assign \$596  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$598  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$599  = \$597  ? 7'h00 : \$598 [6:0];
-  assign \$600  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$600  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$602  = ~ \$601 ;
-  assign \$603  = \port$4745$0 [8] & \$602 ;
-  assign \$604  = ~ \port$4745$0 [8];
-  assign \$605  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$607  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$603  = \port$4759$0 [8] & \$602 ;
+  assign \$604  = ~ \port$4759$0 [8];
+  assign \$605  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$607  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$608  = \$606  ? 7'h00 : \$607 [6:0];
-  assign \$609  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$609  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$611  = ~ \$610 ;
   assign \$612  = \$604  & \$611 ;
-  assign \$613  = \port$4874$5 [63:56] - lanes[68:61];
+  assign \$613  = \port$4888$5 [63:56] - lanes[68:61];
   assign \$614  = \$612  & \$613 [7];
   assign \$615  = \$603  | \$614 ;
-  assign \$616  = \port$4743$0 [23:22] + 1'h0;
+  assign \$616  = \port$4757$0 [23:22] + 1'h0;
   assign \$618  = fw_wr2 ? \$615  : \$617 ;
-  assign \$619  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$625  = ~ \port$4745$0 [8];
+  assign \$623  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$625  = ~ \port$4759$0 [8];
   assign \$626  = \$624  & \$625 ;
-  assign \$627  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$629  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$627  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$629  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$630  = \$628  ? 7'h00 : \$629 [6:0];
-  assign \$631  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$631  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$633  = ~ \$632 ;
-  assign \$634  = ~ \port$4745$0 [8];
+  assign \$634  = ~ \port$4759$0 [8];
   assign \$635  = \$633  & \$634 ;
-  assign \$636  = lanes[68:61] - \port$4874$5 [63:56];
+  assign \$636  = lanes[68:61] - \port$4888$5 [63:56];
   assign \$637  = \$635  & \$636 [7];
   assign \$638  = \$626  | \$637 ;
-  assign \$639  = \port$4743$0 [23:22] + 1'h0;
+  assign \$639  = \port$4757$0 [23:22] + 1'h0;
   assign \$641  = fw_wr2 ? \$638  : \$640 ;
-  assign \$642  = \port$4745$0 [16:9] - \port$4874$5 [63:56];
+  assign \$642  = \port$4759$0 [16:9] - \port$4888$5 [63:56];
   assign \$643  = ~ \$642 [7];
-  assign \$644  = \port$4745$0 [8] | \$643 ;
-  assign \$645  = \port$4743$0 [23:22] + 1'h0;
+  assign \$644  = \port$4759$0 [8] | \$643 ;
+  assign \$645  = \port$4757$0 [23:22] + 1'h0;
   assign \$647  = fw_wr2 ? \$644  : \$646 ;
-  assign \$648  = \port$4743$0 [23:22] + 1'h0;
-  assign \$650  = \port$4743$0 [23:22] + 1'h0;
-  assign \$652  = \port$4743$0 [23:22] + 1'h0;
-  assign \$654  = \port$4743$0 [34:33] + 1'h0;
-  assign \$656  = \port$4743$0 [34:33] + 1'h0;
-  assign \$658  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$660  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$648  = \port$4757$0 [23:22] + 1'h0;
+  assign \$650  = \port$4757$0 [23:22] + 1'h0;
+  assign \$652  = \port$4757$0 [23:22] + 1'h0;
+  assign \$654  = \port$4757$0 [34:33] + 1'h0;
+  assign \$656  = \port$4757$0 [34:33] + 1'h0;
+  assign \$658  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$660  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$661  = \$659  ? 7'h00 : \$660 [6:0];
-  assign \$662  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$662  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$664  = ~ \$663 ;
-  assign \$665  = \port$4745$0 [8] & \$664 ;
-  assign \$666  = ~ \port$4745$0 [8];
-  assign \$667  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$669  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$665  = \port$4759$0 [8] & \$664 ;
+  assign \$666  = ~ \port$4759$0 [8];
+  assign \$667  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$669  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$670  = \$668  ? 7'h00 : \$669 [6:0];
-  assign \$671  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$673  = ~ \$672 ;
   assign \$674  = \$666  & \$673 ;
-  assign \$675  = \port$4874$5 [63:56] - lanes[68:61];
+  assign \$675  = \port$4888$5 [63:56] - lanes[68:61];
   assign \$676  = \$674  & \$675 [7];
   assign \$677  = \$665  | \$676 ;
-  assign \$678  = \port$4743$0 [34:33] + 1'h0;
+  assign \$678  = \port$4757$0 [34:33] + 1'h0;
   assign \$680  = fw_wr3 ? \$677  : \$679 ;
-  assign \$681  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$687  = ~ \port$4745$0 [8];
+  assign \$685  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$687  = ~ \port$4759$0 [8];
   assign \$688  = \$686  & \$687 ;
-  assign \$689  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$691  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$689  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$691  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$692  = \$690  ? 7'h00 : \$691 [6:0];
-  assign \$693  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$693  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$695  = ~ \$694 ;
-  assign \$696  = ~ \port$4745$0 [8];
+  assign \$696  = ~ \port$4759$0 [8];
   assign \$697  = \$695  & \$696 ;
-  assign \$698  = lanes[68:61] - \port$4874$5 [63:56];
+  assign \$698  = lanes[68:61] - \port$4888$5 [63:56];
   assign \$699  = \$697  & \$698 [7];
   assign \$700  = \$688  | \$699 ;
-  assign \$701  = \port$4743$0 [34:33] + 1'h0;
+  assign \$701  = \port$4757$0 [34:33] + 1'h0;
   assign \$703  = fw_wr3 ? \$700  : \$702 ;
-  assign \$704  = \port$4745$0 [16:9] - \port$4874$5 [63:56];
+  assign \$704  = \port$4759$0 [16:9] - \port$4888$5 [63:56];
   assign \$705  = ~ \$704 [7];
-  assign \$706  = \port$4745$0 [8] | \$705 ;
-  assign \$707  = \port$4743$0 [34:33] + 1'h0;
+  assign \$706  = \port$4759$0 [8] | \$705 ;
+  assign \$707  = \port$4757$0 [34:33] + 1'h0;
   assign \$709  = fw_wr3 ? \$706  : \$708 ;
-  assign \$710  = \port$4743$0 [34:33] + 1'h0;
-  assign \$712  = \port$4743$0 [34:33] + 1'h0;
-  assign \$714  = \port$4743$0 [34:33] + 1'h0;
-  assign \$716  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$718  = \port$4738$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4757$0 [34:33] + 1'h0;
+  assign \$712  = \port$4757$0 [34:33] + 1'h0;
+  assign \$714  = \port$4757$0 [34:33] + 1'h0;
+  assign \$716  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$718  = \port$4752$0 [68:61] - lanes[68:61];
   assign \$719  = \$717  ? 7'h00 : \$718 [6:0];
-  assign \$720  = \port$4738$0 [68:61] - lanes[68:61];
-  assign \$722  = \port$4745$0 [16:9] - lanes[68:61];
+  assign \$720  = \port$4752$0 [68:61] - lanes[68:61];
+  assign \$722  = \port$4759$0 [16:9] - lanes[68:61];
   assign \$723  = ~ \$722 [7];
   assign \$724  = \$721  | \$723 ;
-  assign \$725  = | { \port$4739$0 [28], \port$4739$0 [24], \port$4739$0 [20], \port$4739$0 [16] };
-  assign \$726  = | { \port$4739$0 [28], \port$4739$0 [20] };
-  assign \$727  = | { \port$4739$0 [28], \port$4739$0 [24] };
-  assign \$728  = | { \port$4739$0 [29], \port$4739$0 [25], \port$4739$0 [21], \port$4739$0 [17] };
-  assign \$729  = | { \port$4739$0 [29], \port$4739$0 [21] };
-  assign \$730  = | { \port$4739$0 [29], \port$4739$0 [25] };
-  assign \$731  = | { \port$4739$0 [30], \port$4739$0 [26], \port$4739$0 [22], \port$4739$0 [18] };
-  assign \$732  = | { \port$4739$0 [30], \port$4739$0 [22] };
-  assign \$733  = | { \port$4739$0 [30], \port$4739$0 [26] };
-  assign \$734  = | { \port$4739$0 [31], \port$4739$0 [27], \port$4739$0 [23], \port$4739$0 [19] };
-  assign \$735  = | { \port$4739$0 [31], \port$4739$0 [23] };
-  assign \$736  = | { \port$4739$0 [31], \port$4739$0 [27] };
-  assign \$737  = \port$4743$0 [1:0] + 1'h0;
+  assign \$725  = | { \port$4753$0 [28], \port$4753$0 [24], \port$4753$0 [20], \port$4753$0 [16] };
+  assign \$726  = | { \port$4753$0 [28], \port$4753$0 [20] };
+  assign \$727  = | { \port$4753$0 [28], \port$4753$0 [24] };
+  assign \$728  = | { \port$4753$0 [29], \port$4753$0 [25], \port$4753$0 [21], \port$4753$0 [17] };
+  assign \$729  = | { \port$4753$0 [29], \port$4753$0 [21] };
+  assign \$730  = | { \port$4753$0 [29], \port$4753$0 [25] };
+  assign \$731  = | { \port$4753$0 [30], \port$4753$0 [26], \port$4753$0 [22], \port$4753$0 [18] };
+  assign \$732  = | { \port$4753$0 [30], \port$4753$0 [22] };
+  assign \$733  = | { \port$4753$0 [30], \port$4753$0 [26] };
+  assign \$734  = | { \port$4753$0 [31], \port$4753$0 [27], \port$4753$0 [23], \port$4753$0 [19] };
+  assign \$735  = | { \port$4753$0 [31], \port$4753$0 [23] };
+  assign \$736  = | { \port$4753$0 [31], \port$4753$0 [27] };
+  assign \$737  = \port$4757$0 [1:0] + 1'h0;
   assign \$739  = \$738  >= 16'hffff;
-  assign \$740  = \port$4743$0 [1:0] + 1'h0;
+  assign \$740  = \port$4757$0 [1:0] + 1'h0;
   assign \$742  = \$741  + 1'h1;
   assign \$743  = \$739  ? 17'h0ffff : \$742 ;
-  assign \$744  = fw_wr0 ? \port$4874$271 [34:19] : \$743 [15:0];
-  assign \$745  = \port$4874$271 [34:19] >= 16'hffff;
-  assign \$746  = \port$4874$271 [34:19] + 1'h1;
+  assign \$744  = fw_wr0 ? \port$4888$271 [34:19] : \$743 [15:0];
+  assign \$745  = \port$4888$271 [34:19] >= 16'hffff;
+  assign \$746  = \port$4888$271 [34:19] + 1'h1;
   assign \$747  = \$745  ? 17'h0ffff : \$746 ;
-  assign \$748  = \port$4743$0 [1:0] + 1'h0;
+  assign \$748  = \port$4757$0 [1:0] + 1'h0;
   assign \$750  = \$749  >= 16'hfffe;
-  assign \$751  = \port$4743$0 [1:0] + 1'h0;
+  assign \$751  = \port$4757$0 [1:0] + 1'h0;
   assign \$753  = \$752  + 2'h2;
   assign \$754  = \$750  ? 17'h0ffff : \$753 ;
   assign \$755  = fw_wr0 ? \$747 [15:0] : \$754 [15:0];
-  assign \$756  = \port$4743$0 [10:2] == sc_mark_row_next;
-  assign \$757  = \port$4743$0 [12:11] + 1'h0;
+  assign \$756  = \port$4757$0 [10:2] == sc_mark_row_next;
+  assign \$757  = \port$4757$0 [12:11] + 1'h0;
   assign \$759  = \$758  >= 16'hffff;
-  assign \$760  = \port$4743$0 [12:11] + 1'h0;
+  assign \$760  = \port$4757$0 [12:11] + 1'h0;
   assign \$762  = \$761  + 1'h1;
   assign \$763  = \$759  ? 17'h0ffff : \$762 ;
-  assign \$764  = fw_wr1 ? \port$4874$271 [34:19] : \$763 [15:0];
-  assign \$765  = \port$4874$271 [34:19] >= 16'hffff;
-  assign \$766  = \port$4874$271 [34:19] + 1'h1;
+  assign \$764  = fw_wr1 ? \port$4888$271 [34:19] : \$763 [15:0];
+  assign \$765  = \port$4888$271 [34:19] >= 16'hffff;
+  assign \$766  = \port$4888$271 [34:19] + 1'h1;
   assign \$767  = \$765  ? 17'h0ffff : \$766 ;
-  assign \$768  = \port$4743$0 [12:11] + 1'h0;
+  assign \$768  = \port$4757$0 [12:11] + 1'h0;
   assign \$770  = \$769  >= 16'hfffe;
-  assign \$771  = \port$4743$0 [12:11] + 1'h0;
+  assign \$771  = \port$4757$0 [12:11] + 1'h0;
   assign \$773  = \$772  + 2'h2;
   assign \$774  = \$770  ? 17'h0ffff : \$773 ;
   assign \$775  = fw_wr1 ? \$767 [15:0] : \$774 [15:0];
-  assign \$776  = \port$4743$0 [21:13] == sc_mark_row_next;
-  assign \$777  = \port$4743$0 [23:22] + 1'h0;
+  assign \$776  = \port$4757$0 [21:13] == sc_mark_row_next;
+  assign \$777  = \port$4757$0 [23:22] + 1'h0;
   assign \$779  = \$778  >= 16'hffff;
-  assign \$780  = \port$4743$0 [23:22] + 1'h0;
+  assign \$780  = \port$4757$0 [23:22] + 1'h0;
   assign \$782  = \$781  + 1'h1;
   assign \$783  = \$779  ? 17'h0ffff : \$782 ;
-  assign \$784  = fw_wr2 ? \port$4874$271 [34:19] : \$783 [15:0];
-  assign \$785  = \port$4874$271 [34:19] >= 16'hffff;
-  assign \$786  = \port$4874$271 [34:19] + 1'h1;
+  assign \$784  = fw_wr2 ? \port$4888$271 [34:19] : \$783 [15:0];
+  assign \$785  = \port$4888$271 [34:19] >= 16'hffff;
+  assign \$786  = \port$4888$271 [34:19] + 1'h1;
   assign \$787  = \$785  ? 17'h0ffff : \$786 ;
-  assign \$788  = \port$4743$0 [23:22] + 1'h0;
+  assign \$788  = \port$4757$0 [23:22] + 1'h0;
   assign \$790  = \$789  >= 16'hfffe;
-  assign \$791  = \port$4743$0 [23:22] + 1'h0;
+  assign \$791  = \port$4757$0 [23:22] + 1'h0;
   assign \$793  = \$792  + 2'h2;
   assign \$794  = \$790  ? 17'h0ffff : \$793 ;
   assign \$795  = fw_wr2 ? \$787 [15:0] : \$794 [15:0];
-  assign \$796  = \port$4743$0 [32:24] == sc_mark_row_next;
-  assign \$797  = \port$4743$0 [34:33] + 1'h0;
+  assign \$796  = \port$4757$0 [32:24] == sc_mark_row_next;
+  assign \$797  = \port$4757$0 [34:33] + 1'h0;
   assign \$799  = \$798  >= 16'hffff;
-  assign \$800  = \port$4743$0 [34:33] + 1'h0;
+  assign \$800  = \port$4757$0 [34:33] + 1'h0;
   assign \$802  = \$801  + 1'h1;
   assign \$803  = \$799  ? 17'h0ffff : \$802 ;
-  assign \$804  = fw_wr3 ? \port$4874$271 [34:19] : \$803 [15:0];
-  assign \$805  = \port$4874$271 [34:19] >= 16'hffff;
-  assign \$806  = \port$4874$271 [34:19] + 1'h1;
+  assign \$804  = fw_wr3 ? \port$4888$271 [34:19] : \$803 [15:0];
+  assign \$805  = \port$4888$271 [34:19] >= 16'hffff;
+  assign \$806  = \port$4888$271 [34:19] + 1'h1;
   assign \$807  = \$805  ? 17'h0ffff : \$806 ;
-  assign \$808  = \port$4743$0 [34:33] + 1'h0;
+  assign \$808  = \port$4757$0 [34:33] + 1'h0;
   assign \$810  = \$809  >= 16'hfffe;
-  assign \$811  = \port$4743$0 [34:33] + 1'h0;
+  assign \$811  = \port$4757$0 [34:33] + 1'h0;
   assign \$813  = \$812  + 2'h2;
   assign \$814  = \$810  ? 17'h0ffff : \$813 ;
   assign \$815  = fw_wr3 ? \$807 [15:0] : \$814 [15:0];
-  assign \$816  = \port$4743$0 [43:35] == sc_mark_row_next;
+  assign \$816  = \port$4757$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$817 ;
-  assign \$1  = sc_mark_intent[0] & \port$4743$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4743$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4743$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4743$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4743$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4743$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4743$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4743$0 [405];
-  assign \$9  = \port$4743$0 [99:44] == \port$4738$0 [60:5];
-  assign \$10  = \port$4743$0 [192:137] == \port$4738$0 [60:5];
-  assign \$11  = \port$4743$0 [285:230] == \port$4738$0 [60:5];
-  assign \$12  = \port$4743$0 [378:323] == \port$4738$0 [60:5];
-  assign \$13  = \port$4743$0 [125] ^ \port$4743$0 [126];
-  assign \$14  = \port$4738$0 [68:61] - \port$4743$0 [123:116];
+  assign \$1  = sc_mark_intent[0] & \port$4757$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4757$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4757$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4757$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4757$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4757$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4757$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4757$0 [405];
+  assign \$9  = \port$4757$0 [99:44] == \port$4752$0 [60:5];
+  assign \$10  = \port$4757$0 [192:137] == \port$4752$0 [60:5];
+  assign \$11  = \port$4757$0 [285:230] == \port$4752$0 [60:5];
+  assign \$12  = \port$4757$0 [378:323] == \port$4752$0 [60:5];
+  assign \$13  = \port$4757$0 [125] ^ \port$4757$0 [126];
+  assign \$14  = \port$4752$0 [68:61] - \port$4757$0 [123:116];
   assign \$15  = \$13  | \$14 [7];
-  assign \$16  = \port$4738$0 [68:61] - \port$4743$0 [123:116];
+  assign \$16  = \port$4752$0 [68:61] - \port$4757$0 [123:116];
   assign \$17  = \$15  ? 7'h00 : \$16 [6:0];
-  assign \$18  = \port$4743$0 [125] ^ \port$4743$0 [126];
-  assign \$19  = \port$4738$0 [68:61] - \port$4743$0 [123:116];
+  assign \$18  = \port$4757$0 [125] ^ \port$4757$0 [126];
+  assign \$19  = \port$4752$0 [68:61] - \port$4757$0 [123:116];
   assign \$20  = \$18  | \$19 [7];
-  assign \$21  = \port$4743$0 [218] ^ \port$4743$0 [219];
-  assign \$22  = \port$4738$0 [68:61] - \port$4743$0 [216:209];
+  assign \$21  = \port$4757$0 [218] ^ \port$4757$0 [219];
+  assign \$22  = \port$4752$0 [68:61] - \port$4757$0 [216:209];
   assign \$23  = \$21  | \$22 [7];
-  assign \$24  = \port$4738$0 [68:61] - \port$4743$0 [216:209];
+  assign \$24  = \port$4752$0 [68:61] - \port$4757$0 [216:209];
   assign \$25  = \$23  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$4743$0 [218] ^ \port$4743$0 [219];
-  assign \$27  = \port$4738$0 [68:61] - \port$4743$0 [216:209];
+  assign \$26  = \port$4757$0 [218] ^ \port$4757$0 [219];
+  assign \$27  = \port$4752$0 [68:61] - \port$4757$0 [216:209];
   assign \$28  = \$26  | \$27 [7];
-  assign \$29  = \port$4743$0 [311] ^ \port$4743$0 [312];
-  assign \$30  = \port$4738$0 [68:61] - \port$4743$0 [309:302];
+  assign \$29  = \port$4757$0 [311] ^ \port$4757$0 [312];
+  assign \$30  = \port$4752$0 [68:61] - \port$4757$0 [309:302];
   assign \$31  = \$29  | \$30 [7];
-  assign \$32  = \port$4738$0 [68:61] - \port$4743$0 [309:302];
+  assign \$32  = \port$4752$0 [68:61] - \port$4757$0 [309:302];
   assign \$33  = \$31  ? 7'h00 : \$32 [6:0];
-  assign \$34  = \port$4743$0 [311] ^ \port$4743$0 [312];
-  assign \$35  = \port$4738$0 [68:61] - \port$4743$0 [309:302];
+  assign \$34  = \port$4757$0 [311] ^ \port$4757$0 [312];
+  assign \$35  = \port$4752$0 [68:61] - \port$4757$0 [309:302];
   assign \$36  = \$34  | \$35 [7];
-  assign \$37  = \port$4743$0 [404] ^ \port$4743$0 [405];
-  assign \$38  = \port$4738$0 [68:61] - \port$4743$0 [402:395];
+  assign \$37  = \port$4757$0 [404] ^ \port$4757$0 [405];
+  assign \$38  = \port$4752$0 [68:61] - \port$4757$0 [402:395];
   assign \$39  = \$37  | \$38 [7];
-  assign \$40  = \port$4738$0 [68:61] - \port$4743$0 [402:395];
+  assign \$40  = \port$4752$0 [68:61] - \port$4757$0 [402:395];
   assign \$41  = \$39  ? 7'h00 : \$40 [6:0];
-  assign \$42  = \port$4743$0 [404] ^ \port$4743$0 [405];
-  assign \$43  = \port$4738$0 [68:61] - \port$4743$0 [402:395];
+  assign \$42  = \port$4757$0 [404] ^ \port$4757$0 [405];
+  assign \$43  = \port$4752$0 [68:61] - \port$4757$0 [402:395];
   assign \$44  = \$42  | \$43 [7];
-  assign \$45  = forward__lane & \port$4739$0 [3:0];
+  assign \$45  = forward__lane & \port$4753$0 [3:0];
   assign \$46  = | \$45 ;
-  assign fw_wr0 = \port$4874$271 [1] & \$46 ;
-  assign fw_inv0 = \port$4874$271 [2] & \port$4739$0 [0];
-  assign \$47  = \port$4743$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$4888$271 [1] & \$46 ;
+  assign fw_inv0 = \port$4888$271 [2] & \port$4753$0 [0];
+  assign \$47  = \port$4757$0 [1:0] + 1'h0;
   assign \$49  = ~ fw_inv0;
   assign \$50  = \$48  & \$49 ;
   assign valid0 = fw_wr0 | \$50 ;
-  assign \$51  = \port$4743$0 [1:0] + 1'h0;
+  assign \$51  = \port$4757$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
-  assign \$55  = \port$4743$0 [1:0] + 1'h0;
+  assign \$55  = \port$4757$0 [1:0] + 1'h0;
   assign \$57  = \$54  & \$56 ;
-  assign match0 = fw_wr0 ? \port$4745$0 [0] : \$57 ;
-  assign \$58  = \port$4743$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4874$5 [55:0] : \$59 ;
-  assign \$60  = \port$4743$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4745$0 [8:1] : \$61 ;
-  assign \$62  = \port$4743$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4874$271 [18:3] : \$63 ;
-  assign \$64  = \port$4743$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4874$271 [0] : \$65 ;
-  assign \$66  = forward__lane & \port$4739$0 [7:4];
+  assign match0 = fw_wr0 ? \port$4759$0 [0] : \$57 ;
+  assign \$58  = \port$4757$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4888$5 [55:0] : \$59 ;
+  assign \$60  = \port$4757$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4759$0 [8:1] : \$61 ;
+  assign \$62  = \port$4757$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4888$271 [18:3] : \$63 ;
+  assign \$64  = \port$4757$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4888$271 [0] : \$65 ;
+  assign \$66  = forward__lane & \port$4753$0 [7:4];
   assign \$67  = | \$66 ;
-  assign fw_wr1 = \port$4874$271 [1] & \$67 ;
-  assign fw_inv1 = \port$4874$271 [2] & \port$4739$0 [4];
-  assign \$68  = \port$4743$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$4888$271 [1] & \$67 ;
+  assign fw_inv1 = \port$4888$271 [2] & \port$4753$0 [4];
+  assign \$68  = \port$4757$0 [12:11] + 1'h0;
   assign \$70  = ~ fw_inv1;
   assign \$71  = \$69  & \$70 ;
   assign valid1 = fw_wr1 | \$71 ;
-  assign \$72  = \port$4743$0 [12:11] + 1'h0;
+  assign \$72  = \port$4757$0 [12:11] + 1'h0;
   assign \$74  = ~ fw_inv1;
   assign \$75  = \$73  & \$74 ;
-  assign \$76  = \port$4743$0 [12:11] + 1'h0;
+  assign \$76  = \port$4757$0 [12:11] + 1'h0;
   assign \$78  = \$75  & \$77 ;
-  assign match1 = fw_wr1 ? \port$4745$0 [0] : \$78 ;
-  assign \$79  = \port$4743$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4874$5 [55:0] : \$80 ;
-  assign \$81  = \port$4743$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4745$0 [8:1] : \$82 ;
-  assign \$83  = \port$4743$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4874$271 [18:3] : \$84 ;
-  assign \$85  = \port$4743$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4874$271 [0] : \$86 ;
-  assign \$87  = forward__lane & \port$4739$0 [11:8];
+  assign match1 = fw_wr1 ? \port$4759$0 [0] : \$78 ;
+  assign \$79  = \port$4757$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4888$5 [55:0] : \$80 ;
+  assign \$81  = \port$4757$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4759$0 [8:1] : \$82 ;
+  assign \$83  = \port$4757$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4888$271 [18:3] : \$84 ;
+  assign \$85  = \port$4757$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4888$271 [0] : \$86 ;
+  assign \$87  = forward__lane & \port$4753$0 [11:8];
   assign \$88  = | \$87 ;
-  assign fw_wr2 = \port$4874$271 [1] & \$88 ;
-  assign fw_inv2 = \port$4874$271 [2] & \port$4739$0 [8];
-  assign \$89  = \port$4743$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$4888$271 [1] & \$88 ;
+  assign fw_inv2 = \port$4888$271 [2] & \port$4753$0 [8];
+  assign \$89  = \port$4757$0 [23:22] + 1'h0;
   assign \$91  = ~ fw_inv2;
   assign \$92  = \$90  & \$91 ;
   assign valid2 = fw_wr2 | \$92 ;
-  assign \$93  = \port$4743$0 [23:22] + 1'h0;
+  assign \$93  = \port$4757$0 [23:22] + 1'h0;
   assign \$95  = ~ fw_inv2;
   assign \$96  = \$94  & \$95 ;
-  assign \$97  = \port$4743$0 [23:22] + 1'h0;
+  assign \$97  = \port$4757$0 [23:22] + 1'h0;
   assign \$99  = \$96  & \$98 ;
-  assign match2 = fw_wr2 ? \port$4745$0 [0] : \$99 ;
-  assign \$100  = \port$4743$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4874$5 [55:0] : \$101 ;
-  assign \$102  = \port$4743$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4745$0 [8:1] : \$103 ;
-  assign \$104  = \port$4743$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4874$271 [18:3] : \$105 ;
-  assign \$106  = \port$4743$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4874$271 [0] : \$107 ;
-  assign \$108  = forward__lane & \port$4739$0 [15:12];
+  assign match2 = fw_wr2 ? \port$4759$0 [0] : \$99 ;
+  assign \$100  = \port$4757$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4888$5 [55:0] : \$101 ;
+  assign \$102  = \port$4757$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4759$0 [8:1] : \$103 ;
+  assign \$104  = \port$4757$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4888$271 [18:3] : \$105 ;
+  assign \$106  = \port$4757$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4888$271 [0] : \$107 ;
+  assign \$108  = forward__lane & \port$4753$0 [15:12];
   assign \$109  = | \$108 ;
-  assign fw_wr3 = \port$4874$271 [1] & \$109 ;
-  assign fw_inv3 = \port$4874$271 [2] & \port$4739$0 [12];
-  assign \$110  = \port$4743$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$4888$271 [1] & \$109 ;
+  assign fw_inv3 = \port$4888$271 [2] & \port$4753$0 [12];
+  assign \$110  = \port$4757$0 [34:33] + 1'h0;
   assign \$112  = ~ fw_inv3;
   assign \$113  = \$111  & \$112 ;
   assign valid3 = fw_wr3 | \$113 ;
-  assign \$114  = \port$4743$0 [34:33] + 1'h0;
+  assign \$114  = \port$4757$0 [34:33] + 1'h0;
   assign \$116  = ~ fw_inv3;
   assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$4743$0 [34:33] + 1'h0;
+  assign \$118  = \port$4757$0 [34:33] + 1'h0;
   assign \$120  = \$117  & \$119 ;
-  assign match3 = fw_wr3 ? \port$4745$0 [0] : \$120 ;
-  assign \$121  = \port$4743$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4874$5 [55:0] : \$122 ;
-  assign \$123  = \port$4743$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4745$0 [8:1] : \$124 ;
-  assign \$125  = \port$4743$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4874$271 [18:3] : \$126 ;
-  assign \$127  = \port$4743$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4874$271 [0] : \$128 ;
+  assign match3 = fw_wr3 ? \port$4759$0 [0] : \$120 ;
+  assign \$121  = \port$4757$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4888$5 [55:0] : \$122 ;
+  assign \$123  = \port$4757$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4759$0 [8:1] : \$124 ;
+  assign \$125  = \port$4757$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4888$271 [18:3] : \$126 ;
+  assign \$127  = \port$4757$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4888$271 [0] : \$128 ;
   assign \$129  = ~ \$20 ;
-  assign \$130  = \port$4745$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4745$0 [8];
+  assign \$130  = \port$4759$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4759$0 [8];
   assign \$132  = ~ \$20 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4874$5 [63:56] - \port$4743$0 [123:116];
+  assign \$134  = \port$4888$5 [63:56] - \port$4757$0 [123:116];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$28 ;
-  assign \$138  = \port$4745$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4745$0 [8];
+  assign \$138  = \port$4759$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4759$0 [8];
   assign \$140  = ~ \$28 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4874$5 [63:56] - \port$4743$0 [216:209];
+  assign \$142  = \port$4888$5 [63:56] - \port$4757$0 [216:209];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$36 ;
-  assign \$146  = \port$4745$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4745$0 [8];
+  assign \$146  = \port$4759$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4759$0 [8];
   assign \$148  = ~ \$36 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4874$5 [63:56] - \port$4743$0 [309:302];
+  assign \$150  = \port$4888$5 [63:56] - \port$4757$0 [309:302];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -5050,13 +5050,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$737 [1:0])
       2'h0:
-          \$738  = \port$4743$0 [115:100];
+          \$738  = \port$4757$0 [115:100];
       2'h1:
-          \$738  = \port$4743$0 [208:193];
+          \$738  = \port$4757$0 [208:193];
       2'h2:
-          \$738  = \port$4743$0 [301:286];
+          \$738  = \port$4757$0 [301:286];
       2'h3:
-          \$738  = \port$4743$0 [394:379];
+          \$738  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5064,13 +5064,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4743$0 [115:100];
+          \$741  = \port$4757$0 [115:100];
       2'h1:
-          \$741  = \port$4743$0 [208:193];
+          \$741  = \port$4757$0 [208:193];
       2'h2:
-          \$741  = \port$4743$0 [301:286];
+          \$741  = \port$4757$0 [301:286];
       2'h3:
-          \$741  = \port$4743$0 [394:379];
+          \$741  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5078,13 +5078,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$748 [1:0])
       2'h0:
-          \$749  = \port$4743$0 [115:100];
+          \$749  = \port$4757$0 [115:100];
       2'h1:
-          \$749  = \port$4743$0 [208:193];
+          \$749  = \port$4757$0 [208:193];
       2'h2:
-          \$749  = \port$4743$0 [301:286];
+          \$749  = \port$4757$0 [301:286];
       2'h3:
-          \$749  = \port$4743$0 [394:379];
+          \$749  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5092,13 +5092,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$751 [1:0])
       2'h0:
-          \$752  = \port$4743$0 [115:100];
+          \$752  = \port$4757$0 [115:100];
       2'h1:
-          \$752  = \port$4743$0 [208:193];
+          \$752  = \port$4757$0 [208:193];
       2'h2:
-          \$752  = \port$4743$0 [301:286];
+          \$752  = \port$4757$0 [301:286];
       2'h3:
-          \$752  = \port$4743$0 [394:379];
+          \$752  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5106,13 +5106,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$757 [1:0])
       2'h0:
-          \$758  = \port$4743$0 [115:100];
+          \$758  = \port$4757$0 [115:100];
       2'h1:
-          \$758  = \port$4743$0 [208:193];
+          \$758  = \port$4757$0 [208:193];
       2'h2:
-          \$758  = \port$4743$0 [301:286];
+          \$758  = \port$4757$0 [301:286];
       2'h3:
-          \$758  = \port$4743$0 [394:379];
+          \$758  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5120,13 +5120,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4743$0 [115:100];
+          \$761  = \port$4757$0 [115:100];
       2'h1:
-          \$761  = \port$4743$0 [208:193];
+          \$761  = \port$4757$0 [208:193];
       2'h2:
-          \$761  = \port$4743$0 [301:286];
+          \$761  = \port$4757$0 [301:286];
       2'h3:
-          \$761  = \port$4743$0 [394:379];
+          \$761  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5134,13 +5134,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$768 [1:0])
       2'h0:
-          \$769  = \port$4743$0 [115:100];
+          \$769  = \port$4757$0 [115:100];
       2'h1:
-          \$769  = \port$4743$0 [208:193];
+          \$769  = \port$4757$0 [208:193];
       2'h2:
-          \$769  = \port$4743$0 [301:286];
+          \$769  = \port$4757$0 [301:286];
       2'h3:
-          \$769  = \port$4743$0 [394:379];
+          \$769  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5148,13 +5148,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$771 [1:0])
       2'h0:
-          \$772  = \port$4743$0 [115:100];
+          \$772  = \port$4757$0 [115:100];
       2'h1:
-          \$772  = \port$4743$0 [208:193];
+          \$772  = \port$4757$0 [208:193];
       2'h2:
-          \$772  = \port$4743$0 [301:286];
+          \$772  = \port$4757$0 [301:286];
       2'h3:
-          \$772  = \port$4743$0 [394:379];
+          \$772  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5162,13 +5162,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$777 [1:0])
       2'h0:
-          \$778  = \port$4743$0 [115:100];
+          \$778  = \port$4757$0 [115:100];
       2'h1:
-          \$778  = \port$4743$0 [208:193];
+          \$778  = \port$4757$0 [208:193];
       2'h2:
-          \$778  = \port$4743$0 [301:286];
+          \$778  = \port$4757$0 [301:286];
       2'h3:
-          \$778  = \port$4743$0 [394:379];
+          \$778  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5176,13 +5176,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4743$0 [115:100];
+          \$781  = \port$4757$0 [115:100];
       2'h1:
-          \$781  = \port$4743$0 [208:193];
+          \$781  = \port$4757$0 [208:193];
       2'h2:
-          \$781  = \port$4743$0 [301:286];
+          \$781  = \port$4757$0 [301:286];
       2'h3:
-          \$781  = \port$4743$0 [394:379];
+          \$781  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5190,13 +5190,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$788 [1:0])
       2'h0:
-          \$789  = \port$4743$0 [115:100];
+          \$789  = \port$4757$0 [115:100];
       2'h1:
-          \$789  = \port$4743$0 [208:193];
+          \$789  = \port$4757$0 [208:193];
       2'h2:
-          \$789  = \port$4743$0 [301:286];
+          \$789  = \port$4757$0 [301:286];
       2'h3:
-          \$789  = \port$4743$0 [394:379];
+          \$789  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5204,13 +5204,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$791 [1:0])
       2'h0:
-          \$792  = \port$4743$0 [115:100];
+          \$792  = \port$4757$0 [115:100];
       2'h1:
-          \$792  = \port$4743$0 [208:193];
+          \$792  = \port$4757$0 [208:193];
       2'h2:
-          \$792  = \port$4743$0 [301:286];
+          \$792  = \port$4757$0 [301:286];
       2'h3:
-          \$792  = \port$4743$0 [394:379];
+          \$792  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5218,13 +5218,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$797 [1:0])
       2'h0:
-          \$798  = \port$4743$0 [115:100];
+          \$798  = \port$4757$0 [115:100];
       2'h1:
-          \$798  = \port$4743$0 [208:193];
+          \$798  = \port$4757$0 [208:193];
       2'h2:
-          \$798  = \port$4743$0 [301:286];
+          \$798  = \port$4757$0 [301:286];
       2'h3:
-          \$798  = \port$4743$0 [394:379];
+          \$798  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5232,13 +5232,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4743$0 [115:100];
+          \$801  = \port$4757$0 [115:100];
       2'h1:
-          \$801  = \port$4743$0 [208:193];
+          \$801  = \port$4757$0 [208:193];
       2'h2:
-          \$801  = \port$4743$0 [301:286];
+          \$801  = \port$4757$0 [301:286];
       2'h3:
-          \$801  = \port$4743$0 [394:379];
+          \$801  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5246,13 +5246,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$808 [1:0])
       2'h0:
-          \$809  = \port$4743$0 [115:100];
+          \$809  = \port$4757$0 [115:100];
       2'h1:
-          \$809  = \port$4743$0 [208:193];
+          \$809  = \port$4757$0 [208:193];
       2'h2:
-          \$809  = \port$4743$0 [301:286];
+          \$809  = \port$4757$0 [301:286];
       2'h3:
-          \$809  = \port$4743$0 [394:379];
+          \$809  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5260,20 +5260,20 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$811 [1:0])
       2'h0:
-          \$812  = \port$4743$0 [115:100];
+          \$812  = \port$4757$0 [115:100];
       2'h1:
-          \$812  = \port$4743$0 [208:193];
+          \$812  = \port$4757$0 [208:193];
       2'h2:
-          \$812  = \port$4743$0 [301:286];
+          \$812  = \port$4757$0 [301:286];
       2'h3:
-          \$812  = \port$4743$0 [394:379];
+          \$812  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$817 [603], \$817 [598], \$817 [593], \$817 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$817 [68:0] = \port$4738$0 [68:0];
-    \$817 [79:69] = \port$4738$0 [79:69];
+    \$817 [68:0] = \port$4752$0 [68:0];
+    \$817 [79:69] = \port$4752$0 [79:69];
     \$817 [629] = \$461 ;
     \$817 [637:630] = { \$467 , \$465  };
     \$817 [604] = fw_wr0;
@@ -5333,7 +5333,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [162] = mark0;
     \$817 [189:174] = \$744 ;
     \$817 [205:190] = \$755 ;
-    \$817 [173:163] = \port$4743$0 [10:0];
+    \$817 [173:163] = \port$4757$0 [10:0];
     \$817 [206] = \$756 ;
     \$817 [207] = valid1;
     \$817 [208] = match1;
@@ -5343,7 +5343,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [289] = mark1;
     \$817 [316:301] = \$764 ;
     \$817 [332:317] = \$775 ;
-    \$817 [300:290] = \port$4743$0 [21:11];
+    \$817 [300:290] = \port$4757$0 [21:11];
     \$817 [333] = \$776 ;
     \$817 [334] = valid2;
     \$817 [335] = match2;
@@ -5353,7 +5353,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [416] = mark2;
     \$817 [443:428] = \$784 ;
     \$817 [459:444] = \$795 ;
-    \$817 [427:417] = \port$4743$0 [32:22];
+    \$817 [427:417] = \port$4757$0 [32:22];
     \$817 [460] = \$796 ;
     \$817 [461] = valid3;
     \$817 [462] = match3;
@@ -5363,7 +5363,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$817 [543] = mark3;
     \$817 [570:555] = \$804 ;
     \$817 [586:571] = \$815 ;
-    \$817 [554:544] = \port$4743$0 [43:33];
+    \$817 [554:544] = \port$4757$0 [43:33];
     \$817 [587] = \$816 ;
     if (rst) begin
       \$817  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5374,13 +5374,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$4743$0 [124];
+          \$48  = \port$4757$0 [124];
       2'h1:
-          \$48  = \port$4743$0 [217];
+          \$48  = \port$4757$0 [217];
       2'h2:
-          \$48  = \port$4743$0 [310];
+          \$48  = \port$4757$0 [310];
       2'h3:
-          \$48  = \port$4743$0 [403];
+          \$48  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5388,13 +5388,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4743$0 [124];
+          \$52  = \port$4757$0 [124];
       2'h1:
-          \$52  = \port$4743$0 [217];
+          \$52  = \port$4757$0 [217];
       2'h2:
-          \$52  = \port$4743$0 [310];
+          \$52  = \port$4757$0 [310];
       2'h3:
-          \$52  = \port$4743$0 [403];
+          \$52  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5416,13 +5416,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$58 [1:0])
       2'h0:
-          \$59  = \port$4743$0 [99:44];
+          \$59  = \port$4757$0 [99:44];
       2'h1:
-          \$59  = \port$4743$0 [192:137];
+          \$59  = \port$4757$0 [192:137];
       2'h2:
-          \$59  = \port$4743$0 [285:230];
+          \$59  = \port$4757$0 [285:230];
       2'h3:
-          \$59  = \port$4743$0 [378:323];
+          \$59  = \port$4757$0 [378:323];
     endcase
   end
   always @* begin
@@ -5444,13 +5444,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          \$63  = \port$4743$0 [115:100];
+          \$63  = \port$4757$0 [115:100];
       2'h1:
-          \$63  = \port$4743$0 [208:193];
+          \$63  = \port$4757$0 [208:193];
       2'h2:
-          \$63  = \port$4743$0 [301:286];
+          \$63  = \port$4757$0 [301:286];
       2'h3:
-          \$63  = \port$4743$0 [394:379];
+          \$63  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5472,13 +5472,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$68 [1:0])
       2'h0:
-          \$69  = \port$4743$0 [124];
+          \$69  = \port$4757$0 [124];
       2'h1:
-          \$69  = \port$4743$0 [217];
+          \$69  = \port$4757$0 [217];
       2'h2:
-          \$69  = \port$4743$0 [310];
+          \$69  = \port$4757$0 [310];
       2'h3:
-          \$69  = \port$4743$0 [403];
+          \$69  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5486,13 +5486,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$72 [1:0])
       2'h0:
-          \$73  = \port$4743$0 [124];
+          \$73  = \port$4757$0 [124];
       2'h1:
-          \$73  = \port$4743$0 [217];
+          \$73  = \port$4757$0 [217];
       2'h2:
-          \$73  = \port$4743$0 [310];
+          \$73  = \port$4757$0 [310];
       2'h3:
-          \$73  = \port$4743$0 [403];
+          \$73  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5514,13 +5514,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$79 [1:0])
       2'h0:
-          \$80  = \port$4743$0 [99:44];
+          \$80  = \port$4757$0 [99:44];
       2'h1:
-          \$80  = \port$4743$0 [192:137];
+          \$80  = \port$4757$0 [192:137];
       2'h2:
-          \$80  = \port$4743$0 [285:230];
+          \$80  = \port$4757$0 [285:230];
       2'h3:
-          \$80  = \port$4743$0 [378:323];
+          \$80  = \port$4757$0 [378:323];
     endcase
   end
   always @* begin
@@ -5542,13 +5542,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$4743$0 [115:100];
+          \$84  = \port$4757$0 [115:100];
       2'h1:
-          \$84  = \port$4743$0 [208:193];
+          \$84  = \port$4757$0 [208:193];
       2'h2:
-          \$84  = \port$4743$0 [301:286];
+          \$84  = \port$4757$0 [301:286];
       2'h3:
-          \$84  = \port$4743$0 [394:379];
+          \$84  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5570,13 +5570,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$89 [1:0])
       2'h0:
-          \$90  = \port$4743$0 [124];
+          \$90  = \port$4757$0 [124];
       2'h1:
-          \$90  = \port$4743$0 [217];
+          \$90  = \port$4757$0 [217];
       2'h2:
-          \$90  = \port$4743$0 [310];
+          \$90  = \port$4757$0 [310];
       2'h3:
-          \$90  = \port$4743$0 [403];
+          \$90  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5584,13 +5584,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$4743$0 [124];
+          \$94  = \port$4757$0 [124];
       2'h1:
-          \$94  = \port$4743$0 [217];
+          \$94  = \port$4757$0 [217];
       2'h2:
-          \$94  = \port$4743$0 [310];
+          \$94  = \port$4757$0 [310];
       2'h3:
-          \$94  = \port$4743$0 [403];
+          \$94  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5612,13 +5612,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$100 [1:0])
       2'h0:
-          \$101  = \port$4743$0 [99:44];
+          \$101  = \port$4757$0 [99:44];
       2'h1:
-          \$101  = \port$4743$0 [192:137];
+          \$101  = \port$4757$0 [192:137];
       2'h2:
-          \$101  = \port$4743$0 [285:230];
+          \$101  = \port$4757$0 [285:230];
       2'h3:
-          \$101  = \port$4743$0 [378:323];
+          \$101  = \port$4757$0 [378:323];
     endcase
   end
   always @* begin
@@ -5640,13 +5640,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$104 [1:0])
       2'h0:
-          \$105  = \port$4743$0 [115:100];
+          \$105  = \port$4757$0 [115:100];
       2'h1:
-          \$105  = \port$4743$0 [208:193];
+          \$105  = \port$4757$0 [208:193];
       2'h2:
-          \$105  = \port$4743$0 [301:286];
+          \$105  = \port$4757$0 [301:286];
       2'h3:
-          \$105  = \port$4743$0 [394:379];
+          \$105  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5668,13 +5668,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$110 [1:0])
       2'h0:
-          \$111  = \port$4743$0 [124];
+          \$111  = \port$4757$0 [124];
       2'h1:
-          \$111  = \port$4743$0 [217];
+          \$111  = \port$4757$0 [217];
       2'h2:
-          \$111  = \port$4743$0 [310];
+          \$111  = \port$4757$0 [310];
       2'h3:
-          \$111  = \port$4743$0 [403];
+          \$111  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5682,13 +5682,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$114 [1:0])
       2'h0:
-          \$115  = \port$4743$0 [124];
+          \$115  = \port$4757$0 [124];
       2'h1:
-          \$115  = \port$4743$0 [217];
+          \$115  = \port$4757$0 [217];
       2'h2:
-          \$115  = \port$4743$0 [310];
+          \$115  = \port$4757$0 [310];
       2'h3:
-          \$115  = \port$4743$0 [403];
+          \$115  = \port$4757$0 [403];
     endcase
   end
   always @* begin
@@ -5710,13 +5710,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$121 [1:0])
       2'h0:
-          \$122  = \port$4743$0 [99:44];
+          \$122  = \port$4757$0 [99:44];
       2'h1:
-          \$122  = \port$4743$0 [192:137];
+          \$122  = \port$4757$0 [192:137];
       2'h2:
-          \$122  = \port$4743$0 [285:230];
+          \$122  = \port$4757$0 [285:230];
       2'h3:
-          \$122  = \port$4743$0 [378:323];
+          \$122  = \port$4757$0 [378:323];
     endcase
   end
   always @* begin
@@ -5738,13 +5738,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$125 [1:0])
       2'h0:
-          \$126  = \port$4743$0 [115:100];
+          \$126  = \port$4757$0 [115:100];
       2'h1:
-          \$126  = \port$4743$0 [208:193];
+          \$126  = \port$4757$0 [208:193];
       2'h2:
-          \$126  = \port$4743$0 [301:286];
+          \$126  = \port$4757$0 [301:286];
       2'h3:
-          \$126  = \port$4743$0 [394:379];
+          \$126  = \port$4757$0 [394:379];
     endcase
   end
   always @* begin
@@ -5761,65 +5761,65 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$128  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$4745$0 , \port$4739$0 , \port$4743$0 , \port$4738$0  };
+  assign window = { \port$4759$0 , \port$4753$0 , \port$4757$0 , \port$4752$0  };
   assign age_bank0 = { \$20 , \$17  };
   assign age_bank1 = { \$28 , \$25  };
   assign age_bank2 = { \$36 , \$33  };
   assign age_bank3 = { \$44 , \$41  };
-  assign forward__write = \port$4874$271 [1];
-  assign forward__invalidate = \port$4874$271 [2];
-  assign forward__tag = \port$4874$5 [55:0];
-  assign forward__count = \port$4874$271 [18:3];
-  assign forward__mark = \port$4874$271 [0];
+  assign forward__write = \port$4888$271 [1];
+  assign forward__invalidate = \port$4888$271 [2];
+  assign forward__tag = \port$4888$5 [55:0];
+  assign forward__count = \port$4888$271 [18:3];
+  assign forward__mark = \port$4888$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4874$5 [63:56];
-  assign forward__count_inc = \port$4874$271 [34:19];
-  assign \window.request  = \port$4738$0 [68:0];
-  assign \window.request.valid  = \port$4738$0 [0];
-  assign \window.request.op  = \port$4738$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4738$0 [4:3];
-  assign \window.request.tag  = \port$4738$0 [60:5];
-  assign \window.request.t  = \port$4738$0 [68:61];
-  assign \window.start  = \port$4738$0 [79:69];
-  assign \window.lane_slot  = \port$4743$0 [43:0];
-  assign \window.bank  = \port$4743$0 [415:44];
-  assign \window.bank[0].tag  = \port$4743$0 [99:44];
-  assign \window.bank[0].count  = \port$4743$0 [115:100];
-  assign \window.bank[0].last  = \port$4743$0 [123:116];
-  assign \window.bank[0].valid  = \port$4743$0 [124];
-  assign \window.bank[0].fresh  = \port$4743$0 [125];
-  assign \window.bank[0].mark  = \port$4743$0 [126];
-  assign \window.bank[0].row  = \port$4743$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4743$0 [136];
-  assign \window.bank[1].tag  = \port$4743$0 [192:137];
-  assign \window.bank[1].count  = \port$4743$0 [208:193];
-  assign \window.bank[1].last  = \port$4743$0 [216:209];
-  assign \window.bank[1].valid  = \port$4743$0 [217];
-  assign \window.bank[1].fresh  = \port$4743$0 [218];
-  assign \window.bank[1].mark  = \port$4743$0 [219];
-  assign \window.bank[1].row  = \port$4743$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4743$0 [229];
-  assign \window.bank[2].tag  = \port$4743$0 [285:230];
-  assign \window.bank[2].count  = \port$4743$0 [301:286];
-  assign \window.bank[2].last  = \port$4743$0 [309:302];
-  assign \window.bank[2].valid  = \port$4743$0 [310];
-  assign \window.bank[2].fresh  = \port$4743$0 [311];
-  assign \window.bank[2].mark  = \port$4743$0 [312];
-  assign \window.bank[2].row  = \port$4743$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4743$0 [322];
-  assign \window.bank[3].tag  = \port$4743$0 [378:323];
-  assign \window.bank[3].count  = \port$4743$0 [394:379];
-  assign \window.bank[3].last  = \port$4743$0 [402:395];
-  assign \window.bank[3].valid  = \port$4743$0 [403];
-  assign \window.bank[3].fresh  = \port$4743$0 [404];
-  assign \window.bank[3].mark  = \port$4743$0 [405];
-  assign \window.bank[3].row  = \port$4743$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4743$0 [415];
-  assign \window.overlap  = \port$4739$0 [15:0];
-  assign \window.overlap_next  = \port$4739$0 [31:16];
-  assign \window.same_line  = \port$4745$0 [0];
-  assign \window.forward_age  = \port$4745$0 [8:1];
-  assign \window.t_w1  = \port$4745$0 [16:9];
+  assign forward__last = \port$4888$5 [63:56];
+  assign forward__count_inc = \port$4888$271 [34:19];
+  assign \window.request  = \port$4752$0 [68:0];
+  assign \window.request.valid  = \port$4752$0 [0];
+  assign \window.request.op  = \port$4752$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4752$0 [4:3];
+  assign \window.request.tag  = \port$4752$0 [60:5];
+  assign \window.request.t  = \port$4752$0 [68:61];
+  assign \window.start  = \port$4752$0 [79:69];
+  assign \window.lane_slot  = \port$4757$0 [43:0];
+  assign \window.bank  = \port$4757$0 [415:44];
+  assign \window.bank[0].tag  = \port$4757$0 [99:44];
+  assign \window.bank[0].count  = \port$4757$0 [115:100];
+  assign \window.bank[0].last  = \port$4757$0 [123:116];
+  assign \window.bank[0].valid  = \port$4757$0 [124];
+  assign \window.bank[0].fresh  = \port$4757$0 [125];
+  assign \window.bank[0].mark  = \port$4757$0 [126];
+  assign \window.bank[0].row  = \port$4757$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4757$0 [136];
+  assign \window.bank[1].tag  = \port$4757$0 [192:137];
+  assign \window.bank[1].count  = \port$4757$0 [208:193];
+  assign \window.bank[1].last  = \port$4757$0 [216:209];
+  assign \window.bank[1].valid  = \port$4757$0 [217];
+  assign \window.bank[1].fresh  = \port$4757$0 [218];
+  assign \window.bank[1].mark  = \port$4757$0 [219];
+  assign \window.bank[1].row  = \port$4757$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4757$0 [229];
+  assign \window.bank[2].tag  = \port$4757$0 [285:230];
+  assign \window.bank[2].count  = \port$4757$0 [301:286];
+  assign \window.bank[2].last  = \port$4757$0 [309:302];
+  assign \window.bank[2].valid  = \port$4757$0 [310];
+  assign \window.bank[2].fresh  = \port$4757$0 [311];
+  assign \window.bank[2].mark  = \port$4757$0 [312];
+  assign \window.bank[2].row  = \port$4757$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4757$0 [322];
+  assign \window.bank[3].tag  = \port$4757$0 [378:323];
+  assign \window.bank[3].count  = \port$4757$0 [394:379];
+  assign \window.bank[3].last  = \port$4757$0 [402:395];
+  assign \window.bank[3].valid  = \port$4757$0 [403];
+  assign \window.bank[3].fresh  = \port$4757$0 [404];
+  assign \window.bank[3].mark  = \port$4757$0 [405];
+  assign \window.bank[3].row  = \port$4757$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4757$0 [415];
+  assign \window.overlap  = \port$4753$0 [15:0];
+  assign \window.overlap_next  = \port$4753$0 [31:16];
+  assign \window.same_line  = \port$4759$0 [0];
+  assign \window.forward_age  = \port$4759$0 [8:1];
+  assign \window.t_w1  = \port$4759$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -16115,7 +16115,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
-, \port$4874$5 , inv_slot, \port$4874$260 , clk);
+, \port$4888$5 , inv_slot, \port$4888$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16924,10 +16924,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4874$260 ;
-  wire [29:0] \port$4874$260 ;
-  input [63:0] \port$4874$5 ;
-  wire [63:0] \port$4874$5 ;
+  input [29:0] \port$4888$260 ;
+  wire [29:0] \port$4888$260 ;
+  input [63:0] \port$4888$5 ;
+  wire [63:0] \port$4888$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17589,7 +17589,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$4874$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4888$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -18114,7 +18114,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$144 )
-      ent1[\port$4874$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4888$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -18639,7 +18639,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$163 )
-      ent2[\port$4874$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4888$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -19164,7 +19164,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$182 )
-      ent3[\port$4874$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4888$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -23902,16 +23902,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign \$421  = \port$4874$260 [1:0] == 2'h2;
-  assign \$422  = \port$4874$260 [12] & \$421 ;
+  assign \$421  = \port$4888$260 [1:0] == 2'h2;
+  assign \$422  = \port$4888$260 [12] & \$421 ;
   assign \$423  = \$420  & \$422 ;
-  assign \$424  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$424  = \port$4888$260 [10:2] == sc_row_q;
   assign \$425  = \$423  & \$424 ;
   assign \$426  = \$417  | \$425 ;
   assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
-  assign \$427  = \port$4874$260 [1:0] == 2'h2;
-  assign \$428  = \port$4874$260 [12] & \$427 ;
-  assign \$429  = \port$4874$260 [10:2] == sc_row_qqq;
+  assign \$427  = \port$4888$260 [1:0] == 2'h2;
+  assign \$428  = \port$4888$260 [12] & \$427 ;
+  assign \$429  = \port$4888$260 [10:2] == sc_row_qqq;
   assign \$430  = \$428  & \$429 ;
   assign \$431  = ~ \$430 ;
   assign sc_we2 = sc_intent2 & \$431 ;
@@ -23929,65 +23929,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$439  = rd_slot[10:2] + \$438 ;
   assign \$440  = 2'h3 < rd_slot[1:0];
   assign \$441  = rd_slot[10:2] + \$440 ;
-  assign \$442  = \port$4874$260 [1:0] == 2'h3;
-  assign \$signature__en$182  = \port$4874$260 [12] & \$442 ;
+  assign \$442  = \port$4888$260 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$4888$260 [12] & \$442 ;
   assign \$443  = inv_slot[1:0] == 2'h3;
-  assign \$444  = \port$4874$260 [13] & \$443 ;
+  assign \$444  = \port$4888$260 [13] & \$443 ;
   assign \$445  = clear_en | \$444 ;
-  assign \$446  = ~ \port$4874$260 [13];
-  assign \$447  = \port$4874$260 [1:0] == 2'h3;
-  assign \$448  = \port$4874$260 [12] & \$447 ;
+  assign \$446  = ~ \port$4888$260 [13];
+  assign \$447  = \port$4888$260 [1:0] == 2'h3;
+  assign \$448  = \port$4888$260 [12] & \$447 ;
   assign \$449  = \$446  & \$448 ;
   assign \$signature__en$184  = \$445  | \$449 ;
   assign \$450  = inv_slot[1:0] == 2'h3;
-  assign \$451  = \port$4874$260 [13] & \$450 ;
+  assign \$451  = \port$4888$260 [13] & \$450 ;
   assign \$452  = clear_en | \$451 ;
-  assign \$453  = ~ \port$4874$260 [13];
-  assign \$454  = \port$4874$260 [1:0] == 2'h3;
-  assign \$455  = \port$4874$260 [12] & \$454 ;
+  assign \$453  = ~ \port$4888$260 [13];
+  assign \$454  = \port$4888$260 [1:0] == 2'h3;
+  assign \$455  = \port$4888$260 [12] & \$454 ;
   assign \$456  = \$453  & \$455 ;
   assign \$457  = \$452  | \$456 ;
   assign \$458  = clear_row == sc_row_q;
   assign \$459  = clear_en & \$458 ;
   assign \$460  = ~ clear_en;
-  assign \$461  = \$460  & \port$4874$260 [13];
+  assign \$461  = \$460  & \port$4888$260 [13];
   assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
   assign \$464  = inv_slot[10:2] == sc_row_q;
   assign \$465  = \$463  & \$464 ;
   assign \$466  = \$459  | \$465 ;
   assign \$467  = ~ clear_en;
-  assign \$468  = ~ \port$4874$260 [13];
+  assign \$468  = ~ \port$4888$260 [13];
   assign \$469  = \$467  & \$468 ;
-  assign \$470  = \port$4874$260 [1:0] == 2'h3;
-  assign \$471  = \port$4874$260 [12] & \$470 ;
+  assign \$470  = \port$4888$260 [1:0] == 2'h3;
+  assign \$471  = \port$4888$260 [12] & \$470 ;
   assign \$472  = \$469  & \$471 ;
-  assign \$473  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$473  = \port$4888$260 [10:2] == sc_row_q;
   assign \$474  = \$472  & \$473 ;
   assign \$475  = \$466  | \$474 ;
   assign sc_snoop3 = \$475  | sc_wr_at_read3;
   assign \$476  = clear_row == sc_row_q;
   assign \$477  = clear_en & \$476 ;
   assign \$478  = ~ clear_en;
-  assign \$479  = \$478  & \port$4874$260 [13];
+  assign \$479  = \$478  & \port$4888$260 [13];
   assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
   assign \$482  = inv_slot[10:2] == sc_row_q;
   assign \$483  = \$481  & \$482 ;
   assign \$484  = \$477  | \$483 ;
   assign \$485  = ~ clear_en;
-  assign \$486  = ~ \port$4874$260 [13];
+  assign \$486  = ~ \port$4888$260 [13];
   assign \$487  = \$485  & \$486 ;
-  assign \$488  = \port$4874$260 [1:0] == 2'h3;
-  assign \$489  = \port$4874$260 [12] & \$488 ;
+  assign \$488  = \port$4888$260 [1:0] == 2'h3;
+  assign \$489  = \port$4888$260 [12] & \$488 ;
   assign \$490  = \$487  & \$489 ;
-  assign \$491  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$491  = \port$4888$260 [10:2] == sc_row_q;
   assign \$492  = \$490  & \$491 ;
   assign \$493  = \$484  | \$492 ;
   assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
-  assign \$494  = \port$4874$260 [1:0] == 2'h3;
-  assign \$495  = \port$4874$260 [12] & \$494 ;
-  assign \$496  = \port$4874$260 [10:2] == sc_row_qqq;
+  assign \$494  = \port$4888$260 [1:0] == 2'h3;
+  assign \$495  = \port$4888$260 [12] & \$494 ;
+  assign \$496  = \port$4888$260 [10:2] == sc_row_qqq;
   assign \$497  = \$495  & \$496 ;
   assign \$498  = ~ \$497 ;
   assign sc_we3 = sc_intent3 & \$498 ;
@@ -24100,31 +24100,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4874$260 [13];
+  assign \$6  = \$5  & \port$4888$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4874$260 [13];
+  assign \$13  = ~ \port$4888$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4874$260 [1:0];
-  assign \$16  = \port$4874$260 [12] & \$15 ;
+  assign \$15  = ! \port$4888$260 [1:0];
+  assign \$16  = \port$4888$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4874$260 [10:2] == sc_row;
+  assign \$18  = \port$4888$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4874$260 [1:0];
-  assign \$23  = \port$4874$260 [12] & \$22 ;
-  assign \$24  = \port$4874$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4888$260 [1:0];
+  assign \$23  = \port$4888$260 [12] & \$22 ;
+  assign \$24  = \port$4888$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4874$260 [1:0];
-  assign \$30  = \port$4874$260 [12] & \$29 ;
+  assign \$29  = ! \port$4888$260 [1:0];
+  assign \$30  = \port$4888$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -24132,7 +24132,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4874$260 [13];
+  assign \$38  = \$37  & \port$4888$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -24140,10 +24140,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4874$260 [13];
+  assign \$46  = ~ \port$4888$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4874$260 [1:0];
-  assign \$49  = \port$4874$260 [12] & \$48 ;
+  assign \$48  = ! \port$4888$260 [1:0];
+  assign \$49  = \port$4888$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -24157,31 +24157,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4874$260 [13];
+  assign \$63  = \$62  & \port$4888$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4874$260 [13];
+  assign \$70  = ~ \port$4888$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4874$260 [1:0] == 1'h1;
-  assign \$73  = \port$4874$260 [12] & \$72 ;
+  assign \$72  = \port$4888$260 [1:0] == 1'h1;
+  assign \$73  = \port$4888$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4874$260 [10:2] == sc_row;
+  assign \$75  = \port$4888$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4874$260 [1:0] == 1'h1;
-  assign \$80  = \port$4874$260 [12] & \$79 ;
-  assign \$81  = \port$4874$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4888$260 [1:0] == 1'h1;
+  assign \$80  = \port$4888$260 [12] & \$79 ;
+  assign \$81  = \port$4888$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4874$260 [1:0] == 1'h1;
-  assign \$87  = \port$4874$260 [12] & \$86 ;
+  assign \$86  = \port$4888$260 [1:0] == 1'h1;
+  assign \$87  = \port$4888$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -24189,7 +24189,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4874$260 [13];
+  assign \$95  = \$94  & \port$4888$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -24197,10 +24197,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4874$260 [13];
+  assign \$103  = ~ \port$4888$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4874$260 [1:0] == 1'h1;
-  assign \$106  = \port$4874$260 [12] & \$105 ;
+  assign \$105  = \port$4888$260 [1:0] == 1'h1;
+  assign \$106  = \port$4888$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -24214,31 +24214,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4874$260 [13];
+  assign \$120  = \$119  & \port$4888$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4874$260 [13];
+  assign \$127  = ~ \port$4888$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4874$260 [1:0] == 2'h2;
-  assign \$130  = \port$4874$260 [12] & \$129 ;
+  assign \$129  = \port$4888$260 [1:0] == 2'h2;
+  assign \$130  = \port$4888$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4874$260 [10:2] == sc_row;
+  assign \$132  = \port$4888$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4874$260 [1:0] == 2'h2;
-  assign \$137  = \port$4874$260 [12] & \$136 ;
-  assign \$138  = \port$4874$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4888$260 [1:0] == 2'h2;
+  assign \$137  = \port$4888$260 [12] & \$136 ;
+  assign \$138  = \port$4888$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4874$260 [1:0] == 2'h2;
-  assign \$144  = \port$4874$260 [12] & \$143 ;
+  assign \$143  = \port$4888$260 [1:0] == 2'h2;
+  assign \$144  = \port$4888$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24246,7 +24246,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4874$260 [13];
+  assign \$152  = \$151  & \port$4888$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24254,10 +24254,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4874$260 [13];
+  assign \$160  = ~ \port$4888$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4874$260 [1:0] == 2'h2;
-  assign \$163  = \port$4874$260 [12] & \$162 ;
+  assign \$162  = \port$4888$260 [1:0] == 2'h2;
+  assign \$163  = \port$4888$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24271,31 +24271,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4874$260 [13];
+  assign \$177  = \$176  & \port$4888$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4874$260 [13];
+  assign \$184  = ~ \port$4888$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4874$260 [1:0] == 2'h3;
-  assign \$187  = \port$4874$260 [12] & \$186 ;
+  assign \$186  = \port$4888$260 [1:0] == 2'h3;
+  assign \$187  = \port$4888$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4874$260 [10:2] == sc_row;
+  assign \$189  = \port$4888$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4874$260 [1:0] == 2'h3;
-  assign \$194  = \port$4874$260 [12] & \$193 ;
-  assign \$195  = \port$4874$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4888$260 [1:0] == 2'h3;
+  assign \$194  = \port$4888$260 [12] & \$193 ;
+  assign \$195  = \port$4888$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4874$260 [1:0] == 2'h3;
-  assign \$201  = \port$4874$260 [12] & \$200 ;
+  assign \$200  = \port$4888$260 [1:0] == 2'h3;
+  assign \$201  = \port$4888$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24303,7 +24303,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4874$260 [13];
+  assign \$209  = \$208  & \port$4888$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24311,10 +24311,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4874$260 [13];
+  assign \$217  = ~ \port$4888$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4874$260 [1:0] == 2'h3;
-  assign \$220  = \port$4874$260 [12] & \$219 ;
+  assign \$219  = \port$4888$260 [1:0] == 2'h3;
+  assign \$220  = \port$4888$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24323,10 +24323,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4874$260 [13] | clear_en;
+  assign \$229  = \port$4888$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4874$260 [10:2];
-  assign \$231  = \port$4874$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4888$260 [10:2];
+  assign \$231  = \port$4888$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24343,65 +24343,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4874$260 [1:0];
-  assign \$signature__en$108  = \port$4874$260 [12] & \$241 ;
+  assign \$241  = ! \port$4888$260 [1:0];
+  assign \$signature__en$108  = \port$4888$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4874$260 [13] & \$242 ;
+  assign \$243  = \port$4888$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4874$260 [13];
-  assign \$246  = ! \port$4874$260 [1:0];
-  assign \$247  = \port$4874$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4888$260 [13];
+  assign \$246  = ! \port$4888$260 [1:0];
+  assign \$247  = \port$4888$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4874$260 [13] & \$249 ;
+  assign \$250  = \port$4888$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4874$260 [13];
-  assign \$253  = ! \port$4874$260 [1:0];
-  assign \$254  = \port$4874$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4888$260 [13];
+  assign \$253  = ! \port$4888$260 [1:0];
+  assign \$254  = \port$4888$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4874$260 [13];
+  assign \$260  = \$259  & \port$4888$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4874$260 [13];
+  assign \$267  = ~ \port$4888$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4874$260 [1:0];
-  assign \$270  = \port$4874$260 [12] & \$269 ;
+  assign \$269  = ! \port$4888$260 [1:0];
+  assign \$270  = \port$4888$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4888$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4874$260 [13];
+  assign \$278  = \$277  & \port$4888$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4874$260 [13];
+  assign \$285  = ~ \port$4888$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4874$260 [1:0];
-  assign \$288  = \port$4874$260 [12] & \$287 ;
+  assign \$287  = ! \port$4888$260 [1:0];
+  assign \$288  = \port$4888$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4888$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4874$260 [1:0];
-  assign \$294  = \port$4874$260 [12] & \$293 ;
-  assign \$295  = \port$4874$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4888$260 [1:0];
+  assign \$294  = \port$4888$260 [12] & \$293 ;
+  assign \$295  = \port$4888$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -24419,65 +24419,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$305  = rd_slot[10:2] + \$304 ;
   assign \$306  = 1'h1 < rd_slot[1:0];
   assign \$307  = rd_slot[10:2] + \$306 ;
-  assign \$308  = \port$4874$260 [1:0] == 1'h1;
-  assign \$signature__en$144  = \port$4874$260 [12] & \$308 ;
+  assign \$308  = \port$4888$260 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$4888$260 [12] & \$308 ;
   assign \$309  = inv_slot[1:0] == 1'h1;
-  assign \$310  = \port$4874$260 [13] & \$309 ;
+  assign \$310  = \port$4888$260 [13] & \$309 ;
   assign \$311  = clear_en | \$310 ;
-  assign \$312  = ~ \port$4874$260 [13];
-  assign \$313  = \port$4874$260 [1:0] == 1'h1;
-  assign \$314  = \port$4874$260 [12] & \$313 ;
+  assign \$312  = ~ \port$4888$260 [13];
+  assign \$313  = \port$4888$260 [1:0] == 1'h1;
+  assign \$314  = \port$4888$260 [12] & \$313 ;
   assign \$315  = \$312  & \$314 ;
   assign \$signature__en$146  = \$311  | \$315 ;
   assign \$316  = inv_slot[1:0] == 1'h1;
-  assign \$317  = \port$4874$260 [13] & \$316 ;
+  assign \$317  = \port$4888$260 [13] & \$316 ;
   assign \$318  = clear_en | \$317 ;
-  assign \$319  = ~ \port$4874$260 [13];
-  assign \$320  = \port$4874$260 [1:0] == 1'h1;
-  assign \$321  = \port$4874$260 [12] & \$320 ;
+  assign \$319  = ~ \port$4888$260 [13];
+  assign \$320  = \port$4888$260 [1:0] == 1'h1;
+  assign \$321  = \port$4888$260 [12] & \$320 ;
   assign \$322  = \$319  & \$321 ;
   assign \$323  = \$318  | \$322 ;
   assign \$324  = clear_row == sc_row_q;
   assign \$325  = clear_en & \$324 ;
   assign \$326  = ~ clear_en;
-  assign \$327  = \$326  & \port$4874$260 [13];
+  assign \$327  = \$326  & \port$4888$260 [13];
   assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = inv_slot[10:2] == sc_row_q;
   assign \$331  = \$329  & \$330 ;
   assign \$332  = \$325  | \$331 ;
   assign \$333  = ~ clear_en;
-  assign \$334  = ~ \port$4874$260 [13];
+  assign \$334  = ~ \port$4888$260 [13];
   assign \$335  = \$333  & \$334 ;
-  assign \$336  = \port$4874$260 [1:0] == 1'h1;
-  assign \$337  = \port$4874$260 [12] & \$336 ;
+  assign \$336  = \port$4888$260 [1:0] == 1'h1;
+  assign \$337  = \port$4888$260 [12] & \$336 ;
   assign \$338  = \$335  & \$337 ;
-  assign \$339  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$339  = \port$4888$260 [10:2] == sc_row_q;
   assign \$340  = \$338  & \$339 ;
   assign \$341  = \$332  | \$340 ;
   assign sc_snoop1 = \$341  | sc_wr_at_read1;
   assign \$342  = clear_row == sc_row_q;
   assign \$343  = clear_en & \$342 ;
   assign \$344  = ~ clear_en;
-  assign \$345  = \$344  & \port$4874$260 [13];
+  assign \$345  = \$344  & \port$4888$260 [13];
   assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = inv_slot[10:2] == sc_row_q;
   assign \$349  = \$347  & \$348 ;
   assign \$350  = \$343  | \$349 ;
   assign \$351  = ~ clear_en;
-  assign \$352  = ~ \port$4874$260 [13];
+  assign \$352  = ~ \port$4888$260 [13];
   assign \$353  = \$351  & \$352 ;
-  assign \$354  = \port$4874$260 [1:0] == 1'h1;
-  assign \$355  = \port$4874$260 [12] & \$354 ;
+  assign \$354  = \port$4888$260 [1:0] == 1'h1;
+  assign \$355  = \port$4888$260 [12] & \$354 ;
   assign \$356  = \$353  & \$355 ;
-  assign \$357  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$357  = \port$4888$260 [10:2] == sc_row_q;
   assign \$358  = \$356  & \$357 ;
   assign \$359  = \$350  | \$358 ;
   assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
-  assign \$360  = \port$4874$260 [1:0] == 1'h1;
-  assign \$361  = \port$4874$260 [12] & \$360 ;
-  assign \$362  = \port$4874$260 [10:2] == sc_row_qqq;
+  assign \$360  = \port$4888$260 [1:0] == 1'h1;
+  assign \$361  = \port$4888$260 [12] & \$360 ;
+  assign \$362  = \port$4888$260 [10:2] == sc_row_qqq;
   assign \$363  = \$361  & \$362 ;
   assign \$364  = ~ \$363 ;
   assign sc_we1 = sc_intent1 & \$364 ;
@@ -24495,54 +24495,54 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$372  = rd_slot[10:2] + \$371 ;
   assign \$373  = 2'h2 < rd_slot[1:0];
   assign \$374  = rd_slot[10:2] + \$373 ;
-  assign \$375  = \port$4874$260 [1:0] == 2'h2;
-  assign \$signature__en$163  = \port$4874$260 [12] & \$375 ;
+  assign \$375  = \port$4888$260 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$4888$260 [12] & \$375 ;
   assign \$376  = inv_slot[1:0] == 2'h2;
-  assign \$377  = \port$4874$260 [13] & \$376 ;
+  assign \$377  = \port$4888$260 [13] & \$376 ;
   assign \$378  = clear_en | \$377 ;
-  assign \$379  = ~ \port$4874$260 [13];
-  assign \$380  = \port$4874$260 [1:0] == 2'h2;
-  assign \$381  = \port$4874$260 [12] & \$380 ;
+  assign \$379  = ~ \port$4888$260 [13];
+  assign \$380  = \port$4888$260 [1:0] == 2'h2;
+  assign \$381  = \port$4888$260 [12] & \$380 ;
   assign \$382  = \$379  & \$381 ;
   assign \$signature__en$165  = \$378  | \$382 ;
   assign \$383  = inv_slot[1:0] == 2'h2;
-  assign \$384  = \port$4874$260 [13] & \$383 ;
+  assign \$384  = \port$4888$260 [13] & \$383 ;
   assign \$385  = clear_en | \$384 ;
-  assign \$386  = ~ \port$4874$260 [13];
-  assign \$387  = \port$4874$260 [1:0] == 2'h2;
-  assign \$388  = \port$4874$260 [12] & \$387 ;
+  assign \$386  = ~ \port$4888$260 [13];
+  assign \$387  = \port$4888$260 [1:0] == 2'h2;
+  assign \$388  = \port$4888$260 [12] & \$387 ;
   assign \$389  = \$386  & \$388 ;
   assign \$390  = \$385  | \$389 ;
   assign \$391  = clear_row == sc_row_q;
   assign \$392  = clear_en & \$391 ;
   assign \$393  = ~ clear_en;
-  assign \$394  = \$393  & \port$4874$260 [13];
+  assign \$394  = \$393  & \port$4888$260 [13];
   assign \$395  = inv_slot[1:0] == 2'h2;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = inv_slot[10:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = \$392  | \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = ~ \port$4874$260 [13];
+  assign \$401  = ~ \port$4888$260 [13];
   assign \$402  = \$400  & \$401 ;
-  assign \$403  = \port$4874$260 [1:0] == 2'h2;
-  assign \$404  = \port$4874$260 [12] & \$403 ;
+  assign \$403  = \port$4888$260 [1:0] == 2'h2;
+  assign \$404  = \port$4888$260 [12] & \$403 ;
   assign \$405  = \$402  & \$404 ;
-  assign \$406  = \port$4874$260 [10:2] == sc_row_q;
+  assign \$406  = \port$4888$260 [10:2] == sc_row_q;
   assign \$407  = \$405  & \$406 ;
   assign \$408  = \$399  | \$407 ;
   assign sc_snoop2 = \$408  | sc_wr_at_read2;
   assign \$409  = clear_row == sc_row_q;
   assign \$410  = clear_en & \$409 ;
   assign \$411  = ~ clear_en;
-  assign \$412  = \$411  & \port$4874$260 [13];
+  assign \$412  = \$411  & \port$4888$260 [13];
   assign \$413  = inv_slot[1:0] == 2'h2;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = inv_slot[10:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
   assign \$417  = \$410  | \$416 ;
   assign \$418  = ~ clear_en;
-  assign \$419  = ~ \port$4874$260 [13];
+  assign \$419  = ~ \port$4888$260 [13];
   assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
@@ -24888,15 +24888,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4874$260 [13]) begin
+    end else if (\port$4888$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4874$260 [10:2];
+      meta_addr = \port$4888$260 [10:2];
     end
   end
-  assign inv_en = \port$4874$260 [13];
-  assign wr_en = \port$4874$260 [12];
-  assign wr_slot = \port$4874$260 [10:0];
+  assign inv_en = \port$4888$260 [13];
+  assign wr_en = \port$4888$260 [12];
+  assign wr_slot = \port$4888$260 [10:0];
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
@@ -24907,8 +24907,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$4874$5 [63:56];
-  assign wr_mark = \port$4874$260 [11];
+  assign wr_last = \port$4888$5 [63:56];
+  assign wr_mark = \port$4888$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -24916,9 +24916,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$107  = \port$4874$260 [10:2];
-  assign wr_tag = \port$4874$5 [55:0];
-  assign wr_count = \port$4874$260 [29:14];
+  assign \$signature__addr$107  = \port$4888$260 [10:2];
+  assign wr_tag = \port$4888$5 [55:0];
+  assign wr_count = \port$4888$260 [29:14];
   assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -24928,7 +24928,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$140  = 1'h1;
   assign \mark_r__addr$141  = \$307 [8:0];
   assign \mark_r__en$142  = 1'h1;
-  assign \$signature__addr$143  = \port$4874$260 [10:2];
+  assign \$signature__addr$143  = \port$4888$260 [10:2];
   assign \$signature__addr$145  = meta_addr;
   assign \mark_w__addr$147  = sc_row_qqq;
   assign \mark_w__en$148  = sc_we1;
@@ -24938,7 +24938,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$159  = 1'h1;
   assign \mark_r__addr$160  = \$374 [8:0];
   assign \mark_r__en$161  = 1'h1;
-  assign \$signature__addr$162  = \port$4874$260 [10:2];
+  assign \$signature__addr$162  = \port$4888$260 [10:2];
   assign \$signature__addr$164  = meta_addr;
   assign \mark_w__addr$166  = sc_row_qqq;
   assign \mark_w__en$167  = sc_we2;
@@ -24948,7 +24948,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$178  = 1'h1;
   assign \mark_r__addr$179  = \$441 [8:0];
   assign \mark_r__en$180  = 1'h1;
-  assign \$signature__addr$181  = \port$4874$260 [10:2];
+  assign \$signature__addr$181  = \port$4888$260 [10:2];
   assign \$signature__addr$183  = meta_addr;
   assign \mark_w__addr$185  = sc_row_qqq;
   assign \mark_w__en$186  = sc_we3;
@@ -25117,12 +25117,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$190.gen  = \$signature__data$190 [11:8];
   assign \$signature__data$190.fresh  = \$signature__data$190 [12];
   assign \$signature__data$190.valid  = \$signature__data$190 [13];
-  assign \$signature__data$85 [71:56] = \port$4874$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4874$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4874$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4874$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4874$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4874$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4888$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4888$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4888$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4888$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4888$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4888$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -25183,19 +25183,19 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[29:20] = copy_data;
   assign scrub_w__data[19:10] = copy_data;
   assign scrub_w__data[9:0] = copy_data;
-  assign \$signature__data [71:56] = \port$4874$260 [29:14];
-  assign \$signature__data [55:0] = \port$4874$5 [55:0];
+  assign \$signature__data [71:56] = \port$4888$260 [29:14];
+  assign \$signature__data [55:0] = \port$4888$5 [55:0];
   assign copy_data[9] = \$signature__data$35 [13];
   assign copy_data[8] = \$signature__data$35 [12];
   assign copy_data[7:0] = \$signature__data$35 [7:0];
   assign \$signature__data$35 [11:8] = generation;
   assign \$signature__data$35 [13] = \$230 ;
-  assign \$signature__data$35 [12] = \port$4874$260 [11];
-  assign \$signature__data$35 [7:0] = \port$4874$5 [63:56];
+  assign \$signature__data$35 [12] = \port$4888$260 [11];
+  assign \$signature__data$35 [7:0] = \port$4888$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4874$271 , \port$4874$274 , decision);
+module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, forward__tag, forward__lane, \port$4888$271 , \port$4888$274 , decision);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -25545,10 +25545,10 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [15:0] \older$62 ;
   wire [15:0] \older$76 ;
   wire [15:0] \older$90 ;
-  input [1:0] \port$4874$271 ;
-  wire [1:0] \port$4874$271 ;
-  input [31:0] \port$4874$274 ;
-  wire [31:0] \port$4874$274 ;
+  input [1:0] \port$4888$271 ;
+  wire [1:0] \port$4888$271 ;
+  input [31:0] \port$4888$274 ;
+  wire [31:0] \port$4888$274 ;
   wire [68:0] request;
   wire [68:0] \request$35 ;
   wire [1:0] \request$35.min_tlevel ;
@@ -25605,7 +25605,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   wire [10:0] \window$78 ;
   assign \$41  = forward__lane & lanes[641:638];
   assign \$42  = | \$41 ;
-  assign fw1_any = \port$4874$271 [1] & \$42 ;
+  assign fw1_any = \port$4888$271 [1] & \$42 ;
   assign \$43  = forward__lane & lanes[645:642];
   assign \$44  = | \$43 ;
   assign \$45  = forward__lane & lanes[649:646];
@@ -25643,17 +25643,17 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4874$274 [31:16] >= 16'hffff;
-  assign \$30  = \port$4874$274 [31:16] + 1'h1;
+  assign \$29  = \port$4888$274 [31:16] >= 16'hffff;
+  assign \$30  = \port$4888$274 [31:16] + 1'h1;
   assign \$31  = \$29  ? 17'h0ffff : \$30 ;
-  assign \$32  = \port$4874$274 [31:16] >= 16'hffff;
-  assign \$33  = \port$4874$274 [31:16] + 1'h1;
+  assign \$32  = \port$4888$274 [31:16] >= 16'hffff;
+  assign \$33  = \port$4888$274 [31:16] + 1'h1;
   assign \$34  = \$32  ? 17'h0ffff : \$33 ;
-  assign \$35  = \port$4874$274 [31:16] >= 16'hffff;
-  assign \$36  = \port$4874$274 [31:16] + 1'h1;
+  assign \$35  = \port$4888$274 [31:16] >= 16'hffff;
+  assign \$36  = \port$4888$274 [31:16] + 1'h1;
   assign \$37  = \$35  ? 17'h0ffff : \$36 ;
-  assign \$38  = \port$4874$274 [31:16] >= 16'hffff;
-  assign \$39  = \port$4874$274 [31:16] + 1'h1;
+  assign \$38  = \port$4888$274 [31:16] >= 16'hffff;
+  assign \$39  = \port$4888$274 [31:16] + 1'h1;
   assign \$40  = \$38  ? 17'h0ffff : \$39 ;
   \kv_asu.core.versions.dec0  dec0 (
     .age(age),
@@ -25663,13 +25663,13 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$97 ),
     .list_empty(list_empty),
     .older(older),
-    .\port$4813$0 (lanes[79:0]),
-    .\port$4813$207 (lanes[208:207]),
-    .\port$4813$334 (lanes[335:334]),
-    .\port$4813$461 (lanes[462:461]),
-    .\port$4813$625 (lanes[629:625]),
-    .\port$4814$1 (mark_b[3:1]),
-    .\port$4874$271 (\port$4874$271 [0]),
+    .\port$4827$0 (lanes[79:0]),
+    .\port$4827$207 (lanes[208:207]),
+    .\port$4827$334 (lanes[335:334]),
+    .\port$4827$461 (lanes[462:461]),
+    .\port$4827$625 (lanes[629:625]),
+    .\port$4828$1 (mark_b[3:1]),
+    .\port$4888$271 (\port$4888$271 [0]),
     .slot(slot),
     .tag(tag)
   );
@@ -25681,14 +25681,14 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$98 ),
     .list_empty(list_empty),
     .older(\older$48 ),
-    .\port$4813$0 (lanes[81:0]),
-    .\port$4813$334 (lanes[335:334]),
-    .\port$4813$461 (lanes[462:461]),
-    .\port$4813$624 (lanes[624]),
-    .\port$4813$626 (lanes[629:626]),
-    .\port$4814$0 (mark_b[0]),
-    .\port$4814$2 (mark_b[3:2]),
-    .\port$4874$271 (\port$4874$271 [0]),
+    .\port$4827$0 (lanes[81:0]),
+    .\port$4827$334 (lanes[335:334]),
+    .\port$4827$461 (lanes[462:461]),
+    .\port$4827$624 (lanes[624]),
+    .\port$4827$626 (lanes[629:626]),
+    .\port$4828$0 (mark_b[0]),
+    .\port$4828$2 (mark_b[3:2]),
+    .\port$4888$271 (\port$4888$271 [0]),
     .slot(\slot$47 ),
     .tag(\tag$43 )
   );
@@ -25700,14 +25700,14 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$99 ),
     .list_empty(list_empty),
     .older(\older$62 ),
-    .\port$4813$0 (lanes[81:0]),
-    .\port$4813$207 (lanes[208:207]),
-    .\port$4813$461 (lanes[462:461]),
-    .\port$4813$624 (lanes[625:624]),
-    .\port$4813$627 (lanes[629:627]),
-    .\port$4814$0 (mark_b[1:0]),
-    .\port$4814$3 (mark_b[3]),
-    .\port$4874$271 (\port$4874$271 [0]),
+    .\port$4827$0 (lanes[81:0]),
+    .\port$4827$207 (lanes[208:207]),
+    .\port$4827$461 (lanes[462:461]),
+    .\port$4827$624 (lanes[625:624]),
+    .\port$4827$627 (lanes[629:627]),
+    .\port$4828$0 (mark_b[1:0]),
+    .\port$4828$3 (mark_b[3]),
+    .\port$4888$271 (\port$4888$271 [0]),
     .slot(\slot$61 ),
     .tag(\tag$57 )
   );
@@ -25719,13 +25719,13 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .decision(\decision$100 ),
     .list_empty(list_empty),
     .older(\older$76 ),
-    .\port$4813$0 (lanes[81:0]),
-    .\port$4813$207 (lanes[208:207]),
-    .\port$4813$334 (lanes[335:334]),
-    .\port$4813$624 (lanes[626:624]),
-    .\port$4813$628 (lanes[629:628]),
-    .\port$4814$0 (mark_b[2:0]),
-    .\port$4874$271 (\port$4874$271 [0]),
+    .\port$4827$0 (lanes[81:0]),
+    .\port$4827$207 (lanes[208:207]),
+    .\port$4827$334 (lanes[335:334]),
+    .\port$4827$624 (lanes[626:624]),
+    .\port$4827$628 (lanes[629:628]),
+    .\port$4828$0 (mark_b[2:0]),
+    .\port$4888$271 (\port$4888$271 [0]),
     .slot(\slot$75 ),
     .tag(\tag$71 )
   );
@@ -25739,10 +25739,10 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
     .list_empty(list_empty),
     .mark(mark_b),
     .older(\older$90 ),
-    .\port$4813$0 (lanes[81:0]),
-    .\port$4813$207 (lanes[208:207]),
-    .\port$4813$334 (lanes[335:334]),
-    .\port$4813$461 (lanes[462:461]),
+    .\port$4827$0 (lanes[81:0]),
+    .\port$4827$207 (lanes[208:207]),
+    .\port$4827$334 (lanes[335:334]),
+    .\port$4827$461 (lanes[462:461]),
     .slot(\slot$89 ),
     .tag(\tag$85 )
   );
@@ -25875,31 +25875,31 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign request = lanes[68:0];
   assign window = lanes[79:69];
   assign \list_empty$19  = list_empty;
-  assign mark = { mark_b[3:1], \port$4874$271 [0] };
-  assign forward__mark = \port$4874$271 [0];
+  assign mark = { mark_b[3:1], \port$4888$271 [0] };
+  assign forward__mark = \port$4888$271 [0];
   assign valid = { lanes[461], lanes[334], lanes[207], 1'h1 };
   assign match = { lanes[462], lanes[335], lanes[208], lanes[629] };
   assign beyond_w1 = { lanes[627:625], lanes[628] };
-  assign forward__count = \port$4874$274 [15:0];
-  assign forward__count_inc = \port$4874$274 [31:16];
+  assign forward__count = \port$4888$274 [15:0];
+  assign forward__count_inc = \port$4888$274 [31:16];
   assign \request$35  = lanes[68:0];
   assign \window$36  = lanes[79:69];
   assign \list_empty$37  = list_empty;
-  assign \mark$38  = { mark_b[3:2], \port$4874$271 [0], mark_b[0] };
+  assign \mark$38  = { mark_b[3:2], \port$4888$271 [0], mark_b[0] };
   assign \valid$39  = { lanes[461], lanes[334], 1'h1, lanes[80] };
   assign \match$40  = { lanes[462], lanes[335], lanes[629], lanes[81] };
   assign \beyond_w1$41  = { lanes[627:626], lanes[628], lanes[624] };
   assign \request$49  = lanes[68:0];
   assign \window$50  = lanes[79:69];
   assign \list_empty$51  = list_empty;
-  assign \mark$52  = { mark_b[3], \port$4874$271 [0], mark_b[1:0] };
+  assign \mark$52  = { mark_b[3], \port$4888$271 [0], mark_b[1:0] };
   assign \valid$53  = { lanes[461], 1'h1, lanes[207], lanes[80] };
   assign \match$54  = { lanes[462], lanes[629], lanes[208], lanes[81] };
   assign \beyond_w1$55  = { lanes[627], lanes[628], lanes[625:624] };
   assign \request$63  = lanes[68:0];
   assign \window$64  = lanes[79:69];
   assign \list_empty$65  = list_empty;
-  assign \mark$66  = { \port$4874$271 [0], mark_b[2:0] };
+  assign \mark$66  = { \port$4888$271 [0], mark_b[2:0] };
   assign \valid$67  = { 1'h1, lanes[334], lanes[207], lanes[80] };
   assign \match$68  = { lanes[629], lanes[335], lanes[208], lanes[81] };
   assign \beyond_w1$69  = { lanes[628], lanes[626:624] };
@@ -25910,7 +25910,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \valid$81  = { lanes[461], lanes[334], lanes[207], lanes[80] };
   assign \match$82  = { lanes[462], lanes[335], lanes[208], lanes[81] };
   assign \beyond_w1$83  = lanes[627:624];
-  assign forward__write = \port$4874$271 [1];
+  assign forward__write = \port$4888$271 [1];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -26218,11 +26218,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$74 [47:32] = lanes[459:444];
   assign \count_inc2$74 [31:16] = lanes[332:317];
   assign \count_inc2$74 [15:0] = lanes[205:190];
-  assign \count_inc$73 [63:48] = \port$4874$274 [31:16];
+  assign \count_inc$73 [63:48] = \port$4888$274 [31:16];
   assign \count_inc$73 [47:32] = lanes[443:428];
   assign \count_inc$73 [31:16] = lanes[316:301];
   assign \count_inc$73 [15:0] = lanes[189:174];
-  assign \count$72 [63:48] = \port$4874$274 [15:0];
+  assign \count$72 [63:48] = \port$4888$274 [15:0];
   assign \count$72 [47:32] = lanes[415:400];
   assign \count$72 [31:16] = lanes[288:273];
   assign \count$72 [15:0] = lanes[161:146];
@@ -26256,11 +26256,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$60 [31:16] = lanes[332:317];
   assign \count_inc2$60 [15:0] = lanes[205:190];
   assign \count_inc$59 [63:48] = lanes[570:555];
-  assign \count_inc$59 [47:32] = \port$4874$274 [31:16];
+  assign \count_inc$59 [47:32] = \port$4888$274 [31:16];
   assign \count_inc$59 [31:16] = lanes[316:301];
   assign \count_inc$59 [15:0] = lanes[189:174];
   assign \count$58 [63:48] = lanes[542:527];
-  assign \count$58 [47:32] = \port$4874$274 [15:0];
+  assign \count$58 [47:32] = \port$4888$274 [15:0];
   assign \count$58 [31:16] = lanes[288:273];
   assign \count$58 [15:0] = lanes[161:146];
   assign \tag$57 [223:168] = lanes[526:471];
@@ -26294,11 +26294,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign \count_inc2$46 [15:0] = lanes[205:190];
   assign \count_inc$45 [63:48] = lanes[570:555];
   assign \count_inc$45 [47:32] = lanes[443:428];
-  assign \count_inc$45 [31:16] = \port$4874$274 [31:16];
+  assign \count_inc$45 [31:16] = \port$4888$274 [31:16];
   assign \count_inc$45 [15:0] = lanes[189:174];
   assign \count$44 [63:48] = lanes[542:527];
   assign \count$44 [47:32] = lanes[415:400];
-  assign \count$44 [31:16] = \port$4874$274 [15:0];
+  assign \count$44 [31:16] = \port$4888$274 [15:0];
   assign \count$44 [15:0] = lanes[161:146];
   assign \tag$43 [223:168] = lanes[526:471];
   assign \tag$43 [167:112] = lanes[399:344];
@@ -26332,11 +26332,11 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
   assign count_inc[63:48] = lanes[570:555];
   assign count_inc[47:32] = lanes[443:428];
   assign count_inc[31:16] = lanes[316:301];
-  assign count_inc[15:0] = \port$4874$274 [31:16];
+  assign count_inc[15:0] = \port$4888$274 [31:16];
   assign count[63:48] = lanes[542:527];
   assign count[47:32] = lanes[415:400];
   assign count[31:16] = lanes[288:273];
-  assign count[15:0] = \port$4874$274 [15:0];
+  assign count[15:0] = \port$4888$274 [15:0];
   assign tag[223:168] = lanes[526:471];
   assign tag[167:112] = lanes[399:344];
   assign tag[111:56] = lanes[272:217];
@@ -26352,7 +26352,7 @@ module \kv_asu.core.versions (sc_mark_value, sc_mark_intent, list_empty, lanes, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$334 , \port$4813$461 , \port$4813$625 , \port$4814$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4874$271 , list_empty);
+module \kv_asu.core.versions.dec0 (\port$4827$0 , \port$4827$207 , \port$4827$334 , \port$4827$461 , \port$4827$625 , \port$4828$1 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4888$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26509,20 +26509,20 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [79:0] \port$4813$0 ;
-  wire [79:0] \port$4813$0 ;
-  input [1:0] \port$4813$207 ;
-  wire [1:0] \port$4813$207 ;
-  input [1:0] \port$4813$334 ;
-  wire [1:0] \port$4813$334 ;
-  input [1:0] \port$4813$461 ;
-  wire [1:0] \port$4813$461 ;
-  input [4:0] \port$4813$625 ;
-  wire [4:0] \port$4813$625 ;
-  input [2:0] \port$4814$1 ;
-  wire [2:0] \port$4814$1 ;
-  input \port$4874$271 ;
-  wire \port$4874$271 ;
+  input [79:0] \port$4827$0 ;
+  wire [79:0] \port$4827$0 ;
+  input [1:0] \port$4827$207 ;
+  wire [1:0] \port$4827$207 ;
+  input [1:0] \port$4827$334 ;
+  wire [1:0] \port$4827$334 ;
+  input [1:0] \port$4827$461 ;
+  wire [1:0] \port$4827$461 ;
+  input [4:0] \port$4827$625 ;
+  wire [4:0] \port$4827$625 ;
+  input [2:0] \port$4828$1 ;
+  wire [2:0] \port$4828$1 ;
+  input \port$4888$271 ;
+  wire \port$4888$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -26536,21 +26536,21 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$625 [4] };
-  assign \$2  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
+  assign \$1  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$625 [4] };
+  assign \$2  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1] };
+  assign \$4  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4813$625 [4] & \$5 ;
-  assign \$7  = | { \port$4813$461 [1], \port$4813$334 [1] };
+  assign \$6  = \port$4827$625 [4] & \$5 ;
+  assign \$7  = | { \port$4827$461 [1], \port$4827$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4813$207 [1] & \$8 ;
+  assign \$9  = \port$4827$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4813$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$14  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$15  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$16  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
+  assign \$12  = \port$4827$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$14  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$15  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$16  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -26561,7 +26561,7 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4813$625 [2:0], \port$4813$625 [3] };
+  assign \$27  = hit_lane & { \port$4827$625 [2:0], \port$4827$625 [3] };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -26573,7 +26573,7 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4813$625 [2:0], \port$4813$625 [3] };
+  assign \$40  = hit_lane & { \port$4827$625 [2:0], \port$4827$625 [3] };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -26585,18 +26585,18 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$54  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$55  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
+  assign \$53  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$54  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$55  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$60  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
+  assign \$59  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$60  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign \$65  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
+  assign \$64  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign \$65  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -26607,12 +26607,12 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4813$0 [2:1];
-  assign \$77  = \port$4813$0 [0] & \$76 ;
+  assign \$76  = ! \port$4827$0 [2:1];
+  assign \$77  = \port$4827$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4813$625 [2:0], \port$4813$625 [3] };
+  assign \$81  = wins & { \port$4827$625 [2:0], \port$4827$625 [3] };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -26628,16 +26628,16 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4814$1 , \port$4874$271  };
+  assign \$99  = wins & { \port$4828$1 , \port$4888$271  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4813$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4813$625 [3];
+  assign \$102  = \port$4827$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4827$625 [3];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4813$0 [2:1] == 2'h2;
-  assign \$106  = \port$4813$0 [2:1] == 2'h3;
+  assign \$105  = \port$4827$0 [2:1] == 2'h2;
+  assign \$106  = \port$4827$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4813$0 [0] & \$107 ;
+  assign \$108  = \port$4827$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
@@ -26646,41 +26646,41 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4874$271 ;
+      decision[105] = \port$4888$271 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4814$1 [0];
+      decision[105] = \port$4828$1 [0];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4814$1 [1];
+      decision[105] = \port$4828$1 [1];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4814$1 [2];
+      decision[105] = \port$4828$1 [2];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4814$1 [2];
+      decision[118] = \port$4828$1 [2];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4814$1 [1];
+      decision[118] = \port$4828$1 [1];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4814$1 [0];
+      decision[118] = \port$4828$1 [0];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4874$271 ;
+      decision[118] = \port$4888$271 ;
     end
     begin
       begin
@@ -26696,17 +26696,17 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4813$0 [79:69];
+        decision[255:245] = \port$4827$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4813$0 [68:0];
-  assign match = { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$625 [4] };
-  assign valid = { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], 1'h1 };
-  assign mark = { \port$4814$1 , \port$4874$271  };
-  assign beyond_w1 = { \port$4813$625 [2:0], \port$4813$625 [3] };
-  assign window = \port$4813$0 [79:69];
+  assign request = \port$4827$0 [68:0];
+  assign match = { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$625 [4] };
+  assign valid = { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], 1'h1 };
+  assign mark = { \port$4828$1 , \port$4888$271  };
+  assign beyond_w1 = { \port$4827$625 [2:0], \port$4827$625 [3] };
+  assign window = \port$4827$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -26734,11 +26734,11 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4813$0 [0];
-  assign \request.op  = \port$4813$0 [2:1];
-  assign \request.min_tlevel  = \port$4813$0 [4:3];
-  assign \request.tag  = \port$4813$0 [60:5];
-  assign \request.t  = \port$4813$0 [68:61];
+  assign \request.valid  = \port$4827$0 [0];
+  assign \request.op  = \port$4827$0 [2:1];
+  assign \request.min_tlevel  = \port$4827$0 [4:3];
+  assign \request.tag  = \port$4827$0 [60:5];
+  assign \request.t  = \port$4827$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -26747,7 +26747,7 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4813$461 [1];
+  assign hit_lane[3] = \port$4827$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -26756,16 +26756,16 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4813$0 [68:61];
+    decision[68:61] = \port$4827$0 [68:61];
   always @*
-    decision[60:5] = \port$4813$0 [60:5];
+    decision[60:5] = \port$4827$0 [60:5];
   always @*
-    decision[4:3] = \port$4813$0 [4:3];
+    decision[4:3] = \port$4827$0 [4:3];
   always @*
-    decision[2:1] = \port$4813$0 [2:1];
+    decision[2:1] = \port$4827$0 [2:1];
   always @*
-    decision[0] = \port$4813$0 [0];
-  assign \$10  = \port$4813$461 [1];
+    decision[0] = \port$4827$0 [0];
+  assign \$10  = \port$4827$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -26774,7 +26774,7 @@ module \kv_asu.core.versions.dec0 (\port$4813$0 , \port$4813$207 , \port$4813$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$461 , \port$4813$624 , \port$4813$626 , \port$4814$0 , \port$4814$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4874$271 , list_empty);
+module \kv_asu.core.versions.dec1 (\port$4827$0 , \port$4827$334 , \port$4827$461 , \port$4827$624 , \port$4827$626 , \port$4828$0 , \port$4828$2 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4888$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26931,22 +26931,22 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4813$0 ;
-  wire [81:0] \port$4813$0 ;
-  input [1:0] \port$4813$334 ;
-  wire [1:0] \port$4813$334 ;
-  input [1:0] \port$4813$461 ;
-  wire [1:0] \port$4813$461 ;
-  input \port$4813$624 ;
-  wire \port$4813$624 ;
-  input [3:0] \port$4813$626 ;
-  wire [3:0] \port$4813$626 ;
-  input \port$4814$0 ;
-  wire \port$4814$0 ;
-  input [1:0] \port$4814$2 ;
-  wire [1:0] \port$4814$2 ;
-  input \port$4874$271 ;
-  wire \port$4874$271 ;
+  input [81:0] \port$4827$0 ;
+  wire [81:0] \port$4827$0 ;
+  input [1:0] \port$4827$334 ;
+  wire [1:0] \port$4827$334 ;
+  input [1:0] \port$4827$461 ;
+  wire [1:0] \port$4827$461 ;
+  input \port$4827$624 ;
+  wire \port$4827$624 ;
+  input [3:0] \port$4827$626 ;
+  wire [3:0] \port$4827$626 ;
+  input \port$4828$0 ;
+  wire \port$4828$0 ;
+  input [1:0] \port$4828$2 ;
+  wire [1:0] \port$4828$2 ;
+  input \port$4888$271 ;
+  wire \port$4888$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -26960,21 +26960,21 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$626 [3], \port$4813$0 [81] };
-  assign \$2  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
+  assign \$1  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$626 [3], \port$4827$0 [81] };
+  assign \$2  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$626 [3] };
+  assign \$4  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$626 [3] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4813$0 [81] & \$5 ;
-  assign \$7  = | { \port$4813$461 [1], \port$4813$334 [1] };
+  assign \$6  = \port$4827$0 [81] & \$5 ;
+  assign \$7  = | { \port$4827$461 [1], \port$4827$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4813$626 [3] & \$8 ;
+  assign \$9  = \port$4827$626 [3] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4813$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$14  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$15  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$16  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
+  assign \$12  = \port$4827$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$14  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$15  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$16  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -26985,7 +26985,7 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4813$626 [1:0], \port$4813$626 [2], \port$4813$624  };
+  assign \$27  = hit_lane & { \port$4827$626 [1:0], \port$4827$626 [2], \port$4827$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -26997,7 +26997,7 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4813$626 [1:0], \port$4813$626 [2], \port$4813$624  };
+  assign \$40  = hit_lane & { \port$4827$626 [1:0], \port$4827$626 [2], \port$4827$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27009,18 +27009,18 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$54  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$55  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
+  assign \$53  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$54  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$55  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$60  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
+  assign \$59  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$60  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign \$65  = ~ { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
+  assign \$64  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign \$65  = ~ { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27031,12 +27031,12 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4813$0 [2:1];
-  assign \$77  = \port$4813$0 [0] & \$76 ;
+  assign \$76  = ! \port$4827$0 [2:1];
+  assign \$77  = \port$4827$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4813$626 [1:0], \port$4813$626 [2], \port$4813$624  };
+  assign \$81  = wins & { \port$4827$626 [1:0], \port$4827$626 [2], \port$4827$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27052,16 +27052,16 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4814$2 , \port$4874$271 , \port$4814$0  };
+  assign \$99  = wins & { \port$4828$2 , \port$4888$271 , \port$4828$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4813$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4813$624 ;
+  assign \$102  = \port$4827$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4827$624 ;
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4813$0 [2:1] == 2'h2;
-  assign \$106  = \port$4813$0 [2:1] == 2'h3;
+  assign \$105  = \port$4827$0 [2:1] == 2'h2;
+  assign \$106  = \port$4827$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4813$0 [0] & \$107 ;
+  assign \$108  = \port$4827$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
@@ -27070,41 +27070,41 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4814$0 ;
+      decision[105] = \port$4828$0 ;
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4874$271 ;
+      decision[105] = \port$4888$271 ;
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4814$2 [0];
+      decision[105] = \port$4828$2 [0];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4814$2 [1];
+      decision[105] = \port$4828$2 [1];
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4814$2 [1];
+      decision[118] = \port$4828$2 [1];
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4814$2 [0];
+      decision[118] = \port$4828$2 [0];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4874$271 ;
+      decision[118] = \port$4888$271 ;
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4814$0 ;
+      decision[118] = \port$4828$0 ;
     end
     begin
       begin
@@ -27120,17 +27120,17 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4813$0 [79:69];
+        decision[255:245] = \port$4827$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4813$0 [68:0];
-  assign match = { \port$4813$461 [1], \port$4813$334 [1], \port$4813$626 [3], \port$4813$0 [81] };
-  assign valid = { \port$4813$461 [0], \port$4813$334 [0], 1'h1, \port$4813$0 [80] };
-  assign mark = { \port$4814$2 , \port$4874$271 , \port$4814$0  };
-  assign beyond_w1 = { \port$4813$626 [1:0], \port$4813$626 [2], \port$4813$624  };
-  assign window = \port$4813$0 [79:69];
+  assign request = \port$4827$0 [68:0];
+  assign match = { \port$4827$461 [1], \port$4827$334 [1], \port$4827$626 [3], \port$4827$0 [81] };
+  assign valid = { \port$4827$461 [0], \port$4827$334 [0], 1'h1, \port$4827$0 [80] };
+  assign mark = { \port$4828$2 , \port$4888$271 , \port$4828$0  };
+  assign beyond_w1 = { \port$4827$626 [1:0], \port$4827$626 [2], \port$4827$624  };
+  assign window = \port$4827$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27158,11 +27158,11 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4813$0 [0];
-  assign \request.op  = \port$4813$0 [2:1];
-  assign \request.min_tlevel  = \port$4813$0 [4:3];
-  assign \request.tag  = \port$4813$0 [60:5];
-  assign \request.t  = \port$4813$0 [68:61];
+  assign \request.valid  = \port$4827$0 [0];
+  assign \request.op  = \port$4827$0 [2:1];
+  assign \request.min_tlevel  = \port$4827$0 [4:3];
+  assign \request.tag  = \port$4827$0 [60:5];
+  assign \request.t  = \port$4827$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27171,7 +27171,7 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4813$461 [1];
+  assign hit_lane[3] = \port$4827$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27180,16 +27180,16 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4813$0 [68:61];
+    decision[68:61] = \port$4827$0 [68:61];
   always @*
-    decision[60:5] = \port$4813$0 [60:5];
+    decision[60:5] = \port$4827$0 [60:5];
   always @*
-    decision[4:3] = \port$4813$0 [4:3];
+    decision[4:3] = \port$4827$0 [4:3];
   always @*
-    decision[2:1] = \port$4813$0 [2:1];
+    decision[2:1] = \port$4827$0 [2:1];
   always @*
-    decision[0] = \port$4813$0 [0];
-  assign \$10  = \port$4813$461 [1];
+    decision[0] = \port$4827$0 [0];
+  assign \$10  = \port$4827$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27198,7 +27198,7 @@ module \kv_asu.core.versions.dec1 (\port$4813$0 , \port$4813$334 , \port$4813$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$461 , \port$4813$624 , \port$4813$627 , \port$4814$0 , \port$4814$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4874$271 , list_empty);
+module \kv_asu.core.versions.dec2 (\port$4827$0 , \port$4827$207 , \port$4827$461 , \port$4827$624 , \port$4827$627 , \port$4828$0 , \port$4828$3 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4888$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27355,22 +27355,22 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4813$0 ;
-  wire [81:0] \port$4813$0 ;
-  input [1:0] \port$4813$207 ;
-  wire [1:0] \port$4813$207 ;
-  input [1:0] \port$4813$461 ;
-  wire [1:0] \port$4813$461 ;
-  input [1:0] \port$4813$624 ;
-  wire [1:0] \port$4813$624 ;
-  input [2:0] \port$4813$627 ;
-  wire [2:0] \port$4813$627 ;
-  input [1:0] \port$4814$0 ;
-  wire [1:0] \port$4814$0 ;
-  input \port$4814$3 ;
-  wire \port$4814$3 ;
-  input \port$4874$271 ;
-  wire \port$4874$271 ;
+  input [81:0] \port$4827$0 ;
+  wire [81:0] \port$4827$0 ;
+  input [1:0] \port$4827$207 ;
+  wire [1:0] \port$4827$207 ;
+  input [1:0] \port$4827$461 ;
+  wire [1:0] \port$4827$461 ;
+  input [1:0] \port$4827$624 ;
+  wire [1:0] \port$4827$624 ;
+  input [2:0] \port$4827$627 ;
+  wire [2:0] \port$4827$627 ;
+  input [1:0] \port$4828$0 ;
+  wire [1:0] \port$4828$0 ;
+  input \port$4828$3 ;
+  wire \port$4828$3 ;
+  input \port$4888$271 ;
+  wire \port$4888$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27384,21 +27384,21 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4813$461 [1], \port$4813$627 [2], \port$4813$207 [1], \port$4813$0 [81] };
-  assign \$2  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$1  = | { \port$4827$461 [1], \port$4827$627 [2], \port$4827$207 [1], \port$4827$0 [81] };
+  assign \$2  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4813$461 [1], \port$4813$627 [2], \port$4813$207 [1] };
+  assign \$4  = | { \port$4827$461 [1], \port$4827$627 [2], \port$4827$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4813$0 [81] & \$5 ;
-  assign \$7  = | { \port$4813$461 [1], \port$4813$627 [2] };
+  assign \$6  = \port$4827$0 [81] & \$5 ;
+  assign \$7  = | { \port$4827$461 [1], \port$4827$627 [2] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4813$207 [1] & \$8 ;
+  assign \$9  = \port$4827$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4813$627 [2] & \$11 ;
-  assign \$13  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$14  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$15  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$16  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$12  = \port$4827$627 [2] & \$11 ;
+  assign \$13  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$14  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$15  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$16  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27409,7 +27409,7 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4813$627 [0], \port$4813$627 [1], \port$4813$624  };
+  assign \$27  = hit_lane & { \port$4827$627 [0], \port$4827$627 [1], \port$4827$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27421,7 +27421,7 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4813$627 [0], \port$4813$627 [1], \port$4813$624  };
+  assign \$40  = hit_lane & { \port$4827$627 [0], \port$4827$627 [1], \port$4827$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27433,18 +27433,18 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$54  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$55  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$53  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$54  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$55  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$60  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$59  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$60  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$65  = ~ { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$64  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$65  = ~ { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27455,12 +27455,12 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4813$0 [2:1];
-  assign \$77  = \port$4813$0 [0] & \$76 ;
+  assign \$76  = ! \port$4827$0 [2:1];
+  assign \$77  = \port$4827$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4813$627 [0], \port$4813$627 [1], \port$4813$624  };
+  assign \$81  = wins & { \port$4827$627 [0], \port$4827$627 [1], \port$4827$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27476,16 +27476,16 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4814$3 , \port$4874$271 , \port$4814$0  };
+  assign \$99  = wins & { \port$4828$3 , \port$4888$271 , \port$4828$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4813$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4813$624 [0];
+  assign \$102  = \port$4827$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4827$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4813$0 [2:1] == 2'h2;
-  assign \$106  = \port$4813$0 [2:1] == 2'h3;
+  assign \$105  = \port$4827$0 [2:1] == 2'h2;
+  assign \$106  = \port$4827$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4813$0 [0] & \$107 ;
+  assign \$108  = \port$4827$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
@@ -27494,41 +27494,41 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4814$0 [0];
+      decision[105] = \port$4828$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4814$0 [1];
+      decision[105] = \port$4828$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4874$271 ;
+      decision[105] = \port$4888$271 ;
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4814$3 ;
+      decision[105] = \port$4828$3 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4814$3 ;
+      decision[118] = \port$4828$3 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4874$271 ;
+      decision[118] = \port$4888$271 ;
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4814$0 [1];
+      decision[118] = \port$4828$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4814$0 [0];
+      decision[118] = \port$4828$0 [0];
     end
     begin
       begin
@@ -27544,17 +27544,17 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4813$0 [79:69];
+        decision[255:245] = \port$4827$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4813$0 [68:0];
-  assign match = { \port$4813$461 [1], \port$4813$627 [2], \port$4813$207 [1], \port$4813$0 [81] };
-  assign valid = { \port$4813$461 [0], 1'h1, \port$4813$207 [0], \port$4813$0 [80] };
-  assign mark = { \port$4814$3 , \port$4874$271 , \port$4814$0  };
-  assign beyond_w1 = { \port$4813$627 [0], \port$4813$627 [1], \port$4813$624  };
-  assign window = \port$4813$0 [79:69];
+  assign request = \port$4827$0 [68:0];
+  assign match = { \port$4827$461 [1], \port$4827$627 [2], \port$4827$207 [1], \port$4827$0 [81] };
+  assign valid = { \port$4827$461 [0], 1'h1, \port$4827$207 [0], \port$4827$0 [80] };
+  assign mark = { \port$4828$3 , \port$4888$271 , \port$4828$0  };
+  assign beyond_w1 = { \port$4827$627 [0], \port$4827$627 [1], \port$4827$624  };
+  assign window = \port$4827$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -27582,11 +27582,11 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4813$0 [0];
-  assign \request.op  = \port$4813$0 [2:1];
-  assign \request.min_tlevel  = \port$4813$0 [4:3];
-  assign \request.tag  = \port$4813$0 [60:5];
-  assign \request.t  = \port$4813$0 [68:61];
+  assign \request.valid  = \port$4827$0 [0];
+  assign \request.op  = \port$4827$0 [2:1];
+  assign \request.min_tlevel  = \port$4827$0 [4:3];
+  assign \request.tag  = \port$4827$0 [60:5];
+  assign \request.t  = \port$4827$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -27595,7 +27595,7 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4813$461 [1];
+  assign hit_lane[3] = \port$4827$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -27604,16 +27604,16 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4813$0 [68:61];
+    decision[68:61] = \port$4827$0 [68:61];
   always @*
-    decision[60:5] = \port$4813$0 [60:5];
+    decision[60:5] = \port$4827$0 [60:5];
   always @*
-    decision[4:3] = \port$4813$0 [4:3];
+    decision[4:3] = \port$4827$0 [4:3];
   always @*
-    decision[2:1] = \port$4813$0 [2:1];
+    decision[2:1] = \port$4827$0 [2:1];
   always @*
-    decision[0] = \port$4813$0 [0];
-  assign \$10  = \port$4813$461 [1];
+    decision[0] = \port$4827$0 [0];
+  assign \$10  = \port$4827$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -27622,7 +27622,7 @@ module \kv_asu.core.versions.dec2 (\port$4813$0 , \port$4813$207 , \port$4813$46
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$334 , \port$4813$624 , \port$4813$628 , \port$4814$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4874$271 , list_empty);
+module \kv_asu.core.versions.dec3 (\port$4827$0 , \port$4827$207 , \port$4827$334 , \port$4827$624 , \port$4827$628 , \port$4828$0 , age, tag, count, count_inc, count_inc2, slot, older, decision, \port$4888$271 , list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -27779,20 +27779,20 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4813$0 ;
-  wire [81:0] \port$4813$0 ;
-  input [1:0] \port$4813$207 ;
-  wire [1:0] \port$4813$207 ;
-  input [1:0] \port$4813$334 ;
-  wire [1:0] \port$4813$334 ;
-  input [2:0] \port$4813$624 ;
-  wire [2:0] \port$4813$624 ;
-  input [1:0] \port$4813$628 ;
-  wire [1:0] \port$4813$628 ;
-  input [2:0] \port$4814$0 ;
-  wire [2:0] \port$4814$0 ;
-  input \port$4874$271 ;
-  wire \port$4874$271 ;
+  input [81:0] \port$4827$0 ;
+  wire [81:0] \port$4827$0 ;
+  input [1:0] \port$4827$207 ;
+  wire [1:0] \port$4827$207 ;
+  input [1:0] \port$4827$334 ;
+  wire [1:0] \port$4827$334 ;
+  input [2:0] \port$4827$624 ;
+  wire [2:0] \port$4827$624 ;
+  input [1:0] \port$4827$628 ;
+  wire [1:0] \port$4827$628 ;
+  input [2:0] \port$4828$0 ;
+  wire [2:0] \port$4828$0 ;
+  input \port$4888$271 ;
+  wire \port$4888$271 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -27806,21 +27806,21 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4813$628 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$0 [81] };
-  assign \$2  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$1  = | { \port$4827$628 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$0 [81] };
+  assign \$2  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4813$628 [1], \port$4813$334 [1], \port$4813$207 [1] };
+  assign \$4  = | { \port$4827$628 [1], \port$4827$334 [1], \port$4827$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4813$0 [81] & \$5 ;
-  assign \$7  = | { \port$4813$628 [1], \port$4813$334 [1] };
+  assign \$6  = \port$4827$0 [81] & \$5 ;
+  assign \$7  = | { \port$4827$628 [1], \port$4827$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4813$207 [1] & \$8 ;
+  assign \$9  = \port$4827$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4813$334 [1] & \$11 ;
-  assign \$13  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$14  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$15  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$16  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$12  = \port$4827$334 [1] & \$11 ;
+  assign \$13  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$14  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$15  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$16  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -27831,7 +27831,7 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$24  = ~ older[14];
   assign \$25  = & { 1'h1, \$24 , older[9:8] };
   assign \$26  = & { 1'h1, older[14:12] };
-  assign \$27  = hit_lane & { \port$4813$628 [0], \port$4813$624  };
+  assign \$27  = hit_lane & { \port$4827$628 [0], \port$4827$624  };
   assign \$28  = | \$27 ;
   assign \$29  = ~ \$28 ;
   assign \$30  = decision[69] & \$29 ;
@@ -27843,7 +27843,7 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$37  = hit_lane[3] ? count_inc[63:48] : 16'h0000;
   assign \$38  = \$36  | \$37 ;
   assign \$39  = \$30  ? \$38  : 16'h0001;
-  assign \$40  = hit_lane & { \port$4813$628 [0], \port$4813$624  };
+  assign \$40  = hit_lane & { \port$4827$628 [0], \port$4827$624  };
   assign \$41  = | \$40 ;
   assign \$42  = ~ \$41 ;
   assign \$43  = decision[69] & \$42 ;
@@ -27855,18 +27855,18 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$54  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$55  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$53  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$54  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$55  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$60  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$59  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$60  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$65  = ~ { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$64  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$65  = ~ { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -27877,12 +27877,12 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4813$0 [2:1];
-  assign \$77  = \port$4813$0 [0] & \$76 ;
+  assign \$76  = ! \port$4827$0 [2:1];
+  assign \$77  = \port$4827$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
-  assign \$81  = wins & { \port$4813$628 [0], \port$4813$624  };
+  assign \$81  = wins & { \port$4827$628 [0], \port$4827$624  };
   assign \$82  = | \$81 ;
   assign \$83  = wins[0] ? slot[10:0] : 11'h000;
   assign \$85  = wins[1] ? slot[21:11] : 11'h000;
@@ -27898,16 +27898,16 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[223:168] : 56'h00000000000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$4874$271 , \port$4814$0  };
+  assign \$99  = wins & { \port$4888$271 , \port$4828$0  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4813$0 [2:1] == 2'h3;
-  assign \$103  = \$102  | \port$4813$624 [0];
+  assign \$102  = \port$4827$0 [2:1] == 2'h3;
+  assign \$103  = \$102  | \port$4827$624 [0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4813$0 [2:1] == 2'h2;
-  assign \$106  = \port$4813$0 [2:1] == 2'h3;
+  assign \$105  = \port$4827$0 [2:1] == 2'h2;
+  assign \$106  = \port$4827$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4813$0 [0] & \$107 ;
+  assign \$108  = \port$4827$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
@@ -27916,41 +27916,41 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
       decision[96:81] = count[15:0];
       decision[104:97] = age[7:0];
       decision[80:70] = slot[10:0];
-      decision[105] = \port$4814$0 [0];
+      decision[105] = \port$4828$0 [0];
     end
     if (hit_lane[1]) begin
       decision[96:81] = count[31:16];
       decision[104:97] = age[15:8];
       decision[80:70] = slot[21:11];
-      decision[105] = \port$4814$0 [1];
+      decision[105] = \port$4828$0 [1];
     end
     if (hit_lane[2]) begin
       decision[96:81] = count[47:32];
       decision[104:97] = age[23:16];
       decision[80:70] = slot[32:22];
-      decision[105] = \port$4814$0 [2];
+      decision[105] = \port$4828$0 [2];
     end
     if (hit_lane[3]) begin
       decision[96:81] = count[63:48];
       decision[104:97] = age[31:24];
       decision[80:70] = slot[43:33];
-      decision[105] = \port$4874$271 ;
+      decision[105] = \port$4888$271 ;
     end
     if (\$13 [3]) begin
       decision[117:107] = slot[43:33];
-      decision[118] = \port$4874$271 ;
+      decision[118] = \port$4888$271 ;
     end
     if (\$14 [2]) begin
       decision[117:107] = slot[32:22];
-      decision[118] = \port$4814$0 [2];
+      decision[118] = \port$4828$0 [2];
     end
     if (\$15 [1]) begin
       decision[117:107] = slot[21:11];
-      decision[118] = \port$4814$0 [1];
+      decision[118] = \port$4828$0 [1];
     end
     if (\$16 [0]) begin
       decision[117:107] = slot[10:0];
-      decision[118] = \port$4814$0 [0];
+      decision[118] = \port$4828$0 [0];
     end
     begin
       begin
@@ -27966,17 +27966,17 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4813$0 [79:69];
+        decision[255:245] = \port$4827$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4813$0 [68:0];
-  assign match = { \port$4813$628 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$0 [81] };
-  assign valid = { 1'h1, \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign mark = { \port$4874$271 , \port$4814$0  };
-  assign beyond_w1 = { \port$4813$628 [0], \port$4813$624  };
-  assign window = \port$4813$0 [79:69];
+  assign request = \port$4827$0 [68:0];
+  assign match = { \port$4827$628 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$0 [81] };
+  assign valid = { 1'h1, \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign mark = { \port$4888$271 , \port$4828$0  };
+  assign beyond_w1 = { \port$4827$628 [0], \port$4827$624  };
+  assign window = \port$4827$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -28004,11 +28004,11 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4813$0 [0];
-  assign \request.op  = \port$4813$0 [2:1];
-  assign \request.min_tlevel  = \port$4813$0 [4:3];
-  assign \request.tag  = \port$4813$0 [60:5];
-  assign \request.t  = \port$4813$0 [68:61];
+  assign \request.valid  = \port$4827$0 [0];
+  assign \request.op  = \port$4827$0 [2:1];
+  assign \request.min_tlevel  = \port$4827$0 [4:3];
+  assign \request.tag  = \port$4827$0 [60:5];
+  assign \request.t  = \port$4827$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -28017,7 +28017,7 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4813$628 [1];
+  assign hit_lane[3] = \port$4827$628 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -28026,16 +28026,16 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4813$0 [68:61];
+    decision[68:61] = \port$4827$0 [68:61];
   always @*
-    decision[60:5] = \port$4813$0 [60:5];
+    decision[60:5] = \port$4827$0 [60:5];
   always @*
-    decision[4:3] = \port$4813$0 [4:3];
+    decision[4:3] = \port$4827$0 [4:3];
   always @*
-    decision[2:1] = \port$4813$0 [2:1];
+    decision[2:1] = \port$4827$0 [2:1];
   always @*
-    decision[0] = \port$4813$0 [0];
-  assign \$10  = \port$4813$628 [1];
+    decision[0] = \port$4827$0 [0];
+  assign \$10  = \port$4827$628 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -28044,7 +28044,7 @@ module \kv_asu.core.versions.dec3 (\port$4813$0 , \port$4813$207 , \port$4813$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$334 , \port$4813$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec4 (\port$4827$0 , \port$4827$207 , \port$4827$334 , \port$4827$461 , beyond_w1, mark, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -28203,14 +28203,14 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [81:0] \port$4813$0 ;
-  wire [81:0] \port$4813$0 ;
-  input [1:0] \port$4813$207 ;
-  wire [1:0] \port$4813$207 ;
-  input [1:0] \port$4813$334 ;
-  wire [1:0] \port$4813$334 ;
-  input [1:0] \port$4813$461 ;
-  wire [1:0] \port$4813$461 ;
+  input [81:0] \port$4827$0 ;
+  wire [81:0] \port$4827$0 ;
+  input [1:0] \port$4827$207 ;
+  wire [1:0] \port$4827$207 ;
+  input [1:0] \port$4827$334 ;
+  wire [1:0] \port$4827$334 ;
+  input [1:0] \port$4827$461 ;
+  wire [1:0] \port$4827$461 ;
   wire [68:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -28224,21 +28224,21 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   wire [3:0] valid;
   wire [10:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$0 [81] };
-  assign \$2  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$1  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$0 [81] };
+  assign \$2  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1] };
+  assign \$4  = | { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$4813$0 [81] & \$5 ;
-  assign \$7  = | { \port$4813$461 [1], \port$4813$334 [1] };
+  assign \$6  = \port$4827$0 [81] & \$5 ;
+  assign \$7  = | { \port$4827$461 [1], \port$4827$334 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$4813$207 [1] & \$8 ;
+  assign \$9  = \port$4827$207 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$4813$334 [1] & \$11 ;
-  assign \$13  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$14  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$15  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$16  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$12  = \port$4827$334 [1] & \$11 ;
+  assign \$13  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$14  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$15  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$16  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -28273,18 +28273,18 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$50  = hit_lane[3] ? count_inc2[63:48] : 16'h0000;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 16'h0002;
-  assign \$53  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$54  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$55  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$53  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$54  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$55  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$60  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$59  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$60  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign \$65  = ~ { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
+  assign \$64  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign \$65  = ~ { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -28295,8 +28295,8 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$73  = decision[69] ? decision[80:70] : \$72 ;
   assign \$74  = decision[106] ? decision[118] : decision[187];
   assign \$75  = decision[69] ? decision[105] : \$74 ;
-  assign \$76  = ! \port$4813$0 [2:1];
-  assign \$77  = \port$4813$0 [0] & \$76 ;
+  assign \$76  = ! \port$4827$0 [2:1];
+  assign \$77  = \port$4827$0 [0] & \$76 ;
   assign \$78  = decision[69] | decision[106];
   assign \$79  = \$78  | decision[119];
   assign \$80  = \$77  & \$79 ;
@@ -28319,13 +28319,13 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \$99  = wins & mark;
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$4813$0 [2:1] == 2'h3;
+  assign \$102  = \port$4827$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$4813$0 [2:1] == 2'h2;
-  assign \$106  = \port$4813$0 [2:1] == 2'h3;
+  assign \$105  = \port$4827$0 [2:1] == 2'h2;
+  assign \$106  = \port$4827$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$4813$0 [0] & \$107 ;
+  assign \$108  = \port$4827$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[188];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
@@ -28384,15 +28384,15 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
         decision[187] = \$100 ;
         decision[188] = \$104 ;
         decision[244:189] = tag[55:0];
-        decision[255:245] = \port$4813$0 [79:69];
+        decision[255:245] = \port$4827$0 [79:69];
         decision[273] = \$109 ;
       end
     end
   end
-  assign request = \port$4813$0 [68:0];
-  assign match = { \port$4813$461 [1], \port$4813$334 [1], \port$4813$207 [1], \port$4813$0 [81] };
-  assign valid = { \port$4813$461 [0], \port$4813$334 [0], \port$4813$207 [0], \port$4813$0 [80] };
-  assign window = \port$4813$0 [79:69];
+  assign request = \port$4827$0 [68:0];
+  assign match = { \port$4827$461 [1], \port$4827$334 [1], \port$4827$207 [1], \port$4827$0 [81] };
+  assign valid = { \port$4827$461 [0], \port$4827$334 [0], \port$4827$207 [0], \port$4827$0 [80] };
+  assign window = \port$4827$0 [79:69];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -28420,11 +28420,11 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \request.valid  = \port$4813$0 [0];
-  assign \request.op  = \port$4813$0 [2:1];
-  assign \request.min_tlevel  = \port$4813$0 [4:3];
-  assign \request.tag  = \port$4813$0 [60:5];
-  assign \request.t  = \port$4813$0 [68:61];
+  assign \request.valid  = \port$4827$0 [0];
+  assign \request.op  = \port$4827$0 [2:1];
+  assign \request.min_tlevel  = \port$4827$0 [4:3];
+  assign \request.tag  = \port$4827$0 [60:5];
+  assign \request.t  = \port$4827$0 [68:61];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -28433,7 +28433,7 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$4813$461 [1];
+  assign hit_lane[3] = \port$4827$461 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -28442,16 +28442,16 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
   always @*
     decision[69] = \$1 ;
   always @*
-    decision[68:61] = \port$4813$0 [68:61];
+    decision[68:61] = \port$4827$0 [68:61];
   always @*
-    decision[60:5] = \port$4813$0 [60:5];
+    decision[60:5] = \port$4827$0 [60:5];
   always @*
-    decision[4:3] = \port$4813$0 [4:3];
+    decision[4:3] = \port$4827$0 [4:3];
   always @*
-    decision[2:1] = \port$4813$0 [2:1];
+    decision[2:1] = \port$4827$0 [2:1];
   always @*
-    decision[0] = \port$4813$0 [0];
-  assign \$10  = \port$4813$461 [1];
+    decision[0] = \port$4827$0 [0];
+  assign \$10  = \port$4827$461 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -28460,8 +28460,8 @@ module \kv_asu.core.versions.dec4 (\port$4813$0 , \port$4813$207 , \port$4813$33
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4738$0 , \port$4739$0 , \port$4743$0 , \port$4745$0 , \port$4813$0 , \port$4874$5 , forward__lane
-, \port$4874$271 , cfg, clk);
+module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4752$0 , \port$4753$0 , \port$4757$0 , \port$4759$0 , \port$4827$0 , \port$4888$5 , forward__lane
+, \port$4888$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -29285,22 +29285,22 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4738$0 ;
-  wire [79:0] \port$4738$0 ;
-  output [31:0] \port$4739$0 ;
-  wire [31:0] \port$4739$0 ;
+  output [79:0] \port$4752$0 ;
+  wire [79:0] \port$4752$0 ;
+  output [31:0] \port$4753$0 ;
+  wire [31:0] \port$4753$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4743$0 ;
-  wire [415:0] \port$4743$0 ;
+  output [415:0] \port$4757$0 ;
+  wire [415:0] \port$4757$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4745$0 ;
-  wire [16:0] \port$4745$0 ;
-  input [79:0] \port$4813$0 ;
-  wire [79:0] \port$4813$0 ;
-  input [18:0] \port$4874$271 ;
-  wire [18:0] \port$4874$271 ;
-  input [63:0] \port$4874$5 ;
-  wire [63:0] \port$4874$5 ;
+  output [16:0] \port$4759$0 ;
+  wire [16:0] \port$4759$0 ;
+  input [79:0] \port$4827$0 ;
+  wire [79:0] \port$4827$0 ;
+  input [18:0] \port$4888$271 ;
+  wire [18:0] \port$4888$271 ;
+  input [63:0] \port$4888$5 ;
+  wire [63:0] \port$4888$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -29675,11 +29675,11 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4813$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4813$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4813$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4827$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4827$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4827$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4813$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4827$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -29695,99 +29695,99 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4874$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4874$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4888$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4888$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4874$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4874$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4888$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4888$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4874$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4874$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4888$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4888$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4874$271 [1] & \$616 ;
-  assign \$618  = \port$4874$271 [2] & m_ov0[0];
+  assign \$617  = \port$4888$271 [1] & \$616 ;
+  assign \$618  = \port$4888$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4874$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4874$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4888$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4888$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4874$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4874$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4888$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4888$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4874$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4874$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4888$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4888$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4874$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4874$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4888$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4888$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4874$271 [1] & \$640 ;
-  assign \$642  = \port$4874$271 [2] & m_ov1[0];
+  assign \$641  = \port$4888$271 [1] & \$640 ;
+  assign \$642  = \port$4888$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4874$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4874$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4888$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4888$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4874$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4874$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4888$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4888$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4874$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4874$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4888$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4888$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4874$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4874$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4888$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4888$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4874$271 [1] & \$664 ;
-  assign \$666  = \port$4874$271 [2] & m_ov2[0];
+  assign \$665  = \port$4888$271 [1] & \$664 ;
+  assign \$666  = \port$4888$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4874$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4874$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4888$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4888$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4874$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4874$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4888$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4888$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4874$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4874$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4888$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4888$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4874$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4874$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4888$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4888$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4874$271 [1] & \$688 ;
-  assign \$690  = \port$4874$271 [2] & m_ov3[0];
+  assign \$689  = \port$4888$271 [1] & \$688 ;
+  assign \$690  = \port$4888$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4874$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4874$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4888$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4888$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -29841,7 +29841,7 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4813$0 [79:69];
+  assign \$1  = m_h - \port$4827$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -30349,19 +30349,19 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4813$0 [79:69];
+  assign ahead_start = \port$4827$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4813$0 [68:0];
-  assign forward__write = \port$4874$271 [1];
-  assign forward__tag = \port$4874$5 [55:0];
-  assign forward__count = \port$4874$271 [18:3];
-  assign forward__last = \port$4874$5 [63:56];
-  assign forward__invalidate = \port$4874$271 [2];
-  assign forward__mark = \port$4874$271 [0];
-  assign \port$4738$0  = \$699 ;
-  assign \port$4739$0  = \$700 ;
-  assign \port$4743$0  = \$702 ;
-  assign \port$4745$0  = \$704 ;
+  assign ahead = \port$4827$0 [68:0];
+  assign forward__write = \port$4888$271 [1];
+  assign forward__tag = \port$4888$5 [55:0];
+  assign forward__count = \port$4888$271 [18:3];
+  assign forward__last = \port$4888$5 [63:56];
+  assign forward__invalidate = \port$4888$271 [2];
+  assign forward__mark = \port$4888$271 [0];
+  assign \port$4752$0  = \$699 ;
+  assign \port$4753$0  = \$700 ;
+  assign \port$4757$0  = \$702 ;
+  assign \port$4759$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -30431,11 +30431,11 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4813$0 [0];
-  assign \ahead.op  = \port$4813$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4813$0 [4:3];
-  assign \ahead.tag  = \port$4813$0 [60:5];
-  assign \ahead.t  = \port$4813$0 [68:61];
+  assign \ahead.valid  = \port$4827$0 [0];
+  assign \ahead.op  = \port$4827$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4827$0 [4:3];
+  assign \ahead.tag  = \port$4827$0 [60:5];
+  assign \ahead.t  = \port$4827$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -30495,7 +30495,7 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
   wire \$1 ;
@@ -30503,17 +30503,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire [1:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [1:0] \$16 ;
-  wire [1:0] \$17 ;
-  wire [1:0] \$18 ;
-  wire \$19 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire [1:0] \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
   wire \$24 ;
   wire \$25 ;
   wire \$26 ;
@@ -30534,7 +30534,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$4 ;
   wire \$40 ;
   wire \$41 ;
-  wire \$42 ;
+  wire [4:0] \$42 ;
   wire \$43 ;
   wire \$44 ;
   wire \$45 ;
@@ -30543,29 +30543,40 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire [2:0] \$50 ;
-  reg \$51 ;
-  reg \$52 ;
-  reg \$53 ;
-  reg \$54 ;
-  reg \$55 ;
-  reg \$56 ;
-  reg \$57 ;
-  reg [31:0] \$58 ;
-  reg [31:0] \$59 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
   wire \$6 ;
-  reg [31:0] \$60 ;
-  reg [31:0] \$61 ;
-  reg [31:0] \$62 ;
-  reg [31:0] \$63 ;
+  wire [2:0] \$60 ;
+  reg \$61 ;
+  reg \$62 ;
+  reg [3:0] \$63 ;
   reg \$64 ;
-  reg [84:0] \$65 ;
+  reg \$65 ;
   reg \$66 ;
-  reg [3:0] \$67 ;
-  reg [1:0] \$68 ;
+  reg \$67 ;
+  reg \$68 ;
   reg [31:0] \$69 ;
   wire \$7 ;
+  reg [31:0] \$70 ;
+  reg [31:0] \$71 ;
+  reg [31:0] \$72 ;
+  reg [31:0] \$73 ;
+  reg [31:0] \$74 ;
+  reg \$75 ;
+  reg [84:0] \$76 ;
+  reg \$77 ;
+  reg [3:0] \$78 ;
+  reg [1:0] \$79 ;
   wire \$8 ;
+  reg [31:0] \$80 ;
   wire \$9 ;
   reg action_resp = 1'h0;
   (* init = 4'h0 *)
@@ -30636,9 +30647,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [6:0] \cfg.w1 ;
   wire [6:0] \cfg.w2 ;
   wire [6:0] \cfg.w3 ;
-  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear_stats;
+  wire clear;
+  reg clear_stats = 1'h0;
   input clk;
   wire clk;
   input core_flushing;
@@ -30657,7 +30668,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [11:0] occupancy;
@@ -30689,96 +30699,111 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w1 = 32'd125;
   reg [31:0] shadow_w2 = 32'd50;
   reg [31:0] shadow_w3 = 32'd25;
+  reg [3:0] stat_discard = 4'h0;
+  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
-  assign \$29  = & { \$28 , \$27 , \$26  };
-  assign \$30  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = \$25  & \$33 ;
-  assign \$35  = shadow_hash_seed != cfg[84:53];
-  assign \$36  = ~ axil__bvalid;
-  assign \$37  = ~ sequencing;
-  assign \$38  = regs__w_valid & \$37 ;
-  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$40  = regs__w_strb[0] & \$39 ;
-  assign \$41  = ~ core_flushing;
-  assign \$42  = core_idle & \$41 ;
-  assign \$43  = | inc;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = ~ legal;
-  assign \$47  = regs__w_data[3] & \$46 ;
-  assign \$48  = regs__w_data[3] & seed_changes;
-  assign \$49  = regs__w_data[1] | \$48 ;
-  always @(posedge clk)
-    legal <= \$51 ;
-  always @(posedge clk)
-    seed_changes <= \$52 ;
-  always @(posedge clk)
-    clear <= \$53 ;
-  always @(posedge clk)
-    flush <= \$54 ;
-  always @(posedge clk)
-    action_resp <= \$55 ;
-  always @(posedge clk)
-    sequencing <= \$56 ;
-  always @(posedge clk)
-    enable <= \$57 ;
-  always @(posedge clk)
-    shadow_c3 <= \$58 ;
-  always @(posedge clk)
-    shadow_c2 <= \$59 ;
-  always @(posedge clk)
-    shadow_w3 <= \$60 ;
-  always @(posedge clk)
-    shadow_w2 <= \$61 ;
-  always @(posedge clk)
-    shadow_w1 <= \$62 ;
-  always @(posedge clk)
-    shadow_hash_seed <= \$63 ;
-  always @(posedge clk)
-    error <= \$64 ;
-  always @(posedge clk)
-    cfg <= \$65 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$66 ;
-  always @(posedge clk)
-    rd_addr <= \$67 ;
-  always @(posedge clk)
-    stat_pend <= \$68 ;
-  always @(posedge clk)
-    hi_latch <= \$69 ;
-  assign \$1  = ~ sequencing;
-  assign \$2  = regs__w_valid & \$1 ;
-  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$4  = regs__w_strb[0] & \$3 ;
-  assign \$5  = ~ core_flushing;
-  assign \$6  = core_idle & \$5 ;
-  assign \$7  = | inc;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \$6  & \$8 ;
-  assign \$10  = ~ legal;
-  assign \$11  = regs__w_data[3] & \$10 ;
-  assign \$12  = axil__bvalid & action_resp;
-  assign \$13  = sequencing | \$12 ;
-  assign hold = \$13  | flush;
+  assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$15  = core_flushing | flush;
-  assign \$18  = \$16  | \$17 ;
-  assign \$19  = ! shadow_c2[31:16];
-  assign \$20  = ! shadow_c3[31:16];
-  assign \$21  = & { \$20 , \$19  };
-  assign \$22  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = shadow_c2[15:0] >= 1'h1;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ! shadow_w3[31:7];
-  assign \$27  = ! shadow_w2[31:7];
-  assign \$28  = ! shadow_w1[31:7];
+  assign \$20  = core_flushing | flush;
+  assign \$23  = \$21  | \$22 ;
+  assign \$24  = ! shadow_c2[31:16];
+  assign \$25  = ! shadow_c3[31:16];
+  assign \$26  = & { \$25 , \$24  };
+  assign \$27  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = shadow_c2[15:0] >= 1'h1;
+  assign \$30  = \$28  & \$29 ;
+  assign \$31  = ! shadow_w3[31:7];
+  assign \$32  = ! shadow_w2[31:7];
+  assign \$33  = ! shadow_w1[31:7];
+  assign \$34  = & { \$33 , \$32 , \$31  };
+  assign \$35  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$38  = \$36  & \$37 ;
+  assign \$39  = \$30  & \$38 ;
+  assign \$40  = shadow_hash_seed != cfg[84:53];
+  assign \$41  = | stat_discard;
+  assign \$42  = stat_discard - 1'h1;
+  assign \$43  = ~ axil__bvalid;
+  assign \$44  = ~ sequencing;
+  assign \$45  = regs__w_valid & \$44 ;
+  assign \$46  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$47  = regs__w_strb[0] & \$46 ;
+  assign \$48  = ~ core_flushing;
+  assign \$49  = | stat_inc;
+  assign \$50  = ~ \$49 ;
+  assign \$51  = core_idle & \$50 ;
+  assign \$52  = regs__w_data[3] | regs__w_data[1];
+  assign \$53  = ~ \$52 ;
+  assign \$54  = \$51  | \$53 ;
+  assign \$55  = \$48  & \$54 ;
+  assign \$56  = ~ legal;
+  assign \$57  = regs__w_data[3] & \$56 ;
+  assign \$58  = regs__w_data[3] & seed_changes;
+  assign \$59  = regs__w_data[1] | \$58 ;
+  always @(posedge clk)
+    legal <= \$61 ;
+  always @(posedge clk)
+    seed_changes <= \$62 ;
+  always @(posedge clk)
+    stat_discard <= \$63 ;
+  always @(posedge clk)
+    clear_stats <= \$64 ;
+  always @(posedge clk)
+    flush <= \$65 ;
+  always @(posedge clk)
+    action_resp <= \$66 ;
+  always @(posedge clk)
+    sequencing <= \$67 ;
+  always @(posedge clk)
+    enable <= \$68 ;
+  always @(posedge clk)
+    shadow_c3 <= \$69 ;
+  always @(posedge clk)
+    shadow_c2 <= \$70 ;
+  always @(posedge clk)
+    shadow_w3 <= \$71 ;
+  always @(posedge clk)
+    shadow_w2 <= \$72 ;
+  always @(posedge clk)
+    shadow_w1 <= \$73 ;
+  always @(posedge clk)
+    shadow_hash_seed <= \$74 ;
+  always @(posedge clk)
+    error <= \$75 ;
+  always @(posedge clk)
+    cfg <= \$76 ;
+  always @(posedge clk)
+    ar_stat_lo <= \$77 ;
+  always @(posedge clk)
+    rd_addr <= \$78 ;
+  always @(posedge clk)
+    stat_pend <= \$79 ;
+  always @(posedge clk)
+    hi_latch <= \$80 ;
+  assign \$1  = | stat_discard;
+  assign \$2  = clear_stats | \$1 ;
+  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign \$3  = ~ sequencing;
+  assign \$4  = regs__w_valid & \$3 ;
+  assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$6  = regs__w_strb[0] & \$5 ;
+  assign \$7  = ~ core_flushing;
+  assign \$8  = | stat_inc;
+  assign \$9  = ~ \$8 ;
+  assign \$10  = core_idle & \$9 ;
+  assign \$11  = regs__w_data[3] | regs__w_data[1];
+  assign \$12  = ~ \$11 ;
+  assign \$13  = \$10  | \$12 ;
+  assign \$14  = \$7  & \$13 ;
+  assign \$15  = ~ legal;
+  assign \$16  = regs__w_data[3] & \$15 ;
+  assign \$17  = axil__bvalid & action_resp;
+  assign \$18  = sequencing | \$17 ;
   \kv_asu.regs.stats  stats (
-    .clear(clear),
+    .clear(clear_stats),
     .clk(clk),
     .inc(inc),
     .rd_addr(rd_addr),
@@ -30822,11 +30847,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     regs__w_done = 1'h0;
-    if (\$2 ) begin
+    if (\$4 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$4 ) begin
+            if (\$6 ) begin
             end else begin
               regs__w_done = 1'h1;
             end
@@ -30845,7 +30870,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       endcase
     end
     if (sequencing) begin
-      if (\$9 ) begin
+      if (\$14 ) begin
         regs__w_done = 1'h1;
       end
     end
@@ -30854,8 +30879,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
-      if (\$9 ) begin
-        if (\$11 ) begin
+      if (\$14 ) begin
+        if (\$16 ) begin
           regs__w_error = 1'h1;
         end
       end
@@ -31011,9 +31036,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h00a:
             regs__r_data = 32'd127;
         10'h010:
-            regs__r_data = { 30'h00000000, \$14  };
+            regs__r_data = { 30'h00000000, \$19  };
         10'h011:
-            regs__r_data = { 30'h00000000, \$18  };
+            regs__r_data = { 30'h00000000, \$23  };
         10'h012:
             regs__r_data = { 20'h00000, occupancy };
         10'h014:
@@ -31101,145 +31126,157 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$51  = \$34 ;
+    \$61  = \$39 ;
     if (rst) begin
-      \$51  = 1'h0;
+      \$61  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$52  = \$35 ;
+    \$62  = \$40 ;
     if (rst) begin
-      \$52  = 1'h0;
+      \$62  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$53  = 1'h0;
+    \$63  = stat_discard;
+    if (clear_stats) begin
+      \$63  = 4'hf;
+    end else if (\$41 ) begin
+      \$63  = \$42 [3:0];
+    end
+    if (rst) begin
+      \$63  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
+    \$64  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$53  = regs__w_data[2];
+          \$64  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$53  = 1'h0;
+      \$64  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$54  = 1'h0;
+    \$65  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$54  = \$49 ;
+          \$65  = \$59 ;
         end
       end
     end
     if (rst) begin
-      \$54  = 1'h0;
+      \$65  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$55  = action_resp;
-    if (\$36 ) begin
-      \$55  = 1'h0;
+    \$66  = action_resp;
+    if (\$43 ) begin
+      \$66  = 1'h0;
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$55  = 1'h1;
+      if (\$55 ) begin
+        \$66  = 1'h1;
       end
     end
     if (rst) begin
-      \$55  = 1'h0;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$56  = sequencing;
-    if (\$38 ) begin
+    \$67  = sequencing;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$40 ) begin
-              \$56  = 1'h1;
+            if (\$47 ) begin
+              \$67  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$56  = 1'h0;
+      if (\$55 ) begin
+        \$67  = 1'h0;
       end
     end
     if (rst) begin
-      \$56  = 1'h0;
+      \$67  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$57  = enable;
-    if (\$38 ) begin
+    \$68  = enable;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$40 ) begin
+            if (\$47 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$57  = regs__w_data[0];
+                \$68  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$57  = regs__w_data[0];
+          \$68  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$57  = 1'h1;
+      \$68  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$58  = shadow_c3;
-    if (\$38 ) begin
+    \$69  = shadow_c3;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$58 [7:0] = regs__w_data[7:0];
+              \$69 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$58 [15:8] = regs__w_data[15:8];
+              \$69 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$58 [23:16] = regs__w_data[23:16];
+              \$69 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$58 [31:24] = regs__w_data[31:24];
+              \$69 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$58  = 32'd5;
+      \$69  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$59  = shadow_c2;
-    if (\$38 ) begin
+    \$70  = shadow_c2;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31248,28 +31285,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$59 [7:0] = regs__w_data[7:0];
+              \$70 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$59 [15:8] = regs__w_data[15:8];
+              \$70 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$59 [23:16] = regs__w_data[23:16];
+              \$70 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$59 [31:24] = regs__w_data[31:24];
+              \$70 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$59  = 32'd3;
+      \$70  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$60  = shadow_w3;
-    if (\$38 ) begin
+    \$71  = shadow_w3;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31280,28 +31317,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$60 [7:0] = regs__w_data[7:0];
+              \$71 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$60 [15:8] = regs__w_data[15:8];
+              \$71 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$60 [23:16] = regs__w_data[23:16];
+              \$71 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$60 [31:24] = regs__w_data[31:24];
+              \$71 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$60  = 32'd25;
+      \$71  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$61  = shadow_w2;
-    if (\$38 ) begin
+    \$72  = shadow_w2;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31314,28 +31351,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$61 [7:0] = regs__w_data[7:0];
+              \$72 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$61 [15:8] = regs__w_data[15:8];
+              \$72 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$61 [23:16] = regs__w_data[23:16];
+              \$72 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$61 [31:24] = regs__w_data[31:24];
+              \$72 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$61  = 32'd50;
+      \$72  = 32'd50;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$62  = shadow_w1;
-    if (\$38 ) begin
+    \$73  = shadow_w1;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31350,28 +31387,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$62 [7:0] = regs__w_data[7:0];
+              \$73 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$62 [15:8] = regs__w_data[15:8];
+              \$73 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$62 [23:16] = regs__w_data[23:16];
+              \$73 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$62 [31:24] = regs__w_data[31:24];
+              \$73 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$62  = 32'd125;
+      \$73  = 32'd125;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$63  = shadow_hash_seed;
-    if (\$38 ) begin
+    \$74  = shadow_hash_seed;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -31388,145 +31425,145 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$63 [7:0] = regs__w_data[7:0];
+              \$74 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$63 [15:8] = regs__w_data[15:8];
+              \$74 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$63 [23:16] = regs__w_data[23:16];
+              \$74 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$63 [31:24] = regs__w_data[31:24];
+              \$74 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$63  = 32'd0;
+      \$74  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$64  = error;
+    \$75  = error;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
-          \$64  = 1'h1;
+        if (\$57 ) begin
+          \$75  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$64  = 1'h0;
+            \$75  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$75  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$65  = cfg;
+    \$76  = cfg;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$65 [15:0] = shadow_c3[15:0];
-            \$65 [31:16] = shadow_c2[15:0];
-            \$65 [38:32] = shadow_w3[6:0];
-            \$65 [45:39] = shadow_w2[6:0];
-            \$65 [52:46] = shadow_w1[6:0];
-            \$65 [84:53] = shadow_hash_seed;
+            \$76 [15:0] = shadow_c3[15:0];
+            \$76 [31:16] = shadow_c2[15:0];
+            \$76 [38:32] = shadow_w3[6:0];
+            \$76 [45:39] = shadow_w2[6:0];
+            \$76 [52:46] = shadow_w1[6:0];
+            \$76 [84:53] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$65  = 85'h000000001f591900030005;
+      \$76  = 85'h000000001f591900030005;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$66  = ar_stat_lo;
+    \$77  = ar_stat_lo;
     if (rd_reserve) begin
-      \$66  = 1'h0;
+      \$77  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h042:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h044:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h046:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h048:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04a:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04c:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04e:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h050:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h052:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h054:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h056:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h058:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$77  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$67  = rd_addr;
+    \$78  = rd_addr;
     if (rd_reserve) begin
-      \$67  = 4'h0;
+      \$78  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$67  = 4'h0;
+            \$78  = 4'h0;
         10'h042:
-            \$67  = 4'h1;
+            \$78  = 4'h1;
         10'h044:
-            \$67  = 4'h2;
+            \$78  = 4'h2;
         10'h046:
-            \$67  = 4'h3;
+            \$78  = 4'h3;
         10'h048:
-            \$67  = 4'h4;
+            \$78  = 4'h4;
         10'h04a:
-            \$67  = 4'h5;
+            \$78  = 4'h5;
         10'h04c:
-            \$67  = 4'h6;
+            \$78  = 4'h6;
         10'h04e:
-            \$67  = 4'h7;
+            \$78  = 4'h7;
         10'h050:
-            \$67  = 4'h8;
+            \$78  = 4'h8;
         10'h052:
-            \$67  = 4'h9;
+            \$78  = 4'h9;
         10'h054:
-            \$67  = 4'ha;
+            \$78  = 4'ha;
         10'h056:
-            \$67  = 4'hb;
+            \$78  = 4'hb;
         10'h058:
-            \$67  = 4'hc;
+            \$78  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$67  = 4'h0;
+      \$78  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$68  = \$50 [1:0];
+    \$79  = \$60 [1:0];
     if (regs__r_valid) begin
       casez (regs__r_addr)
         10'h000:
@@ -31586,66 +31623,66 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h025:
             /* empty */;
         10'h040:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h041:
             /* empty */;
         10'h042:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h043:
             /* empty */;
         10'h044:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h045:
             /* empty */;
         10'h046:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h047:
             /* empty */;
         10'h048:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h049:
             /* empty */;
         10'h04a:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h04b:
             /* empty */;
         10'h04c:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h04d:
             /* empty */;
         10'h04e:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h04f:
             /* empty */;
         10'h050:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h051:
             /* empty */;
         10'h052:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h053:
             /* empty */;
         10'h054:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h055:
             /* empty */;
         10'h056:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
         10'h057:
             /* empty */;
         10'h058:
-            \$68 [0] = 1'h1;
+            \$79 [0] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$68  = 2'h0;
+      \$79  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$69  = hi_latch;
+    \$80  = hi_latch;
     if (stat_pend[1]) begin
-      \$69  = rd_data[63:32];
+      \$80  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       casez (regs__r_addr)
@@ -31678,11 +31715,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h012:
             /* empty */;
         10'h014:
-            \$69  = cycle[63:32];
+            \$80  = cycle[63:32];
       endcase
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$80  = 32'd0;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -31704,8 +31741,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \axil__wready$33  = axil__wready;
   assign \axil__wstrb$35  = axil__wstrb;
   assign \axil__wvalid$37  = axil__wvalid;
-  assign stat_inc = inc;
-  assign clear_stats = clear;
+  assign clear = clear_stats;
   assign flush_pulse = flush;
   assign regs__b_busy = axil__bvalid;
   assign regs__ar_accept = rd_reserve;
@@ -31717,14 +31753,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$14  = { 1'h0, enable };
-  assign \$16  = { 1'h0, \$15  };
-  assign \$17  = { error, 1'h0 };
-  assign \$50  = { stat_pend, 1'h0 };
+  assign \$19  = { 1'h0, enable };
+  assign \$21  = { 1'h0, \$20  };
+  assign \$22  = { error, 1'h0 };
+  assign \$60  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$22  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;

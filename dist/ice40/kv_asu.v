@@ -194,9 +194,9 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
-    .inc(stat_inc),
     .occupancy(occupancy),
-    .rst(rst)
+    .rst(rst),
+    .stat_inc(stat_inc)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -945,16 +945,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   \kv_asu.core.hash$169  \hash$169  (
     .clk(clk),
     .out_h(\hash$87 ),
-    .\port$2345$5 (s0[28:5]),
+    .\port$2359$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
   \kv_asu.core.lanes$176  \lanes$176  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2346$0 (\$12 ),
-    .\port$2347$0 (\$13 ),
-    .\port$2351$0 (\$14 )
+    .\port$2360$0 (\$12 ),
+    .\port$2361$0 (\$13 ),
+    .\port$2365$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -988,8 +988,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[131:125]),
-    .\port$2366$136 (decision[153:136]),
-    .\port$2366$5 (decision[34:5]),
+    .\port$2380$136 (decision[153:136]),
+    .\port$2380$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1017,9 +1017,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .busy(\busy$82 ),
     .clk(clk),
     .hash(\hash$87 [6:0]),
-    .\port$2346$0 (\$12 ),
-    .\port$2347$0 (\$13 ),
-    .\port$2351$0 (\$14 ),
+    .\port$2360$0 (\$12 ),
+    .\port$2361$0 (\$13 ),
+    .\port$2365$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2025,7 +2025,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2366$43 (e2[56:43])
+    .\port$2380$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2335,7 +2335,7 @@ module \kv_asu.core.commit (rst, e2, lru_cmd, lru_slot, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2366$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2380$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2356,15 +2356,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2366$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2366$43 ;
-  wire [13:0] \port$2366$43 ;
+  input [13:0] \port$2380$43 ;
+  wire [13:0] \port$2380$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2366$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2366$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2380$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2380$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2366$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2366$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2366$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2380$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2380$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2380$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2378,8 +2378,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2366$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2366$43 [7:0];
-  assign age = \port$2366$43 [13:8];
+  assign count = \port$2380$43 [7:0];
+  assign age = \port$2380$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2583,7 +2583,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
+module \kv_asu.core.hash$169 (rst, out_h, \port$2359$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2740,8 +2740,8 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2345$5 ;
-  wire [23:0] \port$2345$5 ;
+  input [23:0] \port$2359$5 ;
+  wire [23:0] \port$2359$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2749,21 +2749,21 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2345$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2345$5 [23:16] + { \port$2345$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2345$5 [23:16], 6'h00 } + { \port$2345$5 [23:16], 8'h00 };
+  assign \$1  = \port$2359$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2359$5 [23:16] + { \port$2359$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2359$5 [23:16], 6'h00 } + { \port$2359$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2345$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2345$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2345$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2359$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2359$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2359$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2345$5 [10:0], 5'h00 } + { \port$2345$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2345$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2345$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2359$5 [10:0], 5'h00 } + { \port$2359$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2359$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2359$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2345$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2345$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2359$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2359$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2909,7 +2909,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2345$5  };
+  assign key = { 40'h0000000000, \port$2359$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2941,7 +2941,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2345$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2346$0 );
+module \kv_asu.core.lanes$176 (\port$2361$0 , \port$2365$0 , lanes, cfg, \port$2360$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3146,12 +3146,12 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   wire match1;
   wire match2;
   wire match3;
-  input [41:0] \port$2346$0 ;
-  wire [41:0] \port$2346$0 ;
-  input [187:0] \port$2347$0 ;
-  wire [187:0] \port$2347$0 ;
-  input [27:0] \port$2351$0 ;
-  wire [27:0] \port$2351$0 ;
+  input [41:0] \port$2360$0 ;
+  wire [41:0] \port$2360$0 ;
+  input [187:0] \port$2361$0 ;
+  wire [187:0] \port$2361$0 ;
+  input [27:0] \port$2365$0 ;
+  wire [27:0] \port$2365$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3208,74 +3208,74 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2347$0 [23:0] == \port$2346$0 [28:5];
-  assign \$2  = \port$2347$0 [70:47] == \port$2346$0 [28:5];
-  assign \$3  = \port$2347$0 [117:94] == \port$2346$0 [28:5];
-  assign \$4  = \port$2347$0 [164:141] == \port$2346$0 [28:5];
-  assign \$5  = \port$2347$0 [39] ^ \port$2347$0 [40];
-  assign \$6  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
+  assign \$1  = \port$2361$0 [23:0] == \port$2360$0 [28:5];
+  assign \$2  = \port$2361$0 [70:47] == \port$2360$0 [28:5];
+  assign \$3  = \port$2361$0 [117:94] == \port$2360$0 [28:5];
+  assign \$4  = \port$2361$0 [164:141] == \port$2360$0 [28:5];
+  assign \$5  = \port$2361$0 [39] ^ \port$2361$0 [40];
+  assign \$6  = \port$2360$0 [34:29] - \port$2361$0 [37:32];
   assign \$7  = \$5  | \$6 [5];
-  assign \$8  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
+  assign \$8  = \port$2360$0 [34:29] - \port$2361$0 [37:32];
   assign \$9  = \$7  ? 5'h00 : \$8 [4:0];
-  assign \$10  = \port$2347$0 [39] ^ \port$2347$0 [40];
-  assign \$11  = \port$2346$0 [34:29] - \port$2347$0 [37:32];
+  assign \$10  = \port$2361$0 [39] ^ \port$2361$0 [40];
+  assign \$11  = \port$2360$0 [34:29] - \port$2361$0 [37:32];
   assign \$12  = \$10  | \$11 [5];
-  assign \$13  = \port$2347$0 [86] ^ \port$2347$0 [87];
-  assign \$14  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
+  assign \$13  = \port$2361$0 [86] ^ \port$2361$0 [87];
+  assign \$14  = \port$2360$0 [34:29] - \port$2361$0 [84:79];
   assign \$15  = \$13  | \$14 [5];
-  assign \$16  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
+  assign \$16  = \port$2360$0 [34:29] - \port$2361$0 [84:79];
   assign \$17  = \$15  ? 5'h00 : \$16 [4:0];
-  assign \$18  = \port$2347$0 [86] ^ \port$2347$0 [87];
-  assign \$19  = \port$2346$0 [34:29] - \port$2347$0 [84:79];
+  assign \$18  = \port$2361$0 [86] ^ \port$2361$0 [87];
+  assign \$19  = \port$2360$0 [34:29] - \port$2361$0 [84:79];
   assign \$20  = \$18  | \$19 [5];
-  assign \$21  = \port$2347$0 [133] ^ \port$2347$0 [134];
-  assign \$22  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
+  assign \$21  = \port$2361$0 [133] ^ \port$2361$0 [134];
+  assign \$22  = \port$2360$0 [34:29] - \port$2361$0 [131:126];
   assign \$23  = \$21  | \$22 [5];
-  assign \$24  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
+  assign \$24  = \port$2360$0 [34:29] - \port$2361$0 [131:126];
   assign \$25  = \$23  ? 5'h00 : \$24 [4:0];
-  assign \$26  = \port$2347$0 [133] ^ \port$2347$0 [134];
-  assign \$27  = \port$2346$0 [34:29] - \port$2347$0 [131:126];
+  assign \$26  = \port$2361$0 [133] ^ \port$2361$0 [134];
+  assign \$27  = \port$2360$0 [34:29] - \port$2361$0 [131:126];
   assign \$28  = \$26  | \$27 [5];
-  assign \$29  = \port$2347$0 [180] ^ \port$2347$0 [181];
-  assign \$30  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
+  assign \$29  = \port$2361$0 [180] ^ \port$2361$0 [181];
+  assign \$30  = \port$2360$0 [34:29] - \port$2361$0 [178:173];
   assign \$31  = \$29  | \$30 [5];
-  assign \$32  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
+  assign \$32  = \port$2360$0 [34:29] - \port$2361$0 [178:173];
   assign \$33  = \$31  ? 5'h00 : \$32 [4:0];
-  assign \$34  = \port$2347$0 [180] ^ \port$2347$0 [181];
-  assign \$35  = \port$2346$0 [34:29] - \port$2347$0 [178:173];
+  assign \$34  = \port$2361$0 [180] ^ \port$2361$0 [181];
+  assign \$35  = \port$2360$0 [34:29] - \port$2361$0 [178:173];
   assign \$36  = \$34  | \$35 [5];
-  assign \$37  = \port$2351$0 [1:0] + 1'h0;
-  assign \$38  = \port$2351$0 [1:0] + 1'h0;
-  assign \$40  = \port$2351$0 [1:0] + 1'h0;
+  assign \$37  = \port$2365$0 [1:0] + 1'h0;
+  assign \$38  = \port$2365$0 [1:0] + 1'h0;
+  assign \$40  = \port$2365$0 [1:0] + 1'h0;
   assign match0 = \$39  & \$41 ;
-  assign \$42  = \port$2351$0 [1:0] + 1'h0;
-  assign \$43  = \port$2351$0 [1:0] + 1'h0;
-  assign \$44  = \port$2351$0 [1:0] + 1'h0;
-  assign \$45  = \port$2351$0 [1:0] + 1'h0;
-  assign \$46  = \port$2351$0 [8:7] + 1'h0;
-  assign \$47  = \port$2351$0 [8:7] + 1'h0;
-  assign \$49  = \port$2351$0 [8:7] + 1'h0;
+  assign \$42  = \port$2365$0 [1:0] + 1'h0;
+  assign \$43  = \port$2365$0 [1:0] + 1'h0;
+  assign \$44  = \port$2365$0 [1:0] + 1'h0;
+  assign \$45  = \port$2365$0 [1:0] + 1'h0;
+  assign \$46  = \port$2365$0 [8:7] + 1'h0;
+  assign \$47  = \port$2365$0 [8:7] + 1'h0;
+  assign \$49  = \port$2365$0 [8:7] + 1'h0;
   assign match1 = \$48  & \$50 ;
-  assign \$51  = \port$2351$0 [8:7] + 1'h0;
-  assign \$52  = \port$2351$0 [8:7] + 1'h0;
-  assign \$53  = \port$2351$0 [8:7] + 1'h0;
-  assign \$54  = \port$2351$0 [8:7] + 1'h0;
-  assign \$55  = \port$2351$0 [15:14] + 1'h0;
-  assign \$56  = \port$2351$0 [15:14] + 1'h0;
-  assign \$58  = \port$2351$0 [15:14] + 1'h0;
+  assign \$51  = \port$2365$0 [8:7] + 1'h0;
+  assign \$52  = \port$2365$0 [8:7] + 1'h0;
+  assign \$53  = \port$2365$0 [8:7] + 1'h0;
+  assign \$54  = \port$2365$0 [8:7] + 1'h0;
+  assign \$55  = \port$2365$0 [15:14] + 1'h0;
+  assign \$56  = \port$2365$0 [15:14] + 1'h0;
+  assign \$58  = \port$2365$0 [15:14] + 1'h0;
   assign match2 = \$57  & \$59 ;
-  assign \$60  = \port$2351$0 [15:14] + 1'h0;
-  assign \$61  = \port$2351$0 [15:14] + 1'h0;
-  assign \$62  = \port$2351$0 [15:14] + 1'h0;
-  assign \$63  = \port$2351$0 [15:14] + 1'h0;
-  assign \$64  = \port$2351$0 [22:21] + 1'h0;
-  assign \$65  = \port$2351$0 [22:21] + 1'h0;
-  assign \$67  = \port$2351$0 [22:21] + 1'h0;
+  assign \$60  = \port$2365$0 [15:14] + 1'h0;
+  assign \$61  = \port$2365$0 [15:14] + 1'h0;
+  assign \$62  = \port$2365$0 [15:14] + 1'h0;
+  assign \$63  = \port$2365$0 [15:14] + 1'h0;
+  assign \$64  = \port$2365$0 [22:21] + 1'h0;
+  assign \$65  = \port$2365$0 [22:21] + 1'h0;
+  assign \$67  = \port$2365$0 [22:21] + 1'h0;
   assign match3 = \$66  & \$68 ;
-  assign \$69  = \port$2351$0 [22:21] + 1'h0;
-  assign \$70  = \port$2351$0 [22:21] + 1'h0;
-  assign \$71  = \port$2351$0 [22:21] + 1'h0;
-  assign \$72  = \port$2351$0 [22:21] + 1'h0;
+  assign \$69  = \port$2365$0 [22:21] + 1'h0;
+  assign \$70  = \port$2365$0 [22:21] + 1'h0;
+  assign \$71  = \port$2365$0 [22:21] + 1'h0;
+  assign \$72  = \port$2365$0 [22:21] + 1'h0;
   assign \$73  = cnt0 >= 8'hff;
   assign \$74  = cnt0 + 1'h1;
   assign \$75  = \$73  ? 9'h0ff : \$74 ;
@@ -3321,13 +3321,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$37 [1:0])
       2'h0:
-          valid0 = \port$2347$0 [38];
+          valid0 = \port$2361$0 [38];
       2'h1:
-          valid0 = \port$2347$0 [85];
+          valid0 = \port$2361$0 [85];
       2'h2:
-          valid0 = \port$2347$0 [132];
+          valid0 = \port$2361$0 [132];
       2'h3:
-          valid0 = \port$2347$0 [179];
+          valid0 = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3335,13 +3335,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$38 [1:0])
       2'h0:
-          \$39  = \port$2347$0 [38];
+          \$39  = \port$2361$0 [38];
       2'h1:
-          \$39  = \port$2347$0 [85];
+          \$39  = \port$2361$0 [85];
       2'h2:
-          \$39  = \port$2347$0 [132];
+          \$39  = \port$2361$0 [132];
       2'h3:
-          \$39  = \port$2347$0 [179];
+          \$39  = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3363,13 +3363,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$42 [1:0])
       2'h0:
-          tag0 = \port$2347$0 [23:0];
+          tag0 = \port$2361$0 [23:0];
       2'h1:
-          tag0 = \port$2347$0 [70:47];
+          tag0 = \port$2361$0 [70:47];
       2'h2:
-          tag0 = \port$2347$0 [117:94];
+          tag0 = \port$2361$0 [117:94];
       2'h3:
-          tag0 = \port$2347$0 [164:141];
+          tag0 = \port$2361$0 [164:141];
     endcase
   end
   always @* begin
@@ -3391,13 +3391,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$44 [1:0])
       2'h0:
-          cnt0 = \port$2347$0 [31:24];
+          cnt0 = \port$2361$0 [31:24];
       2'h1:
-          cnt0 = \port$2347$0 [78:71];
+          cnt0 = \port$2361$0 [78:71];
       2'h2:
-          cnt0 = \port$2347$0 [125:118];
+          cnt0 = \port$2361$0 [125:118];
       2'h3:
-          cnt0 = \port$2347$0 [172:165];
+          cnt0 = \port$2361$0 [172:165];
     endcase
   end
   always @* begin
@@ -3419,13 +3419,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$46 [1:0])
       2'h0:
-          valid1 = \port$2347$0 [38];
+          valid1 = \port$2361$0 [38];
       2'h1:
-          valid1 = \port$2347$0 [85];
+          valid1 = \port$2361$0 [85];
       2'h2:
-          valid1 = \port$2347$0 [132];
+          valid1 = \port$2361$0 [132];
       2'h3:
-          valid1 = \port$2347$0 [179];
+          valid1 = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3433,13 +3433,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          \$48  = \port$2347$0 [38];
+          \$48  = \port$2361$0 [38];
       2'h1:
-          \$48  = \port$2347$0 [85];
+          \$48  = \port$2361$0 [85];
       2'h2:
-          \$48  = \port$2347$0 [132];
+          \$48  = \port$2361$0 [132];
       2'h3:
-          \$48  = \port$2347$0 [179];
+          \$48  = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3461,13 +3461,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          tag1 = \port$2347$0 [23:0];
+          tag1 = \port$2361$0 [23:0];
       2'h1:
-          tag1 = \port$2347$0 [70:47];
+          tag1 = \port$2361$0 [70:47];
       2'h2:
-          tag1 = \port$2347$0 [117:94];
+          tag1 = \port$2361$0 [117:94];
       2'h3:
-          tag1 = \port$2347$0 [164:141];
+          tag1 = \port$2361$0 [164:141];
     endcase
   end
   always @* begin
@@ -3489,13 +3489,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          cnt1 = \port$2347$0 [31:24];
+          cnt1 = \port$2361$0 [31:24];
       2'h1:
-          cnt1 = \port$2347$0 [78:71];
+          cnt1 = \port$2361$0 [78:71];
       2'h2:
-          cnt1 = \port$2347$0 [125:118];
+          cnt1 = \port$2361$0 [125:118];
       2'h3:
-          cnt1 = \port$2347$0 [172:165];
+          cnt1 = \port$2361$0 [172:165];
     endcase
   end
   always @* begin
@@ -3517,13 +3517,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          valid2 = \port$2347$0 [38];
+          valid2 = \port$2361$0 [38];
       2'h1:
-          valid2 = \port$2347$0 [85];
+          valid2 = \port$2361$0 [85];
       2'h2:
-          valid2 = \port$2347$0 [132];
+          valid2 = \port$2361$0 [132];
       2'h3:
-          valid2 = \port$2347$0 [179];
+          valid2 = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3531,13 +3531,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$56 [1:0])
       2'h0:
-          \$57  = \port$2347$0 [38];
+          \$57  = \port$2361$0 [38];
       2'h1:
-          \$57  = \port$2347$0 [85];
+          \$57  = \port$2361$0 [85];
       2'h2:
-          \$57  = \port$2347$0 [132];
+          \$57  = \port$2361$0 [132];
       2'h3:
-          \$57  = \port$2347$0 [179];
+          \$57  = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3559,13 +3559,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$60 [1:0])
       2'h0:
-          tag2 = \port$2347$0 [23:0];
+          tag2 = \port$2361$0 [23:0];
       2'h1:
-          tag2 = \port$2347$0 [70:47];
+          tag2 = \port$2361$0 [70:47];
       2'h2:
-          tag2 = \port$2347$0 [117:94];
+          tag2 = \port$2361$0 [117:94];
       2'h3:
-          tag2 = \port$2347$0 [164:141];
+          tag2 = \port$2361$0 [164:141];
     endcase
   end
   always @* begin
@@ -3587,13 +3587,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$62 [1:0])
       2'h0:
-          cnt2 = \port$2347$0 [31:24];
+          cnt2 = \port$2361$0 [31:24];
       2'h1:
-          cnt2 = \port$2347$0 [78:71];
+          cnt2 = \port$2361$0 [78:71];
       2'h2:
-          cnt2 = \port$2347$0 [125:118];
+          cnt2 = \port$2361$0 [125:118];
       2'h3:
-          cnt2 = \port$2347$0 [172:165];
+          cnt2 = \port$2361$0 [172:165];
     endcase
   end
   always @* begin
@@ -3615,13 +3615,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$64 [1:0])
       2'h0:
-          valid3 = \port$2347$0 [38];
+          valid3 = \port$2361$0 [38];
       2'h1:
-          valid3 = \port$2347$0 [85];
+          valid3 = \port$2361$0 [85];
       2'h2:
-          valid3 = \port$2347$0 [132];
+          valid3 = \port$2361$0 [132];
       2'h3:
-          valid3 = \port$2347$0 [179];
+          valid3 = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3629,13 +3629,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$65 [1:0])
       2'h0:
-          \$66  = \port$2347$0 [38];
+          \$66  = \port$2361$0 [38];
       2'h1:
-          \$66  = \port$2347$0 [85];
+          \$66  = \port$2361$0 [85];
       2'h2:
-          \$66  = \port$2347$0 [132];
+          \$66  = \port$2361$0 [132];
       2'h3:
-          \$66  = \port$2347$0 [179];
+          \$66  = \port$2361$0 [179];
     endcase
   end
   always @* begin
@@ -3657,13 +3657,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          tag3 = \port$2347$0 [23:0];
+          tag3 = \port$2361$0 [23:0];
       2'h1:
-          tag3 = \port$2347$0 [70:47];
+          tag3 = \port$2361$0 [70:47];
       2'h2:
-          tag3 = \port$2347$0 [117:94];
+          tag3 = \port$2361$0 [117:94];
       2'h3:
-          tag3 = \port$2347$0 [164:141];
+          tag3 = \port$2361$0 [164:141];
     endcase
   end
   always @* begin
@@ -3685,13 +3685,13 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$71 [1:0])
       2'h0:
-          cnt3 = \port$2347$0 [31:24];
+          cnt3 = \port$2361$0 [31:24];
       2'h1:
-          cnt3 = \port$2347$0 [78:71];
+          cnt3 = \port$2361$0 [78:71];
       2'h2:
-          cnt3 = \port$2347$0 [125:118];
+          cnt3 = \port$2361$0 [125:118];
       2'h3:
-          cnt3 = \port$2347$0 [172:165];
+          cnt3 = \port$2361$0 [172:165];
     endcase
   end
   always @* begin
@@ -3708,52 +3708,52 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2347$0 , \port$2351$0 , \port$2346$0  };
+  assign window = { 45'h000000000000, \port$2361$0 , \port$2365$0 , \port$2360$0  };
   assign age_bank0 = { \$12 , \$9  };
   assign age_bank1 = { \$20 , \$17  };
   assign age_bank2 = { \$28 , \$25  };
   assign age_bank3 = { \$36 , \$33  };
-  assign \window.request  = \port$2346$0 [34:0];
-  assign \window.request.valid  = \port$2346$0 [0];
-  assign \window.request.op  = \port$2346$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2346$0 [4:3];
-  assign \window.request.tag  = \port$2346$0 [28:5];
-  assign \window.request.t  = \port$2346$0 [34:29];
-  assign \window.start  = \port$2346$0 [41:35];
-  assign \window.lane_slot  = \port$2351$0 ;
-  assign \window.bank  = \port$2347$0 ;
-  assign \window.bank[0].tag  = \port$2347$0 [23:0];
-  assign \window.bank[0].count  = \port$2347$0 [31:24];
-  assign \window.bank[0].last  = \port$2347$0 [37:32];
-  assign \window.bank[0].valid  = \port$2347$0 [38];
-  assign \window.bank[0].fresh  = \port$2347$0 [39];
-  assign \window.bank[0].mark  = \port$2347$0 [40];
-  assign \window.bank[0].row  = \port$2347$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2347$0 [46];
-  assign \window.bank[1].tag  = \port$2347$0 [70:47];
-  assign \window.bank[1].count  = \port$2347$0 [78:71];
-  assign \window.bank[1].last  = \port$2347$0 [84:79];
-  assign \window.bank[1].valid  = \port$2347$0 [85];
-  assign \window.bank[1].fresh  = \port$2347$0 [86];
-  assign \window.bank[1].mark  = \port$2347$0 [87];
-  assign \window.bank[1].row  = \port$2347$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2347$0 [93];
-  assign \window.bank[2].tag  = \port$2347$0 [117:94];
-  assign \window.bank[2].count  = \port$2347$0 [125:118];
-  assign \window.bank[2].last  = \port$2347$0 [131:126];
-  assign \window.bank[2].valid  = \port$2347$0 [132];
-  assign \window.bank[2].fresh  = \port$2347$0 [133];
-  assign \window.bank[2].mark  = \port$2347$0 [134];
-  assign \window.bank[2].row  = \port$2347$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2347$0 [140];
-  assign \window.bank[3].tag  = \port$2347$0 [164:141];
-  assign \window.bank[3].count  = \port$2347$0 [172:165];
-  assign \window.bank[3].last  = \port$2347$0 [178:173];
-  assign \window.bank[3].valid  = \port$2347$0 [179];
-  assign \window.bank[3].fresh  = \port$2347$0 [180];
-  assign \window.bank[3].mark  = \port$2347$0 [181];
-  assign \window.bank[3].row  = \port$2347$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2347$0 [187];
+  assign \window.request  = \port$2360$0 [34:0];
+  assign \window.request.valid  = \port$2360$0 [0];
+  assign \window.request.op  = \port$2360$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2360$0 [4:3];
+  assign \window.request.tag  = \port$2360$0 [28:5];
+  assign \window.request.t  = \port$2360$0 [34:29];
+  assign \window.start  = \port$2360$0 [41:35];
+  assign \window.lane_slot  = \port$2365$0 ;
+  assign \window.bank  = \port$2361$0 ;
+  assign \window.bank[0].tag  = \port$2361$0 [23:0];
+  assign \window.bank[0].count  = \port$2361$0 [31:24];
+  assign \window.bank[0].last  = \port$2361$0 [37:32];
+  assign \window.bank[0].valid  = \port$2361$0 [38];
+  assign \window.bank[0].fresh  = \port$2361$0 [39];
+  assign \window.bank[0].mark  = \port$2361$0 [40];
+  assign \window.bank[0].row  = \port$2361$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2361$0 [46];
+  assign \window.bank[1].tag  = \port$2361$0 [70:47];
+  assign \window.bank[1].count  = \port$2361$0 [78:71];
+  assign \window.bank[1].last  = \port$2361$0 [84:79];
+  assign \window.bank[1].valid  = \port$2361$0 [85];
+  assign \window.bank[1].fresh  = \port$2361$0 [86];
+  assign \window.bank[1].mark  = \port$2361$0 [87];
+  assign \window.bank[1].row  = \port$2361$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2361$0 [93];
+  assign \window.bank[2].tag  = \port$2361$0 [117:94];
+  assign \window.bank[2].count  = \port$2361$0 [125:118];
+  assign \window.bank[2].last  = \port$2361$0 [131:126];
+  assign \window.bank[2].valid  = \port$2361$0 [132];
+  assign \window.bank[2].fresh  = \port$2361$0 [133];
+  assign \window.bank[2].mark  = \port$2361$0 [134];
+  assign \window.bank[2].row  = \port$2361$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2361$0 [140];
+  assign \window.bank[3].tag  = \port$2361$0 [164:141];
+  assign \window.bank[3].count  = \port$2361$0 [172:165];
+  assign \window.bank[3].last  = \port$2361$0 [178:173];
+  assign \window.bank[3].valid  = \port$2361$0 [179];
+  assign \window.bank[3].fresh  = \port$2361$0 [180];
+  assign \window.bank[3].mark  = \port$2361$0 [181];
+  assign \window.bank[3].row  = \port$2361$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2361$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3831,7 +3831,7 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   assign lanes[341] = \$109 ;
   assign lanes[300:293] = \$108 [7:0];
   assign lanes[292:285] = \$105 [7:0];
-  assign lanes[284:278] = \port$2351$0 [27:21];
+  assign lanes[284:278] = \port$2365$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -3844,7 +3844,7 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   assign lanes[340] = \$99 ;
   assign lanes[235:228] = \$98 [7:0];
   assign lanes[227:220] = \$95 [7:0];
-  assign lanes[219:213] = \port$2351$0 [20:14];
+  assign lanes[219:213] = \port$2365$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -3857,7 +3857,7 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   assign lanes[339] = \$89 ;
   assign lanes[170:163] = \$88 [7:0];
   assign lanes[162:155] = \$85 [7:0];
-  assign lanes[154:148] = \port$2351$0 [13:7];
+  assign lanes[154:148] = \port$2365$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -3870,24 +3870,24 @@ module \kv_asu.core.lanes$176 (\port$2347$0 , \port$2351$0 , lanes, cfg, \port$2
   assign lanes[338] = \$79 ;
   assign lanes[105:98] = \$78 [7:0];
   assign lanes[97:90] = \$75 [7:0];
-  assign lanes[89:83] = \port$2351$0 [6:0];
+  assign lanes[89:83] = \port$2365$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2346$0 [41:35];
-  assign lanes[34:0] = \port$2346$0 [34:0];
+  assign lanes[41:35] = \port$2360$0 [41:35];
+  assign lanes[34:0] = \port$2360$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign tag_eq_b[3] = \$4 ;
   assign tag_eq_b[2] = \$3 ;
   assign tag_eq_b[1] = \$2 ;
   assign tag_eq_b[0] = \$1 ;
-  assign mark_now_b[3] = \port$2347$0 [181];
-  assign mark_now_b[2] = \port$2347$0 [134];
-  assign mark_now_b[1] = \port$2347$0 [87];
-  assign mark_now_b[0] = \port$2347$0 [40];
+  assign mark_now_b[3] = \port$2361$0 [181];
+  assign mark_now_b[2] = \port$2361$0 [134];
+  assign mark_now_b[1] = \port$2361$0 [87];
+  assign mark_now_b[0] = \port$2361$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5447,7 +5447,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2366$5 , inv_slot, \port$2366$136 , clk);
+, \port$2380$5 , inv_slot, \port$2380$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6256,10 +6256,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2366$136 ;
-  wire [17:0] \port$2366$136 ;
-  input [29:0] \port$2366$5 ;
-  wire [29:0] \port$2366$5 ;
+  input [17:0] \port$2380$136 ;
+  wire [17:0] \port$2380$136 ;
+  input [29:0] \port$2380$5 ;
+  wire [29:0] \port$2380$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6441,7 +6441,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2366$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2380$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6486,7 +6486,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$144 )
-      ent1[\port$2366$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2380$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6531,7 +6531,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$163 )
-      ent2[\port$2366$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2380$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6576,7 +6576,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$182 )
-      ent3[\port$2366$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2380$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -6994,16 +6994,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign \$421  = \port$2366$136 [1:0] == 2'h2;
-  assign \$422  = \port$2366$136 [8] & \$421 ;
+  assign \$421  = \port$2380$136 [1:0] == 2'h2;
+  assign \$422  = \port$2380$136 [8] & \$421 ;
   assign \$423  = \$420  & \$422 ;
-  assign \$424  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$424  = \port$2380$136 [6:2] == sc_row_q;
   assign \$425  = \$423  & \$424 ;
   assign \$426  = \$417  | \$425 ;
   assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
-  assign \$427  = \port$2366$136 [1:0] == 2'h2;
-  assign \$428  = \port$2366$136 [8] & \$427 ;
-  assign \$429  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$427  = \port$2380$136 [1:0] == 2'h2;
+  assign \$428  = \port$2380$136 [8] & \$427 ;
+  assign \$429  = \port$2380$136 [6:2] == sc_row_qqq;
   assign \$430  = \$428  & \$429 ;
   assign \$431  = ~ \$430 ;
   assign sc_we2 = sc_intent2 & \$431 ;
@@ -7021,65 +7021,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$439  = rd_slot[6:2] + \$438 ;
   assign \$440  = 2'h3 < rd_slot[1:0];
   assign \$441  = rd_slot[6:2] + \$440 ;
-  assign \$442  = \port$2366$136 [1:0] == 2'h3;
-  assign \$signature__en$182  = \port$2366$136 [8] & \$442 ;
+  assign \$442  = \port$2380$136 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$2380$136 [8] & \$442 ;
   assign \$443  = inv_slot[1:0] == 2'h3;
-  assign \$444  = \port$2366$136 [9] & \$443 ;
+  assign \$444  = \port$2380$136 [9] & \$443 ;
   assign \$445  = clear_en | \$444 ;
-  assign \$446  = ~ \port$2366$136 [9];
-  assign \$447  = \port$2366$136 [1:0] == 2'h3;
-  assign \$448  = \port$2366$136 [8] & \$447 ;
+  assign \$446  = ~ \port$2380$136 [9];
+  assign \$447  = \port$2380$136 [1:0] == 2'h3;
+  assign \$448  = \port$2380$136 [8] & \$447 ;
   assign \$449  = \$446  & \$448 ;
   assign \$signature__en$184  = \$445  | \$449 ;
   assign \$450  = inv_slot[1:0] == 2'h3;
-  assign \$451  = \port$2366$136 [9] & \$450 ;
+  assign \$451  = \port$2380$136 [9] & \$450 ;
   assign \$452  = clear_en | \$451 ;
-  assign \$453  = ~ \port$2366$136 [9];
-  assign \$454  = \port$2366$136 [1:0] == 2'h3;
-  assign \$455  = \port$2366$136 [8] & \$454 ;
+  assign \$453  = ~ \port$2380$136 [9];
+  assign \$454  = \port$2380$136 [1:0] == 2'h3;
+  assign \$455  = \port$2380$136 [8] & \$454 ;
   assign \$456  = \$453  & \$455 ;
   assign \$457  = \$452  | \$456 ;
   assign \$458  = clear_row == sc_row_q;
   assign \$459  = clear_en & \$458 ;
   assign \$460  = ~ clear_en;
-  assign \$461  = \$460  & \port$2366$136 [9];
+  assign \$461  = \$460  & \port$2380$136 [9];
   assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
   assign \$464  = inv_slot[6:2] == sc_row_q;
   assign \$465  = \$463  & \$464 ;
   assign \$466  = \$459  | \$465 ;
   assign \$467  = ~ clear_en;
-  assign \$468  = ~ \port$2366$136 [9];
+  assign \$468  = ~ \port$2380$136 [9];
   assign \$469  = \$467  & \$468 ;
-  assign \$470  = \port$2366$136 [1:0] == 2'h3;
-  assign \$471  = \port$2366$136 [8] & \$470 ;
+  assign \$470  = \port$2380$136 [1:0] == 2'h3;
+  assign \$471  = \port$2380$136 [8] & \$470 ;
   assign \$472  = \$469  & \$471 ;
-  assign \$473  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$473  = \port$2380$136 [6:2] == sc_row_q;
   assign \$474  = \$472  & \$473 ;
   assign \$475  = \$466  | \$474 ;
   assign sc_snoop3 = \$475  | sc_wr_at_read3;
   assign \$476  = clear_row == sc_row_q;
   assign \$477  = clear_en & \$476 ;
   assign \$478  = ~ clear_en;
-  assign \$479  = \$478  & \port$2366$136 [9];
+  assign \$479  = \$478  & \port$2380$136 [9];
   assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
   assign \$482  = inv_slot[6:2] == sc_row_q;
   assign \$483  = \$481  & \$482 ;
   assign \$484  = \$477  | \$483 ;
   assign \$485  = ~ clear_en;
-  assign \$486  = ~ \port$2366$136 [9];
+  assign \$486  = ~ \port$2380$136 [9];
   assign \$487  = \$485  & \$486 ;
-  assign \$488  = \port$2366$136 [1:0] == 2'h3;
-  assign \$489  = \port$2366$136 [8] & \$488 ;
+  assign \$488  = \port$2380$136 [1:0] == 2'h3;
+  assign \$489  = \port$2380$136 [8] & \$488 ;
   assign \$490  = \$487  & \$489 ;
-  assign \$491  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$491  = \port$2380$136 [6:2] == sc_row_q;
   assign \$492  = \$490  & \$491 ;
   assign \$493  = \$484  | \$492 ;
   assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
-  assign \$494  = \port$2366$136 [1:0] == 2'h3;
-  assign \$495  = \port$2366$136 [8] & \$494 ;
-  assign \$496  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$494  = \port$2380$136 [1:0] == 2'h3;
+  assign \$495  = \port$2380$136 [8] & \$494 ;
+  assign \$496  = \port$2380$136 [6:2] == sc_row_qqq;
   assign \$497  = \$495  & \$496 ;
   assign \$498  = ~ \$497 ;
   assign sc_we3 = sc_intent3 & \$498 ;
@@ -7192,31 +7192,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2366$136 [9];
+  assign \$6  = \$5  & \port$2380$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2366$136 [9];
+  assign \$13  = ~ \port$2380$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2366$136 [1:0];
-  assign \$16  = \port$2366$136 [8] & \$15 ;
+  assign \$15  = ! \port$2380$136 [1:0];
+  assign \$16  = \port$2380$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2366$136 [6:2] == sc_row;
+  assign \$18  = \port$2380$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2366$136 [1:0];
-  assign \$23  = \port$2366$136 [8] & \$22 ;
-  assign \$24  = \port$2366$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2380$136 [1:0];
+  assign \$23  = \port$2380$136 [8] & \$22 ;
+  assign \$24  = \port$2380$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2366$136 [1:0];
-  assign \$30  = \port$2366$136 [8] & \$29 ;
+  assign \$29  = ! \port$2380$136 [1:0];
+  assign \$30  = \port$2380$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7224,7 +7224,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2366$136 [9];
+  assign \$38  = \$37  & \port$2380$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7232,10 +7232,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2366$136 [9];
+  assign \$46  = ~ \port$2380$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2366$136 [1:0];
-  assign \$49  = \port$2366$136 [8] & \$48 ;
+  assign \$48  = ! \port$2380$136 [1:0];
+  assign \$49  = \port$2380$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7249,31 +7249,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2366$136 [9];
+  assign \$63  = \$62  & \port$2380$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2366$136 [9];
+  assign \$70  = ~ \port$2380$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2366$136 [1:0] == 1'h1;
-  assign \$73  = \port$2366$136 [8] & \$72 ;
+  assign \$72  = \port$2380$136 [1:0] == 1'h1;
+  assign \$73  = \port$2380$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2366$136 [6:2] == sc_row;
+  assign \$75  = \port$2380$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2366$136 [1:0] == 1'h1;
-  assign \$80  = \port$2366$136 [8] & \$79 ;
-  assign \$81  = \port$2366$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2380$136 [1:0] == 1'h1;
+  assign \$80  = \port$2380$136 [8] & \$79 ;
+  assign \$81  = \port$2380$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2366$136 [1:0] == 1'h1;
-  assign \$87  = \port$2366$136 [8] & \$86 ;
+  assign \$86  = \port$2380$136 [1:0] == 1'h1;
+  assign \$87  = \port$2380$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7281,7 +7281,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2366$136 [9];
+  assign \$95  = \$94  & \port$2380$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7289,10 +7289,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2366$136 [9];
+  assign \$103  = ~ \port$2380$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2366$136 [1:0] == 1'h1;
-  assign \$106  = \port$2366$136 [8] & \$105 ;
+  assign \$105  = \port$2380$136 [1:0] == 1'h1;
+  assign \$106  = \port$2380$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7306,31 +7306,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2366$136 [9];
+  assign \$120  = \$119  & \port$2380$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2366$136 [9];
+  assign \$127  = ~ \port$2380$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2366$136 [1:0] == 2'h2;
-  assign \$130  = \port$2366$136 [8] & \$129 ;
+  assign \$129  = \port$2380$136 [1:0] == 2'h2;
+  assign \$130  = \port$2380$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2366$136 [6:2] == sc_row;
+  assign \$132  = \port$2380$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2366$136 [1:0] == 2'h2;
-  assign \$137  = \port$2366$136 [8] & \$136 ;
-  assign \$138  = \port$2366$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2380$136 [1:0] == 2'h2;
+  assign \$137  = \port$2380$136 [8] & \$136 ;
+  assign \$138  = \port$2380$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2366$136 [1:0] == 2'h2;
-  assign \$144  = \port$2366$136 [8] & \$143 ;
+  assign \$143  = \port$2380$136 [1:0] == 2'h2;
+  assign \$144  = \port$2380$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7338,7 +7338,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2366$136 [9];
+  assign \$152  = \$151  & \port$2380$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7346,10 +7346,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2366$136 [9];
+  assign \$160  = ~ \port$2380$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2366$136 [1:0] == 2'h2;
-  assign \$163  = \port$2366$136 [8] & \$162 ;
+  assign \$162  = \port$2380$136 [1:0] == 2'h2;
+  assign \$163  = \port$2380$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7363,31 +7363,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2366$136 [9];
+  assign \$177  = \$176  & \port$2380$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2366$136 [9];
+  assign \$184  = ~ \port$2380$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2366$136 [1:0] == 2'h3;
-  assign \$187  = \port$2366$136 [8] & \$186 ;
+  assign \$186  = \port$2380$136 [1:0] == 2'h3;
+  assign \$187  = \port$2380$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2366$136 [6:2] == sc_row;
+  assign \$189  = \port$2380$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2366$136 [1:0] == 2'h3;
-  assign \$194  = \port$2366$136 [8] & \$193 ;
-  assign \$195  = \port$2366$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2380$136 [1:0] == 2'h3;
+  assign \$194  = \port$2380$136 [8] & \$193 ;
+  assign \$195  = \port$2380$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2366$136 [1:0] == 2'h3;
-  assign \$201  = \port$2366$136 [8] & \$200 ;
+  assign \$200  = \port$2380$136 [1:0] == 2'h3;
+  assign \$201  = \port$2380$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7395,7 +7395,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2366$136 [9];
+  assign \$209  = \$208  & \port$2380$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7403,10 +7403,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2366$136 [9];
+  assign \$217  = ~ \port$2380$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2366$136 [1:0] == 2'h3;
-  assign \$220  = \port$2366$136 [8] & \$219 ;
+  assign \$219  = \port$2380$136 [1:0] == 2'h3;
+  assign \$220  = \port$2380$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7415,10 +7415,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2366$136 [9] | clear_en;
+  assign \$229  = \port$2380$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2366$136 [6:2];
-  assign \$231  = \port$2366$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2380$136 [6:2];
+  assign \$231  = \port$2380$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7435,65 +7435,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2366$136 [1:0];
-  assign \$signature__en$108  = \port$2366$136 [8] & \$241 ;
+  assign \$241  = ! \port$2380$136 [1:0];
+  assign \$signature__en$108  = \port$2380$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2366$136 [9] & \$242 ;
+  assign \$243  = \port$2380$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2366$136 [9];
-  assign \$246  = ! \port$2366$136 [1:0];
-  assign \$247  = \port$2366$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2380$136 [9];
+  assign \$246  = ! \port$2380$136 [1:0];
+  assign \$247  = \port$2380$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2366$136 [9] & \$249 ;
+  assign \$250  = \port$2380$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2366$136 [9];
-  assign \$253  = ! \port$2366$136 [1:0];
-  assign \$254  = \port$2366$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2380$136 [9];
+  assign \$253  = ! \port$2380$136 [1:0];
+  assign \$254  = \port$2380$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2366$136 [9];
+  assign \$260  = \$259  & \port$2380$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2366$136 [9];
+  assign \$267  = ~ \port$2380$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2366$136 [1:0];
-  assign \$270  = \port$2366$136 [8] & \$269 ;
+  assign \$269  = ! \port$2380$136 [1:0];
+  assign \$270  = \port$2380$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2380$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2366$136 [9];
+  assign \$278  = \$277  & \port$2380$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2366$136 [9];
+  assign \$285  = ~ \port$2380$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2366$136 [1:0];
-  assign \$288  = \port$2366$136 [8] & \$287 ;
+  assign \$287  = ! \port$2380$136 [1:0];
+  assign \$288  = \port$2380$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2380$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2366$136 [1:0];
-  assign \$294  = \port$2366$136 [8] & \$293 ;
-  assign \$295  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2380$136 [1:0];
+  assign \$294  = \port$2380$136 [8] & \$293 ;
+  assign \$295  = \port$2380$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7511,65 +7511,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$305  = rd_slot[6:2] + \$304 ;
   assign \$306  = 1'h1 < rd_slot[1:0];
   assign \$307  = rd_slot[6:2] + \$306 ;
-  assign \$308  = \port$2366$136 [1:0] == 1'h1;
-  assign \$signature__en$144  = \port$2366$136 [8] & \$308 ;
+  assign \$308  = \port$2380$136 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$2380$136 [8] & \$308 ;
   assign \$309  = inv_slot[1:0] == 1'h1;
-  assign \$310  = \port$2366$136 [9] & \$309 ;
+  assign \$310  = \port$2380$136 [9] & \$309 ;
   assign \$311  = clear_en | \$310 ;
-  assign \$312  = ~ \port$2366$136 [9];
-  assign \$313  = \port$2366$136 [1:0] == 1'h1;
-  assign \$314  = \port$2366$136 [8] & \$313 ;
+  assign \$312  = ~ \port$2380$136 [9];
+  assign \$313  = \port$2380$136 [1:0] == 1'h1;
+  assign \$314  = \port$2380$136 [8] & \$313 ;
   assign \$315  = \$312  & \$314 ;
   assign \$signature__en$146  = \$311  | \$315 ;
   assign \$316  = inv_slot[1:0] == 1'h1;
-  assign \$317  = \port$2366$136 [9] & \$316 ;
+  assign \$317  = \port$2380$136 [9] & \$316 ;
   assign \$318  = clear_en | \$317 ;
-  assign \$319  = ~ \port$2366$136 [9];
-  assign \$320  = \port$2366$136 [1:0] == 1'h1;
-  assign \$321  = \port$2366$136 [8] & \$320 ;
+  assign \$319  = ~ \port$2380$136 [9];
+  assign \$320  = \port$2380$136 [1:0] == 1'h1;
+  assign \$321  = \port$2380$136 [8] & \$320 ;
   assign \$322  = \$319  & \$321 ;
   assign \$323  = \$318  | \$322 ;
   assign \$324  = clear_row == sc_row_q;
   assign \$325  = clear_en & \$324 ;
   assign \$326  = ~ clear_en;
-  assign \$327  = \$326  & \port$2366$136 [9];
+  assign \$327  = \$326  & \port$2380$136 [9];
   assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = inv_slot[6:2] == sc_row_q;
   assign \$331  = \$329  & \$330 ;
   assign \$332  = \$325  | \$331 ;
   assign \$333  = ~ clear_en;
-  assign \$334  = ~ \port$2366$136 [9];
+  assign \$334  = ~ \port$2380$136 [9];
   assign \$335  = \$333  & \$334 ;
-  assign \$336  = \port$2366$136 [1:0] == 1'h1;
-  assign \$337  = \port$2366$136 [8] & \$336 ;
+  assign \$336  = \port$2380$136 [1:0] == 1'h1;
+  assign \$337  = \port$2380$136 [8] & \$336 ;
   assign \$338  = \$335  & \$337 ;
-  assign \$339  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$339  = \port$2380$136 [6:2] == sc_row_q;
   assign \$340  = \$338  & \$339 ;
   assign \$341  = \$332  | \$340 ;
   assign sc_snoop1 = \$341  | sc_wr_at_read1;
   assign \$342  = clear_row == sc_row_q;
   assign \$343  = clear_en & \$342 ;
   assign \$344  = ~ clear_en;
-  assign \$345  = \$344  & \port$2366$136 [9];
+  assign \$345  = \$344  & \port$2380$136 [9];
   assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = inv_slot[6:2] == sc_row_q;
   assign \$349  = \$347  & \$348 ;
   assign \$350  = \$343  | \$349 ;
   assign \$351  = ~ clear_en;
-  assign \$352  = ~ \port$2366$136 [9];
+  assign \$352  = ~ \port$2380$136 [9];
   assign \$353  = \$351  & \$352 ;
-  assign \$354  = \port$2366$136 [1:0] == 1'h1;
-  assign \$355  = \port$2366$136 [8] & \$354 ;
+  assign \$354  = \port$2380$136 [1:0] == 1'h1;
+  assign \$355  = \port$2380$136 [8] & \$354 ;
   assign \$356  = \$353  & \$355 ;
-  assign \$357  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$357  = \port$2380$136 [6:2] == sc_row_q;
   assign \$358  = \$356  & \$357 ;
   assign \$359  = \$350  | \$358 ;
   assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
-  assign \$360  = \port$2366$136 [1:0] == 1'h1;
-  assign \$361  = \port$2366$136 [8] & \$360 ;
-  assign \$362  = \port$2366$136 [6:2] == sc_row_qqq;
+  assign \$360  = \port$2380$136 [1:0] == 1'h1;
+  assign \$361  = \port$2380$136 [8] & \$360 ;
+  assign \$362  = \port$2380$136 [6:2] == sc_row_qqq;
   assign \$363  = \$361  & \$362 ;
   assign \$364  = ~ \$363 ;
   assign sc_we1 = sc_intent1 & \$364 ;
@@ -7587,54 +7587,54 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$372  = rd_slot[6:2] + \$371 ;
   assign \$373  = 2'h2 < rd_slot[1:0];
   assign \$374  = rd_slot[6:2] + \$373 ;
-  assign \$375  = \port$2366$136 [1:0] == 2'h2;
-  assign \$signature__en$163  = \port$2366$136 [8] & \$375 ;
+  assign \$375  = \port$2380$136 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$2380$136 [8] & \$375 ;
   assign \$376  = inv_slot[1:0] == 2'h2;
-  assign \$377  = \port$2366$136 [9] & \$376 ;
+  assign \$377  = \port$2380$136 [9] & \$376 ;
   assign \$378  = clear_en | \$377 ;
-  assign \$379  = ~ \port$2366$136 [9];
-  assign \$380  = \port$2366$136 [1:0] == 2'h2;
-  assign \$381  = \port$2366$136 [8] & \$380 ;
+  assign \$379  = ~ \port$2380$136 [9];
+  assign \$380  = \port$2380$136 [1:0] == 2'h2;
+  assign \$381  = \port$2380$136 [8] & \$380 ;
   assign \$382  = \$379  & \$381 ;
   assign \$signature__en$165  = \$378  | \$382 ;
   assign \$383  = inv_slot[1:0] == 2'h2;
-  assign \$384  = \port$2366$136 [9] & \$383 ;
+  assign \$384  = \port$2380$136 [9] & \$383 ;
   assign \$385  = clear_en | \$384 ;
-  assign \$386  = ~ \port$2366$136 [9];
-  assign \$387  = \port$2366$136 [1:0] == 2'h2;
-  assign \$388  = \port$2366$136 [8] & \$387 ;
+  assign \$386  = ~ \port$2380$136 [9];
+  assign \$387  = \port$2380$136 [1:0] == 2'h2;
+  assign \$388  = \port$2380$136 [8] & \$387 ;
   assign \$389  = \$386  & \$388 ;
   assign \$390  = \$385  | \$389 ;
   assign \$391  = clear_row == sc_row_q;
   assign \$392  = clear_en & \$391 ;
   assign \$393  = ~ clear_en;
-  assign \$394  = \$393  & \port$2366$136 [9];
+  assign \$394  = \$393  & \port$2380$136 [9];
   assign \$395  = inv_slot[1:0] == 2'h2;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = inv_slot[6:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = \$392  | \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = ~ \port$2366$136 [9];
+  assign \$401  = ~ \port$2380$136 [9];
   assign \$402  = \$400  & \$401 ;
-  assign \$403  = \port$2366$136 [1:0] == 2'h2;
-  assign \$404  = \port$2366$136 [8] & \$403 ;
+  assign \$403  = \port$2380$136 [1:0] == 2'h2;
+  assign \$404  = \port$2380$136 [8] & \$403 ;
   assign \$405  = \$402  & \$404 ;
-  assign \$406  = \port$2366$136 [6:2] == sc_row_q;
+  assign \$406  = \port$2380$136 [6:2] == sc_row_q;
   assign \$407  = \$405  & \$406 ;
   assign \$408  = \$399  | \$407 ;
   assign sc_snoop2 = \$408  | sc_wr_at_read2;
   assign \$409  = clear_row == sc_row_q;
   assign \$410  = clear_en & \$409 ;
   assign \$411  = ~ clear_en;
-  assign \$412  = \$411  & \port$2366$136 [9];
+  assign \$412  = \$411  & \port$2380$136 [9];
   assign \$413  = inv_slot[1:0] == 2'h2;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = inv_slot[6:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
   assign \$417  = \$410  | \$416 ;
   assign \$418  = ~ clear_en;
-  assign \$419  = ~ \port$2366$136 [9];
+  assign \$419  = ~ \port$2380$136 [9];
   assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
@@ -7980,15 +7980,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2366$136 [9]) begin
+    end else if (\port$2380$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2366$136 [6:2];
+      meta_addr = \port$2380$136 [6:2];
     end
   end
-  assign inv_en = \port$2366$136 [9];
-  assign wr_en = \port$2366$136 [8];
-  assign wr_slot = \port$2366$136 [6:0];
+  assign inv_en = \port$2380$136 [9];
+  assign wr_en = \port$2380$136 [8];
+  assign wr_slot = \port$2380$136 [6:0];
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
@@ -7999,8 +7999,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2366$5 [29:24];
-  assign wr_mark = \port$2366$136 [7];
+  assign wr_last = \port$2380$5 [29:24];
+  assign wr_mark = \port$2380$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -8008,9 +8008,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$107  = \port$2366$136 [6:2];
-  assign wr_tag = \port$2366$5 [23:0];
-  assign wr_count = \port$2366$136 [17:10];
+  assign \$signature__addr$107  = \port$2380$136 [6:2];
+  assign wr_tag = \port$2380$5 [23:0];
+  assign wr_count = \port$2380$136 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -8020,7 +8020,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$140  = 1'h1;
   assign \mark_r__addr$141  = \$307 [4:0];
   assign \mark_r__en$142  = 1'h1;
-  assign \$signature__addr$143  = \port$2366$136 [6:2];
+  assign \$signature__addr$143  = \port$2380$136 [6:2];
   assign \$signature__addr$145  = meta_addr;
   assign \mark_w__addr$147  = sc_row_qqq;
   assign \mark_w__en$148  = sc_we1;
@@ -8030,7 +8030,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$159  = 1'h1;
   assign \mark_r__addr$160  = \$374 [4:0];
   assign \mark_r__en$161  = 1'h1;
-  assign \$signature__addr$162  = \port$2366$136 [6:2];
+  assign \$signature__addr$162  = \port$2380$136 [6:2];
   assign \$signature__addr$164  = meta_addr;
   assign \mark_w__addr$166  = sc_row_qqq;
   assign \mark_w__en$167  = sc_we2;
@@ -8040,7 +8040,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$178  = 1'h1;
   assign \mark_r__addr$179  = \$441 [4:0];
   assign \mark_r__en$180  = 1'h1;
-  assign \$signature__addr$181  = \port$2366$136 [6:2];
+  assign \$signature__addr$181  = \port$2380$136 [6:2];
   assign \$signature__addr$183  = meta_addr;
   assign \mark_w__addr$185  = sc_row_qqq;
   assign \mark_w__en$186  = sc_we3;
@@ -8209,12 +8209,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$190.gen  = \$signature__data$190 [9:6];
   assign \$signature__data$190.fresh  = \$signature__data$190 [10];
   assign \$signature__data$190.valid  = \$signature__data$190 [11];
-  assign \$signature__data$85 [31:24] = \port$2366$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2366$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2366$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2366$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2366$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2366$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2380$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2380$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2380$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2380$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2380$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2380$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8275,15 +8275,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2366$136 [17:10];
-  assign \$signature__data [23:0] = \port$2366$5 [23:0];
+  assign \$signature__data [31:24] = \port$2380$136 [17:10];
+  assign \$signature__data [23:0] = \port$2380$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2366$136 [7];
-  assign \$signature__data$35 [5:0] = \port$2366$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2380$136 [7];
+  assign \$signature__data$35 [5:0] = \port$2380$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8437,14 +8437,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2358$0 (lanes[43:0]),
-    .\port$2358$107 (lanes[108:107]),
-    .\port$2358$147 (lanes[147]),
-    .\port$2358$172 (lanes[173:172]),
-    .\port$2358$212 (lanes[212]),
-    .\port$2358$237 (lanes[238:237]),
-    .\port$2358$277 (lanes[277]),
-    .\port$2358$82 (lanes[82]),
+    .\port$2372$0 (lanes[43:0]),
+    .\port$2372$107 (lanes[108:107]),
+    .\port$2372$147 (lanes[147]),
+    .\port$2372$172 (lanes[173:172]),
+    .\port$2372$212 (lanes[212]),
+    .\port$2372$237 (lanes[238:237]),
+    .\port$2372$277 (lanes[277]),
+    .\port$2372$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8615,7 +8615,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 , \port$2358$147 , \port$2358$172 , \port$2358$212 , \port$2358$237 , \port$2358$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2372$0 , \port$2372$82 , \port$2372$107 , \port$2372$147 , \port$2372$172 , \port$2372$212 , \port$2372$237 , \port$2372$277 , beyond_w1, age, tag, count, count_inc, count_inc2, slot, older, decision, list_empty);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -8773,22 +8773,22 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2358$0 ;
-  wire [43:0] \port$2358$0 ;
-  input [1:0] \port$2358$107 ;
-  wire [1:0] \port$2358$107 ;
-  input \port$2358$147 ;
-  wire \port$2358$147 ;
-  input [1:0] \port$2358$172 ;
-  wire [1:0] \port$2358$172 ;
-  input \port$2358$212 ;
-  wire \port$2358$212 ;
-  input [1:0] \port$2358$237 ;
-  wire [1:0] \port$2358$237 ;
-  input \port$2358$277 ;
-  wire \port$2358$277 ;
-  input \port$2358$82 ;
-  wire \port$2358$82 ;
+  input [43:0] \port$2372$0 ;
+  wire [43:0] \port$2372$0 ;
+  input [1:0] \port$2372$107 ;
+  wire [1:0] \port$2372$107 ;
+  input \port$2372$147 ;
+  wire \port$2372$147 ;
+  input [1:0] \port$2372$172 ;
+  wire [1:0] \port$2372$172 ;
+  input \port$2372$212 ;
+  wire \port$2372$212 ;
+  input [1:0] \port$2372$237 ;
+  wire [1:0] \port$2372$237 ;
+  input \port$2372$277 ;
+  wire \port$2372$277 ;
+  input \port$2372$82 ;
+  wire \port$2372$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8802,21 +8802,21 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   wire [3:0] valid;
   wire [6:0] window;
   wire [3:0] wins;
-  assign \$1  = | { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1], \port$2358$0 [43] };
-  assign \$2  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$1  = | { \port$2372$237 [1], \port$2372$172 [1], \port$2372$107 [1], \port$2372$0 [43] };
+  assign \$2  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1] };
+  assign \$4  = | { \port$2372$237 [1], \port$2372$172 [1], \port$2372$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2358$0 [43] & \$5 ;
-  assign \$7  = | { \port$2358$237 [1], \port$2358$172 [1] };
+  assign \$6  = \port$2372$0 [43] & \$5 ;
+  assign \$7  = | { \port$2372$237 [1], \port$2372$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2358$107 [1] & \$8 ;
+  assign \$9  = \port$2372$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2358$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$14  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$15  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$16  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$12  = \port$2372$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$14  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$15  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$16  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
   assign \$17  = ~ older[4];
   assign \$18  = ~ older[8];
   assign \$19  = ~ older[12];
@@ -8851,18 +8851,18 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   assign \$50  = hit_lane[3] ? count_inc2[31:24] : 8'h00;
   assign \$51  = \$49  | \$50 ;
   assign \$52  = \$43  ? \$51  : 8'h02;
-  assign \$53  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$54  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$55  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$53  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$54  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$55  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
   assign \$57  = ~ \$56 ;
   assign \$58  = \$54 [1] & \$57 ;
-  assign \$59  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$60  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$59  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$60  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
   assign \$61  = | \$60 [1:0];
   assign \$62  = ~ \$61 ;
   assign \$63  = \$59 [2] & \$62 ;
-  assign \$64  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign \$65  = ~ { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
+  assign \$64  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign \$65  = ~ { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
   assign \$66  = | \$65 [2:0];
   assign \$67  = ~ \$66 ;
   assign \$68  = \$64 [3] & \$67 ;
@@ -8873,8 +8873,8 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   assign \$73  = decision[35] ? decision[42:36] : \$72 ;
   assign \$74  = decision[58] ? decision[66] : decision[99];
   assign \$75  = decision[35] ? decision[57] : \$74 ;
-  assign \$76  = ! \port$2358$0 [2:1];
-  assign \$77  = \port$2358$0 [0] & \$76 ;
+  assign \$76  = ! \port$2372$0 [2:1];
+  assign \$77  = \port$2372$0 [0] & \$76 ;
   assign \$78  = decision[35] | decision[58];
   assign \$79  = \$78  | decision[67];
   assign \$80  = \$77  & \$79 ;
@@ -8894,16 +8894,16 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   assign \$96  = \$94  | \$95 ;
   assign \$97  = wins[3] ? tag[95:72] : 24'h000000;
   assign \$98  = \$96  | \$97 ;
-  assign \$99  = wins & { \port$2358$277 , \port$2358$212 , \port$2358$147 , \port$2358$82  };
+  assign \$99  = wins & { \port$2372$277 , \port$2372$212 , \port$2372$147 , \port$2372$82  };
   assign \$100  = | \$99 ;
   assign \$101  = ~ list_empty;
-  assign \$102  = \port$2358$0 [2:1] == 2'h3;
+  assign \$102  = \port$2372$0 [2:1] == 2'h3;
   assign \$103  = \$102  | beyond_w1[0];
   assign \$104  = \$101  & \$103 ;
-  assign \$105  = \port$2358$0 [2:1] == 2'h2;
-  assign \$106  = \port$2358$0 [2:1] == 2'h3;
+  assign \$105  = \port$2372$0 [2:1] == 2'h2;
+  assign \$106  = \port$2372$0 [2:1] == 2'h3;
   assign \$107  = \$105  | \$106 ;
-  assign \$108  = \port$2358$0 [0] & \$107 ;
+  assign \$108  = \port$2372$0 [0] & \$107 ;
   assign \$109  = \$108  & decision[100];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
@@ -8912,41 +8912,41 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
       decision[50:43] = count[7:0];
       decision[56:51] = age[5:0];
       decision[42:36] = slot[6:0];
-      decision[57] = \port$2358$82 ;
+      decision[57] = \port$2372$82 ;
     end
     if (hit_lane[1]) begin
       decision[50:43] = count[15:8];
       decision[56:51] = age[11:6];
       decision[42:36] = slot[13:7];
-      decision[57] = \port$2358$147 ;
+      decision[57] = \port$2372$147 ;
     end
     if (hit_lane[2]) begin
       decision[50:43] = count[23:16];
       decision[56:51] = age[17:12];
       decision[42:36] = slot[20:14];
-      decision[57] = \port$2358$212 ;
+      decision[57] = \port$2372$212 ;
     end
     if (hit_lane[3]) begin
       decision[50:43] = count[31:24];
       decision[56:51] = age[23:18];
       decision[42:36] = slot[27:21];
-      decision[57] = \port$2358$277 ;
+      decision[57] = \port$2372$277 ;
     end
     if (\$13 [3]) begin
       decision[65:59] = slot[27:21];
-      decision[66] = \port$2358$277 ;
+      decision[66] = \port$2372$277 ;
     end
     if (\$14 [2]) begin
       decision[65:59] = slot[20:14];
-      decision[66] = \port$2358$212 ;
+      decision[66] = \port$2372$212 ;
     end
     if (\$15 [1]) begin
       decision[65:59] = slot[13:7];
-      decision[66] = \port$2358$147 ;
+      decision[66] = \port$2372$147 ;
     end
     if (\$16 [0]) begin
       decision[65:59] = slot[6:0];
-      decision[66] = \port$2358$82 ;
+      decision[66] = \port$2372$82 ;
     end
     begin
       begin
@@ -8962,16 +8962,16 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
         decision[99] = \$100 ;
         decision[100] = \$104 ;
         decision[124:101] = tag[23:0];
-        decision[131:125] = \port$2358$0 [41:35];
+        decision[131:125] = \port$2372$0 [41:35];
         decision[145] = \$109 ;
       end
     end
   end
-  assign request = \port$2358$0 [34:0];
-  assign match = { \port$2358$237 [1], \port$2358$172 [1], \port$2358$107 [1], \port$2358$0 [43] };
-  assign valid = { \port$2358$237 [0], \port$2358$172 [0], \port$2358$107 [0], \port$2358$0 [42] };
-  assign mark = { \port$2358$277 , \port$2358$212 , \port$2358$147 , \port$2358$82  };
-  assign window = \port$2358$0 [41:35];
+  assign request = \port$2372$0 [34:0];
+  assign match = { \port$2372$237 [1], \port$2372$172 [1], \port$2372$107 [1], \port$2372$0 [43] };
+  assign valid = { \port$2372$237 [0], \port$2372$172 [0], \port$2372$107 [0], \port$2372$0 [42] };
+  assign mark = { \port$2372$277 , \port$2372$212 , \port$2372$147 , \port$2372$82  };
+  assign window = \port$2372$0 [41:35];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8999,11 +8999,11 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \request.valid  = \port$2358$0 [0];
-  assign \request.op  = \port$2358$0 [2:1];
-  assign \request.min_tlevel  = \port$2358$0 [4:3];
-  assign \request.tag  = \port$2358$0 [28:5];
-  assign \request.t  = \port$2358$0 [34:29];
+  assign \request.valid  = \port$2372$0 [0];
+  assign \request.op  = \port$2372$0 [2:1];
+  assign \request.min_tlevel  = \port$2372$0 [4:3];
+  assign \request.tag  = \port$2372$0 [28:5];
+  assign \request.t  = \port$2372$0 [34:29];
   assign first_free[3] = \$68 ;
   assign first_free[2] = \$63 ;
   assign first_free[1] = \$58 ;
@@ -9012,7 +9012,7 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   assign wins[2] = \$25 ;
   assign wins[1] = \$23 ;
   assign wins[0] = \$20 ;
-  assign hit_lane[3] = \port$2358$237 [1];
+  assign hit_lane[3] = \port$2372$237 [1];
   assign hit_lane[2] = \$12 ;
   assign hit_lane[1] = \$9 ;
   assign hit_lane[0] = \$6 ;
@@ -9021,16 +9021,16 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
   always @*
     decision[35] = \$1 ;
   always @*
-    decision[34:29] = \port$2358$0 [34:29];
+    decision[34:29] = \port$2372$0 [34:29];
   always @*
-    decision[28:5] = \port$2358$0 [28:5];
+    decision[28:5] = \port$2372$0 [28:5];
   always @*
-    decision[4:3] = \port$2358$0 [4:3];
+    decision[4:3] = \port$2372$0 [4:3];
   always @*
-    decision[2:1] = \port$2358$0 [2:1];
+    decision[2:1] = \port$2372$0 [2:1];
   always @*
-    decision[0] = \port$2358$0 [0];
-  assign \$10  = \port$2358$237 [1];
+    decision[0] = \port$2372$0 [0];
+  assign \$10  = \port$2372$237 [1];
   assign \$32  = \$31 ;
   assign \$45  = \$44 ;
   assign \$56  = \$55 [0];
@@ -9039,7 +9039,7 @@ module \kv_asu.core.versions.dec (\port$2358$0 , \port$2358$82 , \port$2358$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2346$0 , \port$2347$0 , \port$2351$0 , clk);
+module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2360$0 , \port$2361$0 , \port$2365$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -9091,13 +9091,13 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2346$0 ;
-  wire [41:0] \port$2346$0 ;
-  output [187:0] \port$2347$0 ;
-  wire [187:0] \port$2347$0 ;
+  output [41:0] \port$2360$0 ;
+  wire [41:0] \port$2360$0 ;
+  output [187:0] \port$2361$0 ;
+  wire [187:0] \port$2361$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2351$0 ;
-  wire [27:0] \port$2351$0 ;
+  output [27:0] \port$2365$0 ;
+  wire [27:0] \port$2365$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9201,9 +9201,9 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2346$0  = \$9 ;
-  assign \port$2347$0  = \$10 ;
-  assign \port$2351$0  = \$12 ;
+  assign \port$2360$0  = \$9 ;
+  assign \port$2361$0  = \$10 ;
+  assign \port$2365$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9306,7 +9306,7 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
@@ -9314,17 +9314,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$11 ;
   wire \$12 ;
   wire \$13 ;
-  wire [1:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [1:0] \$16 ;
-  wire [1:0] \$17 ;
-  wire [1:0] \$18 ;
-  wire \$19 ;
+  wire \$16 ;
+  wire \$17 ;
+  wire \$18 ;
+  wire [1:0] \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$21 ;
-  wire \$22 ;
-  wire \$23 ;
+  wire [1:0] \$21 ;
+  wire [1:0] \$22 ;
+  wire [1:0] \$23 ;
   wire \$24 ;
   wire \$25 ;
   wire \$26 ;
@@ -9345,7 +9345,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$4 ;
   wire \$40 ;
   wire \$41 ;
-  wire \$42 ;
+  wire [4:0] \$42 ;
   wire \$43 ;
   wire \$44 ;
   wire \$45 ;
@@ -9354,29 +9354,40 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$48 ;
   wire \$49 ;
   wire \$5 ;
-  wire [1:0] \$50 ;
-  reg \$51 ;
-  reg \$52 ;
-  reg \$53 ;
-  reg \$54 ;
-  reg \$55 ;
-  reg \$56 ;
-  reg \$57 ;
-  reg [31:0] \$58 ;
-  reg [31:0] \$59 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire \$52 ;
+  wire \$53 ;
+  wire \$54 ;
+  wire \$55 ;
+  wire \$56 ;
+  wire \$57 ;
+  wire \$58 ;
+  wire \$59 ;
   wire \$6 ;
-  reg [31:0] \$60 ;
-  reg [31:0] \$61 ;
-  reg [31:0] \$62 ;
-  reg [31:0] \$63 ;
+  wire [1:0] \$60 ;
+  reg \$61 ;
+  reg \$62 ;
+  reg [3:0] \$63 ;
   reg \$64 ;
-  reg [62:0] \$65 ;
+  reg \$65 ;
   reg \$66 ;
-  reg [3:0] \$67 ;
+  reg \$67 ;
   reg \$68 ;
   reg [31:0] \$69 ;
   wire \$7 ;
+  reg [31:0] \$70 ;
+  reg [31:0] \$71 ;
+  reg [31:0] \$72 ;
+  reg [31:0] \$73 ;
+  reg [31:0] \$74 ;
+  reg \$75 ;
+  reg [62:0] \$76 ;
+  reg \$77 ;
+  reg [3:0] \$78 ;
+  reg \$79 ;
   wire \$8 ;
+  reg [31:0] \$80 ;
   wire \$9 ;
   reg action_resp = 1'h0;
   (* init = 4'h0 *)
@@ -9447,9 +9458,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [4:0] \cfg.w1 ;
   wire [4:0] \cfg.w2 ;
   wire [4:0] \cfg.w3 ;
-  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear_stats;
+  wire clear;
+  reg clear_stats = 1'h0;
   input clk;
   wire clk;
   input core_flushing;
@@ -9468,7 +9479,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [7:0] occupancy;
@@ -9500,96 +9510,111 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w1 = 32'd31;
   reg [31:0] shadow_w2 = 32'd31;
   reg [31:0] shadow_w3 = 32'd25;
+  reg [3:0] stat_discard = 4'h0;
+  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg stat_pend = 1'h0;
-  assign \$29  = & { \$28 , \$27 , \$26  };
-  assign \$30  = shadow_w3[4:0] <= shadow_w2[4:0];
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = shadow_w2[4:0] <= shadow_w1[4:0];
-  assign \$33  = \$31  & \$32 ;
-  assign \$34  = \$25  & \$33 ;
-  assign \$35  = shadow_hash_seed != cfg[62:31];
-  assign \$36  = ~ axil__bvalid;
-  assign \$37  = ~ sequencing;
-  assign \$38  = regs__w_valid & \$37 ;
-  assign \$39  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$40  = regs__w_strb[0] & \$39 ;
-  assign \$41  = ~ core_flushing;
-  assign \$42  = core_idle & \$41 ;
-  assign \$43  = | inc;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = ~ legal;
-  assign \$47  = regs__w_data[3] & \$46 ;
-  assign \$48  = regs__w_data[3] & seed_changes;
-  assign \$49  = regs__w_data[1] | \$48 ;
-  always @(posedge clk)
-    legal <= \$51 ;
-  always @(posedge clk)
-    seed_changes <= \$52 ;
-  always @(posedge clk)
-    clear <= \$53 ;
-  always @(posedge clk)
-    flush <= \$54 ;
-  always @(posedge clk)
-    action_resp <= \$55 ;
-  always @(posedge clk)
-    sequencing <= \$56 ;
-  always @(posedge clk)
-    enable <= \$57 ;
-  always @(posedge clk)
-    shadow_c3 <= \$58 ;
-  always @(posedge clk)
-    shadow_c2 <= \$59 ;
-  always @(posedge clk)
-    shadow_w3 <= \$60 ;
-  always @(posedge clk)
-    shadow_w2 <= \$61 ;
-  always @(posedge clk)
-    shadow_w1 <= \$62 ;
-  always @(posedge clk)
-    shadow_hash_seed <= \$63 ;
-  always @(posedge clk)
-    error <= \$64 ;
-  always @(posedge clk)
-    cfg <= \$65 ;
-  always @(posedge clk)
-    ar_stat_lo <= \$66 ;
-  always @(posedge clk)
-    rd_addr <= \$67 ;
-  always @(posedge clk)
-    stat_pend <= \$68 ;
-  always @(posedge clk)
-    hi_latch <= \$69 ;
-  assign \$1  = ~ sequencing;
-  assign \$2  = regs__w_valid & \$1 ;
-  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$4  = regs__w_strb[0] & \$3 ;
-  assign \$5  = ~ core_flushing;
-  assign \$6  = core_idle & \$5 ;
-  assign \$7  = | inc;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \$6  & \$8 ;
-  assign \$10  = ~ legal;
-  assign \$11  = regs__w_data[3] & \$10 ;
-  assign \$12  = axil__bvalid & action_resp;
-  assign \$13  = sequencing | \$12 ;
-  assign hold = \$13  | flush;
+  assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$15  = core_flushing | flush;
-  assign \$18  = \$16  | \$17 ;
-  assign \$19  = ! shadow_c2[31:8];
-  assign \$20  = ! shadow_c3[31:8];
-  assign \$21  = & { \$20 , \$19  };
-  assign \$22  = shadow_c2[7:0] <= shadow_c3[7:0];
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = shadow_c2[7:0] >= 1'h1;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ! shadow_w3[31:5];
-  assign \$27  = ! shadow_w2[31:5];
-  assign \$28  = ! shadow_w1[31:5];
+  assign \$20  = core_flushing | flush;
+  assign \$23  = \$21  | \$22 ;
+  assign \$24  = ! shadow_c2[31:8];
+  assign \$25  = ! shadow_c3[31:8];
+  assign \$26  = & { \$25 , \$24  };
+  assign \$27  = shadow_c2[7:0] <= shadow_c3[7:0];
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = shadow_c2[7:0] >= 1'h1;
+  assign \$30  = \$28  & \$29 ;
+  assign \$31  = ! shadow_w3[31:5];
+  assign \$32  = ! shadow_w2[31:5];
+  assign \$33  = ! shadow_w1[31:5];
+  assign \$34  = & { \$33 , \$32 , \$31  };
+  assign \$35  = shadow_w3[4:0] <= shadow_w2[4:0];
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = shadow_w2[4:0] <= shadow_w1[4:0];
+  assign \$38  = \$36  & \$37 ;
+  assign \$39  = \$30  & \$38 ;
+  assign \$40  = shadow_hash_seed != cfg[62:31];
+  assign \$41  = | stat_discard;
+  assign \$42  = stat_discard - 1'h1;
+  assign \$43  = ~ axil__bvalid;
+  assign \$44  = ~ sequencing;
+  assign \$45  = regs__w_valid & \$44 ;
+  assign \$46  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$47  = regs__w_strb[0] & \$46 ;
+  assign \$48  = ~ core_flushing;
+  assign \$49  = | stat_inc;
+  assign \$50  = ~ \$49 ;
+  assign \$51  = core_idle & \$50 ;
+  assign \$52  = regs__w_data[3] | regs__w_data[1];
+  assign \$53  = ~ \$52 ;
+  assign \$54  = \$51  | \$53 ;
+  assign \$55  = \$48  & \$54 ;
+  assign \$56  = ~ legal;
+  assign \$57  = regs__w_data[3] & \$56 ;
+  assign \$58  = regs__w_data[3] & seed_changes;
+  assign \$59  = regs__w_data[1] | \$58 ;
+  always @(posedge clk)
+    legal <= \$61 ;
+  always @(posedge clk)
+    seed_changes <= \$62 ;
+  always @(posedge clk)
+    stat_discard <= \$63 ;
+  always @(posedge clk)
+    clear_stats <= \$64 ;
+  always @(posedge clk)
+    flush <= \$65 ;
+  always @(posedge clk)
+    action_resp <= \$66 ;
+  always @(posedge clk)
+    sequencing <= \$67 ;
+  always @(posedge clk)
+    enable <= \$68 ;
+  always @(posedge clk)
+    shadow_c3 <= \$69 ;
+  always @(posedge clk)
+    shadow_c2 <= \$70 ;
+  always @(posedge clk)
+    shadow_w3 <= \$71 ;
+  always @(posedge clk)
+    shadow_w2 <= \$72 ;
+  always @(posedge clk)
+    shadow_w1 <= \$73 ;
+  always @(posedge clk)
+    shadow_hash_seed <= \$74 ;
+  always @(posedge clk)
+    error <= \$75 ;
+  always @(posedge clk)
+    cfg <= \$76 ;
+  always @(posedge clk)
+    ar_stat_lo <= \$77 ;
+  always @(posedge clk)
+    rd_addr <= \$78 ;
+  always @(posedge clk)
+    stat_pend <= \$79 ;
+  always @(posedge clk)
+    hi_latch <= \$80 ;
+  assign \$1  = | stat_discard;
+  assign \$2  = clear_stats | \$1 ;
+  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign \$3  = ~ sequencing;
+  assign \$4  = regs__w_valid & \$3 ;
+  assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$6  = regs__w_strb[0] & \$5 ;
+  assign \$7  = ~ core_flushing;
+  assign \$8  = | stat_inc;
+  assign \$9  = ~ \$8 ;
+  assign \$10  = core_idle & \$9 ;
+  assign \$11  = regs__w_data[3] | regs__w_data[1];
+  assign \$12  = ~ \$11 ;
+  assign \$13  = \$10  | \$12 ;
+  assign \$14  = \$7  & \$13 ;
+  assign \$15  = ~ legal;
+  assign \$16  = regs__w_data[3] & \$15 ;
+  assign \$17  = axil__bvalid & action_resp;
+  assign \$18  = sequencing | \$17 ;
   \kv_asu.regs.stats  stats (
-    .clear(clear),
+    .clear(clear_stats),
     .clk(clk),
     .inc(inc),
     .rd_addr(rd_addr),
@@ -9633,11 +9658,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_done = 1'h0;
-    if (\$2 ) begin
+    if (\$4 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$4 ) begin
+            if (\$6 ) begin
             end else begin
               regs__w_done = 1'h1;
             end
@@ -9656,7 +9681,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       endcase
     end
     if (sequencing) begin
-      if (\$9 ) begin
+      if (\$14 ) begin
         regs__w_done = 1'h1;
       end
     end
@@ -9665,8 +9690,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
-      if (\$9 ) begin
-        if (\$11 ) begin
+      if (\$14 ) begin
+        if (\$16 ) begin
           regs__w_error = 1'h1;
         end
       end
@@ -9822,9 +9847,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h00a:
             regs__r_data = 32'd31;
         10'h010:
-            regs__r_data = { 30'h00000000, \$14  };
+            regs__r_data = { 30'h00000000, \$19  };
         10'h011:
-            regs__r_data = { 30'h00000000, \$18  };
+            regs__r_data = { 30'h00000000, \$23  };
         10'h012:
             regs__r_data = { 24'h000000, occupancy };
         10'h014:
@@ -9912,145 +9937,157 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$51  = \$34 ;
+    \$61  = \$39 ;
     if (rst) begin
-      \$51  = 1'h0;
+      \$61  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$52  = \$35 ;
+    \$62  = \$40 ;
     if (rst) begin
-      \$52  = 1'h0;
+      \$62  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$53  = 1'h0;
+    \$63  = stat_discard;
+    if (clear_stats) begin
+      \$63  = 4'hc;
+    end else if (\$41 ) begin
+      \$63  = \$42 [3:0];
+    end
+    if (rst) begin
+      \$63  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$64  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$53  = regs__w_data[2];
+          \$64  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$53  = 1'h0;
+      \$64  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$54  = 1'h0;
+    \$65  = 1'h0;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$54  = \$49 ;
+          \$65  = \$59 ;
         end
       end
     end
     if (rst) begin
-      \$54  = 1'h0;
+      \$65  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$55  = action_resp;
-    if (\$36 ) begin
-      \$55  = 1'h0;
+    \$66  = action_resp;
+    if (\$43 ) begin
+      \$66  = 1'h0;
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$55  = 1'h1;
+      if (\$55 ) begin
+        \$66  = 1'h1;
       end
     end
     if (rst) begin
-      \$55  = 1'h0;
+      \$66  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$56  = sequencing;
-    if (\$38 ) begin
+    \$67  = sequencing;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$40 ) begin
-              \$56  = 1'h1;
+            if (\$47 ) begin
+              \$67  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
-        \$56  = 1'h0;
+      if (\$55 ) begin
+        \$67  = 1'h0;
       end
     end
     if (rst) begin
-      \$56  = 1'h0;
+      \$67  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$57  = enable;
-    if (\$38 ) begin
+    \$68  = enable;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$40 ) begin
+            if (\$47 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$57  = regs__w_data[0];
+                \$68  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
-          \$57  = regs__w_data[0];
+          \$68  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$57  = 1'h1;
+      \$68  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$58  = shadow_c3;
-    if (\$38 ) begin
+    \$69  = shadow_c3;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$58 [7:0] = regs__w_data[7:0];
+              \$69 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$58 [15:8] = regs__w_data[15:8];
+              \$69 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$58 [23:16] = regs__w_data[23:16];
+              \$69 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$58 [31:24] = regs__w_data[31:24];
+              \$69 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$58  = 32'd5;
+      \$69  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$59  = shadow_c2;
-    if (\$38 ) begin
+    \$70  = shadow_c2;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10059,28 +10096,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$59 [7:0] = regs__w_data[7:0];
+              \$70 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$59 [15:8] = regs__w_data[15:8];
+              \$70 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$59 [23:16] = regs__w_data[23:16];
+              \$70 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$59 [31:24] = regs__w_data[31:24];
+              \$70 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$59  = 32'd3;
+      \$70  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$60  = shadow_w3;
-    if (\$38 ) begin
+    \$71  = shadow_w3;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10091,28 +10128,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$60 [7:0] = regs__w_data[7:0];
+              \$71 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$60 [15:8] = regs__w_data[15:8];
+              \$71 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$60 [23:16] = regs__w_data[23:16];
+              \$71 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$60 [31:24] = regs__w_data[31:24];
+              \$71 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$60  = 32'd25;
+      \$71  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$61  = shadow_w2;
-    if (\$38 ) begin
+    \$72  = shadow_w2;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10125,28 +10162,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$61 [7:0] = regs__w_data[7:0];
+              \$72 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$61 [15:8] = regs__w_data[15:8];
+              \$72 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$61 [23:16] = regs__w_data[23:16];
+              \$72 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$61 [31:24] = regs__w_data[31:24];
+              \$72 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$61  = 32'd31;
+      \$72  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$62  = shadow_w1;
-    if (\$38 ) begin
+    \$73  = shadow_w1;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10161,28 +10198,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$62 [7:0] = regs__w_data[7:0];
+              \$73 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$62 [15:8] = regs__w_data[15:8];
+              \$73 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$62 [23:16] = regs__w_data[23:16];
+              \$73 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$62 [31:24] = regs__w_data[31:24];
+              \$73 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$62  = 32'd31;
+      \$73  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$63  = shadow_hash_seed;
-    if (\$38 ) begin
+    \$74  = shadow_hash_seed;
+    if (\$45 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10199,145 +10236,145 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$63 [7:0] = regs__w_data[7:0];
+              \$74 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$63 [15:8] = regs__w_data[15:8];
+              \$74 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$63 [23:16] = regs__w_data[23:16];
+              \$74 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$63 [31:24] = regs__w_data[31:24];
+              \$74 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$63  = 32'd0;
+      \$74  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$64  = error;
+    \$75  = error;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
-          \$64  = 1'h1;
+        if (\$57 ) begin
+          \$75  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$64  = 1'h0;
+            \$75  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$64  = 1'h0;
+      \$75  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$65  = cfg;
+    \$76  = cfg;
     if (sequencing) begin
-      if (\$45 ) begin
+      if (\$55 ) begin
         (* full_case = 32'd1 *)
-        if (\$47 ) begin
+        if (\$57 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$65 [7:0] = shadow_c3[7:0];
-            \$65 [15:8] = shadow_c2[7:0];
-            \$65 [20:16] = shadow_w3[4:0];
-            \$65 [25:21] = shadow_w2[4:0];
-            \$65 [30:26] = shadow_w1[4:0];
-            \$65 [62:31] = shadow_hash_seed;
+            \$76 [7:0] = shadow_c3[7:0];
+            \$76 [15:8] = shadow_c2[7:0];
+            \$76 [20:16] = shadow_w3[4:0];
+            \$76 [25:21] = shadow_w2[4:0];
+            \$76 [30:26] = shadow_w1[4:0];
+            \$76 [62:31] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$65  = 63'h000000007ff90305;
+      \$76  = 63'h000000007ff90305;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$66  = ar_stat_lo;
+    \$77  = ar_stat_lo;
     if (rd_reserve) begin
-      \$66  = 1'h0;
+      \$77  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h042:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h044:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h046:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h048:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04a:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04c:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h04e:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h050:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h052:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h054:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h056:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
         10'h058:
-            \$66  = 1'h1;
+            \$77  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$66  = 1'h0;
+      \$77  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$67  = rd_addr;
+    \$78  = rd_addr;
     if (rd_reserve) begin
-      \$67  = 4'h0;
+      \$78  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$67  = 4'h0;
+            \$78  = 4'h0;
         10'h042:
-            \$67  = 4'h1;
+            \$78  = 4'h1;
         10'h044:
-            \$67  = 4'h2;
+            \$78  = 4'h2;
         10'h046:
-            \$67  = 4'h3;
+            \$78  = 4'h3;
         10'h048:
-            \$67  = 4'h4;
+            \$78  = 4'h4;
         10'h04a:
-            \$67  = 4'h5;
+            \$78  = 4'h5;
         10'h04c:
-            \$67  = 4'h6;
+            \$78  = 4'h6;
         10'h04e:
-            \$67  = 4'h7;
+            \$78  = 4'h7;
         10'h050:
-            \$67  = 4'h8;
+            \$78  = 4'h8;
         10'h052:
-            \$67  = 4'h9;
+            \$78  = 4'h9;
         10'h054:
-            \$67  = 4'ha;
+            \$78  = 4'ha;
         10'h056:
-            \$67  = 4'hb;
+            \$78  = 4'hb;
         10'h058:
-            \$67  = 4'hc;
+            \$78  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$67  = 4'h0;
+      \$78  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$68  = \$50 [0];
+    \$79  = \$60 [0];
     if (regs__r_valid) begin
       casez (regs__r_addr)
         10'h000:
@@ -10397,66 +10434,66 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h025:
             /* empty */;
         10'h040:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h041:
             /* empty */;
         10'h042:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h043:
             /* empty */;
         10'h044:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h045:
             /* empty */;
         10'h046:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h047:
             /* empty */;
         10'h048:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h049:
             /* empty */;
         10'h04a:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h04b:
             /* empty */;
         10'h04c:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h04d:
             /* empty */;
         10'h04e:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h04f:
             /* empty */;
         10'h050:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h051:
             /* empty */;
         10'h052:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h053:
             /* empty */;
         10'h054:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h055:
             /* empty */;
         10'h056:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
         10'h057:
             /* empty */;
         10'h058:
-            \$68  = 1'h1;
+            \$79  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$68  = 1'h0;
+      \$79  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$69  = hi_latch;
+    \$80  = hi_latch;
     if (stat_pend) begin
-      \$69  = rd_data[63:32];
+      \$80  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       casez (regs__r_addr)
@@ -10489,11 +10526,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h012:
             /* empty */;
         10'h014:
-            \$69  = cycle[63:32];
+            \$80  = cycle[63:32];
       endcase
     end
     if (rst) begin
-      \$69  = 32'd0;
+      \$80  = 32'd0;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -10515,8 +10552,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \axil__wready$33  = axil__wready;
   assign \axil__wstrb$35  = axil__wstrb;
   assign \axil__wvalid$37  = axil__wvalid;
-  assign stat_inc = inc;
-  assign clear_stats = clear;
+  assign clear = clear_stats;
   assign flush_pulse = flush;
   assign regs__b_busy = axil__bvalid;
   assign regs__ar_accept = rd_reserve;
@@ -10528,14 +10564,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign \$14  = { 1'h0, enable };
-  assign \$16  = { 1'h0, \$15  };
-  assign \$17  = { error, 1'h0 };
-  assign \$50  = { stat_pend, 1'h0 };
+  assign \$19  = { 1'h0, enable };
+  assign \$21  = { 1'h0, \$20  };
+  assign \$22  = { error, 1'h0 };
+  assign \$60  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;
