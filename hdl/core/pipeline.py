@@ -19,7 +19,7 @@ from ..hash import Murmur3Hash64
 from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from ..lru import LruList, tail_lag
 from ..scrubber import Scrubber
-from ..table import BucketTable
+from ..table import GEN_WIDTH, BucketTable
 from .admission import Admission
 from .commit import Commit
 from .interfaces import stage_layout
@@ -72,6 +72,9 @@ class KvAsuCore(wiring.Component):
         ``amaranth.lib.memory.Memory``; the formal harness gives its register model).
     observe : bool
         Add the ``observe`` port (``False`` by default: real builds leave it out).
+    gen_width : int
+        Bits of the table generation (``hdl.table.GEN_WIDTH``, docs/spec-decisions.md
+        D12); the formal harness uses fewer, which changes no logic but the width.
 
     Ports
     -----
@@ -129,7 +132,8 @@ class KvAsuCore(wiring.Component):
         ``evict_gap`` cycles before it (6 by default).
     """
 
-    def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False):
+    def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False,
+                 gen_width=GEN_WIDTH):
         params = check_core_params(params)
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
@@ -153,13 +157,13 @@ class KvAsuCore(wiring.Component):
         # EVICT's acceptance that must be free of acceptances.
         self.evict_gap = (options.m_stage + eval_stages +
                           tail_lag(options.lru_registered) - 1)
-        self.table = BucketTable(params, memory=memory)
+        self.table = BucketTable(params, memory=memory, gen_width=gen_width)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
                            observe=observe)
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
-                                   evict_gap=self.evict_gap)
+                                   evict_gap=self.evict_gap, gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
