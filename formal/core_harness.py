@@ -8,7 +8,13 @@ elaborated ahead of the harness (the table's and the LRU list's ``memories`` exi
 elaboration), so that the harness can read, from the core's ``observe`` port
 (``hdl.core.observe.ObservationSignature``) and the memories' registers:
 
-* ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells);
+* ``valid[s]``, ``tag[s]`` of every slot (table registers / memory cells): ``valid`` is
+  tracked, i.e. the valid bit set *and* the slot's generation the current one (D12);
+  ``raw_valid[s]`` the valid bit alone;
+* ``generation``, ``generations_used``: the table generation and the generations started
+  since the last clear sweep; every slot whose valid bit is set holds one of the last
+  ``generations_used + 1`` generations (asserted: so no slot of an older generation can
+  come back as tracked when the generation number is used again);
 * ``nxt[s]``, ``prv[s]``: the *logical* LRU pointers, i.e. the XOR of the two coded banks
   with the pointer writes of this cycle applied (``_pointer_view``);
 * ``flushing``, ``sweep_row``: the clear sweep after reset and flush (the invariants
@@ -62,7 +68,10 @@ class CoreHarness(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         p = self.params
-        core = KvAsuCore(p, self.options, observe=True,
+        # Two generation bits (4 generations, so the wrap is within a BMC's reach): the
+        # generation logic is the same for any width, and fewer state bits keep the
+        # solver's work near what it was before generations.
+        core = KvAsuCore(p, self.options, observe=True, gen_width=2,
                          **formal_models(p, hash_latency=self.hash_latency))
         m.submodules.core = elaborated(core, platform)
         self.core = core
@@ -120,12 +129,18 @@ class CoreHarness(Elaboratable):
         tbl, lru = core.table, core.lru
         obs = self.obs = core.observe
         self.table = tbl
-        self.valid, self.tag, self.stale = [], [], []
+        self.valid, self.raw_valid, self.tag, self.stale = [], [], [], []
         tmem = tbl.memories
+        adm = core.admission
+        self.generation, self.generations_used = adm.generation, adm.generations_used
+        gw = len(adm.generation)
         for s in range(E):
             b, row = s % P, s >> pb
             meta = tmem[f"meta{b}"].cells[row]
-            self.valid.append(meta.valid)
+            self.valid.append(meta.valid & (meta.gen == adm.generation))
+            self.raw_valid.append(meta.valid)
+            m.d.comb += Assert(~meta.valid |
+                               ((adm.generation - meta.gen)[:gw] <= adm.generations_used))
             self.stale.append(meta.fresh ^ tmem[f"mark{b}"].cells[row])
             self.tag.append(tmem[f"ent{b}"].cells[row].tag)
         self.nxt = self._pointer_view(lru, "next")
@@ -321,7 +336,7 @@ class CoreHarness(Elaboratable):
 
     def sweep_properties(self, m):
         """While the clear sweep runs (after reset or a flush): nothing in flight, the list
-        and the occupancy empty, and every row already swept untracked."""
+        and the occupancy empty, and every row already swept has its valid bits clear."""
         p = self.params
         pb = p.PROBE.bit_length() - 1
         m.d.comb += [
@@ -331,7 +346,7 @@ class CoreHarness(Elaboratable):
         for st in self.stages:
             m.d.comb += Assert(~st[0])
         for s in range(p.ENTRIES):
-            m.d.comb += Assert(~((s >> pb) < self.sweep_row) | ~self.valid[s])
+            m.d.comb += Assert(~((s >> pb) < self.sweep_row) | ~self.raw_valid[s])
 
     def on_list_expected(self, s):
         """Slot ``s`` must be on the list once the pending LRU commands (in C2 and C3) are

@@ -29,11 +29,12 @@ Property 5:
   an EVICT / EVICT_ANY is refused only if an OBSERVE, EVICT or EVICT_ANY (not a QUERY) was
   accepted in one of the ``evict_gap`` previous cycles (fewer with the compact pipeline),
   so a held request waits at most that many cycles. The exception is the clear sweep
-  after reset (``flushing``), ``ENTRIES / PROBE`` cycles.
+  (``flushing``, ``ENTRIES / PROBE`` cycles) after the one reset or flush in
+  ``2**GEN_WIDTH`` that has used every table generation.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
   has been high in the previous cycle and in this one, OBSERVE / QUERY are ready: back-
   pressure never blocks the request side for longer than it lasts plus one cycle (outside
-  the clear sweep after reset).
+  the clear sweep).
 """
 
 from amaranth import *

@@ -86,8 +86,10 @@ class KvAsuRegisters(wiring.Component):
         A write without the byte 0 strobe does nothing (``OKAY``). A write with no action
         bit set only updates ``ENABLE``, at once. A write with any action bit set is
         applied between requests: the block raises ``hold``, waits for a cycle with
-        ``core_idle`` high, ``core_flushing`` low (a flush already running finishes first)
-        and ``stat_inc`` all zero, then in that cycle applies, in one step: COMMIT (if the
+        ``core_flushing`` low (a flush already running finishes first) and, if it commits
+        or flushes, ``core_idle`` high and ``stat_inc`` all zero (the pipeline drained; a
+        write of only CLEAR_STATS / CLEAR_ERROR does not wait for it, see ``stat_lag``),
+        then in that cycle applies, in one step: COMMIT (if the
         shadow set is illegal: ``SLVERR``, ``STATUS.ERROR`` set and nothing else of the
         write happens), CLEAR_ERROR, FLUSH, CLEAR_STATS, ENABLE := the written bit. The new
         ``cfg`` and ``enable`` are driven from the next cycle, in which ``bvalid`` rises;
@@ -116,6 +118,14 @@ class KvAsuRegisters(wiring.Component):
         Passed to :class:`hdl.stats.StatisticsCounters` as ``stages`` (3, default: the
         block RAM's word is registered before the adder; 2: one cycle less, for small
         devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R.
+    stat_lag : int
+        Cycles from a request's acceptance to its ``stat_inc`` pulse, a constant of the
+        core (``KvAsuCore.latency - 2``; default 1). A CTRL write of only CLEAR_STATS /
+        CLEAR_ERROR (and ENABLE) is applied without draining the core: the requests
+        accepted before ``hold`` rose pulse ``stat_inc`` up to ``stat_lag - 2`` cycles
+        after the clear cycle, and those pulses are discarded (they count before the clear,
+        which zeroes them), so the statistics are exactly those of the requests accepted
+        after the write response (D8, D12).
 
     Ports
     -----
@@ -156,9 +166,12 @@ class KvAsuRegisters(wiring.Component):
         preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
-    def __init__(self, params=None, *, stats_stages=3):
+    def __init__(self, params=None, *, stats_stages=3, stat_lag=1):
         params = check_params(params)
+        if not isinstance(stat_lag, int) or stat_lag < 1:
+            raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
         self.params = params
+        self.stat_lag = stat_lag
         # Classify every register now: an unknown register fails at construction.
         self._kinds = {reg.name: _kind(reg) for reg in REGISTERS}
         ctrl = regmap.REG["CTRL"]
@@ -237,10 +250,23 @@ class KvAsuRegisters(wiring.Component):
         """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
         increments (see the CTRL sequencer) and happens in the next, the first cycle of the
         write response: a register, so the decision (idle, legality) does not sit in front
-        of the counters' resets. The core is still held then, so `stat_inc` stays 0; an
-        increment in the clear cycle would count after the clear anyway. A read ordered
-        after the B response is sampled later still, so it sees the clear."""
-        m.d.comb += [self.stats.inc.eq(self.stat_inc), self.stats.clear.eq(state.clear_stats)]
+        of the counters' resets. A read ordered after the B response is sampled later
+        still, so it sees the clear. A clear that did not wait for the core to drain (see
+        ``stat_lag``) discards the increments of the ``stat_lag - 1`` cycles from the clear
+        cycle on: they belong to requests accepted before the write (with a drained core
+        there are none; with ``stat_lag`` 1 nothing is discarded and an increment in the
+        clear cycle counts after it)."""
+        # A request accepted at the latest in the cycle before the apply cycle (hold is
+        # high in it) pulses at the latest stat_lag - 2 cycles after the clear cycle (the
+        # cycle after the apply cycle): mask the clear cycle and the stat_lag - 2 after it.
+        discard = Signal(range(max(self.stat_lag - 1, 1)), name="stat_discard")
+        with m.If(state.clear_stats):
+            m.d.sync += discard.eq(max(self.stat_lag - 2, 0))
+        with m.Elif(discard != 0):
+            m.d.sync += discard.eq(discard - 1)
+        masked = state.clear_stats | (discard != 0) if self.stat_lag > 1 else Const(0)
+        m.d.comb += [self.stats.inc.eq(Mux(masked, 0, self.stat_inc)),
+                     self.stats.clear.eq(state.clear_stats)]
         m.d.sync += state.clear_stats.eq(0)
 
     def _writes(self, m, acc, state):
@@ -289,7 +315,9 @@ class KvAsuRegisters(wiring.Component):
             # increment is not idle whatever core_idle says: that increment belongs to a
             # request from before the write, so it must land before a CLEAR_STATS, never
             # straddle it.
-            with m.If(self.core_idle & ~self.core_flushing & ~self.stat_inc.any()):
+            drains = acc.w_data[cbit("COMMIT")] | acc.w_data[cbit("FLUSH")]
+            drained = self.core_idle & ~self.stat_inc.any()
+            with m.If(~self.core_flushing & (drained | ~drains)):
                 m.d.comb += acc.w_done.eq(1)
                 m.d.sync += [sequencing.eq(0), action_resp.eq(1)]
                 commit = acc.w_data[cbit("COMMIT")]

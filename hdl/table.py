@@ -10,14 +10,15 @@ rotated into probe order (lane ``i`` is slot ``h + i``).
 Storage, per bank (every array is a ``Memory`` with one write port):
 
 * ``ent``: ``{tag, count}``, written by ``wr``; one read port (the window);
-* ``meta``: ``{last, fresh, valid}``, written by ``wr`` (valid), ``inv`` and ``clear``
-  (invalid); one read port (the window);
+* ``meta``: ``{last, gen, fresh, valid}``, written by ``wr`` (valid), ``inv`` and ``clear``
+  (invalid), every write with the current ``generation`` in ``gen``; one read port (the
+  window);
 * ``mark``: one bit written only by the scrubber; one read port (the window);
 
-and one ``scrub`` memory of whole rows (``PROBE`` lanes of ``{last, fresh, valid}``),
-written in step with every bank's ``meta`` (lane write enables), read by the scrubber one
-row per cycle: its "port of its own" (spec section 10), one memory for all banks rather
-than a second read port per bank.
+and one ``scrub`` memory of whole rows (``PROBE`` lanes of ``{last, fresh, valid}``: no
+``gen``), written in step with every bank's ``meta`` (lane write enables), read by the
+scrubber one row per cycle: its "port of its own" (spec section 10), one memory for all
+banks rather than a second read port per bank.
 
 **Stale marks without a shared write port.** A slot is *stale* when ``fresh != mark``. The
 scrubber owns ``mark``: to mark a slot stale it writes ``mark = not fresh`` (idempotent, so
@@ -33,10 +34,15 @@ write if the write follows at once (one evaluation stage); a core with a second 
 forwards the marks of the cycle between (``bk_mark`` already includes the scrubber write
 of its own cycle, so a write in the next cycle is exact).
 
-**Clearing.** Valid bits live in RAM, so untracking every line is a sweep: ``clear_en``
-writes ``valid = 0`` to row ``clear_row`` of every bank (one row per cycle, ``ENTRIES /
-PROBE`` cycles for the table). The core sweeps after reset and after a flush, with
-``ready`` low.
+**Generations and clearing.** A slot is tracked (``bk_valid``) when its valid bit is set
+*and* its ``gen`` is the current ``generation``: the core untracks every line in one cycle
+by moving ``generation`` on (a flush, a reset; docs/spec-decisions.md D12). A slot of an
+older generation reads as untracked whatever else it holds. Once the core has used every
+generation it clears the valid bits by a sweep: ``clear_en`` writes ``valid = 0`` to row
+``clear_row`` of every bank (one row per cycle, ``ENTRIES / PROBE`` cycles for the table),
+with ``ready`` low. The scrubber's copy keeps no ``gen``: its ``sc_valid`` is the valid bit
+alone, so the scrubber may mark a slot of an older generation stale, which nothing reads
+(the write that next tracks the slot clears the mark).
 
 The window's reads are transparent for the write port of their memory: a read issued in
 the cycle of a write to the same slot returns the written entry. (The block RAM ports are
@@ -54,7 +60,11 @@ from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
 
-__all__ = ["BucketTable", "probe_order"]
+__all__ = ["BucketTable", "probe_order", "GEN_WIDTH"]
+
+#: Bits of the table generation (docs/spec-decisions.md D12): ``2**GEN_WIDTH`` generations,
+#: so every ``2**GEN_WIDTH``-th flush or reset sweeps the valid bits.
+GEN_WIDTH = 4
 
 
 def probe_order(bank_values, lo, i):
@@ -86,6 +96,10 @@ class BucketTable(wiring.Component):
     clear_en : In(1), clear_row : In(range(ROWS))
         Untrack the ``PROBE`` slots of row ``clear_row`` (never with ``wr_en`` or
         ``inv_en``).
+    generation : In(gen_width)
+        The current generation: stored with every write; a slot whose stored one differs
+        reads as untracked (``bk_valid`` low). Changes only while no window read is in
+        flight.
     sc_row : In(range(ROWS))
         Scrubber row read: slots ``row * PROBE + b`` for every bank ``b``.
     sc_last : Out(ArrayLayout(TS_WIDTH, PROBE)), sc_valid : Out(PROBE)
@@ -119,6 +133,8 @@ class BucketTable(wiring.Component):
     memory : class
         The memory every array is built from (default ``amaranth.lib.memory.Memory``; the
         formal harness gives its register model).
+    gen_width : int
+        Bits of ``generation`` (default ``GEN_WIDTH``).
 
     Attributes
     ----------
@@ -126,14 +142,17 @@ class BucketTable(wiring.Component):
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
     memories : dict
         After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
-        ``meta{b}`` (``{last, fresh, valid}``) and ``mark{b}``, for the formal views of
+        ``meta{b}`` (``{last, gen, fresh, valid}``) and ``mark{b}``, for the formal views of
         the contents (with the register-model memory).
     """
 
-    def __init__(self, params=None, *, memory=Memory):
+    def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH):
         params = check_params(params)
+        if not isinstance(gen_width, int) or gen_width < 1:
+            raise ValueError(f"gen_width must be a positive integer, not {gen_width!r}")
         self._params = params
         self._memory = memory
+        self.gen_width = gen_width
         p = params
         self.rows = p.ENTRIES // p.PROBE
         super().__init__({
@@ -148,6 +167,7 @@ class BucketTable(wiring.Component):
             "inv_slot": In(p.SLOT_WIDTH),
             "clear_en": In(1),
             "clear_row": In(range(self.rows)),
+            "generation": In(gen_width),
             "sc_row": In(range(self.rows)),
             "sc_last": Out(data.ArrayLayout(p.TS_WIDTH, p.PROBE)),
             "sc_valid": Out(p.PROBE),
@@ -182,7 +202,9 @@ class BucketTable(wiring.Component):
             return (bank == b) if pb else Const(1)
 
         ent_layout = data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH})
-        meta_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
+        meta_layout = data.StructLayout({"last": p.TS_WIDTH, "gen": self.gen_width,
+                                         "fresh": 1, "valid": 1})
+        copy_layout = data.StructLayout({"last": p.TS_WIDTH, "fresh": 1, "valid": 1})
 
         # Window addressing: bank b holds slot h + ((b - h) mod P), at row hi + (b < lo).
         h_lo, h_hi = split(self.rd_slot)
@@ -206,7 +228,7 @@ class BucketTable(wiring.Component):
         # exactly as it is at the end of the arrival cycle, as a transparent read one
         # cycle later would return it. A read that meets a write of its row is therefore
         # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
-        scrub = self._memory(shape=data.ArrayLayout(meta_layout, P), depth=rows, init=[],
+        scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows, init=[],
                        attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
@@ -214,10 +236,14 @@ class BucketTable(wiring.Component):
         m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
         sc_d = Signal.like(sc_r.data, name="sc_data_q")
         meta_data = Signal(meta_layout)
+        copy_data = Signal(copy_layout)               # meta_data without gen
         meta_addr = Signal(range(rows))
         m.d.comb += [
             meta_data.last.eq(self.wr_last), meta_data.fresh.eq(self.wr_mark),
             meta_data.valid.eq(~(self.inv_en | self.clear_en)),
+            meta_data.gen.eq(self.generation),
+            copy_data.last.eq(meta_data.last), copy_data.fresh.eq(meta_data.fresh),
+            copy_data.valid.eq(meta_data.valid),
         ]
         with m.If(self.clear_en):
             m.d.comb += meta_addr.eq(self.clear_row)
@@ -289,7 +315,7 @@ class BucketTable(wiring.Component):
                 ent_w.addr.eq(w_row), ent_w.en.eq(wr_here),
                 ent_w.data.tag.eq(self.wr_tag), ent_w.data.count.eq(self.wr_count),
                 meta_w.addr.eq(meta_addr), meta_w.data.eq(meta_data), meta_w.en.eq(meta_en),
-                scrub_w.data[b].eq(meta_data), scrub_w.en[b].eq(meta_en),
+                scrub_w.data[b].eq(copy_data), scrub_w.en[b].eq(meta_en),
             ]
 
             # The scrubber's copy of this bank's slot of the row in flight (see sc_d).
@@ -305,18 +331,18 @@ class BucketTable(wiring.Component):
             def meta_write_at(row):
                 return meta_write_where(self.clear_row == row, i_row == row, w_row == row)
             at_read = Signal(name=f"sc_wr_at_read{b}")
-            at_read_data = Signal(meta_layout, name=f"sc_wr_at_read_data{b}")
+            at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}")
             m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
-                         at_read_data.eq(meta_data)]
+                         at_read_data.eq(copy_data)]
             # The snoop's choice and data, from registers only, are kept as nets of their
             # own (`keep`) so that the block RAM's output meets one 2:1 multiplexer, not
             # the priority chain (the block RAM's 5.8 ns clock-to-output leaves room for
             # one LUT).
             snoop_now = meta_write_at(sc_row_q)
             snoop_hit = Signal(name=f"sc_snoop{b}", attrs={"keep": 1})
-            snoop_data = Signal(meta_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
+            snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
             m.d.comb += [snoop_hit.eq(snoop_now | at_read),
-                         snoop_data.eq(Mux(snoop_now, meta_data, at_read_data))]
+                         snoop_data.eq(Mux(snoop_now, copy_data, at_read_data))]
             m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
 
             # Scrubber marks: mark = not fresh, decided in c + 2 and written in c + 3,
@@ -346,7 +372,8 @@ class BucketTable(wiring.Component):
                                         mark_rd))
             m.d.comb += [
                 self.bk_tag[b].eq(ent_rd.tag), self.bk_count[b].eq(ent_rd.count),
-                self.bk_last[b].eq(meta_rd.last), self.bk_valid[b].eq(meta_rd.valid),
+                self.bk_last[b].eq(meta_rd.last),
+                self.bk_valid[b].eq(meta_rd.valid & (meta_rd.gen == self.generation)),
                 self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
                 self.bk_mark_raw[b].eq(mark_rd),
                 self.bk_row[b].eq(row_q),

@@ -52,7 +52,8 @@ class KvAsu(wiring.Component):
         self.params = params
         self.options = options
         self.core = KvAsuCore(params, options)
-        self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages)
+        self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages,
+                                   stat_lag=self.core.latency - 2)
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({

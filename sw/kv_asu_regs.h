@@ -130,7 +130,7 @@
 /* CTRL.CLEAR_ERROR (action, reads 0): Clear STATUS.ERROR. */
 #define KVASU_CTRL_CLEAR_ERROR_SHIFT             4u
 #define KVASU_CTRL_CLEAR_ERROR_MASK              0x00000010u
-/* STATUS.BUSY (ro): A flush is running; requests are not accepted. */
+/* STATUS.BUSY (ro): The clear sweep of a flush or reset is running (one in 16, D12); requests are not accepted. */
 #define KVASU_STATUS_BUSY_SHIFT                  0u
 #define KVASU_STATUS_BUSY_MASK                   0x00000001u
 /* STATUS.ERROR (ro): Sticky: a commit was refused since the last CLEAR_ERROR. */

@@ -11,10 +11,13 @@ and sent as one batch, so that ages in ticks are exact whatever the block's late
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from cocotb.triggers import ClockCycles, RisingEdge
 
-from verif.kvasu_tb import (EVICT, EVICT_ANY, OBSERVE, QUERY, KvAsuTB, Mismatch, ReqItem,
-                            tb_test)
+from verif.kvasu_tb import (CLEAR_STATS, ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE, QUERY,
+                            KvAsuTB, Mismatch, ReqItem, tb_test)
 
 
 def win(tb: KvAsuTB, h):
@@ -412,6 +415,83 @@ async def seed_commit_flushes(tb: KvAsuTB):
     res = await tb.batch([(OBSERVE, addr_in(tb, l)) for l in lines])
     assert not any(e["present"] for _, e in res)
     await tb.check_quiescent("after seed change")
+
+
+def _stream(tb, n, pool):
+    """``n`` OBSERVE / QUERY requests on ``pool``, to be sent back to back."""
+    rng = tb.rng
+    return [ReqItem(OBSERVE if rng.random() < 0.7 else QUERY, addr_in(tb, rng.choice(pool)),
+                    rng.randrange(4)) for _ in range(n)]
+
+
+def _not_ready_cycles(tb, n):
+    """Cycles lost by the last ``n`` answered requests, sent back to back: the span of
+    their acceptance cycles minus ``n``."""
+    cycles = [c for c, _, _ in list(tb.scoreboard.history)[-n:]]
+    return cycles[-1] - cycles[0] + 1 - n
+
+
+@tb_test()
+async def no_stall_across_reset_and_flush(tb: KvAsuTB):
+    """D12: a reset and a flush untrack every line by a new table generation, without the
+    clear sweep: a stream sent back to back straight out of reset is accepted from cycle 0
+    with no bubble, and a stream with a CTRL FLUSH written in its middle loses only the
+    CTRL write's own sequencing (D8), not ENTRIES / PROBE cycles; lines tracked before each
+    are untracked after it (every response checked by the scoreboard); a CLEAR_STATS
+    written in a stream costs at most a few cycles and leaves the model's statistics. The one flush or
+    reset in 16 that wraps the generations sweeps. The counts go to ``no_stall.json`` beside
+    the coverage files (a measurement, not a goal: the asserts are D12's rules)."""
+    rows = tb.p.ENTRIES // tb.p.PROBE
+    figures = []
+    pool = tb.spread_lines(min(64, tb.p.ENTRIES // 2))
+    n = int(300 * tb.scale) + 100
+    for round_ in range(3):
+        await tb.batch(_stream(tb, n // 2, pool))
+        assert tb.model.occupancy > 0
+        sweeps = tb.driver.generations.used == tb.driver.generations.GENERATIONS - 1
+        await tb.reset(1 + round_)
+        # the driver has checked req.ready in cycles 0 .. (high in cycle 0, or low for the
+        # ENTRIES / PROBE cycles of a sweep, then high)
+        res = await tb.batch(_stream(tb, n, pool))
+        lost = _not_ready_cycles(tb, n)
+        tb.log.info("reset %d (%s): ready from cycle %d; then %d not-ready cycles in %d "
+                    "requests", round_, "sweep" if sweeps else "generation",
+                    rows if sweeps else 0, lost, n)
+        assert lost == 0, lost
+        assert not res[0][1]["present"]
+        figures.append({"event": "reset", "sweep": sweeps, "requests": n,
+                        "not_ready_from_cycle_0": rows if sweeps else 0,
+                        "not_ready_after": lost})
+        # a flush through CTRL in the middle of a back-to-back stream
+        items = _stream(tb, n, pool)
+        sweeps = tb.driver.generations.used == tb.driver.generations.GENERATIONS - 1
+        tb.send_items(items)
+        await ClockCycles(tb.dut.clk, n // 3)
+        await tb.write_ctrl(FLUSH | ENABLE)
+        await tb.drain()
+        lost = _not_ready_cycles(tb, n)
+        tb.log.info("flush %d (%s): %d not-ready cycles in %d requests",
+                    round_, "sweep" if sweeps else "generation", lost, n)
+        assert (lost >= rows) == sweeps, (lost, sweeps)
+        tb.cov.hit("flush.generation" if not sweeps else "flush.sweep")
+        figures.append({"event": "ctrl_flush", "sweep": sweeps, "requests": n,
+                        "not_ready": lost})
+        # CLEAR_STATS in the middle of a back-to-back stream: no drain (D12); every
+        # statistic afterwards is the model's (checked at the quiescent point)
+        tb.send_items(_stream(tb, n, pool))
+        await ClockCycles(tb.dut.clk, n // 3)
+        await tb.write_ctrl(CLEAR_STATS | ENABLE)
+        await tb.check_quiescent("clear stats in a stream")
+        lost = _not_ready_cycles(tb, n)
+        tb.log.info("clear stats %d: %d not-ready cycles in %d requests", round_, lost, n)
+        assert lost <= 4, lost
+        figures.append({"event": "ctrl_clear_stats", "requests": n, "not_ready": lost})
+    await tb.check_quiescent("no stall")
+    if tb.cfg.get("cov_dir"):
+        out = Path(tb.cfg["cov_dir"]).parent / "no_stall.json"
+        out.write_text(json.dumps({"config": tb.cfg["name"], "seed": tb.seed,
+                                   "events": figures}, indent=1))
+        tb.log.warning("no-stall figures (not a failure): %s -> %s", figures, out)
 
 
 @tb_test()

@@ -201,9 +201,9 @@ async def reset_mid_traffic(tb: KvAsuTB):
         tb.driver.rsp_ready_fn = (lambda: rng.random() < 0.6) if round_ else None
         accepted_before = tb.scoreboard.accepted
         tb.send_items(stim.items(int(400 * tb.scale) + 100))
-        # the commit changed HASH_SEED, so the block first runs its clear sweep
-        # (ENTRIES / PROBE cycles with req.ready low), and the stimulus may open with a long
-        # idle gap: reset once this round's traffic flows
+        # the commit changed HASH_SEED, so it flushed (a new table generation, or once in
+        # 16 the clear sweep of ENTRIES / PROBE cycles with req.ready low, D12), and the
+        # stimulus may open with a long idle gap: reset once this round's traffic flows
         for _ in range(200_000):
             if tb.scoreboard.accepted > accepted_before:
                 break

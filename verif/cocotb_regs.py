@@ -165,7 +165,8 @@ async def enable_gates_requests(tb: KvAsuTB):
 
 @tb_test()
 async def flush_and_clear_stats(tb: KvAsuTB):
-    """FLUSH untracks everything (OCCUPANCY 0, STATUS.BUSY while it runs, statistics kept);
+    """FLUSH untracks everything (OCCUPANCY 0, STATUS.BUSY while a clear sweep runs, D12;
+    statistics kept);
     CLEAR_STATS zeroes every counter (table kept); both in one write; action bits read 0."""
     stim = Stimulus(tb)
     tb.send_items(stim.items(300))

@@ -112,7 +112,7 @@ class KvAsuTB:
     def _fresh_state(self):
         """The checkers' state after a DUT reset: a new model and mirror, nothing queued."""
         self.model = self.new_model()
-        self.mirror = RegisterMirror(self.p, self.model)
+        self.mirror = RegisterMirror(self.p, self.model, self.driver.generations)
         self.scoreboard.reset(self.model)
         self.registers.reset(self.mirror)
         self.driver.clear()

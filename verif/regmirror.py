@@ -19,7 +19,7 @@ import enum
 from regmap import (AXIL_ADDR_WIDTH, CONFIG_NAMES, REG, REGISTERS, CtrlWriteEffect, Params,
                     ctrl_write_effect)
 
-__all__ = ["Resp", "RegisterMirror", "LIVE"]
+__all__ = ["Resp", "RegisterMirror", "LIVE", "TableGenerations"]
 
 
 class Resp(enum.IntEnum):
@@ -46,12 +46,41 @@ def _strobe(old: int, new: int, strb: int) -> int:
     return (old & ~mask) | (new & mask)
 
 
-class RegisterMirror:
-    """Expected register behaviour of one KV-ASU over ``model`` (a ``KvAsuModel``)."""
+class TableGenerations:
+    """Which flush or reset runs the clear sweep (docs/spec-decisions.md D12).
 
-    def __init__(self, params: Params, model):
+    A flush (CTRL ``FLUSH``, or a commit that changes ``HASH_SEED``) and a reset each start
+    one of ``GENERATIONS`` table generations; the one that finds every generation used
+    sweeps (``req.ready`` low, ``STATUS.BUSY``, for ``ENTRIES / PROBE`` cycles) and frees
+    them all. The count survives reset, so one object lives as long as the simulated
+    block does (from power-up), across its resets.
+    """
+
+    GENERATIONS = 16        # D12
+
+    def __init__(self):
+        self.used = 0
+
+    def untrack(self) -> bool:
+        """A flush or reset now; True if it runs the clear sweep."""
+        if self.used == self.GENERATIONS - 1:
+            self.used = 0
+            return True
+        self.used += 1
+        return False
+
+
+class RegisterMirror:
+    """Expected register behaviour of one KV-ASU over ``model`` (a ``KvAsuModel``).
+
+    ``generations``: the block's ``TableGenerations`` (kept across resets by the caller);
+    every applied flush counts in it, and ``sweeps`` counts the flushes that swept."""
+
+    def __init__(self, params: Params, model, generations: TableGenerations | None = None):
         self.params = params
         self.model = model
+        self.generations = generations if generations is not None else TableGenerations()
+        self.sweeps = 0
         self.reset()
 
     def reset(self) -> None:
@@ -99,9 +128,13 @@ class RegisterMirror:
         if effect.refused:
             self.error = 1
             return Resp.SLVERR
+        flushes = effect.flush
         if effect.commit:
+            flushes |= self.shadow["HASH_SEED"] != self.active()["HASH_SEED"]
             # model.commit flushes by itself when the seed changes (spec section 7).
             self.model.commit(cycle, **{_CONFIG_KEYS[k]: v for k, v in self.shadow.items()})
+        if flushes:
+            self.sweeps += self.generations.untrack()
         if effect.clear_error:
             self.error = 0
         if effect.flush:

@@ -194,9 +194,9 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
-    .inc(stat_inc),
     .occupancy(occupancy),
-    .rst(rst)
+    .rst(rst),
+    .stat_inc(stat_inc)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -306,48 +306,48 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \ahead.valid ;
   wire [10:0] ahead_start;
   wire [63:0] bk_count;
-  wire [63:0] \bk_count$97 ;
+  wire [63:0] \bk_count$99 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$103 ;
+  wire [3:0] \bk_fresh$105 ;
   wire [31:0] bk_last;
-  wire [31:0] \bk_last$99 ;
+  wire [31:0] \bk_last$101 ;
   wire [3:0] bk_mark;
-  wire [3:0] \bk_mark$105 ;
+  wire [3:0] \bk_mark$107 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$107 ;
+  wire [3:0] \bk_mark_raw$109 ;
   wire [35:0] bk_row;
-  wire [35:0] \bk_row$109 ;
+  wire [35:0] \bk_row$111 ;
   wire [223:0] bk_tag;
-  wire [223:0] \bk_tag$95 ;
+  wire [223:0] \bk_tag$97 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$101 ;
+  wire [3:0] \bk_valid$103 ;
   wire busy;
-  wire \busy$80 ;
-  wire \busy$81 ;
   wire \busy$82 ;
+  wire \busy$83 ;
+  wire \busy$84 ;
   input [84:0] cfg;
   wire [84:0] cfg;
-  wire [84:0] \cfg$116 ;
-  wire [15:0] \cfg$116.c2 ;
-  wire [15:0] \cfg$116.c3 ;
-  wire [31:0] \cfg$116.hash_seed ;
-  wire [6:0] \cfg$116.w1 ;
-  wire [6:0] \cfg$116.w2 ;
-  wire [6:0] \cfg$116.w3 ;
-  wire [84:0] \cfg$129 ;
-  wire [15:0] \cfg$129.c2 ;
-  wire [15:0] \cfg$129.c3 ;
-  wire [31:0] \cfg$129.hash_seed ;
-  wire [6:0] \cfg$129.w1 ;
-  wire [6:0] \cfg$129.w2 ;
-  wire [6:0] \cfg$129.w3 ;
-  wire [84:0] \cfg$88 ;
-  wire [15:0] \cfg$88.c2 ;
-  wire [15:0] \cfg$88.c3 ;
-  wire [31:0] \cfg$88.hash_seed ;
-  wire [6:0] \cfg$88.w1 ;
-  wire [6:0] \cfg$88.w2 ;
-  wire [6:0] \cfg$88.w3 ;
+  wire [84:0] \cfg$118 ;
+  wire [15:0] \cfg$118.c2 ;
+  wire [15:0] \cfg$118.c3 ;
+  wire [31:0] \cfg$118.hash_seed ;
+  wire [6:0] \cfg$118.w1 ;
+  wire [6:0] \cfg$118.w2 ;
+  wire [6:0] \cfg$118.w3 ;
+  wire [84:0] \cfg$131 ;
+  wire [15:0] \cfg$131.c2 ;
+  wire [15:0] \cfg$131.c3 ;
+  wire [31:0] \cfg$131.hash_seed ;
+  wire [6:0] \cfg$131.w1 ;
+  wire [6:0] \cfg$131.w2 ;
+  wire [6:0] \cfg$131.w3 ;
+  wire [84:0] \cfg$90 ;
+  wire [15:0] \cfg$90.c2 ;
+  wire [15:0] \cfg$90.c3 ;
+  wire [31:0] \cfg$90.hash_seed ;
+  wire [6:0] \cfg$90.w1 ;
+  wire [6:0] \cfg$90.w2 ;
+  wire [6:0] \cfg$90.w3 ;
   wire [15:0] \cfg.c2 ;
   wire [15:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -366,37 +366,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$148 ;
+  wire [63:0] \cycle$150 ;
   wire [63:0] \cycle$53 ;
   wire [305:0] decision;
-  wire [305:0] \decision$128 ;
-  wire \decision$128.any_free ;
-  wire [15:0] \decision$128.cnt_after ;
-  wire [15:0] \decision$128.cnt_after_inc ;
-  wire \decision$128.free_mark ;
-  wire [10:0] \decision$128.free_slot ;
-  wire [7:0] \decision$128.hit_age ;
-  wire [15:0] \decision$128.hit_cnt ;
-  wire \decision$128.hit_mark ;
-  wire [10:0] \decision$128.hit_slot ;
-  wire \decision$128.inv ;
-  wire [1:0] \decision$128.min_tlevel ;
-  wire [1:0] \decision$128.op ;
-  wire \decision$128.present ;
-  wire [7:0] \decision$128.t ;
-  wire [55:0] \decision$128.tag ;
-  wire [10:0] \decision$128.tail_slot ;
-  wire [55:0] \decision$128.tail_tag ;
-  wire \decision$128.take ;
-  wire \decision$128.valid ;
-  wire \decision$128.vict_mark ;
-  wire [10:0] \decision$128.vict_slot ;
-  wire \decision$128.vict_t0 ;
-  wire [55:0] \decision$128.vict_tag ;
-  wire \decision$128.wr ;
-  wire [3:0] \decision$128.wr_lane ;
-  wire \decision$128.wr_mark ;
-  wire [10:0] \decision$128.wr_slot ;
+  wire [305:0] \decision$130 ;
+  wire \decision$130.any_free ;
+  wire [15:0] \decision$130.cnt_after ;
+  wire [15:0] \decision$130.cnt_after_inc ;
+  wire \decision$130.free_mark ;
+  wire [10:0] \decision$130.free_slot ;
+  wire [7:0] \decision$130.hit_age ;
+  wire [15:0] \decision$130.hit_cnt ;
+  wire \decision$130.hit_mark ;
+  wire [10:0] \decision$130.hit_slot ;
+  wire \decision$130.inv ;
+  wire [1:0] \decision$130.min_tlevel ;
+  wire [1:0] \decision$130.op ;
+  wire \decision$130.present ;
+  wire [7:0] \decision$130.t ;
+  wire [55:0] \decision$130.tag ;
+  wire [10:0] \decision$130.tail_slot ;
+  wire [55:0] \decision$130.tail_tag ;
+  wire \decision$130.take ;
+  wire \decision$130.valid ;
+  wire \decision$130.vict_mark ;
+  wire [10:0] \decision$130.vict_slot ;
+  wire \decision$130.vict_t0 ;
+  wire [55:0] \decision$130.vict_tag ;
+  wire \decision$130.wr ;
+  wire [3:0] \decision$130.wr_lane ;
+  wire \decision$130.wr_mark ;
+  wire [10:0] \decision$130.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -430,8 +430,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$130 ;
-  wire \flush$143 ;
+  wire \flush$132 ;
+  wire \flush$145 ;
   wire \flush$51 ;
   output flushing;
   wire flushing;
@@ -476,8 +476,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \forward__write$1 ;
   wire \forward__write$20 ;
   wire \forward__write$30 ;
+  wire [3:0] generation;
+  wire [3:0] \generation$65 ;
   wire [10:0] hash;
-  wire [31:0] \hash$85 ;
+  wire [31:0] \hash$87 ;
   input hold;
   wire hold;
   wire \hold$49 ;
@@ -488,67 +490,67 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] inv_slot;
   wire [63:0] key;
   wire [649:0] lanes;
-  wire [649:0] \lanes$122 ;
-  wire [7:0] \lanes$122.age_ahead ;
-  wire \lanes$122.ahead_beyond_w1 ;
-  wire [3:0] \lanes$122.ahead_in_window ;
-  wire [7:0] \lanes$122.ahead_lane_bit ;
-  wire [3:0] \lanes$122.ahead_older ;
-  wire [3:0] \lanes$122.beyond_w1 ;
-  wire [3:0] \lanes$122.forward_older ;
-  wire [3:0] \lanes$122.forwarded ;
-  wire [507:0] \lanes$122.lane ;
-  wire [7:0] \lanes$122.lane[0].age ;
-  wire [15:0] \lanes$122.lane[0].count ;
-  wire [15:0] \lanes$122.lane[0].count_inc ;
-  wire [15:0] \lanes$122.lane[0].count_inc2 ;
-  wire \lanes$122.lane[0].mark ;
-  wire \lanes$122.lane[0].match ;
-  wire \lanes$122.lane[0].sc_row_hit ;
-  wire [10:0] \lanes$122.lane[0].slot ;
-  wire [55:0] \lanes$122.lane[0].tag ;
-  wire \lanes$122.lane[0].valid ;
-  wire [7:0] \lanes$122.lane[1].age ;
-  wire [15:0] \lanes$122.lane[1].count ;
-  wire [15:0] \lanes$122.lane[1].count_inc ;
-  wire [15:0] \lanes$122.lane[1].count_inc2 ;
-  wire \lanes$122.lane[1].mark ;
-  wire \lanes$122.lane[1].match ;
-  wire \lanes$122.lane[1].sc_row_hit ;
-  wire [10:0] \lanes$122.lane[1].slot ;
-  wire [55:0] \lanes$122.lane[1].tag ;
-  wire \lanes$122.lane[1].valid ;
-  wire [7:0] \lanes$122.lane[2].age ;
-  wire [15:0] \lanes$122.lane[2].count ;
-  wire [15:0] \lanes$122.lane[2].count_inc ;
-  wire [15:0] \lanes$122.lane[2].count_inc2 ;
-  wire \lanes$122.lane[2].mark ;
-  wire \lanes$122.lane[2].match ;
-  wire \lanes$122.lane[2].sc_row_hit ;
-  wire [10:0] \lanes$122.lane[2].slot ;
-  wire [55:0] \lanes$122.lane[2].tag ;
-  wire \lanes$122.lane[2].valid ;
-  wire [7:0] \lanes$122.lane[3].age ;
-  wire [15:0] \lanes$122.lane[3].count ;
-  wire [15:0] \lanes$122.lane[3].count_inc ;
-  wire [15:0] \lanes$122.lane[3].count_inc2 ;
-  wire \lanes$122.lane[3].mark ;
-  wire \lanes$122.lane[3].match ;
-  wire \lanes$122.lane[3].sc_row_hit ;
-  wire [10:0] \lanes$122.lane[3].slot ;
-  wire [55:0] \lanes$122.lane[3].tag ;
-  wire \lanes$122.lane[3].valid ;
-  wire [15:0] \lanes$122.older ;
-  wire [3:0] \lanes$122.older_ahead ;
-  wire [3:0] \lanes$122.older_forward ;
-  wire [68:0] \lanes$122.request ;
-  wire [1:0] \lanes$122.request.min_tlevel ;
-  wire [1:0] \lanes$122.request.op ;
-  wire [7:0] \lanes$122.request.t ;
-  wire [55:0] \lanes$122.request.tag ;
-  wire \lanes$122.request.valid ;
-  wire \lanes$122.same_line_ahead ;
-  wire [10:0] \lanes$122.start ;
+  wire [649:0] \lanes$124 ;
+  wire [7:0] \lanes$124.age_ahead ;
+  wire \lanes$124.ahead_beyond_w1 ;
+  wire [3:0] \lanes$124.ahead_in_window ;
+  wire [7:0] \lanes$124.ahead_lane_bit ;
+  wire [3:0] \lanes$124.ahead_older ;
+  wire [3:0] \lanes$124.beyond_w1 ;
+  wire [3:0] \lanes$124.forward_older ;
+  wire [3:0] \lanes$124.forwarded ;
+  wire [507:0] \lanes$124.lane ;
+  wire [7:0] \lanes$124.lane[0].age ;
+  wire [15:0] \lanes$124.lane[0].count ;
+  wire [15:0] \lanes$124.lane[0].count_inc ;
+  wire [15:0] \lanes$124.lane[0].count_inc2 ;
+  wire \lanes$124.lane[0].mark ;
+  wire \lanes$124.lane[0].match ;
+  wire \lanes$124.lane[0].sc_row_hit ;
+  wire [10:0] \lanes$124.lane[0].slot ;
+  wire [55:0] \lanes$124.lane[0].tag ;
+  wire \lanes$124.lane[0].valid ;
+  wire [7:0] \lanes$124.lane[1].age ;
+  wire [15:0] \lanes$124.lane[1].count ;
+  wire [15:0] \lanes$124.lane[1].count_inc ;
+  wire [15:0] \lanes$124.lane[1].count_inc2 ;
+  wire \lanes$124.lane[1].mark ;
+  wire \lanes$124.lane[1].match ;
+  wire \lanes$124.lane[1].sc_row_hit ;
+  wire [10:0] \lanes$124.lane[1].slot ;
+  wire [55:0] \lanes$124.lane[1].tag ;
+  wire \lanes$124.lane[1].valid ;
+  wire [7:0] \lanes$124.lane[2].age ;
+  wire [15:0] \lanes$124.lane[2].count ;
+  wire [15:0] \lanes$124.lane[2].count_inc ;
+  wire [15:0] \lanes$124.lane[2].count_inc2 ;
+  wire \lanes$124.lane[2].mark ;
+  wire \lanes$124.lane[2].match ;
+  wire \lanes$124.lane[2].sc_row_hit ;
+  wire [10:0] \lanes$124.lane[2].slot ;
+  wire [55:0] \lanes$124.lane[2].tag ;
+  wire \lanes$124.lane[2].valid ;
+  wire [7:0] \lanes$124.lane[3].age ;
+  wire [15:0] \lanes$124.lane[3].count ;
+  wire [15:0] \lanes$124.lane[3].count_inc ;
+  wire [15:0] \lanes$124.lane[3].count_inc2 ;
+  wire \lanes$124.lane[3].mark ;
+  wire \lanes$124.lane[3].match ;
+  wire \lanes$124.lane[3].sc_row_hit ;
+  wire [10:0] \lanes$124.lane[3].slot ;
+  wire [55:0] \lanes$124.lane[3].tag ;
+  wire \lanes$124.lane[3].valid ;
+  wire [15:0] \lanes$124.older ;
+  wire [3:0] \lanes$124.older_ahead ;
+  wire [3:0] \lanes$124.older_forward ;
+  wire [68:0] \lanes$124.request ;
+  wire [1:0] \lanes$124.request.min_tlevel ;
+  wire [1:0] \lanes$124.request.op ;
+  wire [7:0] \lanes$124.request.t ;
+  wire [55:0] \lanes$124.request.tag ;
+  wire \lanes$124.request.valid ;
+  wire \lanes$124.same_line_ahead ;
+  wire [10:0] \lanes$124.start ;
   wire [7:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -619,14 +621,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] lru_slot;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$145 ;
+  wire [11:0] \occupancy$147 ;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [10:0] rd_slot;
-  wire [10:0] \rd_slot$93 ;
+  wire [10:0] \rd_slot$95 ;
   input [67:0] req__payload;
   wire [67:0] req__payload;
   wire [67:0] \req__payload$41 ;
@@ -751,82 +753,82 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$152 ;
+  wire [31:0] \sc_last$154 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$118 ;
-  wire [3:0] \sc_mark_intent$125 ;
+  wire [3:0] \sc_mark_intent$120 ;
+  wire [3:0] \sc_mark_intent$127 ;
   wire [8:0] sc_mark_row;
-  wire [8:0] \sc_mark_row$111 ;
+  wire [8:0] \sc_mark_row$113 ;
   wire [8:0] sc_mark_row_next;
-  wire [8:0] \sc_mark_row_next$113 ;
-  wire [8:0] \sc_mark_row_next$121 ;
+  wire [8:0] \sc_mark_row_next$115 ;
+  wire [8:0] \sc_mark_row_next$123 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$120 ;
-  wire [3:0] \sc_mark_value$126 ;
+  wire [3:0] \sc_mark_value$122 ;
+  wire [3:0] \sc_mark_value$128 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$150 ;
+  wire [8:0] \sc_row$152 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$156 ;
+  wire [3:0] \sc_set$158 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$154 ;
+  wire [3:0] \sc_valid$156 ;
   wire [31:0] seed;
   wire [10:0] slot;
   output [12:0] stat_inc;
   wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$147 ;
+  wire [12:0] \stat_inc$149 ;
   wire [8:0] sweep_row;
   wire [10:0] tail;
-  wire [10:0] \tail$87 ;
+  wire [10:0] \tail$89 ;
   wire [92:0] w_data;
   wire w_en;
   wire [544:0] window;
-  wire [544:0] \window$115 ;
-  wire [371:0] \window$115.bank ;
-  wire [15:0] \window$115.bank[0].count ;
-  wire \window$115.bank[0].fresh ;
-  wire [7:0] \window$115.bank[0].last ;
-  wire \window$115.bank[0].mark ;
-  wire [8:0] \window$115.bank[0].row ;
-  wire \window$115.bank[0].sc_row_hit ;
-  wire [55:0] \window$115.bank[0].tag ;
-  wire \window$115.bank[0].valid ;
-  wire [15:0] \window$115.bank[1].count ;
-  wire \window$115.bank[1].fresh ;
-  wire [7:0] \window$115.bank[1].last ;
-  wire \window$115.bank[1].mark ;
-  wire [8:0] \window$115.bank[1].row ;
-  wire \window$115.bank[1].sc_row_hit ;
-  wire [55:0] \window$115.bank[1].tag ;
-  wire \window$115.bank[1].valid ;
-  wire [15:0] \window$115.bank[2].count ;
-  wire \window$115.bank[2].fresh ;
-  wire [7:0] \window$115.bank[2].last ;
-  wire \window$115.bank[2].mark ;
-  wire [8:0] \window$115.bank[2].row ;
-  wire \window$115.bank[2].sc_row_hit ;
-  wire [55:0] \window$115.bank[2].tag ;
-  wire \window$115.bank[2].valid ;
-  wire [15:0] \window$115.bank[3].count ;
-  wire \window$115.bank[3].fresh ;
-  wire [7:0] \window$115.bank[3].last ;
-  wire \window$115.bank[3].mark ;
-  wire [8:0] \window$115.bank[3].row ;
-  wire \window$115.bank[3].sc_row_hit ;
-  wire [55:0] \window$115.bank[3].tag ;
-  wire \window$115.bank[3].valid ;
-  wire [7:0] \window$115.forward_age ;
-  wire [43:0] \window$115.lane_slot ;
-  wire [15:0] \window$115.overlap ;
-  wire [15:0] \window$115.overlap_next ;
-  wire [68:0] \window$115.request ;
-  wire [1:0] \window$115.request.min_tlevel ;
-  wire [1:0] \window$115.request.op ;
-  wire [7:0] \window$115.request.t ;
-  wire [55:0] \window$115.request.tag ;
-  wire \window$115.request.valid ;
-  wire \window$115.same_line ;
-  wire [10:0] \window$115.start ;
-  wire [7:0] \window$115.t_w1 ;
+  wire [544:0] \window$117 ;
+  wire [371:0] \window$117.bank ;
+  wire [15:0] \window$117.bank[0].count ;
+  wire \window$117.bank[0].fresh ;
+  wire [7:0] \window$117.bank[0].last ;
+  wire \window$117.bank[0].mark ;
+  wire [8:0] \window$117.bank[0].row ;
+  wire \window$117.bank[0].sc_row_hit ;
+  wire [55:0] \window$117.bank[0].tag ;
+  wire \window$117.bank[0].valid ;
+  wire [15:0] \window$117.bank[1].count ;
+  wire \window$117.bank[1].fresh ;
+  wire [7:0] \window$117.bank[1].last ;
+  wire \window$117.bank[1].mark ;
+  wire [8:0] \window$117.bank[1].row ;
+  wire \window$117.bank[1].sc_row_hit ;
+  wire [55:0] \window$117.bank[1].tag ;
+  wire \window$117.bank[1].valid ;
+  wire [15:0] \window$117.bank[2].count ;
+  wire \window$117.bank[2].fresh ;
+  wire [7:0] \window$117.bank[2].last ;
+  wire \window$117.bank[2].mark ;
+  wire [8:0] \window$117.bank[2].row ;
+  wire \window$117.bank[2].sc_row_hit ;
+  wire [55:0] \window$117.bank[2].tag ;
+  wire \window$117.bank[2].valid ;
+  wire [15:0] \window$117.bank[3].count ;
+  wire \window$117.bank[3].fresh ;
+  wire [7:0] \window$117.bank[3].last ;
+  wire \window$117.bank[3].mark ;
+  wire [8:0] \window$117.bank[3].row ;
+  wire \window$117.bank[3].sc_row_hit ;
+  wire [55:0] \window$117.bank[3].tag ;
+  wire \window$117.bank[3].valid ;
+  wire [7:0] \window$117.forward_age ;
+  wire [43:0] \window$117.lane_slot ;
+  wire [15:0] \window$117.overlap ;
+  wire [15:0] \window$117.overlap_next ;
+  wire [68:0] \window$117.request ;
+  wire [1:0] \window$117.request.min_tlevel ;
+  wire [1:0] \window$117.request.op ;
+  wire [7:0] \window$117.request.t ;
+  wire [55:0] \window$117.request.tag ;
+  wire \window$117.request.valid ;
+  wire \window$117.same_line ;
+  wire [10:0] \window$117.start ;
+  wire [7:0] \window$117.t_w1 ;
   wire [371:0] \window.bank ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
@@ -880,7 +882,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$82 , lanes[0], \busy$80 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign busy = | { \busy$84 , lanes[0], \busy$82 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
   always @(posedge clk)
     s1 <= \$1 ;
   always @(posedge clk)
@@ -910,6 +912,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .enable(enable),
     .flush(flush),
     .flushing(flushing),
+    .generation(generation),
     .hold(hold),
     .idle(idle),
     .pop(pop),
@@ -921,7 +924,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$82 ),
+    .busy(\busy$84 ),
     .cfg(cfg),
     .clk(clk),
     .decision(decision),
@@ -929,8 +932,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4674$245 (\$17 ),
-    .\port$4674$5 (\$16 ),
+    .\port$4711$245 (\$17 ),
+    .\port$4711$5 (\$16 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -945,23 +948,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$167  \hash$167  (
+  \kv_asu.core.hash$169  \hash$169  (
     .clk(clk),
-    .out_h(\hash$85 ),
-    .\port$4584$5 (s0[60:5]),
+    .out_h(\hash$87 ),
+    .\port$4621$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
-  \kv_asu.core.lanes$174  \lanes$174  (
+  \kv_asu.core.lanes$176  \lanes$176  (
     .clk(clk),
     .forward__lane(\$17 [14:11]),
     .lanes(lanes),
-    .\port$4586$0 (\$12 ),
-    .\port$4587$0 (\$13 ),
-    .\port$4591$0 (\$14 ),
-    .\port$4593$0 (\$15 ),
-    .\port$4674$271 (\$17 [60:26]),
-    .\port$4674$5 (\$16 ),
+    .\port$4623$0 (\$12 ),
+    .\port$4624$0 (\$13 ),
+    .\port$4628$0 (\$14 ),
+    .\port$4630$0 (\$15 ),
+    .\port$4711$271 (\$17 [60:26]),
+    .\port$4711$5 (\$16 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -997,9 +1000,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
+    .generation(generation),
     .inv_slot(\$17 [10:0]),
-    .\port$4674$260 (\$17 [44:15]),
-    .\port$4674$5 (\$16 ),
+    .\port$4711$260 (\$17 [44:15]),
+    .\port$4711$5 (\$16 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1017,11 +1021,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .forward__tag(\$16 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4674$271 (\$17 [60:26]),
+    .\port$4711$271 (\$17 [60:26]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
-  \kv_asu.core.window$173  \window$173  (
+  \kv_asu.core.window$175  \window$175  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1029,18 +1033,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
-    .busy(\busy$80 ),
+    .busy(\busy$82 ),
     .cfg(cfg),
     .clk(clk),
     .forward__lane(\$17 [14:11]),
-    .hash(\hash$85 [10:0]),
-    .\port$4586$0 (\$12 ),
-    .\port$4587$0 (\$13 ),
-    .\port$4591$0 (\$14 ),
-    .\port$4593$0 (\$15 ),
-    .\port$4661$0 (lanes[79:0]),
-    .\port$4674$271 (\$17 [44:26]),
-    .\port$4674$5 (\$16 ),
+    .hash(\hash$87 [10:0]),
+    .\port$4623$0 (\$12 ),
+    .\port$4624$0 (\$13 ),
+    .\port$4628$0 (\$14 ),
+    .\port$4630$0 (\$15 ),
+    .\port$4698$0 (lanes[79:0]),
+    .\port$4711$271 (\$17 [44:26]),
+    .\port$4711$5 (\$16 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1175,39 +1179,40 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \flushing$60  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
+  assign \generation$65  = generation;
   assign key = { 8'h00, s0[60:5] };
   assign seed = cfg[84:53];
-  assign \busy$81  = lanes[0];
+  assign \busy$83  = lanes[0];
   assign request = s11;
-  assign hash = \hash$85 [10:0];
-  assign \tail$87  = tail;
-  assign \cfg$88  = cfg;
+  assign hash = \hash$87 [10:0];
+  assign \tail$89  = tail;
+  assign \cfg$90  = cfg;
   assign ahead = lanes[68:0];
   assign ahead_start = lanes[79:69];
-  assign \rd_slot$93  = rd_slot;
-  assign \bk_tag$95  = bk_tag;
-  assign \bk_count$97  = bk_count;
-  assign \bk_last$99  = bk_last;
-  assign \bk_valid$101  = bk_valid;
-  assign \bk_fresh$103  = bk_fresh;
-  assign \bk_mark$105  = bk_mark;
-  assign \bk_mark_raw$107  = bk_mark_raw;
-  assign \bk_row$109  = bk_row;
-  assign \sc_mark_row$111  = sc_mark_row;
-  assign \sc_mark_row_next$113  = sc_mark_row_next;
+  assign \rd_slot$95  = rd_slot;
+  assign \bk_tag$97  = bk_tag;
+  assign \bk_count$99  = bk_count;
+  assign \bk_last$101  = bk_last;
+  assign \bk_valid$103  = bk_valid;
+  assign \bk_fresh$105  = bk_fresh;
+  assign \bk_mark$107  = bk_mark;
+  assign \bk_mark_raw$109  = bk_mark_raw;
+  assign \bk_row$111  = bk_row;
+  assign \sc_mark_row$113  = sc_mark_row;
+  assign \sc_mark_row_next$115  = sc_mark_row_next;
   assign window = { \$15 , \$13 , \$14 , \$12  };
-  assign \window$115  = { \$15 , \$13 , \$14 , \$12  };
-  assign \cfg$116  = cfg;
-  assign \sc_mark_intent$118  = sc_mark_intent;
-  assign \sc_mark_value$120  = sc_mark_value;
-  assign \sc_mark_row_next$121  = sc_mark_row_next;
-  assign \lanes$122  = lanes;
+  assign \window$117  = { \$15 , \$13 , \$14 , \$12  };
+  assign \cfg$118  = cfg;
+  assign \sc_mark_intent$120  = sc_mark_intent;
+  assign \sc_mark_value$122  = sc_mark_value;
+  assign \sc_mark_row_next$123  = sc_mark_row_next;
+  assign \lanes$124  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$125  = sc_mark_intent;
-  assign \sc_mark_value$126  = sc_mark_value;
-  assign \decision$128  = decision;
-  assign \cfg$129  = cfg;
-  assign \flush$130  = flush;
+  assign \sc_mark_intent$127  = sc_mark_intent;
+  assign \sc_mark_value$128  = sc_mark_value;
+  assign \decision$130  = decision;
+  assign \cfg$131  = cfg;
+  assign \flush$132  = flush;
   assign wr_en = \$17 [27];
   assign wr_slot = \$17 [25:15];
   assign wr_count = \$17 [44:29];
@@ -1218,14 +1223,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign inv_slot = \$17 [10:0];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$143  = flush;
-  assign \occupancy$145  = occupancy;
-  assign \stat_inc$147  = stat_inc;
-  assign \cycle$148  = cycle;
-  assign \sc_row$150  = sc_row;
-  assign \sc_last$152  = sc_last;
-  assign \sc_valid$154  = sc_valid;
-  assign \sc_set$156  = sc_set;
+  assign \flush$145  = flush;
+  assign \occupancy$147  = occupancy;
+  assign \stat_inc$149  = stat_inc;
+  assign \cycle$150  = cycle;
+  assign \sc_row$152  = sc_row;
+  assign \sc_last$154  = sc_last;
+  assign \sc_valid$156  = sc_valid;
+  assign \sc_set$158  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
@@ -1308,12 +1313,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \request.min_tlevel  = s11[4:3];
   assign \request.tag  = s11[60:5];
   assign \request.t  = s11[68:61];
-  assign \cfg$88.c3  = cfg[15:0];
-  assign \cfg$88.c2  = cfg[31:16];
-  assign \cfg$88.w3  = cfg[38:32];
-  assign \cfg$88.w2  = cfg[45:39];
-  assign \cfg$88.w1  = cfg[52:46];
-  assign \cfg$88.hash_seed  = cfg[84:53];
+  assign \cfg$90.c3  = cfg[15:0];
+  assign \cfg$90.c2  = cfg[31:16];
+  assign \cfg$90.w3  = cfg[38:32];
+  assign \cfg$90.w2  = cfg[45:39];
+  assign \cfg$90.w1  = cfg[52:46];
+  assign \cfg$90.hash_seed  = cfg[84:53];
   assign \ahead.valid  = lanes[0];
   assign \ahead.op  = lanes[2:1];
   assign \ahead.min_tlevel  = lanes[4:3];
@@ -1425,118 +1430,118 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.same_line  = \$15 [0];
   assign \window.forward_age  = \$15 [8:1];
   assign \window.t_w1  = \$15 [16:9];
-  assign \window$115.request  = \$12 [68:0];
-  assign \window$115.request.valid  = \$12 [0];
-  assign \window$115.request.op  = \$12 [2:1];
-  assign \window$115.request.min_tlevel  = \$12 [4:3];
-  assign \window$115.request.tag  = \$12 [60:5];
-  assign \window$115.request.t  = \$12 [68:61];
-  assign \window$115.start  = \$12 [79:69];
-  assign \window$115.lane_slot  = \$14 [43:0];
-  assign \window$115.bank  = \$14 [415:44];
-  assign \window$115.bank[0].tag  = \$14 [99:44];
-  assign \window$115.bank[0].count  = \$14 [115:100];
-  assign \window$115.bank[0].last  = \$14 [123:116];
-  assign \window$115.bank[0].valid  = \$14 [124];
-  assign \window$115.bank[0].fresh  = \$14 [125];
-  assign \window$115.bank[0].mark  = \$14 [126];
-  assign \window$115.bank[0].row  = \$14 [135:127];
-  assign \window$115.bank[0].sc_row_hit  = \$14 [136];
-  assign \window$115.bank[1].tag  = \$14 [192:137];
-  assign \window$115.bank[1].count  = \$14 [208:193];
-  assign \window$115.bank[1].last  = \$14 [216:209];
-  assign \window$115.bank[1].valid  = \$14 [217];
-  assign \window$115.bank[1].fresh  = \$14 [218];
-  assign \window$115.bank[1].mark  = \$14 [219];
-  assign \window$115.bank[1].row  = \$14 [228:220];
-  assign \window$115.bank[1].sc_row_hit  = \$14 [229];
-  assign \window$115.bank[2].tag  = \$14 [285:230];
-  assign \window$115.bank[2].count  = \$14 [301:286];
-  assign \window$115.bank[2].last  = \$14 [309:302];
-  assign \window$115.bank[2].valid  = \$14 [310];
-  assign \window$115.bank[2].fresh  = \$14 [311];
-  assign \window$115.bank[2].mark  = \$14 [312];
-  assign \window$115.bank[2].row  = \$14 [321:313];
-  assign \window$115.bank[2].sc_row_hit  = \$14 [322];
-  assign \window$115.bank[3].tag  = \$14 [378:323];
-  assign \window$115.bank[3].count  = \$14 [394:379];
-  assign \window$115.bank[3].last  = \$14 [402:395];
-  assign \window$115.bank[3].valid  = \$14 [403];
-  assign \window$115.bank[3].fresh  = \$14 [404];
-  assign \window$115.bank[3].mark  = \$14 [405];
-  assign \window$115.bank[3].row  = \$14 [414:406];
-  assign \window$115.bank[3].sc_row_hit  = \$14 [415];
-  assign \window$115.overlap  = \$13 [15:0];
-  assign \window$115.overlap_next  = \$13 [31:16];
-  assign \window$115.same_line  = \$15 [0];
-  assign \window$115.forward_age  = \$15 [8:1];
-  assign \window$115.t_w1  = \$15 [16:9];
-  assign \cfg$116.c3  = cfg[15:0];
-  assign \cfg$116.c2  = cfg[31:16];
-  assign \cfg$116.w3  = cfg[38:32];
-  assign \cfg$116.w2  = cfg[45:39];
-  assign \cfg$116.w1  = cfg[52:46];
-  assign \cfg$116.hash_seed  = cfg[84:53];
-  assign \lanes$122.request  = lanes[68:0];
-  assign \lanes$122.request.valid  = lanes[0];
-  assign \lanes$122.request.op  = lanes[2:1];
-  assign \lanes$122.request.min_tlevel  = lanes[4:3];
-  assign \lanes$122.request.tag  = lanes[60:5];
-  assign \lanes$122.request.t  = lanes[68:61];
-  assign \lanes$122.start  = lanes[79:69];
-  assign \lanes$122.lane  = lanes[587:80];
-  assign \lanes$122.lane[0].valid  = lanes[80];
-  assign \lanes$122.lane[0].match  = lanes[81];
-  assign \lanes$122.lane[0].age  = lanes[89:82];
-  assign \lanes$122.lane[0].tag  = lanes[145:90];
-  assign \lanes$122.lane[0].count  = lanes[161:146];
-  assign \lanes$122.lane[0].mark  = lanes[162];
-  assign \lanes$122.lane[0].slot  = lanes[173:163];
-  assign \lanes$122.lane[0].count_inc  = lanes[189:174];
-  assign \lanes$122.lane[0].count_inc2  = lanes[205:190];
-  assign \lanes$122.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes$122.lane[1].valid  = lanes[207];
-  assign \lanes$122.lane[1].match  = lanes[208];
-  assign \lanes$122.lane[1].age  = lanes[216:209];
-  assign \lanes$122.lane[1].tag  = lanes[272:217];
-  assign \lanes$122.lane[1].count  = lanes[288:273];
-  assign \lanes$122.lane[1].mark  = lanes[289];
-  assign \lanes$122.lane[1].slot  = lanes[300:290];
-  assign \lanes$122.lane[1].count_inc  = lanes[316:301];
-  assign \lanes$122.lane[1].count_inc2  = lanes[332:317];
-  assign \lanes$122.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes$122.lane[2].valid  = lanes[334];
-  assign \lanes$122.lane[2].match  = lanes[335];
-  assign \lanes$122.lane[2].age  = lanes[343:336];
-  assign \lanes$122.lane[2].tag  = lanes[399:344];
-  assign \lanes$122.lane[2].count  = lanes[415:400];
-  assign \lanes$122.lane[2].mark  = lanes[416];
-  assign \lanes$122.lane[2].slot  = lanes[427:417];
-  assign \lanes$122.lane[2].count_inc  = lanes[443:428];
-  assign \lanes$122.lane[2].count_inc2  = lanes[459:444];
-  assign \lanes$122.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes$122.lane[3].valid  = lanes[461];
-  assign \lanes$122.lane[3].match  = lanes[462];
-  assign \lanes$122.lane[3].age  = lanes[470:463];
-  assign \lanes$122.lane[3].tag  = lanes[526:471];
-  assign \lanes$122.lane[3].count  = lanes[542:527];
-  assign \lanes$122.lane[3].mark  = lanes[543];
-  assign \lanes$122.lane[3].slot  = lanes[554:544];
-  assign \lanes$122.lane[3].count_inc  = lanes[570:555];
-  assign \lanes$122.lane[3].count_inc2  = lanes[586:571];
-  assign \lanes$122.lane[3].sc_row_hit  = lanes[587];
-  assign \lanes$122.older  = lanes[603:588];
-  assign \lanes$122.forwarded  = lanes[607:604];
-  assign \lanes$122.forward_older  = lanes[611:608];
-  assign \lanes$122.older_forward  = lanes[615:612];
-  assign \lanes$122.older_ahead  = lanes[619:616];
-  assign \lanes$122.ahead_older  = lanes[623:620];
-  assign \lanes$122.beyond_w1  = lanes[627:624];
-  assign \lanes$122.ahead_beyond_w1  = lanes[628];
-  assign \lanes$122.same_line_ahead  = lanes[629];
-  assign \lanes$122.age_ahead  = lanes[637:630];
-  assign \lanes$122.ahead_in_window  = lanes[641:638];
-  assign \lanes$122.ahead_lane_bit  = lanes[649:642];
+  assign \window$117.request  = \$12 [68:0];
+  assign \window$117.request.valid  = \$12 [0];
+  assign \window$117.request.op  = \$12 [2:1];
+  assign \window$117.request.min_tlevel  = \$12 [4:3];
+  assign \window$117.request.tag  = \$12 [60:5];
+  assign \window$117.request.t  = \$12 [68:61];
+  assign \window$117.start  = \$12 [79:69];
+  assign \window$117.lane_slot  = \$14 [43:0];
+  assign \window$117.bank  = \$14 [415:44];
+  assign \window$117.bank[0].tag  = \$14 [99:44];
+  assign \window$117.bank[0].count  = \$14 [115:100];
+  assign \window$117.bank[0].last  = \$14 [123:116];
+  assign \window$117.bank[0].valid  = \$14 [124];
+  assign \window$117.bank[0].fresh  = \$14 [125];
+  assign \window$117.bank[0].mark  = \$14 [126];
+  assign \window$117.bank[0].row  = \$14 [135:127];
+  assign \window$117.bank[0].sc_row_hit  = \$14 [136];
+  assign \window$117.bank[1].tag  = \$14 [192:137];
+  assign \window$117.bank[1].count  = \$14 [208:193];
+  assign \window$117.bank[1].last  = \$14 [216:209];
+  assign \window$117.bank[1].valid  = \$14 [217];
+  assign \window$117.bank[1].fresh  = \$14 [218];
+  assign \window$117.bank[1].mark  = \$14 [219];
+  assign \window$117.bank[1].row  = \$14 [228:220];
+  assign \window$117.bank[1].sc_row_hit  = \$14 [229];
+  assign \window$117.bank[2].tag  = \$14 [285:230];
+  assign \window$117.bank[2].count  = \$14 [301:286];
+  assign \window$117.bank[2].last  = \$14 [309:302];
+  assign \window$117.bank[2].valid  = \$14 [310];
+  assign \window$117.bank[2].fresh  = \$14 [311];
+  assign \window$117.bank[2].mark  = \$14 [312];
+  assign \window$117.bank[2].row  = \$14 [321:313];
+  assign \window$117.bank[2].sc_row_hit  = \$14 [322];
+  assign \window$117.bank[3].tag  = \$14 [378:323];
+  assign \window$117.bank[3].count  = \$14 [394:379];
+  assign \window$117.bank[3].last  = \$14 [402:395];
+  assign \window$117.bank[3].valid  = \$14 [403];
+  assign \window$117.bank[3].fresh  = \$14 [404];
+  assign \window$117.bank[3].mark  = \$14 [405];
+  assign \window$117.bank[3].row  = \$14 [414:406];
+  assign \window$117.bank[3].sc_row_hit  = \$14 [415];
+  assign \window$117.overlap  = \$13 [15:0];
+  assign \window$117.overlap_next  = \$13 [31:16];
+  assign \window$117.same_line  = \$15 [0];
+  assign \window$117.forward_age  = \$15 [8:1];
+  assign \window$117.t_w1  = \$15 [16:9];
+  assign \cfg$118.c3  = cfg[15:0];
+  assign \cfg$118.c2  = cfg[31:16];
+  assign \cfg$118.w3  = cfg[38:32];
+  assign \cfg$118.w2  = cfg[45:39];
+  assign \cfg$118.w1  = cfg[52:46];
+  assign \cfg$118.hash_seed  = cfg[84:53];
+  assign \lanes$124.request  = lanes[68:0];
+  assign \lanes$124.request.valid  = lanes[0];
+  assign \lanes$124.request.op  = lanes[2:1];
+  assign \lanes$124.request.min_tlevel  = lanes[4:3];
+  assign \lanes$124.request.tag  = lanes[60:5];
+  assign \lanes$124.request.t  = lanes[68:61];
+  assign \lanes$124.start  = lanes[79:69];
+  assign \lanes$124.lane  = lanes[587:80];
+  assign \lanes$124.lane[0].valid  = lanes[80];
+  assign \lanes$124.lane[0].match  = lanes[81];
+  assign \lanes$124.lane[0].age  = lanes[89:82];
+  assign \lanes$124.lane[0].tag  = lanes[145:90];
+  assign \lanes$124.lane[0].count  = lanes[161:146];
+  assign \lanes$124.lane[0].mark  = lanes[162];
+  assign \lanes$124.lane[0].slot  = lanes[173:163];
+  assign \lanes$124.lane[0].count_inc  = lanes[189:174];
+  assign \lanes$124.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes$124.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes$124.lane[1].valid  = lanes[207];
+  assign \lanes$124.lane[1].match  = lanes[208];
+  assign \lanes$124.lane[1].age  = lanes[216:209];
+  assign \lanes$124.lane[1].tag  = lanes[272:217];
+  assign \lanes$124.lane[1].count  = lanes[288:273];
+  assign \lanes$124.lane[1].mark  = lanes[289];
+  assign \lanes$124.lane[1].slot  = lanes[300:290];
+  assign \lanes$124.lane[1].count_inc  = lanes[316:301];
+  assign \lanes$124.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes$124.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes$124.lane[2].valid  = lanes[334];
+  assign \lanes$124.lane[2].match  = lanes[335];
+  assign \lanes$124.lane[2].age  = lanes[343:336];
+  assign \lanes$124.lane[2].tag  = lanes[399:344];
+  assign \lanes$124.lane[2].count  = lanes[415:400];
+  assign \lanes$124.lane[2].mark  = lanes[416];
+  assign \lanes$124.lane[2].slot  = lanes[427:417];
+  assign \lanes$124.lane[2].count_inc  = lanes[443:428];
+  assign \lanes$124.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes$124.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes$124.lane[3].valid  = lanes[461];
+  assign \lanes$124.lane[3].match  = lanes[462];
+  assign \lanes$124.lane[3].age  = lanes[470:463];
+  assign \lanes$124.lane[3].tag  = lanes[526:471];
+  assign \lanes$124.lane[3].count  = lanes[542:527];
+  assign \lanes$124.lane[3].mark  = lanes[543];
+  assign \lanes$124.lane[3].slot  = lanes[554:544];
+  assign \lanes$124.lane[3].count_inc  = lanes[570:555];
+  assign \lanes$124.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes$124.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes$124.older  = lanes[603:588];
+  assign \lanes$124.forwarded  = lanes[607:604];
+  assign \lanes$124.forward_older  = lanes[611:608];
+  assign \lanes$124.older_forward  = lanes[615:612];
+  assign \lanes$124.older_ahead  = lanes[619:616];
+  assign \lanes$124.ahead_older  = lanes[623:620];
+  assign \lanes$124.beyond_w1  = lanes[627:624];
+  assign \lanes$124.ahead_beyond_w1  = lanes[628];
+  assign \lanes$124.same_line_ahead  = lanes[629];
+  assign \lanes$124.age_ahead  = lanes[637:630];
+  assign \lanes$124.ahead_in_window  = lanes[641:638];
+  assign \lanes$124.ahead_lane_bit  = lanes[649:642];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1564,39 +1569,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$128.valid  = decision[0];
-  assign \decision$128.op  = decision[2:1];
-  assign \decision$128.min_tlevel  = decision[4:3];
-  assign \decision$128.tag  = decision[60:5];
-  assign \decision$128.t  = decision[68:61];
-  assign \decision$128.present  = decision[69];
-  assign \decision$128.hit_slot  = decision[80:70];
-  assign \decision$128.hit_cnt  = decision[96:81];
-  assign \decision$128.hit_age  = decision[104:97];
-  assign \decision$128.hit_mark  = decision[105];
-  assign \decision$128.any_free  = decision[106];
-  assign \decision$128.free_slot  = decision[117:107];
-  assign \decision$128.free_mark  = decision[118];
-  assign \decision$128.vict_t0  = decision[119];
-  assign \decision$128.vict_slot  = decision[130:120];
-  assign \decision$128.vict_tag  = decision[186:131];
-  assign \decision$128.vict_mark  = decision[187];
-  assign \decision$128.take  = decision[188];
-  assign \decision$128.tail_tag  = decision[244:189];
-  assign \decision$128.tail_slot  = decision[255:245];
-  assign \decision$128.wr_lane  = decision[259:256];
-  assign \decision$128.wr_slot  = decision[270:260];
-  assign \decision$128.wr_mark  = decision[271];
-  assign \decision$128.wr  = decision[272];
-  assign \decision$128.inv  = decision[273];
-  assign \decision$128.cnt_after  = decision[289:274];
-  assign \decision$128.cnt_after_inc  = decision[305:290];
-  assign \cfg$129.c3  = cfg[15:0];
-  assign \cfg$129.c2  = cfg[31:16];
-  assign \cfg$129.w3  = cfg[38:32];
-  assign \cfg$129.w2  = cfg[45:39];
-  assign \cfg$129.w1  = cfg[52:46];
-  assign \cfg$129.hash_seed  = cfg[84:53];
+  assign \decision$130.valid  = decision[0];
+  assign \decision$130.op  = decision[2:1];
+  assign \decision$130.min_tlevel  = decision[4:3];
+  assign \decision$130.tag  = decision[60:5];
+  assign \decision$130.t  = decision[68:61];
+  assign \decision$130.present  = decision[69];
+  assign \decision$130.hit_slot  = decision[80:70];
+  assign \decision$130.hit_cnt  = decision[96:81];
+  assign \decision$130.hit_age  = decision[104:97];
+  assign \decision$130.hit_mark  = decision[105];
+  assign \decision$130.any_free  = decision[106];
+  assign \decision$130.free_slot  = decision[117:107];
+  assign \decision$130.free_mark  = decision[118];
+  assign \decision$130.vict_t0  = decision[119];
+  assign \decision$130.vict_slot  = decision[130:120];
+  assign \decision$130.vict_tag  = decision[186:131];
+  assign \decision$130.vict_mark  = decision[187];
+  assign \decision$130.take  = decision[188];
+  assign \decision$130.tail_tag  = decision[244:189];
+  assign \decision$130.tail_slot  = decision[255:245];
+  assign \decision$130.wr_lane  = decision[259:256];
+  assign \decision$130.wr_slot  = decision[270:260];
+  assign \decision$130.wr_mark  = decision[271];
+  assign \decision$130.wr  = decision[272];
+  assign \decision$130.inv  = decision[273];
+  assign \decision$130.cnt_after  = decision[289:274];
+  assign \decision$130.cnt_after_inc  = decision[305:290];
+  assign \cfg$131.c3  = cfg[15:0];
+  assign \cfg$131.c2  = cfg[31:16];
+  assign \cfg$131.w3  = cfg[38:32];
+  assign \cfg$131.w2  = cfg[45:39];
+  assign \cfg$131.w1  = cfg[52:46];
+  assign \cfg$131.hash_seed  = cfg[84:53];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1620,29 +1625,35 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, flushing, sweep_row, idle, s0, flush, enable, cycle, req__payload);
+module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, sweep_row, flushing, generation, idle, s0, flush, enable, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$6  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
-  wire [5:0] \$12 ;
-  wire [6:0] \$13 ;
-  wire [9:0] \$14 ;
-  wire \$15 ;
+  wire \$12 ;
+  wire [5:0] \$13 ;
+  wire [6:0] \$14 ;
+  wire [9:0] \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
+  wire [4:0] \$18 ;
+  wire [4:0] \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
-  reg [4:0] \$22 ;
-  reg \$23 ;
-  reg [8:0] \$24 ;
-  reg \$25 ;
-  reg [5:0] \$26 ;
-  reg [68:0] \$27 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  reg [4:0] \$26 ;
+  reg [8:0] \$27 ;
+  reg \$28 ;
+  reg [3:0] \$29 ;
   wire \$3 ;
+  reg [3:0] \$30 ;
+  reg \$31 ;
+  reg [5:0] \$32 ;
+  reg [68:0] \$33 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -1661,7 +1672,12 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   input flush;
   wire flush;
   output flushing;
-  reg flushing = 1'h1;
+  reg flushing = 1'h0;
+  output [3:0] generation;
+  reg [3:0] generation = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] \generation$8 ;
+  reg [3:0] generations_used = 4'h0;
   input hold;
   wire hold;
   output idle;
@@ -1681,6 +1697,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire req__valid;
   input rst;
   wire rst;
+  reg rst_q = 1'h0;
   output [68:0] s0;
   reg [68:0] s0 = 69'h000000000000000000;
   wire [1:0] \s0.min_tlevel ;
@@ -1690,102 +1707,162 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \s0.valid ;
   output [8:0] sweep_row;
   reg [8:0] sweep_row = 9'h000;
+  (* init = 9'h000 *)
+  wire [8:0] \sweep_row$14 ;
+  (* init = 1'h0 *)
+  wire sweeping;
+  wire untrack;
+  (* init = 4'h0 *)
+  wire [3:0] used;
   assign accept = req__valid & req__ready;
-  assign \$1  = ~ hold;
-  assign \$2  = enable & \$1 ;
-  assign \$3  = ~ flush;
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = ~ flushing;
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = inflight < 5'h15;
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = | recent;
-  assign \$10  = req__payload[1] & \$9 ;
-  assign \$11  = ~ \$10 ;
-  assign req__ready = \$8  & \$11 ;
-  assign \$12  = inflight + accept;
-  assign \$13  = \$12  - pop;
-  assign \$14  = sweep_row + 1'h1;
-  assign \$15  = sweep_row == 9'h1ff;
-  assign \$16  = s0[0] | busy;
-  assign \$17  = ~ \$16 ;
-  assign \$18  = ~ accept;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = req__payload[1:0] != 1'h1;
-  assign \$21  = accept & \$20 ;
+  assign \$1  = ~ rst_q;
+  assign untrack = rst ? \$1  : flush;
+  assign \$2  = ~ hold;
+  assign \$3  = enable & \$2 ;
+  assign \$4  = ~ flush;
+  assign \$5  = \$3  & \$4 ;
+  assign \$6  = ~ flushing;
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = inflight < 5'h15;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = | recent;
+  assign \$11  = req__payload[1] & \$10 ;
+  assign \$12  = ~ \$11 ;
+  assign req__ready = \$9  & \$12 ;
+  assign \$13  = inflight + accept;
+  assign \$14  = \$13  - pop;
+  assign \$15  = sweep_row + 1'h1;
+  assign \$16  = sweep_row == 9'h1ff;
+  assign \$17  = generations_used == 4'hf;
+  assign \$18  = generation + 1'h1;
+  assign \$19  = generations_used + 1'h1;
+  assign \$20  = s0[0] | busy;
+  assign \$21  = ~ \$20 ;
+  assign \$22  = ~ accept;
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = req__payload[1:0] != 1'h1;
+  assign \$25  = accept & \$24 ;
   always @(posedge clk)
-    inflight <= \$22 ;
+    inflight <= \$26 ;
   always @(posedge clk)
-    flushing <= \$23 ;
+    rst_q <= rst;
   always @(posedge clk)
-    sweep_row <= \$24 ;
+    sweep_row <= \$27 ;
   always @(posedge clk)
-    idle <= \$25 ;
+    flushing <= \$28 ;
   always @(posedge clk)
-    recent <= \$26 ;
+    generations_used <= \$29 ;
   always @(posedge clk)
-    s0 <= \$27 ;
+    generation <= \$30 ;
+  always @(posedge clk)
+    idle <= \$31 ;
+  always @(posedge clk)
+    recent <= \$32 ;
+  always @(posedge clk)
+    s0 <= \$33 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$22  = \$13 [4:0];
+    \$26  = \$14 [4:0];
     if (rst) begin
-      \$22  = 5'h00;
+      \$26  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$23  = flushing;
-    if (flush) begin
-      \$23  = 1'h1;
-    end else if (flushing) begin
-      if (\$15 ) begin
-        \$23  = 1'h0;
+    \$27  = sweep_row;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+        \$27  = 9'h000;
+      end else begin
+        \$27  = \$15 [8:0];
+        if (\$16 ) begin
+          \$27  = 9'h000;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$27  = 9'h000;
       end
     end
-    if (rst) begin
-      \$23  = 1'h1;
-    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$24  = sweep_row;
-    if (flush) begin
-      \$24  = 9'h000;
-    end else if (flushing) begin
-      \$24  = \$14 [8:0];
-      if (\$15 ) begin
-        \$24  = 9'h000;
+    \$28  = flushing;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$28  = 1'h0;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$28  = 1'h1;
       end
     end
-    if (rst) begin
-      \$24  = 9'h000;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$29  = generations_used;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$29  = 4'h0;
+        end
+      end
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$29  = \$19 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$25  = \$19 ;
-    if (rst) begin
-      \$25  = 1'h1;
+    \$30  = generation;
+    if (flushing) begin
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$30  = \$18 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$26  = { recent[4:0], \$21  };
+    \$31  = \$23 ;
     if (rst) begin
-      \$26  = 6'h00;
+      \$31  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$27 [0] = accept;
-    \$27 [2:1] = req__payload[1:0];
-    \$27 [4:3] = req__payload[3:2];
-    \$27 [60:5] = req__payload[67:12];
-    \$27 [68:61] = cycle[9:2];
+    \$32  = { recent[4:0], \$25  };
     if (rst) begin
-      \$27  = 69'h000000000000000000;
+      \$32  = 6'h00;
     end
   end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$33 [0] = accept;
+    \$33 [2:1] = req__payload[1:0];
+    \$33 [4:3] = req__payload[3:2];
+    \$33 [60:5] = req__payload[67:12];
+    \$33 [68:61] = cycle[9:2];
+    if (rst) begin
+      \$33  = 69'h000000000000000000;
+    end
+  end
+  assign \generation$8  = generation;
+  assign used = generations_used;
+  assign sweeping = flushing;
+  assign \sweep_row$14  = sweep_row;
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[67:4];
@@ -1797,7 +1874,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$4674$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
+module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$4711$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -1922,10 +1999,10 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4674$245 ;
-  wire [60:0] \port$4674$245 ;
-  output [63:0] \port$4674$5 ;
-  wire [63:0] \port$4674$5 ;
+  output [60:0] \port$4711$245 ;
+  wire [60:0] \port$4711$245 ;
+  output [63:0] \port$4711$5 ;
+  wire [63:0] \port$4711$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -1985,7 +2062,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4674$81 (e2[104:81])
+    .\port$4711$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2201,8 +2278,8 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4674$5  = e2[68:5];
-  assign \port$4674$245  = e2[305:245];
+  assign \port$4711$5  = e2[68:5];
+  assign \port$4711$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2292,7 +2369,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4674$5 , \port$
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4674$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4711$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2313,15 +2390,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4674$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4674$81 ;
-  wire [23:0] \port$4674$81 ;
+  input [23:0] \port$4711$81 ;
+  wire [23:0] \port$4711$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4674$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4674$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4711$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4711$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4674$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4674$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4674$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4711$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4711$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4711$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2335,8 +2412,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4674$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4674$81 [15:0];
-  assign age = \port$4674$81 [23:16];
+  assign count = \port$4711$81 [15:0];
+  assign age = \port$4711$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2543,7 +2620,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
+module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2642,8 +2719,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4584$5 ;
-  wire [55:0] \port$4584$5 ;
+  input [55:0] \port$4621$5 ;
+  wire [55:0] \port$4621$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2734,12 +2811,12 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4584$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4584$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4584$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4584$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4584$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4584$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4621$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4621$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4621$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4621$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4621$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4621$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2770,7 +2847,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4584$5  };
+  assign key = { 8'h00, \port$4621$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2785,7 +2862,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$4584$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4586$0 , \port$4587$0 , \port$4591$0 , \port$4593$0 , lanes, \port$4674$5 , forward__lane, \port$4674$271 , clk);
+module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4623$0 , \port$4624$0 , \port$4628$0 , \port$4630$0 , lanes, \port$4711$5 , forward__lane, \port$4711$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3708,18 +3785,18 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4586$0 ;
-  wire [79:0] \port$4586$0 ;
-  input [31:0] \port$4587$0 ;
-  wire [31:0] \port$4587$0 ;
-  input [415:0] \port$4591$0 ;
-  wire [415:0] \port$4591$0 ;
-  input [16:0] \port$4593$0 ;
-  wire [16:0] \port$4593$0 ;
-  input [34:0] \port$4674$271 ;
-  wire [34:0] \port$4674$271 ;
-  input [63:0] \port$4674$5 ;
-  wire [63:0] \port$4674$5 ;
+  input [79:0] \port$4623$0 ;
+  wire [79:0] \port$4623$0 ;
+  input [31:0] \port$4624$0 ;
+  wire [31:0] \port$4624$0 ;
+  input [415:0] \port$4628$0 ;
+  wire [415:0] \port$4628$0 ;
+  input [16:0] \port$4630$0 ;
+  wire [16:0] \port$4630$0 ;
+  input [34:0] \port$4711$271 ;
+  wire [34:0] \port$4711$271 ;
+  input [63:0] \port$4711$5 ;
+  wire [63:0] \port$4711$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3785,28 +3862,28 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [7:0] \window.t_w1 ;
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4593$0 [8];
+  assign \$161  = ~ \port$4630$0 [8];
   assign \$162  = \$32  & \$161 ;
   assign \$163  = ~ \$32 ;
-  assign \$164  = ~ \port$4593$0 [8];
+  assign \$164  = ~ \port$4630$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4591$0 [216:209] - \port$4674$5 [63:56];
+  assign \$166  = \port$4628$0 [216:209] - \port$4711$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4593$0 [8];
+  assign \$169  = ~ \port$4630$0 [8];
   assign \$170  = \$40  & \$169 ;
   assign \$171  = ~ \$40 ;
-  assign \$172  = ~ \port$4593$0 [8];
+  assign \$172  = ~ \port$4630$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4591$0 [309:302] - \port$4674$5 [63:56];
+  assign \$174  = \port$4628$0 [309:302] - \port$4711$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4593$0 [8];
+  assign \$177  = ~ \port$4630$0 [8];
   assign \$178  = \$48  & \$177 ;
   assign \$179  = ~ \$48 ;
-  assign \$180  = ~ \port$4593$0 [8];
+  assign \$180  = ~ \port$4630$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4591$0 [402:395] - \port$4674$5 [63:56];
+  assign \$182  = \port$4628$0 [402:395] - \port$4711$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
   assign \$185  = ~ \$32 ;
@@ -3814,7 +3891,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$187  = ~ \$24 ;
   assign \$188  = ~ \$32 ;
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4591$0 [123:116] - \port$4591$0 [216:209];
+  assign \$190  = \port$4628$0 [123:116] - \port$4628$0 [216:209];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$40 ;
@@ -3822,7 +3899,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$32 ;
   assign \$196  = ~ \$40 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4591$0 [216:209] - \port$4591$0 [309:302];
+  assign \$198  = \port$4628$0 [216:209] - \port$4628$0 [309:302];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$48 ;
@@ -3830,7 +3907,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$40 ;
   assign \$204  = ~ \$48 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4591$0 [309:302] - \port$4591$0 [402:395];
+  assign \$206  = \port$4628$0 [309:302] - \port$4628$0 [402:395];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$24 ;
@@ -3838,7 +3915,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$48 ;
   assign \$212  = ~ \$24 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4591$0 [402:395] - \port$4591$0 [123:116];
+  assign \$214  = \port$4628$0 [402:395] - \port$4628$0 [123:116];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$40 ;
@@ -3846,7 +3923,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$24 ;
   assign \$220  = ~ \$40 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4591$0 [123:116] - \port$4591$0 [309:302];
+  assign \$222  = \port$4628$0 [123:116] - \port$4628$0 [309:302];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$48 ;
@@ -3854,7 +3931,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$32 ;
   assign \$228  = ~ \$48 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4591$0 [216:209] - \port$4591$0 [402:395];
+  assign \$230  = \port$4628$0 [216:209] - \port$4628$0 [402:395];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$24 ;
@@ -3862,7 +3939,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$40 ;
   assign \$236  = ~ \$24 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4591$0 [309:302] - \port$4591$0 [123:116];
+  assign \$238  = \port$4628$0 [309:302] - \port$4628$0 [123:116];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$32 ;
@@ -3870,7 +3947,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$48 ;
   assign \$244  = ~ \$32 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4591$0 [402:395] - \port$4591$0 [216:209];
+  assign \$246  = \port$4628$0 [402:395] - \port$4628$0 [216:209];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$48 ;
@@ -3878,7 +3955,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$24 ;
   assign \$252  = ~ \$48 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4591$0 [123:116] - \port$4591$0 [402:395];
+  assign \$254  = \port$4628$0 [123:116] - \port$4628$0 [402:395];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$24 ;
@@ -3886,7 +3963,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$32 ;
   assign \$260  = ~ \$24 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4591$0 [216:209] - \port$4591$0 [123:116];
+  assign \$262  = \port$4628$0 [216:209] - \port$4628$0 [123:116];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$32 ;
@@ -3894,7 +3971,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$40 ;
   assign \$268  = ~ \$32 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4591$0 [309:302] - \port$4591$0 [216:209];
+  assign \$270  = \port$4628$0 [309:302] - \port$4628$0 [216:209];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$40 ;
@@ -3902,589 +3979,589 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$48 ;
   assign \$276  = ~ \$40 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4591$0 [402:395] - \port$4591$0 [309:302];
+  assign \$278  = \port$4628$0 [402:395] - \port$4628$0 [309:302];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
-  assign \$281  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$283  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$281  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$283  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$284  = \$282  ? 7'h00 : \$283 [6:0];
-  assign \$285  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$285  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$287  = ~ \$286 ;
   assign \$288  = \$24  & \$287 ;
   assign \$289  = ~ \$24 ;
-  assign \$290  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$292  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$290  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$292  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$293  = \$291  ? 7'h00 : \$292 [6:0];
-  assign \$294  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$294  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$296  = ~ \$295 ;
   assign \$297  = \$289  & \$296 ;
-  assign \$298  = \port$4591$0 [123:116] - lanes[68:61];
+  assign \$298  = \port$4628$0 [123:116] - lanes[68:61];
   assign \$299  = \$297  & \$298 [7];
   assign \$300  = \$288  | \$299 ;
-  assign \$301  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$303  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$301  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$303  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$304  = \$302  ? 7'h00 : \$303 [6:0];
-  assign \$305  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$305  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$307  = ~ \$306 ;
   assign \$308  = \$32  & \$307 ;
   assign \$309  = ~ \$32 ;
-  assign \$310  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$312  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$310  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$312  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$313  = \$311  ? 7'h00 : \$312 [6:0];
-  assign \$314  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$314  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$316  = ~ \$315 ;
   assign \$317  = \$309  & \$316 ;
-  assign \$318  = \port$4591$0 [216:209] - lanes[68:61];
+  assign \$318  = \port$4628$0 [216:209] - lanes[68:61];
   assign \$319  = \$317  & \$318 [7];
   assign \$320  = \$308  | \$319 ;
-  assign \$321  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$323  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$321  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$323  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$324  = \$322  ? 7'h00 : \$323 [6:0];
-  assign \$325  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$325  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$327  = ~ \$326 ;
   assign \$328  = \$40  & \$327 ;
   assign \$329  = ~ \$40 ;
-  assign \$330  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$332  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$330  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$332  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$333  = \$331  ? 7'h00 : \$332 [6:0];
-  assign \$334  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$334  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$336  = ~ \$335 ;
   assign \$337  = \$329  & \$336 ;
-  assign \$338  = \port$4591$0 [309:302] - lanes[68:61];
+  assign \$338  = \port$4628$0 [309:302] - lanes[68:61];
   assign \$339  = \$337  & \$338 [7];
   assign \$340  = \$328  | \$339 ;
-  assign \$341  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$343  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$341  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$343  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$344  = \$342  ? 7'h00 : \$343 [6:0];
-  assign \$345  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$345  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$347  = ~ \$346 ;
   assign \$348  = \$48  & \$347 ;
   assign \$349  = ~ \$48 ;
-  assign \$350  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$352  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$350  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$352  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$353  = \$351  ? 7'h00 : \$352 [6:0];
-  assign \$354  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$354  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$356  = ~ \$355 ;
   assign \$357  = \$349  & \$356 ;
-  assign \$358  = \port$4591$0 [402:395] - lanes[68:61];
+  assign \$358  = \port$4628$0 [402:395] - lanes[68:61];
   assign \$359  = \$357  & \$358 [7];
   assign \$360  = \$348  | \$359 ;
-  assign \$361  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$363  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$361  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$363  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$364  = \$362  ? 7'h00 : \$363 [6:0];
-  assign \$365  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$365  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$367  = ~ \$24 ;
   assign \$368  = \$366  & \$367 ;
-  assign \$369  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$374 ;
   assign \$376  = ~ \$24 ;
   assign \$377  = \$375  & \$376 ;
-  assign \$378  = lanes[68:61] - \port$4591$0 [123:116];
+  assign \$378  = lanes[68:61] - \port$4628$0 [123:116];
   assign \$379  = \$377  & \$378 [7];
   assign \$380  = \$368  | \$379 ;
-  assign \$381  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$383  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$383  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$384  = \$382  ? 7'h00 : \$383 [6:0];
-  assign \$385  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$385  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$387  = ~ \$32 ;
   assign \$388  = \$386  & \$387 ;
-  assign \$389  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$394 ;
   assign \$396  = ~ \$32 ;
   assign \$397  = \$395  & \$396 ;
-  assign \$398  = lanes[68:61] - \port$4591$0 [216:209];
+  assign \$398  = lanes[68:61] - \port$4628$0 [216:209];
   assign \$399  = \$397  & \$398 [7];
   assign \$400  = \$388  | \$399 ;
-  assign \$401  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$403  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$403  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$404  = \$402  ? 7'h00 : \$403 [6:0];
-  assign \$405  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$405  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$407  = ~ \$40 ;
   assign \$408  = \$406  & \$407 ;
-  assign \$409  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$414 ;
   assign \$416  = ~ \$40 ;
   assign \$417  = \$415  & \$416 ;
-  assign \$418  = lanes[68:61] - \port$4591$0 [309:302];
+  assign \$418  = lanes[68:61] - \port$4628$0 [309:302];
   assign \$419  = \$417  & \$418 [7];
   assign \$420  = \$408  | \$419 ;
-  assign \$421  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$423  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$423  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$424  = \$422  ? 7'h00 : \$423 [6:0];
-  assign \$425  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$425  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$427  = ~ \$48 ;
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$434 ;
   assign \$436  = ~ \$48 ;
   assign \$437  = \$435  & \$436 ;
-  assign \$438  = lanes[68:61] - \port$4591$0 [402:395];
+  assign \$438  = lanes[68:61] - \port$4628$0 [402:395];
   assign \$439  = \$437  & \$438 [7];
   assign \$440  = \$428  | \$439 ;
-  assign \$441  = \port$4593$0 [16:9] - \port$4591$0 [123:116];
+  assign \$441  = \port$4630$0 [16:9] - \port$4628$0 [123:116];
   assign \$442  = ~ \$441 [7];
   assign \$443  = \$24  | \$442 ;
-  assign \$444  = \port$4593$0 [16:9] - \port$4591$0 [216:209];
+  assign \$444  = \port$4630$0 [16:9] - \port$4628$0 [216:209];
   assign \$445  = ~ \$444 [7];
   assign \$446  = \$32  | \$445 ;
-  assign \$447  = \port$4593$0 [16:9] - \port$4591$0 [309:302];
+  assign \$447  = \port$4630$0 [16:9] - \port$4628$0 [309:302];
   assign \$448  = ~ \$447 [7];
   assign \$449  = \$40  | \$448 ;
-  assign \$450  = \port$4593$0 [16:9] - \port$4591$0 [402:395];
+  assign \$450  = \port$4630$0 [16:9] - \port$4628$0 [402:395];
   assign \$451  = ~ \$450 [7];
   assign \$452  = \$48  | \$451 ;
-  assign \$453  = \port$4586$0 [60:5] == lanes[60:5];
-  assign \$454  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$456  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$453  = \port$4623$0 [60:5] == lanes[60:5];
+  assign \$454  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$456  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$457  = \$455  ? 7'h00 : \$456 [6:0];
-  assign \$458  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$460  = \port$4591$0 [1:0] + 1'h0;
-  assign \$462  = \port$4591$0 [1:0] + 1'h0;
-  assign \$464  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$466  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$458  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$460  = \port$4628$0 [1:0] + 1'h0;
+  assign \$462  = \port$4628$0 [1:0] + 1'h0;
+  assign \$464  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$467  = \$465  ? 7'h00 : \$466 [6:0];
-  assign \$468  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$470  = ~ \$469 ;
-  assign \$471  = \port$4593$0 [8] & \$470 ;
-  assign \$472  = ~ \port$4593$0 [8];
-  assign \$473  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$475  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$471  = \port$4630$0 [8] & \$470 ;
+  assign \$472  = ~ \port$4630$0 [8];
+  assign \$473  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$475  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$476  = \$474  ? 7'h00 : \$475 [6:0];
-  assign \$477  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$477  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$479  = ~ \$478 ;
   assign \$480  = \$472  & \$479 ;
-  assign \$481  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$481  = \port$4711$5 [63:56] - lanes[68:61];
   assign \$482  = \$480  & \$481 [7];
   assign \$483  = \$471  | \$482 ;
-  assign \$484  = \port$4591$0 [1:0] + 1'h0;
+  assign \$484  = \port$4628$0 [1:0] + 1'h0;
   assign \$486  = fw_wr0 ? \$483  : \$485 ;
-  assign \$487  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$489  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$487  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$490  = \$488  ? 7'h00 : \$489 [6:0];
-  assign \$491  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$493  = ~ \port$4593$0 [8];
+  assign \$491  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$493  = ~ \port$4630$0 [8];
   assign \$494  = \$492  & \$493 ;
-  assign \$495  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$499  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$501  = ~ \$500 ;
-  assign \$502  = ~ \port$4593$0 [8];
+  assign \$502  = ~ \port$4630$0 [8];
   assign \$503  = \$501  & \$502 ;
-  assign \$504  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$504  = lanes[68:61] - \port$4711$5 [63:56];
   assign \$505  = \$503  & \$504 [7];
   assign \$506  = \$494  | \$505 ;
-  assign \$507  = \port$4591$0 [1:0] + 1'h0;
+  assign \$507  = \port$4628$0 [1:0] + 1'h0;
   assign \$509  = fw_wr0 ? \$506  : \$508 ;
-  assign \$510  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$510  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
   assign \$511  = ~ \$510 [7];
-  assign \$512  = \port$4593$0 [8] | \$511 ;
-  assign \$513  = \port$4591$0 [1:0] + 1'h0;
+  assign \$512  = \port$4630$0 [8] | \$511 ;
+  assign \$513  = \port$4628$0 [1:0] + 1'h0;
   assign \$515  = fw_wr0 ? \$512  : \$514 ;
-  assign \$516  = \port$4591$0 [1:0] + 1'h0;
-  assign \$518  = \port$4591$0 [1:0] + 1'h0;
-  assign \$520  = \port$4591$0 [1:0] + 1'h0;
-  assign \$522  = \port$4591$0 [12:11] + 1'h0;
-  assign \$524  = \port$4591$0 [12:11] + 1'h0;
-  assign \$526  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$528  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$516  = \port$4628$0 [1:0] + 1'h0;
+  assign \$518  = \port$4628$0 [1:0] + 1'h0;
+  assign \$520  = \port$4628$0 [1:0] + 1'h0;
+  assign \$522  = \port$4628$0 [12:11] + 1'h0;
+  assign \$524  = \port$4628$0 [12:11] + 1'h0;
+  assign \$526  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$528  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$529  = \$527  ? 7'h00 : \$528 [6:0];
-  assign \$530  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$530  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$532  = ~ \$531 ;
-  assign \$533  = \port$4593$0 [8] & \$532 ;
-  assign \$534  = ~ \port$4593$0 [8];
-  assign \$535  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$537  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$4630$0 [8] & \$532 ;
+  assign \$534  = ~ \port$4630$0 [8];
+  assign \$535  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$538  = \$536  ? 7'h00 : \$537 [6:0];
-  assign \$539  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$539  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$541  = ~ \$540 ;
   assign \$542  = \$534  & \$541 ;
-  assign \$543  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$543  = \port$4711$5 [63:56] - lanes[68:61];
   assign \$544  = \$542  & \$543 [7];
   assign \$545  = \$533  | \$544 ;
-  assign \$546  = \port$4591$0 [12:11] + 1'h0;
+  assign \$546  = \port$4628$0 [12:11] + 1'h0;
   assign \$548  = fw_wr1 ? \$545  : \$547 ;
-  assign \$549  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$551  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$552  = \$550  ? 7'h00 : \$551 [6:0];
-  assign \$553  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$555  = ~ \port$4593$0 [8];
+  assign \$553  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$555  = ~ \port$4630$0 [8];
   assign \$556  = \$554  & \$555 ;
-  assign \$557  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$561  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$563  = ~ \$562 ;
-  assign \$564  = ~ \port$4593$0 [8];
+  assign \$564  = ~ \port$4630$0 [8];
   assign \$565  = \$563  & \$564 ;
-  assign \$566  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$566  = lanes[68:61] - \port$4711$5 [63:56];
   assign \$567  = \$565  & \$566 [7];
   assign \$568  = \$556  | \$567 ;
-  assign \$569  = \port$4591$0 [12:11] + 1'h0;
+  assign \$569  = \port$4628$0 [12:11] + 1'h0;
   assign \$571  = fw_wr1 ? \$568  : \$570 ;
-  assign \$572  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$572  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
   assign \$573  = ~ \$572 [7];
-  assign \$574  = \port$4593$0 [8] | \$573 ;
-  assign \$575  = \port$4591$0 [12:11] + 1'h0;
+  assign \$574  = \port$4630$0 [8] | \$573 ;
+  assign \$575  = \port$4628$0 [12:11] + 1'h0;
   assign \$577  = fw_wr1 ? \$574  : \$576 ;
-  assign \$578  = \port$4591$0 [12:11] + 1'h0;
-  assign \$580  = \port$4591$0 [12:11] + 1'h0;
-  assign \$582  = \port$4591$0 [12:11] + 1'h0;
-  assign \$584  = \port$4591$0 [23:22] + 1'h0;
-  assign \$586  = \port$4591$0 [23:22] + 1'h0;
-  assign \$588  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$590  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$578  = \port$4628$0 [12:11] + 1'h0;
+  assign \$580  = \port$4628$0 [12:11] + 1'h0;
+  assign \$582  = \port$4628$0 [12:11] + 1'h0;
+  assign \$584  = \port$4628$0 [23:22] + 1'h0;
+  assign \$586  = \port$4628$0 [23:22] + 1'h0;
+  assign \$588  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$590  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$591  = \$589  ? 7'h00 : \$590 [6:0];
-  assign \$592  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$592  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$594  = ~ \$593 ;
-  assign \$595  = \port$4593$0 [8] & \$594 ;
-  assign \$596  = ~ \port$4593$0 [8];
-  assign \$597  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$599  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$595  = \port$4630$0 [8] & \$594 ;
+  assign \$596  = ~ \port$4630$0 [8];
+  assign \$597  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$599  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$600  = \$598  ? 7'h00 : \$599 [6:0];
-  assign \$601  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$601  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$603  = ~ \$602 ;
   assign \$604  = \$596  & \$603 ;
-  assign \$605  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$605  = \port$4711$5 [63:56] - lanes[68:61];
   assign \$606  = \$604  & \$605 [7];
   assign \$607  = \$595  | \$606 ;
-  assign \$608  = \port$4591$0 [23:22] + 1'h0;
+  assign \$608  = \port$4628$0 [23:22] + 1'h0;
   assign \$610  = fw_wr2 ? \$607  : \$609 ;
-  assign \$611  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$613  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$611  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$613  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$614  = \$612  ? 7'h00 : \$613 [6:0];
-  assign \$615  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$617  = ~ \port$4593$0 [8];
+  assign \$615  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$617  = ~ \port$4630$0 [8];
   assign \$618  = \$616  & \$617 ;
-  assign \$619  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$623  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$625  = ~ \$624 ;
-  assign \$626  = ~ \port$4593$0 [8];
+  assign \$626  = ~ \port$4630$0 [8];
   assign \$627  = \$625  & \$626 ;
-  assign \$628  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$628  = lanes[68:61] - \port$4711$5 [63:56];
   assign \$629  = \$627  & \$628 [7];
   assign \$630  = \$618  | \$629 ;
-  assign \$631  = \port$4591$0 [23:22] + 1'h0;
+  assign \$631  = \port$4628$0 [23:22] + 1'h0;
   assign \$633  = fw_wr2 ? \$630  : \$632 ;
-  assign \$634  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$634  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
   assign \$635  = ~ \$634 [7];
-  assign \$636  = \port$4593$0 [8] | \$635 ;
-  assign \$637  = \port$4591$0 [23:22] + 1'h0;
+  assign \$636  = \port$4630$0 [8] | \$635 ;
+  assign \$637  = \port$4628$0 [23:22] + 1'h0;
   assign \$639  = fw_wr2 ? \$636  : \$638 ;
-  assign \$640  = \port$4591$0 [23:22] + 1'h0;
-  assign \$642  = \port$4591$0 [23:22] + 1'h0;
-  assign \$644  = \port$4591$0 [23:22] + 1'h0;
-  assign \$646  = \port$4591$0 [34:33] + 1'h0;
-  assign \$648  = \port$4591$0 [34:33] + 1'h0;
-  assign \$650  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$652  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$4628$0 [23:22] + 1'h0;
+  assign \$642  = \port$4628$0 [23:22] + 1'h0;
+  assign \$644  = \port$4628$0 [23:22] + 1'h0;
+  assign \$646  = \port$4628$0 [34:33] + 1'h0;
+  assign \$648  = \port$4628$0 [34:33] + 1'h0;
+  assign \$650  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$653  = \$651  ? 7'h00 : \$652 [6:0];
-  assign \$654  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$654  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$656  = ~ \$655 ;
-  assign \$657  = \port$4593$0 [8] & \$656 ;
-  assign \$658  = ~ \port$4593$0 [8];
-  assign \$659  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$661  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$657  = \port$4630$0 [8] & \$656 ;
+  assign \$658  = ~ \port$4630$0 [8];
+  assign \$659  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$662  = \$660  ? 7'h00 : \$661 [6:0];
-  assign \$663  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$663  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$665  = ~ \$664 ;
   assign \$666  = \$658  & \$665 ;
-  assign \$667  = \port$4674$5 [63:56] - lanes[68:61];
+  assign \$667  = \port$4711$5 [63:56] - lanes[68:61];
   assign \$668  = \$666  & \$667 [7];
   assign \$669  = \$657  | \$668 ;
-  assign \$670  = \port$4591$0 [34:33] + 1'h0;
+  assign \$670  = \port$4628$0 [34:33] + 1'h0;
   assign \$672  = fw_wr3 ? \$669  : \$671 ;
-  assign \$673  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$675  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$675  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$676  = \$674  ? 7'h00 : \$675 [6:0];
-  assign \$677  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$679  = ~ \port$4593$0 [8];
+  assign \$677  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$679  = ~ \port$4630$0 [8];
   assign \$680  = \$678  & \$679 ;
-  assign \$681  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$685  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$687  = ~ \$686 ;
-  assign \$688  = ~ \port$4593$0 [8];
+  assign \$688  = ~ \port$4630$0 [8];
   assign \$689  = \$687  & \$688 ;
-  assign \$690  = lanes[68:61] - \port$4674$5 [63:56];
+  assign \$690  = lanes[68:61] - \port$4711$5 [63:56];
   assign \$691  = \$689  & \$690 [7];
   assign \$692  = \$680  | \$691 ;
-  assign \$693  = \port$4591$0 [34:33] + 1'h0;
+  assign \$693  = \port$4628$0 [34:33] + 1'h0;
   assign \$695  = fw_wr3 ? \$692  : \$694 ;
-  assign \$696  = \port$4593$0 [16:9] - \port$4674$5 [63:56];
+  assign \$696  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
   assign \$697  = ~ \$696 [7];
-  assign \$698  = \port$4593$0 [8] | \$697 ;
-  assign \$699  = \port$4591$0 [34:33] + 1'h0;
+  assign \$698  = \port$4630$0 [8] | \$697 ;
+  assign \$699  = \port$4628$0 [34:33] + 1'h0;
   assign \$701  = fw_wr3 ? \$698  : \$700 ;
-  assign \$702  = \port$4591$0 [34:33] + 1'h0;
-  assign \$704  = \port$4591$0 [34:33] + 1'h0;
-  assign \$706  = \port$4591$0 [34:33] + 1'h0;
-  assign \$708  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$710  = \port$4586$0 [68:61] - lanes[68:61];
+  assign \$702  = \port$4628$0 [34:33] + 1'h0;
+  assign \$704  = \port$4628$0 [34:33] + 1'h0;
+  assign \$706  = \port$4628$0 [34:33] + 1'h0;
+  assign \$708  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4623$0 [68:61] - lanes[68:61];
   assign \$711  = \$709  ? 7'h00 : \$710 [6:0];
-  assign \$712  = \port$4586$0 [68:61] - lanes[68:61];
-  assign \$714  = \port$4593$0 [16:9] - lanes[68:61];
+  assign \$712  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$4630$0 [16:9] - lanes[68:61];
   assign \$715  = ~ \$714 [7];
   assign \$716  = \$713  | \$715 ;
-  assign \$717  = | { \port$4587$0 [28], \port$4587$0 [24], \port$4587$0 [20], \port$4587$0 [16] };
-  assign \$718  = | { \port$4587$0 [28], \port$4587$0 [20] };
-  assign \$719  = | { \port$4587$0 [28], \port$4587$0 [24] };
-  assign \$720  = | { \port$4587$0 [29], \port$4587$0 [25], \port$4587$0 [21], \port$4587$0 [17] };
-  assign \$721  = | { \port$4587$0 [29], \port$4587$0 [21] };
-  assign \$722  = | { \port$4587$0 [29], \port$4587$0 [25] };
-  assign \$723  = | { \port$4587$0 [30], \port$4587$0 [26], \port$4587$0 [22], \port$4587$0 [18] };
-  assign \$724  = | { \port$4587$0 [30], \port$4587$0 [22] };
-  assign \$725  = | { \port$4587$0 [30], \port$4587$0 [26] };
-  assign \$726  = | { \port$4587$0 [31], \port$4587$0 [27], \port$4587$0 [23], \port$4587$0 [19] };
-  assign \$727  = | { \port$4587$0 [31], \port$4587$0 [23] };
-  assign \$728  = | { \port$4587$0 [31], \port$4587$0 [27] };
-  assign \$729  = \port$4591$0 [1:0] + 1'h0;
+  assign \$717  = | { \port$4624$0 [28], \port$4624$0 [24], \port$4624$0 [20], \port$4624$0 [16] };
+  assign \$718  = | { \port$4624$0 [28], \port$4624$0 [20] };
+  assign \$719  = | { \port$4624$0 [28], \port$4624$0 [24] };
+  assign \$720  = | { \port$4624$0 [29], \port$4624$0 [25], \port$4624$0 [21], \port$4624$0 [17] };
+  assign \$721  = | { \port$4624$0 [29], \port$4624$0 [21] };
+  assign \$722  = | { \port$4624$0 [29], \port$4624$0 [25] };
+  assign \$723  = | { \port$4624$0 [30], \port$4624$0 [26], \port$4624$0 [22], \port$4624$0 [18] };
+  assign \$724  = | { \port$4624$0 [30], \port$4624$0 [22] };
+  assign \$725  = | { \port$4624$0 [30], \port$4624$0 [26] };
+  assign \$726  = | { \port$4624$0 [31], \port$4624$0 [27], \port$4624$0 [23], \port$4624$0 [19] };
+  assign \$727  = | { \port$4624$0 [31], \port$4624$0 [23] };
+  assign \$728  = | { \port$4624$0 [31], \port$4624$0 [27] };
+  assign \$729  = \port$4628$0 [1:0] + 1'h0;
   assign \$731  = \$730  >= 16'hffff;
-  assign \$732  = \port$4591$0 [1:0] + 1'h0;
+  assign \$732  = \port$4628$0 [1:0] + 1'h0;
   assign \$734  = \$733  + 1'h1;
   assign \$735  = \$731  ? 17'h0ffff : \$734 ;
-  assign \$736  = fw_wr0 ? \port$4674$271 [34:19] : \$735 [15:0];
-  assign \$737  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$738  = \port$4674$271 [34:19] + 1'h1;
+  assign \$736  = fw_wr0 ? \port$4711$271 [34:19] : \$735 [15:0];
+  assign \$737  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$738  = \port$4711$271 [34:19] + 1'h1;
   assign \$739  = \$737  ? 17'h0ffff : \$738 ;
-  assign \$740  = \port$4591$0 [1:0] + 1'h0;
+  assign \$740  = \port$4628$0 [1:0] + 1'h0;
   assign \$742  = \$741  >= 16'hfffe;
-  assign \$743  = \port$4591$0 [1:0] + 1'h0;
+  assign \$743  = \port$4628$0 [1:0] + 1'h0;
   assign \$745  = \$744  + 2'h2;
   assign \$746  = \$742  ? 17'h0ffff : \$745 ;
   assign \$747  = fw_wr0 ? \$739 [15:0] : \$746 [15:0];
-  assign \$748  = \port$4591$0 [10:2] == sc_mark_row_next;
-  assign \$749  = \port$4591$0 [12:11] + 1'h0;
+  assign \$748  = \port$4628$0 [10:2] == sc_mark_row_next;
+  assign \$749  = \port$4628$0 [12:11] + 1'h0;
   assign \$751  = \$750  >= 16'hffff;
-  assign \$752  = \port$4591$0 [12:11] + 1'h0;
+  assign \$752  = \port$4628$0 [12:11] + 1'h0;
   assign \$754  = \$753  + 1'h1;
   assign \$755  = \$751  ? 17'h0ffff : \$754 ;
-  assign \$756  = fw_wr1 ? \port$4674$271 [34:19] : \$755 [15:0];
-  assign \$757  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$758  = \port$4674$271 [34:19] + 1'h1;
+  assign \$756  = fw_wr1 ? \port$4711$271 [34:19] : \$755 [15:0];
+  assign \$757  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$758  = \port$4711$271 [34:19] + 1'h1;
   assign \$759  = \$757  ? 17'h0ffff : \$758 ;
-  assign \$760  = \port$4591$0 [12:11] + 1'h0;
+  assign \$760  = \port$4628$0 [12:11] + 1'h0;
   assign \$762  = \$761  >= 16'hfffe;
-  assign \$763  = \port$4591$0 [12:11] + 1'h0;
+  assign \$763  = \port$4628$0 [12:11] + 1'h0;
   assign \$765  = \$764  + 2'h2;
   assign \$766  = \$762  ? 17'h0ffff : \$765 ;
   assign \$767  = fw_wr1 ? \$759 [15:0] : \$766 [15:0];
-  assign \$768  = \port$4591$0 [21:13] == sc_mark_row_next;
-  assign \$769  = \port$4591$0 [23:22] + 1'h0;
+  assign \$768  = \port$4628$0 [21:13] == sc_mark_row_next;
+  assign \$769  = \port$4628$0 [23:22] + 1'h0;
   assign \$771  = \$770  >= 16'hffff;
-  assign \$772  = \port$4591$0 [23:22] + 1'h0;
+  assign \$772  = \port$4628$0 [23:22] + 1'h0;
   assign \$774  = \$773  + 1'h1;
   assign \$775  = \$771  ? 17'h0ffff : \$774 ;
-  assign \$776  = fw_wr2 ? \port$4674$271 [34:19] : \$775 [15:0];
-  assign \$777  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$778  = \port$4674$271 [34:19] + 1'h1;
+  assign \$776  = fw_wr2 ? \port$4711$271 [34:19] : \$775 [15:0];
+  assign \$777  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$778  = \port$4711$271 [34:19] + 1'h1;
   assign \$779  = \$777  ? 17'h0ffff : \$778 ;
-  assign \$780  = \port$4591$0 [23:22] + 1'h0;
+  assign \$780  = \port$4628$0 [23:22] + 1'h0;
   assign \$782  = \$781  >= 16'hfffe;
-  assign \$783  = \port$4591$0 [23:22] + 1'h0;
+  assign \$783  = \port$4628$0 [23:22] + 1'h0;
   assign \$785  = \$784  + 2'h2;
   assign \$786  = \$782  ? 17'h0ffff : \$785 ;
   assign \$787  = fw_wr2 ? \$779 [15:0] : \$786 [15:0];
-  assign \$788  = \port$4591$0 [32:24] == sc_mark_row_next;
-  assign \$789  = \port$4591$0 [34:33] + 1'h0;
+  assign \$788  = \port$4628$0 [32:24] == sc_mark_row_next;
+  assign \$789  = \port$4628$0 [34:33] + 1'h0;
   assign \$791  = \$790  >= 16'hffff;
-  assign \$792  = \port$4591$0 [34:33] + 1'h0;
+  assign \$792  = \port$4628$0 [34:33] + 1'h0;
   assign \$794  = \$793  + 1'h1;
   assign \$795  = \$791  ? 17'h0ffff : \$794 ;
-  assign \$796  = fw_wr3 ? \port$4674$271 [34:19] : \$795 [15:0];
-  assign \$797  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$798  = \port$4674$271 [34:19] + 1'h1;
+  assign \$796  = fw_wr3 ? \port$4711$271 [34:19] : \$795 [15:0];
+  assign \$797  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$798  = \port$4711$271 [34:19] + 1'h1;
   assign \$799  = \$797  ? 17'h0ffff : \$798 ;
-  assign \$800  = \port$4591$0 [34:33] + 1'h0;
+  assign \$800  = \port$4628$0 [34:33] + 1'h0;
   assign \$802  = \$801  >= 16'hfffe;
-  assign \$803  = \port$4591$0 [34:33] + 1'h0;
+  assign \$803  = \port$4628$0 [34:33] + 1'h0;
   assign \$805  = \$804  + 2'h2;
   assign \$806  = \$802  ? 17'h0ffff : \$805 ;
   assign \$807  = fw_wr3 ? \$799 [15:0] : \$806 [15:0];
-  assign \$808  = \port$4591$0 [43:35] == sc_mark_row_next;
+  assign \$808  = \port$4628$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$809 ;
-  assign \$1  = sc_mark_intent[0] & \port$4591$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4591$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4591$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4591$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4591$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4591$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4591$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4591$0 [405];
-  assign \$9  = \port$4591$0 [99:44] == \port$4586$0 [60:5];
-  assign \$10  = \port$4591$0 [124] & \$9 ;
-  assign \$11  = \port$4591$0 [192:137] == \port$4586$0 [60:5];
-  assign \$12  = \port$4591$0 [217] & \$11 ;
-  assign \$13  = \port$4591$0 [285:230] == \port$4586$0 [60:5];
-  assign \$14  = \port$4591$0 [310] & \$13 ;
-  assign \$15  = \port$4591$0 [378:323] == \port$4586$0 [60:5];
-  assign \$16  = \port$4591$0 [403] & \$15 ;
-  assign \$17  = \port$4591$0 [125] ^ \port$4591$0 [126];
-  assign \$18  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$1  = sc_mark_intent[0] & \port$4628$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4628$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4628$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4628$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4628$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4628$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4628$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4628$0 [405];
+  assign \$9  = \port$4628$0 [99:44] == \port$4623$0 [60:5];
+  assign \$10  = \port$4628$0 [124] & \$9 ;
+  assign \$11  = \port$4628$0 [192:137] == \port$4623$0 [60:5];
+  assign \$12  = \port$4628$0 [217] & \$11 ;
+  assign \$13  = \port$4628$0 [285:230] == \port$4623$0 [60:5];
+  assign \$14  = \port$4628$0 [310] & \$13 ;
+  assign \$15  = \port$4628$0 [378:323] == \port$4623$0 [60:5];
+  assign \$16  = \port$4628$0 [403] & \$15 ;
+  assign \$17  = \port$4628$0 [125] ^ \port$4628$0 [126];
+  assign \$18  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
   assign \$19  = \$17  | \$18 [7];
-  assign \$20  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$20  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
   assign \$21  = \$19  ? 7'h00 : \$20 [6:0];
-  assign \$22  = \port$4591$0 [125] ^ \port$4591$0 [126];
-  assign \$23  = \port$4586$0 [68:61] - \port$4591$0 [123:116];
+  assign \$22  = \port$4628$0 [125] ^ \port$4628$0 [126];
+  assign \$23  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
   assign \$24  = \$22  | \$23 [7];
-  assign \$25  = \port$4591$0 [218] ^ \port$4591$0 [219];
-  assign \$26  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$25  = \port$4628$0 [218] ^ \port$4628$0 [219];
+  assign \$26  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
   assign \$27  = \$25  | \$26 [7];
-  assign \$28  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$28  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
   assign \$29  = \$27  ? 7'h00 : \$28 [6:0];
-  assign \$30  = \port$4591$0 [218] ^ \port$4591$0 [219];
-  assign \$31  = \port$4586$0 [68:61] - \port$4591$0 [216:209];
+  assign \$30  = \port$4628$0 [218] ^ \port$4628$0 [219];
+  assign \$31  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
   assign \$32  = \$30  | \$31 [7];
-  assign \$33  = \port$4591$0 [311] ^ \port$4591$0 [312];
-  assign \$34  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$33  = \port$4628$0 [311] ^ \port$4628$0 [312];
+  assign \$34  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
   assign \$35  = \$33  | \$34 [7];
-  assign \$36  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$36  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
   assign \$37  = \$35  ? 7'h00 : \$36 [6:0];
-  assign \$38  = \port$4591$0 [311] ^ \port$4591$0 [312];
-  assign \$39  = \port$4586$0 [68:61] - \port$4591$0 [309:302];
+  assign \$38  = \port$4628$0 [311] ^ \port$4628$0 [312];
+  assign \$39  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
   assign \$40  = \$38  | \$39 [7];
-  assign \$41  = \port$4591$0 [404] ^ \port$4591$0 [405];
-  assign \$42  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$41  = \port$4628$0 [404] ^ \port$4628$0 [405];
+  assign \$42  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
   assign \$43  = \$41  | \$42 [7];
-  assign \$44  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$44  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
   assign \$45  = \$43  ? 7'h00 : \$44 [6:0];
-  assign \$46  = \port$4591$0 [404] ^ \port$4591$0 [405];
-  assign \$47  = \port$4586$0 [68:61] - \port$4591$0 [402:395];
+  assign \$46  = \port$4628$0 [404] ^ \port$4628$0 [405];
+  assign \$47  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
   assign \$48  = \$46  | \$47 [7];
-  assign \$49  = forward__lane & \port$4587$0 [3:0];
+  assign \$49  = forward__lane & \port$4624$0 [3:0];
   assign \$50  = | \$49 ;
-  assign fw_wr0 = \port$4674$271 [1] & \$50 ;
-  assign fw_inv0 = \port$4674$271 [2] & \port$4587$0 [0];
-  assign \$51  = \port$4591$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$4711$271 [1] & \$50 ;
+  assign fw_inv0 = \port$4711$271 [2] & \port$4624$0 [0];
+  assign \$51  = \port$4628$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
   assign valid0 = fw_wr0 | \$54 ;
-  assign \$55  = \port$4591$0 [1:0] + 1'h0;
+  assign \$55  = \port$4628$0 [1:0] + 1'h0;
   assign \$57  = ~ fw_inv0;
   assign \$58  = \$56  & \$57 ;
-  assign match0 = fw_wr0 ? \port$4593$0 [0] : \$58 ;
-  assign \$59  = \port$4591$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4674$5 [55:0] : \$60 ;
-  assign \$61  = \port$4591$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4593$0 [8:1] : \$62 ;
-  assign \$63  = \port$4591$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4674$271 [18:3] : \$64 ;
-  assign \$65  = \port$4591$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4674$271 [0] : \$66 ;
-  assign \$67  = forward__lane & \port$4587$0 [7:4];
+  assign match0 = fw_wr0 ? \port$4630$0 [0] : \$58 ;
+  assign \$59  = \port$4628$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4711$5 [55:0] : \$60 ;
+  assign \$61  = \port$4628$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4630$0 [8:1] : \$62 ;
+  assign \$63  = \port$4628$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4711$271 [18:3] : \$64 ;
+  assign \$65  = \port$4628$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4711$271 [0] : \$66 ;
+  assign \$67  = forward__lane & \port$4624$0 [7:4];
   assign \$68  = | \$67 ;
-  assign fw_wr1 = \port$4674$271 [1] & \$68 ;
-  assign fw_inv1 = \port$4674$271 [2] & \port$4587$0 [4];
-  assign \$69  = \port$4591$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$4711$271 [1] & \$68 ;
+  assign fw_inv1 = \port$4711$271 [2] & \port$4624$0 [4];
+  assign \$69  = \port$4628$0 [12:11] + 1'h0;
   assign \$71  = ~ fw_inv1;
   assign \$72  = \$70  & \$71 ;
   assign valid1 = fw_wr1 | \$72 ;
-  assign \$73  = \port$4591$0 [12:11] + 1'h0;
+  assign \$73  = \port$4628$0 [12:11] + 1'h0;
   assign \$75  = ~ fw_inv1;
   assign \$76  = \$74  & \$75 ;
-  assign match1 = fw_wr1 ? \port$4593$0 [0] : \$76 ;
-  assign \$77  = \port$4591$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4674$5 [55:0] : \$78 ;
-  assign \$79  = \port$4591$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4593$0 [8:1] : \$80 ;
-  assign \$81  = \port$4591$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4674$271 [18:3] : \$82 ;
-  assign \$83  = \port$4591$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4674$271 [0] : \$84 ;
-  assign \$85  = forward__lane & \port$4587$0 [11:8];
+  assign match1 = fw_wr1 ? \port$4630$0 [0] : \$76 ;
+  assign \$77  = \port$4628$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4711$5 [55:0] : \$78 ;
+  assign \$79  = \port$4628$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4630$0 [8:1] : \$80 ;
+  assign \$81  = \port$4628$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4711$271 [18:3] : \$82 ;
+  assign \$83  = \port$4628$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4711$271 [0] : \$84 ;
+  assign \$85  = forward__lane & \port$4624$0 [11:8];
   assign \$86  = | \$85 ;
-  assign fw_wr2 = \port$4674$271 [1] & \$86 ;
-  assign fw_inv2 = \port$4674$271 [2] & \port$4587$0 [8];
-  assign \$87  = \port$4591$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$4711$271 [1] & \$86 ;
+  assign fw_inv2 = \port$4711$271 [2] & \port$4624$0 [8];
+  assign \$87  = \port$4628$0 [23:22] + 1'h0;
   assign \$89  = ~ fw_inv2;
   assign \$90  = \$88  & \$89 ;
   assign valid2 = fw_wr2 | \$90 ;
-  assign \$91  = \port$4591$0 [23:22] + 1'h0;
+  assign \$91  = \port$4628$0 [23:22] + 1'h0;
   assign \$93  = ~ fw_inv2;
   assign \$94  = \$92  & \$93 ;
-  assign match2 = fw_wr2 ? \port$4593$0 [0] : \$94 ;
-  assign \$95  = \port$4591$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4674$5 [55:0] : \$96 ;
-  assign \$97  = \port$4591$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4593$0 [8:1] : \$98 ;
-  assign \$99  = \port$4591$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4674$271 [18:3] : \$100 ;
-  assign \$101  = \port$4591$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4674$271 [0] : \$102 ;
-  assign \$103  = forward__lane & \port$4587$0 [15:12];
+  assign match2 = fw_wr2 ? \port$4630$0 [0] : \$94 ;
+  assign \$95  = \port$4628$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4711$5 [55:0] : \$96 ;
+  assign \$97  = \port$4628$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4630$0 [8:1] : \$98 ;
+  assign \$99  = \port$4628$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4711$271 [18:3] : \$100 ;
+  assign \$101  = \port$4628$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4711$271 [0] : \$102 ;
+  assign \$103  = forward__lane & \port$4624$0 [15:12];
   assign \$104  = | \$103 ;
-  assign fw_wr3 = \port$4674$271 [1] & \$104 ;
-  assign fw_inv3 = \port$4674$271 [2] & \port$4587$0 [12];
-  assign \$105  = \port$4591$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$4711$271 [1] & \$104 ;
+  assign fw_inv3 = \port$4711$271 [2] & \port$4624$0 [12];
+  assign \$105  = \port$4628$0 [34:33] + 1'h0;
   assign \$107  = ~ fw_inv3;
   assign \$108  = \$106  & \$107 ;
   assign valid3 = fw_wr3 | \$108 ;
-  assign \$109  = \port$4591$0 [34:33] + 1'h0;
+  assign \$109  = \port$4628$0 [34:33] + 1'h0;
   assign \$111  = ~ fw_inv3;
   assign \$112  = \$110  & \$111 ;
-  assign match3 = fw_wr3 ? \port$4593$0 [0] : \$112 ;
-  assign \$113  = \port$4591$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4674$5 [55:0] : \$114 ;
-  assign \$115  = \port$4591$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4593$0 [8:1] : \$116 ;
-  assign \$117  = \port$4591$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4674$271 [18:3] : \$118 ;
-  assign \$119  = \port$4591$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4674$271 [0] : \$120 ;
+  assign match3 = fw_wr3 ? \port$4630$0 [0] : \$112 ;
+  assign \$113  = \port$4628$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4711$5 [55:0] : \$114 ;
+  assign \$115  = \port$4628$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4630$0 [8:1] : \$116 ;
+  assign \$117  = \port$4628$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4711$271 [18:3] : \$118 ;
+  assign \$119  = \port$4628$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4711$271 [0] : \$120 ;
   assign \$121  = ~ \$24 ;
-  assign \$122  = \port$4593$0 [8] & \$121 ;
-  assign \$123  = ~ \port$4593$0 [8];
+  assign \$122  = \port$4630$0 [8] & \$121 ;
+  assign \$123  = ~ \port$4630$0 [8];
   assign \$124  = ~ \$24 ;
   assign \$125  = \$123  & \$124 ;
-  assign \$126  = \port$4674$5 [63:56] - \port$4591$0 [123:116];
+  assign \$126  = \port$4711$5 [63:56] - \port$4628$0 [123:116];
   assign \$127  = \$125  & \$126 [7];
   assign \$128  = \$122  | \$127 ;
   assign \$129  = ~ \$32 ;
-  assign \$130  = \port$4593$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4593$0 [8];
+  assign \$130  = \port$4630$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4630$0 [8];
   assign \$132  = ~ \$32 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4674$5 [63:56] - \port$4591$0 [216:209];
+  assign \$134  = \port$4711$5 [63:56] - \port$4628$0 [216:209];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$40 ;
-  assign \$138  = \port$4593$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4593$0 [8];
+  assign \$138  = \port$4630$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4630$0 [8];
   assign \$140  = ~ \$40 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4674$5 [63:56] - \port$4591$0 [309:302];
+  assign \$142  = \port$4711$5 [63:56] - \port$4628$0 [309:302];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$48 ;
-  assign \$146  = \port$4593$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4593$0 [8];
+  assign \$146  = \port$4630$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4630$0 [8];
   assign \$148  = ~ \$48 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4674$5 [63:56] - \port$4591$0 [402:395];
+  assign \$150  = \port$4711$5 [63:56] - \port$4628$0 [402:395];
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
-  assign \$153  = ~ \port$4593$0 [8];
+  assign \$153  = ~ \port$4630$0 [8];
   assign \$154  = \$24  & \$153 ;
   assign \$155  = ~ \$24 ;
-  assign \$156  = ~ \port$4593$0 [8];
+  assign \$156  = ~ \port$4630$0 [8];
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4591$0 [123:116] - \port$4674$5 [63:56];
+  assign \$158  = \port$4628$0 [123:116] - \port$4711$5 [63:56];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -4938,13 +5015,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$729 [1:0])
       2'h0:
-          \$730  = \port$4591$0 [115:100];
+          \$730  = \port$4628$0 [115:100];
       2'h1:
-          \$730  = \port$4591$0 [208:193];
+          \$730  = \port$4628$0 [208:193];
       2'h2:
-          \$730  = \port$4591$0 [301:286];
+          \$730  = \port$4628$0 [301:286];
       2'h3:
-          \$730  = \port$4591$0 [394:379];
+          \$730  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -4952,13 +5029,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$732 [1:0])
       2'h0:
-          \$733  = \port$4591$0 [115:100];
+          \$733  = \port$4628$0 [115:100];
       2'h1:
-          \$733  = \port$4591$0 [208:193];
+          \$733  = \port$4628$0 [208:193];
       2'h2:
-          \$733  = \port$4591$0 [301:286];
+          \$733  = \port$4628$0 [301:286];
       2'h3:
-          \$733  = \port$4591$0 [394:379];
+          \$733  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -4966,13 +5043,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4591$0 [115:100];
+          \$741  = \port$4628$0 [115:100];
       2'h1:
-          \$741  = \port$4591$0 [208:193];
+          \$741  = \port$4628$0 [208:193];
       2'h2:
-          \$741  = \port$4591$0 [301:286];
+          \$741  = \port$4628$0 [301:286];
       2'h3:
-          \$741  = \port$4591$0 [394:379];
+          \$741  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -4980,13 +5057,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$743 [1:0])
       2'h0:
-          \$744  = \port$4591$0 [115:100];
+          \$744  = \port$4628$0 [115:100];
       2'h1:
-          \$744  = \port$4591$0 [208:193];
+          \$744  = \port$4628$0 [208:193];
       2'h2:
-          \$744  = \port$4591$0 [301:286];
+          \$744  = \port$4628$0 [301:286];
       2'h3:
-          \$744  = \port$4591$0 [394:379];
+          \$744  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -4994,13 +5071,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$749 [1:0])
       2'h0:
-          \$750  = \port$4591$0 [115:100];
+          \$750  = \port$4628$0 [115:100];
       2'h1:
-          \$750  = \port$4591$0 [208:193];
+          \$750  = \port$4628$0 [208:193];
       2'h2:
-          \$750  = \port$4591$0 [301:286];
+          \$750  = \port$4628$0 [301:286];
       2'h3:
-          \$750  = \port$4591$0 [394:379];
+          \$750  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5008,13 +5085,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$752 [1:0])
       2'h0:
-          \$753  = \port$4591$0 [115:100];
+          \$753  = \port$4628$0 [115:100];
       2'h1:
-          \$753  = \port$4591$0 [208:193];
+          \$753  = \port$4628$0 [208:193];
       2'h2:
-          \$753  = \port$4591$0 [301:286];
+          \$753  = \port$4628$0 [301:286];
       2'h3:
-          \$753  = \port$4591$0 [394:379];
+          \$753  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5022,13 +5099,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4591$0 [115:100];
+          \$761  = \port$4628$0 [115:100];
       2'h1:
-          \$761  = \port$4591$0 [208:193];
+          \$761  = \port$4628$0 [208:193];
       2'h2:
-          \$761  = \port$4591$0 [301:286];
+          \$761  = \port$4628$0 [301:286];
       2'h3:
-          \$761  = \port$4591$0 [394:379];
+          \$761  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5036,13 +5113,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$763 [1:0])
       2'h0:
-          \$764  = \port$4591$0 [115:100];
+          \$764  = \port$4628$0 [115:100];
       2'h1:
-          \$764  = \port$4591$0 [208:193];
+          \$764  = \port$4628$0 [208:193];
       2'h2:
-          \$764  = \port$4591$0 [301:286];
+          \$764  = \port$4628$0 [301:286];
       2'h3:
-          \$764  = \port$4591$0 [394:379];
+          \$764  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5050,13 +5127,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$769 [1:0])
       2'h0:
-          \$770  = \port$4591$0 [115:100];
+          \$770  = \port$4628$0 [115:100];
       2'h1:
-          \$770  = \port$4591$0 [208:193];
+          \$770  = \port$4628$0 [208:193];
       2'h2:
-          \$770  = \port$4591$0 [301:286];
+          \$770  = \port$4628$0 [301:286];
       2'h3:
-          \$770  = \port$4591$0 [394:379];
+          \$770  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5064,13 +5141,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$772 [1:0])
       2'h0:
-          \$773  = \port$4591$0 [115:100];
+          \$773  = \port$4628$0 [115:100];
       2'h1:
-          \$773  = \port$4591$0 [208:193];
+          \$773  = \port$4628$0 [208:193];
       2'h2:
-          \$773  = \port$4591$0 [301:286];
+          \$773  = \port$4628$0 [301:286];
       2'h3:
-          \$773  = \port$4591$0 [394:379];
+          \$773  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5078,13 +5155,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4591$0 [115:100];
+          \$781  = \port$4628$0 [115:100];
       2'h1:
-          \$781  = \port$4591$0 [208:193];
+          \$781  = \port$4628$0 [208:193];
       2'h2:
-          \$781  = \port$4591$0 [301:286];
+          \$781  = \port$4628$0 [301:286];
       2'h3:
-          \$781  = \port$4591$0 [394:379];
+          \$781  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5092,13 +5169,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$783 [1:0])
       2'h0:
-          \$784  = \port$4591$0 [115:100];
+          \$784  = \port$4628$0 [115:100];
       2'h1:
-          \$784  = \port$4591$0 [208:193];
+          \$784  = \port$4628$0 [208:193];
       2'h2:
-          \$784  = \port$4591$0 [301:286];
+          \$784  = \port$4628$0 [301:286];
       2'h3:
-          \$784  = \port$4591$0 [394:379];
+          \$784  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5106,13 +5183,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$789 [1:0])
       2'h0:
-          \$790  = \port$4591$0 [115:100];
+          \$790  = \port$4628$0 [115:100];
       2'h1:
-          \$790  = \port$4591$0 [208:193];
+          \$790  = \port$4628$0 [208:193];
       2'h2:
-          \$790  = \port$4591$0 [301:286];
+          \$790  = \port$4628$0 [301:286];
       2'h3:
-          \$790  = \port$4591$0 [394:379];
+          \$790  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5120,13 +5197,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$792 [1:0])
       2'h0:
-          \$793  = \port$4591$0 [115:100];
+          \$793  = \port$4628$0 [115:100];
       2'h1:
-          \$793  = \port$4591$0 [208:193];
+          \$793  = \port$4628$0 [208:193];
       2'h2:
-          \$793  = \port$4591$0 [301:286];
+          \$793  = \port$4628$0 [301:286];
       2'h3:
-          \$793  = \port$4591$0 [394:379];
+          \$793  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5134,13 +5211,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4591$0 [115:100];
+          \$801  = \port$4628$0 [115:100];
       2'h1:
-          \$801  = \port$4591$0 [208:193];
+          \$801  = \port$4628$0 [208:193];
       2'h2:
-          \$801  = \port$4591$0 [301:286];
+          \$801  = \port$4628$0 [301:286];
       2'h3:
-          \$801  = \port$4591$0 [394:379];
+          \$801  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5148,20 +5225,20 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$803 [1:0])
       2'h0:
-          \$804  = \port$4591$0 [115:100];
+          \$804  = \port$4628$0 [115:100];
       2'h1:
-          \$804  = \port$4591$0 [208:193];
+          \$804  = \port$4628$0 [208:193];
       2'h2:
-          \$804  = \port$4591$0 [301:286];
+          \$804  = \port$4628$0 [301:286];
       2'h3:
-          \$804  = \port$4591$0 [394:379];
+          \$804  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$809 [603], \$809 [598], \$809 [593], \$809 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$809 [68:0] = \port$4586$0 [68:0];
-    \$809 [79:69] = \port$4586$0 [79:69];
+    \$809 [68:0] = \port$4623$0 [68:0];
+    \$809 [79:69] = \port$4623$0 [79:69];
     \$809 [629] = \$453 ;
     \$809 [637:630] = { \$459 , \$457  };
     \$809 [604] = fw_wr0;
@@ -5221,7 +5298,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [162] = mark0;
     \$809 [189:174] = \$736 ;
     \$809 [205:190] = \$747 ;
-    \$809 [173:163] = \port$4591$0 [10:0];
+    \$809 [173:163] = \port$4628$0 [10:0];
     \$809 [206] = \$748 ;
     \$809 [207] = valid1;
     \$809 [208] = match1;
@@ -5231,7 +5308,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [289] = mark1;
     \$809 [316:301] = \$756 ;
     \$809 [332:317] = \$767 ;
-    \$809 [300:290] = \port$4591$0 [21:11];
+    \$809 [300:290] = \port$4628$0 [21:11];
     \$809 [333] = \$768 ;
     \$809 [334] = valid2;
     \$809 [335] = match2;
@@ -5241,7 +5318,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [416] = mark2;
     \$809 [443:428] = \$776 ;
     \$809 [459:444] = \$787 ;
-    \$809 [427:417] = \port$4591$0 [32:22];
+    \$809 [427:417] = \port$4628$0 [32:22];
     \$809 [460] = \$788 ;
     \$809 [461] = valid3;
     \$809 [462] = match3;
@@ -5251,7 +5328,7 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [543] = mark3;
     \$809 [570:555] = \$796 ;
     \$809 [586:571] = \$807 ;
-    \$809 [554:544] = \port$4591$0 [43:33];
+    \$809 [554:544] = \port$4628$0 [43:33];
     \$809 [587] = \$808 ;
     if (rst) begin
       \$809  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5262,13 +5339,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4591$0 [124];
+          \$52  = \port$4628$0 [124];
       2'h1:
-          \$52  = \port$4591$0 [217];
+          \$52  = \port$4628$0 [217];
       2'h2:
-          \$52  = \port$4591$0 [310];
+          \$52  = \port$4628$0 [310];
       2'h3:
-          \$52  = \port$4591$0 [403];
+          \$52  = \port$4628$0 [403];
     endcase
   end
   always @* begin
@@ -5290,13 +5367,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$59 [1:0])
       2'h0:
-          \$60  = \port$4591$0 [99:44];
+          \$60  = \port$4628$0 [99:44];
       2'h1:
-          \$60  = \port$4591$0 [192:137];
+          \$60  = \port$4628$0 [192:137];
       2'h2:
-          \$60  = \port$4591$0 [285:230];
+          \$60  = \port$4628$0 [285:230];
       2'h3:
-          \$60  = \port$4591$0 [378:323];
+          \$60  = \port$4628$0 [378:323];
     endcase
   end
   always @* begin
@@ -5318,13 +5395,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$63 [1:0])
       2'h0:
-          \$64  = \port$4591$0 [115:100];
+          \$64  = \port$4628$0 [115:100];
       2'h1:
-          \$64  = \port$4591$0 [208:193];
+          \$64  = \port$4628$0 [208:193];
       2'h2:
-          \$64  = \port$4591$0 [301:286];
+          \$64  = \port$4628$0 [301:286];
       2'h3:
-          \$64  = \port$4591$0 [394:379];
+          \$64  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5346,13 +5423,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          \$70  = \port$4591$0 [124];
+          \$70  = \port$4628$0 [124];
       2'h1:
-          \$70  = \port$4591$0 [217];
+          \$70  = \port$4628$0 [217];
       2'h2:
-          \$70  = \port$4591$0 [310];
+          \$70  = \port$4628$0 [310];
       2'h3:
-          \$70  = \port$4591$0 [403];
+          \$70  = \port$4628$0 [403];
     endcase
   end
   always @* begin
@@ -5374,13 +5451,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$77 [1:0])
       2'h0:
-          \$78  = \port$4591$0 [99:44];
+          \$78  = \port$4628$0 [99:44];
       2'h1:
-          \$78  = \port$4591$0 [192:137];
+          \$78  = \port$4628$0 [192:137];
       2'h2:
-          \$78  = \port$4591$0 [285:230];
+          \$78  = \port$4628$0 [285:230];
       2'h3:
-          \$78  = \port$4591$0 [378:323];
+          \$78  = \port$4628$0 [378:323];
     endcase
   end
   always @* begin
@@ -5402,13 +5479,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$81 [1:0])
       2'h0:
-          \$82  = \port$4591$0 [115:100];
+          \$82  = \port$4628$0 [115:100];
       2'h1:
-          \$82  = \port$4591$0 [208:193];
+          \$82  = \port$4628$0 [208:193];
       2'h2:
-          \$82  = \port$4591$0 [301:286];
+          \$82  = \port$4628$0 [301:286];
       2'h3:
-          \$82  = \port$4591$0 [394:379];
+          \$82  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5430,13 +5507,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$4591$0 [124];
+          \$88  = \port$4628$0 [124];
       2'h1:
-          \$88  = \port$4591$0 [217];
+          \$88  = \port$4628$0 [217];
       2'h2:
-          \$88  = \port$4591$0 [310];
+          \$88  = \port$4628$0 [310];
       2'h3:
-          \$88  = \port$4591$0 [403];
+          \$88  = \port$4628$0 [403];
     endcase
   end
   always @* begin
@@ -5458,13 +5535,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$95 [1:0])
       2'h0:
-          \$96  = \port$4591$0 [99:44];
+          \$96  = \port$4628$0 [99:44];
       2'h1:
-          \$96  = \port$4591$0 [192:137];
+          \$96  = \port$4628$0 [192:137];
       2'h2:
-          \$96  = \port$4591$0 [285:230];
+          \$96  = \port$4628$0 [285:230];
       2'h3:
-          \$96  = \port$4591$0 [378:323];
+          \$96  = \port$4628$0 [378:323];
     endcase
   end
   always @* begin
@@ -5486,13 +5563,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$99 [1:0])
       2'h0:
-          \$100  = \port$4591$0 [115:100];
+          \$100  = \port$4628$0 [115:100];
       2'h1:
-          \$100  = \port$4591$0 [208:193];
+          \$100  = \port$4628$0 [208:193];
       2'h2:
-          \$100  = \port$4591$0 [301:286];
+          \$100  = \port$4628$0 [301:286];
       2'h3:
-          \$100  = \port$4591$0 [394:379];
+          \$100  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5514,13 +5591,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$4591$0 [124];
+          \$106  = \port$4628$0 [124];
       2'h1:
-          \$106  = \port$4591$0 [217];
+          \$106  = \port$4628$0 [217];
       2'h2:
-          \$106  = \port$4591$0 [310];
+          \$106  = \port$4628$0 [310];
       2'h3:
-          \$106  = \port$4591$0 [403];
+          \$106  = \port$4628$0 [403];
     endcase
   end
   always @* begin
@@ -5542,13 +5619,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$113 [1:0])
       2'h0:
-          \$114  = \port$4591$0 [99:44];
+          \$114  = \port$4628$0 [99:44];
       2'h1:
-          \$114  = \port$4591$0 [192:137];
+          \$114  = \port$4628$0 [192:137];
       2'h2:
-          \$114  = \port$4591$0 [285:230];
+          \$114  = \port$4628$0 [285:230];
       2'h3:
-          \$114  = \port$4591$0 [378:323];
+          \$114  = \port$4628$0 [378:323];
     endcase
   end
   always @* begin
@@ -5570,13 +5647,13 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$117 [1:0])
       2'h0:
-          \$118  = \port$4591$0 [115:100];
+          \$118  = \port$4628$0 [115:100];
       2'h1:
-          \$118  = \port$4591$0 [208:193];
+          \$118  = \port$4628$0 [208:193];
       2'h2:
-          \$118  = \port$4591$0 [301:286];
+          \$118  = \port$4628$0 [301:286];
       2'h3:
-          \$118  = \port$4591$0 [394:379];
+          \$118  = \port$4628$0 [394:379];
     endcase
   end
   always @* begin
@@ -5593,65 +5670,65 @@ module \kv_asu.core.lanes$174 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$120  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$4593$0 , \port$4587$0 , \port$4591$0 , \port$4586$0  };
+  assign window = { \port$4630$0 , \port$4624$0 , \port$4628$0 , \port$4623$0  };
   assign age_bank0 = { \$24 , \$21  };
   assign age_bank1 = { \$32 , \$29  };
   assign age_bank2 = { \$40 , \$37  };
   assign age_bank3 = { \$48 , \$45  };
-  assign forward__write = \port$4674$271 [1];
-  assign forward__invalidate = \port$4674$271 [2];
-  assign forward__tag = \port$4674$5 [55:0];
-  assign forward__count = \port$4674$271 [18:3];
-  assign forward__mark = \port$4674$271 [0];
+  assign forward__write = \port$4711$271 [1];
+  assign forward__invalidate = \port$4711$271 [2];
+  assign forward__tag = \port$4711$5 [55:0];
+  assign forward__count = \port$4711$271 [18:3];
+  assign forward__mark = \port$4711$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4674$5 [63:56];
-  assign forward__count_inc = \port$4674$271 [34:19];
-  assign \window.request  = \port$4586$0 [68:0];
-  assign \window.request.valid  = \port$4586$0 [0];
-  assign \window.request.op  = \port$4586$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4586$0 [4:3];
-  assign \window.request.tag  = \port$4586$0 [60:5];
-  assign \window.request.t  = \port$4586$0 [68:61];
-  assign \window.start  = \port$4586$0 [79:69];
-  assign \window.lane_slot  = \port$4591$0 [43:0];
-  assign \window.bank  = \port$4591$0 [415:44];
-  assign \window.bank[0].tag  = \port$4591$0 [99:44];
-  assign \window.bank[0].count  = \port$4591$0 [115:100];
-  assign \window.bank[0].last  = \port$4591$0 [123:116];
-  assign \window.bank[0].valid  = \port$4591$0 [124];
-  assign \window.bank[0].fresh  = \port$4591$0 [125];
-  assign \window.bank[0].mark  = \port$4591$0 [126];
-  assign \window.bank[0].row  = \port$4591$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4591$0 [136];
-  assign \window.bank[1].tag  = \port$4591$0 [192:137];
-  assign \window.bank[1].count  = \port$4591$0 [208:193];
-  assign \window.bank[1].last  = \port$4591$0 [216:209];
-  assign \window.bank[1].valid  = \port$4591$0 [217];
-  assign \window.bank[1].fresh  = \port$4591$0 [218];
-  assign \window.bank[1].mark  = \port$4591$0 [219];
-  assign \window.bank[1].row  = \port$4591$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4591$0 [229];
-  assign \window.bank[2].tag  = \port$4591$0 [285:230];
-  assign \window.bank[2].count  = \port$4591$0 [301:286];
-  assign \window.bank[2].last  = \port$4591$0 [309:302];
-  assign \window.bank[2].valid  = \port$4591$0 [310];
-  assign \window.bank[2].fresh  = \port$4591$0 [311];
-  assign \window.bank[2].mark  = \port$4591$0 [312];
-  assign \window.bank[2].row  = \port$4591$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4591$0 [322];
-  assign \window.bank[3].tag  = \port$4591$0 [378:323];
-  assign \window.bank[3].count  = \port$4591$0 [394:379];
-  assign \window.bank[3].last  = \port$4591$0 [402:395];
-  assign \window.bank[3].valid  = \port$4591$0 [403];
-  assign \window.bank[3].fresh  = \port$4591$0 [404];
-  assign \window.bank[3].mark  = \port$4591$0 [405];
-  assign \window.bank[3].row  = \port$4591$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4591$0 [415];
-  assign \window.overlap  = \port$4587$0 [15:0];
-  assign \window.overlap_next  = \port$4587$0 [31:16];
-  assign \window.same_line  = \port$4593$0 [0];
-  assign \window.forward_age  = \port$4593$0 [8:1];
-  assign \window.t_w1  = \port$4593$0 [16:9];
+  assign forward__last = \port$4711$5 [63:56];
+  assign forward__count_inc = \port$4711$271 [34:19];
+  assign \window.request  = \port$4623$0 [68:0];
+  assign \window.request.valid  = \port$4623$0 [0];
+  assign \window.request.op  = \port$4623$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4623$0 [4:3];
+  assign \window.request.tag  = \port$4623$0 [60:5];
+  assign \window.request.t  = \port$4623$0 [68:61];
+  assign \window.start  = \port$4623$0 [79:69];
+  assign \window.lane_slot  = \port$4628$0 [43:0];
+  assign \window.bank  = \port$4628$0 [415:44];
+  assign \window.bank[0].tag  = \port$4628$0 [99:44];
+  assign \window.bank[0].count  = \port$4628$0 [115:100];
+  assign \window.bank[0].last  = \port$4628$0 [123:116];
+  assign \window.bank[0].valid  = \port$4628$0 [124];
+  assign \window.bank[0].fresh  = \port$4628$0 [125];
+  assign \window.bank[0].mark  = \port$4628$0 [126];
+  assign \window.bank[0].row  = \port$4628$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4628$0 [136];
+  assign \window.bank[1].tag  = \port$4628$0 [192:137];
+  assign \window.bank[1].count  = \port$4628$0 [208:193];
+  assign \window.bank[1].last  = \port$4628$0 [216:209];
+  assign \window.bank[1].valid  = \port$4628$0 [217];
+  assign \window.bank[1].fresh  = \port$4628$0 [218];
+  assign \window.bank[1].mark  = \port$4628$0 [219];
+  assign \window.bank[1].row  = \port$4628$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4628$0 [229];
+  assign \window.bank[2].tag  = \port$4628$0 [285:230];
+  assign \window.bank[2].count  = \port$4628$0 [301:286];
+  assign \window.bank[2].last  = \port$4628$0 [309:302];
+  assign \window.bank[2].valid  = \port$4628$0 [310];
+  assign \window.bank[2].fresh  = \port$4628$0 [311];
+  assign \window.bank[2].mark  = \port$4628$0 [312];
+  assign \window.bank[2].row  = \port$4628$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4628$0 [322];
+  assign \window.bank[3].tag  = \port$4628$0 [378:323];
+  assign \window.bank[3].count  = \port$4628$0 [394:379];
+  assign \window.bank[3].last  = \port$4628$0 [402:395];
+  assign \window.bank[3].valid  = \port$4628$0 [403];
+  assign \window.bank[3].fresh  = \port$4628$0 [404];
+  assign \window.bank[3].mark  = \port$4628$0 [405];
+  assign \window.bank[3].row  = \port$4628$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4628$0 [415];
+  assign \window.overlap  = \port$4624$0 [15:0];
+  assign \window.overlap_next  = \port$4624$0 [31:16];
+  assign \window.same_line  = \port$4630$0 [0];
+  assign \window.forward_age  = \port$4630$0 [8:1];
+  assign \window.t_w1  = \port$4630$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -15934,8 +16011,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$4674$5 
-, inv_slot, \port$4674$260 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
+, \port$4711$5 , inv_slot, \port$4711$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16162,13 +16239,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$3 ;
   wire \$30 ;
   wire \$300 ;
-  wire [9:0] \$301 ;
+  wire \$301 ;
   wire \$302 ;
   wire [9:0] \$303 ;
   wire \$304 ;
   wire [9:0] \$305 ;
   wire \$306 ;
-  wire \$307 ;
+  wire [9:0] \$307 ;
   wire \$308 ;
   wire \$309 ;
   wire \$31 ;
@@ -16233,16 +16310,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$363 ;
   wire \$364 ;
   wire \$365 ;
-  wire [9:0] \$366 ;
+  wire \$366 ;
   wire \$367 ;
-  wire [9:0] \$368 ;
+  wire \$368 ;
   wire \$369 ;
   wire \$37 ;
   wire [9:0] \$370 ;
   wire \$371 ;
-  wire \$372 ;
+  wire [9:0] \$372 ;
   wire \$373 ;
-  wire \$374 ;
+  wire [9:0] \$374 ;
   wire \$375 ;
   wire \$376 ;
   wire \$377 ;
@@ -16306,18 +16383,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$429 ;
   wire \$43 ;
   wire \$430 ;
-  wire [9:0] \$431 ;
+  wire \$431 ;
   wire \$432 ;
-  wire [9:0] \$433 ;
+  wire \$433 ;
   wire \$434 ;
-  wire [9:0] \$435 ;
+  wire \$435 ;
   wire \$436 ;
-  wire \$437 ;
+  wire [9:0] \$437 ;
   wire \$438 ;
-  wire \$439 ;
+  wire [9:0] \$439 ;
   wire \$44 ;
   wire \$440 ;
-  wire \$441 ;
+  wire [9:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
   wire \$444 ;
@@ -16376,61 +16453,69 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$492 ;
   wire \$493 ;
   wire \$494 ;
-  reg [8:0] \$495 ;
-  reg [8:0] \$496 ;
-  reg [8:0] \$497 ;
-  reg [8:0] \$498 ;
-  reg \$499 ;
+  wire \$495 ;
+  wire \$496 ;
+  wire \$497 ;
+  wire \$498 ;
+  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  reg [9:0] \$500 ;
-  reg [39:0] \$501 ;
-  reg \$502 ;
-  reg \$503 ;
-  reg \$504 ;
-  reg [71:0] \$505 ;
-  reg \$506 ;
-  reg [9:0] \$507 ;
-  reg \$508 ;
-  reg \$509 ;
+  wire \$500 ;
+  wire \$501 ;
+  wire \$502 ;
+  reg [8:0] \$503 ;
+  reg [8:0] \$504 ;
+  reg [8:0] \$505 ;
+  reg [8:0] \$506 ;
+  reg \$507 ;
+  reg [9:0] \$508 ;
+  reg [39:0] \$509 ;
   wire \$51 ;
-  reg [8:0] \$510 ;
+  reg \$510 ;
   reg \$511 ;
-  reg [9:0] \$512 ;
-  reg \$513 ;
+  reg \$512 ;
+  reg [71:0] \$513 ;
   reg \$514 ;
-  reg \$515 ;
-  reg [71:0] \$516 ;
+  reg [13:0] \$515 ;
+  reg \$516 ;
   reg \$517 ;
-  reg [9:0] \$518 ;
+  reg [8:0] \$518 ;
   reg \$519 ;
   wire \$52 ;
-  reg \$520 ;
-  reg [8:0] \$521 ;
+  reg [9:0] \$520 ;
+  reg \$521 ;
   reg \$522 ;
-  reg [9:0] \$523 ;
-  reg \$524 ;
+  reg \$523 ;
+  reg [71:0] \$524 ;
   reg \$525 ;
-  reg \$526 ;
-  reg [71:0] \$527 ;
+  reg [13:0] \$526 ;
+  reg \$527 ;
   reg \$528 ;
-  reg [9:0] \$529 ;
+  reg [8:0] \$529 ;
   wire \$53 ;
   reg \$530 ;
-  reg \$531 ;
-  reg [8:0] \$532 ;
+  reg [9:0] \$531 ;
+  reg \$532 ;
   reg \$533 ;
-  reg [9:0] \$534 ;
-  reg \$535 ;
+  reg \$534 ;
+  reg [71:0] \$535 ;
   reg \$536 ;
-  reg \$537 ;
-  reg [71:0] \$538 ;
+  reg [13:0] \$537 ;
+  reg \$538 ;
   reg \$539 ;
   wire \$54 ;
-  reg [9:0] \$540 ;
+  reg [8:0] \$540 ;
   reg \$541 ;
-  reg \$542 ;
+  reg [9:0] \$542 ;
+  reg \$543 ;
+  reg \$544 ;
+  reg \$545 ;
+  reg [71:0] \$546 ;
+  reg \$547 ;
+  reg [13:0] \$548 ;
+  reg \$549 ;
   wire \$55 ;
+  reg \$550 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
@@ -16480,93 +16565,101 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$98 ;
   wire \$99 ;
   wire [8:0] \$signature__addr ;
-  wire [8:0] \$signature__addr$101 ;
-  wire [8:0] \$signature__addr$105 ;
-  wire [8:0] \$signature__addr$109 ;
-  wire [8:0] \$signature__addr$135 ;
+  wire [8:0] \$signature__addr$103 ;
+  wire [8:0] \$signature__addr$107 ;
+  wire [8:0] \$signature__addr$111 ;
   wire [8:0] \$signature__addr$137 ;
-  wire [8:0] \$signature__addr$141 ;
+  wire [8:0] \$signature__addr$139 ;
   wire [8:0] \$signature__addr$143 ;
-  wire [8:0] \$signature__addr$154 ;
+  wire [8:0] \$signature__addr$145 ;
   wire [8:0] \$signature__addr$156 ;
-  wire [8:0] \$signature__addr$160 ;
+  wire [8:0] \$signature__addr$158 ;
   wire [8:0] \$signature__addr$162 ;
-  wire [8:0] \$signature__addr$173 ;
+  wire [8:0] \$signature__addr$164 ;
   wire [8:0] \$signature__addr$175 ;
-  wire [8:0] \$signature__addr$179 ;
+  wire [8:0] \$signature__addr$177 ;
   wire [8:0] \$signature__addr$181 ;
+  wire [8:0] \$signature__addr$183 ;
   wire [71:0] \$signature__data ;
-  wire [71:0] \$signature__data$118 ;
-  wire [15:0] \$signature__data$118.count ;
-  wire [55:0] \$signature__data$118.tag ;
-  wire [9:0] \$signature__data$120 ;
-  wire \$signature__data$120.fresh ;
-  wire [7:0] \$signature__data$120.last ;
-  wire \$signature__data$120.valid ;
-  wire [71:0] \$signature__data$148 ;
-  wire [15:0] \$signature__data$148.count ;
-  wire [55:0] \$signature__data$148.tag ;
-  wire [9:0] \$signature__data$150 ;
-  wire \$signature__data$150.fresh ;
-  wire [7:0] \$signature__data$150.last ;
-  wire \$signature__data$150.valid ;
-  wire [71:0] \$signature__data$167 ;
-  wire [15:0] \$signature__data$167.count ;
-  wire [55:0] \$signature__data$167.tag ;
-  wire [9:0] \$signature__data$169 ;
-  wire \$signature__data$169.fresh ;
-  wire [7:0] \$signature__data$169.last ;
-  wire \$signature__data$169.valid ;
-  wire [71:0] \$signature__data$186 ;
-  wire [15:0] \$signature__data$186.count ;
-  wire [55:0] \$signature__data$186.tag ;
-  wire [9:0] \$signature__data$188 ;
-  wire \$signature__data$188.fresh ;
-  wire [7:0] \$signature__data$188.last ;
-  wire \$signature__data$188.valid ;
-  wire [9:0] \$signature__data$35 ;
+  wire [71:0] \$signature__data$120 ;
+  wire [15:0] \$signature__data$120.count ;
+  wire [55:0] \$signature__data$120.tag ;
+  wire [13:0] \$signature__data$122 ;
+  wire \$signature__data$122.fresh ;
+  wire [3:0] \$signature__data$122.gen ;
+  wire [7:0] \$signature__data$122.last ;
+  wire \$signature__data$122.valid ;
+  wire [71:0] \$signature__data$150 ;
+  wire [15:0] \$signature__data$150.count ;
+  wire [55:0] \$signature__data$150.tag ;
+  wire [13:0] \$signature__data$152 ;
+  wire \$signature__data$152.fresh ;
+  wire [3:0] \$signature__data$152.gen ;
+  wire [7:0] \$signature__data$152.last ;
+  wire \$signature__data$152.valid ;
+  wire [71:0] \$signature__data$169 ;
+  wire [15:0] \$signature__data$169.count ;
+  wire [55:0] \$signature__data$169.tag ;
+  wire [13:0] \$signature__data$171 ;
+  wire \$signature__data$171.fresh ;
+  wire [3:0] \$signature__data$171.gen ;
+  wire [7:0] \$signature__data$171.last ;
+  wire \$signature__data$171.valid ;
+  wire [71:0] \$signature__data$188 ;
+  wire [15:0] \$signature__data$188.count ;
+  wire [55:0] \$signature__data$188.tag ;
+  wire [13:0] \$signature__data$190 ;
+  wire \$signature__data$190.fresh ;
+  wire [3:0] \$signature__data$190.gen ;
+  wire [7:0] \$signature__data$190.last ;
+  wire \$signature__data$190.valid ;
+  wire [13:0] \$signature__data$35 ;
   wire \$signature__data$35.fresh ;
+  wire [3:0] \$signature__data$35.gen ;
   wire [7:0] \$signature__data$35.last ;
   wire \$signature__data$35.valid ;
   wire [71:0] \$signature__data$51 ;
   wire [15:0] \$signature__data$51.count ;
   wire [55:0] \$signature__data$51.tag ;
-  wire [9:0] \$signature__data$54 ;
+  wire [13:0] \$signature__data$54 ;
   wire \$signature__data$54.fresh ;
+  wire [3:0] \$signature__data$54.gen ;
   wire [7:0] \$signature__data$54.last ;
   wire \$signature__data$54.valid ;
   wire [71:0] \$signature__data$68 ;
   wire [15:0] \$signature__data$68.count ;
   wire [55:0] \$signature__data$68.tag ;
-  wire [9:0] \$signature__data$71 ;
+  wire [13:0] \$signature__data$71 ;
   wire \$signature__data$71.fresh ;
+  wire [3:0] \$signature__data$71.gen ;
   wire [7:0] \$signature__data$71.last ;
   wire \$signature__data$71.valid ;
   wire [71:0] \$signature__data$85 ;
   wire [15:0] \$signature__data$85.count ;
   wire [55:0] \$signature__data$85.tag ;
-  wire [9:0] \$signature__data$88 ;
+  wire [13:0] \$signature__data$88 ;
   wire \$signature__data$88.fresh ;
+  wire [3:0] \$signature__data$88.gen ;
   wire [7:0] \$signature__data$88.last ;
   wire \$signature__data$88.valid ;
   wire [15:0] \$signature__data.count ;
   wire [55:0] \$signature__data.tag ;
   wire \$signature__en ;
-  wire \$signature__en$102 ;
-  wire \$signature__en$106 ;
-  wire \$signature__en$110 ;
-  wire \$signature__en$136 ;
+  wire \$signature__en$104 ;
+  wire \$signature__en$108 ;
+  wire \$signature__en$112 ;
   wire \$signature__en$138 ;
-  wire \$signature__en$142 ;
+  wire \$signature__en$140 ;
   wire \$signature__en$144 ;
-  wire \$signature__en$155 ;
+  wire \$signature__en$146 ;
   wire \$signature__en$157 ;
-  wire \$signature__en$161 ;
+  wire \$signature__en$159 ;
   wire \$signature__en$163 ;
-  wire \$signature__en$174 ;
+  wire \$signature__en$165 ;
   wire \$signature__en$176 ;
-  wire \$signature__en$180 ;
+  wire \$signature__en$178 ;
   wire \$signature__en$182 ;
+  wire \$signature__en$184 ;
   output [63:0] bk_count;
   wire [63:0] bk_count;
   output [3:0] bk_fresh;
@@ -16591,6 +16684,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [8:0] clear_row;
   input clk;
   wire clk;
+  wire [9:0] copy_data;
+  wire \copy_data.fresh ;
+  wire [7:0] \copy_data.last ;
+  wire \copy_data.valid ;
   reg ent0_byp = 1'h0;
   reg [71:0] ent0_byp_data = 72'h000000000000000000;
   wire [15:0] \ent0_byp_data.count ;
@@ -16619,6 +16716,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [71:0] ent3_rd;
   wire [15:0] \ent3_rd.count ;
   wire [55:0] \ent3_rd.tag ;
+  input [3:0] generation;
+  wire [3:0] generation;
   wire inv_at_hi;
   wire inv_at_hi_m1;
   wire inv_en;
@@ -16641,25 +16740,25 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire mark_now2;
   wire mark_now3;
   wire [8:0] mark_r__addr;
-  wire [8:0] \mark_r__addr$139 ;
-  wire [8:0] \mark_r__addr$158 ;
-  wire [8:0] \mark_r__addr$177 ;
+  wire [8:0] \mark_r__addr$141 ;
+  wire [8:0] \mark_r__addr$160 ;
+  wire [8:0] \mark_r__addr$179 ;
   wire mark_r__data;
-  wire \mark_r__data$152 ;
-  wire \mark_r__data$171 ;
-  wire \mark_r__data$190 ;
+  wire \mark_r__data$154 ;
+  wire \mark_r__data$173 ;
+  wire \mark_r__data$192 ;
   wire mark_r__en;
-  wire \mark_r__en$140 ;
-  wire \mark_r__en$159 ;
-  wire \mark_r__en$178 ;
+  wire \mark_r__en$142 ;
+  wire \mark_r__en$161 ;
+  wire \mark_r__en$180 ;
   (* init = 9'h000 *)
   wire [8:0] mark_w__addr;
   (* init = 9'h000 *)
-  wire [8:0] \mark_w__addr$145 ;
+  wire [8:0] \mark_w__addr$147 ;
   (* init = 9'h000 *)
-  wire [8:0] \mark_w__addr$164 ;
+  wire [8:0] \mark_w__addr$166 ;
   (* init = 9'h000 *)
-  wire [8:0] \mark_w__addr$183 ;
+  wire [8:0] \mark_w__addr$185 ;
   (* init = 1'h0 *)
   wire mark_w__data;
   (* init = 1'h0 *)
@@ -16669,54 +16768,63 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   (* init = 1'h0 *)
   wire \mark_w__data$92 ;
   wire mark_w__en;
-  wire \mark_w__en$146 ;
-  wire \mark_w__en$165 ;
-  wire \mark_w__en$184 ;
+  wire \mark_w__en$148 ;
+  wire \mark_w__en$167 ;
+  wire \mark_w__en$186 ;
   reg meta0_byp = 1'h0;
-  reg [9:0] meta0_byp_data = 10'h000;
+  reg [13:0] meta0_byp_data = 14'h0000;
   wire \meta0_byp_data.fresh ;
+  wire [3:0] \meta0_byp_data.gen ;
   wire [7:0] \meta0_byp_data.last ;
   wire \meta0_byp_data.valid ;
-  wire [9:0] meta0_rd;
+  wire [13:0] meta0_rd;
   wire \meta0_rd.fresh ;
+  wire [3:0] \meta0_rd.gen ;
   wire [7:0] \meta0_rd.last ;
   wire \meta0_rd.valid ;
   reg meta1_byp = 1'h0;
-  reg [9:0] meta1_byp_data = 10'h000;
+  reg [13:0] meta1_byp_data = 14'h0000;
   wire \meta1_byp_data.fresh ;
+  wire [3:0] \meta1_byp_data.gen ;
   wire [7:0] \meta1_byp_data.last ;
   wire \meta1_byp_data.valid ;
-  wire [9:0] meta1_rd;
+  wire [13:0] meta1_rd;
   wire \meta1_rd.fresh ;
+  wire [3:0] \meta1_rd.gen ;
   wire [7:0] \meta1_rd.last ;
   wire \meta1_rd.valid ;
   reg meta2_byp = 1'h0;
-  reg [9:0] meta2_byp_data = 10'h000;
+  reg [13:0] meta2_byp_data = 14'h0000;
   wire \meta2_byp_data.fresh ;
+  wire [3:0] \meta2_byp_data.gen ;
   wire [7:0] \meta2_byp_data.last ;
   wire \meta2_byp_data.valid ;
-  wire [9:0] meta2_rd;
+  wire [13:0] meta2_rd;
   wire \meta2_rd.fresh ;
+  wire [3:0] \meta2_rd.gen ;
   wire [7:0] \meta2_rd.last ;
   wire \meta2_rd.valid ;
   reg meta3_byp = 1'h0;
-  reg [9:0] meta3_byp_data = 10'h000;
+  reg [13:0] meta3_byp_data = 14'h0000;
   wire \meta3_byp_data.fresh ;
+  wire [3:0] \meta3_byp_data.gen ;
   wire [7:0] \meta3_byp_data.last ;
   wire \meta3_byp_data.valid ;
-  wire [9:0] meta3_rd;
+  wire [13:0] meta3_rd;
   wire \meta3_rd.fresh ;
+  wire [3:0] \meta3_rd.gen ;
   wire [7:0] \meta3_rd.last ;
   wire \meta3_rd.valid ;
   reg [8:0] meta_addr;
-  wire [9:0] meta_data;
+  wire [13:0] meta_data;
   wire \meta_data.fresh ;
+  wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4674$260 ;
-  wire [29:0] \port$4674$260 ;
-  input [63:0] \port$4674$5 ;
-  wire [63:0] \port$4674$5 ;
+  input [29:0] \port$4711$260 ;
+  wire [29:0] \port$4711$260 ;
+  input [63:0] \port$4711$5 ;
+  wire [63:0] \port$4711$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17377,14 +17485,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent0[511] = 72'h000000000000000000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$106 )
-      ent0[\port$4674$260 [10:2]] <= \$signature__data ;
+    if (\$signature__en$108 )
+      ent0[\port$4711$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
     _0_ <= ent0[\$236 [8:0]];
   end
-  assign \$signature__data$118  = _0_;
+  assign \$signature__data$120  = _0_;
   (* no_rw_check = 32'd1 *)
   reg [71:0] ent1 [511:0];
   initial begin
@@ -17902,14 +18010,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent1[511] = 72'h000000000000000000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$142 )
-      ent1[\port$4674$260 [10:2]] <= \$signature__data$51 ;
+    if (\$signature__en$144 )
+      ent1[\port$4711$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
-    _1_ <= ent1[\$301 [8:0]];
+    _1_ <= ent1[\$303 [8:0]];
   end
-  assign \$signature__data$148  = _1_;
+  assign \$signature__data$150  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [71:0] ent2 [511:0];
   initial begin
@@ -18427,14 +18535,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent2[511] = 72'h000000000000000000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$161 )
-      ent2[\port$4674$260 [10:2]] <= \$signature__data$68 ;
+    if (\$signature__en$163 )
+      ent2[\port$4711$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
-    _2_ <= ent2[\$366 [8:0]];
+    _2_ <= ent2[\$370 [8:0]];
   end
-  assign \$signature__data$167  = _2_;
+  assign \$signature__data$169  = _2_;
   (* no_rw_check = 32'd1 *)
   reg [71:0] ent3 [511:0];
   initial begin
@@ -18952,14 +19060,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent3[511] = 72'h000000000000000000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$180 )
-      ent3[\port$4674$260 [10:2]] <= \$signature__data$85 ;
+    if (\$signature__en$182 )
+      ent3[\port$4711$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
-    _3_ <= ent3[\$431 [8:0]];
+    _3_ <= ent3[\$437 [8:0]];
   end
-  assign \$signature__data$186  = _3_;
+  assign \$signature__data$188  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark0 [511:0];
   initial begin
@@ -20007,9 +20115,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _5_;
   always @(posedge clk) begin
-    _5_ <= mark1[\$305 [8:0]];
+    _5_ <= mark1[\$307 [8:0]];
   end
-  assign \mark_r__data$152  = _5_;
+  assign \mark_r__data$154  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark2 [511:0];
   initial begin
@@ -20532,9 +20640,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _6_;
   always @(posedge clk) begin
-    _6_ <= mark2[\$370 [8:0]];
+    _6_ <= mark2[\$374 [8:0]];
   end
-  assign \mark_r__data$171  = _6_;
+  assign \mark_r__data$173  = _6_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark3 [511:0];
   initial begin
@@ -21057,2109 +21165,2109 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _7_;
   always @(posedge clk) begin
-    _7_ <= mark3[\$435 [8:0]];
+    _7_ <= mark3[\$441 [8:0]];
   end
-  assign \mark_r__data$190  = _7_;
+  assign \mark_r__data$192  = _7_;
   (* no_rw_check = 32'd1 *)
-  reg [9:0] meta0 [511:0];
+  reg [13:0] meta0 [511:0];
   initial begin
-    meta0[0] = 10'h000;
-    meta0[1] = 10'h000;
-    meta0[2] = 10'h000;
-    meta0[3] = 10'h000;
-    meta0[4] = 10'h000;
-    meta0[5] = 10'h000;
-    meta0[6] = 10'h000;
-    meta0[7] = 10'h000;
-    meta0[8] = 10'h000;
-    meta0[9] = 10'h000;
-    meta0[10] = 10'h000;
-    meta0[11] = 10'h000;
-    meta0[12] = 10'h000;
-    meta0[13] = 10'h000;
-    meta0[14] = 10'h000;
-    meta0[15] = 10'h000;
-    meta0[16] = 10'h000;
-    meta0[17] = 10'h000;
-    meta0[18] = 10'h000;
-    meta0[19] = 10'h000;
-    meta0[20] = 10'h000;
-    meta0[21] = 10'h000;
-    meta0[22] = 10'h000;
-    meta0[23] = 10'h000;
-    meta0[24] = 10'h000;
-    meta0[25] = 10'h000;
-    meta0[26] = 10'h000;
-    meta0[27] = 10'h000;
-    meta0[28] = 10'h000;
-    meta0[29] = 10'h000;
-    meta0[30] = 10'h000;
-    meta0[31] = 10'h000;
-    meta0[32] = 10'h000;
-    meta0[33] = 10'h000;
-    meta0[34] = 10'h000;
-    meta0[35] = 10'h000;
-    meta0[36] = 10'h000;
-    meta0[37] = 10'h000;
-    meta0[38] = 10'h000;
-    meta0[39] = 10'h000;
-    meta0[40] = 10'h000;
-    meta0[41] = 10'h000;
-    meta0[42] = 10'h000;
-    meta0[43] = 10'h000;
-    meta0[44] = 10'h000;
-    meta0[45] = 10'h000;
-    meta0[46] = 10'h000;
-    meta0[47] = 10'h000;
-    meta0[48] = 10'h000;
-    meta0[49] = 10'h000;
-    meta0[50] = 10'h000;
-    meta0[51] = 10'h000;
-    meta0[52] = 10'h000;
-    meta0[53] = 10'h000;
-    meta0[54] = 10'h000;
-    meta0[55] = 10'h000;
-    meta0[56] = 10'h000;
-    meta0[57] = 10'h000;
-    meta0[58] = 10'h000;
-    meta0[59] = 10'h000;
-    meta0[60] = 10'h000;
-    meta0[61] = 10'h000;
-    meta0[62] = 10'h000;
-    meta0[63] = 10'h000;
-    meta0[64] = 10'h000;
-    meta0[65] = 10'h000;
-    meta0[66] = 10'h000;
-    meta0[67] = 10'h000;
-    meta0[68] = 10'h000;
-    meta0[69] = 10'h000;
-    meta0[70] = 10'h000;
-    meta0[71] = 10'h000;
-    meta0[72] = 10'h000;
-    meta0[73] = 10'h000;
-    meta0[74] = 10'h000;
-    meta0[75] = 10'h000;
-    meta0[76] = 10'h000;
-    meta0[77] = 10'h000;
-    meta0[78] = 10'h000;
-    meta0[79] = 10'h000;
-    meta0[80] = 10'h000;
-    meta0[81] = 10'h000;
-    meta0[82] = 10'h000;
-    meta0[83] = 10'h000;
-    meta0[84] = 10'h000;
-    meta0[85] = 10'h000;
-    meta0[86] = 10'h000;
-    meta0[87] = 10'h000;
-    meta0[88] = 10'h000;
-    meta0[89] = 10'h000;
-    meta0[90] = 10'h000;
-    meta0[91] = 10'h000;
-    meta0[92] = 10'h000;
-    meta0[93] = 10'h000;
-    meta0[94] = 10'h000;
-    meta0[95] = 10'h000;
-    meta0[96] = 10'h000;
-    meta0[97] = 10'h000;
-    meta0[98] = 10'h000;
-    meta0[99] = 10'h000;
-    meta0[100] = 10'h000;
-    meta0[101] = 10'h000;
-    meta0[102] = 10'h000;
-    meta0[103] = 10'h000;
-    meta0[104] = 10'h000;
-    meta0[105] = 10'h000;
-    meta0[106] = 10'h000;
-    meta0[107] = 10'h000;
-    meta0[108] = 10'h000;
-    meta0[109] = 10'h000;
-    meta0[110] = 10'h000;
-    meta0[111] = 10'h000;
-    meta0[112] = 10'h000;
-    meta0[113] = 10'h000;
-    meta0[114] = 10'h000;
-    meta0[115] = 10'h000;
-    meta0[116] = 10'h000;
-    meta0[117] = 10'h000;
-    meta0[118] = 10'h000;
-    meta0[119] = 10'h000;
-    meta0[120] = 10'h000;
-    meta0[121] = 10'h000;
-    meta0[122] = 10'h000;
-    meta0[123] = 10'h000;
-    meta0[124] = 10'h000;
-    meta0[125] = 10'h000;
-    meta0[126] = 10'h000;
-    meta0[127] = 10'h000;
-    meta0[128] = 10'h000;
-    meta0[129] = 10'h000;
-    meta0[130] = 10'h000;
-    meta0[131] = 10'h000;
-    meta0[132] = 10'h000;
-    meta0[133] = 10'h000;
-    meta0[134] = 10'h000;
-    meta0[135] = 10'h000;
-    meta0[136] = 10'h000;
-    meta0[137] = 10'h000;
-    meta0[138] = 10'h000;
-    meta0[139] = 10'h000;
-    meta0[140] = 10'h000;
-    meta0[141] = 10'h000;
-    meta0[142] = 10'h000;
-    meta0[143] = 10'h000;
-    meta0[144] = 10'h000;
-    meta0[145] = 10'h000;
-    meta0[146] = 10'h000;
-    meta0[147] = 10'h000;
-    meta0[148] = 10'h000;
-    meta0[149] = 10'h000;
-    meta0[150] = 10'h000;
-    meta0[151] = 10'h000;
-    meta0[152] = 10'h000;
-    meta0[153] = 10'h000;
-    meta0[154] = 10'h000;
-    meta0[155] = 10'h000;
-    meta0[156] = 10'h000;
-    meta0[157] = 10'h000;
-    meta0[158] = 10'h000;
-    meta0[159] = 10'h000;
-    meta0[160] = 10'h000;
-    meta0[161] = 10'h000;
-    meta0[162] = 10'h000;
-    meta0[163] = 10'h000;
-    meta0[164] = 10'h000;
-    meta0[165] = 10'h000;
-    meta0[166] = 10'h000;
-    meta0[167] = 10'h000;
-    meta0[168] = 10'h000;
-    meta0[169] = 10'h000;
-    meta0[170] = 10'h000;
-    meta0[171] = 10'h000;
-    meta0[172] = 10'h000;
-    meta0[173] = 10'h000;
-    meta0[174] = 10'h000;
-    meta0[175] = 10'h000;
-    meta0[176] = 10'h000;
-    meta0[177] = 10'h000;
-    meta0[178] = 10'h000;
-    meta0[179] = 10'h000;
-    meta0[180] = 10'h000;
-    meta0[181] = 10'h000;
-    meta0[182] = 10'h000;
-    meta0[183] = 10'h000;
-    meta0[184] = 10'h000;
-    meta0[185] = 10'h000;
-    meta0[186] = 10'h000;
-    meta0[187] = 10'h000;
-    meta0[188] = 10'h000;
-    meta0[189] = 10'h000;
-    meta0[190] = 10'h000;
-    meta0[191] = 10'h000;
-    meta0[192] = 10'h000;
-    meta0[193] = 10'h000;
-    meta0[194] = 10'h000;
-    meta0[195] = 10'h000;
-    meta0[196] = 10'h000;
-    meta0[197] = 10'h000;
-    meta0[198] = 10'h000;
-    meta0[199] = 10'h000;
-    meta0[200] = 10'h000;
-    meta0[201] = 10'h000;
-    meta0[202] = 10'h000;
-    meta0[203] = 10'h000;
-    meta0[204] = 10'h000;
-    meta0[205] = 10'h000;
-    meta0[206] = 10'h000;
-    meta0[207] = 10'h000;
-    meta0[208] = 10'h000;
-    meta0[209] = 10'h000;
-    meta0[210] = 10'h000;
-    meta0[211] = 10'h000;
-    meta0[212] = 10'h000;
-    meta0[213] = 10'h000;
-    meta0[214] = 10'h000;
-    meta0[215] = 10'h000;
-    meta0[216] = 10'h000;
-    meta0[217] = 10'h000;
-    meta0[218] = 10'h000;
-    meta0[219] = 10'h000;
-    meta0[220] = 10'h000;
-    meta0[221] = 10'h000;
-    meta0[222] = 10'h000;
-    meta0[223] = 10'h000;
-    meta0[224] = 10'h000;
-    meta0[225] = 10'h000;
-    meta0[226] = 10'h000;
-    meta0[227] = 10'h000;
-    meta0[228] = 10'h000;
-    meta0[229] = 10'h000;
-    meta0[230] = 10'h000;
-    meta0[231] = 10'h000;
-    meta0[232] = 10'h000;
-    meta0[233] = 10'h000;
-    meta0[234] = 10'h000;
-    meta0[235] = 10'h000;
-    meta0[236] = 10'h000;
-    meta0[237] = 10'h000;
-    meta0[238] = 10'h000;
-    meta0[239] = 10'h000;
-    meta0[240] = 10'h000;
-    meta0[241] = 10'h000;
-    meta0[242] = 10'h000;
-    meta0[243] = 10'h000;
-    meta0[244] = 10'h000;
-    meta0[245] = 10'h000;
-    meta0[246] = 10'h000;
-    meta0[247] = 10'h000;
-    meta0[248] = 10'h000;
-    meta0[249] = 10'h000;
-    meta0[250] = 10'h000;
-    meta0[251] = 10'h000;
-    meta0[252] = 10'h000;
-    meta0[253] = 10'h000;
-    meta0[254] = 10'h000;
-    meta0[255] = 10'h000;
-    meta0[256] = 10'h000;
-    meta0[257] = 10'h000;
-    meta0[258] = 10'h000;
-    meta0[259] = 10'h000;
-    meta0[260] = 10'h000;
-    meta0[261] = 10'h000;
-    meta0[262] = 10'h000;
-    meta0[263] = 10'h000;
-    meta0[264] = 10'h000;
-    meta0[265] = 10'h000;
-    meta0[266] = 10'h000;
-    meta0[267] = 10'h000;
-    meta0[268] = 10'h000;
-    meta0[269] = 10'h000;
-    meta0[270] = 10'h000;
-    meta0[271] = 10'h000;
-    meta0[272] = 10'h000;
-    meta0[273] = 10'h000;
-    meta0[274] = 10'h000;
-    meta0[275] = 10'h000;
-    meta0[276] = 10'h000;
-    meta0[277] = 10'h000;
-    meta0[278] = 10'h000;
-    meta0[279] = 10'h000;
-    meta0[280] = 10'h000;
-    meta0[281] = 10'h000;
-    meta0[282] = 10'h000;
-    meta0[283] = 10'h000;
-    meta0[284] = 10'h000;
-    meta0[285] = 10'h000;
-    meta0[286] = 10'h000;
-    meta0[287] = 10'h000;
-    meta0[288] = 10'h000;
-    meta0[289] = 10'h000;
-    meta0[290] = 10'h000;
-    meta0[291] = 10'h000;
-    meta0[292] = 10'h000;
-    meta0[293] = 10'h000;
-    meta0[294] = 10'h000;
-    meta0[295] = 10'h000;
-    meta0[296] = 10'h000;
-    meta0[297] = 10'h000;
-    meta0[298] = 10'h000;
-    meta0[299] = 10'h000;
-    meta0[300] = 10'h000;
-    meta0[301] = 10'h000;
-    meta0[302] = 10'h000;
-    meta0[303] = 10'h000;
-    meta0[304] = 10'h000;
-    meta0[305] = 10'h000;
-    meta0[306] = 10'h000;
-    meta0[307] = 10'h000;
-    meta0[308] = 10'h000;
-    meta0[309] = 10'h000;
-    meta0[310] = 10'h000;
-    meta0[311] = 10'h000;
-    meta0[312] = 10'h000;
-    meta0[313] = 10'h000;
-    meta0[314] = 10'h000;
-    meta0[315] = 10'h000;
-    meta0[316] = 10'h000;
-    meta0[317] = 10'h000;
-    meta0[318] = 10'h000;
-    meta0[319] = 10'h000;
-    meta0[320] = 10'h000;
-    meta0[321] = 10'h000;
-    meta0[322] = 10'h000;
-    meta0[323] = 10'h000;
-    meta0[324] = 10'h000;
-    meta0[325] = 10'h000;
-    meta0[326] = 10'h000;
-    meta0[327] = 10'h000;
-    meta0[328] = 10'h000;
-    meta0[329] = 10'h000;
-    meta0[330] = 10'h000;
-    meta0[331] = 10'h000;
-    meta0[332] = 10'h000;
-    meta0[333] = 10'h000;
-    meta0[334] = 10'h000;
-    meta0[335] = 10'h000;
-    meta0[336] = 10'h000;
-    meta0[337] = 10'h000;
-    meta0[338] = 10'h000;
-    meta0[339] = 10'h000;
-    meta0[340] = 10'h000;
-    meta0[341] = 10'h000;
-    meta0[342] = 10'h000;
-    meta0[343] = 10'h000;
-    meta0[344] = 10'h000;
-    meta0[345] = 10'h000;
-    meta0[346] = 10'h000;
-    meta0[347] = 10'h000;
-    meta0[348] = 10'h000;
-    meta0[349] = 10'h000;
-    meta0[350] = 10'h000;
-    meta0[351] = 10'h000;
-    meta0[352] = 10'h000;
-    meta0[353] = 10'h000;
-    meta0[354] = 10'h000;
-    meta0[355] = 10'h000;
-    meta0[356] = 10'h000;
-    meta0[357] = 10'h000;
-    meta0[358] = 10'h000;
-    meta0[359] = 10'h000;
-    meta0[360] = 10'h000;
-    meta0[361] = 10'h000;
-    meta0[362] = 10'h000;
-    meta0[363] = 10'h000;
-    meta0[364] = 10'h000;
-    meta0[365] = 10'h000;
-    meta0[366] = 10'h000;
-    meta0[367] = 10'h000;
-    meta0[368] = 10'h000;
-    meta0[369] = 10'h000;
-    meta0[370] = 10'h000;
-    meta0[371] = 10'h000;
-    meta0[372] = 10'h000;
-    meta0[373] = 10'h000;
-    meta0[374] = 10'h000;
-    meta0[375] = 10'h000;
-    meta0[376] = 10'h000;
-    meta0[377] = 10'h000;
-    meta0[378] = 10'h000;
-    meta0[379] = 10'h000;
-    meta0[380] = 10'h000;
-    meta0[381] = 10'h000;
-    meta0[382] = 10'h000;
-    meta0[383] = 10'h000;
-    meta0[384] = 10'h000;
-    meta0[385] = 10'h000;
-    meta0[386] = 10'h000;
-    meta0[387] = 10'h000;
-    meta0[388] = 10'h000;
-    meta0[389] = 10'h000;
-    meta0[390] = 10'h000;
-    meta0[391] = 10'h000;
-    meta0[392] = 10'h000;
-    meta0[393] = 10'h000;
-    meta0[394] = 10'h000;
-    meta0[395] = 10'h000;
-    meta0[396] = 10'h000;
-    meta0[397] = 10'h000;
-    meta0[398] = 10'h000;
-    meta0[399] = 10'h000;
-    meta0[400] = 10'h000;
-    meta0[401] = 10'h000;
-    meta0[402] = 10'h000;
-    meta0[403] = 10'h000;
-    meta0[404] = 10'h000;
-    meta0[405] = 10'h000;
-    meta0[406] = 10'h000;
-    meta0[407] = 10'h000;
-    meta0[408] = 10'h000;
-    meta0[409] = 10'h000;
-    meta0[410] = 10'h000;
-    meta0[411] = 10'h000;
-    meta0[412] = 10'h000;
-    meta0[413] = 10'h000;
-    meta0[414] = 10'h000;
-    meta0[415] = 10'h000;
-    meta0[416] = 10'h000;
-    meta0[417] = 10'h000;
-    meta0[418] = 10'h000;
-    meta0[419] = 10'h000;
-    meta0[420] = 10'h000;
-    meta0[421] = 10'h000;
-    meta0[422] = 10'h000;
-    meta0[423] = 10'h000;
-    meta0[424] = 10'h000;
-    meta0[425] = 10'h000;
-    meta0[426] = 10'h000;
-    meta0[427] = 10'h000;
-    meta0[428] = 10'h000;
-    meta0[429] = 10'h000;
-    meta0[430] = 10'h000;
-    meta0[431] = 10'h000;
-    meta0[432] = 10'h000;
-    meta0[433] = 10'h000;
-    meta0[434] = 10'h000;
-    meta0[435] = 10'h000;
-    meta0[436] = 10'h000;
-    meta0[437] = 10'h000;
-    meta0[438] = 10'h000;
-    meta0[439] = 10'h000;
-    meta0[440] = 10'h000;
-    meta0[441] = 10'h000;
-    meta0[442] = 10'h000;
-    meta0[443] = 10'h000;
-    meta0[444] = 10'h000;
-    meta0[445] = 10'h000;
-    meta0[446] = 10'h000;
-    meta0[447] = 10'h000;
-    meta0[448] = 10'h000;
-    meta0[449] = 10'h000;
-    meta0[450] = 10'h000;
-    meta0[451] = 10'h000;
-    meta0[452] = 10'h000;
-    meta0[453] = 10'h000;
-    meta0[454] = 10'h000;
-    meta0[455] = 10'h000;
-    meta0[456] = 10'h000;
-    meta0[457] = 10'h000;
-    meta0[458] = 10'h000;
-    meta0[459] = 10'h000;
-    meta0[460] = 10'h000;
-    meta0[461] = 10'h000;
-    meta0[462] = 10'h000;
-    meta0[463] = 10'h000;
-    meta0[464] = 10'h000;
-    meta0[465] = 10'h000;
-    meta0[466] = 10'h000;
-    meta0[467] = 10'h000;
-    meta0[468] = 10'h000;
-    meta0[469] = 10'h000;
-    meta0[470] = 10'h000;
-    meta0[471] = 10'h000;
-    meta0[472] = 10'h000;
-    meta0[473] = 10'h000;
-    meta0[474] = 10'h000;
-    meta0[475] = 10'h000;
-    meta0[476] = 10'h000;
-    meta0[477] = 10'h000;
-    meta0[478] = 10'h000;
-    meta0[479] = 10'h000;
-    meta0[480] = 10'h000;
-    meta0[481] = 10'h000;
-    meta0[482] = 10'h000;
-    meta0[483] = 10'h000;
-    meta0[484] = 10'h000;
-    meta0[485] = 10'h000;
-    meta0[486] = 10'h000;
-    meta0[487] = 10'h000;
-    meta0[488] = 10'h000;
-    meta0[489] = 10'h000;
-    meta0[490] = 10'h000;
-    meta0[491] = 10'h000;
-    meta0[492] = 10'h000;
-    meta0[493] = 10'h000;
-    meta0[494] = 10'h000;
-    meta0[495] = 10'h000;
-    meta0[496] = 10'h000;
-    meta0[497] = 10'h000;
-    meta0[498] = 10'h000;
-    meta0[499] = 10'h000;
-    meta0[500] = 10'h000;
-    meta0[501] = 10'h000;
-    meta0[502] = 10'h000;
-    meta0[503] = 10'h000;
-    meta0[504] = 10'h000;
-    meta0[505] = 10'h000;
-    meta0[506] = 10'h000;
-    meta0[507] = 10'h000;
-    meta0[508] = 10'h000;
-    meta0[509] = 10'h000;
-    meta0[510] = 10'h000;
-    meta0[511] = 10'h000;
+    meta0[0] = 14'h0000;
+    meta0[1] = 14'h0000;
+    meta0[2] = 14'h0000;
+    meta0[3] = 14'h0000;
+    meta0[4] = 14'h0000;
+    meta0[5] = 14'h0000;
+    meta0[6] = 14'h0000;
+    meta0[7] = 14'h0000;
+    meta0[8] = 14'h0000;
+    meta0[9] = 14'h0000;
+    meta0[10] = 14'h0000;
+    meta0[11] = 14'h0000;
+    meta0[12] = 14'h0000;
+    meta0[13] = 14'h0000;
+    meta0[14] = 14'h0000;
+    meta0[15] = 14'h0000;
+    meta0[16] = 14'h0000;
+    meta0[17] = 14'h0000;
+    meta0[18] = 14'h0000;
+    meta0[19] = 14'h0000;
+    meta0[20] = 14'h0000;
+    meta0[21] = 14'h0000;
+    meta0[22] = 14'h0000;
+    meta0[23] = 14'h0000;
+    meta0[24] = 14'h0000;
+    meta0[25] = 14'h0000;
+    meta0[26] = 14'h0000;
+    meta0[27] = 14'h0000;
+    meta0[28] = 14'h0000;
+    meta0[29] = 14'h0000;
+    meta0[30] = 14'h0000;
+    meta0[31] = 14'h0000;
+    meta0[32] = 14'h0000;
+    meta0[33] = 14'h0000;
+    meta0[34] = 14'h0000;
+    meta0[35] = 14'h0000;
+    meta0[36] = 14'h0000;
+    meta0[37] = 14'h0000;
+    meta0[38] = 14'h0000;
+    meta0[39] = 14'h0000;
+    meta0[40] = 14'h0000;
+    meta0[41] = 14'h0000;
+    meta0[42] = 14'h0000;
+    meta0[43] = 14'h0000;
+    meta0[44] = 14'h0000;
+    meta0[45] = 14'h0000;
+    meta0[46] = 14'h0000;
+    meta0[47] = 14'h0000;
+    meta0[48] = 14'h0000;
+    meta0[49] = 14'h0000;
+    meta0[50] = 14'h0000;
+    meta0[51] = 14'h0000;
+    meta0[52] = 14'h0000;
+    meta0[53] = 14'h0000;
+    meta0[54] = 14'h0000;
+    meta0[55] = 14'h0000;
+    meta0[56] = 14'h0000;
+    meta0[57] = 14'h0000;
+    meta0[58] = 14'h0000;
+    meta0[59] = 14'h0000;
+    meta0[60] = 14'h0000;
+    meta0[61] = 14'h0000;
+    meta0[62] = 14'h0000;
+    meta0[63] = 14'h0000;
+    meta0[64] = 14'h0000;
+    meta0[65] = 14'h0000;
+    meta0[66] = 14'h0000;
+    meta0[67] = 14'h0000;
+    meta0[68] = 14'h0000;
+    meta0[69] = 14'h0000;
+    meta0[70] = 14'h0000;
+    meta0[71] = 14'h0000;
+    meta0[72] = 14'h0000;
+    meta0[73] = 14'h0000;
+    meta0[74] = 14'h0000;
+    meta0[75] = 14'h0000;
+    meta0[76] = 14'h0000;
+    meta0[77] = 14'h0000;
+    meta0[78] = 14'h0000;
+    meta0[79] = 14'h0000;
+    meta0[80] = 14'h0000;
+    meta0[81] = 14'h0000;
+    meta0[82] = 14'h0000;
+    meta0[83] = 14'h0000;
+    meta0[84] = 14'h0000;
+    meta0[85] = 14'h0000;
+    meta0[86] = 14'h0000;
+    meta0[87] = 14'h0000;
+    meta0[88] = 14'h0000;
+    meta0[89] = 14'h0000;
+    meta0[90] = 14'h0000;
+    meta0[91] = 14'h0000;
+    meta0[92] = 14'h0000;
+    meta0[93] = 14'h0000;
+    meta0[94] = 14'h0000;
+    meta0[95] = 14'h0000;
+    meta0[96] = 14'h0000;
+    meta0[97] = 14'h0000;
+    meta0[98] = 14'h0000;
+    meta0[99] = 14'h0000;
+    meta0[100] = 14'h0000;
+    meta0[101] = 14'h0000;
+    meta0[102] = 14'h0000;
+    meta0[103] = 14'h0000;
+    meta0[104] = 14'h0000;
+    meta0[105] = 14'h0000;
+    meta0[106] = 14'h0000;
+    meta0[107] = 14'h0000;
+    meta0[108] = 14'h0000;
+    meta0[109] = 14'h0000;
+    meta0[110] = 14'h0000;
+    meta0[111] = 14'h0000;
+    meta0[112] = 14'h0000;
+    meta0[113] = 14'h0000;
+    meta0[114] = 14'h0000;
+    meta0[115] = 14'h0000;
+    meta0[116] = 14'h0000;
+    meta0[117] = 14'h0000;
+    meta0[118] = 14'h0000;
+    meta0[119] = 14'h0000;
+    meta0[120] = 14'h0000;
+    meta0[121] = 14'h0000;
+    meta0[122] = 14'h0000;
+    meta0[123] = 14'h0000;
+    meta0[124] = 14'h0000;
+    meta0[125] = 14'h0000;
+    meta0[126] = 14'h0000;
+    meta0[127] = 14'h0000;
+    meta0[128] = 14'h0000;
+    meta0[129] = 14'h0000;
+    meta0[130] = 14'h0000;
+    meta0[131] = 14'h0000;
+    meta0[132] = 14'h0000;
+    meta0[133] = 14'h0000;
+    meta0[134] = 14'h0000;
+    meta0[135] = 14'h0000;
+    meta0[136] = 14'h0000;
+    meta0[137] = 14'h0000;
+    meta0[138] = 14'h0000;
+    meta0[139] = 14'h0000;
+    meta0[140] = 14'h0000;
+    meta0[141] = 14'h0000;
+    meta0[142] = 14'h0000;
+    meta0[143] = 14'h0000;
+    meta0[144] = 14'h0000;
+    meta0[145] = 14'h0000;
+    meta0[146] = 14'h0000;
+    meta0[147] = 14'h0000;
+    meta0[148] = 14'h0000;
+    meta0[149] = 14'h0000;
+    meta0[150] = 14'h0000;
+    meta0[151] = 14'h0000;
+    meta0[152] = 14'h0000;
+    meta0[153] = 14'h0000;
+    meta0[154] = 14'h0000;
+    meta0[155] = 14'h0000;
+    meta0[156] = 14'h0000;
+    meta0[157] = 14'h0000;
+    meta0[158] = 14'h0000;
+    meta0[159] = 14'h0000;
+    meta0[160] = 14'h0000;
+    meta0[161] = 14'h0000;
+    meta0[162] = 14'h0000;
+    meta0[163] = 14'h0000;
+    meta0[164] = 14'h0000;
+    meta0[165] = 14'h0000;
+    meta0[166] = 14'h0000;
+    meta0[167] = 14'h0000;
+    meta0[168] = 14'h0000;
+    meta0[169] = 14'h0000;
+    meta0[170] = 14'h0000;
+    meta0[171] = 14'h0000;
+    meta0[172] = 14'h0000;
+    meta0[173] = 14'h0000;
+    meta0[174] = 14'h0000;
+    meta0[175] = 14'h0000;
+    meta0[176] = 14'h0000;
+    meta0[177] = 14'h0000;
+    meta0[178] = 14'h0000;
+    meta0[179] = 14'h0000;
+    meta0[180] = 14'h0000;
+    meta0[181] = 14'h0000;
+    meta0[182] = 14'h0000;
+    meta0[183] = 14'h0000;
+    meta0[184] = 14'h0000;
+    meta0[185] = 14'h0000;
+    meta0[186] = 14'h0000;
+    meta0[187] = 14'h0000;
+    meta0[188] = 14'h0000;
+    meta0[189] = 14'h0000;
+    meta0[190] = 14'h0000;
+    meta0[191] = 14'h0000;
+    meta0[192] = 14'h0000;
+    meta0[193] = 14'h0000;
+    meta0[194] = 14'h0000;
+    meta0[195] = 14'h0000;
+    meta0[196] = 14'h0000;
+    meta0[197] = 14'h0000;
+    meta0[198] = 14'h0000;
+    meta0[199] = 14'h0000;
+    meta0[200] = 14'h0000;
+    meta0[201] = 14'h0000;
+    meta0[202] = 14'h0000;
+    meta0[203] = 14'h0000;
+    meta0[204] = 14'h0000;
+    meta0[205] = 14'h0000;
+    meta0[206] = 14'h0000;
+    meta0[207] = 14'h0000;
+    meta0[208] = 14'h0000;
+    meta0[209] = 14'h0000;
+    meta0[210] = 14'h0000;
+    meta0[211] = 14'h0000;
+    meta0[212] = 14'h0000;
+    meta0[213] = 14'h0000;
+    meta0[214] = 14'h0000;
+    meta0[215] = 14'h0000;
+    meta0[216] = 14'h0000;
+    meta0[217] = 14'h0000;
+    meta0[218] = 14'h0000;
+    meta0[219] = 14'h0000;
+    meta0[220] = 14'h0000;
+    meta0[221] = 14'h0000;
+    meta0[222] = 14'h0000;
+    meta0[223] = 14'h0000;
+    meta0[224] = 14'h0000;
+    meta0[225] = 14'h0000;
+    meta0[226] = 14'h0000;
+    meta0[227] = 14'h0000;
+    meta0[228] = 14'h0000;
+    meta0[229] = 14'h0000;
+    meta0[230] = 14'h0000;
+    meta0[231] = 14'h0000;
+    meta0[232] = 14'h0000;
+    meta0[233] = 14'h0000;
+    meta0[234] = 14'h0000;
+    meta0[235] = 14'h0000;
+    meta0[236] = 14'h0000;
+    meta0[237] = 14'h0000;
+    meta0[238] = 14'h0000;
+    meta0[239] = 14'h0000;
+    meta0[240] = 14'h0000;
+    meta0[241] = 14'h0000;
+    meta0[242] = 14'h0000;
+    meta0[243] = 14'h0000;
+    meta0[244] = 14'h0000;
+    meta0[245] = 14'h0000;
+    meta0[246] = 14'h0000;
+    meta0[247] = 14'h0000;
+    meta0[248] = 14'h0000;
+    meta0[249] = 14'h0000;
+    meta0[250] = 14'h0000;
+    meta0[251] = 14'h0000;
+    meta0[252] = 14'h0000;
+    meta0[253] = 14'h0000;
+    meta0[254] = 14'h0000;
+    meta0[255] = 14'h0000;
+    meta0[256] = 14'h0000;
+    meta0[257] = 14'h0000;
+    meta0[258] = 14'h0000;
+    meta0[259] = 14'h0000;
+    meta0[260] = 14'h0000;
+    meta0[261] = 14'h0000;
+    meta0[262] = 14'h0000;
+    meta0[263] = 14'h0000;
+    meta0[264] = 14'h0000;
+    meta0[265] = 14'h0000;
+    meta0[266] = 14'h0000;
+    meta0[267] = 14'h0000;
+    meta0[268] = 14'h0000;
+    meta0[269] = 14'h0000;
+    meta0[270] = 14'h0000;
+    meta0[271] = 14'h0000;
+    meta0[272] = 14'h0000;
+    meta0[273] = 14'h0000;
+    meta0[274] = 14'h0000;
+    meta0[275] = 14'h0000;
+    meta0[276] = 14'h0000;
+    meta0[277] = 14'h0000;
+    meta0[278] = 14'h0000;
+    meta0[279] = 14'h0000;
+    meta0[280] = 14'h0000;
+    meta0[281] = 14'h0000;
+    meta0[282] = 14'h0000;
+    meta0[283] = 14'h0000;
+    meta0[284] = 14'h0000;
+    meta0[285] = 14'h0000;
+    meta0[286] = 14'h0000;
+    meta0[287] = 14'h0000;
+    meta0[288] = 14'h0000;
+    meta0[289] = 14'h0000;
+    meta0[290] = 14'h0000;
+    meta0[291] = 14'h0000;
+    meta0[292] = 14'h0000;
+    meta0[293] = 14'h0000;
+    meta0[294] = 14'h0000;
+    meta0[295] = 14'h0000;
+    meta0[296] = 14'h0000;
+    meta0[297] = 14'h0000;
+    meta0[298] = 14'h0000;
+    meta0[299] = 14'h0000;
+    meta0[300] = 14'h0000;
+    meta0[301] = 14'h0000;
+    meta0[302] = 14'h0000;
+    meta0[303] = 14'h0000;
+    meta0[304] = 14'h0000;
+    meta0[305] = 14'h0000;
+    meta0[306] = 14'h0000;
+    meta0[307] = 14'h0000;
+    meta0[308] = 14'h0000;
+    meta0[309] = 14'h0000;
+    meta0[310] = 14'h0000;
+    meta0[311] = 14'h0000;
+    meta0[312] = 14'h0000;
+    meta0[313] = 14'h0000;
+    meta0[314] = 14'h0000;
+    meta0[315] = 14'h0000;
+    meta0[316] = 14'h0000;
+    meta0[317] = 14'h0000;
+    meta0[318] = 14'h0000;
+    meta0[319] = 14'h0000;
+    meta0[320] = 14'h0000;
+    meta0[321] = 14'h0000;
+    meta0[322] = 14'h0000;
+    meta0[323] = 14'h0000;
+    meta0[324] = 14'h0000;
+    meta0[325] = 14'h0000;
+    meta0[326] = 14'h0000;
+    meta0[327] = 14'h0000;
+    meta0[328] = 14'h0000;
+    meta0[329] = 14'h0000;
+    meta0[330] = 14'h0000;
+    meta0[331] = 14'h0000;
+    meta0[332] = 14'h0000;
+    meta0[333] = 14'h0000;
+    meta0[334] = 14'h0000;
+    meta0[335] = 14'h0000;
+    meta0[336] = 14'h0000;
+    meta0[337] = 14'h0000;
+    meta0[338] = 14'h0000;
+    meta0[339] = 14'h0000;
+    meta0[340] = 14'h0000;
+    meta0[341] = 14'h0000;
+    meta0[342] = 14'h0000;
+    meta0[343] = 14'h0000;
+    meta0[344] = 14'h0000;
+    meta0[345] = 14'h0000;
+    meta0[346] = 14'h0000;
+    meta0[347] = 14'h0000;
+    meta0[348] = 14'h0000;
+    meta0[349] = 14'h0000;
+    meta0[350] = 14'h0000;
+    meta0[351] = 14'h0000;
+    meta0[352] = 14'h0000;
+    meta0[353] = 14'h0000;
+    meta0[354] = 14'h0000;
+    meta0[355] = 14'h0000;
+    meta0[356] = 14'h0000;
+    meta0[357] = 14'h0000;
+    meta0[358] = 14'h0000;
+    meta0[359] = 14'h0000;
+    meta0[360] = 14'h0000;
+    meta0[361] = 14'h0000;
+    meta0[362] = 14'h0000;
+    meta0[363] = 14'h0000;
+    meta0[364] = 14'h0000;
+    meta0[365] = 14'h0000;
+    meta0[366] = 14'h0000;
+    meta0[367] = 14'h0000;
+    meta0[368] = 14'h0000;
+    meta0[369] = 14'h0000;
+    meta0[370] = 14'h0000;
+    meta0[371] = 14'h0000;
+    meta0[372] = 14'h0000;
+    meta0[373] = 14'h0000;
+    meta0[374] = 14'h0000;
+    meta0[375] = 14'h0000;
+    meta0[376] = 14'h0000;
+    meta0[377] = 14'h0000;
+    meta0[378] = 14'h0000;
+    meta0[379] = 14'h0000;
+    meta0[380] = 14'h0000;
+    meta0[381] = 14'h0000;
+    meta0[382] = 14'h0000;
+    meta0[383] = 14'h0000;
+    meta0[384] = 14'h0000;
+    meta0[385] = 14'h0000;
+    meta0[386] = 14'h0000;
+    meta0[387] = 14'h0000;
+    meta0[388] = 14'h0000;
+    meta0[389] = 14'h0000;
+    meta0[390] = 14'h0000;
+    meta0[391] = 14'h0000;
+    meta0[392] = 14'h0000;
+    meta0[393] = 14'h0000;
+    meta0[394] = 14'h0000;
+    meta0[395] = 14'h0000;
+    meta0[396] = 14'h0000;
+    meta0[397] = 14'h0000;
+    meta0[398] = 14'h0000;
+    meta0[399] = 14'h0000;
+    meta0[400] = 14'h0000;
+    meta0[401] = 14'h0000;
+    meta0[402] = 14'h0000;
+    meta0[403] = 14'h0000;
+    meta0[404] = 14'h0000;
+    meta0[405] = 14'h0000;
+    meta0[406] = 14'h0000;
+    meta0[407] = 14'h0000;
+    meta0[408] = 14'h0000;
+    meta0[409] = 14'h0000;
+    meta0[410] = 14'h0000;
+    meta0[411] = 14'h0000;
+    meta0[412] = 14'h0000;
+    meta0[413] = 14'h0000;
+    meta0[414] = 14'h0000;
+    meta0[415] = 14'h0000;
+    meta0[416] = 14'h0000;
+    meta0[417] = 14'h0000;
+    meta0[418] = 14'h0000;
+    meta0[419] = 14'h0000;
+    meta0[420] = 14'h0000;
+    meta0[421] = 14'h0000;
+    meta0[422] = 14'h0000;
+    meta0[423] = 14'h0000;
+    meta0[424] = 14'h0000;
+    meta0[425] = 14'h0000;
+    meta0[426] = 14'h0000;
+    meta0[427] = 14'h0000;
+    meta0[428] = 14'h0000;
+    meta0[429] = 14'h0000;
+    meta0[430] = 14'h0000;
+    meta0[431] = 14'h0000;
+    meta0[432] = 14'h0000;
+    meta0[433] = 14'h0000;
+    meta0[434] = 14'h0000;
+    meta0[435] = 14'h0000;
+    meta0[436] = 14'h0000;
+    meta0[437] = 14'h0000;
+    meta0[438] = 14'h0000;
+    meta0[439] = 14'h0000;
+    meta0[440] = 14'h0000;
+    meta0[441] = 14'h0000;
+    meta0[442] = 14'h0000;
+    meta0[443] = 14'h0000;
+    meta0[444] = 14'h0000;
+    meta0[445] = 14'h0000;
+    meta0[446] = 14'h0000;
+    meta0[447] = 14'h0000;
+    meta0[448] = 14'h0000;
+    meta0[449] = 14'h0000;
+    meta0[450] = 14'h0000;
+    meta0[451] = 14'h0000;
+    meta0[452] = 14'h0000;
+    meta0[453] = 14'h0000;
+    meta0[454] = 14'h0000;
+    meta0[455] = 14'h0000;
+    meta0[456] = 14'h0000;
+    meta0[457] = 14'h0000;
+    meta0[458] = 14'h0000;
+    meta0[459] = 14'h0000;
+    meta0[460] = 14'h0000;
+    meta0[461] = 14'h0000;
+    meta0[462] = 14'h0000;
+    meta0[463] = 14'h0000;
+    meta0[464] = 14'h0000;
+    meta0[465] = 14'h0000;
+    meta0[466] = 14'h0000;
+    meta0[467] = 14'h0000;
+    meta0[468] = 14'h0000;
+    meta0[469] = 14'h0000;
+    meta0[470] = 14'h0000;
+    meta0[471] = 14'h0000;
+    meta0[472] = 14'h0000;
+    meta0[473] = 14'h0000;
+    meta0[474] = 14'h0000;
+    meta0[475] = 14'h0000;
+    meta0[476] = 14'h0000;
+    meta0[477] = 14'h0000;
+    meta0[478] = 14'h0000;
+    meta0[479] = 14'h0000;
+    meta0[480] = 14'h0000;
+    meta0[481] = 14'h0000;
+    meta0[482] = 14'h0000;
+    meta0[483] = 14'h0000;
+    meta0[484] = 14'h0000;
+    meta0[485] = 14'h0000;
+    meta0[486] = 14'h0000;
+    meta0[487] = 14'h0000;
+    meta0[488] = 14'h0000;
+    meta0[489] = 14'h0000;
+    meta0[490] = 14'h0000;
+    meta0[491] = 14'h0000;
+    meta0[492] = 14'h0000;
+    meta0[493] = 14'h0000;
+    meta0[494] = 14'h0000;
+    meta0[495] = 14'h0000;
+    meta0[496] = 14'h0000;
+    meta0[497] = 14'h0000;
+    meta0[498] = 14'h0000;
+    meta0[499] = 14'h0000;
+    meta0[500] = 14'h0000;
+    meta0[501] = 14'h0000;
+    meta0[502] = 14'h0000;
+    meta0[503] = 14'h0000;
+    meta0[504] = 14'h0000;
+    meta0[505] = 14'h0000;
+    meta0[506] = 14'h0000;
+    meta0[507] = 14'h0000;
+    meta0[508] = 14'h0000;
+    meta0[509] = 14'h0000;
+    meta0[510] = 14'h0000;
+    meta0[511] = 14'h0000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$110 )
-      meta0[meta_addr] <= meta_data;
+    if (\$signature__en$112 )
+      meta0[meta_addr] <= \$signature__data$35 ;
   end
-  reg [9:0] _8_;
+  reg [13:0] _8_;
   always @(posedge clk) begin
     _8_ <= meta0[\$238 [8:0]];
   end
-  assign \$signature__data$120  = _8_;
+  assign \$signature__data$122  = _8_;
   (* no_rw_check = 32'd1 *)
-  reg [9:0] meta1 [511:0];
+  reg [13:0] meta1 [511:0];
   initial begin
-    meta1[0] = 10'h000;
-    meta1[1] = 10'h000;
-    meta1[2] = 10'h000;
-    meta1[3] = 10'h000;
-    meta1[4] = 10'h000;
-    meta1[5] = 10'h000;
-    meta1[6] = 10'h000;
-    meta1[7] = 10'h000;
-    meta1[8] = 10'h000;
-    meta1[9] = 10'h000;
-    meta1[10] = 10'h000;
-    meta1[11] = 10'h000;
-    meta1[12] = 10'h000;
-    meta1[13] = 10'h000;
-    meta1[14] = 10'h000;
-    meta1[15] = 10'h000;
-    meta1[16] = 10'h000;
-    meta1[17] = 10'h000;
-    meta1[18] = 10'h000;
-    meta1[19] = 10'h000;
-    meta1[20] = 10'h000;
-    meta1[21] = 10'h000;
-    meta1[22] = 10'h000;
-    meta1[23] = 10'h000;
-    meta1[24] = 10'h000;
-    meta1[25] = 10'h000;
-    meta1[26] = 10'h000;
-    meta1[27] = 10'h000;
-    meta1[28] = 10'h000;
-    meta1[29] = 10'h000;
-    meta1[30] = 10'h000;
-    meta1[31] = 10'h000;
-    meta1[32] = 10'h000;
-    meta1[33] = 10'h000;
-    meta1[34] = 10'h000;
-    meta1[35] = 10'h000;
-    meta1[36] = 10'h000;
-    meta1[37] = 10'h000;
-    meta1[38] = 10'h000;
-    meta1[39] = 10'h000;
-    meta1[40] = 10'h000;
-    meta1[41] = 10'h000;
-    meta1[42] = 10'h000;
-    meta1[43] = 10'h000;
-    meta1[44] = 10'h000;
-    meta1[45] = 10'h000;
-    meta1[46] = 10'h000;
-    meta1[47] = 10'h000;
-    meta1[48] = 10'h000;
-    meta1[49] = 10'h000;
-    meta1[50] = 10'h000;
-    meta1[51] = 10'h000;
-    meta1[52] = 10'h000;
-    meta1[53] = 10'h000;
-    meta1[54] = 10'h000;
-    meta1[55] = 10'h000;
-    meta1[56] = 10'h000;
-    meta1[57] = 10'h000;
-    meta1[58] = 10'h000;
-    meta1[59] = 10'h000;
-    meta1[60] = 10'h000;
-    meta1[61] = 10'h000;
-    meta1[62] = 10'h000;
-    meta1[63] = 10'h000;
-    meta1[64] = 10'h000;
-    meta1[65] = 10'h000;
-    meta1[66] = 10'h000;
-    meta1[67] = 10'h000;
-    meta1[68] = 10'h000;
-    meta1[69] = 10'h000;
-    meta1[70] = 10'h000;
-    meta1[71] = 10'h000;
-    meta1[72] = 10'h000;
-    meta1[73] = 10'h000;
-    meta1[74] = 10'h000;
-    meta1[75] = 10'h000;
-    meta1[76] = 10'h000;
-    meta1[77] = 10'h000;
-    meta1[78] = 10'h000;
-    meta1[79] = 10'h000;
-    meta1[80] = 10'h000;
-    meta1[81] = 10'h000;
-    meta1[82] = 10'h000;
-    meta1[83] = 10'h000;
-    meta1[84] = 10'h000;
-    meta1[85] = 10'h000;
-    meta1[86] = 10'h000;
-    meta1[87] = 10'h000;
-    meta1[88] = 10'h000;
-    meta1[89] = 10'h000;
-    meta1[90] = 10'h000;
-    meta1[91] = 10'h000;
-    meta1[92] = 10'h000;
-    meta1[93] = 10'h000;
-    meta1[94] = 10'h000;
-    meta1[95] = 10'h000;
-    meta1[96] = 10'h000;
-    meta1[97] = 10'h000;
-    meta1[98] = 10'h000;
-    meta1[99] = 10'h000;
-    meta1[100] = 10'h000;
-    meta1[101] = 10'h000;
-    meta1[102] = 10'h000;
-    meta1[103] = 10'h000;
-    meta1[104] = 10'h000;
-    meta1[105] = 10'h000;
-    meta1[106] = 10'h000;
-    meta1[107] = 10'h000;
-    meta1[108] = 10'h000;
-    meta1[109] = 10'h000;
-    meta1[110] = 10'h000;
-    meta1[111] = 10'h000;
-    meta1[112] = 10'h000;
-    meta1[113] = 10'h000;
-    meta1[114] = 10'h000;
-    meta1[115] = 10'h000;
-    meta1[116] = 10'h000;
-    meta1[117] = 10'h000;
-    meta1[118] = 10'h000;
-    meta1[119] = 10'h000;
-    meta1[120] = 10'h000;
-    meta1[121] = 10'h000;
-    meta1[122] = 10'h000;
-    meta1[123] = 10'h000;
-    meta1[124] = 10'h000;
-    meta1[125] = 10'h000;
-    meta1[126] = 10'h000;
-    meta1[127] = 10'h000;
-    meta1[128] = 10'h000;
-    meta1[129] = 10'h000;
-    meta1[130] = 10'h000;
-    meta1[131] = 10'h000;
-    meta1[132] = 10'h000;
-    meta1[133] = 10'h000;
-    meta1[134] = 10'h000;
-    meta1[135] = 10'h000;
-    meta1[136] = 10'h000;
-    meta1[137] = 10'h000;
-    meta1[138] = 10'h000;
-    meta1[139] = 10'h000;
-    meta1[140] = 10'h000;
-    meta1[141] = 10'h000;
-    meta1[142] = 10'h000;
-    meta1[143] = 10'h000;
-    meta1[144] = 10'h000;
-    meta1[145] = 10'h000;
-    meta1[146] = 10'h000;
-    meta1[147] = 10'h000;
-    meta1[148] = 10'h000;
-    meta1[149] = 10'h000;
-    meta1[150] = 10'h000;
-    meta1[151] = 10'h000;
-    meta1[152] = 10'h000;
-    meta1[153] = 10'h000;
-    meta1[154] = 10'h000;
-    meta1[155] = 10'h000;
-    meta1[156] = 10'h000;
-    meta1[157] = 10'h000;
-    meta1[158] = 10'h000;
-    meta1[159] = 10'h000;
-    meta1[160] = 10'h000;
-    meta1[161] = 10'h000;
-    meta1[162] = 10'h000;
-    meta1[163] = 10'h000;
-    meta1[164] = 10'h000;
-    meta1[165] = 10'h000;
-    meta1[166] = 10'h000;
-    meta1[167] = 10'h000;
-    meta1[168] = 10'h000;
-    meta1[169] = 10'h000;
-    meta1[170] = 10'h000;
-    meta1[171] = 10'h000;
-    meta1[172] = 10'h000;
-    meta1[173] = 10'h000;
-    meta1[174] = 10'h000;
-    meta1[175] = 10'h000;
-    meta1[176] = 10'h000;
-    meta1[177] = 10'h000;
-    meta1[178] = 10'h000;
-    meta1[179] = 10'h000;
-    meta1[180] = 10'h000;
-    meta1[181] = 10'h000;
-    meta1[182] = 10'h000;
-    meta1[183] = 10'h000;
-    meta1[184] = 10'h000;
-    meta1[185] = 10'h000;
-    meta1[186] = 10'h000;
-    meta1[187] = 10'h000;
-    meta1[188] = 10'h000;
-    meta1[189] = 10'h000;
-    meta1[190] = 10'h000;
-    meta1[191] = 10'h000;
-    meta1[192] = 10'h000;
-    meta1[193] = 10'h000;
-    meta1[194] = 10'h000;
-    meta1[195] = 10'h000;
-    meta1[196] = 10'h000;
-    meta1[197] = 10'h000;
-    meta1[198] = 10'h000;
-    meta1[199] = 10'h000;
-    meta1[200] = 10'h000;
-    meta1[201] = 10'h000;
-    meta1[202] = 10'h000;
-    meta1[203] = 10'h000;
-    meta1[204] = 10'h000;
-    meta1[205] = 10'h000;
-    meta1[206] = 10'h000;
-    meta1[207] = 10'h000;
-    meta1[208] = 10'h000;
-    meta1[209] = 10'h000;
-    meta1[210] = 10'h000;
-    meta1[211] = 10'h000;
-    meta1[212] = 10'h000;
-    meta1[213] = 10'h000;
-    meta1[214] = 10'h000;
-    meta1[215] = 10'h000;
-    meta1[216] = 10'h000;
-    meta1[217] = 10'h000;
-    meta1[218] = 10'h000;
-    meta1[219] = 10'h000;
-    meta1[220] = 10'h000;
-    meta1[221] = 10'h000;
-    meta1[222] = 10'h000;
-    meta1[223] = 10'h000;
-    meta1[224] = 10'h000;
-    meta1[225] = 10'h000;
-    meta1[226] = 10'h000;
-    meta1[227] = 10'h000;
-    meta1[228] = 10'h000;
-    meta1[229] = 10'h000;
-    meta1[230] = 10'h000;
-    meta1[231] = 10'h000;
-    meta1[232] = 10'h000;
-    meta1[233] = 10'h000;
-    meta1[234] = 10'h000;
-    meta1[235] = 10'h000;
-    meta1[236] = 10'h000;
-    meta1[237] = 10'h000;
-    meta1[238] = 10'h000;
-    meta1[239] = 10'h000;
-    meta1[240] = 10'h000;
-    meta1[241] = 10'h000;
-    meta1[242] = 10'h000;
-    meta1[243] = 10'h000;
-    meta1[244] = 10'h000;
-    meta1[245] = 10'h000;
-    meta1[246] = 10'h000;
-    meta1[247] = 10'h000;
-    meta1[248] = 10'h000;
-    meta1[249] = 10'h000;
-    meta1[250] = 10'h000;
-    meta1[251] = 10'h000;
-    meta1[252] = 10'h000;
-    meta1[253] = 10'h000;
-    meta1[254] = 10'h000;
-    meta1[255] = 10'h000;
-    meta1[256] = 10'h000;
-    meta1[257] = 10'h000;
-    meta1[258] = 10'h000;
-    meta1[259] = 10'h000;
-    meta1[260] = 10'h000;
-    meta1[261] = 10'h000;
-    meta1[262] = 10'h000;
-    meta1[263] = 10'h000;
-    meta1[264] = 10'h000;
-    meta1[265] = 10'h000;
-    meta1[266] = 10'h000;
-    meta1[267] = 10'h000;
-    meta1[268] = 10'h000;
-    meta1[269] = 10'h000;
-    meta1[270] = 10'h000;
-    meta1[271] = 10'h000;
-    meta1[272] = 10'h000;
-    meta1[273] = 10'h000;
-    meta1[274] = 10'h000;
-    meta1[275] = 10'h000;
-    meta1[276] = 10'h000;
-    meta1[277] = 10'h000;
-    meta1[278] = 10'h000;
-    meta1[279] = 10'h000;
-    meta1[280] = 10'h000;
-    meta1[281] = 10'h000;
-    meta1[282] = 10'h000;
-    meta1[283] = 10'h000;
-    meta1[284] = 10'h000;
-    meta1[285] = 10'h000;
-    meta1[286] = 10'h000;
-    meta1[287] = 10'h000;
-    meta1[288] = 10'h000;
-    meta1[289] = 10'h000;
-    meta1[290] = 10'h000;
-    meta1[291] = 10'h000;
-    meta1[292] = 10'h000;
-    meta1[293] = 10'h000;
-    meta1[294] = 10'h000;
-    meta1[295] = 10'h000;
-    meta1[296] = 10'h000;
-    meta1[297] = 10'h000;
-    meta1[298] = 10'h000;
-    meta1[299] = 10'h000;
-    meta1[300] = 10'h000;
-    meta1[301] = 10'h000;
-    meta1[302] = 10'h000;
-    meta1[303] = 10'h000;
-    meta1[304] = 10'h000;
-    meta1[305] = 10'h000;
-    meta1[306] = 10'h000;
-    meta1[307] = 10'h000;
-    meta1[308] = 10'h000;
-    meta1[309] = 10'h000;
-    meta1[310] = 10'h000;
-    meta1[311] = 10'h000;
-    meta1[312] = 10'h000;
-    meta1[313] = 10'h000;
-    meta1[314] = 10'h000;
-    meta1[315] = 10'h000;
-    meta1[316] = 10'h000;
-    meta1[317] = 10'h000;
-    meta1[318] = 10'h000;
-    meta1[319] = 10'h000;
-    meta1[320] = 10'h000;
-    meta1[321] = 10'h000;
-    meta1[322] = 10'h000;
-    meta1[323] = 10'h000;
-    meta1[324] = 10'h000;
-    meta1[325] = 10'h000;
-    meta1[326] = 10'h000;
-    meta1[327] = 10'h000;
-    meta1[328] = 10'h000;
-    meta1[329] = 10'h000;
-    meta1[330] = 10'h000;
-    meta1[331] = 10'h000;
-    meta1[332] = 10'h000;
-    meta1[333] = 10'h000;
-    meta1[334] = 10'h000;
-    meta1[335] = 10'h000;
-    meta1[336] = 10'h000;
-    meta1[337] = 10'h000;
-    meta1[338] = 10'h000;
-    meta1[339] = 10'h000;
-    meta1[340] = 10'h000;
-    meta1[341] = 10'h000;
-    meta1[342] = 10'h000;
-    meta1[343] = 10'h000;
-    meta1[344] = 10'h000;
-    meta1[345] = 10'h000;
-    meta1[346] = 10'h000;
-    meta1[347] = 10'h000;
-    meta1[348] = 10'h000;
-    meta1[349] = 10'h000;
-    meta1[350] = 10'h000;
-    meta1[351] = 10'h000;
-    meta1[352] = 10'h000;
-    meta1[353] = 10'h000;
-    meta1[354] = 10'h000;
-    meta1[355] = 10'h000;
-    meta1[356] = 10'h000;
-    meta1[357] = 10'h000;
-    meta1[358] = 10'h000;
-    meta1[359] = 10'h000;
-    meta1[360] = 10'h000;
-    meta1[361] = 10'h000;
-    meta1[362] = 10'h000;
-    meta1[363] = 10'h000;
-    meta1[364] = 10'h000;
-    meta1[365] = 10'h000;
-    meta1[366] = 10'h000;
-    meta1[367] = 10'h000;
-    meta1[368] = 10'h000;
-    meta1[369] = 10'h000;
-    meta1[370] = 10'h000;
-    meta1[371] = 10'h000;
-    meta1[372] = 10'h000;
-    meta1[373] = 10'h000;
-    meta1[374] = 10'h000;
-    meta1[375] = 10'h000;
-    meta1[376] = 10'h000;
-    meta1[377] = 10'h000;
-    meta1[378] = 10'h000;
-    meta1[379] = 10'h000;
-    meta1[380] = 10'h000;
-    meta1[381] = 10'h000;
-    meta1[382] = 10'h000;
-    meta1[383] = 10'h000;
-    meta1[384] = 10'h000;
-    meta1[385] = 10'h000;
-    meta1[386] = 10'h000;
-    meta1[387] = 10'h000;
-    meta1[388] = 10'h000;
-    meta1[389] = 10'h000;
-    meta1[390] = 10'h000;
-    meta1[391] = 10'h000;
-    meta1[392] = 10'h000;
-    meta1[393] = 10'h000;
-    meta1[394] = 10'h000;
-    meta1[395] = 10'h000;
-    meta1[396] = 10'h000;
-    meta1[397] = 10'h000;
-    meta1[398] = 10'h000;
-    meta1[399] = 10'h000;
-    meta1[400] = 10'h000;
-    meta1[401] = 10'h000;
-    meta1[402] = 10'h000;
-    meta1[403] = 10'h000;
-    meta1[404] = 10'h000;
-    meta1[405] = 10'h000;
-    meta1[406] = 10'h000;
-    meta1[407] = 10'h000;
-    meta1[408] = 10'h000;
-    meta1[409] = 10'h000;
-    meta1[410] = 10'h000;
-    meta1[411] = 10'h000;
-    meta1[412] = 10'h000;
-    meta1[413] = 10'h000;
-    meta1[414] = 10'h000;
-    meta1[415] = 10'h000;
-    meta1[416] = 10'h000;
-    meta1[417] = 10'h000;
-    meta1[418] = 10'h000;
-    meta1[419] = 10'h000;
-    meta1[420] = 10'h000;
-    meta1[421] = 10'h000;
-    meta1[422] = 10'h000;
-    meta1[423] = 10'h000;
-    meta1[424] = 10'h000;
-    meta1[425] = 10'h000;
-    meta1[426] = 10'h000;
-    meta1[427] = 10'h000;
-    meta1[428] = 10'h000;
-    meta1[429] = 10'h000;
-    meta1[430] = 10'h000;
-    meta1[431] = 10'h000;
-    meta1[432] = 10'h000;
-    meta1[433] = 10'h000;
-    meta1[434] = 10'h000;
-    meta1[435] = 10'h000;
-    meta1[436] = 10'h000;
-    meta1[437] = 10'h000;
-    meta1[438] = 10'h000;
-    meta1[439] = 10'h000;
-    meta1[440] = 10'h000;
-    meta1[441] = 10'h000;
-    meta1[442] = 10'h000;
-    meta1[443] = 10'h000;
-    meta1[444] = 10'h000;
-    meta1[445] = 10'h000;
-    meta1[446] = 10'h000;
-    meta1[447] = 10'h000;
-    meta1[448] = 10'h000;
-    meta1[449] = 10'h000;
-    meta1[450] = 10'h000;
-    meta1[451] = 10'h000;
-    meta1[452] = 10'h000;
-    meta1[453] = 10'h000;
-    meta1[454] = 10'h000;
-    meta1[455] = 10'h000;
-    meta1[456] = 10'h000;
-    meta1[457] = 10'h000;
-    meta1[458] = 10'h000;
-    meta1[459] = 10'h000;
-    meta1[460] = 10'h000;
-    meta1[461] = 10'h000;
-    meta1[462] = 10'h000;
-    meta1[463] = 10'h000;
-    meta1[464] = 10'h000;
-    meta1[465] = 10'h000;
-    meta1[466] = 10'h000;
-    meta1[467] = 10'h000;
-    meta1[468] = 10'h000;
-    meta1[469] = 10'h000;
-    meta1[470] = 10'h000;
-    meta1[471] = 10'h000;
-    meta1[472] = 10'h000;
-    meta1[473] = 10'h000;
-    meta1[474] = 10'h000;
-    meta1[475] = 10'h000;
-    meta1[476] = 10'h000;
-    meta1[477] = 10'h000;
-    meta1[478] = 10'h000;
-    meta1[479] = 10'h000;
-    meta1[480] = 10'h000;
-    meta1[481] = 10'h000;
-    meta1[482] = 10'h000;
-    meta1[483] = 10'h000;
-    meta1[484] = 10'h000;
-    meta1[485] = 10'h000;
-    meta1[486] = 10'h000;
-    meta1[487] = 10'h000;
-    meta1[488] = 10'h000;
-    meta1[489] = 10'h000;
-    meta1[490] = 10'h000;
-    meta1[491] = 10'h000;
-    meta1[492] = 10'h000;
-    meta1[493] = 10'h000;
-    meta1[494] = 10'h000;
-    meta1[495] = 10'h000;
-    meta1[496] = 10'h000;
-    meta1[497] = 10'h000;
-    meta1[498] = 10'h000;
-    meta1[499] = 10'h000;
-    meta1[500] = 10'h000;
-    meta1[501] = 10'h000;
-    meta1[502] = 10'h000;
-    meta1[503] = 10'h000;
-    meta1[504] = 10'h000;
-    meta1[505] = 10'h000;
-    meta1[506] = 10'h000;
-    meta1[507] = 10'h000;
-    meta1[508] = 10'h000;
-    meta1[509] = 10'h000;
-    meta1[510] = 10'h000;
-    meta1[511] = 10'h000;
+    meta1[0] = 14'h0000;
+    meta1[1] = 14'h0000;
+    meta1[2] = 14'h0000;
+    meta1[3] = 14'h0000;
+    meta1[4] = 14'h0000;
+    meta1[5] = 14'h0000;
+    meta1[6] = 14'h0000;
+    meta1[7] = 14'h0000;
+    meta1[8] = 14'h0000;
+    meta1[9] = 14'h0000;
+    meta1[10] = 14'h0000;
+    meta1[11] = 14'h0000;
+    meta1[12] = 14'h0000;
+    meta1[13] = 14'h0000;
+    meta1[14] = 14'h0000;
+    meta1[15] = 14'h0000;
+    meta1[16] = 14'h0000;
+    meta1[17] = 14'h0000;
+    meta1[18] = 14'h0000;
+    meta1[19] = 14'h0000;
+    meta1[20] = 14'h0000;
+    meta1[21] = 14'h0000;
+    meta1[22] = 14'h0000;
+    meta1[23] = 14'h0000;
+    meta1[24] = 14'h0000;
+    meta1[25] = 14'h0000;
+    meta1[26] = 14'h0000;
+    meta1[27] = 14'h0000;
+    meta1[28] = 14'h0000;
+    meta1[29] = 14'h0000;
+    meta1[30] = 14'h0000;
+    meta1[31] = 14'h0000;
+    meta1[32] = 14'h0000;
+    meta1[33] = 14'h0000;
+    meta1[34] = 14'h0000;
+    meta1[35] = 14'h0000;
+    meta1[36] = 14'h0000;
+    meta1[37] = 14'h0000;
+    meta1[38] = 14'h0000;
+    meta1[39] = 14'h0000;
+    meta1[40] = 14'h0000;
+    meta1[41] = 14'h0000;
+    meta1[42] = 14'h0000;
+    meta1[43] = 14'h0000;
+    meta1[44] = 14'h0000;
+    meta1[45] = 14'h0000;
+    meta1[46] = 14'h0000;
+    meta1[47] = 14'h0000;
+    meta1[48] = 14'h0000;
+    meta1[49] = 14'h0000;
+    meta1[50] = 14'h0000;
+    meta1[51] = 14'h0000;
+    meta1[52] = 14'h0000;
+    meta1[53] = 14'h0000;
+    meta1[54] = 14'h0000;
+    meta1[55] = 14'h0000;
+    meta1[56] = 14'h0000;
+    meta1[57] = 14'h0000;
+    meta1[58] = 14'h0000;
+    meta1[59] = 14'h0000;
+    meta1[60] = 14'h0000;
+    meta1[61] = 14'h0000;
+    meta1[62] = 14'h0000;
+    meta1[63] = 14'h0000;
+    meta1[64] = 14'h0000;
+    meta1[65] = 14'h0000;
+    meta1[66] = 14'h0000;
+    meta1[67] = 14'h0000;
+    meta1[68] = 14'h0000;
+    meta1[69] = 14'h0000;
+    meta1[70] = 14'h0000;
+    meta1[71] = 14'h0000;
+    meta1[72] = 14'h0000;
+    meta1[73] = 14'h0000;
+    meta1[74] = 14'h0000;
+    meta1[75] = 14'h0000;
+    meta1[76] = 14'h0000;
+    meta1[77] = 14'h0000;
+    meta1[78] = 14'h0000;
+    meta1[79] = 14'h0000;
+    meta1[80] = 14'h0000;
+    meta1[81] = 14'h0000;
+    meta1[82] = 14'h0000;
+    meta1[83] = 14'h0000;
+    meta1[84] = 14'h0000;
+    meta1[85] = 14'h0000;
+    meta1[86] = 14'h0000;
+    meta1[87] = 14'h0000;
+    meta1[88] = 14'h0000;
+    meta1[89] = 14'h0000;
+    meta1[90] = 14'h0000;
+    meta1[91] = 14'h0000;
+    meta1[92] = 14'h0000;
+    meta1[93] = 14'h0000;
+    meta1[94] = 14'h0000;
+    meta1[95] = 14'h0000;
+    meta1[96] = 14'h0000;
+    meta1[97] = 14'h0000;
+    meta1[98] = 14'h0000;
+    meta1[99] = 14'h0000;
+    meta1[100] = 14'h0000;
+    meta1[101] = 14'h0000;
+    meta1[102] = 14'h0000;
+    meta1[103] = 14'h0000;
+    meta1[104] = 14'h0000;
+    meta1[105] = 14'h0000;
+    meta1[106] = 14'h0000;
+    meta1[107] = 14'h0000;
+    meta1[108] = 14'h0000;
+    meta1[109] = 14'h0000;
+    meta1[110] = 14'h0000;
+    meta1[111] = 14'h0000;
+    meta1[112] = 14'h0000;
+    meta1[113] = 14'h0000;
+    meta1[114] = 14'h0000;
+    meta1[115] = 14'h0000;
+    meta1[116] = 14'h0000;
+    meta1[117] = 14'h0000;
+    meta1[118] = 14'h0000;
+    meta1[119] = 14'h0000;
+    meta1[120] = 14'h0000;
+    meta1[121] = 14'h0000;
+    meta1[122] = 14'h0000;
+    meta1[123] = 14'h0000;
+    meta1[124] = 14'h0000;
+    meta1[125] = 14'h0000;
+    meta1[126] = 14'h0000;
+    meta1[127] = 14'h0000;
+    meta1[128] = 14'h0000;
+    meta1[129] = 14'h0000;
+    meta1[130] = 14'h0000;
+    meta1[131] = 14'h0000;
+    meta1[132] = 14'h0000;
+    meta1[133] = 14'h0000;
+    meta1[134] = 14'h0000;
+    meta1[135] = 14'h0000;
+    meta1[136] = 14'h0000;
+    meta1[137] = 14'h0000;
+    meta1[138] = 14'h0000;
+    meta1[139] = 14'h0000;
+    meta1[140] = 14'h0000;
+    meta1[141] = 14'h0000;
+    meta1[142] = 14'h0000;
+    meta1[143] = 14'h0000;
+    meta1[144] = 14'h0000;
+    meta1[145] = 14'h0000;
+    meta1[146] = 14'h0000;
+    meta1[147] = 14'h0000;
+    meta1[148] = 14'h0000;
+    meta1[149] = 14'h0000;
+    meta1[150] = 14'h0000;
+    meta1[151] = 14'h0000;
+    meta1[152] = 14'h0000;
+    meta1[153] = 14'h0000;
+    meta1[154] = 14'h0000;
+    meta1[155] = 14'h0000;
+    meta1[156] = 14'h0000;
+    meta1[157] = 14'h0000;
+    meta1[158] = 14'h0000;
+    meta1[159] = 14'h0000;
+    meta1[160] = 14'h0000;
+    meta1[161] = 14'h0000;
+    meta1[162] = 14'h0000;
+    meta1[163] = 14'h0000;
+    meta1[164] = 14'h0000;
+    meta1[165] = 14'h0000;
+    meta1[166] = 14'h0000;
+    meta1[167] = 14'h0000;
+    meta1[168] = 14'h0000;
+    meta1[169] = 14'h0000;
+    meta1[170] = 14'h0000;
+    meta1[171] = 14'h0000;
+    meta1[172] = 14'h0000;
+    meta1[173] = 14'h0000;
+    meta1[174] = 14'h0000;
+    meta1[175] = 14'h0000;
+    meta1[176] = 14'h0000;
+    meta1[177] = 14'h0000;
+    meta1[178] = 14'h0000;
+    meta1[179] = 14'h0000;
+    meta1[180] = 14'h0000;
+    meta1[181] = 14'h0000;
+    meta1[182] = 14'h0000;
+    meta1[183] = 14'h0000;
+    meta1[184] = 14'h0000;
+    meta1[185] = 14'h0000;
+    meta1[186] = 14'h0000;
+    meta1[187] = 14'h0000;
+    meta1[188] = 14'h0000;
+    meta1[189] = 14'h0000;
+    meta1[190] = 14'h0000;
+    meta1[191] = 14'h0000;
+    meta1[192] = 14'h0000;
+    meta1[193] = 14'h0000;
+    meta1[194] = 14'h0000;
+    meta1[195] = 14'h0000;
+    meta1[196] = 14'h0000;
+    meta1[197] = 14'h0000;
+    meta1[198] = 14'h0000;
+    meta1[199] = 14'h0000;
+    meta1[200] = 14'h0000;
+    meta1[201] = 14'h0000;
+    meta1[202] = 14'h0000;
+    meta1[203] = 14'h0000;
+    meta1[204] = 14'h0000;
+    meta1[205] = 14'h0000;
+    meta1[206] = 14'h0000;
+    meta1[207] = 14'h0000;
+    meta1[208] = 14'h0000;
+    meta1[209] = 14'h0000;
+    meta1[210] = 14'h0000;
+    meta1[211] = 14'h0000;
+    meta1[212] = 14'h0000;
+    meta1[213] = 14'h0000;
+    meta1[214] = 14'h0000;
+    meta1[215] = 14'h0000;
+    meta1[216] = 14'h0000;
+    meta1[217] = 14'h0000;
+    meta1[218] = 14'h0000;
+    meta1[219] = 14'h0000;
+    meta1[220] = 14'h0000;
+    meta1[221] = 14'h0000;
+    meta1[222] = 14'h0000;
+    meta1[223] = 14'h0000;
+    meta1[224] = 14'h0000;
+    meta1[225] = 14'h0000;
+    meta1[226] = 14'h0000;
+    meta1[227] = 14'h0000;
+    meta1[228] = 14'h0000;
+    meta1[229] = 14'h0000;
+    meta1[230] = 14'h0000;
+    meta1[231] = 14'h0000;
+    meta1[232] = 14'h0000;
+    meta1[233] = 14'h0000;
+    meta1[234] = 14'h0000;
+    meta1[235] = 14'h0000;
+    meta1[236] = 14'h0000;
+    meta1[237] = 14'h0000;
+    meta1[238] = 14'h0000;
+    meta1[239] = 14'h0000;
+    meta1[240] = 14'h0000;
+    meta1[241] = 14'h0000;
+    meta1[242] = 14'h0000;
+    meta1[243] = 14'h0000;
+    meta1[244] = 14'h0000;
+    meta1[245] = 14'h0000;
+    meta1[246] = 14'h0000;
+    meta1[247] = 14'h0000;
+    meta1[248] = 14'h0000;
+    meta1[249] = 14'h0000;
+    meta1[250] = 14'h0000;
+    meta1[251] = 14'h0000;
+    meta1[252] = 14'h0000;
+    meta1[253] = 14'h0000;
+    meta1[254] = 14'h0000;
+    meta1[255] = 14'h0000;
+    meta1[256] = 14'h0000;
+    meta1[257] = 14'h0000;
+    meta1[258] = 14'h0000;
+    meta1[259] = 14'h0000;
+    meta1[260] = 14'h0000;
+    meta1[261] = 14'h0000;
+    meta1[262] = 14'h0000;
+    meta1[263] = 14'h0000;
+    meta1[264] = 14'h0000;
+    meta1[265] = 14'h0000;
+    meta1[266] = 14'h0000;
+    meta1[267] = 14'h0000;
+    meta1[268] = 14'h0000;
+    meta1[269] = 14'h0000;
+    meta1[270] = 14'h0000;
+    meta1[271] = 14'h0000;
+    meta1[272] = 14'h0000;
+    meta1[273] = 14'h0000;
+    meta1[274] = 14'h0000;
+    meta1[275] = 14'h0000;
+    meta1[276] = 14'h0000;
+    meta1[277] = 14'h0000;
+    meta1[278] = 14'h0000;
+    meta1[279] = 14'h0000;
+    meta1[280] = 14'h0000;
+    meta1[281] = 14'h0000;
+    meta1[282] = 14'h0000;
+    meta1[283] = 14'h0000;
+    meta1[284] = 14'h0000;
+    meta1[285] = 14'h0000;
+    meta1[286] = 14'h0000;
+    meta1[287] = 14'h0000;
+    meta1[288] = 14'h0000;
+    meta1[289] = 14'h0000;
+    meta1[290] = 14'h0000;
+    meta1[291] = 14'h0000;
+    meta1[292] = 14'h0000;
+    meta1[293] = 14'h0000;
+    meta1[294] = 14'h0000;
+    meta1[295] = 14'h0000;
+    meta1[296] = 14'h0000;
+    meta1[297] = 14'h0000;
+    meta1[298] = 14'h0000;
+    meta1[299] = 14'h0000;
+    meta1[300] = 14'h0000;
+    meta1[301] = 14'h0000;
+    meta1[302] = 14'h0000;
+    meta1[303] = 14'h0000;
+    meta1[304] = 14'h0000;
+    meta1[305] = 14'h0000;
+    meta1[306] = 14'h0000;
+    meta1[307] = 14'h0000;
+    meta1[308] = 14'h0000;
+    meta1[309] = 14'h0000;
+    meta1[310] = 14'h0000;
+    meta1[311] = 14'h0000;
+    meta1[312] = 14'h0000;
+    meta1[313] = 14'h0000;
+    meta1[314] = 14'h0000;
+    meta1[315] = 14'h0000;
+    meta1[316] = 14'h0000;
+    meta1[317] = 14'h0000;
+    meta1[318] = 14'h0000;
+    meta1[319] = 14'h0000;
+    meta1[320] = 14'h0000;
+    meta1[321] = 14'h0000;
+    meta1[322] = 14'h0000;
+    meta1[323] = 14'h0000;
+    meta1[324] = 14'h0000;
+    meta1[325] = 14'h0000;
+    meta1[326] = 14'h0000;
+    meta1[327] = 14'h0000;
+    meta1[328] = 14'h0000;
+    meta1[329] = 14'h0000;
+    meta1[330] = 14'h0000;
+    meta1[331] = 14'h0000;
+    meta1[332] = 14'h0000;
+    meta1[333] = 14'h0000;
+    meta1[334] = 14'h0000;
+    meta1[335] = 14'h0000;
+    meta1[336] = 14'h0000;
+    meta1[337] = 14'h0000;
+    meta1[338] = 14'h0000;
+    meta1[339] = 14'h0000;
+    meta1[340] = 14'h0000;
+    meta1[341] = 14'h0000;
+    meta1[342] = 14'h0000;
+    meta1[343] = 14'h0000;
+    meta1[344] = 14'h0000;
+    meta1[345] = 14'h0000;
+    meta1[346] = 14'h0000;
+    meta1[347] = 14'h0000;
+    meta1[348] = 14'h0000;
+    meta1[349] = 14'h0000;
+    meta1[350] = 14'h0000;
+    meta1[351] = 14'h0000;
+    meta1[352] = 14'h0000;
+    meta1[353] = 14'h0000;
+    meta1[354] = 14'h0000;
+    meta1[355] = 14'h0000;
+    meta1[356] = 14'h0000;
+    meta1[357] = 14'h0000;
+    meta1[358] = 14'h0000;
+    meta1[359] = 14'h0000;
+    meta1[360] = 14'h0000;
+    meta1[361] = 14'h0000;
+    meta1[362] = 14'h0000;
+    meta1[363] = 14'h0000;
+    meta1[364] = 14'h0000;
+    meta1[365] = 14'h0000;
+    meta1[366] = 14'h0000;
+    meta1[367] = 14'h0000;
+    meta1[368] = 14'h0000;
+    meta1[369] = 14'h0000;
+    meta1[370] = 14'h0000;
+    meta1[371] = 14'h0000;
+    meta1[372] = 14'h0000;
+    meta1[373] = 14'h0000;
+    meta1[374] = 14'h0000;
+    meta1[375] = 14'h0000;
+    meta1[376] = 14'h0000;
+    meta1[377] = 14'h0000;
+    meta1[378] = 14'h0000;
+    meta1[379] = 14'h0000;
+    meta1[380] = 14'h0000;
+    meta1[381] = 14'h0000;
+    meta1[382] = 14'h0000;
+    meta1[383] = 14'h0000;
+    meta1[384] = 14'h0000;
+    meta1[385] = 14'h0000;
+    meta1[386] = 14'h0000;
+    meta1[387] = 14'h0000;
+    meta1[388] = 14'h0000;
+    meta1[389] = 14'h0000;
+    meta1[390] = 14'h0000;
+    meta1[391] = 14'h0000;
+    meta1[392] = 14'h0000;
+    meta1[393] = 14'h0000;
+    meta1[394] = 14'h0000;
+    meta1[395] = 14'h0000;
+    meta1[396] = 14'h0000;
+    meta1[397] = 14'h0000;
+    meta1[398] = 14'h0000;
+    meta1[399] = 14'h0000;
+    meta1[400] = 14'h0000;
+    meta1[401] = 14'h0000;
+    meta1[402] = 14'h0000;
+    meta1[403] = 14'h0000;
+    meta1[404] = 14'h0000;
+    meta1[405] = 14'h0000;
+    meta1[406] = 14'h0000;
+    meta1[407] = 14'h0000;
+    meta1[408] = 14'h0000;
+    meta1[409] = 14'h0000;
+    meta1[410] = 14'h0000;
+    meta1[411] = 14'h0000;
+    meta1[412] = 14'h0000;
+    meta1[413] = 14'h0000;
+    meta1[414] = 14'h0000;
+    meta1[415] = 14'h0000;
+    meta1[416] = 14'h0000;
+    meta1[417] = 14'h0000;
+    meta1[418] = 14'h0000;
+    meta1[419] = 14'h0000;
+    meta1[420] = 14'h0000;
+    meta1[421] = 14'h0000;
+    meta1[422] = 14'h0000;
+    meta1[423] = 14'h0000;
+    meta1[424] = 14'h0000;
+    meta1[425] = 14'h0000;
+    meta1[426] = 14'h0000;
+    meta1[427] = 14'h0000;
+    meta1[428] = 14'h0000;
+    meta1[429] = 14'h0000;
+    meta1[430] = 14'h0000;
+    meta1[431] = 14'h0000;
+    meta1[432] = 14'h0000;
+    meta1[433] = 14'h0000;
+    meta1[434] = 14'h0000;
+    meta1[435] = 14'h0000;
+    meta1[436] = 14'h0000;
+    meta1[437] = 14'h0000;
+    meta1[438] = 14'h0000;
+    meta1[439] = 14'h0000;
+    meta1[440] = 14'h0000;
+    meta1[441] = 14'h0000;
+    meta1[442] = 14'h0000;
+    meta1[443] = 14'h0000;
+    meta1[444] = 14'h0000;
+    meta1[445] = 14'h0000;
+    meta1[446] = 14'h0000;
+    meta1[447] = 14'h0000;
+    meta1[448] = 14'h0000;
+    meta1[449] = 14'h0000;
+    meta1[450] = 14'h0000;
+    meta1[451] = 14'h0000;
+    meta1[452] = 14'h0000;
+    meta1[453] = 14'h0000;
+    meta1[454] = 14'h0000;
+    meta1[455] = 14'h0000;
+    meta1[456] = 14'h0000;
+    meta1[457] = 14'h0000;
+    meta1[458] = 14'h0000;
+    meta1[459] = 14'h0000;
+    meta1[460] = 14'h0000;
+    meta1[461] = 14'h0000;
+    meta1[462] = 14'h0000;
+    meta1[463] = 14'h0000;
+    meta1[464] = 14'h0000;
+    meta1[465] = 14'h0000;
+    meta1[466] = 14'h0000;
+    meta1[467] = 14'h0000;
+    meta1[468] = 14'h0000;
+    meta1[469] = 14'h0000;
+    meta1[470] = 14'h0000;
+    meta1[471] = 14'h0000;
+    meta1[472] = 14'h0000;
+    meta1[473] = 14'h0000;
+    meta1[474] = 14'h0000;
+    meta1[475] = 14'h0000;
+    meta1[476] = 14'h0000;
+    meta1[477] = 14'h0000;
+    meta1[478] = 14'h0000;
+    meta1[479] = 14'h0000;
+    meta1[480] = 14'h0000;
+    meta1[481] = 14'h0000;
+    meta1[482] = 14'h0000;
+    meta1[483] = 14'h0000;
+    meta1[484] = 14'h0000;
+    meta1[485] = 14'h0000;
+    meta1[486] = 14'h0000;
+    meta1[487] = 14'h0000;
+    meta1[488] = 14'h0000;
+    meta1[489] = 14'h0000;
+    meta1[490] = 14'h0000;
+    meta1[491] = 14'h0000;
+    meta1[492] = 14'h0000;
+    meta1[493] = 14'h0000;
+    meta1[494] = 14'h0000;
+    meta1[495] = 14'h0000;
+    meta1[496] = 14'h0000;
+    meta1[497] = 14'h0000;
+    meta1[498] = 14'h0000;
+    meta1[499] = 14'h0000;
+    meta1[500] = 14'h0000;
+    meta1[501] = 14'h0000;
+    meta1[502] = 14'h0000;
+    meta1[503] = 14'h0000;
+    meta1[504] = 14'h0000;
+    meta1[505] = 14'h0000;
+    meta1[506] = 14'h0000;
+    meta1[507] = 14'h0000;
+    meta1[508] = 14'h0000;
+    meta1[509] = 14'h0000;
+    meta1[510] = 14'h0000;
+    meta1[511] = 14'h0000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$144 )
-      meta1[meta_addr] <= meta_data;
+    if (\$signature__en$146 )
+      meta1[meta_addr] <= \$signature__data$35 ;
   end
-  reg [9:0] _9_;
+  reg [13:0] _9_;
   always @(posedge clk) begin
-    _9_ <= meta1[\$303 [8:0]];
+    _9_ <= meta1[\$305 [8:0]];
   end
-  assign \$signature__data$150  = _9_;
+  assign \$signature__data$152  = _9_;
   (* no_rw_check = 32'd1 *)
-  reg [9:0] meta2 [511:0];
+  reg [13:0] meta2 [511:0];
   initial begin
-    meta2[0] = 10'h000;
-    meta2[1] = 10'h000;
-    meta2[2] = 10'h000;
-    meta2[3] = 10'h000;
-    meta2[4] = 10'h000;
-    meta2[5] = 10'h000;
-    meta2[6] = 10'h000;
-    meta2[7] = 10'h000;
-    meta2[8] = 10'h000;
-    meta2[9] = 10'h000;
-    meta2[10] = 10'h000;
-    meta2[11] = 10'h000;
-    meta2[12] = 10'h000;
-    meta2[13] = 10'h000;
-    meta2[14] = 10'h000;
-    meta2[15] = 10'h000;
-    meta2[16] = 10'h000;
-    meta2[17] = 10'h000;
-    meta2[18] = 10'h000;
-    meta2[19] = 10'h000;
-    meta2[20] = 10'h000;
-    meta2[21] = 10'h000;
-    meta2[22] = 10'h000;
-    meta2[23] = 10'h000;
-    meta2[24] = 10'h000;
-    meta2[25] = 10'h000;
-    meta2[26] = 10'h000;
-    meta2[27] = 10'h000;
-    meta2[28] = 10'h000;
-    meta2[29] = 10'h000;
-    meta2[30] = 10'h000;
-    meta2[31] = 10'h000;
-    meta2[32] = 10'h000;
-    meta2[33] = 10'h000;
-    meta2[34] = 10'h000;
-    meta2[35] = 10'h000;
-    meta2[36] = 10'h000;
-    meta2[37] = 10'h000;
-    meta2[38] = 10'h000;
-    meta2[39] = 10'h000;
-    meta2[40] = 10'h000;
-    meta2[41] = 10'h000;
-    meta2[42] = 10'h000;
-    meta2[43] = 10'h000;
-    meta2[44] = 10'h000;
-    meta2[45] = 10'h000;
-    meta2[46] = 10'h000;
-    meta2[47] = 10'h000;
-    meta2[48] = 10'h000;
-    meta2[49] = 10'h000;
-    meta2[50] = 10'h000;
-    meta2[51] = 10'h000;
-    meta2[52] = 10'h000;
-    meta2[53] = 10'h000;
-    meta2[54] = 10'h000;
-    meta2[55] = 10'h000;
-    meta2[56] = 10'h000;
-    meta2[57] = 10'h000;
-    meta2[58] = 10'h000;
-    meta2[59] = 10'h000;
-    meta2[60] = 10'h000;
-    meta2[61] = 10'h000;
-    meta2[62] = 10'h000;
-    meta2[63] = 10'h000;
-    meta2[64] = 10'h000;
-    meta2[65] = 10'h000;
-    meta2[66] = 10'h000;
-    meta2[67] = 10'h000;
-    meta2[68] = 10'h000;
-    meta2[69] = 10'h000;
-    meta2[70] = 10'h000;
-    meta2[71] = 10'h000;
-    meta2[72] = 10'h000;
-    meta2[73] = 10'h000;
-    meta2[74] = 10'h000;
-    meta2[75] = 10'h000;
-    meta2[76] = 10'h000;
-    meta2[77] = 10'h000;
-    meta2[78] = 10'h000;
-    meta2[79] = 10'h000;
-    meta2[80] = 10'h000;
-    meta2[81] = 10'h000;
-    meta2[82] = 10'h000;
-    meta2[83] = 10'h000;
-    meta2[84] = 10'h000;
-    meta2[85] = 10'h000;
-    meta2[86] = 10'h000;
-    meta2[87] = 10'h000;
-    meta2[88] = 10'h000;
-    meta2[89] = 10'h000;
-    meta2[90] = 10'h000;
-    meta2[91] = 10'h000;
-    meta2[92] = 10'h000;
-    meta2[93] = 10'h000;
-    meta2[94] = 10'h000;
-    meta2[95] = 10'h000;
-    meta2[96] = 10'h000;
-    meta2[97] = 10'h000;
-    meta2[98] = 10'h000;
-    meta2[99] = 10'h000;
-    meta2[100] = 10'h000;
-    meta2[101] = 10'h000;
-    meta2[102] = 10'h000;
-    meta2[103] = 10'h000;
-    meta2[104] = 10'h000;
-    meta2[105] = 10'h000;
-    meta2[106] = 10'h000;
-    meta2[107] = 10'h000;
-    meta2[108] = 10'h000;
-    meta2[109] = 10'h000;
-    meta2[110] = 10'h000;
-    meta2[111] = 10'h000;
-    meta2[112] = 10'h000;
-    meta2[113] = 10'h000;
-    meta2[114] = 10'h000;
-    meta2[115] = 10'h000;
-    meta2[116] = 10'h000;
-    meta2[117] = 10'h000;
-    meta2[118] = 10'h000;
-    meta2[119] = 10'h000;
-    meta2[120] = 10'h000;
-    meta2[121] = 10'h000;
-    meta2[122] = 10'h000;
-    meta2[123] = 10'h000;
-    meta2[124] = 10'h000;
-    meta2[125] = 10'h000;
-    meta2[126] = 10'h000;
-    meta2[127] = 10'h000;
-    meta2[128] = 10'h000;
-    meta2[129] = 10'h000;
-    meta2[130] = 10'h000;
-    meta2[131] = 10'h000;
-    meta2[132] = 10'h000;
-    meta2[133] = 10'h000;
-    meta2[134] = 10'h000;
-    meta2[135] = 10'h000;
-    meta2[136] = 10'h000;
-    meta2[137] = 10'h000;
-    meta2[138] = 10'h000;
-    meta2[139] = 10'h000;
-    meta2[140] = 10'h000;
-    meta2[141] = 10'h000;
-    meta2[142] = 10'h000;
-    meta2[143] = 10'h000;
-    meta2[144] = 10'h000;
-    meta2[145] = 10'h000;
-    meta2[146] = 10'h000;
-    meta2[147] = 10'h000;
-    meta2[148] = 10'h000;
-    meta2[149] = 10'h000;
-    meta2[150] = 10'h000;
-    meta2[151] = 10'h000;
-    meta2[152] = 10'h000;
-    meta2[153] = 10'h000;
-    meta2[154] = 10'h000;
-    meta2[155] = 10'h000;
-    meta2[156] = 10'h000;
-    meta2[157] = 10'h000;
-    meta2[158] = 10'h000;
-    meta2[159] = 10'h000;
-    meta2[160] = 10'h000;
-    meta2[161] = 10'h000;
-    meta2[162] = 10'h000;
-    meta2[163] = 10'h000;
-    meta2[164] = 10'h000;
-    meta2[165] = 10'h000;
-    meta2[166] = 10'h000;
-    meta2[167] = 10'h000;
-    meta2[168] = 10'h000;
-    meta2[169] = 10'h000;
-    meta2[170] = 10'h000;
-    meta2[171] = 10'h000;
-    meta2[172] = 10'h000;
-    meta2[173] = 10'h000;
-    meta2[174] = 10'h000;
-    meta2[175] = 10'h000;
-    meta2[176] = 10'h000;
-    meta2[177] = 10'h000;
-    meta2[178] = 10'h000;
-    meta2[179] = 10'h000;
-    meta2[180] = 10'h000;
-    meta2[181] = 10'h000;
-    meta2[182] = 10'h000;
-    meta2[183] = 10'h000;
-    meta2[184] = 10'h000;
-    meta2[185] = 10'h000;
-    meta2[186] = 10'h000;
-    meta2[187] = 10'h000;
-    meta2[188] = 10'h000;
-    meta2[189] = 10'h000;
-    meta2[190] = 10'h000;
-    meta2[191] = 10'h000;
-    meta2[192] = 10'h000;
-    meta2[193] = 10'h000;
-    meta2[194] = 10'h000;
-    meta2[195] = 10'h000;
-    meta2[196] = 10'h000;
-    meta2[197] = 10'h000;
-    meta2[198] = 10'h000;
-    meta2[199] = 10'h000;
-    meta2[200] = 10'h000;
-    meta2[201] = 10'h000;
-    meta2[202] = 10'h000;
-    meta2[203] = 10'h000;
-    meta2[204] = 10'h000;
-    meta2[205] = 10'h000;
-    meta2[206] = 10'h000;
-    meta2[207] = 10'h000;
-    meta2[208] = 10'h000;
-    meta2[209] = 10'h000;
-    meta2[210] = 10'h000;
-    meta2[211] = 10'h000;
-    meta2[212] = 10'h000;
-    meta2[213] = 10'h000;
-    meta2[214] = 10'h000;
-    meta2[215] = 10'h000;
-    meta2[216] = 10'h000;
-    meta2[217] = 10'h000;
-    meta2[218] = 10'h000;
-    meta2[219] = 10'h000;
-    meta2[220] = 10'h000;
-    meta2[221] = 10'h000;
-    meta2[222] = 10'h000;
-    meta2[223] = 10'h000;
-    meta2[224] = 10'h000;
-    meta2[225] = 10'h000;
-    meta2[226] = 10'h000;
-    meta2[227] = 10'h000;
-    meta2[228] = 10'h000;
-    meta2[229] = 10'h000;
-    meta2[230] = 10'h000;
-    meta2[231] = 10'h000;
-    meta2[232] = 10'h000;
-    meta2[233] = 10'h000;
-    meta2[234] = 10'h000;
-    meta2[235] = 10'h000;
-    meta2[236] = 10'h000;
-    meta2[237] = 10'h000;
-    meta2[238] = 10'h000;
-    meta2[239] = 10'h000;
-    meta2[240] = 10'h000;
-    meta2[241] = 10'h000;
-    meta2[242] = 10'h000;
-    meta2[243] = 10'h000;
-    meta2[244] = 10'h000;
-    meta2[245] = 10'h000;
-    meta2[246] = 10'h000;
-    meta2[247] = 10'h000;
-    meta2[248] = 10'h000;
-    meta2[249] = 10'h000;
-    meta2[250] = 10'h000;
-    meta2[251] = 10'h000;
-    meta2[252] = 10'h000;
-    meta2[253] = 10'h000;
-    meta2[254] = 10'h000;
-    meta2[255] = 10'h000;
-    meta2[256] = 10'h000;
-    meta2[257] = 10'h000;
-    meta2[258] = 10'h000;
-    meta2[259] = 10'h000;
-    meta2[260] = 10'h000;
-    meta2[261] = 10'h000;
-    meta2[262] = 10'h000;
-    meta2[263] = 10'h000;
-    meta2[264] = 10'h000;
-    meta2[265] = 10'h000;
-    meta2[266] = 10'h000;
-    meta2[267] = 10'h000;
-    meta2[268] = 10'h000;
-    meta2[269] = 10'h000;
-    meta2[270] = 10'h000;
-    meta2[271] = 10'h000;
-    meta2[272] = 10'h000;
-    meta2[273] = 10'h000;
-    meta2[274] = 10'h000;
-    meta2[275] = 10'h000;
-    meta2[276] = 10'h000;
-    meta2[277] = 10'h000;
-    meta2[278] = 10'h000;
-    meta2[279] = 10'h000;
-    meta2[280] = 10'h000;
-    meta2[281] = 10'h000;
-    meta2[282] = 10'h000;
-    meta2[283] = 10'h000;
-    meta2[284] = 10'h000;
-    meta2[285] = 10'h000;
-    meta2[286] = 10'h000;
-    meta2[287] = 10'h000;
-    meta2[288] = 10'h000;
-    meta2[289] = 10'h000;
-    meta2[290] = 10'h000;
-    meta2[291] = 10'h000;
-    meta2[292] = 10'h000;
-    meta2[293] = 10'h000;
-    meta2[294] = 10'h000;
-    meta2[295] = 10'h000;
-    meta2[296] = 10'h000;
-    meta2[297] = 10'h000;
-    meta2[298] = 10'h000;
-    meta2[299] = 10'h000;
-    meta2[300] = 10'h000;
-    meta2[301] = 10'h000;
-    meta2[302] = 10'h000;
-    meta2[303] = 10'h000;
-    meta2[304] = 10'h000;
-    meta2[305] = 10'h000;
-    meta2[306] = 10'h000;
-    meta2[307] = 10'h000;
-    meta2[308] = 10'h000;
-    meta2[309] = 10'h000;
-    meta2[310] = 10'h000;
-    meta2[311] = 10'h000;
-    meta2[312] = 10'h000;
-    meta2[313] = 10'h000;
-    meta2[314] = 10'h000;
-    meta2[315] = 10'h000;
-    meta2[316] = 10'h000;
-    meta2[317] = 10'h000;
-    meta2[318] = 10'h000;
-    meta2[319] = 10'h000;
-    meta2[320] = 10'h000;
-    meta2[321] = 10'h000;
-    meta2[322] = 10'h000;
-    meta2[323] = 10'h000;
-    meta2[324] = 10'h000;
-    meta2[325] = 10'h000;
-    meta2[326] = 10'h000;
-    meta2[327] = 10'h000;
-    meta2[328] = 10'h000;
-    meta2[329] = 10'h000;
-    meta2[330] = 10'h000;
-    meta2[331] = 10'h000;
-    meta2[332] = 10'h000;
-    meta2[333] = 10'h000;
-    meta2[334] = 10'h000;
-    meta2[335] = 10'h000;
-    meta2[336] = 10'h000;
-    meta2[337] = 10'h000;
-    meta2[338] = 10'h000;
-    meta2[339] = 10'h000;
-    meta2[340] = 10'h000;
-    meta2[341] = 10'h000;
-    meta2[342] = 10'h000;
-    meta2[343] = 10'h000;
-    meta2[344] = 10'h000;
-    meta2[345] = 10'h000;
-    meta2[346] = 10'h000;
-    meta2[347] = 10'h000;
-    meta2[348] = 10'h000;
-    meta2[349] = 10'h000;
-    meta2[350] = 10'h000;
-    meta2[351] = 10'h000;
-    meta2[352] = 10'h000;
-    meta2[353] = 10'h000;
-    meta2[354] = 10'h000;
-    meta2[355] = 10'h000;
-    meta2[356] = 10'h000;
-    meta2[357] = 10'h000;
-    meta2[358] = 10'h000;
-    meta2[359] = 10'h000;
-    meta2[360] = 10'h000;
-    meta2[361] = 10'h000;
-    meta2[362] = 10'h000;
-    meta2[363] = 10'h000;
-    meta2[364] = 10'h000;
-    meta2[365] = 10'h000;
-    meta2[366] = 10'h000;
-    meta2[367] = 10'h000;
-    meta2[368] = 10'h000;
-    meta2[369] = 10'h000;
-    meta2[370] = 10'h000;
-    meta2[371] = 10'h000;
-    meta2[372] = 10'h000;
-    meta2[373] = 10'h000;
-    meta2[374] = 10'h000;
-    meta2[375] = 10'h000;
-    meta2[376] = 10'h000;
-    meta2[377] = 10'h000;
-    meta2[378] = 10'h000;
-    meta2[379] = 10'h000;
-    meta2[380] = 10'h000;
-    meta2[381] = 10'h000;
-    meta2[382] = 10'h000;
-    meta2[383] = 10'h000;
-    meta2[384] = 10'h000;
-    meta2[385] = 10'h000;
-    meta2[386] = 10'h000;
-    meta2[387] = 10'h000;
-    meta2[388] = 10'h000;
-    meta2[389] = 10'h000;
-    meta2[390] = 10'h000;
-    meta2[391] = 10'h000;
-    meta2[392] = 10'h000;
-    meta2[393] = 10'h000;
-    meta2[394] = 10'h000;
-    meta2[395] = 10'h000;
-    meta2[396] = 10'h000;
-    meta2[397] = 10'h000;
-    meta2[398] = 10'h000;
-    meta2[399] = 10'h000;
-    meta2[400] = 10'h000;
-    meta2[401] = 10'h000;
-    meta2[402] = 10'h000;
-    meta2[403] = 10'h000;
-    meta2[404] = 10'h000;
-    meta2[405] = 10'h000;
-    meta2[406] = 10'h000;
-    meta2[407] = 10'h000;
-    meta2[408] = 10'h000;
-    meta2[409] = 10'h000;
-    meta2[410] = 10'h000;
-    meta2[411] = 10'h000;
-    meta2[412] = 10'h000;
-    meta2[413] = 10'h000;
-    meta2[414] = 10'h000;
-    meta2[415] = 10'h000;
-    meta2[416] = 10'h000;
-    meta2[417] = 10'h000;
-    meta2[418] = 10'h000;
-    meta2[419] = 10'h000;
-    meta2[420] = 10'h000;
-    meta2[421] = 10'h000;
-    meta2[422] = 10'h000;
-    meta2[423] = 10'h000;
-    meta2[424] = 10'h000;
-    meta2[425] = 10'h000;
-    meta2[426] = 10'h000;
-    meta2[427] = 10'h000;
-    meta2[428] = 10'h000;
-    meta2[429] = 10'h000;
-    meta2[430] = 10'h000;
-    meta2[431] = 10'h000;
-    meta2[432] = 10'h000;
-    meta2[433] = 10'h000;
-    meta2[434] = 10'h000;
-    meta2[435] = 10'h000;
-    meta2[436] = 10'h000;
-    meta2[437] = 10'h000;
-    meta2[438] = 10'h000;
-    meta2[439] = 10'h000;
-    meta2[440] = 10'h000;
-    meta2[441] = 10'h000;
-    meta2[442] = 10'h000;
-    meta2[443] = 10'h000;
-    meta2[444] = 10'h000;
-    meta2[445] = 10'h000;
-    meta2[446] = 10'h000;
-    meta2[447] = 10'h000;
-    meta2[448] = 10'h000;
-    meta2[449] = 10'h000;
-    meta2[450] = 10'h000;
-    meta2[451] = 10'h000;
-    meta2[452] = 10'h000;
-    meta2[453] = 10'h000;
-    meta2[454] = 10'h000;
-    meta2[455] = 10'h000;
-    meta2[456] = 10'h000;
-    meta2[457] = 10'h000;
-    meta2[458] = 10'h000;
-    meta2[459] = 10'h000;
-    meta2[460] = 10'h000;
-    meta2[461] = 10'h000;
-    meta2[462] = 10'h000;
-    meta2[463] = 10'h000;
-    meta2[464] = 10'h000;
-    meta2[465] = 10'h000;
-    meta2[466] = 10'h000;
-    meta2[467] = 10'h000;
-    meta2[468] = 10'h000;
-    meta2[469] = 10'h000;
-    meta2[470] = 10'h000;
-    meta2[471] = 10'h000;
-    meta2[472] = 10'h000;
-    meta2[473] = 10'h000;
-    meta2[474] = 10'h000;
-    meta2[475] = 10'h000;
-    meta2[476] = 10'h000;
-    meta2[477] = 10'h000;
-    meta2[478] = 10'h000;
-    meta2[479] = 10'h000;
-    meta2[480] = 10'h000;
-    meta2[481] = 10'h000;
-    meta2[482] = 10'h000;
-    meta2[483] = 10'h000;
-    meta2[484] = 10'h000;
-    meta2[485] = 10'h000;
-    meta2[486] = 10'h000;
-    meta2[487] = 10'h000;
-    meta2[488] = 10'h000;
-    meta2[489] = 10'h000;
-    meta2[490] = 10'h000;
-    meta2[491] = 10'h000;
-    meta2[492] = 10'h000;
-    meta2[493] = 10'h000;
-    meta2[494] = 10'h000;
-    meta2[495] = 10'h000;
-    meta2[496] = 10'h000;
-    meta2[497] = 10'h000;
-    meta2[498] = 10'h000;
-    meta2[499] = 10'h000;
-    meta2[500] = 10'h000;
-    meta2[501] = 10'h000;
-    meta2[502] = 10'h000;
-    meta2[503] = 10'h000;
-    meta2[504] = 10'h000;
-    meta2[505] = 10'h000;
-    meta2[506] = 10'h000;
-    meta2[507] = 10'h000;
-    meta2[508] = 10'h000;
-    meta2[509] = 10'h000;
-    meta2[510] = 10'h000;
-    meta2[511] = 10'h000;
+    meta2[0] = 14'h0000;
+    meta2[1] = 14'h0000;
+    meta2[2] = 14'h0000;
+    meta2[3] = 14'h0000;
+    meta2[4] = 14'h0000;
+    meta2[5] = 14'h0000;
+    meta2[6] = 14'h0000;
+    meta2[7] = 14'h0000;
+    meta2[8] = 14'h0000;
+    meta2[9] = 14'h0000;
+    meta2[10] = 14'h0000;
+    meta2[11] = 14'h0000;
+    meta2[12] = 14'h0000;
+    meta2[13] = 14'h0000;
+    meta2[14] = 14'h0000;
+    meta2[15] = 14'h0000;
+    meta2[16] = 14'h0000;
+    meta2[17] = 14'h0000;
+    meta2[18] = 14'h0000;
+    meta2[19] = 14'h0000;
+    meta2[20] = 14'h0000;
+    meta2[21] = 14'h0000;
+    meta2[22] = 14'h0000;
+    meta2[23] = 14'h0000;
+    meta2[24] = 14'h0000;
+    meta2[25] = 14'h0000;
+    meta2[26] = 14'h0000;
+    meta2[27] = 14'h0000;
+    meta2[28] = 14'h0000;
+    meta2[29] = 14'h0000;
+    meta2[30] = 14'h0000;
+    meta2[31] = 14'h0000;
+    meta2[32] = 14'h0000;
+    meta2[33] = 14'h0000;
+    meta2[34] = 14'h0000;
+    meta2[35] = 14'h0000;
+    meta2[36] = 14'h0000;
+    meta2[37] = 14'h0000;
+    meta2[38] = 14'h0000;
+    meta2[39] = 14'h0000;
+    meta2[40] = 14'h0000;
+    meta2[41] = 14'h0000;
+    meta2[42] = 14'h0000;
+    meta2[43] = 14'h0000;
+    meta2[44] = 14'h0000;
+    meta2[45] = 14'h0000;
+    meta2[46] = 14'h0000;
+    meta2[47] = 14'h0000;
+    meta2[48] = 14'h0000;
+    meta2[49] = 14'h0000;
+    meta2[50] = 14'h0000;
+    meta2[51] = 14'h0000;
+    meta2[52] = 14'h0000;
+    meta2[53] = 14'h0000;
+    meta2[54] = 14'h0000;
+    meta2[55] = 14'h0000;
+    meta2[56] = 14'h0000;
+    meta2[57] = 14'h0000;
+    meta2[58] = 14'h0000;
+    meta2[59] = 14'h0000;
+    meta2[60] = 14'h0000;
+    meta2[61] = 14'h0000;
+    meta2[62] = 14'h0000;
+    meta2[63] = 14'h0000;
+    meta2[64] = 14'h0000;
+    meta2[65] = 14'h0000;
+    meta2[66] = 14'h0000;
+    meta2[67] = 14'h0000;
+    meta2[68] = 14'h0000;
+    meta2[69] = 14'h0000;
+    meta2[70] = 14'h0000;
+    meta2[71] = 14'h0000;
+    meta2[72] = 14'h0000;
+    meta2[73] = 14'h0000;
+    meta2[74] = 14'h0000;
+    meta2[75] = 14'h0000;
+    meta2[76] = 14'h0000;
+    meta2[77] = 14'h0000;
+    meta2[78] = 14'h0000;
+    meta2[79] = 14'h0000;
+    meta2[80] = 14'h0000;
+    meta2[81] = 14'h0000;
+    meta2[82] = 14'h0000;
+    meta2[83] = 14'h0000;
+    meta2[84] = 14'h0000;
+    meta2[85] = 14'h0000;
+    meta2[86] = 14'h0000;
+    meta2[87] = 14'h0000;
+    meta2[88] = 14'h0000;
+    meta2[89] = 14'h0000;
+    meta2[90] = 14'h0000;
+    meta2[91] = 14'h0000;
+    meta2[92] = 14'h0000;
+    meta2[93] = 14'h0000;
+    meta2[94] = 14'h0000;
+    meta2[95] = 14'h0000;
+    meta2[96] = 14'h0000;
+    meta2[97] = 14'h0000;
+    meta2[98] = 14'h0000;
+    meta2[99] = 14'h0000;
+    meta2[100] = 14'h0000;
+    meta2[101] = 14'h0000;
+    meta2[102] = 14'h0000;
+    meta2[103] = 14'h0000;
+    meta2[104] = 14'h0000;
+    meta2[105] = 14'h0000;
+    meta2[106] = 14'h0000;
+    meta2[107] = 14'h0000;
+    meta2[108] = 14'h0000;
+    meta2[109] = 14'h0000;
+    meta2[110] = 14'h0000;
+    meta2[111] = 14'h0000;
+    meta2[112] = 14'h0000;
+    meta2[113] = 14'h0000;
+    meta2[114] = 14'h0000;
+    meta2[115] = 14'h0000;
+    meta2[116] = 14'h0000;
+    meta2[117] = 14'h0000;
+    meta2[118] = 14'h0000;
+    meta2[119] = 14'h0000;
+    meta2[120] = 14'h0000;
+    meta2[121] = 14'h0000;
+    meta2[122] = 14'h0000;
+    meta2[123] = 14'h0000;
+    meta2[124] = 14'h0000;
+    meta2[125] = 14'h0000;
+    meta2[126] = 14'h0000;
+    meta2[127] = 14'h0000;
+    meta2[128] = 14'h0000;
+    meta2[129] = 14'h0000;
+    meta2[130] = 14'h0000;
+    meta2[131] = 14'h0000;
+    meta2[132] = 14'h0000;
+    meta2[133] = 14'h0000;
+    meta2[134] = 14'h0000;
+    meta2[135] = 14'h0000;
+    meta2[136] = 14'h0000;
+    meta2[137] = 14'h0000;
+    meta2[138] = 14'h0000;
+    meta2[139] = 14'h0000;
+    meta2[140] = 14'h0000;
+    meta2[141] = 14'h0000;
+    meta2[142] = 14'h0000;
+    meta2[143] = 14'h0000;
+    meta2[144] = 14'h0000;
+    meta2[145] = 14'h0000;
+    meta2[146] = 14'h0000;
+    meta2[147] = 14'h0000;
+    meta2[148] = 14'h0000;
+    meta2[149] = 14'h0000;
+    meta2[150] = 14'h0000;
+    meta2[151] = 14'h0000;
+    meta2[152] = 14'h0000;
+    meta2[153] = 14'h0000;
+    meta2[154] = 14'h0000;
+    meta2[155] = 14'h0000;
+    meta2[156] = 14'h0000;
+    meta2[157] = 14'h0000;
+    meta2[158] = 14'h0000;
+    meta2[159] = 14'h0000;
+    meta2[160] = 14'h0000;
+    meta2[161] = 14'h0000;
+    meta2[162] = 14'h0000;
+    meta2[163] = 14'h0000;
+    meta2[164] = 14'h0000;
+    meta2[165] = 14'h0000;
+    meta2[166] = 14'h0000;
+    meta2[167] = 14'h0000;
+    meta2[168] = 14'h0000;
+    meta2[169] = 14'h0000;
+    meta2[170] = 14'h0000;
+    meta2[171] = 14'h0000;
+    meta2[172] = 14'h0000;
+    meta2[173] = 14'h0000;
+    meta2[174] = 14'h0000;
+    meta2[175] = 14'h0000;
+    meta2[176] = 14'h0000;
+    meta2[177] = 14'h0000;
+    meta2[178] = 14'h0000;
+    meta2[179] = 14'h0000;
+    meta2[180] = 14'h0000;
+    meta2[181] = 14'h0000;
+    meta2[182] = 14'h0000;
+    meta2[183] = 14'h0000;
+    meta2[184] = 14'h0000;
+    meta2[185] = 14'h0000;
+    meta2[186] = 14'h0000;
+    meta2[187] = 14'h0000;
+    meta2[188] = 14'h0000;
+    meta2[189] = 14'h0000;
+    meta2[190] = 14'h0000;
+    meta2[191] = 14'h0000;
+    meta2[192] = 14'h0000;
+    meta2[193] = 14'h0000;
+    meta2[194] = 14'h0000;
+    meta2[195] = 14'h0000;
+    meta2[196] = 14'h0000;
+    meta2[197] = 14'h0000;
+    meta2[198] = 14'h0000;
+    meta2[199] = 14'h0000;
+    meta2[200] = 14'h0000;
+    meta2[201] = 14'h0000;
+    meta2[202] = 14'h0000;
+    meta2[203] = 14'h0000;
+    meta2[204] = 14'h0000;
+    meta2[205] = 14'h0000;
+    meta2[206] = 14'h0000;
+    meta2[207] = 14'h0000;
+    meta2[208] = 14'h0000;
+    meta2[209] = 14'h0000;
+    meta2[210] = 14'h0000;
+    meta2[211] = 14'h0000;
+    meta2[212] = 14'h0000;
+    meta2[213] = 14'h0000;
+    meta2[214] = 14'h0000;
+    meta2[215] = 14'h0000;
+    meta2[216] = 14'h0000;
+    meta2[217] = 14'h0000;
+    meta2[218] = 14'h0000;
+    meta2[219] = 14'h0000;
+    meta2[220] = 14'h0000;
+    meta2[221] = 14'h0000;
+    meta2[222] = 14'h0000;
+    meta2[223] = 14'h0000;
+    meta2[224] = 14'h0000;
+    meta2[225] = 14'h0000;
+    meta2[226] = 14'h0000;
+    meta2[227] = 14'h0000;
+    meta2[228] = 14'h0000;
+    meta2[229] = 14'h0000;
+    meta2[230] = 14'h0000;
+    meta2[231] = 14'h0000;
+    meta2[232] = 14'h0000;
+    meta2[233] = 14'h0000;
+    meta2[234] = 14'h0000;
+    meta2[235] = 14'h0000;
+    meta2[236] = 14'h0000;
+    meta2[237] = 14'h0000;
+    meta2[238] = 14'h0000;
+    meta2[239] = 14'h0000;
+    meta2[240] = 14'h0000;
+    meta2[241] = 14'h0000;
+    meta2[242] = 14'h0000;
+    meta2[243] = 14'h0000;
+    meta2[244] = 14'h0000;
+    meta2[245] = 14'h0000;
+    meta2[246] = 14'h0000;
+    meta2[247] = 14'h0000;
+    meta2[248] = 14'h0000;
+    meta2[249] = 14'h0000;
+    meta2[250] = 14'h0000;
+    meta2[251] = 14'h0000;
+    meta2[252] = 14'h0000;
+    meta2[253] = 14'h0000;
+    meta2[254] = 14'h0000;
+    meta2[255] = 14'h0000;
+    meta2[256] = 14'h0000;
+    meta2[257] = 14'h0000;
+    meta2[258] = 14'h0000;
+    meta2[259] = 14'h0000;
+    meta2[260] = 14'h0000;
+    meta2[261] = 14'h0000;
+    meta2[262] = 14'h0000;
+    meta2[263] = 14'h0000;
+    meta2[264] = 14'h0000;
+    meta2[265] = 14'h0000;
+    meta2[266] = 14'h0000;
+    meta2[267] = 14'h0000;
+    meta2[268] = 14'h0000;
+    meta2[269] = 14'h0000;
+    meta2[270] = 14'h0000;
+    meta2[271] = 14'h0000;
+    meta2[272] = 14'h0000;
+    meta2[273] = 14'h0000;
+    meta2[274] = 14'h0000;
+    meta2[275] = 14'h0000;
+    meta2[276] = 14'h0000;
+    meta2[277] = 14'h0000;
+    meta2[278] = 14'h0000;
+    meta2[279] = 14'h0000;
+    meta2[280] = 14'h0000;
+    meta2[281] = 14'h0000;
+    meta2[282] = 14'h0000;
+    meta2[283] = 14'h0000;
+    meta2[284] = 14'h0000;
+    meta2[285] = 14'h0000;
+    meta2[286] = 14'h0000;
+    meta2[287] = 14'h0000;
+    meta2[288] = 14'h0000;
+    meta2[289] = 14'h0000;
+    meta2[290] = 14'h0000;
+    meta2[291] = 14'h0000;
+    meta2[292] = 14'h0000;
+    meta2[293] = 14'h0000;
+    meta2[294] = 14'h0000;
+    meta2[295] = 14'h0000;
+    meta2[296] = 14'h0000;
+    meta2[297] = 14'h0000;
+    meta2[298] = 14'h0000;
+    meta2[299] = 14'h0000;
+    meta2[300] = 14'h0000;
+    meta2[301] = 14'h0000;
+    meta2[302] = 14'h0000;
+    meta2[303] = 14'h0000;
+    meta2[304] = 14'h0000;
+    meta2[305] = 14'h0000;
+    meta2[306] = 14'h0000;
+    meta2[307] = 14'h0000;
+    meta2[308] = 14'h0000;
+    meta2[309] = 14'h0000;
+    meta2[310] = 14'h0000;
+    meta2[311] = 14'h0000;
+    meta2[312] = 14'h0000;
+    meta2[313] = 14'h0000;
+    meta2[314] = 14'h0000;
+    meta2[315] = 14'h0000;
+    meta2[316] = 14'h0000;
+    meta2[317] = 14'h0000;
+    meta2[318] = 14'h0000;
+    meta2[319] = 14'h0000;
+    meta2[320] = 14'h0000;
+    meta2[321] = 14'h0000;
+    meta2[322] = 14'h0000;
+    meta2[323] = 14'h0000;
+    meta2[324] = 14'h0000;
+    meta2[325] = 14'h0000;
+    meta2[326] = 14'h0000;
+    meta2[327] = 14'h0000;
+    meta2[328] = 14'h0000;
+    meta2[329] = 14'h0000;
+    meta2[330] = 14'h0000;
+    meta2[331] = 14'h0000;
+    meta2[332] = 14'h0000;
+    meta2[333] = 14'h0000;
+    meta2[334] = 14'h0000;
+    meta2[335] = 14'h0000;
+    meta2[336] = 14'h0000;
+    meta2[337] = 14'h0000;
+    meta2[338] = 14'h0000;
+    meta2[339] = 14'h0000;
+    meta2[340] = 14'h0000;
+    meta2[341] = 14'h0000;
+    meta2[342] = 14'h0000;
+    meta2[343] = 14'h0000;
+    meta2[344] = 14'h0000;
+    meta2[345] = 14'h0000;
+    meta2[346] = 14'h0000;
+    meta2[347] = 14'h0000;
+    meta2[348] = 14'h0000;
+    meta2[349] = 14'h0000;
+    meta2[350] = 14'h0000;
+    meta2[351] = 14'h0000;
+    meta2[352] = 14'h0000;
+    meta2[353] = 14'h0000;
+    meta2[354] = 14'h0000;
+    meta2[355] = 14'h0000;
+    meta2[356] = 14'h0000;
+    meta2[357] = 14'h0000;
+    meta2[358] = 14'h0000;
+    meta2[359] = 14'h0000;
+    meta2[360] = 14'h0000;
+    meta2[361] = 14'h0000;
+    meta2[362] = 14'h0000;
+    meta2[363] = 14'h0000;
+    meta2[364] = 14'h0000;
+    meta2[365] = 14'h0000;
+    meta2[366] = 14'h0000;
+    meta2[367] = 14'h0000;
+    meta2[368] = 14'h0000;
+    meta2[369] = 14'h0000;
+    meta2[370] = 14'h0000;
+    meta2[371] = 14'h0000;
+    meta2[372] = 14'h0000;
+    meta2[373] = 14'h0000;
+    meta2[374] = 14'h0000;
+    meta2[375] = 14'h0000;
+    meta2[376] = 14'h0000;
+    meta2[377] = 14'h0000;
+    meta2[378] = 14'h0000;
+    meta2[379] = 14'h0000;
+    meta2[380] = 14'h0000;
+    meta2[381] = 14'h0000;
+    meta2[382] = 14'h0000;
+    meta2[383] = 14'h0000;
+    meta2[384] = 14'h0000;
+    meta2[385] = 14'h0000;
+    meta2[386] = 14'h0000;
+    meta2[387] = 14'h0000;
+    meta2[388] = 14'h0000;
+    meta2[389] = 14'h0000;
+    meta2[390] = 14'h0000;
+    meta2[391] = 14'h0000;
+    meta2[392] = 14'h0000;
+    meta2[393] = 14'h0000;
+    meta2[394] = 14'h0000;
+    meta2[395] = 14'h0000;
+    meta2[396] = 14'h0000;
+    meta2[397] = 14'h0000;
+    meta2[398] = 14'h0000;
+    meta2[399] = 14'h0000;
+    meta2[400] = 14'h0000;
+    meta2[401] = 14'h0000;
+    meta2[402] = 14'h0000;
+    meta2[403] = 14'h0000;
+    meta2[404] = 14'h0000;
+    meta2[405] = 14'h0000;
+    meta2[406] = 14'h0000;
+    meta2[407] = 14'h0000;
+    meta2[408] = 14'h0000;
+    meta2[409] = 14'h0000;
+    meta2[410] = 14'h0000;
+    meta2[411] = 14'h0000;
+    meta2[412] = 14'h0000;
+    meta2[413] = 14'h0000;
+    meta2[414] = 14'h0000;
+    meta2[415] = 14'h0000;
+    meta2[416] = 14'h0000;
+    meta2[417] = 14'h0000;
+    meta2[418] = 14'h0000;
+    meta2[419] = 14'h0000;
+    meta2[420] = 14'h0000;
+    meta2[421] = 14'h0000;
+    meta2[422] = 14'h0000;
+    meta2[423] = 14'h0000;
+    meta2[424] = 14'h0000;
+    meta2[425] = 14'h0000;
+    meta2[426] = 14'h0000;
+    meta2[427] = 14'h0000;
+    meta2[428] = 14'h0000;
+    meta2[429] = 14'h0000;
+    meta2[430] = 14'h0000;
+    meta2[431] = 14'h0000;
+    meta2[432] = 14'h0000;
+    meta2[433] = 14'h0000;
+    meta2[434] = 14'h0000;
+    meta2[435] = 14'h0000;
+    meta2[436] = 14'h0000;
+    meta2[437] = 14'h0000;
+    meta2[438] = 14'h0000;
+    meta2[439] = 14'h0000;
+    meta2[440] = 14'h0000;
+    meta2[441] = 14'h0000;
+    meta2[442] = 14'h0000;
+    meta2[443] = 14'h0000;
+    meta2[444] = 14'h0000;
+    meta2[445] = 14'h0000;
+    meta2[446] = 14'h0000;
+    meta2[447] = 14'h0000;
+    meta2[448] = 14'h0000;
+    meta2[449] = 14'h0000;
+    meta2[450] = 14'h0000;
+    meta2[451] = 14'h0000;
+    meta2[452] = 14'h0000;
+    meta2[453] = 14'h0000;
+    meta2[454] = 14'h0000;
+    meta2[455] = 14'h0000;
+    meta2[456] = 14'h0000;
+    meta2[457] = 14'h0000;
+    meta2[458] = 14'h0000;
+    meta2[459] = 14'h0000;
+    meta2[460] = 14'h0000;
+    meta2[461] = 14'h0000;
+    meta2[462] = 14'h0000;
+    meta2[463] = 14'h0000;
+    meta2[464] = 14'h0000;
+    meta2[465] = 14'h0000;
+    meta2[466] = 14'h0000;
+    meta2[467] = 14'h0000;
+    meta2[468] = 14'h0000;
+    meta2[469] = 14'h0000;
+    meta2[470] = 14'h0000;
+    meta2[471] = 14'h0000;
+    meta2[472] = 14'h0000;
+    meta2[473] = 14'h0000;
+    meta2[474] = 14'h0000;
+    meta2[475] = 14'h0000;
+    meta2[476] = 14'h0000;
+    meta2[477] = 14'h0000;
+    meta2[478] = 14'h0000;
+    meta2[479] = 14'h0000;
+    meta2[480] = 14'h0000;
+    meta2[481] = 14'h0000;
+    meta2[482] = 14'h0000;
+    meta2[483] = 14'h0000;
+    meta2[484] = 14'h0000;
+    meta2[485] = 14'h0000;
+    meta2[486] = 14'h0000;
+    meta2[487] = 14'h0000;
+    meta2[488] = 14'h0000;
+    meta2[489] = 14'h0000;
+    meta2[490] = 14'h0000;
+    meta2[491] = 14'h0000;
+    meta2[492] = 14'h0000;
+    meta2[493] = 14'h0000;
+    meta2[494] = 14'h0000;
+    meta2[495] = 14'h0000;
+    meta2[496] = 14'h0000;
+    meta2[497] = 14'h0000;
+    meta2[498] = 14'h0000;
+    meta2[499] = 14'h0000;
+    meta2[500] = 14'h0000;
+    meta2[501] = 14'h0000;
+    meta2[502] = 14'h0000;
+    meta2[503] = 14'h0000;
+    meta2[504] = 14'h0000;
+    meta2[505] = 14'h0000;
+    meta2[506] = 14'h0000;
+    meta2[507] = 14'h0000;
+    meta2[508] = 14'h0000;
+    meta2[509] = 14'h0000;
+    meta2[510] = 14'h0000;
+    meta2[511] = 14'h0000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$163 )
-      meta2[meta_addr] <= meta_data;
+    if (\$signature__en$165 )
+      meta2[meta_addr] <= \$signature__data$35 ;
   end
-  reg [9:0] _10_;
+  reg [13:0] _10_;
   always @(posedge clk) begin
-    _10_ <= meta2[\$368 [8:0]];
+    _10_ <= meta2[\$372 [8:0]];
   end
-  assign \$signature__data$169  = _10_;
+  assign \$signature__data$171  = _10_;
   (* no_rw_check = 32'd1 *)
-  reg [9:0] meta3 [511:0];
+  reg [13:0] meta3 [511:0];
   initial begin
-    meta3[0] = 10'h000;
-    meta3[1] = 10'h000;
-    meta3[2] = 10'h000;
-    meta3[3] = 10'h000;
-    meta3[4] = 10'h000;
-    meta3[5] = 10'h000;
-    meta3[6] = 10'h000;
-    meta3[7] = 10'h000;
-    meta3[8] = 10'h000;
-    meta3[9] = 10'h000;
-    meta3[10] = 10'h000;
-    meta3[11] = 10'h000;
-    meta3[12] = 10'h000;
-    meta3[13] = 10'h000;
-    meta3[14] = 10'h000;
-    meta3[15] = 10'h000;
-    meta3[16] = 10'h000;
-    meta3[17] = 10'h000;
-    meta3[18] = 10'h000;
-    meta3[19] = 10'h000;
-    meta3[20] = 10'h000;
-    meta3[21] = 10'h000;
-    meta3[22] = 10'h000;
-    meta3[23] = 10'h000;
-    meta3[24] = 10'h000;
-    meta3[25] = 10'h000;
-    meta3[26] = 10'h000;
-    meta3[27] = 10'h000;
-    meta3[28] = 10'h000;
-    meta3[29] = 10'h000;
-    meta3[30] = 10'h000;
-    meta3[31] = 10'h000;
-    meta3[32] = 10'h000;
-    meta3[33] = 10'h000;
-    meta3[34] = 10'h000;
-    meta3[35] = 10'h000;
-    meta3[36] = 10'h000;
-    meta3[37] = 10'h000;
-    meta3[38] = 10'h000;
-    meta3[39] = 10'h000;
-    meta3[40] = 10'h000;
-    meta3[41] = 10'h000;
-    meta3[42] = 10'h000;
-    meta3[43] = 10'h000;
-    meta3[44] = 10'h000;
-    meta3[45] = 10'h000;
-    meta3[46] = 10'h000;
-    meta3[47] = 10'h000;
-    meta3[48] = 10'h000;
-    meta3[49] = 10'h000;
-    meta3[50] = 10'h000;
-    meta3[51] = 10'h000;
-    meta3[52] = 10'h000;
-    meta3[53] = 10'h000;
-    meta3[54] = 10'h000;
-    meta3[55] = 10'h000;
-    meta3[56] = 10'h000;
-    meta3[57] = 10'h000;
-    meta3[58] = 10'h000;
-    meta3[59] = 10'h000;
-    meta3[60] = 10'h000;
-    meta3[61] = 10'h000;
-    meta3[62] = 10'h000;
-    meta3[63] = 10'h000;
-    meta3[64] = 10'h000;
-    meta3[65] = 10'h000;
-    meta3[66] = 10'h000;
-    meta3[67] = 10'h000;
-    meta3[68] = 10'h000;
-    meta3[69] = 10'h000;
-    meta3[70] = 10'h000;
-    meta3[71] = 10'h000;
-    meta3[72] = 10'h000;
-    meta3[73] = 10'h000;
-    meta3[74] = 10'h000;
-    meta3[75] = 10'h000;
-    meta3[76] = 10'h000;
-    meta3[77] = 10'h000;
-    meta3[78] = 10'h000;
-    meta3[79] = 10'h000;
-    meta3[80] = 10'h000;
-    meta3[81] = 10'h000;
-    meta3[82] = 10'h000;
-    meta3[83] = 10'h000;
-    meta3[84] = 10'h000;
-    meta3[85] = 10'h000;
-    meta3[86] = 10'h000;
-    meta3[87] = 10'h000;
-    meta3[88] = 10'h000;
-    meta3[89] = 10'h000;
-    meta3[90] = 10'h000;
-    meta3[91] = 10'h000;
-    meta3[92] = 10'h000;
-    meta3[93] = 10'h000;
-    meta3[94] = 10'h000;
-    meta3[95] = 10'h000;
-    meta3[96] = 10'h000;
-    meta3[97] = 10'h000;
-    meta3[98] = 10'h000;
-    meta3[99] = 10'h000;
-    meta3[100] = 10'h000;
-    meta3[101] = 10'h000;
-    meta3[102] = 10'h000;
-    meta3[103] = 10'h000;
-    meta3[104] = 10'h000;
-    meta3[105] = 10'h000;
-    meta3[106] = 10'h000;
-    meta3[107] = 10'h000;
-    meta3[108] = 10'h000;
-    meta3[109] = 10'h000;
-    meta3[110] = 10'h000;
-    meta3[111] = 10'h000;
-    meta3[112] = 10'h000;
-    meta3[113] = 10'h000;
-    meta3[114] = 10'h000;
-    meta3[115] = 10'h000;
-    meta3[116] = 10'h000;
-    meta3[117] = 10'h000;
-    meta3[118] = 10'h000;
-    meta3[119] = 10'h000;
-    meta3[120] = 10'h000;
-    meta3[121] = 10'h000;
-    meta3[122] = 10'h000;
-    meta3[123] = 10'h000;
-    meta3[124] = 10'h000;
-    meta3[125] = 10'h000;
-    meta3[126] = 10'h000;
-    meta3[127] = 10'h000;
-    meta3[128] = 10'h000;
-    meta3[129] = 10'h000;
-    meta3[130] = 10'h000;
-    meta3[131] = 10'h000;
-    meta3[132] = 10'h000;
-    meta3[133] = 10'h000;
-    meta3[134] = 10'h000;
-    meta3[135] = 10'h000;
-    meta3[136] = 10'h000;
-    meta3[137] = 10'h000;
-    meta3[138] = 10'h000;
-    meta3[139] = 10'h000;
-    meta3[140] = 10'h000;
-    meta3[141] = 10'h000;
-    meta3[142] = 10'h000;
-    meta3[143] = 10'h000;
-    meta3[144] = 10'h000;
-    meta3[145] = 10'h000;
-    meta3[146] = 10'h000;
-    meta3[147] = 10'h000;
-    meta3[148] = 10'h000;
-    meta3[149] = 10'h000;
-    meta3[150] = 10'h000;
-    meta3[151] = 10'h000;
-    meta3[152] = 10'h000;
-    meta3[153] = 10'h000;
-    meta3[154] = 10'h000;
-    meta3[155] = 10'h000;
-    meta3[156] = 10'h000;
-    meta3[157] = 10'h000;
-    meta3[158] = 10'h000;
-    meta3[159] = 10'h000;
-    meta3[160] = 10'h000;
-    meta3[161] = 10'h000;
-    meta3[162] = 10'h000;
-    meta3[163] = 10'h000;
-    meta3[164] = 10'h000;
-    meta3[165] = 10'h000;
-    meta3[166] = 10'h000;
-    meta3[167] = 10'h000;
-    meta3[168] = 10'h000;
-    meta3[169] = 10'h000;
-    meta3[170] = 10'h000;
-    meta3[171] = 10'h000;
-    meta3[172] = 10'h000;
-    meta3[173] = 10'h000;
-    meta3[174] = 10'h000;
-    meta3[175] = 10'h000;
-    meta3[176] = 10'h000;
-    meta3[177] = 10'h000;
-    meta3[178] = 10'h000;
-    meta3[179] = 10'h000;
-    meta3[180] = 10'h000;
-    meta3[181] = 10'h000;
-    meta3[182] = 10'h000;
-    meta3[183] = 10'h000;
-    meta3[184] = 10'h000;
-    meta3[185] = 10'h000;
-    meta3[186] = 10'h000;
-    meta3[187] = 10'h000;
-    meta3[188] = 10'h000;
-    meta3[189] = 10'h000;
-    meta3[190] = 10'h000;
-    meta3[191] = 10'h000;
-    meta3[192] = 10'h000;
-    meta3[193] = 10'h000;
-    meta3[194] = 10'h000;
-    meta3[195] = 10'h000;
-    meta3[196] = 10'h000;
-    meta3[197] = 10'h000;
-    meta3[198] = 10'h000;
-    meta3[199] = 10'h000;
-    meta3[200] = 10'h000;
-    meta3[201] = 10'h000;
-    meta3[202] = 10'h000;
-    meta3[203] = 10'h000;
-    meta3[204] = 10'h000;
-    meta3[205] = 10'h000;
-    meta3[206] = 10'h000;
-    meta3[207] = 10'h000;
-    meta3[208] = 10'h000;
-    meta3[209] = 10'h000;
-    meta3[210] = 10'h000;
-    meta3[211] = 10'h000;
-    meta3[212] = 10'h000;
-    meta3[213] = 10'h000;
-    meta3[214] = 10'h000;
-    meta3[215] = 10'h000;
-    meta3[216] = 10'h000;
-    meta3[217] = 10'h000;
-    meta3[218] = 10'h000;
-    meta3[219] = 10'h000;
-    meta3[220] = 10'h000;
-    meta3[221] = 10'h000;
-    meta3[222] = 10'h000;
-    meta3[223] = 10'h000;
-    meta3[224] = 10'h000;
-    meta3[225] = 10'h000;
-    meta3[226] = 10'h000;
-    meta3[227] = 10'h000;
-    meta3[228] = 10'h000;
-    meta3[229] = 10'h000;
-    meta3[230] = 10'h000;
-    meta3[231] = 10'h000;
-    meta3[232] = 10'h000;
-    meta3[233] = 10'h000;
-    meta3[234] = 10'h000;
-    meta3[235] = 10'h000;
-    meta3[236] = 10'h000;
-    meta3[237] = 10'h000;
-    meta3[238] = 10'h000;
-    meta3[239] = 10'h000;
-    meta3[240] = 10'h000;
-    meta3[241] = 10'h000;
-    meta3[242] = 10'h000;
-    meta3[243] = 10'h000;
-    meta3[244] = 10'h000;
-    meta3[245] = 10'h000;
-    meta3[246] = 10'h000;
-    meta3[247] = 10'h000;
-    meta3[248] = 10'h000;
-    meta3[249] = 10'h000;
-    meta3[250] = 10'h000;
-    meta3[251] = 10'h000;
-    meta3[252] = 10'h000;
-    meta3[253] = 10'h000;
-    meta3[254] = 10'h000;
-    meta3[255] = 10'h000;
-    meta3[256] = 10'h000;
-    meta3[257] = 10'h000;
-    meta3[258] = 10'h000;
-    meta3[259] = 10'h000;
-    meta3[260] = 10'h000;
-    meta3[261] = 10'h000;
-    meta3[262] = 10'h000;
-    meta3[263] = 10'h000;
-    meta3[264] = 10'h000;
-    meta3[265] = 10'h000;
-    meta3[266] = 10'h000;
-    meta3[267] = 10'h000;
-    meta3[268] = 10'h000;
-    meta3[269] = 10'h000;
-    meta3[270] = 10'h000;
-    meta3[271] = 10'h000;
-    meta3[272] = 10'h000;
-    meta3[273] = 10'h000;
-    meta3[274] = 10'h000;
-    meta3[275] = 10'h000;
-    meta3[276] = 10'h000;
-    meta3[277] = 10'h000;
-    meta3[278] = 10'h000;
-    meta3[279] = 10'h000;
-    meta3[280] = 10'h000;
-    meta3[281] = 10'h000;
-    meta3[282] = 10'h000;
-    meta3[283] = 10'h000;
-    meta3[284] = 10'h000;
-    meta3[285] = 10'h000;
-    meta3[286] = 10'h000;
-    meta3[287] = 10'h000;
-    meta3[288] = 10'h000;
-    meta3[289] = 10'h000;
-    meta3[290] = 10'h000;
-    meta3[291] = 10'h000;
-    meta3[292] = 10'h000;
-    meta3[293] = 10'h000;
-    meta3[294] = 10'h000;
-    meta3[295] = 10'h000;
-    meta3[296] = 10'h000;
-    meta3[297] = 10'h000;
-    meta3[298] = 10'h000;
-    meta3[299] = 10'h000;
-    meta3[300] = 10'h000;
-    meta3[301] = 10'h000;
-    meta3[302] = 10'h000;
-    meta3[303] = 10'h000;
-    meta3[304] = 10'h000;
-    meta3[305] = 10'h000;
-    meta3[306] = 10'h000;
-    meta3[307] = 10'h000;
-    meta3[308] = 10'h000;
-    meta3[309] = 10'h000;
-    meta3[310] = 10'h000;
-    meta3[311] = 10'h000;
-    meta3[312] = 10'h000;
-    meta3[313] = 10'h000;
-    meta3[314] = 10'h000;
-    meta3[315] = 10'h000;
-    meta3[316] = 10'h000;
-    meta3[317] = 10'h000;
-    meta3[318] = 10'h000;
-    meta3[319] = 10'h000;
-    meta3[320] = 10'h000;
-    meta3[321] = 10'h000;
-    meta3[322] = 10'h000;
-    meta3[323] = 10'h000;
-    meta3[324] = 10'h000;
-    meta3[325] = 10'h000;
-    meta3[326] = 10'h000;
-    meta3[327] = 10'h000;
-    meta3[328] = 10'h000;
-    meta3[329] = 10'h000;
-    meta3[330] = 10'h000;
-    meta3[331] = 10'h000;
-    meta3[332] = 10'h000;
-    meta3[333] = 10'h000;
-    meta3[334] = 10'h000;
-    meta3[335] = 10'h000;
-    meta3[336] = 10'h000;
-    meta3[337] = 10'h000;
-    meta3[338] = 10'h000;
-    meta3[339] = 10'h000;
-    meta3[340] = 10'h000;
-    meta3[341] = 10'h000;
-    meta3[342] = 10'h000;
-    meta3[343] = 10'h000;
-    meta3[344] = 10'h000;
-    meta3[345] = 10'h000;
-    meta3[346] = 10'h000;
-    meta3[347] = 10'h000;
-    meta3[348] = 10'h000;
-    meta3[349] = 10'h000;
-    meta3[350] = 10'h000;
-    meta3[351] = 10'h000;
-    meta3[352] = 10'h000;
-    meta3[353] = 10'h000;
-    meta3[354] = 10'h000;
-    meta3[355] = 10'h000;
-    meta3[356] = 10'h000;
-    meta3[357] = 10'h000;
-    meta3[358] = 10'h000;
-    meta3[359] = 10'h000;
-    meta3[360] = 10'h000;
-    meta3[361] = 10'h000;
-    meta3[362] = 10'h000;
-    meta3[363] = 10'h000;
-    meta3[364] = 10'h000;
-    meta3[365] = 10'h000;
-    meta3[366] = 10'h000;
-    meta3[367] = 10'h000;
-    meta3[368] = 10'h000;
-    meta3[369] = 10'h000;
-    meta3[370] = 10'h000;
-    meta3[371] = 10'h000;
-    meta3[372] = 10'h000;
-    meta3[373] = 10'h000;
-    meta3[374] = 10'h000;
-    meta3[375] = 10'h000;
-    meta3[376] = 10'h000;
-    meta3[377] = 10'h000;
-    meta3[378] = 10'h000;
-    meta3[379] = 10'h000;
-    meta3[380] = 10'h000;
-    meta3[381] = 10'h000;
-    meta3[382] = 10'h000;
-    meta3[383] = 10'h000;
-    meta3[384] = 10'h000;
-    meta3[385] = 10'h000;
-    meta3[386] = 10'h000;
-    meta3[387] = 10'h000;
-    meta3[388] = 10'h000;
-    meta3[389] = 10'h000;
-    meta3[390] = 10'h000;
-    meta3[391] = 10'h000;
-    meta3[392] = 10'h000;
-    meta3[393] = 10'h000;
-    meta3[394] = 10'h000;
-    meta3[395] = 10'h000;
-    meta3[396] = 10'h000;
-    meta3[397] = 10'h000;
-    meta3[398] = 10'h000;
-    meta3[399] = 10'h000;
-    meta3[400] = 10'h000;
-    meta3[401] = 10'h000;
-    meta3[402] = 10'h000;
-    meta3[403] = 10'h000;
-    meta3[404] = 10'h000;
-    meta3[405] = 10'h000;
-    meta3[406] = 10'h000;
-    meta3[407] = 10'h000;
-    meta3[408] = 10'h000;
-    meta3[409] = 10'h000;
-    meta3[410] = 10'h000;
-    meta3[411] = 10'h000;
-    meta3[412] = 10'h000;
-    meta3[413] = 10'h000;
-    meta3[414] = 10'h000;
-    meta3[415] = 10'h000;
-    meta3[416] = 10'h000;
-    meta3[417] = 10'h000;
-    meta3[418] = 10'h000;
-    meta3[419] = 10'h000;
-    meta3[420] = 10'h000;
-    meta3[421] = 10'h000;
-    meta3[422] = 10'h000;
-    meta3[423] = 10'h000;
-    meta3[424] = 10'h000;
-    meta3[425] = 10'h000;
-    meta3[426] = 10'h000;
-    meta3[427] = 10'h000;
-    meta3[428] = 10'h000;
-    meta3[429] = 10'h000;
-    meta3[430] = 10'h000;
-    meta3[431] = 10'h000;
-    meta3[432] = 10'h000;
-    meta3[433] = 10'h000;
-    meta3[434] = 10'h000;
-    meta3[435] = 10'h000;
-    meta3[436] = 10'h000;
-    meta3[437] = 10'h000;
-    meta3[438] = 10'h000;
-    meta3[439] = 10'h000;
-    meta3[440] = 10'h000;
-    meta3[441] = 10'h000;
-    meta3[442] = 10'h000;
-    meta3[443] = 10'h000;
-    meta3[444] = 10'h000;
-    meta3[445] = 10'h000;
-    meta3[446] = 10'h000;
-    meta3[447] = 10'h000;
-    meta3[448] = 10'h000;
-    meta3[449] = 10'h000;
-    meta3[450] = 10'h000;
-    meta3[451] = 10'h000;
-    meta3[452] = 10'h000;
-    meta3[453] = 10'h000;
-    meta3[454] = 10'h000;
-    meta3[455] = 10'h000;
-    meta3[456] = 10'h000;
-    meta3[457] = 10'h000;
-    meta3[458] = 10'h000;
-    meta3[459] = 10'h000;
-    meta3[460] = 10'h000;
-    meta3[461] = 10'h000;
-    meta3[462] = 10'h000;
-    meta3[463] = 10'h000;
-    meta3[464] = 10'h000;
-    meta3[465] = 10'h000;
-    meta3[466] = 10'h000;
-    meta3[467] = 10'h000;
-    meta3[468] = 10'h000;
-    meta3[469] = 10'h000;
-    meta3[470] = 10'h000;
-    meta3[471] = 10'h000;
-    meta3[472] = 10'h000;
-    meta3[473] = 10'h000;
-    meta3[474] = 10'h000;
-    meta3[475] = 10'h000;
-    meta3[476] = 10'h000;
-    meta3[477] = 10'h000;
-    meta3[478] = 10'h000;
-    meta3[479] = 10'h000;
-    meta3[480] = 10'h000;
-    meta3[481] = 10'h000;
-    meta3[482] = 10'h000;
-    meta3[483] = 10'h000;
-    meta3[484] = 10'h000;
-    meta3[485] = 10'h000;
-    meta3[486] = 10'h000;
-    meta3[487] = 10'h000;
-    meta3[488] = 10'h000;
-    meta3[489] = 10'h000;
-    meta3[490] = 10'h000;
-    meta3[491] = 10'h000;
-    meta3[492] = 10'h000;
-    meta3[493] = 10'h000;
-    meta3[494] = 10'h000;
-    meta3[495] = 10'h000;
-    meta3[496] = 10'h000;
-    meta3[497] = 10'h000;
-    meta3[498] = 10'h000;
-    meta3[499] = 10'h000;
-    meta3[500] = 10'h000;
-    meta3[501] = 10'h000;
-    meta3[502] = 10'h000;
-    meta3[503] = 10'h000;
-    meta3[504] = 10'h000;
-    meta3[505] = 10'h000;
-    meta3[506] = 10'h000;
-    meta3[507] = 10'h000;
-    meta3[508] = 10'h000;
-    meta3[509] = 10'h000;
-    meta3[510] = 10'h000;
-    meta3[511] = 10'h000;
+    meta3[0] = 14'h0000;
+    meta3[1] = 14'h0000;
+    meta3[2] = 14'h0000;
+    meta3[3] = 14'h0000;
+    meta3[4] = 14'h0000;
+    meta3[5] = 14'h0000;
+    meta3[6] = 14'h0000;
+    meta3[7] = 14'h0000;
+    meta3[8] = 14'h0000;
+    meta3[9] = 14'h0000;
+    meta3[10] = 14'h0000;
+    meta3[11] = 14'h0000;
+    meta3[12] = 14'h0000;
+    meta3[13] = 14'h0000;
+    meta3[14] = 14'h0000;
+    meta3[15] = 14'h0000;
+    meta3[16] = 14'h0000;
+    meta3[17] = 14'h0000;
+    meta3[18] = 14'h0000;
+    meta3[19] = 14'h0000;
+    meta3[20] = 14'h0000;
+    meta3[21] = 14'h0000;
+    meta3[22] = 14'h0000;
+    meta3[23] = 14'h0000;
+    meta3[24] = 14'h0000;
+    meta3[25] = 14'h0000;
+    meta3[26] = 14'h0000;
+    meta3[27] = 14'h0000;
+    meta3[28] = 14'h0000;
+    meta3[29] = 14'h0000;
+    meta3[30] = 14'h0000;
+    meta3[31] = 14'h0000;
+    meta3[32] = 14'h0000;
+    meta3[33] = 14'h0000;
+    meta3[34] = 14'h0000;
+    meta3[35] = 14'h0000;
+    meta3[36] = 14'h0000;
+    meta3[37] = 14'h0000;
+    meta3[38] = 14'h0000;
+    meta3[39] = 14'h0000;
+    meta3[40] = 14'h0000;
+    meta3[41] = 14'h0000;
+    meta3[42] = 14'h0000;
+    meta3[43] = 14'h0000;
+    meta3[44] = 14'h0000;
+    meta3[45] = 14'h0000;
+    meta3[46] = 14'h0000;
+    meta3[47] = 14'h0000;
+    meta3[48] = 14'h0000;
+    meta3[49] = 14'h0000;
+    meta3[50] = 14'h0000;
+    meta3[51] = 14'h0000;
+    meta3[52] = 14'h0000;
+    meta3[53] = 14'h0000;
+    meta3[54] = 14'h0000;
+    meta3[55] = 14'h0000;
+    meta3[56] = 14'h0000;
+    meta3[57] = 14'h0000;
+    meta3[58] = 14'h0000;
+    meta3[59] = 14'h0000;
+    meta3[60] = 14'h0000;
+    meta3[61] = 14'h0000;
+    meta3[62] = 14'h0000;
+    meta3[63] = 14'h0000;
+    meta3[64] = 14'h0000;
+    meta3[65] = 14'h0000;
+    meta3[66] = 14'h0000;
+    meta3[67] = 14'h0000;
+    meta3[68] = 14'h0000;
+    meta3[69] = 14'h0000;
+    meta3[70] = 14'h0000;
+    meta3[71] = 14'h0000;
+    meta3[72] = 14'h0000;
+    meta3[73] = 14'h0000;
+    meta3[74] = 14'h0000;
+    meta3[75] = 14'h0000;
+    meta3[76] = 14'h0000;
+    meta3[77] = 14'h0000;
+    meta3[78] = 14'h0000;
+    meta3[79] = 14'h0000;
+    meta3[80] = 14'h0000;
+    meta3[81] = 14'h0000;
+    meta3[82] = 14'h0000;
+    meta3[83] = 14'h0000;
+    meta3[84] = 14'h0000;
+    meta3[85] = 14'h0000;
+    meta3[86] = 14'h0000;
+    meta3[87] = 14'h0000;
+    meta3[88] = 14'h0000;
+    meta3[89] = 14'h0000;
+    meta3[90] = 14'h0000;
+    meta3[91] = 14'h0000;
+    meta3[92] = 14'h0000;
+    meta3[93] = 14'h0000;
+    meta3[94] = 14'h0000;
+    meta3[95] = 14'h0000;
+    meta3[96] = 14'h0000;
+    meta3[97] = 14'h0000;
+    meta3[98] = 14'h0000;
+    meta3[99] = 14'h0000;
+    meta3[100] = 14'h0000;
+    meta3[101] = 14'h0000;
+    meta3[102] = 14'h0000;
+    meta3[103] = 14'h0000;
+    meta3[104] = 14'h0000;
+    meta3[105] = 14'h0000;
+    meta3[106] = 14'h0000;
+    meta3[107] = 14'h0000;
+    meta3[108] = 14'h0000;
+    meta3[109] = 14'h0000;
+    meta3[110] = 14'h0000;
+    meta3[111] = 14'h0000;
+    meta3[112] = 14'h0000;
+    meta3[113] = 14'h0000;
+    meta3[114] = 14'h0000;
+    meta3[115] = 14'h0000;
+    meta3[116] = 14'h0000;
+    meta3[117] = 14'h0000;
+    meta3[118] = 14'h0000;
+    meta3[119] = 14'h0000;
+    meta3[120] = 14'h0000;
+    meta3[121] = 14'h0000;
+    meta3[122] = 14'h0000;
+    meta3[123] = 14'h0000;
+    meta3[124] = 14'h0000;
+    meta3[125] = 14'h0000;
+    meta3[126] = 14'h0000;
+    meta3[127] = 14'h0000;
+    meta3[128] = 14'h0000;
+    meta3[129] = 14'h0000;
+    meta3[130] = 14'h0000;
+    meta3[131] = 14'h0000;
+    meta3[132] = 14'h0000;
+    meta3[133] = 14'h0000;
+    meta3[134] = 14'h0000;
+    meta3[135] = 14'h0000;
+    meta3[136] = 14'h0000;
+    meta3[137] = 14'h0000;
+    meta3[138] = 14'h0000;
+    meta3[139] = 14'h0000;
+    meta3[140] = 14'h0000;
+    meta3[141] = 14'h0000;
+    meta3[142] = 14'h0000;
+    meta3[143] = 14'h0000;
+    meta3[144] = 14'h0000;
+    meta3[145] = 14'h0000;
+    meta3[146] = 14'h0000;
+    meta3[147] = 14'h0000;
+    meta3[148] = 14'h0000;
+    meta3[149] = 14'h0000;
+    meta3[150] = 14'h0000;
+    meta3[151] = 14'h0000;
+    meta3[152] = 14'h0000;
+    meta3[153] = 14'h0000;
+    meta3[154] = 14'h0000;
+    meta3[155] = 14'h0000;
+    meta3[156] = 14'h0000;
+    meta3[157] = 14'h0000;
+    meta3[158] = 14'h0000;
+    meta3[159] = 14'h0000;
+    meta3[160] = 14'h0000;
+    meta3[161] = 14'h0000;
+    meta3[162] = 14'h0000;
+    meta3[163] = 14'h0000;
+    meta3[164] = 14'h0000;
+    meta3[165] = 14'h0000;
+    meta3[166] = 14'h0000;
+    meta3[167] = 14'h0000;
+    meta3[168] = 14'h0000;
+    meta3[169] = 14'h0000;
+    meta3[170] = 14'h0000;
+    meta3[171] = 14'h0000;
+    meta3[172] = 14'h0000;
+    meta3[173] = 14'h0000;
+    meta3[174] = 14'h0000;
+    meta3[175] = 14'h0000;
+    meta3[176] = 14'h0000;
+    meta3[177] = 14'h0000;
+    meta3[178] = 14'h0000;
+    meta3[179] = 14'h0000;
+    meta3[180] = 14'h0000;
+    meta3[181] = 14'h0000;
+    meta3[182] = 14'h0000;
+    meta3[183] = 14'h0000;
+    meta3[184] = 14'h0000;
+    meta3[185] = 14'h0000;
+    meta3[186] = 14'h0000;
+    meta3[187] = 14'h0000;
+    meta3[188] = 14'h0000;
+    meta3[189] = 14'h0000;
+    meta3[190] = 14'h0000;
+    meta3[191] = 14'h0000;
+    meta3[192] = 14'h0000;
+    meta3[193] = 14'h0000;
+    meta3[194] = 14'h0000;
+    meta3[195] = 14'h0000;
+    meta3[196] = 14'h0000;
+    meta3[197] = 14'h0000;
+    meta3[198] = 14'h0000;
+    meta3[199] = 14'h0000;
+    meta3[200] = 14'h0000;
+    meta3[201] = 14'h0000;
+    meta3[202] = 14'h0000;
+    meta3[203] = 14'h0000;
+    meta3[204] = 14'h0000;
+    meta3[205] = 14'h0000;
+    meta3[206] = 14'h0000;
+    meta3[207] = 14'h0000;
+    meta3[208] = 14'h0000;
+    meta3[209] = 14'h0000;
+    meta3[210] = 14'h0000;
+    meta3[211] = 14'h0000;
+    meta3[212] = 14'h0000;
+    meta3[213] = 14'h0000;
+    meta3[214] = 14'h0000;
+    meta3[215] = 14'h0000;
+    meta3[216] = 14'h0000;
+    meta3[217] = 14'h0000;
+    meta3[218] = 14'h0000;
+    meta3[219] = 14'h0000;
+    meta3[220] = 14'h0000;
+    meta3[221] = 14'h0000;
+    meta3[222] = 14'h0000;
+    meta3[223] = 14'h0000;
+    meta3[224] = 14'h0000;
+    meta3[225] = 14'h0000;
+    meta3[226] = 14'h0000;
+    meta3[227] = 14'h0000;
+    meta3[228] = 14'h0000;
+    meta3[229] = 14'h0000;
+    meta3[230] = 14'h0000;
+    meta3[231] = 14'h0000;
+    meta3[232] = 14'h0000;
+    meta3[233] = 14'h0000;
+    meta3[234] = 14'h0000;
+    meta3[235] = 14'h0000;
+    meta3[236] = 14'h0000;
+    meta3[237] = 14'h0000;
+    meta3[238] = 14'h0000;
+    meta3[239] = 14'h0000;
+    meta3[240] = 14'h0000;
+    meta3[241] = 14'h0000;
+    meta3[242] = 14'h0000;
+    meta3[243] = 14'h0000;
+    meta3[244] = 14'h0000;
+    meta3[245] = 14'h0000;
+    meta3[246] = 14'h0000;
+    meta3[247] = 14'h0000;
+    meta3[248] = 14'h0000;
+    meta3[249] = 14'h0000;
+    meta3[250] = 14'h0000;
+    meta3[251] = 14'h0000;
+    meta3[252] = 14'h0000;
+    meta3[253] = 14'h0000;
+    meta3[254] = 14'h0000;
+    meta3[255] = 14'h0000;
+    meta3[256] = 14'h0000;
+    meta3[257] = 14'h0000;
+    meta3[258] = 14'h0000;
+    meta3[259] = 14'h0000;
+    meta3[260] = 14'h0000;
+    meta3[261] = 14'h0000;
+    meta3[262] = 14'h0000;
+    meta3[263] = 14'h0000;
+    meta3[264] = 14'h0000;
+    meta3[265] = 14'h0000;
+    meta3[266] = 14'h0000;
+    meta3[267] = 14'h0000;
+    meta3[268] = 14'h0000;
+    meta3[269] = 14'h0000;
+    meta3[270] = 14'h0000;
+    meta3[271] = 14'h0000;
+    meta3[272] = 14'h0000;
+    meta3[273] = 14'h0000;
+    meta3[274] = 14'h0000;
+    meta3[275] = 14'h0000;
+    meta3[276] = 14'h0000;
+    meta3[277] = 14'h0000;
+    meta3[278] = 14'h0000;
+    meta3[279] = 14'h0000;
+    meta3[280] = 14'h0000;
+    meta3[281] = 14'h0000;
+    meta3[282] = 14'h0000;
+    meta3[283] = 14'h0000;
+    meta3[284] = 14'h0000;
+    meta3[285] = 14'h0000;
+    meta3[286] = 14'h0000;
+    meta3[287] = 14'h0000;
+    meta3[288] = 14'h0000;
+    meta3[289] = 14'h0000;
+    meta3[290] = 14'h0000;
+    meta3[291] = 14'h0000;
+    meta3[292] = 14'h0000;
+    meta3[293] = 14'h0000;
+    meta3[294] = 14'h0000;
+    meta3[295] = 14'h0000;
+    meta3[296] = 14'h0000;
+    meta3[297] = 14'h0000;
+    meta3[298] = 14'h0000;
+    meta3[299] = 14'h0000;
+    meta3[300] = 14'h0000;
+    meta3[301] = 14'h0000;
+    meta3[302] = 14'h0000;
+    meta3[303] = 14'h0000;
+    meta3[304] = 14'h0000;
+    meta3[305] = 14'h0000;
+    meta3[306] = 14'h0000;
+    meta3[307] = 14'h0000;
+    meta3[308] = 14'h0000;
+    meta3[309] = 14'h0000;
+    meta3[310] = 14'h0000;
+    meta3[311] = 14'h0000;
+    meta3[312] = 14'h0000;
+    meta3[313] = 14'h0000;
+    meta3[314] = 14'h0000;
+    meta3[315] = 14'h0000;
+    meta3[316] = 14'h0000;
+    meta3[317] = 14'h0000;
+    meta3[318] = 14'h0000;
+    meta3[319] = 14'h0000;
+    meta3[320] = 14'h0000;
+    meta3[321] = 14'h0000;
+    meta3[322] = 14'h0000;
+    meta3[323] = 14'h0000;
+    meta3[324] = 14'h0000;
+    meta3[325] = 14'h0000;
+    meta3[326] = 14'h0000;
+    meta3[327] = 14'h0000;
+    meta3[328] = 14'h0000;
+    meta3[329] = 14'h0000;
+    meta3[330] = 14'h0000;
+    meta3[331] = 14'h0000;
+    meta3[332] = 14'h0000;
+    meta3[333] = 14'h0000;
+    meta3[334] = 14'h0000;
+    meta3[335] = 14'h0000;
+    meta3[336] = 14'h0000;
+    meta3[337] = 14'h0000;
+    meta3[338] = 14'h0000;
+    meta3[339] = 14'h0000;
+    meta3[340] = 14'h0000;
+    meta3[341] = 14'h0000;
+    meta3[342] = 14'h0000;
+    meta3[343] = 14'h0000;
+    meta3[344] = 14'h0000;
+    meta3[345] = 14'h0000;
+    meta3[346] = 14'h0000;
+    meta3[347] = 14'h0000;
+    meta3[348] = 14'h0000;
+    meta3[349] = 14'h0000;
+    meta3[350] = 14'h0000;
+    meta3[351] = 14'h0000;
+    meta3[352] = 14'h0000;
+    meta3[353] = 14'h0000;
+    meta3[354] = 14'h0000;
+    meta3[355] = 14'h0000;
+    meta3[356] = 14'h0000;
+    meta3[357] = 14'h0000;
+    meta3[358] = 14'h0000;
+    meta3[359] = 14'h0000;
+    meta3[360] = 14'h0000;
+    meta3[361] = 14'h0000;
+    meta3[362] = 14'h0000;
+    meta3[363] = 14'h0000;
+    meta3[364] = 14'h0000;
+    meta3[365] = 14'h0000;
+    meta3[366] = 14'h0000;
+    meta3[367] = 14'h0000;
+    meta3[368] = 14'h0000;
+    meta3[369] = 14'h0000;
+    meta3[370] = 14'h0000;
+    meta3[371] = 14'h0000;
+    meta3[372] = 14'h0000;
+    meta3[373] = 14'h0000;
+    meta3[374] = 14'h0000;
+    meta3[375] = 14'h0000;
+    meta3[376] = 14'h0000;
+    meta3[377] = 14'h0000;
+    meta3[378] = 14'h0000;
+    meta3[379] = 14'h0000;
+    meta3[380] = 14'h0000;
+    meta3[381] = 14'h0000;
+    meta3[382] = 14'h0000;
+    meta3[383] = 14'h0000;
+    meta3[384] = 14'h0000;
+    meta3[385] = 14'h0000;
+    meta3[386] = 14'h0000;
+    meta3[387] = 14'h0000;
+    meta3[388] = 14'h0000;
+    meta3[389] = 14'h0000;
+    meta3[390] = 14'h0000;
+    meta3[391] = 14'h0000;
+    meta3[392] = 14'h0000;
+    meta3[393] = 14'h0000;
+    meta3[394] = 14'h0000;
+    meta3[395] = 14'h0000;
+    meta3[396] = 14'h0000;
+    meta3[397] = 14'h0000;
+    meta3[398] = 14'h0000;
+    meta3[399] = 14'h0000;
+    meta3[400] = 14'h0000;
+    meta3[401] = 14'h0000;
+    meta3[402] = 14'h0000;
+    meta3[403] = 14'h0000;
+    meta3[404] = 14'h0000;
+    meta3[405] = 14'h0000;
+    meta3[406] = 14'h0000;
+    meta3[407] = 14'h0000;
+    meta3[408] = 14'h0000;
+    meta3[409] = 14'h0000;
+    meta3[410] = 14'h0000;
+    meta3[411] = 14'h0000;
+    meta3[412] = 14'h0000;
+    meta3[413] = 14'h0000;
+    meta3[414] = 14'h0000;
+    meta3[415] = 14'h0000;
+    meta3[416] = 14'h0000;
+    meta3[417] = 14'h0000;
+    meta3[418] = 14'h0000;
+    meta3[419] = 14'h0000;
+    meta3[420] = 14'h0000;
+    meta3[421] = 14'h0000;
+    meta3[422] = 14'h0000;
+    meta3[423] = 14'h0000;
+    meta3[424] = 14'h0000;
+    meta3[425] = 14'h0000;
+    meta3[426] = 14'h0000;
+    meta3[427] = 14'h0000;
+    meta3[428] = 14'h0000;
+    meta3[429] = 14'h0000;
+    meta3[430] = 14'h0000;
+    meta3[431] = 14'h0000;
+    meta3[432] = 14'h0000;
+    meta3[433] = 14'h0000;
+    meta3[434] = 14'h0000;
+    meta3[435] = 14'h0000;
+    meta3[436] = 14'h0000;
+    meta3[437] = 14'h0000;
+    meta3[438] = 14'h0000;
+    meta3[439] = 14'h0000;
+    meta3[440] = 14'h0000;
+    meta3[441] = 14'h0000;
+    meta3[442] = 14'h0000;
+    meta3[443] = 14'h0000;
+    meta3[444] = 14'h0000;
+    meta3[445] = 14'h0000;
+    meta3[446] = 14'h0000;
+    meta3[447] = 14'h0000;
+    meta3[448] = 14'h0000;
+    meta3[449] = 14'h0000;
+    meta3[450] = 14'h0000;
+    meta3[451] = 14'h0000;
+    meta3[452] = 14'h0000;
+    meta3[453] = 14'h0000;
+    meta3[454] = 14'h0000;
+    meta3[455] = 14'h0000;
+    meta3[456] = 14'h0000;
+    meta3[457] = 14'h0000;
+    meta3[458] = 14'h0000;
+    meta3[459] = 14'h0000;
+    meta3[460] = 14'h0000;
+    meta3[461] = 14'h0000;
+    meta3[462] = 14'h0000;
+    meta3[463] = 14'h0000;
+    meta3[464] = 14'h0000;
+    meta3[465] = 14'h0000;
+    meta3[466] = 14'h0000;
+    meta3[467] = 14'h0000;
+    meta3[468] = 14'h0000;
+    meta3[469] = 14'h0000;
+    meta3[470] = 14'h0000;
+    meta3[471] = 14'h0000;
+    meta3[472] = 14'h0000;
+    meta3[473] = 14'h0000;
+    meta3[474] = 14'h0000;
+    meta3[475] = 14'h0000;
+    meta3[476] = 14'h0000;
+    meta3[477] = 14'h0000;
+    meta3[478] = 14'h0000;
+    meta3[479] = 14'h0000;
+    meta3[480] = 14'h0000;
+    meta3[481] = 14'h0000;
+    meta3[482] = 14'h0000;
+    meta3[483] = 14'h0000;
+    meta3[484] = 14'h0000;
+    meta3[485] = 14'h0000;
+    meta3[486] = 14'h0000;
+    meta3[487] = 14'h0000;
+    meta3[488] = 14'h0000;
+    meta3[489] = 14'h0000;
+    meta3[490] = 14'h0000;
+    meta3[491] = 14'h0000;
+    meta3[492] = 14'h0000;
+    meta3[493] = 14'h0000;
+    meta3[494] = 14'h0000;
+    meta3[495] = 14'h0000;
+    meta3[496] = 14'h0000;
+    meta3[497] = 14'h0000;
+    meta3[498] = 14'h0000;
+    meta3[499] = 14'h0000;
+    meta3[500] = 14'h0000;
+    meta3[501] = 14'h0000;
+    meta3[502] = 14'h0000;
+    meta3[503] = 14'h0000;
+    meta3[504] = 14'h0000;
+    meta3[505] = 14'h0000;
+    meta3[506] = 14'h0000;
+    meta3[507] = 14'h0000;
+    meta3[508] = 14'h0000;
+    meta3[509] = 14'h0000;
+    meta3[510] = 14'h0000;
+    meta3[511] = 14'h0000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$182 )
-      meta3[meta_addr] <= meta_data;
+    if (\$signature__en$184 )
+      meta3[meta_addr] <= \$signature__data$35 ;
   end
-  reg [9:0] _11_;
+  reg [13:0] _11_;
   always @(posedge clk) begin
-    _11_ <= meta3[\$433 [8:0]];
+    _11_ <= meta3[\$439 [8:0]];
   end
-  assign \$signature__data$188  = _11_;
+  assign \$signature__data$190  = _11_;
   (* no_rw_check = 32'd1 *)
   reg [39:0] scrub [511:0];
   initial begin
@@ -23691,213 +23799,229 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign sc_we2 = sc_intent2 & \$427 ;
-  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$167 ;
-  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$169 ;
-  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$171 ;
-  assign \$428  = rd_row_q2 == sc_row_qqq;
-  assign \$429  = sc_we2 & \$428 ;
-  assign mark_now2 = \$429  ? sc_value2 : mark2_rd;
-  assign \$430  = 2'h3 < rd_slot[1:0];
-  assign \$431  = rd_slot[10:2] + \$430 ;
-  assign \$432  = 2'h3 < rd_slot[1:0];
-  assign \$433  = rd_slot[10:2] + \$432 ;
-  assign \$434  = 2'h3 < rd_slot[1:0];
-  assign \$435  = rd_slot[10:2] + \$434 ;
-  assign \$436  = \port$4674$260 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$4674$260 [12] & \$436 ;
-  assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$4674$260 [13] & \$437 ;
-  assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$4674$260 [13];
-  assign \$441  = \port$4674$260 [1:0] == 2'h3;
-  assign \$442  = \port$4674$260 [12] & \$441 ;
-  assign \$443  = \$440  & \$442 ;
-  assign \$signature__en$182  = \$439  | \$443 ;
-  assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$4674$260 [13] & \$444 ;
-  assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$4674$260 [13];
-  assign \$448  = \port$4674$260 [1:0] == 2'h3;
-  assign \$449  = \port$4674$260 [12] & \$448 ;
-  assign \$450  = \$447  & \$449 ;
-  assign \$451  = \$446  | \$450 ;
-  assign \$452  = clear_row == sc_row_q;
-  assign \$453  = clear_en & \$452 ;
-  assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$4674$260 [13];
-  assign \$456  = inv_slot[1:0] == 2'h3;
-  assign \$457  = \$455  & \$456 ;
-  assign \$458  = inv_slot[10:2] == sc_row_q;
-  assign \$459  = \$457  & \$458 ;
-  assign \$460  = \$453  | \$459 ;
-  assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$4674$260 [13];
+  assign \$421  = \port$4711$260 [1:0] == 2'h2;
+  assign \$422  = \port$4711$260 [12] & \$421 ;
+  assign \$423  = \$420  & \$422 ;
+  assign \$424  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$425  = \$423  & \$424 ;
+  assign \$426  = \$417  | \$425 ;
+  assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
+  assign \$427  = \port$4711$260 [1:0] == 2'h2;
+  assign \$428  = \port$4711$260 [12] & \$427 ;
+  assign \$429  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$430  = \$428  & \$429 ;
+  assign \$431  = ~ \$430 ;
+  assign sc_we2 = sc_intent2 & \$431 ;
+  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$169 ;
+  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$171 ;
+  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$173 ;
+  assign \$432  = rd_row_q2 == sc_row_qqq;
+  assign \$433  = sc_we2 & \$432 ;
+  assign mark_now2 = \$433  ? sc_value2 : mark2_rd;
+  assign \$434  = meta2_rd[11:8] == generation;
+  assign \$435  = meta2_rd[13] & \$434 ;
+  assign \$436  = 2'h3 < rd_slot[1:0];
+  assign \$437  = rd_slot[10:2] + \$436 ;
+  assign \$438  = 2'h3 < rd_slot[1:0];
+  assign \$439  = rd_slot[10:2] + \$438 ;
+  assign \$440  = 2'h3 < rd_slot[1:0];
+  assign \$441  = rd_slot[10:2] + \$440 ;
+  assign \$442  = \port$4711$260 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$4711$260 [12] & \$442 ;
+  assign \$443  = inv_slot[1:0] == 2'h3;
+  assign \$444  = \port$4711$260 [13] & \$443 ;
+  assign \$445  = clear_en | \$444 ;
+  assign \$446  = ~ \port$4711$260 [13];
+  assign \$447  = \port$4711$260 [1:0] == 2'h3;
+  assign \$448  = \port$4711$260 [12] & \$447 ;
+  assign \$449  = \$446  & \$448 ;
+  assign \$signature__en$184  = \$445  | \$449 ;
+  assign \$450  = inv_slot[1:0] == 2'h3;
+  assign \$451  = \port$4711$260 [13] & \$450 ;
+  assign \$452  = clear_en | \$451 ;
+  assign \$453  = ~ \port$4711$260 [13];
+  assign \$454  = \port$4711$260 [1:0] == 2'h3;
+  assign \$455  = \port$4711$260 [12] & \$454 ;
+  assign \$456  = \$453  & \$455 ;
+  assign \$457  = \$452  | \$456 ;
+  assign \$458  = clear_row == sc_row_q;
+  assign \$459  = clear_en & \$458 ;
+  assign \$460  = ~ clear_en;
+  assign \$461  = \$460  & \port$4711$260 [13];
+  assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$4674$260 [1:0] == 2'h3;
-  assign \$465  = \port$4674$260 [12] & \$464 ;
-  assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$468  = \$466  & \$467 ;
-  assign \$469  = \$460  | \$468 ;
-  assign sc_snoop3 = \$469  | sc_wr_at_read3;
-  assign \$470  = clear_row == sc_row_q;
-  assign \$471  = clear_en & \$470 ;
-  assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$4674$260 [13];
-  assign \$474  = inv_slot[1:0] == 2'h3;
-  assign \$475  = \$473  & \$474 ;
-  assign \$476  = inv_slot[10:2] == sc_row_q;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = \$471  | \$477 ;
-  assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$4674$260 [13];
+  assign \$464  = inv_slot[10:2] == sc_row_q;
+  assign \$465  = \$463  & \$464 ;
+  assign \$466  = \$459  | \$465 ;
+  assign \$467  = ~ clear_en;
+  assign \$468  = ~ \port$4711$260 [13];
+  assign \$469  = \$467  & \$468 ;
+  assign \$470  = \port$4711$260 [1:0] == 2'h3;
+  assign \$471  = \port$4711$260 [12] & \$470 ;
+  assign \$472  = \$469  & \$471 ;
+  assign \$473  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$474  = \$472  & \$473 ;
+  assign \$475  = \$466  | \$474 ;
+  assign sc_snoop3 = \$475  | sc_wr_at_read3;
+  assign \$476  = clear_row == sc_row_q;
+  assign \$477  = clear_en & \$476 ;
+  assign \$478  = ~ clear_en;
+  assign \$479  = \$478  & \port$4711$260 [13];
+  assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$4674$260 [1:0] == 2'h3;
-  assign \$483  = \port$4674$260 [12] & \$482 ;
-  assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$486  = \$484  & \$485 ;
-  assign \$487  = \$478  | \$486 ;
-  assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$4674$260 [1:0] == 2'h3;
-  assign \$489  = \port$4674$260 [12] & \$488 ;
-  assign \$490  = \port$4674$260 [10:2] == sc_row_qqq;
-  assign \$491  = \$489  & \$490 ;
-  assign \$492  = ~ \$491 ;
-  assign sc_we3 = sc_intent3 & \$492 ;
-  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$186 ;
-  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$188 ;
-  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$190 ;
-  assign \$493  = rd_row_q3 == sc_row_qqq;
-  assign \$494  = sc_we3 & \$493 ;
-  assign mark_now3 = \$494  ? sc_value3 : mark3_rd;
+  assign \$482  = inv_slot[10:2] == sc_row_q;
+  assign \$483  = \$481  & \$482 ;
+  assign \$484  = \$477  | \$483 ;
+  assign \$485  = ~ clear_en;
+  assign \$486  = ~ \port$4711$260 [13];
+  assign \$487  = \$485  & \$486 ;
+  assign \$488  = \port$4711$260 [1:0] == 2'h3;
+  assign \$489  = \port$4711$260 [12] & \$488 ;
+  assign \$490  = \$487  & \$489 ;
+  assign \$491  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$492  = \$490  & \$491 ;
+  assign \$493  = \$484  | \$492 ;
+  assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
+  assign \$494  = \port$4711$260 [1:0] == 2'h3;
+  assign \$495  = \port$4711$260 [12] & \$494 ;
+  assign \$496  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$497  = \$495  & \$496 ;
+  assign \$498  = ~ \$497 ;
+  assign sc_we3 = sc_intent3 & \$498 ;
+  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$188 ;
+  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$190 ;
+  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$192 ;
+  assign \$499  = rd_row_q3 == sc_row_qqq;
+  assign \$500  = sc_we3 & \$499 ;
+  assign mark_now3 = \$500  ? sc_value3 : mark3_rd;
+  assign \$501  = meta3_rd[11:8] == generation;
+  assign \$502  = meta3_rd[13] & \$501 ;
   always @(posedge clk)
-    sc_row_q <= \$495 ;
+    sc_row_q <= \$503 ;
   always @(posedge clk)
-    sc_row_qq <= \$496 ;
+    sc_row_qq <= \$504 ;
   always @(posedge clk)
-    sc_row_qqq <= \$497 ;
+    sc_row_qqq <= \$505 ;
   always @(posedge clk)
-    rd_row_q0 <= \$498 ;
+    rd_row_q0 <= \$506 ;
   always @(posedge clk)
-    sc_wr_at_read0 <= \$499 ;
+    sc_wr_at_read0 <= \$507 ;
   always @(posedge clk)
-    sc_wr_at_read_data0 <= \$500 ;
+    sc_wr_at_read_data0 <= \$508 ;
   always @(posedge clk)
-    sc_data_q <= \$501 ;
+    sc_data_q <= \$509 ;
   always @(posedge clk)
-    sc_intent0 <= \$502 ;
+    sc_intent0 <= \$510 ;
   always @(posedge clk)
-    sc_value0 <= \$503 ;
+    sc_value0 <= \$511 ;
   always @(posedge clk)
-    ent0_byp <= \$504 ;
+    ent0_byp <= \$512 ;
   always @(posedge clk)
-    ent0_byp_data <= \$505 ;
+    ent0_byp_data <= \$513 ;
   always @(posedge clk)
-    meta0_byp <= \$506 ;
+    meta0_byp <= \$514 ;
   always @(posedge clk)
-    meta0_byp_data <= \$507 ;
+    meta0_byp_data <= \$515 ;
   always @(posedge clk)
-    mark0_byp <= \$508 ;
+    mark0_byp <= \$516 ;
   always @(posedge clk)
-    mark0_byp_data <= \$509 ;
+    mark0_byp_data <= \$517 ;
   always @(posedge clk)
-    rd_row_q1 <= \$510 ;
+    rd_row_q1 <= \$518 ;
   always @(posedge clk)
-    sc_wr_at_read1 <= \$511 ;
+    sc_wr_at_read1 <= \$519 ;
   always @(posedge clk)
-    sc_wr_at_read_data1 <= \$512 ;
+    sc_wr_at_read_data1 <= \$520 ;
   always @(posedge clk)
-    sc_intent1 <= \$513 ;
+    sc_intent1 <= \$521 ;
   always @(posedge clk)
-    sc_value1 <= \$514 ;
+    sc_value1 <= \$522 ;
   always @(posedge clk)
-    ent1_byp <= \$515 ;
+    ent1_byp <= \$523 ;
   always @(posedge clk)
-    ent1_byp_data <= \$516 ;
+    ent1_byp_data <= \$524 ;
   always @(posedge clk)
-    meta1_byp <= \$517 ;
+    meta1_byp <= \$525 ;
   always @(posedge clk)
-    meta1_byp_data <= \$518 ;
+    meta1_byp_data <= \$526 ;
   always @(posedge clk)
-    mark1_byp <= \$519 ;
+    mark1_byp <= \$527 ;
   always @(posedge clk)
-    mark1_byp_data <= \$520 ;
+    mark1_byp_data <= \$528 ;
   always @(posedge clk)
-    rd_row_q2 <= \$521 ;
+    rd_row_q2 <= \$529 ;
   always @(posedge clk)
-    sc_wr_at_read2 <= \$522 ;
+    sc_wr_at_read2 <= \$530 ;
   always @(posedge clk)
-    sc_wr_at_read_data2 <= \$523 ;
+    sc_wr_at_read_data2 <= \$531 ;
   always @(posedge clk)
-    sc_intent2 <= \$524 ;
+    sc_intent2 <= \$532 ;
   always @(posedge clk)
-    sc_value2 <= \$525 ;
+    sc_value2 <= \$533 ;
   always @(posedge clk)
-    ent2_byp <= \$526 ;
+    ent2_byp <= \$534 ;
   always @(posedge clk)
-    ent2_byp_data <= \$527 ;
+    ent2_byp_data <= \$535 ;
   always @(posedge clk)
-    meta2_byp <= \$528 ;
+    meta2_byp <= \$536 ;
   always @(posedge clk)
-    meta2_byp_data <= \$529 ;
+    meta2_byp_data <= \$537 ;
   always @(posedge clk)
-    mark2_byp <= \$530 ;
+    mark2_byp <= \$538 ;
   always @(posedge clk)
-    mark2_byp_data <= \$531 ;
+    mark2_byp_data <= \$539 ;
   always @(posedge clk)
-    rd_row_q3 <= \$532 ;
+    rd_row_q3 <= \$540 ;
   always @(posedge clk)
-    sc_wr_at_read3 <= \$533 ;
+    sc_wr_at_read3 <= \$541 ;
   always @(posedge clk)
-    sc_wr_at_read_data3 <= \$534 ;
+    sc_wr_at_read_data3 <= \$542 ;
   always @(posedge clk)
-    sc_intent3 <= \$535 ;
+    sc_intent3 <= \$543 ;
   always @(posedge clk)
-    sc_value3 <= \$536 ;
+    sc_value3 <= \$544 ;
   always @(posedge clk)
-    ent3_byp <= \$537 ;
+    ent3_byp <= \$545 ;
   always @(posedge clk)
-    ent3_byp_data <= \$538 ;
+    ent3_byp_data <= \$546 ;
   always @(posedge clk)
-    meta3_byp <= \$539 ;
+    meta3_byp <= \$547 ;
   always @(posedge clk)
-    meta3_byp_data <= \$540 ;
+    meta3_byp_data <= \$548 ;
   always @(posedge clk)
-    mark3_byp <= \$541 ;
+    mark3_byp <= \$549 ;
   always @(posedge clk)
-    mark3_byp_data <= \$542 ;
+    mark3_byp_data <= \$550 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[10:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4674$260 [13];
+  assign \$6  = \$5  & \port$4711$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4674$260 [13];
+  assign \$13  = ~ \port$4711$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4674$260 [1:0];
-  assign \$16  = \port$4674$260 [12] & \$15 ;
+  assign \$15  = ! \port$4711$260 [1:0];
+  assign \$16  = \port$4711$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4674$260 [10:2] == sc_row;
+  assign \$18  = \port$4711$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4674$260 [1:0];
-  assign \$23  = \port$4674$260 [12] & \$22 ;
-  assign \$24  = \port$4674$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4711$260 [1:0];
+  assign \$23  = \port$4711$260 [12] & \$22 ;
+  assign \$24  = \port$4711$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4674$260 [1:0];
-  assign \$30  = \port$4674$260 [12] & \$29 ;
+  assign \$29  = ! \port$4711$260 [1:0];
+  assign \$30  = \port$4711$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -23905,7 +24029,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4674$260 [13];
+  assign \$38  = \$37  & \port$4711$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -23913,10 +24037,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4674$260 [13];
+  assign \$46  = ~ \port$4711$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4674$260 [1:0];
-  assign \$49  = \port$4674$260 [12] & \$48 ;
+  assign \$48  = ! \port$4711$260 [1:0];
+  assign \$49  = \port$4711$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -23930,31 +24054,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4674$260 [13];
+  assign \$63  = \$62  & \port$4711$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4674$260 [13];
+  assign \$70  = ~ \port$4711$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4674$260 [1:0] == 1'h1;
-  assign \$73  = \port$4674$260 [12] & \$72 ;
+  assign \$72  = \port$4711$260 [1:0] == 1'h1;
+  assign \$73  = \port$4711$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4674$260 [10:2] == sc_row;
+  assign \$75  = \port$4711$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4674$260 [1:0] == 1'h1;
-  assign \$80  = \port$4674$260 [12] & \$79 ;
-  assign \$81  = \port$4674$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4711$260 [1:0] == 1'h1;
+  assign \$80  = \port$4711$260 [12] & \$79 ;
+  assign \$81  = \port$4711$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4674$260 [1:0] == 1'h1;
-  assign \$87  = \port$4674$260 [12] & \$86 ;
+  assign \$86  = \port$4711$260 [1:0] == 1'h1;
+  assign \$87  = \port$4711$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -23962,7 +24086,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4674$260 [13];
+  assign \$95  = \$94  & \port$4711$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -23970,10 +24094,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4674$260 [13];
+  assign \$103  = ~ \port$4711$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4674$260 [1:0] == 1'h1;
-  assign \$106  = \port$4674$260 [12] & \$105 ;
+  assign \$105  = \port$4711$260 [1:0] == 1'h1;
+  assign \$106  = \port$4711$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -23987,31 +24111,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4674$260 [13];
+  assign \$120  = \$119  & \port$4711$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4674$260 [13];
+  assign \$127  = ~ \port$4711$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4674$260 [1:0] == 2'h2;
-  assign \$130  = \port$4674$260 [12] & \$129 ;
+  assign \$129  = \port$4711$260 [1:0] == 2'h2;
+  assign \$130  = \port$4711$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4674$260 [10:2] == sc_row;
+  assign \$132  = \port$4711$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4674$260 [1:0] == 2'h2;
-  assign \$137  = \port$4674$260 [12] & \$136 ;
-  assign \$138  = \port$4674$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4711$260 [1:0] == 2'h2;
+  assign \$137  = \port$4711$260 [12] & \$136 ;
+  assign \$138  = \port$4711$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4674$260 [1:0] == 2'h2;
-  assign \$144  = \port$4674$260 [12] & \$143 ;
+  assign \$143  = \port$4711$260 [1:0] == 2'h2;
+  assign \$144  = \port$4711$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24019,7 +24143,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4674$260 [13];
+  assign \$152  = \$151  & \port$4711$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24027,10 +24151,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4674$260 [13];
+  assign \$160  = ~ \port$4711$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4674$260 [1:0] == 2'h2;
-  assign \$163  = \port$4674$260 [12] & \$162 ;
+  assign \$162  = \port$4711$260 [1:0] == 2'h2;
+  assign \$163  = \port$4711$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24044,31 +24168,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4674$260 [13];
+  assign \$177  = \$176  & \port$4711$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4674$260 [13];
+  assign \$184  = ~ \port$4711$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4674$260 [1:0] == 2'h3;
-  assign \$187  = \port$4674$260 [12] & \$186 ;
+  assign \$186  = \port$4711$260 [1:0] == 2'h3;
+  assign \$187  = \port$4711$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4674$260 [10:2] == sc_row;
+  assign \$189  = \port$4711$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4674$260 [1:0] == 2'h3;
-  assign \$194  = \port$4674$260 [12] & \$193 ;
-  assign \$195  = \port$4674$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4711$260 [1:0] == 2'h3;
+  assign \$194  = \port$4711$260 [12] & \$193 ;
+  assign \$195  = \port$4711$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4674$260 [1:0] == 2'h3;
-  assign \$201  = \port$4674$260 [12] & \$200 ;
+  assign \$200  = \port$4711$260 [1:0] == 2'h3;
+  assign \$201  = \port$4711$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24076,7 +24200,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4674$260 [13];
+  assign \$209  = \$208  & \port$4711$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24084,10 +24208,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4674$260 [13];
+  assign \$217  = ~ \port$4711$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4674$260 [1:0] == 2'h3;
-  assign \$220  = \port$4674$260 [12] & \$219 ;
+  assign \$219  = \port$4711$260 [1:0] == 2'h3;
+  assign \$220  = \port$4711$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24096,10 +24220,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4674$260 [13] | clear_en;
+  assign \$229  = \port$4711$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4674$260 [10:2];
-  assign \$231  = \port$4674$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4711$260 [10:2];
+  assign \$231  = \port$4711$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24116,552 +24240,544 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4674$260 [1:0];
-  assign \$signature__en$106  = \port$4674$260 [12] & \$241 ;
+  assign \$241  = ! \port$4711$260 [1:0];
+  assign \$signature__en$108  = \port$4711$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4674$260 [13] & \$242 ;
+  assign \$243  = \port$4711$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4674$260 [13];
-  assign \$246  = ! \port$4674$260 [1:0];
-  assign \$247  = \port$4674$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4711$260 [13];
+  assign \$246  = ! \port$4711$260 [1:0];
+  assign \$247  = \port$4711$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
-  assign \$signature__en$110  = \$244  | \$248 ;
+  assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4674$260 [13] & \$249 ;
+  assign \$250  = \port$4711$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4674$260 [13];
-  assign \$253  = ! \port$4674$260 [1:0];
-  assign \$254  = \port$4674$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4711$260 [13];
+  assign \$253  = ! \port$4711$260 [1:0];
+  assign \$254  = \port$4711$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4674$260 [13];
+  assign \$260  = \$259  & \port$4711$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4674$260 [13];
+  assign \$267  = ~ \port$4711$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4674$260 [1:0];
-  assign \$270  = \port$4674$260 [12] & \$269 ;
+  assign \$269  = ! \port$4711$260 [1:0];
+  assign \$270  = \port$4711$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4674$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4711$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4674$260 [13];
+  assign \$278  = \$277  & \port$4711$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4674$260 [13];
+  assign \$285  = ~ \port$4711$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4674$260 [1:0];
-  assign \$288  = \port$4674$260 [12] & \$287 ;
+  assign \$287  = ! \port$4711$260 [1:0];
+  assign \$288  = \port$4711$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4674$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4711$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
-  assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4674$260 [1:0];
-  assign \$294  = \port$4674$260 [12] & \$293 ;
-  assign \$295  = \port$4674$260 [10:2] == sc_row_qqq;
+  assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
+  assign \$293  = ! \port$4711$260 [1:0];
+  assign \$294  = \port$4711$260 [12] & \$293 ;
+  assign \$295  = \port$4711$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
-  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$118 ;
-  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$120 ;
+  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$120 ;
+  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$122 ;
   assign mark0_rd = mark0_byp ? mark0_byp_data : mark_r__data;
   assign \$298  = rd_row_q0 == sc_row_qqq;
   assign \$299  = sc_we0 & \$298 ;
   assign mark_now0 = \$299  ? sc_value0 : mark0_rd;
-  assign \$300  = 1'h1 < rd_slot[1:0];
-  assign \$301  = rd_slot[10:2] + \$300 ;
+  assign \$300  = meta0_rd[11:8] == generation;
+  assign \$301  = meta0_rd[13] & \$300 ;
   assign \$302  = 1'h1 < rd_slot[1:0];
   assign \$303  = rd_slot[10:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[10:2] + \$304 ;
-  assign \$306  = \port$4674$260 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$4674$260 [12] & \$306 ;
-  assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$4674$260 [13] & \$307 ;
-  assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$4674$260 [13];
-  assign \$311  = \port$4674$260 [1:0] == 1'h1;
-  assign \$312  = \port$4674$260 [12] & \$311 ;
-  assign \$313  = \$310  & \$312 ;
-  assign \$signature__en$144  = \$309  | \$313 ;
-  assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$4674$260 [13] & \$314 ;
-  assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$4674$260 [13];
-  assign \$318  = \port$4674$260 [1:0] == 1'h1;
-  assign \$319  = \port$4674$260 [12] & \$318 ;
-  assign \$320  = \$317  & \$319 ;
-  assign \$321  = \$316  | \$320 ;
-  assign \$322  = clear_row == sc_row_q;
-  assign \$323  = clear_en & \$322 ;
-  assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$4674$260 [13];
-  assign \$326  = inv_slot[1:0] == 1'h1;
-  assign \$327  = \$325  & \$326 ;
-  assign \$328  = inv_slot[10:2] == sc_row_q;
+  assign \$306  = 1'h1 < rd_slot[1:0];
+  assign \$307  = rd_slot[10:2] + \$306 ;
+  assign \$308  = \port$4711$260 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$4711$260 [12] & \$308 ;
+  assign \$309  = inv_slot[1:0] == 1'h1;
+  assign \$310  = \port$4711$260 [13] & \$309 ;
+  assign \$311  = clear_en | \$310 ;
+  assign \$312  = ~ \port$4711$260 [13];
+  assign \$313  = \port$4711$260 [1:0] == 1'h1;
+  assign \$314  = \port$4711$260 [12] & \$313 ;
+  assign \$315  = \$312  & \$314 ;
+  assign \$signature__en$146  = \$311  | \$315 ;
+  assign \$316  = inv_slot[1:0] == 1'h1;
+  assign \$317  = \port$4711$260 [13] & \$316 ;
+  assign \$318  = clear_en | \$317 ;
+  assign \$319  = ~ \port$4711$260 [13];
+  assign \$320  = \port$4711$260 [1:0] == 1'h1;
+  assign \$321  = \port$4711$260 [12] & \$320 ;
+  assign \$322  = \$319  & \$321 ;
+  assign \$323  = \$318  | \$322 ;
+  assign \$324  = clear_row == sc_row_q;
+  assign \$325  = clear_en & \$324 ;
+  assign \$326  = ~ clear_en;
+  assign \$327  = \$326  & \port$4711$260 [13];
+  assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
-  assign \$330  = \$323  | \$329 ;
-  assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$4674$260 [13];
-  assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$4674$260 [1:0] == 1'h1;
-  assign \$335  = \port$4674$260 [12] & \$334 ;
-  assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$338  = \$336  & \$337 ;
-  assign \$339  = \$330  | \$338 ;
-  assign sc_snoop1 = \$339  | sc_wr_at_read1;
-  assign \$340  = clear_row == sc_row_q;
-  assign \$341  = clear_en & \$340 ;
-  assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$4674$260 [13];
-  assign \$344  = inv_slot[1:0] == 1'h1;
-  assign \$345  = \$343  & \$344 ;
-  assign \$346  = inv_slot[10:2] == sc_row_q;
+  assign \$330  = inv_slot[10:2] == sc_row_q;
+  assign \$331  = \$329  & \$330 ;
+  assign \$332  = \$325  | \$331 ;
+  assign \$333  = ~ clear_en;
+  assign \$334  = ~ \port$4711$260 [13];
+  assign \$335  = \$333  & \$334 ;
+  assign \$336  = \port$4711$260 [1:0] == 1'h1;
+  assign \$337  = \port$4711$260 [12] & \$336 ;
+  assign \$338  = \$335  & \$337 ;
+  assign \$339  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$340  = \$338  & \$339 ;
+  assign \$341  = \$332  | \$340 ;
+  assign sc_snoop1 = \$341  | sc_wr_at_read1;
+  assign \$342  = clear_row == sc_row_q;
+  assign \$343  = clear_en & \$342 ;
+  assign \$344  = ~ clear_en;
+  assign \$345  = \$344  & \port$4711$260 [13];
+  assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
-  assign \$348  = \$341  | \$347 ;
-  assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$4674$260 [13];
-  assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$4674$260 [1:0] == 1'h1;
-  assign \$353  = \port$4674$260 [12] & \$352 ;
-  assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$356  = \$354  & \$355 ;
-  assign \$357  = \$348  | \$356 ;
-  assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$4674$260 [1:0] == 1'h1;
-  assign \$359  = \port$4674$260 [12] & \$358 ;
-  assign \$360  = \port$4674$260 [10:2] == sc_row_qqq;
-  assign \$361  = \$359  & \$360 ;
-  assign \$362  = ~ \$361 ;
-  assign sc_we1 = sc_intent1 & \$362 ;
-  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$148 ;
-  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$150 ;
-  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$152 ;
-  assign \$363  = rd_row_q1 == sc_row_qqq;
-  assign \$364  = sc_we1 & \$363 ;
-  assign mark_now1 = \$364  ? sc_value1 : mark1_rd;
-  assign \$365  = 2'h2 < rd_slot[1:0];
-  assign \$366  = rd_slot[10:2] + \$365 ;
-  assign \$367  = 2'h2 < rd_slot[1:0];
-  assign \$368  = rd_slot[10:2] + \$367 ;
+  assign \$348  = inv_slot[10:2] == sc_row_q;
+  assign \$349  = \$347  & \$348 ;
+  assign \$350  = \$343  | \$349 ;
+  assign \$351  = ~ clear_en;
+  assign \$352  = ~ \port$4711$260 [13];
+  assign \$353  = \$351  & \$352 ;
+  assign \$354  = \port$4711$260 [1:0] == 1'h1;
+  assign \$355  = \port$4711$260 [12] & \$354 ;
+  assign \$356  = \$353  & \$355 ;
+  assign \$357  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$358  = \$356  & \$357 ;
+  assign \$359  = \$350  | \$358 ;
+  assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
+  assign \$360  = \port$4711$260 [1:0] == 1'h1;
+  assign \$361  = \port$4711$260 [12] & \$360 ;
+  assign \$362  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$363  = \$361  & \$362 ;
+  assign \$364  = ~ \$363 ;
+  assign sc_we1 = sc_intent1 & \$364 ;
+  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$150 ;
+  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$152 ;
+  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$154 ;
+  assign \$365  = rd_row_q1 == sc_row_qqq;
+  assign \$366  = sc_we1 & \$365 ;
+  assign mark_now1 = \$366  ? sc_value1 : mark1_rd;
+  assign \$367  = meta1_rd[11:8] == generation;
+  assign \$368  = meta1_rd[13] & \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[10:2] + \$369 ;
-  assign \$371  = \port$4674$260 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$4674$260 [12] & \$371 ;
-  assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$4674$260 [13] & \$372 ;
-  assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4674$260 [13];
-  assign \$376  = \port$4674$260 [1:0] == 2'h2;
-  assign \$377  = \port$4674$260 [12] & \$376 ;
-  assign \$378  = \$375  & \$377 ;
-  assign \$signature__en$163  = \$374  | \$378 ;
-  assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$4674$260 [13] & \$379 ;
-  assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$4674$260 [13];
-  assign \$383  = \port$4674$260 [1:0] == 2'h2;
-  assign \$384  = \port$4674$260 [12] & \$383 ;
-  assign \$385  = \$382  & \$384 ;
-  assign \$386  = \$381  | \$385 ;
-  assign \$387  = clear_row == sc_row_q;
-  assign \$388  = clear_en & \$387 ;
-  assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$4674$260 [13];
-  assign \$391  = inv_slot[1:0] == 2'h2;
-  assign \$392  = \$390  & \$391 ;
-  assign \$393  = inv_slot[10:2] == sc_row_q;
-  assign \$394  = \$392  & \$393 ;
-  assign \$395  = \$388  | \$394 ;
-  assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$4674$260 [13];
+  assign \$371  = 2'h2 < rd_slot[1:0];
+  assign \$372  = rd_slot[10:2] + \$371 ;
+  assign \$373  = 2'h2 < rd_slot[1:0];
+  assign \$374  = rd_slot[10:2] + \$373 ;
+  assign \$375  = \port$4711$260 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$4711$260 [12] & \$375 ;
+  assign \$376  = inv_slot[1:0] == 2'h2;
+  assign \$377  = \port$4711$260 [13] & \$376 ;
+  assign \$378  = clear_en | \$377 ;
+  assign \$379  = ~ \port$4711$260 [13];
+  assign \$380  = \port$4711$260 [1:0] == 2'h2;
+  assign \$381  = \port$4711$260 [12] & \$380 ;
+  assign \$382  = \$379  & \$381 ;
+  assign \$signature__en$165  = \$378  | \$382 ;
+  assign \$383  = inv_slot[1:0] == 2'h2;
+  assign \$384  = \port$4711$260 [13] & \$383 ;
+  assign \$385  = clear_en | \$384 ;
+  assign \$386  = ~ \port$4711$260 [13];
+  assign \$387  = \port$4711$260 [1:0] == 2'h2;
+  assign \$388  = \port$4711$260 [12] & \$387 ;
+  assign \$389  = \$386  & \$388 ;
+  assign \$390  = \$385  | \$389 ;
+  assign \$391  = clear_row == sc_row_q;
+  assign \$392  = clear_en & \$391 ;
+  assign \$393  = ~ clear_en;
+  assign \$394  = \$393  & \port$4711$260 [13];
+  assign \$395  = inv_slot[1:0] == 2'h2;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = inv_slot[10:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$4674$260 [1:0] == 2'h2;
-  assign \$400  = \port$4674$260 [12] & \$399 ;
-  assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$403  = \$401  & \$402 ;
-  assign \$404  = \$395  | \$403 ;
-  assign sc_snoop2 = \$404  | sc_wr_at_read2;
-  assign \$405  = clear_row == sc_row_q;
-  assign \$406  = clear_en & \$405 ;
-  assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$4674$260 [13];
-  assign \$409  = inv_slot[1:0] == 2'h2;
-  assign \$410  = \$408  & \$409 ;
-  assign \$411  = inv_slot[10:2] == sc_row_q;
-  assign \$412  = \$410  & \$411 ;
-  assign \$413  = \$406  | \$412 ;
-  assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$4674$260 [13];
+  assign \$399  = \$392  | \$398 ;
+  assign \$400  = ~ clear_en;
+  assign \$401  = ~ \port$4711$260 [13];
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = \port$4711$260 [1:0] == 2'h2;
+  assign \$404  = \port$4711$260 [12] & \$403 ;
+  assign \$405  = \$402  & \$404 ;
+  assign \$406  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$407  = \$405  & \$406 ;
+  assign \$408  = \$399  | \$407 ;
+  assign sc_snoop2 = \$408  | sc_wr_at_read2;
+  assign \$409  = clear_row == sc_row_q;
+  assign \$410  = clear_en & \$409 ;
+  assign \$411  = ~ clear_en;
+  assign \$412  = \$411  & \port$4711$260 [13];
+  assign \$413  = inv_slot[1:0] == 2'h2;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = inv_slot[10:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$4674$260 [1:0] == 2'h2;
-  assign \$418  = \port$4674$260 [12] & \$417 ;
-  assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$4674$260 [10:2] == sc_row_q;
-  assign \$421  = \$419  & \$420 ;
-  assign \$422  = \$413  | \$421 ;
-  assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$4674$260 [1:0] == 2'h2;
-  assign \$424  = \port$4674$260 [12] & \$423 ;
-  assign \$425  = \port$4674$260 [10:2] == sc_row_qqq;
-  assign \$426  = \$424  & \$425 ;
-  assign \$427  = ~ \$426 ;
+  assign \$417  = \$410  | \$416 ;
+  assign \$418  = ~ clear_en;
+  assign \$419  = ~ \port$4711$260 [13];
+  assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$495  = sc_row;
+    \$503  = sc_row;
     if (rst) begin
-      \$495  = 9'h000;
+      \$503  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$496  = sc_row_q;
+    \$504  = sc_row_q;
     if (rst) begin
-      \$496  = 9'h000;
+      \$504  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$497  = sc_row_qq;
+    \$505  = sc_row_qq;
     if (rst) begin
-      \$497  = 9'h000;
+      \$505  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$498  = \$2 [8:0];
+    \$506  = \$2 [8:0];
     if (rst) begin
-      \$498  = 9'h000;
+      \$506  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$499  = \$20 ;
+    \$507  = \$20 ;
     if (rst) begin
-      \$499  = 1'h0;
+      \$507  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$500  = meta_data;
+    \$508  = copy_data;
     if (rst) begin
-      \$500  = 10'h000;
+      \$508  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$501 [9:0] = \$21 ;
-    \$501 [19:10] = \$78 ;
-    \$501 [29:20] = \$135 ;
-    \$501 [39:30] = \$192 ;
+    \$509 [9:0] = \$21 ;
+    \$509 [19:10] = \$78 ;
+    \$509 [29:20] = \$135 ;
+    \$509 [39:30] = \$192 ;
     if (rst) begin
-      \$501  = 40'h0000000000;
+      \$509  = 40'h0000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$502  = \$27 ;
+    \$510  = \$27 ;
     if (rst) begin
-      \$502  = 1'h0;
+      \$510  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$503  = \$28 ;
-    if (rst) begin
-      \$503  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$504  = \$33 ;
-    if (rst) begin
-      \$504  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$505  = \$signature__data ;
-    if (rst) begin
-      \$505  = 72'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$506  = \$54 ;
-    if (rst) begin
-      \$506  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$507  = meta_data;
-    if (rst) begin
-      \$507  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$508  = \$57 ;
-    if (rst) begin
-      \$508  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$509  = sc_value0;
-    if (rst) begin
-      \$509  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$510  = \$59 [8:0];
-    if (rst) begin
-      \$510  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$511  = \$77 ;
+    \$511  = \$28 ;
     if (rst) begin
       \$511  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$512  = meta_data;
+    \$512  = \$33 ;
     if (rst) begin
-      \$512  = 10'h000;
+      \$512  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$513  = \$84 ;
+    \$513  = \$signature__data ;
     if (rst) begin
-      \$513  = 1'h0;
+      \$513  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$514  = \$85 ;
+    \$514  = \$54 ;
     if (rst) begin
       \$514  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$515  = \$90 ;
+    \$515  = \$signature__data$35 ;
     if (rst) begin
-      \$515  = 1'h0;
+      \$515  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$516  = \$signature__data$51 ;
+    \$516  = \$57 ;
     if (rst) begin
-      \$516  = 72'h000000000000000000;
+      \$516  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$517  = \$111 ;
+    \$517  = sc_value0;
     if (rst) begin
       \$517  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$518  = meta_data;
+    \$518  = \$59 [8:0];
     if (rst) begin
-      \$518  = 10'h000;
+      \$518  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$519  = \$114 ;
+    \$519  = \$77 ;
     if (rst) begin
       \$519  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$520  = sc_value1;
+    \$520  = copy_data;
     if (rst) begin
-      \$520  = 1'h0;
+      \$520  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$521  = \$116 [8:0];
+    \$521  = \$84 ;
     if (rst) begin
-      \$521  = 9'h000;
+      \$521  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$522  = \$134 ;
+    \$522  = \$85 ;
     if (rst) begin
       \$522  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$523  = meta_data;
+    \$523  = \$90 ;
     if (rst) begin
-      \$523  = 10'h000;
+      \$523  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$524  = \$141 ;
+    \$524  = \$signature__data$51 ;
     if (rst) begin
-      \$524  = 1'h0;
+      \$524  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$525  = \$142 ;
+    \$525  = \$111 ;
     if (rst) begin
       \$525  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$526  = \$147 ;
+    \$526  = \$signature__data$35 ;
     if (rst) begin
-      \$526  = 1'h0;
+      \$526  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$527  = \$signature__data$68 ;
+    \$527  = \$114 ;
     if (rst) begin
-      \$527  = 72'h000000000000000000;
+      \$527  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$528  = \$168 ;
+    \$528  = sc_value1;
     if (rst) begin
       \$528  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$529  = meta_data;
+    \$529  = \$116 [8:0];
     if (rst) begin
-      \$529  = 10'h000;
+      \$529  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$530  = \$171 ;
+    \$530  = \$134 ;
     if (rst) begin
       \$530  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$531  = sc_value2;
+    \$531  = copy_data;
     if (rst) begin
-      \$531  = 1'h0;
+      \$531  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$532  = \$173 [8:0];
+    \$532  = \$141 ;
     if (rst) begin
-      \$532  = 9'h000;
+      \$532  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$533  = \$191 ;
+    \$533  = \$142 ;
     if (rst) begin
       \$533  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$534  = meta_data;
+    \$534  = \$147 ;
     if (rst) begin
-      \$534  = 10'h000;
+      \$534  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$535  = \$198 ;
+    \$535  = \$signature__data$68 ;
     if (rst) begin
-      \$535  = 1'h0;
+      \$535  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$536  = \$199 ;
+    \$536  = \$168 ;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$537  = \$204 ;
+    \$537  = \$signature__data$35 ;
     if (rst) begin
-      \$537  = 1'h0;
+      \$537  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$538  = \$signature__data$85 ;
+    \$538  = \$171 ;
     if (rst) begin
-      \$538  = 72'h000000000000000000;
+      \$538  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$539  = \$225 ;
+    \$539  = sc_value2;
     if (rst) begin
       \$539  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$540  = meta_data;
+    \$540  = \$173 [8:0];
     if (rst) begin
-      \$540  = 10'h000;
+      \$540  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$541  = \$228 ;
+    \$541  = \$191 ;
     if (rst) begin
       \$541  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$542  = sc_value3;
+    \$542  = copy_data;
     if (rst) begin
-      \$542  = 1'h0;
+      \$542  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$543  = \$198 ;
+    if (rst) begin
+      \$543  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$544  = \$199 ;
+    if (rst) begin
+      \$544  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$545  = \$204 ;
+    if (rst) begin
+      \$545  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$546  = \$signature__data$85 ;
+    if (rst) begin
+      \$546  = 72'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$547  = \$225 ;
+    if (rst) begin
+      \$547  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$548  = \$signature__data$35 ;
+    if (rst) begin
+      \$548  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$549  = \$228 ;
+    if (rst) begin
+      \$549  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$550  = sc_value3;
+    if (rst) begin
+      \$550  = 1'h0;
     end
   end
   always @* begin
@@ -24669,78 +24785,78 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4674$260 [13]) begin
+    end else if (\port$4711$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4674$260 [10:2];
+      meta_addr = \port$4711$260 [10:2];
     end
   end
-  assign inv_en = \port$4674$260 [13];
-  assign wr_en = \port$4674$260 [12];
-  assign wr_slot = \port$4674$260 [10:0];
-  assign \$signature__data$35  = meta_data;
+  assign inv_en = \port$4711$260 [13];
+  assign wr_en = \port$4711$260 [12];
+  assign wr_slot = \port$4711$260 [10:0];
   assign mark_w__data = sc_value0;
-  assign \$signature__data$54  = meta_data;
+  assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
-  assign \$signature__data$71  = meta_data;
+  assign \$signature__data$71  = \$signature__data$35 ;
   assign \mark_w__data$75  = sc_value2;
-  assign \$signature__data$88  = meta_data;
+  assign \$signature__data$88  = \$signature__data$35 ;
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$4674$5 [63:56];
-  assign wr_mark = \port$4674$260 [11];
+  assign meta_data = \$signature__data$35 ;
+  assign wr_last = \port$4711$5 [63:56];
+  assign wr_mark = \port$4711$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
-  assign \$signature__addr$101  = \$238 [8:0];
-  assign \$signature__en$102  = 1'h1;
+  assign \$signature__addr$103  = \$238 [8:0];
+  assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$4674$260 [10:2];
-  assign wr_tag = \port$4674$5 [55:0];
-  assign wr_count = \port$4674$260 [29:14];
-  assign \$signature__addr$109  = meta_addr;
+  assign \$signature__addr$107  = \port$4711$260 [10:2];
+  assign wr_tag = \port$4711$5 [55:0];
+  assign wr_count = \port$4711$260 [29:14];
+  assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
-  assign \$signature__addr$135  = \$301 [8:0];
-  assign \$signature__en$136  = 1'h1;
   assign \$signature__addr$137  = \$303 [8:0];
   assign \$signature__en$138  = 1'h1;
-  assign \mark_r__addr$139  = \$305 [8:0];
-  assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$4674$260 [10:2];
-  assign \$signature__addr$143  = meta_addr;
-  assign \mark_w__addr$145  = sc_row_qqq;
-  assign \mark_w__en$146  = sc_we1;
-  assign \$signature__addr$154  = \$366 [8:0];
-  assign \$signature__en$155  = 1'h1;
-  assign \$signature__addr$156  = \$368 [8:0];
+  assign \$signature__addr$139  = \$305 [8:0];
+  assign \$signature__en$140  = 1'h1;
+  assign \mark_r__addr$141  = \$307 [8:0];
+  assign \mark_r__en$142  = 1'h1;
+  assign \$signature__addr$143  = \port$4711$260 [10:2];
+  assign \$signature__addr$145  = meta_addr;
+  assign \mark_w__addr$147  = sc_row_qqq;
+  assign \mark_w__en$148  = sc_we1;
+  assign \$signature__addr$156  = \$370 [8:0];
   assign \$signature__en$157  = 1'h1;
-  assign \mark_r__addr$158  = \$370 [8:0];
-  assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$4674$260 [10:2];
-  assign \$signature__addr$162  = meta_addr;
-  assign \mark_w__addr$164  = sc_row_qqq;
-  assign \mark_w__en$165  = sc_we2;
-  assign \$signature__addr$173  = \$431 [8:0];
-  assign \$signature__en$174  = 1'h1;
-  assign \$signature__addr$175  = \$433 [8:0];
+  assign \$signature__addr$158  = \$372 [8:0];
+  assign \$signature__en$159  = 1'h1;
+  assign \mark_r__addr$160  = \$374 [8:0];
+  assign \mark_r__en$161  = 1'h1;
+  assign \$signature__addr$162  = \port$4711$260 [10:2];
+  assign \$signature__addr$164  = meta_addr;
+  assign \mark_w__addr$166  = sc_row_qqq;
+  assign \mark_w__en$167  = sc_we2;
+  assign \$signature__addr$175  = \$437 [8:0];
   assign \$signature__en$176  = 1'h1;
-  assign \mark_r__addr$177  = \$435 [8:0];
-  assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$4674$260 [10:2];
-  assign \$signature__addr$181  = meta_addr;
-  assign \mark_w__addr$183  = sc_row_qqq;
-  assign \mark_w__en$184  = sc_we3;
+  assign \$signature__addr$177  = \$439 [8:0];
+  assign \$signature__en$178  = 1'h1;
+  assign \mark_r__addr$179  = \$441 [8:0];
+  assign \mark_r__en$180  = 1'h1;
+  assign \$signature__addr$181  = \port$4711$260 [10:2];
+  assign \$signature__addr$183  = meta_addr;
+  assign \mark_w__addr$185  = sc_row_qqq;
+  assign \mark_w__en$186  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[7:0];
   assign \sc_wr_at_read_data0.fresh  = sc_wr_at_read_data0[8];
   assign \sc_wr_at_read_data0.valid  = sc_wr_at_read_data0[9];
-  assign \meta_data.last  = meta_data[7:0];
-  assign \meta_data.fresh  = meta_data[8];
-  assign \meta_data.valid  = meta_data[9];
+  assign \copy_data.last  = copy_data[7:0];
+  assign \copy_data.fresh  = copy_data[8];
+  assign \copy_data.valid  = copy_data[9];
   assign \sc_data_q[0].last  = sc_data_q[7:0];
   assign \sc_data_q[0].fresh  = sc_data_q[8];
   assign \sc_data_q[0].valid  = sc_data_q[9];
@@ -24773,11 +24889,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data.tag  = \$signature__data [55:0];
   assign \$signature__data.count  = \$signature__data [71:56];
   assign \meta0_byp_data.last  = meta0_byp_data[7:0];
-  assign \meta0_byp_data.fresh  = meta0_byp_data[8];
-  assign \meta0_byp_data.valid  = meta0_byp_data[9];
-  assign \$signature__data$35.last  = meta_data[7:0];
-  assign \$signature__data$35.fresh  = meta_data[8];
-  assign \$signature__data$35.valid  = meta_data[9];
+  assign \meta0_byp_data.gen  = meta0_byp_data[11:8];
+  assign \meta0_byp_data.fresh  = meta0_byp_data[12];
+  assign \meta0_byp_data.valid  = meta0_byp_data[13];
+  assign \$signature__data$35.last  = \$signature__data$35 [7:0];
+  assign \$signature__data$35.gen  = \$signature__data$35 [11:8];
+  assign \$signature__data$35.fresh  = \$signature__data$35 [12];
+  assign \$signature__data$35.valid  = \$signature__data$35 [13];
   assign \sc_wr_at_read_data1.last  = sc_wr_at_read_data1[7:0];
   assign \sc_wr_at_read_data1.fresh  = sc_wr_at_read_data1[8];
   assign \sc_wr_at_read_data1.valid  = sc_wr_at_read_data1[9];
@@ -24789,11 +24907,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$51.tag  = \$signature__data$51 [55:0];
   assign \$signature__data$51.count  = \$signature__data$51 [71:56];
   assign \meta1_byp_data.last  = meta1_byp_data[7:0];
-  assign \meta1_byp_data.fresh  = meta1_byp_data[8];
-  assign \meta1_byp_data.valid  = meta1_byp_data[9];
-  assign \$signature__data$54.last  = meta_data[7:0];
-  assign \$signature__data$54.fresh  = meta_data[8];
-  assign \$signature__data$54.valid  = meta_data[9];
+  assign \meta1_byp_data.gen  = meta1_byp_data[11:8];
+  assign \meta1_byp_data.fresh  = meta1_byp_data[12];
+  assign \meta1_byp_data.valid  = meta1_byp_data[13];
+  assign \$signature__data$54.last  = \$signature__data$35 [7:0];
+  assign \$signature__data$54.gen  = \$signature__data$35 [11:8];
+  assign \$signature__data$54.fresh  = \$signature__data$35 [12];
+  assign \$signature__data$54.valid  = \$signature__data$35 [13];
   assign \sc_wr_at_read_data2.last  = sc_wr_at_read_data2[7:0];
   assign \sc_wr_at_read_data2.fresh  = sc_wr_at_read_data2[8];
   assign \sc_wr_at_read_data2.valid  = sc_wr_at_read_data2[9];
@@ -24805,11 +24925,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$68.tag  = \$signature__data$68 [55:0];
   assign \$signature__data$68.count  = \$signature__data$68 [71:56];
   assign \meta2_byp_data.last  = meta2_byp_data[7:0];
-  assign \meta2_byp_data.fresh  = meta2_byp_data[8];
-  assign \meta2_byp_data.valid  = meta2_byp_data[9];
-  assign \$signature__data$71.last  = meta_data[7:0];
-  assign \$signature__data$71.fresh  = meta_data[8];
-  assign \$signature__data$71.valid  = meta_data[9];
+  assign \meta2_byp_data.gen  = meta2_byp_data[11:8];
+  assign \meta2_byp_data.fresh  = meta2_byp_data[12];
+  assign \meta2_byp_data.valid  = meta2_byp_data[13];
+  assign \$signature__data$71.last  = \$signature__data$35 [7:0];
+  assign \$signature__data$71.gen  = \$signature__data$35 [11:8];
+  assign \$signature__data$71.fresh  = \$signature__data$35 [12];
+  assign \$signature__data$71.valid  = \$signature__data$35 [13];
   assign \sc_wr_at_read_data3.last  = sc_wr_at_read_data3[7:0];
   assign \sc_wr_at_read_data3.fresh  = sc_wr_at_read_data3[8];
   assign \sc_wr_at_read_data3.valid  = sc_wr_at_read_data3[9];
@@ -24821,11 +24943,17 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$85.tag  = \$signature__data$85 [55:0];
   assign \$signature__data$85.count  = \$signature__data$85 [71:56];
   assign \meta3_byp_data.last  = meta3_byp_data[7:0];
-  assign \meta3_byp_data.fresh  = meta3_byp_data[8];
-  assign \meta3_byp_data.valid  = meta3_byp_data[9];
-  assign \$signature__data$88.last  = meta_data[7:0];
-  assign \$signature__data$88.fresh  = meta_data[8];
-  assign \$signature__data$88.valid  = meta_data[9];
+  assign \meta3_byp_data.gen  = meta3_byp_data[11:8];
+  assign \meta3_byp_data.fresh  = meta3_byp_data[12];
+  assign \meta3_byp_data.valid  = meta3_byp_data[13];
+  assign \$signature__data$88.last  = \$signature__data$35 [7:0];
+  assign \$signature__data$88.gen  = \$signature__data$35 [11:8];
+  assign \$signature__data$88.fresh  = \$signature__data$35 [12];
+  assign \$signature__data$88.valid  = \$signature__data$35 [13];
+  assign \meta_data.last  = \$signature__data$35 [7:0];
+  assign \meta_data.gen  = \$signature__data$35 [11:8];
+  assign \meta_data.fresh  = \$signature__data$35 [12];
+  assign \meta_data.valid  = \$signature__data$35 [13];
   assign \scrub_w__data[0].last  = scrub_w__data[7:0];
   assign \scrub_w__data[0].fresh  = scrub_w__data[8];
   assign \scrub_w__data[0].valid  = scrub_w__data[9];
@@ -24840,50 +24968,58 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \scrub_w__data[3].valid  = scrub_w__data[39];
   assign \ent0_rd.tag  = ent0_rd[55:0];
   assign \ent0_rd.count  = ent0_rd[71:56];
-  assign \$signature__data$118.tag  = \$signature__data$118 [55:0];
-  assign \$signature__data$118.count  = \$signature__data$118 [71:56];
+  assign \$signature__data$120.tag  = \$signature__data$120 [55:0];
+  assign \$signature__data$120.count  = \$signature__data$120 [71:56];
   assign \meta0_rd.last  = meta0_rd[7:0];
-  assign \meta0_rd.fresh  = meta0_rd[8];
-  assign \meta0_rd.valid  = meta0_rd[9];
-  assign \$signature__data$120.last  = \$signature__data$120 [7:0];
-  assign \$signature__data$120.fresh  = \$signature__data$120 [8];
-  assign \$signature__data$120.valid  = \$signature__data$120 [9];
+  assign \meta0_rd.gen  = meta0_rd[11:8];
+  assign \meta0_rd.fresh  = meta0_rd[12];
+  assign \meta0_rd.valid  = meta0_rd[13];
+  assign \$signature__data$122.last  = \$signature__data$122 [7:0];
+  assign \$signature__data$122.gen  = \$signature__data$122 [11:8];
+  assign \$signature__data$122.fresh  = \$signature__data$122 [12];
+  assign \$signature__data$122.valid  = \$signature__data$122 [13];
   assign \ent1_rd.tag  = ent1_rd[55:0];
   assign \ent1_rd.count  = ent1_rd[71:56];
-  assign \$signature__data$148.tag  = \$signature__data$148 [55:0];
-  assign \$signature__data$148.count  = \$signature__data$148 [71:56];
+  assign \$signature__data$150.tag  = \$signature__data$150 [55:0];
+  assign \$signature__data$150.count  = \$signature__data$150 [71:56];
   assign \meta1_rd.last  = meta1_rd[7:0];
-  assign \meta1_rd.fresh  = meta1_rd[8];
-  assign \meta1_rd.valid  = meta1_rd[9];
-  assign \$signature__data$150.last  = \$signature__data$150 [7:0];
-  assign \$signature__data$150.fresh  = \$signature__data$150 [8];
-  assign \$signature__data$150.valid  = \$signature__data$150 [9];
+  assign \meta1_rd.gen  = meta1_rd[11:8];
+  assign \meta1_rd.fresh  = meta1_rd[12];
+  assign \meta1_rd.valid  = meta1_rd[13];
+  assign \$signature__data$152.last  = \$signature__data$152 [7:0];
+  assign \$signature__data$152.gen  = \$signature__data$152 [11:8];
+  assign \$signature__data$152.fresh  = \$signature__data$152 [12];
+  assign \$signature__data$152.valid  = \$signature__data$152 [13];
   assign \ent2_rd.tag  = ent2_rd[55:0];
   assign \ent2_rd.count  = ent2_rd[71:56];
-  assign \$signature__data$167.tag  = \$signature__data$167 [55:0];
-  assign \$signature__data$167.count  = \$signature__data$167 [71:56];
+  assign \$signature__data$169.tag  = \$signature__data$169 [55:0];
+  assign \$signature__data$169.count  = \$signature__data$169 [71:56];
   assign \meta2_rd.last  = meta2_rd[7:0];
-  assign \meta2_rd.fresh  = meta2_rd[8];
-  assign \meta2_rd.valid  = meta2_rd[9];
-  assign \$signature__data$169.last  = \$signature__data$169 [7:0];
-  assign \$signature__data$169.fresh  = \$signature__data$169 [8];
-  assign \$signature__data$169.valid  = \$signature__data$169 [9];
+  assign \meta2_rd.gen  = meta2_rd[11:8];
+  assign \meta2_rd.fresh  = meta2_rd[12];
+  assign \meta2_rd.valid  = meta2_rd[13];
+  assign \$signature__data$171.last  = \$signature__data$171 [7:0];
+  assign \$signature__data$171.gen  = \$signature__data$171 [11:8];
+  assign \$signature__data$171.fresh  = \$signature__data$171 [12];
+  assign \$signature__data$171.valid  = \$signature__data$171 [13];
   assign \ent3_rd.tag  = ent3_rd[55:0];
   assign \ent3_rd.count  = ent3_rd[71:56];
-  assign \$signature__data$186.tag  = \$signature__data$186 [55:0];
-  assign \$signature__data$186.count  = \$signature__data$186 [71:56];
+  assign \$signature__data$188.tag  = \$signature__data$188 [55:0];
+  assign \$signature__data$188.count  = \$signature__data$188 [71:56];
   assign \meta3_rd.last  = meta3_rd[7:0];
-  assign \meta3_rd.fresh  = meta3_rd[8];
-  assign \meta3_rd.valid  = meta3_rd[9];
-  assign \$signature__data$188.last  = \$signature__data$188 [7:0];
-  assign \$signature__data$188.fresh  = \$signature__data$188 [8];
-  assign \$signature__data$188.valid  = \$signature__data$188 [9];
-  assign \$signature__data$85 [71:56] = \port$4674$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4674$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4674$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4674$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4674$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4674$5 [55:0];
+  assign \meta3_rd.gen  = meta3_rd[11:8];
+  assign \meta3_rd.fresh  = meta3_rd[12];
+  assign \meta3_rd.valid  = meta3_rd[13];
+  assign \$signature__data$190.last  = \$signature__data$190 [7:0];
+  assign \$signature__data$190.gen  = \$signature__data$190 [11:8];
+  assign \$signature__data$190.fresh  = \$signature__data$190 [12];
+  assign \$signature__data$190.valid  = \$signature__data$190 [13];
+  assign \$signature__data$85 [71:56] = \port$4711$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4711$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4711$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4711$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4711$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4711$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -24908,14 +25044,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign bk_mark[2] = mark_now2;
   assign bk_mark[1] = mark_now1;
   assign bk_mark[0] = mark_now0;
-  assign bk_fresh[3] = meta3_rd[8];
-  assign bk_fresh[2] = meta2_rd[8];
-  assign bk_fresh[1] = meta1_rd[8];
-  assign bk_fresh[0] = meta0_rd[8];
-  assign bk_valid[3] = meta3_rd[9];
-  assign bk_valid[2] = meta2_rd[9];
-  assign bk_valid[1] = meta1_rd[9];
-  assign bk_valid[0] = meta0_rd[9];
+  assign bk_fresh[3] = meta3_rd[12];
+  assign bk_fresh[2] = meta2_rd[12];
+  assign bk_fresh[1] = meta1_rd[12];
+  assign bk_fresh[0] = meta0_rd[12];
+  assign bk_valid[3] = \$502 ;
+  assign bk_valid[2] = \$435 ;
+  assign bk_valid[1] = \$368 ;
+  assign bk_valid[0] = \$301 ;
   assign bk_last[31:24] = meta3_rd[7:0];
   assign bk_last[23:16] = meta2_rd[7:0];
   assign bk_last[15:8] = meta1_rd[7:0];
@@ -24936,23 +25072,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_last[23:16] = sc_data_q[27:20];
   assign sc_last[15:8] = sc_data_q[17:10];
   assign sc_last[7:0] = sc_data_q[7:0];
-  assign scrub_w__en[3] = \$451 ;
-  assign scrub_w__en[2] = \$386 ;
-  assign scrub_w__en[1] = \$321 ;
+  assign scrub_w__en[3] = \$457 ;
+  assign scrub_w__en[2] = \$390 ;
+  assign scrub_w__en[1] = \$323 ;
   assign scrub_w__en[0] = \$256 ;
-  assign scrub_w__data[39:30] = meta_data;
-  assign scrub_w__data[29:20] = meta_data;
-  assign scrub_w__data[19:10] = meta_data;
-  assign scrub_w__data[9:0] = meta_data;
-  assign \$signature__data [71:56] = \port$4674$260 [29:14];
-  assign \$signature__data [55:0] = \port$4674$5 [55:0];
-  assign meta_data[9] = \$230 ;
-  assign meta_data[8] = \port$4674$260 [11];
-  assign meta_data[7:0] = \port$4674$5 [63:56];
+  assign scrub_w__data[39:30] = copy_data;
+  assign scrub_w__data[29:20] = copy_data;
+  assign scrub_w__data[19:10] = copy_data;
+  assign scrub_w__data[9:0] = copy_data;
+  assign \$signature__data [71:56] = \port$4711$260 [29:14];
+  assign \$signature__data [55:0] = \port$4711$5 [55:0];
+  assign copy_data[9] = \$signature__data$35 [13];
+  assign copy_data[8] = \$signature__data$35 [12];
+  assign copy_data[7:0] = \$signature__data$35 [7:0];
+  assign \$signature__data$35 [11:8] = generation;
+  assign \$signature__data$35 [13] = \$230 ;
+  assign \$signature__data$35 [12] = \port$4711$260 [11];
+  assign \$signature__data$35 [7:0] = \port$4711$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4674$271 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4711$271 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -25682,8 +25822,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$4674$271 ;
-  wire [34:0] \port$4674$271 ;
+  input [34:0] \port$4711$271 ;
+  wire [34:0] \port$4711$271 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -25698,14 +25838,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$462  = fw1_hit[3] ? forward__tag : lanes[526:471];
   assign \$463  = choice[11] ? \$462  : 56'h00000000000000;
   assign \$464  = \$461  | \$463 ;
-  assign \$465  = fw1_hit[0] & \port$4674$271 [1];
-  assign \$466  = \$465  ? \port$4674$271 [0] : mark_b[0];
-  assign \$467  = fw1_hit[1] & \port$4674$271 [1];
-  assign \$468  = \$467  ? \port$4674$271 [0] : mark_b[1];
-  assign \$469  = fw1_hit[2] & \port$4674$271 [1];
-  assign \$470  = \$469  ? \port$4674$271 [0] : mark_b[2];
-  assign \$471  = fw1_hit[3] & \port$4674$271 [1];
-  assign \$472  = \$471  ? \port$4674$271 [0] : mark_b[3];
+  assign \$465  = fw1_hit[0] & \port$4711$271 [1];
+  assign \$466  = \$465  ? \port$4711$271 [0] : mark_b[0];
+  assign \$467  = fw1_hit[1] & \port$4711$271 [1];
+  assign \$468  = \$467  ? \port$4711$271 [0] : mark_b[1];
+  assign \$469  = fw1_hit[2] & \port$4711$271 [1];
+  assign \$470  = \$469  ? \port$4711$271 [0] : mark_b[2];
+  assign \$471  = fw1_hit[3] & \port$4711$271 [1];
+  assign \$472  = \$471  ? \port$4711$271 [0] : mark_b[3];
   assign \$473  = choice[11:8] & { \$472 , \$470 , \$468 , \$466  };
   assign \$474  = | \$473 ;
   assign \$475  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -25716,47 +25856,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$4674$271 [1];
-  assign \$485  = \$484  ? \port$4674$271 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$4674$271 [1];
-  assign \$487  = \$486  ? \port$4674$271 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$4674$271 [1];
-  assign \$489  = \$488  ? \port$4674$271 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$4674$271 [1];
-  assign \$491  = \$490  ? \port$4674$271 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$4711$271 [1];
+  assign \$485  = \$484  ? \port$4711$271 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$4711$271 [1];
+  assign \$487  = \$486  ? \port$4711$271 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$4711$271 [1];
+  assign \$489  = \$488  ? \port$4711$271 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$4711$271 [1];
+  assign \$491  = \$490  ? \port$4711$271 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$4674$271 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$4711$271 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$4674$271 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$4711$271 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$4674$271 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$4711$271 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$4674$271 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$4711$271 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$508  = \port$4674$271 [34:19] + 1'h1;
+  assign \$507  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$508  = \port$4711$271 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$514  = \port$4674$271 [34:19] + 1'h1;
+  assign \$513  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$514  = \port$4711$271 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$520  = \port$4674$271 [34:19] + 1'h1;
+  assign \$519  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$520  = \port$4711$271 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$4674$271 [34:19] >= 16'hffff;
-  assign \$526  = \port$4674$271 [34:19] + 1'h1;
+  assign \$525  = \port$4711$271 [34:19] >= 16'hffff;
+  assign \$526  = \port$4711$271 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -25794,37 +25934,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4674$271 [1] & lanes[629];
+  assign \$29  = \port$4711$271 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$4674$271 [1] & lanes[629];
-  assign \$34  = \port$4674$271 [1] & lanes[629];
+  assign \$33  = \port$4711$271 [1] & lanes[629];
+  assign \$34  = \port$4711$271 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$4674$271 [1] & lanes[629];
-  assign \$39  = \port$4674$271 [1] & lanes[629];
+  assign \$38  = \port$4711$271 [1] & lanes[629];
+  assign \$39  = \port$4711$271 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$4674$271 [1] & lanes[629];
-  assign \$44  = \port$4674$271 [1] & lanes[629];
+  assign \$43  = \port$4711$271 [1] & lanes[629];
+  assign \$44  = \port$4711$271 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$4674$271 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$48  = \port$4711$271 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4674$271 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -25862,37 +26002,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$4674$271 [1] & lanes[629];
+  assign \$99  = \port$4711$271 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$4674$271 [1] & lanes[629];
-  assign \$104  = \port$4674$271 [1] & lanes[629];
+  assign \$103  = \port$4711$271 [1] & lanes[629];
+  assign \$104  = \port$4711$271 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$4674$271 [1] & lanes[629];
-  assign \$109  = \port$4674$271 [1] & lanes[629];
+  assign \$108  = \port$4711$271 [1] & lanes[629];
+  assign \$109  = \port$4711$271 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$4674$271 [1] & lanes[629];
-  assign \$114  = \port$4674$271 [1] & lanes[629];
+  assign \$113  = \port$4711$271 [1] & lanes[629];
+  assign \$114  = \port$4711$271 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$4674$271 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$118  = \port$4711$271 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$4674$271 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -25930,37 +26070,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$4674$271 [1] & lanes[629];
+  assign \$169  = \port$4711$271 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$4674$271 [1] & lanes[629];
-  assign \$174  = \port$4674$271 [1] & lanes[629];
+  assign \$173  = \port$4711$271 [1] & lanes[629];
+  assign \$174  = \port$4711$271 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$4674$271 [1] & lanes[629];
-  assign \$179  = \port$4674$271 [1] & lanes[629];
+  assign \$178  = \port$4711$271 [1] & lanes[629];
+  assign \$179  = \port$4711$271 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$4674$271 [1] & lanes[629];
-  assign \$184  = \port$4674$271 [1] & lanes[629];
+  assign \$183  = \port$4711$271 [1] & lanes[629];
+  assign \$184  = \port$4711$271 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$4674$271 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$4711$271 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$4674$271 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -25998,37 +26138,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$4674$271 [1] & lanes[629];
+  assign \$239  = \port$4711$271 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$4674$271 [1] & lanes[629];
-  assign \$244  = \port$4674$271 [1] & lanes[629];
+  assign \$243  = \port$4711$271 [1] & lanes[629];
+  assign \$244  = \port$4711$271 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$4674$271 [1] & lanes[629];
-  assign \$249  = \port$4674$271 [1] & lanes[629];
+  assign \$248  = \port$4711$271 [1] & lanes[629];
+  assign \$249  = \port$4711$271 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$4674$271 [1] & lanes[629];
-  assign \$254  = \port$4674$271 [1] & lanes[629];
+  assign \$253  = \port$4711$271 [1] & lanes[629];
+  assign \$254  = \port$4711$271 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$4674$271 [1] & lanes[629];
-  assign \$259  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$4711$271 [1] & lanes[629];
+  assign \$259  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$4674$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -26126,7 +26266,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$4674$271 [1] ? forward__lane : { 3'h0, \port$4674$271 [2] };
+  assign fw1_touched = \port$4711$271 [1] ? forward__lane : { 3'h0, \port$4711$271 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -26149,15 +26289,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$390  = \$388  | \$389 ;
   assign \$391  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$392  = \$390  | \$391 ;
-  assign \$393  = fw1_hit[0] ? \port$4674$271 [18:3] : lanes[161:146];
+  assign \$393  = fw1_hit[0] ? \port$4711$271 [18:3] : lanes[161:146];
   assign \$394  = choice[0] ? \$393  : 16'h0000;
-  assign \$396  = fw1_hit[1] ? \port$4674$271 [18:3] : lanes[288:273];
+  assign \$396  = fw1_hit[1] ? \port$4711$271 [18:3] : lanes[288:273];
   assign \$397  = choice[1] ? \$396  : 16'h0000;
   assign \$398  = \$395  | \$397 ;
-  assign \$399  = fw1_hit[2] ? \port$4674$271 [18:3] : lanes[415:400];
+  assign \$399  = fw1_hit[2] ? \port$4711$271 [18:3] : lanes[415:400];
   assign \$400  = choice[2] ? \$399  : 16'h0000;
   assign \$401  = \$398  | \$400 ;
-  assign \$402  = fw1_hit[3] ? \port$4674$271 [18:3] : lanes[542:527];
+  assign \$402  = fw1_hit[3] ? \port$4711$271 [18:3] : lanes[542:527];
   assign \$403  = choice[3] ? \$402  : 16'h0000;
   assign \$404  = \$401  | \$403 ;
   assign \$405  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -26171,14 +26311,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$414  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$415  = choice[3] ? \$414  : 8'h00;
   assign \$416  = \$413  | \$415 ;
-  assign \$417  = fw1_hit[0] & \port$4674$271 [1];
-  assign \$418  = \$417  ? \port$4674$271 [0] : mark_b[0];
-  assign \$419  = fw1_hit[1] & \port$4674$271 [1];
-  assign \$420  = \$419  ? \port$4674$271 [0] : mark_b[1];
-  assign \$421  = fw1_hit[2] & \port$4674$271 [1];
-  assign \$422  = \$421  ? \port$4674$271 [0] : mark_b[2];
-  assign \$423  = fw1_hit[3] & \port$4674$271 [1];
-  assign \$424  = \$423  ? \port$4674$271 [0] : mark_b[3];
+  assign \$417  = fw1_hit[0] & \port$4711$271 [1];
+  assign \$418  = \$417  ? \port$4711$271 [0] : mark_b[0];
+  assign \$419  = fw1_hit[1] & \port$4711$271 [1];
+  assign \$420  = \$419  ? \port$4711$271 [0] : mark_b[1];
+  assign \$421  = fw1_hit[2] & \port$4711$271 [1];
+  assign \$422  = \$421  ? \port$4711$271 [0] : mark_b[2];
+  assign \$423  = fw1_hit[3] & \port$4711$271 [1];
+  assign \$424  = \$423  ? \port$4711$271 [0] : mark_b[3];
   assign \$425  = choice[3:0] & { \$424 , \$422 , \$420 , \$418  };
   assign \$426  = | \$425 ;
   assign \$427  = choice[4] ? lanes[173:163] : 11'h000;
@@ -26188,14 +26328,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$432  = \$430  | \$431 ;
   assign \$433  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$434  = \$432  | \$433 ;
-  assign \$435  = fw1_hit[0] & \port$4674$271 [1];
-  assign \$436  = \$435  ? \port$4674$271 [0] : mark_b[0];
-  assign \$437  = fw1_hit[1] & \port$4674$271 [1];
-  assign \$438  = \$437  ? \port$4674$271 [0] : mark_b[1];
-  assign \$439  = fw1_hit[2] & \port$4674$271 [1];
-  assign \$440  = \$439  ? \port$4674$271 [0] : mark_b[2];
-  assign \$441  = fw1_hit[3] & \port$4674$271 [1];
-  assign \$442  = \$441  ? \port$4674$271 [0] : mark_b[3];
+  assign \$435  = fw1_hit[0] & \port$4711$271 [1];
+  assign \$436  = \$435  ? \port$4711$271 [0] : mark_b[0];
+  assign \$437  = fw1_hit[1] & \port$4711$271 [1];
+  assign \$438  = \$437  ? \port$4711$271 [0] : mark_b[1];
+  assign \$439  = fw1_hit[2] & \port$4711$271 [1];
+  assign \$440  = \$439  ? \port$4711$271 [0] : mark_b[2];
+  assign \$441  = fw1_hit[3] & \port$4711$271 [1];
+  assign \$442  = \$441  ? \port$4711$271 [0] : mark_b[3];
   assign \$443  = choice[7:4] & { \$442 , \$440 , \$438 , \$436  };
   assign \$444  = | \$443 ;
   assign \$445  = choice[8] ? lanes[173:163] : 11'h000;
@@ -26332,11 +26472,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$376  = \ch$21 ;
     endcase
   end
-  assign forward__write = \port$4674$271 [1];
-  assign forward__invalidate = \port$4674$271 [2];
-  assign forward__count = \port$4674$271 [18:3];
-  assign forward__mark = \port$4674$271 [0];
-  assign forward__count_inc = \port$4674$271 [34:19];
+  assign forward__write = \port$4711$271 [1];
+  assign forward__invalidate = \port$4711$271 [2];
+  assign forward__count = \port$4711$271 [18:3];
+  assign forward__mark = \port$4711$271 [0];
+  assign forward__count_inc = \port$4711$271 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -26660,8 +26800,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4586$0 , \port$4587$0 , \port$4591$0 , \port$4593$0 , \port$4661$0 , \port$4674$5 , forward__lane
-, \port$4674$271 , cfg, clk);
+module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4623$0 , \port$4624$0 , \port$4628$0 , \port$4630$0 , \port$4698$0 , \port$4711$5 , forward__lane
+, \port$4711$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -27485,22 +27625,22 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4586$0 ;
-  wire [79:0] \port$4586$0 ;
-  output [31:0] \port$4587$0 ;
-  wire [31:0] \port$4587$0 ;
+  output [79:0] \port$4623$0 ;
+  wire [79:0] \port$4623$0 ;
+  output [31:0] \port$4624$0 ;
+  wire [31:0] \port$4624$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4591$0 ;
-  wire [415:0] \port$4591$0 ;
+  output [415:0] \port$4628$0 ;
+  wire [415:0] \port$4628$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4593$0 ;
-  wire [16:0] \port$4593$0 ;
-  input [79:0] \port$4661$0 ;
-  wire [79:0] \port$4661$0 ;
-  input [18:0] \port$4674$271 ;
-  wire [18:0] \port$4674$271 ;
-  input [63:0] \port$4674$5 ;
-  wire [63:0] \port$4674$5 ;
+  output [16:0] \port$4630$0 ;
+  wire [16:0] \port$4630$0 ;
+  input [79:0] \port$4698$0 ;
+  wire [79:0] \port$4698$0 ;
+  input [18:0] \port$4711$271 ;
+  wire [18:0] \port$4711$271 ;
+  input [63:0] \port$4711$5 ;
+  wire [63:0] \port$4711$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -27875,11 +28015,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4661$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4661$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4661$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4698$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4698$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4698$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4661$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4698$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -27895,99 +28035,99 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4674$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4674$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4711$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4711$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4674$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4674$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4711$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4711$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4674$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4674$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4711$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4711$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4674$271 [1] & \$616 ;
-  assign \$618  = \port$4674$271 [2] & m_ov0[0];
+  assign \$617  = \port$4711$271 [1] & \$616 ;
+  assign \$618  = \port$4711$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4674$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4674$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4711$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4711$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4674$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4674$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4711$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4711$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4674$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4674$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4711$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4711$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4674$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4674$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4711$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4711$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4674$271 [1] & \$640 ;
-  assign \$642  = \port$4674$271 [2] & m_ov1[0];
+  assign \$641  = \port$4711$271 [1] & \$640 ;
+  assign \$642  = \port$4711$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4674$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4674$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4711$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4711$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4674$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4674$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4711$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4711$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4674$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4674$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4711$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4711$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4674$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4674$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4711$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4711$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4674$271 [1] & \$664 ;
-  assign \$666  = \port$4674$271 [2] & m_ov2[0];
+  assign \$665  = \port$4711$271 [1] & \$664 ;
+  assign \$666  = \port$4711$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4674$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4674$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4711$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4711$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4674$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4674$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4711$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4711$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4674$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4674$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4711$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4711$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4674$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4674$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4711$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4711$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4674$271 [1] & \$688 ;
-  assign \$690  = \port$4674$271 [2] & m_ov3[0];
+  assign \$689  = \port$4711$271 [1] & \$688 ;
+  assign \$690  = \port$4711$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4674$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4674$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4711$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4711$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -28041,7 +28181,7 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4661$0 [79:69];
+  assign \$1  = m_h - \port$4698$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -28549,19 +28689,19 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4661$0 [79:69];
+  assign ahead_start = \port$4698$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4661$0 [68:0];
-  assign forward__write = \port$4674$271 [1];
-  assign forward__tag = \port$4674$5 [55:0];
-  assign forward__count = \port$4674$271 [18:3];
-  assign forward__last = \port$4674$5 [63:56];
-  assign forward__invalidate = \port$4674$271 [2];
-  assign forward__mark = \port$4674$271 [0];
-  assign \port$4586$0  = \$699 ;
-  assign \port$4587$0  = \$700 ;
-  assign \port$4591$0  = \$702 ;
-  assign \port$4593$0  = \$704 ;
+  assign ahead = \port$4698$0 [68:0];
+  assign forward__write = \port$4711$271 [1];
+  assign forward__tag = \port$4711$5 [55:0];
+  assign forward__count = \port$4711$271 [18:3];
+  assign forward__last = \port$4711$5 [63:56];
+  assign forward__invalidate = \port$4711$271 [2];
+  assign forward__mark = \port$4711$271 [0];
+  assign \port$4623$0  = \$699 ;
+  assign \port$4624$0  = \$700 ;
+  assign \port$4628$0  = \$702 ;
+  assign \port$4630$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -28631,11 +28771,11 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4661$0 [0];
-  assign \ahead.op  = \port$4661$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4661$0 [4:3];
-  assign \ahead.tag  = \port$4661$0 [60:5];
-  assign \ahead.t  = \port$4661$0 [68:61];
+  assign \ahead.valid  = \port$4698$0 [0];
+  assign \ahead.op  = \port$4698$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4698$0 [4:3];
+  assign \ahead.tag  = \port$4698$0 [60:5];
+  assign \ahead.t  = \port$4698$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -28695,18 +28835,18 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row_n
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
   wire [31:0] \$100 ;
   wire [31:0] \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
+  wire [31:0] \$102 ;
+  wire [31:0] \$103 ;
+  wire [31:0] \$104 ;
+  wire [31:0] \$105 ;
+  wire [31:0] \$106 ;
   wire \$107 ;
   wire \$108 ;
   wire \$109 ;
@@ -28727,7 +28867,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$122 ;
   wire \$123 ;
   wire \$124 ;
-  wire \$125 ;
+  wire [4:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
@@ -28736,7 +28876,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$130 ;
   wire \$131 ;
   wire \$132 ;
-  wire [2:0] \$133 ;
+  wire \$133 ;
   wire \$134 ;
   wire \$135 ;
   wire \$136 ;
@@ -28747,14 +28887,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire \$143 ;
+  wire [2:0] \$143 ;
   wire \$144 ;
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
   wire \$149 ;
-  wire [31:0] \$15 ;
+  wire \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
@@ -28765,7 +28905,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$157 ;
   wire \$158 ;
   wire \$159 ;
-  wire [31:0] \$16 ;
+  wire \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
@@ -28776,7 +28916,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$167 ;
   wire \$168 ;
   wire \$169 ;
-  wire [31:0] \$17 ;
+  wire \$17 ;
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
@@ -28787,7 +28927,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire [31:0] \$18 ;
+  wire \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
@@ -28796,30 +28936,41 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$185 ;
   wire \$186 ;
   wire \$187 ;
-  reg \$188 ;
-  reg \$189 ;
-  wire [31:0] \$19 ;
-  reg \$190 ;
-  reg \$191 ;
-  reg \$192 ;
-  reg \$193 ;
-  reg \$194 ;
-  reg [31:0] \$195 ;
-  reg [31:0] \$196 ;
-  reg [31:0] \$197 ;
-  reg [31:0] \$198 ;
-  reg [31:0] \$199 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire \$19 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  reg \$198 ;
+  reg \$199 ;
   wire \$2 ;
   wire [31:0] \$20 ;
-  reg [31:0] \$200 ;
+  reg [3:0] \$200 ;
   reg \$201 ;
-  reg [84:0] \$202 ;
+  reg \$202 ;
   reg \$203 ;
-  reg [3:0] \$204 ;
-  reg [1:0] \$205 ;
+  reg \$204 ;
+  reg \$205 ;
   reg [31:0] \$206 ;
-  reg [53:0] \$207 ;
+  reg [31:0] \$207 ;
+  reg [31:0] \$208 ;
+  reg [31:0] \$209 ;
   wire [31:0] \$21 ;
+  reg [31:0] \$210 ;
+  reg [31:0] \$211 ;
+  reg \$212 ;
+  reg [84:0] \$213 ;
+  reg \$214 ;
+  reg [3:0] \$215 ;
+  reg [1:0] \$216 ;
+  reg [31:0] \$217 ;
+  reg [53:0] \$218 ;
   wire [31:0] \$22 ;
   wire [31:0] \$23 ;
   wire [31:0] \$24 ;
@@ -28836,23 +28987,23 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$34 ;
   wire [31:0] \$35 ;
   wire [31:0] \$36 ;
-  wire [1:0] \$37 ;
-  wire [1:0] \$38 ;
+  wire [31:0] \$37 ;
+  wire [31:0] \$38 ;
   wire [31:0] \$39 ;
   wire \$4 ;
-  wire \$40 ;
-  wire [1:0] \$41 ;
+  wire [31:0] \$40 ;
+  wire [31:0] \$41 ;
   wire [1:0] \$42 ;
   wire [1:0] \$43 ;
-  wire [1:0] \$44 ;
-  wire [31:0] \$45 ;
-  wire [11:0] \$46 ;
-  wire [31:0] \$47 ;
-  wire [31:0] \$48 ;
-  wire [31:0] \$49 ;
+  wire [31:0] \$44 ;
+  wire \$45 ;
+  wire [1:0] \$46 ;
+  wire [1:0] \$47 ;
+  wire [1:0] \$48 ;
+  wire [1:0] \$49 ;
   wire \$5 ;
   wire [31:0] \$50 ;
-  wire [31:0] \$51 ;
+  wire [11:0] \$51 ;
   wire [31:0] \$52 ;
   wire [31:0] \$53 ;
   wire [31:0] \$54 ;
@@ -28866,21 +29017,21 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$61 ;
   wire [31:0] \$62 ;
   wire [31:0] \$63 ;
-  wire [15:0] \$64 ;
+  wire [31:0] \$64 ;
   wire [31:0] \$65 ;
-  wire [15:0] \$66 ;
+  wire [31:0] \$66 ;
   wire [31:0] \$67 ;
-  wire [6:0] \$68 ;
-  wire [31:0] \$69 ;
+  wire [31:0] \$68 ;
+  wire [15:0] \$69 ;
   wire \$7 ;
-  wire [6:0] \$70 ;
-  wire [31:0] \$71 ;
-  wire [6:0] \$72 ;
-  wire [31:0] \$73 ;
+  wire [31:0] \$70 ;
+  wire [15:0] \$71 ;
+  wire [31:0] \$72 ;
+  wire [6:0] \$73 ;
   wire [31:0] \$74 ;
-  wire [31:0] \$75 ;
+  wire [6:0] \$75 ;
   wire [31:0] \$76 ;
-  wire [31:0] \$77 ;
+  wire [6:0] \$77 ;
   wire [31:0] \$78 ;
   wire [31:0] \$79 ;
   wire \$8 ;
@@ -28974,9 +29125,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [6:0] \cfg.w1 ;
   wire [6:0] \cfg.w2 ;
   wire [6:0] \cfg.w3 ;
-  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear_stats;
+  wire clear;
+  reg clear_stats = 1'h0;
   input clk;
   wire clk;
   input core_flushing;
@@ -28995,7 +29146,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [11:0] occupancy;
@@ -29027,234 +29177,249 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w1 = 32'd125;
   reg [31:0] shadow_w2 = 32'd50;
   reg [31:0] shadow_w3 = 32'd25;
+  reg [3:0] stat_discard = 4'h0;
+  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
-  assign \$1  = ~ sequencing;
-  assign \$2  = regs__w_valid & \$1 ;
-  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$4  = regs__w_strb[0] & \$3 ;
-  assign \$5  = ~ core_flushing;
-  assign \$6  = core_idle & \$5 ;
-  assign \$7  = | inc;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \$6  & \$8 ;
-  assign \$10  = ~ legal;
-  assign \$11  = regs__w_data[3] & \$10 ;
-  assign \$12  = axil__bvalid & action_resp;
-  assign \$13  = sequencing | \$12 ;
-  assign hold = \$13  | flush;
+  assign \$1  = | stat_discard;
+  assign \$2  = clear_stats | \$1 ;
+  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign \$3  = ~ sequencing;
+  assign \$4  = regs__w_valid & \$3 ;
+  assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$6  = regs__w_strb[0] & \$5 ;
+  assign \$7  = ~ core_flushing;
+  assign \$8  = | stat_inc;
+  assign \$9  = ~ \$8 ;
+  assign \$10  = core_idle & \$9 ;
+  assign \$11  = regs__w_data[3] | regs__w_data[1];
+  assign \$12  = ~ \$11 ;
+  assign \$13  = \$10  | \$12 ;
+  assign \$14  = \$7  & \$13 ;
+  assign \$15  = ~ legal;
+  assign \$16  = regs__w_data[3] & \$15 ;
+  assign \$17  = axil__bvalid & action_resp;
+  assign \$18  = sequencing | \$17 ;
+  assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$14  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
-  assign \$15  = read_sel[0] ? 32'd1263944019 : 32'd0;
-  assign \$17  = read_sel[1] ? 32'd512 : 32'd0;
-  assign \$18  = \$16  | \$17 ;
-  assign \$19  = read_sel[2] ? 32'd2048 : 32'd0;
-  assign \$20  = \$18  | \$19 ;
-  assign \$21  = read_sel[3] ? 32'd4 : 32'd0;
-  assign \$22  = \$20  | \$21 ;
-  assign \$23  = read_sel[4] ? 32'd64 : 32'd0;
-  assign \$24  = \$22  | \$23 ;
-  assign \$25  = read_sel[5] ? 32'd8 : 32'd0;
-  assign \$26  = \$24  | \$25 ;
-  assign \$27  = read_sel[6] ? 32'd56 : 32'd0;
-  assign \$28  = \$26  | \$27 ;
-  assign \$29  = read_sel[7] ? 32'd16 : 32'd0;
-  assign \$30  = \$28  | \$29 ;
-  assign \$31  = read_sel[8] ? 32'd8 : 32'd0;
-  assign \$32  = \$30  | \$31 ;
-  assign \$33  = read_sel[9] ? 32'd2 : 32'd0;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = read_sel[10] ? 32'd127 : 32'd0;
-  assign \$36  = \$34  | \$35 ;
-  assign \$38  = read_sel[11] ? \$37  : 2'h0;
-  assign \$39  = \$36  | { 30'h00000000, \$38  };
-  assign \$40  = core_flushing | flush;
-  assign \$43  = \$41  | \$42 ;
-  assign \$44  = read_sel[12] ? \$43  : 2'h0;
-  assign \$45  = \$39  | { 30'h00000000, \$44  };
-  assign \$46  = read_sel[13] ? occupancy : 12'h000;
-  assign \$47  = \$45  | { 20'h00000, \$46  };
-  assign \$48  = read_sel[14] ? cycle[31:0] : 32'd0;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = read_sel[15] ? hi_latch : 32'd0;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = read_sel[16] ? shadow_c3 : 32'd0;
-  assign \$53  = \$51  | \$52 ;
-  assign \$54  = read_sel[17] ? shadow_c2 : 32'd0;
-  assign \$55  = \$53  | \$54 ;
-  assign \$56  = read_sel[18] ? shadow_w3 : 32'd0;
-  assign \$57  = \$55  | \$56 ;
-  assign \$58  = read_sel[19] ? shadow_w2 : 32'd0;
-  assign \$59  = \$57  | \$58 ;
-  assign \$60  = read_sel[20] ? shadow_w1 : 32'd0;
-  assign \$61  = \$59  | \$60 ;
-  assign \$62  = read_sel[21] ? shadow_hash_seed : 32'd0;
-  assign \$63  = \$61  | \$62 ;
-  assign \$64  = read_sel[22] ? cfg[15:0] : 16'h0000;
-  assign \$65  = \$63  | { 16'h0000, \$64  };
-  assign \$66  = read_sel[23] ? cfg[31:16] : 16'h0000;
-  assign \$67  = \$65  | { 16'h0000, \$66  };
-  assign \$68  = read_sel[24] ? cfg[38:32] : 7'h00;
-  assign \$69  = \$67  | { 25'h0000000, \$68  };
-  assign \$70  = read_sel[25] ? cfg[45:39] : 7'h00;
-  assign \$71  = \$69  | { 25'h0000000, \$70  };
-  assign \$72  = read_sel[26] ? cfg[52:46] : 7'h00;
-  assign \$73  = \$71  | { 25'h0000000, \$72  };
-  assign \$74  = read_sel[27] ? cfg[84:53] : 32'd0;
-  assign \$75  = \$73  | \$74 ;
-  assign \$76  = read_sel[29] ? hi_latch : 32'd0;
-  assign \$77  = \$75  | \$76 ;
-  assign \$78  = read_sel[31] ? hi_latch : 32'd0;
-  assign \$79  = \$77  | \$78 ;
-  assign \$80  = read_sel[33] ? hi_latch : 32'd0;
-  assign \$81  = \$79  | \$80 ;
-  assign \$82  = read_sel[35] ? hi_latch : 32'd0;
-  assign \$83  = \$81  | \$82 ;
-  assign \$84  = read_sel[37] ? hi_latch : 32'd0;
-  assign \$85  = \$83  | \$84 ;
-  assign \$86  = read_sel[39] ? hi_latch : 32'd0;
-  assign \$87  = \$85  | \$86 ;
-  assign \$88  = read_sel[41] ? hi_latch : 32'd0;
-  assign \$89  = \$87  | \$88 ;
-  assign \$90  = read_sel[43] ? hi_latch : 32'd0;
-  assign \$91  = \$89  | \$90 ;
-  assign \$92  = read_sel[45] ? hi_latch : 32'd0;
-  assign \$93  = \$91  | \$92 ;
-  assign \$94  = read_sel[47] ? hi_latch : 32'd0;
-  assign \$95  = \$93  | \$94 ;
-  assign \$96  = read_sel[49] ? hi_latch : 32'd0;
-  assign \$97  = \$95  | \$96 ;
-  assign \$98  = read_sel[51] ? hi_latch : 32'd0;
-  assign \$99  = \$97  | \$98 ;
-  assign \$100  = read_sel[53] ? hi_latch : 32'd0;
-  assign \$101  = \$99  | \$100 ;
-  assign \$102  = ! shadow_c2[31:16];
-  assign \$103  = ! shadow_c3[31:16];
-  assign \$104  = & { \$103 , \$102  };
-  assign \$105  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$106  = \$104  & \$105 ;
-  assign \$107  = shadow_c2[15:0] >= 1'h1;
-  assign \$108  = \$106  & \$107 ;
-  assign \$109  = ! shadow_w3[31:7];
-  assign \$110  = ! shadow_w2[31:7];
-  assign \$111  = ! shadow_w1[31:7];
-  assign \$112  = & { \$111 , \$110 , \$109  };
-  assign \$113  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$114  = \$112  & \$113 ;
-  assign \$115  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$116  = \$114  & \$115 ;
-  assign \$117  = \$108  & \$116 ;
-  assign \$118  = shadow_hash_seed != cfg[84:53];
-  assign \$119  = ~ axil__bvalid;
-  assign \$120  = ~ sequencing;
-  assign \$121  = regs__w_valid & \$120 ;
-  assign \$122  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$123  = regs__w_strb[0] & \$122 ;
-  assign \$124  = ~ core_flushing;
-  assign \$125  = core_idle & \$124 ;
-  assign \$126  = | inc;
-  assign \$127  = ~ \$126 ;
-  assign \$128  = \$125  & \$127 ;
-  assign \$129  = ~ legal;
-  assign \$130  = regs__w_data[3] & \$129 ;
-  assign \$131  = regs__w_data[3] & seed_changes;
-  assign \$132  = regs__w_data[1] | \$131 ;
-  assign \$134  = ! axil__araddr[11:2];
-  assign \$135  = axil__araddr[11:2] == 1'h1;
-  assign \$136  = axil__araddr[11:2] == 2'h2;
-  assign \$137  = axil__araddr[11:2] == 2'h3;
-  assign \$138  = axil__araddr[11:2] == 3'h4;
-  assign \$139  = axil__araddr[11:2] == 3'h5;
-  assign \$140  = axil__araddr[11:2] == 3'h6;
-  assign \$141  = axil__araddr[11:2] == 3'h7;
-  assign \$142  = axil__araddr[11:2] == 4'h8;
-  assign \$143  = axil__araddr[11:2] == 4'h9;
-  assign \$144  = axil__araddr[11:2] == 4'ha;
-  assign \$145  = axil__araddr[11:2] == 5'h10;
-  assign \$146  = axil__araddr[11:2] == 5'h11;
-  assign \$147  = axil__araddr[11:2] == 5'h12;
-  assign \$148  = axil__araddr[11:2] == 5'h14;
-  assign \$149  = axil__araddr[11:2] == 5'h15;
-  assign \$150  = axil__araddr[11:2] == 5'h18;
-  assign \$151  = axil__araddr[11:2] == 5'h19;
-  assign \$152  = axil__araddr[11:2] == 5'h1a;
-  assign \$153  = axil__araddr[11:2] == 5'h1b;
-  assign \$154  = axil__araddr[11:2] == 5'h1c;
-  assign \$155  = axil__araddr[11:2] == 5'h1d;
-  assign \$156  = axil__araddr[11:2] == 6'h20;
-  assign \$157  = axil__araddr[11:2] == 6'h21;
-  assign \$158  = axil__araddr[11:2] == 6'h22;
-  assign \$159  = axil__araddr[11:2] == 6'h23;
-  assign \$160  = axil__araddr[11:2] == 6'h24;
-  assign \$161  = axil__araddr[11:2] == 6'h25;
-  assign \$162  = axil__araddr[11:2] == 7'h40;
-  assign \$163  = axil__araddr[11:2] == 7'h41;
-  assign \$164  = axil__araddr[11:2] == 7'h42;
-  assign \$165  = axil__araddr[11:2] == 7'h43;
-  assign \$166  = axil__araddr[11:2] == 7'h44;
-  assign \$167  = axil__araddr[11:2] == 7'h45;
-  assign \$168  = axil__araddr[11:2] == 7'h46;
-  assign \$169  = axil__araddr[11:2] == 7'h47;
-  assign \$170  = axil__araddr[11:2] == 7'h48;
-  assign \$171  = axil__araddr[11:2] == 7'h49;
-  assign \$172  = axil__araddr[11:2] == 7'h4a;
-  assign \$173  = axil__araddr[11:2] == 7'h4b;
-  assign \$174  = axil__araddr[11:2] == 7'h4c;
-  assign \$175  = axil__araddr[11:2] == 7'h4d;
-  assign \$176  = axil__araddr[11:2] == 7'h4e;
-  assign \$177  = axil__araddr[11:2] == 7'h4f;
-  assign \$178  = axil__araddr[11:2] == 7'h50;
-  assign \$179  = axil__araddr[11:2] == 7'h51;
-  assign \$180  = axil__araddr[11:2] == 7'h52;
-  assign \$181  = axil__araddr[11:2] == 7'h53;
-  assign \$182  = axil__araddr[11:2] == 7'h54;
-  assign \$183  = axil__araddr[11:2] == 7'h55;
-  assign \$184  = axil__araddr[11:2] == 7'h56;
-  assign \$185  = axil__araddr[11:2] == 7'h57;
-  assign \$186  = axil__araddr[11:2] == 7'h58;
-  assign \$187  = axil__araddr[11:2] == 7'h59;
+  assign \$19  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$20  = read_sel[0] ? 32'd1263944019 : 32'd0;
+  assign \$22  = read_sel[1] ? 32'd512 : 32'd0;
+  assign \$23  = \$21  | \$22 ;
+  assign \$24  = read_sel[2] ? 32'd2048 : 32'd0;
+  assign \$25  = \$23  | \$24 ;
+  assign \$26  = read_sel[3] ? 32'd4 : 32'd0;
+  assign \$27  = \$25  | \$26 ;
+  assign \$28  = read_sel[4] ? 32'd64 : 32'd0;
+  assign \$29  = \$27  | \$28 ;
+  assign \$30  = read_sel[5] ? 32'd8 : 32'd0;
+  assign \$31  = \$29  | \$30 ;
+  assign \$32  = read_sel[6] ? 32'd56 : 32'd0;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = read_sel[7] ? 32'd16 : 32'd0;
+  assign \$35  = \$33  | \$34 ;
+  assign \$36  = read_sel[8] ? 32'd8 : 32'd0;
+  assign \$37  = \$35  | \$36 ;
+  assign \$38  = read_sel[9] ? 32'd2 : 32'd0;
+  assign \$39  = \$37  | \$38 ;
+  assign \$40  = read_sel[10] ? 32'd127 : 32'd0;
+  assign \$41  = \$39  | \$40 ;
+  assign \$43  = read_sel[11] ? \$42  : 2'h0;
+  assign \$44  = \$41  | { 30'h00000000, \$43  };
+  assign \$45  = core_flushing | flush;
+  assign \$48  = \$46  | \$47 ;
+  assign \$49  = read_sel[12] ? \$48  : 2'h0;
+  assign \$50  = \$44  | { 30'h00000000, \$49  };
+  assign \$51  = read_sel[13] ? occupancy : 12'h000;
+  assign \$52  = \$50  | { 20'h00000, \$51  };
+  assign \$53  = read_sel[14] ? cycle[31:0] : 32'd0;
+  assign \$54  = \$52  | \$53 ;
+  assign \$55  = read_sel[15] ? hi_latch : 32'd0;
+  assign \$56  = \$54  | \$55 ;
+  assign \$57  = read_sel[16] ? shadow_c3 : 32'd0;
+  assign \$58  = \$56  | \$57 ;
+  assign \$59  = read_sel[17] ? shadow_c2 : 32'd0;
+  assign \$60  = \$58  | \$59 ;
+  assign \$61  = read_sel[18] ? shadow_w3 : 32'd0;
+  assign \$62  = \$60  | \$61 ;
+  assign \$63  = read_sel[19] ? shadow_w2 : 32'd0;
+  assign \$64  = \$62  | \$63 ;
+  assign \$65  = read_sel[20] ? shadow_w1 : 32'd0;
+  assign \$66  = \$64  | \$65 ;
+  assign \$67  = read_sel[21] ? shadow_hash_seed : 32'd0;
+  assign \$68  = \$66  | \$67 ;
+  assign \$69  = read_sel[22] ? cfg[15:0] : 16'h0000;
+  assign \$70  = \$68  | { 16'h0000, \$69  };
+  assign \$71  = read_sel[23] ? cfg[31:16] : 16'h0000;
+  assign \$72  = \$70  | { 16'h0000, \$71  };
+  assign \$73  = read_sel[24] ? cfg[38:32] : 7'h00;
+  assign \$74  = \$72  | { 25'h0000000, \$73  };
+  assign \$75  = read_sel[25] ? cfg[45:39] : 7'h00;
+  assign \$76  = \$74  | { 25'h0000000, \$75  };
+  assign \$77  = read_sel[26] ? cfg[52:46] : 7'h00;
+  assign \$78  = \$76  | { 25'h0000000, \$77  };
+  assign \$79  = read_sel[27] ? cfg[84:53] : 32'd0;
+  assign \$80  = \$78  | \$79 ;
+  assign \$81  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$82  = \$80  | \$81 ;
+  assign \$83  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$84  = \$82  | \$83 ;
+  assign \$85  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$92  = \$90  | \$91 ;
+  assign \$93  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$100  = \$98  | \$99 ;
+  assign \$101  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$102  = \$100  | \$101 ;
+  assign \$103  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$104  = \$102  | \$103 ;
+  assign \$105  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$106  = \$104  | \$105 ;
+  assign \$107  = ! shadow_c2[31:16];
+  assign \$108  = ! shadow_c3[31:16];
+  assign \$109  = & { \$108 , \$107  };
+  assign \$110  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$111  = \$109  & \$110 ;
+  assign \$112  = shadow_c2[15:0] >= 1'h1;
+  assign \$113  = \$111  & \$112 ;
+  assign \$114  = ! shadow_w3[31:7];
+  assign \$115  = ! shadow_w2[31:7];
+  assign \$116  = ! shadow_w1[31:7];
+  assign \$117  = & { \$116 , \$115 , \$114  };
+  assign \$118  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$119  = \$117  & \$118 ;
+  assign \$120  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$121  = \$119  & \$120 ;
+  assign \$122  = \$113  & \$121 ;
+  assign \$123  = shadow_hash_seed != cfg[84:53];
+  assign \$124  = | stat_discard;
+  assign \$125  = stat_discard - 1'h1;
+  assign \$126  = ~ axil__bvalid;
+  assign \$127  = ~ sequencing;
+  assign \$128  = regs__w_valid & \$127 ;
+  assign \$129  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$130  = regs__w_strb[0] & \$129 ;
+  assign \$131  = ~ core_flushing;
+  assign \$132  = | stat_inc;
+  assign \$133  = ~ \$132 ;
+  assign \$134  = core_idle & \$133 ;
+  assign \$135  = regs__w_data[3] | regs__w_data[1];
+  assign \$136  = ~ \$135 ;
+  assign \$137  = \$134  | \$136 ;
+  assign \$138  = \$131  & \$137 ;
+  assign \$139  = ~ legal;
+  assign \$140  = regs__w_data[3] & \$139 ;
+  assign \$141  = regs__w_data[3] & seed_changes;
+  assign \$142  = regs__w_data[1] | \$141 ;
+  assign \$144  = ! axil__araddr[11:2];
+  assign \$145  = axil__araddr[11:2] == 1'h1;
+  assign \$146  = axil__araddr[11:2] == 2'h2;
+  assign \$147  = axil__araddr[11:2] == 2'h3;
+  assign \$148  = axil__araddr[11:2] == 3'h4;
+  assign \$149  = axil__araddr[11:2] == 3'h5;
+  assign \$150  = axil__araddr[11:2] == 3'h6;
+  assign \$151  = axil__araddr[11:2] == 3'h7;
+  assign \$152  = axil__araddr[11:2] == 4'h8;
+  assign \$153  = axil__araddr[11:2] == 4'h9;
+  assign \$154  = axil__araddr[11:2] == 4'ha;
+  assign \$155  = axil__araddr[11:2] == 5'h10;
+  assign \$156  = axil__araddr[11:2] == 5'h11;
+  assign \$157  = axil__araddr[11:2] == 5'h12;
+  assign \$158  = axil__araddr[11:2] == 5'h14;
+  assign \$159  = axil__araddr[11:2] == 5'h15;
+  assign \$160  = axil__araddr[11:2] == 5'h18;
+  assign \$161  = axil__araddr[11:2] == 5'h19;
+  assign \$162  = axil__araddr[11:2] == 5'h1a;
+  assign \$163  = axil__araddr[11:2] == 5'h1b;
+  assign \$164  = axil__araddr[11:2] == 5'h1c;
+  assign \$165  = axil__araddr[11:2] == 5'h1d;
+  assign \$166  = axil__araddr[11:2] == 6'h20;
+  assign \$167  = axil__araddr[11:2] == 6'h21;
+  assign \$168  = axil__araddr[11:2] == 6'h22;
+  assign \$169  = axil__araddr[11:2] == 6'h23;
+  assign \$170  = axil__araddr[11:2] == 6'h24;
+  assign \$171  = axil__araddr[11:2] == 6'h25;
+  assign \$172  = axil__araddr[11:2] == 7'h40;
+  assign \$173  = axil__araddr[11:2] == 7'h41;
+  assign \$174  = axil__araddr[11:2] == 7'h42;
+  assign \$175  = axil__araddr[11:2] == 7'h43;
+  assign \$176  = axil__araddr[11:2] == 7'h44;
+  assign \$177  = axil__araddr[11:2] == 7'h45;
+  assign \$178  = axil__araddr[11:2] == 7'h46;
+  assign \$179  = axil__araddr[11:2] == 7'h47;
+  assign \$180  = axil__araddr[11:2] == 7'h48;
+  assign \$181  = axil__araddr[11:2] == 7'h49;
+  assign \$182  = axil__araddr[11:2] == 7'h4a;
+  assign \$183  = axil__araddr[11:2] == 7'h4b;
+  assign \$184  = axil__araddr[11:2] == 7'h4c;
+  assign \$185  = axil__araddr[11:2] == 7'h4d;
+  assign \$186  = axil__araddr[11:2] == 7'h4e;
+  assign \$187  = axil__araddr[11:2] == 7'h4f;
+  assign \$188  = axil__araddr[11:2] == 7'h50;
+  assign \$189  = axil__araddr[11:2] == 7'h51;
+  assign \$190  = axil__araddr[11:2] == 7'h52;
+  assign \$191  = axil__araddr[11:2] == 7'h53;
+  assign \$192  = axil__araddr[11:2] == 7'h54;
+  assign \$193  = axil__araddr[11:2] == 7'h55;
+  assign \$194  = axil__araddr[11:2] == 7'h56;
+  assign \$195  = axil__araddr[11:2] == 7'h57;
+  assign \$196  = axil__araddr[11:2] == 7'h58;
+  assign \$197  = axil__araddr[11:2] == 7'h59;
   always @(posedge clk)
-    legal <= \$188 ;
+    legal <= \$198 ;
   always @(posedge clk)
-    seed_changes <= \$189 ;
+    seed_changes <= \$199 ;
   always @(posedge clk)
-    clear <= \$190 ;
+    stat_discard <= \$200 ;
   always @(posedge clk)
-    flush <= \$191 ;
+    clear_stats <= \$201 ;
   always @(posedge clk)
-    action_resp <= \$192 ;
+    flush <= \$202 ;
   always @(posedge clk)
-    sequencing <= \$193 ;
+    action_resp <= \$203 ;
   always @(posedge clk)
-    enable <= \$194 ;
+    sequencing <= \$204 ;
   always @(posedge clk)
-    shadow_c3 <= \$195 ;
+    enable <= \$205 ;
   always @(posedge clk)
-    shadow_c2 <= \$196 ;
+    shadow_c3 <= \$206 ;
   always @(posedge clk)
-    shadow_w3 <= \$197 ;
+    shadow_c2 <= \$207 ;
   always @(posedge clk)
-    shadow_w2 <= \$198 ;
+    shadow_w3 <= \$208 ;
   always @(posedge clk)
-    shadow_w1 <= \$199 ;
+    shadow_w2 <= \$209 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$200 ;
+    shadow_w1 <= \$210 ;
   always @(posedge clk)
-    error <= \$201 ;
+    shadow_hash_seed <= \$211 ;
   always @(posedge clk)
-    cfg <= \$202 ;
+    error <= \$212 ;
   always @(posedge clk)
-    ar_stat_lo <= \$203 ;
+    cfg <= \$213 ;
   always @(posedge clk)
-    rd_addr <= \$204 ;
+    ar_stat_lo <= \$214 ;
   always @(posedge clk)
-    stat_pend <= \$205 ;
+    rd_addr <= \$215 ;
   always @(posedge clk)
-    hi_latch <= \$206 ;
+    stat_pend <= \$216 ;
   always @(posedge clk)
-    read_sel <= \$207 ;
+    hi_latch <= \$217 ;
+  always @(posedge clk)
+    read_sel <= \$218 ;
   \kv_asu.regs.stats  stats (
-    .clear(clear),
+    .clear(clear_stats),
     .clk(clk),
     .inc(inc),
     .rd_addr(rd_addr),
@@ -29297,11 +29462,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_done = 1'h0;
-    if (\$2 ) begin
+    if (\$4 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$4 ) begin
+            if (\$6 ) begin
             end else begin
               regs__w_done = 1'h1;
             end
@@ -29320,7 +29485,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       endcase
     end
     if (sequencing) begin
-      if (\$9 ) begin
+      if (\$14 ) begin
         regs__w_done = 1'h1;
       end
     end
@@ -29329,8 +29494,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
-      if (\$9 ) begin
-        if (\$11 ) begin
+      if (\$14 ) begin
+        if (\$16 ) begin
           regs__w_error = 1'h1;
         end
       end
@@ -29343,7 +29508,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
-      if (\$14 ) begin
+      if (\$19 ) begin
         regs__r_done = 1'h1;
       end
     end
@@ -29355,152 +29520,164 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
-      if (\$14 ) begin
-        regs__r_data = \$101 ;
+      if (\$19 ) begin
+        regs__r_data = \$106 ;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$188  = \$117 ;
+    \$198  = \$122 ;
     if (rst) begin
-      \$188  = 1'h0;
+      \$198  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$189  = \$118 ;
+    \$199  = \$123 ;
     if (rst) begin
-      \$189  = 1'h0;
+      \$199  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$190  = 1'h0;
+    \$200  = stat_discard;
+    if (clear_stats) begin
+      \$200  = 4'hf;
+    end else if (\$124 ) begin
+      \$200  = \$125 [3:0];
+    end
+    if (rst) begin
+      \$200  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$201  = 1'h0;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$190  = regs__w_data[2];
+          \$201  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$190  = 1'h0;
+      \$201  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$191  = 1'h0;
+    \$202  = 1'h0;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$191  = \$132 ;
+          \$202  = \$142 ;
         end
       end
     end
     if (rst) begin
-      \$191  = 1'h0;
+      \$202  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$192  = action_resp;
-    if (\$119 ) begin
-      \$192  = 1'h0;
+    \$203  = action_resp;
+    if (\$126 ) begin
+      \$203  = 1'h0;
     end
     if (sequencing) begin
-      if (\$128 ) begin
-        \$192  = 1'h1;
+      if (\$138 ) begin
+        \$203  = 1'h1;
       end
     end
     if (rst) begin
-      \$192  = 1'h0;
+      \$203  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$193  = sequencing;
-    if (\$121 ) begin
+    \$204  = sequencing;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$123 ) begin
-              \$193  = 1'h1;
+            if (\$130 ) begin
+              \$204  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$128 ) begin
-        \$193  = 1'h0;
+      if (\$138 ) begin
+        \$204  = 1'h0;
       end
     end
     if (rst) begin
-      \$193  = 1'h0;
+      \$204  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$194  = enable;
-    if (\$121 ) begin
+    \$205  = enable;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$123 ) begin
+            if (\$130 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$194  = regs__w_data[0];
+                \$205  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$194  = regs__w_data[0];
+          \$205  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$194  = 1'h1;
+      \$205  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$195  = shadow_c3;
-    if (\$121 ) begin
+    \$206  = shadow_c3;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$195 [7:0] = regs__w_data[7:0];
+              \$206 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$195 [15:8] = regs__w_data[15:8];
+              \$206 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$195 [23:16] = regs__w_data[23:16];
+              \$206 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$195 [31:24] = regs__w_data[31:24];
+              \$206 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$195  = 32'd5;
+      \$206  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$196  = shadow_c2;
-    if (\$121 ) begin
+    \$207  = shadow_c2;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29509,28 +29686,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$196 [7:0] = regs__w_data[7:0];
+              \$207 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$196 [15:8] = regs__w_data[15:8];
+              \$207 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$196 [23:16] = regs__w_data[23:16];
+              \$207 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$196 [31:24] = regs__w_data[31:24];
+              \$207 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$196  = 32'd3;
+      \$207  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$197  = shadow_w3;
-    if (\$121 ) begin
+    \$208  = shadow_w3;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29541,28 +29718,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$197 [7:0] = regs__w_data[7:0];
+              \$208 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$197 [15:8] = regs__w_data[15:8];
+              \$208 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$197 [23:16] = regs__w_data[23:16];
+              \$208 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$197 [31:24] = regs__w_data[31:24];
+              \$208 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$197  = 32'd25;
+      \$208  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$198  = shadow_w2;
-    if (\$121 ) begin
+    \$209  = shadow_w2;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29575,28 +29752,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$198 [7:0] = regs__w_data[7:0];
+              \$209 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$198 [15:8] = regs__w_data[15:8];
+              \$209 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$198 [23:16] = regs__w_data[23:16];
+              \$209 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$198 [31:24] = regs__w_data[31:24];
+              \$209 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$198  = 32'd50;
+      \$209  = 32'd50;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$199  = shadow_w1;
-    if (\$121 ) begin
+    \$210  = shadow_w1;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29611,28 +29788,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$199 [7:0] = regs__w_data[7:0];
+              \$210 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$199 [15:8] = regs__w_data[15:8];
+              \$210 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$199 [23:16] = regs__w_data[23:16];
+              \$210 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$199 [31:24] = regs__w_data[31:24];
+              \$210 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$199  = 32'd125;
+      \$210  = 32'd125;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$200  = shadow_hash_seed;
-    if (\$121 ) begin
+    \$211  = shadow_hash_seed;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29649,266 +29826,266 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$200 [7:0] = regs__w_data[7:0];
+              \$211 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$200 [15:8] = regs__w_data[15:8];
+              \$211 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$200 [23:16] = regs__w_data[23:16];
+              \$211 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$200 [31:24] = regs__w_data[31:24];
+              \$211 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$200  = 32'd0;
+      \$211  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$201  = error;
+    \$212  = error;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
-          \$201  = 1'h1;
+        if (\$140 ) begin
+          \$212  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$201  = 1'h0;
+            \$212  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$201  = 1'h0;
+      \$212  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$202  = cfg;
+    \$213  = cfg;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$202 [15:0] = shadow_c3[15:0];
-            \$202 [31:16] = shadow_c2[15:0];
-            \$202 [38:32] = shadow_w3[6:0];
-            \$202 [45:39] = shadow_w2[6:0];
-            \$202 [52:46] = shadow_w1[6:0];
-            \$202 [84:53] = shadow_hash_seed;
+            \$213 [15:0] = shadow_c3[15:0];
+            \$213 [31:16] = shadow_c2[15:0];
+            \$213 [38:32] = shadow_w3[6:0];
+            \$213 [45:39] = shadow_w2[6:0];
+            \$213 [52:46] = shadow_w1[6:0];
+            \$213 [84:53] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$202  = 85'h000000001f591900030005;
+      \$213  = 85'h000000001f591900030005;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$203  = ar_stat_lo;
+    \$214  = ar_stat_lo;
     if (rd_reserve) begin
-      \$203  = 1'h0;
+      \$214  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h042:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h044:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h046:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h048:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04a:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04c:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04e:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h050:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h052:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h054:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h056:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h058:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$203  = 1'h0;
+      \$214  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$204  = rd_addr;
+    \$215  = rd_addr;
     if (rd_reserve) begin
-      \$204  = 4'h0;
+      \$215  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$204  = 4'h0;
+            \$215  = 4'h0;
         10'h042:
-            \$204  = 4'h1;
+            \$215  = 4'h1;
         10'h044:
-            \$204  = 4'h2;
+            \$215  = 4'h2;
         10'h046:
-            \$204  = 4'h3;
+            \$215  = 4'h3;
         10'h048:
-            \$204  = 4'h4;
+            \$215  = 4'h4;
         10'h04a:
-            \$204  = 4'h5;
+            \$215  = 4'h5;
         10'h04c:
-            \$204  = 4'h6;
+            \$215  = 4'h6;
         10'h04e:
-            \$204  = 4'h7;
+            \$215  = 4'h7;
         10'h050:
-            \$204  = 4'h8;
+            \$215  = 4'h8;
         10'h052:
-            \$204  = 4'h9;
+            \$215  = 4'h9;
         10'h054:
-            \$204  = 4'ha;
+            \$215  = 4'ha;
         10'h056:
-            \$204  = 4'hb;
+            \$215  = 4'hb;
         10'h058:
-            \$204  = 4'hc;
+            \$215  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$204  = 4'h0;
+      \$215  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$205  = \$133 [1:0];
+    \$216  = \$143 [1:0];
     if (regs__r_valid) begin
       if (read_sel[28]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[30]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[32]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[34]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[36]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[38]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[40]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[42]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[44]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[46]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[48]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[50]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
       if (read_sel[52]) begin
-        \$205 [0] = 1'h1;
+        \$216 [0] = 1'h1;
       end
     end
     if (rst) begin
-      \$205  = 2'h0;
+      \$216  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$206  = hi_latch;
+    \$217  = hi_latch;
     if (stat_pend[1]) begin
-      \$206  = rd_data[63:32];
+      \$217  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       if (read_sel[14]) begin
-        \$206  = cycle[63:32];
+        \$217  = cycle[63:32];
       end
     end
     if (rst) begin
-      \$206  = 32'd0;
+      \$217  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$207  = read_sel;
+    \$218  = read_sel;
     if (rd_reserve) begin
-      \$207 [0] = \$134 ;
-      \$207 [1] = \$135 ;
-      \$207 [2] = \$136 ;
-      \$207 [3] = \$137 ;
-      \$207 [4] = \$138 ;
-      \$207 [5] = \$139 ;
-      \$207 [6] = \$140 ;
-      \$207 [7] = \$141 ;
-      \$207 [8] = \$142 ;
-      \$207 [9] = \$143 ;
-      \$207 [10] = \$144 ;
-      \$207 [11] = \$145 ;
-      \$207 [12] = \$146 ;
-      \$207 [13] = \$147 ;
-      \$207 [14] = \$148 ;
-      \$207 [15] = \$149 ;
-      \$207 [16] = \$150 ;
-      \$207 [17] = \$151 ;
-      \$207 [18] = \$152 ;
-      \$207 [19] = \$153 ;
-      \$207 [20] = \$154 ;
-      \$207 [21] = \$155 ;
-      \$207 [22] = \$156 ;
-      \$207 [23] = \$157 ;
-      \$207 [24] = \$158 ;
-      \$207 [25] = \$159 ;
-      \$207 [26] = \$160 ;
-      \$207 [27] = \$161 ;
-      \$207 [28] = \$162 ;
-      \$207 [29] = \$163 ;
-      \$207 [30] = \$164 ;
-      \$207 [31] = \$165 ;
-      \$207 [32] = \$166 ;
-      \$207 [33] = \$167 ;
-      \$207 [34] = \$168 ;
-      \$207 [35] = \$169 ;
-      \$207 [36] = \$170 ;
-      \$207 [37] = \$171 ;
-      \$207 [38] = \$172 ;
-      \$207 [39] = \$173 ;
-      \$207 [40] = \$174 ;
-      \$207 [41] = \$175 ;
-      \$207 [42] = \$176 ;
-      \$207 [43] = \$177 ;
-      \$207 [44] = \$178 ;
-      \$207 [45] = \$179 ;
-      \$207 [46] = \$180 ;
-      \$207 [47] = \$181 ;
-      \$207 [48] = \$182 ;
-      \$207 [49] = \$183 ;
-      \$207 [50] = \$184 ;
-      \$207 [51] = \$185 ;
-      \$207 [52] = \$186 ;
-      \$207 [53] = \$187 ;
+      \$218 [0] = \$144 ;
+      \$218 [1] = \$145 ;
+      \$218 [2] = \$146 ;
+      \$218 [3] = \$147 ;
+      \$218 [4] = \$148 ;
+      \$218 [5] = \$149 ;
+      \$218 [6] = \$150 ;
+      \$218 [7] = \$151 ;
+      \$218 [8] = \$152 ;
+      \$218 [9] = \$153 ;
+      \$218 [10] = \$154 ;
+      \$218 [11] = \$155 ;
+      \$218 [12] = \$156 ;
+      \$218 [13] = \$157 ;
+      \$218 [14] = \$158 ;
+      \$218 [15] = \$159 ;
+      \$218 [16] = \$160 ;
+      \$218 [17] = \$161 ;
+      \$218 [18] = \$162 ;
+      \$218 [19] = \$163 ;
+      \$218 [20] = \$164 ;
+      \$218 [21] = \$165 ;
+      \$218 [22] = \$166 ;
+      \$218 [23] = \$167 ;
+      \$218 [24] = \$168 ;
+      \$218 [25] = \$169 ;
+      \$218 [26] = \$170 ;
+      \$218 [27] = \$171 ;
+      \$218 [28] = \$172 ;
+      \$218 [29] = \$173 ;
+      \$218 [30] = \$174 ;
+      \$218 [31] = \$175 ;
+      \$218 [32] = \$176 ;
+      \$218 [33] = \$177 ;
+      \$218 [34] = \$178 ;
+      \$218 [35] = \$179 ;
+      \$218 [36] = \$180 ;
+      \$218 [37] = \$181 ;
+      \$218 [38] = \$182 ;
+      \$218 [39] = \$183 ;
+      \$218 [40] = \$184 ;
+      \$218 [41] = \$185 ;
+      \$218 [42] = \$186 ;
+      \$218 [43] = \$187 ;
+      \$218 [44] = \$188 ;
+      \$218 [45] = \$189 ;
+      \$218 [46] = \$190 ;
+      \$218 [47] = \$191 ;
+      \$218 [48] = \$192 ;
+      \$218 [49] = \$193 ;
+      \$218 [50] = \$194 ;
+      \$218 [51] = \$195 ;
+      \$218 [52] = \$196 ;
+      \$218 [53] = \$197 ;
     end
     if (rst) begin
-      \$207  = 54'h00000000000000;
+      \$218  = 54'h00000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -29930,8 +30107,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \axil__wready$33  = axil__wready;
   assign \axil__wstrb$35  = axil__wstrb;
   assign \axil__wvalid$37  = axil__wvalid;
-  assign stat_inc = inc;
-  assign clear_stats = clear;
+  assign clear = clear_stats;
   assign flush_pulse = flush;
   assign regs__b_busy = axil__bvalid;
   assign regs__ar_accept = rd_reserve;
@@ -29943,15 +30119,15 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$16  = \$15 ;
-  assign \$37  = { 1'h0, enable };
-  assign \$41  = { 1'h0, \$40  };
-  assign \$42  = { error, 1'h0 };
-  assign \$133  = { stat_pend, 1'h0 };
+  assign \$21  = \$20 ;
+  assign \$42  = { 1'h0, enable };
+  assign \$46  = { 1'h0, \$45  };
+  assign \$47  = { error, 1'h0 };
+  assign \$143  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$17  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;

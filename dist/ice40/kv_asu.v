@@ -194,9 +194,9 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
-    .inc(stat_inc),
     .occupancy(occupancy),
-    .rst(rst)
+    .rst(rst),
+    .stat_inc(stat_inc)
   );
   \kv_asu.timebase  timebase (
     .clk(clk),
@@ -303,48 +303,48 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \ahead.valid ;
   wire [6:0] ahead_start;
   wire [31:0] bk_count;
-  wire [31:0] \bk_count$97 ;
+  wire [31:0] \bk_count$99 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$103 ;
+  wire [3:0] \bk_fresh$105 ;
   wire [23:0] bk_last;
-  wire [23:0] \bk_last$99 ;
+  wire [23:0] \bk_last$101 ;
   wire [3:0] bk_mark;
-  wire [3:0] \bk_mark$105 ;
+  wire [3:0] \bk_mark$107 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$107 ;
+  wire [3:0] \bk_mark_raw$109 ;
   wire [19:0] bk_row;
-  wire [19:0] \bk_row$109 ;
+  wire [19:0] \bk_row$111 ;
   wire [95:0] bk_tag;
-  wire [95:0] \bk_tag$95 ;
+  wire [95:0] \bk_tag$97 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$101 ;
+  wire [3:0] \bk_valid$103 ;
   wire busy;
-  wire \busy$80 ;
-  wire \busy$81 ;
   wire \busy$82 ;
+  wire \busy$83 ;
+  wire \busy$84 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$116 ;
-  wire [7:0] \cfg$116.c2 ;
-  wire [7:0] \cfg$116.c3 ;
-  wire [31:0] \cfg$116.hash_seed ;
-  wire [4:0] \cfg$116.w1 ;
-  wire [4:0] \cfg$116.w2 ;
-  wire [4:0] \cfg$116.w3 ;
-  wire [62:0] \cfg$129 ;
-  wire [7:0] \cfg$129.c2 ;
-  wire [7:0] \cfg$129.c3 ;
-  wire [31:0] \cfg$129.hash_seed ;
-  wire [4:0] \cfg$129.w1 ;
-  wire [4:0] \cfg$129.w2 ;
-  wire [4:0] \cfg$129.w3 ;
-  wire [62:0] \cfg$88 ;
-  wire [7:0] \cfg$88.c2 ;
-  wire [7:0] \cfg$88.c3 ;
-  wire [31:0] \cfg$88.hash_seed ;
-  wire [4:0] \cfg$88.w1 ;
-  wire [4:0] \cfg$88.w2 ;
-  wire [4:0] \cfg$88.w3 ;
+  wire [62:0] \cfg$118 ;
+  wire [7:0] \cfg$118.c2 ;
+  wire [7:0] \cfg$118.c3 ;
+  wire [31:0] \cfg$118.hash_seed ;
+  wire [4:0] \cfg$118.w1 ;
+  wire [4:0] \cfg$118.w2 ;
+  wire [4:0] \cfg$118.w3 ;
+  wire [62:0] \cfg$131 ;
+  wire [7:0] \cfg$131.c2 ;
+  wire [7:0] \cfg$131.c3 ;
+  wire [31:0] \cfg$131.hash_seed ;
+  wire [4:0] \cfg$131.w1 ;
+  wire [4:0] \cfg$131.w2 ;
+  wire [4:0] \cfg$131.w3 ;
+  wire [62:0] \cfg$90 ;
+  wire [7:0] \cfg$90.c2 ;
+  wire [7:0] \cfg$90.c3 ;
+  wire [31:0] \cfg$90.hash_seed ;
+  wire [4:0] \cfg$90.w1 ;
+  wire [4:0] \cfg$90.w2 ;
+  wire [4:0] \cfg$90.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -363,37 +363,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$148 ;
+  wire [63:0] \cycle$150 ;
   wire [63:0] \cycle$53 ;
   wire [161:0] decision;
-  wire [161:0] \decision$128 ;
-  wire \decision$128.any_free ;
-  wire [7:0] \decision$128.cnt_after ;
-  wire [7:0] \decision$128.cnt_after_inc ;
-  wire \decision$128.free_mark ;
-  wire [6:0] \decision$128.free_slot ;
-  wire [5:0] \decision$128.hit_age ;
-  wire [7:0] \decision$128.hit_cnt ;
-  wire \decision$128.hit_mark ;
-  wire [6:0] \decision$128.hit_slot ;
-  wire \decision$128.inv ;
-  wire [1:0] \decision$128.min_tlevel ;
-  wire [1:0] \decision$128.op ;
-  wire \decision$128.present ;
-  wire [5:0] \decision$128.t ;
-  wire [23:0] \decision$128.tag ;
-  wire [6:0] \decision$128.tail_slot ;
-  wire [23:0] \decision$128.tail_tag ;
-  wire \decision$128.take ;
-  wire \decision$128.valid ;
-  wire \decision$128.vict_mark ;
-  wire [6:0] \decision$128.vict_slot ;
-  wire \decision$128.vict_t0 ;
-  wire [23:0] \decision$128.vict_tag ;
-  wire \decision$128.wr ;
-  wire [3:0] \decision$128.wr_lane ;
-  wire \decision$128.wr_mark ;
-  wire [6:0] \decision$128.wr_slot ;
+  wire [161:0] \decision$130 ;
+  wire \decision$130.any_free ;
+  wire [7:0] \decision$130.cnt_after ;
+  wire [7:0] \decision$130.cnt_after_inc ;
+  wire \decision$130.free_mark ;
+  wire [6:0] \decision$130.free_slot ;
+  wire [5:0] \decision$130.hit_age ;
+  wire [7:0] \decision$130.hit_cnt ;
+  wire \decision$130.hit_mark ;
+  wire [6:0] \decision$130.hit_slot ;
+  wire \decision$130.inv ;
+  wire [1:0] \decision$130.min_tlevel ;
+  wire [1:0] \decision$130.op ;
+  wire \decision$130.present ;
+  wire [5:0] \decision$130.t ;
+  wire [23:0] \decision$130.tag ;
+  wire [6:0] \decision$130.tail_slot ;
+  wire [23:0] \decision$130.tail_tag ;
+  wire \decision$130.take ;
+  wire \decision$130.valid ;
+  wire \decision$130.vict_mark ;
+  wire [6:0] \decision$130.vict_slot ;
+  wire \decision$130.vict_t0 ;
+  wire [23:0] \decision$130.vict_tag ;
+  wire \decision$130.wr ;
+  wire [3:0] \decision$130.wr_lane ;
+  wire \decision$130.wr_mark ;
+  wire [6:0] \decision$130.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -427,8 +427,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$130 ;
-  wire \flush$143 ;
+  wire \flush$132 ;
+  wire \flush$145 ;
   wire \flush$51 ;
   output flushing;
   wire flushing;
@@ -473,8 +473,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \forward__write$1 ;
   wire \forward__write$20 ;
   wire \forward__write$30 ;
+  wire [3:0] generation;
+  wire [3:0] \generation$65 ;
   wire [6:0] hash;
-  wire [31:0] \hash$85 ;
+  wire [31:0] \hash$87 ;
   input hold;
   wire hold;
   wire \hold$49 ;
@@ -485,67 +487,67 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] inv_slot;
   wire [63:0] key;
   wire [361:0] lanes;
-  wire [361:0] \lanes$122 ;
-  wire [5:0] \lanes$122.age_ahead ;
-  wire \lanes$122.ahead_beyond_w1 ;
-  wire [3:0] \lanes$122.ahead_in_window ;
-  wire [7:0] \lanes$122.ahead_lane_bit ;
-  wire [3:0] \lanes$122.ahead_older ;
-  wire [3:0] \lanes$122.beyond_w1 ;
-  wire [3:0] \lanes$122.forward_older ;
-  wire [3:0] \lanes$122.forwarded ;
-  wire [259:0] \lanes$122.lane ;
-  wire [5:0] \lanes$122.lane[0].age ;
-  wire [7:0] \lanes$122.lane[0].count ;
-  wire [7:0] \lanes$122.lane[0].count_inc ;
-  wire [7:0] \lanes$122.lane[0].count_inc2 ;
-  wire \lanes$122.lane[0].mark ;
-  wire \lanes$122.lane[0].match ;
-  wire \lanes$122.lane[0].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[0].slot ;
-  wire [23:0] \lanes$122.lane[0].tag ;
-  wire \lanes$122.lane[0].valid ;
-  wire [5:0] \lanes$122.lane[1].age ;
-  wire [7:0] \lanes$122.lane[1].count ;
-  wire [7:0] \lanes$122.lane[1].count_inc ;
-  wire [7:0] \lanes$122.lane[1].count_inc2 ;
-  wire \lanes$122.lane[1].mark ;
-  wire \lanes$122.lane[1].match ;
-  wire \lanes$122.lane[1].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[1].slot ;
-  wire [23:0] \lanes$122.lane[1].tag ;
-  wire \lanes$122.lane[1].valid ;
-  wire [5:0] \lanes$122.lane[2].age ;
-  wire [7:0] \lanes$122.lane[2].count ;
-  wire [7:0] \lanes$122.lane[2].count_inc ;
-  wire [7:0] \lanes$122.lane[2].count_inc2 ;
-  wire \lanes$122.lane[2].mark ;
-  wire \lanes$122.lane[2].match ;
-  wire \lanes$122.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[2].slot ;
-  wire [23:0] \lanes$122.lane[2].tag ;
-  wire \lanes$122.lane[2].valid ;
-  wire [5:0] \lanes$122.lane[3].age ;
-  wire [7:0] \lanes$122.lane[3].count ;
-  wire [7:0] \lanes$122.lane[3].count_inc ;
-  wire [7:0] \lanes$122.lane[3].count_inc2 ;
-  wire \lanes$122.lane[3].mark ;
-  wire \lanes$122.lane[3].match ;
-  wire \lanes$122.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$122.lane[3].slot ;
-  wire [23:0] \lanes$122.lane[3].tag ;
-  wire \lanes$122.lane[3].valid ;
-  wire [15:0] \lanes$122.older ;
-  wire [3:0] \lanes$122.older_ahead ;
-  wire [3:0] \lanes$122.older_forward ;
-  wire [34:0] \lanes$122.request ;
-  wire [1:0] \lanes$122.request.min_tlevel ;
-  wire [1:0] \lanes$122.request.op ;
-  wire [5:0] \lanes$122.request.t ;
-  wire [23:0] \lanes$122.request.tag ;
-  wire \lanes$122.request.valid ;
-  wire \lanes$122.same_line_ahead ;
-  wire [6:0] \lanes$122.start ;
+  wire [361:0] \lanes$124 ;
+  wire [5:0] \lanes$124.age_ahead ;
+  wire \lanes$124.ahead_beyond_w1 ;
+  wire [3:0] \lanes$124.ahead_in_window ;
+  wire [7:0] \lanes$124.ahead_lane_bit ;
+  wire [3:0] \lanes$124.ahead_older ;
+  wire [3:0] \lanes$124.beyond_w1 ;
+  wire [3:0] \lanes$124.forward_older ;
+  wire [3:0] \lanes$124.forwarded ;
+  wire [259:0] \lanes$124.lane ;
+  wire [5:0] \lanes$124.lane[0].age ;
+  wire [7:0] \lanes$124.lane[0].count ;
+  wire [7:0] \lanes$124.lane[0].count_inc ;
+  wire [7:0] \lanes$124.lane[0].count_inc2 ;
+  wire \lanes$124.lane[0].mark ;
+  wire \lanes$124.lane[0].match ;
+  wire \lanes$124.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[0].slot ;
+  wire [23:0] \lanes$124.lane[0].tag ;
+  wire \lanes$124.lane[0].valid ;
+  wire [5:0] \lanes$124.lane[1].age ;
+  wire [7:0] \lanes$124.lane[1].count ;
+  wire [7:0] \lanes$124.lane[1].count_inc ;
+  wire [7:0] \lanes$124.lane[1].count_inc2 ;
+  wire \lanes$124.lane[1].mark ;
+  wire \lanes$124.lane[1].match ;
+  wire \lanes$124.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[1].slot ;
+  wire [23:0] \lanes$124.lane[1].tag ;
+  wire \lanes$124.lane[1].valid ;
+  wire [5:0] \lanes$124.lane[2].age ;
+  wire [7:0] \lanes$124.lane[2].count ;
+  wire [7:0] \lanes$124.lane[2].count_inc ;
+  wire [7:0] \lanes$124.lane[2].count_inc2 ;
+  wire \lanes$124.lane[2].mark ;
+  wire \lanes$124.lane[2].match ;
+  wire \lanes$124.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[2].slot ;
+  wire [23:0] \lanes$124.lane[2].tag ;
+  wire \lanes$124.lane[2].valid ;
+  wire [5:0] \lanes$124.lane[3].age ;
+  wire [7:0] \lanes$124.lane[3].count ;
+  wire [7:0] \lanes$124.lane[3].count_inc ;
+  wire [7:0] \lanes$124.lane[3].count_inc2 ;
+  wire \lanes$124.lane[3].mark ;
+  wire \lanes$124.lane[3].match ;
+  wire \lanes$124.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$124.lane[3].slot ;
+  wire [23:0] \lanes$124.lane[3].tag ;
+  wire \lanes$124.lane[3].valid ;
+  wire [15:0] \lanes$124.older ;
+  wire [3:0] \lanes$124.older_ahead ;
+  wire [3:0] \lanes$124.older_forward ;
+  wire [34:0] \lanes$124.request ;
+  wire [1:0] \lanes$124.request.min_tlevel ;
+  wire [1:0] \lanes$124.request.op ;
+  wire [5:0] \lanes$124.request.t ;
+  wire [23:0] \lanes$124.request.tag ;
+  wire \lanes$124.request.valid ;
+  wire \lanes$124.same_line_ahead ;
+  wire [6:0] \lanes$124.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -616,14 +618,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] lru_slot;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$145 ;
+  wire [7:0] \occupancy$147 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [6:0] rd_slot;
-  wire [6:0] \rd_slot$93 ;
+  wire [6:0] \rd_slot$95 ;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [35:0] \req__payload$41 ;
@@ -748,82 +750,82 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$152 ;
+  wire [23:0] \sc_last$154 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$118 ;
-  wire [3:0] \sc_mark_intent$125 ;
+  wire [3:0] \sc_mark_intent$120 ;
+  wire [3:0] \sc_mark_intent$127 ;
   wire [4:0] sc_mark_row;
-  wire [4:0] \sc_mark_row$111 ;
+  wire [4:0] \sc_mark_row$113 ;
   wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$113 ;
-  wire [4:0] \sc_mark_row_next$121 ;
+  wire [4:0] \sc_mark_row_next$115 ;
+  wire [4:0] \sc_mark_row_next$123 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$120 ;
-  wire [3:0] \sc_mark_value$126 ;
+  wire [3:0] \sc_mark_value$122 ;
+  wire [3:0] \sc_mark_value$128 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$150 ;
+  wire [4:0] \sc_row$152 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$156 ;
+  wire [3:0] \sc_set$158 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$154 ;
+  wire [3:0] \sc_valid$156 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [12:0] stat_inc;
   wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$147 ;
+  wire [12:0] \stat_inc$149 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
-  wire [6:0] \tail$87 ;
+  wire [6:0] \tail$89 ;
   wire [48:0] w_data;
   wire w_en;
   wire [302:0] window;
-  wire [302:0] \window$115 ;
-  wire [187:0] \window$115.bank ;
-  wire [7:0] \window$115.bank[0].count ;
-  wire \window$115.bank[0].fresh ;
-  wire [5:0] \window$115.bank[0].last ;
-  wire \window$115.bank[0].mark ;
-  wire [4:0] \window$115.bank[0].row ;
-  wire \window$115.bank[0].sc_row_hit ;
-  wire [23:0] \window$115.bank[0].tag ;
-  wire \window$115.bank[0].valid ;
-  wire [7:0] \window$115.bank[1].count ;
-  wire \window$115.bank[1].fresh ;
-  wire [5:0] \window$115.bank[1].last ;
-  wire \window$115.bank[1].mark ;
-  wire [4:0] \window$115.bank[1].row ;
-  wire \window$115.bank[1].sc_row_hit ;
-  wire [23:0] \window$115.bank[1].tag ;
-  wire \window$115.bank[1].valid ;
-  wire [7:0] \window$115.bank[2].count ;
-  wire \window$115.bank[2].fresh ;
-  wire [5:0] \window$115.bank[2].last ;
-  wire \window$115.bank[2].mark ;
-  wire [4:0] \window$115.bank[2].row ;
-  wire \window$115.bank[2].sc_row_hit ;
-  wire [23:0] \window$115.bank[2].tag ;
-  wire \window$115.bank[2].valid ;
-  wire [7:0] \window$115.bank[3].count ;
-  wire \window$115.bank[3].fresh ;
-  wire [5:0] \window$115.bank[3].last ;
-  wire \window$115.bank[3].mark ;
-  wire [4:0] \window$115.bank[3].row ;
-  wire \window$115.bank[3].sc_row_hit ;
-  wire [23:0] \window$115.bank[3].tag ;
-  wire \window$115.bank[3].valid ;
-  wire [5:0] \window$115.forward_age ;
-  wire [27:0] \window$115.lane_slot ;
-  wire [15:0] \window$115.overlap ;
-  wire [15:0] \window$115.overlap_next ;
-  wire [34:0] \window$115.request ;
-  wire [1:0] \window$115.request.min_tlevel ;
-  wire [1:0] \window$115.request.op ;
-  wire [5:0] \window$115.request.t ;
-  wire [23:0] \window$115.request.tag ;
-  wire \window$115.request.valid ;
-  wire \window$115.same_line ;
-  wire [6:0] \window$115.start ;
-  wire [5:0] \window$115.t_w1 ;
+  wire [302:0] \window$117 ;
+  wire [187:0] \window$117.bank ;
+  wire [7:0] \window$117.bank[0].count ;
+  wire \window$117.bank[0].fresh ;
+  wire [5:0] \window$117.bank[0].last ;
+  wire \window$117.bank[0].mark ;
+  wire [4:0] \window$117.bank[0].row ;
+  wire \window$117.bank[0].sc_row_hit ;
+  wire [23:0] \window$117.bank[0].tag ;
+  wire \window$117.bank[0].valid ;
+  wire [7:0] \window$117.bank[1].count ;
+  wire \window$117.bank[1].fresh ;
+  wire [5:0] \window$117.bank[1].last ;
+  wire \window$117.bank[1].mark ;
+  wire [4:0] \window$117.bank[1].row ;
+  wire \window$117.bank[1].sc_row_hit ;
+  wire [23:0] \window$117.bank[1].tag ;
+  wire \window$117.bank[1].valid ;
+  wire [7:0] \window$117.bank[2].count ;
+  wire \window$117.bank[2].fresh ;
+  wire [5:0] \window$117.bank[2].last ;
+  wire \window$117.bank[2].mark ;
+  wire [4:0] \window$117.bank[2].row ;
+  wire \window$117.bank[2].sc_row_hit ;
+  wire [23:0] \window$117.bank[2].tag ;
+  wire \window$117.bank[2].valid ;
+  wire [7:0] \window$117.bank[3].count ;
+  wire \window$117.bank[3].fresh ;
+  wire [5:0] \window$117.bank[3].last ;
+  wire \window$117.bank[3].mark ;
+  wire [4:0] \window$117.bank[3].row ;
+  wire \window$117.bank[3].sc_row_hit ;
+  wire [23:0] \window$117.bank[3].tag ;
+  wire \window$117.bank[3].valid ;
+  wire [5:0] \window$117.forward_age ;
+  wire [27:0] \window$117.lane_slot ;
+  wire [15:0] \window$117.overlap ;
+  wire [15:0] \window$117.overlap_next ;
+  wire [34:0] \window$117.request ;
+  wire [1:0] \window$117.request.min_tlevel ;
+  wire [1:0] \window$117.request.op ;
+  wire [5:0] \window$117.request.t ;
+  wire [23:0] \window$117.request.tag ;
+  wire \window$117.request.valid ;
+  wire \window$117.same_line ;
+  wire [6:0] \window$117.start ;
+  wire [5:0] \window$117.t_w1 ;
   wire [187:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
@@ -877,7 +879,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] wr_slot;
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$82 , 1'h0, \busy$80 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign busy = | { \busy$84 , 1'h0, \busy$82 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
   always @(posedge clk)
     s1 <= \$1 ;
   always @(posedge clk)
@@ -907,6 +909,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .enable(enable),
     .flush(flush),
     .flushing(flushing),
+    .generation(generation),
     .hold(hold),
     .idle(idle),
     .pop(pop),
@@ -918,7 +921,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$82 ),
+    .busy(\busy$84 ),
     .cfg(cfg),
     .clk(clk),
     .e2(decision),
@@ -936,22 +939,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .r_en(rsp__ready),
     .r_rdy(r_rdy),
     .rst(rst),
-    .w_en(\busy$82 ),
+    .w_en(\busy$84 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$167  \hash$167  (
+  \kv_asu.core.hash$169  \hash$169  (
     .clk(clk),
-    .out_h(\hash$85 ),
-    .\port$2357$5 (s0[28:5]),
+    .out_h(\hash$87 ),
+    .\port$2394$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$174  \lanes$174  (
+  \kv_asu.core.lanes$176  \lanes$176  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2358$0 (\$12 ),
-    .\port$2359$0 (\$13 ),
-    .\port$2363$0 (\$14 )
+    .\port$2395$0 (\$12 ),
+    .\port$2396$0 (\$13 ),
+    .\port$2400$0 (\$14 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -983,9 +986,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
+    .generation(generation),
     .inv_slot(decision[131:125]),
-    .\port$2379$136 (decision[153:136]),
-    .\port$2379$5 (decision[34:5]),
+    .\port$2416$136 (decision[153:136]),
+    .\port$2416$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1002,7 +1006,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$173  \window$173  (
+  \kv_asu.core.window$175  \window$175  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1010,12 +1014,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
-    .busy(\busy$80 ),
+    .busy(\busy$82 ),
     .clk(clk),
-    .hash(\hash$85 [6:0]),
-    .\port$2358$0 (\$12 ),
-    .\port$2359$0 (\$13 ),
-    .\port$2363$0 (\$14 ),
+    .hash(\hash$87 [6:0]),
+    .\port$2395$0 (\$12 ),
+    .\port$2396$0 (\$13 ),
+    .\port$2400$0 (\$14 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1150,39 +1154,40 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \flushing$60  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
+  assign \generation$65  = generation;
   assign key = { 40'h0000000000, s0[28:5] };
   assign seed = cfg[62:31];
-  assign \busy$81  = 1'h0;
+  assign \busy$83  = 1'h0;
   assign request = s11;
-  assign hash = \hash$85 [6:0];
-  assign \tail$87  = tail;
-  assign \cfg$88  = cfg;
+  assign hash = \hash$87 [6:0];
+  assign \tail$89  = tail;
+  assign \cfg$90  = cfg;
   assign ahead = lanes[34:0];
   assign ahead_start = lanes[41:35];
-  assign \rd_slot$93  = rd_slot;
-  assign \bk_tag$95  = bk_tag;
-  assign \bk_count$97  = bk_count;
-  assign \bk_last$99  = bk_last;
-  assign \bk_valid$101  = bk_valid;
-  assign \bk_fresh$103  = bk_fresh;
-  assign \bk_mark$105  = bk_mark;
-  assign \bk_mark_raw$107  = bk_mark_raw;
-  assign \bk_row$109  = bk_row;
-  assign \sc_mark_row$111  = sc_mark_row;
-  assign \sc_mark_row_next$113  = sc_mark_row_next;
+  assign \rd_slot$95  = rd_slot;
+  assign \bk_tag$97  = bk_tag;
+  assign \bk_count$99  = bk_count;
+  assign \bk_last$101  = bk_last;
+  assign \bk_valid$103  = bk_valid;
+  assign \bk_fresh$105  = bk_fresh;
+  assign \bk_mark$107  = bk_mark;
+  assign \bk_mark_raw$109  = bk_mark_raw;
+  assign \bk_row$111  = bk_row;
+  assign \sc_mark_row$113  = sc_mark_row;
+  assign \sc_mark_row_next$115  = sc_mark_row_next;
   assign window = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \window$115  = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \cfg$116  = cfg;
-  assign \sc_mark_intent$118  = sc_mark_intent;
-  assign \sc_mark_value$120  = sc_mark_value;
-  assign \sc_mark_row_next$121  = sc_mark_row_next;
-  assign \lanes$122  = lanes;
+  assign \window$117  = { 45'h000000000000, \$13 , \$14 , \$12  };
+  assign \cfg$118  = cfg;
+  assign \sc_mark_intent$120  = sc_mark_intent;
+  assign \sc_mark_value$122  = sc_mark_value;
+  assign \sc_mark_row_next$123  = sc_mark_row_next;
+  assign \lanes$124  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$125  = sc_mark_intent;
-  assign \sc_mark_value$126  = sc_mark_value;
-  assign \decision$128  = decision;
-  assign \cfg$129  = cfg;
-  assign \flush$130  = flush;
+  assign \sc_mark_intent$127  = sc_mark_intent;
+  assign \sc_mark_value$128  = sc_mark_value;
+  assign \decision$130  = decision;
+  assign \cfg$131  = cfg;
+  assign \flush$132  = flush;
   assign wr_en = decision[144];
   assign wr_slot = decision[142:136];
   assign wr_count = decision[153:146];
@@ -1193,16 +1198,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign inv_slot = decision[131:125];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$143  = flush;
-  assign \occupancy$145  = occupancy;
-  assign \stat_inc$147  = stat_inc;
-  assign \cycle$148  = cycle;
-  assign \sc_row$150  = sc_row;
-  assign \sc_last$152  = sc_last;
-  assign \sc_valid$154  = sc_valid;
-  assign \sc_set$156  = sc_set;
-  assign w_en = \busy$82 ;
-  assign response__valid = \busy$82 ;
+  assign \flush$145  = flush;
+  assign \occupancy$147  = occupancy;
+  assign \stat_inc$149  = stat_inc;
+  assign \cycle$150  = cycle;
+  assign \sc_row$152  = sc_row;
+  assign \sc_last$154  = sc_last;
+  assign \sc_valid$156  = sc_valid;
+  assign \sc_set$158  = sc_set;
+  assign w_en = \busy$84 ;
+  assign response__valid = \busy$84 ;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
@@ -1284,12 +1289,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \request.min_tlevel  = s11[4:3];
   assign \request.tag  = s11[28:5];
   assign \request.t  = s11[34:29];
-  assign \cfg$88.c3  = cfg[7:0];
-  assign \cfg$88.c2  = cfg[15:8];
-  assign \cfg$88.w3  = cfg[20:16];
-  assign \cfg$88.w2  = cfg[25:21];
-  assign \cfg$88.w1  = cfg[30:26];
-  assign \cfg$88.hash_seed  = cfg[62:31];
+  assign \cfg$90.c3  = cfg[7:0];
+  assign \cfg$90.c2  = cfg[15:8];
+  assign \cfg$90.w3  = cfg[20:16];
+  assign \cfg$90.w2  = cfg[25:21];
+  assign \cfg$90.w1  = cfg[30:26];
+  assign \cfg$90.hash_seed  = cfg[62:31];
   assign \ahead.valid  = lanes[0];
   assign \ahead.op  = lanes[2:1];
   assign \ahead.min_tlevel  = lanes[4:3];
@@ -1401,118 +1406,118 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$115.request  = \$12 [34:0];
-  assign \window$115.request.valid  = \$12 [0];
-  assign \window$115.request.op  = \$12 [2:1];
-  assign \window$115.request.min_tlevel  = \$12 [4:3];
-  assign \window$115.request.tag  = \$12 [28:5];
-  assign \window$115.request.t  = \$12 [34:29];
-  assign \window$115.start  = \$12 [41:35];
-  assign \window$115.lane_slot  = \$14 ;
-  assign \window$115.bank  = \$13 ;
-  assign \window$115.bank[0].tag  = \$13 [23:0];
-  assign \window$115.bank[0].count  = \$13 [31:24];
-  assign \window$115.bank[0].last  = \$13 [37:32];
-  assign \window$115.bank[0].valid  = \$13 [38];
-  assign \window$115.bank[0].fresh  = \$13 [39];
-  assign \window$115.bank[0].mark  = \$13 [40];
-  assign \window$115.bank[0].row  = \$13 [45:41];
-  assign \window$115.bank[0].sc_row_hit  = \$13 [46];
-  assign \window$115.bank[1].tag  = \$13 [70:47];
-  assign \window$115.bank[1].count  = \$13 [78:71];
-  assign \window$115.bank[1].last  = \$13 [84:79];
-  assign \window$115.bank[1].valid  = \$13 [85];
-  assign \window$115.bank[1].fresh  = \$13 [86];
-  assign \window$115.bank[1].mark  = \$13 [87];
-  assign \window$115.bank[1].row  = \$13 [92:88];
-  assign \window$115.bank[1].sc_row_hit  = \$13 [93];
-  assign \window$115.bank[2].tag  = \$13 [117:94];
-  assign \window$115.bank[2].count  = \$13 [125:118];
-  assign \window$115.bank[2].last  = \$13 [131:126];
-  assign \window$115.bank[2].valid  = \$13 [132];
-  assign \window$115.bank[2].fresh  = \$13 [133];
-  assign \window$115.bank[2].mark  = \$13 [134];
-  assign \window$115.bank[2].row  = \$13 [139:135];
-  assign \window$115.bank[2].sc_row_hit  = \$13 [140];
-  assign \window$115.bank[3].tag  = \$13 [164:141];
-  assign \window$115.bank[3].count  = \$13 [172:165];
-  assign \window$115.bank[3].last  = \$13 [178:173];
-  assign \window$115.bank[3].valid  = \$13 [179];
-  assign \window$115.bank[3].fresh  = \$13 [180];
-  assign \window$115.bank[3].mark  = \$13 [181];
-  assign \window$115.bank[3].row  = \$13 [186:182];
-  assign \window$115.bank[3].sc_row_hit  = \$13 [187];
-  assign \window$115.overlap  = 16'h0000;
-  assign \window$115.overlap_next  = 16'h0000;
-  assign \window$115.same_line  = 1'h0;
-  assign \window$115.forward_age  = 6'h00;
-  assign \window$115.t_w1  = 6'h00;
-  assign \cfg$116.c3  = cfg[7:0];
-  assign \cfg$116.c2  = cfg[15:8];
-  assign \cfg$116.w3  = cfg[20:16];
-  assign \cfg$116.w2  = cfg[25:21];
-  assign \cfg$116.w1  = cfg[30:26];
-  assign \cfg$116.hash_seed  = cfg[62:31];
-  assign \lanes$122.request  = lanes[34:0];
-  assign \lanes$122.request.valid  = lanes[0];
-  assign \lanes$122.request.op  = lanes[2:1];
-  assign \lanes$122.request.min_tlevel  = lanes[4:3];
-  assign \lanes$122.request.tag  = lanes[28:5];
-  assign \lanes$122.request.t  = lanes[34:29];
-  assign \lanes$122.start  = lanes[41:35];
-  assign \lanes$122.lane  = lanes[301:42];
-  assign \lanes$122.lane[0].valid  = lanes[42];
-  assign \lanes$122.lane[0].match  = lanes[43];
-  assign \lanes$122.lane[0].age  = lanes[49:44];
-  assign \lanes$122.lane[0].tag  = lanes[73:50];
-  assign \lanes$122.lane[0].count  = lanes[81:74];
-  assign \lanes$122.lane[0].mark  = lanes[82];
-  assign \lanes$122.lane[0].slot  = lanes[89:83];
-  assign \lanes$122.lane[0].count_inc  = lanes[97:90];
-  assign \lanes$122.lane[0].count_inc2  = lanes[105:98];
-  assign \lanes$122.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$122.lane[1].valid  = lanes[107];
-  assign \lanes$122.lane[1].match  = lanes[108];
-  assign \lanes$122.lane[1].age  = lanes[114:109];
-  assign \lanes$122.lane[1].tag  = lanes[138:115];
-  assign \lanes$122.lane[1].count  = lanes[146:139];
-  assign \lanes$122.lane[1].mark  = lanes[147];
-  assign \lanes$122.lane[1].slot  = lanes[154:148];
-  assign \lanes$122.lane[1].count_inc  = lanes[162:155];
-  assign \lanes$122.lane[1].count_inc2  = lanes[170:163];
-  assign \lanes$122.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$122.lane[2].valid  = lanes[172];
-  assign \lanes$122.lane[2].match  = lanes[173];
-  assign \lanes$122.lane[2].age  = lanes[179:174];
-  assign \lanes$122.lane[2].tag  = lanes[203:180];
-  assign \lanes$122.lane[2].count  = lanes[211:204];
-  assign \lanes$122.lane[2].mark  = lanes[212];
-  assign \lanes$122.lane[2].slot  = lanes[219:213];
-  assign \lanes$122.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$122.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$122.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$122.lane[3].valid  = lanes[237];
-  assign \lanes$122.lane[3].match  = lanes[238];
-  assign \lanes$122.lane[3].age  = lanes[244:239];
-  assign \lanes$122.lane[3].tag  = lanes[268:245];
-  assign \lanes$122.lane[3].count  = lanes[276:269];
-  assign \lanes$122.lane[3].mark  = lanes[277];
-  assign \lanes$122.lane[3].slot  = lanes[284:278];
-  assign \lanes$122.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$122.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$122.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$122.older  = lanes[317:302];
-  assign \lanes$122.forwarded  = lanes[321:318];
-  assign \lanes$122.forward_older  = lanes[325:322];
-  assign \lanes$122.older_forward  = lanes[329:326];
-  assign \lanes$122.older_ahead  = lanes[333:330];
-  assign \lanes$122.ahead_older  = lanes[337:334];
-  assign \lanes$122.beyond_w1  = lanes[341:338];
-  assign \lanes$122.ahead_beyond_w1  = lanes[342];
-  assign \lanes$122.same_line_ahead  = lanes[343];
-  assign \lanes$122.age_ahead  = lanes[349:344];
-  assign \lanes$122.ahead_in_window  = lanes[353:350];
-  assign \lanes$122.ahead_lane_bit  = lanes[361:354];
+  assign \window$117.request  = \$12 [34:0];
+  assign \window$117.request.valid  = \$12 [0];
+  assign \window$117.request.op  = \$12 [2:1];
+  assign \window$117.request.min_tlevel  = \$12 [4:3];
+  assign \window$117.request.tag  = \$12 [28:5];
+  assign \window$117.request.t  = \$12 [34:29];
+  assign \window$117.start  = \$12 [41:35];
+  assign \window$117.lane_slot  = \$14 ;
+  assign \window$117.bank  = \$13 ;
+  assign \window$117.bank[0].tag  = \$13 [23:0];
+  assign \window$117.bank[0].count  = \$13 [31:24];
+  assign \window$117.bank[0].last  = \$13 [37:32];
+  assign \window$117.bank[0].valid  = \$13 [38];
+  assign \window$117.bank[0].fresh  = \$13 [39];
+  assign \window$117.bank[0].mark  = \$13 [40];
+  assign \window$117.bank[0].row  = \$13 [45:41];
+  assign \window$117.bank[0].sc_row_hit  = \$13 [46];
+  assign \window$117.bank[1].tag  = \$13 [70:47];
+  assign \window$117.bank[1].count  = \$13 [78:71];
+  assign \window$117.bank[1].last  = \$13 [84:79];
+  assign \window$117.bank[1].valid  = \$13 [85];
+  assign \window$117.bank[1].fresh  = \$13 [86];
+  assign \window$117.bank[1].mark  = \$13 [87];
+  assign \window$117.bank[1].row  = \$13 [92:88];
+  assign \window$117.bank[1].sc_row_hit  = \$13 [93];
+  assign \window$117.bank[2].tag  = \$13 [117:94];
+  assign \window$117.bank[2].count  = \$13 [125:118];
+  assign \window$117.bank[2].last  = \$13 [131:126];
+  assign \window$117.bank[2].valid  = \$13 [132];
+  assign \window$117.bank[2].fresh  = \$13 [133];
+  assign \window$117.bank[2].mark  = \$13 [134];
+  assign \window$117.bank[2].row  = \$13 [139:135];
+  assign \window$117.bank[2].sc_row_hit  = \$13 [140];
+  assign \window$117.bank[3].tag  = \$13 [164:141];
+  assign \window$117.bank[3].count  = \$13 [172:165];
+  assign \window$117.bank[3].last  = \$13 [178:173];
+  assign \window$117.bank[3].valid  = \$13 [179];
+  assign \window$117.bank[3].fresh  = \$13 [180];
+  assign \window$117.bank[3].mark  = \$13 [181];
+  assign \window$117.bank[3].row  = \$13 [186:182];
+  assign \window$117.bank[3].sc_row_hit  = \$13 [187];
+  assign \window$117.overlap  = 16'h0000;
+  assign \window$117.overlap_next  = 16'h0000;
+  assign \window$117.same_line  = 1'h0;
+  assign \window$117.forward_age  = 6'h00;
+  assign \window$117.t_w1  = 6'h00;
+  assign \cfg$118.c3  = cfg[7:0];
+  assign \cfg$118.c2  = cfg[15:8];
+  assign \cfg$118.w3  = cfg[20:16];
+  assign \cfg$118.w2  = cfg[25:21];
+  assign \cfg$118.w1  = cfg[30:26];
+  assign \cfg$118.hash_seed  = cfg[62:31];
+  assign \lanes$124.request  = lanes[34:0];
+  assign \lanes$124.request.valid  = lanes[0];
+  assign \lanes$124.request.op  = lanes[2:1];
+  assign \lanes$124.request.min_tlevel  = lanes[4:3];
+  assign \lanes$124.request.tag  = lanes[28:5];
+  assign \lanes$124.request.t  = lanes[34:29];
+  assign \lanes$124.start  = lanes[41:35];
+  assign \lanes$124.lane  = lanes[301:42];
+  assign \lanes$124.lane[0].valid  = lanes[42];
+  assign \lanes$124.lane[0].match  = lanes[43];
+  assign \lanes$124.lane[0].age  = lanes[49:44];
+  assign \lanes$124.lane[0].tag  = lanes[73:50];
+  assign \lanes$124.lane[0].count  = lanes[81:74];
+  assign \lanes$124.lane[0].mark  = lanes[82];
+  assign \lanes$124.lane[0].slot  = lanes[89:83];
+  assign \lanes$124.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$124.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$124.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$124.lane[1].valid  = lanes[107];
+  assign \lanes$124.lane[1].match  = lanes[108];
+  assign \lanes$124.lane[1].age  = lanes[114:109];
+  assign \lanes$124.lane[1].tag  = lanes[138:115];
+  assign \lanes$124.lane[1].count  = lanes[146:139];
+  assign \lanes$124.lane[1].mark  = lanes[147];
+  assign \lanes$124.lane[1].slot  = lanes[154:148];
+  assign \lanes$124.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$124.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$124.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$124.lane[2].valid  = lanes[172];
+  assign \lanes$124.lane[2].match  = lanes[173];
+  assign \lanes$124.lane[2].age  = lanes[179:174];
+  assign \lanes$124.lane[2].tag  = lanes[203:180];
+  assign \lanes$124.lane[2].count  = lanes[211:204];
+  assign \lanes$124.lane[2].mark  = lanes[212];
+  assign \lanes$124.lane[2].slot  = lanes[219:213];
+  assign \lanes$124.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$124.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$124.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$124.lane[3].valid  = lanes[237];
+  assign \lanes$124.lane[3].match  = lanes[238];
+  assign \lanes$124.lane[3].age  = lanes[244:239];
+  assign \lanes$124.lane[3].tag  = lanes[268:245];
+  assign \lanes$124.lane[3].count  = lanes[276:269];
+  assign \lanes$124.lane[3].mark  = lanes[277];
+  assign \lanes$124.lane[3].slot  = lanes[284:278];
+  assign \lanes$124.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$124.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$124.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$124.older  = lanes[317:302];
+  assign \lanes$124.forwarded  = lanes[321:318];
+  assign \lanes$124.forward_older  = lanes[325:322];
+  assign \lanes$124.older_forward  = lanes[329:326];
+  assign \lanes$124.older_ahead  = lanes[333:330];
+  assign \lanes$124.ahead_older  = lanes[337:334];
+  assign \lanes$124.beyond_w1  = lanes[341:338];
+  assign \lanes$124.ahead_beyond_w1  = lanes[342];
+  assign \lanes$124.same_line_ahead  = lanes[343];
+  assign \lanes$124.age_ahead  = lanes[349:344];
+  assign \lanes$124.ahead_in_window  = lanes[353:350];
+  assign \lanes$124.ahead_lane_bit  = lanes[361:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1540,39 +1545,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \decision$128.valid  = decision[0];
-  assign \decision$128.op  = decision[2:1];
-  assign \decision$128.min_tlevel  = decision[4:3];
-  assign \decision$128.tag  = decision[28:5];
-  assign \decision$128.t  = decision[34:29];
-  assign \decision$128.present  = decision[35];
-  assign \decision$128.hit_slot  = decision[42:36];
-  assign \decision$128.hit_cnt  = decision[50:43];
-  assign \decision$128.hit_age  = decision[56:51];
-  assign \decision$128.hit_mark  = decision[57];
-  assign \decision$128.any_free  = decision[58];
-  assign \decision$128.free_slot  = decision[65:59];
-  assign \decision$128.free_mark  = decision[66];
-  assign \decision$128.vict_t0  = decision[67];
-  assign \decision$128.vict_slot  = decision[74:68];
-  assign \decision$128.vict_tag  = decision[98:75];
-  assign \decision$128.vict_mark  = decision[99];
-  assign \decision$128.take  = decision[100];
-  assign \decision$128.tail_tag  = decision[124:101];
-  assign \decision$128.tail_slot  = decision[131:125];
-  assign \decision$128.wr_lane  = decision[135:132];
-  assign \decision$128.wr_slot  = decision[142:136];
-  assign \decision$128.wr_mark  = decision[143];
-  assign \decision$128.wr  = decision[144];
-  assign \decision$128.inv  = decision[145];
-  assign \decision$128.cnt_after  = decision[153:146];
-  assign \decision$128.cnt_after_inc  = decision[161:154];
-  assign \cfg$129.c3  = cfg[7:0];
-  assign \cfg$129.c2  = cfg[15:8];
-  assign \cfg$129.w3  = cfg[20:16];
-  assign \cfg$129.w2  = cfg[25:21];
-  assign \cfg$129.w1  = cfg[30:26];
-  assign \cfg$129.hash_seed  = cfg[62:31];
+  assign \decision$130.valid  = decision[0];
+  assign \decision$130.op  = decision[2:1];
+  assign \decision$130.min_tlevel  = decision[4:3];
+  assign \decision$130.tag  = decision[28:5];
+  assign \decision$130.t  = decision[34:29];
+  assign \decision$130.present  = decision[35];
+  assign \decision$130.hit_slot  = decision[42:36];
+  assign \decision$130.hit_cnt  = decision[50:43];
+  assign \decision$130.hit_age  = decision[56:51];
+  assign \decision$130.hit_mark  = decision[57];
+  assign \decision$130.any_free  = decision[58];
+  assign \decision$130.free_slot  = decision[65:59];
+  assign \decision$130.free_mark  = decision[66];
+  assign \decision$130.vict_t0  = decision[67];
+  assign \decision$130.vict_slot  = decision[74:68];
+  assign \decision$130.vict_tag  = decision[98:75];
+  assign \decision$130.vict_mark  = decision[99];
+  assign \decision$130.take  = decision[100];
+  assign \decision$130.tail_tag  = decision[124:101];
+  assign \decision$130.tail_slot  = decision[131:125];
+  assign \decision$130.wr_lane  = decision[135:132];
+  assign \decision$130.wr_slot  = decision[142:136];
+  assign \decision$130.wr_mark  = decision[143];
+  assign \decision$130.wr  = decision[144];
+  assign \decision$130.inv  = decision[145];
+  assign \decision$130.cnt_after  = decision[153:146];
+  assign \decision$130.cnt_after_inc  = decision[161:154];
+  assign \cfg$131.c3  = cfg[7:0];
+  assign \cfg$131.c2  = cfg[15:8];
+  assign \cfg$131.w3  = cfg[20:16];
+  assign \cfg$131.w2  = cfg[25:21];
+  assign \cfg$131.w1  = cfg[30:26];
+  assign \cfg$131.hash_seed  = cfg[62:31];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1596,29 +1601,35 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, flushing, sweep_row, idle, s0, flush, enable, cycle, req__payload);
+module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, sweep_row, flushing, generation, idle, s0, flush, enable, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$6  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
-  wire [5:0] \$12 ;
-  wire [6:0] \$13 ;
-  wire [5:0] \$14 ;
-  wire \$15 ;
+  wire \$12 ;
+  wire [5:0] \$13 ;
+  wire [6:0] \$14 ;
+  wire [5:0] \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire \$18 ;
-  wire \$19 ;
+  wire [4:0] \$18 ;
+  wire [4:0] \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
-  reg [4:0] \$22 ;
-  reg \$23 ;
-  reg [4:0] \$24 ;
-  reg \$25 ;
-  reg [1:0] \$26 ;
-  reg [34:0] \$27 ;
+  wire \$22 ;
+  wire \$23 ;
+  wire \$24 ;
+  wire \$25 ;
+  reg [4:0] \$26 ;
+  reg [4:0] \$27 ;
+  reg \$28 ;
+  reg [3:0] \$29 ;
   wire \$3 ;
+  reg [3:0] \$30 ;
+  reg \$31 ;
+  reg [1:0] \$32 ;
+  reg [34:0] \$33 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -1637,7 +1648,12 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   input flush;
   wire flush;
   output flushing;
-  reg flushing = 1'h1;
+  reg flushing = 1'h0;
+  output [3:0] generation;
+  reg [3:0] generation = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] \generation$8 ;
+  reg [3:0] generations_used = 4'h0;
   input hold;
   wire hold;
   output idle;
@@ -1657,6 +1673,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire req__valid;
   input rst;
   wire rst;
+  reg rst_q = 1'h0;
   output [34:0] s0;
   reg [34:0] s0 = 35'h000000000;
   wire [1:0] \s0.min_tlevel ;
@@ -1666,102 +1683,162 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \s0.valid ;
   output [4:0] sweep_row;
   reg [4:0] sweep_row = 5'h00;
+  (* init = 5'h00 *)
+  wire [4:0] \sweep_row$14 ;
+  (* init = 1'h0 *)
+  wire sweeping;
+  wire untrack;
+  (* init = 4'h0 *)
+  wire [3:0] used;
   assign accept = req__valid & req__ready;
-  assign \$1  = ~ hold;
-  assign \$2  = enable & \$1 ;
-  assign \$3  = ~ flush;
-  assign \$4  = \$2  & \$3 ;
-  assign \$5  = ~ flushing;
-  assign \$6  = \$4  & \$5 ;
-  assign \$7  = inflight < 5'h12;
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = | recent;
-  assign \$10  = req__payload[1] & \$9 ;
-  assign \$11  = ~ \$10 ;
-  assign req__ready = \$8  & \$11 ;
-  assign \$12  = inflight + accept;
-  assign \$13  = \$12  - pop;
-  assign \$14  = sweep_row + 1'h1;
-  assign \$15  = sweep_row == 5'h1f;
-  assign \$16  = s0[0] | busy;
-  assign \$17  = ~ \$16 ;
-  assign \$18  = ~ accept;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = req__payload[1:0] != 1'h1;
-  assign \$21  = accept & \$20 ;
+  assign \$1  = ~ rst_q;
+  assign untrack = rst ? \$1  : flush;
+  assign \$2  = ~ hold;
+  assign \$3  = enable & \$2 ;
+  assign \$4  = ~ flush;
+  assign \$5  = \$3  & \$4 ;
+  assign \$6  = ~ flushing;
+  assign \$7  = \$5  & \$6 ;
+  assign \$8  = inflight < 5'h12;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = | recent;
+  assign \$11  = req__payload[1] & \$10 ;
+  assign \$12  = ~ \$11 ;
+  assign req__ready = \$9  & \$12 ;
+  assign \$13  = inflight + accept;
+  assign \$14  = \$13  - pop;
+  assign \$15  = sweep_row + 1'h1;
+  assign \$16  = sweep_row == 5'h1f;
+  assign \$17  = generations_used == 4'hf;
+  assign \$18  = generation + 1'h1;
+  assign \$19  = generations_used + 1'h1;
+  assign \$20  = s0[0] | busy;
+  assign \$21  = ~ \$20 ;
+  assign \$22  = ~ accept;
+  assign \$23  = \$21  & \$22 ;
+  assign \$24  = req__payload[1:0] != 1'h1;
+  assign \$25  = accept & \$24 ;
   always @(posedge clk)
-    inflight <= \$22 ;
+    inflight <= \$26 ;
   always @(posedge clk)
-    flushing <= \$23 ;
+    rst_q <= rst;
   always @(posedge clk)
-    sweep_row <= \$24 ;
+    sweep_row <= \$27 ;
   always @(posedge clk)
-    idle <= \$25 ;
+    flushing <= \$28 ;
   always @(posedge clk)
-    recent <= \$26 ;
+    generations_used <= \$29 ;
   always @(posedge clk)
-    s0 <= \$27 ;
+    generation <= \$30 ;
+  always @(posedge clk)
+    idle <= \$31 ;
+  always @(posedge clk)
+    recent <= \$32 ;
+  always @(posedge clk)
+    s0 <= \$33 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$22  = \$13 [4:0];
+    \$26  = \$14 [4:0];
     if (rst) begin
-      \$22  = 5'h00;
+      \$26  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$23  = flushing;
-    if (flush) begin
-      \$23  = 1'h1;
-    end else if (flushing) begin
-      if (\$15 ) begin
-        \$23  = 1'h0;
+    \$27  = sweep_row;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+        \$27  = 5'h00;
+      end else begin
+        \$27  = \$15 [4:0];
+        if (\$16 ) begin
+          \$27  = 5'h00;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$27  = 5'h00;
       end
     end
-    if (rst) begin
-      \$23  = 1'h1;
-    end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$24  = sweep_row;
-    if (flush) begin
-      \$24  = 5'h00;
-    end else if (flushing) begin
-      \$24  = \$14 [4:0];
-      if (\$15 ) begin
-        \$24  = 5'h00;
+    \$28  = flushing;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$28  = 1'h0;
+        end
+      end
+    end else if (untrack) begin
+      if (\$17 ) begin
+        \$28  = 1'h1;
       end
     end
-    if (rst) begin
-      \$24  = 5'h00;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$29  = generations_used;
+    if (flushing) begin
+      (* full_case = 32'd1 *)
+      if (rst) begin
+      end else begin
+        if (\$16 ) begin
+          \$29  = 4'h0;
+        end
+      end
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$29  = \$19 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$25  = \$19 ;
-    if (rst) begin
-      \$25  = 1'h1;
+    \$30  = generation;
+    if (flushing) begin
+    end else if (untrack) begin
+      (* full_case = 32'd1 *)
+      if (\$17 ) begin
+      end else begin
+        \$30  = \$18 [3:0];
+      end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$26  = { recent[0], \$21  };
+    \$31  = \$23 ;
     if (rst) begin
-      \$26  = 2'h0;
+      \$31  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$27 [0] = accept;
-    \$27 [2:1] = req__payload[1:0];
-    \$27 [4:3] = req__payload[3:2];
-    \$27 [28:5] = req__payload[35:12];
-    \$27 [34:29] = cycle[7:2];
+    \$32  = { recent[0], \$25  };
     if (rst) begin
-      \$27  = 35'h000000000;
+      \$32  = 2'h0;
     end
   end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
+    \$33 [0] = accept;
+    \$33 [2:1] = req__payload[1:0];
+    \$33 [4:3] = req__payload[3:2];
+    \$33 [28:5] = req__payload[35:12];
+    \$33 [34:29] = cycle[7:2];
+    if (rst) begin
+      \$33  = 35'h000000000;
+    end
+  end
+  assign \generation$8  = generation;
+  assign used = generations_used;
+  assign sweeping = flushing;
+  assign \sweep_row$14  = sweep_row;
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
@@ -1953,7 +2030,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2379$43 (e2[56:43])
+    .\port$2416$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2253,7 +2330,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2379$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2416$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2274,15 +2351,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2379$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2379$43 ;
-  wire [13:0] \port$2379$43 ;
+  input [13:0] \port$2416$43 ;
+  wire [13:0] \port$2416$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2379$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2379$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2416$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2416$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2379$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2379$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2379$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2416$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2416$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2416$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2296,8 +2373,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2379$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2379$43 [7:0];
-  assign age = \port$2379$43 [13:8];
+  assign count = \port$2416$43 [7:0];
+  assign age = \port$2416$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2501,7 +2578,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
+module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2658,8 +2735,8 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2357$5 ;
-  wire [23:0] \port$2357$5 ;
+  input [23:0] \port$2394$5 ;
+  wire [23:0] \port$2394$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2667,21 +2744,21 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2357$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2357$5 [23:16] + { \port$2357$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2357$5 [23:16], 6'h00 } + { \port$2357$5 [23:16], 8'h00 };
+  assign \$1  = \port$2394$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2394$5 [23:16] + { \port$2394$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2394$5 [23:16], 6'h00 } + { \port$2394$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2357$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2357$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2357$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2394$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2394$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2394$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2357$5 [10:0], 5'h00 } + { \port$2357$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2357$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2357$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2394$5 [10:0], 5'h00 } + { \port$2394$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2394$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2394$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2357$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2357$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2394$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2394$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2827,7 +2904,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2357$5  };
+  assign key = { 40'h0000000000, \port$2394$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2859,7 +2936,7 @@ module \kv_asu.core.hash$167 (rst, out_h, \port$2357$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2358$0 );
+module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2395$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -3057,12 +3134,12 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2358$0 ;
-  wire [41:0] \port$2358$0 ;
-  input [187:0] \port$2359$0 ;
-  wire [187:0] \port$2359$0 ;
-  input [27:0] \port$2363$0 ;
-  wire [27:0] \port$2363$0 ;
+  input [41:0] \port$2395$0 ;
+  wire [41:0] \port$2395$0 ;
+  input [187:0] \port$2396$0 ;
+  wire [187:0] \port$2396$0 ;
+  input [27:0] \port$2400$0 ;
+  wire [27:0] \port$2400$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3118,70 +3195,70 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2359$0 [23:0] == \port$2358$0 [28:5];
-  assign \$2  = \port$2359$0 [38] & \$1 ;
-  assign \$3  = \port$2359$0 [70:47] == \port$2358$0 [28:5];
-  assign \$4  = \port$2359$0 [85] & \$3 ;
-  assign \$5  = \port$2359$0 [117:94] == \port$2358$0 [28:5];
-  assign \$6  = \port$2359$0 [132] & \$5 ;
-  assign \$7  = \port$2359$0 [164:141] == \port$2358$0 [28:5];
-  assign \$8  = \port$2359$0 [179] & \$7 ;
-  assign \$9  = \port$2359$0 [39] ^ \port$2359$0 [40];
-  assign \$10  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$1  = \port$2396$0 [23:0] == \port$2395$0 [28:5];
+  assign \$2  = \port$2396$0 [38] & \$1 ;
+  assign \$3  = \port$2396$0 [70:47] == \port$2395$0 [28:5];
+  assign \$4  = \port$2396$0 [85] & \$3 ;
+  assign \$5  = \port$2396$0 [117:94] == \port$2395$0 [28:5];
+  assign \$6  = \port$2396$0 [132] & \$5 ;
+  assign \$7  = \port$2396$0 [164:141] == \port$2395$0 [28:5];
+  assign \$8  = \port$2396$0 [179] & \$7 ;
+  assign \$9  = \port$2396$0 [39] ^ \port$2396$0 [40];
+  assign \$10  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
   assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$12  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
   assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2359$0 [39] ^ \port$2359$0 [40];
-  assign \$15  = \port$2358$0 [34:29] - \port$2359$0 [37:32];
+  assign \$14  = \port$2396$0 [39] ^ \port$2396$0 [40];
+  assign \$15  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
   assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2359$0 [86] ^ \port$2359$0 [87];
-  assign \$18  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$17  = \port$2396$0 [86] ^ \port$2396$0 [87];
+  assign \$18  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$20  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2359$0 [86] ^ \port$2359$0 [87];
-  assign \$23  = \port$2358$0 [34:29] - \port$2359$0 [84:79];
+  assign \$22  = \port$2396$0 [86] ^ \port$2396$0 [87];
+  assign \$23  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2359$0 [133] ^ \port$2359$0 [134];
-  assign \$26  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$25  = \port$2396$0 [133] ^ \port$2396$0 [134];
+  assign \$26  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
   assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$28  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
   assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2359$0 [133] ^ \port$2359$0 [134];
-  assign \$31  = \port$2358$0 [34:29] - \port$2359$0 [131:126];
+  assign \$30  = \port$2396$0 [133] ^ \port$2396$0 [134];
+  assign \$31  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
   assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2359$0 [180] ^ \port$2359$0 [181];
-  assign \$34  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$33  = \port$2396$0 [180] ^ \port$2396$0 [181];
+  assign \$34  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
   assign \$35  = \$33  | \$34 [5];
-  assign \$36  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$36  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
   assign \$37  = \$35  ? 5'h00 : \$36 [4:0];
-  assign \$38  = \port$2359$0 [180] ^ \port$2359$0 [181];
-  assign \$39  = \port$2358$0 [34:29] - \port$2359$0 [178:173];
+  assign \$38  = \port$2396$0 [180] ^ \port$2396$0 [181];
+  assign \$39  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
   assign \$40  = \$38  | \$39 [5];
-  assign \$41  = \port$2363$0 [1:0] + 1'h0;
-  assign \$42  = \port$2363$0 [1:0] + 1'h0;
-  assign \$43  = \port$2363$0 [1:0] + 1'h0;
-  assign \$44  = \port$2363$0 [1:0] + 1'h0;
-  assign \$45  = \port$2363$0 [1:0] + 1'h0;
-  assign \$46  = \port$2363$0 [1:0] + 1'h0;
-  assign \$47  = \port$2363$0 [8:7] + 1'h0;
-  assign \$48  = \port$2363$0 [8:7] + 1'h0;
-  assign \$49  = \port$2363$0 [8:7] + 1'h0;
-  assign \$50  = \port$2363$0 [8:7] + 1'h0;
-  assign \$51  = \port$2363$0 [8:7] + 1'h0;
-  assign \$52  = \port$2363$0 [8:7] + 1'h0;
-  assign \$53  = \port$2363$0 [15:14] + 1'h0;
-  assign \$54  = \port$2363$0 [15:14] + 1'h0;
-  assign \$55  = \port$2363$0 [15:14] + 1'h0;
-  assign \$56  = \port$2363$0 [15:14] + 1'h0;
-  assign \$57  = \port$2363$0 [15:14] + 1'h0;
-  assign \$58  = \port$2363$0 [15:14] + 1'h0;
-  assign \$59  = \port$2363$0 [22:21] + 1'h0;
-  assign \$60  = \port$2363$0 [22:21] + 1'h0;
-  assign \$61  = \port$2363$0 [22:21] + 1'h0;
-  assign \$62  = \port$2363$0 [22:21] + 1'h0;
-  assign \$63  = \port$2363$0 [22:21] + 1'h0;
-  assign \$64  = \port$2363$0 [22:21] + 1'h0;
+  assign \$41  = \port$2400$0 [1:0] + 1'h0;
+  assign \$42  = \port$2400$0 [1:0] + 1'h0;
+  assign \$43  = \port$2400$0 [1:0] + 1'h0;
+  assign \$44  = \port$2400$0 [1:0] + 1'h0;
+  assign \$45  = \port$2400$0 [1:0] + 1'h0;
+  assign \$46  = \port$2400$0 [1:0] + 1'h0;
+  assign \$47  = \port$2400$0 [8:7] + 1'h0;
+  assign \$48  = \port$2400$0 [8:7] + 1'h0;
+  assign \$49  = \port$2400$0 [8:7] + 1'h0;
+  assign \$50  = \port$2400$0 [8:7] + 1'h0;
+  assign \$51  = \port$2400$0 [8:7] + 1'h0;
+  assign \$52  = \port$2400$0 [8:7] + 1'h0;
+  assign \$53  = \port$2400$0 [15:14] + 1'h0;
+  assign \$54  = \port$2400$0 [15:14] + 1'h0;
+  assign \$55  = \port$2400$0 [15:14] + 1'h0;
+  assign \$56  = \port$2400$0 [15:14] + 1'h0;
+  assign \$57  = \port$2400$0 [15:14] + 1'h0;
+  assign \$58  = \port$2400$0 [15:14] + 1'h0;
+  assign \$59  = \port$2400$0 [22:21] + 1'h0;
+  assign \$60  = \port$2400$0 [22:21] + 1'h0;
+  assign \$61  = \port$2400$0 [22:21] + 1'h0;
+  assign \$62  = \port$2400$0 [22:21] + 1'h0;
+  assign \$63  = \port$2400$0 [22:21] + 1'h0;
+  assign \$64  = \port$2400$0 [22:21] + 1'h0;
   assign \$65  = cnt0 >= 8'hff;
   assign \$66  = cnt0 + 1'h1;
   assign \$67  = \$65  ? 9'h0ff : \$66 ;
@@ -3227,13 +3304,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$41 [1:0])
       2'h0:
-          valid0 = \port$2359$0 [38];
+          valid0 = \port$2396$0 [38];
       2'h1:
-          valid0 = \port$2359$0 [85];
+          valid0 = \port$2396$0 [85];
       2'h2:
-          valid0 = \port$2359$0 [132];
+          valid0 = \port$2396$0 [132];
       2'h3:
-          valid0 = \port$2359$0 [179];
+          valid0 = \port$2396$0 [179];
     endcase
   end
   always @* begin
@@ -3255,13 +3332,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$43 [1:0])
       2'h0:
-          tag0 = \port$2359$0 [23:0];
+          tag0 = \port$2396$0 [23:0];
       2'h1:
-          tag0 = \port$2359$0 [70:47];
+          tag0 = \port$2396$0 [70:47];
       2'h2:
-          tag0 = \port$2359$0 [117:94];
+          tag0 = \port$2396$0 [117:94];
       2'h3:
-          tag0 = \port$2359$0 [164:141];
+          tag0 = \port$2396$0 [164:141];
     endcase
   end
   always @* begin
@@ -3283,13 +3360,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$45 [1:0])
       2'h0:
-          cnt0 = \port$2359$0 [31:24];
+          cnt0 = \port$2396$0 [31:24];
       2'h1:
-          cnt0 = \port$2359$0 [78:71];
+          cnt0 = \port$2396$0 [78:71];
       2'h2:
-          cnt0 = \port$2359$0 [125:118];
+          cnt0 = \port$2396$0 [125:118];
       2'h3:
-          cnt0 = \port$2359$0 [172:165];
+          cnt0 = \port$2396$0 [172:165];
     endcase
   end
   always @* begin
@@ -3311,13 +3388,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          valid1 = \port$2359$0 [38];
+          valid1 = \port$2396$0 [38];
       2'h1:
-          valid1 = \port$2359$0 [85];
+          valid1 = \port$2396$0 [85];
       2'h2:
-          valid1 = \port$2359$0 [132];
+          valid1 = \port$2396$0 [132];
       2'h3:
-          valid1 = \port$2359$0 [179];
+          valid1 = \port$2396$0 [179];
     endcase
   end
   always @* begin
@@ -3339,13 +3416,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$49 [1:0])
       2'h0:
-          tag1 = \port$2359$0 [23:0];
+          tag1 = \port$2396$0 [23:0];
       2'h1:
-          tag1 = \port$2359$0 [70:47];
+          tag1 = \port$2396$0 [70:47];
       2'h2:
-          tag1 = \port$2359$0 [117:94];
+          tag1 = \port$2396$0 [117:94];
       2'h3:
-          tag1 = \port$2359$0 [164:141];
+          tag1 = \port$2396$0 [164:141];
     endcase
   end
   always @* begin
@@ -3367,13 +3444,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          cnt1 = \port$2359$0 [31:24];
+          cnt1 = \port$2396$0 [31:24];
       2'h1:
-          cnt1 = \port$2359$0 [78:71];
+          cnt1 = \port$2396$0 [78:71];
       2'h2:
-          cnt1 = \port$2359$0 [125:118];
+          cnt1 = \port$2396$0 [125:118];
       2'h3:
-          cnt1 = \port$2359$0 [172:165];
+          cnt1 = \port$2396$0 [172:165];
     endcase
   end
   always @* begin
@@ -3395,13 +3472,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          valid2 = \port$2359$0 [38];
+          valid2 = \port$2396$0 [38];
       2'h1:
-          valid2 = \port$2359$0 [85];
+          valid2 = \port$2396$0 [85];
       2'h2:
-          valid2 = \port$2359$0 [132];
+          valid2 = \port$2396$0 [132];
       2'h3:
-          valid2 = \port$2359$0 [179];
+          valid2 = \port$2396$0 [179];
     endcase
   end
   always @* begin
@@ -3423,13 +3500,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          tag2 = \port$2359$0 [23:0];
+          tag2 = \port$2396$0 [23:0];
       2'h1:
-          tag2 = \port$2359$0 [70:47];
+          tag2 = \port$2396$0 [70:47];
       2'h2:
-          tag2 = \port$2359$0 [117:94];
+          tag2 = \port$2396$0 [117:94];
       2'h3:
-          tag2 = \port$2359$0 [164:141];
+          tag2 = \port$2396$0 [164:141];
     endcase
   end
   always @* begin
@@ -3451,13 +3528,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$57 [1:0])
       2'h0:
-          cnt2 = \port$2359$0 [31:24];
+          cnt2 = \port$2396$0 [31:24];
       2'h1:
-          cnt2 = \port$2359$0 [78:71];
+          cnt2 = \port$2396$0 [78:71];
       2'h2:
-          cnt2 = \port$2359$0 [125:118];
+          cnt2 = \port$2396$0 [125:118];
       2'h3:
-          cnt2 = \port$2359$0 [172:165];
+          cnt2 = \port$2396$0 [172:165];
     endcase
   end
   always @* begin
@@ -3479,13 +3556,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$59 [1:0])
       2'h0:
-          valid3 = \port$2359$0 [38];
+          valid3 = \port$2396$0 [38];
       2'h1:
-          valid3 = \port$2359$0 [85];
+          valid3 = \port$2396$0 [85];
       2'h2:
-          valid3 = \port$2359$0 [132];
+          valid3 = \port$2396$0 [132];
       2'h3:
-          valid3 = \port$2359$0 [179];
+          valid3 = \port$2396$0 [179];
     endcase
   end
   always @* begin
@@ -3507,13 +3584,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$61 [1:0])
       2'h0:
-          tag3 = \port$2359$0 [23:0];
+          tag3 = \port$2396$0 [23:0];
       2'h1:
-          tag3 = \port$2359$0 [70:47];
+          tag3 = \port$2396$0 [70:47];
       2'h2:
-          tag3 = \port$2359$0 [117:94];
+          tag3 = \port$2396$0 [117:94];
       2'h3:
-          tag3 = \port$2359$0 [164:141];
+          tag3 = \port$2396$0 [164:141];
     endcase
   end
   always @* begin
@@ -3535,13 +3612,13 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$63 [1:0])
       2'h0:
-          cnt3 = \port$2359$0 [31:24];
+          cnt3 = \port$2396$0 [31:24];
       2'h1:
-          cnt3 = \port$2359$0 [78:71];
+          cnt3 = \port$2396$0 [78:71];
       2'h2:
-          cnt3 = \port$2359$0 [125:118];
+          cnt3 = \port$2396$0 [125:118];
       2'h3:
-          cnt3 = \port$2359$0 [172:165];
+          cnt3 = \port$2396$0 [172:165];
     endcase
   end
   always @* begin
@@ -3558,52 +3635,52 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2359$0 , \port$2363$0 , \port$2358$0  };
+  assign window = { 45'h000000000000, \port$2396$0 , \port$2400$0 , \port$2395$0  };
   assign age_bank0 = { \$16 , \$13  };
   assign age_bank1 = { \$24 , \$21  };
   assign age_bank2 = { \$32 , \$29  };
   assign age_bank3 = { \$40 , \$37  };
-  assign \window.request  = \port$2358$0 [34:0];
-  assign \window.request.valid  = \port$2358$0 [0];
-  assign \window.request.op  = \port$2358$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2358$0 [4:3];
-  assign \window.request.tag  = \port$2358$0 [28:5];
-  assign \window.request.t  = \port$2358$0 [34:29];
-  assign \window.start  = \port$2358$0 [41:35];
-  assign \window.lane_slot  = \port$2363$0 ;
-  assign \window.bank  = \port$2359$0 ;
-  assign \window.bank[0].tag  = \port$2359$0 [23:0];
-  assign \window.bank[0].count  = \port$2359$0 [31:24];
-  assign \window.bank[0].last  = \port$2359$0 [37:32];
-  assign \window.bank[0].valid  = \port$2359$0 [38];
-  assign \window.bank[0].fresh  = \port$2359$0 [39];
-  assign \window.bank[0].mark  = \port$2359$0 [40];
-  assign \window.bank[0].row  = \port$2359$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2359$0 [46];
-  assign \window.bank[1].tag  = \port$2359$0 [70:47];
-  assign \window.bank[1].count  = \port$2359$0 [78:71];
-  assign \window.bank[1].last  = \port$2359$0 [84:79];
-  assign \window.bank[1].valid  = \port$2359$0 [85];
-  assign \window.bank[1].fresh  = \port$2359$0 [86];
-  assign \window.bank[1].mark  = \port$2359$0 [87];
-  assign \window.bank[1].row  = \port$2359$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2359$0 [93];
-  assign \window.bank[2].tag  = \port$2359$0 [117:94];
-  assign \window.bank[2].count  = \port$2359$0 [125:118];
-  assign \window.bank[2].last  = \port$2359$0 [131:126];
-  assign \window.bank[2].valid  = \port$2359$0 [132];
-  assign \window.bank[2].fresh  = \port$2359$0 [133];
-  assign \window.bank[2].mark  = \port$2359$0 [134];
-  assign \window.bank[2].row  = \port$2359$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2359$0 [140];
-  assign \window.bank[3].tag  = \port$2359$0 [164:141];
-  assign \window.bank[3].count  = \port$2359$0 [172:165];
-  assign \window.bank[3].last  = \port$2359$0 [178:173];
-  assign \window.bank[3].valid  = \port$2359$0 [179];
-  assign \window.bank[3].fresh  = \port$2359$0 [180];
-  assign \window.bank[3].mark  = \port$2359$0 [181];
-  assign \window.bank[3].row  = \port$2359$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2359$0 [187];
+  assign \window.request  = \port$2395$0 [34:0];
+  assign \window.request.valid  = \port$2395$0 [0];
+  assign \window.request.op  = \port$2395$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2395$0 [4:3];
+  assign \window.request.tag  = \port$2395$0 [28:5];
+  assign \window.request.t  = \port$2395$0 [34:29];
+  assign \window.start  = \port$2395$0 [41:35];
+  assign \window.lane_slot  = \port$2400$0 ;
+  assign \window.bank  = \port$2396$0 ;
+  assign \window.bank[0].tag  = \port$2396$0 [23:0];
+  assign \window.bank[0].count  = \port$2396$0 [31:24];
+  assign \window.bank[0].last  = \port$2396$0 [37:32];
+  assign \window.bank[0].valid  = \port$2396$0 [38];
+  assign \window.bank[0].fresh  = \port$2396$0 [39];
+  assign \window.bank[0].mark  = \port$2396$0 [40];
+  assign \window.bank[0].row  = \port$2396$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2396$0 [46];
+  assign \window.bank[1].tag  = \port$2396$0 [70:47];
+  assign \window.bank[1].count  = \port$2396$0 [78:71];
+  assign \window.bank[1].last  = \port$2396$0 [84:79];
+  assign \window.bank[1].valid  = \port$2396$0 [85];
+  assign \window.bank[1].fresh  = \port$2396$0 [86];
+  assign \window.bank[1].mark  = \port$2396$0 [87];
+  assign \window.bank[1].row  = \port$2396$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2396$0 [93];
+  assign \window.bank[2].tag  = \port$2396$0 [117:94];
+  assign \window.bank[2].count  = \port$2396$0 [125:118];
+  assign \window.bank[2].last  = \port$2396$0 [131:126];
+  assign \window.bank[2].valid  = \port$2396$0 [132];
+  assign \window.bank[2].fresh  = \port$2396$0 [133];
+  assign \window.bank[2].mark  = \port$2396$0 [134];
+  assign \window.bank[2].row  = \port$2396$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2396$0 [140];
+  assign \window.bank[3].tag  = \port$2396$0 [164:141];
+  assign \window.bank[3].count  = \port$2396$0 [172:165];
+  assign \window.bank[3].last  = \port$2396$0 [178:173];
+  assign \window.bank[3].valid  = \port$2396$0 [179];
+  assign \window.bank[3].fresh  = \port$2396$0 [180];
+  assign \window.bank[3].mark  = \port$2396$0 [181];
+  assign \window.bank[3].row  = \port$2396$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2396$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3681,7 +3758,7 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   assign lanes[341] = \$101 ;
   assign lanes[300:293] = \$100 [7:0];
   assign lanes[292:285] = \$97 [7:0];
-  assign lanes[284:278] = \port$2363$0 [27:21];
+  assign lanes[284:278] = \port$2400$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -3694,7 +3771,7 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   assign lanes[340] = \$91 ;
   assign lanes[235:228] = \$90 [7:0];
   assign lanes[227:220] = \$87 [7:0];
-  assign lanes[219:213] = \port$2363$0 [20:14];
+  assign lanes[219:213] = \port$2400$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -3707,7 +3784,7 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   assign lanes[339] = \$81 ;
   assign lanes[170:163] = \$80 [7:0];
   assign lanes[162:155] = \$77 [7:0];
-  assign lanes[154:148] = \port$2363$0 [13:7];
+  assign lanes[154:148] = \port$2400$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -3720,24 +3797,24 @@ module \kv_asu.core.lanes$174 (\port$2359$0 , \port$2363$0 , lanes, cfg, \port$2
   assign lanes[338] = \$71 ;
   assign lanes[105:98] = \$70 [7:0];
   assign lanes[97:90] = \$67 [7:0];
-  assign lanes[89:83] = \port$2363$0 [6:0];
+  assign lanes[89:83] = \port$2400$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2358$0 [41:35];
-  assign lanes[34:0] = \port$2358$0 [34:0];
+  assign lanes[41:35] = \port$2395$0 [41:35];
+  assign lanes[34:0] = \port$2395$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign match_b[3] = \$8 ;
   assign match_b[2] = \$6 ;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2359$0 [181];
-  assign mark_now_b[2] = \port$2359$0 [134];
-  assign mark_now_b[1] = \port$2359$0 [87];
-  assign mark_now_b[0] = \port$2359$0 [40];
+  assign mark_now_b[3] = \port$2396$0 [181];
+  assign mark_now_b[2] = \port$2396$0 [134];
+  assign mark_now_b[1] = \port$2396$0 [87];
+  assign mark_now_b[0] = \port$2396$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5284,8 +5361,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_en, clear_row, \port$2379$5 
-, inv_slot, \port$2379$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
+, \port$2416$5 , inv_slot, \port$2416$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -5512,13 +5589,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$3 ;
   wire \$30 ;
   wire \$300 ;
-  wire [5:0] \$301 ;
+  wire \$301 ;
   wire \$302 ;
   wire [5:0] \$303 ;
   wire \$304 ;
   wire [5:0] \$305 ;
   wire \$306 ;
-  wire \$307 ;
+  wire [5:0] \$307 ;
   wire \$308 ;
   wire \$309 ;
   wire \$31 ;
@@ -5583,16 +5660,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$363 ;
   wire \$364 ;
   wire \$365 ;
-  wire [5:0] \$366 ;
+  wire \$366 ;
   wire \$367 ;
-  wire [5:0] \$368 ;
+  wire \$368 ;
   wire \$369 ;
   wire \$37 ;
   wire [5:0] \$370 ;
   wire \$371 ;
-  wire \$372 ;
+  wire [5:0] \$372 ;
   wire \$373 ;
-  wire \$374 ;
+  wire [5:0] \$374 ;
   wire \$375 ;
   wire \$376 ;
   wire \$377 ;
@@ -5656,18 +5733,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$429 ;
   wire \$43 ;
   wire \$430 ;
-  wire [5:0] \$431 ;
+  wire \$431 ;
   wire \$432 ;
-  wire [5:0] \$433 ;
+  wire \$433 ;
   wire \$434 ;
-  wire [5:0] \$435 ;
+  wire \$435 ;
   wire \$436 ;
-  wire \$437 ;
+  wire [5:0] \$437 ;
   wire \$438 ;
-  wire \$439 ;
+  wire [5:0] \$439 ;
   wire \$44 ;
   wire \$440 ;
-  wire \$441 ;
+  wire [5:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
   wire \$444 ;
@@ -5726,61 +5803,69 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$492 ;
   wire \$493 ;
   wire \$494 ;
-  reg [4:0] \$495 ;
-  reg [4:0] \$496 ;
-  reg [4:0] \$497 ;
-  reg [4:0] \$498 ;
-  reg \$499 ;
+  wire \$495 ;
+  wire \$496 ;
+  wire \$497 ;
+  wire \$498 ;
+  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  reg [7:0] \$500 ;
-  reg [31:0] \$501 ;
-  reg \$502 ;
-  reg \$503 ;
-  reg \$504 ;
-  reg [31:0] \$505 ;
-  reg \$506 ;
-  reg [7:0] \$507 ;
-  reg \$508 ;
-  reg \$509 ;
+  wire \$500 ;
+  wire \$501 ;
+  wire \$502 ;
+  reg [4:0] \$503 ;
+  reg [4:0] \$504 ;
+  reg [4:0] \$505 ;
+  reg [4:0] \$506 ;
+  reg \$507 ;
+  reg [7:0] \$508 ;
+  reg [31:0] \$509 ;
   wire \$51 ;
-  reg [4:0] \$510 ;
+  reg \$510 ;
   reg \$511 ;
-  reg [7:0] \$512 ;
-  reg \$513 ;
+  reg \$512 ;
+  reg [31:0] \$513 ;
   reg \$514 ;
-  reg \$515 ;
-  reg [31:0] \$516 ;
+  reg [11:0] \$515 ;
+  reg \$516 ;
   reg \$517 ;
-  reg [7:0] \$518 ;
+  reg [4:0] \$518 ;
   reg \$519 ;
   wire \$52 ;
-  reg \$520 ;
-  reg [4:0] \$521 ;
+  reg [7:0] \$520 ;
+  reg \$521 ;
   reg \$522 ;
-  reg [7:0] \$523 ;
-  reg \$524 ;
+  reg \$523 ;
+  reg [31:0] \$524 ;
   reg \$525 ;
-  reg \$526 ;
-  reg [31:0] \$527 ;
+  reg [11:0] \$526 ;
+  reg \$527 ;
   reg \$528 ;
-  reg [7:0] \$529 ;
+  reg [4:0] \$529 ;
   wire \$53 ;
   reg \$530 ;
-  reg \$531 ;
-  reg [4:0] \$532 ;
+  reg [7:0] \$531 ;
+  reg \$532 ;
   reg \$533 ;
-  reg [7:0] \$534 ;
-  reg \$535 ;
+  reg \$534 ;
+  reg [31:0] \$535 ;
   reg \$536 ;
-  reg \$537 ;
-  reg [31:0] \$538 ;
+  reg [11:0] \$537 ;
+  reg \$538 ;
   reg \$539 ;
   wire \$54 ;
-  reg [7:0] \$540 ;
+  reg [4:0] \$540 ;
   reg \$541 ;
-  reg \$542 ;
+  reg [7:0] \$542 ;
+  reg \$543 ;
+  reg \$544 ;
+  reg \$545 ;
+  reg [31:0] \$546 ;
+  reg \$547 ;
+  reg [11:0] \$548 ;
+  reg \$549 ;
   wire \$55 ;
+  reg \$550 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
@@ -5830,93 +5915,101 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire \$98 ;
   wire \$99 ;
   wire [4:0] \$signature__addr ;
-  wire [4:0] \$signature__addr$101 ;
-  wire [4:0] \$signature__addr$105 ;
-  wire [4:0] \$signature__addr$109 ;
-  wire [4:0] \$signature__addr$135 ;
+  wire [4:0] \$signature__addr$103 ;
+  wire [4:0] \$signature__addr$107 ;
+  wire [4:0] \$signature__addr$111 ;
   wire [4:0] \$signature__addr$137 ;
-  wire [4:0] \$signature__addr$141 ;
+  wire [4:0] \$signature__addr$139 ;
   wire [4:0] \$signature__addr$143 ;
-  wire [4:0] \$signature__addr$154 ;
+  wire [4:0] \$signature__addr$145 ;
   wire [4:0] \$signature__addr$156 ;
-  wire [4:0] \$signature__addr$160 ;
+  wire [4:0] \$signature__addr$158 ;
   wire [4:0] \$signature__addr$162 ;
-  wire [4:0] \$signature__addr$173 ;
+  wire [4:0] \$signature__addr$164 ;
   wire [4:0] \$signature__addr$175 ;
-  wire [4:0] \$signature__addr$179 ;
+  wire [4:0] \$signature__addr$177 ;
   wire [4:0] \$signature__addr$181 ;
+  wire [4:0] \$signature__addr$183 ;
   wire [31:0] \$signature__data ;
-  wire [31:0] \$signature__data$118 ;
-  wire [7:0] \$signature__data$118.count ;
-  wire [23:0] \$signature__data$118.tag ;
-  wire [7:0] \$signature__data$120 ;
-  wire \$signature__data$120.fresh ;
-  wire [5:0] \$signature__data$120.last ;
-  wire \$signature__data$120.valid ;
-  wire [31:0] \$signature__data$148 ;
-  wire [7:0] \$signature__data$148.count ;
-  wire [23:0] \$signature__data$148.tag ;
-  wire [7:0] \$signature__data$150 ;
-  wire \$signature__data$150.fresh ;
-  wire [5:0] \$signature__data$150.last ;
-  wire \$signature__data$150.valid ;
-  wire [31:0] \$signature__data$167 ;
-  wire [7:0] \$signature__data$167.count ;
-  wire [23:0] \$signature__data$167.tag ;
-  wire [7:0] \$signature__data$169 ;
-  wire \$signature__data$169.fresh ;
-  wire [5:0] \$signature__data$169.last ;
-  wire \$signature__data$169.valid ;
-  wire [31:0] \$signature__data$186 ;
-  wire [7:0] \$signature__data$186.count ;
-  wire [23:0] \$signature__data$186.tag ;
-  wire [7:0] \$signature__data$188 ;
-  wire \$signature__data$188.fresh ;
-  wire [5:0] \$signature__data$188.last ;
-  wire \$signature__data$188.valid ;
-  wire [7:0] \$signature__data$35 ;
+  wire [31:0] \$signature__data$120 ;
+  wire [7:0] \$signature__data$120.count ;
+  wire [23:0] \$signature__data$120.tag ;
+  wire [11:0] \$signature__data$122 ;
+  wire \$signature__data$122.fresh ;
+  wire [3:0] \$signature__data$122.gen ;
+  wire [5:0] \$signature__data$122.last ;
+  wire \$signature__data$122.valid ;
+  wire [31:0] \$signature__data$150 ;
+  wire [7:0] \$signature__data$150.count ;
+  wire [23:0] \$signature__data$150.tag ;
+  wire [11:0] \$signature__data$152 ;
+  wire \$signature__data$152.fresh ;
+  wire [3:0] \$signature__data$152.gen ;
+  wire [5:0] \$signature__data$152.last ;
+  wire \$signature__data$152.valid ;
+  wire [31:0] \$signature__data$169 ;
+  wire [7:0] \$signature__data$169.count ;
+  wire [23:0] \$signature__data$169.tag ;
+  wire [11:0] \$signature__data$171 ;
+  wire \$signature__data$171.fresh ;
+  wire [3:0] \$signature__data$171.gen ;
+  wire [5:0] \$signature__data$171.last ;
+  wire \$signature__data$171.valid ;
+  wire [31:0] \$signature__data$188 ;
+  wire [7:0] \$signature__data$188.count ;
+  wire [23:0] \$signature__data$188.tag ;
+  wire [11:0] \$signature__data$190 ;
+  wire \$signature__data$190.fresh ;
+  wire [3:0] \$signature__data$190.gen ;
+  wire [5:0] \$signature__data$190.last ;
+  wire \$signature__data$190.valid ;
+  wire [11:0] \$signature__data$35 ;
   wire \$signature__data$35.fresh ;
+  wire [3:0] \$signature__data$35.gen ;
   wire [5:0] \$signature__data$35.last ;
   wire \$signature__data$35.valid ;
   wire [31:0] \$signature__data$51 ;
   wire [7:0] \$signature__data$51.count ;
   wire [23:0] \$signature__data$51.tag ;
-  wire [7:0] \$signature__data$54 ;
+  wire [11:0] \$signature__data$54 ;
   wire \$signature__data$54.fresh ;
+  wire [3:0] \$signature__data$54.gen ;
   wire [5:0] \$signature__data$54.last ;
   wire \$signature__data$54.valid ;
   wire [31:0] \$signature__data$68 ;
   wire [7:0] \$signature__data$68.count ;
   wire [23:0] \$signature__data$68.tag ;
-  wire [7:0] \$signature__data$71 ;
+  wire [11:0] \$signature__data$71 ;
   wire \$signature__data$71.fresh ;
+  wire [3:0] \$signature__data$71.gen ;
   wire [5:0] \$signature__data$71.last ;
   wire \$signature__data$71.valid ;
   wire [31:0] \$signature__data$85 ;
   wire [7:0] \$signature__data$85.count ;
   wire [23:0] \$signature__data$85.tag ;
-  wire [7:0] \$signature__data$88 ;
+  wire [11:0] \$signature__data$88 ;
   wire \$signature__data$88.fresh ;
+  wire [3:0] \$signature__data$88.gen ;
   wire [5:0] \$signature__data$88.last ;
   wire \$signature__data$88.valid ;
   wire [7:0] \$signature__data.count ;
   wire [23:0] \$signature__data.tag ;
   wire \$signature__en ;
-  wire \$signature__en$102 ;
-  wire \$signature__en$106 ;
-  wire \$signature__en$110 ;
-  wire \$signature__en$136 ;
+  wire \$signature__en$104 ;
+  wire \$signature__en$108 ;
+  wire \$signature__en$112 ;
   wire \$signature__en$138 ;
-  wire \$signature__en$142 ;
+  wire \$signature__en$140 ;
   wire \$signature__en$144 ;
-  wire \$signature__en$155 ;
+  wire \$signature__en$146 ;
   wire \$signature__en$157 ;
-  wire \$signature__en$161 ;
+  wire \$signature__en$159 ;
   wire \$signature__en$163 ;
-  wire \$signature__en$174 ;
+  wire \$signature__en$165 ;
   wire \$signature__en$176 ;
-  wire \$signature__en$180 ;
+  wire \$signature__en$178 ;
   wire \$signature__en$182 ;
+  wire \$signature__en$184 ;
   output [31:0] bk_count;
   wire [31:0] bk_count;
   output [3:0] bk_fresh;
@@ -5941,6 +6034,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [4:0] clear_row;
   input clk;
   wire clk;
+  wire [7:0] copy_data;
+  wire \copy_data.fresh ;
+  wire [5:0] \copy_data.last ;
+  wire \copy_data.valid ;
   reg ent0_byp = 1'h0;
   reg [31:0] ent0_byp_data = 32'd0;
   wire [7:0] \ent0_byp_data.count ;
@@ -5969,6 +6066,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [31:0] ent3_rd;
   wire [7:0] \ent3_rd.count ;
   wire [23:0] \ent3_rd.tag ;
+  input [3:0] generation;
+  wire [3:0] generation;
   wire inv_at_hi;
   wire inv_at_hi_m1;
   wire inv_en;
@@ -5991,25 +6090,25 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire mark_now2;
   wire mark_now3;
   wire [4:0] mark_r__addr;
-  wire [4:0] \mark_r__addr$139 ;
-  wire [4:0] \mark_r__addr$158 ;
-  wire [4:0] \mark_r__addr$177 ;
+  wire [4:0] \mark_r__addr$141 ;
+  wire [4:0] \mark_r__addr$160 ;
+  wire [4:0] \mark_r__addr$179 ;
   wire mark_r__data;
-  wire \mark_r__data$152 ;
-  wire \mark_r__data$171 ;
-  wire \mark_r__data$190 ;
+  wire \mark_r__data$154 ;
+  wire \mark_r__data$173 ;
+  wire \mark_r__data$192 ;
   wire mark_r__en;
-  wire \mark_r__en$140 ;
-  wire \mark_r__en$159 ;
-  wire \mark_r__en$178 ;
+  wire \mark_r__en$142 ;
+  wire \mark_r__en$161 ;
+  wire \mark_r__en$180 ;
   (* init = 5'h00 *)
   wire [4:0] mark_w__addr;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$145 ;
+  wire [4:0] \mark_w__addr$147 ;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$164 ;
+  wire [4:0] \mark_w__addr$166 ;
   (* init = 5'h00 *)
-  wire [4:0] \mark_w__addr$183 ;
+  wire [4:0] \mark_w__addr$185 ;
   (* init = 1'h0 *)
   wire mark_w__data;
   (* init = 1'h0 *)
@@ -6019,54 +6118,63 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   (* init = 1'h0 *)
   wire \mark_w__data$92 ;
   wire mark_w__en;
-  wire \mark_w__en$146 ;
-  wire \mark_w__en$165 ;
-  wire \mark_w__en$184 ;
+  wire \mark_w__en$148 ;
+  wire \mark_w__en$167 ;
+  wire \mark_w__en$186 ;
   reg meta0_byp = 1'h0;
-  reg [7:0] meta0_byp_data = 8'h00;
+  reg [11:0] meta0_byp_data = 12'h000;
   wire \meta0_byp_data.fresh ;
+  wire [3:0] \meta0_byp_data.gen ;
   wire [5:0] \meta0_byp_data.last ;
   wire \meta0_byp_data.valid ;
-  wire [7:0] meta0_rd;
+  wire [11:0] meta0_rd;
   wire \meta0_rd.fresh ;
+  wire [3:0] \meta0_rd.gen ;
   wire [5:0] \meta0_rd.last ;
   wire \meta0_rd.valid ;
   reg meta1_byp = 1'h0;
-  reg [7:0] meta1_byp_data = 8'h00;
+  reg [11:0] meta1_byp_data = 12'h000;
   wire \meta1_byp_data.fresh ;
+  wire [3:0] \meta1_byp_data.gen ;
   wire [5:0] \meta1_byp_data.last ;
   wire \meta1_byp_data.valid ;
-  wire [7:0] meta1_rd;
+  wire [11:0] meta1_rd;
   wire \meta1_rd.fresh ;
+  wire [3:0] \meta1_rd.gen ;
   wire [5:0] \meta1_rd.last ;
   wire \meta1_rd.valid ;
   reg meta2_byp = 1'h0;
-  reg [7:0] meta2_byp_data = 8'h00;
+  reg [11:0] meta2_byp_data = 12'h000;
   wire \meta2_byp_data.fresh ;
+  wire [3:0] \meta2_byp_data.gen ;
   wire [5:0] \meta2_byp_data.last ;
   wire \meta2_byp_data.valid ;
-  wire [7:0] meta2_rd;
+  wire [11:0] meta2_rd;
   wire \meta2_rd.fresh ;
+  wire [3:0] \meta2_rd.gen ;
   wire [5:0] \meta2_rd.last ;
   wire \meta2_rd.valid ;
   reg meta3_byp = 1'h0;
-  reg [7:0] meta3_byp_data = 8'h00;
+  reg [11:0] meta3_byp_data = 12'h000;
   wire \meta3_byp_data.fresh ;
+  wire [3:0] \meta3_byp_data.gen ;
   wire [5:0] \meta3_byp_data.last ;
   wire \meta3_byp_data.valid ;
-  wire [7:0] meta3_rd;
+  wire [11:0] meta3_rd;
   wire \meta3_rd.fresh ;
+  wire [3:0] \meta3_rd.gen ;
   wire [5:0] \meta3_rd.last ;
   wire \meta3_rd.valid ;
   reg [4:0] meta_addr;
-  wire [7:0] meta_data;
+  wire [11:0] meta_data;
   wire \meta_data.fresh ;
+  wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2379$136 ;
-  wire [17:0] \port$2379$136 ;
-  input [29:0] \port$2379$5 ;
-  wire [29:0] \port$2379$5 ;
+  input [17:0] \port$2416$136 ;
+  wire [17:0] \port$2416$136 ;
+  input [29:0] \port$2416$5 ;
+  wire [29:0] \port$2416$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6247,14 +6355,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent0[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$106 )
-      ent0[\port$2379$136 [6:2]] <= \$signature__data ;
+    if (\$signature__en$108 )
+      ent0[\port$2416$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
     _0_ <= ent0[\$236 [4:0]];
   end
-  assign \$signature__data$118  = _0_;
+  assign \$signature__data$120  = _0_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent1 [31:0];
   initial begin
@@ -6292,14 +6400,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent1[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$142 )
-      ent1[\port$2379$136 [6:2]] <= \$signature__data$51 ;
+    if (\$signature__en$144 )
+      ent1[\port$2416$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
-    _1_ <= ent1[\$301 [4:0]];
+    _1_ <= ent1[\$303 [4:0]];
   end
-  assign \$signature__data$148  = _1_;
+  assign \$signature__data$150  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent2 [31:0];
   initial begin
@@ -6337,14 +6445,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent2[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$161 )
-      ent2[\port$2379$136 [6:2]] <= \$signature__data$68 ;
+    if (\$signature__en$163 )
+      ent2[\port$2416$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
-    _2_ <= ent2[\$366 [4:0]];
+    _2_ <= ent2[\$370 [4:0]];
   end
-  assign \$signature__data$167  = _2_;
+  assign \$signature__data$169  = _2_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent3 [31:0];
   initial begin
@@ -6382,14 +6490,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     ent3[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$180 )
-      ent3[\port$2379$136 [6:2]] <= \$signature__data$85 ;
+    if (\$signature__en$182 )
+      ent3[\port$2416$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
-    _3_ <= ent3[\$431 [4:0]];
+    _3_ <= ent3[\$437 [4:0]];
   end
-  assign \$signature__data$186  = _3_;
+  assign \$signature__data$188  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark0 [31:0];
   initial begin
@@ -6477,9 +6585,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _5_;
   always @(posedge clk) begin
-    _5_ <= mark1[\$305 [4:0]];
+    _5_ <= mark1[\$307 [4:0]];
   end
-  assign \mark_r__data$152  = _5_;
+  assign \mark_r__data$154  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark2 [31:0];
   initial begin
@@ -6522,9 +6630,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _6_;
   always @(posedge clk) begin
-    _6_ <= mark2[\$370 [4:0]];
+    _6_ <= mark2[\$374 [4:0]];
   end
-  assign \mark_r__data$171  = _6_;
+  assign \mark_r__data$173  = _6_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark3 [31:0];
   initial begin
@@ -6567,189 +6675,189 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   reg [0:0] _7_;
   always @(posedge clk) begin
-    _7_ <= mark3[\$435 [4:0]];
+    _7_ <= mark3[\$441 [4:0]];
   end
-  assign \mark_r__data$190  = _7_;
+  assign \mark_r__data$192  = _7_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta0 [31:0];
+  reg [11:0] meta0 [31:0];
   initial begin
-    meta0[0] = 8'h00;
-    meta0[1] = 8'h00;
-    meta0[2] = 8'h00;
-    meta0[3] = 8'h00;
-    meta0[4] = 8'h00;
-    meta0[5] = 8'h00;
-    meta0[6] = 8'h00;
-    meta0[7] = 8'h00;
-    meta0[8] = 8'h00;
-    meta0[9] = 8'h00;
-    meta0[10] = 8'h00;
-    meta0[11] = 8'h00;
-    meta0[12] = 8'h00;
-    meta0[13] = 8'h00;
-    meta0[14] = 8'h00;
-    meta0[15] = 8'h00;
-    meta0[16] = 8'h00;
-    meta0[17] = 8'h00;
-    meta0[18] = 8'h00;
-    meta0[19] = 8'h00;
-    meta0[20] = 8'h00;
-    meta0[21] = 8'h00;
-    meta0[22] = 8'h00;
-    meta0[23] = 8'h00;
-    meta0[24] = 8'h00;
-    meta0[25] = 8'h00;
-    meta0[26] = 8'h00;
-    meta0[27] = 8'h00;
-    meta0[28] = 8'h00;
-    meta0[29] = 8'h00;
-    meta0[30] = 8'h00;
-    meta0[31] = 8'h00;
+    meta0[0] = 12'h000;
+    meta0[1] = 12'h000;
+    meta0[2] = 12'h000;
+    meta0[3] = 12'h000;
+    meta0[4] = 12'h000;
+    meta0[5] = 12'h000;
+    meta0[6] = 12'h000;
+    meta0[7] = 12'h000;
+    meta0[8] = 12'h000;
+    meta0[9] = 12'h000;
+    meta0[10] = 12'h000;
+    meta0[11] = 12'h000;
+    meta0[12] = 12'h000;
+    meta0[13] = 12'h000;
+    meta0[14] = 12'h000;
+    meta0[15] = 12'h000;
+    meta0[16] = 12'h000;
+    meta0[17] = 12'h000;
+    meta0[18] = 12'h000;
+    meta0[19] = 12'h000;
+    meta0[20] = 12'h000;
+    meta0[21] = 12'h000;
+    meta0[22] = 12'h000;
+    meta0[23] = 12'h000;
+    meta0[24] = 12'h000;
+    meta0[25] = 12'h000;
+    meta0[26] = 12'h000;
+    meta0[27] = 12'h000;
+    meta0[28] = 12'h000;
+    meta0[29] = 12'h000;
+    meta0[30] = 12'h000;
+    meta0[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$110 )
-      meta0[meta_addr] <= meta_data;
+    if (\$signature__en$112 )
+      meta0[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _8_;
+  reg [11:0] _8_;
   always @(posedge clk) begin
     _8_ <= meta0[\$238 [4:0]];
   end
-  assign \$signature__data$120  = _8_;
+  assign \$signature__data$122  = _8_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta1 [31:0];
+  reg [11:0] meta1 [31:0];
   initial begin
-    meta1[0] = 8'h00;
-    meta1[1] = 8'h00;
-    meta1[2] = 8'h00;
-    meta1[3] = 8'h00;
-    meta1[4] = 8'h00;
-    meta1[5] = 8'h00;
-    meta1[6] = 8'h00;
-    meta1[7] = 8'h00;
-    meta1[8] = 8'h00;
-    meta1[9] = 8'h00;
-    meta1[10] = 8'h00;
-    meta1[11] = 8'h00;
-    meta1[12] = 8'h00;
-    meta1[13] = 8'h00;
-    meta1[14] = 8'h00;
-    meta1[15] = 8'h00;
-    meta1[16] = 8'h00;
-    meta1[17] = 8'h00;
-    meta1[18] = 8'h00;
-    meta1[19] = 8'h00;
-    meta1[20] = 8'h00;
-    meta1[21] = 8'h00;
-    meta1[22] = 8'h00;
-    meta1[23] = 8'h00;
-    meta1[24] = 8'h00;
-    meta1[25] = 8'h00;
-    meta1[26] = 8'h00;
-    meta1[27] = 8'h00;
-    meta1[28] = 8'h00;
-    meta1[29] = 8'h00;
-    meta1[30] = 8'h00;
-    meta1[31] = 8'h00;
+    meta1[0] = 12'h000;
+    meta1[1] = 12'h000;
+    meta1[2] = 12'h000;
+    meta1[3] = 12'h000;
+    meta1[4] = 12'h000;
+    meta1[5] = 12'h000;
+    meta1[6] = 12'h000;
+    meta1[7] = 12'h000;
+    meta1[8] = 12'h000;
+    meta1[9] = 12'h000;
+    meta1[10] = 12'h000;
+    meta1[11] = 12'h000;
+    meta1[12] = 12'h000;
+    meta1[13] = 12'h000;
+    meta1[14] = 12'h000;
+    meta1[15] = 12'h000;
+    meta1[16] = 12'h000;
+    meta1[17] = 12'h000;
+    meta1[18] = 12'h000;
+    meta1[19] = 12'h000;
+    meta1[20] = 12'h000;
+    meta1[21] = 12'h000;
+    meta1[22] = 12'h000;
+    meta1[23] = 12'h000;
+    meta1[24] = 12'h000;
+    meta1[25] = 12'h000;
+    meta1[26] = 12'h000;
+    meta1[27] = 12'h000;
+    meta1[28] = 12'h000;
+    meta1[29] = 12'h000;
+    meta1[30] = 12'h000;
+    meta1[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$144 )
-      meta1[meta_addr] <= meta_data;
+    if (\$signature__en$146 )
+      meta1[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _9_;
+  reg [11:0] _9_;
   always @(posedge clk) begin
-    _9_ <= meta1[\$303 [4:0]];
+    _9_ <= meta1[\$305 [4:0]];
   end
-  assign \$signature__data$150  = _9_;
+  assign \$signature__data$152  = _9_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta2 [31:0];
+  reg [11:0] meta2 [31:0];
   initial begin
-    meta2[0] = 8'h00;
-    meta2[1] = 8'h00;
-    meta2[2] = 8'h00;
-    meta2[3] = 8'h00;
-    meta2[4] = 8'h00;
-    meta2[5] = 8'h00;
-    meta2[6] = 8'h00;
-    meta2[7] = 8'h00;
-    meta2[8] = 8'h00;
-    meta2[9] = 8'h00;
-    meta2[10] = 8'h00;
-    meta2[11] = 8'h00;
-    meta2[12] = 8'h00;
-    meta2[13] = 8'h00;
-    meta2[14] = 8'h00;
-    meta2[15] = 8'h00;
-    meta2[16] = 8'h00;
-    meta2[17] = 8'h00;
-    meta2[18] = 8'h00;
-    meta2[19] = 8'h00;
-    meta2[20] = 8'h00;
-    meta2[21] = 8'h00;
-    meta2[22] = 8'h00;
-    meta2[23] = 8'h00;
-    meta2[24] = 8'h00;
-    meta2[25] = 8'h00;
-    meta2[26] = 8'h00;
-    meta2[27] = 8'h00;
-    meta2[28] = 8'h00;
-    meta2[29] = 8'h00;
-    meta2[30] = 8'h00;
-    meta2[31] = 8'h00;
+    meta2[0] = 12'h000;
+    meta2[1] = 12'h000;
+    meta2[2] = 12'h000;
+    meta2[3] = 12'h000;
+    meta2[4] = 12'h000;
+    meta2[5] = 12'h000;
+    meta2[6] = 12'h000;
+    meta2[7] = 12'h000;
+    meta2[8] = 12'h000;
+    meta2[9] = 12'h000;
+    meta2[10] = 12'h000;
+    meta2[11] = 12'h000;
+    meta2[12] = 12'h000;
+    meta2[13] = 12'h000;
+    meta2[14] = 12'h000;
+    meta2[15] = 12'h000;
+    meta2[16] = 12'h000;
+    meta2[17] = 12'h000;
+    meta2[18] = 12'h000;
+    meta2[19] = 12'h000;
+    meta2[20] = 12'h000;
+    meta2[21] = 12'h000;
+    meta2[22] = 12'h000;
+    meta2[23] = 12'h000;
+    meta2[24] = 12'h000;
+    meta2[25] = 12'h000;
+    meta2[26] = 12'h000;
+    meta2[27] = 12'h000;
+    meta2[28] = 12'h000;
+    meta2[29] = 12'h000;
+    meta2[30] = 12'h000;
+    meta2[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$163 )
-      meta2[meta_addr] <= meta_data;
+    if (\$signature__en$165 )
+      meta2[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _10_;
+  reg [11:0] _10_;
   always @(posedge clk) begin
-    _10_ <= meta2[\$368 [4:0]];
+    _10_ <= meta2[\$372 [4:0]];
   end
-  assign \$signature__data$169  = _10_;
+  assign \$signature__data$171  = _10_;
   (* no_rw_check = 32'd1 *)
-  reg [7:0] meta3 [31:0];
+  reg [11:0] meta3 [31:0];
   initial begin
-    meta3[0] = 8'h00;
-    meta3[1] = 8'h00;
-    meta3[2] = 8'h00;
-    meta3[3] = 8'h00;
-    meta3[4] = 8'h00;
-    meta3[5] = 8'h00;
-    meta3[6] = 8'h00;
-    meta3[7] = 8'h00;
-    meta3[8] = 8'h00;
-    meta3[9] = 8'h00;
-    meta3[10] = 8'h00;
-    meta3[11] = 8'h00;
-    meta3[12] = 8'h00;
-    meta3[13] = 8'h00;
-    meta3[14] = 8'h00;
-    meta3[15] = 8'h00;
-    meta3[16] = 8'h00;
-    meta3[17] = 8'h00;
-    meta3[18] = 8'h00;
-    meta3[19] = 8'h00;
-    meta3[20] = 8'h00;
-    meta3[21] = 8'h00;
-    meta3[22] = 8'h00;
-    meta3[23] = 8'h00;
-    meta3[24] = 8'h00;
-    meta3[25] = 8'h00;
-    meta3[26] = 8'h00;
-    meta3[27] = 8'h00;
-    meta3[28] = 8'h00;
-    meta3[29] = 8'h00;
-    meta3[30] = 8'h00;
-    meta3[31] = 8'h00;
+    meta3[0] = 12'h000;
+    meta3[1] = 12'h000;
+    meta3[2] = 12'h000;
+    meta3[3] = 12'h000;
+    meta3[4] = 12'h000;
+    meta3[5] = 12'h000;
+    meta3[6] = 12'h000;
+    meta3[7] = 12'h000;
+    meta3[8] = 12'h000;
+    meta3[9] = 12'h000;
+    meta3[10] = 12'h000;
+    meta3[11] = 12'h000;
+    meta3[12] = 12'h000;
+    meta3[13] = 12'h000;
+    meta3[14] = 12'h000;
+    meta3[15] = 12'h000;
+    meta3[16] = 12'h000;
+    meta3[17] = 12'h000;
+    meta3[18] = 12'h000;
+    meta3[19] = 12'h000;
+    meta3[20] = 12'h000;
+    meta3[21] = 12'h000;
+    meta3[22] = 12'h000;
+    meta3[23] = 12'h000;
+    meta3[24] = 12'h000;
+    meta3[25] = 12'h000;
+    meta3[26] = 12'h000;
+    meta3[27] = 12'h000;
+    meta3[28] = 12'h000;
+    meta3[29] = 12'h000;
+    meta3[30] = 12'h000;
+    meta3[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$182 )
-      meta3[meta_addr] <= meta_data;
+    if (\$signature__en$184 )
+      meta3[meta_addr] <= \$signature__data$35 ;
   end
-  reg [7:0] _11_;
+  reg [11:0] _11_;
   always @(posedge clk) begin
-    _11_ <= meta3[\$433 [4:0]];
+    _11_ <= meta3[\$439 [4:0]];
   end
-  assign \$signature__data$188  = _11_;
+  assign \$signature__data$190  = _11_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] scrub [31:0];
   initial begin
@@ -6801,213 +6909,229 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign sc_we2 = sc_intent2 & \$427 ;
-  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$167 ;
-  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$169 ;
-  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$171 ;
-  assign \$428  = rd_row_q2 == sc_row_qqq;
-  assign \$429  = sc_we2 & \$428 ;
-  assign mark_now2 = \$429  ? sc_value2 : mark2_rd;
-  assign \$430  = 2'h3 < rd_slot[1:0];
-  assign \$431  = rd_slot[6:2] + \$430 ;
-  assign \$432  = 2'h3 < rd_slot[1:0];
-  assign \$433  = rd_slot[6:2] + \$432 ;
-  assign \$434  = 2'h3 < rd_slot[1:0];
-  assign \$435  = rd_slot[6:2] + \$434 ;
-  assign \$436  = \port$2379$136 [1:0] == 2'h3;
-  assign \$signature__en$180  = \port$2379$136 [8] & \$436 ;
-  assign \$437  = inv_slot[1:0] == 2'h3;
-  assign \$438  = \port$2379$136 [9] & \$437 ;
-  assign \$439  = clear_en | \$438 ;
-  assign \$440  = ~ \port$2379$136 [9];
-  assign \$441  = \port$2379$136 [1:0] == 2'h3;
-  assign \$442  = \port$2379$136 [8] & \$441 ;
-  assign \$443  = \$440  & \$442 ;
-  assign \$signature__en$182  = \$439  | \$443 ;
-  assign \$444  = inv_slot[1:0] == 2'h3;
-  assign \$445  = \port$2379$136 [9] & \$444 ;
-  assign \$446  = clear_en | \$445 ;
-  assign \$447  = ~ \port$2379$136 [9];
-  assign \$448  = \port$2379$136 [1:0] == 2'h3;
-  assign \$449  = \port$2379$136 [8] & \$448 ;
-  assign \$450  = \$447  & \$449 ;
-  assign \$451  = \$446  | \$450 ;
-  assign \$452  = clear_row == sc_row_q;
-  assign \$453  = clear_en & \$452 ;
-  assign \$454  = ~ clear_en;
-  assign \$455  = \$454  & \port$2379$136 [9];
-  assign \$456  = inv_slot[1:0] == 2'h3;
-  assign \$457  = \$455  & \$456 ;
-  assign \$458  = inv_slot[6:2] == sc_row_q;
-  assign \$459  = \$457  & \$458 ;
-  assign \$460  = \$453  | \$459 ;
-  assign \$461  = ~ clear_en;
-  assign \$462  = ~ \port$2379$136 [9];
+  assign \$421  = \port$2416$136 [1:0] == 2'h2;
+  assign \$422  = \port$2416$136 [8] & \$421 ;
+  assign \$423  = \$420  & \$422 ;
+  assign \$424  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$425  = \$423  & \$424 ;
+  assign \$426  = \$417  | \$425 ;
+  assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
+  assign \$427  = \port$2416$136 [1:0] == 2'h2;
+  assign \$428  = \port$2416$136 [8] & \$427 ;
+  assign \$429  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$430  = \$428  & \$429 ;
+  assign \$431  = ~ \$430 ;
+  assign sc_we2 = sc_intent2 & \$431 ;
+  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$169 ;
+  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$171 ;
+  assign mark2_rd = mark2_byp ? mark2_byp_data : \mark_r__data$173 ;
+  assign \$432  = rd_row_q2 == sc_row_qqq;
+  assign \$433  = sc_we2 & \$432 ;
+  assign mark_now2 = \$433  ? sc_value2 : mark2_rd;
+  assign \$434  = meta2_rd[9:6] == generation;
+  assign \$435  = meta2_rd[11] & \$434 ;
+  assign \$436  = 2'h3 < rd_slot[1:0];
+  assign \$437  = rd_slot[6:2] + \$436 ;
+  assign \$438  = 2'h3 < rd_slot[1:0];
+  assign \$439  = rd_slot[6:2] + \$438 ;
+  assign \$440  = 2'h3 < rd_slot[1:0];
+  assign \$441  = rd_slot[6:2] + \$440 ;
+  assign \$442  = \port$2416$136 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$2416$136 [8] & \$442 ;
+  assign \$443  = inv_slot[1:0] == 2'h3;
+  assign \$444  = \port$2416$136 [9] & \$443 ;
+  assign \$445  = clear_en | \$444 ;
+  assign \$446  = ~ \port$2416$136 [9];
+  assign \$447  = \port$2416$136 [1:0] == 2'h3;
+  assign \$448  = \port$2416$136 [8] & \$447 ;
+  assign \$449  = \$446  & \$448 ;
+  assign \$signature__en$184  = \$445  | \$449 ;
+  assign \$450  = inv_slot[1:0] == 2'h3;
+  assign \$451  = \port$2416$136 [9] & \$450 ;
+  assign \$452  = clear_en | \$451 ;
+  assign \$453  = ~ \port$2416$136 [9];
+  assign \$454  = \port$2416$136 [1:0] == 2'h3;
+  assign \$455  = \port$2416$136 [8] & \$454 ;
+  assign \$456  = \$453  & \$455 ;
+  assign \$457  = \$452  | \$456 ;
+  assign \$458  = clear_row == sc_row_q;
+  assign \$459  = clear_en & \$458 ;
+  assign \$460  = ~ clear_en;
+  assign \$461  = \$460  & \port$2416$136 [9];
+  assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
-  assign \$464  = \port$2379$136 [1:0] == 2'h3;
-  assign \$465  = \port$2379$136 [8] & \$464 ;
-  assign \$466  = \$463  & \$465 ;
-  assign \$467  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$468  = \$466  & \$467 ;
-  assign \$469  = \$460  | \$468 ;
-  assign sc_snoop3 = \$469  | sc_wr_at_read3;
-  assign \$470  = clear_row == sc_row_q;
-  assign \$471  = clear_en & \$470 ;
-  assign \$472  = ~ clear_en;
-  assign \$473  = \$472  & \port$2379$136 [9];
-  assign \$474  = inv_slot[1:0] == 2'h3;
-  assign \$475  = \$473  & \$474 ;
-  assign \$476  = inv_slot[6:2] == sc_row_q;
-  assign \$477  = \$475  & \$476 ;
-  assign \$478  = \$471  | \$477 ;
-  assign \$479  = ~ clear_en;
-  assign \$480  = ~ \port$2379$136 [9];
+  assign \$464  = inv_slot[6:2] == sc_row_q;
+  assign \$465  = \$463  & \$464 ;
+  assign \$466  = \$459  | \$465 ;
+  assign \$467  = ~ clear_en;
+  assign \$468  = ~ \port$2416$136 [9];
+  assign \$469  = \$467  & \$468 ;
+  assign \$470  = \port$2416$136 [1:0] == 2'h3;
+  assign \$471  = \port$2416$136 [8] & \$470 ;
+  assign \$472  = \$469  & \$471 ;
+  assign \$473  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$474  = \$472  & \$473 ;
+  assign \$475  = \$466  | \$474 ;
+  assign sc_snoop3 = \$475  | sc_wr_at_read3;
+  assign \$476  = clear_row == sc_row_q;
+  assign \$477  = clear_en & \$476 ;
+  assign \$478  = ~ clear_en;
+  assign \$479  = \$478  & \port$2416$136 [9];
+  assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
-  assign \$482  = \port$2379$136 [1:0] == 2'h3;
-  assign \$483  = \port$2379$136 [8] & \$482 ;
-  assign \$484  = \$481  & \$483 ;
-  assign \$485  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$486  = \$484  & \$485 ;
-  assign \$487  = \$478  | \$486 ;
-  assign sc_snoop_data3 = \$487  ? meta_data : sc_wr_at_read_data3;
-  assign \$488  = \port$2379$136 [1:0] == 2'h3;
-  assign \$489  = \port$2379$136 [8] & \$488 ;
-  assign \$490  = \port$2379$136 [6:2] == sc_row_qqq;
-  assign \$491  = \$489  & \$490 ;
-  assign \$492  = ~ \$491 ;
-  assign sc_we3 = sc_intent3 & \$492 ;
-  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$186 ;
-  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$188 ;
-  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$190 ;
-  assign \$493  = rd_row_q3 == sc_row_qqq;
-  assign \$494  = sc_we3 & \$493 ;
-  assign mark_now3 = \$494  ? sc_value3 : mark3_rd;
+  assign \$482  = inv_slot[6:2] == sc_row_q;
+  assign \$483  = \$481  & \$482 ;
+  assign \$484  = \$477  | \$483 ;
+  assign \$485  = ~ clear_en;
+  assign \$486  = ~ \port$2416$136 [9];
+  assign \$487  = \$485  & \$486 ;
+  assign \$488  = \port$2416$136 [1:0] == 2'h3;
+  assign \$489  = \port$2416$136 [8] & \$488 ;
+  assign \$490  = \$487  & \$489 ;
+  assign \$491  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$492  = \$490  & \$491 ;
+  assign \$493  = \$484  | \$492 ;
+  assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
+  assign \$494  = \port$2416$136 [1:0] == 2'h3;
+  assign \$495  = \port$2416$136 [8] & \$494 ;
+  assign \$496  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$497  = \$495  & \$496 ;
+  assign \$498  = ~ \$497 ;
+  assign sc_we3 = sc_intent3 & \$498 ;
+  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$188 ;
+  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$190 ;
+  assign mark3_rd = mark3_byp ? mark3_byp_data : \mark_r__data$192 ;
+  assign \$499  = rd_row_q3 == sc_row_qqq;
+  assign \$500  = sc_we3 & \$499 ;
+  assign mark_now3 = \$500  ? sc_value3 : mark3_rd;
+  assign \$501  = meta3_rd[9:6] == generation;
+  assign \$502  = meta3_rd[11] & \$501 ;
   always @(posedge clk)
-    sc_row_q <= \$495 ;
+    sc_row_q <= \$503 ;
   always @(posedge clk)
-    sc_row_qq <= \$496 ;
+    sc_row_qq <= \$504 ;
   always @(posedge clk)
-    sc_row_qqq <= \$497 ;
+    sc_row_qqq <= \$505 ;
   always @(posedge clk)
-    rd_row_q0 <= \$498 ;
+    rd_row_q0 <= \$506 ;
   always @(posedge clk)
-    sc_wr_at_read0 <= \$499 ;
+    sc_wr_at_read0 <= \$507 ;
   always @(posedge clk)
-    sc_wr_at_read_data0 <= \$500 ;
+    sc_wr_at_read_data0 <= \$508 ;
   always @(posedge clk)
-    sc_data_q <= \$501 ;
+    sc_data_q <= \$509 ;
   always @(posedge clk)
-    sc_intent0 <= \$502 ;
+    sc_intent0 <= \$510 ;
   always @(posedge clk)
-    sc_value0 <= \$503 ;
+    sc_value0 <= \$511 ;
   always @(posedge clk)
-    ent0_byp <= \$504 ;
+    ent0_byp <= \$512 ;
   always @(posedge clk)
-    ent0_byp_data <= \$505 ;
+    ent0_byp_data <= \$513 ;
   always @(posedge clk)
-    meta0_byp <= \$506 ;
+    meta0_byp <= \$514 ;
   always @(posedge clk)
-    meta0_byp_data <= \$507 ;
+    meta0_byp_data <= \$515 ;
   always @(posedge clk)
-    mark0_byp <= \$508 ;
+    mark0_byp <= \$516 ;
   always @(posedge clk)
-    mark0_byp_data <= \$509 ;
+    mark0_byp_data <= \$517 ;
   always @(posedge clk)
-    rd_row_q1 <= \$510 ;
+    rd_row_q1 <= \$518 ;
   always @(posedge clk)
-    sc_wr_at_read1 <= \$511 ;
+    sc_wr_at_read1 <= \$519 ;
   always @(posedge clk)
-    sc_wr_at_read_data1 <= \$512 ;
+    sc_wr_at_read_data1 <= \$520 ;
   always @(posedge clk)
-    sc_intent1 <= \$513 ;
+    sc_intent1 <= \$521 ;
   always @(posedge clk)
-    sc_value1 <= \$514 ;
+    sc_value1 <= \$522 ;
   always @(posedge clk)
-    ent1_byp <= \$515 ;
+    ent1_byp <= \$523 ;
   always @(posedge clk)
-    ent1_byp_data <= \$516 ;
+    ent1_byp_data <= \$524 ;
   always @(posedge clk)
-    meta1_byp <= \$517 ;
+    meta1_byp <= \$525 ;
   always @(posedge clk)
-    meta1_byp_data <= \$518 ;
+    meta1_byp_data <= \$526 ;
   always @(posedge clk)
-    mark1_byp <= \$519 ;
+    mark1_byp <= \$527 ;
   always @(posedge clk)
-    mark1_byp_data <= \$520 ;
+    mark1_byp_data <= \$528 ;
   always @(posedge clk)
-    rd_row_q2 <= \$521 ;
+    rd_row_q2 <= \$529 ;
   always @(posedge clk)
-    sc_wr_at_read2 <= \$522 ;
+    sc_wr_at_read2 <= \$530 ;
   always @(posedge clk)
-    sc_wr_at_read_data2 <= \$523 ;
+    sc_wr_at_read_data2 <= \$531 ;
   always @(posedge clk)
-    sc_intent2 <= \$524 ;
+    sc_intent2 <= \$532 ;
   always @(posedge clk)
-    sc_value2 <= \$525 ;
+    sc_value2 <= \$533 ;
   always @(posedge clk)
-    ent2_byp <= \$526 ;
+    ent2_byp <= \$534 ;
   always @(posedge clk)
-    ent2_byp_data <= \$527 ;
+    ent2_byp_data <= \$535 ;
   always @(posedge clk)
-    meta2_byp <= \$528 ;
+    meta2_byp <= \$536 ;
   always @(posedge clk)
-    meta2_byp_data <= \$529 ;
+    meta2_byp_data <= \$537 ;
   always @(posedge clk)
-    mark2_byp <= \$530 ;
+    mark2_byp <= \$538 ;
   always @(posedge clk)
-    mark2_byp_data <= \$531 ;
+    mark2_byp_data <= \$539 ;
   always @(posedge clk)
-    rd_row_q3 <= \$532 ;
+    rd_row_q3 <= \$540 ;
   always @(posedge clk)
-    sc_wr_at_read3 <= \$533 ;
+    sc_wr_at_read3 <= \$541 ;
   always @(posedge clk)
-    sc_wr_at_read_data3 <= \$534 ;
+    sc_wr_at_read_data3 <= \$542 ;
   always @(posedge clk)
-    sc_intent3 <= \$535 ;
+    sc_intent3 <= \$543 ;
   always @(posedge clk)
-    sc_value3 <= \$536 ;
+    sc_value3 <= \$544 ;
   always @(posedge clk)
-    ent3_byp <= \$537 ;
+    ent3_byp <= \$545 ;
   always @(posedge clk)
-    ent3_byp_data <= \$538 ;
+    ent3_byp_data <= \$546 ;
   always @(posedge clk)
-    meta3_byp <= \$539 ;
+    meta3_byp <= \$547 ;
   always @(posedge clk)
-    meta3_byp_data <= \$540 ;
+    meta3_byp_data <= \$548 ;
   always @(posedge clk)
-    mark3_byp <= \$541 ;
+    mark3_byp <= \$549 ;
   always @(posedge clk)
-    mark3_byp_data <= \$542 ;
+    mark3_byp_data <= \$550 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[6:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2379$136 [9];
+  assign \$6  = \$5  & \port$2416$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2379$136 [9];
+  assign \$13  = ~ \port$2416$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2379$136 [1:0];
-  assign \$16  = \port$2379$136 [8] & \$15 ;
+  assign \$15  = ! \port$2416$136 [1:0];
+  assign \$16  = \port$2416$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2379$136 [6:2] == sc_row;
+  assign \$18  = \port$2416$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2379$136 [1:0];
-  assign \$23  = \port$2379$136 [8] & \$22 ;
-  assign \$24  = \port$2379$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2416$136 [1:0];
+  assign \$23  = \port$2416$136 [8] & \$22 ;
+  assign \$24  = \port$2416$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2379$136 [1:0];
-  assign \$30  = \port$2379$136 [8] & \$29 ;
+  assign \$29  = ! \port$2416$136 [1:0];
+  assign \$30  = \port$2416$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7015,7 +7139,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2379$136 [9];
+  assign \$38  = \$37  & \port$2416$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7023,10 +7147,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2379$136 [9];
+  assign \$46  = ~ \port$2416$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2379$136 [1:0];
-  assign \$49  = \port$2379$136 [8] & \$48 ;
+  assign \$48  = ! \port$2416$136 [1:0];
+  assign \$49  = \port$2416$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7040,31 +7164,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2379$136 [9];
+  assign \$63  = \$62  & \port$2416$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2379$136 [9];
+  assign \$70  = ~ \port$2416$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2379$136 [1:0] == 1'h1;
-  assign \$73  = \port$2379$136 [8] & \$72 ;
+  assign \$72  = \port$2416$136 [1:0] == 1'h1;
+  assign \$73  = \port$2416$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2379$136 [6:2] == sc_row;
+  assign \$75  = \port$2416$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2379$136 [1:0] == 1'h1;
-  assign \$80  = \port$2379$136 [8] & \$79 ;
-  assign \$81  = \port$2379$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2416$136 [1:0] == 1'h1;
+  assign \$80  = \port$2416$136 [8] & \$79 ;
+  assign \$81  = \port$2416$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2379$136 [1:0] == 1'h1;
-  assign \$87  = \port$2379$136 [8] & \$86 ;
+  assign \$86  = \port$2416$136 [1:0] == 1'h1;
+  assign \$87  = \port$2416$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7072,7 +7196,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2379$136 [9];
+  assign \$95  = \$94  & \port$2416$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7080,10 +7204,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2379$136 [9];
+  assign \$103  = ~ \port$2416$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2379$136 [1:0] == 1'h1;
-  assign \$106  = \port$2379$136 [8] & \$105 ;
+  assign \$105  = \port$2416$136 [1:0] == 1'h1;
+  assign \$106  = \port$2416$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7097,31 +7221,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2379$136 [9];
+  assign \$120  = \$119  & \port$2416$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2379$136 [9];
+  assign \$127  = ~ \port$2416$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2379$136 [1:0] == 2'h2;
-  assign \$130  = \port$2379$136 [8] & \$129 ;
+  assign \$129  = \port$2416$136 [1:0] == 2'h2;
+  assign \$130  = \port$2416$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2379$136 [6:2] == sc_row;
+  assign \$132  = \port$2416$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2379$136 [1:0] == 2'h2;
-  assign \$137  = \port$2379$136 [8] & \$136 ;
-  assign \$138  = \port$2379$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2416$136 [1:0] == 2'h2;
+  assign \$137  = \port$2416$136 [8] & \$136 ;
+  assign \$138  = \port$2416$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2379$136 [1:0] == 2'h2;
-  assign \$144  = \port$2379$136 [8] & \$143 ;
+  assign \$143  = \port$2416$136 [1:0] == 2'h2;
+  assign \$144  = \port$2416$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7129,7 +7253,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2379$136 [9];
+  assign \$152  = \$151  & \port$2416$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7137,10 +7261,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2379$136 [9];
+  assign \$160  = ~ \port$2416$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2379$136 [1:0] == 2'h2;
-  assign \$163  = \port$2379$136 [8] & \$162 ;
+  assign \$162  = \port$2416$136 [1:0] == 2'h2;
+  assign \$163  = \port$2416$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7154,31 +7278,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2379$136 [9];
+  assign \$177  = \$176  & \port$2416$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2379$136 [9];
+  assign \$184  = ~ \port$2416$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2379$136 [1:0] == 2'h3;
-  assign \$187  = \port$2379$136 [8] & \$186 ;
+  assign \$186  = \port$2416$136 [1:0] == 2'h3;
+  assign \$187  = \port$2416$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2379$136 [6:2] == sc_row;
+  assign \$189  = \port$2416$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2379$136 [1:0] == 2'h3;
-  assign \$194  = \port$2379$136 [8] & \$193 ;
-  assign \$195  = \port$2379$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2416$136 [1:0] == 2'h3;
+  assign \$194  = \port$2416$136 [8] & \$193 ;
+  assign \$195  = \port$2416$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2379$136 [1:0] == 2'h3;
-  assign \$201  = \port$2379$136 [8] & \$200 ;
+  assign \$200  = \port$2416$136 [1:0] == 2'h3;
+  assign \$201  = \port$2416$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7186,7 +7310,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2379$136 [9];
+  assign \$209  = \$208  & \port$2416$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7194,10 +7318,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2379$136 [9];
+  assign \$217  = ~ \port$2416$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2379$136 [1:0] == 2'h3;
-  assign \$220  = \port$2379$136 [8] & \$219 ;
+  assign \$219  = \port$2416$136 [1:0] == 2'h3;
+  assign \$220  = \port$2416$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7206,10 +7330,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2379$136 [9] | clear_en;
+  assign \$229  = \port$2416$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2379$136 [6:2];
-  assign \$231  = \port$2379$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2416$136 [6:2];
+  assign \$231  = \port$2416$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7226,552 +7350,544 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2379$136 [1:0];
-  assign \$signature__en$106  = \port$2379$136 [8] & \$241 ;
+  assign \$241  = ! \port$2416$136 [1:0];
+  assign \$signature__en$108  = \port$2416$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2379$136 [9] & \$242 ;
+  assign \$243  = \port$2416$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2379$136 [9];
-  assign \$246  = ! \port$2379$136 [1:0];
-  assign \$247  = \port$2379$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2416$136 [9];
+  assign \$246  = ! \port$2416$136 [1:0];
+  assign \$247  = \port$2416$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
-  assign \$signature__en$110  = \$244  | \$248 ;
+  assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2379$136 [9] & \$249 ;
+  assign \$250  = \port$2416$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2379$136 [9];
-  assign \$253  = ! \port$2379$136 [1:0];
-  assign \$254  = \port$2379$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2416$136 [9];
+  assign \$253  = ! \port$2416$136 [1:0];
+  assign \$254  = \port$2416$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2379$136 [9];
+  assign \$260  = \$259  & \port$2416$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2379$136 [9];
+  assign \$267  = ~ \port$2416$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2379$136 [1:0];
-  assign \$270  = \port$2379$136 [8] & \$269 ;
+  assign \$269  = ! \port$2416$136 [1:0];
+  assign \$270  = \port$2416$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2379$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2416$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2379$136 [9];
+  assign \$278  = \$277  & \port$2416$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2379$136 [9];
+  assign \$285  = ~ \port$2416$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2379$136 [1:0];
-  assign \$288  = \port$2379$136 [8] & \$287 ;
+  assign \$287  = ! \port$2416$136 [1:0];
+  assign \$288  = \port$2416$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2379$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2416$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
-  assign sc_snoop_data0 = \$292  ? meta_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2379$136 [1:0];
-  assign \$294  = \port$2379$136 [8] & \$293 ;
-  assign \$295  = \port$2379$136 [6:2] == sc_row_qqq;
+  assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
+  assign \$293  = ! \port$2416$136 [1:0];
+  assign \$294  = \port$2416$136 [8] & \$293 ;
+  assign \$295  = \port$2416$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
-  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$118 ;
-  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$120 ;
+  assign ent0_rd = ent0_byp ? ent0_byp_data : \$signature__data$120 ;
+  assign meta0_rd = meta0_byp ? meta0_byp_data : \$signature__data$122 ;
   assign mark0_rd = mark0_byp ? mark0_byp_data : mark_r__data;
   assign \$298  = rd_row_q0 == sc_row_qqq;
   assign \$299  = sc_we0 & \$298 ;
   assign mark_now0 = \$299  ? sc_value0 : mark0_rd;
-  assign \$300  = 1'h1 < rd_slot[1:0];
-  assign \$301  = rd_slot[6:2] + \$300 ;
+  assign \$300  = meta0_rd[9:6] == generation;
+  assign \$301  = meta0_rd[11] & \$300 ;
   assign \$302  = 1'h1 < rd_slot[1:0];
   assign \$303  = rd_slot[6:2] + \$302 ;
   assign \$304  = 1'h1 < rd_slot[1:0];
   assign \$305  = rd_slot[6:2] + \$304 ;
-  assign \$306  = \port$2379$136 [1:0] == 1'h1;
-  assign \$signature__en$142  = \port$2379$136 [8] & \$306 ;
-  assign \$307  = inv_slot[1:0] == 1'h1;
-  assign \$308  = \port$2379$136 [9] & \$307 ;
-  assign \$309  = clear_en | \$308 ;
-  assign \$310  = ~ \port$2379$136 [9];
-  assign \$311  = \port$2379$136 [1:0] == 1'h1;
-  assign \$312  = \port$2379$136 [8] & \$311 ;
-  assign \$313  = \$310  & \$312 ;
-  assign \$signature__en$144  = \$309  | \$313 ;
-  assign \$314  = inv_slot[1:0] == 1'h1;
-  assign \$315  = \port$2379$136 [9] & \$314 ;
-  assign \$316  = clear_en | \$315 ;
-  assign \$317  = ~ \port$2379$136 [9];
-  assign \$318  = \port$2379$136 [1:0] == 1'h1;
-  assign \$319  = \port$2379$136 [8] & \$318 ;
-  assign \$320  = \$317  & \$319 ;
-  assign \$321  = \$316  | \$320 ;
-  assign \$322  = clear_row == sc_row_q;
-  assign \$323  = clear_en & \$322 ;
-  assign \$324  = ~ clear_en;
-  assign \$325  = \$324  & \port$2379$136 [9];
-  assign \$326  = inv_slot[1:0] == 1'h1;
-  assign \$327  = \$325  & \$326 ;
-  assign \$328  = inv_slot[6:2] == sc_row_q;
+  assign \$306  = 1'h1 < rd_slot[1:0];
+  assign \$307  = rd_slot[6:2] + \$306 ;
+  assign \$308  = \port$2416$136 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$2416$136 [8] & \$308 ;
+  assign \$309  = inv_slot[1:0] == 1'h1;
+  assign \$310  = \port$2416$136 [9] & \$309 ;
+  assign \$311  = clear_en | \$310 ;
+  assign \$312  = ~ \port$2416$136 [9];
+  assign \$313  = \port$2416$136 [1:0] == 1'h1;
+  assign \$314  = \port$2416$136 [8] & \$313 ;
+  assign \$315  = \$312  & \$314 ;
+  assign \$signature__en$146  = \$311  | \$315 ;
+  assign \$316  = inv_slot[1:0] == 1'h1;
+  assign \$317  = \port$2416$136 [9] & \$316 ;
+  assign \$318  = clear_en | \$317 ;
+  assign \$319  = ~ \port$2416$136 [9];
+  assign \$320  = \port$2416$136 [1:0] == 1'h1;
+  assign \$321  = \port$2416$136 [8] & \$320 ;
+  assign \$322  = \$319  & \$321 ;
+  assign \$323  = \$318  | \$322 ;
+  assign \$324  = clear_row == sc_row_q;
+  assign \$325  = clear_en & \$324 ;
+  assign \$326  = ~ clear_en;
+  assign \$327  = \$326  & \port$2416$136 [9];
+  assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
-  assign \$330  = \$323  | \$329 ;
-  assign \$331  = ~ clear_en;
-  assign \$332  = ~ \port$2379$136 [9];
-  assign \$333  = \$331  & \$332 ;
-  assign \$334  = \port$2379$136 [1:0] == 1'h1;
-  assign \$335  = \port$2379$136 [8] & \$334 ;
-  assign \$336  = \$333  & \$335 ;
-  assign \$337  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$338  = \$336  & \$337 ;
-  assign \$339  = \$330  | \$338 ;
-  assign sc_snoop1 = \$339  | sc_wr_at_read1;
-  assign \$340  = clear_row == sc_row_q;
-  assign \$341  = clear_en & \$340 ;
-  assign \$342  = ~ clear_en;
-  assign \$343  = \$342  & \port$2379$136 [9];
-  assign \$344  = inv_slot[1:0] == 1'h1;
-  assign \$345  = \$343  & \$344 ;
-  assign \$346  = inv_slot[6:2] == sc_row_q;
+  assign \$330  = inv_slot[6:2] == sc_row_q;
+  assign \$331  = \$329  & \$330 ;
+  assign \$332  = \$325  | \$331 ;
+  assign \$333  = ~ clear_en;
+  assign \$334  = ~ \port$2416$136 [9];
+  assign \$335  = \$333  & \$334 ;
+  assign \$336  = \port$2416$136 [1:0] == 1'h1;
+  assign \$337  = \port$2416$136 [8] & \$336 ;
+  assign \$338  = \$335  & \$337 ;
+  assign \$339  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$340  = \$338  & \$339 ;
+  assign \$341  = \$332  | \$340 ;
+  assign sc_snoop1 = \$341  | sc_wr_at_read1;
+  assign \$342  = clear_row == sc_row_q;
+  assign \$343  = clear_en & \$342 ;
+  assign \$344  = ~ clear_en;
+  assign \$345  = \$344  & \port$2416$136 [9];
+  assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
-  assign \$348  = \$341  | \$347 ;
-  assign \$349  = ~ clear_en;
-  assign \$350  = ~ \port$2379$136 [9];
-  assign \$351  = \$349  & \$350 ;
-  assign \$352  = \port$2379$136 [1:0] == 1'h1;
-  assign \$353  = \port$2379$136 [8] & \$352 ;
-  assign \$354  = \$351  & \$353 ;
-  assign \$355  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$356  = \$354  & \$355 ;
-  assign \$357  = \$348  | \$356 ;
-  assign sc_snoop_data1 = \$357  ? meta_data : sc_wr_at_read_data1;
-  assign \$358  = \port$2379$136 [1:0] == 1'h1;
-  assign \$359  = \port$2379$136 [8] & \$358 ;
-  assign \$360  = \port$2379$136 [6:2] == sc_row_qqq;
-  assign \$361  = \$359  & \$360 ;
-  assign \$362  = ~ \$361 ;
-  assign sc_we1 = sc_intent1 & \$362 ;
-  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$148 ;
-  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$150 ;
-  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$152 ;
-  assign \$363  = rd_row_q1 == sc_row_qqq;
-  assign \$364  = sc_we1 & \$363 ;
-  assign mark_now1 = \$364  ? sc_value1 : mark1_rd;
-  assign \$365  = 2'h2 < rd_slot[1:0];
-  assign \$366  = rd_slot[6:2] + \$365 ;
-  assign \$367  = 2'h2 < rd_slot[1:0];
-  assign \$368  = rd_slot[6:2] + \$367 ;
+  assign \$348  = inv_slot[6:2] == sc_row_q;
+  assign \$349  = \$347  & \$348 ;
+  assign \$350  = \$343  | \$349 ;
+  assign \$351  = ~ clear_en;
+  assign \$352  = ~ \port$2416$136 [9];
+  assign \$353  = \$351  & \$352 ;
+  assign \$354  = \port$2416$136 [1:0] == 1'h1;
+  assign \$355  = \port$2416$136 [8] & \$354 ;
+  assign \$356  = \$353  & \$355 ;
+  assign \$357  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$358  = \$356  & \$357 ;
+  assign \$359  = \$350  | \$358 ;
+  assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
+  assign \$360  = \port$2416$136 [1:0] == 1'h1;
+  assign \$361  = \port$2416$136 [8] & \$360 ;
+  assign \$362  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$363  = \$361  & \$362 ;
+  assign \$364  = ~ \$363 ;
+  assign sc_we1 = sc_intent1 & \$364 ;
+  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$150 ;
+  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$152 ;
+  assign mark1_rd = mark1_byp ? mark1_byp_data : \mark_r__data$154 ;
+  assign \$365  = rd_row_q1 == sc_row_qqq;
+  assign \$366  = sc_we1 & \$365 ;
+  assign mark_now1 = \$366  ? sc_value1 : mark1_rd;
+  assign \$367  = meta1_rd[9:6] == generation;
+  assign \$368  = meta1_rd[11] & \$367 ;
   assign \$369  = 2'h2 < rd_slot[1:0];
   assign \$370  = rd_slot[6:2] + \$369 ;
-  assign \$371  = \port$2379$136 [1:0] == 2'h2;
-  assign \$signature__en$161  = \port$2379$136 [8] & \$371 ;
-  assign \$372  = inv_slot[1:0] == 2'h2;
-  assign \$373  = \port$2379$136 [9] & \$372 ;
-  assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$2379$136 [9];
-  assign \$376  = \port$2379$136 [1:0] == 2'h2;
-  assign \$377  = \port$2379$136 [8] & \$376 ;
-  assign \$378  = \$375  & \$377 ;
-  assign \$signature__en$163  = \$374  | \$378 ;
-  assign \$379  = inv_slot[1:0] == 2'h2;
-  assign \$380  = \port$2379$136 [9] & \$379 ;
-  assign \$381  = clear_en | \$380 ;
-  assign \$382  = ~ \port$2379$136 [9];
-  assign \$383  = \port$2379$136 [1:0] == 2'h2;
-  assign \$384  = \port$2379$136 [8] & \$383 ;
-  assign \$385  = \$382  & \$384 ;
-  assign \$386  = \$381  | \$385 ;
-  assign \$387  = clear_row == sc_row_q;
-  assign \$388  = clear_en & \$387 ;
-  assign \$389  = ~ clear_en;
-  assign \$390  = \$389  & \port$2379$136 [9];
-  assign \$391  = inv_slot[1:0] == 2'h2;
-  assign \$392  = \$390  & \$391 ;
-  assign \$393  = inv_slot[6:2] == sc_row_q;
-  assign \$394  = \$392  & \$393 ;
-  assign \$395  = \$388  | \$394 ;
-  assign \$396  = ~ clear_en;
-  assign \$397  = ~ \port$2379$136 [9];
+  assign \$371  = 2'h2 < rd_slot[1:0];
+  assign \$372  = rd_slot[6:2] + \$371 ;
+  assign \$373  = 2'h2 < rd_slot[1:0];
+  assign \$374  = rd_slot[6:2] + \$373 ;
+  assign \$375  = \port$2416$136 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$2416$136 [8] & \$375 ;
+  assign \$376  = inv_slot[1:0] == 2'h2;
+  assign \$377  = \port$2416$136 [9] & \$376 ;
+  assign \$378  = clear_en | \$377 ;
+  assign \$379  = ~ \port$2416$136 [9];
+  assign \$380  = \port$2416$136 [1:0] == 2'h2;
+  assign \$381  = \port$2416$136 [8] & \$380 ;
+  assign \$382  = \$379  & \$381 ;
+  assign \$signature__en$165  = \$378  | \$382 ;
+  assign \$383  = inv_slot[1:0] == 2'h2;
+  assign \$384  = \port$2416$136 [9] & \$383 ;
+  assign \$385  = clear_en | \$384 ;
+  assign \$386  = ~ \port$2416$136 [9];
+  assign \$387  = \port$2416$136 [1:0] == 2'h2;
+  assign \$388  = \port$2416$136 [8] & \$387 ;
+  assign \$389  = \$386  & \$388 ;
+  assign \$390  = \$385  | \$389 ;
+  assign \$391  = clear_row == sc_row_q;
+  assign \$392  = clear_en & \$391 ;
+  assign \$393  = ~ clear_en;
+  assign \$394  = \$393  & \port$2416$136 [9];
+  assign \$395  = inv_slot[1:0] == 2'h2;
+  assign \$396  = \$394  & \$395 ;
+  assign \$397  = inv_slot[6:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
-  assign \$399  = \port$2379$136 [1:0] == 2'h2;
-  assign \$400  = \port$2379$136 [8] & \$399 ;
-  assign \$401  = \$398  & \$400 ;
-  assign \$402  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$403  = \$401  & \$402 ;
-  assign \$404  = \$395  | \$403 ;
-  assign sc_snoop2 = \$404  | sc_wr_at_read2;
-  assign \$405  = clear_row == sc_row_q;
-  assign \$406  = clear_en & \$405 ;
-  assign \$407  = ~ clear_en;
-  assign \$408  = \$407  & \port$2379$136 [9];
-  assign \$409  = inv_slot[1:0] == 2'h2;
-  assign \$410  = \$408  & \$409 ;
-  assign \$411  = inv_slot[6:2] == sc_row_q;
-  assign \$412  = \$410  & \$411 ;
-  assign \$413  = \$406  | \$412 ;
-  assign \$414  = ~ clear_en;
-  assign \$415  = ~ \port$2379$136 [9];
+  assign \$399  = \$392  | \$398 ;
+  assign \$400  = ~ clear_en;
+  assign \$401  = ~ \port$2416$136 [9];
+  assign \$402  = \$400  & \$401 ;
+  assign \$403  = \port$2416$136 [1:0] == 2'h2;
+  assign \$404  = \port$2416$136 [8] & \$403 ;
+  assign \$405  = \$402  & \$404 ;
+  assign \$406  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$407  = \$405  & \$406 ;
+  assign \$408  = \$399  | \$407 ;
+  assign sc_snoop2 = \$408  | sc_wr_at_read2;
+  assign \$409  = clear_row == sc_row_q;
+  assign \$410  = clear_en & \$409 ;
+  assign \$411  = ~ clear_en;
+  assign \$412  = \$411  & \port$2416$136 [9];
+  assign \$413  = inv_slot[1:0] == 2'h2;
+  assign \$414  = \$412  & \$413 ;
+  assign \$415  = inv_slot[6:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
-  assign \$417  = \port$2379$136 [1:0] == 2'h2;
-  assign \$418  = \port$2379$136 [8] & \$417 ;
-  assign \$419  = \$416  & \$418 ;
-  assign \$420  = \port$2379$136 [6:2] == sc_row_q;
-  assign \$421  = \$419  & \$420 ;
-  assign \$422  = \$413  | \$421 ;
-  assign sc_snoop_data2 = \$422  ? meta_data : sc_wr_at_read_data2;
-  assign \$423  = \port$2379$136 [1:0] == 2'h2;
-  assign \$424  = \port$2379$136 [8] & \$423 ;
-  assign \$425  = \port$2379$136 [6:2] == sc_row_qqq;
-  assign \$426  = \$424  & \$425 ;
-  assign \$427  = ~ \$426 ;
+  assign \$417  = \$410  | \$416 ;
+  assign \$418  = ~ clear_en;
+  assign \$419  = ~ \port$2416$136 [9];
+  assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$495  = sc_row;
+    \$503  = sc_row;
     if (rst) begin
-      \$495  = 5'h00;
+      \$503  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$496  = sc_row_q;
+    \$504  = sc_row_q;
     if (rst) begin
-      \$496  = 5'h00;
+      \$504  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$497  = sc_row_qq;
+    \$505  = sc_row_qq;
     if (rst) begin
-      \$497  = 5'h00;
+      \$505  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$498  = \$2 [4:0];
+    \$506  = \$2 [4:0];
     if (rst) begin
-      \$498  = 5'h00;
+      \$506  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$499  = \$20 ;
+    \$507  = \$20 ;
     if (rst) begin
-      \$499  = 1'h0;
+      \$507  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$500  = meta_data;
+    \$508  = copy_data;
     if (rst) begin
-      \$500  = 8'h00;
+      \$508  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$501 [7:0] = \$21 ;
-    \$501 [15:8] = \$78 ;
-    \$501 [23:16] = \$135 ;
-    \$501 [31:24] = \$192 ;
+    \$509 [7:0] = \$21 ;
+    \$509 [15:8] = \$78 ;
+    \$509 [23:16] = \$135 ;
+    \$509 [31:24] = \$192 ;
     if (rst) begin
-      \$501  = 32'd0;
+      \$509  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$502  = \$27 ;
+    \$510  = \$27 ;
     if (rst) begin
-      \$502  = 1'h0;
+      \$510  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$503  = \$28 ;
-    if (rst) begin
-      \$503  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$504  = \$33 ;
-    if (rst) begin
-      \$504  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$505  = \$signature__data ;
-    if (rst) begin
-      \$505  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$506  = \$54 ;
-    if (rst) begin
-      \$506  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$507  = meta_data;
-    if (rst) begin
-      \$507  = 8'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$508  = \$57 ;
-    if (rst) begin
-      \$508  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$509  = sc_value0;
-    if (rst) begin
-      \$509  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$510  = \$59 [4:0];
-    if (rst) begin
-      \$510  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$511  = \$77 ;
+    \$511  = \$28 ;
     if (rst) begin
       \$511  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$512  = meta_data;
+    \$512  = \$33 ;
     if (rst) begin
-      \$512  = 8'h00;
+      \$512  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$513  = \$84 ;
+    \$513  = \$signature__data ;
     if (rst) begin
-      \$513  = 1'h0;
+      \$513  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$514  = \$85 ;
+    \$514  = \$54 ;
     if (rst) begin
       \$514  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$515  = \$90 ;
+    \$515  = \$signature__data$35 ;
     if (rst) begin
-      \$515  = 1'h0;
+      \$515  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$516  = \$signature__data$51 ;
+    \$516  = \$57 ;
     if (rst) begin
-      \$516  = 32'd0;
+      \$516  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$517  = \$111 ;
+    \$517  = sc_value0;
     if (rst) begin
       \$517  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$518  = meta_data;
+    \$518  = \$59 [4:0];
     if (rst) begin
-      \$518  = 8'h00;
+      \$518  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$519  = \$114 ;
+    \$519  = \$77 ;
     if (rst) begin
       \$519  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$520  = sc_value1;
+    \$520  = copy_data;
     if (rst) begin
-      \$520  = 1'h0;
+      \$520  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$521  = \$116 [4:0];
+    \$521  = \$84 ;
     if (rst) begin
-      \$521  = 5'h00;
+      \$521  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$522  = \$134 ;
+    \$522  = \$85 ;
     if (rst) begin
       \$522  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$523  = meta_data;
+    \$523  = \$90 ;
     if (rst) begin
-      \$523  = 8'h00;
+      \$523  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$524  = \$141 ;
+    \$524  = \$signature__data$51 ;
     if (rst) begin
-      \$524  = 1'h0;
+      \$524  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$525  = \$142 ;
+    \$525  = \$111 ;
     if (rst) begin
       \$525  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$526  = \$147 ;
+    \$526  = \$signature__data$35 ;
     if (rst) begin
-      \$526  = 1'h0;
+      \$526  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$527  = \$signature__data$68 ;
+    \$527  = \$114 ;
     if (rst) begin
-      \$527  = 32'd0;
+      \$527  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$528  = \$168 ;
+    \$528  = sc_value1;
     if (rst) begin
       \$528  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$529  = meta_data;
+    \$529  = \$116 [4:0];
     if (rst) begin
-      \$529  = 8'h00;
+      \$529  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$530  = \$171 ;
+    \$530  = \$134 ;
     if (rst) begin
       \$530  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$531  = sc_value2;
+    \$531  = copy_data;
     if (rst) begin
-      \$531  = 1'h0;
+      \$531  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$532  = \$173 [4:0];
+    \$532  = \$141 ;
     if (rst) begin
-      \$532  = 5'h00;
+      \$532  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$533  = \$191 ;
+    \$533  = \$142 ;
     if (rst) begin
       \$533  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$534  = meta_data;
+    \$534  = \$147 ;
     if (rst) begin
-      \$534  = 8'h00;
+      \$534  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$535  = \$198 ;
+    \$535  = \$signature__data$68 ;
     if (rst) begin
-      \$535  = 1'h0;
+      \$535  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$536  = \$199 ;
+    \$536  = \$168 ;
     if (rst) begin
       \$536  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$537  = \$204 ;
+    \$537  = \$signature__data$35 ;
     if (rst) begin
-      \$537  = 1'h0;
+      \$537  = 12'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$538  = \$signature__data$85 ;
+    \$538  = \$171 ;
     if (rst) begin
-      \$538  = 32'd0;
+      \$538  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$539  = \$225 ;
+    \$539  = sc_value2;
     if (rst) begin
       \$539  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$540  = meta_data;
+    \$540  = \$173 [4:0];
     if (rst) begin
-      \$540  = 8'h00;
+      \$540  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$541  = \$228 ;
+    \$541  = \$191 ;
     if (rst) begin
       \$541  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$542  = sc_value3;
+    \$542  = copy_data;
     if (rst) begin
-      \$542  = 1'h0;
+      \$542  = 8'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$543  = \$198 ;
+    if (rst) begin
+      \$543  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$544  = \$199 ;
+    if (rst) begin
+      \$544  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$545  = \$204 ;
+    if (rst) begin
+      \$545  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$546  = \$signature__data$85 ;
+    if (rst) begin
+      \$546  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$547  = \$225 ;
+    if (rst) begin
+      \$547  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$548  = \$signature__data$35 ;
+    if (rst) begin
+      \$548  = 12'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$549  = \$228 ;
+    if (rst) begin
+      \$549  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$550  = sc_value3;
+    if (rst) begin
+      \$550  = 1'h0;
     end
   end
   always @* begin
@@ -7779,78 +7895,78 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2379$136 [9]) begin
+    end else if (\port$2416$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2379$136 [6:2];
+      meta_addr = \port$2416$136 [6:2];
     end
   end
-  assign inv_en = \port$2379$136 [9];
-  assign wr_en = \port$2379$136 [8];
-  assign wr_slot = \port$2379$136 [6:0];
-  assign \$signature__data$35  = meta_data;
+  assign inv_en = \port$2416$136 [9];
+  assign wr_en = \port$2416$136 [8];
+  assign wr_slot = \port$2416$136 [6:0];
   assign mark_w__data = sc_value0;
-  assign \$signature__data$54  = meta_data;
+  assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
-  assign \$signature__data$71  = meta_data;
+  assign \$signature__data$71  = \$signature__data$35 ;
   assign \mark_w__data$75  = sc_value2;
-  assign \$signature__data$88  = meta_data;
+  assign \$signature__data$88  = \$signature__data$35 ;
   assign \mark_w__data$92  = sc_value3;
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
-  assign wr_last = \port$2379$5 [29:24];
-  assign wr_mark = \port$2379$136 [7];
+  assign meta_data = \$signature__data$35 ;
+  assign wr_last = \port$2416$5 [29:24];
+  assign wr_mark = \port$2416$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
-  assign \$signature__addr$101  = \$238 [4:0];
-  assign \$signature__en$102  = 1'h1;
+  assign \$signature__addr$103  = \$238 [4:0];
+  assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$105  = \port$2379$136 [6:2];
-  assign wr_tag = \port$2379$5 [23:0];
-  assign wr_count = \port$2379$136 [17:10];
-  assign \$signature__addr$109  = meta_addr;
+  assign \$signature__addr$107  = \port$2416$136 [6:2];
+  assign wr_tag = \port$2416$5 [23:0];
+  assign wr_count = \port$2416$136 [17:10];
+  assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
-  assign \$signature__addr$135  = \$301 [4:0];
-  assign \$signature__en$136  = 1'h1;
   assign \$signature__addr$137  = \$303 [4:0];
   assign \$signature__en$138  = 1'h1;
-  assign \mark_r__addr$139  = \$305 [4:0];
-  assign \mark_r__en$140  = 1'h1;
-  assign \$signature__addr$141  = \port$2379$136 [6:2];
-  assign \$signature__addr$143  = meta_addr;
-  assign \mark_w__addr$145  = sc_row_qqq;
-  assign \mark_w__en$146  = sc_we1;
-  assign \$signature__addr$154  = \$366 [4:0];
-  assign \$signature__en$155  = 1'h1;
-  assign \$signature__addr$156  = \$368 [4:0];
+  assign \$signature__addr$139  = \$305 [4:0];
+  assign \$signature__en$140  = 1'h1;
+  assign \mark_r__addr$141  = \$307 [4:0];
+  assign \mark_r__en$142  = 1'h1;
+  assign \$signature__addr$143  = \port$2416$136 [6:2];
+  assign \$signature__addr$145  = meta_addr;
+  assign \mark_w__addr$147  = sc_row_qqq;
+  assign \mark_w__en$148  = sc_we1;
+  assign \$signature__addr$156  = \$370 [4:0];
   assign \$signature__en$157  = 1'h1;
-  assign \mark_r__addr$158  = \$370 [4:0];
-  assign \mark_r__en$159  = 1'h1;
-  assign \$signature__addr$160  = \port$2379$136 [6:2];
-  assign \$signature__addr$162  = meta_addr;
-  assign \mark_w__addr$164  = sc_row_qqq;
-  assign \mark_w__en$165  = sc_we2;
-  assign \$signature__addr$173  = \$431 [4:0];
-  assign \$signature__en$174  = 1'h1;
-  assign \$signature__addr$175  = \$433 [4:0];
+  assign \$signature__addr$158  = \$372 [4:0];
+  assign \$signature__en$159  = 1'h1;
+  assign \mark_r__addr$160  = \$374 [4:0];
+  assign \mark_r__en$161  = 1'h1;
+  assign \$signature__addr$162  = \port$2416$136 [6:2];
+  assign \$signature__addr$164  = meta_addr;
+  assign \mark_w__addr$166  = sc_row_qqq;
+  assign \mark_w__en$167  = sc_we2;
+  assign \$signature__addr$175  = \$437 [4:0];
   assign \$signature__en$176  = 1'h1;
-  assign \mark_r__addr$177  = \$435 [4:0];
-  assign \mark_r__en$178  = 1'h1;
-  assign \$signature__addr$179  = \port$2379$136 [6:2];
-  assign \$signature__addr$181  = meta_addr;
-  assign \mark_w__addr$183  = sc_row_qqq;
-  assign \mark_w__en$184  = sc_we3;
+  assign \$signature__addr$177  = \$439 [4:0];
+  assign \$signature__en$178  = 1'h1;
+  assign \mark_r__addr$179  = \$441 [4:0];
+  assign \mark_r__en$180  = 1'h1;
+  assign \$signature__addr$181  = \port$2416$136 [6:2];
+  assign \$signature__addr$183  = meta_addr;
+  assign \mark_w__addr$185  = sc_row_qqq;
+  assign \mark_w__en$186  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[5:0];
   assign \sc_wr_at_read_data0.fresh  = sc_wr_at_read_data0[6];
   assign \sc_wr_at_read_data0.valid  = sc_wr_at_read_data0[7];
-  assign \meta_data.last  = meta_data[5:0];
-  assign \meta_data.fresh  = meta_data[6];
-  assign \meta_data.valid  = meta_data[7];
+  assign \copy_data.last  = copy_data[5:0];
+  assign \copy_data.fresh  = copy_data[6];
+  assign \copy_data.valid  = copy_data[7];
   assign \sc_data_q[0].last  = sc_data_q[5:0];
   assign \sc_data_q[0].fresh  = sc_data_q[6];
   assign \sc_data_q[0].valid  = sc_data_q[7];
@@ -7883,11 +7999,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data.tag  = \$signature__data [23:0];
   assign \$signature__data.count  = \$signature__data [31:24];
   assign \meta0_byp_data.last  = meta0_byp_data[5:0];
-  assign \meta0_byp_data.fresh  = meta0_byp_data[6];
-  assign \meta0_byp_data.valid  = meta0_byp_data[7];
-  assign \$signature__data$35.last  = meta_data[5:0];
-  assign \$signature__data$35.fresh  = meta_data[6];
-  assign \$signature__data$35.valid  = meta_data[7];
+  assign \meta0_byp_data.gen  = meta0_byp_data[9:6];
+  assign \meta0_byp_data.fresh  = meta0_byp_data[10];
+  assign \meta0_byp_data.valid  = meta0_byp_data[11];
+  assign \$signature__data$35.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$35.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$35.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$35.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data1.last  = sc_wr_at_read_data1[5:0];
   assign \sc_wr_at_read_data1.fresh  = sc_wr_at_read_data1[6];
   assign \sc_wr_at_read_data1.valid  = sc_wr_at_read_data1[7];
@@ -7899,11 +8017,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$51.tag  = \$signature__data$51 [23:0];
   assign \$signature__data$51.count  = \$signature__data$51 [31:24];
   assign \meta1_byp_data.last  = meta1_byp_data[5:0];
-  assign \meta1_byp_data.fresh  = meta1_byp_data[6];
-  assign \meta1_byp_data.valid  = meta1_byp_data[7];
-  assign \$signature__data$54.last  = meta_data[5:0];
-  assign \$signature__data$54.fresh  = meta_data[6];
-  assign \$signature__data$54.valid  = meta_data[7];
+  assign \meta1_byp_data.gen  = meta1_byp_data[9:6];
+  assign \meta1_byp_data.fresh  = meta1_byp_data[10];
+  assign \meta1_byp_data.valid  = meta1_byp_data[11];
+  assign \$signature__data$54.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$54.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$54.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$54.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data2.last  = sc_wr_at_read_data2[5:0];
   assign \sc_wr_at_read_data2.fresh  = sc_wr_at_read_data2[6];
   assign \sc_wr_at_read_data2.valid  = sc_wr_at_read_data2[7];
@@ -7915,11 +8035,13 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$68.tag  = \$signature__data$68 [23:0];
   assign \$signature__data$68.count  = \$signature__data$68 [31:24];
   assign \meta2_byp_data.last  = meta2_byp_data[5:0];
-  assign \meta2_byp_data.fresh  = meta2_byp_data[6];
-  assign \meta2_byp_data.valid  = meta2_byp_data[7];
-  assign \$signature__data$71.last  = meta_data[5:0];
-  assign \$signature__data$71.fresh  = meta_data[6];
-  assign \$signature__data$71.valid  = meta_data[7];
+  assign \meta2_byp_data.gen  = meta2_byp_data[9:6];
+  assign \meta2_byp_data.fresh  = meta2_byp_data[10];
+  assign \meta2_byp_data.valid  = meta2_byp_data[11];
+  assign \$signature__data$71.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$71.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$71.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$71.valid  = \$signature__data$35 [11];
   assign \sc_wr_at_read_data3.last  = sc_wr_at_read_data3[5:0];
   assign \sc_wr_at_read_data3.fresh  = sc_wr_at_read_data3[6];
   assign \sc_wr_at_read_data3.valid  = sc_wr_at_read_data3[7];
@@ -7931,11 +8053,17 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$85.tag  = \$signature__data$85 [23:0];
   assign \$signature__data$85.count  = \$signature__data$85 [31:24];
   assign \meta3_byp_data.last  = meta3_byp_data[5:0];
-  assign \meta3_byp_data.fresh  = meta3_byp_data[6];
-  assign \meta3_byp_data.valid  = meta3_byp_data[7];
-  assign \$signature__data$88.last  = meta_data[5:0];
-  assign \$signature__data$88.fresh  = meta_data[6];
-  assign \$signature__data$88.valid  = meta_data[7];
+  assign \meta3_byp_data.gen  = meta3_byp_data[9:6];
+  assign \meta3_byp_data.fresh  = meta3_byp_data[10];
+  assign \meta3_byp_data.valid  = meta3_byp_data[11];
+  assign \$signature__data$88.last  = \$signature__data$35 [5:0];
+  assign \$signature__data$88.gen  = \$signature__data$35 [9:6];
+  assign \$signature__data$88.fresh  = \$signature__data$35 [10];
+  assign \$signature__data$88.valid  = \$signature__data$35 [11];
+  assign \meta_data.last  = \$signature__data$35 [5:0];
+  assign \meta_data.gen  = \$signature__data$35 [9:6];
+  assign \meta_data.fresh  = \$signature__data$35 [10];
+  assign \meta_data.valid  = \$signature__data$35 [11];
   assign \scrub_w__data[0].last  = scrub_w__data[5:0];
   assign \scrub_w__data[0].fresh  = scrub_w__data[6];
   assign \scrub_w__data[0].valid  = scrub_w__data[7];
@@ -7950,50 +8078,58 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \scrub_w__data[3].valid  = scrub_w__data[31];
   assign \ent0_rd.tag  = ent0_rd[23:0];
   assign \ent0_rd.count  = ent0_rd[31:24];
-  assign \$signature__data$118.tag  = \$signature__data$118 [23:0];
-  assign \$signature__data$118.count  = \$signature__data$118 [31:24];
+  assign \$signature__data$120.tag  = \$signature__data$120 [23:0];
+  assign \$signature__data$120.count  = \$signature__data$120 [31:24];
   assign \meta0_rd.last  = meta0_rd[5:0];
-  assign \meta0_rd.fresh  = meta0_rd[6];
-  assign \meta0_rd.valid  = meta0_rd[7];
-  assign \$signature__data$120.last  = \$signature__data$120 [5:0];
-  assign \$signature__data$120.fresh  = \$signature__data$120 [6];
-  assign \$signature__data$120.valid  = \$signature__data$120 [7];
+  assign \meta0_rd.gen  = meta0_rd[9:6];
+  assign \meta0_rd.fresh  = meta0_rd[10];
+  assign \meta0_rd.valid  = meta0_rd[11];
+  assign \$signature__data$122.last  = \$signature__data$122 [5:0];
+  assign \$signature__data$122.gen  = \$signature__data$122 [9:6];
+  assign \$signature__data$122.fresh  = \$signature__data$122 [10];
+  assign \$signature__data$122.valid  = \$signature__data$122 [11];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
-  assign \$signature__data$148.tag  = \$signature__data$148 [23:0];
-  assign \$signature__data$148.count  = \$signature__data$148 [31:24];
+  assign \$signature__data$150.tag  = \$signature__data$150 [23:0];
+  assign \$signature__data$150.count  = \$signature__data$150 [31:24];
   assign \meta1_rd.last  = meta1_rd[5:0];
-  assign \meta1_rd.fresh  = meta1_rd[6];
-  assign \meta1_rd.valid  = meta1_rd[7];
-  assign \$signature__data$150.last  = \$signature__data$150 [5:0];
-  assign \$signature__data$150.fresh  = \$signature__data$150 [6];
-  assign \$signature__data$150.valid  = \$signature__data$150 [7];
+  assign \meta1_rd.gen  = meta1_rd[9:6];
+  assign \meta1_rd.fresh  = meta1_rd[10];
+  assign \meta1_rd.valid  = meta1_rd[11];
+  assign \$signature__data$152.last  = \$signature__data$152 [5:0];
+  assign \$signature__data$152.gen  = \$signature__data$152 [9:6];
+  assign \$signature__data$152.fresh  = \$signature__data$152 [10];
+  assign \$signature__data$152.valid  = \$signature__data$152 [11];
   assign \ent2_rd.tag  = ent2_rd[23:0];
   assign \ent2_rd.count  = ent2_rd[31:24];
-  assign \$signature__data$167.tag  = \$signature__data$167 [23:0];
-  assign \$signature__data$167.count  = \$signature__data$167 [31:24];
+  assign \$signature__data$169.tag  = \$signature__data$169 [23:0];
+  assign \$signature__data$169.count  = \$signature__data$169 [31:24];
   assign \meta2_rd.last  = meta2_rd[5:0];
-  assign \meta2_rd.fresh  = meta2_rd[6];
-  assign \meta2_rd.valid  = meta2_rd[7];
-  assign \$signature__data$169.last  = \$signature__data$169 [5:0];
-  assign \$signature__data$169.fresh  = \$signature__data$169 [6];
-  assign \$signature__data$169.valid  = \$signature__data$169 [7];
+  assign \meta2_rd.gen  = meta2_rd[9:6];
+  assign \meta2_rd.fresh  = meta2_rd[10];
+  assign \meta2_rd.valid  = meta2_rd[11];
+  assign \$signature__data$171.last  = \$signature__data$171 [5:0];
+  assign \$signature__data$171.gen  = \$signature__data$171 [9:6];
+  assign \$signature__data$171.fresh  = \$signature__data$171 [10];
+  assign \$signature__data$171.valid  = \$signature__data$171 [11];
   assign \ent3_rd.tag  = ent3_rd[23:0];
   assign \ent3_rd.count  = ent3_rd[31:24];
-  assign \$signature__data$186.tag  = \$signature__data$186 [23:0];
-  assign \$signature__data$186.count  = \$signature__data$186 [31:24];
+  assign \$signature__data$188.tag  = \$signature__data$188 [23:0];
+  assign \$signature__data$188.count  = \$signature__data$188 [31:24];
   assign \meta3_rd.last  = meta3_rd[5:0];
-  assign \meta3_rd.fresh  = meta3_rd[6];
-  assign \meta3_rd.valid  = meta3_rd[7];
-  assign \$signature__data$188.last  = \$signature__data$188 [5:0];
-  assign \$signature__data$188.fresh  = \$signature__data$188 [6];
-  assign \$signature__data$188.valid  = \$signature__data$188 [7];
-  assign \$signature__data$85 [31:24] = \port$2379$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2379$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2379$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2379$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2379$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2379$5 [23:0];
+  assign \meta3_rd.gen  = meta3_rd[9:6];
+  assign \meta3_rd.fresh  = meta3_rd[10];
+  assign \meta3_rd.valid  = meta3_rd[11];
+  assign \$signature__data$190.last  = \$signature__data$190 [5:0];
+  assign \$signature__data$190.gen  = \$signature__data$190 [9:6];
+  assign \$signature__data$190.fresh  = \$signature__data$190 [10];
+  assign \$signature__data$190.valid  = \$signature__data$190 [11];
+  assign \$signature__data$85 [31:24] = \port$2416$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2416$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2416$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2416$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2416$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2416$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8018,14 +8154,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign bk_mark[2] = mark_now2;
   assign bk_mark[1] = mark_now1;
   assign bk_mark[0] = mark_now0;
-  assign bk_fresh[3] = meta3_rd[6];
-  assign bk_fresh[2] = meta2_rd[6];
-  assign bk_fresh[1] = meta1_rd[6];
-  assign bk_fresh[0] = meta0_rd[6];
-  assign bk_valid[3] = meta3_rd[7];
-  assign bk_valid[2] = meta2_rd[7];
-  assign bk_valid[1] = meta1_rd[7];
-  assign bk_valid[0] = meta0_rd[7];
+  assign bk_fresh[3] = meta3_rd[10];
+  assign bk_fresh[2] = meta2_rd[10];
+  assign bk_fresh[1] = meta1_rd[10];
+  assign bk_fresh[0] = meta0_rd[10];
+  assign bk_valid[3] = \$502 ;
+  assign bk_valid[2] = \$435 ;
+  assign bk_valid[1] = \$368 ;
+  assign bk_valid[0] = \$301 ;
   assign bk_last[23:18] = meta3_rd[5:0];
   assign bk_last[17:12] = meta2_rd[5:0];
   assign bk_last[11:6] = meta1_rd[5:0];
@@ -8046,19 +8182,23 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_last[17:12] = sc_data_q[21:16];
   assign sc_last[11:6] = sc_data_q[13:8];
   assign sc_last[5:0] = sc_data_q[5:0];
-  assign scrub_w__en[3] = \$451 ;
-  assign scrub_w__en[2] = \$386 ;
-  assign scrub_w__en[1] = \$321 ;
+  assign scrub_w__en[3] = \$457 ;
+  assign scrub_w__en[2] = \$390 ;
+  assign scrub_w__en[1] = \$323 ;
   assign scrub_w__en[0] = \$256 ;
-  assign scrub_w__data[31:24] = meta_data;
-  assign scrub_w__data[23:16] = meta_data;
-  assign scrub_w__data[15:8] = meta_data;
-  assign scrub_w__data[7:0] = meta_data;
-  assign \$signature__data [31:24] = \port$2379$136 [17:10];
-  assign \$signature__data [23:0] = \port$2379$5 [23:0];
-  assign meta_data[7] = \$230 ;
-  assign meta_data[6] = \port$2379$136 [7];
-  assign meta_data[5:0] = \port$2379$5 [29:24];
+  assign scrub_w__data[31:24] = copy_data;
+  assign scrub_w__data[23:16] = copy_data;
+  assign scrub_w__data[15:8] = copy_data;
+  assign scrub_w__data[7:0] = copy_data;
+  assign \$signature__data [31:24] = \port$2416$136 [17:10];
+  assign \$signature__data [23:0] = \port$2416$5 [23:0];
+  assign copy_data[7] = \$signature__data$35 [11];
+  assign copy_data[6] = \$signature__data$35 [10];
+  assign copy_data[5:0] = \$signature__data$35 [5:0];
+  assign \$signature__data$35 [9:6] = generation;
+  assign \$signature__data$35 [11] = \$230 ;
+  assign \$signature__data$35 [10] = \port$2416$136 [7];
+  assign \$signature__data$35 [5:0] = \port$2416$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8212,14 +8352,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2370$0 (lanes[43:0]),
-    .\port$2370$107 (lanes[108:107]),
-    .\port$2370$147 (lanes[147]),
-    .\port$2370$172 (lanes[173:172]),
-    .\port$2370$212 (lanes[212]),
-    .\port$2370$237 (lanes[238:237]),
-    .\port$2370$277 (lanes[277]),
-    .\port$2370$82 (lanes[82]),
+    .\port$2407$0 (lanes[43:0]),
+    .\port$2407$107 (lanes[108:107]),
+    .\port$2407$147 (lanes[147]),
+    .\port$2407$172 (lanes[173:172]),
+    .\port$2407$212 (lanes[212]),
+    .\port$2407$237 (lanes[238:237]),
+    .\port$2407$277 (lanes[277]),
+    .\port$2407$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8390,7 +8530,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 , \port$2370$147 , \port$2370$172 , \port$2370$212 , \port$2370$237 , \port$2370$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 , \port$2407$147 , \port$2407$172 , \port$2407$212 , \port$2407$237 , \port$2407$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -8593,22 +8733,22 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2370$0 ;
-  wire [43:0] \port$2370$0 ;
-  input [1:0] \port$2370$107 ;
-  wire [1:0] \port$2370$107 ;
-  input \port$2370$147 ;
-  wire \port$2370$147 ;
-  input [1:0] \port$2370$172 ;
-  wire [1:0] \port$2370$172 ;
-  input \port$2370$212 ;
-  wire \port$2370$212 ;
-  input [1:0] \port$2370$237 ;
-  wire [1:0] \port$2370$237 ;
-  input \port$2370$277 ;
-  wire \port$2370$277 ;
-  input \port$2370$82 ;
-  wire \port$2370$82 ;
+  input [43:0] \port$2407$0 ;
+  wire [43:0] \port$2407$0 ;
+  input [1:0] \port$2407$107 ;
+  wire [1:0] \port$2407$107 ;
+  input \port$2407$147 ;
+  wire \port$2407$147 ;
+  input [1:0] \port$2407$172 ;
+  wire [1:0] \port$2407$172 ;
+  input \port$2407$212 ;
+  wire \port$2407$212 ;
+  input [1:0] \port$2407$237 ;
+  wire [1:0] \port$2407$237 ;
+  input \port$2407$277 ;
+  wire \port$2407$277 ;
+  input \port$2407$82 ;
+  wire \port$2407$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8621,29 +8761,29 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1], \port$2370$0 [43] };
-  assign \$2  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$1  = | { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1], \port$2407$0 [43] };
+  assign \$2  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1] };
+  assign \$4  = | { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2370$0 [43] & \$5 ;
-  assign \$7  = | { \port$2370$237 [1], \port$2370$172 [1] };
+  assign \$6  = \port$2407$0 [43] & \$5 ;
+  assign \$7  = | { \port$2407$237 [1], \port$2407$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2370$107 [1] & \$8 ;
+  assign \$9  = \port$2407$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2370$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
-  assign \$14  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
-  assign \$15  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$12  = \port$2407$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$14  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$15  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
-  assign \$20  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$19  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$20  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
-  assign \$25  = ~ { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
+  assign \$24  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$25  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -8667,19 +8807,19 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2370$0 [2:1];
-  assign \$50  = \port$2370$0 [0] & \$49 ;
+  assign \$49  = ! \port$2407$0 [2:1];
+  assign \$50  = \port$2407$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2370$0 [2:1] == 2'h3;
+  assign \$55  = \port$2407$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2370$0 [2:1] == 2'h2;
-  assign \$59  = \port$2370$0 [2:1] == 2'h3;
+  assign \$58  = \port$2407$0 [2:1] == 2'h2;
+  assign \$59  = \port$2407$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2370$0 [0] & \$60 ;
+  assign \$61  = \port$2407$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -8702,7 +8842,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$87  = ch[3:0] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -8711,7 +8851,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$97  = ch[7:4] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -8727,7 +8867,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$112  = \$110  | \$111 ;
   assign \$113  = ch[11] ? tag[95:72] : 24'h000000;
   assign \$114  = \$112  | \$113 ;
-  assign \$115  = ch[11:8] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$115  = ch[11:8] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
   assign \$116  = | \$115 ;
   assign \$117  = ch[16] ? slot[6:0] : 7'h00;
   assign \$119  = ch[17] ? slot[13:7] : 7'h00;
@@ -8736,7 +8876,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$122  = \$120  | \$121 ;
   assign \$123  = ch[19] ? slot[27:21] : 7'h00;
   assign \$124  = \$122  | \$123 ;
-  assign \$125  = ch[19:16] & { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
+  assign \$125  = ch[19:16] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
   assign \$126  = | \$125 ;
   assign \$127  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$129  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -8754,11 +8894,11 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \$142  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$143  = \$141  | \$142 ;
   assign \$144  = ch[22] ? \$143  : 8'h02;
-  assign match = { \port$2370$237 [1], \port$2370$172 [1], \port$2370$107 [1], \port$2370$0 [43] };
-  assign valid = { \port$2370$237 [0], \port$2370$172 [0], \port$2370$107 [0], \port$2370$0 [42] };
-  assign request = \port$2370$0 [34:0];
-  assign mark = { \port$2370$277 , \port$2370$212 , \port$2370$147 , \port$2370$82  };
-  assign window = \port$2370$0 [41:35];
+  assign match = { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1], \port$2407$0 [43] };
+  assign valid = { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign request = \port$2407$0 [34:0];
+  assign mark = { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
+  assign window = \port$2407$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -8771,11 +8911,11 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2370$0 [0];
-  assign \request.op  = \port$2370$0 [2:1];
-  assign \request.min_tlevel  = \port$2370$0 [4:3];
-  assign \request.tag  = \port$2370$0 [28:5];
-  assign \request.t  = \port$2370$0 [34:29];
+  assign \request.valid  = \port$2407$0 [0];
+  assign \request.op  = \port$2407$0 [2:1];
+  assign \request.min_tlevel  = \port$2407$0 [4:3];
+  assign \request.tag  = \port$2407$0 [28:5];
+  assign \request.t  = \port$2407$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8810,7 +8950,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign decision[143] = \$126 ;
   assign decision[142:136] = \$124 ;
   assign decision[135:132] = ch[15:12];
-  assign decision[131:125] = \port$2370$0 [41:35];
+  assign decision[131:125] = \port$2407$0 [41:35];
   assign decision[124:101] = tag[23:0];
   assign decision[100] = ch[24];
   assign decision[99] = \$116 ;
@@ -8825,11 +8965,11 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2370$0 [34:29];
-  assign decision[28:5] = \port$2370$0 [28:5];
-  assign decision[4:3] = \port$2370$0 [4:3];
-  assign decision[2:1] = \port$2370$0 [2:1];
-  assign decision[0] = \port$2370$0 [0];
+  assign decision[34:29] = \port$2407$0 [34:29];
+  assign decision[28:5] = \port$2407$0 [28:5];
+  assign decision[4:3] = \port$2407$0 [4:3];
+  assign decision[2:1] = \port$2407$0 [2:1];
+  assign decision[0] = \port$2407$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -8845,13 +8985,13 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2370$237 [1];
+  assign ch[3] = \port$2407$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2370$237 [1];
+  assign \$10  = \port$2407$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -8865,7 +9005,7 @@ module \kv_asu.core.versions.dec (\port$2370$0 , \port$2370$82 , \port$2370$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2358$0 , \port$2359$0 , \port$2363$0 , clk);
+module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2395$0 , \port$2396$0 , \port$2400$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -8917,13 +9057,13 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2358$0 ;
-  wire [41:0] \port$2358$0 ;
-  output [187:0] \port$2359$0 ;
-  wire [187:0] \port$2359$0 ;
+  output [41:0] \port$2395$0 ;
+  wire [41:0] \port$2395$0 ;
+  output [187:0] \port$2396$0 ;
+  wire [187:0] \port$2396$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2363$0 ;
-  wire [27:0] \port$2363$0 ;
+  output [27:0] \port$2400$0 ;
+  wire [27:0] \port$2400$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9027,9 +9167,9 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2358$0  = \$9 ;
-  assign \port$2359$0  = \$10 ;
-  assign \port$2363$0  = \$12 ;
+  assign \port$2395$0  = \$9 ;
+  assign \port$2396$0  = \$10 ;
+  assign \port$2400$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9132,18 +9272,18 @@ module \kv_asu.core.window$173 (rst, rd_slot, busy, request, hash, sc_mark_row, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, inc, occupancy, flush
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
 , enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
   wire [31:0] \$100 ;
   wire [31:0] \$101 ;
-  wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$105 ;
-  wire \$106 ;
+  wire [31:0] \$102 ;
+  wire [31:0] \$103 ;
+  wire [31:0] \$104 ;
+  wire [31:0] \$105 ;
+  wire [31:0] \$106 ;
   wire \$107 ;
   wire \$108 ;
   wire \$109 ;
@@ -9164,7 +9304,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$122 ;
   wire \$123 ;
   wire \$124 ;
-  wire \$125 ;
+  wire [4:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
@@ -9173,7 +9313,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$130 ;
   wire \$131 ;
   wire \$132 ;
-  wire [1:0] \$133 ;
+  wire \$133 ;
   wire \$134 ;
   wire \$135 ;
   wire \$136 ;
@@ -9184,14 +9324,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire \$143 ;
+  wire [1:0] \$143 ;
   wire \$144 ;
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
   wire \$149 ;
-  wire [31:0] \$15 ;
+  wire \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
@@ -9202,7 +9342,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$157 ;
   wire \$158 ;
   wire \$159 ;
-  wire [31:0] \$16 ;
+  wire \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
@@ -9213,7 +9353,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$167 ;
   wire \$168 ;
   wire \$169 ;
-  wire [31:0] \$17 ;
+  wire \$17 ;
   wire \$170 ;
   wire \$171 ;
   wire \$172 ;
@@ -9224,7 +9364,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire [31:0] \$18 ;
+  wire \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
@@ -9233,30 +9373,41 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$185 ;
   wire \$186 ;
   wire \$187 ;
-  reg \$188 ;
-  reg \$189 ;
-  wire [31:0] \$19 ;
-  reg \$190 ;
-  reg \$191 ;
-  reg \$192 ;
-  reg \$193 ;
-  reg \$194 ;
-  reg [31:0] \$195 ;
-  reg [31:0] \$196 ;
-  reg [31:0] \$197 ;
-  reg [31:0] \$198 ;
-  reg [31:0] \$199 ;
+  wire \$188 ;
+  wire \$189 ;
+  wire \$19 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire \$192 ;
+  wire \$193 ;
+  wire \$194 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  reg \$198 ;
+  reg \$199 ;
   wire \$2 ;
   wire [31:0] \$20 ;
-  reg [31:0] \$200 ;
+  reg [3:0] \$200 ;
   reg \$201 ;
-  reg [62:0] \$202 ;
+  reg \$202 ;
   reg \$203 ;
-  reg [3:0] \$204 ;
+  reg \$204 ;
   reg \$205 ;
   reg [31:0] \$206 ;
-  reg [53:0] \$207 ;
+  reg [31:0] \$207 ;
+  reg [31:0] \$208 ;
+  reg [31:0] \$209 ;
   wire [31:0] \$21 ;
+  reg [31:0] \$210 ;
+  reg [31:0] \$211 ;
+  reg \$212 ;
+  reg [62:0] \$213 ;
+  reg \$214 ;
+  reg [3:0] \$215 ;
+  reg \$216 ;
+  reg [31:0] \$217 ;
+  reg [53:0] \$218 ;
   wire [31:0] \$22 ;
   wire [31:0] \$23 ;
   wire [31:0] \$24 ;
@@ -9273,23 +9424,23 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$34 ;
   wire [31:0] \$35 ;
   wire [31:0] \$36 ;
-  wire [1:0] \$37 ;
-  wire [1:0] \$38 ;
+  wire [31:0] \$37 ;
+  wire [31:0] \$38 ;
   wire [31:0] \$39 ;
   wire \$4 ;
-  wire \$40 ;
-  wire [1:0] \$41 ;
+  wire [31:0] \$40 ;
+  wire [31:0] \$41 ;
   wire [1:0] \$42 ;
   wire [1:0] \$43 ;
-  wire [1:0] \$44 ;
-  wire [31:0] \$45 ;
-  wire [7:0] \$46 ;
-  wire [31:0] \$47 ;
-  wire [31:0] \$48 ;
-  wire [31:0] \$49 ;
+  wire [31:0] \$44 ;
+  wire \$45 ;
+  wire [1:0] \$46 ;
+  wire [1:0] \$47 ;
+  wire [1:0] \$48 ;
+  wire [1:0] \$49 ;
   wire \$5 ;
   wire [31:0] \$50 ;
-  wire [31:0] \$51 ;
+  wire [7:0] \$51 ;
   wire [31:0] \$52 ;
   wire [31:0] \$53 ;
   wire [31:0] \$54 ;
@@ -9303,21 +9454,21 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$61 ;
   wire [31:0] \$62 ;
   wire [31:0] \$63 ;
-  wire [7:0] \$64 ;
+  wire [31:0] \$64 ;
   wire [31:0] \$65 ;
-  wire [7:0] \$66 ;
+  wire [31:0] \$66 ;
   wire [31:0] \$67 ;
-  wire [4:0] \$68 ;
-  wire [31:0] \$69 ;
+  wire [31:0] \$68 ;
+  wire [7:0] \$69 ;
   wire \$7 ;
-  wire [4:0] \$70 ;
-  wire [31:0] \$71 ;
-  wire [4:0] \$72 ;
-  wire [31:0] \$73 ;
+  wire [31:0] \$70 ;
+  wire [7:0] \$71 ;
+  wire [31:0] \$72 ;
+  wire [4:0] \$73 ;
   wire [31:0] \$74 ;
-  wire [31:0] \$75 ;
+  wire [4:0] \$75 ;
   wire [31:0] \$76 ;
-  wire [31:0] \$77 ;
+  wire [4:0] \$77 ;
   wire [31:0] \$78 ;
   wire [31:0] \$79 ;
   wire \$8 ;
@@ -9411,9 +9562,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [4:0] \cfg.w1 ;
   wire [4:0] \cfg.w2 ;
   wire [4:0] \cfg.w3 ;
-  reg clear = 1'h0;
   (* init = 1'h0 *)
-  wire clear_stats;
+  wire clear;
+  reg clear_stats = 1'h0;
   input clk;
   wire clk;
   input core_flushing;
@@ -9432,7 +9583,6 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  input [12:0] inc;
   wire [12:0] inc;
   reg legal = 1'h0;
   input [7:0] occupancy;
@@ -9464,234 +9614,249 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_w1 = 32'd31;
   reg [31:0] shadow_w2 = 32'd31;
   reg [31:0] shadow_w3 = 32'd25;
+  reg [3:0] stat_discard = 4'h0;
+  input [12:0] stat_inc;
   wire [12:0] stat_inc;
   reg stat_pend = 1'h0;
-  assign \$1  = ~ sequencing;
-  assign \$2  = regs__w_valid & \$1 ;
-  assign \$3  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$4  = regs__w_strb[0] & \$3 ;
-  assign \$5  = ~ core_flushing;
-  assign \$6  = core_idle & \$5 ;
-  assign \$7  = | inc;
-  assign \$8  = ~ \$7 ;
-  assign \$9  = \$6  & \$8 ;
-  assign \$10  = ~ legal;
-  assign \$11  = regs__w_data[3] & \$10 ;
-  assign \$12  = axil__bvalid & action_resp;
-  assign \$13  = sequencing | \$12 ;
-  assign hold = \$13  | flush;
+  assign \$1  = | stat_discard;
+  assign \$2  = clear_stats | \$1 ;
+  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign \$3  = ~ sequencing;
+  assign \$4  = regs__w_valid & \$3 ;
+  assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$6  = regs__w_strb[0] & \$5 ;
+  assign \$7  = ~ core_flushing;
+  assign \$8  = | stat_inc;
+  assign \$9  = ~ \$8 ;
+  assign \$10  = core_idle & \$9 ;
+  assign \$11  = regs__w_data[3] | regs__w_data[1];
+  assign \$12  = ~ \$11 ;
+  assign \$13  = \$10  | \$12 ;
+  assign \$14  = \$7  & \$13 ;
+  assign \$15  = ~ legal;
+  assign \$16  = regs__w_data[3] & \$15 ;
+  assign \$17  = axil__bvalid & action_resp;
+  assign \$18  = sequencing | \$17 ;
+  assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$14  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
-  assign \$15  = read_sel[0] ? 32'd1263944019 : 32'd0;
-  assign \$17  = read_sel[1] ? 32'd512 : 32'd0;
-  assign \$18  = \$16  | \$17 ;
-  assign \$19  = read_sel[2] ? 32'd128 : 32'd0;
-  assign \$20  = \$18  | \$19 ;
-  assign \$21  = read_sel[3] ? 32'd4 : 32'd0;
-  assign \$22  = \$20  | \$21 ;
-  assign \$23  = read_sel[4] ? 32'd32 : 32'd0;
-  assign \$24  = \$22  | \$23 ;
-  assign \$25  = read_sel[5] ? 32'd8 : 32'd0;
-  assign \$26  = \$24  | \$25 ;
-  assign \$27  = read_sel[6] ? 32'd24 : 32'd0;
-  assign \$28  = \$26  | \$27 ;
-  assign \$29  = read_sel[7] ? 32'd8 : 32'd0;
-  assign \$30  = \$28  | \$29 ;
-  assign \$31  = read_sel[8] ? 32'd6 : 32'd0;
-  assign \$32  = \$30  | \$31 ;
-  assign \$33  = read_sel[9] ? 32'd2 : 32'd0;
-  assign \$34  = \$32  | \$33 ;
-  assign \$35  = read_sel[10] ? 32'd31 : 32'd0;
-  assign \$36  = \$34  | \$35 ;
-  assign \$38  = read_sel[11] ? \$37  : 2'h0;
-  assign \$39  = \$36  | { 30'h00000000, \$38  };
-  assign \$40  = core_flushing | flush;
-  assign \$43  = \$41  | \$42 ;
-  assign \$44  = read_sel[12] ? \$43  : 2'h0;
-  assign \$45  = \$39  | { 30'h00000000, \$44  };
-  assign \$46  = read_sel[13] ? occupancy : 8'h00;
-  assign \$47  = \$45  | { 24'h000000, \$46  };
-  assign \$48  = read_sel[14] ? cycle[31:0] : 32'd0;
-  assign \$49  = \$47  | \$48 ;
-  assign \$50  = read_sel[15] ? hi_latch : 32'd0;
-  assign \$51  = \$49  | \$50 ;
-  assign \$52  = read_sel[16] ? shadow_c3 : 32'd0;
-  assign \$53  = \$51  | \$52 ;
-  assign \$54  = read_sel[17] ? shadow_c2 : 32'd0;
-  assign \$55  = \$53  | \$54 ;
-  assign \$56  = read_sel[18] ? shadow_w3 : 32'd0;
-  assign \$57  = \$55  | \$56 ;
-  assign \$58  = read_sel[19] ? shadow_w2 : 32'd0;
-  assign \$59  = \$57  | \$58 ;
-  assign \$60  = read_sel[20] ? shadow_w1 : 32'd0;
-  assign \$61  = \$59  | \$60 ;
-  assign \$62  = read_sel[21] ? shadow_hash_seed : 32'd0;
-  assign \$63  = \$61  | \$62 ;
-  assign \$64  = read_sel[22] ? cfg[7:0] : 8'h00;
-  assign \$65  = \$63  | { 24'h000000, \$64  };
-  assign \$66  = read_sel[23] ? cfg[15:8] : 8'h00;
-  assign \$67  = \$65  | { 24'h000000, \$66  };
-  assign \$68  = read_sel[24] ? cfg[20:16] : 5'h00;
-  assign \$69  = \$67  | { 27'h0000000, \$68  };
-  assign \$70  = read_sel[25] ? cfg[25:21] : 5'h00;
-  assign \$71  = \$69  | { 27'h0000000, \$70  };
-  assign \$72  = read_sel[26] ? cfg[30:26] : 5'h00;
-  assign \$73  = \$71  | { 27'h0000000, \$72  };
-  assign \$74  = read_sel[27] ? cfg[62:31] : 32'd0;
-  assign \$75  = \$73  | \$74 ;
-  assign \$76  = read_sel[29] ? hi_latch : 32'd0;
-  assign \$77  = \$75  | \$76 ;
-  assign \$78  = read_sel[31] ? hi_latch : 32'd0;
-  assign \$79  = \$77  | \$78 ;
-  assign \$80  = read_sel[33] ? hi_latch : 32'd0;
-  assign \$81  = \$79  | \$80 ;
-  assign \$82  = read_sel[35] ? hi_latch : 32'd0;
-  assign \$83  = \$81  | \$82 ;
-  assign \$84  = read_sel[37] ? hi_latch : 32'd0;
-  assign \$85  = \$83  | \$84 ;
-  assign \$86  = read_sel[39] ? hi_latch : 32'd0;
-  assign \$87  = \$85  | \$86 ;
-  assign \$88  = read_sel[41] ? hi_latch : 32'd0;
-  assign \$89  = \$87  | \$88 ;
-  assign \$90  = read_sel[43] ? hi_latch : 32'd0;
-  assign \$91  = \$89  | \$90 ;
-  assign \$92  = read_sel[45] ? hi_latch : 32'd0;
-  assign \$93  = \$91  | \$92 ;
-  assign \$94  = read_sel[47] ? hi_latch : 32'd0;
-  assign \$95  = \$93  | \$94 ;
-  assign \$96  = read_sel[49] ? hi_latch : 32'd0;
-  assign \$97  = \$95  | \$96 ;
-  assign \$98  = read_sel[51] ? hi_latch : 32'd0;
-  assign \$99  = \$97  | \$98 ;
-  assign \$100  = read_sel[53] ? hi_latch : 32'd0;
-  assign \$101  = \$99  | \$100 ;
-  assign \$102  = ! shadow_c2[31:8];
-  assign \$103  = ! shadow_c3[31:8];
-  assign \$104  = & { \$103 , \$102  };
-  assign \$105  = shadow_c2[7:0] <= shadow_c3[7:0];
-  assign \$106  = \$104  & \$105 ;
-  assign \$107  = shadow_c2[7:0] >= 1'h1;
-  assign \$108  = \$106  & \$107 ;
-  assign \$109  = ! shadow_w3[31:5];
-  assign \$110  = ! shadow_w2[31:5];
-  assign \$111  = ! shadow_w1[31:5];
-  assign \$112  = & { \$111 , \$110 , \$109  };
-  assign \$113  = shadow_w3[4:0] <= shadow_w2[4:0];
-  assign \$114  = \$112  & \$113 ;
-  assign \$115  = shadow_w2[4:0] <= shadow_w1[4:0];
-  assign \$116  = \$114  & \$115 ;
-  assign \$117  = \$108  & \$116 ;
-  assign \$118  = shadow_hash_seed != cfg[62:31];
-  assign \$119  = ~ axil__bvalid;
-  assign \$120  = ~ sequencing;
-  assign \$121  = regs__w_valid & \$120 ;
-  assign \$122  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$123  = regs__w_strb[0] & \$122 ;
-  assign \$124  = ~ core_flushing;
-  assign \$125  = core_idle & \$124 ;
-  assign \$126  = | inc;
-  assign \$127  = ~ \$126 ;
-  assign \$128  = \$125  & \$127 ;
-  assign \$129  = ~ legal;
-  assign \$130  = regs__w_data[3] & \$129 ;
-  assign \$131  = regs__w_data[3] & seed_changes;
-  assign \$132  = regs__w_data[1] | \$131 ;
-  assign \$134  = ! axil__araddr[11:2];
-  assign \$135  = axil__araddr[11:2] == 1'h1;
-  assign \$136  = axil__araddr[11:2] == 2'h2;
-  assign \$137  = axil__araddr[11:2] == 2'h3;
-  assign \$138  = axil__araddr[11:2] == 3'h4;
-  assign \$139  = axil__araddr[11:2] == 3'h5;
-  assign \$140  = axil__araddr[11:2] == 3'h6;
-  assign \$141  = axil__araddr[11:2] == 3'h7;
-  assign \$142  = axil__araddr[11:2] == 4'h8;
-  assign \$143  = axil__araddr[11:2] == 4'h9;
-  assign \$144  = axil__araddr[11:2] == 4'ha;
-  assign \$145  = axil__araddr[11:2] == 5'h10;
-  assign \$146  = axil__araddr[11:2] == 5'h11;
-  assign \$147  = axil__araddr[11:2] == 5'h12;
-  assign \$148  = axil__araddr[11:2] == 5'h14;
-  assign \$149  = axil__araddr[11:2] == 5'h15;
-  assign \$150  = axil__araddr[11:2] == 5'h18;
-  assign \$151  = axil__araddr[11:2] == 5'h19;
-  assign \$152  = axil__araddr[11:2] == 5'h1a;
-  assign \$153  = axil__araddr[11:2] == 5'h1b;
-  assign \$154  = axil__araddr[11:2] == 5'h1c;
-  assign \$155  = axil__araddr[11:2] == 5'h1d;
-  assign \$156  = axil__araddr[11:2] == 6'h20;
-  assign \$157  = axil__araddr[11:2] == 6'h21;
-  assign \$158  = axil__araddr[11:2] == 6'h22;
-  assign \$159  = axil__araddr[11:2] == 6'h23;
-  assign \$160  = axil__araddr[11:2] == 6'h24;
-  assign \$161  = axil__araddr[11:2] == 6'h25;
-  assign \$162  = axil__araddr[11:2] == 7'h40;
-  assign \$163  = axil__araddr[11:2] == 7'h41;
-  assign \$164  = axil__araddr[11:2] == 7'h42;
-  assign \$165  = axil__araddr[11:2] == 7'h43;
-  assign \$166  = axil__araddr[11:2] == 7'h44;
-  assign \$167  = axil__araddr[11:2] == 7'h45;
-  assign \$168  = axil__araddr[11:2] == 7'h46;
-  assign \$169  = axil__araddr[11:2] == 7'h47;
-  assign \$170  = axil__araddr[11:2] == 7'h48;
-  assign \$171  = axil__araddr[11:2] == 7'h49;
-  assign \$172  = axil__araddr[11:2] == 7'h4a;
-  assign \$173  = axil__araddr[11:2] == 7'h4b;
-  assign \$174  = axil__araddr[11:2] == 7'h4c;
-  assign \$175  = axil__araddr[11:2] == 7'h4d;
-  assign \$176  = axil__araddr[11:2] == 7'h4e;
-  assign \$177  = axil__araddr[11:2] == 7'h4f;
-  assign \$178  = axil__araddr[11:2] == 7'h50;
-  assign \$179  = axil__araddr[11:2] == 7'h51;
-  assign \$180  = axil__araddr[11:2] == 7'h52;
-  assign \$181  = axil__araddr[11:2] == 7'h53;
-  assign \$182  = axil__araddr[11:2] == 7'h54;
-  assign \$183  = axil__araddr[11:2] == 7'h55;
-  assign \$184  = axil__araddr[11:2] == 7'h56;
-  assign \$185  = axil__araddr[11:2] == 7'h57;
-  assign \$186  = axil__araddr[11:2] == 7'h58;
-  assign \$187  = axil__araddr[11:2] == 7'h59;
+  assign \$19  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$20  = read_sel[0] ? 32'd1263944019 : 32'd0;
+  assign \$22  = read_sel[1] ? 32'd512 : 32'd0;
+  assign \$23  = \$21  | \$22 ;
+  assign \$24  = read_sel[2] ? 32'd128 : 32'd0;
+  assign \$25  = \$23  | \$24 ;
+  assign \$26  = read_sel[3] ? 32'd4 : 32'd0;
+  assign \$27  = \$25  | \$26 ;
+  assign \$28  = read_sel[4] ? 32'd32 : 32'd0;
+  assign \$29  = \$27  | \$28 ;
+  assign \$30  = read_sel[5] ? 32'd8 : 32'd0;
+  assign \$31  = \$29  | \$30 ;
+  assign \$32  = read_sel[6] ? 32'd24 : 32'd0;
+  assign \$33  = \$31  | \$32 ;
+  assign \$34  = read_sel[7] ? 32'd8 : 32'd0;
+  assign \$35  = \$33  | \$34 ;
+  assign \$36  = read_sel[8] ? 32'd6 : 32'd0;
+  assign \$37  = \$35  | \$36 ;
+  assign \$38  = read_sel[9] ? 32'd2 : 32'd0;
+  assign \$39  = \$37  | \$38 ;
+  assign \$40  = read_sel[10] ? 32'd31 : 32'd0;
+  assign \$41  = \$39  | \$40 ;
+  assign \$43  = read_sel[11] ? \$42  : 2'h0;
+  assign \$44  = \$41  | { 30'h00000000, \$43  };
+  assign \$45  = core_flushing | flush;
+  assign \$48  = \$46  | \$47 ;
+  assign \$49  = read_sel[12] ? \$48  : 2'h0;
+  assign \$50  = \$44  | { 30'h00000000, \$49  };
+  assign \$51  = read_sel[13] ? occupancy : 8'h00;
+  assign \$52  = \$50  | { 24'h000000, \$51  };
+  assign \$53  = read_sel[14] ? cycle[31:0] : 32'd0;
+  assign \$54  = \$52  | \$53 ;
+  assign \$55  = read_sel[15] ? hi_latch : 32'd0;
+  assign \$56  = \$54  | \$55 ;
+  assign \$57  = read_sel[16] ? shadow_c3 : 32'd0;
+  assign \$58  = \$56  | \$57 ;
+  assign \$59  = read_sel[17] ? shadow_c2 : 32'd0;
+  assign \$60  = \$58  | \$59 ;
+  assign \$61  = read_sel[18] ? shadow_w3 : 32'd0;
+  assign \$62  = \$60  | \$61 ;
+  assign \$63  = read_sel[19] ? shadow_w2 : 32'd0;
+  assign \$64  = \$62  | \$63 ;
+  assign \$65  = read_sel[20] ? shadow_w1 : 32'd0;
+  assign \$66  = \$64  | \$65 ;
+  assign \$67  = read_sel[21] ? shadow_hash_seed : 32'd0;
+  assign \$68  = \$66  | \$67 ;
+  assign \$69  = read_sel[22] ? cfg[7:0] : 8'h00;
+  assign \$70  = \$68  | { 24'h000000, \$69  };
+  assign \$71  = read_sel[23] ? cfg[15:8] : 8'h00;
+  assign \$72  = \$70  | { 24'h000000, \$71  };
+  assign \$73  = read_sel[24] ? cfg[20:16] : 5'h00;
+  assign \$74  = \$72  | { 27'h0000000, \$73  };
+  assign \$75  = read_sel[25] ? cfg[25:21] : 5'h00;
+  assign \$76  = \$74  | { 27'h0000000, \$75  };
+  assign \$77  = read_sel[26] ? cfg[30:26] : 5'h00;
+  assign \$78  = \$76  | { 27'h0000000, \$77  };
+  assign \$79  = read_sel[27] ? cfg[62:31] : 32'd0;
+  assign \$80  = \$78  | \$79 ;
+  assign \$81  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$82  = \$80  | \$81 ;
+  assign \$83  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$84  = \$82  | \$83 ;
+  assign \$85  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$86  = \$84  | \$85 ;
+  assign \$87  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$88  = \$86  | \$87 ;
+  assign \$89  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$90  = \$88  | \$89 ;
+  assign \$91  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$92  = \$90  | \$91 ;
+  assign \$93  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$94  = \$92  | \$93 ;
+  assign \$95  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$96  = \$94  | \$95 ;
+  assign \$97  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$98  = \$96  | \$97 ;
+  assign \$99  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$100  = \$98  | \$99 ;
+  assign \$101  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$102  = \$100  | \$101 ;
+  assign \$103  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$104  = \$102  | \$103 ;
+  assign \$105  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$106  = \$104  | \$105 ;
+  assign \$107  = ! shadow_c2[31:8];
+  assign \$108  = ! shadow_c3[31:8];
+  assign \$109  = & { \$108 , \$107  };
+  assign \$110  = shadow_c2[7:0] <= shadow_c3[7:0];
+  assign \$111  = \$109  & \$110 ;
+  assign \$112  = shadow_c2[7:0] >= 1'h1;
+  assign \$113  = \$111  & \$112 ;
+  assign \$114  = ! shadow_w3[31:5];
+  assign \$115  = ! shadow_w2[31:5];
+  assign \$116  = ! shadow_w1[31:5];
+  assign \$117  = & { \$116 , \$115 , \$114  };
+  assign \$118  = shadow_w3[4:0] <= shadow_w2[4:0];
+  assign \$119  = \$117  & \$118 ;
+  assign \$120  = shadow_w2[4:0] <= shadow_w1[4:0];
+  assign \$121  = \$119  & \$120 ;
+  assign \$122  = \$113  & \$121 ;
+  assign \$123  = shadow_hash_seed != cfg[62:31];
+  assign \$124  = | stat_discard;
+  assign \$125  = stat_discard - 1'h1;
+  assign \$126  = ~ axil__bvalid;
+  assign \$127  = ~ sequencing;
+  assign \$128  = regs__w_valid & \$127 ;
+  assign \$129  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$130  = regs__w_strb[0] & \$129 ;
+  assign \$131  = ~ core_flushing;
+  assign \$132  = | stat_inc;
+  assign \$133  = ~ \$132 ;
+  assign \$134  = core_idle & \$133 ;
+  assign \$135  = regs__w_data[3] | regs__w_data[1];
+  assign \$136  = ~ \$135 ;
+  assign \$137  = \$134  | \$136 ;
+  assign \$138  = \$131  & \$137 ;
+  assign \$139  = ~ legal;
+  assign \$140  = regs__w_data[3] & \$139 ;
+  assign \$141  = regs__w_data[3] & seed_changes;
+  assign \$142  = regs__w_data[1] | \$141 ;
+  assign \$144  = ! axil__araddr[11:2];
+  assign \$145  = axil__araddr[11:2] == 1'h1;
+  assign \$146  = axil__araddr[11:2] == 2'h2;
+  assign \$147  = axil__araddr[11:2] == 2'h3;
+  assign \$148  = axil__araddr[11:2] == 3'h4;
+  assign \$149  = axil__araddr[11:2] == 3'h5;
+  assign \$150  = axil__araddr[11:2] == 3'h6;
+  assign \$151  = axil__araddr[11:2] == 3'h7;
+  assign \$152  = axil__araddr[11:2] == 4'h8;
+  assign \$153  = axil__araddr[11:2] == 4'h9;
+  assign \$154  = axil__araddr[11:2] == 4'ha;
+  assign \$155  = axil__araddr[11:2] == 5'h10;
+  assign \$156  = axil__araddr[11:2] == 5'h11;
+  assign \$157  = axil__araddr[11:2] == 5'h12;
+  assign \$158  = axil__araddr[11:2] == 5'h14;
+  assign \$159  = axil__araddr[11:2] == 5'h15;
+  assign \$160  = axil__araddr[11:2] == 5'h18;
+  assign \$161  = axil__araddr[11:2] == 5'h19;
+  assign \$162  = axil__araddr[11:2] == 5'h1a;
+  assign \$163  = axil__araddr[11:2] == 5'h1b;
+  assign \$164  = axil__araddr[11:2] == 5'h1c;
+  assign \$165  = axil__araddr[11:2] == 5'h1d;
+  assign \$166  = axil__araddr[11:2] == 6'h20;
+  assign \$167  = axil__araddr[11:2] == 6'h21;
+  assign \$168  = axil__araddr[11:2] == 6'h22;
+  assign \$169  = axil__araddr[11:2] == 6'h23;
+  assign \$170  = axil__araddr[11:2] == 6'h24;
+  assign \$171  = axil__araddr[11:2] == 6'h25;
+  assign \$172  = axil__araddr[11:2] == 7'h40;
+  assign \$173  = axil__araddr[11:2] == 7'h41;
+  assign \$174  = axil__araddr[11:2] == 7'h42;
+  assign \$175  = axil__araddr[11:2] == 7'h43;
+  assign \$176  = axil__araddr[11:2] == 7'h44;
+  assign \$177  = axil__araddr[11:2] == 7'h45;
+  assign \$178  = axil__araddr[11:2] == 7'h46;
+  assign \$179  = axil__araddr[11:2] == 7'h47;
+  assign \$180  = axil__araddr[11:2] == 7'h48;
+  assign \$181  = axil__araddr[11:2] == 7'h49;
+  assign \$182  = axil__araddr[11:2] == 7'h4a;
+  assign \$183  = axil__araddr[11:2] == 7'h4b;
+  assign \$184  = axil__araddr[11:2] == 7'h4c;
+  assign \$185  = axil__araddr[11:2] == 7'h4d;
+  assign \$186  = axil__araddr[11:2] == 7'h4e;
+  assign \$187  = axil__araddr[11:2] == 7'h4f;
+  assign \$188  = axil__araddr[11:2] == 7'h50;
+  assign \$189  = axil__araddr[11:2] == 7'h51;
+  assign \$190  = axil__araddr[11:2] == 7'h52;
+  assign \$191  = axil__araddr[11:2] == 7'h53;
+  assign \$192  = axil__araddr[11:2] == 7'h54;
+  assign \$193  = axil__araddr[11:2] == 7'h55;
+  assign \$194  = axil__araddr[11:2] == 7'h56;
+  assign \$195  = axil__araddr[11:2] == 7'h57;
+  assign \$196  = axil__araddr[11:2] == 7'h58;
+  assign \$197  = axil__araddr[11:2] == 7'h59;
   always @(posedge clk)
-    legal <= \$188 ;
+    legal <= \$198 ;
   always @(posedge clk)
-    seed_changes <= \$189 ;
+    seed_changes <= \$199 ;
   always @(posedge clk)
-    clear <= \$190 ;
+    stat_discard <= \$200 ;
   always @(posedge clk)
-    flush <= \$191 ;
+    clear_stats <= \$201 ;
   always @(posedge clk)
-    action_resp <= \$192 ;
+    flush <= \$202 ;
   always @(posedge clk)
-    sequencing <= \$193 ;
+    action_resp <= \$203 ;
   always @(posedge clk)
-    enable <= \$194 ;
+    sequencing <= \$204 ;
   always @(posedge clk)
-    shadow_c3 <= \$195 ;
+    enable <= \$205 ;
   always @(posedge clk)
-    shadow_c2 <= \$196 ;
+    shadow_c3 <= \$206 ;
   always @(posedge clk)
-    shadow_w3 <= \$197 ;
+    shadow_c2 <= \$207 ;
   always @(posedge clk)
-    shadow_w2 <= \$198 ;
+    shadow_w3 <= \$208 ;
   always @(posedge clk)
-    shadow_w1 <= \$199 ;
+    shadow_w2 <= \$209 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$200 ;
+    shadow_w1 <= \$210 ;
   always @(posedge clk)
-    error <= \$201 ;
+    shadow_hash_seed <= \$211 ;
   always @(posedge clk)
-    cfg <= \$202 ;
+    error <= \$212 ;
   always @(posedge clk)
-    ar_stat_lo <= \$203 ;
+    cfg <= \$213 ;
   always @(posedge clk)
-    rd_addr <= \$204 ;
+    ar_stat_lo <= \$214 ;
   always @(posedge clk)
-    stat_pend <= \$205 ;
+    rd_addr <= \$215 ;
   always @(posedge clk)
-    hi_latch <= \$206 ;
+    stat_pend <= \$216 ;
   always @(posedge clk)
-    read_sel <= \$207 ;
+    hi_latch <= \$217 ;
+  always @(posedge clk)
+    read_sel <= \$218 ;
   \kv_asu.regs.stats  stats (
-    .clear(clear),
+    .clear(clear_stats),
     .clk(clk),
     .inc(inc),
     .rd_addr(rd_addr),
@@ -9734,11 +9899,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__w_done = 1'h0;
-    if (\$2 ) begin
+    if (\$4 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$4 ) begin
+            if (\$6 ) begin
             end else begin
               regs__w_done = 1'h1;
             end
@@ -9757,7 +9922,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       endcase
     end
     if (sequencing) begin
-      if (\$9 ) begin
+      if (\$14 ) begin
         regs__w_done = 1'h1;
       end
     end
@@ -9766,8 +9931,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     regs__w_error = 1'h0;
     if (sequencing) begin
-      if (\$9 ) begin
-        if (\$11 ) begin
+      if (\$14 ) begin
+        if (\$16 ) begin
           regs__w_error = 1'h1;
         end
       end
@@ -9780,7 +9945,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
-      if (\$14 ) begin
+      if (\$19 ) begin
         regs__r_done = 1'h1;
       end
     end
@@ -9792,152 +9957,164 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
-      if (\$14 ) begin
-        regs__r_data = \$101 ;
+      if (\$19 ) begin
+        regs__r_data = \$106 ;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$188  = \$117 ;
+    \$198  = \$122 ;
     if (rst) begin
-      \$188  = 1'h0;
+      \$198  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$189  = \$118 ;
+    \$199  = \$123 ;
     if (rst) begin
-      \$189  = 1'h0;
+      \$199  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$190  = 1'h0;
+    \$200  = stat_discard;
+    if (clear_stats) begin
+      \$200  = 4'hc;
+    end else if (\$124 ) begin
+      \$200  = \$125 [3:0];
+    end
+    if (rst) begin
+      \$200  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$201  = 1'h0;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$190  = regs__w_data[2];
+          \$201  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$190  = 1'h0;
+      \$201  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$191  = 1'h0;
+    \$202  = 1'h0;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$191  = \$132 ;
+          \$202  = \$142 ;
         end
       end
     end
     if (rst) begin
-      \$191  = 1'h0;
+      \$202  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$192  = action_resp;
-    if (\$119 ) begin
-      \$192  = 1'h0;
+    \$203  = action_resp;
+    if (\$126 ) begin
+      \$203  = 1'h0;
     end
     if (sequencing) begin
-      if (\$128 ) begin
-        \$192  = 1'h1;
+      if (\$138 ) begin
+        \$203  = 1'h1;
       end
     end
     if (rst) begin
-      \$192  = 1'h0;
+      \$203  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$193  = sequencing;
-    if (\$121 ) begin
+    \$204  = sequencing;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$123 ) begin
-              \$193  = 1'h1;
+            if (\$130 ) begin
+              \$204  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$128 ) begin
-        \$193  = 1'h0;
+      if (\$138 ) begin
+        \$204  = 1'h0;
       end
     end
     if (rst) begin
-      \$193  = 1'h0;
+      \$204  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$194  = enable;
-    if (\$121 ) begin
+    \$205  = enable;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$123 ) begin
+            if (\$130 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$194  = regs__w_data[0];
+                \$205  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
-          \$194  = regs__w_data[0];
+          \$205  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$194  = 1'h1;
+      \$205  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$195  = shadow_c3;
-    if (\$121 ) begin
+    \$206  = shadow_c3;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$195 [7:0] = regs__w_data[7:0];
+              \$206 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$195 [15:8] = regs__w_data[15:8];
+              \$206 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$195 [23:16] = regs__w_data[23:16];
+              \$206 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$195 [31:24] = regs__w_data[31:24];
+              \$206 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$195  = 32'd5;
+      \$206  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$196  = shadow_c2;
-    if (\$121 ) begin
+    \$207  = shadow_c2;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -9946,28 +10123,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$196 [7:0] = regs__w_data[7:0];
+              \$207 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$196 [15:8] = regs__w_data[15:8];
+              \$207 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$196 [23:16] = regs__w_data[23:16];
+              \$207 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$196 [31:24] = regs__w_data[31:24];
+              \$207 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$196  = 32'd3;
+      \$207  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$197  = shadow_w3;
-    if (\$121 ) begin
+    \$208  = shadow_w3;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -9978,28 +10155,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$197 [7:0] = regs__w_data[7:0];
+              \$208 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$197 [15:8] = regs__w_data[15:8];
+              \$208 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$197 [23:16] = regs__w_data[23:16];
+              \$208 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$197 [31:24] = regs__w_data[31:24];
+              \$208 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$197  = 32'd25;
+      \$208  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$198  = shadow_w2;
-    if (\$121 ) begin
+    \$209  = shadow_w2;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10012,28 +10189,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$198 [7:0] = regs__w_data[7:0];
+              \$209 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$198 [15:8] = regs__w_data[15:8];
+              \$209 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$198 [23:16] = regs__w_data[23:16];
+              \$209 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$198 [31:24] = regs__w_data[31:24];
+              \$209 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$198  = 32'd31;
+      \$209  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$199  = shadow_w1;
-    if (\$121 ) begin
+    \$210  = shadow_w1;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10048,28 +10225,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$199 [7:0] = regs__w_data[7:0];
+              \$210 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$199 [15:8] = regs__w_data[15:8];
+              \$210 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$199 [23:16] = regs__w_data[23:16];
+              \$210 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$199 [31:24] = regs__w_data[31:24];
+              \$210 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$199  = 32'd31;
+      \$210  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$200  = shadow_hash_seed;
-    if (\$121 ) begin
+    \$211  = shadow_hash_seed;
+    if (\$128 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10086,266 +10263,266 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$200 [7:0] = regs__w_data[7:0];
+              \$211 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$200 [15:8] = regs__w_data[15:8];
+              \$211 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$200 [23:16] = regs__w_data[23:16];
+              \$211 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$200 [31:24] = regs__w_data[31:24];
+              \$211 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$200  = 32'd0;
+      \$211  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$201  = error;
+    \$212  = error;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
-          \$201  = 1'h1;
+        if (\$140 ) begin
+          \$212  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$201  = 1'h0;
+            \$212  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$201  = 1'h0;
+      \$212  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$202  = cfg;
+    \$213  = cfg;
     if (sequencing) begin
-      if (\$128 ) begin
+      if (\$138 ) begin
         (* full_case = 32'd1 *)
-        if (\$130 ) begin
+        if (\$140 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$202 [7:0] = shadow_c3[7:0];
-            \$202 [15:8] = shadow_c2[7:0];
-            \$202 [20:16] = shadow_w3[4:0];
-            \$202 [25:21] = shadow_w2[4:0];
-            \$202 [30:26] = shadow_w1[4:0];
-            \$202 [62:31] = shadow_hash_seed;
+            \$213 [7:0] = shadow_c3[7:0];
+            \$213 [15:8] = shadow_c2[7:0];
+            \$213 [20:16] = shadow_w3[4:0];
+            \$213 [25:21] = shadow_w2[4:0];
+            \$213 [30:26] = shadow_w1[4:0];
+            \$213 [62:31] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$202  = 63'h000000007ff90305;
+      \$213  = 63'h000000007ff90305;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$203  = ar_stat_lo;
+    \$214  = ar_stat_lo;
     if (rd_reserve) begin
-      \$203  = 1'h0;
+      \$214  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h042:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h044:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h046:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h048:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04a:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04c:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h04e:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h050:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h052:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h054:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h056:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
         10'h058:
-            \$203  = 1'h1;
+            \$214  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$203  = 1'h0;
+      \$214  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$204  = rd_addr;
+    \$215  = rd_addr;
     if (rd_reserve) begin
-      \$204  = 4'h0;
+      \$215  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$204  = 4'h0;
+            \$215  = 4'h0;
         10'h042:
-            \$204  = 4'h1;
+            \$215  = 4'h1;
         10'h044:
-            \$204  = 4'h2;
+            \$215  = 4'h2;
         10'h046:
-            \$204  = 4'h3;
+            \$215  = 4'h3;
         10'h048:
-            \$204  = 4'h4;
+            \$215  = 4'h4;
         10'h04a:
-            \$204  = 4'h5;
+            \$215  = 4'h5;
         10'h04c:
-            \$204  = 4'h6;
+            \$215  = 4'h6;
         10'h04e:
-            \$204  = 4'h7;
+            \$215  = 4'h7;
         10'h050:
-            \$204  = 4'h8;
+            \$215  = 4'h8;
         10'h052:
-            \$204  = 4'h9;
+            \$215  = 4'h9;
         10'h054:
-            \$204  = 4'ha;
+            \$215  = 4'ha;
         10'h056:
-            \$204  = 4'hb;
+            \$215  = 4'hb;
         10'h058:
-            \$204  = 4'hc;
+            \$215  = 4'hc;
       endcase
     end
     if (rst) begin
-      \$204  = 4'h0;
+      \$215  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$205  = \$133 [0];
+    \$216  = \$143 [0];
     if (regs__r_valid) begin
       if (read_sel[28]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[30]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[32]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[34]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[36]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[38]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[40]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[42]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[44]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[46]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[48]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[50]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
       if (read_sel[52]) begin
-        \$205  = 1'h1;
+        \$216  = 1'h1;
       end
     end
     if (rst) begin
-      \$205  = 1'h0;
+      \$216  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$206  = hi_latch;
+    \$217  = hi_latch;
     if (stat_pend) begin
-      \$206  = rd_data[63:32];
+      \$217  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       if (read_sel[14]) begin
-        \$206  = cycle[63:32];
+        \$217  = cycle[63:32];
       end
     end
     if (rst) begin
-      \$206  = 32'd0;
+      \$217  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$207  = read_sel;
+    \$218  = read_sel;
     if (rd_reserve) begin
-      \$207 [0] = \$134 ;
-      \$207 [1] = \$135 ;
-      \$207 [2] = \$136 ;
-      \$207 [3] = \$137 ;
-      \$207 [4] = \$138 ;
-      \$207 [5] = \$139 ;
-      \$207 [6] = \$140 ;
-      \$207 [7] = \$141 ;
-      \$207 [8] = \$142 ;
-      \$207 [9] = \$143 ;
-      \$207 [10] = \$144 ;
-      \$207 [11] = \$145 ;
-      \$207 [12] = \$146 ;
-      \$207 [13] = \$147 ;
-      \$207 [14] = \$148 ;
-      \$207 [15] = \$149 ;
-      \$207 [16] = \$150 ;
-      \$207 [17] = \$151 ;
-      \$207 [18] = \$152 ;
-      \$207 [19] = \$153 ;
-      \$207 [20] = \$154 ;
-      \$207 [21] = \$155 ;
-      \$207 [22] = \$156 ;
-      \$207 [23] = \$157 ;
-      \$207 [24] = \$158 ;
-      \$207 [25] = \$159 ;
-      \$207 [26] = \$160 ;
-      \$207 [27] = \$161 ;
-      \$207 [28] = \$162 ;
-      \$207 [29] = \$163 ;
-      \$207 [30] = \$164 ;
-      \$207 [31] = \$165 ;
-      \$207 [32] = \$166 ;
-      \$207 [33] = \$167 ;
-      \$207 [34] = \$168 ;
-      \$207 [35] = \$169 ;
-      \$207 [36] = \$170 ;
-      \$207 [37] = \$171 ;
-      \$207 [38] = \$172 ;
-      \$207 [39] = \$173 ;
-      \$207 [40] = \$174 ;
-      \$207 [41] = \$175 ;
-      \$207 [42] = \$176 ;
-      \$207 [43] = \$177 ;
-      \$207 [44] = \$178 ;
-      \$207 [45] = \$179 ;
-      \$207 [46] = \$180 ;
-      \$207 [47] = \$181 ;
-      \$207 [48] = \$182 ;
-      \$207 [49] = \$183 ;
-      \$207 [50] = \$184 ;
-      \$207 [51] = \$185 ;
-      \$207 [52] = \$186 ;
-      \$207 [53] = \$187 ;
+      \$218 [0] = \$144 ;
+      \$218 [1] = \$145 ;
+      \$218 [2] = \$146 ;
+      \$218 [3] = \$147 ;
+      \$218 [4] = \$148 ;
+      \$218 [5] = \$149 ;
+      \$218 [6] = \$150 ;
+      \$218 [7] = \$151 ;
+      \$218 [8] = \$152 ;
+      \$218 [9] = \$153 ;
+      \$218 [10] = \$154 ;
+      \$218 [11] = \$155 ;
+      \$218 [12] = \$156 ;
+      \$218 [13] = \$157 ;
+      \$218 [14] = \$158 ;
+      \$218 [15] = \$159 ;
+      \$218 [16] = \$160 ;
+      \$218 [17] = \$161 ;
+      \$218 [18] = \$162 ;
+      \$218 [19] = \$163 ;
+      \$218 [20] = \$164 ;
+      \$218 [21] = \$165 ;
+      \$218 [22] = \$166 ;
+      \$218 [23] = \$167 ;
+      \$218 [24] = \$168 ;
+      \$218 [25] = \$169 ;
+      \$218 [26] = \$170 ;
+      \$218 [27] = \$171 ;
+      \$218 [28] = \$172 ;
+      \$218 [29] = \$173 ;
+      \$218 [30] = \$174 ;
+      \$218 [31] = \$175 ;
+      \$218 [32] = \$176 ;
+      \$218 [33] = \$177 ;
+      \$218 [34] = \$178 ;
+      \$218 [35] = \$179 ;
+      \$218 [36] = \$180 ;
+      \$218 [37] = \$181 ;
+      \$218 [38] = \$182 ;
+      \$218 [39] = \$183 ;
+      \$218 [40] = \$184 ;
+      \$218 [41] = \$185 ;
+      \$218 [42] = \$186 ;
+      \$218 [43] = \$187 ;
+      \$218 [44] = \$188 ;
+      \$218 [45] = \$189 ;
+      \$218 [46] = \$190 ;
+      \$218 [47] = \$191 ;
+      \$218 [48] = \$192 ;
+      \$218 [49] = \$193 ;
+      \$218 [50] = \$194 ;
+      \$218 [51] = \$195 ;
+      \$218 [52] = \$196 ;
+      \$218 [53] = \$197 ;
     end
     if (rst) begin
-      \$207  = 54'h00000000000000;
+      \$218  = 54'h00000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -10367,8 +10544,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \axil__wready$33  = axil__wready;
   assign \axil__wstrb$35  = axil__wstrb;
   assign \axil__wvalid$37  = axil__wvalid;
-  assign stat_inc = inc;
-  assign clear_stats = clear;
+  assign clear = clear_stats;
   assign flush_pulse = flush;
   assign regs__b_busy = axil__bvalid;
   assign regs__ar_accept = rd_reserve;
@@ -10380,15 +10556,15 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign \$16  = \$15 ;
-  assign \$37  = { 1'h0, enable };
-  assign \$41  = { 1'h0, \$40  };
-  assign \$42  = { error, 1'h0 };
-  assign \$133  = { stat_pend, 1'h0 };
+  assign \$21  = \$20 ;
+  assign \$42  = { 1'h0, enable };
+  assign \$46  = { 1'h0, \$45  };
+  assign \$47  = { error, 1'h0 };
+  assign \$143  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, rd_en, rd_reserve, total, inc, clear, rd_addr, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire [64:0] \$1 ;
   wire \$10 ;

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Admission: which request the core takes in a cycle, and the clear sweep."""
+"""Admission: which request the core takes in a cycle, the table generation and the clear
+sweep."""
 
 from amaranth import *
 from amaranth.lib import stream, wiring
@@ -8,6 +9,7 @@ from amaranth.lib.wiring import In, Out
 import regmap
 
 from ..layouts import request_layout
+from ..table import GEN_WIDTH
 from .interfaces import stage_layout
 
 __all__ = ["Admission"]
@@ -17,7 +19,17 @@ QUERY = regmap.OPS["QUERY"]
 
 class Admission(wiring.Component):
     """Accepts requests into the pipeline (stage s0) as credits, the EVICT gap and the
-    clear sweep allow.
+    clear sweep allow, and keeps the table generation (docs/spec-decisions.md D12).
+
+    A flush, and a reset, untrack every line by starting a new table generation in one
+    cycle; only when every generation since the last sweep has been used does it run the
+    clear sweep instead (``flushing``), which ends with the count of used generations at
+    0. The generation, that count and the sweep are state of the table's block RAM rather
+    than of the pipeline: they have no reset (their power-up values are generation 0,
+    count 0, no sweep, for a block RAM that is all zero), and a reset counts as one flush
+    (once, however many cycles ``rst`` is high; nothing while a sweep runs, which untracks
+    everything anyway). A sweep holds at row 0 while ``rst`` is high, so that after any
+    reset that sweeps ``ready`` rises in cycle ``ENTRIES / PROBE``.
 
     Parameters
     ----------
@@ -49,8 +61,15 @@ class Admission(wiring.Component):
     s0 : Out(stage_layout(params))
         The request accepted in the previous cycle (a register; ``valid`` low if none).
     flushing : Out(1)
-        The clear sweep runs: from reset and from the cycle after ``flush``, one table row
-        per cycle for ``ENTRIES / PROBE`` cycles; no request is accepted meanwhile.
+        The clear sweep runs: from the cycle after a ``flush`` (or a reset) that finds
+        every generation used, one table row per cycle for ``ENTRIES / PROBE`` cycles; no
+        request is accepted meanwhile.
+    generation : Out(gen_width)
+        The current table generation (``BucketTable.generation``): moves on at the end of
+        a ``flush`` cycle or a reset cycle that does not start the sweep.
+    generations_used : Out(range(2**gen_width))
+        Generations started since the last sweep ended: a slot whose valid bit is set holds
+        one of the last ``generations_used + 1`` generations.
     sweep_row : Out(range(ENTRIES // PROBE))
         The row the sweep clears this cycle.
     idle : Out(1)
@@ -62,9 +81,10 @@ class Admission(wiring.Component):
         Requests accepted whose response has not left the FIFO (the credits used).
     """
 
-    def __init__(self, params, options, *, fifo_depth, evict_gap):
+    def __init__(self, params, options, *, fifo_depth, evict_gap, gen_width=GEN_WIDTH):
         self._params, self._options = params, options
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
+        self.gen_width = gen_width
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
@@ -73,8 +93,10 @@ class Admission(wiring.Component):
             "pop": In(1),
             "busy": In(1),
             "s0": Out(stage_layout(params)),
-            "flushing": Out(1, init=1),
+            "flushing": Out(1),
             "sweep_row": Out(range(self.rows)),
+            "generation": Out(gen_width),
+            "generations_used": Out(range(2 ** gen_width)),
             "idle": Out(1, init=1),
             "inflight": Out(range(fifo_depth + 1)),
         })
@@ -87,13 +109,32 @@ class Admission(wiring.Component):
         m.d.comb += accept.eq(self.req.valid & self.req.ready)
         m.d.sync += self.inflight.eq(self.inflight + accept - self.pop)
 
-        # The clear sweep (after reset and after a flush): one table row per cycle.
-        with m.If(self.flush):
-            m.d.sync += [self.flushing.eq(1), self.sweep_row.eq(0)]
-        with m.Elif(self.flushing):
-            m.d.sync += self.sweep_row.eq(self.sweep_row + 1)
-            with m.If(self.sweep_row == self.rows - 1):
-                m.d.sync += [self.flushing.eq(0), self.sweep_row.eq(0)]
+        # The table generation and the clear sweep: no reset (see the class docstring).
+        generation = Signal(self.gen_width, reset_less=True)
+        used = Signal(range(2 ** self.gen_width), reset_less=True)
+        sweeping = Signal(reset_less=True)
+        sweep_row = Signal(range(self.rows), reset_less=True)
+        rst = ResetSignal()
+        rst_q = Signal(reset_less=True)
+        m.d.sync += rst_q.eq(rst)
+        untrack = Signal()           # a flush, or the first cycle of a reset
+        m.d.comb += [
+            untrack.eq(Mux(rst, ~rst_q, self.flush)),
+            self.generation.eq(generation), self.generations_used.eq(used),
+            self.flushing.eq(sweeping), self.sweep_row.eq(sweep_row),
+        ]
+        with m.If(sweeping):
+            with m.If(rst):
+                m.d.sync += sweep_row.eq(0)     # starts (again) at cycle 0 after reset
+            with m.Else():
+                m.d.sync += sweep_row.eq(sweep_row + 1)
+                with m.If(sweep_row == self.rows - 1):
+                    m.d.sync += [sweeping.eq(0), sweep_row.eq(0), used.eq(0)]
+        with m.Elif(untrack):
+            with m.If(used == 2 ** self.gen_width - 1):
+                m.d.sync += [sweeping.eq(1), sweep_row.eq(0)]   # every generation used
+            with m.Else():
+                m.d.sync += [generation.eq(generation + 1), used.eq(used + 1)]
 
         busy = self.s0.valid | self.busy
         m.d.sync += self.idle.eq(~busy & ~accept)

@@ -19,7 +19,7 @@ from ..hash import Murmur3Hash64
 from ..layouts import STAT_NAMES, check_params, config_layout, request_layout, response_layout
 from ..lru import LruList, tail_lag
 from ..scrubber import Scrubber
-from ..table import BucketTable
+from ..table import GEN_WIDTH, BucketTable
 from .admission import Admission
 from .commit import Commit
 from .interfaces import stage_layout
@@ -72,6 +72,9 @@ class KvAsuCore(wiring.Component):
         ``amaranth.lib.memory.Memory``; the formal harness gives its register model).
     observe : bool
         Add the ``observe`` port (``False`` by default: real builds leave it out).
+    gen_width : int
+        Bits of the table generation (``hdl.table.GEN_WIDTH``, docs/spec-decisions.md
+        D12); the formal harness uses fewer, which changes no logic but the width.
 
     Ports
     -----
@@ -95,14 +98,16 @@ class KvAsuCore(wiring.Component):
     flush : In(1)
         One-cycle pulse: untrack every line (only while no request is in flight and not
         ``flushing``). The LRU list and the occupancy are empty at the end of the pulse
-        cycle; the table's valid bits are then cleared by a sweep (``flushing``).
+        cycle, and the table starts a new generation (``Admission``); every
+        ``2**GEN_WIDTH``-th flush or reset instead clears the table's valid bits by a sweep
+        (``flushing``), docs/spec-decisions.md D12.
     idle : Out(1)
         No accepted request has a state update or a statistics increment still pending.
         A register: it rises one cycle after the last stage has emptied.
     flushing : Out(1)
-        The clear sweep is running: high from the cycle after a ``flush`` pulse, and from
-        reset, for ``ENTRIES / PROBE`` cycles (one table row per cycle; the valid bits are
-        in block RAM, which a reset does not clear).
+        The clear sweep is running: high from the cycle after a ``flush`` pulse or a reset
+        that finds every table generation used, for ``ENTRIES / PROBE`` cycles (one table
+        row per cycle; the valid bits are in block RAM, which a reset does not clear).
     occupancy : Out(SLOT_WIDTH + 1)
         Number of tracked lines: a request's insert or eviction counts in the cycle its
         response enters the response FIFO (L, one cycle after E2), with its statistics.
@@ -127,7 +132,8 @@ class KvAsuCore(wiring.Component):
         accepted in the ``evict_gap`` cycles before it (6 by default).
     """
 
-    def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False):
+    def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False,
+                 gen_width=GEN_WIDTH):
         params = check_core_params(params)
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
@@ -151,13 +157,13 @@ class KvAsuCore(wiring.Component):
         # EVICT's acceptance that must be free of acceptances.
         self.evict_gap = (options.m_stage + eval_stages +
                           tail_lag(options.lru_registered) - 1)
-        self.table = BucketTable(params, memory=memory)
+        self.table = BucketTable(params, memory=memory, gen_width=gen_width)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
                            observe=observe)
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
-                                   evict_gap=self.evict_gap)
+                                   evict_gap=self.evict_gap, gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
@@ -211,6 +217,7 @@ class KvAsuCore(wiring.Component):
             admission.pop.eq(fifo.r_rdy & self.rsp.ready),
             self.idle.eq(admission.idle), self.flushing.eq(admission.flushing),
             table.clear_en.eq(admission.flushing), table.clear_row.eq(admission.sweep_row),
+            table.generation.eq(admission.generation),
         ]
 
         # ---- the hash, and the request beside it (s0 .. s[Lh]) --------------------------

@@ -93,7 +93,8 @@ class CoreBench:
     def run(self, script, *, rsp_ready=None, max_cycles=20000, vcd=None):
         core = self.core
         results = {"accepted": [], "responses": [], "rsp_cycles": [], "stats": [0] * len(STAT_NAMES),
-                   "occupancy": [], "events": []}
+                   "occupancy": [], "events": [], "flushing_cycles": 0,
+                   "stalls": 0}
         rsp_ready = rsp_ready or (lambda c: True)
         items = list(script)
 
@@ -150,6 +151,10 @@ class CoreBench:
                 for i in range(len(STAT_NAMES)):
                     results["stats"][i] += (inc >> i) & 1
                 results["occupancy"].append(ctx.get(core.occupancy))
+                results["flushing_cycles"] += ctx.get(core.flushing)
+                # a request waiting for a reason other than the bench's own `hold`
+                results["stalls"] += (ctx.get(core.req.valid) and not ctx.get(core.req.ready)
+                                      and not ctx.get(core.hold))
                 if ctx.get(core.req.ready):
                     assert not ctx.get(core.hold) and not ctx.get(core.flushing)
                 if accepted:

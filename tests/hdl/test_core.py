@@ -234,6 +234,34 @@ def test_flush_and_config(options):
     assert res["occupancy"][-1] == 1
 
 
+@pytest.mark.parametrize("options", MODES)
+def test_flushes_by_generation(options):
+    """D12: a flush starts a new table generation in one cycle (no clear sweep, the
+    request stream waits only for the bench's own hold); the 16th flush finds every
+    generation used and sweeps (``flushing`` for ENTRIES / PROBE cycles). Lines tracked
+    before a flush are gone after it, in every generation, including after the sweep and
+    into the generation numbers used again; every response against the reference."""
+    from hdl.table import GEN_WIDTH
+    p = small_params()
+    rng = random.Random(f"{SEED}-flushes-{options}")
+    print(f"seed {SEED}-flushes-{options}")
+    tags = rng.sample(range(1, 1 << 12), 2 * p.ENTRIES)
+    flushes = 2 ** GEN_WIDTH + 4
+    script = []
+    for _ in range(flushes):
+        script += _random_script(p, rng, 6 if options.serial else 14, tags, gap_rate=0.05,
+                                 max_gap=4)
+        script.append(("flush",))
+    script += _random_script(p, rng, 10, tags)
+    bench, res = run(p, script, options)
+    check_against_ref(p, res, CFG)
+    assert res["flushing_cycles"] == p.ENTRIES // p.PROBE       # one sweep, at flush 16
+    if not options.serial:
+        # ready was low only for the bench's hold, the EVICT gap and the one sweep
+        evict_waits = sum(1 for ev in res["events"] if ev[0] == "req" and ev[1] >= EVICT)
+        assert res["stalls"] <= p.ENTRIES // p.PROBE + 7 * evict_waits + 1
+
+
 @pytest.mark.parametrize("options", [BENCH_OPTIONS, COMPACT], ids=["pipelined", "compact"])
 def test_one_per_cycle_fixed_latency(options):
     p = small_params()

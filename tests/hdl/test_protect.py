@@ -14,6 +14,7 @@ from amaranth import Module
 from amaranth.lib import data
 from amaranth.sim import Simulator
 
+from hdl.table import GEN_WIDTH
 from hdl.protect import (Code, ProtectedMemory, choose_protection, dp16kd_count,
                          secded_check_bits)
 from regmap import Params
@@ -208,10 +209,10 @@ def test_lru_works_on_protected_memories(monkeypatch, registered):
 
 def test_spec_table_is_the_rule_applied_to_the_default_build():
     p = Params()
-    meta = p.TS_WIDTH + 2
+    meta = p.TS_WIDTH + 2             # {last, fresh, valid}: a `scrub` lane
     memories = {      # D11 table row -> (word bits, words, granule bits)
         "`ent` per bank (1)": (p.TAG_WIDTH + p.COUNT_WIDTH, p.ENTRIES // p.PROBE, None),
-        "`meta` per bank (2)": (meta, p.ENTRIES // p.PROBE, None),
+        "`meta` per bank (2)": (meta + GEN_WIDTH, p.ENTRIES // p.PROBE, None),
         "`mark` per bank (3)": (1, p.ENTRIES // p.PROBE, None),
         "`scrub` (4)": (p.PROBE * meta, p.ENTRIES // p.PROBE, meta),
         "`prev0`, `prev1`, `next0`, `next1` (5..8)": (p.SLOT_WIDTH, p.ENTRIES, None),

@@ -78,3 +78,30 @@ def test_mirror_and_model_share_the_legality_rule():
             with pytest.raises(ValueError, match="illegal configuration"):
                 m.model.commit(0, **shadow)
         m.error = 0
+
+
+def test_table_generations_follow_d12():
+    """The checker's count of generations is the RTL's (2**GEN_WIDTH), and every
+    GENERATIONS-th flush or reset since power-up sweeps; flushes through CTRL and commits
+    that change HASH_SEED count, commits that keep it do not."""
+    from hdl.table import GEN_WIDTH
+    from verif.regmirror import TableGenerations
+
+    assert TableGenerations.GENERATIONS == 2 ** GEN_WIDTH
+    gens = TableGenerations()
+    assert [gens.untrack() for _ in range(40)] == [(n + 1) % 16 == 0 for n in range(40)]
+
+    p = Params()
+    gens = TableGenerations()
+    mirror = RegisterMirror(p, KvAsuModel(params=p), gens)
+    ctrl = REG["CTRL"]
+    enable, flush, commit = (ctrl.mask(f) for f in ("ENABLE", "FLUSH", "COMMIT"))
+    assert mirror.write(0, ctrl.offset, flush | enable) == Resp.OKAY
+    assert mirror.write(1, ctrl.offset, commit | enable) == Resp.OKAY   # same seed
+    assert gens.used == 1
+    assert mirror.write(2, REG["HASH_SEED"].offset, 5) == Resp.OKAY
+    assert mirror.write(3, ctrl.offset, commit | enable) == Resp.OKAY   # seed changes
+    assert gens.used == 2 and mirror.sweeps == 0
+    for n in range(14):
+        mirror.write(4 + n, ctrl.offset, flush | enable)
+    assert gens.used == 0 and mirror.sweeps == 1

@@ -6,7 +6,7 @@ handshakes (and the AXI4-Lite B handshake) in the ``ReadOnly`` phase before the 
 rising edge, so every accepted request gets its acceptance cycle exactly as
 docs/spec-decisions.md D3 defines it (cycle 0 = the first rising edge with ``rst`` low).
 It also drives the synchronous reset, at start and in the middle of traffic, and checks the
-clear sweep that follows it.
+clear sweep that follows it when it is a generation wrap (D12).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from cocotb.utils import get_sim_time
 
 from regmap import OPS, Params
 
+from verif.regmirror import TableGenerations
 from .scoreboard import Mismatch
 
 __all__ = ["PERIOD_PS", "ReqItem", "StreamDriver"]
@@ -26,6 +27,12 @@ __all__ = ["PERIOD_PS", "ReqItem", "StreamDriver"]
 OP_NAMES = {value: name for name, value in OPS.items()}
 PERIOD_PS = 10_000
 HALF_PS = PERIOD_PS // 2
+
+
+#: D12's count of table generations of the simulated block: it lives as long as the block
+#: does, across its resets and across the tests of a regression (cocotb runs them all in one
+#: simulation of one block), so it is one object per simulation process.
+BLOCK_GENERATIONS = TableGenerations()
 
 
 class ReqItem:
@@ -70,6 +77,7 @@ class StreamDriver:
         self._rst_cycles = 0
         self._in_reset = True
         self._sweep_left = None           # cycles of the clear sweep still to come
+        self.generations = BLOCK_GENERATIONS
         self.t0 = None
         self.valid_gap_fn = None
         self.rsp_ready_fn = None
@@ -129,9 +137,12 @@ class StreamDriver:
                 self._in_reset = False
                 self.t0 = self.now_ps() + HALF_PS
                 self.on_reset_release()
-                # the block clears its table (valid bits in block RAM) after reset: one row
-                # per cycle with req.ready low (docs/rtl.md "Flush and reset")
-                self._sweep_left = self.p.ENTRIES // self.p.PROBE
+                # a reset untracks every line by a new table generation, ready high at
+                # once, unless it finds every generation used: then the block clears its
+                # table (valid bits in block RAM), one row per cycle with req.ready low
+                # (D12, docs/rtl.md "Flush and reset")
+                sweep = self.generations.untrack()
+                self._sweep_left = self.p.ENTRIES // self.p.PROBE if sweep else 0
             if self._sweep_left is not None:
                 await self._check_sweep()
                 continue
