@@ -127,7 +127,7 @@ def _core_inv_p1():
     return CoreInvariants(small_params(entries=4, probe=1))
 
 
-@job("core_inv_prove_lh11", mode="prove", depth=24, timeout=300,
+@job("core_inv_prove_lh11", mode="prove", depth=24, timeout=1800,
      doc="P1+P2+P3 k-induction, hash latency 11 (the default pipeline length)")
 def _core_inv_lh11():
     from .table_props import CoreInvariants
