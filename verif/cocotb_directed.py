@@ -472,7 +472,14 @@ async def no_stall_across_reset_and_flush(tb: KvAsuTB):
         lost = _not_ready_cycles(tb, n)
         tb.log.info("flush %d (%s): %d not-ready cycles in %d requests",
                     round_, "sweep" if sweeps else "generation", lost, n)
-        assert (lost >= rows) == sweeps, (lost, sweeps)
+        # without a sweep the write costs only its drain (D8: about the latency); with
+        # one, the sweep's ENTRIES / PROBE cycles too (the small build's 4 rows are fewer
+        # than the drain, so the two are told apart by the drain's bound, not by rows)
+        drain_bound = max(tb.scoreboard.latency) + 8
+        if sweeps:
+            assert lost >= rows, (lost, rows)
+        else:
+            assert lost <= drain_bound, (lost, drain_bound)
         tb.cov.hit("flush.generation" if not sweeps else "flush.sweep")
         figures.append({"event": "ctrl_flush", "sweep": sweeps, "requests": n,
                         "not_ready": lost})
