@@ -42,9 +42,11 @@ apt-deps:
 	  echo "installing iverilog and liblz4-dev from apt"; \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq iverilog liblz4-dev >/dev/null; }
 
-# The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus.
+# The whole regression: pure-Python tests and the cocotb benches on Verilator and Icarus,
+# in two pytest-xdist workers (one test module per worker at a time, so a module's builds
+# are made once).
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadscope
 
 # The generated Verilog of the default configuration.
 verilog: $(READY)
