@@ -146,7 +146,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
 
     Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
     "fallback_evictions": int, "loop_mode_share": share of OBSERVEs answered in the loop
-    mode of spec-predictor.md P11, "kvasu_stats": dict}``.
+    mode of spec-predictor.md P11, "ghost_rule_share": share of OBSERVEs after which P12's
+    guard has the ghost rule on, "kvasu_stats": dict}``.
     """
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
@@ -158,7 +159,7 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     n = len(lines)
     hits = np.zeros(n, dtype=bool)
     predicted = np.zeros(n, dtype=bool)
-    fallback = in_loop = 0
+    fallback = in_loop = rule_on = 0
     state = model._predictor                 # read-only: the loop mode after each OBSERVE
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         if line in bank:
@@ -175,8 +176,9 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
             bank[line] = None
         predicted[i] = request(cycle, observe, line << LINE_SHIFT).tlevel >= PREDICTOR_LEVEL
         in_loop += state.loop_mode
+        rule_on += state.ghost_rule_on
     return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
-            "loop_mode_share": in_loop / n, "kvasu_stats": model.stats.as_dict()}
+            "loop_mode_share": in_loop / n, "ghost_rule_share": rule_on / n, "kvasu_stats": model.stats.as_dict()}
 
 
 def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
@@ -254,6 +256,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
+           ghost_rule_share=bank["ghost_rule_share"],
            kvasu_stats=bank["kvasu_stats"])
 
     doc = {"accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),

@@ -51,6 +51,19 @@ comparison, not as references: the chosen mechanism's reference is
   lines, 1/16 of the bank; a hit only the LRU shadow has: -8, one only the BIP shadow has:
   +1, 10-bit selector from 0); at >= 512 every missed line is inserted bimodally (31 in 32
   at the LRU end).
+- ``ghost_shadow_guard``: ``dueling_bip`` plus a third sampled shadow directory running the
+  ghost rule (its own ghost list, the main predictor's counters) against the LRU shadow, a
+  10-bit selector from 512 switching the main bank's ghost rule: at 1/16 sampling the
+  shadows of the small video banks (6-12 lines) almost never revive a ghost, the selector
+  stays near 512 and the rule's losses are not seen.
+- ``guarded``: the chosen mechanism (spec-predictor.md P12): ``dueling_bip`` whose ghost
+  rule is guarded by the fate of probes, the predicted-cold ghost revivals linked at the MRU
+  end anyway (one in four while the rule is on, all while it is off): a probe hit within 3
+  epochs of a clock of insertions (an epoch: a quarter of the bank) counts -3, one hit later
+  or evicted unhit +1, on a 6-bit selector from 31; the rule is on at >= 32.
+  ``guarded_noclock`` judges a probe by hit or eviction alone (the first version: a 60-line
+  loop through a 40-line bank falls from 50 % to 25 %, since while the rule is on the probes
+  live on the demoted lines' evictions).
 
 The split (the same traces for every mechanism): training = video 480p seed 1; 720p seed 2
 with 30 px motion; 1080p seed 3 with region radius 2 and two nearby frames (5 frames);
@@ -570,6 +583,154 @@ class DuelingBip(Predictor):
         return hit
 
 
+class _GhostShadow:
+    """A small bank with the ghost rule (ghosts bounded by its size), for GhostShadowGuard."""
+
+    def __init__(self, capacity):
+        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
+
+    def access(self, line, counter):
+        if line in self.bank:
+            self.bank.move_to_end(line)
+            return True
+        ghost = line in self.ghosts
+        if ghost:
+            del self.ghosts[line]
+        if len(self.bank) >= self.cap:
+            victim, _ = self.bank.popitem(last=False)
+            self.ghosts[victim] = None
+            if len(self.ghosts) > self.cap:
+                self.ghosts.popitem(last=False)
+        self.bank[line] = None
+        if ghost and counter == 0:
+            self.k = (self.k + 1) & 3
+            if self.k:
+                self.bank.move_to_end(line, last=False)
+        return False
+
+
+class GuardedBase:
+    """The predictor with P11's loop detector and a switch on its ghost rule; the subclasses
+    say how the switch learns (``_sampled_update``, ``_on_hit``, ``_on_evict``)."""
+
+    def __init__(self, capacity, sample_mask=15):
+        self.cap, self.bank, self.ghosts, self.k, self.kb = capacity, OrderedDict(), OrderedDict(), 0, 0
+        self.pred = ReusePredictor()
+        self.predictions: list = []
+        self.mask, self.psel = sample_mask, 0
+        shadow = max(1, capacity // (sample_mask + 1))
+        self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
+
+    def rule_on(self) -> bool:
+        raise NotImplementedError
+
+    def _sampled_update(self, line, cycle, lru_hit):
+        pass
+
+    def _on_hit(self, line):
+        pass
+
+    def _on_evict(self, line):
+        pass
+
+    def _on_candidate_at_head(self, line):
+        pass
+
+    def access(self, line, cycle):
+        hit, ghost = line in self.bank, line in self.ghosts
+        self.predictions.append(self.pred.observe(line, cycle))
+        counter = self.pred.counter
+        if _sampled(line, 11, self.mask):
+            lru_hit = self.shadow_lru.access(line, cycle)
+            bip_hit = self.shadow_bip.access(line, cycle)
+            if lru_hit and not bip_hit:
+                self.psel = max(0, self.psel - 8)
+            elif bip_hit and not lru_hit:
+                self.psel = min(1023, self.psel + 1)
+            self._sampled_update(line, counter, lru_hit)
+        if hit:
+            self._on_hit(line)
+            self.bank.move_to_end(line)
+            return True
+        if ghost:
+            del self.ghosts[line]
+        if len(self.bank) >= self.cap:
+            victim, _ = self.bank.popitem(last=False)
+            self._on_evict(victim)
+            self.ghosts[victim] = None
+            if len(self.ghosts) > self.cap:
+                old, _ = self.ghosts.popitem(last=False)
+                self.pred.forget(old)
+        self.bank[line] = None
+        if self.psel >= 512:                      # loop mode: bimodal insertion
+            self.kb = (self.kb + 1) % 32
+            self.bank.move_to_end(line, last=self.kb == 0)
+        elif ghost and counter == 0:              # a candidate of the ghost rule
+            self.k = (self.k + 1) & 3
+            if self.rule_on() and self.k:
+                self.bank.move_to_end(line, last=False)
+            else:
+                self._on_candidate_at_head(line)
+        return False
+
+
+class GhostShadowGuard(GuardedBase):
+    """The ghost rule switched by a third sampled shadow against the LRU shadow (docstring)."""
+
+    def __init__(self, capacity):
+        super().__init__(capacity)
+        self.shadow_ghost = _GhostShadow(max(1, capacity // (self.mask + 1)))
+        self.gsel = 512
+
+    def rule_on(self):
+        return self.gsel >= 512
+
+    def _sampled_update(self, line, counter, lru_hit):
+        ghost_hit = self.shadow_ghost.access(line, counter)
+        if lru_hit and not ghost_hit:
+            self.gsel = max(0, self.gsel - 1)
+        elif ghost_hit and not lru_hit:
+            self.gsel = min(1023, self.gsel + 1)
+
+
+class Guarded(GuardedBase):
+    """The chosen mechanism: the probe guard of spec-predictor.md P12 (docstring)."""
+
+    def __init__(self, capacity, hit_step=3, dead_step=1, gsel_max=63, gsel_init=31, gsel_on=32,
+                 clock=True):
+        super().__init__(capacity)
+        self.gsel, self.gmax, self.gon = gsel_init, gsel_max, gsel_on
+        self.hit_step, self.dead_step, self.clock = hit_step, dead_step, clock
+        self.probes: dict = {}        # line -> epoch (mod 8) when it became a probe
+        self.inserts = 0              # insertions (misses) so far
+
+    def _epoch(self):
+        return (self.inserts // max(1, self.cap >> 2)) & 7
+
+    def rule_on(self):
+        return self.gsel >= self.gon
+
+    def _on_candidate_at_head(self, line):
+        self.probes[line] = self._epoch()
+
+    def _on_hit(self, line):
+        stamp = self.probes.pop(line, None)
+        if stamp is not None:
+            if self.clock and (self._epoch() - stamp) & 7 >= 3:
+                self.gsel = min(self.gmax, self.gsel + self.dead_step)
+            else:
+                self.gsel = max(0, self.gsel - self.hit_step)
+
+    def _on_evict(self, line):
+        if self.probes.pop(line, None) is not None:
+            self.gsel = min(self.gmax, self.gsel + self.dead_step)
+
+    def access(self, line, cycle):
+        if line not in self.bank:
+            self.inserts += 1
+        return super().access(line, cycle)
+
+
 PROTOTYPES = {
     "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
     "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
@@ -577,6 +738,8 @@ PROTOTYPES = {
     "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
+    "ghost_shadow_guard": GhostShadowGuard, "guarded": Guarded,
+    "guarded_noclock": lambda c: Guarded(c, clock=False),
 }
 
 

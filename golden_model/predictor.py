@@ -8,13 +8,16 @@ arrays; this module adds what spec-predictor.md P3 lists:
 
 - per slot: ``ghost`` (the slot holds an evicted line, on the ghost list), ``burst``
   (accesses in a row with gaps ``<= W3``, 0..7), ``pkey`` (the key of the line's latest
-  OBSERVE) and ``pred`` (the prediction that OBSERVE made);
+  OBSERVE), ``pred`` (the prediction that OBSERVE made), ``probe`` (the line is a probe
+  of the ghost-rule guard, P12) and ``stamp`` (the guard's epoch when it became one);
 - ``pt``: 64 four-bit saturating counters, reset to 8; ``eps``, a 2-bit counter;
 - the ghost list (``ghead`` most recently evicted, ``gtail`` oldest, ``gcount``), a second
   doubly linked list over the same ``prev``/``next`` pointers;
 - the loop detector of P11: two shadow directories of sampled lines (``shadow_lru``,
   ``shadow_bip``, :class:`ShadowDirectory`), the 10-bit selector ``psel`` and the 5-bit
-  counter ``bip`` of the main list's bimodal insertion.
+  counter ``bip`` of the main list's bimodal insertion;
+- the ghost-rule guard of P12: the 6-bit selector ``gsel`` and its insertion clock
+  (``epoch``, 3 bits, advanced every ``occupancy >> 2`` insertions counted in ``ticks``).
 
 The section numbers P1..P11 in the comments are those of spec-predictor.md.
 """
@@ -27,7 +30,8 @@ from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, walk_l
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
-           "BIP_MASK", "key_of", "level_of", "is_sampled"]
+           "BIP_MASK", "GSEL_MAX", "GSEL_INIT", "GSEL_ON", "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "key_of",
+           "level_of", "is_sampled"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
@@ -41,6 +45,14 @@ PSEL_INIT = 0         #: reset value: the LRU-based mode, 512 net BIP-only hits 
 PSEL_LOOP = 512       #: the loop mode (bimodal insertion) when psel >= 512, i.e. its bit 9
 PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8; one only the BIP shadow has: + 1
 BIP_MASK = 31         #: 5-bit counters: one bimodal insertion in 32 goes to the head
+GSEL_MAX = 63         #: P12: 6-bit guard selector
+GSEL_INIT = 31        #: reset value: one below GSEL_ON, so the ghost rule starts off
+GSEL_ON = 32          #: the ghost rule demotes while gsel >= 32, i.e. its bit 5
+GSEL_HIT = 3          #: a probe observed again while live: gsel - 3 (LRU order would have kept it)
+GSEL_DEAD = 1         #: a probe that leaves the LRU list unobserved: gsel + 1 (it was dead)
+EPOCH_MASK = 7        #: P12: 3-bit epochs of the insertion clock, 3-bit stamps
+EPOCH_SHIFT = 2       #: an epoch is occupancy >> 2 insertions (a quarter of the bank)
+PROBE_EXPIRY = 3      #: a probe observed 3 or more epochs after it was made counts as dead
 
 
 def is_sampled(home: int) -> bool:
@@ -129,13 +141,15 @@ class PredictorState:
 
     def flush(self) -> None:
         """P9: every slot's predictor fields 0, both lists and both shadows empty, ``pt`` 8,
-        ``eps`` 0, ``psel`` 0, ``bip`` 0. (The model frees the table and the LRU list
-        itself.)"""
+        ``eps`` 0, ``psel`` 0, ``bip`` 0, ``gsel`` 31, the guard's clock 0. (The model frees
+        the table and the LRU list itself.)"""
         n = self._entries
         self.ghost = [0] * n
         self.burst = [0] * n
         self.pkey = [0] * n
         self.pred = [0] * n
+        self.probe = [0] * n
+        self.stamp = [0] * n
         self.pt = [PT_INIT] * PT_ENTRIES
         self.eps = 0
         self.ghead = self.gtail = _NONE
@@ -144,11 +158,18 @@ class PredictorState:
         self.shadow_bip = ShadowDirectory(bimodal=True)
         self.psel = PSEL_INIT
         self.bip = 0
+        self.gsel = GSEL_INIT
+        self.epoch = self.epoch_inserts = 0
 
     @property
     def loop_mode(self) -> bool:
         """P11: ``psel >= 512``: every insertion is bimodal (mostly at the LRU end)."""
         return self.psel >= PSEL_LOOP
+
+    @property
+    def ghost_rule_on(self) -> bool:
+        """P12: ``gsel >= 32``: a predicted-cold ghost revival may go to the LRU tail."""
+        return self.gsel >= GSEL_ON
 
     def _duel(self, tag: int, occupancy: int) -> None:
         """P11: a sampled OBSERVE updates both shadows, then ``psel`` from their outcomes."""
@@ -174,6 +195,8 @@ class PredictorState:
         prev, next_ = model._prev, model._next
         head, tail, occupancy = model._head, model._tail, model._occupancy
         ghost, burst_at, pkey_at, pred_at, pt = self.ghost, self.burst, self.pkey, self.pred, self.pt
+        probe_at, stamp_at, gsel = self.probe, self.stamp, self.gsel
+        epoch, epoch_inserts = self.epoch, self.epoch_inserts
         ghead, gtail, gcount, eps = self.ghead, self.gtail, self.gcount, self.eps
         windows = model._windows
         _c3, _c2, w3, _w2, w1, _seed = model._config
@@ -222,6 +245,12 @@ class PredictorState:
                         count_at[slot] = count
                         last_at[slot] = t
                         burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                        if probe_at[slot]:          # P12: a probe reused while live
+                            if (epoch - stamp_at[slot]) & EPOCH_MASK >= PROBE_EXPIRY:
+                                gsel = min(gsel + GSEL_DEAD, GSEL_MAX)   # too late for LRU
+                            else:
+                                gsel = max(gsel - GSEL_HIT, 0)
+                            probe_at[slot] = stamp_at[slot] = 0
                         head, tail = _move_to_head(prev, next_, slot, head, tail)
                         observe_hits += 1
                         obs_t[level] += 1
@@ -236,13 +265,19 @@ class PredictorState:
                     count_at[slot] = 1
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                    epoch_inserts += 1              # P12: the insertion clock
+                    if epoch_inserts >= max(1, (occupancy + 1) >> EPOCH_SHIFT):
+                        epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
+                    to_tail = False
                     if loop:                        # P11: bimodal insertion
                         to_tail = self._bimodal_to_tail()
                     elif pt[key] == 0:              # a history that is never reused soon
                         eps = (eps + 1) & EPS_MASK
-                        to_tail = eps != 0
-                    else:
-                        to_tail = False
+                        if gsel >= GSEL_ON and eps != 0:
+                            to_tail = True          # the ghost rule demotes it
+                        else:
+                            probe_at[slot] = 1      # P12: at the head, its fate is watched
+                            stamp_at[slot] = epoch
                     if to_tail:
                         head, tail = _push_tail(prev, next_, slot, head, tail)
                     else:
@@ -283,12 +318,18 @@ class PredictorState:
                     chosen = best_live              # c: the article's replacement
                     victim = tag_at[chosen]
                     head, tail = _unlink(prev, next_, chosen, head, tail)
+                    if probe_at[chosen]:            # P12: a probe leaves unobserved
+                        probe_at[chosen] = stamp_at[chosen] = 0
+                        gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
                     replacements += 1
                 else:
                     drops += 1                      # d: every live slot is recent
                     if collect:
                         out.append((op, 0, 0, 0, 0, 0, int(min_tlevel == 0), 0, 0, 0))
                     continue
+                epoch_inserts += 1                  # P12: the insertion clock
+                if epoch_inserts >= max(1, occupancy >> EPOCH_SHIFT):
+                    epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
                 tag_at[chosen] = tag
                 count_at[chosen] = 1
                 last_at[chosen] = t
@@ -329,6 +370,9 @@ class PredictorState:
                 victim = tag_at[slot]
                 head, tail = _unlink(prev, next_, slot, head, tail)
                 occupancy -= 1
+                if probe_at[slot]:                  # P12: a probe leaves unobserved
+                    probe_at[slot] = stamp_at[slot] = 0
+                    gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
                 ghost[slot] = 1
                 ghead, gtail = _link_at_head(prev, next_, slot, ghead, gtail)
                 gcount += 1
@@ -344,7 +388,8 @@ class PredictorState:
                     out.append((op, 0, 0, 0, 0, 0, 0, slot, 1, victim))
 
         model._head, model._tail, model._occupancy = head, tail, occupancy
-        self.ghead, self.gtail, self.gcount, self.eps = ghead, gtail, gcount, eps
+        self.ghead, self.gtail, self.gcount, self.eps, self.gsel = ghead, gtail, gcount, eps, gsel
+        self.epoch, self.epoch_inserts = epoch, epoch_inserts
         model._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
                          query_hits, evicts, evicts_empty, obs_t)
 
@@ -373,7 +418,7 @@ class PredictorState:
         for s in range(self._entries):
             if tags[s] == _NONE and (model._prev[s] != _NONE or model._next[s] != _NONE
                                      or self.ghost[s] or self.burst[s] or self.pkey[s]
-                                     or self.pred[s]):
+                                     or self.pred[s] or self.probe[s] or self.stamp[s]):
                 raise AssertionError(f"free slot {s} has state")
         return live, ghosts
 
@@ -401,6 +446,17 @@ class PredictorState:
         # only sampled lines, once each (an OrderedDict cannot hold a tag twice).
         if not 0 <= self.psel <= PSEL_MAX or not 0 <= self.bip <= BIP_MASK:
             raise AssertionError(f"psel {self.psel} or bip {self.bip} out of range")
+        # P12: the guard selector in range; only live lines are probes.
+        if not 0 <= self.gsel <= GSEL_MAX:
+            raise AssertionError(f"gsel {self.gsel} out of range")
+        if not 0 <= self.epoch <= EPOCH_MASK or self.epoch_inserts < 0:
+            raise AssertionError(f"guard clock out of range: {self.epoch}, {self.epoch_inserts}")
+        for slot in ghosts:
+            if self.probe[slot] or self.stamp[slot]:
+                raise AssertionError(f"ghost slot {slot} is marked as a probe")
+        for slot in live:
+            if not self.probe[slot] and self.stamp[slot]:
+                raise AssertionError(f"slot {slot} has a stamp but is not a probe")
         bound = self._entries >> SAMPLE_SHIFT
         for shadow in (self.shadow_lru, self.shadow_bip):
             if len(shadow.order) > max(1, bound):
