@@ -26,11 +26,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, walk_list
+import mmh3
+
+from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, tag_key, walk_list
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
-           "BIP_MASK", "GSEL_MAX", "GSEL_INIT", "GSEL_ON", "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "key_of",
+           "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON", "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "key_of",
            "level_of", "is_sampled"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
@@ -45,6 +47,7 @@ PSEL_INIT = 0         #: reset value: the LRU-based mode, 512 net BIP-only hits 
 PSEL_LOOP = 512       #: the loop mode (bimodal insertion) when psel >= 512, i.e. its bit 9
 PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8; one only the BIP shadow has: + 1
 BIP_MASK = 31         #: 5-bit counters: one bimodal insertion in 32 goes to the head
+SIG_SHIFT = 16        #: P11: a shadow holds bits 31..16 of the line's hash, not its tag
 GSEL_MAX = 63         #: P12: 6-bit guard selector
 GSEL_INIT = 31        #: reset value: one below GSEL_ON, so the ghost rule starts off
 GSEL_ON = 32          #: the ghost rule demotes while gsel >= 32, i.e. its bit 5
@@ -58,6 +61,12 @@ PROBE_EXPIRY = 3      #: a probe observed 3 or more epochs after it was made cou
 def is_sampled(home: int) -> bool:
     """P11: the OBSERVEs of lines whose window starts at a multiple of 16 train the selector."""
     return home & ((1 << SAMPLE_SHIFT) - 1) == 0
+
+
+def shadow_signature(tag: int, seed: int) -> int:
+    """P11: the 16-bit signature a shadow directory holds for ``tag``: bits 31..16 of the
+    table's hash (D2) of the tag, whose low bits give the home slot."""
+    return mmh3.hash(tag_key(tag), seed, signed=False) >> SIG_SHIFT
 
 
 def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
@@ -103,11 +112,12 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
 
 
 class ShadowDirectory:
-    """P11: a shadow directory, the tags of sampled lines that a bank of ``occupancy >> 4``
-    lines would hold under LRU (``bimodal=False``) or bimodal insertion (``bimodal=True``).
+    """P11: a shadow directory, the signatures of the sampled lines that a bank of
+    ``occupancy >> 4`` lines would hold under LRU (``bimodal=False``) or bimodal insertion
+    (``bimodal=True``).
 
-    ``order`` holds the tags from the LRU end (first) to the MRU end (last); ``counter`` is
-    the bimodal insertion's 5-bit counter (unused under LRU)."""
+    ``order`` holds the signatures from the LRU end (first) to the MRU end (last);
+    ``counter`` is the bimodal insertion's 5-bit counter (unused under LRU)."""
 
     def __init__(self, bimodal: bool):
         self.bimodal = bimodal
@@ -115,7 +125,8 @@ class ShadowDirectory:
         self.counter = 0
 
     def access(self, tag: int, capacity: int) -> bool:
-        """One sampled OBSERVE of ``tag``; ``True`` if the shadow holds it (a shadow hit)."""
+        """One sampled OBSERVE of signature ``tag``; ``True`` if the shadow holds it (a
+        shadow hit, which two lines of one signature share)."""
         order = self.order
         if tag in order:
             order.move_to_end(tag)                  # to the MRU end, under either rule
@@ -199,7 +210,7 @@ class PredictorState:
         epoch, epoch_inserts = self.epoch, self.epoch_inserts
         ghead, gtail, gcount, eps = self.ghead, self.gtail, self.gcount, self.eps
         windows = model._windows
-        _c3, _c2, w3, _w2, w1, _seed = model._config
+        _c3, _c2, w3, _w2, w1, seed = model._config
         wmax = model._wmax
         age_cap = wmax + 1
         count_max = model._count_max
@@ -212,7 +223,7 @@ class PredictorState:
             if op == _OBSERVE:
                 observes += 1
                 if is_sampled(home):                # P11: the loop detector learns first
-                    self._duel(tag, occupancy)
+                    self._duel(shadow_signature(tag, seed), occupancy)
                 loop = self.psel >= PSEL_LOOP
                 window = windows[home]
                 for slot in window:                 # live and ghost slots alike (P6)
@@ -443,7 +454,7 @@ class PredictorState:
         if any(not 0 <= v <= PT_MAX for v in self.pt):
             raise AssertionError(f"prediction table out of range: {self.pt}")
         # P11: the selector and counters in range, each shadow within its bound and holding
-        # only sampled lines, once each (an OrderedDict cannot hold a tag twice).
+        # 16-bit signatures, once each (an OrderedDict cannot hold one twice).
         if not 0 <= self.psel <= PSEL_MAX or not 0 <= self.bip <= BIP_MASK:
             raise AssertionError(f"psel {self.psel} or bip {self.bip} out of range")
         # P12: the guard selector in range; only live lines are probes.
@@ -460,7 +471,7 @@ class PredictorState:
         bound = self._entries >> SAMPLE_SHIFT
         for shadow in (self.shadow_lru, self.shadow_bip):
             if len(shadow.order) > max(1, bound):
-                raise AssertionError(f"a shadow holds {len(shadow.order)} tags, bound {bound}")
-            for tag in shadow.order:
-                if not is_sampled(model.home_of_tag(tag)):
-                    raise AssertionError(f"shadow tag {tag:#x} is not a sampled line")
+                raise AssertionError(f"a shadow holds {len(shadow.order)} signatures, bound {bound}")
+            for sig in shadow.order:
+                if not 0 <= sig < 1 << (32 - SIG_SHIFT):
+                    raise AssertionError(f"shadow signature {sig:#x} out of range")

@@ -409,7 +409,8 @@ class Reference:
             return Response(op, 1, lv, 1, lv, line["count"], int(lv >= mt), slot)
         if h % 16 == 0:                             # P11: a sampled OBSERVE
             cap = max(1, len(self.lru) >> 4)
-            a, b = self.shadow("A", tag, cap), self.shadow("B", tag, cap)
+            sig = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) >> 16
+            a, b = self.shadow("A", sig, cap), self.shadow("B", sig, cap)
             if a and not b:
                 self.psel = max(self.psel - 8, 0)
             elif b and not a:
@@ -544,3 +545,20 @@ def test_article_mode_is_untouched_by_the_option(seed):
     article = a.run(*zip(*stream), responses=True)
     assert b.run(*zip(*stream), responses=True) == article
     assert predictor(entries=16, probe=2).run(*zip(*stream), responses=True) != article
+
+
+def test_shadows_hold_the_upper_hash_bits_of_sampled_lines():
+    """P11: a sampled OBSERVE puts bits 31..16 of the line's hash (with the committed seed)
+    into both shadows; an unsampled one touches neither."""
+    from golden_model.predictor import shadow_signature
+
+    m = predictor(entries=1024)
+    m.commit(0, hash_seed=7)
+    sampled, other = _sampled_addrs(m, 1)[0], _sampled_addrs(m, 1, sampled=False)[0]
+    m.request(1, Op.OBSERVE, other)
+    assert not m._predictor.shadow_lru.order
+    m.request(2, Op.OBSERVE, sampled)
+    sig = mmh3.hash((sampled >> 8).to_bytes(8, "little"), 7, signed=False) >> 16
+    assert shadow_signature(sampled >> 8, 7) == sig
+    assert list(m._predictor.shadow_lru.order) == [sig] == list(m._predictor.shadow_bip.order)
+    m.check_invariants()
