@@ -185,12 +185,13 @@ class Rrip:
 
 
 class GhostBip:
-    """LRU; a line evicted and seen again is inserted at the LRU end (one in four at MRU)."""
+    """LRU; a line evicted and seen again is inserted at the LRU end (one in four at MRU);
+    ``cold=False`` (GhostShadowGuard's shadow: the line's counter is not 0) keeps it at MRU."""
 
     def __init__(self, capacity):
         self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
 
-    def access(self, line, cycle):
+    def access(self, line, cycle, cold=True):
         if line in self.bank:
             self.bank.move_to_end(line)
             return True
@@ -202,9 +203,10 @@ class GhostBip:
         self.bank[line] = None
         if line in self.ghosts:
             del self.ghosts[line]
-            self.k = (self.k + 1) & 3
-            if self.k:
-                self.bank.move_to_end(line, last=False)
+            if cold:
+                self.k = (self.k + 1) & 3
+                if self.k:
+                    self.bank.move_to_end(line, last=False)
         return False
 
 
@@ -403,14 +405,9 @@ class Predictor:
     def on_head_revival(self, line, key):
         pass
 
-    def access(self, line, cycle):
-        hit, ghost = line in self.bank, line in self.ghosts
-        p = self.pred.observe(line, cycle)
-        self.predictions.append(p)
-        if hit:
-            self.on_hit(line)
-            self.bank.move_to_end(line)
-            return True
+    def _install(self, line, ghost):
+        """Insert a missed line at the MRU end; the LRU line, if the bank is full, becomes
+        the newest ghost (ghosts bounded by the bank's size)."""
         if ghost:
             del self.ghosts[line]
         if len(self.bank) >= self.cap:
@@ -421,6 +418,16 @@ class Predictor:
                 old, _ = self.ghosts.popitem(last=False)
                 self.pred.forget(old)
         self.bank[line] = None
+
+    def access(self, line, cycle):
+        hit, ghost = line in self.bank, line in self.ghosts
+        p = self.pred.observe(line, cycle)
+        self.predictions.append(p)
+        if hit:
+            self.on_hit(line)
+            self.bank.move_to_end(line)
+            return True
+        self._install(line, ghost)
         if ghost:
             key = self.pred.history[line][2]
             to_tail = False
@@ -583,41 +590,13 @@ class DuelingBip(Predictor):
         return hit
 
 
-class _GhostShadow:
-    """A small bank with the ghost rule (ghosts bounded by its size), for GhostShadowGuard."""
-
-    def __init__(self, capacity):
-        self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
-
-    def access(self, line, counter):
-        if line in self.bank:
-            self.bank.move_to_end(line)
-            return True
-        ghost = line in self.ghosts
-        if ghost:
-            del self.ghosts[line]
-        if len(self.bank) >= self.cap:
-            victim, _ = self.bank.popitem(last=False)
-            self.ghosts[victim] = None
-            if len(self.ghosts) > self.cap:
-                self.ghosts.popitem(last=False)
-        self.bank[line] = None
-        if ghost and counter == 0:
-            self.k = (self.k + 1) & 3
-            if self.k:
-                self.bank.move_to_end(line, last=False)
-        return False
-
-
-class GuardedBase:
+class GuardedBase(Predictor):
     """The predictor with P11's loop detector and a switch on its ghost rule; the subclasses
-    say how the switch learns (``_sampled_update``, ``_on_hit``, ``_on_evict``)."""
+    say how the switch learns (``_sampled_update``, ``on_hit``, ``on_evict``)."""
 
     def __init__(self, capacity, sample_mask=15):
-        self.cap, self.bank, self.ghosts, self.k, self.kb = capacity, OrderedDict(), OrderedDict(), 0, 0
-        self.pred = ReusePredictor()
-        self.predictions: list = []
-        self.mask, self.psel = sample_mask, 0
+        super().__init__(capacity)
+        self.mask, self.psel, self.kb = sample_mask, 0, 0
         shadow = max(1, capacity // (sample_mask + 1))
         self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
 
@@ -625,12 +604,6 @@ class GuardedBase:
         raise NotImplementedError
 
     def _sampled_update(self, line, cycle, lru_hit):
-        pass
-
-    def _on_hit(self, line):
-        pass
-
-    def _on_evict(self, line):
         pass
 
     def _on_candidate_at_head(self, line):
@@ -649,19 +622,10 @@ class GuardedBase:
                 self.psel = min(1023, self.psel + 1)
             self._sampled_update(line, counter, lru_hit)
         if hit:
-            self._on_hit(line)
+            self.on_hit(line)
             self.bank.move_to_end(line)
             return True
-        if ghost:
-            del self.ghosts[line]
-        if len(self.bank) >= self.cap:
-            victim, _ = self.bank.popitem(last=False)
-            self._on_evict(victim)
-            self.ghosts[victim] = None
-            if len(self.ghosts) > self.cap:
-                old, _ = self.ghosts.popitem(last=False)
-                self.pred.forget(old)
-        self.bank[line] = None
+        self._install(line, ghost)
         if self.psel >= 512:                      # loop mode: bimodal insertion
             self.kb = (self.kb + 1) % 32
             self.bank.move_to_end(line, last=self.kb == 0)
@@ -679,14 +643,14 @@ class GhostShadowGuard(GuardedBase):
 
     def __init__(self, capacity):
         super().__init__(capacity)
-        self.shadow_ghost = _GhostShadow(max(1, capacity // (self.mask + 1)))
+        self.shadow_ghost = GhostBip(max(1, capacity // (self.mask + 1)))
         self.gsel = 512
 
     def rule_on(self):
         return self.gsel >= 512
 
     def _sampled_update(self, line, counter, lru_hit):
-        ghost_hit = self.shadow_ghost.access(line, counter)
+        ghost_hit = self.shadow_ghost.access(line, None, cold=counter == 0)
         if lru_hit and not ghost_hit:
             self.gsel = max(0, self.gsel - 1)
         elif ghost_hit and not lru_hit:
@@ -713,7 +677,7 @@ class Guarded(GuardedBase):
     def _on_candidate_at_head(self, line):
         self.probes[line] = self._epoch()
 
-    def _on_hit(self, line):
+    def on_hit(self, line):
         stamp = self.probes.pop(line, None)
         if stamp is not None:
             if self.clock and (self._epoch() - stamp) & 7 >= 3:
@@ -721,7 +685,7 @@ class Guarded(GuardedBase):
             else:
                 self.gsel = max(0, self.gsel - self.hit_step)
 
-    def _on_evict(self, line):
+    def on_evict(self, line):
         if self.probes.pop(line, None) is not None:
             self.gsel = min(self.gmax, self.gsel + self.dead_step)
 
