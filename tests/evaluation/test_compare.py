@@ -178,6 +178,28 @@ def test_section_8_splice_replaces_only_section_8():
         cr.splice("no sections here", "x")
 
 
+def test_report_from_results_rewrites_section_8_from_the_json(tmp_path):
+    """compare_report --from-results runs no policy: section 8 (with the guard's column) and
+    its figure come from results.json's policy_comparison; the rest of the report stays."""
+    from evaluation import compare_report as cr
+
+    lines = _random_lines(11, n=1500, distinct=120)
+    banks = {f"1/{f}": cmp.compare(lines, np.arange(len(lines)), 120 // f, libcachesim=False)
+             for f in (8, 4, 2)}
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "results.json").write_text(json.dumps(
+        {"other": 1, "policy_comparison": {"tiny": {"split": "held-out", "distinct_lines": 120, "banks": banks}}}))
+    (tmp_path / "evaluation.md").write_text(f"# R\n\n{cr.SECTION}\n\nSTALE-NUMBERS\n\n{cr.NEXT_SECTION}\n\nkept\n")
+    assert cr.main(["--docs", str(tmp_path), "--from-results"]) == 0
+    text = (tmp_path / "evaluation.md").read_text()
+    assert "STALE-NUMBERS" not in text and text.endswith(f"{cr.NEXT_SECTION}\n\nkept\n")
+    assert "| ghost rule on |" in text and "### tiny (held-out)" in text
+    rate = banks["1/4"]["policies"]["kv_asu_predictor"]["hit_rate"]
+    assert f"**{100 * rate:.1f} %**" in text
+    assert (tmp_path / "eval" / "policy_tiny.png").stat().st_size > 0
+    assert json.loads((tmp_path / "eval" / "results.json").read_text())["other"] == 1
+
+
 def test_compare_without_baselines_runs_only_the_own_policies():
     """libcachesim=False, article=False: LRU, FIFO, Belady and the predictor only, summarised."""
     lines = _random_lines(5, n=1500, distinct=150)
