@@ -76,7 +76,11 @@ video), a 10-bit selector from 512 (did not move on the small video banks), star
 counts with expiry at 0.5, 0.7, 1.0 bank (0.7: the figures of the 3-epoch clock; 1.0: the
 loop at 29 %), 2-bit stamps (wrap: the loop at 26 %), learning only while the rule is off
 with a leak while on (half of the 1/8-bank gains lost), the same probe test applied to loop
-mode's bimodal insertion (SmolLM2 sparse 1/4: 59.8 % against 70.7 %).
+mode's bimodal insertion (SmolLM2 sparse 1/4: 59.8 % against 70.7 %), demoting candidates
+whose counter is up to 2, 4 or 7 instead of 0 (video 1/8: 0.01 to 0.1 point less), and
+demoting seven candidates in eight instead of three in four (video 1/8: +0.3 to +0.5 point,
+SmolLM2 sparse 1/4: -0.6 point, and half as many probes while the rule is on, so it was not
+taken).
 
 The reuse prediction's MCC (OBSERVE ``tlevel >= 3`` against reuse within 100 cycles) was
 not improved: keying the 4-bit counters on the history key and 2 or 4 hashed address bits
