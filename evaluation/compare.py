@@ -29,7 +29,11 @@ Policies (JSON names):
   choosing the bank's victims: on a miss into a full bank the runtime sends ``EVICT_ANY``
   and drops the line it returns (the bank's own LRU line if the KV-ASU returns none or a
   line the bank does not hold: ``fallback_evictions``), then ``OBSERVE``; a hit sends
-  ``OBSERVE``.
+  ``OBSERVE``. A resident line the KV-ASU no longer tracks (its OBSERVE was dropped, or a
+  later OBSERVE replaced it and reported it as the victim) is *untracked*: when the bank's
+  own LRU line is untracked, the runtime evicts it without asking the KV-ASU
+  (``untracked_evictions``), since the KV-ASU can never return it; an OBSERVE that tracks
+  it again ends that.
 
 ``mcc`` (KV-ASU modes): the Matthews correlation of the block's answer with "the line is
 accessed again within ``--window`` cycles" over every access. The predictor's answer is
@@ -146,7 +150,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
 
     Returns ``{"hits": bool array, "predicted": bool array (OBSERVE tlevel >= 3),
     "fallback_evictions": int, "loop_mode_share": share of OBSERVEs answered in the loop
-    mode of spec-predictor.md P11, "kvasu_stats": dict}``.
+    mode of spec-predictor.md P11, "ghost_rule_share": share of OBSERVEs after which P12's
+    guard has the ghost rule on, "untracked_evictions": int, "kvasu_stats": dict}``.
     """
     _check_stream(lines, cycles, bank_lines)
     from golden_model import Op
@@ -158,7 +163,8 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
     n = len(lines)
     hits = np.zeros(n, dtype=bool)
     predicted = np.zeros(n, dtype=bool)
-    fallback = in_loop = 0
+    untracked: set = set()                   # resident lines the KV-ASU does not track
+    fallback = untracked_evictions = in_loop = rule_on = 0
     state = model._predictor                 # read-only: the loop mode after each OBSERVE
     for i, (line, cycle) in enumerate(zip(lines.tolist(), cycles.tolist())):
         if line in bank:
@@ -166,17 +172,33 @@ def run_predictor_bank(lines: np.ndarray, cycles: np.ndarray, bank_lines: int,
             bank.move_to_end(line)
         else:
             if len(bank) >= bank_lines:
-                r = request(cycle, evict_any, 0)
-                if r.victim_valid and r.victim_tag in bank:
-                    del bank[r.victim_tag]
+                oldest = next(iter(bank))
+                if oldest in untracked:
+                    del bank[oldest]
+                    untracked.discard(oldest)
+                    untracked_evictions += 1
                 else:
-                    bank.popitem(last=False)
-                    fallback += 1
+                    r = request(cycle, evict_any, 0)
+                    if r.victim_valid and r.victim_tag in bank:
+                        del bank[r.victim_tag]
+                        untracked.discard(r.victim_tag)
+                    else:
+                        bank.popitem(last=False)
+                        fallback += 1
             bank[line] = None
-        predicted[i] = request(cycle, observe, line << LINE_SHIFT).tlevel >= PREDICTOR_LEVEL
+        r = request(cycle, observe, line << LINE_SHIFT)
+        predicted[i] = r.tlevel >= PREDICTOR_LEVEL
+        if r.tracked:
+            untracked.discard(line)
+        else:
+            untracked.add(line)                      # dropped: resident, not tracked
+        if r.victim_valid and r.victim_tag in bank:  # replaced: resident, no longer tracked
+            untracked.add(r.victim_tag)
         in_loop += state.loop_mode
+        rule_on += state.ghost_rule_on
     return {"hits": hits, "predicted": predicted, "fallback_evictions": fallback,
-            "loop_mode_share": in_loop / n, "kvasu_stats": model.stats.as_dict()}
+            "loop_mode_share": in_loop / n, "ghost_rule_share": rule_on / n,
+            "untracked_evictions": untracked_evictions, "kvasu_stats": model.stats.as_dict()}
 
 
 def _accesses(lines: np.ndarray, cycles: np.ndarray) -> Accesses:
@@ -254,6 +276,7 @@ def compare(lines: np.ndarray, cycles: np.ndarray, bank_lines: int, *, entries: 
     record("kv_asu_predictor", bank["hits"], started, mcc=scores.mcc,
            mcc_prediction=f"OBSERVE tlevel >= {PREDICTOR_LEVEL}", prediction=scores.as_dict(),
            fallback_evictions=bank["fallback_evictions"], loop_mode_share=bank["loop_mode_share"],
+           ghost_rule_share=bank["ghost_rule_share"], untracked_evictions=bank["untracked_evictions"],
            kvasu_stats=bank["kvasu_stats"])
 
     doc = {"accesses": n, "distinct_lines": int(len(np.unique(lines))), "bank_lines": int(bank_lines),

@@ -46,11 +46,48 @@ comparison, not as references: the chosen mechanism's reference is
 - ``ghost_filter``: the predictor with a longer ghost memory: a two-generation hashed filter
   of 16384 bits per generation of evicted lines (a generation lasts twice the bank's size in
   evictions), whose members count as ghosts.
-- ``dueling_bip``: the chosen mechanism (spec-predictor.md P11) at this level: the predictor,
+- ``dueling_bip``: spec-predictor.md P11 at this level (the choice before the guard): the predictor,
   and set dueling between an LRU and a bimodal-insertion shadow directory (1/16 of the
   lines, 1/16 of the bank; a hit only the LRU shadow has: -8, one only the BIP shadow has:
   +1, 10-bit selector from 0); at >= 512 every missed line is inserted bimodally (31 in 32
   at the LRU end).
+- ``ghost_shadow_guard``: ``dueling_bip`` plus a third sampled shadow directory running the
+  ghost rule (its own ghost list, the main predictor's counters) against the LRU shadow, a
+  10-bit selector from 512 switching the main bank's ghost rule: at 1/16 sampling the
+  shadows of the small video banks (6-12 lines) almost never revive a ghost, the selector
+  stays near 512 and the rule's losses are not seen.
+- ``guarded``: the chosen mechanism (spec-predictor.md P12): ``dueling_bip`` whose ghost
+  rule is guarded by the fate of probes, the predicted-cold ghost revivals linked at the MRU
+  end anyway (one in four while the rule is on, all while it is off): a probe hit within 3
+  epochs of a clock of insertions (an epoch: a quarter of the bank) counts -3, one hit later
+  or evicted unhit +1, on a 6-bit selector from 31; the rule is on at >= 32.
+  ``guarded_noclock`` judges a probe by hit or eviction alone (the first version: a 60-line
+  loop through a 40-line bank falls from 50 % to 25 %, since while the rule is on the probes
+  live on the demoted lines' evictions).
+
+``guarded`` against ``dueling_bip`` on the training split (hit rate in %, banks 1/8, 1/4,
+1/2): video 480p 71.57, 85.03, 90.07 (unguarded 71.79, 84.93, 89.85; LRU 67.07, 85.03,
+90.07); 720p 76.79, 86.27, 90.83 (77.16, 86.23, 90.71; LRU 72.82, 86.27, 90.83); 1080p
+86.71, 93.01, 95.95 (86.91, 92.98, 95.94; LRU 84.61, 93.01, 95.95); MiniLM prefill equal to
+LRU either way; SmolLM2 sparse 41.30, 70.72, 97.55 (41.90, 72.55, 97.32; LRU 4.92, 13.89,
+97.55). Variants of the guard tried there: down steps -1..-4 (equal within 0.01 point on
+video), a 10-bit selector from 512 (did not move on the small video banks), starting on
+(kept 0.05 point of loss at 480p 1/2), no clock (the 60-line loop of ``guarded_noclock``), a clock of exact miss
+counts with expiry at 0.5, 0.7, 1.0 bank (0.7: the figures of the 3-epoch clock; 1.0: the
+loop at 29 %), 2-bit stamps (wrap: the loop at 26 %), learning only while the rule is off
+with a leak while on (half of the 1/8-bank gains lost), the same probe test applied to loop
+mode's bimodal insertion (SmolLM2 sparse 1/4: 59.8 % against 70.7 %), demoting candidates
+whose counter is up to 2, 4 or 7 instead of 0 (video 1/8: 0.01 to 0.1 point less), and
+demoting seven candidates in eight instead of three in four (video 1/8: +0.3 to +0.5 point,
+SmolLM2 sparse 1/4: -0.6 point, and half as many probes while the rule is on, so it was not
+taken).
+
+The reuse prediction's MCC (OBSERVE ``tlevel >= 3`` against reuse within 100 cycles) was
+not improved: keying the 4-bit counters on the history key and 2 or 4 hashed address bits
+(``line``, ``line >> 4`` or ``line >> 8``; 256 or 1024 counters) gave on the training
+split 0.42..0.57 for video 480p (0.557 without), 0.42..0.48 for 720p (0.488), 0.75..0.78
+for 1080p (0.752), 0.46..0.49 for MiniLM prefill (0.493) and 0.72..0.76 for the sparse
+decoder (0.723, first 400 000 accesses): no consistent gain, so the 64-entry table stays.
 
 The split (the same traces for every mechanism): training = video 480p seed 1; 720p seed 2
 with 30 px motion; 1080p seed 3 with region radius 2 and two nearby frames (5 frames);
@@ -172,12 +209,13 @@ class Rrip:
 
 
 class GhostBip:
-    """LRU; a line evicted and seen again is inserted at the LRU end (one in four at MRU)."""
+    """LRU; a line evicted and seen again is inserted at the LRU end (one in four at MRU);
+    ``cold=False`` (GhostShadowGuard's shadow: the line's counter is not 0) keeps it at MRU."""
 
     def __init__(self, capacity):
         self.cap, self.bank, self.ghosts, self.k = capacity, OrderedDict(), OrderedDict(), 0
 
-    def access(self, line, cycle):
+    def access(self, line, cycle, cold=True):
         if line in self.bank:
             self.bank.move_to_end(line)
             return True
@@ -189,9 +227,10 @@ class GhostBip:
         self.bank[line] = None
         if line in self.ghosts:
             del self.ghosts[line]
-            self.k = (self.k + 1) & 3
-            if self.k:
-                self.bank.move_to_end(line, last=False)
+            if cold:
+                self.k = (self.k + 1) & 3
+                if self.k:
+                    self.bank.move_to_end(line, last=False)
         return False
 
 
@@ -365,7 +404,7 @@ class Hawkeye:
 
 
 class Predictor:
-    """The chosen mechanism without the hashed table: LRU order, ghosts bounded by the
+    """The ghost rule without the hashed table: LRU order, ghosts bounded by the
     bank's size, a ghost whose counter is 0 re-enters at the LRU end (three in four).
     ``tail_ok(line, key)`` says whether a returning ghost may go to the LRU end at all, and
     ``extra_tail(key)`` sends it there even when its counter is not 0 (the variants below)."""
@@ -390,14 +429,9 @@ class Predictor:
     def on_head_revival(self, line, key):
         pass
 
-    def access(self, line, cycle):
-        hit, ghost = line in self.bank, line in self.ghosts
-        p = self.pred.observe(line, cycle)
-        self.predictions.append(p)
-        if hit:
-            self.on_hit(line)
-            self.bank.move_to_end(line)
-            return True
+    def _install(self, line, ghost):
+        """Insert a missed line at the MRU end; the LRU line, if the bank is full, becomes
+        the newest ghost (ghosts bounded by the bank's size)."""
         if ghost:
             del self.ghosts[line]
         if len(self.bank) >= self.cap:
@@ -408,6 +442,16 @@ class Predictor:
                 old, _ = self.ghosts.popitem(last=False)
                 self.pred.forget(old)
         self.bank[line] = None
+
+    def access(self, line, cycle):
+        hit, ghost = line in self.bank, line in self.ghosts
+        p = self.pred.observe(line, cycle)
+        self.predictions.append(p)
+        if hit:
+            self.on_hit(line)
+            self.bank.move_to_end(line)
+            return True
+        self._install(line, ghost)
         if ghost:
             key = self.pred.history[line][2]
             to_tail = False
@@ -545,7 +589,7 @@ class GhostFilter(Predictor):
 
 
 class DuelingBip(Predictor):
-    """The chosen mechanism: the predictor plus set dueling against bimodal insertion on an
+    """P11 without P12: the predictor plus set dueling against bimodal insertion on an
     LRU and a BIP shadow directory (module docstring; spec-predictor.md P11)."""
 
     def __init__(self, capacity, sample_mask=15, down=8):
@@ -570,6 +614,111 @@ class DuelingBip(Predictor):
         return hit
 
 
+class GuardedBase(Predictor):
+    """The predictor with P11's loop detector and a switch on its ghost rule; the subclasses
+    say how the switch learns (``_sampled_update``, ``on_hit``, ``on_evict``)."""
+
+    def __init__(self, capacity, sample_mask=15):
+        super().__init__(capacity)
+        self.mask, self.psel, self.kb = sample_mask, 0, 0
+        shadow = max(1, capacity // (sample_mask + 1))
+        self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
+
+    def rule_on(self) -> bool:
+        raise NotImplementedError
+
+    def _sampled_update(self, line, cycle, lru_hit):
+        pass
+
+    def _on_candidate_at_head(self, line):
+        pass
+
+    def access(self, line, cycle):
+        hit, ghost = line in self.bank, line in self.ghosts
+        self.predictions.append(self.pred.observe(line, cycle))
+        counter = self.pred.counter
+        if _sampled(line, 11, self.mask):
+            lru_hit = self.shadow_lru.access(line, cycle)
+            bip_hit = self.shadow_bip.access(line, cycle)
+            if lru_hit and not bip_hit:
+                self.psel = max(0, self.psel - 8)
+            elif bip_hit and not lru_hit:
+                self.psel = min(1023, self.psel + 1)
+            self._sampled_update(line, counter, lru_hit)
+        if hit:
+            self.on_hit(line)
+            self.bank.move_to_end(line)
+            return True
+        self._install(line, ghost)
+        if self.psel >= 512:                      # loop mode: bimodal insertion
+            self.kb = (self.kb + 1) % 32
+            self.bank.move_to_end(line, last=self.kb == 0)
+        elif ghost and counter == 0:              # a candidate of the ghost rule
+            self.k = (self.k + 1) & 3
+            if self.rule_on() and self.k:
+                self.bank.move_to_end(line, last=False)
+            else:
+                self._on_candidate_at_head(line)
+        return False
+
+
+class GhostShadowGuard(GuardedBase):
+    """The ghost rule switched by a third sampled shadow against the LRU shadow (docstring)."""
+
+    def __init__(self, capacity):
+        super().__init__(capacity)
+        self.shadow_ghost = GhostBip(max(1, capacity // (self.mask + 1)))
+        self.gsel = 512
+
+    def rule_on(self):
+        return self.gsel >= 512
+
+    def _sampled_update(self, line, counter, lru_hit):
+        ghost_hit = self.shadow_ghost.access(line, None, cold=counter == 0)
+        if lru_hit and not ghost_hit:
+            self.gsel = max(0, self.gsel - 1)
+        elif ghost_hit and not lru_hit:
+            self.gsel = min(1023, self.gsel + 1)
+
+
+class Guarded(GuardedBase):
+    """The chosen mechanism: the probe guard of spec-predictor.md P12 (docstring)."""
+
+    def __init__(self, capacity, hit_step=3, dead_step=1, gsel_max=63, gsel_init=31, gsel_on=32,
+                 clock=True):
+        super().__init__(capacity)
+        self.gsel, self.gmax, self.gon = gsel_init, gsel_max, gsel_on
+        self.hit_step, self.dead_step, self.clock = hit_step, dead_step, clock
+        self.probes: dict = {}        # line -> epoch (mod 8) when it became a probe
+        self.inserts = 0              # insertions (misses) so far
+
+    def _epoch(self):
+        return (self.inserts // max(1, self.cap >> 2)) & 7
+
+    def rule_on(self):
+        return self.gsel >= self.gon
+
+    def _on_candidate_at_head(self, line):
+        self.probes[line] = self._epoch()
+
+    def on_hit(self, line):
+        stamp = self.probes.pop(line, None)
+        if stamp is not None:
+            if self.clock and (self._epoch() - stamp) & 7 >= 3:
+                self.gsel = min(self.gmax, self.gsel + self.dead_step)
+            else:
+                self.gsel = max(0, self.gsel - self.hit_step)
+
+    def on_evict(self, line):
+        if self.probes.pop(line, None) is not None:
+            self.gsel = min(self.gmax, self.gsel + self.dead_step)
+
+    def access(self, line, cycle):
+        if line not in self.bank:
+            self.inserts += 1
+        return super().access(line, cycle)
+
+
 PROTOTYPES = {
     "srrip": lambda c: Rrip(c), "brrip": lambda c: Rrip(c, insert="brrip"),
     "ship": lambda c: Rrip(c, ship=True), "ghost_bip": GhostBip, "dip": Dip,
@@ -577,6 +726,8 @@ PROTOTYPES = {
     "hawkeye_address": Hawkeye, "hawkeye_history": lambda c: Hawkeye(c, signature="history"),
     "dueling": dueling(Predictor), "ghost_learn": GhostLearn, "dueling_ghost_learn": dueling(GhostLearn),
     "dip_leaders": DipLeaders, "ghost_filter": GhostFilter, "dueling_bip": DuelingBip,
+    "ghost_shadow_guard": GhostShadowGuard, "guarded": Guarded,
+    "guarded_noclock": lambda c: Guarded(c, clock=False),
 }
 
 

@@ -8,13 +8,16 @@ arrays; this module adds what spec-predictor.md P3 lists:
 
 - per slot: ``ghost`` (the slot holds an evicted line, on the ghost list), ``burst``
   (accesses in a row with gaps ``<= W3``, 0..7), ``pkey`` (the key of the line's latest
-  OBSERVE) and ``pred`` (the prediction that OBSERVE made);
+  OBSERVE), ``pred`` (the prediction that OBSERVE made), ``probe`` (the line is a probe
+  of the ghost-rule guard, P12) and ``stamp`` (the guard's epoch when it became one);
 - ``pt``: 64 four-bit saturating counters, reset to 8; ``eps``, a 2-bit counter;
 - the ghost list (``ghead`` most recently evicted, ``gtail`` oldest, ``gcount``), a second
   doubly linked list over the same ``prev``/``next`` pointers;
 - the loop detector of P11: two shadow directories of sampled lines (``shadow_lru``,
   ``shadow_bip``, :class:`ShadowDirectory`), the 10-bit selector ``psel`` and the 5-bit
-  counter ``bip`` of the main list's bimodal insertion.
+  counter ``bip`` of the main list's bimodal insertion;
+- the ghost-rule guard of P12: the 6-bit selector ``gsel`` and its insertion clock
+  (``epoch``, 3 bits, advanced every ``occupancy >> 2`` insertions counted in ``ticks``).
 
 The section numbers P1..P11 in the comments are those of spec-predictor.md.
 """
@@ -23,11 +26,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 
-from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, walk_list
+import mmh3
+
+from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, tag_key, walk_list
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
-           "BIP_MASK", "key_of", "level_of", "is_sampled"]
+           "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON", "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "key_of",
+           "level_of", "is_sampled"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
@@ -41,11 +47,26 @@ PSEL_INIT = 0         #: reset value: the LRU-based mode, 512 net BIP-only hits 
 PSEL_LOOP = 512       #: the loop mode (bimodal insertion) when psel >= 512, i.e. its bit 9
 PSEL_DOWN = 8         #: a hit only the LRU shadow has: psel - 8; one only the BIP shadow has: + 1
 BIP_MASK = 31         #: 5-bit counters: one bimodal insertion in 32 goes to the head
+SIG_SHIFT = 16        #: P11: a shadow holds bits 31..16 of the line's hash, not its tag
+GSEL_MAX = 63         #: P12: 6-bit guard selector
+GSEL_INIT = 31        #: reset value: one below GSEL_ON, so the ghost rule starts off
+GSEL_ON = 32          #: the ghost rule demotes while gsel >= 32, i.e. its bit 5
+GSEL_HIT = 3          #: a probe observed again while live: gsel - 3 (LRU order would have kept it)
+GSEL_DEAD = 1         #: a probe that leaves the LRU list unobserved: gsel + 1 (it was dead)
+EPOCH_MASK = 7        #: P12: 3-bit epochs of the insertion clock, 3-bit stamps
+EPOCH_SHIFT = 2       #: an epoch is occupancy >> 2 insertions (a quarter of the bank)
+PROBE_EXPIRY = 3      #: a probe observed 3 or more epochs after it was made counts as dead
 
 
 def is_sampled(home: int) -> bool:
     """P11: the OBSERVEs of lines whose window starts at a multiple of 16 train the selector."""
     return home & ((1 << SAMPLE_SHIFT) - 1) == 0
+
+
+def shadow_signature(tag: int, seed: int) -> int:
+    """P11: the 16-bit signature a shadow directory holds for ``tag``: bits 31..16 of the
+    table's hash (D2) of the tag, whose low bits give the home slot."""
+    return mmh3.hash(tag_key(tag), seed, signed=False) >> SIG_SHIFT
 
 
 def key_of(burst: int, sage: int, w3: int, wmax: int) -> tuple[int, int, bool]:
@@ -91,11 +112,12 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
 
 
 class ShadowDirectory:
-    """P11: a shadow directory, the tags of sampled lines that a bank of ``occupancy >> 4``
-    lines would hold under LRU (``bimodal=False``) or bimodal insertion (``bimodal=True``).
+    """P11: a shadow directory, the signatures of the sampled lines that a bank of
+    ``occupancy >> 4`` lines would hold under LRU (``bimodal=False``) or bimodal insertion
+    (``bimodal=True``).
 
-    ``order`` holds the tags from the LRU end (first) to the MRU end (last); ``counter`` is
-    the bimodal insertion's 5-bit counter (unused under LRU)."""
+    ``order`` holds the signatures from the LRU end (first) to the MRU end (last);
+    ``counter`` is the bimodal insertion's 5-bit counter (unused under LRU)."""
 
     def __init__(self, bimodal: bool):
         self.bimodal = bimodal
@@ -103,7 +125,8 @@ class ShadowDirectory:
         self.counter = 0
 
     def access(self, tag: int, capacity: int) -> bool:
-        """One sampled OBSERVE of ``tag``; ``True`` if the shadow holds it (a shadow hit)."""
+        """One sampled OBSERVE of signature ``tag``; ``True`` if the shadow holds it (a
+        shadow hit, which two lines of one signature share)."""
         order = self.order
         if tag in order:
             order.move_to_end(tag)                  # to the MRU end, under either rule
@@ -129,13 +152,15 @@ class PredictorState:
 
     def flush(self) -> None:
         """P9: every slot's predictor fields 0, both lists and both shadows empty, ``pt`` 8,
-        ``eps`` 0, ``psel`` 0, ``bip`` 0. (The model frees the table and the LRU list
-        itself.)"""
+        ``eps`` 0, ``psel`` 0, ``bip`` 0, ``gsel`` 31, the guard's clock 0. (The model frees
+        the table and the LRU list itself.)"""
         n = self._entries
         self.ghost = [0] * n
         self.burst = [0] * n
         self.pkey = [0] * n
         self.pred = [0] * n
+        self.probe = [0] * n
+        self.stamp = [0] * n
         self.pt = [PT_INIT] * PT_ENTRIES
         self.eps = 0
         self.ghead = self.gtail = _NONE
@@ -144,11 +169,18 @@ class PredictorState:
         self.shadow_bip = ShadowDirectory(bimodal=True)
         self.psel = PSEL_INIT
         self.bip = 0
+        self.gsel = GSEL_INIT
+        self.epoch = self.epoch_inserts = 0
 
     @property
     def loop_mode(self) -> bool:
         """P11: ``psel >= 512``: every insertion is bimodal (mostly at the LRU end)."""
         return self.psel >= PSEL_LOOP
+
+    @property
+    def ghost_rule_on(self) -> bool:
+        """P12: ``gsel >= 32``: a predicted-cold ghost revival may go to the LRU tail."""
+        return self.gsel >= GSEL_ON
 
     def _duel(self, tag: int, occupancy: int) -> None:
         """P11: a sampled OBSERVE updates both shadows, then ``psel`` from their outcomes."""
@@ -174,9 +206,11 @@ class PredictorState:
         prev, next_ = model._prev, model._next
         head, tail, occupancy = model._head, model._tail, model._occupancy
         ghost, burst_at, pkey_at, pred_at, pt = self.ghost, self.burst, self.pkey, self.pred, self.pt
+        probe_at, stamp_at, gsel = self.probe, self.stamp, self.gsel
+        epoch, epoch_inserts = self.epoch, self.epoch_inserts
         ghead, gtail, gcount, eps = self.ghead, self.gtail, self.gcount, self.eps
         windows = model._windows
-        _c3, _c2, w3, _w2, w1, _seed = model._config
+        _c3, _c2, w3, _w2, w1, seed = model._config
         wmax = model._wmax
         age_cap = wmax + 1
         count_max = model._count_max
@@ -189,7 +223,7 @@ class PredictorState:
             if op == _OBSERVE:
                 observes += 1
                 if is_sampled(home):                # P11: the loop detector learns first
-                    self._duel(tag, occupancy)
+                    self._duel(shadow_signature(tag, seed), occupancy)
                 loop = self.psel >= PSEL_LOOP
                 window = windows[home]
                 for slot in window:                 # live and ghost slots alike (P6)
@@ -222,6 +256,12 @@ class PredictorState:
                         count_at[slot] = count
                         last_at[slot] = t
                         burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                        if probe_at[slot]:          # P12: a probe reused while live
+                            if (epoch - stamp_at[slot]) & EPOCH_MASK >= PROBE_EXPIRY:
+                                gsel = min(gsel + GSEL_DEAD, GSEL_MAX)   # too late for LRU
+                            else:
+                                gsel = max(gsel - GSEL_HIT, 0)
+                            probe_at[slot] = stamp_at[slot] = 0
                         head, tail = _move_to_head(prev, next_, slot, head, tail)
                         observe_hits += 1
                         obs_t[level] += 1
@@ -236,13 +276,19 @@ class PredictorState:
                     count_at[slot] = 1
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
+                    epoch_inserts += 1              # P12: the insertion clock
+                    if epoch_inserts >= max(1, (occupancy + 1) >> EPOCH_SHIFT):
+                        epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
+                    to_tail = False
                     if loop:                        # P11: bimodal insertion
                         to_tail = self._bimodal_to_tail()
                     elif pt[key] == 0:              # a history that is never reused soon
                         eps = (eps + 1) & EPS_MASK
-                        to_tail = eps != 0
-                    else:
-                        to_tail = False
+                        if gsel >= GSEL_ON and eps != 0:
+                            to_tail = True          # the ghost rule demotes it
+                        else:
+                            probe_at[slot] = 1      # P12: at the head, its fate is watched
+                            stamp_at[slot] = epoch
                     if to_tail:
                         head, tail = _push_tail(prev, next_, slot, head, tail)
                     else:
@@ -283,12 +329,18 @@ class PredictorState:
                     chosen = best_live              # c: the article's replacement
                     victim = tag_at[chosen]
                     head, tail = _unlink(prev, next_, chosen, head, tail)
+                    if probe_at[chosen]:            # P12: a probe leaves unobserved
+                        probe_at[chosen] = stamp_at[chosen] = 0
+                        gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
                     replacements += 1
                 else:
                     drops += 1                      # d: every live slot is recent
                     if collect:
                         out.append((op, 0, 0, 0, 0, 0, int(min_tlevel == 0), 0, 0, 0))
                     continue
+                epoch_inserts += 1                  # P12: the insertion clock
+                if epoch_inserts >= max(1, occupancy >> EPOCH_SHIFT):
+                    epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
                 tag_at[chosen] = tag
                 count_at[chosen] = 1
                 last_at[chosen] = t
@@ -329,6 +381,9 @@ class PredictorState:
                 victim = tag_at[slot]
                 head, tail = _unlink(prev, next_, slot, head, tail)
                 occupancy -= 1
+                if probe_at[slot]:                  # P12: a probe leaves unobserved
+                    probe_at[slot] = stamp_at[slot] = 0
+                    gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
                 ghost[slot] = 1
                 ghead, gtail = _link_at_head(prev, next_, slot, ghead, gtail)
                 gcount += 1
@@ -344,7 +399,8 @@ class PredictorState:
                     out.append((op, 0, 0, 0, 0, 0, 0, slot, 1, victim))
 
         model._head, model._tail, model._occupancy = head, tail, occupancy
-        self.ghead, self.gtail, self.gcount, self.eps = ghead, gtail, gcount, eps
+        self.ghead, self.gtail, self.gcount, self.eps, self.gsel = ghead, gtail, gcount, eps, gsel
+        self.epoch, self.epoch_inserts = epoch, epoch_inserts
         model._add_stats(observes, observe_hits, inserts, replacements, drops, queries,
                          query_hits, evicts, evicts_empty, obs_t)
 
@@ -373,7 +429,7 @@ class PredictorState:
         for s in range(self._entries):
             if tags[s] == _NONE and (model._prev[s] != _NONE or model._next[s] != _NONE
                                      or self.ghost[s] or self.burst[s] or self.pkey[s]
-                                     or self.pred[s]):
+                                     or self.pred[s] or self.probe[s] or self.stamp[s]):
                 raise AssertionError(f"free slot {s} has state")
         return live, ghosts
 
@@ -398,13 +454,24 @@ class PredictorState:
         if any(not 0 <= v <= PT_MAX for v in self.pt):
             raise AssertionError(f"prediction table out of range: {self.pt}")
         # P11: the selector and counters in range, each shadow within its bound and holding
-        # only sampled lines, once each (an OrderedDict cannot hold a tag twice).
+        # 16-bit signatures, once each (an OrderedDict cannot hold one twice).
         if not 0 <= self.psel <= PSEL_MAX or not 0 <= self.bip <= BIP_MASK:
             raise AssertionError(f"psel {self.psel} or bip {self.bip} out of range")
+        # P12: the guard selector in range; only live lines are probes.
+        if not 0 <= self.gsel <= GSEL_MAX:
+            raise AssertionError(f"gsel {self.gsel} out of range")
+        if not 0 <= self.epoch <= EPOCH_MASK or self.epoch_inserts < 0:
+            raise AssertionError(f"guard clock out of range: {self.epoch}, {self.epoch_inserts}")
+        for slot in ghosts:
+            if self.probe[slot] or self.stamp[slot]:
+                raise AssertionError(f"ghost slot {slot} is marked as a probe")
+        for slot in live:
+            if not self.probe[slot] and self.stamp[slot]:
+                raise AssertionError(f"slot {slot} has a stamp but is not a probe")
         bound = self._entries >> SAMPLE_SHIFT
         for shadow in (self.shadow_lru, self.shadow_bip):
             if len(shadow.order) > max(1, bound):
-                raise AssertionError(f"a shadow holds {len(shadow.order)} tags, bound {bound}")
-            for tag in shadow.order:
-                if not is_sampled(model.home_of_tag(tag)):
-                    raise AssertionError(f"shadow tag {tag:#x} is not a sampled line")
+                raise AssertionError(f"a shadow holds {len(shadow.order)} signatures, bound {bound}")
+            for sig in shadow.order:
+                if not 0 <= sig < 1 << (32 - SIG_SHIFT):
+                    raise AssertionError(f"shadow signature {sig:#x} out of range")

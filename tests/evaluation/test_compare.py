@@ -51,6 +51,7 @@ def test_json_shape(doc):
     for name in ("kv_asu_article", "kv_asu_article_gate", "kv_asu_predictor"):
         assert -1.0 <= doc["policies"][name]["mcc"] <= 1.0
     assert 0.0 <= doc["policies"]["kv_asu_predictor"]["loop_mode_share"] <= 1.0
+    assert 0.0 <= doc["policies"]["kv_asu_predictor"]["ghost_rule_share"] <= 1.0
     assert doc["policies"]["lru"]["gap_closed"] == 0.0
     assert doc["policies"]["belady"]["gap_closed"] == 1.0
     assert doc["best_libcachesim"] in ("arc", "lirs", "s3fifo", "sieve", "wtinylfu", "lrb", "glcache")
@@ -85,6 +86,31 @@ def test_predictor_beats_lru_on_a_loop_longer_than_the_bank():
     assert lru == 0.0
     assert pred >= 0.3, pred
     assert doc["policies"]["kv_asu_predictor"]["fallback_evictions"] == 0
+
+
+def test_the_guard_keeps_lru_where_demoted_ghosts_would_be_reused(monkeypatch):
+    """Spec P12: blocks of 20 random lines out of 70, each block read twice in a row, 8
+    cycles per read (so a line's two reads are 160 cycles apart, beyond W3, and its history
+    predicts no reuse), through a 50-line bank: a ghost that comes back is read again 20
+    reads later, which LRU keeps and the ghost rule (demoting it to the tail) loses. With the
+    guard the bank equals LRU and the rule is off; without it (the rule always on) it loses."""
+    import golden_model.predictor as gp
+
+    rng = np.random.default_rng(5)
+    print("seed 5")
+    lines = []
+    for _ in range(150):
+        block = list(rng.choice(np.arange(1000, 1070), 20, replace=False))
+        lines += block + block
+    lines = np.array(lines)
+    cycles = np.arange(len(lines)) * 8
+    lru = simulate_lru(lines, 50).mean()
+    guarded = cmp.run_predictor_bank(lines, cycles, 50)
+    assert guarded["hits"].mean() >= lru - 1e-12 and guarded["ghost_rule_share"] < 0.05
+    monkeypatch.setattr(gp, "GSEL_INIT", gp.GSEL_MAX)   # the rule on, never turned off
+    monkeypatch.setattr(gp, "GSEL_HIT", 0)
+    unguarded = cmp.run_predictor_bank(lines, cycles, 50)
+    assert unguarded["hits"].mean() < lru - 0.05, (unguarded["hits"].mean(), lru)
 
 
 def test_predictor_bank_never_loses_a_line():
@@ -150,6 +176,28 @@ def test_section_8_splice_replaces_only_section_8():
     assert out.endswith(f"new numbers\n\n{cr.NEXT_SECTION}\n\nalso kept\n")
     with pytest.raises(ValueError):
         cr.splice("no sections here", "x")
+
+
+def test_report_from_results_rewrites_section_8_from_the_json(tmp_path):
+    """compare_report --from-results runs no policy: section 8 (with the guard's column) and
+    its figure come from results.json's policy_comparison; the rest of the report stays."""
+    from evaluation import compare_report as cr
+
+    lines = _random_lines(11, n=1500, distinct=120)
+    banks = {f"1/{f}": cmp.compare(lines, np.arange(len(lines)), 120 // f, libcachesim=False)
+             for f in (8, 4, 2)}
+    (tmp_path / "eval").mkdir()
+    (tmp_path / "eval" / "results.json").write_text(json.dumps(
+        {"other": 1, "policy_comparison": {"tiny": {"split": "held-out", "distinct_lines": 120, "banks": banks}}}))
+    (tmp_path / "evaluation.md").write_text(f"# R\n\n{cr.SECTION}\n\nSTALE-NUMBERS\n\n{cr.NEXT_SECTION}\n\nkept\n")
+    assert cr.main(["--docs", str(tmp_path), "--from-results"]) == 0
+    text = (tmp_path / "evaluation.md").read_text()
+    assert "STALE-NUMBERS" not in text and text.endswith(f"{cr.NEXT_SECTION}\n\nkept\n")
+    assert "| ghost rule on |" in text and "### tiny (held-out)" in text
+    rate = banks["1/4"]["policies"]["kv_asu_predictor"]["hit_rate"]
+    assert f"**{100 * rate:.1f} %**" in text
+    assert (tmp_path / "eval" / "policy_tiny.png").stat().st_size > 0
+    assert json.loads((tmp_path / "eval" / "results.json").read_text())["other"] == 1
 
 
 def test_compare_without_baselines_runs_only_the_own_policies():

@@ -72,6 +72,7 @@ def test_evict_makes_a_ghost_and_a_cold_ghost_comes_back_at_the_tail():
     """P8: EVICT pops the tail whatever its age, keeps it as a ghost (not tracked). P6.2: a
     ghost whose counter is 0 re-enters at the tail three times in four, at the head the fourth."""
     m = predictor()
+    m._predictor.gsel = 63                               # P12: the ghost rule on throughout
     x, y = 0x1000, 0x2000
     c = _cold_line(m, x, 0)
     c += 4
@@ -94,6 +95,67 @@ def test_evict_makes_a_ghost_and_a_cold_ghost_comes_back_at_the_tail():
             m.request(c, Op.OBSERVE, y)
     assert places == ["tail", "tail", "tail", "head"]
     assert m.stats.inserts == 2 + 4 and m.stats.evicts == 4
+
+
+def test_the_guard_starts_off_and_learns_from_probes():
+    """P12: from reset (gsel 31) a cold ghost revival goes to the head as a probe; a probe
+    evicted unobserved counts +1, which turns the ghost rule on (32); the next cold revival
+    goes to the tail (eps 2 != 0); a probe observed while live counts -3."""
+    m = predictor()
+    p = m._predictor
+    assert p.gsel == 31 and not p.ghost_rule_on
+    x, y = 0x1000, 0x2000
+    c = _cold_line(m, x, 0)
+    c += 4
+    m.request(c, Op.OBSERVE, y)                          # y at the head, x at the tail
+    sx = m.find(x)
+    c += FAR
+    assert m.request(c, Op.EVICT, 0).victim_tag == x >> 8
+    c += FAR
+    m.request(c, Op.OBSERVE, x)                          # cold revival, guard off: head
+    assert m.lru_order()[-1] == sx and p.probe[sx] == 1 and p.eps == 1
+    m.check_invariants()
+    c += 4
+    m.request(c, Op.OBSERVE, y)                          # x back to the tail
+    c += FAR
+    assert m.request(c, Op.EVICT, 0).victim_tag == x >> 8
+    assert p.gsel == 32 and p.ghost_rule_on and p.probe[sx] == 0
+    c += FAR
+    m.request(c, Op.OBSERVE, x)                          # cold revival, guard on, eps 2: tail
+    assert m.lru_order()[0] == sx and p.probe[sx] == 0 and p.eps == 2
+    # A probe reused within 2 epochs of the insertion clock: gsel - 3; 3 epochs or more after
+    # (LRU would have evicted it by then): + 1. Make x a probe by hand, then observe it.
+    p.probe[sx], p.stamp[sx] = 1, (p.epoch - 2) & 7
+    c += 4
+    m.request(c, Op.OBSERVE, x)
+    assert p.gsel == 29 and (p.probe[sx], p.stamp[sx]) == (0, 0)
+    m.check_invariants()
+    p.probe[sx], p.stamp[sx] = 1, (p.epoch - 3) & 7
+    m.request(c + 4, Op.OBSERVE, x)
+    assert p.gsel == 30
+    p.gsel = 1
+    p.probe[sx], p.stamp[sx] = 1, p.epoch
+    m.request(c + 8, Op.OBSERVE, x)                      # saturates at 0
+    assert p.gsel == 0
+    m.flush()
+    assert p.gsel == 31 and p.probe == [0] * m.params.ENTRIES and (p.epoch, p.epoch_inserts) == (0, 0)
+
+
+def test_the_insertion_clock_counts_quarters_of_the_occupancy():
+    """P12: an epoch ends after max(1, occupancy >> 2) insertions (occupancy after each);
+    live hits and drops do not count."""
+    m = predictor()
+    p = m._predictor
+    for i in range(8):                                   # occupancy 1..8 after each insert
+        m.request(i, Op.OBSERVE, (i + 1) << 8)
+    # Insertions at occupancy 1, 2, 3 end an epoch each (quarter 0 -> 1); at 4..7 the quarter
+    # is 1 too; at 8 it is 2: epochs end after inserts 1..7 (7 epochs), the 8th is counted.
+    assert (p.epoch, p.epoch_inserts) == (7, 1)
+    m.request(20, Op.OBSERVE, 1 << 8)                    # a live hit: no insertion
+    assert (p.epoch, p.epoch_inserts) == (7, 1)
+    m.request(21, Op.OBSERVE, 9 << 8)                    # occupancy 9, quarter 2: the epoch ends
+    assert (p.epoch, p.epoch_inserts) == (0, 0)
+    m.check_invariants()
 
 
 def test_ghosts_never_outnumber_live_lines():
@@ -267,6 +329,14 @@ class Reference:
         self.pt, self.eps = [8] * 64, 0
         self.sa, self.sb = [], []               # P11 shadows, LRU end first
         self.psel, self.bip, self.sbip = 0, 0, 0
+        self.gsel = 31                          # P12
+        self.epoch, self.inserts = 0, 0         # P12's insertion clock
+
+    def advance(self, occupancy_after):
+        """P12: every insertion counts; an epoch is a quarter of the occupancy after it."""
+        self.inserts += 1
+        if self.inserts >= max(1, occupancy_after // 4):
+            self.inserts, self.epoch = 0, (self.epoch + 1) % 8
 
     def shadow(self, which, tag, cap):
         """P11 steps 1 and 2, from the text: True on a shadow hit."""
@@ -304,6 +374,12 @@ class Reference:
             return 3
         return 1 if s <= self.w1 else 0
 
+    def probe_left(self, line):
+        """P12: a probe leaves the LRU list without being observed again."""
+        if line["probe"]:
+            line["probe"] = False
+            self.gsel = min(self.gsel + 1, 63)
+
     def free(self, s):
         self.slots[s] = None
 
@@ -319,6 +395,7 @@ class Reference:
             if not self.lru:
                 return Response(op)
             s = self.lru.pop(0)
+            self.probe_left(self.slots[s])
             victim = self.slots[s]["tag"]
             self.slots[s]["ghost"] = True
             self.ghosts.append(s)
@@ -332,7 +409,8 @@ class Reference:
             return Response(op, 1, lv, 1, lv, line["count"], int(lv >= mt), slot)
         if h % 16 == 0:                             # P11: a sampled OBSERVE
             cap = max(1, len(self.lru) >> 4)
-            a, b = self.shadow("A", tag, cap), self.shadow("B", tag, cap)
+            sig = mmh3.hash(tag.to_bytes(8, "little"), 0, signed=False) >> 16
+            a, b = self.shadow("A", sig, cap), self.shadow("B", sig, cap)
             if a and not b:
                 self.psel = max(self.psel - 8, 0)
             elif b and not a:
@@ -351,18 +429,28 @@ class Reference:
             if not line["ghost"]:
                 line["count"] = 1 if t - line["last"] > self.w1 else min(line["count"] + 1, p.COUNT_MAX)
                 line.update(last=t, burst=burst, pkey=key, pred=pred)
+                if line["probe"]:                   # P12: reused while live
+                    line["probe"] = False
+                    if (self.epoch - line["stamp"]) % 8 >= 3:
+                        self.gsel = min(self.gsel + 1, 63)
+                    else:
+                        self.gsel = max(self.gsel - 3, 0)
                 self.lru.remove(slot)
                 self.lru.append(slot)
                 return Response(op, 1, before, 1, 3 if pred else 1, line["count"],
                                 int(before >= mt), slot)
             self.ghosts.remove(slot)
             line.update(ghost=False, count=1, last=t, burst=burst, pkey=key, pred=pred)
+            self.advance(len(self.lru) + 1)
             at_tail = False
             if loop:
                 at_tail = self.bimodal_at_tail()
             elif self.pt[key] == 0:
                 self.eps = (self.eps + 1) % 4
-                at_tail = self.eps != 0
+                if self.gsel >= 32 and self.eps != 0:
+                    at_tail = True
+                else:
+                    line.update(probe=True, stamp=self.epoch)
             self.link(slot, at_tail)
             return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot)
         pred = self.pt[4] >= 8
@@ -380,9 +468,11 @@ class Reference:
             if t - self.slots[slot]["last"] <= self.w1:
                 return Response(op, hit=int(mt == 0))
             victim = self.slots[slot]["tag"]
+            self.probe_left(self.slots[slot])
             self.lru.remove(slot)
+        self.advance(len(self.lru) + 1)
         self.slots[slot] = {"tag": tag, "ghost": False, "count": 1, "last": t, "burst": 0,
-                            "pkey": 4, "pred": pred}
+                            "pkey": 4, "pred": pred, "probe": False}
         self.link(slot, loop and self.bimodal_at_tail())
         return Response(op, 0, 0, 1, 3 if pred else 1, 1, int(mt == 0), slot,
                         int(victim is not None), victim or 0)
@@ -400,17 +490,21 @@ def _random_stream(rng: random.Random, n: int, lines: int):
         yield cycle, op, line << 8, rng.randrange(4)
 
 
-@pytest.mark.parametrize("entries,probe,lines,psel", [(16, 2, 40, 0), (32, 4, 24, 0), (8, 8, 30, 0),
-                                                     (64, 4, 200, 0), (64, 4, 120, 1023)])
-def test_random_streams_match_the_reference(seed, entries, probe, lines, psel):
+@pytest.mark.parametrize("entries,probe,lines,psel,gsel", [
+    (16, 2, 40, 0, 31), (32, 4, 24, 0, 31), (8, 8, 30, 0, 31), (64, 4, 200, 0, 31),
+    (64, 4, 120, 1023, 31), (16, 2, 40, 0, 63), (32, 4, 60, 0, 40)])
+def test_random_streams_match_the_reference(seed, entries, probe, lines, psel, gsel):
     """Every response equal to the naive reference; every invariant after every request.
     ``psel`` 1023: both start in loop mode (a random stream rarely gets there from 0), so the
-    bimodal insertion and the selector's way down are compared too."""
+    bimodal insertion and the selector's way down are compared too; ``gsel`` above 31: the
+    ghost rule starts on (P12), so demotions as well as probes are compared."""
     rng = random.Random(seed)
     m = predictor(entries=entries, probe=probe)
     ref = Reference(m.params)
     m._predictor.psel = ref.psel = psel
+    m._predictor.gsel = ref.gsel = gsel
     modes = set()
+    gsels = set()
     for i, (cycle, op, addr, mt) in enumerate(_random_stream(rng, 2500, lines)):
         if op == Op.EVICT and rng.random() < 0.02:
             m.flush()
@@ -420,10 +514,13 @@ def test_random_streams_match_the_reference(seed, entries, probe, lines, psel):
         m.check_invariants()
         assert ref.pt == m._predictor.pt
         assert (ref.psel, ref.bip) == (m._predictor.psel, m._predictor.bip)
+        assert ref.gsel == m._predictor.gsel
+        gsels.add(m._predictor.gsel)
         assert ref.sa == list(m._predictor.shadow_lru.order)
         assert ref.sb == list(m._predictor.shadow_bip.order)
         modes.add(m._predictor.loop_mode)
     assert modes == ({False, True} if psel else {False})
+    assert len(gsels) > 1, "the stream never moved the guard selector"
 
 
 def test_fast_path_equals_request_by_request(seed):
@@ -448,3 +545,20 @@ def test_article_mode_is_untouched_by_the_option(seed):
     article = a.run(*zip(*stream), responses=True)
     assert b.run(*zip(*stream), responses=True) == article
     assert predictor(entries=16, probe=2).run(*zip(*stream), responses=True) != article
+
+
+def test_shadows_hold_the_upper_hash_bits_of_sampled_lines():
+    """P11: a sampled OBSERVE puts bits 31..16 of the line's hash (with the committed seed)
+    into both shadows; an unsampled one touches neither."""
+    from golden_model.predictor import shadow_signature
+
+    m = predictor(entries=1024)
+    m.commit(0, hash_seed=7)
+    sampled, other = _sampled_addrs(m, 1)[0], _sampled_addrs(m, 1, sampled=False)[0]
+    m.request(1, Op.OBSERVE, other)
+    assert not m._predictor.shadow_lru.order
+    m.request(2, Op.OBSERVE, sampled)
+    sig = mmh3.hash((sampled >> 8).to_bytes(8, "little"), 7, signed=False) >> 16
+    assert shadow_signature(sampled >> 8, 7) == sig
+    assert list(m._predictor.shadow_lru.order) == [sig] == list(m._predictor.shadow_bip.order)
+    m.check_invariants()
