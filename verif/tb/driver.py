@@ -170,6 +170,9 @@ class StreamDriver:
         op = self.cur.op if valid else None
         nonblocking = front.nonblocking
         taken = front.step(cycle, op, rdy)
+        if valid:
+            front.presented += 1
+            front.not_ready += not ready
         if nonblocking and not ready:
             raise Mismatch(f"req.ready low at cycle {cycle} in MODE.NONBLOCKING; "
                            f"seed {self.seed}")

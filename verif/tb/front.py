@@ -31,7 +31,8 @@ class FrontDoor:
     ``timing``: the build's constants (``BuildTiming``); ``generations``: the block's
     ``TableGenerations`` (which flush sweeps). ``mirror`` and ``model`` are the register
     mirror and golden model in use (set by ``reset`` after every DUT reset).
-    Counters: ``drops`` (predicted and given to the model), ``drop_reasons``.
+    Counters: ``drops`` (predicted and given to the model), ``drop_reasons``, and, kept by
+    the stream driver, ``presented`` and ``not_ready`` (presented with ``req.ready`` low).
     """
 
     def __init__(self, timing: BuildTiming, generations: TableGenerations):
@@ -40,6 +41,9 @@ class FrontDoor:
         self.mirror = self.model = None
         self.drops = 0
         self.drop_reasons = collections.Counter()
+        # kept by the stream driver: requests presented, and presented while req.ready low
+        self.presented = 0
+        self.not_ready = 0
         self._aw = collections.deque()       # AW handshakes not yet paired: (edge, addr)
         self._w = collections.deque()        # W handshakes not yet paired: (edge, data, strb)
         self._writes = collections.deque()   # writes awaiting B: {"action", "data", "strb", "offered"}
