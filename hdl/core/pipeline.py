@@ -85,7 +85,8 @@ class KvAsuCore(wiring.Component):
         accepted in one of the ``evict_gap`` previous cycles could still change the LRU
         tail (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing
         waits after an EVICT).
-        Serial mode: also while any request is in flight.
+        Serial mode: also while any request is in flight. With ``nonblocking`` high,
+        ``ready`` is high instead and the request is dropped in those cycles.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
         from acceptance to ``valid`` when the consumer keeps up.
