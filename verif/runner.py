@@ -58,7 +58,7 @@ def generate(params: Params, out: Path) -> Path:
     # commit) instead of this working tree's
     hdl_root = Path(os.environ.get("KVASU_HDL_ROOT") or ROOT)
     want = json.dumps({**params.as_dict(), "hdl_root": str(hdl_root)}, sort_keys=True)
-    newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").glob("*.py"))
+    newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").rglob("*.py"))
                      + list((ROOT / "regmap").glob("*")))
     if (out.exists() and stamp.exists() and stamp.read_text() == want
             and (out.stat().st_mtime > newest_src or os.environ.get("KVASU_REUSE_VERILOG"))):

@@ -2281,7 +2281,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4821$5 , \port$
   wire \rsp.victim_valid ;
   input rst;
   wire rst;
-  reg [13:0] stat;
+  reg [12:0] stat;
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   assign \$1  = occupancy + occupancy_inc;
@@ -2338,7 +2338,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4821$5 , \port$
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$12  = stat;
+    \$12  = { 1'h0, stat };
     if (rst) begin
       \$12  = 14'h0000;
     end
@@ -2417,7 +2417,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4821$5 , \port$
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    stat[12:0] = 13'h0000;
+    stat = 13'h0000;
     if (e2[0]) begin
       (* full_case = 32'd1 *)
       casez (e2[2:1])
@@ -2617,8 +2617,6 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4821$5 , \port$
   assign \cfg$27.w2  = cfg[45:39];
   assign \cfg$27.w1  = cfg[52:46];
   assign \cfg$27.hash_seed  = cfg[84:53];
-  always @*
-    stat[13] = 1'h0;
 endmodule
 
 (* generator = "Amaranth" *)

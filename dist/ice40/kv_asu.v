@@ -2219,7 +2219,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire \rsp.victim_valid ;
   input rst;
   wire rst;
-  reg [13:0] stat;
+  reg [12:0] stat;
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
   assign \$1  = e2[153:146] >= cfg[7:0];
@@ -2298,7 +2298,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    stat[12:0] = 13'h0000;
+    stat = 13'h0000;
     if (e2[0]) begin
       (* full_case = 32'd1 *)
       casez (e2[2:1])
@@ -2413,7 +2413,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$11  = stat;
+    \$11  = { 1'h0, stat };
     if (rst) begin
       \$11  = 14'h0000;
     end
@@ -2545,8 +2545,6 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \response__payload.count  = response__payload[17:10];
   assign \response__payload.slot  = response__payload[24:18];
   assign \response__payload.victim_tag  = response__payload[48:25];
-  always @*
-    stat[13] = 1'h0;
 endmodule
 
 (* generator = "Amaranth" *)

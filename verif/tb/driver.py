@@ -173,6 +173,9 @@ class StreamDriver:
         if valid:
             front.presented += 1
             front.not_ready += not ready
+            front.first_presented = cycle if front.first_presented is None \
+                else front.first_presented
+            front.last_presented = cycle
         if nonblocking and not ready:
             raise Mismatch(f"req.ready low at cycle {cycle} in MODE.NONBLOCKING; "
                            f"seed {self.seed}")

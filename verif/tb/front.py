@@ -44,6 +44,7 @@ class FrontDoor:
         # kept by the stream driver: requests presented, and presented while req.ready low
         self.presented = 0
         self.not_ready = 0
+        self.first_presented = self.last_presented = None   # edges (first: reset by a user)
         self._aw = collections.deque()       # AW handshakes not yet paired: (edge, addr)
         self._w = collections.deque()        # W handshakes not yet paired: (edge, data, strb)
         self._writes = collections.deque()   # writes awaiting B: {"action", "data", "strb", "offered"}
