@@ -89,19 +89,22 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
     # (read_reg compares with the model's count: the drops since the CLEAR_STATS above)
     assert await tb.read_reg("STAT_REQ_DROPPED") > 0
 
-    # A reset in mid-stream: the block is as new and blocking (MODE resets to 0); the rule
-    # then predicts the blocking ready; the mode is committed again.
+    # A reset in mid-stream: the block is as new and blocking (MODE resets to 0). Then the
+    # mode changes in mid-stream, to non-blocking and back (a commit takes effect at its
+    # write response, D13); in the blocking stretches the RTL's ready must be the rule's.
     tb.send_items(video_items(tb, 100, start=3 * n))
     await cocotb.triggers.ClockCycles(tb.dut.clk, 40)
     await tb.reset()
     assert await tb.read_reg("ACT_MODE") == 0
     assert await tb.read_reg("STAT_REQ_DROPPED") == 0
-    await stream_with(tb, video_items(tb, 60, start=3 * n + 100), after=0)
-    await set_mode(tb, NONBLOCKING)
+    await tb.write_reg("MODE", NONBLOCKING)
+    await stream_with(tb, video_items(tb, 80, start=3 * n + 100), COMMIT | ENABLE, after=10)
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await tb.write_reg("MODE", 0)
     await stream_with(tb, [ReqItem(EVICT_ANY) for _ in range(10)] +
-                      video_items(tb, 100, start=3 * n + 160), COMMIT | ENABLE, after=10)
-    await tb.check_quiescent("after reset")
-    await set_mode(tb, 0)
+                      video_items(tb, 100, start=3 * n + 180), COMMIT | ENABLE, after=12)
+    assert await tb.read_reg("ACT_MODE") == 0
+    await tb.check_quiescent("after reset and two mode changes in the stream")
     tb.log.info("dropped %d requests: %s", front.drops, dict(front.drop_reasons))
     for reason in front.drop_reasons:
         tb.cov.hit(f"nonblocking.drop.{reason.replace(' ', '_')}", front.drop_reasons[reason])
