@@ -79,6 +79,10 @@ async def nonblocking_never_stalls(tb: KvAsuTB):
                       COMMIT | ENABLE)
     assert front.drop_reasons["action write"] > 0, front.drop_reasons
 
+    # CTRL.ENABLE = 0 in the stream (a plain write, acting at once): dropped (rule 1).
+    await stream_with(tb, video_items(tb, 120, start=n // 2), 0, ENABLE, after=20)
+    assert front.drop_reasons["disabled"] > 0, front.drop_reasons
+
     # A generation wrap in the stream: the flush that uses the last generation sweeps, and
     # the sweep's requests are dropped (rule 5).
     while front.generations.used != front.generations.GENERATIONS - 1:
