@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -96,6 +96,11 @@ asic-deps:
 # Throughput, latency, Fmax/resources (from `make fpga`'s reports) and simulation speed.
 bench: setup
 	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
+
+# The non-blocking mode (D13): drops and not-ready cycles per pattern in both modes, into
+# the bench JSON's "nonblocking_mode" (cocotb on Verilator, every response checked).
+bench-nonblocking: setup
+	nice -n 10 $(PY) -m tools.bench_nonblocking --out $(BUILD)/bench.json
 
 # Ten million mixed requests (small configuration: collisions, wrap-around and replacements
 # all the time) through the Verilated RTL with register fuzzing, every response checked.

@@ -172,9 +172,11 @@ class AxilProps(AxilHarness):
         # Refused writes change nothing.
         cfg_snap = Signal.like(regs.cfg)
         en_snap = Signal(init=regs.enable.init)
+        nb_snap = Signal(init=regs.nonblocking.init)
         flushed = Signal()
         with m.If(self.b_hs):
-            m.d.sync += [cfg_snap.eq(regs.cfg), en_snap.eq(regs.enable), flushed.eq(0)]
+            m.d.sync += [cfg_snap.eq(regs.cfg), en_snap.eq(regs.enable),
+                         nb_snap.eq(regs.nonblocking), flushed.eq(0)]
         with m.Elif(regs.flush):
             m.d.sync += flushed.eq(1)
         refused = (bus.bresp == AxiResp.SLVERR) | (bus.bresp == AxiResp.DECERR)
@@ -183,7 +185,8 @@ class AxilProps(AxilHarness):
         # the previous write response.
         with m.If(~bus.bvalid | refused):
             m.d.comb += Assert((regs.cfg.as_value() == cfg_snap.as_value()) &
-                               (regs.enable == en_snap) & ~flushed & ~regs.flush)
+                               (regs.enable == en_snap) & (regs.nonblocking == nb_snap) &
+                               ~flushed & ~regs.flush)
 
         # cfg legal; changes only with hold and core_idle; flush only when allowed.
         cfg = regs.cfg
@@ -199,7 +202,10 @@ class AxilProps(AxilHarness):
         # legality bit is current (the shadows cannot change in HOLD; hdl/regs.py relies on
         # it: "always current when used").
         sh = {n: self.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
+        mode = self.spy["shadow_mode"]           # D13: no reserved MODE bit
+        mode_defined = sum(1 << f.bit for f in regmap.REG["MODE"].fields)
         legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
-                     (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX))
+                     (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX) &
+                     ((mode & ~mode_defined) == 0))
         with m.If(regs.hold & ~regs.flush):
             m.d.comb += Assert(self.spy["legal"] == legal_now)

@@ -139,6 +139,7 @@ _ST_OBSERVES, _ST_OBSERVE_HITS, _ST_INSERTS, _ST_REPLACEMENTS, _ST_DROPS = (
 _ST_QUERIES, _ST_QUERY_HITS, _ST_EVICTS, _ST_EVICTS_EMPTY = (
     _STAT[name] for name in ("queries", "query_hits", "evicts", "evicts_empty"))
 _ST_OBS_T = tuple(_STAT[f"obs_t{level}"] for level in range(4))
+_ST_REQ_DROPPED = _STAT["req_dropped"]
 
 
 class SlotState(NamedTuple):
@@ -310,6 +311,7 @@ class KvAsuModel:
         defaults = self.params.defaults
         self._config = Config(*(defaults[name] for name in regmap.CONFIG_NAMES))
         self._stats = [0] * len(STAT_NAMES)
+        self._mode = regmap.MODE_DEFAULTS["MODE"]
         self._cycle = 0
         self._home_cache: dict[int, int] = {}
         self._soft = _soft.SoftErrorState()
@@ -332,6 +334,17 @@ class KvAsuModel:
     def clear_stats(self) -> None:
         """Zero every statistics counter."""
         self._stats = [0] * len(STAT_NAMES)
+
+    def drop(self, cycle: int) -> None:
+        """A request presented at ``cycle`` that the block, in ``MODE.NONBLOCKING``, could
+        not take (decision D13; :class:`golden_model.admission.Admission` says which): it
+        has no response and no effect but one more ``req_dropped``. Raises ``ValueError``
+        if the mode is not active (a blocking block drops nothing)."""
+        cycle = self._check_cycle(cycle)
+        if not self.nonblocking:
+            raise ValueError("a request can only be dropped in MODE.NONBLOCKING (D13)")
+        self._stats[_ST_REQ_DROPPED] += 1
+        self._cycle = cycle
 
     # ---- soft errors (decision D11) -------------------------------------------------------
 
@@ -388,7 +401,7 @@ class KvAsuModel:
         """``CTRL.CLEAR_SOFT_ERROR``: clear the sticky bit, the counters and the first error."""
         self._soft.clear()
 
-    def commit(self, cycle: int, **config) -> None:
+    def commit(self, cycle: int, *, mode: int | None = None, **config) -> None:
         """Apply a new configuration before the requests that follow (spec section 7, D8).
 
         ``config`` holds any subset of ``c3, c2, w3, w2, w1, hash_seed`` (upper case, as in
@@ -398,9 +411,19 @@ class KvAsuModel:
         it is not, a ``ValueError`` (``TypeError`` for a non-integer or an unknown key) is
         raised and *nothing* changes. A commit that changes ``hash_seed`` also flushes.
 
+        ``mode`` is the ``MODE`` register (decision D13; ``None``: unchanged): bit 0
+        ``NONBLOCKING``, every other bit reserved; a mode with a reserved bit set makes the
+        commit illegal too (``ValueError``, nothing changes). The mode changes no response,
+        only which requests the block takes (:class:`golden_model.admission.Admission`).
+
         ``cycle`` is the cycle of the commit; like request cycles it must not decrease.
         """
         cycle = self._check_cycle(cycle)
+        if mode is not None:
+            mode = _check_int("mode", mode, 0)
+            broken = regmap.mode_violations({"MODE": mode})
+            if broken:
+                raise ValueError(f"illegal mode: {'; '.join(broken)}")
         changes: dict[str, int] = {}
         for key, value in config.items():
             name = key.lower()
@@ -416,6 +439,8 @@ class KvAsuModel:
             self._home_cache = {}
             self.flush()
         self._config = new
+        if mode is not None:
+            self._mode = mode
         self._cycle = cycle
 
     def _check_config(self, config: Config) -> None:
@@ -436,6 +461,16 @@ class KvAsuModel:
     def config(self) -> Config:
         """The active configuration."""
         return self._config
+
+    @property
+    def mode(self) -> int:
+        """The committed ``MODE`` register (decision D13); 0 after reset."""
+        return self._mode
+
+    @property
+    def nonblocking(self) -> bool:
+        """``MODE.NONBLOCKING`` is committed: requests the block cannot take are dropped."""
+        return bool(self._mode >> regmap.REG["MODE"].field("NONBLOCKING").bit & 1)
 
     @property
     def stats(self) -> Stats:

@@ -17,7 +17,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 import regmap
-from regmap import CONFIG_NAMES, REGISTERS
+from regmap import CONFIG_NAMES, MODE_DEFAULTS, MODE_NAMES, REGISTERS
 
 from .axil import AxiLiteSignature, AxiLiteSubordinate
 from .layouts import STAT_NAMES, check_params, config_layout
@@ -31,13 +31,16 @@ _LIVE = ("OCCUPANCY", "CYCLE")
 # CTRL action fields, in the order D8 applies them (COMMIT first: a refused commit stops the
 # rest of the write).
 _ACTIONS = ("COMMIT", "CLEAR_ERROR", "FLUSH", "CLEAR_STATS")
+# The statistic of dropped requests (D13) counts at the block's door, not in the pipeline:
+# its increments do not keep a CTRL write from finding the core drained.
+_DROP_STAT = "req_dropped"
 
 
 def _kind(reg):
     """What implements ``reg``; raises ``ValueError`` for a register this block cannot."""
     if reg.stat:
         kind, access = "stat", "ro"
-    elif reg.config:
+    elif reg.config or reg.mode:
         kind, access = "shadow", "rw"
     elif reg.active_of:
         kind, access = "active", "ro"
@@ -131,6 +134,9 @@ class KvAsuRegisters(wiring.Component):
     -----
     axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
         The AXI4-Lite bus (this block is the subordinate).
+    nonblocking : Out(1)
+        The committed ``MODE.NONBLOCKING`` (D13); resets to 0. Changes, like ``cfg``, only
+        in the cycle after a commit is applied (the first cycle of its write response).
     cfg : Out(config_layout(params))
         The active configuration (``c3``, ``c2``, ``w3``, ``w2``, ``w1``, ``hash_seed``);
         resets to ``params.defaults``; changes only when a commit is applied, which is
@@ -179,6 +185,9 @@ class KvAsuRegisters(wiring.Component):
             ctrl.field(name)  # raises KeyError naming a missing field
         if tuple(r.name for r in REGISTERS if r.config) != CONFIG_NAMES:
             raise ValueError(f"the shadow registers must be {CONFIG_NAMES}")
+        if MODE_NAMES != ("MODE",):
+            raise ValueError(f"the mode registers must be ('MODE',), not {MODE_NAMES}")
+        regmap.REG["MODE"].field("NONBLOCKING")  # raises KeyError naming a missing field
         if len(STAT_NAMES) != len([r for r in REGISTERS if r.stat]):
             raise ValueError("STAT_NAMES does not match the statistics registers")
         if params.SLOT_WIDTH + 1 > 32:
@@ -189,6 +198,7 @@ class KvAsuRegisters(wiring.Component):
         super().__init__({
             "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
             "cfg": Out(config_layout(params), init=cfg_init),
+            "nonblocking": Out(1, init=regmap.REG["MODE"].field("NONBLOCKING").reset),
             "enable": Out(1, init=ctrl.field("ENABLE").reset),
             "hold": Out(1),
             "flush": Out(1),
@@ -240,9 +250,12 @@ class KvAsuRegisters(wiring.Component):
                 ok &= lo[0] >= minimum
             return ok
 
+        # A mode register is legal when no bit outside its fields is set (D13).
+        mode_defined = sum(1 << f.bit for f in regmap.REG["MODE"].fields)
+        mode_ok = (shadow["MODE"] & ~C(mode_defined, 32)) == 0
         m.d.sync += [
             state.legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
-                           chain(["W3", "W2", "W1"], p.WMAX)),
+                           chain(["W3", "W2", "W1"], p.WMAX) & mode_ok),
             state.seed_changes.eq(shadow["HASH_SEED"] != self.cfg.hash_seed),
         ]
 
@@ -316,7 +329,9 @@ class KvAsuRegisters(wiring.Component):
             # request from before the write, so it must land before a CLEAR_STATS, never
             # straddle it.
             drains = acc.w_data[cbit("COMMIT")] | acc.w_data[cbit("FLUSH")]
-            drained = self.core_idle & ~self.stat_inc.any()
+            request_incs = Cat(self.stat_inc[i] for i, name in enumerate(STAT_NAMES)
+                               if name != _DROP_STAT)
+            drained = self.core_idle & ~request_incs.any()
             with m.If(~self.core_flushing & (drained | ~drains)):
                 m.d.comb += acc.w_done.eq(1)
                 m.d.sync += [sequencing.eq(0), action_resp.eq(1)]
@@ -328,6 +343,8 @@ class KvAsuRegisters(wiring.Component):
                     with m.If(commit):
                         m.d.sync += [getattr(self.cfg, name.lower()).eq(state.shadow[name])
                                      for name in CONFIG_NAMES]
+                        m.d.sync += self.nonblocking.eq(
+                            state.shadow["MODE"][regmap.REG["MODE"].field("NONBLOCKING").bit])
                     with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
                         m.d.sync += state.error.eq(0)
                     m.d.sync += state.flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
@@ -382,6 +399,8 @@ class KvAsuRegisters(wiring.Component):
                 return C(p.value_of(reg.reset), 32)
             if kind == "shadow":
                 return state.shadow[reg.name]
+            if kind == "active" and reg.active_of == "MODE":
+                return self.nonblocking << regmap.REG["MODE"].field("NONBLOCKING").bit
             if kind == "active":
                 return getattr(self.cfg, reg.active_of.lower())
             if kind == "live":
@@ -438,9 +457,9 @@ class _RegisterFileState:
     """The register file's own state, shared by its write and read paths."""
 
     def __init__(self, params):
-        self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}",
-                                    init=params.defaults[name])
-                       for name in CONFIG_NAMES}
+        inits = {**params.defaults, **MODE_DEFAULTS}
+        self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=inits[name])
+                       for name in CONFIG_NAMES + MODE_NAMES}
         self.error = Signal(name="error")              # STATUS.ERROR, sticky
         self.hi_latch = Signal(32, name="hi_latch")    # the one HI-word latch of D8
         self.flush_pulse = Signal(name="flush_pulse")  # drives `flush`: the cycle after an

@@ -74,6 +74,7 @@ class KvAsu(wiring.Component):
         m.d.comb += [
             core.cfg.eq(regs.cfg),
             core.enable.eq(regs.enable),
+            core.nonblocking.eq(regs.nonblocking),
             core.hold.eq(regs.hold),
             core.flush.eq(regs.flush),
             core.cycle.eq(tb.cycle),

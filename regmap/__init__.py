@@ -22,6 +22,9 @@ Main entry points:
 ``config_violations(params, config)`` / ``config_legal(params, config)``
     The legality rule of a configuration (``CONFIG_CHAINS``), the one the golden model,
     the register mirror and the testbenches apply.
+``MODE_NAMES`` / ``MODE_DEFAULTS`` / ``mode_violations(shadow)``
+    The behaviour-mode shadows (``MODE``, docs/spec-decisions.md D13), committed with the
+    configuration, and the rule that refuses a commit of a reserved bit.
 ``ctrl_write_effect(params, shadow, data, strb)``
     What a CTRL write does, including the refusal of a commit of an illegal set.
 
@@ -40,7 +43,8 @@ __all__ = [
     "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "PARAM_NAMES", "CONFIG_NAMES",
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
-    "config_legal", "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
+    "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
+    "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
 ]
 
 _TOML = Path(__file__).with_name("kv_asu.toml")
@@ -195,6 +199,7 @@ class Register:
     config: bool = False        # a shadow configuration register
     active_of: str | None = None
     stat: str | None = None     # golden-model statistic name
+    mode: bool = False          # a shadow behaviour-mode register (its fields, D13)
     fields: tuple[Field, ...] = ()
 
     @property
@@ -233,6 +238,14 @@ def _load_registers() -> tuple[Register, ...]:
 
 REGISTERS: tuple[Register, ...] = _load_registers()
 REG: dict[str, Register] = {r.name: r for r in REGISTERS}
+#: Behaviour-mode shadow registers (D13), in register order: committed by CTRL.COMMIT with
+#: the configuration, but not part of it (no T-level or hash rule reads them).
+MODE_NAMES: tuple[str, ...] = tuple(r.name for r in REGISTERS if r.mode)
+#: Their reset values, from their fields.
+MODE_DEFAULTS: dict[str, int] = {
+    name: sum(f.reset << f.bit for f in REG[name].fields) for name in MODE_NAMES}
+#: Every shadow register a commit applies: the configuration, then the modes.
+SHADOW_NAMES: tuple[str, ...] = CONFIG_NAMES + MODE_NAMES
 STAT_REGISTERS: tuple[Register, ...] = tuple(r for r in REGISTERS if r.stat)
 #: Golden-model statistic names, in register order.
 STAT_NAMES: tuple[str, ...] = tuple(r.stat for r in STAT_REGISTERS)
@@ -306,6 +319,22 @@ def config_legal(params: Params, config) -> bool:
     return not config_violations(params, config)
 
 
+def mode_violations(shadow) -> list[str]:
+    """The mode registers of ``shadow`` (a mapping by register name; a mode register it
+    lacks counts as its reset value) whose value sets a bit outside their fields, one
+    sentence each; empty when a commit of them is legal (D13)."""
+    broken = []
+    for name in MODE_NAMES:
+        value = dict(shadow).get(name, MODE_DEFAULTS[name])
+        defined = sum(1 << f.bit for f in REG[name].fields)
+        if not isinstance(value, int) or not 0 <= value <= 0xFFFF_FFFF:
+            broken.append(f"{name} must be a 32-bit word, got {value!r}")
+        elif value & ~defined:
+            broken.append(f"{name}={value:#x} sets reserved bits {value & ~defined:#x} "
+                          f"(defined: {defined:#x})")
+    return broken
+
+
 @dataclasses.dataclass(frozen=True)
 class CtrlWriteEffect:
     """What one write of the ``CTRL`` register does (decision D8), in the order it happens.
@@ -332,7 +361,9 @@ CTRL_ACTIONS = tuple(f.name for f in REG["CTRL"].fields if f.action)
 
 def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> CtrlWriteEffect:
     """The effect of writing ``data`` with byte strobes ``strb`` to ``CTRL`` while the
-    shadow configuration is ``shadow`` (a mapping over ``CONFIG_NAMES``).
+    shadow configuration is ``shadow`` (a mapping over ``CONFIG_NAMES``, and the modes of
+    ``MODE_NAMES``; a mode it lacks counts as its reset value). A commit is refused when the
+    configuration is illegal or a mode sets a reserved bit.
 
     Every CTRL field lies in byte 0: a write without that strobe does nothing.
     """
@@ -341,7 +372,7 @@ def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> Ctr
         return CtrlWriteEffect()
     bit = {f.name: bool(data >> f.bit & 1) for f in ctrl.fields}
     action = any(bit[name] for name in CTRL_ACTIONS)
-    if bit["COMMIT"] and not config_legal(params, shadow):
+    if bit["COMMIT"] and (not config_legal(params, shadow) or mode_violations(shadow)):
         return CtrlWriteEffect(action=action, refused=True)
     return CtrlWriteEffect(action=action, commit=bit["COMMIT"],
                            clear_error=bit["CLEAR_ERROR"], flush=bit["FLUSH"],

@@ -5,7 +5,7 @@ The generated table is checked into ``docs/`` and a test keeps it equal to this 
 the docs can never drift from the map the RTL and the model use.
 """
 
-from . import ID, REGISTERS, VERSION, Params
+from . import ID, MODE_DEFAULTS, REGISTERS, VERSION, Params
 
 
 def markdown(params: Params | None = None) -> str:
@@ -20,6 +20,8 @@ def markdown(params: Params | None = None) -> str:
             reset = f"{params.value_of(reg.reset):#x}"
         elif reg.fields:
             reset = f"{sum(f.reset << f.bit for f in reg.fields):#x}"
+        elif reg.active_of in MODE_DEFAULTS:
+            reset = f"{MODE_DEFAULTS[reg.active_of]:#x}"
         else:
             reset = "0" if reg.access != "ro" or reg.stat else "live"
         doc = reg.doc

@@ -62,6 +62,8 @@
 #define KVASU_REG_W1                             0x070u
 /* HASH_SEED (rw): Shadow HASH_SEED: MurmurHash3 seed. A commit that changes it also flushes. */
 #define KVASU_REG_HASH_SEED                      0x074u
+/* MODE (rw): Shadow behaviour mode, applied by CTRL.COMMIT; reserved bits must be 0 or the commit is refused. */
+#define KVASU_REG_MODE                           0x07Cu
 /* ACT_C3 (ro): Active (committed) C3. */
 #define KVASU_REG_ACT_C3                         0x080u
 /* ACT_C2 (ro): Active C2. */
@@ -74,6 +76,8 @@
 #define KVASU_REG_ACT_W1                         0x090u
 /* ACT_HASH_SEED (ro): Active HASH_SEED. */
 #define KVASU_REG_ACT_HASH_SEED                  0x094u
+/* ACT_MODE (ro): Active (committed) MODE. */
+#define KVASU_REG_ACT_MODE                       0x09Cu
 /* STAT_OBSERVES (ro): OBSERVE requests. */
 #define KVASU_REG_STAT_OBSERVES_LO               0x100u
 #define KVASU_REG_STAT_OBSERVES_HI               0x104u
@@ -113,6 +117,9 @@
 /* STAT_OBS_T3 (ro): OBSERVEs with tlevel_before = T3. */
 #define KVASU_REG_STAT_OBS_T3_LO                 0x160u
 #define KVASU_REG_STAT_OBS_T3_HI                 0x164u
+/* STAT_REQ_DROPPED (ro): Requests dropped in MODE.NONBLOCKING because the block could not take them (no response, no other effect; D13). */
+#define KVASU_REG_STAT_REQ_DROPPED_LO            0x168u
+#define KVASU_REG_STAT_REQ_DROPPED_HI            0x16Cu
 
 /* Register fields. */
 /* CTRL.ENABLE (ctrl): Requests are accepted only while set. */
@@ -136,6 +143,9 @@
 /* STATUS.ERROR (ro): Sticky: a commit was refused since the last CLEAR_ERROR. */
 #define KVASU_STATUS_ERROR_SHIFT                 1u
 #define KVASU_STATUS_ERROR_MASK                  0x00000002u
+/* MODE.NONBLOCKING (rw): Non-blocking admission (D13): req.ready stays 1 and a request the block cannot take is dropped without a response and counted in STAT_REQ_DROPPED. */
+#define KVASU_MODE_NONBLOCKING_SHIFT             0u
+#define KVASU_MODE_NONBLOCKING_MASK              0x00000001u
 
 /* Reset values of the default build (P_* and the clamped configuration defaults depend on a build's parameters). */
 #define KVASU_ID_RESET                           0x4B564153u
@@ -157,6 +167,7 @@
 #define KVASU_W2_RESET                           0x00000032u
 #define KVASU_W1_RESET                           0x0000007Du
 #define KVASU_HASH_SEED_RESET                    0x00000000u
+#define KVASU_MODE_RESET                         0x00000000u
 #define KVASU_ACT_C3_RESET                       0x00000005u
 #define KVASU_ACT_C2_RESET                       0x00000003u
 #define KVASU_ACT_W3_RESET                       0x00000019u
@@ -178,7 +189,8 @@
 #define KVASU_STAT_OBS_T1                        10u
 #define KVASU_STAT_OBS_T2                        11u
 #define KVASU_STAT_OBS_T3                        12u
-#define KVASU_STAT_COUNT                         13u
-#define KVASU_STAT_OFFSETS                       { 0x100u, 0x108u, 0x110u, 0x118u, 0x120u, 0x128u, 0x130u, 0x138u, 0x140u, 0x148u, 0x150u, 0x158u, 0x160u }
+#define KVASU_STAT_REQ_DROPPED                   13u
+#define KVASU_STAT_COUNT                         14u
+#define KVASU_STAT_OFFSETS                       { 0x100u, 0x108u, 0x110u, 0x118u, 0x120u, 0x128u, 0x130u, 0x138u, 0x140u, 0x148u, 0x150u, 0x158u, 0x160u, 0x168u }
 
 #endif /* KV_ASU_REGS_H */

@@ -116,6 +116,21 @@ class KvAsuTB:
         self.scoreboard.reset(self.model)
         self.registers.reset(self.mirror)
         self.driver.clear()
+        if self.driver.front is not None:
+            self.driver.front.reset(self.model, self.mirror)
+
+    def use_front_door(self):
+        """Decide every presented request by the admission rule of the non-blocking mode
+        (D13, ``verif.tb.front.FrontDoor``) from now on; returns the ``FrontDoor``."""
+        from golden_model.admission import BuildTiming
+        from verif.tb.front import FrontDoor
+        timing = self.cfg.get("timing")
+        if not timing:
+            raise RuntimeError("the run configuration has no build timing (verif/runner.py)")
+        front = FrontDoor(BuildTiming(**timing), self.driver.generations)
+        front.reset(self.model, self.mirror)
+        self.driver.front = front
+        return front
 
     @property
     def active(self) -> dict:

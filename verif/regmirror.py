@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import enum
 
-from regmap import (AXIL_ADDR_WIDTH, CONFIG_NAMES, REG, REGISTERS, CtrlWriteEffect, Params,
-                    ctrl_write_effect)
+from regmap import (AXIL_ADDR_WIDTH, CONFIG_NAMES, MODE_DEFAULTS, REG, REGISTERS,
+                    CtrlWriteEffect, Params, ctrl_write_effect)
 
 __all__ = ["Resp", "RegisterMirror", "LIVE", "TableGenerations"]
 
@@ -85,7 +85,7 @@ class RegisterMirror:
 
     def reset(self) -> None:
         """The state after a hardware reset (the caller resets or replaces the model)."""
-        self.shadow = dict(self.params.defaults)
+        self.shadow = {**self.params.defaults, **MODE_DEFAULTS}
         self.enable = 1
         self.error = 0
         self.hi_latch = 0
@@ -93,10 +93,13 @@ class RegisterMirror:
 
     # -- the configuration -----------------------------------------------------------------
     def active(self) -> dict:
-        """The committed configuration, by register name (``CONFIG_NAMES``)."""
+        """The committed configuration, by register name (``CONFIG_NAMES``), and the
+        committed ``MODE`` (D13)."""
         cfg = self.model.config
         get = cfg.get if isinstance(cfg, dict) else (lambda k: getattr(cfg, k))
-        return {name: int(get(key)) for name, key in _CONFIG_KEYS.items()}
+        active = {name: int(get(key)) for name, key in _CONFIG_KEYS.items()}
+        active["MODE"] = int(getattr(self.model, "mode", MODE_DEFAULTS["MODE"]))
+        return active
 
     # -- accesses ----------------------------------------------------------------------------
     def decode(self, addr: int):
@@ -120,7 +123,7 @@ class RegisterMirror:
             return Resp.DECERR
         if reg.access == "ro":
             return Resp.SLVERR
-        if reg.config:
+        if reg.config or reg.mode:
             self.shadow[reg.name] = _strobe(self.shadow[reg.name], data, strb)
             return Resp.OKAY
         assert reg is _CTRL
@@ -132,7 +135,8 @@ class RegisterMirror:
         if effect.commit:
             flushes |= self.shadow["HASH_SEED"] != self.active()["HASH_SEED"]
             # model.commit flushes by itself when the seed changes (spec section 7).
-            self.model.commit(cycle, **{_CONFIG_KEYS[k]: v for k, v in self.shadow.items()})
+            self.model.commit(cycle, mode=self.shadow["MODE"],
+                              **{_CONFIG_KEYS[k]: self.shadow[k] for k in CONFIG_NAMES})
         if flushes:
             self.sweeps += self.generations.untrack()
         if effect.clear_error:
@@ -171,7 +175,7 @@ class RegisterMirror:
                                self.error << status.field("ERROR").bit)
         if reg.name == "OCCUPANCY":
             return Resp.OKAY, int(self.model.occupancy)
-        if reg.config:
+        if reg.config or reg.mode:
             return Resp.OKAY, self.shadow[reg.name]
         if reg.active_of:
             return Resp.OKAY, self.active()[reg.active_of]

@@ -58,7 +58,7 @@ def generate(params: Params, out: Path) -> Path:
     # commit) instead of this working tree's
     hdl_root = Path(os.environ.get("KVASU_HDL_ROOT") or ROOT)
     want = json.dumps({**params.as_dict(), "hdl_root": str(hdl_root)}, sort_keys=True)
-    newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").glob("*.py"))
+    newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").rglob("*.py"))
                      + list((ROOT / "regmap").glob("*")))
     if (out.exists() and stamp.exists() and stamp.read_text() == want
             and (out.stat().st_mtime > newest_src or os.environ.get("KVASU_REUSE_VERILOG"))):
@@ -165,6 +165,15 @@ def build(sim: str, name: str, params: Params, build_dir: Path, waves: bool = Fa
     return runner
 
 
+def build_timing(params: Params) -> dict:
+    """The constants of the default-option build that docs/spec-decisions.md D13's rule
+    needs (docs/rtl.md lists them): the testbench's ``golden_model.admission.BuildTiming``."""
+    from hdl.core import KvAsuCore
+    core = KvAsuCore(params)
+    return {"latency": core.latency, "evict_gap": core.evict_gap,
+            "rows": params.ENTRIES // params.PROBE, "credits": core.fifo_depth}
+
+
 def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *,
         scale: float = 1.0, seed: int | None = None, testcase=None, waves: bool = False,
         extra_env: dict | None = None, log_file: Path | None = None, test_dir=None):
@@ -172,7 +181,7 @@ def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *
     build_dir = Path(build_dir)
     cov_dir = build_dir / "coverage"
     cfg = {"name": name, "params": params.as_dict(), "scale": scale, "sim": sim,
-           "cov_dir": str(cov_dir)}
+           "cov_dir": str(cov_dir), "timing": build_timing(params)}
     cfg_path = build_dir / "kvasu_config.json"
     cfg_path.write_text(json.dumps(cfg, indent=1))
     env = {"KVASU_CONFIG": str(cfg_path), "PYTHONPATH": str(ROOT)}

@@ -105,6 +105,9 @@ class Traffic:
                                                               0xFFFF_FFFF))
         ops = [fast.AxiOp("write", REG[name].offset, value, 0xF, not_before)
                for name, value in cfg.items() if name in CONFIG_NAMES]
+        # The soak stays blocking (the fast checker takes every handshake as accepted):
+        # MODE back to 0, which also clears the reserved bits fuzz() may have left in it.
+        ops.append(fast.AxiOp("write", REG["MODE"].offset, 0, 0xF, not_before))
         bits = CTRL.mask("ENABLE") | CTRL.mask("COMMIT")
         for action in ("FLUSH", "CLEAR_STATS", "CLEAR_ERROR"):
             if rng.random() < 0.2:
@@ -132,6 +135,8 @@ class Traffic:
             data, strb = rng.getrandbits(32), rng.randrange(16)
             if addr & ~3 == CTRL.offset:
                 data |= CTRL.mask("ENABLE")
+            if addr & ~3 == REG["MODE"].offset:     # reserved bits yes, NONBLOCKING never
+                data &= ~REG["MODE"].mask("NONBLOCKING")
             ops.append(fast.AxiOp("write", addr, data, strb))
         return ops
 

@@ -27,7 +27,8 @@ import pytest
 from regmap import Params
 from verif import runner as R
 
-MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random"]
+MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
+           "verif.cocotb_nonblocking"]
 #: Random request counts relative to the tests' base numbers (Icarus is slower).
 SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
 CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}

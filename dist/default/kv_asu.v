@@ -87,18 +87,20 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire core_flushing;
   wire core_idle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$61 ;
-  wire [63:0] \cycle$70 ;
+  wire [63:0] \cycle$63 ;
+  wire [63:0] \cycle$72 ;
   wire enable;
   wire \enable$55 ;
   wire flush;
-  wire \flush$59 ;
+  wire \flush$61 ;
   wire flushing;
   wire hold;
-  wire \hold$57 ;
+  wire \hold$59 ;
   wire idle;
+  wire nonblocking;
+  wire \nonblocking$57 ;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$67 ;
+  wire [11:0] \occupancy$69 ;
   input [67:0] req__payload;
   wire [67:0] req__payload;
   wire [67:0] \req__payload$27 ;
@@ -145,8 +147,8 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire \rsp__valid$32 ;
   input rst;
   wire rst;
-  wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$69 ;
+  wire [13:0] stat_inc;
+  wire [13:0] \stat_inc$71 ;
   \kv_asu.core  core (
     .cfg(cfg),
     .clk(clk),
@@ -156,6 +158,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .flushing(core_flushing),
     .hold(hold),
     .idle(core_idle),
+    .nonblocking(nonblocking),
     .occupancy(occupancy),
     .r_rdy(rsp__valid),
     .req__payload(req__payload),
@@ -194,6 +197,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
+    .nonblocking(nonblocking),
     .occupancy(occupancy),
     .rst(rst),
     .stat_inc(stat_inc)
@@ -230,14 +234,15 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   assign \axil__wvalid$51  = axil__wvalid;
   assign \cfg$53  = cfg;
   assign \enable$55  = enable;
-  assign \hold$57  = hold;
-  assign \flush$59  = flush;
-  assign \cycle$61  = cycle;
+  assign \nonblocking$57  = nonblocking;
+  assign \hold$59  = hold;
+  assign \flush$61  = flush;
+  assign \cycle$63  = cycle;
   assign idle = core_idle;
   assign flushing = core_flushing;
-  assign \occupancy$67  = occupancy;
-  assign \stat_inc$69  = stat_inc;
-  assign \cycle$70  = cycle;
+  assign \occupancy$69  = occupancy;
+  assign \stat_inc$71  = stat_inc;
+  assign \cycle$72  = cycle;
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[67:4];
@@ -279,19 +284,37 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready, hold, r_rdy, flushing, idle, stat_inc, occupancy, flush, enable, cfg, cycle, req__payload);
+module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, req__ready, hold, r_rdy, flushing, idle, occupancy, flush, enable, cfg, nonblocking, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
-  reg [68:0] \$1 ;
+  wire [15:0] \$1 ;
   reg [68:0] \$10 ;
   reg [68:0] \$11 ;
-  wire [79:0] \$12 ;
-  wire [31:0] \$13 ;
-  wire [415:0] \$14 ;
-  wire [16:0] \$15 ;
-  wire [63:0] \$16 ;
-  wire [60:0] \$17 ;
-  reg [68:0] \$2 ;
+  reg [68:0] \$12 ;
+  reg [68:0] \$13 ;
+  reg \$14 ;
+  reg \$15 ;
+  reg \$16 ;
+  reg \$17 ;
+  reg \$18 ;
+  reg \$19 ;
+  wire [15:0] \$2 ;
+  reg \$20 ;
+  reg \$21 ;
+  reg \$22 ;
+  reg \$23 ;
+  reg \$24 ;
+  reg \$25 ;
+  reg \$26 ;
+  reg \$27 ;
+  reg \$28 ;
+  reg \$29 ;
   reg [68:0] \$3 ;
+  wire [79:0] \$30 ;
+  wire [31:0] \$31 ;
+  wire [415:0] \$32 ;
+  wire [16:0] \$33 ;
+  wire [63:0] \$34 ;
+  wire [60:0] \$35 ;
   reg [68:0] \$4 ;
   reg [68:0] \$5 ;
   reg [68:0] \$6 ;
@@ -306,48 +329,48 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \ahead.valid ;
   wire [10:0] ahead_start;
   wire [63:0] bk_count;
-  wire [63:0] \bk_count$99 ;
+  wire [63:0] \bk_count$101 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$105 ;
+  wire [3:0] \bk_fresh$107 ;
   wire [31:0] bk_last;
-  wire [31:0] \bk_last$101 ;
+  wire [31:0] \bk_last$103 ;
   wire [3:0] bk_mark;
-  wire [3:0] \bk_mark$107 ;
+  wire [3:0] \bk_mark$109 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$109 ;
+  wire [3:0] \bk_mark_raw$111 ;
   wire [35:0] bk_row;
-  wire [35:0] \bk_row$111 ;
+  wire [35:0] \bk_row$113 ;
   wire [223:0] bk_tag;
-  wire [223:0] \bk_tag$97 ;
+  wire [223:0] \bk_tag$99 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$103 ;
+  wire [3:0] \bk_valid$105 ;
   wire busy;
-  wire \busy$82 ;
-  wire \busy$83 ;
   wire \busy$84 ;
+  wire \busy$85 ;
+  wire \busy$86 ;
   input [84:0] cfg;
   wire [84:0] cfg;
-  wire [84:0] \cfg$118 ;
-  wire [15:0] \cfg$118.c2 ;
-  wire [15:0] \cfg$118.c3 ;
-  wire [31:0] \cfg$118.hash_seed ;
-  wire [6:0] \cfg$118.w1 ;
-  wire [6:0] \cfg$118.w2 ;
-  wire [6:0] \cfg$118.w3 ;
-  wire [84:0] \cfg$131 ;
-  wire [15:0] \cfg$131.c2 ;
-  wire [15:0] \cfg$131.c3 ;
-  wire [31:0] \cfg$131.hash_seed ;
-  wire [6:0] \cfg$131.w1 ;
-  wire [6:0] \cfg$131.w2 ;
-  wire [6:0] \cfg$131.w3 ;
-  wire [84:0] \cfg$90 ;
-  wire [15:0] \cfg$90.c2 ;
-  wire [15:0] \cfg$90.c3 ;
-  wire [31:0] \cfg$90.hash_seed ;
-  wire [6:0] \cfg$90.w1 ;
-  wire [6:0] \cfg$90.w2 ;
-  wire [6:0] \cfg$90.w3 ;
+  wire [84:0] \cfg$120 ;
+  wire [15:0] \cfg$120.c2 ;
+  wire [15:0] \cfg$120.c3 ;
+  wire [31:0] \cfg$120.hash_seed ;
+  wire [6:0] \cfg$120.w1 ;
+  wire [6:0] \cfg$120.w2 ;
+  wire [6:0] \cfg$120.w3 ;
+  wire [84:0] \cfg$133 ;
+  wire [15:0] \cfg$133.c2 ;
+  wire [15:0] \cfg$133.c3 ;
+  wire [31:0] \cfg$133.hash_seed ;
+  wire [6:0] \cfg$133.w1 ;
+  wire [6:0] \cfg$133.w2 ;
+  wire [6:0] \cfg$133.w3 ;
+  wire [84:0] \cfg$92 ;
+  wire [15:0] \cfg$92.c2 ;
+  wire [15:0] \cfg$92.c3 ;
+  wire [31:0] \cfg$92.hash_seed ;
+  wire [6:0] \cfg$92.w1 ;
+  wire [6:0] \cfg$92.w2 ;
+  wire [6:0] \cfg$92.w3 ;
   wire [15:0] \cfg.c2 ;
   wire [15:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -366,37 +389,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$150 ;
-  wire [63:0] \cycle$53 ;
+  wire [63:0] \cycle$153 ;
+  wire [63:0] \cycle$55 ;
   wire [305:0] decision;
-  wire [305:0] \decision$130 ;
-  wire \decision$130.any_free ;
-  wire [15:0] \decision$130.cnt_after ;
-  wire [15:0] \decision$130.cnt_after_inc ;
-  wire \decision$130.free_mark ;
-  wire [10:0] \decision$130.free_slot ;
-  wire [7:0] \decision$130.hit_age ;
-  wire [15:0] \decision$130.hit_cnt ;
-  wire \decision$130.hit_mark ;
-  wire [10:0] \decision$130.hit_slot ;
-  wire \decision$130.inv ;
-  wire [1:0] \decision$130.min_tlevel ;
-  wire [1:0] \decision$130.op ;
-  wire \decision$130.present ;
-  wire [7:0] \decision$130.t ;
-  wire [55:0] \decision$130.tag ;
-  wire [10:0] \decision$130.tail_slot ;
-  wire [55:0] \decision$130.tail_tag ;
-  wire \decision$130.take ;
-  wire \decision$130.valid ;
-  wire \decision$130.vict_mark ;
-  wire [10:0] \decision$130.vict_slot ;
-  wire \decision$130.vict_t0 ;
-  wire [55:0] \decision$130.vict_tag ;
-  wire \decision$130.wr ;
-  wire [3:0] \decision$130.wr_lane ;
-  wire \decision$130.wr_mark ;
-  wire [10:0] \decision$130.wr_slot ;
+  wire [305:0] \decision$132 ;
+  wire \decision$132.any_free ;
+  wire [15:0] \decision$132.cnt_after ;
+  wire [15:0] \decision$132.cnt_after_inc ;
+  wire \decision$132.free_mark ;
+  wire [10:0] \decision$132.free_slot ;
+  wire [7:0] \decision$132.hit_age ;
+  wire [15:0] \decision$132.hit_cnt ;
+  wire \decision$132.hit_mark ;
+  wire [10:0] \decision$132.hit_slot ;
+  wire \decision$132.inv ;
+  wire [1:0] \decision$132.min_tlevel ;
+  wire [1:0] \decision$132.op ;
+  wire \decision$132.present ;
+  wire [7:0] \decision$132.t ;
+  wire [55:0] \decision$132.tag ;
+  wire [10:0] \decision$132.tail_slot ;
+  wire [55:0] \decision$132.tail_tag ;
+  wire \decision$132.take ;
+  wire \decision$132.valid ;
+  wire \decision$132.vict_mark ;
+  wire [10:0] \decision$132.vict_slot ;
+  wire \decision$132.vict_t0 ;
+  wire [55:0] \decision$132.vict_tag ;
+  wire \decision$132.wr ;
+  wire [3:0] \decision$132.wr_lane ;
+  wire \decision$132.wr_mark ;
+  wire [10:0] \decision$132.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -424,18 +447,35 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [10:0] \decision.wr_slot ;
+  wire dropped;
+  reg dropped_q0 = 1'h0;
+  reg dropped_q1 = 1'h0;
+  reg dropped_q10 = 1'h0;
+  reg dropped_q11 = 1'h0;
+  reg dropped_q12 = 1'h0;
+  reg dropped_q13 = 1'h0;
+  reg dropped_q14 = 1'h0;
+  reg dropped_q15 = 1'h0;
+  reg dropped_q2 = 1'h0;
+  reg dropped_q3 = 1'h0;
+  reg dropped_q4 = 1'h0;
+  reg dropped_q5 = 1'h0;
+  reg dropped_q6 = 1'h0;
+  reg dropped_q7 = 1'h0;
+  reg dropped_q8 = 1'h0;
+  reg dropped_q9 = 1'h0;
   wire empty;
   input enable;
   wire enable;
   wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$132 ;
-  wire \flush$145 ;
-  wire \flush$51 ;
+  wire \flush$134 ;
+  wire \flush$147 ;
+  wire \flush$53 ;
   output flushing;
   wire flushing;
-  wire \flushing$60 ;
+  wire \flushing$62 ;
   wire [15:0] forward__count;
   wire [15:0] \forward__count$11 ;
   wire [15:0] \forward__count$25 ;
@@ -477,80 +517,80 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \forward__write$20 ;
   wire \forward__write$30 ;
   wire [3:0] generation;
-  wire [3:0] \generation$65 ;
+  wire [3:0] \generation$67 ;
   wire [10:0] hash;
-  wire [31:0] \hash$87 ;
+  wire [31:0] \hash$89 ;
   input hold;
   wire hold;
   wire \hold$49 ;
   output idle;
   wire idle;
-  wire \idle$58 ;
+  wire \idle$60 ;
   wire inv_en;
   wire [10:0] inv_slot;
   wire [63:0] key;
   wire [649:0] lanes;
-  wire [649:0] \lanes$124 ;
-  wire [7:0] \lanes$124.age_ahead ;
-  wire \lanes$124.ahead_beyond_w1 ;
-  wire [3:0] \lanes$124.ahead_in_window ;
-  wire [7:0] \lanes$124.ahead_lane_bit ;
-  wire [3:0] \lanes$124.ahead_older ;
-  wire [3:0] \lanes$124.beyond_w1 ;
-  wire [3:0] \lanes$124.forward_older ;
-  wire [3:0] \lanes$124.forwarded ;
-  wire [507:0] \lanes$124.lane ;
-  wire [7:0] \lanes$124.lane[0].age ;
-  wire [15:0] \lanes$124.lane[0].count ;
-  wire [15:0] \lanes$124.lane[0].count_inc ;
-  wire [15:0] \lanes$124.lane[0].count_inc2 ;
-  wire \lanes$124.lane[0].mark ;
-  wire \lanes$124.lane[0].match ;
-  wire \lanes$124.lane[0].sc_row_hit ;
-  wire [10:0] \lanes$124.lane[0].slot ;
-  wire [55:0] \lanes$124.lane[0].tag ;
-  wire \lanes$124.lane[0].valid ;
-  wire [7:0] \lanes$124.lane[1].age ;
-  wire [15:0] \lanes$124.lane[1].count ;
-  wire [15:0] \lanes$124.lane[1].count_inc ;
-  wire [15:0] \lanes$124.lane[1].count_inc2 ;
-  wire \lanes$124.lane[1].mark ;
-  wire \lanes$124.lane[1].match ;
-  wire \lanes$124.lane[1].sc_row_hit ;
-  wire [10:0] \lanes$124.lane[1].slot ;
-  wire [55:0] \lanes$124.lane[1].tag ;
-  wire \lanes$124.lane[1].valid ;
-  wire [7:0] \lanes$124.lane[2].age ;
-  wire [15:0] \lanes$124.lane[2].count ;
-  wire [15:0] \lanes$124.lane[2].count_inc ;
-  wire [15:0] \lanes$124.lane[2].count_inc2 ;
-  wire \lanes$124.lane[2].mark ;
-  wire \lanes$124.lane[2].match ;
-  wire \lanes$124.lane[2].sc_row_hit ;
-  wire [10:0] \lanes$124.lane[2].slot ;
-  wire [55:0] \lanes$124.lane[2].tag ;
-  wire \lanes$124.lane[2].valid ;
-  wire [7:0] \lanes$124.lane[3].age ;
-  wire [15:0] \lanes$124.lane[3].count ;
-  wire [15:0] \lanes$124.lane[3].count_inc ;
-  wire [15:0] \lanes$124.lane[3].count_inc2 ;
-  wire \lanes$124.lane[3].mark ;
-  wire \lanes$124.lane[3].match ;
-  wire \lanes$124.lane[3].sc_row_hit ;
-  wire [10:0] \lanes$124.lane[3].slot ;
-  wire [55:0] \lanes$124.lane[3].tag ;
-  wire \lanes$124.lane[3].valid ;
-  wire [15:0] \lanes$124.older ;
-  wire [3:0] \lanes$124.older_ahead ;
-  wire [3:0] \lanes$124.older_forward ;
-  wire [68:0] \lanes$124.request ;
-  wire [1:0] \lanes$124.request.min_tlevel ;
-  wire [1:0] \lanes$124.request.op ;
-  wire [7:0] \lanes$124.request.t ;
-  wire [55:0] \lanes$124.request.tag ;
-  wire \lanes$124.request.valid ;
-  wire \lanes$124.same_line_ahead ;
-  wire [10:0] \lanes$124.start ;
+  wire [649:0] \lanes$126 ;
+  wire [7:0] \lanes$126.age_ahead ;
+  wire \lanes$126.ahead_beyond_w1 ;
+  wire [3:0] \lanes$126.ahead_in_window ;
+  wire [7:0] \lanes$126.ahead_lane_bit ;
+  wire [3:0] \lanes$126.ahead_older ;
+  wire [3:0] \lanes$126.beyond_w1 ;
+  wire [3:0] \lanes$126.forward_older ;
+  wire [3:0] \lanes$126.forwarded ;
+  wire [507:0] \lanes$126.lane ;
+  wire [7:0] \lanes$126.lane[0].age ;
+  wire [15:0] \lanes$126.lane[0].count ;
+  wire [15:0] \lanes$126.lane[0].count_inc ;
+  wire [15:0] \lanes$126.lane[0].count_inc2 ;
+  wire \lanes$126.lane[0].mark ;
+  wire \lanes$126.lane[0].match ;
+  wire \lanes$126.lane[0].sc_row_hit ;
+  wire [10:0] \lanes$126.lane[0].slot ;
+  wire [55:0] \lanes$126.lane[0].tag ;
+  wire \lanes$126.lane[0].valid ;
+  wire [7:0] \lanes$126.lane[1].age ;
+  wire [15:0] \lanes$126.lane[1].count ;
+  wire [15:0] \lanes$126.lane[1].count_inc ;
+  wire [15:0] \lanes$126.lane[1].count_inc2 ;
+  wire \lanes$126.lane[1].mark ;
+  wire \lanes$126.lane[1].match ;
+  wire \lanes$126.lane[1].sc_row_hit ;
+  wire [10:0] \lanes$126.lane[1].slot ;
+  wire [55:0] \lanes$126.lane[1].tag ;
+  wire \lanes$126.lane[1].valid ;
+  wire [7:0] \lanes$126.lane[2].age ;
+  wire [15:0] \lanes$126.lane[2].count ;
+  wire [15:0] \lanes$126.lane[2].count_inc ;
+  wire [15:0] \lanes$126.lane[2].count_inc2 ;
+  wire \lanes$126.lane[2].mark ;
+  wire \lanes$126.lane[2].match ;
+  wire \lanes$126.lane[2].sc_row_hit ;
+  wire [10:0] \lanes$126.lane[2].slot ;
+  wire [55:0] \lanes$126.lane[2].tag ;
+  wire \lanes$126.lane[2].valid ;
+  wire [7:0] \lanes$126.lane[3].age ;
+  wire [15:0] \lanes$126.lane[3].count ;
+  wire [15:0] \lanes$126.lane[3].count_inc ;
+  wire [15:0] \lanes$126.lane[3].count_inc2 ;
+  wire \lanes$126.lane[3].mark ;
+  wire \lanes$126.lane[3].match ;
+  wire \lanes$126.lane[3].sc_row_hit ;
+  wire [10:0] \lanes$126.lane[3].slot ;
+  wire [55:0] \lanes$126.lane[3].tag ;
+  wire \lanes$126.lane[3].valid ;
+  wire [15:0] \lanes$126.older ;
+  wire [3:0] \lanes$126.older_ahead ;
+  wire [3:0] \lanes$126.older_forward ;
+  wire [68:0] \lanes$126.request ;
+  wire [1:0] \lanes$126.request.min_tlevel ;
+  wire [1:0] \lanes$126.request.op ;
+  wire [7:0] \lanes$126.request.t ;
+  wire [55:0] \lanes$126.request.tag ;
+  wire \lanes$126.request.valid ;
+  wire \lanes$126.same_line_ahead ;
+  wire [10:0] \lanes$126.start ;
   wire [7:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -619,16 +659,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_11 = "POP" *)
   wire [1:0] lru_cmd;
   wire [10:0] lru_slot;
+  input nonblocking;
+  wire nonblocking;
+  wire \nonblocking$51 ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$147 ;
+  wire [11:0] \occupancy$149 ;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [10:0] rd_slot;
-  wire [10:0] \rd_slot$95 ;
+  wire [10:0] \rd_slot$97 ;
   input [67:0] req__payload;
   wire [67:0] req__payload;
   wire [67:0] \req__payload$41 ;
@@ -753,82 +796,82 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$154 ;
+  wire [31:0] \sc_last$157 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$120 ;
-  wire [3:0] \sc_mark_intent$127 ;
+  wire [3:0] \sc_mark_intent$122 ;
+  wire [3:0] \sc_mark_intent$129 ;
   wire [8:0] sc_mark_row;
-  wire [8:0] \sc_mark_row$113 ;
+  wire [8:0] \sc_mark_row$115 ;
   wire [8:0] sc_mark_row_next;
-  wire [8:0] \sc_mark_row_next$115 ;
-  wire [8:0] \sc_mark_row_next$123 ;
+  wire [8:0] \sc_mark_row_next$117 ;
+  wire [8:0] \sc_mark_row_next$125 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$122 ;
-  wire [3:0] \sc_mark_value$128 ;
+  wire [3:0] \sc_mark_value$124 ;
+  wire [3:0] \sc_mark_value$130 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$152 ;
+  wire [8:0] \sc_row$155 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$158 ;
+  wire [3:0] \sc_set$161 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$156 ;
+  wire [3:0] \sc_valid$159 ;
   wire [31:0] seed;
   wire [10:0] slot;
-  output [12:0] stat_inc;
-  wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$149 ;
+  output [13:0] stat_inc;
+  wire [13:0] stat_inc;
+  wire [13:0] \stat_inc$151 ;
   wire [8:0] sweep_row;
   wire [10:0] tail;
-  wire [10:0] \tail$89 ;
+  wire [10:0] \tail$91 ;
   wire [92:0] w_data;
   wire w_en;
   wire [544:0] window;
-  wire [544:0] \window$117 ;
-  wire [371:0] \window$117.bank ;
-  wire [15:0] \window$117.bank[0].count ;
-  wire \window$117.bank[0].fresh ;
-  wire [7:0] \window$117.bank[0].last ;
-  wire \window$117.bank[0].mark ;
-  wire [8:0] \window$117.bank[0].row ;
-  wire \window$117.bank[0].sc_row_hit ;
-  wire [55:0] \window$117.bank[0].tag ;
-  wire \window$117.bank[0].valid ;
-  wire [15:0] \window$117.bank[1].count ;
-  wire \window$117.bank[1].fresh ;
-  wire [7:0] \window$117.bank[1].last ;
-  wire \window$117.bank[1].mark ;
-  wire [8:0] \window$117.bank[1].row ;
-  wire \window$117.bank[1].sc_row_hit ;
-  wire [55:0] \window$117.bank[1].tag ;
-  wire \window$117.bank[1].valid ;
-  wire [15:0] \window$117.bank[2].count ;
-  wire \window$117.bank[2].fresh ;
-  wire [7:0] \window$117.bank[2].last ;
-  wire \window$117.bank[2].mark ;
-  wire [8:0] \window$117.bank[2].row ;
-  wire \window$117.bank[2].sc_row_hit ;
-  wire [55:0] \window$117.bank[2].tag ;
-  wire \window$117.bank[2].valid ;
-  wire [15:0] \window$117.bank[3].count ;
-  wire \window$117.bank[3].fresh ;
-  wire [7:0] \window$117.bank[3].last ;
-  wire \window$117.bank[3].mark ;
-  wire [8:0] \window$117.bank[3].row ;
-  wire \window$117.bank[3].sc_row_hit ;
-  wire [55:0] \window$117.bank[3].tag ;
-  wire \window$117.bank[3].valid ;
-  wire [7:0] \window$117.forward_age ;
-  wire [43:0] \window$117.lane_slot ;
-  wire [15:0] \window$117.overlap ;
-  wire [15:0] \window$117.overlap_next ;
-  wire [68:0] \window$117.request ;
-  wire [1:0] \window$117.request.min_tlevel ;
-  wire [1:0] \window$117.request.op ;
-  wire [7:0] \window$117.request.t ;
-  wire [55:0] \window$117.request.tag ;
-  wire \window$117.request.valid ;
-  wire \window$117.same_line ;
-  wire [10:0] \window$117.start ;
-  wire [7:0] \window$117.t_w1 ;
+  wire [544:0] \window$119 ;
+  wire [371:0] \window$119.bank ;
+  wire [15:0] \window$119.bank[0].count ;
+  wire \window$119.bank[0].fresh ;
+  wire [7:0] \window$119.bank[0].last ;
+  wire \window$119.bank[0].mark ;
+  wire [8:0] \window$119.bank[0].row ;
+  wire \window$119.bank[0].sc_row_hit ;
+  wire [55:0] \window$119.bank[0].tag ;
+  wire \window$119.bank[0].valid ;
+  wire [15:0] \window$119.bank[1].count ;
+  wire \window$119.bank[1].fresh ;
+  wire [7:0] \window$119.bank[1].last ;
+  wire \window$119.bank[1].mark ;
+  wire [8:0] \window$119.bank[1].row ;
+  wire \window$119.bank[1].sc_row_hit ;
+  wire [55:0] \window$119.bank[1].tag ;
+  wire \window$119.bank[1].valid ;
+  wire [15:0] \window$119.bank[2].count ;
+  wire \window$119.bank[2].fresh ;
+  wire [7:0] \window$119.bank[2].last ;
+  wire \window$119.bank[2].mark ;
+  wire [8:0] \window$119.bank[2].row ;
+  wire \window$119.bank[2].sc_row_hit ;
+  wire [55:0] \window$119.bank[2].tag ;
+  wire \window$119.bank[2].valid ;
+  wire [15:0] \window$119.bank[3].count ;
+  wire \window$119.bank[3].fresh ;
+  wire [7:0] \window$119.bank[3].last ;
+  wire \window$119.bank[3].mark ;
+  wire [8:0] \window$119.bank[3].row ;
+  wire \window$119.bank[3].sc_row_hit ;
+  wire [55:0] \window$119.bank[3].tag ;
+  wire \window$119.bank[3].valid ;
+  wire [7:0] \window$119.forward_age ;
+  wire [43:0] \window$119.lane_slot ;
+  wire [15:0] \window$119.overlap ;
+  wire [15:0] \window$119.overlap_next ;
+  wire [68:0] \window$119.request ;
+  wire [1:0] \window$119.request.min_tlevel ;
+  wire [1:0] \window$119.request.op ;
+  wire [7:0] \window$119.request.t ;
+  wire [55:0] \window$119.request.tag ;
+  wire \window$119.request.valid ;
+  wire \window$119.same_line ;
+  wire [10:0] \window$119.start ;
+  wire [7:0] \window$119.t_w1 ;
   wire [371:0] \window.bank ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
@@ -882,39 +925,74 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$84 , lanes[0], \busy$82 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign busy = | { \busy$86 , lanes[0], \busy$84 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign \$2  = { 2'h0, \stat_inc$151  } | \$1 ;
   always @(posedge clk)
-    s1 <= \$1 ;
+    s1 <= \$3 ;
   always @(posedge clk)
-    s2 <= \$2 ;
+    s2 <= \$4 ;
   always @(posedge clk)
-    s3 <= \$3 ;
+    s3 <= \$5 ;
   always @(posedge clk)
-    s4 <= \$4 ;
+    s4 <= \$6 ;
   always @(posedge clk)
-    s5 <= \$5 ;
+    s5 <= \$7 ;
   always @(posedge clk)
-    s6 <= \$6 ;
+    s6 <= \$8 ;
   always @(posedge clk)
-    s7 <= \$7 ;
+    s7 <= \$9 ;
   always @(posedge clk)
-    s8 <= \$8 ;
+    s8 <= \$10 ;
   always @(posedge clk)
-    s9 <= \$9 ;
+    s9 <= \$11 ;
   always @(posedge clk)
-    s10 <= \$10 ;
+    s10 <= \$12 ;
   always @(posedge clk)
-    s11 <= \$11 ;
+    s11 <= \$13 ;
+  always @(posedge clk)
+    dropped_q0 <= \$14 ;
+  always @(posedge clk)
+    dropped_q1 <= \$15 ;
+  always @(posedge clk)
+    dropped_q2 <= \$16 ;
+  always @(posedge clk)
+    dropped_q3 <= \$17 ;
+  always @(posedge clk)
+    dropped_q4 <= \$18 ;
+  always @(posedge clk)
+    dropped_q5 <= \$19 ;
+  always @(posedge clk)
+    dropped_q6 <= \$20 ;
+  always @(posedge clk)
+    dropped_q7 <= \$21 ;
+  always @(posedge clk)
+    dropped_q8 <= \$22 ;
+  always @(posedge clk)
+    dropped_q9 <= \$23 ;
+  always @(posedge clk)
+    dropped_q10 <= \$24 ;
+  always @(posedge clk)
+    dropped_q11 <= \$25 ;
+  always @(posedge clk)
+    dropped_q12 <= \$26 ;
+  always @(posedge clk)
+    dropped_q13 <= \$27 ;
+  always @(posedge clk)
+    dropped_q14 <= \$28 ;
+  always @(posedge clk)
+    dropped_q15 <= \$29 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
     .cycle(cycle),
+    .dropped(dropped),
     .enable(enable),
     .flush(flush),
     .flushing(flushing),
     .generation(generation),
     .hold(hold),
     .idle(idle),
+    .nonblocking(nonblocking),
     .pop(pop),
     .req__payload(req__payload),
     .req__ready(req__ready),
@@ -924,7 +1002,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$84 ),
+    .busy(\busy$86 ),
     .cfg(cfg),
     .clk(clk),
     .decision(decision),
@@ -932,12 +1010,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4711$245 (\$17 ),
-    .\port$4711$5 (\$16 ),
+    .\port$4821$245 (\$35 ),
+    .\port$4821$5 (\$34 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
-    .stat_inc(stat_inc)
+    .stat_inc(\stat_inc$151 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -948,23 +1026,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$169  \hash$169  (
+  \kv_asu.core.hash$188  \hash$188  (
     .clk(clk),
-    .out_h(\hash$87 ),
-    .\port$4621$5 (s0[60:5]),
+    .out_h(\hash$89 ),
+    .\port$4731$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
-  \kv_asu.core.lanes$176  \lanes$176  (
+  \kv_asu.core.lanes$195  \lanes$195  (
     .clk(clk),
-    .forward__lane(\$17 [14:11]),
+    .forward__lane(\$35 [14:11]),
     .lanes(lanes),
-    .\port$4623$0 (\$12 ),
-    .\port$4624$0 (\$13 ),
-    .\port$4628$0 (\$14 ),
-    .\port$4630$0 (\$15 ),
-    .\port$4711$271 (\$17 [60:26]),
-    .\port$4711$5 (\$16 ),
+    .\port$4733$0 (\$30 ),
+    .\port$4734$0 (\$31 ),
+    .\port$4738$0 (\$32 ),
+    .\port$4740$0 (\$33 ),
+    .\port$4821$271 (\$35 [60:26]),
+    .\port$4821$5 (\$34 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1001,9 +1079,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clear_row(clear_row),
     .clk(clk),
     .generation(generation),
-    .inv_slot(\$17 [10:0]),
-    .\port$4711$260 (\$17 [44:15]),
-    .\port$4711$5 (\$16 ),
+    .inv_slot(\$35 [10:0]),
+    .\port$4821$260 (\$35 [44:15]),
+    .\port$4821$5 (\$34 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1017,15 +1095,15 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   );
   \kv_asu.core.versions  versions (
     .decision(decision),
-    .forward__lane(\$17 [14:11]),
-    .forward__tag(\$16 [55:0]),
+    .forward__lane(\$35 [14:11]),
+    .forward__tag(\$34 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4711$271 (\$17 [60:26]),
+    .\port$4821$271 (\$35 [60:26]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
-  \kv_asu.core.window$175  \window$175  (
+  \kv_asu.core.window$194  \window$194  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1033,18 +1111,18 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
-    .busy(\busy$82 ),
+    .busy(\busy$84 ),
     .cfg(cfg),
     .clk(clk),
-    .forward__lane(\$17 [14:11]),
-    .hash(\hash$87 [10:0]),
-    .\port$4623$0 (\$12 ),
-    .\port$4624$0 (\$13 ),
-    .\port$4628$0 (\$14 ),
-    .\port$4630$0 (\$15 ),
-    .\port$4698$0 (lanes[79:0]),
-    .\port$4711$271 (\$17 [44:26]),
-    .\port$4711$5 (\$16 ),
+    .forward__lane(\$35 [14:11]),
+    .hash(\hash$89 [10:0]),
+    .\port$4733$0 (\$30 ),
+    .\port$4734$0 (\$31 ),
+    .\port$4738$0 (\$32 ),
+    .\port$4740$0 (\$33 ),
+    .\port$4808$0 (lanes[79:0]),
+    .\port$4821$271 (\$35 [44:26]),
+    .\port$4821$5 (\$34 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1053,189 +1131,302 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1  = s0;
-    if (rst) begin
-      \$1  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$2  = s1;
-    if (rst) begin
-      \$2  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$3  = s2;
+    \$3  = s0;
     if (rst) begin
       \$3  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$4  = s3;
+    \$4  = s1;
     if (rst) begin
       \$4  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$5  = s4;
+    \$5  = s2;
     if (rst) begin
       \$5  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$6  = s5;
+    \$6  = s3;
     if (rst) begin
       \$6  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$7  = s6;
+    \$7  = s4;
     if (rst) begin
       \$7  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$8  = s7;
+    \$8  = s5;
     if (rst) begin
       \$8  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$9  = s8;
+    \$9  = s6;
     if (rst) begin
       \$9  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$10  = s9;
+    \$10  = s7;
     if (rst) begin
       \$10  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$11  = s10;
+    \$11  = s8;
     if (rst) begin
       \$11  = 69'h000000000000000000;
     end
   end
-  assign forward__write = \$17 [27];
-  assign \forward__write$1  = \$17 [27];
-  assign forward__lane = \$17 [14:11];
-  assign \forward__lane$3  = \$17 [14:11];
-  assign forward__slot = \$17 [25:15];
-  assign \forward__slot$5  = \$17 [25:15];
-  assign forward__tag = \$16 [55:0];
-  assign \forward__tag$7  = \$16 [55:0];
-  assign forward__last = \$16 [63:56];
-  assign \forward__last$9  = \$16 [63:56];
-  assign forward__count = \$17 [44:29];
-  assign \forward__count$11  = \$17 [44:29];
-  assign forward__count_inc = \$17 [60:45];
-  assign \forward__count_inc$13  = \$17 [60:45];
-  assign forward__mark = \$17 [26];
-  assign \forward__mark$15  = \$17 [26];
-  assign forward__invalidate = \$17 [28];
-  assign \forward__invalidate$17  = \$17 [28];
-  assign forward__window = \$17 [10:0];
-  assign \forward__window$19  = \$17 [10:0];
-  assign \forward__write$20  = \$17 [27];
-  assign \forward__lane$21  = \$17 [14:11];
-  assign \forward__slot$22  = \$17 [25:15];
-  assign \forward__tag$23  = \$16 [55:0];
-  assign \forward__last$24  = \$16 [63:56];
-  assign \forward__count$25  = \$17 [44:29];
-  assign \forward__count_inc$26  = \$17 [60:45];
-  assign \forward__mark$27  = \$17 [26];
-  assign \forward__invalidate$28  = \$17 [28];
-  assign \forward__window$29  = \$17 [10:0];
-  assign \forward__write$30  = \$17 [27];
-  assign \forward__lane$31  = \$17 [14:11];
-  assign \forward__slot$32  = \$17 [25:15];
-  assign \forward__tag$33  = \$16 [55:0];
-  assign \forward__last$34  = \$16 [63:56];
-  assign \forward__count$35  = \$17 [44:29];
-  assign \forward__count_inc$36  = \$17 [60:45];
-  assign \forward__mark$37  = \$17 [26];
-  assign \forward__invalidate$38  = \$17 [28];
-  assign \forward__window$39  = \$17 [10:0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$12  = s9;
+    if (rst) begin
+      \$12  = 69'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$13  = s10;
+    if (rst) begin
+      \$13  = 69'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$14  = dropped;
+    if (rst) begin
+      \$14  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$15  = dropped_q0;
+    if (rst) begin
+      \$15  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$16  = dropped_q1;
+    if (rst) begin
+      \$16  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$17  = dropped_q2;
+    if (rst) begin
+      \$17  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$18  = dropped_q3;
+    if (rst) begin
+      \$18  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$19  = dropped_q4;
+    if (rst) begin
+      \$19  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$20  = dropped_q5;
+    if (rst) begin
+      \$20  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$21  = dropped_q6;
+    if (rst) begin
+      \$21  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$22  = dropped_q7;
+    if (rst) begin
+      \$22  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$23  = dropped_q8;
+    if (rst) begin
+      \$23  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$24  = dropped_q9;
+    if (rst) begin
+      \$24  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$25  = dropped_q10;
+    if (rst) begin
+      \$25  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$26  = dropped_q11;
+    if (rst) begin
+      \$26  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$27  = dropped_q12;
+    if (rst) begin
+      \$27  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$28  = dropped_q13;
+    if (rst) begin
+      \$28  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$29  = dropped_q14;
+    if (rst) begin
+      \$29  = 1'h0;
+    end
+  end
+  assign forward__write = \$35 [27];
+  assign \forward__write$1  = \$35 [27];
+  assign forward__lane = \$35 [14:11];
+  assign \forward__lane$3  = \$35 [14:11];
+  assign forward__slot = \$35 [25:15];
+  assign \forward__slot$5  = \$35 [25:15];
+  assign forward__tag = \$34 [55:0];
+  assign \forward__tag$7  = \$34 [55:0];
+  assign forward__last = \$34 [63:56];
+  assign \forward__last$9  = \$34 [63:56];
+  assign forward__count = \$35 [44:29];
+  assign \forward__count$11  = \$35 [44:29];
+  assign forward__count_inc = \$35 [60:45];
+  assign \forward__count_inc$13  = \$35 [60:45];
+  assign forward__mark = \$35 [26];
+  assign \forward__mark$15  = \$35 [26];
+  assign forward__invalidate = \$35 [28];
+  assign \forward__invalidate$17  = \$35 [28];
+  assign forward__window = \$35 [10:0];
+  assign \forward__window$19  = \$35 [10:0];
+  assign \forward__write$20  = \$35 [27];
+  assign \forward__lane$21  = \$35 [14:11];
+  assign \forward__slot$22  = \$35 [25:15];
+  assign \forward__tag$23  = \$34 [55:0];
+  assign \forward__last$24  = \$34 [63:56];
+  assign \forward__count$25  = \$35 [44:29];
+  assign \forward__count_inc$26  = \$35 [60:45];
+  assign \forward__mark$27  = \$35 [26];
+  assign \forward__invalidate$28  = \$35 [28];
+  assign \forward__window$29  = \$35 [10:0];
+  assign \forward__write$30  = \$35 [27];
+  assign \forward__lane$31  = \$35 [14:11];
+  assign \forward__slot$32  = \$35 [25:15];
+  assign \forward__tag$33  = \$34 [55:0];
+  assign \forward__last$34  = \$34 [63:56];
+  assign \forward__count$35  = \$35 [44:29];
+  assign \forward__count_inc$36  = \$35 [60:45];
+  assign \forward__mark$37  = \$35 [26];
+  assign \forward__invalidate$38  = \$35 [28];
+  assign \forward__window$39  = \$35 [10:0];
   assign \req__payload$41  = req__payload;
   assign \req__ready$43  = req__ready;
   assign \req__valid$45  = req__valid;
   assign \enable$47  = enable;
   assign \hold$49  = hold;
-  assign \flush$51  = flush;
-  assign \cycle$53  = cycle;
-  assign \idle$58  = idle;
-  assign \flushing$60  = flushing;
+  assign \nonblocking$51  = nonblocking;
+  assign \flush$53  = flush;
+  assign \cycle$55  = cycle;
+  assign \idle$60  = idle;
+  assign \flushing$62  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
-  assign \generation$65  = generation;
+  assign \generation$67  = generation;
   assign key = { 8'h00, s0[60:5] };
   assign seed = cfg[84:53];
-  assign \busy$83  = lanes[0];
+  assign \busy$85  = lanes[0];
   assign request = s11;
-  assign hash = \hash$87 [10:0];
-  assign \tail$89  = tail;
-  assign \cfg$90  = cfg;
+  assign hash = \hash$89 [10:0];
+  assign \tail$91  = tail;
+  assign \cfg$92  = cfg;
   assign ahead = lanes[68:0];
   assign ahead_start = lanes[79:69];
-  assign \rd_slot$95  = rd_slot;
-  assign \bk_tag$97  = bk_tag;
-  assign \bk_count$99  = bk_count;
-  assign \bk_last$101  = bk_last;
-  assign \bk_valid$103  = bk_valid;
-  assign \bk_fresh$105  = bk_fresh;
-  assign \bk_mark$107  = bk_mark;
-  assign \bk_mark_raw$109  = bk_mark_raw;
-  assign \bk_row$111  = bk_row;
-  assign \sc_mark_row$113  = sc_mark_row;
-  assign \sc_mark_row_next$115  = sc_mark_row_next;
-  assign window = { \$15 , \$13 , \$14 , \$12  };
-  assign \window$117  = { \$15 , \$13 , \$14 , \$12  };
-  assign \cfg$118  = cfg;
-  assign \sc_mark_intent$120  = sc_mark_intent;
-  assign \sc_mark_value$122  = sc_mark_value;
-  assign \sc_mark_row_next$123  = sc_mark_row_next;
-  assign \lanes$124  = lanes;
+  assign \rd_slot$97  = rd_slot;
+  assign \bk_tag$99  = bk_tag;
+  assign \bk_count$101  = bk_count;
+  assign \bk_last$103  = bk_last;
+  assign \bk_valid$105  = bk_valid;
+  assign \bk_fresh$107  = bk_fresh;
+  assign \bk_mark$109  = bk_mark;
+  assign \bk_mark_raw$111  = bk_mark_raw;
+  assign \bk_row$113  = bk_row;
+  assign \sc_mark_row$115  = sc_mark_row;
+  assign \sc_mark_row_next$117  = sc_mark_row_next;
+  assign window = { \$33 , \$31 , \$32 , \$30  };
+  assign \window$119  = { \$33 , \$31 , \$32 , \$30  };
+  assign \cfg$120  = cfg;
+  assign \sc_mark_intent$122  = sc_mark_intent;
+  assign \sc_mark_value$124  = sc_mark_value;
+  assign \sc_mark_row_next$125  = sc_mark_row_next;
+  assign \lanes$126  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$127  = sc_mark_intent;
-  assign \sc_mark_value$128  = sc_mark_value;
-  assign \decision$130  = decision;
-  assign \cfg$131  = cfg;
-  assign \flush$132  = flush;
-  assign wr_en = \$17 [27];
-  assign wr_slot = \$17 [25:15];
-  assign wr_count = \$17 [44:29];
-  assign wr_tag = \$16 [55:0];
-  assign wr_last = \$16 [63:56];
-  assign wr_mark = \$17 [26];
-  assign inv_en = \$17 [28];
-  assign inv_slot = \$17 [10:0];
+  assign \sc_mark_intent$129  = sc_mark_intent;
+  assign \sc_mark_value$130  = sc_mark_value;
+  assign \decision$132  = decision;
+  assign \cfg$133  = cfg;
+  assign \flush$134  = flush;
+  assign wr_en = \$35 [27];
+  assign wr_slot = \$35 [25:15];
+  assign wr_count = \$35 [44:29];
+  assign wr_tag = \$34 [55:0];
+  assign wr_last = \$34 [63:56];
+  assign wr_mark = \$35 [26];
+  assign inv_en = \$35 [28];
+  assign inv_slot = \$35 [10:0];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$145  = flush;
-  assign \occupancy$147  = occupancy;
-  assign \stat_inc$149  = stat_inc;
-  assign \cycle$150  = cycle;
-  assign \sc_row$152  = sc_row;
-  assign \sc_last$154  = sc_last;
-  assign \sc_valid$156  = sc_valid;
-  assign \sc_set$158  = sc_set;
+  assign \flush$147  = flush;
+  assign \occupancy$149  = occupancy;
+  assign \cycle$153  = cycle;
+  assign \sc_row$155  = sc_row;
+  assign \sc_last$157  = sc_last;
+  assign \sc_valid$159  = sc_valid;
+  assign \sc_set$161  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
   assign r_en = rsp__ready;
+  assign stat_inc = \$2 [13:0];
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[67:4];
@@ -1313,12 +1504,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \request.min_tlevel  = s11[4:3];
   assign \request.tag  = s11[60:5];
   assign \request.t  = s11[68:61];
-  assign \cfg$90.c3  = cfg[15:0];
-  assign \cfg$90.c2  = cfg[31:16];
-  assign \cfg$90.w3  = cfg[38:32];
-  assign \cfg$90.w2  = cfg[45:39];
-  assign \cfg$90.w1  = cfg[52:46];
-  assign \cfg$90.hash_seed  = cfg[84:53];
+  assign \cfg$92.c3  = cfg[15:0];
+  assign \cfg$92.c2  = cfg[31:16];
+  assign \cfg$92.w3  = cfg[38:32];
+  assign \cfg$92.w2  = cfg[45:39];
+  assign \cfg$92.w1  = cfg[52:46];
+  assign \cfg$92.hash_seed  = cfg[84:53];
   assign \ahead.valid  = lanes[0];
   assign \ahead.op  = lanes[2:1];
   assign \ahead.min_tlevel  = lanes[4:3];
@@ -1384,164 +1575,164 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
   assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign \window.request  = \$12 [68:0];
-  assign \window.request.valid  = \$12 [0];
-  assign \window.request.op  = \$12 [2:1];
-  assign \window.request.min_tlevel  = \$12 [4:3];
-  assign \window.request.tag  = \$12 [60:5];
-  assign \window.request.t  = \$12 [68:61];
-  assign \window.start  = \$12 [79:69];
-  assign \window.lane_slot  = \$14 [43:0];
-  assign \window.bank  = \$14 [415:44];
-  assign \window.bank[0].tag  = \$14 [99:44];
-  assign \window.bank[0].count  = \$14 [115:100];
-  assign \window.bank[0].last  = \$14 [123:116];
-  assign \window.bank[0].valid  = \$14 [124];
-  assign \window.bank[0].fresh  = \$14 [125];
-  assign \window.bank[0].mark  = \$14 [126];
-  assign \window.bank[0].row  = \$14 [135:127];
-  assign \window.bank[0].sc_row_hit  = \$14 [136];
-  assign \window.bank[1].tag  = \$14 [192:137];
-  assign \window.bank[1].count  = \$14 [208:193];
-  assign \window.bank[1].last  = \$14 [216:209];
-  assign \window.bank[1].valid  = \$14 [217];
-  assign \window.bank[1].fresh  = \$14 [218];
-  assign \window.bank[1].mark  = \$14 [219];
-  assign \window.bank[1].row  = \$14 [228:220];
-  assign \window.bank[1].sc_row_hit  = \$14 [229];
-  assign \window.bank[2].tag  = \$14 [285:230];
-  assign \window.bank[2].count  = \$14 [301:286];
-  assign \window.bank[2].last  = \$14 [309:302];
-  assign \window.bank[2].valid  = \$14 [310];
-  assign \window.bank[2].fresh  = \$14 [311];
-  assign \window.bank[2].mark  = \$14 [312];
-  assign \window.bank[2].row  = \$14 [321:313];
-  assign \window.bank[2].sc_row_hit  = \$14 [322];
-  assign \window.bank[3].tag  = \$14 [378:323];
-  assign \window.bank[3].count  = \$14 [394:379];
-  assign \window.bank[3].last  = \$14 [402:395];
-  assign \window.bank[3].valid  = \$14 [403];
-  assign \window.bank[3].fresh  = \$14 [404];
-  assign \window.bank[3].mark  = \$14 [405];
-  assign \window.bank[3].row  = \$14 [414:406];
-  assign \window.bank[3].sc_row_hit  = \$14 [415];
-  assign \window.overlap  = \$13 [15:0];
-  assign \window.overlap_next  = \$13 [31:16];
-  assign \window.same_line  = \$15 [0];
-  assign \window.forward_age  = \$15 [8:1];
-  assign \window.t_w1  = \$15 [16:9];
-  assign \window$117.request  = \$12 [68:0];
-  assign \window$117.request.valid  = \$12 [0];
-  assign \window$117.request.op  = \$12 [2:1];
-  assign \window$117.request.min_tlevel  = \$12 [4:3];
-  assign \window$117.request.tag  = \$12 [60:5];
-  assign \window$117.request.t  = \$12 [68:61];
-  assign \window$117.start  = \$12 [79:69];
-  assign \window$117.lane_slot  = \$14 [43:0];
-  assign \window$117.bank  = \$14 [415:44];
-  assign \window$117.bank[0].tag  = \$14 [99:44];
-  assign \window$117.bank[0].count  = \$14 [115:100];
-  assign \window$117.bank[0].last  = \$14 [123:116];
-  assign \window$117.bank[0].valid  = \$14 [124];
-  assign \window$117.bank[0].fresh  = \$14 [125];
-  assign \window$117.bank[0].mark  = \$14 [126];
-  assign \window$117.bank[0].row  = \$14 [135:127];
-  assign \window$117.bank[0].sc_row_hit  = \$14 [136];
-  assign \window$117.bank[1].tag  = \$14 [192:137];
-  assign \window$117.bank[1].count  = \$14 [208:193];
-  assign \window$117.bank[1].last  = \$14 [216:209];
-  assign \window$117.bank[1].valid  = \$14 [217];
-  assign \window$117.bank[1].fresh  = \$14 [218];
-  assign \window$117.bank[1].mark  = \$14 [219];
-  assign \window$117.bank[1].row  = \$14 [228:220];
-  assign \window$117.bank[1].sc_row_hit  = \$14 [229];
-  assign \window$117.bank[2].tag  = \$14 [285:230];
-  assign \window$117.bank[2].count  = \$14 [301:286];
-  assign \window$117.bank[2].last  = \$14 [309:302];
-  assign \window$117.bank[2].valid  = \$14 [310];
-  assign \window$117.bank[2].fresh  = \$14 [311];
-  assign \window$117.bank[2].mark  = \$14 [312];
-  assign \window$117.bank[2].row  = \$14 [321:313];
-  assign \window$117.bank[2].sc_row_hit  = \$14 [322];
-  assign \window$117.bank[3].tag  = \$14 [378:323];
-  assign \window$117.bank[3].count  = \$14 [394:379];
-  assign \window$117.bank[3].last  = \$14 [402:395];
-  assign \window$117.bank[3].valid  = \$14 [403];
-  assign \window$117.bank[3].fresh  = \$14 [404];
-  assign \window$117.bank[3].mark  = \$14 [405];
-  assign \window$117.bank[3].row  = \$14 [414:406];
-  assign \window$117.bank[3].sc_row_hit  = \$14 [415];
-  assign \window$117.overlap  = \$13 [15:0];
-  assign \window$117.overlap_next  = \$13 [31:16];
-  assign \window$117.same_line  = \$15 [0];
-  assign \window$117.forward_age  = \$15 [8:1];
-  assign \window$117.t_w1  = \$15 [16:9];
-  assign \cfg$118.c3  = cfg[15:0];
-  assign \cfg$118.c2  = cfg[31:16];
-  assign \cfg$118.w3  = cfg[38:32];
-  assign \cfg$118.w2  = cfg[45:39];
-  assign \cfg$118.w1  = cfg[52:46];
-  assign \cfg$118.hash_seed  = cfg[84:53];
-  assign \lanes$124.request  = lanes[68:0];
-  assign \lanes$124.request.valid  = lanes[0];
-  assign \lanes$124.request.op  = lanes[2:1];
-  assign \lanes$124.request.min_tlevel  = lanes[4:3];
-  assign \lanes$124.request.tag  = lanes[60:5];
-  assign \lanes$124.request.t  = lanes[68:61];
-  assign \lanes$124.start  = lanes[79:69];
-  assign \lanes$124.lane  = lanes[587:80];
-  assign \lanes$124.lane[0].valid  = lanes[80];
-  assign \lanes$124.lane[0].match  = lanes[81];
-  assign \lanes$124.lane[0].age  = lanes[89:82];
-  assign \lanes$124.lane[0].tag  = lanes[145:90];
-  assign \lanes$124.lane[0].count  = lanes[161:146];
-  assign \lanes$124.lane[0].mark  = lanes[162];
-  assign \lanes$124.lane[0].slot  = lanes[173:163];
-  assign \lanes$124.lane[0].count_inc  = lanes[189:174];
-  assign \lanes$124.lane[0].count_inc2  = lanes[205:190];
-  assign \lanes$124.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes$124.lane[1].valid  = lanes[207];
-  assign \lanes$124.lane[1].match  = lanes[208];
-  assign \lanes$124.lane[1].age  = lanes[216:209];
-  assign \lanes$124.lane[1].tag  = lanes[272:217];
-  assign \lanes$124.lane[1].count  = lanes[288:273];
-  assign \lanes$124.lane[1].mark  = lanes[289];
-  assign \lanes$124.lane[1].slot  = lanes[300:290];
-  assign \lanes$124.lane[1].count_inc  = lanes[316:301];
-  assign \lanes$124.lane[1].count_inc2  = lanes[332:317];
-  assign \lanes$124.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes$124.lane[2].valid  = lanes[334];
-  assign \lanes$124.lane[2].match  = lanes[335];
-  assign \lanes$124.lane[2].age  = lanes[343:336];
-  assign \lanes$124.lane[2].tag  = lanes[399:344];
-  assign \lanes$124.lane[2].count  = lanes[415:400];
-  assign \lanes$124.lane[2].mark  = lanes[416];
-  assign \lanes$124.lane[2].slot  = lanes[427:417];
-  assign \lanes$124.lane[2].count_inc  = lanes[443:428];
-  assign \lanes$124.lane[2].count_inc2  = lanes[459:444];
-  assign \lanes$124.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes$124.lane[3].valid  = lanes[461];
-  assign \lanes$124.lane[3].match  = lanes[462];
-  assign \lanes$124.lane[3].age  = lanes[470:463];
-  assign \lanes$124.lane[3].tag  = lanes[526:471];
-  assign \lanes$124.lane[3].count  = lanes[542:527];
-  assign \lanes$124.lane[3].mark  = lanes[543];
-  assign \lanes$124.lane[3].slot  = lanes[554:544];
-  assign \lanes$124.lane[3].count_inc  = lanes[570:555];
-  assign \lanes$124.lane[3].count_inc2  = lanes[586:571];
-  assign \lanes$124.lane[3].sc_row_hit  = lanes[587];
-  assign \lanes$124.older  = lanes[603:588];
-  assign \lanes$124.forwarded  = lanes[607:604];
-  assign \lanes$124.forward_older  = lanes[611:608];
-  assign \lanes$124.older_forward  = lanes[615:612];
-  assign \lanes$124.older_ahead  = lanes[619:616];
-  assign \lanes$124.ahead_older  = lanes[623:620];
-  assign \lanes$124.beyond_w1  = lanes[627:624];
-  assign \lanes$124.ahead_beyond_w1  = lanes[628];
-  assign \lanes$124.same_line_ahead  = lanes[629];
-  assign \lanes$124.age_ahead  = lanes[637:630];
-  assign \lanes$124.ahead_in_window  = lanes[641:638];
-  assign \lanes$124.ahead_lane_bit  = lanes[649:642];
+  assign \window.request  = \$30 [68:0];
+  assign \window.request.valid  = \$30 [0];
+  assign \window.request.op  = \$30 [2:1];
+  assign \window.request.min_tlevel  = \$30 [4:3];
+  assign \window.request.tag  = \$30 [60:5];
+  assign \window.request.t  = \$30 [68:61];
+  assign \window.start  = \$30 [79:69];
+  assign \window.lane_slot  = \$32 [43:0];
+  assign \window.bank  = \$32 [415:44];
+  assign \window.bank[0].tag  = \$32 [99:44];
+  assign \window.bank[0].count  = \$32 [115:100];
+  assign \window.bank[0].last  = \$32 [123:116];
+  assign \window.bank[0].valid  = \$32 [124];
+  assign \window.bank[0].fresh  = \$32 [125];
+  assign \window.bank[0].mark  = \$32 [126];
+  assign \window.bank[0].row  = \$32 [135:127];
+  assign \window.bank[0].sc_row_hit  = \$32 [136];
+  assign \window.bank[1].tag  = \$32 [192:137];
+  assign \window.bank[1].count  = \$32 [208:193];
+  assign \window.bank[1].last  = \$32 [216:209];
+  assign \window.bank[1].valid  = \$32 [217];
+  assign \window.bank[1].fresh  = \$32 [218];
+  assign \window.bank[1].mark  = \$32 [219];
+  assign \window.bank[1].row  = \$32 [228:220];
+  assign \window.bank[1].sc_row_hit  = \$32 [229];
+  assign \window.bank[2].tag  = \$32 [285:230];
+  assign \window.bank[2].count  = \$32 [301:286];
+  assign \window.bank[2].last  = \$32 [309:302];
+  assign \window.bank[2].valid  = \$32 [310];
+  assign \window.bank[2].fresh  = \$32 [311];
+  assign \window.bank[2].mark  = \$32 [312];
+  assign \window.bank[2].row  = \$32 [321:313];
+  assign \window.bank[2].sc_row_hit  = \$32 [322];
+  assign \window.bank[3].tag  = \$32 [378:323];
+  assign \window.bank[3].count  = \$32 [394:379];
+  assign \window.bank[3].last  = \$32 [402:395];
+  assign \window.bank[3].valid  = \$32 [403];
+  assign \window.bank[3].fresh  = \$32 [404];
+  assign \window.bank[3].mark  = \$32 [405];
+  assign \window.bank[3].row  = \$32 [414:406];
+  assign \window.bank[3].sc_row_hit  = \$32 [415];
+  assign \window.overlap  = \$31 [15:0];
+  assign \window.overlap_next  = \$31 [31:16];
+  assign \window.same_line  = \$33 [0];
+  assign \window.forward_age  = \$33 [8:1];
+  assign \window.t_w1  = \$33 [16:9];
+  assign \window$119.request  = \$30 [68:0];
+  assign \window$119.request.valid  = \$30 [0];
+  assign \window$119.request.op  = \$30 [2:1];
+  assign \window$119.request.min_tlevel  = \$30 [4:3];
+  assign \window$119.request.tag  = \$30 [60:5];
+  assign \window$119.request.t  = \$30 [68:61];
+  assign \window$119.start  = \$30 [79:69];
+  assign \window$119.lane_slot  = \$32 [43:0];
+  assign \window$119.bank  = \$32 [415:44];
+  assign \window$119.bank[0].tag  = \$32 [99:44];
+  assign \window$119.bank[0].count  = \$32 [115:100];
+  assign \window$119.bank[0].last  = \$32 [123:116];
+  assign \window$119.bank[0].valid  = \$32 [124];
+  assign \window$119.bank[0].fresh  = \$32 [125];
+  assign \window$119.bank[0].mark  = \$32 [126];
+  assign \window$119.bank[0].row  = \$32 [135:127];
+  assign \window$119.bank[0].sc_row_hit  = \$32 [136];
+  assign \window$119.bank[1].tag  = \$32 [192:137];
+  assign \window$119.bank[1].count  = \$32 [208:193];
+  assign \window$119.bank[1].last  = \$32 [216:209];
+  assign \window$119.bank[1].valid  = \$32 [217];
+  assign \window$119.bank[1].fresh  = \$32 [218];
+  assign \window$119.bank[1].mark  = \$32 [219];
+  assign \window$119.bank[1].row  = \$32 [228:220];
+  assign \window$119.bank[1].sc_row_hit  = \$32 [229];
+  assign \window$119.bank[2].tag  = \$32 [285:230];
+  assign \window$119.bank[2].count  = \$32 [301:286];
+  assign \window$119.bank[2].last  = \$32 [309:302];
+  assign \window$119.bank[2].valid  = \$32 [310];
+  assign \window$119.bank[2].fresh  = \$32 [311];
+  assign \window$119.bank[2].mark  = \$32 [312];
+  assign \window$119.bank[2].row  = \$32 [321:313];
+  assign \window$119.bank[2].sc_row_hit  = \$32 [322];
+  assign \window$119.bank[3].tag  = \$32 [378:323];
+  assign \window$119.bank[3].count  = \$32 [394:379];
+  assign \window$119.bank[3].last  = \$32 [402:395];
+  assign \window$119.bank[3].valid  = \$32 [403];
+  assign \window$119.bank[3].fresh  = \$32 [404];
+  assign \window$119.bank[3].mark  = \$32 [405];
+  assign \window$119.bank[3].row  = \$32 [414:406];
+  assign \window$119.bank[3].sc_row_hit  = \$32 [415];
+  assign \window$119.overlap  = \$31 [15:0];
+  assign \window$119.overlap_next  = \$31 [31:16];
+  assign \window$119.same_line  = \$33 [0];
+  assign \window$119.forward_age  = \$33 [8:1];
+  assign \window$119.t_w1  = \$33 [16:9];
+  assign \cfg$120.c3  = cfg[15:0];
+  assign \cfg$120.c2  = cfg[31:16];
+  assign \cfg$120.w3  = cfg[38:32];
+  assign \cfg$120.w2  = cfg[45:39];
+  assign \cfg$120.w1  = cfg[52:46];
+  assign \cfg$120.hash_seed  = cfg[84:53];
+  assign \lanes$126.request  = lanes[68:0];
+  assign \lanes$126.request.valid  = lanes[0];
+  assign \lanes$126.request.op  = lanes[2:1];
+  assign \lanes$126.request.min_tlevel  = lanes[4:3];
+  assign \lanes$126.request.tag  = lanes[60:5];
+  assign \lanes$126.request.t  = lanes[68:61];
+  assign \lanes$126.start  = lanes[79:69];
+  assign \lanes$126.lane  = lanes[587:80];
+  assign \lanes$126.lane[0].valid  = lanes[80];
+  assign \lanes$126.lane[0].match  = lanes[81];
+  assign \lanes$126.lane[0].age  = lanes[89:82];
+  assign \lanes$126.lane[0].tag  = lanes[145:90];
+  assign \lanes$126.lane[0].count  = lanes[161:146];
+  assign \lanes$126.lane[0].mark  = lanes[162];
+  assign \lanes$126.lane[0].slot  = lanes[173:163];
+  assign \lanes$126.lane[0].count_inc  = lanes[189:174];
+  assign \lanes$126.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes$126.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes$126.lane[1].valid  = lanes[207];
+  assign \lanes$126.lane[1].match  = lanes[208];
+  assign \lanes$126.lane[1].age  = lanes[216:209];
+  assign \lanes$126.lane[1].tag  = lanes[272:217];
+  assign \lanes$126.lane[1].count  = lanes[288:273];
+  assign \lanes$126.lane[1].mark  = lanes[289];
+  assign \lanes$126.lane[1].slot  = lanes[300:290];
+  assign \lanes$126.lane[1].count_inc  = lanes[316:301];
+  assign \lanes$126.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes$126.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes$126.lane[2].valid  = lanes[334];
+  assign \lanes$126.lane[2].match  = lanes[335];
+  assign \lanes$126.lane[2].age  = lanes[343:336];
+  assign \lanes$126.lane[2].tag  = lanes[399:344];
+  assign \lanes$126.lane[2].count  = lanes[415:400];
+  assign \lanes$126.lane[2].mark  = lanes[416];
+  assign \lanes$126.lane[2].slot  = lanes[427:417];
+  assign \lanes$126.lane[2].count_inc  = lanes[443:428];
+  assign \lanes$126.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes$126.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes$126.lane[3].valid  = lanes[461];
+  assign \lanes$126.lane[3].match  = lanes[462];
+  assign \lanes$126.lane[3].age  = lanes[470:463];
+  assign \lanes$126.lane[3].tag  = lanes[526:471];
+  assign \lanes$126.lane[3].count  = lanes[542:527];
+  assign \lanes$126.lane[3].mark  = lanes[543];
+  assign \lanes$126.lane[3].slot  = lanes[554:544];
+  assign \lanes$126.lane[3].count_inc  = lanes[570:555];
+  assign \lanes$126.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes$126.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes$126.older  = lanes[603:588];
+  assign \lanes$126.forwarded  = lanes[607:604];
+  assign \lanes$126.forward_older  = lanes[611:608];
+  assign \lanes$126.older_forward  = lanes[615:612];
+  assign \lanes$126.older_ahead  = lanes[619:616];
+  assign \lanes$126.ahead_older  = lanes[623:620];
+  assign \lanes$126.beyond_w1  = lanes[627:624];
+  assign \lanes$126.ahead_beyond_w1  = lanes[628];
+  assign \lanes$126.same_line_ahead  = lanes[629];
+  assign \lanes$126.age_ahead  = lanes[637:630];
+  assign \lanes$126.ahead_in_window  = lanes[641:638];
+  assign \lanes$126.ahead_lane_bit  = lanes[649:642];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1569,39 +1760,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[273];
   assign \decision.cnt_after  = decision[289:274];
   assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$130.valid  = decision[0];
-  assign \decision$130.op  = decision[2:1];
-  assign \decision$130.min_tlevel  = decision[4:3];
-  assign \decision$130.tag  = decision[60:5];
-  assign \decision$130.t  = decision[68:61];
-  assign \decision$130.present  = decision[69];
-  assign \decision$130.hit_slot  = decision[80:70];
-  assign \decision$130.hit_cnt  = decision[96:81];
-  assign \decision$130.hit_age  = decision[104:97];
-  assign \decision$130.hit_mark  = decision[105];
-  assign \decision$130.any_free  = decision[106];
-  assign \decision$130.free_slot  = decision[117:107];
-  assign \decision$130.free_mark  = decision[118];
-  assign \decision$130.vict_t0  = decision[119];
-  assign \decision$130.vict_slot  = decision[130:120];
-  assign \decision$130.vict_tag  = decision[186:131];
-  assign \decision$130.vict_mark  = decision[187];
-  assign \decision$130.take  = decision[188];
-  assign \decision$130.tail_tag  = decision[244:189];
-  assign \decision$130.tail_slot  = decision[255:245];
-  assign \decision$130.wr_lane  = decision[259:256];
-  assign \decision$130.wr_slot  = decision[270:260];
-  assign \decision$130.wr_mark  = decision[271];
-  assign \decision$130.wr  = decision[272];
-  assign \decision$130.inv  = decision[273];
-  assign \decision$130.cnt_after  = decision[289:274];
-  assign \decision$130.cnt_after_inc  = decision[305:290];
-  assign \cfg$131.c3  = cfg[15:0];
-  assign \cfg$131.c2  = cfg[31:16];
-  assign \cfg$131.w3  = cfg[38:32];
-  assign \cfg$131.w2  = cfg[45:39];
-  assign \cfg$131.w1  = cfg[52:46];
-  assign \cfg$131.hash_seed  = cfg[84:53];
+  assign \decision$132.valid  = decision[0];
+  assign \decision$132.op  = decision[2:1];
+  assign \decision$132.min_tlevel  = decision[4:3];
+  assign \decision$132.tag  = decision[60:5];
+  assign \decision$132.t  = decision[68:61];
+  assign \decision$132.present  = decision[69];
+  assign \decision$132.hit_slot  = decision[80:70];
+  assign \decision$132.hit_cnt  = decision[96:81];
+  assign \decision$132.hit_age  = decision[104:97];
+  assign \decision$132.hit_mark  = decision[105];
+  assign \decision$132.any_free  = decision[106];
+  assign \decision$132.free_slot  = decision[117:107];
+  assign \decision$132.free_mark  = decision[118];
+  assign \decision$132.vict_t0  = decision[119];
+  assign \decision$132.vict_slot  = decision[130:120];
+  assign \decision$132.vict_tag  = decision[186:131];
+  assign \decision$132.vict_mark  = decision[187];
+  assign \decision$132.take  = decision[188];
+  assign \decision$132.tail_tag  = decision[244:189];
+  assign \decision$132.tail_slot  = decision[255:245];
+  assign \decision$132.wr_lane  = decision[259:256];
+  assign \decision$132.wr_slot  = decision[270:260];
+  assign \decision$132.wr_mark  = decision[271];
+  assign \decision$132.wr  = decision[272];
+  assign \decision$132.inv  = decision[273];
+  assign \decision$132.cnt_after  = decision[289:274];
+  assign \decision$132.cnt_after_inc  = decision[305:290];
+  assign \cfg$133.c3  = cfg[15:0];
+  assign \cfg$133.c2  = cfg[31:16];
+  assign \cfg$133.w3  = cfg[38:32];
+  assign \cfg$133.w2  = cfg[45:39];
+  assign \cfg$133.w1  = cfg[52:46];
+  assign \cfg$133.hash_seed  = cfg[84:53];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1622,22 +1813,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \rsp__payload.count  = rsp__payload[25:10];
   assign \rsp__payload.slot  = rsp__payload[36:26];
   assign \rsp__payload.victim_tag  = rsp__payload[92:37];
+  assign \$1  = { 2'h0, dropped_q15, 13'h0000 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, sweep_row, flushing, generation, idle, s0, flush, enable, cycle, req__payload);
+module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, dropped, hold, sweep_row, flushing, generation, idle, s0, flush, enable, nonblocking, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$6  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [5:0] \$13 ;
-  wire [6:0] \$14 ;
-  wire [9:0] \$15 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
+  wire \$18 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
@@ -1645,17 +1837,43 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
-  reg [4:0] \$26 ;
-  reg [8:0] \$27 ;
-  reg \$28 ;
-  reg [3:0] \$29 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
   wire \$3 ;
-  reg [3:0] \$30 ;
-  reg \$31 ;
-  reg [5:0] \$32 ;
-  reg [68:0] \$33 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire [5:0] \$39 ;
   wire \$4 ;
+  wire [6:0] \$40 ;
+  wire [9:0] \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [4:0] \$44 ;
+  wire [4:0] \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
   wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  reg [4:0] \$52 ;
+  reg [8:0] \$53 ;
+  reg \$54 ;
+  reg [3:0] \$55 ;
+  reg [3:0] \$56 ;
+  reg \$57 ;
+  reg [5:0] \$58 ;
+  reg [68:0] \$59 ;
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
@@ -1663,10 +1881,13 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire accept;
   input busy;
   wire busy;
+  wire can_take;
   input clk;
   wire clk;
   input [63:0] cycle;
   wire [63:0] cycle;
+  output dropped;
+  wire dropped;
   input enable;
   wire enable;
   input flush;
@@ -1683,6 +1904,8 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   output idle;
   reg idle = 1'h1;
   reg [4:0] inflight = 5'h00;
+  input nonblocking;
+  wire nonblocking;
   input pop;
   wire pop;
   reg [5:0] recent = 6'h00;
@@ -1714,7 +1937,41 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire untrack;
   (* init = 4'h0 *)
   wire [3:0] used;
-  assign accept = req__valid & req__ready;
+  assign \$37  = ~ \$36 ;
+  assign \$38  = req__valid & \$37 ;
+  assign dropped = \$38  & nonblocking;
+  assign \$39  = inflight + accept;
+  assign \$40  = \$39  - pop;
+  assign \$41  = sweep_row + 1'h1;
+  assign \$42  = sweep_row == 9'h1ff;
+  assign \$43  = generations_used == 4'hf;
+  assign \$44  = generation + 1'h1;
+  assign \$45  = generations_used + 1'h1;
+  assign \$46  = s0[0] | busy;
+  assign \$47  = ~ \$46 ;
+  assign \$48  = ~ accept;
+  assign \$49  = \$47  & \$48 ;
+  assign \$50  = req__payload[1:0] != 1'h1;
+  assign \$51  = accept & \$50 ;
+  always @(posedge clk)
+    inflight <= \$52 ;
+  always @(posedge clk)
+    rst_q <= rst;
+  always @(posedge clk)
+    sweep_row <= \$53 ;
+  always @(posedge clk)
+    flushing <= \$54 ;
+  always @(posedge clk)
+    generations_used <= \$55 ;
+  always @(posedge clk)
+    generation <= \$56 ;
+  always @(posedge clk)
+    idle <= \$57 ;
+  always @(posedge clk)
+    recent <= \$58 ;
+  always @(posedge clk)
+    s0 <= \$59 ;
+  assign accept = req__valid & can_take;
   assign \$1  = ~ rst_q;
   assign untrack = rst ? \$1  : flush;
   assign \$2  = ~ hold;
@@ -1728,135 +1985,129 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   assign \$10  = | recent;
   assign \$11  = req__payload[1] & \$10 ;
   assign \$12  = ~ \$11 ;
-  assign req__ready = \$9  & \$12 ;
-  assign \$13  = inflight + accept;
-  assign \$14  = \$13  - pop;
-  assign \$15  = sweep_row + 1'h1;
-  assign \$16  = sweep_row == 9'h1ff;
-  assign \$17  = generations_used == 4'hf;
-  assign \$18  = generation + 1'h1;
-  assign \$19  = generations_used + 1'h1;
-  assign \$20  = s0[0] | busy;
-  assign \$21  = ~ \$20 ;
-  assign \$22  = ~ accept;
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = req__payload[1:0] != 1'h1;
-  assign \$25  = accept & \$24 ;
-  always @(posedge clk)
-    inflight <= \$26 ;
-  always @(posedge clk)
-    rst_q <= rst;
-  always @(posedge clk)
-    sweep_row <= \$27 ;
-  always @(posedge clk)
-    flushing <= \$28 ;
-  always @(posedge clk)
-    generations_used <= \$29 ;
-  always @(posedge clk)
-    generation <= \$30 ;
-  always @(posedge clk)
-    idle <= \$31 ;
-  always @(posedge clk)
-    recent <= \$32 ;
-  always @(posedge clk)
-    s0 <= \$33 ;
+  assign can_take = \$9  & \$12 ;
+  assign \$13  = ~ hold;
+  assign \$14  = enable & \$13 ;
+  assign \$15  = ~ flush;
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = ~ flushing;
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = inflight < 5'h15;
+  assign \$20  = \$18  & \$19 ;
+  assign \$21  = | recent;
+  assign \$22  = req__payload[1] & \$21 ;
+  assign \$23  = ~ \$22 ;
+  assign \$24  = \$20  & \$23 ;
+  assign req__ready = \$24  | nonblocking;
+  assign \$25  = ~ hold;
+  assign \$26  = enable & \$25 ;
+  assign \$27  = ~ flush;
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = ~ flushing;
+  assign \$30  = \$28  & \$29 ;
+  assign \$31  = inflight < 5'h15;
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = | recent;
+  assign \$34  = req__payload[1] & \$33 ;
+  assign \$35  = ~ \$34 ;
+  assign \$36  = \$32  & \$35 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$26  = \$14 [4:0];
+    \$52  = \$40 [4:0];
     if (rst) begin
-      \$26  = 5'h00;
+      \$52  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$27  = sweep_row;
+    \$53  = sweep_row;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
-        \$27  = 9'h000;
+        \$53  = 9'h000;
       end else begin
-        \$27  = \$15 [8:0];
-        if (\$16 ) begin
-          \$27  = 9'h000;
+        \$53  = \$41 [8:0];
+        if (\$42 ) begin
+          \$53  = 9'h000;
         end
       end
     end else if (untrack) begin
-      if (\$17 ) begin
-        \$27  = 9'h000;
+      if (\$43 ) begin
+        \$53  = 9'h000;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$28  = flushing;
+    \$54  = flushing;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$16 ) begin
-          \$28  = 1'h0;
+        if (\$42 ) begin
+          \$54  = 1'h0;
         end
       end
     end else if (untrack) begin
-      if (\$17 ) begin
-        \$28  = 1'h1;
+      if (\$43 ) begin
+        \$54  = 1'h1;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$29  = generations_used;
+    \$55  = generations_used;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$16 ) begin
-          \$29  = 4'h0;
+        if (\$42 ) begin
+          \$55  = 4'h0;
         end
       end
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$17 ) begin
+      if (\$43 ) begin
       end else begin
-        \$29  = \$19 [3:0];
+        \$55  = \$45 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$30  = generation;
+    \$56  = generation;
     if (flushing) begin
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$17 ) begin
+      if (\$43 ) begin
       end else begin
-        \$30  = \$18 [3:0];
+        \$56  = \$44 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$31  = \$23 ;
+    \$57  = \$49 ;
     if (rst) begin
-      \$31  = 1'h1;
+      \$57  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$32  = { recent[4:0], \$25  };
+    \$58  = { recent[4:0], \$51  };
     if (rst) begin
-      \$32  = 6'h00;
+      \$58  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$33 [0] = accept;
-    \$33 [2:1] = req__payload[1:0];
-    \$33 [4:3] = req__payload[3:2];
-    \$33 [60:5] = req__payload[67:12];
-    \$33 [68:61] = cycle[9:2];
+    \$59 [0] = accept;
+    \$59 [2:1] = req__payload[1:0];
+    \$59 [4:3] = req__payload[3:2];
+    \$59 [60:5] = req__payload[67:12];
+    \$59 [68:61] = cycle[9:2];
     if (rst) begin
-      \$33  = 69'h000000000000000000;
+      \$59  = 69'h000000000000000000;
     end
   end
   assign \generation$8  = generation;
@@ -1874,12 +2125,12 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$4711$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
+module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4821$5 , \port$4821$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
   reg [92:0] \$11 ;
-  reg [12:0] \$12 ;
+  reg [13:0] \$12 ;
   reg \$13 ;
   reg \$14 ;
   reg [11:0] \$15 ;
@@ -1999,10 +2250,10 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4711$245 ;
-  wire [60:0] \port$4711$245 ;
-  output [63:0] \port$4711$5 ;
-  wire [63:0] \port$4711$5 ;
+  output [60:0] \port$4821$245 ;
+  wire [60:0] \port$4821$245 ;
+  output [63:0] \port$4821$5 ;
+  wire [63:0] \port$4821$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2031,8 +2282,8 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
   input rst;
   wire rst;
   reg [12:0] stat;
-  output [12:0] stat_inc;
-  reg [12:0] stat_inc = 13'h0000;
+  output [13:0] stat_inc;
+  reg [13:0] stat_inc = 14'h0000;
   assign \$1  = occupancy + occupancy_inc;
   assign \$2  = \$1  - occupancy_dec;
   assign busy = e2[0] | response__valid;
@@ -2062,7 +2313,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4711$81 (e2[104:81])
+    .\port$4821$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2087,9 +2338,9 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$12  = stat;
+    \$12  = { 1'h0, stat };
     if (rst) begin
-      \$12  = 13'h0000;
+      \$12  = 14'h0000;
     end
   end
   always @* begin
@@ -2278,8 +2529,8 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4711$5  = e2[68:5];
-  assign \port$4711$245  = e2[305:245];
+  assign \port$4821$5  = e2[68:5];
+  assign \port$4821$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2369,7 +2620,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4711$5 , \port$
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4711$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4821$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2390,15 +2641,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4711$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4711$81 ;
-  wire [23:0] \port$4711$81 ;
+  input [23:0] \port$4821$81 ;
+  wire [23:0] \port$4821$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4711$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4711$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4821$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4821$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4711$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4711$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4711$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4821$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4821$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4821$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2412,8 +2663,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4711$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4711$81 [15:0];
-  assign age = \port$4711$81 [23:16];
+  assign count = \port$4821$81 [15:0];
+  assign age = \port$4821$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2620,7 +2871,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
+module \kv_asu.core.hash$188 (rst, out_h, \port$4731$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2719,8 +2970,8 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4621$5 ;
-  wire [55:0] \port$4621$5 ;
+  input [55:0] \port$4731$5 ;
+  wire [55:0] \port$4731$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2811,12 +3062,12 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4621$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4621$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4621$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4621$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4621$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4621$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4731$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4731$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4731$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4731$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4731$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4731$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -2847,7 +3098,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4621$5  };
+  assign key = { 8'h00, \port$4731$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -2862,7 +3113,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$4621$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4623$0 , \port$4624$0 , \port$4628$0 , \port$4630$0 , lanes, \port$4711$5 , forward__lane, \port$4711$271 , clk);
+module \kv_asu.core.lanes$195 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4733$0 , \port$4734$0 , \port$4738$0 , \port$4740$0 , lanes, \port$4821$5 , forward__lane, \port$4821$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -3785,18 +4036,18 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4623$0 ;
-  wire [79:0] \port$4623$0 ;
-  input [31:0] \port$4624$0 ;
-  wire [31:0] \port$4624$0 ;
-  input [415:0] \port$4628$0 ;
-  wire [415:0] \port$4628$0 ;
-  input [16:0] \port$4630$0 ;
-  wire [16:0] \port$4630$0 ;
-  input [34:0] \port$4711$271 ;
-  wire [34:0] \port$4711$271 ;
-  input [63:0] \port$4711$5 ;
-  wire [63:0] \port$4711$5 ;
+  input [79:0] \port$4733$0 ;
+  wire [79:0] \port$4733$0 ;
+  input [31:0] \port$4734$0 ;
+  wire [31:0] \port$4734$0 ;
+  input [415:0] \port$4738$0 ;
+  wire [415:0] \port$4738$0 ;
+  input [16:0] \port$4740$0 ;
+  wire [16:0] \port$4740$0 ;
+  input [34:0] \port$4821$271 ;
+  wire [34:0] \port$4821$271 ;
+  input [63:0] \port$4821$5 ;
+  wire [63:0] \port$4821$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -3862,28 +4113,28 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [7:0] \window.t_w1 ;
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4630$0 [8];
+  assign \$161  = ~ \port$4740$0 [8];
   assign \$162  = \$32  & \$161 ;
   assign \$163  = ~ \$32 ;
-  assign \$164  = ~ \port$4630$0 [8];
+  assign \$164  = ~ \port$4740$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4628$0 [216:209] - \port$4711$5 [63:56];
+  assign \$166  = \port$4738$0 [216:209] - \port$4821$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4630$0 [8];
+  assign \$169  = ~ \port$4740$0 [8];
   assign \$170  = \$40  & \$169 ;
   assign \$171  = ~ \$40 ;
-  assign \$172  = ~ \port$4630$0 [8];
+  assign \$172  = ~ \port$4740$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4628$0 [309:302] - \port$4711$5 [63:56];
+  assign \$174  = \port$4738$0 [309:302] - \port$4821$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4630$0 [8];
+  assign \$177  = ~ \port$4740$0 [8];
   assign \$178  = \$48  & \$177 ;
   assign \$179  = ~ \$48 ;
-  assign \$180  = ~ \port$4630$0 [8];
+  assign \$180  = ~ \port$4740$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4628$0 [402:395] - \port$4711$5 [63:56];
+  assign \$182  = \port$4738$0 [402:395] - \port$4821$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
   assign \$185  = ~ \$32 ;
@@ -3891,7 +4142,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$187  = ~ \$24 ;
   assign \$188  = ~ \$32 ;
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4628$0 [123:116] - \port$4628$0 [216:209];
+  assign \$190  = \port$4738$0 [123:116] - \port$4738$0 [216:209];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$40 ;
@@ -3899,7 +4150,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$32 ;
   assign \$196  = ~ \$40 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4628$0 [216:209] - \port$4628$0 [309:302];
+  assign \$198  = \port$4738$0 [216:209] - \port$4738$0 [309:302];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$48 ;
@@ -3907,7 +4158,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$40 ;
   assign \$204  = ~ \$48 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4628$0 [309:302] - \port$4628$0 [402:395];
+  assign \$206  = \port$4738$0 [309:302] - \port$4738$0 [402:395];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$24 ;
@@ -3915,7 +4166,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$48 ;
   assign \$212  = ~ \$24 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4628$0 [402:395] - \port$4628$0 [123:116];
+  assign \$214  = \port$4738$0 [402:395] - \port$4738$0 [123:116];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$40 ;
@@ -3923,7 +4174,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$24 ;
   assign \$220  = ~ \$40 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4628$0 [123:116] - \port$4628$0 [309:302];
+  assign \$222  = \port$4738$0 [123:116] - \port$4738$0 [309:302];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$48 ;
@@ -3931,7 +4182,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$32 ;
   assign \$228  = ~ \$48 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4628$0 [216:209] - \port$4628$0 [402:395];
+  assign \$230  = \port$4738$0 [216:209] - \port$4738$0 [402:395];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$24 ;
@@ -3939,7 +4190,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$40 ;
   assign \$236  = ~ \$24 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4628$0 [309:302] - \port$4628$0 [123:116];
+  assign \$238  = \port$4738$0 [309:302] - \port$4738$0 [123:116];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$32 ;
@@ -3947,7 +4198,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$48 ;
   assign \$244  = ~ \$32 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4628$0 [402:395] - \port$4628$0 [216:209];
+  assign \$246  = \port$4738$0 [402:395] - \port$4738$0 [216:209];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$48 ;
@@ -3955,7 +4206,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$24 ;
   assign \$252  = ~ \$48 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4628$0 [123:116] - \port$4628$0 [402:395];
+  assign \$254  = \port$4738$0 [123:116] - \port$4738$0 [402:395];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$24 ;
@@ -3963,7 +4214,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$32 ;
   assign \$260  = ~ \$24 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4628$0 [216:209] - \port$4628$0 [123:116];
+  assign \$262  = \port$4738$0 [216:209] - \port$4738$0 [123:116];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$32 ;
@@ -3971,7 +4222,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$40 ;
   assign \$268  = ~ \$32 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4628$0 [309:302] - \port$4628$0 [216:209];
+  assign \$270  = \port$4738$0 [309:302] - \port$4738$0 [216:209];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$40 ;
@@ -3979,589 +4230,589 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$48 ;
   assign \$276  = ~ \$40 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4628$0 [402:395] - \port$4628$0 [309:302];
+  assign \$278  = \port$4738$0 [402:395] - \port$4738$0 [309:302];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
-  assign \$281  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$283  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$281  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$283  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$284  = \$282  ? 7'h00 : \$283 [6:0];
-  assign \$285  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$285  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$287  = ~ \$286 ;
   assign \$288  = \$24  & \$287 ;
   assign \$289  = ~ \$24 ;
-  assign \$290  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$292  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$290  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$292  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$293  = \$291  ? 7'h00 : \$292 [6:0];
-  assign \$294  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$294  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$296  = ~ \$295 ;
   assign \$297  = \$289  & \$296 ;
-  assign \$298  = \port$4628$0 [123:116] - lanes[68:61];
+  assign \$298  = \port$4738$0 [123:116] - lanes[68:61];
   assign \$299  = \$297  & \$298 [7];
   assign \$300  = \$288  | \$299 ;
-  assign \$301  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$303  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$301  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$303  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$304  = \$302  ? 7'h00 : \$303 [6:0];
-  assign \$305  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$305  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$307  = ~ \$306 ;
   assign \$308  = \$32  & \$307 ;
   assign \$309  = ~ \$32 ;
-  assign \$310  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$312  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$310  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$312  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$313  = \$311  ? 7'h00 : \$312 [6:0];
-  assign \$314  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$314  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$316  = ~ \$315 ;
   assign \$317  = \$309  & \$316 ;
-  assign \$318  = \port$4628$0 [216:209] - lanes[68:61];
+  assign \$318  = \port$4738$0 [216:209] - lanes[68:61];
   assign \$319  = \$317  & \$318 [7];
   assign \$320  = \$308  | \$319 ;
-  assign \$321  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$323  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$321  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$323  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$324  = \$322  ? 7'h00 : \$323 [6:0];
-  assign \$325  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$325  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$327  = ~ \$326 ;
   assign \$328  = \$40  & \$327 ;
   assign \$329  = ~ \$40 ;
-  assign \$330  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$332  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$330  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$332  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$333  = \$331  ? 7'h00 : \$332 [6:0];
-  assign \$334  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$334  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$336  = ~ \$335 ;
   assign \$337  = \$329  & \$336 ;
-  assign \$338  = \port$4628$0 [309:302] - lanes[68:61];
+  assign \$338  = \port$4738$0 [309:302] - lanes[68:61];
   assign \$339  = \$337  & \$338 [7];
   assign \$340  = \$328  | \$339 ;
-  assign \$341  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$343  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$341  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$343  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$344  = \$342  ? 7'h00 : \$343 [6:0];
-  assign \$345  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$345  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$347  = ~ \$346 ;
   assign \$348  = \$48  & \$347 ;
   assign \$349  = ~ \$48 ;
-  assign \$350  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$352  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$350  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$352  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$353  = \$351  ? 7'h00 : \$352 [6:0];
-  assign \$354  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$354  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$356  = ~ \$355 ;
   assign \$357  = \$349  & \$356 ;
-  assign \$358  = \port$4628$0 [402:395] - lanes[68:61];
+  assign \$358  = \port$4738$0 [402:395] - lanes[68:61];
   assign \$359  = \$357  & \$358 [7];
   assign \$360  = \$348  | \$359 ;
-  assign \$361  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$363  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$361  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$363  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$364  = \$362  ? 7'h00 : \$363 [6:0];
-  assign \$365  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$365  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$367  = ~ \$24 ;
   assign \$368  = \$366  & \$367 ;
-  assign \$369  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$374 ;
   assign \$376  = ~ \$24 ;
   assign \$377  = \$375  & \$376 ;
-  assign \$378  = lanes[68:61] - \port$4628$0 [123:116];
+  assign \$378  = lanes[68:61] - \port$4738$0 [123:116];
   assign \$379  = \$377  & \$378 [7];
   assign \$380  = \$368  | \$379 ;
-  assign \$381  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$383  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$383  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$384  = \$382  ? 7'h00 : \$383 [6:0];
-  assign \$385  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$385  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$387  = ~ \$32 ;
   assign \$388  = \$386  & \$387 ;
-  assign \$389  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$394 ;
   assign \$396  = ~ \$32 ;
   assign \$397  = \$395  & \$396 ;
-  assign \$398  = lanes[68:61] - \port$4628$0 [216:209];
+  assign \$398  = lanes[68:61] - \port$4738$0 [216:209];
   assign \$399  = \$397  & \$398 [7];
   assign \$400  = \$388  | \$399 ;
-  assign \$401  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$403  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$403  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$404  = \$402  ? 7'h00 : \$403 [6:0];
-  assign \$405  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$405  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$407  = ~ \$40 ;
   assign \$408  = \$406  & \$407 ;
-  assign \$409  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$414 ;
   assign \$416  = ~ \$40 ;
   assign \$417  = \$415  & \$416 ;
-  assign \$418  = lanes[68:61] - \port$4628$0 [309:302];
+  assign \$418  = lanes[68:61] - \port$4738$0 [309:302];
   assign \$419  = \$417  & \$418 [7];
   assign \$420  = \$408  | \$419 ;
-  assign \$421  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$423  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$423  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$424  = \$422  ? 7'h00 : \$423 [6:0];
-  assign \$425  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$425  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$427  = ~ \$48 ;
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$434 ;
   assign \$436  = ~ \$48 ;
   assign \$437  = \$435  & \$436 ;
-  assign \$438  = lanes[68:61] - \port$4628$0 [402:395];
+  assign \$438  = lanes[68:61] - \port$4738$0 [402:395];
   assign \$439  = \$437  & \$438 [7];
   assign \$440  = \$428  | \$439 ;
-  assign \$441  = \port$4630$0 [16:9] - \port$4628$0 [123:116];
+  assign \$441  = \port$4740$0 [16:9] - \port$4738$0 [123:116];
   assign \$442  = ~ \$441 [7];
   assign \$443  = \$24  | \$442 ;
-  assign \$444  = \port$4630$0 [16:9] - \port$4628$0 [216:209];
+  assign \$444  = \port$4740$0 [16:9] - \port$4738$0 [216:209];
   assign \$445  = ~ \$444 [7];
   assign \$446  = \$32  | \$445 ;
-  assign \$447  = \port$4630$0 [16:9] - \port$4628$0 [309:302];
+  assign \$447  = \port$4740$0 [16:9] - \port$4738$0 [309:302];
   assign \$448  = ~ \$447 [7];
   assign \$449  = \$40  | \$448 ;
-  assign \$450  = \port$4630$0 [16:9] - \port$4628$0 [402:395];
+  assign \$450  = \port$4740$0 [16:9] - \port$4738$0 [402:395];
   assign \$451  = ~ \$450 [7];
   assign \$452  = \$48  | \$451 ;
-  assign \$453  = \port$4623$0 [60:5] == lanes[60:5];
-  assign \$454  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$456  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$453  = \port$4733$0 [60:5] == lanes[60:5];
+  assign \$454  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$456  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$457  = \$455  ? 7'h00 : \$456 [6:0];
-  assign \$458  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$460  = \port$4628$0 [1:0] + 1'h0;
-  assign \$462  = \port$4628$0 [1:0] + 1'h0;
-  assign \$464  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$466  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$458  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$460  = \port$4738$0 [1:0] + 1'h0;
+  assign \$462  = \port$4738$0 [1:0] + 1'h0;
+  assign \$464  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$467  = \$465  ? 7'h00 : \$466 [6:0];
-  assign \$468  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$470  = ~ \$469 ;
-  assign \$471  = \port$4630$0 [8] & \$470 ;
-  assign \$472  = ~ \port$4630$0 [8];
-  assign \$473  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$475  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$471  = \port$4740$0 [8] & \$470 ;
+  assign \$472  = ~ \port$4740$0 [8];
+  assign \$473  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$475  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$476  = \$474  ? 7'h00 : \$475 [6:0];
-  assign \$477  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$477  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$479  = ~ \$478 ;
   assign \$480  = \$472  & \$479 ;
-  assign \$481  = \port$4711$5 [63:56] - lanes[68:61];
+  assign \$481  = \port$4821$5 [63:56] - lanes[68:61];
   assign \$482  = \$480  & \$481 [7];
   assign \$483  = \$471  | \$482 ;
-  assign \$484  = \port$4628$0 [1:0] + 1'h0;
+  assign \$484  = \port$4738$0 [1:0] + 1'h0;
   assign \$486  = fw_wr0 ? \$483  : \$485 ;
-  assign \$487  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$489  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$487  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$490  = \$488  ? 7'h00 : \$489 [6:0];
-  assign \$491  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$493  = ~ \port$4630$0 [8];
+  assign \$491  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$493  = ~ \port$4740$0 [8];
   assign \$494  = \$492  & \$493 ;
-  assign \$495  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$499  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$501  = ~ \$500 ;
-  assign \$502  = ~ \port$4630$0 [8];
+  assign \$502  = ~ \port$4740$0 [8];
   assign \$503  = \$501  & \$502 ;
-  assign \$504  = lanes[68:61] - \port$4711$5 [63:56];
+  assign \$504  = lanes[68:61] - \port$4821$5 [63:56];
   assign \$505  = \$503  & \$504 [7];
   assign \$506  = \$494  | \$505 ;
-  assign \$507  = \port$4628$0 [1:0] + 1'h0;
+  assign \$507  = \port$4738$0 [1:0] + 1'h0;
   assign \$509  = fw_wr0 ? \$506  : \$508 ;
-  assign \$510  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
+  assign \$510  = \port$4740$0 [16:9] - \port$4821$5 [63:56];
   assign \$511  = ~ \$510 [7];
-  assign \$512  = \port$4630$0 [8] | \$511 ;
-  assign \$513  = \port$4628$0 [1:0] + 1'h0;
+  assign \$512  = \port$4740$0 [8] | \$511 ;
+  assign \$513  = \port$4738$0 [1:0] + 1'h0;
   assign \$515  = fw_wr0 ? \$512  : \$514 ;
-  assign \$516  = \port$4628$0 [1:0] + 1'h0;
-  assign \$518  = \port$4628$0 [1:0] + 1'h0;
-  assign \$520  = \port$4628$0 [1:0] + 1'h0;
-  assign \$522  = \port$4628$0 [12:11] + 1'h0;
-  assign \$524  = \port$4628$0 [12:11] + 1'h0;
-  assign \$526  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$528  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$516  = \port$4738$0 [1:0] + 1'h0;
+  assign \$518  = \port$4738$0 [1:0] + 1'h0;
+  assign \$520  = \port$4738$0 [1:0] + 1'h0;
+  assign \$522  = \port$4738$0 [12:11] + 1'h0;
+  assign \$524  = \port$4738$0 [12:11] + 1'h0;
+  assign \$526  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$528  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$529  = \$527  ? 7'h00 : \$528 [6:0];
-  assign \$530  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$530  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$532  = ~ \$531 ;
-  assign \$533  = \port$4630$0 [8] & \$532 ;
-  assign \$534  = ~ \port$4630$0 [8];
-  assign \$535  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$537  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$4740$0 [8] & \$532 ;
+  assign \$534  = ~ \port$4740$0 [8];
+  assign \$535  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$538  = \$536  ? 7'h00 : \$537 [6:0];
-  assign \$539  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$539  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$541  = ~ \$540 ;
   assign \$542  = \$534  & \$541 ;
-  assign \$543  = \port$4711$5 [63:56] - lanes[68:61];
+  assign \$543  = \port$4821$5 [63:56] - lanes[68:61];
   assign \$544  = \$542  & \$543 [7];
   assign \$545  = \$533  | \$544 ;
-  assign \$546  = \port$4628$0 [12:11] + 1'h0;
+  assign \$546  = \port$4738$0 [12:11] + 1'h0;
   assign \$548  = fw_wr1 ? \$545  : \$547 ;
-  assign \$549  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$551  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$552  = \$550  ? 7'h00 : \$551 [6:0];
-  assign \$553  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$555  = ~ \port$4630$0 [8];
+  assign \$553  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$555  = ~ \port$4740$0 [8];
   assign \$556  = \$554  & \$555 ;
-  assign \$557  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$561  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$563  = ~ \$562 ;
-  assign \$564  = ~ \port$4630$0 [8];
+  assign \$564  = ~ \port$4740$0 [8];
   assign \$565  = \$563  & \$564 ;
-  assign \$566  = lanes[68:61] - \port$4711$5 [63:56];
+  assign \$566  = lanes[68:61] - \port$4821$5 [63:56];
   assign \$567  = \$565  & \$566 [7];
   assign \$568  = \$556  | \$567 ;
-  assign \$569  = \port$4628$0 [12:11] + 1'h0;
+  assign \$569  = \port$4738$0 [12:11] + 1'h0;
   assign \$571  = fw_wr1 ? \$568  : \$570 ;
-  assign \$572  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
+  assign \$572  = \port$4740$0 [16:9] - \port$4821$5 [63:56];
   assign \$573  = ~ \$572 [7];
-  assign \$574  = \port$4630$0 [8] | \$573 ;
-  assign \$575  = \port$4628$0 [12:11] + 1'h0;
+  assign \$574  = \port$4740$0 [8] | \$573 ;
+  assign \$575  = \port$4738$0 [12:11] + 1'h0;
   assign \$577  = fw_wr1 ? \$574  : \$576 ;
-  assign \$578  = \port$4628$0 [12:11] + 1'h0;
-  assign \$580  = \port$4628$0 [12:11] + 1'h0;
-  assign \$582  = \port$4628$0 [12:11] + 1'h0;
-  assign \$584  = \port$4628$0 [23:22] + 1'h0;
-  assign \$586  = \port$4628$0 [23:22] + 1'h0;
-  assign \$588  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$590  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$578  = \port$4738$0 [12:11] + 1'h0;
+  assign \$580  = \port$4738$0 [12:11] + 1'h0;
+  assign \$582  = \port$4738$0 [12:11] + 1'h0;
+  assign \$584  = \port$4738$0 [23:22] + 1'h0;
+  assign \$586  = \port$4738$0 [23:22] + 1'h0;
+  assign \$588  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$590  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$591  = \$589  ? 7'h00 : \$590 [6:0];
-  assign \$592  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$592  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$594  = ~ \$593 ;
-  assign \$595  = \port$4630$0 [8] & \$594 ;
-  assign \$596  = ~ \port$4630$0 [8];
-  assign \$597  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$599  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$595  = \port$4740$0 [8] & \$594 ;
+  assign \$596  = ~ \port$4740$0 [8];
+  assign \$597  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$599  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$600  = \$598  ? 7'h00 : \$599 [6:0];
-  assign \$601  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$601  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$603  = ~ \$602 ;
   assign \$604  = \$596  & \$603 ;
-  assign \$605  = \port$4711$5 [63:56] - lanes[68:61];
+  assign \$605  = \port$4821$5 [63:56] - lanes[68:61];
   assign \$606  = \$604  & \$605 [7];
   assign \$607  = \$595  | \$606 ;
-  assign \$608  = \port$4628$0 [23:22] + 1'h0;
+  assign \$608  = \port$4738$0 [23:22] + 1'h0;
   assign \$610  = fw_wr2 ? \$607  : \$609 ;
-  assign \$611  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$613  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$611  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$613  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$614  = \$612  ? 7'h00 : \$613 [6:0];
-  assign \$615  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$617  = ~ \port$4630$0 [8];
+  assign \$615  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$617  = ~ \port$4740$0 [8];
   assign \$618  = \$616  & \$617 ;
-  assign \$619  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$623  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$625  = ~ \$624 ;
-  assign \$626  = ~ \port$4630$0 [8];
+  assign \$626  = ~ \port$4740$0 [8];
   assign \$627  = \$625  & \$626 ;
-  assign \$628  = lanes[68:61] - \port$4711$5 [63:56];
+  assign \$628  = lanes[68:61] - \port$4821$5 [63:56];
   assign \$629  = \$627  & \$628 [7];
   assign \$630  = \$618  | \$629 ;
-  assign \$631  = \port$4628$0 [23:22] + 1'h0;
+  assign \$631  = \port$4738$0 [23:22] + 1'h0;
   assign \$633  = fw_wr2 ? \$630  : \$632 ;
-  assign \$634  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
+  assign \$634  = \port$4740$0 [16:9] - \port$4821$5 [63:56];
   assign \$635  = ~ \$634 [7];
-  assign \$636  = \port$4630$0 [8] | \$635 ;
-  assign \$637  = \port$4628$0 [23:22] + 1'h0;
+  assign \$636  = \port$4740$0 [8] | \$635 ;
+  assign \$637  = \port$4738$0 [23:22] + 1'h0;
   assign \$639  = fw_wr2 ? \$636  : \$638 ;
-  assign \$640  = \port$4628$0 [23:22] + 1'h0;
-  assign \$642  = \port$4628$0 [23:22] + 1'h0;
-  assign \$644  = \port$4628$0 [23:22] + 1'h0;
-  assign \$646  = \port$4628$0 [34:33] + 1'h0;
-  assign \$648  = \port$4628$0 [34:33] + 1'h0;
-  assign \$650  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$652  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$4738$0 [23:22] + 1'h0;
+  assign \$642  = \port$4738$0 [23:22] + 1'h0;
+  assign \$644  = \port$4738$0 [23:22] + 1'h0;
+  assign \$646  = \port$4738$0 [34:33] + 1'h0;
+  assign \$648  = \port$4738$0 [34:33] + 1'h0;
+  assign \$650  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$653  = \$651  ? 7'h00 : \$652 [6:0];
-  assign \$654  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$654  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$656  = ~ \$655 ;
-  assign \$657  = \port$4630$0 [8] & \$656 ;
-  assign \$658  = ~ \port$4630$0 [8];
-  assign \$659  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$661  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$657  = \port$4740$0 [8] & \$656 ;
+  assign \$658  = ~ \port$4740$0 [8];
+  assign \$659  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$662  = \$660  ? 7'h00 : \$661 [6:0];
-  assign \$663  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$663  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$665  = ~ \$664 ;
   assign \$666  = \$658  & \$665 ;
-  assign \$667  = \port$4711$5 [63:56] - lanes[68:61];
+  assign \$667  = \port$4821$5 [63:56] - lanes[68:61];
   assign \$668  = \$666  & \$667 [7];
   assign \$669  = \$657  | \$668 ;
-  assign \$670  = \port$4628$0 [34:33] + 1'h0;
+  assign \$670  = \port$4738$0 [34:33] + 1'h0;
   assign \$672  = fw_wr3 ? \$669  : \$671 ;
-  assign \$673  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$675  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$675  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$676  = \$674  ? 7'h00 : \$675 [6:0];
-  assign \$677  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$679  = ~ \port$4630$0 [8];
+  assign \$677  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$679  = ~ \port$4740$0 [8];
   assign \$680  = \$678  & \$679 ;
-  assign \$681  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$685  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$687  = ~ \$686 ;
-  assign \$688  = ~ \port$4630$0 [8];
+  assign \$688  = ~ \port$4740$0 [8];
   assign \$689  = \$687  & \$688 ;
-  assign \$690  = lanes[68:61] - \port$4711$5 [63:56];
+  assign \$690  = lanes[68:61] - \port$4821$5 [63:56];
   assign \$691  = \$689  & \$690 [7];
   assign \$692  = \$680  | \$691 ;
-  assign \$693  = \port$4628$0 [34:33] + 1'h0;
+  assign \$693  = \port$4738$0 [34:33] + 1'h0;
   assign \$695  = fw_wr3 ? \$692  : \$694 ;
-  assign \$696  = \port$4630$0 [16:9] - \port$4711$5 [63:56];
+  assign \$696  = \port$4740$0 [16:9] - \port$4821$5 [63:56];
   assign \$697  = ~ \$696 [7];
-  assign \$698  = \port$4630$0 [8] | \$697 ;
-  assign \$699  = \port$4628$0 [34:33] + 1'h0;
+  assign \$698  = \port$4740$0 [8] | \$697 ;
+  assign \$699  = \port$4738$0 [34:33] + 1'h0;
   assign \$701  = fw_wr3 ? \$698  : \$700 ;
-  assign \$702  = \port$4628$0 [34:33] + 1'h0;
-  assign \$704  = \port$4628$0 [34:33] + 1'h0;
-  assign \$706  = \port$4628$0 [34:33] + 1'h0;
-  assign \$708  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$710  = \port$4623$0 [68:61] - lanes[68:61];
+  assign \$702  = \port$4738$0 [34:33] + 1'h0;
+  assign \$704  = \port$4738$0 [34:33] + 1'h0;
+  assign \$706  = \port$4738$0 [34:33] + 1'h0;
+  assign \$708  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$4733$0 [68:61] - lanes[68:61];
   assign \$711  = \$709  ? 7'h00 : \$710 [6:0];
-  assign \$712  = \port$4623$0 [68:61] - lanes[68:61];
-  assign \$714  = \port$4630$0 [16:9] - lanes[68:61];
+  assign \$712  = \port$4733$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$4740$0 [16:9] - lanes[68:61];
   assign \$715  = ~ \$714 [7];
   assign \$716  = \$713  | \$715 ;
-  assign \$717  = | { \port$4624$0 [28], \port$4624$0 [24], \port$4624$0 [20], \port$4624$0 [16] };
-  assign \$718  = | { \port$4624$0 [28], \port$4624$0 [20] };
-  assign \$719  = | { \port$4624$0 [28], \port$4624$0 [24] };
-  assign \$720  = | { \port$4624$0 [29], \port$4624$0 [25], \port$4624$0 [21], \port$4624$0 [17] };
-  assign \$721  = | { \port$4624$0 [29], \port$4624$0 [21] };
-  assign \$722  = | { \port$4624$0 [29], \port$4624$0 [25] };
-  assign \$723  = | { \port$4624$0 [30], \port$4624$0 [26], \port$4624$0 [22], \port$4624$0 [18] };
-  assign \$724  = | { \port$4624$0 [30], \port$4624$0 [22] };
-  assign \$725  = | { \port$4624$0 [30], \port$4624$0 [26] };
-  assign \$726  = | { \port$4624$0 [31], \port$4624$0 [27], \port$4624$0 [23], \port$4624$0 [19] };
-  assign \$727  = | { \port$4624$0 [31], \port$4624$0 [23] };
-  assign \$728  = | { \port$4624$0 [31], \port$4624$0 [27] };
-  assign \$729  = \port$4628$0 [1:0] + 1'h0;
+  assign \$717  = | { \port$4734$0 [28], \port$4734$0 [24], \port$4734$0 [20], \port$4734$0 [16] };
+  assign \$718  = | { \port$4734$0 [28], \port$4734$0 [20] };
+  assign \$719  = | { \port$4734$0 [28], \port$4734$0 [24] };
+  assign \$720  = | { \port$4734$0 [29], \port$4734$0 [25], \port$4734$0 [21], \port$4734$0 [17] };
+  assign \$721  = | { \port$4734$0 [29], \port$4734$0 [21] };
+  assign \$722  = | { \port$4734$0 [29], \port$4734$0 [25] };
+  assign \$723  = | { \port$4734$0 [30], \port$4734$0 [26], \port$4734$0 [22], \port$4734$0 [18] };
+  assign \$724  = | { \port$4734$0 [30], \port$4734$0 [22] };
+  assign \$725  = | { \port$4734$0 [30], \port$4734$0 [26] };
+  assign \$726  = | { \port$4734$0 [31], \port$4734$0 [27], \port$4734$0 [23], \port$4734$0 [19] };
+  assign \$727  = | { \port$4734$0 [31], \port$4734$0 [23] };
+  assign \$728  = | { \port$4734$0 [31], \port$4734$0 [27] };
+  assign \$729  = \port$4738$0 [1:0] + 1'h0;
   assign \$731  = \$730  >= 16'hffff;
-  assign \$732  = \port$4628$0 [1:0] + 1'h0;
+  assign \$732  = \port$4738$0 [1:0] + 1'h0;
   assign \$734  = \$733  + 1'h1;
   assign \$735  = \$731  ? 17'h0ffff : \$734 ;
-  assign \$736  = fw_wr0 ? \port$4711$271 [34:19] : \$735 [15:0];
-  assign \$737  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$738  = \port$4711$271 [34:19] + 1'h1;
+  assign \$736  = fw_wr0 ? \port$4821$271 [34:19] : \$735 [15:0];
+  assign \$737  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$738  = \port$4821$271 [34:19] + 1'h1;
   assign \$739  = \$737  ? 17'h0ffff : \$738 ;
-  assign \$740  = \port$4628$0 [1:0] + 1'h0;
+  assign \$740  = \port$4738$0 [1:0] + 1'h0;
   assign \$742  = \$741  >= 16'hfffe;
-  assign \$743  = \port$4628$0 [1:0] + 1'h0;
+  assign \$743  = \port$4738$0 [1:0] + 1'h0;
   assign \$745  = \$744  + 2'h2;
   assign \$746  = \$742  ? 17'h0ffff : \$745 ;
   assign \$747  = fw_wr0 ? \$739 [15:0] : \$746 [15:0];
-  assign \$748  = \port$4628$0 [10:2] == sc_mark_row_next;
-  assign \$749  = \port$4628$0 [12:11] + 1'h0;
+  assign \$748  = \port$4738$0 [10:2] == sc_mark_row_next;
+  assign \$749  = \port$4738$0 [12:11] + 1'h0;
   assign \$751  = \$750  >= 16'hffff;
-  assign \$752  = \port$4628$0 [12:11] + 1'h0;
+  assign \$752  = \port$4738$0 [12:11] + 1'h0;
   assign \$754  = \$753  + 1'h1;
   assign \$755  = \$751  ? 17'h0ffff : \$754 ;
-  assign \$756  = fw_wr1 ? \port$4711$271 [34:19] : \$755 [15:0];
-  assign \$757  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$758  = \port$4711$271 [34:19] + 1'h1;
+  assign \$756  = fw_wr1 ? \port$4821$271 [34:19] : \$755 [15:0];
+  assign \$757  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$758  = \port$4821$271 [34:19] + 1'h1;
   assign \$759  = \$757  ? 17'h0ffff : \$758 ;
-  assign \$760  = \port$4628$0 [12:11] + 1'h0;
+  assign \$760  = \port$4738$0 [12:11] + 1'h0;
   assign \$762  = \$761  >= 16'hfffe;
-  assign \$763  = \port$4628$0 [12:11] + 1'h0;
+  assign \$763  = \port$4738$0 [12:11] + 1'h0;
   assign \$765  = \$764  + 2'h2;
   assign \$766  = \$762  ? 17'h0ffff : \$765 ;
   assign \$767  = fw_wr1 ? \$759 [15:0] : \$766 [15:0];
-  assign \$768  = \port$4628$0 [21:13] == sc_mark_row_next;
-  assign \$769  = \port$4628$0 [23:22] + 1'h0;
+  assign \$768  = \port$4738$0 [21:13] == sc_mark_row_next;
+  assign \$769  = \port$4738$0 [23:22] + 1'h0;
   assign \$771  = \$770  >= 16'hffff;
-  assign \$772  = \port$4628$0 [23:22] + 1'h0;
+  assign \$772  = \port$4738$0 [23:22] + 1'h0;
   assign \$774  = \$773  + 1'h1;
   assign \$775  = \$771  ? 17'h0ffff : \$774 ;
-  assign \$776  = fw_wr2 ? \port$4711$271 [34:19] : \$775 [15:0];
-  assign \$777  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$778  = \port$4711$271 [34:19] + 1'h1;
+  assign \$776  = fw_wr2 ? \port$4821$271 [34:19] : \$775 [15:0];
+  assign \$777  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$778  = \port$4821$271 [34:19] + 1'h1;
   assign \$779  = \$777  ? 17'h0ffff : \$778 ;
-  assign \$780  = \port$4628$0 [23:22] + 1'h0;
+  assign \$780  = \port$4738$0 [23:22] + 1'h0;
   assign \$782  = \$781  >= 16'hfffe;
-  assign \$783  = \port$4628$0 [23:22] + 1'h0;
+  assign \$783  = \port$4738$0 [23:22] + 1'h0;
   assign \$785  = \$784  + 2'h2;
   assign \$786  = \$782  ? 17'h0ffff : \$785 ;
   assign \$787  = fw_wr2 ? \$779 [15:0] : \$786 [15:0];
-  assign \$788  = \port$4628$0 [32:24] == sc_mark_row_next;
-  assign \$789  = \port$4628$0 [34:33] + 1'h0;
+  assign \$788  = \port$4738$0 [32:24] == sc_mark_row_next;
+  assign \$789  = \port$4738$0 [34:33] + 1'h0;
   assign \$791  = \$790  >= 16'hffff;
-  assign \$792  = \port$4628$0 [34:33] + 1'h0;
+  assign \$792  = \port$4738$0 [34:33] + 1'h0;
   assign \$794  = \$793  + 1'h1;
   assign \$795  = \$791  ? 17'h0ffff : \$794 ;
-  assign \$796  = fw_wr3 ? \port$4711$271 [34:19] : \$795 [15:0];
-  assign \$797  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$798  = \port$4711$271 [34:19] + 1'h1;
+  assign \$796  = fw_wr3 ? \port$4821$271 [34:19] : \$795 [15:0];
+  assign \$797  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$798  = \port$4821$271 [34:19] + 1'h1;
   assign \$799  = \$797  ? 17'h0ffff : \$798 ;
-  assign \$800  = \port$4628$0 [34:33] + 1'h0;
+  assign \$800  = \port$4738$0 [34:33] + 1'h0;
   assign \$802  = \$801  >= 16'hfffe;
-  assign \$803  = \port$4628$0 [34:33] + 1'h0;
+  assign \$803  = \port$4738$0 [34:33] + 1'h0;
   assign \$805  = \$804  + 2'h2;
   assign \$806  = \$802  ? 17'h0ffff : \$805 ;
   assign \$807  = fw_wr3 ? \$799 [15:0] : \$806 [15:0];
-  assign \$808  = \port$4628$0 [43:35] == sc_mark_row_next;
+  assign \$808  = \port$4738$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$809 ;
-  assign \$1  = sc_mark_intent[0] & \port$4628$0 [136];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4628$0 [126];
-  assign \$3  = sc_mark_intent[1] & \port$4628$0 [229];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4628$0 [219];
-  assign \$5  = sc_mark_intent[2] & \port$4628$0 [322];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4628$0 [312];
-  assign \$7  = sc_mark_intent[3] & \port$4628$0 [415];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4628$0 [405];
-  assign \$9  = \port$4628$0 [99:44] == \port$4623$0 [60:5];
-  assign \$10  = \port$4628$0 [124] & \$9 ;
-  assign \$11  = \port$4628$0 [192:137] == \port$4623$0 [60:5];
-  assign \$12  = \port$4628$0 [217] & \$11 ;
-  assign \$13  = \port$4628$0 [285:230] == \port$4623$0 [60:5];
-  assign \$14  = \port$4628$0 [310] & \$13 ;
-  assign \$15  = \port$4628$0 [378:323] == \port$4623$0 [60:5];
-  assign \$16  = \port$4628$0 [403] & \$15 ;
-  assign \$17  = \port$4628$0 [125] ^ \port$4628$0 [126];
-  assign \$18  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
+  assign \$1  = sc_mark_intent[0] & \port$4738$0 [136];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4738$0 [126];
+  assign \$3  = sc_mark_intent[1] & \port$4738$0 [229];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4738$0 [219];
+  assign \$5  = sc_mark_intent[2] & \port$4738$0 [322];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4738$0 [312];
+  assign \$7  = sc_mark_intent[3] & \port$4738$0 [415];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4738$0 [405];
+  assign \$9  = \port$4738$0 [99:44] == \port$4733$0 [60:5];
+  assign \$10  = \port$4738$0 [124] & \$9 ;
+  assign \$11  = \port$4738$0 [192:137] == \port$4733$0 [60:5];
+  assign \$12  = \port$4738$0 [217] & \$11 ;
+  assign \$13  = \port$4738$0 [285:230] == \port$4733$0 [60:5];
+  assign \$14  = \port$4738$0 [310] & \$13 ;
+  assign \$15  = \port$4738$0 [378:323] == \port$4733$0 [60:5];
+  assign \$16  = \port$4738$0 [403] & \$15 ;
+  assign \$17  = \port$4738$0 [125] ^ \port$4738$0 [126];
+  assign \$18  = \port$4733$0 [68:61] - \port$4738$0 [123:116];
   assign \$19  = \$17  | \$18 [7];
-  assign \$20  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
+  assign \$20  = \port$4733$0 [68:61] - \port$4738$0 [123:116];
   assign \$21  = \$19  ? 7'h00 : \$20 [6:0];
-  assign \$22  = \port$4628$0 [125] ^ \port$4628$0 [126];
-  assign \$23  = \port$4623$0 [68:61] - \port$4628$0 [123:116];
+  assign \$22  = \port$4738$0 [125] ^ \port$4738$0 [126];
+  assign \$23  = \port$4733$0 [68:61] - \port$4738$0 [123:116];
   assign \$24  = \$22  | \$23 [7];
-  assign \$25  = \port$4628$0 [218] ^ \port$4628$0 [219];
-  assign \$26  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
+  assign \$25  = \port$4738$0 [218] ^ \port$4738$0 [219];
+  assign \$26  = \port$4733$0 [68:61] - \port$4738$0 [216:209];
   assign \$27  = \$25  | \$26 [7];
-  assign \$28  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
+  assign \$28  = \port$4733$0 [68:61] - \port$4738$0 [216:209];
   assign \$29  = \$27  ? 7'h00 : \$28 [6:0];
-  assign \$30  = \port$4628$0 [218] ^ \port$4628$0 [219];
-  assign \$31  = \port$4623$0 [68:61] - \port$4628$0 [216:209];
+  assign \$30  = \port$4738$0 [218] ^ \port$4738$0 [219];
+  assign \$31  = \port$4733$0 [68:61] - \port$4738$0 [216:209];
   assign \$32  = \$30  | \$31 [7];
-  assign \$33  = \port$4628$0 [311] ^ \port$4628$0 [312];
-  assign \$34  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
+  assign \$33  = \port$4738$0 [311] ^ \port$4738$0 [312];
+  assign \$34  = \port$4733$0 [68:61] - \port$4738$0 [309:302];
   assign \$35  = \$33  | \$34 [7];
-  assign \$36  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
+  assign \$36  = \port$4733$0 [68:61] - \port$4738$0 [309:302];
   assign \$37  = \$35  ? 7'h00 : \$36 [6:0];
-  assign \$38  = \port$4628$0 [311] ^ \port$4628$0 [312];
-  assign \$39  = \port$4623$0 [68:61] - \port$4628$0 [309:302];
+  assign \$38  = \port$4738$0 [311] ^ \port$4738$0 [312];
+  assign \$39  = \port$4733$0 [68:61] - \port$4738$0 [309:302];
   assign \$40  = \$38  | \$39 [7];
-  assign \$41  = \port$4628$0 [404] ^ \port$4628$0 [405];
-  assign \$42  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
+  assign \$41  = \port$4738$0 [404] ^ \port$4738$0 [405];
+  assign \$42  = \port$4733$0 [68:61] - \port$4738$0 [402:395];
   assign \$43  = \$41  | \$42 [7];
-  assign \$44  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
+  assign \$44  = \port$4733$0 [68:61] - \port$4738$0 [402:395];
   assign \$45  = \$43  ? 7'h00 : \$44 [6:0];
-  assign \$46  = \port$4628$0 [404] ^ \port$4628$0 [405];
-  assign \$47  = \port$4623$0 [68:61] - \port$4628$0 [402:395];
+  assign \$46  = \port$4738$0 [404] ^ \port$4738$0 [405];
+  assign \$47  = \port$4733$0 [68:61] - \port$4738$0 [402:395];
   assign \$48  = \$46  | \$47 [7];
-  assign \$49  = forward__lane & \port$4624$0 [3:0];
+  assign \$49  = forward__lane & \port$4734$0 [3:0];
   assign \$50  = | \$49 ;
-  assign fw_wr0 = \port$4711$271 [1] & \$50 ;
-  assign fw_inv0 = \port$4711$271 [2] & \port$4624$0 [0];
-  assign \$51  = \port$4628$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$4821$271 [1] & \$50 ;
+  assign fw_inv0 = \port$4821$271 [2] & \port$4734$0 [0];
+  assign \$51  = \port$4738$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
   assign valid0 = fw_wr0 | \$54 ;
-  assign \$55  = \port$4628$0 [1:0] + 1'h0;
+  assign \$55  = \port$4738$0 [1:0] + 1'h0;
   assign \$57  = ~ fw_inv0;
   assign \$58  = \$56  & \$57 ;
-  assign match0 = fw_wr0 ? \port$4630$0 [0] : \$58 ;
-  assign \$59  = \port$4628$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4711$5 [55:0] : \$60 ;
-  assign \$61  = \port$4628$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4630$0 [8:1] : \$62 ;
-  assign \$63  = \port$4628$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4711$271 [18:3] : \$64 ;
-  assign \$65  = \port$4628$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4711$271 [0] : \$66 ;
-  assign \$67  = forward__lane & \port$4624$0 [7:4];
+  assign match0 = fw_wr0 ? \port$4740$0 [0] : \$58 ;
+  assign \$59  = \port$4738$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4821$5 [55:0] : \$60 ;
+  assign \$61  = \port$4738$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4740$0 [8:1] : \$62 ;
+  assign \$63  = \port$4738$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4821$271 [18:3] : \$64 ;
+  assign \$65  = \port$4738$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4821$271 [0] : \$66 ;
+  assign \$67  = forward__lane & \port$4734$0 [7:4];
   assign \$68  = | \$67 ;
-  assign fw_wr1 = \port$4711$271 [1] & \$68 ;
-  assign fw_inv1 = \port$4711$271 [2] & \port$4624$0 [4];
-  assign \$69  = \port$4628$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$4821$271 [1] & \$68 ;
+  assign fw_inv1 = \port$4821$271 [2] & \port$4734$0 [4];
+  assign \$69  = \port$4738$0 [12:11] + 1'h0;
   assign \$71  = ~ fw_inv1;
   assign \$72  = \$70  & \$71 ;
   assign valid1 = fw_wr1 | \$72 ;
-  assign \$73  = \port$4628$0 [12:11] + 1'h0;
+  assign \$73  = \port$4738$0 [12:11] + 1'h0;
   assign \$75  = ~ fw_inv1;
   assign \$76  = \$74  & \$75 ;
-  assign match1 = fw_wr1 ? \port$4630$0 [0] : \$76 ;
-  assign \$77  = \port$4628$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4711$5 [55:0] : \$78 ;
-  assign \$79  = \port$4628$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4630$0 [8:1] : \$80 ;
-  assign \$81  = \port$4628$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4711$271 [18:3] : \$82 ;
-  assign \$83  = \port$4628$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4711$271 [0] : \$84 ;
-  assign \$85  = forward__lane & \port$4624$0 [11:8];
+  assign match1 = fw_wr1 ? \port$4740$0 [0] : \$76 ;
+  assign \$77  = \port$4738$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4821$5 [55:0] : \$78 ;
+  assign \$79  = \port$4738$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4740$0 [8:1] : \$80 ;
+  assign \$81  = \port$4738$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4821$271 [18:3] : \$82 ;
+  assign \$83  = \port$4738$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4821$271 [0] : \$84 ;
+  assign \$85  = forward__lane & \port$4734$0 [11:8];
   assign \$86  = | \$85 ;
-  assign fw_wr2 = \port$4711$271 [1] & \$86 ;
-  assign fw_inv2 = \port$4711$271 [2] & \port$4624$0 [8];
-  assign \$87  = \port$4628$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$4821$271 [1] & \$86 ;
+  assign fw_inv2 = \port$4821$271 [2] & \port$4734$0 [8];
+  assign \$87  = \port$4738$0 [23:22] + 1'h0;
   assign \$89  = ~ fw_inv2;
   assign \$90  = \$88  & \$89 ;
   assign valid2 = fw_wr2 | \$90 ;
-  assign \$91  = \port$4628$0 [23:22] + 1'h0;
+  assign \$91  = \port$4738$0 [23:22] + 1'h0;
   assign \$93  = ~ fw_inv2;
   assign \$94  = \$92  & \$93 ;
-  assign match2 = fw_wr2 ? \port$4630$0 [0] : \$94 ;
-  assign \$95  = \port$4628$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4711$5 [55:0] : \$96 ;
-  assign \$97  = \port$4628$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4630$0 [8:1] : \$98 ;
-  assign \$99  = \port$4628$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4711$271 [18:3] : \$100 ;
-  assign \$101  = \port$4628$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4711$271 [0] : \$102 ;
-  assign \$103  = forward__lane & \port$4624$0 [15:12];
+  assign match2 = fw_wr2 ? \port$4740$0 [0] : \$94 ;
+  assign \$95  = \port$4738$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4821$5 [55:0] : \$96 ;
+  assign \$97  = \port$4738$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4740$0 [8:1] : \$98 ;
+  assign \$99  = \port$4738$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4821$271 [18:3] : \$100 ;
+  assign \$101  = \port$4738$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4821$271 [0] : \$102 ;
+  assign \$103  = forward__lane & \port$4734$0 [15:12];
   assign \$104  = | \$103 ;
-  assign fw_wr3 = \port$4711$271 [1] & \$104 ;
-  assign fw_inv3 = \port$4711$271 [2] & \port$4624$0 [12];
-  assign \$105  = \port$4628$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$4821$271 [1] & \$104 ;
+  assign fw_inv3 = \port$4821$271 [2] & \port$4734$0 [12];
+  assign \$105  = \port$4738$0 [34:33] + 1'h0;
   assign \$107  = ~ fw_inv3;
   assign \$108  = \$106  & \$107 ;
   assign valid3 = fw_wr3 | \$108 ;
-  assign \$109  = \port$4628$0 [34:33] + 1'h0;
+  assign \$109  = \port$4738$0 [34:33] + 1'h0;
   assign \$111  = ~ fw_inv3;
   assign \$112  = \$110  & \$111 ;
-  assign match3 = fw_wr3 ? \port$4630$0 [0] : \$112 ;
-  assign \$113  = \port$4628$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4711$5 [55:0] : \$114 ;
-  assign \$115  = \port$4628$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4630$0 [8:1] : \$116 ;
-  assign \$117  = \port$4628$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4711$271 [18:3] : \$118 ;
-  assign \$119  = \port$4628$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4711$271 [0] : \$120 ;
+  assign match3 = fw_wr3 ? \port$4740$0 [0] : \$112 ;
+  assign \$113  = \port$4738$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4821$5 [55:0] : \$114 ;
+  assign \$115  = \port$4738$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4740$0 [8:1] : \$116 ;
+  assign \$117  = \port$4738$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4821$271 [18:3] : \$118 ;
+  assign \$119  = \port$4738$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4821$271 [0] : \$120 ;
   assign \$121  = ~ \$24 ;
-  assign \$122  = \port$4630$0 [8] & \$121 ;
-  assign \$123  = ~ \port$4630$0 [8];
+  assign \$122  = \port$4740$0 [8] & \$121 ;
+  assign \$123  = ~ \port$4740$0 [8];
   assign \$124  = ~ \$24 ;
   assign \$125  = \$123  & \$124 ;
-  assign \$126  = \port$4711$5 [63:56] - \port$4628$0 [123:116];
+  assign \$126  = \port$4821$5 [63:56] - \port$4738$0 [123:116];
   assign \$127  = \$125  & \$126 [7];
   assign \$128  = \$122  | \$127 ;
   assign \$129  = ~ \$32 ;
-  assign \$130  = \port$4630$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4630$0 [8];
+  assign \$130  = \port$4740$0 [8] & \$129 ;
+  assign \$131  = ~ \port$4740$0 [8];
   assign \$132  = ~ \$32 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4711$5 [63:56] - \port$4628$0 [216:209];
+  assign \$134  = \port$4821$5 [63:56] - \port$4738$0 [216:209];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$40 ;
-  assign \$138  = \port$4630$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4630$0 [8];
+  assign \$138  = \port$4740$0 [8] & \$137 ;
+  assign \$139  = ~ \port$4740$0 [8];
   assign \$140  = ~ \$40 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4711$5 [63:56] - \port$4628$0 [309:302];
+  assign \$142  = \port$4821$5 [63:56] - \port$4738$0 [309:302];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$48 ;
-  assign \$146  = \port$4630$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4630$0 [8];
+  assign \$146  = \port$4740$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4740$0 [8];
   assign \$148  = ~ \$48 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4711$5 [63:56] - \port$4628$0 [402:395];
+  assign \$150  = \port$4821$5 [63:56] - \port$4738$0 [402:395];
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
-  assign \$153  = ~ \port$4630$0 [8];
+  assign \$153  = ~ \port$4740$0 [8];
   assign \$154  = \$24  & \$153 ;
   assign \$155  = ~ \$24 ;
-  assign \$156  = ~ \port$4630$0 [8];
+  assign \$156  = ~ \port$4740$0 [8];
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4628$0 [123:116] - \port$4711$5 [63:56];
+  assign \$158  = \port$4738$0 [123:116] - \port$4821$5 [63:56];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -5015,13 +5266,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$729 [1:0])
       2'h0:
-          \$730  = \port$4628$0 [115:100];
+          \$730  = \port$4738$0 [115:100];
       2'h1:
-          \$730  = \port$4628$0 [208:193];
+          \$730  = \port$4738$0 [208:193];
       2'h2:
-          \$730  = \port$4628$0 [301:286];
+          \$730  = \port$4738$0 [301:286];
       2'h3:
-          \$730  = \port$4628$0 [394:379];
+          \$730  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5029,13 +5280,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$732 [1:0])
       2'h0:
-          \$733  = \port$4628$0 [115:100];
+          \$733  = \port$4738$0 [115:100];
       2'h1:
-          \$733  = \port$4628$0 [208:193];
+          \$733  = \port$4738$0 [208:193];
       2'h2:
-          \$733  = \port$4628$0 [301:286];
+          \$733  = \port$4738$0 [301:286];
       2'h3:
-          \$733  = \port$4628$0 [394:379];
+          \$733  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5043,13 +5294,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$4628$0 [115:100];
+          \$741  = \port$4738$0 [115:100];
       2'h1:
-          \$741  = \port$4628$0 [208:193];
+          \$741  = \port$4738$0 [208:193];
       2'h2:
-          \$741  = \port$4628$0 [301:286];
+          \$741  = \port$4738$0 [301:286];
       2'h3:
-          \$741  = \port$4628$0 [394:379];
+          \$741  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5057,13 +5308,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$743 [1:0])
       2'h0:
-          \$744  = \port$4628$0 [115:100];
+          \$744  = \port$4738$0 [115:100];
       2'h1:
-          \$744  = \port$4628$0 [208:193];
+          \$744  = \port$4738$0 [208:193];
       2'h2:
-          \$744  = \port$4628$0 [301:286];
+          \$744  = \port$4738$0 [301:286];
       2'h3:
-          \$744  = \port$4628$0 [394:379];
+          \$744  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5071,13 +5322,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$749 [1:0])
       2'h0:
-          \$750  = \port$4628$0 [115:100];
+          \$750  = \port$4738$0 [115:100];
       2'h1:
-          \$750  = \port$4628$0 [208:193];
+          \$750  = \port$4738$0 [208:193];
       2'h2:
-          \$750  = \port$4628$0 [301:286];
+          \$750  = \port$4738$0 [301:286];
       2'h3:
-          \$750  = \port$4628$0 [394:379];
+          \$750  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5085,13 +5336,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$752 [1:0])
       2'h0:
-          \$753  = \port$4628$0 [115:100];
+          \$753  = \port$4738$0 [115:100];
       2'h1:
-          \$753  = \port$4628$0 [208:193];
+          \$753  = \port$4738$0 [208:193];
       2'h2:
-          \$753  = \port$4628$0 [301:286];
+          \$753  = \port$4738$0 [301:286];
       2'h3:
-          \$753  = \port$4628$0 [394:379];
+          \$753  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5099,13 +5350,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$4628$0 [115:100];
+          \$761  = \port$4738$0 [115:100];
       2'h1:
-          \$761  = \port$4628$0 [208:193];
+          \$761  = \port$4738$0 [208:193];
       2'h2:
-          \$761  = \port$4628$0 [301:286];
+          \$761  = \port$4738$0 [301:286];
       2'h3:
-          \$761  = \port$4628$0 [394:379];
+          \$761  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5113,13 +5364,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$763 [1:0])
       2'h0:
-          \$764  = \port$4628$0 [115:100];
+          \$764  = \port$4738$0 [115:100];
       2'h1:
-          \$764  = \port$4628$0 [208:193];
+          \$764  = \port$4738$0 [208:193];
       2'h2:
-          \$764  = \port$4628$0 [301:286];
+          \$764  = \port$4738$0 [301:286];
       2'h3:
-          \$764  = \port$4628$0 [394:379];
+          \$764  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5127,13 +5378,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$769 [1:0])
       2'h0:
-          \$770  = \port$4628$0 [115:100];
+          \$770  = \port$4738$0 [115:100];
       2'h1:
-          \$770  = \port$4628$0 [208:193];
+          \$770  = \port$4738$0 [208:193];
       2'h2:
-          \$770  = \port$4628$0 [301:286];
+          \$770  = \port$4738$0 [301:286];
       2'h3:
-          \$770  = \port$4628$0 [394:379];
+          \$770  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5141,13 +5392,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$772 [1:0])
       2'h0:
-          \$773  = \port$4628$0 [115:100];
+          \$773  = \port$4738$0 [115:100];
       2'h1:
-          \$773  = \port$4628$0 [208:193];
+          \$773  = \port$4738$0 [208:193];
       2'h2:
-          \$773  = \port$4628$0 [301:286];
+          \$773  = \port$4738$0 [301:286];
       2'h3:
-          \$773  = \port$4628$0 [394:379];
+          \$773  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5155,13 +5406,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$4628$0 [115:100];
+          \$781  = \port$4738$0 [115:100];
       2'h1:
-          \$781  = \port$4628$0 [208:193];
+          \$781  = \port$4738$0 [208:193];
       2'h2:
-          \$781  = \port$4628$0 [301:286];
+          \$781  = \port$4738$0 [301:286];
       2'h3:
-          \$781  = \port$4628$0 [394:379];
+          \$781  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5169,13 +5420,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$783 [1:0])
       2'h0:
-          \$784  = \port$4628$0 [115:100];
+          \$784  = \port$4738$0 [115:100];
       2'h1:
-          \$784  = \port$4628$0 [208:193];
+          \$784  = \port$4738$0 [208:193];
       2'h2:
-          \$784  = \port$4628$0 [301:286];
+          \$784  = \port$4738$0 [301:286];
       2'h3:
-          \$784  = \port$4628$0 [394:379];
+          \$784  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5183,13 +5434,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$789 [1:0])
       2'h0:
-          \$790  = \port$4628$0 [115:100];
+          \$790  = \port$4738$0 [115:100];
       2'h1:
-          \$790  = \port$4628$0 [208:193];
+          \$790  = \port$4738$0 [208:193];
       2'h2:
-          \$790  = \port$4628$0 [301:286];
+          \$790  = \port$4738$0 [301:286];
       2'h3:
-          \$790  = \port$4628$0 [394:379];
+          \$790  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5197,13 +5448,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$792 [1:0])
       2'h0:
-          \$793  = \port$4628$0 [115:100];
+          \$793  = \port$4738$0 [115:100];
       2'h1:
-          \$793  = \port$4628$0 [208:193];
+          \$793  = \port$4738$0 [208:193];
       2'h2:
-          \$793  = \port$4628$0 [301:286];
+          \$793  = \port$4738$0 [301:286];
       2'h3:
-          \$793  = \port$4628$0 [394:379];
+          \$793  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5211,13 +5462,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$4628$0 [115:100];
+          \$801  = \port$4738$0 [115:100];
       2'h1:
-          \$801  = \port$4628$0 [208:193];
+          \$801  = \port$4738$0 [208:193];
       2'h2:
-          \$801  = \port$4628$0 [301:286];
+          \$801  = \port$4738$0 [301:286];
       2'h3:
-          \$801  = \port$4628$0 [394:379];
+          \$801  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5225,20 +5476,20 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$803 [1:0])
       2'h0:
-          \$804  = \port$4628$0 [115:100];
+          \$804  = \port$4738$0 [115:100];
       2'h1:
-          \$804  = \port$4628$0 [208:193];
+          \$804  = \port$4738$0 [208:193];
       2'h2:
-          \$804  = \port$4628$0 [301:286];
+          \$804  = \port$4738$0 [301:286];
       2'h3:
-          \$804  = \port$4628$0 [394:379];
+          \$804  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$809 [603], \$809 [598], \$809 [593], \$809 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$809 [68:0] = \port$4623$0 [68:0];
-    \$809 [79:69] = \port$4623$0 [79:69];
+    \$809 [68:0] = \port$4733$0 [68:0];
+    \$809 [79:69] = \port$4733$0 [79:69];
     \$809 [629] = \$453 ;
     \$809 [637:630] = { \$459 , \$457  };
     \$809 [604] = fw_wr0;
@@ -5298,7 +5549,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [162] = mark0;
     \$809 [189:174] = \$736 ;
     \$809 [205:190] = \$747 ;
-    \$809 [173:163] = \port$4628$0 [10:0];
+    \$809 [173:163] = \port$4738$0 [10:0];
     \$809 [206] = \$748 ;
     \$809 [207] = valid1;
     \$809 [208] = match1;
@@ -5308,7 +5559,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [289] = mark1;
     \$809 [316:301] = \$756 ;
     \$809 [332:317] = \$767 ;
-    \$809 [300:290] = \port$4628$0 [21:11];
+    \$809 [300:290] = \port$4738$0 [21:11];
     \$809 [333] = \$768 ;
     \$809 [334] = valid2;
     \$809 [335] = match2;
@@ -5318,7 +5569,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [416] = mark2;
     \$809 [443:428] = \$776 ;
     \$809 [459:444] = \$787 ;
-    \$809 [427:417] = \port$4628$0 [32:22];
+    \$809 [427:417] = \port$4738$0 [32:22];
     \$809 [460] = \$788 ;
     \$809 [461] = valid3;
     \$809 [462] = match3;
@@ -5328,7 +5579,7 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [543] = mark3;
     \$809 [570:555] = \$796 ;
     \$809 [586:571] = \$807 ;
-    \$809 [554:544] = \port$4628$0 [43:33];
+    \$809 [554:544] = \port$4738$0 [43:33];
     \$809 [587] = \$808 ;
     if (rst) begin
       \$809  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5339,13 +5590,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$4628$0 [124];
+          \$52  = \port$4738$0 [124];
       2'h1:
-          \$52  = \port$4628$0 [217];
+          \$52  = \port$4738$0 [217];
       2'h2:
-          \$52  = \port$4628$0 [310];
+          \$52  = \port$4738$0 [310];
       2'h3:
-          \$52  = \port$4628$0 [403];
+          \$52  = \port$4738$0 [403];
     endcase
   end
   always @* begin
@@ -5367,13 +5618,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$59 [1:0])
       2'h0:
-          \$60  = \port$4628$0 [99:44];
+          \$60  = \port$4738$0 [99:44];
       2'h1:
-          \$60  = \port$4628$0 [192:137];
+          \$60  = \port$4738$0 [192:137];
       2'h2:
-          \$60  = \port$4628$0 [285:230];
+          \$60  = \port$4738$0 [285:230];
       2'h3:
-          \$60  = \port$4628$0 [378:323];
+          \$60  = \port$4738$0 [378:323];
     endcase
   end
   always @* begin
@@ -5395,13 +5646,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$63 [1:0])
       2'h0:
-          \$64  = \port$4628$0 [115:100];
+          \$64  = \port$4738$0 [115:100];
       2'h1:
-          \$64  = \port$4628$0 [208:193];
+          \$64  = \port$4738$0 [208:193];
       2'h2:
-          \$64  = \port$4628$0 [301:286];
+          \$64  = \port$4738$0 [301:286];
       2'h3:
-          \$64  = \port$4628$0 [394:379];
+          \$64  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5423,13 +5674,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          \$70  = \port$4628$0 [124];
+          \$70  = \port$4738$0 [124];
       2'h1:
-          \$70  = \port$4628$0 [217];
+          \$70  = \port$4738$0 [217];
       2'h2:
-          \$70  = \port$4628$0 [310];
+          \$70  = \port$4738$0 [310];
       2'h3:
-          \$70  = \port$4628$0 [403];
+          \$70  = \port$4738$0 [403];
     endcase
   end
   always @* begin
@@ -5451,13 +5702,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$77 [1:0])
       2'h0:
-          \$78  = \port$4628$0 [99:44];
+          \$78  = \port$4738$0 [99:44];
       2'h1:
-          \$78  = \port$4628$0 [192:137];
+          \$78  = \port$4738$0 [192:137];
       2'h2:
-          \$78  = \port$4628$0 [285:230];
+          \$78  = \port$4738$0 [285:230];
       2'h3:
-          \$78  = \port$4628$0 [378:323];
+          \$78  = \port$4738$0 [378:323];
     endcase
   end
   always @* begin
@@ -5479,13 +5730,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$81 [1:0])
       2'h0:
-          \$82  = \port$4628$0 [115:100];
+          \$82  = \port$4738$0 [115:100];
       2'h1:
-          \$82  = \port$4628$0 [208:193];
+          \$82  = \port$4738$0 [208:193];
       2'h2:
-          \$82  = \port$4628$0 [301:286];
+          \$82  = \port$4738$0 [301:286];
       2'h3:
-          \$82  = \port$4628$0 [394:379];
+          \$82  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5507,13 +5758,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$4628$0 [124];
+          \$88  = \port$4738$0 [124];
       2'h1:
-          \$88  = \port$4628$0 [217];
+          \$88  = \port$4738$0 [217];
       2'h2:
-          \$88  = \port$4628$0 [310];
+          \$88  = \port$4738$0 [310];
       2'h3:
-          \$88  = \port$4628$0 [403];
+          \$88  = \port$4738$0 [403];
     endcase
   end
   always @* begin
@@ -5535,13 +5786,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$95 [1:0])
       2'h0:
-          \$96  = \port$4628$0 [99:44];
+          \$96  = \port$4738$0 [99:44];
       2'h1:
-          \$96  = \port$4628$0 [192:137];
+          \$96  = \port$4738$0 [192:137];
       2'h2:
-          \$96  = \port$4628$0 [285:230];
+          \$96  = \port$4738$0 [285:230];
       2'h3:
-          \$96  = \port$4628$0 [378:323];
+          \$96  = \port$4738$0 [378:323];
     endcase
   end
   always @* begin
@@ -5563,13 +5814,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$99 [1:0])
       2'h0:
-          \$100  = \port$4628$0 [115:100];
+          \$100  = \port$4738$0 [115:100];
       2'h1:
-          \$100  = \port$4628$0 [208:193];
+          \$100  = \port$4738$0 [208:193];
       2'h2:
-          \$100  = \port$4628$0 [301:286];
+          \$100  = \port$4738$0 [301:286];
       2'h3:
-          \$100  = \port$4628$0 [394:379];
+          \$100  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5591,13 +5842,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$4628$0 [124];
+          \$106  = \port$4738$0 [124];
       2'h1:
-          \$106  = \port$4628$0 [217];
+          \$106  = \port$4738$0 [217];
       2'h2:
-          \$106  = \port$4628$0 [310];
+          \$106  = \port$4738$0 [310];
       2'h3:
-          \$106  = \port$4628$0 [403];
+          \$106  = \port$4738$0 [403];
     endcase
   end
   always @* begin
@@ -5619,13 +5870,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$113 [1:0])
       2'h0:
-          \$114  = \port$4628$0 [99:44];
+          \$114  = \port$4738$0 [99:44];
       2'h1:
-          \$114  = \port$4628$0 [192:137];
+          \$114  = \port$4738$0 [192:137];
       2'h2:
-          \$114  = \port$4628$0 [285:230];
+          \$114  = \port$4738$0 [285:230];
       2'h3:
-          \$114  = \port$4628$0 [378:323];
+          \$114  = \port$4738$0 [378:323];
     endcase
   end
   always @* begin
@@ -5647,13 +5898,13 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$117 [1:0])
       2'h0:
-          \$118  = \port$4628$0 [115:100];
+          \$118  = \port$4738$0 [115:100];
       2'h1:
-          \$118  = \port$4628$0 [208:193];
+          \$118  = \port$4738$0 [208:193];
       2'h2:
-          \$118  = \port$4628$0 [301:286];
+          \$118  = \port$4738$0 [301:286];
       2'h3:
-          \$118  = \port$4628$0 [394:379];
+          \$118  = \port$4738$0 [394:379];
     endcase
   end
   always @* begin
@@ -5670,65 +5921,65 @@ module \kv_asu.core.lanes$176 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$120  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$4630$0 , \port$4624$0 , \port$4628$0 , \port$4623$0  };
+  assign window = { \port$4740$0 , \port$4734$0 , \port$4738$0 , \port$4733$0  };
   assign age_bank0 = { \$24 , \$21  };
   assign age_bank1 = { \$32 , \$29  };
   assign age_bank2 = { \$40 , \$37  };
   assign age_bank3 = { \$48 , \$45  };
-  assign forward__write = \port$4711$271 [1];
-  assign forward__invalidate = \port$4711$271 [2];
-  assign forward__tag = \port$4711$5 [55:0];
-  assign forward__count = \port$4711$271 [18:3];
-  assign forward__mark = \port$4711$271 [0];
+  assign forward__write = \port$4821$271 [1];
+  assign forward__invalidate = \port$4821$271 [2];
+  assign forward__tag = \port$4821$5 [55:0];
+  assign forward__count = \port$4821$271 [18:3];
+  assign forward__mark = \port$4821$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4711$5 [63:56];
-  assign forward__count_inc = \port$4711$271 [34:19];
-  assign \window.request  = \port$4623$0 [68:0];
-  assign \window.request.valid  = \port$4623$0 [0];
-  assign \window.request.op  = \port$4623$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4623$0 [4:3];
-  assign \window.request.tag  = \port$4623$0 [60:5];
-  assign \window.request.t  = \port$4623$0 [68:61];
-  assign \window.start  = \port$4623$0 [79:69];
-  assign \window.lane_slot  = \port$4628$0 [43:0];
-  assign \window.bank  = \port$4628$0 [415:44];
-  assign \window.bank[0].tag  = \port$4628$0 [99:44];
-  assign \window.bank[0].count  = \port$4628$0 [115:100];
-  assign \window.bank[0].last  = \port$4628$0 [123:116];
-  assign \window.bank[0].valid  = \port$4628$0 [124];
-  assign \window.bank[0].fresh  = \port$4628$0 [125];
-  assign \window.bank[0].mark  = \port$4628$0 [126];
-  assign \window.bank[0].row  = \port$4628$0 [135:127];
-  assign \window.bank[0].sc_row_hit  = \port$4628$0 [136];
-  assign \window.bank[1].tag  = \port$4628$0 [192:137];
-  assign \window.bank[1].count  = \port$4628$0 [208:193];
-  assign \window.bank[1].last  = \port$4628$0 [216:209];
-  assign \window.bank[1].valid  = \port$4628$0 [217];
-  assign \window.bank[1].fresh  = \port$4628$0 [218];
-  assign \window.bank[1].mark  = \port$4628$0 [219];
-  assign \window.bank[1].row  = \port$4628$0 [228:220];
-  assign \window.bank[1].sc_row_hit  = \port$4628$0 [229];
-  assign \window.bank[2].tag  = \port$4628$0 [285:230];
-  assign \window.bank[2].count  = \port$4628$0 [301:286];
-  assign \window.bank[2].last  = \port$4628$0 [309:302];
-  assign \window.bank[2].valid  = \port$4628$0 [310];
-  assign \window.bank[2].fresh  = \port$4628$0 [311];
-  assign \window.bank[2].mark  = \port$4628$0 [312];
-  assign \window.bank[2].row  = \port$4628$0 [321:313];
-  assign \window.bank[2].sc_row_hit  = \port$4628$0 [322];
-  assign \window.bank[3].tag  = \port$4628$0 [378:323];
-  assign \window.bank[3].count  = \port$4628$0 [394:379];
-  assign \window.bank[3].last  = \port$4628$0 [402:395];
-  assign \window.bank[3].valid  = \port$4628$0 [403];
-  assign \window.bank[3].fresh  = \port$4628$0 [404];
-  assign \window.bank[3].mark  = \port$4628$0 [405];
-  assign \window.bank[3].row  = \port$4628$0 [414:406];
-  assign \window.bank[3].sc_row_hit  = \port$4628$0 [415];
-  assign \window.overlap  = \port$4624$0 [15:0];
-  assign \window.overlap_next  = \port$4624$0 [31:16];
-  assign \window.same_line  = \port$4630$0 [0];
-  assign \window.forward_age  = \port$4630$0 [8:1];
-  assign \window.t_w1  = \port$4630$0 [16:9];
+  assign forward__last = \port$4821$5 [63:56];
+  assign forward__count_inc = \port$4821$271 [34:19];
+  assign \window.request  = \port$4733$0 [68:0];
+  assign \window.request.valid  = \port$4733$0 [0];
+  assign \window.request.op  = \port$4733$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4733$0 [4:3];
+  assign \window.request.tag  = \port$4733$0 [60:5];
+  assign \window.request.t  = \port$4733$0 [68:61];
+  assign \window.start  = \port$4733$0 [79:69];
+  assign \window.lane_slot  = \port$4738$0 [43:0];
+  assign \window.bank  = \port$4738$0 [415:44];
+  assign \window.bank[0].tag  = \port$4738$0 [99:44];
+  assign \window.bank[0].count  = \port$4738$0 [115:100];
+  assign \window.bank[0].last  = \port$4738$0 [123:116];
+  assign \window.bank[0].valid  = \port$4738$0 [124];
+  assign \window.bank[0].fresh  = \port$4738$0 [125];
+  assign \window.bank[0].mark  = \port$4738$0 [126];
+  assign \window.bank[0].row  = \port$4738$0 [135:127];
+  assign \window.bank[0].sc_row_hit  = \port$4738$0 [136];
+  assign \window.bank[1].tag  = \port$4738$0 [192:137];
+  assign \window.bank[1].count  = \port$4738$0 [208:193];
+  assign \window.bank[1].last  = \port$4738$0 [216:209];
+  assign \window.bank[1].valid  = \port$4738$0 [217];
+  assign \window.bank[1].fresh  = \port$4738$0 [218];
+  assign \window.bank[1].mark  = \port$4738$0 [219];
+  assign \window.bank[1].row  = \port$4738$0 [228:220];
+  assign \window.bank[1].sc_row_hit  = \port$4738$0 [229];
+  assign \window.bank[2].tag  = \port$4738$0 [285:230];
+  assign \window.bank[2].count  = \port$4738$0 [301:286];
+  assign \window.bank[2].last  = \port$4738$0 [309:302];
+  assign \window.bank[2].valid  = \port$4738$0 [310];
+  assign \window.bank[2].fresh  = \port$4738$0 [311];
+  assign \window.bank[2].mark  = \port$4738$0 [312];
+  assign \window.bank[2].row  = \port$4738$0 [321:313];
+  assign \window.bank[2].sc_row_hit  = \port$4738$0 [322];
+  assign \window.bank[3].tag  = \port$4738$0 [378:323];
+  assign \window.bank[3].count  = \port$4738$0 [394:379];
+  assign \window.bank[3].last  = \port$4738$0 [402:395];
+  assign \window.bank[3].valid  = \port$4738$0 [403];
+  assign \window.bank[3].fresh  = \port$4738$0 [404];
+  assign \window.bank[3].mark  = \port$4738$0 [405];
+  assign \window.bank[3].row  = \port$4738$0 [414:406];
+  assign \window.bank[3].sc_row_hit  = \port$4738$0 [415];
+  assign \window.overlap  = \port$4734$0 [15:0];
+  assign \window.overlap_next  = \port$4734$0 [31:16];
+  assign \window.same_line  = \port$4740$0 [0];
+  assign \window.forward_age  = \port$4740$0 [8:1];
+  assign \window.t_w1  = \port$4740$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -16012,7 +16263,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
-, \port$4711$5 , inv_slot, \port$4711$260 , clk);
+, \port$4821$5 , inv_slot, \port$4821$260 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16821,10 +17072,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4711$260 ;
-  wire [29:0] \port$4711$260 ;
-  input [63:0] \port$4711$5 ;
-  wire [63:0] \port$4711$5 ;
+  input [29:0] \port$4821$260 ;
+  wire [29:0] \port$4821$260 ;
+  input [63:0] \port$4821$5 ;
+  wire [63:0] \port$4821$5 ;
   reg [8:0] rd_row_q0 = 9'h000;
   reg [8:0] rd_row_q1 = 9'h000;
   reg [8:0] rd_row_q2 = 9'h000;
@@ -17486,7 +17737,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$4711$260 [10:2]] <= \$signature__data ;
+      ent0[\port$4821$260 [10:2]] <= \$signature__data ;
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
@@ -18011,7 +18262,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$144 )
-      ent1[\port$4711$260 [10:2]] <= \$signature__data$51 ;
+      ent1[\port$4821$260 [10:2]] <= \$signature__data$51 ;
   end
   reg [71:0] _1_;
   always @(posedge clk) begin
@@ -18536,7 +18787,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$163 )
-      ent2[\port$4711$260 [10:2]] <= \$signature__data$68 ;
+      ent2[\port$4821$260 [10:2]] <= \$signature__data$68 ;
   end
   reg [71:0] _2_;
   always @(posedge clk) begin
@@ -19061,7 +19312,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$182 )
-      ent3[\port$4711$260 [10:2]] <= \$signature__data$85 ;
+      ent3[\port$4821$260 [10:2]] <= \$signature__data$85 ;
   end
   reg [71:0] _3_;
   always @(posedge clk) begin
@@ -23799,16 +24050,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign \$421  = \port$4711$260 [1:0] == 2'h2;
-  assign \$422  = \port$4711$260 [12] & \$421 ;
+  assign \$421  = \port$4821$260 [1:0] == 2'h2;
+  assign \$422  = \port$4821$260 [12] & \$421 ;
   assign \$423  = \$420  & \$422 ;
-  assign \$424  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$424  = \port$4821$260 [10:2] == sc_row_q;
   assign \$425  = \$423  & \$424 ;
   assign \$426  = \$417  | \$425 ;
   assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
-  assign \$427  = \port$4711$260 [1:0] == 2'h2;
-  assign \$428  = \port$4711$260 [12] & \$427 ;
-  assign \$429  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$427  = \port$4821$260 [1:0] == 2'h2;
+  assign \$428  = \port$4821$260 [12] & \$427 ;
+  assign \$429  = \port$4821$260 [10:2] == sc_row_qqq;
   assign \$430  = \$428  & \$429 ;
   assign \$431  = ~ \$430 ;
   assign sc_we2 = sc_intent2 & \$431 ;
@@ -23826,65 +24077,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$439  = rd_slot[10:2] + \$438 ;
   assign \$440  = 2'h3 < rd_slot[1:0];
   assign \$441  = rd_slot[10:2] + \$440 ;
-  assign \$442  = \port$4711$260 [1:0] == 2'h3;
-  assign \$signature__en$182  = \port$4711$260 [12] & \$442 ;
+  assign \$442  = \port$4821$260 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$4821$260 [12] & \$442 ;
   assign \$443  = inv_slot[1:0] == 2'h3;
-  assign \$444  = \port$4711$260 [13] & \$443 ;
+  assign \$444  = \port$4821$260 [13] & \$443 ;
   assign \$445  = clear_en | \$444 ;
-  assign \$446  = ~ \port$4711$260 [13];
-  assign \$447  = \port$4711$260 [1:0] == 2'h3;
-  assign \$448  = \port$4711$260 [12] & \$447 ;
+  assign \$446  = ~ \port$4821$260 [13];
+  assign \$447  = \port$4821$260 [1:0] == 2'h3;
+  assign \$448  = \port$4821$260 [12] & \$447 ;
   assign \$449  = \$446  & \$448 ;
   assign \$signature__en$184  = \$445  | \$449 ;
   assign \$450  = inv_slot[1:0] == 2'h3;
-  assign \$451  = \port$4711$260 [13] & \$450 ;
+  assign \$451  = \port$4821$260 [13] & \$450 ;
   assign \$452  = clear_en | \$451 ;
-  assign \$453  = ~ \port$4711$260 [13];
-  assign \$454  = \port$4711$260 [1:0] == 2'h3;
-  assign \$455  = \port$4711$260 [12] & \$454 ;
+  assign \$453  = ~ \port$4821$260 [13];
+  assign \$454  = \port$4821$260 [1:0] == 2'h3;
+  assign \$455  = \port$4821$260 [12] & \$454 ;
   assign \$456  = \$453  & \$455 ;
   assign \$457  = \$452  | \$456 ;
   assign \$458  = clear_row == sc_row_q;
   assign \$459  = clear_en & \$458 ;
   assign \$460  = ~ clear_en;
-  assign \$461  = \$460  & \port$4711$260 [13];
+  assign \$461  = \$460  & \port$4821$260 [13];
   assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
   assign \$464  = inv_slot[10:2] == sc_row_q;
   assign \$465  = \$463  & \$464 ;
   assign \$466  = \$459  | \$465 ;
   assign \$467  = ~ clear_en;
-  assign \$468  = ~ \port$4711$260 [13];
+  assign \$468  = ~ \port$4821$260 [13];
   assign \$469  = \$467  & \$468 ;
-  assign \$470  = \port$4711$260 [1:0] == 2'h3;
-  assign \$471  = \port$4711$260 [12] & \$470 ;
+  assign \$470  = \port$4821$260 [1:0] == 2'h3;
+  assign \$471  = \port$4821$260 [12] & \$470 ;
   assign \$472  = \$469  & \$471 ;
-  assign \$473  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$473  = \port$4821$260 [10:2] == sc_row_q;
   assign \$474  = \$472  & \$473 ;
   assign \$475  = \$466  | \$474 ;
   assign sc_snoop3 = \$475  | sc_wr_at_read3;
   assign \$476  = clear_row == sc_row_q;
   assign \$477  = clear_en & \$476 ;
   assign \$478  = ~ clear_en;
-  assign \$479  = \$478  & \port$4711$260 [13];
+  assign \$479  = \$478  & \port$4821$260 [13];
   assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
   assign \$482  = inv_slot[10:2] == sc_row_q;
   assign \$483  = \$481  & \$482 ;
   assign \$484  = \$477  | \$483 ;
   assign \$485  = ~ clear_en;
-  assign \$486  = ~ \port$4711$260 [13];
+  assign \$486  = ~ \port$4821$260 [13];
   assign \$487  = \$485  & \$486 ;
-  assign \$488  = \port$4711$260 [1:0] == 2'h3;
-  assign \$489  = \port$4711$260 [12] & \$488 ;
+  assign \$488  = \port$4821$260 [1:0] == 2'h3;
+  assign \$489  = \port$4821$260 [12] & \$488 ;
   assign \$490  = \$487  & \$489 ;
-  assign \$491  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$491  = \port$4821$260 [10:2] == sc_row_q;
   assign \$492  = \$490  & \$491 ;
   assign \$493  = \$484  | \$492 ;
   assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
-  assign \$494  = \port$4711$260 [1:0] == 2'h3;
-  assign \$495  = \port$4711$260 [12] & \$494 ;
-  assign \$496  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$494  = \port$4821$260 [1:0] == 2'h3;
+  assign \$495  = \port$4821$260 [12] & \$494 ;
+  assign \$496  = \port$4821$260 [10:2] == sc_row_qqq;
   assign \$497  = \$495  & \$496 ;
   assign \$498  = ~ \$497 ;
   assign sc_we3 = sc_intent3 & \$498 ;
@@ -23997,31 +24248,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4711$260 [13];
+  assign \$6  = \$5  & \port$4821$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4711$260 [13];
+  assign \$13  = ~ \port$4821$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4711$260 [1:0];
-  assign \$16  = \port$4711$260 [12] & \$15 ;
+  assign \$15  = ! \port$4821$260 [1:0];
+  assign \$16  = \port$4821$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4711$260 [10:2] == sc_row;
+  assign \$18  = \port$4821$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4711$260 [1:0];
-  assign \$23  = \port$4711$260 [12] & \$22 ;
-  assign \$24  = \port$4711$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4821$260 [1:0];
+  assign \$23  = \port$4821$260 [12] & \$22 ;
+  assign \$24  = \port$4821$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
-  assign \$29  = ! \port$4711$260 [1:0];
-  assign \$30  = \port$4711$260 [12] & \$29 ;
+  assign \$29  = ! \port$4821$260 [1:0];
+  assign \$30  = \port$4821$260 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -24029,7 +24280,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$4711$260 [13];
+  assign \$38  = \$37  & \port$4821$260 [13];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -24037,10 +24288,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$4711$260 [13];
+  assign \$46  = ~ \port$4821$260 [13];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$4711$260 [1:0];
-  assign \$49  = \port$4711$260 [12] & \$48 ;
+  assign \$48  = ! \port$4821$260 [1:0];
+  assign \$49  = \port$4821$260 [12] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -24054,31 +24305,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$4711$260 [13];
+  assign \$63  = \$62  & \port$4821$260 [13];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[10:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$4711$260 [13];
+  assign \$70  = ~ \port$4821$260 [13];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$4711$260 [1:0] == 1'h1;
-  assign \$73  = \port$4711$260 [12] & \$72 ;
+  assign \$72  = \port$4821$260 [1:0] == 1'h1;
+  assign \$73  = \port$4821$260 [12] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$4711$260 [10:2] == sc_row;
+  assign \$75  = \port$4821$260 [10:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$79  = \port$4711$260 [1:0] == 1'h1;
-  assign \$80  = \port$4711$260 [12] & \$79 ;
-  assign \$81  = \port$4711$260 [10:2] == sc_row_qq;
+  assign \$79  = \port$4821$260 [1:0] == 1'h1;
+  assign \$80  = \port$4821$260 [12] & \$79 ;
+  assign \$81  = \port$4821$260 [10:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[18];
-  assign \$86  = \port$4711$260 [1:0] == 1'h1;
-  assign \$87  = \port$4711$260 [12] & \$86 ;
+  assign \$86  = \port$4821$260 [1:0] == 1'h1;
+  assign \$87  = \port$4821$260 [12] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -24086,7 +24337,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$4711$260 [13];
+  assign \$95  = \$94  & \port$4821$260 [13];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -24094,10 +24345,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$4711$260 [13];
+  assign \$103  = ~ \port$4821$260 [13];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$4711$260 [1:0] == 1'h1;
-  assign \$106  = \port$4711$260 [12] & \$105 ;
+  assign \$105  = \port$4821$260 [1:0] == 1'h1;
+  assign \$106  = \port$4821$260 [12] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -24111,31 +24362,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$4711$260 [13];
+  assign \$120  = \$119  & \port$4821$260 [13];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[10:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$4711$260 [13];
+  assign \$127  = ~ \port$4821$260 [13];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$4711$260 [1:0] == 2'h2;
-  assign \$130  = \port$4711$260 [12] & \$129 ;
+  assign \$129  = \port$4821$260 [1:0] == 2'h2;
+  assign \$130  = \port$4821$260 [12] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$4711$260 [10:2] == sc_row;
+  assign \$132  = \port$4821$260 [10:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$136  = \port$4711$260 [1:0] == 2'h2;
-  assign \$137  = \port$4711$260 [12] & \$136 ;
-  assign \$138  = \port$4711$260 [10:2] == sc_row_qq;
+  assign \$136  = \port$4821$260 [1:0] == 2'h2;
+  assign \$137  = \port$4821$260 [12] & \$136 ;
+  assign \$138  = \port$4821$260 [10:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[28];
-  assign \$143  = \port$4711$260 [1:0] == 2'h2;
-  assign \$144  = \port$4711$260 [12] & \$143 ;
+  assign \$143  = \port$4821$260 [1:0] == 2'h2;
+  assign \$144  = \port$4821$260 [12] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -24143,7 +24394,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$4711$260 [13];
+  assign \$152  = \$151  & \port$4821$260 [13];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -24151,10 +24402,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$4711$260 [13];
+  assign \$160  = ~ \port$4821$260 [13];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$4711$260 [1:0] == 2'h2;
-  assign \$163  = \port$4711$260 [12] & \$162 ;
+  assign \$162  = \port$4821$260 [1:0] == 2'h2;
+  assign \$163  = \port$4821$260 [12] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -24168,31 +24419,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$4711$260 [13];
+  assign \$177  = \$176  & \port$4821$260 [13];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[10:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$4711$260 [13];
+  assign \$184  = ~ \port$4821$260 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$4711$260 [1:0] == 2'h3;
-  assign \$187  = \port$4711$260 [12] & \$186 ;
+  assign \$186  = \port$4821$260 [1:0] == 2'h3;
+  assign \$187  = \port$4821$260 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$4711$260 [10:2] == sc_row;
+  assign \$189  = \port$4821$260 [10:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$193  = \port$4711$260 [1:0] == 2'h3;
-  assign \$194  = \port$4711$260 [12] & \$193 ;
-  assign \$195  = \port$4711$260 [10:2] == sc_row_qq;
+  assign \$193  = \port$4821$260 [1:0] == 2'h3;
+  assign \$194  = \port$4821$260 [12] & \$193 ;
+  assign \$195  = \port$4821$260 [10:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[38];
-  assign \$200  = \port$4711$260 [1:0] == 2'h3;
-  assign \$201  = \port$4711$260 [12] & \$200 ;
+  assign \$200  = \port$4821$260 [1:0] == 2'h3;
+  assign \$201  = \port$4821$260 [12] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -24200,7 +24451,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$4711$260 [13];
+  assign \$209  = \$208  & \port$4821$260 [13];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -24208,10 +24459,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$4711$260 [13];
+  assign \$217  = ~ \port$4821$260 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$4711$260 [1:0] == 2'h3;
-  assign \$220  = \port$4711$260 [12] & \$219 ;
+  assign \$219  = \port$4821$260 [1:0] == 2'h3;
+  assign \$220  = \port$4821$260 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -24220,10 +24471,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$4711$260 [13] | clear_en;
+  assign \$229  = \port$4821$260 [13] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4711$260 [10:2];
-  assign \$231  = \port$4711$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4821$260 [10:2];
+  assign \$231  = \port$4821$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$231 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$232  = inv_slot[10:2] - 1'h1;
@@ -24240,65 +24491,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[10:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[10:2] + \$239 ;
-  assign \$241  = ! \port$4711$260 [1:0];
-  assign \$signature__en$108  = \port$4711$260 [12] & \$241 ;
+  assign \$241  = ! \port$4821$260 [1:0];
+  assign \$signature__en$108  = \port$4821$260 [12] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$4711$260 [13] & \$242 ;
+  assign \$243  = \port$4821$260 [13] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$4711$260 [13];
-  assign \$246  = ! \port$4711$260 [1:0];
-  assign \$247  = \port$4711$260 [12] & \$246 ;
+  assign \$245  = ~ \port$4821$260 [13];
+  assign \$246  = ! \port$4821$260 [1:0];
+  assign \$247  = \port$4821$260 [12] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$4711$260 [13] & \$249 ;
+  assign \$250  = \port$4821$260 [13] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$4711$260 [13];
-  assign \$253  = ! \port$4711$260 [1:0];
-  assign \$254  = \port$4711$260 [12] & \$253 ;
+  assign \$252  = ~ \port$4821$260 [13];
+  assign \$253  = ! \port$4821$260 [1:0];
+  assign \$254  = \port$4821$260 [12] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$4711$260 [13];
+  assign \$260  = \$259  & \port$4821$260 [13];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[10:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$4711$260 [13];
+  assign \$267  = ~ \port$4821$260 [13];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$4711$260 [1:0];
-  assign \$270  = \port$4711$260 [12] & \$269 ;
+  assign \$269  = ! \port$4821$260 [1:0];
+  assign \$270  = \port$4821$260 [12] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$272  = \port$4821$260 [10:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$4711$260 [13];
+  assign \$278  = \$277  & \port$4821$260 [13];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[10:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$4711$260 [13];
+  assign \$285  = ~ \port$4821$260 [13];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$4711$260 [1:0];
-  assign \$288  = \port$4711$260 [12] & \$287 ;
+  assign \$287  = ! \port$4821$260 [1:0];
+  assign \$288  = \port$4821$260 [12] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$290  = \port$4821$260 [10:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$4711$260 [1:0];
-  assign \$294  = \port$4711$260 [12] & \$293 ;
-  assign \$295  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$293  = ! \port$4821$260 [1:0];
+  assign \$294  = \port$4821$260 [12] & \$293 ;
+  assign \$295  = \port$4821$260 [10:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -24316,65 +24567,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$305  = rd_slot[10:2] + \$304 ;
   assign \$306  = 1'h1 < rd_slot[1:0];
   assign \$307  = rd_slot[10:2] + \$306 ;
-  assign \$308  = \port$4711$260 [1:0] == 1'h1;
-  assign \$signature__en$144  = \port$4711$260 [12] & \$308 ;
+  assign \$308  = \port$4821$260 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$4821$260 [12] & \$308 ;
   assign \$309  = inv_slot[1:0] == 1'h1;
-  assign \$310  = \port$4711$260 [13] & \$309 ;
+  assign \$310  = \port$4821$260 [13] & \$309 ;
   assign \$311  = clear_en | \$310 ;
-  assign \$312  = ~ \port$4711$260 [13];
-  assign \$313  = \port$4711$260 [1:0] == 1'h1;
-  assign \$314  = \port$4711$260 [12] & \$313 ;
+  assign \$312  = ~ \port$4821$260 [13];
+  assign \$313  = \port$4821$260 [1:0] == 1'h1;
+  assign \$314  = \port$4821$260 [12] & \$313 ;
   assign \$315  = \$312  & \$314 ;
   assign \$signature__en$146  = \$311  | \$315 ;
   assign \$316  = inv_slot[1:0] == 1'h1;
-  assign \$317  = \port$4711$260 [13] & \$316 ;
+  assign \$317  = \port$4821$260 [13] & \$316 ;
   assign \$318  = clear_en | \$317 ;
-  assign \$319  = ~ \port$4711$260 [13];
-  assign \$320  = \port$4711$260 [1:0] == 1'h1;
-  assign \$321  = \port$4711$260 [12] & \$320 ;
+  assign \$319  = ~ \port$4821$260 [13];
+  assign \$320  = \port$4821$260 [1:0] == 1'h1;
+  assign \$321  = \port$4821$260 [12] & \$320 ;
   assign \$322  = \$319  & \$321 ;
   assign \$323  = \$318  | \$322 ;
   assign \$324  = clear_row == sc_row_q;
   assign \$325  = clear_en & \$324 ;
   assign \$326  = ~ clear_en;
-  assign \$327  = \$326  & \port$4711$260 [13];
+  assign \$327  = \$326  & \port$4821$260 [13];
   assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = inv_slot[10:2] == sc_row_q;
   assign \$331  = \$329  & \$330 ;
   assign \$332  = \$325  | \$331 ;
   assign \$333  = ~ clear_en;
-  assign \$334  = ~ \port$4711$260 [13];
+  assign \$334  = ~ \port$4821$260 [13];
   assign \$335  = \$333  & \$334 ;
-  assign \$336  = \port$4711$260 [1:0] == 1'h1;
-  assign \$337  = \port$4711$260 [12] & \$336 ;
+  assign \$336  = \port$4821$260 [1:0] == 1'h1;
+  assign \$337  = \port$4821$260 [12] & \$336 ;
   assign \$338  = \$335  & \$337 ;
-  assign \$339  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$339  = \port$4821$260 [10:2] == sc_row_q;
   assign \$340  = \$338  & \$339 ;
   assign \$341  = \$332  | \$340 ;
   assign sc_snoop1 = \$341  | sc_wr_at_read1;
   assign \$342  = clear_row == sc_row_q;
   assign \$343  = clear_en & \$342 ;
   assign \$344  = ~ clear_en;
-  assign \$345  = \$344  & \port$4711$260 [13];
+  assign \$345  = \$344  & \port$4821$260 [13];
   assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = inv_slot[10:2] == sc_row_q;
   assign \$349  = \$347  & \$348 ;
   assign \$350  = \$343  | \$349 ;
   assign \$351  = ~ clear_en;
-  assign \$352  = ~ \port$4711$260 [13];
+  assign \$352  = ~ \port$4821$260 [13];
   assign \$353  = \$351  & \$352 ;
-  assign \$354  = \port$4711$260 [1:0] == 1'h1;
-  assign \$355  = \port$4711$260 [12] & \$354 ;
+  assign \$354  = \port$4821$260 [1:0] == 1'h1;
+  assign \$355  = \port$4821$260 [12] & \$354 ;
   assign \$356  = \$353  & \$355 ;
-  assign \$357  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$357  = \port$4821$260 [10:2] == sc_row_q;
   assign \$358  = \$356  & \$357 ;
   assign \$359  = \$350  | \$358 ;
   assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
-  assign \$360  = \port$4711$260 [1:0] == 1'h1;
-  assign \$361  = \port$4711$260 [12] & \$360 ;
-  assign \$362  = \port$4711$260 [10:2] == sc_row_qqq;
+  assign \$360  = \port$4821$260 [1:0] == 1'h1;
+  assign \$361  = \port$4821$260 [12] & \$360 ;
+  assign \$362  = \port$4821$260 [10:2] == sc_row_qqq;
   assign \$363  = \$361  & \$362 ;
   assign \$364  = ~ \$363 ;
   assign sc_we1 = sc_intent1 & \$364 ;
@@ -24392,54 +24643,54 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$372  = rd_slot[10:2] + \$371 ;
   assign \$373  = 2'h2 < rd_slot[1:0];
   assign \$374  = rd_slot[10:2] + \$373 ;
-  assign \$375  = \port$4711$260 [1:0] == 2'h2;
-  assign \$signature__en$163  = \port$4711$260 [12] & \$375 ;
+  assign \$375  = \port$4821$260 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$4821$260 [12] & \$375 ;
   assign \$376  = inv_slot[1:0] == 2'h2;
-  assign \$377  = \port$4711$260 [13] & \$376 ;
+  assign \$377  = \port$4821$260 [13] & \$376 ;
   assign \$378  = clear_en | \$377 ;
-  assign \$379  = ~ \port$4711$260 [13];
-  assign \$380  = \port$4711$260 [1:0] == 2'h2;
-  assign \$381  = \port$4711$260 [12] & \$380 ;
+  assign \$379  = ~ \port$4821$260 [13];
+  assign \$380  = \port$4821$260 [1:0] == 2'h2;
+  assign \$381  = \port$4821$260 [12] & \$380 ;
   assign \$382  = \$379  & \$381 ;
   assign \$signature__en$165  = \$378  | \$382 ;
   assign \$383  = inv_slot[1:0] == 2'h2;
-  assign \$384  = \port$4711$260 [13] & \$383 ;
+  assign \$384  = \port$4821$260 [13] & \$383 ;
   assign \$385  = clear_en | \$384 ;
-  assign \$386  = ~ \port$4711$260 [13];
-  assign \$387  = \port$4711$260 [1:0] == 2'h2;
-  assign \$388  = \port$4711$260 [12] & \$387 ;
+  assign \$386  = ~ \port$4821$260 [13];
+  assign \$387  = \port$4821$260 [1:0] == 2'h2;
+  assign \$388  = \port$4821$260 [12] & \$387 ;
   assign \$389  = \$386  & \$388 ;
   assign \$390  = \$385  | \$389 ;
   assign \$391  = clear_row == sc_row_q;
   assign \$392  = clear_en & \$391 ;
   assign \$393  = ~ clear_en;
-  assign \$394  = \$393  & \port$4711$260 [13];
+  assign \$394  = \$393  & \port$4821$260 [13];
   assign \$395  = inv_slot[1:0] == 2'h2;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = inv_slot[10:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = \$392  | \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = ~ \port$4711$260 [13];
+  assign \$401  = ~ \port$4821$260 [13];
   assign \$402  = \$400  & \$401 ;
-  assign \$403  = \port$4711$260 [1:0] == 2'h2;
-  assign \$404  = \port$4711$260 [12] & \$403 ;
+  assign \$403  = \port$4821$260 [1:0] == 2'h2;
+  assign \$404  = \port$4821$260 [12] & \$403 ;
   assign \$405  = \$402  & \$404 ;
-  assign \$406  = \port$4711$260 [10:2] == sc_row_q;
+  assign \$406  = \port$4821$260 [10:2] == sc_row_q;
   assign \$407  = \$405  & \$406 ;
   assign \$408  = \$399  | \$407 ;
   assign sc_snoop2 = \$408  | sc_wr_at_read2;
   assign \$409  = clear_row == sc_row_q;
   assign \$410  = clear_en & \$409 ;
   assign \$411  = ~ clear_en;
-  assign \$412  = \$411  & \port$4711$260 [13];
+  assign \$412  = \$411  & \port$4821$260 [13];
   assign \$413  = inv_slot[1:0] == 2'h2;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = inv_slot[10:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
   assign \$417  = \$410  | \$416 ;
   assign \$418  = ~ clear_en;
-  assign \$419  = ~ \port$4711$260 [13];
+  assign \$419  = ~ \port$4821$260 [13];
   assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
@@ -24785,15 +25036,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4711$260 [13]) begin
+    end else if (\port$4821$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4711$260 [10:2];
+      meta_addr = \port$4821$260 [10:2];
     end
   end
-  assign inv_en = \port$4711$260 [13];
-  assign wr_en = \port$4711$260 [12];
-  assign wr_slot = \port$4711$260 [10:0];
+  assign inv_en = \port$4821$260 [13];
+  assign wr_en = \port$4821$260 [12];
+  assign wr_slot = \port$4821$260 [10:0];
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
@@ -24804,8 +25055,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$4711$5 [63:56];
-  assign wr_mark = \port$4711$260 [11];
+  assign wr_last = \port$4821$5 [63:56];
+  assign wr_mark = \port$4821$260 [11];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [8:0];
   assign \$signature__en  = 1'h1;
@@ -24813,9 +25064,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [8:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$107  = \port$4711$260 [10:2];
-  assign wr_tag = \port$4711$5 [55:0];
-  assign wr_count = \port$4711$260 [29:14];
+  assign \$signature__addr$107  = \port$4821$260 [10:2];
+  assign wr_tag = \port$4821$5 [55:0];
+  assign wr_count = \port$4821$260 [29:14];
   assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -24825,7 +25076,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$140  = 1'h1;
   assign \mark_r__addr$141  = \$307 [8:0];
   assign \mark_r__en$142  = 1'h1;
-  assign \$signature__addr$143  = \port$4711$260 [10:2];
+  assign \$signature__addr$143  = \port$4821$260 [10:2];
   assign \$signature__addr$145  = meta_addr;
   assign \mark_w__addr$147  = sc_row_qqq;
   assign \mark_w__en$148  = sc_we1;
@@ -24835,7 +25086,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$159  = 1'h1;
   assign \mark_r__addr$160  = \$374 [8:0];
   assign \mark_r__en$161  = 1'h1;
-  assign \$signature__addr$162  = \port$4711$260 [10:2];
+  assign \$signature__addr$162  = \port$4821$260 [10:2];
   assign \$signature__addr$164  = meta_addr;
   assign \mark_w__addr$166  = sc_row_qqq;
   assign \mark_w__en$167  = sc_we2;
@@ -24845,7 +25096,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$178  = 1'h1;
   assign \mark_r__addr$179  = \$441 [8:0];
   assign \mark_r__en$180  = 1'h1;
-  assign \$signature__addr$181  = \port$4711$260 [10:2];
+  assign \$signature__addr$181  = \port$4821$260 [10:2];
   assign \$signature__addr$183  = meta_addr;
   assign \mark_w__addr$185  = sc_row_qqq;
   assign \mark_w__en$186  = sc_we3;
@@ -25014,12 +25265,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$190.gen  = \$signature__data$190 [11:8];
   assign \$signature__data$190.fresh  = \$signature__data$190 [12];
   assign \$signature__data$190.valid  = \$signature__data$190 [13];
-  assign \$signature__data$85 [71:56] = \port$4711$260 [29:14];
-  assign \$signature__data$85 [55:0] = \port$4711$5 [55:0];
-  assign \$signature__data$68 [71:56] = \port$4711$260 [29:14];
-  assign \$signature__data$68 [55:0] = \port$4711$5 [55:0];
-  assign \$signature__data$51 [71:56] = \port$4711$260 [29:14];
-  assign \$signature__data$51 [55:0] = \port$4711$5 [55:0];
+  assign \$signature__data$85 [71:56] = \port$4821$260 [29:14];
+  assign \$signature__data$85 [55:0] = \port$4821$5 [55:0];
+  assign \$signature__data$68 [71:56] = \port$4821$260 [29:14];
+  assign \$signature__data$68 [55:0] = \port$4821$5 [55:0];
+  assign \$signature__data$51 [71:56] = \port$4821$260 [29:14];
+  assign \$signature__data$51 [55:0] = \port$4821$5 [55:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -25080,19 +25331,19 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[29:20] = copy_data;
   assign scrub_w__data[19:10] = copy_data;
   assign scrub_w__data[9:0] = copy_data;
-  assign \$signature__data [71:56] = \port$4711$260 [29:14];
-  assign \$signature__data [55:0] = \port$4711$5 [55:0];
+  assign \$signature__data [71:56] = \port$4821$260 [29:14];
+  assign \$signature__data [55:0] = \port$4821$5 [55:0];
   assign copy_data[9] = \$signature__data$35 [13];
   assign copy_data[8] = \$signature__data$35 [12];
   assign copy_data[7:0] = \$signature__data$35 [7:0];
   assign \$signature__data$35 [11:8] = generation;
   assign \$signature__data$35 [13] = \$230 ;
-  assign \$signature__data$35 [12] = \port$4711$260 [11];
-  assign \$signature__data$35 [7:0] = \port$4711$5 [63:56];
+  assign \$signature__data$35 [12] = \port$4821$260 [11];
+  assign \$signature__data$35 [7:0] = \port$4821$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4711$271 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4821$271 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -25822,8 +26073,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$4711$271 ;
-  wire [34:0] \port$4711$271 ;
+  input [34:0] \port$4821$271 ;
+  wire [34:0] \port$4821$271 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -25838,14 +26089,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$462  = fw1_hit[3] ? forward__tag : lanes[526:471];
   assign \$463  = choice[11] ? \$462  : 56'h00000000000000;
   assign \$464  = \$461  | \$463 ;
-  assign \$465  = fw1_hit[0] & \port$4711$271 [1];
-  assign \$466  = \$465  ? \port$4711$271 [0] : mark_b[0];
-  assign \$467  = fw1_hit[1] & \port$4711$271 [1];
-  assign \$468  = \$467  ? \port$4711$271 [0] : mark_b[1];
-  assign \$469  = fw1_hit[2] & \port$4711$271 [1];
-  assign \$470  = \$469  ? \port$4711$271 [0] : mark_b[2];
-  assign \$471  = fw1_hit[3] & \port$4711$271 [1];
-  assign \$472  = \$471  ? \port$4711$271 [0] : mark_b[3];
+  assign \$465  = fw1_hit[0] & \port$4821$271 [1];
+  assign \$466  = \$465  ? \port$4821$271 [0] : mark_b[0];
+  assign \$467  = fw1_hit[1] & \port$4821$271 [1];
+  assign \$468  = \$467  ? \port$4821$271 [0] : mark_b[1];
+  assign \$469  = fw1_hit[2] & \port$4821$271 [1];
+  assign \$470  = \$469  ? \port$4821$271 [0] : mark_b[2];
+  assign \$471  = fw1_hit[3] & \port$4821$271 [1];
+  assign \$472  = \$471  ? \port$4821$271 [0] : mark_b[3];
   assign \$473  = choice[11:8] & { \$472 , \$470 , \$468 , \$466  };
   assign \$474  = | \$473 ;
   assign \$475  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -25856,47 +26107,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$4711$271 [1];
-  assign \$485  = \$484  ? \port$4711$271 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$4711$271 [1];
-  assign \$487  = \$486  ? \port$4711$271 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$4711$271 [1];
-  assign \$489  = \$488  ? \port$4711$271 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$4711$271 [1];
-  assign \$491  = \$490  ? \port$4711$271 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$4821$271 [1];
+  assign \$485  = \$484  ? \port$4821$271 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$4821$271 [1];
+  assign \$487  = \$486  ? \port$4821$271 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$4821$271 [1];
+  assign \$489  = \$488  ? \port$4821$271 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$4821$271 [1];
+  assign \$491  = \$490  ? \port$4821$271 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$4711$271 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$4821$271 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$4711$271 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$4821$271 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$4711$271 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$4821$271 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$4711$271 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$4821$271 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$508  = \port$4711$271 [34:19] + 1'h1;
+  assign \$507  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$508  = \port$4821$271 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$514  = \port$4711$271 [34:19] + 1'h1;
+  assign \$513  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$514  = \port$4821$271 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$520  = \port$4711$271 [34:19] + 1'h1;
+  assign \$519  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$520  = \port$4821$271 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$4711$271 [34:19] >= 16'hffff;
-  assign \$526  = \port$4711$271 [34:19] + 1'h1;
+  assign \$525  = \port$4821$271 [34:19] >= 16'hffff;
+  assign \$526  = \port$4821$271 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -25934,37 +26185,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4711$271 [1] & lanes[629];
+  assign \$29  = \port$4821$271 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$4711$271 [1] & lanes[629];
-  assign \$34  = \port$4711$271 [1] & lanes[629];
+  assign \$33  = \port$4821$271 [1] & lanes[629];
+  assign \$34  = \port$4821$271 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$4711$271 [1] & lanes[629];
-  assign \$39  = \port$4711$271 [1] & lanes[629];
+  assign \$38  = \port$4821$271 [1] & lanes[629];
+  assign \$39  = \port$4821$271 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$4711$271 [1] & lanes[629];
-  assign \$44  = \port$4711$271 [1] & lanes[629];
+  assign \$43  = \port$4821$271 [1] & lanes[629];
+  assign \$44  = \port$4821$271 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$4711$271 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$48  = \port$4821$271 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4711$271 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4821$271 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -26002,37 +26253,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$4711$271 [1] & lanes[629];
+  assign \$99  = \port$4821$271 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$4711$271 [1] & lanes[629];
-  assign \$104  = \port$4711$271 [1] & lanes[629];
+  assign \$103  = \port$4821$271 [1] & lanes[629];
+  assign \$104  = \port$4821$271 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$4711$271 [1] & lanes[629];
-  assign \$109  = \port$4711$271 [1] & lanes[629];
+  assign \$108  = \port$4821$271 [1] & lanes[629];
+  assign \$109  = \port$4821$271 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$4711$271 [1] & lanes[629];
-  assign \$114  = \port$4711$271 [1] & lanes[629];
+  assign \$113  = \port$4821$271 [1] & lanes[629];
+  assign \$114  = \port$4821$271 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$4711$271 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$118  = \port$4821$271 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$4711$271 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$4821$271 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -26070,37 +26321,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$4711$271 [1] & lanes[629];
+  assign \$169  = \port$4821$271 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$4711$271 [1] & lanes[629];
-  assign \$174  = \port$4711$271 [1] & lanes[629];
+  assign \$173  = \port$4821$271 [1] & lanes[629];
+  assign \$174  = \port$4821$271 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$4711$271 [1] & lanes[629];
-  assign \$179  = \port$4711$271 [1] & lanes[629];
+  assign \$178  = \port$4821$271 [1] & lanes[629];
+  assign \$179  = \port$4821$271 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$4711$271 [1] & lanes[629];
-  assign \$184  = \port$4711$271 [1] & lanes[629];
+  assign \$183  = \port$4821$271 [1] & lanes[629];
+  assign \$184  = \port$4821$271 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$4711$271 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$4821$271 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$4711$271 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$4821$271 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -26138,37 +26389,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$4711$271 [1] & lanes[629];
+  assign \$239  = \port$4821$271 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$4711$271 [1] & lanes[629];
-  assign \$244  = \port$4711$271 [1] & lanes[629];
+  assign \$243  = \port$4821$271 [1] & lanes[629];
+  assign \$244  = \port$4821$271 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$4711$271 [1] & lanes[629];
-  assign \$249  = \port$4711$271 [1] & lanes[629];
+  assign \$248  = \port$4821$271 [1] & lanes[629];
+  assign \$249  = \port$4821$271 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$4711$271 [1] & lanes[629];
-  assign \$254  = \port$4711$271 [1] & lanes[629];
+  assign \$253  = \port$4821$271 [1] & lanes[629];
+  assign \$254  = \port$4821$271 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$4711$271 [1] & lanes[629];
-  assign \$259  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$4821$271 [1] & lanes[629];
+  assign \$259  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$4711$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$4821$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -26266,7 +26517,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$4711$271 [1] ? forward__lane : { 3'h0, \port$4711$271 [2] };
+  assign fw1_touched = \port$4821$271 [1] ? forward__lane : { 3'h0, \port$4821$271 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -26289,15 +26540,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$390  = \$388  | \$389 ;
   assign \$391  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$392  = \$390  | \$391 ;
-  assign \$393  = fw1_hit[0] ? \port$4711$271 [18:3] : lanes[161:146];
+  assign \$393  = fw1_hit[0] ? \port$4821$271 [18:3] : lanes[161:146];
   assign \$394  = choice[0] ? \$393  : 16'h0000;
-  assign \$396  = fw1_hit[1] ? \port$4711$271 [18:3] : lanes[288:273];
+  assign \$396  = fw1_hit[1] ? \port$4821$271 [18:3] : lanes[288:273];
   assign \$397  = choice[1] ? \$396  : 16'h0000;
   assign \$398  = \$395  | \$397 ;
-  assign \$399  = fw1_hit[2] ? \port$4711$271 [18:3] : lanes[415:400];
+  assign \$399  = fw1_hit[2] ? \port$4821$271 [18:3] : lanes[415:400];
   assign \$400  = choice[2] ? \$399  : 16'h0000;
   assign \$401  = \$398  | \$400 ;
-  assign \$402  = fw1_hit[3] ? \port$4711$271 [18:3] : lanes[542:527];
+  assign \$402  = fw1_hit[3] ? \port$4821$271 [18:3] : lanes[542:527];
   assign \$403  = choice[3] ? \$402  : 16'h0000;
   assign \$404  = \$401  | \$403 ;
   assign \$405  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -26311,14 +26562,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$414  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$415  = choice[3] ? \$414  : 8'h00;
   assign \$416  = \$413  | \$415 ;
-  assign \$417  = fw1_hit[0] & \port$4711$271 [1];
-  assign \$418  = \$417  ? \port$4711$271 [0] : mark_b[0];
-  assign \$419  = fw1_hit[1] & \port$4711$271 [1];
-  assign \$420  = \$419  ? \port$4711$271 [0] : mark_b[1];
-  assign \$421  = fw1_hit[2] & \port$4711$271 [1];
-  assign \$422  = \$421  ? \port$4711$271 [0] : mark_b[2];
-  assign \$423  = fw1_hit[3] & \port$4711$271 [1];
-  assign \$424  = \$423  ? \port$4711$271 [0] : mark_b[3];
+  assign \$417  = fw1_hit[0] & \port$4821$271 [1];
+  assign \$418  = \$417  ? \port$4821$271 [0] : mark_b[0];
+  assign \$419  = fw1_hit[1] & \port$4821$271 [1];
+  assign \$420  = \$419  ? \port$4821$271 [0] : mark_b[1];
+  assign \$421  = fw1_hit[2] & \port$4821$271 [1];
+  assign \$422  = \$421  ? \port$4821$271 [0] : mark_b[2];
+  assign \$423  = fw1_hit[3] & \port$4821$271 [1];
+  assign \$424  = \$423  ? \port$4821$271 [0] : mark_b[3];
   assign \$425  = choice[3:0] & { \$424 , \$422 , \$420 , \$418  };
   assign \$426  = | \$425 ;
   assign \$427  = choice[4] ? lanes[173:163] : 11'h000;
@@ -26328,14 +26579,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$432  = \$430  | \$431 ;
   assign \$433  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$434  = \$432  | \$433 ;
-  assign \$435  = fw1_hit[0] & \port$4711$271 [1];
-  assign \$436  = \$435  ? \port$4711$271 [0] : mark_b[0];
-  assign \$437  = fw1_hit[1] & \port$4711$271 [1];
-  assign \$438  = \$437  ? \port$4711$271 [0] : mark_b[1];
-  assign \$439  = fw1_hit[2] & \port$4711$271 [1];
-  assign \$440  = \$439  ? \port$4711$271 [0] : mark_b[2];
-  assign \$441  = fw1_hit[3] & \port$4711$271 [1];
-  assign \$442  = \$441  ? \port$4711$271 [0] : mark_b[3];
+  assign \$435  = fw1_hit[0] & \port$4821$271 [1];
+  assign \$436  = \$435  ? \port$4821$271 [0] : mark_b[0];
+  assign \$437  = fw1_hit[1] & \port$4821$271 [1];
+  assign \$438  = \$437  ? \port$4821$271 [0] : mark_b[1];
+  assign \$439  = fw1_hit[2] & \port$4821$271 [1];
+  assign \$440  = \$439  ? \port$4821$271 [0] : mark_b[2];
+  assign \$441  = fw1_hit[3] & \port$4821$271 [1];
+  assign \$442  = \$441  ? \port$4821$271 [0] : mark_b[3];
   assign \$443  = choice[7:4] & { \$442 , \$440 , \$438 , \$436  };
   assign \$444  = | \$443 ;
   assign \$445  = choice[8] ? lanes[173:163] : 11'h000;
@@ -26472,11 +26723,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$376  = \ch$21 ;
     endcase
   end
-  assign forward__write = \port$4711$271 [1];
-  assign forward__invalidate = \port$4711$271 [2];
-  assign forward__count = \port$4711$271 [18:3];
-  assign forward__mark = \port$4711$271 [0];
-  assign forward__count_inc = \port$4711$271 [34:19];
+  assign forward__write = \port$4821$271 [1];
+  assign forward__invalidate = \port$4821$271 [2];
+  assign forward__count = \port$4821$271 [18:3];
+  assign forward__mark = \port$4821$271 [0];
+  assign forward__count_inc = \port$4821$271 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -26800,8 +27051,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4623$0 , \port$4624$0 , \port$4628$0 , \port$4630$0 , \port$4698$0 , \port$4711$5 , forward__lane
-, \port$4711$271 , cfg, clk);
+module \kv_asu.core.window$194 (rst, rd_slot, busy, request, hash, sc_mark_row_next, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row, tail, \port$4733$0 , \port$4734$0 , \port$4738$0 , \port$4740$0 , \port$4808$0 , \port$4821$5 , forward__lane
+, \port$4821$271 , cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -27625,22 +27876,22 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4623$0 ;
-  wire [79:0] \port$4623$0 ;
-  output [31:0] \port$4624$0 ;
-  wire [31:0] \port$4624$0 ;
+  output [79:0] \port$4733$0 ;
+  wire [79:0] \port$4733$0 ;
+  output [31:0] \port$4734$0 ;
+  wire [31:0] \port$4734$0 ;
   (* init = 416'h00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000 *)
-  output [415:0] \port$4628$0 ;
-  wire [415:0] \port$4628$0 ;
+  output [415:0] \port$4738$0 ;
+  wire [415:0] \port$4738$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4630$0 ;
-  wire [16:0] \port$4630$0 ;
-  input [79:0] \port$4698$0 ;
-  wire [79:0] \port$4698$0 ;
-  input [18:0] \port$4711$271 ;
-  wire [18:0] \port$4711$271 ;
-  input [63:0] \port$4711$5 ;
-  wire [63:0] \port$4711$5 ;
+  output [16:0] \port$4740$0 ;
+  wire [16:0] \port$4740$0 ;
+  input [79:0] \port$4808$0 ;
+  wire [79:0] \port$4808$0 ;
+  input [18:0] \port$4821$271 ;
+  wire [18:0] \port$4821$271 ;
+  input [63:0] \port$4821$5 ;
+  wire [63:0] \port$4821$5 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -28015,11 +28266,11 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$580  = \$2 [10:0] == 11'h7fe;
   assign \$581  = \$2 [10:0] == 11'h7ff;
   assign \$582  = ! \$2 [10:0];
-  assign \$583  = mreq[60:5] == \port$4698$0 [60:5];
-  assign \$584  = mreq[68:61] - \port$4698$0 [68:61];
-  assign \$586  = mreq[68:61] - \port$4698$0 [68:61];
+  assign \$583  = mreq[60:5] == \port$4808$0 [60:5];
+  assign \$584  = mreq[68:61] - \port$4808$0 [68:61];
+  assign \$586  = mreq[68:61] - \port$4808$0 [68:61];
   assign \$587  = \$585  ? 7'h00 : \$586 [6:0];
-  assign \$588  = mreq[68:61] - \port$4698$0 [68:61];
+  assign \$588  = mreq[68:61] - \port$4808$0 [68:61];
   assign \$590  = mreq[68:61] - cfg[52:46];
   assign \$591  = $signed(\$590 ) - $signed(2'h1);
   assign \$592  = \$699 [79:69] + 13'h1ffd;
@@ -28035,99 +28286,99 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \$602  = request[2] ? m_ov_tail3 : m_ov_hash3;
   assign \$603  = forward__lane & m_ov0;
   assign \$604  = | \$603 ;
-  assign \$605  = \port$4711$271 [1] & \$604 ;
-  assign \$606  = \$605  ? \port$4711$5 [55:0] : bk_tag[55:0];
+  assign \$605  = \port$4821$271 [1] & \$604 ;
+  assign \$606  = \$605  ? \port$4821$5 [55:0] : bk_tag[55:0];
   assign \$607  = forward__lane & m_ov0;
   assign \$608  = | \$607 ;
-  assign \$609  = \port$4711$271 [1] & \$608 ;
-  assign \$610  = \$609  ? \port$4711$271 [18:3] : bk_count[15:0];
+  assign \$609  = \port$4821$271 [1] & \$608 ;
+  assign \$610  = \$609  ? \port$4821$271 [18:3] : bk_count[15:0];
   assign \$611  = forward__lane & m_ov0;
   assign \$612  = | \$611 ;
-  assign \$613  = \port$4711$271 [1] & \$612 ;
-  assign \$614  = \$613  ? \port$4711$5 [63:56] : bk_last[7:0];
+  assign \$613  = \port$4821$271 [1] & \$612 ;
+  assign \$614  = \$613  ? \port$4821$5 [63:56] : bk_last[7:0];
   assign \$615  = forward__lane & m_ov0;
   assign \$616  = | \$615 ;
-  assign \$617  = \port$4711$271 [1] & \$616 ;
-  assign \$618  = \port$4711$271 [2] & m_ov0[0];
+  assign \$617  = \port$4821$271 [1] & \$616 ;
+  assign \$618  = \port$4821$271 [2] & m_ov0[0];
   assign \$619  = ~ \$618 ;
   assign \$620  = bk_valid[0] & \$619 ;
   assign \$621  = \$617  | \$620 ;
   assign \$622  = forward__lane & m_ov0;
   assign \$623  = | \$622 ;
-  assign \$624  = \port$4711$271 [1] & \$623 ;
-  assign \$625  = \$624  ? \port$4711$271 [0] : bk_fresh[0];
+  assign \$624  = \port$4821$271 [1] & \$623 ;
+  assign \$625  = \$624  ? \port$4821$271 [0] : bk_fresh[0];
   assign \$626  = bk_row[8:0] == sc_mark_row_next;
   assign \$627  = forward__lane & m_ov1;
   assign \$628  = | \$627 ;
-  assign \$629  = \port$4711$271 [1] & \$628 ;
-  assign \$630  = \$629  ? \port$4711$5 [55:0] : bk_tag[111:56];
+  assign \$629  = \port$4821$271 [1] & \$628 ;
+  assign \$630  = \$629  ? \port$4821$5 [55:0] : bk_tag[111:56];
   assign \$631  = forward__lane & m_ov1;
   assign \$632  = | \$631 ;
-  assign \$633  = \port$4711$271 [1] & \$632 ;
-  assign \$634  = \$633  ? \port$4711$271 [18:3] : bk_count[31:16];
+  assign \$633  = \port$4821$271 [1] & \$632 ;
+  assign \$634  = \$633  ? \port$4821$271 [18:3] : bk_count[31:16];
   assign \$635  = forward__lane & m_ov1;
   assign \$636  = | \$635 ;
-  assign \$637  = \port$4711$271 [1] & \$636 ;
-  assign \$638  = \$637  ? \port$4711$5 [63:56] : bk_last[15:8];
+  assign \$637  = \port$4821$271 [1] & \$636 ;
+  assign \$638  = \$637  ? \port$4821$5 [63:56] : bk_last[15:8];
   assign \$639  = forward__lane & m_ov1;
   assign \$640  = | \$639 ;
-  assign \$641  = \port$4711$271 [1] & \$640 ;
-  assign \$642  = \port$4711$271 [2] & m_ov1[0];
+  assign \$641  = \port$4821$271 [1] & \$640 ;
+  assign \$642  = \port$4821$271 [2] & m_ov1[0];
   assign \$643  = ~ \$642 ;
   assign \$644  = bk_valid[1] & \$643 ;
   assign \$645  = \$641  | \$644 ;
   assign \$646  = forward__lane & m_ov1;
   assign \$647  = | \$646 ;
-  assign \$648  = \port$4711$271 [1] & \$647 ;
-  assign \$649  = \$648  ? \port$4711$271 [0] : bk_fresh[1];
+  assign \$648  = \port$4821$271 [1] & \$647 ;
+  assign \$649  = \$648  ? \port$4821$271 [0] : bk_fresh[1];
   assign \$650  = bk_row[17:9] == sc_mark_row_next;
   assign \$651  = forward__lane & m_ov2;
   assign \$652  = | \$651 ;
-  assign \$653  = \port$4711$271 [1] & \$652 ;
-  assign \$654  = \$653  ? \port$4711$5 [55:0] : bk_tag[167:112];
+  assign \$653  = \port$4821$271 [1] & \$652 ;
+  assign \$654  = \$653  ? \port$4821$5 [55:0] : bk_tag[167:112];
   assign \$655  = forward__lane & m_ov2;
   assign \$656  = | \$655 ;
-  assign \$657  = \port$4711$271 [1] & \$656 ;
-  assign \$658  = \$657  ? \port$4711$271 [18:3] : bk_count[47:32];
+  assign \$657  = \port$4821$271 [1] & \$656 ;
+  assign \$658  = \$657  ? \port$4821$271 [18:3] : bk_count[47:32];
   assign \$659  = forward__lane & m_ov2;
   assign \$660  = | \$659 ;
-  assign \$661  = \port$4711$271 [1] & \$660 ;
-  assign \$662  = \$661  ? \port$4711$5 [63:56] : bk_last[23:16];
+  assign \$661  = \port$4821$271 [1] & \$660 ;
+  assign \$662  = \$661  ? \port$4821$5 [63:56] : bk_last[23:16];
   assign \$663  = forward__lane & m_ov2;
   assign \$664  = | \$663 ;
-  assign \$665  = \port$4711$271 [1] & \$664 ;
-  assign \$666  = \port$4711$271 [2] & m_ov2[0];
+  assign \$665  = \port$4821$271 [1] & \$664 ;
+  assign \$666  = \port$4821$271 [2] & m_ov2[0];
   assign \$667  = ~ \$666 ;
   assign \$668  = bk_valid[2] & \$667 ;
   assign \$669  = \$665  | \$668 ;
   assign \$670  = forward__lane & m_ov2;
   assign \$671  = | \$670 ;
-  assign \$672  = \port$4711$271 [1] & \$671 ;
-  assign \$673  = \$672  ? \port$4711$271 [0] : bk_fresh[2];
+  assign \$672  = \port$4821$271 [1] & \$671 ;
+  assign \$673  = \$672  ? \port$4821$271 [0] : bk_fresh[2];
   assign \$674  = bk_row[26:18] == sc_mark_row_next;
   assign \$675  = forward__lane & m_ov3;
   assign \$676  = | \$675 ;
-  assign \$677  = \port$4711$271 [1] & \$676 ;
-  assign \$678  = \$677  ? \port$4711$5 [55:0] : bk_tag[223:168];
+  assign \$677  = \port$4821$271 [1] & \$676 ;
+  assign \$678  = \$677  ? \port$4821$5 [55:0] : bk_tag[223:168];
   assign \$679  = forward__lane & m_ov3;
   assign \$680  = | \$679 ;
-  assign \$681  = \port$4711$271 [1] & \$680 ;
-  assign \$682  = \$681  ? \port$4711$271 [18:3] : bk_count[63:48];
+  assign \$681  = \port$4821$271 [1] & \$680 ;
+  assign \$682  = \$681  ? \port$4821$271 [18:3] : bk_count[63:48];
   assign \$683  = forward__lane & m_ov3;
   assign \$684  = | \$683 ;
-  assign \$685  = \port$4711$271 [1] & \$684 ;
-  assign \$686  = \$685  ? \port$4711$5 [63:56] : bk_last[31:24];
+  assign \$685  = \port$4821$271 [1] & \$684 ;
+  assign \$686  = \$685  ? \port$4821$5 [63:56] : bk_last[31:24];
   assign \$687  = forward__lane & m_ov3;
   assign \$688  = | \$687 ;
-  assign \$689  = \port$4711$271 [1] & \$688 ;
-  assign \$690  = \port$4711$271 [2] & m_ov3[0];
+  assign \$689  = \port$4821$271 [1] & \$688 ;
+  assign \$690  = \port$4821$271 [2] & m_ov3[0];
   assign \$691  = ~ \$690 ;
   assign \$692  = bk_valid[3] & \$691 ;
   assign \$693  = \$689  | \$692 ;
   assign \$694  = forward__lane & m_ov3;
   assign \$695  = | \$694 ;
-  assign \$696  = \port$4711$271 [1] & \$695 ;
-  assign \$697  = \$696  ? \port$4711$271 [0] : bk_fresh[3];
+  assign \$696  = \port$4821$271 [1] & \$695 ;
+  assign \$697  = \$696  ? \port$4821$271 [0] : bk_fresh[3];
   assign \$698  = bk_row[35:27] == sc_mark_row_next;
   always @(posedge clk)
     \$702  <= \$701 ;
@@ -28181,7 +28432,7 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
     m_ov3 <= \$727 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$699 [0];
-  assign \$1  = m_h - \port$4698$0 [79:69];
+  assign \$1  = m_h - \port$4808$0 [79:69];
   assign \$2  = m_h - \$699 [79:69];
   assign \$3  = hash[1:0] + 1'h0;
   assign \$4  = ! \$3 [1:0];
@@ -28689,19 +28940,19 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   end
   assign window = { \$704 , \$700 , \$702 , \$699  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4698$0 [79:69];
+  assign ahead_start = \port$4808$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4698$0 [68:0];
-  assign forward__write = \port$4711$271 [1];
-  assign forward__tag = \port$4711$5 [55:0];
-  assign forward__count = \port$4711$271 [18:3];
-  assign forward__last = \port$4711$5 [63:56];
-  assign forward__invalidate = \port$4711$271 [2];
-  assign forward__mark = \port$4711$271 [0];
-  assign \port$4623$0  = \$699 ;
-  assign \port$4624$0  = \$700 ;
-  assign \port$4628$0  = \$702 ;
-  assign \port$4630$0  = \$704 ;
+  assign ahead = \port$4808$0 [68:0];
+  assign forward__write = \port$4821$271 [1];
+  assign forward__tag = \port$4821$5 [55:0];
+  assign forward__count = \port$4821$271 [18:3];
+  assign forward__last = \port$4821$5 [63:56];
+  assign forward__invalidate = \port$4821$271 [2];
+  assign forward__mark = \port$4821$271 [0];
+  assign \port$4733$0  = \$699 ;
+  assign \port$4734$0  = \$700 ;
+  assign \port$4738$0  = \$702 ;
+  assign \port$4740$0  = \$704 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -28771,11 +29022,11 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4698$0 [0];
-  assign \ahead.op  = \port$4698$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4698$0 [4:3];
-  assign \ahead.tag  = \port$4698$0 [60:5];
-  assign \ahead.t  = \port$4698$0 [68:61];
+  assign \ahead.valid  = \port$4808$0 [0];
+  assign \ahead.op  = \port$4808$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4808$0 [4:3];
+  assign \ahead.tag  = \port$4808$0 [60:5];
+  assign \ahead.t  = \port$4808$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -28835,8 +29086,8 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row_n
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
-, enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, stat_inc, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, occupancy, flush
+, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -28847,14 +29098,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$104 ;
   wire [31:0] \$105 ;
   wire [31:0] \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
+  wire [31:0] \$107 ;
+  wire [31:0] \$108 ;
+  wire [31:0] \$109 ;
   wire \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire \$113 ;
+  wire [31:0] \$110 ;
+  wire [31:0] \$111 ;
+  wire [31:0] \$112 ;
+  wire [31:0] \$113 ;
   wire \$114 ;
   wire \$115 ;
   wire \$116 ;
@@ -28867,19 +29118,19 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$122 ;
   wire \$123 ;
   wire \$124 ;
-  wire [4:0] \$125 ;
+  wire \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
   wire \$129 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
+  wire [31:0] \$130 ;
+  wire [31:0] \$131 ;
   wire \$132 ;
   wire \$133 ;
   wire \$134 ;
   wire \$135 ;
-  wire \$136 ;
+  wire [4:0] \$136 ;
   wire \$137 ;
   wire \$138 ;
   wire \$139 ;
@@ -28887,7 +29138,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire [2:0] \$143 ;
+  wire \$143 ;
   wire \$144 ;
   wire \$145 ;
   wire \$146 ;
@@ -28899,7 +29150,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$151 ;
   wire \$152 ;
   wire \$153 ;
-  wire \$154 ;
+  wire [2:0] \$154 ;
   wire \$155 ;
   wire \$156 ;
   wire \$157 ;
@@ -28947,32 +29198,49 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$195 ;
   wire \$196 ;
   wire \$197 ;
-  reg \$198 ;
-  reg \$199 ;
+  wire \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire [31:0] \$20 ;
-  reg [3:0] \$200 ;
-  reg \$201 ;
-  reg \$202 ;
-  reg \$203 ;
-  reg \$204 ;
-  reg \$205 ;
-  reg [31:0] \$206 ;
-  reg [31:0] \$207 ;
-  reg [31:0] \$208 ;
-  reg [31:0] \$209 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   wire [31:0] \$21 ;
-  reg [31:0] \$210 ;
-  reg [31:0] \$211 ;
-  reg \$212 ;
-  reg [84:0] \$213 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire \$212 ;
+  reg \$213 ;
   reg \$214 ;
   reg [3:0] \$215 ;
-  reg [1:0] \$216 ;
-  reg [31:0] \$217 ;
-  reg [53:0] \$218 ;
+  reg \$216 ;
+  reg \$217 ;
+  reg \$218 ;
+  reg \$219 ;
   wire [31:0] \$22 ;
+  reg \$220 ;
+  reg [31:0] \$221 ;
+  reg [31:0] \$222 ;
+  reg [31:0] \$223 ;
+  reg [31:0] \$224 ;
+  reg [31:0] \$225 ;
+  reg [31:0] \$226 ;
+  reg [31:0] \$227 ;
+  reg \$228 ;
+  reg [84:0] \$229 ;
   wire [31:0] \$23 ;
+  reg \$230 ;
+  reg \$231 ;
+  reg [3:0] \$232 ;
+  reg [1:0] \$233 ;
+  reg [31:0] \$234 ;
+  reg [57:0] \$235 ;
   wire [31:0] \$24 ;
   wire [31:0] \$25 ;
   wire [31:0] \$26 ;
@@ -29022,24 +29290,24 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$66 ;
   wire [31:0] \$67 ;
   wire [31:0] \$68 ;
-  wire [15:0] \$69 ;
+  wire [31:0] \$69 ;
   wire \$7 ;
   wire [31:0] \$70 ;
   wire [15:0] \$71 ;
   wire [31:0] \$72 ;
-  wire [6:0] \$73 ;
+  wire [15:0] \$73 ;
   wire [31:0] \$74 ;
   wire [6:0] \$75 ;
   wire [31:0] \$76 ;
   wire [6:0] \$77 ;
   wire [31:0] \$78 ;
-  wire [31:0] \$79 ;
+  wire [6:0] \$79 ;
   wire \$8 ;
   wire [31:0] \$80 ;
   wire [31:0] \$81 ;
   wire [31:0] \$82 ;
-  wire [31:0] \$83 ;
-  wire [31:0] \$84 ;
+  wire [1:0] \$83 ;
+  wire [1:0] \$84 ;
   wire [31:0] \$85 ;
   wire [31:0] \$86 ;
   wire [31:0] \$87 ;
@@ -29146,15 +29414,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  wire [12:0] inc;
+  wire [13:0] inc;
   reg legal = 1'h0;
+  output nonblocking;
+  reg nonblocking = 1'h0;
   input [11:0] occupancy;
   wire [11:0] occupancy;
   reg [3:0] rd_addr = 4'h0;
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
-  reg [53:0] read_sel = 54'h00000000000000;
+  reg [57:0] read_sel = 58'h000000000000000;
   wire regs__ar_accept;
   wire [9:0] regs__ar_addr;
   wire regs__b_busy;
@@ -29174,22 +29444,23 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_c2 = 32'd3;
   reg [31:0] shadow_c3 = 32'd5;
   reg [31:0] shadow_hash_seed = 32'd0;
+  reg [31:0] shadow_mode = 32'd0;
   reg [31:0] shadow_w1 = 32'd125;
   reg [31:0] shadow_w2 = 32'd50;
   reg [31:0] shadow_w3 = 32'd25;
   reg [3:0] stat_discard = 4'h0;
-  input [12:0] stat_inc;
-  wire [12:0] stat_inc;
+  input [13:0] stat_inc;
+  wire [13:0] stat_inc;
   reg [1:0] stat_pend = 2'h0;
   assign \$1  = | stat_discard;
   assign \$2  = clear_stats | \$1 ;
-  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign inc = \$2  ? 14'h0000 : stat_inc;
   assign \$3  = ~ sequencing;
   assign \$4  = regs__w_valid & \$3 ;
   assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
   assign \$6  = regs__w_strb[0] & \$5 ;
   assign \$7  = ~ core_flushing;
-  assign \$8  = | stat_inc;
+  assign \$8  = | stat_inc[12:0];
   assign \$9  = ~ \$8 ;
   assign \$10  = core_idle & \$9 ;
   assign \$11  = regs__w_data[3] | regs__w_data[1];
@@ -29202,7 +29473,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$18  = sequencing | \$17 ;
   assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$19  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$19  = | { read_sel[57], read_sel[55], read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29:0] };
   assign \$20  = read_sel[0] ? 32'd1263944019 : 32'd0;
   assign \$22  = read_sel[1] ? 32'd512 : 32'd0;
   assign \$23  = \$21  | \$22 ;
@@ -29248,176 +29519,192 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$66  = \$64  | \$65 ;
   assign \$67  = read_sel[21] ? shadow_hash_seed : 32'd0;
   assign \$68  = \$66  | \$67 ;
-  assign \$69  = read_sel[22] ? cfg[15:0] : 16'h0000;
-  assign \$70  = \$68  | { 16'h0000, \$69  };
-  assign \$71  = read_sel[23] ? cfg[31:16] : 16'h0000;
+  assign \$69  = read_sel[22] ? shadow_mode : 32'd0;
+  assign \$70  = \$68  | \$69 ;
+  assign \$71  = read_sel[23] ? cfg[15:0] : 16'h0000;
   assign \$72  = \$70  | { 16'h0000, \$71  };
-  assign \$73  = read_sel[24] ? cfg[38:32] : 7'h00;
-  assign \$74  = \$72  | { 25'h0000000, \$73  };
-  assign \$75  = read_sel[25] ? cfg[45:39] : 7'h00;
+  assign \$73  = read_sel[24] ? cfg[31:16] : 16'h0000;
+  assign \$74  = \$72  | { 16'h0000, \$73  };
+  assign \$75  = read_sel[25] ? cfg[38:32] : 7'h00;
   assign \$76  = \$74  | { 25'h0000000, \$75  };
-  assign \$77  = read_sel[26] ? cfg[52:46] : 7'h00;
+  assign \$77  = read_sel[26] ? cfg[45:39] : 7'h00;
   assign \$78  = \$76  | { 25'h0000000, \$77  };
-  assign \$79  = read_sel[27] ? cfg[84:53] : 32'd0;
-  assign \$80  = \$78  | \$79 ;
-  assign \$81  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$79  = read_sel[27] ? cfg[52:46] : 7'h00;
+  assign \$80  = \$78  | { 25'h0000000, \$79  };
+  assign \$81  = read_sel[28] ? cfg[84:53] : 32'd0;
   assign \$82  = \$80  | \$81 ;
-  assign \$83  = read_sel[31] ? hi_latch : 32'd0;
-  assign \$84  = \$82  | \$83 ;
-  assign \$85  = read_sel[33] ? hi_latch : 32'd0;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = read_sel[35] ? hi_latch : 32'd0;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = read_sel[37] ? hi_latch : 32'd0;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = read_sel[39] ? hi_latch : 32'd0;
-  assign \$92  = \$90  | \$91 ;
-  assign \$93  = read_sel[41] ? hi_latch : 32'd0;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = read_sel[43] ? hi_latch : 32'd0;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = read_sel[45] ? hi_latch : 32'd0;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = read_sel[47] ? hi_latch : 32'd0;
-  assign \$100  = \$98  | \$99 ;
-  assign \$101  = read_sel[49] ? hi_latch : 32'd0;
-  assign \$102  = \$100  | \$101 ;
-  assign \$103  = read_sel[51] ? hi_latch : 32'd0;
-  assign \$104  = \$102  | \$103 ;
-  assign \$105  = read_sel[53] ? hi_latch : 32'd0;
-  assign \$106  = \$104  | \$105 ;
-  assign \$107  = ! shadow_c2[31:16];
-  assign \$108  = ! shadow_c3[31:16];
-  assign \$109  = & { \$108 , \$107  };
-  assign \$110  = shadow_c2[15:0] <= shadow_c3[15:0];
-  assign \$111  = \$109  & \$110 ;
-  assign \$112  = shadow_c2[15:0] >= 1'h1;
-  assign \$113  = \$111  & \$112 ;
-  assign \$114  = ! shadow_w3[31:7];
-  assign \$115  = ! shadow_w2[31:7];
-  assign \$116  = ! shadow_w1[31:7];
-  assign \$117  = & { \$116 , \$115 , \$114  };
-  assign \$118  = shadow_w3[6:0] <= shadow_w2[6:0];
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = shadow_w2[6:0] <= shadow_w1[6:0];
-  assign \$121  = \$119  & \$120 ;
-  assign \$122  = \$113  & \$121 ;
-  assign \$123  = shadow_hash_seed != cfg[84:53];
-  assign \$124  = | stat_discard;
-  assign \$125  = stat_discard - 1'h1;
-  assign \$126  = ~ axil__bvalid;
-  assign \$127  = ~ sequencing;
-  assign \$128  = regs__w_valid & \$127 ;
-  assign \$129  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$130  = regs__w_strb[0] & \$129 ;
-  assign \$131  = ~ core_flushing;
-  assign \$132  = | stat_inc;
-  assign \$133  = ~ \$132 ;
-  assign \$134  = core_idle & \$133 ;
-  assign \$135  = regs__w_data[3] | regs__w_data[1];
-  assign \$136  = ~ \$135 ;
-  assign \$137  = \$134  | \$136 ;
-  assign \$138  = \$131  & \$137 ;
-  assign \$139  = ~ legal;
-  assign \$140  = regs__w_data[3] & \$139 ;
-  assign \$141  = regs__w_data[3] & seed_changes;
-  assign \$142  = regs__w_data[1] | \$141 ;
-  assign \$144  = ! axil__araddr[11:2];
-  assign \$145  = axil__araddr[11:2] == 1'h1;
-  assign \$146  = axil__araddr[11:2] == 2'h2;
-  assign \$147  = axil__araddr[11:2] == 2'h3;
-  assign \$148  = axil__araddr[11:2] == 3'h4;
-  assign \$149  = axil__araddr[11:2] == 3'h5;
-  assign \$150  = axil__araddr[11:2] == 3'h6;
-  assign \$151  = axil__araddr[11:2] == 3'h7;
-  assign \$152  = axil__araddr[11:2] == 4'h8;
-  assign \$153  = axil__araddr[11:2] == 4'h9;
-  assign \$154  = axil__araddr[11:2] == 4'ha;
-  assign \$155  = axil__araddr[11:2] == 5'h10;
-  assign \$156  = axil__araddr[11:2] == 5'h11;
-  assign \$157  = axil__araddr[11:2] == 5'h12;
-  assign \$158  = axil__araddr[11:2] == 5'h14;
-  assign \$159  = axil__araddr[11:2] == 5'h15;
-  assign \$160  = axil__araddr[11:2] == 5'h18;
-  assign \$161  = axil__araddr[11:2] == 5'h19;
-  assign \$162  = axil__araddr[11:2] == 5'h1a;
-  assign \$163  = axil__araddr[11:2] == 5'h1b;
-  assign \$164  = axil__araddr[11:2] == 5'h1c;
-  assign \$165  = axil__araddr[11:2] == 5'h1d;
-  assign \$166  = axil__araddr[11:2] == 6'h20;
-  assign \$167  = axil__araddr[11:2] == 6'h21;
-  assign \$168  = axil__araddr[11:2] == 6'h22;
-  assign \$169  = axil__araddr[11:2] == 6'h23;
-  assign \$170  = axil__araddr[11:2] == 6'h24;
-  assign \$171  = axil__araddr[11:2] == 6'h25;
-  assign \$172  = axil__araddr[11:2] == 7'h40;
-  assign \$173  = axil__araddr[11:2] == 7'h41;
-  assign \$174  = axil__araddr[11:2] == 7'h42;
-  assign \$175  = axil__araddr[11:2] == 7'h43;
-  assign \$176  = axil__araddr[11:2] == 7'h44;
-  assign \$177  = axil__araddr[11:2] == 7'h45;
-  assign \$178  = axil__araddr[11:2] == 7'h46;
-  assign \$179  = axil__araddr[11:2] == 7'h47;
-  assign \$180  = axil__araddr[11:2] == 7'h48;
-  assign \$181  = axil__araddr[11:2] == 7'h49;
-  assign \$182  = axil__araddr[11:2] == 7'h4a;
-  assign \$183  = axil__araddr[11:2] == 7'h4b;
-  assign \$184  = axil__araddr[11:2] == 7'h4c;
-  assign \$185  = axil__araddr[11:2] == 7'h4d;
-  assign \$186  = axil__araddr[11:2] == 7'h4e;
-  assign \$187  = axil__araddr[11:2] == 7'h4f;
-  assign \$188  = axil__araddr[11:2] == 7'h50;
-  assign \$189  = axil__araddr[11:2] == 7'h51;
-  assign \$190  = axil__araddr[11:2] == 7'h52;
-  assign \$191  = axil__araddr[11:2] == 7'h53;
-  assign \$192  = axil__araddr[11:2] == 7'h54;
-  assign \$193  = axil__araddr[11:2] == 7'h55;
-  assign \$194  = axil__araddr[11:2] == 7'h56;
-  assign \$195  = axil__araddr[11:2] == 7'h57;
-  assign \$196  = axil__araddr[11:2] == 7'h58;
-  assign \$197  = axil__araddr[11:2] == 7'h59;
+  assign \$84  = read_sel[29] ? \$83  : 2'h0;
+  assign \$85  = \$82  | { 30'h00000000, \$84  };
+  assign \$86  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$91  = \$89  | \$90 ;
+  assign \$92  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$93  = \$91  | \$92 ;
+  assign \$94  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$95  = \$93  | \$94 ;
+  assign \$96  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$97  = \$95  | \$96 ;
+  assign \$98  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$99  = \$97  | \$98 ;
+  assign \$100  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$101  = \$99  | \$100 ;
+  assign \$102  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$103  = \$101  | \$102 ;
+  assign \$104  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$105  = \$103  | \$104 ;
+  assign \$106  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$109  = \$107  | \$108 ;
+  assign \$110  = read_sel[55] ? hi_latch : 32'd0;
+  assign \$111  = \$109  | \$110 ;
+  assign \$112  = read_sel[57] ? hi_latch : 32'd0;
+  assign \$113  = \$111  | \$112 ;
+  assign \$114  = ! shadow_c2[31:16];
+  assign \$115  = ! shadow_c3[31:16];
+  assign \$116  = & { \$115 , \$114  };
+  assign \$117  = shadow_c2[15:0] <= shadow_c3[15:0];
+  assign \$118  = \$116  & \$117 ;
+  assign \$119  = shadow_c2[15:0] >= 1'h1;
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = ! shadow_w3[31:7];
+  assign \$122  = ! shadow_w2[31:7];
+  assign \$123  = ! shadow_w1[31:7];
+  assign \$124  = & { \$123 , \$122 , \$121  };
+  assign \$125  = shadow_w3[6:0] <= shadow_w2[6:0];
+  assign \$126  = \$124  & \$125 ;
+  assign \$127  = shadow_w2[6:0] <= shadow_w1[6:0];
+  assign \$128  = \$126  & \$127 ;
+  assign \$129  = \$120  & \$128 ;
+  assign \$132  = ! \$131 ;
+  assign \$133  = \$129  & \$132 ;
+  assign \$134  = shadow_hash_seed != cfg[84:53];
+  assign \$135  = | stat_discard;
+  assign \$136  = stat_discard - 1'h1;
+  assign \$137  = ~ axil__bvalid;
+  assign \$138  = ~ sequencing;
+  assign \$139  = regs__w_valid & \$138 ;
+  assign \$140  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$141  = regs__w_strb[0] & \$140 ;
+  assign \$142  = ~ core_flushing;
+  assign \$143  = | stat_inc[12:0];
+  assign \$144  = ~ \$143 ;
+  assign \$145  = core_idle & \$144 ;
+  assign \$146  = regs__w_data[3] | regs__w_data[1];
+  assign \$147  = ~ \$146 ;
+  assign \$148  = \$145  | \$147 ;
+  assign \$149  = \$142  & \$148 ;
+  assign \$150  = ~ legal;
+  assign \$151  = regs__w_data[3] & \$150 ;
+  assign \$152  = regs__w_data[3] & seed_changes;
+  assign \$153  = regs__w_data[1] | \$152 ;
+  assign \$155  = ! axil__araddr[11:2];
+  assign \$156  = axil__araddr[11:2] == 1'h1;
+  assign \$157  = axil__araddr[11:2] == 2'h2;
+  assign \$158  = axil__araddr[11:2] == 2'h3;
+  assign \$159  = axil__araddr[11:2] == 3'h4;
+  assign \$160  = axil__araddr[11:2] == 3'h5;
+  assign \$161  = axil__araddr[11:2] == 3'h6;
+  assign \$162  = axil__araddr[11:2] == 3'h7;
+  assign \$163  = axil__araddr[11:2] == 4'h8;
+  assign \$164  = axil__araddr[11:2] == 4'h9;
+  assign \$165  = axil__araddr[11:2] == 4'ha;
+  assign \$166  = axil__araddr[11:2] == 5'h10;
+  assign \$167  = axil__araddr[11:2] == 5'h11;
+  assign \$168  = axil__araddr[11:2] == 5'h12;
+  assign \$169  = axil__araddr[11:2] == 5'h14;
+  assign \$170  = axil__araddr[11:2] == 5'h15;
+  assign \$171  = axil__araddr[11:2] == 5'h18;
+  assign \$172  = axil__araddr[11:2] == 5'h19;
+  assign \$173  = axil__araddr[11:2] == 5'h1a;
+  assign \$174  = axil__araddr[11:2] == 5'h1b;
+  assign \$175  = axil__araddr[11:2] == 5'h1c;
+  assign \$176  = axil__araddr[11:2] == 5'h1d;
+  assign \$177  = axil__araddr[11:2] == 5'h1f;
+  assign \$178  = axil__araddr[11:2] == 6'h20;
+  assign \$179  = axil__araddr[11:2] == 6'h21;
+  assign \$180  = axil__araddr[11:2] == 6'h22;
+  assign \$181  = axil__araddr[11:2] == 6'h23;
+  assign \$182  = axil__araddr[11:2] == 6'h24;
+  assign \$183  = axil__araddr[11:2] == 6'h25;
+  assign \$184  = axil__araddr[11:2] == 6'h27;
+  assign \$185  = axil__araddr[11:2] == 7'h40;
+  assign \$186  = axil__araddr[11:2] == 7'h41;
+  assign \$187  = axil__araddr[11:2] == 7'h42;
+  assign \$188  = axil__araddr[11:2] == 7'h43;
+  assign \$189  = axil__araddr[11:2] == 7'h44;
+  assign \$190  = axil__araddr[11:2] == 7'h45;
+  assign \$191  = axil__araddr[11:2] == 7'h46;
+  assign \$192  = axil__araddr[11:2] == 7'h47;
+  assign \$193  = axil__araddr[11:2] == 7'h48;
+  assign \$194  = axil__araddr[11:2] == 7'h49;
+  assign \$195  = axil__araddr[11:2] == 7'h4a;
+  assign \$196  = axil__araddr[11:2] == 7'h4b;
+  assign \$197  = axil__araddr[11:2] == 7'h4c;
+  assign \$198  = axil__araddr[11:2] == 7'h4d;
+  assign \$199  = axil__araddr[11:2] == 7'h4e;
+  assign \$200  = axil__araddr[11:2] == 7'h4f;
+  assign \$201  = axil__araddr[11:2] == 7'h50;
+  assign \$202  = axil__araddr[11:2] == 7'h51;
+  assign \$203  = axil__araddr[11:2] == 7'h52;
+  assign \$204  = axil__araddr[11:2] == 7'h53;
+  assign \$205  = axil__araddr[11:2] == 7'h54;
+  assign \$206  = axil__araddr[11:2] == 7'h55;
+  assign \$207  = axil__araddr[11:2] == 7'h56;
+  assign \$208  = axil__araddr[11:2] == 7'h57;
+  assign \$209  = axil__araddr[11:2] == 7'h58;
+  assign \$210  = axil__araddr[11:2] == 7'h59;
+  assign \$211  = axil__araddr[11:2] == 7'h5a;
+  assign \$212  = axil__araddr[11:2] == 7'h5b;
   always @(posedge clk)
-    legal <= \$198 ;
+    legal <= \$213 ;
   always @(posedge clk)
-    seed_changes <= \$199 ;
+    seed_changes <= \$214 ;
   always @(posedge clk)
-    stat_discard <= \$200 ;
+    stat_discard <= \$215 ;
   always @(posedge clk)
-    clear_stats <= \$201 ;
+    clear_stats <= \$216 ;
   always @(posedge clk)
-    flush <= \$202 ;
+    flush <= \$217 ;
   always @(posedge clk)
-    action_resp <= \$203 ;
+    action_resp <= \$218 ;
   always @(posedge clk)
-    sequencing <= \$204 ;
+    sequencing <= \$219 ;
   always @(posedge clk)
-    enable <= \$205 ;
+    enable <= \$220 ;
   always @(posedge clk)
-    shadow_c3 <= \$206 ;
+    shadow_c3 <= \$221 ;
   always @(posedge clk)
-    shadow_c2 <= \$207 ;
+    shadow_c2 <= \$222 ;
   always @(posedge clk)
-    shadow_w3 <= \$208 ;
+    shadow_w3 <= \$223 ;
   always @(posedge clk)
-    shadow_w2 <= \$209 ;
+    shadow_w2 <= \$224 ;
   always @(posedge clk)
-    shadow_w1 <= \$210 ;
+    shadow_w1 <= \$225 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$211 ;
+    shadow_hash_seed <= \$226 ;
   always @(posedge clk)
-    error <= \$212 ;
+    shadow_mode <= \$227 ;
   always @(posedge clk)
-    cfg <= \$213 ;
+    error <= \$228 ;
   always @(posedge clk)
-    ar_stat_lo <= \$214 ;
+    cfg <= \$229 ;
   always @(posedge clk)
-    rd_addr <= \$215 ;
+    nonblocking <= \$230 ;
   always @(posedge clk)
-    stat_pend <= \$216 ;
+    ar_stat_lo <= \$231 ;
   always @(posedge clk)
-    hi_latch <= \$217 ;
+    rd_addr <= \$232 ;
   always @(posedge clk)
-    read_sel <= \$218 ;
+    stat_pend <= \$233 ;
+  always @(posedge clk)
+    hi_latch <= \$234 ;
+  always @(posedge clk)
+    read_sel <= \$235 ;
   \kv_asu.regs.stats  stats (
     .clear(clear_stats),
     .clk(clk),
@@ -29482,6 +29769,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
             regs__w_done = 1'h1;
         10'h01d:
             regs__w_done = 1'h1;
+        10'h01f:
+            regs__w_done = 1'h1;
       endcase
     end
     if (sequencing) begin
@@ -29521,163 +29810,163 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
     if (regs__r_valid) begin
       if (\$19 ) begin
-        regs__r_data = \$106 ;
+        regs__r_data = \$113 ;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$198  = \$122 ;
+    \$213  = \$133 ;
     if (rst) begin
-      \$198  = 1'h0;
+      \$213  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$199  = \$123 ;
+    \$214  = \$134 ;
     if (rst) begin
-      \$199  = 1'h0;
+      \$214  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$200  = stat_discard;
+    \$215  = stat_discard;
     if (clear_stats) begin
-      \$200  = 4'hf;
-    end else if (\$124 ) begin
-      \$200  = \$125 [3:0];
+      \$215  = 4'hf;
+    end else if (\$135 ) begin
+      \$215  = \$136 [3:0];
     end
     if (rst) begin
-      \$200  = 4'h0;
+      \$215  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$201  = 1'h0;
+    \$216  = 1'h0;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$201  = regs__w_data[2];
+          \$216  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$201  = 1'h0;
+      \$216  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$202  = 1'h0;
+    \$217  = 1'h0;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$202  = \$142 ;
+          \$217  = \$153 ;
         end
       end
     end
     if (rst) begin
-      \$202  = 1'h0;
+      \$217  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$203  = action_resp;
-    if (\$126 ) begin
-      \$203  = 1'h0;
+    \$218  = action_resp;
+    if (\$137 ) begin
+      \$218  = 1'h0;
     end
     if (sequencing) begin
-      if (\$138 ) begin
-        \$203  = 1'h1;
+      if (\$149 ) begin
+        \$218  = 1'h1;
       end
     end
     if (rst) begin
-      \$203  = 1'h0;
+      \$218  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$204  = sequencing;
-    if (\$128 ) begin
+    \$219  = sequencing;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$130 ) begin
-              \$204  = 1'h1;
+            if (\$141 ) begin
+              \$219  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$138 ) begin
-        \$204  = 1'h0;
+      if (\$149 ) begin
+        \$219  = 1'h0;
       end
     end
     if (rst) begin
-      \$204  = 1'h0;
+      \$219  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$205  = enable;
-    if (\$128 ) begin
+    \$220  = enable;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$130 ) begin
+            if (\$141 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$205  = regs__w_data[0];
+                \$220  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$205  = regs__w_data[0];
+          \$220  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$205  = 1'h1;
+      \$220  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$206  = shadow_c3;
-    if (\$128 ) begin
+    \$221  = shadow_c3;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$206 [7:0] = regs__w_data[7:0];
+              \$221 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$206 [15:8] = regs__w_data[15:8];
+              \$221 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$206 [23:16] = regs__w_data[23:16];
+              \$221 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$206 [31:24] = regs__w_data[31:24];
+              \$221 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$206  = 32'd5;
+      \$221  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$207  = shadow_c2;
-    if (\$128 ) begin
+    \$222  = shadow_c2;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29686,28 +29975,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$207 [7:0] = regs__w_data[7:0];
+              \$222 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$207 [15:8] = regs__w_data[15:8];
+              \$222 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$207 [23:16] = regs__w_data[23:16];
+              \$222 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$207 [31:24] = regs__w_data[31:24];
+              \$222 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$207  = 32'd3;
+      \$222  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$208  = shadow_w3;
-    if (\$128 ) begin
+    \$223  = shadow_w3;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29718,28 +30007,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$208 [7:0] = regs__w_data[7:0];
+              \$223 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$208 [15:8] = regs__w_data[15:8];
+              \$223 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$208 [23:16] = regs__w_data[23:16];
+              \$223 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$208 [31:24] = regs__w_data[31:24];
+              \$223 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$208  = 32'd25;
+      \$223  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$209  = shadow_w2;
-    if (\$128 ) begin
+    \$224  = shadow_w2;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29752,28 +30041,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$209 [7:0] = regs__w_data[7:0];
+              \$224 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$209 [15:8] = regs__w_data[15:8];
+              \$224 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$209 [23:16] = regs__w_data[23:16];
+              \$224 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$209 [31:24] = regs__w_data[31:24];
+              \$224 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$209  = 32'd50;
+      \$224  = 32'd50;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$210  = shadow_w1;
-    if (\$128 ) begin
+    \$225  = shadow_w1;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29788,28 +30077,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$210 [7:0] = regs__w_data[7:0];
+              \$225 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$210 [15:8] = regs__w_data[15:8];
+              \$225 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$210 [23:16] = regs__w_data[23:16];
+              \$225 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$210 [31:24] = regs__w_data[31:24];
+              \$225 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$210  = 32'd125;
+      \$225  = 32'd125;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$211  = shadow_hash_seed;
-    if (\$128 ) begin
+    \$226  = shadow_hash_seed;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -29826,266 +30115,335 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$211 [7:0] = regs__w_data[7:0];
+              \$226 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$211 [15:8] = regs__w_data[15:8];
+              \$226 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$211 [23:16] = regs__w_data[23:16];
+              \$226 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$211 [31:24] = regs__w_data[31:24];
+              \$226 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$211  = 32'd0;
+      \$226  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$212  = error;
+    \$227  = shadow_mode;
+    if (\$139 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h01f:
+          begin
+            if (regs__w_strb[0]) begin
+              \$227 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$227 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$227 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$227 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$227  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$228  = error;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
-          \$212  = 1'h1;
+        if (\$151 ) begin
+          \$228  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$212  = 1'h0;
+            \$228  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$212  = 1'h0;
+      \$228  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$213  = cfg;
+    \$229  = cfg;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$213 [15:0] = shadow_c3[15:0];
-            \$213 [31:16] = shadow_c2[15:0];
-            \$213 [38:32] = shadow_w3[6:0];
-            \$213 [45:39] = shadow_w2[6:0];
-            \$213 [52:46] = shadow_w1[6:0];
-            \$213 [84:53] = shadow_hash_seed;
+            \$229 [15:0] = shadow_c3[15:0];
+            \$229 [31:16] = shadow_c2[15:0];
+            \$229 [38:32] = shadow_w3[6:0];
+            \$229 [45:39] = shadow_w2[6:0];
+            \$229 [52:46] = shadow_w1[6:0];
+            \$229 [84:53] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$213  = 85'h000000001f591900030005;
+      \$229  = 85'h000000001f591900030005;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$214  = ar_stat_lo;
-    if (rd_reserve) begin
-      \$214  = 1'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$214  = 1'h1;
-        10'h042:
-            \$214  = 1'h1;
-        10'h044:
-            \$214  = 1'h1;
-        10'h046:
-            \$214  = 1'h1;
-        10'h048:
-            \$214  = 1'h1;
-        10'h04a:
-            \$214  = 1'h1;
-        10'h04c:
-            \$214  = 1'h1;
-        10'h04e:
-            \$214  = 1'h1;
-        10'h050:
-            \$214  = 1'h1;
-        10'h052:
-            \$214  = 1'h1;
-        10'h054:
-            \$214  = 1'h1;
-        10'h056:
-            \$214  = 1'h1;
-        10'h058:
-            \$214  = 1'h1;
-      endcase
-    end
-    if (rst) begin
-      \$214  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$215  = rd_addr;
-    if (rd_reserve) begin
-      \$215  = 4'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$215  = 4'h0;
-        10'h042:
-            \$215  = 4'h1;
-        10'h044:
-            \$215  = 4'h2;
-        10'h046:
-            \$215  = 4'h3;
-        10'h048:
-            \$215  = 4'h4;
-        10'h04a:
-            \$215  = 4'h5;
-        10'h04c:
-            \$215  = 4'h6;
-        10'h04e:
-            \$215  = 4'h7;
-        10'h050:
-            \$215  = 4'h8;
-        10'h052:
-            \$215  = 4'h9;
-        10'h054:
-            \$215  = 4'ha;
-        10'h056:
-            \$215  = 4'hb;
-        10'h058:
-            \$215  = 4'hc;
-      endcase
-    end
-    if (rst) begin
-      \$215  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$216  = \$143 [1:0];
-    if (regs__r_valid) begin
-      if (read_sel[28]) begin
-        \$216 [0] = 1'h1;
+    \$230  = nonblocking;
+    if (sequencing) begin
+      if (\$149 ) begin
+        (* full_case = 32'd1 *)
+        if (\$151 ) begin
+        end else begin
+          if (regs__w_data[3]) begin
+            \$230  = shadow_mode[0];
+          end
+        end
       end
+    end
+    if (rst) begin
+      \$230  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$231  = ar_stat_lo;
+    if (rd_reserve) begin
+      \$231  = 1'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$231  = 1'h1;
+        10'h042:
+            \$231  = 1'h1;
+        10'h044:
+            \$231  = 1'h1;
+        10'h046:
+            \$231  = 1'h1;
+        10'h048:
+            \$231  = 1'h1;
+        10'h04a:
+            \$231  = 1'h1;
+        10'h04c:
+            \$231  = 1'h1;
+        10'h04e:
+            \$231  = 1'h1;
+        10'h050:
+            \$231  = 1'h1;
+        10'h052:
+            \$231  = 1'h1;
+        10'h054:
+            \$231  = 1'h1;
+        10'h056:
+            \$231  = 1'h1;
+        10'h058:
+            \$231  = 1'h1;
+        10'h05a:
+            \$231  = 1'h1;
+      endcase
+    end
+    if (rst) begin
+      \$231  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$232  = rd_addr;
+    if (rd_reserve) begin
+      \$232  = 4'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$232  = 4'h0;
+        10'h042:
+            \$232  = 4'h1;
+        10'h044:
+            \$232  = 4'h2;
+        10'h046:
+            \$232  = 4'h3;
+        10'h048:
+            \$232  = 4'h4;
+        10'h04a:
+            \$232  = 4'h5;
+        10'h04c:
+            \$232  = 4'h6;
+        10'h04e:
+            \$232  = 4'h7;
+        10'h050:
+            \$232  = 4'h8;
+        10'h052:
+            \$232  = 4'h9;
+        10'h054:
+            \$232  = 4'ha;
+        10'h056:
+            \$232  = 4'hb;
+        10'h058:
+            \$232  = 4'hc;
+        10'h05a:
+            \$232  = 4'hd;
+      endcase
+    end
+    if (rst) begin
+      \$232  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$233  = \$154 [1:0];
+    if (regs__r_valid) begin
       if (read_sel[30]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[32]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[34]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[36]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[38]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[40]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[42]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[44]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[46]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[48]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[50]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
       end
       if (read_sel[52]) begin
-        \$216 [0] = 1'h1;
+        \$233 [0] = 1'h1;
+      end
+      if (read_sel[54]) begin
+        \$233 [0] = 1'h1;
+      end
+      if (read_sel[56]) begin
+        \$233 [0] = 1'h1;
       end
     end
     if (rst) begin
-      \$216  = 2'h0;
+      \$233  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$217  = hi_latch;
+    \$234  = hi_latch;
     if (stat_pend[1]) begin
-      \$217  = rd_data[63:32];
+      \$234  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       if (read_sel[14]) begin
-        \$217  = cycle[63:32];
+        \$234  = cycle[63:32];
       end
     end
     if (rst) begin
-      \$217  = 32'd0;
+      \$234  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$218  = read_sel;
+    \$235  = read_sel;
     if (rd_reserve) begin
-      \$218 [0] = \$144 ;
-      \$218 [1] = \$145 ;
-      \$218 [2] = \$146 ;
-      \$218 [3] = \$147 ;
-      \$218 [4] = \$148 ;
-      \$218 [5] = \$149 ;
-      \$218 [6] = \$150 ;
-      \$218 [7] = \$151 ;
-      \$218 [8] = \$152 ;
-      \$218 [9] = \$153 ;
-      \$218 [10] = \$154 ;
-      \$218 [11] = \$155 ;
-      \$218 [12] = \$156 ;
-      \$218 [13] = \$157 ;
-      \$218 [14] = \$158 ;
-      \$218 [15] = \$159 ;
-      \$218 [16] = \$160 ;
-      \$218 [17] = \$161 ;
-      \$218 [18] = \$162 ;
-      \$218 [19] = \$163 ;
-      \$218 [20] = \$164 ;
-      \$218 [21] = \$165 ;
-      \$218 [22] = \$166 ;
-      \$218 [23] = \$167 ;
-      \$218 [24] = \$168 ;
-      \$218 [25] = \$169 ;
-      \$218 [26] = \$170 ;
-      \$218 [27] = \$171 ;
-      \$218 [28] = \$172 ;
-      \$218 [29] = \$173 ;
-      \$218 [30] = \$174 ;
-      \$218 [31] = \$175 ;
-      \$218 [32] = \$176 ;
-      \$218 [33] = \$177 ;
-      \$218 [34] = \$178 ;
-      \$218 [35] = \$179 ;
-      \$218 [36] = \$180 ;
-      \$218 [37] = \$181 ;
-      \$218 [38] = \$182 ;
-      \$218 [39] = \$183 ;
-      \$218 [40] = \$184 ;
-      \$218 [41] = \$185 ;
-      \$218 [42] = \$186 ;
-      \$218 [43] = \$187 ;
-      \$218 [44] = \$188 ;
-      \$218 [45] = \$189 ;
-      \$218 [46] = \$190 ;
-      \$218 [47] = \$191 ;
-      \$218 [48] = \$192 ;
-      \$218 [49] = \$193 ;
-      \$218 [50] = \$194 ;
-      \$218 [51] = \$195 ;
-      \$218 [52] = \$196 ;
-      \$218 [53] = \$197 ;
+      \$235 [0] = \$155 ;
+      \$235 [1] = \$156 ;
+      \$235 [2] = \$157 ;
+      \$235 [3] = \$158 ;
+      \$235 [4] = \$159 ;
+      \$235 [5] = \$160 ;
+      \$235 [6] = \$161 ;
+      \$235 [7] = \$162 ;
+      \$235 [8] = \$163 ;
+      \$235 [9] = \$164 ;
+      \$235 [10] = \$165 ;
+      \$235 [11] = \$166 ;
+      \$235 [12] = \$167 ;
+      \$235 [13] = \$168 ;
+      \$235 [14] = \$169 ;
+      \$235 [15] = \$170 ;
+      \$235 [16] = \$171 ;
+      \$235 [17] = \$172 ;
+      \$235 [18] = \$173 ;
+      \$235 [19] = \$174 ;
+      \$235 [20] = \$175 ;
+      \$235 [21] = \$176 ;
+      \$235 [22] = \$177 ;
+      \$235 [23] = \$178 ;
+      \$235 [24] = \$179 ;
+      \$235 [25] = \$180 ;
+      \$235 [26] = \$181 ;
+      \$235 [27] = \$182 ;
+      \$235 [28] = \$183 ;
+      \$235 [29] = \$184 ;
+      \$235 [30] = \$185 ;
+      \$235 [31] = \$186 ;
+      \$235 [32] = \$187 ;
+      \$235 [33] = \$188 ;
+      \$235 [34] = \$189 ;
+      \$235 [35] = \$190 ;
+      \$235 [36] = \$191 ;
+      \$235 [37] = \$192 ;
+      \$235 [38] = \$193 ;
+      \$235 [39] = \$194 ;
+      \$235 [40] = \$195 ;
+      \$235 [41] = \$196 ;
+      \$235 [42] = \$197 ;
+      \$235 [43] = \$198 ;
+      \$235 [44] = \$199 ;
+      \$235 [45] = \$200 ;
+      \$235 [46] = \$201 ;
+      \$235 [47] = \$202 ;
+      \$235 [48] = \$203 ;
+      \$235 [49] = \$204 ;
+      \$235 [50] = \$205 ;
+      \$235 [51] = \$206 ;
+      \$235 [52] = \$207 ;
+      \$235 [53] = \$208 ;
+      \$235 [54] = \$209 ;
+      \$235 [55] = \$210 ;
+      \$235 [56] = \$211 ;
+      \$235 [57] = \$212 ;
     end
     if (rst) begin
-      \$218  = 54'h00000000000000;
+      \$235  = 58'h000000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -30123,7 +30481,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$42  = { 1'h0, enable };
   assign \$46  = { 1'h0, \$45  };
   assign \$47  = { error, 1'h0 };
-  assign \$143  = { stat_pend, 1'h0 };
+  assign \$83  = { 1'h0, nonblocking };
+  assign \$130  = 32'd4294967294;
+  assign \$131 [0] = 1'h0;
+  assign \$131 [31:1] = shadow_mode[31:1];
+  assign \$154  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -30217,38 +30579,51 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire [5:0] \$176 ;
   wire \$177 ;
   wire \$178 ;
-  wire [63:0] \$179 ;
+  wire \$179 ;
   wire \$18 ;
-  wire [63:0] \$180 ;
-  reg [12:0] \$181 ;
-  reg [3:0] \$182 ;
-  reg \$183 ;
-  reg [3:0] \$184 ;
-  reg \$185 ;
-  reg [4:0] \$186 ;
-  reg \$187 ;
-  reg [63:0] \$188 ;
-  reg [4:0] \$189 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire \$187 ;
+  wire [5:0] \$188 ;
+  wire \$189 ;
   wire \$19 ;
-  reg [4:0] \$190 ;
-  reg [4:0] \$191 ;
-  reg [4:0] \$192 ;
-  reg [4:0] \$193 ;
-  reg [4:0] \$194 ;
-  reg [4:0] \$195 ;
-  reg [4:0] \$196 ;
-  reg [4:0] \$197 ;
+  wire \$190 ;
+  wire [63:0] \$191 ;
+  wire [63:0] \$192 ;
+  reg [13:0] \$193 ;
+  reg [3:0] \$194 ;
+  reg \$195 ;
+  reg [3:0] \$196 ;
+  reg \$197 ;
   reg [4:0] \$198 ;
-  reg [4:0] \$199 ;
+  reg \$199 ;
   wire \$2 ;
   reg [4:0] \$20 ;
-  reg [4:0] \$200 ;
+  reg [63:0] \$200 ;
   reg [4:0] \$201 ;
-  reg \$202 ;
-  reg [3:0] \$203 ;
-  reg [63:0] \$204 ;
+  reg [4:0] \$202 ;
+  reg [4:0] \$203 ;
+  reg [4:0] \$204 ;
   reg [4:0] \$205 ;
+  reg [4:0] \$206 ;
+  reg [4:0] \$207 ;
+  reg [4:0] \$208 ;
+  reg [4:0] \$209 ;
   wire \$21 ;
+  reg [4:0] \$210 ;
+  reg [4:0] \$211 ;
+  reg [4:0] \$212 ;
+  reg [4:0] \$213 ;
+  reg [4:0] \$214 ;
+  reg \$215 ;
+  reg [3:0] \$216 ;
+  reg [63:0] \$217 ;
+  reg [4:0] \$218 ;
   wire \$22 ;
   wire \$23 ;
   wire \$24 ;
@@ -30347,20 +30722,21 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   reg [4:0] _c_cap = 5'h00;
   reg [63:0] _c_word = 64'h0000000000000000;
   reg [3:0] _ptr = 4'h0;
-  reg [12:0] _valid = 13'h0000;
+  reg [13:0] _valid = 14'h0000;
   wire [3:0] a_addr;
   wire a_fwd;
   input clear;
   wire clear;
   input clk;
   wire clk;
-  input [12:0] inc;
-  wire [12:0] inc;
+  input [13:0] inc;
+  wire [13:0] inc;
   reg [4:0] pre0 = 5'h00;
   reg [4:0] pre1 = 5'h00;
   reg [4:0] pre10 = 5'h00;
   reg [4:0] pre11 = 5'h00;
   reg [4:0] pre12 = 5'h00;
+  reg [4:0] pre13 = 5'h00;
   reg [4:0] pre2 = 5'h00;
   reg [4:0] pre3 = 5'h00;
   reg [4:0] pre4 = 5'h00;
@@ -30387,7 +30763,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   reg wr__en = 1'h0;
   (* no_rw_check = 32'd1 *)
   (* ram_style = "block" *)
-  reg [63:0] mem [12:0];
+  reg [63:0] mem [13:0];
   initial begin
     mem[0] = 64'h0000000000000000;
     mem[1] = 64'h0000000000000000;
@@ -30402,6 +30778,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     mem[10] = 64'h0000000000000000;
     mem[11] = 64'h0000000000000000;
     mem[12] = 64'h0000000000000000;
+    mem[13] = 64'h0000000000000000;
   end
   always @(posedge clk) begin
     if (wr__en)
@@ -30419,7 +30796,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$3  = ~ rd_reserve;
   assign \$4  = ~ rd_en;
   assign \$5  = \$3  & \$4 ;
-  assign \$6  = _ptr == 4'hc;
+  assign \$6  = _ptr == 4'hd;
   assign \$7  = _ptr + 1'h1;
   assign \$8  = \$6  ? 5'h00 : \$7 ;
   assign \$9  = ~ rd_reserve;
@@ -30589,60 +30966,74 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$174  = \$172  & \$173 ;
   assign \$175  = clear | \$174 ;
   assign \$176  = pre12 + inc[12];
-  assign \$177  = ~ clear;
-  assign \$178  = _b_active & \$177 ;
-  assign \$179  = _b_valid ? rd__data : 64'h0000000000000000;
-  assign \$180  = _b_fwd ? _b_fwd_word : \$179 ;
+  assign \$177  = ~ rd_reserve;
+  assign \$178  = ~ rd_en;
+  assign \$179  = \$177  & \$178 ;
+  assign \$180  = _b_addr == _ptr;
+  assign \$181  = _b_active & \$180 ;
+  assign \$182  = ~ \$181 ;
+  assign \$183  = \$179  & \$182 ;
+  assign \$184  = rd_en | \$183 ;
+  assign \$185  = a_addr == 4'hd;
+  assign \$186  = \$184  & \$185 ;
+  assign \$187  = clear | \$186 ;
+  assign \$188  = pre13 + inc[13];
+  assign \$189  = ~ clear;
+  assign \$190  = _b_active & \$189 ;
+  assign \$191  = _b_valid ? rd__data : 64'h0000000000000000;
+  assign \$192  = _b_fwd ? _b_fwd_word : \$191 ;
   always @(posedge clk)
-    _valid <= \$181 ;
+    _valid <= \$193 ;
   always @(posedge clk)
-    _ptr <= \$182 ;
+    _ptr <= \$194 ;
   always @(posedge clk)
-    _b_active <= \$183 ;
+    _b_active <= \$195 ;
   always @(posedge clk)
-    _b_addr <= \$184 ;
+    _b_addr <= \$196 ;
   always @(posedge clk)
-    _b_valid <= \$185 ;
+    _b_valid <= \$197 ;
   always @(posedge clk)
-    _b_cap <= \$186 ;
+    _b_cap <= \$198 ;
   always @(posedge clk)
-    _b_fwd <= \$187 ;
+    _b_fwd <= \$199 ;
   always @(posedge clk)
-    _b_fwd_word <= \$188 ;
+    _b_fwd_word <= \$200 ;
   always @(posedge clk)
-    pre0 <= \$189 ;
+    pre0 <= \$201 ;
   always @(posedge clk)
-    pre1 <= \$190 ;
+    pre1 <= \$202 ;
   always @(posedge clk)
-    pre2 <= \$191 ;
+    pre2 <= \$203 ;
   always @(posedge clk)
-    pre3 <= \$192 ;
+    pre3 <= \$204 ;
   always @(posedge clk)
-    pre4 <= \$193 ;
+    pre4 <= \$205 ;
   always @(posedge clk)
-    pre5 <= \$194 ;
+    pre5 <= \$206 ;
   always @(posedge clk)
-    pre6 <= \$195 ;
+    pre6 <= \$207 ;
   always @(posedge clk)
-    pre7 <= \$196 ;
+    pre7 <= \$208 ;
   always @(posedge clk)
-    pre8 <= \$197 ;
+    pre8 <= \$209 ;
   always @(posedge clk)
-    pre9 <= \$198 ;
+    pre9 <= \$210 ;
   always @(posedge clk)
-    pre10 <= \$199 ;
+    pre10 <= \$211 ;
   always @(posedge clk)
-    pre11 <= \$200 ;
+    pre11 <= \$212 ;
   always @(posedge clk)
-    pre12 <= \$201 ;
+    pre12 <= \$213 ;
   always @(posedge clk)
-    wr__en <= \$202 ;
+    pre13 <= \$214 ;
   always @(posedge clk)
-    wr__addr <= \$203 ;
+    wr__en <= \$215 ;
   always @(posedge clk)
-    _c_word <= \$204 ;
+    wr__addr <= \$216 ;
   always @(posedge clk)
-    _c_cap <= \$205 ;
+    _c_word <= \$217 ;
+  always @(posedge clk)
+    _c_cap <= \$218 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     \$20  = 5'h00;
@@ -30673,250 +31064,110 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
           \$20  = pre11;
       4'hc:
           \$20  = pre12;
+      4'hd:
+          \$20  = pre13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$181  = _valid;
+    \$193  = _valid;
     if (clear) begin
-      \$181  = 13'h0000;
+      \$193  = 14'h0000;
     end else if (wr__en) begin
       casez (wr__addr)
         4'h0:
-            \$181 [0] = 1'h1;
+            \$193 [0] = 1'h1;
         4'h1:
-            \$181 [1] = 1'h1;
+            \$193 [1] = 1'h1;
         4'h2:
-            \$181 [2] = 1'h1;
+            \$193 [2] = 1'h1;
         4'h3:
-            \$181 [3] = 1'h1;
+            \$193 [3] = 1'h1;
         4'h4:
-            \$181 [4] = 1'h1;
+            \$193 [4] = 1'h1;
         4'h5:
-            \$181 [5] = 1'h1;
+            \$193 [5] = 1'h1;
         4'h6:
-            \$181 [6] = 1'h1;
+            \$193 [6] = 1'h1;
         4'h7:
-            \$181 [7] = 1'h1;
+            \$193 [7] = 1'h1;
         4'h8:
-            \$181 [8] = 1'h1;
+            \$193 [8] = 1'h1;
         4'h9:
-            \$181 [9] = 1'h1;
+            \$193 [9] = 1'h1;
         4'ha:
-            \$181 [10] = 1'h1;
+            \$193 [10] = 1'h1;
         4'hb:
-            \$181 [11] = 1'h1;
+            \$193 [11] = 1'h1;
         4'hc:
-            \$181 [12] = 1'h1;
+            \$193 [12] = 1'h1;
+        4'hd:
+            \$193 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$181  = 13'h0000;
+      \$193  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$182  = _ptr;
+    \$194  = _ptr;
     if (\$5 ) begin
-      \$182  = \$8 [3:0];
+      \$194  = \$8 [3:0];
     end
     if (rst) begin
-      \$182  = 4'h0;
+      \$194  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$183  = \$18 ;
+    \$195  = \$18 ;
     if (rst) begin
-      \$183  = 1'h0;
+      \$195  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$184  = a_addr;
+    \$196  = a_addr;
     if (rst) begin
-      \$184  = 4'h0;
+      \$196  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$185  = \$19 ;
+    \$197  = \$19 ;
     if (rst) begin
-      \$185  = 1'h0;
+      \$197  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$186  = \$20 ;
-    if (rst) begin
-      \$186  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$187  = a_fwd;
-    if (rst) begin
-      \$187  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$188  = \$1 [63:0];
-    if (rst) begin
-      \$188  = 64'h0000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$31 ) begin
-      \$189  = { 4'h0, inc[0] };
-    end else begin
-      \$189  = \$32 [4:0];
-    end
-    if (rst) begin
-      \$189  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$43 ) begin
-      \$190  = { 4'h0, inc[1] };
-    end else begin
-      \$190  = \$44 [4:0];
-    end
-    if (rst) begin
-      \$190  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$55 ) begin
-      \$191  = { 4'h0, inc[2] };
-    end else begin
-      \$191  = \$56 [4:0];
-    end
-    if (rst) begin
-      \$191  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$67 ) begin
-      \$192  = { 4'h0, inc[3] };
-    end else begin
-      \$192  = \$68 [4:0];
-    end
-    if (rst) begin
-      \$192  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$79 ) begin
-      \$193  = { 4'h0, inc[4] };
-    end else begin
-      \$193  = \$80 [4:0];
-    end
-    if (rst) begin
-      \$193  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$91 ) begin
-      \$194  = { 4'h0, inc[5] };
-    end else begin
-      \$194  = \$92 [4:0];
-    end
-    if (rst) begin
-      \$194  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$103 ) begin
-      \$195  = { 4'h0, inc[6] };
-    end else begin
-      \$195  = \$104 [4:0];
-    end
-    if (rst) begin
-      \$195  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$115 ) begin
-      \$196  = { 4'h0, inc[7] };
-    end else begin
-      \$196  = \$116 [4:0];
-    end
-    if (rst) begin
-      \$196  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$127 ) begin
-      \$197  = { 4'h0, inc[8] };
-    end else begin
-      \$197  = \$128 [4:0];
-    end
-    if (rst) begin
-      \$197  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$139 ) begin
-      \$198  = { 4'h0, inc[9] };
-    end else begin
-      \$198  = \$140 [4:0];
-    end
+    \$198  = \$20 ;
     if (rst) begin
       \$198  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$151 ) begin
-      \$199  = { 4'h0, inc[10] };
-    end else begin
-      \$199  = \$152 [4:0];
-    end
+    \$199  = a_fwd;
     if (rst) begin
-      \$199  = 5'h00;
+      \$199  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$200  = \$1 [63:0];
+    if (rst) begin
+      \$200  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
     (* full_case = 32'd1 *)
-    if (\$163 ) begin
-      \$200  = { 4'h0, inc[11] };
+    if (\$31 ) begin
+      \$201  = { 4'h0, inc[0] };
     end else begin
-      \$200  = \$164 [4:0];
-    end
-    if (rst) begin
-      \$200  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$175 ) begin
-      \$201  = { 4'h0, inc[12] };
-    end else begin
-      \$201  = \$176 [4:0];
+      \$201  = \$32 [4:0];
     end
     if (rst) begin
       \$201  = 5'h00;
@@ -30924,30 +31175,186 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$202  = \$178 ;
+    (* full_case = 32'd1 *)
+    if (\$43 ) begin
+      \$202  = { 4'h0, inc[1] };
+    end else begin
+      \$202  = \$44 [4:0];
+    end
     if (rst) begin
-      \$202  = 1'h0;
+      \$202  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$203  = _b_addr;
+    (* full_case = 32'd1 *)
+    if (\$55 ) begin
+      \$203  = { 4'h0, inc[2] };
+    end else begin
+      \$203  = \$56 [4:0];
+    end
     if (rst) begin
-      \$203  = 4'h0;
+      \$203  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$204  = \$180 ;
+    (* full_case = 32'd1 *)
+    if (\$67 ) begin
+      \$204  = { 4'h0, inc[3] };
+    end else begin
+      \$204  = \$68 [4:0];
+    end
     if (rst) begin
-      \$204  = 64'h0000000000000000;
+      \$204  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$205  = _b_cap;
+    (* full_case = 32'd1 *)
+    if (\$79 ) begin
+      \$205  = { 4'h0, inc[4] };
+    end else begin
+      \$205  = \$80 [4:0];
+    end
     if (rst) begin
       \$205  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$91 ) begin
+      \$206  = { 4'h0, inc[5] };
+    end else begin
+      \$206  = \$92 [4:0];
+    end
+    if (rst) begin
+      \$206  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$103 ) begin
+      \$207  = { 4'h0, inc[6] };
+    end else begin
+      \$207  = \$104 [4:0];
+    end
+    if (rst) begin
+      \$207  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$115 ) begin
+      \$208  = { 4'h0, inc[7] };
+    end else begin
+      \$208  = \$116 [4:0];
+    end
+    if (rst) begin
+      \$208  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$127 ) begin
+      \$209  = { 4'h0, inc[8] };
+    end else begin
+      \$209  = \$128 [4:0];
+    end
+    if (rst) begin
+      \$209  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$139 ) begin
+      \$210  = { 4'h0, inc[9] };
+    end else begin
+      \$210  = \$140 [4:0];
+    end
+    if (rst) begin
+      \$210  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$151 ) begin
+      \$211  = { 4'h0, inc[10] };
+    end else begin
+      \$211  = \$152 [4:0];
+    end
+    if (rst) begin
+      \$211  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$163 ) begin
+      \$212  = { 4'h0, inc[11] };
+    end else begin
+      \$212  = \$164 [4:0];
+    end
+    if (rst) begin
+      \$212  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$175 ) begin
+      \$213  = { 4'h0, inc[12] };
+    end else begin
+      \$213  = \$176 [4:0];
+    end
+    if (rst) begin
+      \$213  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$187 ) begin
+      \$214  = { 4'h0, inc[13] };
+    end else begin
+      \$214  = \$188 [4:0];
+    end
+    if (rst) begin
+      \$214  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$215  = \$190 ;
+    if (rst) begin
+      \$215  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$216  = _b_addr;
+    if (rst) begin
+      \$216  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$217  = \$192 ;
+    if (rst) begin
+      \$217  = 64'h0000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$218  = _b_cap;
+    if (rst) begin
+      \$218  = 5'h00;
     end
   end
   assign rd_data = \$1 [63:0];
@@ -31016,25 +31423,34 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  reg \$148 ;
-  reg [9:0] \$149 ;
+  wire \$148 ;
+  wire \$149 ;
   wire \$15 ;
-  reg \$150 ;
-  reg \$151 ;
-  reg \$152 ;
-  reg [31:0] \$153 ;
-  reg [3:0] \$154 ;
-  reg \$155 ;
-  reg [1:0] \$156 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
   reg \$157 ;
   reg [9:0] \$158 ;
   reg \$159 ;
   wire \$16 ;
   reg \$160 ;
-  reg [31:0] \$161 ;
-  reg [1:0] \$162 ;
-  reg \$163 ;
+  reg \$161 ;
+  reg [31:0] \$162 ;
+  reg [3:0] \$163 ;
+  reg \$164 ;
+  reg [1:0] \$165 ;
+  reg \$166 ;
+  reg [9:0] \$167 ;
+  reg \$168 ;
+  reg \$169 ;
   wire \$17 ;
+  reg [31:0] \$170 ;
+  reg [1:0] \$171 ;
+  reg \$172 ;
   wire \$18 ;
   wire \$19 ;
   wire \$2 ;
@@ -31110,13 +31526,13 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire [1:0] \$86 ;
+  wire \$86 ;
   wire \$87 ;
   wire \$88 ;
   wire \$89 ;
   wire \$9 ;
   wire \$90 ;
-  wire \$91 ;
+  wire [1:0] \$91 ;
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
@@ -31254,269 +31670,165 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   assign \$34  = axil__awaddr[11:2] == 5'h1b;
   assign \$35  = axil__awaddr[11:2] == 5'h1c;
   assign \$36  = axil__awaddr[11:2] == 5'h1d;
-  assign \$37  = axil__awaddr[11:2] == 6'h20;
-  assign \$38  = axil__awaddr[11:2] == 6'h21;
-  assign \$39  = axil__awaddr[11:2] == 6'h22;
-  assign \$40  = axil__awaddr[11:2] == 6'h23;
-  assign \$41  = axil__awaddr[11:2] == 6'h24;
-  assign \$42  = axil__awaddr[11:2] == 6'h25;
-  assign \$43  = axil__awaddr[11:2] == 7'h40;
-  assign \$44  = axil__awaddr[11:2] == 7'h41;
-  assign \$45  = axil__awaddr[11:2] == 7'h42;
-  assign \$46  = axil__awaddr[11:2] == 7'h43;
-  assign \$47  = axil__awaddr[11:2] == 7'h44;
-  assign \$48  = axil__awaddr[11:2] == 7'h45;
-  assign \$49  = axil__awaddr[11:2] == 7'h46;
-  assign \$50  = axil__awaddr[11:2] == 7'h47;
-  assign \$51  = axil__awaddr[11:2] == 7'h48;
-  assign \$52  = axil__awaddr[11:2] == 7'h49;
-  assign \$53  = axil__awaddr[11:2] == 7'h4a;
-  assign \$54  = axil__awaddr[11:2] == 7'h4b;
-  assign \$55  = axil__awaddr[11:2] == 7'h4c;
-  assign \$56  = axil__awaddr[11:2] == 7'h4d;
-  assign \$57  = axil__awaddr[11:2] == 7'h4e;
-  assign \$58  = axil__awaddr[11:2] == 7'h4f;
-  assign \$59  = axil__awaddr[11:2] == 7'h50;
-  assign \$60  = axil__awaddr[11:2] == 7'h51;
-  assign \$61  = axil__awaddr[11:2] == 7'h52;
-  assign \$62  = axil__awaddr[11:2] == 7'h53;
-  assign \$63  = axil__awaddr[11:2] == 7'h54;
-  assign \$64  = axil__awaddr[11:2] == 7'h55;
-  assign \$65  = axil__awaddr[11:2] == 7'h56;
-  assign \$66  = axil__awaddr[11:2] == 7'h57;
-  assign \$67  = axil__awaddr[11:2] == 7'h58;
-  assign \$68  = axil__awaddr[11:2] == 7'h59;
-  assign \$69  = | { \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
-  assign \$70  = axil__awaddr[11:2] == 5'h10;
-  assign \$71  = axil__awaddr[11:2] == 5'h18;
-  assign \$72  = axil__awaddr[11:2] == 5'h19;
-  assign \$73  = axil__awaddr[11:2] == 5'h1a;
-  assign \$74  = axil__awaddr[11:2] == 5'h1b;
-  assign \$75  = axil__awaddr[11:2] == 5'h1c;
-  assign \$76  = axil__awaddr[11:2] == 5'h1d;
-  assign \$77  = | { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70  };
-  assign \$78  = ~ w_full;
-  assign \$79  = axil__wvalid & \$78 ;
-  assign \$80  = aw_full & w_full;
-  assign \$81  = ~ axil__bvalid;
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = ~ w_mapped;
-  assign \$84  = ~ w_writable;
-  assign \$85  = regs__w_done & regs__w_error;
-  assign \$86  = \$85  ? 2'h2 : 2'h0;
-  assign \$87  = axil__bvalid & axil__bready;
-  assign \$88  = ! axil__araddr[11:2];
-  assign \$89  = axil__araddr[11:2] == 1'h1;
-  assign \$90  = axil__araddr[11:2] == 2'h2;
-  assign \$91  = axil__araddr[11:2] == 2'h3;
-  assign \$92  = axil__araddr[11:2] == 3'h4;
-  assign \$93  = axil__araddr[11:2] == 3'h5;
-  assign \$94  = axil__araddr[11:2] == 3'h6;
-  assign \$95  = axil__araddr[11:2] == 3'h7;
-  assign \$96  = axil__araddr[11:2] == 4'h8;
-  assign \$97  = axil__araddr[11:2] == 4'h9;
-  assign \$98  = axil__araddr[11:2] == 4'ha;
-  assign \$99  = axil__araddr[11:2] == 5'h10;
-  assign \$100  = axil__araddr[11:2] == 5'h11;
-  assign \$101  = axil__araddr[11:2] == 5'h12;
-  assign \$102  = axil__araddr[11:2] == 5'h14;
-  assign \$103  = axil__araddr[11:2] == 5'h15;
-  assign \$104  = axil__araddr[11:2] == 5'h18;
-  assign \$105  = axil__araddr[11:2] == 5'h19;
-  assign \$106  = axil__araddr[11:2] == 5'h1a;
-  assign \$107  = axil__araddr[11:2] == 5'h1b;
-  assign \$108  = axil__araddr[11:2] == 5'h1c;
-  assign \$109  = axil__araddr[11:2] == 5'h1d;
-  assign \$110  = axil__araddr[11:2] == 6'h20;
-  assign \$111  = axil__araddr[11:2] == 6'h21;
-  assign \$112  = axil__araddr[11:2] == 6'h22;
-  assign \$113  = axil__araddr[11:2] == 6'h23;
-  assign \$114  = axil__araddr[11:2] == 6'h24;
-  assign \$115  = axil__araddr[11:2] == 6'h25;
-  assign \$116  = axil__araddr[11:2] == 7'h40;
-  assign \$117  = axil__araddr[11:2] == 7'h41;
-  assign \$118  = axil__araddr[11:2] == 7'h42;
-  assign \$119  = axil__araddr[11:2] == 7'h43;
-  assign \$120  = axil__araddr[11:2] == 7'h44;
-  assign \$121  = axil__araddr[11:2] == 7'h45;
-  assign \$122  = axil__araddr[11:2] == 7'h46;
-  assign \$123  = axil__araddr[11:2] == 7'h47;
-  assign \$124  = axil__araddr[11:2] == 7'h48;
-  assign \$125  = axil__araddr[11:2] == 7'h49;
-  assign \$126  = axil__araddr[11:2] == 7'h4a;
-  assign \$127  = axil__araddr[11:2] == 7'h4b;
-  assign \$128  = axil__araddr[11:2] == 7'h4c;
-  assign \$129  = axil__araddr[11:2] == 7'h4d;
-  assign \$130  = axil__araddr[11:2] == 7'h4e;
-  assign \$131  = axil__araddr[11:2] == 7'h4f;
-  assign \$132  = axil__araddr[11:2] == 7'h50;
-  assign \$133  = axil__araddr[11:2] == 7'h51;
-  assign \$134  = axil__araddr[11:2] == 7'h52;
-  assign \$135  = axil__araddr[11:2] == 7'h53;
-  assign \$136  = axil__araddr[11:2] == 7'h54;
-  assign \$137  = axil__araddr[11:2] == 7'h55;
-  assign \$138  = axil__araddr[11:2] == 7'h56;
-  assign \$139  = axil__araddr[11:2] == 7'h57;
-  assign \$140  = axil__araddr[11:2] == 7'h58;
-  assign \$141  = axil__araddr[11:2] == 7'h59;
-  assign \$142  = | { \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88  };
-  assign \$143  = rvalid & axil__rready;
-  assign \$144  = ~ r_readable;
-  assign \$145  = ~ regs__r_done;
-  assign \$146  = regs__r_valid | r_wait;
-  assign \$147  = regs__r_done & \$146 ;
+  assign \$37  = axil__awaddr[11:2] == 5'h1f;
+  assign \$38  = axil__awaddr[11:2] == 6'h20;
+  assign \$39  = axil__awaddr[11:2] == 6'h21;
+  assign \$40  = axil__awaddr[11:2] == 6'h22;
+  assign \$41  = axil__awaddr[11:2] == 6'h23;
+  assign \$42  = axil__awaddr[11:2] == 6'h24;
+  assign \$43  = axil__awaddr[11:2] == 6'h25;
+  assign \$44  = axil__awaddr[11:2] == 6'h27;
+  assign \$45  = axil__awaddr[11:2] == 7'h40;
+  assign \$46  = axil__awaddr[11:2] == 7'h41;
+  assign \$47  = axil__awaddr[11:2] == 7'h42;
+  assign \$48  = axil__awaddr[11:2] == 7'h43;
+  assign \$49  = axil__awaddr[11:2] == 7'h44;
+  assign \$50  = axil__awaddr[11:2] == 7'h45;
+  assign \$51  = axil__awaddr[11:2] == 7'h46;
+  assign \$52  = axil__awaddr[11:2] == 7'h47;
+  assign \$53  = axil__awaddr[11:2] == 7'h48;
+  assign \$54  = axil__awaddr[11:2] == 7'h49;
+  assign \$55  = axil__awaddr[11:2] == 7'h4a;
+  assign \$56  = axil__awaddr[11:2] == 7'h4b;
+  assign \$57  = axil__awaddr[11:2] == 7'h4c;
+  assign \$58  = axil__awaddr[11:2] == 7'h4d;
+  assign \$59  = axil__awaddr[11:2] == 7'h4e;
+  assign \$60  = axil__awaddr[11:2] == 7'h4f;
+  assign \$61  = axil__awaddr[11:2] == 7'h50;
+  assign \$62  = axil__awaddr[11:2] == 7'h51;
+  assign \$63  = axil__awaddr[11:2] == 7'h52;
+  assign \$64  = axil__awaddr[11:2] == 7'h53;
+  assign \$65  = axil__awaddr[11:2] == 7'h54;
+  assign \$66  = axil__awaddr[11:2] == 7'h55;
+  assign \$67  = axil__awaddr[11:2] == 7'h56;
+  assign \$68  = axil__awaddr[11:2] == 7'h57;
+  assign \$69  = axil__awaddr[11:2] == 7'h58;
+  assign \$70  = axil__awaddr[11:2] == 7'h59;
+  assign \$71  = axil__awaddr[11:2] == 7'h5a;
+  assign \$72  = axil__awaddr[11:2] == 7'h5b;
+  assign \$73  = | { \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
+  assign \$74  = axil__awaddr[11:2] == 5'h10;
+  assign \$75  = axil__awaddr[11:2] == 5'h18;
+  assign \$76  = axil__awaddr[11:2] == 5'h19;
+  assign \$77  = axil__awaddr[11:2] == 5'h1a;
+  assign \$78  = axil__awaddr[11:2] == 5'h1b;
+  assign \$79  = axil__awaddr[11:2] == 5'h1c;
+  assign \$80  = axil__awaddr[11:2] == 5'h1d;
+  assign \$81  = axil__awaddr[11:2] == 5'h1f;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  };
+  assign \$83  = ~ w_full;
+  assign \$84  = axil__wvalid & \$83 ;
+  assign \$85  = aw_full & w_full;
+  assign \$86  = ~ axil__bvalid;
+  assign \$87  = \$85  & \$86 ;
+  assign \$88  = ~ w_mapped;
+  assign \$89  = ~ w_writable;
+  assign \$90  = regs__w_done & regs__w_error;
+  assign \$91  = \$90  ? 2'h2 : 2'h0;
+  assign \$92  = axil__bvalid & axil__bready;
+  assign \$93  = ! axil__araddr[11:2];
+  assign \$94  = axil__araddr[11:2] == 1'h1;
+  assign \$95  = axil__araddr[11:2] == 2'h2;
+  assign \$96  = axil__araddr[11:2] == 2'h3;
+  assign \$97  = axil__araddr[11:2] == 3'h4;
+  assign \$98  = axil__araddr[11:2] == 3'h5;
+  assign \$99  = axil__araddr[11:2] == 3'h6;
+  assign \$100  = axil__araddr[11:2] == 3'h7;
+  assign \$101  = axil__araddr[11:2] == 4'h8;
+  assign \$102  = axil__araddr[11:2] == 4'h9;
+  assign \$103  = axil__araddr[11:2] == 4'ha;
+  assign \$104  = axil__araddr[11:2] == 5'h10;
+  assign \$105  = axil__araddr[11:2] == 5'h11;
+  assign \$106  = axil__araddr[11:2] == 5'h12;
+  assign \$107  = axil__araddr[11:2] == 5'h14;
+  assign \$108  = axil__araddr[11:2] == 5'h15;
+  assign \$109  = axil__araddr[11:2] == 5'h18;
+  assign \$110  = axil__araddr[11:2] == 5'h19;
+  assign \$111  = axil__araddr[11:2] == 5'h1a;
+  assign \$112  = axil__araddr[11:2] == 5'h1b;
+  assign \$113  = axil__araddr[11:2] == 5'h1c;
+  assign \$114  = axil__araddr[11:2] == 5'h1d;
+  assign \$115  = axil__araddr[11:2] == 5'h1f;
+  assign \$116  = axil__araddr[11:2] == 6'h20;
+  assign \$117  = axil__araddr[11:2] == 6'h21;
+  assign \$118  = axil__araddr[11:2] == 6'h22;
+  assign \$119  = axil__araddr[11:2] == 6'h23;
+  assign \$120  = axil__araddr[11:2] == 6'h24;
+  assign \$121  = axil__araddr[11:2] == 6'h25;
+  assign \$122  = axil__araddr[11:2] == 6'h27;
+  assign \$123  = axil__araddr[11:2] == 7'h40;
+  assign \$124  = axil__araddr[11:2] == 7'h41;
+  assign \$125  = axil__araddr[11:2] == 7'h42;
+  assign \$126  = axil__araddr[11:2] == 7'h43;
+  assign \$127  = axil__araddr[11:2] == 7'h44;
+  assign \$128  = axil__araddr[11:2] == 7'h45;
+  assign \$129  = axil__araddr[11:2] == 7'h46;
+  assign \$130  = axil__araddr[11:2] == 7'h47;
+  assign \$131  = axil__araddr[11:2] == 7'h48;
+  assign \$132  = axil__araddr[11:2] == 7'h49;
+  assign \$133  = axil__araddr[11:2] == 7'h4a;
+  assign \$134  = axil__araddr[11:2] == 7'h4b;
+  assign \$135  = axil__araddr[11:2] == 7'h4c;
+  assign \$136  = axil__araddr[11:2] == 7'h4d;
+  assign \$137  = axil__araddr[11:2] == 7'h4e;
+  assign \$138  = axil__araddr[11:2] == 7'h4f;
+  assign \$139  = axil__araddr[11:2] == 7'h50;
+  assign \$140  = axil__araddr[11:2] == 7'h51;
+  assign \$141  = axil__araddr[11:2] == 7'h52;
+  assign \$142  = axil__araddr[11:2] == 7'h53;
+  assign \$143  = axil__araddr[11:2] == 7'h54;
+  assign \$144  = axil__araddr[11:2] == 7'h55;
+  assign \$145  = axil__araddr[11:2] == 7'h56;
+  assign \$146  = axil__araddr[11:2] == 7'h57;
+  assign \$147  = axil__araddr[11:2] == 7'h58;
+  assign \$148  = axil__araddr[11:2] == 7'h59;
+  assign \$149  = axil__araddr[11:2] == 7'h5a;
+  assign \$150  = axil__araddr[11:2] == 7'h5b;
+  assign \$151  = | { \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93  };
+  assign \$152  = rvalid & axil__rready;
+  assign \$153  = ~ r_readable;
+  assign \$154  = ~ regs__r_done;
+  assign \$155  = regs__r_valid | r_wait;
+  assign \$156  = regs__r_done & \$155 ;
   always @(posedge clk)
-    aw_full <= \$148 ;
+    aw_full <= \$157 ;
   always @(posedge clk)
-    regs__w_addr <= \$149 ;
+    regs__w_addr <= \$158 ;
   always @(posedge clk)
-    w_mapped <= \$150 ;
+    w_mapped <= \$159 ;
   always @(posedge clk)
-    w_writable <= \$151 ;
+    w_writable <= \$160 ;
   always @(posedge clk)
-    w_full <= \$152 ;
+    w_full <= \$161 ;
   always @(posedge clk)
-    regs__w_data <= \$153 ;
+    regs__w_data <= \$162 ;
   always @(posedge clk)
-    regs__w_strb <= \$154 ;
+    regs__w_strb <= \$163 ;
   always @(posedge clk)
-    axil__bvalid <= \$155 ;
+    axil__bvalid <= \$164 ;
   always @(posedge clk)
-    axil__bresp <= \$156 ;
+    axil__bresp <= \$165 ;
   always @(posedge clk)
-    ar_full <= \$157 ;
+    ar_full <= \$166 ;
   always @(posedge clk)
-    regs__r_addr <= \$158 ;
+    regs__r_addr <= \$167 ;
   always @(posedge clk)
-    r_readable <= \$159 ;
+    r_readable <= \$168 ;
   always @(posedge clk)
-    rvalid <= \$160 ;
+    rvalid <= \$169 ;
   always @(posedge clk)
-    axil__rdata <= \$161 ;
+    axil__rdata <= \$170 ;
   always @(posedge clk)
-    axil__rresp <= \$162 ;
+    axil__rresp <= \$171 ;
   always @(posedge clk)
-    r_wait <= \$163 ;
+    r_wait <= \$172 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$148  = aw_full;
+    \$157  = aw_full;
     if (\$14 ) begin
-      \$148  = 1'h1;
-    end
-    if (\$87 ) begin
-      \$148  = 1'h0;
-    end
-    if (rst) begin
-      \$148  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$149  = regs__w_addr;
-    if (\$14 ) begin
-      \$149  = axil__awaddr[11:2];
-    end
-    if (rst) begin
-      \$149  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$150  = w_mapped;
-    if (\$14 ) begin
-      \$150  = \$69 ;
-    end
-    if (rst) begin
-      \$150  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$151  = w_writable;
-    if (\$14 ) begin
-      \$151  = \$77 ;
-    end
-    if (rst) begin
-      \$151  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$152  = w_full;
-    if (\$79 ) begin
-      \$152  = 1'h1;
-    end
-    if (\$87 ) begin
-      \$152  = 1'h0;
-    end
-    if (rst) begin
-      \$152  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$153  = regs__w_data;
-    if (\$79 ) begin
-      \$153  = axil__wdata;
-    end
-    if (rst) begin
-      \$153  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$154  = regs__w_strb;
-    if (\$79 ) begin
-      \$154  = axil__wstrb;
-    end
-    if (rst) begin
-      \$154  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$155  = axil__bvalid;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$83 ) begin
-        \$155  = 1'h1;
-      end else if (\$84 ) begin
-        \$155  = 1'h1;
-      end else begin
-        \$155  = regs__w_done;
-      end
-    end
-    if (\$87 ) begin
-      \$155  = 1'h0;
-    end
-    if (rst) begin
-      \$155  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$156  = axil__bresp;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$83 ) begin
-        \$156  = 2'h3;
-      end else if (\$84 ) begin
-        \$156  = 2'h2;
-      end else begin
-        \$156  = \$86 ;
-      end
-    end
-    if (rst) begin
-      \$156  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$157  = ar_full;
-    if (regs__ar_accept) begin
       \$157  = 1'h1;
     end
-    if (ar_full) begin
+    if (\$92 ) begin
       \$157  = 1'h0;
     end
     if (rst) begin
@@ -31525,9 +31837,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$158  = regs__r_addr;
-    if (regs__ar_accept) begin
-      \$158  = axil__araddr[11:2];
+    \$158  = regs__w_addr;
+    if (\$14 ) begin
+      \$158  = axil__awaddr[11:2];
     end
     if (rst) begin
       \$158  = 10'h000;
@@ -31535,9 +31847,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$159  = r_readable;
-    if (regs__ar_accept) begin
-      \$159  = \$142 ;
+    \$159  = w_mapped;
+    if (\$14 ) begin
+      \$159  = \$73 ;
     end
     if (rst) begin
       \$159  = 1'h0;
@@ -31545,17 +31857,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$160  = rvalid;
-    if (\$143 ) begin
-      \$160  = 1'h0;
-    end
-    if (ar_full) begin
-      if (\$144 ) begin
-        \$160  = 1'h1;
-      end
-    end
-    if (\$147 ) begin
-      \$160  = 1'h1;
+    \$160  = w_writable;
+    if (\$14 ) begin
+      \$160  = \$82 ;
     end
     if (rst) begin
       \$160  = 1'h0;
@@ -31563,44 +31867,165 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$161  = axil__rdata;
-    if (ar_full) begin
-      \$161  = 32'd0;
+    \$161  = w_full;
+    if (\$84 ) begin
+      \$161  = 1'h1;
     end
-    if (\$147 ) begin
-      \$161  = regs__r_data;
+    if (\$92 ) begin
+      \$161  = 1'h0;
     end
     if (rst) begin
-      \$161  = 32'd0;
+      \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$162  = axil__rresp;
-    if (ar_full) begin
-      \$162  = 2'h0;
-      if (\$144 ) begin
-        \$162  = 2'h3;
-      end
+    \$162  = regs__w_data;
+    if (\$84 ) begin
+      \$162  = axil__wdata;
     end
     if (rst) begin
-      \$162  = 2'h0;
+      \$162  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$163  = r_wait;
-    if (ar_full) begin
-      if (\$144 ) begin
-      end else if (\$145 ) begin
-        \$163  = 1'h1;
-      end
-    end
-    if (\$147 ) begin
-      \$163  = 1'h0;
+    \$163  = regs__w_strb;
+    if (\$84 ) begin
+      \$163  = axil__wstrb;
     end
     if (rst) begin
-      \$163  = 1'h0;
+      \$163  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$164  = axil__bvalid;
+    if (\$87 ) begin
+      (* full_case = 32'd1 *)
+      if (\$88 ) begin
+        \$164  = 1'h1;
+      end else if (\$89 ) begin
+        \$164  = 1'h1;
+      end else begin
+        \$164  = regs__w_done;
+      end
+    end
+    if (\$92 ) begin
+      \$164  = 1'h0;
+    end
+    if (rst) begin
+      \$164  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$165  = axil__bresp;
+    if (\$87 ) begin
+      (* full_case = 32'd1 *)
+      if (\$88 ) begin
+        \$165  = 2'h3;
+      end else if (\$89 ) begin
+        \$165  = 2'h2;
+      end else begin
+        \$165  = \$91 ;
+      end
+    end
+    if (rst) begin
+      \$165  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$166  = ar_full;
+    if (regs__ar_accept) begin
+      \$166  = 1'h1;
+    end
+    if (ar_full) begin
+      \$166  = 1'h0;
+    end
+    if (rst) begin
+      \$166  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$167  = regs__r_addr;
+    if (regs__ar_accept) begin
+      \$167  = axil__araddr[11:2];
+    end
+    if (rst) begin
+      \$167  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$168  = r_readable;
+    if (regs__ar_accept) begin
+      \$168  = \$151 ;
+    end
+    if (rst) begin
+      \$168  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$169  = rvalid;
+    if (\$152 ) begin
+      \$169  = 1'h0;
+    end
+    if (ar_full) begin
+      if (\$153 ) begin
+        \$169  = 1'h1;
+      end
+    end
+    if (\$156 ) begin
+      \$169  = 1'h1;
+    end
+    if (rst) begin
+      \$169  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$170  = axil__rdata;
+    if (ar_full) begin
+      \$170  = 32'd0;
+    end
+    if (\$156 ) begin
+      \$170  = regs__r_data;
+    end
+    if (rst) begin
+      \$170  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$171  = axil__rresp;
+    if (ar_full) begin
+      \$171  = 2'h0;
+      if (\$153 ) begin
+        \$171  = 2'h3;
+      end
+    end
+    if (rst) begin
+      \$171  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$172  = r_wait;
+    if (ar_full) begin
+      if (\$153 ) begin
+      end else if (\$154 ) begin
+        \$172  = 1'h1;
+      end
+    end
+    if (\$156 ) begin
+      \$172  = 1'h0;
+    end
+    if (rst) begin
+      \$172  = 1'h0;
     end
   end
   assign bvalid = axil__bvalid;

@@ -87,18 +87,20 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire core_flushing;
   wire core_idle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$61 ;
-  wire [63:0] \cycle$70 ;
+  wire [63:0] \cycle$63 ;
+  wire [63:0] \cycle$72 ;
   wire enable;
   wire \enable$55 ;
   wire flush;
-  wire \flush$59 ;
+  wire \flush$61 ;
   wire flushing;
   wire hold;
-  wire \hold$57 ;
+  wire \hold$59 ;
   wire idle;
+  wire nonblocking;
+  wire \nonblocking$57 ;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$67 ;
+  wire [7:0] \occupancy$69 ;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [35:0] \req__payload$27 ;
@@ -145,8 +147,8 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire \rsp__valid$32 ;
   input rst;
   wire rst;
-  wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$69 ;
+  wire [13:0] stat_inc;
+  wire [13:0] \stat_inc$71 ;
   \kv_asu.core  core (
     .cfg(cfg),
     .clk(clk),
@@ -156,6 +158,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .flushing(core_flushing),
     .hold(hold),
     .idle(core_idle),
+    .nonblocking(nonblocking),
     .occupancy(occupancy),
     .r_rdy(rsp__valid),
     .req__payload(req__payload),
@@ -194,6 +197,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .enable(enable),
     .flush(flush),
     .hold(hold),
+    .nonblocking(nonblocking),
     .occupancy(occupancy),
     .rst(rst),
     .stat_inc(stat_inc)
@@ -230,14 +234,15 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   assign \axil__wvalid$51  = axil__wvalid;
   assign \cfg$53  = cfg;
   assign \enable$55  = enable;
-  assign \hold$57  = hold;
-  assign \flush$59  = flush;
-  assign \cycle$61  = cycle;
+  assign \nonblocking$57  = nonblocking;
+  assign \hold$59  = hold;
+  assign \flush$61  = flush;
+  assign \cycle$63  = cycle;
   assign idle = core_idle;
   assign flushing = core_flushing;
-  assign \occupancy$67  = occupancy;
-  assign \stat_inc$69  = stat_inc;
-  assign \cycle$70  = cycle;
+  assign \occupancy$69  = occupancy;
+  assign \stat_inc$71  = stat_inc;
+  assign \cycle$72  = cycle;
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
@@ -279,15 +284,30 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready, hold, r_rdy, flushing, idle, stat_inc, occupancy, flush, enable, cfg, cycle, req__payload);
+module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, req__ready, hold, r_rdy, flushing, idle, occupancy, flush, enable, cfg, nonblocking, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
-  reg [34:0] \$1 ;
+  wire [15:0] \$1 ;
   reg [34:0] \$10 ;
   reg [34:0] \$11 ;
-  wire [41:0] \$12 ;
-  wire [187:0] \$13 ;
-  wire [27:0] \$14 ;
-  reg [34:0] \$2 ;
+  reg [34:0] \$12 ;
+  reg [34:0] \$13 ;
+  reg \$14 ;
+  reg \$15 ;
+  reg \$16 ;
+  reg \$17 ;
+  reg \$18 ;
+  reg \$19 ;
+  wire [15:0] \$2 ;
+  reg \$20 ;
+  reg \$21 ;
+  reg \$22 ;
+  reg \$23 ;
+  reg \$24 ;
+  reg \$25 ;
+  reg \$26 ;
+  wire [41:0] \$27 ;
+  wire [187:0] \$28 ;
+  wire [27:0] \$29 ;
   reg [34:0] \$3 ;
   reg [34:0] \$4 ;
   reg [34:0] \$5 ;
@@ -303,48 +323,48 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \ahead.valid ;
   wire [6:0] ahead_start;
   wire [31:0] bk_count;
-  wire [31:0] \bk_count$99 ;
+  wire [31:0] \bk_count$101 ;
   wire [3:0] bk_fresh;
-  wire [3:0] \bk_fresh$105 ;
+  wire [3:0] \bk_fresh$107 ;
   wire [23:0] bk_last;
-  wire [23:0] \bk_last$101 ;
+  wire [23:0] \bk_last$103 ;
   wire [3:0] bk_mark;
-  wire [3:0] \bk_mark$107 ;
+  wire [3:0] \bk_mark$109 ;
   wire [3:0] bk_mark_raw;
-  wire [3:0] \bk_mark_raw$109 ;
+  wire [3:0] \bk_mark_raw$111 ;
   wire [19:0] bk_row;
-  wire [19:0] \bk_row$111 ;
+  wire [19:0] \bk_row$113 ;
   wire [95:0] bk_tag;
-  wire [95:0] \bk_tag$97 ;
+  wire [95:0] \bk_tag$99 ;
   wire [3:0] bk_valid;
-  wire [3:0] \bk_valid$103 ;
+  wire [3:0] \bk_valid$105 ;
   wire busy;
-  wire \busy$82 ;
-  wire \busy$83 ;
   wire \busy$84 ;
+  wire \busy$85 ;
+  wire \busy$86 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$118 ;
-  wire [7:0] \cfg$118.c2 ;
-  wire [7:0] \cfg$118.c3 ;
-  wire [31:0] \cfg$118.hash_seed ;
-  wire [4:0] \cfg$118.w1 ;
-  wire [4:0] \cfg$118.w2 ;
-  wire [4:0] \cfg$118.w3 ;
-  wire [62:0] \cfg$131 ;
-  wire [7:0] \cfg$131.c2 ;
-  wire [7:0] \cfg$131.c3 ;
-  wire [31:0] \cfg$131.hash_seed ;
-  wire [4:0] \cfg$131.w1 ;
-  wire [4:0] \cfg$131.w2 ;
-  wire [4:0] \cfg$131.w3 ;
-  wire [62:0] \cfg$90 ;
-  wire [7:0] \cfg$90.c2 ;
-  wire [7:0] \cfg$90.c3 ;
-  wire [31:0] \cfg$90.hash_seed ;
-  wire [4:0] \cfg$90.w1 ;
-  wire [4:0] \cfg$90.w2 ;
-  wire [4:0] \cfg$90.w3 ;
+  wire [62:0] \cfg$120 ;
+  wire [7:0] \cfg$120.c2 ;
+  wire [7:0] \cfg$120.c3 ;
+  wire [31:0] \cfg$120.hash_seed ;
+  wire [4:0] \cfg$120.w1 ;
+  wire [4:0] \cfg$120.w2 ;
+  wire [4:0] \cfg$120.w3 ;
+  wire [62:0] \cfg$133 ;
+  wire [7:0] \cfg$133.c2 ;
+  wire [7:0] \cfg$133.c3 ;
+  wire [31:0] \cfg$133.hash_seed ;
+  wire [4:0] \cfg$133.w1 ;
+  wire [4:0] \cfg$133.w2 ;
+  wire [4:0] \cfg$133.w3 ;
+  wire [62:0] \cfg$92 ;
+  wire [7:0] \cfg$92.c2 ;
+  wire [7:0] \cfg$92.c3 ;
+  wire [31:0] \cfg$92.hash_seed ;
+  wire [4:0] \cfg$92.w1 ;
+  wire [4:0] \cfg$92.w2 ;
+  wire [4:0] \cfg$92.w3 ;
   wire [7:0] \cfg.c2 ;
   wire [7:0] \cfg.c3 ;
   wire [31:0] \cfg.hash_seed ;
@@ -363,37 +383,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$150 ;
-  wire [63:0] \cycle$53 ;
+  wire [63:0] \cycle$153 ;
+  wire [63:0] \cycle$55 ;
   wire [161:0] decision;
-  wire [161:0] \decision$130 ;
-  wire \decision$130.any_free ;
-  wire [7:0] \decision$130.cnt_after ;
-  wire [7:0] \decision$130.cnt_after_inc ;
-  wire \decision$130.free_mark ;
-  wire [6:0] \decision$130.free_slot ;
-  wire [5:0] \decision$130.hit_age ;
-  wire [7:0] \decision$130.hit_cnt ;
-  wire \decision$130.hit_mark ;
-  wire [6:0] \decision$130.hit_slot ;
-  wire \decision$130.inv ;
-  wire [1:0] \decision$130.min_tlevel ;
-  wire [1:0] \decision$130.op ;
-  wire \decision$130.present ;
-  wire [5:0] \decision$130.t ;
-  wire [23:0] \decision$130.tag ;
-  wire [6:0] \decision$130.tail_slot ;
-  wire [23:0] \decision$130.tail_tag ;
-  wire \decision$130.take ;
-  wire \decision$130.valid ;
-  wire \decision$130.vict_mark ;
-  wire [6:0] \decision$130.vict_slot ;
-  wire \decision$130.vict_t0 ;
-  wire [23:0] \decision$130.vict_tag ;
-  wire \decision$130.wr ;
-  wire [3:0] \decision$130.wr_lane ;
-  wire \decision$130.wr_mark ;
-  wire [6:0] \decision$130.wr_slot ;
+  wire [161:0] \decision$132 ;
+  wire \decision$132.any_free ;
+  wire [7:0] \decision$132.cnt_after ;
+  wire [7:0] \decision$132.cnt_after_inc ;
+  wire \decision$132.free_mark ;
+  wire [6:0] \decision$132.free_slot ;
+  wire [5:0] \decision$132.hit_age ;
+  wire [7:0] \decision$132.hit_cnt ;
+  wire \decision$132.hit_mark ;
+  wire [6:0] \decision$132.hit_slot ;
+  wire \decision$132.inv ;
+  wire [1:0] \decision$132.min_tlevel ;
+  wire [1:0] \decision$132.op ;
+  wire \decision$132.present ;
+  wire [5:0] \decision$132.t ;
+  wire [23:0] \decision$132.tag ;
+  wire [6:0] \decision$132.tail_slot ;
+  wire [23:0] \decision$132.tail_tag ;
+  wire \decision$132.take ;
+  wire \decision$132.valid ;
+  wire \decision$132.vict_mark ;
+  wire [6:0] \decision$132.vict_slot ;
+  wire \decision$132.vict_t0 ;
+  wire [23:0] \decision$132.vict_tag ;
+  wire \decision$132.wr ;
+  wire [3:0] \decision$132.wr_lane ;
+  wire \decision$132.wr_mark ;
+  wire [6:0] \decision$132.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -421,18 +441,32 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
+  wire dropped;
+  reg dropped_q0 = 1'h0;
+  reg dropped_q1 = 1'h0;
+  reg dropped_q10 = 1'h0;
+  reg dropped_q11 = 1'h0;
+  reg dropped_q12 = 1'h0;
+  reg dropped_q2 = 1'h0;
+  reg dropped_q3 = 1'h0;
+  reg dropped_q4 = 1'h0;
+  reg dropped_q5 = 1'h0;
+  reg dropped_q6 = 1'h0;
+  reg dropped_q7 = 1'h0;
+  reg dropped_q8 = 1'h0;
+  reg dropped_q9 = 1'h0;
   wire empty;
   input enable;
   wire enable;
   wire \enable$47 ;
   input flush;
   wire flush;
-  wire \flush$132 ;
-  wire \flush$145 ;
-  wire \flush$51 ;
+  wire \flush$134 ;
+  wire \flush$147 ;
+  wire \flush$53 ;
   output flushing;
   wire flushing;
-  wire \flushing$60 ;
+  wire \flushing$62 ;
   wire [7:0] forward__count;
   wire [7:0] \forward__count$11 ;
   wire [7:0] \forward__count$25 ;
@@ -474,80 +508,80 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire \forward__write$20 ;
   wire \forward__write$30 ;
   wire [3:0] generation;
-  wire [3:0] \generation$65 ;
+  wire [3:0] \generation$67 ;
   wire [6:0] hash;
-  wire [31:0] \hash$87 ;
+  wire [31:0] \hash$89 ;
   input hold;
   wire hold;
   wire \hold$49 ;
   output idle;
   wire idle;
-  wire \idle$58 ;
+  wire \idle$60 ;
   wire inv_en;
   wire [6:0] inv_slot;
   wire [63:0] key;
   wire [361:0] lanes;
-  wire [361:0] \lanes$124 ;
-  wire [5:0] \lanes$124.age_ahead ;
-  wire \lanes$124.ahead_beyond_w1 ;
-  wire [3:0] \lanes$124.ahead_in_window ;
-  wire [7:0] \lanes$124.ahead_lane_bit ;
-  wire [3:0] \lanes$124.ahead_older ;
-  wire [3:0] \lanes$124.beyond_w1 ;
-  wire [3:0] \lanes$124.forward_older ;
-  wire [3:0] \lanes$124.forwarded ;
-  wire [259:0] \lanes$124.lane ;
-  wire [5:0] \lanes$124.lane[0].age ;
-  wire [7:0] \lanes$124.lane[0].count ;
-  wire [7:0] \lanes$124.lane[0].count_inc ;
-  wire [7:0] \lanes$124.lane[0].count_inc2 ;
-  wire \lanes$124.lane[0].mark ;
-  wire \lanes$124.lane[0].match ;
-  wire \lanes$124.lane[0].sc_row_hit ;
-  wire [6:0] \lanes$124.lane[0].slot ;
-  wire [23:0] \lanes$124.lane[0].tag ;
-  wire \lanes$124.lane[0].valid ;
-  wire [5:0] \lanes$124.lane[1].age ;
-  wire [7:0] \lanes$124.lane[1].count ;
-  wire [7:0] \lanes$124.lane[1].count_inc ;
-  wire [7:0] \lanes$124.lane[1].count_inc2 ;
-  wire \lanes$124.lane[1].mark ;
-  wire \lanes$124.lane[1].match ;
-  wire \lanes$124.lane[1].sc_row_hit ;
-  wire [6:0] \lanes$124.lane[1].slot ;
-  wire [23:0] \lanes$124.lane[1].tag ;
-  wire \lanes$124.lane[1].valid ;
-  wire [5:0] \lanes$124.lane[2].age ;
-  wire [7:0] \lanes$124.lane[2].count ;
-  wire [7:0] \lanes$124.lane[2].count_inc ;
-  wire [7:0] \lanes$124.lane[2].count_inc2 ;
-  wire \lanes$124.lane[2].mark ;
-  wire \lanes$124.lane[2].match ;
-  wire \lanes$124.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$124.lane[2].slot ;
-  wire [23:0] \lanes$124.lane[2].tag ;
-  wire \lanes$124.lane[2].valid ;
-  wire [5:0] \lanes$124.lane[3].age ;
-  wire [7:0] \lanes$124.lane[3].count ;
-  wire [7:0] \lanes$124.lane[3].count_inc ;
-  wire [7:0] \lanes$124.lane[3].count_inc2 ;
-  wire \lanes$124.lane[3].mark ;
-  wire \lanes$124.lane[3].match ;
-  wire \lanes$124.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$124.lane[3].slot ;
-  wire [23:0] \lanes$124.lane[3].tag ;
-  wire \lanes$124.lane[3].valid ;
-  wire [15:0] \lanes$124.older ;
-  wire [3:0] \lanes$124.older_ahead ;
-  wire [3:0] \lanes$124.older_forward ;
-  wire [34:0] \lanes$124.request ;
-  wire [1:0] \lanes$124.request.min_tlevel ;
-  wire [1:0] \lanes$124.request.op ;
-  wire [5:0] \lanes$124.request.t ;
-  wire [23:0] \lanes$124.request.tag ;
-  wire \lanes$124.request.valid ;
-  wire \lanes$124.same_line_ahead ;
-  wire [6:0] \lanes$124.start ;
+  wire [361:0] \lanes$126 ;
+  wire [5:0] \lanes$126.age_ahead ;
+  wire \lanes$126.ahead_beyond_w1 ;
+  wire [3:0] \lanes$126.ahead_in_window ;
+  wire [7:0] \lanes$126.ahead_lane_bit ;
+  wire [3:0] \lanes$126.ahead_older ;
+  wire [3:0] \lanes$126.beyond_w1 ;
+  wire [3:0] \lanes$126.forward_older ;
+  wire [3:0] \lanes$126.forwarded ;
+  wire [259:0] \lanes$126.lane ;
+  wire [5:0] \lanes$126.lane[0].age ;
+  wire [7:0] \lanes$126.lane[0].count ;
+  wire [7:0] \lanes$126.lane[0].count_inc ;
+  wire [7:0] \lanes$126.lane[0].count_inc2 ;
+  wire \lanes$126.lane[0].mark ;
+  wire \lanes$126.lane[0].match ;
+  wire \lanes$126.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$126.lane[0].slot ;
+  wire [23:0] \lanes$126.lane[0].tag ;
+  wire \lanes$126.lane[0].valid ;
+  wire [5:0] \lanes$126.lane[1].age ;
+  wire [7:0] \lanes$126.lane[1].count ;
+  wire [7:0] \lanes$126.lane[1].count_inc ;
+  wire [7:0] \lanes$126.lane[1].count_inc2 ;
+  wire \lanes$126.lane[1].mark ;
+  wire \lanes$126.lane[1].match ;
+  wire \lanes$126.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$126.lane[1].slot ;
+  wire [23:0] \lanes$126.lane[1].tag ;
+  wire \lanes$126.lane[1].valid ;
+  wire [5:0] \lanes$126.lane[2].age ;
+  wire [7:0] \lanes$126.lane[2].count ;
+  wire [7:0] \lanes$126.lane[2].count_inc ;
+  wire [7:0] \lanes$126.lane[2].count_inc2 ;
+  wire \lanes$126.lane[2].mark ;
+  wire \lanes$126.lane[2].match ;
+  wire \lanes$126.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$126.lane[2].slot ;
+  wire [23:0] \lanes$126.lane[2].tag ;
+  wire \lanes$126.lane[2].valid ;
+  wire [5:0] \lanes$126.lane[3].age ;
+  wire [7:0] \lanes$126.lane[3].count ;
+  wire [7:0] \lanes$126.lane[3].count_inc ;
+  wire [7:0] \lanes$126.lane[3].count_inc2 ;
+  wire \lanes$126.lane[3].mark ;
+  wire \lanes$126.lane[3].match ;
+  wire \lanes$126.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$126.lane[3].slot ;
+  wire [23:0] \lanes$126.lane[3].tag ;
+  wire \lanes$126.lane[3].valid ;
+  wire [15:0] \lanes$126.older ;
+  wire [3:0] \lanes$126.older_ahead ;
+  wire [3:0] \lanes$126.older_forward ;
+  wire [34:0] \lanes$126.request ;
+  wire [1:0] \lanes$126.request.min_tlevel ;
+  wire [1:0] \lanes$126.request.op ;
+  wire [5:0] \lanes$126.request.t ;
+  wire [23:0] \lanes$126.request.tag ;
+  wire \lanes$126.request.valid ;
+  wire \lanes$126.same_line_ahead ;
+  wire [6:0] \lanes$126.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
@@ -616,16 +650,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   (* enum_value_11 = "POP" *)
   wire [1:0] lru_cmd;
   wire [6:0] lru_slot;
+  input nonblocking;
+  wire nonblocking;
+  wire \nonblocking$51 ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$147 ;
+  wire [7:0] \occupancy$149 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
   output r_rdy;
   wire r_rdy;
   wire [6:0] rd_slot;
-  wire [6:0] \rd_slot$95 ;
+  wire [6:0] \rd_slot$97 ;
   input [35:0] req__payload;
   wire [35:0] req__payload;
   wire [35:0] \req__payload$41 ;
@@ -750,82 +787,82 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$154 ;
+  wire [23:0] \sc_last$157 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$120 ;
-  wire [3:0] \sc_mark_intent$127 ;
+  wire [3:0] \sc_mark_intent$122 ;
+  wire [3:0] \sc_mark_intent$129 ;
   wire [4:0] sc_mark_row;
-  wire [4:0] \sc_mark_row$113 ;
+  wire [4:0] \sc_mark_row$115 ;
   wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$115 ;
-  wire [4:0] \sc_mark_row_next$123 ;
+  wire [4:0] \sc_mark_row_next$117 ;
+  wire [4:0] \sc_mark_row_next$125 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$122 ;
-  wire [3:0] \sc_mark_value$128 ;
+  wire [3:0] \sc_mark_value$124 ;
+  wire [3:0] \sc_mark_value$130 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$152 ;
+  wire [4:0] \sc_row$155 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$158 ;
+  wire [3:0] \sc_set$161 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$156 ;
+  wire [3:0] \sc_valid$159 ;
   wire [31:0] seed;
   wire [6:0] slot;
-  output [12:0] stat_inc;
-  wire [12:0] stat_inc;
-  wire [12:0] \stat_inc$149 ;
+  output [13:0] stat_inc;
+  wire [13:0] stat_inc;
+  wire [13:0] \stat_inc$151 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
-  wire [6:0] \tail$89 ;
+  wire [6:0] \tail$91 ;
   wire [48:0] w_data;
   wire w_en;
   wire [302:0] window;
-  wire [302:0] \window$117 ;
-  wire [187:0] \window$117.bank ;
-  wire [7:0] \window$117.bank[0].count ;
-  wire \window$117.bank[0].fresh ;
-  wire [5:0] \window$117.bank[0].last ;
-  wire \window$117.bank[0].mark ;
-  wire [4:0] \window$117.bank[0].row ;
-  wire \window$117.bank[0].sc_row_hit ;
-  wire [23:0] \window$117.bank[0].tag ;
-  wire \window$117.bank[0].valid ;
-  wire [7:0] \window$117.bank[1].count ;
-  wire \window$117.bank[1].fresh ;
-  wire [5:0] \window$117.bank[1].last ;
-  wire \window$117.bank[1].mark ;
-  wire [4:0] \window$117.bank[1].row ;
-  wire \window$117.bank[1].sc_row_hit ;
-  wire [23:0] \window$117.bank[1].tag ;
-  wire \window$117.bank[1].valid ;
-  wire [7:0] \window$117.bank[2].count ;
-  wire \window$117.bank[2].fresh ;
-  wire [5:0] \window$117.bank[2].last ;
-  wire \window$117.bank[2].mark ;
-  wire [4:0] \window$117.bank[2].row ;
-  wire \window$117.bank[2].sc_row_hit ;
-  wire [23:0] \window$117.bank[2].tag ;
-  wire \window$117.bank[2].valid ;
-  wire [7:0] \window$117.bank[3].count ;
-  wire \window$117.bank[3].fresh ;
-  wire [5:0] \window$117.bank[3].last ;
-  wire \window$117.bank[3].mark ;
-  wire [4:0] \window$117.bank[3].row ;
-  wire \window$117.bank[3].sc_row_hit ;
-  wire [23:0] \window$117.bank[3].tag ;
-  wire \window$117.bank[3].valid ;
-  wire [5:0] \window$117.forward_age ;
-  wire [27:0] \window$117.lane_slot ;
-  wire [15:0] \window$117.overlap ;
-  wire [15:0] \window$117.overlap_next ;
-  wire [34:0] \window$117.request ;
-  wire [1:0] \window$117.request.min_tlevel ;
-  wire [1:0] \window$117.request.op ;
-  wire [5:0] \window$117.request.t ;
-  wire [23:0] \window$117.request.tag ;
-  wire \window$117.request.valid ;
-  wire \window$117.same_line ;
-  wire [6:0] \window$117.start ;
-  wire [5:0] \window$117.t_w1 ;
+  wire [302:0] \window$119 ;
+  wire [187:0] \window$119.bank ;
+  wire [7:0] \window$119.bank[0].count ;
+  wire \window$119.bank[0].fresh ;
+  wire [5:0] \window$119.bank[0].last ;
+  wire \window$119.bank[0].mark ;
+  wire [4:0] \window$119.bank[0].row ;
+  wire \window$119.bank[0].sc_row_hit ;
+  wire [23:0] \window$119.bank[0].tag ;
+  wire \window$119.bank[0].valid ;
+  wire [7:0] \window$119.bank[1].count ;
+  wire \window$119.bank[1].fresh ;
+  wire [5:0] \window$119.bank[1].last ;
+  wire \window$119.bank[1].mark ;
+  wire [4:0] \window$119.bank[1].row ;
+  wire \window$119.bank[1].sc_row_hit ;
+  wire [23:0] \window$119.bank[1].tag ;
+  wire \window$119.bank[1].valid ;
+  wire [7:0] \window$119.bank[2].count ;
+  wire \window$119.bank[2].fresh ;
+  wire [5:0] \window$119.bank[2].last ;
+  wire \window$119.bank[2].mark ;
+  wire [4:0] \window$119.bank[2].row ;
+  wire \window$119.bank[2].sc_row_hit ;
+  wire [23:0] \window$119.bank[2].tag ;
+  wire \window$119.bank[2].valid ;
+  wire [7:0] \window$119.bank[3].count ;
+  wire \window$119.bank[3].fresh ;
+  wire [5:0] \window$119.bank[3].last ;
+  wire \window$119.bank[3].mark ;
+  wire [4:0] \window$119.bank[3].row ;
+  wire \window$119.bank[3].sc_row_hit ;
+  wire [23:0] \window$119.bank[3].tag ;
+  wire \window$119.bank[3].valid ;
+  wire [5:0] \window$119.forward_age ;
+  wire [27:0] \window$119.lane_slot ;
+  wire [15:0] \window$119.overlap ;
+  wire [15:0] \window$119.overlap_next ;
+  wire [34:0] \window$119.request ;
+  wire [1:0] \window$119.request.min_tlevel ;
+  wire [1:0] \window$119.request.op ;
+  wire [5:0] \window$119.request.t ;
+  wire [23:0] \window$119.request.tag ;
+  wire \window$119.request.valid ;
+  wire \window$119.same_line ;
+  wire [6:0] \window$119.start ;
+  wire [5:0] \window$119.t_w1 ;
   wire [187:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
@@ -879,39 +916,68 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   wire [6:0] wr_slot;
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
-  assign busy = | { \busy$84 , 1'h0, \busy$82 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign busy = | { \busy$86 , 1'h0, \busy$84 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
+  assign \$2  = { 2'h0, \stat_inc$151  } | \$1 ;
   always @(posedge clk)
-    s1 <= \$1 ;
+    s1 <= \$3 ;
   always @(posedge clk)
-    s2 <= \$2 ;
+    s2 <= \$4 ;
   always @(posedge clk)
-    s3 <= \$3 ;
+    s3 <= \$5 ;
   always @(posedge clk)
-    s4 <= \$4 ;
+    s4 <= \$6 ;
   always @(posedge clk)
-    s5 <= \$5 ;
+    s5 <= \$7 ;
   always @(posedge clk)
-    s6 <= \$6 ;
+    s6 <= \$8 ;
   always @(posedge clk)
-    s7 <= \$7 ;
+    s7 <= \$9 ;
   always @(posedge clk)
-    s8 <= \$8 ;
+    s8 <= \$10 ;
   always @(posedge clk)
-    s9 <= \$9 ;
+    s9 <= \$11 ;
   always @(posedge clk)
-    s10 <= \$10 ;
+    s10 <= \$12 ;
   always @(posedge clk)
-    s11 <= \$11 ;
+    s11 <= \$13 ;
+  always @(posedge clk)
+    dropped_q0 <= \$14 ;
+  always @(posedge clk)
+    dropped_q1 <= \$15 ;
+  always @(posedge clk)
+    dropped_q2 <= \$16 ;
+  always @(posedge clk)
+    dropped_q3 <= \$17 ;
+  always @(posedge clk)
+    dropped_q4 <= \$18 ;
+  always @(posedge clk)
+    dropped_q5 <= \$19 ;
+  always @(posedge clk)
+    dropped_q6 <= \$20 ;
+  always @(posedge clk)
+    dropped_q7 <= \$21 ;
+  always @(posedge clk)
+    dropped_q8 <= \$22 ;
+  always @(posedge clk)
+    dropped_q9 <= \$23 ;
+  always @(posedge clk)
+    dropped_q10 <= \$24 ;
+  always @(posedge clk)
+    dropped_q11 <= \$25 ;
+  always @(posedge clk)
+    dropped_q12 <= \$26 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
     .cycle(cycle),
+    .dropped(dropped),
     .enable(enable),
     .flush(flush),
     .flushing(flushing),
     .generation(generation),
     .hold(hold),
     .idle(idle),
+    .nonblocking(nonblocking),
     .pop(pop),
     .req__payload(req__payload),
     .req__ready(req__ready),
@@ -921,7 +987,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .sweep_row(clear_row)
   );
   \kv_asu.core.commit  commit (
-    .busy(\busy$84 ),
+    .busy(\busy$86 ),
     .cfg(cfg),
     .clk(clk),
     .e2(decision),
@@ -931,7 +997,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .occupancy(occupancy),
     .response__payload(w_data),
     .rst(rst),
-    .stat_inc(stat_inc)
+    .stat_inc(\stat_inc$151 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -939,22 +1005,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .r_en(rsp__ready),
     .r_rdy(r_rdy),
     .rst(rst),
-    .w_en(\busy$84 ),
+    .w_en(\busy$86 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$169  \hash$169  (
+  \kv_asu.core.hash$185  \hash$185  (
     .clk(clk),
-    .out_h(\hash$87 ),
-    .\port$2394$5 (s0[28:5]),
+    .out_h(\hash$89 ),
+    .\port$2498$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$176  \lanes$176  (
+  \kv_asu.core.lanes$192  \lanes$192  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2395$0 (\$12 ),
-    .\port$2396$0 (\$13 ),
-    .\port$2400$0 (\$14 )
+    .\port$2499$0 (\$27 ),
+    .\port$2500$0 (\$28 ),
+    .\port$2504$0 (\$29 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -988,8 +1054,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .clk(clk),
     .generation(generation),
     .inv_slot(decision[131:125]),
-    .\port$2416$136 (decision[153:136]),
-    .\port$2416$5 (decision[34:5]),
+    .\port$2520$136 (decision[153:136]),
+    .\port$2520$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1006,7 +1072,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$175  \window$175  (
+  \kv_asu.core.window$191  \window$191  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1014,12 +1080,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
     .bk_row(bk_row),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
-    .busy(\busy$82 ),
+    .busy(\busy$84 ),
     .clk(clk),
-    .hash(\hash$87 [6:0]),
-    .\port$2395$0 (\$12 ),
-    .\port$2396$0 (\$13 ),
-    .\port$2400$0 (\$14 ),
+    .hash(\hash$89 [6:0]),
+    .\port$2499$0 (\$27 ),
+    .\port$2500$0 (\$28 ),
+    .\port$2504$0 (\$29 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1028,79 +1094,170 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$1  = s0;
-    if (rst) begin
-      \$1  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$2  = s1;
-    if (rst) begin
-      \$2  = 35'h000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$3  = s2;
+    \$3  = s0;
     if (rst) begin
       \$3  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$4  = s3;
+    \$4  = s1;
     if (rst) begin
       \$4  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$5  = s4;
+    \$5  = s2;
     if (rst) begin
       \$5  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$6  = s5;
+    \$6  = s3;
     if (rst) begin
       \$6  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$7  = s6;
+    \$7  = s4;
     if (rst) begin
       \$7  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$8  = s7;
+    \$8  = s5;
     if (rst) begin
       \$8  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$9  = s8;
+    \$9  = s6;
     if (rst) begin
       \$9  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$10  = s9;
+    \$10  = s7;
     if (rst) begin
       \$10  = 35'h000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$11  = s10;
+    \$11  = s8;
     if (rst) begin
       \$11  = 35'h000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$12  = s9;
+    if (rst) begin
+      \$12  = 35'h000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$13  = s10;
+    if (rst) begin
+      \$13  = 35'h000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$14  = dropped;
+    if (rst) begin
+      \$14  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$15  = dropped_q0;
+    if (rst) begin
+      \$15  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$16  = dropped_q1;
+    if (rst) begin
+      \$16  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$17  = dropped_q2;
+    if (rst) begin
+      \$17  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$18  = dropped_q3;
+    if (rst) begin
+      \$18  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$19  = dropped_q4;
+    if (rst) begin
+      \$19  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$20  = dropped_q5;
+    if (rst) begin
+      \$20  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$21  = dropped_q6;
+    if (rst) begin
+      \$21  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$22  = dropped_q7;
+    if (rst) begin
+      \$22  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$23  = dropped_q8;
+    if (rst) begin
+      \$23  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$24  = dropped_q9;
+    if (rst) begin
+      \$24  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$25  = dropped_q10;
+    if (rst) begin
+      \$25  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$26  = dropped_q11;
+    if (rst) begin
+      \$26  = 1'h0;
     end
   end
   assign forward__write = decision[144];
@@ -1148,46 +1305,47 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \req__valid$45  = req__valid;
   assign \enable$47  = enable;
   assign \hold$49  = hold;
-  assign \flush$51  = flush;
-  assign \cycle$53  = cycle;
-  assign \idle$58  = idle;
-  assign \flushing$60  = flushing;
+  assign \nonblocking$51  = nonblocking;
+  assign \flush$53  = flush;
+  assign \cycle$55  = cycle;
+  assign \idle$60  = idle;
+  assign \flushing$62  = flushing;
   assign clear_en = flushing;
   assign sweep_row = clear_row;
-  assign \generation$65  = generation;
+  assign \generation$67  = generation;
   assign key = { 40'h0000000000, s0[28:5] };
   assign seed = cfg[62:31];
-  assign \busy$83  = 1'h0;
+  assign \busy$85  = 1'h0;
   assign request = s11;
-  assign hash = \hash$87 [6:0];
-  assign \tail$89  = tail;
-  assign \cfg$90  = cfg;
+  assign hash = \hash$89 [6:0];
+  assign \tail$91  = tail;
+  assign \cfg$92  = cfg;
   assign ahead = lanes[34:0];
   assign ahead_start = lanes[41:35];
-  assign \rd_slot$95  = rd_slot;
-  assign \bk_tag$97  = bk_tag;
-  assign \bk_count$99  = bk_count;
-  assign \bk_last$101  = bk_last;
-  assign \bk_valid$103  = bk_valid;
-  assign \bk_fresh$105  = bk_fresh;
-  assign \bk_mark$107  = bk_mark;
-  assign \bk_mark_raw$109  = bk_mark_raw;
-  assign \bk_row$111  = bk_row;
-  assign \sc_mark_row$113  = sc_mark_row;
-  assign \sc_mark_row_next$115  = sc_mark_row_next;
-  assign window = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \window$117  = { 45'h000000000000, \$13 , \$14 , \$12  };
-  assign \cfg$118  = cfg;
-  assign \sc_mark_intent$120  = sc_mark_intent;
-  assign \sc_mark_value$122  = sc_mark_value;
-  assign \sc_mark_row_next$123  = sc_mark_row_next;
-  assign \lanes$124  = lanes;
+  assign \rd_slot$97  = rd_slot;
+  assign \bk_tag$99  = bk_tag;
+  assign \bk_count$101  = bk_count;
+  assign \bk_last$103  = bk_last;
+  assign \bk_valid$105  = bk_valid;
+  assign \bk_fresh$107  = bk_fresh;
+  assign \bk_mark$109  = bk_mark;
+  assign \bk_mark_raw$111  = bk_mark_raw;
+  assign \bk_row$113  = bk_row;
+  assign \sc_mark_row$115  = sc_mark_row;
+  assign \sc_mark_row_next$117  = sc_mark_row_next;
+  assign window = { 45'h000000000000, \$28 , \$29 , \$27  };
+  assign \window$119  = { 45'h000000000000, \$28 , \$29 , \$27  };
+  assign \cfg$120  = cfg;
+  assign \sc_mark_intent$122  = sc_mark_intent;
+  assign \sc_mark_value$124  = sc_mark_value;
+  assign \sc_mark_row_next$125  = sc_mark_row_next;
+  assign \lanes$126  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$127  = sc_mark_intent;
-  assign \sc_mark_value$128  = sc_mark_value;
-  assign \decision$130  = decision;
-  assign \cfg$131  = cfg;
-  assign \flush$132  = flush;
+  assign \sc_mark_intent$129  = sc_mark_intent;
+  assign \sc_mark_value$130  = sc_mark_value;
+  assign \decision$132  = decision;
+  assign \cfg$133  = cfg;
+  assign \flush$134  = flush;
   assign wr_en = decision[144];
   assign wr_slot = decision[142:136];
   assign wr_count = decision[153:146];
@@ -1198,20 +1356,20 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign inv_slot = decision[131:125];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$145  = flush;
-  assign \occupancy$147  = occupancy;
-  assign \stat_inc$149  = stat_inc;
-  assign \cycle$150  = cycle;
-  assign \sc_row$152  = sc_row;
-  assign \sc_last$154  = sc_last;
-  assign \sc_valid$156  = sc_valid;
-  assign \sc_set$158  = sc_set;
-  assign w_en = \busy$84 ;
-  assign response__valid = \busy$84 ;
+  assign \flush$147  = flush;
+  assign \occupancy$149  = occupancy;
+  assign \cycle$153  = cycle;
+  assign \sc_row$155  = sc_row;
+  assign \sc_last$157  = sc_last;
+  assign \sc_valid$159  = sc_valid;
+  assign \sc_set$161  = sc_set;
+  assign w_en = \busy$86 ;
+  assign response__valid = \busy$86 ;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
   assign r_en = rsp__ready;
+  assign stat_inc = \$2 [13:0];
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
   assign \req__payload.addr  = req__payload[35:4];
@@ -1289,12 +1447,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \request.min_tlevel  = s11[4:3];
   assign \request.tag  = s11[28:5];
   assign \request.t  = s11[34:29];
-  assign \cfg$90.c3  = cfg[7:0];
-  assign \cfg$90.c2  = cfg[15:8];
-  assign \cfg$90.w3  = cfg[20:16];
-  assign \cfg$90.w2  = cfg[25:21];
-  assign \cfg$90.w1  = cfg[30:26];
-  assign \cfg$90.hash_seed  = cfg[62:31];
+  assign \cfg$92.c3  = cfg[7:0];
+  assign \cfg$92.c2  = cfg[15:8];
+  assign \cfg$92.w3  = cfg[20:16];
+  assign \cfg$92.w2  = cfg[25:21];
+  assign \cfg$92.w1  = cfg[30:26];
+  assign \cfg$92.hash_seed  = cfg[62:31];
   assign \ahead.valid  = lanes[0];
   assign \ahead.op  = lanes[2:1];
   assign \ahead.min_tlevel  = lanes[4:3];
@@ -1360,164 +1518,164 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
   assign \lanes.ahead_lane_bit  = lanes[361:354];
-  assign \window.request  = \$12 [34:0];
-  assign \window.request.valid  = \$12 [0];
-  assign \window.request.op  = \$12 [2:1];
-  assign \window.request.min_tlevel  = \$12 [4:3];
-  assign \window.request.tag  = \$12 [28:5];
-  assign \window.request.t  = \$12 [34:29];
-  assign \window.start  = \$12 [41:35];
-  assign \window.lane_slot  = \$14 ;
-  assign \window.bank  = \$13 ;
-  assign \window.bank[0].tag  = \$13 [23:0];
-  assign \window.bank[0].count  = \$13 [31:24];
-  assign \window.bank[0].last  = \$13 [37:32];
-  assign \window.bank[0].valid  = \$13 [38];
-  assign \window.bank[0].fresh  = \$13 [39];
-  assign \window.bank[0].mark  = \$13 [40];
-  assign \window.bank[0].row  = \$13 [45:41];
-  assign \window.bank[0].sc_row_hit  = \$13 [46];
-  assign \window.bank[1].tag  = \$13 [70:47];
-  assign \window.bank[1].count  = \$13 [78:71];
-  assign \window.bank[1].last  = \$13 [84:79];
-  assign \window.bank[1].valid  = \$13 [85];
-  assign \window.bank[1].fresh  = \$13 [86];
-  assign \window.bank[1].mark  = \$13 [87];
-  assign \window.bank[1].row  = \$13 [92:88];
-  assign \window.bank[1].sc_row_hit  = \$13 [93];
-  assign \window.bank[2].tag  = \$13 [117:94];
-  assign \window.bank[2].count  = \$13 [125:118];
-  assign \window.bank[2].last  = \$13 [131:126];
-  assign \window.bank[2].valid  = \$13 [132];
-  assign \window.bank[2].fresh  = \$13 [133];
-  assign \window.bank[2].mark  = \$13 [134];
-  assign \window.bank[2].row  = \$13 [139:135];
-  assign \window.bank[2].sc_row_hit  = \$13 [140];
-  assign \window.bank[3].tag  = \$13 [164:141];
-  assign \window.bank[3].count  = \$13 [172:165];
-  assign \window.bank[3].last  = \$13 [178:173];
-  assign \window.bank[3].valid  = \$13 [179];
-  assign \window.bank[3].fresh  = \$13 [180];
-  assign \window.bank[3].mark  = \$13 [181];
-  assign \window.bank[3].row  = \$13 [186:182];
-  assign \window.bank[3].sc_row_hit  = \$13 [187];
+  assign \window.request  = \$27 [34:0];
+  assign \window.request.valid  = \$27 [0];
+  assign \window.request.op  = \$27 [2:1];
+  assign \window.request.min_tlevel  = \$27 [4:3];
+  assign \window.request.tag  = \$27 [28:5];
+  assign \window.request.t  = \$27 [34:29];
+  assign \window.start  = \$27 [41:35];
+  assign \window.lane_slot  = \$29 ;
+  assign \window.bank  = \$28 ;
+  assign \window.bank[0].tag  = \$28 [23:0];
+  assign \window.bank[0].count  = \$28 [31:24];
+  assign \window.bank[0].last  = \$28 [37:32];
+  assign \window.bank[0].valid  = \$28 [38];
+  assign \window.bank[0].fresh  = \$28 [39];
+  assign \window.bank[0].mark  = \$28 [40];
+  assign \window.bank[0].row  = \$28 [45:41];
+  assign \window.bank[0].sc_row_hit  = \$28 [46];
+  assign \window.bank[1].tag  = \$28 [70:47];
+  assign \window.bank[1].count  = \$28 [78:71];
+  assign \window.bank[1].last  = \$28 [84:79];
+  assign \window.bank[1].valid  = \$28 [85];
+  assign \window.bank[1].fresh  = \$28 [86];
+  assign \window.bank[1].mark  = \$28 [87];
+  assign \window.bank[1].row  = \$28 [92:88];
+  assign \window.bank[1].sc_row_hit  = \$28 [93];
+  assign \window.bank[2].tag  = \$28 [117:94];
+  assign \window.bank[2].count  = \$28 [125:118];
+  assign \window.bank[2].last  = \$28 [131:126];
+  assign \window.bank[2].valid  = \$28 [132];
+  assign \window.bank[2].fresh  = \$28 [133];
+  assign \window.bank[2].mark  = \$28 [134];
+  assign \window.bank[2].row  = \$28 [139:135];
+  assign \window.bank[2].sc_row_hit  = \$28 [140];
+  assign \window.bank[3].tag  = \$28 [164:141];
+  assign \window.bank[3].count  = \$28 [172:165];
+  assign \window.bank[3].last  = \$28 [178:173];
+  assign \window.bank[3].valid  = \$28 [179];
+  assign \window.bank[3].fresh  = \$28 [180];
+  assign \window.bank[3].mark  = \$28 [181];
+  assign \window.bank[3].row  = \$28 [186:182];
+  assign \window.bank[3].sc_row_hit  = \$28 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$117.request  = \$12 [34:0];
-  assign \window$117.request.valid  = \$12 [0];
-  assign \window$117.request.op  = \$12 [2:1];
-  assign \window$117.request.min_tlevel  = \$12 [4:3];
-  assign \window$117.request.tag  = \$12 [28:5];
-  assign \window$117.request.t  = \$12 [34:29];
-  assign \window$117.start  = \$12 [41:35];
-  assign \window$117.lane_slot  = \$14 ;
-  assign \window$117.bank  = \$13 ;
-  assign \window$117.bank[0].tag  = \$13 [23:0];
-  assign \window$117.bank[0].count  = \$13 [31:24];
-  assign \window$117.bank[0].last  = \$13 [37:32];
-  assign \window$117.bank[0].valid  = \$13 [38];
-  assign \window$117.bank[0].fresh  = \$13 [39];
-  assign \window$117.bank[0].mark  = \$13 [40];
-  assign \window$117.bank[0].row  = \$13 [45:41];
-  assign \window$117.bank[0].sc_row_hit  = \$13 [46];
-  assign \window$117.bank[1].tag  = \$13 [70:47];
-  assign \window$117.bank[1].count  = \$13 [78:71];
-  assign \window$117.bank[1].last  = \$13 [84:79];
-  assign \window$117.bank[1].valid  = \$13 [85];
-  assign \window$117.bank[1].fresh  = \$13 [86];
-  assign \window$117.bank[1].mark  = \$13 [87];
-  assign \window$117.bank[1].row  = \$13 [92:88];
-  assign \window$117.bank[1].sc_row_hit  = \$13 [93];
-  assign \window$117.bank[2].tag  = \$13 [117:94];
-  assign \window$117.bank[2].count  = \$13 [125:118];
-  assign \window$117.bank[2].last  = \$13 [131:126];
-  assign \window$117.bank[2].valid  = \$13 [132];
-  assign \window$117.bank[2].fresh  = \$13 [133];
-  assign \window$117.bank[2].mark  = \$13 [134];
-  assign \window$117.bank[2].row  = \$13 [139:135];
-  assign \window$117.bank[2].sc_row_hit  = \$13 [140];
-  assign \window$117.bank[3].tag  = \$13 [164:141];
-  assign \window$117.bank[3].count  = \$13 [172:165];
-  assign \window$117.bank[3].last  = \$13 [178:173];
-  assign \window$117.bank[3].valid  = \$13 [179];
-  assign \window$117.bank[3].fresh  = \$13 [180];
-  assign \window$117.bank[3].mark  = \$13 [181];
-  assign \window$117.bank[3].row  = \$13 [186:182];
-  assign \window$117.bank[3].sc_row_hit  = \$13 [187];
-  assign \window$117.overlap  = 16'h0000;
-  assign \window$117.overlap_next  = 16'h0000;
-  assign \window$117.same_line  = 1'h0;
-  assign \window$117.forward_age  = 6'h00;
-  assign \window$117.t_w1  = 6'h00;
-  assign \cfg$118.c3  = cfg[7:0];
-  assign \cfg$118.c2  = cfg[15:8];
-  assign \cfg$118.w3  = cfg[20:16];
-  assign \cfg$118.w2  = cfg[25:21];
-  assign \cfg$118.w1  = cfg[30:26];
-  assign \cfg$118.hash_seed  = cfg[62:31];
-  assign \lanes$124.request  = lanes[34:0];
-  assign \lanes$124.request.valid  = lanes[0];
-  assign \lanes$124.request.op  = lanes[2:1];
-  assign \lanes$124.request.min_tlevel  = lanes[4:3];
-  assign \lanes$124.request.tag  = lanes[28:5];
-  assign \lanes$124.request.t  = lanes[34:29];
-  assign \lanes$124.start  = lanes[41:35];
-  assign \lanes$124.lane  = lanes[301:42];
-  assign \lanes$124.lane[0].valid  = lanes[42];
-  assign \lanes$124.lane[0].match  = lanes[43];
-  assign \lanes$124.lane[0].age  = lanes[49:44];
-  assign \lanes$124.lane[0].tag  = lanes[73:50];
-  assign \lanes$124.lane[0].count  = lanes[81:74];
-  assign \lanes$124.lane[0].mark  = lanes[82];
-  assign \lanes$124.lane[0].slot  = lanes[89:83];
-  assign \lanes$124.lane[0].count_inc  = lanes[97:90];
-  assign \lanes$124.lane[0].count_inc2  = lanes[105:98];
-  assign \lanes$124.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$124.lane[1].valid  = lanes[107];
-  assign \lanes$124.lane[1].match  = lanes[108];
-  assign \lanes$124.lane[1].age  = lanes[114:109];
-  assign \lanes$124.lane[1].tag  = lanes[138:115];
-  assign \lanes$124.lane[1].count  = lanes[146:139];
-  assign \lanes$124.lane[1].mark  = lanes[147];
-  assign \lanes$124.lane[1].slot  = lanes[154:148];
-  assign \lanes$124.lane[1].count_inc  = lanes[162:155];
-  assign \lanes$124.lane[1].count_inc2  = lanes[170:163];
-  assign \lanes$124.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$124.lane[2].valid  = lanes[172];
-  assign \lanes$124.lane[2].match  = lanes[173];
-  assign \lanes$124.lane[2].age  = lanes[179:174];
-  assign \lanes$124.lane[2].tag  = lanes[203:180];
-  assign \lanes$124.lane[2].count  = lanes[211:204];
-  assign \lanes$124.lane[2].mark  = lanes[212];
-  assign \lanes$124.lane[2].slot  = lanes[219:213];
-  assign \lanes$124.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$124.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$124.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$124.lane[3].valid  = lanes[237];
-  assign \lanes$124.lane[3].match  = lanes[238];
-  assign \lanes$124.lane[3].age  = lanes[244:239];
-  assign \lanes$124.lane[3].tag  = lanes[268:245];
-  assign \lanes$124.lane[3].count  = lanes[276:269];
-  assign \lanes$124.lane[3].mark  = lanes[277];
-  assign \lanes$124.lane[3].slot  = lanes[284:278];
-  assign \lanes$124.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$124.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$124.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$124.older  = lanes[317:302];
-  assign \lanes$124.forwarded  = lanes[321:318];
-  assign \lanes$124.forward_older  = lanes[325:322];
-  assign \lanes$124.older_forward  = lanes[329:326];
-  assign \lanes$124.older_ahead  = lanes[333:330];
-  assign \lanes$124.ahead_older  = lanes[337:334];
-  assign \lanes$124.beyond_w1  = lanes[341:338];
-  assign \lanes$124.ahead_beyond_w1  = lanes[342];
-  assign \lanes$124.same_line_ahead  = lanes[343];
-  assign \lanes$124.age_ahead  = lanes[349:344];
-  assign \lanes$124.ahead_in_window  = lanes[353:350];
-  assign \lanes$124.ahead_lane_bit  = lanes[361:354];
+  assign \window$119.request  = \$27 [34:0];
+  assign \window$119.request.valid  = \$27 [0];
+  assign \window$119.request.op  = \$27 [2:1];
+  assign \window$119.request.min_tlevel  = \$27 [4:3];
+  assign \window$119.request.tag  = \$27 [28:5];
+  assign \window$119.request.t  = \$27 [34:29];
+  assign \window$119.start  = \$27 [41:35];
+  assign \window$119.lane_slot  = \$29 ;
+  assign \window$119.bank  = \$28 ;
+  assign \window$119.bank[0].tag  = \$28 [23:0];
+  assign \window$119.bank[0].count  = \$28 [31:24];
+  assign \window$119.bank[0].last  = \$28 [37:32];
+  assign \window$119.bank[0].valid  = \$28 [38];
+  assign \window$119.bank[0].fresh  = \$28 [39];
+  assign \window$119.bank[0].mark  = \$28 [40];
+  assign \window$119.bank[0].row  = \$28 [45:41];
+  assign \window$119.bank[0].sc_row_hit  = \$28 [46];
+  assign \window$119.bank[1].tag  = \$28 [70:47];
+  assign \window$119.bank[1].count  = \$28 [78:71];
+  assign \window$119.bank[1].last  = \$28 [84:79];
+  assign \window$119.bank[1].valid  = \$28 [85];
+  assign \window$119.bank[1].fresh  = \$28 [86];
+  assign \window$119.bank[1].mark  = \$28 [87];
+  assign \window$119.bank[1].row  = \$28 [92:88];
+  assign \window$119.bank[1].sc_row_hit  = \$28 [93];
+  assign \window$119.bank[2].tag  = \$28 [117:94];
+  assign \window$119.bank[2].count  = \$28 [125:118];
+  assign \window$119.bank[2].last  = \$28 [131:126];
+  assign \window$119.bank[2].valid  = \$28 [132];
+  assign \window$119.bank[2].fresh  = \$28 [133];
+  assign \window$119.bank[2].mark  = \$28 [134];
+  assign \window$119.bank[2].row  = \$28 [139:135];
+  assign \window$119.bank[2].sc_row_hit  = \$28 [140];
+  assign \window$119.bank[3].tag  = \$28 [164:141];
+  assign \window$119.bank[3].count  = \$28 [172:165];
+  assign \window$119.bank[3].last  = \$28 [178:173];
+  assign \window$119.bank[3].valid  = \$28 [179];
+  assign \window$119.bank[3].fresh  = \$28 [180];
+  assign \window$119.bank[3].mark  = \$28 [181];
+  assign \window$119.bank[3].row  = \$28 [186:182];
+  assign \window$119.bank[3].sc_row_hit  = \$28 [187];
+  assign \window$119.overlap  = 16'h0000;
+  assign \window$119.overlap_next  = 16'h0000;
+  assign \window$119.same_line  = 1'h0;
+  assign \window$119.forward_age  = 6'h00;
+  assign \window$119.t_w1  = 6'h00;
+  assign \cfg$120.c3  = cfg[7:0];
+  assign \cfg$120.c2  = cfg[15:8];
+  assign \cfg$120.w3  = cfg[20:16];
+  assign \cfg$120.w2  = cfg[25:21];
+  assign \cfg$120.w1  = cfg[30:26];
+  assign \cfg$120.hash_seed  = cfg[62:31];
+  assign \lanes$126.request  = lanes[34:0];
+  assign \lanes$126.request.valid  = lanes[0];
+  assign \lanes$126.request.op  = lanes[2:1];
+  assign \lanes$126.request.min_tlevel  = lanes[4:3];
+  assign \lanes$126.request.tag  = lanes[28:5];
+  assign \lanes$126.request.t  = lanes[34:29];
+  assign \lanes$126.start  = lanes[41:35];
+  assign \lanes$126.lane  = lanes[301:42];
+  assign \lanes$126.lane[0].valid  = lanes[42];
+  assign \lanes$126.lane[0].match  = lanes[43];
+  assign \lanes$126.lane[0].age  = lanes[49:44];
+  assign \lanes$126.lane[0].tag  = lanes[73:50];
+  assign \lanes$126.lane[0].count  = lanes[81:74];
+  assign \lanes$126.lane[0].mark  = lanes[82];
+  assign \lanes$126.lane[0].slot  = lanes[89:83];
+  assign \lanes$126.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$126.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$126.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$126.lane[1].valid  = lanes[107];
+  assign \lanes$126.lane[1].match  = lanes[108];
+  assign \lanes$126.lane[1].age  = lanes[114:109];
+  assign \lanes$126.lane[1].tag  = lanes[138:115];
+  assign \lanes$126.lane[1].count  = lanes[146:139];
+  assign \lanes$126.lane[1].mark  = lanes[147];
+  assign \lanes$126.lane[1].slot  = lanes[154:148];
+  assign \lanes$126.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$126.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$126.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$126.lane[2].valid  = lanes[172];
+  assign \lanes$126.lane[2].match  = lanes[173];
+  assign \lanes$126.lane[2].age  = lanes[179:174];
+  assign \lanes$126.lane[2].tag  = lanes[203:180];
+  assign \lanes$126.lane[2].count  = lanes[211:204];
+  assign \lanes$126.lane[2].mark  = lanes[212];
+  assign \lanes$126.lane[2].slot  = lanes[219:213];
+  assign \lanes$126.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$126.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$126.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$126.lane[3].valid  = lanes[237];
+  assign \lanes$126.lane[3].match  = lanes[238];
+  assign \lanes$126.lane[3].age  = lanes[244:239];
+  assign \lanes$126.lane[3].tag  = lanes[268:245];
+  assign \lanes$126.lane[3].count  = lanes[276:269];
+  assign \lanes$126.lane[3].mark  = lanes[277];
+  assign \lanes$126.lane[3].slot  = lanes[284:278];
+  assign \lanes$126.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$126.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$126.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$126.older  = lanes[317:302];
+  assign \lanes$126.forwarded  = lanes[321:318];
+  assign \lanes$126.forward_older  = lanes[325:322];
+  assign \lanes$126.older_forward  = lanes[329:326];
+  assign \lanes$126.older_ahead  = lanes[333:330];
+  assign \lanes$126.ahead_older  = lanes[337:334];
+  assign \lanes$126.beyond_w1  = lanes[341:338];
+  assign \lanes$126.ahead_beyond_w1  = lanes[342];
+  assign \lanes$126.same_line_ahead  = lanes[343];
+  assign \lanes$126.age_ahead  = lanes[349:344];
+  assign \lanes$126.ahead_in_window  = lanes[353:350];
+  assign \lanes$126.ahead_lane_bit  = lanes[361:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1545,39 +1703,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \decision.inv  = decision[145];
   assign \decision.cnt_after  = decision[153:146];
   assign \decision.cnt_after_inc  = decision[161:154];
-  assign \decision$130.valid  = decision[0];
-  assign \decision$130.op  = decision[2:1];
-  assign \decision$130.min_tlevel  = decision[4:3];
-  assign \decision$130.tag  = decision[28:5];
-  assign \decision$130.t  = decision[34:29];
-  assign \decision$130.present  = decision[35];
-  assign \decision$130.hit_slot  = decision[42:36];
-  assign \decision$130.hit_cnt  = decision[50:43];
-  assign \decision$130.hit_age  = decision[56:51];
-  assign \decision$130.hit_mark  = decision[57];
-  assign \decision$130.any_free  = decision[58];
-  assign \decision$130.free_slot  = decision[65:59];
-  assign \decision$130.free_mark  = decision[66];
-  assign \decision$130.vict_t0  = decision[67];
-  assign \decision$130.vict_slot  = decision[74:68];
-  assign \decision$130.vict_tag  = decision[98:75];
-  assign \decision$130.vict_mark  = decision[99];
-  assign \decision$130.take  = decision[100];
-  assign \decision$130.tail_tag  = decision[124:101];
-  assign \decision$130.tail_slot  = decision[131:125];
-  assign \decision$130.wr_lane  = decision[135:132];
-  assign \decision$130.wr_slot  = decision[142:136];
-  assign \decision$130.wr_mark  = decision[143];
-  assign \decision$130.wr  = decision[144];
-  assign \decision$130.inv  = decision[145];
-  assign \decision$130.cnt_after  = decision[153:146];
-  assign \decision$130.cnt_after_inc  = decision[161:154];
-  assign \cfg$131.c3  = cfg[7:0];
-  assign \cfg$131.c2  = cfg[15:8];
-  assign \cfg$131.w3  = cfg[20:16];
-  assign \cfg$131.w2  = cfg[25:21];
-  assign \cfg$131.w1  = cfg[30:26];
-  assign \cfg$131.hash_seed  = cfg[62:31];
+  assign \decision$132.valid  = decision[0];
+  assign \decision$132.op  = decision[2:1];
+  assign \decision$132.min_tlevel  = decision[4:3];
+  assign \decision$132.tag  = decision[28:5];
+  assign \decision$132.t  = decision[34:29];
+  assign \decision$132.present  = decision[35];
+  assign \decision$132.hit_slot  = decision[42:36];
+  assign \decision$132.hit_cnt  = decision[50:43];
+  assign \decision$132.hit_age  = decision[56:51];
+  assign \decision$132.hit_mark  = decision[57];
+  assign \decision$132.any_free  = decision[58];
+  assign \decision$132.free_slot  = decision[65:59];
+  assign \decision$132.free_mark  = decision[66];
+  assign \decision$132.vict_t0  = decision[67];
+  assign \decision$132.vict_slot  = decision[74:68];
+  assign \decision$132.vict_tag  = decision[98:75];
+  assign \decision$132.vict_mark  = decision[99];
+  assign \decision$132.take  = decision[100];
+  assign \decision$132.tail_tag  = decision[124:101];
+  assign \decision$132.tail_slot  = decision[131:125];
+  assign \decision$132.wr_lane  = decision[135:132];
+  assign \decision$132.wr_slot  = decision[142:136];
+  assign \decision$132.wr_mark  = decision[143];
+  assign \decision$132.wr  = decision[144];
+  assign \decision$132.inv  = decision[145];
+  assign \decision$132.cnt_after  = decision[153:146];
+  assign \decision$132.cnt_after_inc  = decision[161:154];
+  assign \cfg$133.c3  = cfg[7:0];
+  assign \cfg$133.c2  = cfg[15:8];
+  assign \cfg$133.w3  = cfg[20:16];
+  assign \cfg$133.w2  = cfg[25:21];
+  assign \cfg$133.w1  = cfg[30:26];
+  assign \cfg$133.hash_seed  = cfg[62:31];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -1598,22 +1756,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, rsp__payload, req__ready,
   assign \rsp__payload.count  = rsp__payload[17:10];
   assign \rsp__payload.slot  = rsp__payload[24:18];
   assign \rsp__payload.victim_tag  = rsp__payload[48:25];
+  assign \$1  = { 2'h0, dropped_q12, 13'h0000 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold, sweep_row, flushing, generation, idle, s0, flush, enable, cycle, req__payload);
+module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, dropped, hold, sweep_row, flushing, generation, idle, s0, flush, enable, nonblocking, cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$6  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [5:0] \$13 ;
-  wire [6:0] \$14 ;
-  wire [5:0] \$15 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
   wire \$16 ;
   wire \$17 ;
-  wire [4:0] \$18 ;
-  wire [4:0] \$19 ;
+  wire \$18 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
   wire \$21 ;
@@ -1621,17 +1780,43 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire \$23 ;
   wire \$24 ;
   wire \$25 ;
-  reg [4:0] \$26 ;
-  reg [4:0] \$27 ;
-  reg \$28 ;
-  reg [3:0] \$29 ;
+  wire \$26 ;
+  wire \$27 ;
+  wire \$28 ;
+  wire \$29 ;
   wire \$3 ;
-  reg [3:0] \$30 ;
-  reg \$31 ;
-  reg [1:0] \$32 ;
-  reg [34:0] \$33 ;
+  wire \$30 ;
+  wire \$31 ;
+  wire \$32 ;
+  wire \$33 ;
+  wire \$34 ;
+  wire \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire \$38 ;
+  wire [5:0] \$39 ;
   wire \$4 ;
+  wire [6:0] \$40 ;
+  wire [5:0] \$41 ;
+  wire \$42 ;
+  wire \$43 ;
+  wire [4:0] \$44 ;
+  wire [4:0] \$45 ;
+  wire \$46 ;
+  wire \$47 ;
+  wire \$48 ;
+  wire \$49 ;
   wire \$5 ;
+  wire \$50 ;
+  wire \$51 ;
+  reg [4:0] \$52 ;
+  reg [4:0] \$53 ;
+  reg \$54 ;
+  reg [3:0] \$55 ;
+  reg [3:0] \$56 ;
+  reg \$57 ;
+  reg [1:0] \$58 ;
+  reg [34:0] \$59 ;
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
@@ -1639,10 +1824,13 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire accept;
   input busy;
   wire busy;
+  wire can_take;
   input clk;
   wire clk;
   input [63:0] cycle;
   wire [63:0] cycle;
+  output dropped;
+  wire dropped;
   input enable;
   wire enable;
   input flush;
@@ -1659,6 +1847,8 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   output idle;
   reg idle = 1'h1;
   reg [4:0] inflight = 5'h00;
+  input nonblocking;
+  wire nonblocking;
   input pop;
   wire pop;
   reg [1:0] recent = 2'h0;
@@ -1690,7 +1880,41 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   wire untrack;
   (* init = 4'h0 *)
   wire [3:0] used;
-  assign accept = req__valid & req__ready;
+  assign \$37  = ~ \$36 ;
+  assign \$38  = req__valid & \$37 ;
+  assign dropped = \$38  & nonblocking;
+  assign \$39  = inflight + accept;
+  assign \$40  = \$39  - pop;
+  assign \$41  = sweep_row + 1'h1;
+  assign \$42  = sweep_row == 5'h1f;
+  assign \$43  = generations_used == 4'hf;
+  assign \$44  = generation + 1'h1;
+  assign \$45  = generations_used + 1'h1;
+  assign \$46  = s0[0] | busy;
+  assign \$47  = ~ \$46 ;
+  assign \$48  = ~ accept;
+  assign \$49  = \$47  & \$48 ;
+  assign \$50  = req__payload[1:0] != 1'h1;
+  assign \$51  = accept & \$50 ;
+  always @(posedge clk)
+    inflight <= \$52 ;
+  always @(posedge clk)
+    rst_q <= rst;
+  always @(posedge clk)
+    sweep_row <= \$53 ;
+  always @(posedge clk)
+    flushing <= \$54 ;
+  always @(posedge clk)
+    generations_used <= \$55 ;
+  always @(posedge clk)
+    generation <= \$56 ;
+  always @(posedge clk)
+    idle <= \$57 ;
+  always @(posedge clk)
+    recent <= \$58 ;
+  always @(posedge clk)
+    s0 <= \$59 ;
+  assign accept = req__valid & can_take;
   assign \$1  = ~ rst_q;
   assign untrack = rst ? \$1  : flush;
   assign \$2  = ~ hold;
@@ -1704,135 +1928,129 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, hold
   assign \$10  = | recent;
   assign \$11  = req__payload[1] & \$10 ;
   assign \$12  = ~ \$11 ;
-  assign req__ready = \$9  & \$12 ;
-  assign \$13  = inflight + accept;
-  assign \$14  = \$13  - pop;
-  assign \$15  = sweep_row + 1'h1;
-  assign \$16  = sweep_row == 5'h1f;
-  assign \$17  = generations_used == 4'hf;
-  assign \$18  = generation + 1'h1;
-  assign \$19  = generations_used + 1'h1;
-  assign \$20  = s0[0] | busy;
-  assign \$21  = ~ \$20 ;
-  assign \$22  = ~ accept;
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = req__payload[1:0] != 1'h1;
-  assign \$25  = accept & \$24 ;
-  always @(posedge clk)
-    inflight <= \$26 ;
-  always @(posedge clk)
-    rst_q <= rst;
-  always @(posedge clk)
-    sweep_row <= \$27 ;
-  always @(posedge clk)
-    flushing <= \$28 ;
-  always @(posedge clk)
-    generations_used <= \$29 ;
-  always @(posedge clk)
-    generation <= \$30 ;
-  always @(posedge clk)
-    idle <= \$31 ;
-  always @(posedge clk)
-    recent <= \$32 ;
-  always @(posedge clk)
-    s0 <= \$33 ;
+  assign can_take = \$9  & \$12 ;
+  assign \$13  = ~ hold;
+  assign \$14  = enable & \$13 ;
+  assign \$15  = ~ flush;
+  assign \$16  = \$14  & \$15 ;
+  assign \$17  = ~ flushing;
+  assign \$18  = \$16  & \$17 ;
+  assign \$19  = inflight < 5'h12;
+  assign \$20  = \$18  & \$19 ;
+  assign \$21  = | recent;
+  assign \$22  = req__payload[1] & \$21 ;
+  assign \$23  = ~ \$22 ;
+  assign \$24  = \$20  & \$23 ;
+  assign req__ready = \$24  | nonblocking;
+  assign \$25  = ~ hold;
+  assign \$26  = enable & \$25 ;
+  assign \$27  = ~ flush;
+  assign \$28  = \$26  & \$27 ;
+  assign \$29  = ~ flushing;
+  assign \$30  = \$28  & \$29 ;
+  assign \$31  = inflight < 5'h12;
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = | recent;
+  assign \$34  = req__payload[1] & \$33 ;
+  assign \$35  = ~ \$34 ;
+  assign \$36  = \$32  & \$35 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$26  = \$14 [4:0];
+    \$52  = \$40 [4:0];
     if (rst) begin
-      \$26  = 5'h00;
+      \$52  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$27  = sweep_row;
+    \$53  = sweep_row;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
-        \$27  = 5'h00;
+        \$53  = 5'h00;
       end else begin
-        \$27  = \$15 [4:0];
-        if (\$16 ) begin
-          \$27  = 5'h00;
+        \$53  = \$41 [4:0];
+        if (\$42 ) begin
+          \$53  = 5'h00;
         end
       end
     end else if (untrack) begin
-      if (\$17 ) begin
-        \$27  = 5'h00;
+      if (\$43 ) begin
+        \$53  = 5'h00;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$28  = flushing;
+    \$54  = flushing;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$16 ) begin
-          \$28  = 1'h0;
+        if (\$42 ) begin
+          \$54  = 1'h0;
         end
       end
     end else if (untrack) begin
-      if (\$17 ) begin
-        \$28  = 1'h1;
+      if (\$43 ) begin
+        \$54  = 1'h1;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$29  = generations_used;
+    \$55  = generations_used;
     if (flushing) begin
       (* full_case = 32'd1 *)
       if (rst) begin
       end else begin
-        if (\$16 ) begin
-          \$29  = 4'h0;
+        if (\$42 ) begin
+          \$55  = 4'h0;
         end
       end
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$17 ) begin
+      if (\$43 ) begin
       end else begin
-        \$29  = \$19 [3:0];
+        \$55  = \$45 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$30  = generation;
+    \$56  = generation;
     if (flushing) begin
     end else if (untrack) begin
       (* full_case = 32'd1 *)
-      if (\$17 ) begin
+      if (\$43 ) begin
       end else begin
-        \$30  = \$18 [3:0];
+        \$56  = \$44 [3:0];
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$31  = \$23 ;
+    \$57  = \$49 ;
     if (rst) begin
-      \$31  = 1'h1;
+      \$57  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$32  = { recent[0], \$25  };
+    \$58  = { recent[0], \$51  };
     if (rst) begin
-      \$32  = 2'h0;
+      \$58  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$6 ) begin end
-    \$33 [0] = accept;
-    \$33 [2:1] = req__payload[1:0];
-    \$33 [4:3] = req__payload[3:2];
-    \$33 [28:5] = req__payload[35:12];
-    \$33 [34:29] = cycle[7:2];
+    \$59 [0] = accept;
+    \$59 [2:1] = req__payload[1:0];
+    \$59 [4:3] = req__payload[3:2];
+    \$59 [28:5] = req__payload[35:12];
+    \$59 [34:29] = cycle[7:2];
     if (rst) begin
-      \$33  = 35'h000000000;
+      \$59  = 35'h000000000;
     end
   end
   assign \generation$8  = generation;
@@ -1854,7 +2072,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
   reg [48:0] \$10 ;
-  reg [12:0] \$11 ;
+  reg [13:0] \$11 ;
   reg \$12 ;
   reg \$13 ;
   reg [7:0] \$14 ;
@@ -2002,8 +2220,8 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   input rst;
   wire rst;
   reg [12:0] stat;
-  output [12:0] stat_inc;
-  reg [12:0] stat_inc = 13'h0000;
+  output [13:0] stat_inc;
+  reg [13:0] stat_inc = 14'h0000;
   assign \$1  = e2[153:146] >= cfg[7:0];
   assign \$2  = e2[153:146] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
@@ -2030,7 +2248,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2416$43 (e2[56:43])
+    .\port$2520$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2195,9 +2413,9 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$11  = stat;
+    \$11  = { 1'h0, stat };
     if (rst) begin
-      \$11  = 13'h0000;
+      \$11  = 14'h0000;
     end
   end
   always @* begin
@@ -2330,7 +2548,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2416$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2520$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2351,15 +2569,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2416$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2416$43 ;
-  wire [13:0] \port$2416$43 ;
+  input [13:0] \port$2520$43 ;
+  wire [13:0] \port$2520$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2416$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2416$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2520$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2520$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2416$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2416$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2416$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2520$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2520$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2520$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2373,8 +2591,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2416$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2416$43 [7:0];
-  assign age = \port$2416$43 [13:8];
+  assign count = \port$2520$43 [7:0];
+  assign age = \port$2520$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2578,7 +2796,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
+module \kv_asu.core.hash$185 (rst, out_h, \port$2498$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2735,8 +2953,8 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2394$5 ;
-  wire [23:0] \port$2394$5 ;
+  input [23:0] \port$2498$5 ;
+  wire [23:0] \port$2498$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2744,21 +2962,21 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2394$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2394$5 [23:16] + { \port$2394$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2394$5 [23:16], 6'h00 } + { \port$2394$5 [23:16], 8'h00 };
+  assign \$1  = \port$2498$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2498$5 [23:16] + { \port$2498$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2498$5 [23:16], 6'h00 } + { \port$2498$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2394$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2394$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2394$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2498$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2498$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2498$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2394$5 [10:0], 5'h00 } + { \port$2394$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2394$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2394$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2498$5 [10:0], 5'h00 } + { \port$2498$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2498$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2498$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2394$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2394$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2498$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2498$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -2904,7 +3122,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2394$5  };
+  assign key = { 40'h0000000000, \port$2498$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -2936,7 +3154,7 @@ module \kv_asu.core.hash$169 (rst, out_h, \port$2394$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2395$0 );
+module \kv_asu.core.lanes$192 (\port$2500$0 , \port$2504$0 , lanes, cfg, \port$2499$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -3134,12 +3352,12 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2395$0 ;
-  wire [41:0] \port$2395$0 ;
-  input [187:0] \port$2396$0 ;
-  wire [187:0] \port$2396$0 ;
-  input [27:0] \port$2400$0 ;
-  wire [27:0] \port$2400$0 ;
+  input [41:0] \port$2499$0 ;
+  wire [41:0] \port$2499$0 ;
+  input [187:0] \port$2500$0 ;
+  wire [187:0] \port$2500$0 ;
+  input [27:0] \port$2504$0 ;
+  wire [27:0] \port$2504$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3195,70 +3413,70 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2396$0 [23:0] == \port$2395$0 [28:5];
-  assign \$2  = \port$2396$0 [38] & \$1 ;
-  assign \$3  = \port$2396$0 [70:47] == \port$2395$0 [28:5];
-  assign \$4  = \port$2396$0 [85] & \$3 ;
-  assign \$5  = \port$2396$0 [117:94] == \port$2395$0 [28:5];
-  assign \$6  = \port$2396$0 [132] & \$5 ;
-  assign \$7  = \port$2396$0 [164:141] == \port$2395$0 [28:5];
-  assign \$8  = \port$2396$0 [179] & \$7 ;
-  assign \$9  = \port$2396$0 [39] ^ \port$2396$0 [40];
-  assign \$10  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
+  assign \$1  = \port$2500$0 [23:0] == \port$2499$0 [28:5];
+  assign \$2  = \port$2500$0 [38] & \$1 ;
+  assign \$3  = \port$2500$0 [70:47] == \port$2499$0 [28:5];
+  assign \$4  = \port$2500$0 [85] & \$3 ;
+  assign \$5  = \port$2500$0 [117:94] == \port$2499$0 [28:5];
+  assign \$6  = \port$2500$0 [132] & \$5 ;
+  assign \$7  = \port$2500$0 [164:141] == \port$2499$0 [28:5];
+  assign \$8  = \port$2500$0 [179] & \$7 ;
+  assign \$9  = \port$2500$0 [39] ^ \port$2500$0 [40];
+  assign \$10  = \port$2499$0 [34:29] - \port$2500$0 [37:32];
   assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
+  assign \$12  = \port$2499$0 [34:29] - \port$2500$0 [37:32];
   assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2396$0 [39] ^ \port$2396$0 [40];
-  assign \$15  = \port$2395$0 [34:29] - \port$2396$0 [37:32];
+  assign \$14  = \port$2500$0 [39] ^ \port$2500$0 [40];
+  assign \$15  = \port$2499$0 [34:29] - \port$2500$0 [37:32];
   assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2396$0 [86] ^ \port$2396$0 [87];
-  assign \$18  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
+  assign \$17  = \port$2500$0 [86] ^ \port$2500$0 [87];
+  assign \$18  = \port$2499$0 [34:29] - \port$2500$0 [84:79];
   assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
+  assign \$20  = \port$2499$0 [34:29] - \port$2500$0 [84:79];
   assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2396$0 [86] ^ \port$2396$0 [87];
-  assign \$23  = \port$2395$0 [34:29] - \port$2396$0 [84:79];
+  assign \$22  = \port$2500$0 [86] ^ \port$2500$0 [87];
+  assign \$23  = \port$2499$0 [34:29] - \port$2500$0 [84:79];
   assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2396$0 [133] ^ \port$2396$0 [134];
-  assign \$26  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
+  assign \$25  = \port$2500$0 [133] ^ \port$2500$0 [134];
+  assign \$26  = \port$2499$0 [34:29] - \port$2500$0 [131:126];
   assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
+  assign \$28  = \port$2499$0 [34:29] - \port$2500$0 [131:126];
   assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2396$0 [133] ^ \port$2396$0 [134];
-  assign \$31  = \port$2395$0 [34:29] - \port$2396$0 [131:126];
+  assign \$30  = \port$2500$0 [133] ^ \port$2500$0 [134];
+  assign \$31  = \port$2499$0 [34:29] - \port$2500$0 [131:126];
   assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2396$0 [180] ^ \port$2396$0 [181];
-  assign \$34  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
+  assign \$33  = \port$2500$0 [180] ^ \port$2500$0 [181];
+  assign \$34  = \port$2499$0 [34:29] - \port$2500$0 [178:173];
   assign \$35  = \$33  | \$34 [5];
-  assign \$36  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
+  assign \$36  = \port$2499$0 [34:29] - \port$2500$0 [178:173];
   assign \$37  = \$35  ? 5'h00 : \$36 [4:0];
-  assign \$38  = \port$2396$0 [180] ^ \port$2396$0 [181];
-  assign \$39  = \port$2395$0 [34:29] - \port$2396$0 [178:173];
+  assign \$38  = \port$2500$0 [180] ^ \port$2500$0 [181];
+  assign \$39  = \port$2499$0 [34:29] - \port$2500$0 [178:173];
   assign \$40  = \$38  | \$39 [5];
-  assign \$41  = \port$2400$0 [1:0] + 1'h0;
-  assign \$42  = \port$2400$0 [1:0] + 1'h0;
-  assign \$43  = \port$2400$0 [1:0] + 1'h0;
-  assign \$44  = \port$2400$0 [1:0] + 1'h0;
-  assign \$45  = \port$2400$0 [1:0] + 1'h0;
-  assign \$46  = \port$2400$0 [1:0] + 1'h0;
-  assign \$47  = \port$2400$0 [8:7] + 1'h0;
-  assign \$48  = \port$2400$0 [8:7] + 1'h0;
-  assign \$49  = \port$2400$0 [8:7] + 1'h0;
-  assign \$50  = \port$2400$0 [8:7] + 1'h0;
-  assign \$51  = \port$2400$0 [8:7] + 1'h0;
-  assign \$52  = \port$2400$0 [8:7] + 1'h0;
-  assign \$53  = \port$2400$0 [15:14] + 1'h0;
-  assign \$54  = \port$2400$0 [15:14] + 1'h0;
-  assign \$55  = \port$2400$0 [15:14] + 1'h0;
-  assign \$56  = \port$2400$0 [15:14] + 1'h0;
-  assign \$57  = \port$2400$0 [15:14] + 1'h0;
-  assign \$58  = \port$2400$0 [15:14] + 1'h0;
-  assign \$59  = \port$2400$0 [22:21] + 1'h0;
-  assign \$60  = \port$2400$0 [22:21] + 1'h0;
-  assign \$61  = \port$2400$0 [22:21] + 1'h0;
-  assign \$62  = \port$2400$0 [22:21] + 1'h0;
-  assign \$63  = \port$2400$0 [22:21] + 1'h0;
-  assign \$64  = \port$2400$0 [22:21] + 1'h0;
+  assign \$41  = \port$2504$0 [1:0] + 1'h0;
+  assign \$42  = \port$2504$0 [1:0] + 1'h0;
+  assign \$43  = \port$2504$0 [1:0] + 1'h0;
+  assign \$44  = \port$2504$0 [1:0] + 1'h0;
+  assign \$45  = \port$2504$0 [1:0] + 1'h0;
+  assign \$46  = \port$2504$0 [1:0] + 1'h0;
+  assign \$47  = \port$2504$0 [8:7] + 1'h0;
+  assign \$48  = \port$2504$0 [8:7] + 1'h0;
+  assign \$49  = \port$2504$0 [8:7] + 1'h0;
+  assign \$50  = \port$2504$0 [8:7] + 1'h0;
+  assign \$51  = \port$2504$0 [8:7] + 1'h0;
+  assign \$52  = \port$2504$0 [8:7] + 1'h0;
+  assign \$53  = \port$2504$0 [15:14] + 1'h0;
+  assign \$54  = \port$2504$0 [15:14] + 1'h0;
+  assign \$55  = \port$2504$0 [15:14] + 1'h0;
+  assign \$56  = \port$2504$0 [15:14] + 1'h0;
+  assign \$57  = \port$2504$0 [15:14] + 1'h0;
+  assign \$58  = \port$2504$0 [15:14] + 1'h0;
+  assign \$59  = \port$2504$0 [22:21] + 1'h0;
+  assign \$60  = \port$2504$0 [22:21] + 1'h0;
+  assign \$61  = \port$2504$0 [22:21] + 1'h0;
+  assign \$62  = \port$2504$0 [22:21] + 1'h0;
+  assign \$63  = \port$2504$0 [22:21] + 1'h0;
+  assign \$64  = \port$2504$0 [22:21] + 1'h0;
   assign \$65  = cnt0 >= 8'hff;
   assign \$66  = cnt0 + 1'h1;
   assign \$67  = \$65  ? 9'h0ff : \$66 ;
@@ -3304,13 +3522,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$41 [1:0])
       2'h0:
-          valid0 = \port$2396$0 [38];
+          valid0 = \port$2500$0 [38];
       2'h1:
-          valid0 = \port$2396$0 [85];
+          valid0 = \port$2500$0 [85];
       2'h2:
-          valid0 = \port$2396$0 [132];
+          valid0 = \port$2500$0 [132];
       2'h3:
-          valid0 = \port$2396$0 [179];
+          valid0 = \port$2500$0 [179];
     endcase
   end
   always @* begin
@@ -3332,13 +3550,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$43 [1:0])
       2'h0:
-          tag0 = \port$2396$0 [23:0];
+          tag0 = \port$2500$0 [23:0];
       2'h1:
-          tag0 = \port$2396$0 [70:47];
+          tag0 = \port$2500$0 [70:47];
       2'h2:
-          tag0 = \port$2396$0 [117:94];
+          tag0 = \port$2500$0 [117:94];
       2'h3:
-          tag0 = \port$2396$0 [164:141];
+          tag0 = \port$2500$0 [164:141];
     endcase
   end
   always @* begin
@@ -3360,13 +3578,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$45 [1:0])
       2'h0:
-          cnt0 = \port$2396$0 [31:24];
+          cnt0 = \port$2500$0 [31:24];
       2'h1:
-          cnt0 = \port$2396$0 [78:71];
+          cnt0 = \port$2500$0 [78:71];
       2'h2:
-          cnt0 = \port$2396$0 [125:118];
+          cnt0 = \port$2500$0 [125:118];
       2'h3:
-          cnt0 = \port$2396$0 [172:165];
+          cnt0 = \port$2500$0 [172:165];
     endcase
   end
   always @* begin
@@ -3388,13 +3606,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$47 [1:0])
       2'h0:
-          valid1 = \port$2396$0 [38];
+          valid1 = \port$2500$0 [38];
       2'h1:
-          valid1 = \port$2396$0 [85];
+          valid1 = \port$2500$0 [85];
       2'h2:
-          valid1 = \port$2396$0 [132];
+          valid1 = \port$2500$0 [132];
       2'h3:
-          valid1 = \port$2396$0 [179];
+          valid1 = \port$2500$0 [179];
     endcase
   end
   always @* begin
@@ -3416,13 +3634,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$49 [1:0])
       2'h0:
-          tag1 = \port$2396$0 [23:0];
+          tag1 = \port$2500$0 [23:0];
       2'h1:
-          tag1 = \port$2396$0 [70:47];
+          tag1 = \port$2500$0 [70:47];
       2'h2:
-          tag1 = \port$2396$0 [117:94];
+          tag1 = \port$2500$0 [117:94];
       2'h3:
-          tag1 = \port$2396$0 [164:141];
+          tag1 = \port$2500$0 [164:141];
     endcase
   end
   always @* begin
@@ -3444,13 +3662,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          cnt1 = \port$2396$0 [31:24];
+          cnt1 = \port$2500$0 [31:24];
       2'h1:
-          cnt1 = \port$2396$0 [78:71];
+          cnt1 = \port$2500$0 [78:71];
       2'h2:
-          cnt1 = \port$2396$0 [125:118];
+          cnt1 = \port$2500$0 [125:118];
       2'h3:
-          cnt1 = \port$2396$0 [172:165];
+          cnt1 = \port$2500$0 [172:165];
     endcase
   end
   always @* begin
@@ -3472,13 +3690,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$53 [1:0])
       2'h0:
-          valid2 = \port$2396$0 [38];
+          valid2 = \port$2500$0 [38];
       2'h1:
-          valid2 = \port$2396$0 [85];
+          valid2 = \port$2500$0 [85];
       2'h2:
-          valid2 = \port$2396$0 [132];
+          valid2 = \port$2500$0 [132];
       2'h3:
-          valid2 = \port$2396$0 [179];
+          valid2 = \port$2500$0 [179];
     endcase
   end
   always @* begin
@@ -3500,13 +3718,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$55 [1:0])
       2'h0:
-          tag2 = \port$2396$0 [23:0];
+          tag2 = \port$2500$0 [23:0];
       2'h1:
-          tag2 = \port$2396$0 [70:47];
+          tag2 = \port$2500$0 [70:47];
       2'h2:
-          tag2 = \port$2396$0 [117:94];
+          tag2 = \port$2500$0 [117:94];
       2'h3:
-          tag2 = \port$2396$0 [164:141];
+          tag2 = \port$2500$0 [164:141];
     endcase
   end
   always @* begin
@@ -3528,13 +3746,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$57 [1:0])
       2'h0:
-          cnt2 = \port$2396$0 [31:24];
+          cnt2 = \port$2500$0 [31:24];
       2'h1:
-          cnt2 = \port$2396$0 [78:71];
+          cnt2 = \port$2500$0 [78:71];
       2'h2:
-          cnt2 = \port$2396$0 [125:118];
+          cnt2 = \port$2500$0 [125:118];
       2'h3:
-          cnt2 = \port$2396$0 [172:165];
+          cnt2 = \port$2500$0 [172:165];
     endcase
   end
   always @* begin
@@ -3556,13 +3774,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$59 [1:0])
       2'h0:
-          valid3 = \port$2396$0 [38];
+          valid3 = \port$2500$0 [38];
       2'h1:
-          valid3 = \port$2396$0 [85];
+          valid3 = \port$2500$0 [85];
       2'h2:
-          valid3 = \port$2396$0 [132];
+          valid3 = \port$2500$0 [132];
       2'h3:
-          valid3 = \port$2396$0 [179];
+          valid3 = \port$2500$0 [179];
     endcase
   end
   always @* begin
@@ -3584,13 +3802,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$61 [1:0])
       2'h0:
-          tag3 = \port$2396$0 [23:0];
+          tag3 = \port$2500$0 [23:0];
       2'h1:
-          tag3 = \port$2396$0 [70:47];
+          tag3 = \port$2500$0 [70:47];
       2'h2:
-          tag3 = \port$2396$0 [117:94];
+          tag3 = \port$2500$0 [117:94];
       2'h3:
-          tag3 = \port$2396$0 [164:141];
+          tag3 = \port$2500$0 [164:141];
     endcase
   end
   always @* begin
@@ -3612,13 +3830,13 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
     (* full_case = 32'd1 *)
     casez (\$63 [1:0])
       2'h0:
-          cnt3 = \port$2396$0 [31:24];
+          cnt3 = \port$2500$0 [31:24];
       2'h1:
-          cnt3 = \port$2396$0 [78:71];
+          cnt3 = \port$2500$0 [78:71];
       2'h2:
-          cnt3 = \port$2396$0 [125:118];
+          cnt3 = \port$2500$0 [125:118];
       2'h3:
-          cnt3 = \port$2396$0 [172:165];
+          cnt3 = \port$2500$0 [172:165];
     endcase
   end
   always @* begin
@@ -3635,52 +3853,52 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2396$0 , \port$2400$0 , \port$2395$0  };
+  assign window = { 45'h000000000000, \port$2500$0 , \port$2504$0 , \port$2499$0  };
   assign age_bank0 = { \$16 , \$13  };
   assign age_bank1 = { \$24 , \$21  };
   assign age_bank2 = { \$32 , \$29  };
   assign age_bank3 = { \$40 , \$37  };
-  assign \window.request  = \port$2395$0 [34:0];
-  assign \window.request.valid  = \port$2395$0 [0];
-  assign \window.request.op  = \port$2395$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2395$0 [4:3];
-  assign \window.request.tag  = \port$2395$0 [28:5];
-  assign \window.request.t  = \port$2395$0 [34:29];
-  assign \window.start  = \port$2395$0 [41:35];
-  assign \window.lane_slot  = \port$2400$0 ;
-  assign \window.bank  = \port$2396$0 ;
-  assign \window.bank[0].tag  = \port$2396$0 [23:0];
-  assign \window.bank[0].count  = \port$2396$0 [31:24];
-  assign \window.bank[0].last  = \port$2396$0 [37:32];
-  assign \window.bank[0].valid  = \port$2396$0 [38];
-  assign \window.bank[0].fresh  = \port$2396$0 [39];
-  assign \window.bank[0].mark  = \port$2396$0 [40];
-  assign \window.bank[0].row  = \port$2396$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2396$0 [46];
-  assign \window.bank[1].tag  = \port$2396$0 [70:47];
-  assign \window.bank[1].count  = \port$2396$0 [78:71];
-  assign \window.bank[1].last  = \port$2396$0 [84:79];
-  assign \window.bank[1].valid  = \port$2396$0 [85];
-  assign \window.bank[1].fresh  = \port$2396$0 [86];
-  assign \window.bank[1].mark  = \port$2396$0 [87];
-  assign \window.bank[1].row  = \port$2396$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2396$0 [93];
-  assign \window.bank[2].tag  = \port$2396$0 [117:94];
-  assign \window.bank[2].count  = \port$2396$0 [125:118];
-  assign \window.bank[2].last  = \port$2396$0 [131:126];
-  assign \window.bank[2].valid  = \port$2396$0 [132];
-  assign \window.bank[2].fresh  = \port$2396$0 [133];
-  assign \window.bank[2].mark  = \port$2396$0 [134];
-  assign \window.bank[2].row  = \port$2396$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2396$0 [140];
-  assign \window.bank[3].tag  = \port$2396$0 [164:141];
-  assign \window.bank[3].count  = \port$2396$0 [172:165];
-  assign \window.bank[3].last  = \port$2396$0 [178:173];
-  assign \window.bank[3].valid  = \port$2396$0 [179];
-  assign \window.bank[3].fresh  = \port$2396$0 [180];
-  assign \window.bank[3].mark  = \port$2396$0 [181];
-  assign \window.bank[3].row  = \port$2396$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2396$0 [187];
+  assign \window.request  = \port$2499$0 [34:0];
+  assign \window.request.valid  = \port$2499$0 [0];
+  assign \window.request.op  = \port$2499$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2499$0 [4:3];
+  assign \window.request.tag  = \port$2499$0 [28:5];
+  assign \window.request.t  = \port$2499$0 [34:29];
+  assign \window.start  = \port$2499$0 [41:35];
+  assign \window.lane_slot  = \port$2504$0 ;
+  assign \window.bank  = \port$2500$0 ;
+  assign \window.bank[0].tag  = \port$2500$0 [23:0];
+  assign \window.bank[0].count  = \port$2500$0 [31:24];
+  assign \window.bank[0].last  = \port$2500$0 [37:32];
+  assign \window.bank[0].valid  = \port$2500$0 [38];
+  assign \window.bank[0].fresh  = \port$2500$0 [39];
+  assign \window.bank[0].mark  = \port$2500$0 [40];
+  assign \window.bank[0].row  = \port$2500$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2500$0 [46];
+  assign \window.bank[1].tag  = \port$2500$0 [70:47];
+  assign \window.bank[1].count  = \port$2500$0 [78:71];
+  assign \window.bank[1].last  = \port$2500$0 [84:79];
+  assign \window.bank[1].valid  = \port$2500$0 [85];
+  assign \window.bank[1].fresh  = \port$2500$0 [86];
+  assign \window.bank[1].mark  = \port$2500$0 [87];
+  assign \window.bank[1].row  = \port$2500$0 [92:88];
+  assign \window.bank[1].sc_row_hit  = \port$2500$0 [93];
+  assign \window.bank[2].tag  = \port$2500$0 [117:94];
+  assign \window.bank[2].count  = \port$2500$0 [125:118];
+  assign \window.bank[2].last  = \port$2500$0 [131:126];
+  assign \window.bank[2].valid  = \port$2500$0 [132];
+  assign \window.bank[2].fresh  = \port$2500$0 [133];
+  assign \window.bank[2].mark  = \port$2500$0 [134];
+  assign \window.bank[2].row  = \port$2500$0 [139:135];
+  assign \window.bank[2].sc_row_hit  = \port$2500$0 [140];
+  assign \window.bank[3].tag  = \port$2500$0 [164:141];
+  assign \window.bank[3].count  = \port$2500$0 [172:165];
+  assign \window.bank[3].last  = \port$2500$0 [178:173];
+  assign \window.bank[3].valid  = \port$2500$0 [179];
+  assign \window.bank[3].fresh  = \port$2500$0 [180];
+  assign \window.bank[3].mark  = \port$2500$0 [181];
+  assign \window.bank[3].row  = \port$2500$0 [186:182];
+  assign \window.bank[3].sc_row_hit  = \port$2500$0 [187];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3758,7 +3976,7 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   assign lanes[341] = \$101 ;
   assign lanes[300:293] = \$100 [7:0];
   assign lanes[292:285] = \$97 [7:0];
-  assign lanes[284:278] = \port$2400$0 [27:21];
+  assign lanes[284:278] = \port$2504$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
@@ -3771,7 +3989,7 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   assign lanes[340] = \$91 ;
   assign lanes[235:228] = \$90 [7:0];
   assign lanes[227:220] = \$87 [7:0];
-  assign lanes[219:213] = \port$2400$0 [20:14];
+  assign lanes[219:213] = \port$2504$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
@@ -3784,7 +4002,7 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   assign lanes[339] = \$81 ;
   assign lanes[170:163] = \$80 [7:0];
   assign lanes[162:155] = \$77 [7:0];
-  assign lanes[154:148] = \port$2400$0 [13:7];
+  assign lanes[154:148] = \port$2504$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
@@ -3797,24 +4015,24 @@ module \kv_asu.core.lanes$176 (\port$2396$0 , \port$2400$0 , lanes, cfg, \port$2
   assign lanes[338] = \$71 ;
   assign lanes[105:98] = \$70 [7:0];
   assign lanes[97:90] = \$67 [7:0];
-  assign lanes[89:83] = \port$2400$0 [6:0];
+  assign lanes[89:83] = \port$2504$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2395$0 [41:35];
-  assign lanes[34:0] = \port$2395$0 [34:0];
+  assign lanes[41:35] = \port$2499$0 [41:35];
+  assign lanes[34:0] = \port$2499$0 [34:0];
   assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
   assign match_b[3] = \$8 ;
   assign match_b[2] = \$6 ;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2396$0 [181];
-  assign mark_now_b[2] = \port$2396$0 [134];
-  assign mark_now_b[1] = \port$2396$0 [87];
-  assign mark_now_b[0] = \port$2396$0 [40];
+  assign mark_now_b[3] = \port$2500$0 [181];
+  assign mark_now_b[2] = \port$2500$0 [134];
+  assign mark_now_b[1] = \port$2500$0 [87];
+  assign mark_now_b[0] = \port$2500$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5362,7 +5580,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_valid, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row, sc_mark_value, sc_mark_intent, sc_row, sc_set, clear_row, clear_en, generation
-, \port$2416$5 , inv_slot, \port$2416$136 , clk);
+, \port$2520$5 , inv_slot, \port$2520$136 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6171,10 +6389,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2416$136 ;
-  wire [17:0] \port$2416$136 ;
-  input [29:0] \port$2416$5 ;
-  wire [29:0] \port$2416$5 ;
+  input [17:0] \port$2520$136 ;
+  wire [17:0] \port$2520$136 ;
+  input [29:0] \port$2520$5 ;
+  wire [29:0] \port$2520$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6356,7 +6574,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2416$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2520$136 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6401,7 +6619,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$144 )
-      ent1[\port$2416$136 [6:2]] <= \$signature__data$51 ;
+      ent1[\port$2520$136 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
@@ -6446,7 +6664,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$163 )
-      ent2[\port$2416$136 [6:2]] <= \$signature__data$68 ;
+      ent2[\port$2520$136 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
@@ -6491,7 +6709,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   end
   always @(posedge clk) begin
     if (\$signature__en$182 )
-      ent3[\port$2416$136 [6:2]] <= \$signature__data$85 ;
+      ent3[\port$2520$136 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
@@ -6909,16 +7127,16 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     _12_ <= scrub[sc_row];
   end
   assign sc_r__data = _12_;
-  assign \$421  = \port$2416$136 [1:0] == 2'h2;
-  assign \$422  = \port$2416$136 [8] & \$421 ;
+  assign \$421  = \port$2520$136 [1:0] == 2'h2;
+  assign \$422  = \port$2520$136 [8] & \$421 ;
   assign \$423  = \$420  & \$422 ;
-  assign \$424  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$424  = \port$2520$136 [6:2] == sc_row_q;
   assign \$425  = \$423  & \$424 ;
   assign \$426  = \$417  | \$425 ;
   assign sc_snoop_data2 = \$426  ? copy_data : sc_wr_at_read_data2;
-  assign \$427  = \port$2416$136 [1:0] == 2'h2;
-  assign \$428  = \port$2416$136 [8] & \$427 ;
-  assign \$429  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$427  = \port$2520$136 [1:0] == 2'h2;
+  assign \$428  = \port$2520$136 [8] & \$427 ;
+  assign \$429  = \port$2520$136 [6:2] == sc_row_qqq;
   assign \$430  = \$428  & \$429 ;
   assign \$431  = ~ \$430 ;
   assign sc_we2 = sc_intent2 & \$431 ;
@@ -6936,65 +7154,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$439  = rd_slot[6:2] + \$438 ;
   assign \$440  = 2'h3 < rd_slot[1:0];
   assign \$441  = rd_slot[6:2] + \$440 ;
-  assign \$442  = \port$2416$136 [1:0] == 2'h3;
-  assign \$signature__en$182  = \port$2416$136 [8] & \$442 ;
+  assign \$442  = \port$2520$136 [1:0] == 2'h3;
+  assign \$signature__en$182  = \port$2520$136 [8] & \$442 ;
   assign \$443  = inv_slot[1:0] == 2'h3;
-  assign \$444  = \port$2416$136 [9] & \$443 ;
+  assign \$444  = \port$2520$136 [9] & \$443 ;
   assign \$445  = clear_en | \$444 ;
-  assign \$446  = ~ \port$2416$136 [9];
-  assign \$447  = \port$2416$136 [1:0] == 2'h3;
-  assign \$448  = \port$2416$136 [8] & \$447 ;
+  assign \$446  = ~ \port$2520$136 [9];
+  assign \$447  = \port$2520$136 [1:0] == 2'h3;
+  assign \$448  = \port$2520$136 [8] & \$447 ;
   assign \$449  = \$446  & \$448 ;
   assign \$signature__en$184  = \$445  | \$449 ;
   assign \$450  = inv_slot[1:0] == 2'h3;
-  assign \$451  = \port$2416$136 [9] & \$450 ;
+  assign \$451  = \port$2520$136 [9] & \$450 ;
   assign \$452  = clear_en | \$451 ;
-  assign \$453  = ~ \port$2416$136 [9];
-  assign \$454  = \port$2416$136 [1:0] == 2'h3;
-  assign \$455  = \port$2416$136 [8] & \$454 ;
+  assign \$453  = ~ \port$2520$136 [9];
+  assign \$454  = \port$2520$136 [1:0] == 2'h3;
+  assign \$455  = \port$2520$136 [8] & \$454 ;
   assign \$456  = \$453  & \$455 ;
   assign \$457  = \$452  | \$456 ;
   assign \$458  = clear_row == sc_row_q;
   assign \$459  = clear_en & \$458 ;
   assign \$460  = ~ clear_en;
-  assign \$461  = \$460  & \port$2416$136 [9];
+  assign \$461  = \$460  & \port$2520$136 [9];
   assign \$462  = inv_slot[1:0] == 2'h3;
   assign \$463  = \$461  & \$462 ;
   assign \$464  = inv_slot[6:2] == sc_row_q;
   assign \$465  = \$463  & \$464 ;
   assign \$466  = \$459  | \$465 ;
   assign \$467  = ~ clear_en;
-  assign \$468  = ~ \port$2416$136 [9];
+  assign \$468  = ~ \port$2520$136 [9];
   assign \$469  = \$467  & \$468 ;
-  assign \$470  = \port$2416$136 [1:0] == 2'h3;
-  assign \$471  = \port$2416$136 [8] & \$470 ;
+  assign \$470  = \port$2520$136 [1:0] == 2'h3;
+  assign \$471  = \port$2520$136 [8] & \$470 ;
   assign \$472  = \$469  & \$471 ;
-  assign \$473  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$473  = \port$2520$136 [6:2] == sc_row_q;
   assign \$474  = \$472  & \$473 ;
   assign \$475  = \$466  | \$474 ;
   assign sc_snoop3 = \$475  | sc_wr_at_read3;
   assign \$476  = clear_row == sc_row_q;
   assign \$477  = clear_en & \$476 ;
   assign \$478  = ~ clear_en;
-  assign \$479  = \$478  & \port$2416$136 [9];
+  assign \$479  = \$478  & \port$2520$136 [9];
   assign \$480  = inv_slot[1:0] == 2'h3;
   assign \$481  = \$479  & \$480 ;
   assign \$482  = inv_slot[6:2] == sc_row_q;
   assign \$483  = \$481  & \$482 ;
   assign \$484  = \$477  | \$483 ;
   assign \$485  = ~ clear_en;
-  assign \$486  = ~ \port$2416$136 [9];
+  assign \$486  = ~ \port$2520$136 [9];
   assign \$487  = \$485  & \$486 ;
-  assign \$488  = \port$2416$136 [1:0] == 2'h3;
-  assign \$489  = \port$2416$136 [8] & \$488 ;
+  assign \$488  = \port$2520$136 [1:0] == 2'h3;
+  assign \$489  = \port$2520$136 [8] & \$488 ;
   assign \$490  = \$487  & \$489 ;
-  assign \$491  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$491  = \port$2520$136 [6:2] == sc_row_q;
   assign \$492  = \$490  & \$491 ;
   assign \$493  = \$484  | \$492 ;
   assign sc_snoop_data3 = \$493  ? copy_data : sc_wr_at_read_data3;
-  assign \$494  = \port$2416$136 [1:0] == 2'h3;
-  assign \$495  = \port$2416$136 [8] & \$494 ;
-  assign \$496  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$494  = \port$2520$136 [1:0] == 2'h3;
+  assign \$495  = \port$2520$136 [8] & \$494 ;
+  assign \$496  = \port$2520$136 [6:2] == sc_row_qqq;
   assign \$497  = \$495  & \$496 ;
   assign \$498  = ~ \$497 ;
   assign sc_we3 = sc_intent3 & \$498 ;
@@ -7107,31 +7325,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2416$136 [9];
+  assign \$6  = \$5  & \port$2520$136 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2416$136 [9];
+  assign \$13  = ~ \port$2520$136 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2416$136 [1:0];
-  assign \$16  = \port$2416$136 [8] & \$15 ;
+  assign \$15  = ! \port$2520$136 [1:0];
+  assign \$16  = \port$2520$136 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2416$136 [6:2] == sc_row;
+  assign \$18  = \port$2520$136 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2416$136 [1:0];
-  assign \$23  = \port$2416$136 [8] & \$22 ;
-  assign \$24  = \port$2416$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2520$136 [1:0];
+  assign \$23  = \port$2520$136 [8] & \$22 ;
+  assign \$24  = \port$2520$136 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2416$136 [1:0];
-  assign \$30  = \port$2416$136 [8] & \$29 ;
+  assign \$29  = ! \port$2520$136 [1:0];
+  assign \$30  = \port$2520$136 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7139,7 +7357,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2416$136 [9];
+  assign \$38  = \$37  & \port$2520$136 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7147,10 +7365,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2416$136 [9];
+  assign \$46  = ~ \port$2520$136 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2416$136 [1:0];
-  assign \$49  = \port$2416$136 [8] & \$48 ;
+  assign \$48  = ! \port$2520$136 [1:0];
+  assign \$49  = \port$2520$136 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7164,31 +7382,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2416$136 [9];
+  assign \$63  = \$62  & \port$2520$136 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2416$136 [9];
+  assign \$70  = ~ \port$2520$136 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2416$136 [1:0] == 1'h1;
-  assign \$73  = \port$2416$136 [8] & \$72 ;
+  assign \$72  = \port$2520$136 [1:0] == 1'h1;
+  assign \$73  = \port$2520$136 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2416$136 [6:2] == sc_row;
+  assign \$75  = \port$2520$136 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2416$136 [1:0] == 1'h1;
-  assign \$80  = \port$2416$136 [8] & \$79 ;
-  assign \$81  = \port$2416$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2520$136 [1:0] == 1'h1;
+  assign \$80  = \port$2520$136 [8] & \$79 ;
+  assign \$81  = \port$2520$136 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2416$136 [1:0] == 1'h1;
-  assign \$87  = \port$2416$136 [8] & \$86 ;
+  assign \$86  = \port$2520$136 [1:0] == 1'h1;
+  assign \$87  = \port$2520$136 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7196,7 +7414,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2416$136 [9];
+  assign \$95  = \$94  & \port$2520$136 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7204,10 +7422,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2416$136 [9];
+  assign \$103  = ~ \port$2520$136 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2416$136 [1:0] == 1'h1;
-  assign \$106  = \port$2416$136 [8] & \$105 ;
+  assign \$105  = \port$2520$136 [1:0] == 1'h1;
+  assign \$106  = \port$2520$136 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7221,31 +7439,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2416$136 [9];
+  assign \$120  = \$119  & \port$2520$136 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2416$136 [9];
+  assign \$127  = ~ \port$2520$136 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2416$136 [1:0] == 2'h2;
-  assign \$130  = \port$2416$136 [8] & \$129 ;
+  assign \$129  = \port$2520$136 [1:0] == 2'h2;
+  assign \$130  = \port$2520$136 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2416$136 [6:2] == sc_row;
+  assign \$132  = \port$2520$136 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2416$136 [1:0] == 2'h2;
-  assign \$137  = \port$2416$136 [8] & \$136 ;
-  assign \$138  = \port$2416$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2520$136 [1:0] == 2'h2;
+  assign \$137  = \port$2520$136 [8] & \$136 ;
+  assign \$138  = \port$2520$136 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2416$136 [1:0] == 2'h2;
-  assign \$144  = \port$2416$136 [8] & \$143 ;
+  assign \$143  = \port$2520$136 [1:0] == 2'h2;
+  assign \$144  = \port$2520$136 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7253,7 +7471,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2416$136 [9];
+  assign \$152  = \$151  & \port$2520$136 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7261,10 +7479,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2416$136 [9];
+  assign \$160  = ~ \port$2520$136 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2416$136 [1:0] == 2'h2;
-  assign \$163  = \port$2416$136 [8] & \$162 ;
+  assign \$162  = \port$2520$136 [1:0] == 2'h2;
+  assign \$163  = \port$2520$136 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7278,31 +7496,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2416$136 [9];
+  assign \$177  = \$176  & \port$2520$136 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2416$136 [9];
+  assign \$184  = ~ \port$2520$136 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2416$136 [1:0] == 2'h3;
-  assign \$187  = \port$2416$136 [8] & \$186 ;
+  assign \$186  = \port$2520$136 [1:0] == 2'h3;
+  assign \$187  = \port$2520$136 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2416$136 [6:2] == sc_row;
+  assign \$189  = \port$2520$136 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2416$136 [1:0] == 2'h3;
-  assign \$194  = \port$2416$136 [8] & \$193 ;
-  assign \$195  = \port$2416$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2520$136 [1:0] == 2'h3;
+  assign \$194  = \port$2520$136 [8] & \$193 ;
+  assign \$195  = \port$2520$136 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2416$136 [1:0] == 2'h3;
-  assign \$201  = \port$2416$136 [8] & \$200 ;
+  assign \$200  = \port$2520$136 [1:0] == 2'h3;
+  assign \$201  = \port$2520$136 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7310,7 +7528,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2416$136 [9];
+  assign \$209  = \$208  & \port$2520$136 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7318,10 +7536,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2416$136 [9];
+  assign \$217  = ~ \port$2520$136 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2416$136 [1:0] == 2'h3;
-  assign \$220  = \port$2416$136 [8] & \$219 ;
+  assign \$219  = \port$2520$136 [1:0] == 2'h3;
+  assign \$220  = \port$2520$136 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7330,10 +7548,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2416$136 [9] | clear_en;
+  assign \$229  = \port$2520$136 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2416$136 [6:2];
-  assign \$231  = \port$2416$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2520$136 [6:2];
+  assign \$231  = \port$2520$136 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7350,65 +7568,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2416$136 [1:0];
-  assign \$signature__en$108  = \port$2416$136 [8] & \$241 ;
+  assign \$241  = ! \port$2520$136 [1:0];
+  assign \$signature__en$108  = \port$2520$136 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2416$136 [9] & \$242 ;
+  assign \$243  = \port$2520$136 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2416$136 [9];
-  assign \$246  = ! \port$2416$136 [1:0];
-  assign \$247  = \port$2416$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2520$136 [9];
+  assign \$246  = ! \port$2520$136 [1:0];
+  assign \$247  = \port$2520$136 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2416$136 [9] & \$249 ;
+  assign \$250  = \port$2520$136 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2416$136 [9];
-  assign \$253  = ! \port$2416$136 [1:0];
-  assign \$254  = \port$2416$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2520$136 [9];
+  assign \$253  = ! \port$2520$136 [1:0];
+  assign \$254  = \port$2520$136 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2416$136 [9];
+  assign \$260  = \$259  & \port$2520$136 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2416$136 [9];
+  assign \$267  = ~ \port$2520$136 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2416$136 [1:0];
-  assign \$270  = \port$2416$136 [8] & \$269 ;
+  assign \$269  = ! \port$2520$136 [1:0];
+  assign \$270  = \port$2520$136 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2520$136 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2416$136 [9];
+  assign \$278  = \$277  & \port$2520$136 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2416$136 [9];
+  assign \$285  = ~ \port$2520$136 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2416$136 [1:0];
-  assign \$288  = \port$2416$136 [8] & \$287 ;
+  assign \$287  = ! \port$2520$136 [1:0];
+  assign \$288  = \port$2520$136 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2520$136 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2416$136 [1:0];
-  assign \$294  = \port$2416$136 [8] & \$293 ;
-  assign \$295  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2520$136 [1:0];
+  assign \$294  = \port$2520$136 [8] & \$293 ;
+  assign \$295  = \port$2520$136 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7426,65 +7644,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$305  = rd_slot[6:2] + \$304 ;
   assign \$306  = 1'h1 < rd_slot[1:0];
   assign \$307  = rd_slot[6:2] + \$306 ;
-  assign \$308  = \port$2416$136 [1:0] == 1'h1;
-  assign \$signature__en$144  = \port$2416$136 [8] & \$308 ;
+  assign \$308  = \port$2520$136 [1:0] == 1'h1;
+  assign \$signature__en$144  = \port$2520$136 [8] & \$308 ;
   assign \$309  = inv_slot[1:0] == 1'h1;
-  assign \$310  = \port$2416$136 [9] & \$309 ;
+  assign \$310  = \port$2520$136 [9] & \$309 ;
   assign \$311  = clear_en | \$310 ;
-  assign \$312  = ~ \port$2416$136 [9];
-  assign \$313  = \port$2416$136 [1:0] == 1'h1;
-  assign \$314  = \port$2416$136 [8] & \$313 ;
+  assign \$312  = ~ \port$2520$136 [9];
+  assign \$313  = \port$2520$136 [1:0] == 1'h1;
+  assign \$314  = \port$2520$136 [8] & \$313 ;
   assign \$315  = \$312  & \$314 ;
   assign \$signature__en$146  = \$311  | \$315 ;
   assign \$316  = inv_slot[1:0] == 1'h1;
-  assign \$317  = \port$2416$136 [9] & \$316 ;
+  assign \$317  = \port$2520$136 [9] & \$316 ;
   assign \$318  = clear_en | \$317 ;
-  assign \$319  = ~ \port$2416$136 [9];
-  assign \$320  = \port$2416$136 [1:0] == 1'h1;
-  assign \$321  = \port$2416$136 [8] & \$320 ;
+  assign \$319  = ~ \port$2520$136 [9];
+  assign \$320  = \port$2520$136 [1:0] == 1'h1;
+  assign \$321  = \port$2520$136 [8] & \$320 ;
   assign \$322  = \$319  & \$321 ;
   assign \$323  = \$318  | \$322 ;
   assign \$324  = clear_row == sc_row_q;
   assign \$325  = clear_en & \$324 ;
   assign \$326  = ~ clear_en;
-  assign \$327  = \$326  & \port$2416$136 [9];
+  assign \$327  = \$326  & \port$2520$136 [9];
   assign \$328  = inv_slot[1:0] == 1'h1;
   assign \$329  = \$327  & \$328 ;
   assign \$330  = inv_slot[6:2] == sc_row_q;
   assign \$331  = \$329  & \$330 ;
   assign \$332  = \$325  | \$331 ;
   assign \$333  = ~ clear_en;
-  assign \$334  = ~ \port$2416$136 [9];
+  assign \$334  = ~ \port$2520$136 [9];
   assign \$335  = \$333  & \$334 ;
-  assign \$336  = \port$2416$136 [1:0] == 1'h1;
-  assign \$337  = \port$2416$136 [8] & \$336 ;
+  assign \$336  = \port$2520$136 [1:0] == 1'h1;
+  assign \$337  = \port$2520$136 [8] & \$336 ;
   assign \$338  = \$335  & \$337 ;
-  assign \$339  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$339  = \port$2520$136 [6:2] == sc_row_q;
   assign \$340  = \$338  & \$339 ;
   assign \$341  = \$332  | \$340 ;
   assign sc_snoop1 = \$341  | sc_wr_at_read1;
   assign \$342  = clear_row == sc_row_q;
   assign \$343  = clear_en & \$342 ;
   assign \$344  = ~ clear_en;
-  assign \$345  = \$344  & \port$2416$136 [9];
+  assign \$345  = \$344  & \port$2520$136 [9];
   assign \$346  = inv_slot[1:0] == 1'h1;
   assign \$347  = \$345  & \$346 ;
   assign \$348  = inv_slot[6:2] == sc_row_q;
   assign \$349  = \$347  & \$348 ;
   assign \$350  = \$343  | \$349 ;
   assign \$351  = ~ clear_en;
-  assign \$352  = ~ \port$2416$136 [9];
+  assign \$352  = ~ \port$2520$136 [9];
   assign \$353  = \$351  & \$352 ;
-  assign \$354  = \port$2416$136 [1:0] == 1'h1;
-  assign \$355  = \port$2416$136 [8] & \$354 ;
+  assign \$354  = \port$2520$136 [1:0] == 1'h1;
+  assign \$355  = \port$2520$136 [8] & \$354 ;
   assign \$356  = \$353  & \$355 ;
-  assign \$357  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$357  = \port$2520$136 [6:2] == sc_row_q;
   assign \$358  = \$356  & \$357 ;
   assign \$359  = \$350  | \$358 ;
   assign sc_snoop_data1 = \$359  ? copy_data : sc_wr_at_read_data1;
-  assign \$360  = \port$2416$136 [1:0] == 1'h1;
-  assign \$361  = \port$2416$136 [8] & \$360 ;
-  assign \$362  = \port$2416$136 [6:2] == sc_row_qqq;
+  assign \$360  = \port$2520$136 [1:0] == 1'h1;
+  assign \$361  = \port$2520$136 [8] & \$360 ;
+  assign \$362  = \port$2520$136 [6:2] == sc_row_qqq;
   assign \$363  = \$361  & \$362 ;
   assign \$364  = ~ \$363 ;
   assign sc_we1 = sc_intent1 & \$364 ;
@@ -7502,54 +7720,54 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$372  = rd_slot[6:2] + \$371 ;
   assign \$373  = 2'h2 < rd_slot[1:0];
   assign \$374  = rd_slot[6:2] + \$373 ;
-  assign \$375  = \port$2416$136 [1:0] == 2'h2;
-  assign \$signature__en$163  = \port$2416$136 [8] & \$375 ;
+  assign \$375  = \port$2520$136 [1:0] == 2'h2;
+  assign \$signature__en$163  = \port$2520$136 [8] & \$375 ;
   assign \$376  = inv_slot[1:0] == 2'h2;
-  assign \$377  = \port$2416$136 [9] & \$376 ;
+  assign \$377  = \port$2520$136 [9] & \$376 ;
   assign \$378  = clear_en | \$377 ;
-  assign \$379  = ~ \port$2416$136 [9];
-  assign \$380  = \port$2416$136 [1:0] == 2'h2;
-  assign \$381  = \port$2416$136 [8] & \$380 ;
+  assign \$379  = ~ \port$2520$136 [9];
+  assign \$380  = \port$2520$136 [1:0] == 2'h2;
+  assign \$381  = \port$2520$136 [8] & \$380 ;
   assign \$382  = \$379  & \$381 ;
   assign \$signature__en$165  = \$378  | \$382 ;
   assign \$383  = inv_slot[1:0] == 2'h2;
-  assign \$384  = \port$2416$136 [9] & \$383 ;
+  assign \$384  = \port$2520$136 [9] & \$383 ;
   assign \$385  = clear_en | \$384 ;
-  assign \$386  = ~ \port$2416$136 [9];
-  assign \$387  = \port$2416$136 [1:0] == 2'h2;
-  assign \$388  = \port$2416$136 [8] & \$387 ;
+  assign \$386  = ~ \port$2520$136 [9];
+  assign \$387  = \port$2520$136 [1:0] == 2'h2;
+  assign \$388  = \port$2520$136 [8] & \$387 ;
   assign \$389  = \$386  & \$388 ;
   assign \$390  = \$385  | \$389 ;
   assign \$391  = clear_row == sc_row_q;
   assign \$392  = clear_en & \$391 ;
   assign \$393  = ~ clear_en;
-  assign \$394  = \$393  & \port$2416$136 [9];
+  assign \$394  = \$393  & \port$2520$136 [9];
   assign \$395  = inv_slot[1:0] == 2'h2;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = inv_slot[6:2] == sc_row_q;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = \$392  | \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = ~ \port$2416$136 [9];
+  assign \$401  = ~ \port$2520$136 [9];
   assign \$402  = \$400  & \$401 ;
-  assign \$403  = \port$2416$136 [1:0] == 2'h2;
-  assign \$404  = \port$2416$136 [8] & \$403 ;
+  assign \$403  = \port$2520$136 [1:0] == 2'h2;
+  assign \$404  = \port$2520$136 [8] & \$403 ;
   assign \$405  = \$402  & \$404 ;
-  assign \$406  = \port$2416$136 [6:2] == sc_row_q;
+  assign \$406  = \port$2520$136 [6:2] == sc_row_q;
   assign \$407  = \$405  & \$406 ;
   assign \$408  = \$399  | \$407 ;
   assign sc_snoop2 = \$408  | sc_wr_at_read2;
   assign \$409  = clear_row == sc_row_q;
   assign \$410  = clear_en & \$409 ;
   assign \$411  = ~ clear_en;
-  assign \$412  = \$411  & \port$2416$136 [9];
+  assign \$412  = \$411  & \port$2520$136 [9];
   assign \$413  = inv_slot[1:0] == 2'h2;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = inv_slot[6:2] == sc_row_q;
   assign \$416  = \$414  & \$415 ;
   assign \$417  = \$410  | \$416 ;
   assign \$418  = ~ clear_en;
-  assign \$419  = ~ \port$2416$136 [9];
+  assign \$419  = ~ \port$2520$136 [9];
   assign \$420  = \$418  & \$419 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
@@ -7895,15 +8113,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2416$136 [9]) begin
+    end else if (\port$2520$136 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2416$136 [6:2];
+      meta_addr = \port$2520$136 [6:2];
     end
   end
-  assign inv_en = \port$2416$136 [9];
-  assign wr_en = \port$2416$136 [8];
-  assign wr_slot = \port$2416$136 [6:0];
+  assign inv_en = \port$2520$136 [9];
+  assign wr_en = \port$2520$136 [8];
+  assign wr_slot = \port$2520$136 [6:0];
   assign mark_w__data = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \mark_w__data$58  = sc_value1;
@@ -7914,8 +8132,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2416$5 [29:24];
-  assign wr_mark = \port$2416$136 [7];
+  assign wr_last = \port$2520$5 [29:24];
+  assign wr_mark = \port$2520$136 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -7923,9 +8141,9 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$104  = 1'h1;
   assign mark_r__addr = \$240 [4:0];
   assign mark_r__en = 1'h1;
-  assign \$signature__addr$107  = \port$2416$136 [6:2];
-  assign wr_tag = \port$2416$5 [23:0];
-  assign wr_count = \port$2416$136 [17:10];
+  assign \$signature__addr$107  = \port$2520$136 [6:2];
+  assign wr_tag = \port$2520$5 [23:0];
+  assign wr_count = \port$2520$136 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign mark_w__addr = sc_row_qqq;
   assign mark_w__en = sc_we0;
@@ -7935,7 +8153,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$140  = 1'h1;
   assign \mark_r__addr$141  = \$307 [4:0];
   assign \mark_r__en$142  = 1'h1;
-  assign \$signature__addr$143  = \port$2416$136 [6:2];
+  assign \$signature__addr$143  = \port$2520$136 [6:2];
   assign \$signature__addr$145  = meta_addr;
   assign \mark_w__addr$147  = sc_row_qqq;
   assign \mark_w__en$148  = sc_we1;
@@ -7945,7 +8163,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$159  = 1'h1;
   assign \mark_r__addr$160  = \$374 [4:0];
   assign \mark_r__en$161  = 1'h1;
-  assign \$signature__addr$162  = \port$2416$136 [6:2];
+  assign \$signature__addr$162  = \port$2520$136 [6:2];
   assign \$signature__addr$164  = meta_addr;
   assign \mark_w__addr$166  = sc_row_qqq;
   assign \mark_w__en$167  = sc_we2;
@@ -7955,7 +8173,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__en$178  = 1'h1;
   assign \mark_r__addr$179  = \$441 [4:0];
   assign \mark_r__en$180  = 1'h1;
-  assign \$signature__addr$181  = \port$2416$136 [6:2];
+  assign \$signature__addr$181  = \port$2520$136 [6:2];
   assign \$signature__addr$183  = meta_addr;
   assign \mark_w__addr$185  = sc_row_qqq;
   assign \mark_w__en$186  = sc_we3;
@@ -8124,12 +8342,12 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign \$signature__data$190.gen  = \$signature__data$190 [9:6];
   assign \$signature__data$190.fresh  = \$signature__data$190 [10];
   assign \$signature__data$190.valid  = \$signature__data$190 [11];
-  assign \$signature__data$85 [31:24] = \port$2416$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2416$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2416$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2416$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2416$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2416$5 [23:0];
+  assign \$signature__data$85 [31:24] = \port$2520$136 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2520$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2520$136 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2520$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2520$136 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2520$5 [23:0];
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -8190,15 +8408,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_row_qqq, sc_last, sc_vali
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2416$136 [17:10];
-  assign \$signature__data [23:0] = \port$2416$5 [23:0];
+  assign \$signature__data [31:24] = \port$2520$136 [17:10];
+  assign \$signature__data [23:0] = \port$2520$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2416$136 [7];
-  assign \$signature__data$35 [5:0] = \port$2416$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2520$136 [7];
+  assign \$signature__data$35 [5:0] = \port$2520$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8352,14 +8570,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2407$0 (lanes[43:0]),
-    .\port$2407$107 (lanes[108:107]),
-    .\port$2407$147 (lanes[147]),
-    .\port$2407$172 (lanes[173:172]),
-    .\port$2407$212 (lanes[212]),
-    .\port$2407$237 (lanes[238:237]),
-    .\port$2407$277 (lanes[277]),
-    .\port$2407$82 (lanes[82]),
+    .\port$2511$0 (lanes[43:0]),
+    .\port$2511$107 (lanes[108:107]),
+    .\port$2511$147 (lanes[147]),
+    .\port$2511$172 (lanes[173:172]),
+    .\port$2511$212 (lanes[212]),
+    .\port$2511$237 (lanes[238:237]),
+    .\port$2511$277 (lanes[277]),
+    .\port$2511$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8530,7 +8748,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 , \port$2407$147 , \port$2407$172 , \port$2407$212 , \port$2407$237 , \port$2407$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2511$0 , \port$2511$82 , \port$2511$107 , \port$2511$147 , \port$2511$172 , \port$2511$212 , \port$2511$237 , \port$2511$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -8733,22 +8951,22 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2407$0 ;
-  wire [43:0] \port$2407$0 ;
-  input [1:0] \port$2407$107 ;
-  wire [1:0] \port$2407$107 ;
-  input \port$2407$147 ;
-  wire \port$2407$147 ;
-  input [1:0] \port$2407$172 ;
-  wire [1:0] \port$2407$172 ;
-  input \port$2407$212 ;
-  wire \port$2407$212 ;
-  input [1:0] \port$2407$237 ;
-  wire [1:0] \port$2407$237 ;
-  input \port$2407$277 ;
-  wire \port$2407$277 ;
-  input \port$2407$82 ;
-  wire \port$2407$82 ;
+  input [43:0] \port$2511$0 ;
+  wire [43:0] \port$2511$0 ;
+  input [1:0] \port$2511$107 ;
+  wire [1:0] \port$2511$107 ;
+  input \port$2511$147 ;
+  wire \port$2511$147 ;
+  input [1:0] \port$2511$172 ;
+  wire [1:0] \port$2511$172 ;
+  input \port$2511$212 ;
+  wire \port$2511$212 ;
+  input [1:0] \port$2511$237 ;
+  wire [1:0] \port$2511$237 ;
+  input \port$2511$277 ;
+  wire \port$2511$277 ;
+  input \port$2511$82 ;
+  wire \port$2511$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8761,29 +8979,29 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1], \port$2407$0 [43] };
-  assign \$2  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$1  = | { \port$2511$237 [1], \port$2511$172 [1], \port$2511$107 [1], \port$2511$0 [43] };
+  assign \$2  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1] };
+  assign \$4  = | { \port$2511$237 [1], \port$2511$172 [1], \port$2511$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2407$0 [43] & \$5 ;
-  assign \$7  = | { \port$2407$237 [1], \port$2407$172 [1] };
+  assign \$6  = \port$2511$0 [43] & \$5 ;
+  assign \$7  = | { \port$2511$237 [1], \port$2511$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2407$107 [1] & \$8 ;
+  assign \$9  = \port$2511$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2407$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
-  assign \$14  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
-  assign \$15  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$12  = \port$2511$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
+  assign \$14  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
+  assign \$15  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
-  assign \$20  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$19  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
+  assign \$20  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
-  assign \$25  = ~ { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
+  assign \$24  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
+  assign \$25  = ~ { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -8807,19 +9025,19 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2407$0 [2:1];
-  assign \$50  = \port$2407$0 [0] & \$49 ;
+  assign \$49  = ! \port$2511$0 [2:1];
+  assign \$50  = \port$2511$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2407$0 [2:1] == 2'h3;
+  assign \$55  = \port$2511$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2407$0 [2:1] == 2'h2;
-  assign \$59  = \port$2407$0 [2:1] == 2'h3;
+  assign \$58  = \port$2511$0 [2:1] == 2'h2;
+  assign \$59  = \port$2511$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2407$0 [0] & \$60 ;
+  assign \$61  = \port$2511$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -8842,7 +9060,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
+  assign \$87  = ch[3:0] & { \port$2511$277 , \port$2511$212 , \port$2511$147 , \port$2511$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -8851,7 +9069,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
+  assign \$97  = ch[7:4] & { \port$2511$277 , \port$2511$212 , \port$2511$147 , \port$2511$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -8867,7 +9085,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$112  = \$110  | \$111 ;
   assign \$113  = ch[11] ? tag[95:72] : 24'h000000;
   assign \$114  = \$112  | \$113 ;
-  assign \$115  = ch[11:8] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
+  assign \$115  = ch[11:8] & { \port$2511$277 , \port$2511$212 , \port$2511$147 , \port$2511$82  };
   assign \$116  = | \$115 ;
   assign \$117  = ch[16] ? slot[6:0] : 7'h00;
   assign \$119  = ch[17] ? slot[13:7] : 7'h00;
@@ -8876,7 +9094,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$122  = \$120  | \$121 ;
   assign \$123  = ch[19] ? slot[27:21] : 7'h00;
   assign \$124  = \$122  | \$123 ;
-  assign \$125  = ch[19:16] & { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
+  assign \$125  = ch[19:16] & { \port$2511$277 , \port$2511$212 , \port$2511$147 , \port$2511$82  };
   assign \$126  = | \$125 ;
   assign \$127  = ch[0] ? count_inc[7:0] : 8'h00;
   assign \$129  = ch[1] ? count_inc[15:8] : 8'h00;
@@ -8894,11 +9112,11 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \$142  = ch[3] ? count_inc2[31:24] : 8'h00;
   assign \$143  = \$141  | \$142 ;
   assign \$144  = ch[22] ? \$143  : 8'h02;
-  assign match = { \port$2407$237 [1], \port$2407$172 [1], \port$2407$107 [1], \port$2407$0 [43] };
-  assign valid = { \port$2407$237 [0], \port$2407$172 [0], \port$2407$107 [0], \port$2407$0 [42] };
-  assign request = \port$2407$0 [34:0];
-  assign mark = { \port$2407$277 , \port$2407$212 , \port$2407$147 , \port$2407$82  };
-  assign window = \port$2407$0 [41:35];
+  assign match = { \port$2511$237 [1], \port$2511$172 [1], \port$2511$107 [1], \port$2511$0 [43] };
+  assign valid = { \port$2511$237 [0], \port$2511$172 [0], \port$2511$107 [0], \port$2511$0 [42] };
+  assign request = \port$2511$0 [34:0];
+  assign mark = { \port$2511$277 , \port$2511$212 , \port$2511$147 , \port$2511$82  };
+  assign window = \port$2511$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -8911,11 +9129,11 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2407$0 [0];
-  assign \request.op  = \port$2407$0 [2:1];
-  assign \request.min_tlevel  = \port$2407$0 [4:3];
-  assign \request.tag  = \port$2407$0 [28:5];
-  assign \request.t  = \port$2407$0 [34:29];
+  assign \request.valid  = \port$2511$0 [0];
+  assign \request.op  = \port$2511$0 [2:1];
+  assign \request.min_tlevel  = \port$2511$0 [4:3];
+  assign \request.tag  = \port$2511$0 [28:5];
+  assign \request.t  = \port$2511$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8950,7 +9168,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign decision[143] = \$126 ;
   assign decision[142:136] = \$124 ;
   assign decision[135:132] = ch[15:12];
-  assign decision[131:125] = \port$2407$0 [41:35];
+  assign decision[131:125] = \port$2511$0 [41:35];
   assign decision[124:101] = tag[23:0];
   assign decision[100] = ch[24];
   assign decision[99] = \$116 ;
@@ -8965,11 +9183,11 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2407$0 [34:29];
-  assign decision[28:5] = \port$2407$0 [28:5];
-  assign decision[4:3] = \port$2407$0 [4:3];
-  assign decision[2:1] = \port$2407$0 [2:1];
-  assign decision[0] = \port$2407$0 [0];
+  assign decision[34:29] = \port$2511$0 [34:29];
+  assign decision[28:5] = \port$2511$0 [28:5];
+  assign decision[4:3] = \port$2511$0 [4:3];
+  assign decision[2:1] = \port$2511$0 [2:1];
+  assign decision[0] = \port$2511$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -8985,13 +9203,13 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2407$237 [1];
+  assign ch[3] = \port$2511$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2407$237 [1];
+  assign \$10  = \port$2511$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
@@ -9005,7 +9223,7 @@ module \kv_asu.core.versions.dec (\port$2407$0 , \port$2407$82 , \port$2407$107 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2395$0 , \port$2396$0 , \port$2400$0 , clk);
+module \kv_asu.core.window$191 (rst, rd_slot, busy, request, hash, sc_mark_row, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, tail, \port$2499$0 , \port$2500$0 , \port$2504$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire [187:0] \$10 ;
@@ -9057,13 +9275,13 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2395$0 ;
-  wire [41:0] \port$2395$0 ;
-  output [187:0] \port$2396$0 ;
-  wire [187:0] \port$2396$0 ;
+  output [41:0] \port$2499$0 ;
+  wire [41:0] \port$2499$0 ;
+  output [187:0] \port$2500$0 ;
+  wire [187:0] \port$2500$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2400$0 ;
-  wire [27:0] \port$2400$0 ;
+  output [27:0] \port$2504$0 ;
+  wire [27:0] \port$2504$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9167,9 +9385,9 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
   end
   assign window = { 45'h000000000000, \$10 , \$12 , \$9  };
   assign m = 58'h000000000000000;
-  assign \port$2395$0  = \$9 ;
-  assign \port$2396$0  = \$10 ;
-  assign \port$2400$0  = \$12 ;
+  assign \port$2499$0  = \$9 ;
+  assign \port$2500$0  = \$10 ;
+  assign \port$2504$0  = \$12 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9272,8 +9490,8 @@ module \kv_asu.core.window$175 (rst, rd_slot, busy, request, hash, sc_mark_row, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, stat_inc, occupancy, flush
-, enable, cfg, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, stat_inc, hold, axil__awready, axil__wready, axil__arready, core_flushing, core_idle, occupancy, flush
+, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -9284,14 +9502,14 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$104 ;
   wire [31:0] \$105 ;
   wire [31:0] \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire \$109 ;
+  wire [31:0] \$107 ;
+  wire [31:0] \$108 ;
+  wire [31:0] \$109 ;
   wire \$11 ;
-  wire \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire \$113 ;
+  wire [31:0] \$110 ;
+  wire [31:0] \$111 ;
+  wire [31:0] \$112 ;
+  wire [31:0] \$113 ;
   wire \$114 ;
   wire \$115 ;
   wire \$116 ;
@@ -9304,19 +9522,19 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$122 ;
   wire \$123 ;
   wire \$124 ;
-  wire [4:0] \$125 ;
+  wire \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
   wire \$129 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
+  wire [31:0] \$130 ;
+  wire [31:0] \$131 ;
   wire \$132 ;
   wire \$133 ;
   wire \$134 ;
   wire \$135 ;
-  wire \$136 ;
+  wire [4:0] \$136 ;
   wire \$137 ;
   wire \$138 ;
   wire \$139 ;
@@ -9324,7 +9542,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire [1:0] \$143 ;
+  wire \$143 ;
   wire \$144 ;
   wire \$145 ;
   wire \$146 ;
@@ -9336,7 +9554,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$151 ;
   wire \$152 ;
   wire \$153 ;
-  wire \$154 ;
+  wire [1:0] \$154 ;
   wire \$155 ;
   wire \$156 ;
   wire \$157 ;
@@ -9384,32 +9602,49 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$195 ;
   wire \$196 ;
   wire \$197 ;
-  reg \$198 ;
-  reg \$199 ;
+  wire \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire [31:0] \$20 ;
-  reg [3:0] \$200 ;
-  reg \$201 ;
-  reg \$202 ;
-  reg \$203 ;
-  reg \$204 ;
-  reg \$205 ;
-  reg [31:0] \$206 ;
-  reg [31:0] \$207 ;
-  reg [31:0] \$208 ;
-  reg [31:0] \$209 ;
+  wire \$200 ;
+  wire \$201 ;
+  wire \$202 ;
+  wire \$203 ;
+  wire \$204 ;
+  wire \$205 ;
+  wire \$206 ;
+  wire \$207 ;
+  wire \$208 ;
+  wire \$209 ;
   wire [31:0] \$21 ;
-  reg [31:0] \$210 ;
-  reg [31:0] \$211 ;
-  reg \$212 ;
-  reg [62:0] \$213 ;
+  wire \$210 ;
+  wire \$211 ;
+  wire \$212 ;
+  reg \$213 ;
   reg \$214 ;
   reg [3:0] \$215 ;
   reg \$216 ;
-  reg [31:0] \$217 ;
-  reg [53:0] \$218 ;
+  reg \$217 ;
+  reg \$218 ;
+  reg \$219 ;
   wire [31:0] \$22 ;
+  reg \$220 ;
+  reg [31:0] \$221 ;
+  reg [31:0] \$222 ;
+  reg [31:0] \$223 ;
+  reg [31:0] \$224 ;
+  reg [31:0] \$225 ;
+  reg [31:0] \$226 ;
+  reg [31:0] \$227 ;
+  reg \$228 ;
+  reg [62:0] \$229 ;
   wire [31:0] \$23 ;
+  reg \$230 ;
+  reg \$231 ;
+  reg [3:0] \$232 ;
+  reg \$233 ;
+  reg [31:0] \$234 ;
+  reg [57:0] \$235 ;
   wire [31:0] \$24 ;
   wire [31:0] \$25 ;
   wire [31:0] \$26 ;
@@ -9459,24 +9694,24 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [31:0] \$66 ;
   wire [31:0] \$67 ;
   wire [31:0] \$68 ;
-  wire [7:0] \$69 ;
+  wire [31:0] \$69 ;
   wire \$7 ;
   wire [31:0] \$70 ;
   wire [7:0] \$71 ;
   wire [31:0] \$72 ;
-  wire [4:0] \$73 ;
+  wire [7:0] \$73 ;
   wire [31:0] \$74 ;
   wire [4:0] \$75 ;
   wire [31:0] \$76 ;
   wire [4:0] \$77 ;
   wire [31:0] \$78 ;
-  wire [31:0] \$79 ;
+  wire [4:0] \$79 ;
   wire \$8 ;
   wire [31:0] \$80 ;
   wire [31:0] \$81 ;
   wire [31:0] \$82 ;
-  wire [31:0] \$83 ;
-  wire [31:0] \$84 ;
+  wire [1:0] \$83 ;
+  wire [1:0] \$84 ;
   wire [31:0] \$85 ;
   wire [31:0] \$86 ;
   wire [31:0] \$87 ;
@@ -9583,15 +9818,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] hi_latch = 32'd0;
   output hold;
   wire hold;
-  wire [12:0] inc;
+  wire [13:0] inc;
   reg legal = 1'h0;
+  output nonblocking;
+  reg nonblocking = 1'h0;
   input [7:0] occupancy;
   wire [7:0] occupancy;
   reg [3:0] rd_addr = 4'h0;
   wire [63:0] rd_data;
   wire rd_en;
   wire rd_reserve;
-  reg [53:0] read_sel = 54'h00000000000000;
+  reg [57:0] read_sel = 58'h000000000000000;
   wire regs__ar_accept;
   wire [9:0] regs__ar_addr;
   wire regs__b_busy;
@@ -9611,22 +9848,23 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] shadow_c2 = 32'd3;
   reg [31:0] shadow_c3 = 32'd5;
   reg [31:0] shadow_hash_seed = 32'd0;
+  reg [31:0] shadow_mode = 32'd0;
   reg [31:0] shadow_w1 = 32'd31;
   reg [31:0] shadow_w2 = 32'd31;
   reg [31:0] shadow_w3 = 32'd25;
   reg [3:0] stat_discard = 4'h0;
-  input [12:0] stat_inc;
-  wire [12:0] stat_inc;
+  input [13:0] stat_inc;
+  wire [13:0] stat_inc;
   reg stat_pend = 1'h0;
   assign \$1  = | stat_discard;
   assign \$2  = clear_stats | \$1 ;
-  assign inc = \$2  ? 13'h0000 : stat_inc;
+  assign inc = \$2  ? 14'h0000 : stat_inc;
   assign \$3  = ~ sequencing;
   assign \$4  = regs__w_valid & \$3 ;
   assign \$5  = | { regs__w_data[2:1], regs__w_data[4:3] };
   assign \$6  = regs__w_strb[0] & \$5 ;
   assign \$7  = ~ core_flushing;
-  assign \$8  = | stat_inc;
+  assign \$8  = | stat_inc[12:0];
   assign \$9  = ~ \$8 ;
   assign \$10  = core_idle & \$9 ;
   assign \$11  = regs__w_data[3] | regs__w_data[1];
@@ -9639,7 +9877,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$18  = sequencing | \$17 ;
   assign hold = \$18  | flush;
   assign rd_en = regs__r_valid & ar_stat_lo;
-  assign \$19  = | { read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29], read_sel[27:0] };
+  assign \$19  = | { read_sel[57], read_sel[55], read_sel[53], read_sel[51], read_sel[49], read_sel[47], read_sel[45], read_sel[43], read_sel[41], read_sel[39], read_sel[37], read_sel[35], read_sel[33], read_sel[31], read_sel[29:0] };
   assign \$20  = read_sel[0] ? 32'd1263944019 : 32'd0;
   assign \$22  = read_sel[1] ? 32'd512 : 32'd0;
   assign \$23  = \$21  | \$22 ;
@@ -9685,176 +9923,192 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$66  = \$64  | \$65 ;
   assign \$67  = read_sel[21] ? shadow_hash_seed : 32'd0;
   assign \$68  = \$66  | \$67 ;
-  assign \$69  = read_sel[22] ? cfg[7:0] : 8'h00;
-  assign \$70  = \$68  | { 24'h000000, \$69  };
-  assign \$71  = read_sel[23] ? cfg[15:8] : 8'h00;
+  assign \$69  = read_sel[22] ? shadow_mode : 32'd0;
+  assign \$70  = \$68  | \$69 ;
+  assign \$71  = read_sel[23] ? cfg[7:0] : 8'h00;
   assign \$72  = \$70  | { 24'h000000, \$71  };
-  assign \$73  = read_sel[24] ? cfg[20:16] : 5'h00;
-  assign \$74  = \$72  | { 27'h0000000, \$73  };
-  assign \$75  = read_sel[25] ? cfg[25:21] : 5'h00;
+  assign \$73  = read_sel[24] ? cfg[15:8] : 8'h00;
+  assign \$74  = \$72  | { 24'h000000, \$73  };
+  assign \$75  = read_sel[25] ? cfg[20:16] : 5'h00;
   assign \$76  = \$74  | { 27'h0000000, \$75  };
-  assign \$77  = read_sel[26] ? cfg[30:26] : 5'h00;
+  assign \$77  = read_sel[26] ? cfg[25:21] : 5'h00;
   assign \$78  = \$76  | { 27'h0000000, \$77  };
-  assign \$79  = read_sel[27] ? cfg[62:31] : 32'd0;
-  assign \$80  = \$78  | \$79 ;
-  assign \$81  = read_sel[29] ? hi_latch : 32'd0;
+  assign \$79  = read_sel[27] ? cfg[30:26] : 5'h00;
+  assign \$80  = \$78  | { 27'h0000000, \$79  };
+  assign \$81  = read_sel[28] ? cfg[62:31] : 32'd0;
   assign \$82  = \$80  | \$81 ;
-  assign \$83  = read_sel[31] ? hi_latch : 32'd0;
-  assign \$84  = \$82  | \$83 ;
-  assign \$85  = read_sel[33] ? hi_latch : 32'd0;
-  assign \$86  = \$84  | \$85 ;
-  assign \$87  = read_sel[35] ? hi_latch : 32'd0;
-  assign \$88  = \$86  | \$87 ;
-  assign \$89  = read_sel[37] ? hi_latch : 32'd0;
-  assign \$90  = \$88  | \$89 ;
-  assign \$91  = read_sel[39] ? hi_latch : 32'd0;
-  assign \$92  = \$90  | \$91 ;
-  assign \$93  = read_sel[41] ? hi_latch : 32'd0;
-  assign \$94  = \$92  | \$93 ;
-  assign \$95  = read_sel[43] ? hi_latch : 32'd0;
-  assign \$96  = \$94  | \$95 ;
-  assign \$97  = read_sel[45] ? hi_latch : 32'd0;
-  assign \$98  = \$96  | \$97 ;
-  assign \$99  = read_sel[47] ? hi_latch : 32'd0;
-  assign \$100  = \$98  | \$99 ;
-  assign \$101  = read_sel[49] ? hi_latch : 32'd0;
-  assign \$102  = \$100  | \$101 ;
-  assign \$103  = read_sel[51] ? hi_latch : 32'd0;
-  assign \$104  = \$102  | \$103 ;
-  assign \$105  = read_sel[53] ? hi_latch : 32'd0;
-  assign \$106  = \$104  | \$105 ;
-  assign \$107  = ! shadow_c2[31:8];
-  assign \$108  = ! shadow_c3[31:8];
-  assign \$109  = & { \$108 , \$107  };
-  assign \$110  = shadow_c2[7:0] <= shadow_c3[7:0];
-  assign \$111  = \$109  & \$110 ;
-  assign \$112  = shadow_c2[7:0] >= 1'h1;
-  assign \$113  = \$111  & \$112 ;
-  assign \$114  = ! shadow_w3[31:5];
-  assign \$115  = ! shadow_w2[31:5];
-  assign \$116  = ! shadow_w1[31:5];
-  assign \$117  = & { \$116 , \$115 , \$114  };
-  assign \$118  = shadow_w3[4:0] <= shadow_w2[4:0];
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = shadow_w2[4:0] <= shadow_w1[4:0];
-  assign \$121  = \$119  & \$120 ;
-  assign \$122  = \$113  & \$121 ;
-  assign \$123  = shadow_hash_seed != cfg[62:31];
-  assign \$124  = | stat_discard;
-  assign \$125  = stat_discard - 1'h1;
-  assign \$126  = ~ axil__bvalid;
-  assign \$127  = ~ sequencing;
-  assign \$128  = regs__w_valid & \$127 ;
-  assign \$129  = | { regs__w_data[2:1], regs__w_data[4:3] };
-  assign \$130  = regs__w_strb[0] & \$129 ;
-  assign \$131  = ~ core_flushing;
-  assign \$132  = | stat_inc;
-  assign \$133  = ~ \$132 ;
-  assign \$134  = core_idle & \$133 ;
-  assign \$135  = regs__w_data[3] | regs__w_data[1];
-  assign \$136  = ~ \$135 ;
-  assign \$137  = \$134  | \$136 ;
-  assign \$138  = \$131  & \$137 ;
-  assign \$139  = ~ legal;
-  assign \$140  = regs__w_data[3] & \$139 ;
-  assign \$141  = regs__w_data[3] & seed_changes;
-  assign \$142  = regs__w_data[1] | \$141 ;
-  assign \$144  = ! axil__araddr[11:2];
-  assign \$145  = axil__araddr[11:2] == 1'h1;
-  assign \$146  = axil__araddr[11:2] == 2'h2;
-  assign \$147  = axil__araddr[11:2] == 2'h3;
-  assign \$148  = axil__araddr[11:2] == 3'h4;
-  assign \$149  = axil__araddr[11:2] == 3'h5;
-  assign \$150  = axil__araddr[11:2] == 3'h6;
-  assign \$151  = axil__araddr[11:2] == 3'h7;
-  assign \$152  = axil__araddr[11:2] == 4'h8;
-  assign \$153  = axil__araddr[11:2] == 4'h9;
-  assign \$154  = axil__araddr[11:2] == 4'ha;
-  assign \$155  = axil__araddr[11:2] == 5'h10;
-  assign \$156  = axil__araddr[11:2] == 5'h11;
-  assign \$157  = axil__araddr[11:2] == 5'h12;
-  assign \$158  = axil__araddr[11:2] == 5'h14;
-  assign \$159  = axil__araddr[11:2] == 5'h15;
-  assign \$160  = axil__araddr[11:2] == 5'h18;
-  assign \$161  = axil__araddr[11:2] == 5'h19;
-  assign \$162  = axil__araddr[11:2] == 5'h1a;
-  assign \$163  = axil__araddr[11:2] == 5'h1b;
-  assign \$164  = axil__araddr[11:2] == 5'h1c;
-  assign \$165  = axil__araddr[11:2] == 5'h1d;
-  assign \$166  = axil__araddr[11:2] == 6'h20;
-  assign \$167  = axil__araddr[11:2] == 6'h21;
-  assign \$168  = axil__araddr[11:2] == 6'h22;
-  assign \$169  = axil__araddr[11:2] == 6'h23;
-  assign \$170  = axil__araddr[11:2] == 6'h24;
-  assign \$171  = axil__araddr[11:2] == 6'h25;
-  assign \$172  = axil__araddr[11:2] == 7'h40;
-  assign \$173  = axil__araddr[11:2] == 7'h41;
-  assign \$174  = axil__araddr[11:2] == 7'h42;
-  assign \$175  = axil__araddr[11:2] == 7'h43;
-  assign \$176  = axil__araddr[11:2] == 7'h44;
-  assign \$177  = axil__araddr[11:2] == 7'h45;
-  assign \$178  = axil__araddr[11:2] == 7'h46;
-  assign \$179  = axil__araddr[11:2] == 7'h47;
-  assign \$180  = axil__araddr[11:2] == 7'h48;
-  assign \$181  = axil__araddr[11:2] == 7'h49;
-  assign \$182  = axil__araddr[11:2] == 7'h4a;
-  assign \$183  = axil__araddr[11:2] == 7'h4b;
-  assign \$184  = axil__araddr[11:2] == 7'h4c;
-  assign \$185  = axil__araddr[11:2] == 7'h4d;
-  assign \$186  = axil__araddr[11:2] == 7'h4e;
-  assign \$187  = axil__araddr[11:2] == 7'h4f;
-  assign \$188  = axil__araddr[11:2] == 7'h50;
-  assign \$189  = axil__araddr[11:2] == 7'h51;
-  assign \$190  = axil__araddr[11:2] == 7'h52;
-  assign \$191  = axil__araddr[11:2] == 7'h53;
-  assign \$192  = axil__araddr[11:2] == 7'h54;
-  assign \$193  = axil__araddr[11:2] == 7'h55;
-  assign \$194  = axil__araddr[11:2] == 7'h56;
-  assign \$195  = axil__araddr[11:2] == 7'h57;
-  assign \$196  = axil__araddr[11:2] == 7'h58;
-  assign \$197  = axil__araddr[11:2] == 7'h59;
+  assign \$84  = read_sel[29] ? \$83  : 2'h0;
+  assign \$85  = \$82  | { 30'h00000000, \$84  };
+  assign \$86  = read_sel[31] ? hi_latch : 32'd0;
+  assign \$87  = \$85  | \$86 ;
+  assign \$88  = read_sel[33] ? hi_latch : 32'd0;
+  assign \$89  = \$87  | \$88 ;
+  assign \$90  = read_sel[35] ? hi_latch : 32'd0;
+  assign \$91  = \$89  | \$90 ;
+  assign \$92  = read_sel[37] ? hi_latch : 32'd0;
+  assign \$93  = \$91  | \$92 ;
+  assign \$94  = read_sel[39] ? hi_latch : 32'd0;
+  assign \$95  = \$93  | \$94 ;
+  assign \$96  = read_sel[41] ? hi_latch : 32'd0;
+  assign \$97  = \$95  | \$96 ;
+  assign \$98  = read_sel[43] ? hi_latch : 32'd0;
+  assign \$99  = \$97  | \$98 ;
+  assign \$100  = read_sel[45] ? hi_latch : 32'd0;
+  assign \$101  = \$99  | \$100 ;
+  assign \$102  = read_sel[47] ? hi_latch : 32'd0;
+  assign \$103  = \$101  | \$102 ;
+  assign \$104  = read_sel[49] ? hi_latch : 32'd0;
+  assign \$105  = \$103  | \$104 ;
+  assign \$106  = read_sel[51] ? hi_latch : 32'd0;
+  assign \$107  = \$105  | \$106 ;
+  assign \$108  = read_sel[53] ? hi_latch : 32'd0;
+  assign \$109  = \$107  | \$108 ;
+  assign \$110  = read_sel[55] ? hi_latch : 32'd0;
+  assign \$111  = \$109  | \$110 ;
+  assign \$112  = read_sel[57] ? hi_latch : 32'd0;
+  assign \$113  = \$111  | \$112 ;
+  assign \$114  = ! shadow_c2[31:8];
+  assign \$115  = ! shadow_c3[31:8];
+  assign \$116  = & { \$115 , \$114  };
+  assign \$117  = shadow_c2[7:0] <= shadow_c3[7:0];
+  assign \$118  = \$116  & \$117 ;
+  assign \$119  = shadow_c2[7:0] >= 1'h1;
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = ! shadow_w3[31:5];
+  assign \$122  = ! shadow_w2[31:5];
+  assign \$123  = ! shadow_w1[31:5];
+  assign \$124  = & { \$123 , \$122 , \$121  };
+  assign \$125  = shadow_w3[4:0] <= shadow_w2[4:0];
+  assign \$126  = \$124  & \$125 ;
+  assign \$127  = shadow_w2[4:0] <= shadow_w1[4:0];
+  assign \$128  = \$126  & \$127 ;
+  assign \$129  = \$120  & \$128 ;
+  assign \$132  = ! \$131 ;
+  assign \$133  = \$129  & \$132 ;
+  assign \$134  = shadow_hash_seed != cfg[62:31];
+  assign \$135  = | stat_discard;
+  assign \$136  = stat_discard - 1'h1;
+  assign \$137  = ~ axil__bvalid;
+  assign \$138  = ~ sequencing;
+  assign \$139  = regs__w_valid & \$138 ;
+  assign \$140  = | { regs__w_data[2:1], regs__w_data[4:3] };
+  assign \$141  = regs__w_strb[0] & \$140 ;
+  assign \$142  = ~ core_flushing;
+  assign \$143  = | stat_inc[12:0];
+  assign \$144  = ~ \$143 ;
+  assign \$145  = core_idle & \$144 ;
+  assign \$146  = regs__w_data[3] | regs__w_data[1];
+  assign \$147  = ~ \$146 ;
+  assign \$148  = \$145  | \$147 ;
+  assign \$149  = \$142  & \$148 ;
+  assign \$150  = ~ legal;
+  assign \$151  = regs__w_data[3] & \$150 ;
+  assign \$152  = regs__w_data[3] & seed_changes;
+  assign \$153  = regs__w_data[1] | \$152 ;
+  assign \$155  = ! axil__araddr[11:2];
+  assign \$156  = axil__araddr[11:2] == 1'h1;
+  assign \$157  = axil__araddr[11:2] == 2'h2;
+  assign \$158  = axil__araddr[11:2] == 2'h3;
+  assign \$159  = axil__araddr[11:2] == 3'h4;
+  assign \$160  = axil__araddr[11:2] == 3'h5;
+  assign \$161  = axil__araddr[11:2] == 3'h6;
+  assign \$162  = axil__araddr[11:2] == 3'h7;
+  assign \$163  = axil__araddr[11:2] == 4'h8;
+  assign \$164  = axil__araddr[11:2] == 4'h9;
+  assign \$165  = axil__araddr[11:2] == 4'ha;
+  assign \$166  = axil__araddr[11:2] == 5'h10;
+  assign \$167  = axil__araddr[11:2] == 5'h11;
+  assign \$168  = axil__araddr[11:2] == 5'h12;
+  assign \$169  = axil__araddr[11:2] == 5'h14;
+  assign \$170  = axil__araddr[11:2] == 5'h15;
+  assign \$171  = axil__araddr[11:2] == 5'h18;
+  assign \$172  = axil__araddr[11:2] == 5'h19;
+  assign \$173  = axil__araddr[11:2] == 5'h1a;
+  assign \$174  = axil__araddr[11:2] == 5'h1b;
+  assign \$175  = axil__araddr[11:2] == 5'h1c;
+  assign \$176  = axil__araddr[11:2] == 5'h1d;
+  assign \$177  = axil__araddr[11:2] == 5'h1f;
+  assign \$178  = axil__araddr[11:2] == 6'h20;
+  assign \$179  = axil__araddr[11:2] == 6'h21;
+  assign \$180  = axil__araddr[11:2] == 6'h22;
+  assign \$181  = axil__araddr[11:2] == 6'h23;
+  assign \$182  = axil__araddr[11:2] == 6'h24;
+  assign \$183  = axil__araddr[11:2] == 6'h25;
+  assign \$184  = axil__araddr[11:2] == 6'h27;
+  assign \$185  = axil__araddr[11:2] == 7'h40;
+  assign \$186  = axil__araddr[11:2] == 7'h41;
+  assign \$187  = axil__araddr[11:2] == 7'h42;
+  assign \$188  = axil__araddr[11:2] == 7'h43;
+  assign \$189  = axil__araddr[11:2] == 7'h44;
+  assign \$190  = axil__araddr[11:2] == 7'h45;
+  assign \$191  = axil__araddr[11:2] == 7'h46;
+  assign \$192  = axil__araddr[11:2] == 7'h47;
+  assign \$193  = axil__araddr[11:2] == 7'h48;
+  assign \$194  = axil__araddr[11:2] == 7'h49;
+  assign \$195  = axil__araddr[11:2] == 7'h4a;
+  assign \$196  = axil__araddr[11:2] == 7'h4b;
+  assign \$197  = axil__araddr[11:2] == 7'h4c;
+  assign \$198  = axil__araddr[11:2] == 7'h4d;
+  assign \$199  = axil__araddr[11:2] == 7'h4e;
+  assign \$200  = axil__araddr[11:2] == 7'h4f;
+  assign \$201  = axil__araddr[11:2] == 7'h50;
+  assign \$202  = axil__araddr[11:2] == 7'h51;
+  assign \$203  = axil__araddr[11:2] == 7'h52;
+  assign \$204  = axil__araddr[11:2] == 7'h53;
+  assign \$205  = axil__araddr[11:2] == 7'h54;
+  assign \$206  = axil__araddr[11:2] == 7'h55;
+  assign \$207  = axil__araddr[11:2] == 7'h56;
+  assign \$208  = axil__araddr[11:2] == 7'h57;
+  assign \$209  = axil__araddr[11:2] == 7'h58;
+  assign \$210  = axil__araddr[11:2] == 7'h59;
+  assign \$211  = axil__araddr[11:2] == 7'h5a;
+  assign \$212  = axil__araddr[11:2] == 7'h5b;
   always @(posedge clk)
-    legal <= \$198 ;
+    legal <= \$213 ;
   always @(posedge clk)
-    seed_changes <= \$199 ;
+    seed_changes <= \$214 ;
   always @(posedge clk)
-    stat_discard <= \$200 ;
+    stat_discard <= \$215 ;
   always @(posedge clk)
-    clear_stats <= \$201 ;
+    clear_stats <= \$216 ;
   always @(posedge clk)
-    flush <= \$202 ;
+    flush <= \$217 ;
   always @(posedge clk)
-    action_resp <= \$203 ;
+    action_resp <= \$218 ;
   always @(posedge clk)
-    sequencing <= \$204 ;
+    sequencing <= \$219 ;
   always @(posedge clk)
-    enable <= \$205 ;
+    enable <= \$220 ;
   always @(posedge clk)
-    shadow_c3 <= \$206 ;
+    shadow_c3 <= \$221 ;
   always @(posedge clk)
-    shadow_c2 <= \$207 ;
+    shadow_c2 <= \$222 ;
   always @(posedge clk)
-    shadow_w3 <= \$208 ;
+    shadow_w3 <= \$223 ;
   always @(posedge clk)
-    shadow_w2 <= \$209 ;
+    shadow_w2 <= \$224 ;
   always @(posedge clk)
-    shadow_w1 <= \$210 ;
+    shadow_w1 <= \$225 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$211 ;
+    shadow_hash_seed <= \$226 ;
   always @(posedge clk)
-    error <= \$212 ;
+    shadow_mode <= \$227 ;
   always @(posedge clk)
-    cfg <= \$213 ;
+    error <= \$228 ;
   always @(posedge clk)
-    ar_stat_lo <= \$214 ;
+    cfg <= \$229 ;
   always @(posedge clk)
-    rd_addr <= \$215 ;
+    nonblocking <= \$230 ;
   always @(posedge clk)
-    stat_pend <= \$216 ;
+    ar_stat_lo <= \$231 ;
   always @(posedge clk)
-    hi_latch <= \$217 ;
+    rd_addr <= \$232 ;
   always @(posedge clk)
-    read_sel <= \$218 ;
+    stat_pend <= \$233 ;
+  always @(posedge clk)
+    hi_latch <= \$234 ;
+  always @(posedge clk)
+    read_sel <= \$235 ;
   \kv_asu.regs.stats  stats (
     .clear(clear_stats),
     .clk(clk),
@@ -9919,6 +10173,8 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
             regs__w_done = 1'h1;
         10'h01d:
             regs__w_done = 1'h1;
+        10'h01f:
+            regs__w_done = 1'h1;
       endcase
     end
     if (sequencing) begin
@@ -9958,163 +10214,163 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
     end
     if (regs__r_valid) begin
       if (\$19 ) begin
-        regs__r_data = \$106 ;
+        regs__r_data = \$113 ;
       end
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$198  = \$122 ;
+    \$213  = \$133 ;
     if (rst) begin
-      \$198  = 1'h0;
+      \$213  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$199  = \$123 ;
+    \$214  = \$134 ;
     if (rst) begin
-      \$199  = 1'h0;
+      \$214  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$200  = stat_discard;
+    \$215  = stat_discard;
     if (clear_stats) begin
-      \$200  = 4'hc;
-    end else if (\$124 ) begin
-      \$200  = \$125 [3:0];
+      \$215  = 4'hc;
+    end else if (\$135 ) begin
+      \$215  = \$136 [3:0];
     end
     if (rst) begin
-      \$200  = 4'h0;
+      \$215  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$201  = 1'h0;
+    \$216  = 1'h0;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$201  = regs__w_data[2];
+          \$216  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$201  = 1'h0;
+      \$216  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$202  = 1'h0;
+    \$217  = 1'h0;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$202  = \$142 ;
+          \$217  = \$153 ;
         end
       end
     end
     if (rst) begin
-      \$202  = 1'h0;
+      \$217  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$203  = action_resp;
-    if (\$126 ) begin
-      \$203  = 1'h0;
+    \$218  = action_resp;
+    if (\$137 ) begin
+      \$218  = 1'h0;
     end
     if (sequencing) begin
-      if (\$138 ) begin
-        \$203  = 1'h1;
+      if (\$149 ) begin
+        \$218  = 1'h1;
       end
     end
     if (rst) begin
-      \$203  = 1'h0;
+      \$218  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$204  = sequencing;
-    if (\$128 ) begin
+    \$219  = sequencing;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
-            if (\$130 ) begin
-              \$204  = 1'h1;
+            if (\$141 ) begin
+              \$219  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
-      if (\$138 ) begin
-        \$204  = 1'h0;
+      if (\$149 ) begin
+        \$219  = 1'h0;
       end
     end
     if (rst) begin
-      \$204  = 1'h0;
+      \$219  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$205  = enable;
-    if (\$128 ) begin
+    \$220  = enable;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             (* full_case = 32'd1 *)
-            if (\$130 ) begin
+            if (\$141 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$205  = regs__w_data[0];
+                \$220  = regs__w_data[0];
               end
             end
       endcase
     end
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
-          \$205  = regs__w_data[0];
+          \$220  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$205  = 1'h1;
+      \$220  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$206  = shadow_c3;
-    if (\$128 ) begin
+    \$221  = shadow_c3;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$206 [7:0] = regs__w_data[7:0];
+              \$221 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$206 [15:8] = regs__w_data[15:8];
+              \$221 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$206 [23:16] = regs__w_data[23:16];
+              \$221 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$206 [31:24] = regs__w_data[31:24];
+              \$221 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$206  = 32'd5;
+      \$221  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$207  = shadow_c2;
-    if (\$128 ) begin
+    \$222  = shadow_c2;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10123,28 +10379,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$207 [7:0] = regs__w_data[7:0];
+              \$222 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$207 [15:8] = regs__w_data[15:8];
+              \$222 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$207 [23:16] = regs__w_data[23:16];
+              \$222 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$207 [31:24] = regs__w_data[31:24];
+              \$222 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$207  = 32'd3;
+      \$222  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$208  = shadow_w3;
-    if (\$128 ) begin
+    \$223  = shadow_w3;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10155,28 +10411,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$208 [7:0] = regs__w_data[7:0];
+              \$223 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$208 [15:8] = regs__w_data[15:8];
+              \$223 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$208 [23:16] = regs__w_data[23:16];
+              \$223 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$208 [31:24] = regs__w_data[31:24];
+              \$223 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$208  = 32'd25;
+      \$223  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$209  = shadow_w2;
-    if (\$128 ) begin
+    \$224  = shadow_w2;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10189,28 +10445,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$209 [7:0] = regs__w_data[7:0];
+              \$224 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$209 [15:8] = regs__w_data[15:8];
+              \$224 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$209 [23:16] = regs__w_data[23:16];
+              \$224 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$209 [31:24] = regs__w_data[31:24];
+              \$224 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$209  = 32'd31;
+      \$224  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$210  = shadow_w1;
-    if (\$128 ) begin
+    \$225  = shadow_w1;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10225,28 +10481,28 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$210 [7:0] = regs__w_data[7:0];
+              \$225 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$210 [15:8] = regs__w_data[15:8];
+              \$225 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$210 [23:16] = regs__w_data[23:16];
+              \$225 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$210 [31:24] = regs__w_data[31:24];
+              \$225 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$210  = 32'd31;
+      \$225  = 32'd31;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$211  = shadow_hash_seed;
-    if (\$128 ) begin
+    \$226  = shadow_hash_seed;
+    if (\$139 ) begin
       casez (regs__w_addr)
         10'h010:
             /* empty */;
@@ -10263,266 +10519,335 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$211 [7:0] = regs__w_data[7:0];
+              \$226 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$211 [15:8] = regs__w_data[15:8];
+              \$226 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$211 [23:16] = regs__w_data[23:16];
+              \$226 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$211 [31:24] = regs__w_data[31:24];
+              \$226 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$211  = 32'd0;
+      \$226  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$212  = error;
+    \$227  = shadow_mode;
+    if (\$139 ) begin
+      casez (regs__w_addr)
+        10'h010:
+            /* empty */;
+        10'h018:
+            /* empty */;
+        10'h019:
+            /* empty */;
+        10'h01a:
+            /* empty */;
+        10'h01b:
+            /* empty */;
+        10'h01c:
+            /* empty */;
+        10'h01d:
+            /* empty */;
+        10'h01f:
+          begin
+            if (regs__w_strb[0]) begin
+              \$227 [7:0] = regs__w_data[7:0];
+            end
+            if (regs__w_strb[1]) begin
+              \$227 [15:8] = regs__w_data[15:8];
+            end
+            if (regs__w_strb[2]) begin
+              \$227 [23:16] = regs__w_data[23:16];
+            end
+            if (regs__w_strb[3]) begin
+              \$227 [31:24] = regs__w_data[31:24];
+            end
+          end
+      endcase
+    end
+    if (rst) begin
+      \$227  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$228  = error;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
-          \$212  = 1'h1;
+        if (\$151 ) begin
+          \$228  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$212  = 1'h0;
+            \$228  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$212  = 1'h0;
+      \$228  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$213  = cfg;
+    \$229  = cfg;
     if (sequencing) begin
-      if (\$138 ) begin
+      if (\$149 ) begin
         (* full_case = 32'd1 *)
-        if (\$140 ) begin
+        if (\$151 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$213 [7:0] = shadow_c3[7:0];
-            \$213 [15:8] = shadow_c2[7:0];
-            \$213 [20:16] = shadow_w3[4:0];
-            \$213 [25:21] = shadow_w2[4:0];
-            \$213 [30:26] = shadow_w1[4:0];
-            \$213 [62:31] = shadow_hash_seed;
+            \$229 [7:0] = shadow_c3[7:0];
+            \$229 [15:8] = shadow_c2[7:0];
+            \$229 [20:16] = shadow_w3[4:0];
+            \$229 [25:21] = shadow_w2[4:0];
+            \$229 [30:26] = shadow_w1[4:0];
+            \$229 [62:31] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$213  = 63'h000000007ff90305;
+      \$229  = 63'h000000007ff90305;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$214  = ar_stat_lo;
-    if (rd_reserve) begin
-      \$214  = 1'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$214  = 1'h1;
-        10'h042:
-            \$214  = 1'h1;
-        10'h044:
-            \$214  = 1'h1;
-        10'h046:
-            \$214  = 1'h1;
-        10'h048:
-            \$214  = 1'h1;
-        10'h04a:
-            \$214  = 1'h1;
-        10'h04c:
-            \$214  = 1'h1;
-        10'h04e:
-            \$214  = 1'h1;
-        10'h050:
-            \$214  = 1'h1;
-        10'h052:
-            \$214  = 1'h1;
-        10'h054:
-            \$214  = 1'h1;
-        10'h056:
-            \$214  = 1'h1;
-        10'h058:
-            \$214  = 1'h1;
-      endcase
-    end
-    if (rst) begin
-      \$214  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$215  = rd_addr;
-    if (rd_reserve) begin
-      \$215  = 4'h0;
-      casez (axil__araddr[11:2])
-        10'h040:
-            \$215  = 4'h0;
-        10'h042:
-            \$215  = 4'h1;
-        10'h044:
-            \$215  = 4'h2;
-        10'h046:
-            \$215  = 4'h3;
-        10'h048:
-            \$215  = 4'h4;
-        10'h04a:
-            \$215  = 4'h5;
-        10'h04c:
-            \$215  = 4'h6;
-        10'h04e:
-            \$215  = 4'h7;
-        10'h050:
-            \$215  = 4'h8;
-        10'h052:
-            \$215  = 4'h9;
-        10'h054:
-            \$215  = 4'ha;
-        10'h056:
-            \$215  = 4'hb;
-        10'h058:
-            \$215  = 4'hc;
-      endcase
-    end
-    if (rst) begin
-      \$215  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$216  = \$143 [0];
-    if (regs__r_valid) begin
-      if (read_sel[28]) begin
-        \$216  = 1'h1;
+    \$230  = nonblocking;
+    if (sequencing) begin
+      if (\$149 ) begin
+        (* full_case = 32'd1 *)
+        if (\$151 ) begin
+        end else begin
+          if (regs__w_data[3]) begin
+            \$230  = shadow_mode[0];
+          end
+        end
       end
+    end
+    if (rst) begin
+      \$230  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$231  = ar_stat_lo;
+    if (rd_reserve) begin
+      \$231  = 1'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$231  = 1'h1;
+        10'h042:
+            \$231  = 1'h1;
+        10'h044:
+            \$231  = 1'h1;
+        10'h046:
+            \$231  = 1'h1;
+        10'h048:
+            \$231  = 1'h1;
+        10'h04a:
+            \$231  = 1'h1;
+        10'h04c:
+            \$231  = 1'h1;
+        10'h04e:
+            \$231  = 1'h1;
+        10'h050:
+            \$231  = 1'h1;
+        10'h052:
+            \$231  = 1'h1;
+        10'h054:
+            \$231  = 1'h1;
+        10'h056:
+            \$231  = 1'h1;
+        10'h058:
+            \$231  = 1'h1;
+        10'h05a:
+            \$231  = 1'h1;
+      endcase
+    end
+    if (rst) begin
+      \$231  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$232  = rd_addr;
+    if (rd_reserve) begin
+      \$232  = 4'h0;
+      casez (axil__araddr[11:2])
+        10'h040:
+            \$232  = 4'h0;
+        10'h042:
+            \$232  = 4'h1;
+        10'h044:
+            \$232  = 4'h2;
+        10'h046:
+            \$232  = 4'h3;
+        10'h048:
+            \$232  = 4'h4;
+        10'h04a:
+            \$232  = 4'h5;
+        10'h04c:
+            \$232  = 4'h6;
+        10'h04e:
+            \$232  = 4'h7;
+        10'h050:
+            \$232  = 4'h8;
+        10'h052:
+            \$232  = 4'h9;
+        10'h054:
+            \$232  = 4'ha;
+        10'h056:
+            \$232  = 4'hb;
+        10'h058:
+            \$232  = 4'hc;
+        10'h05a:
+            \$232  = 4'hd;
+      endcase
+    end
+    if (rst) begin
+      \$232  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$233  = \$154 [0];
+    if (regs__r_valid) begin
       if (read_sel[30]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[32]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[34]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[36]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[38]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[40]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[42]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[44]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[46]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[48]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[50]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
       end
       if (read_sel[52]) begin
-        \$216  = 1'h1;
+        \$233  = 1'h1;
+      end
+      if (read_sel[54]) begin
+        \$233  = 1'h1;
+      end
+      if (read_sel[56]) begin
+        \$233  = 1'h1;
       end
     end
     if (rst) begin
-      \$216  = 1'h0;
+      \$233  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$217  = hi_latch;
+    \$234  = hi_latch;
     if (stat_pend) begin
-      \$217  = rd_data[63:32];
+      \$234  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       if (read_sel[14]) begin
-        \$217  = cycle[63:32];
+        \$234  = cycle[63:32];
       end
     end
     if (rst) begin
-      \$217  = 32'd0;
+      \$234  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$218  = read_sel;
+    \$235  = read_sel;
     if (rd_reserve) begin
-      \$218 [0] = \$144 ;
-      \$218 [1] = \$145 ;
-      \$218 [2] = \$146 ;
-      \$218 [3] = \$147 ;
-      \$218 [4] = \$148 ;
-      \$218 [5] = \$149 ;
-      \$218 [6] = \$150 ;
-      \$218 [7] = \$151 ;
-      \$218 [8] = \$152 ;
-      \$218 [9] = \$153 ;
-      \$218 [10] = \$154 ;
-      \$218 [11] = \$155 ;
-      \$218 [12] = \$156 ;
-      \$218 [13] = \$157 ;
-      \$218 [14] = \$158 ;
-      \$218 [15] = \$159 ;
-      \$218 [16] = \$160 ;
-      \$218 [17] = \$161 ;
-      \$218 [18] = \$162 ;
-      \$218 [19] = \$163 ;
-      \$218 [20] = \$164 ;
-      \$218 [21] = \$165 ;
-      \$218 [22] = \$166 ;
-      \$218 [23] = \$167 ;
-      \$218 [24] = \$168 ;
-      \$218 [25] = \$169 ;
-      \$218 [26] = \$170 ;
-      \$218 [27] = \$171 ;
-      \$218 [28] = \$172 ;
-      \$218 [29] = \$173 ;
-      \$218 [30] = \$174 ;
-      \$218 [31] = \$175 ;
-      \$218 [32] = \$176 ;
-      \$218 [33] = \$177 ;
-      \$218 [34] = \$178 ;
-      \$218 [35] = \$179 ;
-      \$218 [36] = \$180 ;
-      \$218 [37] = \$181 ;
-      \$218 [38] = \$182 ;
-      \$218 [39] = \$183 ;
-      \$218 [40] = \$184 ;
-      \$218 [41] = \$185 ;
-      \$218 [42] = \$186 ;
-      \$218 [43] = \$187 ;
-      \$218 [44] = \$188 ;
-      \$218 [45] = \$189 ;
-      \$218 [46] = \$190 ;
-      \$218 [47] = \$191 ;
-      \$218 [48] = \$192 ;
-      \$218 [49] = \$193 ;
-      \$218 [50] = \$194 ;
-      \$218 [51] = \$195 ;
-      \$218 [52] = \$196 ;
-      \$218 [53] = \$197 ;
+      \$235 [0] = \$155 ;
+      \$235 [1] = \$156 ;
+      \$235 [2] = \$157 ;
+      \$235 [3] = \$158 ;
+      \$235 [4] = \$159 ;
+      \$235 [5] = \$160 ;
+      \$235 [6] = \$161 ;
+      \$235 [7] = \$162 ;
+      \$235 [8] = \$163 ;
+      \$235 [9] = \$164 ;
+      \$235 [10] = \$165 ;
+      \$235 [11] = \$166 ;
+      \$235 [12] = \$167 ;
+      \$235 [13] = \$168 ;
+      \$235 [14] = \$169 ;
+      \$235 [15] = \$170 ;
+      \$235 [16] = \$171 ;
+      \$235 [17] = \$172 ;
+      \$235 [18] = \$173 ;
+      \$235 [19] = \$174 ;
+      \$235 [20] = \$175 ;
+      \$235 [21] = \$176 ;
+      \$235 [22] = \$177 ;
+      \$235 [23] = \$178 ;
+      \$235 [24] = \$179 ;
+      \$235 [25] = \$180 ;
+      \$235 [26] = \$181 ;
+      \$235 [27] = \$182 ;
+      \$235 [28] = \$183 ;
+      \$235 [29] = \$184 ;
+      \$235 [30] = \$185 ;
+      \$235 [31] = \$186 ;
+      \$235 [32] = \$187 ;
+      \$235 [33] = \$188 ;
+      \$235 [34] = \$189 ;
+      \$235 [35] = \$190 ;
+      \$235 [36] = \$191 ;
+      \$235 [37] = \$192 ;
+      \$235 [38] = \$193 ;
+      \$235 [39] = \$194 ;
+      \$235 [40] = \$195 ;
+      \$235 [41] = \$196 ;
+      \$235 [42] = \$197 ;
+      \$235 [43] = \$198 ;
+      \$235 [44] = \$199 ;
+      \$235 [45] = \$200 ;
+      \$235 [46] = \$201 ;
+      \$235 [47] = \$202 ;
+      \$235 [48] = \$203 ;
+      \$235 [49] = \$204 ;
+      \$235 [50] = \$205 ;
+      \$235 [51] = \$206 ;
+      \$235 [52] = \$207 ;
+      \$235 [53] = \$208 ;
+      \$235 [54] = \$209 ;
+      \$235 [55] = \$210 ;
+      \$235 [56] = \$211 ;
+      \$235 [57] = \$212 ;
     end
     if (rst) begin
-      \$218  = 54'h00000000000000;
+      \$235  = 58'h000000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -10560,7 +10885,11 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$42  = { 1'h0, enable };
   assign \$46  = { 1'h0, \$45  };
   assign \$47  = { error, 1'h0 };
-  assign \$143  = { stat_pend, 1'h0 };
+  assign \$83  = { 1'h0, nonblocking };
+  assign \$130  = 32'd4294967294;
+  assign \$131 [0] = 1'h0;
+  assign \$131 [31:1] = shadow_mode[31:1];
+  assign \$154  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
@@ -10651,29 +10980,42 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   wire \$173 ;
   wire \$174 ;
   wire [5:0] \$175 ;
-  reg [12:0] \$176 ;
-  reg [3:0] \$177 ;
-  reg \$178 ;
-  reg [3:0] \$179 ;
+  wire \$176 ;
+  wire \$177 ;
+  wire \$178 ;
+  wire \$179 ;
   wire \$18 ;
-  reg \$180 ;
-  reg [4:0] \$181 ;
-  reg [4:0] \$182 ;
-  reg [4:0] \$183 ;
-  reg [4:0] \$184 ;
-  reg [4:0] \$185 ;
-  reg [4:0] \$186 ;
-  reg [4:0] \$187 ;
-  reg [4:0] \$188 ;
-  reg [4:0] \$189 ;
+  wire \$180 ;
+  wire \$181 ;
+  wire \$182 ;
+  wire \$183 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
+  wire [5:0] \$187 ;
+  reg [13:0] \$188 ;
+  reg [3:0] \$189 ;
   reg [4:0] \$19 ;
-  reg [4:0] \$190 ;
-  reg [4:0] \$191 ;
-  reg [4:0] \$192 ;
+  reg \$190 ;
+  reg [3:0] \$191 ;
+  reg \$192 ;
   reg [4:0] \$193 ;
   reg [4:0] \$194 ;
+  reg [4:0] \$195 ;
+  reg [4:0] \$196 ;
+  reg [4:0] \$197 ;
+  reg [4:0] \$198 ;
+  reg [4:0] \$199 ;
   wire \$2 ;
   wire \$20 ;
+  reg [4:0] \$200 ;
+  reg [4:0] \$201 ;
+  reg [4:0] \$202 ;
+  reg [4:0] \$203 ;
+  reg [4:0] \$204 ;
+  reg [4:0] \$205 ;
+  reg [4:0] \$206 ;
+  reg [4:0] \$207 ;
   wire \$21 ;
   wire \$22 ;
   wire \$23 ;
@@ -10774,19 +11116,20 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   reg [4:0] _c_cap = 5'h00;
   wire [63:0] _c_word;
   reg [3:0] _ptr = 4'h0;
-  reg [12:0] _valid = 13'h0000;
+  reg [13:0] _valid = 14'h0000;
   wire [3:0] a_addr;
   input clear;
   wire clear;
   input clk;
   wire clk;
-  input [12:0] inc;
-  wire [12:0] inc;
+  input [13:0] inc;
+  wire [13:0] inc;
   reg [4:0] pre0 = 5'h00;
   reg [4:0] pre1 = 5'h00;
   reg [4:0] pre10 = 5'h00;
   reg [4:0] pre11 = 5'h00;
   reg [4:0] pre12 = 5'h00;
+  reg [4:0] pre13 = 5'h00;
   reg [4:0] pre2 = 5'h00;
   reg [4:0] pre3 = 5'h00;
   reg [4:0] pre4 = 5'h00;
@@ -10813,7 +11156,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   reg wr__en = 1'h0;
   (* no_rw_check = 32'd1 *)
   (* ram_style = "block" *)
-  reg [63:0] mem [12:0];
+  reg [63:0] mem [13:0];
   initial begin
     mem[0] = 64'h0000000000000000;
     mem[1] = 64'h0000000000000000;
@@ -10828,6 +11171,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
     mem[10] = 64'h0000000000000000;
     mem[11] = 64'h0000000000000000;
     mem[12] = 64'h0000000000000000;
+    mem[13] = 64'h0000000000000000;
   end
   always @(posedge clk) begin
     if (wr__en)
@@ -10844,7 +11188,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$2  = ~ rd_reserve;
   assign \$3  = ~ rd_en;
   assign \$4  = \$2  & \$3 ;
-  assign \$5  = _ptr == 4'hc;
+  assign \$5  = _ptr == 4'hd;
   assign \$6  = _ptr + 1'h1;
   assign \$7  = \$5  ? 5'h00 : \$6 ;
   assign \$8  = ~ rd_reserve;
@@ -11014,44 +11358,58 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   assign \$173  = \$171  & \$172 ;
   assign \$174  = clear | \$173 ;
   assign \$175  = pre12 + inc[12];
+  assign \$176  = ~ rd_reserve;
+  assign \$177  = ~ rd_en;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = wr__addr == _ptr;
+  assign \$180  = wr__en & \$179 ;
+  assign \$181  = ~ \$180 ;
+  assign \$182  = \$178  & \$181 ;
+  assign \$183  = rd_en | \$182 ;
+  assign \$184  = a_addr == 4'hd;
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = clear | \$185 ;
+  assign \$187  = pre13 + inc[13];
   always @(posedge clk)
-    _valid <= \$176 ;
+    _valid <= \$188 ;
   always @(posedge clk)
-    _ptr <= \$177 ;
+    _ptr <= \$189 ;
   always @(posedge clk)
-    wr__en <= \$178 ;
+    wr__en <= \$190 ;
   always @(posedge clk)
-    wr__addr <= \$179 ;
+    wr__addr <= \$191 ;
   always @(posedge clk)
-    _b_valid <= \$180 ;
+    _b_valid <= \$192 ;
   always @(posedge clk)
-    _c_cap <= \$181 ;
+    _c_cap <= \$193 ;
   always @(posedge clk)
-    pre0 <= \$182 ;
+    pre0 <= \$194 ;
   always @(posedge clk)
-    pre1 <= \$183 ;
+    pre1 <= \$195 ;
   always @(posedge clk)
-    pre2 <= \$184 ;
+    pre2 <= \$196 ;
   always @(posedge clk)
-    pre3 <= \$185 ;
+    pre3 <= \$197 ;
   always @(posedge clk)
-    pre4 <= \$186 ;
+    pre4 <= \$198 ;
   always @(posedge clk)
-    pre5 <= \$187 ;
+    pre5 <= \$199 ;
   always @(posedge clk)
-    pre6 <= \$188 ;
+    pre6 <= \$200 ;
   always @(posedge clk)
-    pre7 <= \$189 ;
+    pre7 <= \$201 ;
   always @(posedge clk)
-    pre8 <= \$190 ;
+    pre8 <= \$202 ;
   always @(posedge clk)
-    pre9 <= \$191 ;
+    pre9 <= \$203 ;
   always @(posedge clk)
-    pre10 <= \$192 ;
+    pre10 <= \$204 ;
   always @(posedge clk)
-    pre11 <= \$193 ;
+    pre11 <= \$205 ;
   always @(posedge clk)
-    pre12 <= \$194 ;
+    pre12 <= \$206 ;
+  always @(posedge clk)
+    pre13 <= \$207 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     \$19  = 5'h00;
@@ -11082,225 +11440,85 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
           \$19  = pre11;
       4'hc:
           \$19  = pre12;
+      4'hd:
+          \$19  = pre13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$176  = _valid;
+    \$188  = _valid;
     if (clear) begin
-      \$176  = 13'h0000;
+      \$188  = 14'h0000;
     end else if (wr__en) begin
       casez (wr__addr)
         4'h0:
-            \$176 [0] = 1'h1;
+            \$188 [0] = 1'h1;
         4'h1:
-            \$176 [1] = 1'h1;
+            \$188 [1] = 1'h1;
         4'h2:
-            \$176 [2] = 1'h1;
+            \$188 [2] = 1'h1;
         4'h3:
-            \$176 [3] = 1'h1;
+            \$188 [3] = 1'h1;
         4'h4:
-            \$176 [4] = 1'h1;
+            \$188 [4] = 1'h1;
         4'h5:
-            \$176 [5] = 1'h1;
+            \$188 [5] = 1'h1;
         4'h6:
-            \$176 [6] = 1'h1;
+            \$188 [6] = 1'h1;
         4'h7:
-            \$176 [7] = 1'h1;
+            \$188 [7] = 1'h1;
         4'h8:
-            \$176 [8] = 1'h1;
+            \$188 [8] = 1'h1;
         4'h9:
-            \$176 [9] = 1'h1;
+            \$188 [9] = 1'h1;
         4'ha:
-            \$176 [10] = 1'h1;
+            \$188 [10] = 1'h1;
         4'hb:
-            \$176 [11] = 1'h1;
+            \$188 [11] = 1'h1;
         4'hc:
-            \$176 [12] = 1'h1;
+            \$188 [12] = 1'h1;
+        4'hd:
+            \$188 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$176  = 13'h0000;
+      \$188  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$177  = _ptr;
+    \$189  = _ptr;
     if (\$4 ) begin
-      \$177  = \$7 [3:0];
+      \$189  = \$7 [3:0];
     end
     if (rst) begin
-      \$177  = 4'h0;
+      \$189  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$178  = \$17 ;
+    \$190  = \$17 ;
     if (rst) begin
-      \$178  = 1'h0;
+      \$190  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$179  = a_addr;
+    \$191  = a_addr;
     if (rst) begin
-      \$179  = 4'h0;
+      \$191  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$180  = \$18 ;
+    \$192  = \$18 ;
     if (rst) begin
-      \$180  = 1'h0;
+      \$192  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$181  = \$19 ;
-    if (rst) begin
-      \$181  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$30 ) begin
-      \$182  = { 4'h0, inc[0] };
-    end else begin
-      \$182  = \$31 [4:0];
-    end
-    if (rst) begin
-      \$182  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$42 ) begin
-      \$183  = { 4'h0, inc[1] };
-    end else begin
-      \$183  = \$43 [4:0];
-    end
-    if (rst) begin
-      \$183  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$54 ) begin
-      \$184  = { 4'h0, inc[2] };
-    end else begin
-      \$184  = \$55 [4:0];
-    end
-    if (rst) begin
-      \$184  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$66 ) begin
-      \$185  = { 4'h0, inc[3] };
-    end else begin
-      \$185  = \$67 [4:0];
-    end
-    if (rst) begin
-      \$185  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$78 ) begin
-      \$186  = { 4'h0, inc[4] };
-    end else begin
-      \$186  = \$79 [4:0];
-    end
-    if (rst) begin
-      \$186  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$90 ) begin
-      \$187  = { 4'h0, inc[5] };
-    end else begin
-      \$187  = \$91 [4:0];
-    end
-    if (rst) begin
-      \$187  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$102 ) begin
-      \$188  = { 4'h0, inc[6] };
-    end else begin
-      \$188  = \$103 [4:0];
-    end
-    if (rst) begin
-      \$188  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$114 ) begin
-      \$189  = { 4'h0, inc[7] };
-    end else begin
-      \$189  = \$115 [4:0];
-    end
-    if (rst) begin
-      \$189  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$126 ) begin
-      \$190  = { 4'h0, inc[8] };
-    end else begin
-      \$190  = \$127 [4:0];
-    end
-    if (rst) begin
-      \$190  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$138 ) begin
-      \$191  = { 4'h0, inc[9] };
-    end else begin
-      \$191  = \$139 [4:0];
-    end
-    if (rst) begin
-      \$191  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$150 ) begin
-      \$192  = { 4'h0, inc[10] };
-    end else begin
-      \$192  = \$151 [4:0];
-    end
-    if (rst) begin
-      \$192  = 5'h00;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$162 ) begin
-      \$193  = { 4'h0, inc[11] };
-    end else begin
-      \$193  = \$163 [4:0];
-    end
+    \$193  = \$19 ;
     if (rst) begin
       \$193  = 5'h00;
     end
@@ -11308,13 +11526,169 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, clear, rd_addr, c
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     (* full_case = 32'd1 *)
-    if (\$174 ) begin
-      \$194  = { 4'h0, inc[12] };
+    if (\$30 ) begin
+      \$194  = { 4'h0, inc[0] };
     end else begin
-      \$194  = \$175 [4:0];
+      \$194  = \$31 [4:0];
     end
     if (rst) begin
       \$194  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$42 ) begin
+      \$195  = { 4'h0, inc[1] };
+    end else begin
+      \$195  = \$43 [4:0];
+    end
+    if (rst) begin
+      \$195  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$54 ) begin
+      \$196  = { 4'h0, inc[2] };
+    end else begin
+      \$196  = \$55 [4:0];
+    end
+    if (rst) begin
+      \$196  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$66 ) begin
+      \$197  = { 4'h0, inc[3] };
+    end else begin
+      \$197  = \$67 [4:0];
+    end
+    if (rst) begin
+      \$197  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$78 ) begin
+      \$198  = { 4'h0, inc[4] };
+    end else begin
+      \$198  = \$79 [4:0];
+    end
+    if (rst) begin
+      \$198  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$90 ) begin
+      \$199  = { 4'h0, inc[5] };
+    end else begin
+      \$199  = \$91 [4:0];
+    end
+    if (rst) begin
+      \$199  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$102 ) begin
+      \$200  = { 4'h0, inc[6] };
+    end else begin
+      \$200  = \$103 [4:0];
+    end
+    if (rst) begin
+      \$200  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$114 ) begin
+      \$201  = { 4'h0, inc[7] };
+    end else begin
+      \$201  = \$115 [4:0];
+    end
+    if (rst) begin
+      \$201  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$126 ) begin
+      \$202  = { 4'h0, inc[8] };
+    end else begin
+      \$202  = \$127 [4:0];
+    end
+    if (rst) begin
+      \$202  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$138 ) begin
+      \$203  = { 4'h0, inc[9] };
+    end else begin
+      \$203  = \$139 [4:0];
+    end
+    if (rst) begin
+      \$203  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$150 ) begin
+      \$204  = { 4'h0, inc[10] };
+    end else begin
+      \$204  = \$151 [4:0];
+    end
+    if (rst) begin
+      \$204  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$162 ) begin
+      \$205  = { 4'h0, inc[11] };
+    end else begin
+      \$205  = \$163 [4:0];
+    end
+    if (rst) begin
+      \$205  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$174 ) begin
+      \$206  = { 4'h0, inc[12] };
+    end else begin
+      \$206  = \$175 [4:0];
+    end
+    if (rst) begin
+      \$206  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$186 ) begin
+      \$207  = { 4'h0, inc[13] };
+    end else begin
+      \$207  = \$187 [4:0];
+    end
+    if (rst) begin
+      \$207  = 5'h00;
     end
   end
   assign rd_data = \$1 [63:0];
@@ -11386,25 +11760,34 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
-  reg \$148 ;
-  reg [9:0] \$149 ;
+  wire \$148 ;
+  wire \$149 ;
   wire \$15 ;
-  reg \$150 ;
-  reg \$151 ;
-  reg \$152 ;
-  reg [31:0] \$153 ;
-  reg [3:0] \$154 ;
-  reg \$155 ;
-  reg [1:0] \$156 ;
+  wire \$150 ;
+  wire \$151 ;
+  wire \$152 ;
+  wire \$153 ;
+  wire \$154 ;
+  wire \$155 ;
+  wire \$156 ;
   reg \$157 ;
   reg [9:0] \$158 ;
   reg \$159 ;
   wire \$16 ;
   reg \$160 ;
-  reg [31:0] \$161 ;
-  reg [1:0] \$162 ;
-  reg \$163 ;
+  reg \$161 ;
+  reg [31:0] \$162 ;
+  reg [3:0] \$163 ;
+  reg \$164 ;
+  reg [1:0] \$165 ;
+  reg \$166 ;
+  reg [9:0] \$167 ;
+  reg \$168 ;
+  reg \$169 ;
   wire \$17 ;
+  reg [31:0] \$170 ;
+  reg [1:0] \$171 ;
+  reg \$172 ;
   wire \$18 ;
   wire \$19 ;
   wire \$2 ;
@@ -11480,13 +11863,13 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire [1:0] \$86 ;
+  wire \$86 ;
   wire \$87 ;
   wire \$88 ;
   wire \$89 ;
   wire \$9 ;
   wire \$90 ;
-  wire \$91 ;
+  wire [1:0] \$91 ;
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
@@ -11624,269 +12007,165 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   assign \$34  = axil__awaddr[11:2] == 5'h1b;
   assign \$35  = axil__awaddr[11:2] == 5'h1c;
   assign \$36  = axil__awaddr[11:2] == 5'h1d;
-  assign \$37  = axil__awaddr[11:2] == 6'h20;
-  assign \$38  = axil__awaddr[11:2] == 6'h21;
-  assign \$39  = axil__awaddr[11:2] == 6'h22;
-  assign \$40  = axil__awaddr[11:2] == 6'h23;
-  assign \$41  = axil__awaddr[11:2] == 6'h24;
-  assign \$42  = axil__awaddr[11:2] == 6'h25;
-  assign \$43  = axil__awaddr[11:2] == 7'h40;
-  assign \$44  = axil__awaddr[11:2] == 7'h41;
-  assign \$45  = axil__awaddr[11:2] == 7'h42;
-  assign \$46  = axil__awaddr[11:2] == 7'h43;
-  assign \$47  = axil__awaddr[11:2] == 7'h44;
-  assign \$48  = axil__awaddr[11:2] == 7'h45;
-  assign \$49  = axil__awaddr[11:2] == 7'h46;
-  assign \$50  = axil__awaddr[11:2] == 7'h47;
-  assign \$51  = axil__awaddr[11:2] == 7'h48;
-  assign \$52  = axil__awaddr[11:2] == 7'h49;
-  assign \$53  = axil__awaddr[11:2] == 7'h4a;
-  assign \$54  = axil__awaddr[11:2] == 7'h4b;
-  assign \$55  = axil__awaddr[11:2] == 7'h4c;
-  assign \$56  = axil__awaddr[11:2] == 7'h4d;
-  assign \$57  = axil__awaddr[11:2] == 7'h4e;
-  assign \$58  = axil__awaddr[11:2] == 7'h4f;
-  assign \$59  = axil__awaddr[11:2] == 7'h50;
-  assign \$60  = axil__awaddr[11:2] == 7'h51;
-  assign \$61  = axil__awaddr[11:2] == 7'h52;
-  assign \$62  = axil__awaddr[11:2] == 7'h53;
-  assign \$63  = axil__awaddr[11:2] == 7'h54;
-  assign \$64  = axil__awaddr[11:2] == 7'h55;
-  assign \$65  = axil__awaddr[11:2] == 7'h56;
-  assign \$66  = axil__awaddr[11:2] == 7'h57;
-  assign \$67  = axil__awaddr[11:2] == 7'h58;
-  assign \$68  = axil__awaddr[11:2] == 7'h59;
-  assign \$69  = | { \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
-  assign \$70  = axil__awaddr[11:2] == 5'h10;
-  assign \$71  = axil__awaddr[11:2] == 5'h18;
-  assign \$72  = axil__awaddr[11:2] == 5'h19;
-  assign \$73  = axil__awaddr[11:2] == 5'h1a;
-  assign \$74  = axil__awaddr[11:2] == 5'h1b;
-  assign \$75  = axil__awaddr[11:2] == 5'h1c;
-  assign \$76  = axil__awaddr[11:2] == 5'h1d;
-  assign \$77  = | { \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70  };
-  assign \$78  = ~ w_full;
-  assign \$79  = axil__wvalid & \$78 ;
-  assign \$80  = aw_full & w_full;
-  assign \$81  = ~ axil__bvalid;
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = ~ w_mapped;
-  assign \$84  = ~ w_writable;
-  assign \$85  = regs__w_done & regs__w_error;
-  assign \$86  = \$85  ? 2'h2 : 2'h0;
-  assign \$87  = axil__bvalid & axil__bready;
-  assign \$88  = ! axil__araddr[11:2];
-  assign \$89  = axil__araddr[11:2] == 1'h1;
-  assign \$90  = axil__araddr[11:2] == 2'h2;
-  assign \$91  = axil__araddr[11:2] == 2'h3;
-  assign \$92  = axil__araddr[11:2] == 3'h4;
-  assign \$93  = axil__araddr[11:2] == 3'h5;
-  assign \$94  = axil__araddr[11:2] == 3'h6;
-  assign \$95  = axil__araddr[11:2] == 3'h7;
-  assign \$96  = axil__araddr[11:2] == 4'h8;
-  assign \$97  = axil__araddr[11:2] == 4'h9;
-  assign \$98  = axil__araddr[11:2] == 4'ha;
-  assign \$99  = axil__araddr[11:2] == 5'h10;
-  assign \$100  = axil__araddr[11:2] == 5'h11;
-  assign \$101  = axil__araddr[11:2] == 5'h12;
-  assign \$102  = axil__araddr[11:2] == 5'h14;
-  assign \$103  = axil__araddr[11:2] == 5'h15;
-  assign \$104  = axil__araddr[11:2] == 5'h18;
-  assign \$105  = axil__araddr[11:2] == 5'h19;
-  assign \$106  = axil__araddr[11:2] == 5'h1a;
-  assign \$107  = axil__araddr[11:2] == 5'h1b;
-  assign \$108  = axil__araddr[11:2] == 5'h1c;
-  assign \$109  = axil__araddr[11:2] == 5'h1d;
-  assign \$110  = axil__araddr[11:2] == 6'h20;
-  assign \$111  = axil__araddr[11:2] == 6'h21;
-  assign \$112  = axil__araddr[11:2] == 6'h22;
-  assign \$113  = axil__araddr[11:2] == 6'h23;
-  assign \$114  = axil__araddr[11:2] == 6'h24;
-  assign \$115  = axil__araddr[11:2] == 6'h25;
-  assign \$116  = axil__araddr[11:2] == 7'h40;
-  assign \$117  = axil__araddr[11:2] == 7'h41;
-  assign \$118  = axil__araddr[11:2] == 7'h42;
-  assign \$119  = axil__araddr[11:2] == 7'h43;
-  assign \$120  = axil__araddr[11:2] == 7'h44;
-  assign \$121  = axil__araddr[11:2] == 7'h45;
-  assign \$122  = axil__araddr[11:2] == 7'h46;
-  assign \$123  = axil__araddr[11:2] == 7'h47;
-  assign \$124  = axil__araddr[11:2] == 7'h48;
-  assign \$125  = axil__araddr[11:2] == 7'h49;
-  assign \$126  = axil__araddr[11:2] == 7'h4a;
-  assign \$127  = axil__araddr[11:2] == 7'h4b;
-  assign \$128  = axil__araddr[11:2] == 7'h4c;
-  assign \$129  = axil__araddr[11:2] == 7'h4d;
-  assign \$130  = axil__araddr[11:2] == 7'h4e;
-  assign \$131  = axil__araddr[11:2] == 7'h4f;
-  assign \$132  = axil__araddr[11:2] == 7'h50;
-  assign \$133  = axil__araddr[11:2] == 7'h51;
-  assign \$134  = axil__araddr[11:2] == 7'h52;
-  assign \$135  = axil__araddr[11:2] == 7'h53;
-  assign \$136  = axil__araddr[11:2] == 7'h54;
-  assign \$137  = axil__araddr[11:2] == 7'h55;
-  assign \$138  = axil__araddr[11:2] == 7'h56;
-  assign \$139  = axil__araddr[11:2] == 7'h57;
-  assign \$140  = axil__araddr[11:2] == 7'h58;
-  assign \$141  = axil__araddr[11:2] == 7'h59;
-  assign \$142  = | { \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88  };
-  assign \$143  = rvalid & axil__rready;
-  assign \$144  = ~ r_readable;
-  assign \$145  = ~ regs__r_done;
-  assign \$146  = regs__r_valid | r_wait;
-  assign \$147  = regs__r_done & \$146 ;
+  assign \$37  = axil__awaddr[11:2] == 5'h1f;
+  assign \$38  = axil__awaddr[11:2] == 6'h20;
+  assign \$39  = axil__awaddr[11:2] == 6'h21;
+  assign \$40  = axil__awaddr[11:2] == 6'h22;
+  assign \$41  = axil__awaddr[11:2] == 6'h23;
+  assign \$42  = axil__awaddr[11:2] == 6'h24;
+  assign \$43  = axil__awaddr[11:2] == 6'h25;
+  assign \$44  = axil__awaddr[11:2] == 6'h27;
+  assign \$45  = axil__awaddr[11:2] == 7'h40;
+  assign \$46  = axil__awaddr[11:2] == 7'h41;
+  assign \$47  = axil__awaddr[11:2] == 7'h42;
+  assign \$48  = axil__awaddr[11:2] == 7'h43;
+  assign \$49  = axil__awaddr[11:2] == 7'h44;
+  assign \$50  = axil__awaddr[11:2] == 7'h45;
+  assign \$51  = axil__awaddr[11:2] == 7'h46;
+  assign \$52  = axil__awaddr[11:2] == 7'h47;
+  assign \$53  = axil__awaddr[11:2] == 7'h48;
+  assign \$54  = axil__awaddr[11:2] == 7'h49;
+  assign \$55  = axil__awaddr[11:2] == 7'h4a;
+  assign \$56  = axil__awaddr[11:2] == 7'h4b;
+  assign \$57  = axil__awaddr[11:2] == 7'h4c;
+  assign \$58  = axil__awaddr[11:2] == 7'h4d;
+  assign \$59  = axil__awaddr[11:2] == 7'h4e;
+  assign \$60  = axil__awaddr[11:2] == 7'h4f;
+  assign \$61  = axil__awaddr[11:2] == 7'h50;
+  assign \$62  = axil__awaddr[11:2] == 7'h51;
+  assign \$63  = axil__awaddr[11:2] == 7'h52;
+  assign \$64  = axil__awaddr[11:2] == 7'h53;
+  assign \$65  = axil__awaddr[11:2] == 7'h54;
+  assign \$66  = axil__awaddr[11:2] == 7'h55;
+  assign \$67  = axil__awaddr[11:2] == 7'h56;
+  assign \$68  = axil__awaddr[11:2] == 7'h57;
+  assign \$69  = axil__awaddr[11:2] == 7'h58;
+  assign \$70  = axil__awaddr[11:2] == 7'h59;
+  assign \$71  = axil__awaddr[11:2] == 7'h5a;
+  assign \$72  = axil__awaddr[11:2] == 7'h5b;
+  assign \$73  = | { \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16 , \$15  };
+  assign \$74  = axil__awaddr[11:2] == 5'h10;
+  assign \$75  = axil__awaddr[11:2] == 5'h18;
+  assign \$76  = axil__awaddr[11:2] == 5'h19;
+  assign \$77  = axil__awaddr[11:2] == 5'h1a;
+  assign \$78  = axil__awaddr[11:2] == 5'h1b;
+  assign \$79  = axil__awaddr[11:2] == 5'h1c;
+  assign \$80  = axil__awaddr[11:2] == 5'h1d;
+  assign \$81  = axil__awaddr[11:2] == 5'h1f;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  };
+  assign \$83  = ~ w_full;
+  assign \$84  = axil__wvalid & \$83 ;
+  assign \$85  = aw_full & w_full;
+  assign \$86  = ~ axil__bvalid;
+  assign \$87  = \$85  & \$86 ;
+  assign \$88  = ~ w_mapped;
+  assign \$89  = ~ w_writable;
+  assign \$90  = regs__w_done & regs__w_error;
+  assign \$91  = \$90  ? 2'h2 : 2'h0;
+  assign \$92  = axil__bvalid & axil__bready;
+  assign \$93  = ! axil__araddr[11:2];
+  assign \$94  = axil__araddr[11:2] == 1'h1;
+  assign \$95  = axil__araddr[11:2] == 2'h2;
+  assign \$96  = axil__araddr[11:2] == 2'h3;
+  assign \$97  = axil__araddr[11:2] == 3'h4;
+  assign \$98  = axil__araddr[11:2] == 3'h5;
+  assign \$99  = axil__araddr[11:2] == 3'h6;
+  assign \$100  = axil__araddr[11:2] == 3'h7;
+  assign \$101  = axil__araddr[11:2] == 4'h8;
+  assign \$102  = axil__araddr[11:2] == 4'h9;
+  assign \$103  = axil__araddr[11:2] == 4'ha;
+  assign \$104  = axil__araddr[11:2] == 5'h10;
+  assign \$105  = axil__araddr[11:2] == 5'h11;
+  assign \$106  = axil__araddr[11:2] == 5'h12;
+  assign \$107  = axil__araddr[11:2] == 5'h14;
+  assign \$108  = axil__araddr[11:2] == 5'h15;
+  assign \$109  = axil__araddr[11:2] == 5'h18;
+  assign \$110  = axil__araddr[11:2] == 5'h19;
+  assign \$111  = axil__araddr[11:2] == 5'h1a;
+  assign \$112  = axil__araddr[11:2] == 5'h1b;
+  assign \$113  = axil__araddr[11:2] == 5'h1c;
+  assign \$114  = axil__araddr[11:2] == 5'h1d;
+  assign \$115  = axil__araddr[11:2] == 5'h1f;
+  assign \$116  = axil__araddr[11:2] == 6'h20;
+  assign \$117  = axil__araddr[11:2] == 6'h21;
+  assign \$118  = axil__araddr[11:2] == 6'h22;
+  assign \$119  = axil__araddr[11:2] == 6'h23;
+  assign \$120  = axil__araddr[11:2] == 6'h24;
+  assign \$121  = axil__araddr[11:2] == 6'h25;
+  assign \$122  = axil__araddr[11:2] == 6'h27;
+  assign \$123  = axil__araddr[11:2] == 7'h40;
+  assign \$124  = axil__araddr[11:2] == 7'h41;
+  assign \$125  = axil__araddr[11:2] == 7'h42;
+  assign \$126  = axil__araddr[11:2] == 7'h43;
+  assign \$127  = axil__araddr[11:2] == 7'h44;
+  assign \$128  = axil__araddr[11:2] == 7'h45;
+  assign \$129  = axil__araddr[11:2] == 7'h46;
+  assign \$130  = axil__araddr[11:2] == 7'h47;
+  assign \$131  = axil__araddr[11:2] == 7'h48;
+  assign \$132  = axil__araddr[11:2] == 7'h49;
+  assign \$133  = axil__araddr[11:2] == 7'h4a;
+  assign \$134  = axil__araddr[11:2] == 7'h4b;
+  assign \$135  = axil__araddr[11:2] == 7'h4c;
+  assign \$136  = axil__araddr[11:2] == 7'h4d;
+  assign \$137  = axil__araddr[11:2] == 7'h4e;
+  assign \$138  = axil__araddr[11:2] == 7'h4f;
+  assign \$139  = axil__araddr[11:2] == 7'h50;
+  assign \$140  = axil__araddr[11:2] == 7'h51;
+  assign \$141  = axil__araddr[11:2] == 7'h52;
+  assign \$142  = axil__araddr[11:2] == 7'h53;
+  assign \$143  = axil__araddr[11:2] == 7'h54;
+  assign \$144  = axil__araddr[11:2] == 7'h55;
+  assign \$145  = axil__araddr[11:2] == 7'h56;
+  assign \$146  = axil__araddr[11:2] == 7'h57;
+  assign \$147  = axil__araddr[11:2] == 7'h58;
+  assign \$148  = axil__araddr[11:2] == 7'h59;
+  assign \$149  = axil__araddr[11:2] == 7'h5a;
+  assign \$150  = axil__araddr[11:2] == 7'h5b;
+  assign \$151  = | { \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93  };
+  assign \$152  = rvalid & axil__rready;
+  assign \$153  = ~ r_readable;
+  assign \$154  = ~ regs__r_done;
+  assign \$155  = regs__r_valid | r_wait;
+  assign \$156  = regs__r_done & \$155 ;
   always @(posedge clk)
-    aw_full <= \$148 ;
+    aw_full <= \$157 ;
   always @(posedge clk)
-    regs__w_addr <= \$149 ;
+    regs__w_addr <= \$158 ;
   always @(posedge clk)
-    w_mapped <= \$150 ;
+    w_mapped <= \$159 ;
   always @(posedge clk)
-    w_writable <= \$151 ;
+    w_writable <= \$160 ;
   always @(posedge clk)
-    w_full <= \$152 ;
+    w_full <= \$161 ;
   always @(posedge clk)
-    regs__w_data <= \$153 ;
+    regs__w_data <= \$162 ;
   always @(posedge clk)
-    regs__w_strb <= \$154 ;
+    regs__w_strb <= \$163 ;
   always @(posedge clk)
-    axil__bvalid <= \$155 ;
+    axil__bvalid <= \$164 ;
   always @(posedge clk)
-    axil__bresp <= \$156 ;
+    axil__bresp <= \$165 ;
   always @(posedge clk)
-    ar_full <= \$157 ;
+    ar_full <= \$166 ;
   always @(posedge clk)
-    regs__r_addr <= \$158 ;
+    regs__r_addr <= \$167 ;
   always @(posedge clk)
-    r_readable <= \$159 ;
+    r_readable <= \$168 ;
   always @(posedge clk)
-    rvalid <= \$160 ;
+    rvalid <= \$169 ;
   always @(posedge clk)
-    axil__rdata <= \$161 ;
+    axil__rdata <= \$170 ;
   always @(posedge clk)
-    axil__rresp <= \$162 ;
+    axil__rresp <= \$171 ;
   always @(posedge clk)
-    r_wait <= \$163 ;
+    r_wait <= \$172 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$148  = aw_full;
+    \$157  = aw_full;
     if (\$14 ) begin
-      \$148  = 1'h1;
-    end
-    if (\$87 ) begin
-      \$148  = 1'h0;
-    end
-    if (rst) begin
-      \$148  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$149  = regs__w_addr;
-    if (\$14 ) begin
-      \$149  = axil__awaddr[11:2];
-    end
-    if (rst) begin
-      \$149  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$150  = w_mapped;
-    if (\$14 ) begin
-      \$150  = \$69 ;
-    end
-    if (rst) begin
-      \$150  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$151  = w_writable;
-    if (\$14 ) begin
-      \$151  = \$77 ;
-    end
-    if (rst) begin
-      \$151  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$152  = w_full;
-    if (\$79 ) begin
-      \$152  = 1'h1;
-    end
-    if (\$87 ) begin
-      \$152  = 1'h0;
-    end
-    if (rst) begin
-      \$152  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$153  = regs__w_data;
-    if (\$79 ) begin
-      \$153  = axil__wdata;
-    end
-    if (rst) begin
-      \$153  = 32'd0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$154  = regs__w_strb;
-    if (\$79 ) begin
-      \$154  = axil__wstrb;
-    end
-    if (rst) begin
-      \$154  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$155  = axil__bvalid;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$83 ) begin
-        \$155  = 1'h1;
-      end else if (\$84 ) begin
-        \$155  = 1'h1;
-      end else begin
-        \$155  = regs__w_done;
-      end
-    end
-    if (\$87 ) begin
-      \$155  = 1'h0;
-    end
-    if (rst) begin
-      \$155  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$156  = axil__bresp;
-    if (\$82 ) begin
-      (* full_case = 32'd1 *)
-      if (\$83 ) begin
-        \$156  = 2'h3;
-      end else if (\$84 ) begin
-        \$156  = 2'h2;
-      end else begin
-        \$156  = \$86 ;
-      end
-    end
-    if (rst) begin
-      \$156  = 2'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$157  = ar_full;
-    if (regs__ar_accept) begin
       \$157  = 1'h1;
     end
-    if (ar_full) begin
+    if (\$92 ) begin
       \$157  = 1'h0;
     end
     if (rst) begin
@@ -11895,9 +12174,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$158  = regs__r_addr;
-    if (regs__ar_accept) begin
-      \$158  = axil__araddr[11:2];
+    \$158  = regs__w_addr;
+    if (\$14 ) begin
+      \$158  = axil__awaddr[11:2];
     end
     if (rst) begin
       \$158  = 10'h000;
@@ -11905,9 +12184,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$159  = r_readable;
-    if (regs__ar_accept) begin
-      \$159  = \$142 ;
+    \$159  = w_mapped;
+    if (\$14 ) begin
+      \$159  = \$73 ;
     end
     if (rst) begin
       \$159  = 1'h0;
@@ -11915,17 +12194,9 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$160  = rvalid;
-    if (\$143 ) begin
-      \$160  = 1'h0;
-    end
-    if (ar_full) begin
-      if (\$144 ) begin
-        \$160  = 1'h1;
-      end
-    end
-    if (\$147 ) begin
-      \$160  = 1'h1;
+    \$160  = w_writable;
+    if (\$14 ) begin
+      \$160  = \$82 ;
     end
     if (rst) begin
       \$160  = 1'h0;
@@ -11933,44 +12204,165 @@ module \kv_asu.regs.subordinate (axil__awvalid, axil__wdata, axil__wstrb, axil__
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$161  = axil__rdata;
-    if (ar_full) begin
-      \$161  = 32'd0;
+    \$161  = w_full;
+    if (\$84 ) begin
+      \$161  = 1'h1;
     end
-    if (\$147 ) begin
-      \$161  = regs__r_data;
+    if (\$92 ) begin
+      \$161  = 1'h0;
     end
     if (rst) begin
-      \$161  = 32'd0;
+      \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$162  = axil__rresp;
-    if (ar_full) begin
-      \$162  = 2'h0;
-      if (\$144 ) begin
-        \$162  = 2'h3;
-      end
+    \$162  = regs__w_data;
+    if (\$84 ) begin
+      \$162  = axil__wdata;
     end
     if (rst) begin
-      \$162  = 2'h0;
+      \$162  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
-    \$163  = r_wait;
-    if (ar_full) begin
-      if (\$144 ) begin
-      end else if (\$145 ) begin
-        \$163  = 1'h1;
-      end
-    end
-    if (\$147 ) begin
-      \$163  = 1'h0;
+    \$163  = regs__w_strb;
+    if (\$84 ) begin
+      \$163  = axil__wstrb;
     end
     if (rst) begin
-      \$163  = 1'h0;
+      \$163  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$164  = axil__bvalid;
+    if (\$87 ) begin
+      (* full_case = 32'd1 *)
+      if (\$88 ) begin
+        \$164  = 1'h1;
+      end else if (\$89 ) begin
+        \$164  = 1'h1;
+      end else begin
+        \$164  = regs__w_done;
+      end
+    end
+    if (\$92 ) begin
+      \$164  = 1'h0;
+    end
+    if (rst) begin
+      \$164  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$165  = axil__bresp;
+    if (\$87 ) begin
+      (* full_case = 32'd1 *)
+      if (\$88 ) begin
+        \$165  = 2'h3;
+      end else if (\$89 ) begin
+        \$165  = 2'h2;
+      end else begin
+        \$165  = \$91 ;
+      end
+    end
+    if (rst) begin
+      \$165  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$166  = ar_full;
+    if (regs__ar_accept) begin
+      \$166  = 1'h1;
+    end
+    if (ar_full) begin
+      \$166  = 1'h0;
+    end
+    if (rst) begin
+      \$166  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$167  = regs__r_addr;
+    if (regs__ar_accept) begin
+      \$167  = axil__araddr[11:2];
+    end
+    if (rst) begin
+      \$167  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$168  = r_readable;
+    if (regs__ar_accept) begin
+      \$168  = \$151 ;
+    end
+    if (rst) begin
+      \$168  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$169  = rvalid;
+    if (\$152 ) begin
+      \$169  = 1'h0;
+    end
+    if (ar_full) begin
+      if (\$153 ) begin
+        \$169  = 1'h1;
+      end
+    end
+    if (\$156 ) begin
+      \$169  = 1'h1;
+    end
+    if (rst) begin
+      \$169  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$170  = axil__rdata;
+    if (ar_full) begin
+      \$170  = 32'd0;
+    end
+    if (\$156 ) begin
+      \$170  = regs__r_data;
+    end
+    if (rst) begin
+      \$170  = 32'd0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$171  = axil__rresp;
+    if (ar_full) begin
+      \$171  = 2'h0;
+      if (\$153 ) begin
+        \$171  = 2'h3;
+      end
+    end
+    if (rst) begin
+      \$171  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$17 ) begin end
+    \$172  = r_wait;
+    if (ar_full) begin
+      if (\$153 ) begin
+      end else if (\$154 ) begin
+        \$172  = 1'h1;
+      end
+    end
+    if (\$156 ) begin
+      \$172  = 1'h0;
+    end
+    if (rst) begin
+      \$172  = 1'h0;
     end
   end
   assign bvalid = axil__bvalid;

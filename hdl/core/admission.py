@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Admission: which request the core takes in a cycle, the table generation and the clear
-sweep."""
+"""Admission: which request the core takes in a cycle (and, in the non-blocking mode, which
+it drops), the table generation and the clear sweep."""
 
 from amaranth import *
 from amaranth.lib import stream, wiring
@@ -31,6 +31,11 @@ class Admission(wiring.Component):
     everything anyway). A sweep holds at row 0 while ``rst`` is high, so that after any
     reset that sweeps ``ready`` rises in cycle ``ENTRIES / PROBE``.
 
+    Non-blocking mode (``nonblocking``, docs/spec-decisions.md D13): ``req.ready`` is 1 and a
+    request presented in a cycle in which the blocking block's ``ready`` would be low (the
+    reasons above, unchanged) is dropped: it does not enter s0, uses no credit, opens no
+    EVICT gap, and pulses ``dropped``.
+
     Parameters
     ----------
     params : regmap.Params
@@ -52,6 +57,10 @@ class Admission(wiring.Component):
         The core's requests (see ``KvAsuCore``).
     enable, hold, flush : In(1)
         The register block's controls (see ``KvAsuCore``).
+    nonblocking : In(1)
+        The committed ``MODE.NONBLOCKING``.
+    dropped : Out(1)
+        A request is dropped this cycle (``req.valid`` high, taken not, ``nonblocking``).
     cycle : In(64)
         The cycle counter; an accepted request's time is ``cycle >> TICK_SHIFT``.
     pop : In(1)
@@ -88,7 +97,8 @@ class Admission(wiring.Component):
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
             "req": In(stream.Signature(request_layout(params))),
-            "enable": In(1), "hold": In(1), "flush": In(1),
+            "enable": In(1), "hold": In(1), "flush": In(1), "nonblocking": In(1),
+            "dropped": Out(1),
             "cycle": In(64),
             "pop": In(1),
             "busy": In(1),
@@ -106,7 +116,8 @@ class Admission(wiring.Component):
         p = self._params
 
         accept = Signal()
-        m.d.comb += accept.eq(self.req.valid & self.req.ready)
+        can_take = Signal()     # the blocking block's ready
+        m.d.comb += accept.eq(self.req.valid & can_take)
         m.d.sync += self.inflight.eq(self.inflight + accept - self.pop)
 
         # The table generation and the clear sweep: no reset (see the class docstring).
@@ -152,7 +163,11 @@ class Admission(wiring.Component):
         else:
             is_evict = self.req.payload.op[1]
             ready = ready & ~(is_evict & recent.any())
-        m.d.comb += self.req.ready.eq(ready)
+        m.d.comb += [
+            can_take.eq(ready),
+            self.req.ready.eq(ready | self.nonblocking),
+            self.dropped.eq(self.req.valid & ~ready & self.nonblocking),
+        ]
 
         # s0: register the request.
         addr = self.req.payload.addr

@@ -125,10 +125,12 @@ class Commit(wiring.Component):
 
         # LRU command, response and statistics of the request in E2.
         rsp = Signal(response_layout(p))
-        stat = Signal(len(STAT_NAMES))
+        # The request statistics (STAT_NAMES but req_dropped, D13: the admission's drops).
+        counted = [name for name in STAT_NAMES if name != "req_dropped"]
+        stat = Signal(len(counted))
 
         def count(name):
-            return stat[STAT_NAMES.index(name)].eq(1)
+            return stat[counted.index(name)].eq(1)
 
         inserts, evicts = Signal(), Signal()
         with m.If(d2.valid):
@@ -179,7 +181,8 @@ class Commit(wiring.Component):
         # eviction registered with them.
         m.d.sync += [
             self.response.valid.eq(d2.valid), self.response.payload.eq(rsp),
-            self.stat_inc.eq(stat),
+            self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
+                                 for name in STAT_NAMES)),
             self.occupancy_inc.eq(inserts), self.occupancy_dec.eq(evicts),
         ]
         with m.If(self.flush):

@@ -85,7 +85,8 @@ class KvAsuCore(wiring.Component):
         accepted in one of the ``evict_gap`` previous cycles could still change the LRU
         tail (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing
         waits after an EVICT).
-        Serial mode: also while any request is in flight.
+        Serial mode: also while any request is in flight. With ``nonblocking`` high,
+        ``ready`` is high instead and the request is dropped in those cycles.
     rsp : Out(stream.Signature(response_layout(params)))
         Responses, one per accepted request, in order. Fixed latency ``latency`` cycles
         from acceptance to ``valid`` when the consumer keeps up.
@@ -93,6 +94,12 @@ class KvAsuCore(wiring.Component):
         Active configuration. Must not change while a request is in flight.
     enable : In(1)
         Requests are accepted only while high.
+    nonblocking : In(1)
+        ``MODE.NONBLOCKING`` (docs/spec-decisions.md D13): ``req.ready`` is high and a
+        request the core could not take (every reason above) is dropped, without a
+        response; it counts in ``stat_inc``'s ``req_dropped`` bit ``latency - 3`` cycles
+        later (one cycle before a request's own increments would come), which puts it on
+        the right side of a CLEAR_STATS (``KvAsuRegisters.stat_lag``).
     hold : In(1)
         Requests are not accepted while high.
     flush : In(1)
@@ -173,6 +180,7 @@ class KvAsuCore(wiring.Component):
             "rsp": Out(stream.Signature(response_layout(params))),
             "cfg": In(config_layout(params)),
             "enable": In(1),
+            "nonblocking": In(1),
             "hold": In(1),
             "flush": In(1),
             "idle": Out(1),
@@ -213,6 +221,7 @@ class KvAsuCore(wiring.Component):
         wiring.connect(m, wiring.flipped(self.req), admission.req)
         m.d.comb += [
             admission.enable.eq(self.enable), admission.hold.eq(self.hold),
+            admission.nonblocking.eq(self.nonblocking),
             admission.flush.eq(self.flush), admission.cycle.eq(self.cycle),
             admission.pop.eq(fifo.r_rdy & self.rsp.ready),
             self.idle.eq(admission.idle), self.flushing.eq(admission.flushing),
@@ -257,8 +266,16 @@ class KvAsuCore(wiring.Component):
             table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
             table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
             lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(self.flush),
-            self.occupancy.eq(commit.occupancy), self.stat_inc.eq(commit.stat_inc),
+            self.occupancy.eq(commit.occupancy),
         ]
+        # A drop's increment, delayed to one cycle before a request's (D13).
+        dropped = admission.dropped
+        for k in range(self.latency - 3):
+            dropped_q = Signal(name=f"dropped_q{k}")
+            m.d.sync += dropped_q.eq(dropped)
+            dropped = dropped_q
+        drop_bit = STAT_NAMES.index("req_dropped")
+        m.d.comb += self.stat_inc.eq(commit.stat_inc | (dropped << drop_bit))
 
         # ---- the scrubber: stale marks through the table's row port -----------------------
         m.d.comb += [

@@ -62,7 +62,7 @@ class ReferenceModel:
         self.stats = {name: 0 for name in ("observes", "observe_hits", "inserts",
                                            "replacements", "drops", "queries", "query_hits",
                                            "evicts", "evicts_empty", "obs_t0", "obs_t1",
-                                           "obs_t2", "obs_t3")}
+                                           "obs_t2", "obs_t3", "req_dropped")}
 
     def flush(self):
         self.slots = [None] * self.p.ENTRIES

@@ -542,7 +542,7 @@ def test_statistics_count_per_d7(model):
     assert model.stats.as_dict() == {
         "observes": 9, "observe_hits": 3, "inserts": 4, "replacements": 1, "drops": 1,
         "queries": 3, "query_hits": 2, "evicts": 4, "evicts_empty": 1,
-        "obs_t0": 6, "obs_t1": 1, "obs_t2": 1, "obs_t3": 1}
+        "obs_t0": 6, "obs_t1": 1, "obs_t2": 1, "obs_t3": 1, "req_dropped": 0}
 
 
 def test_statistics_wrap_at_64_bits(model):

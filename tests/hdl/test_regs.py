@@ -36,7 +36,7 @@ SMALL = Params(ENTRIES=64, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=6, COUNT_WIDTH=2, 
                TICK_SHIFT=0)
 
 MAPPED = {off for reg in REGISTERS for off in reg.offsets}
-UNMAPPED = [0x02C, 0x03C, 0x04C, 0x058, 0x05C, 0x078, 0x07C, 0x098, 0x0FC, 0x168, 0x800,
+UNMAPPED = [0x02C, 0x03C, 0x04C, 0x058, 0x05C, 0x078, 0x098, 0x0A0, 0x0FC, 0x170, 0x800,
             0xFFC]
 assert not MAPPED & set(UNMAPPED)
 
@@ -252,9 +252,11 @@ def test_subordinate_ports_and_validation():
     assert sub.signature.members["axil"].flow == wiring.In
     assert sub.signature.members["regs"].signature.members["w_addr"].shape == \
         regmap.AXIL_ADDR_WIDTH - 2
-    # every mapped word reaches the register file; writes only to shadows and CTRL
+    # every mapped word reaches the register file; writes only to shadows (configuration
+    # and mode) and CTRL
     assert sub._readable == MAPPED
-    assert sub._writable == {r.offset for r in REGISTERS if r.config or r.name == "CTRL"}
+    assert sub._writable == {r.offset for r in REGISTERS
+                             if r.config or r.mode or r.name == "CTRL"}
     for bad in ("12", True):
         with pytest.raises(TypeError):
             AxiLiteSubordinate(bad, readable=[0], writable=[])
@@ -399,6 +401,44 @@ def test_legal_commit_and_seed_flush():
         assert await mgr.read_ok(ctx, CTRL) == 0
         await mgr.write_ok(ctx, CTRL, ENABLE)
         assert await mgr.read_ok(ctx, CTRL) == ENABLE
+
+    run(dut, bench, processes=[mon.process])
+
+
+def test_mode_commit_and_reserved_bits():
+    """D13: MODE is a shadow; COMMIT applies NONBLOCKING (the ``nonblocking`` port, ACT_MODE);
+    a commit of a reserved MODE bit gets SLVERR, sets STATUS.ERROR and changes nothing
+    (neither the mode nor the configuration, no flush)."""
+    dut = KvAsuRegisters(SMALL)
+    mon = FlushMonitor(dut)
+    mode, act_mode = REG["MODE"].offset, REG["ACT_MODE"].offset
+    nonblocking = REG["MODE"].mask("NONBLOCKING")
+
+    async def bench(ctx):
+        mgr = setup(ctx, dut)
+        assert ctx.get(dut.nonblocking) == 0
+        assert await mgr.read_ok(ctx, mode) == 0 and await mgr.read_ok(ctx, act_mode) == 0
+        await mgr.write_ok(ctx, mode, nonblocking)
+        assert ctx.get(dut.nonblocking) == 0            # a shadow: nothing until COMMIT
+        assert await mgr.read_ok(ctx, act_mode) == 0
+        await mgr.write_ok(ctx, CTRL, COMMIT | ENABLE)
+        assert ctx.get(dut.nonblocking) == 1
+        assert await mgr.read_ok(ctx, act_mode) == nonblocking
+        before = cfg_dict(ctx, dut)
+        for bad in (2, 3, 0x8000_0001, 0x100):
+            await write_config(mgr, ctx, C3=SMALL.COUNT_MAX, MODE=bad & ~nonblocking)
+            assert await mgr.read_ok(ctx, mode) == bad & ~nonblocking   # all 32 bits kept
+            resp = await mgr.write(ctx, CTRL, COMMIT | FLUSH | ENABLE)
+            assert resp == SLVERR, hex(bad)
+            assert await mgr.read_ok(ctx, STATUS) == ERROR
+            assert ctx.get(dut.nonblocking) == 1, hex(bad)
+            assert await mgr.read_ok(ctx, act_mode) == nonblocking
+            assert cfg_dict(ctx, dut) == before and mon.pulses == []
+            await mgr.write_ok(ctx, CTRL, CLEAR_ERROR | ENABLE)
+        await write_config(mgr, ctx, MODE=0)
+        await mgr.write_ok(ctx, CTRL, COMMIT | ENABLE)
+        assert ctx.get(dut.nonblocking) == 0 and await mgr.read_ok(ctx, act_mode) == 0
+        assert cfg_dict(ctx, dut)["C3"] == SMALL.COUNT_MAX
 
     run(dut, bench, processes=[mon.process])
 
@@ -698,7 +738,7 @@ def test_random_traffic_against_model():
     print(f"random seed {SEED} (set KV_ASU_TEST_SEED to change)")
     occupancy, cycle = 17, 0xAAAA_5555_0000_0001
     words = sorted(MAPPED) + UNMAPPED
-    shadows = [REG[n].offset for n in regmap.CONFIG_NAMES]
+    shadows = [REG[n].offset for n in regmap.SHADOW_NAMES]
 
     async def bench(ctx):
         mgr = setup(ctx, dut, occupancy=occupancy, cycle=cycle)

@@ -54,7 +54,7 @@ def test_registers_are_word_aligned_and_disjoint():
 def test_statistics_cover_spec_section_7():
     assert STAT_NAMES == ("observes", "observe_hits", "inserts", "replacements", "drops",
                           "queries", "query_hits", "evicts", "evicts_empty",
-                          "obs_t0", "obs_t1", "obs_t2", "obs_t3")
+                          "obs_t0", "obs_t1", "obs_t2", "obs_t3", "req_dropped")
     assert all(r.wide and r.access == "ro" for r in regmap.STAT_REGISTERS)
 
 
@@ -120,3 +120,22 @@ def test_ctrl_write_effect():
     # without COMMIT the shadow set does not matter
     assert regmap.ctrl_write_effect(p, bad, flush | enable) == regmap.CtrlWriteEffect(
         action=True, flush=True, enable=1)
+
+
+def test_mode_register_is_a_committed_shadow_with_reserved_bits():
+    """D13: MODE resets to 0 (the blocking block) and a commit of a reserved bit is refused
+    like an illegal configuration."""
+    assert regmap.MODE_NAMES == ("MODE",) and regmap.MODE_DEFAULTS == {"MODE": 0}
+    assert REG["ACT_MODE"].active_of == "MODE" and REG["MODE"].access == "rw"
+    p = Params()
+    shadow = dict(p.defaults, MODE=1)
+    commit = REG["CTRL"].mask("COMMIT")
+    assert regmap.mode_violations(shadow) == []
+    assert not regmap.ctrl_write_effect(p, shadow, commit).refused
+    for bad in (2, 3, 0x8000_0000):
+        shadow["MODE"] = bad
+        assert regmap.mode_violations(shadow)
+        effect = regmap.ctrl_write_effect(p, shadow, commit)
+        assert effect.refused and not effect.commit
+    # a write without COMMIT does not look at MODE
+    assert not regmap.ctrl_write_effect(p, shadow, REG["CTRL"].mask("FLUSH")).refused

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from golden_model import KvAsuModel
-from regmap import REG, Params, config_legal, request_fields
+from regmap import REG, Params, config_legal, mode_violations, request_fields
 from verif.codec import Codec
 from verif.regmirror import LIVE, RegisterMirror, Resp
 
@@ -67,16 +67,18 @@ def test_mirror_and_model_share_the_legality_rule():
     for _ in range(200):
         shadow = {"C3": rng.randint(0, p.COUNT_MAX + 1), "C2": rng.randint(0, 4),
                   "W3": rng.randint(0, 40), "W2": rng.randint(0, 80),
-                  "W1": rng.randint(0, p.WMAX + 1), "HASH_SEED": rng.getrandbits(32)}
+                  "W1": rng.randint(0, p.WMAX + 1), "HASH_SEED": rng.getrandbits(32),
+                  "MODE": rng.choice((0, 0, 1, 1, 2, 1 << 31))}    # D13: bits 31:1 reserved
         m.shadow = dict(shadow)
         before = m.active()
         resp = m.write(0, CTRL.offset, CTRL.mask("COMMIT") | CTRL.mask("ENABLE"))
-        if config_legal(p, shadow):
+        config = {k: v for k, v in shadow.items() if k != "MODE"}
+        if config_legal(p, config) and not mode_violations(shadow):
             assert resp == Resp.OKAY and m.active() == shadow
         else:
             assert resp == Resp.SLVERR and m.active() == before and m.error == 1
-            with pytest.raises(ValueError, match="illegal configuration"):
-                m.model.commit(0, **shadow)
+            with pytest.raises(ValueError, match="illegal configuration|illegal mode"):
+                m.model.commit(0, mode=shadow["MODE"], **config)
         m.error = 0
 
 

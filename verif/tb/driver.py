@@ -81,6 +81,9 @@ class StreamDriver:
         self.t0 = None
         self.valid_gap_fn = None
         self.rsp_ready_fn = None
+        # A FrontDoor (verif/tb/front.py, D13): set by a test of the non-blocking mode. The
+        # loop then runs every cycle (never idles) and asks it which request is taken.
+        self.front = None
         self.stall_run = 0
         self.max_stall = 0
         # $KVASU_DEBUG_TRACE=1: keep (cycle, req.valid, req.ready, bvalid, bready, writes in
@@ -147,10 +150,47 @@ class StreamDriver:
                 await self._check_sweep()
                 continue
             if not self.busy():
-                await self._idle()
-                continue
-            self.idle_ev.clear()
+                if self.front is None:
+                    await self._idle()
+                    continue
+                self.idle_ev.set()          # the front door needs every cycle
+            else:
+                self.idle_ev.clear()
             await self._cycle()
+
+    def _front_cycle(self, front, cycle, valid, rdy, offered):
+        """One sampled cycle decided by the front door (D13): ``req.ready`` must be 1 in
+        the mode and equal to the rule outside it; ``rsp.valid`` must be the rule's."""
+        dut = self.dut
+        ready = int(dut.req__ready.value)
+        rv = int(dut.rsp__valid.value)
+        if rv != offered:
+            raise Mismatch(f"rsp.valid {rv} at cycle {cycle}, the admission rule (D13 rule "
+                           f"3) predicts {int(offered)}; seed {self.seed}")
+        op = self.cur.op if valid else None
+        nonblocking = front.nonblocking
+        taken = front.step(cycle, op, rdy)
+        if valid:
+            front.presented += 1
+            front.not_ready += not ready
+            front.first_presented = cycle if front.first_presented is None \
+                else front.first_presented
+            front.last_presented = cycle
+        if nonblocking and not ready:
+            raise Mismatch(f"req.ready low at cycle {cycle} in MODE.NONBLOCKING; "
+                           f"seed {self.seed}")
+        if valid and not nonblocking and bool(ready) != taken:
+            raise Mismatch(f"req.ready {ready} at cycle {cycle} for {self.cur}, the rule "
+                           f"(D13) says {int(taken)}; seed {self.seed}")
+        if valid and taken:
+            self.scoreboard.accept(self.cur, cycle)
+            self.cur = None
+        elif valid and nonblocking:
+            self.scoreboard.model.drop(cycle)
+            self.coverage.hit("nonblocking.drop")
+            self.cur = None
+        if rv and rdy:
+            self.scoreboard.receive(int(dut.rsp__payload.value), cycle)
 
     async def _check_sweep(self):
         await ReadOnly()
@@ -191,7 +231,8 @@ class StreamDriver:
         upcoming = (self.now_ps() + HALF_PS - self.t0) // PERIOD_PS
         if self.cur is not None:
             skip = 0
-            if not self.scoreboard.expected and not self.registers.pending_writes:
+            if (not self.scoreboard.expected and not self.registers.pending_writes
+                    and self.front is None):
                 if self.cur_gap > 8:
                     skip = self.cur_gap - 2
                     self.cur_gap -= skip
@@ -220,9 +261,16 @@ class StreamDriver:
             self.debug_trace.append((cycle, valid, int(dut.req__ready.value),
                                      int(dut.axil__bvalid.value), int(dut.axil__bready.value),
                                      len(pending)))
+        front = self.front
+        if front is not None:
+            front.sample_axi(cycle, dut)
+            offered = front.rsp_offered(cycle)
         if pending and int(dut.axil__bvalid.value) and int(dut.axil__bready.value):
             b_ctrl = pending[0].get("ctrl", False)
             self.registers.apply_write(pending[0], cycle)
+        if front is not None:
+            self._front_cycle(front, cycle, valid, rdy, offered)
+            return
         if valid and int(dut.req__ready.value):
             if b_ctrl:
                 # D8: req.ready stays low up to and including the cycle of the B handshake

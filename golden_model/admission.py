@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Which presented request the block takes, edge by edge (docs/spec-decisions.md D13).
+
+:class:`KvAsuModel` answers the requests it is given; it has no notion of a cycle in which
+the block cannot take one. In ``MODE.NONBLOCKING`` that matters: such a request is dropped
+(no response, one more ``req_dropped``), so the model needs the rule that says which. This
+module is that rule, written from D13 alone: the five reasons for which the blocking block's
+``req.ready`` is low at an edge (``CTRL.ENABLE`` 0, the EVICT gap, the credits, a CTRL
+action write's window, a clear sweep), computed from what a testbench sees on the block's
+ports and the build's constants, never from the RTL's own decision.
+
+Use: one :class:`Admission` per simulated block, told of every edge in order with
+:meth:`Admission.step` (the request presented, if any, and ``rsp.ready``) and of the bus
+events before the step of their edge (:meth:`action_write`, :meth:`write_offered`,
+:meth:`write_done`, :meth:`reset`). ``step`` returns whether the request was taken; the
+caller gives a taken request to :meth:`KvAsuModel.request` at that edge and a dropped one
+to :meth:`KvAsuModel.drop`.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+
+import regmap
+
+__all__ = ["Admission", "BuildTiming"]
+
+_QUERY = regmap.OPS["QUERY"]
+_EVICT_OPS = (regmap.OPS["EVICT"], regmap.OPS["EVICT_ANY"])
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildTiming:
+    """The constants of a build that D13's rule needs (docs/rtl.md lists them per build).
+
+    ``latency``: edges from a request's acceptance to the first edge its response can be
+    taken; ``evict_gap``: D13 rule 2; ``rows``: ``ENTRIES / PROBE``, the clear sweep's
+    length; ``credits``: rule 3, ``latency + 2`` unless given.
+    """
+
+    latency: int
+    evict_gap: int
+    rows: int
+    credits: int | None = None
+
+    def __post_init__(self):
+        for name in ("latency", "evict_gap", "rows"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if self.credits is None:
+            object.__setattr__(self, "credits", self.latency + 2)
+        elif not isinstance(self.credits, int) or self.credits < 1:
+            raise ValueError(f"credits must be a positive integer, not {self.credits!r}")
+
+
+@dataclasses.dataclass
+class _ActionWrite:
+    """One CTRL write with an action bit: its window opens at ``start`` and closes after
+    ``done`` (its B handshake); ``offered`` is the edge its response is first offered."""
+
+    start: int
+    offered: int | None = None
+    done: int | None = None
+
+
+class Admission:
+    """D13's rule: at each edge, could the blocking block take a request?
+
+    Parameters
+    ----------
+    timing : BuildTiming
+        The build's constants.
+
+    Attributes
+    ----------
+    taken, dropped : int
+        Requests taken / dropped so far (a reset keeps the counts).
+    """
+
+    def __init__(self, timing: BuildTiming):
+        if not isinstance(timing, BuildTiming):
+            raise TypeError(f"timing must be a BuildTiming, not {timing!r}")
+        self.timing = timing
+        self.taken = 0
+        self.dropped = 0
+        self.reset()
+
+    # ---- events, each before the step of its edge -------------------------------------------
+
+    def reset(self) -> None:
+        """A hardware reset: nothing is in flight (D10 drops every response), no write."""
+        self._outstanding = collections.deque()   # acceptance edges, oldest first
+        self._last_handshake = None               # edge of the last response handshake
+        self._last_tail_move = None               # last taken OBSERVE / EVICT / EVICT_ANY
+        self._writes: list[_ActionWrite] = []
+        self._sweeps: list[int] = []              # edges f of the flushes that sweep
+        self._last_edge = None
+
+    def action_write(self, edge: int) -> None:
+        """The later of the AW and W handshakes of a CTRL write with an action bit was at
+        ``edge`` (D13 rule 4: its window opens at ``edge + 2``)."""
+        self._writes.append(_ActionWrite(start=edge + 2))
+
+    def write_offered(self, edge: int, sweeps: bool = False) -> None:
+        """The oldest action write's response is first offered (``BVALID``) at ``edge``;
+        ``sweeps``: it flushes and is a generation wrap (rule 5)."""
+        write = next(w for w in self._writes if w.offered is None)
+        write.offered = edge
+        if sweeps:
+            self._sweeps.append(edge)
+
+    def write_done(self, edge: int) -> None:
+        """The oldest action write's B handshake was at ``edge`` (its window ends with it)."""
+        write = next(w for w in self._writes if w.done is None)
+        write.done = edge
+
+    # ---- the rule ----------------------------------------------------------------------------
+
+    def blocked(self, edge: int, op: int | None, *, enable: bool = True) -> list[str]:
+        """The reasons (D13 rules 1..5) for which the blocking block's ``req.ready`` is low
+        at ``edge`` for a request ``op`` (``None``: for any request but an EVICT); empty when
+        it would take it."""
+        t = self.timing
+        why = []
+        if not enable:
+            why.append("disabled")
+        if (op in _EVICT_OPS and self._last_tail_move is not None
+                and edge - self._last_tail_move <= t.evict_gap):
+            why.append("evict gap")
+        if len(self._outstanding) >= t.credits:
+            why.append("credits")
+        if any(w.start <= edge and (w.done is None or edge <= w.done) for w in self._writes):
+            why.append("action write")
+        if any(f + 1 <= edge <= f + t.rows for f in self._sweeps):
+            why.append("clear sweep")
+        return why
+
+    def rsp_offered(self, edge: int) -> bool:
+        """Whether a response is offered (``rsp.valid``) at ``edge`` (rule 3)."""
+        if not self._outstanding:
+            return False
+        first = self._outstanding[0] + self.timing.latency
+        if self._last_handshake is not None:
+            first = max(first, self._last_handshake + 1)
+        return edge >= first
+
+    def step(self, edge: int, op: int | None, rsp_ready: bool, *, nonblocking: bool,
+             enable: bool = True) -> bool | None:
+        """Edge ``edge``: a request ``op`` is presented (``None``: none) and ``rsp.ready``
+        is ``rsp_ready``. Returns ``True`` if the request is taken, ``False`` if it is not
+        (dropped when ``nonblocking``, else it waits and is presented again), ``None``
+        without a request. Edges must increase; edges not stepped had no request and no
+        response outstanding."""
+        if self._last_edge is not None and edge <= self._last_edge:
+            raise ValueError(f"edge {edge} after edge {self._last_edge}: edges must increase")
+        self._last_edge = edge
+        taken = None
+        if op is not None:
+            taken = not self.blocked(edge, op, enable=enable)
+            if taken:
+                self.taken += 1
+            elif nonblocking:
+                self.dropped += 1
+        if self.rsp_offered(edge) and rsp_ready:
+            self._outstanding.popleft()
+            self._last_handshake = edge
+        if taken:
+            self._outstanding.append(edge)
+            if op != _QUERY:
+                self._last_tail_move = edge
+        self._forget(edge)
+        return taken
+
+    def _forget(self, edge: int) -> None:
+        """Drop the writes and sweeps that can no longer matter."""
+        self._writes = [w for w in self._writes if w.done is None or w.done >= edge]
+        self._sweeps = [f for f in self._sweeps if f + self.timing.rows >= edge]

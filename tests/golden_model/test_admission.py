@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The admission rule of the non-blocking mode (docs/spec-decisions.md D13), and the model's
+MODE and drop statistic."""
+
+import pytest
+
+from golden_model import KvAsuModel
+from golden_model.admission import Admission, BuildTiming
+from regmap import OPS
+
+OBSERVE, QUERY, EVICT, EVICT_ANY = (OPS[k] for k in ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))
+TIMING = BuildTiming(latency=19, evict_gap=6, rows=512)
+
+
+def run(rule, requests, *, rsp_ready=lambda edge: True, nonblocking=True, last=None):
+    """``requests``: {edge: op}; returns the edges whose request was taken."""
+    taken = []
+    end = last if last is not None else max(requests) + 1
+    for edge in range(end):
+        op = requests.get(edge)
+        if rule.step(edge, op, rsp_ready(edge), nonblocking=nonblocking):
+            taken.append(edge)
+    return taken
+
+
+def test_timing_validation_and_credits_default():
+    assert TIMING.credits == 21
+    with pytest.raises(ValueError, match="latency"):
+        BuildTiming(latency=0, evict_gap=6, rows=4)
+    with pytest.raises(TypeError):
+        Admission({"latency": 19})
+
+
+def test_evict_gap_counts_only_taken_tail_moves():
+    rule = Admission(TIMING)
+    taken = run(rule, {edge: EVICT_ANY for edge in range(28)})
+    assert taken == [0, 7, 14, 21]                  # one in EVICT_GAP + 1
+    assert (rule.taken, rule.dropped) == (4, 24)
+    # a QUERY opens no gap; an OBSERVE does
+    rule = Admission(TIMING)
+    assert run(rule, {0: QUERY, 1: EVICT, 2: OBSERVE, 3: EVICT, 9: EVICT}) == [0, 1, 2, 9]
+
+
+def test_credits_run_out_when_rsp_ready_is_low_and_come_back_in_order():
+    rule = Admission(TIMING)
+    never = run(rule, {edge: QUERY for edge in range(40)}, rsp_ready=lambda e: False)
+    assert never == list(range(21))                 # CREDITS requests, then drops
+    # the responses are offered from a + LATENCY, one per edge once the consumer takes them
+    rule = Admission(TIMING)
+    ready_from = 60
+    taken = run(rule, {edge: QUERY for edge in range(80)}, rsp_ready=lambda e: e >= ready_from)
+    assert taken[:21] == list(range(21))
+    # at edge 60 the first response leaves: its credit is free for the request at 61
+    assert 61 in taken and 60 not in taken
+
+
+def test_rsp_offered_follows_latency_and_handshakes():
+    rule = Admission(TIMING)
+    rule.step(0, OBSERVE, True, nonblocking=True)
+    assert not rule.rsp_offered(18) and rule.rsp_offered(19)
+
+
+def test_action_write_window_and_sweep():
+    rule = Admission(TIMING)
+    rule.action_write(10)                           # window opens at 12
+    seen = []
+    for edge in range(40):
+        if edge == 20:
+            rule.write_offered(edge, sweeps=False)
+        if edge == 21:
+            rule.write_done(edge)
+        seen.append(rule.step(edge, QUERY, True, nonblocking=True))
+    assert [e for e, t in enumerate(seen) if not t] == list(range(12, 22))
+    rule = Admission(TIMING)
+    rule.action_write(0)
+    for edge in range(600):
+        if edge == 3:
+            rule.write_offered(edge, sweeps=True)
+            rule.write_done(edge)
+        if edge in (2, 3, 4, 515, 516):
+            assert rule.step(edge, QUERY, True, nonblocking=True) is (edge == 516), edge
+        else:
+            rule.step(edge, None, True, nonblocking=True)
+
+
+def test_disabled_and_edges_increase():
+    rule = Admission(TIMING)
+    assert rule.blocked(0, QUERY, enable=False) == ["disabled"]
+    rule.step(5, None, True, nonblocking=True)
+    with pytest.raises(ValueError, match="increase"):
+        rule.step(5, None, True, nonblocking=True)
+
+
+def test_model_mode_commit_and_drop():
+    model = KvAsuModel(entries=16, probe=4)
+    assert model.mode == 0 and not model.nonblocking
+    with pytest.raises(ValueError, match="NONBLOCKING"):
+        model.drop(0)
+    with pytest.raises(ValueError, match="reserved"):
+        model.commit(0, mode=2, c3=7)
+    assert model.mode == 0 and model.config.c3 != 7       # nothing changed
+    model.commit(1, mode=1)
+    assert model.nonblocking
+    model.drop(2)
+    model.drop(2)
+    model.request(3, OBSERVE, 0x100)
+    stats = model.stats
+    assert stats.req_dropped == 2 and stats.observes == 1
+    model.clear_stats()
+    assert model.stats.req_dropped == 0
+    model.flush()
+    assert model.nonblocking                               # a flush keeps the mode
+    model.reset()
+    assert model.mode == 0                                 # reset restores MODE = 0

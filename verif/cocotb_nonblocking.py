@@ -1,0 +1,121 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cocotb test of the non-blocking mode (docs/spec-decisions.md D13).
+
+In ``MODE.NONBLOCKING`` the block's ``req.ready`` is 1 and the requests it cannot take are
+dropped. The test decides every presented request with the golden model's admission rule
+(``verif.tb.front.FrontDoor`` over ``golden_model.admission``), never with the RTL's
+decision, and checks: ``req.ready`` high in every cycle of the mode, ``rsp.valid`` equal to
+the rule's prediction in every cycle, every response equal to the model's, and
+``STAT_REQ_DROPPED`` (with every other statistic) equal to the model's.
+"""
+
+from __future__ import annotations
+
+import os
+
+import cocotb
+
+from regmap import REG
+from verif.kvasu_tb import (CLEAR_STATS, COMMIT, ENABLE, EVICT, EVICT_ANY, FLUSH, OBSERVE,
+                            KvAsuTB, ReqItem, tb_test)
+
+NONBLOCKING = REG["MODE"].mask("NONBLOCKING")
+
+
+def video_items(tb: KvAsuTB, n: int, start: int = 0) -> list[ReqItem]:
+    """``n`` requests of the built-in streaming-video KV stream (QUERY + OBSERVE per read,
+    OBSERVE per write, background and per-frame GC EVICTs), back to back."""
+    from evaluation.workload import video_kv_requests
+    _cycle, op, addr, mt, _frame = video_kv_requests()
+    mask = (1 << tb.p.ADDR_WIDTH) - 1
+    return [ReqItem(int(o), int(a) & mask, int(m))
+            for o, a, m in zip(op[start:start + n], addr[start:start + n], mt[start:start + n])]
+
+
+async def set_mode(tb: KvAsuTB, mode: int):
+    await tb.commit(MODE=mode)
+    assert await tb.read_reg("ACT_MODE") == mode
+
+
+async def stream_with(tb: KvAsuTB, items, *writes, after: int = 40):
+    """Present ``items`` back to back; ``after`` cycles in, issue the CTRL ``writes`` one
+    after the other while the stream runs; wait for everything."""
+    tb.send_items(items)
+    await cocotb.triggers.ClockCycles(tb.dut.clk, after)
+    for value in writes:
+        await tb.write_ctrl(value)
+    await tb.drain()
+
+
+@tb_test()
+async def nonblocking_never_stalls(tb: KvAsuTB):
+    """MODE.NONBLOCKING: EVICTs back to back, the video stream with its GC EVICTs, flush /
+    commit / CLEAR_STATS writes in the stream, a generation-wrap sweep, a response consumer
+    that back-pressures, and a reset in mid-stream; every drop predicted. The front door
+    runs Python in every cycle, so ``make test`` runs this on Verilator's default and small
+    configurations only (2-4 s each); ``make cocotb-full`` (``KVASU_MATRIX=full``) also on
+    the tiny one. Icarus never (the same Verilog, many times slower; the rest of the
+    regression covers its 4-state view of it)."""
+    full = os.environ.get("KVASU_MATRIX") == "full"
+    if tb.cfg.get("sim") != "verilator" or not (full or tb.cfg.get("name") in ("default",
+                                                                              "small")):
+        tb.log.warning("nonblocking_never_stalls: Verilator, default and small "
+                       "configurations (or KVASU_MATRIX=full) only")
+        return
+    front = tb.use_front_door()
+    await set_mode(tb, NONBLOCKING)
+    lines = tb.spread_lines(min(48, tb.p.ENTRIES // 2))
+    await tb.batch([(OBSERVE, line) for line in lines])
+
+    # EVICT / EVICT_ANY back to back: one in EVICT_GAP + 1 taken, the others dropped.
+    evicts = [ReqItem(EVICT_ANY if i % 3 else EVICT) for i in range(21)]
+    await stream_with(tb, evicts, after=0)
+    assert front.drop_reasons["evict gap"] > 0, front.drop_reasons
+
+    # The video stream with FLUSH, COMMIT and CLEAR_STATS writes in it (each write's
+    # window drops, D13 rule 4), and the commit's new W1.
+    n = 400
+    await stream_with(tb, video_items(tb, n), FLUSH | ENABLE, CLEAR_STATS | ENABLE,
+                      COMMIT | ENABLE)
+    assert front.drop_reasons["action write"] > 0, front.drop_reasons
+
+    # CTRL.ENABLE = 0 in the stream (a plain write, acting at once): dropped (rule 1).
+    await stream_with(tb, video_items(tb, 120, start=n // 2), 0, ENABLE, after=20)
+    assert front.drop_reasons["disabled"] > 0, front.drop_reasons
+
+    # A generation wrap in the stream: the flush that uses the last generation sweeps, and
+    # the sweep's requests are dropped (rule 5).
+    while front.generations.used != front.generations.GENERATIONS - 1:
+        await tb.flush()
+    rows = tb.p.ENTRIES // tb.p.PROBE
+    await stream_with(tb, video_items(tb, rows + 60, start=n), FLUSH | ENABLE, after=20)
+    assert front.drop_reasons["clear sweep"] > 0, front.drop_reasons
+
+    # A consumer that holds rsp.ready low most of the time: the credits run out (rule 3).
+    tb.driver.rsp_ready_fn = lambda: tb.rng.random() < 0.25
+    await stream_with(tb, video_items(tb, 150, start=2 * n), after=0)
+    tb.driver.rsp_ready_fn = None
+    assert front.drop_reasons["credits"] > 0, front.drop_reasons
+    await tb.check_quiescent("after the sweep and the back-pressure")
+    # (read_reg compares with the model's count: the drops since the CLEAR_STATS above)
+    assert await tb.read_reg("STAT_REQ_DROPPED") > 0
+
+    # A reset in mid-stream: the block is as new and blocking (MODE resets to 0). Then the
+    # mode changes in mid-stream, to non-blocking and back (a commit takes effect at its
+    # write response, D13); in the blocking stretches the RTL's ready must be the rule's.
+    tb.send_items(video_items(tb, 100, start=3 * n))
+    await cocotb.triggers.ClockCycles(tb.dut.clk, 40)
+    await tb.reset()
+    assert await tb.read_reg("ACT_MODE") == 0
+    assert await tb.read_reg("STAT_REQ_DROPPED") == 0
+    await tb.write_reg("MODE", NONBLOCKING)
+    await stream_with(tb, video_items(tb, 80, start=3 * n + 100), COMMIT | ENABLE, after=10)
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await tb.write_reg("MODE", 0)
+    await stream_with(tb, [ReqItem(EVICT_ANY) for _ in range(10)] +
+                      video_items(tb, 100, start=3 * n + 180), COMMIT | ENABLE, after=12)
+    assert await tb.read_reg("ACT_MODE") == 0
+    await tb.check_quiescent("after reset and two mode changes in the stream")
+    tb.log.info("dropped %d requests: %s", front.drops, dict(front.drop_reasons))
+    for reason in front.drop_reasons:
+        tb.cov.hit(f"nonblocking.drop.{reason.replace(' ', '_')}", front.drop_reasons[reason])
