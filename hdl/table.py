@@ -7,7 +7,8 @@ Slot ``s`` lives in bank ``s mod PROBE`` at row ``s // PROBE``. A window
 synchronous read of every bank returns the whole window in one cycle; the lanes are then
 rotated into probe order (lane ``i`` is slot ``h + i``).
 
-Storage, per bank (every array is a ``Memory`` with one write port):
+Storage, per bank (every array a ``Memory`` with one write port, or with ``output_register``
+a ``RegisteredReadRam``):
 
 * ``ent``: ``{tag, count}``, written by ``wr``; one read port (the window);
 * ``meta``: ``{last, gen, fresh, valid}``, written by ``wr`` (valid), ``inv`` and ``clear``
@@ -51,6 +52,19 @@ the write sources' registered rows, does it. The scrubber's read of ``scrub`` is
 transparent at all; it snoops the writes instead, see ``sc_d``.) So a window read issued
 in cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline
 that reads in one cycle and writes in the next needs no forwarding.
+
+**The registered read** (``output_register``, the fast pipeline). A block RAM's word takes
+most of a cycle to leave the RAM (about 5.8 ns on the ECP5 at speed 6), so any logic
+between it and a register limits the clock. With ``output_register`` the window's
+``ent``, ``meta`` and ``mark`` arrays are ``hdl.ram.RegisteredReadRam``\ s: the word is
+registered raw as it leaves the RAM (on the ECP5 in the DP16KD's own output register) and
+is on ``bk_*`` two cycles after ``rd_slot``. The bypass then covers two cycles: beside
+each output register, a register holds the word written to the row read in the read cycle
+or in the cycle after (the later one wins; the second compared against the registered
+row, every input a register), and ``bk_*`` is the one or the other, with the generation
+compared on each side of that choice. So the window addressed in cycle ``c`` is the table
+as it is at the end of ``c + 1``: a pipeline that writes in the cycle after the read
+needs no snoop of its own.
 """
 
 from types import SimpleNamespace
@@ -113,11 +127,16 @@ class BucketTable(wiring.Component):
         registers (``sc_mark_*``), and is dropped for a slot written (``wr_en``) in this
         cycle or in that one, whose write wins.
     bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
-        The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
-        block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
-        mark at the end of this cycle, which depends on this cycle's ``wr_*``: pass it as
-        ``wr_mark`` when writing that slot; ``bk_mark_raw`` the mark as read; a slot is
-        stale when ``bk_fresh != bk_mark_raw``).
+        The window read in bank order (bank ``b``: row ``bk_row[b]``), one cycle after
+        ``rd_slot`` straight from the block RAMs, or with ``output_register`` two cycles
+        after it from their output registers and the bypass registers (the table at the
+        end of the cycle before). ``bk_mark`` is the mark at the end of this cycle, which
+        depends on this cycle's ``wr_*``: pass it as ``wr_mark`` when writing that slot
+        (``output_register``: the same as ``bk_mark_raw``); ``bk_mark_raw`` the mark as
+        read; a slot is stale when ``bk_fresh != bk_mark_raw``.
+    bk_sc_row_hit : Out(PROBE)
+        Bank ``b``'s row ``bk_row[b]`` is the row of this cycle's scrubber mark write
+        (``sc_mark_row``; with ``output_register`` a register).
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -138,15 +157,24 @@ class BucketTable(wiring.Component):
         formal harness gives its register model).
     gen_width : int
         Bits of ``generation`` (default ``GEN_WIDTH``).
+    output_register : bool
+        The window arrays with a registered read (see above): ``bk_*`` two cycles after
+        ``rd_slot`` instead of one.
+    ram : str
+        ``RegisteredReadRam``'s implementation of the window arrays with
+        ``output_register``: ``"generic"`` (``memory`` and a register) or ``"dp16kd"``
+        (the ECP5's DP16KD with its output register).
 
     Attributes
     ----------
     rows : int
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
+    read_latency : int
+        Cycles from ``rd_slot`` to ``bk_*``: 1, or 2 with ``output_register``.
     memories : dict
         After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
         ``meta{b}`` (``{last, gen, fresh, valid}``) and ``mark{b}``, for the formal views of
-        the contents (with the register-model memory).
+        the contents (with the register-model memory; ``None`` for ``"dp16kd"``).
     """
 
     def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
