@@ -16,7 +16,7 @@ from hdl.ram import RegisteredReadRam, dp16kd_mode
 from hdl.table import BucketTable
 
 from .harness import small_params
-from .test_table import window
+from .test_table import random_source, window
 
 
 def sim_run(dut, bench):
@@ -123,26 +123,7 @@ def test_registered_window_meets_writes_of_both_cycles(entries, probe):
             recent = rng.choice(reads[-1:] + [h])
             target = (recent + rng.randrange(probe)) % entries if rng.random() < 0.8 \
                 else rng.randrange(entries)
-            op = rng.choices(["wr", "inv", "clear", "none"], [5, 2, 1, 2])[0]
-            ctx.set(dut.wr_en, op == "wr")
-            ctx.set(dut.inv_en, op == "inv")
-            ctx.set(dut.clear_en, op == "clear")
-            if op == "wr":
-                entry = (rng.getrandbits(p.TAG_WIDTH), rng.randrange(1 << p.COUNT_WIDTH),
-                         rng.randrange(1 << p.TS_WIDTH))
-                ctx.set(dut.wr_slot, target)
-                ctx.set(dut.wr_tag, entry[0])
-                ctx.set(dut.wr_count, entry[1])
-                ctx.set(dut.wr_last, entry[2])
-                model[target] = entry
-            elif op == "inv":
-                ctx.set(dut.inv_slot, target)
-                model.pop(target, None)
-            elif op == "clear":
-                row = target // probe
-                ctx.set(dut.clear_row, row)
-                for b in range(probe):
-                    model.pop(row * probe + b, None)
+            op = random_source(ctx, dut, rng, target, model)
             reads.append(h)
             await ctx.tick()
             if len(reads) >= 2:
