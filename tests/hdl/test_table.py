@@ -69,6 +69,19 @@ def random_source(ctx, dut, rng, target, model):
     return op
 
 
+def check_window(ctx, dut, h, model, context):
+    """The window at ``h`` on the ``bk_*`` ports is ``model``'s (slot -> ``(tag, count,
+    last)`` of the tracked slots): tracked exactly where the model has the slot, with its
+    entry."""
+    p = dut._params
+    win = window(ctx, dut, h)
+    for i in range(p.PROBE):
+        s = (h + i) % p.ENTRIES
+        assert (win.valid >> i) & 1 == (s in model), (context, h, i)
+        if s in model:
+            assert (win.tag[i], win.count[i], win.last[i]) == model[s], (context, h, i)
+
+
 def sim_run(dut, bench):
     sim = Simulator(dut)
     sim.add_clock(1e-8)
@@ -148,16 +161,7 @@ def test_reads_meet_every_write_source(entries, probe):
                 else rng.randrange(entries)
             op = random_source(ctx, dut, rng, target, model)
             await ctx.tick()
-            win = window(ctx, dut, h)
-            for i in range(probe):
-                s = (h + i) % entries
-                assert (win.valid >> i) & 1 == (s in model), (op, target, h, i)
-                if s in model:
-                    assert (win.tag[i], win.count[i], win.last[i]) == model[s], \
-                        (op, target, h, i)
-        ctx.set(dut.wr_en, 0)
-        ctx.set(dut.inv_en, 0)
-        ctx.set(dut.clear_en, 0)
+            check_window(ctx, dut, h, model, (op, target))
 
     sim_run(dut, bench)
 
