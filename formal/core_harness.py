@@ -209,8 +209,7 @@ class CoreHarness(Elaboratable):
         lane of E2's window is; E1b's comparisons (``lanes.older`` picked by
         ``forwarded``, ``older_ahead``, ``ahead_older``, ``beyond_w1``) are the
         comparisons of its lane ages, ``age_ahead`` and W1; the ``sc_row_hit`` bits say
-        whether a lane's (bank's) row is the scrubber's mark row; ``m.overlap`` which lane
-        of E2's window M's bank reads are; E2's ``wr`` / ``inv`` are its write /
+        whether a lane's (bank's) row is the scrubber's mark row; E2's ``wr`` / ``inv`` are its write /
         invalidate enables and ``wr_lane`` the lane of the slot it writes.
         """
         p, obs = self.params, self.obs
@@ -257,16 +256,6 @@ class CoreHarness(Elaboratable):
                 (lanes.ahead_older[i] == (age_prev > eb_l[i].age)) &
                 (lanes.beyond_w1[i] == (eb_l[i].age > w1))))
         m.d.comb += Assert(~eb_valid | (lanes.ahead_beyond_w1 == (age_prev > w1)))
-        # M's snoop overlaps: the slot M's request reads in bank b is lane j of E2's window.
-        if self.options.m_stage:
-            m_valid, m_h = obs.m.request.valid, obs.m.start
-            for b in range(P):
-                in_bank = (m_h + (Const(b, pbits + 1) - m_h[:pbits])[:pbits])[:sw] \
-                    if pbits else m_h
-                for j in range(P):
-                    m.d.comb += Assert(~(m_valid & d2.valid) |
-                                       (obs.m.overlap[b][j] ==
-                                        (in_bank == slot(d2.tail_slot, j))))
         # The lanes' and banks' "my row is the scrubber's mark row" bits.
         mark_row = obs.sc_mark_row
         for i in range(P):

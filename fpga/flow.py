@@ -73,7 +73,9 @@ DESIGNS = ("kv_asu", "hash", "bram_reference", "bram_reference_outreg")
 # pipelined over 8 stages instead of DSP multiplies in 15 (a MULT18X18D between two
 # flip-flops took up to 11.2 ns with its routing into and out of the DSP rows, so each DSP
 # multiply needed three stages): latency 16, the same throughput, no DSP.
-_ECP5_OPTIONS = CoreOptions(hash_mul_stages=0)
+# The table's window arrays are DP16KD blocks with their output register on (Yosys's
+# inference never turns it on): the window leaves each block RAM from a register.
+_ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd")
 
 
 TARGETS = {

@@ -7,7 +7,8 @@ Slot ``s`` lives in bank ``s mod PROBE`` at row ``s // PROBE``. A window
 synchronous read of every bank returns the whole window in one cycle; the lanes are then
 rotated into probe order (lane ``i`` is slot ``h + i``).
 
-Storage, per bank (every array is a ``Memory`` with one write port):
+Storage, per bank (every array a ``Memory`` with one write port, or with ``output_register``
+a ``RegisteredReadRam``):
 
 * ``ent``: ``{tag, count}``, written by ``wr``; one read port (the window);
 * ``meta``: ``{last, gen, fresh, valid}``, written by ``wr`` (valid), ``inv`` and ``clear``
@@ -51,7 +52,22 @@ the write sources' registered rows, does it. The scrubber's read of ``scrub`` is
 transparent at all; it snoops the writes instead, see ``sc_d``.) So a window read issued
 in cycle ``c`` sees every update made in cycles up to and including ``c``: a pipeline
 that reads in one cycle and writes in the next needs no forwarding.
+
+**The registered read** (``output_register``, the fast pipeline). A block RAM's word takes
+most of a cycle to leave the RAM (about 5.8 ns on the ECP5 at speed 6), so any logic
+between it and a register limits the clock. With ``output_register`` the window's
+``ent``, ``meta`` and ``mark`` arrays are ``hdl.ram.RegisteredReadRam``\ s: the word is
+registered raw as it leaves the RAM (on the ECP5 in the DP16KD's own output register) and
+is on ``bk_*`` two cycles after ``rd_slot``. The bypass then covers two cycles: beside
+each output register, a register holds the word written to the row read in the read cycle
+or in the cycle after (the later one wins; the second compared against the registered
+row, every input a register), and ``bk_*`` is the one or the other, with the generation
+compared on each side of that choice. So the window addressed in cycle ``c`` is the table
+as it is at the end of ``c + 1``: a pipeline that writes in the cycle after the read
+needs no snoop of its own.
 """
+
+from types import SimpleNamespace
 
 from amaranth import *
 from amaranth.lib import wiring, data
@@ -59,6 +75,7 @@ from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params
+from .ram import IMPLEMENTATIONS, RegisteredReadRam
 
 __all__ = ["BucketTable", "probe_order", "GEN_WIDTH"]
 
@@ -110,11 +127,16 @@ class BucketTable(wiring.Component):
         registers (``sc_mark_*``), and is dropped for a slot written (``wr_en``) in this
         cycle or in that one, whose write wins.
     bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_row : Out
-        The window read in bank order (bank ``b``: row ``bk_row[b]``), straight from the
-        block RAMs, for a caller that registers them before rotating (``bk_mark`` is the
-        mark at the end of this cycle, which depends on this cycle's ``wr_*``: pass it as
-        ``wr_mark`` when writing that slot; ``bk_mark_raw`` the mark as read; a slot is
-        stale when ``bk_fresh != bk_mark_raw``).
+        The window read in bank order (bank ``b``: row ``bk_row[b]``), one cycle after
+        ``rd_slot`` straight from the block RAMs, or with ``output_register`` two cycles
+        after it from their output registers and the bypass registers (the table at the
+        end of the cycle before). ``bk_mark`` is the mark at the end of this cycle, which
+        depends on this cycle's ``wr_*``: pass it as ``wr_mark`` when writing that slot
+        (``output_register``: the same as ``bk_mark_raw``); ``bk_mark_raw`` the mark as
+        read; a slot is stale when ``bk_fresh != bk_mark_raw``.
+    bk_sc_row_hit : Out(PROBE)
+        Bank ``b``'s row ``bk_row[b]`` is the row of this cycle's scrubber mark write
+        (``sc_mark_row``; with ``output_register`` a register).
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -135,23 +157,43 @@ class BucketTable(wiring.Component):
         formal harness gives its register model).
     gen_width : int
         Bits of ``generation`` (default ``GEN_WIDTH``).
+    output_register : bool
+        The window arrays with a registered read (see above): ``bk_*`` two cycles after
+        ``rd_slot`` instead of one.
+    ram : str
+        ``RegisteredReadRam``'s implementation of the window arrays with
+        ``output_register``: ``"generic"`` (``memory`` and a register) or ``"dp16kd"``
+        (the ECP5's DP16KD with its output register).
 
     Attributes
     ----------
     rows : int
         ``ENTRIES // PROBE``: rows per bank, and cycles of a full clear sweep.
+    read_latency : int
+        Cycles from ``rd_slot`` to ``bk_*``: 1, or 2 with ``output_register``.
     memories : dict
         After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
         ``meta{b}`` (``{last, gen, fresh, valid}``) and ``mark{b}``, for the formal views of
-        the contents (with the register-model memory).
+        the contents (with the register-model memory; ``None`` for ``"dp16kd"``).
     """
 
-    def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH):
+    def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
+                 output_register=False, ram="generic"):
         params = check_params(params)
         if not isinstance(gen_width, int) or gen_width < 1:
             raise ValueError(f"gen_width must be a positive integer, not {gen_width!r}")
+        if not isinstance(output_register, bool):
+            raise TypeError(f"output_register must be a bool, not {output_register!r}")
+        if ram not in IMPLEMENTATIONS:
+            raise ValueError(f"ram must be one of {IMPLEMENTATIONS}, not {ram!r}")
+        if ram != "generic" and not output_register:
+            raise ValueError(f"ram={ram!r} needs output_register=True (it is the "
+                             f"implementation of the registered window arrays)")
         self._params = params
         self._memory = memory
+        self.output_register = output_register
+        self.ram = ram
+        self.read_latency = 2 if output_register else 1
         self.gen_width = gen_width
         p = params
         self.rows = p.ENTRIES // p.PROBE
@@ -180,6 +222,7 @@ class BucketTable(wiring.Component):
             "bk_mark": Out(p.PROBE),
             "bk_mark_raw": Out(p.PROBE),
             "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
+            "bk_sc_row_hit": Out(p.PROBE),
             "sc_mark_en": Out(p.PROBE),
             "sc_mark_row": Out(range(self.rows)),
             "sc_mark_value": Out(p.PROBE),
@@ -287,16 +330,49 @@ class BucketTable(wiring.Component):
             m.d.comb += out.eq(Mux(hit_q, data_q, rp.data))
             return out
 
+        def window_array(name, shape):
+            """One bank's array of the window read: (write port, read port), each with
+            ``addr``, ``data`` and ``en``. A ``Memory`` (``memory``), or with
+            ``output_register`` a ``RegisteredReadRam`` (its read data a cycle later)."""
+            if not self.output_register:
+                mem = self._memory(shape=shape, depth=rows, init=[], attrs={"no_rw_check": 1})
+                m.submodules[name] = self.memories[name] = mem
+                return mem.write_port(), mem.read_port()
+            ram = RegisteredReadRam(shape=shape, depth=rows, memory=self._memory,
+                                    implementation=self.ram)
+            m.submodules[name] = ram
+            self.memories[name] = ram.memory
+            return (SimpleNamespace(addr=ram.wr_addr, data=ram.wr_data, en=ram.wr_en),
+                    SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal()))
+
+        def bypass_registered(rp, wp, shape, hit, row_q, name, summary=None):
+            """With ``output_register``: the read data of port ``rp`` (two cycles after
+            its address) as a transparent read one cycle later would return it, as
+            ``(alt, alt_data, raw)``: the word is ``alt_data`` if ``alt`` (a write of the
+            read cycle, ``hit``, or of the cycle after, to the row read, ``row_q``), else
+            ``raw``, the block RAM's registered output. ``alt`` and ``alt_data`` are
+            registers beside the block RAM's output register, so the caller's logic starts
+            from flip-flops. With ``summary`` (a function of a word) also a register of
+            ``summary(alt_data)``, made before the register (returned fourth)."""
+            hit_q = Signal(name=f"{name}_byp")
+            data_q = Signal(shape, name=f"{name}_byp_data")
+            m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
+            hit_next = Signal(name=f"{name}_byp_next")
+            m.d.comb += hit_next.eq(wp.en & (wp.addr == row_q))
+            alt = Signal(name=f"{name}_alt")
+            alt_data = Signal(shape, name=f"{name}_alt_data")
+            m.d.sync += [alt.eq(hit_q | hit_next),
+                         alt_data.eq(Mux(hit_next, wp.data, data_q))]
+            if summary is None:
+                return alt, alt_data, rp.data
+            alt_summary = Signal(name=f"{name}_alt_summary")
+            m.d.sync += alt_summary.eq(Mux(hit_next, summary(wp.data), summary(data_q)))
+            return alt, alt_data, rp.data, alt_summary
+
         for b in range(P):
-            ent = self._memory(shape=ent_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            meta = self._memory(shape=meta_layout, depth=rows, init=[], attrs={"no_rw_check": 1})
-            mark = self._memory(shape=1, depth=rows, init=[], attrs={"no_rw_check": 1})
-            m.submodules[f"ent{b}"] = ent
-            m.submodules[f"meta{b}"] = meta
-            m.submodules[f"mark{b}"] = mark
-            self.memories.update({f"ent{b}": ent, f"meta{b}": meta, f"mark{b}": mark})
-            ent_w, meta_w, mark_w = ent.write_port(), meta.write_port(), mark.write_port()
-            ent_r, meta_r, mark_r = ent.read_port(), meta.read_port(), mark.read_port()
+            ent_w, ent_r = window_array(f"ent{b}", ent_layout)
+            meta_w, meta_r = window_array(f"meta{b}", meta_layout)
+            mark_w, mark_r = window_array(f"mark{b}", 1)
 
             if pb:
                 row = (h_hi + (Const(b, pb) < h_lo))[:rw] if rw else Const(0, 0)
@@ -359,13 +435,42 @@ class BucketTable(wiring.Component):
                 self.sc_last[b].eq(sc_d[b].last),
                 self.sc_valid[b].eq(sc_d[b].valid),
             ]
+            ent_hit = wr_here & row_is(w_cmp, b)
+            meta_hit = meta_write_where(row_is(clr_cmp, b), row_is(i_cmp, b),
+                                        row_is(w_cmp, b))
+            mark_hit = sc_we & row_is(sc_cmp, b)
+            m.d.comb += [self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
+                         self.sc_mark_intent[b].eq(sc_intent)]
+            if self.output_register:
+                # Two cycles after the read: every write up to the end of the cycle after
+                # the read is in (see bypass_registered); the valid bit and the
+                # generation compared on each side of the choice.
+                row_qq = Signal(range(rows), name=f"rd_row_qq{b}")
+                sc_hit = Signal(name=f"rd_sc_row_hit{b}")
+                m.d.sync += [row_qq.eq(row_q), sc_hit.eq(row_q == sc_row_qq)]
+                e_alt, e_alt_data, e_raw = bypass_registered(ent_r, ent_w, ent_layout,
+                                                             ent_hit, row_q, f"ent{b}")
+                def tracked(word):
+                    return word.valid & (word.gen == self.generation)
+                t_alt, t_alt_data, t_raw, alt_tracked = bypass_registered(
+                    meta_r, meta_w, meta_layout, meta_hit, row_q, f"meta{b}", tracked)
+                k_alt, k_alt_data, k_raw = bypass_registered(mark_r, mark_w, 1,
+                                                             mark_hit, row_q, f"mark{b}")
+                mark_rd = Mux(k_alt, k_alt_data, k_raw)
+                m.d.comb += [
+                    self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
+                    self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),
+                    self.bk_last[b].eq(Mux(t_alt, t_alt_data.last, t_raw.last)),
+                    self.bk_valid[b].eq(Mux(t_alt, alt_tracked, tracked(t_raw))),
+                    self.bk_fresh[b].eq(Mux(t_alt, t_alt_data.fresh, t_raw.fresh)),
+                    self.bk_mark[b].eq(mark_rd), self.bk_mark_raw[b].eq(mark_rd),
+                    self.bk_row[b].eq(row_qq), self.bk_sc_row_hit[b].eq(sc_hit),
+                ]
+                continue
             # The reads as a transparent port would return them (see bypass()).
-            ent_rd = bypass(ent_r, ent_w, ent_layout, wr_here & row_is(w_cmp, b), f"ent{b}")
-            meta_rd = bypass(meta_r, meta_w, meta_layout,
-                             meta_write_where(row_is(clr_cmp, b), row_is(i_cmp, b),
-                                              row_is(w_cmp, b)),
-                             f"meta{b}")
-            mark_rd = bypass(mark_r, mark_w, 1, sc_we & row_is(sc_cmp, b), f"mark{b}")
+            ent_rd = bypass(ent_r, ent_w, ent_layout, ent_hit, f"ent{b}")
+            meta_rd = bypass(meta_r, meta_w, meta_layout, meta_hit, f"meta{b}")
+            mark_rd = bypass(mark_r, mark_w, 1, mark_hit, f"mark{b}")
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
             m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
@@ -377,8 +482,7 @@ class BucketTable(wiring.Component):
                 self.bk_fresh[b].eq(meta_rd.fresh), self.bk_mark[b].eq(mark_now),
                 self.bk_mark_raw[b].eq(mark_rd),
                 self.bk_row[b].eq(row_q),
-                self.sc_mark_en[b].eq(sc_we), self.sc_mark_value[b].eq(sc_value),
-                self.sc_mark_intent[b].eq(sc_intent),
+                self.bk_sc_row_hit[b].eq(row_q == sc_row_qqq),
             ]
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]

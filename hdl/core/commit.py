@@ -42,7 +42,7 @@ class Commit(wiring.Component):
         The decision in E2 (``decision`` registered, or ``decision`` itself).
     forward : Out(ForwardSignature(params))
         E2's table write and invalidate, straight from ``e2`` (not behind the op decode):
-        they feed the table and the snoops of the stages behind.
+        they feed the table and the forwards of the stages behind.
     lru_cmd : Out(LruCmd), lru_slot : Out(SLOT_WIDTH)
         E2's LRU command: TOUCH for a hit or a replacement, INSERT into a free slot, POP
         for an EVICT that takes the tail; and its slot, for every command (the slot an

@@ -18,9 +18,10 @@ def stage_layout(p):
 
 
 def bank_layout(p):
-    """One bank's word of a window as M registers it (bank order): the entry, its valid,
-    fresh and mark bits, its table row, and whether that row is the row of the scrubber's
-    mark write in the next cycle (``sc_row_hit``)."""
+    """One bank's word of a window as E1a reads it (bank order; in the fast pipeline the
+    table's registered read, M's): the entry, its valid, fresh and mark bits, its table
+    row, and whether that row is the row of the scrubber's mark write in E1a's cycle
+    (``sc_row_hit``)."""
     return data.StructLayout({
         "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": p.TS_WIDTH,
         "valid": 1, "fresh": 1, "mark": 1, "row": range(p.ENTRIES // p.PROBE),
@@ -119,7 +120,7 @@ def decision_layout(p):
 
 class ForwardSignature(wiring.Signature):
     """E2's table write and invalidate, as the commit stage drives them: into the table,
-    and back into the stages behind it (M's snoop, E1a's lanes, E1b's versions), which
+    and back into the stages behind it (E1a's lanes, E1b's versions; the table bypasses the write of M's cycle itself), which
     see the line the request ahead leaves before the table does.
 
     Members (all ``Out`` from the commit stage)

@@ -20,7 +20,7 @@ class ObservationSignature(wiring.Signature):
     hash_stage : ArrayLayout(stage_layout(params), hash_latency + 1)
         The requests beside the hash: s0 (just accepted) .. s[Lh] (in R).
     m : m_stage_layout(params)
-        The request in M, its window start and its snoop overlaps (zero when compact).
+        The request in M and its window start (zero when compact).
     window : window_layout(params)
         The request in E1a (E when compact) and its window (``WindowRead.window``).
     lanes : lanes_layout(params)

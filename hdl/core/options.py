@@ -10,6 +10,7 @@ simulation benches.
 import dataclasses
 
 from ..hash import check_lut_cross_products
+from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
 __all__ = ["CoreOptions"]
 
@@ -43,6 +44,10 @@ class CoreOptions:
         made in LUTs instead of DSPs (the iCE40 build: ``{"c1", "c2"}``). Any collection
         of names (or ``True`` / ``False``: all / none) is accepted and stored as a
         ``frozenset``.
+    block_ram : str
+        The implementation of the table's registered window arrays (``hdl.ram``,
+        fast pipeline only): ``"generic"`` (default: ``Memory`` and a register) or
+        ``"dp16kd"`` (the ECP5 build: DP16KD blocks with their output register).
 
     Attributes
     ----------
@@ -60,6 +65,7 @@ class CoreOptions:
     compact: bool = False
     hash_mul_stages: int = 2
     hash_lut_cross_products: frozenset = frozenset()
+    block_ram: str = "generic"
 
     def __post_init__(self):
         for name in ("serial", "compact"):
@@ -76,6 +82,12 @@ class CoreOptions:
             raise ValueError("CoreOptions.hash_lut_cross_products needs DSP multiplies "
                              "(hash_mul_stages 1, 2 or 3); with 0 every product is in LUTs")
         object.__setattr__(self, "hash_lut_cross_products", names)
+        if self.block_ram not in RAM_IMPLEMENTATIONS:
+            raise ValueError(f"CoreOptions.block_ram must be one of {RAM_IMPLEMENTATIONS}, "
+                             f"not {self.block_ram!r}")
+        if self.compact and self.block_ram != "generic":
+            raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
+                             "pipeline (the compact one has no registered window read)")
 
     @property
     def m_stage(self):
@@ -97,7 +109,8 @@ class CoreOptions:
         """The fields as JSON-friendly values (for reports)."""
         return {"serial": self.serial, "compact": self.compact,
                 "hash_mul_stages": self.hash_mul_stages,
-                "hash_lut_cross_products": sorted(self.hash_lut_cross_products)}
+                "hash_lut_cross_products": sorted(self.hash_lut_cross_products),
+                "block_ram": self.block_ram}
 
     @classmethod
     def cast(cls, options):

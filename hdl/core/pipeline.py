@@ -164,7 +164,9 @@ class KvAsuCore(wiring.Component):
         # EVICT's acceptance that must be free of acceptances.
         self.evict_gap = (options.m_stage + eval_stages +
                           tail_lag(options.lru_registered) - 1)
-        self.table = BucketTable(params, memory=memory, gen_width=gen_width)
+        # (the fast pipeline's M is the table's registered read)
+        self.table = BucketTable(params, memory=memory, gen_width=gen_width,
+                                 output_register=options.m_stage, ram=options.block_ram)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
                            observe=observe)
         self.scrubber = Scrubber(params, lag=self.eval_lag)
@@ -213,7 +215,7 @@ class KvAsuCore(wiring.Component):
         # E2's write and invalidate: the one way back, into the table and into the stages
         # behind E2, wired here and nowhere else.
         fwd = commit.forward
-        for stage in (window, lanes, versions):
+        for stage in (lanes, versions):
             m.d.comb += [getattr(stage.forward, name).eq(getattr(fwd, name))
                          for name in fwd.signature.members]
 
@@ -244,8 +246,8 @@ class KvAsuCore(wiring.Component):
                      window.ahead_start.eq(lanes.lanes.start),
                      table.rd_slot.eq(window.rd_slot)]
         m.d.comb += [getattr(window, name).eq(getattr(table, name)) for name in (
-            "bk_tag", "bk_count", "bk_last", "bk_valid", "bk_fresh", "bk_mark",
-            "bk_mark_raw", "bk_row", "sc_mark_row", "sc_mark_row_next")]
+            "bk_tag", "bk_count", "bk_last", "bk_valid", "bk_fresh", "bk_mark_raw", "bk_row",
+            "bk_sc_row_hit")]
 
         # ---- E1a: lanes compared, E2's write forwarded into them ------------------------
         m.d.comb += [lanes.window.eq(window.window), lanes.cfg.eq(cfg),

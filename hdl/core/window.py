@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """R and M: the window read. R gives the table the window start (the hash, or the LRU
-tail for an EVICT); M registers the banks' words as they leave the block RAMs, with E2's
-write of that cycle snooped in, so that E1a starts from flip-flops."""
+tail for an EVICT); in M the banks' words are in the block RAMs' own output registers
+(the table's ``output_register``), with every write up to the end of M's cycle bypassed
+in beside them, so that E1a starts from flip-flops and no logic sits between a block RAM
+and its register."""
 
 from amaranth import *
 from amaranth.lib import data, wiring
@@ -11,7 +13,7 @@ import regmap
 
 from ..layouts import config_layout
 from ..tlevel import saturated_age
-from .interfaces import ForwardSignature, stage_layout, window_layout
+from .interfaces import stage_layout, window_layout
 from .options import CoreOptions
 
 __all__ = ["WindowRead", "m_stage_layout"]
@@ -21,12 +23,8 @@ assert all((code >> 1) & 1 == name.startswith("EVICT") for name, code in regmap.
 
 
 def m_stage_layout(p):
-    """The request in M: the request, its window start, and ``overlap[b][j]``: the slot it
-    reads in bank ``b`` is lane ``j`` of the window of the request in E2 (for the snoop)."""
-    return data.StructLayout({
-        "request": stage_layout(p), "start": p.SLOT_WIDTH,
-        "overlap": data.ArrayLayout(p.PROBE, p.PROBE),
-    })
+    """The request in M: the request and its window start."""
+    return data.StructLayout({"request": stage_layout(p), "start": p.SLOT_WIDTH})
 
 
 class WindowRead(wiring.Component):
@@ -40,8 +38,9 @@ class WindowRead(wiring.Component):
     ----------
     params : regmap.Params
     options : CoreOptions
-        ``m_stage`` (the fast pipeline): M registers the window, snoops E2's write, and
-        registers the lane overlaps E1a's and E1b's forwards need. Else (compact) R's
+        ``m_stage`` (the fast pipeline): the window is the table's registered read (a
+        ``BucketTable`` with ``output_register``), and M registers the lane overlaps E1a's
+        and E1b's forwards need. Else (compact) R's
         window start is registered for E, and E reads the table's outputs directly.
 
     Ports
@@ -53,12 +52,9 @@ class WindowRead(wiring.Component):
         / EVICT_ANY, ``op[1]`` set).
     rd_slot : Out(SLOT_WIDTH)
         The window start, to the table's ``rd_slot``.
-    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark, bk_mark_raw, bk_row : In
-        The table's window read in bank order (``BucketTable``'s ports of the same names).
-    sc_mark_row, sc_mark_row_next : In(range(ROWS))
-        The row of the scrubber's mark write in this cycle and in the next.
-    forward : In(ForwardSignature(params))
-        E2's write and invalidate (snooped in M; unused in the compact pipeline).
+    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit : In
+        The table's window read in bank order (``BucketTable``'s ports of the same names):
+        in E1a's cycle (fast pipeline: the registered read), or in E's (compact).
     ahead : In(stage_layout(params)), ahead_start : In(SLOT_WIDTH)
         The request in E1b and its window start (in E2 when the request in M is in E1a).
     cfg : In(config_layout(params))
@@ -66,7 +62,7 @@ class WindowRead(wiring.Component):
     window : Out(window_layout(params))
         The window of the request in E1a (E), see ``window_layout``.
     m : Out(m_stage_layout(params))
-        The request in M (zero in the compact pipeline).
+        The request in M and its window start (zero in the compact pipeline).
     busy : Out(1)
         A request is in M or in E1a (E).
     """
@@ -86,9 +82,8 @@ class WindowRead(wiring.Component):
             "rd_slot": Out(sw),
             "bk_tag": banks(p.TAG_WIDTH), "bk_count": banks(p.COUNT_WIDTH),
             "bk_last": banks(p.TS_WIDTH), "bk_valid": In(P), "bk_fresh": In(P),
-            "bk_mark": In(P), "bk_mark_raw": In(P), "bk_row": banks(range(rows)),
-            "sc_mark_row": In(range(rows)), "sc_mark_row_next": In(range(rows)),
-            "forward": In(ForwardSignature(p)),
+            "bk_mark_raw": In(P), "bk_row": banks(range(rows)),
+            "bk_sc_row_hit": In(P),
             "ahead": In(stage_layout(p)), "ahead_start": In(sw),
             "cfg": In(config_layout(p)),
             "window": Out(window_layout(p)),
@@ -101,7 +96,7 @@ class WindowRead(wiring.Component):
         p = self._params
         P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
         pb = P.bit_length() - 1
-        win, mreg, fwd = self.window, self.m, self.forward
+        win, mreg = self.window, self.m
 
         # R: the window start.
         m.d.comb += self.rd_slot.eq(Mux(self.request.op[1], self.tail, self.hash))
@@ -122,18 +117,22 @@ class WindowRead(wiring.Component):
         m.d.sync += [win.lane_slot[i].eq((pre_h + i)[:sw]) for i in range(P)]
         m.d.comb += self.busy.eq(mreg.request.valid | win.request.valid)
 
+        # The banks: the table's outputs, in E1a's cycle. Fast pipeline: in M the words are
+        # in the block RAMs' own output registers (the table's registered read), with the
+        # bypass registers beside them, every write up to the end of M's cycle included:
+        # no logic between a block RAM and its register; E1a starts from the registers
+        # and the bypass choice's multiplexer. Compact: the table's outputs are E's banks
+        # (the mark as read: the mark at the end of the cycle depends on this cycle's
+        # write, which E makes).
         mb = win.bank
+        for b in range(P):
+            m.d.comb += [
+                mb[b].tag.eq(self.bk_tag[b]), mb[b].count.eq(self.bk_count[b]),
+                mb[b].last.eq(self.bk_last[b]), mb[b].valid.eq(self.bk_valid[b]),
+                mb[b].fresh.eq(self.bk_fresh[b]), mb[b].mark.eq(self.bk_mark_raw[b]),
+                mb[b].row.eq(self.bk_row[b]), mb[b].sc_row_hit.eq(self.bk_sc_row_hit[b]),
+            ]
         if not self.m_stage:
-            # Compact: the table's outputs are E's banks (the mark as read: the mark at
-            # the end of the cycle depends on this cycle's write, which E makes).
-            for b in range(P):
-                m.d.comb += [
-                    mb[b].tag.eq(self.bk_tag[b]), mb[b].count.eq(self.bk_count[b]),
-                    mb[b].last.eq(self.bk_last[b]), mb[b].valid.eq(self.bk_valid[b]),
-                    mb[b].fresh.eq(self.bk_fresh[b]), mb[b].mark.eq(self.bk_mark_raw[b]),
-                    mb[b].row.eq(self.bk_row[b]),
-                    mb[b].sc_row_hit.eq(self.bk_row[b] == self.sc_mark_row),
-                ]
             return m
 
         def overlap(out, h_ahead, name):
@@ -160,45 +159,4 @@ class WindowRead(wiring.Component):
                      win.forward_age.eq(saturated_age(p, pre_req.t, self.ahead.t, 0)),
                      win.t_w1.eq((pre_req.t - self.cfg.w1 - 1)[:ts])]
 
-        # M's snoop, per bank: overlap[b][j] says the slot the request entering M reads in
-        # bank b is lane j of the window of the request in E2 then (in E1b now), from the
-        # registered sums e_h + k (lane i of the window at h is lane j of E1b's when
-        # h == eb_tail + j - i), for both window starts R may take, chosen after: no slot
-        # comparator behind E2's decision, none behind R's multiplexer.
-        eb_tail_plus = {k: Signal(sw, name=f"eb_tail_plus{k + P - 1}")
-                        for k in range(-(P - 1), P)}
-        m.d.sync += [x.eq((win.start + k)[:sw]) for k, x in eb_tail_plus.items()]
-
-        def m_overlap(h, name):
-            ov = [Signal(P, name=f"{name}{b}") for b in range(P)]
-            for b in range(P):
-                for j in range(P):
-                    lanes = [((h[:pb] + i)[:pb] == b if pb else Const(1)) &
-                             (h == eb_tail_plus[j - i]) for i in range(P)]
-                    m.d.comb += ov[b][j].eq(Cat(*lanes).any())
-            return ov
-
-        ov_hash = m_overlap(self.hash, "m_ov_hash")
-        ov_tail = m_overlap(self.tail, "m_ov_tail")
-        m_ov = [Signal(P, name=f"m_ov{b}") for b in range(P)]
-        for b in range(P):
-            m.d.sync += m_ov[b].eq(Mux(self.request.op[1], ov_tail[b], ov_hash[b]))
-            m.d.comb += mreg.overlap[b].eq(m_ov[b])
-
-        # M: each bank's word registered, with this cycle's write / invalidate snooped in
-        # (E2 writes lane `forward.lane` of its window and invalidates lane 0, the tail).
-        for b in range(P):
-            row_b = self.bk_row[b]
-            written = fwd.write & (fwd.lane & m_ov[b]).any()
-            gone = fwd.invalidate & m_ov[b][0]
-            m.d.sync += [
-                mb[b].tag.eq(Mux(written, fwd.tag, self.bk_tag[b])),
-                mb[b].count.eq(Mux(written, fwd.count, self.bk_count[b])),
-                mb[b].last.eq(Mux(written, fwd.last, self.bk_last[b])),
-                mb[b].valid.eq(written | (self.bk_valid[b] & ~gone)),
-                mb[b].fresh.eq(Mux(written, fwd.mark, self.bk_fresh[b])),
-                mb[b].mark.eq(self.bk_mark[b]),
-                mb[b].row.eq(row_b),
-                mb[b].sc_row_hit.eq(row_b == self.sc_mark_row_next),
-            ]
         return m

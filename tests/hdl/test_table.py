@@ -40,6 +40,48 @@ def window(ctx, dut, h):
     return out
 
 
+def random_source(ctx, dut, rng, target, model):
+    """Set one random write source of the table for this cycle, aimed at slot ``target``
+    (a write, an invalidate, a clear of its row, or none), and apply it to ``model``
+    (slot -> ``(tag, count, last)`` of the tracked slots); return its name."""
+    p = dut._params
+    probe = p.PROBE
+    op = rng.choices(["wr", "inv", "clear", "none"], [5, 2, 1, 2])[0]
+    ctx.set(dut.wr_en, op == "wr")
+    ctx.set(dut.inv_en, op == "inv")
+    ctx.set(dut.clear_en, op == "clear")
+    if op == "wr":
+        entry = (rng.getrandbits(p.TAG_WIDTH), rng.randrange(1 << p.COUNT_WIDTH),
+                 rng.randrange(1 << p.TS_WIDTH))
+        ctx.set(dut.wr_slot, target)
+        ctx.set(dut.wr_tag, entry[0])
+        ctx.set(dut.wr_count, entry[1])
+        ctx.set(dut.wr_last, entry[2])
+        model[target] = entry
+    elif op == "inv":
+        ctx.set(dut.inv_slot, target)
+        model.pop(target, None)
+    elif op == "clear":
+        row = target // probe
+        ctx.set(dut.clear_row, row)
+        for b in range(probe):
+            model.pop(row * probe + b, None)
+    return op
+
+
+def check_window(ctx, dut, h, model, context):
+    """The window at ``h`` on the ``bk_*`` ports is ``model``'s (slot -> ``(tag, count,
+    last)`` of the tracked slots): tracked exactly where the model has the slot, with its
+    entry."""
+    p = dut._params
+    win = window(ctx, dut, h)
+    for i in range(p.PROBE):
+        s = (h + i) % p.ENTRIES
+        assert (win.valid >> i) & 1 == (s in model), (context, h, i)
+        if s in model:
+            assert (win.tag[i], win.count[i], win.last[i]) == model[s], (context, h, i)
+
+
 def sim_run(dut, bench):
     sim = Simulator(dut)
     sim.add_clock(1e-8)
@@ -117,37 +159,9 @@ def test_reads_meet_every_write_source(entries, probe):
             # one source per cycle, aimed at the window being read most of the time
             target = (h + rng.randrange(probe)) % entries if rng.random() < 0.8 \
                 else rng.randrange(entries)
-            op = rng.choices(["wr", "inv", "clear", "none"], [5, 2, 1, 2])[0]
-            ctx.set(dut.wr_en, op == "wr")
-            ctx.set(dut.inv_en, op == "inv")
-            ctx.set(dut.clear_en, op == "clear")
-            if op == "wr":
-                entry = (rng.getrandbits(p.TAG_WIDTH), rng.randrange(1 << p.COUNT_WIDTH),
-                         rng.randrange(1 << p.TS_WIDTH))
-                ctx.set(dut.wr_slot, target)
-                ctx.set(dut.wr_tag, entry[0])
-                ctx.set(dut.wr_count, entry[1])
-                ctx.set(dut.wr_last, entry[2])
-                model[target] = entry
-            elif op == "inv":
-                ctx.set(dut.inv_slot, target)
-                model.pop(target, None)
-            elif op == "clear":
-                row = target // probe
-                ctx.set(dut.clear_row, row)
-                for b in range(probe):
-                    model.pop(row * probe + b, None)
+            op = random_source(ctx, dut, rng, target, model)
             await ctx.tick()
-            win = window(ctx, dut, h)
-            for i in range(probe):
-                s = (h + i) % entries
-                assert (win.valid >> i) & 1 == (s in model), (op, target, h, i)
-                if s in model:
-                    assert (win.tag[i], win.count[i], win.last[i]) == model[s], \
-                        (op, target, h, i)
-        ctx.set(dut.wr_en, 0)
-        ctx.set(dut.inv_en, 0)
-        ctx.set(dut.clear_en, 0)
+            check_window(ctx, dut, h, model, (op, target))
 
     sim_run(dut, bench)
 
