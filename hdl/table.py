@@ -56,7 +56,7 @@ that reads in one cycle and writes in the next needs no forwarding.
 **The registered read** (``output_register``, the fast pipeline). A block RAM's word takes
 most of a cycle to leave the RAM (about 5.8 ns on the ECP5 at speed 6), so any logic
 between it and a register limits the clock. With ``output_register`` the window's
-``ent``, ``meta`` and ``mark`` arrays are ``hdl.ram.RegisteredReadRam``\ s: the word is
+``ent``, ``meta`` and ``mark`` arrays are each a ``hdl.ram.RegisteredReadRam``: the word is
 registered raw as it leaves the RAM (on the ECP5 in the DP16KD's own output register) and
 is on ``bk_*`` two cycles after ``rd_slot``. The bypass then covers two cycles: beside
 each output register, a register holds the word written to the row read in the read cycle

@@ -74,6 +74,10 @@ def targets(verilog: str) -> list[Target]:
     out = []
     for array in fast.memory_arrays(verilog):
         module, leaf = array.name.rsplit(".", 1)
+        if leaf == "memory" and module.rsplit(".", 1)[0].endswith(".table"):
+            # a window array with a registered read (hdl.ram.RegisteredReadRam): its
+            # Memory is one level down, named after the array
+            module, leaf = module.rsplit(".", 1)
         if module.endswith(".table") or module.endswith(".lru") or module.endswith(".stats"):
             base = leaf.rstrip("0123456789") if module.endswith(".table") else leaf
             if base in _D11_NAMES:

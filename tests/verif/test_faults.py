@@ -57,6 +57,12 @@ def test_targets_are_the_block_rams(verilog):
     assert location(PARAMS, by_name[("prev1", None)], 9, 2) == ("prev1", 9)
 
 
+def _array(verilog, memory, bank):
+    """The harness name of one D11 memory's array, as the campaign names it."""
+    (target,) = [t for t in targets(verilog) if (t.memory, t.bank) == (memory, bank)]
+    return "TOP." + target.array.name
+
+
 def _line_slot(requests, addr):
     model = KvAsuModel(PARAMS)
     for r in requests:
@@ -64,11 +70,11 @@ def _line_slot(requests, addr):
     return model.find(addr)
 
 
-def test_flipped_tag_bit_of_a_tracked_line_is_a_silent_corruption(exe):
+def test_flipped_tag_bit_of_a_tracked_line_is_a_silent_corruption(exe, verilog):
     addr = 0x4500
     requests = [(10, int(Op.OBSERVE), addr, 0), (200, int(Op.QUERY), addr, 0)]
     slot = _line_slot(requests[:1], addr)
-    fault = fast.Fault(100, f"TOP.kv_asu.core.table.ent{slot % PARAMS.PROBE}",
+    fault = fast.Fault(100, _array(verilog, "ent", slot % PARAMS.PROBE),
                        slot // PARAMS.PROBE, 0)                 # tag bit 0
     clean = run_one(exe, PARAMS, 1, None, requests=requests)
     hit = run_one(exe, PARAMS, 1, fault, requests=requests)
@@ -77,14 +83,14 @@ def test_flipped_tag_bit_of_a_tracked_line_is_a_silent_corruption(exe):
     assert "present expected 1 got 0" in hit["detail"]
 
 
-def test_upset_in_an_untracked_slots_word_is_masked(exe):
+def test_upset_in_an_untracked_slots_word_is_masked(exe, verilog):
     rng = random.Random(5)
     lines = [rng.getrandbits(20) << 8 for _ in range(3)]
     requests = [(10 + 3 * i, int(Op.OBSERVE), a, 0) for i, a in enumerate(lines * 4)]
     used = {_line_slot(requests, a) for a in lines}
     free = next(s for s in range(PARAMS.ENTRIES) if s not in used)
     for bit in (0, PARAMS.TAG_WIDTH - 1, PARAMS.TAG_WIDTH):     # tag bits, a count bit
-        fault = fast.Fault(20, f"TOP.kv_asu.core.table.ent{free % PARAMS.PROBE}",
+        fault = fast.Fault(20, _array(verilog, "ent", free % PARAMS.PROBE),
                            free // PARAMS.PROBE, bit)
         assert run_one(exe, PARAMS, 1, fault, requests=requests)["class"] == "masked"
 
