@@ -16,7 +16,7 @@ from hdl.ram import RegisteredReadRam, dp16kd_mode
 from hdl.table import BucketTable
 
 from .harness import small_params
-from .test_table import check_window, random_source
+from .test_table import check_window, clear_sweep, random_source
 
 
 def sim_run(dut, bench):
@@ -109,11 +109,7 @@ def test_registered_window_meets_writes_of_both_cycles(entries, probe):
     model = {}
 
     async def bench(ctx):
-        ctx.set(dut.clear_en, 1)
-        for row in range(rows):
-            ctx.set(dut.clear_row, row)
-            await ctx.tick()
-        ctx.set(dut.clear_en, 0)
+        await clear_sweep(ctx, dut, rows)
         await ctx.tick()
         reads = []                          # window start per cycle
         for _ in range(700):

@@ -82,6 +82,15 @@ def check_window(ctx, dut, h, model, context):
             assert (win.tag[i], win.count[i], win.last[i]) == model[s], (context, h, i)
 
 
+async def clear_sweep(ctx, dut, rows):
+    """The sweep a core makes after reset: every slot untracked."""
+    ctx.set(dut.clear_en, 1)
+    for row in range(rows):
+        ctx.set(dut.clear_row, row)
+        await ctx.tick()
+    ctx.set(dut.clear_en, 0)
+
+
 def sim_run(dut, bench):
     sim = Simulator(dut)
     sim.add_clock(1e-8)
@@ -147,12 +156,7 @@ def test_reads_meet_every_write_source(entries, probe):
     model = {}              # slot -> (tag, count, last) of a tracked slot
 
     async def bench(ctx):
-        # the sweep a core makes after reset: every slot untracked
-        ctx.set(dut.clear_en, 1)
-        for row in range(rows):
-            ctx.set(dut.clear_row, row)
-            await ctx.tick()
-        ctx.set(dut.clear_en, 0)
+        await clear_sweep(ctx, dut, rows)
         for _ in range(600):
             h = rng.randrange(entries)
             ctx.set(dut.rd_slot, h)
