@@ -97,10 +97,10 @@ asic-deps:
 bench: setup
 	$(PY) -m tools.bench --cocotb --out $(BUILD)/bench.json
 
-# The non-blocking mode (D13): drops and not-ready cycles per pattern in both modes, into
-# the bench JSON's "nonblocking_mode" (cocotb on Verilator, every response checked).
+# The non-blocking mode (D13): drops and not-ready cycles per pattern in both modes, in
+# build/bench_nonblocking.json (cocotb on Verilator, every response checked).
 bench-nonblocking: setup
-	nice -n 10 $(PY) -m tools.bench_nonblocking --out $(BUILD)/bench.json
+	nice -n 10 $(PY) -m tools.bench_nonblocking --out $(BUILD)/bench_nonblocking.json
 
 # Ten million mixed requests (small configuration: collisions, wrap-around and replacements
 # all the time) through the Verilated RTL with register fuzzing, every response checked.

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The non-blocking mode's figures (docs/spec-decisions.md D13) for the bench JSON.
+"""The non-blocking mode's figures (docs/spec-decisions.md D13).
 
-``python -m tools.bench_nonblocking [--out build/bench.json] [--requests N] [--config default]``
+``python -m tools.bench_nonblocking [--out build/bench_nonblocking.json] [--requests N] [--config default]``
 
 Runs ``verif.cocotb_bench_nonblocking`` on the Verilated RTL (the cocotb testbench: every
 request decided by the golden model's admission rule, every response and statistic checked)
 for back-to-back EVICT_ANY, the streaming-video KV trace with its GC EVICTs, and that trace
 with a FLUSH or a COMMIT every 500 cycles, in the blocking mode and in MODE.NONBLOCKING;
-prints a table and writes the figures under ``"nonblocking_mode"`` into ``--out`` (other
-keys of an existing file are kept, so ``make bench``'s figures stay).
+prints a table and writes the figures to ``--out``, a file of its own (``make bench``
+rewrites ``build/bench.json`` whole).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from verif import runner as R
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bench_nonblocking", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("build/bench.json"))
+    ap.add_argument("--out", type=Path, default=Path("build/bench_nonblocking.json"))
     ap.add_argument("--requests", type=int, default=3000, help="requests per video pattern")
     ap.add_argument("--config", default="default", choices=sorted(R.CONFIGS))
     ap.add_argument("--seed", type=int, default=1)
@@ -58,11 +58,10 @@ def main(argv=None) -> int:
             print(f"{name:34s} {mode:12s} {f['presented']:9d} {f['taken']:6d} "
                   f"{f['dropped']:7d} {f['cycles']:7d} {f['not_ready_cycles']:9d} "
                   f"{f['taken_per_cycle']:11.3f}")
-    out = json.loads(args.out.read_text()) if args.out.exists() else {}
-    out["nonblocking_mode"] = {**data, "seed": args.seed, "config": args.config}
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(out, indent=1))
-    print(f"wrote {args.out} (key nonblocking_mode)")
+    args.out.write_text(json.dumps({**data, "seed": args.seed, "config": args.config},
+                                   indent=1) + "\n")
+    print(f"wrote {args.out}")
     return 0
 
 
