@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: Apache-2.0
+"""A shadow directory of the predictor mode's loop detector (spec-predictor.md P11).
+
+An ordered list of at most ``depth`` distinct signatures, from the LRU end (``tail``) to
+the MRU end (``head``), that takes one access per cycle: a fully associative lookup of the
+signature; on a hit, a move to the MRU end; on a miss, up to two drops at the LRU end while
+the list holds at least ``cap`` signatures, then the insertion of the signature at the MRU
+end, or, in a bimodal directory, at the LRU end unless its counter wraps (once in 32).
+
+Every entry (``valid``, ``sig``, ``prev``, ``next``) and both ends are flip-flops, so an
+access reads the state the access of the cycle before left and a burst of accesses (one per
+cycle) needs no queue and no forwarding (docs/rtl-predictor.md states the choice and its
+cost). ``next`` points from the MRU end towards the LRU end, ``prev`` back; the links of the
+ends (``prev[head]``, ``next[tail]``) and of free entries are meaningless and never read.
+"""
+
+from amaranth import *
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+from amaranth.utils import ceil_log2
+
+from .bimodal import BimodalCounter
+from .constants import BIP_WIDTH, SIG_WIDTH
+
+__all__ = ["ShadowDirectory", "ShadowObservationSignature", "access_layout"]
+
+
+def access_layout(depth, sig_width=SIG_WIDTH):
+    """An access: the signature ``sig`` and the bound ``cap`` (1..``depth``)."""
+    return data.StructLayout({"sig": sig_width, "cap": range(depth + 1)})
+
+
+class ShadowObservationSignature(wiring.Signature):
+    """The directory's state, for the tests and the formal views (all ``Out``, registers):
+    ``valid`` (``depth`` bits), ``sig``, ``prev``, ``next`` (arrays over the entries),
+    ``head`` (MRU end), ``tail`` (LRU end), ``length``."""
+
+    def __init__(self, depth, sig_width=SIG_WIDTH):
+        iw = max(1, ceil_log2(depth))
+        super().__init__({
+            "valid": Out(depth),
+            "sig": Out(data.ArrayLayout(sig_width, depth)),
+            "prev": Out(data.ArrayLayout(iw, depth)),
+            "next": Out(data.ArrayLayout(iw, depth)),
+            "head": Out(iw),
+            "tail": Out(iw),
+            "length": Out(range(depth + 1)),
+        })
+
+
+class ShadowDirectory(wiring.Component):
+    """One shadow directory (``SA`` with ``bimodal=False``, ``SB`` with ``bimodal=True``).
+
+    Ports
+    -----
+    access : In(stream.Signature(access_layout(depth, sig_width), always_ready=True))
+        ``valid``: an access this cycle with ``payload.sig`` and ``payload.cap`` (the
+        caller's ``max(1, occupancy >> 4)``; 0 counts as 1, a value above ``depth`` as
+        ``depth``). Always taken; its effect is in the state at the end of the cycle.
+    hit : Out(1)
+        This cycle's access finds its signature (combinational, 0 without ``valid``).
+    flush : In(1)
+        Empty the directory and clear the bimodal counter at the end of the cycle (wins
+        over an access).
+    counter : Out(5)
+        The bimodal counter (``sbip``; stays 0 when not ``bimodal``).
+    observe : Out(ShadowObservationSignature(depth, sig_width))
+        Only with ``observe=True``: the entries and ends.
+
+    Parameters
+    ----------
+    depth : int
+        The bound on the signatures held, at least 1 (``max(1, ENTRIES / 16)`` in the
+        core: 128 by default).
+    bimodal : bool
+        Insert a new signature at the LRU end 31 times in 32 (the BIP shadow).
+    sig_width : int
+        Bits per signature (default 16, the spec's; 1..32).
+    observe : bool
+        Add the ``observe`` port (default ``False``).
+    """
+
+    def __init__(self, depth, *, bimodal, sig_width=SIG_WIDTH, observe=False):
+        if not isinstance(depth, int) or isinstance(depth, bool):
+            raise TypeError(f"depth must be an integer, not {depth!r}")
+        if depth < 1:
+            raise ValueError(f"depth must be at least 1, not {depth}")
+        for name, value in (("bimodal", bimodal), ("observe", observe)):
+            if not isinstance(value, bool):
+                raise TypeError(f"{name} must be a bool, not {value!r}")
+        if not isinstance(sig_width, int) or isinstance(sig_width, bool):
+            raise TypeError(f"sig_width must be an integer, not {sig_width!r}")
+        if not 1 <= sig_width <= 32:
+            raise ValueError(f"sig_width must be 1..32, not {sig_width}")
+        self.depth, self.bimodal, self.sig_width = depth, bimodal, sig_width
+        self.observed = observe
+        ports = {
+            "access": In(stream.Signature(access_layout(depth, sig_width), always_ready=True)),
+            "hit": Out(1),
+            "flush": In(1),
+            "counter": Out(BIP_WIDTH),
+        }
+        if observe:
+            ports["observe"] = Out(ShadowObservationSignature(depth, sig_width))
+        super().__init__(ports)
+
+    def elaborate(self, platform):
+        m = Module()
+        d = self.depth
+        iw = max(1, ceil_log2(d))
+        valid = Signal(d)
+        sigs = [Signal(self.sig_width, name=f"sig{e}") for e in range(d)]
+        prvs = [Signal(iw, name=f"prev{e}") for e in range(d)]
+        nxts = [Signal(iw, name=f"next{e}") for e in range(d)]
+        sig, prv, nxt = Array(sigs), Array(prvs), Array(nxts)
+        head = Signal(iw)
+        tail = Signal(iw)
+        length = Signal(range(d + 1))
+        m.submodules.counter = bip = BimodalCounter()
+        m.d.comb += [bip.flush.eq(self.flush), self.counter.eq(bip.counter)]
+
+        x = self.access.payload.sig
+        # The fully associative lookup (the signatures are distinct: at most one match).
+        match = Signal(d)
+        m.d.comb += match.eq(Cat(valid[e] & (sigs[e] == x) for e in range(d)))
+        found = Signal(iw)
+        for e in reversed(range(d)):
+            with m.If(match[e]):
+                m.d.comb += found.eq(e)
+        m.d.comb += self.hit.eq(self.access.valid & match.any())
+
+        # A miss: the drops at the LRU end, the entry the signature takes.
+        cap = Signal(range(d + 1))
+        raw = self.access.payload.cap
+        m.d.comb += cap.eq(Mux(raw == 0, 1, Mux(raw > d, d, raw)))
+        drop1 = Signal()
+        drop2 = Signal()
+        m.d.comb += [drop1.eq(length >= cap), drop2.eq(length >= cap + 1)]
+        t1 = tail
+        t2 = Signal(iw)
+        t3 = Signal(iw)
+        m.d.comb += [t2.eq(prv[t1]), t3.eq(prv[t2])]
+        new_tail = Signal(iw)
+        m.d.comb += new_tail.eq(Mux(drop2, t3, Mux(drop1, t2, t1)))
+        kept = Signal(range(d + 1))
+        m.d.comb += kept.eq(length - drop1 - drop2)
+        free = Signal(iw)             # the first free entry, or the dropped tail when full
+        m.d.comb += free.eq(t1)
+        for e in reversed(range(d)):
+            with m.If(~valid[e]):
+                m.d.comb += free.eq(e)
+        to_lru = Signal()
+        if self.bimodal:
+            m.d.comb += to_lru.eq(bip.at_lru_end)
+
+        with m.If(self.flush):
+            m.d.sync += [valid.eq(0), length.eq(0)]
+        with m.Elif(self.access.valid & match.any()):
+            # Move to the MRU end.
+            e = found
+            with m.If(e != head):
+                p, n = prv[e], nxt[e]
+                m.d.sync += nxt[p].eq(n)
+                with m.If(e == tail):
+                    m.d.sync += tail.eq(p)
+                with m.Else():
+                    m.d.sync += prv[n].eq(p)
+                m.d.sync += [nxt[e].eq(head), prv[head].eq(e), head.eq(e)]
+        with m.Elif(self.access.valid):
+            if self.bimodal:
+                m.d.comb += bip.step.eq(1)
+            with m.If(drop1):
+                m.d.sync += valid.bit_select(t1, 1).eq(0)
+            with m.If(drop2):
+                m.d.sync += valid.bit_select(t2, 1).eq(0)
+            m.d.sync += [valid.bit_select(free, 1).eq(1), sig[free].eq(x),
+                         length.eq(kept + 1)]
+            with m.If(kept == 0):
+                m.d.sync += [head.eq(free), tail.eq(free)]
+            with m.Elif(to_lru):
+                m.d.sync += [prv[free].eq(new_tail), nxt[new_tail].eq(free), tail.eq(free)]
+            with m.Else():
+                m.d.sync += [nxt[free].eq(head), prv[head].eq(free), head.eq(free),
+                             tail.eq(new_tail)]
+
+        if self.observed:
+            obs = self.observe
+            m.d.comb += [obs.valid.eq(valid), obs.head.eq(head), obs.tail.eq(tail),
+                         obs.length.eq(length)]
+            for e in range(d):
+                m.d.comb += [obs.sig[e].eq(sigs[e]), obs.prev[e].eq(prvs[e]),
+                             obs.next[e].eq(nxts[e])]
+        return m
