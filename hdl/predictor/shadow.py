@@ -55,8 +55,8 @@ class ShadowDirectory(wiring.Component):
     -----
     access : In(stream.Signature(access_layout(depth, sig_width), always_ready=True))
         ``valid``: an access this cycle with ``payload.sig`` and ``payload.cap`` (the
-        caller's ``max(1, occupancy >> 4)``; 0 counts as 1, a value above ``depth`` as
-        ``depth``). Always taken; its effect is in the state at the end of the cycle.
+        caller's ``max(1, occupancy >> 4)``, at most ``depth``; 0 counts as 1). Always
+        taken; its effect is in the state at the end of the cycle.
     hit : Out(1)
         This cycle's access finds its signature (combinational, 0 without ``valid``).
     flush : In(1)
@@ -132,7 +132,7 @@ class ShadowDirectory(wiring.Component):
         # A miss: the drops at the LRU end, the entry the signature takes.
         cap = Signal(range(d + 1))
         raw = self.access.payload.cap
-        m.d.comb += cap.eq(Mux(raw == 0, 1, Mux(raw > d, d, raw)))
+        m.d.comb += cap.eq(Mux(raw == 0, 1, raw))
         drop1 = Signal()
         drop2 = Signal()
         m.d.comb += [drop1.eq(length >= cap), drop2.eq(length >= cap + 1)]
