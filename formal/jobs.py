@@ -193,3 +193,26 @@ def _latency_compact():
 def _covers_compact():
     from .covers import CoreCovers
     return CoreCovers(small_params(ts_width=4), options=COMPACT)
+
+
+# ---- the predictor mode's components (hdl/predictor/, formal/predictor_props.py) ---------
+
+@job("predictor_shadow_prove", mode="prove", depth=4, quick=True, timeout=120,
+     doc="P10: a BIP shadow directory (4 entries) is a well-formed list of distinct signatures, k-induction")
+def _predictor_shadow():
+    from .predictor_props import ShadowWellFormed
+    return ShadowWellFormed(4, bimodal=True)
+
+
+@job("predictor_shadow_lru_prove", mode="prove", depth=4, quick=True, timeout=120,
+     doc="P10: the same for an LRU shadow directory (3 entries), k-induction")
+def _predictor_shadow_lru():
+    from .predictor_props import ShadowWellFormed
+    return ShadowWellFormed(3, bimodal=False)
+
+
+@job("predictor_counters_prove", mode="prove", depth=2, quick=True, timeout=120,
+     doc="P10: PT, PSEL, GSEL never wrap (steps or saturation), epoch steps by one, k-induction")
+def _predictor_counters():
+    from .predictor_props import SaturatingCounters
+    return SaturatingCounters()

@@ -1,0 +1,135 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Properties of the predictor mode's components (hdl/predictor/, spec-predictor.md P10's
+formal list), each on the component alone with every input free (``AnySeq``):
+
+* ``ShadowWellFormed``: a shadow directory (``ShadowDirectory``) is a well-formed list of
+  distinct signatures of at most ``depth``: the walk from the LRU end over ``prev`` meets
+  ``length`` distinct valid entries, ``next`` is its inverse, it ends at the MRU end, the
+  valid entries are exactly those on the list, no two hold one signature; and ``hit`` is
+  exactly "a valid entry holds the signature".
+* ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
+  ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
+  steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
+  limits), or takes its flush value; ``epoch`` advances by at most one.
+
+Both are one-step properties over the components' registers, so k-induction proves them
+for every reachable and unreachable state alike (``predictor_*_prove`` in formal/jobs.py).
+"""
+
+from amaranth import *
+from amaranth.hdl import Assert, Assume
+from amaranth.hdl._ast import AnySeq, Initial
+
+from hdl.predictor import Guard, LoopDetector, ReuseTable, ShadowDirectory
+
+from .common import popcount, reset_assumptions, small_params
+
+__all__ = ["ShadowWellFormed", "SaturatingCounters"]
+
+
+class ShadowWellFormed(Elaboratable):
+    def __init__(self, depth=4, *, bimodal=True):
+        self.depth, self.bimodal = depth, bimodal
+
+    def elaborate(self, platform):
+        m = Module()
+        reset_assumptions(m)
+        d = self.depth
+        m.submodules.dut = dut = ShadowDirectory(d, bimodal=self.bimodal, observe=True)
+        sig_in = AnySeq(16)
+        cap_in = AnySeq(len(dut.access.payload.cap))
+        m.d.comb += [dut.access.valid.eq(AnySeq(1)), dut.access.payload.sig.eq(sig_in),
+                     dut.access.payload.cap.eq(cap_in), dut.flush.eq(AnySeq(1))]
+        m.d.comb += Assume(cap_in <= d)          # the caller's bound (documented range)
+        obs = dut.observe
+        prv = Array(obs.prev[e] for e in range(d))
+        nxt = Array(obs.next[e] for e in range(d))
+        sig = Array(obs.sig[e] for e in range(d))
+        valid = obs.valid
+        length = obs.length
+
+        m.d.comb += Assert(length <= d)
+        xs = [Signal(range(d), name=f"walk{0}")]
+        m.d.comb += xs[0].eq(obs.tail)
+        for i in range(1, d):
+            x = Signal(range(d), name=f"walk{i}")
+            m.d.comb += x.eq(prv[xs[i - 1]])
+            xs.append(x)
+        for i in range(d):
+            on = i < length
+            m.d.comb += Assert(~on | valid.bit_select(xs[i], 1))
+            for j in range(i):
+                m.d.comb += Assert(~on | (xs[i] != xs[j]))
+            if i:
+                m.d.comb += Assert(~on | (nxt[xs[i]] == xs[i - 1]))
+            with m.If(length == i + 1):
+                m.d.comb += Assert(xs[i] == obs.head)
+        m.d.comb += Assert(popcount(valid[e] for e in range(d)) == length)
+        for e in range(d):
+            for f in range(e):
+                m.d.comb += Assert(~(valid[e] & valid[f]) | (obs.sig[e] != obs.sig[f]))
+        held = Cat(valid[e] & (obs.sig[e] == sig_in) for e in range(d)).any()
+        m.d.comb += Assert(dut.hit == (dut.access.valid & held))
+        return m
+
+
+class SaturatingCounters(Elaboratable):
+    def __init__(self, pt_entries=4):
+        self.pt_entries = pt_entries
+
+    def elaborate(self, platform):
+        m = Module()
+        reset_assumptions(m)
+        p = small_params(entries=16, probe=4)
+        m.submodules.pt = pt = ReuseTable(self.pt_entries)
+        m.submodules.loop = loop = LoopDetector(p)
+        m.submodules.guard = guard = Guard(p)
+        for comp in (pt, loop, guard):
+            for path, member, value in comp.signature.flatten(comp):
+                if member.flow.name == "In" and not (path[-1] == "ready"):
+                    m.d.comb += value.eq(AnySeq(Value.cast(value).shape().width))
+
+        # The previous cycle: whether it was a reset or a flush, and the counters then.
+        was_reset = Signal(reset_less=True)
+        m.d.sync += was_reset.eq(ResetSignal())
+        started = Signal(reset_less=True)
+        m.d.sync += started.eq(1)
+        m.d.comb += Assume(~(Initial() & started))
+
+        def step(m, name, value, flush, allowed, init):
+            q = Signal(Value.cast(value).shape(), name=f"{name}_q", reset_less=True)
+            fq = Signal(name=f"{name}_flush_q", reset_less=True)
+            m.d.sync += [q.eq(value), fq.eq(flush)]
+            ok = Const(0)
+            for cond in allowed(q):
+                ok = ok | cond
+            with m.If(started & ~was_reset):
+                m.d.comb += Assert(Mux(fq, value == init, ok))
+
+        top = 15
+        for i in range(self.pt_entries):
+            step(m, f"pt{i}", pt.counters[i], pt.flush,
+                 lambda q: [pt.counters[i] == q,
+                            pt.counters[i] == q + 1, pt.counters[i] == q - 1], 8)
+            m.d.comb += Assert(pt.counters[i] <= top)
+        for i in range(self.pt_entries):
+            # no wrap: 15 never becomes 0 and 0 never 15 in one step
+            q = Signal(4, name=f"pt_wrap_q{i}", reset_less=True)
+            m.d.sync += q.eq(pt.counters[i])
+            with m.If(started & ~was_reset):
+                m.d.comb += Assert(~((q == 15) & (pt.counters[i] == 0)))
+                m.d.comb += Assert(~((q == 0) & (pt.counters[i] == 15)))
+        psel = loop.psel
+        step(m, "psel", psel, loop.flush,
+             lambda q: [psel == q, (psel == q + 1) & (q != 1023),
+                        (psel == q - 8) & (q >= 8), (psel == 0) & (q < 8)], 0)
+        gsel = guard.gsel
+        step(m, "gsel", gsel, guard.flush,
+             lambda q: [gsel == q, (gsel == q + 1) & (q != 63), (gsel == 63) & (q == 63),
+                        (gsel == q - 3) & (q >= 3), (gsel == 0) & (q < 3)], 31)
+        epoch = guard.epoch
+        step(m, "epoch", epoch, guard.flush,
+             lambda q: [epoch == q, epoch == (q + 1)[:3]], 0)
+        m.d.comb += Assert(loop.loop == psel[9])
+        m.d.comb += Assert(guard.rule_on == gsel[5])
+        return m
