@@ -25,6 +25,17 @@ from .constants import BIP_WIDTH, SIG_WIDTH
 __all__ = ["ShadowDirectory", "ShadowObservationSignature", "access_layout"]
 
 
+def _first_set(bits, width):
+    """``(any, index)`` of the lowest set bit of ``bits`` (a list of 1-bit values), as a
+    balanced tree of 2:1 choices (depth log2 of the count, not a chain)."""
+    if len(bits) == 1:
+        return bits[0], Const(0, width)
+    half = 1 << (ceil_log2(len(bits)) - 1)
+    lo_any, lo_idx = _first_set(bits[:half], width)
+    hi_any, hi_idx = _first_set(bits[half:], width)
+    return lo_any | hi_any, Mux(lo_any, lo_idx, hi_idx + half)
+
+
 def access_layout(depth, sig_width=SIG_WIDTH):
     """An access: the signature ``sig`` and the bound ``cap`` (1..``depth``)."""
     return data.StructLayout({"sig": sig_width, "cap": range(depth + 1)})
@@ -124,9 +135,7 @@ class ShadowDirectory(wiring.Component):
         match = Signal(d)
         m.d.comb += match.eq(Cat(valid[e] & (sigs[e] == x) for e in range(d)))
         found = Signal(iw)
-        for e in reversed(range(d)):
-            with m.If(match[e]):
-                m.d.comb += found.eq(e)
+        m.d.comb += found.eq(_first_set([match[e] for e in range(d)], iw)[1])
         m.d.comb += self.hit.eq(self.access.valid & match.any())
 
         # A miss: the drops at the LRU end, the entry the signature takes.
@@ -145,10 +154,8 @@ class ShadowDirectory(wiring.Component):
         kept = Signal(range(d + 1))
         m.d.comb += kept.eq(length - drop1 - drop2)
         free = Signal(iw)             # the first free entry, or the dropped tail when full
-        m.d.comb += free.eq(t1)
-        for e in reversed(range(d)):
-            with m.If(~valid[e]):
-                m.d.comb += free.eq(e)
+        any_free, first_free = _first_set([~valid[e] for e in range(d)], iw)
+        m.d.comb += free.eq(Mux(any_free, first_free, t1))
         to_lru = Signal()
         if self.bimodal:
             m.d.comb += to_lru.eq(bip.at_lru_end)
