@@ -5,7 +5,10 @@
 its line's previous OBSERVE used (``pkey``) and looks up the counter of its new key; if the
 two are the same entry the lookup reads the trained value (P4). The training is written at
 the end of the cycle, so the lookup of the next cycle reads it from the flip-flops: one
-OBSERVE per cycle needs no forwarding between requests (docs/rtl-predictor.md).
+OBSERVE per cycle needs no forwarding between requests (docs/rtl-predictor.md). Each
+counter's trained value is computed beside its register, so the lookup's forward is a
+choice among trained values and not a step behind the 64:1 read: 22 gate levels instead of
+27, for about 2 000 more simple gates (``python -m hdl.predictor.resources``).
 """
 
 from amaranth import *
@@ -77,23 +80,28 @@ class ReuseTable(wiring.Component):
 
         tkey = self.train.payload.key[:bits]
         lkey = self.lookup[:bits]
-        old = Signal(PT_WIDTH)
-        trained = Signal(PT_WIDTH)
-        m.d.comb += old.eq(table[tkey])
-        with m.If(self.train.payload.near):
-            m.d.comb += trained.eq(Mux(old == top, top, old + 1))
-        with m.Else():
-            m.d.comb += trained.eq(Mux(old == 0, 0, old - 1))
+        # Every counter's trained value is made beside it (a 4-bit saturating step from the
+        # register), so a lookup of the entry being trained is one 64:1 choice of trained
+        # values, not a 64:1 read followed by the step.
+        near = self.train.payload.near
+        stepped = []
+        for i, c in enumerate(pt):
+            t = Signal(PT_WIDTH, name=f"pt{i}_trained")
+            m.d.comb += t.eq(Mux(near, Mux(c == top, top, c + 1), Mux(c == 0, 0, c - 1)))
+            stepped.append(t)
+        trained = Array(stepped)
 
         # The lookup reads the flip-flops, or the trained value when it is the same entry.
         forward = self.train.valid & (tkey == lkey)
         m.d.comb += [
-            self.value.eq(Mux(forward, trained, table[lkey])),
+            self.value.eq(Mux(forward, trained[lkey], table[lkey])),
             self.predict.eq(self.value >= PT_INIT),
             self.zero.eq(self.value == 0),
         ]
         with m.If(self.flush):
             m.d.sync += [c.eq(PT_INIT) for c in pt]
         with m.Elif(self.train.valid):
-            m.d.sync += table[tkey].eq(trained)
+            for i, c in enumerate(pt):
+                with m.If(tkey == i):
+                    m.d.sync += c.eq(stepped[i])
         return m
