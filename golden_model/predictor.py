@@ -35,7 +35,8 @@ __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT
            "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON",
            "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "EPS_MASK",
            "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
-           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance"]
+           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance",
+           "list_unlink", "list_link_at_head", "list_link_at_tail"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
@@ -171,6 +172,13 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
     else:
         next_[tail] = slot
     return head, slot
+
+
+#: The list operations of the LRU and the ghost list (P3), on ``prev``/``next`` arrays with
+#: ``-1`` for "none": each takes ``(prev, next, slot, head, tail)`` and returns the new ends.
+list_unlink = _unlink
+list_link_at_head = _link_at_head
+list_link_at_tail = _push_tail
 
 
 class ShadowDirectory:

@@ -10,6 +10,8 @@ from .bimodal import BimodalCounter
 from .shadow import ShadowDirectory, ShadowObservationSignature
 from .loop import LoopDetector
 from .guard import Guard
+from .lists import ListFrom, ListTo, LiveGhostLists
 
 __all__ = ["ReuseKey", "ReuseLevel", "ReuseTable", "BimodalCounter", "ShadowDirectory",
-           "ShadowObservationSignature", "LoopDetector", "Guard"]
+           "ShadowObservationSignature", "LoopDetector", "Guard", "ListFrom", "ListTo",
+           "LiveGhostLists"]
