@@ -198,17 +198,17 @@ def _covers_compact():
 # ---- the predictor mode's components (hdl/predictor/, formal/predictor_props.py) ---------
 
 @job("predictor_shadow_prove", mode="prove", depth=4, quick=True, timeout=120,
-     doc="P10: a BIP shadow directory (4 entries) is a well-formed list of distinct signatures, k-induction")
+     doc="P10: a BIP shadow directory (4 entries, two stages) is a well-formed list of distinct signatures, its hit exact, k-induction")
 def _predictor_shadow():
     from .predictor_props import ShadowWellFormed
-    return ShadowWellFormed(4, bimodal=True)
+    return ShadowWellFormed(4, bimodal=True, stages=2)
 
 
 @job("predictor_shadow_lru_prove", mode="prove", depth=4, quick=True, timeout=120,
-     doc="P10: the same for an LRU shadow directory (3 entries), k-induction")
+     doc="P10: the same for an LRU shadow directory (3 entries, one stage), k-induction")
 def _predictor_shadow_lru():
     from .predictor_props import ShadowWellFormed
-    return ShadowWellFormed(3, bimodal=False)
+    return ShadowWellFormed(3, bimodal=False, stages=1)
 
 
 @job("predictor_counters_prove", mode="prove", depth=2, quick=True, timeout=120,

@@ -6,7 +6,9 @@ formal list), each on the component alone with every input free (``AnySeq``):
   distinct signatures of at most ``depth``: the walk from the LRU end over ``prev`` meets
   ``length`` distinct valid entries, ``next`` is its inverse, it ends at the MRU end, the
   valid entries are exactly those on the list, no two hold one signature; and ``hit`` is
-  exactly "a valid entry holds the signature".
+  exactly "a valid entry holds the signature" (with ``stages=2``: the signature of the
+  access of the cycle before, in the state its S2 reads, which proves S2's correction of
+  the registered match by the access ahead's update).
 * ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
   ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
   steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
@@ -28,19 +30,30 @@ __all__ = ["ShadowWellFormed", "SaturatingCounters"]
 
 
 class ShadowWellFormed(Elaboratable):
-    def __init__(self, depth=4, *, bimodal=True):
-        self.depth, self.bimodal = depth, bimodal
+    def __init__(self, depth=4, *, bimodal=True, stages=2):
+        self.depth, self.bimodal, self.stages = depth, bimodal, stages
 
     def elaborate(self, platform):
         m = Module()
         reset_assumptions(m)
         d = self.depth
-        m.submodules.dut = dut = ShadowDirectory(d, bimodal=self.bimodal, observe=True)
-        sig_in = AnySeq(16)
-        cap_in = AnySeq(len(dut.access.payload.cap))
-        m.d.comb += [dut.access.valid.eq(AnySeq(1)), dut.access.payload.sig.eq(sig_in),
-                     dut.access.payload.cap.eq(cap_in), dut.flush.eq(AnySeq(1))]
+        m.submodules.dut = dut = ShadowDirectory(d, bimodal=self.bimodal, stages=self.stages,
+                                                 observe=True)
+        sig_in = Signal(16)
+        cap_in = Signal(len(dut.access.payload.cap))
+        valid_in, flush_in = Signal(), Signal()
+        m.d.comb += [sig_in.eq(AnySeq(16)), cap_in.eq(AnySeq(len(cap_in))),
+                     valid_in.eq(AnySeq(1)), flush_in.eq(AnySeq(1))]
+        m.d.comb += [dut.access.valid.eq(valid_in), dut.access.payload.sig.eq(sig_in),
+                     dut.access.payload.cap.eq(cap_in), dut.flush.eq(flush_in)]
         m.d.comb += Assume(cap_in <= d)          # the caller's bound (documented range)
+        if self.stages == 2:
+            # The access whose hit is reported now: the one of the cycle before.
+            sig_hit, valid_hit = Signal(16), Signal()
+            m.d.sync += [sig_hit.eq(sig_in), valid_hit.eq(valid_in)]
+            m.d.comb += Assume(~(flush_in & valid_hit))    # the component's flush rule
+        else:
+            sig_hit, valid_hit = sig_in, valid_in
         obs = dut.observe
         prv = Array(obs.prev[e] for e in range(d))
         nxt = Array(obs.next[e] for e in range(d))
@@ -68,8 +81,8 @@ class ShadowWellFormed(Elaboratable):
         for e in range(d):
             for f in range(e):
                 m.d.comb += Assert(~(valid[e] & valid[f]) | (obs.sig[e] != obs.sig[f]))
-        held = Cat(valid[e] & (obs.sig[e] == sig_in) for e in range(d)).any()
-        m.d.comb += Assert(dut.hit == (dut.access.valid & held))
+        held = Cat(valid[e] & (obs.sig[e] == sig_hit) for e in range(d)).any()
+        m.d.comb += Assert(dut.hit == (valid_hit & held))
         return m
 
 

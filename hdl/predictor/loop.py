@@ -33,17 +33,20 @@ class LoopDetector(wiring.Component):
         This cycle's OBSERVE is sampled (combinational).
     hit_lru, hit_bip : Out(1)
         The sampled OBSERVE's outcome in the LRU shadow ``SA`` and the BIP shadow ``SB``
-        (combinational).
+        (combinational): of this cycle's OBSERVE with ``stages=1``, of the cycle before's
+        with ``stages=2``.
     loop_next : Out(1)
-        The mode this cycle's OBSERVE uses: ``PSEL >= 512`` after its update
-        (combinational; the pipeline registers it beside the request).
+        The mode that OBSERVE uses: ``PSEL >= 512`` after its update (combinational; with
+        ``stages=2`` in the cycle after the OBSERVE, its E2 in the core).
     psel : Out(10)
         ``PSEL`` (a register, reset 0): -8 (saturating at 0) for a sampled OBSERVE only
-        ``SA`` hits, +1 (saturating at 1023) for one only ``SB`` hits.
+        ``SA`` hits, +1 (saturating at 1023) for one only ``SB`` hits (updated with the
+        hits: in the OBSERVE's cycle, or with ``stages=2`` in the next).
     loop : Out(1)
         ``psel`` bit 9 (a register).
     flush : In(1)
-        Both shadows empty, ``PSEL`` and ``SB``'s counter 0 at the end of the cycle.
+        Both shadows empty, ``PSEL`` and ``SB``'s counter 0 at the end of the cycle (with
+        ``stages=2`` not in the cycle right after an OBSERVE: ``ShadowDirectory``'s rule).
     shadow_lru, shadow_bip : the two ``ShadowDirectory`` (attributes, after elaboration).
 
     Parameters
@@ -51,18 +54,23 @@ class LoopDetector(wiring.Component):
     params : regmap.Params
         ``ENTRIES`` gives the shadows' depth ``max(1, ENTRIES >> 4)``, ``SLOT_WIDTH`` the
         widths of ``home`` and ``occupancy``.
+    stages : int
+        The shadows' ``stages`` (1, or 2 by default: see ``ShadowDirectory``).
     observe_shadows : bool
         Build the shadows with their ``observe`` ports (default ``False``).
     """
 
-    def __init__(self, params=None, *, observe_shadows=False):
+    def __init__(self, params=None, *, stages=2, observe_shadows=False):
         params = check_params(params)
         if not isinstance(observe_shadows, bool):
             raise TypeError(f"observe_shadows must be a bool, not {observe_shadows!r}")
         self._params = params
         self.depth = max(1, params.ENTRIES >> SAMPLE_SHIFT)
-        self.shadow_lru = ShadowDirectory(self.depth, bimodal=False, observe=observe_shadows)
-        self.shadow_bip = ShadowDirectory(self.depth, bimodal=True, observe=observe_shadows)
+        self.shadow_lru = ShadowDirectory(self.depth, bimodal=False, stages=stages,
+                                          observe=observe_shadows)
+        self.shadow_bip = ShadowDirectory(self.depth, bimodal=True, stages=stages,
+                                          observe=observe_shadows)
+        self.stages = stages
         super().__init__({
             "observe": In(stream.Signature(observe_layout(params), always_ready=True)),
             "sampled": Out(1),

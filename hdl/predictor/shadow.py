@@ -7,10 +7,15 @@ signature; on a hit, a move to the MRU end; on a miss, up to two drops at the LR
 the list holds at least ``cap`` signatures, then the insertion of the signature at the MRU
 end, or, in a bimodal directory, at the LRU end unless its counter wraps (once in 32).
 
-Every entry (``valid``, ``sig``, ``prev``, ``next``) and both ends are flip-flops, so an
-access reads the state the access of the cycle before left and a burst of accesses (one per
-cycle) needs no queue and no forwarding (docs/rtl-predictor.md states the choice and its
-cost). ``next`` points from the MRU end towards the LRU end, ``prev`` back; the links of the
+Every entry (``valid``, ``sig``, ``prev``, ``next``) and both ends are flip-flops, and a
+burst of accesses, one per cycle, needs no queue (docs/rtl-predictor.md states the choice
+and its cost). With ``stages=1`` an access is looked up and applied in its cycle. With
+``stages=2`` (the core's choice: half the logic depth) the lookup's compare is made in the
+access's cycle (S1) and registered, and the update is made in the next (S2): the access
+behind then compares against the state before the access ahead's update, and S2 corrects
+its registered match by that update, the only one it missed (the entries the access ahead
+dropped no longer match; if both have one signature, the match is the entry the access
+ahead left it in). The result is the same sequence of hits and orders, one cycle later. ``next`` points from the MRU end towards the LRU end, ``prev`` back; the links of the
 ends (``prev[head]``, ``next[tail]``) and of free entries are meaningless and never read.
 """
 
@@ -69,10 +74,14 @@ class ShadowDirectory(wiring.Component):
         caller's ``max(1, occupancy >> 4)``, at most ``depth``; 0 counts as 1). Always
         taken; its effect is in the state at the end of the cycle.
     hit : Out(1)
-        This cycle's access finds its signature (combinational, 0 without ``valid``).
+        The access finds its signature (0 without ``valid``): with ``stages=1`` this
+        cycle's access (combinational), with ``stages=2`` the access of the cycle before
+        (combinational from S2's registers).
     flush : In(1)
-        Empty the directory and clear the bimodal counter at the end of the cycle (wins
-        over an access).
+        Empty the directory and clear the bimodal counter at the end of the cycle. With
+        ``stages=1`` it wins over the access of its cycle; with ``stages=2`` it must not
+        follow an access directly (no access in S2: the caller's rule; an access of the
+        flush's own cycle is made after it).
     counter : Out(5)
         The bimodal counter (``sbip``; stays 0 when not ``bimodal``).
     observe : Out(ShadowObservationSignature(depth, sig_width))
@@ -87,11 +96,13 @@ class ShadowDirectory(wiring.Component):
         Insert a new signature at the LRU end 31 times in 32 (the BIP shadow).
     sig_width : int
         Bits per signature (default 16, the spec's; 1..32).
+    stages : int
+        1 or 2 (default): the cycles from an access to its ``hit`` and its update.
     observe : bool
         Add the ``observe`` port (default ``False``).
     """
 
-    def __init__(self, depth, *, bimodal, sig_width=SIG_WIDTH, observe=False):
+    def __init__(self, depth, *, bimodal, sig_width=SIG_WIDTH, stages=2, observe=False):
         if not isinstance(depth, int) or isinstance(depth, bool):
             raise TypeError(f"depth must be an integer, not {depth!r}")
         if depth < 1:
@@ -103,7 +114,10 @@ class ShadowDirectory(wiring.Component):
             raise TypeError(f"sig_width must be an integer, not {sig_width!r}")
         if not 1 <= sig_width <= 32:
             raise ValueError(f"sig_width must be 1..32, not {sig_width}")
+        if stages not in (1, 2) or isinstance(stages, bool):
+            raise ValueError(f"stages must be 1 or 2, not {stages!r}")
         self.depth, self.bimodal, self.sig_width = depth, bimodal, sig_width
+        self.stages = stages
         self.observed = observe
         ports = {
             "access": In(stream.Signature(access_layout(depth, sig_width), always_ready=True)),
@@ -130,17 +144,39 @@ class ShadowDirectory(wiring.Component):
         m.submodules.counter = bip = BimodalCounter()
         m.d.comb += [bip.flush.eq(self.flush), self.counter.eq(bip.counter)]
 
-        x = self.access.payload.sig
-        # The fully associative lookup (the signatures are distinct: at most one match).
+        # S1: the fully associative lookup (the signatures are distinct: at most one match).
+        x_in = self.access.payload.sig
+        raw_match = Signal(d)
+        m.d.comb += raw_match.eq(Cat(valid[e] & (sigs[e] == x_in) for e in range(d)))
         match = Signal(d)
-        m.d.comb += match.eq(Cat(valid[e] & (sigs[e] == x) for e in range(d)))
+        if self.stages == 1:
+            x, raw, av = x_in, self.access.payload.cap, self.access.valid
+            m.d.comb += match.eq(raw_match)
+        else:
+            x = Signal(self.sig_width, name="sig_s2")
+            raw = Signal(range(d + 1), name="cap_s2")
+            av = Signal(name="valid_s2")
+            match_s2 = Signal(d, name="match_s2")
+            same_s2 = Signal(name="same_s2")        # one signature with the access ahead
+            dropped = Signal(d, name="dropped")     # what the access ahead dropped ...
+            left = Signal(d, name="left")           # ... and the entry it left its signature in
+            flushed = Signal(name="flushed")
+            m.d.sync += [x.eq(x_in), raw.eq(self.access.payload.cap),
+                         av.eq(self.access.valid), match_s2.eq(raw_match),
+                         same_s2.eq(av & ~self.flush & (x == x_in)),
+                         flushed.eq(self.flush)]
+            with m.If(flushed):
+                m.d.comb += match.eq(0)
+            with m.Elif(same_s2):
+                m.d.comb += match.eq(left)
+            with m.Else():
+                m.d.comb += match.eq(match_s2 & ~dropped)
         found = Signal(iw)
         m.d.comb += found.eq(_first_set([match[e] for e in range(d)], iw)[1])
-        m.d.comb += self.hit.eq(self.access.valid & match.any())
+        m.d.comb += self.hit.eq(av & match.any())
 
         # A miss: the drops at the LRU end, the entry the signature takes.
         cap = Signal(range(d + 1))
-        raw = self.access.payload.cap
         m.d.comb += cap.eq(Mux(raw == 0, 1, raw))
         drop1 = Signal()
         drop2 = Signal()
@@ -160,9 +196,20 @@ class ShadowDirectory(wiring.Component):
         if self.bimodal:
             m.d.comb += to_lru.eq(bip.at_lru_end)
 
+        if self.stages == 2:
+            def onehot(index):
+                return Cat(index == e for e in range(d))
+            hit_now = av & match.any()
+            miss_now = av & ~match.any()
+            m.d.sync += [
+                dropped.eq(Mux(miss_now & drop1, onehot(t1), 0) |
+                           Mux(miss_now & drop2, onehot(t2), 0)),
+                left.eq(Mux(hit_now, onehot(found), Mux(miss_now, onehot(free), 0))),
+            ]
+
         with m.If(self.flush):
             m.d.sync += [valid.eq(0), length.eq(0)]
-        with m.Elif(self.access.valid & match.any()):
+        with m.Elif(av & match.any()):
             # Move to the MRU end.
             e = found
             with m.If(e != head):
@@ -173,7 +220,7 @@ class ShadowDirectory(wiring.Component):
                 with m.Else():
                     m.d.sync += prv[n].eq(p)
                 m.d.sync += [nxt[e].eq(head), prv[head].eq(e), head.eq(e)]
-        with m.Elif(self.access.valid):
+        with m.Elif(av):
             if self.bimodal:
                 m.d.comb += bip.step.eq(1)
             with m.If(drop1):

@@ -41,44 +41,67 @@ def walk(ctx, obs, depth):
     return [ctx.get(obs.sig[x]) for x in seen]
 
 
+@pytest.mark.parametrize("stages", [1, 2])
 @pytest.mark.parametrize("bimodal", [False, True], ids=["lru", "bip"])
 @pytest.mark.parametrize("depth", [1, 2, 5, 8])
-def test_shadow_matches_model(depth, bimodal):
-    seed = f"{SEED}-shadow-{depth}-{bimodal}"
+def test_shadow_matches_model(depth, bimodal, stages):
+    """With ``stages=2`` the hit and the update of an access come a cycle later: the test
+    checks them against the model's outcome of the access of the cycle before."""
+    seed = f"{SEED}-shadow-{depth}-{bimodal}-{stages}"
     print(f"seed {seed}")
     rng = random.Random(seed)
-    dut = ShadowDirectory(depth, bimodal=bimodal, observe=True)
-    counts = {"hit": 0, "double": 0}
+    dut = ShadowDirectory(depth, bimodal=bimodal, stages=stages, observe=True)
+    counts = {"hit": 0, "double": 0, "flush": 0, "same": 0}
 
     async def bench(ctx):
         model = gm.ShadowDirectory(bimodal=bimodal)
         alphabet = rng.sample(range(1 << 16), 3 * depth + 2)
         cap = depth
+        pending = (False, [], 0)        # stages=2: the outcome of the access in S2
+        last_valid, last_sig = False, None
         for cycle in range(1500):
             if rng.random() < 0.05:
                 cap = rng.randrange(0, depth + 1)     # 0 acts as 1
             valid = rng.random() < 0.9
             if rng.random() < 0.3:                    # a loop over the alphabet's start
                 sig = alphabet[cycle % (depth + 2)]
+            elif rng.random() < 0.2 and last_sig is not None:
+                sig = last_sig                        # the access ahead's signature
             else:
                 sig = rng.choice(alphabet)
-            flush = rng.random() < 0.004
+            # stages=2: a flush only when no access is in S2 (the component's rule).
+            flush = (rng.random() < 0.004 if stages == 1 else
+                     not last_valid and rng.random() < 0.05)
+            counts["flush"] += flush
+            counts["same"] += valid and last_valid and sig == last_sig
             ctx.set(dut.access.valid, valid)
             ctx.set(dut.access.payload.sig, sig)
             ctx.set(dut.access.payload.cap, cap)
             ctx.set(dut.flush, flush)
+            if flush and stages == 2:                 # the access of this cycle follows it
+                model = gm.ShadowDirectory(bimodal=bimodal)
+                pending = (pending[0], [], 0)         # S2 holds no access: empty after it
             before = len(model.order)
             expect = model.access(sig, max(1, cap)) if valid else False
             if valid and not expect and len(model.order) == before - 1:
                 counts["double"] += 1
             counts["hit"] += expect
-            assert ctx.get(dut.hit) == int(expect), cycle
-            await ctx.tick()
-            if flush:
+            if flush and stages == 1:                 # the flush wins over this access
                 model = gm.ShadowDirectory(bimodal=bimodal)
-            assert walk(ctx, dut.observe, depth) == list(model.order), cycle
-            assert ctx.get(dut.counter) == model.counter, cycle
-        assert counts["hit"] > 50
+            outcome = (expect, list(model.order), model.counter)
+            if stages == 1:
+                assert ctx.get(dut.hit) == int(expect), cycle
+                await ctx.tick()
+                check = outcome
+            else:
+                assert ctx.get(dut.hit) == int(pending[0]), cycle
+                await ctx.tick()
+                check, pending = pending, outcome
+            if not (stages == 2 and cycle == 0):
+                assert walk(ctx, dut.observe, depth) == check[1], cycle
+                assert ctx.get(dut.counter) == check[2], cycle
+            last_valid, last_sig = valid, sig
+        assert counts["hit"] > 50 and counts["flush"] > 0 and counts["same"] > 50
         if depth > 1:
             assert counts["double"] > 0       # two drops in one access were exercised
 
@@ -112,16 +135,17 @@ def test_bimodal_counter_matches_model():
     sim.run()
 
 
+@pytest.mark.parametrize("stages", [1, 2])
 @pytest.mark.parametrize("entries", [64, 128])
-def test_loop_detector_matches_model(entries):
+def test_loop_detector_matches_model(entries, stages):
     """Phases of a loop one longer than the shadows (BIP-only hits: PSEL climbs into loop
     mode) and of a random set twice their size (LRU-only hits bring it down), unsampled
     OBSERVEs between, occupancies that change the bound."""
     p = Params(ENTRIES=entries, PROBE=4)
-    seed = f"{SEED}-loop-{entries}"
+    seed = f"{SEED}-loop-{entries}-{stages}"
     print(f"seed {seed}")
     rng = random.Random(seed)
-    dut = LoopDetector(p)
+    dut = LoopDetector(p, stages=stages)
     depth = max(1, entries >> gm.SAMPLE_SHIFT)
     seen = {"loop": 0, "down": 0}
 
@@ -132,6 +156,7 @@ def test_loop_detector_matches_model(entries):
         occupancy = entries
         phase = "loop"
         i = 0
+        pending = (False, False, False, psel)    # stages=2: the OBSERVE in S2's outcome
         for cycle in range(5000):
             if cycle % 2500 == 2499:
                 phase = "hot" if phase == "loop" else "loop"
@@ -157,13 +182,19 @@ def test_loop_detector_matches_model(entries):
                 seen["down"] += new < psel
                 psel = new
             assert ctx.get(dut.sampled) == int(sampled), cycle
+            outcome = (hit_a, hit_b, psel >= gm.PSEL_LOOP, psel)
+            if stages == 2:
+                outcome, pending = pending, outcome
+            hit_a, hit_b, loop_next, after = outcome
             assert (ctx.get(dut.hit_lru), ctx.get(dut.hit_bip)) == (int(hit_a), int(hit_b)), cycle
-            assert ctx.get(dut.loop_next) == int(psel >= gm.PSEL_LOOP), cycle
+            assert ctx.get(dut.loop_next) == int(loop_next), cycle
             await ctx.tick()
-            assert ctx.get(dut.psel) == psel, cycle
-            assert ctx.get(dut.loop) == int(psel >= gm.PSEL_LOOP), cycle
-            seen["loop"] += psel >= gm.PSEL_LOOP
+            assert ctx.get(dut.psel) == after, cycle
+            assert ctx.get(dut.loop) == int(after >= gm.PSEL_LOOP), cycle
+            seen["loop"] += after >= gm.PSEL_LOOP
         ctx.set(dut.observe.valid, 0)
+        await ctx.tick()                          # stages=2: the last OBSERVE leaves S2
+        assert ctx.get(dut.psel) == psel
         ctx.set(dut.flush, 1)
         await ctx.tick()
         assert ctx.get(dut.psel) == 0 and ctx.get(dut.loop) == 0
