@@ -149,19 +149,21 @@ class ShadowDirectory(wiring.Component):
         raw_match = Signal(d)
         m.d.comb += raw_match.eq(Cat(valid[e] & (sigs[e] == x_in) for e in range(d)))
         match = Signal(d)
+        cap_in = self.access.payload.cap
+        cap_fixed = Mux(cap_in == 0, 1, cap_in)     # 0 counts as 1
         if self.stages == 1:
-            x, raw, av = x_in, self.access.payload.cap, self.access.valid
-            m.d.comb += match.eq(raw_match)
+            x, cap, av = x_in, Signal(range(d + 1)), self.access.valid
+            m.d.comb += [match.eq(raw_match), cap.eq(cap_fixed)]
         else:
             x = Signal(self.sig_width, name="sig_s2")
-            raw = Signal(range(d + 1), name="cap_s2")
+            cap = Signal(range(d + 1), name="cap_s2")
             av = Signal(name="valid_s2")
             match_s2 = Signal(d, name="match_s2")
             same_s2 = Signal(name="same_s2")        # one signature with the access ahead
             dropped = Signal(d, name="dropped")     # what the access ahead dropped ...
             left = Signal(d, name="left")           # ... and the entry it left its signature in
             flushed = Signal(name="flushed")
-            m.d.sync += [x.eq(x_in), raw.eq(self.access.payload.cap),
+            m.d.sync += [x.eq(x_in), cap.eq(cap_fixed),
                          av.eq(self.access.valid), match_s2.eq(raw_match),
                          same_s2.eq(av & ~self.flush & (x == x_in)),
                          flushed.eq(self.flush)]
@@ -175,20 +177,21 @@ class ShadowDirectory(wiring.Component):
         m.d.comb += found.eq(_first_set([match[e] for e in range(d)], iw)[1])
         m.d.comb += self.hit.eq(av & match.any())
 
-        # A miss: the drops at the LRU end, the entry the signature takes.
-        cap = Signal(range(d + 1))
-        m.d.comb += cap.eq(Mux(raw == 0, 1, raw))
+        # A miss: the drops at the LRU end, the entry the signature takes. (Comparisons of
+        # the length with the bound and with constants, no subtraction behind them.)
         drop1 = Signal()
         drop2 = Signal()
-        m.d.comb += [drop1.eq(length >= cap), drop2.eq(length >= cap + 1)]
+        m.d.comb += [drop1.eq(length >= cap), drop2.eq(length > cap)]
         t1 = tail
         t2 = Signal(iw)
         t3 = Signal(iw)
         m.d.comb += [t2.eq(prv[t1]), t3.eq(prv[t2])]
         new_tail = Signal(iw)
         m.d.comb += new_tail.eq(Mux(drop2, t3, Mux(drop1, t2, t1)))
-        kept = Signal(range(d + 1))
-        m.d.comb += kept.eq(length - drop1 - drop2)
+        none_kept = Signal()                 # the drops empty the list
+        m.d.comb += none_kept.eq((length == 0) | ((length == 1) & drop1) | ((length == 2) & drop2))
+        grown = Signal(range(d + 1))         # the length after the drops and the insertion
+        m.d.comb += grown.eq(Mux(drop2, length - 1, Mux(drop1, length, length + 1)))
         free = Signal(iw)             # the first free entry, or the dropped tail when full
         any_free, first_free = _first_set([~valid[e] for e in range(d)], iw)
         m.d.comb += free.eq(Mux(any_free, first_free, t1))
@@ -228,8 +231,8 @@ class ShadowDirectory(wiring.Component):
             with m.If(drop2):
                 m.d.sync += valid.bit_select(t2, 1).eq(0)
             m.d.sync += [valid.bit_select(free, 1).eq(1), sig[free].eq(x),
-                         length.eq(kept + 1)]
-            with m.If(kept == 0):
+                         length.eq(grown)]
+            with m.If(none_kept):
                 m.d.sync += [head.eq(free), tail.eq(free)]
             with m.Elif(to_lru):
                 m.d.sync += [prv[free].eq(new_tail), nxt[new_tail].eq(free), tail.eq(free)]
