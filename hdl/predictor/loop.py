@@ -105,8 +105,17 @@ class LoopDetector(wiring.Component):
             m.d.comb += psel_next.eq(Mux(self.psel < PSEL_DOWN, 0, self.psel - PSEL_DOWN))
         with m.Elif(sb.hit & ~sa.hit):
             m.d.comb += psel_next.eq(Mux(self.psel == top, top, self.psel + 1))
-        m.d.comb += [self.loop_next.eq(psel_next[PSEL_WIDTH - 1]),
-                     self.loop.eq(self.psel[PSEL_WIDTH - 1])]
+        # The mode after the update, as one of three values known from the register, chosen
+        # by the hits (no add in front of it): unchanged, after -8, after +1.
+        loop_reg = self.psel[PSEL_WIDTH - 1]
+        half = 1 << (PSEL_WIDTH - 1)
+        loop_down = self.psel >= half + PSEL_DOWN
+        loop_up = self.psel >= half - 1
+        m.d.comb += [
+            self.loop_next.eq(Mux(sa.hit & ~sb.hit, loop_down,
+                                  Mux(sb.hit & ~sa.hit, loop_up, loop_reg))),
+            self.loop.eq(loop_reg),
+        ]
         with m.If(self.flush):
             m.d.sync += self.psel.eq(0)
         with m.Else():
