@@ -29,8 +29,8 @@ def test_reuse_table_matches_model(bias):
         pt = [gm.PT_INIT] * gm.PT_ENTRIES
         hot = rng.sample(range(gm.PT_ENTRIES), 3)
         drift = rng.random() < 0.5
-        for cycle in range(2500):
-            if cycle % 300 == 0:
+        for cycle in range(1500):
+            if cycle % 250 == 0:
                 drift = not drift          # long runs one way: both saturations
             train = rng.random() < 0.85
             tkey = rng.choice(hot) if rng.random() < 0.6 else rng.randrange(gm.PT_ENTRIES)
@@ -55,13 +55,18 @@ def test_reuse_table_matches_model(bias):
             assert ctx.get(dut.zero) == int(value == 0)
             await ctx.tick()
             pt = [gm.PT_INIT] * gm.PT_ENTRIES if flush else after
-            assert [ctx.get(dut.counters[i]) for i in range(gm.PT_ENTRIES)] == pt, cycle
+            # The entries this cycle touched every cycle, all 64 every 16th and after flushes.
+            if cycle % 16 == 0 or flush:
+                assert [ctx.get(dut.counters[i]) for i in range(gm.PT_ENTRIES)] == pt, cycle
+            else:
+                for i in {tkey, lkey}:
+                    assert ctx.get(dut.counters[i]) == pt[i], (cycle, i)
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     sim.run()
-    assert forwards[0] > 100          # the same-entry forward was exercised
+    assert forwards[0] > 60           # the same-entry forward was exercised
     assert saturated[0] > 20          # and training at 0 or 15
 
 
