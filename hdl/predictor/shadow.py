@@ -30,6 +30,14 @@ from .constants import BIP_WIDTH, SIG_WIDTH
 __all__ = ["ShadowDirectory", "ShadowObservationSignature", "access_layout"]
 
 
+def _or_tree(values):
+    """The OR of ``values`` as a balanced tree."""
+    while len(values) > 1:
+        values = [values[i] | values[i + 1] if i + 1 < len(values) else values[i]
+                  for i in range(0, len(values), 2)]
+    return values[0]
+
+
 def _first_set(bits, width):
     """``(any, index)`` of the lowest set bit of ``bits`` (a list of 1-bit values), as a
     balanced tree of 2:1 choices (depth log2 of the count, not a chain)."""
@@ -182,10 +190,17 @@ class ShadowDirectory(wiring.Component):
         drop1 = Signal()
         drop2 = Signal()
         m.d.comb += [drop1.eq(length >= cap), drop2.eq(length > cap)]
+        # The two entries before the LRU end, for the double drop, without two chained
+        # reads of `prev`: the entry before the tail is the valid one whose `next` is the
+        # tail (one compare per entry, in parallel: one-hot), and the one before that is its
+        # `prev` (an AND-OR of the one-hot). (On a list of one entry neither is used.)
         t1 = tail
+        t2_onehot = Signal(d)
+        m.d.comb += t2_onehot.eq(Cat(valid[e] & (nxts[e] == t1) & (t1 != e) for e in range(d)))
         t2 = Signal(iw)
         t3 = Signal(iw)
-        m.d.comb += [t2.eq(prv[t1]), t3.eq(prv[t2])]
+        m.d.comb += [t2.eq(_or_tree([Mux(t2_onehot[e], e, 0) for e in range(d)])),
+                     t3.eq(_or_tree([Mux(t2_onehot[e], prvs[e], 0) for e in range(d)]))]
         new_tail = Signal(iw)
         m.d.comb += new_tail.eq(Mux(drop2, t3, Mux(drop1, t2, t1)))
         none_kept = Signal()                 # the drops empty the list
@@ -206,7 +221,7 @@ class ShadowDirectory(wiring.Component):
             miss_now = av & ~match.any()
             m.d.sync += [
                 dropped.eq(Mux(miss_now & drop1, onehot(t1), 0) |
-                           Mux(miss_now & drop2, onehot(t2), 0)),
+                           Mux(miss_now & drop2, t2_onehot, 0)),
                 left.eq(Mux(hit_now, onehot(found), Mux(miss_now, onehot(free), 0))),
             ]
 
