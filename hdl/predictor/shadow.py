@@ -46,7 +46,7 @@ def _first_set(bits, width):
     half = 1 << (ceil_log2(len(bits)) - 1)
     lo_any, lo_idx = _first_set(bits[:half], width)
     hi_any, hi_idx = _first_set(bits[half:], width)
-    return lo_any | hi_any, Mux(lo_any, lo_idx, hi_idx + half)
+    return lo_any | hi_any, Mux(lo_any, lo_idx, hi_idx | half)    # hi_idx < half: no add
 
 
 def access_layout(depth, sig_width=SIG_WIDTH):
@@ -231,7 +231,10 @@ class ShadowDirectory(wiring.Component):
             # Move to the MRU end.
             e = found
             with m.If(e != head):
-                p, n = prv[e], nxt[e]
+                # The matched entry's links by an AND-OR of the one-hot match (not behind
+                # the encoder).
+                p = _or_tree([Mux(match[x], prvs[x], 0) for x in range(d)])
+                n = _or_tree([Mux(match[x], nxts[x], 0) for x in range(d)])
                 m.d.sync += nxt[p].eq(n)
                 with m.If(e == tail):
                     m.d.sync += tail.eq(p)
