@@ -216,3 +216,10 @@ def _predictor_shadow_lru():
 def _predictor_counters():
     from .predictor_props import SaturatingCounters
     return SaturatingCounters()
+
+
+@job("predictor_lists_bmc", mode="bmc", depth=11, timeout=600,
+     doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots) well formed, disjoint, exactly the tracked slots, gcount, BMC")
+def _predictor_lists():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4)

@@ -9,13 +9,17 @@ formal list), each on the component alone with every input free (``AnySeq``):
   exactly "a valid entry holds the signature" (with ``stages=2``: the signature of the
   access of the cycle before, in the state its S2 reads, which proves S2's correction of
   the registered match by the access ahead's update).
+* ``ListsWellFormed``: the LRU and the ghost list (``LiveGhostLists``) under free valid
+  moves are, once quiet, two disjoint well-formed lists of exactly the slots moved onto
+  them, and ``gcount`` is the ghost list's length (BMC).
 * ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
   ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
   steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
   limits), or takes its flush value; ``epoch`` advances by at most one.
 
-Both are one-step properties over the components' registers, so k-induction proves them
-for every reachable and unreachable state alike (``predictor_*_prove`` in formal/jobs.py).
+The shadow's and the counters' are one-step properties over the components' registers, so
+k-induction proves them for every reachable and unreachable state alike
+(``predictor_*_prove`` in formal/jobs.py); the lists' is a BMC (``predictor_lists_bmc``).
 """
 
 from amaranth import *
@@ -145,4 +149,90 @@ class SaturatingCounters(Elaboratable):
              lambda q: [epoch == q, epoch == (q + 1)[:3]], 0)
         m.d.comb += Assert(loop.loop == psel[9])
         m.d.comb += Assert(guard.rule_on == gsel[5])
+        return m
+
+
+class ListsWellFormed(Elaboratable):
+    """``LiveGhostLists`` with free moves: every command moves a slot that is on the list it
+    names (tracked here at issue, as the core's table tracks it), a flush only while no move
+    is in C2 or C3. Once no move has been given for six cycles (every pointer write of the
+    last one landed), both lists are well formed (the walk from the head over ``next``
+    reaches the tail, ``prev`` mirrors it, no slot twice), hold exactly the slots tracked on
+    them, are disjoint, and ``gcount`` is the ghost list's length. BMC (the lists are
+    checked only when quiet, which is not inductive)."""
+
+    QUIET = 6
+
+    def __init__(self, entries=4, *, registered=True):
+        self.entries, self.registered = entries, registered
+
+    def elaborate(self, platform):
+        from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
+        from .common import FormalMemory
+        m = Module()
+        reset_assumptions(m)
+        n = self.entries
+        p = small_params(entries=n, probe=min(2, n))
+        dut = LiveGhostLists(p, registered=self.registered, memory=FormalMemory)
+        dut._MustUse__silence = True                    # elaborated here, not by the tree
+        m.submodules.dut = dut.elaborate(platform)      # (its memories are named then)
+        sw = p.SLOT_WIDTH
+        valid, slot, frm, to, flush = (Signal(), Signal(sw), Signal(ListFrom), Signal(ListTo),
+                                       Signal())
+        m.d.comb += [valid.eq(AnySeq(1)), slot.eq(AnySeq(sw)), frm.eq(AnySeq(2)),
+                     to.eq(AnySeq(2)), flush.eq(AnySeq(1))]
+        m.d.comb += [dut.cmd.valid.eq(valid), dut.cmd.payload.slot.eq(slot),
+                     dut.cmd.payload.frm.eq(frm), dut.cmd.payload.to.eq(to),
+                     dut.flush.eq(flush)]
+        # Where each slot is (0 none, 1 live, 2 ghost), as the moves given so far leave it.
+        where = [Signal(2, name=f"where{s}") for s in range(n)]
+        at = Array(where)
+        m.d.comb += Assume(~(flush & (valid | dut.busy)))
+        with m.If(valid):
+            m.d.comb += Assume(at[slot] == frm.as_value())
+        with m.If(flush):
+            m.d.sync += [w.eq(0) for w in where]
+        with m.Elif(valid):
+            m.d.sync += at[slot].eq(Mux(to == ListTo.NONE, 0,
+                                        Mux(to == ListTo.GHOST_HEAD, 2, 1)))
+        quiet = Signal(range(self.QUIET + 1))
+        with m.If(valid):
+            m.d.sync += quiet.eq(0)
+        with m.Elif(quiet != self.QUIET):
+            m.d.sync += quiet.eq(quiet + 1)
+
+        banks = {name: [dut.memories[f"{name}{i}"].cells for i in range(2)]
+                 for name in ("prev", "next")}
+        prv = Array(banks["prev"][0][s] ^ banks["prev"][1][s] for s in range(n))
+        nxt = Array(banks["next"][0][s] ^ banks["next"][1][s] for s in range(n))
+
+        def check(head, tail, empty, code, name):
+            expected = [Signal(name=f"{name}_exp{s}") for s in range(n)]
+            for s in range(n):
+                m.d.comb += expected[s].eq(where[s] == code)
+            count = popcount(expected)
+            xs = [Signal(sw, name=f"{name}_walk0")]
+            m.d.comb += xs[0].eq(head)
+            for i in range(1, n):
+                x = Signal(sw, name=f"{name}_walk{i}")
+                m.d.comb += x.eq(nxt[xs[i - 1]])
+                xs.append(x)
+            with m.If(empty):
+                m.d.comb += Assert(count == 0)
+            with m.Else():
+                for i in range(n):
+                    on = i < count
+                    m.d.comb += Assert(~on | Array(expected)[xs[i]])
+                    for j in range(i):
+                        m.d.comb += Assert(~on | (xs[i] != xs[j]))
+                    if i:
+                        m.d.comb += Assert(~on | (prv[xs[i]] == xs[i - 1]))
+                    with m.If(count == i + 1):
+                        m.d.comb += Assert(xs[i] == tail)
+            return count
+
+        with m.If(quiet == self.QUIET):
+            check(dut.head, dut.tail, dut.empty, 1, "live")
+            ghosts = check(dut.ghead, dut.gtail, dut.gempty, 2, "ghost")
+            m.d.comb += Assert(dut.gcount == ghosts)
         return m
