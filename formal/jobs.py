@@ -193,3 +193,33 @@ def _latency_compact():
 def _covers_compact():
     from .covers import CoreCovers
     return CoreCovers(small_params(ts_width=4), options=COMPACT)
+
+
+# ---- the predictor mode's components (hdl/predictor/, formal/predictor_props.py) ---------
+
+@job("predictor_shadow_prove", mode="prove", depth=4, quick=True, timeout=120,
+     doc="P10: a BIP shadow directory (4 entries, two stages) is a well-formed list of distinct signatures, its hit exact, k-induction")
+def _predictor_shadow():
+    from .predictor_props import ShadowWellFormed
+    return ShadowWellFormed(4, bimodal=True, stages=2)
+
+
+@job("predictor_shadow_lru_prove", mode="prove", depth=4, quick=True, timeout=120,
+     doc="P10: the same for an LRU shadow directory (3 entries, one stage), k-induction")
+def _predictor_shadow_lru():
+    from .predictor_props import ShadowWellFormed
+    return ShadowWellFormed(3, bimodal=False, stages=1)
+
+
+@job("predictor_counters_prove", mode="prove", depth=2, quick=True, timeout=120,
+     doc="P10: PT, PSEL, GSEL never wrap (steps or saturation), epoch steps by one, k-induction")
+def _predictor_counters():
+    from .predictor_props import SaturatingCounters
+    return SaturatingCounters()
+
+
+@job("predictor_lists_bmc", mode="bmc", depth=11, timeout=600,
+     doc="P10: the LRU and the ghost list (LiveGhostLists, 4 slots) well formed, disjoint, exactly the tracked slots, gcount, BMC")
+def _predictor_lists():
+    from .predictor_props import ListsWellFormed
+    return ListsWellFormed(4)

@@ -32,8 +32,11 @@ from .model import _NONE, _OBSERVE, _QUERY, _link_at_head, _move_to_head, tag_ke
 
 __all__ = ["PredictorState", "ShadowDirectory", "PT_ENTRIES", "PT_MAX", "PT_INIT", "BURST_MAX",
            "ABSENT_KEY", "SAMPLE_SHIFT", "PSEL_MAX", "PSEL_INIT", "PSEL_LOOP", "PSEL_DOWN",
-           "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON", "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "key_of",
-           "level_of", "is_sampled"]
+           "BIP_MASK", "SIG_SHIFT", "shadow_signature", "GSEL_MAX", "GSEL_INIT", "GSEL_ON",
+           "GSEL_HIT", "GSEL_DEAD", "EPOCH_MASK", "EPOCH_SHIFT", "PROBE_EXPIRY", "EPS_MASK",
+           "key_of", "level_of", "is_sampled", "pt_train", "shadow_capacity", "psel_update",
+           "bimodal_step", "ghost_rule_step", "guard_probe_observed", "guard_probe_dead", "clock_advance",
+           "list_unlink", "list_link_at_head", "list_link_at_tail"]
 
 PT_ENTRIES = 64       #: entries of the prediction table (6-bit keys)
 PT_MAX = 15           #: 4-bit saturating counters
@@ -86,6 +89,66 @@ def level_of(pred: int, sage: int, w3: int, w1: int) -> int:
     return 1 if sage <= w1 else 0
 
 
+def pt_train(value: int, near: bool) -> int:
+    """P4: a ``PT`` counter after training with outcome ``near`` (saturating at 0 and 15)."""
+    if near:
+        return value + 1 if value < PT_MAX else value
+    return value - 1 if value > 0 else value
+
+
+def shadow_capacity(occupancy: int) -> int:
+    """P11: a shadow directory's bound for a sampled OBSERVE, ``max(1, occupancy >> 4)``
+    (``occupancy`` before the OBSERVE)."""
+    return max(1, occupancy >> SAMPLE_SHIFT)
+
+
+def psel_update(psel: int, lru_hit: bool, bip_hit: bool) -> int:
+    """P11: ``PSEL`` after a sampled OBSERVE with these shadow outcomes (-8 for a hit only
+    the LRU shadow has, +1 for one only the BIP shadow has, saturating at 0 and 1023)."""
+    if lru_hit and not bip_hit:
+        return max(psel - PSEL_DOWN, 0)
+    if bip_hit and not lru_hit:
+        return min(psel + 1, PSEL_MAX)
+    return psel
+
+
+def bimodal_step(counter: int) -> tuple[int, bool]:
+    """P11: one bimodal insertion: ``(counter', at_lru_end)``, the 5-bit counter advanced,
+    the LRU end (tail) unless it wrapped to 0."""
+    counter = (counter + 1) & BIP_MASK
+    return counter, counter != 0
+
+
+def ghost_rule_step(eps: int, gsel: int) -> tuple[int, bool]:
+    """P6.2: a predicted-cold ghost revival outside loop mode (a *candidate*, P12):
+    ``(eps', demote)``: ``eps`` advanced; ``demote`` (link at the LRU tail) while the rule
+    is on (``gsel >= 32``) and ``eps' != 0``, else the revival is a probe at the head."""
+    eps = (eps + 1) & EPS_MASK
+    return eps, gsel >= GSEL_ON and eps != 0
+
+
+def guard_probe_observed(gsel: int, epoch: int, stamp: int) -> int:
+    """P12: ``GSEL`` after a live OBSERVE of a probe stamped ``stamp`` in ``epoch``: -3 if
+    fewer than three epochs passed (LRU kept it until its reuse), else +1."""
+    if (epoch - stamp) & EPOCH_MASK >= PROBE_EXPIRY:
+        return min(gsel + GSEL_DEAD, GSEL_MAX)
+    return max(gsel - GSEL_HIT, 0)
+
+
+def guard_probe_dead(gsel: int) -> int:
+    """P12: ``GSEL`` after a probe leaves the LRU list unobserved (EVICT, replacement)."""
+    return min(gsel + GSEL_DEAD, GSEL_MAX)
+
+
+def clock_advance(epoch: int, einserts: int, occupancy: int) -> tuple[int, int]:
+    """P12: the insertion clock ``(epoch, einserts)`` after one insertion that leaves
+    ``occupancy`` live lines."""
+    einserts += 1
+    if einserts >= max(1, occupancy >> EPOCH_SHIFT):
+        return (epoch + 1) & EPOCH_MASK, 0
+    return epoch, einserts
+
+
 def _unlink(prev: list, next_: list, slot: int, head: int, tail: int) -> tuple[int, int]:
     """Remove ``slot`` from the list with ends ``head``/``tail``; return the new ends."""
     before, after = prev[slot], next_[slot]
@@ -109,6 +172,13 @@ def _push_tail(prev: list, next_: list, slot: int, head: int, tail: int) -> tupl
     else:
         next_[tail] = slot
     return head, slot
+
+
+#: The list operations of the LRU and the ghost list (P3), on ``prev``/``next`` arrays with
+#: ``-1`` for "none": each takes ``(prev, next, slot, head, tail)`` and returns the new ends.
+list_unlink = _unlink
+list_link_at_head = _link_at_head
+list_link_at_tail = _push_tail
 
 
 class ShadowDirectory:
@@ -137,8 +207,8 @@ class ShadowDirectory:
             order.popitem(last=False)
         order[tag] = None
         if self.bimodal:
-            self.counter = (self.counter + 1) & BIP_MASK
-            if self.counter != 0:
+            self.counter, to_lru_end = bimodal_step(self.counter)
+            if to_lru_end:
                 order.move_to_end(tag, last=False)  # 31 in 32 at the LRU end
         return False
 
@@ -184,18 +254,15 @@ class PredictorState:
 
     def _duel(self, tag: int, occupancy: int) -> None:
         """P11: a sampled OBSERVE updates both shadows, then ``psel`` from their outcomes."""
-        capacity = max(1, occupancy >> SAMPLE_SHIFT)
+        capacity = shadow_capacity(occupancy)
         lru_hit = self.shadow_lru.access(tag, capacity)
         bip_hit = self.shadow_bip.access(tag, capacity)
-        if lru_hit and not bip_hit:
-            self.psel = max(self.psel - PSEL_DOWN, 0)
-        elif bip_hit and not lru_hit:
-            self.psel = min(self.psel + 1, PSEL_MAX)
+        self.psel = psel_update(self.psel, lru_hit, bip_hit)
 
     def _bimodal_to_tail(self) -> bool:
         """P11: the main list's bimodal insertion: the head once in 32, else the tail."""
-        self.bip = (self.bip + 1) & BIP_MASK
-        return self.bip != 0
+        self.bip, to_tail = bimodal_step(self.bip)
+        return to_tail
 
     # ---- the request loop -------------------------------------------------------------------
 
@@ -235,14 +302,9 @@ class PredictorState:
                     age = t - last_at[slot]
                     sage = age if age < age_cap else age_cap
                     # Train the counter the previous OBSERVE used, then look up (P4).
+                    key, new_burst, near = key_of(burst_at[slot], sage, w3, wmax)
                     trained = pkey_at[slot]
-                    near = sage <= w3
-                    if near:
-                        if pt[trained] < PT_MAX:
-                            pt[trained] += 1
-                    elif pt[trained] > 0:
-                        pt[trained] -= 1
-                    key, new_burst, _ = key_of(burst_at[slot], sage, w3, wmax)
+                    pt[trained] = pt_train(pt[trained], near)
                     pred = 1 if pt[key] >= PT_INIT else 0
                     level_after = 3 if pred else 1
                     if not ghost[slot]:
@@ -257,10 +319,7 @@ class PredictorState:
                         last_at[slot] = t
                         burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
                         if probe_at[slot]:          # P12: a probe reused while live
-                            if (epoch - stamp_at[slot]) & EPOCH_MASK >= PROBE_EXPIRY:
-                                gsel = min(gsel + GSEL_DEAD, GSEL_MAX)   # too late for LRU
-                            else:
-                                gsel = max(gsel - GSEL_HIT, 0)
+                            gsel = guard_probe_observed(gsel, epoch, stamp_at[slot])
                             probe_at[slot] = stamp_at[slot] = 0
                         head, tail = _move_to_head(prev, next_, slot, head, tail)
                         observe_hits += 1
@@ -276,17 +335,14 @@ class PredictorState:
                     count_at[slot] = 1
                     last_at[slot] = t
                     burst_at[slot], pkey_at[slot], pred_at[slot] = new_burst, key, pred
-                    epoch_inserts += 1              # P12: the insertion clock
-                    if epoch_inserts >= max(1, (occupancy + 1) >> EPOCH_SHIFT):
-                        epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
+                    # P12: the insertion clock
+                    epoch, epoch_inserts = clock_advance(epoch, epoch_inserts, occupancy + 1)
                     to_tail = False
                     if loop:                        # P11: bimodal insertion
                         to_tail = self._bimodal_to_tail()
                     elif pt[key] == 0:              # a history that is never reused soon
-                        eps = (eps + 1) & EPS_MASK
-                        if gsel >= GSEL_ON and eps != 0:
-                            to_tail = True          # the ghost rule demotes it
-                        else:
+                        eps, to_tail = ghost_rule_step(eps, gsel)   # the rule may demote it
+                        if not to_tail:
                             probe_at[slot] = 1      # P12: at the head, its fate is watched
                             stamp_at[slot] = epoch
                     if to_tail:
@@ -331,16 +387,15 @@ class PredictorState:
                     head, tail = _unlink(prev, next_, chosen, head, tail)
                     if probe_at[chosen]:            # P12: a probe leaves unobserved
                         probe_at[chosen] = stamp_at[chosen] = 0
-                        gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
+                        gsel = guard_probe_dead(gsel)
                     replacements += 1
                 else:
                     drops += 1                      # d: every live slot is recent
                     if collect:
                         out.append((op, 0, 0, 0, 0, 0, int(min_tlevel == 0), 0, 0, 0))
                     continue
-                epoch_inserts += 1                  # P12: the insertion clock
-                if epoch_inserts >= max(1, occupancy >> EPOCH_SHIFT):
-                    epoch_inserts, epoch = 0, (epoch + 1) & EPOCH_MASK
+                # P12: the insertion clock
+                epoch, epoch_inserts = clock_advance(epoch, epoch_inserts, occupancy)
                 tag_at[chosen] = tag
                 count_at[chosen] = 1
                 last_at[chosen] = t
@@ -383,7 +438,7 @@ class PredictorState:
                 occupancy -= 1
                 if probe_at[slot]:                  # P12: a probe leaves unobserved
                     probe_at[slot] = stamp_at[slot] = 0
-                    gsel = min(gsel + GSEL_DEAD, GSEL_MAX)
+                    gsel = guard_probe_dead(gsel)
                 ghost[slot] = 1
                 ghead, gtail = _link_at_head(prev, next_, slot, ghead, gtail)
                 gcount += 1

@@ -1,0 +1,238 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Properties of the predictor mode's components (hdl/predictor/, spec-predictor.md P10's
+formal list), each on the component alone with every input free (``AnySeq``):
+
+* ``ShadowWellFormed``: a shadow directory (``ShadowDirectory``) is a well-formed list of
+  distinct signatures of at most ``depth``: the walk from the LRU end over ``prev`` meets
+  ``length`` distinct valid entries, ``next`` is its inverse, it ends at the MRU end, the
+  valid entries are exactly those on the list, no two hold one signature; and ``hit`` is
+  exactly "a valid entry holds the signature" (with ``stages=2``: the signature of the
+  access of the cycle before, in the state its S2 reads, which proves S2's correction of
+  the registered match by the access ahead's update).
+* ``ListsWellFormed``: the LRU and the ghost list (``LiveGhostLists``) under free valid
+  moves are, once quiet, two disjoint well-formed lists of exactly the slots moved onto
+  them, and ``gcount`` is the ghost list's length (BMC).
+* ``SaturatingCounters``: ``PT`` (``ReuseTable``), ``PSEL`` (``LoopDetector``) and
+  ``GSEL`` (``Guard``) never wrap: from one cycle to the next each changes by one of its
+  steps or saturates (PT: +1, -1; PSEL: +1, -8; GSEL: +1, -3; 0 and the top as the
+  limits), or takes its flush value; ``epoch`` advances by at most one.
+
+The shadow's and the counters' are one-step properties over the components' registers, so
+k-induction proves them for every reachable and unreachable state alike
+(``predictor_*_prove`` in formal/jobs.py); the lists' is a BMC (``predictor_lists_bmc``).
+"""
+
+from amaranth import *
+from amaranth.hdl import Assert, Assume
+from amaranth.hdl._ast import AnySeq, Initial
+
+from hdl.predictor import Guard, LoopDetector, ReuseTable, ShadowDirectory
+
+from .common import popcount, reset_assumptions, small_params
+
+__all__ = ["ShadowWellFormed", "SaturatingCounters"]
+
+
+class ShadowWellFormed(Elaboratable):
+    def __init__(self, depth=4, *, bimodal=True, stages=2):
+        self.depth, self.bimodal, self.stages = depth, bimodal, stages
+
+    def elaborate(self, platform):
+        m = Module()
+        reset_assumptions(m)
+        d = self.depth
+        m.submodules.dut = dut = ShadowDirectory(d, bimodal=self.bimodal, stages=self.stages,
+                                                 observe=True)
+        sig_in = Signal(16)
+        cap_in = Signal(len(dut.access.payload.cap))
+        valid_in, flush_in = Signal(), Signal()
+        m.d.comb += [sig_in.eq(AnySeq(16)), cap_in.eq(AnySeq(len(cap_in))),
+                     valid_in.eq(AnySeq(1)), flush_in.eq(AnySeq(1))]
+        m.d.comb += [dut.access.valid.eq(valid_in), dut.access.payload.sig.eq(sig_in),
+                     dut.access.payload.cap.eq(cap_in), dut.flush.eq(flush_in)]
+        m.d.comb += Assume(cap_in <= d)          # the caller's bound (documented range)
+        if self.stages == 2:
+            # The access whose hit is reported now: the one of the cycle before.
+            sig_hit, valid_hit = Signal(16), Signal()
+            m.d.sync += [sig_hit.eq(sig_in), valid_hit.eq(valid_in)]
+            m.d.comb += Assume(~(flush_in & valid_hit))    # the component's flush rule
+        else:
+            sig_hit, valid_hit = sig_in, valid_in
+        obs = dut.observe
+        prv = Array(obs.prev[e] for e in range(d))
+        nxt = Array(obs.next[e] for e in range(d))
+        sig = Array(obs.sig[e] for e in range(d))
+        valid = obs.valid
+        length = obs.length
+
+        m.d.comb += Assert(length <= d)
+        xs = [Signal(range(d), name=f"walk{0}")]
+        m.d.comb += xs[0].eq(obs.tail)
+        for i in range(1, d):
+            x = Signal(range(d), name=f"walk{i}")
+            m.d.comb += x.eq(prv[xs[i - 1]])
+            xs.append(x)
+        for i in range(d):
+            on = i < length
+            m.d.comb += Assert(~on | valid.bit_select(xs[i], 1))
+            for j in range(i):
+                m.d.comb += Assert(~on | (xs[i] != xs[j]))
+            if i:
+                m.d.comb += Assert(~on | (nxt[xs[i]] == xs[i - 1]))
+            with m.If(length == i + 1):
+                m.d.comb += Assert(xs[i] == obs.head)
+        m.d.comb += Assert(popcount(valid[e] for e in range(d)) == length)
+        for e in range(d):
+            for f in range(e):
+                m.d.comb += Assert(~(valid[e] & valid[f]) | (obs.sig[e] != obs.sig[f]))
+        held = Cat(valid[e] & (obs.sig[e] == sig_hit) for e in range(d)).any()
+        m.d.comb += Assert(dut.hit == (valid_hit & held))
+        return m
+
+
+class SaturatingCounters(Elaboratable):
+    def __init__(self, pt_entries=4):
+        self.pt_entries = pt_entries
+
+    def elaborate(self, platform):
+        m = Module()
+        reset_assumptions(m)
+        p = small_params(entries=16, probe=4)
+        m.submodules.pt = pt = ReuseTable(self.pt_entries)
+        m.submodules.loop = loop = LoopDetector(p)
+        m.submodules.guard = guard = Guard(p)
+        for comp in (pt, loop, guard):
+            for path, member, value in comp.signature.flatten(comp):
+                if member.flow.name == "In" and not (path[-1] == "ready"):
+                    m.d.comb += value.eq(AnySeq(Value.cast(value).shape().width))
+
+        # The previous cycle: whether it was a reset or a flush, and the counters then.
+        was_reset = Signal(reset_less=True)
+        m.d.sync += was_reset.eq(ResetSignal())
+        started = Signal(reset_less=True)
+        m.d.sync += started.eq(1)
+        m.d.comb += Assume(~(Initial() & started))
+
+        def step(m, name, value, flush, allowed, init):
+            q = Signal(Value.cast(value).shape(), name=f"{name}_q", reset_less=True)
+            fq = Signal(name=f"{name}_flush_q", reset_less=True)
+            m.d.sync += [q.eq(value), fq.eq(flush)]
+            ok = Const(0)
+            for cond in allowed(q):
+                ok = ok | cond
+            with m.If(started & ~was_reset):
+                m.d.comb += Assert(Mux(fq, value == init, ok))
+
+        top = 15
+        for i in range(self.pt_entries):
+            step(m, f"pt{i}", pt.counters[i], pt.flush,
+                 lambda q: [pt.counters[i] == q,
+                            pt.counters[i] == q + 1, pt.counters[i] == q - 1], 8)
+            m.d.comb += Assert(pt.counters[i] <= top)
+        for i in range(self.pt_entries):
+            # no wrap: 15 never becomes 0 and 0 never 15 in one step
+            q = Signal(4, name=f"pt_wrap_q{i}", reset_less=True)
+            m.d.sync += q.eq(pt.counters[i])
+            with m.If(started & ~was_reset):
+                m.d.comb += Assert(~((q == 15) & (pt.counters[i] == 0)))
+                m.d.comb += Assert(~((q == 0) & (pt.counters[i] == 15)))
+        psel = loop.psel
+        step(m, "psel", psel, loop.flush,
+             lambda q: [psel == q, (psel == q + 1) & (q != 1023),
+                        (psel == q - 8) & (q >= 8), (psel == 0) & (q < 8)], 0)
+        gsel = guard.gsel
+        step(m, "gsel", gsel, guard.flush,
+             lambda q: [gsel == q, (gsel == q + 1) & (q != 63), (gsel == 63) & (q == 63),
+                        (gsel == q - 3) & (q >= 3), (gsel == 0) & (q < 3)], 31)
+        epoch = guard.epoch
+        step(m, "epoch", epoch, guard.flush,
+             lambda q: [epoch == q, epoch == (q + 1)[:3]], 0)
+        m.d.comb += Assert(loop.loop == psel[9])
+        m.d.comb += Assert(guard.rule_on == gsel[5])
+        return m
+
+
+class ListsWellFormed(Elaboratable):
+    """``LiveGhostLists`` with free moves: every command moves a slot that is on the list it
+    names (tracked here at issue, as the core's table tracks it), a flush only while no move
+    is in C2 or C3. Once no move has been given for six cycles (every pointer write of the
+    last one landed), both lists are well formed (the walk from the head over ``next``
+    reaches the tail, ``prev`` mirrors it, no slot twice), hold exactly the slots tracked on
+    them, are disjoint, and ``gcount`` is the ghost list's length. BMC (the lists are
+    checked only when quiet, which is not inductive)."""
+
+    QUIET = 6
+
+    def __init__(self, entries=4, *, registered=True):
+        self.entries, self.registered = entries, registered
+
+    def elaborate(self, platform):
+        from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
+        from .common import FormalMemory
+        m = Module()
+        reset_assumptions(m)
+        n = self.entries
+        p = small_params(entries=n, probe=min(2, n))
+        dut = LiveGhostLists(p, registered=self.registered, memory=FormalMemory)
+        dut._MustUse__silence = True                    # elaborated here, not by the tree
+        m.submodules.dut = dut.elaborate(platform)      # (its memories are named then)
+        sw = p.SLOT_WIDTH
+        valid, slot, frm, to, flush = (Signal(), Signal(sw), Signal(ListFrom), Signal(ListTo),
+                                       Signal())
+        m.d.comb += [valid.eq(AnySeq(1)), slot.eq(AnySeq(sw)), frm.eq(AnySeq(2)),
+                     to.eq(AnySeq(2)), flush.eq(AnySeq(1))]
+        m.d.comb += [dut.cmd.valid.eq(valid), dut.cmd.payload.slot.eq(slot),
+                     dut.cmd.payload.frm.eq(frm), dut.cmd.payload.to.eq(to),
+                     dut.flush.eq(flush)]
+        # Where each slot is (0 none, 1 live, 2 ghost), as the moves given so far leave it.
+        where = [Signal(2, name=f"where{s}") for s in range(n)]
+        at = Array(where)
+        m.d.comb += Assume(~(flush & (valid | dut.busy)))
+        with m.If(valid):
+            m.d.comb += Assume(at[slot] == frm.as_value())
+        with m.If(flush):
+            m.d.sync += [w.eq(0) for w in where]
+        with m.Elif(valid):
+            m.d.sync += at[slot].eq(Mux(to == ListTo.NONE, 0,
+                                        Mux(to == ListTo.GHOST_HEAD, 2, 1)))
+        quiet = Signal(range(self.QUIET + 1))
+        with m.If(valid):
+            m.d.sync += quiet.eq(0)
+        with m.Elif(quiet != self.QUIET):
+            m.d.sync += quiet.eq(quiet + 1)
+
+        banks = {name: [dut.memories[f"{name}{i}"].cells for i in range(2)]
+                 for name in ("prev", "next")}
+        prv = Array(banks["prev"][0][s] ^ banks["prev"][1][s] for s in range(n))
+        nxt = Array(banks["next"][0][s] ^ banks["next"][1][s] for s in range(n))
+
+        def check(head, tail, empty, code, name):
+            expected = [Signal(name=f"{name}_exp{s}") for s in range(n)]
+            for s in range(n):
+                m.d.comb += expected[s].eq(where[s] == code)
+            count = popcount(expected)
+            xs = [Signal(sw, name=f"{name}_walk0")]
+            m.d.comb += xs[0].eq(head)
+            for i in range(1, n):
+                x = Signal(sw, name=f"{name}_walk{i}")
+                m.d.comb += x.eq(nxt[xs[i - 1]])
+                xs.append(x)
+            with m.If(empty):
+                m.d.comb += Assert(count == 0)
+            with m.Else():
+                for i in range(n):
+                    on = i < count
+                    m.d.comb += Assert(~on | Array(expected)[xs[i]])
+                    for j in range(i):
+                        m.d.comb += Assert(~on | (xs[i] != xs[j]))
+                    if i:
+                        m.d.comb += Assert(~on | (prv[xs[i]] == xs[i - 1]))
+                    with m.If(count == i + 1):
+                        m.d.comb += Assert(xs[i] == tail)
+            return count
+
+        with m.If(quiet == self.QUIET):
+            check(dut.head, dut.tail, dut.empty, 1, "live")
+            ghosts = check(dut.ghead, dut.gtail, dut.gempty, 2, "ghost")
+            m.d.comb += Assert(dut.gcount == ghosts)
+        return m

@@ -1,0 +1,98 @@
+# amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
+"""hdl.predictor's key and level (spec-predictor.md P4, P5) against the golden model's
+``key_of`` and ``level_of``; its constants against the model's."""
+
+import os
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+import golden_model.predictor as gm
+from regmap import Params
+from hdl.predictor import ReuseKey, ReuseLevel
+from hdl.predictor import constants as c
+
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
+
+
+def test_constants_are_the_models():
+    assert c.PT_ENTRIES == gm.PT_ENTRIES and (1 << c.PT_WIDTH) - 1 == gm.PT_MAX
+    assert c.PT_INIT == gm.PT_INIT and (1 << c.BURST_WIDTH) - 1 == gm.BURST_MAX
+    assert c.ABSENT_KEY == gm.ABSENT_KEY and c.SAMPLE_SHIFT == gm.SAMPLE_SHIFT
+    assert c.SIG_SHIFT == gm.SIG_SHIFT and c.SIG_WIDTH == 32 - gm.SIG_SHIFT
+    assert (1 << c.PSEL_WIDTH) - 1 == gm.PSEL_MAX and 1 << (c.PSEL_WIDTH - 1) == gm.PSEL_LOOP
+    assert c.PSEL_DOWN == gm.PSEL_DOWN and (1 << c.BIP_WIDTH) - 1 == gm.BIP_MASK
+    assert (1 << c.GSEL_WIDTH) - 1 == gm.GSEL_MAX and 1 << (c.GSEL_WIDTH - 1) == gm.GSEL_ON
+    assert c.GSEL_INIT == gm.GSEL_INIT and c.GSEL_HIT == gm.GSEL_HIT
+    assert c.GSEL_DEAD == gm.GSEL_DEAD and (1 << c.EPOCH_WIDTH) - 1 == gm.EPOCH_MASK
+    assert c.EPOCH_SHIFT == gm.EPOCH_SHIFT and c.PROBE_EXPIRY == gm.PROBE_EXPIRY
+    assert (1 << c.EPS_WIDTH) - 1 == gm.EPS_MASK
+
+
+def _cases(params, exhaustive, rng, n):
+    wmax = params.WMAX
+    if exhaustive:
+        return [(b, s, w) for b in range(8) for s in range(wmax + 2) for w in range(wmax + 1)]
+    return [(rng.randrange(8), rng.randrange(wmax + 2), rng.randrange(wmax + 1))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("ts_width,exhaustive", [(4, True), (8, False)])
+def test_key_matches_model(ts_width, exhaustive):
+    p = Params(TS_WIDTH=ts_width)
+    seed = f"{SEED}-key-{ts_width}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    dut = ReuseKey(p)
+    cases = _cases(p, exhaustive, rng, 600)
+
+    async def bench(ctx):
+        for burst, sage, w3 in cases:
+            ctx.set(dut.burst, burst)
+            ctx.set(dut.sage, sage)
+            ctx.set(dut.w3, w3)
+            ctx.set(dut.known, 1)
+            key, new_burst, near = gm.key_of(burst, sage, w3, p.WMAX)
+            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near))
+            assert got == (key, new_burst, int(near)), (burst, sage, w3)
+            ctx.set(dut.known, 0)             # absent: the first-sight key, no training
+            got = (ctx.get(dut.key), ctx.get(dut.burst_next), ctx.get(dut.near))
+            assert got == (gm.ABSENT_KEY, 0, 0), (burst, sage, w3)
+
+    sim = Simulator(dut)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("ts_width,exhaustive", [(4, True), (8, False)])
+def test_level_matches_model(ts_width, exhaustive):
+    p = Params(TS_WIDTH=ts_width)
+    seed = f"{SEED}-level-{ts_width}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    dut = ReuseLevel(p)
+    wmax = p.WMAX
+    if exhaustive:
+        cases = [(pr, s, w3, w1) for pr in (0, 1) for s in range(wmax + 2)
+                 for w3 in range(wmax + 1) for w1 in range(w3, wmax + 1)]
+    else:
+        cases = []
+        for _ in range(600):
+            w3 = rng.randrange(wmax + 1)
+            cases.append((rng.randrange(2), rng.randrange(wmax + 2), w3,
+                          rng.randrange(w3, wmax + 1)))
+
+    async def bench(ctx):
+        for pred, sage, w3, w1 in cases:
+            for name, v in (("pred", pred), ("sage", sage), ("w3", w3), ("w1", w1)):
+                ctx.set(getattr(dut, name), v)
+            ctx.set(dut.live, 1)
+            assert ctx.get(dut.level) == gm.level_of(pred, sage, w3, w1), (pred, sage, w3, w1)
+            ctx.set(dut.live, 0)
+            assert ctx.get(dut.level) == 0
+
+    sim = Simulator(dut)
+    sim.add_testbench(bench)
+    sim.run()

@@ -1,0 +1,164 @@
+# amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
+"""hdl.predictor.LiveGhostLists (the LRU and the ghost list, spec-predictor.md P3, P10)
+against the golden model's list operations (``list_unlink``, ``list_link_at_head``,
+``list_link_at_tail``, the ones its request loop uses), a move every cycle: the ends of
+both lists and ``gcount`` each cycle (``tail_lag`` after the move), and both lists' order
+in the pointer banks at the end."""
+
+import os
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+import golden_model.predictor as gm
+from golden_model.model import walk_list
+from regmap import Params
+from hdl.predictor.lists import ListFrom, ListTo, LiveGhostLists
+
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
+NONE = -1
+
+KINDS = ["touch", "insert_head", "insert_tail", "revive_head", "revive_tail", "to_tail",
+         "evict", "free", "idle"]
+
+
+def run(entries, registered, n_cmds, rng, flush_rate):
+    p = Params(ENTRIES=entries, PROBE=min(4, entries))
+    dut = LiveGhostLists(p, registered=registered)
+    used = {k: 0 for k in KINDS}
+
+    async def bench(ctx):
+        prev, nxt = [NONE] * entries, [NONE] * entries
+        ends = [NONE, NONE, NONE, NONE]            # head, tail, ghead, gtail
+        where = {}                                 # slot -> "live" / "ghost"
+        snaps = []
+        lag = dut.tail_lag
+        want_flush, flushes = False, 0
+
+        def check(snap):
+            h, t, gh, gt, gc = snap
+            assert ctx.get(dut.empty) == (h == NONE)
+            assert ctx.get(dut.gempty) == (gh == NONE)
+            if h != NONE:
+                assert (ctx.get(dut.head), ctx.get(dut.tail)) == (h, t)
+            if gh != NONE:
+                assert (ctx.get(dut.ghead), ctx.get(dut.gtail)) == (gh, gt)
+            assert ctx.get(dut.gcount) == gc
+
+        for cycle in range(n_cmds):
+            if len(snaps) >= lag:
+                check(snaps[-lag])
+            live = [s for s, w in where.items() if w == "live"]
+            ghosts = [s for s, w in where.items() if w == "ghost"]
+            free = [s for s in range(entries) if s not in where]
+            kinds = ["idle"]
+            if free:
+                kinds += ["insert_head", "insert_tail"]
+            if live:
+                kinds += ["touch", "touch", "to_tail", "evict", "evict"]
+            if ghosts:
+                kinds += ["revive_head", "revive_tail", "free", "free"]
+            kind = rng.choice(kinds)
+            # A flush waits until no move is in C2 or C3 (the unit's rule), moving nothing.
+            want_flush = want_flush or rng.random() < flush_rate
+            flush = want_flush and not ctx.get(dut.busy)
+            if want_flush:
+                kind = "idle"
+                want_flush = not flush
+                flushes += flush
+            used[kind] += 1
+            h, t, gh, gt = ends
+            frm, to, s = ListFrom.NONE, ListTo.NONE, 0
+            if kind == "touch":
+                corners = [x for x in (h, t, nxt[h] if h != NONE else NONE,
+                                       prev[t] if t != NONE else NONE) if x != NONE]
+                s = rng.choice(corners + [rng.choice(live)])
+                frm, to = ListFrom.LIVE, ListTo.LIVE_HEAD
+            elif kind == "to_tail":
+                s = rng.choice([h, rng.choice(live)])
+                frm, to = ListFrom.LIVE, ListTo.LIVE_TAIL
+            elif kind.startswith("insert"):
+                s = rng.choice(free)
+                to = ListTo.LIVE_HEAD if kind.endswith("head") else ListTo.LIVE_TAIL
+            elif kind.startswith("revive"):
+                s = rng.choice([gh, gt, rng.choice(ghosts)])
+                frm = ListFrom.GHOST
+                to = ListTo.LIVE_HEAD if kind.endswith("head") else ListTo.LIVE_TAIL
+            elif kind == "evict":
+                s, frm, to = t, ListFrom.LIVE, ListTo.GHOST_HEAD
+            elif kind == "free":
+                s, frm = gt, ListFrom.GHOST
+            # The model's list operations, in the order of its request loop.
+            if frm == ListFrom.LIVE:
+                h, t = gm.list_unlink(prev, nxt, s, h, t)
+            elif frm == ListFrom.GHOST:
+                gh, gt = gm.list_unlink(prev, nxt, s, gh, gt)
+            if to == ListTo.LIVE_HEAD:
+                h, t = gm.list_link_at_head(prev, nxt, s, h, t)
+                where[s] = "live"
+            elif to == ListTo.LIVE_TAIL:
+                h, t = gm.list_link_at_tail(prev, nxt, s, h, t)
+                where[s] = "live"
+            elif to == ListTo.GHOST_HEAD:
+                gh, gt = gm.list_link_at_head(prev, nxt, s, gh, gt)
+                where[s] = "ghost"
+            elif kind != "idle":
+                del where[s]
+            if flush:
+                prev, nxt = [NONE] * entries, [NONE] * entries
+                h = t = gh = gt = NONE
+                where = {}
+            ends = [h, t, gh, gt]
+            ctx.set(dut.cmd.valid, kind != "idle")
+            ctx.set(dut.cmd.payload.slot, s)
+            ctx.set(dut.cmd.payload.frm, frm)
+            ctx.set(dut.cmd.payload.to, to)
+            ctx.set(dut.flush, flush)
+            await ctx.tick()
+            gcount = sum(1 for w in where.values() if w == "ghost")
+            snaps.append((h, t, gh, gt, gcount))
+            if flush:                              # the ends are empty in the next cycle
+                snaps[-lag:] = [(NONE, NONE, NONE, NONE, 0)] * lag
+        ctx.set(dut.cmd.valid, 0)
+        ctx.set(dut.flush, 0)
+        await ctx.tick().repeat(8)                 # every pointer write has landed
+        check(snaps[-1])
+        banks = dut.memories
+
+        def logical(name, s):
+            return ctx.get(banks[f"{name}0"].data[s]) ^ ctx.get(banks[f"{name}1"].data[s])
+
+        h, t, gh, gt = ends
+        for head, tail, name in ((h, t, "LRU list"), (gh, gt, "ghost list")):
+            expect = walk_list(prev, nxt, head, tail, entries, name)    # tail to head
+            got, s = [], tail
+            for _ in range(len(expect)):
+                got.append(s)
+                if len(got) < len(expect):
+                    q = logical("prev", s)
+                    assert logical("next", q) == s, f"{name}: next[prev[{s}]] != {s}"
+                    s = q
+            assert got == expect, name
+        assert flushes > 0 or flush_rate == 0
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    return used
+
+
+@pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
+@pytest.mark.parametrize("entries,flush_rate", [(4, 0.0), (16, 0.0), (16, 0.01), (2, 0.02)])
+def test_lists_match_model(entries, flush_rate, registered):
+    seed = f"{SEED}-lists-{entries}-{flush_rate}-{registered}"
+    print(f"seed {seed}")
+    used = run(entries, registered, 1000, random.Random(seed), flush_rate)
+    assert all(used[k] > 10 for k in KINDS), used
+
+
+def test_lists_registered_must_be_a_bool():
+    with pytest.raises(TypeError, match="registered must be a bool"):
+        LiveGhostLists(Params(), registered=1)

@@ -1,0 +1,91 @@
+# amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
+"""hdl.predictor.ReuseTable (``PT``, spec-predictor.md P4, P9) against the golden model's
+rule ``pt_train``, cycle by cycle: a training and a lookup every cycle, the same entry
+often (the forward), runs into both saturations, and flushes."""
+
+import os
+import random
+
+import pytest
+from amaranth.sim import Simulator
+
+import golden_model.predictor as gm
+from hdl.predictor import ReuseTable
+
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
+
+
+@pytest.mark.parametrize("bias", [0.0, 0.5, 0.9], ids=["random", "mixed", "saturating"])
+def test_reuse_table_matches_model(bias):
+    seed = f"{SEED}-pt-{bias}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    dut = ReuseTable()
+    forwards = [0]
+    saturated = [0]
+
+    async def bench(ctx):
+        pt = [gm.PT_INIT] * gm.PT_ENTRIES
+        hot = rng.sample(range(gm.PT_ENTRIES), 3)
+        drift = rng.random() < 0.5
+        for cycle in range(1500):
+            if cycle % 250 == 0:
+                drift = not drift          # long runs one way: both saturations
+            train = rng.random() < 0.85
+            tkey = rng.choice(hot) if rng.random() < 0.6 else rng.randrange(gm.PT_ENTRIES)
+            near = (rng.random() < 0.5) if rng.random() > bias else drift
+            lkey = tkey if rng.random() < 0.4 else (rng.choice(hot) if rng.random() < 0.5
+                                                     else rng.randrange(gm.PT_ENTRIES))
+            flush = rng.random() < 0.003
+            ctx.set(dut.train.valid, train)
+            ctx.set(dut.train.payload.key, tkey)
+            ctx.set(dut.train.payload.near, near)
+            ctx.set(dut.lookup, lkey)
+            ctx.set(dut.flush, flush)
+            # The model: train, then look up (P4).
+            after = list(pt)
+            if train:
+                after[tkey] = gm.pt_train(pt[tkey], near)
+                forwards[0] += tkey == lkey
+                saturated[0] += after[tkey] == pt[tkey]
+            value = after[lkey]
+            assert ctx.get(dut.value) == value, cycle
+            assert ctx.get(dut.predict) == int(value >= gm.PT_INIT)
+            assert ctx.get(dut.zero) == int(value == 0)
+            await ctx.tick()
+            pt = [gm.PT_INIT] * gm.PT_ENTRIES if flush else after
+            # The entries this cycle touched every cycle, all 64 every 16th and after flushes.
+            if cycle % 16 == 0 or flush:
+                assert [ctx.get(dut.counters[i]) for i in range(gm.PT_ENTRIES)] == pt, cycle
+            else:
+                for i in {tkey, lkey}:
+                    assert ctx.get(dut.counters[i]) == pt[i], (cycle, i)
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert forwards[0] > 60           # the same-entry forward was exercised
+    assert saturated[0] > 20          # and training at 0 or 15
+
+
+def test_reuse_table_reset_is_eight():
+    dut = ReuseTable()
+
+    async def bench(ctx):
+        assert all(ctx.get(dut.counters[i]) == gm.PT_INIT for i in range(gm.PT_ENTRIES))
+        ctx.set(dut.lookup, 17)
+        assert ctx.get(dut.predict) == 1 and ctx.get(dut.zero) == 0
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+
+
+@pytest.mark.parametrize("bad,exc", [(3, ValueError), (128, ValueError), (1, ValueError),
+                                     ("64", TypeError), (True, TypeError)])
+def test_reuse_table_entries_validated(bad, exc):
+    with pytest.raises(exc, match="entries"):
+        ReuseTable(bad)
