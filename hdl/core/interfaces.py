@@ -102,15 +102,19 @@ def decision_layout(p):
     """The evaluation's decision for one request (from its window's lanes): the request
     itself (as ``stage_layout``), the matching lane (``present``, ``hit_*``), the first
     free lane (``any_free``, ``free_*``), the victim (``vict_*``; ``vict_t0``: it is T0),
-    the LRU tail for an EVICT (``take``, ``tail_*``; ``tail_slot`` is also the window
-    start), and the write an OBSERVE makes (``wr*``, ``cnt_after*``)."""
+    the LRU tail for an EVICT (``take``, ``tail_slot``, also the window start; its tag is
+    lane 0's), and the write an OBSERVE makes (``wr*``, ``cnt_after*``). The tags are
+    carried per lane (``lane_tag``, with the line the request ahead leaves in the lane it
+    writes) and the victim's one-hot (``vict_lane``), so that the victim's tag, which only
+    the response needs, is selected in E2 rather than behind the version pick."""
     P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
     return data.StructLayout({
         "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
         "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,
         "any_free": 1, "free_slot": sw, "free_mark": 1,
-        "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
-        "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
+        "vict_t0": 1, "vict_slot": sw, "vict_lane": P, "vict_mark": 1,
+        "take": 1, "tail_slot": sw,
+        "lane_tag": data.ArrayLayout(p.TAG_WIDTH, P),
         "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
         "wr_slot": sw,     # and its slot and mark (E2's write without a multiplexer)
         "wr_mark": 1,
