@@ -205,7 +205,7 @@ class CoreHarness(Elaboratable):
         and steer a forward to the wrong lane. Asserted (so proven), they rule that out:
         lane slots are the window start plus the lane; ``window.overlap`` says which lane
         of E2's window (starting at ``e2.tail_slot``) each lane of E1a is,
-        ``lanes.ahead_in_window`` / ``ahead_lane_bit`` which lane of E1b's window each
+        ``lanes.ahead_in_window`` / ``ahead_lane`` which lane of E1b's window each
         lane of E2's window is; E1b's comparisons (``lanes.older`` picked by
         ``forwarded``, ``older_ahead``, ``ahead_older``, ``beyond_w1``) are the
         comparisons of its lane ages, ``age_ahead`` and W1; the ``sc_row_hit`` bits say
@@ -240,16 +240,14 @@ class CoreHarness(Elaboratable):
                 if i != j:
                     m.d.comb += Assert(~eb_valid | (older(i, j) == (eb_l[i].age > eb_l[j].age)))
         # E1b's overlaps, by lane j of E2's window: in E1b's window at all, and at which
-        # lane's bits.
+        # lane.
         pbits = P.bit_length() - 1
         for j in range(P):
             at = [eb_l[i].slot == slot(d2.tail_slot, j) for i in range(P)]
             m.d.comb += Assert(~(eb_valid & d2.valid) |
                                (lanes.ahead_in_window[j] == Cat(*at).any()))
-            for k in range(pbits):
-                m.d.comb += Assert(~(eb_valid & d2.valid) |
-                                   (lanes.ahead_lane_bit[k][j] ==
-                                    Cat(at[i] for i in range(P) if (i >> k) & 1).any()))
+            for i in range(P):
+                m.d.comb += Assert(~(eb_valid & d2.valid) | (lanes.ahead_lane[i][j] == at[i]))
         for i in range(P):
             m.d.comb += Assert(~eb_valid | (
                 (lanes.older_ahead[i] == (eb_l[i].age > age_prev)) &

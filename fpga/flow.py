@@ -2,7 +2,7 @@
 """The open FPGA flow: Amaranth -> Yosys -> nextpnr -> bitstream, and a JSON report per target.
 
 ``python -m fpga.flow --out build/fpga [--target ecp5 ice40] [--freq ecp5=100 ice40=15]
-[--seeds N ...]``
+[--seeds N ...] [--speeds G ...]``
 
 For each target it writes, under ``OUT/<target>/``: the harness Verilog (``top.v``), the
 Yosys log and netlist, the nextpnr log and its JSON report, the bitstream (``top.bit`` for
@@ -256,7 +256,7 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
     return json.loads((out / f"nextpnr-report.{sfx}.json").read_text()), seconds
 
 
-def run_target(target: Target, out: Path, freq: float, seeds=(1,)) -> dict:
+def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) -> dict:
     """Synthesise, place, route and pack one target; return its report dict.
 
     Place and route runs with each of ``seeds`` in turn: all of them if
@@ -264,11 +264,19 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,)) -> dict:
     it (``every_seed``: the fastest), else the fastest, is packed and reported, and every
     placement tried is listed in the report (``placements``). A target with several
     ``speeds`` is then placed at each further speed grade with the kept seed
-    (``speed_grades``).
+    (``speed_grades``). ``speeds``: the ECP5 speed grades to place instead of the
+    target's own (the first is the one every seed is placed at).
     """
     seeds = tuple(seeds)
     if not seeds or not all(isinstance(x, int) and x >= 0 for x in seeds):
         raise ValueError(f"seeds must be non-negative integers, not {seeds!r}")
+    if speeds is not None:
+        speeds = tuple(speeds)
+        if target.family != "ecp5" or not speeds or \
+                not all(x in (6, 7, 8) for x in speeds):
+            raise ValueError(f"speeds must be ECP5 speed grades (6, 7, 8) of an ECP5 "
+                             f"target, not {speeds!r} for {target.name}")
+        target = dataclasses.replace(target, speeds=speeds)
     out.mkdir(parents=True, exist_ok=True)
     for pattern in ("*.log", "*.sdf", "*.config", "*.asc", "nextpnr-report*.json"):
         for stale in out.glob(pattern):
@@ -419,6 +427,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=None, metavar="N",
                     help="nextpnr placement seeds to try in turn, for every target "
                          "(default: the target's own, 1 2 3)")
+    ap.add_argument("--speeds", type=int, nargs="+", default=None, metavar="G",
+                    help="ECP5 speed grades to place, the first with every seed "
+                         "(default: the target's own, 6 8)")
     args = ap.parse_args(argv)
     freqs = {name: t.default_freq for name, t in TARGETS.items()}
     for item in args.freq:
@@ -430,7 +441,9 @@ def main(argv=None) -> int:
     failed = False
     for name in args.target:
         target = TARGETS[name]
-        summary = run_target(target, args.out / name, freqs[name], args.seeds or target.seeds)
+        speeds = args.speeds if target.family == "ecp5" else None
+        summary = run_target(target, args.out / name, freqs[name], args.seeds or target.seeds,
+                             speeds)
         _print_summary(summary)
         # The reference design measures the device; it has no target of its own to fail.
         failed |= not summary["timing_pass"] and not target.design.startswith("bram_reference")

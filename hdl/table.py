@@ -77,11 +77,22 @@ from amaranth.lib.wiring import In, Out
 from .layouts import check_params
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
 
-__all__ = ["BucketTable", "probe_order", "GEN_WIDTH"]
+__all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
 
 #: Bits of the table generation (docs/spec-decisions.md D12): ``2**GEN_WIDTH`` generations,
 #: so every ``2**GEN_WIDTH``-th flush or reset sweeps the valid bits.
 GEN_WIDTH = 4
+
+
+def sides_layout(p):
+    """A bank's count and last-access stamp on both sides of the window read's bypass
+    choice (``BucketTable.bk_sides``): ``ent`` / ``meta``, the choice of the ``ent`` /
+    ``meta`` word (the bypassed word if set); ``count_raw`` / ``last_raw`` from the block
+    RAM's read, ``count_byp`` / ``last_byp`` from the bypass register."""
+    return data.StructLayout({
+        "ent": 1, "count_raw": p.COUNT_WIDTH, "count_byp": p.COUNT_WIDTH,
+        "meta": 1, "last_raw": p.TS_WIDTH, "last_byp": p.TS_WIDTH,
+    })
 
 
 def probe_order(bank_values, lo, i):
@@ -137,6 +148,14 @@ class BucketTable(wiring.Component):
     bk_sc_row_hit : Out(PROBE)
         Bank ``b``'s row ``bk_row[b]`` is the row of this cycle's scrubber mark write
         (``sc_mark_row``; with ``output_register`` a register).
+    bk_sides : Out(ArrayLayout(sides_layout(params), PROBE))
+        Bank ``b``'s count and last-access stamp as the two sides of the bypass choice
+        (``sides_layout``): ``bk_count[b]`` is ``count_byp`` if ``ent`` else
+        ``count_raw``, ``bk_last[b]`` is ``last_byp`` if ``meta`` else ``last_raw``; every
+        one a register with ``output_register`` (the ``*_raw`` the block RAMs' output
+        registers), so that a caller can do its arithmetic on both sides and choose
+        after it. Without ``output_register``: ``ent = meta = 0``, the raw sides the
+        outputs.
     sc_mark_en : Out(PROBE), sc_mark_row : Out(range(ROWS)), sc_mark_value : Out(PROBE)
         The scrubber's mark write of this cycle (bank ``b`` of row ``sc_mark_row`` gets
         mark ``sc_mark_value[b]`` if ``sc_mark_en[b]``), for a caller that holds window
@@ -223,6 +242,7 @@ class BucketTable(wiring.Component):
             "bk_mark_raw": Out(p.PROBE),
             "bk_row": Out(data.ArrayLayout(range(self.rows), p.PROBE)),
             "bk_sc_row_hit": Out(p.PROBE),
+            "bk_sides": Out(data.ArrayLayout(sides_layout(p), p.PROBE)),
             "sc_mark_en": Out(p.PROBE),
             "sc_mark_row": Out(range(self.rows)),
             "sc_mark_value": Out(p.PROBE),
@@ -465,6 +485,11 @@ class BucketTable(wiring.Component):
                     self.bk_fresh[b].eq(Mux(t_alt, t_alt_data.fresh, t_raw.fresh)),
                     self.bk_mark[b].eq(mark_rd), self.bk_mark_raw[b].eq(mark_rd),
                     self.bk_row[b].eq(row_qq), self.bk_sc_row_hit[b].eq(sc_hit),
+                    self.bk_sides[b].ent.eq(e_alt), self.bk_sides[b].meta.eq(t_alt),
+                    self.bk_sides[b].count_byp.eq(e_alt_data.count),
+                    self.bk_sides[b].count_raw.eq(e_raw.count),
+                    self.bk_sides[b].last_byp.eq(t_alt_data.last),
+                    self.bk_sides[b].last_raw.eq(t_raw.last),
                 ]
                 continue
             # The reads as a transparent port would return them (see bypass()).
@@ -483,6 +508,8 @@ class BucketTable(wiring.Component):
                 self.bk_mark_raw[b].eq(mark_rd),
                 self.bk_row[b].eq(row_q),
                 self.bk_sc_row_hit[b].eq(row_q == sc_row_qqq),
+                self.bk_sides[b].count_raw.eq(ent_rd.count),
+                self.bk_sides[b].last_raw.eq(meta_rd.last),
             ]
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]

@@ -12,7 +12,7 @@ from amaranth.lib.wiring import In, Out
 
 from .layouts import check_params, config_layout
 
-__all__ = ["TLevel", "saturated_age"]
+__all__ = ["TLevel", "saturated_age", "saturated_diff"]
 
 
 def saturated_age(params, t, last, stale):
@@ -23,8 +23,13 @@ def saturated_age(params, t, last, stale):
     to be below ``2**TS_WIDTH`` (the scrubber guarantees it), so the modular difference is
     the true age.
     """
+    return saturated_diff(params, (t - last)[:params.TS_WIDTH], stale)
+
+
+def saturated_diff(params, diff, stale):
+    """``saturated_age`` from the stamps' difference ``diff = (t - last) mod
+    2**TS_WIDTH``, for a caller that makes the subtraction itself."""
     ts = params.TS_WIDTH
-    diff = (t - last)[:ts]
     # WMAX + 1 == 2**(TS_WIDTH - 1): "diff > WMAX" is diff's top bit, and the saturated
     # value is that bit alone (no comparator after the subtraction).
     assert params.WMAX + 1 == 1 << (ts - 1)

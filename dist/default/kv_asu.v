@@ -310,11 +310,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg \$29 ;
   reg [68:0] \$3 ;
   wire [79:0] \$30 ;
-  wire [403:0] \$31 ;
+  wire [603:0] \$31 ;
   wire [43:0] \$32 ;
   wire [16:0] \$33 ;
   wire [63:0] \$34 ;
-  wire [60:0] \$35 ;
+  wire [49:0] \$35 ;
   reg [68:0] \$4 ;
   reg [68:0] \$5 ;
   reg [68:0] \$6 ;
@@ -340,6 +340,56 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [35:0] \bk_row$101 ;
   wire [3:0] bk_sc_row_hit;
   wire [3:0] \bk_sc_row_hit$103 ;
+  wire [199:0] bk_sides;
+  wire [199:0] \bk_sides$105 ;
+  wire [15:0] \bk_sides$105[0].count_byp ;
+  wire [15:0] \bk_sides$105[0].count_raw ;
+  wire \bk_sides$105[0].ent ;
+  wire [7:0] \bk_sides$105[0].last_byp ;
+  wire [7:0] \bk_sides$105[0].last_raw ;
+  wire \bk_sides$105[0].meta ;
+  wire [15:0] \bk_sides$105[1].count_byp ;
+  wire [15:0] \bk_sides$105[1].count_raw ;
+  wire \bk_sides$105[1].ent ;
+  wire [7:0] \bk_sides$105[1].last_byp ;
+  wire [7:0] \bk_sides$105[1].last_raw ;
+  wire \bk_sides$105[1].meta ;
+  wire [15:0] \bk_sides$105[2].count_byp ;
+  wire [15:0] \bk_sides$105[2].count_raw ;
+  wire \bk_sides$105[2].ent ;
+  wire [7:0] \bk_sides$105[2].last_byp ;
+  wire [7:0] \bk_sides$105[2].last_raw ;
+  wire \bk_sides$105[2].meta ;
+  wire [15:0] \bk_sides$105[3].count_byp ;
+  wire [15:0] \bk_sides$105[3].count_raw ;
+  wire \bk_sides$105[3].ent ;
+  wire [7:0] \bk_sides$105[3].last_byp ;
+  wire [7:0] \bk_sides$105[3].last_raw ;
+  wire \bk_sides$105[3].meta ;
+  wire [15:0] \bk_sides[0].count_byp ;
+  wire [15:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [7:0] \bk_sides[0].last_byp ;
+  wire [7:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [15:0] \bk_sides[1].count_byp ;
+  wire [15:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [7:0] \bk_sides[1].last_byp ;
+  wire [7:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [15:0] \bk_sides[2].count_byp ;
+  wire [15:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [7:0] \bk_sides[2].last_byp ;
+  wire [7:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [15:0] \bk_sides[3].count_byp ;
+  wire [15:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [7:0] \bk_sides[3].last_byp ;
+  wire [7:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   wire [223:0] bk_tag;
   wire [223:0] \bk_tag$89 ;
   wire [3:0] bk_valid;
@@ -350,20 +400,20 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \busy$76 ;
   input [84:0] cfg;
   wire [84:0] cfg;
-  wire [84:0] \cfg$106 ;
-  wire [15:0] \cfg$106.c2 ;
-  wire [15:0] \cfg$106.c3 ;
-  wire [31:0] \cfg$106.hash_seed ;
-  wire [6:0] \cfg$106.w1 ;
-  wire [6:0] \cfg$106.w2 ;
-  wire [6:0] \cfg$106.w3 ;
-  wire [84:0] \cfg$120 ;
-  wire [15:0] \cfg$120.c2 ;
-  wire [15:0] \cfg$120.c3 ;
-  wire [31:0] \cfg$120.hash_seed ;
-  wire [6:0] \cfg$120.w1 ;
-  wire [6:0] \cfg$120.w2 ;
-  wire [6:0] \cfg$120.w3 ;
+  wire [84:0] \cfg$108 ;
+  wire [15:0] \cfg$108.c2 ;
+  wire [15:0] \cfg$108.c3 ;
+  wire [31:0] \cfg$108.hash_seed ;
+  wire [6:0] \cfg$108.w1 ;
+  wire [6:0] \cfg$108.w2 ;
+  wire [6:0] \cfg$108.w3 ;
+  wire [84:0] \cfg$122 ;
+  wire [15:0] \cfg$122.c2 ;
+  wire [15:0] \cfg$122.c3 ;
+  wire [31:0] \cfg$122.hash_seed ;
+  wire [6:0] \cfg$122.w1 ;
+  wire [6:0] \cfg$122.w2 ;
+  wire [6:0] \cfg$122.w3 ;
   wire [84:0] \cfg$82 ;
   wire [15:0] \cfg$82.c2 ;
   wire [15:0] \cfg$82.c3 ;
@@ -389,37 +439,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$140 ;
+  wire [63:0] \cycle$142 ;
   wire [63:0] \cycle$45 ;
-  wire [305:0] decision;
-  wire [305:0] \decision$119 ;
-  wire \decision$119.any_free ;
-  wire [15:0] \decision$119.cnt_after ;
-  wire [15:0] \decision$119.cnt_after_inc ;
-  wire \decision$119.free_mark ;
-  wire [10:0] \decision$119.free_slot ;
-  wire [7:0] \decision$119.hit_age ;
-  wire [15:0] \decision$119.hit_cnt ;
-  wire \decision$119.hit_mark ;
-  wire [10:0] \decision$119.hit_slot ;
-  wire \decision$119.inv ;
-  wire [1:0] \decision$119.min_tlevel ;
-  wire [1:0] \decision$119.op ;
-  wire \decision$119.present ;
-  wire [7:0] \decision$119.t ;
-  wire [55:0] \decision$119.tag ;
-  wire [10:0] \decision$119.tail_slot ;
-  wire [55:0] \decision$119.tail_tag ;
-  wire \decision$119.take ;
-  wire \decision$119.valid ;
-  wire \decision$119.vict_mark ;
-  wire [10:0] \decision$119.vict_slot ;
-  wire \decision$119.vict_t0 ;
-  wire [55:0] \decision$119.vict_tag ;
-  wire \decision$119.wr ;
-  wire [3:0] \decision$119.wr_lane ;
-  wire \decision$119.wr_mark ;
-  wire [10:0] \decision$119.wr_slot ;
+  wire [421:0] decision;
+  wire [421:0] \decision$121 ;
+  wire \decision$121.any_free ;
+  wire [15:0] \decision$121.cnt_after ;
+  wire [15:0] \decision$121.cnt_after_inc ;
+  wire \decision$121.free_mark ;
+  wire [10:0] \decision$121.free_slot ;
+  wire [7:0] \decision$121.hit_age ;
+  wire [15:0] \decision$121.hit_cnt ;
+  wire \decision$121.hit_mark ;
+  wire [10:0] \decision$121.hit_slot ;
+  wire \decision$121.inv ;
+  wire [223:0] \decision$121.lane_tag ;
+  wire [1:0] \decision$121.min_tlevel ;
+  wire [1:0] \decision$121.op ;
+  wire \decision$121.present ;
+  wire [7:0] \decision$121.t ;
+  wire [55:0] \decision$121.tag ;
+  wire [10:0] \decision$121.tail_slot ;
+  wire \decision$121.take ;
+  wire \decision$121.valid ;
+  wire [3:0] \decision$121.vict_lane ;
+  wire \decision$121.vict_mark ;
+  wire [10:0] \decision$121.vict_slot ;
+  wire \decision$121.vict_t0 ;
+  wire \decision$121.wr ;
+  wire [3:0] \decision$121.wr_lane ;
+  wire \decision$121.wr_mark ;
+  wire [10:0] \decision$121.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -430,19 +480,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \decision.hit_mark ;
   wire [10:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [223:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [7:0] \decision.t ;
   wire [55:0] \decision.tag ;
   wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [10:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
@@ -470,8 +520,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \enable$37 ;
   input flush;
   wire flush;
-  wire \flush$121 ;
-  wire \flush$134 ;
+  wire \flush$123 ;
+  wire \flush$136 ;
   wire \flush$43 ;
   output flushing;
   wire flushing;
@@ -519,72 +569,72 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire inv_en;
   wire [10:0] inv_slot;
   wire [63:0] key;
-  wire [649:0] lanes;
-  wire [649:0] \lanes$113 ;
-  wire [7:0] \lanes$113.age_ahead ;
-  wire \lanes$113.ahead_beyond_w1 ;
-  wire [3:0] \lanes$113.ahead_in_window ;
-  wire [7:0] \lanes$113.ahead_lane_bit ;
-  wire [3:0] \lanes$113.ahead_older ;
-  wire [3:0] \lanes$113.beyond_w1 ;
-  wire [3:0] \lanes$113.forward_older ;
-  wire [3:0] \lanes$113.forwarded ;
-  wire [507:0] \lanes$113.lane ;
-  wire [7:0] \lanes$113.lane[0].age ;
-  wire [15:0] \lanes$113.lane[0].count ;
-  wire [15:0] \lanes$113.lane[0].count_inc ;
-  wire [15:0] \lanes$113.lane[0].count_inc2 ;
-  wire \lanes$113.lane[0].mark ;
-  wire \lanes$113.lane[0].match ;
-  wire \lanes$113.lane[0].sc_row_hit ;
-  wire [10:0] \lanes$113.lane[0].slot ;
-  wire [55:0] \lanes$113.lane[0].tag ;
-  wire \lanes$113.lane[0].valid ;
-  wire [7:0] \lanes$113.lane[1].age ;
-  wire [15:0] \lanes$113.lane[1].count ;
-  wire [15:0] \lanes$113.lane[1].count_inc ;
-  wire [15:0] \lanes$113.lane[1].count_inc2 ;
-  wire \lanes$113.lane[1].mark ;
-  wire \lanes$113.lane[1].match ;
-  wire \lanes$113.lane[1].sc_row_hit ;
-  wire [10:0] \lanes$113.lane[1].slot ;
-  wire [55:0] \lanes$113.lane[1].tag ;
-  wire \lanes$113.lane[1].valid ;
-  wire [7:0] \lanes$113.lane[2].age ;
-  wire [15:0] \lanes$113.lane[2].count ;
-  wire [15:0] \lanes$113.lane[2].count_inc ;
-  wire [15:0] \lanes$113.lane[2].count_inc2 ;
-  wire \lanes$113.lane[2].mark ;
-  wire \lanes$113.lane[2].match ;
-  wire \lanes$113.lane[2].sc_row_hit ;
-  wire [10:0] \lanes$113.lane[2].slot ;
-  wire [55:0] \lanes$113.lane[2].tag ;
-  wire \lanes$113.lane[2].valid ;
-  wire [7:0] \lanes$113.lane[3].age ;
-  wire [15:0] \lanes$113.lane[3].count ;
-  wire [15:0] \lanes$113.lane[3].count_inc ;
-  wire [15:0] \lanes$113.lane[3].count_inc2 ;
-  wire \lanes$113.lane[3].mark ;
-  wire \lanes$113.lane[3].match ;
-  wire \lanes$113.lane[3].sc_row_hit ;
-  wire [10:0] \lanes$113.lane[3].slot ;
-  wire [55:0] \lanes$113.lane[3].tag ;
-  wire \lanes$113.lane[3].valid ;
-  wire [15:0] \lanes$113.older ;
-  wire [3:0] \lanes$113.older_ahead ;
-  wire [3:0] \lanes$113.older_forward ;
-  wire [68:0] \lanes$113.request ;
-  wire [1:0] \lanes$113.request.min_tlevel ;
-  wire [1:0] \lanes$113.request.op ;
-  wire [7:0] \lanes$113.request.t ;
-  wire [55:0] \lanes$113.request.tag ;
-  wire \lanes$113.request.valid ;
-  wire \lanes$113.same_line_ahead ;
-  wire [10:0] \lanes$113.start ;
+  wire [657:0] lanes;
+  wire [657:0] \lanes$115 ;
+  wire [7:0] \lanes$115.age_ahead ;
+  wire \lanes$115.ahead_beyond_w1 ;
+  wire [3:0] \lanes$115.ahead_in_window ;
+  wire [15:0] \lanes$115.ahead_lane ;
+  wire [3:0] \lanes$115.ahead_older ;
+  wire [3:0] \lanes$115.beyond_w1 ;
+  wire [3:0] \lanes$115.forward_older ;
+  wire [3:0] \lanes$115.forwarded ;
+  wire [507:0] \lanes$115.lane ;
+  wire [7:0] \lanes$115.lane[0].age ;
+  wire [15:0] \lanes$115.lane[0].count ;
+  wire [15:0] \lanes$115.lane[0].count_inc ;
+  wire [15:0] \lanes$115.lane[0].count_inc2 ;
+  wire \lanes$115.lane[0].mark ;
+  wire \lanes$115.lane[0].match ;
+  wire \lanes$115.lane[0].sc_row_hit ;
+  wire [10:0] \lanes$115.lane[0].slot ;
+  wire [55:0] \lanes$115.lane[0].tag ;
+  wire \lanes$115.lane[0].valid ;
+  wire [7:0] \lanes$115.lane[1].age ;
+  wire [15:0] \lanes$115.lane[1].count ;
+  wire [15:0] \lanes$115.lane[1].count_inc ;
+  wire [15:0] \lanes$115.lane[1].count_inc2 ;
+  wire \lanes$115.lane[1].mark ;
+  wire \lanes$115.lane[1].match ;
+  wire \lanes$115.lane[1].sc_row_hit ;
+  wire [10:0] \lanes$115.lane[1].slot ;
+  wire [55:0] \lanes$115.lane[1].tag ;
+  wire \lanes$115.lane[1].valid ;
+  wire [7:0] \lanes$115.lane[2].age ;
+  wire [15:0] \lanes$115.lane[2].count ;
+  wire [15:0] \lanes$115.lane[2].count_inc ;
+  wire [15:0] \lanes$115.lane[2].count_inc2 ;
+  wire \lanes$115.lane[2].mark ;
+  wire \lanes$115.lane[2].match ;
+  wire \lanes$115.lane[2].sc_row_hit ;
+  wire [10:0] \lanes$115.lane[2].slot ;
+  wire [55:0] \lanes$115.lane[2].tag ;
+  wire \lanes$115.lane[2].valid ;
+  wire [7:0] \lanes$115.lane[3].age ;
+  wire [15:0] \lanes$115.lane[3].count ;
+  wire [15:0] \lanes$115.lane[3].count_inc ;
+  wire [15:0] \lanes$115.lane[3].count_inc2 ;
+  wire \lanes$115.lane[3].mark ;
+  wire \lanes$115.lane[3].match ;
+  wire \lanes$115.lane[3].sc_row_hit ;
+  wire [10:0] \lanes$115.lane[3].slot ;
+  wire [55:0] \lanes$115.lane[3].tag ;
+  wire \lanes$115.lane[3].valid ;
+  wire [15:0] \lanes$115.older ;
+  wire [3:0] \lanes$115.older_ahead ;
+  wire [3:0] \lanes$115.older_forward ;
+  wire [68:0] \lanes$115.request ;
+  wire [1:0] \lanes$115.request.min_tlevel ;
+  wire [1:0] \lanes$115.request.op ;
+  wire [7:0] \lanes$115.request.t ;
+  wire [55:0] \lanes$115.request.tag ;
+  wire \lanes$115.request.valid ;
+  wire \lanes$115.same_line_ahead ;
+  wire [10:0] \lanes$115.start ;
   wire [7:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -654,7 +704,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \nonblocking$41 ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$136 ;
+  wire [11:0] \occupancy$138 ;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
@@ -786,86 +836,121 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$144 ;
+  wire [31:0] \sc_last$146 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$108 ;
-  wire [3:0] \sc_mark_intent$116 ;
+  wire [3:0] \sc_mark_intent$110 ;
+  wire [3:0] \sc_mark_intent$118 ;
   wire [8:0] sc_mark_row_next;
-  wire [8:0] \sc_mark_row_next$112 ;
+  wire [8:0] \sc_mark_row_next$114 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$110 ;
-  wire [3:0] \sc_mark_value$117 ;
+  wire [3:0] \sc_mark_value$112 ;
+  wire [3:0] \sc_mark_value$119 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$142 ;
+  wire [8:0] \sc_row$144 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$148 ;
+  wire [3:0] \sc_set$150 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$146 ;
+  wire [3:0] \sc_valid$148 ;
   wire [31:0] seed;
   wire [10:0] slot;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$138 ;
+  wire [13:0] \stat_inc$140 ;
   wire [8:0] sweep_row;
   wire [10:0] tail;
   wire [10:0] \tail$81 ;
   wire [92:0] w_data;
   wire w_en;
-  wire [544:0] window;
-  wire [544:0] \window$105 ;
-  wire [371:0] \window$105.bank ;
-  wire [15:0] \window$105.bank[0].count ;
-  wire \window$105.bank[0].fresh ;
-  wire [7:0] \window$105.bank[0].last ;
-  wire \window$105.bank[0].mark ;
-  wire [8:0] \window$105.bank[0].row ;
-  wire \window$105.bank[0].sc_row_hit ;
-  wire [55:0] \window$105.bank[0].tag ;
-  wire \window$105.bank[0].valid ;
-  wire [15:0] \window$105.bank[1].count ;
-  wire \window$105.bank[1].fresh ;
-  wire [7:0] \window$105.bank[1].last ;
-  wire \window$105.bank[1].mark ;
-  wire [8:0] \window$105.bank[1].row ;
-  wire \window$105.bank[1].sc_row_hit ;
-  wire [55:0] \window$105.bank[1].tag ;
-  wire \window$105.bank[1].valid ;
-  wire [15:0] \window$105.bank[2].count ;
-  wire \window$105.bank[2].fresh ;
-  wire [7:0] \window$105.bank[2].last ;
-  wire \window$105.bank[2].mark ;
-  wire [8:0] \window$105.bank[2].row ;
-  wire \window$105.bank[2].sc_row_hit ;
-  wire [55:0] \window$105.bank[2].tag ;
-  wire \window$105.bank[2].valid ;
-  wire [15:0] \window$105.bank[3].count ;
-  wire \window$105.bank[3].fresh ;
-  wire [7:0] \window$105.bank[3].last ;
-  wire \window$105.bank[3].mark ;
-  wire [8:0] \window$105.bank[3].row ;
-  wire \window$105.bank[3].sc_row_hit ;
-  wire [55:0] \window$105.bank[3].tag ;
-  wire \window$105.bank[3].valid ;
-  wire [7:0] \window$105.forward_age ;
-  wire [43:0] \window$105.lane_slot ;
-  wire [15:0] \window$105.overlap ;
-  wire [15:0] \window$105.overlap_next ;
-  wire [68:0] \window$105.request ;
-  wire [1:0] \window$105.request.min_tlevel ;
-  wire [1:0] \window$105.request.op ;
-  wire [7:0] \window$105.request.t ;
-  wire [55:0] \window$105.request.tag ;
-  wire \window$105.request.valid ;
-  wire \window$105.same_line ;
-  wire [10:0] \window$105.start ;
-  wire [7:0] \window$105.t_w1 ;
-  wire [371:0] \window.bank ;
+  wire [744:0] window;
+  wire [744:0] \window$107 ;
+  wire [571:0] \window$107.bank ;
+  wire [15:0] \window$107.bank[0].count ;
+  wire \window$107.bank[0].fresh ;
+  wire [7:0] \window$107.bank[0].last ;
+  wire \window$107.bank[0].mark ;
+  wire [8:0] \window$107.bank[0].row ;
+  wire \window$107.bank[0].sc_row_hit ;
+  wire [49:0] \window$107.bank[0].sides ;
+  wire [15:0] \window$107.bank[0].sides.count_byp ;
+  wire [15:0] \window$107.bank[0].sides.count_raw ;
+  wire \window$107.bank[0].sides.ent ;
+  wire [7:0] \window$107.bank[0].sides.last_byp ;
+  wire [7:0] \window$107.bank[0].sides.last_raw ;
+  wire \window$107.bank[0].sides.meta ;
+  wire [55:0] \window$107.bank[0].tag ;
+  wire \window$107.bank[0].valid ;
+  wire [15:0] \window$107.bank[1].count ;
+  wire \window$107.bank[1].fresh ;
+  wire [7:0] \window$107.bank[1].last ;
+  wire \window$107.bank[1].mark ;
+  wire [8:0] \window$107.bank[1].row ;
+  wire \window$107.bank[1].sc_row_hit ;
+  wire [49:0] \window$107.bank[1].sides ;
+  wire [15:0] \window$107.bank[1].sides.count_byp ;
+  wire [15:0] \window$107.bank[1].sides.count_raw ;
+  wire \window$107.bank[1].sides.ent ;
+  wire [7:0] \window$107.bank[1].sides.last_byp ;
+  wire [7:0] \window$107.bank[1].sides.last_raw ;
+  wire \window$107.bank[1].sides.meta ;
+  wire [55:0] \window$107.bank[1].tag ;
+  wire \window$107.bank[1].valid ;
+  wire [15:0] \window$107.bank[2].count ;
+  wire \window$107.bank[2].fresh ;
+  wire [7:0] \window$107.bank[2].last ;
+  wire \window$107.bank[2].mark ;
+  wire [8:0] \window$107.bank[2].row ;
+  wire \window$107.bank[2].sc_row_hit ;
+  wire [49:0] \window$107.bank[2].sides ;
+  wire [15:0] \window$107.bank[2].sides.count_byp ;
+  wire [15:0] \window$107.bank[2].sides.count_raw ;
+  wire \window$107.bank[2].sides.ent ;
+  wire [7:0] \window$107.bank[2].sides.last_byp ;
+  wire [7:0] \window$107.bank[2].sides.last_raw ;
+  wire \window$107.bank[2].sides.meta ;
+  wire [55:0] \window$107.bank[2].tag ;
+  wire \window$107.bank[2].valid ;
+  wire [15:0] \window$107.bank[3].count ;
+  wire \window$107.bank[3].fresh ;
+  wire [7:0] \window$107.bank[3].last ;
+  wire \window$107.bank[3].mark ;
+  wire [8:0] \window$107.bank[3].row ;
+  wire \window$107.bank[3].sc_row_hit ;
+  wire [49:0] \window$107.bank[3].sides ;
+  wire [15:0] \window$107.bank[3].sides.count_byp ;
+  wire [15:0] \window$107.bank[3].sides.count_raw ;
+  wire \window$107.bank[3].sides.ent ;
+  wire [7:0] \window$107.bank[3].sides.last_byp ;
+  wire [7:0] \window$107.bank[3].sides.last_raw ;
+  wire \window$107.bank[3].sides.meta ;
+  wire [55:0] \window$107.bank[3].tag ;
+  wire \window$107.bank[3].valid ;
+  wire [7:0] \window$107.forward_age ;
+  wire [43:0] \window$107.lane_slot ;
+  wire [15:0] \window$107.overlap ;
+  wire [15:0] \window$107.overlap_next ;
+  wire [68:0] \window$107.request ;
+  wire [1:0] \window$107.request.min_tlevel ;
+  wire [1:0] \window$107.request.op ;
+  wire [7:0] \window$107.request.t ;
+  wire [55:0] \window$107.request.tag ;
+  wire \window$107.request.valid ;
+  wire \window$107.same_line ;
+  wire [10:0] \window$107.start ;
+  wire [7:0] \window$107.t_w1 ;
+  wire [571:0] \window.bank ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [8:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [49:0] \window.bank[0].sides ;
+  wire [15:0] \window.bank[0].sides.count_byp ;
+  wire [15:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [7:0] \window.bank[0].sides.last_byp ;
+  wire [7:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [15:0] \window.bank[1].count ;
@@ -874,6 +959,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[1].mark ;
   wire [8:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [49:0] \window.bank[1].sides ;
+  wire [15:0] \window.bank[1].sides.count_byp ;
+  wire [15:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [7:0] \window.bank[1].sides.last_byp ;
+  wire [7:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [15:0] \window.bank[2].count ;
@@ -882,6 +974,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[2].mark ;
   wire [8:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [49:0] \window.bank[2].sides ;
+  wire [15:0] \window.bank[2].sides.count_byp ;
+  wire [15:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [7:0] \window.bank[2].sides.last_byp ;
+  wire [7:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [15:0] \window.bank[3].count ;
@@ -890,6 +989,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[3].mark ;
   wire [8:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [49:0] \window.bank[3].sides ;
+  wire [15:0] \window.bank[3].sides.count_byp ;
+  wire [15:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [7:0] \window.bank[3].sides.last_byp ;
+  wire [7:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [55:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
@@ -913,7 +1019,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [55:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$76 , lanes[0], \busy$74 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$138  } | \$1 ;
+  assign \$2  = { 2'h0, \stat_inc$140  } | \$1 ;
   always @(posedge clk)
     s1 <= \$3 ;
   always @(posedge clk)
@@ -994,15 +1100,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .decision(decision),
     .flush(flush),
+    .forward__window(forward__window),
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$4337$245 (\$35 ),
-    .\port$4337$5 (\$34 ),
+    .\port$4444$372 (\$35 ),
+    .\port$4444$5 (\$34 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
-    .stat_inc(\stat_inc$138 )
+    .stat_inc(\stat_inc$140 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1013,23 +1120,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$175  \hash$175  (
+  \kv_asu.core.hash$177  \hash$177  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$4277$5 (s0[60:5]),
+    .\port$4385$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
-  \kv_asu.core.lanes$182  \lanes$182  (
+  \kv_asu.core.lanes$184  \lanes$184  (
     .clk(clk),
-    .forward__lane(\$35 [14:11]),
+    .forward__lane(\$35 [3:0]),
     .lanes(lanes),
-    .\port$4279$0 (\$30 ),
-    .\port$4280$0 (\$31 ),
-    .\port$4284$0 (\$32 ),
-    .\port$4286$0 (\$33 ),
-    .\port$4337$271 (\$35 [60:26]),
-    .\port$4337$5 (\$34 ),
+    .\port$4387$0 (\$30 ),
+    .\port$4388$0 (\$31 ),
+    .\port$4392$0 (\$32 ),
+    .\port$4394$0 (\$33 ),
+    .\port$4444$387 (\$35 [49:15]),
+    .\port$4444$5 (\$34 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1060,15 +1167,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_sc_row_hit(bk_sc_row_hit),
+    .bk_sides(bk_sides),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
     .generation(generation),
-    .inv_slot(\$35 [10:0]),
-    .\port$4337$260 (\$35 [44:15]),
-    .\port$4337$5 (\$34 ),
+    .inv_slot(forward__window),
+    .\port$4444$376 (\$35 [33:4]),
+    .\port$4444$5 (\$34 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1081,32 +1189,33 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   );
   \kv_asu.core.versions  versions (
     .decision(decision),
-    .forward__lane(\$35 [14:11]),
+    .forward__lane(\$35 [3:0]),
     .forward__tag(\$34 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$4337$271 (\$35 [60:26]),
+    .\port$4444$387 (\$35 [49:15]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
-  \kv_asu.core.window$181  \window$181  (
+  \kv_asu.core.window$183  \window$183  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
     .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_sc_row_hit(bk_sc_row_hit),
+    .bk_sides(bk_sides),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
     .busy(\busy$74 ),
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$79 [10:0]),
-    .\port$4279$0 (\$30 ),
-    .\port$4280$0 (\$31 ),
-    .\port$4284$0 (\$32 ),
-    .\port$4286$0 (\$33 ),
-    .\port$4324$0 (lanes[79:0]),
+    .\port$4387$0 (\$30 ),
+    .\port$4388$0 (\$31 ),
+    .\port$4392$0 (\$32 ),
+    .\port$4394$0 (\$33 ),
+    .\port$4432$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1301,36 +1410,35 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
       \$29  = 1'h0;
     end
   end
-  assign forward__write = \$35 [27];
-  assign \forward__write$1  = \$35 [27];
-  assign forward__lane = \$35 [14:11];
-  assign \forward__lane$3  = \$35 [14:11];
-  assign forward__slot = \$35 [25:15];
-  assign \forward__slot$5  = \$35 [25:15];
+  assign forward__write = \$35 [16];
+  assign \forward__write$1  = \$35 [16];
+  assign forward__lane = \$35 [3:0];
+  assign \forward__lane$3  = \$35 [3:0];
+  assign forward__slot = \$35 [14:4];
+  assign \forward__slot$5  = \$35 [14:4];
   assign forward__tag = \$34 [55:0];
   assign \forward__tag$7  = \$34 [55:0];
   assign forward__last = \$34 [63:56];
   assign \forward__last$9  = \$34 [63:56];
-  assign forward__count = \$35 [44:29];
-  assign \forward__count$11  = \$35 [44:29];
-  assign forward__count_inc = \$35 [60:45];
-  assign \forward__count_inc$13  = \$35 [60:45];
-  assign forward__mark = \$35 [26];
-  assign \forward__mark$15  = \$35 [26];
-  assign forward__invalidate = \$35 [28];
-  assign \forward__invalidate$17  = \$35 [28];
-  assign forward__window = \$35 [10:0];
-  assign \forward__window$19  = \$35 [10:0];
-  assign \forward__write$20  = \$35 [27];
-  assign \forward__lane$21  = \$35 [14:11];
-  assign \forward__slot$22  = \$35 [25:15];
+  assign forward__count = \$35 [33:18];
+  assign \forward__count$11  = \$35 [33:18];
+  assign forward__count_inc = \$35 [49:34];
+  assign \forward__count_inc$13  = \$35 [49:34];
+  assign forward__mark = \$35 [15];
+  assign \forward__mark$15  = \$35 [15];
+  assign forward__invalidate = \$35 [17];
+  assign \forward__invalidate$17  = \$35 [17];
+  assign \forward__window$19  = forward__window;
+  assign \forward__write$20  = \$35 [16];
+  assign \forward__lane$21  = \$35 [3:0];
+  assign \forward__slot$22  = \$35 [14:4];
   assign \forward__tag$23  = \$34 [55:0];
   assign \forward__last$24  = \$34 [63:56];
-  assign \forward__count$25  = \$35 [44:29];
-  assign \forward__count_inc$26  = \$35 [60:45];
-  assign \forward__mark$27  = \$35 [26];
-  assign \forward__invalidate$28  = \$35 [28];
-  assign \forward__window$29  = \$35 [10:0];
+  assign \forward__count$25  = \$35 [33:18];
+  assign \forward__count_inc$26  = \$35 [49:34];
+  assign \forward__mark$27  = \$35 [15];
+  assign \forward__invalidate$28  = \$35 [17];
+  assign \forward__window$29  = forward__window;
   assign \req__payload$31  = req__payload;
   assign \req__ready$33  = req__ready;
   assign \req__valid$35  = req__valid;
@@ -1362,36 +1470,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_mark_raw$99  = bk_mark_raw;
   assign \bk_row$101  = bk_row;
   assign \bk_sc_row_hit$103  = bk_sc_row_hit;
+  assign \bk_sides$105  = bk_sides;
   assign window = { \$33 , \$31 , \$32 , \$30  };
-  assign \window$105  = { \$33 , \$31 , \$32 , \$30  };
-  assign \cfg$106  = cfg;
-  assign \sc_mark_intent$108  = sc_mark_intent;
-  assign \sc_mark_value$110  = sc_mark_value;
-  assign \sc_mark_row_next$112  = sc_mark_row_next;
-  assign \lanes$113  = lanes;
+  assign \window$107  = { \$33 , \$31 , \$32 , \$30  };
+  assign \cfg$108  = cfg;
+  assign \sc_mark_intent$110  = sc_mark_intent;
+  assign \sc_mark_value$112  = sc_mark_value;
+  assign \sc_mark_row_next$114  = sc_mark_row_next;
+  assign \lanes$115  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$116  = sc_mark_intent;
-  assign \sc_mark_value$117  = sc_mark_value;
-  assign \decision$119  = decision;
-  assign \cfg$120  = cfg;
-  assign \flush$121  = flush;
-  assign wr_en = \$35 [27];
-  assign wr_slot = \$35 [25:15];
-  assign wr_count = \$35 [44:29];
+  assign \sc_mark_intent$118  = sc_mark_intent;
+  assign \sc_mark_value$119  = sc_mark_value;
+  assign \decision$121  = decision;
+  assign \cfg$122  = cfg;
+  assign \flush$123  = flush;
+  assign wr_en = \$35 [16];
+  assign wr_slot = \$35 [14:4];
+  assign wr_count = \$35 [33:18];
   assign wr_tag = \$34 [55:0];
   assign wr_last = \$34 [63:56];
-  assign wr_mark = \$35 [26];
-  assign inv_en = \$35 [28];
-  assign inv_slot = \$35 [10:0];
+  assign wr_mark = \$35 [15];
+  assign inv_en = \$35 [17];
+  assign inv_slot = forward__window;
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$134  = flush;
-  assign \occupancy$136  = occupancy;
-  assign \cycle$140  = cycle;
-  assign \sc_row$142  = sc_row;
-  assign \sc_last$144  = sc_last;
-  assign \sc_valid$146  = sc_valid;
-  assign \sc_set$148  = sc_set;
+  assign \flush$136  = flush;
+  assign \occupancy$138  = occupancy;
+  assign \cycle$142  = cycle;
+  assign \sc_row$144  = sc_row;
+  assign \sc_last$146  = sc_last;
+  assign \sc_valid$148  = sc_valid;
+  assign \sc_set$150  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
@@ -1545,7 +1654,55 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes.same_line_ahead  = lanes[629];
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
-  assign \lanes.ahead_lane_bit  = lanes[649:642];
+  assign \lanes.ahead_lane  = lanes[657:642];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[16:1];
+  assign \bk_sides[0].count_byp  = bk_sides[32:17];
+  assign \bk_sides[0].meta  = bk_sides[33];
+  assign \bk_sides[0].last_raw  = bk_sides[41:34];
+  assign \bk_sides[0].last_byp  = bk_sides[49:42];
+  assign \bk_sides[1].ent  = bk_sides[50];
+  assign \bk_sides[1].count_raw  = bk_sides[66:51];
+  assign \bk_sides[1].count_byp  = bk_sides[82:67];
+  assign \bk_sides[1].meta  = bk_sides[83];
+  assign \bk_sides[1].last_raw  = bk_sides[91:84];
+  assign \bk_sides[1].last_byp  = bk_sides[99:92];
+  assign \bk_sides[2].ent  = bk_sides[100];
+  assign \bk_sides[2].count_raw  = bk_sides[116:101];
+  assign \bk_sides[2].count_byp  = bk_sides[132:117];
+  assign \bk_sides[2].meta  = bk_sides[133];
+  assign \bk_sides[2].last_raw  = bk_sides[141:134];
+  assign \bk_sides[2].last_byp  = bk_sides[149:142];
+  assign \bk_sides[3].ent  = bk_sides[150];
+  assign \bk_sides[3].count_raw  = bk_sides[166:151];
+  assign \bk_sides[3].count_byp  = bk_sides[182:167];
+  assign \bk_sides[3].meta  = bk_sides[183];
+  assign \bk_sides[3].last_raw  = bk_sides[191:184];
+  assign \bk_sides[3].last_byp  = bk_sides[199:192];
+  assign \bk_sides$105[0].ent  = bk_sides[0];
+  assign \bk_sides$105[0].count_raw  = bk_sides[16:1];
+  assign \bk_sides$105[0].count_byp  = bk_sides[32:17];
+  assign \bk_sides$105[0].meta  = bk_sides[33];
+  assign \bk_sides$105[0].last_raw  = bk_sides[41:34];
+  assign \bk_sides$105[0].last_byp  = bk_sides[49:42];
+  assign \bk_sides$105[1].ent  = bk_sides[50];
+  assign \bk_sides$105[1].count_raw  = bk_sides[66:51];
+  assign \bk_sides$105[1].count_byp  = bk_sides[82:67];
+  assign \bk_sides$105[1].meta  = bk_sides[83];
+  assign \bk_sides$105[1].last_raw  = bk_sides[91:84];
+  assign \bk_sides$105[1].last_byp  = bk_sides[99:92];
+  assign \bk_sides$105[2].ent  = bk_sides[100];
+  assign \bk_sides$105[2].count_raw  = bk_sides[116:101];
+  assign \bk_sides$105[2].count_byp  = bk_sides[132:117];
+  assign \bk_sides$105[2].meta  = bk_sides[133];
+  assign \bk_sides$105[2].last_raw  = bk_sides[141:134];
+  assign \bk_sides$105[2].last_byp  = bk_sides[149:142];
+  assign \bk_sides$105[3].ent  = bk_sides[150];
+  assign \bk_sides$105[3].count_raw  = bk_sides[166:151];
+  assign \bk_sides$105[3].count_byp  = bk_sides[182:167];
+  assign \bk_sides$105[3].meta  = bk_sides[183];
+  assign \bk_sides$105[3].last_raw  = bk_sides[191:184];
+  assign \bk_sides$105[3].last_byp  = bk_sides[199:192];
   assign \window.request  = \$30 [68:0];
   assign \window.request.valid  = \$30 [0];
   assign \window.request.op  = \$30 [2:1];
@@ -1554,7 +1711,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window.request.t  = \$30 [68:61];
   assign \window.start  = \$30 [79:69];
   assign \window.lane_slot  = \$32 ;
-  assign \window.bank  = \$31 [371:0];
+  assign \window.bank  = \$31 [571:0];
   assign \window.bank[0].tag  = \$31 [55:0];
   assign \window.bank[0].count  = \$31 [71:56];
   assign \window.bank[0].last  = \$31 [79:72];
@@ -1563,147 +1720,203 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window.bank[0].mark  = \$31 [82];
   assign \window.bank[0].row  = \$31 [91:83];
   assign \window.bank[0].sc_row_hit  = \$31 [92];
-  assign \window.bank[1].tag  = \$31 [148:93];
-  assign \window.bank[1].count  = \$31 [164:149];
-  assign \window.bank[1].last  = \$31 [172:165];
-  assign \window.bank[1].valid  = \$31 [173];
-  assign \window.bank[1].fresh  = \$31 [174];
-  assign \window.bank[1].mark  = \$31 [175];
-  assign \window.bank[1].row  = \$31 [184:176];
-  assign \window.bank[1].sc_row_hit  = \$31 [185];
-  assign \window.bank[2].tag  = \$31 [241:186];
-  assign \window.bank[2].count  = \$31 [257:242];
-  assign \window.bank[2].last  = \$31 [265:258];
-  assign \window.bank[2].valid  = \$31 [266];
-  assign \window.bank[2].fresh  = \$31 [267];
-  assign \window.bank[2].mark  = \$31 [268];
-  assign \window.bank[2].row  = \$31 [277:269];
-  assign \window.bank[2].sc_row_hit  = \$31 [278];
-  assign \window.bank[3].tag  = \$31 [334:279];
-  assign \window.bank[3].count  = \$31 [350:335];
-  assign \window.bank[3].last  = \$31 [358:351];
-  assign \window.bank[3].valid  = \$31 [359];
-  assign \window.bank[3].fresh  = \$31 [360];
-  assign \window.bank[3].mark  = \$31 [361];
-  assign \window.bank[3].row  = \$31 [370:362];
-  assign \window.bank[3].sc_row_hit  = \$31 [371];
-  assign \window.overlap  = \$31 [387:372];
-  assign \window.overlap_next  = \$31 [403:388];
+  assign \window.bank[0].sides  = \$31 [142:93];
+  assign \window.bank[0].sides.ent  = \$31 [93];
+  assign \window.bank[0].sides.count_raw  = \$31 [109:94];
+  assign \window.bank[0].sides.count_byp  = \$31 [125:110];
+  assign \window.bank[0].sides.meta  = \$31 [126];
+  assign \window.bank[0].sides.last_raw  = \$31 [134:127];
+  assign \window.bank[0].sides.last_byp  = \$31 [142:135];
+  assign \window.bank[1].tag  = \$31 [198:143];
+  assign \window.bank[1].count  = \$31 [214:199];
+  assign \window.bank[1].last  = \$31 [222:215];
+  assign \window.bank[1].valid  = \$31 [223];
+  assign \window.bank[1].fresh  = \$31 [224];
+  assign \window.bank[1].mark  = \$31 [225];
+  assign \window.bank[1].row  = \$31 [234:226];
+  assign \window.bank[1].sc_row_hit  = \$31 [235];
+  assign \window.bank[1].sides  = \$31 [285:236];
+  assign \window.bank[1].sides.ent  = \$31 [236];
+  assign \window.bank[1].sides.count_raw  = \$31 [252:237];
+  assign \window.bank[1].sides.count_byp  = \$31 [268:253];
+  assign \window.bank[1].sides.meta  = \$31 [269];
+  assign \window.bank[1].sides.last_raw  = \$31 [277:270];
+  assign \window.bank[1].sides.last_byp  = \$31 [285:278];
+  assign \window.bank[2].tag  = \$31 [341:286];
+  assign \window.bank[2].count  = \$31 [357:342];
+  assign \window.bank[2].last  = \$31 [365:358];
+  assign \window.bank[2].valid  = \$31 [366];
+  assign \window.bank[2].fresh  = \$31 [367];
+  assign \window.bank[2].mark  = \$31 [368];
+  assign \window.bank[2].row  = \$31 [377:369];
+  assign \window.bank[2].sc_row_hit  = \$31 [378];
+  assign \window.bank[2].sides  = \$31 [428:379];
+  assign \window.bank[2].sides.ent  = \$31 [379];
+  assign \window.bank[2].sides.count_raw  = \$31 [395:380];
+  assign \window.bank[2].sides.count_byp  = \$31 [411:396];
+  assign \window.bank[2].sides.meta  = \$31 [412];
+  assign \window.bank[2].sides.last_raw  = \$31 [420:413];
+  assign \window.bank[2].sides.last_byp  = \$31 [428:421];
+  assign \window.bank[3].tag  = \$31 [484:429];
+  assign \window.bank[3].count  = \$31 [500:485];
+  assign \window.bank[3].last  = \$31 [508:501];
+  assign \window.bank[3].valid  = \$31 [509];
+  assign \window.bank[3].fresh  = \$31 [510];
+  assign \window.bank[3].mark  = \$31 [511];
+  assign \window.bank[3].row  = \$31 [520:512];
+  assign \window.bank[3].sc_row_hit  = \$31 [521];
+  assign \window.bank[3].sides  = \$31 [571:522];
+  assign \window.bank[3].sides.ent  = \$31 [522];
+  assign \window.bank[3].sides.count_raw  = \$31 [538:523];
+  assign \window.bank[3].sides.count_byp  = \$31 [554:539];
+  assign \window.bank[3].sides.meta  = \$31 [555];
+  assign \window.bank[3].sides.last_raw  = \$31 [563:556];
+  assign \window.bank[3].sides.last_byp  = \$31 [571:564];
+  assign \window.overlap  = \$31 [587:572];
+  assign \window.overlap_next  = \$31 [603:588];
   assign \window.same_line  = \$33 [0];
   assign \window.forward_age  = \$33 [8:1];
   assign \window.t_w1  = \$33 [16:9];
-  assign \window$105.request  = \$30 [68:0];
-  assign \window$105.request.valid  = \$30 [0];
-  assign \window$105.request.op  = \$30 [2:1];
-  assign \window$105.request.min_tlevel  = \$30 [4:3];
-  assign \window$105.request.tag  = \$30 [60:5];
-  assign \window$105.request.t  = \$30 [68:61];
-  assign \window$105.start  = \$30 [79:69];
-  assign \window$105.lane_slot  = \$32 ;
-  assign \window$105.bank  = \$31 [371:0];
-  assign \window$105.bank[0].tag  = \$31 [55:0];
-  assign \window$105.bank[0].count  = \$31 [71:56];
-  assign \window$105.bank[0].last  = \$31 [79:72];
-  assign \window$105.bank[0].valid  = \$31 [80];
-  assign \window$105.bank[0].fresh  = \$31 [81];
-  assign \window$105.bank[0].mark  = \$31 [82];
-  assign \window$105.bank[0].row  = \$31 [91:83];
-  assign \window$105.bank[0].sc_row_hit  = \$31 [92];
-  assign \window$105.bank[1].tag  = \$31 [148:93];
-  assign \window$105.bank[1].count  = \$31 [164:149];
-  assign \window$105.bank[1].last  = \$31 [172:165];
-  assign \window$105.bank[1].valid  = \$31 [173];
-  assign \window$105.bank[1].fresh  = \$31 [174];
-  assign \window$105.bank[1].mark  = \$31 [175];
-  assign \window$105.bank[1].row  = \$31 [184:176];
-  assign \window$105.bank[1].sc_row_hit  = \$31 [185];
-  assign \window$105.bank[2].tag  = \$31 [241:186];
-  assign \window$105.bank[2].count  = \$31 [257:242];
-  assign \window$105.bank[2].last  = \$31 [265:258];
-  assign \window$105.bank[2].valid  = \$31 [266];
-  assign \window$105.bank[2].fresh  = \$31 [267];
-  assign \window$105.bank[2].mark  = \$31 [268];
-  assign \window$105.bank[2].row  = \$31 [277:269];
-  assign \window$105.bank[2].sc_row_hit  = \$31 [278];
-  assign \window$105.bank[3].tag  = \$31 [334:279];
-  assign \window$105.bank[3].count  = \$31 [350:335];
-  assign \window$105.bank[3].last  = \$31 [358:351];
-  assign \window$105.bank[3].valid  = \$31 [359];
-  assign \window$105.bank[3].fresh  = \$31 [360];
-  assign \window$105.bank[3].mark  = \$31 [361];
-  assign \window$105.bank[3].row  = \$31 [370:362];
-  assign \window$105.bank[3].sc_row_hit  = \$31 [371];
-  assign \window$105.overlap  = \$31 [387:372];
-  assign \window$105.overlap_next  = \$31 [403:388];
-  assign \window$105.same_line  = \$33 [0];
-  assign \window$105.forward_age  = \$33 [8:1];
-  assign \window$105.t_w1  = \$33 [16:9];
-  assign \cfg$106.c3  = cfg[15:0];
-  assign \cfg$106.c2  = cfg[31:16];
-  assign \cfg$106.w3  = cfg[38:32];
-  assign \cfg$106.w2  = cfg[45:39];
-  assign \cfg$106.w1  = cfg[52:46];
-  assign \cfg$106.hash_seed  = cfg[84:53];
-  assign \lanes$113.request  = lanes[68:0];
-  assign \lanes$113.request.valid  = lanes[0];
-  assign \lanes$113.request.op  = lanes[2:1];
-  assign \lanes$113.request.min_tlevel  = lanes[4:3];
-  assign \lanes$113.request.tag  = lanes[60:5];
-  assign \lanes$113.request.t  = lanes[68:61];
-  assign \lanes$113.start  = lanes[79:69];
-  assign \lanes$113.lane  = lanes[587:80];
-  assign \lanes$113.lane[0].valid  = lanes[80];
-  assign \lanes$113.lane[0].match  = lanes[81];
-  assign \lanes$113.lane[0].age  = lanes[89:82];
-  assign \lanes$113.lane[0].tag  = lanes[145:90];
-  assign \lanes$113.lane[0].count  = lanes[161:146];
-  assign \lanes$113.lane[0].mark  = lanes[162];
-  assign \lanes$113.lane[0].slot  = lanes[173:163];
-  assign \lanes$113.lane[0].count_inc  = lanes[189:174];
-  assign \lanes$113.lane[0].count_inc2  = lanes[205:190];
-  assign \lanes$113.lane[0].sc_row_hit  = lanes[206];
-  assign \lanes$113.lane[1].valid  = lanes[207];
-  assign \lanes$113.lane[1].match  = lanes[208];
-  assign \lanes$113.lane[1].age  = lanes[216:209];
-  assign \lanes$113.lane[1].tag  = lanes[272:217];
-  assign \lanes$113.lane[1].count  = lanes[288:273];
-  assign \lanes$113.lane[1].mark  = lanes[289];
-  assign \lanes$113.lane[1].slot  = lanes[300:290];
-  assign \lanes$113.lane[1].count_inc  = lanes[316:301];
-  assign \lanes$113.lane[1].count_inc2  = lanes[332:317];
-  assign \lanes$113.lane[1].sc_row_hit  = lanes[333];
-  assign \lanes$113.lane[2].valid  = lanes[334];
-  assign \lanes$113.lane[2].match  = lanes[335];
-  assign \lanes$113.lane[2].age  = lanes[343:336];
-  assign \lanes$113.lane[2].tag  = lanes[399:344];
-  assign \lanes$113.lane[2].count  = lanes[415:400];
-  assign \lanes$113.lane[2].mark  = lanes[416];
-  assign \lanes$113.lane[2].slot  = lanes[427:417];
-  assign \lanes$113.lane[2].count_inc  = lanes[443:428];
-  assign \lanes$113.lane[2].count_inc2  = lanes[459:444];
-  assign \lanes$113.lane[2].sc_row_hit  = lanes[460];
-  assign \lanes$113.lane[3].valid  = lanes[461];
-  assign \lanes$113.lane[3].match  = lanes[462];
-  assign \lanes$113.lane[3].age  = lanes[470:463];
-  assign \lanes$113.lane[3].tag  = lanes[526:471];
-  assign \lanes$113.lane[3].count  = lanes[542:527];
-  assign \lanes$113.lane[3].mark  = lanes[543];
-  assign \lanes$113.lane[3].slot  = lanes[554:544];
-  assign \lanes$113.lane[3].count_inc  = lanes[570:555];
-  assign \lanes$113.lane[3].count_inc2  = lanes[586:571];
-  assign \lanes$113.lane[3].sc_row_hit  = lanes[587];
-  assign \lanes$113.older  = lanes[603:588];
-  assign \lanes$113.forwarded  = lanes[607:604];
-  assign \lanes$113.forward_older  = lanes[611:608];
-  assign \lanes$113.older_forward  = lanes[615:612];
-  assign \lanes$113.older_ahead  = lanes[619:616];
-  assign \lanes$113.ahead_older  = lanes[623:620];
-  assign \lanes$113.beyond_w1  = lanes[627:624];
-  assign \lanes$113.ahead_beyond_w1  = lanes[628];
-  assign \lanes$113.same_line_ahead  = lanes[629];
-  assign \lanes$113.age_ahead  = lanes[637:630];
-  assign \lanes$113.ahead_in_window  = lanes[641:638];
-  assign \lanes$113.ahead_lane_bit  = lanes[649:642];
+  assign \window$107.request  = \$30 [68:0];
+  assign \window$107.request.valid  = \$30 [0];
+  assign \window$107.request.op  = \$30 [2:1];
+  assign \window$107.request.min_tlevel  = \$30 [4:3];
+  assign \window$107.request.tag  = \$30 [60:5];
+  assign \window$107.request.t  = \$30 [68:61];
+  assign \window$107.start  = \$30 [79:69];
+  assign \window$107.lane_slot  = \$32 ;
+  assign \window$107.bank  = \$31 [571:0];
+  assign \window$107.bank[0].tag  = \$31 [55:0];
+  assign \window$107.bank[0].count  = \$31 [71:56];
+  assign \window$107.bank[0].last  = \$31 [79:72];
+  assign \window$107.bank[0].valid  = \$31 [80];
+  assign \window$107.bank[0].fresh  = \$31 [81];
+  assign \window$107.bank[0].mark  = \$31 [82];
+  assign \window$107.bank[0].row  = \$31 [91:83];
+  assign \window$107.bank[0].sc_row_hit  = \$31 [92];
+  assign \window$107.bank[0].sides  = \$31 [142:93];
+  assign \window$107.bank[0].sides.ent  = \$31 [93];
+  assign \window$107.bank[0].sides.count_raw  = \$31 [109:94];
+  assign \window$107.bank[0].sides.count_byp  = \$31 [125:110];
+  assign \window$107.bank[0].sides.meta  = \$31 [126];
+  assign \window$107.bank[0].sides.last_raw  = \$31 [134:127];
+  assign \window$107.bank[0].sides.last_byp  = \$31 [142:135];
+  assign \window$107.bank[1].tag  = \$31 [198:143];
+  assign \window$107.bank[1].count  = \$31 [214:199];
+  assign \window$107.bank[1].last  = \$31 [222:215];
+  assign \window$107.bank[1].valid  = \$31 [223];
+  assign \window$107.bank[1].fresh  = \$31 [224];
+  assign \window$107.bank[1].mark  = \$31 [225];
+  assign \window$107.bank[1].row  = \$31 [234:226];
+  assign \window$107.bank[1].sc_row_hit  = \$31 [235];
+  assign \window$107.bank[1].sides  = \$31 [285:236];
+  assign \window$107.bank[1].sides.ent  = \$31 [236];
+  assign \window$107.bank[1].sides.count_raw  = \$31 [252:237];
+  assign \window$107.bank[1].sides.count_byp  = \$31 [268:253];
+  assign \window$107.bank[1].sides.meta  = \$31 [269];
+  assign \window$107.bank[1].sides.last_raw  = \$31 [277:270];
+  assign \window$107.bank[1].sides.last_byp  = \$31 [285:278];
+  assign \window$107.bank[2].tag  = \$31 [341:286];
+  assign \window$107.bank[2].count  = \$31 [357:342];
+  assign \window$107.bank[2].last  = \$31 [365:358];
+  assign \window$107.bank[2].valid  = \$31 [366];
+  assign \window$107.bank[2].fresh  = \$31 [367];
+  assign \window$107.bank[2].mark  = \$31 [368];
+  assign \window$107.bank[2].row  = \$31 [377:369];
+  assign \window$107.bank[2].sc_row_hit  = \$31 [378];
+  assign \window$107.bank[2].sides  = \$31 [428:379];
+  assign \window$107.bank[2].sides.ent  = \$31 [379];
+  assign \window$107.bank[2].sides.count_raw  = \$31 [395:380];
+  assign \window$107.bank[2].sides.count_byp  = \$31 [411:396];
+  assign \window$107.bank[2].sides.meta  = \$31 [412];
+  assign \window$107.bank[2].sides.last_raw  = \$31 [420:413];
+  assign \window$107.bank[2].sides.last_byp  = \$31 [428:421];
+  assign \window$107.bank[3].tag  = \$31 [484:429];
+  assign \window$107.bank[3].count  = \$31 [500:485];
+  assign \window$107.bank[3].last  = \$31 [508:501];
+  assign \window$107.bank[3].valid  = \$31 [509];
+  assign \window$107.bank[3].fresh  = \$31 [510];
+  assign \window$107.bank[3].mark  = \$31 [511];
+  assign \window$107.bank[3].row  = \$31 [520:512];
+  assign \window$107.bank[3].sc_row_hit  = \$31 [521];
+  assign \window$107.bank[3].sides  = \$31 [571:522];
+  assign \window$107.bank[3].sides.ent  = \$31 [522];
+  assign \window$107.bank[3].sides.count_raw  = \$31 [538:523];
+  assign \window$107.bank[3].sides.count_byp  = \$31 [554:539];
+  assign \window$107.bank[3].sides.meta  = \$31 [555];
+  assign \window$107.bank[3].sides.last_raw  = \$31 [563:556];
+  assign \window$107.bank[3].sides.last_byp  = \$31 [571:564];
+  assign \window$107.overlap  = \$31 [587:572];
+  assign \window$107.overlap_next  = \$31 [603:588];
+  assign \window$107.same_line  = \$33 [0];
+  assign \window$107.forward_age  = \$33 [8:1];
+  assign \window$107.t_w1  = \$33 [16:9];
+  assign \cfg$108.c3  = cfg[15:0];
+  assign \cfg$108.c2  = cfg[31:16];
+  assign \cfg$108.w3  = cfg[38:32];
+  assign \cfg$108.w2  = cfg[45:39];
+  assign \cfg$108.w1  = cfg[52:46];
+  assign \cfg$108.hash_seed  = cfg[84:53];
+  assign \lanes$115.request  = lanes[68:0];
+  assign \lanes$115.request.valid  = lanes[0];
+  assign \lanes$115.request.op  = lanes[2:1];
+  assign \lanes$115.request.min_tlevel  = lanes[4:3];
+  assign \lanes$115.request.tag  = lanes[60:5];
+  assign \lanes$115.request.t  = lanes[68:61];
+  assign \lanes$115.start  = lanes[79:69];
+  assign \lanes$115.lane  = lanes[587:80];
+  assign \lanes$115.lane[0].valid  = lanes[80];
+  assign \lanes$115.lane[0].match  = lanes[81];
+  assign \lanes$115.lane[0].age  = lanes[89:82];
+  assign \lanes$115.lane[0].tag  = lanes[145:90];
+  assign \lanes$115.lane[0].count  = lanes[161:146];
+  assign \lanes$115.lane[0].mark  = lanes[162];
+  assign \lanes$115.lane[0].slot  = lanes[173:163];
+  assign \lanes$115.lane[0].count_inc  = lanes[189:174];
+  assign \lanes$115.lane[0].count_inc2  = lanes[205:190];
+  assign \lanes$115.lane[0].sc_row_hit  = lanes[206];
+  assign \lanes$115.lane[1].valid  = lanes[207];
+  assign \lanes$115.lane[1].match  = lanes[208];
+  assign \lanes$115.lane[1].age  = lanes[216:209];
+  assign \lanes$115.lane[1].tag  = lanes[272:217];
+  assign \lanes$115.lane[1].count  = lanes[288:273];
+  assign \lanes$115.lane[1].mark  = lanes[289];
+  assign \lanes$115.lane[1].slot  = lanes[300:290];
+  assign \lanes$115.lane[1].count_inc  = lanes[316:301];
+  assign \lanes$115.lane[1].count_inc2  = lanes[332:317];
+  assign \lanes$115.lane[1].sc_row_hit  = lanes[333];
+  assign \lanes$115.lane[2].valid  = lanes[334];
+  assign \lanes$115.lane[2].match  = lanes[335];
+  assign \lanes$115.lane[2].age  = lanes[343:336];
+  assign \lanes$115.lane[2].tag  = lanes[399:344];
+  assign \lanes$115.lane[2].count  = lanes[415:400];
+  assign \lanes$115.lane[2].mark  = lanes[416];
+  assign \lanes$115.lane[2].slot  = lanes[427:417];
+  assign \lanes$115.lane[2].count_inc  = lanes[443:428];
+  assign \lanes$115.lane[2].count_inc2  = lanes[459:444];
+  assign \lanes$115.lane[2].sc_row_hit  = lanes[460];
+  assign \lanes$115.lane[3].valid  = lanes[461];
+  assign \lanes$115.lane[3].match  = lanes[462];
+  assign \lanes$115.lane[3].age  = lanes[470:463];
+  assign \lanes$115.lane[3].tag  = lanes[526:471];
+  assign \lanes$115.lane[3].count  = lanes[542:527];
+  assign \lanes$115.lane[3].mark  = lanes[543];
+  assign \lanes$115.lane[3].slot  = lanes[554:544];
+  assign \lanes$115.lane[3].count_inc  = lanes[570:555];
+  assign \lanes$115.lane[3].count_inc2  = lanes[586:571];
+  assign \lanes$115.lane[3].sc_row_hit  = lanes[587];
+  assign \lanes$115.older  = lanes[603:588];
+  assign \lanes$115.forwarded  = lanes[607:604];
+  assign \lanes$115.forward_older  = lanes[611:608];
+  assign \lanes$115.older_forward  = lanes[615:612];
+  assign \lanes$115.older_ahead  = lanes[619:616];
+  assign \lanes$115.ahead_older  = lanes[623:620];
+  assign \lanes$115.beyond_w1  = lanes[627:624];
+  assign \lanes$115.ahead_beyond_w1  = lanes[628];
+  assign \lanes$115.same_line_ahead  = lanes[629];
+  assign \lanes$115.age_ahead  = lanes[637:630];
+  assign \lanes$115.ahead_in_window  = lanes[641:638];
+  assign \lanes$115.ahead_lane  = lanes[657:642];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1719,51 +1932,51 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision.free_mark  = decision[118];
   assign \decision.vict_t0  = decision[119];
   assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign \decision$119.valid  = decision[0];
-  assign \decision$119.op  = decision[2:1];
-  assign \decision$119.min_tlevel  = decision[4:3];
-  assign \decision$119.tag  = decision[60:5];
-  assign \decision$119.t  = decision[68:61];
-  assign \decision$119.present  = decision[69];
-  assign \decision$119.hit_slot  = decision[80:70];
-  assign \decision$119.hit_cnt  = decision[96:81];
-  assign \decision$119.hit_age  = decision[104:97];
-  assign \decision$119.hit_mark  = decision[105];
-  assign \decision$119.any_free  = decision[106];
-  assign \decision$119.free_slot  = decision[117:107];
-  assign \decision$119.free_mark  = decision[118];
-  assign \decision$119.vict_t0  = decision[119];
-  assign \decision$119.vict_slot  = decision[130:120];
-  assign \decision$119.vict_tag  = decision[186:131];
-  assign \decision$119.vict_mark  = decision[187];
-  assign \decision$119.take  = decision[188];
-  assign \decision$119.tail_tag  = decision[244:189];
-  assign \decision$119.tail_slot  = decision[255:245];
-  assign \decision$119.wr_lane  = decision[259:256];
-  assign \decision$119.wr_slot  = decision[270:260];
-  assign \decision$119.wr_mark  = decision[271];
-  assign \decision$119.wr  = decision[272];
-  assign \decision$119.inv  = decision[273];
-  assign \decision$119.cnt_after  = decision[289:274];
-  assign \decision$119.cnt_after_inc  = decision[305:290];
-  assign \cfg$120.c3  = cfg[15:0];
-  assign \cfg$120.c2  = cfg[31:16];
-  assign \cfg$120.w3  = cfg[38:32];
-  assign \cfg$120.w2  = cfg[45:39];
-  assign \cfg$120.w1  = cfg[52:46];
-  assign \cfg$120.hash_seed  = cfg[84:53];
+  assign \decision.vict_lane  = decision[134:131];
+  assign \decision.vict_mark  = decision[135];
+  assign \decision.take  = decision[136];
+  assign \decision.tail_slot  = decision[147:137];
+  assign \decision.lane_tag  = decision[371:148];
+  assign \decision.wr_lane  = decision[375:372];
+  assign \decision.wr_slot  = decision[386:376];
+  assign \decision.wr_mark  = decision[387];
+  assign \decision.wr  = decision[388];
+  assign \decision.inv  = decision[389];
+  assign \decision.cnt_after  = decision[405:390];
+  assign \decision.cnt_after_inc  = decision[421:406];
+  assign \decision$121.valid  = decision[0];
+  assign \decision$121.op  = decision[2:1];
+  assign \decision$121.min_tlevel  = decision[4:3];
+  assign \decision$121.tag  = decision[60:5];
+  assign \decision$121.t  = decision[68:61];
+  assign \decision$121.present  = decision[69];
+  assign \decision$121.hit_slot  = decision[80:70];
+  assign \decision$121.hit_cnt  = decision[96:81];
+  assign \decision$121.hit_age  = decision[104:97];
+  assign \decision$121.hit_mark  = decision[105];
+  assign \decision$121.any_free  = decision[106];
+  assign \decision$121.free_slot  = decision[117:107];
+  assign \decision$121.free_mark  = decision[118];
+  assign \decision$121.vict_t0  = decision[119];
+  assign \decision$121.vict_slot  = decision[130:120];
+  assign \decision$121.vict_lane  = decision[134:131];
+  assign \decision$121.vict_mark  = decision[135];
+  assign \decision$121.take  = decision[136];
+  assign \decision$121.tail_slot  = decision[147:137];
+  assign \decision$121.lane_tag  = decision[371:148];
+  assign \decision$121.wr_lane  = decision[375:372];
+  assign \decision$121.wr_slot  = decision[386:376];
+  assign \decision$121.wr_mark  = decision[387];
+  assign \decision$121.wr  = decision[388];
+  assign \decision$121.inv  = decision[389];
+  assign \decision$121.cnt_after  = decision[405:390];
+  assign \decision$121.cnt_after_inc  = decision[421:406];
+  assign \cfg$122.c3  = cfg[15:0];
+  assign \cfg$122.c2  = cfg[31:16];
+  assign \cfg$122.w3  = cfg[38:32];
+  assign \cfg$122.w2  = cfg[45:39];
+  assign \cfg$122.w1  = cfg[52:46];
+  assign \cfg$122.hash_seed  = cfg[84:53];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2096,23 +2309,30 @@ module \kv_asu.core.admission (req__valid, clk, rst, pop, busy, req__ready, drop
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$4337$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
+module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4444$5 , forward__window, \port$4444$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
-  reg \$10 ;
-  reg [92:0] \$11 ;
-  reg [13:0] \$12 ;
-  reg \$13 ;
-  reg \$14 ;
-  reg [11:0] \$15 ;
+  wire [55:0] \$10 ;
+  wire [55:0] \$11 ;
+  wire [55:0] \$12 ;
+  wire \$13 ;
+  wire \$14 ;
+  wire \$15 ;
+  reg [421:0] \$16 ;
+  reg \$17 ;
+  reg [92:0] \$18 ;
+  reg [13:0] \$19 ;
   wire [13:0] \$2 ;
+  reg \$20 ;
+  reg \$21 ;
+  reg [11:0] \$22 ;
   wire \$3 ;
   wire \$4 ;
   wire [1:0] \$5 ;
-  wire \$6 ;
-  wire \$7 ;
-  wire \$8 ;
-  reg [305:0] \$9 ;
+  wire [55:0] \$6 ;
+  wire [55:0] \$7 ;
+  wire [55:0] \$8 ;
+  wire [55:0] \$9 ;
   reg \$signal ;
   wire [7:0] age;
   output busy;
@@ -2135,8 +2355,8 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   input clk;
   wire clk;
   wire [15:0] count;
-  input [305:0] decision;
-  wire [305:0] decision;
+  input [421:0] decision;
+  wire [421:0] decision;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -2147,24 +2367,24 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   wire \decision.hit_mark ;
   wire [10:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [223:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [7:0] \decision.t ;
   wire [55:0] \decision.tag ;
   wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [10:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [10:0] \decision.wr_slot ;
-  reg [305:0] e2 = 306'h00000000000000000000000000000000000000000000000000000000000000000000000000000;
+  reg [421:0] e2 = 422'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
   wire \e2.any_free ;
   wire [15:0] \e2.cnt_after ;
   wire [15:0] \e2.cnt_after_inc ;
@@ -2175,19 +2395,19 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   wire \e2.hit_mark ;
   wire [10:0] \e2.hit_slot ;
   wire \e2.inv ;
+  wire [223:0] \e2.lane_tag ;
   wire [1:0] \e2.min_tlevel ;
   wire [1:0] \e2.op ;
   wire \e2.present ;
   wire [7:0] \e2.t ;
   wire [55:0] \e2.tag ;
   wire [10:0] \e2.tail_slot ;
-  wire [55:0] \e2.tail_tag ;
   wire \e2.take ;
   wire \e2.valid ;
+  wire [3:0] \e2.vict_lane ;
   wire \e2.vict_mark ;
   wire [10:0] \e2.vict_slot ;
   wire \e2.vict_t0 ;
-  wire [55:0] \e2.vict_tag ;
   wire \e2.wr ;
   wire [3:0] \e2.wr_lane ;
   wire \e2.wr_mark ;
@@ -2203,6 +2423,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   wire forward__mark;
   wire [10:0] forward__slot;
   wire [55:0] forward__tag;
+  output [10:0] forward__window;
   wire [10:0] forward__window;
   wire forward__write;
   wire [1:0] level;
@@ -2221,10 +2442,10 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$4337$245 ;
-  wire [60:0] \port$4337$245 ;
-  output [63:0] \port$4337$5 ;
-  wire [63:0] \port$4337$5 ;
+  output [49:0] \port$4444$372 ;
+  wire [49:0] \port$4444$372 ;
+  output [63:0] \port$4444$5 ;
+  wire [63:0] \port$4444$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2255,89 +2476,97 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   reg [12:0] stat;
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
+  wire [55:0] victim_tag;
   assign \$1  = occupancy + occupancy_inc;
   assign \$2  = \$1  - occupancy_dec;
   assign busy = e2[0] | response__valid;
-  assign \$3  = e2[289:274] >= cfg[15:0];
-  assign \$4  = e2[289:274] >= cfg[31:16];
+  assign \$3  = e2[405:390] >= cfg[15:0];
+  assign \$4  = e2[405:390] >= cfg[31:16];
   assign \$5  = \$4  ? 2'h2 : 2'h1;
   assign level_after = \$3  ? 2'h3 : \$5 ;
   assign level_before = e2[69] ? level : 2'h0;
-  assign lru_slot = e2[2] ? e2[255:245] : e2[270:260];
-  assign \$6  = level_before >= e2[4:3];
-  assign \$7  = level_before >= e2[4:3];
-  assign \$8  = level_before >= e2[4:3];
+  assign lru_slot = e2[2] ? e2[147:137] : e2[386:376];
+  assign \$6  = e2[131] ? e2[203:148] : 56'h00000000000000;
+  assign \$8  = e2[132] ? e2[259:204] : 56'h00000000000000;
+  assign \$9  = \$7  | \$8 ;
+  assign \$10  = e2[133] ? e2[315:260] : 56'h00000000000000;
+  assign \$11  = \$9  | \$10 ;
+  assign \$12  = e2[134] ? e2[371:316] : 56'h00000000000000;
+  assign victim_tag = \$11  | \$12 ;
+  assign \$13  = level_before >= e2[4:3];
+  assign \$14  = level_before >= e2[4:3];
+  assign \$15  = level_before >= e2[4:3];
   always @(posedge clk)
-    e2 <= \$9 ;
+    e2 <= \$16 ;
   always @(posedge clk)
-    response__valid <= \$10 ;
+    response__valid <= \$17 ;
   always @(posedge clk)
-    response__payload <= \$11 ;
+    response__payload <= \$18 ;
   always @(posedge clk)
-    stat_inc <= \$12 ;
+    stat_inc <= \$19 ;
   always @(posedge clk)
-    occupancy_inc <= \$13 ;
+    occupancy_inc <= \$20 ;
   always @(posedge clk)
-    occupancy_dec <= \$14 ;
+    occupancy_dec <= \$21 ;
   always @(posedge clk)
-    occupancy <= \$15 ;
+    occupancy <= \$22 ;
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$4337$81 (e2[104:81])
+    .\port$4444$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$9  = decision;
+    \$16  = decision;
     if (rst) begin
-      \$9  = 306'h00000000000000000000000000000000000000000000000000000000000000000000000000000;
+      \$16  = 422'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$10  = e2[0];
+    \$17  = e2[0];
     if (rst) begin
-      \$10  = 1'h0;
+      \$17  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$11  = rsp;
+    \$18  = rsp;
     if (rst) begin
-      \$11  = 93'h000000000000000000000000;
+      \$18  = 93'h000000000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$12  = { 1'h0, stat };
+    \$19  = { 1'h0, stat };
     if (rst) begin
-      \$12  = 14'h0000;
+      \$19  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$13  = \$signal ;
+    \$20  = \$signal ;
     if (rst) begin
-      \$13  = 1'h0;
+      \$20  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$14  = evicts;
+    \$21  = evicts;
     if (rst) begin
-      \$14  = 1'h0;
+      \$21  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     (* full_case = 32'd1 *)
     if (flush) begin
-      \$15  = 12'h000;
+      \$22  = 12'h000;
     end else begin
-      \$15  = \$2 [11:0];
+      \$22  = \$2 [11:0];
     end
     if (rst) begin
-      \$15  = 12'h000;
+      \$22  = 12'h000;
     end
   end
   always @* begin
@@ -2349,25 +2578,25 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
       casez (e2[2:1])
         2'h0:
           begin
-            rsp[8] = \$6 ;
+            rsp[8] = \$13 ;
             rsp[4:3] = level_before;
             if (e2[69]) begin
               rsp[2] = 1'h1;
             end else if (e2[106]) begin
             end else if (e2[119]) begin
               rsp[9] = 1'h1;
-              rsp[92:37] = e2[186:131];
+              rsp[92:37] = victim_tag;
             end
-            if (e2[272]) begin
+            if (e2[388]) begin
               rsp[5] = 1'h1;
               rsp[7:6] = level_after;
-              rsp[25:10] = e2[289:274];
-              rsp[36:26] = e2[270:260];
+              rsp[25:10] = e2[405:390];
+              rsp[36:26] = e2[386:376];
             end
           end
         2'h1:
           begin
-            rsp[8] = \$7 ;
+            rsp[8] = \$14 ;
             rsp[4:3] = level_before;
             rsp[7:6] = level_before;
             if (e2[69]) begin
@@ -2378,10 +2607,10 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
             end
           end
         default:
-            if (e2[188]) begin
+            if (e2[136]) begin
               rsp[9] = 1'h1;
-              rsp[92:37] = e2[244:189];
-              rsp[36:26] = e2[255:245];
+              rsp[92:37] = e2[203:148];
+              rsp[36:26] = e2[147:137];
             end
       endcase
     end
@@ -2420,13 +2649,13 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
         2'h1:
           begin
             stat[5] = 1'h1;
-            if (\$8 ) begin
+            if (\$15 ) begin
               stat[6] = 1'h1;
             end
           end
         default:
             (* full_case = 32'd1 *)
-            if (e2[188]) begin
+            if (e2[136]) begin
               stat[7] = 1'h1;
             end else begin
               stat[8] = 1'h1;
@@ -2451,7 +2680,7 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
         2'h1:
             /* empty */;
         default:
-            if (e2[188]) begin
+            if (e2[136]) begin
               lru_cmd = 2'h3;
             end
       endcase
@@ -2481,27 +2710,27 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
         2'h1:
             /* empty */;
         default:
-            if (e2[188]) begin
+            if (e2[136]) begin
               evicts = 1'h1;
             end
       endcase
     end
   end
-  assign forward__write = e2[272];
-  assign forward__lane = e2[259:256];
-  assign forward__slot = e2[270:260];
+  assign forward__write = e2[388];
+  assign forward__lane = e2[375:372];
+  assign forward__slot = e2[386:376];
   assign forward__tag = e2[60:5];
   assign forward__last = e2[68:61];
-  assign forward__count = e2[289:274];
-  assign forward__count_inc = e2[305:290];
-  assign forward__mark = e2[271];
-  assign forward__invalidate = e2[273];
-  assign forward__window = e2[255:245];
+  assign forward__count = e2[405:390];
+  assign forward__count_inc = e2[421:406];
+  assign forward__mark = e2[387];
+  assign forward__invalidate = e2[389];
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$4337$5  = e2[68:5];
-  assign \port$4337$245  = e2[305:245];
+  assign \port$4444$5  = e2[68:5];
+  assign forward__window = e2[147:137];
+  assign \port$4444$372  = e2[421:372];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2517,18 +2746,18 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   assign \e2.free_mark  = e2[118];
   assign \e2.vict_t0  = e2[119];
   assign \e2.vict_slot  = e2[130:120];
-  assign \e2.vict_tag  = e2[186:131];
-  assign \e2.vict_mark  = e2[187];
-  assign \e2.take  = e2[188];
-  assign \e2.tail_tag  = e2[244:189];
-  assign \e2.tail_slot  = e2[255:245];
-  assign \e2.wr_lane  = e2[259:256];
-  assign \e2.wr_slot  = e2[270:260];
-  assign \e2.wr_mark  = e2[271];
-  assign \e2.wr  = e2[272];
-  assign \e2.inv  = e2[273];
-  assign \e2.cnt_after  = e2[289:274];
-  assign \e2.cnt_after_inc  = e2[305:290];
+  assign \e2.vict_lane  = e2[134:131];
+  assign \e2.vict_mark  = e2[135];
+  assign \e2.take  = e2[136];
+  assign \e2.tail_slot  = e2[147:137];
+  assign \e2.lane_tag  = e2[371:148];
+  assign \e2.wr_lane  = e2[375:372];
+  assign \e2.wr_slot  = e2[386:376];
+  assign \e2.wr_mark  = e2[387];
+  assign \e2.wr  = e2[388];
+  assign \e2.inv  = e2[389];
+  assign \e2.cnt_after  = e2[405:390];
+  assign \e2.cnt_after_inc  = e2[421:406];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -2544,18 +2773,18 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   assign \decision.free_mark  = decision[118];
   assign \decision.vict_t0  = decision[119];
   assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
+  assign \decision.vict_lane  = decision[134:131];
+  assign \decision.vict_mark  = decision[135];
+  assign \decision.take  = decision[136];
+  assign \decision.tail_slot  = decision[147:137];
+  assign \decision.lane_tag  = decision[371:148];
+  assign \decision.wr_lane  = decision[375:372];
+  assign \decision.wr_slot  = decision[386:376];
+  assign \decision.wr_mark  = decision[387];
+  assign \decision.wr  = decision[388];
+  assign \decision.inv  = decision[389];
+  assign \decision.cnt_after  = decision[405:390];
+  assign \decision.cnt_after_inc  = decision[421:406];
   assign \response__payload.op  = response__payload[1:0];
   assign \response__payload.present  = response__payload[2];
   assign \response__payload.tlevel_before  = response__payload[4:3];
@@ -2588,10 +2817,11 @@ module \kv_asu.core.commit (rst, busy, lru_slot, decision, \port$4337$5 , \port$
   assign \cfg$27.w2  = cfg[45:39];
   assign \cfg$27.w1  = cfg[52:46];
   assign \cfg$27.hash_seed  = cfg[84:53];
+  assign \$7  = \$6 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$4337$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$4444$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2612,15 +2842,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4337$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$4337$81 ;
-  wire [23:0] \port$4337$81 ;
+  input [23:0] \port$4444$81 ;
+  wire [23:0] \port$4444$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$4337$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$4337$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$4444$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$4444$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$4337$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$4337$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$4337$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$4444$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$4444$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$4444$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2634,8 +2864,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$4337$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$4337$81 [15:0];
-  assign age = \port$4337$81 [23:16];
+  assign count = \port$4444$81 [15:0];
+  assign age = \port$4444$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -2842,7 +3072,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$175 (rst, out_h, \port$4277$5 , seed, clk);
+module \kv_asu.core.hash$177 (rst, out_h, \port$4385$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -2941,8 +3171,8 @@ module \kv_asu.core.hash$175 (rst, out_h, \port$4277$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$4277$5 ;
-  wire [55:0] \port$4277$5 ;
+  input [55:0] \port$4385$5 ;
+  wire [55:0] \port$4385$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3033,12 +3263,12 @@ module \kv_asu.core.hash$175 (rst, out_h, \port$4277$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$4277$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$4277$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$4277$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$4277$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$4277$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$4277$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$4385$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$4385$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$4385$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$4385$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$4385$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$4385$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3069,7 +3299,7 @@ module \kv_asu.core.hash$175 (rst, out_h, \port$4277$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$4277$5  };
+  assign key = { 8'h00, \port$4385$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3084,59 +3314,59 @@ module \kv_asu.core.hash$175 (rst, out_h, \port$4277$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4279$0 , \port$4280$0 , \port$4284$0 , \port$4286$0 , lanes, \port$4337$5 , forward__lane, \port$4337$271 , clk);
+module \kv_asu.core.lanes$184 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$4387$0 , \port$4388$0 , \port$4392$0 , \port$4394$0 , lanes, \port$4444$5 , forward__lane, \port$4444$387 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
-  reg [15:0] \$100 ;
+  wire \$100 ;
   wire [2:0] \$101 ;
-  reg \$102 ;
-  wire [3:0] \$103 ;
-  wire \$104 ;
+  reg [55:0] \$102 ;
+  wire [2:0] \$103 ;
+  reg [7:0] \$104 ;
   wire [2:0] \$105 ;
-  reg \$106 ;
-  wire \$107 ;
-  wire \$108 ;
-  wire [2:0] \$109 ;
+  reg [15:0] \$106 ;
+  wire [2:0] \$107 ;
+  reg \$108 ;
+  wire [3:0] \$109 ;
   wire \$11 ;
-  reg \$110 ;
-  wire \$111 ;
-  wire \$112 ;
-  wire [2:0] \$113 ;
-  reg [55:0] \$114 ;
+  wire \$110 ;
+  wire [2:0] \$111 ;
+  reg \$112 ;
+  wire \$113 ;
+  wire \$114 ;
   wire [2:0] \$115 ;
-  reg [7:0] \$116 ;
-  wire [2:0] \$117 ;
-  reg [15:0] \$118 ;
+  reg \$116 ;
+  wire \$117 ;
+  wire \$118 ;
   wire [2:0] \$119 ;
   wire \$12 ;
-  reg \$120 ;
-  wire \$121 ;
-  wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire [8:0] \$126 ;
-  wire \$127 ;
+  reg [55:0] \$120 ;
+  wire [2:0] \$121 ;
+  reg [7:0] \$122 ;
+  wire [2:0] \$123 ;
+  reg [15:0] \$124 ;
+  wire [2:0] \$125 ;
+  reg \$126 ;
+  wire [3:0] \$127 ;
   wire \$128 ;
-  wire \$129 ;
+  wire [2:0] \$129 ;
   wire \$13 ;
-  wire \$130 ;
+  reg \$130 ;
   wire \$131 ;
   wire \$132 ;
-  wire \$133 ;
-  wire [8:0] \$134 ;
+  wire [2:0] \$133 ;
+  reg \$134 ;
   wire \$135 ;
   wire \$136 ;
-  wire \$137 ;
-  wire \$138 ;
-  wire \$139 ;
+  wire [2:0] \$137 ;
+  reg [55:0] \$138 ;
+  wire [2:0] \$139 ;
   wire \$14 ;
-  wire \$140 ;
-  wire \$141 ;
-  wire [8:0] \$142 ;
-  wire \$143 ;
-  wire \$144 ;
+  reg [7:0] \$140 ;
+  wire [2:0] \$141 ;
+  reg [15:0] \$142 ;
+  wire [2:0] \$143 ;
+  reg \$144 ;
   wire \$145 ;
   wire \$146 ;
   wire \$147 ;
@@ -3144,41 +3374,41 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$149 ;
   wire \$15 ;
   wire [8:0] \$150 ;
-  wire \$151 ;
+  wire [8:0] \$151 ;
   wire \$152 ;
   wire \$153 ;
   wire \$154 ;
   wire \$155 ;
   wire \$156 ;
   wire \$157 ;
-  wire [8:0] \$158 ;
+  wire \$158 ;
   wire \$159 ;
   wire \$16 ;
-  wire \$160 ;
-  wire \$161 ;
+  wire [8:0] \$160 ;
+  wire [8:0] \$161 ;
   wire \$162 ;
   wire \$163 ;
   wire \$164 ;
   wire \$165 ;
-  wire [8:0] \$166 ;
+  wire \$166 ;
   wire \$167 ;
   wire \$168 ;
   wire \$169 ;
   wire \$17 ;
-  wire \$170 ;
-  wire \$171 ;
+  wire [8:0] \$170 ;
+  wire [8:0] \$171 ;
   wire \$172 ;
   wire \$173 ;
-  wire [8:0] \$174 ;
+  wire \$174 ;
   wire \$175 ;
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
   wire [8:0] \$18 ;
-  wire \$180 ;
-  wire \$181 ;
-  wire [8:0] \$182 ;
+  wire [8:0] \$180 ;
+  wire [8:0] \$181 ;
+  wire \$182 ;
   wire \$183 ;
   wire \$184 ;
   wire \$185 ;
@@ -3186,44 +3416,44 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$187 ;
   wire \$188 ;
   wire \$189 ;
-  wire \$19 ;
+  wire [8:0] \$19 ;
   wire [8:0] \$190 ;
-  wire \$191 ;
+  wire [8:0] \$191 ;
   wire \$192 ;
   wire \$193 ;
   wire \$194 ;
   wire \$195 ;
   wire \$196 ;
   wire \$197 ;
-  wire [8:0] \$198 ;
+  wire \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire [8:0] \$20 ;
-  wire \$200 ;
-  wire \$201 ;
+  wire [7:0] \$20 ;
+  wire [8:0] \$200 ;
+  wire [8:0] \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
   wire \$205 ;
-  wire [8:0] \$206 ;
+  wire \$206 ;
   wire \$207 ;
   wire \$208 ;
   wire \$209 ;
-  wire [6:0] \$21 ;
-  wire \$210 ;
-  wire \$211 ;
+  wire \$21 ;
+  wire [8:0] \$210 ;
+  wire [8:0] \$211 ;
   wire \$212 ;
   wire \$213 ;
-  wire [8:0] \$214 ;
+  wire \$214 ;
   wire \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
-  wire \$22 ;
-  wire \$220 ;
-  wire \$221 ;
-  wire [8:0] \$222 ;
+  wire [8:0] \$22 ;
+  wire [8:0] \$220 ;
+  wire [8:0] \$221 ;
+  wire \$222 ;
   wire \$223 ;
   wire \$224 ;
   wire \$225 ;
@@ -3233,40 +3463,40 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$229 ;
   wire [8:0] \$23 ;
   wire [8:0] \$230 ;
-  wire \$231 ;
+  wire [8:0] \$231 ;
   wire \$232 ;
-  wire \$233 ;
-  wire \$234 ;
+  wire [8:0] \$233 ;
+  wire [8:0] \$234 ;
   wire \$235 ;
   wire \$236 ;
   wire \$237 ;
-  wire [8:0] \$238 ;
+  wire \$238 ;
   wire \$239 ;
-  wire \$24 ;
+  wire [7:0] \$24 ;
   wire \$240 ;
   wire \$241 ;
   wire \$242 ;
   wire \$243 ;
-  wire \$244 ;
-  wire \$245 ;
-  wire [8:0] \$246 ;
-  wire \$247 ;
-  wire \$248 ;
+  wire [8:0] \$244 ;
+  wire [8:0] \$245 ;
+  wire \$246 ;
+  wire [8:0] \$247 ;
+  wire [8:0] \$248 ;
   wire \$249 ;
-  wire \$25 ;
+  wire [6:0] \$25 ;
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
   wire \$253 ;
-  wire [8:0] \$254 ;
+  wire \$254 ;
   wire \$255 ;
   wire \$256 ;
   wire \$257 ;
-  wire \$258 ;
-  wire \$259 ;
-  wire [8:0] \$26 ;
+  wire [8:0] \$258 ;
+  wire [8:0] \$259 ;
+  wire \$26 ;
   wire \$260 ;
-  wire \$261 ;
+  wire [8:0] \$261 ;
   wire [8:0] \$262 ;
   wire \$263 ;
   wire \$264 ;
@@ -3275,626 +3505,762 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \$267 ;
   wire \$268 ;
   wire \$269 ;
-  wire \$27 ;
-  wire [8:0] \$270 ;
+  wire [8:0] \$27 ;
+  wire \$270 ;
   wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
+  wire [8:0] \$272 ;
+  wire [8:0] \$273 ;
   wire \$274 ;
-  wire \$275 ;
-  wire \$276 ;
+  wire [8:0] \$275 ;
+  wire [8:0] \$276 ;
   wire \$277 ;
-  wire [8:0] \$278 ;
+  wire \$278 ;
   wire \$279 ;
   wire [8:0] \$28 ;
   wire \$280 ;
-  wire [8:0] \$281 ;
+  wire \$281 ;
   wire \$282 ;
-  wire [8:0] \$283 ;
-  wire [6:0] \$284 ;
-  wire [8:0] \$285 ;
-  wire \$286 ;
-  wire \$287 ;
+  wire \$283 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire [8:0] \$286 ;
+  wire [8:0] \$287 ;
   wire \$288 ;
-  wire \$289 ;
-  wire [6:0] \$29 ;
+  wire [8:0] \$289 ;
+  wire [7:0] \$29 ;
   wire [8:0] \$290 ;
   wire \$291 ;
-  wire [8:0] \$292 ;
-  wire [6:0] \$293 ;
-  wire [8:0] \$294 ;
+  wire \$292 ;
+  wire \$293 ;
+  wire \$294 ;
   wire \$295 ;
   wire \$296 ;
   wire \$297 ;
-  wire [8:0] \$298 ;
+  wire \$298 ;
   wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  wire \$300 ;
+  wire [8:0] \$300 ;
   wire [8:0] \$301 ;
   wire \$302 ;
   wire [8:0] \$303 ;
-  wire [6:0] \$304 ;
-  wire [8:0] \$305 ;
+  wire [8:0] \$304 ;
+  wire \$305 ;
   wire \$306 ;
   wire \$307 ;
   wire \$308 ;
   wire \$309 ;
-  wire [8:0] \$31 ;
-  wire [8:0] \$310 ;
+  wire \$31 ;
+  wire \$310 ;
   wire \$311 ;
-  wire [8:0] \$312 ;
-  wire [6:0] \$313 ;
+  wire \$312 ;
+  wire \$313 ;
   wire [8:0] \$314 ;
-  wire \$315 ;
+  wire [8:0] \$315 ;
   wire \$316 ;
-  wire \$317 ;
+  wire [8:0] \$317 ;
   wire [8:0] \$318 ;
   wire \$319 ;
-  wire \$32 ;
+  wire [8:0] \$32 ;
   wire \$320 ;
-  wire [8:0] \$321 ;
+  wire \$321 ;
   wire \$322 ;
-  wire [8:0] \$323 ;
-  wire [6:0] \$324 ;
-  wire [8:0] \$325 ;
+  wire \$323 ;
+  wire \$324 ;
+  wire \$325 ;
   wire \$326 ;
   wire \$327 ;
-  wire \$328 ;
-  wire \$329 ;
-  wire \$33 ;
-  wire [8:0] \$330 ;
-  wire \$331 ;
+  wire [8:0] \$328 ;
+  wire [8:0] \$329 ;
+  wire [8:0] \$33 ;
+  wire \$330 ;
+  wire [8:0] \$331 ;
   wire [8:0] \$332 ;
-  wire [6:0] \$333 ;
-  wire [8:0] \$334 ;
+  wire \$333 ;
+  wire \$334 ;
   wire \$335 ;
   wire \$336 ;
   wire \$337 ;
-  wire [8:0] \$338 ;
+  wire \$338 ;
   wire \$339 ;
-  wire [8:0] \$34 ;
+  wire [7:0] \$34 ;
   wire \$340 ;
-  wire [8:0] \$341 ;
-  wire \$342 ;
+  wire \$341 ;
+  wire [8:0] \$342 ;
   wire [8:0] \$343 ;
-  wire [6:0] \$344 ;
+  wire \$344 ;
   wire [8:0] \$345 ;
-  wire \$346 ;
+  wire [8:0] \$346 ;
   wire \$347 ;
   wire \$348 ;
   wire \$349 ;
   wire \$35 ;
-  wire [8:0] \$350 ;
+  wire \$350 ;
   wire \$351 ;
-  wire [8:0] \$352 ;
-  wire [6:0] \$353 ;
-  wire [8:0] \$354 ;
+  wire \$352 ;
+  wire \$353 ;
+  wire \$354 ;
   wire \$355 ;
-  wire \$356 ;
-  wire \$357 ;
-  wire [8:0] \$358 ;
-  wire \$359 ;
+  wire [8:0] \$356 ;
+  wire [8:0] \$357 ;
+  wire \$358 ;
+  wire [8:0] \$359 ;
   wire [8:0] \$36 ;
-  wire \$360 ;
-  wire [8:0] \$361 ;
+  wire [8:0] \$360 ;
+  wire \$361 ;
   wire \$362 ;
-  wire [8:0] \$363 ;
-  wire [6:0] \$364 ;
-  wire [8:0] \$365 ;
+  wire \$363 ;
+  wire \$364 ;
+  wire \$365 ;
   wire \$366 ;
   wire \$367 ;
   wire \$368 ;
-  wire [8:0] \$369 ;
-  wire [6:0] \$37 ;
-  wire \$370 ;
+  wire \$369 ;
+  wire [8:0] \$37 ;
+  wire [8:0] \$370 ;
   wire [8:0] \$371 ;
-  wire [6:0] \$372 ;
+  wire \$372 ;
   wire [8:0] \$373 ;
-  wire \$374 ;
+  wire [8:0] \$374 ;
   wire \$375 ;
   wire \$376 ;
   wire \$377 ;
-  wire [8:0] \$378 ;
+  wire \$378 ;
   wire \$379 ;
-  wire \$38 ;
+  wire [7:0] \$38 ;
   wire \$380 ;
-  wire [8:0] \$381 ;
+  wire \$381 ;
   wire \$382 ;
-  wire [8:0] \$383 ;
-  wire [6:0] \$384 ;
+  wire \$383 ;
+  wire [8:0] \$384 ;
   wire [8:0] \$385 ;
   wire \$386 ;
-  wire \$387 ;
-  wire \$388 ;
-  wire [8:0] \$389 ;
-  wire [8:0] \$39 ;
+  wire [8:0] \$387 ;
+  wire [8:0] \$388 ;
+  wire \$389 ;
+  wire [6:0] \$39 ;
   wire \$390 ;
-  wire [8:0] \$391 ;
-  wire [6:0] \$392 ;
+  wire \$391 ;
+  wire \$392 ;
   wire [8:0] \$393 ;
   wire \$394 ;
-  wire \$395 ;
-  wire \$396 ;
-  wire \$397 ;
-  wire [8:0] \$398 ;
+  wire [8:0] \$395 ;
+  wire [6:0] \$396 ;
+  wire [8:0] \$397 ;
+  wire \$398 ;
   wire \$399 ;
   wire \$4 ;
   wire \$40 ;
   wire \$400 ;
-  wire [8:0] \$401 ;
-  wire \$402 ;
-  wire [8:0] \$403 ;
-  wire [6:0] \$404 ;
-  wire [8:0] \$405 ;
-  wire \$406 ;
+  wire \$401 ;
+  wire [8:0] \$402 ;
+  wire \$403 ;
+  wire [8:0] \$404 ;
+  wire [6:0] \$405 ;
+  wire [8:0] \$406 ;
   wire \$407 ;
   wire \$408 ;
-  wire [8:0] \$409 ;
-  wire \$41 ;
-  wire \$410 ;
+  wire \$409 ;
+  wire [8:0] \$41 ;
+  wire [8:0] \$410 ;
   wire [8:0] \$411 ;
-  wire [6:0] \$412 ;
-  wire [8:0] \$413 ;
+  wire \$412 ;
+  wire \$413 ;
   wire \$414 ;
-  wire \$415 ;
+  wire [8:0] \$415 ;
   wire \$416 ;
-  wire \$417 ;
-  wire [8:0] \$418 ;
-  wire \$419 ;
+  wire [8:0] \$417 ;
+  wire [6:0] \$418 ;
+  wire [8:0] \$419 ;
   wire [8:0] \$42 ;
   wire \$420 ;
-  wire [8:0] \$421 ;
+  wire \$421 ;
   wire \$422 ;
-  wire [8:0] \$423 ;
-  wire [6:0] \$424 ;
-  wire [8:0] \$425 ;
-  wire \$426 ;
-  wire \$427 ;
-  wire \$428 ;
-  wire [8:0] \$429 ;
-  wire \$43 ;
+  wire \$423 ;
+  wire [8:0] \$424 ;
+  wire \$425 ;
+  wire [8:0] \$426 ;
+  wire [6:0] \$427 ;
+  wire [8:0] \$428 ;
+  wire \$429 ;
+  wire [7:0] \$43 ;
   wire \$430 ;
-  wire [8:0] \$431 ;
-  wire [6:0] \$432 ;
+  wire \$431 ;
+  wire [8:0] \$432 ;
   wire [8:0] \$433 ;
   wire \$434 ;
   wire \$435 ;
   wire \$436 ;
-  wire \$437 ;
-  wire [8:0] \$438 ;
-  wire \$439 ;
-  wire [8:0] \$44 ;
-  wire \$440 ;
+  wire [8:0] \$437 ;
+  wire \$438 ;
+  wire [8:0] \$439 ;
+  wire \$44 ;
+  wire [6:0] \$440 ;
   wire [8:0] \$441 ;
   wire \$442 ;
   wire \$443 ;
-  wire [8:0] \$444 ;
+  wire \$444 ;
   wire \$445 ;
-  wire \$446 ;
-  wire [8:0] \$447 ;
-  wire \$448 ;
-  wire \$449 ;
-  wire [6:0] \$45 ;
+  wire [8:0] \$446 ;
+  wire \$447 ;
+  wire [8:0] \$448 ;
+  wire [6:0] \$449 ;
+  wire \$45 ;
   wire [8:0] \$450 ;
   wire \$451 ;
   wire \$452 ;
   wire \$453 ;
   wire [8:0] \$454 ;
-  wire \$455 ;
-  wire [8:0] \$456 ;
-  wire [6:0] \$457 ;
-  wire [8:0] \$458 ;
-  wire \$459 ;
-  wire \$46 ;
-  wire [2:0] \$460 ;
-  reg \$461 ;
-  wire [2:0] \$462 ;
-  reg \$463 ;
-  wire [8:0] \$464 ;
+  wire [8:0] \$455 ;
+  wire \$456 ;
+  wire \$457 ;
+  wire \$458 ;
+  wire [8:0] \$459 ;
+  wire [8:0] \$46 ;
+  wire \$460 ;
+  wire [8:0] \$461 ;
+  wire [6:0] \$462 ;
+  wire [8:0] \$463 ;
+  wire \$464 ;
   wire \$465 ;
-  wire [8:0] \$466 ;
-  wire [6:0] \$467 ;
+  wire \$466 ;
+  wire \$467 ;
   wire [8:0] \$468 ;
   wire \$469 ;
   wire [8:0] \$47 ;
-  wire \$470 ;
-  wire \$471 ;
-  wire \$472 ;
-  wire [8:0] \$473 ;
+  wire [8:0] \$470 ;
+  wire [6:0] \$471 ;
+  wire [8:0] \$472 ;
+  wire \$473 ;
   wire \$474 ;
-  wire [8:0] \$475 ;
-  wire [6:0] \$476 ;
+  wire \$475 ;
+  wire [8:0] \$476 ;
   wire [8:0] \$477 ;
   wire \$478 ;
   wire \$479 ;
-  wire \$48 ;
+  wire [7:0] \$48 ;
   wire \$480 ;
   wire [8:0] \$481 ;
   wire \$482 ;
-  wire \$483 ;
-  wire [2:0] \$484 ;
-  reg \$485 ;
+  wire [8:0] \$483 ;
+  wire [6:0] \$484 ;
+  wire [8:0] \$485 ;
   wire \$486 ;
-  wire [8:0] \$487 ;
+  wire \$487 ;
   wire \$488 ;
   wire [8:0] \$489 ;
-  wire [3:0] \$49 ;
-  wire [6:0] \$490 ;
+  wire \$49 ;
+  wire \$490 ;
   wire [8:0] \$491 ;
-  wire \$492 ;
-  wire \$493 ;
+  wire [6:0] \$492 ;
+  wire [8:0] \$493 ;
   wire \$494 ;
-  wire [8:0] \$495 ;
+  wire \$495 ;
   wire \$496 ;
-  wire [8:0] \$497 ;
-  wire [6:0] \$498 ;
+  wire \$497 ;
+  wire [8:0] \$498 ;
   wire [8:0] \$499 ;
   wire \$5 ;
-  wire \$50 ;
+  wire [8:0] \$50 ;
   wire \$500 ;
   wire \$501 ;
   wire \$502 ;
-  wire \$503 ;
-  wire [8:0] \$504 ;
-  wire \$505 ;
-  wire \$506 ;
-  wire [2:0] \$507 ;
-  reg \$508 ;
+  wire [8:0] \$503 ;
+  wire \$504 ;
+  wire [8:0] \$505 ;
+  wire [6:0] \$506 ;
+  wire [8:0] \$507 ;
+  wire \$508 ;
   wire \$509 ;
-  wire [2:0] \$51 ;
-  wire [8:0] \$510 ;
-  wire \$511 ;
+  wire [8:0] \$51 ;
+  wire \$510 ;
+  wire [8:0] \$511 ;
   wire \$512 ;
-  wire [2:0] \$513 ;
-  reg \$514 ;
-  wire \$515 ;
-  wire [2:0] \$516 ;
-  reg \$517 ;
-  wire [2:0] \$518 ;
-  reg \$519 ;
-  reg \$52 ;
-  wire [2:0] \$520 ;
-  reg \$521 ;
-  wire [2:0] \$522 ;
-  reg \$523 ;
-  wire [2:0] \$524 ;
-  reg \$525 ;
-  wire [8:0] \$526 ;
-  wire \$527 ;
-  wire [8:0] \$528 ;
-  wire [6:0] \$529 ;
-  wire \$53 ;
-  wire [8:0] \$530 ;
+  wire [8:0] \$513 ;
+  wire [6:0] \$514 ;
+  wire [8:0] \$515 ;
+  wire \$516 ;
+  wire \$517 ;
+  wire \$518 ;
+  wire \$519 ;
+  wire [7:0] \$52 ;
+  wire [8:0] \$520 ;
+  wire [8:0] \$521 ;
+  wire \$522 ;
+  wire \$523 ;
+  wire \$524 ;
+  wire [8:0] \$525 ;
+  wire \$526 ;
+  wire [8:0] \$527 ;
+  wire [6:0] \$528 ;
+  wire [8:0] \$529 ;
+  wire [6:0] \$53 ;
+  wire \$530 ;
   wire \$531 ;
   wire \$532 ;
-  wire \$533 ;
+  wire [8:0] \$533 ;
   wire \$534 ;
   wire [8:0] \$535 ;
-  wire \$536 ;
+  wire [6:0] \$536 ;
   wire [8:0] \$537 ;
-  wire [6:0] \$538 ;
-  wire [8:0] \$539 ;
+  wire \$538 ;
+  wire \$539 ;
   wire \$54 ;
   wire \$540 ;
   wire \$541 ;
-  wire \$542 ;
+  wire [8:0] \$542 ;
   wire [8:0] \$543 ;
   wire \$544 ;
   wire \$545 ;
-  wire [2:0] \$546 ;
-  reg \$547 ;
+  wire \$546 ;
+  wire [8:0] \$547 ;
   wire \$548 ;
   wire [8:0] \$549 ;
-  wire [2:0] \$55 ;
-  wire \$550 ;
+  wire [8:0] \$55 ;
+  wire [6:0] \$550 ;
   wire [8:0] \$551 ;
-  wire [6:0] \$552 ;
-  wire [8:0] \$553 ;
+  wire \$552 ;
+  wire \$553 ;
   wire \$554 ;
-  wire \$555 ;
+  wire [8:0] \$555 ;
   wire \$556 ;
   wire [8:0] \$557 ;
-  wire \$558 ;
+  wire [6:0] \$558 ;
   wire [8:0] \$559 ;
-  reg \$56 ;
-  wire [6:0] \$560 ;
-  wire [8:0] \$561 ;
+  wire [8:0] \$56 ;
+  wire \$560 ;
+  wire \$561 ;
   wire \$562 ;
   wire \$563 ;
-  wire \$564 ;
-  wire \$565 ;
-  wire [8:0] \$566 ;
+  wire [8:0] \$564 ;
+  wire [8:0] \$565 ;
+  wire \$566 ;
   wire \$567 ;
   wire \$568 ;
-  wire [2:0] \$569 ;
-  wire \$57 ;
-  reg \$570 ;
+  wire [8:0] \$569 ;
+  wire [7:0] \$57 ;
+  wire [8:0] \$570 ;
   wire \$571 ;
-  wire [8:0] \$572 ;
+  wire \$572 ;
   wire \$573 ;
-  wire \$574 ;
-  wire [2:0] \$575 ;
-  reg \$576 ;
+  wire [8:0] \$574 ;
+  wire [8:0] \$575 ;
+  wire \$576 ;
   wire \$577 ;
-  wire [2:0] \$578 ;
-  reg \$579 ;
+  wire \$578 ;
+  wire [8:0] \$579 ;
   wire \$58 ;
-  wire [2:0] \$580 ;
-  reg \$581 ;
-  wire [2:0] \$582 ;
-  reg \$583 ;
-  wire [2:0] \$584 ;
-  reg \$585 ;
-  wire [2:0] \$586 ;
-  reg \$587 ;
-  wire [8:0] \$588 ;
+  wire [8:0] \$580 ;
+  wire \$581 ;
+  wire \$582 ;
+  wire \$583 ;
+  wire [8:0] \$584 ;
+  wire [8:0] \$585 ;
+  wire \$586 ;
+  wire \$587 ;
+  wire \$588 ;
   wire \$589 ;
-  wire [2:0] \$59 ;
-  wire [8:0] \$590 ;
-  wire [6:0] \$591 ;
-  wire [8:0] \$592 ;
-  wire \$593 ;
-  wire \$594 ;
+  wire \$59 ;
+  wire [16:0] \$590 ;
+  wire [16:0] \$591 ;
+  wire \$592 ;
+  wire [16:0] \$593 ;
+  wire [16:0] \$594 ;
   wire \$595 ;
-  wire \$596 ;
-  wire [8:0] \$597 ;
+  wire [16:0] \$596 ;
+  wire [16:0] \$597 ;
   wire \$598 ;
-  wire [8:0] \$599 ;
+  wire [16:0] \$599 ;
   wire \$6 ;
-  reg [55:0] \$60 ;
-  wire [6:0] \$600 ;
-  wire [8:0] \$601 ;
-  wire \$602 ;
-  wire \$603 ;
+  wire [8:0] \$60 ;
+  wire [16:0] \$600 ;
+  wire \$601 ;
+  wire [16:0] \$602 ;
+  wire [16:0] \$603 ;
   wire \$604 ;
-  wire [8:0] \$605 ;
-  wire \$606 ;
+  wire [16:0] \$605 ;
+  wire [16:0] \$606 ;
   wire \$607 ;
-  wire [2:0] \$608 ;
-  reg \$609 ;
-  wire [2:0] \$61 ;
+  wire [16:0] \$608 ;
+  wire [16:0] \$609 ;
+  wire [8:0] \$61 ;
   wire \$610 ;
-  wire [8:0] \$611 ;
-  wire \$612 ;
-  wire [8:0] \$613 ;
-  wire [6:0] \$614 ;
-  wire [8:0] \$615 ;
+  wire [16:0] \$611 ;
+  wire [16:0] \$612 ;
+  wire \$613 ;
+  wire [16:0] \$614 ;
+  wire [16:0] \$615 ;
   wire \$616 ;
-  wire \$617 ;
-  wire \$618 ;
-  wire [8:0] \$619 ;
-  reg [7:0] \$62 ;
-  wire \$620 ;
-  wire [8:0] \$621 ;
-  wire [6:0] \$622 ;
-  wire [8:0] \$623 ;
-  wire \$624 ;
+  wire [16:0] \$617 ;
+  wire [16:0] \$618 ;
+  wire \$619 ;
+  wire [7:0] \$62 ;
+  wire [16:0] \$620 ;
+  wire [16:0] \$621 ;
+  wire \$622 ;
+  wire [16:0] \$623 ;
+  wire [16:0] \$624 ;
   wire \$625 ;
-  wire \$626 ;
-  wire \$627 ;
-  wire [8:0] \$628 ;
-  wire \$629 ;
-  wire [2:0] \$63 ;
-  wire \$630 ;
-  wire [2:0] \$631 ;
-  reg \$632 ;
-  wire \$633 ;
-  wire [8:0] \$634 ;
-  wire \$635 ;
-  wire \$636 ;
-  wire [2:0] \$637 ;
-  reg \$638 ;
+  wire [16:0] \$626 ;
+  wire [16:0] \$627 ;
+  wire \$628 ;
+  wire [16:0] \$629 ;
+  wire \$63 ;
+  wire [16:0] \$630 ;
+  wire \$631 ;
+  wire [16:0] \$632 ;
+  wire [16:0] \$633 ;
+  wire \$634 ;
+  wire [16:0] \$635 ;
+  wire [16:0] \$636 ;
+  wire \$637 ;
+  wire [8:0] \$638 ;
   wire \$639 ;
-  reg [15:0] \$64 ;
-  wire [2:0] \$640 ;
-  reg \$641 ;
-  wire [2:0] \$642 ;
-  reg \$643 ;
+  wire [8:0] \$64 ;
+  wire [8:0] \$640 ;
+  wire [6:0] \$641 ;
+  wire [8:0] \$642 ;
+  wire \$643 ;
   wire [2:0] \$644 ;
   reg \$645 ;
   wire [2:0] \$646 ;
   reg \$647 ;
-  wire [2:0] \$648 ;
-  reg \$649 ;
-  wire [2:0] \$65 ;
+  wire [8:0] \$648 ;
+  wire \$649 ;
+  wire [8:0] \$65 ;
   wire [8:0] \$650 ;
-  wire \$651 ;
+  wire [6:0] \$651 ;
   wire [8:0] \$652 ;
-  wire [6:0] \$653 ;
-  wire [8:0] \$654 ;
+  wire \$653 ;
+  wire \$654 ;
   wire \$655 ;
   wire \$656 ;
-  wire \$657 ;
+  wire [8:0] \$657 ;
   wire \$658 ;
   wire [8:0] \$659 ;
-  reg \$66 ;
-  wire \$660 ;
+  wire [7:0] \$66 ;
+  wire [6:0] \$660 ;
   wire [8:0] \$661 ;
-  wire [6:0] \$662 ;
-  wire [8:0] \$663 ;
+  wire \$662 ;
+  wire \$663 ;
   wire \$664 ;
-  wire \$665 ;
+  wire [8:0] \$665 ;
   wire \$666 ;
-  wire [8:0] \$667 ;
-  wire \$668 ;
-  wire \$669 ;
-  wire [3:0] \$67 ;
-  wire [2:0] \$670 ;
-  reg \$671 ;
+  wire \$667 ;
+  wire [2:0] \$668 ;
+  reg \$669 ;
+  wire [6:0] \$67 ;
+  wire \$670 ;
+  wire [8:0] \$671 ;
   wire \$672 ;
   wire [8:0] \$673 ;
-  wire \$674 ;
+  wire [6:0] \$674 ;
   wire [8:0] \$675 ;
-  wire [6:0] \$676 ;
-  wire [8:0] \$677 ;
+  wire \$676 ;
+  wire \$677 ;
   wire \$678 ;
-  wire \$679 ;
+  wire [8:0] \$679 ;
   wire \$68 ;
   wire \$680 ;
   wire [8:0] \$681 ;
-  wire \$682 ;
+  wire [6:0] \$682 ;
   wire [8:0] \$683 ;
-  wire [6:0] \$684 ;
-  wire [8:0] \$685 ;
+  wire \$684 ;
+  wire \$685 ;
   wire \$686 ;
   wire \$687 ;
-  wire \$688 ;
+  wire [8:0] \$688 ;
   wire \$689 ;
-  wire [2:0] \$69 ;
-  wire [8:0] \$690 ;
-  wire \$691 ;
-  wire \$692 ;
-  wire [2:0] \$693 ;
-  reg \$694 ;
+  wire [8:0] \$69 ;
+  wire \$690 ;
+  wire [2:0] \$691 ;
+  reg \$692 ;
+  wire \$693 ;
+  wire [8:0] \$694 ;
   wire \$695 ;
-  wire [8:0] \$696 ;
-  wire \$697 ;
-  wire \$698 ;
-  wire [2:0] \$699 ;
+  wire \$696 ;
+  wire [2:0] \$697 ;
+  reg \$698 ;
+  wire \$699 ;
   wire \$7 ;
-  reg \$70 ;
-  reg \$700 ;
-  wire \$701 ;
+  wire [8:0] \$70 ;
+  wire [2:0] \$700 ;
+  reg \$701 ;
   wire [2:0] \$702 ;
   reg \$703 ;
   wire [2:0] \$704 ;
   reg \$705 ;
   wire [2:0] \$706 ;
   reg \$707 ;
-  wire [8:0] \$708 ;
-  wire \$709 ;
-  wire \$71 ;
+  wire [2:0] \$708 ;
+  reg \$709 ;
+  wire [7:0] \$71 ;
   wire [8:0] \$710 ;
-  wire [6:0] \$711 ;
+  wire \$711 ;
   wire [8:0] \$712 ;
-  wire \$713 ;
+  wire [6:0] \$713 ;
   wire [8:0] \$714 ;
   wire \$715 ;
   wire \$716 ;
   wire \$717 ;
   wire \$718 ;
-  wire \$719 ;
+  wire [8:0] \$719 ;
   wire \$72 ;
   wire \$720 ;
-  wire \$721 ;
-  wire \$722 ;
-  wire \$723 ;
+  wire [8:0] \$721 ;
+  wire [6:0] \$722 ;
+  wire [8:0] \$723 ;
   wire \$724 ;
   wire \$725 ;
   wire \$726 ;
-  wire \$727 ;
+  wire [8:0] \$727 ;
   wire \$728 ;
-  wire [2:0] \$729 ;
-  wire [2:0] \$73 ;
-  reg [15:0] \$730 ;
-  wire \$731 ;
-  wire [2:0] \$732 ;
-  reg [15:0] \$733 ;
-  wire [16:0] \$734 ;
-  wire [16:0] \$735 ;
-  wire [15:0] \$736 ;
-  wire \$737 ;
-  wire [16:0] \$738 ;
-  wire [16:0] \$739 ;
-  reg \$74 ;
-  wire [2:0] \$740 ;
-  reg [15:0] \$741 ;
+  wire \$729 ;
+  wire [3:0] \$73 ;
+  wire [2:0] \$730 ;
+  reg \$731 ;
+  wire \$732 ;
+  wire [8:0] \$733 ;
+  wire \$734 ;
+  wire [8:0] \$735 ;
+  wire [6:0] \$736 ;
+  wire [8:0] \$737 ;
+  wire \$738 ;
+  wire \$739 ;
+  wire \$74 ;
+  wire \$740 ;
+  wire [8:0] \$741 ;
   wire \$742 ;
-  wire [2:0] \$743 ;
-  reg [15:0] \$744 ;
-  wire [16:0] \$745 ;
-  wire [16:0] \$746 ;
-  wire [15:0] \$747 ;
+  wire [8:0] \$743 ;
+  wire [6:0] \$744 ;
+  wire [8:0] \$745 ;
+  wire \$746 ;
+  wire \$747 ;
   wire \$748 ;
-  wire [2:0] \$749 ;
-  wire \$75 ;
-  reg [15:0] \$750 ;
+  wire \$749 ;
+  wire [2:0] \$75 ;
+  wire [8:0] \$750 ;
   wire \$751 ;
-  wire [2:0] \$752 ;
-  reg [15:0] \$753 ;
-  wire [16:0] \$754 ;
-  wire [16:0] \$755 ;
-  wire [15:0] \$756 ;
+  wire \$752 ;
+  wire [2:0] \$753 ;
+  reg \$754 ;
+  wire \$755 ;
+  wire [8:0] \$756 ;
   wire \$757 ;
-  wire [16:0] \$758 ;
-  wire [16:0] \$759 ;
-  wire \$76 ;
-  wire [2:0] \$760 ;
-  reg [15:0] \$761 ;
-  wire \$762 ;
-  wire [2:0] \$763 ;
-  reg [15:0] \$764 ;
-  wire [16:0] \$765 ;
-  wire [16:0] \$766 ;
-  wire [15:0] \$767 ;
-  wire \$768 ;
-  wire [2:0] \$769 ;
-  wire [2:0] \$77 ;
-  reg [15:0] \$770 ;
-  wire \$771 ;
-  wire [2:0] \$772 ;
-  reg [15:0] \$773 ;
-  wire [16:0] \$774 ;
-  wire [16:0] \$775 ;
-  wire [15:0] \$776 ;
+  wire \$758 ;
+  wire [2:0] \$759 ;
+  reg \$76 ;
+  reg \$760 ;
+  wire \$761 ;
+  wire [2:0] \$762 ;
+  reg \$763 ;
+  wire [2:0] \$764 ;
+  reg \$765 ;
+  wire [2:0] \$766 ;
+  reg \$767 ;
+  wire [2:0] \$768 ;
+  reg \$769 ;
+  wire \$77 ;
+  wire [2:0] \$770 ;
+  reg \$771 ;
+  wire [8:0] \$772 ;
+  wire \$773 ;
+  wire [8:0] \$774 ;
+  wire [6:0] \$775 ;
+  wire [8:0] \$776 ;
   wire \$777 ;
-  wire [16:0] \$778 ;
-  wire [16:0] \$779 ;
-  reg [55:0] \$78 ;
-  wire [2:0] \$780 ;
-  reg [15:0] \$781 ;
+  wire \$778 ;
+  wire \$779 ;
+  wire \$78 ;
+  wire \$780 ;
+  wire [8:0] \$781 ;
   wire \$782 ;
-  wire [2:0] \$783 ;
-  reg [15:0] \$784 ;
-  wire [16:0] \$785 ;
-  wire [16:0] \$786 ;
-  wire [15:0] \$787 ;
+  wire [8:0] \$783 ;
+  wire [6:0] \$784 ;
+  wire [8:0] \$785 ;
+  wire \$786 ;
+  wire \$787 ;
   wire \$788 ;
-  wire [2:0] \$789 ;
+  wire [8:0] \$789 ;
   wire [2:0] \$79 ;
-  reg [15:0] \$790 ;
+  wire \$790 ;
   wire \$791 ;
   wire [2:0] \$792 ;
-  reg [15:0] \$793 ;
-  wire [16:0] \$794 ;
-  wire [16:0] \$795 ;
-  wire [15:0] \$796 ;
-  wire \$797 ;
-  wire [16:0] \$798 ;
-  wire [16:0] \$799 ;
+  reg \$793 ;
+  wire \$794 ;
+  wire [8:0] \$795 ;
+  wire \$796 ;
+  wire [8:0] \$797 ;
+  wire [6:0] \$798 ;
+  wire [8:0] \$799 ;
   wire \$8 ;
-  reg [7:0] \$80 ;
-  wire [2:0] \$800 ;
-  reg [15:0] \$801 ;
+  reg \$80 ;
+  wire \$800 ;
+  wire \$801 ;
   wire \$802 ;
-  wire [2:0] \$803 ;
-  reg [15:0] \$804 ;
-  wire [16:0] \$805 ;
-  wire [16:0] \$806 ;
-  wire [15:0] \$807 ;
+  wire [8:0] \$803 ;
+  wire \$804 ;
+  wire [8:0] \$805 ;
+  wire [6:0] \$806 ;
+  wire [8:0] \$807 ;
   wire \$808 ;
-  reg [649:0] \$809 ;
-  wire [2:0] \$81 ;
-  reg [15:0] \$82 ;
+  wire \$809 ;
+  wire \$81 ;
+  wire \$810 ;
+  wire \$811 ;
+  wire [8:0] \$812 ;
+  wire \$813 ;
+  wire \$814 ;
+  wire [2:0] \$815 ;
+  reg \$816 ;
+  wire \$817 ;
+  wire [8:0] \$818 ;
+  wire \$819 ;
+  wire \$82 ;
+  wire \$820 ;
+  wire [2:0] \$821 ;
+  reg \$822 ;
+  wire \$823 ;
+  wire [2:0] \$824 ;
+  reg \$825 ;
+  wire [2:0] \$826 ;
+  reg \$827 ;
+  wire [2:0] \$828 ;
+  reg \$829 ;
   wire [2:0] \$83 ;
-  reg \$84 ;
-  wire [3:0] \$85 ;
-  wire \$86 ;
+  wire [2:0] \$830 ;
+  reg \$831 ;
+  wire [2:0] \$832 ;
+  reg \$833 ;
+  wire [8:0] \$834 ;
+  wire \$835 ;
+  wire [8:0] \$836 ;
+  wire [6:0] \$837 ;
+  wire [8:0] \$838 ;
+  wire \$839 ;
+  reg [55:0] \$84 ;
+  wire \$840 ;
+  wire \$841 ;
+  wire \$842 ;
+  wire [8:0] \$843 ;
+  wire \$844 ;
+  wire [8:0] \$845 ;
+  wire [6:0] \$846 ;
+  wire [8:0] \$847 ;
+  wire \$848 ;
+  wire \$849 ;
+  wire [2:0] \$85 ;
+  wire \$850 ;
+  wire [8:0] \$851 ;
+  wire \$852 ;
+  wire \$853 ;
+  wire [2:0] \$854 ;
+  reg \$855 ;
+  wire \$856 ;
+  wire [8:0] \$857 ;
+  wire \$858 ;
+  wire [8:0] \$859 ;
+  reg [7:0] \$86 ;
+  wire [6:0] \$860 ;
+  wire [8:0] \$861 ;
+  wire \$862 ;
+  wire \$863 ;
+  wire \$864 ;
+  wire [8:0] \$865 ;
+  wire \$866 ;
+  wire [8:0] \$867 ;
+  wire [6:0] \$868 ;
+  wire [8:0] \$869 ;
   wire [2:0] \$87 ;
-  reg \$88 ;
-  wire \$89 ;
+  wire \$870 ;
+  wire \$871 ;
+  wire \$872 ;
+  wire \$873 ;
+  wire [8:0] \$874 ;
+  wire \$875 ;
+  wire \$876 ;
+  wire [2:0] \$877 ;
+  reg \$878 ;
+  wire \$879 ;
+  reg [15:0] \$88 ;
+  wire [8:0] \$880 ;
+  wire \$881 ;
+  wire \$882 ;
+  wire [2:0] \$883 ;
+  reg \$884 ;
+  wire \$885 ;
+  wire [2:0] \$886 ;
+  reg \$887 ;
+  wire [2:0] \$888 ;
+  reg \$889 ;
+  wire [2:0] \$89 ;
+  wire [2:0] \$890 ;
+  reg \$891 ;
+  wire [8:0] \$892 ;
+  wire \$893 ;
+  wire [8:0] \$894 ;
+  wire [6:0] \$895 ;
+  wire [8:0] \$896 ;
+  wire \$897 ;
+  wire [8:0] \$898 ;
+  wire \$899 ;
   wire \$9 ;
-  wire \$90 ;
-  wire [2:0] \$91 ;
-  reg \$92 ;
-  wire \$93 ;
-  wire \$94 ;
-  wire [2:0] \$95 ;
-  reg [55:0] \$96 ;
+  reg \$90 ;
+  wire \$900 ;
+  wire \$901 ;
+  wire \$902 ;
+  wire \$903 ;
+  wire \$904 ;
+  wire [2:0] \$905 ;
+  reg [15:0] \$906 ;
+  wire [15:0] \$907 ;
+  wire \$908 ;
+  wire [16:0] \$909 ;
+  wire [3:0] \$91 ;
+  wire [16:0] \$910 ;
+  wire [2:0] \$911 ;
+  reg [15:0] \$912 ;
+  wire [15:0] \$913 ;
+  wire \$914 ;
+  wire [2:0] \$915 ;
+  reg [15:0] \$916 ;
+  wire [15:0] \$917 ;
+  wire \$918 ;
+  wire [16:0] \$919 ;
+  wire \$92 ;
+  wire [16:0] \$920 ;
+  wire [2:0] \$921 ;
+  reg [15:0] \$922 ;
+  wire [15:0] \$923 ;
+  wire \$924 ;
+  wire [2:0] \$925 ;
+  reg [15:0] \$926 ;
+  wire [15:0] \$927 ;
+  wire \$928 ;
+  wire [16:0] \$929 ;
+  wire [2:0] \$93 ;
+  wire [16:0] \$930 ;
+  wire [2:0] \$931 ;
+  reg [15:0] \$932 ;
+  wire [15:0] \$933 ;
+  wire \$934 ;
+  wire [2:0] \$935 ;
+  reg [15:0] \$936 ;
+  wire [15:0] \$937 ;
+  wire \$938 ;
+  wire [16:0] \$939 ;
+  reg \$94 ;
+  wire [16:0] \$940 ;
+  wire [2:0] \$941 ;
+  reg [15:0] \$942 ;
+  wire [15:0] \$943 ;
+  wire \$944 ;
+  reg [657:0] \$945 ;
+  wire \$95 ;
+  wire \$96 ;
   wire [2:0] \$97 ;
-  reg [7:0] \$98 ;
-  wire [2:0] \$99 ;
+  reg \$98 ;
+  wire \$99 ;
   wire [7:0] age0;
   wire [7:0] age1;
   wire [7:0] age2;
@@ -3910,6 +4276,14 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [15:0] cnt1;
   wire [15:0] cnt2;
   wire [15:0] cnt3;
+  wire [15:0] count_inc2_bank0;
+  wire [15:0] count_inc2_bank1;
+  wire [15:0] count_inc2_bank2;
+  wire [15:0] count_inc2_bank3;
+  wire [15:0] count_inc_bank0;
+  wire [15:0] count_inc_bank1;
+  wire [15:0] count_inc_bank2;
+  wire [15:0] count_inc_bank3;
   wire [15:0] forward__count;
   wire [15:0] forward__count_inc;
   wire forward__invalidate;
@@ -3933,12 +4307,12 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] gt_bank_d3;
   wire [3:0] gt_fw_bank;
   wire [3:0] gtp_bank;
-  output [649:0] lanes;
-  reg [649:0] lanes = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+  output [657:0] lanes;
+  reg [657:0] lanes = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
   wire [7:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -4007,18 +4381,18 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$4279$0 ;
-  wire [79:0] \port$4279$0 ;
-  input [403:0] \port$4280$0 ;
-  wire [403:0] \port$4280$0 ;
-  input [43:0] \port$4284$0 ;
-  wire [43:0] \port$4284$0 ;
-  input [16:0] \port$4286$0 ;
-  wire [16:0] \port$4286$0 ;
-  input [34:0] \port$4337$271 ;
-  wire [34:0] \port$4337$271 ;
-  input [63:0] \port$4337$5 ;
-  wire [63:0] \port$4337$5 ;
+  input [79:0] \port$4387$0 ;
+  wire [79:0] \port$4387$0 ;
+  input [603:0] \port$4388$0 ;
+  wire [603:0] \port$4388$0 ;
+  input [43:0] \port$4392$0 ;
+  wire [43:0] \port$4392$0 ;
+  input [16:0] \port$4394$0 ;
+  wire [16:0] \port$4394$0 ;
+  input [34:0] \port$4444$387 ;
+  wire [34:0] \port$4444$387 ;
+  input [63:0] \port$4444$5 ;
+  wire [63:0] \port$4444$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4035,14 +4409,21 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire valid1;
   wire valid2;
   wire valid3;
-  wire [544:0] window;
-  wire [371:0] \window.bank ;
+  wire [744:0] window;
+  wire [571:0] \window.bank ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [8:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [49:0] \window.bank[0].sides ;
+  wire [15:0] \window.bank[0].sides.count_byp ;
+  wire [15:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [7:0] \window.bank[0].sides.last_byp ;
+  wire [7:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [15:0] \window.bank[1].count ;
@@ -4051,6 +4432,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[1].mark ;
   wire [8:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [49:0] \window.bank[1].sides ;
+  wire [15:0] \window.bank[1].sides.count_byp ;
+  wire [15:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [7:0] \window.bank[1].sides.last_byp ;
+  wire [7:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [15:0] \window.bank[2].count ;
@@ -4059,6 +4447,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[2].mark ;
   wire [8:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [49:0] \window.bank[2].sides ;
+  wire [15:0] \window.bank[2].sides.count_byp ;
+  wire [15:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [7:0] \window.bank[2].sides.last_byp ;
+  wire [7:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [15:0] \window.bank[3].count ;
@@ -4067,6 +4462,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.bank[3].mark ;
   wire [8:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [49:0] \window.bank[3].sides ;
+  wire [15:0] \window.bank[3].sides.count_byp ;
+  wire [15:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [7:0] \window.bank[3].sides.last_byp ;
+  wire [7:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [55:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
@@ -4082,1604 +4484,872 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$159  = \$157  & \$158 [7];
-  assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$4286$0 [8];
-  assign \$162  = \$32  & \$161 ;
-  assign \$163  = ~ \$32 ;
-  assign \$164  = ~ \port$4286$0 [8];
-  assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$4280$0 [172:165] - \port$4337$5 [63:56];
-  assign \$167  = \$165  & \$166 [7];
-  assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$4286$0 [8];
-  assign \$170  = \$40  & \$169 ;
-  assign \$171  = ~ \$40 ;
-  assign \$172  = ~ \port$4286$0 [8];
-  assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$4280$0 [265:258] - \port$4337$5 [63:56];
-  assign \$175  = \$173  & \$174 [7];
-  assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$4286$0 [8];
-  assign \$178  = \$48  & \$177 ;
-  assign \$179  = ~ \$48 ;
-  assign \$180  = ~ \port$4286$0 [8];
-  assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$4280$0 [358:351] - \port$4337$5 [63:56];
-  assign \$183  = \$181  & \$182 [7];
-  assign \$184  = \$178  | \$183 ;
-  assign \$185  = ~ \$32 ;
-  assign \$186  = \$24  & \$185 ;
-  assign \$187  = ~ \$24 ;
-  assign \$188  = ~ \$32 ;
-  assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$4280$0 [79:72] - \port$4280$0 [172:165];
-  assign \$191  = \$189  & \$190 [7];
-  assign \$192  = \$186  | \$191 ;
-  assign \$193  = ~ \$40 ;
-  assign \$194  = \$32  & \$193 ;
-  assign \$195  = ~ \$32 ;
-  assign \$196  = ~ \$40 ;
-  assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$4280$0 [172:165] - \port$4280$0 [265:258];
-  assign \$199  = \$197  & \$198 [7];
-  assign \$200  = \$194  | \$199 ;
-  assign \$201  = ~ \$48 ;
-  assign \$202  = \$40  & \$201 ;
-  assign \$203  = ~ \$40 ;
-  assign \$204  = ~ \$48 ;
-  assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$4280$0 [265:258] - \port$4280$0 [358:351];
-  assign \$207  = \$205  & \$206 [7];
-  assign \$208  = \$202  | \$207 ;
-  assign \$209  = ~ \$24 ;
-  assign \$210  = \$48  & \$209 ;
-  assign \$211  = ~ \$48 ;
-  assign \$212  = ~ \$24 ;
-  assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$4280$0 [358:351] - \port$4280$0 [79:72];
-  assign \$215  = \$213  & \$214 [7];
-  assign \$216  = \$210  | \$215 ;
-  assign \$217  = ~ \$40 ;
-  assign \$218  = \$24  & \$217 ;
-  assign \$219  = ~ \$24 ;
-  assign \$220  = ~ \$40 ;
-  assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4280$0 [79:72] - \port$4280$0 [265:258];
-  assign \$223  = \$221  & \$222 [7];
-  assign \$224  = \$218  | \$223 ;
-  assign \$225  = ~ \$48 ;
-  assign \$226  = \$32  & \$225 ;
-  assign \$227  = ~ \$32 ;
-  assign \$228  = ~ \$48 ;
-  assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$4280$0 [172:165] - \port$4280$0 [358:351];
-  assign \$231  = \$229  & \$230 [7];
-  assign \$232  = \$226  | \$231 ;
-  assign \$233  = ~ \$24 ;
-  assign \$234  = \$40  & \$233 ;
-  assign \$235  = ~ \$40 ;
-  assign \$236  = ~ \$24 ;
-  assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$4280$0 [265:258] - \port$4280$0 [79:72];
-  assign \$239  = \$237  & \$238 [7];
-  assign \$240  = \$234  | \$239 ;
-  assign \$241  = ~ \$32 ;
-  assign \$242  = \$48  & \$241 ;
-  assign \$243  = ~ \$48 ;
-  assign \$244  = ~ \$32 ;
-  assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$4280$0 [358:351] - \port$4280$0 [172:165];
-  assign \$247  = \$245  & \$246 [7];
-  assign \$248  = \$242  | \$247 ;
-  assign \$249  = ~ \$48 ;
-  assign \$250  = \$24  & \$249 ;
-  assign \$251  = ~ \$24 ;
-  assign \$252  = ~ \$48 ;
-  assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$4280$0 [79:72] - \port$4280$0 [358:351];
-  assign \$255  = \$253  & \$254 [7];
-  assign \$256  = \$250  | \$255 ;
-  assign \$257  = ~ \$24 ;
-  assign \$258  = \$32  & \$257 ;
-  assign \$259  = ~ \$32 ;
-  assign \$260  = ~ \$24 ;
-  assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$4280$0 [172:165] - \port$4280$0 [79:72];
-  assign \$263  = \$261  & \$262 [7];
-  assign \$264  = \$258  | \$263 ;
-  assign \$265  = ~ \$32 ;
-  assign \$266  = \$40  & \$265 ;
-  assign \$267  = ~ \$40 ;
-  assign \$268  = ~ \$32 ;
-  assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$4280$0 [265:258] - \port$4280$0 [172:165];
-  assign \$271  = \$269  & \$270 [7];
-  assign \$272  = \$266  | \$271 ;
-  assign \$273  = ~ \$40 ;
-  assign \$274  = \$48  & \$273 ;
-  assign \$275  = ~ \$48 ;
-  assign \$276  = ~ \$40 ;
-  assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$4280$0 [358:351] - \port$4280$0 [265:258];
-  assign \$279  = \$277  & \$278 [7];
-  assign \$280  = \$274  | \$279 ;
-  assign \$281  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$283  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$284  = \$282  ? 7'h00 : \$283 [6:0];
-  assign \$285  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$287  = ~ \$286 ;
-  assign \$288  = \$24  & \$287 ;
-  assign \$289  = ~ \$24 ;
-  assign \$290  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$292  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$293  = \$291  ? 7'h00 : \$292 [6:0];
-  assign \$294  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$296  = ~ \$295 ;
-  assign \$297  = \$289  & \$296 ;
-  assign \$298  = \port$4280$0 [79:72] - lanes[68:61];
-  assign \$299  = \$297  & \$298 [7];
-  assign \$300  = \$288  | \$299 ;
-  assign \$301  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$303  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$304  = \$302  ? 7'h00 : \$303 [6:0];
-  assign \$305  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$307  = ~ \$306 ;
-  assign \$308  = \$32  & \$307 ;
-  assign \$309  = ~ \$32 ;
-  assign \$310  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$312  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$313  = \$311  ? 7'h00 : \$312 [6:0];
-  assign \$314  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$316  = ~ \$315 ;
-  assign \$317  = \$309  & \$316 ;
-  assign \$318  = \port$4280$0 [172:165] - lanes[68:61];
-  assign \$319  = \$317  & \$318 [7];
-  assign \$320  = \$308  | \$319 ;
-  assign \$321  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$323  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$324  = \$322  ? 7'h00 : \$323 [6:0];
-  assign \$325  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$327  = ~ \$326 ;
-  assign \$328  = \$40  & \$327 ;
-  assign \$329  = ~ \$40 ;
-  assign \$330  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$332  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$333  = \$331  ? 7'h00 : \$332 [6:0];
-  assign \$334  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$336  = ~ \$335 ;
-  assign \$337  = \$329  & \$336 ;
-  assign \$338  = \port$4280$0 [265:258] - lanes[68:61];
-  assign \$339  = \$337  & \$338 [7];
-  assign \$340  = \$328  | \$339 ;
-  assign \$341  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$343  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$344  = \$342  ? 7'h00 : \$343 [6:0];
-  assign \$345  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$347  = ~ \$346 ;
-  assign \$348  = \$48  & \$347 ;
-  assign \$349  = ~ \$48 ;
-  assign \$350  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$352  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$353  = \$351  ? 7'h00 : \$352 [6:0];
-  assign \$354  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$356  = ~ \$355 ;
-  assign \$357  = \$349  & \$356 ;
-  assign \$358  = \port$4280$0 [358:351] - lanes[68:61];
-  assign \$359  = \$357  & \$358 [7];
-  assign \$360  = \$348  | \$359 ;
-  assign \$361  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$363  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$364  = \$362  ? 7'h00 : \$363 [6:0];
-  assign \$365  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$367  = ~ \$24 ;
-  assign \$368  = \$366  & \$367 ;
-  assign \$369  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$375  = ~ \$374 ;
-  assign \$376  = ~ \$24 ;
-  assign \$377  = \$375  & \$376 ;
-  assign \$378  = lanes[68:61] - \port$4280$0 [79:72];
-  assign \$379  = \$377  & \$378 [7];
-  assign \$380  = \$368  | \$379 ;
-  assign \$381  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$383  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$384  = \$382  ? 7'h00 : \$383 [6:0];
-  assign \$385  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$387  = ~ \$32 ;
-  assign \$388  = \$386  & \$387 ;
-  assign \$389  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$395  = ~ \$394 ;
-  assign \$396  = ~ \$32 ;
-  assign \$397  = \$395  & \$396 ;
-  assign \$398  = lanes[68:61] - \port$4280$0 [172:165];
-  assign \$399  = \$397  & \$398 [7];
-  assign \$400  = \$388  | \$399 ;
-  assign \$401  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$403  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$404  = \$402  ? 7'h00 : \$403 [6:0];
-  assign \$405  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$407  = ~ \$40 ;
-  assign \$408  = \$406  & \$407 ;
-  assign \$409  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$415  = ~ \$414 ;
-  assign \$416  = ~ \$40 ;
-  assign \$417  = \$415  & \$416 ;
-  assign \$418  = lanes[68:61] - \port$4280$0 [265:258];
-  assign \$419  = \$417  & \$418 [7];
-  assign \$420  = \$408  | \$419 ;
-  assign \$421  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$423  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$424  = \$422  ? 7'h00 : \$423 [6:0];
-  assign \$425  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$427  = ~ \$48 ;
-  assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$435  = ~ \$434 ;
-  assign \$436  = ~ \$48 ;
-  assign \$437  = \$435  & \$436 ;
-  assign \$438  = lanes[68:61] - \port$4280$0 [358:351];
-  assign \$439  = \$437  & \$438 [7];
-  assign \$440  = \$428  | \$439 ;
-  assign \$441  = \port$4286$0 [16:9] - \port$4280$0 [79:72];
-  assign \$442  = ~ \$441 [7];
-  assign \$443  = \$24  | \$442 ;
-  assign \$444  = \port$4286$0 [16:9] - \port$4280$0 [172:165];
-  assign \$445  = ~ \$444 [7];
-  assign \$446  = \$32  | \$445 ;
-  assign \$447  = \port$4286$0 [16:9] - \port$4280$0 [265:258];
-  assign \$448  = ~ \$447 [7];
-  assign \$449  = \$40  | \$448 ;
-  assign \$450  = \port$4286$0 [16:9] - \port$4280$0 [358:351];
-  assign \$451  = ~ \$450 [7];
-  assign \$452  = \$48  | \$451 ;
-  assign \$453  = \port$4279$0 [60:5] == lanes[60:5];
-  assign \$454  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$456  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$457  = \$455  ? 7'h00 : \$456 [6:0];
-  assign \$458  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$460  = \port$4284$0 [1:0] + 1'h0;
-  assign \$462  = \port$4284$0 [1:0] + 1'h0;
-  assign \$464  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$466  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$467  = \$465  ? 7'h00 : \$466 [6:0];
-  assign \$468  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$470  = ~ \$469 ;
-  assign \$471  = \port$4286$0 [8] & \$470 ;
-  assign \$472  = ~ \port$4286$0 [8];
-  assign \$473  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$475  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$476  = \$474  ? 7'h00 : \$475 [6:0];
-  assign \$477  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$479  = ~ \$478 ;
-  assign \$480  = \$472  & \$479 ;
-  assign \$481  = \port$4337$5 [63:56] - lanes[68:61];
-  assign \$482  = \$480  & \$481 [7];
-  assign \$483  = \$471  | \$482 ;
-  assign \$484  = \port$4284$0 [1:0] + 1'h0;
-  assign \$486  = fw_wr0 ? \$483  : \$485 ;
-  assign \$487  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$489  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$490  = \$488  ? 7'h00 : \$489 [6:0];
-  assign \$491  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$493  = ~ \port$4286$0 [8];
-  assign \$494  = \$492  & \$493 ;
-  assign \$495  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$501  = ~ \$500 ;
-  assign \$502  = ~ \port$4286$0 [8];
-  assign \$503  = \$501  & \$502 ;
-  assign \$504  = lanes[68:61] - \port$4337$5 [63:56];
-  assign \$505  = \$503  & \$504 [7];
-  assign \$506  = \$494  | \$505 ;
-  assign \$507  = \port$4284$0 [1:0] + 1'h0;
-  assign \$509  = fw_wr0 ? \$506  : \$508 ;
-  assign \$510  = \port$4286$0 [16:9] - \port$4337$5 [63:56];
-  assign \$511  = ~ \$510 [7];
-  assign \$512  = \port$4286$0 [8] | \$511 ;
-  assign \$513  = \port$4284$0 [1:0] + 1'h0;
-  assign \$515  = fw_wr0 ? \$512  : \$514 ;
-  assign \$516  = \port$4284$0 [1:0] + 1'h0;
-  assign \$518  = \port$4284$0 [1:0] + 1'h0;
-  assign \$520  = \port$4284$0 [1:0] + 1'h0;
-  assign \$522  = \port$4284$0 [12:11] + 1'h0;
-  assign \$524  = \port$4284$0 [12:11] + 1'h0;
-  assign \$526  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$528  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$529  = \$527  ? 7'h00 : \$528 [6:0];
-  assign \$530  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$532  = ~ \$531 ;
-  assign \$533  = \port$4286$0 [8] & \$532 ;
-  assign \$534  = ~ \port$4286$0 [8];
-  assign \$535  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$537  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$538  = \$536  ? 7'h00 : \$537 [6:0];
-  assign \$539  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$541  = ~ \$540 ;
-  assign \$542  = \$534  & \$541 ;
-  assign \$543  = \port$4337$5 [63:56] - lanes[68:61];
-  assign \$544  = \$542  & \$543 [7];
-  assign \$545  = \$533  | \$544 ;
-  assign \$546  = \port$4284$0 [12:11] + 1'h0;
-  assign \$548  = fw_wr1 ? \$545  : \$547 ;
-  assign \$549  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$551  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$552  = \$550  ? 7'h00 : \$551 [6:0];
-  assign \$553  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$555  = ~ \port$4286$0 [8];
-  assign \$556  = \$554  & \$555 ;
-  assign \$557  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$563  = ~ \$562 ;
-  assign \$564  = ~ \port$4286$0 [8];
-  assign \$565  = \$563  & \$564 ;
-  assign \$566  = lanes[68:61] - \port$4337$5 [63:56];
-  assign \$567  = \$565  & \$566 [7];
-  assign \$568  = \$556  | \$567 ;
-  assign \$569  = \port$4284$0 [12:11] + 1'h0;
-  assign \$571  = fw_wr1 ? \$568  : \$570 ;
-  assign \$572  = \port$4286$0 [16:9] - \port$4337$5 [63:56];
-  assign \$573  = ~ \$572 [7];
-  assign \$574  = \port$4286$0 [8] | \$573 ;
-  assign \$575  = \port$4284$0 [12:11] + 1'h0;
-  assign \$577  = fw_wr1 ? \$574  : \$576 ;
-  assign \$578  = \port$4284$0 [12:11] + 1'h0;
-  assign \$580  = \port$4284$0 [12:11] + 1'h0;
-  assign \$582  = \port$4284$0 [12:11] + 1'h0;
-  assign \$584  = \port$4284$0 [23:22] + 1'h0;
-  assign \$586  = \port$4284$0 [23:22] + 1'h0;
-  assign \$588  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$590  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$591  = \$589  ? 7'h00 : \$590 [6:0];
-  assign \$592  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$594  = ~ \$593 ;
-  assign \$595  = \port$4286$0 [8] & \$594 ;
-  assign \$596  = ~ \port$4286$0 [8];
-  assign \$597  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$599  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$600  = \$598  ? 7'h00 : \$599 [6:0];
-  assign \$601  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$603  = ~ \$602 ;
-  assign \$604  = \$596  & \$603 ;
-  assign \$605  = \port$4337$5 [63:56] - lanes[68:61];
-  assign \$606  = \$604  & \$605 [7];
-  assign \$607  = \$595  | \$606 ;
-  assign \$608  = \port$4284$0 [23:22] + 1'h0;
-  assign \$610  = fw_wr2 ? \$607  : \$609 ;
-  assign \$611  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$613  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$614  = \$612  ? 7'h00 : \$613 [6:0];
-  assign \$615  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$617  = ~ \port$4286$0 [8];
-  assign \$618  = \$616  & \$617 ;
-  assign \$619  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$625  = ~ \$624 ;
-  assign \$626  = ~ \port$4286$0 [8];
-  assign \$627  = \$625  & \$626 ;
-  assign \$628  = lanes[68:61] - \port$4337$5 [63:56];
-  assign \$629  = \$627  & \$628 [7];
-  assign \$630  = \$618  | \$629 ;
-  assign \$631  = \port$4284$0 [23:22] + 1'h0;
-  assign \$633  = fw_wr2 ? \$630  : \$632 ;
-  assign \$634  = \port$4286$0 [16:9] - \port$4337$5 [63:56];
-  assign \$635  = ~ \$634 [7];
-  assign \$636  = \port$4286$0 [8] | \$635 ;
-  assign \$637  = \port$4284$0 [23:22] + 1'h0;
-  assign \$639  = fw_wr2 ? \$636  : \$638 ;
-  assign \$640  = \port$4284$0 [23:22] + 1'h0;
-  assign \$642  = \port$4284$0 [23:22] + 1'h0;
-  assign \$644  = \port$4284$0 [23:22] + 1'h0;
-  assign \$646  = \port$4284$0 [34:33] + 1'h0;
-  assign \$648  = \port$4284$0 [34:33] + 1'h0;
-  assign \$650  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$652  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$653  = \$651  ? 7'h00 : \$652 [6:0];
-  assign \$654  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$656  = ~ \$655 ;
-  assign \$657  = \port$4286$0 [8] & \$656 ;
-  assign \$658  = ~ \port$4286$0 [8];
-  assign \$659  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$661  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$662  = \$660  ? 7'h00 : \$661 [6:0];
-  assign \$663  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$665  = ~ \$664 ;
-  assign \$666  = \$658  & \$665 ;
-  assign \$667  = \port$4337$5 [63:56] - lanes[68:61];
-  assign \$668  = \$666  & \$667 [7];
-  assign \$669  = \$657  | \$668 ;
-  assign \$670  = \port$4284$0 [34:33] + 1'h0;
-  assign \$672  = fw_wr3 ? \$669  : \$671 ;
-  assign \$673  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$675  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$676  = \$674  ? 7'h00 : \$675 [6:0];
-  assign \$677  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$679  = ~ \port$4286$0 [8];
-  assign \$680  = \$678  & \$679 ;
-  assign \$681  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$687  = ~ \$686 ;
-  assign \$688  = ~ \port$4286$0 [8];
-  assign \$689  = \$687  & \$688 ;
-  assign \$690  = lanes[68:61] - \port$4337$5 [63:56];
-  assign \$691  = \$689  & \$690 [7];
-  assign \$692  = \$680  | \$691 ;
-  assign \$693  = \port$4284$0 [34:33] + 1'h0;
-  assign \$695  = fw_wr3 ? \$692  : \$694 ;
-  assign \$696  = \port$4286$0 [16:9] - \port$4337$5 [63:56];
-  assign \$697  = ~ \$696 [7];
-  assign \$698  = \port$4286$0 [8] | \$697 ;
-  assign \$699  = \port$4284$0 [34:33] + 1'h0;
-  assign \$701  = fw_wr3 ? \$698  : \$700 ;
-  assign \$702  = \port$4284$0 [34:33] + 1'h0;
-  assign \$704  = \port$4284$0 [34:33] + 1'h0;
-  assign \$706  = \port$4284$0 [34:33] + 1'h0;
-  assign \$708  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$710  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$711  = \$709  ? 7'h00 : \$710 [6:0];
-  assign \$712  = \port$4279$0 [68:61] - lanes[68:61];
-  assign \$714  = \port$4286$0 [16:9] - lanes[68:61];
-  assign \$715  = ~ \$714 [7];
-  assign \$716  = \$713  | \$715 ;
-  assign \$717  = | { \port$4280$0 [400], \port$4280$0 [396], \port$4280$0 [392], \port$4280$0 [388] };
-  assign \$718  = | { \port$4280$0 [400], \port$4280$0 [392] };
-  assign \$719  = | { \port$4280$0 [400], \port$4280$0 [396] };
-  assign \$720  = | { \port$4280$0 [401], \port$4280$0 [397], \port$4280$0 [393], \port$4280$0 [389] };
-  assign \$721  = | { \port$4280$0 [401], \port$4280$0 [393] };
-  assign \$722  = | { \port$4280$0 [401], \port$4280$0 [397] };
-  assign \$723  = | { \port$4280$0 [402], \port$4280$0 [398], \port$4280$0 [394], \port$4280$0 [390] };
-  assign \$724  = | { \port$4280$0 [402], \port$4280$0 [394] };
-  assign \$725  = | { \port$4280$0 [402], \port$4280$0 [398] };
-  assign \$726  = | { \port$4280$0 [403], \port$4280$0 [399], \port$4280$0 [395], \port$4280$0 [391] };
-  assign \$727  = | { \port$4280$0 [403], \port$4280$0 [395] };
-  assign \$728  = | { \port$4280$0 [403], \port$4280$0 [399] };
-  assign \$729  = \port$4284$0 [1:0] + 1'h0;
-  assign \$731  = \$730  >= 16'hffff;
-  assign \$732  = \port$4284$0 [1:0] + 1'h0;
-  assign \$734  = \$733  + 1'h1;
-  assign \$735  = \$731  ? 17'h0ffff : \$734 ;
-  assign \$736  = fw_wr0 ? \port$4337$271 [34:19] : \$735 [15:0];
-  assign \$737  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$738  = \port$4337$271 [34:19] + 1'h1;
-  assign \$739  = \$737  ? 17'h0ffff : \$738 ;
-  assign \$740  = \port$4284$0 [1:0] + 1'h0;
-  assign \$742  = \$741  >= 16'hfffe;
-  assign \$743  = \port$4284$0 [1:0] + 1'h0;
-  assign \$745  = \$744  + 2'h2;
-  assign \$746  = \$742  ? 17'h0ffff : \$745 ;
-  assign \$747  = fw_wr0 ? \$739 [15:0] : \$746 [15:0];
-  assign \$748  = \port$4284$0 [10:2] == sc_mark_row_next;
-  assign \$749  = \port$4284$0 [12:11] + 1'h0;
-  assign \$751  = \$750  >= 16'hffff;
-  assign \$752  = \port$4284$0 [12:11] + 1'h0;
-  assign \$754  = \$753  + 1'h1;
-  assign \$755  = \$751  ? 17'h0ffff : \$754 ;
-  assign \$756  = fw_wr1 ? \port$4337$271 [34:19] : \$755 [15:0];
-  assign \$757  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$758  = \port$4337$271 [34:19] + 1'h1;
-  assign \$759  = \$757  ? 17'h0ffff : \$758 ;
-  assign \$760  = \port$4284$0 [12:11] + 1'h0;
-  assign \$762  = \$761  >= 16'hfffe;
-  assign \$763  = \port$4284$0 [12:11] + 1'h0;
-  assign \$765  = \$764  + 2'h2;
-  assign \$766  = \$762  ? 17'h0ffff : \$765 ;
-  assign \$767  = fw_wr1 ? \$759 [15:0] : \$766 [15:0];
-  assign \$768  = \port$4284$0 [21:13] == sc_mark_row_next;
-  assign \$769  = \port$4284$0 [23:22] + 1'h0;
-  assign \$771  = \$770  >= 16'hffff;
-  assign \$772  = \port$4284$0 [23:22] + 1'h0;
-  assign \$774  = \$773  + 1'h1;
-  assign \$775  = \$771  ? 17'h0ffff : \$774 ;
-  assign \$776  = fw_wr2 ? \port$4337$271 [34:19] : \$775 [15:0];
-  assign \$777  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$778  = \port$4337$271 [34:19] + 1'h1;
-  assign \$779  = \$777  ? 17'h0ffff : \$778 ;
-  assign \$780  = \port$4284$0 [23:22] + 1'h0;
-  assign \$782  = \$781  >= 16'hfffe;
-  assign \$783  = \port$4284$0 [23:22] + 1'h0;
-  assign \$785  = \$784  + 2'h2;
-  assign \$786  = \$782  ? 17'h0ffff : \$785 ;
-  assign \$787  = fw_wr2 ? \$779 [15:0] : \$786 [15:0];
-  assign \$788  = \port$4284$0 [32:24] == sc_mark_row_next;
-  assign \$789  = \port$4284$0 [34:33] + 1'h0;
-  assign \$791  = \$790  >= 16'hffff;
-  assign \$792  = \port$4284$0 [34:33] + 1'h0;
-  assign \$794  = \$793  + 1'h1;
-  assign \$795  = \$791  ? 17'h0ffff : \$794 ;
-  assign \$796  = fw_wr3 ? \port$4337$271 [34:19] : \$795 [15:0];
-  assign \$797  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$798  = \port$4337$271 [34:19] + 1'h1;
-  assign \$799  = \$797  ? 17'h0ffff : \$798 ;
-  assign \$800  = \port$4284$0 [34:33] + 1'h0;
-  assign \$802  = \$801  >= 16'hfffe;
-  assign \$803  = \port$4284$0 [34:33] + 1'h0;
-  assign \$805  = \$804  + 2'h2;
-  assign \$806  = \$802  ? 17'h0ffff : \$805 ;
-  assign \$807  = fw_wr3 ? \$799 [15:0] : \$806 [15:0];
-  assign \$808  = \port$4284$0 [43:35] == sc_mark_row_next;
-  always @(posedge clk)
-    lanes <= \$809 ;
-  assign \$1  = sc_mark_intent[0] & \port$4280$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$4280$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$4280$0 [185];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$4280$0 [175];
-  assign \$5  = sc_mark_intent[2] & \port$4280$0 [278];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$4280$0 [268];
-  assign \$7  = sc_mark_intent[3] & \port$4280$0 [371];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$4280$0 [361];
-  assign \$9  = \port$4280$0 [55:0] == \port$4279$0 [60:5];
-  assign \$10  = \port$4280$0 [80] & \$9 ;
-  assign \$11  = \port$4280$0 [148:93] == \port$4279$0 [60:5];
-  assign \$12  = \port$4280$0 [173] & \$11 ;
-  assign \$13  = \port$4280$0 [241:186] == \port$4279$0 [60:5];
-  assign \$14  = \port$4280$0 [266] & \$13 ;
-  assign \$15  = \port$4280$0 [334:279] == \port$4279$0 [60:5];
-  assign \$16  = \port$4280$0 [359] & \$15 ;
-  assign \$17  = \port$4280$0 [81] ^ \port$4280$0 [82];
-  assign \$18  = \port$4279$0 [68:61] - \port$4280$0 [79:72];
-  assign \$19  = \$17  | \$18 [7];
-  assign \$20  = \port$4279$0 [68:61] - \port$4280$0 [79:72];
-  assign \$21  = \$19  ? 7'h00 : \$20 [6:0];
-  assign \$22  = \port$4280$0 [81] ^ \port$4280$0 [82];
-  assign \$23  = \port$4279$0 [68:61] - \port$4280$0 [79:72];
-  assign \$24  = \$22  | \$23 [7];
-  assign \$25  = \port$4280$0 [174] ^ \port$4280$0 [175];
-  assign \$26  = \port$4279$0 [68:61] - \port$4280$0 [172:165];
-  assign \$27  = \$25  | \$26 [7];
-  assign \$28  = \port$4279$0 [68:61] - \port$4280$0 [172:165];
-  assign \$29  = \$27  ? 7'h00 : \$28 [6:0];
-  assign \$30  = \port$4280$0 [174] ^ \port$4280$0 [175];
-  assign \$31  = \port$4279$0 [68:61] - \port$4280$0 [172:165];
-  assign \$32  = \$30  | \$31 [7];
-  assign \$33  = \port$4280$0 [267] ^ \port$4280$0 [268];
-  assign \$34  = \port$4279$0 [68:61] - \port$4280$0 [265:258];
-  assign \$35  = \$33  | \$34 [7];
-  assign \$36  = \port$4279$0 [68:61] - \port$4280$0 [265:258];
-  assign \$37  = \$35  ? 7'h00 : \$36 [6:0];
-  assign \$38  = \port$4280$0 [267] ^ \port$4280$0 [268];
-  assign \$39  = \port$4279$0 [68:61] - \port$4280$0 [265:258];
-  assign \$40  = \$38  | \$39 [7];
-  assign \$41  = \port$4280$0 [360] ^ \port$4280$0 [361];
-  assign \$42  = \port$4279$0 [68:61] - \port$4280$0 [358:351];
-  assign \$43  = \$41  | \$42 [7];
-  assign \$44  = \port$4279$0 [68:61] - \port$4280$0 [358:351];
-  assign \$45  = \$43  ? 7'h00 : \$44 [6:0];
-  assign \$46  = \port$4280$0 [360] ^ \port$4280$0 [361];
-  assign \$47  = \port$4279$0 [68:61] - \port$4280$0 [358:351];
-  assign \$48  = \$46  | \$47 [7];
-  assign \$49  = forward__lane & \port$4280$0 [375:372];
-  assign \$50  = | \$49 ;
-  assign fw_wr0 = \port$4337$271 [1] & \$50 ;
-  assign fw_inv0 = \port$4337$271 [2] & \port$4280$0 [372];
-  assign \$51  = \port$4284$0 [1:0] + 1'h0;
-  assign \$53  = ~ fw_inv0;
-  assign \$54  = \$52  & \$53 ;
-  assign valid0 = fw_wr0 | \$54 ;
-  assign \$55  = \port$4284$0 [1:0] + 1'h0;
-  assign \$57  = ~ fw_inv0;
-  assign \$58  = \$56  & \$57 ;
-  assign match0 = fw_wr0 ? \port$4286$0 [0] : \$58 ;
-  assign \$59  = \port$4284$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$4337$5 [55:0] : \$60 ;
-  assign \$61  = \port$4284$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$4286$0 [8:1] : \$62 ;
-  assign \$63  = \port$4284$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$4337$271 [18:3] : \$64 ;
-  assign \$65  = \port$4284$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$4337$271 [0] : \$66 ;
-  assign \$67  = forward__lane & \port$4280$0 [379:376];
-  assign \$68  = | \$67 ;
-  assign fw_wr1 = \port$4337$271 [1] & \$68 ;
-  assign fw_inv1 = \port$4337$271 [2] & \port$4280$0 [376];
-  assign \$69  = \port$4284$0 [12:11] + 1'h0;
-  assign \$71  = ~ fw_inv1;
-  assign \$72  = \$70  & \$71 ;
-  assign valid1 = fw_wr1 | \$72 ;
-  assign \$73  = \port$4284$0 [12:11] + 1'h0;
-  assign \$75  = ~ fw_inv1;
-  assign \$76  = \$74  & \$75 ;
-  assign match1 = fw_wr1 ? \port$4286$0 [0] : \$76 ;
-  assign \$77  = \port$4284$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$4337$5 [55:0] : \$78 ;
-  assign \$79  = \port$4284$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$4286$0 [8:1] : \$80 ;
-  assign \$81  = \port$4284$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$4337$271 [18:3] : \$82 ;
-  assign \$83  = \port$4284$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$4337$271 [0] : \$84 ;
-  assign \$85  = forward__lane & \port$4280$0 [383:380];
-  assign \$86  = | \$85 ;
-  assign fw_wr2 = \port$4337$271 [1] & \$86 ;
-  assign fw_inv2 = \port$4337$271 [2] & \port$4280$0 [380];
-  assign \$87  = \port$4284$0 [23:22] + 1'h0;
-  assign \$89  = ~ fw_inv2;
-  assign \$90  = \$88  & \$89 ;
-  assign valid2 = fw_wr2 | \$90 ;
-  assign \$91  = \port$4284$0 [23:22] + 1'h0;
-  assign \$93  = ~ fw_inv2;
-  assign \$94  = \$92  & \$93 ;
-  assign match2 = fw_wr2 ? \port$4286$0 [0] : \$94 ;
-  assign \$95  = \port$4284$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$4337$5 [55:0] : \$96 ;
-  assign \$97  = \port$4284$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$4286$0 [8:1] : \$98 ;
-  assign \$99  = \port$4284$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$4337$271 [18:3] : \$100 ;
-  assign \$101  = \port$4284$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$4337$271 [0] : \$102 ;
-  assign \$103  = forward__lane & \port$4280$0 [387:384];
-  assign \$104  = | \$103 ;
-  assign fw_wr3 = \port$4337$271 [1] & \$104 ;
-  assign fw_inv3 = \port$4337$271 [2] & \port$4280$0 [384];
-  assign \$105  = \port$4284$0 [34:33] + 1'h0;
-  assign \$107  = ~ fw_inv3;
-  assign \$108  = \$106  & \$107 ;
-  assign valid3 = fw_wr3 | \$108 ;
-  assign \$109  = \port$4284$0 [34:33] + 1'h0;
-  assign \$111  = ~ fw_inv3;
-  assign \$112  = \$110  & \$111 ;
-  assign match3 = fw_wr3 ? \port$4286$0 [0] : \$112 ;
-  assign \$113  = \port$4284$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$4337$5 [55:0] : \$114 ;
-  assign \$115  = \port$4284$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$4286$0 [8:1] : \$116 ;
-  assign \$117  = \port$4284$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$4337$271 [18:3] : \$118 ;
-  assign \$119  = \port$4284$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$4337$271 [0] : \$120 ;
-  assign \$121  = ~ \$24 ;
-  assign \$122  = \port$4286$0 [8] & \$121 ;
-  assign \$123  = ~ \port$4286$0 [8];
-  assign \$124  = ~ \$24 ;
-  assign \$125  = \$123  & \$124 ;
-  assign \$126  = \port$4337$5 [63:56] - \port$4280$0 [79:72];
-  assign \$127  = \$125  & \$126 [7];
-  assign \$128  = \$122  | \$127 ;
-  assign \$129  = ~ \$32 ;
-  assign \$130  = \port$4286$0 [8] & \$129 ;
-  assign \$131  = ~ \port$4286$0 [8];
-  assign \$132  = ~ \$32 ;
-  assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$4337$5 [63:56] - \port$4280$0 [172:165];
-  assign \$135  = \$133  & \$134 [7];
-  assign \$136  = \$130  | \$135 ;
-  assign \$137  = ~ \$40 ;
-  assign \$138  = \port$4286$0 [8] & \$137 ;
-  assign \$139  = ~ \port$4286$0 [8];
-  assign \$140  = ~ \$40 ;
-  assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$4337$5 [63:56] - \port$4280$0 [265:258];
-  assign \$143  = \$141  & \$142 [7];
-  assign \$144  = \$138  | \$143 ;
-  assign \$145  = ~ \$48 ;
-  assign \$146  = \port$4286$0 [8] & \$145 ;
-  assign \$147  = ~ \port$4286$0 [8];
-  assign \$148  = ~ \$48 ;
+  assign \$55  = \port$4387$0 [68:61] - \port$4388$0 [428:421];
+  assign \$56  = \port$4387$0 [68:61] - \port$4388$0 [420:413];
+  assign \$57  = \port$4388$0 [412] ? \$55 [7:0] : \$56 [7:0];
+  assign \$58  = \$54  | \$57 [7];
+  assign \$59  = \port$4388$0 [510] ^ \port$4388$0 [511];
+  assign \$60  = \port$4387$0 [68:61] - \port$4388$0 [571:564];
+  assign \$61  = \port$4387$0 [68:61] - \port$4388$0 [563:556];
+  assign \$62  = \port$4388$0 [555] ? \$60 [7:0] : \$61 [7:0];
+  assign \$63  = \$59  | \$62 [7];
+  assign \$64  = \port$4387$0 [68:61] - \port$4388$0 [571:564];
+  assign \$65  = \port$4387$0 [68:61] - \port$4388$0 [563:556];
+  assign \$66  = \port$4388$0 [555] ? \$64 [7:0] : \$65 [7:0];
+  assign \$67  = \$63  ? 7'h00 : \$66 [6:0];
+  assign \$68  = \port$4388$0 [510] ^ \port$4388$0 [511];
+  assign \$69  = \port$4387$0 [68:61] - \port$4388$0 [571:564];
+  assign \$70  = \port$4387$0 [68:61] - \port$4388$0 [563:556];
+  assign \$71  = \port$4388$0 [555] ? \$69 [7:0] : \$70 [7:0];
+  assign \$72  = \$68  | \$71 [7];
+  assign \$73  = forward__lane & \port$4388$0 [575:572];
+  assign \$74  = | \$73 ;
+  assign fw_wr0 = \port$4444$387 [1] & \$74 ;
+  assign fw_inv0 = \port$4444$387 [2] & \port$4388$0 [572];
+  assign \$75  = \port$4392$0 [1:0] + 1'h0;
+  assign \$77  = ~ fw_inv0;
+  assign \$78  = \$76  & \$77 ;
+  assign valid0 = fw_wr0 | \$78 ;
+  assign \$79  = \port$4392$0 [1:0] + 1'h0;
+  assign \$81  = ~ fw_inv0;
+  assign \$82  = \$80  & \$81 ;
+  assign match0 = fw_wr0 ? \port$4394$0 [0] : \$82 ;
+  assign \$83  = \port$4392$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$4444$5 [55:0] : \$84 ;
+  assign \$85  = \port$4392$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$4394$0 [8:1] : \$86 ;
+  assign \$87  = \port$4392$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$4444$387 [18:3] : \$88 ;
+  assign \$89  = \port$4392$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$4444$387 [0] : \$90 ;
+  assign \$91  = forward__lane & \port$4388$0 [579:576];
+  assign \$92  = | \$91 ;
+  assign fw_wr1 = \port$4444$387 [1] & \$92 ;
+  assign fw_inv1 = \port$4444$387 [2] & \port$4388$0 [576];
+  assign \$93  = \port$4392$0 [12:11] + 1'h0;
+  assign \$95  = ~ fw_inv1;
+  assign \$96  = \$94  & \$95 ;
+  assign valid1 = fw_wr1 | \$96 ;
+  assign \$97  = \port$4392$0 [12:11] + 1'h0;
+  assign \$99  = ~ fw_inv1;
+  assign \$100  = \$98  & \$99 ;
+  assign match1 = fw_wr1 ? \port$4394$0 [0] : \$100 ;
+  assign \$101  = \port$4392$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$4444$5 [55:0] : \$102 ;
+  assign \$103  = \port$4392$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$4394$0 [8:1] : \$104 ;
+  assign \$105  = \port$4392$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$4444$387 [18:3] : \$106 ;
+  assign \$107  = \port$4392$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$4444$387 [0] : \$108 ;
+  assign \$109  = forward__lane & \port$4388$0 [583:580];
+  assign \$110  = | \$109 ;
+  assign fw_wr2 = \port$4444$387 [1] & \$110 ;
+  assign fw_inv2 = \port$4444$387 [2] & \port$4388$0 [580];
+  assign \$111  = \port$4392$0 [23:22] + 1'h0;
+  assign \$113  = ~ fw_inv2;
+  assign \$114  = \$112  & \$113 ;
+  assign valid2 = fw_wr2 | \$114 ;
+  assign \$115  = \port$4392$0 [23:22] + 1'h0;
+  assign \$117  = ~ fw_inv2;
+  assign \$118  = \$116  & \$117 ;
+  assign match2 = fw_wr2 ? \port$4394$0 [0] : \$118 ;
+  assign \$119  = \port$4392$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$4444$5 [55:0] : \$120 ;
+  assign \$121  = \port$4392$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$4394$0 [8:1] : \$122 ;
+  assign \$123  = \port$4392$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$4444$387 [18:3] : \$124 ;
+  assign \$125  = \port$4392$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$4444$387 [0] : \$126 ;
+  assign \$127  = forward__lane & \port$4388$0 [587:584];
+  assign \$128  = | \$127 ;
+  assign fw_wr3 = \port$4444$387 [1] & \$128 ;
+  assign fw_inv3 = \port$4444$387 [2] & \port$4388$0 [584];
+  assign \$129  = \port$4392$0 [34:33] + 1'h0;
+  assign \$131  = ~ fw_inv3;
+  assign \$132  = \$130  & \$131 ;
+  assign valid3 = fw_wr3 | \$132 ;
+  assign \$133  = \port$4392$0 [34:33] + 1'h0;
+  assign \$135  = ~ fw_inv3;
+  assign \$136  = \$134  & \$135 ;
+  assign match3 = fw_wr3 ? \port$4394$0 [0] : \$136 ;
+  assign \$137  = \port$4392$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$4444$5 [55:0] : \$138 ;
+  assign \$139  = \port$4392$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$4394$0 [8:1] : \$140 ;
+  assign \$141  = \port$4392$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$4444$387 [18:3] : \$142 ;
+  assign \$143  = \port$4392$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$4444$387 [0] : \$144 ;
+  assign \$145  = ~ \$30 ;
+  assign \$146  = \port$4394$0 [8] & \$145 ;
+  assign \$147  = ~ \port$4394$0 [8];
+  assign \$148  = ~ \$30 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$4337$5 [63:56] - \port$4280$0 [358:351];
-  assign \$151  = \$149  & \$150 [7];
-  assign \$152  = \$146  | \$151 ;
-  assign \$153  = ~ \port$4286$0 [8];
-  assign \$154  = \$24  & \$153 ;
-  assign \$155  = ~ \$24 ;
-  assign \$156  = ~ \port$4286$0 [8];
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$4280$0 [79:72] - \port$4337$5 [63:56];
+  assign \$150  = \port$4444$5 [63:56] - \port$4388$0 [142:135];
+  assign \$151  = \port$4444$5 [63:56] - \port$4388$0 [134:127];
+  assign \$152  = \port$4388$0 [126] ? \$150 [7] : \$151 [7];
+  assign \$153  = \$149  & \$152 ;
+  assign \$154  = \$146  | \$153 ;
+  assign \$155  = ~ \$44 ;
+  assign \$156  = \port$4394$0 [8] & \$155 ;
+  assign \$157  = ~ \port$4394$0 [8];
+  assign \$158  = ~ \$44 ;
+  assign \$159  = \$157  & \$158 ;
+  assign \$160  = \port$4444$5 [63:56] - \port$4388$0 [285:278];
+  assign \$161  = \port$4444$5 [63:56] - \port$4388$0 [277:270];
+  assign \$162  = \port$4388$0 [269] ? \$160 [7] : \$161 [7];
+  assign \$163  = \$159  & \$162 ;
+  assign \$164  = \$156  | \$163 ;
+  assign \$165  = ~ \$58 ;
+  assign \$166  = \port$4394$0 [8] & \$165 ;
+  assign \$167  = ~ \port$4394$0 [8];
+  assign \$168  = ~ \$58 ;
+  assign \$169  = \$167  & \$168 ;
+  assign \$170  = \port$4444$5 [63:56] - \port$4388$0 [428:421];
+  assign \$171  = \port$4444$5 [63:56] - \port$4388$0 [420:413];
+  assign \$172  = \port$4388$0 [412] ? \$170 [7] : \$171 [7];
+  assign \$173  = \$169  & \$172 ;
+  assign \$174  = \$166  | \$173 ;
+  assign \$175  = ~ \$72 ;
+  assign \$176  = \port$4394$0 [8] & \$175 ;
+  assign \$177  = ~ \port$4394$0 [8];
+  assign \$178  = ~ \$72 ;
+  assign \$179  = \$177  & \$178 ;
+  assign \$180  = \port$4444$5 [63:56] - \port$4388$0 [571:564];
+  assign \$181  = \port$4444$5 [63:56] - \port$4388$0 [563:556];
+  assign \$182  = \port$4388$0 [555] ? \$180 [7] : \$181 [7];
+  assign \$183  = \$179  & \$182 ;
+  assign \$184  = \$176  | \$183 ;
+  assign \$185  = ~ \port$4394$0 [8];
+  assign \$186  = \$30  & \$185 ;
+  assign \$187  = ~ \$30 ;
+  assign \$188  = ~ \port$4394$0 [8];
+  assign \$189  = \$187  & \$188 ;
+  assign \$190  = \port$4388$0 [142:135] - \port$4444$5 [63:56];
+  assign \$191  = \port$4388$0 [134:127] - \port$4444$5 [63:56];
+  assign \$192  = \port$4388$0 [126] ? \$190 [7] : \$191 [7];
+  assign \$193  = \$189  & \$192 ;
+  assign \$194  = \$186  | \$193 ;
+  assign \$195  = ~ \port$4394$0 [8];
+  assign \$196  = \$44  & \$195 ;
+  assign \$197  = ~ \$44 ;
+  assign \$198  = ~ \port$4394$0 [8];
+  assign \$199  = \$197  & \$198 ;
+  assign \$200  = \port$4388$0 [285:278] - \port$4444$5 [63:56];
+  assign \$201  = \port$4388$0 [277:270] - \port$4444$5 [63:56];
+  assign \$202  = \port$4388$0 [269] ? \$200 [7] : \$201 [7];
+  assign \$203  = \$199  & \$202 ;
+  assign \$204  = \$196  | \$203 ;
+  assign \$205  = ~ \port$4394$0 [8];
+  assign \$206  = \$58  & \$205 ;
+  assign \$207  = ~ \$58 ;
+  assign \$208  = ~ \port$4394$0 [8];
+  assign \$209  = \$207  & \$208 ;
+  assign \$210  = \port$4388$0 [428:421] - \port$4444$5 [63:56];
+  assign \$211  = \port$4388$0 [420:413] - \port$4444$5 [63:56];
+  assign \$212  = \port$4388$0 [412] ? \$210 [7] : \$211 [7];
+  assign \$213  = \$209  & \$212 ;
+  assign \$214  = \$206  | \$213 ;
+  assign \$215  = ~ \port$4394$0 [8];
+  assign \$216  = \$72  & \$215 ;
+  assign \$217  = ~ \$72 ;
+  assign \$218  = ~ \port$4394$0 [8];
+  assign \$219  = \$217  & \$218 ;
+  assign \$220  = \port$4388$0 [571:564] - \port$4444$5 [63:56];
+  assign \$221  = \port$4388$0 [563:556] - \port$4444$5 [63:56];
+  assign \$222  = \port$4388$0 [555] ? \$220 [7] : \$221 [7];
+  assign \$223  = \$219  & \$222 ;
+  assign \$224  = \$216  | \$223 ;
+  assign \$225  = ~ \$44 ;
+  assign \$226  = \$30  & \$225 ;
+  assign \$227  = ~ \$30 ;
+  assign \$228  = ~ \$44 ;
+  assign \$229  = \$227  & \$228 ;
+  assign \$230  = \port$4388$0 [142:135] - \port$4388$0 [285:278];
+  assign \$231  = \port$4388$0 [142:135] - \port$4388$0 [277:270];
+  assign \$232  = \port$4388$0 [269] ? \$230 [7] : \$231 [7];
+  assign \$233  = \port$4388$0 [134:127] - \port$4388$0 [285:278];
+  assign \$234  = \port$4388$0 [134:127] - \port$4388$0 [277:270];
+  assign \$235  = \port$4388$0 [269] ? \$233 [7] : \$234 [7];
+  assign \$236  = \port$4388$0 [126] ? \$232  : \$235 ;
+  assign \$237  = \$229  & \$236 ;
+  assign \$238  = \$226  | \$237 ;
+  assign \$239  = ~ \$58 ;
+  assign \$240  = \$44  & \$239 ;
+  assign \$241  = ~ \$44 ;
+  assign \$242  = ~ \$58 ;
+  assign \$243  = \$241  & \$242 ;
+  assign \$244  = \port$4388$0 [285:278] - \port$4388$0 [428:421];
+  assign \$245  = \port$4388$0 [285:278] - \port$4388$0 [420:413];
+  assign \$246  = \port$4388$0 [412] ? \$244 [7] : \$245 [7];
+  assign \$247  = \port$4388$0 [277:270] - \port$4388$0 [428:421];
+  assign \$248  = \port$4388$0 [277:270] - \port$4388$0 [420:413];
+  assign \$249  = \port$4388$0 [412] ? \$247 [7] : \$248 [7];
+  assign \$250  = \port$4388$0 [269] ? \$246  : \$249 ;
+  assign \$251  = \$243  & \$250 ;
+  assign \$252  = \$240  | \$251 ;
+  assign \$253  = ~ \$72 ;
+  assign \$254  = \$58  & \$253 ;
+  assign \$255  = ~ \$58 ;
+  assign \$256  = ~ \$72 ;
+  assign \$257  = \$255  & \$256 ;
+  assign \$258  = \port$4388$0 [428:421] - \port$4388$0 [571:564];
+  assign \$259  = \port$4388$0 [428:421] - \port$4388$0 [563:556];
+  assign \$260  = \port$4388$0 [555] ? \$258 [7] : \$259 [7];
+  assign \$261  = \port$4388$0 [420:413] - \port$4388$0 [571:564];
+  assign \$262  = \port$4388$0 [420:413] - \port$4388$0 [563:556];
+  assign \$263  = \port$4388$0 [555] ? \$261 [7] : \$262 [7];
+  assign \$264  = \port$4388$0 [412] ? \$260  : \$263 ;
+  assign \$265  = \$257  & \$264 ;
+  assign \$266  = \$254  | \$265 ;
+  assign \$267  = ~ \$30 ;
+  assign \$268  = \$72  & \$267 ;
+  assign \$269  = ~ \$72 ;
+  assign \$270  = ~ \$30 ;
+  assign \$271  = \$269  & \$270 ;
+  assign \$272  = \port$4388$0 [571:564] - \port$4388$0 [142:135];
+  assign \$273  = \port$4388$0 [571:564] - \port$4388$0 [134:127];
+  assign \$274  = \port$4388$0 [126] ? \$272 [7] : \$273 [7];
+  assign \$275  = \port$4388$0 [563:556] - \port$4388$0 [142:135];
+  assign \$276  = \port$4388$0 [563:556] - \port$4388$0 [134:127];
+  assign \$277  = \port$4388$0 [126] ? \$275 [7] : \$276 [7];
+  assign \$278  = \port$4388$0 [555] ? \$274  : \$277 ;
+  assign \$279  = \$271  & \$278 ;
+  assign \$280  = \$268  | \$279 ;
+  assign \$281  = ~ \$58 ;
+  assign \$282  = \$30  & \$281 ;
+  assign \$283  = ~ \$30 ;
+  assign \$284  = ~ \$58 ;
+  assign \$285  = \$283  & \$284 ;
+  assign \$286  = \port$4388$0 [142:135] - \port$4388$0 [428:421];
+  assign \$287  = \port$4388$0 [142:135] - \port$4388$0 [420:413];
+  assign \$288  = \port$4388$0 [412] ? \$286 [7] : \$287 [7];
+  assign \$289  = \port$4388$0 [134:127] - \port$4388$0 [428:421];
+  assign \$290  = \port$4388$0 [134:127] - \port$4388$0 [420:413];
+  assign \$291  = \port$4388$0 [412] ? \$289 [7] : \$290 [7];
+  assign \$292  = \port$4388$0 [126] ? \$288  : \$291 ;
+  assign \$293  = \$285  & \$292 ;
+  assign \$294  = \$282  | \$293 ;
+  assign \$295  = ~ \$72 ;
+  assign \$296  = \$44  & \$295 ;
+  assign \$297  = ~ \$44 ;
+  assign \$298  = ~ \$72 ;
+  assign \$299  = \$297  & \$298 ;
+  assign \$300  = \port$4388$0 [285:278] - \port$4388$0 [571:564];
+  assign \$301  = \port$4388$0 [285:278] - \port$4388$0 [563:556];
+  assign \$302  = \port$4388$0 [555] ? \$300 [7] : \$301 [7];
+  assign \$303  = \port$4388$0 [277:270] - \port$4388$0 [571:564];
+  assign \$304  = \port$4388$0 [277:270] - \port$4388$0 [563:556];
+  assign \$305  = \port$4388$0 [555] ? \$303 [7] : \$304 [7];
+  assign \$306  = \port$4388$0 [269] ? \$302  : \$305 ;
+  assign \$307  = \$299  & \$306 ;
+  assign \$308  = \$296  | \$307 ;
+  assign \$309  = ~ \$30 ;
+  assign \$310  = \$58  & \$309 ;
+  assign \$311  = ~ \$58 ;
+  assign \$312  = ~ \$30 ;
+  assign \$313  = \$311  & \$312 ;
+  assign \$314  = \port$4388$0 [428:421] - \port$4388$0 [142:135];
+  assign \$315  = \port$4388$0 [428:421] - \port$4388$0 [134:127];
+  assign \$316  = \port$4388$0 [126] ? \$314 [7] : \$315 [7];
+  assign \$317  = \port$4388$0 [420:413] - \port$4388$0 [142:135];
+  assign \$318  = \port$4388$0 [420:413] - \port$4388$0 [134:127];
+  assign \$319  = \port$4388$0 [126] ? \$317 [7] : \$318 [7];
+  assign \$320  = \port$4388$0 [412] ? \$316  : \$319 ;
+  assign \$321  = \$313  & \$320 ;
+  assign \$322  = \$310  | \$321 ;
+  assign \$323  = ~ \$44 ;
+  assign \$324  = \$72  & \$323 ;
+  assign \$325  = ~ \$72 ;
+  assign \$326  = ~ \$44 ;
+  assign \$327  = \$325  & \$326 ;
+  assign \$328  = \port$4388$0 [571:564] - \port$4388$0 [285:278];
+  assign \$329  = \port$4388$0 [571:564] - \port$4388$0 [277:270];
+  assign \$330  = \port$4388$0 [269] ? \$328 [7] : \$329 [7];
+  assign \$331  = \port$4388$0 [563:556] - \port$4388$0 [285:278];
+  assign \$332  = \port$4388$0 [563:556] - \port$4388$0 [277:270];
+  assign \$333  = \port$4388$0 [269] ? \$331 [7] : \$332 [7];
+  assign \$334  = \port$4388$0 [555] ? \$330  : \$333 ;
+  assign \$335  = \$327  & \$334 ;
+  assign \$336  = \$324  | \$335 ;
+  assign \$337  = ~ \$72 ;
+  assign \$338  = \$30  & \$337 ;
+  assign \$339  = ~ \$30 ;
+  assign \$340  = ~ \$72 ;
+  assign \$341  = \$339  & \$340 ;
+  assign \$342  = \port$4388$0 [142:135] - \port$4388$0 [571:564];
+  assign \$343  = \port$4388$0 [142:135] - \port$4388$0 [563:556];
+  assign \$344  = \port$4388$0 [555] ? \$342 [7] : \$343 [7];
+  assign \$345  = \port$4388$0 [134:127] - \port$4388$0 [571:564];
+  assign \$346  = \port$4388$0 [134:127] - \port$4388$0 [563:556];
+  assign \$347  = \port$4388$0 [555] ? \$345 [7] : \$346 [7];
+  assign \$348  = \port$4388$0 [126] ? \$344  : \$347 ;
+  assign \$349  = \$341  & \$348 ;
+  assign \$350  = \$338  | \$349 ;
+  assign \$351  = ~ \$30 ;
+  assign \$352  = \$44  & \$351 ;
+  assign \$353  = ~ \$44 ;
+  assign \$354  = ~ \$30 ;
+  assign \$355  = \$353  & \$354 ;
+  assign \$356  = \port$4388$0 [285:278] - \port$4388$0 [142:135];
+  assign \$357  = \port$4388$0 [285:278] - \port$4388$0 [134:127];
+  assign \$358  = \port$4388$0 [126] ? \$356 [7] : \$357 [7];
+  assign \$359  = \port$4388$0 [277:270] - \port$4388$0 [142:135];
+  assign \$360  = \port$4388$0 [277:270] - \port$4388$0 [134:127];
+  assign \$361  = \port$4388$0 [126] ? \$359 [7] : \$360 [7];
+  assign \$362  = \port$4388$0 [269] ? \$358  : \$361 ;
+  assign \$363  = \$355  & \$362 ;
+  assign \$364  = \$352  | \$363 ;
+  assign \$365  = ~ \$44 ;
+  assign \$366  = \$58  & \$365 ;
+  assign \$367  = ~ \$58 ;
+  assign \$368  = ~ \$44 ;
+  assign \$369  = \$367  & \$368 ;
+  assign \$370  = \port$4388$0 [428:421] - \port$4388$0 [285:278];
+  assign \$371  = \port$4388$0 [428:421] - \port$4388$0 [277:270];
+  assign \$372  = \port$4388$0 [269] ? \$370 [7] : \$371 [7];
+  assign \$373  = \port$4388$0 [420:413] - \port$4388$0 [285:278];
+  assign \$374  = \port$4388$0 [420:413] - \port$4388$0 [277:270];
+  assign \$375  = \port$4388$0 [269] ? \$373 [7] : \$374 [7];
+  assign \$376  = \port$4388$0 [412] ? \$372  : \$375 ;
+  assign \$377  = \$369  & \$376 ;
+  assign \$378  = \$366  | \$377 ;
+  assign \$379  = ~ \$58 ;
+  assign \$380  = \$72  & \$379 ;
+  assign \$381  = ~ \$72 ;
+  assign \$382  = ~ \$58 ;
+  assign \$383  = \$381  & \$382 ;
+  assign \$384  = \port$4388$0 [571:564] - \port$4388$0 [428:421];
+  assign \$385  = \port$4388$0 [571:564] - \port$4388$0 [420:413];
+  assign \$386  = \port$4388$0 [412] ? \$384 [7] : \$385 [7];
+  assign \$387  = \port$4388$0 [563:556] - \port$4388$0 [428:421];
+  assign \$388  = \port$4388$0 [563:556] - \port$4388$0 [420:413];
+  assign \$389  = \port$4388$0 [412] ? \$387 [7] : \$388 [7];
+  assign \$390  = \port$4388$0 [555] ? \$386  : \$389 ;
+  assign \$391  = \$383  & \$390 ;
+  assign \$392  = \$380  | \$391 ;
+  assign \$393  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$395  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$396  = \$394  ? 7'h00 : \$395 [6:0];
+  assign \$397  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$399  = ~ \$398 ;
+  assign \$400  = \$30  & \$399 ;
+  assign \$401  = ~ \$30 ;
+  assign \$402  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$404  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$405  = \$403  ? 7'h00 : \$404 [6:0];
+  assign \$406  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$408  = ~ \$407 ;
+  assign \$409  = \$401  & \$408 ;
+  assign \$410  = \port$4388$0 [142:135] - lanes[68:61];
+  assign \$411  = \port$4388$0 [134:127] - lanes[68:61];
+  assign \$412  = \port$4388$0 [126] ? \$410 [7] : \$411 [7];
+  assign \$413  = \$409  & \$412 ;
+  assign \$414  = \$400  | \$413 ;
+  assign \$415  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$418  = \$416  ? 7'h00 : \$417 [6:0];
+  assign \$419  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$421  = ~ \$420 ;
+  assign \$422  = \$44  & \$421 ;
+  assign \$423  = ~ \$44 ;
+  assign \$424  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$426  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$427  = \$425  ? 7'h00 : \$426 [6:0];
+  assign \$428  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$430  = ~ \$429 ;
+  assign \$431  = \$423  & \$430 ;
+  assign \$432  = \port$4388$0 [285:278] - lanes[68:61];
+  assign \$433  = \port$4388$0 [277:270] - lanes[68:61];
+  assign \$434  = \port$4388$0 [269] ? \$432 [7] : \$433 [7];
+  assign \$435  = \$431  & \$434 ;
+  assign \$436  = \$422  | \$435 ;
+  assign \$437  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
+  assign \$441  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$443  = ~ \$442 ;
+  assign \$444  = \$58  & \$443 ;
+  assign \$445  = ~ \$58 ;
+  assign \$446  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$448  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$449  = \$447  ? 7'h00 : \$448 [6:0];
+  assign \$450  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$452  = ~ \$451 ;
+  assign \$453  = \$445  & \$452 ;
+  assign \$454  = \port$4388$0 [428:421] - lanes[68:61];
+  assign \$455  = \port$4388$0 [420:413] - lanes[68:61];
+  assign \$456  = \port$4388$0 [412] ? \$454 [7] : \$455 [7];
+  assign \$457  = \$453  & \$456 ;
+  assign \$458  = \$444  | \$457 ;
+  assign \$459  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$462  = \$460  ? 7'h00 : \$461 [6:0];
+  assign \$463  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$465  = ~ \$464 ;
+  assign \$466  = \$72  & \$465 ;
+  assign \$467  = ~ \$72 ;
+  assign \$468  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$470  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$471  = \$469  ? 7'h00 : \$470 [6:0];
+  assign \$472  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$474  = ~ \$473 ;
+  assign \$475  = \$467  & \$474 ;
+  assign \$476  = \port$4388$0 [571:564] - lanes[68:61];
+  assign \$477  = \port$4388$0 [563:556] - lanes[68:61];
+  assign \$478  = \port$4388$0 [555] ? \$476 [7] : \$477 [7];
+  assign \$479  = \$475  & \$478 ;
+  assign \$480  = \$466  | \$479 ;
+  assign \$481  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
+  assign \$485  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$487  = ~ \$30 ;
+  assign \$488  = \$486  & \$487 ;
+  assign \$489  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$491  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$492  = \$490  ? 7'h00 : \$491 [6:0];
+  assign \$493  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$495  = ~ \$494 ;
+  assign \$496  = ~ \$30 ;
+  assign \$497  = \$495  & \$496 ;
+  assign \$498  = lanes[68:61] - \port$4388$0 [142:135];
+  assign \$499  = lanes[68:61] - \port$4388$0 [134:127];
+  assign \$500  = \port$4388$0 [126] ? \$498 [7] : \$499 [7];
+  assign \$501  = \$497  & \$500 ;
+  assign \$502  = \$488  | \$501 ;
+  assign \$503  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
+  assign \$507  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$509  = ~ \$44 ;
+  assign \$510  = \$508  & \$509 ;
+  assign \$511  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$513  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$514  = \$512  ? 7'h00 : \$513 [6:0];
+  assign \$515  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$517  = ~ \$516 ;
+  assign \$518  = ~ \$44 ;
+  assign \$519  = \$517  & \$518 ;
+  assign \$520  = lanes[68:61] - \port$4388$0 [285:278];
+  assign \$521  = lanes[68:61] - \port$4388$0 [277:270];
+  assign \$522  = \port$4388$0 [269] ? \$520 [7] : \$521 [7];
+  assign \$523  = \$519  & \$522 ;
+  assign \$524  = \$510  | \$523 ;
+  assign \$525  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$527  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$528  = \$526  ? 7'h00 : \$527 [6:0];
+  assign \$529  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$531  = ~ \$58 ;
+  assign \$532  = \$530  & \$531 ;
+  assign \$533  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$535  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$536  = \$534  ? 7'h00 : \$535 [6:0];
+  assign \$537  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$539  = ~ \$538 ;
+  assign \$540  = ~ \$58 ;
+  assign \$541  = \$539  & \$540 ;
+  assign \$542  = lanes[68:61] - \port$4388$0 [428:421];
+  assign \$543  = lanes[68:61] - \port$4388$0 [420:413];
+  assign \$544  = \port$4388$0 [412] ? \$542 [7] : \$543 [7];
+  assign \$545  = \$541  & \$544 ;
+  assign \$546  = \$532  | \$545 ;
+  assign \$547  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$550  = \$548  ? 7'h00 : \$549 [6:0];
+  assign \$551  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$553  = ~ \$72 ;
+  assign \$554  = \$552  & \$553 ;
+  assign \$555  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$558  = \$556  ? 7'h00 : \$557 [6:0];
+  assign \$559  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$561  = ~ \$560 ;
+  assign \$562  = ~ \$72 ;
+  assign \$563  = \$561  & \$562 ;
+  assign \$564  = lanes[68:61] - \port$4388$0 [571:564];
+  assign \$565  = lanes[68:61] - \port$4388$0 [563:556];
+  assign \$566  = \port$4388$0 [555] ? \$564 [7] : \$565 [7];
+  assign \$567  = \$563  & \$566 ;
+  assign \$568  = \$554  | \$567 ;
+  assign \$569  = \port$4394$0 [16:9] - \port$4388$0 [142:135];
+  assign \$570  = \port$4394$0 [16:9] - \port$4388$0 [134:127];
+  assign \$571  = \port$4388$0 [126] ? \$569 [7] : \$570 [7];
+  assign \$572  = ~ \$571 ;
+  assign \$573  = \$30  | \$572 ;
+  assign \$574  = \port$4394$0 [16:9] - \port$4388$0 [285:278];
+  assign \$575  = \port$4394$0 [16:9] - \port$4388$0 [277:270];
+  assign \$576  = \port$4388$0 [269] ? \$574 [7] : \$575 [7];
+  assign \$577  = ~ \$576 ;
+  assign \$578  = \$44  | \$577 ;
+  assign \$579  = \port$4394$0 [16:9] - \port$4388$0 [428:421];
+  assign \$580  = \port$4394$0 [16:9] - \port$4388$0 [420:413];
+  assign \$581  = \port$4388$0 [412] ? \$579 [7] : \$580 [7];
+  assign \$582  = ~ \$581 ;
+  assign \$583  = \$58  | \$582 ;
+  assign \$584  = \port$4394$0 [16:9] - \port$4388$0 [571:564];
+  assign \$585  = \port$4394$0 [16:9] - \port$4388$0 [563:556];
+  assign \$586  = \port$4388$0 [555] ? \$584 [7] : \$585 [7];
+  assign \$587  = ~ \$586 ;
+  assign \$588  = \$72  | \$587 ;
+  assign \$589  = \port$4388$0 [125:110] >= 16'hffff;
+  assign \$590  = \port$4388$0 [125:110] + 1'h1;
+  assign \$591  = \$589  ? 17'h0ffff : \$590 ;
+  assign \$592  = \port$4388$0 [109:94] >= 16'hffff;
+  assign \$593  = \port$4388$0 [109:94] + 1'h1;
+  assign \$594  = \$592  ? 17'h0ffff : \$593 ;
+  assign count_inc_bank0 = \port$4388$0 [93] ? \$591 [15:0] : \$594 [15:0];
+  assign \$595  = \port$4388$0 [125:110] >= 16'hfffe;
+  assign \$596  = \port$4388$0 [125:110] + 2'h2;
+  assign \$597  = \$595  ? 17'h0ffff : \$596 ;
+  assign \$598  = \port$4388$0 [109:94] >= 16'hfffe;
+  assign \$599  = \port$4388$0 [109:94] + 2'h2;
+  assign \$600  = \$598  ? 17'h0ffff : \$599 ;
+  assign count_inc2_bank0 = \port$4388$0 [93] ? \$597 [15:0] : \$600 [15:0];
+  assign \$601  = \port$4388$0 [268:253] >= 16'hffff;
+  assign \$602  = \port$4388$0 [268:253] + 1'h1;
+  assign \$603  = \$601  ? 17'h0ffff : \$602 ;
+  assign \$604  = \port$4388$0 [252:237] >= 16'hffff;
+  assign \$605  = \port$4388$0 [252:237] + 1'h1;
+  assign \$606  = \$604  ? 17'h0ffff : \$605 ;
+  assign count_inc_bank1 = \port$4388$0 [236] ? \$603 [15:0] : \$606 [15:0];
+  assign \$607  = \port$4388$0 [268:253] >= 16'hfffe;
+  assign \$608  = \port$4388$0 [268:253] + 2'h2;
+  assign \$609  = \$607  ? 17'h0ffff : \$608 ;
+  assign \$610  = \port$4388$0 [252:237] >= 16'hfffe;
+  assign \$611  = \port$4388$0 [252:237] + 2'h2;
+  assign \$612  = \$610  ? 17'h0ffff : \$611 ;
+  assign count_inc2_bank1 = \port$4388$0 [236] ? \$609 [15:0] : \$612 [15:0];
+  assign \$613  = \port$4388$0 [411:396] >= 16'hffff;
+  assign \$614  = \port$4388$0 [411:396] + 1'h1;
+  assign \$615  = \$613  ? 17'h0ffff : \$614 ;
+  assign \$616  = \port$4388$0 [395:380] >= 16'hffff;
+  assign \$617  = \port$4388$0 [395:380] + 1'h1;
+  assign \$618  = \$616  ? 17'h0ffff : \$617 ;
+  assign count_inc_bank2 = \port$4388$0 [379] ? \$615 [15:0] : \$618 [15:0];
+  assign \$619  = \port$4388$0 [411:396] >= 16'hfffe;
+  assign \$620  = \port$4388$0 [411:396] + 2'h2;
+  assign \$621  = \$619  ? 17'h0ffff : \$620 ;
+  assign \$622  = \port$4388$0 [395:380] >= 16'hfffe;
+  assign \$623  = \port$4388$0 [395:380] + 2'h2;
+  assign \$624  = \$622  ? 17'h0ffff : \$623 ;
+  assign count_inc2_bank2 = \port$4388$0 [379] ? \$621 [15:0] : \$624 [15:0];
+  assign \$625  = \port$4388$0 [554:539] >= 16'hffff;
+  assign \$626  = \port$4388$0 [554:539] + 1'h1;
+  assign \$627  = \$625  ? 17'h0ffff : \$626 ;
+  assign \$628  = \port$4388$0 [538:523] >= 16'hffff;
+  assign \$629  = \port$4388$0 [538:523] + 1'h1;
+  assign \$630  = \$628  ? 17'h0ffff : \$629 ;
+  assign count_inc_bank3 = \port$4388$0 [522] ? \$627 [15:0] : \$630 [15:0];
+  assign \$631  = \port$4388$0 [554:539] >= 16'hfffe;
+  assign \$632  = \port$4388$0 [554:539] + 2'h2;
+  assign \$633  = \$631  ? 17'h0ffff : \$632 ;
+  assign \$634  = \port$4388$0 [538:523] >= 16'hfffe;
+  assign \$635  = \port$4388$0 [538:523] + 2'h2;
+  assign \$636  = \$634  ? 17'h0ffff : \$635 ;
+  assign count_inc2_bank3 = \port$4388$0 [522] ? \$633 [15:0] : \$636 [15:0];
+  assign \$637  = \port$4387$0 [60:5] == lanes[60:5];
+  assign \$638  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$641  = \$639  ? 7'h00 : \$640 [6:0];
+  assign \$642  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$644  = \port$4392$0 [1:0] + 1'h0;
+  assign \$646  = \port$4392$0 [1:0] + 1'h0;
+  assign \$648  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$650  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$651  = \$649  ? 7'h00 : \$650 [6:0];
+  assign \$652  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$654  = ~ \$653 ;
+  assign \$655  = \port$4394$0 [8] & \$654 ;
+  assign \$656  = ~ \port$4394$0 [8];
+  assign \$657  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$659  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$660  = \$658  ? 7'h00 : \$659 [6:0];
+  assign \$661  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$663  = ~ \$662 ;
+  assign \$664  = \$656  & \$663 ;
+  assign \$665  = \port$4444$5 [63:56] - lanes[68:61];
+  assign \$666  = \$664  & \$665 [7];
+  assign \$667  = \$655  | \$666 ;
+  assign \$668  = \port$4392$0 [1:0] + 1'h0;
+  assign \$670  = fw_wr0 ? \$667  : \$669 ;
+  assign \$671  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$674  = \$672  ? 7'h00 : \$673 [6:0];
+  assign \$675  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$677  = ~ \port$4394$0 [8];
+  assign \$678  = \$676  & \$677 ;
+  assign \$679  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$682  = \$680  ? 7'h00 : \$681 [6:0];
+  assign \$683  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$685  = ~ \$684 ;
+  assign \$686  = ~ \port$4394$0 [8];
+  assign \$687  = \$685  & \$686 ;
+  assign \$688  = lanes[68:61] - \port$4444$5 [63:56];
+  assign \$689  = \$687  & \$688 [7];
+  assign \$690  = \$678  | \$689 ;
+  assign \$691  = \port$4392$0 [1:0] + 1'h0;
+  assign \$693  = fw_wr0 ? \$690  : \$692 ;
+  assign \$694  = \port$4394$0 [16:9] - \port$4444$5 [63:56];
+  assign \$695  = ~ \$694 [7];
+  assign \$696  = \port$4394$0 [8] | \$695 ;
+  assign \$697  = \port$4392$0 [1:0] + 1'h0;
+  assign \$699  = fw_wr0 ? \$696  : \$698 ;
+  assign \$700  = \port$4392$0 [1:0] + 1'h0;
+  assign \$702  = \port$4392$0 [1:0] + 1'h0;
+  assign \$704  = \port$4392$0 [1:0] + 1'h0;
+  assign \$706  = \port$4392$0 [12:11] + 1'h0;
+  assign \$708  = \port$4392$0 [12:11] + 1'h0;
+  assign \$710  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$712  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$713  = \$711  ? 7'h00 : \$712 [6:0];
+  assign \$714  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$716  = ~ \$715 ;
+  assign \$717  = \port$4394$0 [8] & \$716 ;
+  assign \$718  = ~ \port$4394$0 [8];
+  assign \$719  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$721  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$722  = \$720  ? 7'h00 : \$721 [6:0];
+  assign \$723  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$725  = ~ \$724 ;
+  assign \$726  = \$718  & \$725 ;
+  assign \$727  = \port$4444$5 [63:56] - lanes[68:61];
+  assign \$728  = \$726  & \$727 [7];
+  assign \$729  = \$717  | \$728 ;
+  assign \$730  = \port$4392$0 [12:11] + 1'h0;
+  assign \$732  = fw_wr1 ? \$729  : \$731 ;
+  assign \$733  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$735  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$736  = \$734  ? 7'h00 : \$735 [6:0];
+  assign \$737  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$739  = ~ \port$4394$0 [8];
+  assign \$740  = \$738  & \$739 ;
+  assign \$741  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$743  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$744  = \$742  ? 7'h00 : \$743 [6:0];
+  assign \$745  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$747  = ~ \$746 ;
+  assign \$748  = ~ \port$4394$0 [8];
+  assign \$749  = \$747  & \$748 ;
+  assign \$750  = lanes[68:61] - \port$4444$5 [63:56];
+  assign \$751  = \$749  & \$750 [7];
+  assign \$752  = \$740  | \$751 ;
+  assign \$753  = \port$4392$0 [12:11] + 1'h0;
+  assign \$755  = fw_wr1 ? \$752  : \$754 ;
+  assign \$756  = \port$4394$0 [16:9] - \port$4444$5 [63:56];
+  assign \$757  = ~ \$756 [7];
+  assign \$758  = \port$4394$0 [8] | \$757 ;
+  assign \$759  = \port$4392$0 [12:11] + 1'h0;
+  assign \$761  = fw_wr1 ? \$758  : \$760 ;
+  assign \$762  = \port$4392$0 [12:11] + 1'h0;
+  assign \$764  = \port$4392$0 [12:11] + 1'h0;
+  assign \$766  = \port$4392$0 [12:11] + 1'h0;
+  assign \$768  = \port$4392$0 [23:22] + 1'h0;
+  assign \$770  = \port$4392$0 [23:22] + 1'h0;
+  assign \$772  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$774  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$775  = \$773  ? 7'h00 : \$774 [6:0];
+  assign \$776  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$778  = ~ \$777 ;
+  assign \$779  = \port$4394$0 [8] & \$778 ;
+  assign \$780  = ~ \port$4394$0 [8];
+  assign \$781  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$783  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$784  = \$782  ? 7'h00 : \$783 [6:0];
+  assign \$785  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$787  = ~ \$786 ;
+  assign \$788  = \$780  & \$787 ;
+  assign \$789  = \port$4444$5 [63:56] - lanes[68:61];
+  assign \$790  = \$788  & \$789 [7];
+  assign \$791  = \$779  | \$790 ;
+  assign \$792  = \port$4392$0 [23:22] + 1'h0;
+  assign \$794  = fw_wr2 ? \$791  : \$793 ;
+  assign \$795  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$797  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$798  = \$796  ? 7'h00 : \$797 [6:0];
+  assign \$799  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$801  = ~ \port$4394$0 [8];
+  assign \$802  = \$800  & \$801 ;
+  assign \$803  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$805  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$806  = \$804  ? 7'h00 : \$805 [6:0];
+  assign \$807  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$809  = ~ \$808 ;
+  assign \$810  = ~ \port$4394$0 [8];
+  assign \$811  = \$809  & \$810 ;
+  assign \$812  = lanes[68:61] - \port$4444$5 [63:56];
+  assign \$813  = \$811  & \$812 [7];
+  assign \$814  = \$802  | \$813 ;
+  assign \$815  = \port$4392$0 [23:22] + 1'h0;
+  assign \$817  = fw_wr2 ? \$814  : \$816 ;
+  assign \$818  = \port$4394$0 [16:9] - \port$4444$5 [63:56];
+  assign \$819  = ~ \$818 [7];
+  assign \$820  = \port$4394$0 [8] | \$819 ;
+  assign \$821  = \port$4392$0 [23:22] + 1'h0;
+  assign \$823  = fw_wr2 ? \$820  : \$822 ;
+  assign \$824  = \port$4392$0 [23:22] + 1'h0;
+  assign \$826  = \port$4392$0 [23:22] + 1'h0;
+  assign \$828  = \port$4392$0 [23:22] + 1'h0;
+  assign \$830  = \port$4392$0 [34:33] + 1'h0;
+  assign \$832  = \port$4392$0 [34:33] + 1'h0;
+  assign \$834  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$836  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$837  = \$835  ? 7'h00 : \$836 [6:0];
+  assign \$838  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$840  = ~ \$839 ;
+  assign \$841  = \port$4394$0 [8] & \$840 ;
+  assign \$842  = ~ \port$4394$0 [8];
+  assign \$843  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$845  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$846  = \$844  ? 7'h00 : \$845 [6:0];
+  assign \$847  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$849  = ~ \$848 ;
+  assign \$850  = \$842  & \$849 ;
+  assign \$851  = \port$4444$5 [63:56] - lanes[68:61];
+  assign \$852  = \$850  & \$851 [7];
+  assign \$853  = \$841  | \$852 ;
+  assign \$854  = \port$4392$0 [34:33] + 1'h0;
+  assign \$856  = fw_wr3 ? \$853  : \$855 ;
+  assign \$857  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$859  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$860  = \$858  ? 7'h00 : \$859 [6:0];
+  assign \$861  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$863  = ~ \port$4394$0 [8];
+  assign \$864  = \$862  & \$863 ;
+  assign \$865  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$867  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$868  = \$866  ? 7'h00 : \$867 [6:0];
+  assign \$869  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$871  = ~ \$870 ;
+  assign \$872  = ~ \port$4394$0 [8];
+  assign \$873  = \$871  & \$872 ;
+  assign \$874  = lanes[68:61] - \port$4444$5 [63:56];
+  assign \$875  = \$873  & \$874 [7];
+  assign \$876  = \$864  | \$875 ;
+  assign \$877  = \port$4392$0 [34:33] + 1'h0;
+  assign \$879  = fw_wr3 ? \$876  : \$878 ;
+  assign \$880  = \port$4394$0 [16:9] - \port$4444$5 [63:56];
+  assign \$881  = ~ \$880 [7];
+  assign \$882  = \port$4394$0 [8] | \$881 ;
+  assign \$883  = \port$4392$0 [34:33] + 1'h0;
+  assign \$885  = fw_wr3 ? \$882  : \$884 ;
+  assign \$886  = \port$4392$0 [34:33] + 1'h0;
+  assign \$888  = \port$4392$0 [34:33] + 1'h0;
+  assign \$890  = \port$4392$0 [34:33] + 1'h0;
+  assign \$892  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$894  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$895  = \$893  ? 7'h00 : \$894 [6:0];
+  assign \$896  = \port$4387$0 [68:61] - lanes[68:61];
+  assign \$898  = \port$4394$0 [16:9] - lanes[68:61];
+  assign \$899  = ~ \$898 [7];
+  assign \$900  = \$897  | \$899 ;
+  assign \$901  = | { \port$4388$0 [600], \port$4388$0 [596], \port$4388$0 [592], \port$4388$0 [588] };
+  assign \$902  = | { \port$4388$0 [601], \port$4388$0 [597], \port$4388$0 [593], \port$4388$0 [589] };
+  assign \$903  = | { \port$4388$0 [602], \port$4388$0 [598], \port$4388$0 [594], \port$4388$0 [590] };
+  assign \$904  = | { \port$4388$0 [603], \port$4388$0 [599], \port$4388$0 [595], \port$4388$0 [591] };
+  assign \$905  = \port$4392$0 [1:0] + 1'h0;
+  assign \$907  = fw_wr0 ? \port$4444$387 [34:19] : \$906 ;
+  assign \$908  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$909  = \port$4444$387 [34:19] + 1'h1;
+  assign \$910  = \$908  ? 17'h0ffff : \$909 ;
+  assign \$911  = \port$4392$0 [1:0] + 1'h0;
+  assign \$913  = fw_wr0 ? \$910 [15:0] : \$912 ;
+  assign \$914  = \port$4392$0 [10:2] == sc_mark_row_next;
+  assign \$915  = \port$4392$0 [12:11] + 1'h0;
+  assign \$917  = fw_wr1 ? \port$4444$387 [34:19] : \$916 ;
+  assign \$918  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$919  = \port$4444$387 [34:19] + 1'h1;
+  assign \$920  = \$918  ? 17'h0ffff : \$919 ;
+  assign \$921  = \port$4392$0 [12:11] + 1'h0;
+  assign \$923  = fw_wr1 ? \$920 [15:0] : \$922 ;
+  assign \$924  = \port$4392$0 [21:13] == sc_mark_row_next;
+  assign \$925  = \port$4392$0 [23:22] + 1'h0;
+  assign \$927  = fw_wr2 ? \port$4444$387 [34:19] : \$926 ;
+  assign \$928  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$929  = \port$4444$387 [34:19] + 1'h1;
+  assign \$930  = \$928  ? 17'h0ffff : \$929 ;
+  assign \$931  = \port$4392$0 [23:22] + 1'h0;
+  assign \$933  = fw_wr2 ? \$930 [15:0] : \$932 ;
+  assign \$934  = \port$4392$0 [32:24] == sc_mark_row_next;
+  assign \$935  = \port$4392$0 [34:33] + 1'h0;
+  assign \$937  = fw_wr3 ? \port$4444$387 [34:19] : \$936 ;
+  assign \$938  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$939  = \port$4444$387 [34:19] + 1'h1;
+  assign \$940  = \$938  ? 17'h0ffff : \$939 ;
+  assign \$941  = \port$4392$0 [34:33] + 1'h0;
+  assign \$943  = fw_wr3 ? \$940 [15:0] : \$942 ;
+  assign \$944  = \port$4392$0 [43:35] == sc_mark_row_next;
+  always @(posedge clk)
+    lanes <= \$945 ;
+  assign \$1  = sc_mark_intent[0] & \port$4388$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$4388$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$4388$0 [235];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$4388$0 [225];
+  assign \$5  = sc_mark_intent[2] & \port$4388$0 [378];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$4388$0 [368];
+  assign \$7  = sc_mark_intent[3] & \port$4388$0 [521];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$4388$0 [511];
+  assign \$9  = \port$4388$0 [55:0] == \port$4387$0 [60:5];
+  assign \$10  = \port$4388$0 [80] & \$9 ;
+  assign \$11  = \port$4388$0 [198:143] == \port$4387$0 [60:5];
+  assign \$12  = \port$4388$0 [223] & \$11 ;
+  assign \$13  = \port$4388$0 [341:286] == \port$4387$0 [60:5];
+  assign \$14  = \port$4388$0 [366] & \$13 ;
+  assign \$15  = \port$4388$0 [484:429] == \port$4387$0 [60:5];
+  assign \$16  = \port$4388$0 [509] & \$15 ;
+  assign \$17  = \port$4388$0 [81] ^ \port$4388$0 [82];
+  assign \$18  = \port$4387$0 [68:61] - \port$4388$0 [142:135];
+  assign \$19  = \port$4387$0 [68:61] - \port$4388$0 [134:127];
+  assign \$20  = \port$4388$0 [126] ? \$18 [7:0] : \$19 [7:0];
+  assign \$21  = \$17  | \$20 [7];
+  assign \$22  = \port$4387$0 [68:61] - \port$4388$0 [142:135];
+  assign \$23  = \port$4387$0 [68:61] - \port$4388$0 [134:127];
+  assign \$24  = \port$4388$0 [126] ? \$22 [7:0] : \$23 [7:0];
+  assign \$25  = \$21  ? 7'h00 : \$24 [6:0];
+  assign \$26  = \port$4388$0 [81] ^ \port$4388$0 [82];
+  assign \$27  = \port$4387$0 [68:61] - \port$4388$0 [142:135];
+  assign \$28  = \port$4387$0 [68:61] - \port$4388$0 [134:127];
+  assign \$29  = \port$4388$0 [126] ? \$27 [7:0] : \$28 [7:0];
+  assign \$30  = \$26  | \$29 [7];
+  assign \$31  = \port$4388$0 [224] ^ \port$4388$0 [225];
+  assign \$32  = \port$4387$0 [68:61] - \port$4388$0 [285:278];
+  assign \$33  = \port$4387$0 [68:61] - \port$4388$0 [277:270];
+  assign \$34  = \port$4388$0 [269] ? \$32 [7:0] : \$33 [7:0];
+  assign \$35  = \$31  | \$34 [7];
+  assign \$36  = \port$4387$0 [68:61] - \port$4388$0 [285:278];
+  assign \$37  = \port$4387$0 [68:61] - \port$4388$0 [277:270];
+  assign \$38  = \port$4388$0 [269] ? \$36 [7:0] : \$37 [7:0];
+  assign \$39  = \$35  ? 7'h00 : \$38 [6:0];
+  assign \$40  = \port$4388$0 [224] ^ \port$4388$0 [225];
+  assign \$41  = \port$4387$0 [68:61] - \port$4388$0 [285:278];
+  assign \$42  = \port$4387$0 [68:61] - \port$4388$0 [277:270];
+  assign \$43  = \port$4388$0 [269] ? \$41 [7:0] : \$42 [7:0];
+  assign \$44  = \$40  | \$43 [7];
+  assign \$45  = \port$4388$0 [367] ^ \port$4388$0 [368];
+  assign \$46  = \port$4387$0 [68:61] - \port$4388$0 [428:421];
+  assign \$47  = \port$4387$0 [68:61] - \port$4388$0 [420:413];
+  assign \$48  = \port$4388$0 [412] ? \$46 [7:0] : \$47 [7:0];
+  assign \$49  = \$45  | \$48 [7];
+  assign \$50  = \port$4387$0 [68:61] - \port$4388$0 [428:421];
+  assign \$51  = \port$4387$0 [68:61] - \port$4388$0 [420:413];
+  assign \$52  = \port$4388$0 [412] ? \$50 [7:0] : \$51 [7:0];
+  assign \$53  = \$49  ? 7'h00 : \$52 [6:0];
+  assign \$54  = \port$4388$0 [367] ^ \port$4388$0 [368];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$460 [1:0])
+    casez (\$75 [1:0])
       2'h0:
-          \$461  = fw_gt_bank[0];
+          \$76  = \port$4388$0 [80];
       2'h1:
-          \$461  = fw_gt_bank[1];
+          \$76  = \port$4388$0 [223];
       2'h2:
-          \$461  = fw_gt_bank[2];
+          \$76  = \port$4388$0 [366];
       2'h3:
-          \$461  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$462 [1:0])
-      2'h0:
-          \$463  = gt_fw_bank[0];
-      2'h1:
-          \$463  = gt_fw_bank[1];
-      2'h2:
-          \$463  = gt_fw_bank[2];
-      2'h3:
-          \$463  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$484 [1:0])
-      2'h0:
-          \$485  = gtp_bank[0];
-      2'h1:
-          \$485  = gtp_bank[1];
-      2'h2:
-          \$485  = gtp_bank[2];
-      2'h3:
-          \$485  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$507 [1:0])
-      2'h0:
-          \$508  = pgt_bank[0];
-      2'h1:
-          \$508  = pgt_bank[1];
-      2'h2:
-          \$508  = pgt_bank[2];
-      2'h3:
-          \$508  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$513 [1:0])
-      2'h0:
-          \$514  = old_bank[0];
-      2'h1:
-          \$514  = old_bank[1];
-      2'h2:
-          \$514  = old_bank[2];
-      2'h3:
-          \$514  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$516 [1:0])
-      2'h0:
-          \$517  = gt_bank_d1[0];
-      2'h1:
-          \$517  = gt_bank_d1[1];
-      2'h2:
-          \$517  = gt_bank_d1[2];
-      2'h3:
-          \$517  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$518 [1:0])
-      2'h0:
-          \$519  = gt_bank_d2[0];
-      2'h1:
-          \$519  = gt_bank_d2[1];
-      2'h2:
-          \$519  = gt_bank_d2[2];
-      2'h3:
-          \$519  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$520 [1:0])
-      2'h0:
-          \$521  = gt_bank_d3[0];
-      2'h1:
-          \$521  = gt_bank_d3[1];
-      2'h2:
-          \$521  = gt_bank_d3[2];
-      2'h3:
-          \$521  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$522 [1:0])
-      2'h0:
-          \$523  = fw_gt_bank[0];
-      2'h1:
-          \$523  = fw_gt_bank[1];
-      2'h2:
-          \$523  = fw_gt_bank[2];
-      2'h3:
-          \$523  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$524 [1:0])
-      2'h0:
-          \$525  = gt_fw_bank[0];
-      2'h1:
-          \$525  = gt_fw_bank[1];
-      2'h2:
-          \$525  = gt_fw_bank[2];
-      2'h3:
-          \$525  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$546 [1:0])
-      2'h0:
-          \$547  = gtp_bank[0];
-      2'h1:
-          \$547  = gtp_bank[1];
-      2'h2:
-          \$547  = gtp_bank[2];
-      2'h3:
-          \$547  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$569 [1:0])
-      2'h0:
-          \$570  = pgt_bank[0];
-      2'h1:
-          \$570  = pgt_bank[1];
-      2'h2:
-          \$570  = pgt_bank[2];
-      2'h3:
-          \$570  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$575 [1:0])
-      2'h0:
-          \$576  = old_bank[0];
-      2'h1:
-          \$576  = old_bank[1];
-      2'h2:
-          \$576  = old_bank[2];
-      2'h3:
-          \$576  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$578 [1:0])
-      2'h0:
-          \$579  = gt_bank_d3[0];
-      2'h1:
-          \$579  = gt_bank_d3[1];
-      2'h2:
-          \$579  = gt_bank_d3[2];
-      2'h3:
-          \$579  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$580 [1:0])
-      2'h0:
-          \$581  = gt_bank_d1[0];
-      2'h1:
-          \$581  = gt_bank_d1[1];
-      2'h2:
-          \$581  = gt_bank_d1[2];
-      2'h3:
-          \$581  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$582 [1:0])
-      2'h0:
-          \$583  = gt_bank_d2[0];
-      2'h1:
-          \$583  = gt_bank_d2[1];
-      2'h2:
-          \$583  = gt_bank_d2[2];
-      2'h3:
-          \$583  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$584 [1:0])
-      2'h0:
-          \$585  = fw_gt_bank[0];
-      2'h1:
-          \$585  = fw_gt_bank[1];
-      2'h2:
-          \$585  = fw_gt_bank[2];
-      2'h3:
-          \$585  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$586 [1:0])
-      2'h0:
-          \$587  = gt_fw_bank[0];
-      2'h1:
-          \$587  = gt_fw_bank[1];
-      2'h2:
-          \$587  = gt_fw_bank[2];
-      2'h3:
-          \$587  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$608 [1:0])
-      2'h0:
-          \$609  = gtp_bank[0];
-      2'h1:
-          \$609  = gtp_bank[1];
-      2'h2:
-          \$609  = gtp_bank[2];
-      2'h3:
-          \$609  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$631 [1:0])
-      2'h0:
-          \$632  = pgt_bank[0];
-      2'h1:
-          \$632  = pgt_bank[1];
-      2'h2:
-          \$632  = pgt_bank[2];
-      2'h3:
-          \$632  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$637 [1:0])
-      2'h0:
-          \$638  = old_bank[0];
-      2'h1:
-          \$638  = old_bank[1];
-      2'h2:
-          \$638  = old_bank[2];
-      2'h3:
-          \$638  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$640 [1:0])
-      2'h0:
-          \$641  = gt_bank_d2[0];
-      2'h1:
-          \$641  = gt_bank_d2[1];
-      2'h2:
-          \$641  = gt_bank_d2[2];
-      2'h3:
-          \$641  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$642 [1:0])
-      2'h0:
-          \$643  = gt_bank_d3[0];
-      2'h1:
-          \$643  = gt_bank_d3[1];
-      2'h2:
-          \$643  = gt_bank_d3[2];
-      2'h3:
-          \$643  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$644 [1:0])
-      2'h0:
-          \$645  = gt_bank_d1[0];
-      2'h1:
-          \$645  = gt_bank_d1[1];
-      2'h2:
-          \$645  = gt_bank_d1[2];
-      2'h3:
-          \$645  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$646 [1:0])
-      2'h0:
-          \$647  = fw_gt_bank[0];
-      2'h1:
-          \$647  = fw_gt_bank[1];
-      2'h2:
-          \$647  = fw_gt_bank[2];
-      2'h3:
-          \$647  = fw_gt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$648 [1:0])
-      2'h0:
-          \$649  = gt_fw_bank[0];
-      2'h1:
-          \$649  = gt_fw_bank[1];
-      2'h2:
-          \$649  = gt_fw_bank[2];
-      2'h3:
-          \$649  = gt_fw_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$670 [1:0])
-      2'h0:
-          \$671  = gtp_bank[0];
-      2'h1:
-          \$671  = gtp_bank[1];
-      2'h2:
-          \$671  = gtp_bank[2];
-      2'h3:
-          \$671  = gtp_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$693 [1:0])
-      2'h0:
-          \$694  = pgt_bank[0];
-      2'h1:
-          \$694  = pgt_bank[1];
-      2'h2:
-          \$694  = pgt_bank[2];
-      2'h3:
-          \$694  = pgt_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$699 [1:0])
-      2'h0:
-          \$700  = old_bank[0];
-      2'h1:
-          \$700  = old_bank[1];
-      2'h2:
-          \$700  = old_bank[2];
-      2'h3:
-          \$700  = old_bank[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$702 [1:0])
-      2'h0:
-          \$703  = gt_bank_d1[0];
-      2'h1:
-          \$703  = gt_bank_d1[1];
-      2'h2:
-          \$703  = gt_bank_d1[2];
-      2'h3:
-          \$703  = gt_bank_d1[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$704 [1:0])
-      2'h0:
-          \$705  = gt_bank_d2[0];
-      2'h1:
-          \$705  = gt_bank_d2[1];
-      2'h2:
-          \$705  = gt_bank_d2[2];
-      2'h3:
-          \$705  = gt_bank_d2[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$706 [1:0])
-      2'h0:
-          \$707  = gt_bank_d3[0];
-      2'h1:
-          \$707  = gt_bank_d3[1];
-      2'h2:
-          \$707  = gt_bank_d3[2];
-      2'h3:
-          \$707  = gt_bank_d3[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$729 [1:0])
-      2'h0:
-          \$730  = \port$4280$0 [71:56];
-      2'h1:
-          \$730  = \port$4280$0 [164:149];
-      2'h2:
-          \$730  = \port$4280$0 [257:242];
-      2'h3:
-          \$730  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$732 [1:0])
-      2'h0:
-          \$733  = \port$4280$0 [71:56];
-      2'h1:
-          \$733  = \port$4280$0 [164:149];
-      2'h2:
-          \$733  = \port$4280$0 [257:242];
-      2'h3:
-          \$733  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$740 [1:0])
-      2'h0:
-          \$741  = \port$4280$0 [71:56];
-      2'h1:
-          \$741  = \port$4280$0 [164:149];
-      2'h2:
-          \$741  = \port$4280$0 [257:242];
-      2'h3:
-          \$741  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$743 [1:0])
-      2'h0:
-          \$744  = \port$4280$0 [71:56];
-      2'h1:
-          \$744  = \port$4280$0 [164:149];
-      2'h2:
-          \$744  = \port$4280$0 [257:242];
-      2'h3:
-          \$744  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$749 [1:0])
-      2'h0:
-          \$750  = \port$4280$0 [71:56];
-      2'h1:
-          \$750  = \port$4280$0 [164:149];
-      2'h2:
-          \$750  = \port$4280$0 [257:242];
-      2'h3:
-          \$750  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$752 [1:0])
-      2'h0:
-          \$753  = \port$4280$0 [71:56];
-      2'h1:
-          \$753  = \port$4280$0 [164:149];
-      2'h2:
-          \$753  = \port$4280$0 [257:242];
-      2'h3:
-          \$753  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$760 [1:0])
-      2'h0:
-          \$761  = \port$4280$0 [71:56];
-      2'h1:
-          \$761  = \port$4280$0 [164:149];
-      2'h2:
-          \$761  = \port$4280$0 [257:242];
-      2'h3:
-          \$761  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$763 [1:0])
-      2'h0:
-          \$764  = \port$4280$0 [71:56];
-      2'h1:
-          \$764  = \port$4280$0 [164:149];
-      2'h2:
-          \$764  = \port$4280$0 [257:242];
-      2'h3:
-          \$764  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$769 [1:0])
-      2'h0:
-          \$770  = \port$4280$0 [71:56];
-      2'h1:
-          \$770  = \port$4280$0 [164:149];
-      2'h2:
-          \$770  = \port$4280$0 [257:242];
-      2'h3:
-          \$770  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$772 [1:0])
-      2'h0:
-          \$773  = \port$4280$0 [71:56];
-      2'h1:
-          \$773  = \port$4280$0 [164:149];
-      2'h2:
-          \$773  = \port$4280$0 [257:242];
-      2'h3:
-          \$773  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$780 [1:0])
-      2'h0:
-          \$781  = \port$4280$0 [71:56];
-      2'h1:
-          \$781  = \port$4280$0 [164:149];
-      2'h2:
-          \$781  = \port$4280$0 [257:242];
-      2'h3:
-          \$781  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$783 [1:0])
-      2'h0:
-          \$784  = \port$4280$0 [71:56];
-      2'h1:
-          \$784  = \port$4280$0 [164:149];
-      2'h2:
-          \$784  = \port$4280$0 [257:242];
-      2'h3:
-          \$784  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$789 [1:0])
-      2'h0:
-          \$790  = \port$4280$0 [71:56];
-      2'h1:
-          \$790  = \port$4280$0 [164:149];
-      2'h2:
-          \$790  = \port$4280$0 [257:242];
-      2'h3:
-          \$790  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$792 [1:0])
-      2'h0:
-          \$793  = \port$4280$0 [71:56];
-      2'h1:
-          \$793  = \port$4280$0 [164:149];
-      2'h2:
-          \$793  = \port$4280$0 [257:242];
-      2'h3:
-          \$793  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$800 [1:0])
-      2'h0:
-          \$801  = \port$4280$0 [71:56];
-      2'h1:
-          \$801  = \port$4280$0 [164:149];
-      2'h2:
-          \$801  = \port$4280$0 [257:242];
-      2'h3:
-          \$801  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$803 [1:0])
-      2'h0:
-          \$804  = \port$4280$0 [71:56];
-      2'h1:
-          \$804  = \port$4280$0 [164:149];
-      2'h2:
-          \$804  = \port$4280$0 [257:242];
-      2'h3:
-          \$804  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    { \$809 [603], \$809 [598], \$809 [593], \$809 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$809 [68:0] = \port$4279$0 [68:0];
-    \$809 [79:69] = \port$4279$0 [79:69];
-    \$809 [629] = \$453 ;
-    \$809 [637:630] = { \$459 , \$457  };
-    \$809 [604] = fw_wr0;
-    \$809 [608] = \$461 ;
-    \$809 [612] = \$463 ;
-    \$809 [616] = \$486 ;
-    \$809 [620] = \$509 ;
-    \$809 [624] = \$515 ;
-    \$809 [589] = \$517 ;
-    \$809 [590] = \$519 ;
-    \$809 [591] = \$521 ;
-    \$809 [605] = fw_wr1;
-    \$809 [609] = \$523 ;
-    \$809 [613] = \$525 ;
-    \$809 [617] = \$548 ;
-    \$809 [621] = \$571 ;
-    \$809 [625] = \$577 ;
-    \$809 [592] = \$579 ;
-    \$809 [594] = \$581 ;
-    \$809 [595] = \$583 ;
-    \$809 [606] = fw_wr2;
-    \$809 [610] = \$585 ;
-    \$809 [614] = \$587 ;
-    \$809 [618] = \$610 ;
-    \$809 [622] = \$633 ;
-    \$809 [626] = \$639 ;
-    \$809 [596] = \$641 ;
-    \$809 [597] = \$643 ;
-    \$809 [599] = \$645 ;
-    \$809 [607] = fw_wr3;
-    \$809 [611] = \$647 ;
-    \$809 [615] = \$649 ;
-    \$809 [619] = \$672 ;
-    \$809 [623] = \$695 ;
-    \$809 [627] = \$701 ;
-    \$809 [600] = \$703 ;
-    \$809 [601] = \$705 ;
-    \$809 [602] = \$707 ;
-    \$809 [628] = \$716 ;
-    \$809 [638] = \$717 ;
-    \$809 [642] = \$718 ;
-    \$809 [646] = \$719 ;
-    \$809 [639] = \$720 ;
-    \$809 [643] = \$721 ;
-    \$809 [647] = \$722 ;
-    \$809 [640] = \$723 ;
-    \$809 [644] = \$724 ;
-    \$809 [648] = \$725 ;
-    \$809 [641] = \$726 ;
-    \$809 [645] = \$727 ;
-    \$809 [649] = \$728 ;
-    \$809 [80] = valid0;
-    \$809 [81] = match0;
-    \$809 [89:82] = age0;
-    \$809 [145:90] = tag0;
-    \$809 [161:146] = cnt0;
-    \$809 [162] = mark0;
-    \$809 [189:174] = \$736 ;
-    \$809 [205:190] = \$747 ;
-    \$809 [173:163] = \port$4284$0 [10:0];
-    \$809 [206] = \$748 ;
-    \$809 [207] = valid1;
-    \$809 [208] = match1;
-    \$809 [216:209] = age1;
-    \$809 [272:217] = tag1;
-    \$809 [288:273] = cnt1;
-    \$809 [289] = mark1;
-    \$809 [316:301] = \$756 ;
-    \$809 [332:317] = \$767 ;
-    \$809 [300:290] = \port$4284$0 [21:11];
-    \$809 [333] = \$768 ;
-    \$809 [334] = valid2;
-    \$809 [335] = match2;
-    \$809 [343:336] = age2;
-    \$809 [399:344] = tag2;
-    \$809 [415:400] = cnt2;
-    \$809 [416] = mark2;
-    \$809 [443:428] = \$776 ;
-    \$809 [459:444] = \$787 ;
-    \$809 [427:417] = \port$4284$0 [32:22];
-    \$809 [460] = \$788 ;
-    \$809 [461] = valid3;
-    \$809 [462] = match3;
-    \$809 [470:463] = age3;
-    \$809 [526:471] = tag3;
-    \$809 [542:527] = cnt3;
-    \$809 [543] = mark3;
-    \$809 [570:555] = \$796 ;
-    \$809 [586:571] = \$807 ;
-    \$809 [554:544] = \port$4284$0 [43:33];
-    \$809 [587] = \$808 ;
-    if (rst) begin
-      \$809  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$51 [1:0])
-      2'h0:
-          \$52  = \port$4280$0 [80];
-      2'h1:
-          \$52  = \port$4280$0 [173];
-      2'h2:
-          \$52  = \port$4280$0 [266];
-      2'h3:
-          \$52  = \port$4280$0 [359];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$55 [1:0])
-      2'h0:
-          \$56  = match_b[0];
-      2'h1:
-          \$56  = match_b[1];
-      2'h2:
-          \$56  = match_b[2];
-      2'h3:
-          \$56  = match_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$59 [1:0])
-      2'h0:
-          \$60  = \port$4280$0 [55:0];
-      2'h1:
-          \$60  = \port$4280$0 [148:93];
-      2'h2:
-          \$60  = \port$4280$0 [241:186];
-      2'h3:
-          \$60  = \port$4280$0 [334:279];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$61 [1:0])
-      2'h0:
-          \$62  = { \$24 , \$21  };
-      2'h1:
-          \$62  = { \$32 , \$29  };
-      2'h2:
-          \$62  = { \$40 , \$37  };
-      2'h3:
-          \$62  = { \$48 , \$45  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$63 [1:0])
-      2'h0:
-          \$64  = \port$4280$0 [71:56];
-      2'h1:
-          \$64  = \port$4280$0 [164:149];
-      2'h2:
-          \$64  = \port$4280$0 [257:242];
-      2'h3:
-          \$64  = \port$4280$0 [350:335];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$65 [1:0])
-      2'h0:
-          \$66  = mark_now_b[0];
-      2'h1:
-          \$66  = mark_now_b[1];
-      2'h2:
-          \$66  = mark_now_b[2];
-      2'h3:
-          \$66  = mark_now_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$69 [1:0])
-      2'h0:
-          \$70  = \port$4280$0 [80];
-      2'h1:
-          \$70  = \port$4280$0 [173];
-      2'h2:
-          \$70  = \port$4280$0 [266];
-      2'h3:
-          \$70  = \port$4280$0 [359];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$73 [1:0])
-      2'h0:
-          \$74  = match_b[0];
-      2'h1:
-          \$74  = match_b[1];
-      2'h2:
-          \$74  = match_b[2];
-      2'h3:
-          \$74  = match_b[3];
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$77 [1:0])
-      2'h0:
-          \$78  = \port$4280$0 [55:0];
-      2'h1:
-          \$78  = \port$4280$0 [148:93];
-      2'h2:
-          \$78  = \port$4280$0 [241:186];
-      2'h3:
-          \$78  = \port$4280$0 [334:279];
+          \$76  = \port$4388$0 [509];
     endcase
   end
   always @* begin
@@ -5687,27 +5357,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$79 [1:0])
       2'h0:
-          \$80  = { \$24 , \$21  };
+          \$80  = match_b[0];
       2'h1:
-          \$80  = { \$32 , \$29  };
+          \$80  = match_b[1];
       2'h2:
-          \$80  = { \$40 , \$37  };
+          \$80  = match_b[2];
       2'h3:
-          \$80  = { \$48 , \$45  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$81 [1:0])
-      2'h0:
-          \$82  = \port$4280$0 [71:56];
-      2'h1:
-          \$82  = \port$4280$0 [164:149];
-      2'h2:
-          \$82  = \port$4280$0 [257:242];
-      2'h3:
-          \$82  = \port$4280$0 [350:335];
+          \$80  = match_b[3];
     endcase
   end
   always @* begin
@@ -5715,13 +5371,27 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = mark_now_b[0];
+          \$84  = \port$4388$0 [55:0];
       2'h1:
-          \$84  = mark_now_b[1];
+          \$84  = \port$4388$0 [198:143];
       2'h2:
-          \$84  = mark_now_b[2];
+          \$84  = \port$4388$0 [341:286];
       2'h3:
-          \$84  = mark_now_b[3];
+          \$84  = \port$4388$0 [484:429];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$85 [1:0])
+      2'h0:
+          \$86  = { \$30 , \$25  };
+      2'h1:
+          \$86  = { \$44 , \$39  };
+      2'h2:
+          \$86  = { \$58 , \$53  };
+      2'h3:
+          \$86  = { \$72 , \$67  };
     endcase
   end
   always @* begin
@@ -5729,41 +5399,41 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$4280$0 [80];
+          \$88  = \port$4388$0 [71:56];
       2'h1:
-          \$88  = \port$4280$0 [173];
+          \$88  = \port$4388$0 [214:199];
       2'h2:
-          \$88  = \port$4280$0 [266];
+          \$88  = \port$4388$0 [357:342];
       2'h3:
-          \$88  = \port$4280$0 [359];
+          \$88  = \port$4388$0 [500:485];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$91 [1:0])
+    casez (\$89 [1:0])
       2'h0:
-          \$92  = match_b[0];
+          \$90  = mark_now_b[0];
       2'h1:
-          \$92  = match_b[1];
+          \$90  = mark_now_b[1];
       2'h2:
-          \$92  = match_b[2];
+          \$90  = mark_now_b[2];
       2'h3:
-          \$92  = match_b[3];
+          \$90  = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$95 [1:0])
+    casez (\$93 [1:0])
       2'h0:
-          \$96  = \port$4280$0 [55:0];
+          \$94  = \port$4388$0 [80];
       2'h1:
-          \$96  = \port$4280$0 [148:93];
+          \$94  = \port$4388$0 [223];
       2'h2:
-          \$96  = \port$4280$0 [241:186];
+          \$94  = \port$4388$0 [366];
       2'h3:
-          \$96  = \port$4280$0 [334:279];
+          \$94  = \port$4388$0 [509];
     endcase
   end
   always @* begin
@@ -5771,27 +5441,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$97 [1:0])
       2'h0:
-          \$98  = { \$24 , \$21  };
+          \$98  = match_b[0];
       2'h1:
-          \$98  = { \$32 , \$29  };
+          \$98  = match_b[1];
       2'h2:
-          \$98  = { \$40 , \$37  };
+          \$98  = match_b[2];
       2'h3:
-          \$98  = { \$48 , \$45  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$99 [1:0])
-      2'h0:
-          \$100  = \port$4280$0 [71:56];
-      2'h1:
-          \$100  = \port$4280$0 [164:149];
-      2'h2:
-          \$100  = \port$4280$0 [257:242];
-      2'h3:
-          \$100  = \port$4280$0 [350:335];
+          \$98  = match_b[3];
     endcase
   end
   always @* begin
@@ -5799,13 +5455,27 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$101 [1:0])
       2'h0:
-          \$102  = mark_now_b[0];
+          \$102  = \port$4388$0 [55:0];
       2'h1:
-          \$102  = mark_now_b[1];
+          \$102  = \port$4388$0 [198:143];
       2'h2:
-          \$102  = mark_now_b[2];
+          \$102  = \port$4388$0 [341:286];
       2'h3:
-          \$102  = mark_now_b[3];
+          \$102  = \port$4388$0 [484:429];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$103 [1:0])
+      2'h0:
+          \$104  = { \$30 , \$25  };
+      2'h1:
+          \$104  = { \$44 , \$39  };
+      2'h2:
+          \$104  = { \$58 , \$53  };
+      2'h3:
+          \$104  = { \$72 , \$67  };
     endcase
   end
   always @* begin
@@ -5813,41 +5483,41 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$4280$0 [80];
+          \$106  = \port$4388$0 [71:56];
       2'h1:
-          \$106  = \port$4280$0 [173];
+          \$106  = \port$4388$0 [214:199];
       2'h2:
-          \$106  = \port$4280$0 [266];
+          \$106  = \port$4388$0 [357:342];
       2'h3:
-          \$106  = \port$4280$0 [359];
+          \$106  = \port$4388$0 [500:485];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$109 [1:0])
+    casez (\$107 [1:0])
       2'h0:
-          \$110  = match_b[0];
+          \$108  = mark_now_b[0];
       2'h1:
-          \$110  = match_b[1];
+          \$108  = mark_now_b[1];
       2'h2:
-          \$110  = match_b[2];
+          \$108  = mark_now_b[2];
       2'h3:
-          \$110  = match_b[3];
+          \$108  = mark_now_b[3];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$113 [1:0])
+    casez (\$111 [1:0])
       2'h0:
-          \$114  = \port$4280$0 [55:0];
+          \$112  = \port$4388$0 [80];
       2'h1:
-          \$114  = \port$4280$0 [148:93];
+          \$112  = \port$4388$0 [223];
       2'h2:
-          \$114  = \port$4280$0 [241:186];
+          \$112  = \port$4388$0 [366];
       2'h3:
-          \$114  = \port$4280$0 [334:279];
+          \$112  = \port$4388$0 [509];
     endcase
   end
   always @* begin
@@ -5855,27 +5525,13 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$115 [1:0])
       2'h0:
-          \$116  = { \$24 , \$21  };
+          \$116  = match_b[0];
       2'h1:
-          \$116  = { \$32 , \$29  };
+          \$116  = match_b[1];
       2'h2:
-          \$116  = { \$40 , \$37  };
+          \$116  = match_b[2];
       2'h3:
-          \$116  = { \$48 , \$45  };
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
-    (* full_case = 32'd1 *)
-    casez (\$117 [1:0])
-      2'h0:
-          \$118  = \port$4280$0 [71:56];
-      2'h1:
-          \$118  = \port$4280$0 [164:149];
-      2'h2:
-          \$118  = \port$4280$0 [257:242];
-      2'h3:
-          \$118  = \port$4280$0 [350:335];
+          \$116  = match_b[3];
     endcase
   end
   always @* begin
@@ -5883,74 +5539,884 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$119 [1:0])
       2'h0:
-          \$120  = mark_now_b[0];
+          \$120  = \port$4388$0 [55:0];
       2'h1:
-          \$120  = mark_now_b[1];
+          \$120  = \port$4388$0 [198:143];
       2'h2:
-          \$120  = mark_now_b[2];
+          \$120  = \port$4388$0 [341:286];
       2'h3:
-          \$120  = mark_now_b[3];
+          \$120  = \port$4388$0 [484:429];
     endcase
   end
-  assign window = { \port$4286$0 , \port$4280$0 , \port$4284$0 , \port$4279$0  };
-  assign age_bank0 = { \$24 , \$21  };
-  assign age_bank1 = { \$32 , \$29  };
-  assign age_bank2 = { \$40 , \$37  };
-  assign age_bank3 = { \$48 , \$45  };
-  assign forward__write = \port$4337$271 [1];
-  assign forward__invalidate = \port$4337$271 [2];
-  assign forward__tag = \port$4337$5 [55:0];
-  assign forward__count = \port$4337$271 [18:3];
-  assign forward__mark = \port$4337$271 [0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$121 [1:0])
+      2'h0:
+          \$122  = { \$30 , \$25  };
+      2'h1:
+          \$122  = { \$44 , \$39  };
+      2'h2:
+          \$122  = { \$58 , \$53  };
+      2'h3:
+          \$122  = { \$72 , \$67  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$123 [1:0])
+      2'h0:
+          \$124  = \port$4388$0 [71:56];
+      2'h1:
+          \$124  = \port$4388$0 [214:199];
+      2'h2:
+          \$124  = \port$4388$0 [357:342];
+      2'h3:
+          \$124  = \port$4388$0 [500:485];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$125 [1:0])
+      2'h0:
+          \$126  = mark_now_b[0];
+      2'h1:
+          \$126  = mark_now_b[1];
+      2'h2:
+          \$126  = mark_now_b[2];
+      2'h3:
+          \$126  = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$129 [1:0])
+      2'h0:
+          \$130  = \port$4388$0 [80];
+      2'h1:
+          \$130  = \port$4388$0 [223];
+      2'h2:
+          \$130  = \port$4388$0 [366];
+      2'h3:
+          \$130  = \port$4388$0 [509];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$133 [1:0])
+      2'h0:
+          \$134  = match_b[0];
+      2'h1:
+          \$134  = match_b[1];
+      2'h2:
+          \$134  = match_b[2];
+      2'h3:
+          \$134  = match_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$137 [1:0])
+      2'h0:
+          \$138  = \port$4388$0 [55:0];
+      2'h1:
+          \$138  = \port$4388$0 [198:143];
+      2'h2:
+          \$138  = \port$4388$0 [341:286];
+      2'h3:
+          \$138  = \port$4388$0 [484:429];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$139 [1:0])
+      2'h0:
+          \$140  = { \$30 , \$25  };
+      2'h1:
+          \$140  = { \$44 , \$39  };
+      2'h2:
+          \$140  = { \$58 , \$53  };
+      2'h3:
+          \$140  = { \$72 , \$67  };
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$141 [1:0])
+      2'h0:
+          \$142  = \port$4388$0 [71:56];
+      2'h1:
+          \$142  = \port$4388$0 [214:199];
+      2'h2:
+          \$142  = \port$4388$0 [357:342];
+      2'h3:
+          \$142  = \port$4388$0 [500:485];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$143 [1:0])
+      2'h0:
+          \$144  = mark_now_b[0];
+      2'h1:
+          \$144  = mark_now_b[1];
+      2'h2:
+          \$144  = mark_now_b[2];
+      2'h3:
+          \$144  = mark_now_b[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$644 [1:0])
+      2'h0:
+          \$645  = fw_gt_bank[0];
+      2'h1:
+          \$645  = fw_gt_bank[1];
+      2'h2:
+          \$645  = fw_gt_bank[2];
+      2'h3:
+          \$645  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$646 [1:0])
+      2'h0:
+          \$647  = gt_fw_bank[0];
+      2'h1:
+          \$647  = gt_fw_bank[1];
+      2'h2:
+          \$647  = gt_fw_bank[2];
+      2'h3:
+          \$647  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$668 [1:0])
+      2'h0:
+          \$669  = gtp_bank[0];
+      2'h1:
+          \$669  = gtp_bank[1];
+      2'h2:
+          \$669  = gtp_bank[2];
+      2'h3:
+          \$669  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$691 [1:0])
+      2'h0:
+          \$692  = pgt_bank[0];
+      2'h1:
+          \$692  = pgt_bank[1];
+      2'h2:
+          \$692  = pgt_bank[2];
+      2'h3:
+          \$692  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$697 [1:0])
+      2'h0:
+          \$698  = old_bank[0];
+      2'h1:
+          \$698  = old_bank[1];
+      2'h2:
+          \$698  = old_bank[2];
+      2'h3:
+          \$698  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$700 [1:0])
+      2'h0:
+          \$701  = gt_bank_d1[0];
+      2'h1:
+          \$701  = gt_bank_d1[1];
+      2'h2:
+          \$701  = gt_bank_d1[2];
+      2'h3:
+          \$701  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$702 [1:0])
+      2'h0:
+          \$703  = gt_bank_d2[0];
+      2'h1:
+          \$703  = gt_bank_d2[1];
+      2'h2:
+          \$703  = gt_bank_d2[2];
+      2'h3:
+          \$703  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$704 [1:0])
+      2'h0:
+          \$705  = gt_bank_d3[0];
+      2'h1:
+          \$705  = gt_bank_d3[1];
+      2'h2:
+          \$705  = gt_bank_d3[2];
+      2'h3:
+          \$705  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$706 [1:0])
+      2'h0:
+          \$707  = fw_gt_bank[0];
+      2'h1:
+          \$707  = fw_gt_bank[1];
+      2'h2:
+          \$707  = fw_gt_bank[2];
+      2'h3:
+          \$707  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$708 [1:0])
+      2'h0:
+          \$709  = gt_fw_bank[0];
+      2'h1:
+          \$709  = gt_fw_bank[1];
+      2'h2:
+          \$709  = gt_fw_bank[2];
+      2'h3:
+          \$709  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$730 [1:0])
+      2'h0:
+          \$731  = gtp_bank[0];
+      2'h1:
+          \$731  = gtp_bank[1];
+      2'h2:
+          \$731  = gtp_bank[2];
+      2'h3:
+          \$731  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$753 [1:0])
+      2'h0:
+          \$754  = pgt_bank[0];
+      2'h1:
+          \$754  = pgt_bank[1];
+      2'h2:
+          \$754  = pgt_bank[2];
+      2'h3:
+          \$754  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$759 [1:0])
+      2'h0:
+          \$760  = old_bank[0];
+      2'h1:
+          \$760  = old_bank[1];
+      2'h2:
+          \$760  = old_bank[2];
+      2'h3:
+          \$760  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$762 [1:0])
+      2'h0:
+          \$763  = gt_bank_d3[0];
+      2'h1:
+          \$763  = gt_bank_d3[1];
+      2'h2:
+          \$763  = gt_bank_d3[2];
+      2'h3:
+          \$763  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$764 [1:0])
+      2'h0:
+          \$765  = gt_bank_d1[0];
+      2'h1:
+          \$765  = gt_bank_d1[1];
+      2'h2:
+          \$765  = gt_bank_d1[2];
+      2'h3:
+          \$765  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$766 [1:0])
+      2'h0:
+          \$767  = gt_bank_d2[0];
+      2'h1:
+          \$767  = gt_bank_d2[1];
+      2'h2:
+          \$767  = gt_bank_d2[2];
+      2'h3:
+          \$767  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$768 [1:0])
+      2'h0:
+          \$769  = fw_gt_bank[0];
+      2'h1:
+          \$769  = fw_gt_bank[1];
+      2'h2:
+          \$769  = fw_gt_bank[2];
+      2'h3:
+          \$769  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$770 [1:0])
+      2'h0:
+          \$771  = gt_fw_bank[0];
+      2'h1:
+          \$771  = gt_fw_bank[1];
+      2'h2:
+          \$771  = gt_fw_bank[2];
+      2'h3:
+          \$771  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$792 [1:0])
+      2'h0:
+          \$793  = gtp_bank[0];
+      2'h1:
+          \$793  = gtp_bank[1];
+      2'h2:
+          \$793  = gtp_bank[2];
+      2'h3:
+          \$793  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$815 [1:0])
+      2'h0:
+          \$816  = pgt_bank[0];
+      2'h1:
+          \$816  = pgt_bank[1];
+      2'h2:
+          \$816  = pgt_bank[2];
+      2'h3:
+          \$816  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$821 [1:0])
+      2'h0:
+          \$822  = old_bank[0];
+      2'h1:
+          \$822  = old_bank[1];
+      2'h2:
+          \$822  = old_bank[2];
+      2'h3:
+          \$822  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$824 [1:0])
+      2'h0:
+          \$825  = gt_bank_d2[0];
+      2'h1:
+          \$825  = gt_bank_d2[1];
+      2'h2:
+          \$825  = gt_bank_d2[2];
+      2'h3:
+          \$825  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$826 [1:0])
+      2'h0:
+          \$827  = gt_bank_d3[0];
+      2'h1:
+          \$827  = gt_bank_d3[1];
+      2'h2:
+          \$827  = gt_bank_d3[2];
+      2'h3:
+          \$827  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$828 [1:0])
+      2'h0:
+          \$829  = gt_bank_d1[0];
+      2'h1:
+          \$829  = gt_bank_d1[1];
+      2'h2:
+          \$829  = gt_bank_d1[2];
+      2'h3:
+          \$829  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$830 [1:0])
+      2'h0:
+          \$831  = fw_gt_bank[0];
+      2'h1:
+          \$831  = fw_gt_bank[1];
+      2'h2:
+          \$831  = fw_gt_bank[2];
+      2'h3:
+          \$831  = fw_gt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$832 [1:0])
+      2'h0:
+          \$833  = gt_fw_bank[0];
+      2'h1:
+          \$833  = gt_fw_bank[1];
+      2'h2:
+          \$833  = gt_fw_bank[2];
+      2'h3:
+          \$833  = gt_fw_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$854 [1:0])
+      2'h0:
+          \$855  = gtp_bank[0];
+      2'h1:
+          \$855  = gtp_bank[1];
+      2'h2:
+          \$855  = gtp_bank[2];
+      2'h3:
+          \$855  = gtp_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$877 [1:0])
+      2'h0:
+          \$878  = pgt_bank[0];
+      2'h1:
+          \$878  = pgt_bank[1];
+      2'h2:
+          \$878  = pgt_bank[2];
+      2'h3:
+          \$878  = pgt_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$883 [1:0])
+      2'h0:
+          \$884  = old_bank[0];
+      2'h1:
+          \$884  = old_bank[1];
+      2'h2:
+          \$884  = old_bank[2];
+      2'h3:
+          \$884  = old_bank[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$886 [1:0])
+      2'h0:
+          \$887  = gt_bank_d1[0];
+      2'h1:
+          \$887  = gt_bank_d1[1];
+      2'h2:
+          \$887  = gt_bank_d1[2];
+      2'h3:
+          \$887  = gt_bank_d1[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$888 [1:0])
+      2'h0:
+          \$889  = gt_bank_d2[0];
+      2'h1:
+          \$889  = gt_bank_d2[1];
+      2'h2:
+          \$889  = gt_bank_d2[2];
+      2'h3:
+          \$889  = gt_bank_d2[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$890 [1:0])
+      2'h0:
+          \$891  = gt_bank_d3[0];
+      2'h1:
+          \$891  = gt_bank_d3[1];
+      2'h2:
+          \$891  = gt_bank_d3[2];
+      2'h3:
+          \$891  = gt_bank_d3[3];
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$905 [1:0])
+      2'h0:
+          \$906  = count_inc_bank0;
+      2'h1:
+          \$906  = count_inc_bank1;
+      2'h2:
+          \$906  = count_inc_bank2;
+      2'h3:
+          \$906  = count_inc_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$911 [1:0])
+      2'h0:
+          \$912  = count_inc2_bank0;
+      2'h1:
+          \$912  = count_inc2_bank1;
+      2'h2:
+          \$912  = count_inc2_bank2;
+      2'h3:
+          \$912  = count_inc2_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$915 [1:0])
+      2'h0:
+          \$916  = count_inc_bank0;
+      2'h1:
+          \$916  = count_inc_bank1;
+      2'h2:
+          \$916  = count_inc_bank2;
+      2'h3:
+          \$916  = count_inc_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$921 [1:0])
+      2'h0:
+          \$922  = count_inc2_bank0;
+      2'h1:
+          \$922  = count_inc2_bank1;
+      2'h2:
+          \$922  = count_inc2_bank2;
+      2'h3:
+          \$922  = count_inc2_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$925 [1:0])
+      2'h0:
+          \$926  = count_inc_bank0;
+      2'h1:
+          \$926  = count_inc_bank1;
+      2'h2:
+          \$926  = count_inc_bank2;
+      2'h3:
+          \$926  = count_inc_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$931 [1:0])
+      2'h0:
+          \$932  = count_inc2_bank0;
+      2'h1:
+          \$932  = count_inc2_bank1;
+      2'h2:
+          \$932  = count_inc2_bank2;
+      2'h3:
+          \$932  = count_inc2_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$935 [1:0])
+      2'h0:
+          \$936  = count_inc_bank0;
+      2'h1:
+          \$936  = count_inc_bank1;
+      2'h2:
+          \$936  = count_inc_bank2;
+      2'h3:
+          \$936  = count_inc_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    (* full_case = 32'd1 *)
+    casez (\$941 [1:0])
+      2'h0:
+          \$942  = count_inc2_bank0;
+      2'h1:
+          \$942  = count_inc2_bank1;
+      2'h2:
+          \$942  = count_inc2_bank2;
+      2'h3:
+          \$942  = count_inc2_bank3;
+    endcase
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
+    { \$945 [603], \$945 [598], \$945 [593], \$945 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
+    \$945 [68:0] = \port$4387$0 [68:0];
+    \$945 [79:69] = \port$4387$0 [79:69];
+    \$945 [629] = \$637 ;
+    \$945 [637:630] = { \$643 , \$641  };
+    \$945 [604] = fw_wr0;
+    \$945 [608] = \$645 ;
+    \$945 [612] = \$647 ;
+    \$945 [616] = \$670 ;
+    \$945 [620] = \$693 ;
+    \$945 [624] = \$699 ;
+    \$945 [589] = \$701 ;
+    \$945 [590] = \$703 ;
+    \$945 [591] = \$705 ;
+    \$945 [605] = fw_wr1;
+    \$945 [609] = \$707 ;
+    \$945 [613] = \$709 ;
+    \$945 [617] = \$732 ;
+    \$945 [621] = \$755 ;
+    \$945 [625] = \$761 ;
+    \$945 [592] = \$763 ;
+    \$945 [594] = \$765 ;
+    \$945 [595] = \$767 ;
+    \$945 [606] = fw_wr2;
+    \$945 [610] = \$769 ;
+    \$945 [614] = \$771 ;
+    \$945 [618] = \$794 ;
+    \$945 [622] = \$817 ;
+    \$945 [626] = \$823 ;
+    \$945 [596] = \$825 ;
+    \$945 [597] = \$827 ;
+    \$945 [599] = \$829 ;
+    \$945 [607] = fw_wr3;
+    \$945 [611] = \$831 ;
+    \$945 [615] = \$833 ;
+    \$945 [619] = \$856 ;
+    \$945 [623] = \$879 ;
+    \$945 [627] = \$885 ;
+    \$945 [600] = \$887 ;
+    \$945 [601] = \$889 ;
+    \$945 [602] = \$891 ;
+    \$945 [628] = \$900 ;
+    \$945 [638] = \$901 ;
+    \$945 [639] = \$902 ;
+    \$945 [640] = \$903 ;
+    \$945 [641] = \$904 ;
+    \$945 [645:642] = \port$4388$0 [591:588];
+    \$945 [649:646] = \port$4388$0 [595:592];
+    \$945 [653:650] = \port$4388$0 [599:596];
+    \$945 [657:654] = \port$4388$0 [603:600];
+    \$945 [80] = valid0;
+    \$945 [81] = match0;
+    \$945 [89:82] = age0;
+    \$945 [145:90] = tag0;
+    \$945 [161:146] = cnt0;
+    \$945 [162] = mark0;
+    \$945 [189:174] = \$907 ;
+    \$945 [205:190] = \$913 ;
+    \$945 [173:163] = \port$4392$0 [10:0];
+    \$945 [206] = \$914 ;
+    \$945 [207] = valid1;
+    \$945 [208] = match1;
+    \$945 [216:209] = age1;
+    \$945 [272:217] = tag1;
+    \$945 [288:273] = cnt1;
+    \$945 [289] = mark1;
+    \$945 [316:301] = \$917 ;
+    \$945 [332:317] = \$923 ;
+    \$945 [300:290] = \port$4392$0 [21:11];
+    \$945 [333] = \$924 ;
+    \$945 [334] = valid2;
+    \$945 [335] = match2;
+    \$945 [343:336] = age2;
+    \$945 [399:344] = tag2;
+    \$945 [415:400] = cnt2;
+    \$945 [416] = mark2;
+    \$945 [443:428] = \$927 ;
+    \$945 [459:444] = \$933 ;
+    \$945 [427:417] = \port$4392$0 [32:22];
+    \$945 [460] = \$934 ;
+    \$945 [461] = valid3;
+    \$945 [462] = match3;
+    \$945 [470:463] = age3;
+    \$945 [526:471] = tag3;
+    \$945 [542:527] = cnt3;
+    \$945 [543] = mark3;
+    \$945 [570:555] = \$937 ;
+    \$945 [586:571] = \$943 ;
+    \$945 [554:544] = \port$4392$0 [43:33];
+    \$945 [587] = \$944 ;
+    if (rst) begin
+      \$945  = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
+    end
+  end
+  assign window = { \port$4394$0 , \port$4388$0 , \port$4392$0 , \port$4387$0  };
+  assign age_bank0 = { \$30 , \$25  };
+  assign age_bank1 = { \$44 , \$39  };
+  assign age_bank2 = { \$58 , \$53  };
+  assign age_bank3 = { \$72 , \$67  };
+  assign forward__write = \port$4444$387 [1];
+  assign forward__invalidate = \port$4444$387 [2];
+  assign forward__tag = \port$4444$5 [55:0];
+  assign forward__count = \port$4444$387 [18:3];
+  assign forward__mark = \port$4444$387 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$4337$5 [63:56];
-  assign forward__count_inc = \port$4337$271 [34:19];
-  assign \window.request  = \port$4279$0 [68:0];
-  assign \window.request.valid  = \port$4279$0 [0];
-  assign \window.request.op  = \port$4279$0 [2:1];
-  assign \window.request.min_tlevel  = \port$4279$0 [4:3];
-  assign \window.request.tag  = \port$4279$0 [60:5];
-  assign \window.request.t  = \port$4279$0 [68:61];
-  assign \window.start  = \port$4279$0 [79:69];
-  assign \window.lane_slot  = \port$4284$0 ;
-  assign \window.bank  = \port$4280$0 [371:0];
-  assign \window.bank[0].tag  = \port$4280$0 [55:0];
-  assign \window.bank[0].count  = \port$4280$0 [71:56];
-  assign \window.bank[0].last  = \port$4280$0 [79:72];
-  assign \window.bank[0].valid  = \port$4280$0 [80];
-  assign \window.bank[0].fresh  = \port$4280$0 [81];
-  assign \window.bank[0].mark  = \port$4280$0 [82];
-  assign \window.bank[0].row  = \port$4280$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$4280$0 [92];
-  assign \window.bank[1].tag  = \port$4280$0 [148:93];
-  assign \window.bank[1].count  = \port$4280$0 [164:149];
-  assign \window.bank[1].last  = \port$4280$0 [172:165];
-  assign \window.bank[1].valid  = \port$4280$0 [173];
-  assign \window.bank[1].fresh  = \port$4280$0 [174];
-  assign \window.bank[1].mark  = \port$4280$0 [175];
-  assign \window.bank[1].row  = \port$4280$0 [184:176];
-  assign \window.bank[1].sc_row_hit  = \port$4280$0 [185];
-  assign \window.bank[2].tag  = \port$4280$0 [241:186];
-  assign \window.bank[2].count  = \port$4280$0 [257:242];
-  assign \window.bank[2].last  = \port$4280$0 [265:258];
-  assign \window.bank[2].valid  = \port$4280$0 [266];
-  assign \window.bank[2].fresh  = \port$4280$0 [267];
-  assign \window.bank[2].mark  = \port$4280$0 [268];
-  assign \window.bank[2].row  = \port$4280$0 [277:269];
-  assign \window.bank[2].sc_row_hit  = \port$4280$0 [278];
-  assign \window.bank[3].tag  = \port$4280$0 [334:279];
-  assign \window.bank[3].count  = \port$4280$0 [350:335];
-  assign \window.bank[3].last  = \port$4280$0 [358:351];
-  assign \window.bank[3].valid  = \port$4280$0 [359];
-  assign \window.bank[3].fresh  = \port$4280$0 [360];
-  assign \window.bank[3].mark  = \port$4280$0 [361];
-  assign \window.bank[3].row  = \port$4280$0 [370:362];
-  assign \window.bank[3].sc_row_hit  = \port$4280$0 [371];
-  assign \window.overlap  = \port$4280$0 [387:372];
-  assign \window.overlap_next  = \port$4280$0 [403:388];
-  assign \window.same_line  = \port$4286$0 [0];
-  assign \window.forward_age  = \port$4286$0 [8:1];
-  assign \window.t_w1  = \port$4286$0 [16:9];
+  assign forward__last = \port$4444$5 [63:56];
+  assign forward__count_inc = \port$4444$387 [34:19];
+  assign \window.request  = \port$4387$0 [68:0];
+  assign \window.request.valid  = \port$4387$0 [0];
+  assign \window.request.op  = \port$4387$0 [2:1];
+  assign \window.request.min_tlevel  = \port$4387$0 [4:3];
+  assign \window.request.tag  = \port$4387$0 [60:5];
+  assign \window.request.t  = \port$4387$0 [68:61];
+  assign \window.start  = \port$4387$0 [79:69];
+  assign \window.lane_slot  = \port$4392$0 ;
+  assign \window.bank  = \port$4388$0 [571:0];
+  assign \window.bank[0].tag  = \port$4388$0 [55:0];
+  assign \window.bank[0].count  = \port$4388$0 [71:56];
+  assign \window.bank[0].last  = \port$4388$0 [79:72];
+  assign \window.bank[0].valid  = \port$4388$0 [80];
+  assign \window.bank[0].fresh  = \port$4388$0 [81];
+  assign \window.bank[0].mark  = \port$4388$0 [82];
+  assign \window.bank[0].row  = \port$4388$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$4388$0 [92];
+  assign \window.bank[0].sides  = \port$4388$0 [142:93];
+  assign \window.bank[0].sides.ent  = \port$4388$0 [93];
+  assign \window.bank[0].sides.count_raw  = \port$4388$0 [109:94];
+  assign \window.bank[0].sides.count_byp  = \port$4388$0 [125:110];
+  assign \window.bank[0].sides.meta  = \port$4388$0 [126];
+  assign \window.bank[0].sides.last_raw  = \port$4388$0 [134:127];
+  assign \window.bank[0].sides.last_byp  = \port$4388$0 [142:135];
+  assign \window.bank[1].tag  = \port$4388$0 [198:143];
+  assign \window.bank[1].count  = \port$4388$0 [214:199];
+  assign \window.bank[1].last  = \port$4388$0 [222:215];
+  assign \window.bank[1].valid  = \port$4388$0 [223];
+  assign \window.bank[1].fresh  = \port$4388$0 [224];
+  assign \window.bank[1].mark  = \port$4388$0 [225];
+  assign \window.bank[1].row  = \port$4388$0 [234:226];
+  assign \window.bank[1].sc_row_hit  = \port$4388$0 [235];
+  assign \window.bank[1].sides  = \port$4388$0 [285:236];
+  assign \window.bank[1].sides.ent  = \port$4388$0 [236];
+  assign \window.bank[1].sides.count_raw  = \port$4388$0 [252:237];
+  assign \window.bank[1].sides.count_byp  = \port$4388$0 [268:253];
+  assign \window.bank[1].sides.meta  = \port$4388$0 [269];
+  assign \window.bank[1].sides.last_raw  = \port$4388$0 [277:270];
+  assign \window.bank[1].sides.last_byp  = \port$4388$0 [285:278];
+  assign \window.bank[2].tag  = \port$4388$0 [341:286];
+  assign \window.bank[2].count  = \port$4388$0 [357:342];
+  assign \window.bank[2].last  = \port$4388$0 [365:358];
+  assign \window.bank[2].valid  = \port$4388$0 [366];
+  assign \window.bank[2].fresh  = \port$4388$0 [367];
+  assign \window.bank[2].mark  = \port$4388$0 [368];
+  assign \window.bank[2].row  = \port$4388$0 [377:369];
+  assign \window.bank[2].sc_row_hit  = \port$4388$0 [378];
+  assign \window.bank[2].sides  = \port$4388$0 [428:379];
+  assign \window.bank[2].sides.ent  = \port$4388$0 [379];
+  assign \window.bank[2].sides.count_raw  = \port$4388$0 [395:380];
+  assign \window.bank[2].sides.count_byp  = \port$4388$0 [411:396];
+  assign \window.bank[2].sides.meta  = \port$4388$0 [412];
+  assign \window.bank[2].sides.last_raw  = \port$4388$0 [420:413];
+  assign \window.bank[2].sides.last_byp  = \port$4388$0 [428:421];
+  assign \window.bank[3].tag  = \port$4388$0 [484:429];
+  assign \window.bank[3].count  = \port$4388$0 [500:485];
+  assign \window.bank[3].last  = \port$4388$0 [508:501];
+  assign \window.bank[3].valid  = \port$4388$0 [509];
+  assign \window.bank[3].fresh  = \port$4388$0 [510];
+  assign \window.bank[3].mark  = \port$4388$0 [511];
+  assign \window.bank[3].row  = \port$4388$0 [520:512];
+  assign \window.bank[3].sc_row_hit  = \port$4388$0 [521];
+  assign \window.bank[3].sides  = \port$4388$0 [571:522];
+  assign \window.bank[3].sides.ent  = \port$4388$0 [522];
+  assign \window.bank[3].sides.count_raw  = \port$4388$0 [538:523];
+  assign \window.bank[3].sides.count_byp  = \port$4388$0 [554:539];
+  assign \window.bank[3].sides.meta  = \port$4388$0 [555];
+  assign \window.bank[3].sides.last_raw  = \port$4388$0 [563:556];
+  assign \window.bank[3].sides.last_byp  = \port$4388$0 [571:564];
+  assign \window.overlap  = \port$4388$0 [587:572];
+  assign \window.overlap_next  = \port$4388$0 [603:588];
+  assign \window.same_line  = \port$4394$0 [0];
+  assign \window.forward_age  = \port$4394$0 [8:1];
+  assign \window.t_w1  = \port$4394$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -6010,39 +6476,39 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \lanes.same_line_ahead  = lanes[629];
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
-  assign \lanes.ahead_lane_bit  = lanes[649:642];
-  assign old_bank[3] = \$452 ;
-  assign old_bank[2] = \$449 ;
-  assign old_bank[1] = \$446 ;
-  assign old_bank[0] = \$443 ;
-  assign pgt_bank[3] = \$440 ;
-  assign pgt_bank[2] = \$420 ;
-  assign pgt_bank[1] = \$400 ;
-  assign pgt_bank[0] = \$380 ;
-  assign gtp_bank[3] = \$360 ;
-  assign gtp_bank[2] = \$340 ;
-  assign gtp_bank[1] = \$320 ;
-  assign gtp_bank[0] = \$300 ;
-  assign gt_bank_d3[3] = \$280 ;
-  assign gt_bank_d3[2] = \$272 ;
-  assign gt_bank_d3[1] = \$264 ;
-  assign gt_bank_d3[0] = \$256 ;
-  assign gt_bank_d2[3] = \$248 ;
-  assign gt_bank_d2[2] = \$240 ;
-  assign gt_bank_d2[1] = \$232 ;
-  assign gt_bank_d2[0] = \$224 ;
-  assign gt_bank_d1[3] = \$216 ;
-  assign gt_bank_d1[2] = \$208 ;
-  assign gt_bank_d1[1] = \$200 ;
-  assign gt_bank_d1[0] = \$192 ;
-  assign gt_fw_bank[3] = \$184 ;
-  assign gt_fw_bank[2] = \$176 ;
-  assign gt_fw_bank[1] = \$168 ;
-  assign gt_fw_bank[0] = \$160 ;
-  assign fw_gt_bank[3] = \$152 ;
-  assign fw_gt_bank[2] = \$144 ;
-  assign fw_gt_bank[1] = \$136 ;
-  assign fw_gt_bank[0] = \$128 ;
+  assign \lanes.ahead_lane  = lanes[657:642];
+  assign old_bank[3] = \$588 ;
+  assign old_bank[2] = \$583 ;
+  assign old_bank[1] = \$578 ;
+  assign old_bank[0] = \$573 ;
+  assign pgt_bank[3] = \$568 ;
+  assign pgt_bank[2] = \$546 ;
+  assign pgt_bank[1] = \$524 ;
+  assign pgt_bank[0] = \$502 ;
+  assign gtp_bank[3] = \$480 ;
+  assign gtp_bank[2] = \$458 ;
+  assign gtp_bank[1] = \$436 ;
+  assign gtp_bank[0] = \$414 ;
+  assign gt_bank_d3[3] = \$392 ;
+  assign gt_bank_d3[2] = \$378 ;
+  assign gt_bank_d3[1] = \$364 ;
+  assign gt_bank_d3[0] = \$350 ;
+  assign gt_bank_d2[3] = \$336 ;
+  assign gt_bank_d2[2] = \$322 ;
+  assign gt_bank_d2[1] = \$308 ;
+  assign gt_bank_d2[0] = \$294 ;
+  assign gt_bank_d1[3] = \$280 ;
+  assign gt_bank_d1[2] = \$266 ;
+  assign gt_bank_d1[1] = \$252 ;
+  assign gt_bank_d1[0] = \$238 ;
+  assign gt_fw_bank[3] = \$224 ;
+  assign gt_fw_bank[2] = \$214 ;
+  assign gt_fw_bank[1] = \$204 ;
+  assign gt_fw_bank[0] = \$194 ;
+  assign fw_gt_bank[3] = \$184 ;
+  assign fw_gt_bank[2] = \$174 ;
+  assign fw_gt_bank[1] = \$164 ;
+  assign fw_gt_bank[0] = \$154 ;
   assign match_b[3] = \$16 ;
   assign match_b[2] = \$14 ;
   assign match_b[1] = \$12 ;
@@ -6051,74 +6517,74 @@ module \kv_asu.core.lanes$182 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign mark_now_b[2] = \$6 ;
   assign mark_now_b[1] = \$4 ;
   assign mark_now_b[0] = \$2 ;
-  assign \$282  = \$281 [7];
-  assign \$286  = \$285 [7];
-  assign \$291  = \$290 [7];
-  assign \$295  = \$294 [7];
-  assign \$302  = \$301 [7];
-  assign \$306  = \$305 [7];
-  assign \$311  = \$310 [7];
-  assign \$315  = \$314 [7];
-  assign \$322  = \$321 [7];
-  assign \$326  = \$325 [7];
-  assign \$331  = \$330 [7];
-  assign \$335  = \$334 [7];
-  assign \$342  = \$341 [7];
-  assign \$346  = \$345 [7];
-  assign \$351  = \$350 [7];
-  assign \$355  = \$354 [7];
-  assign \$362  = \$361 [7];
-  assign \$366  = \$365 [7];
-  assign \$370  = \$369 [7];
-  assign \$374  = \$373 [7];
-  assign \$382  = \$381 [7];
-  assign \$386  = \$385 [7];
-  assign \$390  = \$389 [7];
   assign \$394  = \$393 [7];
-  assign \$402  = \$401 [7];
-  assign \$406  = \$405 [7];
-  assign \$410  = \$409 [7];
-  assign \$414  = \$413 [7];
-  assign \$422  = \$421 [7];
-  assign \$426  = \$425 [7];
-  assign \$430  = \$429 [7];
-  assign \$434  = \$433 [7];
-  assign \$455  = \$454 [7];
-  assign \$459  = \$458 [7];
-  assign \$465  = \$464 [7];
+  assign \$398  = \$397 [7];
+  assign \$403  = \$402 [7];
+  assign \$407  = \$406 [7];
+  assign \$416  = \$415 [7];
+  assign \$420  = \$419 [7];
+  assign \$425  = \$424 [7];
+  assign \$429  = \$428 [7];
+  assign \$438  = \$437 [7];
+  assign \$442  = \$441 [7];
+  assign \$447  = \$446 [7];
+  assign \$451  = \$450 [7];
+  assign \$460  = \$459 [7];
+  assign \$464  = \$463 [7];
   assign \$469  = \$468 [7];
-  assign \$474  = \$473 [7];
-  assign \$478  = \$477 [7];
-  assign \$488  = \$487 [7];
-  assign \$492  = \$491 [7];
-  assign \$496  = \$495 [7];
-  assign \$500  = \$499 [7];
-  assign \$527  = \$526 [7];
-  assign \$531  = \$530 [7];
-  assign \$536  = \$535 [7];
-  assign \$540  = \$539 [7];
-  assign \$550  = \$549 [7];
-  assign \$554  = \$553 [7];
-  assign \$558  = \$557 [7];
-  assign \$562  = \$561 [7];
-  assign \$589  = \$588 [7];
-  assign \$593  = \$592 [7];
-  assign \$598  = \$597 [7];
-  assign \$602  = \$601 [7];
-  assign \$612  = \$611 [7];
-  assign \$616  = \$615 [7];
-  assign \$620  = \$619 [7];
-  assign \$624  = \$623 [7];
-  assign \$651  = \$650 [7];
-  assign \$655  = \$654 [7];
-  assign \$660  = \$659 [7];
-  assign \$664  = \$663 [7];
-  assign \$674  = \$673 [7];
-  assign \$678  = \$677 [7];
-  assign \$682  = \$681 [7];
-  assign \$686  = \$685 [7];
-  assign \$709  = \$708 [7];
-  assign \$713  = \$712 [7];
+  assign \$473  = \$472 [7];
+  assign \$482  = \$481 [7];
+  assign \$486  = \$485 [7];
+  assign \$490  = \$489 [7];
+  assign \$494  = \$493 [7];
+  assign \$504  = \$503 [7];
+  assign \$508  = \$507 [7];
+  assign \$512  = \$511 [7];
+  assign \$516  = \$515 [7];
+  assign \$526  = \$525 [7];
+  assign \$530  = \$529 [7];
+  assign \$534  = \$533 [7];
+  assign \$538  = \$537 [7];
+  assign \$548  = \$547 [7];
+  assign \$552  = \$551 [7];
+  assign \$556  = \$555 [7];
+  assign \$560  = \$559 [7];
+  assign \$639  = \$638 [7];
+  assign \$643  = \$642 [7];
+  assign \$649  = \$648 [7];
+  assign \$653  = \$652 [7];
+  assign \$658  = \$657 [7];
+  assign \$662  = \$661 [7];
+  assign \$672  = \$671 [7];
+  assign \$676  = \$675 [7];
+  assign \$680  = \$679 [7];
+  assign \$684  = \$683 [7];
+  assign \$711  = \$710 [7];
+  assign \$715  = \$714 [7];
+  assign \$720  = \$719 [7];
+  assign \$724  = \$723 [7];
+  assign \$734  = \$733 [7];
+  assign \$738  = \$737 [7];
+  assign \$742  = \$741 [7];
+  assign \$746  = \$745 [7];
+  assign \$773  = \$772 [7];
+  assign \$777  = \$776 [7];
+  assign \$782  = \$781 [7];
+  assign \$786  = \$785 [7];
+  assign \$796  = \$795 [7];
+  assign \$800  = \$799 [7];
+  assign \$804  = \$803 [7];
+  assign \$808  = \$807 [7];
+  assign \$835  = \$834 [7];
+  assign \$839  = \$838 [7];
+  assign \$844  = \$843 [7];
+  assign \$848  = \$847 [7];
+  assign \$858  = \$857 [7];
+  assign \$862  = \$861 [7];
+  assign \$866  = \$865 [7];
+  assign \$870  = \$869 [7];
+  assign \$893  = \$892 [7];
+  assign \$897  = \$896 [7];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -16233,8 +16699,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, sc_row, sc_set, clear_row, clear_en, generation, \port$4337$5 
-, inv_slot, \port$4337$260 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
+, \port$4444$5 , inv_slot, \port$4444$376 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -16905,15 +17371,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$signal ;
   wire \$signal$152 ;
   wire \$signal$154 ;
-  wire \$signal$183 ;
-  wire \$signal$185 ;
-  wire \$signal$187 ;
-  wire \$signal$198 ;
-  wire \$signal$200 ;
-  wire \$signal$202 ;
-  wire \$signal$213 ;
-  wire \$signal$215 ;
-  wire \$signal$217 ;
+  wire \$signal$184 ;
+  wire \$signal$186 ;
+  wire \$signal$188 ;
+  wire \$signal$199 ;
+  wire \$signal$201 ;
+  wire \$signal$203 ;
+  wire \$signal$214 ;
+  wire \$signal$216 ;
+  wire \$signal$218 ;
   output [63:0] bk_count;
   wire [63:0] bk_count;
   output [3:0] bk_fresh;
@@ -16927,6 +17393,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [35:0] bk_row;
   output [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
+  output [199:0] bk_sides;
+  wire [199:0] bk_sides;
+  wire [15:0] \bk_sides[0].count_byp ;
+  wire [15:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [7:0] \bk_sides[0].last_byp ;
+  wire [7:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [15:0] \bk_sides[1].count_byp ;
+  wire [15:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [7:0] \bk_sides[1].last_byp ;
+  wire [7:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [15:0] \bk_sides[2].count_byp ;
+  wire [15:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [7:0] \bk_sides[2].last_byp ;
+  wire [7:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [15:0] \bk_sides[3].count_byp ;
+  wire [15:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [7:0] \bk_sides[3].last_byp ;
+  wire [7:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   output [223:0] bk_tag;
   wire [223:0] bk_tag;
   output [3:0] bk_valid;
@@ -17068,22 +17560,22 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$4337$260 ;
-  wire [29:0] \port$4337$260 ;
-  input [63:0] \port$4337$5 ;
-  wire [63:0] \port$4337$5 ;
+  input [29:0] \port$4444$376 ;
+  wire [29:0] \port$4444$376 ;
+  input [63:0] \port$4444$5 ;
+  wire [63:0] \port$4444$5 ;
   wire [8:0] rd_addr;
   wire [8:0] \rd_addr$151 ;
   wire [8:0] \rd_addr$153 ;
-  wire [8:0] \rd_addr$182 ;
-  wire [8:0] \rd_addr$184 ;
-  wire [8:0] \rd_addr$186 ;
-  wire [8:0] \rd_addr$197 ;
-  wire [8:0] \rd_addr$199 ;
-  wire [8:0] \rd_addr$201 ;
-  wire [8:0] \rd_addr$212 ;
-  wire [8:0] \rd_addr$214 ;
-  wire [8:0] \rd_addr$216 ;
+  wire [8:0] \rd_addr$183 ;
+  wire [8:0] \rd_addr$185 ;
+  wire [8:0] \rd_addr$187 ;
+  wire [8:0] \rd_addr$198 ;
+  wire [8:0] \rd_addr$200 ;
+  wire [8:0] \rd_addr$202 ;
+  wire [8:0] \rd_addr$213 ;
+  wire [8:0] \rd_addr$215 ;
+  wire [8:0] \rd_addr$217 ;
   wire [71:0] rd_data;
   wire [13:0] \rd_data$174 ;
   wire \rd_data$174.fresh ;
@@ -17091,33 +17583,33 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [7:0] \rd_data$174.last ;
   wire \rd_data$174.valid ;
   wire \rd_data$178 ;
-  wire [71:0] \rd_data$194 ;
-  wire [15:0] \rd_data$194.count ;
-  wire [55:0] \rd_data$194.tag ;
-  wire [13:0] \rd_data$195 ;
-  wire \rd_data$195.fresh ;
-  wire [3:0] \rd_data$195.gen ;
-  wire [7:0] \rd_data$195.last ;
-  wire \rd_data$195.valid ;
-  wire \rd_data$196 ;
-  wire [71:0] \rd_data$209 ;
-  wire [15:0] \rd_data$209.count ;
-  wire [55:0] \rd_data$209.tag ;
-  wire [13:0] \rd_data$210 ;
-  wire \rd_data$210.fresh ;
-  wire [3:0] \rd_data$210.gen ;
-  wire [7:0] \rd_data$210.last ;
-  wire \rd_data$210.valid ;
-  wire \rd_data$211 ;
-  wire [71:0] \rd_data$224 ;
-  wire [15:0] \rd_data$224.count ;
-  wire [55:0] \rd_data$224.tag ;
-  wire [13:0] \rd_data$225 ;
-  wire \rd_data$225.fresh ;
-  wire [3:0] \rd_data$225.gen ;
-  wire [7:0] \rd_data$225.last ;
-  wire \rd_data$225.valid ;
-  wire \rd_data$226 ;
+  wire [71:0] \rd_data$195 ;
+  wire [15:0] \rd_data$195.count ;
+  wire [55:0] \rd_data$195.tag ;
+  wire [13:0] \rd_data$196 ;
+  wire \rd_data$196.fresh ;
+  wire [3:0] \rd_data$196.gen ;
+  wire [7:0] \rd_data$196.last ;
+  wire \rd_data$196.valid ;
+  wire \rd_data$197 ;
+  wire [71:0] \rd_data$210 ;
+  wire [15:0] \rd_data$210.count ;
+  wire [55:0] \rd_data$210.tag ;
+  wire [13:0] \rd_data$211 ;
+  wire \rd_data$211.fresh ;
+  wire [3:0] \rd_data$211.gen ;
+  wire [7:0] \rd_data$211.last ;
+  wire \rd_data$211.valid ;
+  wire \rd_data$212 ;
+  wire [71:0] \rd_data$225 ;
+  wire [15:0] \rd_data$225.count ;
+  wire [55:0] \rd_data$225.tag ;
+  wire [13:0] \rd_data$226 ;
+  wire \rd_data$226.fresh ;
+  wire [3:0] \rd_data$226.gen ;
+  wire [7:0] \rd_data$226.last ;
+  wire \rd_data$226.valid ;
+  wire \rd_data$227 ;
   wire [15:0] \rd_data.count ;
   wire [55:0] \rd_data.tag ;
   reg [8:0] rd_row_q0 = 9'h000;
@@ -17266,18 +17758,18 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [8:0] \wr_addr$159 ;
   (* init = 9'h000 *)
   wire [8:0] \wr_addr$163 ;
-  wire [8:0] \wr_addr$188 ;
-  wire [8:0] \wr_addr$190 ;
+  wire [8:0] \wr_addr$189 ;
+  wire [8:0] \wr_addr$191 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$192 ;
-  wire [8:0] \wr_addr$203 ;
-  wire [8:0] \wr_addr$205 ;
+  wire [8:0] \wr_addr$193 ;
+  wire [8:0] \wr_addr$204 ;
+  wire [8:0] \wr_addr$206 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$207 ;
-  wire [8:0] \wr_addr$218 ;
-  wire [8:0] \wr_addr$220 ;
+  wire [8:0] \wr_addr$208 ;
+  wire [8:0] \wr_addr$219 ;
+  wire [8:0] \wr_addr$221 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$222 ;
+  wire [8:0] \wr_addr$223 ;
   wire wr_at_hi;
   wire wr_at_hi_m1;
   wire [15:0] wr_count;
@@ -17325,15 +17817,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \wr_en$156 ;
   wire \wr_en$160 ;
   wire \wr_en$164 ;
-  wire \wr_en$189 ;
-  wire \wr_en$191 ;
-  wire \wr_en$193 ;
-  wire \wr_en$204 ;
-  wire \wr_en$206 ;
-  wire \wr_en$208 ;
-  wire \wr_en$219 ;
-  wire \wr_en$221 ;
-  wire \wr_en$223 ;
+  wire \wr_en$190 ;
+  wire \wr_en$192 ;
+  wire \wr_en$194 ;
+  wire \wr_en$205 ;
+  wire \wr_en$207 ;
+  wire \wr_en$209 ;
+  wire \wr_en$220 ;
+  wire \wr_en$222 ;
+  wire \wr_en$224 ;
   wire [7:0] wr_last;
   wire wr_mark;
   wire [10:0] wr_slot;
@@ -17872,29 +18364,29 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$323  = clear_row == sc_row_q;
   assign \$324  = clear_en & \$323 ;
   assign \$325  = ~ clear_en;
-  assign \$326  = \$325  & \port$4337$260 [13];
+  assign \$326  = \$325  & \port$4444$376 [13];
   assign \$327  = ! inv_slot[1:0];
   assign \$328  = \$326  & \$327 ;
   assign \$329  = inv_slot[10:2] == sc_row_q;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = \$324  | \$330 ;
   assign \$332  = ~ clear_en;
-  assign \$333  = ~ \port$4337$260 [13];
+  assign \$333  = ~ \port$4444$376 [13];
   assign \$334  = \$332  & \$333 ;
-  assign \$335  = ! \port$4337$260 [1:0];
-  assign \$336  = \port$4337$260 [12] & \$335 ;
+  assign \$335  = ! \port$4444$376 [1:0];
+  assign \$336  = \port$4444$376 [12] & \$335 ;
   assign \$337  = \$334  & \$336 ;
-  assign \$338  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$338  = \port$4444$376 [10:2] == sc_row_q;
   assign \$339  = \$337  & \$338 ;
   assign \$340  = \$331  | \$339 ;
   assign sc_snoop_data0 = \$340  ? copy_data : sc_wr_at_read_data0;
-  assign \$341  = ! \port$4337$260 [1:0];
-  assign \$342  = \port$4337$260 [12] & \$341 ;
-  assign \$343  = \port$4337$260 [10:2] == sc_row_qqq;
+  assign \$341  = ! \port$4444$376 [1:0];
+  assign \$342  = \port$4444$376 [12] & \$341 ;
+  assign \$343  = \port$4444$376 [10:2] == sc_row_qqq;
   assign \$344  = \$342  & \$343 ;
   assign \$345  = ~ \$344 ;
   assign sc_we0 = sc_intent0 & \$345 ;
-  assign \$346  = \port$4337$260 [10:2] == rd_row_q0;
+  assign \$346  = \port$4444$376 [10:2] == rd_row_q0;
   assign ent0_byp_next = \wr_en$156  & \$346 ;
   assign \$347  = meta_addr == rd_row_q0;
   assign meta0_byp_next = \wr_en$160  & \$347 ;
@@ -17915,249 +18407,249 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$361  = rd_slot[10:2] + \$360 ;
   assign \$362  = 1'h1 < rd_slot[1:0];
   assign \$363  = rd_slot[10:2] + \$362 ;
-  assign \$364  = \port$4337$260 [1:0] == 1'h1;
-  assign \wr_en$189  = \port$4337$260 [12] & \$364 ;
+  assign \$364  = \port$4444$376 [1:0] == 1'h1;
+  assign \wr_en$190  = \port$4444$376 [12] & \$364 ;
   assign \$365  = inv_slot[1:0] == 1'h1;
-  assign \$366  = \port$4337$260 [13] & \$365 ;
+  assign \$366  = \port$4444$376 [13] & \$365 ;
   assign \$367  = clear_en | \$366 ;
-  assign \$368  = ~ \port$4337$260 [13];
-  assign \$369  = \port$4337$260 [1:0] == 1'h1;
-  assign \$370  = \port$4337$260 [12] & \$369 ;
+  assign \$368  = ~ \port$4444$376 [13];
+  assign \$369  = \port$4444$376 [1:0] == 1'h1;
+  assign \$370  = \port$4444$376 [12] & \$369 ;
   assign \$371  = \$368  & \$370 ;
-  assign \wr_en$191  = \$367  | \$371 ;
+  assign \wr_en$192  = \$367  | \$371 ;
   assign \$372  = inv_slot[1:0] == 1'h1;
-  assign \$373  = \port$4337$260 [13] & \$372 ;
+  assign \$373  = \port$4444$376 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$4337$260 [13];
-  assign \$376  = \port$4337$260 [1:0] == 1'h1;
-  assign \$377  = \port$4337$260 [12] & \$376 ;
+  assign \$375  = ~ \port$4444$376 [13];
+  assign \$376  = \port$4444$376 [1:0] == 1'h1;
+  assign \$377  = \port$4444$376 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$379  = \$374  | \$378 ;
   assign \$380  = clear_row == sc_row_q;
   assign \$381  = clear_en & \$380 ;
   assign \$382  = ~ clear_en;
-  assign \$383  = \$382  & \port$4337$260 [13];
+  assign \$383  = \$382  & \port$4444$376 [13];
   assign \$384  = inv_slot[1:0] == 1'h1;
   assign \$385  = \$383  & \$384 ;
   assign \$386  = inv_slot[10:2] == sc_row_q;
   assign \$387  = \$385  & \$386 ;
   assign \$388  = \$381  | \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = ~ \port$4337$260 [13];
+  assign \$390  = ~ \port$4444$376 [13];
   assign \$391  = \$389  & \$390 ;
-  assign \$392  = \port$4337$260 [1:0] == 1'h1;
-  assign \$393  = \port$4337$260 [12] & \$392 ;
+  assign \$392  = \port$4444$376 [1:0] == 1'h1;
+  assign \$393  = \port$4444$376 [12] & \$392 ;
   assign \$394  = \$391  & \$393 ;
-  assign \$395  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$395  = \port$4444$376 [10:2] == sc_row_q;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = \$388  | \$396 ;
   assign sc_snoop1 = \$397  | sc_wr_at_read1;
   assign \$398  = clear_row == sc_row_q;
   assign \$399  = clear_en & \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = \$400  & \port$4337$260 [13];
+  assign \$401  = \$400  & \port$4444$376 [13];
   assign \$402  = inv_slot[1:0] == 1'h1;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = inv_slot[10:2] == sc_row_q;
   assign \$405  = \$403  & \$404 ;
   assign \$406  = \$399  | \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = ~ \port$4337$260 [13];
+  assign \$408  = ~ \port$4444$376 [13];
   assign \$409  = \$407  & \$408 ;
-  assign \$410  = \port$4337$260 [1:0] == 1'h1;
-  assign \$411  = \port$4337$260 [12] & \$410 ;
+  assign \$410  = \port$4444$376 [1:0] == 1'h1;
+  assign \$411  = \port$4444$376 [12] & \$410 ;
   assign \$412  = \$409  & \$411 ;
-  assign \$413  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$413  = \port$4444$376 [10:2] == sc_row_q;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = \$406  | \$414 ;
   assign sc_snoop_data1 = \$415  ? copy_data : sc_wr_at_read_data1;
-  assign \$416  = \port$4337$260 [1:0] == 1'h1;
-  assign \$417  = \port$4337$260 [12] & \$416 ;
-  assign \$418  = \port$4337$260 [10:2] == sc_row_qqq;
+  assign \$416  = \port$4444$376 [1:0] == 1'h1;
+  assign \$417  = \port$4444$376 [12] & \$416 ;
+  assign \$418  = \port$4444$376 [10:2] == sc_row_qqq;
   assign \$419  = \$417  & \$418 ;
   assign \$420  = ~ \$419 ;
   assign sc_we1 = sc_intent1 & \$420 ;
-  assign \$421  = \port$4337$260 [10:2] == rd_row_q1;
-  assign ent1_byp_next = \wr_en$189  & \$421 ;
+  assign \$421  = \port$4444$376 [10:2] == rd_row_q1;
+  assign ent1_byp_next = \wr_en$190  & \$421 ;
   assign \$422  = meta_addr == rd_row_q1;
-  assign meta1_byp_next = \wr_en$191  & \$422 ;
+  assign meta1_byp_next = \wr_en$192  & \$422 ;
   assign \$423  = sc_row_qqq == rd_row_q1;
   assign mark1_byp_next = sc_we1 & \$423 ;
-  assign \$424  = ent1_alt ? ent1_alt_data[55:0] : \rd_data$194 [55:0];
-  assign \$425  = ent1_alt ? ent1_alt_data[71:56] : \rd_data$194 [71:56];
-  assign \$426  = meta1_alt ? meta1_alt_data[7:0] : \rd_data$195 [7:0];
-  assign \$427  = \rd_data$195 [11:8] == generation;
-  assign \$428  = \rd_data$195 [13] & \$427 ;
+  assign \$424  = ent1_alt ? ent1_alt_data[55:0] : \rd_data$195 [55:0];
+  assign \$425  = ent1_alt ? ent1_alt_data[71:56] : \rd_data$195 [71:56];
+  assign \$426  = meta1_alt ? meta1_alt_data[7:0] : \rd_data$196 [7:0];
+  assign \$427  = \rd_data$196 [11:8] == generation;
+  assign \$428  = \rd_data$196 [13] & \$427 ;
   assign \$429  = meta1_alt ? meta1_alt_summary : \$428 ;
-  assign \$430  = meta1_alt ? meta1_alt_data[12] : \rd_data$195 [12];
-  assign \$431  = mark1_alt ? mark1_alt_data : \rd_data$196 ;
-  assign \$432  = mark1_alt ? mark1_alt_data : \rd_data$196 ;
+  assign \$430  = meta1_alt ? meta1_alt_data[12] : \rd_data$196 [12];
+  assign \$431  = mark1_alt ? mark1_alt_data : \rd_data$197 ;
+  assign \$432  = mark1_alt ? mark1_alt_data : \rd_data$197 ;
   assign \$433  = 2'h2 < rd_slot[1:0];
   assign \$434  = rd_slot[10:2] + \$433 ;
   assign \$435  = 2'h2 < rd_slot[1:0];
   assign \$436  = rd_slot[10:2] + \$435 ;
   assign \$437  = 2'h2 < rd_slot[1:0];
   assign \$438  = rd_slot[10:2] + \$437 ;
-  assign \$439  = \port$4337$260 [1:0] == 2'h2;
-  assign \wr_en$204  = \port$4337$260 [12] & \$439 ;
+  assign \$439  = \port$4444$376 [1:0] == 2'h2;
+  assign \wr_en$205  = \port$4444$376 [12] & \$439 ;
   assign \$440  = inv_slot[1:0] == 2'h2;
-  assign \$441  = \port$4337$260 [13] & \$440 ;
+  assign \$441  = \port$4444$376 [13] & \$440 ;
   assign \$442  = clear_en | \$441 ;
-  assign \$443  = ~ \port$4337$260 [13];
-  assign \$444  = \port$4337$260 [1:0] == 2'h2;
-  assign \$445  = \port$4337$260 [12] & \$444 ;
+  assign \$443  = ~ \port$4444$376 [13];
+  assign \$444  = \port$4444$376 [1:0] == 2'h2;
+  assign \$445  = \port$4444$376 [12] & \$444 ;
   assign \$446  = \$443  & \$445 ;
-  assign \wr_en$206  = \$442  | \$446 ;
+  assign \wr_en$207  = \$442  | \$446 ;
   assign \$447  = inv_slot[1:0] == 2'h2;
-  assign \$448  = \port$4337$260 [13] & \$447 ;
+  assign \$448  = \port$4444$376 [13] & \$447 ;
   assign \$449  = clear_en | \$448 ;
-  assign \$450  = ~ \port$4337$260 [13];
-  assign \$451  = \port$4337$260 [1:0] == 2'h2;
-  assign \$452  = \port$4337$260 [12] & \$451 ;
+  assign \$450  = ~ \port$4444$376 [13];
+  assign \$451  = \port$4444$376 [1:0] == 2'h2;
+  assign \$452  = \port$4444$376 [12] & \$451 ;
   assign \$453  = \$450  & \$452 ;
   assign \$454  = \$449  | \$453 ;
   assign \$455  = clear_row == sc_row_q;
   assign \$456  = clear_en & \$455 ;
   assign \$457  = ~ clear_en;
-  assign \$458  = \$457  & \port$4337$260 [13];
+  assign \$458  = \$457  & \port$4444$376 [13];
   assign \$459  = inv_slot[1:0] == 2'h2;
   assign \$460  = \$458  & \$459 ;
   assign \$461  = inv_slot[10:2] == sc_row_q;
   assign \$462  = \$460  & \$461 ;
   assign \$463  = \$456  | \$462 ;
   assign \$464  = ~ clear_en;
-  assign \$465  = ~ \port$4337$260 [13];
+  assign \$465  = ~ \port$4444$376 [13];
   assign \$466  = \$464  & \$465 ;
-  assign \$467  = \port$4337$260 [1:0] == 2'h2;
-  assign \$468  = \port$4337$260 [12] & \$467 ;
+  assign \$467  = \port$4444$376 [1:0] == 2'h2;
+  assign \$468  = \port$4444$376 [12] & \$467 ;
   assign \$469  = \$466  & \$468 ;
-  assign \$470  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$470  = \port$4444$376 [10:2] == sc_row_q;
   assign \$471  = \$469  & \$470 ;
   assign \$472  = \$463  | \$471 ;
   assign sc_snoop2 = \$472  | sc_wr_at_read2;
   assign \$473  = clear_row == sc_row_q;
   assign \$474  = clear_en & \$473 ;
   assign \$475  = ~ clear_en;
-  assign \$476  = \$475  & \port$4337$260 [13];
+  assign \$476  = \$475  & \port$4444$376 [13];
   assign \$477  = inv_slot[1:0] == 2'h2;
   assign \$478  = \$476  & \$477 ;
   assign \$479  = inv_slot[10:2] == sc_row_q;
   assign \$480  = \$478  & \$479 ;
   assign \$481  = \$474  | \$480 ;
   assign \$482  = ~ clear_en;
-  assign \$483  = ~ \port$4337$260 [13];
+  assign \$483  = ~ \port$4444$376 [13];
   assign \$484  = \$482  & \$483 ;
-  assign \$485  = \port$4337$260 [1:0] == 2'h2;
-  assign \$486  = \port$4337$260 [12] & \$485 ;
+  assign \$485  = \port$4444$376 [1:0] == 2'h2;
+  assign \$486  = \port$4444$376 [12] & \$485 ;
   assign \$487  = \$484  & \$486 ;
-  assign \$488  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$488  = \port$4444$376 [10:2] == sc_row_q;
   assign \$489  = \$487  & \$488 ;
   assign \$490  = \$481  | \$489 ;
   assign sc_snoop_data2 = \$490  ? copy_data : sc_wr_at_read_data2;
-  assign \$491  = \port$4337$260 [1:0] == 2'h2;
-  assign \$492  = \port$4337$260 [12] & \$491 ;
-  assign \$493  = \port$4337$260 [10:2] == sc_row_qqq;
+  assign \$491  = \port$4444$376 [1:0] == 2'h2;
+  assign \$492  = \port$4444$376 [12] & \$491 ;
+  assign \$493  = \port$4444$376 [10:2] == sc_row_qqq;
   assign \$494  = \$492  & \$493 ;
   assign \$495  = ~ \$494 ;
   assign sc_we2 = sc_intent2 & \$495 ;
-  assign \$496  = \port$4337$260 [10:2] == rd_row_q2;
-  assign ent2_byp_next = \wr_en$204  & \$496 ;
+  assign \$496  = \port$4444$376 [10:2] == rd_row_q2;
+  assign ent2_byp_next = \wr_en$205  & \$496 ;
   assign \$497  = meta_addr == rd_row_q2;
-  assign meta2_byp_next = \wr_en$206  & \$497 ;
+  assign meta2_byp_next = \wr_en$207  & \$497 ;
   assign \$498  = sc_row_qqq == rd_row_q2;
   assign mark2_byp_next = sc_we2 & \$498 ;
-  assign \$499  = ent2_alt ? ent2_alt_data[55:0] : \rd_data$209 [55:0];
-  assign \$500  = ent2_alt ? ent2_alt_data[71:56] : \rd_data$209 [71:56];
-  assign \$501  = meta2_alt ? meta2_alt_data[7:0] : \rd_data$210 [7:0];
-  assign \$502  = \rd_data$210 [11:8] == generation;
-  assign \$503  = \rd_data$210 [13] & \$502 ;
+  assign \$499  = ent2_alt ? ent2_alt_data[55:0] : \rd_data$210 [55:0];
+  assign \$500  = ent2_alt ? ent2_alt_data[71:56] : \rd_data$210 [71:56];
+  assign \$501  = meta2_alt ? meta2_alt_data[7:0] : \rd_data$211 [7:0];
+  assign \$502  = \rd_data$211 [11:8] == generation;
+  assign \$503  = \rd_data$211 [13] & \$502 ;
   assign \$504  = meta2_alt ? meta2_alt_summary : \$503 ;
-  assign \$505  = meta2_alt ? meta2_alt_data[12] : \rd_data$210 [12];
-  assign \$506  = mark2_alt ? mark2_alt_data : \rd_data$211 ;
-  assign \$507  = mark2_alt ? mark2_alt_data : \rd_data$211 ;
+  assign \$505  = meta2_alt ? meta2_alt_data[12] : \rd_data$211 [12];
+  assign \$506  = mark2_alt ? mark2_alt_data : \rd_data$212 ;
+  assign \$507  = mark2_alt ? mark2_alt_data : \rd_data$212 ;
   assign \$508  = 2'h3 < rd_slot[1:0];
   assign \$509  = rd_slot[10:2] + \$508 ;
   assign \$510  = 2'h3 < rd_slot[1:0];
   assign \$511  = rd_slot[10:2] + \$510 ;
   assign \$512  = 2'h3 < rd_slot[1:0];
   assign \$513  = rd_slot[10:2] + \$512 ;
-  assign \$514  = \port$4337$260 [1:0] == 2'h3;
-  assign \wr_en$219  = \port$4337$260 [12] & \$514 ;
+  assign \$514  = \port$4444$376 [1:0] == 2'h3;
+  assign \wr_en$220  = \port$4444$376 [12] & \$514 ;
   assign \$515  = inv_slot[1:0] == 2'h3;
-  assign \$516  = \port$4337$260 [13] & \$515 ;
+  assign \$516  = \port$4444$376 [13] & \$515 ;
   assign \$517  = clear_en | \$516 ;
-  assign \$518  = ~ \port$4337$260 [13];
-  assign \$519  = \port$4337$260 [1:0] == 2'h3;
-  assign \$520  = \port$4337$260 [12] & \$519 ;
+  assign \$518  = ~ \port$4444$376 [13];
+  assign \$519  = \port$4444$376 [1:0] == 2'h3;
+  assign \$520  = \port$4444$376 [12] & \$519 ;
   assign \$521  = \$518  & \$520 ;
-  assign \wr_en$221  = \$517  | \$521 ;
+  assign \wr_en$222  = \$517  | \$521 ;
   assign \$522  = inv_slot[1:0] == 2'h3;
-  assign \$523  = \port$4337$260 [13] & \$522 ;
+  assign \$523  = \port$4444$376 [13] & \$522 ;
   assign \$524  = clear_en | \$523 ;
-  assign \$525  = ~ \port$4337$260 [13];
-  assign \$526  = \port$4337$260 [1:0] == 2'h3;
-  assign \$527  = \port$4337$260 [12] & \$526 ;
+  assign \$525  = ~ \port$4444$376 [13];
+  assign \$526  = \port$4444$376 [1:0] == 2'h3;
+  assign \$527  = \port$4444$376 [12] & \$526 ;
   assign \$528  = \$525  & \$527 ;
   assign \$529  = \$524  | \$528 ;
   assign \$530  = clear_row == sc_row_q;
   assign \$531  = clear_en & \$530 ;
   assign \$532  = ~ clear_en;
-  assign \$533  = \$532  & \port$4337$260 [13];
+  assign \$533  = \$532  & \port$4444$376 [13];
   assign \$534  = inv_slot[1:0] == 2'h3;
   assign \$535  = \$533  & \$534 ;
   assign \$536  = inv_slot[10:2] == sc_row_q;
   assign \$537  = \$535  & \$536 ;
   assign \$538  = \$531  | \$537 ;
   assign \$539  = ~ clear_en;
-  assign \$540  = ~ \port$4337$260 [13];
+  assign \$540  = ~ \port$4444$376 [13];
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = \port$4337$260 [1:0] == 2'h3;
-  assign \$543  = \port$4337$260 [12] & \$542 ;
+  assign \$542  = \port$4444$376 [1:0] == 2'h3;
+  assign \$543  = \port$4444$376 [12] & \$542 ;
   assign \$544  = \$541  & \$543 ;
-  assign \$545  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$545  = \port$4444$376 [10:2] == sc_row_q;
   assign \$546  = \$544  & \$545 ;
   assign \$547  = \$538  | \$546 ;
   assign sc_snoop3 = \$547  | sc_wr_at_read3;
   assign \$548  = clear_row == sc_row_q;
   assign \$549  = clear_en & \$548 ;
   assign \$550  = ~ clear_en;
-  assign \$551  = \$550  & \port$4337$260 [13];
+  assign \$551  = \$550  & \port$4444$376 [13];
   assign \$552  = inv_slot[1:0] == 2'h3;
   assign \$553  = \$551  & \$552 ;
   assign \$554  = inv_slot[10:2] == sc_row_q;
   assign \$555  = \$553  & \$554 ;
   assign \$556  = \$549  | \$555 ;
   assign \$557  = ~ clear_en;
-  assign \$558  = ~ \port$4337$260 [13];
+  assign \$558  = ~ \port$4444$376 [13];
   assign \$559  = \$557  & \$558 ;
-  assign \$560  = \port$4337$260 [1:0] == 2'h3;
-  assign \$561  = \port$4337$260 [12] & \$560 ;
+  assign \$560  = \port$4444$376 [1:0] == 2'h3;
+  assign \$561  = \port$4444$376 [12] & \$560 ;
   assign \$562  = \$559  & \$561 ;
-  assign \$563  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$563  = \port$4444$376 [10:2] == sc_row_q;
   assign \$564  = \$562  & \$563 ;
   assign \$565  = \$556  | \$564 ;
   assign sc_snoop_data3 = \$565  ? copy_data : sc_wr_at_read_data3;
-  assign \$566  = \port$4337$260 [1:0] == 2'h3;
-  assign \$567  = \port$4337$260 [12] & \$566 ;
-  assign \$568  = \port$4337$260 [10:2] == sc_row_qqq;
+  assign \$566  = \port$4444$376 [1:0] == 2'h3;
+  assign \$567  = \port$4444$376 [12] & \$566 ;
+  assign \$568  = \port$4444$376 [10:2] == sc_row_qqq;
   assign \$569  = \$567  & \$568 ;
   assign \$570  = ~ \$569 ;
   assign sc_we3 = sc_intent3 & \$570 ;
-  assign \$571  = \port$4337$260 [10:2] == rd_row_q3;
-  assign ent3_byp_next = \wr_en$219  & \$571 ;
+  assign \$571  = \port$4444$376 [10:2] == rd_row_q3;
+  assign ent3_byp_next = \wr_en$220  & \$571 ;
   assign \$572  = meta_addr == rd_row_q3;
-  assign meta3_byp_next = \wr_en$221  & \$572 ;
+  assign meta3_byp_next = \wr_en$222  & \$572 ;
   assign \$573  = sc_row_qqq == rd_row_q3;
   assign mark3_byp_next = sc_we3 & \$573 ;
-  assign \$574  = ent3_alt ? ent3_alt_data[55:0] : \rd_data$224 [55:0];
-  assign \$575  = ent3_alt ? ent3_alt_data[71:56] : \rd_data$224 [71:56];
-  assign \$576  = meta3_alt ? meta3_alt_data[7:0] : \rd_data$225 [7:0];
-  assign \$577  = \rd_data$225 [11:8] == generation;
-  assign \$578  = \rd_data$225 [13] & \$577 ;
+  assign \$574  = ent3_alt ? ent3_alt_data[55:0] : \rd_data$225 [55:0];
+  assign \$575  = ent3_alt ? ent3_alt_data[71:56] : \rd_data$225 [71:56];
+  assign \$576  = meta3_alt ? meta3_alt_data[7:0] : \rd_data$226 [7:0];
+  assign \$577  = \rd_data$226 [11:8] == generation;
+  assign \$578  = \rd_data$226 [13] & \$577 ;
   assign \$579  = meta3_alt ? meta3_alt_summary : \$578 ;
-  assign \$580  = meta3_alt ? meta3_alt_data[12] : \rd_data$225 [12];
-  assign \$581  = mark3_alt ? mark3_alt_data : \rd_data$226 ;
-  assign \$582  = mark3_alt ? mark3_alt_data : \rd_data$226 ;
+  assign \$580  = meta3_alt ? meta3_alt_data[12] : \rd_data$226 [12];
+  assign \$581  = mark3_alt ? mark3_alt_data : \rd_data$227 ;
+  assign \$582  = mark3_alt ? mark3_alt_data : \rd_data$227 ;
   always @(posedge clk)
     sc_row_q <= \$583 ;
   always @(posedge clk)
@@ -18331,32 +18823,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$4337$260 [13];
+  assign \$6  = \$5  & \port$4444$376 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$4337$260 [13];
+  assign \$13  = ~ \port$4444$376 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$4337$260 [1:0];
-  assign \$16  = \port$4337$260 [12] & \$15 ;
+  assign \$15  = ! \port$4444$376 [1:0];
+  assign \$16  = \port$4444$376 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$4337$260 [10:2] == sc_row;
+  assign \$18  = \port$4444$376 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[9:0];
-  assign \$22  = ! \port$4337$260 [1:0];
-  assign \$23  = \port$4337$260 [12] & \$22 ;
-  assign \$24  = \port$4337$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$4444$376 [1:0];
+  assign \$23  = \port$4444$376 [12] & \$22 ;
+  assign \$24  = \port$4444$376 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
   assign \$29  = rd_row_q0 == sc_row_qq;
-  assign \$30  = ! \port$4337$260 [1:0];
-  assign \$31  = \port$4337$260 [12] & \$30 ;
+  assign \$30  = ! \port$4444$376 [1:0];
+  assign \$31  = \port$4444$376 [12] & \$30 ;
   assign \$32  = 1'h0 < rd_slot[1:0];
   assign \$33  = \$32  ? wr_at_hi_m1 : wr_at_hi;
   assign \$34  = \$31  & \$33 ;
@@ -18366,7 +18858,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$38  = \$37  ? clear_at_hi_m1 : clear_at_hi;
   assign \$39  = clear_en & \$38 ;
   assign \$40  = ~ clear_en;
-  assign \$41  = \$40  & \port$4337$260 [13];
+  assign \$41  = \$40  & \port$4444$376 [13];
   assign \$42  = ! inv_slot[1:0];
   assign \$43  = \$41  & \$42 ;
   assign \$44  = 1'h0 < rd_slot[1:0];
@@ -18374,10 +18866,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$46  = \$43  & \$45 ;
   assign \$47  = \$39  | \$46 ;
   assign \$48  = ~ clear_en;
-  assign \$49  = ~ \port$4337$260 [13];
+  assign \$49  = ~ \port$4444$376 [13];
   assign \$50  = \$48  & \$49 ;
-  assign \$51  = ! \port$4337$260 [1:0];
-  assign \$52  = \port$4337$260 [12] & \$51 ;
+  assign \$51  = ! \port$4444$376 [1:0];
+  assign \$52  = \port$4444$376 [12] & \$51 ;
   assign \$53  = \$50  & \$52 ;
   assign \$54  = 1'h0 < rd_slot[1:0];
   assign \$55  = \$54  ? wr_at_hi_m1 : wr_at_hi;
@@ -18400,32 +18892,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$72  = clear_row == sc_row;
   assign \$73  = clear_en & \$72 ;
   assign \$74  = ~ clear_en;
-  assign \$75  = \$74  & \port$4337$260 [13];
+  assign \$75  = \$74  & \port$4444$376 [13];
   assign \$76  = inv_slot[1:0] == 1'h1;
   assign \$77  = \$75  & \$76 ;
   assign \$78  = inv_slot[10:2] == sc_row;
   assign \$79  = \$77  & \$78 ;
   assign \$80  = \$73  | \$79 ;
   assign \$81  = ~ clear_en;
-  assign \$82  = ~ \port$4337$260 [13];
+  assign \$82  = ~ \port$4444$376 [13];
   assign \$83  = \$81  & \$82 ;
-  assign \$84  = \port$4337$260 [1:0] == 1'h1;
-  assign \$85  = \port$4337$260 [12] & \$84 ;
+  assign \$84  = \port$4444$376 [1:0] == 1'h1;
+  assign \$85  = \port$4444$376 [12] & \$84 ;
   assign \$86  = \$83  & \$85 ;
-  assign \$87  = \port$4337$260 [10:2] == sc_row;
+  assign \$87  = \port$4444$376 [10:2] == sc_row;
   assign \$88  = \$86  & \$87 ;
   assign \$89  = \$80  | \$88 ;
   assign \$90  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[19:10];
-  assign \$91  = \port$4337$260 [1:0] == 1'h1;
-  assign \$92  = \port$4337$260 [12] & \$91 ;
-  assign \$93  = \port$4337$260 [10:2] == sc_row_qq;
+  assign \$91  = \port$4444$376 [1:0] == 1'h1;
+  assign \$92  = \port$4444$376 [12] & \$91 ;
+  assign \$93  = \port$4444$376 [10:2] == sc_row_qq;
   assign \$94  = \$92  & \$93 ;
   assign \$95  = ~ \$94 ;
   assign \$96  = sc_set[1] & \$95 ;
   assign \$97  = ~ sc_data_q[18];
   assign \$98  = rd_row_q1 == sc_row_qq;
-  assign \$99  = \port$4337$260 [1:0] == 1'h1;
-  assign \$100  = \port$4337$260 [12] & \$99 ;
+  assign \$99  = \port$4444$376 [1:0] == 1'h1;
+  assign \$100  = \port$4444$376 [12] & \$99 ;
   assign \$101  = 1'h1 < rd_slot[1:0];
   assign \$102  = \$101  ? wr_at_hi_m1 : wr_at_hi;
   assign \$103  = \$100  & \$102 ;
@@ -18435,7 +18927,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$107  = \$106  ? clear_at_hi_m1 : clear_at_hi;
   assign \$108  = clear_en & \$107 ;
   assign \$109  = ~ clear_en;
-  assign \$110  = \$109  & \port$4337$260 [13];
+  assign \$110  = \$109  & \port$4444$376 [13];
   assign \$111  = inv_slot[1:0] == 1'h1;
   assign \$112  = \$110  & \$111 ;
   assign \$113  = 1'h1 < rd_slot[1:0];
@@ -18443,10 +18935,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$115  = \$112  & \$114 ;
   assign \$116  = \$108  | \$115 ;
   assign \$117  = ~ clear_en;
-  assign \$118  = ~ \port$4337$260 [13];
+  assign \$118  = ~ \port$4444$376 [13];
   assign \$119  = \$117  & \$118 ;
-  assign \$120  = \port$4337$260 [1:0] == 1'h1;
-  assign \$121  = \port$4337$260 [12] & \$120 ;
+  assign \$120  = \port$4444$376 [1:0] == 1'h1;
+  assign \$121  = \port$4444$376 [12] & \$120 ;
   assign \$122  = \$119  & \$121 ;
   assign \$123  = 1'h1 < rd_slot[1:0];
   assign \$124  = \$123  ? wr_at_hi_m1 : wr_at_hi;
@@ -18469,32 +18961,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$141  = clear_row == sc_row;
   assign \$142  = clear_en & \$141 ;
   assign \$143  = ~ clear_en;
-  assign \$144  = \$143  & \port$4337$260 [13];
+  assign \$144  = \$143  & \port$4444$376 [13];
   assign \$145  = inv_slot[1:0] == 2'h2;
   assign \$146  = \$144  & \$145 ;
   assign \$147  = inv_slot[10:2] == sc_row;
   assign \$148  = \$146  & \$147 ;
   assign \$149  = \$142  | \$148 ;
   assign \$150  = ~ clear_en;
-  assign \$151  = ~ \port$4337$260 [13];
+  assign \$151  = ~ \port$4444$376 [13];
   assign \$152  = \$150  & \$151 ;
-  assign \$153  = \port$4337$260 [1:0] == 2'h2;
-  assign \$154  = \port$4337$260 [12] & \$153 ;
+  assign \$153  = \port$4444$376 [1:0] == 2'h2;
+  assign \$154  = \port$4444$376 [12] & \$153 ;
   assign \$155  = \$152  & \$154 ;
-  assign \$156  = \port$4337$260 [10:2] == sc_row;
+  assign \$156  = \port$4444$376 [10:2] == sc_row;
   assign \$157  = \$155  & \$156 ;
   assign \$158  = \$149  | \$157 ;
   assign \$159  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[29:20];
-  assign \$160  = \port$4337$260 [1:0] == 2'h2;
-  assign \$161  = \port$4337$260 [12] & \$160 ;
-  assign \$162  = \port$4337$260 [10:2] == sc_row_qq;
+  assign \$160  = \port$4444$376 [1:0] == 2'h2;
+  assign \$161  = \port$4444$376 [12] & \$160 ;
+  assign \$162  = \port$4444$376 [10:2] == sc_row_qq;
   assign \$163  = \$161  & \$162 ;
   assign \$164  = ~ \$163 ;
   assign \$165  = sc_set[2] & \$164 ;
   assign \$166  = ~ sc_data_q[28];
   assign \$167  = rd_row_q2 == sc_row_qq;
-  assign \$168  = \port$4337$260 [1:0] == 2'h2;
-  assign \$169  = \port$4337$260 [12] & \$168 ;
+  assign \$168  = \port$4444$376 [1:0] == 2'h2;
+  assign \$169  = \port$4444$376 [12] & \$168 ;
   assign \$170  = 2'h2 < rd_slot[1:0];
   assign \$171  = \$170  ? wr_at_hi_m1 : wr_at_hi;
   assign \$172  = \$169  & \$171 ;
@@ -18504,7 +18996,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$176  = \$175  ? clear_at_hi_m1 : clear_at_hi;
   assign \$177  = clear_en & \$176 ;
   assign \$178  = ~ clear_en;
-  assign \$179  = \$178  & \port$4337$260 [13];
+  assign \$179  = \$178  & \port$4444$376 [13];
   assign \$180  = inv_slot[1:0] == 2'h2;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = 2'h2 < rd_slot[1:0];
@@ -18512,10 +19004,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$184  = \$181  & \$183 ;
   assign \$185  = \$177  | \$184 ;
   assign \$186  = ~ clear_en;
-  assign \$187  = ~ \port$4337$260 [13];
+  assign \$187  = ~ \port$4444$376 [13];
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$4337$260 [1:0] == 2'h2;
-  assign \$190  = \port$4337$260 [12] & \$189 ;
+  assign \$189  = \port$4444$376 [1:0] == 2'h2;
+  assign \$190  = \port$4444$376 [12] & \$189 ;
   assign \$191  = \$188  & \$190 ;
   assign \$192  = 2'h2 < rd_slot[1:0];
   assign \$193  = \$192  ? wr_at_hi_m1 : wr_at_hi;
@@ -18538,32 +19030,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$210  = clear_row == sc_row;
   assign \$211  = clear_en & \$210 ;
   assign \$212  = ~ clear_en;
-  assign \$213  = \$212  & \port$4337$260 [13];
+  assign \$213  = \$212  & \port$4444$376 [13];
   assign \$214  = inv_slot[1:0] == 2'h3;
   assign \$215  = \$213  & \$214 ;
   assign \$216  = inv_slot[10:2] == sc_row;
   assign \$217  = \$215  & \$216 ;
   assign \$218  = \$211  | \$217 ;
   assign \$219  = ~ clear_en;
-  assign \$220  = ~ \port$4337$260 [13];
+  assign \$220  = ~ \port$4444$376 [13];
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$4337$260 [1:0] == 2'h3;
-  assign \$223  = \port$4337$260 [12] & \$222 ;
+  assign \$222  = \port$4444$376 [1:0] == 2'h3;
+  assign \$223  = \port$4444$376 [12] & \$222 ;
   assign \$224  = \$221  & \$223 ;
-  assign \$225  = \port$4337$260 [10:2] == sc_row;
+  assign \$225  = \port$4444$376 [10:2] == sc_row;
   assign \$226  = \$224  & \$225 ;
   assign \$227  = \$218  | \$226 ;
   assign \$228  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[39:30];
-  assign \$229  = \port$4337$260 [1:0] == 2'h3;
-  assign \$230  = \port$4337$260 [12] & \$229 ;
-  assign \$231  = \port$4337$260 [10:2] == sc_row_qq;
+  assign \$229  = \port$4444$376 [1:0] == 2'h3;
+  assign \$230  = \port$4444$376 [12] & \$229 ;
+  assign \$231  = \port$4444$376 [10:2] == sc_row_qq;
   assign \$232  = \$230  & \$231 ;
   assign \$233  = ~ \$232 ;
   assign \$234  = sc_set[3] & \$233 ;
   assign \$235  = ~ sc_data_q[38];
   assign \$236  = rd_row_q3 == sc_row_qq;
-  assign \$237  = \port$4337$260 [1:0] == 2'h3;
-  assign \$238  = \port$4337$260 [12] & \$237 ;
+  assign \$237  = \port$4444$376 [1:0] == 2'h3;
+  assign \$238  = \port$4444$376 [12] & \$237 ;
   assign \$239  = 2'h3 < rd_slot[1:0];
   assign \$240  = \$239  ? wr_at_hi_m1 : wr_at_hi;
   assign \$241  = \$238  & \$240 ;
@@ -18573,7 +19065,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$245  = \$244  ? clear_at_hi_m1 : clear_at_hi;
   assign \$246  = clear_en & \$245 ;
   assign \$247  = ~ clear_en;
-  assign \$248  = \$247  & \port$4337$260 [13];
+  assign \$248  = \$247  & \port$4444$376 [13];
   assign \$249  = inv_slot[1:0] == 2'h3;
   assign \$250  = \$248  & \$249 ;
   assign \$251  = 2'h3 < rd_slot[1:0];
@@ -18581,10 +19073,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$253  = \$250  & \$252 ;
   assign \$254  = \$246  | \$253 ;
   assign \$255  = ~ clear_en;
-  assign \$256  = ~ \port$4337$260 [13];
+  assign \$256  = ~ \port$4444$376 [13];
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$4337$260 [1:0] == 2'h3;
-  assign \$259  = \port$4337$260 [12] & \$258 ;
+  assign \$258  = \port$4444$376 [1:0] == 2'h3;
+  assign \$259  = \port$4444$376 [12] & \$258 ;
   assign \$260  = \$257  & \$259 ;
   assign \$261  = 2'h3 < rd_slot[1:0];
   assign \$262  = \$261  ? wr_at_hi_m1 : wr_at_hi;
@@ -18602,10 +19094,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$274  = sc_we3 & \$273 ;
   assign \$275  = mark3_byp | mark3_byp_next;
   assign \$276  = mark3_byp_next ? sc_value3 : mark3_byp_data;
-  assign \$277  = \port$4337$260 [13] | clear_en;
+  assign \$277  = \port$4444$376 [13] | clear_en;
   assign \$278  = ~ \$277 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$4337$260 [10:2];
-  assign \$279  = \port$4337$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$4444$376 [10:2];
+  assign \$279  = \port$4444$376 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$279 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$280  = inv_slot[10:2] - 1'h1;
@@ -18622,46 +19114,46 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$286  = rd_slot[10:2] + \$285 ;
   assign \$287  = 1'h0 < rd_slot[1:0];
   assign \$288  = rd_slot[10:2] + \$287 ;
-  assign \$289  = ! \port$4337$260 [1:0];
-  assign \wr_en$156  = \port$4337$260 [12] & \$289 ;
+  assign \$289  = ! \port$4444$376 [1:0];
+  assign \wr_en$156  = \port$4444$376 [12] & \$289 ;
   assign \$290  = ! inv_slot[1:0];
-  assign \$291  = \port$4337$260 [13] & \$290 ;
+  assign \$291  = \port$4444$376 [13] & \$290 ;
   assign \$292  = clear_en | \$291 ;
-  assign \$293  = ~ \port$4337$260 [13];
-  assign \$294  = ! \port$4337$260 [1:0];
-  assign \$295  = \port$4337$260 [12] & \$294 ;
+  assign \$293  = ~ \port$4444$376 [13];
+  assign \$294  = ! \port$4444$376 [1:0];
+  assign \$295  = \port$4444$376 [12] & \$294 ;
   assign \$296  = \$293  & \$295 ;
   assign \wr_en$160  = \$292  | \$296 ;
   assign \$297  = ! inv_slot[1:0];
-  assign \$298  = \port$4337$260 [13] & \$297 ;
+  assign \$298  = \port$4444$376 [13] & \$297 ;
   assign \$299  = clear_en | \$298 ;
-  assign \$300  = ~ \port$4337$260 [13];
-  assign \$301  = ! \port$4337$260 [1:0];
-  assign \$302  = \port$4337$260 [12] & \$301 ;
+  assign \$300  = ~ \port$4444$376 [13];
+  assign \$301  = ! \port$4444$376 [1:0];
+  assign \$302  = \port$4444$376 [12] & \$301 ;
   assign \$303  = \$300  & \$302 ;
   assign \$304  = \$299  | \$303 ;
   assign \$305  = clear_row == sc_row_q;
   assign \$306  = clear_en & \$305 ;
   assign \$307  = ~ clear_en;
-  assign \$308  = \$307  & \port$4337$260 [13];
+  assign \$308  = \$307  & \port$4444$376 [13];
   assign \$309  = ! inv_slot[1:0];
   assign \$310  = \$308  & \$309 ;
   assign \$311  = inv_slot[10:2] == sc_row_q;
   assign \$312  = \$310  & \$311 ;
   assign \$313  = \$306  | \$312 ;
   assign \$314  = ~ clear_en;
-  assign \$315  = ~ \port$4337$260 [13];
+  assign \$315  = ~ \port$4444$376 [13];
   assign \$316  = \$314  & \$315 ;
-  assign \$317  = ! \port$4337$260 [1:0];
-  assign \$318  = \port$4337$260 [12] & \$317 ;
+  assign \$317  = ! \port$4444$376 [1:0];
+  assign \$318  = \port$4444$376 [12] & \$317 ;
   assign \$319  = \$316  & \$318 ;
-  assign \$320  = \port$4337$260 [10:2] == sc_row_q;
+  assign \$320  = \port$4444$376 [10:2] == sc_row_q;
   assign \$321  = \$319  & \$320 ;
   assign \$322  = \$313  | \$321 ;
   assign sc_snoop0 = \$322  | sc_wr_at_read0;
   \kv_asu.core.table.ent0  ent0 (
     ._rp__addr(\$284 [8:0]),
-    ._wp__addr(\port$4337$260 [10:2]),
+    ._wp__addr(\port$4444$376 [10:2]),
     ._wp__data(wr_data),
     ._wp__en(\wr_en$156 ),
     .clk(clk),
@@ -18670,29 +19162,29 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   );
   \kv_asu.core.table.ent1  ent1 (
     ._rp__addr(\$359 [8:0]),
-    ._wp__addr(\port$4337$260 [10:2]),
+    ._wp__addr(\port$4444$376 [10:2]),
     ._wp__data(\wr_data$66 ),
-    ._wp__en(\wr_en$189 ),
+    ._wp__en(\wr_en$190 ),
     .clk(clk),
-    .rd_data(\rd_data$194 ),
+    .rd_data(\rd_data$195 ),
     .rst(rst)
   );
   \kv_asu.core.table.ent2  ent2 (
     ._rp__addr(\$434 [8:0]),
-    ._wp__addr(\port$4337$260 [10:2]),
+    ._wp__addr(\port$4444$376 [10:2]),
     ._wp__data(\wr_data$95 ),
-    ._wp__en(\wr_en$204 ),
+    ._wp__en(\wr_en$205 ),
     .clk(clk),
-    .rd_data(\rd_data$209 ),
+    .rd_data(\rd_data$210 ),
     .rst(rst)
   );
   \kv_asu.core.table.ent3  ent3 (
     ._rp__addr(\$509 [8:0]),
-    ._wp__addr(\port$4337$260 [10:2]),
+    ._wp__addr(\port$4444$376 [10:2]),
     ._wp__data(\wr_data$124 ),
-    ._wp__en(\wr_en$219 ),
+    ._wp__en(\wr_en$220 ),
     .clk(clk),
-    .rd_data(\rd_data$224 ),
+    .rd_data(\rd_data$225 ),
     .rst(rst)
   );
   \kv_asu.core.table.mark0  mark0 (
@@ -18710,7 +19202,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ._wp__data(sc_value1),
     ._wp__en(sc_we1),
     .clk(clk),
-    .rd_data(\rd_data$196 ),
+    .rd_data(\rd_data$197 ),
     .rst(rst)
   );
   \kv_asu.core.table.mark2  mark2 (
@@ -18719,7 +19211,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ._wp__data(sc_value2),
     ._wp__en(sc_we2),
     .clk(clk),
-    .rd_data(\rd_data$211 ),
+    .rd_data(\rd_data$212 ),
     .rst(rst)
   );
   \kv_asu.core.table.mark3  mark3 (
@@ -18728,7 +19220,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ._wp__data(sc_value3),
     ._wp__en(sc_we3),
     .clk(clk),
-    .rd_data(\rd_data$226 ),
+    .rd_data(\rd_data$227 ),
     .rst(rst)
   );
   \kv_asu.core.table.meta0  meta0 (
@@ -18744,27 +19236,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ._rp__addr(\$361 [8:0]),
     ._wp__addr(meta_addr),
     ._wp__data(\wr_data$40 ),
-    ._wp__en(\wr_en$191 ),
+    ._wp__en(\wr_en$192 ),
     .clk(clk),
-    .rd_data(\rd_data$195 ),
+    .rd_data(\rd_data$196 ),
     .rst(rst)
   );
   \kv_asu.core.table.meta2  meta2 (
     ._rp__addr(\$436 [8:0]),
     ._wp__addr(meta_addr),
     ._wp__data(\wr_data$40 ),
-    ._wp__en(\wr_en$206 ),
+    ._wp__en(\wr_en$207 ),
     .clk(clk),
-    .rd_data(\rd_data$210 ),
+    .rd_data(\rd_data$211 ),
     .rst(rst)
   );
   \kv_asu.core.table.meta3  meta3 (
     ._rp__addr(\$511 [8:0]),
     ._wp__addr(meta_addr),
     ._wp__data(\wr_data$40 ),
-    ._wp__en(\wr_en$221 ),
+    ._wp__en(\wr_en$222 ),
     .clk(clk),
-    .rd_data(\rd_data$225 ),
+    .rd_data(\rd_data$226 ),
     .rst(rst)
   );
   always @* begin
@@ -19363,15 +19855,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$4337$260 [13]) begin
+    end else if (\port$4444$376 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$4337$260 [10:2];
+      meta_addr = \port$4444$376 [10:2];
     end
   end
-  assign inv_en = \port$4337$260 [13];
-  assign wr_en = \port$4337$260 [12];
-  assign wr_slot = \port$4337$260 [10:0];
+  assign inv_en = \port$4444$376 [13];
+  assign wr_en = \port$4444$376 [12];
+  assign wr_slot = \port$4444$376 [10:0];
   assign \wr_data$51  = sc_value0;
   assign \wr_data$72  = \wr_data$40 ;
   assign \wr_data$80  = sc_value1;
@@ -19382,8 +19874,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \wr_data$40 ;
-  assign wr_last = \port$4337$5 [63:56];
-  assign wr_mark = \port$4337$260 [11];
+  assign wr_last = \port$4444$5 [63:56];
+  assign wr_mark = \port$4444$376 [11];
   assign scrub_w__addr = meta_addr;
   assign rd_addr = \$284 [8:0];
   assign \$signal  = 1'h1;
@@ -19391,42 +19883,42 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signal$152  = 1'h1;
   assign \rd_addr$153  = \$288 [8:0];
   assign \$signal$154  = 1'h1;
-  assign wr_addr = \port$4337$260 [10:2];
-  assign wr_tag = \port$4337$5 [55:0];
-  assign wr_count = \port$4337$260 [29:14];
+  assign wr_addr = \port$4444$376 [10:2];
+  assign wr_tag = \port$4444$5 [55:0];
+  assign wr_count = \port$4444$376 [29:14];
   assign \wr_addr$159  = meta_addr;
   assign \wr_addr$163  = sc_row_qqq;
   assign \wr_en$164  = sc_we0;
-  assign \rd_addr$182  = \$359 [8:0];
-  assign \$signal$183  = 1'h1;
-  assign \rd_addr$184  = \$361 [8:0];
-  assign \$signal$185  = 1'h1;
-  assign \rd_addr$186  = \$363 [8:0];
-  assign \$signal$187  = 1'h1;
-  assign \wr_addr$188  = \port$4337$260 [10:2];
-  assign \wr_addr$190  = meta_addr;
-  assign \wr_addr$192  = sc_row_qqq;
-  assign \wr_en$193  = sc_we1;
-  assign \rd_addr$197  = \$434 [8:0];
-  assign \$signal$198  = 1'h1;
-  assign \rd_addr$199  = \$436 [8:0];
-  assign \$signal$200  = 1'h1;
-  assign \rd_addr$201  = \$438 [8:0];
-  assign \$signal$202  = 1'h1;
-  assign \wr_addr$203  = \port$4337$260 [10:2];
-  assign \wr_addr$205  = meta_addr;
-  assign \wr_addr$207  = sc_row_qqq;
-  assign \wr_en$208  = sc_we2;
-  assign \rd_addr$212  = \$509 [8:0];
-  assign \$signal$213  = 1'h1;
-  assign \rd_addr$214  = \$511 [8:0];
-  assign \$signal$215  = 1'h1;
-  assign \rd_addr$216  = \$513 [8:0];
-  assign \$signal$217  = 1'h1;
-  assign \wr_addr$218  = \port$4337$260 [10:2];
-  assign \wr_addr$220  = meta_addr;
-  assign \wr_addr$222  = sc_row_qqq;
-  assign \wr_en$223  = sc_we3;
+  assign \rd_addr$183  = \$359 [8:0];
+  assign \$signal$184  = 1'h1;
+  assign \rd_addr$185  = \$361 [8:0];
+  assign \$signal$186  = 1'h1;
+  assign \rd_addr$187  = \$363 [8:0];
+  assign \$signal$188  = 1'h1;
+  assign \wr_addr$189  = \port$4444$376 [10:2];
+  assign \wr_addr$191  = meta_addr;
+  assign \wr_addr$193  = sc_row_qqq;
+  assign \wr_en$194  = sc_we1;
+  assign \rd_addr$198  = \$434 [8:0];
+  assign \$signal$199  = 1'h1;
+  assign \rd_addr$200  = \$436 [8:0];
+  assign \$signal$201  = 1'h1;
+  assign \rd_addr$202  = \$438 [8:0];
+  assign \$signal$203  = 1'h1;
+  assign \wr_addr$204  = \port$4444$376 [10:2];
+  assign \wr_addr$206  = meta_addr;
+  assign \wr_addr$208  = sc_row_qqq;
+  assign \wr_en$209  = sc_we2;
+  assign \rd_addr$213  = \$509 [8:0];
+  assign \$signal$214  = 1'h1;
+  assign \rd_addr$215  = \$511 [8:0];
+  assign \$signal$216  = 1'h1;
+  assign \rd_addr$217  = \$513 [8:0];
+  assign \$signal$218  = 1'h1;
+  assign \wr_addr$219  = \port$4444$376 [10:2];
+  assign \wr_addr$221  = meta_addr;
+  assign \wr_addr$223  = sc_row_qqq;
+  assign \wr_en$224  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[7:0];
@@ -19574,30 +20066,78 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \rd_data$174.gen  = \rd_data$174 [11:8];
   assign \rd_data$174.fresh  = \rd_data$174 [12];
   assign \rd_data$174.valid  = \rd_data$174 [13];
-  assign \rd_data$194.tag  = \rd_data$194 [55:0];
-  assign \rd_data$194.count  = \rd_data$194 [71:56];
-  assign \rd_data$195.last  = \rd_data$195 [7:0];
-  assign \rd_data$195.gen  = \rd_data$195 [11:8];
-  assign \rd_data$195.fresh  = \rd_data$195 [12];
-  assign \rd_data$195.valid  = \rd_data$195 [13];
-  assign \rd_data$209.tag  = \rd_data$209 [55:0];
-  assign \rd_data$209.count  = \rd_data$209 [71:56];
-  assign \rd_data$210.last  = \rd_data$210 [7:0];
-  assign \rd_data$210.gen  = \rd_data$210 [11:8];
-  assign \rd_data$210.fresh  = \rd_data$210 [12];
-  assign \rd_data$210.valid  = \rd_data$210 [13];
-  assign \rd_data$224.tag  = \rd_data$224 [55:0];
-  assign \rd_data$224.count  = \rd_data$224 [71:56];
-  assign \rd_data$225.last  = \rd_data$225 [7:0];
-  assign \rd_data$225.gen  = \rd_data$225 [11:8];
-  assign \rd_data$225.fresh  = \rd_data$225 [12];
-  assign \rd_data$225.valid  = \rd_data$225 [13];
-  assign \wr_data$124 [71:56] = \port$4337$260 [29:14];
-  assign \wr_data$124 [55:0] = \port$4337$5 [55:0];
-  assign \wr_data$95 [71:56] = \port$4337$260 [29:14];
-  assign \wr_data$95 [55:0] = \port$4337$5 [55:0];
-  assign \wr_data$66 [71:56] = \port$4337$260 [29:14];
-  assign \wr_data$66 [55:0] = \port$4337$5 [55:0];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[16:1];
+  assign \bk_sides[0].count_byp  = bk_sides[32:17];
+  assign \bk_sides[0].meta  = bk_sides[33];
+  assign \bk_sides[0].last_raw  = bk_sides[41:34];
+  assign \bk_sides[0].last_byp  = bk_sides[49:42];
+  assign \bk_sides[1].ent  = bk_sides[50];
+  assign \bk_sides[1].count_raw  = bk_sides[66:51];
+  assign \bk_sides[1].count_byp  = bk_sides[82:67];
+  assign \bk_sides[1].meta  = bk_sides[83];
+  assign \bk_sides[1].last_raw  = bk_sides[91:84];
+  assign \bk_sides[1].last_byp  = bk_sides[99:92];
+  assign \bk_sides[2].ent  = bk_sides[100];
+  assign \bk_sides[2].count_raw  = bk_sides[116:101];
+  assign \bk_sides[2].count_byp  = bk_sides[132:117];
+  assign \bk_sides[2].meta  = bk_sides[133];
+  assign \bk_sides[2].last_raw  = bk_sides[141:134];
+  assign \bk_sides[2].last_byp  = bk_sides[149:142];
+  assign \bk_sides[3].ent  = bk_sides[150];
+  assign \bk_sides[3].count_raw  = bk_sides[166:151];
+  assign \bk_sides[3].count_byp  = bk_sides[182:167];
+  assign \bk_sides[3].meta  = bk_sides[183];
+  assign \bk_sides[3].last_raw  = bk_sides[191:184];
+  assign \bk_sides[3].last_byp  = bk_sides[199:192];
+  assign \rd_data$195.tag  = \rd_data$195 [55:0];
+  assign \rd_data$195.count  = \rd_data$195 [71:56];
+  assign \rd_data$196.last  = \rd_data$196 [7:0];
+  assign \rd_data$196.gen  = \rd_data$196 [11:8];
+  assign \rd_data$196.fresh  = \rd_data$196 [12];
+  assign \rd_data$196.valid  = \rd_data$196 [13];
+  assign \rd_data$210.tag  = \rd_data$210 [55:0];
+  assign \rd_data$210.count  = \rd_data$210 [71:56];
+  assign \rd_data$211.last  = \rd_data$211 [7:0];
+  assign \rd_data$211.gen  = \rd_data$211 [11:8];
+  assign \rd_data$211.fresh  = \rd_data$211 [12];
+  assign \rd_data$211.valid  = \rd_data$211 [13];
+  assign \rd_data$225.tag  = \rd_data$225 [55:0];
+  assign \rd_data$225.count  = \rd_data$225 [71:56];
+  assign \rd_data$226.last  = \rd_data$226 [7:0];
+  assign \rd_data$226.gen  = \rd_data$226 [11:8];
+  assign \rd_data$226.fresh  = \rd_data$226 [12];
+  assign \rd_data$226.valid  = \rd_data$226 [13];
+  assign \wr_data$124 [71:56] = \port$4444$376 [29:14];
+  assign \wr_data$124 [55:0] = \port$4444$5 [55:0];
+  assign \wr_data$95 [71:56] = \port$4444$376 [29:14];
+  assign \wr_data$95 [55:0] = \port$4444$5 [55:0];
+  assign \wr_data$66 [71:56] = \port$4444$376 [29:14];
+  assign \wr_data$66 [55:0] = \port$4444$5 [55:0];
+  assign bk_sides[191:184] = \rd_data$226 [7:0];
+  assign bk_sides[199:192] = meta3_alt_data[7:0];
+  assign bk_sides[166:151] = \rd_data$225 [71:56];
+  assign bk_sides[182:167] = ent3_alt_data[71:56];
+  assign bk_sides[183] = meta3_alt;
+  assign bk_sides[150] = ent3_alt;
+  assign bk_sides[141:134] = \rd_data$211 [7:0];
+  assign bk_sides[149:142] = meta2_alt_data[7:0];
+  assign bk_sides[116:101] = \rd_data$210 [71:56];
+  assign bk_sides[132:117] = ent2_alt_data[71:56];
+  assign bk_sides[133] = meta2_alt;
+  assign bk_sides[100] = ent2_alt;
+  assign bk_sides[91:84] = \rd_data$196 [7:0];
+  assign bk_sides[99:92] = meta1_alt_data[7:0];
+  assign bk_sides[66:51] = \rd_data$195 [71:56];
+  assign bk_sides[82:67] = ent1_alt_data[71:56];
+  assign bk_sides[83] = meta1_alt;
+  assign bk_sides[50] = ent1_alt;
+  assign bk_sides[41:34] = \rd_data$174 [7:0];
+  assign bk_sides[49:42] = meta0_alt_data[7:0];
+  assign bk_sides[16:1] = rd_data[71:56];
+  assign bk_sides[32:17] = ent0_alt_data[71:56];
+  assign bk_sides[33] = meta0_alt;
+  assign bk_sides[0] = ent0_alt;
   assign bk_sc_row_hit[3] = rd_sc_row_hit3;
   assign bk_sc_row_hit[2] = rd_sc_row_hit2;
   assign bk_sc_row_hit[1] = rd_sc_row_hit1;
@@ -19662,15 +20202,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[29:20] = copy_data;
   assign scrub_w__data[19:10] = copy_data;
   assign scrub_w__data[9:0] = copy_data;
-  assign wr_data[71:56] = \port$4337$260 [29:14];
-  assign wr_data[55:0] = \port$4337$5 [55:0];
+  assign wr_data[71:56] = \port$4444$376 [29:14];
+  assign wr_data[55:0] = \port$4444$5 [55:0];
   assign copy_data[9] = \wr_data$40 [13];
   assign copy_data[8] = \wr_data$40 [12];
   assign copy_data[7:0] = \wr_data$40 [7:0];
   assign \wr_data$40 [11:8] = generation;
   assign \wr_data$40 [13] = \$278 ;
-  assign \wr_data$40 [12] = \port$4337$260 [11];
-  assign \wr_data$40 [7:0] = \port$4337$5 [63:56];
+  assign \wr_data$40 [12] = \port$4444$376 [11];
+  assign \wr_data$40 [7:0] = \port$4444$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -26646,7 +27186,7 @@ module \kv_asu.core.table.meta3 (rst, _rp__addr, _wp__en, _wp__data, _wp__addr, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4337$271 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$4444$387 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$26  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -26955,116 +27495,116 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   wire \$373 ;
   wire [3:0] \$374 ;
   wire \$375 ;
-  reg [26:0] \$376 ;
+  wire [3:0] \$376 ;
   wire \$377 ;
-  wire \$378 ;
+  wire [3:0] \$378 ;
   wire \$379 ;
   wire \$38 ;
   wire \$380 ;
-  wire \$381 ;
-  wire \$382 ;
+  wire [26:0] \$381 ;
+  wire [26:0] \$382 ;
   wire \$383 ;
-  wire \$384 ;
-  wire [10:0] \$385 ;
-  wire [10:0] \$386 ;
-  wire [10:0] \$387 ;
-  wire [10:0] \$388 ;
-  wire [10:0] \$389 ;
+  wire [26:0] \$384 ;
+  wire [26:0] \$385 ;
+  wire \$386 ;
+  wire [26:0] \$387 ;
+  wire [26:0] \$388 ;
+  wire \$389 ;
   wire \$39 ;
-  wire [10:0] \$390 ;
-  wire [10:0] \$391 ;
-  wire [10:0] \$392 ;
-  wire [15:0] \$393 ;
-  wire [15:0] \$394 ;
-  wire [15:0] \$395 ;
-  wire [15:0] \$396 ;
-  wire [15:0] \$397 ;
-  wire [15:0] \$398 ;
-  wire [15:0] \$399 ;
+  wire [26:0] \$390 ;
+  wire [26:0] \$391 ;
+  wire \$392 ;
+  wire [26:0] \$393 ;
+  wire [10:0] \$394 ;
+  wire [10:0] \$395 ;
+  wire [10:0] \$396 ;
+  wire [10:0] \$397 ;
+  wire [10:0] \$398 ;
+  wire [10:0] \$399 ;
   wire \$4 ;
   wire \$40 ;
-  wire [15:0] \$400 ;
-  wire [15:0] \$401 ;
+  wire [10:0] \$400 ;
+  wire [10:0] \$401 ;
   wire [15:0] \$402 ;
   wire [15:0] \$403 ;
   wire [15:0] \$404 ;
-  wire [7:0] \$405 ;
-  wire [7:0] \$406 ;
-  wire [7:0] \$407 ;
-  wire [7:0] \$408 ;
-  wire [7:0] \$409 ;
+  wire [15:0] \$405 ;
+  wire [15:0] \$406 ;
+  wire [15:0] \$407 ;
+  wire [15:0] \$408 ;
+  wire [15:0] \$409 ;
   wire \$41 ;
-  wire [7:0] \$410 ;
-  wire [7:0] \$411 ;
-  wire [7:0] \$412 ;
-  wire [7:0] \$413 ;
+  wire [15:0] \$410 ;
+  wire [15:0] \$411 ;
+  wire [15:0] \$412 ;
+  wire [15:0] \$413 ;
   wire [7:0] \$414 ;
   wire [7:0] \$415 ;
   wire [7:0] \$416 ;
-  wire \$417 ;
-  wire \$418 ;
-  wire \$419 ;
+  wire [7:0] \$417 ;
+  wire [7:0] \$418 ;
+  wire [7:0] \$419 ;
   wire \$42 ;
-  wire \$420 ;
-  wire \$421 ;
-  wire \$422 ;
-  wire \$423 ;
-  wire \$424 ;
-  wire [3:0] \$425 ;
+  wire [7:0] \$420 ;
+  wire [7:0] \$421 ;
+  wire [7:0] \$422 ;
+  wire [7:0] \$423 ;
+  wire [7:0] \$424 ;
+  wire [7:0] \$425 ;
   wire \$426 ;
-  wire [10:0] \$427 ;
-  wire [10:0] \$428 ;
-  wire [10:0] \$429 ;
+  wire \$427 ;
+  wire \$428 ;
+  wire \$429 ;
   wire \$43 ;
-  wire [10:0] \$430 ;
-  wire [10:0] \$431 ;
-  wire [10:0] \$432 ;
-  wire [10:0] \$433 ;
-  wire [10:0] \$434 ;
+  wire \$430 ;
+  wire \$431 ;
+  wire \$432 ;
+  wire \$433 ;
+  wire [3:0] \$434 ;
   wire \$435 ;
-  wire \$436 ;
-  wire \$437 ;
-  wire \$438 ;
-  wire \$439 ;
+  wire [10:0] \$436 ;
+  wire [10:0] \$437 ;
+  wire [10:0] \$438 ;
+  wire [10:0] \$439 ;
   wire \$44 ;
-  wire \$440 ;
-  wire \$441 ;
-  wire \$442 ;
-  wire [3:0] \$443 ;
+  wire [10:0] \$440 ;
+  wire [10:0] \$441 ;
+  wire [10:0] \$442 ;
+  wire [10:0] \$443 ;
   wire \$444 ;
-  wire [10:0] \$445 ;
-  wire [10:0] \$446 ;
-  wire [10:0] \$447 ;
-  wire [10:0] \$448 ;
-  wire [10:0] \$449 ;
+  wire \$445 ;
+  wire \$446 ;
+  wire \$447 ;
+  wire \$448 ;
+  wire \$449 ;
   wire \$45 ;
-  wire [10:0] \$450 ;
-  wire [10:0] \$451 ;
-  wire [10:0] \$452 ;
-  wire [55:0] \$453 ;
-  wire [55:0] \$454 ;
-  wire [55:0] \$455 ;
-  wire [55:0] \$456 ;
-  wire [55:0] \$457 ;
-  wire [55:0] \$458 ;
-  wire [55:0] \$459 ;
+  wire \$450 ;
+  wire \$451 ;
+  wire [3:0] \$452 ;
+  wire \$453 ;
+  wire [10:0] \$454 ;
+  wire [10:0] \$455 ;
+  wire [10:0] \$456 ;
+  wire [10:0] \$457 ;
+  wire [10:0] \$458 ;
+  wire [10:0] \$459 ;
   wire \$46 ;
-  wire [55:0] \$460 ;
-  wire [55:0] \$461 ;
-  wire [55:0] \$462 ;
-  wire [55:0] \$463 ;
-  wire [55:0] \$464 ;
+  wire [10:0] \$460 ;
+  wire [10:0] \$461 ;
+  wire \$462 ;
+  wire \$463 ;
+  wire \$464 ;
   wire \$465 ;
   wire \$466 ;
   wire \$467 ;
   wire \$468 ;
   wire \$469 ;
   wire \$47 ;
-  wire \$470 ;
+  wire [3:0] \$470 ;
   wire \$471 ;
-  wire \$472 ;
-  wire [3:0] \$473 ;
-  wire \$474 ;
+  wire [55:0] \$472 ;
+  wire [55:0] \$473 ;
+  wire [55:0] \$474 ;
   wire [55:0] \$475 ;
   wire [10:0] \$476 ;
   wire [10:0] \$477 ;
@@ -27257,8 +27797,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   wire [3:0] \choice.wins ;
   wire \choice.wr ;
   wire [3:0] \choice.wr_lane ;
-  output [305:0] decision;
-  wire [305:0] decision;
+  output [421:0] decision;
+  wire [421:0] decision;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -27269,19 +27809,19 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   wire \decision.hit_mark ;
   wire [10:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [223:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [7:0] \decision.t ;
   wire [55:0] \decision.tag ;
   wire [10:0] \decision.tail_slot ;
-  wire [55:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [10:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [55:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
@@ -27309,14 +27849,13 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   wire forward__write;
   wire fw1_any;
   wire [3:0] fw1_hit;
-  wire [1:0] fw1_lane;
   wire [3:0] fw1_touched;
-  input [649:0] lanes;
-  wire [649:0] lanes;
+  input [657:0] lanes;
+  wire [657:0] lanes;
   wire [7:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -27376,33 +27915,33 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$4337$271 ;
-  wire [34:0] \port$4337$271 ;
+  input [34:0] \port$4444$387 ;
+  wire [34:0] \port$4444$387 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
   wire [3:0] sc_mark_value;
-  assign \$454  = choice[8] ? \$453  : 56'h00000000000000;
-  assign \$456  = fw1_hit[1] ? forward__tag : lanes[272:217];
-  assign \$457  = choice[9] ? \$456  : 56'h00000000000000;
-  assign \$458  = \$455  | \$457 ;
-  assign \$459  = fw1_hit[2] ? forward__tag : lanes[399:344];
-  assign \$460  = choice[10] ? \$459  : 56'h00000000000000;
-  assign \$461  = \$458  | \$460 ;
-  assign \$462  = fw1_hit[3] ? forward__tag : lanes[526:471];
-  assign \$463  = choice[11] ? \$462  : 56'h00000000000000;
-  assign \$464  = \$461  | \$463 ;
-  assign \$465  = fw1_hit[0] & \port$4337$271 [1];
-  assign \$466  = \$465  ? \port$4337$271 [0] : mark_b[0];
-  assign \$467  = fw1_hit[1] & \port$4337$271 [1];
-  assign \$468  = \$467  ? \port$4337$271 [0] : mark_b[1];
-  assign \$469  = fw1_hit[2] & \port$4337$271 [1];
-  assign \$470  = \$469  ? \port$4337$271 [0] : mark_b[2];
-  assign \$471  = fw1_hit[3] & \port$4337$271 [1];
-  assign \$472  = \$471  ? \port$4337$271 [0] : mark_b[3];
-  assign \$473  = choice[11:8] & { \$472 , \$470 , \$468 , \$466  };
-  assign \$474  = | \$473 ;
-  assign \$475  = fw1_hit[0] ? forward__tag : lanes[145:90];
+  assign \$454  = choice[8] ? lanes[173:163] : 11'h000;
+  assign \$456  = choice[9] ? lanes[300:290] : 11'h000;
+  assign \$457  = \$455  | \$456 ;
+  assign \$458  = choice[10] ? lanes[427:417] : 11'h000;
+  assign \$459  = \$457  | \$458 ;
+  assign \$460  = choice[11] ? lanes[554:544] : 11'h000;
+  assign \$461  = \$459  | \$460 ;
+  assign \$462  = fw1_hit[0] & \port$4444$387 [1];
+  assign \$463  = \$462  ? \port$4444$387 [0] : mark_b[0];
+  assign \$464  = fw1_hit[1] & \port$4444$387 [1];
+  assign \$465  = \$464  ? \port$4444$387 [0] : mark_b[1];
+  assign \$466  = fw1_hit[2] & \port$4444$387 [1];
+  assign \$467  = \$466  ? \port$4444$387 [0] : mark_b[2];
+  assign \$468  = fw1_hit[3] & \port$4444$387 [1];
+  assign \$469  = \$468  ? \port$4444$387 [0] : mark_b[3];
+  assign \$470  = choice[11:8] & { \$469 , \$467 , \$465 , \$463  };
+  assign \$471  = | \$470 ;
+  assign \$472  = fw1_hit[0] ? forward__tag : lanes[145:90];
+  assign \$473  = fw1_hit[1] ? forward__tag : lanes[272:217];
+  assign \$474  = fw1_hit[2] ? forward__tag : lanes[399:344];
+  assign \$475  = fw1_hit[3] ? forward__tag : lanes[526:471];
   assign \$476  = choice[16] ? lanes[173:163] : 11'h000;
   assign \$478  = choice[17] ? lanes[300:290] : 11'h000;
   assign \$479  = \$477  | \$478 ;
@@ -27410,47 +27949,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$4337$271 [1];
-  assign \$485  = \$484  ? \port$4337$271 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$4337$271 [1];
-  assign \$487  = \$486  ? \port$4337$271 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$4337$271 [1];
-  assign \$489  = \$488  ? \port$4337$271 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$4337$271 [1];
-  assign \$491  = \$490  ? \port$4337$271 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$4444$387 [1];
+  assign \$485  = \$484  ? \port$4444$387 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$4444$387 [1];
+  assign \$487  = \$486  ? \port$4444$387 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$4444$387 [1];
+  assign \$489  = \$488  ? \port$4444$387 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$4444$387 [1];
+  assign \$491  = \$490  ? \port$4444$387 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$4337$271 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$4444$387 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$4337$271 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$4444$387 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$4337$271 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$4444$387 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$4337$271 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$4444$387 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$508  = \port$4337$271 [34:19] + 1'h1;
+  assign \$507  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$508  = \port$4444$387 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$514  = \port$4337$271 [34:19] + 1'h1;
+  assign \$513  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$514  = \port$4444$387 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$520  = \port$4337$271 [34:19] + 1'h1;
+  assign \$519  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$520  = \port$4444$387 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$4337$271 [34:19] >= 16'hffff;
-  assign \$526  = \port$4337$271 [34:19] + 1'h1;
+  assign \$525  = \port$4444$387 [34:19] >= 16'hffff;
+  assign \$526  = \port$4444$387 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -27488,37 +28027,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$4337$271 [1] & lanes[629];
+  assign \$29  = \port$4444$387 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$4337$271 [1] & lanes[629];
-  assign \$34  = \port$4337$271 [1] & lanes[629];
+  assign \$33  = \port$4444$387 [1] & lanes[629];
+  assign \$34  = \port$4444$387 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$4337$271 [1] & lanes[629];
-  assign \$39  = \port$4337$271 [1] & lanes[629];
+  assign \$38  = \port$4444$387 [1] & lanes[629];
+  assign \$39  = \port$4444$387 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$4337$271 [1] & lanes[629];
-  assign \$44  = \port$4337$271 [1] & lanes[629];
+  assign \$43  = \port$4444$387 [1] & lanes[629];
+  assign \$44  = \port$4444$387 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$4337$271 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
+  assign \$48  = \port$4444$387 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4337$271 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$4444$387 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -27556,37 +28095,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$4337$271 [1] & lanes[629];
+  assign \$99  = \port$4444$387 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$4337$271 [1] & lanes[629];
-  assign \$104  = \port$4337$271 [1] & lanes[629];
+  assign \$103  = \port$4444$387 [1] & lanes[629];
+  assign \$104  = \port$4444$387 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$4337$271 [1] & lanes[629];
-  assign \$109  = \port$4337$271 [1] & lanes[629];
+  assign \$108  = \port$4444$387 [1] & lanes[629];
+  assign \$109  = \port$4444$387 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$4337$271 [1] & lanes[629];
-  assign \$114  = \port$4337$271 [1] & lanes[629];
+  assign \$113  = \port$4444$387 [1] & lanes[629];
+  assign \$114  = \port$4444$387 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$4337$271 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
+  assign \$118  = \port$4444$387 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$4337$271 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$4444$387 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -27624,37 +28163,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$4337$271 [1] & lanes[629];
+  assign \$169  = \port$4444$387 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$4337$271 [1] & lanes[629];
-  assign \$174  = \port$4337$271 [1] & lanes[629];
+  assign \$173  = \port$4444$387 [1] & lanes[629];
+  assign \$174  = \port$4444$387 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$4337$271 [1] & lanes[629];
-  assign \$179  = \port$4337$271 [1] & lanes[629];
+  assign \$178  = \port$4444$387 [1] & lanes[629];
+  assign \$179  = \port$4444$387 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$4337$271 [1] & lanes[629];
-  assign \$184  = \port$4337$271 [1] & lanes[629];
+  assign \$183  = \port$4444$387 [1] & lanes[629];
+  assign \$184  = \port$4444$387 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$4337$271 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$4444$387 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$4337$271 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$4444$387 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -27692,37 +28231,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$4337$271 [1] & lanes[629];
+  assign \$239  = \port$4444$387 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$4337$271 [1] & lanes[629];
-  assign \$244  = \port$4337$271 [1] & lanes[629];
+  assign \$243  = \port$4444$387 [1] & lanes[629];
+  assign \$244  = \port$4444$387 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$4337$271 [1] & lanes[629];
-  assign \$249  = \port$4337$271 [1] & lanes[629];
+  assign \$248  = \port$4444$387 [1] & lanes[629];
+  assign \$249  = \port$4444$387 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$4337$271 [1] & lanes[629];
-  assign \$254  = \port$4337$271 [1] & lanes[629];
+  assign \$253  = \port$4444$387 [1] & lanes[629];
+  assign \$254  = \port$4444$387 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$4337$271 [1] & lanes[629];
-  assign \$259  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$4444$387 [1] & lanes[629];
+  assign \$259  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$4337$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$4444$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -27820,86 +28359,87 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$4337$271 [1] ? forward__lane : { 3'h0, \port$4337$271 [2] };
+  assign fw1_touched = \port$4444$387 [1] ? forward__lane : { 3'h0, \port$4444$387 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
   assign \$373  = | \$372 ;
   assign \$374  = fw1_touched & lanes[649:646];
   assign \$375  = | \$374 ;
-  assign choice = fw1_any ? \$376  : \ch$22 ;
-  assign \$377  = ! fw1_lane;
-  assign \$378  = fw1_any & \$377 ;
-  assign \$379  = fw1_lane == 1'h1;
-  assign \$380  = fw1_any & \$379 ;
-  assign \$381  = fw1_lane == 2'h2;
-  assign \$382  = fw1_any & \$381 ;
-  assign \$383  = fw1_lane == 2'h3;
-  assign \$384  = fw1_any & \$383 ;
-  assign \$385  = choice[0] ? lanes[173:163] : 11'h000;
-  assign \$387  = choice[1] ? lanes[300:290] : 11'h000;
-  assign \$388  = \$386  | \$387 ;
-  assign \$389  = choice[2] ? lanes[427:417] : 11'h000;
-  assign \$390  = \$388  | \$389 ;
-  assign \$391  = choice[3] ? lanes[554:544] : 11'h000;
-  assign \$392  = \$390  | \$391 ;
-  assign \$393  = fw1_hit[0] ? \port$4337$271 [18:3] : lanes[161:146];
-  assign \$394  = choice[0] ? \$393  : 16'h0000;
-  assign \$396  = fw1_hit[1] ? \port$4337$271 [18:3] : lanes[288:273];
-  assign \$397  = choice[1] ? \$396  : 16'h0000;
-  assign \$398  = \$395  | \$397 ;
-  assign \$399  = fw1_hit[2] ? \port$4337$271 [18:3] : lanes[415:400];
-  assign \$400  = choice[2] ? \$399  : 16'h0000;
-  assign \$401  = \$398  | \$400 ;
-  assign \$402  = fw1_hit[3] ? \port$4337$271 [18:3] : lanes[542:527];
-  assign \$403  = choice[3] ? \$402  : 16'h0000;
-  assign \$404  = \$401  | \$403 ;
-  assign \$405  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
-  assign \$406  = choice[0] ? \$405  : 8'h00;
-  assign \$408  = fw1_hit[1] ? lanes[637:630] : lanes[216:209];
-  assign \$409  = choice[1] ? \$408  : 8'h00;
+  assign \$376  = fw1_touched & lanes[653:650];
+  assign \$377  = | \$376 ;
+  assign \$378  = fw1_touched & lanes[657:654];
+  assign \$379  = | \$378 ;
+  assign \$380  = ~ fw1_any;
+  assign \$381  = fw1_hit[0] ? ch : 27'h0000000;
+  assign \$383  = ~ fw1_any;
+  assign \$384  = fw1_hit[1] ? \ch$19  : 27'h0000000;
+  assign \$385  = \$382  | \$384 ;
+  assign \$386  = ~ fw1_any;
+  assign \$387  = fw1_hit[2] ? \ch$20  : 27'h0000000;
+  assign \$388  = \$385  | \$387 ;
+  assign \$389  = ~ fw1_any;
+  assign \$390  = fw1_hit[3] ? \ch$21  : 27'h0000000;
+  assign \$391  = \$388  | \$390 ;
+  assign \$392  = ~ fw1_any;
+  assign \$393  = fw1_any ? 27'h0000000 : \ch$22 ;
+  assign choice = \$391  | \$393 ;
+  assign \$394  = choice[0] ? lanes[173:163] : 11'h000;
+  assign \$396  = choice[1] ? lanes[300:290] : 11'h000;
+  assign \$397  = \$395  | \$396 ;
+  assign \$398  = choice[2] ? lanes[427:417] : 11'h000;
+  assign \$399  = \$397  | \$398 ;
+  assign \$400  = choice[3] ? lanes[554:544] : 11'h000;
+  assign \$401  = \$399  | \$400 ;
+  assign \$402  = fw1_hit[0] ? \port$4444$387 [18:3] : lanes[161:146];
+  assign \$403  = choice[0] ? \$402  : 16'h0000;
+  assign \$405  = fw1_hit[1] ? \port$4444$387 [18:3] : lanes[288:273];
+  assign \$406  = choice[1] ? \$405  : 16'h0000;
+  assign \$407  = \$404  | \$406 ;
+  assign \$408  = fw1_hit[2] ? \port$4444$387 [18:3] : lanes[415:400];
+  assign \$409  = choice[2] ? \$408  : 16'h0000;
   assign \$410  = \$407  | \$409 ;
-  assign \$411  = fw1_hit[2] ? lanes[637:630] : lanes[343:336];
-  assign \$412  = choice[2] ? \$411  : 8'h00;
+  assign \$411  = fw1_hit[3] ? \port$4444$387 [18:3] : lanes[542:527];
+  assign \$412  = choice[3] ? \$411  : 16'h0000;
   assign \$413  = \$410  | \$412 ;
-  assign \$414  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
-  assign \$415  = choice[3] ? \$414  : 8'h00;
-  assign \$416  = \$413  | \$415 ;
-  assign \$417  = fw1_hit[0] & \port$4337$271 [1];
-  assign \$418  = \$417  ? \port$4337$271 [0] : mark_b[0];
-  assign \$419  = fw1_hit[1] & \port$4337$271 [1];
-  assign \$420  = \$419  ? \port$4337$271 [0] : mark_b[1];
-  assign \$421  = fw1_hit[2] & \port$4337$271 [1];
-  assign \$422  = \$421  ? \port$4337$271 [0] : mark_b[2];
-  assign \$423  = fw1_hit[3] & \port$4337$271 [1];
-  assign \$424  = \$423  ? \port$4337$271 [0] : mark_b[3];
-  assign \$425  = choice[3:0] & { \$424 , \$422 , \$420 , \$418  };
-  assign \$426  = | \$425 ;
-  assign \$427  = choice[4] ? lanes[173:163] : 11'h000;
-  assign \$429  = choice[5] ? lanes[300:290] : 11'h000;
-  assign \$430  = \$428  | \$429 ;
-  assign \$431  = choice[6] ? lanes[427:417] : 11'h000;
-  assign \$432  = \$430  | \$431 ;
-  assign \$433  = choice[7] ? lanes[554:544] : 11'h000;
-  assign \$434  = \$432  | \$433 ;
-  assign \$435  = fw1_hit[0] & \port$4337$271 [1];
-  assign \$436  = \$435  ? \port$4337$271 [0] : mark_b[0];
-  assign \$437  = fw1_hit[1] & \port$4337$271 [1];
-  assign \$438  = \$437  ? \port$4337$271 [0] : mark_b[1];
-  assign \$439  = fw1_hit[2] & \port$4337$271 [1];
-  assign \$440  = \$439  ? \port$4337$271 [0] : mark_b[2];
-  assign \$441  = fw1_hit[3] & \port$4337$271 [1];
-  assign \$442  = \$441  ? \port$4337$271 [0] : mark_b[3];
-  assign \$443  = choice[7:4] & { \$442 , \$440 , \$438 , \$436  };
-  assign \$444  = | \$443 ;
-  assign \$445  = choice[8] ? lanes[173:163] : 11'h000;
-  assign \$447  = choice[9] ? lanes[300:290] : 11'h000;
-  assign \$448  = \$446  | \$447 ;
-  assign \$449  = choice[10] ? lanes[427:417] : 11'h000;
-  assign \$450  = \$448  | \$449 ;
-  assign \$451  = choice[11] ? lanes[554:544] : 11'h000;
-  assign \$452  = \$450  | \$451 ;
-  assign \$453  = fw1_hit[0] ? forward__tag : lanes[145:90];
+  assign \$414  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
+  assign \$415  = choice[0] ? \$414  : 8'h00;
+  assign \$417  = fw1_hit[1] ? lanes[637:630] : lanes[216:209];
+  assign \$418  = choice[1] ? \$417  : 8'h00;
+  assign \$419  = \$416  | \$418 ;
+  assign \$420  = fw1_hit[2] ? lanes[637:630] : lanes[343:336];
+  assign \$421  = choice[2] ? \$420  : 8'h00;
+  assign \$422  = \$419  | \$421 ;
+  assign \$423  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
+  assign \$424  = choice[3] ? \$423  : 8'h00;
+  assign \$425  = \$422  | \$424 ;
+  assign \$426  = fw1_hit[0] & \port$4444$387 [1];
+  assign \$427  = \$426  ? \port$4444$387 [0] : mark_b[0];
+  assign \$428  = fw1_hit[1] & \port$4444$387 [1];
+  assign \$429  = \$428  ? \port$4444$387 [0] : mark_b[1];
+  assign \$430  = fw1_hit[2] & \port$4444$387 [1];
+  assign \$431  = \$430  ? \port$4444$387 [0] : mark_b[2];
+  assign \$432  = fw1_hit[3] & \port$4444$387 [1];
+  assign \$433  = \$432  ? \port$4444$387 [0] : mark_b[3];
+  assign \$434  = choice[3:0] & { \$433 , \$431 , \$429 , \$427  };
+  assign \$435  = | \$434 ;
+  assign \$436  = choice[4] ? lanes[173:163] : 11'h000;
+  assign \$438  = choice[5] ? lanes[300:290] : 11'h000;
+  assign \$439  = \$437  | \$438 ;
+  assign \$440  = choice[6] ? lanes[427:417] : 11'h000;
+  assign \$441  = \$439  | \$440 ;
+  assign \$442  = choice[7] ? lanes[554:544] : 11'h000;
+  assign \$443  = \$441  | \$442 ;
+  assign \$444  = fw1_hit[0] & \port$4444$387 [1];
+  assign \$445  = \$444  ? \port$4444$387 [0] : mark_b[0];
+  assign \$446  = fw1_hit[1] & \port$4444$387 [1];
+  assign \$447  = \$446  ? \port$4444$387 [0] : mark_b[1];
+  assign \$448  = fw1_hit[2] & \port$4444$387 [1];
+  assign \$449  = \$448  ? \port$4444$387 [0] : mark_b[2];
+  assign \$450  = fw1_hit[3] & \port$4444$387 [1];
+  assign \$451  = \$450  ? \port$4444$387 [0] : mark_b[3];
+  assign \$452  = choice[7:4] & { \$451 , \$449 , \$447 , \$445  };
+  assign \$453  = | \$452 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$26 ) begin end
     (* full_case = 32'd1 *)
@@ -28012,25 +28552,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$27  = sc_mark_value[3];
     endcase
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$26 ) begin end
-    (* full_case = 32'd1 *)
-    casez (fw1_lane)
-      2'h0:
-          \$376  = ch;
-      2'h1:
-          \$376  = \ch$19 ;
-      2'h2:
-          \$376  = \ch$20 ;
-      2'h3:
-          \$376  = \ch$21 ;
-    endcase
-  end
-  assign forward__write = \port$4337$271 [1];
-  assign forward__invalidate = \port$4337$271 [2];
-  assign forward__count = \port$4337$271 [18:3];
-  assign forward__mark = \port$4337$271 [0];
-  assign forward__count_inc = \port$4337$271 [34:19];
+  assign forward__write = \port$4444$387 [1];
+  assign forward__invalidate = \port$4444$387 [2];
+  assign forward__count = \port$4444$387 [18:3];
+  assign forward__mark = \port$4444$387 [0];
+  assign forward__count_inc = \port$4444$387 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -28090,7 +28616,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \lanes.same_line_ahead  = lanes[629];
   assign \lanes.age_ahead  = lanes[637:630];
   assign \lanes.ahead_in_window  = lanes[641:638];
-  assign \lanes.ahead_lane_bit  = lanes[649:642];
+  assign \lanes.ahead_lane  = lanes[657:642];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -28178,38 +28704,41 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \decision.free_mark  = decision[118];
   assign \decision.vict_t0  = decision[119];
   assign \decision.vict_slot  = decision[130:120];
-  assign \decision.vict_tag  = decision[186:131];
-  assign \decision.vict_mark  = decision[187];
-  assign \decision.take  = decision[188];
-  assign \decision.tail_tag  = decision[244:189];
-  assign \decision.tail_slot  = decision[255:245];
-  assign \decision.wr_lane  = decision[259:256];
-  assign \decision.wr_slot  = decision[270:260];
-  assign \decision.wr_mark  = decision[271];
-  assign \decision.wr  = decision[272];
-  assign \decision.inv  = decision[273];
-  assign \decision.cnt_after  = decision[289:274];
-  assign \decision.cnt_after_inc  = decision[305:290];
-  assign decision[305:290] = \$531 ;
-  assign decision[289:274] = \$506 ;
-  assign decision[273] = choice[26];
-  assign decision[272] = choice[25];
-  assign decision[271] = \$493 ;
-  assign decision[270:260] = \$483 ;
-  assign decision[259:256] = choice[15:12];
-  assign decision[255:245] = lanes[79:69];
-  assign decision[244:189] = \$475 ;
-  assign decision[188] = choice[24];
-  assign decision[187] = \$474 ;
-  assign decision[186:131] = \$464 ;
-  assign decision[130:120] = \$452 ;
+  assign \decision.vict_lane  = decision[134:131];
+  assign \decision.vict_mark  = decision[135];
+  assign \decision.take  = decision[136];
+  assign \decision.tail_slot  = decision[147:137];
+  assign \decision.lane_tag  = decision[371:148];
+  assign \decision.wr_lane  = decision[375:372];
+  assign \decision.wr_slot  = decision[386:376];
+  assign \decision.wr_mark  = decision[387];
+  assign \decision.wr  = decision[388];
+  assign \decision.inv  = decision[389];
+  assign \decision.cnt_after  = decision[405:390];
+  assign \decision.cnt_after_inc  = decision[421:406];
+  assign decision[421:406] = \$531 ;
+  assign decision[405:390] = \$506 ;
+  assign decision[389] = choice[26];
+  assign decision[388] = choice[25];
+  assign decision[387] = \$493 ;
+  assign decision[386:376] = \$483 ;
+  assign decision[375:372] = choice[15:12];
+  assign decision[371:316] = \$475 ;
+  assign decision[315:260] = \$474 ;
+  assign decision[259:204] = \$473 ;
+  assign decision[203:148] = \$472 ;
+  assign decision[147:137] = lanes[79:69];
+  assign decision[136] = choice[24];
+  assign decision[135] = \$471 ;
+  assign decision[134:131] = choice[11:8];
+  assign decision[130:120] = \$461 ;
   assign decision[119] = choice[23];
-  assign decision[118] = \$444 ;
-  assign decision[117:107] = \$434 ;
-  assign decision[105] = \$426 ;
-  assign decision[104:97] = \$416 ;
-  assign decision[96:81] = \$404 ;
-  assign decision[80:70] = \$392 ;
+  assign decision[118] = \$453 ;
+  assign decision[117:107] = \$443 ;
+  assign decision[105] = \$435 ;
+  assign decision[104:97] = \$425 ;
+  assign decision[96:81] = \$413 ;
+  assign decision[80:70] = \$401 ;
   assign decision[106] = choice[21];
   assign decision[69] = choice[20];
   assign decision[68:61] = lanes[68:61];
@@ -28217,12 +28746,10 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign decision[4:3] = lanes[4:3];
   assign decision[2:1] = lanes[2:1];
   assign decision[0] = lanes[0];
-  assign fw1_hit[3] = \$384 ;
-  assign fw1_hit[2] = \$382 ;
-  assign fw1_hit[1] = \$380 ;
-  assign fw1_hit[0] = \$378 ;
-  assign fw1_lane[1] = \$375 ;
-  assign fw1_lane[0] = \$373 ;
+  assign fw1_hit[3] = \$379 ;
+  assign fw1_hit[2] = \$377 ;
+  assign fw1_hit[1] = \$375 ;
+  assign fw1_hit[0] = \$373 ;
   assign \ch$22 [26] = \$370 ;
   assign \ch$22 [24] = \$365 ;
   assign \ch$22 [25] = \$361 ;
@@ -28342,11 +28869,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$262  = \$261 [0];
   assign \$318  = lanes[462];
   assign \$324  = \$323 [0];
-  assign \$386  = \$385 ;
+  assign \$382  = \$381 ;
   assign \$395  = \$394 ;
-  assign \$407  = \$406 ;
-  assign \$428  = \$427 ;
-  assign \$446  = \$445 ;
+  assign \$404  = \$403 ;
+  assign \$416  = \$415 ;
+  assign \$437  = \$436 ;
   assign \$455  = \$454 ;
   assign \$477  = \$476 ;
   assign \$496  = \$495 ;
@@ -28354,8 +28881,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, tail, \port$4279$0 , \port$4280$0 , \port$4284$0 , \port$4286$0 , \port$4324$0 , cfg, clk
-);
+module \kv_asu.core.window$183 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$4387$0 , \port$4388$0 , \port$4392$0 , \port$4394$0 , \port$4432$0 , cfg
+, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$27  = 0;
   wire [11:0] \$1 ;
   wire \$10 ;
@@ -28400,7 +28927,7 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [8:0] \$46 ;
   wire [9:0] \$47 ;
   wire [79:0] \$48 ;
-  wire [403:0] \$49 ;
+  wire [603:0] \$49 ;
   wire [11:0] \$5 ;
   reg [43:0] \$50 ;
   reg [43:0] \$51  = 44'h00000000000;
@@ -28441,6 +28968,32 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [35:0] bk_row;
   input [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
+  input [199:0] bk_sides;
+  wire [199:0] bk_sides;
+  wire [15:0] \bk_sides[0].count_byp ;
+  wire [15:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [7:0] \bk_sides[0].last_byp ;
+  wire [7:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [15:0] \bk_sides[1].count_byp ;
+  wire [15:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [7:0] \bk_sides[1].last_byp ;
+  wire [7:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [15:0] \bk_sides[2].count_byp ;
+  wire [15:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [7:0] \bk_sides[2].last_byp ;
+  wire [7:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [15:0] \bk_sides[3].count_byp ;
+  wire [15:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [7:0] \bk_sides[3].last_byp ;
+  wire [7:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   input [223:0] bk_tag;
   wire [223:0] bk_tag;
   input [3:0] bk_valid;
@@ -28491,18 +29044,18 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$4279$0 ;
-  wire [79:0] \port$4279$0 ;
-  output [403:0] \port$4280$0 ;
-  wire [403:0] \port$4280$0 ;
+  output [79:0] \port$4387$0 ;
+  wire [79:0] \port$4387$0 ;
+  output [603:0] \port$4388$0 ;
+  wire [603:0] \port$4388$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$4284$0 ;
-  wire [43:0] \port$4284$0 ;
+  output [43:0] \port$4392$0 ;
+  wire [43:0] \port$4392$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$4286$0 ;
-  wire [16:0] \port$4286$0 ;
-  input [79:0] \port$4324$0 ;
-  wire [79:0] \port$4324$0 ;
+  output [16:0] \port$4394$0 ;
+  wire [16:0] \port$4394$0 ;
+  input [79:0] \port$4432$0 ;
+  wire [79:0] \port$4432$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -28516,14 +29069,21 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire rst;
   input [10:0] tail;
   wire [10:0] tail;
-  wire [544:0] window;
-  wire [371:0] \window.bank ;
+  wire [744:0] window;
+  wire [571:0] \window.bank ;
   wire [15:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [7:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [8:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [49:0] \window.bank[0].sides ;
+  wire [15:0] \window.bank[0].sides.count_byp ;
+  wire [15:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [7:0] \window.bank[0].sides.last_byp ;
+  wire [7:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [55:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [15:0] \window.bank[1].count ;
@@ -28532,6 +29092,13 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[1].mark ;
   wire [8:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [49:0] \window.bank[1].sides ;
+  wire [15:0] \window.bank[1].sides.count_byp ;
+  wire [15:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [7:0] \window.bank[1].sides.last_byp ;
+  wire [7:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [55:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [15:0] \window.bank[2].count ;
@@ -28540,6 +29107,13 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[2].mark ;
   wire [8:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [49:0] \window.bank[2].sides ;
+  wire [15:0] \window.bank[2].sides.count_byp ;
+  wire [15:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [7:0] \window.bank[2].sides.last_byp ;
+  wire [7:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [55:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [15:0] \window.bank[3].count ;
@@ -28548,6 +29122,13 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[3].mark ;
   wire [8:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [49:0] \window.bank[3].sides ;
+  wire [15:0] \window.bank[3].sides.count_byp ;
+  wire [15:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [7:0] \window.bank[3].sides.last_byp ;
+  wire [7:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [55:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [7:0] \window.forward_age ;
@@ -28569,11 +29150,11 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$4324$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$4324$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$4324$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$4432$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$4432$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$4432$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$4324$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$4432$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -28606,7 +29187,7 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$4324$0 [79:69];
+  assign \$1  = m_h - \port$4432$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -28767,13 +29348,13 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$4324$0 [79:69];
+  assign ahead_start = \port$4432$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$4324$0 [68:0];
-  assign \port$4279$0  = \$48 ;
-  assign \port$4280$0  = \$49 ;
-  assign \port$4284$0  = \$51 ;
-  assign \port$4286$0  = \$53 ;
+  assign ahead = \port$4432$0 [68:0];
+  assign \port$4387$0  = \$48 ;
+  assign \port$4388$0  = \$49 ;
+  assign \port$4392$0  = \$51 ;
+  assign \port$4394$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -28799,7 +29380,7 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \window.request.t  = \$48 [68:61];
   assign \window.start  = \$48 [79:69];
   assign \window.lane_slot  = \$51 ;
-  assign \window.bank  = \$49 [371:0];
+  assign \window.bank  = \$49 [571:0];
   assign \window.bank[0].tag  = \$49 [55:0];
   assign \window.bank[0].count  = \$49 [71:56];
   assign \window.bank[0].last  = \$49 [79:72];
@@ -28808,32 +29389,60 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \window.bank[0].mark  = \$49 [82];
   assign \window.bank[0].row  = \$49 [91:83];
   assign \window.bank[0].sc_row_hit  = \$49 [92];
-  assign \window.bank[1].tag  = \$49 [148:93];
-  assign \window.bank[1].count  = \$49 [164:149];
-  assign \window.bank[1].last  = \$49 [172:165];
-  assign \window.bank[1].valid  = \$49 [173];
-  assign \window.bank[1].fresh  = \$49 [174];
-  assign \window.bank[1].mark  = \$49 [175];
-  assign \window.bank[1].row  = \$49 [184:176];
-  assign \window.bank[1].sc_row_hit  = \$49 [185];
-  assign \window.bank[2].tag  = \$49 [241:186];
-  assign \window.bank[2].count  = \$49 [257:242];
-  assign \window.bank[2].last  = \$49 [265:258];
-  assign \window.bank[2].valid  = \$49 [266];
-  assign \window.bank[2].fresh  = \$49 [267];
-  assign \window.bank[2].mark  = \$49 [268];
-  assign \window.bank[2].row  = \$49 [277:269];
-  assign \window.bank[2].sc_row_hit  = \$49 [278];
-  assign \window.bank[3].tag  = \$49 [334:279];
-  assign \window.bank[3].count  = \$49 [350:335];
-  assign \window.bank[3].last  = \$49 [358:351];
-  assign \window.bank[3].valid  = \$49 [359];
-  assign \window.bank[3].fresh  = \$49 [360];
-  assign \window.bank[3].mark  = \$49 [361];
-  assign \window.bank[3].row  = \$49 [370:362];
-  assign \window.bank[3].sc_row_hit  = \$49 [371];
-  assign \window.overlap  = \$49 [387:372];
-  assign \window.overlap_next  = \$49 [403:388];
+  assign \window.bank[0].sides  = \$49 [142:93];
+  assign \window.bank[0].sides.ent  = \$49 [93];
+  assign \window.bank[0].sides.count_raw  = \$49 [109:94];
+  assign \window.bank[0].sides.count_byp  = \$49 [125:110];
+  assign \window.bank[0].sides.meta  = \$49 [126];
+  assign \window.bank[0].sides.last_raw  = \$49 [134:127];
+  assign \window.bank[0].sides.last_byp  = \$49 [142:135];
+  assign \window.bank[1].tag  = \$49 [198:143];
+  assign \window.bank[1].count  = \$49 [214:199];
+  assign \window.bank[1].last  = \$49 [222:215];
+  assign \window.bank[1].valid  = \$49 [223];
+  assign \window.bank[1].fresh  = \$49 [224];
+  assign \window.bank[1].mark  = \$49 [225];
+  assign \window.bank[1].row  = \$49 [234:226];
+  assign \window.bank[1].sc_row_hit  = \$49 [235];
+  assign \window.bank[1].sides  = \$49 [285:236];
+  assign \window.bank[1].sides.ent  = \$49 [236];
+  assign \window.bank[1].sides.count_raw  = \$49 [252:237];
+  assign \window.bank[1].sides.count_byp  = \$49 [268:253];
+  assign \window.bank[1].sides.meta  = \$49 [269];
+  assign \window.bank[1].sides.last_raw  = \$49 [277:270];
+  assign \window.bank[1].sides.last_byp  = \$49 [285:278];
+  assign \window.bank[2].tag  = \$49 [341:286];
+  assign \window.bank[2].count  = \$49 [357:342];
+  assign \window.bank[2].last  = \$49 [365:358];
+  assign \window.bank[2].valid  = \$49 [366];
+  assign \window.bank[2].fresh  = \$49 [367];
+  assign \window.bank[2].mark  = \$49 [368];
+  assign \window.bank[2].row  = \$49 [377:369];
+  assign \window.bank[2].sc_row_hit  = \$49 [378];
+  assign \window.bank[2].sides  = \$49 [428:379];
+  assign \window.bank[2].sides.ent  = \$49 [379];
+  assign \window.bank[2].sides.count_raw  = \$49 [395:380];
+  assign \window.bank[2].sides.count_byp  = \$49 [411:396];
+  assign \window.bank[2].sides.meta  = \$49 [412];
+  assign \window.bank[2].sides.last_raw  = \$49 [420:413];
+  assign \window.bank[2].sides.last_byp  = \$49 [428:421];
+  assign \window.bank[3].tag  = \$49 [484:429];
+  assign \window.bank[3].count  = \$49 [500:485];
+  assign \window.bank[3].last  = \$49 [508:501];
+  assign \window.bank[3].valid  = \$49 [509];
+  assign \window.bank[3].fresh  = \$49 [510];
+  assign \window.bank[3].mark  = \$49 [511];
+  assign \window.bank[3].row  = \$49 [520:512];
+  assign \window.bank[3].sc_row_hit  = \$49 [521];
+  assign \window.bank[3].sides  = \$49 [571:522];
+  assign \window.bank[3].sides.ent  = \$49 [522];
+  assign \window.bank[3].sides.count_raw  = \$49 [538:523];
+  assign \window.bank[3].sides.count_byp  = \$49 [554:539];
+  assign \window.bank[3].sides.meta  = \$49 [555];
+  assign \window.bank[3].sides.last_raw  = \$49 [563:556];
+  assign \window.bank[3].sides.last_byp  = \$49 [571:564];
+  assign \window.overlap  = \$49 [587:572];
+  assign \window.overlap_next  = \$49 [603:588];
   assign \window.same_line  = \$53 [0];
   assign \window.forward_age  = \$53 [8:1];
   assign \window.t_w1  = \$53 [16:9];
@@ -28842,49 +29451,77 @@ module \kv_asu.core.window$181 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$4324$0 [0];
-  assign \ahead.op  = \port$4324$0 [2:1];
-  assign \ahead.min_tlevel  = \port$4324$0 [4:3];
-  assign \ahead.tag  = \port$4324$0 [60:5];
-  assign \ahead.t  = \port$4324$0 [68:61];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[16:1];
+  assign \bk_sides[0].count_byp  = bk_sides[32:17];
+  assign \bk_sides[0].meta  = bk_sides[33];
+  assign \bk_sides[0].last_raw  = bk_sides[41:34];
+  assign \bk_sides[0].last_byp  = bk_sides[49:42];
+  assign \bk_sides[1].ent  = bk_sides[50];
+  assign \bk_sides[1].count_raw  = bk_sides[66:51];
+  assign \bk_sides[1].count_byp  = bk_sides[82:67];
+  assign \bk_sides[1].meta  = bk_sides[83];
+  assign \bk_sides[1].last_raw  = bk_sides[91:84];
+  assign \bk_sides[1].last_byp  = bk_sides[99:92];
+  assign \bk_sides[2].ent  = bk_sides[100];
+  assign \bk_sides[2].count_raw  = bk_sides[116:101];
+  assign \bk_sides[2].count_byp  = bk_sides[132:117];
+  assign \bk_sides[2].meta  = bk_sides[133];
+  assign \bk_sides[2].last_raw  = bk_sides[141:134];
+  assign \bk_sides[2].last_byp  = bk_sides[149:142];
+  assign \bk_sides[3].ent  = bk_sides[150];
+  assign \bk_sides[3].count_raw  = bk_sides[166:151];
+  assign \bk_sides[3].count_byp  = bk_sides[182:167];
+  assign \bk_sides[3].meta  = bk_sides[183];
+  assign \bk_sides[3].last_raw  = bk_sides[191:184];
+  assign \bk_sides[3].last_byp  = bk_sides[199:192];
+  assign \ahead.valid  = \port$4432$0 [0];
+  assign \ahead.op  = \port$4432$0 [2:1];
+  assign \ahead.min_tlevel  = \port$4432$0 [4:3];
+  assign \ahead.tag  = \port$4432$0 [60:5];
+  assign \ahead.t  = \port$4432$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
   assign \cfg.w2  = cfg[45:39];
   assign \cfg.w1  = cfg[52:46];
   assign \cfg.hash_seed  = cfg[84:53];
-  assign \$49 [403:400] = e_ov13;
-  assign \$49 [399:396] = e_ov12;
-  assign \$49 [395:392] = e_ov11;
-  assign \$49 [391:388] = e_ov10;
-  assign \$49 [387:384] = e_ov3;
-  assign \$49 [383:380] = e_ov2;
-  assign \$49 [379:376] = e_ov1;
-  assign \$49 [375:372] = e_ov0;
-  assign \$49 [371] = bk_sc_row_hit[3];
-  assign \$49 [370:362] = bk_row[35:27];
-  assign \$49 [361] = bk_mark_raw[3];
-  assign \$49 [360] = bk_fresh[3];
-  assign \$49 [359] = bk_valid[3];
-  assign \$49 [358:351] = bk_last[31:24];
-  assign \$49 [350:335] = bk_count[63:48];
-  assign \$49 [334:279] = bk_tag[223:168];
-  assign \$49 [278] = bk_sc_row_hit[2];
-  assign \$49 [277:269] = bk_row[26:18];
-  assign \$49 [268] = bk_mark_raw[2];
-  assign \$49 [267] = bk_fresh[2];
-  assign \$49 [266] = bk_valid[2];
-  assign \$49 [265:258] = bk_last[23:16];
-  assign \$49 [257:242] = bk_count[47:32];
-  assign \$49 [241:186] = bk_tag[167:112];
-  assign \$49 [185] = bk_sc_row_hit[1];
-  assign \$49 [184:176] = bk_row[17:9];
-  assign \$49 [175] = bk_mark_raw[1];
-  assign \$49 [174] = bk_fresh[1];
-  assign \$49 [173] = bk_valid[1];
-  assign \$49 [172:165] = bk_last[15:8];
-  assign \$49 [164:149] = bk_count[31:16];
-  assign \$49 [148:93] = bk_tag[111:56];
+  assign \$49 [603:600] = e_ov13;
+  assign \$49 [599:596] = e_ov12;
+  assign \$49 [595:592] = e_ov11;
+  assign \$49 [591:588] = e_ov10;
+  assign \$49 [587:584] = e_ov3;
+  assign \$49 [583:580] = e_ov2;
+  assign \$49 [579:576] = e_ov1;
+  assign \$49 [575:572] = e_ov0;
+  assign \$49 [571:522] = bk_sides[199:150];
+  assign \$49 [521] = bk_sc_row_hit[3];
+  assign \$49 [520:512] = bk_row[35:27];
+  assign \$49 [511] = bk_mark_raw[3];
+  assign \$49 [510] = bk_fresh[3];
+  assign \$49 [509] = bk_valid[3];
+  assign \$49 [508:501] = bk_last[31:24];
+  assign \$49 [500:485] = bk_count[63:48];
+  assign \$49 [484:429] = bk_tag[223:168];
+  assign \$49 [428:379] = bk_sides[149:100];
+  assign \$49 [378] = bk_sc_row_hit[2];
+  assign \$49 [377:369] = bk_row[26:18];
+  assign \$49 [368] = bk_mark_raw[2];
+  assign \$49 [367] = bk_fresh[2];
+  assign \$49 [366] = bk_valid[2];
+  assign \$49 [365:358] = bk_last[23:16];
+  assign \$49 [357:342] = bk_count[47:32];
+  assign \$49 [341:286] = bk_tag[167:112];
+  assign \$49 [285:236] = bk_sides[99:50];
+  assign \$49 [235] = bk_sc_row_hit[1];
+  assign \$49 [234:226] = bk_row[17:9];
+  assign \$49 [225] = bk_mark_raw[1];
+  assign \$49 [224] = bk_fresh[1];
+  assign \$49 [223] = bk_valid[1];
+  assign \$49 [222:215] = bk_last[15:8];
+  assign \$49 [214:199] = bk_count[31:16];
+  assign \$49 [198:143] = bk_tag[111:56];
+  assign \$49 [142:93] = bk_sides[49:0];
   assign \$49 [92] = bk_sc_row_hit[0];
   assign \$49 [91:83] = bk_row[8:0];
   assign \$49 [82] = bk_mark_raw[0];

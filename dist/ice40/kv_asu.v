@@ -306,7 +306,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   reg \$25 ;
   reg \$26 ;
   wire [41:0] \$27 ;
-  wire [187:0] \$28 ;
+  wire [307:0] \$28 ;
   wire [27:0] \$29 ;
   reg [34:0] \$3 ;
   reg [34:0] \$4 ;
@@ -334,6 +334,56 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [19:0] \bk_row$101 ;
   wire [3:0] bk_sc_row_hit;
   wire [3:0] \bk_sc_row_hit$103 ;
+  wire [119:0] bk_sides;
+  wire [119:0] \bk_sides$105 ;
+  wire [7:0] \bk_sides$105[0].count_byp ;
+  wire [7:0] \bk_sides$105[0].count_raw ;
+  wire \bk_sides$105[0].ent ;
+  wire [5:0] \bk_sides$105[0].last_byp ;
+  wire [5:0] \bk_sides$105[0].last_raw ;
+  wire \bk_sides$105[0].meta ;
+  wire [7:0] \bk_sides$105[1].count_byp ;
+  wire [7:0] \bk_sides$105[1].count_raw ;
+  wire \bk_sides$105[1].ent ;
+  wire [5:0] \bk_sides$105[1].last_byp ;
+  wire [5:0] \bk_sides$105[1].last_raw ;
+  wire \bk_sides$105[1].meta ;
+  wire [7:0] \bk_sides$105[2].count_byp ;
+  wire [7:0] \bk_sides$105[2].count_raw ;
+  wire \bk_sides$105[2].ent ;
+  wire [5:0] \bk_sides$105[2].last_byp ;
+  wire [5:0] \bk_sides$105[2].last_raw ;
+  wire \bk_sides$105[2].meta ;
+  wire [7:0] \bk_sides$105[3].count_byp ;
+  wire [7:0] \bk_sides$105[3].count_raw ;
+  wire \bk_sides$105[3].ent ;
+  wire [5:0] \bk_sides$105[3].last_byp ;
+  wire [5:0] \bk_sides$105[3].last_raw ;
+  wire \bk_sides$105[3].meta ;
+  wire [7:0] \bk_sides[0].count_byp ;
+  wire [7:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [5:0] \bk_sides[0].last_byp ;
+  wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [7:0] \bk_sides[1].count_byp ;
+  wire [7:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [5:0] \bk_sides[1].last_byp ;
+  wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [7:0] \bk_sides[2].count_byp ;
+  wire [7:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [5:0] \bk_sides[2].last_byp ;
+  wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [7:0] \bk_sides[3].count_byp ;
+  wire [7:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [5:0] \bk_sides[3].last_byp ;
+  wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   wire [95:0] bk_tag;
   wire [95:0] \bk_tag$89 ;
   wire [3:0] bk_valid;
@@ -344,20 +394,20 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \busy$76 ;
   input [62:0] cfg;
   wire [62:0] cfg;
-  wire [62:0] \cfg$106 ;
-  wire [7:0] \cfg$106.c2 ;
-  wire [7:0] \cfg$106.c3 ;
-  wire [31:0] \cfg$106.hash_seed ;
-  wire [4:0] \cfg$106.w1 ;
-  wire [4:0] \cfg$106.w2 ;
-  wire [4:0] \cfg$106.w3 ;
-  wire [62:0] \cfg$120 ;
-  wire [7:0] \cfg$120.c2 ;
-  wire [7:0] \cfg$120.c3 ;
-  wire [31:0] \cfg$120.hash_seed ;
-  wire [4:0] \cfg$120.w1 ;
-  wire [4:0] \cfg$120.w2 ;
-  wire [4:0] \cfg$120.w3 ;
+  wire [62:0] \cfg$108 ;
+  wire [7:0] \cfg$108.c2 ;
+  wire [7:0] \cfg$108.c3 ;
+  wire [31:0] \cfg$108.hash_seed ;
+  wire [4:0] \cfg$108.w1 ;
+  wire [4:0] \cfg$108.w2 ;
+  wire [4:0] \cfg$108.w3 ;
+  wire [62:0] \cfg$122 ;
+  wire [7:0] \cfg$122.c2 ;
+  wire [7:0] \cfg$122.c3 ;
+  wire [31:0] \cfg$122.hash_seed ;
+  wire [4:0] \cfg$122.w1 ;
+  wire [4:0] \cfg$122.w2 ;
+  wire [4:0] \cfg$122.w3 ;
   wire [62:0] \cfg$82 ;
   wire [7:0] \cfg$82.c2 ;
   wire [7:0] \cfg$82.c3 ;
@@ -383,37 +433,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$140 ;
+  wire [63:0] \cycle$142 ;
   wire [63:0] \cycle$45 ;
-  wire [161:0] decision;
-  wire [161:0] \decision$119 ;
-  wire \decision$119.any_free ;
-  wire [7:0] \decision$119.cnt_after ;
-  wire [7:0] \decision$119.cnt_after_inc ;
-  wire \decision$119.free_mark ;
-  wire [6:0] \decision$119.free_slot ;
-  wire [5:0] \decision$119.hit_age ;
-  wire [7:0] \decision$119.hit_cnt ;
-  wire \decision$119.hit_mark ;
-  wire [6:0] \decision$119.hit_slot ;
-  wire \decision$119.inv ;
-  wire [1:0] \decision$119.min_tlevel ;
-  wire [1:0] \decision$119.op ;
-  wire \decision$119.present ;
-  wire [5:0] \decision$119.t ;
-  wire [23:0] \decision$119.tag ;
-  wire [6:0] \decision$119.tail_slot ;
-  wire [23:0] \decision$119.tail_tag ;
-  wire \decision$119.take ;
-  wire \decision$119.valid ;
-  wire \decision$119.vict_mark ;
-  wire [6:0] \decision$119.vict_slot ;
-  wire \decision$119.vict_t0 ;
-  wire [23:0] \decision$119.vict_tag ;
-  wire \decision$119.wr ;
-  wire [3:0] \decision$119.wr_lane ;
-  wire \decision$119.wr_mark ;
-  wire [6:0] \decision$119.wr_slot ;
+  wire [213:0] decision;
+  wire [213:0] \decision$121 ;
+  wire \decision$121.any_free ;
+  wire [7:0] \decision$121.cnt_after ;
+  wire [7:0] \decision$121.cnt_after_inc ;
+  wire \decision$121.free_mark ;
+  wire [6:0] \decision$121.free_slot ;
+  wire [5:0] \decision$121.hit_age ;
+  wire [7:0] \decision$121.hit_cnt ;
+  wire \decision$121.hit_mark ;
+  wire [6:0] \decision$121.hit_slot ;
+  wire \decision$121.inv ;
+  wire [95:0] \decision$121.lane_tag ;
+  wire [1:0] \decision$121.min_tlevel ;
+  wire [1:0] \decision$121.op ;
+  wire \decision$121.present ;
+  wire [5:0] \decision$121.t ;
+  wire [23:0] \decision$121.tag ;
+  wire [6:0] \decision$121.tail_slot ;
+  wire \decision$121.take ;
+  wire \decision$121.valid ;
+  wire [3:0] \decision$121.vict_lane ;
+  wire \decision$121.vict_mark ;
+  wire [6:0] \decision$121.vict_slot ;
+  wire \decision$121.vict_t0 ;
+  wire \decision$121.wr ;
+  wire [3:0] \decision$121.wr_lane ;
+  wire \decision$121.wr_mark ;
+  wire [6:0] \decision$121.wr_slot ;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -424,19 +474,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [95:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [5:0] \decision.t ;
   wire [23:0] \decision.tag ;
   wire [6:0] \decision.tail_slot ;
-  wire [23:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [23:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
@@ -461,8 +511,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \enable$37 ;
   input flush;
   wire flush;
-  wire \flush$121 ;
-  wire \flush$134 ;
+  wire \flush$123 ;
+  wire \flush$136 ;
   wire \flush$43 ;
   output flushing;
   wire flushing;
@@ -510,72 +560,72 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire inv_en;
   wire [6:0] inv_slot;
   wire [63:0] key;
-  wire [361:0] lanes;
-  wire [361:0] \lanes$113 ;
-  wire [5:0] \lanes$113.age_ahead ;
-  wire \lanes$113.ahead_beyond_w1 ;
-  wire [3:0] \lanes$113.ahead_in_window ;
-  wire [7:0] \lanes$113.ahead_lane_bit ;
-  wire [3:0] \lanes$113.ahead_older ;
-  wire [3:0] \lanes$113.beyond_w1 ;
-  wire [3:0] \lanes$113.forward_older ;
-  wire [3:0] \lanes$113.forwarded ;
-  wire [259:0] \lanes$113.lane ;
-  wire [5:0] \lanes$113.lane[0].age ;
-  wire [7:0] \lanes$113.lane[0].count ;
-  wire [7:0] \lanes$113.lane[0].count_inc ;
-  wire [7:0] \lanes$113.lane[0].count_inc2 ;
-  wire \lanes$113.lane[0].mark ;
-  wire \lanes$113.lane[0].match ;
-  wire \lanes$113.lane[0].sc_row_hit ;
-  wire [6:0] \lanes$113.lane[0].slot ;
-  wire [23:0] \lanes$113.lane[0].tag ;
-  wire \lanes$113.lane[0].valid ;
-  wire [5:0] \lanes$113.lane[1].age ;
-  wire [7:0] \lanes$113.lane[1].count ;
-  wire [7:0] \lanes$113.lane[1].count_inc ;
-  wire [7:0] \lanes$113.lane[1].count_inc2 ;
-  wire \lanes$113.lane[1].mark ;
-  wire \lanes$113.lane[1].match ;
-  wire \lanes$113.lane[1].sc_row_hit ;
-  wire [6:0] \lanes$113.lane[1].slot ;
-  wire [23:0] \lanes$113.lane[1].tag ;
-  wire \lanes$113.lane[1].valid ;
-  wire [5:0] \lanes$113.lane[2].age ;
-  wire [7:0] \lanes$113.lane[2].count ;
-  wire [7:0] \lanes$113.lane[2].count_inc ;
-  wire [7:0] \lanes$113.lane[2].count_inc2 ;
-  wire \lanes$113.lane[2].mark ;
-  wire \lanes$113.lane[2].match ;
-  wire \lanes$113.lane[2].sc_row_hit ;
-  wire [6:0] \lanes$113.lane[2].slot ;
-  wire [23:0] \lanes$113.lane[2].tag ;
-  wire \lanes$113.lane[2].valid ;
-  wire [5:0] \lanes$113.lane[3].age ;
-  wire [7:0] \lanes$113.lane[3].count ;
-  wire [7:0] \lanes$113.lane[3].count_inc ;
-  wire [7:0] \lanes$113.lane[3].count_inc2 ;
-  wire \lanes$113.lane[3].mark ;
-  wire \lanes$113.lane[3].match ;
-  wire \lanes$113.lane[3].sc_row_hit ;
-  wire [6:0] \lanes$113.lane[3].slot ;
-  wire [23:0] \lanes$113.lane[3].tag ;
-  wire \lanes$113.lane[3].valid ;
-  wire [15:0] \lanes$113.older ;
-  wire [3:0] \lanes$113.older_ahead ;
-  wire [3:0] \lanes$113.older_forward ;
-  wire [34:0] \lanes$113.request ;
-  wire [1:0] \lanes$113.request.min_tlevel ;
-  wire [1:0] \lanes$113.request.op ;
-  wire [5:0] \lanes$113.request.t ;
-  wire [23:0] \lanes$113.request.tag ;
-  wire \lanes$113.request.valid ;
-  wire \lanes$113.same_line_ahead ;
-  wire [6:0] \lanes$113.start ;
+  wire [369:0] lanes;
+  wire [369:0] \lanes$115 ;
+  wire [5:0] \lanes$115.age_ahead ;
+  wire \lanes$115.ahead_beyond_w1 ;
+  wire [3:0] \lanes$115.ahead_in_window ;
+  wire [15:0] \lanes$115.ahead_lane ;
+  wire [3:0] \lanes$115.ahead_older ;
+  wire [3:0] \lanes$115.beyond_w1 ;
+  wire [3:0] \lanes$115.forward_older ;
+  wire [3:0] \lanes$115.forwarded ;
+  wire [259:0] \lanes$115.lane ;
+  wire [5:0] \lanes$115.lane[0].age ;
+  wire [7:0] \lanes$115.lane[0].count ;
+  wire [7:0] \lanes$115.lane[0].count_inc ;
+  wire [7:0] \lanes$115.lane[0].count_inc2 ;
+  wire \lanes$115.lane[0].mark ;
+  wire \lanes$115.lane[0].match ;
+  wire \lanes$115.lane[0].sc_row_hit ;
+  wire [6:0] \lanes$115.lane[0].slot ;
+  wire [23:0] \lanes$115.lane[0].tag ;
+  wire \lanes$115.lane[0].valid ;
+  wire [5:0] \lanes$115.lane[1].age ;
+  wire [7:0] \lanes$115.lane[1].count ;
+  wire [7:0] \lanes$115.lane[1].count_inc ;
+  wire [7:0] \lanes$115.lane[1].count_inc2 ;
+  wire \lanes$115.lane[1].mark ;
+  wire \lanes$115.lane[1].match ;
+  wire \lanes$115.lane[1].sc_row_hit ;
+  wire [6:0] \lanes$115.lane[1].slot ;
+  wire [23:0] \lanes$115.lane[1].tag ;
+  wire \lanes$115.lane[1].valid ;
+  wire [5:0] \lanes$115.lane[2].age ;
+  wire [7:0] \lanes$115.lane[2].count ;
+  wire [7:0] \lanes$115.lane[2].count_inc ;
+  wire [7:0] \lanes$115.lane[2].count_inc2 ;
+  wire \lanes$115.lane[2].mark ;
+  wire \lanes$115.lane[2].match ;
+  wire \lanes$115.lane[2].sc_row_hit ;
+  wire [6:0] \lanes$115.lane[2].slot ;
+  wire [23:0] \lanes$115.lane[2].tag ;
+  wire \lanes$115.lane[2].valid ;
+  wire [5:0] \lanes$115.lane[3].age ;
+  wire [7:0] \lanes$115.lane[3].count ;
+  wire [7:0] \lanes$115.lane[3].count_inc ;
+  wire [7:0] \lanes$115.lane[3].count_inc2 ;
+  wire \lanes$115.lane[3].mark ;
+  wire \lanes$115.lane[3].match ;
+  wire \lanes$115.lane[3].sc_row_hit ;
+  wire [6:0] \lanes$115.lane[3].slot ;
+  wire [23:0] \lanes$115.lane[3].tag ;
+  wire \lanes$115.lane[3].valid ;
+  wire [15:0] \lanes$115.older ;
+  wire [3:0] \lanes$115.older_ahead ;
+  wire [3:0] \lanes$115.older_forward ;
+  wire [34:0] \lanes$115.request ;
+  wire [1:0] \lanes$115.request.min_tlevel ;
+  wire [1:0] \lanes$115.request.op ;
+  wire [5:0] \lanes$115.request.t ;
+  wire [23:0] \lanes$115.request.tag ;
+  wire \lanes$115.request.valid ;
+  wire \lanes$115.same_line_ahead ;
+  wire [6:0] \lanes$115.start ;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -645,7 +695,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \nonblocking$41 ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$136 ;
+  wire [7:0] \occupancy$138 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
@@ -777,86 +827,121 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] \s9.tag ;
   wire \s9.valid ;
   wire [23:0] sc_last;
-  wire [23:0] \sc_last$144 ;
+  wire [23:0] \sc_last$146 ;
   wire [3:0] sc_mark_intent;
-  wire [3:0] \sc_mark_intent$108 ;
-  wire [3:0] \sc_mark_intent$116 ;
+  wire [3:0] \sc_mark_intent$110 ;
+  wire [3:0] \sc_mark_intent$118 ;
   wire [4:0] sc_mark_row_next;
-  wire [4:0] \sc_mark_row_next$112 ;
+  wire [4:0] \sc_mark_row_next$114 ;
   wire [3:0] sc_mark_value;
-  wire [3:0] \sc_mark_value$110 ;
-  wire [3:0] \sc_mark_value$117 ;
+  wire [3:0] \sc_mark_value$112 ;
+  wire [3:0] \sc_mark_value$119 ;
   wire [4:0] sc_row;
-  wire [4:0] \sc_row$142 ;
+  wire [4:0] \sc_row$144 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$148 ;
+  wire [3:0] \sc_set$150 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$146 ;
+  wire [3:0] \sc_valid$148 ;
   wire [31:0] seed;
   wire [6:0] slot;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$138 ;
+  wire [13:0] \stat_inc$140 ;
   wire [4:0] sweep_row;
   wire [6:0] tail;
   wire [6:0] \tail$81 ;
   wire [48:0] w_data;
   wire w_en;
-  wire [302:0] window;
-  wire [302:0] \window$105 ;
-  wire [187:0] \window$105.bank ;
-  wire [7:0] \window$105.bank[0].count ;
-  wire \window$105.bank[0].fresh ;
-  wire [5:0] \window$105.bank[0].last ;
-  wire \window$105.bank[0].mark ;
-  wire [4:0] \window$105.bank[0].row ;
-  wire \window$105.bank[0].sc_row_hit ;
-  wire [23:0] \window$105.bank[0].tag ;
-  wire \window$105.bank[0].valid ;
-  wire [7:0] \window$105.bank[1].count ;
-  wire \window$105.bank[1].fresh ;
-  wire [5:0] \window$105.bank[1].last ;
-  wire \window$105.bank[1].mark ;
-  wire [4:0] \window$105.bank[1].row ;
-  wire \window$105.bank[1].sc_row_hit ;
-  wire [23:0] \window$105.bank[1].tag ;
-  wire \window$105.bank[1].valid ;
-  wire [7:0] \window$105.bank[2].count ;
-  wire \window$105.bank[2].fresh ;
-  wire [5:0] \window$105.bank[2].last ;
-  wire \window$105.bank[2].mark ;
-  wire [4:0] \window$105.bank[2].row ;
-  wire \window$105.bank[2].sc_row_hit ;
-  wire [23:0] \window$105.bank[2].tag ;
-  wire \window$105.bank[2].valid ;
-  wire [7:0] \window$105.bank[3].count ;
-  wire \window$105.bank[3].fresh ;
-  wire [5:0] \window$105.bank[3].last ;
-  wire \window$105.bank[3].mark ;
-  wire [4:0] \window$105.bank[3].row ;
-  wire \window$105.bank[3].sc_row_hit ;
-  wire [23:0] \window$105.bank[3].tag ;
-  wire \window$105.bank[3].valid ;
-  wire [5:0] \window$105.forward_age ;
-  wire [27:0] \window$105.lane_slot ;
-  wire [15:0] \window$105.overlap ;
-  wire [15:0] \window$105.overlap_next ;
-  wire [34:0] \window$105.request ;
-  wire [1:0] \window$105.request.min_tlevel ;
-  wire [1:0] \window$105.request.op ;
-  wire [5:0] \window$105.request.t ;
-  wire [23:0] \window$105.request.tag ;
-  wire \window$105.request.valid ;
-  wire \window$105.same_line ;
-  wire [6:0] \window$105.start ;
-  wire [5:0] \window$105.t_w1 ;
-  wire [187:0] \window.bank ;
+  wire [422:0] window;
+  wire [422:0] \window$107 ;
+  wire [307:0] \window$107.bank ;
+  wire [7:0] \window$107.bank[0].count ;
+  wire \window$107.bank[0].fresh ;
+  wire [5:0] \window$107.bank[0].last ;
+  wire \window$107.bank[0].mark ;
+  wire [4:0] \window$107.bank[0].row ;
+  wire \window$107.bank[0].sc_row_hit ;
+  wire [29:0] \window$107.bank[0].sides ;
+  wire [7:0] \window$107.bank[0].sides.count_byp ;
+  wire [7:0] \window$107.bank[0].sides.count_raw ;
+  wire \window$107.bank[0].sides.ent ;
+  wire [5:0] \window$107.bank[0].sides.last_byp ;
+  wire [5:0] \window$107.bank[0].sides.last_raw ;
+  wire \window$107.bank[0].sides.meta ;
+  wire [23:0] \window$107.bank[0].tag ;
+  wire \window$107.bank[0].valid ;
+  wire [7:0] \window$107.bank[1].count ;
+  wire \window$107.bank[1].fresh ;
+  wire [5:0] \window$107.bank[1].last ;
+  wire \window$107.bank[1].mark ;
+  wire [4:0] \window$107.bank[1].row ;
+  wire \window$107.bank[1].sc_row_hit ;
+  wire [29:0] \window$107.bank[1].sides ;
+  wire [7:0] \window$107.bank[1].sides.count_byp ;
+  wire [7:0] \window$107.bank[1].sides.count_raw ;
+  wire \window$107.bank[1].sides.ent ;
+  wire [5:0] \window$107.bank[1].sides.last_byp ;
+  wire [5:0] \window$107.bank[1].sides.last_raw ;
+  wire \window$107.bank[1].sides.meta ;
+  wire [23:0] \window$107.bank[1].tag ;
+  wire \window$107.bank[1].valid ;
+  wire [7:0] \window$107.bank[2].count ;
+  wire \window$107.bank[2].fresh ;
+  wire [5:0] \window$107.bank[2].last ;
+  wire \window$107.bank[2].mark ;
+  wire [4:0] \window$107.bank[2].row ;
+  wire \window$107.bank[2].sc_row_hit ;
+  wire [29:0] \window$107.bank[2].sides ;
+  wire [7:0] \window$107.bank[2].sides.count_byp ;
+  wire [7:0] \window$107.bank[2].sides.count_raw ;
+  wire \window$107.bank[2].sides.ent ;
+  wire [5:0] \window$107.bank[2].sides.last_byp ;
+  wire [5:0] \window$107.bank[2].sides.last_raw ;
+  wire \window$107.bank[2].sides.meta ;
+  wire [23:0] \window$107.bank[2].tag ;
+  wire \window$107.bank[2].valid ;
+  wire [7:0] \window$107.bank[3].count ;
+  wire \window$107.bank[3].fresh ;
+  wire [5:0] \window$107.bank[3].last ;
+  wire \window$107.bank[3].mark ;
+  wire [4:0] \window$107.bank[3].row ;
+  wire \window$107.bank[3].sc_row_hit ;
+  wire [29:0] \window$107.bank[3].sides ;
+  wire [7:0] \window$107.bank[3].sides.count_byp ;
+  wire [7:0] \window$107.bank[3].sides.count_raw ;
+  wire \window$107.bank[3].sides.ent ;
+  wire [5:0] \window$107.bank[3].sides.last_byp ;
+  wire [5:0] \window$107.bank[3].sides.last_raw ;
+  wire \window$107.bank[3].sides.meta ;
+  wire [23:0] \window$107.bank[3].tag ;
+  wire \window$107.bank[3].valid ;
+  wire [5:0] \window$107.forward_age ;
+  wire [27:0] \window$107.lane_slot ;
+  wire [15:0] \window$107.overlap ;
+  wire [15:0] \window$107.overlap_next ;
+  wire [34:0] \window$107.request ;
+  wire [1:0] \window$107.request.min_tlevel ;
+  wire [1:0] \window$107.request.op ;
+  wire [5:0] \window$107.request.t ;
+  wire [23:0] \window$107.request.tag ;
+  wire \window$107.request.valid ;
+  wire \window$107.same_line ;
+  wire [6:0] \window$107.start ;
+  wire [5:0] \window$107.t_w1 ;
+  wire [307:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [29:0] \window.bank[0].sides ;
+  wire [7:0] \window.bank[0].sides.count_byp ;
+  wire [7:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [5:0] \window.bank[0].sides.last_byp ;
+  wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -865,6 +950,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [29:0] \window.bank[1].sides ;
+  wire [7:0] \window.bank[1].sides.count_byp ;
+  wire [7:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [5:0] \window.bank[1].sides.last_byp ;
+  wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -873,6 +965,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [29:0] \window.bank[2].sides ;
+  wire [7:0] \window.bank[2].sides.count_byp ;
+  wire [7:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [5:0] \window.bank[2].sides.last_byp ;
+  wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -881,6 +980,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [29:0] \window.bank[3].sides ;
+  wire [7:0] \window.bank[3].sides.count_byp ;
+  wire [7:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [5:0] \window.bank[3].sides.last_byp ;
+  wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -904,7 +1010,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire [23:0] wr_tag;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$76 , 1'h0, \busy$74 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$138  } | \$1 ;
+  assign \$2  = { 2'h0, \stat_inc$140  } | \$1 ;
   always @(posedge clk)
     s1 <= \$3 ;
   always @(posedge clk)
@@ -984,7 +1090,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .occupancy(occupancy),
     .response__payload(w_data),
     .rst(rst),
-    .stat_inc(\stat_inc$138 )
+    .stat_inc(\stat_inc$140 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -995,19 +1101,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .w_en(\busy$76 ),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$172  \hash$172  (
+  \kv_asu.core.hash$174  \hash$174  (
     .clk(clk),
     .out_h(\hash$79 ),
-    .\port$2499$5 (s0[28:5]),
+    .\port$2524$5 (s0[28:5]),
     .rst(rst),
     .seed(cfg[62:31])
   );
-  \kv_asu.core.lanes$179  \lanes$179  (
+  \kv_asu.core.lanes$181  \lanes$181  (
     .cfg(cfg),
     .lanes(lanes),
-    .\port$2500$0 (\$27 ),
-    .\port$2501$0 (\$28 ),
-    .\port$2505$0 (\$29 )
+    .\port$2525$0 (\$27 ),
+    .\port$2526$0 (\$28 ),
+    .\port$2530$0 (\$29 )
   );
   \kv_asu.core.lru  lru (
     .clk(clk),
@@ -1034,15 +1140,16 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_sc_row_hit(bk_sc_row_hit),
+    .bk_sides(bk_sides),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
     .generation(generation),
-    .inv_slot(decision[131:125]),
-    .\port$2521$136 (decision[153:136]),
-    .\port$2521$5 (decision[34:5]),
+    .inv_slot(decision[87:81]),
+    .\port$2546$188 (decision[205:188]),
+    .\port$2546$5 (decision[34:5]),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1058,21 +1165,22 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .lanes(lanes),
     .list_empty(list_empty)
   );
-  \kv_asu.core.window$178  \window$178  (
+  \kv_asu.core.window$180  \window$180  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
     .bk_mark_raw(bk_mark_raw),
     .bk_row(bk_row),
     .bk_sc_row_hit(bk_sc_row_hit),
+    .bk_sides(bk_sides),
     .bk_tag(bk_tag),
     .bk_valid(bk_valid),
     .busy(\busy$74 ),
     .clk(clk),
     .hash(\hash$79 [6:0]),
-    .\port$2500$0 (\$27 ),
-    .\port$2501$0 (\$28 ),
-    .\port$2505$0 (\$29 ),
+    .\port$2525$0 (\$27 ),
+    .\port$2526$0 (\$28 ),
+    .\port$2530$0 (\$29 ),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1246,36 +1354,36 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
       \$26  = 1'h0;
     end
   end
-  assign forward__write = decision[144];
-  assign \forward__write$1  = decision[144];
-  assign forward__lane = decision[135:132];
-  assign \forward__lane$3  = decision[135:132];
-  assign forward__slot = decision[142:136];
-  assign \forward__slot$5  = decision[142:136];
+  assign forward__write = decision[196];
+  assign \forward__write$1  = decision[196];
+  assign forward__lane = decision[187:184];
+  assign \forward__lane$3  = decision[187:184];
+  assign forward__slot = decision[194:188];
+  assign \forward__slot$5  = decision[194:188];
   assign forward__tag = decision[28:5];
   assign \forward__tag$7  = decision[28:5];
   assign forward__last = decision[34:29];
   assign \forward__last$9  = decision[34:29];
-  assign forward__count = decision[153:146];
-  assign \forward__count$11  = decision[153:146];
-  assign forward__count_inc = decision[161:154];
-  assign \forward__count_inc$13  = decision[161:154];
-  assign forward__mark = decision[143];
-  assign \forward__mark$15  = decision[143];
-  assign forward__invalidate = decision[145];
-  assign \forward__invalidate$17  = decision[145];
-  assign forward__window = decision[131:125];
-  assign \forward__window$19  = decision[131:125];
-  assign \forward__write$20  = decision[144];
-  assign \forward__lane$21  = decision[135:132];
-  assign \forward__slot$22  = decision[142:136];
+  assign forward__count = decision[205:198];
+  assign \forward__count$11  = decision[205:198];
+  assign forward__count_inc = decision[213:206];
+  assign \forward__count_inc$13  = decision[213:206];
+  assign forward__mark = decision[195];
+  assign \forward__mark$15  = decision[195];
+  assign forward__invalidate = decision[197];
+  assign \forward__invalidate$17  = decision[197];
+  assign forward__window = decision[87:81];
+  assign \forward__window$19  = decision[87:81];
+  assign \forward__write$20  = decision[196];
+  assign \forward__lane$21  = decision[187:184];
+  assign \forward__slot$22  = decision[194:188];
   assign \forward__tag$23  = decision[28:5];
   assign \forward__last$24  = decision[34:29];
-  assign \forward__count$25  = decision[153:146];
-  assign \forward__count_inc$26  = decision[161:154];
-  assign \forward__mark$27  = decision[143];
-  assign \forward__invalidate$28  = decision[145];
-  assign \forward__window$29  = decision[131:125];
+  assign \forward__count$25  = decision[205:198];
+  assign \forward__count_inc$26  = decision[213:206];
+  assign \forward__mark$27  = decision[195];
+  assign \forward__invalidate$28  = decision[197];
+  assign \forward__window$29  = decision[87:81];
   assign \req__payload$31  = req__payload;
   assign \req__ready$33  = req__ready;
   assign \req__valid$35  = req__valid;
@@ -1307,36 +1415,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \bk_mark_raw$99  = bk_mark_raw;
   assign \bk_row$101  = bk_row;
   assign \bk_sc_row_hit$103  = bk_sc_row_hit;
+  assign \bk_sides$105  = bk_sides;
   assign window = { 45'h000000000000, \$28 , \$29 , \$27  };
-  assign \window$105  = { 45'h000000000000, \$28 , \$29 , \$27  };
-  assign \cfg$106  = cfg;
-  assign \sc_mark_intent$108  = sc_mark_intent;
-  assign \sc_mark_value$110  = sc_mark_value;
-  assign \sc_mark_row_next$112  = sc_mark_row_next;
-  assign \lanes$113  = lanes;
+  assign \window$107  = { 45'h000000000000, \$28 , \$29 , \$27  };
+  assign \cfg$108  = cfg;
+  assign \sc_mark_intent$110  = sc_mark_intent;
+  assign \sc_mark_value$112  = sc_mark_value;
+  assign \sc_mark_row_next$114  = sc_mark_row_next;
+  assign \lanes$115  = lanes;
   assign empty = list_empty;
-  assign \sc_mark_intent$116  = sc_mark_intent;
-  assign \sc_mark_value$117  = sc_mark_value;
-  assign \decision$119  = decision;
-  assign \cfg$120  = cfg;
-  assign \flush$121  = flush;
-  assign wr_en = decision[144];
-  assign wr_slot = decision[142:136];
-  assign wr_count = decision[153:146];
+  assign \sc_mark_intent$118  = sc_mark_intent;
+  assign \sc_mark_value$119  = sc_mark_value;
+  assign \decision$121  = decision;
+  assign \cfg$122  = cfg;
+  assign \flush$123  = flush;
+  assign wr_en = decision[196];
+  assign wr_slot = decision[194:188];
+  assign wr_count = decision[205:198];
   assign wr_tag = decision[28:5];
   assign wr_last = decision[34:29];
-  assign wr_mark = decision[143];
-  assign inv_en = decision[145];
-  assign inv_slot = decision[131:125];
+  assign wr_mark = decision[195];
+  assign inv_en = decision[197];
+  assign inv_slot = decision[87:81];
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$134  = flush;
-  assign \occupancy$136  = occupancy;
-  assign \cycle$140  = cycle;
-  assign \sc_row$142  = sc_row;
-  assign \sc_last$144  = sc_last;
-  assign \sc_valid$146  = sc_valid;
-  assign \sc_set$148  = sc_set;
+  assign \flush$136  = flush;
+  assign \occupancy$138  = occupancy;
+  assign \cycle$142  = cycle;
+  assign \sc_row$144  = sc_row;
+  assign \sc_last$146  = sc_last;
+  assign \sc_valid$148  = sc_valid;
+  assign \sc_set$150  = sc_set;
   assign w_en = \busy$76 ;
   assign response__valid = \busy$76 ;
   assign response__payload = w_data;
@@ -1491,7 +1600,55 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \lanes.same_line_ahead  = lanes[343];
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane  = lanes[369:354];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[8:1];
+  assign \bk_sides[0].count_byp  = bk_sides[16:9];
+  assign \bk_sides[0].meta  = bk_sides[17];
+  assign \bk_sides[0].last_raw  = bk_sides[23:18];
+  assign \bk_sides[0].last_byp  = bk_sides[29:24];
+  assign \bk_sides[1].ent  = bk_sides[30];
+  assign \bk_sides[1].count_raw  = bk_sides[38:31];
+  assign \bk_sides[1].count_byp  = bk_sides[46:39];
+  assign \bk_sides[1].meta  = bk_sides[47];
+  assign \bk_sides[1].last_raw  = bk_sides[53:48];
+  assign \bk_sides[1].last_byp  = bk_sides[59:54];
+  assign \bk_sides[2].ent  = bk_sides[60];
+  assign \bk_sides[2].count_raw  = bk_sides[68:61];
+  assign \bk_sides[2].count_byp  = bk_sides[76:69];
+  assign \bk_sides[2].meta  = bk_sides[77];
+  assign \bk_sides[2].last_raw  = bk_sides[83:78];
+  assign \bk_sides[2].last_byp  = bk_sides[89:84];
+  assign \bk_sides[3].ent  = bk_sides[90];
+  assign \bk_sides[3].count_raw  = bk_sides[98:91];
+  assign \bk_sides[3].count_byp  = bk_sides[106:99];
+  assign \bk_sides[3].meta  = bk_sides[107];
+  assign \bk_sides[3].last_raw  = bk_sides[113:108];
+  assign \bk_sides[3].last_byp  = bk_sides[119:114];
+  assign \bk_sides$105[0].ent  = bk_sides[0];
+  assign \bk_sides$105[0].count_raw  = bk_sides[8:1];
+  assign \bk_sides$105[0].count_byp  = bk_sides[16:9];
+  assign \bk_sides$105[0].meta  = bk_sides[17];
+  assign \bk_sides$105[0].last_raw  = bk_sides[23:18];
+  assign \bk_sides$105[0].last_byp  = bk_sides[29:24];
+  assign \bk_sides$105[1].ent  = bk_sides[30];
+  assign \bk_sides$105[1].count_raw  = bk_sides[38:31];
+  assign \bk_sides$105[1].count_byp  = bk_sides[46:39];
+  assign \bk_sides$105[1].meta  = bk_sides[47];
+  assign \bk_sides$105[1].last_raw  = bk_sides[53:48];
+  assign \bk_sides$105[1].last_byp  = bk_sides[59:54];
+  assign \bk_sides$105[2].ent  = bk_sides[60];
+  assign \bk_sides$105[2].count_raw  = bk_sides[68:61];
+  assign \bk_sides$105[2].count_byp  = bk_sides[76:69];
+  assign \bk_sides$105[2].meta  = bk_sides[77];
+  assign \bk_sides$105[2].last_raw  = bk_sides[83:78];
+  assign \bk_sides$105[2].last_byp  = bk_sides[89:84];
+  assign \bk_sides$105[3].ent  = bk_sides[90];
+  assign \bk_sides$105[3].count_raw  = bk_sides[98:91];
+  assign \bk_sides$105[3].count_byp  = bk_sides[106:99];
+  assign \bk_sides$105[3].meta  = bk_sides[107];
+  assign \bk_sides$105[3].last_raw  = bk_sides[113:108];
+  assign \bk_sides$105[3].last_byp  = bk_sides[119:114];
   assign \window.request  = \$27 [34:0];
   assign \window.request.valid  = \$27 [0];
   assign \window.request.op  = \$27 [2:1];
@@ -1509,147 +1666,203 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \window.bank[0].mark  = \$28 [40];
   assign \window.bank[0].row  = \$28 [45:41];
   assign \window.bank[0].sc_row_hit  = \$28 [46];
-  assign \window.bank[1].tag  = \$28 [70:47];
-  assign \window.bank[1].count  = \$28 [78:71];
-  assign \window.bank[1].last  = \$28 [84:79];
-  assign \window.bank[1].valid  = \$28 [85];
-  assign \window.bank[1].fresh  = \$28 [86];
-  assign \window.bank[1].mark  = \$28 [87];
-  assign \window.bank[1].row  = \$28 [92:88];
-  assign \window.bank[1].sc_row_hit  = \$28 [93];
-  assign \window.bank[2].tag  = \$28 [117:94];
-  assign \window.bank[2].count  = \$28 [125:118];
-  assign \window.bank[2].last  = \$28 [131:126];
-  assign \window.bank[2].valid  = \$28 [132];
-  assign \window.bank[2].fresh  = \$28 [133];
-  assign \window.bank[2].mark  = \$28 [134];
-  assign \window.bank[2].row  = \$28 [139:135];
-  assign \window.bank[2].sc_row_hit  = \$28 [140];
-  assign \window.bank[3].tag  = \$28 [164:141];
-  assign \window.bank[3].count  = \$28 [172:165];
-  assign \window.bank[3].last  = \$28 [178:173];
-  assign \window.bank[3].valid  = \$28 [179];
-  assign \window.bank[3].fresh  = \$28 [180];
-  assign \window.bank[3].mark  = \$28 [181];
-  assign \window.bank[3].row  = \$28 [186:182];
-  assign \window.bank[3].sc_row_hit  = \$28 [187];
+  assign \window.bank[0].sides  = \$28 [76:47];
+  assign \window.bank[0].sides.ent  = \$28 [47];
+  assign \window.bank[0].sides.count_raw  = \$28 [55:48];
+  assign \window.bank[0].sides.count_byp  = \$28 [63:56];
+  assign \window.bank[0].sides.meta  = \$28 [64];
+  assign \window.bank[0].sides.last_raw  = \$28 [70:65];
+  assign \window.bank[0].sides.last_byp  = \$28 [76:71];
+  assign \window.bank[1].tag  = \$28 [100:77];
+  assign \window.bank[1].count  = \$28 [108:101];
+  assign \window.bank[1].last  = \$28 [114:109];
+  assign \window.bank[1].valid  = \$28 [115];
+  assign \window.bank[1].fresh  = \$28 [116];
+  assign \window.bank[1].mark  = \$28 [117];
+  assign \window.bank[1].row  = \$28 [122:118];
+  assign \window.bank[1].sc_row_hit  = \$28 [123];
+  assign \window.bank[1].sides  = \$28 [153:124];
+  assign \window.bank[1].sides.ent  = \$28 [124];
+  assign \window.bank[1].sides.count_raw  = \$28 [132:125];
+  assign \window.bank[1].sides.count_byp  = \$28 [140:133];
+  assign \window.bank[1].sides.meta  = \$28 [141];
+  assign \window.bank[1].sides.last_raw  = \$28 [147:142];
+  assign \window.bank[1].sides.last_byp  = \$28 [153:148];
+  assign \window.bank[2].tag  = \$28 [177:154];
+  assign \window.bank[2].count  = \$28 [185:178];
+  assign \window.bank[2].last  = \$28 [191:186];
+  assign \window.bank[2].valid  = \$28 [192];
+  assign \window.bank[2].fresh  = \$28 [193];
+  assign \window.bank[2].mark  = \$28 [194];
+  assign \window.bank[2].row  = \$28 [199:195];
+  assign \window.bank[2].sc_row_hit  = \$28 [200];
+  assign \window.bank[2].sides  = \$28 [230:201];
+  assign \window.bank[2].sides.ent  = \$28 [201];
+  assign \window.bank[2].sides.count_raw  = \$28 [209:202];
+  assign \window.bank[2].sides.count_byp  = \$28 [217:210];
+  assign \window.bank[2].sides.meta  = \$28 [218];
+  assign \window.bank[2].sides.last_raw  = \$28 [224:219];
+  assign \window.bank[2].sides.last_byp  = \$28 [230:225];
+  assign \window.bank[3].tag  = \$28 [254:231];
+  assign \window.bank[3].count  = \$28 [262:255];
+  assign \window.bank[3].last  = \$28 [268:263];
+  assign \window.bank[3].valid  = \$28 [269];
+  assign \window.bank[3].fresh  = \$28 [270];
+  assign \window.bank[3].mark  = \$28 [271];
+  assign \window.bank[3].row  = \$28 [276:272];
+  assign \window.bank[3].sc_row_hit  = \$28 [277];
+  assign \window.bank[3].sides  = \$28 [307:278];
+  assign \window.bank[3].sides.ent  = \$28 [278];
+  assign \window.bank[3].sides.count_raw  = \$28 [286:279];
+  assign \window.bank[3].sides.count_byp  = \$28 [294:287];
+  assign \window.bank[3].sides.meta  = \$28 [295];
+  assign \window.bank[3].sides.last_raw  = \$28 [301:296];
+  assign \window.bank[3].sides.last_byp  = \$28 [307:302];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
   assign \window.forward_age  = 6'h00;
   assign \window.t_w1  = 6'h00;
-  assign \window$105.request  = \$27 [34:0];
-  assign \window$105.request.valid  = \$27 [0];
-  assign \window$105.request.op  = \$27 [2:1];
-  assign \window$105.request.min_tlevel  = \$27 [4:3];
-  assign \window$105.request.tag  = \$27 [28:5];
-  assign \window$105.request.t  = \$27 [34:29];
-  assign \window$105.start  = \$27 [41:35];
-  assign \window$105.lane_slot  = \$29 ;
-  assign \window$105.bank  = \$28 ;
-  assign \window$105.bank[0].tag  = \$28 [23:0];
-  assign \window$105.bank[0].count  = \$28 [31:24];
-  assign \window$105.bank[0].last  = \$28 [37:32];
-  assign \window$105.bank[0].valid  = \$28 [38];
-  assign \window$105.bank[0].fresh  = \$28 [39];
-  assign \window$105.bank[0].mark  = \$28 [40];
-  assign \window$105.bank[0].row  = \$28 [45:41];
-  assign \window$105.bank[0].sc_row_hit  = \$28 [46];
-  assign \window$105.bank[1].tag  = \$28 [70:47];
-  assign \window$105.bank[1].count  = \$28 [78:71];
-  assign \window$105.bank[1].last  = \$28 [84:79];
-  assign \window$105.bank[1].valid  = \$28 [85];
-  assign \window$105.bank[1].fresh  = \$28 [86];
-  assign \window$105.bank[1].mark  = \$28 [87];
-  assign \window$105.bank[1].row  = \$28 [92:88];
-  assign \window$105.bank[1].sc_row_hit  = \$28 [93];
-  assign \window$105.bank[2].tag  = \$28 [117:94];
-  assign \window$105.bank[2].count  = \$28 [125:118];
-  assign \window$105.bank[2].last  = \$28 [131:126];
-  assign \window$105.bank[2].valid  = \$28 [132];
-  assign \window$105.bank[2].fresh  = \$28 [133];
-  assign \window$105.bank[2].mark  = \$28 [134];
-  assign \window$105.bank[2].row  = \$28 [139:135];
-  assign \window$105.bank[2].sc_row_hit  = \$28 [140];
-  assign \window$105.bank[3].tag  = \$28 [164:141];
-  assign \window$105.bank[3].count  = \$28 [172:165];
-  assign \window$105.bank[3].last  = \$28 [178:173];
-  assign \window$105.bank[3].valid  = \$28 [179];
-  assign \window$105.bank[3].fresh  = \$28 [180];
-  assign \window$105.bank[3].mark  = \$28 [181];
-  assign \window$105.bank[3].row  = \$28 [186:182];
-  assign \window$105.bank[3].sc_row_hit  = \$28 [187];
-  assign \window$105.overlap  = 16'h0000;
-  assign \window$105.overlap_next  = 16'h0000;
-  assign \window$105.same_line  = 1'h0;
-  assign \window$105.forward_age  = 6'h00;
-  assign \window$105.t_w1  = 6'h00;
-  assign \cfg$106.c3  = cfg[7:0];
-  assign \cfg$106.c2  = cfg[15:8];
-  assign \cfg$106.w3  = cfg[20:16];
-  assign \cfg$106.w2  = cfg[25:21];
-  assign \cfg$106.w1  = cfg[30:26];
-  assign \cfg$106.hash_seed  = cfg[62:31];
-  assign \lanes$113.request  = lanes[34:0];
-  assign \lanes$113.request.valid  = lanes[0];
-  assign \lanes$113.request.op  = lanes[2:1];
-  assign \lanes$113.request.min_tlevel  = lanes[4:3];
-  assign \lanes$113.request.tag  = lanes[28:5];
-  assign \lanes$113.request.t  = lanes[34:29];
-  assign \lanes$113.start  = lanes[41:35];
-  assign \lanes$113.lane  = lanes[301:42];
-  assign \lanes$113.lane[0].valid  = lanes[42];
-  assign \lanes$113.lane[0].match  = lanes[43];
-  assign \lanes$113.lane[0].age  = lanes[49:44];
-  assign \lanes$113.lane[0].tag  = lanes[73:50];
-  assign \lanes$113.lane[0].count  = lanes[81:74];
-  assign \lanes$113.lane[0].mark  = lanes[82];
-  assign \lanes$113.lane[0].slot  = lanes[89:83];
-  assign \lanes$113.lane[0].count_inc  = lanes[97:90];
-  assign \lanes$113.lane[0].count_inc2  = lanes[105:98];
-  assign \lanes$113.lane[0].sc_row_hit  = lanes[106];
-  assign \lanes$113.lane[1].valid  = lanes[107];
-  assign \lanes$113.lane[1].match  = lanes[108];
-  assign \lanes$113.lane[1].age  = lanes[114:109];
-  assign \lanes$113.lane[1].tag  = lanes[138:115];
-  assign \lanes$113.lane[1].count  = lanes[146:139];
-  assign \lanes$113.lane[1].mark  = lanes[147];
-  assign \lanes$113.lane[1].slot  = lanes[154:148];
-  assign \lanes$113.lane[1].count_inc  = lanes[162:155];
-  assign \lanes$113.lane[1].count_inc2  = lanes[170:163];
-  assign \lanes$113.lane[1].sc_row_hit  = lanes[171];
-  assign \lanes$113.lane[2].valid  = lanes[172];
-  assign \lanes$113.lane[2].match  = lanes[173];
-  assign \lanes$113.lane[2].age  = lanes[179:174];
-  assign \lanes$113.lane[2].tag  = lanes[203:180];
-  assign \lanes$113.lane[2].count  = lanes[211:204];
-  assign \lanes$113.lane[2].mark  = lanes[212];
-  assign \lanes$113.lane[2].slot  = lanes[219:213];
-  assign \lanes$113.lane[2].count_inc  = lanes[227:220];
-  assign \lanes$113.lane[2].count_inc2  = lanes[235:228];
-  assign \lanes$113.lane[2].sc_row_hit  = lanes[236];
-  assign \lanes$113.lane[3].valid  = lanes[237];
-  assign \lanes$113.lane[3].match  = lanes[238];
-  assign \lanes$113.lane[3].age  = lanes[244:239];
-  assign \lanes$113.lane[3].tag  = lanes[268:245];
-  assign \lanes$113.lane[3].count  = lanes[276:269];
-  assign \lanes$113.lane[3].mark  = lanes[277];
-  assign \lanes$113.lane[3].slot  = lanes[284:278];
-  assign \lanes$113.lane[3].count_inc  = lanes[292:285];
-  assign \lanes$113.lane[3].count_inc2  = lanes[300:293];
-  assign \lanes$113.lane[3].sc_row_hit  = lanes[301];
-  assign \lanes$113.older  = lanes[317:302];
-  assign \lanes$113.forwarded  = lanes[321:318];
-  assign \lanes$113.forward_older  = lanes[325:322];
-  assign \lanes$113.older_forward  = lanes[329:326];
-  assign \lanes$113.older_ahead  = lanes[333:330];
-  assign \lanes$113.ahead_older  = lanes[337:334];
-  assign \lanes$113.beyond_w1  = lanes[341:338];
-  assign \lanes$113.ahead_beyond_w1  = lanes[342];
-  assign \lanes$113.same_line_ahead  = lanes[343];
-  assign \lanes$113.age_ahead  = lanes[349:344];
-  assign \lanes$113.ahead_in_window  = lanes[353:350];
-  assign \lanes$113.ahead_lane_bit  = lanes[361:354];
+  assign \window$107.request  = \$27 [34:0];
+  assign \window$107.request.valid  = \$27 [0];
+  assign \window$107.request.op  = \$27 [2:1];
+  assign \window$107.request.min_tlevel  = \$27 [4:3];
+  assign \window$107.request.tag  = \$27 [28:5];
+  assign \window$107.request.t  = \$27 [34:29];
+  assign \window$107.start  = \$27 [41:35];
+  assign \window$107.lane_slot  = \$29 ;
+  assign \window$107.bank  = \$28 ;
+  assign \window$107.bank[0].tag  = \$28 [23:0];
+  assign \window$107.bank[0].count  = \$28 [31:24];
+  assign \window$107.bank[0].last  = \$28 [37:32];
+  assign \window$107.bank[0].valid  = \$28 [38];
+  assign \window$107.bank[0].fresh  = \$28 [39];
+  assign \window$107.bank[0].mark  = \$28 [40];
+  assign \window$107.bank[0].row  = \$28 [45:41];
+  assign \window$107.bank[0].sc_row_hit  = \$28 [46];
+  assign \window$107.bank[0].sides  = \$28 [76:47];
+  assign \window$107.bank[0].sides.ent  = \$28 [47];
+  assign \window$107.bank[0].sides.count_raw  = \$28 [55:48];
+  assign \window$107.bank[0].sides.count_byp  = \$28 [63:56];
+  assign \window$107.bank[0].sides.meta  = \$28 [64];
+  assign \window$107.bank[0].sides.last_raw  = \$28 [70:65];
+  assign \window$107.bank[0].sides.last_byp  = \$28 [76:71];
+  assign \window$107.bank[1].tag  = \$28 [100:77];
+  assign \window$107.bank[1].count  = \$28 [108:101];
+  assign \window$107.bank[1].last  = \$28 [114:109];
+  assign \window$107.bank[1].valid  = \$28 [115];
+  assign \window$107.bank[1].fresh  = \$28 [116];
+  assign \window$107.bank[1].mark  = \$28 [117];
+  assign \window$107.bank[1].row  = \$28 [122:118];
+  assign \window$107.bank[1].sc_row_hit  = \$28 [123];
+  assign \window$107.bank[1].sides  = \$28 [153:124];
+  assign \window$107.bank[1].sides.ent  = \$28 [124];
+  assign \window$107.bank[1].sides.count_raw  = \$28 [132:125];
+  assign \window$107.bank[1].sides.count_byp  = \$28 [140:133];
+  assign \window$107.bank[1].sides.meta  = \$28 [141];
+  assign \window$107.bank[1].sides.last_raw  = \$28 [147:142];
+  assign \window$107.bank[1].sides.last_byp  = \$28 [153:148];
+  assign \window$107.bank[2].tag  = \$28 [177:154];
+  assign \window$107.bank[2].count  = \$28 [185:178];
+  assign \window$107.bank[2].last  = \$28 [191:186];
+  assign \window$107.bank[2].valid  = \$28 [192];
+  assign \window$107.bank[2].fresh  = \$28 [193];
+  assign \window$107.bank[2].mark  = \$28 [194];
+  assign \window$107.bank[2].row  = \$28 [199:195];
+  assign \window$107.bank[2].sc_row_hit  = \$28 [200];
+  assign \window$107.bank[2].sides  = \$28 [230:201];
+  assign \window$107.bank[2].sides.ent  = \$28 [201];
+  assign \window$107.bank[2].sides.count_raw  = \$28 [209:202];
+  assign \window$107.bank[2].sides.count_byp  = \$28 [217:210];
+  assign \window$107.bank[2].sides.meta  = \$28 [218];
+  assign \window$107.bank[2].sides.last_raw  = \$28 [224:219];
+  assign \window$107.bank[2].sides.last_byp  = \$28 [230:225];
+  assign \window$107.bank[3].tag  = \$28 [254:231];
+  assign \window$107.bank[3].count  = \$28 [262:255];
+  assign \window$107.bank[3].last  = \$28 [268:263];
+  assign \window$107.bank[3].valid  = \$28 [269];
+  assign \window$107.bank[3].fresh  = \$28 [270];
+  assign \window$107.bank[3].mark  = \$28 [271];
+  assign \window$107.bank[3].row  = \$28 [276:272];
+  assign \window$107.bank[3].sc_row_hit  = \$28 [277];
+  assign \window$107.bank[3].sides  = \$28 [307:278];
+  assign \window$107.bank[3].sides.ent  = \$28 [278];
+  assign \window$107.bank[3].sides.count_raw  = \$28 [286:279];
+  assign \window$107.bank[3].sides.count_byp  = \$28 [294:287];
+  assign \window$107.bank[3].sides.meta  = \$28 [295];
+  assign \window$107.bank[3].sides.last_raw  = \$28 [301:296];
+  assign \window$107.bank[3].sides.last_byp  = \$28 [307:302];
+  assign \window$107.overlap  = 16'h0000;
+  assign \window$107.overlap_next  = 16'h0000;
+  assign \window$107.same_line  = 1'h0;
+  assign \window$107.forward_age  = 6'h00;
+  assign \window$107.t_w1  = 6'h00;
+  assign \cfg$108.c3  = cfg[7:0];
+  assign \cfg$108.c2  = cfg[15:8];
+  assign \cfg$108.w3  = cfg[20:16];
+  assign \cfg$108.w2  = cfg[25:21];
+  assign \cfg$108.w1  = cfg[30:26];
+  assign \cfg$108.hash_seed  = cfg[62:31];
+  assign \lanes$115.request  = lanes[34:0];
+  assign \lanes$115.request.valid  = lanes[0];
+  assign \lanes$115.request.op  = lanes[2:1];
+  assign \lanes$115.request.min_tlevel  = lanes[4:3];
+  assign \lanes$115.request.tag  = lanes[28:5];
+  assign \lanes$115.request.t  = lanes[34:29];
+  assign \lanes$115.start  = lanes[41:35];
+  assign \lanes$115.lane  = lanes[301:42];
+  assign \lanes$115.lane[0].valid  = lanes[42];
+  assign \lanes$115.lane[0].match  = lanes[43];
+  assign \lanes$115.lane[0].age  = lanes[49:44];
+  assign \lanes$115.lane[0].tag  = lanes[73:50];
+  assign \lanes$115.lane[0].count  = lanes[81:74];
+  assign \lanes$115.lane[0].mark  = lanes[82];
+  assign \lanes$115.lane[0].slot  = lanes[89:83];
+  assign \lanes$115.lane[0].count_inc  = lanes[97:90];
+  assign \lanes$115.lane[0].count_inc2  = lanes[105:98];
+  assign \lanes$115.lane[0].sc_row_hit  = lanes[106];
+  assign \lanes$115.lane[1].valid  = lanes[107];
+  assign \lanes$115.lane[1].match  = lanes[108];
+  assign \lanes$115.lane[1].age  = lanes[114:109];
+  assign \lanes$115.lane[1].tag  = lanes[138:115];
+  assign \lanes$115.lane[1].count  = lanes[146:139];
+  assign \lanes$115.lane[1].mark  = lanes[147];
+  assign \lanes$115.lane[1].slot  = lanes[154:148];
+  assign \lanes$115.lane[1].count_inc  = lanes[162:155];
+  assign \lanes$115.lane[1].count_inc2  = lanes[170:163];
+  assign \lanes$115.lane[1].sc_row_hit  = lanes[171];
+  assign \lanes$115.lane[2].valid  = lanes[172];
+  assign \lanes$115.lane[2].match  = lanes[173];
+  assign \lanes$115.lane[2].age  = lanes[179:174];
+  assign \lanes$115.lane[2].tag  = lanes[203:180];
+  assign \lanes$115.lane[2].count  = lanes[211:204];
+  assign \lanes$115.lane[2].mark  = lanes[212];
+  assign \lanes$115.lane[2].slot  = lanes[219:213];
+  assign \lanes$115.lane[2].count_inc  = lanes[227:220];
+  assign \lanes$115.lane[2].count_inc2  = lanes[235:228];
+  assign \lanes$115.lane[2].sc_row_hit  = lanes[236];
+  assign \lanes$115.lane[3].valid  = lanes[237];
+  assign \lanes$115.lane[3].match  = lanes[238];
+  assign \lanes$115.lane[3].age  = lanes[244:239];
+  assign \lanes$115.lane[3].tag  = lanes[268:245];
+  assign \lanes$115.lane[3].count  = lanes[276:269];
+  assign \lanes$115.lane[3].mark  = lanes[277];
+  assign \lanes$115.lane[3].slot  = lanes[284:278];
+  assign \lanes$115.lane[3].count_inc  = lanes[292:285];
+  assign \lanes$115.lane[3].count_inc2  = lanes[300:293];
+  assign \lanes$115.lane[3].sc_row_hit  = lanes[301];
+  assign \lanes$115.older  = lanes[317:302];
+  assign \lanes$115.forwarded  = lanes[321:318];
+  assign \lanes$115.forward_older  = lanes[325:322];
+  assign \lanes$115.older_forward  = lanes[329:326];
+  assign \lanes$115.older_ahead  = lanes[333:330];
+  assign \lanes$115.ahead_older  = lanes[337:334];
+  assign \lanes$115.beyond_w1  = lanes[341:338];
+  assign \lanes$115.ahead_beyond_w1  = lanes[342];
+  assign \lanes$115.same_line_ahead  = lanes[343];
+  assign \lanes$115.age_ahead  = lanes[349:344];
+  assign \lanes$115.ahead_in_window  = lanes[353:350];
+  assign \lanes$115.ahead_lane  = lanes[369:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -1665,51 +1878,51 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign \decision.free_mark  = decision[66];
   assign \decision.vict_t0  = decision[67];
   assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_tag  = decision[98:75];
-  assign \decision.vict_mark  = decision[99];
-  assign \decision.take  = decision[100];
-  assign \decision.tail_tag  = decision[124:101];
-  assign \decision.tail_slot  = decision[131:125];
-  assign \decision.wr_lane  = decision[135:132];
-  assign \decision.wr_slot  = decision[142:136];
-  assign \decision.wr_mark  = decision[143];
-  assign \decision.wr  = decision[144];
-  assign \decision.inv  = decision[145];
-  assign \decision.cnt_after  = decision[153:146];
-  assign \decision.cnt_after_inc  = decision[161:154];
-  assign \decision$119.valid  = decision[0];
-  assign \decision$119.op  = decision[2:1];
-  assign \decision$119.min_tlevel  = decision[4:3];
-  assign \decision$119.tag  = decision[28:5];
-  assign \decision$119.t  = decision[34:29];
-  assign \decision$119.present  = decision[35];
-  assign \decision$119.hit_slot  = decision[42:36];
-  assign \decision$119.hit_cnt  = decision[50:43];
-  assign \decision$119.hit_age  = decision[56:51];
-  assign \decision$119.hit_mark  = decision[57];
-  assign \decision$119.any_free  = decision[58];
-  assign \decision$119.free_slot  = decision[65:59];
-  assign \decision$119.free_mark  = decision[66];
-  assign \decision$119.vict_t0  = decision[67];
-  assign \decision$119.vict_slot  = decision[74:68];
-  assign \decision$119.vict_tag  = decision[98:75];
-  assign \decision$119.vict_mark  = decision[99];
-  assign \decision$119.take  = decision[100];
-  assign \decision$119.tail_tag  = decision[124:101];
-  assign \decision$119.tail_slot  = decision[131:125];
-  assign \decision$119.wr_lane  = decision[135:132];
-  assign \decision$119.wr_slot  = decision[142:136];
-  assign \decision$119.wr_mark  = decision[143];
-  assign \decision$119.wr  = decision[144];
-  assign \decision$119.inv  = decision[145];
-  assign \decision$119.cnt_after  = decision[153:146];
-  assign \decision$119.cnt_after_inc  = decision[161:154];
-  assign \cfg$120.c3  = cfg[7:0];
-  assign \cfg$120.c2  = cfg[15:8];
-  assign \cfg$120.w3  = cfg[20:16];
-  assign \cfg$120.w2  = cfg[25:21];
-  assign \cfg$120.w1  = cfg[30:26];
-  assign \cfg$120.hash_seed  = cfg[62:31];
+  assign \decision.vict_lane  = decision[78:75];
+  assign \decision.vict_mark  = decision[79];
+  assign \decision.take  = decision[80];
+  assign \decision.tail_slot  = decision[87:81];
+  assign \decision.lane_tag  = decision[183:88];
+  assign \decision.wr_lane  = decision[187:184];
+  assign \decision.wr_slot  = decision[194:188];
+  assign \decision.wr_mark  = decision[195];
+  assign \decision.wr  = decision[196];
+  assign \decision.inv  = decision[197];
+  assign \decision.cnt_after  = decision[205:198];
+  assign \decision.cnt_after_inc  = decision[213:206];
+  assign \decision$121.valid  = decision[0];
+  assign \decision$121.op  = decision[2:1];
+  assign \decision$121.min_tlevel  = decision[4:3];
+  assign \decision$121.tag  = decision[28:5];
+  assign \decision$121.t  = decision[34:29];
+  assign \decision$121.present  = decision[35];
+  assign \decision$121.hit_slot  = decision[42:36];
+  assign \decision$121.hit_cnt  = decision[50:43];
+  assign \decision$121.hit_age  = decision[56:51];
+  assign \decision$121.hit_mark  = decision[57];
+  assign \decision$121.any_free  = decision[58];
+  assign \decision$121.free_slot  = decision[65:59];
+  assign \decision$121.free_mark  = decision[66];
+  assign \decision$121.vict_t0  = decision[67];
+  assign \decision$121.vict_slot  = decision[74:68];
+  assign \decision$121.vict_lane  = decision[78:75];
+  assign \decision$121.vict_mark  = decision[79];
+  assign \decision$121.take  = decision[80];
+  assign \decision$121.tail_slot  = decision[87:81];
+  assign \decision$121.lane_tag  = decision[183:88];
+  assign \decision$121.wr_lane  = decision[187:184];
+  assign \decision$121.wr_slot  = decision[194:188];
+  assign \decision$121.wr_mark  = decision[195];
+  assign \decision$121.wr  = decision[196];
+  assign \decision$121.inv  = decision[197];
+  assign \decision$121.cnt_after  = decision[205:198];
+  assign \decision$121.cnt_after_inc  = decision[213:206];
+  assign \cfg$122.c3  = cfg[7:0];
+  assign \cfg$122.c2  = cfg[15:8];
+  assign \cfg$122.w3  = cfg[20:16];
+  assign \cfg$122.w2  = cfg[25:21];
+  assign \cfg$122.w1  = cfg[30:26];
+  assign \cfg$122.hash_seed  = cfg[62:31];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2045,19 +2258,26 @@ endmodule
 module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload, stat_inc, occupancy, flush, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire \$1 ;
-  reg [48:0] \$10 ;
-  reg [13:0] \$11 ;
-  reg \$12 ;
-  reg \$13 ;
-  reg [7:0] \$14 ;
+  wire [23:0] \$10 ;
+  wire \$11 ;
+  wire \$12 ;
+  wire \$13 ;
+  wire [8:0] \$14 ;
+  wire [9:0] \$15 ;
+  reg \$16 ;
+  reg [48:0] \$17 ;
+  reg [13:0] \$18 ;
+  reg \$19 ;
   wire \$2 ;
+  reg \$20 ;
+  reg [7:0] \$21 ;
   wire [1:0] \$3 ;
-  wire \$4 ;
-  wire \$5 ;
-  wire \$6 ;
-  wire [8:0] \$7 ;
-  wire [9:0] \$8 ;
-  reg \$9 ;
+  wire [23:0] \$4 ;
+  wire [23:0] \$5 ;
+  wire [23:0] \$6 ;
+  wire [23:0] \$7 ;
+  wire [23:0] \$8 ;
+  wire [23:0] \$9 ;
   reg \$signal ;
   wire [5:0] age;
   output busy;
@@ -2080,7 +2300,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   input clk;
   wire clk;
   wire [7:0] count;
-  wire [161:0] decision;
+  wire [213:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -2091,25 +2311,25 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [95:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [5:0] \decision.t ;
   wire [23:0] \decision.tag ;
   wire [6:0] \decision.tail_slot ;
-  wire [23:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [23:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  input [161:0] e2;
-  wire [161:0] e2;
+  input [213:0] e2;
+  wire [213:0] e2;
   wire \e2.any_free ;
   wire [7:0] \e2.cnt_after ;
   wire [7:0] \e2.cnt_after_inc ;
@@ -2120,19 +2340,19 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   wire \e2.hit_mark ;
   wire [6:0] \e2.hit_slot ;
   wire \e2.inv ;
+  wire [95:0] \e2.lane_tag ;
   wire [1:0] \e2.min_tlevel ;
   wire [1:0] \e2.op ;
   wire \e2.present ;
   wire [5:0] \e2.t ;
   wire [23:0] \e2.tag ;
   wire [6:0] \e2.tail_slot ;
-  wire [23:0] \e2.tail_tag ;
   wire \e2.take ;
   wire \e2.valid ;
+  wire [3:0] \e2.vict_lane ;
   wire \e2.vict_mark ;
   wire [6:0] \e2.vict_slot ;
   wire \e2.vict_t0 ;
-  wire [23:0] \e2.vict_tag ;
   wire \e2.wr ;
   wire [3:0] \e2.wr_lane ;
   wire \e2.wr_mark ;
@@ -2196,33 +2416,41 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   reg [12:0] stat;
   output [13:0] stat_inc;
   reg [13:0] stat_inc = 14'h0000;
-  assign \$1  = e2[153:146] >= cfg[7:0];
-  assign \$2  = e2[153:146] >= cfg[15:8];
+  wire [23:0] victim_tag;
+  assign \$1  = e2[205:198] >= cfg[7:0];
+  assign \$2  = e2[205:198] >= cfg[15:8];
   assign \$3  = \$2  ? 2'h2 : 2'h1;
   assign level_after = \$1  ? 2'h3 : \$3 ;
   assign level_before = e2[35] ? level : 2'h0;
-  assign lru_slot = e2[2] ? e2[131:125] : e2[142:136];
-  assign \$4  = level_before >= e2[4:3];
-  assign \$5  = level_before >= e2[4:3];
-  assign \$6  = level_before >= e2[4:3];
-  assign \$7  = occupancy + occupancy_inc;
-  assign \$8  = \$7  - occupancy_dec;
+  assign lru_slot = e2[2] ? e2[87:81] : e2[194:188];
+  assign \$4  = e2[75] ? e2[111:88] : 24'h000000;
+  assign \$6  = e2[76] ? e2[135:112] : 24'h000000;
+  assign \$7  = \$5  | \$6 ;
+  assign \$8  = e2[77] ? e2[159:136] : 24'h000000;
+  assign \$9  = \$7  | \$8 ;
+  assign \$10  = e2[78] ? e2[183:160] : 24'h000000;
+  assign victim_tag = \$9  | \$10 ;
+  assign \$11  = level_before >= e2[4:3];
+  assign \$12  = level_before >= e2[4:3];
+  assign \$13  = level_before >= e2[4:3];
+  assign \$14  = occupancy + occupancy_inc;
+  assign \$15  = \$14  - occupancy_dec;
   always @(posedge clk)
-    busy <= \$9 ;
+    busy <= \$16 ;
   always @(posedge clk)
-    response__payload <= \$10 ;
+    response__payload <= \$17 ;
   always @(posedge clk)
-    stat_inc <= \$11 ;
+    stat_inc <= \$18 ;
   always @(posedge clk)
-    occupancy_inc <= \$12 ;
+    occupancy_inc <= \$19 ;
   always @(posedge clk)
-    occupancy_dec <= \$13 ;
+    occupancy_dec <= \$20 ;
   always @(posedge clk)
-    occupancy <= \$14 ;
+    occupancy <= \$21 ;
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$2521$43 (e2[56:43])
+    .\port$2546$43 (e2[56:43])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2233,25 +2461,25 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
       casez (e2[2:1])
         2'h0:
           begin
-            rsp[8] = \$4 ;
+            rsp[8] = \$11 ;
             rsp[4:3] = level_before;
             if (e2[35]) begin
               rsp[2] = 1'h1;
             end else if (e2[58]) begin
             end else if (e2[67]) begin
               rsp[9] = 1'h1;
-              rsp[48:25] = e2[98:75];
+              rsp[48:25] = victim_tag;
             end
-            if (e2[144]) begin
+            if (e2[196]) begin
               rsp[5] = 1'h1;
               rsp[7:6] = level_after;
-              rsp[17:10] = e2[153:146];
-              rsp[24:18] = e2[142:136];
+              rsp[17:10] = e2[205:198];
+              rsp[24:18] = e2[194:188];
             end
           end
         2'h1:
           begin
-            rsp[8] = \$5 ;
+            rsp[8] = \$12 ;
             rsp[4:3] = level_before;
             rsp[7:6] = level_before;
             if (e2[35]) begin
@@ -2262,10 +2490,10 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
             end
           end
         default:
-            if (e2[100]) begin
+            if (e2[80]) begin
               rsp[9] = 1'h1;
-              rsp[48:25] = e2[124:101];
-              rsp[24:18] = e2[131:125];
+              rsp[48:25] = e2[111:88];
+              rsp[24:18] = e2[87:81];
             end
       endcase
     end
@@ -2304,13 +2532,13 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
           begin
             stat[5] = 1'h1;
-            if (\$6 ) begin
+            if (\$13 ) begin
               stat[6] = 1'h1;
             end
           end
         default:
             (* full_case = 32'd1 *)
-            if (e2[100]) begin
+            if (e2[80]) begin
               stat[7] = 1'h1;
             end else begin
               stat[8] = 1'h1;
@@ -2335,7 +2563,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
             /* empty */;
         default:
-            if (e2[100]) begin
+            if (e2[80]) begin
               lru_cmd = 2'h3;
             end
       endcase
@@ -2365,7 +2593,7 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
         2'h1:
             /* empty */;
         default:
-            if (e2[100]) begin
+            if (e2[80]) begin
               evicts = 1'h1;
             end
       endcase
@@ -2373,63 +2601,63 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$9  = e2[0];
+    \$16  = e2[0];
     if (rst) begin
-      \$9  = 1'h0;
+      \$16  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$10  = rsp;
+    \$17  = rsp;
     if (rst) begin
-      \$10  = 49'h0000000000000;
+      \$17  = 49'h0000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$11  = { 1'h0, stat };
+    \$18  = { 1'h0, stat };
     if (rst) begin
-      \$11  = 14'h0000;
+      \$18  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$12  = \$signal ;
+    \$19  = \$signal ;
     if (rst) begin
-      \$12  = 1'h0;
+      \$19  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
-    \$13  = evicts;
+    \$20  = evicts;
     if (rst) begin
-      \$13  = 1'h0;
+      \$20  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
     (* full_case = 32'd1 *)
     if (flush) begin
-      \$14  = 8'h00;
+      \$21  = 8'h00;
     end else begin
-      \$14  = \$8 [7:0];
+      \$21  = \$15 [7:0];
     end
     if (rst) begin
-      \$14  = 8'h00;
+      \$21  = 8'h00;
     end
   end
   assign decision = e2;
   assign response__valid = busy;
-  assign forward__write = e2[144];
-  assign forward__lane = e2[135:132];
-  assign forward__slot = e2[142:136];
+  assign forward__write = e2[196];
+  assign forward__lane = e2[187:184];
+  assign forward__slot = e2[194:188];
   assign forward__tag = e2[28:5];
   assign forward__last = e2[34:29];
-  assign forward__count = e2[153:146];
-  assign forward__count_inc = e2[161:154];
-  assign forward__mark = e2[143];
-  assign forward__invalidate = e2[145];
-  assign forward__window = e2[131:125];
+  assign forward__count = e2[205:198];
+  assign forward__count_inc = e2[213:206];
+  assign forward__mark = e2[195];
+  assign forward__invalidate = e2[197];
+  assign forward__window = e2[87:81];
   assign \cfg$15  = cfg;
   assign count = e2[50:43];
   assign age = e2[56:51];
@@ -2448,18 +2676,18 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \e2.free_mark  = e2[66];
   assign \e2.vict_t0  = e2[67];
   assign \e2.vict_slot  = e2[74:68];
-  assign \e2.vict_tag  = e2[98:75];
-  assign \e2.vict_mark  = e2[99];
-  assign \e2.take  = e2[100];
-  assign \e2.tail_tag  = e2[124:101];
-  assign \e2.tail_slot  = e2[131:125];
-  assign \e2.wr_lane  = e2[135:132];
-  assign \e2.wr_slot  = e2[142:136];
-  assign \e2.wr_mark  = e2[143];
-  assign \e2.wr  = e2[144];
-  assign \e2.inv  = e2[145];
-  assign \e2.cnt_after  = e2[153:146];
-  assign \e2.cnt_after_inc  = e2[161:154];
+  assign \e2.vict_lane  = e2[78:75];
+  assign \e2.vict_mark  = e2[79];
+  assign \e2.take  = e2[80];
+  assign \e2.tail_slot  = e2[87:81];
+  assign \e2.lane_tag  = e2[183:88];
+  assign \e2.wr_lane  = e2[187:184];
+  assign \e2.wr_slot  = e2[194:188];
+  assign \e2.wr_mark  = e2[195];
+  assign \e2.wr  = e2[196];
+  assign \e2.inv  = e2[197];
+  assign \e2.cnt_after  = e2[205:198];
+  assign \e2.cnt_after_inc  = e2[213:206];
   assign \decision.valid  = e2[0];
   assign \decision.op  = e2[2:1];
   assign \decision.min_tlevel  = e2[4:3];
@@ -2475,18 +2703,18 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \decision.free_mark  = e2[66];
   assign \decision.vict_t0  = e2[67];
   assign \decision.vict_slot  = e2[74:68];
-  assign \decision.vict_tag  = e2[98:75];
-  assign \decision.vict_mark  = e2[99];
-  assign \decision.take  = e2[100];
-  assign \decision.tail_tag  = e2[124:101];
-  assign \decision.tail_slot  = e2[131:125];
-  assign \decision.wr_lane  = e2[135:132];
-  assign \decision.wr_slot  = e2[142:136];
-  assign \decision.wr_mark  = e2[143];
-  assign \decision.wr  = e2[144];
-  assign \decision.inv  = e2[145];
-  assign \decision.cnt_after  = e2[153:146];
-  assign \decision.cnt_after_inc  = e2[161:154];
+  assign \decision.vict_lane  = e2[78:75];
+  assign \decision.vict_mark  = e2[79];
+  assign \decision.take  = e2[80];
+  assign \decision.tail_slot  = e2[87:81];
+  assign \decision.lane_tag  = e2[183:88];
+  assign \decision.wr_lane  = e2[187:184];
+  assign \decision.wr_slot  = e2[194:188];
+  assign \decision.wr_mark  = e2[195];
+  assign \decision.wr  = e2[196];
+  assign \decision.inv  = e2[197];
+  assign \decision.cnt_after  = e2[205:198];
+  assign \decision.cnt_after_inc  = e2[213:206];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2519,10 +2747,11 @@ module \kv_asu.core.commit (rst, lru_slot, e2, lru_cmd, busy, response__payload,
   assign \response__payload.count  = response__payload[17:10];
   assign \response__payload.slot  = response__payload[24:18];
   assign \response__payload.victim_tag  = response__payload[48:25];
+  assign \$5  = \$4 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$2521$43 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$2546$43 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2543,15 +2772,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2521$43 );
   wire [7:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [13:0] \port$2521$43 ;
-  wire [13:0] \port$2521$43 ;
+  input [13:0] \port$2546$43 ;
+  wire [13:0] \port$2546$43 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$2521$43 [7:0] >= cfg[15:8];
-  assign \$5  = \port$2521$43 [13:8] <= cfg[25:21];
+  assign \$4  = \port$2546$43 [7:0] >= cfg[15:8];
+  assign \$5  = \port$2546$43 [13:8] <= cfg[25:21];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$2521$43 [13:8] <= cfg[30:26];
-  assign \$1  = \port$2521$43 [7:0] >= cfg[7:0];
-  assign \$2  = \port$2521$43 [13:8] <= cfg[20:16];
+  assign \$7  = \port$2546$43 [13:8] <= cfg[30:26];
+  assign \$1  = \port$2546$43 [7:0] >= cfg[7:0];
+  assign \$2  = \port$2546$43 [13:8] <= cfg[20:16];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2565,8 +2794,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$2521$43 );
       level = 2'h0;
     end
   end
-  assign count = \port$2521$43 [7:0];
-  assign age = \port$2521$43 [13:8];
+  assign count = \port$2546$43 [7:0];
+  assign age = \port$2546$43 [13:8];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
@@ -2770,7 +2999,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$172 (rst, out_h, \port$2499$5 , seed, clk);
+module \kv_asu.core.hash$174 (rst, out_h, \port$2524$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [16:0] \$10 ;
   wire [36:0] \$100 ;
@@ -2927,8 +3156,8 @@ module \kv_asu.core.hash$172 (rst, out_h, \port$2499$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [23:0] \port$2499$5 ;
-  wire [23:0] \port$2499$5 ;
+  input [23:0] \port$2524$5 ;
+  wire [23:0] \port$2524$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -2936,21 +3165,21 @@ module \kv_asu.core.hash$172 (rst, out_h, \port$2499$5 , seed, clk);
   wire rst;
   input [31:0] seed;
   wire [31:0] seed;
-  assign \$1  = \port$2499$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$2499$5 [23:16] + { \port$2499$5 [23:16], 4'h0 };
-  assign \$3  = { \port$2499$5 [23:16], 6'h00 } + { \port$2499$5 [23:16], 8'h00 };
+  assign \$1  = \port$2524$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$2524$5 [23:16] + { \port$2524$5 [23:16], 4'h0 };
+  assign \$3  = { \port$2524$5 [23:16], 6'h00 } + { \port$2524$5 [23:16], 8'h00 };
   assign \$4  = \$2 [15:0] + \$3 [15:0];
-  assign \$5  = - { \port$2499$5 [21:16], 10'h000 };
-  assign \$6  = { \port$2499$5 [17:16], 14'h0000 } + \$5 [15:0];
-  assign \$7  = - { \port$2499$5 [19:16], 12'h000 };
+  assign \$5  = - { \port$2524$5 [21:16], 10'h000 };
+  assign \$6  = { \port$2524$5 [17:16], 14'h0000 } + \$5 [15:0];
+  assign \$7  = - { \port$2524$5 [19:16], 12'h000 };
   assign \$8  = \$6 [15:0] + \$7 [15:0];
   assign \$9  = \$4 [15:0] + \$8 [15:0];
-  assign \$10  = { \port$2499$5 [10:0], 5'h00 } + { \port$2499$5 [8:0], 7'h00 };
-  assign \$11  = - { \port$2499$5 [14:0], 1'h0 };
-  assign \$12  = { \port$2499$5 [3:0], 12'h000 } + \$11 [15:0];
+  assign \$10  = { \port$2524$5 [10:0], 5'h00 } + { \port$2524$5 [8:0], 7'h00 };
+  assign \$11  = - { \port$2524$5 [14:0], 1'h0 };
+  assign \$12  = { \port$2524$5 [3:0], 12'h000 } + \$11 [15:0];
   assign \$13  = \$10 [15:0] + \$12 [15:0];
-  assign \$14  = - { \port$2499$5 [5:0], 10'h000 };
-  assign \$15  = - { \port$2499$5 [1:0], 14'h0000 };
+  assign \$14  = - { \port$2524$5 [5:0], 10'h000 };
+  assign \$15  = - { \port$2524$5 [1:0], 14'h0000 };
   assign \$16  = \$14 [15:0] + \$15 [15:0];
   assign \$17  = \$13 [15:0] + \$16 [15:0];
   assign \$35  = c1a_k1_p0[29:16] + c1a_k1_p1;
@@ -3096,7 +3325,7 @@ module \kv_asu.core.hash$172 (rst, out_h, \port$2499$5 , seed, clk);
     out_h <= \$119 ;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$92 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$100 [3];
-  assign key = { 40'h0000000000, \port$2499$5  };
+  assign key = { 40'h0000000000, \port$2524$5  };
   assign hash = out_h;
   assign \$18  = 30'h00000000;
   assign \$19  = 17'h00000;
@@ -3128,112 +3357,136 @@ module \kv_asu.core.hash$172 (rst, out_h, \port$2499$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2500$0 );
+module \kv_asu.core.lanes$181 (\port$2526$0 , \port$2530$0 , lanes, cfg, \port$2525$0 );
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
   wire [8:0] \$100 ;
-  wire \$101 ;
+  wire [8:0] \$101 ;
   wire \$102 ;
-  wire \$103 ;
-  wire \$104 ;
-  wire \$11 ;
-  wire [6:0] \$12 ;
-  wire [4:0] \$13 ;
-  wire \$14 ;
+  wire [8:0] \$103 ;
+  wire [8:0] \$104 ;
+  wire \$105 ;
+  wire \$106 ;
+  wire \$107 ;
+  wire \$108 ;
+  wire \$109 ;
+  wire [6:0] \$11 ;
+  wire [8:0] \$110 ;
+  wire [8:0] \$111 ;
+  wire \$112 ;
+  wire [8:0] \$113 ;
+  wire [8:0] \$114 ;
+  wire \$115 ;
+  wire \$116 ;
+  wire \$117 ;
+  wire \$118 ;
+  wire \$119 ;
+  wire [5:0] \$12 ;
+  wire [8:0] \$120 ;
+  wire [8:0] \$121 ;
+  wire \$122 ;
+  wire [8:0] \$123 ;
+  wire [8:0] \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$13 ;
+  wire [6:0] \$14 ;
   wire [6:0] \$15 ;
-  wire \$16 ;
-  wire \$17 ;
-  wire [6:0] \$18 ;
-  wire \$19 ;
+  wire [5:0] \$16 ;
+  wire [4:0] \$17 ;
+  wire \$18 ;
+  wire [6:0] \$19 ;
   wire \$2 ;
   wire [6:0] \$20 ;
-  wire [4:0] \$21 ;
+  wire [5:0] \$21 ;
   wire \$22 ;
-  wire [6:0] \$23 ;
-  wire \$24 ;
-  wire \$25 ;
-  wire [6:0] \$26 ;
+  wire \$23 ;
+  wire [6:0] \$24 ;
+  wire [6:0] \$25 ;
+  wire [5:0] \$26 ;
   wire \$27 ;
   wire [6:0] \$28 ;
-  wire [4:0] \$29 ;
+  wire [6:0] \$29 ;
   wire \$3 ;
-  wire \$30 ;
-  wire [6:0] \$31 ;
+  wire [5:0] \$30 ;
+  wire [4:0] \$31 ;
   wire \$32 ;
-  wire \$33 ;
+  wire [6:0] \$33 ;
   wire [6:0] \$34 ;
-  wire \$35 ;
-  wire [6:0] \$36 ;
-  wire [4:0] \$37 ;
-  wire \$38 ;
+  wire [5:0] \$35 ;
+  wire \$36 ;
+  wire \$37 ;
+  wire [6:0] \$38 ;
   wire [6:0] \$39 ;
   wire \$4 ;
-  wire \$40 ;
-  wire [2:0] \$41 ;
-  wire [2:0] \$42 ;
-  wire [2:0] \$43 ;
-  wire [2:0] \$44 ;
-  wire [2:0] \$45 ;
-  wire [2:0] \$46 ;
-  wire [2:0] \$47 ;
-  wire [2:0] \$48 ;
-  wire [2:0] \$49 ;
+  wire [5:0] \$40 ;
+  wire \$41 ;
+  wire [6:0] \$42 ;
+  wire [6:0] \$43 ;
+  wire [5:0] \$44 ;
+  wire [4:0] \$45 ;
+  wire \$46 ;
+  wire [6:0] \$47 ;
+  wire [6:0] \$48 ;
+  wire [5:0] \$49 ;
   wire \$5 ;
-  wire [2:0] \$50 ;
-  wire [2:0] \$51 ;
-  wire [2:0] \$52 ;
-  wire [2:0] \$53 ;
-  wire [2:0] \$54 ;
-  wire [2:0] \$55 ;
-  wire [2:0] \$56 ;
-  wire [2:0] \$57 ;
-  wire [2:0] \$58 ;
-  wire [2:0] \$59 ;
+  wire \$50 ;
+  wire \$51 ;
+  wire [6:0] \$52 ;
+  wire [6:0] \$53 ;
+  wire [5:0] \$54 ;
+  wire \$55 ;
+  wire [6:0] \$56 ;
+  wire [6:0] \$57 ;
+  wire [5:0] \$58 ;
+  wire [4:0] \$59 ;
   wire \$6 ;
-  wire [2:0] \$60 ;
-  wire [2:0] \$61 ;
-  wire [2:0] \$62 ;
-  wire [2:0] \$63 ;
-  wire [2:0] \$64 ;
-  wire \$65 ;
-  wire [8:0] \$66 ;
-  wire [8:0] \$67 ;
-  wire \$68 ;
-  wire [8:0] \$69 ;
+  wire \$60 ;
+  wire [6:0] \$61 ;
+  wire [6:0] \$62 ;
+  wire [5:0] \$63 ;
+  wire \$64 ;
+  wire [2:0] \$65 ;
+  wire [2:0] \$66 ;
+  wire [2:0] \$67 ;
+  wire [2:0] \$68 ;
+  wire [2:0] \$69 ;
   wire \$7 ;
-  wire [8:0] \$70 ;
-  wire \$71 ;
-  wire \$72 ;
-  wire \$73 ;
-  wire \$74 ;
-  wire \$75 ;
-  wire [8:0] \$76 ;
-  wire [8:0] \$77 ;
-  wire \$78 ;
-  wire [8:0] \$79 ;
+  wire [2:0] \$70 ;
+  wire [2:0] \$71 ;
+  wire [2:0] \$72 ;
+  wire [2:0] \$73 ;
+  wire [2:0] \$74 ;
+  wire [2:0] \$75 ;
+  wire [2:0] \$76 ;
+  wire [2:0] \$77 ;
+  wire [2:0] \$78 ;
+  wire [2:0] \$79 ;
   wire \$8 ;
-  wire [8:0] \$80 ;
-  wire \$81 ;
-  wire \$82 ;
-  wire \$83 ;
-  wire \$84 ;
-  wire \$85 ;
-  wire [8:0] \$86 ;
-  wire [8:0] \$87 ;
-  wire \$88 ;
-  wire [8:0] \$89 ;
+  wire [2:0] \$80 ;
+  wire [2:0] \$81 ;
+  wire [2:0] \$82 ;
+  wire [2:0] \$83 ;
+  wire [2:0] \$84 ;
+  wire [2:0] \$85 ;
+  wire [2:0] \$86 ;
+  wire [2:0] \$87 ;
+  wire [2:0] \$88 ;
+  wire \$89 ;
   wire \$9 ;
   wire [8:0] \$90 ;
-  wire \$91 ;
+  wire [8:0] \$91 ;
   wire \$92 ;
-  wire \$93 ;
-  wire \$94 ;
+  wire [8:0] \$93 ;
+  wire [8:0] \$94 ;
   wire \$95 ;
-  wire [8:0] \$96 ;
-  wire [8:0] \$97 ;
+  wire \$96 ;
+  wire \$97 ;
   wire \$98 ;
-  wire [8:0] \$99 ;
+  wire \$99 ;
   reg [5:0] age0;
   reg [5:0] age1;
   reg [5:0] age2;
@@ -3254,12 +3507,12 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   reg [7:0] cnt1;
   reg [7:0] cnt2;
   reg [7:0] cnt3;
-  output [361:0] lanes;
-  wire [361:0] lanes;
+  output [369:0] lanes;
+  wire [369:0] lanes;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -3326,12 +3579,12 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   reg match2;
   reg match3;
   wire [3:0] match_b;
-  input [41:0] \port$2500$0 ;
-  wire [41:0] \port$2500$0 ;
-  input [187:0] \port$2501$0 ;
-  wire [187:0] \port$2501$0 ;
-  input [27:0] \port$2505$0 ;
-  wire [27:0] \port$2505$0 ;
+  input [41:0] \port$2525$0 ;
+  wire [41:0] \port$2525$0 ;
+  input [307:0] \port$2526$0 ;
+  wire [307:0] \port$2526$0 ;
+  input [27:0] \port$2530$0 ;
+  wire [27:0] \port$2530$0 ;
   reg [23:0] tag0;
   reg [23:0] tag1;
   reg [23:0] tag2;
@@ -3340,14 +3593,21 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   reg valid1;
   reg valid2;
   reg valid3;
-  wire [302:0] window;
-  wire [187:0] \window.bank ;
+  wire [422:0] window;
+  wire [307:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [29:0] \window.bank[0].sides ;
+  wire [7:0] \window.bank[0].sides.count_byp ;
+  wire [7:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [5:0] \window.bank[0].sides.last_byp ;
+  wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -3356,6 +3616,13 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [29:0] \window.bank[1].sides ;
+  wire [7:0] \window.bank[1].sides.count_byp ;
+  wire [7:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [5:0] \window.bank[1].sides.last_byp ;
+  wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -3364,6 +3631,13 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [29:0] \window.bank[2].sides ;
+  wire [7:0] \window.bank[2].sides.count_byp ;
+  wire [7:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [5:0] \window.bank[2].sides.last_byp ;
+  wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -3372,6 +3646,13 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [29:0] \window.bank[3].sides ;
+  wire [7:0] \window.bank[3].sides.count_byp ;
+  wire [7:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [5:0] \window.bank[3].sides.last_byp ;
+  wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -3387,128 +3668,152 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   wire \window.same_line ;
   wire [6:0] \window.start ;
   wire [5:0] \window.t_w1 ;
-  assign \$1  = \port$2501$0 [23:0] == \port$2500$0 [28:5];
-  assign \$2  = \port$2501$0 [38] & \$1 ;
-  assign \$3  = \port$2501$0 [70:47] == \port$2500$0 [28:5];
-  assign \$4  = \port$2501$0 [85] & \$3 ;
-  assign \$5  = \port$2501$0 [117:94] == \port$2500$0 [28:5];
-  assign \$6  = \port$2501$0 [132] & \$5 ;
-  assign \$7  = \port$2501$0 [164:141] == \port$2500$0 [28:5];
-  assign \$8  = \port$2501$0 [179] & \$7 ;
-  assign \$9  = \port$2501$0 [39] ^ \port$2501$0 [40];
-  assign \$10  = \port$2500$0 [34:29] - \port$2501$0 [37:32];
-  assign \$11  = \$9  | \$10 [5];
-  assign \$12  = \port$2500$0 [34:29] - \port$2501$0 [37:32];
-  assign \$13  = \$11  ? 5'h00 : \$12 [4:0];
-  assign \$14  = \port$2501$0 [39] ^ \port$2501$0 [40];
-  assign \$15  = \port$2500$0 [34:29] - \port$2501$0 [37:32];
-  assign \$16  = \$14  | \$15 [5];
-  assign \$17  = \port$2501$0 [86] ^ \port$2501$0 [87];
-  assign \$18  = \port$2500$0 [34:29] - \port$2501$0 [84:79];
-  assign \$19  = \$17  | \$18 [5];
-  assign \$20  = \port$2500$0 [34:29] - \port$2501$0 [84:79];
-  assign \$21  = \$19  ? 5'h00 : \$20 [4:0];
-  assign \$22  = \port$2501$0 [86] ^ \port$2501$0 [87];
-  assign \$23  = \port$2500$0 [34:29] - \port$2501$0 [84:79];
-  assign \$24  = \$22  | \$23 [5];
-  assign \$25  = \port$2501$0 [133] ^ \port$2501$0 [134];
-  assign \$26  = \port$2500$0 [34:29] - \port$2501$0 [131:126];
-  assign \$27  = \$25  | \$26 [5];
-  assign \$28  = \port$2500$0 [34:29] - \port$2501$0 [131:126];
-  assign \$29  = \$27  ? 5'h00 : \$28 [4:0];
-  assign \$30  = \port$2501$0 [133] ^ \port$2501$0 [134];
-  assign \$31  = \port$2500$0 [34:29] - \port$2501$0 [131:126];
-  assign \$32  = \$30  | \$31 [5];
-  assign \$33  = \port$2501$0 [180] ^ \port$2501$0 [181];
-  assign \$34  = \port$2500$0 [34:29] - \port$2501$0 [178:173];
-  assign \$35  = \$33  | \$34 [5];
-  assign \$36  = \port$2500$0 [34:29] - \port$2501$0 [178:173];
-  assign \$37  = \$35  ? 5'h00 : \$36 [4:0];
-  assign \$38  = \port$2501$0 [180] ^ \port$2501$0 [181];
-  assign \$39  = \port$2500$0 [34:29] - \port$2501$0 [178:173];
-  assign \$40  = \$38  | \$39 [5];
-  assign \$41  = \port$2505$0 [1:0] + 1'h0;
-  assign \$42  = \port$2505$0 [1:0] + 1'h0;
-  assign \$43  = \port$2505$0 [1:0] + 1'h0;
-  assign \$44  = \port$2505$0 [1:0] + 1'h0;
-  assign \$45  = \port$2505$0 [1:0] + 1'h0;
-  assign \$46  = \port$2505$0 [1:0] + 1'h0;
-  assign \$47  = \port$2505$0 [8:7] + 1'h0;
-  assign \$48  = \port$2505$0 [8:7] + 1'h0;
-  assign \$49  = \port$2505$0 [8:7] + 1'h0;
-  assign \$50  = \port$2505$0 [8:7] + 1'h0;
-  assign \$51  = \port$2505$0 [8:7] + 1'h0;
-  assign \$52  = \port$2505$0 [8:7] + 1'h0;
-  assign \$53  = \port$2505$0 [15:14] + 1'h0;
-  assign \$54  = \port$2505$0 [15:14] + 1'h0;
-  assign \$55  = \port$2505$0 [15:14] + 1'h0;
-  assign \$56  = \port$2505$0 [15:14] + 1'h0;
-  assign \$57  = \port$2505$0 [15:14] + 1'h0;
-  assign \$58  = \port$2505$0 [15:14] + 1'h0;
-  assign \$59  = \port$2505$0 [22:21] + 1'h0;
-  assign \$60  = \port$2505$0 [22:21] + 1'h0;
-  assign \$61  = \port$2505$0 [22:21] + 1'h0;
-  assign \$62  = \port$2505$0 [22:21] + 1'h0;
-  assign \$63  = \port$2505$0 [22:21] + 1'h0;
-  assign \$64  = \port$2505$0 [22:21] + 1'h0;
-  assign \$65  = cnt0 >= 8'hff;
-  assign \$66  = cnt0 + 1'h1;
-  assign \$67  = \$65  ? 9'h0ff : \$66 ;
-  assign \$68  = cnt0 >= 8'hfe;
-  assign \$69  = cnt0 + 2'h2;
-  assign \$70  = \$68  ? 9'h0ff : \$69 ;
-  assign \$71  = age0 > cfg[30:26];
-  assign \$72  = age0 > age1;
-  assign \$73  = age0 > age2;
-  assign \$74  = age0 > age3;
-  assign \$75  = cnt1 >= 8'hff;
-  assign \$76  = cnt1 + 1'h1;
-  assign \$77  = \$75  ? 9'h0ff : \$76 ;
-  assign \$78  = cnt1 >= 8'hfe;
-  assign \$79  = cnt1 + 2'h2;
-  assign \$80  = \$78  ? 9'h0ff : \$79 ;
-  assign \$81  = age1 > cfg[30:26];
-  assign \$82  = age1 > age0;
-  assign \$83  = age1 > age2;
-  assign \$84  = age1 > age3;
-  assign \$85  = cnt2 >= 8'hff;
-  assign \$86  = cnt2 + 1'h1;
-  assign \$87  = \$85  ? 9'h0ff : \$86 ;
-  assign \$88  = cnt2 >= 8'hfe;
-  assign \$89  = cnt2 + 2'h2;
-  assign \$90  = \$88  ? 9'h0ff : \$89 ;
-  assign \$91  = age2 > cfg[30:26];
-  assign \$92  = age2 > age0;
-  assign \$93  = age2 > age1;
-  assign \$94  = age2 > age3;
-  assign \$95  = cnt3 >= 8'hff;
-  assign \$96  = cnt3 + 1'h1;
-  assign \$97  = \$95  ? 9'h0ff : \$96 ;
-  assign \$98  = cnt3 >= 8'hfe;
-  assign \$99  = cnt3 + 2'h2;
-  assign \$100  = \$98  ? 9'h0ff : \$99 ;
-  assign \$101  = age3 > cfg[30:26];
-  assign \$102  = age3 > age0;
-  assign \$103  = age3 > age1;
-  assign \$104  = age3 > age2;
+  assign \$1  = \port$2526$0 [23:0] == \port$2525$0 [28:5];
+  assign \$2  = \port$2526$0 [38] & \$1 ;
+  assign \$3  = \port$2526$0 [100:77] == \port$2525$0 [28:5];
+  assign \$4  = \port$2526$0 [115] & \$3 ;
+  assign \$5  = \port$2526$0 [177:154] == \port$2525$0 [28:5];
+  assign \$6  = \port$2526$0 [192] & \$5 ;
+  assign \$7  = \port$2526$0 [254:231] == \port$2525$0 [28:5];
+  assign \$8  = \port$2526$0 [269] & \$7 ;
+  assign \$9  = \port$2526$0 [39] ^ \port$2526$0 [40];
+  assign \$10  = \port$2525$0 [34:29] - \port$2526$0 [76:71];
+  assign \$11  = \port$2525$0 [34:29] - \port$2526$0 [70:65];
+  assign \$12  = \port$2526$0 [64] ? \$10 [5:0] : \$11 [5:0];
+  assign \$13  = \$9  | \$12 [5];
+  assign \$14  = \port$2525$0 [34:29] - \port$2526$0 [76:71];
+  assign \$15  = \port$2525$0 [34:29] - \port$2526$0 [70:65];
+  assign \$16  = \port$2526$0 [64] ? \$14 [5:0] : \$15 [5:0];
+  assign \$17  = \$13  ? 5'h00 : \$16 [4:0];
+  assign \$18  = \port$2526$0 [39] ^ \port$2526$0 [40];
+  assign \$19  = \port$2525$0 [34:29] - \port$2526$0 [76:71];
+  assign \$20  = \port$2525$0 [34:29] - \port$2526$0 [70:65];
+  assign \$21  = \port$2526$0 [64] ? \$19 [5:0] : \$20 [5:0];
+  assign \$22  = \$18  | \$21 [5];
+  assign \$23  = \port$2526$0 [116] ^ \port$2526$0 [117];
+  assign \$24  = \port$2525$0 [34:29] - \port$2526$0 [153:148];
+  assign \$25  = \port$2525$0 [34:29] - \port$2526$0 [147:142];
+  assign \$26  = \port$2526$0 [141] ? \$24 [5:0] : \$25 [5:0];
+  assign \$27  = \$23  | \$26 [5];
+  assign \$28  = \port$2525$0 [34:29] - \port$2526$0 [153:148];
+  assign \$29  = \port$2525$0 [34:29] - \port$2526$0 [147:142];
+  assign \$30  = \port$2526$0 [141] ? \$28 [5:0] : \$29 [5:0];
+  assign \$31  = \$27  ? 5'h00 : \$30 [4:0];
+  assign \$32  = \port$2526$0 [116] ^ \port$2526$0 [117];
+  assign \$33  = \port$2525$0 [34:29] - \port$2526$0 [153:148];
+  assign \$34  = \port$2525$0 [34:29] - \port$2526$0 [147:142];
+  assign \$35  = \port$2526$0 [141] ? \$33 [5:0] : \$34 [5:0];
+  assign \$36  = \$32  | \$35 [5];
+  assign \$37  = \port$2526$0 [193] ^ \port$2526$0 [194];
+  assign \$38  = \port$2525$0 [34:29] - \port$2526$0 [230:225];
+  assign \$39  = \port$2525$0 [34:29] - \port$2526$0 [224:219];
+  assign \$40  = \port$2526$0 [218] ? \$38 [5:0] : \$39 [5:0];
+  assign \$41  = \$37  | \$40 [5];
+  assign \$42  = \port$2525$0 [34:29] - \port$2526$0 [230:225];
+  assign \$43  = \port$2525$0 [34:29] - \port$2526$0 [224:219];
+  assign \$44  = \port$2526$0 [218] ? \$42 [5:0] : \$43 [5:0];
+  assign \$45  = \$41  ? 5'h00 : \$44 [4:0];
+  assign \$46  = \port$2526$0 [193] ^ \port$2526$0 [194];
+  assign \$47  = \port$2525$0 [34:29] - \port$2526$0 [230:225];
+  assign \$48  = \port$2525$0 [34:29] - \port$2526$0 [224:219];
+  assign \$49  = \port$2526$0 [218] ? \$47 [5:0] : \$48 [5:0];
+  assign \$50  = \$46  | \$49 [5];
+  assign \$51  = \port$2526$0 [270] ^ \port$2526$0 [271];
+  assign \$52  = \port$2525$0 [34:29] - \port$2526$0 [307:302];
+  assign \$53  = \port$2525$0 [34:29] - \port$2526$0 [301:296];
+  assign \$54  = \port$2526$0 [295] ? \$52 [5:0] : \$53 [5:0];
+  assign \$55  = \$51  | \$54 [5];
+  assign \$56  = \port$2525$0 [34:29] - \port$2526$0 [307:302];
+  assign \$57  = \port$2525$0 [34:29] - \port$2526$0 [301:296];
+  assign \$58  = \port$2526$0 [295] ? \$56 [5:0] : \$57 [5:0];
+  assign \$59  = \$55  ? 5'h00 : \$58 [4:0];
+  assign \$60  = \port$2526$0 [270] ^ \port$2526$0 [271];
+  assign \$61  = \port$2525$0 [34:29] - \port$2526$0 [307:302];
+  assign \$62  = \port$2525$0 [34:29] - \port$2526$0 [301:296];
+  assign \$63  = \port$2526$0 [295] ? \$61 [5:0] : \$62 [5:0];
+  assign \$64  = \$60  | \$63 [5];
+  assign \$65  = \port$2530$0 [1:0] + 1'h0;
+  assign \$66  = \port$2530$0 [1:0] + 1'h0;
+  assign \$67  = \port$2530$0 [1:0] + 1'h0;
+  assign \$68  = \port$2530$0 [1:0] + 1'h0;
+  assign \$69  = \port$2530$0 [1:0] + 1'h0;
+  assign \$70  = \port$2530$0 [1:0] + 1'h0;
+  assign \$71  = \port$2530$0 [8:7] + 1'h0;
+  assign \$72  = \port$2530$0 [8:7] + 1'h0;
+  assign \$73  = \port$2530$0 [8:7] + 1'h0;
+  assign \$74  = \port$2530$0 [8:7] + 1'h0;
+  assign \$75  = \port$2530$0 [8:7] + 1'h0;
+  assign \$76  = \port$2530$0 [8:7] + 1'h0;
+  assign \$77  = \port$2530$0 [15:14] + 1'h0;
+  assign \$78  = \port$2530$0 [15:14] + 1'h0;
+  assign \$79  = \port$2530$0 [15:14] + 1'h0;
+  assign \$80  = \port$2530$0 [15:14] + 1'h0;
+  assign \$81  = \port$2530$0 [15:14] + 1'h0;
+  assign \$82  = \port$2530$0 [15:14] + 1'h0;
+  assign \$83  = \port$2530$0 [22:21] + 1'h0;
+  assign \$84  = \port$2530$0 [22:21] + 1'h0;
+  assign \$85  = \port$2530$0 [22:21] + 1'h0;
+  assign \$86  = \port$2530$0 [22:21] + 1'h0;
+  assign \$87  = \port$2530$0 [22:21] + 1'h0;
+  assign \$88  = \port$2530$0 [22:21] + 1'h0;
+  assign \$89  = cnt0 >= 8'hff;
+  assign \$90  = cnt0 + 1'h1;
+  assign \$91  = \$89  ? 9'h0ff : \$90 ;
+  assign \$92  = cnt0 >= 8'hfe;
+  assign \$93  = cnt0 + 2'h2;
+  assign \$94  = \$92  ? 9'h0ff : \$93 ;
+  assign \$95  = age0 > cfg[30:26];
+  assign \$96  = age0 > age1;
+  assign \$97  = age0 > age2;
+  assign \$98  = age0 > age3;
+  assign \$99  = cnt1 >= 8'hff;
+  assign \$100  = cnt1 + 1'h1;
+  assign \$101  = \$99  ? 9'h0ff : \$100 ;
+  assign \$102  = cnt1 >= 8'hfe;
+  assign \$103  = cnt1 + 2'h2;
+  assign \$104  = \$102  ? 9'h0ff : \$103 ;
+  assign \$105  = age1 > cfg[30:26];
+  assign \$106  = age1 > age0;
+  assign \$107  = age1 > age2;
+  assign \$108  = age1 > age3;
+  assign \$109  = cnt2 >= 8'hff;
+  assign \$110  = cnt2 + 1'h1;
+  assign \$111  = \$109  ? 9'h0ff : \$110 ;
+  assign \$112  = cnt2 >= 8'hfe;
+  assign \$113  = cnt2 + 2'h2;
+  assign \$114  = \$112  ? 9'h0ff : \$113 ;
+  assign \$115  = age2 > cfg[30:26];
+  assign \$116  = age2 > age0;
+  assign \$117  = age2 > age1;
+  assign \$118  = age2 > age3;
+  assign \$119  = cnt3 >= 8'hff;
+  assign \$120  = cnt3 + 1'h1;
+  assign \$121  = \$119  ? 9'h0ff : \$120 ;
+  assign \$122  = cnt3 >= 8'hfe;
+  assign \$123  = cnt3 + 2'h2;
+  assign \$124  = \$122  ? 9'h0ff : \$123 ;
+  assign \$125  = age3 > cfg[30:26];
+  assign \$126  = age3 > age0;
+  assign \$127  = age3 > age1;
+  assign \$128  = age3 > age2;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$41 [1:0])
+    casez (\$65 [1:0])
       2'h0:
-          valid0 = \port$2501$0 [38];
+          valid0 = \port$2526$0 [38];
       2'h1:
-          valid0 = \port$2501$0 [85];
+          valid0 = \port$2526$0 [115];
       2'h2:
-          valid0 = \port$2501$0 [132];
+          valid0 = \port$2526$0 [192];
       2'h3:
-          valid0 = \port$2501$0 [179];
+          valid0 = \port$2526$0 [269];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$42 [1:0])
+    casez (\$66 [1:0])
       2'h0:
           match0 = match_b[0];
       2'h1:
@@ -3522,49 +3827,49 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$43 [1:0])
+    casez (\$67 [1:0])
       2'h0:
-          tag0 = \port$2501$0 [23:0];
+          tag0 = \port$2526$0 [23:0];
       2'h1:
-          tag0 = \port$2501$0 [70:47];
+          tag0 = \port$2526$0 [100:77];
       2'h2:
-          tag0 = \port$2501$0 [117:94];
+          tag0 = \port$2526$0 [177:154];
       2'h3:
-          tag0 = \port$2501$0 [164:141];
+          tag0 = \port$2526$0 [254:231];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$44 [1:0])
+    casez (\$68 [1:0])
       2'h0:
-          age0 = { \$16 , \$13  };
+          age0 = { \$22 , \$17  };
       2'h1:
-          age0 = { \$24 , \$21  };
+          age0 = { \$36 , \$31  };
       2'h2:
-          age0 = { \$32 , \$29  };
+          age0 = { \$50 , \$45  };
       2'h3:
-          age0 = { \$40 , \$37  };
+          age0 = { \$64 , \$59  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$45 [1:0])
+    casez (\$69 [1:0])
       2'h0:
-          cnt0 = \port$2501$0 [31:24];
+          cnt0 = \port$2526$0 [31:24];
       2'h1:
-          cnt0 = \port$2501$0 [78:71];
+          cnt0 = \port$2526$0 [108:101];
       2'h2:
-          cnt0 = \port$2501$0 [125:118];
+          cnt0 = \port$2526$0 [185:178];
       2'h3:
-          cnt0 = \port$2501$0 [172:165];
+          cnt0 = \port$2526$0 [262:255];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$46 [1:0])
+    casez (\$70 [1:0])
       2'h0:
           mark0 = mark_now_b[0];
       2'h1:
@@ -3578,21 +3883,21 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$47 [1:0])
+    casez (\$71 [1:0])
       2'h0:
-          valid1 = \port$2501$0 [38];
+          valid1 = \port$2526$0 [38];
       2'h1:
-          valid1 = \port$2501$0 [85];
+          valid1 = \port$2526$0 [115];
       2'h2:
-          valid1 = \port$2501$0 [132];
+          valid1 = \port$2526$0 [192];
       2'h3:
-          valid1 = \port$2501$0 [179];
+          valid1 = \port$2526$0 [269];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$48 [1:0])
+    casez (\$72 [1:0])
       2'h0:
           match1 = match_b[0];
       2'h1:
@@ -3606,49 +3911,49 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$49 [1:0])
+    casez (\$73 [1:0])
       2'h0:
-          tag1 = \port$2501$0 [23:0];
+          tag1 = \port$2526$0 [23:0];
       2'h1:
-          tag1 = \port$2501$0 [70:47];
+          tag1 = \port$2526$0 [100:77];
       2'h2:
-          tag1 = \port$2501$0 [117:94];
+          tag1 = \port$2526$0 [177:154];
       2'h3:
-          tag1 = \port$2501$0 [164:141];
+          tag1 = \port$2526$0 [254:231];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$50 [1:0])
+    casez (\$74 [1:0])
       2'h0:
-          age1 = { \$16 , \$13  };
+          age1 = { \$22 , \$17  };
       2'h1:
-          age1 = { \$24 , \$21  };
+          age1 = { \$36 , \$31  };
       2'h2:
-          age1 = { \$32 , \$29  };
+          age1 = { \$50 , \$45  };
       2'h3:
-          age1 = { \$40 , \$37  };
+          age1 = { \$64 , \$59  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$51 [1:0])
+    casez (\$75 [1:0])
       2'h0:
-          cnt1 = \port$2501$0 [31:24];
+          cnt1 = \port$2526$0 [31:24];
       2'h1:
-          cnt1 = \port$2501$0 [78:71];
+          cnt1 = \port$2526$0 [108:101];
       2'h2:
-          cnt1 = \port$2501$0 [125:118];
+          cnt1 = \port$2526$0 [185:178];
       2'h3:
-          cnt1 = \port$2501$0 [172:165];
+          cnt1 = \port$2526$0 [262:255];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$52 [1:0])
+    casez (\$76 [1:0])
       2'h0:
           mark1 = mark_now_b[0];
       2'h1:
@@ -3662,21 +3967,21 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$53 [1:0])
+    casez (\$77 [1:0])
       2'h0:
-          valid2 = \port$2501$0 [38];
+          valid2 = \port$2526$0 [38];
       2'h1:
-          valid2 = \port$2501$0 [85];
+          valid2 = \port$2526$0 [115];
       2'h2:
-          valid2 = \port$2501$0 [132];
+          valid2 = \port$2526$0 [192];
       2'h3:
-          valid2 = \port$2501$0 [179];
+          valid2 = \port$2526$0 [269];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$54 [1:0])
+    casez (\$78 [1:0])
       2'h0:
           match2 = match_b[0];
       2'h1:
@@ -3690,49 +3995,49 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$55 [1:0])
+    casez (\$79 [1:0])
       2'h0:
-          tag2 = \port$2501$0 [23:0];
+          tag2 = \port$2526$0 [23:0];
       2'h1:
-          tag2 = \port$2501$0 [70:47];
+          tag2 = \port$2526$0 [100:77];
       2'h2:
-          tag2 = \port$2501$0 [117:94];
+          tag2 = \port$2526$0 [177:154];
       2'h3:
-          tag2 = \port$2501$0 [164:141];
+          tag2 = \port$2526$0 [254:231];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$56 [1:0])
+    casez (\$80 [1:0])
       2'h0:
-          age2 = { \$16 , \$13  };
+          age2 = { \$22 , \$17  };
       2'h1:
-          age2 = { \$24 , \$21  };
+          age2 = { \$36 , \$31  };
       2'h2:
-          age2 = { \$32 , \$29  };
+          age2 = { \$50 , \$45  };
       2'h3:
-          age2 = { \$40 , \$37  };
+          age2 = { \$64 , \$59  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$57 [1:0])
+    casez (\$81 [1:0])
       2'h0:
-          cnt2 = \port$2501$0 [31:24];
+          cnt2 = \port$2526$0 [31:24];
       2'h1:
-          cnt2 = \port$2501$0 [78:71];
+          cnt2 = \port$2526$0 [108:101];
       2'h2:
-          cnt2 = \port$2501$0 [125:118];
+          cnt2 = \port$2526$0 [185:178];
       2'h3:
-          cnt2 = \port$2501$0 [172:165];
+          cnt2 = \port$2526$0 [262:255];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$58 [1:0])
+    casez (\$82 [1:0])
       2'h0:
           mark2 = mark_now_b[0];
       2'h1:
@@ -3746,21 +4051,21 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$59 [1:0])
+    casez (\$83 [1:0])
       2'h0:
-          valid3 = \port$2501$0 [38];
+          valid3 = \port$2526$0 [38];
       2'h1:
-          valid3 = \port$2501$0 [85];
+          valid3 = \port$2526$0 [115];
       2'h2:
-          valid3 = \port$2501$0 [132];
+          valid3 = \port$2526$0 [192];
       2'h3:
-          valid3 = \port$2501$0 [179];
+          valid3 = \port$2526$0 [269];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$60 [1:0])
+    casez (\$84 [1:0])
       2'h0:
           match3 = match_b[0];
       2'h1:
@@ -3774,49 +4079,49 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$61 [1:0])
+    casez (\$85 [1:0])
       2'h0:
-          tag3 = \port$2501$0 [23:0];
+          tag3 = \port$2526$0 [23:0];
       2'h1:
-          tag3 = \port$2501$0 [70:47];
+          tag3 = \port$2526$0 [100:77];
       2'h2:
-          tag3 = \port$2501$0 [117:94];
+          tag3 = \port$2526$0 [177:154];
       2'h3:
-          tag3 = \port$2501$0 [164:141];
+          tag3 = \port$2526$0 [254:231];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$62 [1:0])
+    casez (\$86 [1:0])
       2'h0:
-          age3 = { \$16 , \$13  };
+          age3 = { \$22 , \$17  };
       2'h1:
-          age3 = { \$24 , \$21  };
+          age3 = { \$36 , \$31  };
       2'h2:
-          age3 = { \$32 , \$29  };
+          age3 = { \$50 , \$45  };
       2'h3:
-          age3 = { \$40 , \$37  };
+          age3 = { \$64 , \$59  };
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$63 [1:0])
+    casez (\$87 [1:0])
       2'h0:
-          cnt3 = \port$2501$0 [31:24];
+          cnt3 = \port$2526$0 [31:24];
       2'h1:
-          cnt3 = \port$2501$0 [78:71];
+          cnt3 = \port$2526$0 [108:101];
       2'h2:
-          cnt3 = \port$2501$0 [125:118];
+          cnt3 = \port$2526$0 [185:178];
       2'h3:
-          cnt3 = \port$2501$0 [172:165];
+          cnt3 = \port$2526$0 [262:255];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
-    casez (\$64 [1:0])
+    casez (\$88 [1:0])
       2'h0:
           mark3 = mark_now_b[0];
       2'h1:
@@ -3827,52 +4132,80 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
           mark3 = mark_now_b[3];
     endcase
   end
-  assign window = { 45'h000000000000, \port$2501$0 , \port$2505$0 , \port$2500$0  };
-  assign age_bank0 = { \$16 , \$13  };
-  assign age_bank1 = { \$24 , \$21  };
-  assign age_bank2 = { \$32 , \$29  };
-  assign age_bank3 = { \$40 , \$37  };
-  assign \window.request  = \port$2500$0 [34:0];
-  assign \window.request.valid  = \port$2500$0 [0];
-  assign \window.request.op  = \port$2500$0 [2:1];
-  assign \window.request.min_tlevel  = \port$2500$0 [4:3];
-  assign \window.request.tag  = \port$2500$0 [28:5];
-  assign \window.request.t  = \port$2500$0 [34:29];
-  assign \window.start  = \port$2500$0 [41:35];
-  assign \window.lane_slot  = \port$2505$0 ;
-  assign \window.bank  = \port$2501$0 ;
-  assign \window.bank[0].tag  = \port$2501$0 [23:0];
-  assign \window.bank[0].count  = \port$2501$0 [31:24];
-  assign \window.bank[0].last  = \port$2501$0 [37:32];
-  assign \window.bank[0].valid  = \port$2501$0 [38];
-  assign \window.bank[0].fresh  = \port$2501$0 [39];
-  assign \window.bank[0].mark  = \port$2501$0 [40];
-  assign \window.bank[0].row  = \port$2501$0 [45:41];
-  assign \window.bank[0].sc_row_hit  = \port$2501$0 [46];
-  assign \window.bank[1].tag  = \port$2501$0 [70:47];
-  assign \window.bank[1].count  = \port$2501$0 [78:71];
-  assign \window.bank[1].last  = \port$2501$0 [84:79];
-  assign \window.bank[1].valid  = \port$2501$0 [85];
-  assign \window.bank[1].fresh  = \port$2501$0 [86];
-  assign \window.bank[1].mark  = \port$2501$0 [87];
-  assign \window.bank[1].row  = \port$2501$0 [92:88];
-  assign \window.bank[1].sc_row_hit  = \port$2501$0 [93];
-  assign \window.bank[2].tag  = \port$2501$0 [117:94];
-  assign \window.bank[2].count  = \port$2501$0 [125:118];
-  assign \window.bank[2].last  = \port$2501$0 [131:126];
-  assign \window.bank[2].valid  = \port$2501$0 [132];
-  assign \window.bank[2].fresh  = \port$2501$0 [133];
-  assign \window.bank[2].mark  = \port$2501$0 [134];
-  assign \window.bank[2].row  = \port$2501$0 [139:135];
-  assign \window.bank[2].sc_row_hit  = \port$2501$0 [140];
-  assign \window.bank[3].tag  = \port$2501$0 [164:141];
-  assign \window.bank[3].count  = \port$2501$0 [172:165];
-  assign \window.bank[3].last  = \port$2501$0 [178:173];
-  assign \window.bank[3].valid  = \port$2501$0 [179];
-  assign \window.bank[3].fresh  = \port$2501$0 [180];
-  assign \window.bank[3].mark  = \port$2501$0 [181];
-  assign \window.bank[3].row  = \port$2501$0 [186:182];
-  assign \window.bank[3].sc_row_hit  = \port$2501$0 [187];
+  assign window = { 45'h000000000000, \port$2526$0 , \port$2530$0 , \port$2525$0  };
+  assign age_bank0 = { \$22 , \$17  };
+  assign age_bank1 = { \$36 , \$31  };
+  assign age_bank2 = { \$50 , \$45  };
+  assign age_bank3 = { \$64 , \$59  };
+  assign \window.request  = \port$2525$0 [34:0];
+  assign \window.request.valid  = \port$2525$0 [0];
+  assign \window.request.op  = \port$2525$0 [2:1];
+  assign \window.request.min_tlevel  = \port$2525$0 [4:3];
+  assign \window.request.tag  = \port$2525$0 [28:5];
+  assign \window.request.t  = \port$2525$0 [34:29];
+  assign \window.start  = \port$2525$0 [41:35];
+  assign \window.lane_slot  = \port$2530$0 ;
+  assign \window.bank  = \port$2526$0 ;
+  assign \window.bank[0].tag  = \port$2526$0 [23:0];
+  assign \window.bank[0].count  = \port$2526$0 [31:24];
+  assign \window.bank[0].last  = \port$2526$0 [37:32];
+  assign \window.bank[0].valid  = \port$2526$0 [38];
+  assign \window.bank[0].fresh  = \port$2526$0 [39];
+  assign \window.bank[0].mark  = \port$2526$0 [40];
+  assign \window.bank[0].row  = \port$2526$0 [45:41];
+  assign \window.bank[0].sc_row_hit  = \port$2526$0 [46];
+  assign \window.bank[0].sides  = \port$2526$0 [76:47];
+  assign \window.bank[0].sides.ent  = \port$2526$0 [47];
+  assign \window.bank[0].sides.count_raw  = \port$2526$0 [55:48];
+  assign \window.bank[0].sides.count_byp  = \port$2526$0 [63:56];
+  assign \window.bank[0].sides.meta  = \port$2526$0 [64];
+  assign \window.bank[0].sides.last_raw  = \port$2526$0 [70:65];
+  assign \window.bank[0].sides.last_byp  = \port$2526$0 [76:71];
+  assign \window.bank[1].tag  = \port$2526$0 [100:77];
+  assign \window.bank[1].count  = \port$2526$0 [108:101];
+  assign \window.bank[1].last  = \port$2526$0 [114:109];
+  assign \window.bank[1].valid  = \port$2526$0 [115];
+  assign \window.bank[1].fresh  = \port$2526$0 [116];
+  assign \window.bank[1].mark  = \port$2526$0 [117];
+  assign \window.bank[1].row  = \port$2526$0 [122:118];
+  assign \window.bank[1].sc_row_hit  = \port$2526$0 [123];
+  assign \window.bank[1].sides  = \port$2526$0 [153:124];
+  assign \window.bank[1].sides.ent  = \port$2526$0 [124];
+  assign \window.bank[1].sides.count_raw  = \port$2526$0 [132:125];
+  assign \window.bank[1].sides.count_byp  = \port$2526$0 [140:133];
+  assign \window.bank[1].sides.meta  = \port$2526$0 [141];
+  assign \window.bank[1].sides.last_raw  = \port$2526$0 [147:142];
+  assign \window.bank[1].sides.last_byp  = \port$2526$0 [153:148];
+  assign \window.bank[2].tag  = \port$2526$0 [177:154];
+  assign \window.bank[2].count  = \port$2526$0 [185:178];
+  assign \window.bank[2].last  = \port$2526$0 [191:186];
+  assign \window.bank[2].valid  = \port$2526$0 [192];
+  assign \window.bank[2].fresh  = \port$2526$0 [193];
+  assign \window.bank[2].mark  = \port$2526$0 [194];
+  assign \window.bank[2].row  = \port$2526$0 [199:195];
+  assign \window.bank[2].sc_row_hit  = \port$2526$0 [200];
+  assign \window.bank[2].sides  = \port$2526$0 [230:201];
+  assign \window.bank[2].sides.ent  = \port$2526$0 [201];
+  assign \window.bank[2].sides.count_raw  = \port$2526$0 [209:202];
+  assign \window.bank[2].sides.count_byp  = \port$2526$0 [217:210];
+  assign \window.bank[2].sides.meta  = \port$2526$0 [218];
+  assign \window.bank[2].sides.last_raw  = \port$2526$0 [224:219];
+  assign \window.bank[2].sides.last_byp  = \port$2526$0 [230:225];
+  assign \window.bank[3].tag  = \port$2526$0 [254:231];
+  assign \window.bank[3].count  = \port$2526$0 [262:255];
+  assign \window.bank[3].last  = \port$2526$0 [268:263];
+  assign \window.bank[3].valid  = \port$2526$0 [269];
+  assign \window.bank[3].fresh  = \port$2526$0 [270];
+  assign \window.bank[3].mark  = \port$2526$0 [271];
+  assign \window.bank[3].row  = \port$2526$0 [276:272];
+  assign \window.bank[3].sc_row_hit  = \port$2526$0 [277];
+  assign \window.bank[3].sides  = \port$2526$0 [307:278];
+  assign \window.bank[3].sides.ent  = \port$2526$0 [278];
+  assign \window.bank[3].sides.count_raw  = \port$2526$0 [286:279];
+  assign \window.bank[3].sides.count_byp  = \port$2526$0 [294:287];
+  assign \window.bank[3].sides.meta  = \port$2526$0 [295];
+  assign \window.bank[3].sides.last_raw  = \port$2526$0 [301:296];
+  assign \window.bank[3].sides.last_byp  = \port$2526$0 [307:302];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -3937,76 +4270,76 @@ module \kv_asu.core.lanes$179 (\port$2501$0 , \port$2505$0 , lanes, cfg, \port$2
   assign \lanes.same_line_ahead  = lanes[343];
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane  = lanes[369:354];
   assign \cfg.c3  = cfg[7:0];
   assign \cfg.c2  = cfg[15:8];
   assign \cfg.w3  = cfg[20:16];
   assign \cfg.w2  = cfg[25:21];
   assign \cfg.w1  = cfg[30:26];
   assign \cfg.hash_seed  = cfg[62:31];
-  assign lanes[316] = \$104 ;
-  assign lanes[315] = \$103 ;
-  assign lanes[314] = \$102 ;
-  assign lanes[341] = \$101 ;
-  assign lanes[300:293] = \$100 [7:0];
-  assign lanes[292:285] = \$97 [7:0];
-  assign lanes[284:278] = \port$2505$0 [27:21];
+  assign lanes[316] = \$128 ;
+  assign lanes[315] = \$127 ;
+  assign lanes[314] = \$126 ;
+  assign lanes[341] = \$125 ;
+  assign lanes[300:293] = \$124 [7:0];
+  assign lanes[292:285] = \$121 [7:0];
+  assign lanes[284:278] = \port$2530$0 [27:21];
   assign lanes[277] = mark3;
   assign lanes[276:269] = cnt3;
   assign lanes[268:245] = tag3;
   assign lanes[244:239] = age3;
   assign lanes[238] = match3;
   assign lanes[237] = valid3;
-  assign lanes[313] = \$94 ;
-  assign lanes[311] = \$93 ;
-  assign lanes[310] = \$92 ;
-  assign lanes[340] = \$91 ;
-  assign lanes[235:228] = \$90 [7:0];
-  assign lanes[227:220] = \$87 [7:0];
-  assign lanes[219:213] = \port$2505$0 [20:14];
+  assign lanes[313] = \$118 ;
+  assign lanes[311] = \$117 ;
+  assign lanes[310] = \$116 ;
+  assign lanes[340] = \$115 ;
+  assign lanes[235:228] = \$114 [7:0];
+  assign lanes[227:220] = \$111 [7:0];
+  assign lanes[219:213] = \port$2530$0 [20:14];
   assign lanes[212] = mark2;
   assign lanes[211:204] = cnt2;
   assign lanes[203:180] = tag2;
   assign lanes[179:174] = age2;
   assign lanes[173] = match2;
   assign lanes[172] = valid2;
-  assign lanes[309] = \$84 ;
-  assign lanes[308] = \$83 ;
-  assign lanes[306] = \$82 ;
-  assign lanes[339] = \$81 ;
-  assign lanes[170:163] = \$80 [7:0];
-  assign lanes[162:155] = \$77 [7:0];
-  assign lanes[154:148] = \port$2505$0 [13:7];
+  assign lanes[309] = \$108 ;
+  assign lanes[308] = \$107 ;
+  assign lanes[306] = \$106 ;
+  assign lanes[339] = \$105 ;
+  assign lanes[170:163] = \$104 [7:0];
+  assign lanes[162:155] = \$101 [7:0];
+  assign lanes[154:148] = \port$2530$0 [13:7];
   assign lanes[147] = mark1;
   assign lanes[146:139] = cnt1;
   assign lanes[138:115] = tag1;
   assign lanes[114:109] = age1;
   assign lanes[108] = match1;
   assign lanes[107] = valid1;
-  assign lanes[305] = \$74 ;
-  assign lanes[304] = \$73 ;
-  assign lanes[303] = \$72 ;
-  assign lanes[338] = \$71 ;
-  assign lanes[105:98] = \$70 [7:0];
-  assign lanes[97:90] = \$67 [7:0];
-  assign lanes[89:83] = \port$2505$0 [6:0];
+  assign lanes[305] = \$98 ;
+  assign lanes[304] = \$97 ;
+  assign lanes[303] = \$96 ;
+  assign lanes[338] = \$95 ;
+  assign lanes[105:98] = \$94 [7:0];
+  assign lanes[97:90] = \$91 [7:0];
+  assign lanes[89:83] = \port$2530$0 [6:0];
   assign lanes[82] = mark0;
   assign lanes[81:74] = cnt0;
   assign lanes[73:50] = tag0;
   assign lanes[49:44] = age0;
   assign lanes[43] = match0;
   assign lanes[42] = valid0;
-  assign lanes[41:35] = \port$2500$0 [41:35];
-  assign lanes[34:0] = \port$2500$0 [34:0];
-  assign { lanes[361:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 48'h000000000000;
+  assign lanes[41:35] = \port$2525$0 [41:35];
+  assign lanes[34:0] = \port$2525$0 [34:0];
+  assign { lanes[369:342], lanes[337:317], lanes[312], lanes[307], lanes[302:301], lanes[236], lanes[171], lanes[106] } = 56'h00000000000000;
   assign match_b[3] = \$8 ;
   assign match_b[2] = \$6 ;
   assign match_b[1] = \$4 ;
   assign match_b[0] = \$2 ;
-  assign mark_now_b[3] = \port$2501$0 [181];
-  assign mark_now_b[2] = \port$2501$0 [134];
-  assign mark_now_b[1] = \port$2501$0 [87];
-  assign mark_now_b[0] = \port$2501$0 [40];
+  assign mark_now_b[3] = \port$2526$0 [271];
+  assign mark_now_b[2] = \port$2526$0 [194];
+  assign mark_now_b[1] = \port$2526$0 [117];
+  assign mark_now_b[0] = \port$2526$0 [40];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -5553,8 +5886,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, sc_row, sc_set, clear_row, clear_en, generation, \port$2521$5 
-, inv_slot, \port$2521$136 , clk);
+module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, sc_row, sc_set, clear_row, clear_en, generation
+, \port$2546$5 , inv_slot, \port$2546$188 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6117,27 +6450,27 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [4:0] \$signature__addr$111 ;
   (* init = 5'h00 *)
   wire [4:0] \$signature__addr$115 ;
-  wire [4:0] \$signature__addr$138 ;
-  wire [4:0] \$signature__addr$140 ;
-  wire [4:0] \$signature__addr$142 ;
-  wire [4:0] \$signature__addr$144 ;
-  wire [4:0] \$signature__addr$146 ;
+  wire [4:0] \$signature__addr$139 ;
+  wire [4:0] \$signature__addr$141 ;
+  wire [4:0] \$signature__addr$143 ;
+  wire [4:0] \$signature__addr$145 ;
+  wire [4:0] \$signature__addr$147 ;
   (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$148 ;
-  wire [4:0] \$signature__addr$157 ;
-  wire [4:0] \$signature__addr$159 ;
-  wire [4:0] \$signature__addr$161 ;
-  wire [4:0] \$signature__addr$163 ;
-  wire [4:0] \$signature__addr$165 ;
+  wire [4:0] \$signature__addr$149 ;
+  wire [4:0] \$signature__addr$158 ;
+  wire [4:0] \$signature__addr$160 ;
+  wire [4:0] \$signature__addr$162 ;
+  wire [4:0] \$signature__addr$164 ;
+  wire [4:0] \$signature__addr$166 ;
   (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$167 ;
-  wire [4:0] \$signature__addr$176 ;
-  wire [4:0] \$signature__addr$178 ;
-  wire [4:0] \$signature__addr$180 ;
-  wire [4:0] \$signature__addr$182 ;
-  wire [4:0] \$signature__addr$184 ;
+  wire [4:0] \$signature__addr$168 ;
+  wire [4:0] \$signature__addr$177 ;
+  wire [4:0] \$signature__addr$179 ;
+  wire [4:0] \$signature__addr$181 ;
+  wire [4:0] \$signature__addr$183 ;
+  wire [4:0] \$signature__addr$185 ;
   (* init = 5'h00 *)
-  wire [4:0] \$signature__addr$186 ;
+  wire [4:0] \$signature__addr$187 ;
   wire [31:0] \$signature__data ;
   wire [31:0] \$signature__data$123 ;
   wire [7:0] \$signature__data$123.count ;
@@ -6148,33 +6481,33 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [5:0] \$signature__data$125.last ;
   wire \$signature__data$125.valid ;
   wire \$signature__data$127 ;
-  wire [31:0] \$signature__data$151 ;
-  wire [7:0] \$signature__data$151.count ;
-  wire [23:0] \$signature__data$151.tag ;
-  wire [11:0] \$signature__data$153 ;
-  wire \$signature__data$153.fresh ;
-  wire [3:0] \$signature__data$153.gen ;
-  wire [5:0] \$signature__data$153.last ;
-  wire \$signature__data$153.valid ;
-  wire \$signature__data$155 ;
-  wire [31:0] \$signature__data$170 ;
-  wire [7:0] \$signature__data$170.count ;
-  wire [23:0] \$signature__data$170.tag ;
-  wire [11:0] \$signature__data$172 ;
-  wire \$signature__data$172.fresh ;
-  wire [3:0] \$signature__data$172.gen ;
-  wire [5:0] \$signature__data$172.last ;
-  wire \$signature__data$172.valid ;
-  wire \$signature__data$174 ;
-  wire [31:0] \$signature__data$189 ;
-  wire [7:0] \$signature__data$189.count ;
-  wire [23:0] \$signature__data$189.tag ;
-  wire [11:0] \$signature__data$191 ;
-  wire \$signature__data$191.fresh ;
-  wire [3:0] \$signature__data$191.gen ;
-  wire [5:0] \$signature__data$191.last ;
-  wire \$signature__data$191.valid ;
-  wire \$signature__data$193 ;
+  wire [31:0] \$signature__data$152 ;
+  wire [7:0] \$signature__data$152.count ;
+  wire [23:0] \$signature__data$152.tag ;
+  wire [11:0] \$signature__data$154 ;
+  wire \$signature__data$154.fresh ;
+  wire [3:0] \$signature__data$154.gen ;
+  wire [5:0] \$signature__data$154.last ;
+  wire \$signature__data$154.valid ;
+  wire \$signature__data$156 ;
+  wire [31:0] \$signature__data$171 ;
+  wire [7:0] \$signature__data$171.count ;
+  wire [23:0] \$signature__data$171.tag ;
+  wire [11:0] \$signature__data$173 ;
+  wire \$signature__data$173.fresh ;
+  wire [3:0] \$signature__data$173.gen ;
+  wire [5:0] \$signature__data$173.last ;
+  wire \$signature__data$173.valid ;
+  wire \$signature__data$175 ;
+  wire [31:0] \$signature__data$190 ;
+  wire [7:0] \$signature__data$190.count ;
+  wire [23:0] \$signature__data$190.tag ;
+  wire [11:0] \$signature__data$192 ;
+  wire \$signature__data$192.fresh ;
+  wire [3:0] \$signature__data$192.gen ;
+  wire [5:0] \$signature__data$192.last ;
+  wire \$signature__data$192.valid ;
+  wire \$signature__data$194 ;
   wire [11:0] \$signature__data$35 ;
   wire \$signature__data$35.fresh ;
   wire [3:0] \$signature__data$35.gen ;
@@ -6220,24 +6553,24 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire \$signature__en$108 ;
   wire \$signature__en$112 ;
   wire \$signature__en$116 ;
-  wire \$signature__en$139 ;
-  wire \$signature__en$141 ;
-  wire \$signature__en$143 ;
-  wire \$signature__en$145 ;
-  wire \$signature__en$147 ;
-  wire \$signature__en$149 ;
-  wire \$signature__en$158 ;
-  wire \$signature__en$160 ;
-  wire \$signature__en$162 ;
-  wire \$signature__en$164 ;
-  wire \$signature__en$166 ;
-  wire \$signature__en$168 ;
-  wire \$signature__en$177 ;
-  wire \$signature__en$179 ;
-  wire \$signature__en$181 ;
-  wire \$signature__en$183 ;
-  wire \$signature__en$185 ;
-  wire \$signature__en$187 ;
+  wire \$signature__en$140 ;
+  wire \$signature__en$142 ;
+  wire \$signature__en$144 ;
+  wire \$signature__en$146 ;
+  wire \$signature__en$148 ;
+  wire \$signature__en$150 ;
+  wire \$signature__en$159 ;
+  wire \$signature__en$161 ;
+  wire \$signature__en$163 ;
+  wire \$signature__en$165 ;
+  wire \$signature__en$167 ;
+  wire \$signature__en$169 ;
+  wire \$signature__en$178 ;
+  wire \$signature__en$180 ;
+  wire \$signature__en$182 ;
+  wire \$signature__en$184 ;
+  wire \$signature__en$186 ;
+  wire \$signature__en$188 ;
   output [31:0] bk_count;
   wire [31:0] bk_count;
   output [3:0] bk_fresh;
@@ -6251,6 +6584,32 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [19:0] bk_row;
   output [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
+  output [119:0] bk_sides;
+  wire [119:0] bk_sides;
+  wire [7:0] \bk_sides[0].count_byp ;
+  wire [7:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [5:0] \bk_sides[0].last_byp ;
+  wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [7:0] \bk_sides[1].count_byp ;
+  wire [7:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [5:0] \bk_sides[1].last_byp ;
+  wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [7:0] \bk_sides[2].count_byp ;
+  wire [7:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [5:0] \bk_sides[2].last_byp ;
+  wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [7:0] \bk_sides[3].count_byp ;
+  wire [7:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [5:0] \bk_sides[3].last_byp ;
+  wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   output [95:0] bk_tag;
   wire [95:0] bk_tag;
   output [3:0] bk_valid;
@@ -6368,10 +6727,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   wire [3:0] \meta_data.gen ;
   wire [5:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [17:0] \port$2521$136 ;
-  wire [17:0] \port$2521$136 ;
-  input [29:0] \port$2521$5 ;
-  wire [29:0] \port$2521$5 ;
+  input [17:0] \port$2546$188 ;
+  wire [17:0] \port$2546$188 ;
+  input [29:0] \port$2546$5 ;
+  wire [29:0] \port$2546$5 ;
   reg [4:0] rd_row_q0 = 5'h00;
   reg [4:0] rd_row_q1 = 5'h00;
   reg [4:0] rd_row_q2 = 5'h00;
@@ -6552,7 +6911,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   end
   always @(posedge clk) begin
     if (\$signature__en$108 )
-      ent0[\port$2521$136 [6:2]] <= \$signature__data ;
+      ent0[\port$2546$188 [6:2]] <= \$signature__data ;
   end
   reg [31:0] _0_;
   always @(posedge clk) begin
@@ -6596,14 +6955,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ent1[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$145 )
-      ent1[\port$2521$136 [6:2]] <= \$signature__data$51 ;
+    if (\$signature__en$146 )
+      ent1[\port$2546$188 [6:2]] <= \$signature__data$51 ;
   end
   reg [31:0] _1_;
   always @(posedge clk) begin
     _1_ <= ent1[\$304 [4:0]];
   end
-  assign \$signature__data$151  = _1_;
+  assign \$signature__data$152  = _1_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent2 [31:0];
   initial begin
@@ -6641,14 +7000,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ent2[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$164 )
-      ent2[\port$2521$136 [6:2]] <= \$signature__data$68 ;
+    if (\$signature__en$165 )
+      ent2[\port$2546$188 [6:2]] <= \$signature__data$68 ;
   end
   reg [31:0] _2_;
   always @(posedge clk) begin
     _2_ <= ent2[\$372 [4:0]];
   end
-  assign \$signature__data$170  = _2_;
+  assign \$signature__data$171  = _2_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] ent3 [31:0];
   initial begin
@@ -6686,14 +7045,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     ent3[31] = 32'd0;
   end
   always @(posedge clk) begin
-    if (\$signature__en$183 )
-      ent3[\port$2521$136 [6:2]] <= \$signature__data$85 ;
+    if (\$signature__en$184 )
+      ent3[\port$2546$188 [6:2]] <= \$signature__data$85 ;
   end
   reg [31:0] _3_;
   always @(posedge clk) begin
     _3_ <= ent3[\$440 [4:0]];
   end
-  assign \$signature__data$189  = _3_;
+  assign \$signature__data$190  = _3_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark0 [31:0];
   initial begin
@@ -6783,7 +7142,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   always @(posedge clk) begin
     _5_ <= mark1[\$308 [4:0]];
   end
-  assign \$signature__data$155  = _5_;
+  assign \$signature__data$156  = _5_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark2 [31:0];
   initial begin
@@ -6828,7 +7187,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   always @(posedge clk) begin
     _6_ <= mark2[\$376 [4:0]];
   end
-  assign \$signature__data$174  = _6_;
+  assign \$signature__data$175  = _6_;
   (* no_rw_check = 32'd1 *)
   reg [0:0] mark3 [31:0];
   initial begin
@@ -6873,7 +7232,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   always @(posedge clk) begin
     _7_ <= mark3[\$444 [4:0]];
   end
-  assign \$signature__data$193  = _7_;
+  assign \$signature__data$194  = _7_;
   (* no_rw_check = 32'd1 *)
   reg [11:0] meta0 [31:0];
   initial begin
@@ -6956,14 +7315,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     meta1[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$147 )
+    if (\$signature__en$148 )
       meta1[meta_addr] <= \$signature__data$35 ;
   end
   reg [11:0] _9_;
   always @(posedge clk) begin
     _9_ <= meta1[\$306 [4:0]];
   end
-  assign \$signature__data$153  = _9_;
+  assign \$signature__data$154  = _9_;
   (* no_rw_check = 32'd1 *)
   reg [11:0] meta2 [31:0];
   initial begin
@@ -7001,14 +7360,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     meta2[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$166 )
+    if (\$signature__en$167 )
       meta2[meta_addr] <= \$signature__data$35 ;
   end
   reg [11:0] _10_;
   always @(posedge clk) begin
     _10_ <= meta2[\$374 [4:0]];
   end
-  assign \$signature__data$172  = _10_;
+  assign \$signature__data$173  = _10_;
   (* no_rw_check = 32'd1 *)
   reg [11:0] meta3 [31:0];
   initial begin
@@ -7046,14 +7405,14 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     meta3[31] = 12'h000;
   end
   always @(posedge clk) begin
-    if (\$signature__en$185 )
+    if (\$signature__en$186 )
       meta3[meta_addr] <= \$signature__data$35 ;
   end
   reg [11:0] _11_;
   always @(posedge clk) begin
     _11_ <= meta3[\$442 [4:0]];
   end
-  assign \$signature__data$191  = _11_;
+  assign \$signature__data$192  = _11_;
   (* no_rw_check = 32'd1 *)
   reg [31:0] scrub [31:0];
   initial begin
@@ -7109,24 +7468,24 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$418  = \$416  & \$417 ;
   assign \$419  = \$412  | \$418 ;
   assign \$420  = ~ clear_en;
-  assign \$421  = ~ \port$2521$136 [9];
+  assign \$421  = ~ \port$2546$188 [9];
   assign \$422  = \$420  & \$421 ;
-  assign \$423  = \port$2521$136 [1:0] == 2'h2;
-  assign \$424  = \port$2521$136 [8] & \$423 ;
+  assign \$423  = \port$2546$188 [1:0] == 2'h2;
+  assign \$424  = \port$2546$188 [8] & \$423 ;
   assign \$425  = \$422  & \$424 ;
-  assign \$426  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$426  = \port$2546$188 [6:2] == sc_row_q;
   assign \$427  = \$425  & \$426 ;
   assign \$428  = \$419  | \$427 ;
   assign sc_snoop_data2 = \$428  ? copy_data : sc_wr_at_read_data2;
-  assign \$429  = \port$2521$136 [1:0] == 2'h2;
-  assign \$430  = \port$2521$136 [8] & \$429 ;
-  assign \$431  = \port$2521$136 [6:2] == sc_row_qqq;
+  assign \$429  = \port$2546$188 [1:0] == 2'h2;
+  assign \$430  = \port$2546$188 [8] & \$429 ;
+  assign \$431  = \port$2546$188 [6:2] == sc_row_qqq;
   assign \$432  = \$430  & \$431 ;
   assign \$433  = ~ \$432 ;
   assign sc_we2 = sc_intent2 & \$433 ;
-  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$170 ;
-  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$172 ;
-  assign mark2_rd = mark2_byp ? mark2_byp_data : \$signature__data$174 ;
+  assign ent2_rd = ent2_byp ? ent2_byp_data : \$signature__data$171 ;
+  assign meta2_rd = meta2_byp ? meta2_byp_data : \$signature__data$173 ;
+  assign mark2_rd = mark2_byp ? mark2_byp_data : \$signature__data$175 ;
   assign \$434  = rd_row_q2 == sc_row_qqq;
   assign \$435  = sc_we2 & \$434 ;
   assign mark_now2 = \$435  ? sc_value2 : mark2_rd;
@@ -7139,71 +7498,71 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$442  = rd_slot[6:2] + \$441 ;
   assign \$443  = 2'h3 < rd_slot[1:0];
   assign \$444  = rd_slot[6:2] + \$443 ;
-  assign \$445  = \port$2521$136 [1:0] == 2'h3;
-  assign \$signature__en$183  = \port$2521$136 [8] & \$445 ;
+  assign \$445  = \port$2546$188 [1:0] == 2'h3;
+  assign \$signature__en$184  = \port$2546$188 [8] & \$445 ;
   assign \$446  = inv_slot[1:0] == 2'h3;
-  assign \$447  = \port$2521$136 [9] & \$446 ;
+  assign \$447  = \port$2546$188 [9] & \$446 ;
   assign \$448  = clear_en | \$447 ;
-  assign \$449  = ~ \port$2521$136 [9];
-  assign \$450  = \port$2521$136 [1:0] == 2'h3;
-  assign \$451  = \port$2521$136 [8] & \$450 ;
+  assign \$449  = ~ \port$2546$188 [9];
+  assign \$450  = \port$2546$188 [1:0] == 2'h3;
+  assign \$451  = \port$2546$188 [8] & \$450 ;
   assign \$452  = \$449  & \$451 ;
-  assign \$signature__en$185  = \$448  | \$452 ;
+  assign \$signature__en$186  = \$448  | \$452 ;
   assign \$453  = inv_slot[1:0] == 2'h3;
-  assign \$454  = \port$2521$136 [9] & \$453 ;
+  assign \$454  = \port$2546$188 [9] & \$453 ;
   assign \$455  = clear_en | \$454 ;
-  assign \$456  = ~ \port$2521$136 [9];
-  assign \$457  = \port$2521$136 [1:0] == 2'h3;
-  assign \$458  = \port$2521$136 [8] & \$457 ;
+  assign \$456  = ~ \port$2546$188 [9];
+  assign \$457  = \port$2546$188 [1:0] == 2'h3;
+  assign \$458  = \port$2546$188 [8] & \$457 ;
   assign \$459  = \$456  & \$458 ;
   assign \$460  = \$455  | \$459 ;
   assign \$461  = clear_row == sc_row_q;
   assign \$462  = clear_en & \$461 ;
   assign \$463  = ~ clear_en;
-  assign \$464  = \$463  & \port$2521$136 [9];
+  assign \$464  = \$463  & \port$2546$188 [9];
   assign \$465  = inv_slot[1:0] == 2'h3;
   assign \$466  = \$464  & \$465 ;
   assign \$467  = inv_slot[6:2] == sc_row_q;
   assign \$468  = \$466  & \$467 ;
   assign \$469  = \$462  | \$468 ;
   assign \$470  = ~ clear_en;
-  assign \$471  = ~ \port$2521$136 [9];
+  assign \$471  = ~ \port$2546$188 [9];
   assign \$472  = \$470  & \$471 ;
-  assign \$473  = \port$2521$136 [1:0] == 2'h3;
-  assign \$474  = \port$2521$136 [8] & \$473 ;
+  assign \$473  = \port$2546$188 [1:0] == 2'h3;
+  assign \$474  = \port$2546$188 [8] & \$473 ;
   assign \$475  = \$472  & \$474 ;
-  assign \$476  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$476  = \port$2546$188 [6:2] == sc_row_q;
   assign \$477  = \$475  & \$476 ;
   assign \$478  = \$469  | \$477 ;
   assign sc_snoop3 = \$478  | sc_wr_at_read3;
   assign \$479  = clear_row == sc_row_q;
   assign \$480  = clear_en & \$479 ;
   assign \$481  = ~ clear_en;
-  assign \$482  = \$481  & \port$2521$136 [9];
+  assign \$482  = \$481  & \port$2546$188 [9];
   assign \$483  = inv_slot[1:0] == 2'h3;
   assign \$484  = \$482  & \$483 ;
   assign \$485  = inv_slot[6:2] == sc_row_q;
   assign \$486  = \$484  & \$485 ;
   assign \$487  = \$480  | \$486 ;
   assign \$488  = ~ clear_en;
-  assign \$489  = ~ \port$2521$136 [9];
+  assign \$489  = ~ \port$2546$188 [9];
   assign \$490  = \$488  & \$489 ;
-  assign \$491  = \port$2521$136 [1:0] == 2'h3;
-  assign \$492  = \port$2521$136 [8] & \$491 ;
+  assign \$491  = \port$2546$188 [1:0] == 2'h3;
+  assign \$492  = \port$2546$188 [8] & \$491 ;
   assign \$493  = \$490  & \$492 ;
-  assign \$494  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$494  = \port$2546$188 [6:2] == sc_row_q;
   assign \$495  = \$493  & \$494 ;
   assign \$496  = \$487  | \$495 ;
   assign sc_snoop_data3 = \$496  ? copy_data : sc_wr_at_read_data3;
-  assign \$497  = \port$2521$136 [1:0] == 2'h3;
-  assign \$498  = \port$2521$136 [8] & \$497 ;
-  assign \$499  = \port$2521$136 [6:2] == sc_row_qqq;
+  assign \$497  = \port$2546$188 [1:0] == 2'h3;
+  assign \$498  = \port$2546$188 [8] & \$497 ;
+  assign \$499  = \port$2546$188 [6:2] == sc_row_qqq;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = ~ \$500 ;
   assign sc_we3 = sc_intent3 & \$501 ;
-  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$189 ;
-  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$191 ;
-  assign mark3_rd = mark3_byp ? mark3_byp_data : \$signature__data$193 ;
+  assign ent3_rd = ent3_byp ? ent3_byp_data : \$signature__data$190 ;
+  assign meta3_rd = meta3_byp ? meta3_byp_data : \$signature__data$192 ;
+  assign mark3_rd = mark3_byp ? mark3_byp_data : \$signature__data$194 ;
   assign \$502  = rd_row_q3 == sc_row_qqq;
   assign \$503  = sc_we3 & \$502 ;
   assign mark_now3 = \$503  ? sc_value3 : mark3_rd;
@@ -7311,31 +7670,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$2521$136 [9];
+  assign \$6  = \$5  & \port$2546$188 [9];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[6:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$2521$136 [9];
+  assign \$13  = ~ \port$2546$188 [9];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$2521$136 [1:0];
-  assign \$16  = \port$2521$136 [8] & \$15 ;
+  assign \$15  = ! \port$2546$188 [1:0];
+  assign \$16  = \port$2546$188 [8] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$2521$136 [6:2] == sc_row;
+  assign \$18  = \port$2546$188 [6:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : sc_r__data[7:0];
-  assign \$22  = ! \port$2521$136 [1:0];
-  assign \$23  = \port$2521$136 [8] & \$22 ;
-  assign \$24  = \port$2521$136 [6:2] == sc_row_qq;
+  assign \$22  = ! \port$2546$188 [1:0];
+  assign \$23  = \port$2546$188 [8] & \$22 ;
+  assign \$24  = \port$2546$188 [6:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[6];
-  assign \$29  = ! \port$2521$136 [1:0];
-  assign \$30  = \port$2521$136 [8] & \$29 ;
+  assign \$29  = ! \port$2546$188 [1:0];
+  assign \$30  = \port$2546$188 [8] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -7343,7 +7702,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$35  = \$34  ? clear_at_hi_m1 : clear_at_hi;
   assign \$36  = clear_en & \$35 ;
   assign \$37  = ~ clear_en;
-  assign \$38  = \$37  & \port$2521$136 [9];
+  assign \$38  = \$37  & \port$2546$188 [9];
   assign \$39  = ! inv_slot[1:0];
   assign \$40  = \$38  & \$39 ;
   assign \$41  = 1'h0 < rd_slot[1:0];
@@ -7351,10 +7710,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$43  = \$40  & \$42 ;
   assign \$44  = \$36  | \$43 ;
   assign \$45  = ~ clear_en;
-  assign \$46  = ~ \port$2521$136 [9];
+  assign \$46  = ~ \port$2546$188 [9];
   assign \$47  = \$45  & \$46 ;
-  assign \$48  = ! \port$2521$136 [1:0];
-  assign \$49  = \port$2521$136 [8] & \$48 ;
+  assign \$48  = ! \port$2546$188 [1:0];
+  assign \$49  = \port$2546$188 [8] & \$48 ;
   assign \$50  = \$47  & \$49 ;
   assign \$51  = 1'h0 < rd_slot[1:0];
   assign \$52  = \$51  ? wr_at_hi_m1 : wr_at_hi;
@@ -7368,31 +7727,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$60  = clear_row == sc_row;
   assign \$61  = clear_en & \$60 ;
   assign \$62  = ~ clear_en;
-  assign \$63  = \$62  & \port$2521$136 [9];
+  assign \$63  = \$62  & \port$2546$188 [9];
   assign \$64  = inv_slot[1:0] == 1'h1;
   assign \$65  = \$63  & \$64 ;
   assign \$66  = inv_slot[6:2] == sc_row;
   assign \$67  = \$65  & \$66 ;
   assign \$68  = \$61  | \$67 ;
   assign \$69  = ~ clear_en;
-  assign \$70  = ~ \port$2521$136 [9];
+  assign \$70  = ~ \port$2546$188 [9];
   assign \$71  = \$69  & \$70 ;
-  assign \$72  = \port$2521$136 [1:0] == 1'h1;
-  assign \$73  = \port$2521$136 [8] & \$72 ;
+  assign \$72  = \port$2546$188 [1:0] == 1'h1;
+  assign \$73  = \port$2546$188 [8] & \$72 ;
   assign \$74  = \$71  & \$73 ;
-  assign \$75  = \port$2521$136 [6:2] == sc_row;
+  assign \$75  = \port$2546$188 [6:2] == sc_row;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = \$68  | \$76 ;
   assign \$78  = sc_snoop1 ? sc_snoop_data1 : sc_r__data[15:8];
-  assign \$79  = \port$2521$136 [1:0] == 1'h1;
-  assign \$80  = \port$2521$136 [8] & \$79 ;
-  assign \$81  = \port$2521$136 [6:2] == sc_row_qq;
+  assign \$79  = \port$2546$188 [1:0] == 1'h1;
+  assign \$80  = \port$2546$188 [8] & \$79 ;
+  assign \$81  = \port$2546$188 [6:2] == sc_row_qq;
   assign \$82  = \$80  & \$81 ;
   assign \$83  = ~ \$82 ;
   assign \$84  = sc_set[1] & \$83 ;
   assign \$85  = ~ sc_data_q[14];
-  assign \$86  = \port$2521$136 [1:0] == 1'h1;
-  assign \$87  = \port$2521$136 [8] & \$86 ;
+  assign \$86  = \port$2546$188 [1:0] == 1'h1;
+  assign \$87  = \port$2546$188 [8] & \$86 ;
   assign \$88  = 1'h1 < rd_slot[1:0];
   assign \$89  = \$88  ? wr_at_hi_m1 : wr_at_hi;
   assign \$90  = \$87  & \$89 ;
@@ -7400,7 +7759,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$92  = \$91  ? clear_at_hi_m1 : clear_at_hi;
   assign \$93  = clear_en & \$92 ;
   assign \$94  = ~ clear_en;
-  assign \$95  = \$94  & \port$2521$136 [9];
+  assign \$95  = \$94  & \port$2546$188 [9];
   assign \$96  = inv_slot[1:0] == 1'h1;
   assign \$97  = \$95  & \$96 ;
   assign \$98  = 1'h1 < rd_slot[1:0];
@@ -7408,10 +7767,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$100  = \$97  & \$99 ;
   assign \$101  = \$93  | \$100 ;
   assign \$102  = ~ clear_en;
-  assign \$103  = ~ \port$2521$136 [9];
+  assign \$103  = ~ \port$2546$188 [9];
   assign \$104  = \$102  & \$103 ;
-  assign \$105  = \port$2521$136 [1:0] == 1'h1;
-  assign \$106  = \port$2521$136 [8] & \$105 ;
+  assign \$105  = \port$2546$188 [1:0] == 1'h1;
+  assign \$106  = \port$2546$188 [8] & \$105 ;
   assign \$107  = \$104  & \$106 ;
   assign \$108  = 1'h1 < rd_slot[1:0];
   assign \$109  = \$108  ? wr_at_hi_m1 : wr_at_hi;
@@ -7425,31 +7784,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$117  = clear_row == sc_row;
   assign \$118  = clear_en & \$117 ;
   assign \$119  = ~ clear_en;
-  assign \$120  = \$119  & \port$2521$136 [9];
+  assign \$120  = \$119  & \port$2546$188 [9];
   assign \$121  = inv_slot[1:0] == 2'h2;
   assign \$122  = \$120  & \$121 ;
   assign \$123  = inv_slot[6:2] == sc_row;
   assign \$124  = \$122  & \$123 ;
   assign \$125  = \$118  | \$124 ;
   assign \$126  = ~ clear_en;
-  assign \$127  = ~ \port$2521$136 [9];
+  assign \$127  = ~ \port$2546$188 [9];
   assign \$128  = \$126  & \$127 ;
-  assign \$129  = \port$2521$136 [1:0] == 2'h2;
-  assign \$130  = \port$2521$136 [8] & \$129 ;
+  assign \$129  = \port$2546$188 [1:0] == 2'h2;
+  assign \$130  = \port$2546$188 [8] & \$129 ;
   assign \$131  = \$128  & \$130 ;
-  assign \$132  = \port$2521$136 [6:2] == sc_row;
+  assign \$132  = \port$2546$188 [6:2] == sc_row;
   assign \$133  = \$131  & \$132 ;
   assign \$134  = \$125  | \$133 ;
   assign \$135  = sc_snoop2 ? sc_snoop_data2 : sc_r__data[23:16];
-  assign \$136  = \port$2521$136 [1:0] == 2'h2;
-  assign \$137  = \port$2521$136 [8] & \$136 ;
-  assign \$138  = \port$2521$136 [6:2] == sc_row_qq;
+  assign \$136  = \port$2546$188 [1:0] == 2'h2;
+  assign \$137  = \port$2546$188 [8] & \$136 ;
+  assign \$138  = \port$2546$188 [6:2] == sc_row_qq;
   assign \$139  = \$137  & \$138 ;
   assign \$140  = ~ \$139 ;
   assign \$141  = sc_set[2] & \$140 ;
   assign \$142  = ~ sc_data_q[22];
-  assign \$143  = \port$2521$136 [1:0] == 2'h2;
-  assign \$144  = \port$2521$136 [8] & \$143 ;
+  assign \$143  = \port$2546$188 [1:0] == 2'h2;
+  assign \$144  = \port$2546$188 [8] & \$143 ;
   assign \$145  = 2'h2 < rd_slot[1:0];
   assign \$146  = \$145  ? wr_at_hi_m1 : wr_at_hi;
   assign \$147  = \$144  & \$146 ;
@@ -7457,7 +7816,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$149  = \$148  ? clear_at_hi_m1 : clear_at_hi;
   assign \$150  = clear_en & \$149 ;
   assign \$151  = ~ clear_en;
-  assign \$152  = \$151  & \port$2521$136 [9];
+  assign \$152  = \$151  & \port$2546$188 [9];
   assign \$153  = inv_slot[1:0] == 2'h2;
   assign \$154  = \$152  & \$153 ;
   assign \$155  = 2'h2 < rd_slot[1:0];
@@ -7465,10 +7824,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$157  = \$154  & \$156 ;
   assign \$158  = \$150  | \$157 ;
   assign \$159  = ~ clear_en;
-  assign \$160  = ~ \port$2521$136 [9];
+  assign \$160  = ~ \port$2546$188 [9];
   assign \$161  = \$159  & \$160 ;
-  assign \$162  = \port$2521$136 [1:0] == 2'h2;
-  assign \$163  = \port$2521$136 [8] & \$162 ;
+  assign \$162  = \port$2546$188 [1:0] == 2'h2;
+  assign \$163  = \port$2546$188 [8] & \$162 ;
   assign \$164  = \$161  & \$163 ;
   assign \$165  = 2'h2 < rd_slot[1:0];
   assign \$166  = \$165  ? wr_at_hi_m1 : wr_at_hi;
@@ -7482,31 +7841,31 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$174  = clear_row == sc_row;
   assign \$175  = clear_en & \$174 ;
   assign \$176  = ~ clear_en;
-  assign \$177  = \$176  & \port$2521$136 [9];
+  assign \$177  = \$176  & \port$2546$188 [9];
   assign \$178  = inv_slot[1:0] == 2'h3;
   assign \$179  = \$177  & \$178 ;
   assign \$180  = inv_slot[6:2] == sc_row;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = \$175  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$2521$136 [9];
+  assign \$184  = ~ \port$2546$188 [9];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$2521$136 [1:0] == 2'h3;
-  assign \$187  = \port$2521$136 [8] & \$186 ;
+  assign \$186  = \port$2546$188 [1:0] == 2'h3;
+  assign \$187  = \port$2546$188 [8] & \$186 ;
   assign \$188  = \$185  & \$187 ;
-  assign \$189  = \port$2521$136 [6:2] == sc_row;
+  assign \$189  = \port$2546$188 [6:2] == sc_row;
   assign \$190  = \$188  & \$189 ;
   assign \$191  = \$182  | \$190 ;
   assign \$192  = sc_snoop3 ? sc_snoop_data3 : sc_r__data[31:24];
-  assign \$193  = \port$2521$136 [1:0] == 2'h3;
-  assign \$194  = \port$2521$136 [8] & \$193 ;
-  assign \$195  = \port$2521$136 [6:2] == sc_row_qq;
+  assign \$193  = \port$2546$188 [1:0] == 2'h3;
+  assign \$194  = \port$2546$188 [8] & \$193 ;
+  assign \$195  = \port$2546$188 [6:2] == sc_row_qq;
   assign \$196  = \$194  & \$195 ;
   assign \$197  = ~ \$196 ;
   assign \$198  = sc_set[3] & \$197 ;
   assign \$199  = ~ sc_data_q[30];
-  assign \$200  = \port$2521$136 [1:0] == 2'h3;
-  assign \$201  = \port$2521$136 [8] & \$200 ;
+  assign \$200  = \port$2546$188 [1:0] == 2'h3;
+  assign \$201  = \port$2546$188 [8] & \$200 ;
   assign \$202  = 2'h3 < rd_slot[1:0];
   assign \$203  = \$202  ? wr_at_hi_m1 : wr_at_hi;
   assign \$204  = \$201  & \$203 ;
@@ -7514,7 +7873,7 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$206  = \$205  ? clear_at_hi_m1 : clear_at_hi;
   assign \$207  = clear_en & \$206 ;
   assign \$208  = ~ clear_en;
-  assign \$209  = \$208  & \port$2521$136 [9];
+  assign \$209  = \$208  & \port$2546$188 [9];
   assign \$210  = inv_slot[1:0] == 2'h3;
   assign \$211  = \$209  & \$210 ;
   assign \$212  = 2'h3 < rd_slot[1:0];
@@ -7522,10 +7881,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$214  = \$211  & \$213 ;
   assign \$215  = \$207  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$2521$136 [9];
+  assign \$217  = ~ \port$2546$188 [9];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$2521$136 [1:0] == 2'h3;
-  assign \$220  = \port$2521$136 [8] & \$219 ;
+  assign \$219  = \port$2546$188 [1:0] == 2'h3;
+  assign \$220  = \port$2546$188 [8] & \$219 ;
   assign \$221  = \$218  & \$220 ;
   assign \$222  = 2'h3 < rd_slot[1:0];
   assign \$223  = \$222  ? wr_at_hi_m1 : wr_at_hi;
@@ -7534,10 +7893,10 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$226  = 2'h3 < rd_slot[1:0];
   assign \$227  = \$226  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
   assign \$228  = sc_we3 & \$227 ;
-  assign \$229  = \port$2521$136 [9] | clear_en;
+  assign \$229  = \port$2546$188 [9] | clear_en;
   assign \$230  = ~ \$229 ;
-  assign wr_at_hi = rd_slot[6:2] == \port$2521$136 [6:2];
-  assign \$231  = \port$2521$136 [6:2] - 1'h1;
+  assign wr_at_hi = rd_slot[6:2] == \port$2546$188 [6:2];
+  assign \$231  = \port$2546$188 [6:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[6:2] == \$231 [4:0];
   assign inv_at_hi = rd_slot[6:2] == inv_slot[6:2];
   assign \$232  = inv_slot[6:2] - 1'h1;
@@ -7554,65 +7913,65 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$238  = rd_slot[6:2] + \$237 ;
   assign \$239  = 1'h0 < rd_slot[1:0];
   assign \$240  = rd_slot[6:2] + \$239 ;
-  assign \$241  = ! \port$2521$136 [1:0];
-  assign \$signature__en$108  = \port$2521$136 [8] & \$241 ;
+  assign \$241  = ! \port$2546$188 [1:0];
+  assign \$signature__en$108  = \port$2546$188 [8] & \$241 ;
   assign \$242  = ! inv_slot[1:0];
-  assign \$243  = \port$2521$136 [9] & \$242 ;
+  assign \$243  = \port$2546$188 [9] & \$242 ;
   assign \$244  = clear_en | \$243 ;
-  assign \$245  = ~ \port$2521$136 [9];
-  assign \$246  = ! \port$2521$136 [1:0];
-  assign \$247  = \port$2521$136 [8] & \$246 ;
+  assign \$245  = ~ \port$2546$188 [9];
+  assign \$246  = ! \port$2546$188 [1:0];
+  assign \$247  = \port$2546$188 [8] & \$246 ;
   assign \$248  = \$245  & \$247 ;
   assign \$signature__en$112  = \$244  | \$248 ;
   assign \$249  = ! inv_slot[1:0];
-  assign \$250  = \port$2521$136 [9] & \$249 ;
+  assign \$250  = \port$2546$188 [9] & \$249 ;
   assign \$251  = clear_en | \$250 ;
-  assign \$252  = ~ \port$2521$136 [9];
-  assign \$253  = ! \port$2521$136 [1:0];
-  assign \$254  = \port$2521$136 [8] & \$253 ;
+  assign \$252  = ~ \port$2546$188 [9];
+  assign \$253  = ! \port$2546$188 [1:0];
+  assign \$254  = \port$2546$188 [8] & \$253 ;
   assign \$255  = \$252  & \$254 ;
   assign \$256  = \$251  | \$255 ;
   assign \$257  = clear_row == sc_row_q;
   assign \$258  = clear_en & \$257 ;
   assign \$259  = ~ clear_en;
-  assign \$260  = \$259  & \port$2521$136 [9];
+  assign \$260  = \$259  & \port$2546$188 [9];
   assign \$261  = ! inv_slot[1:0];
   assign \$262  = \$260  & \$261 ;
   assign \$263  = inv_slot[6:2] == sc_row_q;
   assign \$264  = \$262  & \$263 ;
   assign \$265  = \$258  | \$264 ;
   assign \$266  = ~ clear_en;
-  assign \$267  = ~ \port$2521$136 [9];
+  assign \$267  = ~ \port$2546$188 [9];
   assign \$268  = \$266  & \$267 ;
-  assign \$269  = ! \port$2521$136 [1:0];
-  assign \$270  = \port$2521$136 [8] & \$269 ;
+  assign \$269  = ! \port$2546$188 [1:0];
+  assign \$270  = \port$2546$188 [8] & \$269 ;
   assign \$271  = \$268  & \$270 ;
-  assign \$272  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$272  = \port$2546$188 [6:2] == sc_row_q;
   assign \$273  = \$271  & \$272 ;
   assign \$274  = \$265  | \$273 ;
   assign sc_snoop0 = \$274  | sc_wr_at_read0;
   assign \$275  = clear_row == sc_row_q;
   assign \$276  = clear_en & \$275 ;
   assign \$277  = ~ clear_en;
-  assign \$278  = \$277  & \port$2521$136 [9];
+  assign \$278  = \$277  & \port$2546$188 [9];
   assign \$279  = ! inv_slot[1:0];
   assign \$280  = \$278  & \$279 ;
   assign \$281  = inv_slot[6:2] == sc_row_q;
   assign \$282  = \$280  & \$281 ;
   assign \$283  = \$276  | \$282 ;
   assign \$284  = ~ clear_en;
-  assign \$285  = ~ \port$2521$136 [9];
+  assign \$285  = ~ \port$2546$188 [9];
   assign \$286  = \$284  & \$285 ;
-  assign \$287  = ! \port$2521$136 [1:0];
-  assign \$288  = \port$2521$136 [8] & \$287 ;
+  assign \$287  = ! \port$2546$188 [1:0];
+  assign \$288  = \port$2546$188 [8] & \$287 ;
   assign \$289  = \$286  & \$288 ;
-  assign \$290  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$290  = \port$2546$188 [6:2] == sc_row_q;
   assign \$291  = \$289  & \$290 ;
   assign \$292  = \$283  | \$291 ;
   assign sc_snoop_data0 = \$292  ? copy_data : sc_wr_at_read_data0;
-  assign \$293  = ! \port$2521$136 [1:0];
-  assign \$294  = \port$2521$136 [8] & \$293 ;
-  assign \$295  = \port$2521$136 [6:2] == sc_row_qqq;
+  assign \$293  = ! \port$2546$188 [1:0];
+  assign \$294  = \port$2546$188 [8] & \$293 ;
+  assign \$295  = \port$2546$188 [6:2] == sc_row_qqq;
   assign \$296  = \$294  & \$295 ;
   assign \$297  = ~ \$296 ;
   assign sc_we0 = sc_intent0 & \$297 ;
@@ -7631,71 +7990,71 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$306  = rd_slot[6:2] + \$305 ;
   assign \$307  = 1'h1 < rd_slot[1:0];
   assign \$308  = rd_slot[6:2] + \$307 ;
-  assign \$309  = \port$2521$136 [1:0] == 1'h1;
-  assign \$signature__en$145  = \port$2521$136 [8] & \$309 ;
+  assign \$309  = \port$2546$188 [1:0] == 1'h1;
+  assign \$signature__en$146  = \port$2546$188 [8] & \$309 ;
   assign \$310  = inv_slot[1:0] == 1'h1;
-  assign \$311  = \port$2521$136 [9] & \$310 ;
+  assign \$311  = \port$2546$188 [9] & \$310 ;
   assign \$312  = clear_en | \$311 ;
-  assign \$313  = ~ \port$2521$136 [9];
-  assign \$314  = \port$2521$136 [1:0] == 1'h1;
-  assign \$315  = \port$2521$136 [8] & \$314 ;
+  assign \$313  = ~ \port$2546$188 [9];
+  assign \$314  = \port$2546$188 [1:0] == 1'h1;
+  assign \$315  = \port$2546$188 [8] & \$314 ;
   assign \$316  = \$313  & \$315 ;
-  assign \$signature__en$147  = \$312  | \$316 ;
+  assign \$signature__en$148  = \$312  | \$316 ;
   assign \$317  = inv_slot[1:0] == 1'h1;
-  assign \$318  = \port$2521$136 [9] & \$317 ;
+  assign \$318  = \port$2546$188 [9] & \$317 ;
   assign \$319  = clear_en | \$318 ;
-  assign \$320  = ~ \port$2521$136 [9];
-  assign \$321  = \port$2521$136 [1:0] == 1'h1;
-  assign \$322  = \port$2521$136 [8] & \$321 ;
+  assign \$320  = ~ \port$2546$188 [9];
+  assign \$321  = \port$2546$188 [1:0] == 1'h1;
+  assign \$322  = \port$2546$188 [8] & \$321 ;
   assign \$323  = \$320  & \$322 ;
   assign \$324  = \$319  | \$323 ;
   assign \$325  = clear_row == sc_row_q;
   assign \$326  = clear_en & \$325 ;
   assign \$327  = ~ clear_en;
-  assign \$328  = \$327  & \port$2521$136 [9];
+  assign \$328  = \$327  & \port$2546$188 [9];
   assign \$329  = inv_slot[1:0] == 1'h1;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = inv_slot[6:2] == sc_row_q;
   assign \$332  = \$330  & \$331 ;
   assign \$333  = \$326  | \$332 ;
   assign \$334  = ~ clear_en;
-  assign \$335  = ~ \port$2521$136 [9];
+  assign \$335  = ~ \port$2546$188 [9];
   assign \$336  = \$334  & \$335 ;
-  assign \$337  = \port$2521$136 [1:0] == 1'h1;
-  assign \$338  = \port$2521$136 [8] & \$337 ;
+  assign \$337  = \port$2546$188 [1:0] == 1'h1;
+  assign \$338  = \port$2546$188 [8] & \$337 ;
   assign \$339  = \$336  & \$338 ;
-  assign \$340  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$340  = \port$2546$188 [6:2] == sc_row_q;
   assign \$341  = \$339  & \$340 ;
   assign \$342  = \$333  | \$341 ;
   assign sc_snoop1 = \$342  | sc_wr_at_read1;
   assign \$343  = clear_row == sc_row_q;
   assign \$344  = clear_en & \$343 ;
   assign \$345  = ~ clear_en;
-  assign \$346  = \$345  & \port$2521$136 [9];
+  assign \$346  = \$345  & \port$2546$188 [9];
   assign \$347  = inv_slot[1:0] == 1'h1;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = inv_slot[6:2] == sc_row_q;
   assign \$350  = \$348  & \$349 ;
   assign \$351  = \$344  | \$350 ;
   assign \$352  = ~ clear_en;
-  assign \$353  = ~ \port$2521$136 [9];
+  assign \$353  = ~ \port$2546$188 [9];
   assign \$354  = \$352  & \$353 ;
-  assign \$355  = \port$2521$136 [1:0] == 1'h1;
-  assign \$356  = \port$2521$136 [8] & \$355 ;
+  assign \$355  = \port$2546$188 [1:0] == 1'h1;
+  assign \$356  = \port$2546$188 [8] & \$355 ;
   assign \$357  = \$354  & \$356 ;
-  assign \$358  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$358  = \port$2546$188 [6:2] == sc_row_q;
   assign \$359  = \$357  & \$358 ;
   assign \$360  = \$351  | \$359 ;
   assign sc_snoop_data1 = \$360  ? copy_data : sc_wr_at_read_data1;
-  assign \$361  = \port$2521$136 [1:0] == 1'h1;
-  assign \$362  = \port$2521$136 [8] & \$361 ;
-  assign \$363  = \port$2521$136 [6:2] == sc_row_qqq;
+  assign \$361  = \port$2546$188 [1:0] == 1'h1;
+  assign \$362  = \port$2546$188 [8] & \$361 ;
+  assign \$363  = \port$2546$188 [6:2] == sc_row_qqq;
   assign \$364  = \$362  & \$363 ;
   assign \$365  = ~ \$364 ;
   assign sc_we1 = sc_intent1 & \$365 ;
-  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$151 ;
-  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$153 ;
-  assign mark1_rd = mark1_byp ? mark1_byp_data : \$signature__data$155 ;
+  assign ent1_rd = ent1_byp ? ent1_byp_data : \$signature__data$152 ;
+  assign meta1_rd = meta1_byp ? meta1_byp_data : \$signature__data$154 ;
+  assign mark1_rd = mark1_byp ? mark1_byp_data : \$signature__data$156 ;
   assign \$366  = rd_row_q1 == sc_row_qqq;
   assign \$367  = sc_we1 & \$366 ;
   assign mark_now1 = \$367  ? sc_value1 : mark1_rd;
@@ -7708,47 +8067,47 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$374  = rd_slot[6:2] + \$373 ;
   assign \$375  = 2'h2 < rd_slot[1:0];
   assign \$376  = rd_slot[6:2] + \$375 ;
-  assign \$377  = \port$2521$136 [1:0] == 2'h2;
-  assign \$signature__en$164  = \port$2521$136 [8] & \$377 ;
+  assign \$377  = \port$2546$188 [1:0] == 2'h2;
+  assign \$signature__en$165  = \port$2546$188 [8] & \$377 ;
   assign \$378  = inv_slot[1:0] == 2'h2;
-  assign \$379  = \port$2521$136 [9] & \$378 ;
+  assign \$379  = \port$2546$188 [9] & \$378 ;
   assign \$380  = clear_en | \$379 ;
-  assign \$381  = ~ \port$2521$136 [9];
-  assign \$382  = \port$2521$136 [1:0] == 2'h2;
-  assign \$383  = \port$2521$136 [8] & \$382 ;
+  assign \$381  = ~ \port$2546$188 [9];
+  assign \$382  = \port$2546$188 [1:0] == 2'h2;
+  assign \$383  = \port$2546$188 [8] & \$382 ;
   assign \$384  = \$381  & \$383 ;
-  assign \$signature__en$166  = \$380  | \$384 ;
+  assign \$signature__en$167  = \$380  | \$384 ;
   assign \$385  = inv_slot[1:0] == 2'h2;
-  assign \$386  = \port$2521$136 [9] & \$385 ;
+  assign \$386  = \port$2546$188 [9] & \$385 ;
   assign \$387  = clear_en | \$386 ;
-  assign \$388  = ~ \port$2521$136 [9];
-  assign \$389  = \port$2521$136 [1:0] == 2'h2;
-  assign \$390  = \port$2521$136 [8] & \$389 ;
+  assign \$388  = ~ \port$2546$188 [9];
+  assign \$389  = \port$2546$188 [1:0] == 2'h2;
+  assign \$390  = \port$2546$188 [8] & \$389 ;
   assign \$391  = \$388  & \$390 ;
   assign \$392  = \$387  | \$391 ;
   assign \$393  = clear_row == sc_row_q;
   assign \$394  = clear_en & \$393 ;
   assign \$395  = ~ clear_en;
-  assign \$396  = \$395  & \port$2521$136 [9];
+  assign \$396  = \$395  & \port$2546$188 [9];
   assign \$397  = inv_slot[1:0] == 2'h2;
   assign \$398  = \$396  & \$397 ;
   assign \$399  = inv_slot[6:2] == sc_row_q;
   assign \$400  = \$398  & \$399 ;
   assign \$401  = \$394  | \$400 ;
   assign \$402  = ~ clear_en;
-  assign \$403  = ~ \port$2521$136 [9];
+  assign \$403  = ~ \port$2546$188 [9];
   assign \$404  = \$402  & \$403 ;
-  assign \$405  = \port$2521$136 [1:0] == 2'h2;
-  assign \$406  = \port$2521$136 [8] & \$405 ;
+  assign \$405  = \port$2546$188 [1:0] == 2'h2;
+  assign \$406  = \port$2546$188 [8] & \$405 ;
   assign \$407  = \$404  & \$406 ;
-  assign \$408  = \port$2521$136 [6:2] == sc_row_q;
+  assign \$408  = \port$2546$188 [6:2] == sc_row_q;
   assign \$409  = \$407  & \$408 ;
   assign \$410  = \$401  | \$409 ;
   assign sc_snoop2 = \$410  | sc_wr_at_read2;
   assign \$411  = clear_row == sc_row_q;
   assign \$412  = clear_en & \$411 ;
   assign \$413  = ~ clear_en;
-  assign \$414  = \$413  & \port$2521$136 [9];
+  assign \$414  = \$413  & \port$2546$188 [9];
   assign \$415  = inv_slot[1:0] == 2'h2;
   assign \$416  = \$414  & \$415 ;
   always @* begin
@@ -8095,15 +8454,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$2521$136 [9]) begin
+    end else if (\port$2546$188 [9]) begin
       meta_addr = inv_slot[6:2];
     end else begin
-      meta_addr = \port$2521$136 [6:2];
+      meta_addr = \port$2546$188 [6:2];
     end
   end
-  assign inv_en = \port$2521$136 [9];
-  assign wr_en = \port$2521$136 [8];
-  assign wr_slot = \port$2521$136 [6:0];
+  assign inv_en = \port$2546$188 [9];
+  assign wr_en = \port$2546$188 [8];
+  assign wr_slot = \port$2546$188 [6:0];
   assign \$signature__data$41  = sc_value0;
   assign \$signature__data$54  = \$signature__data$35 ;
   assign \$signature__data$58  = sc_value1;
@@ -8114,8 +8473,8 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign sc_r__addr = sc_row;
   assign sc_r__en = 1'h1;
   assign meta_data = \$signature__data$35 ;
-  assign wr_last = \port$2521$5 [29:24];
-  assign wr_mark = \port$2521$136 [7];
+  assign wr_last = \port$2546$5 [29:24];
+  assign wr_mark = \port$2546$188 [7];
   assign scrub_w__addr = meta_addr;
   assign \$signature__addr  = \$236 [4:0];
   assign \$signature__en  = 1'h1;
@@ -8123,42 +8482,42 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__en$104  = 1'h1;
   assign \$signature__addr$105  = \$240 [4:0];
   assign \$signature__en$106  = 1'h1;
-  assign \$signature__addr$107  = \port$2521$136 [6:2];
-  assign wr_tag = \port$2521$5 [23:0];
-  assign wr_count = \port$2521$136 [17:10];
+  assign \$signature__addr$107  = \port$2546$188 [6:2];
+  assign wr_tag = \port$2546$5 [23:0];
+  assign wr_count = \port$2546$188 [17:10];
   assign \$signature__addr$111  = meta_addr;
   assign \$signature__addr$115  = sc_row_qqq;
   assign \$signature__en$116  = sc_we0;
-  assign \$signature__addr$138  = \$304 [4:0];
-  assign \$signature__en$139  = 1'h1;
-  assign \$signature__addr$140  = \$306 [4:0];
-  assign \$signature__en$141  = 1'h1;
-  assign \$signature__addr$142  = \$308 [4:0];
-  assign \$signature__en$143  = 1'h1;
-  assign \$signature__addr$144  = \port$2521$136 [6:2];
-  assign \$signature__addr$146  = meta_addr;
-  assign \$signature__addr$148  = sc_row_qqq;
-  assign \$signature__en$149  = sc_we1;
-  assign \$signature__addr$157  = \$372 [4:0];
-  assign \$signature__en$158  = 1'h1;
-  assign \$signature__addr$159  = \$374 [4:0];
-  assign \$signature__en$160  = 1'h1;
-  assign \$signature__addr$161  = \$376 [4:0];
-  assign \$signature__en$162  = 1'h1;
-  assign \$signature__addr$163  = \port$2521$136 [6:2];
-  assign \$signature__addr$165  = meta_addr;
-  assign \$signature__addr$167  = sc_row_qqq;
-  assign \$signature__en$168  = sc_we2;
-  assign \$signature__addr$176  = \$440 [4:0];
-  assign \$signature__en$177  = 1'h1;
-  assign \$signature__addr$178  = \$442 [4:0];
-  assign \$signature__en$179  = 1'h1;
-  assign \$signature__addr$180  = \$444 [4:0];
-  assign \$signature__en$181  = 1'h1;
-  assign \$signature__addr$182  = \port$2521$136 [6:2];
-  assign \$signature__addr$184  = meta_addr;
-  assign \$signature__addr$186  = sc_row_qqq;
-  assign \$signature__en$187  = sc_we3;
+  assign \$signature__addr$139  = \$304 [4:0];
+  assign \$signature__en$140  = 1'h1;
+  assign \$signature__addr$141  = \$306 [4:0];
+  assign \$signature__en$142  = 1'h1;
+  assign \$signature__addr$143  = \$308 [4:0];
+  assign \$signature__en$144  = 1'h1;
+  assign \$signature__addr$145  = \port$2546$188 [6:2];
+  assign \$signature__addr$147  = meta_addr;
+  assign \$signature__addr$149  = sc_row_qqq;
+  assign \$signature__en$150  = sc_we1;
+  assign \$signature__addr$158  = \$372 [4:0];
+  assign \$signature__en$159  = 1'h1;
+  assign \$signature__addr$160  = \$374 [4:0];
+  assign \$signature__en$161  = 1'h1;
+  assign \$signature__addr$162  = \$376 [4:0];
+  assign \$signature__en$163  = 1'h1;
+  assign \$signature__addr$164  = \port$2546$188 [6:2];
+  assign \$signature__addr$166  = meta_addr;
+  assign \$signature__addr$168  = sc_row_qqq;
+  assign \$signature__en$169  = sc_we2;
+  assign \$signature__addr$177  = \$440 [4:0];
+  assign \$signature__en$178  = 1'h1;
+  assign \$signature__addr$179  = \$442 [4:0];
+  assign \$signature__en$180  = 1'h1;
+  assign \$signature__addr$181  = \$444 [4:0];
+  assign \$signature__en$182  = 1'h1;
+  assign \$signature__addr$183  = \port$2546$188 [6:2];
+  assign \$signature__addr$185  = meta_addr;
+  assign \$signature__addr$187  = sc_row_qqq;
+  assign \$signature__en$188  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[5:0];
@@ -8288,48 +8647,81 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign \$signature__data$125.gen  = \$signature__data$125 [9:6];
   assign \$signature__data$125.fresh  = \$signature__data$125 [10];
   assign \$signature__data$125.valid  = \$signature__data$125 [11];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[8:1];
+  assign \bk_sides[0].count_byp  = bk_sides[16:9];
+  assign \bk_sides[0].meta  = bk_sides[17];
+  assign \bk_sides[0].last_raw  = bk_sides[23:18];
+  assign \bk_sides[0].last_byp  = bk_sides[29:24];
+  assign \bk_sides[1].ent  = bk_sides[30];
+  assign \bk_sides[1].count_raw  = bk_sides[38:31];
+  assign \bk_sides[1].count_byp  = bk_sides[46:39];
+  assign \bk_sides[1].meta  = bk_sides[47];
+  assign \bk_sides[1].last_raw  = bk_sides[53:48];
+  assign \bk_sides[1].last_byp  = bk_sides[59:54];
+  assign \bk_sides[2].ent  = bk_sides[60];
+  assign \bk_sides[2].count_raw  = bk_sides[68:61];
+  assign \bk_sides[2].count_byp  = bk_sides[76:69];
+  assign \bk_sides[2].meta  = bk_sides[77];
+  assign \bk_sides[2].last_raw  = bk_sides[83:78];
+  assign \bk_sides[2].last_byp  = bk_sides[89:84];
+  assign \bk_sides[3].ent  = bk_sides[90];
+  assign \bk_sides[3].count_raw  = bk_sides[98:91];
+  assign \bk_sides[3].count_byp  = bk_sides[106:99];
+  assign \bk_sides[3].meta  = bk_sides[107];
+  assign \bk_sides[3].last_raw  = bk_sides[113:108];
+  assign \bk_sides[3].last_byp  = bk_sides[119:114];
   assign \ent1_rd.tag  = ent1_rd[23:0];
   assign \ent1_rd.count  = ent1_rd[31:24];
-  assign \$signature__data$151.tag  = \$signature__data$151 [23:0];
-  assign \$signature__data$151.count  = \$signature__data$151 [31:24];
+  assign \$signature__data$152.tag  = \$signature__data$152 [23:0];
+  assign \$signature__data$152.count  = \$signature__data$152 [31:24];
   assign \meta1_rd.last  = meta1_rd[5:0];
   assign \meta1_rd.gen  = meta1_rd[9:6];
   assign \meta1_rd.fresh  = meta1_rd[10];
   assign \meta1_rd.valid  = meta1_rd[11];
-  assign \$signature__data$153.last  = \$signature__data$153 [5:0];
-  assign \$signature__data$153.gen  = \$signature__data$153 [9:6];
-  assign \$signature__data$153.fresh  = \$signature__data$153 [10];
-  assign \$signature__data$153.valid  = \$signature__data$153 [11];
+  assign \$signature__data$154.last  = \$signature__data$154 [5:0];
+  assign \$signature__data$154.gen  = \$signature__data$154 [9:6];
+  assign \$signature__data$154.fresh  = \$signature__data$154 [10];
+  assign \$signature__data$154.valid  = \$signature__data$154 [11];
   assign \ent2_rd.tag  = ent2_rd[23:0];
   assign \ent2_rd.count  = ent2_rd[31:24];
-  assign \$signature__data$170.tag  = \$signature__data$170 [23:0];
-  assign \$signature__data$170.count  = \$signature__data$170 [31:24];
+  assign \$signature__data$171.tag  = \$signature__data$171 [23:0];
+  assign \$signature__data$171.count  = \$signature__data$171 [31:24];
   assign \meta2_rd.last  = meta2_rd[5:0];
   assign \meta2_rd.gen  = meta2_rd[9:6];
   assign \meta2_rd.fresh  = meta2_rd[10];
   assign \meta2_rd.valid  = meta2_rd[11];
-  assign \$signature__data$172.last  = \$signature__data$172 [5:0];
-  assign \$signature__data$172.gen  = \$signature__data$172 [9:6];
-  assign \$signature__data$172.fresh  = \$signature__data$172 [10];
-  assign \$signature__data$172.valid  = \$signature__data$172 [11];
+  assign \$signature__data$173.last  = \$signature__data$173 [5:0];
+  assign \$signature__data$173.gen  = \$signature__data$173 [9:6];
+  assign \$signature__data$173.fresh  = \$signature__data$173 [10];
+  assign \$signature__data$173.valid  = \$signature__data$173 [11];
   assign \ent3_rd.tag  = ent3_rd[23:0];
   assign \ent3_rd.count  = ent3_rd[31:24];
-  assign \$signature__data$189.tag  = \$signature__data$189 [23:0];
-  assign \$signature__data$189.count  = \$signature__data$189 [31:24];
+  assign \$signature__data$190.tag  = \$signature__data$190 [23:0];
+  assign \$signature__data$190.count  = \$signature__data$190 [31:24];
   assign \meta3_rd.last  = meta3_rd[5:0];
   assign \meta3_rd.gen  = meta3_rd[9:6];
   assign \meta3_rd.fresh  = meta3_rd[10];
   assign \meta3_rd.valid  = meta3_rd[11];
-  assign \$signature__data$191.last  = \$signature__data$191 [5:0];
-  assign \$signature__data$191.gen  = \$signature__data$191 [9:6];
-  assign \$signature__data$191.fresh  = \$signature__data$191 [10];
-  assign \$signature__data$191.valid  = \$signature__data$191 [11];
-  assign \$signature__data$85 [31:24] = \port$2521$136 [17:10];
-  assign \$signature__data$85 [23:0] = \port$2521$5 [23:0];
-  assign \$signature__data$68 [31:24] = \port$2521$136 [17:10];
-  assign \$signature__data$68 [23:0] = \port$2521$5 [23:0];
-  assign \$signature__data$51 [31:24] = \port$2521$136 [17:10];
-  assign \$signature__data$51 [23:0] = \port$2521$5 [23:0];
+  assign \$signature__data$192.last  = \$signature__data$192 [5:0];
+  assign \$signature__data$192.gen  = \$signature__data$192 [9:6];
+  assign \$signature__data$192.fresh  = \$signature__data$192 [10];
+  assign \$signature__data$192.valid  = \$signature__data$192 [11];
+  assign \$signature__data$85 [31:24] = \port$2546$188 [17:10];
+  assign \$signature__data$85 [23:0] = \port$2546$5 [23:0];
+  assign \$signature__data$68 [31:24] = \port$2546$188 [17:10];
+  assign \$signature__data$68 [23:0] = \port$2546$5 [23:0];
+  assign \$signature__data$51 [31:24] = \port$2546$188 [17:10];
+  assign \$signature__data$51 [23:0] = \port$2546$5 [23:0];
+  assign bk_sides[113:108] = meta3_rd[5:0];
+  assign bk_sides[98:91] = ent3_rd[31:24];
+  assign bk_sides[83:78] = meta2_rd[5:0];
+  assign bk_sides[68:61] = ent2_rd[31:24];
+  assign bk_sides[53:48] = meta1_rd[5:0];
+  assign bk_sides[38:31] = ent1_rd[31:24];
+  assign bk_sides[23:18] = meta0_rd[5:0];
+  assign bk_sides[8:1] = ent0_rd[31:24];
+  assign { bk_sides[119:114], bk_sides[107:99], bk_sides[90:84], bk_sides[77:69], bk_sides[60:54], bk_sides[47:39], bk_sides[30:24], bk_sides[17:9], bk_sides[0] } = 64'h0000000000000000;
   assign bk_sc_row_hit[3] = \$506 ;
   assign bk_sc_row_hit[2] = \$438 ;
   assign bk_sc_row_hit[1] = \$370 ;
@@ -8394,15 +8786,15 @@ module \kv_asu.core.table (rst, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_v
   assign scrub_w__data[23:16] = copy_data;
   assign scrub_w__data[15:8] = copy_data;
   assign scrub_w__data[7:0] = copy_data;
-  assign \$signature__data [31:24] = \port$2521$136 [17:10];
-  assign \$signature__data [23:0] = \port$2521$5 [23:0];
+  assign \$signature__data [31:24] = \port$2546$188 [17:10];
+  assign \$signature__data [23:0] = \port$2546$5 [23:0];
   assign copy_data[7] = \$signature__data$35 [11];
   assign copy_data[6] = \$signature__data$35 [10];
   assign copy_data[5:0] = \$signature__data$35 [5:0];
   assign \$signature__data$35 [9:6] = generation;
   assign \$signature__data$35 [11] = \$230 ;
-  assign \$signature__data$35 [10] = \port$2521$136 [7];
-  assign \$signature__data$35 [5:0] = \port$2521$5 [29:24];
+  assign \$signature__data$35 [10] = \port$2546$188 [7];
+  assign \$signature__data$35 [5:0] = \port$2546$5 [29:24];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -8412,9 +8804,9 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire [31:0] count;
   wire [31:0] count_inc;
   wire [31:0] count_inc2;
-  output [161:0] decision;
-  wire [161:0] decision;
-  wire [161:0] \decision$17 ;
+  output [213:0] decision;
+  wire [213:0] decision;
+  wire [213:0] \decision$17 ;
   wire \decision$17.any_free ;
   wire [7:0] \decision$17.cnt_after ;
   wire [7:0] \decision$17.cnt_after_inc ;
@@ -8425,19 +8817,19 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \decision$17.hit_mark ;
   wire [6:0] \decision$17.hit_slot ;
   wire \decision$17.inv ;
+  wire [95:0] \decision$17.lane_tag ;
   wire [1:0] \decision$17.min_tlevel ;
   wire [1:0] \decision$17.op ;
   wire \decision$17.present ;
   wire [5:0] \decision$17.t ;
   wire [23:0] \decision$17.tag ;
   wire [6:0] \decision$17.tail_slot ;
-  wire [23:0] \decision$17.tail_tag ;
   wire \decision$17.take ;
   wire \decision$17.valid ;
+  wire [3:0] \decision$17.vict_lane ;
   wire \decision$17.vict_mark ;
   wire [6:0] \decision$17.vict_slot ;
   wire \decision$17.vict_t0 ;
-  wire [23:0] \decision$17.vict_tag ;
   wire \decision$17.wr ;
   wire [3:0] \decision$17.wr_lane ;
   wire \decision$17.wr_mark ;
@@ -8452,29 +8844,29 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [95:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [5:0] \decision.t ;
   wire [23:0] \decision.tag ;
   wire [6:0] \decision.tail_slot ;
-  wire [23:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [23:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
   wire [6:0] \decision.wr_slot ;
-  input [361:0] lanes;
-  wire [361:0] lanes;
+  input [369:0] lanes;
+  wire [369:0] lanes;
   wire [5:0] \lanes.age_ahead ;
   wire \lanes.ahead_beyond_w1 ;
   wire [3:0] \lanes.ahead_in_window ;
-  wire [7:0] \lanes.ahead_lane_bit ;
+  wire [15:0] \lanes.ahead_lane ;
   wire [3:0] \lanes.ahead_older ;
   wire [3:0] \lanes.beyond_w1 ;
   wire [3:0] \lanes.forward_older ;
@@ -8556,14 +8948,14 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
     .decision(decision),
     .list_empty(list_empty),
     .older(older),
-    .\port$2512$0 (lanes[43:0]),
-    .\port$2512$107 (lanes[108:107]),
-    .\port$2512$147 (lanes[147]),
-    .\port$2512$172 (lanes[173:172]),
-    .\port$2512$212 (lanes[212]),
-    .\port$2512$237 (lanes[238:237]),
-    .\port$2512$277 (lanes[277]),
-    .\port$2512$82 (lanes[82]),
+    .\port$2537$0 (lanes[43:0]),
+    .\port$2537$107 (lanes[108:107]),
+    .\port$2537$147 (lanes[147]),
+    .\port$2537$172 (lanes[173:172]),
+    .\port$2537$212 (lanes[212]),
+    .\port$2537$237 (lanes[238:237]),
+    .\port$2537$277 (lanes[277]),
+    .\port$2537$82 (lanes[82]),
     .slot(slot),
     .tag(tag)
   );
@@ -8639,7 +9031,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \lanes.same_line_ahead  = lanes[343];
   assign \lanes.age_ahead  = lanes[349:344];
   assign \lanes.ahead_in_window  = lanes[353:350];
-  assign \lanes.ahead_lane_bit  = lanes[361:354];
+  assign \lanes.ahead_lane  = lanes[369:354];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -8655,18 +9047,18 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision.free_mark  = decision[66];
   assign \decision.vict_t0  = decision[67];
   assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_tag  = decision[98:75];
-  assign \decision.vict_mark  = decision[99];
-  assign \decision.take  = decision[100];
-  assign \decision.tail_tag  = decision[124:101];
-  assign \decision.tail_slot  = decision[131:125];
-  assign \decision.wr_lane  = decision[135:132];
-  assign \decision.wr_slot  = decision[142:136];
-  assign \decision.wr_mark  = decision[143];
-  assign \decision.wr  = decision[144];
-  assign \decision.inv  = decision[145];
-  assign \decision.cnt_after  = decision[153:146];
-  assign \decision.cnt_after_inc  = decision[161:154];
+  assign \decision.vict_lane  = decision[78:75];
+  assign \decision.vict_mark  = decision[79];
+  assign \decision.take  = decision[80];
+  assign \decision.tail_slot  = decision[87:81];
+  assign \decision.lane_tag  = decision[183:88];
+  assign \decision.wr_lane  = decision[187:184];
+  assign \decision.wr_slot  = decision[194:188];
+  assign \decision.wr_mark  = decision[195];
+  assign \decision.wr  = decision[196];
+  assign \decision.inv  = decision[197];
+  assign \decision.cnt_after  = decision[205:198];
+  assign \decision.cnt_after_inc  = decision[213:206];
   assign \decision$17.valid  = decision[0];
   assign \decision$17.op  = decision[2:1];
   assign \decision$17.min_tlevel  = decision[4:3];
@@ -8682,18 +9074,18 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
   assign \decision$17.free_mark  = decision[66];
   assign \decision$17.vict_t0  = decision[67];
   assign \decision$17.vict_slot  = decision[74:68];
-  assign \decision$17.vict_tag  = decision[98:75];
-  assign \decision$17.vict_mark  = decision[99];
-  assign \decision$17.take  = decision[100];
-  assign \decision$17.tail_tag  = decision[124:101];
-  assign \decision$17.tail_slot  = decision[131:125];
-  assign \decision$17.wr_lane  = decision[135:132];
-  assign \decision$17.wr_slot  = decision[142:136];
-  assign \decision$17.wr_mark  = decision[143];
-  assign \decision$17.wr  = decision[144];
-  assign \decision$17.inv  = decision[145];
-  assign \decision$17.cnt_after  = decision[153:146];
-  assign \decision$17.cnt_after_inc  = decision[161:154];
+  assign \decision$17.vict_lane  = decision[78:75];
+  assign \decision$17.vict_mark  = decision[79];
+  assign \decision$17.take  = decision[80];
+  assign \decision$17.tail_slot  = decision[87:81];
+  assign \decision$17.lane_tag  = decision[183:88];
+  assign \decision$17.wr_lane  = decision[187:184];
+  assign \decision$17.wr_slot  = decision[194:188];
+  assign \decision$17.wr_mark  = decision[195];
+  assign \decision$17.wr  = decision[196];
+  assign \decision$17.inv  = decision[197];
+  assign \decision$17.cnt_after  = decision[205:198];
+  assign \decision$17.cnt_after_inc  = decision[213:206];
   assign older[14] = lanes[316];
   assign older[13] = lanes[315];
   assign older[12] = lanes[314];
@@ -8734,7 +9126,7 @@ module \kv_asu.core.versions (lanes, decision, list_empty);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 , \port$2512$147 , \port$2512$172 , \port$2512$212 , \port$2512$237 , \port$2512$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
+module \kv_asu.core.versions.dec (\port$2537$0 , \port$2537$82 , \port$2537$107 , \port$2537$147 , \port$2537$172 , \port$2537$212 , \port$2537$237 , \port$2537$277 , beyond_w1, age, tag, count, slot, count_inc, count_inc2, older, decision, list_empty);
   wire \$1 ;
   wire \$10 ;
   wire [6:0] \$100 ;
@@ -8744,28 +9136,28 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire [6:0] \$104 ;
   wire [6:0] \$105 ;
   wire [6:0] \$106 ;
-  wire [23:0] \$107 ;
-  wire [23:0] \$108 ;
-  wire [23:0] \$109 ;
+  wire [3:0] \$107 ;
+  wire \$108 ;
+  wire [6:0] \$109 ;
   wire \$11 ;
-  wire [23:0] \$110 ;
-  wire [23:0] \$111 ;
-  wire [23:0] \$112 ;
-  wire [23:0] \$113 ;
-  wire [23:0] \$114 ;
-  wire [3:0] \$115 ;
-  wire \$116 ;
-  wire [6:0] \$117 ;
-  wire [6:0] \$118 ;
-  wire [6:0] \$119 ;
+  wire [6:0] \$110 ;
+  wire [6:0] \$111 ;
+  wire [6:0] \$112 ;
+  wire [6:0] \$113 ;
+  wire [6:0] \$114 ;
+  wire [6:0] \$115 ;
+  wire [6:0] \$116 ;
+  wire [3:0] \$117 ;
+  wire \$118 ;
+  wire [7:0] \$119 ;
   wire \$12 ;
-  wire [6:0] \$120 ;
-  wire [6:0] \$121 ;
-  wire [6:0] \$122 ;
-  wire [6:0] \$123 ;
-  wire [6:0] \$124 ;
-  wire [3:0] \$125 ;
-  wire \$126 ;
+  wire [7:0] \$120 ;
+  wire [7:0] \$121 ;
+  wire [7:0] \$122 ;
+  wire [7:0] \$123 ;
+  wire [7:0] \$124 ;
+  wire [7:0] \$125 ;
+  wire [7:0] \$126 ;
   wire [7:0] \$127 ;
   wire [7:0] \$128 ;
   wire [7:0] \$129 ;
@@ -8777,15 +9169,7 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire [7:0] \$134 ;
   wire [7:0] \$135 ;
   wire [7:0] \$136 ;
-  wire [7:0] \$137 ;
-  wire [7:0] \$138 ;
-  wire [7:0] \$139 ;
   wire [3:0] \$14 ;
-  wire [7:0] \$140 ;
-  wire [7:0] \$141 ;
-  wire [7:0] \$142 ;
-  wire [7:0] \$143 ;
-  wire [7:0] \$144 ;
   wire [3:0] \$15 ;
   wire \$16 ;
   wire \$17 ;
@@ -8902,8 +9286,8 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire [31:0] count_inc;
   input [31:0] count_inc2;
   wire [31:0] count_inc2;
-  output [161:0] decision;
-  wire [161:0] decision;
+  output [213:0] decision;
+  wire [213:0] decision;
   wire \decision.any_free ;
   wire [7:0] \decision.cnt_after ;
   wire [7:0] \decision.cnt_after_inc ;
@@ -8914,19 +9298,19 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire \decision.hit_mark ;
   wire [6:0] \decision.hit_slot ;
   wire \decision.inv ;
+  wire [95:0] \decision.lane_tag ;
   wire [1:0] \decision.min_tlevel ;
   wire [1:0] \decision.op ;
   wire \decision.present ;
   wire [5:0] \decision.t ;
   wire [23:0] \decision.tag ;
   wire [6:0] \decision.tail_slot ;
-  wire [23:0] \decision.tail_tag ;
   wire \decision.take ;
   wire \decision.valid ;
+  wire [3:0] \decision.vict_lane ;
   wire \decision.vict_mark ;
   wire [6:0] \decision.vict_slot ;
   wire \decision.vict_t0 ;
-  wire [23:0] \decision.vict_tag ;
   wire \decision.wr ;
   wire [3:0] \decision.wr_lane ;
   wire \decision.wr_mark ;
@@ -8937,22 +9321,22 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire [3:0] match;
   input [15:0] older;
   wire [15:0] older;
-  input [43:0] \port$2512$0 ;
-  wire [43:0] \port$2512$0 ;
-  input [1:0] \port$2512$107 ;
-  wire [1:0] \port$2512$107 ;
-  input \port$2512$147 ;
-  wire \port$2512$147 ;
-  input [1:0] \port$2512$172 ;
-  wire [1:0] \port$2512$172 ;
-  input \port$2512$212 ;
-  wire \port$2512$212 ;
-  input [1:0] \port$2512$237 ;
-  wire [1:0] \port$2512$237 ;
-  input \port$2512$277 ;
-  wire \port$2512$277 ;
-  input \port$2512$82 ;
-  wire \port$2512$82 ;
+  input [43:0] \port$2537$0 ;
+  wire [43:0] \port$2537$0 ;
+  input [1:0] \port$2537$107 ;
+  wire [1:0] \port$2537$107 ;
+  input \port$2537$147 ;
+  wire \port$2537$147 ;
+  input [1:0] \port$2537$172 ;
+  wire [1:0] \port$2537$172 ;
+  input \port$2537$212 ;
+  wire \port$2537$212 ;
+  input [1:0] \port$2537$237 ;
+  wire [1:0] \port$2537$237 ;
+  input \port$2537$277 ;
+  wire \port$2537$277 ;
+  input \port$2537$82 ;
+  wire \port$2537$82 ;
   wire [34:0] request;
   wire [1:0] \request.min_tlevel ;
   wire [1:0] \request.op ;
@@ -8965,29 +9349,29 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   wire [95:0] tag;
   wire [3:0] valid;
   wire [6:0] window;
-  assign \$1  = | { \port$2512$237 [1], \port$2512$172 [1], \port$2512$107 [1], \port$2512$0 [43] };
-  assign \$2  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
+  assign \$1  = | { \port$2537$237 [1], \port$2537$172 [1], \port$2537$107 [1], \port$2537$0 [43] };
+  assign \$2  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
   assign \$3  = | \$2 ;
-  assign \$4  = | { \port$2512$237 [1], \port$2512$172 [1], \port$2512$107 [1] };
+  assign \$4  = | { \port$2537$237 [1], \port$2537$172 [1], \port$2537$107 [1] };
   assign \$5  = ~ \$4 ;
-  assign \$6  = \port$2512$0 [43] & \$5 ;
-  assign \$7  = | { \port$2512$237 [1], \port$2512$172 [1] };
+  assign \$6  = \port$2537$0 [43] & \$5 ;
+  assign \$7  = | { \port$2537$237 [1], \port$2537$172 [1] };
   assign \$8  = ~ \$7 ;
-  assign \$9  = \port$2512$107 [1] & \$8 ;
+  assign \$9  = \port$2537$107 [1] & \$8 ;
   assign \$11  = ~ \$10 ;
-  assign \$12  = \port$2512$172 [1] & \$11 ;
-  assign \$13  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
-  assign \$14  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
-  assign \$15  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
+  assign \$12  = \port$2537$172 [1] & \$11 ;
+  assign \$13  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
+  assign \$14  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
+  assign \$15  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
   assign \$17  = ~ \$16 ;
   assign \$18  = \$14 [1] & \$17 ;
-  assign \$19  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
-  assign \$20  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
+  assign \$19  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
+  assign \$20  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
   assign \$21  = | \$20 [1:0];
   assign \$22  = ~ \$21 ;
   assign \$23  = \$19 [2] & \$22 ;
-  assign \$24  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
-  assign \$25  = ~ { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
+  assign \$24  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
+  assign \$25  = ~ { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
   assign \$26  = | \$25 [2:0];
   assign \$27  = ~ \$26 ;
   assign \$28  = \$24 [3] & \$27 ;
@@ -9011,19 +9395,19 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \$46  = ch[20] ? ch[3:0] : \$45 ;
   assign \$47  = ch[21] ? ch[7:4] : ch[11:8];
   assign \$48  = ch[20] ? ch[3:0] : \$47 ;
-  assign \$49  = ! \port$2512$0 [2:1];
-  assign \$50  = \port$2512$0 [0] & \$49 ;
+  assign \$49  = ! \port$2537$0 [2:1];
+  assign \$50  = \port$2537$0 [0] & \$49 ;
   assign \$51  = ch[20] | ch[21];
   assign \$52  = \$51  | ch[23];
   assign \$53  = \$50  & \$52 ;
   assign \$54  = ~ list_empty;
-  assign \$55  = \port$2512$0 [2:1] == 2'h3;
+  assign \$55  = \port$2537$0 [2:1] == 2'h3;
   assign \$56  = \$55  | beyond_w1[0];
   assign \$57  = \$54  & \$56 ;
-  assign \$58  = \port$2512$0 [2:1] == 2'h2;
-  assign \$59  = \port$2512$0 [2:1] == 2'h3;
+  assign \$58  = \port$2537$0 [2:1] == 2'h2;
+  assign \$59  = \port$2537$0 [2:1] == 2'h3;
   assign \$60  = \$58  | \$59 ;
-  assign \$61  = \port$2512$0 [0] & \$60 ;
+  assign \$61  = \port$2537$0 [0] & \$60 ;
   assign \$62  = \$61  & ch[24];
   assign \$63  = ch[0] ? slot[6:0] : 7'h00;
   assign \$65  = ch[1] ? slot[13:7] : 7'h00;
@@ -9046,7 +9430,7 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \$84  = \$82  | \$83 ;
   assign \$85  = ch[3] ? age[23:18] : 6'h00;
   assign \$86  = \$84  | \$85 ;
-  assign \$87  = ch[3:0] & { \port$2512$277 , \port$2512$212 , \port$2512$147 , \port$2512$82  };
+  assign \$87  = ch[3:0] & { \port$2537$277 , \port$2537$212 , \port$2537$147 , \port$2537$82  };
   assign \$88  = | \$87 ;
   assign \$89  = ch[4] ? slot[6:0] : 7'h00;
   assign \$91  = ch[5] ? slot[13:7] : 7'h00;
@@ -9055,7 +9439,7 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \$94  = \$92  | \$93 ;
   assign \$95  = ch[7] ? slot[27:21] : 7'h00;
   assign \$96  = \$94  | \$95 ;
-  assign \$97  = ch[7:4] & { \port$2512$277 , \port$2512$212 , \port$2512$147 , \port$2512$82  };
+  assign \$97  = ch[7:4] & { \port$2537$277 , \port$2537$212 , \port$2537$147 , \port$2537$82  };
   assign \$98  = | \$97 ;
   assign \$99  = ch[8] ? slot[6:0] : 7'h00;
   assign \$101  = ch[9] ? slot[13:7] : 7'h00;
@@ -9064,45 +9448,38 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \$104  = \$102  | \$103 ;
   assign \$105  = ch[11] ? slot[27:21] : 7'h00;
   assign \$106  = \$104  | \$105 ;
-  assign \$107  = ch[8] ? tag[23:0] : 24'h000000;
-  assign \$109  = ch[9] ? tag[47:24] : 24'h000000;
-  assign \$110  = \$108  | \$109 ;
-  assign \$111  = ch[10] ? tag[71:48] : 24'h000000;
+  assign \$107  = ch[11:8] & { \port$2537$277 , \port$2537$212 , \port$2537$147 , \port$2537$82  };
+  assign \$108  = | \$107 ;
+  assign \$109  = ch[16] ? slot[6:0] : 7'h00;
+  assign \$111  = ch[17] ? slot[13:7] : 7'h00;
   assign \$112  = \$110  | \$111 ;
-  assign \$113  = ch[11] ? tag[95:72] : 24'h000000;
+  assign \$113  = ch[18] ? slot[20:14] : 7'h00;
   assign \$114  = \$112  | \$113 ;
-  assign \$115  = ch[11:8] & { \port$2512$277 , \port$2512$212 , \port$2512$147 , \port$2512$82  };
-  assign \$116  = | \$115 ;
-  assign \$117  = ch[16] ? slot[6:0] : 7'h00;
-  assign \$119  = ch[17] ? slot[13:7] : 7'h00;
-  assign \$120  = \$118  | \$119 ;
-  assign \$121  = ch[18] ? slot[20:14] : 7'h00;
+  assign \$115  = ch[19] ? slot[27:21] : 7'h00;
+  assign \$116  = \$114  | \$115 ;
+  assign \$117  = ch[19:16] & { \port$2537$277 , \port$2537$212 , \port$2537$147 , \port$2537$82  };
+  assign \$118  = | \$117 ;
+  assign \$119  = ch[0] ? count_inc[7:0] : 8'h00;
+  assign \$121  = ch[1] ? count_inc[15:8] : 8'h00;
   assign \$122  = \$120  | \$121 ;
-  assign \$123  = ch[19] ? slot[27:21] : 7'h00;
+  assign \$123  = ch[2] ? count_inc[23:16] : 8'h00;
   assign \$124  = \$122  | \$123 ;
-  assign \$125  = ch[19:16] & { \port$2512$277 , \port$2512$212 , \port$2512$147 , \port$2512$82  };
-  assign \$126  = | \$125 ;
-  assign \$127  = ch[0] ? count_inc[7:0] : 8'h00;
-  assign \$129  = ch[1] ? count_inc[15:8] : 8'h00;
-  assign \$130  = \$128  | \$129 ;
-  assign \$131  = ch[2] ? count_inc[23:16] : 8'h00;
-  assign \$132  = \$130  | \$131 ;
-  assign \$133  = ch[3] ? count_inc[31:24] : 8'h00;
-  assign \$134  = \$132  | \$133 ;
-  assign \$135  = ch[22] ? \$134  : 8'h01;
-  assign \$136  = ch[0] ? count_inc2[7:0] : 8'h00;
-  assign \$138  = ch[1] ? count_inc2[15:8] : 8'h00;
-  assign \$139  = \$137  | \$138 ;
-  assign \$140  = ch[2] ? count_inc2[23:16] : 8'h00;
-  assign \$141  = \$139  | \$140 ;
-  assign \$142  = ch[3] ? count_inc2[31:24] : 8'h00;
-  assign \$143  = \$141  | \$142 ;
-  assign \$144  = ch[22] ? \$143  : 8'h02;
-  assign match = { \port$2512$237 [1], \port$2512$172 [1], \port$2512$107 [1], \port$2512$0 [43] };
-  assign valid = { \port$2512$237 [0], \port$2512$172 [0], \port$2512$107 [0], \port$2512$0 [42] };
-  assign request = \port$2512$0 [34:0];
-  assign mark = { \port$2512$277 , \port$2512$212 , \port$2512$147 , \port$2512$82  };
-  assign window = \port$2512$0 [41:35];
+  assign \$125  = ch[3] ? count_inc[31:24] : 8'h00;
+  assign \$126  = \$124  | \$125 ;
+  assign \$127  = ch[22] ? \$126  : 8'h01;
+  assign \$128  = ch[0] ? count_inc2[7:0] : 8'h00;
+  assign \$130  = ch[1] ? count_inc2[15:8] : 8'h00;
+  assign \$131  = \$129  | \$130 ;
+  assign \$132  = ch[2] ? count_inc2[23:16] : 8'h00;
+  assign \$133  = \$131  | \$132 ;
+  assign \$134  = ch[3] ? count_inc2[31:24] : 8'h00;
+  assign \$135  = \$133  | \$134 ;
+  assign \$136  = ch[22] ? \$135  : 8'h02;
+  assign match = { \port$2537$237 [1], \port$2537$172 [1], \port$2537$107 [1], \port$2537$0 [43] };
+  assign valid = { \port$2537$237 [0], \port$2537$172 [0], \port$2537$107 [0], \port$2537$0 [42] };
+  assign request = \port$2537$0 [34:0];
+  assign mark = { \port$2537$277 , \port$2537$212 , \port$2537$147 , \port$2537$82  };
+  assign window = \port$2537$0 [41:35];
   assign \ch.hit_lane  = ch[3:0];
   assign \ch.first_free  = ch[7:4];
   assign \ch.wins  = ch[11:8];
@@ -9115,11 +9492,11 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \ch.take  = ch[24];
   assign \ch.wr  = ch[25];
   assign \ch.inv  = ch[26];
-  assign \request.valid  = \port$2512$0 [0];
-  assign \request.op  = \port$2512$0 [2:1];
-  assign \request.min_tlevel  = \port$2512$0 [4:3];
-  assign \request.tag  = \port$2512$0 [28:5];
-  assign \request.t  = \port$2512$0 [34:29];
+  assign \request.valid  = \port$2537$0 [0];
+  assign \request.op  = \port$2537$0 [2:1];
+  assign \request.min_tlevel  = \port$2537$0 [4:3];
+  assign \request.tag  = \port$2537$0 [28:5];
+  assign \request.t  = \port$2537$0 [34:29];
   assign \decision.valid  = decision[0];
   assign \decision.op  = decision[2:1];
   assign \decision.min_tlevel  = decision[4:3];
@@ -9135,30 +9512,33 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign \decision.free_mark  = decision[66];
   assign \decision.vict_t0  = decision[67];
   assign \decision.vict_slot  = decision[74:68];
-  assign \decision.vict_tag  = decision[98:75];
-  assign \decision.vict_mark  = decision[99];
-  assign \decision.take  = decision[100];
-  assign \decision.tail_tag  = decision[124:101];
-  assign \decision.tail_slot  = decision[131:125];
-  assign \decision.wr_lane  = decision[135:132];
-  assign \decision.wr_slot  = decision[142:136];
-  assign \decision.wr_mark  = decision[143];
-  assign \decision.wr  = decision[144];
-  assign \decision.inv  = decision[145];
-  assign \decision.cnt_after  = decision[153:146];
-  assign \decision.cnt_after_inc  = decision[161:154];
-  assign decision[161:154] = \$144 ;
-  assign decision[153:146] = \$135 ;
-  assign decision[145] = ch[26];
-  assign decision[144] = ch[25];
-  assign decision[143] = \$126 ;
-  assign decision[142:136] = \$124 ;
-  assign decision[135:132] = ch[15:12];
-  assign decision[131:125] = \port$2512$0 [41:35];
-  assign decision[124:101] = tag[23:0];
-  assign decision[100] = ch[24];
-  assign decision[99] = \$116 ;
-  assign decision[98:75] = \$114 ;
+  assign \decision.vict_lane  = decision[78:75];
+  assign \decision.vict_mark  = decision[79];
+  assign \decision.take  = decision[80];
+  assign \decision.tail_slot  = decision[87:81];
+  assign \decision.lane_tag  = decision[183:88];
+  assign \decision.wr_lane  = decision[187:184];
+  assign \decision.wr_slot  = decision[194:188];
+  assign \decision.wr_mark  = decision[195];
+  assign \decision.wr  = decision[196];
+  assign \decision.inv  = decision[197];
+  assign \decision.cnt_after  = decision[205:198];
+  assign \decision.cnt_after_inc  = decision[213:206];
+  assign decision[213:206] = \$136 ;
+  assign decision[205:198] = \$127 ;
+  assign decision[197] = ch[26];
+  assign decision[196] = ch[25];
+  assign decision[195] = \$118 ;
+  assign decision[194:188] = \$116 ;
+  assign decision[187:184] = ch[15:12];
+  assign decision[183:160] = tag[95:72];
+  assign decision[159:136] = tag[71:48];
+  assign decision[135:112] = tag[47:24];
+  assign decision[111:88] = tag[23:0];
+  assign decision[87:81] = \port$2537$0 [41:35];
+  assign decision[80] = ch[24];
+  assign decision[79] = \$108 ;
+  assign decision[78:75] = ch[11:8];
   assign decision[74:68] = \$106 ;
   assign decision[67] = ch[23];
   assign decision[66] = \$98 ;
@@ -9169,11 +9549,11 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign decision[42:36] = \$70 ;
   assign decision[58] = ch[21];
   assign decision[35] = ch[20];
-  assign decision[34:29] = \port$2512$0 [34:29];
-  assign decision[28:5] = \port$2512$0 [28:5];
-  assign decision[4:3] = \port$2512$0 [4:3];
-  assign decision[2:1] = \port$2512$0 [2:1];
-  assign decision[0] = \port$2512$0 [0];
+  assign decision[34:29] = \port$2537$0 [34:29];
+  assign decision[28:5] = \port$2537$0 [28:5];
+  assign decision[4:3] = \port$2537$0 [4:3];
+  assign decision[2:1] = \port$2537$0 [2:1];
+  assign decision[0] = \port$2537$0 [0];
   assign ch[26] = \$62 ;
   assign ch[24] = \$57 ;
   assign ch[25] = \$53 ;
@@ -9189,27 +9569,26 @@ module \kv_asu.core.versions.dec (\port$2512$0 , \port$2512$82 , \port$2512$107 
   assign ch[6] = \$23 ;
   assign ch[5] = \$18 ;
   assign ch[4] = \$13 [0];
-  assign ch[3] = \port$2512$237 [1];
+  assign ch[3] = \port$2537$237 [1];
   assign ch[2] = \$12 ;
   assign ch[1] = \$9 ;
   assign ch[0] = \$6 ;
   assign ch[21] = \$3 ;
   assign ch[20] = \$1 ;
-  assign \$10  = \port$2512$237 [1];
+  assign \$10  = \port$2537$237 [1];
   assign \$16  = \$15 [0];
   assign \$64  = \$63 ;
   assign \$72  = \$71 ;
   assign \$80  = \$79 ;
   assign \$90  = \$89 ;
   assign \$100  = \$99 ;
-  assign \$108  = \$107 ;
-  assign \$118  = \$117 ;
-  assign \$128  = \$127 ;
-  assign \$137  = \$136 ;
+  assign \$110  = \$109 ;
+  assign \$120  = \$119 ;
+  assign \$129  = \$128 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, tail, \port$2500$0 , \port$2501$0 , \port$2505$0 , clk);
+module \kv_asu.core.window$180 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$2525$0 , \port$2526$0 , \port$2530$0 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire [7:0] \$1 ;
   reg [6:0] \$10 ;
@@ -9217,7 +9596,7 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \$3 ;
   wire [7:0] \$4 ;
   wire [41:0] \$5 ;
-  wire [187:0] \$6 ;
+  wire [307:0] \$6 ;
   reg [27:0] \$7 ;
   reg [27:0] \$8  = 28'h0000000;
   reg [34:0] \$9 ;
@@ -9233,6 +9612,32 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [19:0] bk_row;
   input [3:0] bk_sc_row_hit;
   wire [3:0] bk_sc_row_hit;
+  input [119:0] bk_sides;
+  wire [119:0] bk_sides;
+  wire [7:0] \bk_sides[0].count_byp ;
+  wire [7:0] \bk_sides[0].count_raw ;
+  wire \bk_sides[0].ent ;
+  wire [5:0] \bk_sides[0].last_byp ;
+  wire [5:0] \bk_sides[0].last_raw ;
+  wire \bk_sides[0].meta ;
+  wire [7:0] \bk_sides[1].count_byp ;
+  wire [7:0] \bk_sides[1].count_raw ;
+  wire \bk_sides[1].ent ;
+  wire [5:0] \bk_sides[1].last_byp ;
+  wire [5:0] \bk_sides[1].last_raw ;
+  wire \bk_sides[1].meta ;
+  wire [7:0] \bk_sides[2].count_byp ;
+  wire [7:0] \bk_sides[2].count_raw ;
+  wire \bk_sides[2].ent ;
+  wire [5:0] \bk_sides[2].last_byp ;
+  wire [5:0] \bk_sides[2].last_raw ;
+  wire \bk_sides[2].meta ;
+  wire [7:0] \bk_sides[3].count_byp ;
+  wire [7:0] \bk_sides[3].count_raw ;
+  wire \bk_sides[3].ent ;
+  wire [5:0] \bk_sides[3].last_byp ;
+  wire [5:0] \bk_sides[3].last_raw ;
+  wire \bk_sides[3].meta ;
   input [95:0] bk_tag;
   wire [95:0] bk_tag;
   input [3:0] bk_valid;
@@ -9258,13 +9663,13 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [23:0] \m.request.tag ;
   wire \m.request.valid ;
   wire [6:0] \m.start ;
-  output [41:0] \port$2500$0 ;
-  wire [41:0] \port$2500$0 ;
-  output [187:0] \port$2501$0 ;
-  wire [187:0] \port$2501$0 ;
+  output [41:0] \port$2525$0 ;
+  wire [41:0] \port$2525$0 ;
+  output [307:0] \port$2526$0 ;
+  wire [307:0] \port$2526$0 ;
   (* init = 28'h0000000 *)
-  output [27:0] \port$2505$0 ;
-  wire [27:0] \port$2505$0 ;
+  output [27:0] \port$2530$0 ;
+  wire [27:0] \port$2530$0 ;
   output [6:0] rd_slot;
   wire [6:0] rd_slot;
   input [34:0] request;
@@ -9278,14 +9683,21 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire rst;
   input [6:0] tail;
   wire [6:0] tail;
-  wire [302:0] window;
-  wire [187:0] \window.bank ;
+  wire [422:0] window;
+  wire [307:0] \window.bank ;
   wire [7:0] \window.bank[0].count ;
   wire \window.bank[0].fresh ;
   wire [5:0] \window.bank[0].last ;
   wire \window.bank[0].mark ;
   wire [4:0] \window.bank[0].row ;
   wire \window.bank[0].sc_row_hit ;
+  wire [29:0] \window.bank[0].sides ;
+  wire [7:0] \window.bank[0].sides.count_byp ;
+  wire [7:0] \window.bank[0].sides.count_raw ;
+  wire \window.bank[0].sides.ent ;
+  wire [5:0] \window.bank[0].sides.last_byp ;
+  wire [5:0] \window.bank[0].sides.last_raw ;
+  wire \window.bank[0].sides.meta ;
   wire [23:0] \window.bank[0].tag ;
   wire \window.bank[0].valid ;
   wire [7:0] \window.bank[1].count ;
@@ -9294,6 +9706,13 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[1].mark ;
   wire [4:0] \window.bank[1].row ;
   wire \window.bank[1].sc_row_hit ;
+  wire [29:0] \window.bank[1].sides ;
+  wire [7:0] \window.bank[1].sides.count_byp ;
+  wire [7:0] \window.bank[1].sides.count_raw ;
+  wire \window.bank[1].sides.ent ;
+  wire [5:0] \window.bank[1].sides.last_byp ;
+  wire [5:0] \window.bank[1].sides.last_raw ;
+  wire \window.bank[1].sides.meta ;
   wire [23:0] \window.bank[1].tag ;
   wire \window.bank[1].valid ;
   wire [7:0] \window.bank[2].count ;
@@ -9302,6 +9721,13 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[2].mark ;
   wire [4:0] \window.bank[2].row ;
   wire \window.bank[2].sc_row_hit ;
+  wire [29:0] \window.bank[2].sides ;
+  wire [7:0] \window.bank[2].sides.count_byp ;
+  wire [7:0] \window.bank[2].sides.count_raw ;
+  wire \window.bank[2].sides.ent ;
+  wire [5:0] \window.bank[2].sides.last_byp ;
+  wire [5:0] \window.bank[2].sides.last_raw ;
+  wire \window.bank[2].sides.meta ;
   wire [23:0] \window.bank[2].tag ;
   wire \window.bank[2].valid ;
   wire [7:0] \window.bank[3].count ;
@@ -9310,6 +9736,13 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire \window.bank[3].mark ;
   wire [4:0] \window.bank[3].row ;
   wire \window.bank[3].sc_row_hit ;
+  wire [29:0] \window.bank[3].sides ;
+  wire [7:0] \window.bank[3].sides.count_byp ;
+  wire [7:0] \window.bank[3].sides.count_raw ;
+  wire \window.bank[3].sides.ent ;
+  wire [5:0] \window.bank[3].sides.last_byp ;
+  wire [5:0] \window.bank[3].sides.last_raw ;
+  wire \window.bank[3].sides.meta ;
   wire [23:0] \window.bank[3].tag ;
   wire \window.bank[3].valid ;
   wire [5:0] \window.forward_age ;
@@ -9362,9 +9795,9 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { 45'h000000000000, \$6 , \$8 , \$5  };
   assign m = 42'h00000000000;
-  assign \port$2500$0  = \$5 ;
-  assign \port$2501$0  = \$6 ;
-  assign \port$2505$0  = \$8 ;
+  assign \port$2525$0  = \$5 ;
+  assign \port$2526$0  = \$6 ;
+  assign \port$2530$0  = \$8 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -9387,30 +9820,58 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \window.bank[0].mark  = \$6 [40];
   assign \window.bank[0].row  = \$6 [45:41];
   assign \window.bank[0].sc_row_hit  = \$6 [46];
-  assign \window.bank[1].tag  = \$6 [70:47];
-  assign \window.bank[1].count  = \$6 [78:71];
-  assign \window.bank[1].last  = \$6 [84:79];
-  assign \window.bank[1].valid  = \$6 [85];
-  assign \window.bank[1].fresh  = \$6 [86];
-  assign \window.bank[1].mark  = \$6 [87];
-  assign \window.bank[1].row  = \$6 [92:88];
-  assign \window.bank[1].sc_row_hit  = \$6 [93];
-  assign \window.bank[2].tag  = \$6 [117:94];
-  assign \window.bank[2].count  = \$6 [125:118];
-  assign \window.bank[2].last  = \$6 [131:126];
-  assign \window.bank[2].valid  = \$6 [132];
-  assign \window.bank[2].fresh  = \$6 [133];
-  assign \window.bank[2].mark  = \$6 [134];
-  assign \window.bank[2].row  = \$6 [139:135];
-  assign \window.bank[2].sc_row_hit  = \$6 [140];
-  assign \window.bank[3].tag  = \$6 [164:141];
-  assign \window.bank[3].count  = \$6 [172:165];
-  assign \window.bank[3].last  = \$6 [178:173];
-  assign \window.bank[3].valid  = \$6 [179];
-  assign \window.bank[3].fresh  = \$6 [180];
-  assign \window.bank[3].mark  = \$6 [181];
-  assign \window.bank[3].row  = \$6 [186:182];
-  assign \window.bank[3].sc_row_hit  = \$6 [187];
+  assign \window.bank[0].sides  = \$6 [76:47];
+  assign \window.bank[0].sides.ent  = \$6 [47];
+  assign \window.bank[0].sides.count_raw  = \$6 [55:48];
+  assign \window.bank[0].sides.count_byp  = \$6 [63:56];
+  assign \window.bank[0].sides.meta  = \$6 [64];
+  assign \window.bank[0].sides.last_raw  = \$6 [70:65];
+  assign \window.bank[0].sides.last_byp  = \$6 [76:71];
+  assign \window.bank[1].tag  = \$6 [100:77];
+  assign \window.bank[1].count  = \$6 [108:101];
+  assign \window.bank[1].last  = \$6 [114:109];
+  assign \window.bank[1].valid  = \$6 [115];
+  assign \window.bank[1].fresh  = \$6 [116];
+  assign \window.bank[1].mark  = \$6 [117];
+  assign \window.bank[1].row  = \$6 [122:118];
+  assign \window.bank[1].sc_row_hit  = \$6 [123];
+  assign \window.bank[1].sides  = \$6 [153:124];
+  assign \window.bank[1].sides.ent  = \$6 [124];
+  assign \window.bank[1].sides.count_raw  = \$6 [132:125];
+  assign \window.bank[1].sides.count_byp  = \$6 [140:133];
+  assign \window.bank[1].sides.meta  = \$6 [141];
+  assign \window.bank[1].sides.last_raw  = \$6 [147:142];
+  assign \window.bank[1].sides.last_byp  = \$6 [153:148];
+  assign \window.bank[2].tag  = \$6 [177:154];
+  assign \window.bank[2].count  = \$6 [185:178];
+  assign \window.bank[2].last  = \$6 [191:186];
+  assign \window.bank[2].valid  = \$6 [192];
+  assign \window.bank[2].fresh  = \$6 [193];
+  assign \window.bank[2].mark  = \$6 [194];
+  assign \window.bank[2].row  = \$6 [199:195];
+  assign \window.bank[2].sc_row_hit  = \$6 [200];
+  assign \window.bank[2].sides  = \$6 [230:201];
+  assign \window.bank[2].sides.ent  = \$6 [201];
+  assign \window.bank[2].sides.count_raw  = \$6 [209:202];
+  assign \window.bank[2].sides.count_byp  = \$6 [217:210];
+  assign \window.bank[2].sides.meta  = \$6 [218];
+  assign \window.bank[2].sides.last_raw  = \$6 [224:219];
+  assign \window.bank[2].sides.last_byp  = \$6 [230:225];
+  assign \window.bank[3].tag  = \$6 [254:231];
+  assign \window.bank[3].count  = \$6 [262:255];
+  assign \window.bank[3].last  = \$6 [268:263];
+  assign \window.bank[3].valid  = \$6 [269];
+  assign \window.bank[3].fresh  = \$6 [270];
+  assign \window.bank[3].mark  = \$6 [271];
+  assign \window.bank[3].row  = \$6 [276:272];
+  assign \window.bank[3].sc_row_hit  = \$6 [277];
+  assign \window.bank[3].sides  = \$6 [307:278];
+  assign \window.bank[3].sides.ent  = \$6 [278];
+  assign \window.bank[3].sides.count_raw  = \$6 [286:279];
+  assign \window.bank[3].sides.count_byp  = \$6 [294:287];
+  assign \window.bank[3].sides.meta  = \$6 [295];
+  assign \window.bank[3].sides.last_raw  = \$6 [301:296];
+  assign \window.bank[3].sides.last_byp  = \$6 [307:302];
   assign \window.overlap  = 16'h0000;
   assign \window.overlap_next  = 16'h0000;
   assign \window.same_line  = 1'h0;
@@ -9428,30 +9889,58 @@ module \kv_asu.core.window$178 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \m.request.tag  = 24'h000000;
   assign \m.request.t  = 6'h00;
   assign \m.start  = 7'h00;
-  assign \$6 [187] = bk_sc_row_hit[3];
-  assign \$6 [186:182] = bk_row[19:15];
-  assign \$6 [181] = bk_mark_raw[3];
-  assign \$6 [180] = bk_fresh[3];
-  assign \$6 [179] = bk_valid[3];
-  assign \$6 [178:173] = bk_last[23:18];
-  assign \$6 [172:165] = bk_count[31:24];
-  assign \$6 [164:141] = bk_tag[95:72];
-  assign \$6 [140] = bk_sc_row_hit[2];
-  assign \$6 [139:135] = bk_row[14:10];
-  assign \$6 [134] = bk_mark_raw[2];
-  assign \$6 [133] = bk_fresh[2];
-  assign \$6 [132] = bk_valid[2];
-  assign \$6 [131:126] = bk_last[17:12];
-  assign \$6 [125:118] = bk_count[23:16];
-  assign \$6 [117:94] = bk_tag[71:48];
-  assign \$6 [93] = bk_sc_row_hit[1];
-  assign \$6 [92:88] = bk_row[9:5];
-  assign \$6 [87] = bk_mark_raw[1];
-  assign \$6 [86] = bk_fresh[1];
-  assign \$6 [85] = bk_valid[1];
-  assign \$6 [84:79] = bk_last[11:6];
-  assign \$6 [78:71] = bk_count[15:8];
-  assign \$6 [70:47] = bk_tag[47:24];
+  assign \bk_sides[0].ent  = bk_sides[0];
+  assign \bk_sides[0].count_raw  = bk_sides[8:1];
+  assign \bk_sides[0].count_byp  = bk_sides[16:9];
+  assign \bk_sides[0].meta  = bk_sides[17];
+  assign \bk_sides[0].last_raw  = bk_sides[23:18];
+  assign \bk_sides[0].last_byp  = bk_sides[29:24];
+  assign \bk_sides[1].ent  = bk_sides[30];
+  assign \bk_sides[1].count_raw  = bk_sides[38:31];
+  assign \bk_sides[1].count_byp  = bk_sides[46:39];
+  assign \bk_sides[1].meta  = bk_sides[47];
+  assign \bk_sides[1].last_raw  = bk_sides[53:48];
+  assign \bk_sides[1].last_byp  = bk_sides[59:54];
+  assign \bk_sides[2].ent  = bk_sides[60];
+  assign \bk_sides[2].count_raw  = bk_sides[68:61];
+  assign \bk_sides[2].count_byp  = bk_sides[76:69];
+  assign \bk_sides[2].meta  = bk_sides[77];
+  assign \bk_sides[2].last_raw  = bk_sides[83:78];
+  assign \bk_sides[2].last_byp  = bk_sides[89:84];
+  assign \bk_sides[3].ent  = bk_sides[90];
+  assign \bk_sides[3].count_raw  = bk_sides[98:91];
+  assign \bk_sides[3].count_byp  = bk_sides[106:99];
+  assign \bk_sides[3].meta  = bk_sides[107];
+  assign \bk_sides[3].last_raw  = bk_sides[113:108];
+  assign \bk_sides[3].last_byp  = bk_sides[119:114];
+  assign \$6 [307:278] = bk_sides[119:90];
+  assign \$6 [277] = bk_sc_row_hit[3];
+  assign \$6 [276:272] = bk_row[19:15];
+  assign \$6 [271] = bk_mark_raw[3];
+  assign \$6 [270] = bk_fresh[3];
+  assign \$6 [269] = bk_valid[3];
+  assign \$6 [268:263] = bk_last[23:18];
+  assign \$6 [262:255] = bk_count[31:24];
+  assign \$6 [254:231] = bk_tag[95:72];
+  assign \$6 [230:201] = bk_sides[89:60];
+  assign \$6 [200] = bk_sc_row_hit[2];
+  assign \$6 [199:195] = bk_row[14:10];
+  assign \$6 [194] = bk_mark_raw[2];
+  assign \$6 [193] = bk_fresh[2];
+  assign \$6 [192] = bk_valid[2];
+  assign \$6 [191:186] = bk_last[17:12];
+  assign \$6 [185:178] = bk_count[23:16];
+  assign \$6 [177:154] = bk_tag[71:48];
+  assign \$6 [153:124] = bk_sides[59:30];
+  assign \$6 [123] = bk_sc_row_hit[1];
+  assign \$6 [122:118] = bk_row[9:5];
+  assign \$6 [117] = bk_mark_raw[1];
+  assign \$6 [116] = bk_fresh[1];
+  assign \$6 [115] = bk_valid[1];
+  assign \$6 [114:109] = bk_last[11:6];
+  assign \$6 [108:101] = bk_count[15:8];
+  assign \$6 [100:77] = bk_tag[47:24];
+  assign \$6 [76:47] = bk_sides[29:0];
   assign \$6 [46] = bk_sc_row_hit[0];
   assign \$6 [45:41] = bk_row[4:0];
   assign \$6 [40] = bk_mark_raw[0];

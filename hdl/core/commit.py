@@ -11,6 +11,7 @@ import regmap
 from ..layouts import STAT_NAMES, config_layout, response_layout
 from ..lru import LruCmd
 from ..tlevel import TLevel
+from .decision import select
 from .interfaces import ForwardSignature, decision_layout
 
 __all__ = ["Commit"]
@@ -132,6 +133,9 @@ class Commit(wiring.Component):
         def count(name):
             return stat[counted.index(name)].eq(1)
 
+        # The victim's tag, selected here from the lanes' (only the response needs it).
+        victim_tag = Signal(p.TAG_WIDTH)
+        m.d.comb += victim_tag.eq(select(d2.vict_lane, [d2.lane_tag[i] for i in range(p.PROBE)]))
         inserts, evicts = Signal(), Signal()
         with m.If(d2.valid):
             m.d.comb += rsp.op.eq(d2.op)
@@ -152,7 +156,7 @@ class Commit(wiring.Component):
                     with m.Elif(d2.vict_t0):
                         m.d.comb += [count("replacements"),
                                      self.lru_cmd.eq(LruCmd.TOUCH),
-                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(d2.vict_tag)]
+                                     rsp.victim_valid.eq(1), rsp.victim_tag.eq(victim_tag)]
                     with m.Else():
                         m.d.comb += count("drops")
                     with m.If(fwd.write):
@@ -171,7 +175,7 @@ class Commit(wiring.Component):
                     with m.If(d2.take):
                         m.d.comb += [
                             count("evicts"), rsp.victim_valid.eq(1),
-                            rsp.victim_tag.eq(d2.tail_tag), rsp.slot.eq(d2.tail_slot),
+                            rsp.victim_tag.eq(d2.lane_tag[0]), rsp.slot.eq(d2.tail_slot),
                             self.lru_cmd.eq(LruCmd.POP), evicts.eq(1),
                         ]
                     with m.Else():

@@ -176,9 +176,10 @@ def decide_data(m, p, dd, req, window, ch, lanes):
         dd.free_mark.eq((ch.first_free & mark).any()),
         dd.vict_t0.eq(ch.vict_t0),
         dd.vict_slot.eq(select(ch.wins, lanes.slot)),
-        dd.vict_tag.eq(select(ch.wins, lanes.tag)),
+        dd.vict_lane.eq(ch.wins),
         dd.vict_mark.eq((ch.wins & mark).any()),
-        dd.take.eq(ch.take), dd.tail_tag.eq(lanes.tag[0]), dd.tail_slot.eq(window),
+        dd.take.eq(ch.take), dd.tail_slot.eq(window),
+        *[dd.lane_tag[i].eq(lanes.tag[i]) for i in range(P)],
         dd.wr_lane.eq(ch.wr_lane),
         # (slot_lane is the matching lane, else the first free lane, else the victim)
         dd.wr_slot.eq(select(ch.slot_lane, lanes.slot)),

@@ -5,6 +5,8 @@ of the evaluation, and E2's write back to the stages before it (``ForwardSignatu
 from amaranth.lib import data, wiring
 from amaranth.lib.wiring import Out
 
+from ..table import sides_layout
+
 __all__ = ["stage_layout", "bank_layout", "lane_layout", "window_layout", "lanes_layout",
            "decision_layout", "ForwardSignature"]
 
@@ -20,12 +22,13 @@ def stage_layout(p):
 def bank_layout(p):
     """One bank's word of a window as E1a reads it (bank order; in the fast pipeline the
     table's registered read, M's): the entry, its valid, fresh and mark bits, its table
-    row, and whether that row is the row of the scrubber's mark write in E1a's cycle
-    (``sc_row_hit``)."""
+    row, whether that row is the row of the scrubber's mark write in E1a's cycle
+    (``sc_row_hit``), and its count and last-access stamp on both sides of the table's
+    bypass choice (``sides``, ``hdl.table.sides_layout``)."""
     return data.StructLayout({
         "tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH, "last": p.TS_WIDTH,
         "valid": 1, "fresh": 1, "mark": 1, "row": range(p.ENTRIES // p.PROBE),
-        "sc_row_hit": 1,
+        "sc_row_hit": 1, "sides": sides_layout(p),
     })
 
 
@@ -81,7 +84,7 @@ def lanes_layout(p):
     * ``beyond_w1[i]``, ``ahead_beyond_w1``: lane ``i``'s / ``age_ahead`` exceeds W1;
     * ``same_line_ahead``: this request's line is the line of the request ahead;
     * ``ahead_in_window[j]``: lane ``j`` of the request ahead's window is in this window;
-      ``ahead_lane_bit[k][j]``: bit ``k`` of the lane it is.
+      ``ahead_lane[i][j]``: it is lane ``i`` of this window.
     """
     P, ts = p.PROBE, p.TS_WIDTH
     return data.StructLayout({
@@ -91,7 +94,7 @@ def lanes_layout(p):
         "forwarded": P, "forward_older": P, "older_forward": P,
         "older_ahead": P, "ahead_older": P, "beyond_w1": P, "ahead_beyond_w1": 1,
         "same_line_ahead": 1, "age_ahead": ts,
-        "ahead_in_window": P, "ahead_lane_bit": data.ArrayLayout(P, P.bit_length() - 1),
+        "ahead_in_window": P, "ahead_lane": data.ArrayLayout(P, P),
     })
 
 
@@ -99,15 +102,19 @@ def decision_layout(p):
     """The evaluation's decision for one request (from its window's lanes): the request
     itself (as ``stage_layout``), the matching lane (``present``, ``hit_*``), the first
     free lane (``any_free``, ``free_*``), the victim (``vict_*``; ``vict_t0``: it is T0),
-    the LRU tail for an EVICT (``take``, ``tail_*``; ``tail_slot`` is also the window
-    start), and the write an OBSERVE makes (``wr*``, ``cnt_after*``)."""
+    the LRU tail for an EVICT (``take``, ``tail_slot``, also the window start; its tag is
+    lane 0's), and the write an OBSERVE makes (``wr*``, ``cnt_after*``). The tags are
+    carried per lane (``lane_tag``, with the line the request ahead leaves in the lane it
+    writes) and the victim's one-hot (``vict_lane``), so that the victim's tag, which only
+    the response needs, is selected in E2 rather than behind the version pick."""
     P, sw, ts = p.PROBE, p.SLOT_WIDTH, p.TS_WIDTH
     return data.StructLayout({
         "valid": 1, "op": 2, "min_tlevel": 2, "tag": p.TAG_WIDTH, "t": ts,
         "present": 1, "hit_slot": sw, "hit_cnt": p.COUNT_WIDTH, "hit_age": ts, "hit_mark": 1,
         "any_free": 1, "free_slot": sw, "free_mark": 1,
-        "vict_t0": 1, "vict_slot": sw, "vict_tag": p.TAG_WIDTH, "vict_mark": 1,
-        "take": 1, "tail_tag": p.TAG_WIDTH, "tail_slot": sw,
+        "vict_t0": 1, "vict_slot": sw, "vict_lane": P, "vict_mark": 1,
+        "take": 1, "tail_slot": sw,
+        "lane_tag": data.ArrayLayout(p.TAG_WIDTH, P),
         "wr_lane": P,      # one-hot: the lane an OBSERVE writes (0: none)
         "wr_slot": sw,     # and its slot and mark (E2's write without a multiplexer)
         "wr_mark": 1,

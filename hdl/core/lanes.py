@@ -2,18 +2,37 @@
 """E1a: the window's banks compared and rotated into lanes, E2's write forwarded into
 them, and the victim choice's age comparisons made, all registered for E1b."""
 
+from typing import NamedTuple
+
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from ..layouts import config_layout
 from ..table import probe_order
-from ..tlevel import saturated_age
+from ..tlevel import saturated_age, saturated_diff
 from .decision import sat_inc
 from .interfaces import ForwardSignature, lanes_layout, window_layout
 from .options import CoreOptions
 
 __all__ = ["LaneCompare"]
+
+
+class _Sides(NamedTuple):
+    """A value on both sides of a choice: ``byp`` if ``sel`` else ``raw``."""
+    sel: object
+    byp: object
+    raw: object
+
+
+def _chosen(f, *operands):
+    """``f(*operands)``, where an operand may be ``_Sides``: ``f`` made on each of its
+    sides and the result chosen after it (for every such operand in turn)."""
+    for k, x in enumerate(operands):
+        if isinstance(x, _Sides):
+            head, tail = operands[:k], operands[k + 1:]
+            return Mux(x.sel, _chosen(f, *head, x.byp, *tail), _chosen(f, *head, x.raw, *tail))
+    return f(*operands)
 
 
 class LaneCompare(wiring.Component):
@@ -97,22 +116,39 @@ class LaneCompare(wiring.Component):
         # (a bank's match folds its valid bit into the tag comparison's last LUT, before
         # the rotation into lanes)
         match_b = per_bank(lambda b: mb[b].valid & (mb[b].tag == e.tag), "match_b")
+
+        # A bank's count and last-access stamp enter arithmetic (the stamp subtractions,
+        # the count increments) on both sides of the table's bypass choice (``sides``),
+        # and the results are chosen after it: the carry chains start straight from the
+        # block RAMs' output registers, with no multiplexer and route in front of them.
+        def last_of(b):
+            sd = mb[b].sides
+            return _Sides(sd.meta, sd.last_byp, sd.last_raw)
+
+        def count_of(b):
+            sd = mb[b].sides
+            return _Sides(sd.ent, sd.count_byp, sd.count_raw)
+
+        def sign(x, y):
+            """The top bit of ``x - y`` (TS_WIDTH bits), either of them ``_Sides``."""
+            return _chosen(lambda a, c: (a - c)[:ts][ts - 1], x, y)
+
         age_b = [Signal(ts, name=f"age_bank{b}") for b in range(P)]
-        m.d.comb += [age_b[b].eq(saturated_age(p, e.t, mb[b].last, mb[b].fresh ^ mb[b].mark))
-                     for b in range(P)]
+        m.d.comb += [age_b[b].eq(saturated_diff(
+            p, _chosen(lambda last: (e.t - last)[:ts], last_of(b)), mb[b].fresh ^ mb[b].mark))
+            for b in range(P)]
 
         # Per lane: as read, or (split) E2's forwarded write / invalidate.
         lane = [dict(valid=Signal(name=f"valid{i}"), match=Signal(name=f"match{i}"),
                      age=Signal(ts, name=f"age{i}"), tag=Signal(p.TAG_WIDTH, name=f"tag{i}"),
                      count=Signal(p.COUNT_WIDTH, name=f"cnt{i}"), mark=Signal(name=f"mark{i}"))
                 for i in range(P)]
-        read_count, fw_wr = [], []
+        fw_wr = []
         for i in range(P):
             r_valid = rotated([x.valid for x in mb], i)
             r_match = rotated(match_b, i)
             read = dict(tag=rotated([x.tag for x in mb], i), age=rotated(age_b, i),
                         count=rotated([x.count for x in mb], i), mark=rotated(mark_now_b, i))
-            read_count.append(read["count"])
             if split:
                 wr = Signal(name=f"fw_wr{i}")
                 inv = Signal(name=f"fw_inv{i}")
@@ -163,13 +199,13 @@ class LaneCompare(wiring.Component):
         def gt(x, y):
             """age(x) > age(y) for (saturated, stamp) pairs."""
             (sx, lx), (sy, ly) = x, y
-            return (sx & ~sy) | (~sx & ~sy & (lx - ly)[:ts][ts - 1])
+            return (sx & ~sy) | (~sx & ~sy & sign(lx, ly))
 
         def old(x):
             sx, lx = x
-            return sx | ~(win.t_w1 - lx)[:ts][ts - 1]
+            return sx | ~sign(win.t_w1, lx)
 
-        bank_st = [stamp(age_b[b], mb[b].last) for b in range(P)]
+        bank_st = [stamp(age_b[b], last_of(b)) for b in range(P)]
         lane_fw = stamp(win.forward_age, fwd.last)
         ahead = stamp(age_ahead_now, eb.t)
         fw_gt = per_bank(lambda b: gt(lane_fw, bank_st[b]), "fw_gt_bank")
@@ -199,22 +235,26 @@ class LaneCompare(wiring.Component):
             m.d.sync += [out.older[i][j].eq(rotated(gt_d[(j - i) % P], i))
                          for j in range(P) if j != i]
         m.d.sync += out.ahead_beyond_w1.eq(old(ahead))
-        # Which lane of this window each lane j of the window ahead is, by j: whether it is
-        # in it at all and the bits of the lane it is (E1b's pick: a binary multiplexer).
+        # Which lane of this window each lane j of the window ahead is: whether it is in it
+        # at all, and, one-hot by lane, the overlaps themselves (E1b's pick: an AND-OR).
         ov = win.overlap_next
         for j in range(P):
             m.d.sync += out.ahead_in_window[j].eq(Cat(ov[i][j] for i in range(P)).any())
-            for k in range(pb):
-                m.d.sync += out.ahead_lane_bit[k][j].eq(
-                    Cat(ov[i][j] for i in range(P) if (i >> k) & 1).any())
+        m.d.sync += [out.ahead_lane[i].eq(ov[i]) for i in range(P)]
+        # (the counts one and two more, per bank on both sides of the bypass choice)
+        inc_b = [Signal(p.COUNT_WIDTH, name=f"count_inc_bank{b}") for b in range(P)]
+        inc2_b = [Signal(p.COUNT_WIDTH, name=f"count_inc2_bank{b}") for b in range(P)]
+        for b in range(P):
+            m.d.comb += [inc_b[b].eq(_chosen(lambda c: sat_inc(p, c), count_of(b))),
+                         inc2_b[b].eq(_chosen(lambda c: sat_inc(p, c, 2), count_of(b)))]
         for i in range(P):
             m.d.sync += [out.lane[i][k].eq(v) for k, v in lane[i].items()]
             m.d.sync += [
                 # (the counts one and two more, for E1b's count after)
                 out.lane[i].count_inc.eq(Mux(fw_wr[i], fwd.count_inc,
-                                             sat_inc(p, read_count[i]))),
+                                             rotated(inc_b, i))),
                 out.lane[i].count_inc2.eq(Mux(fw_wr[i], sat_inc(p, fwd.count_inc),
-                                              sat_inc(p, read_count[i], 2))),
+                                              rotated(inc2_b, i))),
                 out.lane[i].slot.eq(win.lane_slot[i]),
                 out.lane[i].sc_row_hit.eq(win.lane_slot[i][pb:] == self.sc_mark_row_next),
             ]

@@ -247,7 +247,7 @@ class KvAsuCore(wiring.Component):
                      table.rd_slot.eq(window.rd_slot)]
         m.d.comb += [getattr(window, name).eq(getattr(table, name)) for name in (
             "bk_tag", "bk_count", "bk_last", "bk_valid", "bk_fresh", "bk_mark_raw", "bk_row",
-            "bk_sc_row_hit")]
+            "bk_sc_row_hit", "bk_sides")]
 
         # ---- E1a: lanes compared, E2's write forwarded into them ------------------------
         m.d.comb += [lanes.window.eq(window.window), lanes.cfg.eq(cfg),

@@ -5,7 +5,8 @@ from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
-from .decision import Decision, LaneData, choice_layout, decide_data, decide_lanes, sat_inc
+from .decision import (Decision, LaneData, choice_layout, decide_data, decide_lanes, sat_inc,
+                       select)
 from .interfaces import ForwardSignature, decision_layout, lanes_layout
 from .options import CoreOptions
 
@@ -133,23 +134,23 @@ class Versions(wiring.Component):
                     for i, x in enumerate(lane)),
                 Cat(flag(i, lanes.beyond_w1[i], lanes.ahead_beyond_w1) for i in range(P)),
                 older, self.list_empty))
-        # Whether the request ahead writes or invalidates a lane of this window, and which
-        # (in binary: E2 writes at most one lane, forward.lane is one-hot, an invalidate is
-        # of lane 0 of its window, and E2 never does both), from registers.
+        # Whether the request ahead writes or invalidates a lane of this window, and which,
+        # one-hot (E2 writes at most one lane, forward.lane is one-hot, an invalidate is of
+        # lane 0 of its window, and E2 never does both), from registers; the version is
+        # picked by an AND-OR of the versions' choices with these bits, not by a
+        # multiplexer behind an encoded lane number.
         touched = Signal(P, name="fw1_touched")
         m.d.comb += touched.eq(Mux(fwd.write, fwd.lane, Cat(fwd.invalidate, Const(0, P - 1))))
-        fw1_any = Signal()
-        fw1_lane = Signal(range(P), name="fw1_lane")
+        fw1_any = Signal(name="fw1_any")
+        fw1_hit = Signal(P, name="fw1_hit")
         m.d.comb += fw1_any.eq((touched & lanes.ahead_in_window).any())
-        m.d.comb += [fw1_lane[k].eq((touched & lanes.ahead_lane_bit[k]).any())
-                     for k in range(pb)]
+        m.d.comb += [fw1_hit[i].eq((touched & lanes.ahead_lane[i]).any()) for i in range(P)]
         choice = Signal(choice_layout(p))
-        m.d.comb += choice.eq(Mux(fw1_any, Array(choices[:P])[fw1_lane], choices[P]))
+        m.d.comb += choice.eq(select(Cat(fw1_hit, ~fw1_any),
+                                     [x.as_value() for x in choices]))
         # The lanes' data with the request ahead's line in the lane it writes (the data of
         # a lane it invalidates is never used, but for its mark: an invalidated lane keeps
         # its mark, the mark a later insert carries).
-        fw1_hit = Signal(P)
-        m.d.comb += [fw1_hit[i].eq(fw1_any & (fw1_lane == i)) for i in range(P)]
 
         def data(own, ahead):
             return [Mux(fw1_hit[i], ahead, own[i]) for i in range(P)]

@@ -12,6 +12,7 @@ from amaranth.lib.wiring import In, Out
 import regmap
 
 from ..layouts import config_layout
+from ..table import sides_layout
 from ..tlevel import saturated_age
 from .interfaces import stage_layout, window_layout
 from .options import CoreOptions
@@ -52,7 +53,7 @@ class WindowRead(wiring.Component):
         / EVICT_ANY, ``op[1]`` set).
     rd_slot : Out(SLOT_WIDTH)
         The window start, to the table's ``rd_slot``.
-    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit : In
+    bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides : In
         The table's window read in bank order (``BucketTable``'s ports of the same names):
         in E1a's cycle (fast pipeline: the registered read), or in E's (compact).
     ahead : In(stage_layout(params)), ahead_start : In(SLOT_WIDTH)
@@ -84,6 +85,7 @@ class WindowRead(wiring.Component):
             "bk_last": banks(p.TS_WIDTH), "bk_valid": In(P), "bk_fresh": In(P),
             "bk_mark_raw": In(P), "bk_row": banks(range(rows)),
             "bk_sc_row_hit": In(P),
+            "bk_sides": In(data.ArrayLayout(sides_layout(p), P)),
             "ahead": In(stage_layout(p)), "ahead_start": In(sw),
             "cfg": In(config_layout(p)),
             "window": Out(window_layout(p)),
@@ -131,6 +133,7 @@ class WindowRead(wiring.Component):
                 mb[b].last.eq(self.bk_last[b]), mb[b].valid.eq(self.bk_valid[b]),
                 mb[b].fresh.eq(self.bk_fresh[b]), mb[b].mark.eq(self.bk_mark_raw[b]),
                 mb[b].row.eq(self.bk_row[b]), mb[b].sc_row_hit.eq(self.bk_sc_row_hit[b]),
+                mb[b].sides.eq(self.bk_sides[b]),
             ]
         if not self.m_stage:
             return m

@@ -225,6 +225,21 @@ def test_further_speed_grades_are_placed_with_the_kept_seed(tmp_path, monkeypatc
     assert not list(tmp_path.glob("*.s[0-9]*.*"))
 
 
+def test_speeds_replace_the_targets_grades(tmp_path, monkeypatch):
+    # --speeds 6: every seed at speed 6 and no further grade; --speeds 8 6: seeds at 8.
+    placed = _fake_tools(monkeypatch, {1: 101.0, 2: 100.0}, {6: 90.0})
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2), speeds=(6,))
+    assert placed == [1, 2] and list(report["speed_grades"]) == ["6"]
+    placed.clear()
+    report = run_target(TARGETS["ecp5"], tmp_path, 100.0, (1, 2), speeds=(8, 6))
+    assert placed == [1, 2, (1, 6)] and report["speed"] == 8
+    for bad in ((), (5,), ("6",)):
+        with pytest.raises(ValueError):
+            run_target(TARGETS["ecp5"], tmp_path, 100.0, (1,), speeds=bad)
+    with pytest.raises(ValueError):
+        run_target(TARGETS["ice40"], tmp_path, 15.0, (1,), speeds=(6,))
+
+
 def test_speed_grade_is_passed_to_nextpnr(tmp_path, monkeypatch):
     commands = []
 
