@@ -43,11 +43,15 @@ import random
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
+
+from amaranth.hdl import UnusedElaboratable
 
 from golden_model import KvAsuModel
 from golden_model.soft_errors import MEM_IDS
 from hdl.core import CoreOptions, KvAsuCore
+import regmap
 from regmap import REG, Params
 
 from . import fast
@@ -126,10 +130,38 @@ _ERR_READS = ("ERR_UNCORRECTED", "ERR_CORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_AD
 _MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
 
 
+def codes(params: Params, options=None) -> dict[str, str]:
+    """The code of each D11 memory in the build (``hdl.protect.choose_protection`` over
+    its word, as the RTL applies it; ``"none"`` for an unprotected build)."""
+    from hdl.protect import choose_protection
+    from hdl.table import GEN_WIDTH
+    options = CoreOptions.cast(options)
+    p, rows = params, params.ENTRIES // params.PROBE
+    words = {"ent": (p.TAG_WIDTH + p.COUNT_WIDTH, rows, None),
+             "meta": (p.TS_WIDTH + GEN_WIDTH + 2, rows, None), "mark": (1, rows, None),
+             "scrub": (p.PROBE * (p.TS_WIDTH + 2), rows, p.TS_WIDTH + 2),
+             **{name: (p.SLOT_WIDTH, p.ENTRIES, None)
+                for name in ("prev0", "prev1", "next0", "next1")},
+             "stats": (64, len(regmap.STAT_NAMES), None)}
+    if not options.protected:
+        return {name: "none" for name in words}
+    if options.protection != "auto":
+        return {name: options.protection for name in words}
+    return {name: choose_protection(*w) for name, w in words.items()}
+
+
+def _core_figures(params: Params, options) -> tuple[int, int]:
+    """``(latency, decision_lag)`` of the core (built for its attributes only)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        core = KvAsuCore(params, options)
+        return core.latency, core.decision_lag
+
+
 def recovery_bound(params: Params, options=None) -> int:
     """D11's recovery bound ``R``: ``LATENCY + ENTRIES + 3`` cycles from the detection to
     the first cycle requests are accepted again."""
-    return KvAsuCore(params, options).latency + params.ENTRIES + 3
+    return _core_figures(params, options)[0] + params.ENTRIES + 3
 
 
 def _axi(params: Params, requests) -> list:
@@ -243,8 +275,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
     tgts = targets(verilog)
     weights = [t.bits for t in tgts]
-    core = KvAsuCore(params, options)
-    lag, bound = core.decision_lag, recovery_bound(params, options)
+    lag, bound = _core_figures(params, options)[1], recovery_bound(params, options)
     rng = random.Random(seed)
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
@@ -294,7 +325,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "reported_uncorrectable": reported_uncorrectable,
         "recoveries": recoveries, "recovery_bound": bound,
         "longest_recovery": longest, "recoveries_over_bound": over_bound,
-        "decision_lag": lag,
+        "decision_lag": lag, "codes": codes(params, options),
         "by_memory": {mem: {c: by_memory[mem][c] for c in CLASSES}
                       for mem in summary_order(by_memory)},
         "silent_first_difference": {mem: dict(silent_first[mem])
