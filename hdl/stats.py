@@ -102,10 +102,12 @@ class StatisticsCounters(wiring.Component):
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: the memory is a
         ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11). A visit whose word
         (valid, not forwarded) is corrected uses the corrected word; one whose word is
-        uncorrectable restarts the counter from zero (the word is taken as 0; the
-        increments the visit moved and those still in the pre-counter are kept). Adds the
-        ports ``err_uncorrectable``, ``err_corrected`` Out(1) and ``err_index``
-        Out(range(count)): the visit in stage B found that, in that counter.
+        uncorrectable, found in stage B in cycle ``d``, restarts the counter from zero at
+        ``d``: the word and the increments the visit moved are dropped and the pre-counter
+        restarts from the increment of cycle ``d``, so the counter holds exactly the
+        increments of the cycles from ``d`` on. Adds the ports ``err_uncorrectable``,
+        ``err_corrected`` Out(1) and ``err_index`` Out(range(count)): the visit in stage B
+        found that, in that counter.
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -271,8 +273,15 @@ class StatisticsCounters(wiring.Component):
         ]
         if self.stages == 3:
             m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
+        restart = C(0, 1)               # D11: stage B's word is uncorrectable
+        if self._pmem is not None:
+            restart = Signal(name="restart")
+            m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
         for i in range(n):
-            with m.If(self.clear | (a_go & (a_addr == i))):
+            fresh = self.clear | (a_go & (a_addr == i))
+            if self._pmem is not None:
+                fresh = fresh | (restart & (b_addr == i))
+            with m.If(fresh):
                 m.d.sync += pre[i].eq(self.inc[i])
             with m.Else():
                 m.d.sync += pre[i].eq(pre[i] + self.inc[i])
@@ -294,13 +303,13 @@ class StatisticsCounters(wiring.Component):
                 c_active.eq(b_active & ~self.clear),
                 c_addr.eq(b_addr),
                 c_word.eq(Mux(b_fwd, b_fwd_word, Mux(word_ok, rd.data, 0))),
-                c_cap.eq(b_cap),
+                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
             ]
         else:
             m.d.comb += [
                 c_active.eq(b_active),
                 c_addr.eq(b_addr),
                 c_word.eq(Mux(word_ok, rd.data, 0)),
-                c_cap.eq(b_cap),
+                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
             ]
         return m

@@ -193,7 +193,8 @@ class BucketTable(wiring.Component):
     memories : dict
         After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
         ``meta{b}`` (``{last, gen, fresh, valid}``) and ``mark{b}``, for the formal views of
-        the contents (with the register-model memory; ``None`` for ``"dp16kd"``).
+        the contents (with the register-model memory; ``None`` for ``"dp16kd"``); with
+        ``protection`` also ``scrub`` (a ``ProtectedMemory``), for testbenches.
     """
 
     def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
@@ -305,6 +306,7 @@ class BucketTable(wiring.Component):
             scrub = ProtectedMemory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
                                     attrs={"no_rw_check": 1}, protection=self.protection,
                                     sweep_en=self.sweep_en, sweep_addr=self.sweep_row)
+            self.memories["scrub"] = scrub
         else:
             scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
                                  init=[], attrs={"no_rw_check": 1})

@@ -194,7 +194,8 @@ def reported(result: fast.FastResult) -> dict:
 
 
 def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
-            ready_permille: int = 800, requests=None, decision_lag: int | None = None) -> dict:
+            ready_permille: int = 800, requests=None, decision_lag: int | None = None,
+            stat_lag: int | None = None) -> dict:
     """One run: the traffic of ``seed`` (or the given ``requests``), ``faults`` (a
     ``fast.Fault``, a list of them or None) injected, classified. Returns ``{"class",
     "detail", "errors"}`` (``errors``: the ERR_* registers read at the end, None after a
@@ -227,7 +228,7 @@ def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 3
                                    corrected=not errs["ERR_FIRST_MEM"] >> 8 & 1))
     try:
         fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1,
-                   soft_errors=told, decision_lag=decision_lag)
+                   soft_errors=told, decision_lag=decision_lag, stat_lag=stat_lag)
         mismatch, detail = False, ""
     except (fast.Mismatch, ValueError) as err:
         mismatch, detail = True, str(err)
@@ -275,7 +276,8 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
     tgts = targets(verilog)
     weights = [t.bits for t in tgts]
-    lag, bound = _core_figures(params, options)[1], recovery_bound(params, options)
+    latency, lag = _core_figures(params, options)
+    bound = recovery_bound(params, options)
     rng = random.Random(seed)
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
@@ -293,7 +295,7 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         cycle = rng.randrange(_last_cycle(requests) + 1)
         faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
         res = run_one(exe, params, run_seed, faults, n_requests=n_requests,
-                      decision_lag=lag)
+                      decision_lag=lag, stat_lag=latency - 2)
         memory, address = location(params, target, word, flips[0])
         by_memory[memory][res["class"]] += 1
         totals[res["class"]] += 1

@@ -238,7 +238,8 @@ class SoftError:
 
 
 def check(params: Params, model, requests, axi_ops, result: FastResult, *,
-          max_report: int = 5, soft_errors=(), decision_lag: int | None = None) -> dict:
+          max_report: int = 5, soft_errors=(), decision_lag: int | None = None,
+          stat_lag: int | None = None) -> dict:
     """Replay the recorded run through ``model`` and the register mirror; compare all.
 
     ``requests`` are the same (not_before, op, addr, min_tlevel) given to :func:`run`.
@@ -257,7 +258,10 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     uncorrectable table or LRU error found in cycle ``d`` before the requests accepted from
     ``d - decision_lag + 1`` on (``decision_lag``: the core's ``decision_lag``), and the
     recovery it starts ends (``end_recovery``) before those accepted after ``d`` (none is
-    accepted until it ends); any other error before the requests accepted after ``d``.
+    accepted until it ends); an uncorrectable statistics error before the requests
+    accepted from ``d - stat_lag`` on (``stat_lag``: ``LATENCY - 2``, the cycles from a
+    request's acceptance to its statistics increment: the counter restarts with the
+    increments from ``d`` on); a corrected one before the requests accepted after ``d``.
     """
     codec = Codec(params)
     events = []          # (before requests accepted at this cycle, order, action)
@@ -269,6 +273,10 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
                 raise ValueError("an uncorrectable table or LRU error needs decision_lag")
             events.append((err.cycle - decision_lag + 1, 2 * k, tell))
             events.append((err.cycle + 1, 2 * k + 1, model.end_recovery))
+        elif not err.corrected:
+            if stat_lag is None:
+                raise ValueError("an uncorrectable statistics error needs stat_lag")
+            events.append((err.cycle - stat_lag, 2 * k, tell))
         else:
             events.append((err.cycle + 1, 2 * k, tell))
     events.sort(key=lambda e: (e[0], e[1]))
