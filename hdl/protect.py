@@ -15,6 +15,10 @@ and adds, beside ``data``:
 * ``error_addr``: the address of the read whose ``data`` this is (the registered address
   for a synchronous port), for the first-error registers.
 
+A synchronous read issued in the cycle of a write to its word (lane) has its flags dropped:
+a block RAM returns an undefined word then (the users of this memory never use such a read
+as read; they forward the write instead).
+
 The flags are per port and per read, combinational from the block RAM's output, valid in the
 cycle ``data`` is (and meaningless while the read's ``en`` was low). With lanes, ``error`` and
 ``corrected`` are ORed over the lanes (``lane_error`` / ``lane_corrected`` keep them apart).
@@ -352,12 +356,21 @@ class ProtectedMemory(Elaboratable):
             decoded = [code.decode(m, word[i * code.width:(i + 1) * code.width],
                                    f"rp{n}_lane{i}", correct=self.correct)
                        for i in range(lanes)]
+            # A synchronous read that met a write of its word (a lane of it) returns an
+            # undefined word on a block RAM (no_rw_check): its check says nothing, and the
+            # user does not use such a word as read, so its flags are dropped.
+            met = Const(0, lanes)
+            if rp.domain != "comb" and self._write_ports:
+                met = Signal(lanes, name=f"rp{n}_met_write")
+                m.d[rp.domain] += met.eq(Cat(
+                    Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
+                        for wp in self._write_ports).any() for i in range(lanes)))
             m.d.comb += [
                 rp._inner.addr.eq(rp.addr),
                 rp._inner.en.eq(rp.en),
                 Value.cast(rp.data).eq(Cat(d for d, _, _ in decoded)),
-                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded)),
-                rp.lane_error.eq(Cat(e for _, _, e in decoded)),
+                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded) & ~met),
+                rp.lane_error.eq(Cat(e for _, _, e in decoded) & ~met),
                 rp.corrected.eq(rp.lane_corrected.any()),
                 rp.error.eq(rp.lane_error.any()),
             ]
