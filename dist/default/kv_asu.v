@@ -1104,8 +1104,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$7354$245 (\$42 ),
-    .\port$7354$5 (\$41 ),
+    .\port$7451$245 (\$42 ),
+    .\port$7451$5 (\$41 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -1123,7 +1123,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   \kv_asu.core.hash$203  \hash$203  (
     .clk(clk),
     .out_h(\hash$83 ),
-    .\port$7294$5 (s0[60:5]),
+    .\port$7391$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -1131,12 +1131,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .clk(clk),
     .forward__lane(\$42 [14:11]),
     .lanes(lanes),
-    .\port$7296$0 (\$37 ),
-    .\port$7297$0 (\$38 ),
-    .\port$7301$0 (\$39 ),
-    .\port$7303$0 (\$40 ),
-    .\port$7354$271 (\$42 [60:26]),
-    .\port$7354$5 (\$41 ),
+    .\port$7393$0 (\$37 ),
+    .\port$7394$0 (\$38 ),
+    .\port$7398$0 (\$39 ),
+    .\port$7400$0 (\$40 ),
+    .\port$7451$271 (\$42 [60:26]),
+    .\port$7451$5 (\$41 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1195,8 +1195,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .err_uncorrectable(\err_uncorrectable$163 ),
     .generation(generation),
     .inv_slot(\$42 [10:0]),
-    .\port$7354$260 (\$42 [44:15]),
-    .\port$7354$5 (\$41 ),
+    .\port$7451$260 (\$42 [44:15]),
+    .\port$7451$5 (\$41 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1215,7 +1215,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .forward__tag(\$41 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$7354$271 (\$42 [60:26]),
+    .\port$7451$271 (\$42 [60:26]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1232,11 +1232,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$83 [10:0]),
-    .\port$7296$0 (\$37 ),
-    .\port$7297$0 (\$38 ),
-    .\port$7301$0 (\$39 ),
-    .\port$7303$0 (\$40 ),
-    .\port$7341$0 (lanes[79:0]),
+    .\port$7393$0 (\$37 ),
+    .\port$7394$0 (\$38 ),
+    .\port$7398$0 (\$39 ),
+    .\port$7400$0 (\$40 ),
+    .\port$7438$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2287,7 +2287,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, hold, pop, busy, req__ready
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7354$5 , \port$7354$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
+module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7451$5 , \port$7451$245 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   reg \$10 ;
@@ -2412,10 +2412,10 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7354$5 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [60:0] \port$7354$245 ;
-  wire [60:0] \port$7354$245 ;
-  output [63:0] \port$7354$5 ;
-  wire [63:0] \port$7354$5 ;
+  output [60:0] \port$7451$245 ;
+  wire [60:0] \port$7451$245 ;
+  output [63:0] \port$7451$5 ;
+  wire [63:0] \port$7451$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2475,7 +2475,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7354$5 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$7354$81 (e2[104:81])
+    .\port$7451$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2691,8 +2691,8 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7354$5 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$7354$5  = e2[68:5];
-  assign \port$7354$245  = e2[305:245];
+  assign \port$7451$5  = e2[68:5];
+  assign \port$7451$245  = e2[305:245];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -2782,7 +2782,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7354$5 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$7354$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$7451$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -2803,15 +2803,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$7354$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$7354$81 ;
-  wire [23:0] \port$7354$81 ;
+  input [23:0] \port$7451$81 ;
+  wire [23:0] \port$7451$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$7354$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$7354$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$7451$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$7451$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$7354$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$7354$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$7354$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$7451$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$7451$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$7451$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -2825,8 +2825,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$7354$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$7354$81 [15:0];
-  assign age = \port$7354$81 [23:16];
+  assign count = \port$7451$81 [15:0];
+  assign age = \port$7451$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -3033,7 +3033,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$203 (rst, out_h, \port$7294$5 , seed, clk);
+module \kv_asu.core.hash$203 (rst, out_h, \port$7391$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -3132,8 +3132,8 @@ module \kv_asu.core.hash$203 (rst, out_h, \port$7294$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$7294$5 ;
-  wire [55:0] \port$7294$5 ;
+  input [55:0] \port$7391$5 ;
+  wire [55:0] \port$7391$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3224,12 +3224,12 @@ module \kv_asu.core.hash$203 (rst, out_h, \port$7294$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$7294$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$7294$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$7294$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$7294$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$7294$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$7294$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$7391$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$7391$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$7391$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$7391$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$7391$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$7391$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3260,7 +3260,7 @@ module \kv_asu.core.hash$203 (rst, out_h, \port$7294$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$7294$5  };
+  assign key = { 8'h00, \port$7391$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3275,7 +3275,7 @@ module \kv_asu.core.hash$203 (rst, out_h, \port$7294$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$7296$0 , \port$7297$0 , \port$7301$0 , \port$7303$0 , lanes, \port$7354$5 , forward__lane, \port$7354$271 , clk);
+module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$7393$0 , \port$7394$0 , \port$7398$0 , \port$7400$0 , lanes, \port$7451$5 , forward__lane, \port$7451$271 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4198,18 +4198,18 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$7296$0 ;
-  wire [79:0] \port$7296$0 ;
-  input [403:0] \port$7297$0 ;
-  wire [403:0] \port$7297$0 ;
-  input [43:0] \port$7301$0 ;
-  wire [43:0] \port$7301$0 ;
-  input [16:0] \port$7303$0 ;
-  wire [16:0] \port$7303$0 ;
-  input [34:0] \port$7354$271 ;
-  wire [34:0] \port$7354$271 ;
-  input [63:0] \port$7354$5 ;
-  wire [63:0] \port$7354$5 ;
+  input [79:0] \port$7393$0 ;
+  wire [79:0] \port$7393$0 ;
+  input [403:0] \port$7394$0 ;
+  wire [403:0] \port$7394$0 ;
+  input [43:0] \port$7398$0 ;
+  wire [43:0] \port$7398$0 ;
+  input [16:0] \port$7400$0 ;
+  wire [16:0] \port$7400$0 ;
+  input [34:0] \port$7451$271 ;
+  wire [34:0] \port$7451$271 ;
+  input [63:0] \port$7451$5 ;
+  wire [63:0] \port$7451$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4275,28 +4275,28 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [7:0] \window.t_w1 ;
   assign \$159  = \$157  & \$158 [7];
   assign \$160  = \$154  | \$159 ;
-  assign \$161  = ~ \port$7303$0 [8];
+  assign \$161  = ~ \port$7400$0 [8];
   assign \$162  = \$32  & \$161 ;
   assign \$163  = ~ \$32 ;
-  assign \$164  = ~ \port$7303$0 [8];
+  assign \$164  = ~ \port$7400$0 [8];
   assign \$165  = \$163  & \$164 ;
-  assign \$166  = \port$7297$0 [172:165] - \port$7354$5 [63:56];
+  assign \$166  = \port$7394$0 [172:165] - \port$7451$5 [63:56];
   assign \$167  = \$165  & \$166 [7];
   assign \$168  = \$162  | \$167 ;
-  assign \$169  = ~ \port$7303$0 [8];
+  assign \$169  = ~ \port$7400$0 [8];
   assign \$170  = \$40  & \$169 ;
   assign \$171  = ~ \$40 ;
-  assign \$172  = ~ \port$7303$0 [8];
+  assign \$172  = ~ \port$7400$0 [8];
   assign \$173  = \$171  & \$172 ;
-  assign \$174  = \port$7297$0 [265:258] - \port$7354$5 [63:56];
+  assign \$174  = \port$7394$0 [265:258] - \port$7451$5 [63:56];
   assign \$175  = \$173  & \$174 [7];
   assign \$176  = \$170  | \$175 ;
-  assign \$177  = ~ \port$7303$0 [8];
+  assign \$177  = ~ \port$7400$0 [8];
   assign \$178  = \$48  & \$177 ;
   assign \$179  = ~ \$48 ;
-  assign \$180  = ~ \port$7303$0 [8];
+  assign \$180  = ~ \port$7400$0 [8];
   assign \$181  = \$179  & \$180 ;
-  assign \$182  = \port$7297$0 [358:351] - \port$7354$5 [63:56];
+  assign \$182  = \port$7394$0 [358:351] - \port$7451$5 [63:56];
   assign \$183  = \$181  & \$182 [7];
   assign \$184  = \$178  | \$183 ;
   assign \$185  = ~ \$32 ;
@@ -4304,7 +4304,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$187  = ~ \$24 ;
   assign \$188  = ~ \$32 ;
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$7297$0 [79:72] - \port$7297$0 [172:165];
+  assign \$190  = \port$7394$0 [79:72] - \port$7394$0 [172:165];
   assign \$191  = \$189  & \$190 [7];
   assign \$192  = \$186  | \$191 ;
   assign \$193  = ~ \$40 ;
@@ -4312,7 +4312,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$195  = ~ \$32 ;
   assign \$196  = ~ \$40 ;
   assign \$197  = \$195  & \$196 ;
-  assign \$198  = \port$7297$0 [172:165] - \port$7297$0 [265:258];
+  assign \$198  = \port$7394$0 [172:165] - \port$7394$0 [265:258];
   assign \$199  = \$197  & \$198 [7];
   assign \$200  = \$194  | \$199 ;
   assign \$201  = ~ \$48 ;
@@ -4320,7 +4320,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$203  = ~ \$40 ;
   assign \$204  = ~ \$48 ;
   assign \$205  = \$203  & \$204 ;
-  assign \$206  = \port$7297$0 [265:258] - \port$7297$0 [358:351];
+  assign \$206  = \port$7394$0 [265:258] - \port$7394$0 [358:351];
   assign \$207  = \$205  & \$206 [7];
   assign \$208  = \$202  | \$207 ;
   assign \$209  = ~ \$24 ;
@@ -4328,7 +4328,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$211  = ~ \$48 ;
   assign \$212  = ~ \$24 ;
   assign \$213  = \$211  & \$212 ;
-  assign \$214  = \port$7297$0 [358:351] - \port$7297$0 [79:72];
+  assign \$214  = \port$7394$0 [358:351] - \port$7394$0 [79:72];
   assign \$215  = \$213  & \$214 [7];
   assign \$216  = \$210  | \$215 ;
   assign \$217  = ~ \$40 ;
@@ -4336,7 +4336,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$219  = ~ \$24 ;
   assign \$220  = ~ \$40 ;
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$7297$0 [79:72] - \port$7297$0 [265:258];
+  assign \$222  = \port$7394$0 [79:72] - \port$7394$0 [265:258];
   assign \$223  = \$221  & \$222 [7];
   assign \$224  = \$218  | \$223 ;
   assign \$225  = ~ \$48 ;
@@ -4344,7 +4344,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$32 ;
   assign \$228  = ~ \$48 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$7297$0 [172:165] - \port$7297$0 [358:351];
+  assign \$230  = \port$7394$0 [172:165] - \port$7394$0 [358:351];
   assign \$231  = \$229  & \$230 [7];
   assign \$232  = \$226  | \$231 ;
   assign \$233  = ~ \$24 ;
@@ -4352,7 +4352,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$235  = ~ \$40 ;
   assign \$236  = ~ \$24 ;
   assign \$237  = \$235  & \$236 ;
-  assign \$238  = \port$7297$0 [265:258] - \port$7297$0 [79:72];
+  assign \$238  = \port$7394$0 [265:258] - \port$7394$0 [79:72];
   assign \$239  = \$237  & \$238 [7];
   assign \$240  = \$234  | \$239 ;
   assign \$241  = ~ \$32 ;
@@ -4360,7 +4360,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$243  = ~ \$48 ;
   assign \$244  = ~ \$32 ;
   assign \$245  = \$243  & \$244 ;
-  assign \$246  = \port$7297$0 [358:351] - \port$7297$0 [172:165];
+  assign \$246  = \port$7394$0 [358:351] - \port$7394$0 [172:165];
   assign \$247  = \$245  & \$246 [7];
   assign \$248  = \$242  | \$247 ;
   assign \$249  = ~ \$48 ;
@@ -4368,7 +4368,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$251  = ~ \$24 ;
   assign \$252  = ~ \$48 ;
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$7297$0 [79:72] - \port$7297$0 [358:351];
+  assign \$254  = \port$7394$0 [79:72] - \port$7394$0 [358:351];
   assign \$255  = \$253  & \$254 [7];
   assign \$256  = \$250  | \$255 ;
   assign \$257  = ~ \$24 ;
@@ -4376,7 +4376,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$259  = ~ \$32 ;
   assign \$260  = ~ \$24 ;
   assign \$261  = \$259  & \$260 ;
-  assign \$262  = \port$7297$0 [172:165] - \port$7297$0 [79:72];
+  assign \$262  = \port$7394$0 [172:165] - \port$7394$0 [79:72];
   assign \$263  = \$261  & \$262 [7];
   assign \$264  = \$258  | \$263 ;
   assign \$265  = ~ \$32 ;
@@ -4384,7 +4384,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$267  = ~ \$40 ;
   assign \$268  = ~ \$32 ;
   assign \$269  = \$267  & \$268 ;
-  assign \$270  = \port$7297$0 [265:258] - \port$7297$0 [172:165];
+  assign \$270  = \port$7394$0 [265:258] - \port$7394$0 [172:165];
   assign \$271  = \$269  & \$270 [7];
   assign \$272  = \$266  | \$271 ;
   assign \$273  = ~ \$40 ;
@@ -4392,589 +4392,589 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$275  = ~ \$48 ;
   assign \$276  = ~ \$40 ;
   assign \$277  = \$275  & \$276 ;
-  assign \$278  = \port$7297$0 [358:351] - \port$7297$0 [265:258];
+  assign \$278  = \port$7394$0 [358:351] - \port$7394$0 [265:258];
   assign \$279  = \$277  & \$278 [7];
   assign \$280  = \$274  | \$279 ;
-  assign \$281  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$283  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$281  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$283  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$284  = \$282  ? 7'h00 : \$283 [6:0];
-  assign \$285  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$285  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$287  = ~ \$286 ;
   assign \$288  = \$24  & \$287 ;
   assign \$289  = ~ \$24 ;
-  assign \$290  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$292  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$290  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$292  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$293  = \$291  ? 7'h00 : \$292 [6:0];
-  assign \$294  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$294  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$296  = ~ \$295 ;
   assign \$297  = \$289  & \$296 ;
-  assign \$298  = \port$7297$0 [79:72] - lanes[68:61];
+  assign \$298  = \port$7394$0 [79:72] - lanes[68:61];
   assign \$299  = \$297  & \$298 [7];
   assign \$300  = \$288  | \$299 ;
-  assign \$301  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$303  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$301  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$303  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$304  = \$302  ? 7'h00 : \$303 [6:0];
-  assign \$305  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$305  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$307  = ~ \$306 ;
   assign \$308  = \$32  & \$307 ;
   assign \$309  = ~ \$32 ;
-  assign \$310  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$312  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$310  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$312  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$313  = \$311  ? 7'h00 : \$312 [6:0];
-  assign \$314  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$314  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$316  = ~ \$315 ;
   assign \$317  = \$309  & \$316 ;
-  assign \$318  = \port$7297$0 [172:165] - lanes[68:61];
+  assign \$318  = \port$7394$0 [172:165] - lanes[68:61];
   assign \$319  = \$317  & \$318 [7];
   assign \$320  = \$308  | \$319 ;
-  assign \$321  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$323  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$321  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$323  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$324  = \$322  ? 7'h00 : \$323 [6:0];
-  assign \$325  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$325  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$327  = ~ \$326 ;
   assign \$328  = \$40  & \$327 ;
   assign \$329  = ~ \$40 ;
-  assign \$330  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$332  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$330  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$332  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$333  = \$331  ? 7'h00 : \$332 [6:0];
-  assign \$334  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$334  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$336  = ~ \$335 ;
   assign \$337  = \$329  & \$336 ;
-  assign \$338  = \port$7297$0 [265:258] - lanes[68:61];
+  assign \$338  = \port$7394$0 [265:258] - lanes[68:61];
   assign \$339  = \$337  & \$338 [7];
   assign \$340  = \$328  | \$339 ;
-  assign \$341  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$343  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$341  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$343  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$344  = \$342  ? 7'h00 : \$343 [6:0];
-  assign \$345  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$345  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$347  = ~ \$346 ;
   assign \$348  = \$48  & \$347 ;
   assign \$349  = ~ \$48 ;
-  assign \$350  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$352  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$350  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$352  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$353  = \$351  ? 7'h00 : \$352 [6:0];
-  assign \$354  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$354  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$356  = ~ \$355 ;
   assign \$357  = \$349  & \$356 ;
-  assign \$358  = \port$7297$0 [358:351] - lanes[68:61];
+  assign \$358  = \port$7394$0 [358:351] - lanes[68:61];
   assign \$359  = \$357  & \$358 [7];
   assign \$360  = \$348  | \$359 ;
-  assign \$361  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$363  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$361  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$363  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$364  = \$362  ? 7'h00 : \$363 [6:0];
-  assign \$365  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$365  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$367  = ~ \$24 ;
   assign \$368  = \$366  & \$367 ;
-  assign \$369  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$371  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$369  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$371  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$372  = \$370  ? 7'h00 : \$371 [6:0];
-  assign \$373  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$373  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$375  = ~ \$374 ;
   assign \$376  = ~ \$24 ;
   assign \$377  = \$375  & \$376 ;
-  assign \$378  = lanes[68:61] - \port$7297$0 [79:72];
+  assign \$378  = lanes[68:61] - \port$7394$0 [79:72];
   assign \$379  = \$377  & \$378 [7];
   assign \$380  = \$368  | \$379 ;
-  assign \$381  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$383  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$381  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$383  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$384  = \$382  ? 7'h00 : \$383 [6:0];
-  assign \$385  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$385  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$387  = ~ \$32 ;
   assign \$388  = \$386  & \$387 ;
-  assign \$389  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$391  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$389  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$391  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$392  = \$390  ? 7'h00 : \$391 [6:0];
-  assign \$393  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$395  = ~ \$394 ;
   assign \$396  = ~ \$32 ;
   assign \$397  = \$395  & \$396 ;
-  assign \$398  = lanes[68:61] - \port$7297$0 [172:165];
+  assign \$398  = lanes[68:61] - \port$7394$0 [172:165];
   assign \$399  = \$397  & \$398 [7];
   assign \$400  = \$388  | \$399 ;
-  assign \$401  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$403  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$401  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$403  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$404  = \$402  ? 7'h00 : \$403 [6:0];
-  assign \$405  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$405  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$407  = ~ \$40 ;
   assign \$408  = \$406  & \$407 ;
-  assign \$409  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$411  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$409  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$411  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$412  = \$410  ? 7'h00 : \$411 [6:0];
-  assign \$413  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$413  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$415  = ~ \$414 ;
   assign \$416  = ~ \$40 ;
   assign \$417  = \$415  & \$416 ;
-  assign \$418  = lanes[68:61] - \port$7297$0 [265:258];
+  assign \$418  = lanes[68:61] - \port$7394$0 [265:258];
   assign \$419  = \$417  & \$418 [7];
   assign \$420  = \$408  | \$419 ;
-  assign \$421  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$423  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$421  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$423  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$424  = \$422  ? 7'h00 : \$423 [6:0];
-  assign \$425  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$425  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$427  = ~ \$48 ;
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$431  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$429  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$431  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$432  = \$430  ? 7'h00 : \$431 [6:0];
-  assign \$433  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$433  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$435  = ~ \$434 ;
   assign \$436  = ~ \$48 ;
   assign \$437  = \$435  & \$436 ;
-  assign \$438  = lanes[68:61] - \port$7297$0 [358:351];
+  assign \$438  = lanes[68:61] - \port$7394$0 [358:351];
   assign \$439  = \$437  & \$438 [7];
   assign \$440  = \$428  | \$439 ;
-  assign \$441  = \port$7303$0 [16:9] - \port$7297$0 [79:72];
+  assign \$441  = \port$7400$0 [16:9] - \port$7394$0 [79:72];
   assign \$442  = ~ \$441 [7];
   assign \$443  = \$24  | \$442 ;
-  assign \$444  = \port$7303$0 [16:9] - \port$7297$0 [172:165];
+  assign \$444  = \port$7400$0 [16:9] - \port$7394$0 [172:165];
   assign \$445  = ~ \$444 [7];
   assign \$446  = \$32  | \$445 ;
-  assign \$447  = \port$7303$0 [16:9] - \port$7297$0 [265:258];
+  assign \$447  = \port$7400$0 [16:9] - \port$7394$0 [265:258];
   assign \$448  = ~ \$447 [7];
   assign \$449  = \$40  | \$448 ;
-  assign \$450  = \port$7303$0 [16:9] - \port$7297$0 [358:351];
+  assign \$450  = \port$7400$0 [16:9] - \port$7394$0 [358:351];
   assign \$451  = ~ \$450 [7];
   assign \$452  = \$48  | \$451 ;
-  assign \$453  = \port$7296$0 [60:5] == lanes[60:5];
-  assign \$454  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$456  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$453  = \port$7393$0 [60:5] == lanes[60:5];
+  assign \$454  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$456  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$457  = \$455  ? 7'h00 : \$456 [6:0];
-  assign \$458  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$460  = \port$7301$0 [1:0] + 1'h0;
-  assign \$462  = \port$7301$0 [1:0] + 1'h0;
-  assign \$464  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$466  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$458  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$460  = \port$7398$0 [1:0] + 1'h0;
+  assign \$462  = \port$7398$0 [1:0] + 1'h0;
+  assign \$464  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$466  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$467  = \$465  ? 7'h00 : \$466 [6:0];
-  assign \$468  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$470  = ~ \$469 ;
-  assign \$471  = \port$7303$0 [8] & \$470 ;
-  assign \$472  = ~ \port$7303$0 [8];
-  assign \$473  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$475  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$471  = \port$7400$0 [8] & \$470 ;
+  assign \$472  = ~ \port$7400$0 [8];
+  assign \$473  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$475  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$476  = \$474  ? 7'h00 : \$475 [6:0];
-  assign \$477  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$477  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$479  = ~ \$478 ;
   assign \$480  = \$472  & \$479 ;
-  assign \$481  = \port$7354$5 [63:56] - lanes[68:61];
+  assign \$481  = \port$7451$5 [63:56] - lanes[68:61];
   assign \$482  = \$480  & \$481 [7];
   assign \$483  = \$471  | \$482 ;
-  assign \$484  = \port$7301$0 [1:0] + 1'h0;
+  assign \$484  = \port$7398$0 [1:0] + 1'h0;
   assign \$486  = fw_wr0 ? \$483  : \$485 ;
-  assign \$487  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$489  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$487  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$490  = \$488  ? 7'h00 : \$489 [6:0];
-  assign \$491  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$493  = ~ \port$7303$0 [8];
+  assign \$491  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$493  = ~ \port$7400$0 [8];
   assign \$494  = \$492  & \$493 ;
-  assign \$495  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$497  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$495  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$497  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$498  = \$496  ? 7'h00 : \$497 [6:0];
-  assign \$499  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$499  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$501  = ~ \$500 ;
-  assign \$502  = ~ \port$7303$0 [8];
+  assign \$502  = ~ \port$7400$0 [8];
   assign \$503  = \$501  & \$502 ;
-  assign \$504  = lanes[68:61] - \port$7354$5 [63:56];
+  assign \$504  = lanes[68:61] - \port$7451$5 [63:56];
   assign \$505  = \$503  & \$504 [7];
   assign \$506  = \$494  | \$505 ;
-  assign \$507  = \port$7301$0 [1:0] + 1'h0;
+  assign \$507  = \port$7398$0 [1:0] + 1'h0;
   assign \$509  = fw_wr0 ? \$506  : \$508 ;
-  assign \$510  = \port$7303$0 [16:9] - \port$7354$5 [63:56];
+  assign \$510  = \port$7400$0 [16:9] - \port$7451$5 [63:56];
   assign \$511  = ~ \$510 [7];
-  assign \$512  = \port$7303$0 [8] | \$511 ;
-  assign \$513  = \port$7301$0 [1:0] + 1'h0;
+  assign \$512  = \port$7400$0 [8] | \$511 ;
+  assign \$513  = \port$7398$0 [1:0] + 1'h0;
   assign \$515  = fw_wr0 ? \$512  : \$514 ;
-  assign \$516  = \port$7301$0 [1:0] + 1'h0;
-  assign \$518  = \port$7301$0 [1:0] + 1'h0;
-  assign \$520  = \port$7301$0 [1:0] + 1'h0;
-  assign \$522  = \port$7301$0 [12:11] + 1'h0;
-  assign \$524  = \port$7301$0 [12:11] + 1'h0;
-  assign \$526  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$528  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$516  = \port$7398$0 [1:0] + 1'h0;
+  assign \$518  = \port$7398$0 [1:0] + 1'h0;
+  assign \$520  = \port$7398$0 [1:0] + 1'h0;
+  assign \$522  = \port$7398$0 [12:11] + 1'h0;
+  assign \$524  = \port$7398$0 [12:11] + 1'h0;
+  assign \$526  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$528  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$529  = \$527  ? 7'h00 : \$528 [6:0];
-  assign \$530  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$530  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$532  = ~ \$531 ;
-  assign \$533  = \port$7303$0 [8] & \$532 ;
-  assign \$534  = ~ \port$7303$0 [8];
-  assign \$535  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$537  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$7400$0 [8] & \$532 ;
+  assign \$534  = ~ \port$7400$0 [8];
+  assign \$535  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$538  = \$536  ? 7'h00 : \$537 [6:0];
-  assign \$539  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$539  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$541  = ~ \$540 ;
   assign \$542  = \$534  & \$541 ;
-  assign \$543  = \port$7354$5 [63:56] - lanes[68:61];
+  assign \$543  = \port$7451$5 [63:56] - lanes[68:61];
   assign \$544  = \$542  & \$543 [7];
   assign \$545  = \$533  | \$544 ;
-  assign \$546  = \port$7301$0 [12:11] + 1'h0;
+  assign \$546  = \port$7398$0 [12:11] + 1'h0;
   assign \$548  = fw_wr1 ? \$545  : \$547 ;
-  assign \$549  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$551  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$552  = \$550  ? 7'h00 : \$551 [6:0];
-  assign \$553  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$555  = ~ \port$7303$0 [8];
+  assign \$553  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$555  = ~ \port$7400$0 [8];
   assign \$556  = \$554  & \$555 ;
-  assign \$557  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$559  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$560  = \$558  ? 7'h00 : \$559 [6:0];
-  assign \$561  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$561  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$563  = ~ \$562 ;
-  assign \$564  = ~ \port$7303$0 [8];
+  assign \$564  = ~ \port$7400$0 [8];
   assign \$565  = \$563  & \$564 ;
-  assign \$566  = lanes[68:61] - \port$7354$5 [63:56];
+  assign \$566  = lanes[68:61] - \port$7451$5 [63:56];
   assign \$567  = \$565  & \$566 [7];
   assign \$568  = \$556  | \$567 ;
-  assign \$569  = \port$7301$0 [12:11] + 1'h0;
+  assign \$569  = \port$7398$0 [12:11] + 1'h0;
   assign \$571  = fw_wr1 ? \$568  : \$570 ;
-  assign \$572  = \port$7303$0 [16:9] - \port$7354$5 [63:56];
+  assign \$572  = \port$7400$0 [16:9] - \port$7451$5 [63:56];
   assign \$573  = ~ \$572 [7];
-  assign \$574  = \port$7303$0 [8] | \$573 ;
-  assign \$575  = \port$7301$0 [12:11] + 1'h0;
+  assign \$574  = \port$7400$0 [8] | \$573 ;
+  assign \$575  = \port$7398$0 [12:11] + 1'h0;
   assign \$577  = fw_wr1 ? \$574  : \$576 ;
-  assign \$578  = \port$7301$0 [12:11] + 1'h0;
-  assign \$580  = \port$7301$0 [12:11] + 1'h0;
-  assign \$582  = \port$7301$0 [12:11] + 1'h0;
-  assign \$584  = \port$7301$0 [23:22] + 1'h0;
-  assign \$586  = \port$7301$0 [23:22] + 1'h0;
-  assign \$588  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$590  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$578  = \port$7398$0 [12:11] + 1'h0;
+  assign \$580  = \port$7398$0 [12:11] + 1'h0;
+  assign \$582  = \port$7398$0 [12:11] + 1'h0;
+  assign \$584  = \port$7398$0 [23:22] + 1'h0;
+  assign \$586  = \port$7398$0 [23:22] + 1'h0;
+  assign \$588  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$590  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$591  = \$589  ? 7'h00 : \$590 [6:0];
-  assign \$592  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$592  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$594  = ~ \$593 ;
-  assign \$595  = \port$7303$0 [8] & \$594 ;
-  assign \$596  = ~ \port$7303$0 [8];
-  assign \$597  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$599  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$595  = \port$7400$0 [8] & \$594 ;
+  assign \$596  = ~ \port$7400$0 [8];
+  assign \$597  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$599  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$600  = \$598  ? 7'h00 : \$599 [6:0];
-  assign \$601  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$601  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$603  = ~ \$602 ;
   assign \$604  = \$596  & \$603 ;
-  assign \$605  = \port$7354$5 [63:56] - lanes[68:61];
+  assign \$605  = \port$7451$5 [63:56] - lanes[68:61];
   assign \$606  = \$604  & \$605 [7];
   assign \$607  = \$595  | \$606 ;
-  assign \$608  = \port$7301$0 [23:22] + 1'h0;
+  assign \$608  = \port$7398$0 [23:22] + 1'h0;
   assign \$610  = fw_wr2 ? \$607  : \$609 ;
-  assign \$611  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$613  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$611  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$613  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$614  = \$612  ? 7'h00 : \$613 [6:0];
-  assign \$615  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$617  = ~ \port$7303$0 [8];
+  assign \$615  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$617  = ~ \port$7400$0 [8];
   assign \$618  = \$616  & \$617 ;
-  assign \$619  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$621  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$619  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$621  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$622  = \$620  ? 7'h00 : \$621 [6:0];
-  assign \$623  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$623  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$625  = ~ \$624 ;
-  assign \$626  = ~ \port$7303$0 [8];
+  assign \$626  = ~ \port$7400$0 [8];
   assign \$627  = \$625  & \$626 ;
-  assign \$628  = lanes[68:61] - \port$7354$5 [63:56];
+  assign \$628  = lanes[68:61] - \port$7451$5 [63:56];
   assign \$629  = \$627  & \$628 [7];
   assign \$630  = \$618  | \$629 ;
-  assign \$631  = \port$7301$0 [23:22] + 1'h0;
+  assign \$631  = \port$7398$0 [23:22] + 1'h0;
   assign \$633  = fw_wr2 ? \$630  : \$632 ;
-  assign \$634  = \port$7303$0 [16:9] - \port$7354$5 [63:56];
+  assign \$634  = \port$7400$0 [16:9] - \port$7451$5 [63:56];
   assign \$635  = ~ \$634 [7];
-  assign \$636  = \port$7303$0 [8] | \$635 ;
-  assign \$637  = \port$7301$0 [23:22] + 1'h0;
+  assign \$636  = \port$7400$0 [8] | \$635 ;
+  assign \$637  = \port$7398$0 [23:22] + 1'h0;
   assign \$639  = fw_wr2 ? \$636  : \$638 ;
-  assign \$640  = \port$7301$0 [23:22] + 1'h0;
-  assign \$642  = \port$7301$0 [23:22] + 1'h0;
-  assign \$644  = \port$7301$0 [23:22] + 1'h0;
-  assign \$646  = \port$7301$0 [34:33] + 1'h0;
-  assign \$648  = \port$7301$0 [34:33] + 1'h0;
-  assign \$650  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$652  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$7398$0 [23:22] + 1'h0;
+  assign \$642  = \port$7398$0 [23:22] + 1'h0;
+  assign \$644  = \port$7398$0 [23:22] + 1'h0;
+  assign \$646  = \port$7398$0 [34:33] + 1'h0;
+  assign \$648  = \port$7398$0 [34:33] + 1'h0;
+  assign \$650  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$653  = \$651  ? 7'h00 : \$652 [6:0];
-  assign \$654  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$654  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$656  = ~ \$655 ;
-  assign \$657  = \port$7303$0 [8] & \$656 ;
-  assign \$658  = ~ \port$7303$0 [8];
-  assign \$659  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$661  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$657  = \port$7400$0 [8] & \$656 ;
+  assign \$658  = ~ \port$7400$0 [8];
+  assign \$659  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$662  = \$660  ? 7'h00 : \$661 [6:0];
-  assign \$663  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$663  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$665  = ~ \$664 ;
   assign \$666  = \$658  & \$665 ;
-  assign \$667  = \port$7354$5 [63:56] - lanes[68:61];
+  assign \$667  = \port$7451$5 [63:56] - lanes[68:61];
   assign \$668  = \$666  & \$667 [7];
   assign \$669  = \$657  | \$668 ;
-  assign \$670  = \port$7301$0 [34:33] + 1'h0;
+  assign \$670  = \port$7398$0 [34:33] + 1'h0;
   assign \$672  = fw_wr3 ? \$669  : \$671 ;
-  assign \$673  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$675  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$675  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$676  = \$674  ? 7'h00 : \$675 [6:0];
-  assign \$677  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$679  = ~ \port$7303$0 [8];
+  assign \$677  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$679  = ~ \port$7400$0 [8];
   assign \$680  = \$678  & \$679 ;
-  assign \$681  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$683  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$684  = \$682  ? 7'h00 : \$683 [6:0];
-  assign \$685  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$685  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$687  = ~ \$686 ;
-  assign \$688  = ~ \port$7303$0 [8];
+  assign \$688  = ~ \port$7400$0 [8];
   assign \$689  = \$687  & \$688 ;
-  assign \$690  = lanes[68:61] - \port$7354$5 [63:56];
+  assign \$690  = lanes[68:61] - \port$7451$5 [63:56];
   assign \$691  = \$689  & \$690 [7];
   assign \$692  = \$680  | \$691 ;
-  assign \$693  = \port$7301$0 [34:33] + 1'h0;
+  assign \$693  = \port$7398$0 [34:33] + 1'h0;
   assign \$695  = fw_wr3 ? \$692  : \$694 ;
-  assign \$696  = \port$7303$0 [16:9] - \port$7354$5 [63:56];
+  assign \$696  = \port$7400$0 [16:9] - \port$7451$5 [63:56];
   assign \$697  = ~ \$696 [7];
-  assign \$698  = \port$7303$0 [8] | \$697 ;
-  assign \$699  = \port$7301$0 [34:33] + 1'h0;
+  assign \$698  = \port$7400$0 [8] | \$697 ;
+  assign \$699  = \port$7398$0 [34:33] + 1'h0;
   assign \$701  = fw_wr3 ? \$698  : \$700 ;
-  assign \$702  = \port$7301$0 [34:33] + 1'h0;
-  assign \$704  = \port$7301$0 [34:33] + 1'h0;
-  assign \$706  = \port$7301$0 [34:33] + 1'h0;
-  assign \$708  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$710  = \port$7296$0 [68:61] - lanes[68:61];
+  assign \$702  = \port$7398$0 [34:33] + 1'h0;
+  assign \$704  = \port$7398$0 [34:33] + 1'h0;
+  assign \$706  = \port$7398$0 [34:33] + 1'h0;
+  assign \$708  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$710  = \port$7393$0 [68:61] - lanes[68:61];
   assign \$711  = \$709  ? 7'h00 : \$710 [6:0];
-  assign \$712  = \port$7296$0 [68:61] - lanes[68:61];
-  assign \$714  = \port$7303$0 [16:9] - lanes[68:61];
+  assign \$712  = \port$7393$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$7400$0 [16:9] - lanes[68:61];
   assign \$715  = ~ \$714 [7];
   assign \$716  = \$713  | \$715 ;
-  assign \$717  = | { \port$7297$0 [400], \port$7297$0 [396], \port$7297$0 [392], \port$7297$0 [388] };
-  assign \$718  = | { \port$7297$0 [400], \port$7297$0 [392] };
-  assign \$719  = | { \port$7297$0 [400], \port$7297$0 [396] };
-  assign \$720  = | { \port$7297$0 [401], \port$7297$0 [397], \port$7297$0 [393], \port$7297$0 [389] };
-  assign \$721  = | { \port$7297$0 [401], \port$7297$0 [393] };
-  assign \$722  = | { \port$7297$0 [401], \port$7297$0 [397] };
-  assign \$723  = | { \port$7297$0 [402], \port$7297$0 [398], \port$7297$0 [394], \port$7297$0 [390] };
-  assign \$724  = | { \port$7297$0 [402], \port$7297$0 [394] };
-  assign \$725  = | { \port$7297$0 [402], \port$7297$0 [398] };
-  assign \$726  = | { \port$7297$0 [403], \port$7297$0 [399], \port$7297$0 [395], \port$7297$0 [391] };
-  assign \$727  = | { \port$7297$0 [403], \port$7297$0 [395] };
-  assign \$728  = | { \port$7297$0 [403], \port$7297$0 [399] };
-  assign \$729  = \port$7301$0 [1:0] + 1'h0;
+  assign \$717  = | { \port$7394$0 [400], \port$7394$0 [396], \port$7394$0 [392], \port$7394$0 [388] };
+  assign \$718  = | { \port$7394$0 [400], \port$7394$0 [392] };
+  assign \$719  = | { \port$7394$0 [400], \port$7394$0 [396] };
+  assign \$720  = | { \port$7394$0 [401], \port$7394$0 [397], \port$7394$0 [393], \port$7394$0 [389] };
+  assign \$721  = | { \port$7394$0 [401], \port$7394$0 [393] };
+  assign \$722  = | { \port$7394$0 [401], \port$7394$0 [397] };
+  assign \$723  = | { \port$7394$0 [402], \port$7394$0 [398], \port$7394$0 [394], \port$7394$0 [390] };
+  assign \$724  = | { \port$7394$0 [402], \port$7394$0 [394] };
+  assign \$725  = | { \port$7394$0 [402], \port$7394$0 [398] };
+  assign \$726  = | { \port$7394$0 [403], \port$7394$0 [399], \port$7394$0 [395], \port$7394$0 [391] };
+  assign \$727  = | { \port$7394$0 [403], \port$7394$0 [395] };
+  assign \$728  = | { \port$7394$0 [403], \port$7394$0 [399] };
+  assign \$729  = \port$7398$0 [1:0] + 1'h0;
   assign \$731  = \$730  >= 16'hffff;
-  assign \$732  = \port$7301$0 [1:0] + 1'h0;
+  assign \$732  = \port$7398$0 [1:0] + 1'h0;
   assign \$734  = \$733  + 1'h1;
   assign \$735  = \$731  ? 17'h0ffff : \$734 ;
-  assign \$736  = fw_wr0 ? \port$7354$271 [34:19] : \$735 [15:0];
-  assign \$737  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$738  = \port$7354$271 [34:19] + 1'h1;
+  assign \$736  = fw_wr0 ? \port$7451$271 [34:19] : \$735 [15:0];
+  assign \$737  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$738  = \port$7451$271 [34:19] + 1'h1;
   assign \$739  = \$737  ? 17'h0ffff : \$738 ;
-  assign \$740  = \port$7301$0 [1:0] + 1'h0;
+  assign \$740  = \port$7398$0 [1:0] + 1'h0;
   assign \$742  = \$741  >= 16'hfffe;
-  assign \$743  = \port$7301$0 [1:0] + 1'h0;
+  assign \$743  = \port$7398$0 [1:0] + 1'h0;
   assign \$745  = \$744  + 2'h2;
   assign \$746  = \$742  ? 17'h0ffff : \$745 ;
   assign \$747  = fw_wr0 ? \$739 [15:0] : \$746 [15:0];
-  assign \$748  = \port$7301$0 [10:2] == sc_mark_row_next;
-  assign \$749  = \port$7301$0 [12:11] + 1'h0;
+  assign \$748  = \port$7398$0 [10:2] == sc_mark_row_next;
+  assign \$749  = \port$7398$0 [12:11] + 1'h0;
   assign \$751  = \$750  >= 16'hffff;
-  assign \$752  = \port$7301$0 [12:11] + 1'h0;
+  assign \$752  = \port$7398$0 [12:11] + 1'h0;
   assign \$754  = \$753  + 1'h1;
   assign \$755  = \$751  ? 17'h0ffff : \$754 ;
-  assign \$756  = fw_wr1 ? \port$7354$271 [34:19] : \$755 [15:0];
-  assign \$757  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$758  = \port$7354$271 [34:19] + 1'h1;
+  assign \$756  = fw_wr1 ? \port$7451$271 [34:19] : \$755 [15:0];
+  assign \$757  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$758  = \port$7451$271 [34:19] + 1'h1;
   assign \$759  = \$757  ? 17'h0ffff : \$758 ;
-  assign \$760  = \port$7301$0 [12:11] + 1'h0;
+  assign \$760  = \port$7398$0 [12:11] + 1'h0;
   assign \$762  = \$761  >= 16'hfffe;
-  assign \$763  = \port$7301$0 [12:11] + 1'h0;
+  assign \$763  = \port$7398$0 [12:11] + 1'h0;
   assign \$765  = \$764  + 2'h2;
   assign \$766  = \$762  ? 17'h0ffff : \$765 ;
   assign \$767  = fw_wr1 ? \$759 [15:0] : \$766 [15:0];
-  assign \$768  = \port$7301$0 [21:13] == sc_mark_row_next;
-  assign \$769  = \port$7301$0 [23:22] + 1'h0;
+  assign \$768  = \port$7398$0 [21:13] == sc_mark_row_next;
+  assign \$769  = \port$7398$0 [23:22] + 1'h0;
   assign \$771  = \$770  >= 16'hffff;
-  assign \$772  = \port$7301$0 [23:22] + 1'h0;
+  assign \$772  = \port$7398$0 [23:22] + 1'h0;
   assign \$774  = \$773  + 1'h1;
   assign \$775  = \$771  ? 17'h0ffff : \$774 ;
-  assign \$776  = fw_wr2 ? \port$7354$271 [34:19] : \$775 [15:0];
-  assign \$777  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$778  = \port$7354$271 [34:19] + 1'h1;
+  assign \$776  = fw_wr2 ? \port$7451$271 [34:19] : \$775 [15:0];
+  assign \$777  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$778  = \port$7451$271 [34:19] + 1'h1;
   assign \$779  = \$777  ? 17'h0ffff : \$778 ;
-  assign \$780  = \port$7301$0 [23:22] + 1'h0;
+  assign \$780  = \port$7398$0 [23:22] + 1'h0;
   assign \$782  = \$781  >= 16'hfffe;
-  assign \$783  = \port$7301$0 [23:22] + 1'h0;
+  assign \$783  = \port$7398$0 [23:22] + 1'h0;
   assign \$785  = \$784  + 2'h2;
   assign \$786  = \$782  ? 17'h0ffff : \$785 ;
   assign \$787  = fw_wr2 ? \$779 [15:0] : \$786 [15:0];
-  assign \$788  = \port$7301$0 [32:24] == sc_mark_row_next;
-  assign \$789  = \port$7301$0 [34:33] + 1'h0;
+  assign \$788  = \port$7398$0 [32:24] == sc_mark_row_next;
+  assign \$789  = \port$7398$0 [34:33] + 1'h0;
   assign \$791  = \$790  >= 16'hffff;
-  assign \$792  = \port$7301$0 [34:33] + 1'h0;
+  assign \$792  = \port$7398$0 [34:33] + 1'h0;
   assign \$794  = \$793  + 1'h1;
   assign \$795  = \$791  ? 17'h0ffff : \$794 ;
-  assign \$796  = fw_wr3 ? \port$7354$271 [34:19] : \$795 [15:0];
-  assign \$797  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$798  = \port$7354$271 [34:19] + 1'h1;
+  assign \$796  = fw_wr3 ? \port$7451$271 [34:19] : \$795 [15:0];
+  assign \$797  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$798  = \port$7451$271 [34:19] + 1'h1;
   assign \$799  = \$797  ? 17'h0ffff : \$798 ;
-  assign \$800  = \port$7301$0 [34:33] + 1'h0;
+  assign \$800  = \port$7398$0 [34:33] + 1'h0;
   assign \$802  = \$801  >= 16'hfffe;
-  assign \$803  = \port$7301$0 [34:33] + 1'h0;
+  assign \$803  = \port$7398$0 [34:33] + 1'h0;
   assign \$805  = \$804  + 2'h2;
   assign \$806  = \$802  ? 17'h0ffff : \$805 ;
   assign \$807  = fw_wr3 ? \$799 [15:0] : \$806 [15:0];
-  assign \$808  = \port$7301$0 [43:35] == sc_mark_row_next;
+  assign \$808  = \port$7398$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$809 ;
-  assign \$1  = sc_mark_intent[0] & \port$7297$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$7297$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$7297$0 [185];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$7297$0 [175];
-  assign \$5  = sc_mark_intent[2] & \port$7297$0 [278];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$7297$0 [268];
-  assign \$7  = sc_mark_intent[3] & \port$7297$0 [371];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$7297$0 [361];
-  assign \$9  = \port$7297$0 [55:0] == \port$7296$0 [60:5];
-  assign \$10  = \port$7297$0 [80] & \$9 ;
-  assign \$11  = \port$7297$0 [148:93] == \port$7296$0 [60:5];
-  assign \$12  = \port$7297$0 [173] & \$11 ;
-  assign \$13  = \port$7297$0 [241:186] == \port$7296$0 [60:5];
-  assign \$14  = \port$7297$0 [266] & \$13 ;
-  assign \$15  = \port$7297$0 [334:279] == \port$7296$0 [60:5];
-  assign \$16  = \port$7297$0 [359] & \$15 ;
-  assign \$17  = \port$7297$0 [81] ^ \port$7297$0 [82];
-  assign \$18  = \port$7296$0 [68:61] - \port$7297$0 [79:72];
+  assign \$1  = sc_mark_intent[0] & \port$7394$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$7394$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$7394$0 [185];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$7394$0 [175];
+  assign \$5  = sc_mark_intent[2] & \port$7394$0 [278];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$7394$0 [268];
+  assign \$7  = sc_mark_intent[3] & \port$7394$0 [371];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$7394$0 [361];
+  assign \$9  = \port$7394$0 [55:0] == \port$7393$0 [60:5];
+  assign \$10  = \port$7394$0 [80] & \$9 ;
+  assign \$11  = \port$7394$0 [148:93] == \port$7393$0 [60:5];
+  assign \$12  = \port$7394$0 [173] & \$11 ;
+  assign \$13  = \port$7394$0 [241:186] == \port$7393$0 [60:5];
+  assign \$14  = \port$7394$0 [266] & \$13 ;
+  assign \$15  = \port$7394$0 [334:279] == \port$7393$0 [60:5];
+  assign \$16  = \port$7394$0 [359] & \$15 ;
+  assign \$17  = \port$7394$0 [81] ^ \port$7394$0 [82];
+  assign \$18  = \port$7393$0 [68:61] - \port$7394$0 [79:72];
   assign \$19  = \$17  | \$18 [7];
-  assign \$20  = \port$7296$0 [68:61] - \port$7297$0 [79:72];
+  assign \$20  = \port$7393$0 [68:61] - \port$7394$0 [79:72];
   assign \$21  = \$19  ? 7'h00 : \$20 [6:0];
-  assign \$22  = \port$7297$0 [81] ^ \port$7297$0 [82];
-  assign \$23  = \port$7296$0 [68:61] - \port$7297$0 [79:72];
+  assign \$22  = \port$7394$0 [81] ^ \port$7394$0 [82];
+  assign \$23  = \port$7393$0 [68:61] - \port$7394$0 [79:72];
   assign \$24  = \$22  | \$23 [7];
-  assign \$25  = \port$7297$0 [174] ^ \port$7297$0 [175];
-  assign \$26  = \port$7296$0 [68:61] - \port$7297$0 [172:165];
+  assign \$25  = \port$7394$0 [174] ^ \port$7394$0 [175];
+  assign \$26  = \port$7393$0 [68:61] - \port$7394$0 [172:165];
   assign \$27  = \$25  | \$26 [7];
-  assign \$28  = \port$7296$0 [68:61] - \port$7297$0 [172:165];
+  assign \$28  = \port$7393$0 [68:61] - \port$7394$0 [172:165];
   assign \$29  = \$27  ? 7'h00 : \$28 [6:0];
-  assign \$30  = \port$7297$0 [174] ^ \port$7297$0 [175];
-  assign \$31  = \port$7296$0 [68:61] - \port$7297$0 [172:165];
+  assign \$30  = \port$7394$0 [174] ^ \port$7394$0 [175];
+  assign \$31  = \port$7393$0 [68:61] - \port$7394$0 [172:165];
   assign \$32  = \$30  | \$31 [7];
-  assign \$33  = \port$7297$0 [267] ^ \port$7297$0 [268];
-  assign \$34  = \port$7296$0 [68:61] - \port$7297$0 [265:258];
+  assign \$33  = \port$7394$0 [267] ^ \port$7394$0 [268];
+  assign \$34  = \port$7393$0 [68:61] - \port$7394$0 [265:258];
   assign \$35  = \$33  | \$34 [7];
-  assign \$36  = \port$7296$0 [68:61] - \port$7297$0 [265:258];
+  assign \$36  = \port$7393$0 [68:61] - \port$7394$0 [265:258];
   assign \$37  = \$35  ? 7'h00 : \$36 [6:0];
-  assign \$38  = \port$7297$0 [267] ^ \port$7297$0 [268];
-  assign \$39  = \port$7296$0 [68:61] - \port$7297$0 [265:258];
+  assign \$38  = \port$7394$0 [267] ^ \port$7394$0 [268];
+  assign \$39  = \port$7393$0 [68:61] - \port$7394$0 [265:258];
   assign \$40  = \$38  | \$39 [7];
-  assign \$41  = \port$7297$0 [360] ^ \port$7297$0 [361];
-  assign \$42  = \port$7296$0 [68:61] - \port$7297$0 [358:351];
+  assign \$41  = \port$7394$0 [360] ^ \port$7394$0 [361];
+  assign \$42  = \port$7393$0 [68:61] - \port$7394$0 [358:351];
   assign \$43  = \$41  | \$42 [7];
-  assign \$44  = \port$7296$0 [68:61] - \port$7297$0 [358:351];
+  assign \$44  = \port$7393$0 [68:61] - \port$7394$0 [358:351];
   assign \$45  = \$43  ? 7'h00 : \$44 [6:0];
-  assign \$46  = \port$7297$0 [360] ^ \port$7297$0 [361];
-  assign \$47  = \port$7296$0 [68:61] - \port$7297$0 [358:351];
+  assign \$46  = \port$7394$0 [360] ^ \port$7394$0 [361];
+  assign \$47  = \port$7393$0 [68:61] - \port$7394$0 [358:351];
   assign \$48  = \$46  | \$47 [7];
-  assign \$49  = forward__lane & \port$7297$0 [375:372];
+  assign \$49  = forward__lane & \port$7394$0 [375:372];
   assign \$50  = | \$49 ;
-  assign fw_wr0 = \port$7354$271 [1] & \$50 ;
-  assign fw_inv0 = \port$7354$271 [2] & \port$7297$0 [372];
-  assign \$51  = \port$7301$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$7451$271 [1] & \$50 ;
+  assign fw_inv0 = \port$7451$271 [2] & \port$7394$0 [372];
+  assign \$51  = \port$7398$0 [1:0] + 1'h0;
   assign \$53  = ~ fw_inv0;
   assign \$54  = \$52  & \$53 ;
   assign valid0 = fw_wr0 | \$54 ;
-  assign \$55  = \port$7301$0 [1:0] + 1'h0;
+  assign \$55  = \port$7398$0 [1:0] + 1'h0;
   assign \$57  = ~ fw_inv0;
   assign \$58  = \$56  & \$57 ;
-  assign match0 = fw_wr0 ? \port$7303$0 [0] : \$58 ;
-  assign \$59  = \port$7301$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$7354$5 [55:0] : \$60 ;
-  assign \$61  = \port$7301$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$7303$0 [8:1] : \$62 ;
-  assign \$63  = \port$7301$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$7354$271 [18:3] : \$64 ;
-  assign \$65  = \port$7301$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$7354$271 [0] : \$66 ;
-  assign \$67  = forward__lane & \port$7297$0 [379:376];
+  assign match0 = fw_wr0 ? \port$7400$0 [0] : \$58 ;
+  assign \$59  = \port$7398$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$7451$5 [55:0] : \$60 ;
+  assign \$61  = \port$7398$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$7400$0 [8:1] : \$62 ;
+  assign \$63  = \port$7398$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$7451$271 [18:3] : \$64 ;
+  assign \$65  = \port$7398$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$7451$271 [0] : \$66 ;
+  assign \$67  = forward__lane & \port$7394$0 [379:376];
   assign \$68  = | \$67 ;
-  assign fw_wr1 = \port$7354$271 [1] & \$68 ;
-  assign fw_inv1 = \port$7354$271 [2] & \port$7297$0 [376];
-  assign \$69  = \port$7301$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$7451$271 [1] & \$68 ;
+  assign fw_inv1 = \port$7451$271 [2] & \port$7394$0 [376];
+  assign \$69  = \port$7398$0 [12:11] + 1'h0;
   assign \$71  = ~ fw_inv1;
   assign \$72  = \$70  & \$71 ;
   assign valid1 = fw_wr1 | \$72 ;
-  assign \$73  = \port$7301$0 [12:11] + 1'h0;
+  assign \$73  = \port$7398$0 [12:11] + 1'h0;
   assign \$75  = ~ fw_inv1;
   assign \$76  = \$74  & \$75 ;
-  assign match1 = fw_wr1 ? \port$7303$0 [0] : \$76 ;
-  assign \$77  = \port$7301$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$7354$5 [55:0] : \$78 ;
-  assign \$79  = \port$7301$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$7303$0 [8:1] : \$80 ;
-  assign \$81  = \port$7301$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$7354$271 [18:3] : \$82 ;
-  assign \$83  = \port$7301$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$7354$271 [0] : \$84 ;
-  assign \$85  = forward__lane & \port$7297$0 [383:380];
+  assign match1 = fw_wr1 ? \port$7400$0 [0] : \$76 ;
+  assign \$77  = \port$7398$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$7451$5 [55:0] : \$78 ;
+  assign \$79  = \port$7398$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$7400$0 [8:1] : \$80 ;
+  assign \$81  = \port$7398$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$7451$271 [18:3] : \$82 ;
+  assign \$83  = \port$7398$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$7451$271 [0] : \$84 ;
+  assign \$85  = forward__lane & \port$7394$0 [383:380];
   assign \$86  = | \$85 ;
-  assign fw_wr2 = \port$7354$271 [1] & \$86 ;
-  assign fw_inv2 = \port$7354$271 [2] & \port$7297$0 [380];
-  assign \$87  = \port$7301$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$7451$271 [1] & \$86 ;
+  assign fw_inv2 = \port$7451$271 [2] & \port$7394$0 [380];
+  assign \$87  = \port$7398$0 [23:22] + 1'h0;
   assign \$89  = ~ fw_inv2;
   assign \$90  = \$88  & \$89 ;
   assign valid2 = fw_wr2 | \$90 ;
-  assign \$91  = \port$7301$0 [23:22] + 1'h0;
+  assign \$91  = \port$7398$0 [23:22] + 1'h0;
   assign \$93  = ~ fw_inv2;
   assign \$94  = \$92  & \$93 ;
-  assign match2 = fw_wr2 ? \port$7303$0 [0] : \$94 ;
-  assign \$95  = \port$7301$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$7354$5 [55:0] : \$96 ;
-  assign \$97  = \port$7301$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$7303$0 [8:1] : \$98 ;
-  assign \$99  = \port$7301$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$7354$271 [18:3] : \$100 ;
-  assign \$101  = \port$7301$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$7354$271 [0] : \$102 ;
-  assign \$103  = forward__lane & \port$7297$0 [387:384];
+  assign match2 = fw_wr2 ? \port$7400$0 [0] : \$94 ;
+  assign \$95  = \port$7398$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$7451$5 [55:0] : \$96 ;
+  assign \$97  = \port$7398$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$7400$0 [8:1] : \$98 ;
+  assign \$99  = \port$7398$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$7451$271 [18:3] : \$100 ;
+  assign \$101  = \port$7398$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$7451$271 [0] : \$102 ;
+  assign \$103  = forward__lane & \port$7394$0 [387:384];
   assign \$104  = | \$103 ;
-  assign fw_wr3 = \port$7354$271 [1] & \$104 ;
-  assign fw_inv3 = \port$7354$271 [2] & \port$7297$0 [384];
-  assign \$105  = \port$7301$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$7451$271 [1] & \$104 ;
+  assign fw_inv3 = \port$7451$271 [2] & \port$7394$0 [384];
+  assign \$105  = \port$7398$0 [34:33] + 1'h0;
   assign \$107  = ~ fw_inv3;
   assign \$108  = \$106  & \$107 ;
   assign valid3 = fw_wr3 | \$108 ;
-  assign \$109  = \port$7301$0 [34:33] + 1'h0;
+  assign \$109  = \port$7398$0 [34:33] + 1'h0;
   assign \$111  = ~ fw_inv3;
   assign \$112  = \$110  & \$111 ;
-  assign match3 = fw_wr3 ? \port$7303$0 [0] : \$112 ;
-  assign \$113  = \port$7301$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$7354$5 [55:0] : \$114 ;
-  assign \$115  = \port$7301$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$7303$0 [8:1] : \$116 ;
-  assign \$117  = \port$7301$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$7354$271 [18:3] : \$118 ;
-  assign \$119  = \port$7301$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$7354$271 [0] : \$120 ;
+  assign match3 = fw_wr3 ? \port$7400$0 [0] : \$112 ;
+  assign \$113  = \port$7398$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$7451$5 [55:0] : \$114 ;
+  assign \$115  = \port$7398$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$7400$0 [8:1] : \$116 ;
+  assign \$117  = \port$7398$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$7451$271 [18:3] : \$118 ;
+  assign \$119  = \port$7398$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$7451$271 [0] : \$120 ;
   assign \$121  = ~ \$24 ;
-  assign \$122  = \port$7303$0 [8] & \$121 ;
-  assign \$123  = ~ \port$7303$0 [8];
+  assign \$122  = \port$7400$0 [8] & \$121 ;
+  assign \$123  = ~ \port$7400$0 [8];
   assign \$124  = ~ \$24 ;
   assign \$125  = \$123  & \$124 ;
-  assign \$126  = \port$7354$5 [63:56] - \port$7297$0 [79:72];
+  assign \$126  = \port$7451$5 [63:56] - \port$7394$0 [79:72];
   assign \$127  = \$125  & \$126 [7];
   assign \$128  = \$122  | \$127 ;
   assign \$129  = ~ \$32 ;
-  assign \$130  = \port$7303$0 [8] & \$129 ;
-  assign \$131  = ~ \port$7303$0 [8];
+  assign \$130  = \port$7400$0 [8] & \$129 ;
+  assign \$131  = ~ \port$7400$0 [8];
   assign \$132  = ~ \$32 ;
   assign \$133  = \$131  & \$132 ;
-  assign \$134  = \port$7354$5 [63:56] - \port$7297$0 [172:165];
+  assign \$134  = \port$7451$5 [63:56] - \port$7394$0 [172:165];
   assign \$135  = \$133  & \$134 [7];
   assign \$136  = \$130  | \$135 ;
   assign \$137  = ~ \$40 ;
-  assign \$138  = \port$7303$0 [8] & \$137 ;
-  assign \$139  = ~ \port$7303$0 [8];
+  assign \$138  = \port$7400$0 [8] & \$137 ;
+  assign \$139  = ~ \port$7400$0 [8];
   assign \$140  = ~ \$40 ;
   assign \$141  = \$139  & \$140 ;
-  assign \$142  = \port$7354$5 [63:56] - \port$7297$0 [265:258];
+  assign \$142  = \port$7451$5 [63:56] - \port$7394$0 [265:258];
   assign \$143  = \$141  & \$142 [7];
   assign \$144  = \$138  | \$143 ;
   assign \$145  = ~ \$48 ;
-  assign \$146  = \port$7303$0 [8] & \$145 ;
-  assign \$147  = ~ \port$7303$0 [8];
+  assign \$146  = \port$7400$0 [8] & \$145 ;
+  assign \$147  = ~ \port$7400$0 [8];
   assign \$148  = ~ \$48 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$7354$5 [63:56] - \port$7297$0 [358:351];
+  assign \$150  = \port$7451$5 [63:56] - \port$7394$0 [358:351];
   assign \$151  = \$149  & \$150 [7];
   assign \$152  = \$146  | \$151 ;
-  assign \$153  = ~ \port$7303$0 [8];
+  assign \$153  = ~ \port$7400$0 [8];
   assign \$154  = \$24  & \$153 ;
   assign \$155  = ~ \$24 ;
-  assign \$156  = ~ \port$7303$0 [8];
+  assign \$156  = ~ \port$7400$0 [8];
   assign \$157  = \$155  & \$156 ;
-  assign \$158  = \port$7297$0 [79:72] - \port$7354$5 [63:56];
+  assign \$158  = \port$7394$0 [79:72] - \port$7451$5 [63:56];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
@@ -5428,13 +5428,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$729 [1:0])
       2'h0:
-          \$730  = \port$7297$0 [71:56];
+          \$730  = \port$7394$0 [71:56];
       2'h1:
-          \$730  = \port$7297$0 [164:149];
+          \$730  = \port$7394$0 [164:149];
       2'h2:
-          \$730  = \port$7297$0 [257:242];
+          \$730  = \port$7394$0 [257:242];
       2'h3:
-          \$730  = \port$7297$0 [350:335];
+          \$730  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5442,13 +5442,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$732 [1:0])
       2'h0:
-          \$733  = \port$7297$0 [71:56];
+          \$733  = \port$7394$0 [71:56];
       2'h1:
-          \$733  = \port$7297$0 [164:149];
+          \$733  = \port$7394$0 [164:149];
       2'h2:
-          \$733  = \port$7297$0 [257:242];
+          \$733  = \port$7394$0 [257:242];
       2'h3:
-          \$733  = \port$7297$0 [350:335];
+          \$733  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5456,13 +5456,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$740 [1:0])
       2'h0:
-          \$741  = \port$7297$0 [71:56];
+          \$741  = \port$7394$0 [71:56];
       2'h1:
-          \$741  = \port$7297$0 [164:149];
+          \$741  = \port$7394$0 [164:149];
       2'h2:
-          \$741  = \port$7297$0 [257:242];
+          \$741  = \port$7394$0 [257:242];
       2'h3:
-          \$741  = \port$7297$0 [350:335];
+          \$741  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5470,13 +5470,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$743 [1:0])
       2'h0:
-          \$744  = \port$7297$0 [71:56];
+          \$744  = \port$7394$0 [71:56];
       2'h1:
-          \$744  = \port$7297$0 [164:149];
+          \$744  = \port$7394$0 [164:149];
       2'h2:
-          \$744  = \port$7297$0 [257:242];
+          \$744  = \port$7394$0 [257:242];
       2'h3:
-          \$744  = \port$7297$0 [350:335];
+          \$744  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5484,13 +5484,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$749 [1:0])
       2'h0:
-          \$750  = \port$7297$0 [71:56];
+          \$750  = \port$7394$0 [71:56];
       2'h1:
-          \$750  = \port$7297$0 [164:149];
+          \$750  = \port$7394$0 [164:149];
       2'h2:
-          \$750  = \port$7297$0 [257:242];
+          \$750  = \port$7394$0 [257:242];
       2'h3:
-          \$750  = \port$7297$0 [350:335];
+          \$750  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5498,13 +5498,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$752 [1:0])
       2'h0:
-          \$753  = \port$7297$0 [71:56];
+          \$753  = \port$7394$0 [71:56];
       2'h1:
-          \$753  = \port$7297$0 [164:149];
+          \$753  = \port$7394$0 [164:149];
       2'h2:
-          \$753  = \port$7297$0 [257:242];
+          \$753  = \port$7394$0 [257:242];
       2'h3:
-          \$753  = \port$7297$0 [350:335];
+          \$753  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5512,13 +5512,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$760 [1:0])
       2'h0:
-          \$761  = \port$7297$0 [71:56];
+          \$761  = \port$7394$0 [71:56];
       2'h1:
-          \$761  = \port$7297$0 [164:149];
+          \$761  = \port$7394$0 [164:149];
       2'h2:
-          \$761  = \port$7297$0 [257:242];
+          \$761  = \port$7394$0 [257:242];
       2'h3:
-          \$761  = \port$7297$0 [350:335];
+          \$761  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5526,13 +5526,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$763 [1:0])
       2'h0:
-          \$764  = \port$7297$0 [71:56];
+          \$764  = \port$7394$0 [71:56];
       2'h1:
-          \$764  = \port$7297$0 [164:149];
+          \$764  = \port$7394$0 [164:149];
       2'h2:
-          \$764  = \port$7297$0 [257:242];
+          \$764  = \port$7394$0 [257:242];
       2'h3:
-          \$764  = \port$7297$0 [350:335];
+          \$764  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5540,13 +5540,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$769 [1:0])
       2'h0:
-          \$770  = \port$7297$0 [71:56];
+          \$770  = \port$7394$0 [71:56];
       2'h1:
-          \$770  = \port$7297$0 [164:149];
+          \$770  = \port$7394$0 [164:149];
       2'h2:
-          \$770  = \port$7297$0 [257:242];
+          \$770  = \port$7394$0 [257:242];
       2'h3:
-          \$770  = \port$7297$0 [350:335];
+          \$770  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5554,13 +5554,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$772 [1:0])
       2'h0:
-          \$773  = \port$7297$0 [71:56];
+          \$773  = \port$7394$0 [71:56];
       2'h1:
-          \$773  = \port$7297$0 [164:149];
+          \$773  = \port$7394$0 [164:149];
       2'h2:
-          \$773  = \port$7297$0 [257:242];
+          \$773  = \port$7394$0 [257:242];
       2'h3:
-          \$773  = \port$7297$0 [350:335];
+          \$773  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5568,13 +5568,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$780 [1:0])
       2'h0:
-          \$781  = \port$7297$0 [71:56];
+          \$781  = \port$7394$0 [71:56];
       2'h1:
-          \$781  = \port$7297$0 [164:149];
+          \$781  = \port$7394$0 [164:149];
       2'h2:
-          \$781  = \port$7297$0 [257:242];
+          \$781  = \port$7394$0 [257:242];
       2'h3:
-          \$781  = \port$7297$0 [350:335];
+          \$781  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5582,13 +5582,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$783 [1:0])
       2'h0:
-          \$784  = \port$7297$0 [71:56];
+          \$784  = \port$7394$0 [71:56];
       2'h1:
-          \$784  = \port$7297$0 [164:149];
+          \$784  = \port$7394$0 [164:149];
       2'h2:
-          \$784  = \port$7297$0 [257:242];
+          \$784  = \port$7394$0 [257:242];
       2'h3:
-          \$784  = \port$7297$0 [350:335];
+          \$784  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5596,13 +5596,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$789 [1:0])
       2'h0:
-          \$790  = \port$7297$0 [71:56];
+          \$790  = \port$7394$0 [71:56];
       2'h1:
-          \$790  = \port$7297$0 [164:149];
+          \$790  = \port$7394$0 [164:149];
       2'h2:
-          \$790  = \port$7297$0 [257:242];
+          \$790  = \port$7394$0 [257:242];
       2'h3:
-          \$790  = \port$7297$0 [350:335];
+          \$790  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5610,13 +5610,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$792 [1:0])
       2'h0:
-          \$793  = \port$7297$0 [71:56];
+          \$793  = \port$7394$0 [71:56];
       2'h1:
-          \$793  = \port$7297$0 [164:149];
+          \$793  = \port$7394$0 [164:149];
       2'h2:
-          \$793  = \port$7297$0 [257:242];
+          \$793  = \port$7394$0 [257:242];
       2'h3:
-          \$793  = \port$7297$0 [350:335];
+          \$793  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5624,13 +5624,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$800 [1:0])
       2'h0:
-          \$801  = \port$7297$0 [71:56];
+          \$801  = \port$7394$0 [71:56];
       2'h1:
-          \$801  = \port$7297$0 [164:149];
+          \$801  = \port$7394$0 [164:149];
       2'h2:
-          \$801  = \port$7297$0 [257:242];
+          \$801  = \port$7394$0 [257:242];
       2'h3:
-          \$801  = \port$7297$0 [350:335];
+          \$801  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5638,20 +5638,20 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$803 [1:0])
       2'h0:
-          \$804  = \port$7297$0 [71:56];
+          \$804  = \port$7394$0 [71:56];
       2'h1:
-          \$804  = \port$7297$0 [164:149];
+          \$804  = \port$7394$0 [164:149];
       2'h2:
-          \$804  = \port$7297$0 [257:242];
+          \$804  = \port$7394$0 [257:242];
       2'h3:
-          \$804  = \port$7297$0 [350:335];
+          \$804  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$809 [603], \$809 [598], \$809 [593], \$809 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$809 [68:0] = \port$7296$0 [68:0];
-    \$809 [79:69] = \port$7296$0 [79:69];
+    \$809 [68:0] = \port$7393$0 [68:0];
+    \$809 [79:69] = \port$7393$0 [79:69];
     \$809 [629] = \$453 ;
     \$809 [637:630] = { \$459 , \$457  };
     \$809 [604] = fw_wr0;
@@ -5711,7 +5711,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [162] = mark0;
     \$809 [189:174] = \$736 ;
     \$809 [205:190] = \$747 ;
-    \$809 [173:163] = \port$7301$0 [10:0];
+    \$809 [173:163] = \port$7398$0 [10:0];
     \$809 [206] = \$748 ;
     \$809 [207] = valid1;
     \$809 [208] = match1;
@@ -5721,7 +5721,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [289] = mark1;
     \$809 [316:301] = \$756 ;
     \$809 [332:317] = \$767 ;
-    \$809 [300:290] = \port$7301$0 [21:11];
+    \$809 [300:290] = \port$7398$0 [21:11];
     \$809 [333] = \$768 ;
     \$809 [334] = valid2;
     \$809 [335] = match2;
@@ -5731,7 +5731,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [416] = mark2;
     \$809 [443:428] = \$776 ;
     \$809 [459:444] = \$787 ;
-    \$809 [427:417] = \port$7301$0 [32:22];
+    \$809 [427:417] = \port$7398$0 [32:22];
     \$809 [460] = \$788 ;
     \$809 [461] = valid3;
     \$809 [462] = match3;
@@ -5741,7 +5741,7 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$809 [543] = mark3;
     \$809 [570:555] = \$796 ;
     \$809 [586:571] = \$807 ;
-    \$809 [554:544] = \port$7301$0 [43:33];
+    \$809 [554:544] = \port$7398$0 [43:33];
     \$809 [587] = \$808 ;
     if (rst) begin
       \$809  = 650'h0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
@@ -5752,13 +5752,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$51 [1:0])
       2'h0:
-          \$52  = \port$7297$0 [80];
+          \$52  = \port$7394$0 [80];
       2'h1:
-          \$52  = \port$7297$0 [173];
+          \$52  = \port$7394$0 [173];
       2'h2:
-          \$52  = \port$7297$0 [266];
+          \$52  = \port$7394$0 [266];
       2'h3:
-          \$52  = \port$7297$0 [359];
+          \$52  = \port$7394$0 [359];
     endcase
   end
   always @* begin
@@ -5780,13 +5780,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$59 [1:0])
       2'h0:
-          \$60  = \port$7297$0 [55:0];
+          \$60  = \port$7394$0 [55:0];
       2'h1:
-          \$60  = \port$7297$0 [148:93];
+          \$60  = \port$7394$0 [148:93];
       2'h2:
-          \$60  = \port$7297$0 [241:186];
+          \$60  = \port$7394$0 [241:186];
       2'h3:
-          \$60  = \port$7297$0 [334:279];
+          \$60  = \port$7394$0 [334:279];
     endcase
   end
   always @* begin
@@ -5808,13 +5808,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$63 [1:0])
       2'h0:
-          \$64  = \port$7297$0 [71:56];
+          \$64  = \port$7394$0 [71:56];
       2'h1:
-          \$64  = \port$7297$0 [164:149];
+          \$64  = \port$7394$0 [164:149];
       2'h2:
-          \$64  = \port$7297$0 [257:242];
+          \$64  = \port$7394$0 [257:242];
       2'h3:
-          \$64  = \port$7297$0 [350:335];
+          \$64  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5836,13 +5836,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$69 [1:0])
       2'h0:
-          \$70  = \port$7297$0 [80];
+          \$70  = \port$7394$0 [80];
       2'h1:
-          \$70  = \port$7297$0 [173];
+          \$70  = \port$7394$0 [173];
       2'h2:
-          \$70  = \port$7297$0 [266];
+          \$70  = \port$7394$0 [266];
       2'h3:
-          \$70  = \port$7297$0 [359];
+          \$70  = \port$7394$0 [359];
     endcase
   end
   always @* begin
@@ -5864,13 +5864,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$77 [1:0])
       2'h0:
-          \$78  = \port$7297$0 [55:0];
+          \$78  = \port$7394$0 [55:0];
       2'h1:
-          \$78  = \port$7297$0 [148:93];
+          \$78  = \port$7394$0 [148:93];
       2'h2:
-          \$78  = \port$7297$0 [241:186];
+          \$78  = \port$7394$0 [241:186];
       2'h3:
-          \$78  = \port$7297$0 [334:279];
+          \$78  = \port$7394$0 [334:279];
     endcase
   end
   always @* begin
@@ -5892,13 +5892,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$81 [1:0])
       2'h0:
-          \$82  = \port$7297$0 [71:56];
+          \$82  = \port$7394$0 [71:56];
       2'h1:
-          \$82  = \port$7297$0 [164:149];
+          \$82  = \port$7394$0 [164:149];
       2'h2:
-          \$82  = \port$7297$0 [257:242];
+          \$82  = \port$7394$0 [257:242];
       2'h3:
-          \$82  = \port$7297$0 [350:335];
+          \$82  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -5920,13 +5920,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$7297$0 [80];
+          \$88  = \port$7394$0 [80];
       2'h1:
-          \$88  = \port$7297$0 [173];
+          \$88  = \port$7394$0 [173];
       2'h2:
-          \$88  = \port$7297$0 [266];
+          \$88  = \port$7394$0 [266];
       2'h3:
-          \$88  = \port$7297$0 [359];
+          \$88  = \port$7394$0 [359];
     endcase
   end
   always @* begin
@@ -5948,13 +5948,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$95 [1:0])
       2'h0:
-          \$96  = \port$7297$0 [55:0];
+          \$96  = \port$7394$0 [55:0];
       2'h1:
-          \$96  = \port$7297$0 [148:93];
+          \$96  = \port$7394$0 [148:93];
       2'h2:
-          \$96  = \port$7297$0 [241:186];
+          \$96  = \port$7394$0 [241:186];
       2'h3:
-          \$96  = \port$7297$0 [334:279];
+          \$96  = \port$7394$0 [334:279];
     endcase
   end
   always @* begin
@@ -5976,13 +5976,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$99 [1:0])
       2'h0:
-          \$100  = \port$7297$0 [71:56];
+          \$100  = \port$7394$0 [71:56];
       2'h1:
-          \$100  = \port$7297$0 [164:149];
+          \$100  = \port$7394$0 [164:149];
       2'h2:
-          \$100  = \port$7297$0 [257:242];
+          \$100  = \port$7394$0 [257:242];
       2'h3:
-          \$100  = \port$7297$0 [350:335];
+          \$100  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -6004,13 +6004,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$7297$0 [80];
+          \$106  = \port$7394$0 [80];
       2'h1:
-          \$106  = \port$7297$0 [173];
+          \$106  = \port$7394$0 [173];
       2'h2:
-          \$106  = \port$7297$0 [266];
+          \$106  = \port$7394$0 [266];
       2'h3:
-          \$106  = \port$7297$0 [359];
+          \$106  = \port$7394$0 [359];
     endcase
   end
   always @* begin
@@ -6032,13 +6032,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$113 [1:0])
       2'h0:
-          \$114  = \port$7297$0 [55:0];
+          \$114  = \port$7394$0 [55:0];
       2'h1:
-          \$114  = \port$7297$0 [148:93];
+          \$114  = \port$7394$0 [148:93];
       2'h2:
-          \$114  = \port$7297$0 [241:186];
+          \$114  = \port$7394$0 [241:186];
       2'h3:
-          \$114  = \port$7297$0 [334:279];
+          \$114  = \port$7394$0 [334:279];
     endcase
   end
   always @* begin
@@ -6060,13 +6060,13 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$117 [1:0])
       2'h0:
-          \$118  = \port$7297$0 [71:56];
+          \$118  = \port$7394$0 [71:56];
       2'h1:
-          \$118  = \port$7297$0 [164:149];
+          \$118  = \port$7394$0 [164:149];
       2'h2:
-          \$118  = \port$7297$0 [257:242];
+          \$118  = \port$7394$0 [257:242];
       2'h3:
-          \$118  = \port$7297$0 [350:335];
+          \$118  = \port$7394$0 [350:335];
     endcase
   end
   always @* begin
@@ -6083,65 +6083,65 @@ module \kv_asu.core.lanes$210 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
           \$120  = mark_now_b[3];
     endcase
   end
-  assign window = { \port$7303$0 , \port$7297$0 , \port$7301$0 , \port$7296$0  };
+  assign window = { \port$7400$0 , \port$7394$0 , \port$7398$0 , \port$7393$0  };
   assign age_bank0 = { \$24 , \$21  };
   assign age_bank1 = { \$32 , \$29  };
   assign age_bank2 = { \$40 , \$37  };
   assign age_bank3 = { \$48 , \$45  };
-  assign forward__write = \port$7354$271 [1];
-  assign forward__invalidate = \port$7354$271 [2];
-  assign forward__tag = \port$7354$5 [55:0];
-  assign forward__count = \port$7354$271 [18:3];
-  assign forward__mark = \port$7354$271 [0];
+  assign forward__write = \port$7451$271 [1];
+  assign forward__invalidate = \port$7451$271 [2];
+  assign forward__tag = \port$7451$5 [55:0];
+  assign forward__count = \port$7451$271 [18:3];
+  assign forward__mark = \port$7451$271 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$7354$5 [63:56];
-  assign forward__count_inc = \port$7354$271 [34:19];
-  assign \window.request  = \port$7296$0 [68:0];
-  assign \window.request.valid  = \port$7296$0 [0];
-  assign \window.request.op  = \port$7296$0 [2:1];
-  assign \window.request.min_tlevel  = \port$7296$0 [4:3];
-  assign \window.request.tag  = \port$7296$0 [60:5];
-  assign \window.request.t  = \port$7296$0 [68:61];
-  assign \window.start  = \port$7296$0 [79:69];
-  assign \window.lane_slot  = \port$7301$0 ;
-  assign \window.bank  = \port$7297$0 [371:0];
-  assign \window.bank[0].tag  = \port$7297$0 [55:0];
-  assign \window.bank[0].count  = \port$7297$0 [71:56];
-  assign \window.bank[0].last  = \port$7297$0 [79:72];
-  assign \window.bank[0].valid  = \port$7297$0 [80];
-  assign \window.bank[0].fresh  = \port$7297$0 [81];
-  assign \window.bank[0].mark  = \port$7297$0 [82];
-  assign \window.bank[0].row  = \port$7297$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$7297$0 [92];
-  assign \window.bank[1].tag  = \port$7297$0 [148:93];
-  assign \window.bank[1].count  = \port$7297$0 [164:149];
-  assign \window.bank[1].last  = \port$7297$0 [172:165];
-  assign \window.bank[1].valid  = \port$7297$0 [173];
-  assign \window.bank[1].fresh  = \port$7297$0 [174];
-  assign \window.bank[1].mark  = \port$7297$0 [175];
-  assign \window.bank[1].row  = \port$7297$0 [184:176];
-  assign \window.bank[1].sc_row_hit  = \port$7297$0 [185];
-  assign \window.bank[2].tag  = \port$7297$0 [241:186];
-  assign \window.bank[2].count  = \port$7297$0 [257:242];
-  assign \window.bank[2].last  = \port$7297$0 [265:258];
-  assign \window.bank[2].valid  = \port$7297$0 [266];
-  assign \window.bank[2].fresh  = \port$7297$0 [267];
-  assign \window.bank[2].mark  = \port$7297$0 [268];
-  assign \window.bank[2].row  = \port$7297$0 [277:269];
-  assign \window.bank[2].sc_row_hit  = \port$7297$0 [278];
-  assign \window.bank[3].tag  = \port$7297$0 [334:279];
-  assign \window.bank[3].count  = \port$7297$0 [350:335];
-  assign \window.bank[3].last  = \port$7297$0 [358:351];
-  assign \window.bank[3].valid  = \port$7297$0 [359];
-  assign \window.bank[3].fresh  = \port$7297$0 [360];
-  assign \window.bank[3].mark  = \port$7297$0 [361];
-  assign \window.bank[3].row  = \port$7297$0 [370:362];
-  assign \window.bank[3].sc_row_hit  = \port$7297$0 [371];
-  assign \window.overlap  = \port$7297$0 [387:372];
-  assign \window.overlap_next  = \port$7297$0 [403:388];
-  assign \window.same_line  = \port$7303$0 [0];
-  assign \window.forward_age  = \port$7303$0 [8:1];
-  assign \window.t_w1  = \port$7303$0 [16:9];
+  assign forward__last = \port$7451$5 [63:56];
+  assign forward__count_inc = \port$7451$271 [34:19];
+  assign \window.request  = \port$7393$0 [68:0];
+  assign \window.request.valid  = \port$7393$0 [0];
+  assign \window.request.op  = \port$7393$0 [2:1];
+  assign \window.request.min_tlevel  = \port$7393$0 [4:3];
+  assign \window.request.tag  = \port$7393$0 [60:5];
+  assign \window.request.t  = \port$7393$0 [68:61];
+  assign \window.start  = \port$7393$0 [79:69];
+  assign \window.lane_slot  = \port$7398$0 ;
+  assign \window.bank  = \port$7394$0 [371:0];
+  assign \window.bank[0].tag  = \port$7394$0 [55:0];
+  assign \window.bank[0].count  = \port$7394$0 [71:56];
+  assign \window.bank[0].last  = \port$7394$0 [79:72];
+  assign \window.bank[0].valid  = \port$7394$0 [80];
+  assign \window.bank[0].fresh  = \port$7394$0 [81];
+  assign \window.bank[0].mark  = \port$7394$0 [82];
+  assign \window.bank[0].row  = \port$7394$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$7394$0 [92];
+  assign \window.bank[1].tag  = \port$7394$0 [148:93];
+  assign \window.bank[1].count  = \port$7394$0 [164:149];
+  assign \window.bank[1].last  = \port$7394$0 [172:165];
+  assign \window.bank[1].valid  = \port$7394$0 [173];
+  assign \window.bank[1].fresh  = \port$7394$0 [174];
+  assign \window.bank[1].mark  = \port$7394$0 [175];
+  assign \window.bank[1].row  = \port$7394$0 [184:176];
+  assign \window.bank[1].sc_row_hit  = \port$7394$0 [185];
+  assign \window.bank[2].tag  = \port$7394$0 [241:186];
+  assign \window.bank[2].count  = \port$7394$0 [257:242];
+  assign \window.bank[2].last  = \port$7394$0 [265:258];
+  assign \window.bank[2].valid  = \port$7394$0 [266];
+  assign \window.bank[2].fresh  = \port$7394$0 [267];
+  assign \window.bank[2].mark  = \port$7394$0 [268];
+  assign \window.bank[2].row  = \port$7394$0 [277:269];
+  assign \window.bank[2].sc_row_hit  = \port$7394$0 [278];
+  assign \window.bank[3].tag  = \port$7394$0 [334:279];
+  assign \window.bank[3].count  = \port$7394$0 [350:335];
+  assign \window.bank[3].last  = \port$7394$0 [358:351];
+  assign \window.bank[3].valid  = \port$7394$0 [359];
+  assign \window.bank[3].fresh  = \port$7394$0 [360];
+  assign \window.bank[3].mark  = \port$7394$0 [361];
+  assign \window.bank[3].row  = \port$7394$0 [370:362];
+  assign \window.bank[3].sc_row_hit  = \port$7394$0 [371];
+  assign \window.overlap  = \port$7394$0 [387:372];
+  assign \window.overlap_next  = \port$7394$0 [403:388];
+  assign \window.same_line  = \port$7400$0 [0];
+  assign \window.forward_age  = \port$7400$0 [8:1];
+  assign \window.t_w1  = \port$7400$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -7209,13 +7209,13 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   \kv_asu.core.lru.next0  next0 (
     .clk(clk),
     .\inner__addr$14 (slot),
-    .\inner__addr$29 (next_b_req_addr),
+    .\inner__addr$30 (next_b_req_addr),
     .rd_corrected(\rd_corrected$195 ),
-    .\rd_corrected$36 (\rd_corrected$196 ),
+    .\rd_corrected$38 (\rd_corrected$196 ),
     .rd_error(\rd_error$186 ),
-    .\rd_error$37 (\rd_error$187 ),
+    .\rd_error$39 (\rd_error$187 ),
     .rd_error_addr(\rd_error_addr$204 ),
-    .\rd_error_addr$41 (\rd_error_addr$203 ),
+    .\rd_error_addr$43 (\rd_error_addr$203 ),
     .rp0_lane0_data(\rd_data$37 ),
     .rp1_lane0_data(\rd_data$136 ),
     .rst(rst),
@@ -7228,13 +7228,13 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   \kv_asu.core.lru.next1  next1 (
     .clk(clk),
     .\inner__addr$14 (slot),
-    .\inner__addr$29 (next_a_req_addr),
+    .\inner__addr$30 (next_a_req_addr),
     .rd_corrected(\rd_corrected$197 ),
-    .\rd_corrected$36 (\rd_corrected$198 ),
+    .\rd_corrected$38 (\rd_corrected$198 ),
     .rd_error(\rd_error$188 ),
-    .\rd_error$37 (\rd_error$189 ),
+    .\rd_error$39 (\rd_error$189 ),
     .rd_error_addr(\rd_error_addr$202 ),
-    .\rd_error_addr$41 (rd_error_addr),
+    .\rd_error_addr$43 (rd_error_addr),
     .rp0_lane0_data(\rd_data$39 ),
     .rp1_lane0_data(\rd_data$138 ),
     .rst(rst),
@@ -7247,13 +7247,13 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   \kv_asu.core.lru.prev0  prev0 (
     .clk(clk),
     .\inner__addr$14 (slot),
-    .\inner__addr$29 (prev_b_req_addr),
+    .\inner__addr$30 (prev_b_req_addr),
     .rd_corrected(rd_corrected),
-    .\rd_corrected$36 (\rd_corrected$192 ),
+    .\rd_corrected$38 (\rd_corrected$192 ),
     .rd_error(rd_error),
-    .\rd_error$37 (\rd_error$183 ),
+    .\rd_error$39 (\rd_error$183 ),
     .rd_error_addr(\rd_error_addr$208 ),
-    .\rd_error_addr$41 (\rd_error_addr$207 ),
+    .\rd_error_addr$43 (\rd_error_addr$207 ),
     .rp0_lane0_data(rd_data),
     .rp1_lane0_data(\rd_data$104 ),
     .rst(rst),
@@ -7266,13 +7266,13 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   \kv_asu.core.lru.prev1  prev1 (
     .clk(clk),
     .\inner__addr$14 (slot),
-    .\inner__addr$29 (prev_a_req_addr),
+    .\inner__addr$30 (prev_a_req_addr),
     .rd_corrected(\rd_corrected$193 ),
-    .\rd_corrected$36 (\rd_corrected$194 ),
+    .\rd_corrected$38 (\rd_corrected$194 ),
     .rd_error(\rd_error$184 ),
-    .\rd_error$37 (\rd_error$185 ),
+    .\rd_error$39 (\rd_error$185 ),
     .rd_error_addr(\rd_error_addr$206 ),
-    .\rd_error_addr$41 (\rd_error_addr$205 ),
+    .\rd_error_addr$43 (\rd_error_addr$205 ),
     .rp0_lane0_data(\rd_data$5 ),
     .rp1_lane0_data(\rd_data$106 ),
     .rst(rst),
@@ -8274,7 +8274,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$36 , \rd_error$37 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$29 , rd_error_addr, \rd_error_addr$41 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -8304,9 +8304,21 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
-  reg [10:0] \$124 ;
-  reg [10:0] \$125 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  reg \$134 ;
+  reg [10:0] \$135 ;
+  reg \$136 ;
+  reg [10:0] \$137 ;
   wire [6:0] \$14 ;
   wire \$15 ;
   wire [6:0] \$16 ;
@@ -8365,7 +8377,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$64 ;
   wire \$65 ;
   wire \$66 ;
-  wire [6:0] \$67 ;
+  wire \$67 ;
   wire \$68 ;
   wire [6:0] \$69 ;
   wire \$7 ;
@@ -8374,7 +8386,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$72 ;
   wire [6:0] \$73 ;
   wire \$74 ;
-  wire \$75 ;
+  wire [6:0] \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -8394,9 +8406,9 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$90 ;
   wire \$91 ;
   wire \$92 ;
-  wire [10:0] \$93 ;
+  wire \$93 ;
   wire \$94 ;
-  wire \$95 ;
+  wire [10:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -8406,48 +8418,50 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire [10:0] inner__addr;
   input [10:0] \inner__addr$14 ;
   wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$29 ;
-  wire [10:0] \inner__addr$29 ;
+  input [10:0] \inner__addr$30 ;
+  wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$24 ;
+  wire [15:0] \inner__data$25 ;
   wire [15:0] \inner__data$9 ;
   wire inner__en;
   wire \inner__en$16 ;
-  wire \inner__en$31 ;
+  wire \inner__en$32 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$30 ;
+  wire [10:0] \rd_addr$31 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$36 ;
-  wire \rd_corrected$36 ;
+  output \rd_corrected$38 ;
+  wire \rd_corrected$38 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$33 ;
+  wire [10:0] \rd_data$34 ;
   wire rd_en;
-  wire \rd_en$32 ;
+  wire \rd_en$33 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$37 ;
-  wire \rd_error$37 ;
+  output \rd_error$39 ;
+  wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$41 ;
-  reg [10:0] \rd_error_addr$41  = 11'h000;
+  output [10:0] \rd_error_addr$43 ;
+  reg [10:0] \rd_error_addr$43  = 11'h000;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$34 ;
+  wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
-  wire \rd_lane_error$35 ;
+  wire \rd_lane_error$37 ;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
+  reg rp0_met_write = 1'h0;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
+  reg rp1_met_write = 1'h0;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -10519,10 +10533,10 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$29 ];
+    _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$24  = _0_;
+  assign \inner__data$25  = _0_;
   assign \inner__data$9  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
@@ -10597,83 +10611,113 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = { \inner__data$24 [10], \inner__data$24 [8], \inner__data$24 [6], \inner__data$24 [4:3], \inner__data$24 [1:0] } ^ { 6'h00, \inner__data$24 [11] };
-  assign \$68  = ^ \$67 ;
-  assign \$69  = { \inner__data$24 [10:9], \inner__data$24 [6:5], \inner__data$24 [3:2], \inner__data$24 [0] } ^ { 6'h00, \inner__data$24 [12] };
+  assign \$67  = ~ rp0_met_write;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
+  assign \$68  = ~ rp0_met_write;
+  assign rd_lane_error = rp0_lane0_error & \$68 ;
+  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$24 [10:7], \inner__data$24 [3:1] } ^ { 6'h00, \inner__data$24 [13] };
+  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = \inner__data$24 [10:4] ^ { 6'h00, \inner__data$24 [14] };
+  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = ! { \$74 , \$72 , \$70 , \$68  };
-  assign \$76  = { \$74 , \$72 , \$70 , \$68  } == 1'h1;
-  assign \$77  = { \$74 , \$72 , \$70 , \$68  } == 2'h2;
-  assign \$78  = { \$74 , \$72 , \$70 , \$68  } == 3'h4;
-  assign \$79  = { \$74 , \$72 , \$70 , \$68  } == 4'h8;
-  assign \$80  = | { \$79 , \$78 , \$77 , \$76  };
-  assign rp1_lane0_names_check = \$75  | \$80 ;
-  assign \$81  = ^ \inner__data$24 ;
-  assign \$82  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$83  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$84  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$85  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$86  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$87  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$88  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$89  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$90  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$91  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$92  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$93  = \$81  ? { \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$24 [10:0] ^ \$93 ;
-  assign \$94  = ^ \inner__data$24 ;
-  assign \$95  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$96  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$97  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$98  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$99  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$100  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$101  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$102  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$103  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$104  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$105  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$106  = | { \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95  };
-  assign \$107  = \$106  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$94  & \$107 ;
-  assign \$108  = ^ \inner__data$24 ;
-  assign \$109  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$110  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$111  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$112  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$113  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$114  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$115  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$116  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$117  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$118  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$119  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$120  = | { \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109  };
-  assign \$121  = \$120  | rp1_lane0_names_check;
-  assign \$122  = ~ \$121 ;
-  assign \$123  = | { \$74 , \$72 , \$70 , \$68  };
-  assign rp1_lane0_error = \$108  ? \$122  : \$123 ;
+  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$76  = ^ \$75 ;
+  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
+  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
+  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
+  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
+  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
+  assign rp1_lane0_names_check = \$77  | \$82 ;
+  assign \$83  = ^ \inner__data$25 ;
+  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
+  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
+  assign \$96  = ^ \inner__data$25 ;
+  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
+  assign \$109  = \$108  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$96  & \$109 ;
+  assign \$110  = ^ \inner__data$25 ;
+  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
+  assign \$123  = \$122  | rp1_lane0_names_check;
+  assign \$124  = ~ \$123 ;
+  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
+  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
+  assign \$126  = ~ rp1_met_write;
+  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
+  assign \$127  = ~ rp1_met_write;
+  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
+  assign \$128  = inner__addr == \inner__addr$14 ;
+  assign \$129  = inner__en & \$128 ;
+  assign \$131  = inner__addr == \inner__addr$30 ;
+  assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rd_error_addr <= \$124 ;
+    rp0_met_write <= \$134 ;
   always @(posedge clk)
-    \rd_error_addr$41  <= \$125 ;
+    rd_error_addr <= \$135 ;
+  always @(posedge clk)
+    rp1_met_write <= \$136 ;
+  always @(posedge clk)
+    \rd_error_addr$43  <= \$137 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$124  = \inner__addr$14 ;
+    \$134  = \$130 ;
     if (rst) begin
-      \$124  = 11'h000;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$125  = \inner__addr$29 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$125  = 11'h000;
+      \$135  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$136  = \$133 ;
+    if (rst) begin
+      \$136  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$137  = \inner__addr$30 ;
+    if (rst) begin
+      \$137  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -10681,23 +10725,21 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \inner__en$16  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rd_lane_corrected = rp0_lane0_corrected;
-  assign rd_lane_error = rp0_lane0_error;
-  assign rp1_lane0_syndrome = { \$74 , \$72 , \$70 , \$68  };
-  assign \rd_addr$30  = \inner__addr$29 ;
-  assign \inner__en$31  = 1'h1;
-  assign \rd_en$32  = 1'h1;
-  assign \rd_data$33  = rp1_lane0_data;
-  assign \rd_lane_corrected$34  = rp1_lane0_corrected;
-  assign \rd_lane_error$35  = rp1_lane0_error;
-  assign rd_corrected = rp0_lane0_corrected;
-  assign rd_error = rp0_lane0_error;
-  assign \rd_corrected$36  = rp1_lane0_corrected;
-  assign \rd_error$37  = rp1_lane0_error;
+  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
+  assign \rd_addr$31  = \inner__addr$30 ;
+  assign \inner__en$32  = 1'h1;
+  assign \rd_en$33  = 1'h1;
+  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_corrected = rd_lane_corrected;
+  assign rd_error = rd_lane_error;
+  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
+  assign \rd_error$39  = \rd_lane_error$37 ;
+  assign \$130  = \$129 ;
+  assign \$133  = \$132 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$36 , \rd_error$37 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$29 , rd_error_addr, \rd_error_addr$41 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -10727,9 +10769,21 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
-  reg [10:0] \$124 ;
-  reg [10:0] \$125 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  reg \$134 ;
+  reg [10:0] \$135 ;
+  reg \$136 ;
+  reg [10:0] \$137 ;
   wire [6:0] \$14 ;
   wire \$15 ;
   wire [6:0] \$16 ;
@@ -10788,7 +10842,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$64 ;
   wire \$65 ;
   wire \$66 ;
-  wire [6:0] \$67 ;
+  wire \$67 ;
   wire \$68 ;
   wire [6:0] \$69 ;
   wire \$7 ;
@@ -10797,7 +10851,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$72 ;
   wire [6:0] \$73 ;
   wire \$74 ;
-  wire \$75 ;
+  wire [6:0] \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -10817,9 +10871,9 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$90 ;
   wire \$91 ;
   wire \$92 ;
-  wire [10:0] \$93 ;
+  wire \$93 ;
   wire \$94 ;
-  wire \$95 ;
+  wire [10:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -10829,48 +10883,50 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire [10:0] inner__addr;
   input [10:0] \inner__addr$14 ;
   wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$29 ;
-  wire [10:0] \inner__addr$29 ;
+  input [10:0] \inner__addr$30 ;
+  wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$24 ;
+  wire [15:0] \inner__data$25 ;
   wire [15:0] \inner__data$9 ;
   wire inner__en;
   wire \inner__en$16 ;
-  wire \inner__en$31 ;
+  wire \inner__en$32 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$30 ;
+  wire [10:0] \rd_addr$31 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$36 ;
-  wire \rd_corrected$36 ;
+  output \rd_corrected$38 ;
+  wire \rd_corrected$38 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$33 ;
+  wire [10:0] \rd_data$34 ;
   wire rd_en;
-  wire \rd_en$32 ;
+  wire \rd_en$33 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$37 ;
-  wire \rd_error$37 ;
+  output \rd_error$39 ;
+  wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$41 ;
-  reg [10:0] \rd_error_addr$41  = 11'h000;
+  output [10:0] \rd_error_addr$43 ;
+  reg [10:0] \rd_error_addr$43  = 11'h000;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$34 ;
+  wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
-  wire \rd_lane_error$35 ;
+  wire \rd_lane_error$37 ;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
+  reg rp0_met_write = 1'h0;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
+  reg rp1_met_write = 1'h0;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -12942,10 +12998,10 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$29 ];
+    _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$24  = _0_;
+  assign \inner__data$25  = _0_;
   assign \inner__data$9  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
@@ -13020,83 +13076,113 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = { \inner__data$24 [10], \inner__data$24 [8], \inner__data$24 [6], \inner__data$24 [4:3], \inner__data$24 [1:0] } ^ { 6'h00, \inner__data$24 [11] };
-  assign \$68  = ^ \$67 ;
-  assign \$69  = { \inner__data$24 [10:9], \inner__data$24 [6:5], \inner__data$24 [3:2], \inner__data$24 [0] } ^ { 6'h00, \inner__data$24 [12] };
+  assign \$67  = ~ rp0_met_write;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
+  assign \$68  = ~ rp0_met_write;
+  assign rd_lane_error = rp0_lane0_error & \$68 ;
+  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$24 [10:7], \inner__data$24 [3:1] } ^ { 6'h00, \inner__data$24 [13] };
+  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = \inner__data$24 [10:4] ^ { 6'h00, \inner__data$24 [14] };
+  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = ! { \$74 , \$72 , \$70 , \$68  };
-  assign \$76  = { \$74 , \$72 , \$70 , \$68  } == 1'h1;
-  assign \$77  = { \$74 , \$72 , \$70 , \$68  } == 2'h2;
-  assign \$78  = { \$74 , \$72 , \$70 , \$68  } == 3'h4;
-  assign \$79  = { \$74 , \$72 , \$70 , \$68  } == 4'h8;
-  assign \$80  = | { \$79 , \$78 , \$77 , \$76  };
-  assign rp1_lane0_names_check = \$75  | \$80 ;
-  assign \$81  = ^ \inner__data$24 ;
-  assign \$82  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$83  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$84  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$85  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$86  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$87  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$88  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$89  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$90  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$91  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$92  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$93  = \$81  ? { \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$24 [10:0] ^ \$93 ;
-  assign \$94  = ^ \inner__data$24 ;
-  assign \$95  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$96  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$97  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$98  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$99  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$100  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$101  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$102  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$103  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$104  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$105  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$106  = | { \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95  };
-  assign \$107  = \$106  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$94  & \$107 ;
-  assign \$108  = ^ \inner__data$24 ;
-  assign \$109  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$110  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$111  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$112  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$113  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$114  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$115  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$116  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$117  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$118  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$119  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$120  = | { \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109  };
-  assign \$121  = \$120  | rp1_lane0_names_check;
-  assign \$122  = ~ \$121 ;
-  assign \$123  = | { \$74 , \$72 , \$70 , \$68  };
-  assign rp1_lane0_error = \$108  ? \$122  : \$123 ;
+  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$76  = ^ \$75 ;
+  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
+  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
+  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
+  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
+  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
+  assign rp1_lane0_names_check = \$77  | \$82 ;
+  assign \$83  = ^ \inner__data$25 ;
+  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
+  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
+  assign \$96  = ^ \inner__data$25 ;
+  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
+  assign \$109  = \$108  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$96  & \$109 ;
+  assign \$110  = ^ \inner__data$25 ;
+  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
+  assign \$123  = \$122  | rp1_lane0_names_check;
+  assign \$124  = ~ \$123 ;
+  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
+  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
+  assign \$126  = ~ rp1_met_write;
+  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
+  assign \$127  = ~ rp1_met_write;
+  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
+  assign \$128  = inner__addr == \inner__addr$14 ;
+  assign \$129  = inner__en & \$128 ;
+  assign \$131  = inner__addr == \inner__addr$30 ;
+  assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rd_error_addr <= \$124 ;
+    rp0_met_write <= \$134 ;
   always @(posedge clk)
-    \rd_error_addr$41  <= \$125 ;
+    rd_error_addr <= \$135 ;
+  always @(posedge clk)
+    rp1_met_write <= \$136 ;
+  always @(posedge clk)
+    \rd_error_addr$43  <= \$137 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$124  = \inner__addr$14 ;
+    \$134  = \$130 ;
     if (rst) begin
-      \$124  = 11'h000;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$125  = \inner__addr$29 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$125  = 11'h000;
+      \$135  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$136  = \$133 ;
+    if (rst) begin
+      \$136  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$137  = \inner__addr$30 ;
+    if (rst) begin
+      \$137  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -13104,23 +13190,21 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \inner__en$16  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rd_lane_corrected = rp0_lane0_corrected;
-  assign rd_lane_error = rp0_lane0_error;
-  assign rp1_lane0_syndrome = { \$74 , \$72 , \$70 , \$68  };
-  assign \rd_addr$30  = \inner__addr$29 ;
-  assign \inner__en$31  = 1'h1;
-  assign \rd_en$32  = 1'h1;
-  assign \rd_data$33  = rp1_lane0_data;
-  assign \rd_lane_corrected$34  = rp1_lane0_corrected;
-  assign \rd_lane_error$35  = rp1_lane0_error;
-  assign rd_corrected = rp0_lane0_corrected;
-  assign rd_error = rp0_lane0_error;
-  assign \rd_corrected$36  = rp1_lane0_corrected;
-  assign \rd_error$37  = rp1_lane0_error;
+  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
+  assign \rd_addr$31  = \inner__addr$30 ;
+  assign \inner__en$32  = 1'h1;
+  assign \rd_en$33  = 1'h1;
+  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_corrected = rd_lane_corrected;
+  assign rd_error = rd_lane_error;
+  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
+  assign \rd_error$39  = \rd_lane_error$37 ;
+  assign \$130  = \$129 ;
+  assign \$133  = \$132 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$36 , \rd_error$37 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$29 , rd_error_addr, \rd_error_addr$41 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -13150,9 +13234,21 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
-  reg [10:0] \$124 ;
-  reg [10:0] \$125 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  reg \$134 ;
+  reg [10:0] \$135 ;
+  reg \$136 ;
+  reg [10:0] \$137 ;
   wire [6:0] \$14 ;
   wire \$15 ;
   wire [6:0] \$16 ;
@@ -13211,7 +13307,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$64 ;
   wire \$65 ;
   wire \$66 ;
-  wire [6:0] \$67 ;
+  wire \$67 ;
   wire \$68 ;
   wire [6:0] \$69 ;
   wire \$7 ;
@@ -13220,7 +13316,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$72 ;
   wire [6:0] \$73 ;
   wire \$74 ;
-  wire \$75 ;
+  wire [6:0] \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -13240,9 +13336,9 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$90 ;
   wire \$91 ;
   wire \$92 ;
-  wire [10:0] \$93 ;
+  wire \$93 ;
   wire \$94 ;
-  wire \$95 ;
+  wire [10:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -13252,48 +13348,50 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire [10:0] inner__addr;
   input [10:0] \inner__addr$14 ;
   wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$29 ;
-  wire [10:0] \inner__addr$29 ;
+  input [10:0] \inner__addr$30 ;
+  wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$24 ;
+  wire [15:0] \inner__data$25 ;
   wire [15:0] \inner__data$9 ;
   wire inner__en;
   wire \inner__en$16 ;
-  wire \inner__en$31 ;
+  wire \inner__en$32 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$30 ;
+  wire [10:0] \rd_addr$31 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$36 ;
-  wire \rd_corrected$36 ;
+  output \rd_corrected$38 ;
+  wire \rd_corrected$38 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$33 ;
+  wire [10:0] \rd_data$34 ;
   wire rd_en;
-  wire \rd_en$32 ;
+  wire \rd_en$33 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$37 ;
-  wire \rd_error$37 ;
+  output \rd_error$39 ;
+  wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$41 ;
-  reg [10:0] \rd_error_addr$41  = 11'h000;
+  output [10:0] \rd_error_addr$43 ;
+  reg [10:0] \rd_error_addr$43  = 11'h000;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$34 ;
+  wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
-  wire \rd_lane_error$35 ;
+  wire \rd_lane_error$37 ;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
+  reg rp0_met_write = 1'h0;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
+  reg rp1_met_write = 1'h0;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -15365,10 +15463,10 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$29 ];
+    _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$24  = _0_;
+  assign \inner__data$25  = _0_;
   assign \inner__data$9  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
@@ -15443,83 +15541,113 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = { \inner__data$24 [10], \inner__data$24 [8], \inner__data$24 [6], \inner__data$24 [4:3], \inner__data$24 [1:0] } ^ { 6'h00, \inner__data$24 [11] };
-  assign \$68  = ^ \$67 ;
-  assign \$69  = { \inner__data$24 [10:9], \inner__data$24 [6:5], \inner__data$24 [3:2], \inner__data$24 [0] } ^ { 6'h00, \inner__data$24 [12] };
+  assign \$67  = ~ rp0_met_write;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
+  assign \$68  = ~ rp0_met_write;
+  assign rd_lane_error = rp0_lane0_error & \$68 ;
+  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$24 [10:7], \inner__data$24 [3:1] } ^ { 6'h00, \inner__data$24 [13] };
+  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = \inner__data$24 [10:4] ^ { 6'h00, \inner__data$24 [14] };
+  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = ! { \$74 , \$72 , \$70 , \$68  };
-  assign \$76  = { \$74 , \$72 , \$70 , \$68  } == 1'h1;
-  assign \$77  = { \$74 , \$72 , \$70 , \$68  } == 2'h2;
-  assign \$78  = { \$74 , \$72 , \$70 , \$68  } == 3'h4;
-  assign \$79  = { \$74 , \$72 , \$70 , \$68  } == 4'h8;
-  assign \$80  = | { \$79 , \$78 , \$77 , \$76  };
-  assign rp1_lane0_names_check = \$75  | \$80 ;
-  assign \$81  = ^ \inner__data$24 ;
-  assign \$82  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$83  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$84  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$85  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$86  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$87  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$88  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$89  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$90  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$91  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$92  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$93  = \$81  ? { \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$24 [10:0] ^ \$93 ;
-  assign \$94  = ^ \inner__data$24 ;
-  assign \$95  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$96  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$97  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$98  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$99  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$100  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$101  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$102  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$103  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$104  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$105  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$106  = | { \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95  };
-  assign \$107  = \$106  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$94  & \$107 ;
-  assign \$108  = ^ \inner__data$24 ;
-  assign \$109  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$110  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$111  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$112  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$113  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$114  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$115  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$116  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$117  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$118  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$119  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$120  = | { \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109  };
-  assign \$121  = \$120  | rp1_lane0_names_check;
-  assign \$122  = ~ \$121 ;
-  assign \$123  = | { \$74 , \$72 , \$70 , \$68  };
-  assign rp1_lane0_error = \$108  ? \$122  : \$123 ;
+  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$76  = ^ \$75 ;
+  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
+  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
+  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
+  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
+  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
+  assign rp1_lane0_names_check = \$77  | \$82 ;
+  assign \$83  = ^ \inner__data$25 ;
+  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
+  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
+  assign \$96  = ^ \inner__data$25 ;
+  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
+  assign \$109  = \$108  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$96  & \$109 ;
+  assign \$110  = ^ \inner__data$25 ;
+  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
+  assign \$123  = \$122  | rp1_lane0_names_check;
+  assign \$124  = ~ \$123 ;
+  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
+  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
+  assign \$126  = ~ rp1_met_write;
+  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
+  assign \$127  = ~ rp1_met_write;
+  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
+  assign \$128  = inner__addr == \inner__addr$14 ;
+  assign \$129  = inner__en & \$128 ;
+  assign \$131  = inner__addr == \inner__addr$30 ;
+  assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rd_error_addr <= \$124 ;
+    rp0_met_write <= \$134 ;
   always @(posedge clk)
-    \rd_error_addr$41  <= \$125 ;
+    rd_error_addr <= \$135 ;
+  always @(posedge clk)
+    rp1_met_write <= \$136 ;
+  always @(posedge clk)
+    \rd_error_addr$43  <= \$137 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$124  = \inner__addr$14 ;
+    \$134  = \$130 ;
     if (rst) begin
-      \$124  = 11'h000;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$125  = \inner__addr$29 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$125  = 11'h000;
+      \$135  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$136  = \$133 ;
+    if (rst) begin
+      \$136  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$137  = \inner__addr$30 ;
+    if (rst) begin
+      \$137  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -15527,23 +15655,21 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \inner__en$16  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rd_lane_corrected = rp0_lane0_corrected;
-  assign rd_lane_error = rp0_lane0_error;
-  assign rp1_lane0_syndrome = { \$74 , \$72 , \$70 , \$68  };
-  assign \rd_addr$30  = \inner__addr$29 ;
-  assign \inner__en$31  = 1'h1;
-  assign \rd_en$32  = 1'h1;
-  assign \rd_data$33  = rp1_lane0_data;
-  assign \rd_lane_corrected$34  = rp1_lane0_corrected;
-  assign \rd_lane_error$35  = rp1_lane0_error;
-  assign rd_corrected = rp0_lane0_corrected;
-  assign rd_error = rp0_lane0_error;
-  assign \rd_corrected$36  = rp1_lane0_corrected;
-  assign \rd_error$37  = rp1_lane0_error;
+  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
+  assign \rd_addr$31  = \inner__addr$30 ;
+  assign \inner__en$32  = 1'h1;
+  assign \rd_en$33  = 1'h1;
+  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_corrected = rd_lane_corrected;
+  assign rd_error = rd_lane_error;
+  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
+  assign \rd_error$39  = \rd_lane_error$37 ;
+  assign \$130  = \$129 ;
+  assign \$133  = \$132 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$36 , \rd_error$37 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$29 , rd_error_addr, \rd_error_addr$41 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -15573,9 +15699,21 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
-  reg [10:0] \$124 ;
-  reg [10:0] \$125 ;
+  wire \$124 ;
+  wire \$125 ;
+  wire \$126 ;
+  wire \$127 ;
+  wire \$128 ;
+  wire \$129 ;
   wire \$13 ;
+  wire \$130 ;
+  wire \$131 ;
+  wire \$132 ;
+  wire \$133 ;
+  reg \$134 ;
+  reg [10:0] \$135 ;
+  reg \$136 ;
+  reg [10:0] \$137 ;
   wire [6:0] \$14 ;
   wire \$15 ;
   wire [6:0] \$16 ;
@@ -15634,7 +15772,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$64 ;
   wire \$65 ;
   wire \$66 ;
-  wire [6:0] \$67 ;
+  wire \$67 ;
   wire \$68 ;
   wire [6:0] \$69 ;
   wire \$7 ;
@@ -15643,7 +15781,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$72 ;
   wire [6:0] \$73 ;
   wire \$74 ;
-  wire \$75 ;
+  wire [6:0] \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -15663,9 +15801,9 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$90 ;
   wire \$91 ;
   wire \$92 ;
-  wire [10:0] \$93 ;
+  wire \$93 ;
   wire \$94 ;
-  wire \$95 ;
+  wire [10:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -15675,48 +15813,50 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire [10:0] inner__addr;
   input [10:0] \inner__addr$14 ;
   wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$29 ;
-  wire [10:0] \inner__addr$29 ;
+  input [10:0] \inner__addr$30 ;
+  wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$24 ;
+  wire [15:0] \inner__data$25 ;
   wire [15:0] \inner__data$9 ;
   wire inner__en;
   wire \inner__en$16 ;
-  wire \inner__en$31 ;
+  wire \inner__en$32 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$30 ;
+  wire [10:0] \rd_addr$31 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$36 ;
-  wire \rd_corrected$36 ;
+  output \rd_corrected$38 ;
+  wire \rd_corrected$38 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$33 ;
+  wire [10:0] \rd_data$34 ;
   wire rd_en;
-  wire \rd_en$32 ;
+  wire \rd_en$33 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$37 ;
-  wire \rd_error$37 ;
+  output \rd_error$39 ;
+  wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$41 ;
-  reg [10:0] \rd_error_addr$41  = 11'h000;
+  output [10:0] \rd_error_addr$43 ;
+  reg [10:0] \rd_error_addr$43  = 11'h000;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$34 ;
+  wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
-  wire \rd_lane_error$35 ;
+  wire \rd_lane_error$37 ;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
+  reg rp0_met_write = 1'h0;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
+  reg rp1_met_write = 1'h0;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -17788,10 +17928,10 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$29 ];
+    _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$24  = _0_;
+  assign \inner__data$25  = _0_;
   assign \inner__data$9  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
@@ -17866,83 +18006,113 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = { \inner__data$24 [10], \inner__data$24 [8], \inner__data$24 [6], \inner__data$24 [4:3], \inner__data$24 [1:0] } ^ { 6'h00, \inner__data$24 [11] };
-  assign \$68  = ^ \$67 ;
-  assign \$69  = { \inner__data$24 [10:9], \inner__data$24 [6:5], \inner__data$24 [3:2], \inner__data$24 [0] } ^ { 6'h00, \inner__data$24 [12] };
+  assign \$67  = ~ rp0_met_write;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
+  assign \$68  = ~ rp0_met_write;
+  assign rd_lane_error = rp0_lane0_error & \$68 ;
+  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$24 [10:7], \inner__data$24 [3:1] } ^ { 6'h00, \inner__data$24 [13] };
+  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = \inner__data$24 [10:4] ^ { 6'h00, \inner__data$24 [14] };
+  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = ! { \$74 , \$72 , \$70 , \$68  };
-  assign \$76  = { \$74 , \$72 , \$70 , \$68  } == 1'h1;
-  assign \$77  = { \$74 , \$72 , \$70 , \$68  } == 2'h2;
-  assign \$78  = { \$74 , \$72 , \$70 , \$68  } == 3'h4;
-  assign \$79  = { \$74 , \$72 , \$70 , \$68  } == 4'h8;
-  assign \$80  = | { \$79 , \$78 , \$77 , \$76  };
-  assign rp1_lane0_names_check = \$75  | \$80 ;
-  assign \$81  = ^ \inner__data$24 ;
-  assign \$82  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$83  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$84  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$85  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$86  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$87  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$88  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$89  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$90  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$91  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$92  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$93  = \$81  ? { \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$24 [10:0] ^ \$93 ;
-  assign \$94  = ^ \inner__data$24 ;
-  assign \$95  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$96  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$97  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$98  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$99  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$100  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$101  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$102  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$103  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$104  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$105  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$106  = | { \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95  };
-  assign \$107  = \$106  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$94  & \$107 ;
-  assign \$108  = ^ \inner__data$24 ;
-  assign \$109  = { \$74 , \$72 , \$70 , \$68  } == 2'h3;
-  assign \$110  = { \$74 , \$72 , \$70 , \$68  } == 3'h5;
-  assign \$111  = { \$74 , \$72 , \$70 , \$68  } == 3'h6;
-  assign \$112  = { \$74 , \$72 , \$70 , \$68  } == 3'h7;
-  assign \$113  = { \$74 , \$72 , \$70 , \$68  } == 4'h9;
-  assign \$114  = { \$74 , \$72 , \$70 , \$68  } == 4'ha;
-  assign \$115  = { \$74 , \$72 , \$70 , \$68  } == 4'hb;
-  assign \$116  = { \$74 , \$72 , \$70 , \$68  } == 4'hc;
-  assign \$117  = { \$74 , \$72 , \$70 , \$68  } == 4'hd;
-  assign \$118  = { \$74 , \$72 , \$70 , \$68  } == 4'he;
-  assign \$119  = { \$74 , \$72 , \$70 , \$68  } == 4'hf;
-  assign \$120  = | { \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109  };
-  assign \$121  = \$120  | rp1_lane0_names_check;
-  assign \$122  = ~ \$121 ;
-  assign \$123  = | { \$74 , \$72 , \$70 , \$68  };
-  assign rp1_lane0_error = \$108  ? \$122  : \$123 ;
+  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$76  = ^ \$75 ;
+  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
+  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
+  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
+  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
+  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
+  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
+  assign rp1_lane0_names_check = \$77  | \$82 ;
+  assign \$83  = ^ \inner__data$25 ;
+  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
+  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
+  assign \$96  = ^ \inner__data$25 ;
+  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
+  assign \$109  = \$108  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$96  & \$109 ;
+  assign \$110  = ^ \inner__data$25 ;
+  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
+  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
+  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
+  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
+  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
+  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
+  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
+  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
+  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
+  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
+  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
+  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
+  assign \$123  = \$122  | rp1_lane0_names_check;
+  assign \$124  = ~ \$123 ;
+  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
+  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
+  assign \$126  = ~ rp1_met_write;
+  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
+  assign \$127  = ~ rp1_met_write;
+  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
+  assign \$128  = inner__addr == \inner__addr$14 ;
+  assign \$129  = inner__en & \$128 ;
+  assign \$131  = inner__addr == \inner__addr$30 ;
+  assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rd_error_addr <= \$124 ;
+    rp0_met_write <= \$134 ;
   always @(posedge clk)
-    \rd_error_addr$41  <= \$125 ;
+    rd_error_addr <= \$135 ;
+  always @(posedge clk)
+    rp1_met_write <= \$136 ;
+  always @(posedge clk)
+    \rd_error_addr$43  <= \$137 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$124  = \inner__addr$14 ;
+    \$134  = \$130 ;
     if (rst) begin
-      \$124  = 11'h000;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$125  = \inner__addr$29 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$125  = 11'h000;
+      \$135  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$136  = \$133 ;
+    if (rst) begin
+      \$136  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$137  = \inner__addr$30 ;
+    if (rst) begin
+      \$137  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -17950,19 +18120,17 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \inner__en$16  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rd_lane_corrected = rp0_lane0_corrected;
-  assign rd_lane_error = rp0_lane0_error;
-  assign rp1_lane0_syndrome = { \$74 , \$72 , \$70 , \$68  };
-  assign \rd_addr$30  = \inner__addr$29 ;
-  assign \inner__en$31  = 1'h1;
-  assign \rd_en$32  = 1'h1;
-  assign \rd_data$33  = rp1_lane0_data;
-  assign \rd_lane_corrected$34  = rp1_lane0_corrected;
-  assign \rd_lane_error$35  = rp1_lane0_error;
-  assign rd_corrected = rp0_lane0_corrected;
-  assign rd_error = rp0_lane0_error;
-  assign \rd_corrected$36  = rp1_lane0_corrected;
-  assign \rd_error$37  = rp1_lane0_error;
+  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
+  assign \rd_addr$31  = \inner__addr$30 ;
+  assign \inner__en$32  = 1'h1;
+  assign \rd_en$33  = 1'h1;
+  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_corrected = rd_lane_corrected;
+  assign rd_error = rd_lane_error;
+  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
+  assign \rd_error$39  = \rd_lane_error$37 ;
+  assign \$130  = \$129 ;
+  assign \$133  = \$132 ;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -18202,7 +18370,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, sc_row
-, sc_set, clear_row, clear_en, generation, \port$7354$5 , inv_slot, \port$7354$260 , sweep_addr, clk);
+, sc_set, clear_row, clear_en, generation, \port$7451$5 , inv_slot, \port$7451$260 , sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -19373,18 +19541,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   reg \$2048 ;
   wire [9:0] \$2049 ;
   wire \$205 ;
-  wire \$2050 ;
-  wire \$2051 ;
+  wire [9:0] \$2050 ;
+  wire [9:0] \$2051 ;
   wire [9:0] \$2052 ;
-  wire \$2053 ;
-  wire \$2054 ;
-  wire [9:0] \$2055 ;
-  wire \$2056 ;
-  wire \$2057 ;
-  wire [9:0] \$2058 ;
-  wire \$2059 ;
   wire \$206 ;
-  wire \$2060 ;
   wire \$207 ;
   wire \$208 ;
   wire [9:0] \$209 ;
@@ -20438,10 +20598,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$7354$260 ;
-  wire [29:0] \port$7354$260 ;
-  input [63:0] \port$7354$5 ;
-  wire [63:0] \port$7354$5 ;
+  input [29:0] \port$7451$260 ;
+  wire [29:0] \port$7451$260 ;
+  input [63:0] \port$7451$5 ;
+  wire [63:0] \port$7451$5 ;
   wire [8:0] rd_addr;
   wire [8:0] \rd_addr$157 ;
   wire [8:0] \rd_addr$159 ;
@@ -20756,32 +20916,32 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$7354$260 [13];
+  assign \$6  = \$5  & \port$7451$260 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$7354$260 [13];
+  assign \$13  = ~ \port$7451$260 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$7354$260 [1:0];
-  assign \$16  = \port$7354$260 [12] & \$15 ;
+  assign \$15  = ! \port$7451$260 [1:0];
+  assign \$16  = \port$7451$260 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$7354$260 [10:2] == sc_row;
+  assign \$18  = \port$7451$260 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
   assign \$21  = sc_snoop0 ? sc_snoop_data0 : \$2049 ;
-  assign \$22  = ! \port$7354$260 [1:0];
-  assign \$23  = \port$7354$260 [12] & \$22 ;
-  assign \$24  = \port$7354$260 [10:2] == sc_row_qq;
+  assign \$22  = ! \port$7451$260 [1:0];
+  assign \$23  = \port$7451$260 [12] & \$22 ;
+  assign \$24  = \port$7451$260 [10:2] == sc_row_qq;
   assign \$25  = \$23  & \$24 ;
   assign \$26  = ~ \$25 ;
   assign \$27  = sc_set[0] & \$26 ;
   assign \$28  = ~ sc_data_q[8];
   assign \$29  = rd_row_q0 == sc_row_qq;
-  assign \$30  = ! \port$7354$260 [1:0];
-  assign \$31  = \port$7354$260 [12] & \$30 ;
+  assign \$30  = ! \port$7451$260 [1:0];
+  assign \$31  = \port$7451$260 [12] & \$30 ;
   assign \$32  = 1'h0 < rd_slot[1:0];
   assign \$33  = \$32  ? wr_at_hi_m1 : wr_at_hi;
   assign \$34  = \$31  & \$33 ;
@@ -20791,7 +20951,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$38  = \$37  ? clear_at_hi_m1 : clear_at_hi;
   assign \$39  = clear_en & \$38 ;
   assign \$40  = ~ clear_en;
-  assign \$41  = \$40  & \port$7354$260 [13];
+  assign \$41  = \$40  & \port$7451$260 [13];
   assign \$42  = ! inv_slot[1:0];
   assign \$43  = \$41  & \$42 ;
   assign \$44  = 1'h0 < rd_slot[1:0];
@@ -20799,10 +20959,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$46  = \$43  & \$45 ;
   assign \$47  = \$39  | \$46 ;
   assign \$48  = ~ clear_en;
-  assign \$49  = ~ \port$7354$260 [13];
+  assign \$49  = ~ \port$7451$260 [13];
   assign \$50  = \$48  & \$49 ;
-  assign \$51  = ! \port$7354$260 [1:0];
-  assign \$52  = \port$7354$260 [12] & \$51 ;
+  assign \$51  = ! \port$7451$260 [1:0];
+  assign \$52  = \port$7451$260 [12] & \$51 ;
   assign \$53  = \$50  & \$52 ;
   assign \$54  = 1'h0 < rd_slot[1:0];
   assign \$55  = \$54  ? wr_at_hi_m1 : wr_at_hi;
@@ -20825,32 +20985,32 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$72  = clear_row == sc_row;
   assign \$73  = clear_en & \$72 ;
   assign \$74  = ~ clear_en;
-  assign \$75  = \$74  & \port$7354$260 [13];
+  assign \$75  = \$74  & \port$7451$260 [13];
   assign \$76  = inv_slot[1:0] == 1'h1;
   assign \$77  = \$75  & \$76 ;
   assign \$78  = inv_slot[10:2] == sc_row;
   assign \$79  = \$77  & \$78 ;
   assign \$80  = \$73  | \$79 ;
   assign \$81  = ~ clear_en;
-  assign \$82  = ~ \port$7354$260 [13];
+  assign \$82  = ~ \port$7451$260 [13];
   assign \$83  = \$81  & \$82 ;
-  assign \$84  = \port$7354$260 [1:0] == 1'h1;
-  assign \$85  = \port$7354$260 [12] & \$84 ;
+  assign \$84  = \port$7451$260 [1:0] == 1'h1;
+  assign \$85  = \port$7451$260 [12] & \$84 ;
   assign \$86  = \$83  & \$85 ;
-  assign \$87  = \port$7354$260 [10:2] == sc_row;
+  assign \$87  = \port$7451$260 [10:2] == sc_row;
   assign \$88  = \$86  & \$87 ;
   assign \$89  = \$80  | \$88 ;
-  assign \$90  = sc_snoop1 ? sc_snoop_data1 : \$2052 ;
-  assign \$91  = \port$7354$260 [1:0] == 1'h1;
-  assign \$92  = \port$7354$260 [12] & \$91 ;
-  assign \$93  = \port$7354$260 [10:2] == sc_row_qq;
+  assign \$90  = sc_snoop1 ? sc_snoop_data1 : \$2050 ;
+  assign \$91  = \port$7451$260 [1:0] == 1'h1;
+  assign \$92  = \port$7451$260 [12] & \$91 ;
+  assign \$93  = \port$7451$260 [10:2] == sc_row_qq;
   assign \$94  = \$92  & \$93 ;
   assign \$95  = ~ \$94 ;
   assign \$96  = sc_set[1] & \$95 ;
   assign \$97  = ~ sc_data_q[18];
   assign \$98  = rd_row_q1 == sc_row_qq;
-  assign \$99  = \port$7354$260 [1:0] == 1'h1;
-  assign \$100  = \port$7354$260 [12] & \$99 ;
+  assign \$99  = \port$7451$260 [1:0] == 1'h1;
+  assign \$100  = \port$7451$260 [12] & \$99 ;
   assign \$101  = 1'h1 < rd_slot[1:0];
   assign \$102  = \$101  ? wr_at_hi_m1 : wr_at_hi;
   assign \$103  = \$100  & \$102 ;
@@ -20860,7 +21020,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$107  = \$106  ? clear_at_hi_m1 : clear_at_hi;
   assign \$108  = clear_en & \$107 ;
   assign \$109  = ~ clear_en;
-  assign \$110  = \$109  & \port$7354$260 [13];
+  assign \$110  = \$109  & \port$7451$260 [13];
   assign \$111  = inv_slot[1:0] == 1'h1;
   assign \$112  = \$110  & \$111 ;
   assign \$113  = 1'h1 < rd_slot[1:0];
@@ -20868,10 +21028,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$115  = \$112  & \$114 ;
   assign \$116  = \$108  | \$115 ;
   assign \$117  = ~ clear_en;
-  assign \$118  = ~ \port$7354$260 [13];
+  assign \$118  = ~ \port$7451$260 [13];
   assign \$119  = \$117  & \$118 ;
-  assign \$120  = \port$7354$260 [1:0] == 1'h1;
-  assign \$121  = \port$7354$260 [12] & \$120 ;
+  assign \$120  = \port$7451$260 [1:0] == 1'h1;
+  assign \$121  = \port$7451$260 [12] & \$120 ;
   assign \$122  = \$119  & \$121 ;
   assign \$123  = 1'h1 < rd_slot[1:0];
   assign \$124  = \$123  ? wr_at_hi_m1 : wr_at_hi;
@@ -20894,32 +21054,32 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$141  = clear_row == sc_row;
   assign \$142  = clear_en & \$141 ;
   assign \$143  = ~ clear_en;
-  assign \$144  = \$143  & \port$7354$260 [13];
+  assign \$144  = \$143  & \port$7451$260 [13];
   assign \$145  = inv_slot[1:0] == 2'h2;
   assign \$146  = \$144  & \$145 ;
   assign \$147  = inv_slot[10:2] == sc_row;
   assign \$148  = \$146  & \$147 ;
   assign \$149  = \$142  | \$148 ;
   assign \$150  = ~ clear_en;
-  assign \$151  = ~ \port$7354$260 [13];
+  assign \$151  = ~ \port$7451$260 [13];
   assign \$152  = \$150  & \$151 ;
-  assign \$153  = \port$7354$260 [1:0] == 2'h2;
-  assign \$154  = \port$7354$260 [12] & \$153 ;
+  assign \$153  = \port$7451$260 [1:0] == 2'h2;
+  assign \$154  = \port$7451$260 [12] & \$153 ;
   assign \$155  = \$152  & \$154 ;
-  assign \$156  = \port$7354$260 [10:2] == sc_row;
+  assign \$156  = \port$7451$260 [10:2] == sc_row;
   assign \$157  = \$155  & \$156 ;
   assign \$158  = \$149  | \$157 ;
-  assign \$159  = sc_snoop2 ? sc_snoop_data2 : \$2055 ;
-  assign \$160  = \port$7354$260 [1:0] == 2'h2;
-  assign \$161  = \port$7354$260 [12] & \$160 ;
-  assign \$162  = \port$7354$260 [10:2] == sc_row_qq;
+  assign \$159  = sc_snoop2 ? sc_snoop_data2 : \$2051 ;
+  assign \$160  = \port$7451$260 [1:0] == 2'h2;
+  assign \$161  = \port$7451$260 [12] & \$160 ;
+  assign \$162  = \port$7451$260 [10:2] == sc_row_qq;
   assign \$163  = \$161  & \$162 ;
   assign \$164  = ~ \$163 ;
   assign \$165  = sc_set[2] & \$164 ;
   assign \$166  = ~ sc_data_q[28];
   assign \$167  = rd_row_q2 == sc_row_qq;
-  assign \$168  = \port$7354$260 [1:0] == 2'h2;
-  assign \$169  = \port$7354$260 [12] & \$168 ;
+  assign \$168  = \port$7451$260 [1:0] == 2'h2;
+  assign \$169  = \port$7451$260 [12] & \$168 ;
   assign \$170  = 2'h2 < rd_slot[1:0];
   assign \$171  = \$170  ? wr_at_hi_m1 : wr_at_hi;
   assign \$172  = \$169  & \$171 ;
@@ -20929,7 +21089,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$176  = \$175  ? clear_at_hi_m1 : clear_at_hi;
   assign \$177  = clear_en & \$176 ;
   assign \$178  = ~ clear_en;
-  assign \$179  = \$178  & \port$7354$260 [13];
+  assign \$179  = \$178  & \port$7451$260 [13];
   assign \$180  = inv_slot[1:0] == 2'h2;
   assign \$181  = \$179  & \$180 ;
   assign \$182  = 2'h2 < rd_slot[1:0];
@@ -20937,10 +21097,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$184  = \$181  & \$183 ;
   assign \$185  = \$177  | \$184 ;
   assign \$186  = ~ clear_en;
-  assign \$187  = ~ \port$7354$260 [13];
+  assign \$187  = ~ \port$7451$260 [13];
   assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$7354$260 [1:0] == 2'h2;
-  assign \$190  = \port$7354$260 [12] & \$189 ;
+  assign \$189  = \port$7451$260 [1:0] == 2'h2;
+  assign \$190  = \port$7451$260 [12] & \$189 ;
   assign \$191  = \$188  & \$190 ;
   assign \$192  = 2'h2 < rd_slot[1:0];
   assign \$193  = \$192  ? wr_at_hi_m1 : wr_at_hi;
@@ -20963,32 +21123,32 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$210  = clear_row == sc_row;
   assign \$211  = clear_en & \$210 ;
   assign \$212  = ~ clear_en;
-  assign \$213  = \$212  & \port$7354$260 [13];
+  assign \$213  = \$212  & \port$7451$260 [13];
   assign \$214  = inv_slot[1:0] == 2'h3;
   assign \$215  = \$213  & \$214 ;
   assign \$216  = inv_slot[10:2] == sc_row;
   assign \$217  = \$215  & \$216 ;
   assign \$218  = \$211  | \$217 ;
   assign \$219  = ~ clear_en;
-  assign \$220  = ~ \port$7354$260 [13];
+  assign \$220  = ~ \port$7451$260 [13];
   assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$7354$260 [1:0] == 2'h3;
-  assign \$223  = \port$7354$260 [12] & \$222 ;
+  assign \$222  = \port$7451$260 [1:0] == 2'h3;
+  assign \$223  = \port$7451$260 [12] & \$222 ;
   assign \$224  = \$221  & \$223 ;
-  assign \$225  = \port$7354$260 [10:2] == sc_row;
+  assign \$225  = \port$7451$260 [10:2] == sc_row;
   assign \$226  = \$224  & \$225 ;
   assign \$227  = \$218  | \$226 ;
-  assign \$228  = sc_snoop3 ? sc_snoop_data3 : \$2058 ;
-  assign \$229  = \port$7354$260 [1:0] == 2'h3;
-  assign \$230  = \port$7354$260 [12] & \$229 ;
-  assign \$231  = \port$7354$260 [10:2] == sc_row_qq;
+  assign \$228  = sc_snoop3 ? sc_snoop_data3 : \$2052 ;
+  assign \$229  = \port$7451$260 [1:0] == 2'h3;
+  assign \$230  = \port$7451$260 [12] & \$229 ;
+  assign \$231  = \port$7451$260 [10:2] == sc_row_qq;
   assign \$232  = \$230  & \$231 ;
   assign \$233  = ~ \$232 ;
   assign \$234  = sc_set[3] & \$233 ;
   assign \$235  = ~ sc_data_q[38];
   assign \$236  = rd_row_q3 == sc_row_qq;
-  assign \$237  = \port$7354$260 [1:0] == 2'h3;
-  assign \$238  = \port$7354$260 [12] & \$237 ;
+  assign \$237  = \port$7451$260 [1:0] == 2'h3;
+  assign \$238  = \port$7451$260 [12] & \$237 ;
   assign \$239  = 2'h3 < rd_slot[1:0];
   assign \$240  = \$239  ? wr_at_hi_m1 : wr_at_hi;
   assign \$241  = \$238  & \$240 ;
@@ -20998,7 +21158,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$245  = \$244  ? clear_at_hi_m1 : clear_at_hi;
   assign \$246  = clear_en & \$245 ;
   assign \$247  = ~ clear_en;
-  assign \$248  = \$247  & \port$7354$260 [13];
+  assign \$248  = \$247  & \port$7451$260 [13];
   assign \$249  = inv_slot[1:0] == 2'h3;
   assign \$250  = \$248  & \$249 ;
   assign \$251  = 2'h3 < rd_slot[1:0];
@@ -21006,10 +21166,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$253  = \$250  & \$252 ;
   assign \$254  = \$246  | \$253 ;
   assign \$255  = ~ clear_en;
-  assign \$256  = ~ \port$7354$260 [13];
+  assign \$256  = ~ \port$7451$260 [13];
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$7354$260 [1:0] == 2'h3;
-  assign \$259  = \port$7354$260 [12] & \$258 ;
+  assign \$258  = \port$7451$260 [1:0] == 2'h3;
+  assign \$259  = \port$7451$260 [12] & \$258 ;
   assign \$260  = \$257  & \$259 ;
   assign \$261  = 2'h3 < rd_slot[1:0];
   assign \$262  = \$261  ? wr_at_hi_m1 : wr_at_hi;
@@ -21027,10 +21187,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$274  = sc_we3 & \$273 ;
   assign \$275  = mark3_byp | mark3_byp_next;
   assign \$276  = mark3_byp_next ? sc_value3 : mark3_byp_data;
-  assign \$277  = \port$7354$260 [13] | clear_en;
+  assign \$277  = \port$7451$260 [13] | clear_en;
   assign \$278  = ~ \$277 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$7354$260 [10:2];
-  assign \$279  = \port$7354$260 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$7451$260 [10:2];
+  assign \$279  = \port$7451$260 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$279 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$280  = inv_slot[10:2] - 1'h1;
@@ -21047,69 +21207,69 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$286  = rd_slot[10:2] + \$285 ;
   assign \$287  = 1'h0 < rd_slot[1:0];
   assign \$288  = rd_slot[10:2] + \$287 ;
-  assign \$289  = ! \port$7354$260 [1:0];
-  assign \wr_en$164  = \port$7354$260 [12] & \$289 ;
+  assign \$289  = ! \port$7451$260 [1:0];
+  assign \wr_en$164  = \port$7451$260 [12] & \$289 ;
   assign \$290  = ! inv_slot[1:0];
-  assign \$291  = \port$7354$260 [13] & \$290 ;
+  assign \$291  = \port$7451$260 [13] & \$290 ;
   assign \$292  = clear_en | \$291 ;
-  assign \$293  = ~ \port$7354$260 [13];
-  assign \$294  = ! \port$7354$260 [1:0];
-  assign \$295  = \port$7354$260 [12] & \$294 ;
+  assign \$293  = ~ \port$7451$260 [13];
+  assign \$294  = ! \port$7451$260 [1:0];
+  assign \$295  = \port$7451$260 [12] & \$294 ;
   assign \$296  = \$293  & \$295 ;
   assign \wr_en$168  = \$292  | \$296 ;
   assign \$297  = ! inv_slot[1:0];
-  assign \$298  = \port$7354$260 [13] & \$297 ;
+  assign \$298  = \port$7451$260 [13] & \$297 ;
   assign \$299  = clear_en | \$298 ;
-  assign \$300  = ~ \port$7354$260 [13];
-  assign \$301  = ! \port$7354$260 [1:0];
-  assign \$302  = \port$7354$260 [12] & \$301 ;
+  assign \$300  = ~ \port$7451$260 [13];
+  assign \$301  = ! \port$7451$260 [1:0];
+  assign \$302  = \port$7451$260 [12] & \$301 ;
   assign \$303  = \$300  & \$302 ;
   assign \$304  = \$299  | \$303 ;
   assign \$305  = clear_row == sc_row_q;
   assign \$306  = clear_en & \$305 ;
   assign \$307  = ~ clear_en;
-  assign \$308  = \$307  & \port$7354$260 [13];
+  assign \$308  = \$307  & \port$7451$260 [13];
   assign \$309  = ! inv_slot[1:0];
   assign \$310  = \$308  & \$309 ;
   assign \$311  = inv_slot[10:2] == sc_row_q;
   assign \$312  = \$310  & \$311 ;
   assign \$313  = \$306  | \$312 ;
   assign \$314  = ~ clear_en;
-  assign \$315  = ~ \port$7354$260 [13];
+  assign \$315  = ~ \port$7451$260 [13];
   assign \$316  = \$314  & \$315 ;
-  assign \$317  = ! \port$7354$260 [1:0];
-  assign \$318  = \port$7354$260 [12] & \$317 ;
+  assign \$317  = ! \port$7451$260 [1:0];
+  assign \$318  = \port$7451$260 [12] & \$317 ;
   assign \$319  = \$316  & \$318 ;
-  assign \$320  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$320  = \port$7451$260 [10:2] == sc_row_q;
   assign \$321  = \$319  & \$320 ;
   assign \$322  = \$313  | \$321 ;
   assign sc_snoop0 = \$322  | sc_wr_at_read0;
   assign \$323  = clear_row == sc_row_q;
   assign \$324  = clear_en & \$323 ;
   assign \$325  = ~ clear_en;
-  assign \$326  = \$325  & \port$7354$260 [13];
+  assign \$326  = \$325  & \port$7451$260 [13];
   assign \$327  = ! inv_slot[1:0];
   assign \$328  = \$326  & \$327 ;
   assign \$329  = inv_slot[10:2] == sc_row_q;
   assign \$330  = \$328  & \$329 ;
   assign \$331  = \$324  | \$330 ;
   assign \$332  = ~ clear_en;
-  assign \$333  = ~ \port$7354$260 [13];
+  assign \$333  = ~ \port$7451$260 [13];
   assign \$334  = \$332  & \$333 ;
-  assign \$335  = ! \port$7354$260 [1:0];
-  assign \$336  = \port$7354$260 [12] & \$335 ;
+  assign \$335  = ! \port$7451$260 [1:0];
+  assign \$336  = \port$7451$260 [12] & \$335 ;
   assign \$337  = \$334  & \$336 ;
-  assign \$338  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$338  = \port$7451$260 [10:2] == sc_row_q;
   assign \$339  = \$337  & \$338 ;
   assign \$340  = \$331  | \$339 ;
   assign sc_snoop_data0 = \$340  ? copy_data : sc_wr_at_read_data0;
-  assign \$341  = ! \port$7354$260 [1:0];
-  assign \$342  = \port$7354$260 [12] & \$341 ;
-  assign \$343  = \port$7354$260 [10:2] == sc_row_qqq;
+  assign \$341  = ! \port$7451$260 [1:0];
+  assign \$342  = \port$7451$260 [12] & \$341 ;
+  assign \$343  = \port$7451$260 [10:2] == sc_row_qqq;
   assign \$344  = \$342  & \$343 ;
   assign \$345  = ~ \$344 ;
   assign sc_we0 = sc_intent0 & \$345 ;
-  assign \$346  = \port$7354$260 [10:2] == rd_row_q0;
+  assign \$346  = \port$7451$260 [10:2] == rd_row_q0;
   assign ent0_byp_next = \wr_en$164  & \$346 ;
   assign \$347  = meta_addr == rd_row_q0;
   assign meta0_byp_next = \wr_en$168  & \$347 ;
@@ -21130,69 +21290,69 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$361  = rd_slot[10:2] + \$360 ;
   assign \$362  = 1'h1 < rd_slot[1:0];
   assign \$363  = rd_slot[10:2] + \$362 ;
-  assign \$364  = \port$7354$260 [1:0] == 1'h1;
-  assign \wr_en$203  = \port$7354$260 [12] & \$364 ;
+  assign \$364  = \port$7451$260 [1:0] == 1'h1;
+  assign \wr_en$203  = \port$7451$260 [12] & \$364 ;
   assign \$365  = inv_slot[1:0] == 1'h1;
-  assign \$366  = \port$7354$260 [13] & \$365 ;
+  assign \$366  = \port$7451$260 [13] & \$365 ;
   assign \$367  = clear_en | \$366 ;
-  assign \$368  = ~ \port$7354$260 [13];
-  assign \$369  = \port$7354$260 [1:0] == 1'h1;
-  assign \$370  = \port$7354$260 [12] & \$369 ;
+  assign \$368  = ~ \port$7451$260 [13];
+  assign \$369  = \port$7451$260 [1:0] == 1'h1;
+  assign \$370  = \port$7451$260 [12] & \$369 ;
   assign \$371  = \$368  & \$370 ;
   assign \wr_en$205  = \$367  | \$371 ;
   assign \$372  = inv_slot[1:0] == 1'h1;
-  assign \$373  = \port$7354$260 [13] & \$372 ;
+  assign \$373  = \port$7451$260 [13] & \$372 ;
   assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$7354$260 [13];
-  assign \$376  = \port$7354$260 [1:0] == 1'h1;
-  assign \$377  = \port$7354$260 [12] & \$376 ;
+  assign \$375  = ~ \port$7451$260 [13];
+  assign \$376  = \port$7451$260 [1:0] == 1'h1;
+  assign \$377  = \port$7451$260 [12] & \$376 ;
   assign \$378  = \$375  & \$377 ;
   assign \$379  = \$374  | \$378 ;
   assign \$380  = clear_row == sc_row_q;
   assign \$381  = clear_en & \$380 ;
   assign \$382  = ~ clear_en;
-  assign \$383  = \$382  & \port$7354$260 [13];
+  assign \$383  = \$382  & \port$7451$260 [13];
   assign \$384  = inv_slot[1:0] == 1'h1;
   assign \$385  = \$383  & \$384 ;
   assign \$386  = inv_slot[10:2] == sc_row_q;
   assign \$387  = \$385  & \$386 ;
   assign \$388  = \$381  | \$387 ;
   assign \$389  = ~ clear_en;
-  assign \$390  = ~ \port$7354$260 [13];
+  assign \$390  = ~ \port$7451$260 [13];
   assign \$391  = \$389  & \$390 ;
-  assign \$392  = \port$7354$260 [1:0] == 1'h1;
-  assign \$393  = \port$7354$260 [12] & \$392 ;
+  assign \$392  = \port$7451$260 [1:0] == 1'h1;
+  assign \$393  = \port$7451$260 [12] & \$392 ;
   assign \$394  = \$391  & \$393 ;
-  assign \$395  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$395  = \port$7451$260 [10:2] == sc_row_q;
   assign \$396  = \$394  & \$395 ;
   assign \$397  = \$388  | \$396 ;
   assign sc_snoop1 = \$397  | sc_wr_at_read1;
   assign \$398  = clear_row == sc_row_q;
   assign \$399  = clear_en & \$398 ;
   assign \$400  = ~ clear_en;
-  assign \$401  = \$400  & \port$7354$260 [13];
+  assign \$401  = \$400  & \port$7451$260 [13];
   assign \$402  = inv_slot[1:0] == 1'h1;
   assign \$403  = \$401  & \$402 ;
   assign \$404  = inv_slot[10:2] == sc_row_q;
   assign \$405  = \$403  & \$404 ;
   assign \$406  = \$399  | \$405 ;
   assign \$407  = ~ clear_en;
-  assign \$408  = ~ \port$7354$260 [13];
+  assign \$408  = ~ \port$7451$260 [13];
   assign \$409  = \$407  & \$408 ;
-  assign \$410  = \port$7354$260 [1:0] == 1'h1;
-  assign \$411  = \port$7354$260 [12] & \$410 ;
+  assign \$410  = \port$7451$260 [1:0] == 1'h1;
+  assign \$411  = \port$7451$260 [12] & \$410 ;
   assign \$412  = \$409  & \$411 ;
-  assign \$413  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$413  = \port$7451$260 [10:2] == sc_row_q;
   assign \$414  = \$412  & \$413 ;
   assign \$415  = \$406  | \$414 ;
   assign sc_snoop_data1 = \$415  ? copy_data : sc_wr_at_read_data1;
-  assign \$416  = \port$7354$260 [1:0] == 1'h1;
-  assign \$417  = \port$7354$260 [12] & \$416 ;
-  assign \$418  = \port$7354$260 [10:2] == sc_row_qqq;
+  assign \$416  = \port$7451$260 [1:0] == 1'h1;
+  assign \$417  = \port$7451$260 [12] & \$416 ;
+  assign \$418  = \port$7451$260 [10:2] == sc_row_qqq;
   assign \$419  = \$417  & \$418 ;
   assign \$420  = ~ \$419 ;
   assign sc_we1 = sc_intent1 & \$420 ;
-  assign \$421  = \port$7354$260 [10:2] == rd_row_q1;
+  assign \$421  = \port$7451$260 [10:2] == rd_row_q1;
   assign ent1_byp_next = \wr_en$203  & \$421 ;
   assign \$422  = meta_addr == rd_row_q1;
   assign meta1_byp_next = \wr_en$205  & \$422 ;
@@ -21213,69 +21373,69 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$436  = rd_slot[10:2] + \$435 ;
   assign \$437  = 2'h2 < rd_slot[1:0];
   assign \$438  = rd_slot[10:2] + \$437 ;
-  assign \$439  = \port$7354$260 [1:0] == 2'h2;
-  assign \wr_en$224  = \port$7354$260 [12] & \$439 ;
+  assign \$439  = \port$7451$260 [1:0] == 2'h2;
+  assign \wr_en$224  = \port$7451$260 [12] & \$439 ;
   assign \$440  = inv_slot[1:0] == 2'h2;
-  assign \$441  = \port$7354$260 [13] & \$440 ;
+  assign \$441  = \port$7451$260 [13] & \$440 ;
   assign \$442  = clear_en | \$441 ;
-  assign \$443  = ~ \port$7354$260 [13];
-  assign \$444  = \port$7354$260 [1:0] == 2'h2;
-  assign \$445  = \port$7354$260 [12] & \$444 ;
+  assign \$443  = ~ \port$7451$260 [13];
+  assign \$444  = \port$7451$260 [1:0] == 2'h2;
+  assign \$445  = \port$7451$260 [12] & \$444 ;
   assign \$446  = \$443  & \$445 ;
   assign \wr_en$226  = \$442  | \$446 ;
   assign \$447  = inv_slot[1:0] == 2'h2;
-  assign \$448  = \port$7354$260 [13] & \$447 ;
+  assign \$448  = \port$7451$260 [13] & \$447 ;
   assign \$449  = clear_en | \$448 ;
-  assign \$450  = ~ \port$7354$260 [13];
-  assign \$451  = \port$7354$260 [1:0] == 2'h2;
-  assign \$452  = \port$7354$260 [12] & \$451 ;
+  assign \$450  = ~ \port$7451$260 [13];
+  assign \$451  = \port$7451$260 [1:0] == 2'h2;
+  assign \$452  = \port$7451$260 [12] & \$451 ;
   assign \$453  = \$450  & \$452 ;
   assign \$454  = \$449  | \$453 ;
   assign \$455  = clear_row == sc_row_q;
   assign \$456  = clear_en & \$455 ;
   assign \$457  = ~ clear_en;
-  assign \$458  = \$457  & \port$7354$260 [13];
+  assign \$458  = \$457  & \port$7451$260 [13];
   assign \$459  = inv_slot[1:0] == 2'h2;
   assign \$460  = \$458  & \$459 ;
   assign \$461  = inv_slot[10:2] == sc_row_q;
   assign \$462  = \$460  & \$461 ;
   assign \$463  = \$456  | \$462 ;
   assign \$464  = ~ clear_en;
-  assign \$465  = ~ \port$7354$260 [13];
+  assign \$465  = ~ \port$7451$260 [13];
   assign \$466  = \$464  & \$465 ;
-  assign \$467  = \port$7354$260 [1:0] == 2'h2;
-  assign \$468  = \port$7354$260 [12] & \$467 ;
+  assign \$467  = \port$7451$260 [1:0] == 2'h2;
+  assign \$468  = \port$7451$260 [12] & \$467 ;
   assign \$469  = \$466  & \$468 ;
-  assign \$470  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$470  = \port$7451$260 [10:2] == sc_row_q;
   assign \$471  = \$469  & \$470 ;
   assign \$472  = \$463  | \$471 ;
   assign sc_snoop2 = \$472  | sc_wr_at_read2;
   assign \$473  = clear_row == sc_row_q;
   assign \$474  = clear_en & \$473 ;
   assign \$475  = ~ clear_en;
-  assign \$476  = \$475  & \port$7354$260 [13];
+  assign \$476  = \$475  & \port$7451$260 [13];
   assign \$477  = inv_slot[1:0] == 2'h2;
   assign \$478  = \$476  & \$477 ;
   assign \$479  = inv_slot[10:2] == sc_row_q;
   assign \$480  = \$478  & \$479 ;
   assign \$481  = \$474  | \$480 ;
   assign \$482  = ~ clear_en;
-  assign \$483  = ~ \port$7354$260 [13];
+  assign \$483  = ~ \port$7451$260 [13];
   assign \$484  = \$482  & \$483 ;
-  assign \$485  = \port$7354$260 [1:0] == 2'h2;
-  assign \$486  = \port$7354$260 [12] & \$485 ;
+  assign \$485  = \port$7451$260 [1:0] == 2'h2;
+  assign \$486  = \port$7451$260 [12] & \$485 ;
   assign \$487  = \$484  & \$486 ;
-  assign \$488  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$488  = \port$7451$260 [10:2] == sc_row_q;
   assign \$489  = \$487  & \$488 ;
   assign \$490  = \$481  | \$489 ;
   assign sc_snoop_data2 = \$490  ? copy_data : sc_wr_at_read_data2;
-  assign \$491  = \port$7354$260 [1:0] == 2'h2;
-  assign \$492  = \port$7354$260 [12] & \$491 ;
-  assign \$493  = \port$7354$260 [10:2] == sc_row_qqq;
+  assign \$491  = \port$7451$260 [1:0] == 2'h2;
+  assign \$492  = \port$7451$260 [12] & \$491 ;
+  assign \$493  = \port$7451$260 [10:2] == sc_row_qqq;
   assign \$494  = \$492  & \$493 ;
   assign \$495  = ~ \$494 ;
   assign sc_we2 = sc_intent2 & \$495 ;
-  assign \$496  = \port$7354$260 [10:2] == rd_row_q2;
+  assign \$496  = \port$7451$260 [10:2] == rd_row_q2;
   assign ent2_byp_next = \wr_en$224  & \$496 ;
   assign \$497  = meta_addr == rd_row_q2;
   assign meta2_byp_next = \wr_en$226  & \$497 ;
@@ -21296,69 +21456,69 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$511  = rd_slot[10:2] + \$510 ;
   assign \$512  = 2'h3 < rd_slot[1:0];
   assign \$513  = rd_slot[10:2] + \$512 ;
-  assign \$514  = \port$7354$260 [1:0] == 2'h3;
-  assign \wr_en$245  = \port$7354$260 [12] & \$514 ;
+  assign \$514  = \port$7451$260 [1:0] == 2'h3;
+  assign \wr_en$245  = \port$7451$260 [12] & \$514 ;
   assign \$515  = inv_slot[1:0] == 2'h3;
-  assign \$516  = \port$7354$260 [13] & \$515 ;
+  assign \$516  = \port$7451$260 [13] & \$515 ;
   assign \$517  = clear_en | \$516 ;
-  assign \$518  = ~ \port$7354$260 [13];
-  assign \$519  = \port$7354$260 [1:0] == 2'h3;
-  assign \$520  = \port$7354$260 [12] & \$519 ;
+  assign \$518  = ~ \port$7451$260 [13];
+  assign \$519  = \port$7451$260 [1:0] == 2'h3;
+  assign \$520  = \port$7451$260 [12] & \$519 ;
   assign \$521  = \$518  & \$520 ;
   assign \wr_en$247  = \$517  | \$521 ;
   assign \$522  = inv_slot[1:0] == 2'h3;
-  assign \$523  = \port$7354$260 [13] & \$522 ;
+  assign \$523  = \port$7451$260 [13] & \$522 ;
   assign \$524  = clear_en | \$523 ;
-  assign \$525  = ~ \port$7354$260 [13];
-  assign \$526  = \port$7354$260 [1:0] == 2'h3;
-  assign \$527  = \port$7354$260 [12] & \$526 ;
+  assign \$525  = ~ \port$7451$260 [13];
+  assign \$526  = \port$7451$260 [1:0] == 2'h3;
+  assign \$527  = \port$7451$260 [12] & \$526 ;
   assign \$528  = \$525  & \$527 ;
   assign \$529  = \$524  | \$528 ;
   assign \$530  = clear_row == sc_row_q;
   assign \$531  = clear_en & \$530 ;
   assign \$532  = ~ clear_en;
-  assign \$533  = \$532  & \port$7354$260 [13];
+  assign \$533  = \$532  & \port$7451$260 [13];
   assign \$534  = inv_slot[1:0] == 2'h3;
   assign \$535  = \$533  & \$534 ;
   assign \$536  = inv_slot[10:2] == sc_row_q;
   assign \$537  = \$535  & \$536 ;
   assign \$538  = \$531  | \$537 ;
   assign \$539  = ~ clear_en;
-  assign \$540  = ~ \port$7354$260 [13];
+  assign \$540  = ~ \port$7451$260 [13];
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = \port$7354$260 [1:0] == 2'h3;
-  assign \$543  = \port$7354$260 [12] & \$542 ;
+  assign \$542  = \port$7451$260 [1:0] == 2'h3;
+  assign \$543  = \port$7451$260 [12] & \$542 ;
   assign \$544  = \$541  & \$543 ;
-  assign \$545  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$545  = \port$7451$260 [10:2] == sc_row_q;
   assign \$546  = \$544  & \$545 ;
   assign \$547  = \$538  | \$546 ;
   assign sc_snoop3 = \$547  | sc_wr_at_read3;
   assign \$548  = clear_row == sc_row_q;
   assign \$549  = clear_en & \$548 ;
   assign \$550  = ~ clear_en;
-  assign \$551  = \$550  & \port$7354$260 [13];
+  assign \$551  = \$550  & \port$7451$260 [13];
   assign \$552  = inv_slot[1:0] == 2'h3;
   assign \$553  = \$551  & \$552 ;
   assign \$554  = inv_slot[10:2] == sc_row_q;
   assign \$555  = \$553  & \$554 ;
   assign \$556  = \$549  | \$555 ;
   assign \$557  = ~ clear_en;
-  assign \$558  = ~ \port$7354$260 [13];
+  assign \$558  = ~ \port$7451$260 [13];
   assign \$559  = \$557  & \$558 ;
-  assign \$560  = \port$7354$260 [1:0] == 2'h3;
-  assign \$561  = \port$7354$260 [12] & \$560 ;
+  assign \$560  = \port$7451$260 [1:0] == 2'h3;
+  assign \$561  = \port$7451$260 [12] & \$560 ;
   assign \$562  = \$559  & \$561 ;
-  assign \$563  = \port$7354$260 [10:2] == sc_row_q;
+  assign \$563  = \port$7451$260 [10:2] == sc_row_q;
   assign \$564  = \$562  & \$563 ;
   assign \$565  = \$556  | \$564 ;
   assign sc_snoop_data3 = \$565  ? copy_data : sc_wr_at_read_data3;
-  assign \$566  = \port$7354$260 [1:0] == 2'h3;
-  assign \$567  = \port$7354$260 [12] & \$566 ;
-  assign \$568  = \port$7354$260 [10:2] == sc_row_qqq;
+  assign \$566  = \port$7451$260 [1:0] == 2'h3;
+  assign \$567  = \port$7451$260 [12] & \$566 ;
+  assign \$568  = \port$7451$260 [10:2] == sc_row_qqq;
   assign \$569  = \$567  & \$568 ;
   assign \$570  = ~ \$569 ;
   assign sc_we3 = sc_intent3 & \$570 ;
-  assign \$571  = \port$7354$260 [10:2] == rd_row_q3;
+  assign \$571  = \port$7451$260 [10:2] == rd_row_q3;
   assign ent3_byp_next = \wr_en$245  & \$571 ;
   assign \$572  = meta_addr == rd_row_q3;
   assign meta3_byp_next = \wr_en$247  & \$572 ;
@@ -21398,22 +21558,22 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$605  = ~ mark3_alt;
   assign \$606  = \rd_error$267  & \$605 ;
   assign \$607  = ~ sc_snoop0;
-  assign \$608  = \$2051  & \$607 ;
+  assign \$608  = rd_lane_error[0] & \$607 ;
   assign \$609  = ~ sc_snoop1;
-  assign \$610  = \$2054  & \$609 ;
+  assign \$610  = rd_lane_error[1] & \$609 ;
   assign \$611  = ~ sc_snoop2;
-  assign \$612  = \$2057  & \$611 ;
+  assign \$612  = rd_lane_error[2] & \$611 ;
   assign \$613  = ~ sc_snoop3;
-  assign \$614  = \$2060  & \$613 ;
+  assign \$614  = rd_lane_error[3] & \$613 ;
   assign err_uncorrectable = | { \$614 , \$612 , \$610 , \$608 , \$606 , \$604 , \$602 , \$600 , \$598 , \$596 , \$594 , \$592 , \$590 , \$588 , \$586 , \$584  };
   assign \$615  = ~ sc_snoop0;
-  assign \$616  = \$2050  & \$615 ;
+  assign \$616  = rd_lane_corrected[0] & \$615 ;
   assign \$617  = ~ sc_snoop1;
-  assign \$618  = \$2053  & \$617 ;
+  assign \$618  = rd_lane_corrected[1] & \$617 ;
   assign \$619  = ~ sc_snoop2;
-  assign \$620  = \$2056  & \$619 ;
+  assign \$620  = rd_lane_corrected[2] & \$619 ;
   assign \$621  = ~ sc_snoop3;
-  assign \$622  = \$2059  & \$621 ;
+  assign \$622  = rd_lane_corrected[3] & \$621 ;
   assign err_corrected = | { \$622 , \$620 , \$618 , \$616 , 12'h000 };
   assign \$623  = ~ ent0_alt;
   assign \$624  = rd_error & \$623 ;
@@ -21440,13 +21600,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$645  = ~ mark3_alt;
   assign \$646  = \rd_error$267  & \$645 ;
   assign \$647  = ~ sc_snoop0;
-  assign \$648  = \$2051  & \$647 ;
+  assign \$648  = rd_lane_error[0] & \$647 ;
   assign \$649  = ~ sc_snoop1;
-  assign \$650  = \$2054  & \$649 ;
+  assign \$650  = rd_lane_error[1] & \$649 ;
   assign \$651  = ~ sc_snoop2;
-  assign \$652  = \$2057  & \$651 ;
+  assign \$652  = rd_lane_error[2] & \$651 ;
   assign \$653  = ~ sc_snoop3;
-  assign \$654  = \$2060  & \$653 ;
+  assign \$654  = rd_lane_error[3] & \$653 ;
   assign \$655  = ~ ent0_alt;
   assign \$656  = rd_error & \$655 ;
   assign \$657  = ~ ent1_alt;
@@ -21472,13 +21632,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$677  = ~ mark3_alt;
   assign \$678  = \rd_error$267  & \$677 ;
   assign \$679  = ~ sc_snoop0;
-  assign \$680  = \$2051  & \$679 ;
+  assign \$680  = rd_lane_error[0] & \$679 ;
   assign \$681  = ~ sc_snoop1;
-  assign \$682  = \$2054  & \$681 ;
+  assign \$682  = rd_lane_error[1] & \$681 ;
   assign \$683  = ~ sc_snoop2;
-  assign \$684  = \$2057  & \$683 ;
+  assign \$684  = rd_lane_error[2] & \$683 ;
   assign \$685  = ~ sc_snoop3;
-  assign \$686  = \$2060  & \$685 ;
+  assign \$686  = rd_lane_error[3] & \$685 ;
   assign \$687  = ~ ent0_alt;
   assign \$688  = rd_error & \$687 ;
   assign \$689  = ~ ent1_alt;
@@ -21504,13 +21664,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$709  = ~ mark3_alt;
   assign \$710  = \rd_error$267  & \$709 ;
   assign \$711  = ~ sc_snoop0;
-  assign \$712  = \$2051  & \$711 ;
+  assign \$712  = rd_lane_error[0] & \$711 ;
   assign \$713  = ~ sc_snoop1;
-  assign \$714  = \$2054  & \$713 ;
+  assign \$714  = rd_lane_error[1] & \$713 ;
   assign \$715  = ~ sc_snoop2;
-  assign \$716  = \$2057  & \$715 ;
+  assign \$716  = rd_lane_error[2] & \$715 ;
   assign \$717  = ~ sc_snoop3;
-  assign \$718  = \$2060  & \$717 ;
+  assign \$718  = rd_lane_error[3] & \$717 ;
   assign \$719  = ~ ent0_alt;
   assign \$720  = rd_error & \$719 ;
   assign \$721  = ~ ent1_alt;
@@ -21536,13 +21696,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$741  = ~ mark3_alt;
   assign \$742  = \rd_error$267  & \$741 ;
   assign \$743  = ~ sc_snoop0;
-  assign \$744  = \$2051  & \$743 ;
+  assign \$744  = rd_lane_error[0] & \$743 ;
   assign \$745  = ~ sc_snoop1;
-  assign \$746  = \$2054  & \$745 ;
+  assign \$746  = rd_lane_error[1] & \$745 ;
   assign \$747  = ~ sc_snoop2;
-  assign \$748  = \$2057  & \$747 ;
+  assign \$748  = rd_lane_error[2] & \$747 ;
   assign \$749  = ~ sc_snoop3;
-  assign \$750  = \$2060  & \$749 ;
+  assign \$750  = rd_lane_error[3] & \$749 ;
   assign \$751  = ~ ent0_alt;
   assign \$752  = rd_error & \$751 ;
   assign \$753  = ~ ent1_alt;
@@ -21568,13 +21728,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$773  = ~ mark3_alt;
   assign \$774  = \rd_error$267  & \$773 ;
   assign \$775  = ~ sc_snoop0;
-  assign \$776  = \$2051  & \$775 ;
+  assign \$776  = rd_lane_error[0] & \$775 ;
   assign \$777  = ~ sc_snoop1;
-  assign \$778  = \$2054  & \$777 ;
+  assign \$778  = rd_lane_error[1] & \$777 ;
   assign \$779  = ~ sc_snoop2;
-  assign \$780  = \$2057  & \$779 ;
+  assign \$780  = rd_lane_error[2] & \$779 ;
   assign \$781  = ~ sc_snoop3;
-  assign \$782  = \$2060  & \$781 ;
+  assign \$782  = rd_lane_error[3] & \$781 ;
   assign \$783  = ~ ent0_alt;
   assign \$784  = rd_error & \$783 ;
   assign \$785  = ~ ent1_alt;
@@ -21600,13 +21760,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$805  = ~ mark3_alt;
   assign \$806  = \rd_error$267  & \$805 ;
   assign \$807  = ~ sc_snoop0;
-  assign \$808  = \$2051  & \$807 ;
+  assign \$808  = rd_lane_error[0] & \$807 ;
   assign \$809  = ~ sc_snoop1;
-  assign \$810  = \$2054  & \$809 ;
+  assign \$810  = rd_lane_error[1] & \$809 ;
   assign \$811  = ~ sc_snoop2;
-  assign \$812  = \$2057  & \$811 ;
+  assign \$812  = rd_lane_error[2] & \$811 ;
   assign \$813  = ~ sc_snoop3;
-  assign \$814  = \$2060  & \$813 ;
+  assign \$814  = rd_lane_error[3] & \$813 ;
   assign \$815  = ~ ent0_alt;
   assign \$816  = rd_error & \$815 ;
   assign \$817  = ~ ent1_alt;
@@ -21632,13 +21792,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$837  = ~ mark3_alt;
   assign \$838  = \rd_error$267  & \$837 ;
   assign \$839  = ~ sc_snoop0;
-  assign \$840  = \$2051  & \$839 ;
+  assign \$840  = rd_lane_error[0] & \$839 ;
   assign \$841  = ~ sc_snoop1;
-  assign \$842  = \$2054  & \$841 ;
+  assign \$842  = rd_lane_error[1] & \$841 ;
   assign \$843  = ~ sc_snoop2;
-  assign \$844  = \$2057  & \$843 ;
+  assign \$844  = rd_lane_error[2] & \$843 ;
   assign \$845  = ~ sc_snoop3;
-  assign \$846  = \$2060  & \$845 ;
+  assign \$846  = rd_lane_error[3] & \$845 ;
   assign \$847  = ~ ent0_alt;
   assign \$848  = rd_error & \$847 ;
   assign \$849  = ~ ent1_alt;
@@ -21664,13 +21824,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$869  = ~ mark3_alt;
   assign \$870  = \rd_error$267  & \$869 ;
   assign \$871  = ~ sc_snoop0;
-  assign \$872  = \$2051  & \$871 ;
+  assign \$872  = rd_lane_error[0] & \$871 ;
   assign \$873  = ~ sc_snoop1;
-  assign \$874  = \$2054  & \$873 ;
+  assign \$874  = rd_lane_error[1] & \$873 ;
   assign \$875  = ~ sc_snoop2;
-  assign \$876  = \$2057  & \$875 ;
+  assign \$876  = rd_lane_error[2] & \$875 ;
   assign \$877  = ~ sc_snoop3;
-  assign \$878  = \$2060  & \$877 ;
+  assign \$878  = rd_lane_error[3] & \$877 ;
   assign \$879  = ~ ent0_alt;
   assign \$880  = rd_error & \$879 ;
   assign \$881  = ~ ent1_alt;
@@ -21696,13 +21856,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$901  = ~ mark3_alt;
   assign \$902  = \rd_error$267  & \$901 ;
   assign \$903  = ~ sc_snoop0;
-  assign \$904  = \$2051  & \$903 ;
+  assign \$904  = rd_lane_error[0] & \$903 ;
   assign \$905  = ~ sc_snoop1;
-  assign \$906  = \$2054  & \$905 ;
+  assign \$906  = rd_lane_error[1] & \$905 ;
   assign \$907  = ~ sc_snoop2;
-  assign \$908  = \$2057  & \$907 ;
+  assign \$908  = rd_lane_error[2] & \$907 ;
   assign \$909  = ~ sc_snoop3;
-  assign \$910  = \$2060  & \$909 ;
+  assign \$910  = rd_lane_error[3] & \$909 ;
   assign \$911  = ~ ent0_alt;
   assign \$912  = rd_error & \$911 ;
   assign \$913  = ~ ent1_alt;
@@ -21728,13 +21888,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$933  = ~ mark3_alt;
   assign \$934  = \rd_error$267  & \$933 ;
   assign \$935  = ~ sc_snoop0;
-  assign \$936  = \$2051  & \$935 ;
+  assign \$936  = rd_lane_error[0] & \$935 ;
   assign \$937  = ~ sc_snoop1;
-  assign \$938  = \$2054  & \$937 ;
+  assign \$938  = rd_lane_error[1] & \$937 ;
   assign \$939  = ~ sc_snoop2;
-  assign \$940  = \$2057  & \$939 ;
+  assign \$940  = rd_lane_error[2] & \$939 ;
   assign \$941  = ~ sc_snoop3;
-  assign \$942  = \$2060  & \$941 ;
+  assign \$942  = rd_lane_error[3] & \$941 ;
   assign \$943  = ~ ent0_alt;
   assign \$944  = rd_error & \$943 ;
   assign \$945  = ~ ent1_alt;
@@ -21760,13 +21920,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$965  = ~ mark3_alt;
   assign \$966  = \rd_error$267  & \$965 ;
   assign \$967  = ~ sc_snoop0;
-  assign \$968  = \$2051  & \$967 ;
+  assign \$968  = rd_lane_error[0] & \$967 ;
   assign \$969  = ~ sc_snoop1;
-  assign \$970  = \$2054  & \$969 ;
+  assign \$970  = rd_lane_error[1] & \$969 ;
   assign \$971  = ~ sc_snoop2;
-  assign \$972  = \$2057  & \$971 ;
+  assign \$972  = rd_lane_error[2] & \$971 ;
   assign \$973  = ~ sc_snoop3;
-  assign \$974  = \$2060  & \$973 ;
+  assign \$974  = rd_lane_error[3] & \$973 ;
   assign \$975  = ~ ent0_alt;
   assign \$976  = rd_error & \$975 ;
   assign \$977  = ~ ent1_alt;
@@ -21792,13 +21952,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$997  = ~ mark3_alt;
   assign \$998  = \rd_error$267  & \$997 ;
   assign \$999  = ~ sc_snoop0;
-  assign \$1000  = \$2051  & \$999 ;
+  assign \$1000  = rd_lane_error[0] & \$999 ;
   assign \$1001  = ~ sc_snoop1;
-  assign \$1002  = \$2054  & \$1001 ;
+  assign \$1002  = rd_lane_error[1] & \$1001 ;
   assign \$1003  = ~ sc_snoop2;
-  assign \$1004  = \$2057  & \$1003 ;
+  assign \$1004  = rd_lane_error[2] & \$1003 ;
   assign \$1005  = ~ sc_snoop3;
-  assign \$1006  = \$2060  & \$1005 ;
+  assign \$1006  = rd_lane_error[3] & \$1005 ;
   assign \$1007  = ~ ent0_alt;
   assign \$1008  = rd_error & \$1007 ;
   assign \$1009  = ~ ent1_alt;
@@ -21824,13 +21984,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1029  = ~ mark3_alt;
   assign \$1030  = \rd_error$267  & \$1029 ;
   assign \$1031  = ~ sc_snoop0;
-  assign \$1032  = \$2051  & \$1031 ;
+  assign \$1032  = rd_lane_error[0] & \$1031 ;
   assign \$1033  = ~ sc_snoop1;
-  assign \$1034  = \$2054  & \$1033 ;
+  assign \$1034  = rd_lane_error[1] & \$1033 ;
   assign \$1035  = ~ sc_snoop2;
-  assign \$1036  = \$2057  & \$1035 ;
+  assign \$1036  = rd_lane_error[2] & \$1035 ;
   assign \$1037  = ~ sc_snoop3;
-  assign \$1038  = \$2060  & \$1037 ;
+  assign \$1038  = rd_lane_error[3] & \$1037 ;
   assign \$1039  = ~ ent0_alt;
   assign \$1040  = rd_error & \$1039 ;
   assign \$1041  = ~ ent1_alt;
@@ -21856,13 +22016,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1061  = ~ mark3_alt;
   assign \$1062  = \rd_error$267  & \$1061 ;
   assign \$1063  = ~ sc_snoop0;
-  assign \$1064  = \$2051  & \$1063 ;
+  assign \$1064  = rd_lane_error[0] & \$1063 ;
   assign \$1065  = ~ sc_snoop1;
-  assign \$1066  = \$2054  & \$1065 ;
+  assign \$1066  = rd_lane_error[1] & \$1065 ;
   assign \$1067  = ~ sc_snoop2;
-  assign \$1068  = \$2057  & \$1067 ;
+  assign \$1068  = rd_lane_error[2] & \$1067 ;
   assign \$1069  = ~ sc_snoop3;
-  assign \$1070  = \$2060  & \$1069 ;
+  assign \$1070  = rd_lane_error[3] & \$1069 ;
   assign \$1071  = ~ ent0_alt;
   assign \$1072  = rd_error & \$1071 ;
   assign \$1073  = ~ ent1_alt;
@@ -21888,13 +22048,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1093  = ~ mark3_alt;
   assign \$1094  = \rd_error$267  & \$1093 ;
   assign \$1095  = ~ sc_snoop0;
-  assign \$1096  = \$2051  & \$1095 ;
+  assign \$1096  = rd_lane_error[0] & \$1095 ;
   assign \$1097  = ~ sc_snoop1;
-  assign \$1098  = \$2054  & \$1097 ;
+  assign \$1098  = rd_lane_error[1] & \$1097 ;
   assign \$1099  = ~ sc_snoop2;
-  assign \$1100  = \$2057  & \$1099 ;
+  assign \$1100  = rd_lane_error[2] & \$1099 ;
   assign \$1101  = ~ sc_snoop3;
-  assign \$1102  = \$2060  & \$1101 ;
+  assign \$1102  = rd_lane_error[3] & \$1101 ;
   assign \$1103  = ~ ent0_alt;
   assign \$1104  = rd_error & \$1103 ;
   assign \$1105  = ~ ent1_alt;
@@ -21920,141 +22080,141 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1125  = ~ mark3_alt;
   assign \$1126  = \rd_error$267  & \$1125 ;
   assign \$1127  = ~ sc_snoop0;
-  assign \$1128  = \$2051  & \$1127 ;
+  assign \$1128  = rd_lane_error[0] & \$1127 ;
   assign \$1129  = ~ sc_snoop1;
-  assign \$1130  = \$2054  & \$1129 ;
+  assign \$1130  = rd_lane_error[1] & \$1129 ;
   assign \$1131  = ~ sc_snoop2;
-  assign \$1132  = \$2057  & \$1131 ;
+  assign \$1132  = rd_lane_error[2] & \$1131 ;
   assign \$1133  = ~ sc_snoop3;
-  assign \$1134  = \$2060  & \$1133 ;
+  assign \$1134  = rd_lane_error[3] & \$1133 ;
   assign \$1135  = ~ sc_snoop0;
-  assign \$1136  = \$2050  & \$1135 ;
+  assign \$1136  = rd_lane_corrected[0] & \$1135 ;
   assign \$1137  = ~ sc_snoop1;
-  assign \$1138  = \$2053  & \$1137 ;
+  assign \$1138  = rd_lane_corrected[1] & \$1137 ;
   assign \$1139  = ~ sc_snoop2;
-  assign \$1140  = \$2056  & \$1139 ;
+  assign \$1140  = rd_lane_corrected[2] & \$1139 ;
   assign \$1141  = ~ sc_snoop3;
-  assign \$1142  = \$2059  & \$1141 ;
+  assign \$1142  = rd_lane_corrected[3] & \$1141 ;
   assign \$1143  = ~ sc_snoop0;
-  assign \$1144  = \$2050  & \$1143 ;
+  assign \$1144  = rd_lane_corrected[0] & \$1143 ;
   assign \$1145  = ~ sc_snoop1;
-  assign \$1146  = \$2053  & \$1145 ;
+  assign \$1146  = rd_lane_corrected[1] & \$1145 ;
   assign \$1147  = ~ sc_snoop2;
-  assign \$1148  = \$2056  & \$1147 ;
+  assign \$1148  = rd_lane_corrected[2] & \$1147 ;
   assign \$1149  = ~ sc_snoop3;
-  assign \$1150  = \$2059  & \$1149 ;
+  assign \$1150  = rd_lane_corrected[3] & \$1149 ;
   assign \$1151  = ~ sc_snoop0;
-  assign \$1152  = \$2050  & \$1151 ;
+  assign \$1152  = rd_lane_corrected[0] & \$1151 ;
   assign \$1153  = ~ sc_snoop1;
-  assign \$1154  = \$2053  & \$1153 ;
+  assign \$1154  = rd_lane_corrected[1] & \$1153 ;
   assign \$1155  = ~ sc_snoop2;
-  assign \$1156  = \$2056  & \$1155 ;
+  assign \$1156  = rd_lane_corrected[2] & \$1155 ;
   assign \$1157  = ~ sc_snoop3;
-  assign \$1158  = \$2059  & \$1157 ;
+  assign \$1158  = rd_lane_corrected[3] & \$1157 ;
   assign \$1159  = ~ sc_snoop0;
-  assign \$1160  = \$2050  & \$1159 ;
+  assign \$1160  = rd_lane_corrected[0] & \$1159 ;
   assign \$1161  = ~ sc_snoop1;
-  assign \$1162  = \$2053  & \$1161 ;
+  assign \$1162  = rd_lane_corrected[1] & \$1161 ;
   assign \$1163  = ~ sc_snoop2;
-  assign \$1164  = \$2056  & \$1163 ;
+  assign \$1164  = rd_lane_corrected[2] & \$1163 ;
   assign \$1165  = ~ sc_snoop3;
-  assign \$1166  = \$2059  & \$1165 ;
+  assign \$1166  = rd_lane_corrected[3] & \$1165 ;
   assign \$1167  = ~ sc_snoop0;
-  assign \$1168  = \$2050  & \$1167 ;
+  assign \$1168  = rd_lane_corrected[0] & \$1167 ;
   assign \$1169  = ~ sc_snoop1;
-  assign \$1170  = \$2053  & \$1169 ;
+  assign \$1170  = rd_lane_corrected[1] & \$1169 ;
   assign \$1171  = ~ sc_snoop2;
-  assign \$1172  = \$2056  & \$1171 ;
+  assign \$1172  = rd_lane_corrected[2] & \$1171 ;
   assign \$1173  = ~ sc_snoop3;
-  assign \$1174  = \$2059  & \$1173 ;
+  assign \$1174  = rd_lane_corrected[3] & \$1173 ;
   assign \$1175  = ~ sc_snoop0;
-  assign \$1176  = \$2050  & \$1175 ;
+  assign \$1176  = rd_lane_corrected[0] & \$1175 ;
   assign \$1177  = ~ sc_snoop1;
-  assign \$1178  = \$2053  & \$1177 ;
+  assign \$1178  = rd_lane_corrected[1] & \$1177 ;
   assign \$1179  = ~ sc_snoop2;
-  assign \$1180  = \$2056  & \$1179 ;
+  assign \$1180  = rd_lane_corrected[2] & \$1179 ;
   assign \$1181  = ~ sc_snoop3;
-  assign \$1182  = \$2059  & \$1181 ;
+  assign \$1182  = rd_lane_corrected[3] & \$1181 ;
   assign \$1183  = ~ sc_snoop0;
-  assign \$1184  = \$2050  & \$1183 ;
+  assign \$1184  = rd_lane_corrected[0] & \$1183 ;
   assign \$1185  = ~ sc_snoop1;
-  assign \$1186  = \$2053  & \$1185 ;
+  assign \$1186  = rd_lane_corrected[1] & \$1185 ;
   assign \$1187  = ~ sc_snoop2;
-  assign \$1188  = \$2056  & \$1187 ;
+  assign \$1188  = rd_lane_corrected[2] & \$1187 ;
   assign \$1189  = ~ sc_snoop3;
-  assign \$1190  = \$2059  & \$1189 ;
+  assign \$1190  = rd_lane_corrected[3] & \$1189 ;
   assign \$1191  = ~ sc_snoop0;
-  assign \$1192  = \$2050  & \$1191 ;
+  assign \$1192  = rd_lane_corrected[0] & \$1191 ;
   assign \$1193  = ~ sc_snoop1;
-  assign \$1194  = \$2053  & \$1193 ;
+  assign \$1194  = rd_lane_corrected[1] & \$1193 ;
   assign \$1195  = ~ sc_snoop2;
-  assign \$1196  = \$2056  & \$1195 ;
+  assign \$1196  = rd_lane_corrected[2] & \$1195 ;
   assign \$1197  = ~ sc_snoop3;
-  assign \$1198  = \$2059  & \$1197 ;
+  assign \$1198  = rd_lane_corrected[3] & \$1197 ;
   assign \$1199  = ~ sc_snoop0;
-  assign \$1200  = \$2050  & \$1199 ;
+  assign \$1200  = rd_lane_corrected[0] & \$1199 ;
   assign \$1201  = ~ sc_snoop1;
-  assign \$1202  = \$2053  & \$1201 ;
+  assign \$1202  = rd_lane_corrected[1] & \$1201 ;
   assign \$1203  = ~ sc_snoop2;
-  assign \$1204  = \$2056  & \$1203 ;
+  assign \$1204  = rd_lane_corrected[2] & \$1203 ;
   assign \$1205  = ~ sc_snoop3;
-  assign \$1206  = \$2059  & \$1205 ;
+  assign \$1206  = rd_lane_corrected[3] & \$1205 ;
   assign \$1207  = ~ sc_snoop0;
-  assign \$1208  = \$2050  & \$1207 ;
+  assign \$1208  = rd_lane_corrected[0] & \$1207 ;
   assign \$1209  = ~ sc_snoop1;
-  assign \$1210  = \$2053  & \$1209 ;
+  assign \$1210  = rd_lane_corrected[1] & \$1209 ;
   assign \$1211  = ~ sc_snoop2;
-  assign \$1212  = \$2056  & \$1211 ;
+  assign \$1212  = rd_lane_corrected[2] & \$1211 ;
   assign \$1213  = ~ sc_snoop3;
-  assign \$1214  = \$2059  & \$1213 ;
+  assign \$1214  = rd_lane_corrected[3] & \$1213 ;
   assign \$1215  = ~ sc_snoop0;
-  assign \$1216  = \$2050  & \$1215 ;
+  assign \$1216  = rd_lane_corrected[0] & \$1215 ;
   assign \$1217  = ~ sc_snoop1;
-  assign \$1218  = \$2053  & \$1217 ;
+  assign \$1218  = rd_lane_corrected[1] & \$1217 ;
   assign \$1219  = ~ sc_snoop2;
-  assign \$1220  = \$2056  & \$1219 ;
+  assign \$1220  = rd_lane_corrected[2] & \$1219 ;
   assign \$1221  = ~ sc_snoop3;
-  assign \$1222  = \$2059  & \$1221 ;
+  assign \$1222  = rd_lane_corrected[3] & \$1221 ;
   assign \$1223  = ~ sc_snoop0;
-  assign \$1224  = \$2050  & \$1223 ;
+  assign \$1224  = rd_lane_corrected[0] & \$1223 ;
   assign \$1225  = ~ sc_snoop1;
-  assign \$1226  = \$2053  & \$1225 ;
+  assign \$1226  = rd_lane_corrected[1] & \$1225 ;
   assign \$1227  = ~ sc_snoop2;
-  assign \$1228  = \$2056  & \$1227 ;
+  assign \$1228  = rd_lane_corrected[2] & \$1227 ;
   assign \$1229  = ~ sc_snoop3;
-  assign \$1230  = \$2059  & \$1229 ;
+  assign \$1230  = rd_lane_corrected[3] & \$1229 ;
   assign \$1231  = ~ sc_snoop0;
-  assign \$1232  = \$2050  & \$1231 ;
+  assign \$1232  = rd_lane_corrected[0] & \$1231 ;
   assign \$1233  = ~ sc_snoop1;
-  assign \$1234  = \$2053  & \$1233 ;
+  assign \$1234  = rd_lane_corrected[1] & \$1233 ;
   assign \$1235  = ~ sc_snoop2;
-  assign \$1236  = \$2056  & \$1235 ;
+  assign \$1236  = rd_lane_corrected[2] & \$1235 ;
   assign \$1237  = ~ sc_snoop3;
-  assign \$1238  = \$2059  & \$1237 ;
+  assign \$1238  = rd_lane_corrected[3] & \$1237 ;
   assign \$1239  = ~ sc_snoop0;
-  assign \$1240  = \$2050  & \$1239 ;
+  assign \$1240  = rd_lane_corrected[0] & \$1239 ;
   assign \$1241  = ~ sc_snoop1;
-  assign \$1242  = \$2053  & \$1241 ;
+  assign \$1242  = rd_lane_corrected[1] & \$1241 ;
   assign \$1243  = ~ sc_snoop2;
-  assign \$1244  = \$2056  & \$1243 ;
+  assign \$1244  = rd_lane_corrected[2] & \$1243 ;
   assign \$1245  = ~ sc_snoop3;
-  assign \$1246  = \$2059  & \$1245 ;
+  assign \$1246  = rd_lane_corrected[3] & \$1245 ;
   assign \$1247  = ~ sc_snoop0;
-  assign \$1248  = \$2050  & \$1247 ;
+  assign \$1248  = rd_lane_corrected[0] & \$1247 ;
   assign \$1249  = ~ sc_snoop1;
-  assign \$1250  = \$2053  & \$1249 ;
+  assign \$1250  = rd_lane_corrected[1] & \$1249 ;
   assign \$1251  = ~ sc_snoop2;
-  assign \$1252  = \$2056  & \$1251 ;
+  assign \$1252  = rd_lane_corrected[2] & \$1251 ;
   assign \$1253  = ~ sc_snoop3;
-  assign \$1254  = \$2059  & \$1253 ;
+  assign \$1254  = rd_lane_corrected[3] & \$1253 ;
   assign \$1255  = ~ sc_snoop0;
-  assign \$1256  = \$2050  & \$1255 ;
+  assign \$1256  = rd_lane_corrected[0] & \$1255 ;
   assign \$1257  = ~ sc_snoop1;
-  assign \$1258  = \$2053  & \$1257 ;
+  assign \$1258  = rd_lane_corrected[1] & \$1257 ;
   assign \$1259  = ~ sc_snoop2;
-  assign \$1260  = \$2056  & \$1259 ;
+  assign \$1260  = rd_lane_corrected[2] & \$1259 ;
   assign \$1261  = ~ sc_snoop3;
-  assign \$1262  = \$2059  & \$1261 ;
+  assign \$1262  = rd_lane_corrected[3] & \$1261 ;
   assign \$1263  = \$1262  ? 4'h4 : 4'h0;
   assign \$1264  = \$1252  ? 4'h4 : \$1263 ;
   assign \$1265  = \$1242  ? 4'h4 : \$1264 ;
@@ -22100,13 +22260,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1316  = ~ mark3_alt;
   assign \$1317  = \rd_error$267  & \$1316 ;
   assign \$1318  = ~ sc_snoop0;
-  assign \$1319  = \$2051  & \$1318 ;
+  assign \$1319  = rd_lane_error[0] & \$1318 ;
   assign \$1320  = ~ sc_snoop1;
-  assign \$1321  = \$2054  & \$1320 ;
+  assign \$1321  = rd_lane_error[1] & \$1320 ;
   assign \$1322  = ~ sc_snoop2;
-  assign \$1323  = \$2057  & \$1322 ;
+  assign \$1323  = rd_lane_error[2] & \$1322 ;
   assign \$1324  = ~ sc_snoop3;
-  assign \$1325  = \$2060  & \$1324 ;
+  assign \$1325  = rd_lane_error[3] & \$1324 ;
   assign \$1326  = ~ ent0_alt;
   assign \$1327  = rd_error & \$1326 ;
   assign \$1328  = ~ ent1_alt;
@@ -22132,13 +22292,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1348  = ~ mark3_alt;
   assign \$1349  = \rd_error$267  & \$1348 ;
   assign \$1350  = ~ sc_snoop0;
-  assign \$1351  = \$2051  & \$1350 ;
+  assign \$1351  = rd_lane_error[0] & \$1350 ;
   assign \$1352  = ~ sc_snoop1;
-  assign \$1353  = \$2054  & \$1352 ;
+  assign \$1353  = rd_lane_error[1] & \$1352 ;
   assign \$1354  = ~ sc_snoop2;
-  assign \$1355  = \$2057  & \$1354 ;
+  assign \$1355  = rd_lane_error[2] & \$1354 ;
   assign \$1356  = ~ sc_snoop3;
-  assign \$1357  = \$2060  & \$1356 ;
+  assign \$1357  = rd_lane_error[3] & \$1356 ;
   assign \$1358  = ~ ent0_alt;
   assign \$1359  = rd_error & \$1358 ;
   assign \$1360  = ~ ent1_alt;
@@ -22164,13 +22324,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1380  = ~ mark3_alt;
   assign \$1381  = \rd_error$267  & \$1380 ;
   assign \$1382  = ~ sc_snoop0;
-  assign \$1383  = \$2051  & \$1382 ;
+  assign \$1383  = rd_lane_error[0] & \$1382 ;
   assign \$1384  = ~ sc_snoop1;
-  assign \$1385  = \$2054  & \$1384 ;
+  assign \$1385  = rd_lane_error[1] & \$1384 ;
   assign \$1386  = ~ sc_snoop2;
-  assign \$1387  = \$2057  & \$1386 ;
+  assign \$1387  = rd_lane_error[2] & \$1386 ;
   assign \$1388  = ~ sc_snoop3;
-  assign \$1389  = \$2060  & \$1388 ;
+  assign \$1389  = rd_lane_error[3] & \$1388 ;
   assign \$1390  = ~ ent0_alt;
   assign \$1391  = rd_error & \$1390 ;
   assign \$1392  = ~ ent1_alt;
@@ -22196,13 +22356,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1412  = ~ mark3_alt;
   assign \$1413  = \rd_error$267  & \$1412 ;
   assign \$1414  = ~ sc_snoop0;
-  assign \$1415  = \$2051  & \$1414 ;
+  assign \$1415  = rd_lane_error[0] & \$1414 ;
   assign \$1416  = ~ sc_snoop1;
-  assign \$1417  = \$2054  & \$1416 ;
+  assign \$1417  = rd_lane_error[1] & \$1416 ;
   assign \$1418  = ~ sc_snoop2;
-  assign \$1419  = \$2057  & \$1418 ;
+  assign \$1419  = rd_lane_error[2] & \$1418 ;
   assign \$1420  = ~ sc_snoop3;
-  assign \$1421  = \$2060  & \$1420 ;
+  assign \$1421  = rd_lane_error[3] & \$1420 ;
   assign \$1422  = ~ ent0_alt;
   assign \$1423  = rd_error & \$1422 ;
   assign \$1424  = ~ ent1_alt;
@@ -22228,13 +22388,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1444  = ~ mark3_alt;
   assign \$1445  = \rd_error$267  & \$1444 ;
   assign \$1446  = ~ sc_snoop0;
-  assign \$1447  = \$2051  & \$1446 ;
+  assign \$1447  = rd_lane_error[0] & \$1446 ;
   assign \$1448  = ~ sc_snoop1;
-  assign \$1449  = \$2054  & \$1448 ;
+  assign \$1449  = rd_lane_error[1] & \$1448 ;
   assign \$1450  = ~ sc_snoop2;
-  assign \$1451  = \$2057  & \$1450 ;
+  assign \$1451  = rd_lane_error[2] & \$1450 ;
   assign \$1452  = ~ sc_snoop3;
-  assign \$1453  = \$2060  & \$1452 ;
+  assign \$1453  = rd_lane_error[3] & \$1452 ;
   assign \$1454  = ~ ent0_alt;
   assign \$1455  = rd_error & \$1454 ;
   assign \$1456  = ~ ent1_alt;
@@ -22260,13 +22420,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1476  = ~ mark3_alt;
   assign \$1477  = \rd_error$267  & \$1476 ;
   assign \$1478  = ~ sc_snoop0;
-  assign \$1479  = \$2051  & \$1478 ;
+  assign \$1479  = rd_lane_error[0] & \$1478 ;
   assign \$1480  = ~ sc_snoop1;
-  assign \$1481  = \$2054  & \$1480 ;
+  assign \$1481  = rd_lane_error[1] & \$1480 ;
   assign \$1482  = ~ sc_snoop2;
-  assign \$1483  = \$2057  & \$1482 ;
+  assign \$1483  = rd_lane_error[2] & \$1482 ;
   assign \$1484  = ~ sc_snoop3;
-  assign \$1485  = \$2060  & \$1484 ;
+  assign \$1485  = rd_lane_error[3] & \$1484 ;
   assign \$1486  = ~ ent0_alt;
   assign \$1487  = rd_error & \$1486 ;
   assign \$1488  = ~ ent1_alt;
@@ -22292,13 +22452,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1508  = ~ mark3_alt;
   assign \$1509  = \rd_error$267  & \$1508 ;
   assign \$1510  = ~ sc_snoop0;
-  assign \$1511  = \$2051  & \$1510 ;
+  assign \$1511  = rd_lane_error[0] & \$1510 ;
   assign \$1512  = ~ sc_snoop1;
-  assign \$1513  = \$2054  & \$1512 ;
+  assign \$1513  = rd_lane_error[1] & \$1512 ;
   assign \$1514  = ~ sc_snoop2;
-  assign \$1515  = \$2057  & \$1514 ;
+  assign \$1515  = rd_lane_error[2] & \$1514 ;
   assign \$1516  = ~ sc_snoop3;
-  assign \$1517  = \$2060  & \$1516 ;
+  assign \$1517  = rd_lane_error[3] & \$1516 ;
   assign \$1518  = ~ ent0_alt;
   assign \$1519  = rd_error & \$1518 ;
   assign \$1520  = ~ ent1_alt;
@@ -22324,13 +22484,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1540  = ~ mark3_alt;
   assign \$1541  = \rd_error$267  & \$1540 ;
   assign \$1542  = ~ sc_snoop0;
-  assign \$1543  = \$2051  & \$1542 ;
+  assign \$1543  = rd_lane_error[0] & \$1542 ;
   assign \$1544  = ~ sc_snoop1;
-  assign \$1545  = \$2054  & \$1544 ;
+  assign \$1545  = rd_lane_error[1] & \$1544 ;
   assign \$1546  = ~ sc_snoop2;
-  assign \$1547  = \$2057  & \$1546 ;
+  assign \$1547  = rd_lane_error[2] & \$1546 ;
   assign \$1548  = ~ sc_snoop3;
-  assign \$1549  = \$2060  & \$1548 ;
+  assign \$1549  = rd_lane_error[3] & \$1548 ;
   assign \$1550  = ~ ent0_alt;
   assign \$1551  = rd_error & \$1550 ;
   assign \$1552  = ~ ent1_alt;
@@ -22356,13 +22516,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1572  = ~ mark3_alt;
   assign \$1573  = \rd_error$267  & \$1572 ;
   assign \$1574  = ~ sc_snoop0;
-  assign \$1575  = \$2051  & \$1574 ;
+  assign \$1575  = rd_lane_error[0] & \$1574 ;
   assign \$1576  = ~ sc_snoop1;
-  assign \$1577  = \$2054  & \$1576 ;
+  assign \$1577  = rd_lane_error[1] & \$1576 ;
   assign \$1578  = ~ sc_snoop2;
-  assign \$1579  = \$2057  & \$1578 ;
+  assign \$1579  = rd_lane_error[2] & \$1578 ;
   assign \$1580  = ~ sc_snoop3;
-  assign \$1581  = \$2060  & \$1580 ;
+  assign \$1581  = rd_lane_error[3] & \$1580 ;
   assign \$1582  = ~ ent0_alt;
   assign \$1583  = rd_error & \$1582 ;
   assign \$1584  = ~ ent1_alt;
@@ -22388,13 +22548,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1604  = ~ mark3_alt;
   assign \$1605  = \rd_error$267  & \$1604 ;
   assign \$1606  = ~ sc_snoop0;
-  assign \$1607  = \$2051  & \$1606 ;
+  assign \$1607  = rd_lane_error[0] & \$1606 ;
   assign \$1608  = ~ sc_snoop1;
-  assign \$1609  = \$2054  & \$1608 ;
+  assign \$1609  = rd_lane_error[1] & \$1608 ;
   assign \$1610  = ~ sc_snoop2;
-  assign \$1611  = \$2057  & \$1610 ;
+  assign \$1611  = rd_lane_error[2] & \$1610 ;
   assign \$1612  = ~ sc_snoop3;
-  assign \$1613  = \$2060  & \$1612 ;
+  assign \$1613  = rd_lane_error[3] & \$1612 ;
   assign \$1614  = ~ ent0_alt;
   assign \$1615  = rd_error & \$1614 ;
   assign \$1616  = ~ ent1_alt;
@@ -22420,13 +22580,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1636  = ~ mark3_alt;
   assign \$1637  = \rd_error$267  & \$1636 ;
   assign \$1638  = ~ sc_snoop0;
-  assign \$1639  = \$2051  & \$1638 ;
+  assign \$1639  = rd_lane_error[0] & \$1638 ;
   assign \$1640  = ~ sc_snoop1;
-  assign \$1641  = \$2054  & \$1640 ;
+  assign \$1641  = rd_lane_error[1] & \$1640 ;
   assign \$1642  = ~ sc_snoop2;
-  assign \$1643  = \$2057  & \$1642 ;
+  assign \$1643  = rd_lane_error[2] & \$1642 ;
   assign \$1644  = ~ sc_snoop3;
-  assign \$1645  = \$2060  & \$1644 ;
+  assign \$1645  = rd_lane_error[3] & \$1644 ;
   assign \$1646  = ~ ent0_alt;
   assign \$1647  = rd_error & \$1646 ;
   assign \$1648  = ~ ent1_alt;
@@ -22452,13 +22612,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1668  = ~ mark3_alt;
   assign \$1669  = \rd_error$267  & \$1668 ;
   assign \$1670  = ~ sc_snoop0;
-  assign \$1671  = \$2051  & \$1670 ;
+  assign \$1671  = rd_lane_error[0] & \$1670 ;
   assign \$1672  = ~ sc_snoop1;
-  assign \$1673  = \$2054  & \$1672 ;
+  assign \$1673  = rd_lane_error[1] & \$1672 ;
   assign \$1674  = ~ sc_snoop2;
-  assign \$1675  = \$2057  & \$1674 ;
+  assign \$1675  = rd_lane_error[2] & \$1674 ;
   assign \$1676  = ~ sc_snoop3;
-  assign \$1677  = \$2060  & \$1676 ;
+  assign \$1677  = rd_lane_error[3] & \$1676 ;
   assign \$1678  = ~ ent0_alt;
   assign \$1679  = rd_error & \$1678 ;
   assign \$1680  = ~ ent1_alt;
@@ -22484,13 +22644,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1700  = ~ mark3_alt;
   assign \$1701  = \rd_error$267  & \$1700 ;
   assign \$1702  = ~ sc_snoop0;
-  assign \$1703  = \$2051  & \$1702 ;
+  assign \$1703  = rd_lane_error[0] & \$1702 ;
   assign \$1704  = ~ sc_snoop1;
-  assign \$1705  = \$2054  & \$1704 ;
+  assign \$1705  = rd_lane_error[1] & \$1704 ;
   assign \$1706  = ~ sc_snoop2;
-  assign \$1707  = \$2057  & \$1706 ;
+  assign \$1707  = rd_lane_error[2] & \$1706 ;
   assign \$1708  = ~ sc_snoop3;
-  assign \$1709  = \$2060  & \$1708 ;
+  assign \$1709  = rd_lane_error[3] & \$1708 ;
   assign \$1710  = ~ ent0_alt;
   assign \$1711  = rd_error & \$1710 ;
   assign \$1712  = ~ ent1_alt;
@@ -22516,13 +22676,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1732  = ~ mark3_alt;
   assign \$1733  = \rd_error$267  & \$1732 ;
   assign \$1734  = ~ sc_snoop0;
-  assign \$1735  = \$2051  & \$1734 ;
+  assign \$1735  = rd_lane_error[0] & \$1734 ;
   assign \$1736  = ~ sc_snoop1;
-  assign \$1737  = \$2054  & \$1736 ;
+  assign \$1737  = rd_lane_error[1] & \$1736 ;
   assign \$1738  = ~ sc_snoop2;
-  assign \$1739  = \$2057  & \$1738 ;
+  assign \$1739  = rd_lane_error[2] & \$1738 ;
   assign \$1740  = ~ sc_snoop3;
-  assign \$1741  = \$2060  & \$1740 ;
+  assign \$1741  = rd_lane_error[3] & \$1740 ;
   assign \$1742  = ~ ent0_alt;
   assign \$1743  = rd_error & \$1742 ;
   assign \$1744  = ~ ent1_alt;
@@ -22548,13 +22708,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1764  = ~ mark3_alt;
   assign \$1765  = \rd_error$267  & \$1764 ;
   assign \$1766  = ~ sc_snoop0;
-  assign \$1767  = \$2051  & \$1766 ;
+  assign \$1767  = rd_lane_error[0] & \$1766 ;
   assign \$1768  = ~ sc_snoop1;
-  assign \$1769  = \$2054  & \$1768 ;
+  assign \$1769  = rd_lane_error[1] & \$1768 ;
   assign \$1770  = ~ sc_snoop2;
-  assign \$1771  = \$2057  & \$1770 ;
+  assign \$1771  = rd_lane_error[2] & \$1770 ;
   assign \$1772  = ~ sc_snoop3;
-  assign \$1773  = \$2060  & \$1772 ;
+  assign \$1773  = rd_lane_error[3] & \$1772 ;
   assign \$1774  = ~ ent0_alt;
   assign \$1775  = rd_error & \$1774 ;
   assign \$1776  = ~ ent1_alt;
@@ -22580,141 +22740,141 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$1796  = ~ mark3_alt;
   assign \$1797  = \rd_error$267  & \$1796 ;
   assign \$1798  = ~ sc_snoop0;
-  assign \$1799  = \$2051  & \$1798 ;
+  assign \$1799  = rd_lane_error[0] & \$1798 ;
   assign \$1800  = ~ sc_snoop1;
-  assign \$1801  = \$2054  & \$1800 ;
+  assign \$1801  = rd_lane_error[1] & \$1800 ;
   assign \$1802  = ~ sc_snoop2;
-  assign \$1803  = \$2057  & \$1802 ;
+  assign \$1803  = rd_lane_error[2] & \$1802 ;
   assign \$1804  = ~ sc_snoop3;
-  assign \$1805  = \$2060  & \$1804 ;
+  assign \$1805  = rd_lane_error[3] & \$1804 ;
   assign \$1806  = ~ sc_snoop0;
-  assign \$1807  = \$2050  & \$1806 ;
+  assign \$1807  = rd_lane_corrected[0] & \$1806 ;
   assign \$1808  = ~ sc_snoop1;
-  assign \$1809  = \$2053  & \$1808 ;
+  assign \$1809  = rd_lane_corrected[1] & \$1808 ;
   assign \$1810  = ~ sc_snoop2;
-  assign \$1811  = \$2056  & \$1810 ;
+  assign \$1811  = rd_lane_corrected[2] & \$1810 ;
   assign \$1812  = ~ sc_snoop3;
-  assign \$1813  = \$2059  & \$1812 ;
+  assign \$1813  = rd_lane_corrected[3] & \$1812 ;
   assign \$1814  = ~ sc_snoop0;
-  assign \$1815  = \$2050  & \$1814 ;
+  assign \$1815  = rd_lane_corrected[0] & \$1814 ;
   assign \$1816  = ~ sc_snoop1;
-  assign \$1817  = \$2053  & \$1816 ;
+  assign \$1817  = rd_lane_corrected[1] & \$1816 ;
   assign \$1818  = ~ sc_snoop2;
-  assign \$1819  = \$2056  & \$1818 ;
+  assign \$1819  = rd_lane_corrected[2] & \$1818 ;
   assign \$1820  = ~ sc_snoop3;
-  assign \$1821  = \$2059  & \$1820 ;
+  assign \$1821  = rd_lane_corrected[3] & \$1820 ;
   assign \$1822  = ~ sc_snoop0;
-  assign \$1823  = \$2050  & \$1822 ;
+  assign \$1823  = rd_lane_corrected[0] & \$1822 ;
   assign \$1824  = ~ sc_snoop1;
-  assign \$1825  = \$2053  & \$1824 ;
+  assign \$1825  = rd_lane_corrected[1] & \$1824 ;
   assign \$1826  = ~ sc_snoop2;
-  assign \$1827  = \$2056  & \$1826 ;
+  assign \$1827  = rd_lane_corrected[2] & \$1826 ;
   assign \$1828  = ~ sc_snoop3;
-  assign \$1829  = \$2059  & \$1828 ;
+  assign \$1829  = rd_lane_corrected[3] & \$1828 ;
   assign \$1830  = ~ sc_snoop0;
-  assign \$1831  = \$2050  & \$1830 ;
+  assign \$1831  = rd_lane_corrected[0] & \$1830 ;
   assign \$1832  = ~ sc_snoop1;
-  assign \$1833  = \$2053  & \$1832 ;
+  assign \$1833  = rd_lane_corrected[1] & \$1832 ;
   assign \$1834  = ~ sc_snoop2;
-  assign \$1835  = \$2056  & \$1834 ;
+  assign \$1835  = rd_lane_corrected[2] & \$1834 ;
   assign \$1836  = ~ sc_snoop3;
-  assign \$1837  = \$2059  & \$1836 ;
+  assign \$1837  = rd_lane_corrected[3] & \$1836 ;
   assign \$1838  = ~ sc_snoop0;
-  assign \$1839  = \$2050  & \$1838 ;
+  assign \$1839  = rd_lane_corrected[0] & \$1838 ;
   assign \$1840  = ~ sc_snoop1;
-  assign \$1841  = \$2053  & \$1840 ;
+  assign \$1841  = rd_lane_corrected[1] & \$1840 ;
   assign \$1842  = ~ sc_snoop2;
-  assign \$1843  = \$2056  & \$1842 ;
+  assign \$1843  = rd_lane_corrected[2] & \$1842 ;
   assign \$1844  = ~ sc_snoop3;
-  assign \$1845  = \$2059  & \$1844 ;
+  assign \$1845  = rd_lane_corrected[3] & \$1844 ;
   assign \$1846  = ~ sc_snoop0;
-  assign \$1847  = \$2050  & \$1846 ;
+  assign \$1847  = rd_lane_corrected[0] & \$1846 ;
   assign \$1848  = ~ sc_snoop1;
-  assign \$1849  = \$2053  & \$1848 ;
+  assign \$1849  = rd_lane_corrected[1] & \$1848 ;
   assign \$1850  = ~ sc_snoop2;
-  assign \$1851  = \$2056  & \$1850 ;
+  assign \$1851  = rd_lane_corrected[2] & \$1850 ;
   assign \$1852  = ~ sc_snoop3;
-  assign \$1853  = \$2059  & \$1852 ;
+  assign \$1853  = rd_lane_corrected[3] & \$1852 ;
   assign \$1854  = ~ sc_snoop0;
-  assign \$1855  = \$2050  & \$1854 ;
+  assign \$1855  = rd_lane_corrected[0] & \$1854 ;
   assign \$1856  = ~ sc_snoop1;
-  assign \$1857  = \$2053  & \$1856 ;
+  assign \$1857  = rd_lane_corrected[1] & \$1856 ;
   assign \$1858  = ~ sc_snoop2;
-  assign \$1859  = \$2056  & \$1858 ;
+  assign \$1859  = rd_lane_corrected[2] & \$1858 ;
   assign \$1860  = ~ sc_snoop3;
-  assign \$1861  = \$2059  & \$1860 ;
+  assign \$1861  = rd_lane_corrected[3] & \$1860 ;
   assign \$1862  = ~ sc_snoop0;
-  assign \$1863  = \$2050  & \$1862 ;
+  assign \$1863  = rd_lane_corrected[0] & \$1862 ;
   assign \$1864  = ~ sc_snoop1;
-  assign \$1865  = \$2053  & \$1864 ;
+  assign \$1865  = rd_lane_corrected[1] & \$1864 ;
   assign \$1866  = ~ sc_snoop2;
-  assign \$1867  = \$2056  & \$1866 ;
+  assign \$1867  = rd_lane_corrected[2] & \$1866 ;
   assign \$1868  = ~ sc_snoop3;
-  assign \$1869  = \$2059  & \$1868 ;
+  assign \$1869  = rd_lane_corrected[3] & \$1868 ;
   assign \$1870  = ~ sc_snoop0;
-  assign \$1871  = \$2050  & \$1870 ;
+  assign \$1871  = rd_lane_corrected[0] & \$1870 ;
   assign \$1872  = ~ sc_snoop1;
-  assign \$1873  = \$2053  & \$1872 ;
+  assign \$1873  = rd_lane_corrected[1] & \$1872 ;
   assign \$1874  = ~ sc_snoop2;
-  assign \$1875  = \$2056  & \$1874 ;
+  assign \$1875  = rd_lane_corrected[2] & \$1874 ;
   assign \$1876  = ~ sc_snoop3;
-  assign \$1877  = \$2059  & \$1876 ;
+  assign \$1877  = rd_lane_corrected[3] & \$1876 ;
   assign \$1878  = ~ sc_snoop0;
-  assign \$1879  = \$2050  & \$1878 ;
+  assign \$1879  = rd_lane_corrected[0] & \$1878 ;
   assign \$1880  = ~ sc_snoop1;
-  assign \$1881  = \$2053  & \$1880 ;
+  assign \$1881  = rd_lane_corrected[1] & \$1880 ;
   assign \$1882  = ~ sc_snoop2;
-  assign \$1883  = \$2056  & \$1882 ;
+  assign \$1883  = rd_lane_corrected[2] & \$1882 ;
   assign \$1884  = ~ sc_snoop3;
-  assign \$1885  = \$2059  & \$1884 ;
+  assign \$1885  = rd_lane_corrected[3] & \$1884 ;
   assign \$1886  = ~ sc_snoop0;
-  assign \$1887  = \$2050  & \$1886 ;
+  assign \$1887  = rd_lane_corrected[0] & \$1886 ;
   assign \$1888  = ~ sc_snoop1;
-  assign \$1889  = \$2053  & \$1888 ;
+  assign \$1889  = rd_lane_corrected[1] & \$1888 ;
   assign \$1890  = ~ sc_snoop2;
-  assign \$1891  = \$2056  & \$1890 ;
+  assign \$1891  = rd_lane_corrected[2] & \$1890 ;
   assign \$1892  = ~ sc_snoop3;
-  assign \$1893  = \$2059  & \$1892 ;
+  assign \$1893  = rd_lane_corrected[3] & \$1892 ;
   assign \$1894  = ~ sc_snoop0;
-  assign \$1895  = \$2050  & \$1894 ;
+  assign \$1895  = rd_lane_corrected[0] & \$1894 ;
   assign \$1896  = ~ sc_snoop1;
-  assign \$1897  = \$2053  & \$1896 ;
+  assign \$1897  = rd_lane_corrected[1] & \$1896 ;
   assign \$1898  = ~ sc_snoop2;
-  assign \$1899  = \$2056  & \$1898 ;
+  assign \$1899  = rd_lane_corrected[2] & \$1898 ;
   assign \$1900  = ~ sc_snoop3;
-  assign \$1901  = \$2059  & \$1900 ;
+  assign \$1901  = rd_lane_corrected[3] & \$1900 ;
   assign \$1902  = ~ sc_snoop0;
-  assign \$1903  = \$2050  & \$1902 ;
+  assign \$1903  = rd_lane_corrected[0] & \$1902 ;
   assign \$1904  = ~ sc_snoop1;
-  assign \$1905  = \$2053  & \$1904 ;
+  assign \$1905  = rd_lane_corrected[1] & \$1904 ;
   assign \$1906  = ~ sc_snoop2;
-  assign \$1907  = \$2056  & \$1906 ;
+  assign \$1907  = rd_lane_corrected[2] & \$1906 ;
   assign \$1908  = ~ sc_snoop3;
-  assign \$1909  = \$2059  & \$1908 ;
+  assign \$1909  = rd_lane_corrected[3] & \$1908 ;
   assign \$1910  = ~ sc_snoop0;
-  assign \$1911  = \$2050  & \$1910 ;
+  assign \$1911  = rd_lane_corrected[0] & \$1910 ;
   assign \$1912  = ~ sc_snoop1;
-  assign \$1913  = \$2053  & \$1912 ;
+  assign \$1913  = rd_lane_corrected[1] & \$1912 ;
   assign \$1914  = ~ sc_snoop2;
-  assign \$1915  = \$2056  & \$1914 ;
+  assign \$1915  = rd_lane_corrected[2] & \$1914 ;
   assign \$1916  = ~ sc_snoop3;
-  assign \$1917  = \$2059  & \$1916 ;
+  assign \$1917  = rd_lane_corrected[3] & \$1916 ;
   assign \$1918  = ~ sc_snoop0;
-  assign \$1919  = \$2050  & \$1918 ;
+  assign \$1919  = rd_lane_corrected[0] & \$1918 ;
   assign \$1920  = ~ sc_snoop1;
-  assign \$1921  = \$2053  & \$1920 ;
+  assign \$1921  = rd_lane_corrected[1] & \$1920 ;
   assign \$1922  = ~ sc_snoop2;
-  assign \$1923  = \$2056  & \$1922 ;
+  assign \$1923  = rd_lane_corrected[2] & \$1922 ;
   assign \$1924  = ~ sc_snoop3;
-  assign \$1925  = \$2059  & \$1924 ;
+  assign \$1925  = rd_lane_corrected[3] & \$1924 ;
   assign \$1926  = ~ sc_snoop0;
-  assign \$1927  = \$2050  & \$1926 ;
+  assign \$1927  = rd_lane_corrected[0] & \$1926 ;
   assign \$1928  = ~ sc_snoop1;
-  assign \$1929  = \$2053  & \$1928 ;
+  assign \$1929  = rd_lane_corrected[1] & \$1928 ;
   assign \$1930  = ~ sc_snoop2;
-  assign \$1931  = \$2056  & \$1930 ;
+  assign \$1931  = rd_lane_corrected[2] & \$1930 ;
   assign \$1932  = ~ sc_snoop3;
-  assign \$1933  = \$2059  & \$1932 ;
+  assign \$1933  = rd_lane_corrected[3] & \$1932 ;
   assign \$1934  = \$1933  ? { rd_error_addr, 2'h3 } : 11'h000;
   assign \$1935  = \$1923  ? { rd_error_addr, 2'h2 } : \$1934 ;
   assign \$1936  = \$1913  ? { rd_error_addr, 2'h1 } : \$1935 ;
@@ -22911,7 +23071,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7354$260 [10:2]),
+    .wr_addr(\port$7451$260 [10:2]),
     .wr_data(wr_data),
     .wr_en(\wr_en$164 )
   );
@@ -22923,7 +23083,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7354$260 [10:2]),
+    .wr_addr(\port$7451$260 [10:2]),
     .wr_data(\wr_data$66 ),
     .wr_en(\wr_en$203 )
   );
@@ -22935,7 +23095,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7354$260 [10:2]),
+    .wr_addr(\port$7451$260 [10:2]),
     .wr_data(\wr_data$95 ),
     .wr_en(\wr_en$224 )
   );
@@ -22947,7 +23107,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7354$260 [10:2]),
+    .wr_addr(\port$7451$260 [10:2]),
     .wr_data(\wr_data$124 ),
     .wr_en(\wr_en$245 )
   );
@@ -23051,18 +23211,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .clk(clk),
     .\inner__addr$29 (sc_row),
     .rd_error_addr(rd_error_addr),
-    .rp0_lane0_corrected(\$2050 ),
+    .rd_lane_corrected(rd_lane_corrected),
+    .rd_lane_error(rd_lane_error),
     .rp0_lane0_data(\$2049 ),
-    .rp0_lane0_error(\$2051 ),
-    .rp0_lane1_corrected(\$2053 ),
-    .rp0_lane1_data(\$2052 ),
-    .rp0_lane1_error(\$2054 ),
-    .rp0_lane2_corrected(\$2056 ),
-    .rp0_lane2_data(\$2055 ),
-    .rp0_lane2_error(\$2057 ),
-    .rp0_lane3_corrected(\$2059 ),
-    .rp0_lane3_data(\$2058 ),
-    .rp0_lane3_error(\$2060 ),
+    .rp0_lane1_data(\$2050 ),
+    .rp0_lane2_data(\$2051 ),
+    .rp0_lane3_data(\$2052 ),
     .rst(rst),
     .sweep_en(sweep_en),
     .sweep_row(sweep_addr),
@@ -23666,16 +23820,16 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$7354$260 [13]) begin
+    end else if (\port$7451$260 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$7354$260 [10:2];
+      meta_addr = \port$7451$260 [10:2];
     end
   end
-  assign inv_en = \port$7354$260 [13];
-  assign wr_en = \port$7354$260 [12];
-  assign wr_slot = \port$7354$260 [10:0];
-  assign rd_data = { \$2058 , \$2055 , \$2052 , \$2049  };
+  assign inv_en = \port$7451$260 [13];
+  assign wr_en = \port$7451$260 [12];
+  assign wr_slot = \port$7451$260 [10:0];
+  assign rd_data = { \$2052 , \$2051 , \$2050 , \$2049  };
   assign \wr_data$51  = sc_value0;
   assign \wr_data$72  = \wr_data$40 ;
   assign \wr_data$80  = sc_value1;
@@ -23686,8 +23840,8 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign rd_addr = sc_row;
   assign rd_en = 1'h1;
   assign meta_data = \wr_data$40 ;
-  assign wr_last = \port$7354$5 [63:56];
-  assign wr_mark = \port$7354$260 [11];
+  assign wr_last = \port$7451$5 [63:56];
+  assign wr_mark = \port$7451$260 [11];
   assign wr_addr = meta_addr;
   assign \sweep_en$150  = sweep_en;
   assign sweep_row = sweep_addr;
@@ -23701,9 +23855,9 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$160  = 1'h1;
   assign \rd_addr$161  = \$288 [8:0];
   assign \$signal$162  = 1'h1;
-  assign \wr_addr$163  = \port$7354$260 [10:2];
-  assign wr_tag = \port$7354$5 [55:0];
-  assign wr_count = \port$7354$260 [29:14];
+  assign \wr_addr$163  = \port$7451$260 [10:2];
+  assign wr_tag = \port$7451$5 [55:0];
+  assign wr_count = \port$7451$260 [29:14];
   assign \wr_addr$167  = meta_addr;
   assign \wr_addr$171  = sc_row_qqq;
   assign \wr_en$172  = sc_we0;
@@ -23719,7 +23873,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$199  = 1'h1;
   assign \rd_addr$200  = \$363 [8:0];
   assign \$signal$201  = 1'h1;
-  assign \wr_addr$202  = \port$7354$260 [10:2];
+  assign \wr_addr$202  = \port$7451$260 [10:2];
   assign \wr_addr$204  = meta_addr;
   assign \wr_addr$206  = sc_row_qqq;
   assign \wr_en$207  = sc_we1;
@@ -23735,7 +23889,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$220  = 1'h1;
   assign \rd_addr$221  = \$438 [8:0];
   assign \$signal$222  = 1'h1;
-  assign \wr_addr$223  = \port$7354$260 [10:2];
+  assign \wr_addr$223  = \port$7451$260 [10:2];
   assign \wr_addr$225  = meta_addr;
   assign \wr_addr$227  = sc_row_qqq;
   assign \wr_en$228  = sc_we2;
@@ -23751,14 +23905,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$241  = 1'h1;
   assign \rd_addr$242  = \$513 [8:0];
   assign \$signal$243  = 1'h1;
-  assign \wr_addr$244  = \port$7354$260 [10:2];
+  assign \wr_addr$244  = \port$7451$260 [10:2];
   assign \wr_addr$246  = meta_addr;
   assign \wr_addr$248  = sc_row_qqq;
   assign \wr_en$249  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
-  assign rd_lane_error = { \$2060 , \$2057 , \$2054 , \$2051  };
-  assign rd_lane_corrected = { \$2059 , \$2056 , \$2053 , \$2050  };
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[7:0];
   assign \sc_wr_at_read_data0.fresh  = sc_wr_at_read_data0[8];
   assign \sc_wr_at_read_data0.valid  = sc_wr_at_read_data0[9];
@@ -23780,15 +23932,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \rd_data[0].last  = \$2049 [7:0];
   assign \rd_data[0].fresh  = \$2049 [8];
   assign \rd_data[0].valid  = \$2049 [9];
-  assign \rd_data[1].last  = \$2052 [7:0];
-  assign \rd_data[1].fresh  = \$2052 [8];
-  assign \rd_data[1].valid  = \$2052 [9];
-  assign \rd_data[2].last  = \$2055 [7:0];
-  assign \rd_data[2].fresh  = \$2055 [8];
-  assign \rd_data[2].valid  = \$2055 [9];
-  assign \rd_data[3].last  = \$2058 [7:0];
-  assign \rd_data[3].fresh  = \$2058 [8];
-  assign \rd_data[3].valid  = \$2058 [9];
+  assign \rd_data[1].last  = \$2050 [7:0];
+  assign \rd_data[1].fresh  = \$2050 [8];
+  assign \rd_data[1].valid  = \$2050 [9];
+  assign \rd_data[2].last  = \$2051 [7:0];
+  assign \rd_data[2].fresh  = \$2051 [8];
+  assign \rd_data[2].valid  = \$2051 [9];
+  assign \rd_data[3].last  = \$2052 [7:0];
+  assign \rd_data[3].fresh  = \$2052 [8];
+  assign \rd_data[3].valid  = \$2052 [9];
   assign \sc_snoop_data0.last  = sc_snoop_data0[7:0];
   assign \sc_snoop_data0.fresh  = sc_snoop_data0[8];
   assign \sc_snoop_data0.valid  = sc_snoop_data0[9];
@@ -23922,12 +24074,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \rd_data$251.gen  = \rd_data$251 [11:8];
   assign \rd_data$251.fresh  = \rd_data$251 [12];
   assign \rd_data$251.valid  = \rd_data$251 [13];
-  assign \wr_data$124 [71:56] = \port$7354$260 [29:14];
-  assign \wr_data$124 [55:0] = \port$7354$5 [55:0];
-  assign \wr_data$95 [71:56] = \port$7354$260 [29:14];
-  assign \wr_data$95 [55:0] = \port$7354$5 [55:0];
-  assign \wr_data$66 [71:56] = \port$7354$260 [29:14];
-  assign \wr_data$66 [55:0] = \port$7354$5 [55:0];
+  assign \wr_data$124 [71:56] = \port$7451$260 [29:14];
+  assign \wr_data$124 [55:0] = \port$7451$5 [55:0];
+  assign \wr_data$95 [71:56] = \port$7451$260 [29:14];
+  assign \wr_data$95 [55:0] = \port$7451$5 [55:0];
+  assign \wr_data$66 [71:56] = \port$7451$260 [29:14];
+  assign \wr_data$66 [55:0] = \port$7451$5 [55:0];
   assign bk_sc_row_hit[3] = rd_sc_row_hit3;
   assign bk_sc_row_hit[2] = rd_sc_row_hit2;
   assign bk_sc_row_hit[1] = rd_sc_row_hit1;
@@ -23992,15 +24144,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$169 [29:20] = copy_data;
   assign \wr_data$169 [19:10] = copy_data;
   assign \wr_data$169 [9:0] = copy_data;
-  assign wr_data[71:56] = \port$7354$260 [29:14];
-  assign wr_data[55:0] = \port$7354$5 [55:0];
+  assign wr_data[71:56] = \port$7451$260 [29:14];
+  assign wr_data[55:0] = \port$7451$5 [55:0];
   assign copy_data[9] = \wr_data$40 [13];
   assign copy_data[8] = \wr_data$40 [12];
   assign copy_data[7:0] = \wr_data$40 [7:0];
   assign \wr_data$40 [11:8] = generation;
   assign \wr_data$40 [13] = \$278 ;
-  assign \wr_data$40 [12] = \port$7354$260 [11];
-  assign \wr_data$40 [7:0] = \port$7354$5 [63:56];
+  assign \wr_data$40 [12] = \port$7451$260 [11];
+  assign \wr_data$40 [7:0] = \port$7451$5 [63:56];
   assign \$1267  = \$1266 ;
   assign \$1268  = \$1267 ;
   assign \$1269  = \$1268 ;
@@ -31580,8 +31732,7 @@ module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_corrected, rp0_lane0_error, rp0_lane1_data, rp0_lane1_corrected, rp0_lane1_error, rp0_lane2_data, rp0_lane2_corrected, rp0_lane2_error, rp0_lane3_data, rp0_lane3_corrected, rp0_lane3_error, wr_addr, wr_data, wr_en, rd_error_addr, \inner__addr$29 , sweep_row, clk
-);
+module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, rp0_lane2_data, rp0_lane3_data, rd_lane_corrected, rd_lane_error, wr_addr, wr_data, wr_en, rd_error_addr, \inner__addr$29 , sweep_row, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$31  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -31754,8 +31905,23 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_correc
   wire \$250 ;
   wire \$251 ;
   wire \$252 ;
-  reg [8:0] \$253 ;
+  wire [3:0] \$253 ;
+  wire [3:0] \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire \$259 ;
   wire \$26 ;
+  wire \$260 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire \$266 ;
+  reg [3:0] \$267 ;
+  reg [8:0] \$268 ;
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
@@ -31864,40 +32030,35 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_correc
   wire rd_error;
   output [8:0] rd_error_addr;
   reg [8:0] rd_error_addr = 9'h000;
+  output [3:0] rd_lane_corrected;
   wire [3:0] rd_lane_corrected;
+  output [3:0] rd_lane_error;
   wire [3:0] rd_lane_error;
-  output rp0_lane0_corrected;
   wire rp0_lane0_corrected;
   output [9:0] rp0_lane0_data;
   wire [9:0] rp0_lane0_data;
-  output rp0_lane0_error;
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
-  output rp0_lane1_corrected;
   wire rp0_lane1_corrected;
   output [9:0] rp0_lane1_data;
   wire [9:0] rp0_lane1_data;
-  output rp0_lane1_error;
   wire rp0_lane1_error;
   wire rp0_lane1_names_check;
   wire [3:0] rp0_lane1_syndrome;
-  output rp0_lane2_corrected;
   wire rp0_lane2_corrected;
   output [9:0] rp0_lane2_data;
   wire [9:0] rp0_lane2_data;
-  output rp0_lane2_error;
   wire rp0_lane2_error;
   wire rp0_lane2_names_check;
   wire [3:0] rp0_lane2_syndrome;
-  output rp0_lane3_corrected;
   wire rp0_lane3_corrected;
   output [9:0] rp0_lane3_data;
   wire [9:0] rp0_lane3_data;
-  output rp0_lane3_error;
   wire rp0_lane3_error;
   wire rp0_lane3_names_check;
   wire [3:0] rp0_lane3_syndrome;
+  reg [3:0] rp0_met_write = 4'h0;
   input rst;
   wire rst;
   input sweep_en;
@@ -32724,15 +32885,36 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_correc
   assign \$251  = ~ \$250 ;
   assign \$252  = | { \$206 , \$204 , \$202 , \$200  };
   assign rp0_lane3_error = \$238  ? \$251  : \$252 ;
-  assign rd_corrected = | { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected };
-  assign rd_error = | { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error };
+  assign \$253  = ~ rp0_met_write;
+  assign rd_lane_corrected = { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected } & \$253 ;
+  assign \$254  = ~ rp0_met_write;
+  assign rd_lane_error = { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error } & \$254 ;
+  assign rd_corrected = | rd_lane_corrected;
+  assign rd_error = | rd_lane_error;
+  assign \$255  = inner__addr == \inner__addr$29 ;
+  assign \$256  = inner__en[0] & \$255 ;
+  assign \$258  = inner__addr == \inner__addr$29 ;
+  assign \$259  = inner__en[1] & \$258 ;
+  assign \$261  = inner__addr == \inner__addr$29 ;
+  assign \$262  = inner__en[2] & \$261 ;
+  assign \$264  = inner__addr == \inner__addr$29 ;
+  assign \$265  = inner__en[3] & \$264 ;
   always @(posedge clk)
-    rd_error_addr <= \$253 ;
+    rp0_met_write <= \$267 ;
+  always @(posedge clk)
+    rd_error_addr <= \$268 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$253  = \inner__addr$29 ;
+    \$267  = { \$266 , \$263 , \$260 , \$257  };
     if (rst) begin
-      \$253  = 9'h000;
+      \$267  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
+    \$268  = \inner__addr$29 ;
+    if (rst) begin
+      \$268  = 9'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$44 , \$42 , \$40 , \$38  };
@@ -32743,8 +32925,6 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_correc
   assign \inner__en$31  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = { rp0_lane3_data, rp0_lane2_data, rp0_lane1_data, rp0_lane0_data };
-  assign rd_lane_corrected = { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected };
-  assign rd_lane_error = { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error };
   assign \wr_data[0].last  = wr_data[7:0];
   assign \wr_data[0].fresh  = wr_data[8];
   assign \wr_data[0].valid  = wr_data[9];
@@ -32769,10 +32949,14 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane0_correc
   assign \rd_data[3].last  = rp0_lane3_data[7:0];
   assign \rd_data[3].fresh  = rp0_lane3_data[8];
   assign \rd_data[3].valid  = rp0_lane3_data[9];
+  assign \$257  = \$256 ;
+  assign \$260  = \$259 ;
+  assign \$263  = \$262 ;
+  assign \$266  = \$265 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$7354$271 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$7451$271 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$32  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -33502,8 +33686,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$7354$271 ;
-  wire [34:0] \port$7354$271 ;
+  input [34:0] \port$7451$271 ;
+  wire [34:0] \port$7451$271 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -33518,14 +33702,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$462  = fw1_hit[3] ? forward__tag : lanes[526:471];
   assign \$463  = choice[11] ? \$462  : 56'h00000000000000;
   assign \$464  = \$461  | \$463 ;
-  assign \$465  = fw1_hit[0] & \port$7354$271 [1];
-  assign \$466  = \$465  ? \port$7354$271 [0] : mark_b[0];
-  assign \$467  = fw1_hit[1] & \port$7354$271 [1];
-  assign \$468  = \$467  ? \port$7354$271 [0] : mark_b[1];
-  assign \$469  = fw1_hit[2] & \port$7354$271 [1];
-  assign \$470  = \$469  ? \port$7354$271 [0] : mark_b[2];
-  assign \$471  = fw1_hit[3] & \port$7354$271 [1];
-  assign \$472  = \$471  ? \port$7354$271 [0] : mark_b[3];
+  assign \$465  = fw1_hit[0] & \port$7451$271 [1];
+  assign \$466  = \$465  ? \port$7451$271 [0] : mark_b[0];
+  assign \$467  = fw1_hit[1] & \port$7451$271 [1];
+  assign \$468  = \$467  ? \port$7451$271 [0] : mark_b[1];
+  assign \$469  = fw1_hit[2] & \port$7451$271 [1];
+  assign \$470  = \$469  ? \port$7451$271 [0] : mark_b[2];
+  assign \$471  = fw1_hit[3] & \port$7451$271 [1];
+  assign \$472  = \$471  ? \port$7451$271 [0] : mark_b[3];
   assign \$473  = choice[11:8] & { \$472 , \$470 , \$468 , \$466  };
   assign \$474  = | \$473 ;
   assign \$475  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -33536,47 +33720,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$7354$271 [1];
-  assign \$485  = \$484  ? \port$7354$271 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$7354$271 [1];
-  assign \$487  = \$486  ? \port$7354$271 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$7354$271 [1];
-  assign \$489  = \$488  ? \port$7354$271 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$7354$271 [1];
-  assign \$491  = \$490  ? \port$7354$271 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$7451$271 [1];
+  assign \$485  = \$484  ? \port$7451$271 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$7451$271 [1];
+  assign \$487  = \$486  ? \port$7451$271 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$7451$271 [1];
+  assign \$489  = \$488  ? \port$7451$271 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$7451$271 [1];
+  assign \$491  = \$490  ? \port$7451$271 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$7354$271 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$7451$271 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$7354$271 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$7451$271 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$7354$271 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$7451$271 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$7354$271 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$7451$271 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$508  = \port$7354$271 [34:19] + 1'h1;
+  assign \$507  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$508  = \port$7451$271 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$514  = \port$7354$271 [34:19] + 1'h1;
+  assign \$513  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$514  = \port$7451$271 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$520  = \port$7354$271 [34:19] + 1'h1;
+  assign \$519  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$520  = \port$7451$271 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$7354$271 [34:19] >= 16'hffff;
-  assign \$526  = \port$7354$271 [34:19] + 1'h1;
+  assign \$525  = \port$7451$271 [34:19] >= 16'hffff;
+  assign \$526  = \port$7451$271 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -33614,37 +33798,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$7354$271 [1] & lanes[629];
+  assign \$29  = \port$7451$271 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$7354$271 [1] & lanes[629];
-  assign \$34  = \port$7354$271 [1] & lanes[629];
+  assign \$33  = \port$7451$271 [1] & lanes[629];
+  assign \$34  = \port$7451$271 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$7354$271 [1] & lanes[629];
-  assign \$39  = \port$7354$271 [1] & lanes[629];
+  assign \$38  = \port$7451$271 [1] & lanes[629];
+  assign \$39  = \port$7451$271 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$7354$271 [1] & lanes[629];
-  assign \$44  = \port$7354$271 [1] & lanes[629];
+  assign \$43  = \port$7451$271 [1] & lanes[629];
+  assign \$44  = \port$7451$271 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$7354$271 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
+  assign \$48  = \port$7451$271 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$7354$271 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$7451$271 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -33682,37 +33866,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$7354$271 [1] & lanes[629];
+  assign \$99  = \port$7451$271 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$7354$271 [1] & lanes[629];
-  assign \$104  = \port$7354$271 [1] & lanes[629];
+  assign \$103  = \port$7451$271 [1] & lanes[629];
+  assign \$104  = \port$7451$271 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$7354$271 [1] & lanes[629];
-  assign \$109  = \port$7354$271 [1] & lanes[629];
+  assign \$108  = \port$7451$271 [1] & lanes[629];
+  assign \$109  = \port$7451$271 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$7354$271 [1] & lanes[629];
-  assign \$114  = \port$7354$271 [1] & lanes[629];
+  assign \$113  = \port$7451$271 [1] & lanes[629];
+  assign \$114  = \port$7451$271 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$7354$271 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
+  assign \$118  = \port$7451$271 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$7354$271 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$7451$271 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -33750,37 +33934,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$7354$271 [1] & lanes[629];
+  assign \$169  = \port$7451$271 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$7354$271 [1] & lanes[629];
-  assign \$174  = \port$7354$271 [1] & lanes[629];
+  assign \$173  = \port$7451$271 [1] & lanes[629];
+  assign \$174  = \port$7451$271 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$7354$271 [1] & lanes[629];
-  assign \$179  = \port$7354$271 [1] & lanes[629];
+  assign \$178  = \port$7451$271 [1] & lanes[629];
+  assign \$179  = \port$7451$271 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$7354$271 [1] & lanes[629];
-  assign \$184  = \port$7354$271 [1] & lanes[629];
+  assign \$183  = \port$7451$271 [1] & lanes[629];
+  assign \$184  = \port$7451$271 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$7354$271 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$7451$271 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$7354$271 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$7451$271 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -33818,37 +34002,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$7354$271 [1] & lanes[629];
+  assign \$239  = \port$7451$271 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$7354$271 [1] & lanes[629];
-  assign \$244  = \port$7354$271 [1] & lanes[629];
+  assign \$243  = \port$7451$271 [1] & lanes[629];
+  assign \$244  = \port$7451$271 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$7354$271 [1] & lanes[629];
-  assign \$249  = \port$7354$271 [1] & lanes[629];
+  assign \$248  = \port$7451$271 [1] & lanes[629];
+  assign \$249  = \port$7451$271 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$7354$271 [1] & lanes[629];
-  assign \$254  = \port$7354$271 [1] & lanes[629];
+  assign \$253  = \port$7451$271 [1] & lanes[629];
+  assign \$254  = \port$7451$271 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$7354$271 [1] & lanes[629];
-  assign \$259  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$7451$271 [1] & lanes[629];
+  assign \$259  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$7354$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$7451$271 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -33946,7 +34130,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$7354$271 [1] ? forward__lane : { 3'h0, \port$7354$271 [2] };
+  assign fw1_touched = \port$7451$271 [1] ? forward__lane : { 3'h0, \port$7451$271 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -33969,15 +34153,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$390  = \$388  | \$389 ;
   assign \$391  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$392  = \$390  | \$391 ;
-  assign \$393  = fw1_hit[0] ? \port$7354$271 [18:3] : lanes[161:146];
+  assign \$393  = fw1_hit[0] ? \port$7451$271 [18:3] : lanes[161:146];
   assign \$394  = choice[0] ? \$393  : 16'h0000;
-  assign \$396  = fw1_hit[1] ? \port$7354$271 [18:3] : lanes[288:273];
+  assign \$396  = fw1_hit[1] ? \port$7451$271 [18:3] : lanes[288:273];
   assign \$397  = choice[1] ? \$396  : 16'h0000;
   assign \$398  = \$395  | \$397 ;
-  assign \$399  = fw1_hit[2] ? \port$7354$271 [18:3] : lanes[415:400];
+  assign \$399  = fw1_hit[2] ? \port$7451$271 [18:3] : lanes[415:400];
   assign \$400  = choice[2] ? \$399  : 16'h0000;
   assign \$401  = \$398  | \$400 ;
-  assign \$402  = fw1_hit[3] ? \port$7354$271 [18:3] : lanes[542:527];
+  assign \$402  = fw1_hit[3] ? \port$7451$271 [18:3] : lanes[542:527];
   assign \$403  = choice[3] ? \$402  : 16'h0000;
   assign \$404  = \$401  | \$403 ;
   assign \$405  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -33991,14 +34175,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$414  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$415  = choice[3] ? \$414  : 8'h00;
   assign \$416  = \$413  | \$415 ;
-  assign \$417  = fw1_hit[0] & \port$7354$271 [1];
-  assign \$418  = \$417  ? \port$7354$271 [0] : mark_b[0];
-  assign \$419  = fw1_hit[1] & \port$7354$271 [1];
-  assign \$420  = \$419  ? \port$7354$271 [0] : mark_b[1];
-  assign \$421  = fw1_hit[2] & \port$7354$271 [1];
-  assign \$422  = \$421  ? \port$7354$271 [0] : mark_b[2];
-  assign \$423  = fw1_hit[3] & \port$7354$271 [1];
-  assign \$424  = \$423  ? \port$7354$271 [0] : mark_b[3];
+  assign \$417  = fw1_hit[0] & \port$7451$271 [1];
+  assign \$418  = \$417  ? \port$7451$271 [0] : mark_b[0];
+  assign \$419  = fw1_hit[1] & \port$7451$271 [1];
+  assign \$420  = \$419  ? \port$7451$271 [0] : mark_b[1];
+  assign \$421  = fw1_hit[2] & \port$7451$271 [1];
+  assign \$422  = \$421  ? \port$7451$271 [0] : mark_b[2];
+  assign \$423  = fw1_hit[3] & \port$7451$271 [1];
+  assign \$424  = \$423  ? \port$7451$271 [0] : mark_b[3];
   assign \$425  = choice[3:0] & { \$424 , \$422 , \$420 , \$418  };
   assign \$426  = | \$425 ;
   assign \$427  = choice[4] ? lanes[173:163] : 11'h000;
@@ -34008,14 +34192,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$432  = \$430  | \$431 ;
   assign \$433  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$434  = \$432  | \$433 ;
-  assign \$435  = fw1_hit[0] & \port$7354$271 [1];
-  assign \$436  = \$435  ? \port$7354$271 [0] : mark_b[0];
-  assign \$437  = fw1_hit[1] & \port$7354$271 [1];
-  assign \$438  = \$437  ? \port$7354$271 [0] : mark_b[1];
-  assign \$439  = fw1_hit[2] & \port$7354$271 [1];
-  assign \$440  = \$439  ? \port$7354$271 [0] : mark_b[2];
-  assign \$441  = fw1_hit[3] & \port$7354$271 [1];
-  assign \$442  = \$441  ? \port$7354$271 [0] : mark_b[3];
+  assign \$435  = fw1_hit[0] & \port$7451$271 [1];
+  assign \$436  = \$435  ? \port$7451$271 [0] : mark_b[0];
+  assign \$437  = fw1_hit[1] & \port$7451$271 [1];
+  assign \$438  = \$437  ? \port$7451$271 [0] : mark_b[1];
+  assign \$439  = fw1_hit[2] & \port$7451$271 [1];
+  assign \$440  = \$439  ? \port$7451$271 [0] : mark_b[2];
+  assign \$441  = fw1_hit[3] & \port$7451$271 [1];
+  assign \$442  = \$441  ? \port$7451$271 [0] : mark_b[3];
   assign \$443  = choice[7:4] & { \$442 , \$440 , \$438 , \$436  };
   assign \$444  = | \$443 ;
   assign \$445  = choice[8] ? lanes[173:163] : 11'h000;
@@ -34152,11 +34336,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$376  = \ch$21 ;
     endcase
   end
-  assign forward__write = \port$7354$271 [1];
-  assign forward__invalidate = \port$7354$271 [2];
-  assign forward__count = \port$7354$271 [18:3];
-  assign forward__mark = \port$7354$271 [0];
-  assign forward__count_inc = \port$7354$271 [34:19];
+  assign forward__write = \port$7451$271 [1];
+  assign forward__invalidate = \port$7451$271 [2];
+  assign forward__count = \port$7451$271 [18:3];
+  assign forward__mark = \port$7451$271 [0];
+  assign forward__count_inc = \port$7451$271 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -34480,7 +34664,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, tail, \port$7296$0 , \port$7297$0 , \port$7301$0 , \port$7303$0 , \port$7341$0 , cfg, clk
+module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, tail, \port$7393$0 , \port$7394$0 , \port$7398$0 , \port$7400$0 , \port$7438$0 , cfg, clk
 );
   reg \$auto$verilog_backend.cc:2355:dump_module$33  = 0;
   wire [11:0] \$1 ;
@@ -34617,18 +34801,18 @@ module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$7296$0 ;
-  wire [79:0] \port$7296$0 ;
-  output [403:0] \port$7297$0 ;
-  wire [403:0] \port$7297$0 ;
+  output [79:0] \port$7393$0 ;
+  wire [79:0] \port$7393$0 ;
+  output [403:0] \port$7394$0 ;
+  wire [403:0] \port$7394$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$7301$0 ;
-  wire [43:0] \port$7301$0 ;
+  output [43:0] \port$7398$0 ;
+  wire [43:0] \port$7398$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$7303$0 ;
-  wire [16:0] \port$7303$0 ;
-  input [79:0] \port$7341$0 ;
-  wire [79:0] \port$7341$0 ;
+  output [16:0] \port$7400$0 ;
+  wire [16:0] \port$7400$0 ;
+  input [79:0] \port$7438$0 ;
+  wire [79:0] \port$7438$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -34695,11 +34879,11 @@ module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$7341$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$7341$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$7341$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$7438$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$7438$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$7438$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$7341$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$7438$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -34732,7 +34916,7 @@ module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$7341$0 [79:69];
+  assign \$1  = m_h - \port$7438$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -34893,13 +35077,13 @@ module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$7341$0 [79:69];
+  assign ahead_start = \port$7438$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$7341$0 [68:0];
-  assign \port$7296$0  = \$48 ;
-  assign \port$7297$0  = \$49 ;
-  assign \port$7301$0  = \$51 ;
-  assign \port$7303$0  = \$53 ;
+  assign ahead = \port$7438$0 [68:0];
+  assign \port$7393$0  = \$48 ;
+  assign \port$7394$0  = \$49 ;
+  assign \port$7398$0  = \$51 ;
+  assign \port$7400$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -34968,11 +35152,11 @@ module \kv_asu.core.window$209 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \e.min_tlevel  = e[4:3];
   assign \e.tag  = e[60:5];
   assign \e.t  = e[68:61];
-  assign \ahead.valid  = \port$7341$0 [0];
-  assign \ahead.op  = \port$7341$0 [2:1];
-  assign \ahead.min_tlevel  = \port$7341$0 [4:3];
-  assign \ahead.tag  = \port$7341$0 [60:5];
-  assign \ahead.t  = \port$7341$0 [68:61];
+  assign \ahead.valid  = \port$7438$0 [0];
+  assign \ahead.op  = \port$7438$0 [2:1];
+  assign \ahead.min_tlevel  = \port$7438$0 [4:3];
+  assign \ahead.tag  = \port$7438$0 [60:5];
+  assign \ahead.t  = \port$7438$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -37890,7 +38074,13 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   wire \$239 ;
   wire [30:0] \$24 ;
   wire \$240 ;
-  reg [3:0] \$241 ;
+  wire \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire \$245 ;
+  reg \$246 ;
+  reg [3:0] \$247 ;
   wire \$25 ;
   wire [30:0] \$26 ;
   wire \$27 ;
@@ -38000,6 +38190,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   wire rp0_lane0_error;
   wire rp0_lane0_names_check;
   wire [6:0] rp0_lane0_syndrome;
+  reg rp0_met_write = 1'h0;
   input rst;
   wire rst;
   wire [3:0] wr_addr;
@@ -38278,13 +38469,28 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$239  = ~ \$238 ;
   assign \$240  = | { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
   assign rp0_lane0_error = \$172  ? \$239  : \$240 ;
+  assign \$241  = ~ rp0_met_write;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$241 ;
+  assign \$242  = ~ rp0_met_write;
+  assign rd_lane_error = rp0_lane0_error & \$242 ;
+  assign \$243  = inner__addr == \inner__addr$12 ;
+  assign \$244  = inner__en & \$243 ;
   always @(posedge clk)
-    rd_error_addr <= \$241 ;
+    rp0_met_write <= \$246 ;
+  always @(posedge clk)
+    rd_error_addr <= \$247 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$241  = \inner__addr$12 ;
+    \$246  = \$245 ;
     if (rst) begin
-      \$241  = 4'h0;
+      \$246  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
+    \$247  = \inner__addr$12 ;
+    if (rst) begin
+      \$247  = 4'h0;
     end
   end
   assign wr_addr = inner__addr;
@@ -38295,10 +38501,9 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \inner__en$14  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rd_lane_corrected = rp0_lane0_corrected;
-  assign rd_lane_error = rp0_lane0_error;
-  assign rd_corrected = rp0_lane0_corrected;
-  assign rd_error = rp0_lane0_error;
+  assign rd_corrected = rd_lane_corrected;
+  assign rd_error = rd_lane_error;
+  assign \$245  = \$244 ;
 endmodule
 
 (* generator = "Amaranth" *)
