@@ -29,8 +29,7 @@ __all__ = ["MEM_IDS", "TABLE_MEMORIES", "LRU_MEMORIES", "STATS_MEMORY", "FirstEr
            "SoftErrors", "SoftErrorState", "recovery_responses"]
 
 #: The memories of D11, by name, with the ``MEM_ID`` the ``ERR_FIRST_MEM`` register reports.
-MEM_IDS = {"ent": 1, "meta": 2, "mark": 3, "scrub": 4,
-           "prev0": 5, "prev1": 6, "next0": 7, "next1": 8, "stats": 9}
+MEM_IDS = dict(regmap.MEM_IDS)
 TABLE_MEMORIES = ("ent", "meta", "mark", "scrub")
 LRU_MEMORIES = ("prev0", "prev1", "next0", "next1")
 STATS_MEMORY = "stats"

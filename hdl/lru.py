@@ -54,6 +54,8 @@ Pointers of unlinked slots and ``prev[head]`` / ``next[tail]`` are meaningless; 
 never read (so the banks need no initialisation).
 """
 
+import functools
+
 from amaranth.lib import enum
 
 from amaranth import *
@@ -61,7 +63,10 @@ from amaranth.lib import data, wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+import regmap
+
 from .layouts import check_params
+from .protect import PROTECTIONS, ProtectedMemory, collect_errors
 
 __all__ = ["LruCmd", "LruList", "LruObservationSignature", "lru_command_layout",
            "lru_write_layout", "tail_lag"]
@@ -100,6 +105,7 @@ class _CodedArray:
         self.m, self.name, self.registered = m, name, registered
         self.banks = [memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
                       for _ in range(2)]
+        self.memory_names = [f"{name}{i}" for i in range(2)]
         for i, mem in enumerate(self.banks):
             m.submodules[f"{name}{i}"] = mem
         self.wp = [mem.write_port() for mem in self.banks]
@@ -309,6 +315,16 @@ class LruList(wiring.Component):
         formal harness gives its register model).
     observe : bool
         Add the ``observe`` port (default ``False``).
+    protection : str
+        ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: every bank a
+        ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11; with the default
+        ``memory`` only), which corrects what it can at every read port and adds the ports
+        ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
+        code word to that word of every bank instead of the bank's write) and
+        ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(4), ``err_slot``
+        Out(SLOT_WIDTH) (a read port of this cycle failed its check or corrected a bit; the
+        memory, ``regmap.MEM_IDS``, and the word of the first, uncorrectable first). Every
+        read port is checked, used or not.
 
     Attributes
     ----------
@@ -320,8 +336,14 @@ class LruList(wiring.Component):
         ``next1``), for the formal views of the contents (with the register-model memory).
     """
 
-    def __init__(self, params=None, *, registered=True, memory=Memory, observe=False):
+    def __init__(self, params=None, *, registered=True, memory=Memory, observe=False,
+                 protection="none"):
         params = check_params(params)
+        if protection not in PROTECTIONS:
+            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        if protection != "none" and memory is not Memory:
+            raise ValueError("protection needs the default memory (amaranth's Memory)")
+        self.protection = protection
         for name, value in (("registered", registered), ("observe", observe)):
             if not isinstance(value, bool):
                 raise TypeError(f"{name} must be a bool, not {value!r}")
@@ -343,6 +365,10 @@ class LruList(wiring.Component):
         }
         if observe:
             ports["observe"] = Out(LruObservationSignature(params, registered=registered))
+        if protection != "none":
+            ports.update({"sweep_en": In(1), "sweep_addr": In(sw),
+                          "err_uncorrectable": Out(1), "err_corrected": Out(1),
+                          "err_mem": Out(4), "err_slot": Out(sw)})
         super().__init__(ports)
 
     def elaborate(self, platform):
@@ -351,8 +377,12 @@ class LruList(wiring.Component):
         n, sw = p.ENTRIES, p.SLOT_WIDTH
 
         reg = self.registered
-        prv = _CodedArray(m, "prev", n, sw, reg, self._memory)
-        nxt = _CodedArray(m, "next", n, sw, reg, self._memory)
+        memory = self._memory
+        if self.protection != "none":
+            memory = functools.partial(ProtectedMemory, protection=self.protection,
+                                       sweep_en=self.sweep_en, sweep_addr=self.sweep_addr)
+        prv = _CodedArray(m, "prev", n, sw, reg, memory)
+        nxt = _CodedArray(m, "next", n, sw, reg, memory)
 
         # C1: issue the command reads (straight at the slot port: a POP's is the tail).
         raddr = self.slot
@@ -418,6 +448,11 @@ class LruList(wiring.Component):
         prv.request(pa, pb)
         nxt.request(na, nb)
         self.memories = {f"{a.name}{i}": mem for a in (prv, nxt) for i, mem in enumerate(a.banks)}
+        if self.protection != "none":
+            checks = [(rp.error, rp.corrected, regmap.MEM_IDS[f"{a.name}{i}"], rp.error_addr)
+                      for a in (prv, nxt) for i in range(2)
+                      for rp in (a.cmd_rp[i], a.fb_rp[i])]
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]))
         if self.observed:
             self._observe(m, prv, nxt)
         return m

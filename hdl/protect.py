@@ -15,6 +15,10 @@ and adds, beside ``data``:
 * ``error_addr``: the address of the read whose ``data`` this is (the registered address
   for a synchronous port), for the first-error registers.
 
+A synchronous read issued in the cycle of a write to its word (lane) has its flags dropped:
+a block RAM returns an undefined word then (the users of this memory never use such a read
+as read; they forward the write instead).
+
 The flags are per port and per read, combinational from the block RAM's output, valid in the
 cycle ``data`` is (and meaningless while the read's ``en`` was low). With lanes, ``error`` and
 ``corrected`` are ORed over the lanes (``lane_error`` / ``lane_corrected`` keep them apart).
@@ -31,7 +35,7 @@ from amaranth.lib import data
 from amaranth.lib.memory import Memory
 
 __all__ = ["ECP5_ASPECTS", "PROTECTIONS", "Code", "ProtectedMemory", "choose_protection",
-           "dp16kd_count", "secded_check_bits"]
+           "collect_errors", "dp16kd_count", "secded_check_bits"]
 
 #: ECP5 DP16KD aspect ratios (depth, width); 512 x 36 is the pseudo-dual-port mode.
 ECP5_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
@@ -148,15 +152,30 @@ class Code:
         overall = Cat(value, *checks).xor()
         return Cat(value, *checks, overall)
 
-    def decode(self, m: Module, word, name: str):
-        """``(data, corrected, error)`` signals of a coded granule ``word``."""
+    def failed(self, word) -> Value:
+        """The check alone (no correction): 1 if the coded granule ``word`` is not a code
+        word (parity: odd; SECDED: odd or a syndrome other than zero). Any one, two or
+        three flipped bits of a SECDED word fail it."""
+        word = Value.cast(word)
+        if self.kind == "none":
+            return C(0, 1)
+        if self.kind == "parity":
+            return word.xor()
+        stored = word[:self.k]
+        return Cat(word.xor(), *((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
+                                 for i, group in enumerate(self._groups()))).any()
+
+    def decode(self, m: Module, word, name: str, *, correct: bool = True):
+        """``(data, corrected, error)`` signals of a coded granule ``word``. With
+        ``correct=False`` the data is the stored data as is, ``corrected`` is 0 and
+        ``error`` is any failed check (:meth:`failed`)."""
         data = Signal(self.k, name=f"{name}_data")
         corrected, error = Signal(name=f"{name}_corrected"), Signal(name=f"{name}_error")
         stored = word[:self.k]
         if self.kind == "none":
             m.d.comb += data.eq(stored)
-        elif self.kind == "parity":
-            m.d.comb += [data.eq(stored), error.eq(word.xor())]
+        elif self.kind == "parity" or not correct:
+            m.d.comb += [data.eq(stored), error.eq(self.failed(word))]
         else:
             syndrome = Signal(self.r, name=f"{name}_syndrome")
             m.d.comb += syndrome.eq(Cat(
@@ -209,6 +228,13 @@ class ProtectedMemory(Elaboratable):
         ``"auto"`` (default: ``choose_protection``, decided when the first write port
         fixes the granularity, else for whole words), ``"secded"``, ``"parity"`` or
         ``"none"`` (no check bits; the flags stay 0).
+    correct : bool
+        ``True`` (default): SECDED read ports correct one flipped bit. ``False``: check
+        only (``Code.failed``): any failed check is ``error``, ``data`` is the stored data.
+    sweep_en, sweep_addr : Value or None
+        The recovery sweep (docs/spec-decisions.md D11): while ``sweep_en`` is high the
+        first write port writes the zero code word to every lane of word ``sweep_addr``
+        instead of its own write.
 
     Methods
     -------
@@ -228,7 +254,8 @@ class ProtectedMemory(Elaboratable):
         The coded words (``code.width`` bits per lane), for a testbench that flips bits.
     """
 
-    def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto"):
+    def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto",
+                 correct=True, sweep_en=None, sweep_addr=None):
         if protection not in PROTECTIONS:
             raise ValueError(f"protection must be one of {', '.join(PROTECTIONS)}, "
                              f"not {protection!r}")
@@ -237,7 +264,13 @@ class ProtectedMemory(Elaboratable):
         self.shape, self.depth, self.attrs = shape, depth, dict(attrs or {})
         self.width = Shape.cast(shape).width
         self.init = list(init or ())
+        if not isinstance(correct, bool):
+            raise TypeError(f"correct must be a bool, not {correct!r}")
+        if (sweep_en is None) != (sweep_addr is None):
+            raise ValueError("sweep_en and sweep_addr go together")
         self.protection = protection
+        self.correct = correct
+        self._sweep = None if sweep_en is None else (sweep_en, sweep_addr)
         self.code = None
         self.lanes = 1
         self.storage = None
@@ -302,24 +335,42 @@ class ProtectedMemory(Elaboratable):
         m.submodules.storage = self._inner
         code, lanes = self.code, self.lanes
         g = code.k
-        for wp in self._write_ports:
+        for n, wp in enumerate(self._write_ports):
             raw = Value.cast(wp.data)
+            coded = Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes))
+            if n == 0 and self._sweep is not None:
+                sweep_en, sweep_addr = self._sweep
+                m.d.comb += [
+                    wp._inner.addr.eq(Mux(sweep_en, sweep_addr, wp.addr)),
+                    wp._inner.en.eq(Mux(sweep_en, (1 << lanes) - 1, wp.en)),
+                    wp._inner.data.eq(Mux(sweep_en, 0, coded)),
+                ]
+                continue
             m.d.comb += [
                 wp._inner.addr.eq(wp.addr),
                 wp._inner.en.eq(wp.en),
-                wp._inner.data.eq(Cat(code.encode(raw[i * g:(i + 1) * g])
-                                      for i in range(lanes))),
+                wp._inner.data.eq(coded),
             ]
         for n, rp in enumerate(self._read_ports):
             word = rp._inner.data
             decoded = [code.decode(m, word[i * code.width:(i + 1) * code.width],
-                                   f"rp{n}_lane{i}") for i in range(lanes)]
+                                   f"rp{n}_lane{i}", correct=self.correct)
+                       for i in range(lanes)]
+            # A synchronous read that met a write of its word (a lane of it) returns an
+            # undefined word on a block RAM (no_rw_check): its check says nothing, and the
+            # user does not use such a word as read, so its flags are dropped.
+            met = Const(0, lanes)
+            if rp.domain != "comb" and self._write_ports:
+                met = Signal(lanes, name=f"rp{n}_met_write")
+                m.d[rp.domain] += met.eq(Cat(
+                    Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
+                        for wp in self._write_ports).any() for i in range(lanes)))
             m.d.comb += [
                 rp._inner.addr.eq(rp.addr),
                 rp._inner.en.eq(rp.en),
                 Value.cast(rp.data).eq(Cat(d for d, _, _ in decoded)),
-                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded)),
-                rp.lane_error.eq(Cat(e for _, _, e in decoded)),
+                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded) & ~met),
+                rp.lane_error.eq(Cat(e for _, _, e in decoded) & ~met),
                 rp.corrected.eq(rp.lane_corrected.any()),
                 rp.error.eq(rp.lane_error.any()),
             ]
@@ -329,3 +380,18 @@ class ProtectedMemory(Elaboratable):
                 with m.If(rp.en):
                     m.d[rp.domain] += rp.error_addr.eq(rp.addr)
         return m
+
+
+def collect_errors(m, c, checks):
+    """Drive ``c``'s ``err_uncorrectable``, ``err_corrected``, ``err_mem`` and ``err_slot``
+    from ``checks`` (``(uncorrectable, corrected, MEM_ID, address)``, in priority order):
+    the first uncorrectable one, else the first corrected."""
+    unc = Cat(x[0] for x in checks)
+    cor = Cat(x[1] for x in checks)
+    m.d.comb += [c.err_uncorrectable.eq(unc.any()), c.err_corrected.eq(cor.any())]
+    mem, addr = C(0, 4), C(0, len(c.err_slot))
+    for flag in (cor, unc):                    # the later wins: uncorrectable first
+        for k in reversed(range(len(checks))):
+            mem = Mux(flag[k], checks[k][2], mem)
+            addr = Mux(flag[k], checks[k][3], addr)
+    m.d.comb += [c.err_mem.eq(mem), c.err_slot.eq(addr)]

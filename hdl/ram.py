@@ -17,12 +17,20 @@ DP16KD's does with ``OCE`` high and ``RST`` low.
 
 A read issued in the cycle of a write to the same address returns an undefined word (no
 transparency, ``no_rw_check``): the caller bypasses such reads itself.
+
+With ``protection`` (docs/spec-decisions.md D11) every word is stored with check bits
+(``hdl.protect.Code``) and checked *after* the output register, in parallel with the use of
+the data: ``rd_error`` says the registered word is not a code word; the data is never
+corrected (the read is on the core's latency-critical path; D11 makes any failed check of
+the window arrays uncorrectable). ``sweep_en`` / ``sweep_addr`` write the zero code word.
 """
 
 from amaranth import *
 from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
+
+from .protect import PROTECTIONS, Code, choose_protection
 
 __all__ = ["RegisteredReadRam", "IMPLEMENTATIONS", "dp16kd_mode"]
 
@@ -64,6 +72,10 @@ class RegisteredReadRam(wiring.Component):
         instances with the read port's output register, ``REGMODE_B = "OUTREG"``; the
         contents start undefined, which the generic one starts at zero).
 
+    protection : str
+        ``"none"`` (default), ``"auto"`` (``hdl.protect.choose_protection``), ``"secded"``
+        or ``"parity"``: check bits on every word, checked after the output register.
+
     Ports
     -----
     wr_addr : In(range(depth)), wr_data : In(shape), wr_en : In(1)
@@ -86,7 +98,8 @@ class RegisteredReadRam(wiring.Component):
 
     latency = 2
 
-    def __init__(self, *, shape, depth, memory=Memory, implementation="generic"):
+    def __init__(self, *, shape, depth, memory=Memory, implementation="generic",
+                 protection="none"):
         if not isinstance(depth, int) or isinstance(depth, bool):
             raise TypeError(f"depth must be an integer, not {depth!r}")
         if depth < 1:
@@ -96,20 +109,52 @@ class RegisteredReadRam(wiring.Component):
                              f"not {implementation!r}")
         if not callable(memory):
             raise TypeError(f"memory must be a memory class, not {memory!r}")
+        if protection not in PROTECTIONS:
+            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
         self.shape, self.depth, self.implementation = shape, depth, implementation
-        super().__init__({
+        ports = {
             "wr_addr": In(range(depth)), "wr_data": In(shape), "wr_en": In(1),
             "rd_addr": In(range(depth)), "rd_data": Out(shape),
-        })
-        self.width = len(Value.cast(self.rd_data))
+        }
+        if protection != "none":
+            ports.update({"rd_error": Out(1), "sweep_en": In(1),
+                          "sweep_addr": In(range(depth))})
+        super().__init__(ports)
+        self.width = width = Shape.cast(shape).width
+        if protection == "auto":
+            protection = choose_protection(width, depth)
+        self.protection = protection
+        self.code = Code(protection, width)
+        #: bits per stored word (with the check bits)
+        self.stored_width = self.code.width
         if implementation == "dp16kd":
-            dp16kd_mode(self.width, depth)        # (refuses a depth it cannot hold)
+            dp16kd_mode(self.stored_width, depth)   # (refuses a depth it cannot hold)
             self.memory = None
         else:
-            self.memory = memory(shape=shape, depth=depth, init=[],
-                                 attrs={"no_rw_check": 1})
+            self.memory = memory(shape=self.stored_width if protection != "none" else shape,
+                                 depth=depth, init=[], attrs={"no_rw_check": 1})
             self._wp = self.memory.write_port()
             self._rp = self.memory.read_port()
+
+    def _stored_write(self, m):
+        """(addr, data, en) of the stored word's write: the write port's, coded, or the
+        sweep's zero code word."""
+        if self.protection == "none":
+            return self.wr_addr, Value.cast(self.wr_data), self.wr_en
+        addr, dat, en = (Signal.like(self.wr_addr, name="st_addr"),
+                         Signal(self.stored_width, name="st_data"), Signal(name="st_en"))
+        m.d.comb += [addr.eq(Mux(self.sweep_en, self.sweep_addr, self.wr_addr)),
+                     dat.eq(Mux(self.sweep_en, 0, self.code.encode(self.wr_data))),
+                     en.eq(self.wr_en | self.sweep_en)]
+        return addr, dat, en
+
+    def _stored_read(self, m, word):
+        """``rd_data`` (and ``rd_error``) from the registered stored word."""
+        if self.protection == "none":
+            m.d.comb += Value.cast(self.rd_data).eq(word)
+            return
+        m.d.comb += [Value.cast(self.rd_data).eq(word[:self.width]),
+                     self.rd_error.eq(self.code.failed(word))]
 
     def elaborate(self, platform):
         m = Module()
@@ -118,19 +163,27 @@ class RegisteredReadRam(wiring.Component):
             return m
         m.submodules.memory = self.memory
         wp, rp = self._wp, self._rp
-        m.d.comb += [wp.addr.eq(self.wr_addr), wp.data.eq(self.wr_data),
-                     wp.en.eq(self.wr_en), rp.addr.eq(self.rd_addr), rp.en.eq(1)]
-        m.d.sync += self.rd_data.eq(rp.data)       # the read data register
+        addr, dat, en = self._stored_write(m)
+        m.d.comb += [wp.addr.eq(addr), wp.data.eq(dat),
+                     wp.en.eq(en), rp.addr.eq(self.rd_addr), rp.en.eq(1)]
+        if self.protection == "none":
+            m.d.sync += self.rd_data.eq(rp.data)       # the read data register
+            return m
+        word = Signal(self.stored_width, name="rd_word")
+        m.d.sync += word.eq(rp.data)                   # the read data register
+        self._stored_read(m, word)
         return m
 
     def _dp16kd(self, m):
         """The RAM as DP16KD blocks side by side: port A writes, port B reads through its
         output register. In the 36-bit mode the read word comes out on both ports' data
         pins, so both output registers are on."""
-        mode, blocks = dp16kd_mode(self.width, self.depth)
+        width = self.stored_width
+        mode, blocks = dp16kd_mode(width, self.depth)
         abits = {1: 0, 2: 1, 4: 2, 9: 3, 18: 4, 36: 5}[mode]   # sub-word address bits
         wide = mode == 36
-        data_in = Cat(Value.cast(self.wr_data), Const(0, mode * blocks - self.width))
+        wr_addr, wr_data, wr_en = self._stored_write(m)
+        data_in = Cat(wr_data, Const(0, mode * blocks - width))
         data_out = Signal(mode * blocks)
 
         def address(prefix, addr, byte_enables=()):
@@ -144,9 +197,9 @@ class RegisteredReadRam(wiring.Component):
         # As Yosys's own DP16KD map: x36 (pseudo dual port) writes with WEA high and the
         # four byte enables on ADA0..3; x18 with WEA and both byte enables high.
         if wide:
-            write_enable, byte_enables = Const(1), [self.wr_en] * 4
+            write_enable, byte_enables = Const(1), [wr_en] * 4
         else:
-            write_enable, byte_enables = self.wr_en, [Const(1)] * (2 if mode == 18 else 0)
+            write_enable, byte_enables = wr_en, [Const(1)] * (2 if mode == 18 else 0)
 
         for n in range(blocks):
             d_in = data_in[mode * n:mode * (n + 1)]
@@ -171,8 +224,8 @@ class RegisteredReadRam(wiring.Component):
                 i_CSA0=0, i_CSA1=0, i_CSA2=0,
                 i_CLKB=ClockSignal(), i_CEB=1, i_OCEB=1, i_WEB=0, i_RSTB=0,
                 i_CSB0=0, i_CSB1=0, i_CSB2=0,
-                **address("ADA", self.wr_addr, byte_enables),
+                **address("ADA", wr_addr, byte_enables),
                 **address("ADB", self.rd_addr),
                 **pins,
             )
-        m.d.comb += Value.cast(self.rd_data).eq(data_out[:self.width])
+        self._stored_read(m, data_out[:width])

@@ -6,7 +6,8 @@ Every register comes from ``regmap.REGISTERS`` (``regmap/kv_asu.toml``): this mo
 address. What a register *is* follows from its entry: ``stat`` (a 64-bit statistics
 counter), ``config`` (a shadow configuration word), ``active_of`` (the committed value of a
 shadow), a constant ``reset`` on a read-only word (identification and parameters), the
-``CTRL`` and ``STATUS`` field sets, and the live inputs ``OCCUPANCY`` and ``CYCLE``. A
+``CTRL`` and ``STATUS`` field sets, the live inputs ``OCCUPANCY`` and ``CYCLE``, and the
+soft-error registers ``ERR_*`` (decision D11). A
 register of any other kind makes the constructor raise, so the map cannot grow a register
 that the RTL silently ignores. The behaviour is ``docs/spec-decisions.md`` D8; the
 integrator's page is ``docs/registers.md``.
@@ -30,7 +31,10 @@ __all__ = ["KvAsuRegisters"]
 _LIVE = ("OCCUPANCY", "CYCLE")
 # CTRL action fields, in the order D8 applies them (COMMIT first: a refused commit stops the
 # rest of the write).
-_ACTIONS = ("COMMIT", "CLEAR_ERROR", "FLUSH", "CLEAR_STATS")
+_ACTIONS = ("COMMIT", "CLEAR_ERROR", "CLEAR_SOFT_ERROR", "FLUSH", "CLEAR_STATS")
+# The soft-error registers (D11), read-only state of the register block.
+_ERR = ("ERR_UNCORRECTED", "ERR_CORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_ADDR",
+        "ERR_FIRST_CYCLE", "ERR_LAST_RECOVERY")
 # The statistic of dropped requests (D13) counts at the block's door, not in the pipeline:
 # its increments do not keep a CTRL write from finding the core drained.
 _DROP_STAT = "req_dropped"
@@ -50,6 +54,8 @@ def _kind(reg):
         kind, access = "status", "ro"
     elif reg.name in _LIVE:
         kind, access = "live", "ro"
+    elif reg.name in _ERR:
+        kind, access = "error", "ro"
     elif reg.reset is not None and not reg.wide:
         kind, access = "const", "ro"
     else:
@@ -58,7 +64,7 @@ def _kind(reg):
     if reg.access != access:
         raise ValueError(f"register {reg.name} of kind {kind} must have access {access!r}, "
                          f"not {reg.access!r}")
-    if reg.wide and kind not in ("stat", "live"):
+    if reg.wide and kind not in ("stat", "live", "error"):
         raise ValueError(f"register {reg.name}: only counters and live inputs can be wide")
     return kind
 
@@ -172,12 +178,13 @@ class KvAsuRegisters(wiring.Component):
         preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
-    def __init__(self, params=None, *, stats_stages=3, stat_lag=1):
+    def __init__(self, params=None, *, stats_stages=3, stat_lag=1, protection="none"):
         params = check_params(params)
         if not isinstance(stat_lag, int) or stat_lag < 1:
             raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
         self.params = params
         self.stat_lag = stat_lag
+        self.protection = protection
         # Classify every register now: an unknown register fails at construction.
         self._kinds = {reg.name: _kind(reg) for reg in REGISTERS}
         ctrl = regmap.REG["CTRL"]
@@ -207,6 +214,9 @@ class KvAsuRegisters(wiring.Component):
             "occupancy": In(params.SLOT_WIDTH + 1),
             "stat_inc": In(len(STAT_NAMES)),
             "cycle": In(64),
+            **({"err_start": In(1), "err_corrected": In(1), "err_mem": In(4),
+                "err_addr": In(params.SLOT_WIDTH), "recovering": In(1)}
+               if protection != "none" else {}),
         })
         # Created here rather than in elaborate() so that a testbench can reach them.
         self.subordinate = AxiLiteSubordinate(
@@ -214,7 +224,7 @@ class KvAsuRegisters(wiring.Component):
             readable=[off for reg in REGISTERS for off in reg.offsets],
             writable=[reg.offset for reg in REGISTERS if reg.access != "ro"], src_loc_at=1)
         self.stats = StatisticsCounters(count=len(STAT_NAMES), width=64, stages=stats_stages,
-                                        src_loc_at=1)
+                                        protection=protection, src_loc_at=1)
 
     def elaborate(self, platform):
         m = Module()
@@ -225,8 +235,57 @@ class KvAsuRegisters(wiring.Component):
         self._commit_checks(m, state)
         self._statistics(m, state)
         self._writes(m, sub.regs, state)
+        self._soft_errors(m, state)
         self._reads(m, sub.regs, state)
         return m
+
+    def _soft_errors(self, m, state):
+        """The ERR_* registers and STATUS.SOFT_ERROR (D11), from the core's checks (a
+        recovery starts: ``err_start``; a read corrected: ``err_corrected``; ``err_mem``,
+        ``err_addr``: where) and the statistics memory's. CLEAR_SOFT_ERROR applies before
+        the errors of its cycle, which count after it."""
+        if self.protection == "none":
+            return
+        st, stats = state, self.stats
+        with m.If(st.clear_soft):
+            m.d.sync += [st.soft_error.eq(0), st.err_uncorrected.eq(0),
+                         st.err_corrected.eq(0), st.err_first_mem.eq(0),
+                         st.err_first_addr.eq(0), st.err_first_cycle.eq(0),
+                         st.err_last_recovery.eq(0)]
+        # (after a clear in this cycle, the errors of the cycle are the first ones)
+        first_none = (st.err_first_mem[:4] == 0) | st.clear_soft
+        first_corrected = ~st.err_first_mem[8] | st.clear_soft
+        unc = self.err_start | stats.err_uncorrectable
+        cor = self.err_corrected | stats.err_corrected
+        n_unc = self.err_start + stats.err_uncorrectable
+        base_unc = Mux(st.clear_soft, 0, st.err_uncorrected)
+        base_cor = Mux(st.clear_soft, 0, st.err_corrected)
+        with m.If(unc):
+            m.d.sync += [st.soft_error.eq(1), st.err_uncorrected.eq(
+                Mux(base_unc > 0xFFFF_FFFF - n_unc, 0xFFFF_FFFF, base_unc + n_unc))]
+        with m.If(cor):
+            m.d.sync += st.err_corrected.eq(
+                Mux(base_cor == 0xFFFF_FFFF, base_cor, base_cor + 1))
+        stats_id = regmap.MEM_IDS["stats"]
+        with m.If(unc & first_corrected):       # none yet or a corrected one: replaced
+            m.d.sync += [
+                st.err_first_mem.eq(Mux(self.err_start, self.err_mem, stats_id) | (1 << 8)),
+                st.err_first_addr.eq(Mux(self.err_start, self.err_addr, stats.err_index)),
+                st.err_first_cycle.eq(self.cycle)]
+        with m.Elif(cor & first_none):
+            m.d.sync += [
+                st.err_first_mem.eq(Mux(self.err_corrected, self.err_mem, stats_id)),
+                st.err_first_addr.eq(Mux(self.err_corrected, self.err_addr, stats.err_index)),
+                st.err_first_cycle.eq(self.cycle)]
+        # ERR_LAST_RECOVERY: from the start cycle d to the first cycle not recovering.
+        counting = Signal(name="err_rec_counting")
+        length = Signal(32, name="err_rec_cycles")
+        with m.If(self.err_start):
+            m.d.sync += [counting.eq(1), length.eq(1)]
+        with m.Elif(counting & self.recovering):
+            m.d.sync += length.eq(Mux(length == 0xFFFF_FFFF, length, length + 1))
+        with m.Elif(counting):
+            m.d.sync += [counting.eq(0), st.err_last_recovery.eq(length)]
 
     def _commit_checks(self, m, state):
         """Commit legality and "the seed changes", registered for timing (the comparators
@@ -296,7 +355,7 @@ class KvAsuRegisters(wiring.Component):
         sequencing = Signal()      # a CTRL action waits for the core to be idle
         action_resp = Signal()     # the write response on B is a CTRL action's
         m.d.comb += self.flush.eq(state.flush_pulse)
-        m.d.sync += state.flush_pulse.eq(0)
+        m.d.sync += [state.flush_pulse.eq(0), state.clear_soft.eq(0)]
         with m.If(~acc.b_busy):
             m.d.sync += action_resp.eq(0)
 
@@ -347,6 +406,7 @@ class KvAsuRegisters(wiring.Component):
                             state.shadow["MODE"][regmap.REG["MODE"].field("NONBLOCKING").bit])
                     with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
                         m.d.sync += state.error.eq(0)
+                    m.d.sync += state.clear_soft.eq(acc.w_data[cbit("CLEAR_SOFT_ERROR")])
                     m.d.sync += state.flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
                                                      (commit & state.seed_changes))
                     m.d.sync += state.clear_stats.eq(acc.w_data[cbit("CLEAR_STATS")])
@@ -392,6 +452,13 @@ class KvAsuRegisters(wiring.Component):
             m.d.sync += state.hi_latch.eq(stats.rd_data[32:64])
 
         live = {"OCCUPANCY": self.occupancy, "CYCLE": self.cycle}
+        errors = {"ERR_UNCORRECTED": state.err_uncorrected,
+                  "ERR_CORRECTED": state.err_corrected, "ERR_FIRST_MEM": state.err_first_mem,
+                  "ERR_FIRST_ADDR": state.err_first_addr,
+                  "ERR_FIRST_CYCLE": state.err_first_cycle,
+                  "ERR_LAST_RECOVERY": state.err_last_recovery}
+        protected = self.protection != "none"
+        recovering = self.recovering if protected else C(0, 1)
 
         def read_value(reg):
             kind = self._kinds[reg.name]
@@ -405,6 +472,8 @@ class KvAsuRegisters(wiring.Component):
                 return getattr(self.cfg, reg.active_of.lower())
             if kind == "live":
                 return live[reg.name]
+            if kind == "error":
+                return errors[reg.name] if protected else C(0, 64 if reg.wide else 32)
             if kind == "stat":
                 return None   # read through self.stats
             if kind == "ctrl":
@@ -413,7 +482,9 @@ class KvAsuRegisters(wiring.Component):
             if kind == "status":
                 busy = self.core_flushing | state.flush_pulse
                 return ((busy << status.field("BUSY").bit) |
-                        (state.error << status.field("ERROR").bit))
+                        (state.error << status.field("ERROR").bit) |
+                        (state.soft_error << status.field("SOFT_ERROR").bit) |
+                        (recovering << status.field("RECOVERING").bit))
             raise AssertionError(kind)  # pragma: no cover
 
         # Every readable word's answer, and which one the read is: decoded from ARADDR in
@@ -461,6 +532,16 @@ class _RegisterFileState:
         self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=inits[name])
                        for name in CONFIG_NAMES + MODE_NAMES}
         self.error = Signal(name="error")              # STATUS.ERROR, sticky
+        # D11: STATUS.SOFT_ERROR and the ERR_* registers; the cycle after an applied
+        # CLEAR_SOFT_ERROR
+        self.soft_error = Signal(name="soft_error")
+        self.err_uncorrected = Signal(32, name="err_uncorrected")
+        self.err_corrected = Signal(32, name="err_corrected")
+        self.err_first_mem = Signal(32, name="err_first_mem")
+        self.err_first_addr = Signal(32, name="err_first_addr")
+        self.err_first_cycle = Signal(64, name="err_first_cycle")
+        self.err_last_recovery = Signal(32, name="err_last_recovery")
+        self.clear_soft = Signal(name="clear_soft")
         self.hi_latch = Signal(32, name="hi_latch")    # the one HI-word latch of D8
         self.flush_pulse = Signal(name="flush_pulse")  # drives `flush`: the cycle after an
                                                        # applied flush

@@ -14,6 +14,8 @@ from amaranth.hdl import MemoryData
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from .protect import PROTECTIONS, ProtectedMemory
+
 __all__ = ["StatisticsCounters"]
 
 
@@ -96,6 +98,16 @@ class StatisticsCounters(wiring.Component):
     stages : int
         3 (default) or 2: the engine's pipeline (see above). :attr:`read_latency`
         (``stages - 1``) is the number of cycles from ``rd_en`` to ``rd_data``.
+    protection : str
+        ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: the memory is a
+        ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11). A visit whose word
+        (valid, not forwarded) is corrected uses the corrected word; one whose word is
+        uncorrectable, found in stage B in cycle ``d``, restarts the counter from zero at
+        ``d``: the word and the increments the visit moved are dropped and the pre-counter
+        restarts from the increment of cycle ``d``, so the counter holds exactly the
+        increments of the cycles from ``d`` on. Adds the ports ``err_uncorrectable``,
+        ``err_corrected`` Out(1) and ``err_index`` Out(range(count)): the visit in stage B
+        found that, in that counter.
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -119,13 +131,16 @@ class StatisticsCounters(wiring.Component):
     :meth:`poke` (preload a counter), :meth:`pre_values` (the pre-counters).
     """
 
-    def __init__(self, count=13, width=64, *, stages=3, src_loc_at=0):
+    def __init__(self, count=13, width=64, *, stages=3, protection="none", src_loc_at=0):
         if not isinstance(count, int) or count < 2:
             raise ValueError(f"count must be an integer >= 2, not {count!r}")
         if not isinstance(width, int) or width < 1:
             raise ValueError(f"width must be a positive integer, not {width!r}")
         if stages not in (2, 3):
             raise ValueError(f"stages must be 2 or 3, not {stages!r}")
+        if protection not in PROTECTIONS:
+            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        self.protection = protection
         self.count = count
         self.width = width
         self.stages = stages
@@ -139,9 +154,19 @@ class StatisticsCounters(wiring.Component):
             "rd_en": In(1),
             "rd_addr": In(range(count)),
             "rd_data": Out(width),
+            **({"err_uncorrectable": Out(1), "err_corrected": Out(1),
+                "err_index": Out(range(count))} if protection != "none" else {}),
         })
         # State created here rather than in elaborate() so that peek()/poke() can reach it.
-        self._data = MemoryData(shape=width, depth=count, init=[])
+        if protection != "none":
+            self._pmem = ProtectedMemory(shape=width, depth=count, protection=protection,
+                                         attrs={"ram_style": "block", "no_rw_check": 1})
+            self._ports = (self._pmem.read_port(), self._pmem.write_port())
+            self._data = self._pmem.storage        # the coded words
+            self._code = self._pmem.code
+        else:
+            self._pmem = None
+            self._data = MemoryData(shape=width, depth=count, init=[])
         self._pre = [Signal(self.pre_width, name=f"pre{i}") for i in range(count)]
         self._valid = Signal(count)
         # Stage B: a visit whose memory word is leaving the block RAM.
@@ -165,7 +190,8 @@ class StatisticsCounters(wiring.Component):
         """The exact value of counter ``i`` now, from a testbench."""
         value = ctx.get(self._pre[i])
         if ctx.get(self._valid) >> i & 1:
-            value += ctx.get(self._data[i])
+            word = ctx.get(self._data[i])
+            value += word if self._pmem is None else self._code.decode_int(word)[0]
         for active, addr, cap in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 value += ctx.get(cap)
@@ -180,7 +206,8 @@ class StatisticsCounters(wiring.Component):
 
     def poke(self, ctx, i, value):
         """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
-        ctx.set(self._data[i], value % (1 << self.width))
+        value %= 1 << self.width
+        ctx.set(self._data[i], value if self._pmem is None else self._code.encode_int(value))
         ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
         ctx.set(self._pre[i], 0)
         for active, addr, _ in self._in_flight():
@@ -196,9 +223,14 @@ class StatisticsCounters(wiring.Component):
     def elaborate(self, platform):
         m = Module()
         n = self.count
-        m.submodules.mem = mem = Memory(data=self._data, attrs={"ram_style": "block", "no_rw_check": 1})
-        rd = mem.read_port()    # synchronous, not transparent
-        wr = mem.write_port()
+        if self._pmem is not None:
+            m.submodules.mem = self._pmem
+            rd, wr = self._ports
+        else:
+            m.submodules.mem = mem = Memory(data=self._data,
+                                            attrs={"ram_style": "block", "no_rw_check": 1})
+            rd = mem.read_port()    # synchronous, not transparent
+            wr = mem.write_port()
         pre, valid = self._pre, self._valid
         b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
         b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
@@ -241,26 +273,43 @@ class StatisticsCounters(wiring.Component):
         ]
         if self.stages == 3:
             m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
+        restart = C(0, 1)               # D11: stage B's word is uncorrectable
+        if self._pmem is not None:
+            restart = Signal(name="restart")
+            m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
         for i in range(n):
-            with m.If(self.clear | (a_go & (a_addr == i))):
+            fresh = self.clear | (a_go & (a_addr == i))
+            if self._pmem is not None:
+                fresh = fresh | (restart & (b_addr == i))
+            with m.If(fresh):
                 m.d.sync += pre[i].eq(self.inc[i])
             with m.Else():
                 m.d.sync += pre[i].eq(pre[i] + self.inc[i])
 
         # Stage B: register the word as it leaves the block RAM (three stages), or fold it
         # in this cycle (two stages: stage B is stage C, and nothing is forwarded).
+        word_ok = b_valid
+        if self._pmem is not None:
+            checked = Signal()          # the visit uses the word as read
+            m.d.comb += [
+                checked.eq(b_active & b_valid & ~b_fwd),
+                self.err_uncorrectable.eq(checked & rd.error),
+                self.err_corrected.eq(checked & rd.corrected),
+                self.err_index.eq(b_addr),
+            ]
+            word_ok = b_valid & ~rd.error
         if self.stages == 3:
             m.d.sync += [
                 c_active.eq(b_active & ~self.clear),
                 c_addr.eq(b_addr),
-                c_word.eq(Mux(b_fwd, b_fwd_word, Mux(b_valid, rd.data, 0))),
-                c_cap.eq(b_cap),
+                c_word.eq(Mux(b_fwd, b_fwd_word, Mux(word_ok, rd.data, 0))),
+                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
             ]
         else:
             m.d.comb += [
                 c_active.eq(b_active),
                 c_addr.eq(b_addr),
-                c_word.eq(Mux(b_valid, rd.data, 0)),
-                c_cap.eq(b_cap),
+                c_word.eq(Mux(word_ok, rd.data, 0)),
+                c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
             ]
         return m

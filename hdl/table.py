@@ -74,7 +74,10 @@ from amaranth.lib import wiring, data
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+import regmap
+
 from .layouts import check_params
+from .protect import PROTECTIONS, ProtectedMemory, collect_errors
 from .ram import IMPLEMENTATIONS, RegisteredReadRam
 
 __all__ = ["BucketTable", "probe_order", "sides_layout", "GEN_WIDTH"]
@@ -168,6 +171,19 @@ class BucketTable(wiring.Component):
         that must not wait for this cycle's write (the slot that write drops is the one it
         writes, whose mark the caller takes from the write).
 
+    sweep_en : In(1), sweep_row : In(range(ROWS)), only with ``protection``
+        The soft-error recovery's sweep (docs/spec-decisions.md D11): write the zero code
+        word to row ``sweep_row`` of every array (``ent``, ``meta``, ``mark`` of every
+        bank and ``scrub``) instead of their own writes.
+    err_uncorrectable, err_corrected : Out(1), only with ``protection``
+        A read of this cycle whose word the table uses failed its check (uncorrectable),
+        or was corrected (``scrub`` only: the window arrays are checked, not corrected,
+        any failed check is uncorrectable). A window read replaced by the bypass, and a
+        ``scrub`` lane replaced by the snoop, is not checked.
+    err_mem : Out(4), err_slot : Out(SLOT_WIDTH), only with ``protection``
+        The memory (``regmap.MEM_IDS``) and slot of one of them: the first uncorrectable
+        (in ``MEM_ID`` then bank order), else the first corrected.
+
     Parameters
     ----------
     params : regmap.Params or None
@@ -183,6 +199,9 @@ class BucketTable(wiring.Component):
         ``RegisteredReadRam``'s implementation of the window arrays with
         ``output_register``: ``"generic"`` (``memory`` and a register) or ``"dp16kd"``
         (the ECP5's DP16KD with its output register).
+    protection : str
+        ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: check bits on every
+        word of every array (D11; with the default ``memory`` only).
 
     Attributes
     ----------
@@ -193,11 +212,12 @@ class BucketTable(wiring.Component):
     memories : dict
         After elaboration: bank ``b``'s memories by name, ``ent{b}`` (``{tag, count}``),
         ``meta{b}`` (``{last, gen, fresh, valid}``) and ``mark{b}``, for the formal views of
-        the contents (with the register-model memory; ``None`` for ``"dp16kd"``).
+        the contents (with the register-model memory; ``None`` for ``"dp16kd"``); with
+        ``protection`` also ``scrub`` (a ``ProtectedMemory``), for testbenches.
     """
 
     def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
-                 output_register=False, ram="generic"):
+                 output_register=False, ram="generic", protection="none"):
         params = check_params(params)
         if not isinstance(gen_width, int) or gen_width < 1:
             raise ValueError(f"gen_width must be a positive integer, not {gen_width!r}")
@@ -208,6 +228,11 @@ class BucketTable(wiring.Component):
         if ram != "generic" and not output_register:
             raise ValueError(f"ram={ram!r} needs output_register=True (it is the "
                              f"implementation of the registered window arrays)")
+        if protection not in PROTECTIONS:
+            raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
+        if protection != "none" and memory is not Memory:
+            raise ValueError("protection needs the default memory (amaranth's Memory)")
+        self.protection = protection
         self._params = params
         self._memory = memory
         self.output_register = output_register
@@ -248,6 +273,10 @@ class BucketTable(wiring.Component):
             "sc_mark_value": Out(p.PROBE),
             "sc_mark_row_next": Out(range(self.rows)),
             "sc_mark_intent": Out(p.PROBE),
+            **({"sweep_en": In(1), "sweep_row": In(range(self.rows)),
+                "err_uncorrectable": Out(1), "err_corrected": Out(1),
+                "err_mem": Out(4), "err_slot": Out(p.SLOT_WIDTH)}
+               if protection != "none" else {}),
         })
 
     def elaborate(self, platform):
@@ -291,8 +320,16 @@ class BucketTable(wiring.Component):
         # exactly as it is at the end of the arrival cycle, as a transparent read one
         # cycle later would return it. A read that meets a write of its row is therefore
         # never used, and `no_rw_check` tells Yosys so (no read-old emulation).
-        scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows, init=[],
-                       attrs={"no_rw_check": 1})
+        protected = self.protection != "none"
+        checks = []           # (uncorrectable, corrected, MEM_ID, slot) of every read
+        if protected:
+            scrub = ProtectedMemory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
+                                    attrs={"no_rw_check": 1}, protection=self.protection,
+                                    sweep_en=self.sweep_en, sweep_addr=self.sweep_row)
+            self.memories["scrub"] = scrub
+        else:
+            scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
+                                 init=[], attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
         sc_r = scrub.read_port()
@@ -355,15 +392,24 @@ class BucketTable(wiring.Component):
             ``addr``, ``data`` and ``en``. A ``Memory`` (``memory``), or with
             ``output_register`` a ``RegisteredReadRam`` (its read data a cycle later)."""
             if not self.output_register:
-                mem = self._memory(shape=shape, depth=rows, init=[], attrs={"no_rw_check": 1})
+                if protected:     # checked, not corrected (as the registered read)
+                    mem = ProtectedMemory(shape=shape, depth=rows, attrs={"no_rw_check": 1},
+                                          protection=self.protection, correct=False,
+                                          sweep_en=self.sweep_en, sweep_addr=self.sweep_row)
+                else:
+                    mem = self._memory(shape=shape, depth=rows, init=[],
+                                       attrs={"no_rw_check": 1})
                 m.submodules[name] = self.memories[name] = mem
                 return mem.write_port(), mem.read_port()
             ram = RegisteredReadRam(shape=shape, depth=rows, memory=self._memory,
-                                    implementation=self.ram)
+                                    implementation=self.ram, protection=self.protection)
             m.submodules[name] = ram
             self.memories[name] = ram.memory
+            if protected:
+                m.d.comb += [ram.sweep_en.eq(self.sweep_en), ram.sweep_addr.eq(self.sweep_row)]
             return (SimpleNamespace(addr=ram.wr_addr, data=ram.wr_data, en=ram.wr_en),
-                    SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal()))
+                    SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal(),
+                                    error=ram.rd_error if protected else None))
 
         def bypass_registered(rp, wp, shape, hit, row_q, name, summary=None):
             """With ``output_register``: the read data of port ``rp`` (two cycles after
@@ -440,6 +486,11 @@ class BucketTable(wiring.Component):
             m.d.comb += [snoop_hit.eq(snoop_now | at_read),
                          snoop_data.eq(Mux(snoop_now, copy_data, at_read_data))]
             m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
+            if protected:     # the lane as read, unless the snoop replaced it
+                slot = Cat(Const(b, pb), sc_r.error_addr) if pb else sc_r.error_addr
+                checks.append((sc_r.lane_error[b] & ~snoop_hit,
+                               sc_r.lane_corrected[b] & ~snoop_hit,
+                               regmap.MEM_IDS["scrub"], slot))
 
             # Scrubber marks: mark = not fresh, decided in c + 2 and written in c + 3,
             # unless the datapath writes the slot in either cycle.
@@ -477,6 +528,11 @@ class BucketTable(wiring.Component):
                 k_alt, k_alt_data, k_raw = bypass_registered(mark_r, mark_w, 1,
                                                              mark_hit, row_q, f"mark{b}")
                 mark_rd = Mux(k_alt, k_alt_data, k_raw)
+                if protected:     # the words as read, unless the bypass replaced them
+                    slot = Cat(Const(b, pb), row_qq) if pb else row_qq
+                    for name, rp, alt in (("ent", ent_r, e_alt), ("meta", meta_r, t_alt),
+                                          ("mark", mark_r, k_alt)):
+                        checks.append((rp.error & ~alt, C(0, 1), regmap.MEM_IDS[name], slot))
                 m.d.comb += [
                     self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
                     self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),
@@ -496,6 +552,13 @@ class BucketTable(wiring.Component):
             ent_rd = bypass(ent_r, ent_w, ent_layout, ent_hit, f"ent{b}")
             meta_rd = bypass(meta_r, meta_w, meta_layout, meta_hit, f"meta{b}")
             mark_rd = bypass(mark_r, mark_w, 1, mark_hit, f"mark{b}")
+            if protected:         # the words as read, unless the bypass replaced them
+                slot = Cat(Const(b, pb), row_q) if pb else row_q
+                for name, rp, hit in (("ent", ent_r, ent_hit), ("meta", meta_r, meta_hit),
+                                      ("mark", mark_r, mark_hit)):
+                    hit_q = Signal(name=f"{name}{b}_chk_byp")
+                    m.d.sync += hit_q.eq(hit)
+                    checks.append((rp.error & ~hit_q, C(0, 1), regmap.MEM_IDS[name], slot))
             # The mark at the end of this cycle: this cycle's scrubber write included.
             mark_now = Signal(name=f"mark_now{b}")
             m.d.comb += mark_now.eq(Mux(sc_we & (row_q == sc_row_qqq), sc_value,
@@ -513,5 +576,7 @@ class BucketTable(wiring.Component):
             ]
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
-
+        if protected:
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]))
         return m
+

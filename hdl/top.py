@@ -53,7 +53,9 @@ class KvAsu(wiring.Component):
         self.options = options
         self.core = KvAsuCore(params, options)
         self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages,
-                                   stat_lag=self.core.latency - 2)
+                                   stat_lag=self.core.latency - 2,
+                                   protection=options.protection if options.protected
+                                   else "none")
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({
@@ -79,9 +81,19 @@ class KvAsu(wiring.Component):
             core.flush.eq(regs.flush),
             core.cycle.eq(tb.cycle),
             regs.core_idle.eq(core.idle),
-            regs.core_flushing.eq(core.flushing),
+            regs.core_flushing.eq(core.flushing | core.recovering
+                                  if self.options.protected else core.flushing),
             regs.occupancy.eq(core.occupancy),
             regs.stat_inc.eq(core.stat_inc),
             regs.cycle.eq(tb.cycle),
         ]
+        if self.options.protected:
+            # D11: the core's checks and recovery into the ERR_* registers and STATUS.
+            m.d.comb += [
+                regs.err_start.eq(core.recovery_start),
+                regs.err_corrected.eq(core.err_corrected),
+                regs.err_mem.eq(core.err_mem),
+                regs.err_addr.eq(core.err_addr),
+                regs.recovering.eq(core.recovering),
+            ]
         return m

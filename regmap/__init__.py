@@ -40,7 +40,8 @@ import tomllib
 from pathlib import Path
 
 __all__ = [
-    "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "PARAM_NAMES", "CONFIG_NAMES",
+    "SPEC", "ID", "RELEASE", "VERSION", "AXIL_ADDR_WIDTH", "OPS", "MEM_IDS", "PARAM_NAMES",
+    "CONFIG_NAMES",
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
     "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
@@ -67,6 +68,9 @@ def _version_word(release: str) -> int:
 VERSION: int = _version_word(RELEASE)
 AXIL_ADDR_WIDTH: int = SPEC["axil_addr_width"]
 OPS: dict[str, int] = dict(SPEC["ops"])
+#: The block-RAM memories of docs/spec-decisions.md D11, by name, with the ``MEM_ID`` that
+#: ``ERR_FIRST_MEM`` reports (0: none).
+MEM_IDS: dict[str, int] = dict(SPEC["soft_error_memories"])
 
 #: Elaboration parameters, in spec order.
 PARAM_NAMES = tuple(SPEC["parameters"])
@@ -342,14 +346,16 @@ class CtrlWriteEffect:
     ``action``: the write has an action bit in byte 0, so it is ordered between requests.
     ``refused``: a COMMIT of an illegal shadow set: the write gets SLVERR, STATUS.ERROR is
     set and every other field here is false / ``None``. Otherwise ``commit`` (the shadow set
-    becomes active; a changed HASH_SEED also flushes), ``clear_error``, ``flush``,
-    ``clear_stats``, and ``enable``, the new CTRL.ENABLE (``None``: unchanged).
+    becomes active; a changed HASH_SEED also flushes), ``clear_error``,
+    ``clear_soft_error`` (D11), ``flush``, ``clear_stats``, and ``enable``, the new
+    CTRL.ENABLE (``None``: unchanged).
     """
 
     action: bool = False
     refused: bool = False
     commit: bool = False
     clear_error: bool = False
+    clear_soft_error: bool = False
     flush: bool = False
     clear_stats: bool = False
     enable: int | None = None
@@ -375,5 +381,6 @@ def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> Ctr
     if bit["COMMIT"] and (not config_legal(params, shadow) or mode_violations(shadow)):
         return CtrlWriteEffect(action=action, refused=True)
     return CtrlWriteEffect(action=action, commit=bit["COMMIT"],
-                           clear_error=bit["CLEAR_ERROR"], flush=bit["FLUSH"],
+                           clear_error=bit["CLEAR_ERROR"],
+                           clear_soft_error=bit["CLEAR_SOFT_ERROR"], flush=bit["FLUSH"],
                            clear_stats=bit["CLEAR_STATS"], enable=int(bit["ENABLE"]))

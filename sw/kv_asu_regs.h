@@ -78,6 +78,19 @@
 #define KVASU_REG_ACT_HASH_SEED                  0x094u
 /* ACT_MODE (ro): Active (committed) MODE. */
 #define KVASU_REG_ACT_MODE                       0x09Cu
+/* ERR_UNCORRECTED (ro): Uncorrectable soft errors: recoveries started plus statistics words invalidated (32 bits, saturating). */
+#define KVASU_REG_ERR_UNCORRECTED                0x0A0u
+/* ERR_CORRECTED (ro): Cycles with a block-RAM read corrected (SECDED, one bit; 32 bits, saturating). A health figure: the golden model does not predict it. */
+#define KVASU_REG_ERR_CORRECTED                  0x0A4u
+/* ERR_FIRST_MEM (ro): The first soft error since the last clear (an uncorrectable one replaces a corrected first): bits 3:0 its memory's MEM_ID (0: none yet; 1 ent, 2 meta, 3 mark, 4 scrub, 5 prev0, 6 prev1, 7 next0, 8 next1, 9 statistics), bit 8 set if uncorrectable. */
+#define KVASU_REG_ERR_FIRST_MEM                  0x0A8u
+/* ERR_FIRST_ADDR (ro): The first soft error's word: the slot for a table or LRU memory (row r of bank b, or lane b of scrub row r: r * PROBE + b), the counter index for the statistics. */
+#define KVASU_REG_ERR_FIRST_ADDR                 0x0ACu
+/* ERR_FIRST_CYCLE (ro): The cycle counter at the first soft error's detection, 64 bits. */
+#define KVASU_REG_ERR_FIRST_CYCLE_LO             0x0B0u
+#define KVASU_REG_ERR_FIRST_CYCLE_HI             0x0B4u
+/* ERR_LAST_RECOVERY (ro): Cycles of the last recovery, from the detection of its error to the first cycle requests can be accepted again (0: none since the last clear); at most LATENCY + ENTRIES + 3 (D11). */
+#define KVASU_REG_ERR_LAST_RECOVERY              0x0B8u
 /* STAT_OBSERVES (ro): OBSERVE requests. */
 #define KVASU_REG_STAT_OBSERVES_LO               0x100u
 #define KVASU_REG_STAT_OBSERVES_HI               0x104u
@@ -137,12 +150,21 @@
 /* CTRL.CLEAR_ERROR (action, reads 0): Clear STATUS.ERROR. */
 #define KVASU_CTRL_CLEAR_ERROR_SHIFT             4u
 #define KVASU_CTRL_CLEAR_ERROR_MASK              0x00000010u
-/* STATUS.BUSY (ro): The clear sweep of a flush or reset is running (one in 16, D12); requests are not accepted. */
+/* CTRL.CLEAR_SOFT_ERROR (action, reads 0): Clear STATUS.SOFT_ERROR, ERR_UNCORRECTED, ERR_CORRECTED, ERR_FIRST_* and ERR_LAST_RECOVERY (D11); applied after CLEAR_ERROR. */
+#define KVASU_CTRL_CLEAR_SOFT_ERROR_SHIFT        5u
+#define KVASU_CTRL_CLEAR_SOFT_ERROR_MASK         0x00000020u
+/* STATUS.BUSY (ro): The clear sweep of a flush or reset (one in 16, D12), or a soft-error recovery (D11), is running; requests are not accepted. */
 #define KVASU_STATUS_BUSY_SHIFT                  0u
 #define KVASU_STATUS_BUSY_MASK                   0x00000001u
 /* STATUS.ERROR (ro): Sticky: a commit was refused since the last CLEAR_ERROR. */
 #define KVASU_STATUS_ERROR_SHIFT                 1u
 #define KVASU_STATUS_ERROR_MASK                  0x00000002u
+/* STATUS.SOFT_ERROR (ro): Sticky: an uncorrectable soft error was detected since the last CLEAR_SOFT_ERROR (D11). */
+#define KVASU_STATUS_SOFT_ERROR_SHIFT            2u
+#define KVASU_STATUS_SOFT_ERROR_MASK             0x00000004u
+/* STATUS.RECOVERING (ro): A soft-error recovery is running (D11); BUSY is 1 too and requests are not accepted. */
+#define KVASU_STATUS_RECOVERING_SHIFT            3u
+#define KVASU_STATUS_RECOVERING_MASK             0x00000008u
 /* MODE.NONBLOCKING (rw): Non-blocking admission (D13): req.ready stays 1 and a request the block cannot take is dropped without a response and counted in STAT_REQ_DROPPED. */
 #define KVASU_MODE_NONBLOCKING_SHIFT             0u
 #define KVASU_MODE_NONBLOCKING_MASK              0x00000001u

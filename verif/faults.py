@@ -18,11 +18,20 @@ classified against the golden model (decision D11 of ``docs/spec-decisions.md``)
   corruption);
 * ``hang``: the block stopped answering (no handshake for 100 000 cycles).
 
-The core has no error reporting yet, so nothing is ever flagged: on today's core the
-campaign measures the starting point (how often an upset silently corrupts an answer).
+"Flagged" is what the block's own registers say, read at the end of the run (well after
+any recovery has ended): ``ERR_FIRST_MEM`` names a memory, ``ERR_UNCORRECTED`` or
+``ERR_CORRECTED`` is not 0. The scoreboard tells the model the reported first error
+(``ERR_FIRST_MEM``, ``ERR_FIRST_ADDR``, ``ERR_FIRST_CYCLE``: ``verif.fast.SoftError``) and
+checks every response, statistic, ``OCCUPANCY`` and ``STATUS`` against it; each recovery's
+length (``ERR_LAST_RECOVERY``) is compared with D11's bound. With ``--double`` each run flips
+two bits of one word in one cycle instead; the target for those is that the block reports
+them (``ERR_FIRST_MEM`` bit 8, uncorrectable). ``--unprotected`` runs the same campaign on
+the core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the
+baseline).
 
-``python -m verif.faults [--faults N] [--seed S] [--config small] [--out build/faults]``
-prints progress and the seed, and writes ``campaign.json`` and ``campaign.png``.
+``python -m verif.faults [--faults N] [--seed S] [--config small] [--double]
+[--unprotected] [--out build/faults]`` prints progress and the seed, and writes
+``campaign.json`` and ``campaign.png`` (``campaign_double.*``, ``campaign_unprotected.*``).
 """
 
 from __future__ import annotations
@@ -34,11 +43,16 @@ import random
 import re
 import sys
 import time
+import warnings
 from pathlib import Path
+
+from amaranth.hdl import UnusedElaboratable
 
 from golden_model import KvAsuModel
 from golden_model.soft_errors import MEM_IDS
-from regmap import Params
+from hdl.core import CoreOptions, KvAsuCore
+import regmap
+from regmap import REG, Params
 
 from . import fast
 from .soak import CONFIGS, Traffic, _stat_reads
@@ -74,6 +88,10 @@ def targets(verilog: str) -> list[Target]:
     out = []
     for array in fast.memory_arrays(verilog):
         module, leaf = array.name.rsplit(".", 1)
+        if leaf == "storage" and module.rsplit(".", 1)[0].endswith(
+                (".table", ".lru", ".stats")):
+            # a hdl.protect.ProtectedMemory: its Memory of coded words is one level down
+            module, leaf = module.rsplit(".", 1)
         if leaf == "memory" and module.rsplit(".", 1)[0].endswith(".table"):
             # a window array with a registered read (hdl.ram.RegisteredReadRam): its
             # Memory is one level down, named after the array
@@ -106,42 +124,116 @@ def classify(*, hang: bool, mismatch: bool, flagged: bool) -> str:
     return "silent" if mismatch else "masked"
 
 
+#: The soft-error registers read (unchecked) at the end of a run, in this order.
+_ERR_READS = ("ERR_UNCORRECTED", "ERR_CORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_ADDR",
+              "ERR_FIRST_CYCLE", "ERR_FIRST_CYCLE_HI", "ERR_LAST_RECOVERY")
+_MEM_NAMES = {v: k for k, v in MEM_IDS.items()}
+
+
+def codes(params: Params, options=None) -> dict[str, str]:
+    """The code of each D11 memory in the build (``hdl.protect.choose_protection`` over
+    its word, as the RTL applies it; ``"none"`` for an unprotected build)."""
+    from hdl.protect import choose_protection
+    from hdl.table import GEN_WIDTH
+    options = CoreOptions.cast(options)
+    p, rows = params, params.ENTRIES // params.PROBE
+    words = {"ent": (p.TAG_WIDTH + p.COUNT_WIDTH, rows, None),
+             "meta": (p.TS_WIDTH + GEN_WIDTH + 2, rows, None), "mark": (1, rows, None),
+             "scrub": (p.PROBE * (p.TS_WIDTH + 2), rows, p.TS_WIDTH + 2),
+             **{name: (p.SLOT_WIDTH, p.ENTRIES, None)
+                for name in ("prev0", "prev1", "next0", "next1")},
+             "stats": (64, len(regmap.STAT_NAMES), None)}
+    if not options.protected:
+        return {name: "none" for name in words}
+    if options.protection != "auto":
+        return {name: options.protection for name in words}
+    return {name: choose_protection(*w) for name, w in words.items()}
+
+
+def _core_figures(params: Params, options) -> tuple[int, int]:
+    """``(latency, decision_lag)`` of the core (built for its attributes only)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        core = KvAsuCore(params, options)
+        return core.latency, core.decision_lag
+
+
+def recovery_bound(params: Params, options=None) -> int:
+    """D11's recovery bound ``R``: ``LATENCY + ENTRIES + 3`` cycles from the detection to
+    the first cycle requests are accepted again."""
+    return _core_figures(params, options)[0] + params.ENTRIES + 3
+
+
+def _axi(params: Params, requests) -> list:
+    """After the traffic: wait for every response, then, well after any recovery has
+    ended, read the ERR_* registers (unchecked: the scoreboard uses them) and every
+    statistic, OCCUPANCY and STATUS (checked)."""
+    last = _last_cycle(requests)
+    later = last + 4 * (params.ENTRIES + 64) + 2000
+    errs = []
+    for name in _ERR_READS:
+        reg = REG[name.removesuffix("_HI")]
+        errs.append(fast.AxiOp("read", reg.offset + 4 * name.endswith("_HI"),
+                               not_before=later, check=False))
+    return [fast.AxiOp("barrier", len(requests))] + errs + _stat_reads(later) + \
+        [fast.AxiOp("release")]
+
+
 def _stimulus(params: Params, seed: int, n_requests: int):
     rng = random.Random(seed)
     requests = Traffic(params, rng).requests(n_requests, 0)
-    axi = [fast.AxiOp("barrier", n_requests)] + _stat_reads(0) + [fast.AxiOp("release")]
-    return requests, axi, rng.getrandbits(32)
+    return requests, _axi(params, requests), rng.getrandbits(32)
 
 
-def run_one(exe: Path, params: Params, seed: int, fault: fast.Fault | None, *,
-            n_requests: int = 300, ready_permille: int = 800, requests=None) -> dict:
-    """One run: the traffic of ``seed`` (or the given ``requests``), ``fault`` injected,
-    classified. Returns ``{"class", "detail"}``."""
+def reported(result: fast.FastResult) -> dict:
+    """The ERR_* registers as the run's end read them."""
+    reads = [r for r in result.axi if r[0] != 1][:len(_ERR_READS)]   # reads, in order
+    values = dict(zip(_ERR_READS, (r[2] for r in reads)))
+    values["ERR_FIRST_CYCLE"] |= values.pop("ERR_FIRST_CYCLE_HI") << 32
+    return values
+
+
+def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
+            ready_permille: int = 800, requests=None, decision_lag: int | None = None,
+            stat_lag: int | None = None) -> dict:
+    """One run: the traffic of ``seed`` (or the given ``requests``), ``faults`` (a
+    ``fast.Fault``, a list of them or None) injected, classified. Returns ``{"class",
+    "detail", "errors"}`` (``errors``: the ERR_* registers read at the end, None after a
+    hang or a protocol failure)."""
     gen_requests, axi, harness_seed = _stimulus(params, seed, n_requests)
     if requests is None:
         requests = gen_requests
     else:
-        axi = [fast.AxiOp("barrier", len(requests))] + _stat_reads(0) + \
-            [fast.AxiOp("release")]
-    faults = [fault] if fault is not None else []
+        axi = _axi(params, requests)
+    if faults is None:
+        faults = []
+    elif isinstance(faults, fast.Fault):
+        faults = [faults]
     try:
         result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
                           seed=harness_seed, faults=faults)
     except fast.Hang as err:
         return {"class": classify(hang=True, mismatch=False, flagged=False),
-                "detail": str(err)}
+                "detail": str(err), "errors": None}
     except fast.Mismatch as err:          # the harness saw a response it did not expect
         return {"class": classify(hang=False, mismatch=True, flagged=False),
-                "detail": str(err)}
-    # The core reports no soft error yet (no ERR_* registers): nothing is flagged.
-    flagged = False
+                "detail": str(err), "errors": None}
+    errs = reported(result)
+    first_id = errs["ERR_FIRST_MEM"] & 0xF
+    flagged = bool(first_id or errs["ERR_UNCORRECTED"] or errs["ERR_CORRECTED"])
+    told = []
+    if first_id:
+        told.append(fast.SoftError(errs["ERR_FIRST_CYCLE"], _MEM_NAMES[first_id],
+                                   errs["ERR_FIRST_ADDR"],
+                                   corrected=not errs["ERR_FIRST_MEM"] >> 8 & 1))
     try:
-        fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1)
+        fast.check(params, KvAsuModel(params), requests, axi, result, max_report=1,
+                   soft_errors=told, decision_lag=decision_lag, stat_lag=stat_lag)
         mismatch, detail = False, ""
-    except fast.Mismatch as err:
+    except (fast.Mismatch, ValueError) as err:
         mismatch, detail = True, str(err)
     return {"class": classify(hang=False, mismatch=mismatch, flagged=flagged),
-            "detail": detail}
+            "detail": detail, "errors": errs}
 
 
 def summary_order(per_memory) -> list[str]:
@@ -168,50 +260,74 @@ def _last_cycle(requests) -> int:
 
 
 def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
-             n_requests: int = 300, out=sys.stdout, progress_every: int | None = None) -> dict:
-    """``n_faults`` runs, one single-bit upset each; returns the summary (see main)."""
+             n_requests: int = 300, out=sys.stdout, progress_every: int | None = None,
+             protected: bool = True, double: bool = False) -> dict:
+    """``n_faults`` runs, one upset each (one bit, or with ``double`` two bits of one word
+    in one cycle); on the protected core (the default options) or, with ``protected``
+    false, on ``CoreOptions(protection="none")``. Returns the summary (see main)."""
     start = time.monotonic()
-    print(f"faults: {n_faults} single-bit upsets, seed {seed}, {n_requests} requests per "
-          f"run, params {params.as_dict()}", file=out, flush=True)
-    exe = fast.build(params, build_dir, faults=True)
+    options = CoreOptions() if protected else CoreOptions(protection="none")
+    bits = 2 if double else 1
+    print(f"faults: {n_faults} {'double' if double else 'single'}-bit upsets, seed {seed}, "
+          f"{n_requests} requests per run, {'protected' if protected else 'unprotected'} "
+          f"core, params {params.as_dict()}", file=out, flush=True)
+    exe = fast.build(params, build_dir, faults=True, options=options)
     runs_start = time.monotonic()
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
     tgts = targets(verilog)
     weights = [t.bits for t in tgts]
+    latency, lag = _core_figures(params, options)
+    bound = recovery_bound(params, options)
     rng = random.Random(seed)
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
+    reported_uncorrectable = recoveries = over_bound = 0
+    longest = 0
     examples = []
     step = progress_every or max(1, n_faults // 10)
     for k in range(n_faults):
         run_seed = rng.getrandbits(32)
         target = rng.choices(tgts, weights)[0]
-        word, bit = rng.randrange(target.array.depth), rng.randrange(target.array.width)
+        word = rng.randrange(target.array.depth)
+        flips = rng.sample(range(target.array.width), bits)
         requests, _, _ = _stimulus(params, run_seed, n_requests)
         cycle = rng.randrange(_last_cycle(requests) + 1)
-        fault = fast.Fault(cycle, "TOP." + target.array.name, word, bit)
-        res = run_one(exe, params, run_seed, fault, n_requests=n_requests)
-        memory, address = location(params, target, word, bit)
+        faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
+        res = run_one(exe, params, run_seed, faults, n_requests=n_requests,
+                      decision_lag=lag, stat_lag=latency - 2)
+        memory, address = location(params, target, word, flips[0])
         by_memory[memory][res["class"]] += 1
         totals[res["class"]] += 1
+        errs = res["errors"] or {}
+        if errs.get("ERR_FIRST_MEM", 0) >> 8 & 1:
+            reported_uncorrectable += 1
+        if errs.get("ERR_LAST_RECOVERY", 0):
+            recoveries += 1
+            longest = max(longest, errs["ERR_LAST_RECOVERY"])
+            over_bound += errs["ERR_LAST_RECOVERY"] > bound
         if res["class"] == "silent":
             silent_first[memory][_first_difference(res["detail"])] += 1
         if res["class"] != "masked" and len(examples) < 40:
             examples.append({"run_seed": run_seed, "array": target.array.name, "word": word,
-                             "bit": bit, "cycle": cycle, "memory": memory,
+                             "bits": flips, "cycle": cycle, "memory": memory,
                              "address": address, "class": res["class"],
-                             "detail": res["detail"][:400]})
+                             "errors": res["errors"], "detail": res["detail"][:400]})
         if (k + 1) % step == 0 or k + 1 == n_faults:
             rate = (k + 1) / (time.monotonic() - runs_start)
             print(f"faults: {k + 1}/{n_faults}: " + ", ".join(
                 f"{c} {totals[c]}" for c in CLASSES) + f" ({rate:.1f} runs/s)",
                 file=out, flush=True)
     summary = {
-        "seed": seed, "faults": n_faults, "requests_per_run": n_requests,
-        "params": params.as_dict(), "protected": False,
+        "seed": seed, "faults": n_faults, "bits_per_fault": bits,
+        "requests_per_run": n_requests, "params": params.as_dict(),
+        "protected": protected, "options": options.as_dict(),
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
+        "reported_uncorrectable": reported_uncorrectable,
+        "recoveries": recoveries, "recovery_bound": bound,
+        "longest_recovery": longest, "recoveries_over_bound": over_bound,
+        "decision_lag": lag, "codes": codes(params, options),
         "by_memory": {mem: {c: by_memory[mem][c] for c in CLASSES}
                       for mem in summary_order(by_memory)},
         "silent_first_difference": {mem: dict(silent_first[mem])
@@ -222,7 +338,9 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
         "wall_seconds": round(time.monotonic() - start, 1),
     }
     print(f"faults: done in {summary['wall_seconds']} s, seed {seed}: " + ", ".join(
-        f"{c} {summary['rates'][c]:.1%}" for c in CLASSES), file=out, flush=True)
+        f"{c} {summary['rates'][c]:.1%}" for c in CLASSES) +
+        f"; {reported_uncorrectable} reported uncorrectable, {recoveries} recoveries, "
+        f"longest {longest} cycles (bound {bound})", file=out, flush=True)
     return summary
 
 
@@ -246,7 +364,8 @@ def plot(summary: dict, path: Path) -> None:
                 fontsize=8)
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("share of runs")
-    ax.set_title(f"single-bit upsets, {summary['faults']} runs, seed {summary['seed']}, "
+    kind = "double" if summary.get("bits_per_fault") == 2 else "single"
+    ax.set_title(f"{kind}-bit upsets, {summary['faults']} runs, seed {summary['seed']}, "
                  f"{'protected' if summary['protected'] else 'unprotected'} core")
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
@@ -260,15 +379,22 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
     ap.add_argument("--requests", type=int, default=300, help="requests per run")
+    ap.add_argument("--double", action="store_true", help="two bits of one word per run")
+    ap.add_argument("--unprotected", action="store_true",
+                    help="the core built with CoreOptions(protection='none')")
     ap.add_argument("--out", type=Path, default=Path("build/faults"))
     args = ap.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     args.out.mkdir(parents=True, exist_ok=True)
-    summary = campaign(CONFIGS[args.config], args.faults, seed, args.out / args.config,
-                       n_requests=args.requests)
-    (args.out / "campaign.json").write_text(json.dumps(summary, indent=1) + "\n")
-    plot(summary, args.out / "campaign.png")
-    print(f"faults: wrote {args.out / 'campaign.json'} and {args.out / 'campaign.png'}")
+    stem = "campaign" + ("_double" if args.double else "") + \
+        ("_unprotected" if args.unprotected else "")
+    build = args.out / (args.config + ("_unprotected" if args.unprotected else ""))
+    summary = campaign(CONFIGS[args.config], args.faults, seed, build,
+                       n_requests=args.requests, protected=not args.unprotected,
+                       double=args.double)
+    (args.out / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
+    plot(summary, args.out / f"{stem}.png")
+    print(f"faults: wrote {args.out / stem}.json and .png")
     return 0
 
 

@@ -141,6 +141,8 @@ class RegisterMirror:
             self.sweeps += self.generations.untrack()
         if effect.clear_error:
             self.error = 0
+        if effect.clear_soft_error:
+            self._soft_call("clear_soft_errors")
         if effect.flush:
             self.model.flush()
         if effect.clear_stats:
@@ -161,6 +163,14 @@ class RegisterMirror:
         if reg.wide:
             if hi:
                 return Resp.OKAY, (LIVE if self.hi_latch_live else self.hi_latch)
+            if reg.name == "ERR_FIRST_CYCLE":
+                first = self._soft().first
+                if first is not None and first.cycle is None:
+                    self.hi_latch_live = True
+                    return Resp.OKAY, LIVE
+                value = 0 if first is None else first.cycle
+                self.hi_latch, self.hi_latch_live = value >> 32 & 0xFFFF_FFFF, False
+                return Resp.OKAY, value & 0xFFFF_FFFF
             if reg.stat is None:                      # CYCLE
                 self.hi_latch_live = True
                 return Resp.OKAY, LIVE
@@ -171,8 +181,13 @@ class RegisterMirror:
             return Resp.OKAY, self.enable << _CTRL.field("ENABLE").bit
         if reg.name == "STATUS":
             status = REG["STATUS"]
-            return Resp.OKAY, (int(flushing) << status.field("BUSY").bit |
-                               self.error << status.field("ERROR").bit)
+            soft = self._soft()
+            return Resp.OKAY, (int(flushing or soft.recovering) << status.field("BUSY").bit |
+                               self.error << status.field("ERROR").bit |
+                               int(soft.sticky) << status.field("SOFT_ERROR").bit |
+                               int(soft.recovering) << status.field("RECOVERING").bit)
+        if reg.name.startswith("ERR_"):
+            return Resp.OKAY, self._soft_register(reg.name)
         if reg.name == "OCCUPANCY":
             return Resp.OKAY, int(self.model.occupancy)
         if reg.config or reg.mode:
@@ -180,6 +195,36 @@ class RegisterMirror:
         if reg.active_of:
             return Resp.OKAY, self.active()[reg.active_of]
         return Resp.OKAY, self.params.value_of(reg.reset)
+
+    # -- soft errors (D11) --------------------------------------------------------------------
+    def _soft(self):
+        """The model's soft-error registers (none for a model without them)."""
+        soft = getattr(self.model, "soft_errors", None)
+        if soft is None:
+            from golden_model.soft_errors import SoftErrorState
+            return SoftErrorState().snapshot()
+        return soft
+
+    def _soft_call(self, name):
+        if hasattr(self.model, name):
+            getattr(self.model, name)()
+
+    def _soft_register(self, name):
+        """ERR_* as the model holds them; ERR_LAST_RECOVERY (a length the model does not
+        keep) is predicted only while no error has been told (0)."""
+        soft = self._soft()
+        first = soft.first
+        if name == "ERR_UNCORRECTED":
+            return soft.uncorrected
+        if name == "ERR_CORRECTED":
+            return soft.corrected
+        if name == "ERR_FIRST_MEM":
+            return 0 if first is None else first.mem_id | int(first.uncorrectable) << 8
+        if name == "ERR_FIRST_ADDR":
+            return 0 if first is None else first.address
+        if name == "ERR_LAST_RECOVERY":
+            return 0 if soft.uncorrected == 0 else LIVE
+        raise AssertionError(name)  # pragma: no cover
 
     def _stat(self, name):
         stats = self.model.stats

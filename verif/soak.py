@@ -109,7 +109,7 @@ class Traffic:
         # MODE back to 0, which also clears the reserved bits fuzz() may have left in it.
         ops.append(fast.AxiOp("write", REG["MODE"].offset, 0, 0xF, not_before))
         bits = CTRL.mask("ENABLE") | CTRL.mask("COMMIT")
-        for action in ("FLUSH", "CLEAR_STATS", "CLEAR_ERROR"):
+        for action in ("FLUSH", "CLEAR_STATS", "CLEAR_ERROR", "CLEAR_SOFT_ERROR"):
             if rng.random() < 0.2:
                 bits |= CTRL.mask(action)
         ops.append(fast.AxiOp("write", CTRL.offset, bits, 0xF, not_before))

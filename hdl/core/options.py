@@ -2,7 +2,8 @@
 """The build choices of a KV-ASU core: one validated, frozen object.
 
 None of them changes what the core answers; they trade latency, the EVICT gap and
-resources against speed. Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
+resources against speed (``protection`` changes only what a soft error does,
+docs/spec-decisions.md D11). Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
 ``hdl.core.KvAsuCore``, ``hdl.generate``, ``fpga.flow.Target``, the formal harness and the
 simulation benches.
 """
@@ -10,6 +11,7 @@ simulation benches.
 import dataclasses
 
 from ..hash import check_lut_cross_products
+from ..protect import PROTECTIONS
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
 
 __all__ = ["CoreOptions"]
@@ -48,6 +50,14 @@ class CoreOptions:
         The implementation of the table's registered window arrays (``hdl.ram``,
         fast pipeline only): ``"generic"`` (default: ``Memory`` and a register) or
         ``"dp16kd"`` (the ECP5 build: DP16KD blocks with their output register).
+    protection : str
+        Soft-error protection of every block RAM (docs/spec-decisions.md D11):
+        ``"auto"`` (default: SECDED or parity per memory, ``hdl.protect.choose_protection``,
+        with the error registers and the recovery; in the compact pipeline, whose iCE40
+        build uses every block RAM and whose one evaluation stage decides from the block
+        RAM's output in the cycle it arrives, nothing), ``"secded"`` or ``"parity"`` (that
+        code everywhere; fast pipeline only), ``"none"`` (no check bits, no recovery: bit
+        for bit the unprotected core).
 
     Attributes
     ----------
@@ -66,6 +76,7 @@ class CoreOptions:
     hash_mul_stages: int = 2
     hash_lut_cross_products: frozenset = frozenset()
     block_ram: str = "generic"
+    protection: str = "auto"
 
     def __post_init__(self):
         for name in ("serial", "compact"):
@@ -85,6 +96,12 @@ class CoreOptions:
         if self.block_ram not in RAM_IMPLEMENTATIONS:
             raise ValueError(f"CoreOptions.block_ram must be one of {RAM_IMPLEMENTATIONS}, "
                              f"not {self.block_ram!r}")
+        if self.protection not in PROTECTIONS:
+            raise ValueError(f"CoreOptions.protection must be one of {PROTECTIONS}, "
+                             f"not {self.protection!r}")
+        if self.compact and self.protection not in ("auto", "none"):
+            raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
+                             "are unprotected)")
         if self.compact and self.block_ram != "generic":
             raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
                              "pipeline (the compact one has no registered window read)")
@@ -102,6 +119,12 @@ class CoreOptions:
         return not self.compact
 
     @property
+    def protected(self):
+        """Protection is built: ``protection`` is not ``"none"`` and the pipeline is the
+        fast one."""
+        return self.protection != "none" and not self.compact
+
+    @property
     def stats_stages(self):
         return 2 if self.compact else 3
 
@@ -110,7 +133,7 @@ class CoreOptions:
         return {"serial": self.serial, "compact": self.compact,
                 "hash_mul_stages": self.hash_mul_stages,
                 "hash_lut_cross_products": sorted(self.hash_lut_cross_products),
-                "block_ram": self.block_ram}
+                "block_ram": self.block_ram, "protection": self.protection}
 
     @classmethod
     def cast(cls, options):

@@ -25,7 +25,9 @@ from .commit import Commit
 from .interfaces import stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature
+from .interfaces import decision_layout
 from .options import CoreOptions
+from .recovery import Recovery
 from .versions import Versions
 from .window import WindowRead
 
@@ -126,6 +128,15 @@ class KvAsuCore(wiring.Component):
     observe : Out(ObservationSignature(...))
         Only with ``observe=True``: the state of every stage in flight, for the formal
         harness (see ``ObservationSignature``).
+    err_uncorrectable, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+        Only with protection (``options.protection``, docs/spec-decisions.md D11): a table
+        or LRU read of this cycle failed its check / was corrected; the memory
+        (``regmap.MEM_IDS``) and slot of the first (the table's before the LRU's,
+        uncorrectable before corrected).
+    recovery_start : Out(1), recovering : Out(1)
+        Only with protection: a recovery starts this cycle (an uncorrectable error with
+        none running: the cycle ``d`` of D11); a recovery is running (``req.ready`` low,
+        ``Recovery``).
 
     Attributes
     ----------
@@ -137,6 +148,11 @@ class KvAsuCore(wiring.Component):
     evict_gap : int
         An EVICT / EVICT_ANY is accepted only when no OBSERVE, EVICT or EVICT_ANY was
         accepted in the ``evict_gap`` cycles before it (6 by default).
+    decision_lag : int
+        ``D`` of D11: cycles from a request's acceptance to the cycle its decision enters
+        E2 (E1b; in the compact pipeline one more than E, which commits in its own
+        cycle): a recovery that starts in cycle ``d`` answers the requests accepted in
+        ``d - decision_lag + 1 .. d`` as untracked lines (``eval_lag + 1``).
     """
 
     def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False,
@@ -145,9 +161,13 @@ class KvAsuCore(wiring.Component):
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
             raise TypeError(f"observe must be a bool, not {observe!r}")
+        if options.protected and memory is not Memory:
+            raise ValueError("CoreOptions.protection needs the default memory (amaranth's "
+                             "Memory); build with protection='none' for another memory")
         self.observed = observe
         self._params = params
         self.options = options
+        protection = options.protection if options.protected else "none"
         eval_stages = 3 if options.split_evaluation else 1     # E1a, E1b, E2 or E
         if hash is None:
             hash = Murmur3Hash64(mul_stages=options.hash_mul_stages,
@@ -159,6 +179,7 @@ class KvAsuCore(wiring.Component):
         self.eval_lag = self.hash_latency + 2 + options.m_stage
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
+        self.decision_lag = self.eval_lag + 1
         # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
         # the request ahead (given in E2) tail_lag cycles later: the cycles before an
         # EVICT's acceptance that must be free of acceptances.
@@ -166,9 +187,11 @@ class KvAsuCore(wiring.Component):
                           tail_lag(options.lru_registered) - 1)
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
-                                 output_register=options.m_stage, ram=options.block_ram)
+                                 output_register=options.m_stage, ram=options.block_ram,
+                                 protection=protection)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
-                           observe=observe)
+                           observe=observe, protection=protection)
+        self.recovery = Recovery(params.ENTRIES) if options.protected else None
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
@@ -191,6 +214,10 @@ class KvAsuCore(wiring.Component):
             "stat_inc": Out(len(STAT_NAMES)),
             "cycle": In(64),
         }
+        if options.protected:
+            ports.update({"err_uncorrectable": Out(1), "err_corrected": Out(1),
+                          "err_mem": Out(4), "err_addr": Out(params.SLOT_WIDTH),
+                          "recovery_start": Out(1), "recovering": Out(1)})
         if observe:
             ports["observe"] = Out(ObservationSignature(
                 params, hash_latency=self.hash_latency, fifo_depth=self.fifo_depth,
@@ -212,6 +239,12 @@ class KvAsuCore(wiring.Component):
         m.submodules.lanes = lanes = self.lanes
         m.submodules.versions = versions = self.versions
         m.submodules.commit = commit = self.commit
+        protected = self.options.protected
+        hold, flush = self.hold, self.flush
+        if protected:
+            m.submodules.recovery = rec = self.recovery
+            hold, flush = Signal(name="hold_or_recovery"), Signal(name="flush_or_recovery")
+            m.d.comb += [hold.eq(self.hold | rec.active), flush.eq(self.flush | rec.flush)]
         # E2's write and invalidate: the one way back, into the table and into the stages
         # behind E2, wired here and nowhere else.
         fwd = commit.forward
@@ -222,7 +255,7 @@ class KvAsuCore(wiring.Component):
         # ---- admission: credits, the EVICT gap, the clear sweep; s0 ---------------------
         wiring.connect(m, wiring.flipped(self.req), admission.req)
         m.d.comb += [
-            admission.enable.eq(self.enable), admission.hold.eq(self.hold),
+            admission.enable.eq(self.enable), admission.hold.eq(hold),
             admission.nonblocking.eq(self.nonblocking),
             admission.flush.eq(self.flush), admission.cycle.eq(self.cycle),
             admission.pop.eq(fifo.r_rdy & self.rsp.ready),
@@ -261,13 +294,26 @@ class KvAsuCore(wiring.Component):
                      versions.sc_mark_value.eq(table.sc_mark_value)]
 
         # ---- E2: T-level, table write, LRU command, response; L -------------------------
-        m.d.comb += [commit.decision.eq(versions.decision), commit.cfg.eq(cfg),
-                     commit.flush.eq(self.flush)]
+        if protected:
+            # D11: from the cycle after a recovery starts, every decision entering E2 is an
+            # untracked line with no effect (no match, no free lane, no victim, no tail, no
+            # write). (The error seen in cycle d is in the window of the request then in
+            # E1a, which decides in d + 1.)
+            poison = rec.active
+            decision = Signal(decision_layout(p), name="decision_checked")
+            m.d.comb += decision.eq(versions.decision)
+            with m.If(poison):
+                m.d.comb += [getattr(decision, f).eq(0) for f in (
+                    "present", "any_free", "vict_t0", "take", "wr_lane", "wr", "inv")]
+        else:
+            decision = versions.decision
+        m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
+                     commit.flush.eq(flush)]
         m.d.comb += [
             table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot), table.wr_count.eq(fwd.count),
             table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
             table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
-            lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(self.flush),
+            lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
             self.occupancy.eq(commit.occupancy),
         ]
         # A drop's increment, delayed to one cycle before a request's (D13).
@@ -294,9 +340,30 @@ class KvAsuCore(wiring.Component):
             self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),
             fifo.r_en.eq(self.rsp.ready),
         ]
+        if protected:
+            self._errors(m, rec)
         if self.observed:
             self._observe(m, s)
         return m
+
+    def _errors(self, m, rec):
+        """D11: the table's and the LRU list's checks, the recovery and its sweep."""
+        table, lru, p = self.table, self.lru, self._params
+        rows = table.rows
+        table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
+        m.d.comb += [
+            self.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
+            self.err_corrected.eq(table.err_corrected | lru.err_corrected),
+            self.err_mem.eq(Mux(table_first, table.err_mem, lru.err_mem)),
+            self.err_addr.eq(Mux(table_first, table.err_slot, lru.err_slot)),
+            rec.error.eq(self.err_uncorrectable),
+            rec.idle.eq(self.admission.idle),
+            self.recovery_start.eq(rec.start),
+            self.recovering.eq(rec.active),
+            lru.sweep_en.eq(rec.sweep_en), lru.sweep_addr.eq(rec.sweep_addr),
+            table.sweep_en.eq(rec.sweep_en & (rec.sweep_addr < rows)),
+            table.sweep_row.eq(rec.sweep_addr[:max(0, rows.bit_length() - 1)]),
+        ]
 
     def _observe(self, m, s):
         """The ``observe`` port, from the stages' own ports."""

@@ -14,7 +14,7 @@ from amaranth.lib import wiring
 from amaranth.sim import Simulator
 
 import regmap
-from regmap import REG, REGISTERS, STAT_NAMES, Params
+from regmap import MEM_IDS, REG, REGISTERS, STAT_NAMES, Params
 from hdl.axil import AxiLiteSignature, AxiLiteSubordinate, AxiResp
 from hdl.regs import KvAsuRegisters, _kind
 
@@ -36,7 +36,7 @@ SMALL = Params(ENTRIES=64, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=6, COUNT_WIDTH=2, 
                TICK_SHIFT=0)
 
 MAPPED = {off for reg in REGISTERS for off in reg.offsets}
-UNMAPPED = [0x02C, 0x03C, 0x04C, 0x058, 0x05C, 0x078, 0x098, 0x0A0, 0x0FC, 0x170, 0x800,
+UNMAPPED = [0x02C, 0x03C, 0x04C, 0x058, 0x05C, 0x078, 0x098, 0x0BC, 0x0FC, 0x170, 0x800,
             0xFFC]
 assert not MAPPED & set(UNMAPPED)
 
@@ -788,3 +788,93 @@ def test_random_traffic_against_model():
         assert cfg_dict(ctx, dut) == params.defaults   # never committed
 
     run(dut, bench)
+
+
+# ---- soft errors (D11) ----------------------------------------------------------------------
+
+def test_soft_error_registers():
+    """ERR_* and STATUS.SOFT_ERROR / RECOVERING from the core's reports: a corrected error
+    is first until an uncorrectable one replaces it, never the other way round; counters;
+    the recovery's length; CLEAR_SOFT_ERROR clears them all (and nothing else); they are
+    read-only (SLVERR, nothing changed)."""
+    dut = KvAsuRegisters(SMALL, protection="auto")
+    err = {name: REG[name].offset for name in ("ERR_UNCORRECTED", "ERR_CORRECTED",
+                                               "ERR_FIRST_MEM", "ERR_FIRST_ADDR",
+                                               "ERR_LAST_RECOVERY")}
+    soft, recovering = REG["STATUS"].mask("SOFT_ERROR"), REG["STATUS"].mask("RECOVERING")
+    clear_soft = REG["CTRL"].mask("CLEAR_SOFT_ERROR")
+    done = []
+
+    async def pulse(ctx, **signals):
+        for name, value in signals.items():
+            ctx.set(getattr(dut, name), value)
+        await ctx.tick()
+        for name in signals:
+            if name != "err_mem" and name != "err_addr":
+                ctx.set(getattr(dut, name), 0)
+
+    async def bench(ctx):
+        mgr = setup(ctx, dut, cycle=1000)
+        assert [await mgr.read_ok(ctx, off) for off in err.values()] == [0] * 5
+        ctx.set(dut.cycle, 1234)
+        await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["prev1"], err_addr=7)
+        ctx.set(dut.cycle, 1300)
+        await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["ent"], err_addr=3)
+        assert await mgr.read_ok(ctx, err["ERR_CORRECTED"]) == 2
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["prev1"]
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_ADDR"]) == 7
+        assert await mgr.read64(ctx, REG["ERR_FIRST_CYCLE"]) == 1234
+        assert await mgr.read_ok(ctx, REG["STATUS"].offset) & soft == 0
+        # An uncorrectable error starts a recovery of 5 cycles (d .. ready at d + 6).
+        ctx.set(dut.cycle, 2000)
+        ctx.set(dut.err_start, 1)
+        ctx.set(dut.err_mem, MEM_IDS["meta"])
+        ctx.set(dut.err_addr, 9)
+        await ctx.tick()
+        ctx.set(dut.err_start, 0)
+        ctx.set(dut.recovering, 1)
+        await ctx.tick().repeat(5)
+        ctx.set(dut.recovering, 0)
+        await ctx.tick()
+        assert await mgr.read_ok(ctx, REG["STATUS"].offset) & (soft | recovering) == soft
+        assert await mgr.read_ok(ctx, err["ERR_UNCORRECTED"]) == 1
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | 1 << 8
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_ADDR"]) == 9
+        assert await mgr.read64(ctx, REG["ERR_FIRST_CYCLE"]) == 2000
+        assert await mgr.read_ok(ctx, err["ERR_LAST_RECOVERY"]) == 6
+        # A later corrected error does not replace an uncorrectable first.
+        await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["next0"], err_addr=1)
+        assert await mgr.read_ok(ctx, err["ERR_FIRST_MEM"]) == MEM_IDS["meta"] | 1 << 8
+        ctx.set(dut.recovering, 1)
+        assert await mgr.read_ok(ctx, REG["STATUS"].offset) & recovering
+        ctx.set(dut.recovering, 0)
+        # Read-only: a write is refused and changes nothing.
+        for off in err.values():
+            assert await mgr.write(ctx, off, 0) == SLVERR
+        assert await mgr.read_ok(ctx, err["ERR_CORRECTED"]) == 3
+        before = cfg_dict(ctx, dut)
+        await mgr.write_ok(ctx, CTRL, clear_soft | ENABLE)
+        assert [await mgr.read_ok(ctx, off) for off in err.values()] == [0] * 5
+        assert await mgr.read64(ctx, REG["ERR_FIRST_CYCLE"]) == 0
+        assert await mgr.read_ok(ctx, REG["STATUS"].offset) & soft == 0
+        assert cfg_dict(ctx, dut) == before and ctx.get(dut.enable) == 1
+        done.append(True)
+
+    run(dut, bench)
+    assert done
+
+
+def test_soft_error_registers_unprotected_read_zero():
+    dut = KvAsuRegisters(SMALL)
+    done = []
+
+    async def bench(ctx):
+        mgr = setup(ctx, dut)
+        for name in ("ERR_UNCORRECTED", "ERR_CORRECTED", "ERR_FIRST_MEM", "ERR_FIRST_ADDR",
+                     "ERR_LAST_RECOVERY"):
+            assert await mgr.read_ok(ctx, REG[name].offset) == 0
+        await mgr.write_ok(ctx, CTRL, REG["CTRL"].mask("CLEAR_SOFT_ERROR") | ENABLE)
+        done.append(True)
+
+    run(dut, bench)
+    assert done

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The fault-injection hook of the fast harness and the campaign's classifier
-(``verif.faults``), on today's core (no protection): a short seeded campaign and directed
-upsets whose class is known. Set KVASU_SEED to reproduce the campaign."""
+"""The fault-injection hook of the fast harness and the campaign (``verif.faults``) on the
+protected core (the default options, docs/spec-decisions.md D11) and on the unprotected one
+(``CoreOptions(protection="none")``): directed upsets whose outcome is known, and short
+seeded campaigns that assert D11's targets. Set KVASU_SEED to reproduce the campaigns."""
 
 import os
 import random
@@ -9,12 +10,17 @@ import random
 import pytest
 
 from golden_model import KvAsuModel, Op
+from hdl.core import CoreOptions
+from hdl.protect import Code
+from regmap import MEM_IDS, STAT_NAMES
 from verif import fast
-from verif.faults import (CLASSES, _first_difference, campaign, classify, location,
-                          run_one, targets)
+from verif.faults import (CLASSES, _first_difference, campaign, classify, codes, location,
+                          recovery_bound, run_one, targets)
 from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
+UNPROTECTED = CoreOptions(protection="none")
+UNCORRECTABLE = 1 << 8          # ERR_FIRST_MEM bit 8
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +31,35 @@ def exe(fast_build_root):
 @pytest.fixture(scope="module")
 def verilog(exe, fast_build_root):
     return (fast_build_root / "small" / "kv_asu.v").read_text()
+
+
+@pytest.fixture(scope="module")
+def exe_unprotected(fast_build_root):
+    return fast.build(PARAMS, fast_build_root / "small_unprotected", faults=True,
+                      options=UNPROTECTED)
+
+
+@pytest.fixture(scope="module")
+def verilog_unprotected(exe_unprotected, fast_build_root):
+    return (fast_build_root / "small_unprotected" / "kv_asu.v").read_text()
+
+
+@pytest.fixture(scope="module")
+def lag():
+    from hdl.core import KvAsuCore
+    return KvAsuCore(PARAMS).decision_lag
+
+
+@pytest.fixture(scope="module")
+def stat_lag():
+    from hdl.core import KvAsuCore
+    return KvAsuCore(PARAMS).latency - 2
+
+
+def _seed():
+    seed = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
+    print(f"KVASU_SEED={seed}")
+    return seed
 
 
 def test_classify():
@@ -44,7 +79,9 @@ def test_first_difference():
     assert _first_difference("harness failed (2): response with no request") == "protocol"
 
 
-def test_targets_are_the_block_rams(verilog):
+@pytest.mark.parametrize("protected", [True, False])
+def test_targets_are_the_block_rams(protected, request):
+    verilog = request.getfixturevalue("verilog" if protected else "verilog_unprotected")
     found = sorted((t.memory, t.bank) for t in targets(verilog))
     banks = [(mem, b) for mem in ("ent", "mark", "meta") for b in range(PARAMS.PROBE)]
     assert found == sorted(banks + [("scrub", None), ("stats", None)] +
@@ -55,6 +92,17 @@ def test_targets_are_the_block_rams(verilog):
     lane = by_name[("scrub", None)].array.width // PARAMS.PROBE
     assert location(PARAMS, by_name[("scrub", None)], 1, 3 * lane) == ("scrub", 7)
     assert location(PARAMS, by_name[("prev1", None)], 9, 2) == ("prev1", 9)
+
+
+def test_stored_words_carry_the_check_bits_of_their_code(verilog, verilog_unprotected):
+    """Every protected array is as wide as its code words (D11's rule, ``codes``); the
+    unprotected build's are the data words."""
+    plain = {(t.memory, t.bank): t.array.width for t in targets(verilog_unprotected)}
+    lanes = {"scrub": PARAMS.PROBE}
+    for t in targets(verilog):
+        n = lanes.get(t.memory, 1)
+        k = plain[(t.memory, t.bank)] // n
+        assert t.array.width == n * Code(codes(PARAMS)[t.memory], k).width, t
 
 
 def _array(verilog, memory, bank):
@@ -70,41 +118,137 @@ def _line_slot(requests, addr):
     return model.find(addr)
 
 
-def test_flipped_tag_bit_of_a_tracked_line_is_a_silent_corruption(exe, verilog):
-    addr = 0x4500
-    requests = [(10, int(Op.OBSERVE), addr, 0), (200, int(Op.QUERY), addr, 0)]
-    slot = _line_slot(requests[:1], addr)
-    fault = fast.Fault(100, _array(verilog, "ent", slot % PARAMS.PROBE),
-                       slot // PARAMS.PROBE, 0)                 # tag bit 0
-    clean = run_one(exe, PARAMS, 1, None, requests=requests)
-    hit = run_one(exe, PARAMS, 1, fault, requests=requests)
+ADDR = 0x4500
+TAG_FLIP = [(10, int(Op.OBSERVE), ADDR, 0), (200, int(Op.QUERY), ADDR, 0)]
+
+
+def _tag_fault(verilog):
+    slot = _line_slot(TAG_FLIP[:1], ADDR)
+    return slot, fast.Fault(100, _array(verilog, "ent", slot % PARAMS.PROBE),
+                            slot // PARAMS.PROBE, 0)                 # tag bit 0
+
+
+def test_flipped_tag_bit_unprotected_is_a_silent_corruption(exe_unprotected,
+                                                            verilog_unprotected):
+    _, fault = _tag_fault(verilog_unprotected)
+    clean = run_one(exe_unprotected, PARAMS, 1, None, requests=TAG_FLIP)
+    hit = run_one(exe_unprotected, PARAMS, 1, fault, requests=TAG_FLIP)
     assert clean["class"] == "masked", clean
     assert hit["class"] == "silent", hit
     assert "present expected 1 got 0" in hit["detail"]
 
 
-def test_upset_in_an_untracked_slots_word_is_masked(exe, verilog):
+def test_flipped_tag_bit_protected_is_detected_and_recovered(exe, verilog, lag):
+    """The window read finds it (uncorrectable, D11), the block forgets everything within
+    the bound, and every response, statistic and STATUS equals the model told of it."""
+    slot, fault = _tag_fault(verilog)
+    clean = run_one(exe, PARAMS, 1, None, requests=TAG_FLIP, decision_lag=lag)
+    assert clean["class"] == "masked", clean
+    assert clean["errors"] == {"ERR_UNCORRECTED": 0, "ERR_CORRECTED": 0, "ERR_FIRST_MEM": 0,
+                               "ERR_FIRST_ADDR": 0, "ERR_FIRST_CYCLE": 0,
+                               "ERR_LAST_RECOVERY": 0}
+    hit = run_one(exe, PARAMS, 1, fault, requests=TAG_FLIP, decision_lag=lag)
+    assert hit["class"] == "detected_recovered", hit
+    errs = hit["errors"]
+    assert errs["ERR_FIRST_MEM"] == MEM_IDS["ent"] | UNCORRECTABLE
+    assert errs["ERR_FIRST_ADDR"] == slot
+    assert errs["ERR_FIRST_CYCLE"] >= 100 and errs["ERR_UNCORRECTED"] == 1
+    assert 0 < errs["ERR_LAST_RECOVERY"] <= recovery_bound(PARAMS)
+
+
+def test_flipped_lru_pointer_bit_is_corrected(exe, verilog, lag):
+    """SECDED corrects the LRU banks at every read: no recovery, nothing changes, the
+    correction is counted and reported as first."""
+    a, b = 0x1100, 0x2200
+    requests = [(10, int(Op.OBSERVE), a, 0), (20, int(Op.OBSERVE), b, 0),
+                (200, int(Op.OBSERVE), a, 0), (230, int(Op.EVICT_ANY), 0, 0),
+                (260, int(Op.EVICT_ANY), 0, 0)]
+    slot = _line_slot(requests[:2], a)
+    fault = fast.Fault(100, _array(verilog, "prev0", None), slot, 0)
+    res = run_one(exe, PARAMS, 1, fault, requests=requests, decision_lag=lag)
+    assert res["class"] == "detected_recovered", res
+    errs = res["errors"]
+    assert errs["ERR_FIRST_MEM"] == MEM_IDS["prev0"]            # corrected: bit 8 clear
+    assert errs["ERR_FIRST_ADDR"] == slot
+    assert errs["ERR_CORRECTED"] >= 1
+    assert errs["ERR_UNCORRECTED"] == 0 and errs["ERR_LAST_RECOVERY"] == 0
+
+
+def test_two_flipped_bits_of_a_statistics_word_are_reported(exe, verilog, lag, stat_lag):
+    """Uncorrectable: the counter restarts from zero in the cycle the visit finds it, which
+    the model, told where, predicts exactly."""
+    index = STAT_NAMES.index("observes")
+    requests = [(10 + 5 * i, int(Op.OBSERVE), 0x100 * i, 0) for i in range(40)]
+    array = _array(verilog, "stats", None)
+    faults = [fast.Fault(150, array, index, bit) for bit in (3, 40)]
+    res = run_one(exe, PARAMS, 1, faults, requests=requests, decision_lag=lag,
+                  stat_lag=stat_lag)
+    assert res["class"] == "detected_recovered", res
+    errs = res["errors"]
+    assert errs["ERR_FIRST_MEM"] == MEM_IDS["stats"] | UNCORRECTABLE
+    assert errs["ERR_FIRST_ADDR"] == index and errs["ERR_UNCORRECTED"] == 1
+    assert errs["ERR_LAST_RECOVERY"] == 0          # a statistics word starts no recovery
+
+
+def test_upset_in_an_untracked_slots_word_is_masked_unprotected(exe_unprotected,
+                                                                verilog_unprotected):
     rng = random.Random(5)
     lines = [rng.getrandbits(20) << 8 for _ in range(3)]
     requests = [(10 + 3 * i, int(Op.OBSERVE), a, 0) for i, a in enumerate(lines * 4)]
     used = {_line_slot(requests, a) for a in lines}
     free = next(s for s in range(PARAMS.ENTRIES) if s not in used)
     for bit in (0, PARAMS.TAG_WIDTH - 1, PARAMS.TAG_WIDTH):     # tag bits, a count bit
-        fault = fast.Fault(20, _array(verilog, "ent", free % PARAMS.PROBE),
+        fault = fast.Fault(20, _array(verilog_unprotected, "ent", free % PARAMS.PROBE),
                            free // PARAMS.PROBE, bit)
-        assert run_one(exe, PARAMS, 1, fault, requests=requests)["class"] == "masked"
+        assert run_one(exe_unprotected, PARAMS, 1, fault,
+                       requests=requests)["class"] == "masked"
 
 
-def test_short_campaign_on_the_unprotected_core(exe, fast_build_root, capsys):
-    seed = int(os.environ.get("KVASU_SEED", random.SystemRandom().getrandbits(32)))
-    summary = campaign(PARAMS, 16, seed, fast_build_root / "small", n_requests=150)
-    print(capsys.readouterr().out)
-    assert sum(summary["classes"].values()) == 16
-    assert summary["classes"]["hang"] == 0, summary["examples"]
-    # Nothing on today's core flags an error, so nothing may be classified as detected.
-    assert summary["classes"]["detected_recovered"] == 0
-    assert summary["classes"]["detected_unrecovered"] == 0
+def _consistent(summary, n):
+    assert sum(summary["classes"].values()) == n
     assert set(summary["classes"]) == set(CLASSES)
-    assert sum(sum(c.values()) for c in summary["by_memory"].values()) == 16
+    assert sum(sum(c.values()) for c in summary["by_memory"].values()) == n
     assert sum(sum(c.values()) for c in summary["silent_first_difference"].values()) == \
         summary["classes"]["silent"]
+
+
+def test_short_campaign_protected_single_bit(exe, fast_build_root, capsys):
+    """D11's targets: no hang, no silent corruption, every detected upset recovered (every
+    response equal to the model told of it), every recovery within the bound."""
+    seed = _seed()
+    summary = campaign(PARAMS, 24, seed, fast_build_root / "small", n_requests=150)
+    print(capsys.readouterr().out)
+    _consistent(summary, 24)
+    c = summary["classes"]
+    assert c["hang"] == 0 and c["silent"] == 0, summary["examples"]
+    assert c["detected_unrecovered"] == 0, summary["examples"]
+    assert summary["recoveries_over_bound"] == 0
+    assert summary["longest_recovery"] <= summary["recovery_bound"]
+
+
+def test_short_campaign_protected_double_bit(exe, fast_build_root, capsys):
+    """Two bits of one word: no hang; the block reports what SECDED detects, so a silent
+    corruption can only come from a parity-coded memory (D11: parity misses an even
+    number of flips)."""
+    seed = _seed()
+    summary = campaign(PARAMS, 12, seed, fast_build_root / "small", n_requests=150,
+                       double=True)
+    print(capsys.readouterr().out)
+    _consistent(summary, 12)
+    assert summary["classes"]["hang"] == 0, summary["examples"]
+    for mem, by_class in summary["by_memory"].items():
+        if summary["codes"][mem] == "secded":
+            assert by_class["silent"] == 0, (mem, summary["examples"])
+    assert summary["recoveries_over_bound"] == 0
+
+
+def test_short_campaign_unprotected(exe_unprotected, fast_build_root, capsys):
+    seed = _seed()
+    summary = campaign(PARAMS, 8, seed, fast_build_root / "small_unprotected",
+                       n_requests=150, protected=False)
+    print(capsys.readouterr().out)
+    _consistent(summary, 8)
+    assert summary["classes"]["hang"] == 0, summary["examples"]
+    # Nothing on the unprotected core flags an error.
+    assert summary["classes"]["detected_recovered"] == 0
+    assert summary["classes"]["detected_unrecovered"] == 0

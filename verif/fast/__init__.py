@@ -41,7 +41,7 @@ from ..runner import VERILATOR_OPT
 from ..regmirror import LIVE, RegisterMirror, Resp
 
 __all__ = ["AxiOp", "Fault", "FastResult", "MemoryArray", "build", "memory_arrays", "run",
-           "check", "Mismatch", "Hang"]
+           "check", "Mismatch", "Hang", "SoftError"]
 
 HERE = Path(__file__).parent
 _MAGIC = 0x3154564B   # 'KVT1'
@@ -115,8 +115,9 @@ def _verilator() -> str:
 
 
 def build(params: Params, build_dir: Path, *, waves: bool = False,
-          faults: bool = False) -> Path:
-    """Generate ``kv_asu`` for ``params`` and build the harness; return the executable.
+          faults: bool = False, options=None) -> Path:
+    """Generate ``kv_asu`` for ``params`` (and ``options``, a ``CoreOptions``; ``None``:
+    the defaults) and build the harness; return the executable.
 
     ``faults``: build the fault-injection harness (Verilator ``--vpi --public-flat-rw``,
     :class:`Fault` records accepted; slower, in a build folder of its own).
@@ -126,7 +127,7 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     build_dir.mkdir(parents=True, exist_ok=True)
     verilog = build_dir / "kv_asu.v"
     from hdl.generate import generate
-    text = generate(params)
+    text = generate(params, options)
     if not verilog.exists() or verilog.read_text() != text:
         verilog.write_text(text)
     obj = build_dir / ("obj_waves" if waves else "obj")
@@ -225,8 +226,20 @@ def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int 
                       [tuple(int(x) for x in r) for r in axi], seconds, cycles)
 
 
+@dataclasses.dataclass(frozen=True)
+class SoftError:
+    """A soft error the block reported (docs/spec-decisions.md D11), for :func:`check` to
+    tell the model: found in ``cycle`` (``d``) in ``memory`` (a ``regmap.MEM_IDS`` name) at
+    ``address``; ``corrected`` or not."""
+    cycle: int
+    memory: str
+    address: int
+    corrected: bool = False
+
+
 def check(params: Params, model, requests, axi_ops, result: FastResult, *,
-          max_report: int = 5) -> dict:
+          max_report: int = 5, soft_errors=(), decision_lag: int | None = None,
+          stat_lag: int | None = None) -> dict:
     """Replay the recorded run through ``model`` and the register mirror; compare all.
 
     ``requests`` are the same (not_before, op, addr, min_tlevel) given to :func:`run`.
@@ -239,8 +252,34 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     ``ENTRIES / PROBE`` (the exact cycles of BUSY are the cocotb tests' to check, against
     the acceptance of requests). Returns counts; raises :class:`Mismatch` listing the
     first differences.
+
+    ``soft_errors`` (:class:`SoftError`, from the block's ``ERR_*`` registers) are told to
+    the model (``KvAsuModel.on_error``) at their place in the request order: an
+    uncorrectable table or LRU error found in cycle ``d`` before the requests accepted from
+    ``d - decision_lag + 1`` on (``decision_lag``: the core's ``decision_lag``), and the
+    recovery it starts ends (``end_recovery``) before those accepted after ``d`` (none is
+    accepted until it ends); an uncorrectable statistics error before the requests
+    accepted from ``d - stat_lag`` on (``stat_lag``: ``LATENCY - 2``, the cycles from a
+    request's acceptance to its statistics increment: the counter restarts with the
+    increments from ``d`` on); a corrected one before the requests accepted after ``d``.
     """
     codec = Codec(params)
+    events = []          # (before requests accepted at this cycle, order, action)
+    for k, err in enumerate(sorted(soft_errors, key=lambda e: e.cycle)):
+        tell = (lambda e: lambda: model.on_error(e.memory, e.address, corrected=e.corrected,
+                                                 cycle=e.cycle))(err)
+        if not err.corrected and err.memory != "stats":
+            if decision_lag is None:
+                raise ValueError("an uncorrectable table or LRU error needs decision_lag")
+            events.append((err.cycle - decision_lag + 1, 2 * k, tell))
+            events.append((err.cycle + 1, 2 * k + 1, model.end_recovery))
+        elif not err.corrected:
+            if stat_lag is None:
+                raise ValueError("an uncorrectable statistics error needs stat_lag")
+            events.append((err.cycle - stat_lag, 2 * k, tell))
+        else:
+            events.append((err.cycle + 1, 2 * k, tell))
+    events.sort(key=lambda e: (e[0], e[1]))
     requests = list(requests)
     n = len(requests)
     if len(result.accept_cycle) != n:
@@ -265,6 +304,13 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
         return any(first <= cycle <= last for first, last in busy_unsure)
 
     def run_requests(upto):   # requests accepted strictly before cycle `upto`
+        while events and (upto is None or events[0][0] <= upto):
+            key, _, action = events.pop(0)
+            run_plain(key)
+            action()
+        run_plain(upto)
+
+    def run_plain(upto):
         nonlocal done, mismatches
         end = int(np.searchsorted(acc, upto, side="left")) if upto is not None else n
         if end <= done:

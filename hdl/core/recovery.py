@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: Apache-2.0
+"""``Recovery``: what the core does when a table or LRU word fails its check
+(docs/spec-decisions.md D11, "forget everything").
+
+In the cycle ``d`` an uncorrectable error is seen (``error``) with no recovery running, the
+sequencer starts: from ``d + 1`` ``active`` is high, which holds ``req.ready`` low and makes
+every request that reaches the decision from then on an untracked line with no effect (the
+core gates its decision with ``active``). Once the core is ``idle`` (every accepted request
+answered into the response FIFO) it gives one ``flush`` pulse (the LRU list empty, the
+occupancy 0) and then sweeps: ``sweep_en`` with ``sweep_addr`` = 0, 1, .., ``ENTRIES - 1``,
+one word of every table and LRU memory per cycle (the table's ``ENTRIES / PROBE`` rows in
+the first cycles). ``active`` stays high for ``SETTLE`` more cycles, so that the reads
+issued before the sweep rewrote their word (the table's registered read: two cycles) have
+arrived and, like every error seen while ``active``, belong to this recovery.
+"""
+
+from amaranth import *
+from amaranth.lib import wiring
+from amaranth.lib.wiring import In, Out
+
+__all__ = ["Recovery"]
+
+
+class Recovery(wiring.Component):
+    """The soft-error recovery sequencer.
+
+    Parameters
+    ----------
+    entries : int
+        Words swept (``ENTRIES``: the LRU banks' depth, the deepest memory).
+
+    Ports
+    -----
+    error : In(1)
+        An uncorrectable error in a table or LRU memory this cycle.
+    idle : In(1)
+        The core has no accepted request in flight (``Admission.idle``).
+    start : Out(1)
+        A recovery starts: ``error`` while not ``active`` (combinational).
+    active : Out(1)
+        A recovery is running (from the cycle after ``start`` to the end of the settle).
+    flush : Out(1)
+        One-cycle pulse: the drain is over; flush the LRU list and the occupancy.
+    sweep_en : Out(1), sweep_addr : Out(range(entries))
+        Write the zero code word to word ``sweep_addr`` of every memory.
+
+    Attributes
+    ----------
+    SETTLE : int
+        Cycles ``active`` stays high after the last sweep write (2).
+    """
+
+    SETTLE = 2
+
+    def __init__(self, entries):
+        if not isinstance(entries, int) or entries < 1:
+            raise ValueError(f"entries must be a positive integer, not {entries!r}")
+        self.entries = entries
+        super().__init__({
+            "error": In(1), "idle": In(1),
+            "start": Out(1), "active": Out(1), "flush": Out(1),
+            "sweep_en": Out(1), "sweep_addr": Out(range(entries)),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        addr = self.sweep_addr
+        settle = Signal(range(self.SETTLE + 1))
+        m.d.comb += self.start.eq(self.error & ~self.active)
+        with m.FSM(name="recovery"):
+            with m.State("IDLE"):
+                with m.If(self.error):
+                    m.d.sync += self.active.eq(1)
+                    m.next = "DRAIN"
+            with m.State("DRAIN"):
+                with m.If(self.idle):
+                    m.d.comb += self.flush.eq(1)
+                    m.d.sync += addr.eq(0)
+                    m.next = "SWEEP"
+            with m.State("SWEEP"):
+                m.d.comb += self.sweep_en.eq(1)
+                m.d.sync += addr.eq(addr + 1)
+                with m.If(addr == self.entries - 1):
+                    m.d.sync += settle.eq(self.SETTLE)
+                    m.next = "SETTLE"
+            with m.State("SETTLE"):
+                m.d.sync += settle.eq(settle - 1)
+                with m.If(settle == 1):
+                    m.d.sync += self.active.eq(0)
+                    m.next = "IDLE"
+        return m
