@@ -483,3 +483,21 @@ def test_mode_reset_option_is_validated():
         KvAsuRegisters(small_params(), mode_reset=0x80)
     assert CoreOptions(mode_reset=1).as_dict()["mode_reset"] == 1
     assert main(["--mode-reset", "2", "--out", "/dev/null"]) == 2
+
+
+def test_generate_mode_reset_flag(tmp_path):
+    """``hdl.generate --mode-reset 1``: the shadow and committed MODE flip-flops reset to 1
+    (their initial values and their reset values); nothing else of the netlist changes."""
+    params = [f"{k}={v}" for k, v in dataclasses.asdict(small_params()).items()]
+    texts = {}
+    for mode in (0, 1):
+        out = tmp_path / f"kv_asu_{mode}.v"
+        assert main(["--out", str(out), "--mode-reset", str(mode),
+                     *[a for p in params for a in ("--param", p)]]) == 0
+        texts[mode] = [line for line in out.read_text().splitlines()
+                       if not line.startswith("//")]
+    changed = [(a, b) for a, b in zip(texts[0], texts[1]) if a != b]
+    assert len(texts[0]) == len(texts[1]) and changed
+    assert ("  reg nonblocking = 1'h0;", "  reg nonblocking = 1'h1;") in changed
+    assert ("  reg [31:0] shadow_mode = 32'd0;", "  reg [31:0] shadow_mode = 32'd1;") in changed
+    assert len(changed) == 4, changed           # and the two reset assignments
