@@ -12,9 +12,9 @@ ports and the build's constants, never from the RTL's own decision.
 Use: one :class:`Admission` per simulated block, told of every edge in order with
 :meth:`Admission.step` (the request presented, if any, and ``rsp.ready``) and of the bus
 events before the step of their edge (:meth:`action_write`, :meth:`write_offered`,
-:meth:`write_done`, :meth:`reset`; edges count from 0 again after a reset). ``step`` returns whether the request was taken; the
-caller gives a taken request to :meth:`KvAsuModel.request` at that edge and a dropped one
-to :meth:`KvAsuModel.drop`.
+:meth:`write_done`, :meth:`reset`; edges count from 0 again after a reset). ``step``
+returns whether the request was taken; the caller gives a taken request to
+:meth:`KvAsuModel.request` at that edge and a dropped one to :meth:`KvAsuModel.drop`.
 """
 
 from __future__ import annotations

@@ -145,8 +145,9 @@ class KvAsuRegisters(wiring.Component):
     axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
         The AXI4-Lite bus (this block is the subordinate).
     nonblocking : Out(1)
-        The committed ``MODE.NONBLOCKING`` (D13); resets to ``mode_reset``'s bit. Changes, like ``cfg``, only
-        in the cycle after a commit is applied (the first cycle of its write response).
+        The committed ``MODE.NONBLOCKING`` (D13); resets to ``mode_reset``'s bit. Changes,
+        like ``cfg``, only in the cycle after a commit is applied (the first cycle of its
+        write response).
     cfg : Out(config_layout(params))
         The active configuration (``c3``, ``c2``, ``w3``, ``w2``, ``w1``, ``hash_seed``);
         resets to ``params.defaults``; changes only when a commit is applied, which is
