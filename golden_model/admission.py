@@ -12,9 +12,9 @@ ports and the build's constants, never from the RTL's own decision.
 Use: one :class:`Admission` per simulated block, told of every edge in order with
 :meth:`Admission.step` (the request presented, if any, and ``rsp.ready``) and of the bus
 events before the step of their edge (:meth:`action_write`, :meth:`write_offered`,
-:meth:`write_done`, :meth:`reset`). ``step`` returns whether the request was taken; the
-caller gives a taken request to :meth:`KvAsuModel.request` at that edge and a dropped one
-to :meth:`KvAsuModel.drop`.
+:meth:`write_done`, :meth:`reset`; edges count from 0 again after a reset). ``step``
+returns whether the request was taken; the caller gives a taken request to
+:meth:`KvAsuModel.request` at that edge and a dropped one to :meth:`KvAsuModel.drop`.
 """
 
 from __future__ import annotations
@@ -89,14 +89,18 @@ class Admission:
 
     # ---- events, each before the step of its edge -------------------------------------------
 
-    def reset(self) -> None:
-        """A hardware reset: nothing is in flight (D10 drops every response), no write."""
+    def reset(self, sweeps: bool = False) -> None:
+        """A hardware reset: nothing is in flight (D10 drops every response), no write.
+        ``sweeps``: the reset is a generation wrap, so edges ``0 .. rows - 1`` after it are
+        the clear sweep's (rule 5; the first edge with ``rst`` low is edge 0)."""
         self._outstanding = collections.deque()   # acceptance edges, oldest first
         self._last_handshake = None               # edge of the last response handshake
         self._last_tail_move = None               # last taken OBSERVE / EVICT / EVICT_ANY
         self._writes: list[_ActionWrite] = []
         self._sweeps: list[int] = []              # edges f of the flushes that sweep
         self._last_edge = None
+        if sweeps:
+            self._sweeps.append(-1)               # f + 1 .. f + rows: edges 0 .. rows - 1
 
     def action_write(self, edge: int) -> None:
         """The later of the AW and W handshakes of a CTRL write with an action bit was at

@@ -260,6 +260,10 @@ class KvAsuModel:
     register ``POLICY = 1`` of the RTL step, implemented in :mod:`golden_model.predictor`);
     the default ``"article"`` is the spec's.
 
+    ``mode_reset`` is the build's reset value of the ``MODE`` register (decision D13, "The
+    reset mode"): 0 (default) or ``MODE.NONBLOCKING``; :meth:`reset` restores it, so a
+    model with 1 drops (:meth:`drop`) from reset on. A reserved bit is a ``ValueError``.
+
     The model starts as the block does out of reset (decision D10): every line untracked,
     statistics zero, the reset configuration of decision D4.
 
@@ -270,9 +274,15 @@ class KvAsuModel:
         assert (r.tracked, r.count) == (1, 1)
     """
 
-    def __init__(self, params: Params | None = None, *, policy: str = "article", **parameters):
+    def __init__(self, params: Params | None = None, *, policy: str = "article",
+                 mode_reset: int = regmap.MODE_DEFAULTS["MODE"], **parameters):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
+        mode_reset = _check_int("mode_reset", mode_reset, 0)
+        broken = regmap.mode_violations({"MODE": mode_reset})
+        if broken:
+            raise ValueError(f"illegal mode_reset: {'; '.join(broken)}")
+        self.mode_reset: int = mode_reset
         if params is not None:
             if parameters:
                 raise TypeError("give either params= or individual parameters, not both")
@@ -311,7 +321,7 @@ class KvAsuModel:
         defaults = self.params.defaults
         self._config = Config(*(defaults[name] for name in regmap.CONFIG_NAMES))
         self._stats = [0] * len(STAT_NAMES)
-        self._mode = regmap.MODE_DEFAULTS["MODE"]
+        self._mode = self.mode_reset
         self._cycle = 0
         self._home_cache: dict[int, int] = {}
         self._soft = _soft.SoftErrorState()
@@ -464,7 +474,7 @@ class KvAsuModel:
 
     @property
     def mode(self) -> int:
-        """The committed ``MODE`` register (decision D13); 0 after reset."""
+        """The committed ``MODE`` register (decision D13); ``mode_reset`` after reset."""
         return self._mode
 
     @property

@@ -119,11 +119,16 @@ def main(argv=None):
     parser.add_argument("--hash-mul-stages", type=int, choices=(0, 1, 2, 3), default=2,
                         help="stages per DSP hash multiply, 0: carry-save multiplies in LUTs "
                              "(CoreOptions.hash_mul_stages)")
+    parser.add_argument("--mode-reset", type=lambda v: int(v, 0), default=0,
+                        metavar="MODE",
+                        help="the MODE register's reset value, 0 or 1 (NONBLOCKING from "
+                             "reset; CoreOptions.mode_reset)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
         options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
-                              hash_mul_stages=args.hash_mul_stages)
+                              hash_mul_stages=args.hash_mul_stages,
+                              mode_reset=args.mode_reset)
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

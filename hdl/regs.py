@@ -18,7 +18,7 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 import regmap
-from regmap import CONFIG_NAMES, MODE_DEFAULTS, MODE_NAMES, REGISTERS
+from regmap import CONFIG_NAMES, MODE_NAMES, REGISTERS
 
 from .axil import AxiLiteSignature, AxiLiteSubordinate
 from .layouts import STAT_NAMES, check_params, config_layout
@@ -135,14 +135,19 @@ class KvAsuRegisters(wiring.Component):
         after the clear cycle, and those pulses are discarded (they count before the clear,
         which zeroes them), so the statistics are exactly those of the requests accepted
         after the write response (D8, D12).
+    mode_reset : int
+        The value reset gives ``MODE``, shadow and committed (D13, "The reset mode"): 0
+        (default) or ``MODE.NONBLOCKING``; a value with a reserved bit set is a
+        ``ValueError``.
 
     Ports
     -----
     axil : In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH))
         The AXI4-Lite bus (this block is the subordinate).
     nonblocking : Out(1)
-        The committed ``MODE.NONBLOCKING`` (D13); resets to 0. Changes, like ``cfg``, only
-        in the cycle after a commit is applied (the first cycle of its write response).
+        The committed ``MODE.NONBLOCKING`` (D13); resets to ``mode_reset``'s bit. Changes,
+        like ``cfg``, only in the cycle after a commit is applied (the first cycle of its
+        write response).
     cfg : Out(config_layout(params))
         The active configuration (``c3``, ``c2``, ``w3``, ``w2``, ``w1``, ``hash_seed``);
         resets to ``params.defaults``; changes only when a commit is applied, which is
@@ -178,10 +183,18 @@ class KvAsuRegisters(wiring.Component):
         preload them with ``stats.peek(ctx, i)`` and ``stats.poke(ctx, i, value)``.
     """
 
-    def __init__(self, params=None, *, stats_stages=3, stat_lag=1, protection="none"):
+    def __init__(self, params=None, *, stats_stages=3, stat_lag=1, protection="none",
+                 mode_reset=0):
         params = check_params(params)
         if not isinstance(stat_lag, int) or stat_lag < 1:
             raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
+        if not isinstance(mode_reset, int) or isinstance(mode_reset, bool):
+            raise TypeError(f"mode_reset must be an int, not {mode_reset!r}")
+        broken = regmap.mode_violations({"MODE": mode_reset})
+        if broken:
+            raise ValueError(f"mode_reset {mode_reset:#x} is not a legal MODE: "
+                             f"{'; '.join(broken)}")
+        self.mode_reset = mode_reset
         self.params = params
         self.stat_lag = stat_lag
         self.protection = protection
@@ -205,7 +218,8 @@ class KvAsuRegisters(wiring.Component):
         super().__init__({
             "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
             "cfg": Out(config_layout(params), init=cfg_init),
-            "nonblocking": Out(1, init=regmap.REG["MODE"].field("NONBLOCKING").reset),
+            "nonblocking": Out(1, init=mode_reset >>
+                               regmap.REG["MODE"].field("NONBLOCKING").bit & 1),
             "enable": Out(1, init=ctrl.field("ENABLE").reset),
             "hold": Out(1),
             "flush": Out(1),
@@ -231,7 +245,7 @@ class KvAsuRegisters(wiring.Component):
         m.submodules.subordinate = sub = self.subordinate
         m.submodules.stats = self.stats
         wiring.connect(m, wiring.flipped(self.axil), sub.axil)
-        state = _RegisterFileState(self.params)
+        state = _RegisterFileState(self.params, self.mode_reset)
         self._commit_checks(m, state)
         self._statistics(m, state)
         self._writes(m, sub.regs, state)
@@ -527,8 +541,8 @@ class KvAsuRegisters(wiring.Component):
 class _RegisterFileState:
     """The register file's own state, shared by its write and read paths."""
 
-    def __init__(self, params):
-        inits = {**params.defaults, **MODE_DEFAULTS}
+    def __init__(self, params, mode_reset):
+        inits = {**params.defaults, "MODE": mode_reset}
         self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=inits[name])
                        for name in CONFIG_NAMES + MODE_NAMES}
         self.error = Signal(name="error")              # STATUS.ERROR, sticky

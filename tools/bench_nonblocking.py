@@ -9,6 +9,14 @@ for back-to-back EVICT_ANY, the streaming-video KV trace with its GC EVICTs, and
 with a FLUSH or a COMMIT every 500 cycles, in the blocking mode and in MODE.NONBLOCKING;
 prints a table and writes the figures to ``--out``, a file of its own (``make bench``
 rewrites ``build/bench.json`` whole).
+
+It also measures the stream presented back to back from the first cycle after a reset that
+wraps the table generations (D12: its clear sweep) in the build that resets ``MODE`` to 0
+(the default) and in the one that resets it to ``NONBLOCKING``
+(``CoreOptions(mode_reset=1)``, D13 "The reset mode"), in ``amaranth.sim`` (a build option,
+not a register write: the Verilated default build cannot show it); every request is
+decided by the golden model's admission rule and every response checked against the
+model. ``--reset-sweep-only`` runs only that part.
 """
 
 from __future__ import annotations
@@ -23,6 +31,109 @@ from pathlib import Path
 from verif import runner as R
 
 
+def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
+    """Figures of ``requests`` OBSERVE / QUERY presented back to back from the first cycle
+    after the reset that wraps the generations, in a build with ``mode_reset``. A request
+    the blocking block does not take is presented again in the next cycle."""
+    import random
+
+    from amaranth import ClockDomain, Elaboratable, Module
+    from amaranth.sim import Simulator
+
+    import regmap
+    from golden_model import KvAsuModel
+    from golden_model.admission import Admission, BuildTiming
+    from hdl.core import CoreOptions
+    from hdl.table import GEN_WIDTH
+    from hdl.top import KvAsu
+
+    dut = KvAsu(params, CoreOptions(mode_reset=mode_reset))
+    rows = params.ENTRIES // params.PROBE
+    rule = Admission(BuildTiming(latency=dut.latency, evict_gap=dut.core.evict_gap,
+                                 rows=rows, credits=dut.core.fifo_depth))
+    rng = random.Random(seed)
+    ops = (regmap.OPS["OBSERVE"], regmap.OPS["QUERY"])
+    lines = [rng.randrange(1, 1 << 20) for _ in range(max(8, params.ENTRIES // 2))]
+    items = [(rng.choice(ops), (rng.choice(lines) << params.LINE_SHIFT) &
+              ((1 << params.ADDR_WIDTH) - 1)) for _ in range(requests)]
+    fields = [name for name, _ in regmap.response_fields(params)]
+    out = {"presented": 0, "taken": 0, "dropped": 0, "not_ready_cycles": 0, "cycles": 0,
+           "mismatches": 0}
+
+    class Wrap(Elaboratable):
+        def __init__(self):
+            self.cd = ClockDomain("sync")
+
+        def elaborate(self, platform):
+            m = Module()
+            m.domains.sync = self.cd
+            m.submodules.dut = dut
+            return m
+
+    wrap = Wrap()
+
+    def decode(value):
+        got, pos = {}, 0
+        for name, width in regmap.response_fields(params):
+            got[name] = (value >> pos) & ((1 << width) - 1)
+            pos += width
+        return got
+
+    async def bench(ctx):
+        ctx.set(dut.rsp.ready, 1)
+        for _ in range(2 ** GEN_WIDTH):                # the last reset wraps and sweeps
+            ctx.set(wrap.cd.rst, 1)
+            await ctx.tick()
+            ctx.set(wrap.cd.rst, 0)
+            await ctx.tick()
+        ctx.set(wrap.cd.rst, 1)
+        await ctx.tick()
+        ctx.set(wrap.cd.rst, 0)
+        model = KvAsuModel(params, mode_reset=mode_reset)
+        rule.reset(sweeps=True)
+        expected, k, edge = [], 0, 0
+        while k < len(items) or rule.rsp_offered(edge) or expected:
+            edge = ctx.get(dut.timebase.cycle)
+            if ctx.get(dut.rsp.valid):
+                want = expected.pop(0) if expected else None
+                got = decode(ctx.get(dut.rsp.payload).as_value().value)
+                if want is None or {f: got[f] for f in fields} != want:
+                    out["mismatches"] += 1
+            op = addr = None
+            if k < len(items):
+                op, addr = items[k]
+                ctx.set(dut.req.valid, 1)
+                ctx.set(dut.req.payload.op, op)
+                ctx.set(dut.req.payload.addr, addr)
+                out["presented"] += 1
+                out["cycles"] = edge + 1
+                if not ctx.get(dut.req.ready):
+                    out["not_ready_cycles"] += 1
+            else:
+                ctx.set(dut.req.valid, 0)
+            taken = rule.step(edge, op, True, nonblocking=model.nonblocking)
+            if op is not None and bool(ctx.get(dut.req.ready)) != (model.nonblocking or taken):
+                out["mismatches"] += 1              # the rule's ready is not the RTL's
+            if taken:
+                expected.append(model.request(edge, op, addr).as_dict())
+                k += 1
+            elif taken is False and model.nonblocking:
+                model.drop(edge)
+                k += 1
+            await ctx.tick()
+            if edge > 4 * len(items) + 4 * rows + 100:
+                raise RuntimeError("the reset-sweep stream does not finish")
+        out["taken"], out["dropped"] = rule.taken, rule.dropped
+        out["stat_req_dropped_model"] = model.stats.req_dropped
+
+    sim = Simulator(wrap)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    out["taken_per_cycle"] = out["taken"] / out["cycles"] if out["cycles"] else 0.0
+    return out
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tools.bench_nonblocking", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -30,11 +141,33 @@ def main(argv=None) -> int:
     ap.add_argument("--requests", type=int, default=3000, help="requests per video pattern")
     ap.add_argument("--config", default="default", choices=sorted(R.CONFIGS))
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--sweep-requests", type=int, default=None,
+                    help="requests after the wrapping reset (default ENTRIES / PROBE + 200)")
+    ap.add_argument("--reset-sweep-only", action="store_true",
+                    help="only the post-reset sweep in amaranth.sim (no Verilator build)")
     args = ap.parse_args(argv)
     R.ensure_path()
     logging.basicConfig(level=logging.WARNING)
     from regmap import Params
     params = Params(**R.CONFIGS[args.config])
+    n = args.sweep_requests or params.ENTRIES // params.PROBE + 200
+    print(f"the stream after a wrapping reset ({n} requests, amaranth.sim)", flush=True)
+    sweep = {f"mode_reset={mode}": reset_sweep(params, mode, n, args.seed) for mode in (0, 1)}
+    print(f"{'build':14s} {'presented':>9s} {'taken':>6s} {'dropped':>7s} {'cycles':>7s} "
+          f"{'not ready':>9s} {'taken/cycle':>11s} {'mismatches':>10s}")
+    for name, f in sweep.items():
+        print(f"{name:14s} {f['presented']:9d} {f['taken']:6d} {f['dropped']:7d} "
+              f"{f['cycles']:7d} {f['not_ready_cycles']:9d} {f['taken_per_cycle']:11.3f} "
+              f"{f['mismatches']:10d}")
+    if any(f["mismatches"] for f in sweep.values()):
+        print("the RTL differs from the model after the wrapping reset", file=sys.stderr)
+        return 1
+    if args.reset_sweep_only:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({"reset_sweep": sweep, "seed": args.seed,
+                                        "config": args.config}, indent=1) + "\n")
+        print(f"wrote {args.out}")
+        return 0
     build = (Path("build") / "verif" / f"verilator-{args.config}").resolve()
     t0 = time.monotonic()
     print(f"building the {args.config} configuration with Verilator ({build})", flush=True)
@@ -59,7 +192,8 @@ def main(argv=None) -> int:
                   f"{f['dropped']:7d} {f['cycles']:7d} {f['not_ready_cycles']:9d} "
                   f"{f['taken_per_cycle']:11.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({**data, "seed": args.seed, "config": args.config},
+    args.out.write_text(json.dumps({**data, "reset_sweep": sweep, "seed": args.seed,
+                                    "config": args.config},
                                    indent=1) + "\n")
     print(f"wrote {args.out}")
     return 0

@@ -10,6 +10,8 @@ simulation benches.
 
 import dataclasses
 
+import regmap
+
 from ..hash import check_lut_cross_products
 from ..protect import PROTECTIONS
 from ..ram import IMPLEMENTATIONS as RAM_IMPLEMENTATIONS
@@ -58,6 +60,12 @@ class CoreOptions:
         RAM's output in the cycle it arrives, nothing), ``"secded"`` or ``"parity"`` (that
         code everywhere; fast pipeline only), ``"none"`` (no check bits, no recovery: bit
         for bit the unprotected core).
+    mode_reset : int
+        The value reset gives the ``MODE`` register, shadow and committed
+        (docs/spec-decisions.md D13, "The reset mode"): 0 (default: the blocking block
+        after reset, the clear sweep of a reset that wraps holds ``req.ready`` low) or
+        ``MODE.NONBLOCKING`` (1: non-blocking from reset, the sweep's requests are dropped
+        and counted). ``ACT_MODE`` reads it after reset; a commit changes it as usual.
 
     Attributes
     ----------
@@ -77,6 +85,7 @@ class CoreOptions:
     hash_lut_cross_products: frozenset = frozenset()
     block_ram: str = "generic"
     protection: str = "auto"
+    mode_reset: int = 0
 
     def __post_init__(self):
         for name in ("serial", "compact"):
@@ -102,6 +111,13 @@ class CoreOptions:
         if self.compact and self.protection not in ("auto", "none"):
             raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
                              "are unprotected)")
+        mode = self.mode_reset
+        if not isinstance(mode, int) or isinstance(mode, bool):
+            raise TypeError(f"CoreOptions.mode_reset must be an int, not {mode!r}")
+        broken = regmap.mode_violations({"MODE": mode})
+        if broken:
+            raise ValueError(f"CoreOptions.mode_reset {mode:#x} is not a legal MODE: "
+                             f"{'; '.join(broken)}")
         if self.compact and self.block_ram != "generic":
             raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
                              "pipeline (the compact one has no registered window read)")
@@ -133,7 +149,8 @@ class CoreOptions:
         return {"serial": self.serial, "compact": self.compact,
                 "hash_mul_stages": self.hash_mul_stages,
                 "hash_lut_cross_products": sorted(self.hash_lut_cross_products),
-                "block_ram": self.block_ram, "protection": self.protection}
+                "block_ram": self.block_ram, "protection": self.protection,
+                "mode_reset": self.mode_reset}
 
     @classmethod
     def cast(cls, options):

@@ -112,3 +112,38 @@ def test_model_mode_commit_and_drop():
     assert model.nonblocking                               # a flush keeps the mode
     model.reset()
     assert model.mode == 0                                 # reset restores MODE = 0
+
+
+def test_reset_that_wraps_sweeps_edges_0_to_rows_minus_1():
+    """D13 rule 5 after a reset: a reset that is a generation wrap sweeps at edges
+    0 .. ROWS - 1 (edges count from 0 after it); one that is not sweeps nothing."""
+    timing = BuildTiming(latency=19, evict_gap=6, rows=8)
+    rule = Admission(timing)
+    rule.reset(sweeps=True)
+    assert rule.blocked(0, QUERY) == ["clear sweep"]
+    assert rule.blocked(7, OBSERVE) == ["clear sweep"]
+    assert rule.blocked(8, OBSERVE) == []
+    taken = run(rule, {edge: QUERY for edge in range(12)})
+    assert taken == [8, 9, 10, 11]
+    assert (rule.taken, rule.dropped) == (4, 8)
+    rule.reset()                                           # not a wrap: no sweep
+    assert run(rule, {edge: QUERY for edge in range(4)}) == [0, 1, 2, 3]
+
+
+def test_model_mode_reset_option():
+    """D13 "The reset mode": the model's reset restores the build's reset MODE."""
+    assert KvAsuModel(entries=16, probe=4).mode_reset == 0
+    model = KvAsuModel(entries=16, probe=4, mode_reset=1)
+    assert model.mode == 1 and model.nonblocking
+    model.drop(0)                                          # non-blocking from reset
+    assert model.stats.req_dropped == 1
+    model.commit(1, mode=0)                                # a commit changes it as usual
+    assert not model.nonblocking
+    model.flush()
+    assert model.mode == 0                                 # a flush keeps the committed mode
+    model.reset()
+    assert model.mode == 1 and model.stats.req_dropped == 0
+    for bad, exc in ((2, ValueError), (1 << 32, ValueError), (-1, ValueError),
+                     (True, TypeError), ("1", TypeError)):
+        with pytest.raises(exc):
+            KvAsuModel(entries=16, probe=4, mode_reset=bad)

@@ -340,3 +340,164 @@ def test_core_options_are_validated_and_frozen():
     assert (KvAsu().latency, KvAsu().core.evict_gap) == (19, 6)
     assert (KvAsu(None, compact).latency, KvAsu(None, compact).core.evict_gap) == (16, 2)
     assert KvAsu(None, CoreOptions(hash_mul_stages=3)).latency == 23
+
+
+class _ResetWrap:
+    """``dut`` under a ``sync`` domain whose ``rst`` the testbench drives."""
+
+    def __new__(cls, dut):
+        from amaranth import ClockDomain, Elaboratable, Module
+
+        class Wrap(Elaboratable):
+            def __init__(self):
+                self.cd = ClockDomain("sync")
+
+            def elaborate(self, platform):
+                m = Module()
+                m.domains.sync = self.cd
+                m.submodules.dut = dut
+                return m
+
+        return Wrap()
+
+
+async def _pulse_reset(ctx, wrap):
+    ctx.set(wrap.cd.rst, 1)
+    await ctx.tick()
+    ctx.set(wrap.cd.rst, 0)
+
+
+def test_default_build_resets_mode_to_blocking():
+    """D13 "The reset mode": the default build reads MODE = ACT_MODE = 0 after power-up and
+    after a reset, also after a commit of NONBLOCKING before the reset."""
+    p = small_params()
+    dut = KvAsu(p, CoreOptions(hash_mul_stages=1))
+    assert dut.options.mode_reset == 0
+    wrap = _ResetWrap(dut)
+    seen = []
+
+    async def bench(ctx):
+        for _ in range(2):
+            seen.append((await axi_read(ctx, dut.axil, regmap.REG["MODE"].offset),
+                         await axi_read(ctx, dut.axil, regmap.REG["ACT_MODE"].offset)))
+            assert await axi_write(ctx, dut.axil, regmap.REG["MODE"].offset, 1) == 0
+            ctrl = regmap.REG["CTRL"]
+            assert await axi_write(ctx, dut.axil, ctrl.offset,
+                                   ctrl.mask("ENABLE") | ctrl.mask("COMMIT")) == 0
+            seen.append(await axi_read(ctx, dut.axil, regmap.REG["ACT_MODE"].offset))
+            await _pulse_reset(ctx, wrap)
+
+    sim = Simulator(wrap)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == [(0, 0), 1, (0, 0), 1]
+
+
+def test_mode_reset_nonblocking_drops_the_post_reset_sweep():
+    """D13 "The reset mode", rule 5: with ``CoreOptions(mode_reset=1)`` MODE and ACT_MODE
+    read 1 after reset, and across the resets up to the one that wraps the generations
+    (D12) `req.ready` is 1 in every cycle with `rst` low; the requests presented back to
+    back from cycle 0 after the wrapping reset are dropped during its ENTRIES / PROBE sweep
+    cycles (no response, counted in STAT_REQ_DROPPED) and taken after it, as the golden
+    model's admission rule predicts, and every response is the golden model's."""
+    from golden_model import KvAsuModel
+    from golden_model.admission import Admission, BuildTiming
+
+    p = small_params(ENTRIES=64)
+    rows = p.ENTRIES // p.PROBE
+    dut = KvAsu(p, CoreOptions(hash_mul_stages=1, mode_reset=1))
+    wrap = _ResetWrap(dut)
+    rule = Admission(BuildTiming(latency=dut.latency, evict_gap=dut.core.evict_gap,
+                                 rows=rows))
+    log = {"ready_low": [], "reads": [], "got": [], "expected": []}
+    n = rows + 40
+
+    async def bench(ctx):
+        ctx.set(dut.rsp.ready, 1)
+        for k in range(1, 2 ** GEN_WIDTH):         # generation steps, no sweep
+            await _pulse_reset(ctx, wrap)
+            for _ in range(3):
+                if not ctx.get(dut.req.ready):
+                    log["ready_low"].append((k, ctx.get(dut.timebase.cycle)))
+                await ctx.tick()
+        await _pulse_reset(ctx, wrap)              # reset 2 ** GEN_WIDTH wraps and sweeps
+        model = KvAsuModel(p, mode_reset=1)
+        rule.reset(sweeps=True)
+        # presented from the first cycle after the wrapping reset, back to back
+        for i in range(n + dut.latency + 4):
+            edge = ctx.get(dut.timebase.cycle)
+            assert edge == i
+            if not ctx.get(dut.req.ready):
+                log["ready_low"].append(("sweep", edge))
+            op = None
+            if i < n:
+                op = QUERY if i % 3 == 2 else OBSERVE
+                addr = addr_of(p, 1 + i % 11)
+                ctx.set(dut.req.valid, 1)
+                ctx.set(dut.req.payload.op, op)
+                ctx.set(dut.req.payload.addr, addr)
+            else:
+                ctx.set(dut.req.valid, 0)
+            if ctx.get(dut.rsp.valid):
+                log["got"].append(decode(p, ctx.get(dut.rsp.payload)))
+            if rule.rsp_offered(edge) != bool(ctx.get(dut.rsp.valid)):
+                log.setdefault("rsp_valid_mismatch", []).append(edge)
+            taken = rule.step(edge, op, True, nonblocking=model.nonblocking)
+            if taken:
+                log["expected"].append(model.request(edge, op, addr).as_dict())
+            elif taken is False:
+                model.drop(edge)
+            await ctx.tick()
+        for name in ("MODE", "ACT_MODE", "STAT_REQ_DROPPED", "STAT_OBSERVES",
+                     "STAT_QUERIES"):
+            log["reads"].append(await axi_read(ctx, dut.axil, regmap.REG[name].offset))
+        log["model"] = model.stats
+
+    sim = Simulator(wrap)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    stats = log["model"]
+    print(f"rows {rows}: taken {rule.taken}, dropped {rule.dropped} of {n}")
+    assert log["ready_low"] == []
+    assert "rsp_valid_mismatch" not in log, log["rsp_valid_mismatch"]
+    assert (rule.dropped, rule.taken) == (rows, n - rows)
+    assert stats.req_dropped == rows
+    assert log["reads"] == [1, 1, rows, stats.observes, stats.queries]
+    assert len(log["got"]) == len(log["expected"]) == n - rows
+    fields = list(log["expected"][0])
+    assert [{k: g[k] for k in fields} for g in log["got"]] == log["expected"]
+    # a dropped request has no effect: the first taken OBSERVE of each line inserts it
+    assert log["got"][0]["present"] == 0
+
+
+def test_mode_reset_option_is_validated():
+    from hdl.regs import KvAsuRegisters
+
+    with pytest.raises(ValueError, match="reserved"):
+        CoreOptions(mode_reset=2)
+    with pytest.raises(TypeError, match="mode_reset"):
+        CoreOptions(mode_reset=True)
+    with pytest.raises(ValueError, match="reserved"):
+        KvAsuRegisters(small_params(), mode_reset=0x80)
+    assert CoreOptions(mode_reset=1).as_dict()["mode_reset"] == 1
+    assert main(["--mode-reset", "2", "--out", "/dev/null"]) == 2
+
+
+def test_generate_mode_reset_flag(tmp_path):
+    """``hdl.generate --mode-reset 1``: the shadow and committed MODE flip-flops reset to 1
+    (their initial values and their reset values); nothing else of the netlist changes."""
+    params = [f"{k}={v}" for k, v in dataclasses.asdict(small_params()).items()]
+    texts = {}
+    for mode in (0, 1):
+        out = tmp_path / f"kv_asu_{mode}.v"
+        assert main(["--out", str(out), "--mode-reset", str(mode),
+                     *[a for p in params for a in ("--param", p)]]) == 0
+        texts[mode] = [line for line in out.read_text().splitlines()
+                       if not line.startswith("//")]
+    changed = [(a, b) for a, b in zip(texts[0], texts[1]) if a != b]
+    assert len(texts[0]) == len(texts[1]) and changed
+    assert ("  reg nonblocking = 1'h0;", "  reg nonblocking = 1'h1;") in changed
+    assert ("  reg [31:0] shadow_mode = 32'd0;", "  reg [31:0] shadow_mode = 32'd1;") in changed
+    assert len(changed) == 4, changed           # and the two reset assignments
