@@ -5,6 +5,7 @@ Usage::
 
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
                            [--compact] [--hash-mul-stages 0|1|2|3]
+                           [--protection auto|secded|parity|none] [--mode-reset 0|1]
 
 (installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
 
@@ -26,6 +27,7 @@ from regmap import Params
 
 from .core import CoreOptions, check_core_params
 from .top import KvAsu
+from .protect import PROTECTIONS
 
 __all__ = ["generate", "to_verilog", "main"]
 
@@ -123,12 +125,15 @@ def main(argv=None):
                         metavar="MODE",
                         help="the MODE register's reset value, 0 or 1 (NONBLOCKING from "
                              "reset; CoreOptions.mode_reset)")
+    parser.add_argument("--protection", choices=PROTECTIONS, default="auto",
+                        help="soft-error check bits on every block RAM (D11; "
+                             "CoreOptions.protection)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
         options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
                               hash_mul_stages=args.hash_mul_stages,
-                              mode_reset=args.mode_reset)
+                              mode_reset=args.mode_reset, protection=args.protection)
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -501,3 +501,25 @@ def test_generate_mode_reset_flag(tmp_path):
     assert ("  reg nonblocking = 1'h0;", "  reg nonblocking = 1'h1;") in changed
     assert ("  reg [31:0] shadow_mode = 32'd0;", "  reg [31:0] shadow_mode = 32'd1;") in changed
     assert len(changed) == 4, changed           # and the two reset assignments
+
+
+def test_generate_protection_flag(tmp_path):
+    """``hdl.generate --protection none`` builds the unprotected core: fewer block-RAM bits
+    than the default (``auto``, SECDED everywhere), and an unknown code is refused."""
+    params = [a for k, v in dataclasses.asdict(small_params()).items()
+              for a in ("--param", f"{k}={v}")]
+    texts = {}
+    for code in ("auto", "none"):
+        out = tmp_path / f"kv_asu_{code}.v"
+        assert main(["--out", str(out), "--protection", code, *params]) == 0
+        texts[code] = out.read_text()
+    assert texts["auto"] != texts["none"]
+    # the coded words are wider: count the declared memory bits of each netlist
+    def memory_bits(text):
+        bits = 0
+        for width, depth in re.findall(r"reg \[(\d+):0\] \S+ \[(\d+):0\];", text):
+            bits += (int(width) + 1) * (int(depth) + 1)
+        return bits
+    assert memory_bits(texts["auto"]) > memory_bits(texts["none"]) > 0
+    with pytest.raises(SystemExit):
+        main(["--out", str(tmp_path / "bad.v"), "--protection", "ecc"])
