@@ -81,9 +81,7 @@ _ECP5_OPTIONS = CoreOptions(hash_mul_stages=0, block_ram="dp16kd")
 TARGETS = {
     "ecp5": Target(
         name="ecp5", family="ecp5", params={},
-        # The hash registers each multiplier's operands once more (beside the DSP rows: a
-        # MULT18X18D between two distant flip-flops took up to 11.2 ns with routing):
-        # 4 cycles more latency (23), the same throughput.
+        # With the default soft-error protection (D11, CoreOptions.protection "auto").
         options=_ECP5_OPTIONS,
         pnr_args=("--85k", "--package", "CABGA381"),
         default_freq=100.0,
@@ -94,6 +92,14 @@ TARGETS = {
         seeds=(1, 2, 3), every_seed=True,
         # Speed 6 is the target; speed 8 (the fastest grade) is reported beside it.
         speeds=(6, 8),
+    ),
+    "ecp5-unprotected": Target(
+        name="ecp5-unprotected", family="ecp5", params={},
+        # The same build without check bits: what protection costs in speed and cells.
+        options=dataclasses.replace(_ECP5_OPTIONS, protection="none"),
+        pnr_args=("--85k", "--package", "CABGA381"), default_freq=100.0,
+        description="The ECP5 default build without soft-error protection (protection='none')",
+        seeds=(1, 2, 3), every_seed=True, speeds=(6, 8),
     ),
     "ecp5-hash": Target(
         name="ecp5-hash", family="ecp5", params={}, options=_ECP5_OPTIONS,
