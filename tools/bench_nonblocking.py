@@ -46,6 +46,7 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
     from hdl.core import CoreOptions
     from hdl.table import GEN_WIDTH
     from hdl.top import KvAsu
+    from verif.codec import Codec
 
     dut = KvAsu(params, CoreOptions(mode_reset=mode_reset))
     rows = params.ENTRIES // params.PROBE
@@ -56,7 +57,8 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
     lines = [rng.randrange(1, 1 << 20) for _ in range(max(8, params.ENTRIES // 2))]
     items = [(rng.choice(ops), (rng.choice(lines) << params.LINE_SHIFT) &
               ((1 << params.ADDR_WIDTH) - 1)) for _ in range(requests)]
-    fields = [name for name, _ in regmap.response_fields(params)]
+    codec = Codec(params)
+    fields = codec.rsp_names
     out = {"presented": 0, "taken": 0, "dropped": 0, "not_ready_cycles": 0, "cycles": 0,
            "mismatches": 0}
 
@@ -71,13 +73,6 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
             return m
 
     wrap = Wrap()
-
-    def decode(value):
-        got, pos = {}, 0
-        for name, width in regmap.response_fields(params):
-            got[name] = (value >> pos) & ((1 << width) - 1)
-            pos += width
-        return got
 
     async def bench(ctx):
         ctx.set(dut.rsp.ready, 1)
@@ -96,7 +91,7 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
             edge = ctx.get(dut.timebase.cycle)
             if ctx.get(dut.rsp.valid):
                 want = expected.pop(0) if expected else None
-                got = decode(ctx.get(dut.rsp.payload).as_value().value)
+                got = codec.unpack_rsp(ctx.get(dut.rsp.payload).as_value().value)
                 if want is None or {f: got[f] for f in fields} != want:
                     out["mismatches"] += 1
             op = addr = None

@@ -11,7 +11,7 @@ values.
 import random
 
 import mmh3
-from amaranth import Elaboratable, Module
+from amaranth import ClockDomain, Elaboratable, Module
 from amaranth.sim import Simulator
 
 import regmap
@@ -19,6 +19,28 @@ from regmap import Params
 from hdl.core import CoreOptions, KvAsuCore
 from hdl.layouts import STAT_NAMES
 from hdl.timebase import Timebase
+
+class ResetWrap(Elaboratable):
+    """``dut`` under an explicit ``sync`` domain (``cd``), so that a testbench can drive its
+    reset (``cd.rst``)."""
+
+    def __init__(self, dut):
+        self.dut = dut
+        self.cd = ClockDomain("sync")
+
+    def elaborate(self, platform):
+        m = Module()
+        m.domains.sync = self.cd
+        m.submodules.dut = self.dut
+        return m
+
+
+async def pulse_reset(ctx, wrap):
+    """A one-cycle synchronous reset of ``wrap`` (a ``ResetWrap``)."""
+    ctx.set(wrap.cd.rst, 1)
+    await ctx.tick()
+    ctx.set(wrap.cd.rst, 0)
+
 
 OBSERVE, QUERY, EVICT, EVICT_ANY = (regmap.OPS[n] for n in
                                     ("OBSERVE", "QUERY", "EVICT", "EVICT_ANY"))

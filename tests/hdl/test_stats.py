@@ -13,26 +13,13 @@ import os
 import random
 
 import pytest
-from amaranth import ClockDomain, Elaboratable, Module
 from amaranth.sim import Simulator
 
 from hdl.stats import StatisticsCounters
 
+from .harness import ResetWrap
+
 SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261129"))
-
-
-class _Top(Elaboratable):
-    """The DUT with an explicit sync domain, so that a testbench can pulse its reset."""
-
-    def __init__(self, dut):
-        self.dut = dut
-        self.cd = ClockDomain("sync")
-
-    def elaborate(self, platform):
-        m = Module()
-        m.domains.sync = self.cd
-        m.submodules.dut = self.dut
-        return m
 
 
 async def read_counter(ctx, dut, i):
@@ -51,7 +38,7 @@ async def read_counter(ctx, dut, i):
 
 
 def simulate(dut, bench):
-    top = _Top(dut)
+    top = ResetWrap(dut)
     sim = Simulator(top)
     sim.add_clock(1e-8)
 

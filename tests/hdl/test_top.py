@@ -17,7 +17,8 @@ from hdl.generate import generate, main
 from hdl.table import GEN_WIDTH
 from hdl.top import KvAsu
 
-from .harness import OBSERVE, QUERY, addr_of, decode, small_params
+from .harness import (OBSERVE, QUERY, ResetWrap, addr_of, decode, pulse_reset,
+                      small_params)
 
 BUSY = regmap.REG["STATUS"].mask("BUSY")
 
@@ -218,22 +219,9 @@ def test_top_integration():
 
 def test_reset_mid_run_leaves_a_clean_block():
     """D10: a synchronous reset with responses pending and lines tracked."""
-    from amaranth import ClockDomain, Elaboratable, Module
-
     p = small_params()
     dut = KvAsu(p)
-
-    class Wrap(Elaboratable):
-        def __init__(self):
-            self.cd = ClockDomain("sync")
-
-        def elaborate(self, platform):
-            m = Module()
-            m.domains.sync = self.cd
-            m.submodules.dut = dut
-            return m
-
-    w = Wrap()
+    w = ResetWrap(dut)
     got = []
 
     async def put(ctx, op, tag):
@@ -253,9 +241,7 @@ def test_reset_mid_run_leaves_a_clean_block():
             await ctx.tick()
         assert await axi_read(ctx, dut.axil, regmap.REG["OCCUPANCY"].offset) == 5
         assert ctx.get(dut.rsp.valid)
-        ctx.set(w.cd.rst, 1)
-        await ctx.tick()
-        ctx.set(w.cd.rst, 0)
+        await pulse_reset(ctx, w)
         assert not ctx.get(dut.rsp.valid)             # pending responses dropped
         assert ctx.get(dut.timebase.cycle) == 0
         # D12: the reset starts a new table generation, so `ready` is high at once (the
@@ -342,38 +328,13 @@ def test_core_options_are_validated_and_frozen():
     assert KvAsu(None, CoreOptions(hash_mul_stages=3)).latency == 23
 
 
-class _ResetWrap:
-    """``dut`` under a ``sync`` domain whose ``rst`` the testbench drives."""
-
-    def __new__(cls, dut):
-        from amaranth import ClockDomain, Elaboratable, Module
-
-        class Wrap(Elaboratable):
-            def __init__(self):
-                self.cd = ClockDomain("sync")
-
-            def elaborate(self, platform):
-                m = Module()
-                m.domains.sync = self.cd
-                m.submodules.dut = dut
-                return m
-
-        return Wrap()
-
-
-async def _pulse_reset(ctx, wrap):
-    ctx.set(wrap.cd.rst, 1)
-    await ctx.tick()
-    ctx.set(wrap.cd.rst, 0)
-
-
 def test_default_build_resets_mode_to_blocking():
     """D13 "The reset mode": the default build reads MODE = ACT_MODE = 0 after power-up and
     after a reset, also after a commit of NONBLOCKING before the reset."""
     p = small_params()
     dut = KvAsu(p, CoreOptions(hash_mul_stages=1))
     assert dut.options.mode_reset == 0
-    wrap = _ResetWrap(dut)
+    wrap = ResetWrap(dut)
     seen = []
 
     async def bench(ctx):
@@ -385,7 +346,7 @@ def test_default_build_resets_mode_to_blocking():
             assert await axi_write(ctx, dut.axil, ctrl.offset,
                                    ctrl.mask("ENABLE") | ctrl.mask("COMMIT")) == 0
             seen.append(await axi_read(ctx, dut.axil, regmap.REG["ACT_MODE"].offset))
-            await _pulse_reset(ctx, wrap)
+            await pulse_reset(ctx, wrap)
 
     sim = Simulator(wrap)
     sim.add_clock(1e-8)
@@ -407,7 +368,7 @@ def test_mode_reset_nonblocking_drops_the_post_reset_sweep():
     p = small_params(ENTRIES=64)
     rows = p.ENTRIES // p.PROBE
     dut = KvAsu(p, CoreOptions(hash_mul_stages=1, mode_reset=1))
-    wrap = _ResetWrap(dut)
+    wrap = ResetWrap(dut)
     rule = Admission(BuildTiming(latency=dut.latency, evict_gap=dut.core.evict_gap,
                                  rows=rows))
     log = {"ready_low": [], "reads": [], "got": [], "expected": []}
@@ -416,12 +377,12 @@ def test_mode_reset_nonblocking_drops_the_post_reset_sweep():
     async def bench(ctx):
         ctx.set(dut.rsp.ready, 1)
         for k in range(1, 2 ** GEN_WIDTH):         # generation steps, no sweep
-            await _pulse_reset(ctx, wrap)
+            await pulse_reset(ctx, wrap)
             for _ in range(3):
                 if not ctx.get(dut.req.ready):
                     log["ready_low"].append((k, ctx.get(dut.timebase.cycle)))
                 await ctx.tick()
-        await _pulse_reset(ctx, wrap)              # reset 2 ** GEN_WIDTH wraps and sweeps
+        await pulse_reset(ctx, wrap)              # reset 2 ** GEN_WIDTH wraps and sweeps
         model = KvAsuModel(p, mode_reset=1)
         rule.reset(sweeps=True)
         # presented from the first cycle after the wrapping reset, back to back
