@@ -188,13 +188,7 @@ class KvAsuRegisters(wiring.Component):
         params = check_params(params)
         if not isinstance(stat_lag, int) or stat_lag < 1:
             raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
-        if not isinstance(mode_reset, int) or isinstance(mode_reset, bool):
-            raise TypeError(f"mode_reset must be an int, not {mode_reset!r}")
-        broken = regmap.mode_violations({"MODE": mode_reset})
-        if broken:
-            raise ValueError(f"mode_reset {mode_reset:#x} is not a legal MODE: "
-                             f"{'; '.join(broken)}")
-        self.mode_reset = mode_reset
+        self.mode_reset = regmap.check_mode_reset(mode_reset)
         self.params = params
         self.stat_lag = stat_lag
         self.protection = protection

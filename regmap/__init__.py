@@ -45,6 +45,7 @@ __all__ = [
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
     "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
+    "check_mode_reset",
     "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
 ]
 
@@ -337,6 +338,17 @@ def mode_violations(shadow) -> list[str]:
             broken.append(f"{name}={value:#x} sets reserved bits {value & ~defined:#x} "
                           f"(defined: {defined:#x})")
     return broken
+
+
+def check_mode_reset(value, name: str = "mode_reset") -> int:
+    """``value`` if it is a legal reset value of ``MODE`` (a build choice, D13): an int that
+    ``mode_violations`` accepts; ``TypeError`` / ``ValueError`` naming ``name`` otherwise."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, not {value!r}")
+    broken = mode_violations({"MODE": value})
+    if broken:
+        raise ValueError(f"{name} {value:#x} is not a legal MODE: {'; '.join(broken)}")
+    return value
 
 
 @dataclasses.dataclass(frozen=True)

@@ -111,13 +111,7 @@ class CoreOptions:
         if self.compact and self.protection not in ("auto", "none"):
             raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
                              "are unprotected)")
-        mode = self.mode_reset
-        if not isinstance(mode, int) or isinstance(mode, bool):
-            raise TypeError(f"CoreOptions.mode_reset must be an int, not {mode!r}")
-        broken = regmap.mode_violations({"MODE": mode})
-        if broken:
-            raise ValueError(f"CoreOptions.mode_reset {mode:#x} is not a legal MODE: "
-                             f"{'; '.join(broken)}")
+        regmap.check_mode_reset(self.mode_reset, "CoreOptions.mode_reset")
         if self.compact and self.block_ram != "generic":
             raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
                              "pipeline (the compact one has no registered window read)")
