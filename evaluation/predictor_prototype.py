@@ -625,6 +625,7 @@ class GuardedBase(Predictor):
         self.shadow_lru, self.shadow_bip = Lru(shadow), Bip(shadow)
 
     def rule_on(self) -> bool:
+        """Whether the ghost rule is on now: each subclass's switch defines it."""
         raise NotImplementedError
 
     def _sampled_update(self, line, cycle, lru_hit):
