@@ -484,7 +484,10 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                     over_bound += errs["ERR_LAST_RECOVERY"] > bound
                 if rec["class"] == "silent":
                     silent_first[memory][_first_difference(rec["detail"])] += 1
-                if rec["class"] != "masked" and len(examples) < 40:
+                # the first 40 runs that were not masked, and every run that failed
+                # (silent, hang, detected but not recovered: their records replay them)
+                if rec["class"] != "masked" and (
+                        len(examples) < 40 or rec["class"] != "detected_recovered"):
                     examples.append(rec)
                 done += 1
                 if done % step == 0 or done == n_faults:
