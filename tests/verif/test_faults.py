@@ -251,7 +251,7 @@ def test_campaign_independent_of_jobs_and_replayable(exe, fast_build_root):
     for key in ("classes", "by_memory", "examples", "longest_recovery", "detection_latency"):
         assert one[key] == two[key], key
     assert one["traffic_streams"] == 3 and one["fault_free_failures"] == []
-    for example in one["examples"][:2]:
+    for example in one["examples"][:1]:
         again = replay(PARAMS, seed, example["index"], fast_build_root / "small",
                        n_requests=100, per_traffic=3)
         assert {k: again[k] for k in example} == {**example,
