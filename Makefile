@@ -108,10 +108,15 @@ soak: setup
 	$(PY) -m verif.soak --config small --requests 10000000 --chunk 500000 --build $(BUILD)/soak
 
 # Single-bit upsets in every block RAM under mixed traffic, each run classified against the
-# golden model (docs/reliability.md); FAULTS=N runs (seed printed; FAULTS_SEED=S reproduces).
-FAULTS ?= 2000
+# golden model (docs/reliability.md), then double-bit upsets: FAULTS and FAULTS_DOUBLE runs
+# (seed printed; FAULTS_SEED=S reproduces, FAULTS_DOUBLE_SEED for the second), FAULTS_JOBS
+# worker processes (results do not depend on it).
+FAULTS ?= 20000
+FAULTS_DOUBLE ?= 2000
+FAULTS_JOBS ?= 1
 faults: setup
-	$(PY) -m verif.faults --config small --faults $(FAULTS) $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) --out $(BUILD)/faults
+	nice -n 10 $(PY) -m verif.faults --config small --faults $(FAULTS) --jobs $(FAULTS_JOBS) $(if $(FAULTS_SEED),--seed $(FAULTS_SEED)) --out $(BUILD)/faults
+	nice -n 10 $(PY) -m verif.faults --config small --faults $(FAULTS_DOUBLE) --double --jobs $(FAULTS_JOBS) $(if $(FAULTS_DOUBLE_SEED),--seed $(FAULTS_DOUBLE_SEED)) --out $(BUILD)/faults
 
 # Lines aimed at one hash window, and the secret HASH_SEED that spreads them again.
 hostile: setup

@@ -1,14 +1,14 @@
 # SPDX-License-Identifier: Apache-2.0
 """Fault-injection campaign: single-bit upsets in the block RAMs of the Verilated RTL.
 
-Each run is one fresh harness run (``verif.fast``, built with fault injection) of seeded
-mixed traffic (the soak's: hot, colliding, random and aliasing lines; OBSERVE / QUERY /
-EVICT / EVICT_ANY 11:6:2:1; idle gaps; response back-pressure), with one bit of one memory
-word flipped at one cycle, and a quiescent read of every statistic and OCCUPANCY at the
-end. The bit is drawn uniformly over every bit of every block-RAM array (the table's
-``ent``, ``meta``, ``mark`` and ``scrub`` memories, the LRU pointer banks, the statistics
-words), so each memory is hit in proportion to its size, as by a particle. The run is then
-classified against the golden model (decision D11 of ``docs/spec-decisions.md``):
+Each run is seeded mixed traffic (the soak's: hot, colliding, random and aliasing lines;
+OBSERVE / QUERY / EVICT / EVICT_ANY 11:6:2:1; idle gaps; response back-pressure) through the
+fast harness (``verif.fast``, built with fault injection), with one bit of one memory word
+flipped at one cycle, and a quiescent read of every statistic and OCCUPANCY at the end. The
+bit is drawn uniformly over every bit of every block-RAM array (the table's ``ent``,
+``meta``, ``mark`` and ``scrub`` memories, the LRU pointer banks, the statistics words), so
+each memory is hit in proportion to its size, as by a particle. The run is then classified
+against the golden model (decision D11 of ``docs/spec-decisions.md``):
 
 * ``masked``: every response and register read equals the model's, nothing flagged;
 * ``detected_recovered``: the block flagged the error and every response equals the model
@@ -21,17 +21,28 @@ classified against the golden model (decision D11 of ``docs/spec-decisions.md``)
 "Flagged" is what the block's own registers say, read at the end of the run (well after
 any recovery has ended): ``ERR_FIRST_MEM`` names a memory, ``ERR_UNCORRECTED`` or
 ``ERR_CORRECTED`` is not 0. The scoreboard tells the model the reported first error
-(``ERR_FIRST_MEM``, ``ERR_FIRST_ADDR``, ``ERR_FIRST_CYCLE``: ``verif.fast.SoftError``) and
-checks every response, statistic, ``OCCUPANCY`` and ``STATUS`` against it; each recovery's
-length (``ERR_LAST_RECOVERY``) is compared with D11's bound. With ``--double`` each run flips
-two bits of one word in one cycle instead; the target for those is that the block reports
-them (``ERR_FIRST_MEM`` bit 8, uncorrectable). ``--unprotected`` runs the same campaign on
-the core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the
-baseline).
+(``ERR_FIRST_MEM``, ``ERR_FIRST_ADDR``, ``ERR_FIRST_CYCLE``: ``verif.fast.SoftError``, placed
+with the build's own ``decision_lag`` and ``stat_lag``) and checks every response,
+statistic, ``OCCUPANCY`` and ``STATUS`` against it; each recovery's length
+(``ERR_LAST_RECOVERY``) is compared with D11's bound. With ``--double`` each run flips two
+bits of one word in one cycle instead; the target for those is that the block reports them
+(``ERR_FIRST_MEM`` bit 8, uncorrectable). ``--unprotected`` runs the same campaign on the
+core built with ``CoreOptions(protection="none")`` (nothing is ever flagged: the baseline).
+
+Speed: the runs of one group of ``--per-traffic`` (10) share a traffic stream and one
+harness process (:func:`run_shared`): the harness simulates the fault-free run once, which
+is checked too, and forks at each run's flip cycle, so the cycles before a flip are
+simulated once for the group; each forked run is exactly the fresh run of the same traffic
+and upset (:func:`run_one`), checked in full. ``--jobs N`` runs N groups at once. Run ``k``
+is a function of the campaign seed, ``k`` and ``--per-traffic`` alone (its group's traffic
+seed and its upset are drawn from them, not from the runs before it), so
+``--replay k --seed S`` runs it again alone and prints it, and the summary does not depend
+on ``--jobs``.
 
 ``python -m verif.faults [--faults N] [--seed S] [--config small] [--double]
-[--unprotected] [--out build/faults]`` prints progress and the seed, and writes
-``campaign.json`` and ``campaign.png`` (``campaign_double.*``, ``campaign_unprotected.*``).
+[--unprotected] [--per-traffic G] [--jobs N] [--replay K] [--out build/faults]`` prints
+progress and the seed, and writes ``campaign.json`` and ``campaign.png``
+(``campaign_double.*``, ``campaign_unprotected.*``).
 """
 
 from __future__ import annotations
@@ -41,24 +52,30 @@ import collections
 import json
 import random
 import re
+import struct
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
 
+import numpy as np
 from amaranth.hdl import UnusedElaboratable
 
 from golden_model import KvAsuModel
 from golden_model.soft_errors import MEM_IDS
-from hdl.core import CoreOptions, KvAsuCore
+from hdl.core import CoreOptions
+from hdl.top import KvAsu
 import regmap
 from regmap import REG, Params
 
 from . import fast
+from .codec import Codec
 from .soak import CONFIGS, Traffic, _stat_reads
 
-__all__ = ["CLASSES", "Target", "targets", "location", "classify", "run_one", "campaign",
-           "main"]
+__all__ = ["CLASSES", "PER_TRAFFIC", "Target", "targets", "location", "classify", "judge",
+           "run_one", "run_shared", "traffic_seed", "campaign", "replay", "main"]
 
 CLASSES = ("masked", "detected_recovered", "detected_unrecovered", "silent", "hang")
 
@@ -150,12 +167,14 @@ def codes(params: Params, options=None) -> dict[str, str]:
     return {name: choose_protection(*w) for name, w in words.items()}
 
 
-def _core_figures(params: Params, options) -> tuple[int, int]:
-    """``(latency, decision_lag)`` of the core (built for its attributes only)."""
+def _core_figures(params: Params, options) -> tuple[int, int, int]:
+    """``(latency, decision_lag, stat_lag)`` of the build (the top level made for its
+    attributes only: the core's ``latency`` and ``decision_lag``, the register block's
+    ``stat_lag``), the timing :func:`fast.check` needs to place a reported error."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UnusedElaboratable)
-        core = KvAsuCore(params, options)
-        return core.latency, core.decision_lag
+        top = KvAsu(params, options)
+        return top.core.latency, top.core.decision_lag, top.regs.stat_lag
 
 
 def recovery_bound(params: Params, options=None) -> int:
@@ -193,31 +212,20 @@ def reported(result: fast.FastResult) -> dict:
     return values
 
 
-def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
-            ready_permille: int = 800, requests=None, decision_lag: int | None = None,
-            stat_lag: int | None = None) -> dict:
-    """One run: the traffic of ``seed`` (or the given ``requests``), ``faults`` (a
-    ``fast.Fault``, a list of them or None) injected, classified. Returns ``{"class",
-    "detail", "errors"}`` (``errors``: the ERR_* registers read at the end, None after a
-    hang or a protocol failure)."""
-    gen_requests, axi, harness_seed = _stimulus(params, seed, n_requests)
-    if requests is None:
-        requests = gen_requests
-    else:
-        axi = _axi(params, requests)
-    if faults is None:
-        faults = []
-    elif isinstance(faults, fast.Fault):
-        faults = [faults]
-    try:
-        result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
-                          seed=harness_seed, faults=faults)
-    except fast.Hang as err:
+def judge(params: Params, requests, axi, outcome, *, decision_lag: int | None = None,
+          stat_lag: int | None = None) -> dict:
+    """Classify one run from its ``outcome``: the harness's :class:`fast.FastResult`, or
+    the :class:`fast.Hang` / :class:`fast.Mismatch` it failed with. The model is told the
+    error the block reported and checks everything (see the module docstring). Returns
+    ``{"class", "detail", "errors"}`` (``errors``: the ERR_* registers read at the end,
+    None after a hang or a protocol failure)."""
+    if isinstance(outcome, fast.Hang):
         return {"class": classify(hang=True, mismatch=False, flagged=False),
-                "detail": str(err), "errors": None}
-    except fast.Mismatch as err:          # the harness saw a response it did not expect
+                "detail": str(outcome), "errors": None}
+    if isinstance(outcome, fast.Mismatch):   # the harness saw a response it did not expect
         return {"class": classify(hang=False, mismatch=True, flagged=False),
-                "detail": str(err), "errors": None}
+                "detail": str(outcome), "errors": None}
+    result = outcome
     errs = reported(result)
     first_id = errs["ERR_FIRST_MEM"] & 0xF
     flagged = bool(first_id or errs["ERR_UNCORRECTED"] or errs["ERR_CORRECTED"])
@@ -234,6 +242,85 @@ def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 3
         mismatch, detail = True, str(err)
     return {"class": classify(hang=False, mismatch=mismatch, flagged=flagged),
             "detail": detail, "errors": errs}
+
+
+def run_one(exe: Path, params: Params, seed: int, faults, *, n_requests: int = 300,
+            ready_permille: int = 800, requests=None, decision_lag: int | None = None,
+            stat_lag: int | None = None) -> dict:
+    """One run in a harness process of its own: the traffic of ``seed`` (or the given
+    ``requests``), ``faults`` (a ``fast.Fault``, a list of them or None) injected,
+    classified (:func:`judge`)."""
+    gen_requests, axi, harness_seed = _stimulus(params, seed, n_requests)
+    if requests is None:
+        requests = gen_requests
+    else:
+        axi = _axi(params, requests)
+    if faults is None:
+        faults = []
+    elif isinstance(faults, fast.Fault):
+        faults = [faults]
+    try:
+        outcome = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
+                           seed=harness_seed, faults=faults)
+    except fast.Mismatch as err:          # Hang included
+        outcome = err
+    return judge(params, requests, axi, outcome, decision_lag=decision_lag,
+                 stat_lag=stat_lag)
+
+
+def _run_record(index: int, faults) -> bytes:
+    """A harness ``run`` record (kind 6, ``verif/fast/harness.cpp``)."""
+    out = bytearray(struct.pack("<IQI", 6, index, len(faults)))
+    for fault in faults:
+        name = fault.memory.encode()
+        out += struct.pack("<QIII", fault.cycle, fault.word, fault.bit, len(name)) + name
+    return bytes(out)
+
+
+def run_shared(exe: Path, params: Params, seed: int, fault_sets, *, n_requests: int = 300,
+               ready_permille: int = 800, decision_lag: int | None = None,
+               stat_lag: int | None = None, workdir: Path | None = None):
+    """Several runs of one stimulus (the traffic of ``seed``) in one harness process: it
+    simulates the fault-free run once and forks at the first fault cycle of each run
+    (``fault_sets``, a list of lists of ``fast.Fault``), so the cycles before a run's flip
+    are simulated once for all. Each run is exactly what :func:`run_one` with the same
+    seed and faults gives (a fresh process, the same back-pressure draws), and is checked
+    in full. Returns ``(fault_free, runs)``: the fault-free run's :func:`judge` and one per
+    fault set, in order."""
+    requests, axi, harness_seed = _stimulus(params, seed, n_requests)
+    codec = Codec(params)
+    data = fast._encode(codec, requests, axi) + b"".join(
+        _run_record(i, list(faults)) for i, faults in enumerate(fault_sets))
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        tmp = Path(tmp)
+        (tmp / "in.bin").write_bytes(data)
+        rsp, axi_out = tmp / "rsp.bin", tmp / "axi.bin"
+        start = time.monotonic()
+        proc = subprocess.run([str(exe), str(tmp / "in.bin"), str(rsp), str(axi_out),
+                               str(ready_permille), str(harness_seed)],
+                              capture_output=True, text=True)
+        seconds = time.monotonic() - start
+        if proc.returncode:
+            raise RuntimeError(f"the harness failed on the fault-free run of traffic seed "
+                               f"{seed} ({proc.returncode}): {proc.stderr.strip()}")
+        table = np.frombuffer((tmp / "rsp.bin.runs").read_bytes(),
+                              dtype=[("index", "<u8"), ("status", "<i4")])
+        outcomes = {}
+        for index, status in zip(table["index"].tolist(), table["status"].tolist()):
+            tail = f".{index}"
+            if status == 0:
+                outcomes[index] = fast.read_result(
+                    codec, rsp.with_name(rsp.name + tail).read_bytes(),
+                    axi_out.with_name(axi_out.name + tail).read_bytes(), 0.0)
+                continue
+            err = rsp.with_name(rsp.name + tail + ".err").read_text().strip()
+            kind = fast.Hang if status == 3 else fast.Mismatch
+            outcomes[index] = kind(f"harness failed ({status}): {err}")
+        fault_free = fast.read_result(codec, rsp.read_bytes(), axi_out.read_bytes(), seconds)
+    lags = dict(decision_lag=decision_lag, stat_lag=stat_lag)
+    return (judge(params, requests, axi, fault_free, **lags),
+            [judge(params, requests, axi, outcomes[i], **lags)
+             for i in range(len(fault_sets))])
 
 
 def summary_order(per_memory) -> list[str]:
@@ -259,75 +346,177 @@ def _last_cycle(requests) -> int:
     return int(requests[-1][0]) if requests else 0
 
 
+#: Runs that share one traffic stream by default (``--per-traffic``).
+PER_TRAFFIC = 10
+
+
+def traffic_seed(seed: int, group: int) -> int:
+    """The traffic seed of the ``group``-th group of runs of campaign ``seed``."""
+    return random.Random(f"kvasu-faults:{seed}:traffic:{group}").getrandbits(32)
+
+
+class _Plan:
+    """What a campaign draws: the arrays, their weights, the bits per upset. Run ``k`` is a
+    function of ``(seed, k, per_traffic)`` alone (:meth:`draw`), whatever ran before it."""
+
+    def __init__(self, params: Params, verilog: str, seed: int, bits: int,
+                 per_traffic: int, n_requests: int):
+        self.params, self.seed, self.bits = params, seed, bits
+        self.per_traffic, self.n_requests = per_traffic, n_requests
+        self.targets = targets(verilog)
+        self.weights = [t.bits for t in self.targets]
+
+    def group(self, g: int, n_faults: int):
+        """Group ``g``: its traffic seed, its requests and the indices of its runs."""
+        tseed = traffic_seed(self.seed, g)
+        requests, _, _ = _stimulus(self.params, tseed, self.n_requests)
+        first = g * self.per_traffic
+        return tseed, requests, range(first, min(n_faults, first + self.per_traffic))
+
+    def draw(self, index: int, requests):
+        """Run ``index``'s upset: ``(target, word, bits, cycle)``, the cycle uniform over
+        its traffic's request cycles, the word uniform over every bit of every array."""
+        rng = random.Random(f"kvasu-faults:{self.seed}:fault:{index}")
+        target = rng.choices(self.targets, self.weights)[0]
+        word = rng.randrange(target.array.depth)
+        flips = rng.sample(range(target.array.width), self.bits)
+        cycle = rng.randrange(_last_cycle(requests) + 1)
+        return target, word, flips, cycle
+
+
+def _run_group(job) -> list[dict]:
+    """One group of runs (a worker of ``campaign``): their records, in index order."""
+    g, n_faults, ctx = job
+    plan, exe, lags = ctx["plan"], ctx["exe"], ctx["lags"]
+    tseed, requests, indices = plan.group(g, n_faults)
+    drawn = [plan.draw(k, requests) for k in indices]
+    fault_sets = [[fast.Fault(cycle, "TOP." + t.array.name, word, bit) for bit in flips]
+                  for t, word, flips, cycle in drawn]
+    fault_free, results = run_shared(exe, plan.params, tseed, fault_sets,
+                                     n_requests=plan.n_requests, **lags)
+    records = []
+    for k, (target, word, flips, cycle), res in zip(indices, drawn, results):
+        memory, address = location(plan.params, target, word, flips[0])
+        records.append({"index": k, "traffic_seed": tseed, "array": target.array.name,
+                        "word": word, "bits": flips, "cycle": cycle, "memory": memory,
+                        "address": address, "class": res["class"],
+                        "errors": res["errors"], "detail": res["detail"][:400]})
+    return [{"fault_free": fault_free["class"], "detail": fault_free["detail"][:400],
+             "traffic_seed": tseed}] + records
+
+
+_WORKER = {}
+
+
+def _init_worker(ctx):
+    _WORKER["ctx"] = ctx
+
+
+def _run_group_in_worker(job):
+    return _run_group((job[0], job[1], _WORKER["ctx"]))
+
+
 def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
              n_requests: int = 300, out=sys.stdout, progress_every: int | None = None,
-             protected: bool = True, double: bool = False) -> dict:
+             protected: bool = True, double: bool = False,
+             per_traffic: int = PER_TRAFFIC, jobs: int = 1) -> dict:
     """``n_faults`` runs, one upset each (one bit, or with ``double`` two bits of one word
     in one cycle); on the protected core (the default options) or, with ``protected``
-    false, on ``CoreOptions(protection="none")``. Returns the summary (see main)."""
+    false, on ``CoreOptions(protection="none")``. Runs ``k`` of one group of
+    ``per_traffic`` (``k // per_traffic``) share a traffic stream and one harness process
+    (:func:`run_shared`); ``jobs`` worker processes run groups at once. Returns the
+    summary (see main); it does not depend on ``jobs``."""
+    if not isinstance(per_traffic, int) or per_traffic < 1:
+        raise ValueError(f"per_traffic must be a positive integer, not {per_traffic!r}")
+    if not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, not {jobs!r}")
     start = time.monotonic()
     options = CoreOptions() if protected else CoreOptions(protection="none")
     bits = 2 if double else 1
     print(f"faults: {n_faults} {'double' if double else 'single'}-bit upsets, seed {seed}, "
-          f"{n_requests} requests per run, {'protected' if protected else 'unprotected'} "
-          f"core, params {params.as_dict()}", file=out, flush=True)
+          f"{n_requests} requests per run, {per_traffic} runs per traffic stream, "
+          f"{jobs} job{'s' if jobs > 1 else ''}, "
+          f"{'protected' if protected else 'unprotected'} core, params {params.as_dict()}",
+          file=out, flush=True)
     exe = fast.build(params, build_dir, faults=True, options=options)
     runs_start = time.monotonic()
     verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
-    tgts = targets(verilog)
-    weights = [t.bits for t in tgts]
-    latency, lag = _core_figures(params, options)
+    plan = _Plan(params, verilog, seed, bits, per_traffic, n_requests)
+    tgts = plan.targets
+    latency, lag, stat_lag = _core_figures(params, options)
     bound = recovery_bound(params, options)
-    rng = random.Random(seed)
+    ctx = {"plan": plan, "exe": exe, "lags": {"decision_lag": lag, "stat_lag": stat_lag}}
     by_memory = collections.defaultdict(collections.Counter)
     silent_first = collections.defaultdict(collections.Counter)
     totals = collections.Counter()
     reported_uncorrectable = recoveries = over_bound = 0
     longest = 0
+    detection = []          # cycles from the flip to ERR_FIRST_CYCLE, per flagged run
+    fault_free_failures = []
     examples = []
     step = progress_every or max(1, n_faults // 10)
-    for k in range(n_faults):
-        run_seed = rng.getrandbits(32)
-        target = rng.choices(tgts, weights)[0]
-        word = rng.randrange(target.array.depth)
-        flips = rng.sample(range(target.array.width), bits)
-        requests, _, _ = _stimulus(params, run_seed, n_requests)
-        cycle = rng.randrange(_last_cycle(requests) + 1)
-        faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
-        res = run_one(exe, params, run_seed, faults, n_requests=n_requests,
-                      decision_lag=lag, stat_lag=latency - 2)
-        memory, address = location(params, target, word, flips[0])
-        by_memory[memory][res["class"]] += 1
-        totals[res["class"]] += 1
-        errs = res["errors"] or {}
-        if errs.get("ERR_FIRST_MEM", 0) >> 8 & 1:
-            reported_uncorrectable += 1
-        if errs.get("ERR_LAST_RECOVERY", 0):
-            recoveries += 1
-            longest = max(longest, errs["ERR_LAST_RECOVERY"])
-            over_bound += errs["ERR_LAST_RECOVERY"] > bound
-        if res["class"] == "silent":
-            silent_first[memory][_first_difference(res["detail"])] += 1
-        if res["class"] != "masked" and len(examples) < 40:
-            examples.append({"run_seed": run_seed, "array": target.array.name, "word": word,
-                             "bits": flips, "cycle": cycle, "memory": memory,
-                             "address": address, "class": res["class"],
-                             "errors": res["errors"], "detail": res["detail"][:400]})
-        if (k + 1) % step == 0 or k + 1 == n_faults:
-            rate = (k + 1) / (time.monotonic() - runs_start)
-            print(f"faults: {k + 1}/{n_faults}: " + ", ".join(
-                f"{c} {totals[c]}" for c in CLASSES) + f" ({rate:.1f} runs/s)",
-                file=out, flush=True)
+    groups = [(g, n_faults) for g in range(-(-n_faults // per_traffic))]
+    if jobs == 1:
+        results = (_run_group((g, n, ctx)) for g, n in groups)
+        pool = None
+    else:
+        import multiprocessing
+        pool = multiprocessing.get_context("fork").Pool(jobs, _init_worker, (ctx,))
+        results = pool.imap(_run_group_in_worker, groups)
+    done = 0
+    try:
+        for records in results:
+            head, records = records[0], records[1:]
+            if head["fault_free"] != "masked":
+                fault_free_failures.append(head)
+            for rec in records:
+                memory = rec["memory"]
+                by_memory[memory][rec["class"]] += 1
+                totals[rec["class"]] += 1
+                errs = rec["errors"] or {}
+                if errs.get("ERR_FIRST_MEM", 0) >> 8 & 1:
+                    reported_uncorrectable += 1
+                if errs.get("ERR_FIRST_MEM", 0) & 0xF:
+                    detection.append(errs["ERR_FIRST_CYCLE"] - rec["cycle"])
+                if errs.get("ERR_LAST_RECOVERY", 0):
+                    recoveries += 1
+                    longest = max(longest, errs["ERR_LAST_RECOVERY"])
+                    over_bound += errs["ERR_LAST_RECOVERY"] > bound
+                if rec["class"] == "silent":
+                    silent_first[memory][_first_difference(rec["detail"])] += 1
+                # the first 40 runs that were not masked, and every run that failed
+                # (silent, hang, detected but not recovered: their records replay them)
+                if rec["class"] != "masked" and (
+                        len(examples) < 40 or rec["class"] != "detected_recovered"):
+                    examples.append(rec)
+                done += 1
+                if done % step == 0 or done == n_faults:
+                    rate = done / (time.monotonic() - runs_start)
+                    print(f"faults: {done}/{n_faults}: " + ", ".join(
+                        f"{c} {totals[c]}" for c in CLASSES) + f" ({rate:.1f} runs/s)",
+                        file=out, flush=True)
+    finally:
+        if pool is not None:
+            pool.terminate()
+    detection.sort()
     summary = {
         "seed": seed, "faults": n_faults, "bits_per_fault": bits,
-        "requests_per_run": n_requests, "params": params.as_dict(),
+        "requests_per_run": n_requests, "runs_per_traffic": per_traffic,
+        "traffic_streams": len(groups), "jobs": jobs, "params": params.as_dict(),
         "protected": protected, "options": options.as_dict(),
         "classes": {c: totals[c] for c in CLASSES},
         "rates": {c: round(totals[c] / n_faults, 4) for c in CLASSES},
         "reported_uncorrectable": reported_uncorrectable,
         "recoveries": recoveries, "recovery_bound": bound,
         "longest_recovery": longest, "recoveries_over_bound": over_bound,
-        "decision_lag": lag, "codes": codes(params, options),
+        "detection_latency": {
+            "runs": len(detection),
+            "median": detection[len(detection) // 2] if detection else None,
+            "p99": detection[int(len(detection) * 0.99)] if detection else None,
+            "max": detection[-1] if detection else None},
+        "fault_free_runs": len(groups), "fault_free_failures": fault_free_failures[:10],
+        "latency": latency, "decision_lag": lag, "stat_lag": stat_lag,
+        "codes": codes(params, options),
         "by_memory": {mem: {c: by_memory[mem][c] for c in CLASSES}
                       for mem in summary_order(by_memory)},
         "silent_first_difference": {mem: dict(silent_first[mem])
@@ -336,12 +525,35 @@ def campaign(params: Params, n_faults: int, seed: int, build_dir: Path, *,
                         for mem in sorted({t.memory for t in tgts}, key=MEM_IDS.get)},
         "examples": examples,
         "wall_seconds": round(time.monotonic() - start, 1),
+        "run_seconds": round(time.monotonic() - runs_start, 1),
     }
-    print(f"faults: done in {summary['wall_seconds']} s, seed {seed}: " + ", ".join(
-        f"{c} {summary['rates'][c]:.1%}" for c in CLASSES) +
-        f"; {reported_uncorrectable} reported uncorrectable, {recoveries} recoveries, "
-        f"longest {longest} cycles (bound {bound})", file=out, flush=True)
+    print(f"faults: done in {summary['wall_seconds']} s ({summary['run_seconds']} s of "
+          f"runs), seed {seed}: " + ", ".join(
+              f"{c} {summary['rates'][c]:.1%}" for c in CLASSES) +
+          f"; {reported_uncorrectable} reported uncorrectable, {recoveries} recoveries, "
+          f"longest {longest} cycles (bound {bound}); {len(fault_free_failures)} of "
+          f"{len(groups)} fault-free runs failed", file=out, flush=True)
     return summary
+
+
+def replay(params: Params, seed: int, index: int, build_dir: Path, *, n_requests: int = 300,
+           protected: bool = True, double: bool = False,
+           per_traffic: int = PER_TRAFFIC) -> dict:
+    """Run ``index`` of campaign ``seed`` again, alone, in a harness process of its own
+    (:func:`run_one`); returns its record (as in the campaign's ``examples``)."""
+    options = CoreOptions() if protected else CoreOptions(protection="none")
+    exe = fast.build(params, build_dir, faults=True, options=options)
+    verilog = (Path(build_dir).resolve() / "kv_asu.v").read_text()
+    plan = _Plan(params, verilog, seed, 2 if double else 1, per_traffic, n_requests)
+    tseed, requests, _ = plan.group(index // per_traffic, index + 1)
+    target, word, flips, cycle = plan.draw(index, requests)
+    _, lag, stat_lag = _core_figures(params, options)
+    faults = [fast.Fault(cycle, "TOP." + target.array.name, word, bit) for bit in flips]
+    res = run_one(exe, params, tseed, faults, n_requests=n_requests, decision_lag=lag,
+                  stat_lag=stat_lag)
+    memory, address = location(params, target, word, flips[0])
+    return {"index": index, "traffic_seed": tseed, "array": target.array.name, "word": word,
+            "bits": flips, "cycle": cycle, "memory": memory, "address": address, **res}
 
 
 def plot(summary: dict, path: Path) -> None:
@@ -379,19 +591,32 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
     ap.add_argument("--requests", type=int, default=300, help="requests per run")
+    ap.add_argument("--per-traffic", type=int, default=PER_TRAFFIC,
+                    help="runs that share one traffic stream and harness process")
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     ap.add_argument("--double", action="store_true", help="two bits of one word per run")
     ap.add_argument("--unprotected", action="store_true",
                     help="the core built with CoreOptions(protection='none')")
+    ap.add_argument("--replay", type=int, default=None, metavar="INDEX",
+                    help="run INDEX of the campaign --seed again, alone, and print it")
     ap.add_argument("--out", type=Path, default=Path("build/faults"))
     args = ap.parse_args(argv)
+    if args.replay is not None and args.seed is None:
+        ap.error("--replay needs the campaign's --seed")
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     args.out.mkdir(parents=True, exist_ok=True)
     stem = "campaign" + ("_double" if args.double else "") + \
         ("_unprotected" if args.unprotected else "")
     build = args.out / (args.config + ("_unprotected" if args.unprotected else ""))
+    if args.replay is not None:
+        record = replay(CONFIGS[args.config], seed, args.replay, build,
+                        n_requests=args.requests, protected=not args.unprotected,
+                        double=args.double, per_traffic=args.per_traffic)
+        print(json.dumps(record, indent=1))
+        return 0
     summary = campaign(CONFIGS[args.config], args.faults, seed, build,
                        n_requests=args.requests, protected=not args.unprotected,
-                       double=args.double)
+                       double=args.double, per_traffic=args.per_traffic, jobs=args.jobs)
     (args.out / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n")
     plot(summary, args.out / f"{stem}.png")
     print(f"faults: wrote {args.out / stem}.json and .png")

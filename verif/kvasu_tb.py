@@ -107,7 +107,10 @@ class KvAsuTB:
 
     # ---------------- bring-up
     def new_model(self):
-        return self._model_cls(params=self.p)
+        """A golden model built as the DUT was (``mode_reset`` of the run configuration's
+        build options, D13 "The reset mode")."""
+        options = self.cfg.get("options") or {}
+        return self._model_cls(params=self.p, mode_reset=int(options.get("mode_reset", 0)))
 
     def _fresh_state(self):
         """The checkers' state after a DUT reset: a new model and mirror, nothing queued."""
@@ -117,7 +120,7 @@ class KvAsuTB:
         self.registers.reset(self.mirror)
         self.driver.clear()
         if self.driver.front is not None:
-            self.driver.front.reset(self.model, self.mirror)
+            self.driver.front.reset(self.model, self.mirror, sweeps=self.driver.reset_sweeps)
 
     def use_front_door(self):
         """Decide every presented request by the admission rule of the non-blocking mode

@@ -86,6 +86,8 @@ class RegisterMirror:
     def reset(self) -> None:
         """The state after a hardware reset (the caller resets or replaces the model)."""
         self.shadow = {**self.params.defaults, **MODE_DEFAULTS}
+        # the build's reset mode (D13 "The reset mode"), as the model was built
+        self.shadow["MODE"] = int(getattr(self.model, "mode_reset", MODE_DEFAULTS["MODE"]))
         self.enable = 1
         self.error = 0
         self.hi_latch = 0

@@ -1,11 +1,15 @@
 # SPDX-License-Identifier: Apache-2.0
 """Build-and-run helpers shared by the pytest entry (verif/test_kv_asu.py) and ``make sim``.
 
-``generate(params, out)``     the DUT's Verilog, from ``python -m hdl.generate``.
-``build(sim, name, params)``  generate + compile once per (simulator, configuration).
-``run(...)``                  one ``runner.test()`` call running many cocotb tests.
+``generate(params, out, options)``  the DUT's Verilog, from ``python -m hdl.generate``.
+``build(sim, name, params, ...)``   generate + compile once per (simulator, configuration,
+                                    build options).
+``run(...)``                        one ``runner.test()`` call running many cocotb tests.
 
-Everything goes under ``build/verif/<sim>-<config>/`` (``build/sim`` for ``make sim``).
+The build options are an ``hdl.core.CoreOptions`` (``None``: the defaults); they are part of
+the build key (the Verilog's stamp) and of the build folder's name (``options_tag``).
+Everything goes under ``build/verif/<sim>-<config>[-<options tag>]/`` (``build/sim`` for
+``make sim``).
 """
 
 from __future__ import annotations
@@ -48,16 +52,75 @@ def ensure_path():
         sys.path.insert(0, str(ROOT))
 
 
-def generate(params: Params, out: Path) -> Path:
-    """Write the Verilog of ``params`` to ``out`` (skipped when it is newer than hdl/)."""
+def _options(options):
+    """``options`` as a ``CoreOptions`` (``None``: the defaults)."""
+    ensure_path()
+    from hdl.core import CoreOptions
+    return CoreOptions.cast(options)
+
+
+def options_flags(options) -> list[str]:
+    """The ``python -m hdl.generate`` flags of ``options`` (a ``CoreOptions`` or None).
+    ``ValueError`` for a field the command line cannot set (``block_ram``,
+    ``hash_lut_cross_products``)."""
+    options = _options(options)
+    default = type(options)()
+    for name in ("block_ram", "hash_lut_cross_products"):
+        if getattr(options, name) != getattr(default, name):
+            raise ValueError(f"CoreOptions.{name} is not a flag of hdl.generate: the cocotb "
+                             f"runner cannot build it")
+    # only the flags of fields that differ from the defaults (an older hdl/ of
+    # KVASU_HDL_ROOT may not know the newer flags)
+    flags = []
+    if options.serial:
+        flags.append("--not-pipelined")
+    if options.compact:
+        flags.append("--compact")
+    for name, flag in (("hash_mul_stages", "--hash-mul-stages"),
+                       ("protection", "--protection"), ("mode_reset", "--mode-reset")):
+        if getattr(options, name) != getattr(default, name):
+            flags += [flag, str(getattr(options, name))]
+    return flags
+
+
+def options_tag(options) -> str:
+    """The build folder's suffix of ``options``: the fields that differ from the defaults
+    (``mode_reset1``, ``protection-none``, ...), ``""`` for the defaults."""
+    options = _options(options)
+    default = type(options)().as_dict()
+    parts = []
+    for name, value in options.as_dict().items():
+        if value == default[name]:
+            continue
+        if isinstance(value, bool):
+            parts.append(name if value else f"no-{name}")
+        elif isinstance(value, int):
+            parts.append(f"{name}{value}")
+        else:
+            parts.append(f"{name}-{value}")
+    return "-".join(parts)
+
+
+def build_dir_for(sim: str, config: str, options=None) -> Path:
+    """``build/verif/<sim>-<config>[-<options tag>]``."""
+    tag = options_tag(options)
+    return ROOT / "build" / "verif" / (f"{sim}-{config}" + (f"-{tag}" if tag else ""))
+
+
+def generate(params: Params, out: Path, options=None) -> Path:
+    """Write the Verilog of ``params`` and ``options`` (a ``CoreOptions``, None: the
+    defaults) to ``out`` (skipped when it is newer than hdl/ and was made for the same
+    parameters and options)."""
     ensure_path()
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     stamp = out.with_suffix(".params.json")
+    options = _options(options)
     # KVASU_HDL_ROOT=DIR: generate from another checkout's hdl/ (e.g. a `git archive` of a
     # commit) instead of this working tree's
     hdl_root = Path(os.environ.get("KVASU_HDL_ROOT") or ROOT)
-    want = json.dumps({**params.as_dict(), "hdl_root": str(hdl_root)}, sort_keys=True)
+    want = json.dumps({**params.as_dict(), "options": options.as_dict(),
+                       "hdl_root": str(hdl_root)}, sort_keys=True)
     newest_src = max(f.stat().st_mtime for f in list((hdl_root / "hdl").rglob("*.py"))
                      + list((ROOT / "regmap").glob("*")))
     if (out.exists() and stamp.exists() and stamp.read_text() == want
@@ -68,6 +131,7 @@ def generate(params: Params, out: Path) -> Path:
     for name, value in params.as_dict().items():
         if value != getattr(defaults, name) or name == "TAG_WIDTH":
             cmd += ["--param", f"{name}={value}"]
+    cmd += options_flags(options)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(hdl_root), str(ROOT)]))
     subprocess.run(cmd, cwd=hdl_root, check=True, env=env, stdout=subprocess.DEVNULL)
     stamp.write_text(want)
@@ -136,11 +200,12 @@ def _lz4_shim(build_dir: Path) -> list[str]:
 
 
 def build(sim: str, name: str, params: Params, build_dir: Path, waves: bool = False,
-          log_file: Path | None = None, runner=None):
-    """Generate and compile; return the runner."""
+          log_file: Path | None = None, runner=None, options=None):
+    """Generate (with the build ``options``, a ``CoreOptions``) and compile; return the
+    runner."""
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
-    src = generate(params, build_dir / "kv_asu.v")
+    src = generate(params, build_dir / "kv_asu.v", options)
     runner = runner or get_runner(sim)
     build_args = []
     always = False
@@ -165,23 +230,33 @@ def build(sim: str, name: str, params: Params, build_dir: Path, waves: bool = Fa
     return runner
 
 
-def build_timing(params: Params) -> dict:
-    """The constants of the default-option build that docs/spec-decisions.md D13's rule
-    needs (docs/rtl.md lists them): the testbench's ``golden_model.admission.BuildTiming``."""
+def build_timing(params: Params, options=None) -> dict:
+    """The constants of the build (``options``, None: the defaults) that
+    docs/spec-decisions.md D13's rule needs (docs/rtl.md lists them): the testbench's
+    ``golden_model.admission.BuildTiming``."""
+    import warnings
+    from amaranth.hdl import UnusedElaboratable
     from hdl.core import KvAsuCore
-    core = KvAsuCore(params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        core = KvAsuCore(params, _options(options))
     return {"latency": core.latency, "evict_gap": core.evict_gap,
             "rows": params.ENTRIES // params.PROBE, "credits": core.fifo_depth}
 
 
 def run(runner, sim: str, name: str, params: Params, build_dir: Path, modules, *,
         scale: float = 1.0, seed: int | None = None, testcase=None, waves: bool = False,
-        extra_env: dict | None = None, log_file: Path | None = None, test_dir=None):
-    """Run cocotb test modules in one simulator process. Returns the results.xml path."""
+        extra_env: dict | None = None, log_file: Path | None = None, test_dir=None,
+        options=None):
+    """Run cocotb test modules in one simulator process. Returns the results.xml path.
+    ``options``: the build's ``CoreOptions`` (the testbench builds its golden model and
+    timing from them: ``"options"`` and ``"timing"`` of the run configuration)."""
     build_dir = Path(build_dir)
     cov_dir = build_dir / "coverage"
+    options = _options(options)
     cfg = {"name": name, "params": params.as_dict(), "scale": scale, "sim": sim,
-           "cov_dir": str(cov_dir), "timing": build_timing(params)}
+           "cov_dir": str(cov_dir), "timing": build_timing(params, options),
+           "options": options.as_dict()}
     cfg_path = build_dir / "kvasu_config.json"
     cfg_path.write_text(json.dumps(cfg, indent=1))
     env = {"KVASU_CONFIG": str(cfg_path), "PYTHONPATH": str(ROOT)}

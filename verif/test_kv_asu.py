@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """pytest entry of the cocotb regression: every cocotb test on Verilator and Icarus, for the
-default configuration and a small one (verif/runner.py CONFIGS).
+default configuration and a small one (verif/runner.py CONFIGS), on the default build
+options (protected, blocking from reset); and the builds of other options
+(``OPTION_RUNS``: the reset mode NONBLOCKING) with the tests of what they change.
 
 One build per (simulator, configuration) and one simulator process running all cocotb
 modules, to pay start-up costs once. Environment knobs (see docs/running.md):
@@ -28,7 +30,7 @@ from regmap import Params
 from verif import runner as R
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
-           "verif.cocotb_nonblocking"]
+           "verif.cocotb_nonblocking", "verif.cocotb_flips"]
 #: Random request counts relative to the tests' base numbers (Icarus is slower).
 SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
 CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
@@ -40,6 +42,14 @@ MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"
           ("icarus", "small")]
 if os.environ.get("KVASU_MATRIX") == "full":
     MATRIX.append(("icarus", "default"))
+
+#: Builds with other ``CoreOptions`` (a build folder each, verif/runner.py ``options_tag``):
+#: (simulator, configuration, options, the cocotb modules of what they change). Icarus in
+#: `make test` (a build of seconds, where Verilator's takes half a minute or more);
+#: Verilator too in the full matrix.
+OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"])]
+if os.environ.get("KVASU_MATRIX") == "full":
+    OPTION_RUNS.append(("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]))
 
 
 def _list(var, default):
@@ -86,22 +96,39 @@ def failure_report(log: Path, limit=400) -> str:
 
 @pytest.mark.parametrize("sim, config", RUNS)
 def test_cocotb(sim, config, capsys):
+    _regression(sim, config, None, MODULES, capsys)
+
+
+def _core_options(fields):
+    from hdl.core import CoreOptions
+    return CoreOptions(**fields) if fields is not None else None
+
+
+@pytest.mark.parametrize("sim, config, options, modules", [
+    pytest.param(s, c, o, m, id=f"{s}-{c}-{R.options_tag(_core_options(o))}")
+    for s, c, o, m in OPTION_RUNS if s in SIMS and c in CONFIGS])
+def test_cocotb_options(sim, config, options, modules, capsys):
+    _regression(sim, config, _core_options(options), modules, capsys)
+
+
+def _regression(sim, config, options, modules, capsys):
     from verif.tb.coverage import Coverage
     params = Params(**R.CONFIGS[config])
-    build_dir = R.ROOT / "build" / "verif" / f"{sim}-{config}"
+    build_dir = R.build_dir_for(sim, config, options)
+    name = build_dir.name
     waves = os.environ.get("WAVES", "0") not in ("", "0")
     shutil.rmtree(build_dir / "coverage", ignore_errors=True)
     t0 = time.monotonic()
     runner = R.build(sim, config, params, build_dir, waves=waves,
-                     log_file=build_dir / "build.log")
+                     log_file=build_dir / "build.log", options=options)
     t1 = time.monotonic()
     scale = (SIM_SCALE[sim] * CONFIG_SCALE.get(config, 1.0)
              * float(os.environ.get("KVASU_SCALE", "1")))
     tests = os.environ.get("KVASU_TESTS") or None
     try:
-        R.run(runner, sim, config, params, build_dir, MODULES, scale=scale, seed=_seed(),
+        R.run(runner, sim, config, params, build_dir, modules, scale=scale, seed=_seed(),
               testcase=tests, waves=waves, log_file=build_dir / "sim.log",
-              extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"})
+              extra_env={"PYTHONWARNINGS": "ignore::DeprecationWarning"}, options=options)
     except BaseException:
         with capsys.disabled():
             print(failure_report(build_dir / "sim.log"))
@@ -110,14 +137,14 @@ def test_cocotb(sim, config, capsys):
         t2 = time.monotonic()
         cov = merged_coverage(build_dir / "coverage")
         (build_dir / "coverage.json").write_text(json.dumps(cov, indent=1))
-        goals = Coverage.goals_for(sim, params)
+        goals = Coverage.goals_for(sim, params) if options is None else []
         missing = [g for g in goals if not cov.get(g)]
         with capsys.disabled():
-            print(f"\n[{sim}/{config}] build {t1 - t0:.1f}s, tests {t2 - t1:.1f}s, "
+            print(f"\n[{name}] build {t1 - t0:.1f}s, tests {t2 - t1:.1f}s, "
                   f"{cov.get('requests.accepted', 0)} requests checked; "
                   f"coverage: {len(goals) - len(missing)}/{len(goals)} "
                   f"goals hit, {len(cov)} bins -> {build_dir / 'coverage.json'}")
             if missing and not tests:
-                print(f"[{sim}/{config}] coverage goals not hit: {', '.join(missing)}")
+                print(f"[{name}] coverage goals not hit: {', '.join(missing)}")
             if waves:
-                print(f"[{sim}/{config}] waves: {build_dir}")
+                print(f"[{name}] waves: {build_dir}")

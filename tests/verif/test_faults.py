@@ -6,6 +6,7 @@ seeded campaigns that assert D11's targets. Set KVASU_SEED to reproduce the camp
 
 import os
 import random
+import warnings
 
 import pytest
 
@@ -14,8 +15,8 @@ from hdl.core import CoreOptions
 from hdl.protect import Code
 from regmap import MEM_IDS, STAT_NAMES
 from verif import fast
-from verif.faults import (CLASSES, _first_difference, campaign, classify, codes, location,
-                          recovery_bound, run_one, targets)
+from verif.faults import (CLASSES, _first_difference, _Plan, campaign, classify, codes,
+                          location, recovery_bound, replay, run_one, run_shared, targets)
 from verif.soak import CONFIGS
 
 PARAMS = CONFIGS["small"]
@@ -52,8 +53,11 @@ def lag():
 
 @pytest.fixture(scope="module")
 def stat_lag():
-    from hdl.core import KvAsuCore
-    return KvAsuCore(PARAMS).latency - 2
+    from amaranth.hdl import UnusedElaboratable
+    from hdl.top import KvAsu
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UnusedElaboratable)
+        return KvAsu(PARAMS).regs.stat_lag
 
 
 def _seed():
@@ -204,7 +208,58 @@ def test_upset_in_an_untracked_slots_word_is_masked_unprotected(exe_unprotected,
                        requests=requests)["class"] == "masked"
 
 
+def test_shared_runs_equal_fresh_runs(exe, verilog, lag, stat_lag):
+    """A run forked from the shared fault-free prefix (run_shared) is exactly the fresh
+    harness run of the same traffic and upset: the same class, ERR_* registers (cycles
+    included) and first difference; the fault-free run is masked, nothing flagged."""
+    seed = _seed()
+    plan = _Plan(PARAMS, verilog, seed, 1, 6, 150)
+    tseed, requests, indices = plan.group(0, 6)
+    fault_sets = []
+    for k in indices:
+        target, word, flips, cycle = plan.draw(k, requests)
+        fault_sets.append([fast.Fault(cycle, "TOP." + target.array.name, word, flips[0])])
+    # and one upset after the end of the traffic's run (no flip happens within it)
+    fault_sets.append([fast.Fault(10**9, fault_sets[0][0].memory, 0, 0)])
+    lags = dict(decision_lag=lag, stat_lag=stat_lag)
+    fault_free, shared = run_shared(exe, PARAMS, tseed, fault_sets, n_requests=150, **lags)
+    assert fault_free["class"] == "masked" and not any(fault_free["errors"].values())
+    for faults, got in zip(fault_sets, shared):
+        assert got == run_one(exe, PARAMS, tseed, faults, n_requests=150, **lags), faults
+    assert shared[-1] == fault_free
+    assert any(r["class"] != "masked" for r in shared)
+
+
+def test_shared_run_failure_is_reported(exe, lag, stat_lag):
+    """A forked run that fails (here: a memory the harness does not have) is that run's
+    protocol failure, with the harness's message; the other runs are unaffected."""
+    bad = [fast.Fault(5, "TOP.kv_asu.no_such_memory", 0, 0)]
+    _, (res, ok) = run_shared(exe, PARAMS, 3, [bad, [fast.Fault(10**9, bad[0].memory, 0, 0)]],
+                              n_requests=40, decision_lag=lag, stat_lag=stat_lag)
+    assert res["class"] == "silent" and "no memory TOP.kv_asu.no_such_memory" in res["detail"]
+    assert _first_difference(res["detail"]) == "protocol"
+    assert ok["class"] == "masked"
+
+
+def test_campaign_independent_of_jobs_and_replayable(exe, fast_build_root):
+    """Run k depends on (seed, k, per_traffic) only: two worker processes give the same
+    summary as one, and --replay of a run gives its record again."""
+    seed = _seed()
+    one = campaign(PARAMS, 8, seed, fast_build_root / "small", n_requests=100, per_traffic=3)
+    two = campaign(PARAMS, 8, seed, fast_build_root / "small", n_requests=100, per_traffic=3,
+                   jobs=2)
+    for key in ("classes", "by_memory", "examples", "longest_recovery", "detection_latency"):
+        assert one[key] == two[key], key
+    assert one["traffic_streams"] == 3 and one["fault_free_failures"] == []
+    for example in one["examples"][:1]:
+        again = replay(PARAMS, seed, example["index"], fast_build_root / "small",
+                       n_requests=100, per_traffic=3)
+        assert {k: again[k] for k in example} == {**example,
+                                                  "detail": again["detail"][:400]}
+
+
 def _consistent(summary, n):
+    assert summary["fault_free_failures"] == []
     assert sum(summary["classes"].values()) == n
     assert set(summary["classes"]) == set(CLASSES)
     assert sum(sum(c.values()) for c in summary["by_memory"].values()) == n

@@ -119,8 +119,10 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     """Generate ``kv_asu`` for ``params`` (and ``options``, a ``CoreOptions``; ``None``:
     the defaults) and build the harness; return the executable.
 
-    ``faults``: build the fault-injection harness (Verilator ``--vpi --public-flat-rw``,
-    :class:`Fault` records accepted; slower, in a build folder of its own).
+    ``faults``: build the fault-injection harness (Verilator ``--vpi``, every memory array
+    of :func:`memory_arrays` made writable through VPI by a configuration file, nothing
+    else: ``--public-flat-rw`` on every signal would run ten times slower; :class:`Fault`
+    records accepted; in a build folder of its own).
     Rebuilds only what changed (Verilator's own make does the dependency work).
     """
     build_dir = Path(build_dir).resolve()
@@ -143,7 +145,12 @@ def build(params: Params, build_dir: Path, *, waves: bool = False,
     if waves:
         cmd[1:1] = ["--trace-fst", "--trace-structs"]
     if faults:
-        cmd[1:1] = ["--vpi", "--public-flat-rw", "-CFLAGS", "-DKVASU_FAULTS=1"]
+        obj.mkdir(parents=True, exist_ok=True)
+        vlt = obj / "memories.vlt"
+        vlt.write_text("`verilator_config\n" + "".join(
+            'public_flat_rw -module "{}" -var "{}"\n'.format(*array.name.rsplit(".", 1))
+            for array in memory_arrays(text)))
+        cmd[1:1] = ["--vpi", "-CFLAGS", "-DKVASU_FAULTS=1", str(vlt)]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode:
         raise RuntimeError(f"verilator failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
@@ -216,14 +223,20 @@ def run(exe: Path, params: Params, requests, axi_ops=(), *, ready_permille: int 
             raise Hang(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
         if proc.returncode:
             raise Mismatch(f"harness failed ({proc.returncode}): {proc.stderr.strip()}")
-        rec = np.dtype([("acc", "<u8"), ("rsp", "<u8"), ("w", "<u4", (codec.rsp_words,))])
-        raw = np.frombuffer((tmp / "rsp.bin").read_bytes(), dtype=rec)
-        axi_rec = np.dtype([("kind", "<u4"), ("addr", "<u4"), ("rdata", "<u4"),
-                            ("resp", "<u4"), ("start", "<u8"), ("done", "<u8")])
-        axi = np.frombuffer((tmp / "axi.bin").read_bytes(), dtype=axi_rec)
-    cycles = int(max(raw["rsp"].max(initial=0), axi["done"].max(initial=0))) + 1
+        return read_result(codec, (tmp / "rsp.bin").read_bytes(),
+                           (tmp / "axi.bin").read_bytes(), seconds)
+
+
+def read_result(codec: Codec, rsp: bytes, axi: bytes, seconds: float) -> FastResult:
+    """A :class:`FastResult` from the harness's OUT_RSP and OUT_AXI files' bytes."""
+    rec = np.dtype([("acc", "<u8"), ("rsp", "<u8"), ("w", "<u4", (codec.rsp_words,))])
+    raw = np.frombuffer(rsp, dtype=rec)
+    axi_rec = np.dtype([("kind", "<u4"), ("addr", "<u4"), ("rdata", "<u4"),
+                        ("resp", "<u4"), ("start", "<u8"), ("done", "<u8")])
+    ops = np.frombuffer(axi, dtype=axi_rec)
+    cycles = int(max(raw["rsp"].max(initial=0), ops["done"].max(initial=0))) + 1
     return FastResult(raw["acc"].copy(), raw["rsp"].copy(), raw["w"].copy(),
-                      [tuple(int(x) for x in r) for r in axi], seconds, cycles)
+                      [tuple(int(x) for x in r) for r in ops], seconds, cycles)
 
 
 @dataclasses.dataclass(frozen=True)

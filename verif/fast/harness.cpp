@@ -19,8 +19,11 @@
 //   kind 5, fault:     u64 cycle, u32 word, u32 bit, u32 n, char name[n]: before the
 //                      rising edge that ends cycle `cycle`, flip bit `bit` of word `word`
 //                      of the memory array with hierarchical name `name` (a harness built
-//                      with KVASU_FAULTS, Verilator --vpi --public-flat-rw; faults are
+//                      with KVASU_FAULTS, Verilator --vpi, the arrays public; faults are
 //                      applied in cycle order, on their own, not in the AXI queue)
+//   kind 6, run:       u64 index, u32 n, then n faults, each u64 cycle, u32 word, u32 bit,
+//                      u32 len, char name[len]: one more run of the same stimulus with
+//                      these faults (see "Runs" below; KVASU_FAULTS builds only)
 // Requests are offered in file order, each from cycle max(not_before, previous acceptance
 // + 1); AXI operations run in file order on their own, concurrently with the requests, one
 // at a time, each from its not_before cycle.
@@ -29,7 +32,18 @@
 // (AW/AR handshake), u64 done_cycle (B/R handshake).
 // Cycle 0 is the first rising edge at which rst is low (spec section 4). The run ends when
 // every request has been answered and every AXI operation has finished; it fails if the
-// block makes no progress for 100 000 cycles (a hang is a bug, never a timeout to raise).
+// block makes no progress for 100 000 cycles (a hang is a bug, never a timeout to raise):
+// exit status 3 (2: any other failure).
+//
+// Runs (kind 6 records): the harness simulates the stimulus once, with the kind 5 faults
+// (if any), and at the first fault cycle of each run fork()s; the child applies that run's
+// faults and goes on to the end exactly as a fresh harness given the same stimulus and those
+// faults as kind 5 records would (the same state, the same back-pressure draws), and writes
+// OUT_RSP.bin.<index> and OUT_AXI.bin.<index> (its messages to OUT_RSP.bin.<index>.err).
+// The parent waits for each child before it goes on (one core), and at its end writes
+// OUT_RSP.bin.runs: per run, in input order, u64 index and i32 exit status (-1: killed by a
+// signal). A run whose first fault cycle comes after the parent's end is the parent's run
+// (no flip happens within it): its files are copies of the parent's.
 
 #include <cstdint>
 #include <cstdio>
@@ -40,6 +54,9 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "Vkv_asu.h"
 
@@ -71,25 +88,58 @@ void get(CData src, uint32_t* w, unsigned) { w[0] = src; }
 
 struct Request { uint64_t not_before; std::vector<uint32_t> payload; };
 struct Fault { uint64_t cycle; uint32_t word, bit; std::string name; };
+struct Run { uint64_t index; std::vector<Fault> faults; uint64_t first; int status; };
 struct AxiOp { uint32_t kind, addr, data, strb; uint64_t not_before; };
 
 struct Reader {
   FILE* f;
   template <typename T> bool read(T& v) { return fread(&v, sizeof v, 1, f) == 1; }
+  bool fault(Fault& out) {       // u32 word, u32 bit, u32 n, char name[n] (cycle read before)
+    uint32_t n;
+    if (!(read(out.word) && read(out.bit) && read(n))) return false;
+    out.name.resize(n);
+    return fread(&out.name[0], 1, n, f) == n;
+  }
 };
+
+// The output records, kept in memory until the end of the run (a forked run writes its own
+// copy of everything, the records before the fork included).
+struct Output {
+  std::string rsp, axi;
+  void add(std::string& buf, const void* p, std::size_t n) {
+    buf.append(static_cast<const char*>(p), n);
+  }
+};
+
+[[noreturn]] void die(const char* msg);
+
+void write_file(const std::string& path, const std::string& data) {
+  FILE* f = fopen(path.c_str(), "wb");
+  if (!f || fwrite(data.data(), 1, data.size(), f) != data.size() || fclose(f)) die("cannot write output");
+}
 
 uint64_t xorshift(uint64_t& s) { s ^= s << 13; s ^= s >> 7; s ^= s << 17; return s; }
 
-[[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); exit(2); }
+// True in a forked run: it ends with _exit, never running the destructors of the Verilated
+// context (its thread pool's worker thread was not forked; joining it would wait forever).
+bool forked_child = false;
+
+[[noreturn]] void finish(int status) {
+  fflush(nullptr);
+  if (forked_child) _exit(status);
+  exit(status);
+}
+
+[[noreturn]] void die(const char* msg) { fprintf(stderr, "kvasu_fast: %s\n", msg); finish(2); }
 
 #if KVASU_FAULTS
 // Flip one bit of one word of a memory array through VPI (the Verilated model is built with
-// --public-flat-rw, so every array is reachable by its hierarchical name).
+// every memory array public_flat_rw, so each is reachable by its hierarchical name).
 void flip(const Fault& f) {
   vpiHandle mem = vpi_handle_by_name(const_cast<char*>(f.name.c_str()), nullptr);
-  if (!mem) { fprintf(stderr, "kvasu_fast: no memory %s\n", f.name.c_str()); exit(2); }
+  if (!mem) { fprintf(stderr, "kvasu_fast: no memory %s\n", f.name.c_str()); finish(2); }
   vpiHandle word = vpi_handle_by_index(mem, (PLI_INT32)f.word);
-  if (!word) { fprintf(stderr, "kvasu_fast: no word %u of %s\n", f.word, f.name.c_str()); exit(2); }
+  if (!word) { fprintf(stderr, "kvasu_fast: no word %u of %s\n", f.word, f.name.c_str()); finish(2); }
   if (f.bit >= (uint32_t)vpi_get(vpiSize, word)) die("fault bit beyond the word's width");
   s_vpi_value v;
   v.format = vpiVectorVal;
@@ -107,9 +157,9 @@ void flip(const Fault& f) {
 int main(int argc, char** argv) {
   if (argc < 6) die("usage: kvasu_fast IN.bin OUT_RSP.bin OUT_AXI.bin READY_PERMILLE SEED [WAVES.fst]");
   FILE* in = fopen(argv[1], "rb");
-  FILE* out_rsp = fopen(argv[2], "wb");
-  FILE* out_axi = fopen(argv[3], "wb");
-  if (!in || !out_rsp || !out_axi) die("cannot open files");
+  if (!in) die("cannot open the input");
+  std::string rsp_path = argv[2], axi_path = argv[3];
+  const std::string runs_path = rsp_path + ".runs";
   const unsigned ready_permille = (unsigned)atoi(argv[4]);
   uint64_t rng = strtoull(argv[5], nullptr, 0) * 0x9E3779B97F4A7C15ull + 1;
 
@@ -120,19 +170,29 @@ int main(int argc, char** argv) {
   std::deque<Request> requests;
   std::deque<AxiOp> axi_ops;
   std::vector<Fault> faults;
+  std::vector<Run> runs;
   for (uint32_t kind; r.read(kind);) {
     uint64_t nb;
     if (!r.read(nb)) die("truncated record");
-    if (kind == 5) {
-      Fault f{nb, 0, 0, {}};
-      uint32_t n;
-      if (!(r.read(f.word) && r.read(f.bit) && r.read(n))) die("truncated fault");
-      f.name.resize(n);
-      if (fread(&f.name[0], 1, n, in) != n) die("truncated fault name");
 #if !KVASU_FAULTS
+    if (kind == 5 || kind == 6)
       die("fault records need a harness built for fault injection (KVASU_FAULTS)");
 #endif
+    if (kind == 5) {
+      Fault f{nb, 0, 0, {}};
+      if (!r.fault(f)) die("truncated fault");
       faults.push_back(std::move(f));
+    } else if (kind == 6) {
+      Run run{nb, {}, UINT64_MAX, 0};
+      uint32_t n;
+      if (!r.read(n) || n == 0) die("a run needs at least one fault");
+      for (uint32_t i = 0; i < n; i++) {
+        Fault f{0, 0, 0, {}};
+        if (!r.read(f.cycle) || !r.fault(f)) die("truncated run");
+        run.first = std::min(run.first, f.cycle);
+        run.faults.push_back(std::move(f));
+      }
+      runs.push_back(std::move(run));
     } else if (kind == 0) {
       Request q{nb, std::vector<uint32_t>(req_words)};
       if (fread(q.payload.data(), 4, req_words, in) != req_words) die("truncated request");
@@ -150,6 +210,7 @@ int main(int argc, char** argv) {
 
   auto ctx = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<Vkv_asu>(ctx.get());
+  if (!runs.empty() && argc > 6) die("waves and runs (kind 6) exclude each other");
 #if VM_TRACE
   std::unique_ptr<VerilatedFstC> tfp;
   if (argc > 6) {
@@ -190,12 +251,42 @@ int main(int argc, char** argv) {
   uint64_t accepted = 0;
   bool held = false;   // between a barrier and its release
 
-  std::stable_sort(faults.begin(), faults.end(),
-                   [](const Fault& a, const Fault& b) { return a.cycle < b.cycle; });
+  auto by_cycle = [](const Fault& a, const Fault& b) { return a.cycle < b.cycle; };
+  std::stable_sort(faults.begin(), faults.end(), by_cycle);
   std::size_t next_fault = 0;
+  // The runs in fork order (stable: input order among runs of one cycle).
+  std::vector<std::size_t> fork_order(runs.size());
+  for (std::size_t i = 0; i < runs.size(); i++) fork_order[i] = i;
+  std::stable_sort(fork_order.begin(), fork_order.end(),
+                   [&](std::size_t a, std::size_t b) { return runs[a].first < runs[b].first; });
+  std::size_t next_run = 0;
+  std::vector<bool> forked(runs.size(), false);
+  Output out;
 
   for (uint64_t cycle = 0;; cycle++) {
 #if KVASU_FAULTS
+    // Fork the runs whose first fault is in this cycle; a child becomes that run.
+    while (next_run < fork_order.size() && runs[fork_order[next_run]].first <= cycle) {
+      Run& run = runs[fork_order[next_run++]];
+      fflush(nullptr);
+      const pid_t pid = fork();
+      if (pid < 0) die("fork failed");
+      if (pid == 0) {
+        const std::string tail = "." + std::to_string(run.index);
+        forked_child = true;
+        if (!freopen((rsp_path + tail + ".err").c_str(), "w", stderr)) finish(2);
+        rsp_path += tail; axi_path += tail;
+        faults = run.faults;   // this run's faults replace any of the parent's still to come
+        std::stable_sort(faults.begin(), faults.end(), by_cycle);
+        next_fault = 0;
+        runs.clear(); fork_order.clear(); next_run = 0;
+        break;
+      }
+      int wstatus = 0;
+      if (waitpid(pid, &wstatus, 0) != pid) die("waitpid failed");
+      run.status = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1;
+      forked[&run - runs.data()] = true;
+    }
     for (; next_fault < faults.size() && faults[next_fault].cycle <= cycle; next_fault++)
       flip(faults[next_fault]);
 #endif
@@ -251,8 +342,8 @@ int main(int argc, char** argv) {
       if (in_flight.empty()) die("response with no request in flight");
       uint64_t acc = in_flight.front();
       in_flight.pop_front();
-      fwrite(&acc, 8, 1, out_rsp); fwrite(&cycle, 8, 1, out_rsp);
-      fwrite(rsp_words_buf.data(), 4, rsp_words, out_rsp);
+      out.add(out.rsp, &acc, 8); out.add(out.rsp, &cycle, 8);
+      out.add(out.rsp, rsp_words_buf.data(), 4 * rsp_words);
     }
     if (axi_state == 1) {
       const AxiOp& op = axi_ops.front();
@@ -267,7 +358,7 @@ int main(int argc, char** argv) {
     if (axi_state == 2 && (b_fire || r_fire)) {
       const AxiOp& op = axi_ops.front();
       uint32_t rec[4] = {op.kind, op.addr, op.kind == 2 ? rdata : 0, op.kind == 1 ? bresp : rresp};
-      fwrite(rec, 4, 4, out_axi); fwrite(&axi_start, 8, 1, out_axi); fwrite(&cycle, 8, 1, out_axi);
+      out.add(out.axi, rec, 16); out.add(out.axi, &axi_start, 8); out.add(out.axi, &cycle, 8);
       axi_ops.pop_front();
       axi_state = 0;
     }
@@ -277,14 +368,30 @@ int main(int argc, char** argv) {
       fprintf(stderr, "kvasu_fast: no progress for 100000 cycles at cycle %llu "
               "(%zu requests left, %zu in flight, %zu AXI ops left)\n",
               (unsigned long long)cycle, requests.size(), in_flight.size(), axi_ops.size());
-      return 3;
+      if (!runs.empty()) die("the parent run of a set of runs (kind 6) hung");
+      finish(3);
     }
   }
 #if VM_TRACE
   if (tfp) tfp->close();
 #endif
   top->final();
-  fclose(out_rsp);
-  fclose(out_axi);
+  write_file(rsp_path, out.rsp);
+  write_file(axi_path, out.axi);
+  if (forked_child) finish(0);
+  if (!runs.empty()) {
+    std::string table;
+    for (std::size_t i = 0; i < runs.size(); i++) {
+      if (!forked[i]) {           // its first fault comes after the end: the parent's run
+        const std::string tail = "." + std::to_string(runs[i].index);
+        write_file(rsp_path + tail, out.rsp);
+        write_file(axi_path + tail, out.axi);
+        write_file(rsp_path + tail + ".err", "");
+      }
+      const int32_t status = runs[i].status;
+      out.add(table, &runs[i].index, 8); out.add(table, &status, 4);
+    }
+    write_file(runs_path, table);
+  }
   return 0;
 }

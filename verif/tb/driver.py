@@ -77,6 +77,7 @@ class StreamDriver:
         self._rst_cycles = 0
         self._in_reset = True
         self._sweep_left = None           # cycles of the clear sweep still to come
+        self.reset_sweeps = False         # the last reset wrapped the generations (D12)
         self.generations = BLOCK_GENERATIONS
         self.t0 = None
         self.valid_gap_fn = None
@@ -139,13 +140,21 @@ class StreamDriver:
                 dut.rst.value = 0
                 self._in_reset = False
                 self.t0 = self.now_ps() + HALF_PS
-                self.on_reset_release()
                 # a reset untracks every line by a new table generation, ready high at
                 # once, unless it finds every generation used: then the block clears its
                 # table (valid bits in block RAM), one row per cycle with req.ready low
                 # (D12, docs/rtl.md "Flush and reset")
                 sweep = self.generations.untrack()
-                self._sweep_left = self.p.ENTRIES // self.p.PROBE if sweep else 0
+                self.reset_sweeps = sweep
+                self.on_reset_release()
+                if sweep and self.front is not None and self.front.nonblocking:
+                    # a build whose reset mode is NONBLOCKING (D13 "The reset mode"):
+                    # req.ready stays 1 through the sweep, whose requests the front door
+                    # drops, from edge 0 on
+                    self._sweep_left = None
+                    self.reset_done.set()
+                else:
+                    self._sweep_left = self.p.ENTRIES // self.p.PROBE if sweep else 0
             if self._sweep_left is not None:
                 await self._check_sweep()
                 continue

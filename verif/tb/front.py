@@ -49,10 +49,11 @@ class FrontDoor:
         self._w = collections.deque()        # W handshakes not yet paired: (edge, data, strb)
         self._writes = collections.deque()   # writes awaiting B: {"action", "data", "strb", "offered"}
 
-    def reset(self, model, mirror):
-        """After a DUT reset (the testbench's new model and mirror)."""
+    def reset(self, model, mirror, sweeps: bool = False):
+        """After a DUT reset (the testbench's new model and mirror); ``sweeps``: the reset
+        wraps the table generations, so its clear sweep follows (D12, D13 rule 5)."""
         self.model, self.mirror = model, mirror
-        self.rule.reset()
+        self.rule.reset(sweeps=sweeps)
         self._aw.clear()
         self._w.clear()
         self._writes.clear()
