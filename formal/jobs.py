@@ -10,11 +10,12 @@ COMPACT = CoreOptions(compact=True)
 JOBS = {}
 
 
-def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS"):
+def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS",
+        engine=None):
     def deco(fn):
         JOBS[name] = {"build": fn, "mode": mode, "depth": depth, "quick": quick,
                       "doc": doc, "timeout": timeout, "script": list(script),
-                      "expect": expect}
+                      "expect": expect, "engine": engine}
         return fn
     return deco
 
@@ -102,6 +103,14 @@ def _covers_regs():
 def _memory_model():
     from .memory_model import MemoryModelEquivalence
     return MemoryModelEquivalence()
+
+
+@job("memory_model_lanes_bmc", mode="bmc", depth=16, quick=True, timeout=120,
+     script=("memory_map",),
+     doc="FormalMemory == Memory with write lanes of 3 bits, upset port idle (ProtectedMemory's use), BMC")
+def _memory_model_lanes():
+    from .memory_model import MemoryModelEquivalence
+    return MemoryModelEquivalence(width=6, granularity=3, upsets=True)
 
 
 # ---- the same proofs on other shapes -------------------------------------------------------
@@ -223,3 +232,40 @@ def _predictor_counters():
 def _predictor_lists():
     from .predictor_props import ListsWellFormed
     return ListsWellFormed(4)
+
+
+# ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
+
+@job("core_seu_bmc", mode="bmc", depth=24, timeout=1800,
+     doc="D11: one single-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
+def _core_seu_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params())
+
+
+@job("core_seu_reset_bmc", mode="bmc", depth=10, timeout=600, expect="FAIL",
+     doc="finding: with resets in the middle of a run and no upset, the protected core flags an uncorrectable error (expect FAIL)")
+def _core_seu_reset():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), flips=0, resets=True)
+
+
+@job("core_seu_double_bmc", mode="bmc", depth=24, timeout=1800,
+     doc="D11: one double-bit upset in any memory word: invariants before it and after the recovery, recovery bound, state after it, BMC")
+def _core_seu_double_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), flips=2)
+
+
+@job("covers_seu", mode="cover", depth=24, timeout=1800,
+     doc="D11 non-vacuity: each table memory's upset detected, LRU/scrub upsets corrected, a recovery ends (also after the whole bound), a request after it")
+def _covers_seu():
+    from .seu_props import SeuCovers
+    return SeuCovers(small_params())
+
+
+@job("sanity_seu_unprotected", mode="bmc", depth=8, quick=True, expect="FAIL", timeout=300,
+     doc="sanity: the same single-bit upsets on the unprotected core must break an invariant (expect FAIL)")
+def _sanity_seu_unprotected():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), protection="none")
