@@ -10,12 +10,11 @@ COMPACT = CoreOptions(compact=True)
 JOBS = {}
 
 
-def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS",
-        engine=None):
+def job(name, *, mode, depth, quick=False, doc="", timeout=900, script=(), expect="PASS"):
     def deco(fn):
         JOBS[name] = {"build": fn, "mode": mode, "depth": depth, "quick": quick,
                       "doc": doc, "timeout": timeout, "script": list(script),
-                      "expect": expect, "engine": engine}
+                      "expect": expect}
         return fn
     return deco
 
@@ -236,7 +235,7 @@ def _predictor_lists():
 
 # ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
 
-@job("core_seu_bmc", mode="bmc", depth=24, timeout=1800,
+@job("core_seu_bmc", mode="bmc", depth=12, timeout=1800,
      doc="D11: one single-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
 def _core_seu_bmc():
     from .seu_props import SeuInvariants
@@ -250,14 +249,14 @@ def _core_seu_reset():
     return SeuInvariants(small_params(), flips=0, resets=True)
 
 
-@job("core_seu_double_bmc", mode="bmc", depth=24, timeout=1800,
+@job("core_seu_double_bmc", mode="bmc", depth=12, timeout=1800,
      doc="D11: one double-bit upset in any memory word: invariants before it and after the recovery, recovery bound, state after it, BMC")
 def _core_seu_double_bmc():
     from .seu_props import SeuInvariants
     return SeuInvariants(small_params(), flips=2)
 
 
-@job("covers_seu", mode="cover", depth=24, timeout=1800,
+@job("covers_seu", mode="cover", depth=22, timeout=1800,
      doc="D11 non-vacuity: each table memory's upset detected, LRU/scrub upsets corrected, a recovery ends (also after the whole bound), a request after it")
 def _covers_seu():
     from .seu_props import SeuCovers
@@ -269,3 +268,10 @@ def _covers_seu():
 def _sanity_seu_unprotected():
     from .seu_props import SeuInvariants
     return SeuInvariants(small_params(), protection="none")
+
+
+@job("core_seu_recovery_bmc", mode="bmc", depth=22, timeout=3600,
+     doc="D11: one single-bit upset: the recovery bound, req.ready low, the state a recovery leaves, the response stream (no P1-P3), deep enough for a recovery of the whole bound, BMC")
+def _core_seu_recovery_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), invariants=False)

