@@ -235,7 +235,7 @@ def _predictor_lists():
 
 # ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
 
-@job("core_seu_bmc", mode="bmc", depth=12, timeout=1800,
+@job("core_seu_bmc", mode="bmc", depth=14, timeout=1800,
      doc="D11: one single-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
 def _core_seu_bmc():
     from .seu_props import SeuInvariants
@@ -250,7 +250,7 @@ def _core_seu_reset():
 
 
 @job("core_seu_double_bmc", mode="bmc", depth=12, timeout=1800,
-     doc="D11: one double-bit upset in any memory word: invariants before it and after the recovery, recovery bound, state after it, BMC")
+     doc="D11: one double-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
 def _core_seu_double_bmc():
     from .seu_props import SeuInvariants
     return SeuInvariants(small_params(), flips=2)
@@ -275,3 +275,10 @@ def _sanity_seu_unprotected():
 def _core_seu_recovery_bmc():
     from .seu_props import SeuInvariants
     return SeuInvariants(small_params(), invariants=False)
+
+
+@job("core_seu_twin_bmc", mode="bmc", depth=14, timeout=3600,
+     doc="D11: one single-bit upset: until a recovery starts, ready, responses, idle, occupancy and statistics equal an upset-free twin core's, BMC")
+def _core_seu_twin_bmc():
+    from .seu_props import SeuTwin
+    return SeuTwin(small_params())

@@ -65,7 +65,7 @@ import regmap
 from .common import popcount
 from .table_props import CoreInvariants
 
-__all__ = ["SeuInvariants", "SeuCovers", "CORRECTED_MEMORIES"]
+__all__ = ["SeuInvariants", "SeuCovers", "SeuTwin", "CORRECTED_MEMORIES"]
 
 #: The memories whose reads correct a single flipped bit (D11): no recovery for them.
 CORRECTED_MEMORIES = ("prev0", "prev1", "next0", "next1", "scrub")
@@ -78,12 +78,19 @@ class SeuInvariants(CoreInvariants):
     ----------
     params : regmap.Params
     flips : int
-        Bits flipped by the upset (1 or 2), in one word in one cycle.
+        Bits flipped by the upset (1 or 2), in one word in one cycle; 0: no upset at all
+        (the finding job).
     memories : sequence of str or None
         Upset only these memories (names as in ``CoreHarness.upset_memories``); ``None``:
         any of them.
     protection : str
-        ``CoreOptions.protection`` of the core (``"auto"``: D11's choice per memory).
+        ``CoreOptions.protection`` of the core (``"auto"``: D11's choice per memory;
+        ``"none"``: the unprotected core, every invariant claimed every cycle, for the
+        sanity job).
+    resets : bool
+        Resets free in every cycle (``False``: in the first cycle only).
+    invariants : bool
+        Assert (b) (``False``: only (a), (c), the end state and (d), for depth).
     """
 
     def __init__(self, params, *, flips=1, memories=None, protection="auto",
@@ -105,7 +112,7 @@ class SeuInvariants(CoreInvariants):
         """The upset and the recovery's view: ``upset_now``, ``upset_done``,
         ``hit_corrected``, ``rec_end`` (a recovery ends: ``recovering`` fell, not by a
         reset), ``recovery_cycles`` (cycles since its start ``d``: 1 in ``d + 1``, ...),
-        ``recovered`` (a recovery has ended since the upset), ``recovery_bound`` (R)."""
+        ``recovery_bound`` (R)."""
         core, p = self.core, self.params
         rec = core.recovery
         now, done = self.upset_now, self.upset_done
@@ -139,13 +146,6 @@ class SeuInvariants(CoreInvariants):
         with m.Elif(recovering & (since < 4 * R - 1)):
             m.d.sync += since.eq(since + 1)
         self.recovery_cycles = since
-        # A recovery has ended since the upset (the upset is then erased, below).
-        recovered = Signal(name="recovered_since_upset", reset_less=True)
-        with m.If(now):
-            m.d.sync += recovered.eq(0)
-        with m.Elif(rec_end & done):
-            m.d.sync += recovered.eq(1)
-        self.recovered = recovered
 
     def properties(self, m):
         if not self.protected:
@@ -157,7 +157,7 @@ class SeuInvariants(CoreInvariants):
         self._recovery(m)
         now, done, hit_corrected = self.upset_now, self.upset_done, self.hit_corrected
         recovering, rec_end, since = core.recovering, self.rec_end, self.recovery_cycles
-        recovered, R = self.recovered, self.recovery_bound
+        R = self.recovery_bound
 
         # Where the invariants are claimed (CoreHarness's own and CoreInvariants').
         checking = ~recovering if self.invariants else C(0)
@@ -249,3 +249,55 @@ class SeuCovers(SeuInvariants):
         for name, cond in goals.items():
             c = Signal(name=f"cover_{name}")
             m.d.comb += [c.eq(cond), Cover(c)]
+
+
+class SeuTwin(SeuInvariants):
+    """The responses of the core with the upset against those of a twin core without it
+    (the same protected core on the plain register model, the same hash function, the same
+    inputs every cycle): until the first cycle in which the upset core starts a recovery,
+    ``req.ready``, ``rsp.valid``, the response payload while valid, ``idle``, ``occupancy``
+    and ``stat_inc`` are the twin's. So an upset that is corrected (or not yet met)
+    changes nothing the block's user sees; with ``flips=1`` and an upset in a memory
+    whose reads correct (no recovery, asserted by ``SeuInvariants``) that is the whole run.
+    Only (a) and the comparison are asserted (``invariants=False``)."""
+
+    def __init__(self, params, **kw):
+        super().__init__(params, invariants=False, **kw)
+
+    def properties(self, m):
+        from hdl.core import KvAsuCore
+        from .common import formal_models
+        core, p = self.core, self.params
+        self._recovery(m)
+        m.d.comb += self.checking.eq(0)            # (the comparison only)
+        done = self.upset_done
+        m.d.comb += [Assert(~core.err_uncorrectable | done),
+                     Assert(~core.err_corrected | done)]
+        if not self.resets:
+            with m.If(~Initial()):
+                m.d.comb += Assume(~ResetSignal())
+        models = formal_models(p, hash_latency=self.hash_latency)
+        twin = KvAsuCore(p, self.options, gen_width=2, **models)
+        m.submodules.twin = twin
+        for a, b in zip(twin.hash.table, core.hash.table):
+            m.d.comb += Assume(a == b)
+        m.d.comb += [
+            twin.req.valid.eq(core.req.valid), twin.req.payload.eq(core.req.payload),
+            twin.rsp.ready.eq(core.rsp.ready), twin.enable.eq(core.enable),
+            twin.hold.eq(core.hold), twin.flush.eq(core.flush), twin.cfg.eq(core.cfg),
+            twin.cycle.eq(core.cycle), twin.nonblocking.eq(core.nonblocking),
+        ]
+        started = Signal(name="recovery_started", reset_less=True)
+        with m.If(core.recovery.start):
+            m.d.sync += started.eq(1)
+        same = ~started & ~core.recovery.start
+        with m.If(same):
+            m.d.comb += [
+                Assert(twin.req.ready == core.req.ready),
+                Assert(twin.rsp.valid == core.rsp.valid),
+                Assert(~core.rsp.valid | (twin.rsp.payload == core.rsp.payload)),
+                Assert(twin.idle == core.idle),
+                Assert(twin.occupancy == core.occupancy),
+                Assert(twin.stat_inc == core.stat_inc),
+                Assert(~twin.err_uncorrectable & ~twin.err_corrected),
+            ]
