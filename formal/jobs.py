@@ -277,8 +277,15 @@ def _core_seu_recovery_bmc():
     return SeuInvariants(small_params(), invariants=False)
 
 
-@job("core_seu_twin_bmc", mode="bmc", depth=14, timeout=3600,
+@job("core_seu_twin_bmc", mode="bmc", depth=14, timeout=1800,
      doc="D11: one single-bit upset: until a recovery starts, ready, responses, idle, occupancy and statistics equal an upset-free twin core's, BMC")
 def _core_seu_twin_bmc():
     from .seu_props import SeuTwin
     return SeuTwin(small_params())
+
+
+@job("sanity_seu_twin", mode="bmc", depth=14, expect="FAIL", timeout=600,
+     doc="sanity: the twin comparison continued after a recovery starts must find a difference (expect FAIL)")
+def _sanity_seu_twin():
+    from .seu_props import SeuTwin
+    return SeuTwin(small_params(), compare_always=True)

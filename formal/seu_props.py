@@ -261,8 +261,10 @@ class SeuTwin(SeuInvariants):
     whose reads correct (no recovery, asserted by ``SeuInvariants``) that is the whole run.
     Only (a) and the comparison are asserted (``invariants=False``)."""
 
-    def __init__(self, params, **kw):
+    def __init__(self, params, *, compare_always=False, **kw):
         super().__init__(params, invariants=False, **kw)
+        # sanity job: compare after a recovery has started too (must then fail)
+        self.compare_always = compare_always
 
     def properties(self, m):
         from hdl.core import KvAsuCore
@@ -290,7 +292,7 @@ class SeuTwin(SeuInvariants):
         started = Signal(name="recovery_started", reset_less=True)
         with m.If(core.recovery.start):
             m.d.sync += started.eq(1)
-        same = ~started & ~core.recovery.start
+        same = C(1) if self.compare_always else ~started & ~core.recovery.start
         with m.If(same):
             m.d.comb += [
                 Assert(twin.req.ready == core.req.ready),
