@@ -317,7 +317,8 @@ class LruList(wiring.Component):
         Add the ``observe`` port (default ``False``).
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: every bank a
-        ``hdl.protect.ProtectedMemory`` of ``memory`` (docs/spec-decisions.md D11), which corrects what it can at every read port and adds the ports
+        ``hdl.protect.ProtectedMemory`` of ``memory`` (docs/spec-decisions.md D11),
+        which corrects what it can at every read port and adds the ports
         ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
         code word to that word of every bank instead of the bank's write) and
         ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(4), ``err_slot``
