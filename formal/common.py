@@ -17,6 +17,7 @@
 * ``reset_assumptions(m)``: reset is asserted in the first cycle.
 """
 
+import functools
 from types import SimpleNamespace
 
 from amaranth import *
@@ -62,10 +63,22 @@ class FormalMemory(Elaboratable):
     of the old data, so a design that uses such a word fails its proofs. The contents are
     not reset (``reset_less``), start from ``init`` (zeros for ``init=[]``, as Amaranth
     emits), and are exposed as ``cells``.
+
+    A write port's ``granularity`` splits the word into lanes with one enable bit each:
+    elements of an ``ArrayLayout`` shape (``granularity=1``), or ``granularity`` bits of a
+    plain shape (as ``ProtectedMemory`` asks for its coded lanes).
+
+    With ``upsets=True`` (the soft-error proofs, ``formal/seu_props.py``) the memory has an
+    upset port: inputs ``upset_en``, ``upset_addr``, ``upset_mask`` (a word of bits). In a
+    cycle with ``upset_en`` high, word ``upset_addr`` takes, at the clock edge, the value it
+    would have taken (after any write of that cycle) XOR ``upset_mask``: the flip is the
+    last thing that happens to the word in that cycle, and a read issued in that cycle
+    still returns the word before the flip. ``written[i]`` are the bits of word ``i`` that
+    the write ports write this cycle (for the harness's record of what the upset left).
     """
 
     def __init__(self, data=None, *, shape=None, depth=None, init=None, attrs=None,
-                 src_loc_at=0):
+                 upsets=False, src_loc_at=0):
         if data is not None:
             raise TypeError("FormalMemory: only shape=/depth=/init= are supported")
         self.shape = shape
@@ -75,6 +88,15 @@ class FormalMemory(Elaboratable):
             raise TypeError("FormalMemory: only zero initial contents are supported")
         self.no_rw_check = bool((attrs or {}).get("no_rw_check"))
         self.cells = [Signal(shape, name=f"cell{i}", reset_less=True) for i in range(depth)]
+        self.width = len(Value.cast(self.cells[0]))
+        self.upsets = bool(upsets)
+        if self.upsets:
+            # The upset port (driven by the harness; see the class docstring).
+            self.upset_en = Signal(name="upset_en")
+            self.upset_addr = Signal(range(depth), name="upset_addr")
+            self.upset_mask = Signal(self.width, name="upset_mask")
+            # The bits of each word that a write port writes this cycle.
+            self.written = [Signal(self.width, name=f"cell{i}_written") for i in range(depth)]
         self._wports = []
         self._rports = []
 
@@ -83,8 +105,12 @@ class FormalMemory(Elaboratable):
         aw = ceil_log2(self.depth)
         lanes = 1
         if granularity is not None:
-            assert isinstance(self.shape, data.ArrayLayout) and granularity == 1
-            lanes = self.shape.length
+            if isinstance(self.shape, data.ArrayLayout):
+                assert granularity == 1
+                lanes = self.shape.length
+            else:
+                assert isinstance(self.shape, int) and self.shape % granularity == 0
+                lanes = self.shape // granularity
         port = SimpleNamespace(addr=Signal(aw, name="w_addr"),
                                data=Signal(self.shape, name="w_data"),
                                en=Signal(lanes, name="w_en"), lanes=lanes)
@@ -113,11 +139,31 @@ class FormalMemory(Elaboratable):
     def elaborate(self, platform):
         m = Module()
         cells = self.cells
-        for wp in self._wports:
+        if self.upsets:
+            # The word as the writes leave it, then flipped.
+            nexts = []
             for i, cell in enumerate(cells):
+                nxt = Signal(self.shape, name=f"cell{i}_next")
+                m.d.comb += nxt.eq(cell)
+                nexts.append(nxt)
+                m.d.sync += Value.cast(cell).eq(Value.cast(nxt) ^ Mux(
+                    self.upset_en & (self.upset_addr == i), self.upset_mask, 0))
+            targets, domain = nexts, m.d.comb
+        else:
+            targets, domain = cells, m.d.sync
+        for wp in self._wports:
+            for i, cell in enumerate(targets):
                 for lane, (c, d) in enumerate(self._lanes(wp, cell)):
                     with m.If(wp.en[lane] & (wp.addr == i)):
-                        m.d.sync += c.eq(d)
+                        domain += c.eq(d)
+        if self.upsets:
+            for i in range(self.depth):
+                bits = Const(0, self.width)
+                for wp in self._wports:
+                    w = self.width // wp.lanes
+                    bits = bits | Cat((wp.en[lane] & (wp.addr == i)).replicate(w)
+                                      for lane in range(wp.lanes))
+                m.d.comb += self.written[i].eq(bits)
         for rp in self._rports:
             value = Signal(self.shape, name="r_value")
             with m.Switch(rp.addr):
@@ -196,12 +242,14 @@ def _spy_class(base):
     return Spy
 
 
-def formal_models(params, *, hash_latency=1):
+def formal_models(params, *, hash_latency=1, upsets=False):
     """The substitutes the core is built with for the proofs (``KvAsuCore(..., hash=,
-    memory=)``): an abstract hash of the given latency and the register-model memory."""
+    memory=)``): an abstract hash of the given latency and the register-model memory (with
+    ``upsets``: every memory with its upset port)."""
+    memory = functools.partial(FormalMemory, upsets=True) if upsets else FormalMemory
     return {"hash": AbstractHash(key_width=params.TAG_WIDTH, out_width=params.SLOT_WIDTH,
                                  latency=hash_latency),
-            "memory": FormalMemory}
+            "memory": memory}
 
 
 class elaborated(Elaboratable):

@@ -41,11 +41,12 @@ import dataclasses
 from amaranth import *
 from amaranth.hdl import Assert, Assume
 from amaranth.hdl._ast import AnySeq
+from amaranth.lib import data
 from hdl.core import CoreOptions, KvAsuCore
 import regmap
 from hdl.lru import LruCmd
 
-from .common import elaborated, formal_models, reset_assumptions
+from .common import elaborated, formal_models, popcount, reset_assumptions
 
 __all__ = ["CoreHarness"]
 
@@ -54,11 +55,25 @@ class CoreHarness(Elaboratable):
     """Subclass and override ``properties(m)``; every ``h.<view>`` is available there."""
 
     def __init__(self, params, *, hash_latency=1, always_ready=False, no_flush=False,
-                 unsafe_flush=False, options=None):
+                 unsafe_flush=False, options=None, upsets=0, upset_memories=None):
         self.params = params
-        # KvAsuCore(params, options); the register-model memory is never protected (soft
-        # errors, D11, are not part of these proofs)
-        self.options = dataclasses.replace(CoreOptions.cast(options), protection="none")
+        # KvAsuCore(params, options). Unprotected unless `upsets` (the soft-error proofs,
+        # formal/seu_props.py: bits flipped by the one upset, 0 for none): then
+        # `options.protection` as given, every memory with its upset port
+        # (`_upset_port`; only `upset_memories` if given) and the views below are the
+        # contents without the upset.
+        if upsets not in (0, 1, 2):
+            raise ValueError(f"upsets must be 0, 1 or 2, not {upsets!r}")
+        options = CoreOptions.cast(options)
+        if not upsets:
+            options = dataclasses.replace(options, protection="none")
+        self.options = options
+        self.upsets = upsets
+        self.upset_targets = None if upset_memories is None else tuple(upset_memories)
+        self.protected = options.protected
+        # Where the harness's own invariants are claimed: always, unless a subclass
+        # drives it (the soft-error proofs: outside a recovery).
+        self.checking = Signal(init=1, name="checking")
         self.unsafe_flush = unsafe_flush    # sanity job only: drop the flush assumption
         self.hash_latency = hash_latency
         self.always_ready = always_ready
@@ -76,7 +91,8 @@ class CoreHarness(Elaboratable):
         # generation logic is the same for any width, and fewer state bits keep the
         # solver's work near what it was before generations.
         core = KvAsuCore(p, self.options, observe=True, gen_width=2,
-                         **formal_models(p, hash_latency=self.hash_latency))
+                         **formal_models(p, hash_latency=self.hash_latency,
+                                         upsets=bool(self.upsets)))
         m.submodules.core = elaborated(core, platform)
         self.core = core
         E, P = p.ENTRIES, p.PROBE
@@ -138,15 +154,18 @@ class CoreHarness(Elaboratable):
         adm = core.admission
         self.generation, self.generations_used = adm.generation, adm.generations_used
         gw = len(adm.generation)
+        if self.upsets:
+            self._upset_port(m, tbl, lru)
+        words = self._table_words(m, tbl, gw)
         for s in range(E):
             b, row = s % P, s >> pb
-            meta = tmem[f"meta{b}"].cells[row]
+            meta = words[f"meta{b}"][row]
             self.valid.append(meta.valid & (meta.gen == adm.generation))
             self.raw_valid.append(meta.valid)
-            m.d.comb += Assert(~meta.valid |
+            m.d.comb += self._inv(~meta.valid |
                                ((adm.generation - meta.gen)[:gw] <= adm.generations_used))
-            self.stale.append(meta.fresh ^ tmem[f"mark{b}"].cells[row])
-            self.tag.append(tmem[f"ent{b}"].cells[row].tag)
+            self.stale.append(meta.fresh ^ words[f"mark{b}"][row])
+            self.tag.append(words[f"ent{b}"][row].tag)
         self.nxt = self._pointer_view(lru, "next")
         self.prv = self._pointer_view(lru, "prev")
         self.flushing = core.flushing
@@ -171,13 +190,13 @@ class CoreHarness(Elaboratable):
             self.stages += [Value.cast(obs.lanes.request), Value.cast(obs.e2)]
         self.l_valid = obs.l_valid
         # What L counts into the occupancy belongs to the request in L (at most one).
-        m.d.comb += Assert(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
+        m.d.comb += self._inv(~(occ_inc_q | occ_dec_q) | (self.l_valid & ~(occ_inc_q & occ_dec_q)))
         self.inflight = obs.inflight
         self.fifo_level = obs.fifo_level
         # `idle` is a register that lags the pipeline by a cycle; in every reachable state
         # it is high only while every stage is empty (what the flush assumption relies on).
         busy = Cat(*(st[0] for st in self.stages), self.l_valid).any()
-        m.d.comb += Assert(~core.idle | ~busy)
+        m.d.comb += self._inv(~core.idle | ~busy)
         if split:
             self.forward_invariants(m)
             self.precomputation_invariants(m)
@@ -196,7 +215,7 @@ class CoreHarness(Elaboratable):
         win, d2 = self.obs.window, self.obs.e2
         e_req = win.request
         diff = (e_req.t - d2.t)[:ts]
-        m.d.comb += Assert(~(e_req.valid & d2.valid) | (
+        m.d.comb += self._inv(~(e_req.valid & d2.valid) | (
             (win.same_line == (e_req.tag == d2.tag)) &
             (win.forward_age == Mux(diff[ts - 1], 1 << (ts - 1), diff))))
 
@@ -233,53 +252,53 @@ class CoreHarness(Elaboratable):
 
         for i in range(P):
             m.d.comb += [
-                Assert(~e_valid | (win.lane_slot[i] == slot(e_h, i))),
-                Assert(~eb_valid | (eb_l[i].slot == slot(eb_tail, i))),
+                self._inv(~e_valid | (win.lane_slot[i] == slot(e_h, i))),
+                self._inv(~eb_valid | (eb_l[i].slot == slot(eb_tail, i))),
             ]
             for j in range(P):
                 m.d.comb += [
-                    Assert(~(e_valid & d2.valid) |
+                    self._inv(~(e_valid & d2.valid) |
                            (win.overlap[i][j] == (slot(e_h, i) == slot(d2.tail_slot, j)))),
                 ]
                 if i != j:
-                    m.d.comb += Assert(~eb_valid | (older(i, j) == (eb_l[i].age > eb_l[j].age)))
+                    m.d.comb += self._inv(~eb_valid | (older(i, j) == (eb_l[i].age > eb_l[j].age)))
         # E1b's overlaps, by lane j of E2's window: in E1b's window at all, and at which
         # lane.
         pbits = P.bit_length() - 1
         for j in range(P):
             at = [eb_l[i].slot == slot(d2.tail_slot, j) for i in range(P)]
-            m.d.comb += Assert(~(eb_valid & d2.valid) |
+            m.d.comb += self._inv(~(eb_valid & d2.valid) |
                                (lanes.ahead_in_window[j] == Cat(*at).any()))
             for i in range(P):
-                m.d.comb += Assert(~(eb_valid & d2.valid) | (lanes.ahead_lane[i][j] == at[i]))
+                m.d.comb += self._inv(~(eb_valid & d2.valid) | (lanes.ahead_lane[i][j] == at[i]))
         for i in range(P):
-            m.d.comb += Assert(~eb_valid | (
+            m.d.comb += self._inv(~eb_valid | (
                 (lanes.older_ahead[i] == (eb_l[i].age > age_prev)) &
                 (lanes.ahead_older[i] == (age_prev > eb_l[i].age)) &
                 (lanes.beyond_w1[i] == (eb_l[i].age > w1))))
-        m.d.comb += Assert(~eb_valid | (lanes.ahead_beyond_w1 == (age_prev > w1)))
+        m.d.comb += self._inv(~eb_valid | (lanes.ahead_beyond_w1 == (age_prev > w1)))
         # The lanes' and banks' "my row is the scrubber's mark row" bits.
         mark_row = obs.sc_mark_row
         for i in range(P):
-            m.d.comb += Assert(~eb_valid | (eb_l[i].sc_row_hit ==
+            m.d.comb += self._inv(~eb_valid | (eb_l[i].sc_row_hit ==
                                             (eb_l[i].slot[pbits:] == mark_row)))
         for b in range(P):
             mbank = win.bank[b]
-            m.d.comb += Assert(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
+            m.d.comb += self._inv(~e_valid | (mbank.sc_row_hit == (mbank.row == mark_row)))
         # E2 writes lane j of its window exactly when wr_lane is j.
         wr_en, wr_slot = obs.forward.write, obs.forward.slot
         obs_op = d2.valid & (d2.op == regmap.OPS["OBSERVE"])
         m.d.comb += [
-            Assert(d2.wr == (obs_op & (d2.present | d2.any_free | d2.vict_t0))),
-            Assert(d2.inv == (d2.valid & ((d2.op == regmap.OPS["EVICT"]) |
+            self._inv(d2.wr == (obs_op & (d2.present | d2.any_free | d2.vict_t0))),
+            self._inv(d2.inv == (d2.valid & ((d2.op == regmap.OPS["EVICT"]) |
                                           (d2.op == regmap.OPS["EVICT_ANY"])) & d2.take)),
-            Assert(~obs_op | (wr_en == d2.wr_lane.any())),
+            self._inv(~obs_op | (wr_en == d2.wr_lane.any())),
         ]
         # wr_lane is one-hot by construction (hit_lane, first free lane, the one winner of
         # a consistent comparison set), and its bit is the lane of the slot E2 writes.
-        m.d.comb += Assert((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
+        m.d.comb += self._inv((d2.wr_lane & (d2.wr_lane - 1))[:P] == 0)
         for j in range(P):
-            m.d.comb += Assert(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
+            m.d.comb += self._inv(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 
     def pop_invariant(self, m, lru):
         """The LRU list's one restriction, as the core meets it: a ``POP`` (an EVICT that
@@ -287,7 +306,7 @@ class CoreHarness(Elaboratable):
         reads there), while the list is not empty and no command's head/tail update is
         pending."""
         commit = self.core.commit
-        m.d.comb += Assert((commit.lru_cmd != LruCmd.POP) |
+        m.d.comb += self._inv((commit.lru_cmd != LruCmd.POP) |
                            ((commit.lru_slot == lru.tail) & ~lru.empty & ~lru.busy))
 
     def lru_bypass_invariants(self, m, lru):
@@ -303,16 +322,127 @@ class CoreHarness(Elaboratable):
                 addr = writes[2][n].addr           # the write of C6
                 for age in range(2):               # the bank write one / two cycles ago
                     w = bank_writes[k][age]
-                    m.d.comb += Assert(fb_hit[n][age] == (w.en & (w.addr == addr)))
+                    m.d.comb += self._inv(fb_hit[n][age] == (w.en & (w.addr == addr)))
 
     # -- helpers -----------------------------------------------------------------------------
+    def _inv(self, cond):
+        """An invariant of the harness: asserted while ``checking``."""
+        return Assert(~self.checking | cond)
+
+    def _upset_port(self, m, tbl, lru):
+        """With ``upsets``: every block RAM of the core (``upset_memories``: the table's
+        arrays, ``scrub`` and the LRU banks, as register models, the coded words with
+        protection) gets its upset port driven from one free choice, ``upset_now`` (the
+        upset happens at the end of this cycle) in memory ``upset_mem``, word
+        ``upset_word``, bits ``upset_bits`` (``upsets`` of them, within the memory's
+        width), at most once per run (``upset_done``: from the cycle after, no reset).
+
+        The harness records the flipped bits that no write has rewritten since
+        (``flipped``: memory, word and mask), so that ``_upset_free`` gives every word as
+        it would be without the upset."""
+        mems = {name: (mem.inner if hasattr(mem, "inner") else mem)
+                for name, mem in list(tbl.memories.items()) + list(lru.memories.items())}
+        if self.upset_targets is not None:
+            unknown = set(self.upset_targets) - set(mems)
+            if unknown:
+                raise ValueError(f"no memory {sorted(unknown)} to upset")
+        self.upset_memories = mems
+        targets = sorted(n for n in mems if self.upset_targets is None or
+                         n in self.upset_targets)
+        self.upset_names = targets
+        width = max(mems[n].width for n in targets)
+        abits = max(len(mems[n].upset_addr) for n in targets)
+        now, which = Signal(name="upset_now"), Signal(range(len(targets)), name="upset_mem")
+        addr, mask = Signal(abits, name="upset_word"), Signal(width, name="upset_bits")
+        for sig in (now, which, addr, mask):
+            m.d.comb += sig.eq(AnySeq(len(sig)))
+        done = Signal(name="upset_done", reset_less=True)
+        m.d.sync += done.eq(done | now)
+        m.d.comb += Assume(~(now & done))                       # at most one upset
+        with m.If(now):
+            m.d.comb += [Assume(which < len(targets)),
+                         Assume(popcount(mask) == self.upsets)]
+        # The record: which word, and its flipped bits not rewritten since.
+        f_mem = Signal(range(len(targets)), name="flipped_mem", reset_less=True)
+        f_word = Signal(abits, name="flipped_word", reset_less=True)
+        f_mask = Signal(width, name="flipped_bits", reset_less=True)
+        self.flipped = {}
+        rewritten = Signal(width, name="flipped_rewritten")
+        for k, name in enumerate(targets):
+            mem = mems[name]
+            sel = Signal(name=f"upset_sel_{name}")
+            m.d.comb += [sel.eq(now & (which == k)), mem.upset_en.eq(sel),
+                         mem.upset_addr.eq(addr), mem.upset_mask.eq(mask[:mem.width])]
+            with m.If(sel):
+                m.d.comb += [Assume(addr < mem.depth), Assume((mask >> mem.width) == 0)]
+            here = f_mem == k
+            with m.If(here):
+                with m.Switch(f_word):
+                    for i in range(mem.depth):
+                        with m.Case(i):
+                            m.d.comb += rewritten.eq(mem.written[i])
+            self.flipped[name] = [Mux(here & (f_word == i), f_mask[:mem.width], 0)
+                                  for i in range(mem.depth)]
+        with m.If(now):
+            m.d.sync += [f_mem.eq(which), f_word.eq(addr), f_mask.eq(mask)]
+        with m.Else():
+            m.d.sync += f_mask.eq(f_mask & ~rewritten)
+        self.upset_now, self.upset_done, self.upset_which = now, done, which
+        self.flipped_bits = f_mask
+
+    def _upset_free(self, name, mem, i):
+        """Word ``i`` of memory ``name`` (its register model ``mem``) as it would be
+        without the upset (all of it, coded bits included)."""
+        cell = Value.cast(mem.cells[i])
+        if not self.upsets or name not in self.flipped:
+            return cell
+        return cell ^ self.flipped[name][i]
+
+    def _table_words(self, m, tbl, gen_width):
+        """``{array: [word of each row]}`` of the table's ``ent<b>``, ``meta<b>``,
+        ``mark<b>``, without the upset (``_upset_free``); with protection the data bits
+        of the coded words (the low bits: ``hdl.protect.Code``), as views of the table's
+        word layouts."""
+        p = self.params
+        layouts = {
+            "ent": data.StructLayout({"tag": p.TAG_WIDTH, "count": p.COUNT_WIDTH}),
+            "meta": data.StructLayout({"last": p.TS_WIDTH, "gen": gen_width, "fresh": 1,
+                                       "valid": 1}),
+            "mark": unsigned(1),
+        }
+        words = {}
+        for name, mem in tbl.memories.items():
+            if name == "scrub":            # (protected only; no view: only its upsets)
+                continue
+            if not self.upsets:
+                words[name] = mem.cells
+                continue
+            layout = layouts[name.rstrip("0123456789")]
+            k = Shape.cast(layout).width
+            words[name] = []
+            for row in range(mem.depth):
+                raw = self._upset_free(name, mem, row)[:k]
+                words[name].append(data.View(layout, raw) if isinstance(layout, data.Layout)
+                                   else raw)
+        return words
+
+    def _bank_cells(self, lru, name):
+        """The words of LRU bank ``name`` (``prev0`` ...), without the upset; with
+        protection their data bits."""
+        mem = lru.memories[name]
+        if not self.upsets:
+            return mem.cells
+        k = mem.code.k if hasattr(mem, "inner") else mem.width
+        cells = mem.inner if hasattr(mem, "inner") else mem
+        return [self._upset_free(name, cells, s)[:k] for s in range(cells.depth)]
+
     def _pointer_view(self, lru, name):
         """Logical pointers of array ``name`` (``next``/``prev``): the XOR of its two banks,
         with the writes the command in C6 makes in this cycle and then those the commands in
         C5 and C4 have requested applied (compact LRU: the C3 writes of this cycle), so that
         the view is in step with ``head``/``tail`` (which those commands have updated
         already)."""
-        banks = [lru.memories[f"{name}{i}"].cells for i in range(2)]
+        banks = [self._bank_cells(lru, f"{name}{i}") for i in range(2)]
         stages = getattr(self.obs.lru, f"{name}_writes")
         # (newest first: registered C4, C5, C6, ...; else C3, ...)
         order = (2, 1, 0) if lru.registered else (0,)
@@ -331,13 +461,13 @@ class CoreHarness(Elaboratable):
         p = self.params
         pb = p.PROBE.bit_length() - 1
         m.d.comb += [
-            Assert(self.empty), Assert(self.occupancy == 0), Assert(~self.l_valid),
-            *(Assert(cmd == LruCmd.NONE) for cmd, _ in self.lru_pending),
+            self._inv(self.empty), self._inv(self.occupancy == 0), self._inv(~self.l_valid),
+            *(self._inv(cmd == LruCmd.NONE) for cmd, _ in self.lru_pending),
         ]
         for st in self.stages:
-            m.d.comb += Assert(~st[0])
+            m.d.comb += self._inv(~st[0])
         for s in range(p.ENTRIES):
-            m.d.comb += Assert(~((s >> pb) < self.sweep_row) | ~self.raw_valid[s])
+            m.d.comb += self._inv(~((s >> pb) < self.sweep_row) | ~self.raw_valid[s])
 
     def on_list_expected(self, s):
         """Slot ``s`` must be on the list once the pending LRU commands (in C2 and C3) are

@@ -104,6 +104,14 @@ def _memory_model():
     return MemoryModelEquivalence()
 
 
+@job("memory_model_lanes_bmc", mode="bmc", depth=16, quick=True, timeout=120,
+     script=("memory_map",),
+     doc="FormalMemory == Memory with write lanes of 3 bits, upset port idle (ProtectedMemory's use), BMC")
+def _memory_model_lanes():
+    from .memory_model import MemoryModelEquivalence
+    return MemoryModelEquivalence(width=6, granularity=3, upsets=True)
+
+
 # ---- the same proofs on other shapes -------------------------------------------------------
 
 @job("core_inv_bmc_e8p2", mode="bmc", depth=10, timeout=300,
@@ -223,3 +231,61 @@ def _predictor_counters():
 def _predictor_lists():
     from .predictor_props import ListsWellFormed
     return ListsWellFormed(4)
+
+
+# ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
+
+@job("core_seu_bmc", mode="bmc", depth=14, timeout=1800,
+     doc="D11: one single-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
+def _core_seu_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params())
+
+
+@job("core_seu_reset_bmc", mode="bmc", depth=10, timeout=600, expect="FAIL",
+     doc="finding: with resets in the middle of a run and no upset, the protected core flags an uncorrectable error (expect FAIL)")
+def _core_seu_reset():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), flips=0, resets=True)
+
+
+@job("core_seu_double_bmc", mode="bmc", depth=12, timeout=1800,
+     doc="D11: one double-bit upset in any memory word: invariants outside recovery, recovery bound, state after it, BMC")
+def _core_seu_double_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), flips=2)
+
+
+@job("covers_seu", mode="cover", depth=22, timeout=1800,
+     doc="D11 non-vacuity: each table memory's upset detected, LRU/scrub upsets corrected, a recovery ends (also after the whole bound), a request after it")
+def _covers_seu():
+    from .seu_props import SeuCovers
+    return SeuCovers(small_params())
+
+
+@job("sanity_seu_unprotected", mode="bmc", depth=14, quick=True, expect="FAIL", timeout=300,
+     doc="sanity: the same single-bit upsets on the unprotected core must break an invariant (expect FAIL)")
+def _sanity_seu_unprotected():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), protection="none")
+
+
+@job("core_seu_recovery_bmc", mode="bmc", depth=22, timeout=3600,
+     doc="D11: one single-bit upset: the recovery bound, req.ready low, the state a recovery leaves, the response stream (no P1-P3), deep enough for a recovery of the whole bound, BMC")
+def _core_seu_recovery_bmc():
+    from .seu_props import SeuInvariants
+    return SeuInvariants(small_params(), invariants=False)
+
+
+@job("core_seu_twin_bmc", mode="bmc", depth=14, timeout=1800,
+     doc="D11: one single-bit upset: until a recovery starts, ready, responses, idle, occupancy and statistics equal an upset-free twin core's, BMC")
+def _core_seu_twin_bmc():
+    from .seu_props import SeuTwin
+    return SeuTwin(small_params())
+
+
+@job("sanity_seu_twin", mode="bmc", depth=14, expect="FAIL", timeout=600,
+     doc="sanity: the twin comparison continued after a recovery starts must find a difference (expect FAIL)")
+def _sanity_seu_twin():
+    from .seu_props import SeuTwin
+    return SeuTwin(small_params(), compare_always=True)

@@ -22,22 +22,30 @@ __all__ = ["MemoryModelEquivalence"]
 
 
 class MemoryModelEquivalence(Elaboratable):
-    def __init__(self, width=3, depth=4, *, mutant_no_transparency=False):
+    def __init__(self, width=3, depth=4, *, granularity=None, upsets=False,
+                 mutant_no_transparency=False):
         self.width, self.depth = width, depth
+        # A write port with lanes of `granularity` bits (ProtectedMemory's coded lanes),
+        # and the memory with its upset port, never used (FormalMemory(upsets=True)).
+        self.granularity, self.upsets = granularity, upsets
         self.mutant = mutant_no_transparency   # sanity job: the check must then fail
 
     def elaborate(self, platform):
         m = Module()
         reset_assumptions(m)
         ref = Memory(shape=self.width, depth=self.depth, init=[])
-        dut = FormalMemory(shape=self.width, depth=self.depth, init=[])
+        dut = FormalMemory(shape=self.width, depth=self.depth, init=[], upsets=self.upsets)
         m.submodules.ref, m.submodules.dut = ref, dut
-        wps = [ref.write_port(), dut.write_port()]
+        g = self.granularity
+        wps = [ref.write_port(granularity=g), dut.write_port(granularity=g)]
         rts = [ref.read_port(transparent_for=(wps[0],)),
                dut.read_port(transparent_for=() if self.mutant else (wps[1],))]
         rns = [ref.read_port(), dut.read_port()]
         aw = len(wps[0].addr)
-        w_addr, w_data, w_en = AnySeq(aw), AnySeq(self.width), AnySeq(1)
+        w_addr, w_data, w_en = AnySeq(aw), AnySeq(self.width), AnySeq(len(wps[0].en))
+        if self.upsets:
+            m.d.comb += [dut.upset_en.eq(0), dut.upset_addr.eq(AnySeq(aw)),
+                         dut.upset_mask.eq(AnySeq(self.width))]
         for wp in wps:
             m.d.comb += [wp.addr.eq(w_addr), wp.data.eq(w_data), wp.en.eq(w_en)]
         for pair in (rts, rns):

@@ -317,8 +317,8 @@ class LruList(wiring.Component):
         Add the ``observe`` port (default ``False``).
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: every bank a
-        ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11; with the default
-        ``memory`` only), which corrects what it can at every read port and adds the ports
+        ``hdl.protect.ProtectedMemory`` of ``memory`` (docs/spec-decisions.md D11),
+        which corrects what it can at every read port and adds the ports
         ``sweep_en`` In(1), ``sweep_addr`` In(SLOT_WIDTH) (the recovery's sweep: the zero
         code word to that word of every bank instead of the bank's write) and
         ``err_uncorrectable``, ``err_corrected`` Out(1), ``err_mem`` Out(4), ``err_slot``
@@ -341,8 +341,6 @@ class LruList(wiring.Component):
         params = check_params(params)
         if protection not in PROTECTIONS:
             raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
-        if protection != "none" and memory is not Memory:
-            raise ValueError("protection needs the default memory (amaranth's Memory)")
         self.protection = protection
         for name, value in (("registered", registered), ("observe", observe)):
             if not isinstance(value, bool):
@@ -380,7 +378,8 @@ class LruList(wiring.Component):
         memory = self._memory
         if self.protection != "none":
             memory = functools.partial(ProtectedMemory, protection=self.protection,
-                                       sweep_en=self.sweep_en, sweep_addr=self.sweep_addr)
+                                       sweep_en=self.sweep_en, sweep_addr=self.sweep_addr,
+                                       memory=memory)
         prv = _CodedArray(m, "prev", n, sw, reg, memory)
         nxt = _CodedArray(m, "next", n, sw, reg, memory)
 

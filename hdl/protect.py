@@ -235,6 +235,11 @@ class ProtectedMemory(Elaboratable):
         The recovery sweep (docs/spec-decisions.md D11): while ``sweep_en`` is high the
         first write port writes the zero code word to every lane of word ``sweep_addr``
         instead of its own write.
+    memory : class
+        The memory of the coded words (default ``amaranth.lib.memory.Memory``; the formal
+        harness gives its register model), built as ``memory(shape=, depth=, init=,
+        attrs=)`` with the coded width; a write port with lanes asks it for
+        ``granularity=`` the coded lane's width in bits.
 
     Methods
     -------
@@ -251,11 +256,15 @@ class ProtectedMemory(Elaboratable):
     code : Code
         The code of one granule (fixed by the first port made).
     storage : MemoryData
-        The coded words (``code.width`` bits per lane), for a testbench that flips bits.
+        The coded words (``code.width`` bits per lane), for a testbench that flips bits
+        (the default ``memory`` only; ``None`` for another).
+    inner : memory instance
+        The memory of the coded words (after the first port is made), e.g. for the formal
+        views of its contents.
     """
 
     def __init__(self, *, shape, depth, init=(), attrs=None, protection="auto",
-                 correct=True, sweep_en=None, sweep_addr=None):
+                 correct=True, sweep_en=None, sweep_addr=None, memory=Memory):
         if protection not in PROTECTIONS:
             raise ValueError(f"protection must be one of {', '.join(PROTECTIONS)}, "
                              f"not {protection!r}")
@@ -268,6 +277,9 @@ class ProtectedMemory(Elaboratable):
             raise TypeError(f"correct must be a bool, not {correct!r}")
         if (sweep_en is None) != (sweep_addr is None):
             raise ValueError("sweep_en and sweep_addr go together")
+        if not callable(memory):
+            raise TypeError(f"memory must be a memory class, not {memory!r}")
+        self._memory = memory
         self.protection = protection
         self.correct = correct
         self._sweep = None if sweep_en is None else (sweep_en, sweep_addr)
@@ -303,9 +315,17 @@ class ProtectedMemory(Elaboratable):
             else:
                 raw = Const(value, Shape.cast(self.shape)).value
             coded.append(self._encode_int(raw & ((1 << self.width) - 1)))
-        self.storage = MemoryData(shape=self.lanes * self.code.width, depth=self.depth,
-                                  init=coded)
-        self._inner = Memory(data=self.storage, attrs=self.attrs)
+        if self._memory is Memory:
+            self.storage = MemoryData(shape=self.lanes * self.code.width, depth=self.depth,
+                                      init=coded)
+            self._inner = Memory(data=self.storage, attrs=self.attrs)
+        else:
+            self._inner = self._memory(shape=self.lanes * self.code.width, depth=self.depth,
+                                       init=coded, attrs=self.attrs)
+
+    @property
+    def inner(self):
+        return self._inner
 
     def _encode_int(self, raw):
         g, w = self.code.k, self.code.width

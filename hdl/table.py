@@ -201,7 +201,7 @@ class BucketTable(wiring.Component):
         (the ECP5's DP16KD with its output register).
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: check bits on every
-        word of every array (D11; with the default ``memory`` only).
+        word of every array (D11; the coded words in ``memory``).
 
     Attributes
     ----------
@@ -230,8 +230,6 @@ class BucketTable(wiring.Component):
                              f"implementation of the registered window arrays)")
         if protection not in PROTECTIONS:
             raise ValueError(f"protection must be one of {PROTECTIONS}, not {protection!r}")
-        if protection != "none" and memory is not Memory:
-            raise ValueError("protection needs the default memory (amaranth's Memory)")
         self.protection = protection
         self._params = params
         self._memory = memory
@@ -325,7 +323,8 @@ class BucketTable(wiring.Component):
         if protected:
             scrub = ProtectedMemory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
                                     attrs={"no_rw_check": 1}, protection=self.protection,
-                                    sweep_en=self.sweep_en, sweep_addr=self.sweep_row)
+                                    sweep_en=self.sweep_en, sweep_addr=self.sweep_row,
+                                    memory=self._memory)
             self.memories["scrub"] = scrub
         else:
             scrub = self._memory(shape=data.ArrayLayout(copy_layout, P), depth=rows,
@@ -395,7 +394,8 @@ class BucketTable(wiring.Component):
                 if protected:     # checked, not corrected (as the registered read)
                     mem = ProtectedMemory(shape=shape, depth=rows, attrs={"no_rw_check": 1},
                                           protection=self.protection, correct=False,
-                                          sweep_en=self.sweep_en, sweep_addr=self.sweep_row)
+                                          sweep_en=self.sweep_en, sweep_addr=self.sweep_row,
+                                          memory=self._memory)
                 else:
                     mem = self._memory(shape=shape, depth=rows, init=[],
                                        attrs={"no_rw_check": 1})

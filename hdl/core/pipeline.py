@@ -161,9 +161,6 @@ class KvAsuCore(wiring.Component):
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
             raise TypeError(f"observe must be a bool, not {observe!r}")
-        if options.protected and memory is not Memory:
-            raise ValueError("CoreOptions.protection needs the default memory (amaranth's "
-                             "Memory); build with protection='none' for another memory")
         self.observed = observe
         self._params = params
         self.options = options

@@ -4,6 +4,7 @@ one bit of a tracked line's table word flipped in the simulator, then what the c
 reports, what it answers, when it takes requests again and what its memories hold."""
 
 import pytest
+from amaranth.hdl import Fragment
 from amaranth.lib.memory import Memory
 from amaranth.sim import Simulator
 
@@ -33,8 +34,20 @@ def test_recovery_validates():
     with pytest.raises(ValueError):
         CoreOptions(compact=True, protection="secded")
     assert not CoreOptions(compact=True).protected and CoreOptions().protected
-    with pytest.raises(ValueError):          # another memory class cannot be protected
-        KvAsuCore(small_params(), memory=lambda **kw: Memory(**kw))
+    with pytest.raises(TypeError):           # the coded words' memory is a class
+        ProtectedMemory(shape=4, depth=4, memory=None)
+    # Another memory class holds the coded words (the formal harness's register model).
+    calls = []
+
+    def memory(**kw):
+        calls.append(kw["shape"])
+        return Memory(**kw)
+    core = KvAsuCore(small_params(), memory=memory)
+    Fragment.get(core, None)
+    assert core.options.protected and calls
+    for mem in core.lru.memories.values():      # ProtectedMemory, over `memory`
+        assert isinstance(mem, ProtectedMemory) and mem.storage is None
+        assert mem.inner.shape == mem.code.width
 
 
 @pytest.mark.parametrize("bank_word", ["ent"])
