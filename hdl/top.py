@@ -55,7 +55,8 @@ class KvAsu(wiring.Component):
         self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages,
                                    stat_lag=self.core.latency - 2,
                                    protection=options.protection if options.protected
-                                   else "none", mode_reset=options.mode_reset)
+                                   else "none", mode_reset=options.mode_reset,
+                                   predictor=options.predictor)
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({

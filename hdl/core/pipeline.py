@@ -159,6 +159,12 @@ class KvAsuCore(wiring.Component):
                  gen_width=GEN_WIDTH):
         params = check_core_params(params)
         options = CoreOptions.cast(options)
+        if options.predictor:
+            raise ValueError(
+                "CoreOptions.predictor: the core does not instantiate the predictor's "
+                "components (hdl/predictor/); docs/rtl-predictor.md 'What the core lacks' "
+                "lists the wiring. The register block (KvAsuRegisters(predictor=True)) "
+                "and the golden model have the POLICY register.")
         if not isinstance(observe, bool):
             raise TypeError(f"observe must be a bool, not {observe!r}")
         if options.protected and memory is not Memory:
