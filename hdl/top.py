@@ -88,6 +88,8 @@ class KvAsu(wiring.Component):
             regs.stat_inc.eq(core.stat_inc),
             regs.cycle.eq(tb.cycle),
         ]
+        if self.options.predictor:
+            m.d.comb += core.policy.eq(regs.policy)
         if self.options.protected:
             # D11: the core's checks and recovery into the ERR_* registers and STATUS.
             m.d.comb += [

@@ -103,8 +103,10 @@ class CoreBench:
     ``rsp_ready``: a function cycle -> bool (default always ready).
     """
 
-    def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None):
+    def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None, policy=None):
         self.params = params
+        # ``policy``: the core's ``policy`` input (a build with CoreOptions.predictor)
+        self.policy = policy
         self.core = KvAsuCore(params, options)
         self.top = _Top(self.core)
         self.cfg = {**default_cfg(params), **(cfg or {})}
@@ -124,6 +126,8 @@ class CoreBench:
             for k, v in self.cfg.items():
                 ctx.set(getattr(core.cfg, k), v)
             ctx.set(core.enable, 1)
+            if self.policy is not None:
+                ctx.set(core.policy, self.policy)
             # The core clears its table after reset (``flushing``); script cycles count
             # from the first tick boundary after that (ages only depend on differences).
             while ctx.get(core.flushing) or \
