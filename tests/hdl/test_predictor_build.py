@@ -1,8 +1,8 @@
 # amaranth: UnusedElaboratable=no
 # SPDX-License-Identifier: Apache-2.0
 """The predictor build option (docs/spec-predictor.md P2): ``CoreOptions.predictor`` is
-validated like the other options and reaches the register block; the core refuses it
-while it does not instantiate the predictor's components (docs/rtl-predictor.md)."""
+validated like the other options, reaches the register block and the core, and
+``hdl.generate --predictor`` builds it."""
 
 import pytest
 
@@ -34,10 +34,13 @@ def test_article_build_has_no_policy_port():
     assert "policy" not in top.regs.signature.members
 
 
-def test_core_refuses_the_predictor_until_it_is_wired():
+def test_predictor_build_ports_and_generation():
     options = CoreOptions(predictor=True, protection="none")
-    with pytest.raises(ValueError, match="rtl-predictor.md"):
-        KvAsuCore(SMALL, options)
-    assert generate_main(["--predictor", "--protection", "none", "--out",
-                          "/dev/null"]) == 2
-    assert generate_main(["--predictor", "--out", "/dev/null"]) == 2
+    top = KvAsu(SMALL, options)
+    assert top.regs.predictor is True and "policy" in top.core.signature.members
+    assert top.core.table.pmeta_width == 15
+    with pytest.raises(ValueError, match="observe=True"):
+        KvAsuCore(SMALL, options, observe=True)
+    assert generate_main(["--predictor", "--protection", "none", "--param", "ENTRIES=16",
+                          "--out", "/dev/null"]) == 0
+    assert generate_main(["--predictor", "--out", "/dev/null"]) == 2   # protection auto
