@@ -44,31 +44,34 @@ def script_of(p, rng, n, tags, evict_rate=0.12, gap_rate=0.1, max_gap=40, flushe
 
 
 def loop_script(p, rng, n, tags):
-    """A runtime's pattern over a loop somewhat longer than the bank: every line observed
-    in order, an EVICT after most new lines (bursts of them now and then, so that the
-    ghost list outgrows the live lines and an EVICT frees two ghosts), QUERYs between:
-    ghosts, revivals, probes and both frees."""
+    """A runtime's pattern over a loop somewhat longer than its bank (half the table): the
+    bank filled first, then an EVICT after every OBSERVE (two now and then, so that the
+    ghost list outgrows the live lines and an EVICT frees two ghosts; none now and then),
+    QUERYs between: ghosts, revivals, probes and both frees."""
+    bank = p.ENTRIES // 2
+    loop = tags[:bank + bank // 3]
     script, k = [], 0
-    loop = tags[:p.ENTRIES + p.ENTRIES // 2]
     while len(script) < n:
-        tag = loop[k % len(loop)] if rng.random() < 0.85 else rng.choice(tags)
-        k += 1
+        tag = loop[k % len(loop)] if rng.random() < 0.9 else rng.choice(tags)
         script.append(("req", OBSERVE, addr_of(p, tag), rng.randrange(4)))
-        if rng.random() < 0.5:
-            for _ in range(rng.choice((1, 1, 1, 2, 4))):
-                script.append(("req", rng.choice((EVICT, EVICT_ANY)), 0, 0))
+        if k >= bank:
+            evicts = rng.choices((0, 1, 2, 3), (1, 6, 2, 1))[0]
+            script += [("req", rng.choice((EVICT, EVICT_ANY)), 0, 0)] * evicts
+        k += 1
         if rng.random() < 0.2:
             script.append(("req", QUERY, addr_of(p, rng.choice(loop)), 3))
-        if rng.random() < 0.05:
+        if rng.random() < 0.03:
             script.append(("idle", rng.randrange(1, 3 * p.WMAX << p.TICK_SHIFT)))
     return script
 
 
-def model_of(p, results, cfg, policy):
+def model_of(p, results, cfg, policy, preset=None):
     """The golden model's responses, statistics and occupancy for the bench's events, and
     how often the mode's cases occurred (revivals of a ghost, EVICTs that freed two)."""
     model = KvAsuModel(params=p)
     model.commit(0, policy=1 if policy else 0, **cfg)
+    for name, value in (preset or {}).items():
+        setattr(model._predictor, name, value)
     expected, seen = [], {"revivals": 0, "double_frees": 0}
     for ev in results["events"]:
         if ev[0] == "req":
@@ -88,8 +91,8 @@ def model_of(p, results, cfg, policy):
     return model, expected, seen
 
 
-def check(p, results, cfg, policy):
-    model, expected, seen = model_of(p, results, cfg, policy)
+def check(p, results, cfg, policy, preset=None):
+    model, expected, seen = model_of(p, results, cfg, policy, preset)
     got = results["responses"]
     assert len(got) == len(expected)
     for n, (g, x) in enumerate(zip(got, expected)):
@@ -118,7 +121,7 @@ def test_predictor_build_matches_the_model(kind):
     else:
         p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=4)
     tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
-    script = script_of(p, rng, 150, tags, flushes=1) + loop_script(p, rng, 250, tags)
+    script = script_of(p, rng, 100, tags, flushes=1) + loop_script(p, rng, 180, tags)
     bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1)
     res = bench.run(script, max_cycles=100000)
     model, seen = check(p, res, cfg, True)
@@ -140,5 +143,32 @@ def test_predictor_build_in_article_policy_matches_the_article_model():
     bench = CoreBench(p, OPTIONS, cfg=CFG, policy=0)
     res = bench.run(script)
     check(p, res, CFG, False)
-    # pipelined: one request per cycle in a run of OBSERVEs and QUERYs
     assert len(res["responses"]) == 300
+
+
+@pytest.mark.parametrize("preset", [{"psel": 1023}, {"psel": 515, "gsel": 63}],
+                         ids=["loop_mode", "rule_on_near_loop"])
+def test_predictor_build_from_preset_selectors(preset):
+    """The selectors preset in both (PSEL in loop mode, or leaving it; GSEL with the ghost
+    rule on): the bimodal insertion of P11 and the ghost rule's tail links and probes of
+    P6.2 / P12, which a short stream from reset does not reach."""
+    seed = f"{SEED}-predictor-core-preset-{sorted(preset.items())}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    p = small_params(ENTRIES=32, TS_WIDTH=8, TICK_SHIFT=4)
+    cfg = dict(c3=3, c2=2, w3=6, w2=12, w1=30)
+    tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
+
+    async def poke(ctx, core):
+        if "psel" in preset:
+            ctx.set(core.predictor.loop.psel, preset["psel"])
+        if "gsel" in preset:
+            ctx.set(core.predictor.guard.gsel, preset["gsel"])
+        await ctx.tick()
+
+    script = loop_script(p, rng, 200, tags) + script_of(p, rng, 60, tags)
+    bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1, on_start=poke)
+    res = bench.run(script, max_cycles=100000)
+    model, seen = check(p, res, cfg, True, preset)
+    print(seen, model.stats)
+    assert seen["revivals"] > 2, seen
