@@ -65,7 +65,9 @@ class KvAsuCore(wiring.Component):
         extra restriction of the RTL.
     options : CoreOptions or None
         The build choices (``None``: the defaults): serial or pipelined, the fast or the
-        compact pipeline, the hash's multiplies. None changes what the core answers.
+        compact pipeline, the hash's multiplies. None changes what the core answers but
+        ``predictor``, which adds the predictor mode (``hdl.core.predictor``) selected at
+        run time by the ``policy`` port.
     hash : wiring.Component or None
         The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
         ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
