@@ -15,7 +15,7 @@ export PATH := $(BIN):$(PATH)
 # Keep Verilog conversion on Amaranth's bundled Yosys even where YOSYS is set for SBY.
 export AMARANTH_USE_YOSYS := builtin
 
-.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
+.PHONY: all setup apt-deps test cocotb-full sim verilog dist firmware spdx wheel fpga asic asic-deps bench bench-nonblocking formal soak soak-predictor faults hostile eval attention-cache decoder-deps decoder-cache decoder-traces decoder-check decoder-bench docs clean
 
 all: test
 
@@ -106,6 +106,11 @@ bench-nonblocking: setup
 # all the time) through the Verilated RTL with register fuzzing, every response checked.
 soak: setup
 	$(PY) -m verif.soak --config small --requests 10000000 --chunk 500000 --build $(BUILD)/soak
+
+# The predictor build (CoreOptions.predictor), mostly in POLICY.MODE = 1, against the model.
+soak-predictor: setup
+	$(PY) -m verif.predictor_soak --config small --requests 2000000 --chunk 100000 \
+		--build $(BUILD)/predictor_soak --out $(BUILD)/predictor_soak.json
 
 # Single-bit upsets in every block RAM under mixed traffic, each run classified against the
 # golden model (docs/reliability.md), then double-bit upsets: FAULTS and FAULTS_DOUBLE runs

@@ -204,8 +204,11 @@ class AxilProps(AxilHarness):
         sh = {n: self.spy[f"shadow_{n.lower()}"] for n in regmap.CONFIG_NAMES}
         mode = self.spy["shadow_mode"]           # D13: no reserved MODE bit
         mode_defined = sum(1 << f.bit for f in regmap.REG["MODE"].fields)
+        # spec-predictor.md P2: no POLICY bit this (article) build defines
+        policy = self.spy["shadow_policy"]
+        policy_defined = regmap.mode_defined("POLICY", predictor=self.regs.predictor)
         legal_now = ((1 <= sh["C2"]) & (sh["C2"] <= sh["C3"]) & (sh["C3"] <= p.COUNT_MAX) &
                      (sh["W3"] <= sh["W2"]) & (sh["W2"] <= sh["W1"]) & (sh["W1"] <= p.WMAX) &
-                     ((mode & ~mode_defined) == 0))
+                     ((mode & ~mode_defined) == 0) & ((policy & ~policy_defined) == 0))
         with m.If(regs.hold & ~regs.flush):
             m.d.comb += Assert(self.spy["legal"] == legal_now)

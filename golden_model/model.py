@@ -58,6 +58,8 @@ _OBSERVE, _QUERY, _EVICT, _EVICT_ANY = (int(op) for op in Op)
 _MASK64 = (1 << 64) - 1
 #: Behaviour modes: the spec's (the reset default) and docs/spec-predictor.md's.
 POLICIES = ("article", "predictor")
+#: Where ``POLICY.MODE`` sits: a policy's index in ``POLICIES`` is its MODE value.
+_POLICY_MODE_BIT = regmap.REG["POLICY"].field("MODE").bit
 _NONE = -1          # "no slot": a free slot's tag, a null LRU pointer, an empty list end
 
 
@@ -256,9 +258,12 @@ class KvAsuModel:
     ``params=regmap.Params(...)``. Illegal parameters raise ``TypeError``/``ValueError``
     (from :class:`regmap.Params`, decision D1).
 
-    ``policy="predictor"`` selects the behaviour of ``docs/spec-predictor.md`` (the
-    register ``POLICY = 1`` of the RTL step, implemented in :mod:`golden_model.predictor`);
-    the default ``"article"`` is the spec's.
+    ``policy`` is the policy the model starts with and returns to on :meth:`reset`:
+    ``"article"`` (default, the spec's behaviour, ``POLICY.MODE = 0``, the block's reset
+    value) or ``"predictor"`` (``docs/spec-predictor.md``, ``POLICY.MODE = 1``,
+    implemented in :mod:`golden_model.predictor`). A commit of the ``POLICY`` register
+    (:meth:`commit`'s ``policy``) switches between them at run time, as the block does
+    (P2); a testbench of a block drives it that way from the block's reset value 0.
 
     ``mode_reset`` is the build's reset value of the ``MODE`` register (decision D13, "The
     reset mode"): 0 (default) or ``MODE.NONBLOCKING``; :meth:`reset` restores it, so a
@@ -306,11 +311,12 @@ class KvAsuModel:
         self._count_max = p.COUNT_MAX
         self._wmax = p.WMAX
         self._windows = _Windows(p.ENTRIES, p.PROBE)
-        # The predictor mode (docs/spec-predictor.md) keeps its own state and request loop.
+        # The predictor mode (docs/spec-predictor.md) keeps its own state and request loop:
+        # ``_predictor`` is that state while POLICY.MODE = 1, else None (the state object is
+        # kept, flushed, for the next switch).
+        self._policy_reset = POLICIES.index(policy) << _POLICY_MODE_BIT
+        self._predictor_state = None
         self._predictor = None
-        if policy == "predictor":
-            from .predictor import PredictorState
-            self._predictor = PredictorState(p.ENTRIES)
         self.reset()
 
     # ---- whole-block actions --------------------------------------------------------------
@@ -322,6 +328,7 @@ class KvAsuModel:
         self._config = Config(*(defaults[name] for name in regmap.CONFIG_NAMES))
         self._stats = [0] * len(STAT_NAMES)
         self._mode = self.mode_reset
+        self._select_policy(self._policy_reset)
         self._cycle = 0
         self._home_cache: dict[int, int] = {}
         self._soft = _soft.SoftErrorState()
@@ -340,6 +347,17 @@ class KvAsuModel:
         self._occupancy = 0
         if self._predictor is not None:
             self._predictor.flush()
+
+    def _select_policy(self, word: int) -> None:
+        """Make ``word`` (a legal ``POLICY`` value) the active policy; the caller flushes."""
+        self._policy = word
+        if word >> _POLICY_MODE_BIT & 1:
+            if self._predictor_state is None:
+                from .predictor import PredictorState
+                self._predictor_state = PredictorState(self._entries)
+            self._predictor = self._predictor_state
+        else:
+            self._predictor = None
 
     def clear_stats(self) -> None:
         """Zero every statistics counter."""
@@ -411,7 +429,8 @@ class KvAsuModel:
         """``CTRL.CLEAR_SOFT_ERROR``: clear the sticky bit, the counters and the first error."""
         self._soft.clear()
 
-    def commit(self, cycle: int, *, mode: int | None = None, **config) -> None:
+    def commit(self, cycle: int, *, mode: int | None = None, policy: int | None = None,
+               **config) -> None:
         """Apply a new configuration before the requests that follow (spec section 7, D8).
 
         ``config`` holds any subset of ``c3, c2, w3, w2, w1, hash_seed`` (upper case, as in
@@ -426,6 +445,13 @@ class KvAsuModel:
         commit illegal too (``ValueError``, nothing changes). The mode changes no response,
         only which requests the block takes (:class:`golden_model.admission.Admission`).
 
+        ``policy`` is the ``POLICY`` register (docs/spec-predictor.md P2; ``None``:
+        unchanged): bit 0 ``MODE`` (0 the article's behaviour, 1 the predictor mode),
+        every other bit reserved (``ValueError``, nothing changes). A commit that changes
+        ``MODE`` also flushes (before the new policy applies; the statistics stay). The
+        model implements both policies: that a build without the predictor refuses
+        ``MODE = 1`` is the register block's rule (``regmap.mode_violations``).
+
         ``cycle`` is the cycle of the commit; like request cycles it must not decrease.
         """
         cycle = self._check_cycle(cycle)
@@ -434,6 +460,11 @@ class KvAsuModel:
             broken = regmap.mode_violations({"MODE": mode})
             if broken:
                 raise ValueError(f"illegal mode: {'; '.join(broken)}")
+        if policy is not None:
+            policy = _check_int("policy", policy, 0)
+            broken = regmap.mode_violations({"POLICY": policy}, predictor=True)
+            if broken:
+                raise ValueError(f"illegal policy: {'; '.join(broken)}")
         changes: dict[str, int] = {}
         for key, value in config.items():
             name = key.lower()
@@ -445,9 +476,13 @@ class KvAsuModel:
             changes[name] = _check_int(name, value, 0)
         new = self._config._replace(**changes)
         self._check_config(new)
+        switches = policy is not None and (policy ^ self._policy) >> _POLICY_MODE_BIT & 1
         if new.hash_seed != self._config.hash_seed:
             self._home_cache = {}
-            self.flush()
+        if switches:
+            self._select_policy(policy)
+        if new.hash_seed != self._config.hash_seed or switches:
+            self.flush()            # (the active policy's state: P9, spec section 7)
         self._config = new
         if mode is not None:
             self._mode = mode
@@ -464,8 +499,14 @@ class KvAsuModel:
 
     @property
     def policy(self) -> str:
-        """``"article"`` (the spec's behaviour) or ``"predictor"`` (docs/spec-predictor.md)."""
+        """The active policy: ``"article"`` (the spec's behaviour) or ``"predictor"``
+        (docs/spec-predictor.md)."""
         return "article" if self._predictor is None else "predictor"
+
+    @property
+    def policy_register(self) -> int:
+        """The committed ``POLICY`` register (``ACT_POLICY``, spec-predictor.md P2)."""
+        return self._policy
 
     @property
     def config(self) -> Config:

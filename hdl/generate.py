@@ -6,6 +6,7 @@ Usage::
     python -m hdl.generate [--out PATH] [--param NAME=VALUE ...] [--not-pipelined]
                            [--compact] [--hash-mul-stages 0|1|2|3]
                            [--protection auto|secded|parity|none] [--mode-reset 0|1]
+                           [--predictor]
 
 (installed from the wheel: ``kv-asu-generate``, the module ``kv_asu.hdl.generate``).
 
@@ -128,12 +129,16 @@ def main(argv=None):
     parser.add_argument("--protection", choices=PROTECTIONS, default="auto",
                         help="soft-error check bits on every block RAM (D11; "
                              "CoreOptions.protection)")
+    parser.add_argument("--predictor", action="store_true",
+                        help="add the predictor mode, POLICY.MODE = 1 (docs/spec-predictor.md; "
+                             "CoreOptions.predictor; needs --protection none)")
     args = parser.parse_args(argv)
     try:
         params = parse_params(args.param)
         options = CoreOptions(serial=args.not_pipelined, compact=args.compact,
                               hash_mul_stages=args.hash_mul_stages,
-                              mode_reset=args.mode_reset, protection=args.protection)
+                              mode_reset=args.mode_reset, protection=args.protection,
+                              predictor=args.predictor)
         text = generate(params, options)
     except (TypeError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -6,8 +6,9 @@ Every register comes from ``regmap.REGISTERS`` (``regmap/kv_asu.toml``): this mo
 address. What a register *is* follows from its entry: ``stat`` (a 64-bit statistics
 counter), ``config`` (a shadow configuration word), ``active_of`` (the committed value of a
 shadow), a constant ``reset`` on a read-only word (identification and parameters), the
-``CTRL`` and ``STATUS`` field sets, the live inputs ``OCCUPANCY`` and ``CYCLE``, and the
-soft-error registers ``ERR_*`` (decision D11). A
+``CTRL`` and ``STATUS`` field sets, the live inputs ``OCCUPANCY`` and ``CYCLE``, the
+soft-error registers ``ERR_*`` (decision D11), and ``build`` (a constant of the build
+options: ``P_POLICIES``, docs/spec-predictor.md P2). A
 register of any other kind makes the constructor raise, so the map cannot grow a register
 that the RTL silently ignores. The behaviour is ``docs/spec-decisions.md`` D8; the
 integrator's page is ``docs/registers.md``.
@@ -46,6 +47,8 @@ def _kind(reg):
         kind, access = "stat", "ro"
     elif reg.config or reg.mode:
         kind, access = "shadow", "rw"
+    elif reg.build is not None:
+        kind, access = "build", "ro"
     elif reg.active_of:
         kind, access = "active", "ro"
     elif reg.name == "CTRL":
@@ -101,10 +104,12 @@ class KvAsuRegisters(wiring.Component):
         then in that cycle applies, in one step: COMMIT (if the
         shadow set is illegal: ``SLVERR``, ``STATUS.ERROR`` set and nothing else of the
         write happens), CLEAR_ERROR, FLUSH, CLEAR_STATS, ENABLE := the written bit. The new
-        ``cfg`` and ``enable`` are driven from the next cycle, in which ``bvalid`` rises;
+        ``cfg``, ``policy`` and ``enable`` are driven from the next cycle, in which
+        ``bvalid`` rises;
         ``hold`` stays high until the cycle after the B handshake, so no request is ever
         accepted at the edge of an action's write response (D8). When the write flushes
-        (``FLUSH``, or a commit that changes ``HASH_SEED``), ``flush`` pulses in the cycle
+        (``FLUSH``, or a commit that changes ``HASH_SEED`` or ``POLICY.MODE``, the latter
+        only in a build with ``predictor``), ``flush`` pulses in the cycle
         ``bvalid`` rises. **The write response comes with the flush pulse, before the flush
         has finished.** The core keeps its request ``ready`` low while it
         flushes; ``STATUS.BUSY`` reads 1 from the flush pulse on (``core_flushing``).
@@ -139,6 +144,10 @@ class KvAsuRegisters(wiring.Component):
         The value reset gives ``MODE``, shadow and committed (D13, "The reset mode"): 0
         (default) or ``MODE.NONBLOCKING``; a value with a reserved bit set is a
         ``ValueError``.
+    predictor : bool
+        The build has the predictor mode (``CoreOptions.predictor``, docs/spec-predictor.md
+        P2): ``POLICY.MODE`` commits (else it is a reserved bit and a commit that sets it is
+        refused), ``P_POLICIES`` reads 3 (else 1), and the ``policy`` port exists.
 
     Ports
     -----
@@ -148,6 +157,9 @@ class KvAsuRegisters(wiring.Component):
         The committed ``MODE.NONBLOCKING`` (D13); resets to ``mode_reset``'s bit. Changes,
         like ``cfg``, only in the cycle after a commit is applied (the first cycle of its
         write response).
+    policy : Out(1)
+        Only with ``predictor``: the committed ``POLICY.MODE`` (1: the predictor mode);
+        resets to 0. Changes like ``nonblocking``, and only with a flush pulse.
     cfg : Out(config_layout(params))
         The active configuration (``c3``, ``c2``, ``w3``, ``w2``, ``w1``, ``hash_seed``);
         resets to ``params.defaults``; changes only when a commit is applied, which is
@@ -184,8 +196,11 @@ class KvAsuRegisters(wiring.Component):
     """
 
     def __init__(self, params=None, *, stats_stages=3, stat_lag=1, protection="none",
-                 mode_reset=0):
+                 mode_reset=0, predictor=False):
         params = check_params(params)
+        if not isinstance(predictor, bool):
+            raise TypeError(f"predictor must be a bool, not {predictor!r}")
+        self.predictor = predictor
         if not isinstance(stat_lag, int) or stat_lag < 1:
             raise ValueError(f"stat_lag must be a positive integer, not {stat_lag!r}")
         self.mode_reset = regmap.check_mode_reset(mode_reset)
@@ -199,9 +214,10 @@ class KvAsuRegisters(wiring.Component):
             ctrl.field(name)  # raises KeyError naming a missing field
         if tuple(r.name for r in REGISTERS if r.config) != CONFIG_NAMES:
             raise ValueError(f"the shadow registers must be {CONFIG_NAMES}")
-        if MODE_NAMES != ("MODE",):
-            raise ValueError(f"the mode registers must be ('MODE',), not {MODE_NAMES}")
+        if MODE_NAMES != ("POLICY", "MODE"):
+            raise ValueError(f"the mode registers must be ('POLICY', 'MODE'), not {MODE_NAMES}")
         regmap.REG["MODE"].field("NONBLOCKING")  # raises KeyError naming a missing field
+        regmap.REG["POLICY"].field("MODE")
         if len(STAT_NAMES) != len([r for r in REGISTERS if r.stat]):
             raise ValueError("STAT_NAMES does not match the statistics registers")
         if params.SLOT_WIDTH + 1 > 32:
@@ -214,6 +230,7 @@ class KvAsuRegisters(wiring.Component):
             "cfg": Out(config_layout(params), init=cfg_init),
             "nonblocking": Out(1, init=mode_reset >>
                                regmap.REG["MODE"].field("NONBLOCKING").bit & 1),
+            **({"policy": Out(1)} if predictor else {}),
             "enable": Out(1, init=ctrl.field("ENABLE").reset),
             "hold": Out(1),
             "flush": Out(1),
@@ -317,14 +334,20 @@ class KvAsuRegisters(wiring.Component):
                 ok &= lo[0] >= minimum
             return ok
 
-        # A mode register is legal when no bit outside its fields is set (D13).
-        mode_defined = sum(1 << f.bit for f in regmap.REG["MODE"].fields)
-        mode_ok = (shadow["MODE"] & ~C(mode_defined, 32)) == 0
+        # A mode register is legal when no bit outside the fields this build has is set
+        # (D13; POLICY.MODE only with the predictor, spec-predictor.md P2).
+        mode_ok = Const(1)
+        for name in MODE_NAMES:
+            defined = regmap.mode_defined(name, predictor=self.predictor)
+            mode_ok &= (shadow[name] & ~C(defined, 32)) == 0
         m.d.sync += [
             state.legal.eq(chain(["C2", "C3"], p.COUNT_MAX, minimum=1) &
                            chain(["W3", "W2", "W1"], p.WMAX) & mode_ok),
             state.seed_changes.eq(shadow["HASH_SEED"] != self.cfg.hash_seed),
         ]
+        if self.predictor:
+            m.d.sync += state.policy_changes.eq(
+                shadow["POLICY"][regmap.REG["POLICY"].field("MODE").bit] != self.policy)
 
     def _statistics(self, m, state):
         """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
@@ -412,11 +435,17 @@ class KvAsuRegisters(wiring.Component):
                                      for name in CONFIG_NAMES]
                         m.d.sync += self.nonblocking.eq(
                             state.shadow["MODE"][regmap.REG["MODE"].field("NONBLOCKING").bit])
+                        if self.predictor:
+                            m.d.sync += self.policy.eq(
+                                state.shadow["POLICY"][regmap.REG["POLICY"].field("MODE").bit])
                     with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
                         m.d.sync += state.error.eq(0)
                     m.d.sync += state.clear_soft.eq(acc.w_data[cbit("CLEAR_SOFT_ERROR")])
+                    changes = state.seed_changes
+                    if self.predictor:
+                        changes = changes | state.policy_changes
                     m.d.sync += state.flush_pulse.eq(acc.w_data[cbit("FLUSH")] |
-                                                     (commit & state.seed_changes))
+                                                     (commit & changes))
                     m.d.sync += state.clear_stats.eq(acc.w_data[cbit("CLEAR_STATS")])
                     m.d.sync += self.enable.eq(acc.w_data[cbit("ENABLE")])
 
@@ -476,6 +505,12 @@ class KvAsuRegisters(wiring.Component):
                 return state.shadow[reg.name]
             if kind == "active" and reg.active_of == "MODE":
                 return self.nonblocking << regmap.REG["MODE"].field("NONBLOCKING").bit
+            if kind == "active" and reg.active_of == "POLICY":
+                if not self.predictor:
+                    return C(0, 32)
+                return self.policy << regmap.REG["POLICY"].field("MODE").bit
+            if kind == "build":
+                return C(regmap.build_word(reg.build, predictor=self.predictor), 32)
             if kind == "active":
                 return getattr(self.cfg, reg.active_of.lower())
             if kind == "live":
@@ -536,7 +571,7 @@ class _RegisterFileState:
     """The register file's own state, shared by its write and read paths."""
 
     def __init__(self, params, mode_reset):
-        inits = {**params.defaults, "MODE": mode_reset}
+        inits = {**params.defaults, **regmap.MODE_DEFAULTS, "MODE": mode_reset}
         self.shadow = {name: Signal(32, name=f"shadow_{name.lower()}", init=inits[name])
                        for name in CONFIG_NAMES + MODE_NAMES}
         self.error = Signal(name="error")              # STATUS.ERROR, sticky
@@ -556,3 +591,4 @@ class _RegisterFileState:
         self.clear_stats = Signal(name="clear_stats")  # the cycle after an applied clear
         self.legal = Signal(name="legal")              # the shadow set is legal
         self.seed_changes = Signal(name="seed_changes")  # a commit would change HASH_SEED
+        self.policy_changes = Signal(name="policy_changes")  # ... POLICY.MODE (predictor)

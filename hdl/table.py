@@ -15,6 +15,11 @@ a ``RegisteredReadRam``):
   (invalid), every write with the current ``generation`` in ``gen``; one read port (the
   window);
 * ``mark``: one bit written only by the scrubber; one read port (the window);
+* ``pmeta`` (only with ``pmeta_width``, the predictor build, docs/rtl-predictor.md): the
+  predictor mode's per-slot word, written by ``pm`` (its own write port: with the slot's
+  entry write, or alone, the ghost write of an EVICT); one read port (the window). It has
+  no valid bit: a slot's tracking is ``meta``'s, and a slot that becomes tracked has its
+  word written in the same cycle;
 
 and one ``scrub`` memory of whole rows (``PROBE`` lanes of ``{last, fresh, valid}``: no
 ``gen``), written in step with every bank's ``meta`` (lane write enables), read by the
@@ -124,6 +129,9 @@ class BucketTable(wiring.Component):
         Write one entry; it becomes tracked and not stale (``wr_mark``: see above).
     inv_en, inv_slot : In
         Untrack one slot (never in the same cycle as ``wr_en`` or ``clear_en``).
+    pm_en, pm_slot, pm_data : In, only with ``pmeta_width``
+        Write ``pm_data`` (``pmeta_width`` bits) to the ``pmeta`` word of ``pm_slot``: in
+        any cycle, with or without the other writes (its own array and port).
     clear_en : In(1), clear_row : In(range(ROWS))
         Untrack the ``PROBE`` slots of row ``clear_row`` (never with ``wr_en`` or
         ``inv_en``).
@@ -148,6 +156,9 @@ class BucketTable(wiring.Component):
         depends on this cycle's ``wr_*``: pass it as ``wr_mark`` when writing that slot
         (``output_register``: the same as ``bk_mark_raw``); ``bk_mark_raw`` the mark as
         read; a slot is stale when ``bk_fresh != bk_mark_raw``.
+    bk_pmeta : Out(ArrayLayout(pmeta_width, PROBE)), only with ``pmeta_width``
+        The window's ``pmeta`` words in bank order, read and bypassed as ``bk_tag`` is (the
+        ``pm`` writes up to the same cycle are in).
     bk_sc_row_hit : Out(PROBE)
         Bank ``b``'s row ``bk_row[b]`` is the row of this cycle's scrubber mark write
         (``sc_mark_row``; with ``output_register`` a register).
@@ -202,6 +213,10 @@ class BucketTable(wiring.Component):
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: check bits on every
         word of every array (D11; the coded words in ``memory``).
+    pmeta_width : int
+        Bits of the predictor's per-slot word (``hdl.core.interfaces.pmeta_layout``); 0
+        (default): no ``pmeta`` array and none of its ports, the table of the article's
+        build. Needs ``protection="none"``.
 
     Attributes
     ----------
@@ -217,8 +232,14 @@ class BucketTable(wiring.Component):
     """
 
     def __init__(self, params=None, *, memory=Memory, gen_width=GEN_WIDTH,
-                 output_register=False, ram="generic", protection="none"):
+                 output_register=False, ram="generic", protection="none", pmeta_width=0):
         params = check_params(params)
+        if not isinstance(pmeta_width, int) or isinstance(pmeta_width, bool) or pmeta_width < 0:
+            raise ValueError(f"pmeta_width must be a non-negative integer, not {pmeta_width!r}")
+        if pmeta_width and protection != "none":
+            raise ValueError("pmeta_width needs protection='none' (the predictor's array has "
+                             "no check bits)")
+        self.pmeta_width = pmeta_width
         if not isinstance(gen_width, int) or gen_width < 1:
             raise ValueError(f"gen_width must be a positive integer, not {gen_width!r}")
         if not isinstance(output_register, bool):
@@ -271,6 +292,9 @@ class BucketTable(wiring.Component):
             "sc_mark_value": Out(p.PROBE),
             "sc_mark_row_next": Out(range(self.rows)),
             "sc_mark_intent": Out(p.PROBE),
+            **({"pm_en": In(1), "pm_slot": In(p.SLOT_WIDTH), "pm_data": In(pmeta_width),
+                "bk_pmeta": Out(data.ArrayLayout(pmeta_width, p.PROBE))}
+               if pmeta_width else {}),
             **({"sweep_en": In(1), "sweep_row": In(range(self.rows)),
                 "err_uncorrectable": Out(1), "err_corrected": Out(1),
                 "err_mem": Out(4), "err_slot": Out(p.SLOT_WIDTH)}
@@ -372,6 +396,9 @@ class BucketTable(wiring.Component):
             return Mux(Const(b, pb) < h_lo, eq1, eq0) if pb else eq0
 
         w_cmp = row_cmp(w_row, "wr")
+        if self.pmeta_width:
+            pm_bank, pm_row = split(self.pm_slot)
+            pm_cmp = row_cmp(pm_row, "pm")
         i_cmp = row_cmp(i_row, "inv")
         clr_cmp = row_cmp(self.clear_row, "clear")
         sc_cmp = row_cmp(sc_row_qqq, "sc_mark")
@@ -507,6 +534,20 @@ class BucketTable(wiring.Component):
                 self.sc_valid[b].eq(sc_d[b].valid),
             ]
             ent_hit = wr_here & row_is(w_cmp, b)
+            if self.pmeta_width:
+                pm_w, pm_r = window_array(f"pmeta{b}", self.pmeta_width)
+                m.d.comb += [pm_r.addr.eq(row), pm_r.en.eq(1)]
+                pm_here = self.pm_en & in_bank(pm_bank, b)
+                m.d.comb += [pm_w.addr.eq(pm_row), pm_w.en.eq(pm_here),
+                             pm_w.data.eq(self.pm_data)]
+                pm_hit = pm_here & row_is(pm_cmp, b)
+                if self.output_register:
+                    p_alt, p_alt_data, p_raw = bypass_registered(pm_r, pm_w, self.pmeta_width,
+                                                                 pm_hit, row_q, f"pmeta{b}")
+                    m.d.comb += self.bk_pmeta[b].eq(Mux(p_alt, p_alt_data, p_raw))
+                else:
+                    m.d.comb += self.bk_pmeta[b].eq(
+                        bypass(pm_r, pm_w, self.pmeta_width, pm_hit, f"pmeta{b}"))
             meta_hit = meta_write_where(row_is(clr_cmp, b), row_is(i_cmp, b),
                                         row_is(w_cmp, b))
             mark_hit = sc_we & row_is(sc_cmp, b)

@@ -55,7 +55,8 @@ class KvAsu(wiring.Component):
         self.regs = KvAsuRegisters(params, stats_stages=options.stats_stages,
                                    stat_lag=self.core.latency - 2,
                                    protection=options.protection if options.protected
-                                   else "none", mode_reset=options.mode_reset)
+                                   else "none", mode_reset=options.mode_reset,
+                                   predictor=options.predictor)
         self.timebase = Timebase()
         self.latency = self.core.latency
         super().__init__({
@@ -87,6 +88,8 @@ class KvAsu(wiring.Component):
             regs.stat_inc.eq(core.stat_inc),
             regs.cycle.eq(tb.cycle),
         ]
+        if self.options.predictor:
+            m.d.comb += core.policy.eq(regs.policy)
         if self.options.protected:
             # D11: the core's checks and recovery into the ERR_* registers and STATUS.
             m.d.comb += [

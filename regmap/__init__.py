@@ -22,10 +22,14 @@ Main entry points:
 ``config_violations(params, config)`` / ``config_legal(params, config)``
     The legality rule of a configuration (``CONFIG_CHAINS``), the one the golden model,
     the register mirror and the testbenches apply.
-``MODE_NAMES`` / ``MODE_DEFAULTS`` / ``mode_violations(shadow)``
-    The behaviour-mode shadows (``MODE``, docs/spec-decisions.md D13), committed with the
-    configuration, and the rule that refuses a commit of a reserved bit.
-``ctrl_write_effect(params, shadow, data, strb)``
+``MODE_NAMES`` / ``MODE_DEFAULTS`` / ``mode_violations(shadow, predictor=...)``
+    The behaviour-mode shadows (``POLICY``, docs/spec-predictor.md P2; ``MODE``,
+    docs/spec-decisions.md D13), committed with the configuration, and the rule that
+    refuses a commit of a reserved bit (a field a build lacks counts as reserved).
+``BUILD_OPTIONS`` / ``build_word(name, predictor=...)``
+    The build options the map depends on (``predictor``) and the value of a register
+    that is a constant of them (``P_POLICIES``).
+``ctrl_write_effect(params, shadow, data, strb, predictor=...)``
     What a CTRL write does, including the refusal of a commit of an illegal set.
 
 The last two are rules over the data rather than data, kept here so that the checkers and
@@ -45,7 +49,8 @@ __all__ = [
     "Params", "Field", "Register", "REGISTERS", "REG", "STAT_REGISTERS", "STAT_NAMES",
     "request_fields", "response_fields", "CONFIG_CHAINS", "config_violations",
     "config_legal", "MODE_NAMES", "MODE_DEFAULTS", "SHADOW_NAMES", "mode_violations",
-    "check_mode_reset",
+    "check_mode_reset", "BUILD_OPTIONS", "build_word", "field_built",
+    "mode_defined",
     "CTRL_ACTIONS", "CtrlWriteEffect", "ctrl_write_effect",
 ]
 
@@ -182,6 +187,12 @@ class Params:
         return int(eval(expr, {"__builtins__": {}}, names))  # the TOML is ours, not input
 
 
+#: The build options (``hdl.core.CoreOptions`` fields) the register map depends on: a
+#: field with ``needs`` exists only in a build with that option, a register with ``build``
+#: reads a constant of the options (``build_word``).
+BUILD_OPTIONS = ("predictor",)
+
+
 @dataclasses.dataclass(frozen=True)
 class Field:
     name: str
@@ -189,6 +200,12 @@ class Field:
     doc: str = ""
     reset: int = 0
     action: bool = False
+    needs: str = ""             # a BUILD_OPTIONS name: the field exists only with it
+
+    def __post_init__(self):
+        if self.needs and self.needs not in BUILD_OPTIONS:
+            raise ValueError(f"field {self.name}: needs {self.needs!r} is not one of "
+                             f"{BUILD_OPTIONS}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,6 +222,7 @@ class Register:
     active_of: str | None = None
     stat: str | None = None     # golden-model statistic name
     mode: bool = False          # a shadow behaviour-mode register (its fields, D13)
+    build: str | None = None    # a constant of the build options (build_word)
     fields: tuple[Field, ...] = ()
 
     @property
@@ -324,20 +342,52 @@ def config_legal(params: Params, config) -> bool:
     return not config_violations(params, config)
 
 
-def mode_violations(shadow) -> list[str]:
+def _check_build(predictor) -> None:
+    if not isinstance(predictor, bool):
+        raise TypeError(f"predictor must be a bool, not {predictor!r}")
+
+
+def field_built(field: Field, *, predictor: bool = False) -> bool:
+    """Whether ``field`` exists in a build with the given options (``needs``)."""
+    _check_build(predictor)
+    return not field.needs or {"predictor": predictor}[field.needs]
+
+
+def mode_defined(name: str, *, predictor: bool = False) -> int:
+    """The bits of mode register ``name`` that a build with these options defines."""
+    return sum(1 << f.bit for f in REG[name].fields if field_built(f, predictor=predictor))
+
+
+def mode_violations(shadow, *, predictor: bool = False) -> list[str]:
     """The mode registers of ``shadow`` (a mapping by register name; a mode register it
     lacks counts as its reset value) whose value sets a bit outside their fields, one
-    sentence each; empty when a commit of them is legal (D13)."""
+    sentence each; empty when a commit of them is legal (D13, spec-predictor.md P2).
+
+    ``predictor``: the build has the predictor mode (``CoreOptions.predictor``); without
+    it ``POLICY.MODE`` is a reserved bit."""
     broken = []
     for name in MODE_NAMES:
         value = dict(shadow).get(name, MODE_DEFAULTS[name])
-        defined = sum(1 << f.bit for f in REG[name].fields)
+        defined = mode_defined(name, predictor=predictor)
         if not isinstance(value, int) or not 0 <= value <= 0xFFFF_FFFF:
             broken.append(f"{name} must be a 32-bit word, got {value!r}")
         elif value & ~defined:
+            missing = [f.name for f in REG[name].fields if value >> f.bit & 1 and
+                       not field_built(f, predictor=predictor)]
+            why = f"; {', '.join(missing)} needs a build with the predictor" if missing else ""
             broken.append(f"{name}={value:#x} sets reserved bits {value & ~defined:#x} "
-                          f"(defined: {defined:#x})")
+                          f"(defined: {defined:#x}{why})")
     return broken
+
+
+def build_word(name: str, *, predictor: bool = False) -> int:
+    """The value of the register whose ``build`` is ``name`` in a build with these options:
+    ``"policies"`` (``P_POLICIES``): bit ``m`` set for every ``POLICY.MODE`` value ``m``
+    the build implements (bit 0 always, bit 1 with the predictor)."""
+    _check_build(predictor)
+    if name == "policies":
+        return 1 | int(predictor) << 1
+    raise KeyError(f"no build word {name!r}")
 
 
 def check_mode_reset(value, name: str = "mode_reset") -> int:
@@ -377,11 +427,14 @@ class CtrlWriteEffect:
 CTRL_ACTIONS = tuple(f.name for f in REG["CTRL"].fields if f.action)
 
 
-def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> CtrlWriteEffect:
+def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF, *,
+                      predictor: bool = False) -> CtrlWriteEffect:
     """The effect of writing ``data`` with byte strobes ``strb`` to ``CTRL`` while the
     shadow configuration is ``shadow`` (a mapping over ``CONFIG_NAMES``, and the modes of
     ``MODE_NAMES``; a mode it lacks counts as its reset value). A commit is refused when the
-    configuration is illegal or a mode sets a reserved bit.
+    configuration is illegal or a mode sets a reserved bit (of a build with the options
+    given: ``predictor``, see ``mode_violations``). A commit that changes ``HASH_SEED`` or
+    ``POLICY.MODE`` also flushes; the caller, which knows the active set, applies that.
 
     Every CTRL field lies in byte 0: a write without that strobe does nothing.
     """
@@ -390,9 +443,15 @@ def ctrl_write_effect(params: Params, shadow, data: int, strb: int = 0xF) -> Ctr
         return CtrlWriteEffect()
     bit = {f.name: bool(data >> f.bit & 1) for f in ctrl.fields}
     action = any(bit[name] for name in CTRL_ACTIONS)
-    if bit["COMMIT"] and (not config_legal(params, shadow) or mode_violations(shadow)):
+    if bit["COMMIT"] and (not config_legal(params, shadow) or
+                          mode_violations(shadow, predictor=predictor)):
         return CtrlWriteEffect(action=action, refused=True)
     return CtrlWriteEffect(action=action, commit=bit["COMMIT"],
                            clear_error=bit["CLEAR_ERROR"],
                            clear_soft_error=bit["CLEAR_SOFT_ERROR"], flush=bit["FLUSH"],
                            clear_stats=bit["CLEAR_STATS"], enable=int(bit["ENABLE"]))
+
+
+for _reg in REGISTERS:
+    if _reg.build is not None:
+        build_word(_reg.build)          # raises KeyError for a word nothing computes

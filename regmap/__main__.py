@@ -5,7 +5,7 @@ The generated table is checked into ``docs/`` and a test keeps it equal to this 
 the docs can never drift from the map the RTL and the model use.
 """
 
-from . import ID, MODE_DEFAULTS, REGISTERS, VERSION, Params
+from . import ID, MODE_DEFAULTS, REGISTERS, VERSION, Params, build_word
 
 
 def markdown(params: Params | None = None) -> str:
@@ -18,6 +18,8 @@ def markdown(params: Params | None = None) -> str:
     for reg in REGISTERS:
         if reg.reset is not None:
             reset = f"{params.value_of(reg.reset):#x}"
+        elif reg.build is not None:
+            reset = f"{build_word(reg.build):#x}"
         elif reg.fields:
             reset = f"{sum(f.reset << f.bit for f in reg.fields):#x}"
         elif reg.active_of in MODE_DEFAULTS:

@@ -17,7 +17,7 @@ check every value against the map. Names (all ``KVASU_``-prefixed):
 
 from __future__ import annotations
 
-from . import AXIL_ADDR_WIDTH, ID, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params
+from . import AXIL_ADDR_WIDTH, ID, OPS, RELEASE, REGISTERS, STAT_REGISTERS, VERSION, Params, build_word
 
 __all__ = ["c_header", "main"]
 
@@ -35,6 +35,8 @@ def _define(name: str, value: str, width: int = 40) -> str:
 def _reset_value(reg, params: Params) -> int | None:
     if reg.reset is not None:
         return params.value_of(reg.reset)
+    if reg.build is not None:
+        return build_word(reg.build)
     if reg.fields:
         return sum(f.reset << f.bit for f in reg.fields)
     if reg.access != "ro" or reg.stat:

@@ -41,6 +41,8 @@
 #define KVASU_REG_P_TICK_SHIFT                   0x024u
 /* P_WMAX (ro): Largest legal window, 2**(TS_WIDTH-1) - 1 ticks. */
 #define KVASU_REG_P_WMAX                         0x028u
+/* P_POLICIES (ro): Policies the build implements, one bit per POLICY.MODE value. */
+#define KVASU_REG_P_POLICIES                     0x02Cu
 /* CTRL (ctrl): Control. ENABLE is a plain bit; the others are actions: write 1 to act, they read as 0. */
 #define KVASU_REG_CTRL                           0x040u
 /* STATUS (ro): Status. */
@@ -62,6 +64,8 @@
 #define KVASU_REG_W1                             0x070u
 /* HASH_SEED (rw): Shadow HASH_SEED: MurmurHash3 seed. A commit that changes it also flushes. */
 #define KVASU_REG_HASH_SEED                      0x074u
+/* POLICY (rw): Shadow policy, applied by CTRL.COMMIT; a commit that changes POLICY.MODE also flushes. Reserved bits (and MODE on a build without the predictor, P_POLICIES bit 1 clear) must be 0 or the commit is refused. */
+#define KVASU_REG_POLICY                         0x078u
 /* MODE (rw): Shadow behaviour mode, applied by CTRL.COMMIT; reserved bits must be 0 or the commit is refused. */
 #define KVASU_REG_MODE                           0x07Cu
 /* ACT_C3 (ro): Active (committed) C3. */
@@ -76,6 +80,8 @@
 #define KVASU_REG_ACT_W1                         0x090u
 /* ACT_HASH_SEED (ro): Active HASH_SEED. */
 #define KVASU_REG_ACT_HASH_SEED                  0x094u
+/* ACT_POLICY (ro): Active (committed) POLICY. */
+#define KVASU_REG_ACT_POLICY                     0x098u
 /* ACT_MODE (ro): Active (committed) MODE. */
 #define KVASU_REG_ACT_MODE                       0x09Cu
 /* ERR_UNCORRECTED (ro): Uncorrectable soft errors: recoveries started plus statistics words invalidated (32 bits, saturating). */
@@ -135,6 +141,12 @@
 #define KVASU_REG_STAT_REQ_DROPPED_HI            0x16Cu
 
 /* Register fields. */
+/* P_POLICIES.ARTICLE (ro): POLICY.MODE = 0, the article's behaviour: always 1. */
+#define KVASU_P_POLICIES_ARTICLE_SHIFT           0u
+#define KVASU_P_POLICIES_ARTICLE_MASK            0x00000001u
+/* P_POLICIES.PREDICTOR (ro): POLICY.MODE = 1, the predictor mode: 1 in a build with CoreOptions.predictor (hdl.generate --predictor). */
+#define KVASU_P_POLICIES_PREDICTOR_SHIFT         1u
+#define KVASU_P_POLICIES_PREDICTOR_MASK          0x00000002u
 /* CTRL.ENABLE (ctrl): Requests are accepted only while set. */
 #define KVASU_CTRL_ENABLE_SHIFT                  0u
 #define KVASU_CTRL_ENABLE_MASK                   0x00000001u
@@ -165,6 +177,9 @@
 /* STATUS.RECOVERING (ro): A soft-error recovery is running (D11); BUSY is 1 too and requests are not accepted. */
 #define KVASU_STATUS_RECOVERING_SHIFT            3u
 #define KVASU_STATUS_RECOVERING_MASK             0x00000008u
+/* POLICY.MODE (rw): 0: the article's behaviour; 1: the predictor mode (docs/spec-predictor.md). */
+#define KVASU_POLICY_MODE_SHIFT                  0u
+#define KVASU_POLICY_MODE_MASK                   0x00000001u
 /* MODE.NONBLOCKING (rw): Non-blocking admission (D13): req.ready stays 1 and a request the block cannot take is dropped without a response and counted in STAT_REQ_DROPPED. */
 #define KVASU_MODE_NONBLOCKING_SHIFT             0u
 #define KVASU_MODE_NONBLOCKING_MASK              0x00000001u
@@ -181,6 +196,7 @@
 #define KVASU_P_TS_WIDTH_RESET                   0x00000008u
 #define KVASU_P_TICK_SHIFT_RESET                 0x00000002u
 #define KVASU_P_WMAX_RESET                       0x0000007Fu
+#define KVASU_P_POLICIES_RESET                   0x00000001u
 #define KVASU_CTRL_RESET                         0x00000001u
 #define KVASU_STATUS_RESET                       0x00000000u
 #define KVASU_C3_RESET                           0x00000005u
@@ -189,6 +205,7 @@
 #define KVASU_W2_RESET                           0x00000032u
 #define KVASU_W1_RESET                           0x0000007Du
 #define KVASU_HASH_SEED_RESET                    0x00000000u
+#define KVASU_POLICY_RESET                       0x00000000u
 #define KVASU_MODE_RESET                         0x00000000u
 #define KVASU_ACT_C3_RESET                       0x00000005u
 #define KVASU_ACT_C2_RESET                       0x00000003u

@@ -68,8 +68,9 @@ async def unmapped_decerr(tb: KvAsuTB):
     mapped = mapped_words()
     words = [a for a in range(0, 1 << regmap.AXIL_ADDR_WIDTH, 4) if a not in mapped]
     if tb.scale < 0.5:
-        words = sorted(set(tb.rng.sample(words, 96)) | {0x02C, 0x04C, 0x058, 0x078, 0x098,
-                                                        0x0FC, 0x170, 0xFFC})
+        words = sorted(a for a in set(tb.rng.sample(words, 96)) |
+                       {0x02C, 0x04C, 0x058, 0x078, 0x098, 0x0FC, 0x170, 0xFFC}
+                       if a not in mapped)
     for a in words:
         v, resp = await tb.rd(a)
         if resp != AxiResp.DECERR or v != 0:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import enum
 
 from regmap import (AXIL_ADDR_WIDTH, CONFIG_NAMES, MODE_DEFAULTS, REG, REGISTERS,
-                    CtrlWriteEffect, Params, ctrl_write_effect)
+                    CtrlWriteEffect, Params, build_word, ctrl_write_effect)
 
 __all__ = ["Resp", "RegisterMirror", "LIVE", "TableGenerations"]
 
@@ -74,11 +74,19 @@ class RegisterMirror:
     """Expected register behaviour of one KV-ASU over ``model`` (a ``KvAsuModel``).
 
     ``generations``: the block's ``TableGenerations`` (kept across resets by the caller);
-    every applied flush counts in it, and ``sweeps`` counts the flushes that swept."""
+    every applied flush counts in it, and ``sweeps`` counts the flushes that swept.
 
-    def __init__(self, params: Params, model, generations: TableGenerations | None = None):
+    ``predictor``: the block is a build with the predictor mode (``CoreOptions.predictor``,
+    docs/spec-predictor.md P2): ``POLICY.MODE = 1`` commits (else it is refused) and
+    ``P_POLICIES`` says so."""
+
+    def __init__(self, params: Params, model, generations: TableGenerations | None = None,
+                 *, predictor: bool = False):
+        if not isinstance(predictor, bool):
+            raise TypeError(f"predictor must be a bool, not {predictor!r}")
         self.params = params
         self.model = model
+        self.predictor = predictor
         self.generations = generations if generations is not None else TableGenerations()
         self.sweeps = 0
         self.reset()
@@ -96,11 +104,12 @@ class RegisterMirror:
     # -- the configuration -----------------------------------------------------------------
     def active(self) -> dict:
         """The committed configuration, by register name (``CONFIG_NAMES``), and the
-        committed ``MODE`` (D13)."""
+        committed ``MODE`` (D13) and ``POLICY`` (spec-predictor.md P2)."""
         cfg = self.model.config
         get = cfg.get if isinstance(cfg, dict) else (lambda k: getattr(cfg, k))
         active = {name: int(get(key)) for name, key in _CONFIG_KEYS.items()}
         active["MODE"] = int(getattr(self.model, "mode", MODE_DEFAULTS["MODE"]))
+        active["POLICY"] = int(getattr(self.model, "policy_register", MODE_DEFAULTS["POLICY"]))
         return active
 
     # -- accesses ----------------------------------------------------------------------------
@@ -111,7 +120,8 @@ class RegisterMirror:
 
     def ctrl_effect(self, data: int, strb: int = 0xF) -> CtrlWriteEffect:
         """What a CTRL write of ``data`` would do now (with the current shadow set)."""
-        return ctrl_write_effect(self.params, self.shadow, data, strb)
+        return ctrl_write_effect(self.params, self.shadow, data, strb,
+                                 predictor=self.predictor)
 
     def is_action(self, kind: str, addr: int, data: int, strb: int) -> bool:
         """Is this a CTRL write with an action bit, which D8 orders between requests?"""
@@ -136,8 +146,14 @@ class RegisterMirror:
         flushes = effect.flush
         if effect.commit:
             flushes |= self.shadow["HASH_SEED"] != self.active()["HASH_SEED"]
-            # model.commit flushes by itself when the seed changes (spec section 7).
-            self.model.commit(cycle, mode=self.shadow["MODE"],
+            flushes |= (self.shadow.get("POLICY", MODE_DEFAULTS["POLICY"]) !=
+                        self.active()["POLICY"])
+            # model.commit flushes by itself when the seed or POLICY.MODE changes (spec
+            # section 7, spec-predictor.md P2). A build without the predictor never gets
+            # here with POLICY.MODE = 1 (refused above), so its model is never told.
+            policy = ({"policy": self.shadow.get("POLICY", MODE_DEFAULTS["POLICY"])}
+                      if self.predictor else {})
+            self.model.commit(cycle, mode=self.shadow["MODE"], **policy,
                               **{_CONFIG_KEYS[k]: self.shadow[k] for k in CONFIG_NAMES})
         if flushes:
             self.sweeps += self.generations.untrack()
@@ -196,6 +212,8 @@ class RegisterMirror:
             return Resp.OKAY, self.shadow[reg.name]
         if reg.active_of:
             return Resp.OKAY, self.active()[reg.active_of]
+        if reg.build is not None:
+            return Resp.OKAY, build_word(reg.build, predictor=self.predictor)
         return Resp.OKAY, self.params.value_of(reg.reset)
 
     # -- soft errors (D11) --------------------------------------------------------------------

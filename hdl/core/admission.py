@@ -67,6 +67,10 @@ class Admission(wiring.Component):
         A response leaves the response FIFO this cycle (a credit returns).
     busy : In(1)
         A request is in a stage after s0 (the hash's delay line up to L).
+    one_at_a_time : In(1)
+        Only with ``options.predictor``: while high (``POLICY.MODE = 1``), a request is
+        accepted only when none is in flight (``busy`` low and s0 empty), as in the
+        serial build.
     s0 : Out(stage_layout(params))
         The request accepted in the previous cycle (a register; ``valid`` low if none).
     flushing : Out(1)
@@ -102,6 +106,7 @@ class Admission(wiring.Component):
             "cycle": In(64),
             "pop": In(1),
             "busy": In(1),
+            **({"one_at_a_time": In(1)} if options.predictor else {}),
             "s0": Out(stage_layout(params)),
             "flushing": Out(1),
             "sweep_row": Out(range(self.rows)),
@@ -163,6 +168,8 @@ class Admission(wiring.Component):
         else:
             is_evict = self.req.payload.op[1]
             ready = ready & ~(is_evict & recent.any())
+            if self._options.predictor:
+                ready = ready & ~(self.one_at_a_time & busy)
         m.d.comb += [
             can_take.eq(ready),
             self.req.ready.eq(ready | self.nonblocking),

@@ -7,8 +7,19 @@ from amaranth.lib.wiring import Out
 
 from ..table import sides_layout
 
-__all__ = ["stage_layout", "bank_layout", "lane_layout", "window_layout", "lanes_layout",
+__all__ = ["pmeta_layout", "stage_layout", "bank_layout", "lane_layout", "window_layout", "lanes_layout",
            "decision_layout", "ForwardSignature"]
+
+
+def pmeta_layout():
+    """The predictor mode's per-slot fields (docs/spec-predictor.md P3, P12), the word of
+    the table's ``pmeta`` array in a build with the mode (``BucketTable(pmeta_width=...)``):
+    ``ghost`` (the slot holds an evicted line), ``burst`` (accesses in a row within W3),
+    ``pkey`` (the key of the line's latest OBSERVE), ``pred`` (its prediction), ``probe``
+    and ``stamp`` (the guard's probe and its epoch): 15 bits."""
+    from ..predictor.constants import BURST_WIDTH, EPOCH_WIDTH, KEY_WIDTH
+    return data.StructLayout({"ghost": 1, "burst": BURST_WIDTH, "pkey": KEY_WIDTH, "pred": 1,
+                              "probe": 1, "stamp": EPOCH_WIDTH})
 
 
 def stage_layout(p):

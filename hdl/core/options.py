@@ -3,7 +3,8 @@
 
 None of them changes what the core answers; they trade latency, the EVICT gap and
 resources against speed (``protection`` changes only what a soft error does,
-docs/spec-decisions.md D11). Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
+docs/spec-decisions.md D11; ``predictor`` adds a second policy, docs/spec-predictor.md,
+which the ``POLICY`` register selects at run time, and leaves the article's as it is). Every builder of a core takes a ``CoreOptions``: ``hdl.top.KvAsu``,
 ``hdl.core.KvAsuCore``, ``hdl.generate``, ``fpga.flow.Target``, the formal harness and the
 simulation benches.
 """
@@ -66,6 +67,14 @@ class CoreOptions:
         after reset, the clear sweep of a reset that wraps holds ``req.ready`` low) or
         ``MODE.NONBLOCKING`` (1: non-blocking from reset, the sweep's requests are dropped
         and counted). ``ACT_MODE`` reads it after reset; a commit changes it as usual.
+    predictor : bool
+        ``False`` (default): the article's policy only; a commit of ``POLICY.MODE = 1`` is
+        refused and ``P_POLICIES`` reads 1. ``True``: the core also has the predictor mode
+        (docs/spec-predictor.md, docs/rtl-predictor.md), selected at run time by
+        ``POLICY.MODE`` (reset 0, the article's policy, bit-exact); ``P_POLICIES`` reads 3
+        (``hdl.generate --predictor``). Needs the fast pipeline (``compact=False``) and
+        ``protection="none"``: the predictor's per-slot array and second list have no check
+        bits or recovery.
 
     Attributes
     ----------
@@ -86,9 +95,10 @@ class CoreOptions:
     block_ram: str = "generic"
     protection: str = "auto"
     mode_reset: int = 0
+    predictor: bool = False
 
     def __post_init__(self):
-        for name in ("serial", "compact"):
+        for name in ("serial", "compact", "predictor"):
             value = getattr(self, name)
             if not isinstance(value, bool):
                 raise TypeError(f"CoreOptions.{name} must be a bool, not {value!r}")
@@ -112,6 +122,13 @@ class CoreOptions:
             raise ValueError("CoreOptions.protection needs the fast pipeline (compact builds "
                              "are unprotected)")
         regmap.check_mode_reset(self.mode_reset, "CoreOptions.mode_reset")
+        if self.predictor and self.compact:
+            raise ValueError("CoreOptions.predictor needs the fast pipeline (compact=False): "
+                             "the predictor's stages are E1a, E1b and E2")
+        if self.predictor and self.protection != "none":
+            raise ValueError("CoreOptions.predictor needs protection='none': the predictor's "
+                             "per-slot array and ghost list have no check bits or recovery "
+                             f"(got protection={self.protection!r})")
         if self.compact and self.block_ram != "generic":
             raise ValueError("CoreOptions.block_ram other than 'generic' needs the fast "
                              "pipeline (the compact one has no registered window read)")
@@ -144,7 +161,7 @@ class CoreOptions:
                 "hash_mul_stages": self.hash_mul_stages,
                 "hash_lut_cross_products": sorted(self.hash_lut_cross_products),
                 "block_ram": self.block_ram, "protection": self.protection,
-                "mode_reset": self.mode_reset}
+                "mode_reset": self.mode_reset, "predictor": self.predictor}
 
     @classmethod
     def cast(cls, options):

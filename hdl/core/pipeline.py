@@ -25,7 +25,8 @@ from .commit import Commit
 from .interfaces import stage_layout
 from .lanes import LaneCompare
 from .observe import ObservationSignature
-from .interfaces import decision_layout
+from .interfaces import decision_layout, pmeta_layout
+from .predictor import PredictorCommit
 from .options import CoreOptions
 from .recovery import Recovery
 from .versions import Versions
@@ -64,7 +65,9 @@ class KvAsuCore(wiring.Component):
         extra restriction of the RTL.
     options : CoreOptions or None
         The build choices (``None``: the defaults): serial or pipelined, the fast or the
-        compact pipeline, the hash's multiplies. None changes what the core answers.
+        compact pipeline, the hash's multiplies. None changes what the core answers but
+        ``predictor``, which adds the predictor mode (``hdl.core.predictor``) selected at
+        run time by the ``policy`` port.
     hash : wiring.Component or None
         The hash (ports ``key`` In(64), ``seed`` In(32), ``hash`` Out(32), attribute
         ``latency``); ``None``: ``Murmur3Hash64`` as ``options`` say. The formal harness
@@ -125,6 +128,11 @@ class KvAsuCore(wiring.Component):
     cycle : In(64)
         The cycle counter (``Timebase.cycle``); a request accepted while ``cycle == c``
         has time ``c >> TICK_SHIFT``.
+    policy : In(1)
+        Only with ``options.predictor``: the committed ``POLICY.MODE``
+        (docs/spec-predictor.md P2): 1 answers by the predictor mode, one request at a
+        time (``req.ready`` low while a request is in flight or an EVICT's ghost frees
+        are pending). Changes only with a flush, while no request is in flight.
     observe : Out(ObservationSignature(...))
         Only with ``observe=True``: the state of every stage in flight, for the formal
         harness (see ``ObservationSignature``).
@@ -161,6 +169,9 @@ class KvAsuCore(wiring.Component):
         options = CoreOptions.cast(options)
         if not isinstance(observe, bool):
             raise TypeError(f"observe must be a bool, not {observe!r}")
+        if options.predictor and observe:
+            raise ValueError("observe=True (the formal views) is not built for "
+                             "CoreOptions.predictor")
         self.observed = observe
         self._params = params
         self.options = options
@@ -185,7 +196,8 @@ class KvAsuCore(wiring.Component):
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
-                                 protection=protection)
+                                 protection=protection,
+                                 pmeta_width=pmeta_layout().size if options.predictor else 0)
         self.lru = LruList(params, registered=options.lru_registered, memory=memory,
                            observe=observe, protection=protection)
         self.recovery = Recovery(params.ENTRIES) if options.protected else None
@@ -197,6 +209,10 @@ class KvAsuCore(wiring.Component):
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
         self.commit = Commit(params, registered=options.split_evaluation)
+        # The predictor mode (CoreOptions.predictor, POLICY.MODE = 1): its own E1b / E2 / L
+        # and lists beside the article's, one request at a time (hdl/core/predictor.py).
+        self.predictor = (PredictorCommit(params, memory=memory) if options.predictor
+                          else None)
         ports = {
             "req": In(stream.Signature(request_layout(params))),
             "rsp": Out(stream.Signature(response_layout(params))),
@@ -211,6 +227,8 @@ class KvAsuCore(wiring.Component):
             "stat_inc": Out(len(STAT_NAMES)),
             "cycle": In(64),
         }
+        if options.predictor:
+            ports["policy"] = In(1)
         if options.protected:
             ports.update({"err_uncorrectable": Out(1), "err_corrected": Out(1),
                           "err_mem": Out(4), "err_addr": Out(params.SLOT_WIDTH),
@@ -237,6 +255,10 @@ class KvAsuCore(wiring.Component):
         m.submodules.versions = versions = self.versions
         m.submodules.commit = commit = self.commit
         protected = self.options.protected
+        pred = self.predictor
+        if pred is not None:
+            m.submodules.predictor = pred
+            policy = self.policy
         hold, flush = self.hold, self.flush
         if protected:
             m.submodules.recovery = rec = self.recovery
@@ -267,11 +289,16 @@ class KvAsuCore(wiring.Component):
         m.d.sync += [s[k].eq(s[k - 1]) for k in range(1, lh + 1)]
         m.d.comb += [hsh.key.eq(s[0].tag), hsh.seed.eq(cfg.hash_seed)]
         m.d.comb += admission.busy.eq(Cat(*(x.valid for x in s[1:]), window.busy,
-                                          lanes.busy, commit.busy).any())
+                                          lanes.busy, commit.busy,
+                                          *([pred.busy] if pred is not None else [])).any())
+        if pred is not None:
+            m.d.comb += admission.one_at_a_time.eq(policy)
 
         # ---- R and M: the window read (at the LRU tail for an EVICT) --------------------
         m.d.comb += [window.request.eq(s[lh]), window.hash.eq(hsh.hash[:p.SLOT_WIDTH]),
-                     window.tail.eq(lru.tail), window.cfg.eq(cfg),
+                     window.tail.eq(lru.tail if pred is None else
+                                    Mux(policy, pred.tail, lru.tail)),
+                     window.cfg.eq(cfg),
                      window.ahead.eq(lanes.lanes.request),
                      window.ahead_start.eq(lanes.lanes.start),
                      table.rd_slot.eq(window.rd_slot)]
@@ -306,13 +333,18 @@ class KvAsuCore(wiring.Component):
             decision = versions.decision
         m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
                      commit.flush.eq(flush)]
-        m.d.comb += [
-            table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot), table.wr_count.eq(fwd.count),
-            table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
-            table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
-            lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
-            self.occupancy.eq(commit.occupancy),
-        ]
+        if pred is None:
+            m.d.comb += [
+                table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
+                table.wr_count.eq(fwd.count),
+                table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last),
+                table.wr_mark.eq(fwd.mark),
+                table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
+                lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
+                self.occupancy.eq(commit.occupancy),
+            ]
+        else:
+            self._predictor(m, s, policy, flush)
         # A drop's increment, delayed to one cycle before a request's (D13).
         dropped = admission.dropped
         for k in range(self.latency - 3):
@@ -320,7 +352,9 @@ class KvAsuCore(wiring.Component):
             m.d.sync += dropped_q.eq(dropped)
             dropped = dropped_q
         drop_bit = STAT_NAMES.index("req_dropped")
-        m.d.comb += self.stat_inc.eq(commit.stat_inc | (dropped << drop_bit))
+        stat_inc = commit.stat_inc if pred is None else Mux(policy, pred.stat_inc,
+                                                            commit.stat_inc)
+        m.d.comb += self.stat_inc.eq(stat_inc | (dropped << drop_bit))
 
         # ---- the scrubber: stale marks through the table's row port -----------------------
         m.d.comb += [
@@ -332,8 +366,12 @@ class KvAsuCore(wiring.Component):
         ]
 
         # ---- the response FIFO ----------------------------------------------------------
+        rsp_valid, rsp_payload = commit.response.valid, commit.response.payload
+        if pred is not None:
+            rsp_valid = Mux(policy, pred.response.valid, rsp_valid)
+            rsp_payload = Mux(policy, pred.response.payload, rsp_payload)
         m.d.comb += [
-            fifo.w_en.eq(commit.response.valid), fifo.w_data.eq(commit.response.payload),
+            fifo.w_en.eq(rsp_valid), fifo.w_data.eq(rsp_payload),
             self.rsp.valid.eq(fifo.r_rdy), self.rsp.payload.eq(fifo.r_data),
             fifo.r_en.eq(self.rsp.ready),
         ]
@@ -342,6 +380,55 @@ class KvAsuCore(wiring.Component):
         if self.observed:
             self._observe(m, s)
         return m
+
+    def _predictor(self, m, s, policy, flush):
+        """The predictor mode (``options.predictor``): the table's and the lists' writes
+        are the predictor stage's while ``policy`` is 1, else the article's; its inputs
+        (the lanes in E1b, their ``pmeta`` words, the signature) are registered here as the
+        request passes, which one request at a time keeps current."""
+        p, pred, table, lru = self._params, self.predictor, self.table, self.lru
+        commit, window, lanes, fwd = self.commit, self.window, self.lanes, self.commit.forward
+        P = p.PROBE
+        pb = P.bit_length() - 1
+        lh = self.hash_latency
+        # The signature (P11): bits 31..16 of the hash, taken in R, held to E1b.
+        sig = Signal(16, name="pred_sig")
+        with m.If(s[lh].valid):
+            m.d.sync += sig.eq(self.hash.hash[16:32])
+        # The lanes' pmeta words, in E1a's cycle (the table's registered read, as E1a's
+        # other words), rotated into probe order and held to E1b.
+        pm = Signal(pred.pmeta.shape(), name="pred_pmeta")
+        win = window.window
+        with m.If(win.request.valid):
+            for i in range(P):
+                bank = win.lane_slot[i][:pb]
+                m.d.sync += pm[i].eq(Array(table.bk_pmeta)[bank] if pb else table.bk_pmeta[0])
+        m.d.comb += [
+            pred.active.eq(policy), pred.lanes.eq(lanes.lanes), pred.pmeta.eq(pm),
+            pred.sig.eq(sig), pred.cfg.eq(self.cfg), pred.flush.eq(flush),
+            pred.sc_mark_intent.eq(table.sc_mark_intent),
+            pred.sc_mark_value.eq(table.sc_mark_value),
+            table.pm_en.eq(pred.pm_en), table.pm_slot.eq(pred.pm_slot),
+            table.pm_data.eq(pred.pm_data),
+            lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
+        ]
+        with m.If(policy):
+            m.d.comb += [
+                table.wr_en.eq(pred.wr_en), table.wr_slot.eq(pred.wr_slot),
+                table.wr_count.eq(pred.wr_count), table.wr_tag.eq(pred.wr_tag),
+                table.wr_last.eq(pred.wr_last), table.wr_mark.eq(pred.wr_mark),
+                table.inv_en.eq(pred.inv_en), table.inv_slot.eq(pred.inv_slot),
+                self.occupancy.eq(pred.occupancy),
+            ]
+        with m.Else():
+            m.d.comb += [
+                table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
+                table.wr_count.eq(fwd.count), table.wr_tag.eq(fwd.tag),
+                table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
+                table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
+                lru.cmd.eq(commit.lru_cmd),
+                self.occupancy.eq(commit.occupancy),
+            ]
 
     def _errors(self, m, rec):
         """D11: the table's and the LRU list's checks, the recovery and its sweep."""

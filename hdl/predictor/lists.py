@@ -75,6 +75,15 @@ class LiveGhostLists(wiring.Component):
         The ghost list is empty (1 after reset).
     gcount : Out(SLOT_WIDTH + 1)
         The ghost list's length (``gcount`` of P3).
+    gtail2, gtail2_valid : Out(SLOT_WIDTH), Out(1)
+        The ghost after ``gtail`` towards ``ghead`` (``prev[gtail]``, the second ghost an
+        EVICT may free, P8; meaningless while ``gcount < 2``), valid while
+        ``gtail2_valid``: the prefetch. In a cycle without a move the command read port
+        reads ``prev[gtail]`` (the address a register); in its C3, with the pointer writes
+        in flight forwarded, the word is registered if no move is in C3 then and ``gtail``
+        is still the slot read. So ``gtail2_valid`` is 1 from the ``2 * tail_lag``-th
+        cycle (6; 4 with ``registered=False``) after a move on, while no move follows, and
+        0 the cycle after a move's C3.
     busy : Out(1)
         A move's end update is pending (it is in C2 or C3; not registered: C2).
 
@@ -113,6 +122,8 @@ class LiveGhostLists(wiring.Component):
             "gtail": Out(sw),
             "gempty": Out(1, init=1),
             "gcount": Out(sw + 1),
+            "gtail2": Out(sw),
+            "gtail2_valid": Out(1),
             "busy": Out(1),
         })
 
@@ -124,27 +135,38 @@ class LiveGhostLists(wiring.Component):
         prv = _CodedArray(m, "prev", n, sw, reg, self._memory)
         nxt = _CodedArray(m, "next", n, sw, reg, self._memory)
 
-        # C1: the command reads at the slot.
-        raddr = self.cmd.payload.slot
+        # C1: the command reads at the slot; without a command, the prefetch of gtail2
+        # reads prev[gtail] (the address a register either way).
+        raddr = Signal(sw, name="rd_addr")
+        m.d.comb += raddr.eq(Mux(self.cmd.valid, self.cmd.payload.slot, self.gtail))
         prv.read(raddr)
         nxt.read(raddr)
+        raddr_q = Signal(sw, name="rd_addr_q")
+        m.d.sync += raddr_q.eq(raddr)
         cmd_q = Signal(move_layout(p), name="cmd_q")
         valid_q = Signal(name="valid_q")
         m.d.sync += [cmd_q.eq(self.cmd.payload), valid_q.eq(self.cmd.valid)]
         if reg:
             cmd_qq = Signal(move_layout(p), name="cmd_qq")
             valid_qq = Signal(name="valid_qq")
-            m.d.sync += [cmd_qq.eq(cmd_q), valid_qq.eq(valid_q)]
+            raddr_qq = Signal(sw, name="rd_addr_qq")
+            m.d.sync += [cmd_qq.eq(cmd_q), valid_qq.eq(valid_q), raddr_qq.eq(raddr_q)]
             m.d.comb += self.busy.eq(valid_q | valid_qq)
         else:
-            cmd_qq, valid_qq = cmd_q, valid_q
+            cmd_qq, valid_qq, raddr_qq = cmd_q, valid_q, raddr_q
             m.d.comb += self.busy.eq(valid_q)
 
         # C3 (not registered: C2): the slot's links, forwarded.
         s = cmd_qq.slot
         p_of = Signal(sw)
         n_of = Signal(sw)
-        m.d.comb += [p_of.eq(prv.value(cmd_q.slot, s)), n_of.eq(nxt.value(cmd_q.slot, s))]
+        # (with a command in C3, raddr_qq is its slot: the read's own address)
+        m.d.comb += [p_of.eq(prv.value(raddr_q, raddr_qq)), n_of.eq(nxt.value(raddr_q, raddr_qq))]
+
+        # The prefetch's C3: prev[gtail], current if no move is in C3 (none can change the
+        # ends or a pointer in this cycle) and gtail is still the slot read.
+        m.d.sync += [self.gtail2.eq(p_of),
+                     self.gtail2_valid.eq(~valid_qq & (raddr_qq == self.gtail))]
 
         pa = [Signal(name="prev_a_req"), Signal(sw), Signal(sw)]   # unlink: prev[n] = p
         na = [Signal(name="next_a_req"), Signal(sw), Signal(sw)]   # unlink: next[p] = n

@@ -562,3 +562,45 @@ def test_shadows_hold_the_upper_hash_bits_of_sampled_lines():
     assert shadow_signature(sampled >> 8, 7) == sig
     assert list(m._predictor.shadow_lru.order) == [sig] == list(m._predictor.shadow_bip.order)
     m.check_invariants()
+
+
+def test_policy_register_switches_the_mode_and_flushes(seed):
+    """P2: the POLICY register selects the mode at run time. A commit that changes MODE
+    flushes (statistics stay) and from then on the model answers as one built in that
+    policy from an empty table; a commit that keeps MODE does not flush; an illegal POLICY
+    changes nothing; reset returns to the constructor's policy."""
+    rng = random.Random(seed)
+    first = list(_random_stream(rng, 600, 30))
+    m = KvAsuModel(entries=16, probe=2)
+    assert (m.policy, m.policy_register) == ("article", 0)
+    m.run(*zip(*first))
+    assert m.occupancy > 0
+    stats = m.stats
+    t = first[-1][0]
+    m.commit(t, policy=1)
+    assert (m.policy, m.policy_register, m.occupancy, m.stats) == ("predictor", 1, 0, stats)
+    second = [(c + t, op, addr, lv) for c, op, addr, lv in _random_stream(rng, 600, 30)]
+    fresh = predictor(entries=16, probe=2)
+    fresh.commit(t)
+    assert m.run(*zip(*second), responses=True) == fresh.run(*zip(*second), responses=True)
+    occupancy, t = m.occupancy, second[-1][0]
+    assert occupancy > 0
+    m.commit(t, policy=1, c3=6)                 # MODE unchanged: no flush
+    assert m.occupancy == occupancy and m.config.c3 == 6
+    for bad in (2, 3, 1 << 31):
+        with pytest.raises(ValueError, match="illegal policy"):
+            m.commit(t, policy=bad, c3=7)
+        assert (m.policy_register, m.config.c3, m.occupancy) == (1, 6, occupancy)
+    m.commit(t, policy=0)
+    assert (m.policy, m.occupancy) == ("article", 0)
+    third = [(c + t, op, addr, lv) for c, op, addr, lv in _random_stream(rng, 600, 30)]
+    article = KvAsuModel(entries=16, probe=2)
+    article.commit(t, c3=6)
+    assert m.run(*zip(*third), responses=True) == article.run(*zip(*third), responses=True)
+    m.reset()
+    assert m.policy == "article"
+    p = predictor(entries=16, probe=2)
+    p.commit(0, policy=0)
+    assert p.policy == "article"
+    p.reset()
+    assert (p.policy, p.policy_register) == ("predictor", 1)

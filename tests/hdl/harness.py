@@ -103,8 +103,13 @@ class CoreBench:
     ``rsp_ready``: a function cycle -> bool (default always ready).
     """
 
-    def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None):
+    def __init__(self, params, options=BENCH_OPTIONS, *, cfg=None, policy=None,
+                 on_start=None):
         self.params = params
+        # ``policy``: the core's ``policy`` input (a build with CoreOptions.predictor);
+        # ``on_start(ctx, core)``: called once the core has left reset, before any request
+        self.policy = policy
+        self.on_start = on_start
         self.core = KvAsuCore(params, options)
         self.top = _Top(self.core)
         self.cfg = {**default_cfg(params), **(cfg or {})}
@@ -124,11 +129,15 @@ class CoreBench:
             for k, v in self.cfg.items():
                 ctx.set(getattr(core.cfg, k), v)
             ctx.set(core.enable, 1)
+            if self.policy is not None:
+                ctx.set(core.policy, self.policy)
             # The core clears its table after reset (``flushing``); script cycles count
             # from the first tick boundary after that (ages only depend on differences).
             while ctx.get(core.flushing) or \
                     ctx.get(self.top.tb.cycle) % (1 << self.params.TICK_SHIFT):
                 await ctx.tick()
+            if self.on_start is not None:
+                await self.on_start(ctx, core)
             t0 = ctx.get(self.top.tb.cycle)
             results["t0"] = t0
             idx = 0

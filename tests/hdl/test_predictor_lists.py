@@ -3,8 +3,9 @@
 """hdl.predictor.LiveGhostLists (the LRU and the ghost list, spec-predictor.md P3, P10)
 against the golden model's list operations (``list_unlink``, ``list_link_at_head``,
 ``list_link_at_tail``, the ones its request loop uses), a move every cycle: the ends of
-both lists and ``gcount`` each cycle (``tail_lag`` after the move), and both lists' order
-in the pointer banks at the end."""
+both lists and ``gcount`` each cycle (``tail_lag`` after the move), the prefetched
+``gtail2`` whenever it is valid (and that it is, ``2 * tail_lag`` cycles after a move), and
+both lists' order in the pointer banks at the end."""
 
 import os
 import random
@@ -24,7 +25,7 @@ KINDS = ["touch", "insert_head", "insert_tail", "revive_head", "revive_tail", "t
          "evict", "free", "idle"]
 
 
-def run(entries, registered, n_cmds, rng, flush_rate):
+def run(entries, registered, n_cmds, rng, flush_rate, idle_rate=0.0):
     p = Params(ENTRIES=entries, PROBE=min(4, entries))
     dut = LiveGhostLists(p, registered=registered)
     used = {k: 0 for k in KINDS}
@@ -36,9 +37,16 @@ def run(entries, registered, n_cmds, rng, flush_rate):
         snaps = []
         lag = dut.tail_lag
         want_flush, flushes = False, 0
+        idle_run, prefetched = 0, 0          # cycles since the last move; gtail2 checks
 
         def check(snap):
-            h, t, gh, gt, gc = snap
+            nonlocal prefetched
+            h, t, gh, gt, gc, gt2 = snap
+            if ctx.get(dut.gtail2_valid) and gc >= 2:
+                assert ctx.get(dut.gtail2) == gt2, "gtail2 is not prev[gtail]"
+                prefetched += 1
+            if idle_run >= 2 * lag:
+                assert ctx.get(dut.gtail2_valid), f"no gtail2 {idle_run} cycles after a move"
             assert ctx.get(dut.empty) == (h == NONE)
             assert ctx.get(dut.gempty) == (gh == NONE)
             if h != NONE:
@@ -60,7 +68,7 @@ def run(entries, registered, n_cmds, rng, flush_rate):
                 kinds += ["touch", "touch", "to_tail", "evict", "evict"]
             if ghosts:
                 kinds += ["revive_head", "revive_tail", "free", "free"]
-            kind = rng.choice(kinds)
+            kind = "idle" if rng.random() < idle_rate else rng.choice(kinds)
             # A flush waits until no move is in C2 or C3 (the unit's rule), moving nothing.
             want_flush = want_flush or rng.random() < flush_rate
             flush = want_flush and not ctx.get(dut.busy)
@@ -117,10 +125,11 @@ def run(entries, registered, n_cmds, rng, flush_rate):
             ctx.set(dut.cmd.payload.to, to)
             ctx.set(dut.flush, flush)
             await ctx.tick()
+            idle_run = idle_run + 1 if kind == "idle" else 0
             gcount = sum(1 for w in where.values() if w == "ghost")
-            snaps.append((h, t, gh, gt, gcount))
+            snaps.append((h, t, gh, gt, gcount, prev[gt] if gcount >= 2 else NONE))
             if flush:                              # the ends are empty in the next cycle
-                snaps[-lag:] = [(NONE, NONE, NONE, NONE, 0)] * lag
+                snaps[-lag:] = [(NONE, NONE, NONE, NONE, 0, NONE)] * lag
         ctx.set(dut.cmd.valid, 0)
         ctx.set(dut.flush, 0)
         await ctx.tick().repeat(8)                 # every pointer write has landed
@@ -142,6 +151,7 @@ def run(entries, registered, n_cmds, rng, flush_rate):
                     s = q
             assert got == expect, name
         assert flushes > 0 or flush_rate == 0
+        used["prefetched"] = prefetched
 
     sim = Simulator(dut)
     sim.add_clock(1e-8)
@@ -157,6 +167,18 @@ def test_lists_match_model(entries, flush_rate, registered):
     print(f"seed {seed}")
     used = run(entries, registered, 1000, random.Random(seed), flush_rate)
     assert all(used[k] > 10 for k in KINDS), used
+
+
+@pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
+@pytest.mark.parametrize("entries", [4, 16])
+def test_gtail2_prefetch(entries, registered):
+    """``gtail2``: moves with runs of idle cycles between them (as an EVICT's gap gives):
+    whenever ``gtail2_valid`` it is ``prev[gtail]`` of the reference lists, and it is valid
+    once ``2 * tail_lag`` cycles have passed without a move."""
+    seed = f"{SEED}-gtail2-{entries}-{registered}"
+    print(f"seed {seed}")
+    used = run(entries, registered, 1500, random.Random(seed), 0.005, idle_rate=0.6)
+    assert used["prefetched"] > 50, used
 
 
 def test_lists_registered_must_be_a_bool():

@@ -36,8 +36,7 @@ SMALL = Params(ENTRIES=64, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=6, COUNT_WIDTH=2, 
                TICK_SHIFT=0)
 
 MAPPED = {off for reg in REGISTERS for off in reg.offsets}
-UNMAPPED = [0x02C, 0x03C, 0x04C, 0x058, 0x05C, 0x078, 0x098, 0x0BC, 0x0FC, 0x170, 0x800,
-            0xFFC]
+UNMAPPED = [0x030, 0x038, 0x03C, 0x04C, 0x058, 0x05C, 0x0BC, 0x0FC, 0x170, 0x800, 0xFFC]
 assert not MAPPED & set(UNMAPPED)
 
 
@@ -185,12 +184,14 @@ def setup(ctx, dut, *, occupancy=0, cycle=0):
     return mgr
 
 
-def expected_reset(params, occupancy, cycle):
+def expected_reset(params, occupancy, cycle, predictor=False):
     """{offset: value} after reset, from the register map alone."""
     exp = {}
     for reg in REGISTERS:
         if reg.reset is not None:
             value = params.value_of(reg.reset)
+        elif reg.build is not None:
+            value = regmap.build_word(reg.build, predictor=predictor)
         elif reg.fields:
             value = sum(f.reset << f.bit for f in reg.fields if not f.action)
         elif reg.name == "OCCUPANCY":
@@ -439,6 +440,57 @@ def test_mode_commit_and_reserved_bits():
         await mgr.write_ok(ctx, CTRL, COMMIT | ENABLE)
         assert ctx.get(dut.nonblocking) == 0 and await mgr.read_ok(ctx, act_mode) == 0
         assert cfg_dict(ctx, dut)["C3"] == SMALL.COUNT_MAX
+
+    run(dut, bench, processes=[mon.process])
+
+
+@pytest.mark.parametrize("predictor", [False, True], ids=["article", "predictor"])
+def test_policy_commit_needs_the_predictor_build(predictor):
+    """spec-predictor.md P2: POLICY is a shadow; a commit of POLICY.MODE = 1 is refused on a
+    build without the predictor (SLVERR, STATUS.ERROR, nothing changes, no flush) and
+    applied on one (the ``policy`` port, ACT_POLICY), with a flush exactly when MODE
+    changes; bits 31..1 are refused on both; P_POLICIES reads the build's policies."""
+    dut = KvAsuRegisters(SMALL, predictor=predictor)
+    mon = FlushMonitor(dut)
+    policy, act = REG["POLICY"].offset, REG["ACT_POLICY"].offset
+    on = REG["POLICY"].mask("MODE")
+
+    async def bench(ctx):
+        mgr = setup(ctx, dut)
+        features = REG["P_POLICIES"]
+        assert await mgr.read_ok(ctx, features.offset) == (
+            features.mask("ARTICLE") | (features.mask("PREDICTOR") if predictor else 0))
+        assert await mgr.read_ok(ctx, policy) == 0 and await mgr.read_ok(ctx, act) == 0
+        await write_config(mgr, ctx, POLICY=on, C3=SMALL.COUNT_MAX)
+        assert await mgr.read_ok(ctx, policy) == on          # a shadow reads back
+        before = cfg_dict(ctx, dut)
+        resp = await mgr.write(ctx, CTRL, COMMIT | ENABLE)
+        if not predictor:
+            assert resp == SLVERR and await mgr.read_ok(ctx, STATUS) == ERROR
+            assert await mgr.read_ok(ctx, act) == 0 and cfg_dict(ctx, dut) == before
+            assert mon.pulses == []
+            await mgr.write_ok(ctx, CTRL, CLEAR_ERROR | ENABLE)
+        else:
+            assert resp == OKAY and await mgr.read_ok(ctx, STATUS) == 0
+            assert ctx.get(dut.policy) == 1 and await mgr.read_ok(ctx, act) == on
+            assert cfg_dict(ctx, dut)["C3"] == SMALL.COUNT_MAX
+            assert len(mon.pulses) == 1                  # MODE changed: one flush
+            await mgr.write_ok(ctx, CTRL, COMMIT | ENABLE)
+            assert len(mon.pulses) == 1                  # unchanged: no flush
+        pulses = len(mon.pulses)
+        for bad in (2, 3, 0x8000_0000):
+            await write_config(mgr, ctx, POLICY=bad)
+            assert await mgr.write(ctx, CTRL, COMMIT | FLUSH | ENABLE) == SLVERR, hex(bad)
+            assert await mgr.read_ok(ctx, STATUS) == ERROR
+            assert await mgr.read_ok(ctx, act) == (on if predictor else 0)
+            assert len(mon.pulses) == pulses
+            await mgr.write_ok(ctx, CTRL, CLEAR_ERROR | ENABLE)
+        await write_config(mgr, ctx, POLICY=0)
+        await mgr.write_ok(ctx, CTRL, COMMIT | ENABLE)
+        assert await mgr.read_ok(ctx, act) == 0
+        assert len(mon.pulses) == pulses + predictor     # back to 0: a flush if it was 1
+        if predictor:
+            assert ctx.get(dut.policy) == 0
 
     run(dut, bench, processes=[mon.process])
 

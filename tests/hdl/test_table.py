@@ -334,3 +334,66 @@ def test_scrubber_marks_only_old_slots():
         assert win.stale == 0b0100
 
     sim_run(top, bench)
+
+
+@pytest.mark.parametrize("output_register", [False, True], ids=["direct", "registered"])
+@pytest.mark.parametrize("entries,probe", [(16, 4), (8, 2), (4, 1)])
+def test_pmeta_array_reads_with_every_write(entries, probe, output_register):
+    """The predictor build's ``pmeta`` array (docs/rtl-predictor.md): its word of every
+    lane of a window is the last one written to the slot (0 before any), a ``pm`` write
+    in the read cycle (and, with the registered read, in the cycle after) included,
+    whatever the table's other writes do in the same cycles; the entries beside it are
+    unchanged by it."""
+    from hdl.core.interfaces import pmeta_layout
+    width = pmeta_layout().size
+    p = small_params(ENTRIES=entries, PROBE=probe)
+    dut = BucketTable(p, pmeta_width=width, output_register=output_register)
+    seed = entries * 1000 + probe * 10 + output_register
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    rows = entries // probe
+    model = {}                       # slot -> (tag, count, last) of a tracked slot
+    pmeta = [0] * entries            # the pmeta word of every slot
+    lag = dut.read_latency
+
+    async def bench(ctx):
+        await clear_sweep(ctx, dut, rows)
+        history = []                 # (h, entries after the write cycle, pmeta after it)
+        for n in range(700):
+            h = rng.randrange(entries)
+            ctx.set(dut.rd_slot, h)
+            target = (h + rng.randrange(probe)) % entries if rng.random() < 0.8 \
+                else rng.randrange(entries)
+            random_source(ctx, dut, rng, target, model)
+            write = rng.random() < 0.7
+            ctx.set(dut.pm_en, write)
+            if write:
+                # the slot of the entry write most of the time, another one otherwise
+                slot = target if rng.random() < 0.6 else (h + rng.randrange(probe)) % entries
+                word = rng.getrandbits(width)
+                ctx.set(dut.pm_slot, slot)
+                ctx.set(dut.pm_data, word)
+                pmeta[slot] = word
+            history.append((h, dict(model), list(pmeta)))
+            await ctx.tick()
+            if len(history) >= lag:
+                # the window addressed lag - 1 cycles ago, as the table is at the end of
+                # its read cycle (direct) or of the cycle after it (registered)
+                h_rd = history[-lag][0]
+                _, seen_model, seen_pm = history[-1]
+                if lag == 1:
+                    check_window(ctx, dut, h_rd, seen_model, n)
+                for i in range(probe):
+                    s = (h_rd + i) % entries
+                    assert ctx.get(dut.bk_pmeta[s % probe]) == seen_pm[s], (n, h_rd, i)
+
+    sim_run(dut, bench)
+
+
+def test_pmeta_width_validation():
+    p = small_params(ENTRIES=16, PROBE=4)
+    assert "pm_en" not in BucketTable(p).signature.members
+    with pytest.raises(ValueError, match="pmeta_width"):
+        BucketTable(p, pmeta_width=-1)
+    with pytest.raises(ValueError, match="protection='none'"):
+        BucketTable(p, pmeta_width=15, protection="parity")

@@ -125,7 +125,8 @@ def test_ctrl_write_effect():
 def test_mode_register_is_a_committed_shadow_with_reserved_bits():
     """D13: MODE resets to 0 (the blocking block) and a commit of a reserved bit is refused
     like an illegal configuration."""
-    assert regmap.MODE_NAMES == ("MODE",) and regmap.MODE_DEFAULTS == {"MODE": 0}
+    assert regmap.MODE_NAMES == ("POLICY", "MODE")
+    assert regmap.MODE_DEFAULTS == {"POLICY": 0, "MODE": 0}
     assert REG["ACT_MODE"].active_of == "MODE" and REG["MODE"].access == "rw"
     p = Params()
     shadow = dict(p.defaults, MODE=1)
@@ -139,3 +140,32 @@ def test_mode_register_is_a_committed_shadow_with_reserved_bits():
         assert effect.refused and not effect.commit
     # a write without COMMIT does not look at MODE
     assert not regmap.ctrl_write_effect(p, shadow, REG["CTRL"].mask("FLUSH")).refused
+
+
+def test_policy_register_mode_needs_the_predictor_build():
+    """spec-predictor.md P2: POLICY resets to 0; POLICY.MODE = 1 commits only on a build
+    with the predictor (elsewhere it is a reserved bit), any other bit never; P_POLICIES
+    says which policies the build has."""
+    policy = REG["POLICY"]
+    assert policy.mode and policy.access == "rw" and REG["ACT_POLICY"].active_of == "POLICY"
+    assert policy.field("MODE").needs == "predictor"
+    assert regmap.mode_defined("POLICY") == 0
+    assert regmap.mode_defined("POLICY", predictor=True) == policy.mask("MODE")
+    p, commit = Params(), REG["CTRL"].mask("COMMIT")
+    on = dict(p.defaults, POLICY=policy.mask("MODE"))
+    assert regmap.mode_violations(on, predictor=True) == []
+    assert any("needs a build with the predictor" in s for s in regmap.mode_violations(on))
+    refused = regmap.ctrl_write_effect(p, on, commit)
+    assert refused.refused and not refused.commit
+    assert not regmap.ctrl_write_effect(p, on, commit, predictor=True).refused
+    for bad in (2, 3, 0x8000_0000):
+        shadow = dict(p.defaults, POLICY=bad)
+        assert regmap.mode_violations(shadow, predictor=True)
+        assert regmap.ctrl_write_effect(p, shadow, commit, predictor=True).refused
+    features = REG["P_POLICIES"]
+    assert features.build == "policies" and features.access == "ro"
+    assert regmap.build_word("policies") == features.mask("ARTICLE")
+    assert regmap.build_word("policies", predictor=True) == (
+        features.mask("ARTICLE") | features.mask("PREDICTOR"))
+    with pytest.raises(TypeError):
+        regmap.mode_violations(on, predictor=1)

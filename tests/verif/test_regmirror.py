@@ -58,28 +58,59 @@ def test_errors_strobes_and_latch():
     assert m.read(REG["STAT_OBSERVES"].offset + 4) == (Resp.OKAY, 0)
 
 
-def test_mirror_and_model_share_the_legality_rule():
-    # a set the rule refuses is refused by the mirror and by the model, and vice versa
-    m = _mirror()
-    p = m.params
+@pytest.mark.parametrize("predictor", [False, True])
+def test_mirror_and_model_share_the_legality_rule(predictor):
+    # a set the rule refuses is refused by the mirror and by the model, and vice versa; a
+    # build without the predictor also refuses POLICY.MODE = 1 (spec-predictor.md P2)
+    p = Params(ENTRIES=16)
+    m = RegisterMirror(p, KvAsuModel(p), predictor=predictor)
     rng = random.Random(11)
     print("seed 11")
-    for _ in range(200):
+    for _ in range(300):
         shadow = {"C3": rng.randint(0, p.COUNT_MAX + 1), "C2": rng.randint(0, 4),
                   "W3": rng.randint(0, 40), "W2": rng.randint(0, 80),
                   "W1": rng.randint(0, p.WMAX + 1), "HASH_SEED": rng.getrandbits(32),
-                  "MODE": rng.choice((0, 0, 1, 1, 2, 1 << 31))}    # D13: bits 31:1 reserved
+                  "MODE": rng.choice((0, 0, 1, 1, 2, 1 << 31)),    # D13: bits 31:1 reserved
+                  "POLICY": rng.choice((0, 0, 1, 1, 2, 1 << 31))}  # P2: bits 31:1 reserved
         m.shadow = dict(shadow)
         before = m.active()
         resp = m.write(0, CTRL.offset, CTRL.mask("COMMIT") | CTRL.mask("ENABLE"))
-        config = {k: v for k, v in shadow.items() if k != "MODE"}
-        if config_legal(p, config) and not mode_violations(shadow):
+        config = {k: v for k, v in shadow.items() if k not in ("MODE", "POLICY")}
+        if config_legal(p, config) and not mode_violations(shadow, predictor=predictor):
             assert resp == Resp.OKAY and m.active() == shadow
         else:
             assert resp == Resp.SLVERR and m.active() == before and m.error == 1
-            with pytest.raises(ValueError, match="illegal configuration|illegal mode"):
-                m.model.commit(0, mode=shadow["MODE"], **config)
+            if (shadow["POLICY"] == 1 and config_legal(p, config) and
+                    shadow["MODE"] in (0, 1)):
+                # refused by the build alone: the model (both policies) takes POLICY.MODE
+                assert not predictor
+                m.error = 0
+                continue
+            with pytest.raises(ValueError, match="illegal"):
+                m.model.commit(0, mode=shadow["MODE"], policy=shadow["POLICY"], **config)
         m.error = 0
+
+
+def test_policy_commit_flushes_and_p_policies_reads_the_build():
+    """P2: on a predictor build a commit that changes POLICY.MODE flushes (one table
+    generation) and switches the model; P_POLICIES reads the build's policies."""
+    p = Params(ENTRIES=16)
+    for predictor in (False, True):
+        m = RegisterMirror(p, KvAsuModel(p), predictor=predictor)
+        assert m.read(REG["P_POLICIES"].offset) == (Resp.OKAY, 3 if predictor else 1)
+        m.model.request(0, 0, 0x100)
+        assert m.model.occupancy == 1
+        assert m.write(1, REG["POLICY"].offset, 1) == Resp.OKAY
+        assert m.read(REG["POLICY"].offset) == (Resp.OKAY, 1)
+        resp = m.write(2, CTRL.offset, CTRL.mask("COMMIT") | CTRL.mask("ENABLE"))
+        if predictor:
+            assert resp == Resp.OKAY and m.model.policy == "predictor"
+            assert m.read(REG["ACT_POLICY"].offset) == (Resp.OKAY, 1)
+            assert m.model.occupancy == 0 and m.generations.used == 1
+        else:
+            assert resp == Resp.SLVERR and m.error == 1 and m.model.policy == "article"
+            assert m.read(REG["ACT_POLICY"].offset) == (Resp.OKAY, 0)
+            assert m.model.occupancy == 1 and m.generations.used == 0
 
 
 def test_table_generations_follow_d12():

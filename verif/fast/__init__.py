@@ -252,7 +252,7 @@ class SoftError:
 
 def check(params: Params, model, requests, axi_ops, result: FastResult, *,
           max_report: int = 5, soft_errors=(), decision_lag: int | None = None,
-          stat_lag: int | None = None) -> dict:
+          stat_lag: int | None = None, predictor: bool = False) -> dict:
     """Replay the recorded run through ``model`` and the register mirror; compare all.
 
     ``requests`` are the same (not_before, op, addr, min_tlevel) given to :func:`run`.
@@ -275,6 +275,9 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     accepted from ``d - stat_lag`` on (``stat_lag``: ``LATENCY - 2``, the cycles from a
     request's acceptance to its statistics increment: the counter restarts with the
     increments from ``d`` on); a corrected one before the requests accepted after ``d``.
+
+    ``predictor``: the block is a build with the predictor mode (``CoreOptions.predictor``):
+    the register mirror commits ``POLICY`` to the model (``RegisterMirror(predictor=...)``).
     """
     codec = Codec(params)
     events = []          # (before requests accepted at this cycle, order, action)
@@ -297,7 +300,7 @@ def check(params: Params, model, requests, axi_ops, result: FastResult, *,
     n = len(requests)
     if len(result.accept_cycle) != n:
         raise Mismatch(f"{n} requests sent, {len(result.accept_cycle)} responses received")
-    mirror = RegisterMirror(params, model)
+    mirror = RegisterMirror(params, model, predictor=predictor)
     ops = np.array([r[1] for r in requests], dtype=np.uint64)
     addrs = np.array([r[2] for r in requests], dtype=np.uint64)
     mins = np.array([r[3] for r in requests], dtype=np.uint64)

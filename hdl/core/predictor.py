@@ -1,0 +1,363 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The predictor mode's evaluation and commit (docs/spec-predictor.md, ``POLICY.MODE = 1``),
+for a core built with ``CoreOptions.predictor``: the second policy beside the article's
+``Versions`` / ``Commit``, on the same lanes, in the same E1b / E2 / L cycles, with the
+mode's state (``hdl/predictor/``) and its two lists.
+
+The core runs the mode **one request at a time** (``Admission.one_at_a_time``): a request
+is accepted only when none is in flight and this stage is idle (no EVICT's ghost frees
+pending). So no request ever meets the write of the one ahead, and the mode's per-slot
+fields (the table's ``pmeta`` array), ``PT``, the guard, the bimodal counter, the loop
+detector and the lists need no forwarding between requests: every request reads the
+state the one before left. docs/rtl-predictor.md says what the pipelined form (one
+request per cycle) adds.
+"""
+
+from amaranth import *
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+import regmap
+
+from ..layouts import STAT_NAMES, config_layout, response_layout
+from ..predictor.bimodal import BimodalCounter
+from ..predictor.constants import SIG_WIDTH
+from ..predictor.guard import Guard
+from ..predictor.keys import ReuseKey, ReuseLevel
+from ..predictor.lists import ListFrom, ListTo, LiveGhostLists
+from ..predictor.loop import LoopDetector
+from ..predictor.reuse_table import ReuseTable
+from .decision import select
+from .interfaces import lanes_layout, pmeta_layout
+
+__all__ = ["PredictorCommit", "predictor_e2_layout"]
+
+OBSERVE = regmap.OPS["OBSERVE"]
+QUERY = regmap.OPS["QUERY"]
+EVICT = regmap.OPS["EVICT"]
+EVICT_ANY = regmap.OPS["EVICT_ANY"]
+
+
+def predictor_e2_layout(p):
+    """What E2 holds of the request from E1b: its lanes (``lanes_layout``), every lane's
+    ``pmeta`` word (probe order) and its mark at the end of E1b's cycle."""
+    P = p.PROBE
+    return data.StructLayout({
+        "lanes": lanes_layout(p),
+        "pm": data.ArrayLayout(pmeta_layout(), P),
+        "mark": P,
+    })
+
+
+class PredictorCommit(wiring.Component):
+    """E1b (the loop detector's first stage, the lanes registered), E2 (the decision of
+    P6-P8 and its writes) and L (response, statistics, occupancy) of the predictor mode,
+    and the ghost frees of P8 after an EVICT.
+
+    Parameters
+    ----------
+    params : regmap.Params
+    memory : class
+        The memory the lists' pointer banks are built from.
+
+    Ports
+    -----
+    active : In(1)
+        ``POLICY.MODE`` is 1: the mode's requests are this stage's (else it takes none;
+        its state stays as the last flush left it).
+    lanes : In(lanes_layout(params))
+        The request in E1b and its lanes (``LaneCompare.lanes``; the mode runs one request
+        at a time, so no lane holds a forwarded write).
+    pmeta : In(ArrayLayout(pmeta_layout(), PROBE))
+        The ``pmeta`` words of the E1b request's lanes, probe order.
+    sig : In(16)
+        The E1b request's signature: bits 31..16 of its hash (P11).
+    sc_mark_intent, sc_mark_value : In(PROBE)
+        The scrubber's mark write of this cycle, by bank (as ``Versions`` takes them).
+    cfg : In(config_layout(params))
+        ``w3``, ``w1``.
+    flush : In(1)
+        Empty both lists, every state of the mode to its flush value (P9), occupancy 0.
+    wr_en, wr_slot, wr_tag, wr_count, wr_last, wr_mark : Out
+        E2's table write (an OBSERVE that tracks its line), as ``BucketTable``'s ports.
+    pm_en, pm_slot, pm_data : Out
+        E2's ``pmeta`` write: with the table write, or alone (an EVICT's ghost).
+    inv_en, inv_slot : Out
+        A ghost free (P8): untrack the ghost tail (no request is in flight then).
+    tail, empty : Out
+        The LRU list's tail and emptiness (``LiveGhostLists``): an EVICT's window start.
+    response : Out(stream.Signature(response_layout(params), always_ready=True))
+        L: the response of the request that was in E2.
+    stat_inc : Out(len(STAT_NAMES))
+        L: the statistics increments of that request (``req_dropped`` never).
+    occupancy : Out(SLOT_WIDTH + 1)
+        Live lines, counted in L.
+    busy : Out(1)
+        A request of the mode is in E2 or L, a list move is in flight, or an EVICT's ghost
+        frees are pending: the next request must wait (``Admission.one_at_a_time``).
+
+    Attributes
+    ----------
+    lists, reuse, guard, bip, loop : the mode's components (after construction).
+    """
+
+    def __init__(self, params, *, memory):
+        self._params = p = params
+        P, sw = p.PROBE, p.SLOT_WIDTH
+        self.lists = LiveGhostLists(p, registered=True, memory=memory)
+        self.reuse = ReuseTable()
+        self.guard = Guard(p)
+        self.bip = BimodalCounter()
+        self.loop = LoopDetector(p, stages=2)
+        width = pmeta_layout().size
+        super().__init__({
+            "active": In(1),
+            "lanes": In(lanes_layout(p)),
+            "pmeta": In(data.ArrayLayout(pmeta_layout(), P)),
+            "sig": In(SIG_WIDTH),
+            "sc_mark_intent": In(P), "sc_mark_value": In(P),
+            "cfg": In(config_layout(p)),
+            "flush": In(1),
+            "wr_en": Out(1), "wr_slot": Out(sw), "wr_tag": Out(p.TAG_WIDTH),
+            "wr_count": Out(p.COUNT_WIDTH), "wr_last": Out(p.TS_WIDTH), "wr_mark": Out(1),
+            "pm_en": Out(1), "pm_slot": Out(sw), "pm_data": Out(width),
+            "inv_en": Out(1), "inv_slot": Out(sw),
+            "tail": Out(sw), "empty": Out(1),
+            "response": Out(stream.Signature(response_layout(p), always_ready=True)),
+            "stat_inc": Out(len(STAT_NAMES)),
+            "occupancy": Out(sw + 1),
+            "busy": Out(1),
+        })
+
+    def elaborate(self, platform):
+        m = Module()
+        p, cfg = self._params, self.cfg
+        P, sw = p.PROBE, p.SLOT_WIDTH
+        pb = P.bit_length() - 1
+        lists, pt, guard, bip, loop = self.lists, self.reuse, self.guard, self.bip, self.loop
+        m.submodules.lists = lists
+        m.submodules.reuse = pt
+        m.submodules.guard = guard
+        m.submodules.bip = bip
+        m.submodules.loop = loop
+        m.submodules.key = key = ReuseKey(p)
+        m.submodules.level = level = ReuseLevel(p)
+        flush = self.flush
+        m.d.comb += [lists.flush.eq(flush), pt.flush.eq(flush), guard.flush.eq(flush),
+                     bip.flush.eq(flush), loop.flush.eq(flush),
+                     self.tail.eq(lists.tail), self.empty.eq(lists.empty)]
+
+        # ---- E1b: the loop detector's compare (S1), the lanes and marks registered ----
+        ln = self.lanes
+        req1 = ln.request
+        mine1 = self.active & req1.valid
+        m.d.comb += [
+            loop.observe.valid.eq(mine1 & (req1.op == OBSERVE)),
+            loop.observe.payload.home.eq(ln.start),
+            loop.observe.payload.sig.eq(self.sig),
+            loop.observe.payload.occupancy.eq(self.occupancy),
+        ]
+        mark_b = Signal(P)
+        for i in range(P):
+            bank_i = ln.lane[i].slot[:pb]
+            sc_hit = (Array(self.sc_mark_intent)[bank_i] if pb
+                      else self.sc_mark_intent[0]) & ln.lane[i].sc_row_hit
+            sc_val = Array(self.sc_mark_value)[bank_i] if pb else self.sc_mark_value[0]
+            m.d.comb += mark_b[i].eq(Mux(sc_hit, sc_val, ln.lane[i].mark))
+        e = Signal(predictor_e2_layout(p), name="pe2")
+        m.d.sync += [e.lanes.eq(ln), e.pm.eq(self.pmeta), e.mark.eq(mark_b),
+                     e.lanes.request.valid.eq(mine1)]
+
+        # ---- E2: the decision (P6-P8) ---------------------------------------------------
+        req, lane, pm = e.lanes.request, e.lanes.lane, e.pm
+        valid = Cat(x.valid for x in lane)
+        ghost = Cat(valid[i] & pm[i].ghost for i in range(P))
+        free = ~valid
+        match = Cat(x.match for x in lane)
+        hit_lane = Signal(P)
+        for i in range(P):
+            m.d.comb += hit_lane[i].eq(match[i] & ~match[i + 1:].any() if i < P - 1
+                                       else match[i])
+        present = Signal()          # a live line (P6.1)
+        revive = Signal()           # a ghost of the line (P6.2)
+        m.d.comb += [present.eq((hit_lane & ~ghost).any()), revive.eq((hit_lane & ghost).any())]
+        known = present | revive
+
+        def older(i, j):
+            return e.lanes.older[i][j]
+        first_free = Signal(P)
+        for i in range(P):
+            m.d.comb += first_free[i].eq(free[i] & ~free[:i].any() if i else free[0])
+        # The oldest ghost lane (greatest sage, ties to the lowest offset), P6.3b, and the
+        # oldest lane of all (P6.3c: reached only when every lane is live).
+        gwins = Signal(P)
+        wins = Signal(P)
+        for i in range(P):
+            m.d.comb += gwins[i].eq(ghost[i] & Cat(
+                *([~ghost[j] | older(i, j) for j in range(i)] +
+                  [~ghost[j] | ~older(j, i) for j in range(i + 1, P)]), Const(1, 1)).all())
+            m.d.comb += wins[i].eq(Cat(*([older(i, j) for j in range(i)] +
+                                         [~older(j, i) for j in range(i + 1, P)]),
+                                       Const(1, 1)).all())
+        any_free, any_ghost = free.any(), ghost.any()
+        vict_t0 = e.lanes.beyond_w1.any()
+
+        is_obs = req.valid & (req.op == OBSERVE)
+        is_query = req.valid & (req.op == QUERY)
+        is_evict = req.valid & ((req.op == EVICT) | (req.op == EVICT_ANY))
+        ins_free = is_obs & ~known & any_free                       # P6.3a
+        ins_ghost = is_obs & ~known & ~any_free & any_ghost          # P6.3b
+        replace = is_obs & ~known & ~any_free & ~any_ghost & vict_t0  # P6.3c
+        take = is_evict & ~lists.empty                               # P8
+        inserted = (is_obs & revive) | ins_free | ins_ghost | replace
+        writes = (is_obs & present) | inserted
+        # The lane written: the match, else the free, the ghost or the victim lane.
+        wr_lane = Signal(P)
+        m.d.comb += wr_lane.eq(Mux(known, hit_lane,
+                                   Mux(any_free, first_free, Mux(any_ghost, gwins, wins))))
+
+        hp = Signal(pmeta_layout(), name="hit_pm")
+        m.d.comb += hp.eq(select(hit_lane, [pm[i].as_value() for i in range(P)]))
+        h_age = select(hit_lane, [x.age for x in lane])
+        h_old = (hit_lane & e.lanes.beyond_w1).any()
+        m.d.comb += [key.known.eq(known), key.burst.eq(hp.burst), key.sage.eq(h_age),
+                     key.w3.eq(cfg.w3),
+                     level.live.eq(present), level.pred.eq(hp.pred), level.sage.eq(h_age),
+                     level.w3.eq(cfg.w3), level.w1.eq(cfg.w1)]
+        # PT: the previous key trained (a live or ghost match), the new key looked up.
+        m.d.comb += [pt.train.valid.eq(is_obs & known), pt.train.payload.key.eq(hp.pkey),
+                     pt.train.payload.near.eq(key.near), pt.lookup.eq(key.key)]
+        loop_mode = loop.loop_next
+        # The guard (P12) and the bimodal rule (P11).
+        occ_after = self.occupancy + ((is_obs & revive) | ins_free | ins_ghost)
+        vict_pm = Signal(pmeta_layout(), name="vict_pm")
+        m.d.comb += vict_pm.eq(select(wins, [pm[i].as_value() for i in range(P)]))
+        candidate = is_obs & revive & ~loop_mode & pt.zero
+        m.d.comb += [
+            guard.insert.valid.eq(inserted), guard.insert.payload.occupancy.eq(occ_after),
+            guard.candidate.eq(candidate),
+            guard.reused.eq(is_obs & present & hp.probe), guard.stamp.eq(hp.stamp),
+            guard.dead.eq((replace & vict_pm.probe) | (take & pm[0].probe)),
+            bip.step.eq(inserted & loop_mode),
+        ]
+        to_tail = Mux(loop_mode, bip.at_lru_end, candidate & guard.demote)
+
+        # The table write, the pmeta write and the list move.
+        count_after = Mux(is_obs & present & ~h_old,
+                          select(hit_lane, [x.count_inc for x in lane]), 1)
+        wr_slot = select(wr_lane, [x.slot for x in lane])
+        written = Signal(pmeta_layout(), name="pm_written")
+        m.d.comb += [written.ghost.eq(0), written.burst.eq(key.burst_next),
+                     written.pkey.eq(key.key), written.pred.eq(pt.predict),
+                     written.probe.eq(guard.probe),
+                     written.stamp.eq(Mux(guard.probe, guard.epoch_next, 0))]
+        as_ghost = Signal(pmeta_layout(), name="pm_ghost")
+        m.d.comb += [as_ghost.eq(pm[0]), as_ghost.ghost.eq(1), as_ghost.probe.eq(0),
+                     as_ghost.stamp.eq(0)]
+        m.d.comb += [
+            self.wr_en.eq(writes), self.wr_slot.eq(wr_slot), self.wr_tag.eq(req.tag),
+            self.wr_count.eq(count_after), self.wr_last.eq(req.t),
+            self.wr_mark.eq((wr_lane & e.mark).any()),
+            self.pm_en.eq(writes | take), self.pm_slot.eq(Mux(take, e.lanes.start, wr_slot)),
+            self.pm_data.eq(Mux(take, as_ghost, written)),
+        ]
+        move = lists.cmd
+        with m.If(writes):
+            m.d.comb += [move.valid.eq(1), move.payload.slot.eq(wr_slot)]
+            with m.If(is_obs & present):
+                m.d.comb += [move.payload.frm.eq(ListFrom.LIVE),
+                             move.payload.to.eq(ListTo.LIVE_HEAD)]
+            with m.Else():
+                m.d.comb += [
+                    move.payload.frm.eq(Mux(revive | ins_ghost, ListFrom.GHOST,
+                                            Mux(replace, ListFrom.LIVE, ListFrom.NONE))),
+                    move.payload.to.eq(Mux(to_tail, ListTo.LIVE_TAIL, ListTo.LIVE_HEAD))]
+        with m.Elif(take):
+            m.d.comb += [move.valid.eq(1), move.payload.slot.eq(e.lanes.start),
+                         move.payload.frm.eq(ListFrom.LIVE),
+                         move.payload.to.eq(ListTo.GHOST_HEAD)]
+
+        # ---- the response and the statistics (L) ----------------------------------------
+        rsp = Signal(response_layout(p))
+        counted = [name for name in STAT_NAMES if name != "req_dropped"]
+        stat = Signal(len(counted))
+
+        def count(name):
+            return stat[counted.index(name)].eq(1)
+        lv_before = Mux(present, level.level, 0)
+        lv_hit = lv_before >= req.min_tlevel
+        with m.If(req.valid):
+            m.d.comb += rsp.op.eq(req.op)
+        with m.If(is_obs):
+            m.d.comb += [count("observes"), rsp.hit.eq(lv_hit), rsp.tlevel_before.eq(lv_before),
+                         rsp.present.eq(present)]
+            with m.Switch(lv_before):
+                for lv in range(4):
+                    with m.Case(lv):
+                        m.d.comb += count(f"obs_t{lv}")
+            with m.If(present):
+                m.d.comb += count("observe_hits")
+            with m.Elif(inserted & ~replace):
+                m.d.comb += count("inserts")
+            with m.Elif(replace):
+                m.d.comb += [count("replacements"), rsp.victim_valid.eq(1),
+                             rsp.victim_tag.eq(select(wins, [x.tag for x in lane]))]
+            with m.Else():
+                m.d.comb += count("drops")
+            with m.If(writes):
+                m.d.comb += [rsp.tracked.eq(1), rsp.tlevel.eq(Mux(pt.predict, 3, 1)),
+                             rsp.count.eq(count_after), rsp.slot.eq(wr_slot)]
+        with m.If(is_query):
+            m.d.comb += [count("queries"), rsp.hit.eq(lv_hit), rsp.tlevel_before.eq(lv_before),
+                         rsp.tlevel.eq(lv_before)]
+            with m.If(lv_hit):
+                m.d.comb += count("query_hits")
+            with m.If(present):
+                m.d.comb += [rsp.present.eq(1), rsp.tracked.eq(1),
+                             rsp.count.eq(select(hit_lane, [x.count for x in lane])),
+                             rsp.slot.eq(select(hit_lane, [x.slot for x in lane]))]
+        with m.If(is_evict):
+            with m.If(take):
+                m.d.comb += [count("evicts"), rsp.victim_valid.eq(1),
+                             rsp.victim_tag.eq(lane[0].tag), rsp.slot.eq(e.lanes.start)]
+            with m.Else():
+                m.d.comb += count("evicts_empty")
+
+        inc, dec = Signal(), Signal()
+        m.d.sync += [
+            self.response.valid.eq(req.valid), self.response.payload.eq(rsp),
+            self.stat_inc.eq(Cat(stat[counted.index(name)] if name in counted else C(0, 1)
+                                 for name in STAT_NAMES)),
+            inc.eq((is_obs & revive) | ins_free | ins_ghost), dec.eq(take),
+        ]
+
+        # ---- P8: the ghost frees after an EVICT -----------------------------------------
+        # Once the EVICT's move has reached the ends and its L the occupancy, free the
+        # ghost tail while gcount > occupancy, at most twice, each after the move before
+        # it has reached the ends (no request is in flight: the core takes none meanwhile).
+        frees_left = Signal(range(3))
+        wait = Signal(range(lists.tail_lag + 2))
+        freeing = Signal()
+        m.d.comb += freeing.eq((frees_left != 0) & (wait == 0) & (lists.gcount > self.occupancy))
+        with m.If(flush):
+            m.d.sync += [frees_left.eq(0), wait.eq(0), inc.eq(0), dec.eq(0)]
+        with m.Elif(take):
+            m.d.sync += [frees_left.eq(2), wait.eq(lists.tail_lag + 1)]
+        with m.Elif(wait != 0):
+            m.d.sync += wait.eq(wait - 1)
+        with m.Elif(freeing):
+            m.d.sync += [frees_left.eq(frees_left - 1), wait.eq(lists.tail_lag)]
+        with m.Elif(frees_left != 0):
+            m.d.sync += frees_left.eq(0)            # not needed: done
+        with m.If(freeing & ~flush):
+            m.d.comb += [move.valid.eq(1), move.payload.slot.eq(lists.gtail),
+                         move.payload.frm.eq(ListFrom.GHOST), move.payload.to.eq(ListTo.NONE),
+                         self.inv_en.eq(1), self.inv_slot.eq(lists.gtail)]
+
+        with m.If(flush):
+            m.d.sync += self.occupancy.eq(0)
+        with m.Else():
+            m.d.sync += self.occupancy.eq(self.occupancy + inc - dec)
+        m.d.comb += self.busy.eq(req.valid | self.response.valid | lists.busy |
+                                 (frees_left != 0))
+        return m

@@ -1,0 +1,46 @@
+# amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
+"""The predictor build option (docs/spec-predictor.md P2): ``CoreOptions.predictor`` is
+validated like the other options, reaches the register block and the core, and
+``hdl.generate --predictor`` builds it."""
+
+import pytest
+
+from hdl.core import CoreOptions, KvAsuCore
+from hdl.generate import main as generate_main
+from hdl.top import KvAsu
+from regmap import Params
+
+SMALL = Params(ENTRIES=16, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=6, TS_WIDTH=6, TICK_SHIFT=0)
+
+
+def test_option_is_validated_and_frozen():
+    assert CoreOptions().predictor is False
+    with pytest.raises(TypeError, match="predictor must be a bool"):
+        CoreOptions(predictor=1)
+    with pytest.raises(ValueError, match="needs protection='none'"):
+        CoreOptions(predictor=True)                      # the default protection is auto
+    with pytest.raises(ValueError, match="needs the fast pipeline"):
+        CoreOptions(predictor=True, compact=True, protection="none")
+    options = CoreOptions(predictor=True, protection="none")
+    assert options.as_dict()["predictor"] is True
+    with pytest.raises(AttributeError):
+        options.predictor = False                        # frozen
+
+
+def test_article_build_has_no_policy_port():
+    top = KvAsu(SMALL, CoreOptions(protection="none"))
+    assert top.regs.predictor is False
+    assert "policy" not in top.regs.signature.members
+
+
+def test_predictor_build_ports_and_generation():
+    options = CoreOptions(predictor=True, protection="none")
+    top = KvAsu(SMALL, options)
+    assert top.regs.predictor is True and "policy" in top.core.signature.members
+    assert top.core.table.pmeta_width == 15
+    with pytest.raises(ValueError, match="observe=True"):
+        KvAsuCore(SMALL, options, observe=True)
+    assert generate_main(["--predictor", "--protection", "none", "--param", "ENTRIES=16",
+                          "--out", "/dev/null"]) == 0
+    assert generate_main(["--predictor", "--out", "/dev/null"]) == 2   # protection auto

@@ -1,0 +1,174 @@
+# amaranth: UnusedElaboratable=no
+# SPDX-License-Identifier: Apache-2.0
+"""The core built with the predictor mode (``CoreOptions.predictor``) in amaranth.sim,
+against the golden model: with ``policy`` 1 every response, statistic and the occupancy
+equal ``KvAsuModel(policy="predictor")``'s on seeded random streams (OBSERVE, QUERY,
+EVICT, EVICT_ANY, idle gaps, flushes); with ``policy`` 0 the build answers as the article's
+model."""
+
+import os
+import random
+
+import pytest
+
+from golden_model import KvAsuModel
+from hdl.core import CoreOptions
+
+from .harness import EVICT, EVICT_ANY, OBSERVE, QUERY, CoreBench, addr_of, small_params
+
+SEED = int(os.environ.get("KV_ASU_TEST_SEED", "20261201"))
+OPTIONS = CoreOptions(predictor=True, protection="none", hash_mul_stages=1)
+CFG = dict(c3=3, c2=2, w3=2, w2=4, w1=8)
+
+
+def script_of(p, rng, n, tags, evict_rate=0.12, gap_rate=0.1, max_gap=40, flushes=0):
+    script = []
+    recent = []
+    for k in range(n):
+        x = rng.random()
+        tag = rng.choice(recent) if recent and rng.random() < 0.35 else rng.choice(tags)
+        recent = (recent + [tag])[-4:]
+        if x < evict_rate:
+            script.append(("req", rng.choice((EVICT, EVICT_ANY)), rng.getrandbits(8),
+                           rng.randrange(4)))
+        elif x < evict_rate + 0.3:
+            script.append(("req", QUERY, addr_of(p, tag) | rng.randrange(1 << p.LINE_SHIFT),
+                           rng.randrange(4)))
+        else:
+            script.append(("req", OBSERVE, addr_of(p, tag), rng.randrange(4)))
+        if rng.random() < gap_rate:
+            script.append(("idle", rng.randrange(1, max_gap)))
+        if flushes and (k + 1) % (n // (flushes + 1)) == 0 and k < n - 1:
+            script.append(("flush",))
+    return script
+
+
+def loop_script(p, rng, n, tags):
+    """A runtime's pattern over a loop somewhat longer than its bank (half the table): the
+    bank filled first, then an EVICT after every OBSERVE (two now and then, so that the
+    ghost list outgrows the live lines and an EVICT frees two ghosts; none now and then),
+    QUERYs between: ghosts, revivals, probes and both frees."""
+    bank = p.ENTRIES // 2
+    loop = tags[:bank + bank // 3]
+    script, k = [], 0
+    while len(script) < n:
+        tag = loop[k % len(loop)] if rng.random() < 0.9 else rng.choice(tags)
+        script.append(("req", OBSERVE, addr_of(p, tag), rng.randrange(4)))
+        if k >= bank:
+            evicts = rng.choices((0, 1, 2, 3), (1, 6, 2, 1))[0]
+            script += [("req", rng.choice((EVICT, EVICT_ANY)), 0, 0)] * evicts
+        k += 1
+        if rng.random() < 0.2:
+            script.append(("req", QUERY, addr_of(p, rng.choice(loop)), 3))
+        if rng.random() < 0.03:
+            script.append(("idle", rng.randrange(1, 3 * p.WMAX << p.TICK_SHIFT)))
+    return script
+
+
+def model_of(p, results, cfg, policy, preset=None):
+    """The golden model's responses, statistics and occupancy for the bench's events, and
+    how often the mode's cases occurred (revivals of a ghost, EVICTs that freed two)."""
+    model = KvAsuModel(params=p)
+    model.commit(0, policy=1 if policy else 0, **cfg)
+    for name, value in (preset or {}).items():
+        setattr(model._predictor, name, value)
+    expected, seen = [], {"revivals": 0, "double_frees": 0}
+    for ev in results["events"]:
+        if ev[0] == "req":
+            _, op, addr, mt, tick = ev
+            state = model._predictor
+            if state is not None:
+                gcount = state.gcount
+                tag = model.tag_of(addr)
+                if op == OBSERVE and any(model._tag[s] == tag and state.ghost[s]
+                                         for s in model.window_of(addr)):
+                    seen["revivals"] += 1
+            expected.append(model.request(tick << p.TICK_SHIFT, op, addr, mt).as_dict())
+            if state is not None and op in (EVICT, EVICT_ANY) and expected[-1]["victim_valid"]:
+                seen["double_frees"] += gcount + 1 - state.gcount == 2
+        elif ev[0] == "flush":
+            model.flush()
+    return model, expected, seen
+
+
+def check(p, results, cfg, policy, preset=None):
+    model, expected, seen = model_of(p, results, cfg, policy, preset)
+    got = results["responses"]
+    assert len(got) == len(expected)
+    for n, (g, x) in enumerate(zip(got, expected)):
+        assert g == x, f"response {n}: got {g}, expected {x} ({results['events'][:n + 2][-3:]})"
+    assert results["stats"] == model.stats.as_dict()
+    assert results["occupancy"][-1] == model.occupancy
+    return model, seen
+
+
+@pytest.mark.parametrize("kind", ["small", "probe2", "tight_ts", "entries64"])
+def test_predictor_build_matches_the_model(kind):
+    seed = f"{SEED}-predictor-core-{kind}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    # A request of the mode takes about 20 cycles (one at a time): ticks of 8 or 16 cycles
+    # keep W3 and W1 a few requests long, so that every class of P4 and level of P5 occurs.
+    cfg = dict(c3=3, c2=2, w3=6, w2=12, w1=30)
+    if kind == "small":
+        p = small_params(TS_WIDTH=8, TICK_SHIFT=4)
+    elif kind == "probe2":
+        p = small_params(PROBE=2, ENTRIES=8, TS_WIDTH=6, TICK_SHIFT=3, COUNT_WIDTH=2)
+        cfg = dict(c3=3, c2=2, w3=3, w2=8, w1=20)
+    elif kind == "tight_ts":       # the scrubber at its limit; every age near saturation
+        p = small_params(TS_WIDTH=3, TICK_SHIFT=0)
+        cfg = dict(c3=3, c2=2, w3=1, w2=2, w1=3)
+    else:
+        p = small_params(ENTRIES=64, TS_WIDTH=8, TICK_SHIFT=4)
+    tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
+    script = script_of(p, rng, 100, tags, flushes=1) + loop_script(p, rng, 180, tags)
+    bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1)
+    res = bench.run(script, max_cycles=100000)
+    model, seen = check(p, res, cfg, True)
+    s = model.stats
+    print(seen, s)
+    assert s.inserts and s.observe_hits and s.evicts and s.replacements, s
+    assert seen["revivals"] > 2 and seen["double_frees"] > 0, seen
+    if kind != "tight_ts":
+        assert s.obs_t3 and s.obs_t1, s
+
+
+def test_predictor_build_in_article_policy_matches_the_article_model():
+    seed = f"{SEED}-predictor-core-article"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    p = small_params()
+    tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
+    script = script_of(p, rng, 300, tags, gap_rate=0.05)
+    bench = CoreBench(p, OPTIONS, cfg=CFG, policy=0)
+    res = bench.run(script)
+    check(p, res, CFG, False)
+    assert len(res["responses"]) == 300
+
+
+@pytest.mark.parametrize("preset", [{"psel": 1023}, {"psel": 515, "gsel": 63}],
+                         ids=["loop_mode", "rule_on_near_loop"])
+def test_predictor_build_from_preset_selectors(preset):
+    """The selectors preset in both (PSEL in loop mode, or leaving it; GSEL with the ghost
+    rule on): the bimodal insertion of P11 and the ghost rule's tail links and probes of
+    P6.2 / P12, which a short stream from reset does not reach."""
+    seed = f"{SEED}-predictor-core-preset-{sorted(preset.items())}"
+    print(f"seed {seed}")
+    rng = random.Random(seed)
+    p = small_params(ENTRIES=32, TS_WIDTH=8, TICK_SHIFT=4)
+    cfg = dict(c3=3, c2=2, w3=6, w2=12, w1=30)
+    tags = rng.sample(range(1, 1 << 12), 3 * p.ENTRIES)
+
+    async def poke(ctx, core):
+        if "psel" in preset:
+            ctx.set(core.predictor.loop.psel, preset["psel"])
+        if "gsel" in preset:
+            ctx.set(core.predictor.guard.gsel, preset["gsel"])
+        await ctx.tick()
+
+    script = loop_script(p, rng, 200, tags) + script_of(p, rng, 60, tags)
+    bench = CoreBench(p, OPTIONS, cfg=cfg, policy=1, on_start=poke)
+    res = bench.run(script, max_cycles=100000)
+    model, seen = check(p, res, cfg, True, preset)
+    print(seen, model.stats)
+    assert seen["revivals"] > 2, seen

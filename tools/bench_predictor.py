@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Throughput and latency of the predictor build in both policies.
+
+``python -m tools.bench_predictor [--config medium] [--requests 2000] [--out build/bench_predictor.json]``
+
+The build is ``CoreOptions(predictor=True, protection="none")`` with the default hash
+(latency as the default build's). For every access pattern of ``tools.bench`` the Verilated
+RTL (the fast C++ harness, response consumer always ready) runs the pattern twice: with
+``POLICY.MODE = 0`` and with ``POLICY.MODE = 1``, each committed through the registers
+before the warm-up; every response and register access is checked against the golden model
+(``verif.fast.check``). Requests per cycle is measured from the acceptance cycles of the
+measured requests; nothing depends on wall-clock time. Prints a table and writes JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from golden_model import KvAsuModel
+from hdl.core import CoreOptions
+from regmap import REG
+from verif import fast
+from verif.predictor_soak import CONFIGS
+
+from .bench import patterns
+
+__all__ = ["OPTIONS", "measure", "main"]
+
+OPTIONS = CoreOptions(predictor=True, protection="none")
+CTRL = REG["CTRL"]
+
+
+def _commit(policy: int) -> list:
+    return [fast.AxiOp("barrier", 0),
+            fast.AxiOp("write", REG["POLICY"].offset, policy),
+            fast.AxiOp("write", CTRL.offset, CTRL.mask("ENABLE") | CTRL.mask("COMMIT")),
+            fast.AxiOp("read", REG["ACT_POLICY"].offset),
+            fast.AxiOp("release")]
+
+
+def measure(params, exe: Path, n: int, seed: int = 1) -> dict:
+    """``{pattern: {policy: figures}}`` for both policies, every response checked."""
+    results = {}
+    for name, (warm, measured) in patterns(params, n, seed).items():
+        if not measured:
+            continue
+        results[name] = {}
+        for policy in (0, 1):
+            requests = warm + measured
+            axi = _commit(policy)
+            if warm:
+                axi += [fast.AxiOp("barrier", len(warm)), fast.AxiOp("release")]
+            result = fast.run(exe, params, requests, axi)
+            model = KvAsuModel(params)
+            fast.check(params, model, requests, axi, result, predictor=True)
+            assert model.policy == ("predictor" if policy else "article")
+            acc = result.accept_cycle[len(warm):].astype(np.int64)
+            lat = (result.response_cycle - result.accept_cycle)[len(warm):].astype(np.int64)
+            span = int(acc[-1] - acc[0] + 1)
+            results[name][f"policy{policy}"] = {
+                "requests": len(measured), "cycles": span,
+                "requests_per_cycle": round(len(measured) / span, 4),
+                "cycles_per_request": round(span / len(measured), 2),
+                "latency_cycles_min": int(lat.min()), "latency_cycles_max": int(lat.max()),
+                "evicts": int(model.stats.evicts), "inserts": int(model.stats.inserts),
+            }
+        a, b = results[name]["policy0"], results[name]["policy1"]
+        print(f"  {name:30s} POLICY 0: {a['requests_per_cycle']:6.3f} req/cycle   "
+              f"POLICY 1: {b['requests_per_cycle']:6.3f} req/cycle "
+              f"({b['cycles_per_request']} cycles/request), latency {b['latency_cycles_min']}"
+              f"..{b['latency_cycles_max']}", flush=True)
+    return results
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--config", choices=sorted(CONFIGS), default="medium")
+    ap.add_argument("--requests", type=int, default=2000, help="per pattern")
+    ap.add_argument("--build", type=Path, default=Path("build/bench_predictor"))
+    ap.add_argument("--out", type=Path, default=Path("build/bench_predictor.json"))
+    args = ap.parse_args(argv)
+    params = CONFIGS[args.config]
+    print(f"bench_predictor: {args.config} {params.as_dict()}, {OPTIONS.as_dict()}", flush=True)
+    exe = fast.build(params, args.build / args.config, options=OPTIONS)
+    results = measure(params, exe, args.requests)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"config": args.config, "params": params.as_dict(),
+                                    "options": OPTIONS.as_dict(), "patterns": results},
+                                   indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

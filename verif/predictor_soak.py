@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Soak of the predictor build: mixed requests through the Verilated RTL of a core with
+``CoreOptions.predictor``, mostly in ``POLICY.MODE = 1``, every response and register
+access checked against the golden model.
+
+``python -m verif.predictor_soak --requests 1000000 [--seed S] [--config small|medium]
+[--ready 700] [--out build/predictor_soak.json]``
+
+Each chunk is a fresh run of the fast C++ harness (verif/fast; a reset): it commits
+``POLICY = 1`` first, then runs seeded traffic (``verif.soak.Traffic``'s mix of hot,
+colliding and random lines with gaps, plus runtime-like loops somewhat longer than the bank
+with an EVICT after most new lines, so that ghosts, revivals and both ghost frees of P8
+occur), random response back-pressure, and at quiescent points reads every statistic,
+commits random configurations with ``POLICY`` 1 (or now and then 0 and back: each change
+flushes), and fuzzes the register window. The golden model, switched by the register
+mirror as the block is, checks everything. Prints a line per chunk and writes a JSON
+summary; nothing here depends on wall-clock time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+from golden_model import KvAsuModel
+from hdl.core import CoreOptions
+from regmap import OPS, REG, Params
+
+from . import fast
+from .soak import Traffic, _stat_reads
+
+__all__ = ["CONFIGS", "OPTIONS", "predictor_soak", "main"]
+
+#: The build under test: the predictor mode, unprotected (its requirement), one DSP stage
+#: per hash multiply (the simulation benches' choice).
+OPTIONS = CoreOptions(predictor=True, protection="none", hash_mul_stages=1)
+
+CONFIGS = {
+    # Windows collide, the ghost list fills, both frees of an EVICT occur; ticks of 16
+    # cycles keep W3 and W1 a few requests long at one request at a time.
+    "small": Params(ENTRIES=32, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
+                    TS_WIDTH=8, TICK_SHIFT=4),
+    # Loop-detector shadows of 16 entries and four sampled windows in 64.
+    "medium": Params(ENTRIES=256, PROBE=4, ADDR_WIDTH=48, LINE_SHIFT=8, COUNT_WIDTH=8,
+                     TS_WIDTH=8, TICK_SHIFT=4),
+}
+
+CTRL = REG["CTRL"]
+POLICY = REG["POLICY"]
+
+
+def _commit_policy(value: int, not_before: int = 0) -> list:
+    """POLICY = ``value`` committed (with MODE 0, which fuzzing may have left with
+    reserved bits: the soak stays blocking, as verif.soak's)."""
+    return [fast.AxiOp("write", POLICY.offset, value, 0xF, not_before),
+            fast.AxiOp("write", REG["MODE"].offset, 0, 0xF, not_before),
+            fast.AxiOp("write", CTRL.offset, CTRL.mask("ENABLE") | CTRL.mask("COMMIT"), 0xF,
+                       not_before)]
+
+
+def _loop_requests(params: Params, rng: random.Random, n: int, start: int) -> list:
+    """A runtime over a loop of 1.25 to 2 banks: OBSERVE each line in turn, an EVICT (or a
+    burst of them) after most, QUERYs between."""
+    size = int(params.ENTRIES * rng.choice((1.25, 1.5, 2)))
+    loop = [rng.getrandbits(params.TAG_WIDTH) for _ in range(size)]
+    out, cycle, k = [], start, 0
+    while len(out) < n:
+        cycle += rng.choice((0, 0, 1, 3))
+        out.append((cycle, OPS["OBSERVE"], loop[k % size] << params.LINE_SHIFT, rng.randrange(4)))
+        k += 1
+        if rng.random() < 0.6:
+            for _ in range(rng.choice((1, 1, 1, 2, 3))):
+                out.append((cycle, rng.choice((OPS["EVICT"], OPS["EVICT_ANY"])), 0, 0))
+        if rng.random() < 0.15:
+            out.append((cycle, OPS["QUERY"], rng.choice(loop) << params.LINE_SHIFT, 3))
+    return out[:n]
+
+
+def predictor_soak(params: Params, total: int, seed: int, build_dir: Path, *,
+                   chunk: int = 50_000, ready_permille: int = 700, checkpoints: int = 3,
+                   fuzz: int = 100, out=sys.stdout) -> dict:
+    """Run ``total`` requests in chunks; raise ``fast.Mismatch`` on the first bad chunk."""
+    rng = random.Random(seed)
+    print(f"predictor soak: {total} requests, seed {seed}, params {params.as_dict()}",
+          file=out, flush=True)
+    exe = fast.build(params, build_dir, options=OPTIONS)
+    traffic = Traffic(params, rng)
+    done, start, chunks, axi_codes, switches = 0, time.monotonic(), 0, {}, 0
+    stats_total = {}
+    while done < total:
+        n = min(chunk, total - done)
+        requests = []
+        while len(requests) < n:            # alternate the two kinds of traffic
+            k = min(n - len(requests), rng.randrange(200, 2000))
+            requests += (traffic.requests(k, 0) if rng.random() < 0.4
+                         else _loop_requests(params, rng, k, 0))
+        axi = [fast.AxiOp("barrier", 0)] + _commit_policy(1) + [fast.AxiOp("release")]
+        for k in sorted(rng.sample(range(1, n), min(checkpoints, n - 1))):
+            axi += traffic.fuzz(fuzz)
+            axi += [fast.AxiOp("barrier", k)] + _stat_reads(0)
+            if rng.random() < 0.7:
+                axi += traffic.config_writes(0)[:-1]
+            if rng.random() < 0.25:          # a switch to the article's policy and back
+                axi += _commit_policy(0) + _stat_reads(0)
+                switches += 1
+            axi += _commit_policy(1) + _stat_reads(0) + [fast.AxiOp("release")]
+        axi += [fast.AxiOp("barrier", n)] + _stat_reads(0) + [fast.AxiOp("release")]
+        result = fast.run(exe, params, requests, axi, ready_permille=ready_permille,
+                          seed=rng.getrandbits(32))
+        model = KvAsuModel(params)
+        checked = fast.check(params, model, requests, axi, result, predictor=True)
+        for code, count in checked["axi_responses"].items():
+            axi_codes[code] = axi_codes.get(code, 0) + count
+        for name, value in model.stats.as_dict().items():
+            stats_total[name] = stats_total.get(name, 0) + value
+        done += n
+        chunks += 1
+        print(f"predictor soak: chunk {chunks}: {done}/{total} requests, 0 mismatches, "
+              f"{result.cycles} cycles, policy {model.policy}, occupancy {model.occupancy}",
+              file=out, flush=True)
+    summary = {"requests": done, "mismatches": 0, "seed": seed, "chunks": chunks,
+               "policy_switches": switches, "axi_responses": axi_codes,
+               "model_stats_of_last_runs": stats_total, "params": params.as_dict(),
+               "options": OPTIONS.as_dict(),
+               "wall_seconds": round(time.monotonic() - start, 1)}
+    print(f"predictor soak: PASS {done} requests, 0 mismatches, seed {seed}", file=out,
+          flush=True)
+    return summary
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--requests", type=int, default=1_000_000)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--config", choices=sorted(CONFIGS), default="small")
+    ap.add_argument("--ready", type=int, default=700, help="response ready, per mille")
+    ap.add_argument("--chunk", type=int, default=50_000)
+    ap.add_argument("--build", type=Path, default=Path("build/predictor_soak"))
+    ap.add_argument("--out", type=Path, default=Path("build/predictor_soak.json"))
+    args = ap.parse_args(argv)
+    seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
+    try:
+        summary = predictor_soak(CONFIGS[args.config], args.requests, seed,
+                                 args.build / args.config, chunk=args.chunk,
+                                 ready_permille=args.ready)
+    except fast.Mismatch as exc:
+        print(f"predictor soak: FAIL (seed {seed}): {exc}", file=sys.stderr)
+        return 1
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({**summary, "config": args.config}, indent=1) + "\n")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
