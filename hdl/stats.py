@@ -102,12 +102,18 @@ class StatisticsCounters(wiring.Component):
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: the memory is a
         ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11). A visit whose word
         (valid, not forwarded) is corrected uses the corrected word; one whose word is
-        uncorrectable, found in stage B in cycle ``d``, restarts the counter from zero at
-        ``d``: the word and the increments the visit moved are dropped and the pre-counter
-        restarts from the increment of cycle ``d``, so the counter holds exactly the
-        increments of the cycles from ``d`` on. Adds the ports ``err_uncorrectable``,
-        ``err_corrected`` Out(1) and ``err_index`` Out(range(count)): the visit in stage B
-        found that, in that counter.
+        uncorrectable, found in cycle ``d``, restarts the counter from zero at ``d``: the
+        word and the increments the visit moved are dropped (and those a visit starting
+        in ``d`` would move) and the pre-counter restarts from the increment of cycle
+        ``d``, so the counter holds exactly the increments of the cycles from ``d`` on.
+        With three stages stage B's register is the read port's (the coded word as it
+        leaves the block RAM, ``read_port(registered=True)``), the word is corrected and
+        checked in stage C (so ``d`` is the visit's stage-C cycle), and stage C's sum is
+        written back one cycle later, from a register (stage D: its check bits would not
+        fit behind the adder), with a visit of the counter stage D writes forwarded its
+        sum as for stage C's; with two stages the check is stage B's. Adds the ports
+        ``err_uncorrectable``, ``err_corrected`` Out(1) and ``err_index``
+        Out(range(count)): the visit checked this cycle found that, in that counter.
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -161,7 +167,10 @@ class StatisticsCounters(wiring.Component):
         if protection != "none":
             self._pmem = ProtectedMemory(shape=width, depth=count, protection=protection,
                                          attrs={"ram_style": "block", "no_rw_check": 1})
-            self._ports = (self._pmem.read_port(), self._pmem.write_port())
+            # Three stages: stage B's register is the read port's (the coded word as it
+            # leaves the block RAM), corrected in stage C.
+            self._ports = (self._pmem.read_port(registered=stages == 3),
+                           self._pmem.write_port())
             self._data = self._pmem.storage        # the coded words
             self._code = self._pmem.code
         else:
@@ -182,6 +191,15 @@ class StatisticsCounters(wiring.Component):
         self._c_addr = Signal(range(count))
         self._c_word = Signal(width)    # the word, 0 if it was not valid
         self._c_cap = Signal(self.pre_width)
+        # Protected, three stages: the word is the read port's (registered, corrected in
+        # stage C), with these beside it.
+        self._c_valid = Signal()        # b_valid, a cycle later
+        self._c_fwd = Signal()          # b_fwd, a cycle later
+        self._c_fwd_word = Signal(width)
+        # Stage D (protected, three stages): the sum of stage C, written back now.
+        self._d_active = Signal()
+        self._d_addr = Signal(range(count))
+        self._d_total = Signal(width)
         self._ptr = Signal(range(count))  # the round-robin pointer
 
     # ---- testbench access (amaranth.sim) -------------------------------------------------
@@ -190,8 +208,11 @@ class StatisticsCounters(wiring.Component):
         """The exact value of counter ``i`` now, from a testbench."""
         value = ctx.get(self._pre[i])
         if ctx.get(self._valid) >> i & 1:
-            word = ctx.get(self._data[i])
-            value += word if self._pmem is None else self._code.decode_int(word)[0]
+            if self._d_pending(ctx, i):
+                value += ctx.get(self._d_total)         # not yet written back
+            else:
+                word = ctx.get(self._data[i])
+                value += word if self._pmem is None else self._code.decode_int(word)[0]
         for active, addr, cap in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 value += ctx.get(cap)
@@ -204,12 +225,19 @@ class StatisticsCounters(wiring.Component):
             stages.append((self._c_active, self._c_addr, self._c_cap))
         return stages
 
+    def _d_pending(self, ctx, i):
+        """Stage D holds counter ``i``'s sum, not yet in the memory."""
+        return (self._pmem is not None and self.stages == 3 and ctx.get(self._d_active)
+                and ctx.get(self._d_addr) == i)
+
     def poke(self, ctx, i, value):
         """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
         value %= 1 << self.width
         ctx.set(self._data[i], value if self._pmem is None else self._code.encode_int(value))
         ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
         ctx.set(self._pre[i], 0)
+        if self._d_pending(ctx, i):
+            ctx.set(self._d_active, 0)
         for active, addr, _ in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 ctx.set(active, 0)       # its write-back would restore the old value
@@ -236,15 +264,39 @@ class StatisticsCounters(wiring.Component):
         b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
         c_active, c_addr, c_word, c_cap = self._c_active, self._c_addr, self._c_word, self._c_cap
 
-        # Stage C: fold and write back.
+        # Stage C: fold and write back. (Protected, three stages: the word is corrected
+        # here, and an uncorrectable one restarts the counter: `restart`, below.)
+        coded_c = self._pmem is not None and self.stages == 3
+        restart = C(0, 1)               # D11: the visit's word is uncorrectable
+        if self._pmem is not None:
+            restart = Signal(name="restart")
         total = Signal(self.width)
-        m.d.comb += [
-            total.eq(c_word + c_cap),
-            self.rd_data.eq(total),
-            wr.addr.eq(c_addr),
-            wr.data.eq(total),
-            wr.en.eq(c_active),
-        ]
+        if coded_c:
+            c_valid, c_fwd, c_fwd_word = self._c_valid, self._c_fwd, self._c_fwd_word
+            checked = Signal()          # the visit uses the word as read
+            raw_total = Signal(self.width, name="raw_total")
+            m.d.comb += [
+                checked.eq(c_active & c_valid & ~c_fwd),
+                restart.eq(checked & rd.error),
+                c_word.eq(Mux(c_fwd, c_fwd_word, Mux(c_valid, rd.data, 0))),
+                raw_total.eq(c_word + c_cap),
+                total.eq(Mux(restart, 0, raw_total)),
+                self.err_uncorrectable.eq(restart),
+                self.err_corrected.eq(checked & rd.corrected),
+                self.err_index.eq(c_addr),
+            ]
+        else:
+            m.d.comb += total.eq(c_word + c_cap)
+        m.d.comb += self.rd_data.eq(total)
+        if coded_c:
+            # Stage D: the sum written back a cycle later, so that its encoding starts
+            # from a register (the adder, then the check bits, would not fit a cycle).
+            d_active, d_addr, d_total = self._d_active, self._d_addr, self._d_total
+            m.d.sync += [d_active.eq(c_active & ~self.clear), d_addr.eq(c_addr),
+                         d_total.eq(total)]
+            m.d.comb += [wr.addr.eq(d_addr), wr.data.eq(d_total), wr.en.eq(d_active)]
+        else:
+            m.d.comb += [wr.addr.eq(c_addr), wr.data.eq(total), wr.en.eq(c_active)]
         with m.If(self.clear):
             m.d.sync += valid.eq(0)
         with m.Elif(c_active):
@@ -261,26 +313,38 @@ class StatisticsCounters(wiring.Component):
             a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
             rd.addr.eq(a_addr),
         ]
-        if self.stages == 3:
+        fwd_word = total
+        if coded_c:
+            # Stage D writes in this cycle (the read meets it: undefined): its sum too.
+            c_hit = c_active & (c_addr == a_addr)
+            m.d.comb += a_fwd.eq(c_hit | (d_active & (d_addr == a_addr)))
+            fwd_word = Mux(c_hit, total, d_total)
+        elif self.stages == 3:
             m.d.comb += a_fwd.eq(c_active & (c_addr == a_addr))
         with m.If(free):
             m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
+        cap = Array(pre)[a_addr]
+        if coded_c:
+            # A visit of the counter that stage C restarts takes none of its increments
+            # (they are of the cycles before the restart).
+            cap = Mux(restart & (c_addr == a_addr), 0, cap)
         m.d.sync += [
             b_active.eq(a_go & ~self.clear),
             b_addr.eq(a_addr),
             b_valid.eq(valid.bit_select(a_addr, 1)),
-            b_cap.eq(Array(pre)[a_addr]),
+            b_cap.eq(cap),
         ]
         if self.stages == 3:
-            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
-        restart = C(0, 1)               # D11: stage B's word is uncorrectable
-        if self._pmem is not None:
-            restart = Signal(name="restart")
+            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(fwd_word)]
+        # D11: the visit whose word is uncorrectable (stage B, or stage C when stage B's
+        # register is the read port's).
+        restart_addr = c_addr if coded_c else b_addr
+        if self._pmem is not None and not coded_c:
             m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
         for i in range(n):
             fresh = self.clear | (a_go & (a_addr == i))
             if self._pmem is not None:
-                fresh = fresh | (restart & (b_addr == i))
+                fresh = fresh | (restart & (restart_addr == i))
             with m.If(fresh):
                 m.d.sync += pre[i].eq(self.inc[i])
             with m.Else():
@@ -289,6 +353,16 @@ class StatisticsCounters(wiring.Component):
         # Stage B: register the word as it leaves the block RAM (three stages), or fold it
         # in this cycle (two stages: stage B is stage C, and nothing is forwarded).
         word_ok = b_valid
+        if coded_c:
+            m.d.sync += [
+                c_active.eq(b_active & ~self.clear),
+                c_addr.eq(b_addr),
+                c_valid.eq(b_valid),
+                c_fwd.eq(b_fwd),
+                c_fwd_word.eq(b_fwd_word),
+                c_cap.eq(b_cap),
+            ]
+            return m
         if self._pmem is not None:
             checked = Signal()          # the visit uses the word as read
             m.d.comb += [

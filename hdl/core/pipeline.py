@@ -128,15 +128,19 @@ class KvAsuCore(wiring.Component):
     observe : Out(ObservationSignature(...))
         Only with ``observe=True``: the state of every stage in flight, for the formal
         harness (see ``ObservationSignature``).
-    err_uncorrectable, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+    err_uncorrectable : Out(1)
         Only with protection (``options.protection``, docs/spec-decisions.md D11): a table
-        or LRU read of this cycle failed its check / was corrected; the memory
-        (``regmap.MEM_IDS``) and slot of the first (the table's before the LRU's,
-        uncorrectable before corrected).
+        or LRU read of this cycle failed its check (the recovery's ``error``).
     recovery_start : Out(1), recovering : Out(1)
         Only with protection: a recovery starts this cycle (an uncorrectable error with
         none running: the cycle ``d`` of D11); a recovery is running (``req.ready`` low,
         ``Recovery``).
+    err_started, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+        Only with protection: the report of the cycle before (the checks are registered
+        before they are collected): a recovery started in it (``recovery_start`` a cycle
+        later); a table or LRU read of it was corrected; the memory (``regmap.MEM_IDS``)
+        and slot of its first error (the table's before the LRU's, uncorrectable before
+        corrected).
 
     Attributes
     ----------
@@ -215,7 +219,8 @@ class KvAsuCore(wiring.Component):
             "cycle": In(64),
         }
         if options.protected:
-            ports.update({"err_uncorrectable": Out(1), "err_corrected": Out(1),
+            ports.update({"err_uncorrectable": Out(1), "err_started": Out(1),
+                          "err_corrected": Out(1),
                           "err_mem": Out(4), "err_addr": Out(params.SLOT_WIDTH),
                           "recovery_start": Out(1), "recovering": Out(1)})
         if observe:
@@ -347,12 +352,17 @@ class KvAsuCore(wiring.Component):
         return m
 
     def _errors(self, m, rec):
-        """D11: the table's and the LRU list's checks, the recovery and its sweep."""
+        """D11: the table's and the LRU list's checks, the recovery and its sweep. The
+        recovery starts from this cycle's checks (``err_detect``); the report (which
+        memory, which slot) is collected from the checks registered, a cycle later."""
         table, lru, p = self.table, self.lru, self._params
         rows = table.rows
         table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
+        started = Signal(name="recovery_started")
+        m.d.sync += started.eq(rec.start)
         m.d.comb += [
-            self.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
+            self.err_uncorrectable.eq(table.err_detect | lru.err_detect),
+            self.err_started.eq(started),
             self.err_corrected.eq(table.err_corrected | lru.err_corrected),
             self.err_mem.eq(Mux(table_first, table.err_mem, lru.err_mem)),
             self.err_addr.eq(Mux(table_first, table.err_slot, lru.err_slot)),
