@@ -375,7 +375,7 @@ class LruList(wiring.Component):
         if observe:
             ports["observe"] = Out(LruObservationSignature(params, registered=registered))
         if protection != "none":
-            ports.update({"sweep_en": In(1), "sweep_addr": In(sw), "err_detect": Out(1),
+            ports.update({"sweep_en": In(1), "sweep_addr": In(sw),
                           "err_uncorrectable": Out(1), "err_corrected": Out(1),
                           "err_mem": Out(4), "err_slot": Out(sw)})
         super().__init__(ports)
@@ -462,8 +462,7 @@ class LruList(wiring.Component):
             checks = [(rp.error, rp.corrected, regmap.MEM_IDS[f"{a.name}{i}"], rp.error_addr)
                       for a in (prv, nxt) for i in range(2)
                       for rp in (a.cmd_rp[i], a.fb_rp[i])]
-            m.d.comb += self.err_detect.eq(
-                collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True))
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
         if self.observed:
             self._observe(m, prv, nxt)
         return m

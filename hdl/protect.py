@@ -420,7 +420,8 @@ def collect_errors(m, c, checks, *, registered=False):
     from ``checks`` (``(uncorrectable, corrected, MEM_ID, address)``, in priority order):
     the first uncorrectable one, else the first corrected. With ``registered`` each check's
     flags and address are registered first and the report is of the checks of the cycle
-    before. Returns the OR of this cycle's uncorrectable flags (not registered)."""
+    before. Returns the OR of the uncorrectable flags the report is made of (with
+    ``registered``, of the registered ones)."""
     if registered:
         regd = []
         for k, (unc_k, cor_k, mem_id, addr_k) in enumerate(checks):
@@ -428,7 +429,6 @@ def collect_errors(m, c, checks, *, registered=False):
                  Signal(len(c.err_slot), name=f"chk{k}_addr"))
             m.d.sync += [q[0].eq(unc_k), q[1].eq(cor_k), q[2].eq(addr_k)]
             regd.append((q[0], q[1], mem_id, q[2]))
-        now = Cat(x[0] for x in checks).any()
         checks = regd
     unc = Cat(x[0] for x in checks)
     cor = Cat(x[1] for x in checks)
@@ -439,4 +439,4 @@ def collect_errors(m, c, checks, *, registered=False):
             mem = Mux(flag[k], checks[k][2], mem)
             addr = Mux(flag[k], checks[k][3], addr)
     m.d.comb += [c.err_mem.eq(mem), c.err_slot.eq(addr)]
-    return now if registered else unc.any()
+    return unc.any()

@@ -81,9 +81,9 @@ class KvAsuRegisters(wiring.Component):
     ``core_idle``).
 
     Latency
-        A read's R comes 2 cycles after its AR handshake (``stats_stages + 1``, 4 by
-        default, for the LO word of a statistic), a plain write's B 2 cycles after the
-        later of the AW and W handshakes. Reads and writes proceed independently of each
+        A read's R comes 2 cycles after its AR handshake (``stats.read_latency + 2``, 4
+        by default and 5 with ``protection``, for the LO word of a statistic), a plain
+        write's B 2 cycles after the later of the AW and W handshakes. Reads and writes proceed independently of each
         other.
 
     Responses (D8)
@@ -126,7 +126,8 @@ class KvAsuRegisters(wiring.Component):
     stats_stages : int
         Passed to :class:`hdl.stats.StatisticsCounters` as ``stages`` (3, default: the
         block RAM's word is registered before the adder; 2: one cycle less, for small
-        devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R.
+        devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R
+        (one more with ``protection``).
     stat_lag : int
         Cycles from a request's acceptance to its ``stat_inc`` pulse, a constant of the
         core (``KvAsuCore.latency - 2``; default 1). A CTRL write of only CLEAR_STATS /

@@ -175,13 +175,10 @@ class BucketTable(wiring.Component):
         The soft-error recovery's sweep (docs/spec-decisions.md D11): write the zero code
         word to row ``sweep_row`` of every array (``ent``, ``meta``, ``mark`` of every
         bank and ``scrub``) instead of their own writes.
-    err_detect : Out(1), only with ``protection``
-        A read of this cycle whose word the table uses failed its check (uncorrectable):
-        the recovery's start.
     err_uncorrectable, err_corrected : Out(1), only with ``protection``
-        The report, one cycle after the checks (``hdl.protect.collect_errors``,
-        registered): a read of the cycle before whose word the table uses failed its
-        check (uncorrectable), or was corrected (``scrub`` only: the window arrays are checked, not corrected,
+        One cycle after the checks (``hdl.protect.collect_errors``, registered: the
+        detection cycle of D11): a read checked in the cycle before whose word the table
+        uses failed its check (uncorrectable), or was corrected (``scrub`` only: the window arrays are checked, not corrected,
         any failed check is uncorrectable). A window read replaced by the bypass, and a
         ``scrub`` lane replaced by the snoop, is not checked.
     err_mem : Out(4), err_slot : Out(SLOT_WIDTH), only with ``protection``
@@ -277,7 +274,7 @@ class BucketTable(wiring.Component):
             "sc_mark_value": Out(p.PROBE),
             "sc_mark_row_next": Out(range(self.rows)),
             "sc_mark_intent": Out(p.PROBE),
-            **({"sweep_en": In(1), "sweep_row": In(range(self.rows)), "err_detect": Out(1),
+            **({"sweep_en": In(1), "sweep_row": In(range(self.rows)),
                 "err_uncorrectable": Out(1), "err_corrected": Out(1),
                 "err_mem": Out(4), "err_slot": Out(p.SLOT_WIDTH)}
                if protection != "none" else {}),
@@ -590,7 +587,6 @@ class BucketTable(wiring.Component):
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
         if protected:
-            m.d.comb += self.err_detect.eq(
-                collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True))
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
         return m
 

@@ -309,13 +309,13 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, err_mem, err_addr, rsp__payload, req__ready, hold, err_started, r_rdy, flushing, idle, occupancy, active, flush, enable, cfg, nonblocking
+module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, req__ready, hold, err_started, err_corrected, err_mem, err_addr, r_rdy, flushing, idle, occupancy, active, flush, enable, cfg, nonblocking
 , cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
   wire [15:0] \$1 ;
-  reg [68:0] \$10 ;
-  reg [68:0] \$11 ;
-  reg [68:0] \$12 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire [10:0] \$12 ;
   reg [68:0] \$13 ;
   reg [68:0] \$14 ;
   reg [68:0] \$15 ;
@@ -325,9 +325,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   reg [68:0] \$19 ;
   wire [15:0] \$2 ;
   reg [68:0] \$20 ;
-  reg \$21 ;
-  reg \$22 ;
-  reg \$23 ;
+  reg [68:0] \$21 ;
+  reg [68:0] \$22 ;
+  reg [68:0] \$23 ;
   reg \$24 ;
   reg \$25 ;
   reg \$26 ;
@@ -343,17 +343,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   reg \$35 ;
   reg \$36 ;
   reg \$37 ;
-  wire [79:0] \$38 ;
-  wire [603:0] \$39 ;
+  reg \$38 ;
+  reg \$39 ;
   wire \$4 ;
-  wire [43:0] \$40 ;
-  wire [16:0] \$41 ;
-  wire [63:0] \$42 ;
-  wire [49:0] \$43 ;
+  reg \$40 ;
+  reg \$41 ;
+  reg [3:0] \$42 ;
+  reg [10:0] \$43 ;
+  wire [79:0] \$44 ;
+  wire [603:0] \$45 ;
+  wire [43:0] \$46 ;
+  wire [16:0] \$47 ;
+  wire [63:0] \$48 ;
+  wire [49:0] \$49 ;
   wire \$5 ;
   wire \$6 ;
   wire \$7 ;
-  wire \$8 ;
+  wire [3:0] \$8 ;
   wire \$9 ;
   output active;
   wire active;
@@ -443,13 +449,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [6:0] \cfg$112.w1 ;
   wire [6:0] \cfg$112.w2 ;
   wire [6:0] \cfg$112.w3 ;
-  wire [84:0] \cfg$127 ;
-  wire [15:0] \cfg$127.c2 ;
-  wire [15:0] \cfg$127.c3 ;
-  wire [31:0] \cfg$127.hash_seed ;
-  wire [6:0] \cfg$127.w1 ;
-  wire [6:0] \cfg$127.w2 ;
-  wire [6:0] \cfg$127.w3 ;
+  wire [84:0] \cfg$129 ;
+  wire [15:0] \cfg$129.c2 ;
+  wire [15:0] \cfg$129.c3 ;
+  wire [31:0] \cfg$129.hash_seed ;
+  wire [6:0] \cfg$129.w1 ;
+  wire [6:0] \cfg$129.w2 ;
+  wire [6:0] \cfg$129.w3 ;
   wire [84:0] \cfg$86 ;
   wire [15:0] \cfg$86.c2 ;
   wire [15:0] \cfg$86.c3 ;
@@ -475,37 +481,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$147 ;
+  wire [63:0] \cycle$149 ;
   wire [63:0] \cycle$49 ;
   wire [421:0] decision;
-  wire [421:0] \decision$126 ;
-  wire \decision$126.any_free ;
-  wire [15:0] \decision$126.cnt_after ;
-  wire [15:0] \decision$126.cnt_after_inc ;
-  wire \decision$126.free_mark ;
-  wire [10:0] \decision$126.free_slot ;
-  wire [7:0] \decision$126.hit_age ;
-  wire [15:0] \decision$126.hit_cnt ;
-  wire \decision$126.hit_mark ;
-  wire [10:0] \decision$126.hit_slot ;
-  wire \decision$126.inv ;
-  wire [223:0] \decision$126.lane_tag ;
-  wire [1:0] \decision$126.min_tlevel ;
-  wire [1:0] \decision$126.op ;
-  wire \decision$126.present ;
-  wire [7:0] \decision$126.t ;
-  wire [55:0] \decision$126.tag ;
-  wire [10:0] \decision$126.tail_slot ;
-  wire \decision$126.take ;
-  wire \decision$126.valid ;
-  wire [3:0] \decision$126.vict_lane ;
-  wire \decision$126.vict_mark ;
-  wire [10:0] \decision$126.vict_slot ;
-  wire \decision$126.vict_t0 ;
-  wire \decision$126.wr ;
-  wire [3:0] \decision$126.wr_lane ;
-  wire \decision$126.wr_mark ;
-  wire [10:0] \decision$126.wr_slot ;
+  wire [421:0] \decision$128 ;
+  wire \decision$128.any_free ;
+  wire [15:0] \decision$128.cnt_after ;
+  wire [15:0] \decision$128.cnt_after_inc ;
+  wire \decision$128.free_mark ;
+  wire [10:0] \decision$128.free_slot ;
+  wire [7:0] \decision$128.hit_age ;
+  wire [15:0] \decision$128.hit_cnt ;
+  wire \decision$128.hit_mark ;
+  wire [10:0] \decision$128.hit_slot ;
+  wire \decision$128.inv ;
+  wire [223:0] \decision$128.lane_tag ;
+  wire [1:0] \decision$128.min_tlevel ;
+  wire [1:0] \decision$128.op ;
+  wire \decision$128.present ;
+  wire [7:0] \decision$128.t ;
+  wire [55:0] \decision$128.tag ;
+  wire [10:0] \decision$128.tail_slot ;
+  wire \decision$128.take ;
+  wire \decision$128.valid ;
+  wire [3:0] \decision$128.vict_lane ;
+  wire \decision$128.vict_mark ;
+  wire [10:0] \decision$128.vict_slot ;
+  wire \decision$128.vict_t0 ;
+  wire \decision$128.wr ;
+  wire [3:0] \decision$128.wr_lane ;
+  wire \decision$128.wr_mark ;
+  wire [10:0] \decision$128.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -583,29 +589,27 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire enable;
   wire \enable$43 ;
   output [10:0] err_addr;
-  wire [10:0] err_addr;
+  reg [10:0] err_addr = 11'h000;
   output err_corrected;
-  wire err_corrected;
-  wire \err_corrected$170 ;
-  wire \err_corrected$171 ;
-  wire err_detect;
-  wire \err_detect$166 ;
+  reg err_corrected = 1'h0;
+  wire \err_corrected$199 ;
+  wire \err_corrected$200 ;
   output [3:0] err_mem;
-  wire [3:0] err_mem;
-  wire [3:0] \err_mem$175 ;
-  wire [3:0] \err_mem$176 ;
+  reg [3:0] err_mem = 4'h0;
+  wire [3:0] \err_mem$202 ;
+  wire [3:0] \err_mem$203 ;
   wire [10:0] err_slot;
-  wire [10:0] \err_slot$179 ;
+  wire [10:0] \err_slot$206 ;
   output err_started;
   reg err_started = 1'h0;
   wire err_uncorrectable;
-  wire \err_uncorrectable$173 ;
-  wire \err_uncorrectable$174 ;
+  wire \err_uncorrectable$167 ;
+  wire \err_uncorrectable$168 ;
   wire error;
   input flush;
   wire flush;
-  wire \flush$128 ;
-  wire \flush$141 ;
+  wire \flush$130 ;
+  wire \flush$143 ;
   wire \flush$47 ;
   wire \flush$5 ;
   wire flush_or_recovery;
@@ -652,7 +656,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire hold_or_recovery;
   output idle;
   wire idle;
-  wire \idle$181 ;
+  wire \idle$169 ;
   wire \idle$54 ;
   wire inv_en;
   wire [10:0] inv_slot;
@@ -792,7 +796,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire \nonblocking$46 ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$143 ;
+  wire [11:0] \occupancy$145 ;
+  wire poison;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
@@ -802,8 +807,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [10:0] \rd_slot$91 ;
   wire recovering;
   wire recovery_start;
-  (* init = 1'h0 *)
-  wire recovery_started;
   input [67:0] req__payload;
   wire [67:0] req__payload;
   wire [67:0] \req__payload$37 ;
@@ -928,7 +931,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$151 ;
+  wire [31:0] \sc_last$153 ;
   wire [3:0] sc_mark_intent;
   wire [3:0] \sc_mark_intent$114 ;
   wire [3:0] \sc_mark_intent$122 ;
@@ -938,24 +941,24 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [3:0] \sc_mark_value$116 ;
   wire [3:0] \sc_mark_value$123 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$149 ;
+  wire [8:0] \sc_row$151 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$155 ;
+  wire [3:0] \sc_set$157 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$153 ;
+  wire [3:0] \sc_valid$155 ;
   wire [31:0] seed;
   wire [10:0] slot;
   wire start;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$145 ;
+  wire [13:0] \stat_inc$147 ;
   wire [10:0] sweep_addr;
-  wire [10:0] \sweep_addr$188 ;
+  wire [10:0] \sweep_addr$176 ;
   wire sweep_en;
-  wire \sweep_en$186 ;
-  wire \sweep_en$189 ;
+  wire \sweep_en$174 ;
+  wire \sweep_en$177 ;
   wire [8:0] sweep_row;
-  wire [8:0] \sweep_row$190 ;
+  wire [8:0] \sweep_row$178 ;
   wire [10:0] tail;
   wire [10:0] \tail$85 ;
   wire [92:0] w_data;
@@ -1117,78 +1120,85 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
   always @(posedge clk)
-    dropped_q7 <= \$28 ;
+    dropped_q4 <= \$28 ;
   always @(posedge clk)
-    dropped_q8 <= \$29 ;
+    dropped_q5 <= \$29 ;
   always @(posedge clk)
-    dropped_q9 <= \$30 ;
+    dropped_q6 <= \$30 ;
   always @(posedge clk)
-    dropped_q10 <= \$31 ;
+    dropped_q7 <= \$31 ;
   always @(posedge clk)
-    dropped_q11 <= \$32 ;
+    dropped_q8 <= \$32 ;
   always @(posedge clk)
-    dropped_q12 <= \$33 ;
+    dropped_q9 <= \$33 ;
   always @(posedge clk)
-    dropped_q13 <= \$34 ;
+    dropped_q10 <= \$34 ;
   always @(posedge clk)
-    dropped_q14 <= \$35 ;
+    dropped_q11 <= \$35 ;
   always @(posedge clk)
-    dropped_q15 <= \$36 ;
+    dropped_q12 <= \$36 ;
   always @(posedge clk)
-    err_started <= \$37 ;
+    dropped_q13 <= \$37 ;
+  always @(posedge clk)
+    dropped_q14 <= \$38 ;
+  always @(posedge clk)
+    dropped_q15 <= \$39 ;
+  always @(posedge clk)
+    err_started <= \$40 ;
+  always @(posedge clk)
+    err_corrected <= \$41 ;
+  always @(posedge clk)
+    err_mem <= \$42 ;
+  always @(posedge clk)
+    err_addr <= \$43 ;
   assign hold_or_recovery = hold | active;
   assign flush_or_recovery = flush | \flush$5 ;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$80 , lanes[0], \busy$78 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$145  } | \$1 ;
-  assign err_uncorrectable = err_detect | \err_detect$166 ;
-  assign err_corrected = \err_corrected$170  | \err_corrected$171 ;
-  assign \$3  = ~ \err_uncorrectable$174 ;
-  assign \$4  = \err_corrected$170  & \$3 ;
-  assign \$5  = \err_uncorrectable$173  | \$4 ;
-  assign err_mem = \$5  ? \err_mem$176  : \err_mem$175 ;
-  assign \$6  = ~ \err_uncorrectable$174 ;
-  assign \$7  = \err_corrected$170  & \$6 ;
-  assign \$8  = \err_uncorrectable$173  | \$7 ;
-  assign err_addr = \$8  ? \err_slot$179  : err_slot;
-  assign \$9  = sweep_addr < 10'h200;
-  assign \sweep_en$189  = sweep_en & \$9 ;
+  assign poison = active | error;
+  assign \$2  = { 2'h0, \stat_inc$147  } | \$1 ;
+  assign error = \err_uncorrectable$167  | \err_uncorrectable$168 ;
+  assign \$3  = sweep_addr < 10'h200;
+  assign \sweep_en$177  = sweep_en & \$3 ;
+  assign \$4  = \err_corrected$199  | \err_corrected$200 ;
+  assign \$5  = ~ \err_uncorrectable$168 ;
+  assign \$6  = \err_corrected$199  & \$5 ;
+  assign \$7  = \err_uncorrectable$167  | \$6 ;
+  assign \$8  = \$7  ? \err_mem$203  : \err_mem$202 ;
+  assign \$9  = ~ \err_uncorrectable$168 ;
+  assign \$10  = \err_corrected$199  & \$9 ;
+  assign \$11  = \err_uncorrectable$167  | \$10 ;
+  assign \$12  = \$11  ? \err_slot$206  : err_slot;
   always @(posedge clk)
-    s1 <= \$10 ;
+    s1 <= \$13 ;
   always @(posedge clk)
-    s2 <= \$11 ;
+    s2 <= \$14 ;
   always @(posedge clk)
-    s3 <= \$12 ;
+    s3 <= \$15 ;
   always @(posedge clk)
-    s4 <= \$13 ;
+    s4 <= \$16 ;
   always @(posedge clk)
-    s5 <= \$14 ;
+    s5 <= \$17 ;
   always @(posedge clk)
-    s6 <= \$15 ;
+    s6 <= \$18 ;
   always @(posedge clk)
-    s7 <= \$16 ;
+    s7 <= \$19 ;
   always @(posedge clk)
-    s8 <= \$17 ;
+    s8 <= \$20 ;
   always @(posedge clk)
-    s9 <= \$18 ;
+    s9 <= \$21 ;
   always @(posedge clk)
-    s10 <= \$19 ;
+    s10 <= \$22 ;
   always @(posedge clk)
-    s11 <= \$20 ;
+    s11 <= \$23 ;
   always @(posedge clk)
-    dropped_q0 <= \$21 ;
+    dropped_q0 <= \$24 ;
   always @(posedge clk)
-    dropped_q1 <= \$22 ;
+    dropped_q1 <= \$25 ;
   always @(posedge clk)
-    dropped_q2 <= \$23 ;
+    dropped_q2 <= \$26 ;
   always @(posedge clk)
-    dropped_q3 <= \$24 ;
-  always @(posedge clk)
-    dropped_q4 <= \$25 ;
-  always @(posedge clk)
-    dropped_q5 <= \$26 ;
-  always @(posedge clk)
-    dropped_q6 <= \$27 ;
+    dropped_q3 <= \$27 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
@@ -1219,12 +1229,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$6541$372 (\$43 ),
-    .\port$6541$5 (\$42 ),
+    .\port$6550$372 (\$49 ),
+    .\port$6550$5 (\$48 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
-    .stat_inc(\stat_inc$145 )
+    .stat_inc(\stat_inc$147 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1235,23 +1245,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$209  \hash$209  (
+  \kv_asu.core.hash$207  \hash$207  (
     .clk(clk),
     .out_h(\hash$83 ),
-    .\port$6482$5 (s0[60:5]),
+    .\port$6491$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
-  \kv_asu.core.lanes$216  \lanes$216  (
+  \kv_asu.core.lanes$214  \lanes$214  (
     .clk(clk),
-    .forward__lane(\$43 [3:0]),
+    .forward__lane(\$49 [3:0]),
     .lanes(lanes),
-    .\port$6484$0 (\$38 ),
-    .\port$6485$0 (\$39 ),
-    .\port$6489$0 (\$40 ),
-    .\port$6491$0 (\$41 ),
-    .\port$6541$387 (\$43 [49:15]),
-    .\port$6541$5 (\$42 ),
+    .\port$6493$0 (\$44 ),
+    .\port$6494$0 (\$45 ),
+    .\port$6498$0 (\$46 ),
+    .\port$6500$0 (\$47 ),
+    .\port$6550$387 (\$49 [49:15]),
+    .\port$6550$5 (\$48 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1261,11 +1271,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .clk(clk),
     .cmd(cmd),
     .empty(list_empty),
-    .err_corrected(\err_corrected$171 ),
-    .err_detect(\err_detect$166 ),
-    .err_mem(\err_mem$175 ),
+    .err_corrected(\err_corrected$200 ),
+    .err_mem(\err_mem$202 ),
     .err_slot(err_slot),
-    .err_uncorrectable(\err_uncorrectable$174 ),
+    .err_uncorrectable(\err_uncorrectable$168 ),
     .flush(flush_or_recovery),
     .rst(rst),
     .slot(slot),
@@ -1276,7 +1285,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   \kv_asu.core.recovery  recovery (
     .active(active),
     .clk(clk),
-    .error(err_uncorrectable),
+    .error(error),
     .flush(\flush$5 ),
     .idle(idle),
     .rst(rst),
@@ -1306,15 +1315,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
-    .err_corrected(\err_corrected$170 ),
-    .err_detect(err_detect),
-    .err_mem(\err_mem$176 ),
-    .err_slot(\err_slot$179 ),
-    .err_uncorrectable(\err_uncorrectable$173 ),
+    .err_corrected(\err_corrected$199 ),
+    .err_mem(\err_mem$203 ),
+    .err_slot(\err_slot$206 ),
+    .err_uncorrectable(\err_uncorrectable$167 ),
     .generation(generation),
     .inv_slot(forward__window),
-    .\port$6541$376 (\$43 [33:4]),
-    .\port$6541$5 (\$42 ),
+    .\port$6550$376 (\$49 [33:4]),
+    .\port$6550$5 (\$48 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1325,19 +1333,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .sc_set(sc_set),
     .sc_valid(sc_valid),
     .sweep_addr(sweep_addr[8:0]),
-    .sweep_en(\sweep_en$189 )
+    .sweep_en(\sweep_en$177 )
   );
   \kv_asu.core.versions  versions (
     .decision(decision),
-    .forward__lane(\$43 [3:0]),
-    .forward__tag(\$42 [55:0]),
+    .forward__lane(\$49 [3:0]),
+    .forward__tag(\$48 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$6541$387 (\$43 [49:15]),
+    .\port$6550$387 (\$49 [49:15]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
-  \kv_asu.core.window$215  \window$215  (
+  \kv_asu.core.window$213  \window$213  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1351,11 +1359,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$83 [10:0]),
-    .\port$6484$0 (\$38 ),
-    .\port$6485$0 (\$39 ),
-    .\port$6489$0 (\$40 ),
-    .\port$6491$0 (\$41 ),
-    .\port$6529$0 (lanes[79:0]),
+    .\port$6493$0 (\$44 ),
+    .\port$6494$0 (\$45 ),
+    .\port$6498$0 (\$46 ),
+    .\port$6500$0 (\$47 ),
+    .\port$6538$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1363,71 +1371,120 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$29  = dropped_q7;
+    \$28  = dropped_q3;
+    if (rst) begin
+      \$28  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$29  = dropped_q4;
     if (rst) begin
       \$29  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$30  = dropped_q8;
+    \$30  = dropped_q5;
     if (rst) begin
       \$30  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$31  = dropped_q9;
+    \$31  = dropped_q6;
     if (rst) begin
       \$31  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$32  = dropped_q10;
+    \$32  = dropped_q7;
     if (rst) begin
       \$32  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$33  = dropped_q11;
+    \$33  = dropped_q8;
     if (rst) begin
       \$33  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$34  = dropped_q12;
+    \$34  = dropped_q9;
     if (rst) begin
       \$34  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$35  = dropped_q13;
+    \$35  = dropped_q10;
     if (rst) begin
       \$35  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$36  = dropped_q14;
+    \$36  = dropped_q11;
     if (rst) begin
       \$36  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$37  = recovery_start;
+    \$37  = dropped_q12;
     if (rst) begin
       \$37  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$38  = dropped_q13;
+    if (rst) begin
+      \$38  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$39  = dropped_q14;
+    if (rst) begin
+      \$39  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$40  = recovery_start;
+    if (rst) begin
+      \$40  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$41  = \$4 ;
+    if (rst) begin
+      \$41  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$42  = \$8 ;
+    if (rst) begin
+      \$42  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$43  = \$12 ;
+    if (rst) begin
+      \$43  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
     { decision_checked[389:388], decision_checked[375:372], decision_checked[136], decision_checked[119], decision_checked[106], decision_checked[69] } = { decision[389:388], decision[375:372], decision[136], decision[119], decision[106], decision[69] };
-    if (active) begin
+    if (poison) begin
       decision_checked[69] = 1'h0;
       decision_checked[106] = 1'h0;
       decision_checked[119] = 1'h0;
@@ -1439,165 +1496,137 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$10  = s0;
-    if (rst) begin
-      \$10  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$11  = s1;
-    if (rst) begin
-      \$11  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$12  = s2;
-    if (rst) begin
-      \$12  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$13  = s3;
+    \$13  = s0;
     if (rst) begin
       \$13  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$14  = s4;
+    \$14  = s1;
     if (rst) begin
       \$14  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$15  = s5;
+    \$15  = s2;
     if (rst) begin
       \$15  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$16  = s6;
+    \$16  = s3;
     if (rst) begin
       \$16  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$17  = s7;
+    \$17  = s4;
     if (rst) begin
       \$17  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$18  = s8;
+    \$18  = s5;
     if (rst) begin
       \$18  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$19  = s9;
+    \$19  = s6;
     if (rst) begin
       \$19  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$20  = s10;
+    \$20  = s7;
     if (rst) begin
       \$20  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$21  = dropped;
+    \$21  = s8;
     if (rst) begin
-      \$21  = 1'h0;
+      \$21  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$22  = dropped_q0;
+    \$22  = s9;
     if (rst) begin
-      \$22  = 1'h0;
+      \$22  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$23  = dropped_q1;
+    \$23  = s10;
     if (rst) begin
-      \$23  = 1'h0;
+      \$23  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$24  = dropped_q2;
+    \$24  = dropped;
     if (rst) begin
       \$24  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$25  = dropped_q3;
+    \$25  = dropped_q0;
     if (rst) begin
       \$25  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$26  = dropped_q4;
+    \$26  = dropped_q1;
     if (rst) begin
       \$26  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$27  = dropped_q5;
+    \$27  = dropped_q2;
     if (rst) begin
       \$27  = 1'h0;
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$28  = dropped_q6;
-    if (rst) begin
-      \$28  = 1'h0;
-    end
-  end
-  assign forward__write = \$43 [16];
-  assign \forward__write$7  = \$43 [16];
-  assign forward__lane = \$43 [3:0];
-  assign \forward__lane$9  = \$43 [3:0];
-  assign forward__slot = \$43 [14:4];
-  assign \forward__slot$11  = \$43 [14:4];
-  assign forward__tag = \$42 [55:0];
-  assign \forward__tag$13  = \$42 [55:0];
-  assign forward__last = \$42 [63:56];
-  assign \forward__last$15  = \$42 [63:56];
-  assign forward__count = \$43 [33:18];
-  assign \forward__count$17  = \$43 [33:18];
-  assign forward__count_inc = \$43 [49:34];
-  assign \forward__count_inc$19  = \$43 [49:34];
-  assign forward__mark = \$43 [15];
-  assign \forward__mark$21  = \$43 [15];
-  assign forward__invalidate = \$43 [17];
-  assign \forward__invalidate$23  = \$43 [17];
+  assign forward__write = \$49 [16];
+  assign \forward__write$7  = \$49 [16];
+  assign forward__lane = \$49 [3:0];
+  assign \forward__lane$9  = \$49 [3:0];
+  assign forward__slot = \$49 [14:4];
+  assign \forward__slot$11  = \$49 [14:4];
+  assign forward__tag = \$48 [55:0];
+  assign \forward__tag$13  = \$48 [55:0];
+  assign forward__last = \$48 [63:56];
+  assign \forward__last$15  = \$48 [63:56];
+  assign forward__count = \$49 [33:18];
+  assign \forward__count$17  = \$49 [33:18];
+  assign forward__count_inc = \$49 [49:34];
+  assign \forward__count_inc$19  = \$49 [49:34];
+  assign forward__mark = \$49 [15];
+  assign \forward__mark$21  = \$49 [15];
+  assign forward__invalidate = \$49 [17];
+  assign \forward__invalidate$23  = \$49 [17];
   assign \forward__window$25  = forward__window;
-  assign \forward__write$26  = \$43 [16];
-  assign \forward__lane$27  = \$43 [3:0];
-  assign \forward__slot$28  = \$43 [14:4];
-  assign \forward__tag$29  = \$42 [55:0];
-  assign \forward__last$30  = \$42 [63:56];
-  assign \forward__count$31  = \$43 [33:18];
-  assign \forward__count_inc$32  = \$43 [49:34];
-  assign \forward__mark$33  = \$43 [15];
-  assign \forward__invalidate$34  = \$43 [17];
+  assign \forward__write$26  = \$49 [16];
+  assign \forward__lane$27  = \$49 [3:0];
+  assign \forward__slot$28  = \$49 [14:4];
+  assign \forward__tag$29  = \$48 [55:0];
+  assign \forward__last$30  = \$48 [63:56];
+  assign \forward__count$31  = \$49 [33:18];
+  assign \forward__count_inc$32  = \$49 [49:34];
+  assign \forward__mark$33  = \$49 [15];
+  assign \forward__invalidate$34  = \$49 [17];
   assign \forward__window$35  = forward__window;
   assign \req__payload$37  = req__payload;
   assign \req__ready$39  = req__ready;
@@ -1631,8 +1660,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \bk_row$105  = bk_row;
   assign \bk_sc_row_hit$107  = bk_sc_row_hit;
   assign \bk_sides$109  = bk_sides;
-  assign window = { \$41 , \$39 , \$40 , \$38  };
-  assign \window$111  = { \$41 , \$39 , \$40 , \$38  };
+  assign window = { \$47 , \$45 , \$46 , \$44  };
+  assign \window$111  = { \$47 , \$45 , \$46 , \$44  };
   assign \cfg$112  = cfg;
   assign \sc_mark_intent$114  = sc_mark_intent;
   assign \sc_mark_value$116  = sc_mark_value;
@@ -1641,39 +1670,38 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign empty = list_empty;
   assign \sc_mark_intent$122  = sc_mark_intent;
   assign \sc_mark_value$123  = sc_mark_value;
-  assign \decision$126  = decision_checked;
-  assign \cfg$127  = cfg;
-  assign \flush$128  = flush_or_recovery;
-  assign wr_en = \$43 [16];
-  assign wr_slot = \$43 [14:4];
-  assign wr_count = \$43 [33:18];
-  assign wr_tag = \$42 [55:0];
-  assign wr_last = \$42 [63:56];
-  assign wr_mark = \$43 [15];
-  assign inv_en = \$43 [17];
+  assign \decision$128  = decision_checked;
+  assign \cfg$129  = cfg;
+  assign \flush$130  = flush_or_recovery;
+  assign wr_en = \$49 [16];
+  assign wr_slot = \$49 [14:4];
+  assign wr_count = \$49 [33:18];
+  assign wr_tag = \$48 [55:0];
+  assign wr_last = \$48 [63:56];
+  assign wr_mark = \$49 [15];
+  assign inv_en = \$49 [17];
   assign inv_slot = forward__window;
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$141  = flush_or_recovery;
-  assign \occupancy$143  = occupancy;
-  assign \cycle$147  = cycle;
-  assign \sc_row$149  = sc_row;
-  assign \sc_last$151  = sc_last;
-  assign \sc_valid$153  = sc_valid;
-  assign \sc_set$155  = sc_set;
+  assign \flush$143  = flush_or_recovery;
+  assign \occupancy$145  = occupancy;
+  assign \cycle$149  = cycle;
+  assign \sc_row$151  = sc_row;
+  assign \sc_last$153  = sc_last;
+  assign \sc_valid$155  = sc_valid;
+  assign \sc_set$157  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
   assign r_en = rsp__ready;
-  assign recovery_started = err_started;
-  assign error = err_uncorrectable;
-  assign \idle$181  = idle;
+  assign err_uncorrectable = error;
+  assign \idle$169  = idle;
   assign start = recovery_start;
   assign recovering = active;
-  assign \sweep_en$186  = sweep_en;
-  assign \sweep_addr$188  = sweep_addr;
-  assign \sweep_row$190  = sweep_addr[8:0];
+  assign \sweep_en$174  = sweep_en;
+  assign \sweep_addr$176  = sweep_addr;
+  assign \sweep_row$178  = sweep_addr[8:0];
   assign stat_inc = \$2 [13:0];
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
@@ -1871,154 +1899,154 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \bk_sides$109[3].meta  = bk_sides[183];
   assign \bk_sides$109[3].last_raw  = bk_sides[191:184];
   assign \bk_sides$109[3].last_byp  = bk_sides[199:192];
-  assign \window.request  = \$38 [68:0];
-  assign \window.request.valid  = \$38 [0];
-  assign \window.request.op  = \$38 [2:1];
-  assign \window.request.min_tlevel  = \$38 [4:3];
-  assign \window.request.tag  = \$38 [60:5];
-  assign \window.request.t  = \$38 [68:61];
-  assign \window.start  = \$38 [79:69];
-  assign \window.lane_slot  = \$40 ;
-  assign \window.bank  = \$39 [571:0];
-  assign \window.bank[0].tag  = \$39 [55:0];
-  assign \window.bank[0].count  = \$39 [71:56];
-  assign \window.bank[0].last  = \$39 [79:72];
-  assign \window.bank[0].valid  = \$39 [80];
-  assign \window.bank[0].fresh  = \$39 [81];
-  assign \window.bank[0].mark  = \$39 [82];
-  assign \window.bank[0].row  = \$39 [91:83];
-  assign \window.bank[0].sc_row_hit  = \$39 [92];
-  assign \window.bank[0].sides  = \$39 [142:93];
-  assign \window.bank[0].sides.ent  = \$39 [93];
-  assign \window.bank[0].sides.count_raw  = \$39 [109:94];
-  assign \window.bank[0].sides.count_byp  = \$39 [125:110];
-  assign \window.bank[0].sides.meta  = \$39 [126];
-  assign \window.bank[0].sides.last_raw  = \$39 [134:127];
-  assign \window.bank[0].sides.last_byp  = \$39 [142:135];
-  assign \window.bank[1].tag  = \$39 [198:143];
-  assign \window.bank[1].count  = \$39 [214:199];
-  assign \window.bank[1].last  = \$39 [222:215];
-  assign \window.bank[1].valid  = \$39 [223];
-  assign \window.bank[1].fresh  = \$39 [224];
-  assign \window.bank[1].mark  = \$39 [225];
-  assign \window.bank[1].row  = \$39 [234:226];
-  assign \window.bank[1].sc_row_hit  = \$39 [235];
-  assign \window.bank[1].sides  = \$39 [285:236];
-  assign \window.bank[1].sides.ent  = \$39 [236];
-  assign \window.bank[1].sides.count_raw  = \$39 [252:237];
-  assign \window.bank[1].sides.count_byp  = \$39 [268:253];
-  assign \window.bank[1].sides.meta  = \$39 [269];
-  assign \window.bank[1].sides.last_raw  = \$39 [277:270];
-  assign \window.bank[1].sides.last_byp  = \$39 [285:278];
-  assign \window.bank[2].tag  = \$39 [341:286];
-  assign \window.bank[2].count  = \$39 [357:342];
-  assign \window.bank[2].last  = \$39 [365:358];
-  assign \window.bank[2].valid  = \$39 [366];
-  assign \window.bank[2].fresh  = \$39 [367];
-  assign \window.bank[2].mark  = \$39 [368];
-  assign \window.bank[2].row  = \$39 [377:369];
-  assign \window.bank[2].sc_row_hit  = \$39 [378];
-  assign \window.bank[2].sides  = \$39 [428:379];
-  assign \window.bank[2].sides.ent  = \$39 [379];
-  assign \window.bank[2].sides.count_raw  = \$39 [395:380];
-  assign \window.bank[2].sides.count_byp  = \$39 [411:396];
-  assign \window.bank[2].sides.meta  = \$39 [412];
-  assign \window.bank[2].sides.last_raw  = \$39 [420:413];
-  assign \window.bank[2].sides.last_byp  = \$39 [428:421];
-  assign \window.bank[3].tag  = \$39 [484:429];
-  assign \window.bank[3].count  = \$39 [500:485];
-  assign \window.bank[3].last  = \$39 [508:501];
-  assign \window.bank[3].valid  = \$39 [509];
-  assign \window.bank[3].fresh  = \$39 [510];
-  assign \window.bank[3].mark  = \$39 [511];
-  assign \window.bank[3].row  = \$39 [520:512];
-  assign \window.bank[3].sc_row_hit  = \$39 [521];
-  assign \window.bank[3].sides  = \$39 [571:522];
-  assign \window.bank[3].sides.ent  = \$39 [522];
-  assign \window.bank[3].sides.count_raw  = \$39 [538:523];
-  assign \window.bank[3].sides.count_byp  = \$39 [554:539];
-  assign \window.bank[3].sides.meta  = \$39 [555];
-  assign \window.bank[3].sides.last_raw  = \$39 [563:556];
-  assign \window.bank[3].sides.last_byp  = \$39 [571:564];
-  assign \window.overlap  = \$39 [587:572];
-  assign \window.overlap_next  = \$39 [603:588];
-  assign \window.same_line  = \$41 [0];
-  assign \window.forward_age  = \$41 [8:1];
-  assign \window.t_w1  = \$41 [16:9];
-  assign \window$111.request  = \$38 [68:0];
-  assign \window$111.request.valid  = \$38 [0];
-  assign \window$111.request.op  = \$38 [2:1];
-  assign \window$111.request.min_tlevel  = \$38 [4:3];
-  assign \window$111.request.tag  = \$38 [60:5];
-  assign \window$111.request.t  = \$38 [68:61];
-  assign \window$111.start  = \$38 [79:69];
-  assign \window$111.lane_slot  = \$40 ;
-  assign \window$111.bank  = \$39 [571:0];
-  assign \window$111.bank[0].tag  = \$39 [55:0];
-  assign \window$111.bank[0].count  = \$39 [71:56];
-  assign \window$111.bank[0].last  = \$39 [79:72];
-  assign \window$111.bank[0].valid  = \$39 [80];
-  assign \window$111.bank[0].fresh  = \$39 [81];
-  assign \window$111.bank[0].mark  = \$39 [82];
-  assign \window$111.bank[0].row  = \$39 [91:83];
-  assign \window$111.bank[0].sc_row_hit  = \$39 [92];
-  assign \window$111.bank[0].sides  = \$39 [142:93];
-  assign \window$111.bank[0].sides.ent  = \$39 [93];
-  assign \window$111.bank[0].sides.count_raw  = \$39 [109:94];
-  assign \window$111.bank[0].sides.count_byp  = \$39 [125:110];
-  assign \window$111.bank[0].sides.meta  = \$39 [126];
-  assign \window$111.bank[0].sides.last_raw  = \$39 [134:127];
-  assign \window$111.bank[0].sides.last_byp  = \$39 [142:135];
-  assign \window$111.bank[1].tag  = \$39 [198:143];
-  assign \window$111.bank[1].count  = \$39 [214:199];
-  assign \window$111.bank[1].last  = \$39 [222:215];
-  assign \window$111.bank[1].valid  = \$39 [223];
-  assign \window$111.bank[1].fresh  = \$39 [224];
-  assign \window$111.bank[1].mark  = \$39 [225];
-  assign \window$111.bank[1].row  = \$39 [234:226];
-  assign \window$111.bank[1].sc_row_hit  = \$39 [235];
-  assign \window$111.bank[1].sides  = \$39 [285:236];
-  assign \window$111.bank[1].sides.ent  = \$39 [236];
-  assign \window$111.bank[1].sides.count_raw  = \$39 [252:237];
-  assign \window$111.bank[1].sides.count_byp  = \$39 [268:253];
-  assign \window$111.bank[1].sides.meta  = \$39 [269];
-  assign \window$111.bank[1].sides.last_raw  = \$39 [277:270];
-  assign \window$111.bank[1].sides.last_byp  = \$39 [285:278];
-  assign \window$111.bank[2].tag  = \$39 [341:286];
-  assign \window$111.bank[2].count  = \$39 [357:342];
-  assign \window$111.bank[2].last  = \$39 [365:358];
-  assign \window$111.bank[2].valid  = \$39 [366];
-  assign \window$111.bank[2].fresh  = \$39 [367];
-  assign \window$111.bank[2].mark  = \$39 [368];
-  assign \window$111.bank[2].row  = \$39 [377:369];
-  assign \window$111.bank[2].sc_row_hit  = \$39 [378];
-  assign \window$111.bank[2].sides  = \$39 [428:379];
-  assign \window$111.bank[2].sides.ent  = \$39 [379];
-  assign \window$111.bank[2].sides.count_raw  = \$39 [395:380];
-  assign \window$111.bank[2].sides.count_byp  = \$39 [411:396];
-  assign \window$111.bank[2].sides.meta  = \$39 [412];
-  assign \window$111.bank[2].sides.last_raw  = \$39 [420:413];
-  assign \window$111.bank[2].sides.last_byp  = \$39 [428:421];
-  assign \window$111.bank[3].tag  = \$39 [484:429];
-  assign \window$111.bank[3].count  = \$39 [500:485];
-  assign \window$111.bank[3].last  = \$39 [508:501];
-  assign \window$111.bank[3].valid  = \$39 [509];
-  assign \window$111.bank[3].fresh  = \$39 [510];
-  assign \window$111.bank[3].mark  = \$39 [511];
-  assign \window$111.bank[3].row  = \$39 [520:512];
-  assign \window$111.bank[3].sc_row_hit  = \$39 [521];
-  assign \window$111.bank[3].sides  = \$39 [571:522];
-  assign \window$111.bank[3].sides.ent  = \$39 [522];
-  assign \window$111.bank[3].sides.count_raw  = \$39 [538:523];
-  assign \window$111.bank[3].sides.count_byp  = \$39 [554:539];
-  assign \window$111.bank[3].sides.meta  = \$39 [555];
-  assign \window$111.bank[3].sides.last_raw  = \$39 [563:556];
-  assign \window$111.bank[3].sides.last_byp  = \$39 [571:564];
-  assign \window$111.overlap  = \$39 [587:572];
-  assign \window$111.overlap_next  = \$39 [603:588];
-  assign \window$111.same_line  = \$41 [0];
-  assign \window$111.forward_age  = \$41 [8:1];
-  assign \window$111.t_w1  = \$41 [16:9];
+  assign \window.request  = \$44 [68:0];
+  assign \window.request.valid  = \$44 [0];
+  assign \window.request.op  = \$44 [2:1];
+  assign \window.request.min_tlevel  = \$44 [4:3];
+  assign \window.request.tag  = \$44 [60:5];
+  assign \window.request.t  = \$44 [68:61];
+  assign \window.start  = \$44 [79:69];
+  assign \window.lane_slot  = \$46 ;
+  assign \window.bank  = \$45 [571:0];
+  assign \window.bank[0].tag  = \$45 [55:0];
+  assign \window.bank[0].count  = \$45 [71:56];
+  assign \window.bank[0].last  = \$45 [79:72];
+  assign \window.bank[0].valid  = \$45 [80];
+  assign \window.bank[0].fresh  = \$45 [81];
+  assign \window.bank[0].mark  = \$45 [82];
+  assign \window.bank[0].row  = \$45 [91:83];
+  assign \window.bank[0].sc_row_hit  = \$45 [92];
+  assign \window.bank[0].sides  = \$45 [142:93];
+  assign \window.bank[0].sides.ent  = \$45 [93];
+  assign \window.bank[0].sides.count_raw  = \$45 [109:94];
+  assign \window.bank[0].sides.count_byp  = \$45 [125:110];
+  assign \window.bank[0].sides.meta  = \$45 [126];
+  assign \window.bank[0].sides.last_raw  = \$45 [134:127];
+  assign \window.bank[0].sides.last_byp  = \$45 [142:135];
+  assign \window.bank[1].tag  = \$45 [198:143];
+  assign \window.bank[1].count  = \$45 [214:199];
+  assign \window.bank[1].last  = \$45 [222:215];
+  assign \window.bank[1].valid  = \$45 [223];
+  assign \window.bank[1].fresh  = \$45 [224];
+  assign \window.bank[1].mark  = \$45 [225];
+  assign \window.bank[1].row  = \$45 [234:226];
+  assign \window.bank[1].sc_row_hit  = \$45 [235];
+  assign \window.bank[1].sides  = \$45 [285:236];
+  assign \window.bank[1].sides.ent  = \$45 [236];
+  assign \window.bank[1].sides.count_raw  = \$45 [252:237];
+  assign \window.bank[1].sides.count_byp  = \$45 [268:253];
+  assign \window.bank[1].sides.meta  = \$45 [269];
+  assign \window.bank[1].sides.last_raw  = \$45 [277:270];
+  assign \window.bank[1].sides.last_byp  = \$45 [285:278];
+  assign \window.bank[2].tag  = \$45 [341:286];
+  assign \window.bank[2].count  = \$45 [357:342];
+  assign \window.bank[2].last  = \$45 [365:358];
+  assign \window.bank[2].valid  = \$45 [366];
+  assign \window.bank[2].fresh  = \$45 [367];
+  assign \window.bank[2].mark  = \$45 [368];
+  assign \window.bank[2].row  = \$45 [377:369];
+  assign \window.bank[2].sc_row_hit  = \$45 [378];
+  assign \window.bank[2].sides  = \$45 [428:379];
+  assign \window.bank[2].sides.ent  = \$45 [379];
+  assign \window.bank[2].sides.count_raw  = \$45 [395:380];
+  assign \window.bank[2].sides.count_byp  = \$45 [411:396];
+  assign \window.bank[2].sides.meta  = \$45 [412];
+  assign \window.bank[2].sides.last_raw  = \$45 [420:413];
+  assign \window.bank[2].sides.last_byp  = \$45 [428:421];
+  assign \window.bank[3].tag  = \$45 [484:429];
+  assign \window.bank[3].count  = \$45 [500:485];
+  assign \window.bank[3].last  = \$45 [508:501];
+  assign \window.bank[3].valid  = \$45 [509];
+  assign \window.bank[3].fresh  = \$45 [510];
+  assign \window.bank[3].mark  = \$45 [511];
+  assign \window.bank[3].row  = \$45 [520:512];
+  assign \window.bank[3].sc_row_hit  = \$45 [521];
+  assign \window.bank[3].sides  = \$45 [571:522];
+  assign \window.bank[3].sides.ent  = \$45 [522];
+  assign \window.bank[3].sides.count_raw  = \$45 [538:523];
+  assign \window.bank[3].sides.count_byp  = \$45 [554:539];
+  assign \window.bank[3].sides.meta  = \$45 [555];
+  assign \window.bank[3].sides.last_raw  = \$45 [563:556];
+  assign \window.bank[3].sides.last_byp  = \$45 [571:564];
+  assign \window.overlap  = \$45 [587:572];
+  assign \window.overlap_next  = \$45 [603:588];
+  assign \window.same_line  = \$47 [0];
+  assign \window.forward_age  = \$47 [8:1];
+  assign \window.t_w1  = \$47 [16:9];
+  assign \window$111.request  = \$44 [68:0];
+  assign \window$111.request.valid  = \$44 [0];
+  assign \window$111.request.op  = \$44 [2:1];
+  assign \window$111.request.min_tlevel  = \$44 [4:3];
+  assign \window$111.request.tag  = \$44 [60:5];
+  assign \window$111.request.t  = \$44 [68:61];
+  assign \window$111.start  = \$44 [79:69];
+  assign \window$111.lane_slot  = \$46 ;
+  assign \window$111.bank  = \$45 [571:0];
+  assign \window$111.bank[0].tag  = \$45 [55:0];
+  assign \window$111.bank[0].count  = \$45 [71:56];
+  assign \window$111.bank[0].last  = \$45 [79:72];
+  assign \window$111.bank[0].valid  = \$45 [80];
+  assign \window$111.bank[0].fresh  = \$45 [81];
+  assign \window$111.bank[0].mark  = \$45 [82];
+  assign \window$111.bank[0].row  = \$45 [91:83];
+  assign \window$111.bank[0].sc_row_hit  = \$45 [92];
+  assign \window$111.bank[0].sides  = \$45 [142:93];
+  assign \window$111.bank[0].sides.ent  = \$45 [93];
+  assign \window$111.bank[0].sides.count_raw  = \$45 [109:94];
+  assign \window$111.bank[0].sides.count_byp  = \$45 [125:110];
+  assign \window$111.bank[0].sides.meta  = \$45 [126];
+  assign \window$111.bank[0].sides.last_raw  = \$45 [134:127];
+  assign \window$111.bank[0].sides.last_byp  = \$45 [142:135];
+  assign \window$111.bank[1].tag  = \$45 [198:143];
+  assign \window$111.bank[1].count  = \$45 [214:199];
+  assign \window$111.bank[1].last  = \$45 [222:215];
+  assign \window$111.bank[1].valid  = \$45 [223];
+  assign \window$111.bank[1].fresh  = \$45 [224];
+  assign \window$111.bank[1].mark  = \$45 [225];
+  assign \window$111.bank[1].row  = \$45 [234:226];
+  assign \window$111.bank[1].sc_row_hit  = \$45 [235];
+  assign \window$111.bank[1].sides  = \$45 [285:236];
+  assign \window$111.bank[1].sides.ent  = \$45 [236];
+  assign \window$111.bank[1].sides.count_raw  = \$45 [252:237];
+  assign \window$111.bank[1].sides.count_byp  = \$45 [268:253];
+  assign \window$111.bank[1].sides.meta  = \$45 [269];
+  assign \window$111.bank[1].sides.last_raw  = \$45 [277:270];
+  assign \window$111.bank[1].sides.last_byp  = \$45 [285:278];
+  assign \window$111.bank[2].tag  = \$45 [341:286];
+  assign \window$111.bank[2].count  = \$45 [357:342];
+  assign \window$111.bank[2].last  = \$45 [365:358];
+  assign \window$111.bank[2].valid  = \$45 [366];
+  assign \window$111.bank[2].fresh  = \$45 [367];
+  assign \window$111.bank[2].mark  = \$45 [368];
+  assign \window$111.bank[2].row  = \$45 [377:369];
+  assign \window$111.bank[2].sc_row_hit  = \$45 [378];
+  assign \window$111.bank[2].sides  = \$45 [428:379];
+  assign \window$111.bank[2].sides.ent  = \$45 [379];
+  assign \window$111.bank[2].sides.count_raw  = \$45 [395:380];
+  assign \window$111.bank[2].sides.count_byp  = \$45 [411:396];
+  assign \window$111.bank[2].sides.meta  = \$45 [412];
+  assign \window$111.bank[2].sides.last_raw  = \$45 [420:413];
+  assign \window$111.bank[2].sides.last_byp  = \$45 [428:421];
+  assign \window$111.bank[3].tag  = \$45 [484:429];
+  assign \window$111.bank[3].count  = \$45 [500:485];
+  assign \window$111.bank[3].last  = \$45 [508:501];
+  assign \window$111.bank[3].valid  = \$45 [509];
+  assign \window$111.bank[3].fresh  = \$45 [510];
+  assign \window$111.bank[3].mark  = \$45 [511];
+  assign \window$111.bank[3].row  = \$45 [520:512];
+  assign \window$111.bank[3].sc_row_hit  = \$45 [521];
+  assign \window$111.bank[3].sides  = \$45 [571:522];
+  assign \window$111.bank[3].sides.ent  = \$45 [522];
+  assign \window$111.bank[3].sides.count_raw  = \$45 [538:523];
+  assign \window$111.bank[3].sides.count_byp  = \$45 [554:539];
+  assign \window$111.bank[3].sides.meta  = \$45 [555];
+  assign \window$111.bank[3].sides.last_raw  = \$45 [563:556];
+  assign \window$111.bank[3].sides.last_byp  = \$45 [571:564];
+  assign \window$111.overlap  = \$45 [587:572];
+  assign \window$111.overlap_next  = \$45 [603:588];
+  assign \window$111.same_line  = \$47 [0];
+  assign \window$111.forward_age  = \$47 [8:1];
+  assign \window$111.t_w1  = \$47 [16:9];
   assign \cfg$112.c3  = cfg[15:0];
   assign \cfg$112.c2  = cfg[31:16];
   assign \cfg$112.w3  = cfg[38:32];
@@ -2139,39 +2167,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \decision.inv  = decision[389];
   assign \decision.cnt_after  = decision[405:390];
   assign \decision.cnt_after_inc  = decision[421:406];
-  assign \decision$126.valid  = decision_checked[0];
-  assign \decision$126.op  = decision_checked[2:1];
-  assign \decision$126.min_tlevel  = decision_checked[4:3];
-  assign \decision$126.tag  = decision_checked[60:5];
-  assign \decision$126.t  = decision_checked[68:61];
-  assign \decision$126.present  = decision_checked[69];
-  assign \decision$126.hit_slot  = decision_checked[80:70];
-  assign \decision$126.hit_cnt  = decision_checked[96:81];
-  assign \decision$126.hit_age  = decision_checked[104:97];
-  assign \decision$126.hit_mark  = decision_checked[105];
-  assign \decision$126.any_free  = decision_checked[106];
-  assign \decision$126.free_slot  = decision_checked[117:107];
-  assign \decision$126.free_mark  = decision_checked[118];
-  assign \decision$126.vict_t0  = decision_checked[119];
-  assign \decision$126.vict_slot  = decision_checked[130:120];
-  assign \decision$126.vict_lane  = decision_checked[134:131];
-  assign \decision$126.vict_mark  = decision_checked[135];
-  assign \decision$126.take  = decision_checked[136];
-  assign \decision$126.tail_slot  = decision_checked[147:137];
-  assign \decision$126.lane_tag  = decision_checked[371:148];
-  assign \decision$126.wr_lane  = decision_checked[375:372];
-  assign \decision$126.wr_slot  = decision_checked[386:376];
-  assign \decision$126.wr_mark  = decision_checked[387];
-  assign \decision$126.wr  = decision_checked[388];
-  assign \decision$126.inv  = decision_checked[389];
-  assign \decision$126.cnt_after  = decision_checked[405:390];
-  assign \decision$126.cnt_after_inc  = decision_checked[421:406];
-  assign \cfg$127.c3  = cfg[15:0];
-  assign \cfg$127.c2  = cfg[31:16];
-  assign \cfg$127.w3  = cfg[38:32];
-  assign \cfg$127.w2  = cfg[45:39];
-  assign \cfg$127.w1  = cfg[52:46];
-  assign \cfg$127.hash_seed  = cfg[84:53];
+  assign \decision$128.valid  = decision_checked[0];
+  assign \decision$128.op  = decision_checked[2:1];
+  assign \decision$128.min_tlevel  = decision_checked[4:3];
+  assign \decision$128.tag  = decision_checked[60:5];
+  assign \decision$128.t  = decision_checked[68:61];
+  assign \decision$128.present  = decision_checked[69];
+  assign \decision$128.hit_slot  = decision_checked[80:70];
+  assign \decision$128.hit_cnt  = decision_checked[96:81];
+  assign \decision$128.hit_age  = decision_checked[104:97];
+  assign \decision$128.hit_mark  = decision_checked[105];
+  assign \decision$128.any_free  = decision_checked[106];
+  assign \decision$128.free_slot  = decision_checked[117:107];
+  assign \decision$128.free_mark  = decision_checked[118];
+  assign \decision$128.vict_t0  = decision_checked[119];
+  assign \decision$128.vict_slot  = decision_checked[130:120];
+  assign \decision$128.vict_lane  = decision_checked[134:131];
+  assign \decision$128.vict_mark  = decision_checked[135];
+  assign \decision$128.take  = decision_checked[136];
+  assign \decision$128.tail_slot  = decision_checked[147:137];
+  assign \decision$128.lane_tag  = decision_checked[371:148];
+  assign \decision$128.wr_lane  = decision_checked[375:372];
+  assign \decision$128.wr_slot  = decision_checked[386:376];
+  assign \decision$128.wr_mark  = decision_checked[387];
+  assign \decision$128.wr  = decision_checked[388];
+  assign \decision$128.inv  = decision_checked[389];
+  assign \decision$128.cnt_after  = decision_checked[405:390];
+  assign \decision$128.cnt_after_inc  = decision_checked[421:406];
+  assign \cfg$129.c3  = cfg[15:0];
+  assign \cfg$129.c2  = cfg[31:16];
+  assign \cfg$129.w3  = cfg[38:32];
+  assign \cfg$129.w2  = cfg[45:39];
+  assign \cfg$129.w1  = cfg[52:46];
+  assign \cfg$129.hash_seed  = cfg[84:53];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2518,7 +2546,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, hold, pop, busy, req__ready
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6541$5 , forward__window, \port$6541$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
+module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6550$5 , forward__window, \port$6550$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   wire [55:0] \$10 ;
@@ -2651,10 +2679,10 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6541$5 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [49:0] \port$6541$372 ;
-  wire [49:0] \port$6541$372 ;
-  output [63:0] \port$6541$5 ;
-  wire [63:0] \port$6541$5 ;
+  output [49:0] \port$6550$372 ;
+  wire [49:0] \port$6550$372 ;
+  output [63:0] \port$6550$5 ;
+  wire [63:0] \port$6550$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2722,7 +2750,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6541$5 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$6541$81 (e2[104:81])
+    .\port$6550$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2937,9 +2965,9 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6541$5 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$6541$5  = e2[68:5];
+  assign \port$6550$5  = e2[68:5];
   assign forward__window = e2[147:137];
-  assign \port$6541$372  = e2[421:372];
+  assign \port$6550$372  = e2[421:372];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3030,7 +3058,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6541$5 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$6541$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$6550$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -3051,15 +3079,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6541$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$6541$81 ;
-  wire [23:0] \port$6541$81 ;
+  input [23:0] \port$6550$81 ;
+  wire [23:0] \port$6550$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$6541$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$6541$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$6550$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$6550$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$6541$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$6541$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$6541$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$6550$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$6550$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$6550$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -3073,8 +3101,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6541$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$6541$81 [15:0];
-  assign age = \port$6541$81 [23:16];
+  assign count = \port$6550$81 [15:0];
+  assign age = \port$6550$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -3281,7 +3309,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$209 (rst, out_h, \port$6482$5 , seed, clk);
+module \kv_asu.core.hash$207 (rst, out_h, \port$6491$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -3380,8 +3408,8 @@ module \kv_asu.core.hash$209 (rst, out_h, \port$6482$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$6482$5 ;
-  wire [55:0] \port$6482$5 ;
+  input [55:0] \port$6491$5 ;
+  wire [55:0] \port$6491$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3472,12 +3500,12 @@ module \kv_asu.core.hash$209 (rst, out_h, \port$6482$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$6482$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$6482$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$6482$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$6482$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$6482$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$6482$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$6491$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$6491$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$6491$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$6491$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$6491$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$6491$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3508,7 +3536,7 @@ module \kv_asu.core.hash$209 (rst, out_h, \port$6482$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$6482$5  };
+  assign key = { 8'h00, \port$6491$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3523,7 +3551,7 @@ module \kv_asu.core.hash$209 (rst, out_h, \port$6482$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6484$0 , \port$6485$0 , \port$6489$0 , \port$6491$0 , lanes, \port$6541$5 , forward__lane, \port$6541$387 , clk);
+module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6493$0 , \port$6494$0 , \port$6498$0 , \port$6500$0 , lanes, \port$6550$5 , forward__lane, \port$6550$387 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4590,18 +4618,18 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$6484$0 ;
-  wire [79:0] \port$6484$0 ;
-  input [603:0] \port$6485$0 ;
-  wire [603:0] \port$6485$0 ;
-  input [43:0] \port$6489$0 ;
-  wire [43:0] \port$6489$0 ;
-  input [16:0] \port$6491$0 ;
-  wire [16:0] \port$6491$0 ;
-  input [34:0] \port$6541$387 ;
-  wire [34:0] \port$6541$387 ;
-  input [63:0] \port$6541$5 ;
-  wire [63:0] \port$6541$5 ;
+  input [79:0] \port$6493$0 ;
+  wire [79:0] \port$6493$0 ;
+  input [603:0] \port$6494$0 ;
+  wire [603:0] \port$6494$0 ;
+  input [43:0] \port$6498$0 ;
+  wire [43:0] \port$6498$0 ;
+  input [16:0] \port$6500$0 ;
+  wire [16:0] \port$6500$0 ;
+  input [34:0] \port$6550$387 ;
+  wire [34:0] \port$6550$387 ;
+  input [63:0] \port$6550$5 ;
+  wire [63:0] \port$6550$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4693,182 +4721,182 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$55  = \port$6484$0 [68:61] - \port$6485$0 [428:421];
-  assign \$56  = \port$6484$0 [68:61] - \port$6485$0 [420:413];
-  assign \$57  = \port$6485$0 [412] ? \$55 [7:0] : \$56 [7:0];
+  assign \$55  = \port$6493$0 [68:61] - \port$6494$0 [428:421];
+  assign \$56  = \port$6493$0 [68:61] - \port$6494$0 [420:413];
+  assign \$57  = \port$6494$0 [412] ? \$55 [7:0] : \$56 [7:0];
   assign \$58  = \$54  | \$57 [7];
-  assign \$59  = \port$6485$0 [510] ^ \port$6485$0 [511];
-  assign \$60  = \port$6484$0 [68:61] - \port$6485$0 [571:564];
-  assign \$61  = \port$6484$0 [68:61] - \port$6485$0 [563:556];
-  assign \$62  = \port$6485$0 [555] ? \$60 [7:0] : \$61 [7:0];
+  assign \$59  = \port$6494$0 [510] ^ \port$6494$0 [511];
+  assign \$60  = \port$6493$0 [68:61] - \port$6494$0 [571:564];
+  assign \$61  = \port$6493$0 [68:61] - \port$6494$0 [563:556];
+  assign \$62  = \port$6494$0 [555] ? \$60 [7:0] : \$61 [7:0];
   assign \$63  = \$59  | \$62 [7];
-  assign \$64  = \port$6484$0 [68:61] - \port$6485$0 [571:564];
-  assign \$65  = \port$6484$0 [68:61] - \port$6485$0 [563:556];
-  assign \$66  = \port$6485$0 [555] ? \$64 [7:0] : \$65 [7:0];
+  assign \$64  = \port$6493$0 [68:61] - \port$6494$0 [571:564];
+  assign \$65  = \port$6493$0 [68:61] - \port$6494$0 [563:556];
+  assign \$66  = \port$6494$0 [555] ? \$64 [7:0] : \$65 [7:0];
   assign \$67  = \$63  ? 7'h00 : \$66 [6:0];
-  assign \$68  = \port$6485$0 [510] ^ \port$6485$0 [511];
-  assign \$69  = \port$6484$0 [68:61] - \port$6485$0 [571:564];
-  assign \$70  = \port$6484$0 [68:61] - \port$6485$0 [563:556];
-  assign \$71  = \port$6485$0 [555] ? \$69 [7:0] : \$70 [7:0];
+  assign \$68  = \port$6494$0 [510] ^ \port$6494$0 [511];
+  assign \$69  = \port$6493$0 [68:61] - \port$6494$0 [571:564];
+  assign \$70  = \port$6493$0 [68:61] - \port$6494$0 [563:556];
+  assign \$71  = \port$6494$0 [555] ? \$69 [7:0] : \$70 [7:0];
   assign \$72  = \$68  | \$71 [7];
-  assign \$73  = forward__lane & \port$6485$0 [575:572];
+  assign \$73  = forward__lane & \port$6494$0 [575:572];
   assign \$74  = | \$73 ;
-  assign fw_wr0 = \port$6541$387 [1] & \$74 ;
-  assign fw_inv0 = \port$6541$387 [2] & \port$6485$0 [572];
-  assign \$75  = \port$6489$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$6550$387 [1] & \$74 ;
+  assign fw_inv0 = \port$6550$387 [2] & \port$6494$0 [572];
+  assign \$75  = \port$6498$0 [1:0] + 1'h0;
   assign \$77  = ~ fw_inv0;
   assign \$78  = \$76  & \$77 ;
   assign valid0 = fw_wr0 | \$78 ;
-  assign \$79  = \port$6489$0 [1:0] + 1'h0;
+  assign \$79  = \port$6498$0 [1:0] + 1'h0;
   assign \$81  = ~ fw_inv0;
   assign \$82  = \$80  & \$81 ;
-  assign match0 = fw_wr0 ? \port$6491$0 [0] : \$82 ;
-  assign \$83  = \port$6489$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$6541$5 [55:0] : \$84 ;
-  assign \$85  = \port$6489$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$6491$0 [8:1] : \$86 ;
-  assign \$87  = \port$6489$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$6541$387 [18:3] : \$88 ;
-  assign \$89  = \port$6489$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$6541$387 [0] : \$90 ;
-  assign \$91  = forward__lane & \port$6485$0 [579:576];
+  assign match0 = fw_wr0 ? \port$6500$0 [0] : \$82 ;
+  assign \$83  = \port$6498$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$6550$5 [55:0] : \$84 ;
+  assign \$85  = \port$6498$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$6500$0 [8:1] : \$86 ;
+  assign \$87  = \port$6498$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$6550$387 [18:3] : \$88 ;
+  assign \$89  = \port$6498$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$6550$387 [0] : \$90 ;
+  assign \$91  = forward__lane & \port$6494$0 [579:576];
   assign \$92  = | \$91 ;
-  assign fw_wr1 = \port$6541$387 [1] & \$92 ;
-  assign fw_inv1 = \port$6541$387 [2] & \port$6485$0 [576];
-  assign \$93  = \port$6489$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$6550$387 [1] & \$92 ;
+  assign fw_inv1 = \port$6550$387 [2] & \port$6494$0 [576];
+  assign \$93  = \port$6498$0 [12:11] + 1'h0;
   assign \$95  = ~ fw_inv1;
   assign \$96  = \$94  & \$95 ;
   assign valid1 = fw_wr1 | \$96 ;
-  assign \$97  = \port$6489$0 [12:11] + 1'h0;
+  assign \$97  = \port$6498$0 [12:11] + 1'h0;
   assign \$99  = ~ fw_inv1;
   assign \$100  = \$98  & \$99 ;
-  assign match1 = fw_wr1 ? \port$6491$0 [0] : \$100 ;
-  assign \$101  = \port$6489$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$6541$5 [55:0] : \$102 ;
-  assign \$103  = \port$6489$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$6491$0 [8:1] : \$104 ;
-  assign \$105  = \port$6489$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$6541$387 [18:3] : \$106 ;
-  assign \$107  = \port$6489$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$6541$387 [0] : \$108 ;
-  assign \$109  = forward__lane & \port$6485$0 [583:580];
+  assign match1 = fw_wr1 ? \port$6500$0 [0] : \$100 ;
+  assign \$101  = \port$6498$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$6550$5 [55:0] : \$102 ;
+  assign \$103  = \port$6498$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$6500$0 [8:1] : \$104 ;
+  assign \$105  = \port$6498$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$6550$387 [18:3] : \$106 ;
+  assign \$107  = \port$6498$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$6550$387 [0] : \$108 ;
+  assign \$109  = forward__lane & \port$6494$0 [583:580];
   assign \$110  = | \$109 ;
-  assign fw_wr2 = \port$6541$387 [1] & \$110 ;
-  assign fw_inv2 = \port$6541$387 [2] & \port$6485$0 [580];
-  assign \$111  = \port$6489$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$6550$387 [1] & \$110 ;
+  assign fw_inv2 = \port$6550$387 [2] & \port$6494$0 [580];
+  assign \$111  = \port$6498$0 [23:22] + 1'h0;
   assign \$113  = ~ fw_inv2;
   assign \$114  = \$112  & \$113 ;
   assign valid2 = fw_wr2 | \$114 ;
-  assign \$115  = \port$6489$0 [23:22] + 1'h0;
+  assign \$115  = \port$6498$0 [23:22] + 1'h0;
   assign \$117  = ~ fw_inv2;
   assign \$118  = \$116  & \$117 ;
-  assign match2 = fw_wr2 ? \port$6491$0 [0] : \$118 ;
-  assign \$119  = \port$6489$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$6541$5 [55:0] : \$120 ;
-  assign \$121  = \port$6489$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$6491$0 [8:1] : \$122 ;
-  assign \$123  = \port$6489$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$6541$387 [18:3] : \$124 ;
-  assign \$125  = \port$6489$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$6541$387 [0] : \$126 ;
-  assign \$127  = forward__lane & \port$6485$0 [587:584];
+  assign match2 = fw_wr2 ? \port$6500$0 [0] : \$118 ;
+  assign \$119  = \port$6498$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$6550$5 [55:0] : \$120 ;
+  assign \$121  = \port$6498$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$6500$0 [8:1] : \$122 ;
+  assign \$123  = \port$6498$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$6550$387 [18:3] : \$124 ;
+  assign \$125  = \port$6498$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$6550$387 [0] : \$126 ;
+  assign \$127  = forward__lane & \port$6494$0 [587:584];
   assign \$128  = | \$127 ;
-  assign fw_wr3 = \port$6541$387 [1] & \$128 ;
-  assign fw_inv3 = \port$6541$387 [2] & \port$6485$0 [584];
-  assign \$129  = \port$6489$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$6550$387 [1] & \$128 ;
+  assign fw_inv3 = \port$6550$387 [2] & \port$6494$0 [584];
+  assign \$129  = \port$6498$0 [34:33] + 1'h0;
   assign \$131  = ~ fw_inv3;
   assign \$132  = \$130  & \$131 ;
   assign valid3 = fw_wr3 | \$132 ;
-  assign \$133  = \port$6489$0 [34:33] + 1'h0;
+  assign \$133  = \port$6498$0 [34:33] + 1'h0;
   assign \$135  = ~ fw_inv3;
   assign \$136  = \$134  & \$135 ;
-  assign match3 = fw_wr3 ? \port$6491$0 [0] : \$136 ;
-  assign \$137  = \port$6489$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$6541$5 [55:0] : \$138 ;
-  assign \$139  = \port$6489$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$6491$0 [8:1] : \$140 ;
-  assign \$141  = \port$6489$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$6541$387 [18:3] : \$142 ;
-  assign \$143  = \port$6489$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$6541$387 [0] : \$144 ;
+  assign match3 = fw_wr3 ? \port$6500$0 [0] : \$136 ;
+  assign \$137  = \port$6498$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$6550$5 [55:0] : \$138 ;
+  assign \$139  = \port$6498$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$6500$0 [8:1] : \$140 ;
+  assign \$141  = \port$6498$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$6550$387 [18:3] : \$142 ;
+  assign \$143  = \port$6498$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$6550$387 [0] : \$144 ;
   assign \$145  = ~ \$30 ;
-  assign \$146  = \port$6491$0 [8] & \$145 ;
-  assign \$147  = ~ \port$6491$0 [8];
+  assign \$146  = \port$6500$0 [8] & \$145 ;
+  assign \$147  = ~ \port$6500$0 [8];
   assign \$148  = ~ \$30 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$6541$5 [63:56] - \port$6485$0 [142:135];
-  assign \$151  = \port$6541$5 [63:56] - \port$6485$0 [134:127];
-  assign \$152  = \port$6485$0 [126] ? \$150 [7] : \$151 [7];
+  assign \$150  = \port$6550$5 [63:56] - \port$6494$0 [142:135];
+  assign \$151  = \port$6550$5 [63:56] - \port$6494$0 [134:127];
+  assign \$152  = \port$6494$0 [126] ? \$150 [7] : \$151 [7];
   assign \$153  = \$149  & \$152 ;
   assign \$154  = \$146  | \$153 ;
   assign \$155  = ~ \$44 ;
-  assign \$156  = \port$6491$0 [8] & \$155 ;
-  assign \$157  = ~ \port$6491$0 [8];
+  assign \$156  = \port$6500$0 [8] & \$155 ;
+  assign \$157  = ~ \port$6500$0 [8];
   assign \$158  = ~ \$44 ;
   assign \$159  = \$157  & \$158 ;
-  assign \$160  = \port$6541$5 [63:56] - \port$6485$0 [285:278];
-  assign \$161  = \port$6541$5 [63:56] - \port$6485$0 [277:270];
-  assign \$162  = \port$6485$0 [269] ? \$160 [7] : \$161 [7];
+  assign \$160  = \port$6550$5 [63:56] - \port$6494$0 [285:278];
+  assign \$161  = \port$6550$5 [63:56] - \port$6494$0 [277:270];
+  assign \$162  = \port$6494$0 [269] ? \$160 [7] : \$161 [7];
   assign \$163  = \$159  & \$162 ;
   assign \$164  = \$156  | \$163 ;
   assign \$165  = ~ \$58 ;
-  assign \$166  = \port$6491$0 [8] & \$165 ;
-  assign \$167  = ~ \port$6491$0 [8];
+  assign \$166  = \port$6500$0 [8] & \$165 ;
+  assign \$167  = ~ \port$6500$0 [8];
   assign \$168  = ~ \$58 ;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$6541$5 [63:56] - \port$6485$0 [428:421];
-  assign \$171  = \port$6541$5 [63:56] - \port$6485$0 [420:413];
-  assign \$172  = \port$6485$0 [412] ? \$170 [7] : \$171 [7];
+  assign \$170  = \port$6550$5 [63:56] - \port$6494$0 [428:421];
+  assign \$171  = \port$6550$5 [63:56] - \port$6494$0 [420:413];
+  assign \$172  = \port$6494$0 [412] ? \$170 [7] : \$171 [7];
   assign \$173  = \$169  & \$172 ;
   assign \$174  = \$166  | \$173 ;
   assign \$175  = ~ \$72 ;
-  assign \$176  = \port$6491$0 [8] & \$175 ;
-  assign \$177  = ~ \port$6491$0 [8];
+  assign \$176  = \port$6500$0 [8] & \$175 ;
+  assign \$177  = ~ \port$6500$0 [8];
   assign \$178  = ~ \$72 ;
   assign \$179  = \$177  & \$178 ;
-  assign \$180  = \port$6541$5 [63:56] - \port$6485$0 [571:564];
-  assign \$181  = \port$6541$5 [63:56] - \port$6485$0 [563:556];
-  assign \$182  = \port$6485$0 [555] ? \$180 [7] : \$181 [7];
+  assign \$180  = \port$6550$5 [63:56] - \port$6494$0 [571:564];
+  assign \$181  = \port$6550$5 [63:56] - \port$6494$0 [563:556];
+  assign \$182  = \port$6494$0 [555] ? \$180 [7] : \$181 [7];
   assign \$183  = \$179  & \$182 ;
   assign \$184  = \$176  | \$183 ;
-  assign \$185  = ~ \port$6491$0 [8];
+  assign \$185  = ~ \port$6500$0 [8];
   assign \$186  = \$30  & \$185 ;
   assign \$187  = ~ \$30 ;
-  assign \$188  = ~ \port$6491$0 [8];
+  assign \$188  = ~ \port$6500$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$6485$0 [142:135] - \port$6541$5 [63:56];
-  assign \$191  = \port$6485$0 [134:127] - \port$6541$5 [63:56];
-  assign \$192  = \port$6485$0 [126] ? \$190 [7] : \$191 [7];
+  assign \$190  = \port$6494$0 [142:135] - \port$6550$5 [63:56];
+  assign \$191  = \port$6494$0 [134:127] - \port$6550$5 [63:56];
+  assign \$192  = \port$6494$0 [126] ? \$190 [7] : \$191 [7];
   assign \$193  = \$189  & \$192 ;
   assign \$194  = \$186  | \$193 ;
-  assign \$195  = ~ \port$6491$0 [8];
+  assign \$195  = ~ \port$6500$0 [8];
   assign \$196  = \$44  & \$195 ;
   assign \$197  = ~ \$44 ;
-  assign \$198  = ~ \port$6491$0 [8];
+  assign \$198  = ~ \port$6500$0 [8];
   assign \$199  = \$197  & \$198 ;
-  assign \$200  = \port$6485$0 [285:278] - \port$6541$5 [63:56];
-  assign \$201  = \port$6485$0 [277:270] - \port$6541$5 [63:56];
-  assign \$202  = \port$6485$0 [269] ? \$200 [7] : \$201 [7];
+  assign \$200  = \port$6494$0 [285:278] - \port$6550$5 [63:56];
+  assign \$201  = \port$6494$0 [277:270] - \port$6550$5 [63:56];
+  assign \$202  = \port$6494$0 [269] ? \$200 [7] : \$201 [7];
   assign \$203  = \$199  & \$202 ;
   assign \$204  = \$196  | \$203 ;
-  assign \$205  = ~ \port$6491$0 [8];
+  assign \$205  = ~ \port$6500$0 [8];
   assign \$206  = \$58  & \$205 ;
   assign \$207  = ~ \$58 ;
-  assign \$208  = ~ \port$6491$0 [8];
+  assign \$208  = ~ \port$6500$0 [8];
   assign \$209  = \$207  & \$208 ;
-  assign \$210  = \port$6485$0 [428:421] - \port$6541$5 [63:56];
-  assign \$211  = \port$6485$0 [420:413] - \port$6541$5 [63:56];
-  assign \$212  = \port$6485$0 [412] ? \$210 [7] : \$211 [7];
+  assign \$210  = \port$6494$0 [428:421] - \port$6550$5 [63:56];
+  assign \$211  = \port$6494$0 [420:413] - \port$6550$5 [63:56];
+  assign \$212  = \port$6494$0 [412] ? \$210 [7] : \$211 [7];
   assign \$213  = \$209  & \$212 ;
   assign \$214  = \$206  | \$213 ;
-  assign \$215  = ~ \port$6491$0 [8];
+  assign \$215  = ~ \port$6500$0 [8];
   assign \$216  = \$72  & \$215 ;
   assign \$217  = ~ \$72 ;
-  assign \$218  = ~ \port$6491$0 [8];
+  assign \$218  = ~ \port$6500$0 [8];
   assign \$219  = \$217  & \$218 ;
-  assign \$220  = \port$6485$0 [571:564] - \port$6541$5 [63:56];
-  assign \$221  = \port$6485$0 [563:556] - \port$6541$5 [63:56];
-  assign \$222  = \port$6485$0 [555] ? \$220 [7] : \$221 [7];
+  assign \$220  = \port$6494$0 [571:564] - \port$6550$5 [63:56];
+  assign \$221  = \port$6494$0 [563:556] - \port$6550$5 [63:56];
+  assign \$222  = \port$6494$0 [555] ? \$220 [7] : \$221 [7];
   assign \$223  = \$219  & \$222 ;
   assign \$224  = \$216  | \$223 ;
   assign \$225  = ~ \$44 ;
@@ -4876,13 +4904,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$30 ;
   assign \$228  = ~ \$44 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$6485$0 [142:135] - \port$6485$0 [285:278];
-  assign \$231  = \port$6485$0 [142:135] - \port$6485$0 [277:270];
-  assign \$232  = \port$6485$0 [269] ? \$230 [7] : \$231 [7];
-  assign \$233  = \port$6485$0 [134:127] - \port$6485$0 [285:278];
-  assign \$234  = \port$6485$0 [134:127] - \port$6485$0 [277:270];
-  assign \$235  = \port$6485$0 [269] ? \$233 [7] : \$234 [7];
-  assign \$236  = \port$6485$0 [126] ? \$232  : \$235 ;
+  assign \$230  = \port$6494$0 [142:135] - \port$6494$0 [285:278];
+  assign \$231  = \port$6494$0 [142:135] - \port$6494$0 [277:270];
+  assign \$232  = \port$6494$0 [269] ? \$230 [7] : \$231 [7];
+  assign \$233  = \port$6494$0 [134:127] - \port$6494$0 [285:278];
+  assign \$234  = \port$6494$0 [134:127] - \port$6494$0 [277:270];
+  assign \$235  = \port$6494$0 [269] ? \$233 [7] : \$234 [7];
+  assign \$236  = \port$6494$0 [126] ? \$232  : \$235 ;
   assign \$237  = \$229  & \$236 ;
   assign \$238  = \$226  | \$237 ;
   assign \$239  = ~ \$58 ;
@@ -4890,13 +4918,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$241  = ~ \$44 ;
   assign \$242  = ~ \$58 ;
   assign \$243  = \$241  & \$242 ;
-  assign \$244  = \port$6485$0 [285:278] - \port$6485$0 [428:421];
-  assign \$245  = \port$6485$0 [285:278] - \port$6485$0 [420:413];
-  assign \$246  = \port$6485$0 [412] ? \$244 [7] : \$245 [7];
-  assign \$247  = \port$6485$0 [277:270] - \port$6485$0 [428:421];
-  assign \$248  = \port$6485$0 [277:270] - \port$6485$0 [420:413];
-  assign \$249  = \port$6485$0 [412] ? \$247 [7] : \$248 [7];
-  assign \$250  = \port$6485$0 [269] ? \$246  : \$249 ;
+  assign \$244  = \port$6494$0 [285:278] - \port$6494$0 [428:421];
+  assign \$245  = \port$6494$0 [285:278] - \port$6494$0 [420:413];
+  assign \$246  = \port$6494$0 [412] ? \$244 [7] : \$245 [7];
+  assign \$247  = \port$6494$0 [277:270] - \port$6494$0 [428:421];
+  assign \$248  = \port$6494$0 [277:270] - \port$6494$0 [420:413];
+  assign \$249  = \port$6494$0 [412] ? \$247 [7] : \$248 [7];
+  assign \$250  = \port$6494$0 [269] ? \$246  : \$249 ;
   assign \$251  = \$243  & \$250 ;
   assign \$252  = \$240  | \$251 ;
   assign \$253  = ~ \$72 ;
@@ -4904,13 +4932,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$255  = ~ \$58 ;
   assign \$256  = ~ \$72 ;
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$6485$0 [428:421] - \port$6485$0 [571:564];
-  assign \$259  = \port$6485$0 [428:421] - \port$6485$0 [563:556];
-  assign \$260  = \port$6485$0 [555] ? \$258 [7] : \$259 [7];
-  assign \$261  = \port$6485$0 [420:413] - \port$6485$0 [571:564];
-  assign \$262  = \port$6485$0 [420:413] - \port$6485$0 [563:556];
-  assign \$263  = \port$6485$0 [555] ? \$261 [7] : \$262 [7];
-  assign \$264  = \port$6485$0 [412] ? \$260  : \$263 ;
+  assign \$258  = \port$6494$0 [428:421] - \port$6494$0 [571:564];
+  assign \$259  = \port$6494$0 [428:421] - \port$6494$0 [563:556];
+  assign \$260  = \port$6494$0 [555] ? \$258 [7] : \$259 [7];
+  assign \$261  = \port$6494$0 [420:413] - \port$6494$0 [571:564];
+  assign \$262  = \port$6494$0 [420:413] - \port$6494$0 [563:556];
+  assign \$263  = \port$6494$0 [555] ? \$261 [7] : \$262 [7];
+  assign \$264  = \port$6494$0 [412] ? \$260  : \$263 ;
   assign \$265  = \$257  & \$264 ;
   assign \$266  = \$254  | \$265 ;
   assign \$267  = ~ \$30 ;
@@ -4918,13 +4946,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$269  = ~ \$72 ;
   assign \$270  = ~ \$30 ;
   assign \$271  = \$269  & \$270 ;
-  assign \$272  = \port$6485$0 [571:564] - \port$6485$0 [142:135];
-  assign \$273  = \port$6485$0 [571:564] - \port$6485$0 [134:127];
-  assign \$274  = \port$6485$0 [126] ? \$272 [7] : \$273 [7];
-  assign \$275  = \port$6485$0 [563:556] - \port$6485$0 [142:135];
-  assign \$276  = \port$6485$0 [563:556] - \port$6485$0 [134:127];
-  assign \$277  = \port$6485$0 [126] ? \$275 [7] : \$276 [7];
-  assign \$278  = \port$6485$0 [555] ? \$274  : \$277 ;
+  assign \$272  = \port$6494$0 [571:564] - \port$6494$0 [142:135];
+  assign \$273  = \port$6494$0 [571:564] - \port$6494$0 [134:127];
+  assign \$274  = \port$6494$0 [126] ? \$272 [7] : \$273 [7];
+  assign \$275  = \port$6494$0 [563:556] - \port$6494$0 [142:135];
+  assign \$276  = \port$6494$0 [563:556] - \port$6494$0 [134:127];
+  assign \$277  = \port$6494$0 [126] ? \$275 [7] : \$276 [7];
+  assign \$278  = \port$6494$0 [555] ? \$274  : \$277 ;
   assign \$279  = \$271  & \$278 ;
   assign \$280  = \$268  | \$279 ;
   assign \$281  = ~ \$58 ;
@@ -4932,13 +4960,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$30 ;
   assign \$284  = ~ \$58 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$6485$0 [142:135] - \port$6485$0 [428:421];
-  assign \$287  = \port$6485$0 [142:135] - \port$6485$0 [420:413];
-  assign \$288  = \port$6485$0 [412] ? \$286 [7] : \$287 [7];
-  assign \$289  = \port$6485$0 [134:127] - \port$6485$0 [428:421];
-  assign \$290  = \port$6485$0 [134:127] - \port$6485$0 [420:413];
-  assign \$291  = \port$6485$0 [412] ? \$289 [7] : \$290 [7];
-  assign \$292  = \port$6485$0 [126] ? \$288  : \$291 ;
+  assign \$286  = \port$6494$0 [142:135] - \port$6494$0 [428:421];
+  assign \$287  = \port$6494$0 [142:135] - \port$6494$0 [420:413];
+  assign \$288  = \port$6494$0 [412] ? \$286 [7] : \$287 [7];
+  assign \$289  = \port$6494$0 [134:127] - \port$6494$0 [428:421];
+  assign \$290  = \port$6494$0 [134:127] - \port$6494$0 [420:413];
+  assign \$291  = \port$6494$0 [412] ? \$289 [7] : \$290 [7];
+  assign \$292  = \port$6494$0 [126] ? \$288  : \$291 ;
   assign \$293  = \$285  & \$292 ;
   assign \$294  = \$282  | \$293 ;
   assign \$295  = ~ \$72 ;
@@ -4946,13 +4974,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$297  = ~ \$44 ;
   assign \$298  = ~ \$72 ;
   assign \$299  = \$297  & \$298 ;
-  assign \$300  = \port$6485$0 [285:278] - \port$6485$0 [571:564];
-  assign \$301  = \port$6485$0 [285:278] - \port$6485$0 [563:556];
-  assign \$302  = \port$6485$0 [555] ? \$300 [7] : \$301 [7];
-  assign \$303  = \port$6485$0 [277:270] - \port$6485$0 [571:564];
-  assign \$304  = \port$6485$0 [277:270] - \port$6485$0 [563:556];
-  assign \$305  = \port$6485$0 [555] ? \$303 [7] : \$304 [7];
-  assign \$306  = \port$6485$0 [269] ? \$302  : \$305 ;
+  assign \$300  = \port$6494$0 [285:278] - \port$6494$0 [571:564];
+  assign \$301  = \port$6494$0 [285:278] - \port$6494$0 [563:556];
+  assign \$302  = \port$6494$0 [555] ? \$300 [7] : \$301 [7];
+  assign \$303  = \port$6494$0 [277:270] - \port$6494$0 [571:564];
+  assign \$304  = \port$6494$0 [277:270] - \port$6494$0 [563:556];
+  assign \$305  = \port$6494$0 [555] ? \$303 [7] : \$304 [7];
+  assign \$306  = \port$6494$0 [269] ? \$302  : \$305 ;
   assign \$307  = \$299  & \$306 ;
   assign \$308  = \$296  | \$307 ;
   assign \$309  = ~ \$30 ;
@@ -4960,13 +4988,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$311  = ~ \$58 ;
   assign \$312  = ~ \$30 ;
   assign \$313  = \$311  & \$312 ;
-  assign \$314  = \port$6485$0 [428:421] - \port$6485$0 [142:135];
-  assign \$315  = \port$6485$0 [428:421] - \port$6485$0 [134:127];
-  assign \$316  = \port$6485$0 [126] ? \$314 [7] : \$315 [7];
-  assign \$317  = \port$6485$0 [420:413] - \port$6485$0 [142:135];
-  assign \$318  = \port$6485$0 [420:413] - \port$6485$0 [134:127];
-  assign \$319  = \port$6485$0 [126] ? \$317 [7] : \$318 [7];
-  assign \$320  = \port$6485$0 [412] ? \$316  : \$319 ;
+  assign \$314  = \port$6494$0 [428:421] - \port$6494$0 [142:135];
+  assign \$315  = \port$6494$0 [428:421] - \port$6494$0 [134:127];
+  assign \$316  = \port$6494$0 [126] ? \$314 [7] : \$315 [7];
+  assign \$317  = \port$6494$0 [420:413] - \port$6494$0 [142:135];
+  assign \$318  = \port$6494$0 [420:413] - \port$6494$0 [134:127];
+  assign \$319  = \port$6494$0 [126] ? \$317 [7] : \$318 [7];
+  assign \$320  = \port$6494$0 [412] ? \$316  : \$319 ;
   assign \$321  = \$313  & \$320 ;
   assign \$322  = \$310  | \$321 ;
   assign \$323  = ~ \$44 ;
@@ -4974,13 +5002,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$325  = ~ \$72 ;
   assign \$326  = ~ \$44 ;
   assign \$327  = \$325  & \$326 ;
-  assign \$328  = \port$6485$0 [571:564] - \port$6485$0 [285:278];
-  assign \$329  = \port$6485$0 [571:564] - \port$6485$0 [277:270];
-  assign \$330  = \port$6485$0 [269] ? \$328 [7] : \$329 [7];
-  assign \$331  = \port$6485$0 [563:556] - \port$6485$0 [285:278];
-  assign \$332  = \port$6485$0 [563:556] - \port$6485$0 [277:270];
-  assign \$333  = \port$6485$0 [269] ? \$331 [7] : \$332 [7];
-  assign \$334  = \port$6485$0 [555] ? \$330  : \$333 ;
+  assign \$328  = \port$6494$0 [571:564] - \port$6494$0 [285:278];
+  assign \$329  = \port$6494$0 [571:564] - \port$6494$0 [277:270];
+  assign \$330  = \port$6494$0 [269] ? \$328 [7] : \$329 [7];
+  assign \$331  = \port$6494$0 [563:556] - \port$6494$0 [285:278];
+  assign \$332  = \port$6494$0 [563:556] - \port$6494$0 [277:270];
+  assign \$333  = \port$6494$0 [269] ? \$331 [7] : \$332 [7];
+  assign \$334  = \port$6494$0 [555] ? \$330  : \$333 ;
   assign \$335  = \$327  & \$334 ;
   assign \$336  = \$324  | \$335 ;
   assign \$337  = ~ \$72 ;
@@ -4988,13 +5016,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$339  = ~ \$30 ;
   assign \$340  = ~ \$72 ;
   assign \$341  = \$339  & \$340 ;
-  assign \$342  = \port$6485$0 [142:135] - \port$6485$0 [571:564];
-  assign \$343  = \port$6485$0 [142:135] - \port$6485$0 [563:556];
-  assign \$344  = \port$6485$0 [555] ? \$342 [7] : \$343 [7];
-  assign \$345  = \port$6485$0 [134:127] - \port$6485$0 [571:564];
-  assign \$346  = \port$6485$0 [134:127] - \port$6485$0 [563:556];
-  assign \$347  = \port$6485$0 [555] ? \$345 [7] : \$346 [7];
-  assign \$348  = \port$6485$0 [126] ? \$344  : \$347 ;
+  assign \$342  = \port$6494$0 [142:135] - \port$6494$0 [571:564];
+  assign \$343  = \port$6494$0 [142:135] - \port$6494$0 [563:556];
+  assign \$344  = \port$6494$0 [555] ? \$342 [7] : \$343 [7];
+  assign \$345  = \port$6494$0 [134:127] - \port$6494$0 [571:564];
+  assign \$346  = \port$6494$0 [134:127] - \port$6494$0 [563:556];
+  assign \$347  = \port$6494$0 [555] ? \$345 [7] : \$346 [7];
+  assign \$348  = \port$6494$0 [126] ? \$344  : \$347 ;
   assign \$349  = \$341  & \$348 ;
   assign \$350  = \$338  | \$349 ;
   assign \$351  = ~ \$30 ;
@@ -5002,13 +5030,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$353  = ~ \$44 ;
   assign \$354  = ~ \$30 ;
   assign \$355  = \$353  & \$354 ;
-  assign \$356  = \port$6485$0 [285:278] - \port$6485$0 [142:135];
-  assign \$357  = \port$6485$0 [285:278] - \port$6485$0 [134:127];
-  assign \$358  = \port$6485$0 [126] ? \$356 [7] : \$357 [7];
-  assign \$359  = \port$6485$0 [277:270] - \port$6485$0 [142:135];
-  assign \$360  = \port$6485$0 [277:270] - \port$6485$0 [134:127];
-  assign \$361  = \port$6485$0 [126] ? \$359 [7] : \$360 [7];
-  assign \$362  = \port$6485$0 [269] ? \$358  : \$361 ;
+  assign \$356  = \port$6494$0 [285:278] - \port$6494$0 [142:135];
+  assign \$357  = \port$6494$0 [285:278] - \port$6494$0 [134:127];
+  assign \$358  = \port$6494$0 [126] ? \$356 [7] : \$357 [7];
+  assign \$359  = \port$6494$0 [277:270] - \port$6494$0 [142:135];
+  assign \$360  = \port$6494$0 [277:270] - \port$6494$0 [134:127];
+  assign \$361  = \port$6494$0 [126] ? \$359 [7] : \$360 [7];
+  assign \$362  = \port$6494$0 [269] ? \$358  : \$361 ;
   assign \$363  = \$355  & \$362 ;
   assign \$364  = \$352  | \$363 ;
   assign \$365  = ~ \$44 ;
@@ -5016,13 +5044,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$367  = ~ \$58 ;
   assign \$368  = ~ \$44 ;
   assign \$369  = \$367  & \$368 ;
-  assign \$370  = \port$6485$0 [428:421] - \port$6485$0 [285:278];
-  assign \$371  = \port$6485$0 [428:421] - \port$6485$0 [277:270];
-  assign \$372  = \port$6485$0 [269] ? \$370 [7] : \$371 [7];
-  assign \$373  = \port$6485$0 [420:413] - \port$6485$0 [285:278];
-  assign \$374  = \port$6485$0 [420:413] - \port$6485$0 [277:270];
-  assign \$375  = \port$6485$0 [269] ? \$373 [7] : \$374 [7];
-  assign \$376  = \port$6485$0 [412] ? \$372  : \$375 ;
+  assign \$370  = \port$6494$0 [428:421] - \port$6494$0 [285:278];
+  assign \$371  = \port$6494$0 [428:421] - \port$6494$0 [277:270];
+  assign \$372  = \port$6494$0 [269] ? \$370 [7] : \$371 [7];
+  assign \$373  = \port$6494$0 [420:413] - \port$6494$0 [285:278];
+  assign \$374  = \port$6494$0 [420:413] - \port$6494$0 [277:270];
+  assign \$375  = \port$6494$0 [269] ? \$373 [7] : \$374 [7];
+  assign \$376  = \port$6494$0 [412] ? \$372  : \$375 ;
   assign \$377  = \$369  & \$376 ;
   assign \$378  = \$366  | \$377 ;
   assign \$379  = ~ \$58 ;
@@ -5030,535 +5058,535 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$381  = ~ \$72 ;
   assign \$382  = ~ \$58 ;
   assign \$383  = \$381  & \$382 ;
-  assign \$384  = \port$6485$0 [571:564] - \port$6485$0 [428:421];
-  assign \$385  = \port$6485$0 [571:564] - \port$6485$0 [420:413];
-  assign \$386  = \port$6485$0 [412] ? \$384 [7] : \$385 [7];
-  assign \$387  = \port$6485$0 [563:556] - \port$6485$0 [428:421];
-  assign \$388  = \port$6485$0 [563:556] - \port$6485$0 [420:413];
-  assign \$389  = \port$6485$0 [412] ? \$387 [7] : \$388 [7];
-  assign \$390  = \port$6485$0 [555] ? \$386  : \$389 ;
+  assign \$384  = \port$6494$0 [571:564] - \port$6494$0 [428:421];
+  assign \$385  = \port$6494$0 [571:564] - \port$6494$0 [420:413];
+  assign \$386  = \port$6494$0 [412] ? \$384 [7] : \$385 [7];
+  assign \$387  = \port$6494$0 [563:556] - \port$6494$0 [428:421];
+  assign \$388  = \port$6494$0 [563:556] - \port$6494$0 [420:413];
+  assign \$389  = \port$6494$0 [412] ? \$387 [7] : \$388 [7];
+  assign \$390  = \port$6494$0 [555] ? \$386  : \$389 ;
   assign \$391  = \$383  & \$390 ;
   assign \$392  = \$380  | \$391 ;
-  assign \$393  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$395  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$395  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$396  = \$394  ? 7'h00 : \$395 [6:0];
-  assign \$397  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$399  = ~ \$398 ;
   assign \$400  = \$30  & \$399 ;
   assign \$401  = ~ \$30 ;
-  assign \$402  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$404  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$402  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$404  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$405  = \$403  ? 7'h00 : \$404 [6:0];
-  assign \$406  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$406  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$408  = ~ \$407 ;
   assign \$409  = \$401  & \$408 ;
-  assign \$410  = \port$6485$0 [142:135] - lanes[68:61];
-  assign \$411  = \port$6485$0 [134:127] - lanes[68:61];
-  assign \$412  = \port$6485$0 [126] ? \$410 [7] : \$411 [7];
+  assign \$410  = \port$6494$0 [142:135] - lanes[68:61];
+  assign \$411  = \port$6494$0 [134:127] - lanes[68:61];
+  assign \$412  = \port$6494$0 [126] ? \$410 [7] : \$411 [7];
   assign \$413  = \$409  & \$412 ;
   assign \$414  = \$400  | \$413 ;
-  assign \$415  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$417  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$415  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$418  = \$416  ? 7'h00 : \$417 [6:0];
-  assign \$419  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$421  = ~ \$420 ;
   assign \$422  = \$44  & \$421 ;
   assign \$423  = ~ \$44 ;
-  assign \$424  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$426  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$424  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$426  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$427  = \$425  ? 7'h00 : \$426 [6:0];
-  assign \$428  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$428  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$430  = ~ \$429 ;
   assign \$431  = \$423  & \$430 ;
-  assign \$432  = \port$6485$0 [285:278] - lanes[68:61];
-  assign \$433  = \port$6485$0 [277:270] - lanes[68:61];
-  assign \$434  = \port$6485$0 [269] ? \$432 [7] : \$433 [7];
+  assign \$432  = \port$6494$0 [285:278] - lanes[68:61];
+  assign \$433  = \port$6494$0 [277:270] - lanes[68:61];
+  assign \$434  = \port$6494$0 [269] ? \$432 [7] : \$433 [7];
   assign \$435  = \$431  & \$434 ;
   assign \$436  = \$422  | \$435 ;
-  assign \$437  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = \$58  & \$443 ;
   assign \$445  = ~ \$58 ;
-  assign \$446  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$448  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$446  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$448  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$449  = \$447  ? 7'h00 : \$448 [6:0];
-  assign \$450  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$450  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$452  = ~ \$451 ;
   assign \$453  = \$445  & \$452 ;
-  assign \$454  = \port$6485$0 [428:421] - lanes[68:61];
-  assign \$455  = \port$6485$0 [420:413] - lanes[68:61];
-  assign \$456  = \port$6485$0 [412] ? \$454 [7] : \$455 [7];
+  assign \$454  = \port$6494$0 [428:421] - lanes[68:61];
+  assign \$455  = \port$6494$0 [420:413] - lanes[68:61];
+  assign \$456  = \port$6494$0 [412] ? \$454 [7] : \$455 [7];
   assign \$457  = \$453  & \$456 ;
   assign \$458  = \$444  | \$457 ;
-  assign \$459  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$461  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$459  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$462  = \$460  ? 7'h00 : \$461 [6:0];
-  assign \$463  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$463  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$465  = ~ \$464 ;
   assign \$466  = \$72  & \$465 ;
   assign \$467  = ~ \$72 ;
-  assign \$468  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$470  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$470  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$471  = \$469  ? 7'h00 : \$470 [6:0];
-  assign \$472  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$472  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$474  = ~ \$473 ;
   assign \$475  = \$467  & \$474 ;
-  assign \$476  = \port$6485$0 [571:564] - lanes[68:61];
-  assign \$477  = \port$6485$0 [563:556] - lanes[68:61];
-  assign \$478  = \port$6485$0 [555] ? \$476 [7] : \$477 [7];
+  assign \$476  = \port$6494$0 [571:564] - lanes[68:61];
+  assign \$477  = \port$6494$0 [563:556] - lanes[68:61];
+  assign \$478  = \port$6494$0 [555] ? \$476 [7] : \$477 [7];
   assign \$479  = \$475  & \$478 ;
   assign \$480  = \$466  | \$479 ;
-  assign \$481  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$481  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$30 ;
   assign \$488  = \$486  & \$487 ;
-  assign \$489  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$491  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$491  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$492  = \$490  ? 7'h00 : \$491 [6:0];
-  assign \$493  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$493  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$495  = ~ \$494 ;
   assign \$496  = ~ \$30 ;
   assign \$497  = \$495  & \$496 ;
-  assign \$498  = lanes[68:61] - \port$6485$0 [142:135];
-  assign \$499  = lanes[68:61] - \port$6485$0 [134:127];
-  assign \$500  = \port$6485$0 [126] ? \$498 [7] : \$499 [7];
+  assign \$498  = lanes[68:61] - \port$6494$0 [142:135];
+  assign \$499  = lanes[68:61] - \port$6494$0 [134:127];
+  assign \$500  = \port$6494$0 [126] ? \$498 [7] : \$499 [7];
   assign \$501  = \$497  & \$500 ;
   assign \$502  = \$488  | \$501 ;
-  assign \$503  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$44 ;
   assign \$510  = \$508  & \$509 ;
-  assign \$511  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$513  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$511  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$513  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$514  = \$512  ? 7'h00 : \$513 [6:0];
-  assign \$515  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$515  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$517  = ~ \$516 ;
   assign \$518  = ~ \$44 ;
   assign \$519  = \$517  & \$518 ;
-  assign \$520  = lanes[68:61] - \port$6485$0 [285:278];
-  assign \$521  = lanes[68:61] - \port$6485$0 [277:270];
-  assign \$522  = \port$6485$0 [269] ? \$520 [7] : \$521 [7];
+  assign \$520  = lanes[68:61] - \port$6494$0 [285:278];
+  assign \$521  = lanes[68:61] - \port$6494$0 [277:270];
+  assign \$522  = \port$6494$0 [269] ? \$520 [7] : \$521 [7];
   assign \$523  = \$519  & \$522 ;
   assign \$524  = \$510  | \$523 ;
-  assign \$525  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$527  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$525  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$527  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$528  = \$526  ? 7'h00 : \$527 [6:0];
-  assign \$529  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$529  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$531  = ~ \$58 ;
   assign \$532  = \$530  & \$531 ;
-  assign \$533  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$535  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$535  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$536  = \$534  ? 7'h00 : \$535 [6:0];
-  assign \$537  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$539  = ~ \$538 ;
   assign \$540  = ~ \$58 ;
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = lanes[68:61] - \port$6485$0 [428:421];
-  assign \$543  = lanes[68:61] - \port$6485$0 [420:413];
-  assign \$544  = \port$6485$0 [412] ? \$542 [7] : \$543 [7];
+  assign \$542  = lanes[68:61] - \port$6494$0 [428:421];
+  assign \$543  = lanes[68:61] - \port$6494$0 [420:413];
+  assign \$544  = \port$6494$0 [412] ? \$542 [7] : \$543 [7];
   assign \$545  = \$541  & \$544 ;
   assign \$546  = \$532  | \$545 ;
-  assign \$547  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$549  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$550  = \$548  ? 7'h00 : \$549 [6:0];
-  assign \$551  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$553  = ~ \$72 ;
   assign \$554  = \$552  & \$553 ;
-  assign \$555  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$557  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$555  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$558  = \$556  ? 7'h00 : \$557 [6:0];
-  assign \$559  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$561  = ~ \$560 ;
   assign \$562  = ~ \$72 ;
   assign \$563  = \$561  & \$562 ;
-  assign \$564  = lanes[68:61] - \port$6485$0 [571:564];
-  assign \$565  = lanes[68:61] - \port$6485$0 [563:556];
-  assign \$566  = \port$6485$0 [555] ? \$564 [7] : \$565 [7];
+  assign \$564  = lanes[68:61] - \port$6494$0 [571:564];
+  assign \$565  = lanes[68:61] - \port$6494$0 [563:556];
+  assign \$566  = \port$6494$0 [555] ? \$564 [7] : \$565 [7];
   assign \$567  = \$563  & \$566 ;
   assign \$568  = \$554  | \$567 ;
-  assign \$569  = \port$6491$0 [16:9] - \port$6485$0 [142:135];
-  assign \$570  = \port$6491$0 [16:9] - \port$6485$0 [134:127];
-  assign \$571  = \port$6485$0 [126] ? \$569 [7] : \$570 [7];
+  assign \$569  = \port$6500$0 [16:9] - \port$6494$0 [142:135];
+  assign \$570  = \port$6500$0 [16:9] - \port$6494$0 [134:127];
+  assign \$571  = \port$6494$0 [126] ? \$569 [7] : \$570 [7];
   assign \$572  = ~ \$571 ;
   assign \$573  = \$30  | \$572 ;
-  assign \$574  = \port$6491$0 [16:9] - \port$6485$0 [285:278];
-  assign \$575  = \port$6491$0 [16:9] - \port$6485$0 [277:270];
-  assign \$576  = \port$6485$0 [269] ? \$574 [7] : \$575 [7];
+  assign \$574  = \port$6500$0 [16:9] - \port$6494$0 [285:278];
+  assign \$575  = \port$6500$0 [16:9] - \port$6494$0 [277:270];
+  assign \$576  = \port$6494$0 [269] ? \$574 [7] : \$575 [7];
   assign \$577  = ~ \$576 ;
   assign \$578  = \$44  | \$577 ;
-  assign \$579  = \port$6491$0 [16:9] - \port$6485$0 [428:421];
-  assign \$580  = \port$6491$0 [16:9] - \port$6485$0 [420:413];
-  assign \$581  = \port$6485$0 [412] ? \$579 [7] : \$580 [7];
+  assign \$579  = \port$6500$0 [16:9] - \port$6494$0 [428:421];
+  assign \$580  = \port$6500$0 [16:9] - \port$6494$0 [420:413];
+  assign \$581  = \port$6494$0 [412] ? \$579 [7] : \$580 [7];
   assign \$582  = ~ \$581 ;
   assign \$583  = \$58  | \$582 ;
-  assign \$584  = \port$6491$0 [16:9] - \port$6485$0 [571:564];
-  assign \$585  = \port$6491$0 [16:9] - \port$6485$0 [563:556];
-  assign \$586  = \port$6485$0 [555] ? \$584 [7] : \$585 [7];
+  assign \$584  = \port$6500$0 [16:9] - \port$6494$0 [571:564];
+  assign \$585  = \port$6500$0 [16:9] - \port$6494$0 [563:556];
+  assign \$586  = \port$6494$0 [555] ? \$584 [7] : \$585 [7];
   assign \$587  = ~ \$586 ;
   assign \$588  = \$72  | \$587 ;
-  assign \$589  = \port$6485$0 [125:110] >= 16'hffff;
-  assign \$590  = \port$6485$0 [125:110] + 1'h1;
+  assign \$589  = \port$6494$0 [125:110] >= 16'hffff;
+  assign \$590  = \port$6494$0 [125:110] + 1'h1;
   assign \$591  = \$589  ? 17'h0ffff : \$590 ;
-  assign \$592  = \port$6485$0 [109:94] >= 16'hffff;
-  assign \$593  = \port$6485$0 [109:94] + 1'h1;
+  assign \$592  = \port$6494$0 [109:94] >= 16'hffff;
+  assign \$593  = \port$6494$0 [109:94] + 1'h1;
   assign \$594  = \$592  ? 17'h0ffff : \$593 ;
-  assign count_inc_bank0 = \port$6485$0 [93] ? \$591 [15:0] : \$594 [15:0];
-  assign \$595  = \port$6485$0 [125:110] >= 16'hfffe;
-  assign \$596  = \port$6485$0 [125:110] + 2'h2;
+  assign count_inc_bank0 = \port$6494$0 [93] ? \$591 [15:0] : \$594 [15:0];
+  assign \$595  = \port$6494$0 [125:110] >= 16'hfffe;
+  assign \$596  = \port$6494$0 [125:110] + 2'h2;
   assign \$597  = \$595  ? 17'h0ffff : \$596 ;
-  assign \$598  = \port$6485$0 [109:94] >= 16'hfffe;
-  assign \$599  = \port$6485$0 [109:94] + 2'h2;
+  assign \$598  = \port$6494$0 [109:94] >= 16'hfffe;
+  assign \$599  = \port$6494$0 [109:94] + 2'h2;
   assign \$600  = \$598  ? 17'h0ffff : \$599 ;
-  assign count_inc2_bank0 = \port$6485$0 [93] ? \$597 [15:0] : \$600 [15:0];
-  assign \$601  = \port$6485$0 [268:253] >= 16'hffff;
-  assign \$602  = \port$6485$0 [268:253] + 1'h1;
+  assign count_inc2_bank0 = \port$6494$0 [93] ? \$597 [15:0] : \$600 [15:0];
+  assign \$601  = \port$6494$0 [268:253] >= 16'hffff;
+  assign \$602  = \port$6494$0 [268:253] + 1'h1;
   assign \$603  = \$601  ? 17'h0ffff : \$602 ;
-  assign \$604  = \port$6485$0 [252:237] >= 16'hffff;
-  assign \$605  = \port$6485$0 [252:237] + 1'h1;
+  assign \$604  = \port$6494$0 [252:237] >= 16'hffff;
+  assign \$605  = \port$6494$0 [252:237] + 1'h1;
   assign \$606  = \$604  ? 17'h0ffff : \$605 ;
-  assign count_inc_bank1 = \port$6485$0 [236] ? \$603 [15:0] : \$606 [15:0];
-  assign \$607  = \port$6485$0 [268:253] >= 16'hfffe;
-  assign \$608  = \port$6485$0 [268:253] + 2'h2;
+  assign count_inc_bank1 = \port$6494$0 [236] ? \$603 [15:0] : \$606 [15:0];
+  assign \$607  = \port$6494$0 [268:253] >= 16'hfffe;
+  assign \$608  = \port$6494$0 [268:253] + 2'h2;
   assign \$609  = \$607  ? 17'h0ffff : \$608 ;
-  assign \$610  = \port$6485$0 [252:237] >= 16'hfffe;
-  assign \$611  = \port$6485$0 [252:237] + 2'h2;
+  assign \$610  = \port$6494$0 [252:237] >= 16'hfffe;
+  assign \$611  = \port$6494$0 [252:237] + 2'h2;
   assign \$612  = \$610  ? 17'h0ffff : \$611 ;
-  assign count_inc2_bank1 = \port$6485$0 [236] ? \$609 [15:0] : \$612 [15:0];
-  assign \$613  = \port$6485$0 [411:396] >= 16'hffff;
-  assign \$614  = \port$6485$0 [411:396] + 1'h1;
+  assign count_inc2_bank1 = \port$6494$0 [236] ? \$609 [15:0] : \$612 [15:0];
+  assign \$613  = \port$6494$0 [411:396] >= 16'hffff;
+  assign \$614  = \port$6494$0 [411:396] + 1'h1;
   assign \$615  = \$613  ? 17'h0ffff : \$614 ;
-  assign \$616  = \port$6485$0 [395:380] >= 16'hffff;
-  assign \$617  = \port$6485$0 [395:380] + 1'h1;
+  assign \$616  = \port$6494$0 [395:380] >= 16'hffff;
+  assign \$617  = \port$6494$0 [395:380] + 1'h1;
   assign \$618  = \$616  ? 17'h0ffff : \$617 ;
-  assign count_inc_bank2 = \port$6485$0 [379] ? \$615 [15:0] : \$618 [15:0];
-  assign \$619  = \port$6485$0 [411:396] >= 16'hfffe;
-  assign \$620  = \port$6485$0 [411:396] + 2'h2;
+  assign count_inc_bank2 = \port$6494$0 [379] ? \$615 [15:0] : \$618 [15:0];
+  assign \$619  = \port$6494$0 [411:396] >= 16'hfffe;
+  assign \$620  = \port$6494$0 [411:396] + 2'h2;
   assign \$621  = \$619  ? 17'h0ffff : \$620 ;
-  assign \$622  = \port$6485$0 [395:380] >= 16'hfffe;
-  assign \$623  = \port$6485$0 [395:380] + 2'h2;
+  assign \$622  = \port$6494$0 [395:380] >= 16'hfffe;
+  assign \$623  = \port$6494$0 [395:380] + 2'h2;
   assign \$624  = \$622  ? 17'h0ffff : \$623 ;
-  assign count_inc2_bank2 = \port$6485$0 [379] ? \$621 [15:0] : \$624 [15:0];
-  assign \$625  = \port$6485$0 [554:539] >= 16'hffff;
-  assign \$626  = \port$6485$0 [554:539] + 1'h1;
+  assign count_inc2_bank2 = \port$6494$0 [379] ? \$621 [15:0] : \$624 [15:0];
+  assign \$625  = \port$6494$0 [554:539] >= 16'hffff;
+  assign \$626  = \port$6494$0 [554:539] + 1'h1;
   assign \$627  = \$625  ? 17'h0ffff : \$626 ;
-  assign \$628  = \port$6485$0 [538:523] >= 16'hffff;
-  assign \$629  = \port$6485$0 [538:523] + 1'h1;
+  assign \$628  = \port$6494$0 [538:523] >= 16'hffff;
+  assign \$629  = \port$6494$0 [538:523] + 1'h1;
   assign \$630  = \$628  ? 17'h0ffff : \$629 ;
-  assign count_inc_bank3 = \port$6485$0 [522] ? \$627 [15:0] : \$630 [15:0];
-  assign \$631  = \port$6485$0 [554:539] >= 16'hfffe;
-  assign \$632  = \port$6485$0 [554:539] + 2'h2;
+  assign count_inc_bank3 = \port$6494$0 [522] ? \$627 [15:0] : \$630 [15:0];
+  assign \$631  = \port$6494$0 [554:539] >= 16'hfffe;
+  assign \$632  = \port$6494$0 [554:539] + 2'h2;
   assign \$633  = \$631  ? 17'h0ffff : \$632 ;
-  assign \$634  = \port$6485$0 [538:523] >= 16'hfffe;
-  assign \$635  = \port$6485$0 [538:523] + 2'h2;
+  assign \$634  = \port$6494$0 [538:523] >= 16'hfffe;
+  assign \$635  = \port$6494$0 [538:523] + 2'h2;
   assign \$636  = \$634  ? 17'h0ffff : \$635 ;
-  assign count_inc2_bank3 = \port$6485$0 [522] ? \$633 [15:0] : \$636 [15:0];
-  assign \$637  = \port$6484$0 [60:5] == lanes[60:5];
-  assign \$638  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$640  = \port$6484$0 [68:61] - lanes[68:61];
+  assign count_inc2_bank3 = \port$6494$0 [522] ? \$633 [15:0] : \$636 [15:0];
+  assign \$637  = \port$6493$0 [60:5] == lanes[60:5];
+  assign \$638  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$641  = \$639  ? 7'h00 : \$640 [6:0];
-  assign \$642  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$644  = \port$6489$0 [1:0] + 1'h0;
-  assign \$646  = \port$6489$0 [1:0] + 1'h0;
-  assign \$648  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$650  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$642  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$644  = \port$6498$0 [1:0] + 1'h0;
+  assign \$646  = \port$6498$0 [1:0] + 1'h0;
+  assign \$648  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$650  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$651  = \$649  ? 7'h00 : \$650 [6:0];
-  assign \$652  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$654  = ~ \$653 ;
-  assign \$655  = \port$6491$0 [8] & \$654 ;
-  assign \$656  = ~ \port$6491$0 [8];
-  assign \$657  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$659  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$655  = \port$6500$0 [8] & \$654 ;
+  assign \$656  = ~ \port$6500$0 [8];
+  assign \$657  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$659  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$660  = \$658  ? 7'h00 : \$659 [6:0];
-  assign \$661  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$663  = ~ \$662 ;
   assign \$664  = \$656  & \$663 ;
-  assign \$665  = \port$6541$5 [63:56] - lanes[68:61];
+  assign \$665  = \port$6550$5 [63:56] - lanes[68:61];
   assign \$666  = \$664  & \$665 [7];
   assign \$667  = \$655  | \$666 ;
-  assign \$668  = \port$6489$0 [1:0] + 1'h0;
+  assign \$668  = \port$6498$0 [1:0] + 1'h0;
   assign \$670  = fw_wr0 ? \$667  : \$669 ;
-  assign \$671  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$673  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$674  = \$672  ? 7'h00 : \$673 [6:0];
-  assign \$675  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$677  = ~ \port$6491$0 [8];
+  assign \$675  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$677  = ~ \port$6500$0 [8];
   assign \$678  = \$676  & \$677 ;
-  assign \$679  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$681  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$679  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$682  = \$680  ? 7'h00 : \$681 [6:0];
-  assign \$683  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$685  = ~ \$684 ;
-  assign \$686  = ~ \port$6491$0 [8];
+  assign \$686  = ~ \port$6500$0 [8];
   assign \$687  = \$685  & \$686 ;
-  assign \$688  = lanes[68:61] - \port$6541$5 [63:56];
+  assign \$688  = lanes[68:61] - \port$6550$5 [63:56];
   assign \$689  = \$687  & \$688 [7];
   assign \$690  = \$678  | \$689 ;
-  assign \$691  = \port$6489$0 [1:0] + 1'h0;
+  assign \$691  = \port$6498$0 [1:0] + 1'h0;
   assign \$693  = fw_wr0 ? \$690  : \$692 ;
-  assign \$694  = \port$6491$0 [16:9] - \port$6541$5 [63:56];
+  assign \$694  = \port$6500$0 [16:9] - \port$6550$5 [63:56];
   assign \$695  = ~ \$694 [7];
-  assign \$696  = \port$6491$0 [8] | \$695 ;
-  assign \$697  = \port$6489$0 [1:0] + 1'h0;
+  assign \$696  = \port$6500$0 [8] | \$695 ;
+  assign \$697  = \port$6498$0 [1:0] + 1'h0;
   assign \$699  = fw_wr0 ? \$696  : \$698 ;
-  assign \$700  = \port$6489$0 [1:0] + 1'h0;
-  assign \$702  = \port$6489$0 [1:0] + 1'h0;
-  assign \$704  = \port$6489$0 [1:0] + 1'h0;
-  assign \$706  = \port$6489$0 [12:11] + 1'h0;
-  assign \$708  = \port$6489$0 [12:11] + 1'h0;
-  assign \$710  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$712  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$700  = \port$6498$0 [1:0] + 1'h0;
+  assign \$702  = \port$6498$0 [1:0] + 1'h0;
+  assign \$704  = \port$6498$0 [1:0] + 1'h0;
+  assign \$706  = \port$6498$0 [12:11] + 1'h0;
+  assign \$708  = \port$6498$0 [12:11] + 1'h0;
+  assign \$710  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$712  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$713  = \$711  ? 7'h00 : \$712 [6:0];
-  assign \$714  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$716  = ~ \$715 ;
-  assign \$717  = \port$6491$0 [8] & \$716 ;
-  assign \$718  = ~ \port$6491$0 [8];
-  assign \$719  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$721  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$717  = \port$6500$0 [8] & \$716 ;
+  assign \$718  = ~ \port$6500$0 [8];
+  assign \$719  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$721  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$722  = \$720  ? 7'h00 : \$721 [6:0];
-  assign \$723  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$723  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$725  = ~ \$724 ;
   assign \$726  = \$718  & \$725 ;
-  assign \$727  = \port$6541$5 [63:56] - lanes[68:61];
+  assign \$727  = \port$6550$5 [63:56] - lanes[68:61];
   assign \$728  = \$726  & \$727 [7];
   assign \$729  = \$717  | \$728 ;
-  assign \$730  = \port$6489$0 [12:11] + 1'h0;
+  assign \$730  = \port$6498$0 [12:11] + 1'h0;
   assign \$732  = fw_wr1 ? \$729  : \$731 ;
-  assign \$733  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$735  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$733  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$735  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$736  = \$734  ? 7'h00 : \$735 [6:0];
-  assign \$737  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$739  = ~ \port$6491$0 [8];
+  assign \$737  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$739  = ~ \port$6500$0 [8];
   assign \$740  = \$738  & \$739 ;
-  assign \$741  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$743  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$741  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$743  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$744  = \$742  ? 7'h00 : \$743 [6:0];
-  assign \$745  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$745  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$747  = ~ \$746 ;
-  assign \$748  = ~ \port$6491$0 [8];
+  assign \$748  = ~ \port$6500$0 [8];
   assign \$749  = \$747  & \$748 ;
-  assign \$750  = lanes[68:61] - \port$6541$5 [63:56];
+  assign \$750  = lanes[68:61] - \port$6550$5 [63:56];
   assign \$751  = \$749  & \$750 [7];
   assign \$752  = \$740  | \$751 ;
-  assign \$753  = \port$6489$0 [12:11] + 1'h0;
+  assign \$753  = \port$6498$0 [12:11] + 1'h0;
   assign \$755  = fw_wr1 ? \$752  : \$754 ;
-  assign \$756  = \port$6491$0 [16:9] - \port$6541$5 [63:56];
+  assign \$756  = \port$6500$0 [16:9] - \port$6550$5 [63:56];
   assign \$757  = ~ \$756 [7];
-  assign \$758  = \port$6491$0 [8] | \$757 ;
-  assign \$759  = \port$6489$0 [12:11] + 1'h0;
+  assign \$758  = \port$6500$0 [8] | \$757 ;
+  assign \$759  = \port$6498$0 [12:11] + 1'h0;
   assign \$761  = fw_wr1 ? \$758  : \$760 ;
-  assign \$762  = \port$6489$0 [12:11] + 1'h0;
-  assign \$764  = \port$6489$0 [12:11] + 1'h0;
-  assign \$766  = \port$6489$0 [12:11] + 1'h0;
-  assign \$768  = \port$6489$0 [23:22] + 1'h0;
-  assign \$770  = \port$6489$0 [23:22] + 1'h0;
-  assign \$772  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$774  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$762  = \port$6498$0 [12:11] + 1'h0;
+  assign \$764  = \port$6498$0 [12:11] + 1'h0;
+  assign \$766  = \port$6498$0 [12:11] + 1'h0;
+  assign \$768  = \port$6498$0 [23:22] + 1'h0;
+  assign \$770  = \port$6498$0 [23:22] + 1'h0;
+  assign \$772  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$774  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$775  = \$773  ? 7'h00 : \$774 [6:0];
-  assign \$776  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$776  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$778  = ~ \$777 ;
-  assign \$779  = \port$6491$0 [8] & \$778 ;
-  assign \$780  = ~ \port$6491$0 [8];
-  assign \$781  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$783  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$779  = \port$6500$0 [8] & \$778 ;
+  assign \$780  = ~ \port$6500$0 [8];
+  assign \$781  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$783  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$784  = \$782  ? 7'h00 : \$783 [6:0];
-  assign \$785  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$785  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$787  = ~ \$786 ;
   assign \$788  = \$780  & \$787 ;
-  assign \$789  = \port$6541$5 [63:56] - lanes[68:61];
+  assign \$789  = \port$6550$5 [63:56] - lanes[68:61];
   assign \$790  = \$788  & \$789 [7];
   assign \$791  = \$779  | \$790 ;
-  assign \$792  = \port$6489$0 [23:22] + 1'h0;
+  assign \$792  = \port$6498$0 [23:22] + 1'h0;
   assign \$794  = fw_wr2 ? \$791  : \$793 ;
-  assign \$795  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$797  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$795  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$797  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$798  = \$796  ? 7'h00 : \$797 [6:0];
-  assign \$799  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$801  = ~ \port$6491$0 [8];
+  assign \$799  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$801  = ~ \port$6500$0 [8];
   assign \$802  = \$800  & \$801 ;
-  assign \$803  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$805  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$803  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$805  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$806  = \$804  ? 7'h00 : \$805 [6:0];
-  assign \$807  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$807  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$809  = ~ \$808 ;
-  assign \$810  = ~ \port$6491$0 [8];
+  assign \$810  = ~ \port$6500$0 [8];
   assign \$811  = \$809  & \$810 ;
-  assign \$812  = lanes[68:61] - \port$6541$5 [63:56];
+  assign \$812  = lanes[68:61] - \port$6550$5 [63:56];
   assign \$813  = \$811  & \$812 [7];
   assign \$814  = \$802  | \$813 ;
-  assign \$815  = \port$6489$0 [23:22] + 1'h0;
+  assign \$815  = \port$6498$0 [23:22] + 1'h0;
   assign \$817  = fw_wr2 ? \$814  : \$816 ;
-  assign \$818  = \port$6491$0 [16:9] - \port$6541$5 [63:56];
+  assign \$818  = \port$6500$0 [16:9] - \port$6550$5 [63:56];
   assign \$819  = ~ \$818 [7];
-  assign \$820  = \port$6491$0 [8] | \$819 ;
-  assign \$821  = \port$6489$0 [23:22] + 1'h0;
+  assign \$820  = \port$6500$0 [8] | \$819 ;
+  assign \$821  = \port$6498$0 [23:22] + 1'h0;
   assign \$823  = fw_wr2 ? \$820  : \$822 ;
-  assign \$824  = \port$6489$0 [23:22] + 1'h0;
-  assign \$826  = \port$6489$0 [23:22] + 1'h0;
-  assign \$828  = \port$6489$0 [23:22] + 1'h0;
-  assign \$830  = \port$6489$0 [34:33] + 1'h0;
-  assign \$832  = \port$6489$0 [34:33] + 1'h0;
-  assign \$834  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$836  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$824  = \port$6498$0 [23:22] + 1'h0;
+  assign \$826  = \port$6498$0 [23:22] + 1'h0;
+  assign \$828  = \port$6498$0 [23:22] + 1'h0;
+  assign \$830  = \port$6498$0 [34:33] + 1'h0;
+  assign \$832  = \port$6498$0 [34:33] + 1'h0;
+  assign \$834  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$836  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$837  = \$835  ? 7'h00 : \$836 [6:0];
-  assign \$838  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$838  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$840  = ~ \$839 ;
-  assign \$841  = \port$6491$0 [8] & \$840 ;
-  assign \$842  = ~ \port$6491$0 [8];
-  assign \$843  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$845  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$841  = \port$6500$0 [8] & \$840 ;
+  assign \$842  = ~ \port$6500$0 [8];
+  assign \$843  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$845  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$846  = \$844  ? 7'h00 : \$845 [6:0];
-  assign \$847  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$847  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$849  = ~ \$848 ;
   assign \$850  = \$842  & \$849 ;
-  assign \$851  = \port$6541$5 [63:56] - lanes[68:61];
+  assign \$851  = \port$6550$5 [63:56] - lanes[68:61];
   assign \$852  = \$850  & \$851 [7];
   assign \$853  = \$841  | \$852 ;
-  assign \$854  = \port$6489$0 [34:33] + 1'h0;
+  assign \$854  = \port$6498$0 [34:33] + 1'h0;
   assign \$856  = fw_wr3 ? \$853  : \$855 ;
-  assign \$857  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$859  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$857  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$859  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$860  = \$858  ? 7'h00 : \$859 [6:0];
-  assign \$861  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$863  = ~ \port$6491$0 [8];
+  assign \$861  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$863  = ~ \port$6500$0 [8];
   assign \$864  = \$862  & \$863 ;
-  assign \$865  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$867  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$865  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$867  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$868  = \$866  ? 7'h00 : \$867 [6:0];
-  assign \$869  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$869  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$871  = ~ \$870 ;
-  assign \$872  = ~ \port$6491$0 [8];
+  assign \$872  = ~ \port$6500$0 [8];
   assign \$873  = \$871  & \$872 ;
-  assign \$874  = lanes[68:61] - \port$6541$5 [63:56];
+  assign \$874  = lanes[68:61] - \port$6550$5 [63:56];
   assign \$875  = \$873  & \$874 [7];
   assign \$876  = \$864  | \$875 ;
-  assign \$877  = \port$6489$0 [34:33] + 1'h0;
+  assign \$877  = \port$6498$0 [34:33] + 1'h0;
   assign \$879  = fw_wr3 ? \$876  : \$878 ;
-  assign \$880  = \port$6491$0 [16:9] - \port$6541$5 [63:56];
+  assign \$880  = \port$6500$0 [16:9] - \port$6550$5 [63:56];
   assign \$881  = ~ \$880 [7];
-  assign \$882  = \port$6491$0 [8] | \$881 ;
-  assign \$883  = \port$6489$0 [34:33] + 1'h0;
+  assign \$882  = \port$6500$0 [8] | \$881 ;
+  assign \$883  = \port$6498$0 [34:33] + 1'h0;
   assign \$885  = fw_wr3 ? \$882  : \$884 ;
-  assign \$886  = \port$6489$0 [34:33] + 1'h0;
-  assign \$888  = \port$6489$0 [34:33] + 1'h0;
-  assign \$890  = \port$6489$0 [34:33] + 1'h0;
-  assign \$892  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$894  = \port$6484$0 [68:61] - lanes[68:61];
+  assign \$886  = \port$6498$0 [34:33] + 1'h0;
+  assign \$888  = \port$6498$0 [34:33] + 1'h0;
+  assign \$890  = \port$6498$0 [34:33] + 1'h0;
+  assign \$892  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$894  = \port$6493$0 [68:61] - lanes[68:61];
   assign \$895  = \$893  ? 7'h00 : \$894 [6:0];
-  assign \$896  = \port$6484$0 [68:61] - lanes[68:61];
-  assign \$898  = \port$6491$0 [16:9] - lanes[68:61];
+  assign \$896  = \port$6493$0 [68:61] - lanes[68:61];
+  assign \$898  = \port$6500$0 [16:9] - lanes[68:61];
   assign \$899  = ~ \$898 [7];
   assign \$900  = \$897  | \$899 ;
-  assign \$901  = | { \port$6485$0 [600], \port$6485$0 [596], \port$6485$0 [592], \port$6485$0 [588] };
-  assign \$902  = | { \port$6485$0 [601], \port$6485$0 [597], \port$6485$0 [593], \port$6485$0 [589] };
-  assign \$903  = | { \port$6485$0 [602], \port$6485$0 [598], \port$6485$0 [594], \port$6485$0 [590] };
-  assign \$904  = | { \port$6485$0 [603], \port$6485$0 [599], \port$6485$0 [595], \port$6485$0 [591] };
-  assign \$905  = \port$6489$0 [1:0] + 1'h0;
-  assign \$907  = fw_wr0 ? \port$6541$387 [34:19] : \$906 ;
-  assign \$908  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$909  = \port$6541$387 [34:19] + 1'h1;
+  assign \$901  = | { \port$6494$0 [600], \port$6494$0 [596], \port$6494$0 [592], \port$6494$0 [588] };
+  assign \$902  = | { \port$6494$0 [601], \port$6494$0 [597], \port$6494$0 [593], \port$6494$0 [589] };
+  assign \$903  = | { \port$6494$0 [602], \port$6494$0 [598], \port$6494$0 [594], \port$6494$0 [590] };
+  assign \$904  = | { \port$6494$0 [603], \port$6494$0 [599], \port$6494$0 [595], \port$6494$0 [591] };
+  assign \$905  = \port$6498$0 [1:0] + 1'h0;
+  assign \$907  = fw_wr0 ? \port$6550$387 [34:19] : \$906 ;
+  assign \$908  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$909  = \port$6550$387 [34:19] + 1'h1;
   assign \$910  = \$908  ? 17'h0ffff : \$909 ;
-  assign \$911  = \port$6489$0 [1:0] + 1'h0;
+  assign \$911  = \port$6498$0 [1:0] + 1'h0;
   assign \$913  = fw_wr0 ? \$910 [15:0] : \$912 ;
-  assign \$914  = \port$6489$0 [10:2] == sc_mark_row_next;
-  assign \$915  = \port$6489$0 [12:11] + 1'h0;
-  assign \$917  = fw_wr1 ? \port$6541$387 [34:19] : \$916 ;
-  assign \$918  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$919  = \port$6541$387 [34:19] + 1'h1;
+  assign \$914  = \port$6498$0 [10:2] == sc_mark_row_next;
+  assign \$915  = \port$6498$0 [12:11] + 1'h0;
+  assign \$917  = fw_wr1 ? \port$6550$387 [34:19] : \$916 ;
+  assign \$918  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$919  = \port$6550$387 [34:19] + 1'h1;
   assign \$920  = \$918  ? 17'h0ffff : \$919 ;
-  assign \$921  = \port$6489$0 [12:11] + 1'h0;
+  assign \$921  = \port$6498$0 [12:11] + 1'h0;
   assign \$923  = fw_wr1 ? \$920 [15:0] : \$922 ;
-  assign \$924  = \port$6489$0 [21:13] == sc_mark_row_next;
-  assign \$925  = \port$6489$0 [23:22] + 1'h0;
-  assign \$927  = fw_wr2 ? \port$6541$387 [34:19] : \$926 ;
-  assign \$928  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$929  = \port$6541$387 [34:19] + 1'h1;
+  assign \$924  = \port$6498$0 [21:13] == sc_mark_row_next;
+  assign \$925  = \port$6498$0 [23:22] + 1'h0;
+  assign \$927  = fw_wr2 ? \port$6550$387 [34:19] : \$926 ;
+  assign \$928  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$929  = \port$6550$387 [34:19] + 1'h1;
   assign \$930  = \$928  ? 17'h0ffff : \$929 ;
-  assign \$931  = \port$6489$0 [23:22] + 1'h0;
+  assign \$931  = \port$6498$0 [23:22] + 1'h0;
   assign \$933  = fw_wr2 ? \$930 [15:0] : \$932 ;
-  assign \$934  = \port$6489$0 [32:24] == sc_mark_row_next;
-  assign \$935  = \port$6489$0 [34:33] + 1'h0;
-  assign \$937  = fw_wr3 ? \port$6541$387 [34:19] : \$936 ;
-  assign \$938  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$939  = \port$6541$387 [34:19] + 1'h1;
+  assign \$934  = \port$6498$0 [32:24] == sc_mark_row_next;
+  assign \$935  = \port$6498$0 [34:33] + 1'h0;
+  assign \$937  = fw_wr3 ? \port$6550$387 [34:19] : \$936 ;
+  assign \$938  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$939  = \port$6550$387 [34:19] + 1'h1;
   assign \$940  = \$938  ? 17'h0ffff : \$939 ;
-  assign \$941  = \port$6489$0 [34:33] + 1'h0;
+  assign \$941  = \port$6498$0 [34:33] + 1'h0;
   assign \$943  = fw_wr3 ? \$940 [15:0] : \$942 ;
-  assign \$944  = \port$6489$0 [43:35] == sc_mark_row_next;
+  assign \$944  = \port$6498$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$945 ;
-  assign \$1  = sc_mark_intent[0] & \port$6485$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$6485$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$6485$0 [235];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$6485$0 [225];
-  assign \$5  = sc_mark_intent[2] & \port$6485$0 [378];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$6485$0 [368];
-  assign \$7  = sc_mark_intent[3] & \port$6485$0 [521];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$6485$0 [511];
-  assign \$9  = \port$6485$0 [55:0] == \port$6484$0 [60:5];
-  assign \$10  = \port$6485$0 [80] & \$9 ;
-  assign \$11  = \port$6485$0 [198:143] == \port$6484$0 [60:5];
-  assign \$12  = \port$6485$0 [223] & \$11 ;
-  assign \$13  = \port$6485$0 [341:286] == \port$6484$0 [60:5];
-  assign \$14  = \port$6485$0 [366] & \$13 ;
-  assign \$15  = \port$6485$0 [484:429] == \port$6484$0 [60:5];
-  assign \$16  = \port$6485$0 [509] & \$15 ;
-  assign \$17  = \port$6485$0 [81] ^ \port$6485$0 [82];
-  assign \$18  = \port$6484$0 [68:61] - \port$6485$0 [142:135];
-  assign \$19  = \port$6484$0 [68:61] - \port$6485$0 [134:127];
-  assign \$20  = \port$6485$0 [126] ? \$18 [7:0] : \$19 [7:0];
+  assign \$1  = sc_mark_intent[0] & \port$6494$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$6494$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$6494$0 [235];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$6494$0 [225];
+  assign \$5  = sc_mark_intent[2] & \port$6494$0 [378];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$6494$0 [368];
+  assign \$7  = sc_mark_intent[3] & \port$6494$0 [521];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$6494$0 [511];
+  assign \$9  = \port$6494$0 [55:0] == \port$6493$0 [60:5];
+  assign \$10  = \port$6494$0 [80] & \$9 ;
+  assign \$11  = \port$6494$0 [198:143] == \port$6493$0 [60:5];
+  assign \$12  = \port$6494$0 [223] & \$11 ;
+  assign \$13  = \port$6494$0 [341:286] == \port$6493$0 [60:5];
+  assign \$14  = \port$6494$0 [366] & \$13 ;
+  assign \$15  = \port$6494$0 [484:429] == \port$6493$0 [60:5];
+  assign \$16  = \port$6494$0 [509] & \$15 ;
+  assign \$17  = \port$6494$0 [81] ^ \port$6494$0 [82];
+  assign \$18  = \port$6493$0 [68:61] - \port$6494$0 [142:135];
+  assign \$19  = \port$6493$0 [68:61] - \port$6494$0 [134:127];
+  assign \$20  = \port$6494$0 [126] ? \$18 [7:0] : \$19 [7:0];
   assign \$21  = \$17  | \$20 [7];
-  assign \$22  = \port$6484$0 [68:61] - \port$6485$0 [142:135];
-  assign \$23  = \port$6484$0 [68:61] - \port$6485$0 [134:127];
-  assign \$24  = \port$6485$0 [126] ? \$22 [7:0] : \$23 [7:0];
+  assign \$22  = \port$6493$0 [68:61] - \port$6494$0 [142:135];
+  assign \$23  = \port$6493$0 [68:61] - \port$6494$0 [134:127];
+  assign \$24  = \port$6494$0 [126] ? \$22 [7:0] : \$23 [7:0];
   assign \$25  = \$21  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$6485$0 [81] ^ \port$6485$0 [82];
-  assign \$27  = \port$6484$0 [68:61] - \port$6485$0 [142:135];
-  assign \$28  = \port$6484$0 [68:61] - \port$6485$0 [134:127];
-  assign \$29  = \port$6485$0 [126] ? \$27 [7:0] : \$28 [7:0];
+  assign \$26  = \port$6494$0 [81] ^ \port$6494$0 [82];
+  assign \$27  = \port$6493$0 [68:61] - \port$6494$0 [142:135];
+  assign \$28  = \port$6493$0 [68:61] - \port$6494$0 [134:127];
+  assign \$29  = \port$6494$0 [126] ? \$27 [7:0] : \$28 [7:0];
   assign \$30  = \$26  | \$29 [7];
-  assign \$31  = \port$6485$0 [224] ^ \port$6485$0 [225];
-  assign \$32  = \port$6484$0 [68:61] - \port$6485$0 [285:278];
-  assign \$33  = \port$6484$0 [68:61] - \port$6485$0 [277:270];
-  assign \$34  = \port$6485$0 [269] ? \$32 [7:0] : \$33 [7:0];
+  assign \$31  = \port$6494$0 [224] ^ \port$6494$0 [225];
+  assign \$32  = \port$6493$0 [68:61] - \port$6494$0 [285:278];
+  assign \$33  = \port$6493$0 [68:61] - \port$6494$0 [277:270];
+  assign \$34  = \port$6494$0 [269] ? \$32 [7:0] : \$33 [7:0];
   assign \$35  = \$31  | \$34 [7];
-  assign \$36  = \port$6484$0 [68:61] - \port$6485$0 [285:278];
-  assign \$37  = \port$6484$0 [68:61] - \port$6485$0 [277:270];
-  assign \$38  = \port$6485$0 [269] ? \$36 [7:0] : \$37 [7:0];
+  assign \$36  = \port$6493$0 [68:61] - \port$6494$0 [285:278];
+  assign \$37  = \port$6493$0 [68:61] - \port$6494$0 [277:270];
+  assign \$38  = \port$6494$0 [269] ? \$36 [7:0] : \$37 [7:0];
   assign \$39  = \$35  ? 7'h00 : \$38 [6:0];
-  assign \$40  = \port$6485$0 [224] ^ \port$6485$0 [225];
-  assign \$41  = \port$6484$0 [68:61] - \port$6485$0 [285:278];
-  assign \$42  = \port$6484$0 [68:61] - \port$6485$0 [277:270];
-  assign \$43  = \port$6485$0 [269] ? \$41 [7:0] : \$42 [7:0];
+  assign \$40  = \port$6494$0 [224] ^ \port$6494$0 [225];
+  assign \$41  = \port$6493$0 [68:61] - \port$6494$0 [285:278];
+  assign \$42  = \port$6493$0 [68:61] - \port$6494$0 [277:270];
+  assign \$43  = \port$6494$0 [269] ? \$41 [7:0] : \$42 [7:0];
   assign \$44  = \$40  | \$43 [7];
-  assign \$45  = \port$6485$0 [367] ^ \port$6485$0 [368];
-  assign \$46  = \port$6484$0 [68:61] - \port$6485$0 [428:421];
-  assign \$47  = \port$6484$0 [68:61] - \port$6485$0 [420:413];
-  assign \$48  = \port$6485$0 [412] ? \$46 [7:0] : \$47 [7:0];
+  assign \$45  = \port$6494$0 [367] ^ \port$6494$0 [368];
+  assign \$46  = \port$6493$0 [68:61] - \port$6494$0 [428:421];
+  assign \$47  = \port$6493$0 [68:61] - \port$6494$0 [420:413];
+  assign \$48  = \port$6494$0 [412] ? \$46 [7:0] : \$47 [7:0];
   assign \$49  = \$45  | \$48 [7];
-  assign \$50  = \port$6484$0 [68:61] - \port$6485$0 [428:421];
-  assign \$51  = \port$6484$0 [68:61] - \port$6485$0 [420:413];
-  assign \$52  = \port$6485$0 [412] ? \$50 [7:0] : \$51 [7:0];
+  assign \$50  = \port$6493$0 [68:61] - \port$6494$0 [428:421];
+  assign \$51  = \port$6493$0 [68:61] - \port$6494$0 [420:413];
+  assign \$52  = \port$6494$0 [412] ? \$50 [7:0] : \$51 [7:0];
   assign \$53  = \$49  ? 7'h00 : \$52 [6:0];
-  assign \$54  = \port$6485$0 [367] ^ \port$6485$0 [368];
+  assign \$54  = \port$6494$0 [367] ^ \port$6494$0 [368];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$75 [1:0])
       2'h0:
-          \$76  = \port$6485$0 [80];
+          \$76  = \port$6494$0 [80];
       2'h1:
-          \$76  = \port$6485$0 [223];
+          \$76  = \port$6494$0 [223];
       2'h2:
-          \$76  = \port$6485$0 [366];
+          \$76  = \port$6494$0 [366];
       2'h3:
-          \$76  = \port$6485$0 [509];
+          \$76  = \port$6494$0 [509];
     endcase
   end
   always @* begin
@@ -5580,13 +5608,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$6485$0 [55:0];
+          \$84  = \port$6494$0 [55:0];
       2'h1:
-          \$84  = \port$6485$0 [198:143];
+          \$84  = \port$6494$0 [198:143];
       2'h2:
-          \$84  = \port$6485$0 [341:286];
+          \$84  = \port$6494$0 [341:286];
       2'h3:
-          \$84  = \port$6485$0 [484:429];
+          \$84  = \port$6494$0 [484:429];
     endcase
   end
   always @* begin
@@ -5608,13 +5636,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$6485$0 [71:56];
+          \$88  = \port$6494$0 [71:56];
       2'h1:
-          \$88  = \port$6485$0 [214:199];
+          \$88  = \port$6494$0 [214:199];
       2'h2:
-          \$88  = \port$6485$0 [357:342];
+          \$88  = \port$6494$0 [357:342];
       2'h3:
-          \$88  = \port$6485$0 [500:485];
+          \$88  = \port$6494$0 [500:485];
     endcase
   end
   always @* begin
@@ -5636,13 +5664,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$6485$0 [80];
+          \$94  = \port$6494$0 [80];
       2'h1:
-          \$94  = \port$6485$0 [223];
+          \$94  = \port$6494$0 [223];
       2'h2:
-          \$94  = \port$6485$0 [366];
+          \$94  = \port$6494$0 [366];
       2'h3:
-          \$94  = \port$6485$0 [509];
+          \$94  = \port$6494$0 [509];
     endcase
   end
   always @* begin
@@ -5664,13 +5692,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$101 [1:0])
       2'h0:
-          \$102  = \port$6485$0 [55:0];
+          \$102  = \port$6494$0 [55:0];
       2'h1:
-          \$102  = \port$6485$0 [198:143];
+          \$102  = \port$6494$0 [198:143];
       2'h2:
-          \$102  = \port$6485$0 [341:286];
+          \$102  = \port$6494$0 [341:286];
       2'h3:
-          \$102  = \port$6485$0 [484:429];
+          \$102  = \port$6494$0 [484:429];
     endcase
   end
   always @* begin
@@ -5692,13 +5720,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$6485$0 [71:56];
+          \$106  = \port$6494$0 [71:56];
       2'h1:
-          \$106  = \port$6485$0 [214:199];
+          \$106  = \port$6494$0 [214:199];
       2'h2:
-          \$106  = \port$6485$0 [357:342];
+          \$106  = \port$6494$0 [357:342];
       2'h3:
-          \$106  = \port$6485$0 [500:485];
+          \$106  = \port$6494$0 [500:485];
     endcase
   end
   always @* begin
@@ -5720,13 +5748,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$111 [1:0])
       2'h0:
-          \$112  = \port$6485$0 [80];
+          \$112  = \port$6494$0 [80];
       2'h1:
-          \$112  = \port$6485$0 [223];
+          \$112  = \port$6494$0 [223];
       2'h2:
-          \$112  = \port$6485$0 [366];
+          \$112  = \port$6494$0 [366];
       2'h3:
-          \$112  = \port$6485$0 [509];
+          \$112  = \port$6494$0 [509];
     endcase
   end
   always @* begin
@@ -5748,13 +5776,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$119 [1:0])
       2'h0:
-          \$120  = \port$6485$0 [55:0];
+          \$120  = \port$6494$0 [55:0];
       2'h1:
-          \$120  = \port$6485$0 [198:143];
+          \$120  = \port$6494$0 [198:143];
       2'h2:
-          \$120  = \port$6485$0 [341:286];
+          \$120  = \port$6494$0 [341:286];
       2'h3:
-          \$120  = \port$6485$0 [484:429];
+          \$120  = \port$6494$0 [484:429];
     endcase
   end
   always @* begin
@@ -5776,13 +5804,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$123 [1:0])
       2'h0:
-          \$124  = \port$6485$0 [71:56];
+          \$124  = \port$6494$0 [71:56];
       2'h1:
-          \$124  = \port$6485$0 [214:199];
+          \$124  = \port$6494$0 [214:199];
       2'h2:
-          \$124  = \port$6485$0 [357:342];
+          \$124  = \port$6494$0 [357:342];
       2'h3:
-          \$124  = \port$6485$0 [500:485];
+          \$124  = \port$6494$0 [500:485];
     endcase
   end
   always @* begin
@@ -5804,13 +5832,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$129 [1:0])
       2'h0:
-          \$130  = \port$6485$0 [80];
+          \$130  = \port$6494$0 [80];
       2'h1:
-          \$130  = \port$6485$0 [223];
+          \$130  = \port$6494$0 [223];
       2'h2:
-          \$130  = \port$6485$0 [366];
+          \$130  = \port$6494$0 [366];
       2'h3:
-          \$130  = \port$6485$0 [509];
+          \$130  = \port$6494$0 [509];
     endcase
   end
   always @* begin
@@ -5832,13 +5860,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$137 [1:0])
       2'h0:
-          \$138  = \port$6485$0 [55:0];
+          \$138  = \port$6494$0 [55:0];
       2'h1:
-          \$138  = \port$6485$0 [198:143];
+          \$138  = \port$6494$0 [198:143];
       2'h2:
-          \$138  = \port$6485$0 [341:286];
+          \$138  = \port$6494$0 [341:286];
       2'h3:
-          \$138  = \port$6485$0 [484:429];
+          \$138  = \port$6494$0 [484:429];
     endcase
   end
   always @* begin
@@ -5860,13 +5888,13 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$141 [1:0])
       2'h0:
-          \$142  = \port$6485$0 [71:56];
+          \$142  = \port$6494$0 [71:56];
       2'h1:
-          \$142  = \port$6485$0 [214:199];
+          \$142  = \port$6494$0 [214:199];
       2'h2:
-          \$142  = \port$6485$0 [357:342];
+          \$142  = \port$6494$0 [357:342];
       2'h3:
-          \$142  = \port$6485$0 [500:485];
+          \$142  = \port$6494$0 [500:485];
     endcase
   end
   always @* begin
@@ -6446,8 +6474,8 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$945 [603], \$945 [598], \$945 [593], \$945 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$945 [68:0] = \port$6484$0 [68:0];
-    \$945 [79:69] = \port$6484$0 [79:69];
+    \$945 [68:0] = \port$6493$0 [68:0];
+    \$945 [79:69] = \port$6493$0 [79:69];
     \$945 [629] = \$637 ;
     \$945 [637:630] = { \$643 , \$641  };
     \$945 [604] = fw_wr0;
@@ -6491,10 +6519,10 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [639] = \$902 ;
     \$945 [640] = \$903 ;
     \$945 [641] = \$904 ;
-    \$945 [645:642] = \port$6485$0 [591:588];
-    \$945 [649:646] = \port$6485$0 [595:592];
-    \$945 [653:650] = \port$6485$0 [599:596];
-    \$945 [657:654] = \port$6485$0 [603:600];
+    \$945 [645:642] = \port$6494$0 [591:588];
+    \$945 [649:646] = \port$6494$0 [595:592];
+    \$945 [653:650] = \port$6494$0 [599:596];
+    \$945 [657:654] = \port$6494$0 [603:600];
     \$945 [80] = valid0;
     \$945 [81] = match0;
     \$945 [89:82] = age0;
@@ -6503,7 +6531,7 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [162] = mark0;
     \$945 [189:174] = \$907 ;
     \$945 [205:190] = \$913 ;
-    \$945 [173:163] = \port$6489$0 [10:0];
+    \$945 [173:163] = \port$6498$0 [10:0];
     \$945 [206] = \$914 ;
     \$945 [207] = valid1;
     \$945 [208] = match1;
@@ -6513,7 +6541,7 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [289] = mark1;
     \$945 [316:301] = \$917 ;
     \$945 [332:317] = \$923 ;
-    \$945 [300:290] = \port$6489$0 [21:11];
+    \$945 [300:290] = \port$6498$0 [21:11];
     \$945 [333] = \$924 ;
     \$945 [334] = valid2;
     \$945 [335] = match2;
@@ -6523,7 +6551,7 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [416] = mark2;
     \$945 [443:428] = \$927 ;
     \$945 [459:444] = \$933 ;
-    \$945 [427:417] = \port$6489$0 [32:22];
+    \$945 [427:417] = \port$6498$0 [32:22];
     \$945 [460] = \$934 ;
     \$945 [461] = valid3;
     \$945 [462] = match3;
@@ -6533,99 +6561,99 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [543] = mark3;
     \$945 [570:555] = \$937 ;
     \$945 [586:571] = \$943 ;
-    \$945 [554:544] = \port$6489$0 [43:33];
+    \$945 [554:544] = \port$6498$0 [43:33];
     \$945 [587] = \$944 ;
     if (rst) begin
       \$945  = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
-  assign window = { \port$6491$0 , \port$6485$0 , \port$6489$0 , \port$6484$0  };
+  assign window = { \port$6500$0 , \port$6494$0 , \port$6498$0 , \port$6493$0  };
   assign age_bank0 = { \$30 , \$25  };
   assign age_bank1 = { \$44 , \$39  };
   assign age_bank2 = { \$58 , \$53  };
   assign age_bank3 = { \$72 , \$67  };
-  assign forward__write = \port$6541$387 [1];
-  assign forward__invalidate = \port$6541$387 [2];
-  assign forward__tag = \port$6541$5 [55:0];
-  assign forward__count = \port$6541$387 [18:3];
-  assign forward__mark = \port$6541$387 [0];
+  assign forward__write = \port$6550$387 [1];
+  assign forward__invalidate = \port$6550$387 [2];
+  assign forward__tag = \port$6550$5 [55:0];
+  assign forward__count = \port$6550$387 [18:3];
+  assign forward__mark = \port$6550$387 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$6541$5 [63:56];
-  assign forward__count_inc = \port$6541$387 [34:19];
-  assign \window.request  = \port$6484$0 [68:0];
-  assign \window.request.valid  = \port$6484$0 [0];
-  assign \window.request.op  = \port$6484$0 [2:1];
-  assign \window.request.min_tlevel  = \port$6484$0 [4:3];
-  assign \window.request.tag  = \port$6484$0 [60:5];
-  assign \window.request.t  = \port$6484$0 [68:61];
-  assign \window.start  = \port$6484$0 [79:69];
-  assign \window.lane_slot  = \port$6489$0 ;
-  assign \window.bank  = \port$6485$0 [571:0];
-  assign \window.bank[0].tag  = \port$6485$0 [55:0];
-  assign \window.bank[0].count  = \port$6485$0 [71:56];
-  assign \window.bank[0].last  = \port$6485$0 [79:72];
-  assign \window.bank[0].valid  = \port$6485$0 [80];
-  assign \window.bank[0].fresh  = \port$6485$0 [81];
-  assign \window.bank[0].mark  = \port$6485$0 [82];
-  assign \window.bank[0].row  = \port$6485$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$6485$0 [92];
-  assign \window.bank[0].sides  = \port$6485$0 [142:93];
-  assign \window.bank[0].sides.ent  = \port$6485$0 [93];
-  assign \window.bank[0].sides.count_raw  = \port$6485$0 [109:94];
-  assign \window.bank[0].sides.count_byp  = \port$6485$0 [125:110];
-  assign \window.bank[0].sides.meta  = \port$6485$0 [126];
-  assign \window.bank[0].sides.last_raw  = \port$6485$0 [134:127];
-  assign \window.bank[0].sides.last_byp  = \port$6485$0 [142:135];
-  assign \window.bank[1].tag  = \port$6485$0 [198:143];
-  assign \window.bank[1].count  = \port$6485$0 [214:199];
-  assign \window.bank[1].last  = \port$6485$0 [222:215];
-  assign \window.bank[1].valid  = \port$6485$0 [223];
-  assign \window.bank[1].fresh  = \port$6485$0 [224];
-  assign \window.bank[1].mark  = \port$6485$0 [225];
-  assign \window.bank[1].row  = \port$6485$0 [234:226];
-  assign \window.bank[1].sc_row_hit  = \port$6485$0 [235];
-  assign \window.bank[1].sides  = \port$6485$0 [285:236];
-  assign \window.bank[1].sides.ent  = \port$6485$0 [236];
-  assign \window.bank[1].sides.count_raw  = \port$6485$0 [252:237];
-  assign \window.bank[1].sides.count_byp  = \port$6485$0 [268:253];
-  assign \window.bank[1].sides.meta  = \port$6485$0 [269];
-  assign \window.bank[1].sides.last_raw  = \port$6485$0 [277:270];
-  assign \window.bank[1].sides.last_byp  = \port$6485$0 [285:278];
-  assign \window.bank[2].tag  = \port$6485$0 [341:286];
-  assign \window.bank[2].count  = \port$6485$0 [357:342];
-  assign \window.bank[2].last  = \port$6485$0 [365:358];
-  assign \window.bank[2].valid  = \port$6485$0 [366];
-  assign \window.bank[2].fresh  = \port$6485$0 [367];
-  assign \window.bank[2].mark  = \port$6485$0 [368];
-  assign \window.bank[2].row  = \port$6485$0 [377:369];
-  assign \window.bank[2].sc_row_hit  = \port$6485$0 [378];
-  assign \window.bank[2].sides  = \port$6485$0 [428:379];
-  assign \window.bank[2].sides.ent  = \port$6485$0 [379];
-  assign \window.bank[2].sides.count_raw  = \port$6485$0 [395:380];
-  assign \window.bank[2].sides.count_byp  = \port$6485$0 [411:396];
-  assign \window.bank[2].sides.meta  = \port$6485$0 [412];
-  assign \window.bank[2].sides.last_raw  = \port$6485$0 [420:413];
-  assign \window.bank[2].sides.last_byp  = \port$6485$0 [428:421];
-  assign \window.bank[3].tag  = \port$6485$0 [484:429];
-  assign \window.bank[3].count  = \port$6485$0 [500:485];
-  assign \window.bank[3].last  = \port$6485$0 [508:501];
-  assign \window.bank[3].valid  = \port$6485$0 [509];
-  assign \window.bank[3].fresh  = \port$6485$0 [510];
-  assign \window.bank[3].mark  = \port$6485$0 [511];
-  assign \window.bank[3].row  = \port$6485$0 [520:512];
-  assign \window.bank[3].sc_row_hit  = \port$6485$0 [521];
-  assign \window.bank[3].sides  = \port$6485$0 [571:522];
-  assign \window.bank[3].sides.ent  = \port$6485$0 [522];
-  assign \window.bank[3].sides.count_raw  = \port$6485$0 [538:523];
-  assign \window.bank[3].sides.count_byp  = \port$6485$0 [554:539];
-  assign \window.bank[3].sides.meta  = \port$6485$0 [555];
-  assign \window.bank[3].sides.last_raw  = \port$6485$0 [563:556];
-  assign \window.bank[3].sides.last_byp  = \port$6485$0 [571:564];
-  assign \window.overlap  = \port$6485$0 [587:572];
-  assign \window.overlap_next  = \port$6485$0 [603:588];
-  assign \window.same_line  = \port$6491$0 [0];
-  assign \window.forward_age  = \port$6491$0 [8:1];
-  assign \window.t_w1  = \port$6491$0 [16:9];
+  assign forward__last = \port$6550$5 [63:56];
+  assign forward__count_inc = \port$6550$387 [34:19];
+  assign \window.request  = \port$6493$0 [68:0];
+  assign \window.request.valid  = \port$6493$0 [0];
+  assign \window.request.op  = \port$6493$0 [2:1];
+  assign \window.request.min_tlevel  = \port$6493$0 [4:3];
+  assign \window.request.tag  = \port$6493$0 [60:5];
+  assign \window.request.t  = \port$6493$0 [68:61];
+  assign \window.start  = \port$6493$0 [79:69];
+  assign \window.lane_slot  = \port$6498$0 ;
+  assign \window.bank  = \port$6494$0 [571:0];
+  assign \window.bank[0].tag  = \port$6494$0 [55:0];
+  assign \window.bank[0].count  = \port$6494$0 [71:56];
+  assign \window.bank[0].last  = \port$6494$0 [79:72];
+  assign \window.bank[0].valid  = \port$6494$0 [80];
+  assign \window.bank[0].fresh  = \port$6494$0 [81];
+  assign \window.bank[0].mark  = \port$6494$0 [82];
+  assign \window.bank[0].row  = \port$6494$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$6494$0 [92];
+  assign \window.bank[0].sides  = \port$6494$0 [142:93];
+  assign \window.bank[0].sides.ent  = \port$6494$0 [93];
+  assign \window.bank[0].sides.count_raw  = \port$6494$0 [109:94];
+  assign \window.bank[0].sides.count_byp  = \port$6494$0 [125:110];
+  assign \window.bank[0].sides.meta  = \port$6494$0 [126];
+  assign \window.bank[0].sides.last_raw  = \port$6494$0 [134:127];
+  assign \window.bank[0].sides.last_byp  = \port$6494$0 [142:135];
+  assign \window.bank[1].tag  = \port$6494$0 [198:143];
+  assign \window.bank[1].count  = \port$6494$0 [214:199];
+  assign \window.bank[1].last  = \port$6494$0 [222:215];
+  assign \window.bank[1].valid  = \port$6494$0 [223];
+  assign \window.bank[1].fresh  = \port$6494$0 [224];
+  assign \window.bank[1].mark  = \port$6494$0 [225];
+  assign \window.bank[1].row  = \port$6494$0 [234:226];
+  assign \window.bank[1].sc_row_hit  = \port$6494$0 [235];
+  assign \window.bank[1].sides  = \port$6494$0 [285:236];
+  assign \window.bank[1].sides.ent  = \port$6494$0 [236];
+  assign \window.bank[1].sides.count_raw  = \port$6494$0 [252:237];
+  assign \window.bank[1].sides.count_byp  = \port$6494$0 [268:253];
+  assign \window.bank[1].sides.meta  = \port$6494$0 [269];
+  assign \window.bank[1].sides.last_raw  = \port$6494$0 [277:270];
+  assign \window.bank[1].sides.last_byp  = \port$6494$0 [285:278];
+  assign \window.bank[2].tag  = \port$6494$0 [341:286];
+  assign \window.bank[2].count  = \port$6494$0 [357:342];
+  assign \window.bank[2].last  = \port$6494$0 [365:358];
+  assign \window.bank[2].valid  = \port$6494$0 [366];
+  assign \window.bank[2].fresh  = \port$6494$0 [367];
+  assign \window.bank[2].mark  = \port$6494$0 [368];
+  assign \window.bank[2].row  = \port$6494$0 [377:369];
+  assign \window.bank[2].sc_row_hit  = \port$6494$0 [378];
+  assign \window.bank[2].sides  = \port$6494$0 [428:379];
+  assign \window.bank[2].sides.ent  = \port$6494$0 [379];
+  assign \window.bank[2].sides.count_raw  = \port$6494$0 [395:380];
+  assign \window.bank[2].sides.count_byp  = \port$6494$0 [411:396];
+  assign \window.bank[2].sides.meta  = \port$6494$0 [412];
+  assign \window.bank[2].sides.last_raw  = \port$6494$0 [420:413];
+  assign \window.bank[2].sides.last_byp  = \port$6494$0 [428:421];
+  assign \window.bank[3].tag  = \port$6494$0 [484:429];
+  assign \window.bank[3].count  = \port$6494$0 [500:485];
+  assign \window.bank[3].last  = \port$6494$0 [508:501];
+  assign \window.bank[3].valid  = \port$6494$0 [509];
+  assign \window.bank[3].fresh  = \port$6494$0 [510];
+  assign \window.bank[3].mark  = \port$6494$0 [511];
+  assign \window.bank[3].row  = \port$6494$0 [520:512];
+  assign \window.bank[3].sc_row_hit  = \port$6494$0 [521];
+  assign \window.bank[3].sides  = \port$6494$0 [571:522];
+  assign \window.bank[3].sides.ent  = \port$6494$0 [522];
+  assign \window.bank[3].sides.count_raw  = \port$6494$0 [538:523];
+  assign \window.bank[3].sides.count_byp  = \port$6494$0 [554:539];
+  assign \window.bank[3].sides.meta  = \port$6494$0 [555];
+  assign \window.bank[3].sides.last_raw  = \port$6494$0 [563:556];
+  assign \window.bank[3].sides.last_byp  = \port$6494$0 [571:564];
+  assign \window.overlap  = \port$6494$0 [587:572];
+  assign \window.overlap_next  = \port$6494$0 [603:588];
+  assign \window.same_line  = \port$6500$0 [0];
+  assign \window.forward_age  = \port$6500$0 [8:1];
+  assign \window.t_w1  = \port$6500$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -6797,7 +6825,7 @@ module \kv_asu.core.lanes$216 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, err_slot, err_detect, slot, tail, empty, cmd, sweep_addr, sweep_en, clk);
+module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, err_slot, slot, tail, empty, cmd, sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -7115,8 +7143,6 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   reg empty = 1'h1;
   output err_corrected;
   wire err_corrected;
-  output err_detect;
-  wire err_detect;
   output [3:0] err_mem;
   wire [3:0] err_mem;
   output [10:0] err_slot;
@@ -7478,7 +7504,6 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$120  = chk2_unc ? chk2_addr : \$119 ;
   assign \$121  = chk1_unc ? chk1_addr : \$120 ;
   assign err_slot = chk0_unc ? chk0_addr : \$121 ;
-  assign err_detect = | { \rd_error$188 , \rd_error$182 , \rd_error$176 , \rd_error$170 , \rd_error$164 , \rd_error$158 , \rd_error$152 , rd_error };
   always @(posedge clk)
     prev_a_fbw_en <= \$122 ;
   always @(posedge clk)
@@ -19306,8 +19331,8 @@ module \kv_asu.core.scrubber (rst, sc_last, sc_valid, sc_row, sc_set, cycle, clk
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, err_detect, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit
-, bk_sides, sc_row, sc_set, clear_row, clear_en, generation, \port$6541$5 , inv_slot, \port$6541$376 , sweep_addr, clk);
+module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides
+, sc_row, sc_set, clear_row, clear_en, generation, \port$6550$5 , inv_slot, \port$6550$376 , sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -19959,200 +19984,168 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [10:0] \$682 ;
   wire [10:0] \$683 ;
   wire [10:0] \$684 ;
-  wire \$685 ;
-  wire \$686 ;
-  wire \$687 ;
-  wire \$688 ;
-  wire \$689 ;
+  reg [8:0] \$685 ;
+  reg [8:0] \$686 ;
+  reg [8:0] \$687 ;
+  reg [8:0] \$688 ;
+  reg \$689 ;
   wire \$69 ;
-  wire \$690 ;
-  wire \$691 ;
-  wire \$692 ;
-  wire \$693 ;
-  wire \$694 ;
-  wire \$695 ;
-  wire \$696 ;
-  wire \$697 ;
-  wire \$698 ;
-  wire \$699 ;
+  reg [9:0] \$690 ;
+  reg \$691 ;
+  reg [9:0] \$692 ;
+  reg \$693 ;
+  reg \$694 ;
+  reg [8:0] \$695 ;
+  reg \$696 ;
+  reg \$697 ;
+  reg [71:0] \$698 ;
+  reg \$699 ;
   wire \$7 ;
   wire [9:0] \$70 ;
-  wire \$700 ;
-  wire \$701 ;
-  wire \$702 ;
-  wire \$703 ;
-  wire \$704 ;
-  wire \$705 ;
-  wire \$706 ;
-  wire \$707 ;
-  wire \$708 ;
-  wire \$709 ;
+  reg [71:0] \$700 ;
+  reg \$701 ;
+  reg [13:0] \$702 ;
+  reg \$703 ;
+  reg [13:0] \$704 ;
+  reg \$705 ;
+  reg \$706 ;
+  reg \$707 ;
+  reg \$708 ;
+  reg \$709 ;
   wire \$71 ;
-  wire \$710 ;
-  wire \$711 ;
-  wire \$712 ;
-  wire \$713 ;
-  wire \$714 ;
-  wire \$715 ;
-  wire \$716 ;
+  reg [8:0] \$710 ;
+  reg \$711 ;
+  reg [9:0] \$712 ;
+  reg \$713 ;
+  reg [9:0] \$714 ;
+  reg \$715 ;
+  reg \$716 ;
   reg [8:0] \$717 ;
-  reg [8:0] \$718 ;
-  reg [8:0] \$719 ;
+  reg \$718 ;
+  reg \$719 ;
   wire \$72 ;
-  reg [8:0] \$720 ;
+  reg [71:0] \$720 ;
   reg \$721 ;
-  reg [9:0] \$722 ;
+  reg [71:0] \$722 ;
   reg \$723 ;
-  reg [9:0] \$724 ;
+  reg [13:0] \$724 ;
   reg \$725 ;
-  reg \$726 ;
-  reg [8:0] \$727 ;
+  reg [13:0] \$726 ;
+  reg \$727 ;
   reg \$728 ;
   reg \$729 ;
   wire \$73 ;
-  reg [71:0] \$730 ;
+  reg \$730 ;
   reg \$731 ;
-  reg [71:0] \$732 ;
+  reg [8:0] \$732 ;
   reg \$733 ;
-  reg [13:0] \$734 ;
+  reg [9:0] \$734 ;
   reg \$735 ;
-  reg [13:0] \$736 ;
+  reg [9:0] \$736 ;
   reg \$737 ;
   reg \$738 ;
-  reg \$739 ;
+  reg [8:0] \$739 ;
   wire \$74 ;
   reg \$740 ;
   reg \$741 ;
-  reg [8:0] \$742 ;
+  reg [71:0] \$742 ;
   reg \$743 ;
-  reg [9:0] \$744 ;
+  reg [71:0] \$744 ;
   reg \$745 ;
-  reg [9:0] \$746 ;
+  reg [13:0] \$746 ;
   reg \$747 ;
-  reg \$748 ;
-  reg [8:0] \$749 ;
+  reg [13:0] \$748 ;
+  reg \$749 ;
   wire \$75 ;
   reg \$750 ;
   reg \$751 ;
-  reg [71:0] \$752 ;
+  reg \$752 ;
   reg \$753 ;
-  reg [71:0] \$754 ;
+  reg [8:0] \$754 ;
   reg \$755 ;
-  reg [13:0] \$756 ;
+  reg [9:0] \$756 ;
   reg \$757 ;
-  reg [13:0] \$758 ;
+  reg [9:0] \$758 ;
   reg \$759 ;
   wire \$76 ;
   reg \$760 ;
-  reg \$761 ;
+  reg [8:0] \$761 ;
   reg \$762 ;
   reg \$763 ;
-  reg [8:0] \$764 ;
+  reg [71:0] \$764 ;
   reg \$765 ;
-  reg [9:0] \$766 ;
+  reg [71:0] \$766 ;
   reg \$767 ;
-  reg [9:0] \$768 ;
+  reg [13:0] \$768 ;
   reg \$769 ;
   wire \$77 ;
-  reg \$770 ;
-  reg [8:0] \$771 ;
+  reg [13:0] \$770 ;
+  reg \$771 ;
   reg \$772 ;
   reg \$773 ;
-  reg [71:0] \$774 ;
+  reg \$774 ;
   reg \$775 ;
-  reg [71:0] \$776 ;
+  reg \$776 ;
   reg \$777 ;
-  reg [13:0] \$778 ;
+  reg [10:0] \$778 ;
   reg \$779 ;
   wire \$78 ;
-  reg [13:0] \$780 ;
-  reg \$781 ;
+  reg \$780 ;
+  reg [10:0] \$781 ;
   reg \$782 ;
   reg \$783 ;
-  reg \$784 ;
+  reg [10:0] \$784 ;
   reg \$785 ;
-  reg [8:0] \$786 ;
-  reg \$787 ;
-  reg [9:0] \$788 ;
+  reg \$786 ;
+  reg [10:0] \$787 ;
+  reg \$788 ;
   reg \$789 ;
   wire \$79 ;
-  reg [9:0] \$790 ;
+  reg [10:0] \$790 ;
   reg \$791 ;
   reg \$792 ;
-  reg [8:0] \$793 ;
+  reg [10:0] \$793 ;
   reg \$794 ;
   reg \$795 ;
-  reg [71:0] \$796 ;
+  reg [10:0] \$796 ;
   reg \$797 ;
-  reg [71:0] \$798 ;
-  reg \$799 ;
+  reg \$798 ;
+  reg [10:0] \$799 ;
   wire \$8 ;
   wire \$80 ;
-  reg [13:0] \$800 ;
+  reg \$800 ;
   reg \$801 ;
-  reg [13:0] \$802 ;
+  reg [10:0] \$802 ;
   reg \$803 ;
   reg \$804 ;
-  reg \$805 ;
+  reg [10:0] \$805 ;
   reg \$806 ;
   reg \$807 ;
-  reg \$808 ;
+  reg [10:0] \$808 ;
   reg \$809 ;
   wire \$81 ;
-  reg [10:0] \$810 ;
-  reg \$811 ;
+  reg \$810 ;
+  reg [10:0] \$811 ;
   reg \$812 ;
-  reg [10:0] \$813 ;
-  reg \$814 ;
+  reg \$813 ;
+  reg [10:0] \$814 ;
   reg \$815 ;
-  reg [10:0] \$816 ;
-  reg \$817 ;
+  reg \$816 ;
+  reg [10:0] \$817 ;
   reg \$818 ;
-  reg [10:0] \$819 ;
+  reg \$819 ;
   wire \$82 ;
-  reg \$820 ;
+  reg [10:0] \$820 ;
   reg \$821 ;
-  reg [10:0] \$822 ;
-  reg \$823 ;
-  reg \$824 ;
-  reg [10:0] \$825 ;
-  reg \$826 ;
-  reg \$827 ;
-  reg [10:0] \$828 ;
-  reg \$829 ;
+  reg \$822 ;
+  reg [10:0] \$823 ;
+  wire [9:0] \$824 ;
+  wire [9:0] \$825 ;
+  wire [9:0] \$826 ;
+  wire [9:0] \$827 ;
   wire \$83 ;
-  reg \$830 ;
-  reg [10:0] \$831 ;
-  reg \$832 ;
-  reg \$833 ;
-  reg [10:0] \$834 ;
-  reg \$835 ;
-  reg \$836 ;
-  reg [10:0] \$837 ;
-  reg \$838 ;
-  reg \$839 ;
   wire \$84 ;
-  reg [10:0] \$840 ;
-  reg \$841 ;
-  reg \$842 ;
-  reg [10:0] \$843 ;
-  reg \$844 ;
-  reg \$845 ;
-  reg [10:0] \$846 ;
-  reg \$847 ;
-  reg \$848 ;
-  reg [10:0] \$849 ;
   wire \$85 ;
-  reg \$850 ;
-  reg \$851 ;
-  reg [10:0] \$852 ;
-  reg \$853 ;
-  reg \$854 ;
-  reg [10:0] \$855 ;
-  wire [9:0] \$856 ;
-  wire [9:0] \$857 ;
-  wire [9:0] \$858 ;
-  wire [9:0] \$859 ;
   wire \$86 ;
   wire \$87 ;
   wire \$88 ;
@@ -20321,8 +20314,6 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire ent3_byp_next;
   output err_corrected;
   wire err_corrected;
-  output err_detect;
-  wire err_detect;
   output [3:0] err_mem;
   wire [3:0] err_mem;
   output [10:0] err_slot;
@@ -20418,10 +20409,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$6541$376 ;
-  wire [29:0] \port$6541$376 ;
-  input [63:0] \port$6541$5 ;
-  wire [63:0] \port$6541$5 ;
+  input [29:0] \port$6550$376 ;
+  wire [29:0] \port$6550$376 ;
+  input [63:0] \port$6550$5 ;
+  wire [63:0] \port$6550$5 ;
   wire [8:0] rd_addr;
   wire [8:0] \rd_addr$227 ;
   wire [8:0] \rd_addr$229 ;
@@ -20751,42 +20742,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire wr_mark;
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
-  assign \$141  = ~ clear_en;
-  assign \$142  = \$141  & \port$6541$376 [13];
-  assign \$143  = inv_slot[1:0] == 2'h2;
-  assign \$144  = \$142  & \$143 ;
-  assign \$145  = inv_slot[10:2] == sc_row;
-  assign \$146  = \$144  & \$145 ;
-  assign \$147  = \$140  | \$146 ;
-  assign \$148  = ~ clear_en;
-  assign \$149  = ~ \port$6541$376 [13];
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = \port$6541$376 [1:0] == 2'h2;
-  assign \$152  = \port$6541$376 [12] & \$151 ;
-  assign \$153  = \$150  & \$152 ;
-  assign \$154  = \port$6541$376 [10:2] == sc_row;
-  assign \$155  = \$153  & \$154 ;
-  assign \$156  = \$147  | \$155 ;
-  assign \$157  = \port$6541$376 [1:0] == 2'h2;
-  assign \$158  = \port$6541$376 [12] & \$157 ;
-  assign \$159  = \port$6541$376 [10:2] == sc_row_qq;
-  assign \$160  = \$158  & \$159 ;
-  assign \$161  = ~ \$160 ;
-  assign \$162  = sc_set[2] & \$161 ;
-  assign \$163  = ~ sc_data_q[28];
-  assign \$164  = rd_row_q2 == sc_row_qq;
-  assign \$165  = \port$6541$376 [1:0] == 2'h2;
-  assign \$166  = \port$6541$376 [12] & \$165 ;
-  assign \$167  = 2'h2 < rd_slot[1:0];
-  assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$169  = \$166  & \$168 ;
-  assign \$170  = ent2_byp | ent2_byp_next;
-  assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
-  assign \$172  = 2'h2 < rd_slot[1:0];
   assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
   assign \$174  = clear_en & \$173 ;
   assign \$175  = ~ clear_en;
-  assign \$176  = \$175  & \port$6541$376 [13];
+  assign \$176  = \$175  & \port$6550$376 [13];
   assign \$177  = inv_slot[1:0] == 2'h2;
   assign \$178  = \$176  & \$177 ;
   assign \$179  = 2'h2 < rd_slot[1:0];
@@ -20794,10 +20753,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$181  = \$178  & \$180 ;
   assign \$182  = \$174  | \$181 ;
   assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$6541$376 [13];
+  assign \$184  = ~ \port$6550$376 [13];
   assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$6541$376 [1:0] == 2'h2;
-  assign \$187  = \port$6541$376 [12] & \$186 ;
+  assign \$186  = \port$6550$376 [1:0] == 2'h2;
+  assign \$187  = \port$6550$376 [12] & \$186 ;
   assign \$188  = \$185  & \$187 ;
   assign \$189  = 2'h2 < rd_slot[1:0];
   assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
@@ -20820,31 +20779,31 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$207  = clear_row == sc_row;
   assign \$208  = clear_en & \$207 ;
   assign \$209  = ~ clear_en;
-  assign \$210  = \$209  & \port$6541$376 [13];
+  assign \$210  = \$209  & \port$6550$376 [13];
   assign \$211  = inv_slot[1:0] == 2'h3;
   assign \$212  = \$210  & \$211 ;
   assign \$213  = inv_slot[10:2] == sc_row;
   assign \$214  = \$212  & \$213 ;
   assign \$215  = \$208  | \$214 ;
   assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$6541$376 [13];
+  assign \$217  = ~ \port$6550$376 [13];
   assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$6541$376 [1:0] == 2'h3;
-  assign \$220  = \port$6541$376 [12] & \$219 ;
+  assign \$219  = \port$6550$376 [1:0] == 2'h3;
+  assign \$220  = \port$6550$376 [12] & \$219 ;
   assign \$221  = \$218  & \$220 ;
-  assign \$222  = \port$6541$376 [10:2] == sc_row;
+  assign \$222  = \port$6550$376 [10:2] == sc_row;
   assign \$223  = \$221  & \$222 ;
   assign \$224  = \$215  | \$223 ;
-  assign \$225  = \port$6541$376 [1:0] == 2'h3;
-  assign \$226  = \port$6541$376 [12] & \$225 ;
-  assign \$227  = \port$6541$376 [10:2] == sc_row_qq;
+  assign \$225  = \port$6550$376 [1:0] == 2'h3;
+  assign \$226  = \port$6550$376 [12] & \$225 ;
+  assign \$227  = \port$6550$376 [10:2] == sc_row_qq;
   assign \$228  = \$226  & \$227 ;
   assign \$229  = ~ \$228 ;
   assign \$230  = sc_set[3] & \$229 ;
   assign \$231  = ~ sc_data_q[38];
   assign \$232  = rd_row_q3 == sc_row_qq;
-  assign \$233  = \port$6541$376 [1:0] == 2'h3;
-  assign \$234  = \port$6541$376 [12] & \$233 ;
+  assign \$233  = \port$6550$376 [1:0] == 2'h3;
+  assign \$234  = \port$6550$376 [12] & \$233 ;
   assign \$235  = 2'h3 < rd_slot[1:0];
   assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
   assign \$237  = \$234  & \$236 ;
@@ -20854,7 +20813,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$241  = \$240  ? clear_at_hi_m1 : clear_at_hi;
   assign \$242  = clear_en & \$241 ;
   assign \$243  = ~ clear_en;
-  assign \$244  = \$243  & \port$6541$376 [13];
+  assign \$244  = \$243  & \port$6550$376 [13];
   assign \$245  = inv_slot[1:0] == 2'h3;
   assign \$246  = \$244  & \$245 ;
   assign \$247  = 2'h3 < rd_slot[1:0];
@@ -20862,10 +20821,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$249  = \$246  & \$248 ;
   assign \$250  = \$242  | \$249 ;
   assign \$251  = ~ clear_en;
-  assign \$252  = ~ \port$6541$376 [13];
+  assign \$252  = ~ \port$6550$376 [13];
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$6541$376 [1:0] == 2'h3;
-  assign \$255  = \port$6541$376 [12] & \$254 ;
+  assign \$254  = \port$6550$376 [1:0] == 2'h3;
+  assign \$255  = \port$6550$376 [12] & \$254 ;
   assign \$256  = \$253  & \$255 ;
   assign \$257  = 2'h3 < rd_slot[1:0];
   assign \$258  = \$257  ? wr_at_hi_m1 : wr_at_hi;
@@ -20923,10 +20882,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$310  = rd_lane_error[3] & \$309 ;
   assign \$311  = ~ sc_snoop_q3;
   assign \$312  = rd_lane_corrected[3] & \$311 ;
-  assign \$313  = \port$6541$376 [13] | clear_en;
+  assign \$313  = \port$6550$376 [13] | clear_en;
   assign \$314  = ~ \$313 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$6541$376 [10:2];
-  assign \$315  = \port$6541$376 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$6550$376 [10:2];
+  assign \$315  = \port$6550$376 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$315 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$316  = inv_slot[10:2] - 1'h1;
@@ -20943,70 +20902,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$322  = rd_slot[10:2] + \$321 ;
   assign \$323  = 1'h0 < rd_slot[1:0];
   assign \$324  = rd_slot[10:2] + \$323 ;
-  assign \$325  = ! \port$6541$376 [1:0];
-  assign \wr_en$234  = \port$6541$376 [12] & \$325 ;
+  assign \$325  = ! \port$6550$376 [1:0];
+  assign \wr_en$234  = \port$6550$376 [12] & \$325 ;
   assign \$326  = ! inv_slot[1:0];
-  assign \$327  = \port$6541$376 [13] & \$326 ;
+  assign \$327  = \port$6550$376 [13] & \$326 ;
   assign \$328  = clear_en | \$327 ;
-  assign \$329  = ~ \port$6541$376 [13];
-  assign \$330  = ! \port$6541$376 [1:0];
-  assign \$331  = \port$6541$376 [12] & \$330 ;
+  assign \$329  = ~ \port$6550$376 [13];
+  assign \$330  = ! \port$6550$376 [1:0];
+  assign \$331  = \port$6550$376 [12] & \$330 ;
   assign \$332  = \$329  & \$331 ;
   assign \wr_en$238  = \$328  | \$332 ;
   assign \$333  = ! inv_slot[1:0];
-  assign \$334  = \port$6541$376 [13] & \$333 ;
+  assign \$334  = \port$6550$376 [13] & \$333 ;
   assign \$335  = clear_en | \$334 ;
-  assign \$336  = ~ \port$6541$376 [13];
-  assign \$337  = ! \port$6541$376 [1:0];
-  assign \$338  = \port$6541$376 [12] & \$337 ;
+  assign \$336  = ~ \port$6550$376 [13];
+  assign \$337  = ! \port$6550$376 [1:0];
+  assign \$338  = \port$6550$376 [12] & \$337 ;
   assign \$339  = \$336  & \$338 ;
   assign \$340  = \$335  | \$339 ;
   assign \$341  = clear_row == sc_row_q;
   assign \$342  = clear_en & \$341 ;
   assign \$343  = ~ clear_en;
-  assign \$344  = \$343  & \port$6541$376 [13];
+  assign \$344  = \$343  & \port$6550$376 [13];
   assign \$345  = ! inv_slot[1:0];
   assign \$346  = \$344  & \$345 ;
   assign \$347  = inv_slot[10:2] == sc_row_q;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = \$342  | \$348 ;
   assign \$350  = ~ clear_en;
-  assign \$351  = ~ \port$6541$376 [13];
+  assign \$351  = ~ \port$6550$376 [13];
   assign \$352  = \$350  & \$351 ;
-  assign \$353  = ! \port$6541$376 [1:0];
-  assign \$354  = \port$6541$376 [12] & \$353 ;
+  assign \$353  = ! \port$6550$376 [1:0];
+  assign \$354  = \port$6550$376 [12] & \$353 ;
   assign \$355  = \$352  & \$354 ;
-  assign \$356  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$356  = \port$6550$376 [10:2] == sc_row_q;
   assign \$357  = \$355  & \$356 ;
   assign \$358  = \$349  | \$357 ;
   assign sc_snoop0 = \$358  | sc_wr_at_read0;
   assign \$359  = clear_row == sc_row_q;
   assign \$360  = clear_en & \$359 ;
   assign \$361  = ~ clear_en;
-  assign \$362  = \$361  & \port$6541$376 [13];
+  assign \$362  = \$361  & \port$6550$376 [13];
   assign \$363  = ! inv_slot[1:0];
   assign \$364  = \$362  & \$363 ;
   assign \$365  = inv_slot[10:2] == sc_row_q;
   assign \$366  = \$364  & \$365 ;
   assign \$367  = \$360  | \$366 ;
   assign \$368  = ~ clear_en;
-  assign \$369  = ~ \port$6541$376 [13];
+  assign \$369  = ~ \port$6550$376 [13];
   assign \$370  = \$368  & \$369 ;
-  assign \$371  = ! \port$6541$376 [1:0];
-  assign \$372  = \port$6541$376 [12] & \$371 ;
+  assign \$371  = ! \port$6550$376 [1:0];
+  assign \$372  = \port$6550$376 [12] & \$371 ;
   assign \$373  = \$370  & \$372 ;
-  assign \$374  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$374  = \port$6550$376 [10:2] == sc_row_q;
   assign \$375  = \$373  & \$374 ;
   assign \$376  = \$367  | \$375 ;
   assign sc_snoop_data0 = \$376  ? copy_data : sc_wr_at_read_data0;
-  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$856 ;
-  assign \$378  = ! \port$6541$376 [1:0];
-  assign \$379  = \port$6541$376 [12] & \$378 ;
-  assign \$380  = \port$6541$376 [10:2] == sc_row_qqq;
+  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$824 ;
+  assign \$378  = ! \port$6550$376 [1:0];
+  assign \$379  = \port$6550$376 [12] & \$378 ;
+  assign \$380  = \port$6550$376 [10:2] == sc_row_qqq;
   assign \$381  = \$379  & \$380 ;
   assign \$382  = ~ \$381 ;
   assign sc_we0 = sc_intent0 & \$382 ;
-  assign \$383  = \port$6541$376 [10:2] == rd_row_q0;
+  assign \$383  = \port$6550$376 [10:2] == rd_row_q0;
   assign ent0_byp_next = \wr_en$234  & \$383 ;
   assign \$384  = meta_addr == rd_row_q0;
   assign meta0_byp_next = \wr_en$238  & \$384 ;
@@ -21027,70 +20986,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$398  = rd_slot[10:2] + \$397 ;
   assign \$399  = 1'h1 < rd_slot[1:0];
   assign \$400  = rd_slot[10:2] + \$399 ;
-  assign \$401  = \port$6541$376 [1:0] == 1'h1;
-  assign \wr_en$275  = \port$6541$376 [12] & \$401 ;
+  assign \$401  = \port$6550$376 [1:0] == 1'h1;
+  assign \wr_en$275  = \port$6550$376 [12] & \$401 ;
   assign \$402  = inv_slot[1:0] == 1'h1;
-  assign \$403  = \port$6541$376 [13] & \$402 ;
+  assign \$403  = \port$6550$376 [13] & \$402 ;
   assign \$404  = clear_en | \$403 ;
-  assign \$405  = ~ \port$6541$376 [13];
-  assign \$406  = \port$6541$376 [1:0] == 1'h1;
-  assign \$407  = \port$6541$376 [12] & \$406 ;
+  assign \$405  = ~ \port$6550$376 [13];
+  assign \$406  = \port$6550$376 [1:0] == 1'h1;
+  assign \$407  = \port$6550$376 [12] & \$406 ;
   assign \$408  = \$405  & \$407 ;
   assign \wr_en$277  = \$404  | \$408 ;
   assign \$409  = inv_slot[1:0] == 1'h1;
-  assign \$410  = \port$6541$376 [13] & \$409 ;
+  assign \$410  = \port$6550$376 [13] & \$409 ;
   assign \$411  = clear_en | \$410 ;
-  assign \$412  = ~ \port$6541$376 [13];
-  assign \$413  = \port$6541$376 [1:0] == 1'h1;
-  assign \$414  = \port$6541$376 [12] & \$413 ;
+  assign \$412  = ~ \port$6550$376 [13];
+  assign \$413  = \port$6550$376 [1:0] == 1'h1;
+  assign \$414  = \port$6550$376 [12] & \$413 ;
   assign \$415  = \$412  & \$414 ;
   assign \$416  = \$411  | \$415 ;
   assign \$417  = clear_row == sc_row_q;
   assign \$418  = clear_en & \$417 ;
   assign \$419  = ~ clear_en;
-  assign \$420  = \$419  & \port$6541$376 [13];
+  assign \$420  = \$419  & \port$6550$376 [13];
   assign \$421  = inv_slot[1:0] == 1'h1;
   assign \$422  = \$420  & \$421 ;
   assign \$423  = inv_slot[10:2] == sc_row_q;
   assign \$424  = \$422  & \$423 ;
   assign \$425  = \$418  | \$424 ;
   assign \$426  = ~ clear_en;
-  assign \$427  = ~ \port$6541$376 [13];
+  assign \$427  = ~ \port$6550$376 [13];
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$6541$376 [1:0] == 1'h1;
-  assign \$430  = \port$6541$376 [12] & \$429 ;
+  assign \$429  = \port$6550$376 [1:0] == 1'h1;
+  assign \$430  = \port$6550$376 [12] & \$429 ;
   assign \$431  = \$428  & \$430 ;
-  assign \$432  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$432  = \port$6550$376 [10:2] == sc_row_q;
   assign \$433  = \$431  & \$432 ;
   assign \$434  = \$425  | \$433 ;
   assign sc_snoop1 = \$434  | sc_wr_at_read1;
   assign \$435  = clear_row == sc_row_q;
   assign \$436  = clear_en & \$435 ;
   assign \$437  = ~ clear_en;
-  assign \$438  = \$437  & \port$6541$376 [13];
+  assign \$438  = \$437  & \port$6550$376 [13];
   assign \$439  = inv_slot[1:0] == 1'h1;
   assign \$440  = \$438  & \$439 ;
   assign \$441  = inv_slot[10:2] == sc_row_q;
   assign \$442  = \$440  & \$441 ;
   assign \$443  = \$436  | \$442 ;
   assign \$444  = ~ clear_en;
-  assign \$445  = ~ \port$6541$376 [13];
+  assign \$445  = ~ \port$6550$376 [13];
   assign \$446  = \$444  & \$445 ;
-  assign \$447  = \port$6541$376 [1:0] == 1'h1;
-  assign \$448  = \port$6541$376 [12] & \$447 ;
+  assign \$447  = \port$6550$376 [1:0] == 1'h1;
+  assign \$448  = \port$6550$376 [12] & \$447 ;
   assign \$449  = \$446  & \$448 ;
-  assign \$450  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$450  = \port$6550$376 [10:2] == sc_row_q;
   assign \$451  = \$449  & \$450 ;
   assign \$452  = \$443  | \$451 ;
   assign sc_snoop_data1 = \$452  ? copy_data : sc_wr_at_read_data1;
-  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$857 ;
-  assign \$454  = \port$6541$376 [1:0] == 1'h1;
-  assign \$455  = \port$6541$376 [12] & \$454 ;
-  assign \$456  = \port$6541$376 [10:2] == sc_row_qqq;
+  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$825 ;
+  assign \$454  = \port$6550$376 [1:0] == 1'h1;
+  assign \$455  = \port$6550$376 [12] & \$454 ;
+  assign \$456  = \port$6550$376 [10:2] == sc_row_qqq;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = ~ \$457 ;
   assign sc_we1 = sc_intent1 & \$458 ;
-  assign \$459  = \port$6541$376 [10:2] == rd_row_q1;
+  assign \$459  = \port$6550$376 [10:2] == rd_row_q1;
   assign ent1_byp_next = \wr_en$275  & \$459 ;
   assign \$460  = meta_addr == rd_row_q1;
   assign meta1_byp_next = \wr_en$277  & \$460 ;
@@ -21111,70 +21070,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$474  = rd_slot[10:2] + \$473 ;
   assign \$475  = 2'h2 < rd_slot[1:0];
   assign \$476  = rd_slot[10:2] + \$475 ;
-  assign \$477  = \port$6541$376 [1:0] == 2'h2;
-  assign \wr_en$296  = \port$6541$376 [12] & \$477 ;
+  assign \$477  = \port$6550$376 [1:0] == 2'h2;
+  assign \wr_en$296  = \port$6550$376 [12] & \$477 ;
   assign \$478  = inv_slot[1:0] == 2'h2;
-  assign \$479  = \port$6541$376 [13] & \$478 ;
+  assign \$479  = \port$6550$376 [13] & \$478 ;
   assign \$480  = clear_en | \$479 ;
-  assign \$481  = ~ \port$6541$376 [13];
-  assign \$482  = \port$6541$376 [1:0] == 2'h2;
-  assign \$483  = \port$6541$376 [12] & \$482 ;
+  assign \$481  = ~ \port$6550$376 [13];
+  assign \$482  = \port$6550$376 [1:0] == 2'h2;
+  assign \$483  = \port$6550$376 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
   assign \wr_en$298  = \$480  | \$484 ;
   assign \$485  = inv_slot[1:0] == 2'h2;
-  assign \$486  = \port$6541$376 [13] & \$485 ;
+  assign \$486  = \port$6550$376 [13] & \$485 ;
   assign \$487  = clear_en | \$486 ;
-  assign \$488  = ~ \port$6541$376 [13];
-  assign \$489  = \port$6541$376 [1:0] == 2'h2;
-  assign \$490  = \port$6541$376 [12] & \$489 ;
+  assign \$488  = ~ \port$6550$376 [13];
+  assign \$489  = \port$6550$376 [1:0] == 2'h2;
+  assign \$490  = \port$6550$376 [12] & \$489 ;
   assign \$491  = \$488  & \$490 ;
   assign \$492  = \$487  | \$491 ;
   assign \$493  = clear_row == sc_row_q;
   assign \$494  = clear_en & \$493 ;
   assign \$495  = ~ clear_en;
-  assign \$496  = \$495  & \port$6541$376 [13];
+  assign \$496  = \$495  & \port$6550$376 [13];
   assign \$497  = inv_slot[1:0] == 2'h2;
   assign \$498  = \$496  & \$497 ;
   assign \$499  = inv_slot[10:2] == sc_row_q;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = \$494  | \$500 ;
   assign \$502  = ~ clear_en;
-  assign \$503  = ~ \port$6541$376 [13];
+  assign \$503  = ~ \port$6550$376 [13];
   assign \$504  = \$502  & \$503 ;
-  assign \$505  = \port$6541$376 [1:0] == 2'h2;
-  assign \$506  = \port$6541$376 [12] & \$505 ;
+  assign \$505  = \port$6550$376 [1:0] == 2'h2;
+  assign \$506  = \port$6550$376 [12] & \$505 ;
   assign \$507  = \$504  & \$506 ;
-  assign \$508  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$508  = \port$6550$376 [10:2] == sc_row_q;
   assign \$509  = \$507  & \$508 ;
   assign \$510  = \$501  | \$509 ;
   assign sc_snoop2 = \$510  | sc_wr_at_read2;
   assign \$511  = clear_row == sc_row_q;
   assign \$512  = clear_en & \$511 ;
   assign \$513  = ~ clear_en;
-  assign \$514  = \$513  & \port$6541$376 [13];
+  assign \$514  = \$513  & \port$6550$376 [13];
   assign \$515  = inv_slot[1:0] == 2'h2;
   assign \$516  = \$514  & \$515 ;
   assign \$517  = inv_slot[10:2] == sc_row_q;
   assign \$518  = \$516  & \$517 ;
   assign \$519  = \$512  | \$518 ;
   assign \$520  = ~ clear_en;
-  assign \$521  = ~ \port$6541$376 [13];
+  assign \$521  = ~ \port$6550$376 [13];
   assign \$522  = \$520  & \$521 ;
-  assign \$523  = \port$6541$376 [1:0] == 2'h2;
-  assign \$524  = \port$6541$376 [12] & \$523 ;
+  assign \$523  = \port$6550$376 [1:0] == 2'h2;
+  assign \$524  = \port$6550$376 [12] & \$523 ;
   assign \$525  = \$522  & \$524 ;
-  assign \$526  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$526  = \port$6550$376 [10:2] == sc_row_q;
   assign \$527  = \$525  & \$526 ;
   assign \$528  = \$519  | \$527 ;
   assign sc_snoop_data2 = \$528  ? copy_data : sc_wr_at_read_data2;
-  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$858 ;
-  assign \$530  = \port$6541$376 [1:0] == 2'h2;
-  assign \$531  = \port$6541$376 [12] & \$530 ;
-  assign \$532  = \port$6541$376 [10:2] == sc_row_qqq;
+  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$826 ;
+  assign \$530  = \port$6550$376 [1:0] == 2'h2;
+  assign \$531  = \port$6550$376 [12] & \$530 ;
+  assign \$532  = \port$6550$376 [10:2] == sc_row_qqq;
   assign \$533  = \$531  & \$532 ;
   assign \$534  = ~ \$533 ;
   assign sc_we2 = sc_intent2 & \$534 ;
-  assign \$535  = \port$6541$376 [10:2] == rd_row_q2;
+  assign \$535  = \port$6550$376 [10:2] == rd_row_q2;
   assign ent2_byp_next = \wr_en$296  & \$535 ;
   assign \$536  = meta_addr == rd_row_q2;
   assign meta2_byp_next = \wr_en$298  & \$536 ;
@@ -21195,70 +21154,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$550  = rd_slot[10:2] + \$549 ;
   assign \$551  = 2'h3 < rd_slot[1:0];
   assign \$552  = rd_slot[10:2] + \$551 ;
-  assign \$553  = \port$6541$376 [1:0] == 2'h3;
-  assign \wr_en$317  = \port$6541$376 [12] & \$553 ;
+  assign \$553  = \port$6550$376 [1:0] == 2'h3;
+  assign \wr_en$317  = \port$6550$376 [12] & \$553 ;
   assign \$554  = inv_slot[1:0] == 2'h3;
-  assign \$555  = \port$6541$376 [13] & \$554 ;
+  assign \$555  = \port$6550$376 [13] & \$554 ;
   assign \$556  = clear_en | \$555 ;
-  assign \$557  = ~ \port$6541$376 [13];
-  assign \$558  = \port$6541$376 [1:0] == 2'h3;
-  assign \$559  = \port$6541$376 [12] & \$558 ;
+  assign \$557  = ~ \port$6550$376 [13];
+  assign \$558  = \port$6550$376 [1:0] == 2'h3;
+  assign \$559  = \port$6550$376 [12] & \$558 ;
   assign \$560  = \$557  & \$559 ;
   assign \wr_en$319  = \$556  | \$560 ;
   assign \$561  = inv_slot[1:0] == 2'h3;
-  assign \$562  = \port$6541$376 [13] & \$561 ;
+  assign \$562  = \port$6550$376 [13] & \$561 ;
   assign \$563  = clear_en | \$562 ;
-  assign \$564  = ~ \port$6541$376 [13];
-  assign \$565  = \port$6541$376 [1:0] == 2'h3;
-  assign \$566  = \port$6541$376 [12] & \$565 ;
+  assign \$564  = ~ \port$6550$376 [13];
+  assign \$565  = \port$6550$376 [1:0] == 2'h3;
+  assign \$566  = \port$6550$376 [12] & \$565 ;
   assign \$567  = \$564  & \$566 ;
   assign \$568  = \$563  | \$567 ;
   assign \$569  = clear_row == sc_row_q;
   assign \$570  = clear_en & \$569 ;
   assign \$571  = ~ clear_en;
-  assign \$572  = \$571  & \port$6541$376 [13];
+  assign \$572  = \$571  & \port$6550$376 [13];
   assign \$573  = inv_slot[1:0] == 2'h3;
   assign \$574  = \$572  & \$573 ;
   assign \$575  = inv_slot[10:2] == sc_row_q;
   assign \$576  = \$574  & \$575 ;
   assign \$577  = \$570  | \$576 ;
   assign \$578  = ~ clear_en;
-  assign \$579  = ~ \port$6541$376 [13];
+  assign \$579  = ~ \port$6550$376 [13];
   assign \$580  = \$578  & \$579 ;
-  assign \$581  = \port$6541$376 [1:0] == 2'h3;
-  assign \$582  = \port$6541$376 [12] & \$581 ;
+  assign \$581  = \port$6550$376 [1:0] == 2'h3;
+  assign \$582  = \port$6550$376 [12] & \$581 ;
   assign \$583  = \$580  & \$582 ;
-  assign \$584  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$584  = \port$6550$376 [10:2] == sc_row_q;
   assign \$585  = \$583  & \$584 ;
   assign \$586  = \$577  | \$585 ;
   assign sc_snoop3 = \$586  | sc_wr_at_read3;
   assign \$587  = clear_row == sc_row_q;
   assign \$588  = clear_en & \$587 ;
   assign \$589  = ~ clear_en;
-  assign \$590  = \$589  & \port$6541$376 [13];
+  assign \$590  = \$589  & \port$6550$376 [13];
   assign \$591  = inv_slot[1:0] == 2'h3;
   assign \$592  = \$590  & \$591 ;
   assign \$593  = inv_slot[10:2] == sc_row_q;
   assign \$594  = \$592  & \$593 ;
   assign \$595  = \$588  | \$594 ;
   assign \$596  = ~ clear_en;
-  assign \$597  = ~ \port$6541$376 [13];
+  assign \$597  = ~ \port$6550$376 [13];
   assign \$598  = \$596  & \$597 ;
-  assign \$599  = \port$6541$376 [1:0] == 2'h3;
-  assign \$600  = \port$6541$376 [12] & \$599 ;
+  assign \$599  = \port$6550$376 [1:0] == 2'h3;
+  assign \$600  = \port$6550$376 [12] & \$599 ;
   assign \$601  = \$598  & \$600 ;
-  assign \$602  = \port$6541$376 [10:2] == sc_row_q;
+  assign \$602  = \port$6550$376 [10:2] == sc_row_q;
   assign \$603  = \$601  & \$602 ;
   assign \$604  = \$595  | \$603 ;
   assign sc_snoop_data3 = \$604  ? copy_data : sc_wr_at_read_data3;
-  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$859 ;
-  assign \$606  = \port$6541$376 [1:0] == 2'h3;
-  assign \$607  = \port$6541$376 [12] & \$606 ;
-  assign \$608  = \port$6541$376 [10:2] == sc_row_qqq;
+  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$827 ;
+  assign \$606  = \port$6550$376 [1:0] == 2'h3;
+  assign \$607  = \port$6550$376 [12] & \$606 ;
+  assign \$608  = \port$6550$376 [10:2] == sc_row_qqq;
   assign \$609  = \$607  & \$608 ;
   assign \$610  = ~ \$609 ;
   assign sc_we3 = sc_intent3 & \$610 ;
-  assign \$611  = \port$6541$376 [10:2] == rd_row_q3;
+  assign \$611  = \port$6550$376 [10:2] == rd_row_q3;
   assign ent3_byp_next = \wr_en$317  & \$611 ;
   assign \$612  = meta_addr == rd_row_q3;
   assign meta3_byp_next = \wr_en$319  & \$612 ;
@@ -21339,347 +21298,314 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$683  = chk2_unc ? chk2_addr : \$682 ;
   assign \$684  = chk1_unc ? chk1_addr : \$683 ;
   assign err_slot = chk0_unc ? chk0_addr : \$684 ;
-  assign \$685  = ~ ent0_alt;
-  assign \$686  = rd_error & \$685 ;
-  assign \$687  = ~ ent1_alt;
-  assign \$688  = \rd_error$154  & \$687 ;
-  assign \$689  = ~ ent2_alt;
-  assign \$690  = \rd_error$158  & \$689 ;
-  assign \$691  = ~ ent3_alt;
-  assign \$692  = \rd_error$162  & \$691 ;
-  assign \$693  = ~ meta0_alt;
-  assign \$694  = \rd_error$166  & \$693 ;
-  assign \$695  = ~ meta1_alt;
-  assign \$696  = \rd_error$170  & \$695 ;
-  assign \$697  = ~ meta2_alt;
-  assign \$698  = \rd_error$174  & \$697 ;
-  assign \$699  = ~ meta3_alt;
-  assign \$700  = \rd_error$178  & \$699 ;
-  assign \$701  = ~ mark0_alt;
-  assign \$702  = \rd_error$182  & \$701 ;
-  assign \$703  = ~ mark1_alt;
-  assign \$704  = \rd_error$186  & \$703 ;
-  assign \$705  = ~ mark2_alt;
-  assign \$706  = \rd_error$190  & \$705 ;
-  assign \$707  = ~ mark3_alt;
-  assign \$708  = \rd_error$194  & \$707 ;
-  assign \$709  = ~ sc_snoop_q0;
-  assign \$710  = rd_lane_error[0] & \$709 ;
-  assign \$711  = ~ sc_snoop_q1;
-  assign \$712  = rd_lane_error[1] & \$711 ;
-  assign \$713  = ~ sc_snoop_q2;
-  assign \$714  = rd_lane_error[2] & \$713 ;
-  assign \$715  = ~ sc_snoop_q3;
-  assign \$716  = rd_lane_error[3] & \$715 ;
-  assign err_detect = | { \$716 , \$714 , \$712 , \$710 , \$708 , \$706 , \$704 , \$702 , \$700 , \$698 , \$696 , \$694 , \$692 , \$690 , \$688 , \$686  };
   always @(posedge clk)
-    sc_row_q <= \$717 ;
+    sc_row_q <= \$685 ;
   always @(posedge clk)
-    sc_row_qq <= \$718 ;
+    sc_row_qq <= \$686 ;
   always @(posedge clk)
-    sc_row_qqq <= \$719 ;
+    sc_row_qqq <= \$687 ;
   always @(posedge clk)
-    rd_row_q0 <= \$720 ;
+    rd_row_q0 <= \$688 ;
   always @(posedge clk)
-    sc_wr_at_read0 <= \$721 ;
+    sc_wr_at_read0 <= \$689 ;
   always @(posedge clk)
-    sc_wr_at_read_data0 <= \$722 ;
+    sc_wr_at_read_data0 <= \$690 ;
   always @(posedge clk)
-    sc_snoop_q0 <= \$723 ;
+    sc_snoop_q0 <= \$691 ;
   always @(posedge clk)
-    sc_snoop_data_q0 <= \$724 ;
+    sc_snoop_data_q0 <= \$692 ;
   always @(posedge clk)
-    sc_intent0 <= \$725 ;
+    sc_intent0 <= \$693 ;
   always @(posedge clk)
-    sc_value0 <= \$726 ;
+    sc_value0 <= \$694 ;
   always @(posedge clk)
-    rd_row_qq0 <= \$727 ;
+    rd_row_qq0 <= \$695 ;
   always @(posedge clk)
-    rd_sc_row_hit0 <= \$728 ;
+    rd_sc_row_hit0 <= \$696 ;
   always @(posedge clk)
-    ent0_byp <= \$729 ;
+    ent0_byp <= \$697 ;
   always @(posedge clk)
-    ent0_byp_data <= \$730 ;
+    ent0_byp_data <= \$698 ;
   always @(posedge clk)
-    ent0_alt <= \$731 ;
+    ent0_alt <= \$699 ;
   always @(posedge clk)
-    ent0_alt_data <= \$732 ;
+    ent0_alt_data <= \$700 ;
   always @(posedge clk)
-    meta0_byp <= \$733 ;
+    meta0_byp <= \$701 ;
   always @(posedge clk)
-    meta0_byp_data <= \$734 ;
+    meta0_byp_data <= \$702 ;
   always @(posedge clk)
-    meta0_alt <= \$735 ;
+    meta0_alt <= \$703 ;
   always @(posedge clk)
-    meta0_alt_data <= \$736 ;
+    meta0_alt_data <= \$704 ;
   always @(posedge clk)
-    meta0_alt_summary <= \$737 ;
+    meta0_alt_summary <= \$705 ;
   always @(posedge clk)
-    mark0_byp <= \$738 ;
+    mark0_byp <= \$706 ;
   always @(posedge clk)
-    mark0_byp_data <= \$739 ;
+    mark0_byp_data <= \$707 ;
   always @(posedge clk)
-    mark0_alt <= \$740 ;
+    mark0_alt <= \$708 ;
   always @(posedge clk)
-    mark0_alt_data <= \$741 ;
+    mark0_alt_data <= \$709 ;
   always @(posedge clk)
-    rd_row_q1 <= \$742 ;
+    rd_row_q1 <= \$710 ;
   always @(posedge clk)
-    sc_wr_at_read1 <= \$743 ;
+    sc_wr_at_read1 <= \$711 ;
   always @(posedge clk)
-    sc_wr_at_read_data1 <= \$744 ;
+    sc_wr_at_read_data1 <= \$712 ;
   always @(posedge clk)
-    sc_snoop_q1 <= \$745 ;
+    sc_snoop_q1 <= \$713 ;
   always @(posedge clk)
-    sc_snoop_data_q1 <= \$746 ;
+    sc_snoop_data_q1 <= \$714 ;
   always @(posedge clk)
-    sc_intent1 <= \$747 ;
+    sc_intent1 <= \$715 ;
   always @(posedge clk)
-    sc_value1 <= \$748 ;
+    sc_value1 <= \$716 ;
   always @(posedge clk)
-    rd_row_qq1 <= \$749 ;
+    rd_row_qq1 <= \$717 ;
   always @(posedge clk)
-    rd_sc_row_hit1 <= \$750 ;
+    rd_sc_row_hit1 <= \$718 ;
   always @(posedge clk)
-    ent1_byp <= \$751 ;
+    ent1_byp <= \$719 ;
   always @(posedge clk)
-    ent1_byp_data <= \$752 ;
+    ent1_byp_data <= \$720 ;
   always @(posedge clk)
-    ent1_alt <= \$753 ;
+    ent1_alt <= \$721 ;
   always @(posedge clk)
-    ent1_alt_data <= \$754 ;
+    ent1_alt_data <= \$722 ;
   always @(posedge clk)
-    meta1_byp <= \$755 ;
+    meta1_byp <= \$723 ;
   always @(posedge clk)
-    meta1_byp_data <= \$756 ;
+    meta1_byp_data <= \$724 ;
   always @(posedge clk)
-    meta1_alt <= \$757 ;
+    meta1_alt <= \$725 ;
   always @(posedge clk)
-    meta1_alt_data <= \$758 ;
+    meta1_alt_data <= \$726 ;
   always @(posedge clk)
-    meta1_alt_summary <= \$759 ;
+    meta1_alt_summary <= \$727 ;
   always @(posedge clk)
-    mark1_byp <= \$760 ;
+    mark1_byp <= \$728 ;
   always @(posedge clk)
-    mark1_byp_data <= \$761 ;
+    mark1_byp_data <= \$729 ;
   always @(posedge clk)
-    mark1_alt <= \$762 ;
+    mark1_alt <= \$730 ;
   always @(posedge clk)
-    mark1_alt_data <= \$763 ;
+    mark1_alt_data <= \$731 ;
   always @(posedge clk)
-    rd_row_q2 <= \$764 ;
+    rd_row_q2 <= \$732 ;
   always @(posedge clk)
-    sc_wr_at_read2 <= \$765 ;
+    sc_wr_at_read2 <= \$733 ;
   always @(posedge clk)
-    sc_wr_at_read_data2 <= \$766 ;
+    sc_wr_at_read_data2 <= \$734 ;
   always @(posedge clk)
-    sc_snoop_q2 <= \$767 ;
+    sc_snoop_q2 <= \$735 ;
   always @(posedge clk)
-    sc_snoop_data_q2 <= \$768 ;
+    sc_snoop_data_q2 <= \$736 ;
   always @(posedge clk)
-    sc_intent2 <= \$769 ;
+    sc_intent2 <= \$737 ;
   always @(posedge clk)
-    sc_value2 <= \$770 ;
+    sc_value2 <= \$738 ;
   always @(posedge clk)
-    rd_row_qq2 <= \$771 ;
+    rd_row_qq2 <= \$739 ;
   always @(posedge clk)
-    rd_sc_row_hit2 <= \$772 ;
+    rd_sc_row_hit2 <= \$740 ;
   always @(posedge clk)
-    ent2_byp <= \$773 ;
+    ent2_byp <= \$741 ;
   always @(posedge clk)
-    ent2_byp_data <= \$774 ;
+    ent2_byp_data <= \$742 ;
   always @(posedge clk)
-    ent2_alt <= \$775 ;
+    ent2_alt <= \$743 ;
   always @(posedge clk)
-    ent2_alt_data <= \$776 ;
+    ent2_alt_data <= \$744 ;
   always @(posedge clk)
-    meta2_byp <= \$777 ;
+    meta2_byp <= \$745 ;
   always @(posedge clk)
-    meta2_byp_data <= \$778 ;
+    meta2_byp_data <= \$746 ;
   always @(posedge clk)
-    meta2_alt <= \$779 ;
+    meta2_alt <= \$747 ;
   always @(posedge clk)
-    meta2_alt_data <= \$780 ;
+    meta2_alt_data <= \$748 ;
   always @(posedge clk)
-    meta2_alt_summary <= \$781 ;
+    meta2_alt_summary <= \$749 ;
   always @(posedge clk)
-    mark2_byp <= \$782 ;
+    mark2_byp <= \$750 ;
   always @(posedge clk)
-    mark2_byp_data <= \$783 ;
+    mark2_byp_data <= \$751 ;
   always @(posedge clk)
-    mark2_alt <= \$784 ;
+    mark2_alt <= \$752 ;
   always @(posedge clk)
-    mark2_alt_data <= \$785 ;
+    mark2_alt_data <= \$753 ;
   always @(posedge clk)
-    rd_row_q3 <= \$786 ;
+    rd_row_q3 <= \$754 ;
   always @(posedge clk)
-    sc_wr_at_read3 <= \$787 ;
+    sc_wr_at_read3 <= \$755 ;
   always @(posedge clk)
-    sc_wr_at_read_data3 <= \$788 ;
+    sc_wr_at_read_data3 <= \$756 ;
   always @(posedge clk)
-    sc_snoop_q3 <= \$789 ;
+    sc_snoop_q3 <= \$757 ;
   always @(posedge clk)
-    sc_snoop_data_q3 <= \$790 ;
+    sc_snoop_data_q3 <= \$758 ;
   always @(posedge clk)
-    sc_intent3 <= \$791 ;
+    sc_intent3 <= \$759 ;
   always @(posedge clk)
-    sc_value3 <= \$792 ;
+    sc_value3 <= \$760 ;
   always @(posedge clk)
-    rd_row_qq3 <= \$793 ;
+    rd_row_qq3 <= \$761 ;
   always @(posedge clk)
-    rd_sc_row_hit3 <= \$794 ;
+    rd_sc_row_hit3 <= \$762 ;
   always @(posedge clk)
-    ent3_byp <= \$795 ;
+    ent3_byp <= \$763 ;
   always @(posedge clk)
-    ent3_byp_data <= \$796 ;
+    ent3_byp_data <= \$764 ;
   always @(posedge clk)
-    ent3_alt <= \$797 ;
+    ent3_alt <= \$765 ;
   always @(posedge clk)
-    ent3_alt_data <= \$798 ;
+    ent3_alt_data <= \$766 ;
   always @(posedge clk)
-    meta3_byp <= \$799 ;
+    meta3_byp <= \$767 ;
   always @(posedge clk)
-    meta3_byp_data <= \$800 ;
+    meta3_byp_data <= \$768 ;
   always @(posedge clk)
-    meta3_alt <= \$801 ;
+    meta3_alt <= \$769 ;
   always @(posedge clk)
-    meta3_alt_data <= \$802 ;
+    meta3_alt_data <= \$770 ;
   always @(posedge clk)
-    meta3_alt_summary <= \$803 ;
+    meta3_alt_summary <= \$771 ;
   always @(posedge clk)
-    mark3_byp <= \$804 ;
+    mark3_byp <= \$772 ;
   always @(posedge clk)
-    mark3_byp_data <= \$805 ;
+    mark3_byp_data <= \$773 ;
   always @(posedge clk)
-    mark3_alt <= \$806 ;
+    mark3_alt <= \$774 ;
   always @(posedge clk)
-    mark3_alt_data <= \$807 ;
+    mark3_alt_data <= \$775 ;
   always @(posedge clk)
-    chk0_unc <= \$808 ;
+    chk0_unc <= \$776 ;
   always @(posedge clk)
-    chk0_cor <= \$809 ;
+    chk0_cor <= \$777 ;
   always @(posedge clk)
-    chk0_addr <= \$810 ;
+    chk0_addr <= \$778 ;
   always @(posedge clk)
-    chk1_unc <= \$811 ;
+    chk1_unc <= \$779 ;
   always @(posedge clk)
-    chk1_cor <= \$812 ;
+    chk1_cor <= \$780 ;
   always @(posedge clk)
-    chk1_addr <= \$813 ;
+    chk1_addr <= \$781 ;
   always @(posedge clk)
-    chk2_unc <= \$814 ;
+    chk2_unc <= \$782 ;
   always @(posedge clk)
-    chk2_cor <= \$815 ;
+    chk2_cor <= \$783 ;
   always @(posedge clk)
-    chk2_addr <= \$816 ;
+    chk2_addr <= \$784 ;
   always @(posedge clk)
-    chk3_unc <= \$817 ;
+    chk3_unc <= \$785 ;
   always @(posedge clk)
-    chk3_cor <= \$818 ;
+    chk3_cor <= \$786 ;
   always @(posedge clk)
-    chk3_addr <= \$819 ;
+    chk3_addr <= \$787 ;
   always @(posedge clk)
-    chk4_unc <= \$820 ;
+    chk4_unc <= \$788 ;
   always @(posedge clk)
-    chk4_cor <= \$821 ;
+    chk4_cor <= \$789 ;
   always @(posedge clk)
-    chk4_addr <= \$822 ;
+    chk4_addr <= \$790 ;
   always @(posedge clk)
-    chk5_unc <= \$823 ;
+    chk5_unc <= \$791 ;
   always @(posedge clk)
-    chk5_cor <= \$824 ;
+    chk5_cor <= \$792 ;
   always @(posedge clk)
-    chk5_addr <= \$825 ;
+    chk5_addr <= \$793 ;
   always @(posedge clk)
-    chk6_unc <= \$826 ;
+    chk6_unc <= \$794 ;
   always @(posedge clk)
-    chk6_cor <= \$827 ;
+    chk6_cor <= \$795 ;
   always @(posedge clk)
-    chk6_addr <= \$828 ;
+    chk6_addr <= \$796 ;
   always @(posedge clk)
-    chk7_unc <= \$829 ;
+    chk7_unc <= \$797 ;
   always @(posedge clk)
-    chk7_cor <= \$830 ;
+    chk7_cor <= \$798 ;
   always @(posedge clk)
-    chk7_addr <= \$831 ;
+    chk7_addr <= \$799 ;
   always @(posedge clk)
-    chk8_unc <= \$832 ;
+    chk8_unc <= \$800 ;
   always @(posedge clk)
-    chk8_cor <= \$833 ;
+    chk8_cor <= \$801 ;
   always @(posedge clk)
-    chk8_addr <= \$834 ;
+    chk8_addr <= \$802 ;
   always @(posedge clk)
-    chk9_unc <= \$835 ;
+    chk9_unc <= \$803 ;
   always @(posedge clk)
-    chk9_cor <= \$836 ;
+    chk9_cor <= \$804 ;
   always @(posedge clk)
-    chk9_addr <= \$837 ;
+    chk9_addr <= \$805 ;
   always @(posedge clk)
-    chk10_unc <= \$838 ;
+    chk10_unc <= \$806 ;
   always @(posedge clk)
-    chk10_cor <= \$839 ;
+    chk10_cor <= \$807 ;
   always @(posedge clk)
-    chk10_addr <= \$840 ;
+    chk10_addr <= \$808 ;
   always @(posedge clk)
-    chk11_unc <= \$841 ;
+    chk11_unc <= \$809 ;
   always @(posedge clk)
-    chk11_cor <= \$842 ;
+    chk11_cor <= \$810 ;
   always @(posedge clk)
-    chk11_addr <= \$843 ;
+    chk11_addr <= \$811 ;
   always @(posedge clk)
-    chk12_unc <= \$844 ;
+    chk12_unc <= \$812 ;
   always @(posedge clk)
-    chk12_cor <= \$845 ;
+    chk12_cor <= \$813 ;
   always @(posedge clk)
-    chk12_addr <= \$846 ;
+    chk12_addr <= \$814 ;
   always @(posedge clk)
-    chk13_unc <= \$847 ;
+    chk13_unc <= \$815 ;
   always @(posedge clk)
-    chk13_cor <= \$848 ;
+    chk13_cor <= \$816 ;
   always @(posedge clk)
-    chk13_addr <= \$849 ;
+    chk13_addr <= \$817 ;
   always @(posedge clk)
-    chk14_unc <= \$850 ;
+    chk14_unc <= \$818 ;
   always @(posedge clk)
-    chk14_cor <= \$851 ;
+    chk14_cor <= \$819 ;
   always @(posedge clk)
-    chk14_addr <= \$852 ;
+    chk14_addr <= \$820 ;
   always @(posedge clk)
-    chk15_unc <= \$853 ;
+    chk15_unc <= \$821 ;
   always @(posedge clk)
-    chk15_cor <= \$854 ;
+    chk15_cor <= \$822 ;
   always @(posedge clk)
-    chk15_addr <= \$855 ;
+    chk15_addr <= \$823 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[10:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$6541$376 [13];
+  assign \$6  = \$5  & \port$6550$376 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$6541$376 [13];
+  assign \$13  = ~ \port$6550$376 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$6541$376 [1:0];
-  assign \$16  = \port$6541$376 [12] & \$15 ;
+  assign \$15  = ! \port$6550$376 [1:0];
+  assign \$16  = \port$6550$376 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$6541$376 [10:2] == sc_row;
+  assign \$18  = \port$6550$376 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
-  assign \$21  = ! \port$6541$376 [1:0];
-  assign \$22  = \port$6541$376 [12] & \$21 ;
-  assign \$23  = \port$6541$376 [10:2] == sc_row_qq;
+  assign \$21  = ! \port$6550$376 [1:0];
+  assign \$22  = \port$6550$376 [12] & \$21 ;
+  assign \$23  = \port$6550$376 [10:2] == sc_row_qq;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = ~ \$24 ;
   assign \$26  = sc_set[0] & \$25 ;
   assign \$27  = ~ sc_data_q[8];
   assign \$28  = rd_row_q0 == sc_row_qq;
-  assign \$29  = ! \port$6541$376 [1:0];
-  assign \$30  = \port$6541$376 [12] & \$29 ;
+  assign \$29  = ! \port$6550$376 [1:0];
+  assign \$30  = \port$6550$376 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -21689,7 +21615,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$37  = \$36  ? clear_at_hi_m1 : clear_at_hi;
   assign \$38  = clear_en & \$37 ;
   assign \$39  = ~ clear_en;
-  assign \$40  = \$39  & \port$6541$376 [13];
+  assign \$40  = \$39  & \port$6550$376 [13];
   assign \$41  = ! inv_slot[1:0];
   assign \$42  = \$40  & \$41 ;
   assign \$43  = 1'h0 < rd_slot[1:0];
@@ -21697,10 +21623,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$45  = \$42  & \$44 ;
   assign \$46  = \$38  | \$45 ;
   assign \$47  = ~ clear_en;
-  assign \$48  = ~ \port$6541$376 [13];
+  assign \$48  = ~ \port$6550$376 [13];
   assign \$49  = \$47  & \$48 ;
-  assign \$50  = ! \port$6541$376 [1:0];
-  assign \$51  = \port$6541$376 [12] & \$50 ;
+  assign \$50  = ! \port$6550$376 [1:0];
+  assign \$51  = \port$6550$376 [12] & \$50 ;
   assign \$52  = \$49  & \$51 ;
   assign \$53  = 1'h0 < rd_slot[1:0];
   assign \$54  = \$53  ? wr_at_hi_m1 : wr_at_hi;
@@ -21723,31 +21649,31 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$71  = clear_row == sc_row;
   assign \$72  = clear_en & \$71 ;
   assign \$73  = ~ clear_en;
-  assign \$74  = \$73  & \port$6541$376 [13];
+  assign \$74  = \$73  & \port$6550$376 [13];
   assign \$75  = inv_slot[1:0] == 1'h1;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = inv_slot[10:2] == sc_row;
   assign \$78  = \$76  & \$77 ;
   assign \$79  = \$72  | \$78 ;
   assign \$80  = ~ clear_en;
-  assign \$81  = ~ \port$6541$376 [13];
+  assign \$81  = ~ \port$6550$376 [13];
   assign \$82  = \$80  & \$81 ;
-  assign \$83  = \port$6541$376 [1:0] == 1'h1;
-  assign \$84  = \port$6541$376 [12] & \$83 ;
+  assign \$83  = \port$6550$376 [1:0] == 1'h1;
+  assign \$84  = \port$6550$376 [12] & \$83 ;
   assign \$85  = \$82  & \$84 ;
-  assign \$86  = \port$6541$376 [10:2] == sc_row;
+  assign \$86  = \port$6550$376 [10:2] == sc_row;
   assign \$87  = \$85  & \$86 ;
   assign \$88  = \$79  | \$87 ;
-  assign \$89  = \port$6541$376 [1:0] == 1'h1;
-  assign \$90  = \port$6541$376 [12] & \$89 ;
-  assign \$91  = \port$6541$376 [10:2] == sc_row_qq;
+  assign \$89  = \port$6550$376 [1:0] == 1'h1;
+  assign \$90  = \port$6550$376 [12] & \$89 ;
+  assign \$91  = \port$6550$376 [10:2] == sc_row_qq;
   assign \$92  = \$90  & \$91 ;
   assign \$93  = ~ \$92 ;
   assign \$94  = sc_set[1] & \$93 ;
   assign \$95  = ~ sc_data_q[18];
   assign \$96  = rd_row_q1 == sc_row_qq;
-  assign \$97  = \port$6541$376 [1:0] == 1'h1;
-  assign \$98  = \port$6541$376 [12] & \$97 ;
+  assign \$97  = \port$6550$376 [1:0] == 1'h1;
+  assign \$98  = \port$6550$376 [12] & \$97 ;
   assign \$99  = 1'h1 < rd_slot[1:0];
   assign \$100  = \$99  ? wr_at_hi_m1 : wr_at_hi;
   assign \$101  = \$98  & \$100 ;
@@ -21757,7 +21683,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$105  = \$104  ? clear_at_hi_m1 : clear_at_hi;
   assign \$106  = clear_en & \$105 ;
   assign \$107  = ~ clear_en;
-  assign \$108  = \$107  & \port$6541$376 [13];
+  assign \$108  = \$107  & \port$6550$376 [13];
   assign \$109  = inv_slot[1:0] == 1'h1;
   assign \$110  = \$108  & \$109 ;
   assign \$111  = 1'h1 < rd_slot[1:0];
@@ -21765,10 +21691,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$113  = \$110  & \$112 ;
   assign \$114  = \$106  | \$113 ;
   assign \$115  = ~ clear_en;
-  assign \$116  = ~ \port$6541$376 [13];
+  assign \$116  = ~ \port$6550$376 [13];
   assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$6541$376 [1:0] == 1'h1;
-  assign \$119  = \port$6541$376 [12] & \$118 ;
+  assign \$118  = \port$6550$376 [1:0] == 1'h1;
+  assign \$119  = \port$6550$376 [12] & \$118 ;
   assign \$120  = \$117  & \$119 ;
   assign \$121  = 1'h1 < rd_slot[1:0];
   assign \$122  = \$121  ? wr_at_hi_m1 : wr_at_hi;
@@ -21790,6 +21716,38 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$138  = rd_slot[10:2] + \$137 ;
   assign \$139  = clear_row == sc_row;
   assign \$140  = clear_en & \$139 ;
+  assign \$141  = ~ clear_en;
+  assign \$142  = \$141  & \port$6550$376 [13];
+  assign \$143  = inv_slot[1:0] == 2'h2;
+  assign \$144  = \$142  & \$143 ;
+  assign \$145  = inv_slot[10:2] == sc_row;
+  assign \$146  = \$144  & \$145 ;
+  assign \$147  = \$140  | \$146 ;
+  assign \$148  = ~ clear_en;
+  assign \$149  = ~ \port$6550$376 [13];
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = \port$6550$376 [1:0] == 2'h2;
+  assign \$152  = \port$6550$376 [12] & \$151 ;
+  assign \$153  = \$150  & \$152 ;
+  assign \$154  = \port$6550$376 [10:2] == sc_row;
+  assign \$155  = \$153  & \$154 ;
+  assign \$156  = \$147  | \$155 ;
+  assign \$157  = \port$6550$376 [1:0] == 2'h2;
+  assign \$158  = \port$6550$376 [12] & \$157 ;
+  assign \$159  = \port$6550$376 [10:2] == sc_row_qq;
+  assign \$160  = \$158  & \$159 ;
+  assign \$161  = ~ \$160 ;
+  assign \$162  = sc_set[2] & \$161 ;
+  assign \$163  = ~ sc_data_q[28];
+  assign \$164  = rd_row_q2 == sc_row_qq;
+  assign \$165  = \port$6550$376 [1:0] == 2'h2;
+  assign \$166  = \port$6550$376 [12] & \$165 ;
+  assign \$167  = 2'h2 < rd_slot[1:0];
+  assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$169  = \$166  & \$168 ;
+  assign \$170  = ent2_byp | ent2_byp_next;
+  assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
+  assign \$172  = 2'h2 < rd_slot[1:0];
   \kv_asu.core.table.ent0  ent0 (
     ._rp__addr(\$320 [8:0]),
     .clk(clk),
@@ -21798,7 +21756,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6541$376 [10:2]),
+    .wr_addr(\port$6550$376 [10:2]),
     .wr_data(wr_data),
     .wr_en(\wr_en$234 )
   );
@@ -21810,7 +21768,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6541$376 [10:2]),
+    .wr_addr(\port$6550$376 [10:2]),
     .wr_data(\wr_data$69 ),
     .wr_en(\wr_en$275 )
   );
@@ -21822,7 +21780,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6541$376 [10:2]),
+    .wr_addr(\port$6550$376 [10:2]),
     .wr_data(\wr_data$100 ),
     .wr_en(\wr_en$296 )
   );
@@ -21834,7 +21792,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6541$376 [10:2]),
+    .wr_addr(\port$6550$376 [10:2]),
     .wr_data(\wr_data$131 ),
     .wr_en(\wr_en$317 )
   );
@@ -21940,10 +21898,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rd_error_addr(rd_error_addr),
     .rd_lane_corrected(rd_lane_corrected),
     .rd_lane_error(rd_lane_error),
-    .rp0_lane0_data(\$856 ),
-    .rp0_lane1_data(\$857 ),
-    .rp0_lane2_data(\$858 ),
-    .rp0_lane3_data(\$859 ),
+    .rp0_lane0_data(\$824 ),
+    .rp0_lane1_data(\$825 ),
+    .rp0_lane2_data(\$826 ),
+    .rp0_lane3_data(\$827 ),
     .rst(rst),
     .sweep_en(sweep_en),
     .sweep_row(sweep_addr),
@@ -21953,975 +21911,975 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$717  = sc_row;
+    \$685  = sc_row;
+    if (rst) begin
+      \$685  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$686  = sc_row_q;
+    if (rst) begin
+      \$686  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$687  = sc_row_qq;
+    if (rst) begin
+      \$687  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$688  = \$2 [8:0];
+    if (rst) begin
+      \$688  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$689  = \$20 ;
+    if (rst) begin
+      \$689  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$690  = copy_data;
+    if (rst) begin
+      \$690  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$691  = sc_snoop0;
+    if (rst) begin
+      \$691  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$692  = sc_snoop_data0;
+    if (rst) begin
+      \$692  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$693  = \$26 ;
+    if (rst) begin
+      \$693  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$694  = \$27 ;
+    if (rst) begin
+      \$694  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$695  = rd_row_q0;
+    if (rst) begin
+      \$695  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$696  = \$28 ;
+    if (rst) begin
+      \$696  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$697  = \$33 ;
+    if (rst) begin
+      \$697  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$698  = wr_data;
+    if (rst) begin
+      \$698  = 72'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$699  = \$34 ;
+    if (rst) begin
+      \$699  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$700  = \$35 ;
+    if (rst) begin
+      \$700  = 72'h000000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$701  = \$56 ;
+    if (rst) begin
+      \$701  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$702  = \wr_data$41 ;
+    if (rst) begin
+      \$702  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$703  = \$57 ;
+    if (rst) begin
+      \$703  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$704  = \$58 ;
+    if (rst) begin
+      \$704  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$705  = \$63 ;
+    if (rst) begin
+      \$705  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$706  = \$66 ;
+    if (rst) begin
+      \$706  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$707  = sc_value0;
+    if (rst) begin
+      \$707  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$708  = \$67 ;
+    if (rst) begin
+      \$708  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$709  = \$68 ;
+    if (rst) begin
+      \$709  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$710  = \$70 [8:0];
+    if (rst) begin
+      \$710  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$711  = \$88 ;
+    if (rst) begin
+      \$711  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$712  = copy_data;
+    if (rst) begin
+      \$712  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$713  = sc_snoop1;
+    if (rst) begin
+      \$713  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$714  = sc_snoop_data1;
+    if (rst) begin
+      \$714  = 10'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$715  = \$94 ;
+    if (rst) begin
+      \$715  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$716  = \$95 ;
+    if (rst) begin
+      \$716  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$717  = rd_row_q1;
     if (rst) begin
       \$717  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$718  = sc_row_q;
+    \$718  = \$96 ;
     if (rst) begin
-      \$718  = 9'h000;
+      \$718  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$719  = sc_row_qq;
+    \$719  = \$101 ;
     if (rst) begin
-      \$719  = 9'h000;
+      \$719  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$720  = \$2 [8:0];
+    \$720  = \wr_data$69 ;
     if (rst) begin
-      \$720  = 9'h000;
+      \$720  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$721  = \$20 ;
+    \$721  = \$102 ;
     if (rst) begin
       \$721  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$722  = copy_data;
+    \$722  = \$103 ;
     if (rst) begin
-      \$722  = 10'h000;
+      \$722  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$723  = sc_snoop0;
+    \$723  = \$124 ;
     if (rst) begin
       \$723  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$724  = sc_snoop_data0;
+    \$724  = \wr_data$41 ;
     if (rst) begin
-      \$724  = 10'h000;
+      \$724  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$725  = \$26 ;
+    \$725  = \$125 ;
     if (rst) begin
       \$725  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$726  = \$27 ;
+    \$726  = \$126 ;
     if (rst) begin
-      \$726  = 1'h0;
+      \$726  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$727  = rd_row_q0;
+    \$727  = \$131 ;
     if (rst) begin
-      \$727  = 9'h000;
+      \$727  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$728  = \$28 ;
+    \$728  = \$134 ;
     if (rst) begin
       \$728  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$729  = \$33 ;
+    \$729  = sc_value1;
     if (rst) begin
       \$729  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$730  = wr_data;
+    \$730  = \$135 ;
     if (rst) begin
-      \$730  = 72'h000000000000000000;
+      \$730  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$731  = \$34 ;
+    \$731  = \$136 ;
     if (rst) begin
       \$731  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$732  = \$35 ;
+    \$732  = \$138 [8:0];
     if (rst) begin
-      \$732  = 72'h000000000000000000;
+      \$732  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$733  = \$56 ;
+    \$733  = \$156 ;
     if (rst) begin
       \$733  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$734  = \wr_data$41 ;
+    \$734  = copy_data;
     if (rst) begin
-      \$734  = 14'h0000;
+      \$734  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$735  = \$57 ;
+    \$735  = sc_snoop2;
     if (rst) begin
       \$735  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$736  = \$58 ;
+    \$736  = sc_snoop_data2;
     if (rst) begin
-      \$736  = 14'h0000;
+      \$736  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$737  = \$63 ;
+    \$737  = \$162 ;
     if (rst) begin
       \$737  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$738  = \$66 ;
+    \$738  = \$163 ;
     if (rst) begin
       \$738  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$739  = sc_value0;
+    \$739  = rd_row_q2;
     if (rst) begin
-      \$739  = 1'h0;
+      \$739  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$740  = \$67 ;
+    \$740  = \$164 ;
     if (rst) begin
       \$740  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$741  = \$68 ;
+    \$741  = \$169 ;
     if (rst) begin
       \$741  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$742  = \$70 [8:0];
+    \$742  = \wr_data$100 ;
     if (rst) begin
-      \$742  = 9'h000;
+      \$742  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$743  = \$88 ;
+    \$743  = \$170 ;
     if (rst) begin
       \$743  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$744  = copy_data;
+    \$744  = \$171 ;
     if (rst) begin
-      \$744  = 10'h000;
+      \$744  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$745  = sc_snoop1;
+    \$745  = \$192 ;
     if (rst) begin
       \$745  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$746  = sc_snoop_data1;
+    \$746  = \wr_data$41 ;
     if (rst) begin
-      \$746  = 10'h000;
+      \$746  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$747  = \$94 ;
+    \$747  = \$193 ;
     if (rst) begin
       \$747  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$748  = \$95 ;
+    \$748  = \$194 ;
     if (rst) begin
-      \$748  = 1'h0;
+      \$748  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$749  = rd_row_q1;
+    \$749  = \$199 ;
     if (rst) begin
-      \$749  = 9'h000;
+      \$749  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$750  = \$96 ;
+    \$750  = \$202 ;
     if (rst) begin
       \$750  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$751  = \$101 ;
+    \$751  = sc_value2;
     if (rst) begin
       \$751  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$752  = \wr_data$69 ;
+    \$752  = \$203 ;
     if (rst) begin
-      \$752  = 72'h000000000000000000;
+      \$752  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$753  = \$102 ;
+    \$753  = \$204 ;
     if (rst) begin
       \$753  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$754  = \$103 ;
+    \$754  = \$206 [8:0];
     if (rst) begin
-      \$754  = 72'h000000000000000000;
+      \$754  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$755  = \$124 ;
+    \$755  = \$224 ;
     if (rst) begin
       \$755  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$756  = \wr_data$41 ;
+    \$756  = copy_data;
     if (rst) begin
-      \$756  = 14'h0000;
+      \$756  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$757  = \$125 ;
+    \$757  = sc_snoop3;
     if (rst) begin
       \$757  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$758  = \$126 ;
+    \$758  = sc_snoop_data3;
     if (rst) begin
-      \$758  = 14'h0000;
+      \$758  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$759  = \$131 ;
+    \$759  = \$230 ;
     if (rst) begin
       \$759  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$760  = \$134 ;
+    \$760  = \$231 ;
     if (rst) begin
       \$760  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$761  = sc_value1;
+    \$761  = rd_row_q3;
     if (rst) begin
-      \$761  = 1'h0;
+      \$761  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$762  = \$135 ;
+    \$762  = \$232 ;
     if (rst) begin
       \$762  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$763  = \$136 ;
+    \$763  = \$237 ;
     if (rst) begin
       \$763  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$764  = \$138 [8:0];
+    \$764  = \wr_data$131 ;
     if (rst) begin
-      \$764  = 9'h000;
+      \$764  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$765  = \$156 ;
+    \$765  = \$238 ;
     if (rst) begin
       \$765  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$766  = copy_data;
+    \$766  = \$239 ;
     if (rst) begin
-      \$766  = 10'h000;
+      \$766  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$767  = sc_snoop2;
+    \$767  = \$260 ;
     if (rst) begin
       \$767  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$768  = sc_snoop_data2;
+    \$768  = \wr_data$41 ;
     if (rst) begin
-      \$768  = 10'h000;
+      \$768  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$769  = \$162 ;
+    \$769  = \$261 ;
     if (rst) begin
       \$769  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$770  = \$163 ;
+    \$770  = \$262 ;
     if (rst) begin
-      \$770  = 1'h0;
+      \$770  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$771  = rd_row_q2;
+    \$771  = \$267 ;
     if (rst) begin
-      \$771  = 9'h000;
+      \$771  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$772  = \$164 ;
+    \$772  = \$270 ;
     if (rst) begin
       \$772  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$773  = \$169 ;
+    \$773  = sc_value3;
     if (rst) begin
       \$773  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$774  = \wr_data$100 ;
+    \$774  = \$271 ;
     if (rst) begin
-      \$774  = 72'h000000000000000000;
+      \$774  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$775  = \$170 ;
+    \$775  = \$272 ;
     if (rst) begin
       \$775  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$776  = \$171 ;
+    \$776  = \$274 ;
     if (rst) begin
-      \$776  = 72'h000000000000000000;
+      \$776  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$777  = \$192 ;
+    \$777  = 1'h0;
     if (rst) begin
       \$777  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$778  = \wr_data$41 ;
+    \$778  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$778  = 14'h0000;
+      \$778  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$779  = \$193 ;
+    \$779  = \$276 ;
     if (rst) begin
       \$779  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$780  = \$194 ;
+    \$780  = 1'h0;
     if (rst) begin
-      \$780  = 14'h0000;
+      \$780  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$781  = \$199 ;
+    \$781  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$781  = 1'h0;
+      \$781  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$782  = \$202 ;
+    \$782  = \$278 ;
     if (rst) begin
       \$782  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$783  = sc_value2;
+    \$783  = 1'h0;
     if (rst) begin
       \$783  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$784  = \$203 ;
+    \$784  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$784  = 1'h0;
+      \$784  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$785  = \$204 ;
+    \$785  = \$280 ;
     if (rst) begin
       \$785  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$786  = \$206 [8:0];
+    \$786  = 1'h0;
     if (rst) begin
-      \$786  = 9'h000;
+      \$786  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$787  = \$224 ;
+    \$787  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$787  = 1'h0;
+      \$787  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$788  = copy_data;
+    \$788  = \$282 ;
     if (rst) begin
-      \$788  = 10'h000;
+      \$788  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$789  = sc_snoop3;
+    \$789  = 1'h0;
     if (rst) begin
       \$789  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$790  = sc_snoop_data3;
+    \$790  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$790  = 10'h000;
+      \$790  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$791  = \$230 ;
+    \$791  = \$284 ;
     if (rst) begin
       \$791  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$792  = \$231 ;
+    \$792  = 1'h0;
     if (rst) begin
       \$792  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$793  = rd_row_q3;
+    \$793  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$793  = 9'h000;
+      \$793  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$794  = \$232 ;
+    \$794  = \$286 ;
     if (rst) begin
       \$794  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$795  = \$237 ;
+    \$795  = 1'h0;
     if (rst) begin
       \$795  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$796  = \wr_data$131 ;
+    \$796  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$796  = 72'h000000000000000000;
+      \$796  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$797  = \$238 ;
+    \$797  = \$288 ;
     if (rst) begin
       \$797  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$798  = \$239 ;
+    \$798  = 1'h0;
     if (rst) begin
-      \$798  = 72'h000000000000000000;
+      \$798  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$799  = \$260 ;
+    \$799  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$799  = 1'h0;
+      \$799  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$800  = \wr_data$41 ;
+    \$800  = \$290 ;
     if (rst) begin
-      \$800  = 14'h0000;
+      \$800  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$801  = \$261 ;
+    \$801  = 1'h0;
     if (rst) begin
       \$801  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$802  = \$262 ;
+    \$802  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$802  = 14'h0000;
+      \$802  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$803  = \$267 ;
+    \$803  = \$292 ;
     if (rst) begin
       \$803  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$804  = \$270 ;
+    \$804  = 1'h0;
     if (rst) begin
       \$804  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$805  = sc_value3;
+    \$805  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$805  = 1'h0;
+      \$805  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$806  = \$271 ;
+    \$806  = \$294 ;
     if (rst) begin
       \$806  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$807  = \$272 ;
+    \$807  = 1'h0;
     if (rst) begin
       \$807  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$808  = \$274 ;
+    \$808  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$808  = 1'h0;
+      \$808  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$809  = 1'h0;
+    \$809  = \$296 ;
     if (rst) begin
       \$809  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$810  = { rd_row_qq0, 2'h0 };
+    \$810  = 1'h0;
     if (rst) begin
-      \$810  = 11'h000;
+      \$810  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$811  = \$276 ;
+    \$811  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$811  = 1'h0;
+      \$811  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$812  = 1'h0;
+    \$812  = \$298 ;
     if (rst) begin
       \$812  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$813  = { rd_row_qq1, 2'h1 };
+    \$813  = \$300 ;
     if (rst) begin
-      \$813  = 11'h000;
+      \$813  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$814  = \$278 ;
+    \$814  = { rd_error_addr, 2'h0 };
     if (rst) begin
-      \$814  = 1'h0;
+      \$814  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$815  = 1'h0;
+    \$815  = \$302 ;
     if (rst) begin
       \$815  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$816  = { rd_row_qq2, 2'h2 };
+    \$816  = \$304 ;
     if (rst) begin
-      \$816  = 11'h000;
+      \$816  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$817  = \$280 ;
+    \$817  = { rd_error_addr, 2'h1 };
     if (rst) begin
-      \$817  = 1'h0;
+      \$817  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$818  = 1'h0;
+    \$818  = \$306 ;
     if (rst) begin
       \$818  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$819  = { rd_row_qq3, 2'h3 };
+    \$819  = \$308 ;
     if (rst) begin
-      \$819  = 11'h000;
+      \$819  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$820  = \$282 ;
+    \$820  = { rd_error_addr, 2'h2 };
     if (rst) begin
-      \$820  = 1'h0;
+      \$820  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$821  = 1'h0;
+    \$821  = \$310 ;
     if (rst) begin
       \$821  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$822  = { rd_row_qq0, 2'h0 };
+    \$822  = \$312 ;
     if (rst) begin
-      \$822  = 11'h000;
+      \$822  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$823  = \$284 ;
+    \$823  = { rd_error_addr, 2'h3 };
     if (rst) begin
-      \$823  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$824  = 1'h0;
-    if (rst) begin
-      \$824  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$825  = { rd_row_qq1, 2'h1 };
-    if (rst) begin
-      \$825  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$826  = \$286 ;
-    if (rst) begin
-      \$826  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$827  = 1'h0;
-    if (rst) begin
-      \$827  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$828  = { rd_row_qq2, 2'h2 };
-    if (rst) begin
-      \$828  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$829  = \$288 ;
-    if (rst) begin
-      \$829  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$830  = 1'h0;
-    if (rst) begin
-      \$830  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$831  = { rd_row_qq3, 2'h3 };
-    if (rst) begin
-      \$831  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$832  = \$290 ;
-    if (rst) begin
-      \$832  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$833  = 1'h0;
-    if (rst) begin
-      \$833  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$834  = { rd_row_qq0, 2'h0 };
-    if (rst) begin
-      \$834  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$835  = \$292 ;
-    if (rst) begin
-      \$835  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$836  = 1'h0;
-    if (rst) begin
-      \$836  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$837  = { rd_row_qq1, 2'h1 };
-    if (rst) begin
-      \$837  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$838  = \$294 ;
-    if (rst) begin
-      \$838  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$839  = 1'h0;
-    if (rst) begin
-      \$839  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$840  = { rd_row_qq2, 2'h2 };
-    if (rst) begin
-      \$840  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$841  = \$296 ;
-    if (rst) begin
-      \$841  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$842  = 1'h0;
-    if (rst) begin
-      \$842  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$843  = { rd_row_qq3, 2'h3 };
-    if (rst) begin
-      \$843  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$844  = \$298 ;
-    if (rst) begin
-      \$844  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$845  = \$300 ;
-    if (rst) begin
-      \$845  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$846  = { rd_error_addr, 2'h0 };
-    if (rst) begin
-      \$846  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$847  = \$302 ;
-    if (rst) begin
-      \$847  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$848  = \$304 ;
-    if (rst) begin
-      \$848  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$849  = { rd_error_addr, 2'h1 };
-    if (rst) begin
-      \$849  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$850  = \$306 ;
-    if (rst) begin
-      \$850  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$851  = \$308 ;
-    if (rst) begin
-      \$851  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$852  = { rd_error_addr, 2'h2 };
-    if (rst) begin
-      \$852  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$853  = \$310 ;
-    if (rst) begin
-      \$853  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$854  = \$312 ;
-    if (rst) begin
-      \$854  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$855  = { rd_error_addr, 2'h3 };
-    if (rst) begin
-      \$855  = 11'h000;
+      \$823  = 11'h000;
     end
   end
   always @* begin
@@ -22929,15 +22887,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$6541$376 [13]) begin
+    end else if (\port$6550$376 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$6541$376 [10:2];
+      meta_addr = \port$6550$376 [10:2];
     end
   end
-  assign inv_en = \port$6541$376 [13];
-  assign wr_en = \port$6541$376 [12];
-  assign wr_slot = \port$6541$376 [10:0];
+  assign inv_en = \port$6550$376 [13];
+  assign wr_en = \port$6550$376 [12];
+  assign wr_slot = \port$6550$376 [10:0];
   assign \wr_data$52  = sc_value0;
   assign \wr_data$75  = \wr_data$41 ;
   assign \wr_data$83  = sc_value1;
@@ -22948,8 +22906,8 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign rd_addr = sc_row;
   assign rd_en = 1'h1;
   assign meta_data = \wr_data$41 ;
-  assign wr_last = \port$6541$5 [63:56];
-  assign wr_mark = \port$6541$376 [11];
+  assign wr_last = \port$6550$5 [63:56];
+  assign wr_mark = \port$6550$376 [11];
   assign wr_addr = meta_addr;
   assign \sweep_en$220  = sweep_en;
   assign sweep_row = sweep_addr;
@@ -22963,11 +22921,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$230  = 1'h1;
   assign \rd_addr$231  = \$324 [8:0];
   assign \$signal$232  = 1'h1;
-  assign \wr_addr$233  = \port$6541$376 [10:2];
-  assign wr_tag = \port$6541$5 [55:0];
-  assign wr_count = \port$6541$376 [29:14];
+  assign \wr_addr$233  = \port$6550$376 [10:2];
+  assign wr_tag = \port$6550$5 [55:0];
+  assign wr_count = \port$6550$376 [29:14];
   assign \wr_addr$237  = meta_addr;
-  assign rd_data = { \$859 , \$858 , \$857 , \$856  };
+  assign rd_data = { \$827 , \$826 , \$825 , \$824  };
   assign \wr_addr$242  = sc_row_qqq;
   assign \wr_en$243  = sc_we0;
   assign \sweep_en$262  = sweep_en;
@@ -22982,7 +22940,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$271  = 1'h1;
   assign \rd_addr$272  = \$400 [8:0];
   assign \$signal$273  = 1'h1;
-  assign \wr_addr$274  = \port$6541$376 [10:2];
+  assign \wr_addr$274  = \port$6550$376 [10:2];
   assign \wr_addr$276  = meta_addr;
   assign \wr_addr$278  = sc_row_qqq;
   assign \wr_en$279  = sc_we1;
@@ -22998,7 +22956,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$292  = 1'h1;
   assign \rd_addr$293  = \$476 [8:0];
   assign \$signal$294  = 1'h1;
-  assign \wr_addr$295  = \port$6541$376 [10:2];
+  assign \wr_addr$295  = \port$6550$376 [10:2];
   assign \wr_addr$297  = meta_addr;
   assign \wr_addr$299  = sc_row_qqq;
   assign \wr_en$300  = sc_we2;
@@ -23014,7 +22972,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$313  = 1'h1;
   assign \rd_addr$314  = \$552 [8:0];
   assign \$signal$315  = 1'h1;
-  assign \wr_addr$316  = \port$6541$376 [10:2];
+  assign \wr_addr$316  = \port$6550$376 [10:2];
   assign \wr_addr$318  = meta_addr;
   assign \wr_addr$320  = sc_row_qqq;
   assign \wr_en$321  = sc_we3;
@@ -23159,18 +23117,18 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239[3].last  = \wr_data$239 [37:30];
   assign \wr_data$239[3].fresh  = \wr_data$239 [38];
   assign \wr_data$239[3].valid  = \wr_data$239 [39];
-  assign \rd_data[0].last  = \$856 [7:0];
-  assign \rd_data[0].fresh  = \$856 [8];
-  assign \rd_data[0].valid  = \$856 [9];
-  assign \rd_data[1].last  = \$857 [7:0];
-  assign \rd_data[1].fresh  = \$857 [8];
-  assign \rd_data[1].valid  = \$857 [9];
-  assign \rd_data[2].last  = \$858 [7:0];
-  assign \rd_data[2].fresh  = \$858 [8];
-  assign \rd_data[2].valid  = \$858 [9];
-  assign \rd_data[3].last  = \$859 [7:0];
-  assign \rd_data[3].fresh  = \$859 [8];
-  assign \rd_data[3].valid  = \$859 [9];
+  assign \rd_data[0].last  = \$824 [7:0];
+  assign \rd_data[0].fresh  = \$824 [8];
+  assign \rd_data[0].valid  = \$824 [9];
+  assign \rd_data[1].last  = \$825 [7:0];
+  assign \rd_data[1].fresh  = \$825 [8];
+  assign \rd_data[1].valid  = \$825 [9];
+  assign \rd_data[2].last  = \$826 [7:0];
+  assign \rd_data[2].fresh  = \$826 [8];
+  assign \rd_data[2].valid  = \$826 [9];
+  assign \rd_data[3].last  = \$827 [7:0];
+  assign \rd_data[3].fresh  = \$827 [8];
+  assign \rd_data[3].valid  = \$827 [9];
   assign \rd_data$250.tag  = \rd_data$250 [55:0];
   assign \rd_data$250.count  = \rd_data$250 [71:56];
   assign \rd_data$253.last  = \rd_data$253 [7:0];
@@ -23219,12 +23177,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \rd_data$323.gen  = \rd_data$323 [11:8];
   assign \rd_data$323.fresh  = \rd_data$323 [12];
   assign \rd_data$323.valid  = \rd_data$323 [13];
-  assign \wr_data$131 [71:56] = \port$6541$376 [29:14];
-  assign \wr_data$131 [55:0] = \port$6541$5 [55:0];
-  assign \wr_data$100 [71:56] = \port$6541$376 [29:14];
-  assign \wr_data$100 [55:0] = \port$6541$5 [55:0];
-  assign \wr_data$69 [71:56] = \port$6541$376 [29:14];
-  assign \wr_data$69 [55:0] = \port$6541$5 [55:0];
+  assign \wr_data$131 [71:56] = \port$6550$376 [29:14];
+  assign \wr_data$131 [55:0] = \port$6550$5 [55:0];
+  assign \wr_data$100 [71:56] = \port$6550$376 [29:14];
+  assign \wr_data$100 [55:0] = \port$6550$5 [55:0];
+  assign \wr_data$69 [71:56] = \port$6550$376 [29:14];
+  assign \wr_data$69 [55:0] = \port$6550$5 [55:0];
   assign bk_sides[191:184] = \rd_data$323 [7:0];
   assign bk_sides[199:192] = meta3_alt_data[7:0];
   assign bk_sides[166:151] = \rd_data$322 [71:56];
@@ -23317,15 +23275,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239 [29:20] = copy_data;
   assign \wr_data$239 [19:10] = copy_data;
   assign \wr_data$239 [9:0] = copy_data;
-  assign wr_data[71:56] = \port$6541$376 [29:14];
-  assign wr_data[55:0] = \port$6541$5 [55:0];
+  assign wr_data[71:56] = \port$6550$376 [29:14];
+  assign wr_data[55:0] = \port$6550$5 [55:0];
   assign copy_data[9] = \wr_data$41 [13];
   assign copy_data[8] = \wr_data$41 [12];
   assign copy_data[7:0] = \wr_data$41 [7:0];
   assign \wr_data$41 [11:8] = generation;
   assign \wr_data$41 [13] = \$314 ;
-  assign \wr_data$41 [12] = \port$6541$376 [11];
-  assign \wr_data$41 [7:0] = \port$6541$5 [63:56];
+  assign \wr_data$41 [12] = \port$6550$376 [11];
+  assign \wr_data$41 [7:0] = \port$6550$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -32138,7 +32096,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6541$387 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6550$387 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$32  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -32867,8 +32825,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$6541$387 ;
-  wire [34:0] \port$6541$387 ;
+  input [34:0] \port$6550$387 ;
+  wire [34:0] \port$6550$387 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -32880,14 +32838,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$459  = \$457  | \$458 ;
   assign \$460  = choice[11] ? lanes[554:544] : 11'h000;
   assign \$461  = \$459  | \$460 ;
-  assign \$462  = fw1_hit[0] & \port$6541$387 [1];
-  assign \$463  = \$462  ? \port$6541$387 [0] : mark_b[0];
-  assign \$464  = fw1_hit[1] & \port$6541$387 [1];
-  assign \$465  = \$464  ? \port$6541$387 [0] : mark_b[1];
-  assign \$466  = fw1_hit[2] & \port$6541$387 [1];
-  assign \$467  = \$466  ? \port$6541$387 [0] : mark_b[2];
-  assign \$468  = fw1_hit[3] & \port$6541$387 [1];
-  assign \$469  = \$468  ? \port$6541$387 [0] : mark_b[3];
+  assign \$462  = fw1_hit[0] & \port$6550$387 [1];
+  assign \$463  = \$462  ? \port$6550$387 [0] : mark_b[0];
+  assign \$464  = fw1_hit[1] & \port$6550$387 [1];
+  assign \$465  = \$464  ? \port$6550$387 [0] : mark_b[1];
+  assign \$466  = fw1_hit[2] & \port$6550$387 [1];
+  assign \$467  = \$466  ? \port$6550$387 [0] : mark_b[2];
+  assign \$468  = fw1_hit[3] & \port$6550$387 [1];
+  assign \$469  = \$468  ? \port$6550$387 [0] : mark_b[3];
   assign \$470  = choice[11:8] & { \$469 , \$467 , \$465 , \$463  };
   assign \$471  = | \$470 ;
   assign \$472  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -32901,47 +32859,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$6541$387 [1];
-  assign \$485  = \$484  ? \port$6541$387 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$6541$387 [1];
-  assign \$487  = \$486  ? \port$6541$387 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$6541$387 [1];
-  assign \$489  = \$488  ? \port$6541$387 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$6541$387 [1];
-  assign \$491  = \$490  ? \port$6541$387 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$6550$387 [1];
+  assign \$485  = \$484  ? \port$6550$387 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$6550$387 [1];
+  assign \$487  = \$486  ? \port$6550$387 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$6550$387 [1];
+  assign \$489  = \$488  ? \port$6550$387 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$6550$387 [1];
+  assign \$491  = \$490  ? \port$6550$387 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$6541$387 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$6550$387 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$6541$387 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$6550$387 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$6541$387 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$6550$387 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$6541$387 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$6550$387 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$508  = \port$6541$387 [34:19] + 1'h1;
+  assign \$507  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$508  = \port$6550$387 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$514  = \port$6541$387 [34:19] + 1'h1;
+  assign \$513  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$514  = \port$6550$387 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$520  = \port$6541$387 [34:19] + 1'h1;
+  assign \$519  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$520  = \port$6550$387 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$6541$387 [34:19] >= 16'hffff;
-  assign \$526  = \port$6541$387 [34:19] + 1'h1;
+  assign \$525  = \port$6550$387 [34:19] >= 16'hffff;
+  assign \$526  = \port$6550$387 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -32979,37 +32937,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$6541$387 [1] & lanes[629];
+  assign \$29  = \port$6550$387 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$6541$387 [1] & lanes[629];
-  assign \$34  = \port$6541$387 [1] & lanes[629];
+  assign \$33  = \port$6550$387 [1] & lanes[629];
+  assign \$34  = \port$6550$387 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$6541$387 [1] & lanes[629];
-  assign \$39  = \port$6541$387 [1] & lanes[629];
+  assign \$38  = \port$6550$387 [1] & lanes[629];
+  assign \$39  = \port$6550$387 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$6541$387 [1] & lanes[629];
-  assign \$44  = \port$6541$387 [1] & lanes[629];
+  assign \$43  = \port$6550$387 [1] & lanes[629];
+  assign \$44  = \port$6550$387 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$6541$387 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
+  assign \$48  = \port$6550$387 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6541$387 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6550$387 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -33047,37 +33005,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$6541$387 [1] & lanes[629];
+  assign \$99  = \port$6550$387 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$6541$387 [1] & lanes[629];
-  assign \$104  = \port$6541$387 [1] & lanes[629];
+  assign \$103  = \port$6550$387 [1] & lanes[629];
+  assign \$104  = \port$6550$387 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$6541$387 [1] & lanes[629];
-  assign \$109  = \port$6541$387 [1] & lanes[629];
+  assign \$108  = \port$6550$387 [1] & lanes[629];
+  assign \$109  = \port$6550$387 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$6541$387 [1] & lanes[629];
-  assign \$114  = \port$6541$387 [1] & lanes[629];
+  assign \$113  = \port$6550$387 [1] & lanes[629];
+  assign \$114  = \port$6550$387 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$6541$387 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
+  assign \$118  = \port$6550$387 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$6541$387 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$6550$387 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -33115,37 +33073,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$6541$387 [1] & lanes[629];
+  assign \$169  = \port$6550$387 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$6541$387 [1] & lanes[629];
-  assign \$174  = \port$6541$387 [1] & lanes[629];
+  assign \$173  = \port$6550$387 [1] & lanes[629];
+  assign \$174  = \port$6550$387 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$6541$387 [1] & lanes[629];
-  assign \$179  = \port$6541$387 [1] & lanes[629];
+  assign \$178  = \port$6550$387 [1] & lanes[629];
+  assign \$179  = \port$6550$387 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$6541$387 [1] & lanes[629];
-  assign \$184  = \port$6541$387 [1] & lanes[629];
+  assign \$183  = \port$6550$387 [1] & lanes[629];
+  assign \$184  = \port$6550$387 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$6541$387 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$6550$387 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$6541$387 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$6550$387 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -33183,37 +33141,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$6541$387 [1] & lanes[629];
+  assign \$239  = \port$6550$387 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$6541$387 [1] & lanes[629];
-  assign \$244  = \port$6541$387 [1] & lanes[629];
+  assign \$243  = \port$6550$387 [1] & lanes[629];
+  assign \$244  = \port$6550$387 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$6541$387 [1] & lanes[629];
-  assign \$249  = \port$6541$387 [1] & lanes[629];
+  assign \$248  = \port$6550$387 [1] & lanes[629];
+  assign \$249  = \port$6550$387 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$6541$387 [1] & lanes[629];
-  assign \$254  = \port$6541$387 [1] & lanes[629];
+  assign \$253  = \port$6550$387 [1] & lanes[629];
+  assign \$254  = \port$6550$387 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$6541$387 [1] & lanes[629];
-  assign \$259  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$6550$387 [1] & lanes[629];
+  assign \$259  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$6541$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$6550$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -33311,7 +33269,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$6541$387 [1] ? forward__lane : { 3'h0, \port$6541$387 [2] };
+  assign fw1_touched = \port$6550$387 [1] ? forward__lane : { 3'h0, \port$6550$387 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -33343,15 +33301,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$399  = \$397  | \$398 ;
   assign \$400  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$401  = \$399  | \$400 ;
-  assign \$402  = fw1_hit[0] ? \port$6541$387 [18:3] : lanes[161:146];
+  assign \$402  = fw1_hit[0] ? \port$6550$387 [18:3] : lanes[161:146];
   assign \$403  = choice[0] ? \$402  : 16'h0000;
-  assign \$405  = fw1_hit[1] ? \port$6541$387 [18:3] : lanes[288:273];
+  assign \$405  = fw1_hit[1] ? \port$6550$387 [18:3] : lanes[288:273];
   assign \$406  = choice[1] ? \$405  : 16'h0000;
   assign \$407  = \$404  | \$406 ;
-  assign \$408  = fw1_hit[2] ? \port$6541$387 [18:3] : lanes[415:400];
+  assign \$408  = fw1_hit[2] ? \port$6550$387 [18:3] : lanes[415:400];
   assign \$409  = choice[2] ? \$408  : 16'h0000;
   assign \$410  = \$407  | \$409 ;
-  assign \$411  = fw1_hit[3] ? \port$6541$387 [18:3] : lanes[542:527];
+  assign \$411  = fw1_hit[3] ? \port$6550$387 [18:3] : lanes[542:527];
   assign \$412  = choice[3] ? \$411  : 16'h0000;
   assign \$413  = \$410  | \$412 ;
   assign \$414  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -33365,14 +33323,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$423  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$424  = choice[3] ? \$423  : 8'h00;
   assign \$425  = \$422  | \$424 ;
-  assign \$426  = fw1_hit[0] & \port$6541$387 [1];
-  assign \$427  = \$426  ? \port$6541$387 [0] : mark_b[0];
-  assign \$428  = fw1_hit[1] & \port$6541$387 [1];
-  assign \$429  = \$428  ? \port$6541$387 [0] : mark_b[1];
-  assign \$430  = fw1_hit[2] & \port$6541$387 [1];
-  assign \$431  = \$430  ? \port$6541$387 [0] : mark_b[2];
-  assign \$432  = fw1_hit[3] & \port$6541$387 [1];
-  assign \$433  = \$432  ? \port$6541$387 [0] : mark_b[3];
+  assign \$426  = fw1_hit[0] & \port$6550$387 [1];
+  assign \$427  = \$426  ? \port$6550$387 [0] : mark_b[0];
+  assign \$428  = fw1_hit[1] & \port$6550$387 [1];
+  assign \$429  = \$428  ? \port$6550$387 [0] : mark_b[1];
+  assign \$430  = fw1_hit[2] & \port$6550$387 [1];
+  assign \$431  = \$430  ? \port$6550$387 [0] : mark_b[2];
+  assign \$432  = fw1_hit[3] & \port$6550$387 [1];
+  assign \$433  = \$432  ? \port$6550$387 [0] : mark_b[3];
   assign \$434  = choice[3:0] & { \$433 , \$431 , \$429 , \$427  };
   assign \$435  = | \$434 ;
   assign \$436  = choice[4] ? lanes[173:163] : 11'h000;
@@ -33382,14 +33340,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$441  = \$439  | \$440 ;
   assign \$442  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$443  = \$441  | \$442 ;
-  assign \$444  = fw1_hit[0] & \port$6541$387 [1];
-  assign \$445  = \$444  ? \port$6541$387 [0] : mark_b[0];
-  assign \$446  = fw1_hit[1] & \port$6541$387 [1];
-  assign \$447  = \$446  ? \port$6541$387 [0] : mark_b[1];
-  assign \$448  = fw1_hit[2] & \port$6541$387 [1];
-  assign \$449  = \$448  ? \port$6541$387 [0] : mark_b[2];
-  assign \$450  = fw1_hit[3] & \port$6541$387 [1];
-  assign \$451  = \$450  ? \port$6541$387 [0] : mark_b[3];
+  assign \$444  = fw1_hit[0] & \port$6550$387 [1];
+  assign \$445  = \$444  ? \port$6550$387 [0] : mark_b[0];
+  assign \$446  = fw1_hit[1] & \port$6550$387 [1];
+  assign \$447  = \$446  ? \port$6550$387 [0] : mark_b[1];
+  assign \$448  = fw1_hit[2] & \port$6550$387 [1];
+  assign \$449  = \$448  ? \port$6550$387 [0] : mark_b[2];
+  assign \$450  = fw1_hit[3] & \port$6550$387 [1];
+  assign \$451  = \$450  ? \port$6550$387 [0] : mark_b[3];
   assign \$452  = choice[7:4] & { \$451 , \$449 , \$447 , \$445  };
   assign \$453  = | \$452 ;
   always @* begin
@@ -33504,11 +33462,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$27  = sc_mark_value[3];
     endcase
   end
-  assign forward__write = \port$6541$387 [1];
-  assign forward__invalidate = \port$6541$387 [2];
-  assign forward__count = \port$6541$387 [18:3];
-  assign forward__mark = \port$6541$387 [0];
-  assign forward__count_inc = \port$6541$387 [34:19];
+  assign forward__write = \port$6550$387 [1];
+  assign forward__invalidate = \port$6550$387 [2];
+  assign forward__count = \port$6550$387 [18:3];
+  assign forward__mark = \port$6550$387 [0];
+  assign forward__count_inc = \port$6550$387 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -33833,7 +33791,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6484$0 , \port$6485$0 , \port$6489$0 , \port$6491$0 , \port$6529$0 , cfg
+module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6493$0 , \port$6494$0 , \port$6498$0 , \port$6500$0 , \port$6538$0 , cfg
 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$33  = 0;
   wire [11:0] \$1 ;
@@ -33996,18 +33954,18 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$6484$0 ;
-  wire [79:0] \port$6484$0 ;
-  output [603:0] \port$6485$0 ;
-  wire [603:0] \port$6485$0 ;
+  output [79:0] \port$6493$0 ;
+  wire [79:0] \port$6493$0 ;
+  output [603:0] \port$6494$0 ;
+  wire [603:0] \port$6494$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$6489$0 ;
-  wire [43:0] \port$6489$0 ;
+  output [43:0] \port$6498$0 ;
+  wire [43:0] \port$6498$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$6491$0 ;
-  wire [16:0] \port$6491$0 ;
-  input [79:0] \port$6529$0 ;
-  wire [79:0] \port$6529$0 ;
+  output [16:0] \port$6500$0 ;
+  wire [16:0] \port$6500$0 ;
+  input [79:0] \port$6538$0 ;
+  wire [79:0] \port$6538$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -34102,11 +34060,11 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$6529$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$6529$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$6529$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$6538$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$6538$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$6538$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$6529$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$6538$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -34139,7 +34097,7 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$6529$0 [79:69];
+  assign \$1  = m_h - \port$6538$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -34300,13 +34258,13 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$6529$0 [79:69];
+  assign ahead_start = \port$6538$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$6529$0 [68:0];
-  assign \port$6484$0  = \$48 ;
-  assign \port$6485$0  = \$49 ;
-  assign \port$6489$0  = \$51 ;
-  assign \port$6491$0  = \$53 ;
+  assign ahead = \port$6538$0 [68:0];
+  assign \port$6493$0  = \$48 ;
+  assign \port$6494$0  = \$49 ;
+  assign \port$6498$0  = \$51 ;
+  assign \port$6500$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -34427,11 +34385,11 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[3].meta  = bk_sides[183];
   assign \bk_sides[3].last_raw  = bk_sides[191:184];
   assign \bk_sides[3].last_byp  = bk_sides[199:192];
-  assign \ahead.valid  = \port$6529$0 [0];
-  assign \ahead.op  = \port$6529$0 [2:1];
-  assign \ahead.min_tlevel  = \port$6529$0 [4:3];
-  assign \ahead.tag  = \port$6529$0 [60:5];
-  assign \ahead.t  = \port$6529$0 [68:61];
+  assign \ahead.valid  = \port$6538$0 [0];
+  assign \ahead.op  = \port$6538$0 [2:1];
+  assign \ahead.min_tlevel  = \port$6538$0 [4:3];
+  assign \ahead.tag  = \port$6538$0 [60:5];
+  assign \ahead.t  = \port$6538$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -34491,8 +34449,8 @@ module \kv_asu.core.window$215 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, core_flushing, stat_inc, \err_corrected$104 , err_mem, err_addr, hold, axil__awready, axil__wready, axil__arready
-, err_start, core_idle, occupancy, recovering, flush, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, core_flushing, stat_inc, hold, axil__awready, axil__wready, axil__arready, err_start, \err_corrected$104 , err_mem
+, err_addr, core_idle, occupancy, recovering, flush, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$34  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -34640,7 +34598,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [32:0] \$228 ;
   wire [32:0] \$229 ;
   wire [31:0] \$23 ;
-  wire [2:0] \$230 ;
+  wire [3:0] \$230 ;
   wire \$231 ;
   wire \$232 ;
   wire \$233 ;
@@ -34751,7 +34709,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg \$328 ;
   reg [3:0] \$329 ;
   wire [31:0] \$33 ;
-  reg [1:0] \$330 ;
+  reg [2:0] \$330 ;
   reg [31:0] \$331 ;
   reg [64:0] \$332 ;
   wire [31:0] \$34 ;
@@ -34980,7 +34938,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [3:0] stat_discard = 4'h0;
   input [13:0] stat_inc;
   wire [13:0] stat_inc;
-  reg [1:0] stat_pend = 2'h0;
+  reg [2:0] stat_pend = 3'h0;
   assign \$1  = | stat_discard;
   assign \$2  = clear_stats | \$1 ;
   assign inc = \$2  ? 14'h0000 : stat_inc;
@@ -35343,10 +35301,10 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @(posedge clk)
     read_sel <= \$332 ;
   \kv_asu.regs.stats  stats (
+    ._c_addr(err_index),
     .clear(clear_stats),
     .clk(clk),
     .err_corrected(\err_corrected$99 ),
-    .err_index(err_index),
     .inc(inc),
     .rd_addr(rd_addr),
     .rd_en(rd_en),
@@ -35433,7 +35391,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
     regs__r_done = 1'h0;
-    if (stat_pend[1]) begin
+    if (stat_pend[2]) begin
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
@@ -35445,7 +35403,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
     regs__r_data = 32'd0;
-    if (stat_pend[1]) begin
+    if (stat_pend[2]) begin
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
@@ -36123,7 +36081,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$330  = \$230 [1:0];
+    \$330  = \$230 [2:0];
     if (regs__r_valid) begin
       if (read_sel[37]) begin
         \$330 [0] = 1'h1;
@@ -36169,13 +36127,13 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
       end
     end
     if (rst) begin
-      \$330  = 2'h0;
+      \$330  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
     \$331  = hi_latch;
-    if (stat_pend[1]) begin
+    if (stat_pend[2]) begin
       \$331  = rd_data[63:32];
     end
     if (regs__r_valid) begin
@@ -36311,9 +36269,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corrected, clear, rd_addr, err_index, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corrected, clear, rd_addr, _c_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$35  = 0;
-  wire \$1 ;
+  wire [2:0] \$1 ;
   wire \$10 ;
   wire \$100 ;
   wire \$101 ;
@@ -36324,9 +36282,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$106 ;
   wire \$107 ;
   wire \$108 ;
-  wire [5:0] \$109 ;
+  wire \$109 ;
   wire \$11 ;
-  wire \$110 ;
+  wire [5:0] \$110 ;
   wire \$111 ;
   wire \$112 ;
   wire \$113 ;
@@ -36341,8 +36299,8 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
-  wire [5:0] \$124 ;
-  wire \$125 ;
+  wire \$124 ;
+  wire [5:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
@@ -36357,9 +36315,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$136 ;
   wire \$137 ;
   wire \$138 ;
-  wire [5:0] \$139 ;
+  wire \$139 ;
   wire \$14 ;
-  wire \$140 ;
+  wire [5:0] \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -36369,18 +36327,18 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$147 ;
   wire \$148 ;
   wire \$149 ;
-  wire [4:0] \$15 ;
+  wire [63:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
   wire \$153 ;
-  wire [5:0] \$154 ;
-  wire \$155 ;
+  wire \$154 ;
+  wire [5:0] \$155 ;
   wire \$156 ;
   wire \$157 ;
   wire \$158 ;
   wire \$159 ;
-  wire [4:0] \$16 ;
+  wire \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
@@ -36390,9 +36348,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$166 ;
   wire \$167 ;
   wire \$168 ;
-  wire [5:0] \$169 ;
+  wire \$169 ;
   wire \$17 ;
-  wire \$170 ;
+  wire [5:0] \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
@@ -36402,18 +36360,18 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire \$18 ;
+  wire [63:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
   wire \$183 ;
-  wire [5:0] \$184 ;
-  wire \$185 ;
+  wire \$184 ;
+  wire [5:0] \$185 ;
   wire \$186 ;
   wire \$187 ;
   wire \$188 ;
   wire \$189 ;
-  wire \$19 ;
+  wire [63:0] \$19 ;
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
@@ -36423,10 +36381,10 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$196 ;
   wire \$197 ;
   wire \$198 ;
-  wire [5:0] \$199 ;
+  wire \$199 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$200 ;
+  wire [4:0] \$20 ;
+  wire [5:0] \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
@@ -36441,8 +36399,8 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$211 ;
   wire \$212 ;
   wire \$213 ;
-  wire [5:0] \$214 ;
-  wire \$215 ;
+  wire \$214 ;
+  wire [5:0] \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
@@ -36457,9 +36415,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$226 ;
   wire \$227 ;
   wire \$228 ;
-  wire [5:0] \$229 ;
+  wire \$229 ;
   wire \$23 ;
-  wire \$230 ;
+  wire [5:0] \$230 ;
   wire \$231 ;
   wire \$232 ;
   wire \$233 ;
@@ -36474,57 +36432,107 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$241 ;
   wire \$242 ;
   wire \$243 ;
-  wire [5:0] \$244 ;
-  wire \$245 ;
+  wire \$244 ;
+  wire [5:0] \$245 ;
   wire \$246 ;
-  reg \$247 ;
-  reg [3:0] \$248 ;
-  reg [63:0] \$249 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire \$249 ;
   wire \$25 ;
-  reg [13:0] \$250 ;
-  reg [3:0] \$251 ;
-  reg \$252 ;
-  reg [3:0] \$253 ;
-  reg \$254 ;
-  reg [4:0] \$255 ;
-  reg \$256 ;
-  reg [63:0] \$257 ;
-  reg [4:0] \$258 ;
-  reg [4:0] \$259 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire \$259 ;
   wire \$26 ;
-  reg [4:0] \$260 ;
-  reg [4:0] \$261 ;
-  reg [4:0] \$262 ;
-  reg [4:0] \$263 ;
-  reg [4:0] \$264 ;
-  reg [4:0] \$265 ;
-  reg [4:0] \$266 ;
-  reg [4:0] \$267 ;
-  reg [4:0] \$268 ;
-  reg [4:0] \$269 ;
+  wire [5:0] \$260 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
   wire \$27 ;
-  reg [4:0] \$270 ;
-  reg [4:0] \$271 ;
-  reg \$272 ;
-  reg [3:0] \$273 ;
-  reg \$274 ;
-  reg \$275 ;
-  reg [63:0] \$276 ;
-  reg [4:0] \$277 ;
+  wire \$270 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire [5:0] \$275 ;
+  wire [64:0] \$276 ;
+  wire \$277 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  reg [1:0] \$284 ;
+  reg [13:0] \$285 ;
+  reg \$286 ;
+  reg [3:0] \$287 ;
+  reg [63:0] \$288 ;
+  reg [1:0] \$289 ;
   wire \$29 ;
-  wire [63:0] \$3 ;
-  reg [4:0] \$30 ;
-  wire [4:0] \$31 ;
-  wire \$32 ;
+  reg \$290 ;
+  reg \$291 ;
+  reg [3:0] \$292 ;
+  reg [1:0] \$293 ;
+  reg \$294 ;
+  reg [63:0] \$295 ;
+  reg [4:0] \$296 ;
+  reg \$297 ;
+  reg [3:0] \$298 ;
+  reg \$299 ;
+  wire \$3 ;
+  wire \$30 ;
+  reg [4:0] \$300 ;
+  reg [1:0] \$301 ;
+  reg \$302 ;
+  reg \$303 ;
+  reg [63:0] \$304 ;
+  reg [3:0] \$305 ;
+  reg \$306 ;
+  reg \$307 ;
+  reg [3:0] \$308 ;
+  reg \$309 ;
+  wire \$31 ;
+  reg [1:0] \$310 ;
+  reg [4:0] \$311 ;
+  reg \$312 ;
+  reg [63:0] \$313 ;
+  reg [4:0] \$314 ;
+  reg [4:0] \$315 ;
+  reg [4:0] \$316 ;
+  reg [4:0] \$317 ;
+  reg [4:0] \$318 ;
+  reg [4:0] \$319 ;
+  wire [63:0] \$32 ;
+  reg [4:0] \$320 ;
+  reg [4:0] \$321 ;
+  reg [4:0] \$322 ;
+  reg [4:0] \$323 ;
+  reg [4:0] \$324 ;
+  reg [4:0] \$325 ;
+  reg [4:0] \$326 ;
+  reg [4:0] \$327 ;
   wire \$33 ;
-  wire [63:0] \$34 ;
+  wire \$34 ;
   wire \$35 ;
   wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
+  wire [4:0] \$37 ;
+  wire [4:0] \$38 ;
   wire \$39 ;
-  wire [64:0] \$4 ;
+  wire \$4 ;
   wire \$40 ;
   wire \$41 ;
   wire \$42 ;
@@ -36534,7 +36542,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$46 ;
   wire \$47 ;
   wire \$48 ;
-  wire [5:0] \$49 ;
+  wire \$49 ;
   wire \$5 ;
   wire \$50 ;
   wire \$51 ;
@@ -36547,11 +36555,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$58 ;
   wire \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
+  reg [4:0] \$60 ;
+  wire [4:0] \$61 ;
   wire \$62 ;
   wire \$63 ;
-  wire [5:0] \$64 ;
+  wire \$64 ;
   wire \$65 ;
   wire \$66 ;
   wire \$67 ;
@@ -36567,9 +36575,9 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
-  wire [5:0] \$79 ;
+  wire \$79 ;
   wire \$8 ;
-  wire \$80 ;
+  wire [5:0] \$80 ;
   wire \$81 ;
   wire \$82 ;
   wire \$83 ;
@@ -36584,8 +36592,8 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire \$91 ;
   wire \$92 ;
   wire \$93 ;
-  wire [5:0] \$94 ;
-  wire \$95 ;
+  wire \$94 ;
+  wire [5:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -36597,32 +36605,40 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   reg [63:0] _b_fwd_word = 64'h0000000000000000;
   reg _b_valid = 1'h0;
   reg _c_active = 1'h0;
-  (* init = 4'h0 *)
-  wire [3:0] _c_addr;
+  output [3:0] _c_addr;
+  reg [3:0] _c_addr = 4'h0;
   reg [4:0] _c_cap = 5'h00;
   reg _c_fwd = 1'h0;
   reg [63:0] _c_fwd_word = 64'h0000000000000000;
   reg _c_valid = 1'h0;
-  wire [63:0] _c_word;
-  (* init = 1'h0 *)
-  wire _d_active;
-  (* init = 4'h0 *)
-  wire [3:0] _d_addr;
-  (* init = 64'h0000000000000000 *)
-  wire [63:0] _d_total;
+  reg _d_active = 1'h0;
+  reg [3:0] _d_addr = 4'h0;
+  reg [4:0] _d_cap = 5'h00;
+  reg [63:0] _d_word = 64'h0000000000000000;
+  reg _e_active = 1'h0;
+  reg [3:0] _e_addr = 4'h0;
+  reg [63:0] _e_total = 64'h0000000000000000;
   reg [3:0] _ptr = 4'h0;
   reg [13:0] _valid = 14'h0000;
   wire [3:0] a_addr;
-  wire a_fwd;
+  reg [1:0] b_epoch = 2'h0;
+  reg b_here = 1'h0;
+  reg [1:0] c_epoch = 2'h0;
+  reg c_here = 1'h0;
   wire checked;
   input clear;
   wire clear;
   input clk;
   wire clk;
+  reg [1:0] d_epoch = 2'h0;
+  reg d_here = 1'h0;
+  reg [1:0] e_epoch = 2'h0;
+  reg e_here = 1'h0;
+  reg [1:0] epoch = 2'h0;
   output err_corrected;
   wire err_corrected;
-  output [3:0] err_index;
-  reg [3:0] err_index = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] err_index;
   wire err_uncorrectable;
   input [13:0] inc;
   wire [13:0] inc;
@@ -36640,13 +36656,12 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   reg [4:0] pre7 = 5'h00;
   reg [4:0] pre8 = 5'h00;
   reg [4:0] pre9 = 5'h00;
-  wire [63:0] raw_total;
   input [3:0] rd_addr;
   wire [3:0] rd_addr;
-  wire [3:0] \rd_addr$28 ;
+  wire [3:0] \rd_addr$65 ;
   wire rd_corrected;
   wire [63:0] rd_data;
-  wire [63:0] \rd_data$17 ;
+  wire [63:0] \rd_data$58 ;
   input rd_en;
   wire rd_en;
   wire rd_error;
@@ -36658,700 +36673,857 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, restart, total, err_corr
   wire rst;
   output [63:0] total;
   wire [63:0] total;
-  reg [3:0] wr_addr = 4'h0;
-  reg [63:0] wr_data = 64'h0000000000000000;
-  reg wr_en = 1'h0;
-  assign \$1  = _c_active & _c_valid;
-  assign \$2  = ~ _c_fwd;
-  assign checked = \$1  & \$2 ;
+  (* init = 4'h0 *)
+  wire [3:0] wr_addr;
+  (* init = 64'h0000000000000000 *)
+  wire [63:0] wr_data;
+  (* init = 1'h0 *)
+  wire wr_en;
+  assign \$1  = epoch + 1'h1;
+  assign \$2  = ~ clear;
+  assign \$3  = _d_active & \$2 ;
+  assign \$4  = ~ clear;
+  assign \$5  = _c_active & \$4 ;
+  assign \$6  = _e_addr == _c_addr;
+  assign \$7  = e_here & \$6 ;
+  assign \$8  = e_epoch == c_epoch;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = _c_fwd | \$9 ;
+  assign \$11  = _e_addr == _c_addr;
+  assign \$12  = e_here & \$11 ;
+  assign \$13  = e_epoch == c_epoch;
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = \$14  ? _e_total : _c_fwd_word;
+  assign \$16  = ~ rd_error;
+  assign \$17  = _c_valid & \$16 ;
+  assign \$18  = \$17  ? rd_data : 64'h0000000000000000;
+  assign \$19  = \$10  ? \$15  : \$18 ;
+  assign \$20  = restart ? 5'h00 : _c_cap;
+  assign \$21  = ~ clear;
+  assign \$22  = _b_active & \$21 ;
+  assign \$23  = _e_addr == _b_addr;
+  assign \$24  = e_here & \$23 ;
+  assign \$25  = e_epoch == b_epoch;
+  assign \$26  = \$24  & \$25 ;
+  assign \$27  = _b_fwd | \$26 ;
+  assign \$28  = _e_addr == _b_addr;
+  assign \$29  = e_here & \$28 ;
+  assign \$30  = e_epoch == b_epoch;
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = \$31  ? _e_total : _b_fwd_word;
+  assign \$33  = ~ rd_reserve;
+  assign \$34  = ~ rd_en;
+  assign \$35  = \$33  & \$34 ;
+  assign \$36  = _ptr == 4'hd;
+  assign \$37  = _ptr + 1'h1;
+  assign \$38  = \$36  ? 5'h00 : \$37 ;
+  assign \$39  = ~ rd_reserve;
+  assign \$40  = ~ rd_en;
+  assign \$41  = \$39  & \$40 ;
+  assign \$42  = _b_addr == _ptr;
+  assign \$43  = _b_active & \$42 ;
+  assign \$44  = ~ \$43 ;
+  assign \$45  = \$41  & \$44 ;
+  assign \$46  = rd_en | \$45 ;
+  assign \$47  = ~ clear;
+  assign \$48  = \$46  & \$47 ;
+  assign \$49  = ~ rd_reserve;
+  assign \$50  = ~ rd_en;
+  assign \$51  = \$49  & \$50 ;
+  assign \$52  = _b_addr == _ptr;
+  assign \$53  = _b_active & \$52 ;
+  assign \$54  = ~ \$53 ;
+  assign \$55  = \$51  & \$54 ;
+  assign \$56  = rd_en | \$55 ;
+  assign \$57  = _valid >> a_addr;
+  assign \$58  = _c_addr == a_addr;
+  assign \$59  = restart & \$58 ;
+  assign \$61  = \$59  ? 5'h00 : \$60 ;
+  assign \$62  = _e_addr == a_addr;
+  assign \$63  = e_here & \$62 ;
+  assign \$64  = e_epoch == epoch;
+  assign \$65  = \$63  & \$64 ;
+  assign \$66  = ~ rd_reserve;
+  assign \$67  = ~ rd_en;
+  assign \$68  = \$66  & \$67 ;
+  assign \$69  = _b_addr == _ptr;
+  assign \$70  = _b_active & \$69 ;
+  assign \$71  = ~ \$70 ;
+  assign \$72  = \$68  & \$71 ;
+  assign \$73  = rd_en | \$72 ;
+  assign \$74  = ! a_addr;
+  assign \$75  = \$73  & \$74 ;
+  assign \$76  = clear | \$75 ;
+  assign \$77  = ! _c_addr;
+  assign \$78  = restart & \$77 ;
+  assign \$79  = \$76  | \$78 ;
+  assign \$80  = pre0 + inc[0];
+  assign \$81  = ~ rd_reserve;
+  assign \$82  = ~ rd_en;
+  assign \$83  = \$81  & \$82 ;
+  assign \$84  = _b_addr == _ptr;
+  assign \$85  = _b_active & \$84 ;
+  assign \$86  = ~ \$85 ;
+  assign \$87  = \$83  & \$86 ;
+  assign \$88  = rd_en | \$87 ;
+  assign \$89  = a_addr == 1'h1;
+  assign \$90  = \$88  & \$89 ;
+  assign \$91  = clear | \$90 ;
+  assign \$92  = _c_addr == 1'h1;
+  assign \$93  = restart & \$92 ;
+  assign \$94  = \$91  | \$93 ;
+  assign \$95  = pre1 + inc[1];
+  assign \$96  = ~ rd_reserve;
+  assign \$97  = ~ rd_en;
+  assign \$98  = \$96  & \$97 ;
+  assign \$99  = _b_addr == _ptr;
+  assign \$100  = _b_active & \$99 ;
+  assign \$101  = ~ \$100 ;
+  assign \$102  = \$98  & \$101 ;
+  assign \$103  = rd_en | \$102 ;
+  assign \$104  = a_addr == 2'h2;
+  assign \$105  = \$103  & \$104 ;
+  assign \$106  = clear | \$105 ;
+  assign \$107  = _c_addr == 2'h2;
+  assign \$108  = restart & \$107 ;
+  assign \$109  = \$106  | \$108 ;
+  assign \$110  = pre2 + inc[2];
+  assign \$111  = ~ rd_reserve;
+  assign \$112  = ~ rd_en;
+  assign \$113  = \$111  & \$112 ;
+  assign \$114  = _b_addr == _ptr;
+  assign \$115  = _b_active & \$114 ;
+  assign \$116  = ~ \$115 ;
+  assign \$117  = \$113  & \$116 ;
+  assign \$118  = rd_en | \$117 ;
+  assign \$119  = a_addr == 2'h3;
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = clear | \$120 ;
+  assign \$122  = _c_addr == 2'h3;
+  assign \$123  = restart & \$122 ;
+  assign \$124  = \$121  | \$123 ;
+  assign \$125  = pre3 + inc[3];
+  assign \$126  = ~ rd_reserve;
+  assign \$127  = ~ rd_en;
+  assign \$128  = \$126  & \$127 ;
+  assign \$129  = _b_addr == _ptr;
+  assign \$130  = _b_active & \$129 ;
+  assign \$131  = ~ \$130 ;
+  assign \$132  = \$128  & \$131 ;
+  assign \$133  = rd_en | \$132 ;
+  assign \$134  = a_addr == 3'h4;
+  assign \$135  = \$133  & \$134 ;
+  assign \$136  = clear | \$135 ;
+  assign \$137  = _c_addr == 3'h4;
+  assign \$138  = restart & \$137 ;
+  assign \$139  = \$136  | \$138 ;
+  assign \$140  = pre4 + inc[4];
+  assign \$141  = ~ rd_reserve;
+  assign \$142  = ~ rd_en;
+  assign \$143  = \$141  & \$142 ;
+  assign \$144  = _b_addr == _ptr;
+  assign \$145  = _b_active & \$144 ;
+  assign \$146  = ~ \$145 ;
+  assign \$147  = \$143  & \$146 ;
+  assign \$148  = rd_en | \$147 ;
+  assign \$149  = a_addr == 3'h5;
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = clear | \$150 ;
+  assign \$152  = _c_addr == 3'h5;
+  assign \$153  = restart & \$152 ;
+  assign \$154  = \$151  | \$153 ;
+  assign \$155  = pre5 + inc[5];
+  assign \$156  = ~ rd_reserve;
+  assign \$157  = ~ rd_en;
+  assign \$158  = \$156  & \$157 ;
+  assign \$159  = _b_addr == _ptr;
+  assign \$160  = _b_active & \$159 ;
+  assign \$161  = ~ \$160 ;
+  assign \$162  = \$158  & \$161 ;
+  assign \$163  = rd_en | \$162 ;
+  assign \$164  = a_addr == 3'h6;
+  assign \$165  = \$163  & \$164 ;
+  assign \$166  = clear | \$165 ;
+  assign \$167  = _c_addr == 3'h6;
+  assign \$168  = restart & \$167 ;
+  assign \$169  = \$166  | \$168 ;
+  assign \$170  = pre6 + inc[6];
+  assign \$171  = ~ rd_reserve;
+  assign \$172  = ~ rd_en;
+  assign \$173  = \$171  & \$172 ;
+  assign \$174  = _b_addr == _ptr;
+  assign \$175  = _b_active & \$174 ;
+  assign \$176  = ~ \$175 ;
+  assign \$177  = \$173  & \$176 ;
+  assign \$178  = rd_en | \$177 ;
+  assign \$179  = a_addr == 3'h7;
+  assign \$180  = \$178  & \$179 ;
+  assign \$181  = clear | \$180 ;
+  assign \$182  = _c_addr == 3'h7;
+  assign \$183  = restart & \$182 ;
+  assign \$184  = \$181  | \$183 ;
+  assign \$185  = pre7 + inc[7];
+  assign \$186  = ~ rd_reserve;
+  assign \$187  = ~ rd_en;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = _b_addr == _ptr;
+  assign \$190  = _b_active & \$189 ;
+  assign \$191  = ~ \$190 ;
+  assign \$192  = \$188  & \$191 ;
+  assign \$193  = rd_en | \$192 ;
+  assign \$194  = a_addr == 4'h8;
+  assign \$195  = \$193  & \$194 ;
+  assign \$196  = clear | \$195 ;
+  assign \$197  = _c_addr == 4'h8;
+  assign \$198  = restart & \$197 ;
+  assign \$199  = \$196  | \$198 ;
+  assign \$200  = pre8 + inc[8];
+  assign \$201  = ~ rd_reserve;
+  assign \$202  = ~ rd_en;
+  assign \$203  = \$201  & \$202 ;
+  assign \$204  = _b_addr == _ptr;
+  assign \$205  = _b_active & \$204 ;
+  assign \$206  = ~ \$205 ;
+  assign \$207  = \$203  & \$206 ;
+  assign \$208  = rd_en | \$207 ;
+  assign \$209  = a_addr == 4'h9;
+  assign \$210  = \$208  & \$209 ;
+  assign \$211  = clear | \$210 ;
+  assign \$212  = _c_addr == 4'h9;
+  assign \$213  = restart & \$212 ;
+  assign \$214  = \$211  | \$213 ;
+  assign \$215  = pre9 + inc[9];
+  assign \$216  = ~ rd_reserve;
+  assign \$217  = ~ rd_en;
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = _b_addr == _ptr;
+  assign \$220  = _b_active & \$219 ;
+  assign \$221  = ~ \$220 ;
+  assign \$222  = \$218  & \$221 ;
+  assign \$223  = rd_en | \$222 ;
+  assign \$224  = a_addr == 4'ha;
+  assign \$225  = \$223  & \$224 ;
+  assign \$226  = clear | \$225 ;
+  assign \$227  = _c_addr == 4'ha;
+  assign \$228  = restart & \$227 ;
+  assign \$229  = \$226  | \$228 ;
+  assign \$230  = pre10 + inc[10];
+  assign \$231  = ~ rd_reserve;
+  assign \$232  = ~ rd_en;
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = _b_addr == _ptr;
+  assign \$235  = _b_active & \$234 ;
+  assign \$236  = ~ \$235 ;
+  assign \$237  = \$233  & \$236 ;
+  assign \$238  = rd_en | \$237 ;
+  assign \$239  = a_addr == 4'hb;
+  assign \$240  = \$238  & \$239 ;
+  assign \$241  = clear | \$240 ;
+  assign \$242  = _c_addr == 4'hb;
+  assign \$243  = restart & \$242 ;
+  assign \$244  = \$241  | \$243 ;
+  assign \$245  = pre11 + inc[11];
+  assign \$246  = ~ rd_reserve;
+  assign \$247  = ~ rd_en;
+  assign \$248  = \$246  & \$247 ;
+  assign \$249  = _b_addr == _ptr;
+  assign \$250  = _b_active & \$249 ;
+  assign \$251  = ~ \$250 ;
+  assign \$252  = \$248  & \$251 ;
+  assign \$253  = rd_en | \$252 ;
+  assign \$254  = a_addr == 4'hc;
+  assign \$255  = \$253  & \$254 ;
+  assign \$256  = clear | \$255 ;
+  assign \$257  = _c_addr == 4'hc;
+  assign \$258  = restart & \$257 ;
+  assign \$259  = \$256  | \$258 ;
+  assign \$260  = pre12 + inc[12];
+  assign \$261  = ~ rd_reserve;
+  assign \$262  = ~ rd_en;
+  assign \$263  = \$261  & \$262 ;
+  assign \$264  = _b_addr == _ptr;
+  assign \$265  = _b_active & \$264 ;
+  assign \$266  = ~ \$265 ;
+  assign \$267  = \$263  & \$266 ;
+  assign \$268  = rd_en | \$267 ;
+  assign \$269  = a_addr == 4'hd;
+  assign \$270  = \$268  & \$269 ;
+  assign \$271  = clear | \$270 ;
+  assign \$272  = _c_addr == 4'hd;
+  assign \$273  = restart & \$272 ;
+  assign \$274  = \$271  | \$273 ;
+  assign \$275  = pre13 + inc[13];
+  assign \$276  = _d_word + _d_cap;
+  assign \$277  = _c_active & _c_valid;
+  assign \$278  = _e_addr == _c_addr;
+  assign \$279  = e_here & \$278 ;
+  assign \$280  = e_epoch == c_epoch;
+  assign \$281  = \$279  & \$280 ;
+  assign \$282  = _c_fwd | \$281 ;
+  assign \$283  = ~ \$282 ;
+  assign checked = \$277  & \$283 ;
   assign restart = checked & rd_error;
-  assign \$3  = _c_valid ? rd_data : 64'h0000000000000000;
-  assign _c_word = _c_fwd ? _c_fwd_word : \$3 ;
-  assign \$4  = _c_word + _c_cap;
-  assign total = restart ? 64'h0000000000000000 : \$4 [63:0];
   assign err_corrected = checked & rd_corrected;
   assign a_addr = rd_en ? rd_addr : _ptr;
-  assign \$5  = err_index == a_addr;
-  assign \$6  = _c_active & \$5 ;
-  assign \$7  = wr_addr == a_addr;
-  assign \$8  = wr_en & \$7 ;
-  assign a_fwd = \$6  | \$8 ;
-  assign \$9  = ~ clear;
-  assign \$10  = _c_active & \$9 ;
-  assign \$11  = ~ rd_reserve;
-  assign \$12  = ~ rd_en;
-  assign \$13  = \$11  & \$12 ;
-  assign \$14  = _ptr == 4'hd;
-  assign \$15  = _ptr + 1'h1;
-  assign \$16  = \$14  ? 5'h00 : \$15 ;
-  assign \$17  = ~ rd_reserve;
-  assign \$18  = ~ rd_en;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = _b_addr == _ptr;
-  assign \$21  = _b_active & \$20 ;
-  assign \$22  = ~ \$21 ;
-  assign \$23  = \$19  & \$22 ;
-  assign \$24  = rd_en | \$23 ;
-  assign \$25  = ~ clear;
-  assign \$26  = \$24  & \$25 ;
-  assign \$27  = _valid >> a_addr;
-  assign \$28  = err_index == a_addr;
-  assign \$29  = restart & \$28 ;
-  assign \$31  = \$29  ? 5'h00 : \$30 ;
-  assign \$32  = err_index == a_addr;
-  assign \$33  = _c_active & \$32 ;
-  assign \$34  = \$33  ? total : wr_data;
-  assign \$35  = ~ rd_reserve;
-  assign \$36  = ~ rd_en;
-  assign \$37  = \$35  & \$36 ;
-  assign \$38  = _b_addr == _ptr;
-  assign \$39  = _b_active & \$38 ;
-  assign \$40  = ~ \$39 ;
-  assign \$41  = \$37  & \$40 ;
-  assign \$42  = rd_en | \$41 ;
-  assign \$43  = ! a_addr;
-  assign \$44  = \$42  & \$43 ;
-  assign \$45  = clear | \$44 ;
-  assign \$46  = ! err_index;
-  assign \$47  = restart & \$46 ;
-  assign \$48  = \$45  | \$47 ;
-  assign \$49  = pre0 + inc[0];
-  assign \$50  = ~ rd_reserve;
-  assign \$51  = ~ rd_en;
-  assign \$52  = \$50  & \$51 ;
-  assign \$53  = _b_addr == _ptr;
-  assign \$54  = _b_active & \$53 ;
-  assign \$55  = ~ \$54 ;
-  assign \$56  = \$52  & \$55 ;
-  assign \$57  = rd_en | \$56 ;
-  assign \$58  = a_addr == 1'h1;
-  assign \$59  = \$57  & \$58 ;
-  assign \$60  = clear | \$59 ;
-  assign \$61  = err_index == 1'h1;
-  assign \$62  = restart & \$61 ;
-  assign \$63  = \$60  | \$62 ;
-  assign \$64  = pre1 + inc[1];
-  assign \$65  = ~ rd_reserve;
-  assign \$66  = ~ rd_en;
-  assign \$67  = \$65  & \$66 ;
-  assign \$68  = _b_addr == _ptr;
-  assign \$69  = _b_active & \$68 ;
-  assign \$70  = ~ \$69 ;
-  assign \$71  = \$67  & \$70 ;
-  assign \$72  = rd_en | \$71 ;
-  assign \$73  = a_addr == 2'h2;
-  assign \$74  = \$72  & \$73 ;
-  assign \$75  = clear | \$74 ;
-  assign \$76  = err_index == 2'h2;
-  assign \$77  = restart & \$76 ;
-  assign \$78  = \$75  | \$77 ;
-  assign \$79  = pre2 + inc[2];
-  assign \$80  = ~ rd_reserve;
-  assign \$81  = ~ rd_en;
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = _b_addr == _ptr;
-  assign \$84  = _b_active & \$83 ;
-  assign \$85  = ~ \$84 ;
-  assign \$86  = \$82  & \$85 ;
-  assign \$87  = rd_en | \$86 ;
-  assign \$88  = a_addr == 2'h3;
-  assign \$89  = \$87  & \$88 ;
-  assign \$90  = clear | \$89 ;
-  assign \$91  = err_index == 2'h3;
-  assign \$92  = restart & \$91 ;
-  assign \$93  = \$90  | \$92 ;
-  assign \$94  = pre3 + inc[3];
-  assign \$95  = ~ rd_reserve;
-  assign \$96  = ~ rd_en;
-  assign \$97  = \$95  & \$96 ;
-  assign \$98  = _b_addr == _ptr;
-  assign \$99  = _b_active & \$98 ;
-  assign \$100  = ~ \$99 ;
-  assign \$101  = \$97  & \$100 ;
-  assign \$102  = rd_en | \$101 ;
-  assign \$103  = a_addr == 3'h4;
-  assign \$104  = \$102  & \$103 ;
-  assign \$105  = clear | \$104 ;
-  assign \$106  = err_index == 3'h4;
-  assign \$107  = restart & \$106 ;
-  assign \$108  = \$105  | \$107 ;
-  assign \$109  = pre4 + inc[4];
-  assign \$110  = ~ rd_reserve;
-  assign \$111  = ~ rd_en;
-  assign \$112  = \$110  & \$111 ;
-  assign \$113  = _b_addr == _ptr;
-  assign \$114  = _b_active & \$113 ;
-  assign \$115  = ~ \$114 ;
-  assign \$116  = \$112  & \$115 ;
-  assign \$117  = rd_en | \$116 ;
-  assign \$118  = a_addr == 3'h5;
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = clear | \$119 ;
-  assign \$121  = err_index == 3'h5;
-  assign \$122  = restart & \$121 ;
-  assign \$123  = \$120  | \$122 ;
-  assign \$124  = pre5 + inc[5];
-  assign \$125  = ~ rd_reserve;
-  assign \$126  = ~ rd_en;
-  assign \$127  = \$125  & \$126 ;
-  assign \$128  = _b_addr == _ptr;
-  assign \$129  = _b_active & \$128 ;
-  assign \$130  = ~ \$129 ;
-  assign \$131  = \$127  & \$130 ;
-  assign \$132  = rd_en | \$131 ;
-  assign \$133  = a_addr == 3'h6;
-  assign \$134  = \$132  & \$133 ;
-  assign \$135  = clear | \$134 ;
-  assign \$136  = err_index == 3'h6;
-  assign \$137  = restart & \$136 ;
-  assign \$138  = \$135  | \$137 ;
-  assign \$139  = pre6 + inc[6];
-  assign \$140  = ~ rd_reserve;
-  assign \$141  = ~ rd_en;
-  assign \$142  = \$140  & \$141 ;
-  assign \$143  = _b_addr == _ptr;
-  assign \$144  = _b_active & \$143 ;
-  assign \$145  = ~ \$144 ;
-  assign \$146  = \$142  & \$145 ;
-  assign \$147  = rd_en | \$146 ;
-  assign \$148  = a_addr == 3'h7;
-  assign \$149  = \$147  & \$148 ;
-  assign \$150  = clear | \$149 ;
-  assign \$151  = err_index == 3'h7;
-  assign \$152  = restart & \$151 ;
-  assign \$153  = \$150  | \$152 ;
-  assign \$154  = pre7 + inc[7];
-  assign \$155  = ~ rd_reserve;
-  assign \$156  = ~ rd_en;
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = _b_addr == _ptr;
-  assign \$159  = _b_active & \$158 ;
-  assign \$160  = ~ \$159 ;
-  assign \$161  = \$157  & \$160 ;
-  assign \$162  = rd_en | \$161 ;
-  assign \$163  = a_addr == 4'h8;
-  assign \$164  = \$162  & \$163 ;
-  assign \$165  = clear | \$164 ;
-  assign \$166  = err_index == 4'h8;
-  assign \$167  = restart & \$166 ;
-  assign \$168  = \$165  | \$167 ;
-  assign \$169  = pre8 + inc[8];
-  assign \$170  = ~ rd_reserve;
-  assign \$171  = ~ rd_en;
-  assign \$172  = \$170  & \$171 ;
-  assign \$173  = _b_addr == _ptr;
-  assign \$174  = _b_active & \$173 ;
-  assign \$175  = ~ \$174 ;
-  assign \$176  = \$172  & \$175 ;
-  assign \$177  = rd_en | \$176 ;
-  assign \$178  = a_addr == 4'h9;
-  assign \$179  = \$177  & \$178 ;
-  assign \$180  = clear | \$179 ;
-  assign \$181  = err_index == 4'h9;
-  assign \$182  = restart & \$181 ;
-  assign \$183  = \$180  | \$182 ;
-  assign \$184  = pre9 + inc[9];
-  assign \$185  = ~ rd_reserve;
-  assign \$186  = ~ rd_en;
-  assign \$187  = \$185  & \$186 ;
-  assign \$188  = _b_addr == _ptr;
-  assign \$189  = _b_active & \$188 ;
-  assign \$190  = ~ \$189 ;
-  assign \$191  = \$187  & \$190 ;
-  assign \$192  = rd_en | \$191 ;
-  assign \$193  = a_addr == 4'ha;
-  assign \$194  = \$192  & \$193 ;
-  assign \$195  = clear | \$194 ;
-  assign \$196  = err_index == 4'ha;
-  assign \$197  = restart & \$196 ;
-  assign \$198  = \$195  | \$197 ;
-  assign \$199  = pre10 + inc[10];
-  assign \$200  = ~ rd_reserve;
-  assign \$201  = ~ rd_en;
-  assign \$202  = \$200  & \$201 ;
-  assign \$203  = _b_addr == _ptr;
-  assign \$204  = _b_active & \$203 ;
-  assign \$205  = ~ \$204 ;
-  assign \$206  = \$202  & \$205 ;
-  assign \$207  = rd_en | \$206 ;
-  assign \$208  = a_addr == 4'hb;
-  assign \$209  = \$207  & \$208 ;
-  assign \$210  = clear | \$209 ;
-  assign \$211  = err_index == 4'hb;
-  assign \$212  = restart & \$211 ;
-  assign \$213  = \$210  | \$212 ;
-  assign \$214  = pre11 + inc[11];
-  assign \$215  = ~ rd_reserve;
-  assign \$216  = ~ rd_en;
-  assign \$217  = \$215  & \$216 ;
-  assign \$218  = _b_addr == _ptr;
-  assign \$219  = _b_active & \$218 ;
-  assign \$220  = ~ \$219 ;
-  assign \$221  = \$217  & \$220 ;
-  assign \$222  = rd_en | \$221 ;
-  assign \$223  = a_addr == 4'hc;
-  assign \$224  = \$222  & \$223 ;
-  assign \$225  = clear | \$224 ;
-  assign \$226  = err_index == 4'hc;
-  assign \$227  = restart & \$226 ;
-  assign \$228  = \$225  | \$227 ;
-  assign \$229  = pre12 + inc[12];
-  assign \$230  = ~ rd_reserve;
-  assign \$231  = ~ rd_en;
-  assign \$232  = \$230  & \$231 ;
-  assign \$233  = _b_addr == _ptr;
-  assign \$234  = _b_active & \$233 ;
-  assign \$235  = ~ \$234 ;
-  assign \$236  = \$232  & \$235 ;
-  assign \$237  = rd_en | \$236 ;
-  assign \$238  = a_addr == 4'hd;
-  assign \$239  = \$237  & \$238 ;
-  assign \$240  = clear | \$239 ;
-  assign \$241  = err_index == 4'hd;
-  assign \$242  = restart & \$241 ;
-  assign \$243  = \$240  | \$242 ;
-  assign \$244  = pre13 + inc[13];
-  assign \$245  = ~ clear;
-  assign \$246  = _b_active & \$245 ;
   always @(posedge clk)
-    wr_en <= \$247 ;
+    epoch <= \$284 ;
   always @(posedge clk)
-    wr_addr <= \$248 ;
+    _valid <= \$285 ;
   always @(posedge clk)
-    wr_data <= \$249 ;
+    _e_active <= \$286 ;
   always @(posedge clk)
-    _valid <= \$250 ;
+    _e_addr <= \$287 ;
   always @(posedge clk)
-    _ptr <= \$251 ;
+    _e_total <= \$288 ;
   always @(posedge clk)
-    _b_active <= \$252 ;
+    e_epoch <= \$289 ;
   always @(posedge clk)
-    _b_addr <= \$253 ;
+    e_here <= \$290 ;
   always @(posedge clk)
-    _b_valid <= \$254 ;
+    _d_active <= \$291 ;
   always @(posedge clk)
-    _b_cap <= \$255 ;
+    _d_addr <= \$292 ;
   always @(posedge clk)
-    _b_fwd <= \$256 ;
+    d_epoch <= \$293 ;
   always @(posedge clk)
-    _b_fwd_word <= \$257 ;
+    d_here <= \$294 ;
   always @(posedge clk)
-    pre0 <= \$258 ;
+    _d_word <= \$295 ;
   always @(posedge clk)
-    pre1 <= \$259 ;
+    _d_cap <= \$296 ;
   always @(posedge clk)
-    pre2 <= \$260 ;
+    _c_active <= \$297 ;
   always @(posedge clk)
-    pre3 <= \$261 ;
+    _c_addr <= \$298 ;
   always @(posedge clk)
-    pre4 <= \$262 ;
+    _c_valid <= \$299 ;
   always @(posedge clk)
-    pre5 <= \$263 ;
+    _c_cap <= \$300 ;
   always @(posedge clk)
-    pre6 <= \$264 ;
+    c_epoch <= \$301 ;
   always @(posedge clk)
-    pre7 <= \$265 ;
+    c_here <= \$302 ;
   always @(posedge clk)
-    pre8 <= \$266 ;
+    _c_fwd <= \$303 ;
   always @(posedge clk)
-    pre9 <= \$267 ;
+    _c_fwd_word <= \$304 ;
   always @(posedge clk)
-    pre10 <= \$268 ;
+    _ptr <= \$305 ;
   always @(posedge clk)
-    pre11 <= \$269 ;
+    _b_active <= \$306 ;
   always @(posedge clk)
-    pre12 <= \$270 ;
+    b_here <= \$307 ;
   always @(posedge clk)
-    pre13 <= \$271 ;
+    _b_addr <= \$308 ;
   always @(posedge clk)
-    _c_active <= \$272 ;
+    _b_valid <= \$309 ;
   always @(posedge clk)
-    err_index <= \$273 ;
+    b_epoch <= \$310 ;
   always @(posedge clk)
-    _c_valid <= \$274 ;
+    _b_cap <= \$311 ;
   always @(posedge clk)
-    _c_fwd <= \$275 ;
+    _b_fwd <= \$312 ;
   always @(posedge clk)
-    _c_fwd_word <= \$276 ;
+    _b_fwd_word <= \$313 ;
   always @(posedge clk)
-    _c_cap <= \$277 ;
+    pre0 <= \$314 ;
+  always @(posedge clk)
+    pre1 <= \$315 ;
+  always @(posedge clk)
+    pre2 <= \$316 ;
+  always @(posedge clk)
+    pre3 <= \$317 ;
+  always @(posedge clk)
+    pre4 <= \$318 ;
+  always @(posedge clk)
+    pre5 <= \$319 ;
+  always @(posedge clk)
+    pre6 <= \$320 ;
+  always @(posedge clk)
+    pre7 <= \$321 ;
+  always @(posedge clk)
+    pre8 <= \$322 ;
+  always @(posedge clk)
+    pre9 <= \$323 ;
+  always @(posedge clk)
+    pre10 <= \$324 ;
+  always @(posedge clk)
+    pre11 <= \$325 ;
+  always @(posedge clk)
+    pre12 <= \$326 ;
+  always @(posedge clk)
+    pre13 <= \$327 ;
   \kv_asu.regs.stats.mem  mem (
     .clk(clk),
-    .inner__addr(wr_addr),
+    .inner__addr(_e_addr),
     .\inner__addr$12 (a_addr),
-    .inner__en(wr_en),
+    .inner__en(_e_active),
     .rd_corrected(rd_corrected),
     .rd_error(rd_error),
     .rp0_lane0_data(rd_data),
     .rst(rst),
-    .wr_data(wr_data)
+    .wr_data(_e_total)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$30  = 5'h00;
+    \$60  = 5'h00;
     casez (a_addr)
       4'h0:
-          \$30  = pre0;
+          \$60  = pre0;
       4'h1:
-          \$30  = pre1;
+          \$60  = pre1;
       4'h2:
-          \$30  = pre2;
+          \$60  = pre2;
       4'h3:
-          \$30  = pre3;
+          \$60  = pre3;
       4'h4:
-          \$30  = pre4;
+          \$60  = pre4;
       4'h5:
-          \$30  = pre5;
+          \$60  = pre5;
       4'h6:
-          \$30  = pre6;
+          \$60  = pre6;
       4'h7:
-          \$30  = pre7;
+          \$60  = pre7;
       4'h8:
-          \$30  = pre8;
+          \$60  = pre8;
       4'h9:
-          \$30  = pre9;
+          \$60  = pre9;
       4'ha:
-          \$30  = pre10;
+          \$60  = pre10;
       4'hb:
-          \$30  = pre11;
+          \$60  = pre11;
       4'hc:
-          \$30  = pre12;
+          \$60  = pre12;
       4'hd:
-          \$30  = pre13;
+          \$60  = pre13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$247  = \$10 ;
-    if (rst) begin
-      \$247  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$248  = err_index;
-    if (rst) begin
-      \$248  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$249  = total;
-    if (rst) begin
-      \$249  = 64'h0000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$250  = _valid;
+    \$284  = epoch;
     if (clear) begin
-      \$250  = 14'h0000;
-    end else if (_c_active) begin
-      casez (err_index)
+      \$284  = \$1 [1:0];
+    end
+    if (rst) begin
+      \$284  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$285  = _valid;
+    if (clear) begin
+      \$285  = 14'h0000;
+    end else if (_e_active) begin
+      casez (_e_addr)
         4'h0:
-            \$250 [0] = 1'h1;
+            \$285 [0] = 1'h1;
         4'h1:
-            \$250 [1] = 1'h1;
+            \$285 [1] = 1'h1;
         4'h2:
-            \$250 [2] = 1'h1;
+            \$285 [2] = 1'h1;
         4'h3:
-            \$250 [3] = 1'h1;
+            \$285 [3] = 1'h1;
         4'h4:
-            \$250 [4] = 1'h1;
+            \$285 [4] = 1'h1;
         4'h5:
-            \$250 [5] = 1'h1;
+            \$285 [5] = 1'h1;
         4'h6:
-            \$250 [6] = 1'h1;
+            \$285 [6] = 1'h1;
         4'h7:
-            \$250 [7] = 1'h1;
+            \$285 [7] = 1'h1;
         4'h8:
-            \$250 [8] = 1'h1;
+            \$285 [8] = 1'h1;
         4'h9:
-            \$250 [9] = 1'h1;
+            \$285 [9] = 1'h1;
         4'ha:
-            \$250 [10] = 1'h1;
+            \$285 [10] = 1'h1;
         4'hb:
-            \$250 [11] = 1'h1;
+            \$285 [11] = 1'h1;
         4'hc:
-            \$250 [12] = 1'h1;
+            \$285 [12] = 1'h1;
         4'hd:
-            \$250 [13] = 1'h1;
+            \$285 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$250  = 14'h0000;
+      \$285  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$251  = _ptr;
-    if (\$13 ) begin
-      \$251  = \$16 [3:0];
-    end
+    \$286  = \$3 ;
     if (rst) begin
-      \$251  = 4'h0;
+      \$286  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$252  = \$26 ;
+    \$287  = _d_addr;
     if (rst) begin
-      \$252  = 1'h0;
+      \$287  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$253  = a_addr;
+    \$288  = \$276 [63:0];
     if (rst) begin
-      \$253  = 4'h0;
+      \$288  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$254  = \$27 ;
+    \$289  = d_epoch;
     if (rst) begin
-      \$254  = 1'h0;
+      \$289  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$255  = \$31 ;
+    \$290  = d_here;
     if (rst) begin
-      \$255  = 5'h00;
+      \$290  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$256  = a_fwd;
+    \$291  = \$5 ;
     if (rst) begin
-      \$256  = 1'h0;
+      \$291  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$257  = \$34 ;
+    \$292  = _c_addr;
     if (rst) begin
-      \$257  = 64'h0000000000000000;
+      \$292  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$48 ) begin
-      \$258  = { 4'h0, inc[0] };
-    end else begin
-      \$258  = \$49 [4:0];
-    end
+    \$293  = c_epoch;
     if (rst) begin
-      \$258  = 5'h00;
+      \$293  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$63 ) begin
-      \$259  = { 4'h0, inc[1] };
-    end else begin
-      \$259  = \$64 [4:0];
-    end
+    \$294  = c_here;
     if (rst) begin
-      \$259  = 5'h00;
+      \$294  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$78 ) begin
-      \$260  = { 4'h0, inc[2] };
-    end else begin
-      \$260  = \$79 [4:0];
-    end
+    \$295  = \$19 ;
     if (rst) begin
-      \$260  = 5'h00;
+      \$295  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$93 ) begin
-      \$261  = { 4'h0, inc[3] };
-    end else begin
-      \$261  = \$94 [4:0];
-    end
+    \$296  = \$20 ;
     if (rst) begin
-      \$261  = 5'h00;
+      \$296  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$108 ) begin
-      \$262  = { 4'h0, inc[4] };
-    end else begin
-      \$262  = \$109 [4:0];
-    end
+    \$297  = \$22 ;
     if (rst) begin
-      \$262  = 5'h00;
+      \$297  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$123 ) begin
-      \$263  = { 4'h0, inc[5] };
-    end else begin
-      \$263  = \$124 [4:0];
-    end
+    \$298  = _b_addr;
     if (rst) begin
-      \$263  = 5'h00;
+      \$298  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$138 ) begin
-      \$264  = { 4'h0, inc[6] };
-    end else begin
-      \$264  = \$139 [4:0];
-    end
+    \$299  = _b_valid;
     if (rst) begin
-      \$264  = 5'h00;
+      \$299  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$153 ) begin
-      \$265  = { 4'h0, inc[7] };
-    end else begin
-      \$265  = \$154 [4:0];
-    end
+    \$300  = _b_cap;
     if (rst) begin
-      \$265  = 5'h00;
+      \$300  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$168 ) begin
-      \$266  = { 4'h0, inc[8] };
-    end else begin
-      \$266  = \$169 [4:0];
-    end
+    \$301  = b_epoch;
     if (rst) begin
-      \$266  = 5'h00;
+      \$301  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$183 ) begin
-      \$267  = { 4'h0, inc[9] };
-    end else begin
-      \$267  = \$184 [4:0];
-    end
+    \$302  = b_here;
     if (rst) begin
-      \$267  = 5'h00;
+      \$302  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$198 ) begin
-      \$268  = { 4'h0, inc[10] };
-    end else begin
-      \$268  = \$199 [4:0];
-    end
+    \$303  = \$27 ;
     if (rst) begin
-      \$268  = 5'h00;
+      \$303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$213 ) begin
-      \$269  = { 4'h0, inc[11] };
-    end else begin
-      \$269  = \$214 [4:0];
-    end
+    \$304  = \$32 ;
     if (rst) begin
-      \$269  = 5'h00;
+      \$304  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$228 ) begin
-      \$270  = { 4'h0, inc[12] };
-    end else begin
-      \$270  = \$229 [4:0];
+    \$305  = _ptr;
+    if (\$35 ) begin
+      \$305  = \$38 [3:0];
     end
     if (rst) begin
-      \$270  = 5'h00;
+      \$305  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$306  = \$48 ;
+    if (rst) begin
+      \$306  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$307  = \$56 ;
+    if (rst) begin
+      \$307  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$308  = a_addr;
+    if (rst) begin
+      \$308  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$309  = \$57 ;
+    if (rst) begin
+      \$309  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$310  = epoch;
+    if (rst) begin
+      \$310  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$311  = \$61 ;
+    if (rst) begin
+      \$311  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$312  = \$65 ;
+    if (rst) begin
+      \$312  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$313  = _e_total;
+    if (rst) begin
+      \$313  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$243 ) begin
-      \$271  = { 4'h0, inc[13] };
+    if (\$79 ) begin
+      \$314  = { 4'h0, inc[0] };
     end else begin
-      \$271  = \$244 [4:0];
+      \$314  = \$80 [4:0];
     end
     if (rst) begin
-      \$271  = 5'h00;
+      \$314  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$272  = \$246 ;
+    (* full_case = 32'd1 *)
+    if (\$94 ) begin
+      \$315  = { 4'h0, inc[1] };
+    end else begin
+      \$315  = \$95 [4:0];
+    end
     if (rst) begin
-      \$272  = 1'h0;
+      \$315  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$273  = _b_addr;
+    (* full_case = 32'd1 *)
+    if (\$109 ) begin
+      \$316  = { 4'h0, inc[2] };
+    end else begin
+      \$316  = \$110 [4:0];
+    end
     if (rst) begin
-      \$273  = 4'h0;
+      \$316  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$274  = _b_valid;
+    (* full_case = 32'd1 *)
+    if (\$124 ) begin
+      \$317  = { 4'h0, inc[3] };
+    end else begin
+      \$317  = \$125 [4:0];
+    end
     if (rst) begin
-      \$274  = 1'h0;
+      \$317  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$275  = _b_fwd;
+    (* full_case = 32'd1 *)
+    if (\$139 ) begin
+      \$318  = { 4'h0, inc[4] };
+    end else begin
+      \$318  = \$140 [4:0];
+    end
     if (rst) begin
-      \$275  = 1'h0;
+      \$318  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$276  = _b_fwd_word;
+    (* full_case = 32'd1 *)
+    if (\$154 ) begin
+      \$319  = { 4'h0, inc[5] };
+    end else begin
+      \$319  = \$155 [4:0];
+    end
     if (rst) begin
-      \$276  = 64'h0000000000000000;
+      \$319  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$277  = _b_cap;
+    (* full_case = 32'd1 *)
+    if (\$169 ) begin
+      \$320  = { 4'h0, inc[6] };
+    end else begin
+      \$320  = \$170 [4:0];
+    end
     if (rst) begin
-      \$277  = 5'h00;
+      \$320  = 5'h00;
     end
   end
-  assign raw_total = \$4 [63:0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$184 ) begin
+      \$321  = { 4'h0, inc[7] };
+    end else begin
+      \$321  = \$185 [4:0];
+    end
+    if (rst) begin
+      \$321  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$199 ) begin
+      \$322  = { 4'h0, inc[8] };
+    end else begin
+      \$322  = \$200 [4:0];
+    end
+    if (rst) begin
+      \$322  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$214 ) begin
+      \$323  = { 4'h0, inc[9] };
+    end else begin
+      \$323  = \$215 [4:0];
+    end
+    if (rst) begin
+      \$323  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$229 ) begin
+      \$324  = { 4'h0, inc[10] };
+    end else begin
+      \$324  = \$230 [4:0];
+    end
+    if (rst) begin
+      \$324  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$244 ) begin
+      \$325  = { 4'h0, inc[11] };
+    end else begin
+      \$325  = \$245 [4:0];
+    end
+    if (rst) begin
+      \$325  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$259 ) begin
+      \$326  = { 4'h0, inc[12] };
+    end else begin
+      \$326  = \$260 [4:0];
+    end
+    if (rst) begin
+      \$326  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$274 ) begin
+      \$327  = { 4'h0, inc[13] };
+    end else begin
+      \$327  = \$275 [4:0];
+    end
+    if (rst) begin
+      \$327  = 5'h00;
+    end
+  end
+  assign wr_addr = _e_addr;
+  assign wr_data = _e_total;
+  assign wr_en = _e_active;
+  assign \rd_data$58  = \$276 [63:0];
   assign err_uncorrectable = restart;
-  assign _c_addr = err_index;
-  assign \rd_data$17  = total;
-  assign _d_addr = wr_addr;
-  assign _d_total = wr_data;
-  assign _d_active = wr_en;
-  assign \rd_addr$28  = a_addr;
+  assign err_index = _c_addr;
+  assign \rd_addr$65  = a_addr;
+  assign total = \$276 [63:0];
 endmodule
 
 (* generator = "Amaranth" *)
