@@ -101,17 +101,24 @@ class _CodedArray:
     registers. Every block-RAM output goes straight into a register.
     """
 
-    def __init__(self, m, name, depth, width, registered=True, memory=Memory):
+    def __init__(self, m, name, depth, width, registered=True, memory=Memory,
+                 port_registered=False):
         self.m, self.name, self.registered = m, name, registered
+        self.port_registered = port_registered
         self.banks = [memory(shape=width, depth=depth, init=[], attrs={"no_rw_check": 1})
                       for _ in range(2)]
         self.memory_names = [f"{name}{i}" for i in range(2)]
         for i, mem in enumerate(self.banks):
             m.submodules[f"{name}{i}"] = mem
         self.wp = [mem.write_port() for mem in self.banks]
-        self.cmd_rp = [mem.read_port() for mem in self.banks]
-        self.fb_rp = [mem.read_port() for mem in self.banks]
-        if registered:
+        rp_args = {"registered": True} if port_registered else {}
+        self.cmd_rp = [mem.read_port(**rp_args) for mem in self.banks]
+        self.fb_rp = [mem.read_port(**rp_args) for mem in self.banks]
+        if port_registered:
+            # C2 is the read port's own register (hdl.protect: the coded word registered,
+            # then corrected): its data is C3's.
+            self.words = [rp.data for rp in self.cmd_rp]
+        elif registered:
             # C2: the command read's words, registered as they leave the block RAMs.
             self.words = [Signal(width, name=f"{name}{i}_word") for i in range(2)]
             m.d.sync += [q.eq(rp.data) for q, rp in zip(self.words, self.cmd_rp)]
@@ -178,7 +185,9 @@ class _CodedArray:
             self.fb_rp[1].addr.eq(fb_addr["a"]), self.fb_rp[1].en.eq(1),
             self.fb_rp[0].addr.eq(fb_addr["b"]), self.fb_rp[0].en.eq(1),
         ]
-        if self.registered:
+        if self.port_registered:          # C5: the read port's own register
+            fb_words = [rp.data for rp in self.fb_rp]
+        elif self.registered:
             fb_words = [Signal.like(rp.data, name=f"{self.name}{k}_fb_word")
                         for k, rp in enumerate(self.fb_rp)]
             m.d.sync += [q.eq(rp.data) for q, rp in zip(fb_words, self.fb_rp)]
@@ -380,8 +389,9 @@ class LruList(wiring.Component):
             memory = functools.partial(ProtectedMemory, protection=self.protection,
                                        sweep_en=self.sweep_en, sweep_addr=self.sweep_addr,
                                        memory=memory)
-        prv = _CodedArray(m, "prev", n, sw, reg, memory)
-        nxt = _CodedArray(m, "next", n, sw, reg, memory)
+        coded = self.protection != "none" and reg    # C2 and C5 in the read ports
+        prv = _CodedArray(m, "prev", n, sw, reg, memory, coded)
+        nxt = _CodedArray(m, "next", n, sw, reg, memory, coded)
 
         # C1: issue the command reads (straight at the slot port: a POP's is the tail).
         raddr = self.slot
@@ -451,7 +461,7 @@ class LruList(wiring.Component):
             checks = [(rp.error, rp.corrected, regmap.MEM_IDS[f"{a.name}{i}"], rp.error_addr)
                       for a in (prv, nxt) for i in range(2)
                       for rp in (a.cmd_rp[i], a.fb_rp[i])]
-            collect_errors(m, self, sorted(checks, key=lambda c: c[2]))
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
         if self.observed:
             self._observe(m, prv, nxt)
         return m

@@ -23,6 +23,15 @@ The flags are per port and per read, combinational from the block RAM's output, 
 cycle ``data`` is (and meaningless while the read's ``en`` was low). With lanes, ``error`` and
 ``corrected`` are ORed over the lanes (``lane_error`` / ``lane_corrected`` keep them apart).
 
+A read port made with ``registered=True`` registers the coded word as it leaves the block
+RAM, raw, and decodes the register: ``data`` and the flags come one cycle later (two cycles
+after the address), and no logic sits between the block RAM's output and a register (on the
+ECP5 a DP16KD's word takes 5.8 ns to leave the block; a syndrome and a correction behind it
+fill the rest of a 10 ns cycle).
+
+``collect_errors`` turns the checks of many ports into one report; with ``registered=True``
+each check is registered first, so that the collection starts from flip-flops.
+
 Which code a memory gets is decision D11 of ``docs/spec-decisions.md``: SECDED when its coded
 words take no more ECP5 DP16KD block RAMs than with parity (``choose_protection``).
 """
@@ -204,7 +213,7 @@ class _WritePort:
 
 
 class _ReadPort:
-    def __init__(self, mem, inner, domain):
+    def __init__(self, mem, inner, domain, registered=False):
         self.addr = Signal(range(mem.depth), name="rd_addr")
         self.data = Signal(mem.shape, name="rd_data")
         self.en = Signal(init=1, name="rd_en")
@@ -214,6 +223,7 @@ class _ReadPort:
         self.lane_corrected = Signal(mem.lanes, name="rd_lane_corrected")
         self.error_addr = Signal(range(mem.depth), name="rd_error_addr")
         self.domain = domain
+        self.registered = registered
         self._inner = inner
 
 
@@ -246,10 +256,15 @@ class ProtectedMemory(Elaboratable):
     write_port(domain="sync", granularity=None)
         Ports ``addr``, ``data`` (of ``shape``), ``en`` (one bit per lane). Every write
         port of one memory must have the same granularity (the code word is the lane).
-    read_port(domain="sync", transparent_for=())
+    read_port(domain="sync", transparent_for=(), registered=False)
         Ports ``addr``, ``en``, ``data`` (of ``shape``, corrected), ``error``,
         ``corrected``, ``lane_error``, ``lane_corrected``, ``error_addr`` (see the module
-        docstring). ``transparent_for`` names write ports of this memory.
+        docstring). ``transparent_for`` names write ports of this memory. ``registered``
+        (a synchronous port without ``transparent_for`` only): the coded word is
+        registered after the block RAM and decoded after that register, so ``data``, the
+        flags and ``error_addr`` are those of the read issued two cycles before (the
+        register loads every cycle; ``en`` low keeps the block RAM's output, as for
+        ``Memory``).
 
     Attributes
     ----------
@@ -340,11 +355,15 @@ class ProtectedMemory(Elaboratable):
         self._write_ports.append(port)
         return port
 
-    def read_port(self, *, domain="sync", transparent_for=()):
+    def read_port(self, *, domain="sync", transparent_for=(), registered=False):
+        if not isinstance(registered, bool):
+            raise TypeError(f"registered must be a bool, not {registered!r}")
+        if registered and (domain == "comb" or transparent_for):
+            raise ValueError("a registered read port is synchronous and not transparent")
         self._fix_code(None, write=False)
         inner = self._inner.read_port(domain=domain,
                                       transparent_for=[wp._inner for wp in transparent_for])
-        port = _ReadPort(self, inner, domain)
+        port = _ReadPort(self, inner, domain, registered)
         self._read_ports.append(port)
         return port
 
@@ -373,6 +392,11 @@ class ProtectedMemory(Elaboratable):
             ]
         for n, rp in enumerate(self._read_ports):
             word = rp._inner.data
+            if rp.registered:
+                # The coded word registered as it leaves the block RAM; decoded after.
+                word_q = Signal.like(word, name=f"rp{n}_word")
+                m.d[rp.domain] += word_q.eq(word)
+                word = word_q
             decoded = [code.decode(m, word[i * code.width:(i + 1) * code.width],
                                    f"rp{n}_lane{i}", correct=self.correct)
                        for i in range(lanes)]
@@ -385,6 +409,10 @@ class ProtectedMemory(Elaboratable):
                 m.d[rp.domain] += met.eq(Cat(
                     Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
                         for wp in self._write_ports).any() for i in range(lanes)))
+                if rp.registered:
+                    met_q = Signal(lanes, name=f"rp{n}_met_write_q")
+                    m.d[rp.domain] += met_q.eq(met)
+                    met = met_q
             m.d.comb += [
                 rp._inner.addr.eq(rp.addr),
                 rp._inner.en.eq(rp.en),
@@ -396,16 +424,32 @@ class ProtectedMemory(Elaboratable):
             ]
             if rp.domain == "comb":
                 m.d.comb += rp.error_addr.eq(rp.addr)
+            elif rp.registered:
+                addr_q = Signal.like(rp.error_addr, name=f"rp{n}_addr_q")
+                with m.If(rp.en):
+                    m.d[rp.domain] += addr_q.eq(rp.addr)
+                m.d[rp.domain] += rp.error_addr.eq(addr_q)
             else:
                 with m.If(rp.en):
                     m.d[rp.domain] += rp.error_addr.eq(rp.addr)
         return m
 
 
-def collect_errors(m, c, checks):
+def collect_errors(m, c, checks, *, registered=False):
     """Drive ``c``'s ``err_uncorrectable``, ``err_corrected``, ``err_mem`` and ``err_slot``
     from ``checks`` (``(uncorrectable, corrected, MEM_ID, address)``, in priority order):
-    the first uncorrectable one, else the first corrected."""
+    the first uncorrectable one, else the first corrected. With ``registered`` each check's
+    flags and address are registered first and the report is of the checks of the cycle
+    before. Returns the OR of the uncorrectable flags the report is made of (with
+    ``registered``, of the registered ones)."""
+    if registered:
+        regd = []
+        for k, (unc_k, cor_k, mem_id, addr_k) in enumerate(checks):
+            q = (Signal(name=f"chk{k}_unc"), Signal(name=f"chk{k}_cor"),
+                 Signal(len(c.err_slot), name=f"chk{k}_addr"))
+            m.d.sync += [q[0].eq(unc_k), q[1].eq(cor_k), q[2].eq(addr_k)]
+            regd.append((q[0], q[1], mem_id, q[2]))
+        checks = regd
     unc = Cat(x[0] for x in checks)
     cor = Cat(x[1] for x in checks)
     m.d.comb += [c.err_uncorrectable.eq(unc.any()), c.err_corrected.eq(cor.any())]
@@ -415,3 +459,4 @@ def collect_errors(m, c, checks):
             mem = Mux(flag[k], checks[k][2], mem)
             addr = Mux(flag[k], checks[k][3], addr)
     m.d.comb += [c.err_mem.eq(mem), c.err_slot.eq(addr)]
+    return unc.any()

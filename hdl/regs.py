@@ -84,9 +84,9 @@ class KvAsuRegisters(wiring.Component):
     ``core_idle``).
 
     Latency
-        A read's R comes 2 cycles after its AR handshake (``stats_stages + 1``, 4 by
-        default, for the LO word of a statistic), a plain write's B 2 cycles after the
-        later of the AW and W handshakes. Reads and writes proceed independently of each
+        A read's R comes 2 cycles after its AR handshake (``stats.read_latency + 2``, 4
+        by default and 5 with ``protection``, for the LO word of a statistic), a plain
+        write's B 2 cycles after the later of the AW and W handshakes. Reads and writes proceed independently of each
         other.
 
     Responses (D8)
@@ -131,7 +131,8 @@ class KvAsuRegisters(wiring.Component):
     stats_stages : int
         Passed to :class:`hdl.stats.StatisticsCounters` as ``stages`` (3, default: the
         block RAM's word is registered before the adder; 2: one cycle less, for small
-        devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R.
+        devices). The LO read of a statistic takes ``stats_stages + 1`` cycles from AR to R
+        (one more with ``protection``).
     stat_lag : int
         Cycles from a request's acceptance to its ``stat_inc`` pulse, a constant of the
         core (``KvAsuCore.latency - 2``; default 1). A CTRL write of only CLEAR_STATS /
@@ -185,6 +186,12 @@ class KvAsuRegisters(wiring.Component):
         of bits may be set at once.
     cycle : In(64)
         The core's cycle counter (``CYCLE``).
+    err_start, err_corrected : In(1), err_mem : In(4), err_addr : In(SLOT_WIDTH)
+        Only with ``protection`` (D11): the core's report, one cycle after the cycle ``d``
+        it is of (``KvAsuCore``'s ports of the same names): a recovery started in ``d``;
+        a read of ``d`` was corrected; the memory and the slot of ``d``'s first error.
+    recovering : In(1)
+        Only with ``protection``: a recovery is running (``STATUS.RECOVERING``).
 
     Attributes
     ----------
@@ -265,48 +272,61 @@ class KvAsuRegisters(wiring.Component):
         return m
 
     def _soft_errors(self, m, state):
-        """The ERR_* registers and STATUS.SOFT_ERROR (D11), from the core's checks (a
-        recovery starts: ``err_start``; a read corrected: ``err_corrected``; ``err_mem``,
-        ``err_addr``: where) and the statistics memory's. CLEAR_SOFT_ERROR applies before
-        the errors of its cycle, which count after it."""
+        """The ERR_* registers and STATUS.SOFT_ERROR (D11), from the core's report of the
+        cycle before (a recovery started: ``err_start``; a read corrected:
+        ``err_corrected``; ``err_mem``, ``err_addr``: where) and the statistics memory's
+        checks, registered here: every error is counted one cycle after its detection
+        cycle ``d``, with ``d`` (the cycle counter registered) as its ``ERR_FIRST_CYCLE``.
+        CLEAR_SOFT_ERROR applies before the errors detected in its cycle, which count
+        after it; those detected in the cycle before, which arrive in its cycle, it
+        clears."""
         if self.protection == "none":
             return
         st, stats = state, self.stats
+        # The statistics memory's checks and the cycle counter, a cycle later (as the
+        # core's report comes).
+        s_unc, s_cor = Signal(name="err_stats_unc"), Signal(name="err_stats_cor")
+        s_index = Signal.like(stats.err_index, name="err_stats_index")
+        d = Signal(64, name="err_cycle_d")
+        m.d.sync += [s_unc.eq(stats.err_uncorrectable), s_cor.eq(stats.err_corrected),
+                     s_index.eq(stats.err_index), d.eq(self.cycle)]
+        start = self.err_start & ~st.clear_soft
+        s_unc, s_cor = s_unc & ~st.clear_soft, s_cor & ~st.clear_soft
+        core_cor = self.err_corrected & ~st.clear_soft
         with m.If(st.clear_soft):
             m.d.sync += [st.soft_error.eq(0), st.err_uncorrected.eq(0),
                          st.err_corrected.eq(0), st.err_first_mem.eq(0),
                          st.err_first_addr.eq(0), st.err_first_cycle.eq(0),
                          st.err_last_recovery.eq(0)]
-        # (after a clear in this cycle, the errors of the cycle are the first ones)
-        first_none = (st.err_first_mem[:4] == 0) | st.clear_soft
-        first_corrected = ~st.err_first_mem[8] | st.clear_soft
-        unc = self.err_start | stats.err_uncorrectable
-        cor = self.err_corrected | stats.err_corrected
-        n_unc = self.err_start + stats.err_uncorrectable
-        base_unc = Mux(st.clear_soft, 0, st.err_uncorrected)
-        base_cor = Mux(st.clear_soft, 0, st.err_corrected)
+        first_none = st.err_first_mem[:4] == 0
+        first_corrected = ~st.err_first_mem[8]
+        unc = start | s_unc
+        cor = core_cor | s_cor
+        n_unc = start + s_unc
         with m.If(unc):
             m.d.sync += [st.soft_error.eq(1), st.err_uncorrected.eq(
-                Mux(base_unc > 0xFFFF_FFFF - n_unc, 0xFFFF_FFFF, base_unc + n_unc))]
+                Mux(st.err_uncorrected > 0xFFFF_FFFF - n_unc, 0xFFFF_FFFF,
+                    st.err_uncorrected + n_unc))]
         with m.If(cor):
             m.d.sync += st.err_corrected.eq(
-                Mux(base_cor == 0xFFFF_FFFF, base_cor, base_cor + 1))
+                Mux(st.err_corrected == 0xFFFF_FFFF, st.err_corrected, st.err_corrected + 1))
         stats_id = regmap.MEM_IDS["stats"]
         with m.If(unc & first_corrected):       # none yet or a corrected one: replaced
             m.d.sync += [
-                st.err_first_mem.eq(Mux(self.err_start, self.err_mem, stats_id) | (1 << 8)),
-                st.err_first_addr.eq(Mux(self.err_start, self.err_addr, stats.err_index)),
-                st.err_first_cycle.eq(self.cycle)]
+                st.err_first_mem.eq(Mux(start, self.err_mem, stats_id) | (1 << 8)),
+                st.err_first_addr.eq(Mux(start, self.err_addr, s_index)),
+                st.err_first_cycle.eq(d)]
         with m.Elif(cor & first_none):
             m.d.sync += [
-                st.err_first_mem.eq(Mux(self.err_corrected, self.err_mem, stats_id)),
-                st.err_first_addr.eq(Mux(self.err_corrected, self.err_addr, stats.err_index)),
-                st.err_first_cycle.eq(self.cycle)]
-        # ERR_LAST_RECOVERY: from the start cycle d to the first cycle not recovering.
+                st.err_first_mem.eq(Mux(core_cor, self.err_mem, stats_id)),
+                st.err_first_addr.eq(Mux(core_cor, self.err_addr, s_index)),
+                st.err_first_cycle.eq(d)]
+        # ERR_LAST_RECOVERY: from the start cycle d to the first cycle not recovering
+        # (``err_start`` comes in d + 1, in which the recovery is running).
         counting = Signal(name="err_rec_counting")
         length = Signal(32, name="err_rec_cycles")
         with m.If(self.err_start):
-            m.d.sync += [counting.eq(1), length.eq(1)]
+            m.d.sync += [counting.eq(1), length.eq(2)]
         with m.Elif(counting & self.recovering):
             m.d.sync += length.eq(Mux(length == 0xFFFF_FFFF, length, length + 1))
         with m.Elif(counting):

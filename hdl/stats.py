@@ -97,17 +97,25 @@ class StatisticsCounters(wiring.Component):
         Width of each counter in bits.
     stages : int
         3 (default) or 2: the engine's pipeline (see above). :attr:`read_latency`
-        (``stages - 1``) is the number of cycles from ``rd_en`` to ``rd_data``.
+        (``stages - 1``, one more when protected with three stages) is the number of
+        cycles from ``rd_en`` to ``rd_data``.
     protection : str
         ``"none"`` (default) or a ``hdl.protect.PROTECTIONS`` code: the memory is a
         ``hdl.protect.ProtectedMemory`` (docs/spec-decisions.md D11). A visit whose word
         (valid, not forwarded) is corrected uses the corrected word; one whose word is
-        uncorrectable, found in stage B in cycle ``d``, restarts the counter from zero at
-        ``d``: the word and the increments the visit moved are dropped and the pre-counter
-        restarts from the increment of cycle ``d``, so the counter holds exactly the
-        increments of the cycles from ``d`` on. Adds the ports ``err_uncorrectable``,
-        ``err_corrected`` Out(1) and ``err_index`` Out(range(count)): the visit in stage B
-        found that, in that counter.
+        uncorrectable, found in cycle ``d``, restarts the counter from zero at ``d``: the
+        word and the increments the visit moved are dropped (and those a visit starting
+        in ``d`` would move) and the pre-counter restarts from the increment of cycle
+        ``d``, so the counter holds exactly the increments of the cycles from ``d`` on.
+        With three stages the engine has five (``_elaborate_coded``): stage B's register
+        is the read port's (the coded word as it leaves the block RAM,
+        ``read_port(registered=True)``), stage C corrects and checks it (so ``d`` is the
+        visit's stage-C cycle) into a register, stage D adds and stage E writes the sum
+        back from a register, so :attr:`read_latency` is 3; a visit takes the sum of a
+        visit of its counter still in flight from stage E instead of the memory word.
+        With two stages the check is stage B's. Adds the ports
+        ``err_uncorrectable``, ``err_corrected`` Out(1) and ``err_index``
+        Out(range(count)): the visit checked this cycle found that, in that counter.
     src_loc_at : int
         As for any Amaranth elaboratable (where an unused-instance warning points).
 
@@ -144,7 +152,8 @@ class StatisticsCounters(wiring.Component):
         self.count = count
         self.width = width
         self.stages = stages
-        self.read_latency = stages - 1
+        # (protected, three stages: one more, for the correction; see _elaborate_coded)
+        self.read_latency = stages - 1 + (protection != "none" and stages == 3)
         self.max_gap = 2 * count + 2
         self.pre_width = min(self.max_gap.bit_length(), width)
         super().__init__({
@@ -161,7 +170,10 @@ class StatisticsCounters(wiring.Component):
         if protection != "none":
             self._pmem = ProtectedMemory(shape=width, depth=count, protection=protection,
                                          attrs={"ram_style": "block", "no_rw_check": 1})
-            self._ports = (self._pmem.read_port(), self._pmem.write_port())
+            # Three stages: stage B's register is the read port's (the coded word as it
+            # leaves the block RAM), corrected in stage C.
+            self._ports = (self._pmem.read_port(registered=stages == 3),
+                           self._pmem.write_port())
             self._data = self._pmem.storage        # the coded words
             self._code = self._pmem.code
         else:
@@ -182,6 +194,20 @@ class StatisticsCounters(wiring.Component):
         self._c_addr = Signal(range(count))
         self._c_word = Signal(width)    # the word, 0 if it was not valid
         self._c_cap = Signal(self.pre_width)
+        # Protected, three stages (the coded engine, `_elaborate_coded`): stages D (the
+        # sum) and E (its write-back), and each visit's capture of stage E's sum.
+        self._c_valid = Signal()
+        self._c_fwd = Signal()
+        self._c_fwd_word = Signal(width)
+        self._d_active = Signal()
+        self._d_addr = Signal(range(count))
+        self._d_word = Signal(width)
+        self._d_cap = Signal(self.pre_width)
+        self._e_active = Signal()
+        self._e_addr = Signal(range(count))
+        self._e_total = Signal(width)
+        # a visit is in stage B, C, D, E (active or cancelled: its sum is captured)
+        self._here = [Signal(name=f"{x}_here") for x in "bcde"]
         self._ptr = Signal(range(count))  # the round-robin pointer
 
     # ---- testbench access (amaranth.sim) -------------------------------------------------
@@ -189,7 +215,9 @@ class StatisticsCounters(wiring.Component):
     def peek(self, ctx, i):
         """The exact value of counter ``i`` now, from a testbench."""
         value = ctx.get(self._pre[i])
-        if ctx.get(self._valid) >> i & 1:
+        if self._d_pending(ctx, i):
+            value += ctx.get(self._e_total)             # not yet written back
+        elif ctx.get(self._valid) >> i & 1:
             word = ctx.get(self._data[i])
             value += word if self._pmem is None else self._code.decode_int(word)[0]
         for active, addr, cap in self._in_flight():
@@ -202,7 +230,17 @@ class StatisticsCounters(wiring.Component):
         stages = [(self._b_active, self._b_addr, self._b_cap)]
         if self.stages == 3:
             stages.append((self._c_active, self._c_addr, self._c_cap))
+        if self._coded:
+            stages.append((self._d_active, self._d_addr, self._d_cap))
         return stages
+
+    @property
+    def _coded(self):
+        return self._pmem is not None and self.stages == 3
+
+    def _d_pending(self, ctx, i):
+        """Stage E holds counter ``i``'s sum, not yet in the memory."""
+        return self._coded and ctx.get(self._e_active) and ctx.get(self._e_addr) == i
 
     def poke(self, ctx, i, value):
         """Set counter ``i`` to ``value`` from a testbench (not while a read is in flight)."""
@@ -210,6 +248,13 @@ class StatisticsCounters(wiring.Component):
         ctx.set(self._data[i], value if self._pmem is None else self._code.encode_int(value))
         ctx.set(self._valid, ctx.get(self._valid) | 1 << i)
         ctx.set(self._pre[i], 0)
+        if self._coded:             # no visit in flight takes its sum any more
+            addrs = (self._b_addr, self._c_addr, self._d_addr, self._e_addr)
+            for here, addr in zip(self._here, addrs):
+                if ctx.get(addr) == i:
+                    ctx.set(here, 0)
+            if self._d_pending(ctx, i):
+                ctx.set(self._e_active, 0)
         for active, addr, _ in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 ctx.set(active, 0)       # its write-back would restore the old value
@@ -236,7 +281,12 @@ class StatisticsCounters(wiring.Component):
         b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
         c_active, c_addr, c_word, c_cap = self._c_active, self._c_addr, self._c_word, self._c_cap
 
+        if self._coded:
+            return self._elaborate_coded(m, rd, wr)
         # Stage C: fold and write back.
+        restart = C(0, 1)               # D11: stage B's word is uncorrectable
+        if self._pmem is not None:
+            restart = Signal(name="restart")
         total = Signal(self.width)
         m.d.comb += [
             total.eq(c_word + c_cap),
@@ -273,9 +323,7 @@ class StatisticsCounters(wiring.Component):
         ]
         if self.stages == 3:
             m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
-        restart = C(0, 1)               # D11: stage B's word is uncorrectable
         if self._pmem is not None:
-            restart = Signal(name="restart")
             m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
         for i in range(n):
             fresh = self.clear | (a_go & (a_addr == i))
@@ -312,4 +360,106 @@ class StatisticsCounters(wiring.Component):
                 c_word.eq(Mux(word_ok, rd.data, 0)),
                 c_cap.eq(Mux(restart, 0, b_cap) if self._pmem is not None else b_cap),
             ]
+        return m
+
+    def _elaborate_coded(self, m, rd, wr):
+        """The protected three-stage engine: five stages, every one behind registers.
+
+        * A: the visit (as above; the pointer steps over stage B's counter);
+        * B: the coded word in the read port's register (``read_port(registered=True)``);
+        * C: the word corrected and checked (an uncorrectable one restarts the counter:
+          its word and its increments are dropped, and those a visit starting now would
+          take), registered;
+        * D: the sum, ``rd_data`` (so ``read_latency`` is 3), registered;
+        * E: the sum written back, and ``valid`` set.
+
+        A visit reads the memory before the sums of the visits of its counter that are
+        up to four cycles ahead of it are written; it takes the newest of them instead,
+        captured from stage E when that visit reaches it (in the visit's stage A, B or
+        C; only from a visit of the same clear epoch, so that a sum from before a clear
+        never reaches a visit after it)."""
+        n = self.count
+        pre, valid = self._pre, self._valid
+        b_active, b_addr, b_valid, b_cap = self._b_active, self._b_addr, self._b_valid, self._b_cap
+        b_fwd, b_fwd_word = self._b_fwd, self._b_fwd_word
+        c_active, c_addr, c_cap = self._c_active, self._c_addr, self._c_cap
+        c_valid, c_fwd, c_fwd_word = self._c_valid, self._c_fwd, self._c_fwd_word
+        d_active, d_addr, d_word, d_cap = self._d_active, self._d_addr, self._d_word, self._d_cap
+        e_active, e_addr, e_total = self._e_active, self._e_addr, self._e_total
+        clear = self.clear
+        # The clear epoch of every visit (two bits: clears are CTRL actions, far more
+        # than four cycles apart).
+        epoch = Signal(2, name="epoch")
+        b_ep, c_ep, d_ep, e_ep = (Signal(2, name=f"{x}_epoch") for x in "bcde")
+        b_here, c_here, d_here, e_here = self._here
+        with m.If(clear):
+            m.d.sync += epoch.eq(epoch + 1)
+
+        def from_e(addr, ep):
+            return e_here & (e_addr == addr) & (e_ep == ep)
+
+        # Stage E: the write-back.
+        m.d.comb += [wr.addr.eq(e_addr), wr.data.eq(e_total), wr.en.eq(e_active)]
+        with m.If(clear):
+            m.d.sync += valid.eq(0)
+        with m.Elif(e_active):
+            m.d.sync += valid.bit_select(e_addr, 1).eq(1)
+
+        # Stage D: the sum.
+        total = Signal(self.width, name="total")
+        m.d.comb += [total.eq(d_word + d_cap), self.rd_data.eq(total)]
+        m.d.sync += [e_active.eq(d_active & ~clear), e_addr.eq(d_addr), e_total.eq(total),
+                     e_ep.eq(d_ep), e_here.eq(d_here)]
+
+        # Stage C: correct and check.
+        restart = Signal(name="restart")
+        checked = Signal(name="checked")    # the visit uses the word as read
+        fwd_now = from_e(c_addr, c_ep)
+        fwd = c_fwd | fwd_now
+        m.d.comb += [
+            checked.eq(c_active & c_valid & ~fwd),
+            restart.eq(checked & rd.error),
+            self.err_uncorrectable.eq(restart),
+            self.err_corrected.eq(checked & rd.corrected),
+            self.err_index.eq(c_addr),
+        ]
+        m.d.sync += [
+            d_active.eq(c_active & ~clear), d_addr.eq(c_addr), d_ep.eq(c_ep),
+            d_here.eq(c_here),
+            d_word.eq(Mux(fwd, Mux(fwd_now, e_total, c_fwd_word),
+                          Mux(c_valid & ~rd.error, rd.data, 0))),
+            d_cap.eq(Mux(restart, 0, c_cap)),
+        ]
+
+        # Stage B: the coded word is in the read port's register.
+        b_now = from_e(b_addr, b_ep)
+        m.d.sync += [
+            c_active.eq(b_active & ~clear), c_addr.eq(b_addr), c_valid.eq(b_valid),
+            c_cap.eq(b_cap), c_ep.eq(b_ep), c_here.eq(b_here),
+            c_fwd.eq(b_fwd | b_now), c_fwd_word.eq(Mux(b_now, e_total, b_fwd_word)),
+        ]
+
+        # Stage A: choose the visit of this cycle.
+        ptr = self._ptr
+        free = ~self.rd_reserve & ~self.rd_en
+        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
+        a_go = self.rd_en | ptr_visit
+        a_addr = Signal(range(n), name="a_addr")
+        m.d.comb += [a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)), rd.addr.eq(a_addr)]
+        with m.If(free):
+            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
+        a_now = from_e(a_addr, epoch)
+        m.d.sync += [
+            b_active.eq(a_go & ~clear), b_here.eq(a_go), b_addr.eq(a_addr),
+            b_valid.eq(valid.bit_select(a_addr, 1)), b_ep.eq(epoch),
+            # (a visit of the counter stage C restarts takes none of its increments)
+            b_cap.eq(Mux(restart & (c_addr == a_addr), 0, Array(pre)[a_addr])),
+            b_fwd.eq(a_now), b_fwd_word.eq(e_total),
+        ]
+        for i in range(n):
+            fresh = clear | (a_go & (a_addr == i)) | (restart & (c_addr == i))
+            with m.If(fresh):
+                m.d.sync += pre[i].eq(self.inc[i])
+            with m.Else():
+                m.d.sync += pre[i].eq(pre[i] + self.inc[i])
         return m

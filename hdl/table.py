@@ -187,8 +187,9 @@ class BucketTable(wiring.Component):
         word to row ``sweep_row`` of every array (``ent``, ``meta``, ``mark`` of every
         bank and ``scrub``) instead of their own writes.
     err_uncorrectable, err_corrected : Out(1), only with ``protection``
-        A read of this cycle whose word the table uses failed its check (uncorrectable),
-        or was corrected (``scrub`` only: the window arrays are checked, not corrected,
+        One cycle after the checks (``hdl.protect.collect_errors``, registered: the
+        detection cycle of D11): a read checked in the cycle before whose word the table
+        uses failed its check (uncorrectable), or was corrected (``scrub`` only: the window arrays are checked, not corrected,
         any failed check is uncorrectable). A window read replaced by the bypass, and a
         ``scrub`` lane replaced by the snoop, is not checked.
     err_mem : Out(4), err_slot : Out(SLOT_WIDTH), only with ``protection``
@@ -355,7 +356,9 @@ class BucketTable(wiring.Component):
                                  init=[], attrs={"no_rw_check": 1})
         m.submodules.scrub = scrub
         scrub_w = scrub.write_port(granularity=1)     # one lane (bank) per enable bit
-        sc_r = scrub.read_port()
+        # Protected, the register is the read port's (the coded word, corrected after it)
+        # and the snoop's choice and data are registered beside it.
+        sc_r = scrub.read_port(**({"registered": True} if protected else {}))
         m.d.comb += [sc_r.addr.eq(self.sc_row), sc_r.en.eq(1)]
         sc_d = Signal.like(sc_r.data, name="sc_data_q")
         meta_data = Signal(meta_layout)
@@ -512,7 +515,14 @@ class BucketTable(wiring.Component):
             snoop_data = Signal(copy_layout, name=f"sc_snoop_data{b}", attrs={"keep": 1})
             m.d.comb += [snoop_hit.eq(snoop_now | at_read),
                          snoop_data.eq(Mux(snoop_now, copy_data, at_read_data))]
-            m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
+            if protected:
+                snoop_hit_q = Signal(name=f"sc_snoop_q{b}")
+                snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}")
+                m.d.sync += [snoop_hit_q.eq(snoop_hit), snoop_data_q.eq(snoop_data)]
+                snoop_hit = snoop_hit_q
+                m.d.comb += sc_d[b].eq(Mux(snoop_hit_q, snoop_data_q, sc_r.data[b]))
+            else:
+                m.d.sync += sc_d[b].eq(Mux(snoop_hit, snoop_data, sc_r.data[b]))
             if protected:     # the lane as read, unless the snoop replaced it
                 slot = Cat(Const(b, pb), sc_r.error_addr) if pb else sc_r.error_addr
                 checks.append((sc_r.lane_error[b] & ~snoop_hit,
@@ -618,6 +628,6 @@ class BucketTable(wiring.Component):
 
         m.d.comb += [self.sc_mark_row.eq(sc_row_qqq), self.sc_mark_row_next.eq(sc_row_qq)]
         if protected:
-            collect_errors(m, self, sorted(checks, key=lambda c: c[2]))
+            collect_errors(m, self, sorted(checks, key=lambda c: c[2]), registered=True)
         return m
 

@@ -93,7 +93,7 @@ class KvAsu(wiring.Component):
         if self.options.protected:
             # D11: the core's checks and recovery into the ERR_* registers and STATUS.
             m.d.comb += [
-                regs.err_start.eq(core.recovery_start),
+                regs.err_start.eq(core.err_started),
                 regs.err_corrected.eq(core.err_corrected),
                 regs.err_mem.eq(core.err_mem),
                 regs.err_addr.eq(core.err_addr),

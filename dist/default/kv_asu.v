@@ -98,6 +98,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire [3:0] err_mem;
   wire [3:0] \err_mem$79 ;
   wire err_start;
+  wire err_started;
   wire flush;
   wire \flush$61 ;
   wire flushing;
@@ -110,7 +111,6 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   wire [11:0] \occupancy$70 ;
   wire recovering;
   wire \recovering$82 ;
-  wire recovery_start;
   input [67:0] req__payload;
   wire [67:0] req__payload;
   wire [67:0] \req__payload$27 ;
@@ -169,6 +169,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .err_addr(err_addr),
     .err_corrected(err_corrected),
     .err_mem(err_mem),
+    .err_started(err_start),
     .flush(flush),
     .flushing(flushing),
     .hold(hold),
@@ -176,7 +177,6 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .nonblocking(nonblocking),
     .occupancy(occupancy),
     .r_rdy(rsp__valid),
-    .recovery_start(err_start),
     .req__payload(req__payload),
     .req__ready(req__ready),
     .req__valid(req__valid),
@@ -212,7 +212,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
     .cycle(cycle),
     .enable(enable),
     .err_addr(err_addr),
-    .\err_corrected$99 (err_corrected),
+    .\err_corrected$105 (err_corrected),
     .err_mem(err_mem),
     .err_start(err_start),
     .flush(flush),
@@ -263,7 +263,7 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
   assign \occupancy$70  = occupancy;
   assign \stat_inc$72  = stat_inc;
   assign \cycle$73  = cycle;
-  assign recovery_start = err_start;
+  assign err_started = err_start;
   assign \err_corrected$77  = err_corrected;
   assign \err_mem$79  = err_mem;
   assign \err_addr$81  = err_addr;
@@ -309,13 +309,13 @@ module kv_asu(req__valid, rsp__ready, axil__awaddr, axil__awprot, axil__awvalid,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, err_mem, err_addr, rsp__payload, req__ready, recovery_start, hold, r_rdy, flushing, idle, occupancy, active, flush, enable, cfg, nonblocking
+module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, req__ready, hold, err_started, err_corrected, err_mem, err_addr, r_rdy, flushing, idle, occupancy, active, flush, enable, cfg, nonblocking
 , cycle, req__payload);
   reg \$auto$verilog_backend.cc:2355:dump_module$5  = 0;
   wire [15:0] \$1 ;
-  reg [68:0] \$10 ;
-  reg [68:0] \$11 ;
-  reg [68:0] \$12 ;
+  wire \$10 ;
+  wire \$11 ;
+  wire [10:0] \$12 ;
   reg [68:0] \$13 ;
   reg [68:0] \$14 ;
   reg [68:0] \$15 ;
@@ -325,9 +325,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   reg [68:0] \$19 ;
   wire [15:0] \$2 ;
   reg [68:0] \$20 ;
-  reg \$21 ;
-  reg \$22 ;
-  reg \$23 ;
+  reg [68:0] \$21 ;
+  reg [68:0] \$22 ;
+  reg [68:0] \$23 ;
   reg \$24 ;
   reg \$25 ;
   reg \$26 ;
@@ -342,17 +342,24 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   reg \$34 ;
   reg \$35 ;
   reg \$36 ;
-  wire [79:0] \$37 ;
-  wire [603:0] \$38 ;
-  wire [43:0] \$39 ;
+  reg \$37 ;
+  reg \$38 ;
+  reg \$39 ;
   wire \$4 ;
-  wire [16:0] \$40 ;
-  wire [63:0] \$41 ;
-  wire [49:0] \$42 ;
+  reg \$40 ;
+  reg \$41 ;
+  reg [3:0] \$42 ;
+  reg [10:0] \$43 ;
+  wire [79:0] \$44 ;
+  wire [603:0] \$45 ;
+  wire [43:0] \$46 ;
+  wire [16:0] \$47 ;
+  wire [63:0] \$48 ;
+  wire [49:0] \$49 ;
   wire \$5 ;
   wire \$6 ;
   wire \$7 ;
-  wire \$8 ;
+  wire [3:0] \$8 ;
   wire \$9 ;
   output active;
   wire active;
@@ -442,13 +449,13 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [6:0] \cfg$112.w1 ;
   wire [6:0] \cfg$112.w2 ;
   wire [6:0] \cfg$112.w3 ;
-  wire [84:0] \cfg$127 ;
-  wire [15:0] \cfg$127.c2 ;
-  wire [15:0] \cfg$127.c3 ;
-  wire [31:0] \cfg$127.hash_seed ;
-  wire [6:0] \cfg$127.w1 ;
-  wire [6:0] \cfg$127.w2 ;
-  wire [6:0] \cfg$127.w3 ;
+  wire [84:0] \cfg$129 ;
+  wire [15:0] \cfg$129.c2 ;
+  wire [15:0] \cfg$129.c3 ;
+  wire [31:0] \cfg$129.hash_seed ;
+  wire [6:0] \cfg$129.w1 ;
+  wire [6:0] \cfg$129.w2 ;
+  wire [6:0] \cfg$129.w3 ;
   wire [84:0] \cfg$86 ;
   wire [15:0] \cfg$86.c2 ;
   wire [15:0] \cfg$86.c3 ;
@@ -474,37 +481,37 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [1:0] cmd;
   input [63:0] cycle;
   wire [63:0] cycle;
-  wire [63:0] \cycle$147 ;
+  wire [63:0] \cycle$149 ;
   wire [63:0] \cycle$49 ;
   wire [421:0] decision;
-  wire [421:0] \decision$126 ;
-  wire \decision$126.any_free ;
-  wire [15:0] \decision$126.cnt_after ;
-  wire [15:0] \decision$126.cnt_after_inc ;
-  wire \decision$126.free_mark ;
-  wire [10:0] \decision$126.free_slot ;
-  wire [7:0] \decision$126.hit_age ;
-  wire [15:0] \decision$126.hit_cnt ;
-  wire \decision$126.hit_mark ;
-  wire [10:0] \decision$126.hit_slot ;
-  wire \decision$126.inv ;
-  wire [223:0] \decision$126.lane_tag ;
-  wire [1:0] \decision$126.min_tlevel ;
-  wire [1:0] \decision$126.op ;
-  wire \decision$126.present ;
-  wire [7:0] \decision$126.t ;
-  wire [55:0] \decision$126.tag ;
-  wire [10:0] \decision$126.tail_slot ;
-  wire \decision$126.take ;
-  wire \decision$126.valid ;
-  wire [3:0] \decision$126.vict_lane ;
-  wire \decision$126.vict_mark ;
-  wire [10:0] \decision$126.vict_slot ;
-  wire \decision$126.vict_t0 ;
-  wire \decision$126.wr ;
-  wire [3:0] \decision$126.wr_lane ;
-  wire \decision$126.wr_mark ;
-  wire [10:0] \decision$126.wr_slot ;
+  wire [421:0] \decision$128 ;
+  wire \decision$128.any_free ;
+  wire [15:0] \decision$128.cnt_after ;
+  wire [15:0] \decision$128.cnt_after_inc ;
+  wire \decision$128.free_mark ;
+  wire [10:0] \decision$128.free_slot ;
+  wire [7:0] \decision$128.hit_age ;
+  wire [15:0] \decision$128.hit_cnt ;
+  wire \decision$128.hit_mark ;
+  wire [10:0] \decision$128.hit_slot ;
+  wire \decision$128.inv ;
+  wire [223:0] \decision$128.lane_tag ;
+  wire [1:0] \decision$128.min_tlevel ;
+  wire [1:0] \decision$128.op ;
+  wire \decision$128.present ;
+  wire [7:0] \decision$128.t ;
+  wire [55:0] \decision$128.tag ;
+  wire [10:0] \decision$128.tail_slot ;
+  wire \decision$128.take ;
+  wire \decision$128.valid ;
+  wire [3:0] \decision$128.vict_lane ;
+  wire \decision$128.vict_mark ;
+  wire [10:0] \decision$128.vict_slot ;
+  wire \decision$128.vict_t0 ;
+  wire \decision$128.wr ;
+  wire [3:0] \decision$128.wr_lane ;
+  wire \decision$128.wr_mark ;
+  wire [10:0] \decision$128.wr_slot ;
   wire \decision.any_free ;
   wire [15:0] \decision.cnt_after ;
   wire [15:0] \decision.cnt_after_inc ;
@@ -582,25 +589,27 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire enable;
   wire \enable$43 ;
   output [10:0] err_addr;
-  wire [10:0] err_addr;
+  reg [10:0] err_addr = 11'h000;
   output err_corrected;
-  wire err_corrected;
-  wire \err_corrected$168 ;
-  wire \err_corrected$169 ;
+  reg err_corrected = 1'h0;
+  wire \err_corrected$199 ;
+  wire \err_corrected$200 ;
   output [3:0] err_mem;
-  wire [3:0] err_mem;
-  wire [3:0] \err_mem$171 ;
-  wire [3:0] \err_mem$172 ;
+  reg [3:0] err_mem = 4'h0;
+  wire [3:0] \err_mem$202 ;
+  wire [3:0] \err_mem$203 ;
   wire [10:0] err_slot;
-  wire [10:0] \err_slot$175 ;
+  wire [10:0] \err_slot$206 ;
+  output err_started;
+  reg err_started = 1'h0;
   wire err_uncorrectable;
-  wire \err_uncorrectable$165 ;
-  wire \err_uncorrectable$166 ;
+  wire \err_uncorrectable$167 ;
+  wire \err_uncorrectable$168 ;
   wire error;
   input flush;
   wire flush;
-  wire \flush$128 ;
-  wire \flush$141 ;
+  wire \flush$130 ;
+  wire \flush$143 ;
   wire \flush$47 ;
   wire \flush$5 ;
   wire flush_or_recovery;
@@ -647,7 +656,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire hold_or_recovery;
   output idle;
   wire idle;
-  wire \idle$177 ;
+  wire \idle$169 ;
   wire \idle$54 ;
   wire inv_en;
   wire [10:0] inv_slot;
@@ -787,7 +796,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire \nonblocking$46 ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$143 ;
+  wire [11:0] \occupancy$145 ;
+  wire poison;
   wire pop;
   wire [92:0] r_data;
   wire r_en;
@@ -796,7 +806,6 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [10:0] rd_slot;
   wire [10:0] \rd_slot$91 ;
   wire recovering;
-  output recovery_start;
   wire recovery_start;
   input [67:0] req__payload;
   wire [67:0] req__payload;
@@ -922,7 +931,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [55:0] \s9.tag ;
   wire \s9.valid ;
   wire [31:0] sc_last;
-  wire [31:0] \sc_last$151 ;
+  wire [31:0] \sc_last$153 ;
   wire [3:0] sc_mark_intent;
   wire [3:0] \sc_mark_intent$114 ;
   wire [3:0] \sc_mark_intent$122 ;
@@ -932,24 +941,24 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [3:0] \sc_mark_value$116 ;
   wire [3:0] \sc_mark_value$123 ;
   wire [8:0] sc_row;
-  wire [8:0] \sc_row$149 ;
+  wire [8:0] \sc_row$151 ;
   wire [3:0] sc_set;
-  wire [3:0] \sc_set$155 ;
+  wire [3:0] \sc_set$157 ;
   wire [3:0] sc_valid;
-  wire [3:0] \sc_valid$153 ;
+  wire [3:0] \sc_valid$155 ;
   wire [31:0] seed;
   wire [10:0] slot;
   wire start;
   output [13:0] stat_inc;
   wire [13:0] stat_inc;
-  wire [13:0] \stat_inc$145 ;
+  wire [13:0] \stat_inc$147 ;
   wire [10:0] sweep_addr;
-  wire [10:0] \sweep_addr$184 ;
+  wire [10:0] \sweep_addr$176 ;
   wire sweep_en;
-  wire \sweep_en$182 ;
-  wire \sweep_en$185 ;
+  wire \sweep_en$174 ;
+  wire \sweep_en$177 ;
   wire [8:0] sweep_row;
-  wire [8:0] \sweep_row$186 ;
+  wire [8:0] \sweep_row$178 ;
   wire [10:0] tail;
   wire [10:0] \tail$85 ;
   wire [92:0] w_data;
@@ -1111,76 +1120,85 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
   always @(posedge clk)
-    dropped_q8 <= \$29 ;
+    dropped_q4 <= \$28 ;
   always @(posedge clk)
-    dropped_q9 <= \$30 ;
+    dropped_q5 <= \$29 ;
   always @(posedge clk)
-    dropped_q10 <= \$31 ;
+    dropped_q6 <= \$30 ;
   always @(posedge clk)
-    dropped_q11 <= \$32 ;
+    dropped_q7 <= \$31 ;
   always @(posedge clk)
-    dropped_q12 <= \$33 ;
+    dropped_q8 <= \$32 ;
   always @(posedge clk)
-    dropped_q13 <= \$34 ;
+    dropped_q9 <= \$33 ;
   always @(posedge clk)
-    dropped_q14 <= \$35 ;
+    dropped_q10 <= \$34 ;
   always @(posedge clk)
-    dropped_q15 <= \$36 ;
+    dropped_q11 <= \$35 ;
+  always @(posedge clk)
+    dropped_q12 <= \$36 ;
+  always @(posedge clk)
+    dropped_q13 <= \$37 ;
+  always @(posedge clk)
+    dropped_q14 <= \$38 ;
+  always @(posedge clk)
+    dropped_q15 <= \$39 ;
+  always @(posedge clk)
+    err_started <= \$40 ;
+  always @(posedge clk)
+    err_corrected <= \$41 ;
+  always @(posedge clk)
+    err_mem <= \$42 ;
+  always @(posedge clk)
+    err_addr <= \$43 ;
   assign hold_or_recovery = hold | active;
   assign flush_or_recovery = flush | \flush$5 ;
   assign pop = r_rdy & rsp__ready;
   assign busy = | { \busy$80 , lanes[0], \busy$78 , s11[0], s10[0], s9[0], s8[0], s7[0], s6[0], s5[0], s4[0], s3[0], s2[0], s1[0] };
-  assign \$2  = { 2'h0, \stat_inc$145  } | \$1 ;
-  assign err_uncorrectable = \err_uncorrectable$165  | \err_uncorrectable$166 ;
-  assign err_corrected = \err_corrected$168  | \err_corrected$169 ;
-  assign \$3  = ~ \err_uncorrectable$166 ;
-  assign \$4  = \err_corrected$168  & \$3 ;
-  assign \$5  = \err_uncorrectable$165  | \$4 ;
-  assign err_mem = \$5  ? \err_mem$172  : \err_mem$171 ;
-  assign \$6  = ~ \err_uncorrectable$166 ;
-  assign \$7  = \err_corrected$168  & \$6 ;
-  assign \$8  = \err_uncorrectable$165  | \$7 ;
-  assign err_addr = \$8  ? \err_slot$175  : err_slot;
-  assign \$9  = sweep_addr < 10'h200;
-  assign \sweep_en$185  = sweep_en & \$9 ;
+  assign poison = active | error;
+  assign \$2  = { 2'h0, \stat_inc$147  } | \$1 ;
+  assign error = \err_uncorrectable$167  | \err_uncorrectable$168 ;
+  assign \$3  = sweep_addr < 10'h200;
+  assign \sweep_en$177  = sweep_en & \$3 ;
+  assign \$4  = \err_corrected$199  | \err_corrected$200 ;
+  assign \$5  = ~ \err_uncorrectable$168 ;
+  assign \$6  = \err_corrected$199  & \$5 ;
+  assign \$7  = \err_uncorrectable$167  | \$6 ;
+  assign \$8  = \$7  ? \err_mem$203  : \err_mem$202 ;
+  assign \$9  = ~ \err_uncorrectable$168 ;
+  assign \$10  = \err_corrected$199  & \$9 ;
+  assign \$11  = \err_uncorrectable$167  | \$10 ;
+  assign \$12  = \$11  ? \err_slot$206  : err_slot;
   always @(posedge clk)
-    s1 <= \$10 ;
+    s1 <= \$13 ;
   always @(posedge clk)
-    s2 <= \$11 ;
+    s2 <= \$14 ;
   always @(posedge clk)
-    s3 <= \$12 ;
+    s3 <= \$15 ;
   always @(posedge clk)
-    s4 <= \$13 ;
+    s4 <= \$16 ;
   always @(posedge clk)
-    s5 <= \$14 ;
+    s5 <= \$17 ;
   always @(posedge clk)
-    s6 <= \$15 ;
+    s6 <= \$18 ;
   always @(posedge clk)
-    s7 <= \$16 ;
+    s7 <= \$19 ;
   always @(posedge clk)
-    s8 <= \$17 ;
+    s8 <= \$20 ;
   always @(posedge clk)
-    s9 <= \$18 ;
+    s9 <= \$21 ;
   always @(posedge clk)
-    s10 <= \$19 ;
+    s10 <= \$22 ;
   always @(posedge clk)
-    s11 <= \$20 ;
+    s11 <= \$23 ;
   always @(posedge clk)
-    dropped_q0 <= \$21 ;
+    dropped_q0 <= \$24 ;
   always @(posedge clk)
-    dropped_q1 <= \$22 ;
+    dropped_q1 <= \$25 ;
   always @(posedge clk)
-    dropped_q2 <= \$23 ;
+    dropped_q2 <= \$26 ;
   always @(posedge clk)
-    dropped_q3 <= \$24 ;
-  always @(posedge clk)
-    dropped_q4 <= \$25 ;
-  always @(posedge clk)
-    dropped_q5 <= \$26 ;
-  always @(posedge clk)
-    dropped_q6 <= \$27 ;
-  always @(posedge clk)
-    dropped_q7 <= \$28 ;
+    dropped_q3 <= \$27 ;
   \kv_asu.core.admission  admission (
     .busy(busy),
     .clk(clk),
@@ -1211,12 +1229,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$7584$372 (\$42 ),
-    .\port$7584$5 (\$41 ),
+    .\port$6576$372 (\$49 ),
+    .\port$6576$5 (\$48 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
-    .stat_inc(\stat_inc$145 )
+    .stat_inc(\stat_inc$147 )
   );
   \kv_asu.core.fifo  fifo (
     .clk(clk),
@@ -1227,23 +1245,23 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .w_en(w_en),
     .w_port__data(w_data)
   );
-  \kv_asu.core.hash$205  \hash$205  (
+  \kv_asu.core.hash$207  \hash$207  (
     .clk(clk),
     .out_h(\hash$83 ),
-    .\port$7525$5 (s0[60:5]),
+    .\port$6517$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
-  \kv_asu.core.lanes$212  \lanes$212  (
+  \kv_asu.core.lanes$214  \lanes$214  (
     .clk(clk),
-    .forward__lane(\$42 [3:0]),
+    .forward__lane(\$49 [3:0]),
     .lanes(lanes),
-    .\port$7527$0 (\$37 ),
-    .\port$7528$0 (\$38 ),
-    .\port$7532$0 (\$39 ),
-    .\port$7534$0 (\$40 ),
-    .\port$7584$387 (\$42 [49:15]),
-    .\port$7584$5 (\$41 ),
+    .\port$6519$0 (\$44 ),
+    .\port$6520$0 (\$45 ),
+    .\port$6524$0 (\$46 ),
+    .\port$6526$0 (\$47 ),
+    .\port$6576$387 (\$49 [49:15]),
+    .\port$6576$5 (\$48 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1253,10 +1271,10 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .clk(clk),
     .cmd(cmd),
     .empty(list_empty),
-    .err_corrected(\err_corrected$169 ),
-    .err_mem(\err_mem$171 ),
+    .err_corrected(\err_corrected$200 ),
+    .err_mem(\err_mem$202 ),
     .err_slot(err_slot),
-    .err_uncorrectable(\err_uncorrectable$166 ),
+    .err_uncorrectable(\err_uncorrectable$168 ),
     .flush(flush_or_recovery),
     .rst(rst),
     .slot(slot),
@@ -1267,7 +1285,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   \kv_asu.core.recovery  recovery (
     .active(active),
     .clk(clk),
-    .error(err_uncorrectable),
+    .error(error),
     .flush(\flush$5 ),
     .idle(idle),
     .rst(rst),
@@ -1297,14 +1315,14 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .clear_en(flushing),
     .clear_row(clear_row),
     .clk(clk),
-    .err_corrected(\err_corrected$168 ),
-    .err_mem(\err_mem$172 ),
-    .err_slot(\err_slot$175 ),
-    .err_uncorrectable(\err_uncorrectable$165 ),
+    .err_corrected(\err_corrected$199 ),
+    .err_mem(\err_mem$203 ),
+    .err_slot(\err_slot$206 ),
+    .err_uncorrectable(\err_uncorrectable$167 ),
     .generation(generation),
     .inv_slot(forward__window),
-    .\port$7584$376 (\$42 [33:4]),
-    .\port$7584$5 (\$41 ),
+    .\port$6576$376 (\$49 [33:4]),
+    .\port$6576$5 (\$48 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1315,19 +1333,19 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .sc_set(sc_set),
     .sc_valid(sc_valid),
     .sweep_addr(sweep_addr[8:0]),
-    .sweep_en(\sweep_en$185 )
+    .sweep_en(\sweep_en$177 )
   );
   \kv_asu.core.versions  versions (
     .decision(decision),
-    .forward__lane(\$42 [3:0]),
-    .forward__tag(\$41 [55:0]),
+    .forward__lane(\$49 [3:0]),
+    .forward__tag(\$48 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$7584$387 (\$42 [49:15]),
+    .\port$6576$387 (\$49 [49:15]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
-  \kv_asu.core.window$211  \window$211  (
+  \kv_asu.core.window$213  \window$213  (
     .bk_count(bk_count),
     .bk_fresh(bk_fresh),
     .bk_last(bk_last),
@@ -1341,11 +1359,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$83 [10:0]),
-    .\port$7527$0 (\$37 ),
-    .\port$7528$0 (\$38 ),
-    .\port$7532$0 (\$39 ),
-    .\port$7534$0 (\$40 ),
-    .\port$7572$0 (lanes[79:0]),
+    .\port$6519$0 (\$44 ),
+    .\port$6520$0 (\$45 ),
+    .\port$6524$0 (\$46 ),
+    .\port$6526$0 (\$47 ),
+    .\port$6564$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -1353,64 +1371,120 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$29  = dropped_q7;
+    \$28  = dropped_q3;
+    if (rst) begin
+      \$28  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$29  = dropped_q4;
     if (rst) begin
       \$29  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$30  = dropped_q8;
+    \$30  = dropped_q5;
     if (rst) begin
       \$30  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$31  = dropped_q9;
+    \$31  = dropped_q6;
     if (rst) begin
       \$31  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$32  = dropped_q10;
+    \$32  = dropped_q7;
     if (rst) begin
       \$32  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$33  = dropped_q11;
+    \$33  = dropped_q8;
     if (rst) begin
       \$33  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$34  = dropped_q12;
+    \$34  = dropped_q9;
     if (rst) begin
       \$34  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$35  = dropped_q13;
+    \$35  = dropped_q10;
     if (rst) begin
       \$35  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$36  = dropped_q14;
+    \$36  = dropped_q11;
     if (rst) begin
       \$36  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$37  = dropped_q12;
+    if (rst) begin
+      \$37  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$38  = dropped_q13;
+    if (rst) begin
+      \$38  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$39  = dropped_q14;
+    if (rst) begin
+      \$39  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$40  = recovery_start;
+    if (rst) begin
+      \$40  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$41  = \$4 ;
+    if (rst) begin
+      \$41  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$42  = \$8 ;
+    if (rst) begin
+      \$42  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
+    \$43  = \$12 ;
+    if (rst) begin
+      \$43  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
     { decision_checked[389:388], decision_checked[375:372], decision_checked[136], decision_checked[119], decision_checked[106], decision_checked[69] } = { decision[389:388], decision[375:372], decision[136], decision[119], decision[106], decision[69] };
-    if (active) begin
+    if (poison) begin
       decision_checked[69] = 1'h0;
       decision_checked[106] = 1'h0;
       decision_checked[119] = 1'h0;
@@ -1422,165 +1496,137 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$10  = s0;
-    if (rst) begin
-      \$10  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$11  = s1;
-    if (rst) begin
-      \$11  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$12  = s2;
-    if (rst) begin
-      \$12  = 69'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$13  = s3;
+    \$13  = s0;
     if (rst) begin
       \$13  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$14  = s4;
+    \$14  = s1;
     if (rst) begin
       \$14  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$15  = s5;
+    \$15  = s2;
     if (rst) begin
       \$15  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$16  = s6;
+    \$16  = s3;
     if (rst) begin
       \$16  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$17  = s7;
+    \$17  = s4;
     if (rst) begin
       \$17  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$18  = s8;
+    \$18  = s5;
     if (rst) begin
       \$18  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$19  = s9;
+    \$19  = s6;
     if (rst) begin
       \$19  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$20  = s10;
+    \$20  = s7;
     if (rst) begin
       \$20  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$21  = dropped;
+    \$21  = s8;
     if (rst) begin
-      \$21  = 1'h0;
+      \$21  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$22  = dropped_q0;
+    \$22  = s9;
     if (rst) begin
-      \$22  = 1'h0;
+      \$22  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$23  = dropped_q1;
+    \$23  = s10;
     if (rst) begin
-      \$23  = 1'h0;
+      \$23  = 69'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$24  = dropped_q2;
+    \$24  = dropped;
     if (rst) begin
       \$24  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$25  = dropped_q3;
+    \$25  = dropped_q0;
     if (rst) begin
       \$25  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$26  = dropped_q4;
+    \$26  = dropped_q1;
     if (rst) begin
       \$26  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$27  = dropped_q5;
+    \$27  = dropped_q2;
     if (rst) begin
       \$27  = 1'h0;
     end
   end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$5 ) begin end
-    \$28  = dropped_q6;
-    if (rst) begin
-      \$28  = 1'h0;
-    end
-  end
-  assign forward__write = \$42 [16];
-  assign \forward__write$7  = \$42 [16];
-  assign forward__lane = \$42 [3:0];
-  assign \forward__lane$9  = \$42 [3:0];
-  assign forward__slot = \$42 [14:4];
-  assign \forward__slot$11  = \$42 [14:4];
-  assign forward__tag = \$41 [55:0];
-  assign \forward__tag$13  = \$41 [55:0];
-  assign forward__last = \$41 [63:56];
-  assign \forward__last$15  = \$41 [63:56];
-  assign forward__count = \$42 [33:18];
-  assign \forward__count$17  = \$42 [33:18];
-  assign forward__count_inc = \$42 [49:34];
-  assign \forward__count_inc$19  = \$42 [49:34];
-  assign forward__mark = \$42 [15];
-  assign \forward__mark$21  = \$42 [15];
-  assign forward__invalidate = \$42 [17];
-  assign \forward__invalidate$23  = \$42 [17];
+  assign forward__write = \$49 [16];
+  assign \forward__write$7  = \$49 [16];
+  assign forward__lane = \$49 [3:0];
+  assign \forward__lane$9  = \$49 [3:0];
+  assign forward__slot = \$49 [14:4];
+  assign \forward__slot$11  = \$49 [14:4];
+  assign forward__tag = \$48 [55:0];
+  assign \forward__tag$13  = \$48 [55:0];
+  assign forward__last = \$48 [63:56];
+  assign \forward__last$15  = \$48 [63:56];
+  assign forward__count = \$49 [33:18];
+  assign \forward__count$17  = \$49 [33:18];
+  assign forward__count_inc = \$49 [49:34];
+  assign \forward__count_inc$19  = \$49 [49:34];
+  assign forward__mark = \$49 [15];
+  assign \forward__mark$21  = \$49 [15];
+  assign forward__invalidate = \$49 [17];
+  assign \forward__invalidate$23  = \$49 [17];
   assign \forward__window$25  = forward__window;
-  assign \forward__write$26  = \$42 [16];
-  assign \forward__lane$27  = \$42 [3:0];
-  assign \forward__slot$28  = \$42 [14:4];
-  assign \forward__tag$29  = \$41 [55:0];
-  assign \forward__last$30  = \$41 [63:56];
-  assign \forward__count$31  = \$42 [33:18];
-  assign \forward__count_inc$32  = \$42 [49:34];
-  assign \forward__mark$33  = \$42 [15];
-  assign \forward__invalidate$34  = \$42 [17];
+  assign \forward__write$26  = \$49 [16];
+  assign \forward__lane$27  = \$49 [3:0];
+  assign \forward__slot$28  = \$49 [14:4];
+  assign \forward__tag$29  = \$48 [55:0];
+  assign \forward__last$30  = \$48 [63:56];
+  assign \forward__count$31  = \$49 [33:18];
+  assign \forward__count_inc$32  = \$49 [49:34];
+  assign \forward__mark$33  = \$49 [15];
+  assign \forward__invalidate$34  = \$49 [17];
   assign \forward__window$35  = forward__window;
   assign \req__payload$37  = req__payload;
   assign \req__ready$39  = req__ready;
@@ -1614,8 +1660,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \bk_row$105  = bk_row;
   assign \bk_sc_row_hit$107  = bk_sc_row_hit;
   assign \bk_sides$109  = bk_sides;
-  assign window = { \$40 , \$38 , \$39 , \$37  };
-  assign \window$111  = { \$40 , \$38 , \$39 , \$37  };
+  assign window = { \$47 , \$45 , \$46 , \$44  };
+  assign \window$111  = { \$47 , \$45 , \$46 , \$44  };
   assign \cfg$112  = cfg;
   assign \sc_mark_intent$114  = sc_mark_intent;
   assign \sc_mark_value$116  = sc_mark_value;
@@ -1624,38 +1670,38 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign empty = list_empty;
   assign \sc_mark_intent$122  = sc_mark_intent;
   assign \sc_mark_value$123  = sc_mark_value;
-  assign \decision$126  = decision_checked;
-  assign \cfg$127  = cfg;
-  assign \flush$128  = flush_or_recovery;
-  assign wr_en = \$42 [16];
-  assign wr_slot = \$42 [14:4];
-  assign wr_count = \$42 [33:18];
-  assign wr_tag = \$41 [55:0];
-  assign wr_last = \$41 [63:56];
-  assign wr_mark = \$42 [15];
-  assign inv_en = \$42 [17];
+  assign \decision$128  = decision_checked;
+  assign \cfg$129  = cfg;
+  assign \flush$130  = flush_or_recovery;
+  assign wr_en = \$49 [16];
+  assign wr_slot = \$49 [14:4];
+  assign wr_count = \$49 [33:18];
+  assign wr_tag = \$48 [55:0];
+  assign wr_last = \$48 [63:56];
+  assign wr_mark = \$49 [15];
+  assign inv_en = \$49 [17];
   assign inv_slot = forward__window;
   assign lru_cmd = cmd;
   assign lru_slot = slot;
-  assign \flush$141  = flush_or_recovery;
-  assign \occupancy$143  = occupancy;
-  assign \cycle$147  = cycle;
-  assign \sc_row$149  = sc_row;
-  assign \sc_last$151  = sc_last;
-  assign \sc_valid$153  = sc_valid;
-  assign \sc_set$155  = sc_set;
+  assign \flush$143  = flush_or_recovery;
+  assign \occupancy$145  = occupancy;
+  assign \cycle$149  = cycle;
+  assign \sc_row$151  = sc_row;
+  assign \sc_last$153  = sc_last;
+  assign \sc_valid$155  = sc_valid;
+  assign \sc_set$157  = sc_set;
   assign response__valid = w_en;
   assign response__payload = w_data;
   assign rsp__valid = r_rdy;
   assign r_data = rsp__payload;
   assign r_en = rsp__ready;
-  assign error = err_uncorrectable;
-  assign \idle$177  = idle;
+  assign err_uncorrectable = error;
+  assign \idle$169  = idle;
   assign start = recovery_start;
   assign recovering = active;
-  assign \sweep_en$182  = sweep_en;
-  assign \sweep_addr$184  = sweep_addr;
-  assign \sweep_row$186  = sweep_addr[8:0];
+  assign \sweep_en$174  = sweep_en;
+  assign \sweep_addr$176  = sweep_addr;
+  assign \sweep_row$178  = sweep_addr[8:0];
   assign stat_inc = \$2 [13:0];
   assign \req__payload.op  = req__payload[1:0];
   assign \req__payload.min_tlevel  = req__payload[3:2];
@@ -1853,154 +1899,154 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \bk_sides$109[3].meta  = bk_sides[183];
   assign \bk_sides$109[3].last_raw  = bk_sides[191:184];
   assign \bk_sides$109[3].last_byp  = bk_sides[199:192];
-  assign \window.request  = \$37 [68:0];
-  assign \window.request.valid  = \$37 [0];
-  assign \window.request.op  = \$37 [2:1];
-  assign \window.request.min_tlevel  = \$37 [4:3];
-  assign \window.request.tag  = \$37 [60:5];
-  assign \window.request.t  = \$37 [68:61];
-  assign \window.start  = \$37 [79:69];
-  assign \window.lane_slot  = \$39 ;
-  assign \window.bank  = \$38 [571:0];
-  assign \window.bank[0].tag  = \$38 [55:0];
-  assign \window.bank[0].count  = \$38 [71:56];
-  assign \window.bank[0].last  = \$38 [79:72];
-  assign \window.bank[0].valid  = \$38 [80];
-  assign \window.bank[0].fresh  = \$38 [81];
-  assign \window.bank[0].mark  = \$38 [82];
-  assign \window.bank[0].row  = \$38 [91:83];
-  assign \window.bank[0].sc_row_hit  = \$38 [92];
-  assign \window.bank[0].sides  = \$38 [142:93];
-  assign \window.bank[0].sides.ent  = \$38 [93];
-  assign \window.bank[0].sides.count_raw  = \$38 [109:94];
-  assign \window.bank[0].sides.count_byp  = \$38 [125:110];
-  assign \window.bank[0].sides.meta  = \$38 [126];
-  assign \window.bank[0].sides.last_raw  = \$38 [134:127];
-  assign \window.bank[0].sides.last_byp  = \$38 [142:135];
-  assign \window.bank[1].tag  = \$38 [198:143];
-  assign \window.bank[1].count  = \$38 [214:199];
-  assign \window.bank[1].last  = \$38 [222:215];
-  assign \window.bank[1].valid  = \$38 [223];
-  assign \window.bank[1].fresh  = \$38 [224];
-  assign \window.bank[1].mark  = \$38 [225];
-  assign \window.bank[1].row  = \$38 [234:226];
-  assign \window.bank[1].sc_row_hit  = \$38 [235];
-  assign \window.bank[1].sides  = \$38 [285:236];
-  assign \window.bank[1].sides.ent  = \$38 [236];
-  assign \window.bank[1].sides.count_raw  = \$38 [252:237];
-  assign \window.bank[1].sides.count_byp  = \$38 [268:253];
-  assign \window.bank[1].sides.meta  = \$38 [269];
-  assign \window.bank[1].sides.last_raw  = \$38 [277:270];
-  assign \window.bank[1].sides.last_byp  = \$38 [285:278];
-  assign \window.bank[2].tag  = \$38 [341:286];
-  assign \window.bank[2].count  = \$38 [357:342];
-  assign \window.bank[2].last  = \$38 [365:358];
-  assign \window.bank[2].valid  = \$38 [366];
-  assign \window.bank[2].fresh  = \$38 [367];
-  assign \window.bank[2].mark  = \$38 [368];
-  assign \window.bank[2].row  = \$38 [377:369];
-  assign \window.bank[2].sc_row_hit  = \$38 [378];
-  assign \window.bank[2].sides  = \$38 [428:379];
-  assign \window.bank[2].sides.ent  = \$38 [379];
-  assign \window.bank[2].sides.count_raw  = \$38 [395:380];
-  assign \window.bank[2].sides.count_byp  = \$38 [411:396];
-  assign \window.bank[2].sides.meta  = \$38 [412];
-  assign \window.bank[2].sides.last_raw  = \$38 [420:413];
-  assign \window.bank[2].sides.last_byp  = \$38 [428:421];
-  assign \window.bank[3].tag  = \$38 [484:429];
-  assign \window.bank[3].count  = \$38 [500:485];
-  assign \window.bank[3].last  = \$38 [508:501];
-  assign \window.bank[3].valid  = \$38 [509];
-  assign \window.bank[3].fresh  = \$38 [510];
-  assign \window.bank[3].mark  = \$38 [511];
-  assign \window.bank[3].row  = \$38 [520:512];
-  assign \window.bank[3].sc_row_hit  = \$38 [521];
-  assign \window.bank[3].sides  = \$38 [571:522];
-  assign \window.bank[3].sides.ent  = \$38 [522];
-  assign \window.bank[3].sides.count_raw  = \$38 [538:523];
-  assign \window.bank[3].sides.count_byp  = \$38 [554:539];
-  assign \window.bank[3].sides.meta  = \$38 [555];
-  assign \window.bank[3].sides.last_raw  = \$38 [563:556];
-  assign \window.bank[3].sides.last_byp  = \$38 [571:564];
-  assign \window.overlap  = \$38 [587:572];
-  assign \window.overlap_next  = \$38 [603:588];
-  assign \window.same_line  = \$40 [0];
-  assign \window.forward_age  = \$40 [8:1];
-  assign \window.t_w1  = \$40 [16:9];
-  assign \window$111.request  = \$37 [68:0];
-  assign \window$111.request.valid  = \$37 [0];
-  assign \window$111.request.op  = \$37 [2:1];
-  assign \window$111.request.min_tlevel  = \$37 [4:3];
-  assign \window$111.request.tag  = \$37 [60:5];
-  assign \window$111.request.t  = \$37 [68:61];
-  assign \window$111.start  = \$37 [79:69];
-  assign \window$111.lane_slot  = \$39 ;
-  assign \window$111.bank  = \$38 [571:0];
-  assign \window$111.bank[0].tag  = \$38 [55:0];
-  assign \window$111.bank[0].count  = \$38 [71:56];
-  assign \window$111.bank[0].last  = \$38 [79:72];
-  assign \window$111.bank[0].valid  = \$38 [80];
-  assign \window$111.bank[0].fresh  = \$38 [81];
-  assign \window$111.bank[0].mark  = \$38 [82];
-  assign \window$111.bank[0].row  = \$38 [91:83];
-  assign \window$111.bank[0].sc_row_hit  = \$38 [92];
-  assign \window$111.bank[0].sides  = \$38 [142:93];
-  assign \window$111.bank[0].sides.ent  = \$38 [93];
-  assign \window$111.bank[0].sides.count_raw  = \$38 [109:94];
-  assign \window$111.bank[0].sides.count_byp  = \$38 [125:110];
-  assign \window$111.bank[0].sides.meta  = \$38 [126];
-  assign \window$111.bank[0].sides.last_raw  = \$38 [134:127];
-  assign \window$111.bank[0].sides.last_byp  = \$38 [142:135];
-  assign \window$111.bank[1].tag  = \$38 [198:143];
-  assign \window$111.bank[1].count  = \$38 [214:199];
-  assign \window$111.bank[1].last  = \$38 [222:215];
-  assign \window$111.bank[1].valid  = \$38 [223];
-  assign \window$111.bank[1].fresh  = \$38 [224];
-  assign \window$111.bank[1].mark  = \$38 [225];
-  assign \window$111.bank[1].row  = \$38 [234:226];
-  assign \window$111.bank[1].sc_row_hit  = \$38 [235];
-  assign \window$111.bank[1].sides  = \$38 [285:236];
-  assign \window$111.bank[1].sides.ent  = \$38 [236];
-  assign \window$111.bank[1].sides.count_raw  = \$38 [252:237];
-  assign \window$111.bank[1].sides.count_byp  = \$38 [268:253];
-  assign \window$111.bank[1].sides.meta  = \$38 [269];
-  assign \window$111.bank[1].sides.last_raw  = \$38 [277:270];
-  assign \window$111.bank[1].sides.last_byp  = \$38 [285:278];
-  assign \window$111.bank[2].tag  = \$38 [341:286];
-  assign \window$111.bank[2].count  = \$38 [357:342];
-  assign \window$111.bank[2].last  = \$38 [365:358];
-  assign \window$111.bank[2].valid  = \$38 [366];
-  assign \window$111.bank[2].fresh  = \$38 [367];
-  assign \window$111.bank[2].mark  = \$38 [368];
-  assign \window$111.bank[2].row  = \$38 [377:369];
-  assign \window$111.bank[2].sc_row_hit  = \$38 [378];
-  assign \window$111.bank[2].sides  = \$38 [428:379];
-  assign \window$111.bank[2].sides.ent  = \$38 [379];
-  assign \window$111.bank[2].sides.count_raw  = \$38 [395:380];
-  assign \window$111.bank[2].sides.count_byp  = \$38 [411:396];
-  assign \window$111.bank[2].sides.meta  = \$38 [412];
-  assign \window$111.bank[2].sides.last_raw  = \$38 [420:413];
-  assign \window$111.bank[2].sides.last_byp  = \$38 [428:421];
-  assign \window$111.bank[3].tag  = \$38 [484:429];
-  assign \window$111.bank[3].count  = \$38 [500:485];
-  assign \window$111.bank[3].last  = \$38 [508:501];
-  assign \window$111.bank[3].valid  = \$38 [509];
-  assign \window$111.bank[3].fresh  = \$38 [510];
-  assign \window$111.bank[3].mark  = \$38 [511];
-  assign \window$111.bank[3].row  = \$38 [520:512];
-  assign \window$111.bank[3].sc_row_hit  = \$38 [521];
-  assign \window$111.bank[3].sides  = \$38 [571:522];
-  assign \window$111.bank[3].sides.ent  = \$38 [522];
-  assign \window$111.bank[3].sides.count_raw  = \$38 [538:523];
-  assign \window$111.bank[3].sides.count_byp  = \$38 [554:539];
-  assign \window$111.bank[3].sides.meta  = \$38 [555];
-  assign \window$111.bank[3].sides.last_raw  = \$38 [563:556];
-  assign \window$111.bank[3].sides.last_byp  = \$38 [571:564];
-  assign \window$111.overlap  = \$38 [587:572];
-  assign \window$111.overlap_next  = \$38 [603:588];
-  assign \window$111.same_line  = \$40 [0];
-  assign \window$111.forward_age  = \$40 [8:1];
-  assign \window$111.t_w1  = \$40 [16:9];
+  assign \window.request  = \$44 [68:0];
+  assign \window.request.valid  = \$44 [0];
+  assign \window.request.op  = \$44 [2:1];
+  assign \window.request.min_tlevel  = \$44 [4:3];
+  assign \window.request.tag  = \$44 [60:5];
+  assign \window.request.t  = \$44 [68:61];
+  assign \window.start  = \$44 [79:69];
+  assign \window.lane_slot  = \$46 ;
+  assign \window.bank  = \$45 [571:0];
+  assign \window.bank[0].tag  = \$45 [55:0];
+  assign \window.bank[0].count  = \$45 [71:56];
+  assign \window.bank[0].last  = \$45 [79:72];
+  assign \window.bank[0].valid  = \$45 [80];
+  assign \window.bank[0].fresh  = \$45 [81];
+  assign \window.bank[0].mark  = \$45 [82];
+  assign \window.bank[0].row  = \$45 [91:83];
+  assign \window.bank[0].sc_row_hit  = \$45 [92];
+  assign \window.bank[0].sides  = \$45 [142:93];
+  assign \window.bank[0].sides.ent  = \$45 [93];
+  assign \window.bank[0].sides.count_raw  = \$45 [109:94];
+  assign \window.bank[0].sides.count_byp  = \$45 [125:110];
+  assign \window.bank[0].sides.meta  = \$45 [126];
+  assign \window.bank[0].sides.last_raw  = \$45 [134:127];
+  assign \window.bank[0].sides.last_byp  = \$45 [142:135];
+  assign \window.bank[1].tag  = \$45 [198:143];
+  assign \window.bank[1].count  = \$45 [214:199];
+  assign \window.bank[1].last  = \$45 [222:215];
+  assign \window.bank[1].valid  = \$45 [223];
+  assign \window.bank[1].fresh  = \$45 [224];
+  assign \window.bank[1].mark  = \$45 [225];
+  assign \window.bank[1].row  = \$45 [234:226];
+  assign \window.bank[1].sc_row_hit  = \$45 [235];
+  assign \window.bank[1].sides  = \$45 [285:236];
+  assign \window.bank[1].sides.ent  = \$45 [236];
+  assign \window.bank[1].sides.count_raw  = \$45 [252:237];
+  assign \window.bank[1].sides.count_byp  = \$45 [268:253];
+  assign \window.bank[1].sides.meta  = \$45 [269];
+  assign \window.bank[1].sides.last_raw  = \$45 [277:270];
+  assign \window.bank[1].sides.last_byp  = \$45 [285:278];
+  assign \window.bank[2].tag  = \$45 [341:286];
+  assign \window.bank[2].count  = \$45 [357:342];
+  assign \window.bank[2].last  = \$45 [365:358];
+  assign \window.bank[2].valid  = \$45 [366];
+  assign \window.bank[2].fresh  = \$45 [367];
+  assign \window.bank[2].mark  = \$45 [368];
+  assign \window.bank[2].row  = \$45 [377:369];
+  assign \window.bank[2].sc_row_hit  = \$45 [378];
+  assign \window.bank[2].sides  = \$45 [428:379];
+  assign \window.bank[2].sides.ent  = \$45 [379];
+  assign \window.bank[2].sides.count_raw  = \$45 [395:380];
+  assign \window.bank[2].sides.count_byp  = \$45 [411:396];
+  assign \window.bank[2].sides.meta  = \$45 [412];
+  assign \window.bank[2].sides.last_raw  = \$45 [420:413];
+  assign \window.bank[2].sides.last_byp  = \$45 [428:421];
+  assign \window.bank[3].tag  = \$45 [484:429];
+  assign \window.bank[3].count  = \$45 [500:485];
+  assign \window.bank[3].last  = \$45 [508:501];
+  assign \window.bank[3].valid  = \$45 [509];
+  assign \window.bank[3].fresh  = \$45 [510];
+  assign \window.bank[3].mark  = \$45 [511];
+  assign \window.bank[3].row  = \$45 [520:512];
+  assign \window.bank[3].sc_row_hit  = \$45 [521];
+  assign \window.bank[3].sides  = \$45 [571:522];
+  assign \window.bank[3].sides.ent  = \$45 [522];
+  assign \window.bank[3].sides.count_raw  = \$45 [538:523];
+  assign \window.bank[3].sides.count_byp  = \$45 [554:539];
+  assign \window.bank[3].sides.meta  = \$45 [555];
+  assign \window.bank[3].sides.last_raw  = \$45 [563:556];
+  assign \window.bank[3].sides.last_byp  = \$45 [571:564];
+  assign \window.overlap  = \$45 [587:572];
+  assign \window.overlap_next  = \$45 [603:588];
+  assign \window.same_line  = \$47 [0];
+  assign \window.forward_age  = \$47 [8:1];
+  assign \window.t_w1  = \$47 [16:9];
+  assign \window$111.request  = \$44 [68:0];
+  assign \window$111.request.valid  = \$44 [0];
+  assign \window$111.request.op  = \$44 [2:1];
+  assign \window$111.request.min_tlevel  = \$44 [4:3];
+  assign \window$111.request.tag  = \$44 [60:5];
+  assign \window$111.request.t  = \$44 [68:61];
+  assign \window$111.start  = \$44 [79:69];
+  assign \window$111.lane_slot  = \$46 ;
+  assign \window$111.bank  = \$45 [571:0];
+  assign \window$111.bank[0].tag  = \$45 [55:0];
+  assign \window$111.bank[0].count  = \$45 [71:56];
+  assign \window$111.bank[0].last  = \$45 [79:72];
+  assign \window$111.bank[0].valid  = \$45 [80];
+  assign \window$111.bank[0].fresh  = \$45 [81];
+  assign \window$111.bank[0].mark  = \$45 [82];
+  assign \window$111.bank[0].row  = \$45 [91:83];
+  assign \window$111.bank[0].sc_row_hit  = \$45 [92];
+  assign \window$111.bank[0].sides  = \$45 [142:93];
+  assign \window$111.bank[0].sides.ent  = \$45 [93];
+  assign \window$111.bank[0].sides.count_raw  = \$45 [109:94];
+  assign \window$111.bank[0].sides.count_byp  = \$45 [125:110];
+  assign \window$111.bank[0].sides.meta  = \$45 [126];
+  assign \window$111.bank[0].sides.last_raw  = \$45 [134:127];
+  assign \window$111.bank[0].sides.last_byp  = \$45 [142:135];
+  assign \window$111.bank[1].tag  = \$45 [198:143];
+  assign \window$111.bank[1].count  = \$45 [214:199];
+  assign \window$111.bank[1].last  = \$45 [222:215];
+  assign \window$111.bank[1].valid  = \$45 [223];
+  assign \window$111.bank[1].fresh  = \$45 [224];
+  assign \window$111.bank[1].mark  = \$45 [225];
+  assign \window$111.bank[1].row  = \$45 [234:226];
+  assign \window$111.bank[1].sc_row_hit  = \$45 [235];
+  assign \window$111.bank[1].sides  = \$45 [285:236];
+  assign \window$111.bank[1].sides.ent  = \$45 [236];
+  assign \window$111.bank[1].sides.count_raw  = \$45 [252:237];
+  assign \window$111.bank[1].sides.count_byp  = \$45 [268:253];
+  assign \window$111.bank[1].sides.meta  = \$45 [269];
+  assign \window$111.bank[1].sides.last_raw  = \$45 [277:270];
+  assign \window$111.bank[1].sides.last_byp  = \$45 [285:278];
+  assign \window$111.bank[2].tag  = \$45 [341:286];
+  assign \window$111.bank[2].count  = \$45 [357:342];
+  assign \window$111.bank[2].last  = \$45 [365:358];
+  assign \window$111.bank[2].valid  = \$45 [366];
+  assign \window$111.bank[2].fresh  = \$45 [367];
+  assign \window$111.bank[2].mark  = \$45 [368];
+  assign \window$111.bank[2].row  = \$45 [377:369];
+  assign \window$111.bank[2].sc_row_hit  = \$45 [378];
+  assign \window$111.bank[2].sides  = \$45 [428:379];
+  assign \window$111.bank[2].sides.ent  = \$45 [379];
+  assign \window$111.bank[2].sides.count_raw  = \$45 [395:380];
+  assign \window$111.bank[2].sides.count_byp  = \$45 [411:396];
+  assign \window$111.bank[2].sides.meta  = \$45 [412];
+  assign \window$111.bank[2].sides.last_raw  = \$45 [420:413];
+  assign \window$111.bank[2].sides.last_byp  = \$45 [428:421];
+  assign \window$111.bank[3].tag  = \$45 [484:429];
+  assign \window$111.bank[3].count  = \$45 [500:485];
+  assign \window$111.bank[3].last  = \$45 [508:501];
+  assign \window$111.bank[3].valid  = \$45 [509];
+  assign \window$111.bank[3].fresh  = \$45 [510];
+  assign \window$111.bank[3].mark  = \$45 [511];
+  assign \window$111.bank[3].row  = \$45 [520:512];
+  assign \window$111.bank[3].sc_row_hit  = \$45 [521];
+  assign \window$111.bank[3].sides  = \$45 [571:522];
+  assign \window$111.bank[3].sides.ent  = \$45 [522];
+  assign \window$111.bank[3].sides.count_raw  = \$45 [538:523];
+  assign \window$111.bank[3].sides.count_byp  = \$45 [554:539];
+  assign \window$111.bank[3].sides.meta  = \$45 [555];
+  assign \window$111.bank[3].sides.last_raw  = \$45 [563:556];
+  assign \window$111.bank[3].sides.last_byp  = \$45 [571:564];
+  assign \window$111.overlap  = \$45 [587:572];
+  assign \window$111.overlap_next  = \$45 [603:588];
+  assign \window$111.same_line  = \$47 [0];
+  assign \window$111.forward_age  = \$47 [8:1];
+  assign \window$111.t_w1  = \$47 [16:9];
   assign \cfg$112.c3  = cfg[15:0];
   assign \cfg$112.c2  = cfg[31:16];
   assign \cfg$112.w3  = cfg[38:32];
@@ -2121,39 +2167,39 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, err_corrected, 
   assign \decision.inv  = decision[389];
   assign \decision.cnt_after  = decision[405:390];
   assign \decision.cnt_after_inc  = decision[421:406];
-  assign \decision$126.valid  = decision_checked[0];
-  assign \decision$126.op  = decision_checked[2:1];
-  assign \decision$126.min_tlevel  = decision_checked[4:3];
-  assign \decision$126.tag  = decision_checked[60:5];
-  assign \decision$126.t  = decision_checked[68:61];
-  assign \decision$126.present  = decision_checked[69];
-  assign \decision$126.hit_slot  = decision_checked[80:70];
-  assign \decision$126.hit_cnt  = decision_checked[96:81];
-  assign \decision$126.hit_age  = decision_checked[104:97];
-  assign \decision$126.hit_mark  = decision_checked[105];
-  assign \decision$126.any_free  = decision_checked[106];
-  assign \decision$126.free_slot  = decision_checked[117:107];
-  assign \decision$126.free_mark  = decision_checked[118];
-  assign \decision$126.vict_t0  = decision_checked[119];
-  assign \decision$126.vict_slot  = decision_checked[130:120];
-  assign \decision$126.vict_lane  = decision_checked[134:131];
-  assign \decision$126.vict_mark  = decision_checked[135];
-  assign \decision$126.take  = decision_checked[136];
-  assign \decision$126.tail_slot  = decision_checked[147:137];
-  assign \decision$126.lane_tag  = decision_checked[371:148];
-  assign \decision$126.wr_lane  = decision_checked[375:372];
-  assign \decision$126.wr_slot  = decision_checked[386:376];
-  assign \decision$126.wr_mark  = decision_checked[387];
-  assign \decision$126.wr  = decision_checked[388];
-  assign \decision$126.inv  = decision_checked[389];
-  assign \decision$126.cnt_after  = decision_checked[405:390];
-  assign \decision$126.cnt_after_inc  = decision_checked[421:406];
-  assign \cfg$127.c3  = cfg[15:0];
-  assign \cfg$127.c2  = cfg[31:16];
-  assign \cfg$127.w3  = cfg[38:32];
-  assign \cfg$127.w2  = cfg[45:39];
-  assign \cfg$127.w1  = cfg[52:46];
-  assign \cfg$127.hash_seed  = cfg[84:53];
+  assign \decision$128.valid  = decision_checked[0];
+  assign \decision$128.op  = decision_checked[2:1];
+  assign \decision$128.min_tlevel  = decision_checked[4:3];
+  assign \decision$128.tag  = decision_checked[60:5];
+  assign \decision$128.t  = decision_checked[68:61];
+  assign \decision$128.present  = decision_checked[69];
+  assign \decision$128.hit_slot  = decision_checked[80:70];
+  assign \decision$128.hit_cnt  = decision_checked[96:81];
+  assign \decision$128.hit_age  = decision_checked[104:97];
+  assign \decision$128.hit_mark  = decision_checked[105];
+  assign \decision$128.any_free  = decision_checked[106];
+  assign \decision$128.free_slot  = decision_checked[117:107];
+  assign \decision$128.free_mark  = decision_checked[118];
+  assign \decision$128.vict_t0  = decision_checked[119];
+  assign \decision$128.vict_slot  = decision_checked[130:120];
+  assign \decision$128.vict_lane  = decision_checked[134:131];
+  assign \decision$128.vict_mark  = decision_checked[135];
+  assign \decision$128.take  = decision_checked[136];
+  assign \decision$128.tail_slot  = decision_checked[147:137];
+  assign \decision$128.lane_tag  = decision_checked[371:148];
+  assign \decision$128.wr_lane  = decision_checked[375:372];
+  assign \decision$128.wr_slot  = decision_checked[386:376];
+  assign \decision$128.wr_mark  = decision_checked[387];
+  assign \decision$128.wr  = decision_checked[388];
+  assign \decision$128.inv  = decision_checked[389];
+  assign \decision$128.cnt_after  = decision_checked[405:390];
+  assign \decision$128.cnt_after_inc  = decision_checked[421:406];
+  assign \cfg$129.c3  = cfg[15:0];
+  assign \cfg$129.c2  = cfg[31:16];
+  assign \cfg$129.w3  = cfg[38:32];
+  assign \cfg$129.w2  = cfg[45:39];
+  assign \cfg$129.w1  = cfg[52:46];
+  assign \cfg$129.hash_seed  = cfg[84:53];
   assign \response__payload.op  = w_data[1:0];
   assign \response__payload.present  = w_data[2];
   assign \response__payload.tlevel_before  = w_data[4:3];
@@ -2500,7 +2546,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, hold, pop, busy, req__ready
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7584$5 , forward__window, \port$7584$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
+module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 , forward__window, \port$6576$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   wire [55:0] \$10 ;
@@ -2633,10 +2679,10 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7584$5 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [49:0] \port$7584$372 ;
-  wire [49:0] \port$7584$372 ;
-  output [63:0] \port$7584$5 ;
-  wire [63:0] \port$7584$5 ;
+  output [49:0] \port$6576$372 ;
+  wire [49:0] \port$6576$372 ;
+  output [63:0] \port$6576$5 ;
+  wire [63:0] \port$6576$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2704,7 +2750,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7584$5 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$7584$81 (e2[104:81])
+    .\port$6576$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2919,9 +2965,9 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7584$5 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$7584$5  = e2[68:5];
+  assign \port$6576$5  = e2[68:5];
   assign forward__window = e2[147:137];
-  assign \port$7584$372  = e2[421:372];
+  assign \port$6576$372  = e2[421:372];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3012,7 +3058,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$7584$5 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$7584$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$6576$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -3033,15 +3079,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$7584$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$7584$81 ;
-  wire [23:0] \port$7584$81 ;
+  input [23:0] \port$6576$81 ;
+  wire [23:0] \port$6576$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$7584$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$7584$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$6576$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$6576$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$7584$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$7584$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$7584$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$6576$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$6576$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$6576$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -3055,8 +3101,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$7584$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$7584$81 [15:0];
-  assign age = \port$7584$81 [23:16];
+  assign count = \port$6576$81 [15:0];
+  assign age = \port$6576$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -3263,7 +3309,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$205 (rst, out_h, \port$7525$5 , seed, clk);
+module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -3362,8 +3408,8 @@ module \kv_asu.core.hash$205 (rst, out_h, \port$7525$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$7525$5 ;
-  wire [55:0] \port$7525$5 ;
+  input [55:0] \port$6517$5 ;
+  wire [55:0] \port$6517$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3454,12 +3500,12 @@ module \kv_asu.core.hash$205 (rst, out_h, \port$7525$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$7525$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$7525$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$7525$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$7525$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$7525$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$7525$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$6517$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$6517$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$6517$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$6517$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$6517$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$6517$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3490,7 +3536,7 @@ module \kv_asu.core.hash$205 (rst, out_h, \port$7525$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$7525$5  };
+  assign key = { 8'h00, \port$6517$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3505,7 +3551,7 @@ module \kv_asu.core.hash$205 (rst, out_h, \port$7525$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$7527$0 , \port$7528$0 , \port$7532$0 , \port$7534$0 , lanes, \port$7584$5 , forward__lane, \port$7584$387 , clk);
+module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6519$0 , \port$6520$0 , \port$6524$0 , \port$6526$0 , lanes, \port$6576$5 , forward__lane, \port$6576$387 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4572,18 +4618,18 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$7527$0 ;
-  wire [79:0] \port$7527$0 ;
-  input [603:0] \port$7528$0 ;
-  wire [603:0] \port$7528$0 ;
-  input [43:0] \port$7532$0 ;
-  wire [43:0] \port$7532$0 ;
-  input [16:0] \port$7534$0 ;
-  wire [16:0] \port$7534$0 ;
-  input [34:0] \port$7584$387 ;
-  wire [34:0] \port$7584$387 ;
-  input [63:0] \port$7584$5 ;
-  wire [63:0] \port$7584$5 ;
+  input [79:0] \port$6519$0 ;
+  wire [79:0] \port$6519$0 ;
+  input [603:0] \port$6520$0 ;
+  wire [603:0] \port$6520$0 ;
+  input [43:0] \port$6524$0 ;
+  wire [43:0] \port$6524$0 ;
+  input [16:0] \port$6526$0 ;
+  wire [16:0] \port$6526$0 ;
+  input [34:0] \port$6576$387 ;
+  wire [34:0] \port$6576$387 ;
+  input [63:0] \port$6576$5 ;
+  wire [63:0] \port$6576$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4675,182 +4721,182 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$55  = \port$7527$0 [68:61] - \port$7528$0 [428:421];
-  assign \$56  = \port$7527$0 [68:61] - \port$7528$0 [420:413];
-  assign \$57  = \port$7528$0 [412] ? \$55 [7:0] : \$56 [7:0];
+  assign \$55  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
+  assign \$56  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
+  assign \$57  = \port$6520$0 [412] ? \$55 [7:0] : \$56 [7:0];
   assign \$58  = \$54  | \$57 [7];
-  assign \$59  = \port$7528$0 [510] ^ \port$7528$0 [511];
-  assign \$60  = \port$7527$0 [68:61] - \port$7528$0 [571:564];
-  assign \$61  = \port$7527$0 [68:61] - \port$7528$0 [563:556];
-  assign \$62  = \port$7528$0 [555] ? \$60 [7:0] : \$61 [7:0];
+  assign \$59  = \port$6520$0 [510] ^ \port$6520$0 [511];
+  assign \$60  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
+  assign \$61  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
+  assign \$62  = \port$6520$0 [555] ? \$60 [7:0] : \$61 [7:0];
   assign \$63  = \$59  | \$62 [7];
-  assign \$64  = \port$7527$0 [68:61] - \port$7528$0 [571:564];
-  assign \$65  = \port$7527$0 [68:61] - \port$7528$0 [563:556];
-  assign \$66  = \port$7528$0 [555] ? \$64 [7:0] : \$65 [7:0];
+  assign \$64  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
+  assign \$65  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
+  assign \$66  = \port$6520$0 [555] ? \$64 [7:0] : \$65 [7:0];
   assign \$67  = \$63  ? 7'h00 : \$66 [6:0];
-  assign \$68  = \port$7528$0 [510] ^ \port$7528$0 [511];
-  assign \$69  = \port$7527$0 [68:61] - \port$7528$0 [571:564];
-  assign \$70  = \port$7527$0 [68:61] - \port$7528$0 [563:556];
-  assign \$71  = \port$7528$0 [555] ? \$69 [7:0] : \$70 [7:0];
+  assign \$68  = \port$6520$0 [510] ^ \port$6520$0 [511];
+  assign \$69  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
+  assign \$70  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
+  assign \$71  = \port$6520$0 [555] ? \$69 [7:0] : \$70 [7:0];
   assign \$72  = \$68  | \$71 [7];
-  assign \$73  = forward__lane & \port$7528$0 [575:572];
+  assign \$73  = forward__lane & \port$6520$0 [575:572];
   assign \$74  = | \$73 ;
-  assign fw_wr0 = \port$7584$387 [1] & \$74 ;
-  assign fw_inv0 = \port$7584$387 [2] & \port$7528$0 [572];
-  assign \$75  = \port$7532$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$6576$387 [1] & \$74 ;
+  assign fw_inv0 = \port$6576$387 [2] & \port$6520$0 [572];
+  assign \$75  = \port$6524$0 [1:0] + 1'h0;
   assign \$77  = ~ fw_inv0;
   assign \$78  = \$76  & \$77 ;
   assign valid0 = fw_wr0 | \$78 ;
-  assign \$79  = \port$7532$0 [1:0] + 1'h0;
+  assign \$79  = \port$6524$0 [1:0] + 1'h0;
   assign \$81  = ~ fw_inv0;
   assign \$82  = \$80  & \$81 ;
-  assign match0 = fw_wr0 ? \port$7534$0 [0] : \$82 ;
-  assign \$83  = \port$7532$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$7584$5 [55:0] : \$84 ;
-  assign \$85  = \port$7532$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$7534$0 [8:1] : \$86 ;
-  assign \$87  = \port$7532$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$7584$387 [18:3] : \$88 ;
-  assign \$89  = \port$7532$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$7584$387 [0] : \$90 ;
-  assign \$91  = forward__lane & \port$7528$0 [579:576];
+  assign match0 = fw_wr0 ? \port$6526$0 [0] : \$82 ;
+  assign \$83  = \port$6524$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$6576$5 [55:0] : \$84 ;
+  assign \$85  = \port$6524$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$6526$0 [8:1] : \$86 ;
+  assign \$87  = \port$6524$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$6576$387 [18:3] : \$88 ;
+  assign \$89  = \port$6524$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$6576$387 [0] : \$90 ;
+  assign \$91  = forward__lane & \port$6520$0 [579:576];
   assign \$92  = | \$91 ;
-  assign fw_wr1 = \port$7584$387 [1] & \$92 ;
-  assign fw_inv1 = \port$7584$387 [2] & \port$7528$0 [576];
-  assign \$93  = \port$7532$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$6576$387 [1] & \$92 ;
+  assign fw_inv1 = \port$6576$387 [2] & \port$6520$0 [576];
+  assign \$93  = \port$6524$0 [12:11] + 1'h0;
   assign \$95  = ~ fw_inv1;
   assign \$96  = \$94  & \$95 ;
   assign valid1 = fw_wr1 | \$96 ;
-  assign \$97  = \port$7532$0 [12:11] + 1'h0;
+  assign \$97  = \port$6524$0 [12:11] + 1'h0;
   assign \$99  = ~ fw_inv1;
   assign \$100  = \$98  & \$99 ;
-  assign match1 = fw_wr1 ? \port$7534$0 [0] : \$100 ;
-  assign \$101  = \port$7532$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$7584$5 [55:0] : \$102 ;
-  assign \$103  = \port$7532$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$7534$0 [8:1] : \$104 ;
-  assign \$105  = \port$7532$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$7584$387 [18:3] : \$106 ;
-  assign \$107  = \port$7532$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$7584$387 [0] : \$108 ;
-  assign \$109  = forward__lane & \port$7528$0 [583:580];
+  assign match1 = fw_wr1 ? \port$6526$0 [0] : \$100 ;
+  assign \$101  = \port$6524$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$6576$5 [55:0] : \$102 ;
+  assign \$103  = \port$6524$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$6526$0 [8:1] : \$104 ;
+  assign \$105  = \port$6524$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$6576$387 [18:3] : \$106 ;
+  assign \$107  = \port$6524$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$6576$387 [0] : \$108 ;
+  assign \$109  = forward__lane & \port$6520$0 [583:580];
   assign \$110  = | \$109 ;
-  assign fw_wr2 = \port$7584$387 [1] & \$110 ;
-  assign fw_inv2 = \port$7584$387 [2] & \port$7528$0 [580];
-  assign \$111  = \port$7532$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$6576$387 [1] & \$110 ;
+  assign fw_inv2 = \port$6576$387 [2] & \port$6520$0 [580];
+  assign \$111  = \port$6524$0 [23:22] + 1'h0;
   assign \$113  = ~ fw_inv2;
   assign \$114  = \$112  & \$113 ;
   assign valid2 = fw_wr2 | \$114 ;
-  assign \$115  = \port$7532$0 [23:22] + 1'h0;
+  assign \$115  = \port$6524$0 [23:22] + 1'h0;
   assign \$117  = ~ fw_inv2;
   assign \$118  = \$116  & \$117 ;
-  assign match2 = fw_wr2 ? \port$7534$0 [0] : \$118 ;
-  assign \$119  = \port$7532$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$7584$5 [55:0] : \$120 ;
-  assign \$121  = \port$7532$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$7534$0 [8:1] : \$122 ;
-  assign \$123  = \port$7532$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$7584$387 [18:3] : \$124 ;
-  assign \$125  = \port$7532$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$7584$387 [0] : \$126 ;
-  assign \$127  = forward__lane & \port$7528$0 [587:584];
+  assign match2 = fw_wr2 ? \port$6526$0 [0] : \$118 ;
+  assign \$119  = \port$6524$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$6576$5 [55:0] : \$120 ;
+  assign \$121  = \port$6524$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$6526$0 [8:1] : \$122 ;
+  assign \$123  = \port$6524$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$6576$387 [18:3] : \$124 ;
+  assign \$125  = \port$6524$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$6576$387 [0] : \$126 ;
+  assign \$127  = forward__lane & \port$6520$0 [587:584];
   assign \$128  = | \$127 ;
-  assign fw_wr3 = \port$7584$387 [1] & \$128 ;
-  assign fw_inv3 = \port$7584$387 [2] & \port$7528$0 [584];
-  assign \$129  = \port$7532$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$6576$387 [1] & \$128 ;
+  assign fw_inv3 = \port$6576$387 [2] & \port$6520$0 [584];
+  assign \$129  = \port$6524$0 [34:33] + 1'h0;
   assign \$131  = ~ fw_inv3;
   assign \$132  = \$130  & \$131 ;
   assign valid3 = fw_wr3 | \$132 ;
-  assign \$133  = \port$7532$0 [34:33] + 1'h0;
+  assign \$133  = \port$6524$0 [34:33] + 1'h0;
   assign \$135  = ~ fw_inv3;
   assign \$136  = \$134  & \$135 ;
-  assign match3 = fw_wr3 ? \port$7534$0 [0] : \$136 ;
-  assign \$137  = \port$7532$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$7584$5 [55:0] : \$138 ;
-  assign \$139  = \port$7532$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$7534$0 [8:1] : \$140 ;
-  assign \$141  = \port$7532$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$7584$387 [18:3] : \$142 ;
-  assign \$143  = \port$7532$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$7584$387 [0] : \$144 ;
+  assign match3 = fw_wr3 ? \port$6526$0 [0] : \$136 ;
+  assign \$137  = \port$6524$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$6576$5 [55:0] : \$138 ;
+  assign \$139  = \port$6524$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$6526$0 [8:1] : \$140 ;
+  assign \$141  = \port$6524$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$6576$387 [18:3] : \$142 ;
+  assign \$143  = \port$6524$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$6576$387 [0] : \$144 ;
   assign \$145  = ~ \$30 ;
-  assign \$146  = \port$7534$0 [8] & \$145 ;
-  assign \$147  = ~ \port$7534$0 [8];
+  assign \$146  = \port$6526$0 [8] & \$145 ;
+  assign \$147  = ~ \port$6526$0 [8];
   assign \$148  = ~ \$30 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$7584$5 [63:56] - \port$7528$0 [142:135];
-  assign \$151  = \port$7584$5 [63:56] - \port$7528$0 [134:127];
-  assign \$152  = \port$7528$0 [126] ? \$150 [7] : \$151 [7];
+  assign \$150  = \port$6576$5 [63:56] - \port$6520$0 [142:135];
+  assign \$151  = \port$6576$5 [63:56] - \port$6520$0 [134:127];
+  assign \$152  = \port$6520$0 [126] ? \$150 [7] : \$151 [7];
   assign \$153  = \$149  & \$152 ;
   assign \$154  = \$146  | \$153 ;
   assign \$155  = ~ \$44 ;
-  assign \$156  = \port$7534$0 [8] & \$155 ;
-  assign \$157  = ~ \port$7534$0 [8];
+  assign \$156  = \port$6526$0 [8] & \$155 ;
+  assign \$157  = ~ \port$6526$0 [8];
   assign \$158  = ~ \$44 ;
   assign \$159  = \$157  & \$158 ;
-  assign \$160  = \port$7584$5 [63:56] - \port$7528$0 [285:278];
-  assign \$161  = \port$7584$5 [63:56] - \port$7528$0 [277:270];
-  assign \$162  = \port$7528$0 [269] ? \$160 [7] : \$161 [7];
+  assign \$160  = \port$6576$5 [63:56] - \port$6520$0 [285:278];
+  assign \$161  = \port$6576$5 [63:56] - \port$6520$0 [277:270];
+  assign \$162  = \port$6520$0 [269] ? \$160 [7] : \$161 [7];
   assign \$163  = \$159  & \$162 ;
   assign \$164  = \$156  | \$163 ;
   assign \$165  = ~ \$58 ;
-  assign \$166  = \port$7534$0 [8] & \$165 ;
-  assign \$167  = ~ \port$7534$0 [8];
+  assign \$166  = \port$6526$0 [8] & \$165 ;
+  assign \$167  = ~ \port$6526$0 [8];
   assign \$168  = ~ \$58 ;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$7584$5 [63:56] - \port$7528$0 [428:421];
-  assign \$171  = \port$7584$5 [63:56] - \port$7528$0 [420:413];
-  assign \$172  = \port$7528$0 [412] ? \$170 [7] : \$171 [7];
+  assign \$170  = \port$6576$5 [63:56] - \port$6520$0 [428:421];
+  assign \$171  = \port$6576$5 [63:56] - \port$6520$0 [420:413];
+  assign \$172  = \port$6520$0 [412] ? \$170 [7] : \$171 [7];
   assign \$173  = \$169  & \$172 ;
   assign \$174  = \$166  | \$173 ;
   assign \$175  = ~ \$72 ;
-  assign \$176  = \port$7534$0 [8] & \$175 ;
-  assign \$177  = ~ \port$7534$0 [8];
+  assign \$176  = \port$6526$0 [8] & \$175 ;
+  assign \$177  = ~ \port$6526$0 [8];
   assign \$178  = ~ \$72 ;
   assign \$179  = \$177  & \$178 ;
-  assign \$180  = \port$7584$5 [63:56] - \port$7528$0 [571:564];
-  assign \$181  = \port$7584$5 [63:56] - \port$7528$0 [563:556];
-  assign \$182  = \port$7528$0 [555] ? \$180 [7] : \$181 [7];
+  assign \$180  = \port$6576$5 [63:56] - \port$6520$0 [571:564];
+  assign \$181  = \port$6576$5 [63:56] - \port$6520$0 [563:556];
+  assign \$182  = \port$6520$0 [555] ? \$180 [7] : \$181 [7];
   assign \$183  = \$179  & \$182 ;
   assign \$184  = \$176  | \$183 ;
-  assign \$185  = ~ \port$7534$0 [8];
+  assign \$185  = ~ \port$6526$0 [8];
   assign \$186  = \$30  & \$185 ;
   assign \$187  = ~ \$30 ;
-  assign \$188  = ~ \port$7534$0 [8];
+  assign \$188  = ~ \port$6526$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$7528$0 [142:135] - \port$7584$5 [63:56];
-  assign \$191  = \port$7528$0 [134:127] - \port$7584$5 [63:56];
-  assign \$192  = \port$7528$0 [126] ? \$190 [7] : \$191 [7];
+  assign \$190  = \port$6520$0 [142:135] - \port$6576$5 [63:56];
+  assign \$191  = \port$6520$0 [134:127] - \port$6576$5 [63:56];
+  assign \$192  = \port$6520$0 [126] ? \$190 [7] : \$191 [7];
   assign \$193  = \$189  & \$192 ;
   assign \$194  = \$186  | \$193 ;
-  assign \$195  = ~ \port$7534$0 [8];
+  assign \$195  = ~ \port$6526$0 [8];
   assign \$196  = \$44  & \$195 ;
   assign \$197  = ~ \$44 ;
-  assign \$198  = ~ \port$7534$0 [8];
+  assign \$198  = ~ \port$6526$0 [8];
   assign \$199  = \$197  & \$198 ;
-  assign \$200  = \port$7528$0 [285:278] - \port$7584$5 [63:56];
-  assign \$201  = \port$7528$0 [277:270] - \port$7584$5 [63:56];
-  assign \$202  = \port$7528$0 [269] ? \$200 [7] : \$201 [7];
+  assign \$200  = \port$6520$0 [285:278] - \port$6576$5 [63:56];
+  assign \$201  = \port$6520$0 [277:270] - \port$6576$5 [63:56];
+  assign \$202  = \port$6520$0 [269] ? \$200 [7] : \$201 [7];
   assign \$203  = \$199  & \$202 ;
   assign \$204  = \$196  | \$203 ;
-  assign \$205  = ~ \port$7534$0 [8];
+  assign \$205  = ~ \port$6526$0 [8];
   assign \$206  = \$58  & \$205 ;
   assign \$207  = ~ \$58 ;
-  assign \$208  = ~ \port$7534$0 [8];
+  assign \$208  = ~ \port$6526$0 [8];
   assign \$209  = \$207  & \$208 ;
-  assign \$210  = \port$7528$0 [428:421] - \port$7584$5 [63:56];
-  assign \$211  = \port$7528$0 [420:413] - \port$7584$5 [63:56];
-  assign \$212  = \port$7528$0 [412] ? \$210 [7] : \$211 [7];
+  assign \$210  = \port$6520$0 [428:421] - \port$6576$5 [63:56];
+  assign \$211  = \port$6520$0 [420:413] - \port$6576$5 [63:56];
+  assign \$212  = \port$6520$0 [412] ? \$210 [7] : \$211 [7];
   assign \$213  = \$209  & \$212 ;
   assign \$214  = \$206  | \$213 ;
-  assign \$215  = ~ \port$7534$0 [8];
+  assign \$215  = ~ \port$6526$0 [8];
   assign \$216  = \$72  & \$215 ;
   assign \$217  = ~ \$72 ;
-  assign \$218  = ~ \port$7534$0 [8];
+  assign \$218  = ~ \port$6526$0 [8];
   assign \$219  = \$217  & \$218 ;
-  assign \$220  = \port$7528$0 [571:564] - \port$7584$5 [63:56];
-  assign \$221  = \port$7528$0 [563:556] - \port$7584$5 [63:56];
-  assign \$222  = \port$7528$0 [555] ? \$220 [7] : \$221 [7];
+  assign \$220  = \port$6520$0 [571:564] - \port$6576$5 [63:56];
+  assign \$221  = \port$6520$0 [563:556] - \port$6576$5 [63:56];
+  assign \$222  = \port$6520$0 [555] ? \$220 [7] : \$221 [7];
   assign \$223  = \$219  & \$222 ;
   assign \$224  = \$216  | \$223 ;
   assign \$225  = ~ \$44 ;
@@ -4858,13 +4904,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$30 ;
   assign \$228  = ~ \$44 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$7528$0 [142:135] - \port$7528$0 [285:278];
-  assign \$231  = \port$7528$0 [142:135] - \port$7528$0 [277:270];
-  assign \$232  = \port$7528$0 [269] ? \$230 [7] : \$231 [7];
-  assign \$233  = \port$7528$0 [134:127] - \port$7528$0 [285:278];
-  assign \$234  = \port$7528$0 [134:127] - \port$7528$0 [277:270];
-  assign \$235  = \port$7528$0 [269] ? \$233 [7] : \$234 [7];
-  assign \$236  = \port$7528$0 [126] ? \$232  : \$235 ;
+  assign \$230  = \port$6520$0 [142:135] - \port$6520$0 [285:278];
+  assign \$231  = \port$6520$0 [142:135] - \port$6520$0 [277:270];
+  assign \$232  = \port$6520$0 [269] ? \$230 [7] : \$231 [7];
+  assign \$233  = \port$6520$0 [134:127] - \port$6520$0 [285:278];
+  assign \$234  = \port$6520$0 [134:127] - \port$6520$0 [277:270];
+  assign \$235  = \port$6520$0 [269] ? \$233 [7] : \$234 [7];
+  assign \$236  = \port$6520$0 [126] ? \$232  : \$235 ;
   assign \$237  = \$229  & \$236 ;
   assign \$238  = \$226  | \$237 ;
   assign \$239  = ~ \$58 ;
@@ -4872,13 +4918,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$241  = ~ \$44 ;
   assign \$242  = ~ \$58 ;
   assign \$243  = \$241  & \$242 ;
-  assign \$244  = \port$7528$0 [285:278] - \port$7528$0 [428:421];
-  assign \$245  = \port$7528$0 [285:278] - \port$7528$0 [420:413];
-  assign \$246  = \port$7528$0 [412] ? \$244 [7] : \$245 [7];
-  assign \$247  = \port$7528$0 [277:270] - \port$7528$0 [428:421];
-  assign \$248  = \port$7528$0 [277:270] - \port$7528$0 [420:413];
-  assign \$249  = \port$7528$0 [412] ? \$247 [7] : \$248 [7];
-  assign \$250  = \port$7528$0 [269] ? \$246  : \$249 ;
+  assign \$244  = \port$6520$0 [285:278] - \port$6520$0 [428:421];
+  assign \$245  = \port$6520$0 [285:278] - \port$6520$0 [420:413];
+  assign \$246  = \port$6520$0 [412] ? \$244 [7] : \$245 [7];
+  assign \$247  = \port$6520$0 [277:270] - \port$6520$0 [428:421];
+  assign \$248  = \port$6520$0 [277:270] - \port$6520$0 [420:413];
+  assign \$249  = \port$6520$0 [412] ? \$247 [7] : \$248 [7];
+  assign \$250  = \port$6520$0 [269] ? \$246  : \$249 ;
   assign \$251  = \$243  & \$250 ;
   assign \$252  = \$240  | \$251 ;
   assign \$253  = ~ \$72 ;
@@ -4886,13 +4932,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$255  = ~ \$58 ;
   assign \$256  = ~ \$72 ;
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$7528$0 [428:421] - \port$7528$0 [571:564];
-  assign \$259  = \port$7528$0 [428:421] - \port$7528$0 [563:556];
-  assign \$260  = \port$7528$0 [555] ? \$258 [7] : \$259 [7];
-  assign \$261  = \port$7528$0 [420:413] - \port$7528$0 [571:564];
-  assign \$262  = \port$7528$0 [420:413] - \port$7528$0 [563:556];
-  assign \$263  = \port$7528$0 [555] ? \$261 [7] : \$262 [7];
-  assign \$264  = \port$7528$0 [412] ? \$260  : \$263 ;
+  assign \$258  = \port$6520$0 [428:421] - \port$6520$0 [571:564];
+  assign \$259  = \port$6520$0 [428:421] - \port$6520$0 [563:556];
+  assign \$260  = \port$6520$0 [555] ? \$258 [7] : \$259 [7];
+  assign \$261  = \port$6520$0 [420:413] - \port$6520$0 [571:564];
+  assign \$262  = \port$6520$0 [420:413] - \port$6520$0 [563:556];
+  assign \$263  = \port$6520$0 [555] ? \$261 [7] : \$262 [7];
+  assign \$264  = \port$6520$0 [412] ? \$260  : \$263 ;
   assign \$265  = \$257  & \$264 ;
   assign \$266  = \$254  | \$265 ;
   assign \$267  = ~ \$30 ;
@@ -4900,13 +4946,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$269  = ~ \$72 ;
   assign \$270  = ~ \$30 ;
   assign \$271  = \$269  & \$270 ;
-  assign \$272  = \port$7528$0 [571:564] - \port$7528$0 [142:135];
-  assign \$273  = \port$7528$0 [571:564] - \port$7528$0 [134:127];
-  assign \$274  = \port$7528$0 [126] ? \$272 [7] : \$273 [7];
-  assign \$275  = \port$7528$0 [563:556] - \port$7528$0 [142:135];
-  assign \$276  = \port$7528$0 [563:556] - \port$7528$0 [134:127];
-  assign \$277  = \port$7528$0 [126] ? \$275 [7] : \$276 [7];
-  assign \$278  = \port$7528$0 [555] ? \$274  : \$277 ;
+  assign \$272  = \port$6520$0 [571:564] - \port$6520$0 [142:135];
+  assign \$273  = \port$6520$0 [571:564] - \port$6520$0 [134:127];
+  assign \$274  = \port$6520$0 [126] ? \$272 [7] : \$273 [7];
+  assign \$275  = \port$6520$0 [563:556] - \port$6520$0 [142:135];
+  assign \$276  = \port$6520$0 [563:556] - \port$6520$0 [134:127];
+  assign \$277  = \port$6520$0 [126] ? \$275 [7] : \$276 [7];
+  assign \$278  = \port$6520$0 [555] ? \$274  : \$277 ;
   assign \$279  = \$271  & \$278 ;
   assign \$280  = \$268  | \$279 ;
   assign \$281  = ~ \$58 ;
@@ -4914,13 +4960,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$30 ;
   assign \$284  = ~ \$58 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$7528$0 [142:135] - \port$7528$0 [428:421];
-  assign \$287  = \port$7528$0 [142:135] - \port$7528$0 [420:413];
-  assign \$288  = \port$7528$0 [412] ? \$286 [7] : \$287 [7];
-  assign \$289  = \port$7528$0 [134:127] - \port$7528$0 [428:421];
-  assign \$290  = \port$7528$0 [134:127] - \port$7528$0 [420:413];
-  assign \$291  = \port$7528$0 [412] ? \$289 [7] : \$290 [7];
-  assign \$292  = \port$7528$0 [126] ? \$288  : \$291 ;
+  assign \$286  = \port$6520$0 [142:135] - \port$6520$0 [428:421];
+  assign \$287  = \port$6520$0 [142:135] - \port$6520$0 [420:413];
+  assign \$288  = \port$6520$0 [412] ? \$286 [7] : \$287 [7];
+  assign \$289  = \port$6520$0 [134:127] - \port$6520$0 [428:421];
+  assign \$290  = \port$6520$0 [134:127] - \port$6520$0 [420:413];
+  assign \$291  = \port$6520$0 [412] ? \$289 [7] : \$290 [7];
+  assign \$292  = \port$6520$0 [126] ? \$288  : \$291 ;
   assign \$293  = \$285  & \$292 ;
   assign \$294  = \$282  | \$293 ;
   assign \$295  = ~ \$72 ;
@@ -4928,13 +4974,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$297  = ~ \$44 ;
   assign \$298  = ~ \$72 ;
   assign \$299  = \$297  & \$298 ;
-  assign \$300  = \port$7528$0 [285:278] - \port$7528$0 [571:564];
-  assign \$301  = \port$7528$0 [285:278] - \port$7528$0 [563:556];
-  assign \$302  = \port$7528$0 [555] ? \$300 [7] : \$301 [7];
-  assign \$303  = \port$7528$0 [277:270] - \port$7528$0 [571:564];
-  assign \$304  = \port$7528$0 [277:270] - \port$7528$0 [563:556];
-  assign \$305  = \port$7528$0 [555] ? \$303 [7] : \$304 [7];
-  assign \$306  = \port$7528$0 [269] ? \$302  : \$305 ;
+  assign \$300  = \port$6520$0 [285:278] - \port$6520$0 [571:564];
+  assign \$301  = \port$6520$0 [285:278] - \port$6520$0 [563:556];
+  assign \$302  = \port$6520$0 [555] ? \$300 [7] : \$301 [7];
+  assign \$303  = \port$6520$0 [277:270] - \port$6520$0 [571:564];
+  assign \$304  = \port$6520$0 [277:270] - \port$6520$0 [563:556];
+  assign \$305  = \port$6520$0 [555] ? \$303 [7] : \$304 [7];
+  assign \$306  = \port$6520$0 [269] ? \$302  : \$305 ;
   assign \$307  = \$299  & \$306 ;
   assign \$308  = \$296  | \$307 ;
   assign \$309  = ~ \$30 ;
@@ -4942,13 +4988,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$311  = ~ \$58 ;
   assign \$312  = ~ \$30 ;
   assign \$313  = \$311  & \$312 ;
-  assign \$314  = \port$7528$0 [428:421] - \port$7528$0 [142:135];
-  assign \$315  = \port$7528$0 [428:421] - \port$7528$0 [134:127];
-  assign \$316  = \port$7528$0 [126] ? \$314 [7] : \$315 [7];
-  assign \$317  = \port$7528$0 [420:413] - \port$7528$0 [142:135];
-  assign \$318  = \port$7528$0 [420:413] - \port$7528$0 [134:127];
-  assign \$319  = \port$7528$0 [126] ? \$317 [7] : \$318 [7];
-  assign \$320  = \port$7528$0 [412] ? \$316  : \$319 ;
+  assign \$314  = \port$6520$0 [428:421] - \port$6520$0 [142:135];
+  assign \$315  = \port$6520$0 [428:421] - \port$6520$0 [134:127];
+  assign \$316  = \port$6520$0 [126] ? \$314 [7] : \$315 [7];
+  assign \$317  = \port$6520$0 [420:413] - \port$6520$0 [142:135];
+  assign \$318  = \port$6520$0 [420:413] - \port$6520$0 [134:127];
+  assign \$319  = \port$6520$0 [126] ? \$317 [7] : \$318 [7];
+  assign \$320  = \port$6520$0 [412] ? \$316  : \$319 ;
   assign \$321  = \$313  & \$320 ;
   assign \$322  = \$310  | \$321 ;
   assign \$323  = ~ \$44 ;
@@ -4956,13 +5002,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$325  = ~ \$72 ;
   assign \$326  = ~ \$44 ;
   assign \$327  = \$325  & \$326 ;
-  assign \$328  = \port$7528$0 [571:564] - \port$7528$0 [285:278];
-  assign \$329  = \port$7528$0 [571:564] - \port$7528$0 [277:270];
-  assign \$330  = \port$7528$0 [269] ? \$328 [7] : \$329 [7];
-  assign \$331  = \port$7528$0 [563:556] - \port$7528$0 [285:278];
-  assign \$332  = \port$7528$0 [563:556] - \port$7528$0 [277:270];
-  assign \$333  = \port$7528$0 [269] ? \$331 [7] : \$332 [7];
-  assign \$334  = \port$7528$0 [555] ? \$330  : \$333 ;
+  assign \$328  = \port$6520$0 [571:564] - \port$6520$0 [285:278];
+  assign \$329  = \port$6520$0 [571:564] - \port$6520$0 [277:270];
+  assign \$330  = \port$6520$0 [269] ? \$328 [7] : \$329 [7];
+  assign \$331  = \port$6520$0 [563:556] - \port$6520$0 [285:278];
+  assign \$332  = \port$6520$0 [563:556] - \port$6520$0 [277:270];
+  assign \$333  = \port$6520$0 [269] ? \$331 [7] : \$332 [7];
+  assign \$334  = \port$6520$0 [555] ? \$330  : \$333 ;
   assign \$335  = \$327  & \$334 ;
   assign \$336  = \$324  | \$335 ;
   assign \$337  = ~ \$72 ;
@@ -4970,13 +5016,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$339  = ~ \$30 ;
   assign \$340  = ~ \$72 ;
   assign \$341  = \$339  & \$340 ;
-  assign \$342  = \port$7528$0 [142:135] - \port$7528$0 [571:564];
-  assign \$343  = \port$7528$0 [142:135] - \port$7528$0 [563:556];
-  assign \$344  = \port$7528$0 [555] ? \$342 [7] : \$343 [7];
-  assign \$345  = \port$7528$0 [134:127] - \port$7528$0 [571:564];
-  assign \$346  = \port$7528$0 [134:127] - \port$7528$0 [563:556];
-  assign \$347  = \port$7528$0 [555] ? \$345 [7] : \$346 [7];
-  assign \$348  = \port$7528$0 [126] ? \$344  : \$347 ;
+  assign \$342  = \port$6520$0 [142:135] - \port$6520$0 [571:564];
+  assign \$343  = \port$6520$0 [142:135] - \port$6520$0 [563:556];
+  assign \$344  = \port$6520$0 [555] ? \$342 [7] : \$343 [7];
+  assign \$345  = \port$6520$0 [134:127] - \port$6520$0 [571:564];
+  assign \$346  = \port$6520$0 [134:127] - \port$6520$0 [563:556];
+  assign \$347  = \port$6520$0 [555] ? \$345 [7] : \$346 [7];
+  assign \$348  = \port$6520$0 [126] ? \$344  : \$347 ;
   assign \$349  = \$341  & \$348 ;
   assign \$350  = \$338  | \$349 ;
   assign \$351  = ~ \$30 ;
@@ -4984,13 +5030,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$353  = ~ \$44 ;
   assign \$354  = ~ \$30 ;
   assign \$355  = \$353  & \$354 ;
-  assign \$356  = \port$7528$0 [285:278] - \port$7528$0 [142:135];
-  assign \$357  = \port$7528$0 [285:278] - \port$7528$0 [134:127];
-  assign \$358  = \port$7528$0 [126] ? \$356 [7] : \$357 [7];
-  assign \$359  = \port$7528$0 [277:270] - \port$7528$0 [142:135];
-  assign \$360  = \port$7528$0 [277:270] - \port$7528$0 [134:127];
-  assign \$361  = \port$7528$0 [126] ? \$359 [7] : \$360 [7];
-  assign \$362  = \port$7528$0 [269] ? \$358  : \$361 ;
+  assign \$356  = \port$6520$0 [285:278] - \port$6520$0 [142:135];
+  assign \$357  = \port$6520$0 [285:278] - \port$6520$0 [134:127];
+  assign \$358  = \port$6520$0 [126] ? \$356 [7] : \$357 [7];
+  assign \$359  = \port$6520$0 [277:270] - \port$6520$0 [142:135];
+  assign \$360  = \port$6520$0 [277:270] - \port$6520$0 [134:127];
+  assign \$361  = \port$6520$0 [126] ? \$359 [7] : \$360 [7];
+  assign \$362  = \port$6520$0 [269] ? \$358  : \$361 ;
   assign \$363  = \$355  & \$362 ;
   assign \$364  = \$352  | \$363 ;
   assign \$365  = ~ \$44 ;
@@ -4998,13 +5044,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$367  = ~ \$58 ;
   assign \$368  = ~ \$44 ;
   assign \$369  = \$367  & \$368 ;
-  assign \$370  = \port$7528$0 [428:421] - \port$7528$0 [285:278];
-  assign \$371  = \port$7528$0 [428:421] - \port$7528$0 [277:270];
-  assign \$372  = \port$7528$0 [269] ? \$370 [7] : \$371 [7];
-  assign \$373  = \port$7528$0 [420:413] - \port$7528$0 [285:278];
-  assign \$374  = \port$7528$0 [420:413] - \port$7528$0 [277:270];
-  assign \$375  = \port$7528$0 [269] ? \$373 [7] : \$374 [7];
-  assign \$376  = \port$7528$0 [412] ? \$372  : \$375 ;
+  assign \$370  = \port$6520$0 [428:421] - \port$6520$0 [285:278];
+  assign \$371  = \port$6520$0 [428:421] - \port$6520$0 [277:270];
+  assign \$372  = \port$6520$0 [269] ? \$370 [7] : \$371 [7];
+  assign \$373  = \port$6520$0 [420:413] - \port$6520$0 [285:278];
+  assign \$374  = \port$6520$0 [420:413] - \port$6520$0 [277:270];
+  assign \$375  = \port$6520$0 [269] ? \$373 [7] : \$374 [7];
+  assign \$376  = \port$6520$0 [412] ? \$372  : \$375 ;
   assign \$377  = \$369  & \$376 ;
   assign \$378  = \$366  | \$377 ;
   assign \$379  = ~ \$58 ;
@@ -5012,535 +5058,535 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$381  = ~ \$72 ;
   assign \$382  = ~ \$58 ;
   assign \$383  = \$381  & \$382 ;
-  assign \$384  = \port$7528$0 [571:564] - \port$7528$0 [428:421];
-  assign \$385  = \port$7528$0 [571:564] - \port$7528$0 [420:413];
-  assign \$386  = \port$7528$0 [412] ? \$384 [7] : \$385 [7];
-  assign \$387  = \port$7528$0 [563:556] - \port$7528$0 [428:421];
-  assign \$388  = \port$7528$0 [563:556] - \port$7528$0 [420:413];
-  assign \$389  = \port$7528$0 [412] ? \$387 [7] : \$388 [7];
-  assign \$390  = \port$7528$0 [555] ? \$386  : \$389 ;
+  assign \$384  = \port$6520$0 [571:564] - \port$6520$0 [428:421];
+  assign \$385  = \port$6520$0 [571:564] - \port$6520$0 [420:413];
+  assign \$386  = \port$6520$0 [412] ? \$384 [7] : \$385 [7];
+  assign \$387  = \port$6520$0 [563:556] - \port$6520$0 [428:421];
+  assign \$388  = \port$6520$0 [563:556] - \port$6520$0 [420:413];
+  assign \$389  = \port$6520$0 [412] ? \$387 [7] : \$388 [7];
+  assign \$390  = \port$6520$0 [555] ? \$386  : \$389 ;
   assign \$391  = \$383  & \$390 ;
   assign \$392  = \$380  | \$391 ;
-  assign \$393  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$395  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$395  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$396  = \$394  ? 7'h00 : \$395 [6:0];
-  assign \$397  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$399  = ~ \$398 ;
   assign \$400  = \$30  & \$399 ;
   assign \$401  = ~ \$30 ;
-  assign \$402  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$404  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$402  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$404  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$405  = \$403  ? 7'h00 : \$404 [6:0];
-  assign \$406  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$406  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$408  = ~ \$407 ;
   assign \$409  = \$401  & \$408 ;
-  assign \$410  = \port$7528$0 [142:135] - lanes[68:61];
-  assign \$411  = \port$7528$0 [134:127] - lanes[68:61];
-  assign \$412  = \port$7528$0 [126] ? \$410 [7] : \$411 [7];
+  assign \$410  = \port$6520$0 [142:135] - lanes[68:61];
+  assign \$411  = \port$6520$0 [134:127] - lanes[68:61];
+  assign \$412  = \port$6520$0 [126] ? \$410 [7] : \$411 [7];
   assign \$413  = \$409  & \$412 ;
   assign \$414  = \$400  | \$413 ;
-  assign \$415  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$417  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$415  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$418  = \$416  ? 7'h00 : \$417 [6:0];
-  assign \$419  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$421  = ~ \$420 ;
   assign \$422  = \$44  & \$421 ;
   assign \$423  = ~ \$44 ;
-  assign \$424  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$426  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$424  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$426  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$427  = \$425  ? 7'h00 : \$426 [6:0];
-  assign \$428  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$428  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$430  = ~ \$429 ;
   assign \$431  = \$423  & \$430 ;
-  assign \$432  = \port$7528$0 [285:278] - lanes[68:61];
-  assign \$433  = \port$7528$0 [277:270] - lanes[68:61];
-  assign \$434  = \port$7528$0 [269] ? \$432 [7] : \$433 [7];
+  assign \$432  = \port$6520$0 [285:278] - lanes[68:61];
+  assign \$433  = \port$6520$0 [277:270] - lanes[68:61];
+  assign \$434  = \port$6520$0 [269] ? \$432 [7] : \$433 [7];
   assign \$435  = \$431  & \$434 ;
   assign \$436  = \$422  | \$435 ;
-  assign \$437  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = \$58  & \$443 ;
   assign \$445  = ~ \$58 ;
-  assign \$446  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$448  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$446  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$448  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$449  = \$447  ? 7'h00 : \$448 [6:0];
-  assign \$450  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$450  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$452  = ~ \$451 ;
   assign \$453  = \$445  & \$452 ;
-  assign \$454  = \port$7528$0 [428:421] - lanes[68:61];
-  assign \$455  = \port$7528$0 [420:413] - lanes[68:61];
-  assign \$456  = \port$7528$0 [412] ? \$454 [7] : \$455 [7];
+  assign \$454  = \port$6520$0 [428:421] - lanes[68:61];
+  assign \$455  = \port$6520$0 [420:413] - lanes[68:61];
+  assign \$456  = \port$6520$0 [412] ? \$454 [7] : \$455 [7];
   assign \$457  = \$453  & \$456 ;
   assign \$458  = \$444  | \$457 ;
-  assign \$459  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$461  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$459  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$462  = \$460  ? 7'h00 : \$461 [6:0];
-  assign \$463  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$463  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$465  = ~ \$464 ;
   assign \$466  = \$72  & \$465 ;
   assign \$467  = ~ \$72 ;
-  assign \$468  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$470  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$470  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$471  = \$469  ? 7'h00 : \$470 [6:0];
-  assign \$472  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$472  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$474  = ~ \$473 ;
   assign \$475  = \$467  & \$474 ;
-  assign \$476  = \port$7528$0 [571:564] - lanes[68:61];
-  assign \$477  = \port$7528$0 [563:556] - lanes[68:61];
-  assign \$478  = \port$7528$0 [555] ? \$476 [7] : \$477 [7];
+  assign \$476  = \port$6520$0 [571:564] - lanes[68:61];
+  assign \$477  = \port$6520$0 [563:556] - lanes[68:61];
+  assign \$478  = \port$6520$0 [555] ? \$476 [7] : \$477 [7];
   assign \$479  = \$475  & \$478 ;
   assign \$480  = \$466  | \$479 ;
-  assign \$481  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$481  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$30 ;
   assign \$488  = \$486  & \$487 ;
-  assign \$489  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$491  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$491  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$492  = \$490  ? 7'h00 : \$491 [6:0];
-  assign \$493  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$493  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$495  = ~ \$494 ;
   assign \$496  = ~ \$30 ;
   assign \$497  = \$495  & \$496 ;
-  assign \$498  = lanes[68:61] - \port$7528$0 [142:135];
-  assign \$499  = lanes[68:61] - \port$7528$0 [134:127];
-  assign \$500  = \port$7528$0 [126] ? \$498 [7] : \$499 [7];
+  assign \$498  = lanes[68:61] - \port$6520$0 [142:135];
+  assign \$499  = lanes[68:61] - \port$6520$0 [134:127];
+  assign \$500  = \port$6520$0 [126] ? \$498 [7] : \$499 [7];
   assign \$501  = \$497  & \$500 ;
   assign \$502  = \$488  | \$501 ;
-  assign \$503  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$44 ;
   assign \$510  = \$508  & \$509 ;
-  assign \$511  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$513  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$511  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$513  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$514  = \$512  ? 7'h00 : \$513 [6:0];
-  assign \$515  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$515  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$517  = ~ \$516 ;
   assign \$518  = ~ \$44 ;
   assign \$519  = \$517  & \$518 ;
-  assign \$520  = lanes[68:61] - \port$7528$0 [285:278];
-  assign \$521  = lanes[68:61] - \port$7528$0 [277:270];
-  assign \$522  = \port$7528$0 [269] ? \$520 [7] : \$521 [7];
+  assign \$520  = lanes[68:61] - \port$6520$0 [285:278];
+  assign \$521  = lanes[68:61] - \port$6520$0 [277:270];
+  assign \$522  = \port$6520$0 [269] ? \$520 [7] : \$521 [7];
   assign \$523  = \$519  & \$522 ;
   assign \$524  = \$510  | \$523 ;
-  assign \$525  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$527  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$525  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$527  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$528  = \$526  ? 7'h00 : \$527 [6:0];
-  assign \$529  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$529  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$531  = ~ \$58 ;
   assign \$532  = \$530  & \$531 ;
-  assign \$533  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$535  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$535  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$536  = \$534  ? 7'h00 : \$535 [6:0];
-  assign \$537  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$539  = ~ \$538 ;
   assign \$540  = ~ \$58 ;
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = lanes[68:61] - \port$7528$0 [428:421];
-  assign \$543  = lanes[68:61] - \port$7528$0 [420:413];
-  assign \$544  = \port$7528$0 [412] ? \$542 [7] : \$543 [7];
+  assign \$542  = lanes[68:61] - \port$6520$0 [428:421];
+  assign \$543  = lanes[68:61] - \port$6520$0 [420:413];
+  assign \$544  = \port$6520$0 [412] ? \$542 [7] : \$543 [7];
   assign \$545  = \$541  & \$544 ;
   assign \$546  = \$532  | \$545 ;
-  assign \$547  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$549  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$550  = \$548  ? 7'h00 : \$549 [6:0];
-  assign \$551  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$553  = ~ \$72 ;
   assign \$554  = \$552  & \$553 ;
-  assign \$555  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$557  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$555  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$558  = \$556  ? 7'h00 : \$557 [6:0];
-  assign \$559  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$561  = ~ \$560 ;
   assign \$562  = ~ \$72 ;
   assign \$563  = \$561  & \$562 ;
-  assign \$564  = lanes[68:61] - \port$7528$0 [571:564];
-  assign \$565  = lanes[68:61] - \port$7528$0 [563:556];
-  assign \$566  = \port$7528$0 [555] ? \$564 [7] : \$565 [7];
+  assign \$564  = lanes[68:61] - \port$6520$0 [571:564];
+  assign \$565  = lanes[68:61] - \port$6520$0 [563:556];
+  assign \$566  = \port$6520$0 [555] ? \$564 [7] : \$565 [7];
   assign \$567  = \$563  & \$566 ;
   assign \$568  = \$554  | \$567 ;
-  assign \$569  = \port$7534$0 [16:9] - \port$7528$0 [142:135];
-  assign \$570  = \port$7534$0 [16:9] - \port$7528$0 [134:127];
-  assign \$571  = \port$7528$0 [126] ? \$569 [7] : \$570 [7];
+  assign \$569  = \port$6526$0 [16:9] - \port$6520$0 [142:135];
+  assign \$570  = \port$6526$0 [16:9] - \port$6520$0 [134:127];
+  assign \$571  = \port$6520$0 [126] ? \$569 [7] : \$570 [7];
   assign \$572  = ~ \$571 ;
   assign \$573  = \$30  | \$572 ;
-  assign \$574  = \port$7534$0 [16:9] - \port$7528$0 [285:278];
-  assign \$575  = \port$7534$0 [16:9] - \port$7528$0 [277:270];
-  assign \$576  = \port$7528$0 [269] ? \$574 [7] : \$575 [7];
+  assign \$574  = \port$6526$0 [16:9] - \port$6520$0 [285:278];
+  assign \$575  = \port$6526$0 [16:9] - \port$6520$0 [277:270];
+  assign \$576  = \port$6520$0 [269] ? \$574 [7] : \$575 [7];
   assign \$577  = ~ \$576 ;
   assign \$578  = \$44  | \$577 ;
-  assign \$579  = \port$7534$0 [16:9] - \port$7528$0 [428:421];
-  assign \$580  = \port$7534$0 [16:9] - \port$7528$0 [420:413];
-  assign \$581  = \port$7528$0 [412] ? \$579 [7] : \$580 [7];
+  assign \$579  = \port$6526$0 [16:9] - \port$6520$0 [428:421];
+  assign \$580  = \port$6526$0 [16:9] - \port$6520$0 [420:413];
+  assign \$581  = \port$6520$0 [412] ? \$579 [7] : \$580 [7];
   assign \$582  = ~ \$581 ;
   assign \$583  = \$58  | \$582 ;
-  assign \$584  = \port$7534$0 [16:9] - \port$7528$0 [571:564];
-  assign \$585  = \port$7534$0 [16:9] - \port$7528$0 [563:556];
-  assign \$586  = \port$7528$0 [555] ? \$584 [7] : \$585 [7];
+  assign \$584  = \port$6526$0 [16:9] - \port$6520$0 [571:564];
+  assign \$585  = \port$6526$0 [16:9] - \port$6520$0 [563:556];
+  assign \$586  = \port$6520$0 [555] ? \$584 [7] : \$585 [7];
   assign \$587  = ~ \$586 ;
   assign \$588  = \$72  | \$587 ;
-  assign \$589  = \port$7528$0 [125:110] >= 16'hffff;
-  assign \$590  = \port$7528$0 [125:110] + 1'h1;
+  assign \$589  = \port$6520$0 [125:110] >= 16'hffff;
+  assign \$590  = \port$6520$0 [125:110] + 1'h1;
   assign \$591  = \$589  ? 17'h0ffff : \$590 ;
-  assign \$592  = \port$7528$0 [109:94] >= 16'hffff;
-  assign \$593  = \port$7528$0 [109:94] + 1'h1;
+  assign \$592  = \port$6520$0 [109:94] >= 16'hffff;
+  assign \$593  = \port$6520$0 [109:94] + 1'h1;
   assign \$594  = \$592  ? 17'h0ffff : \$593 ;
-  assign count_inc_bank0 = \port$7528$0 [93] ? \$591 [15:0] : \$594 [15:0];
-  assign \$595  = \port$7528$0 [125:110] >= 16'hfffe;
-  assign \$596  = \port$7528$0 [125:110] + 2'h2;
+  assign count_inc_bank0 = \port$6520$0 [93] ? \$591 [15:0] : \$594 [15:0];
+  assign \$595  = \port$6520$0 [125:110] >= 16'hfffe;
+  assign \$596  = \port$6520$0 [125:110] + 2'h2;
   assign \$597  = \$595  ? 17'h0ffff : \$596 ;
-  assign \$598  = \port$7528$0 [109:94] >= 16'hfffe;
-  assign \$599  = \port$7528$0 [109:94] + 2'h2;
+  assign \$598  = \port$6520$0 [109:94] >= 16'hfffe;
+  assign \$599  = \port$6520$0 [109:94] + 2'h2;
   assign \$600  = \$598  ? 17'h0ffff : \$599 ;
-  assign count_inc2_bank0 = \port$7528$0 [93] ? \$597 [15:0] : \$600 [15:0];
-  assign \$601  = \port$7528$0 [268:253] >= 16'hffff;
-  assign \$602  = \port$7528$0 [268:253] + 1'h1;
+  assign count_inc2_bank0 = \port$6520$0 [93] ? \$597 [15:0] : \$600 [15:0];
+  assign \$601  = \port$6520$0 [268:253] >= 16'hffff;
+  assign \$602  = \port$6520$0 [268:253] + 1'h1;
   assign \$603  = \$601  ? 17'h0ffff : \$602 ;
-  assign \$604  = \port$7528$0 [252:237] >= 16'hffff;
-  assign \$605  = \port$7528$0 [252:237] + 1'h1;
+  assign \$604  = \port$6520$0 [252:237] >= 16'hffff;
+  assign \$605  = \port$6520$0 [252:237] + 1'h1;
   assign \$606  = \$604  ? 17'h0ffff : \$605 ;
-  assign count_inc_bank1 = \port$7528$0 [236] ? \$603 [15:0] : \$606 [15:0];
-  assign \$607  = \port$7528$0 [268:253] >= 16'hfffe;
-  assign \$608  = \port$7528$0 [268:253] + 2'h2;
+  assign count_inc_bank1 = \port$6520$0 [236] ? \$603 [15:0] : \$606 [15:0];
+  assign \$607  = \port$6520$0 [268:253] >= 16'hfffe;
+  assign \$608  = \port$6520$0 [268:253] + 2'h2;
   assign \$609  = \$607  ? 17'h0ffff : \$608 ;
-  assign \$610  = \port$7528$0 [252:237] >= 16'hfffe;
-  assign \$611  = \port$7528$0 [252:237] + 2'h2;
+  assign \$610  = \port$6520$0 [252:237] >= 16'hfffe;
+  assign \$611  = \port$6520$0 [252:237] + 2'h2;
   assign \$612  = \$610  ? 17'h0ffff : \$611 ;
-  assign count_inc2_bank1 = \port$7528$0 [236] ? \$609 [15:0] : \$612 [15:0];
-  assign \$613  = \port$7528$0 [411:396] >= 16'hffff;
-  assign \$614  = \port$7528$0 [411:396] + 1'h1;
+  assign count_inc2_bank1 = \port$6520$0 [236] ? \$609 [15:0] : \$612 [15:0];
+  assign \$613  = \port$6520$0 [411:396] >= 16'hffff;
+  assign \$614  = \port$6520$0 [411:396] + 1'h1;
   assign \$615  = \$613  ? 17'h0ffff : \$614 ;
-  assign \$616  = \port$7528$0 [395:380] >= 16'hffff;
-  assign \$617  = \port$7528$0 [395:380] + 1'h1;
+  assign \$616  = \port$6520$0 [395:380] >= 16'hffff;
+  assign \$617  = \port$6520$0 [395:380] + 1'h1;
   assign \$618  = \$616  ? 17'h0ffff : \$617 ;
-  assign count_inc_bank2 = \port$7528$0 [379] ? \$615 [15:0] : \$618 [15:0];
-  assign \$619  = \port$7528$0 [411:396] >= 16'hfffe;
-  assign \$620  = \port$7528$0 [411:396] + 2'h2;
+  assign count_inc_bank2 = \port$6520$0 [379] ? \$615 [15:0] : \$618 [15:0];
+  assign \$619  = \port$6520$0 [411:396] >= 16'hfffe;
+  assign \$620  = \port$6520$0 [411:396] + 2'h2;
   assign \$621  = \$619  ? 17'h0ffff : \$620 ;
-  assign \$622  = \port$7528$0 [395:380] >= 16'hfffe;
-  assign \$623  = \port$7528$0 [395:380] + 2'h2;
+  assign \$622  = \port$6520$0 [395:380] >= 16'hfffe;
+  assign \$623  = \port$6520$0 [395:380] + 2'h2;
   assign \$624  = \$622  ? 17'h0ffff : \$623 ;
-  assign count_inc2_bank2 = \port$7528$0 [379] ? \$621 [15:0] : \$624 [15:0];
-  assign \$625  = \port$7528$0 [554:539] >= 16'hffff;
-  assign \$626  = \port$7528$0 [554:539] + 1'h1;
+  assign count_inc2_bank2 = \port$6520$0 [379] ? \$621 [15:0] : \$624 [15:0];
+  assign \$625  = \port$6520$0 [554:539] >= 16'hffff;
+  assign \$626  = \port$6520$0 [554:539] + 1'h1;
   assign \$627  = \$625  ? 17'h0ffff : \$626 ;
-  assign \$628  = \port$7528$0 [538:523] >= 16'hffff;
-  assign \$629  = \port$7528$0 [538:523] + 1'h1;
+  assign \$628  = \port$6520$0 [538:523] >= 16'hffff;
+  assign \$629  = \port$6520$0 [538:523] + 1'h1;
   assign \$630  = \$628  ? 17'h0ffff : \$629 ;
-  assign count_inc_bank3 = \port$7528$0 [522] ? \$627 [15:0] : \$630 [15:0];
-  assign \$631  = \port$7528$0 [554:539] >= 16'hfffe;
-  assign \$632  = \port$7528$0 [554:539] + 2'h2;
+  assign count_inc_bank3 = \port$6520$0 [522] ? \$627 [15:0] : \$630 [15:0];
+  assign \$631  = \port$6520$0 [554:539] >= 16'hfffe;
+  assign \$632  = \port$6520$0 [554:539] + 2'h2;
   assign \$633  = \$631  ? 17'h0ffff : \$632 ;
-  assign \$634  = \port$7528$0 [538:523] >= 16'hfffe;
-  assign \$635  = \port$7528$0 [538:523] + 2'h2;
+  assign \$634  = \port$6520$0 [538:523] >= 16'hfffe;
+  assign \$635  = \port$6520$0 [538:523] + 2'h2;
   assign \$636  = \$634  ? 17'h0ffff : \$635 ;
-  assign count_inc2_bank3 = \port$7528$0 [522] ? \$633 [15:0] : \$636 [15:0];
-  assign \$637  = \port$7527$0 [60:5] == lanes[60:5];
-  assign \$638  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$640  = \port$7527$0 [68:61] - lanes[68:61];
+  assign count_inc2_bank3 = \port$6520$0 [522] ? \$633 [15:0] : \$636 [15:0];
+  assign \$637  = \port$6519$0 [60:5] == lanes[60:5];
+  assign \$638  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$641  = \$639  ? 7'h00 : \$640 [6:0];
-  assign \$642  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$644  = \port$7532$0 [1:0] + 1'h0;
-  assign \$646  = \port$7532$0 [1:0] + 1'h0;
-  assign \$648  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$650  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$642  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$644  = \port$6524$0 [1:0] + 1'h0;
+  assign \$646  = \port$6524$0 [1:0] + 1'h0;
+  assign \$648  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$650  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$651  = \$649  ? 7'h00 : \$650 [6:0];
-  assign \$652  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$654  = ~ \$653 ;
-  assign \$655  = \port$7534$0 [8] & \$654 ;
-  assign \$656  = ~ \port$7534$0 [8];
-  assign \$657  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$659  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$655  = \port$6526$0 [8] & \$654 ;
+  assign \$656  = ~ \port$6526$0 [8];
+  assign \$657  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$659  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$660  = \$658  ? 7'h00 : \$659 [6:0];
-  assign \$661  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$663  = ~ \$662 ;
   assign \$664  = \$656  & \$663 ;
-  assign \$665  = \port$7584$5 [63:56] - lanes[68:61];
+  assign \$665  = \port$6576$5 [63:56] - lanes[68:61];
   assign \$666  = \$664  & \$665 [7];
   assign \$667  = \$655  | \$666 ;
-  assign \$668  = \port$7532$0 [1:0] + 1'h0;
+  assign \$668  = \port$6524$0 [1:0] + 1'h0;
   assign \$670  = fw_wr0 ? \$667  : \$669 ;
-  assign \$671  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$673  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$674  = \$672  ? 7'h00 : \$673 [6:0];
-  assign \$675  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$677  = ~ \port$7534$0 [8];
+  assign \$675  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$677  = ~ \port$6526$0 [8];
   assign \$678  = \$676  & \$677 ;
-  assign \$679  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$681  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$679  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$682  = \$680  ? 7'h00 : \$681 [6:0];
-  assign \$683  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$685  = ~ \$684 ;
-  assign \$686  = ~ \port$7534$0 [8];
+  assign \$686  = ~ \port$6526$0 [8];
   assign \$687  = \$685  & \$686 ;
-  assign \$688  = lanes[68:61] - \port$7584$5 [63:56];
+  assign \$688  = lanes[68:61] - \port$6576$5 [63:56];
   assign \$689  = \$687  & \$688 [7];
   assign \$690  = \$678  | \$689 ;
-  assign \$691  = \port$7532$0 [1:0] + 1'h0;
+  assign \$691  = \port$6524$0 [1:0] + 1'h0;
   assign \$693  = fw_wr0 ? \$690  : \$692 ;
-  assign \$694  = \port$7534$0 [16:9] - \port$7584$5 [63:56];
+  assign \$694  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
   assign \$695  = ~ \$694 [7];
-  assign \$696  = \port$7534$0 [8] | \$695 ;
-  assign \$697  = \port$7532$0 [1:0] + 1'h0;
+  assign \$696  = \port$6526$0 [8] | \$695 ;
+  assign \$697  = \port$6524$0 [1:0] + 1'h0;
   assign \$699  = fw_wr0 ? \$696  : \$698 ;
-  assign \$700  = \port$7532$0 [1:0] + 1'h0;
-  assign \$702  = \port$7532$0 [1:0] + 1'h0;
-  assign \$704  = \port$7532$0 [1:0] + 1'h0;
-  assign \$706  = \port$7532$0 [12:11] + 1'h0;
-  assign \$708  = \port$7532$0 [12:11] + 1'h0;
-  assign \$710  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$712  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$700  = \port$6524$0 [1:0] + 1'h0;
+  assign \$702  = \port$6524$0 [1:0] + 1'h0;
+  assign \$704  = \port$6524$0 [1:0] + 1'h0;
+  assign \$706  = \port$6524$0 [12:11] + 1'h0;
+  assign \$708  = \port$6524$0 [12:11] + 1'h0;
+  assign \$710  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$712  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$713  = \$711  ? 7'h00 : \$712 [6:0];
-  assign \$714  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$716  = ~ \$715 ;
-  assign \$717  = \port$7534$0 [8] & \$716 ;
-  assign \$718  = ~ \port$7534$0 [8];
-  assign \$719  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$721  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$717  = \port$6526$0 [8] & \$716 ;
+  assign \$718  = ~ \port$6526$0 [8];
+  assign \$719  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$721  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$722  = \$720  ? 7'h00 : \$721 [6:0];
-  assign \$723  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$723  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$725  = ~ \$724 ;
   assign \$726  = \$718  & \$725 ;
-  assign \$727  = \port$7584$5 [63:56] - lanes[68:61];
+  assign \$727  = \port$6576$5 [63:56] - lanes[68:61];
   assign \$728  = \$726  & \$727 [7];
   assign \$729  = \$717  | \$728 ;
-  assign \$730  = \port$7532$0 [12:11] + 1'h0;
+  assign \$730  = \port$6524$0 [12:11] + 1'h0;
   assign \$732  = fw_wr1 ? \$729  : \$731 ;
-  assign \$733  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$735  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$733  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$735  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$736  = \$734  ? 7'h00 : \$735 [6:0];
-  assign \$737  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$739  = ~ \port$7534$0 [8];
+  assign \$737  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$739  = ~ \port$6526$0 [8];
   assign \$740  = \$738  & \$739 ;
-  assign \$741  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$743  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$741  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$743  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$744  = \$742  ? 7'h00 : \$743 [6:0];
-  assign \$745  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$745  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$747  = ~ \$746 ;
-  assign \$748  = ~ \port$7534$0 [8];
+  assign \$748  = ~ \port$6526$0 [8];
   assign \$749  = \$747  & \$748 ;
-  assign \$750  = lanes[68:61] - \port$7584$5 [63:56];
+  assign \$750  = lanes[68:61] - \port$6576$5 [63:56];
   assign \$751  = \$749  & \$750 [7];
   assign \$752  = \$740  | \$751 ;
-  assign \$753  = \port$7532$0 [12:11] + 1'h0;
+  assign \$753  = \port$6524$0 [12:11] + 1'h0;
   assign \$755  = fw_wr1 ? \$752  : \$754 ;
-  assign \$756  = \port$7534$0 [16:9] - \port$7584$5 [63:56];
+  assign \$756  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
   assign \$757  = ~ \$756 [7];
-  assign \$758  = \port$7534$0 [8] | \$757 ;
-  assign \$759  = \port$7532$0 [12:11] + 1'h0;
+  assign \$758  = \port$6526$0 [8] | \$757 ;
+  assign \$759  = \port$6524$0 [12:11] + 1'h0;
   assign \$761  = fw_wr1 ? \$758  : \$760 ;
-  assign \$762  = \port$7532$0 [12:11] + 1'h0;
-  assign \$764  = \port$7532$0 [12:11] + 1'h0;
-  assign \$766  = \port$7532$0 [12:11] + 1'h0;
-  assign \$768  = \port$7532$0 [23:22] + 1'h0;
-  assign \$770  = \port$7532$0 [23:22] + 1'h0;
-  assign \$772  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$774  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$762  = \port$6524$0 [12:11] + 1'h0;
+  assign \$764  = \port$6524$0 [12:11] + 1'h0;
+  assign \$766  = \port$6524$0 [12:11] + 1'h0;
+  assign \$768  = \port$6524$0 [23:22] + 1'h0;
+  assign \$770  = \port$6524$0 [23:22] + 1'h0;
+  assign \$772  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$774  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$775  = \$773  ? 7'h00 : \$774 [6:0];
-  assign \$776  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$776  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$778  = ~ \$777 ;
-  assign \$779  = \port$7534$0 [8] & \$778 ;
-  assign \$780  = ~ \port$7534$0 [8];
-  assign \$781  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$783  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$779  = \port$6526$0 [8] & \$778 ;
+  assign \$780  = ~ \port$6526$0 [8];
+  assign \$781  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$783  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$784  = \$782  ? 7'h00 : \$783 [6:0];
-  assign \$785  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$785  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$787  = ~ \$786 ;
   assign \$788  = \$780  & \$787 ;
-  assign \$789  = \port$7584$5 [63:56] - lanes[68:61];
+  assign \$789  = \port$6576$5 [63:56] - lanes[68:61];
   assign \$790  = \$788  & \$789 [7];
   assign \$791  = \$779  | \$790 ;
-  assign \$792  = \port$7532$0 [23:22] + 1'h0;
+  assign \$792  = \port$6524$0 [23:22] + 1'h0;
   assign \$794  = fw_wr2 ? \$791  : \$793 ;
-  assign \$795  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$797  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$795  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$797  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$798  = \$796  ? 7'h00 : \$797 [6:0];
-  assign \$799  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$801  = ~ \port$7534$0 [8];
+  assign \$799  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$801  = ~ \port$6526$0 [8];
   assign \$802  = \$800  & \$801 ;
-  assign \$803  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$805  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$803  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$805  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$806  = \$804  ? 7'h00 : \$805 [6:0];
-  assign \$807  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$807  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$809  = ~ \$808 ;
-  assign \$810  = ~ \port$7534$0 [8];
+  assign \$810  = ~ \port$6526$0 [8];
   assign \$811  = \$809  & \$810 ;
-  assign \$812  = lanes[68:61] - \port$7584$5 [63:56];
+  assign \$812  = lanes[68:61] - \port$6576$5 [63:56];
   assign \$813  = \$811  & \$812 [7];
   assign \$814  = \$802  | \$813 ;
-  assign \$815  = \port$7532$0 [23:22] + 1'h0;
+  assign \$815  = \port$6524$0 [23:22] + 1'h0;
   assign \$817  = fw_wr2 ? \$814  : \$816 ;
-  assign \$818  = \port$7534$0 [16:9] - \port$7584$5 [63:56];
+  assign \$818  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
   assign \$819  = ~ \$818 [7];
-  assign \$820  = \port$7534$0 [8] | \$819 ;
-  assign \$821  = \port$7532$0 [23:22] + 1'h0;
+  assign \$820  = \port$6526$0 [8] | \$819 ;
+  assign \$821  = \port$6524$0 [23:22] + 1'h0;
   assign \$823  = fw_wr2 ? \$820  : \$822 ;
-  assign \$824  = \port$7532$0 [23:22] + 1'h0;
-  assign \$826  = \port$7532$0 [23:22] + 1'h0;
-  assign \$828  = \port$7532$0 [23:22] + 1'h0;
-  assign \$830  = \port$7532$0 [34:33] + 1'h0;
-  assign \$832  = \port$7532$0 [34:33] + 1'h0;
-  assign \$834  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$836  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$824  = \port$6524$0 [23:22] + 1'h0;
+  assign \$826  = \port$6524$0 [23:22] + 1'h0;
+  assign \$828  = \port$6524$0 [23:22] + 1'h0;
+  assign \$830  = \port$6524$0 [34:33] + 1'h0;
+  assign \$832  = \port$6524$0 [34:33] + 1'h0;
+  assign \$834  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$836  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$837  = \$835  ? 7'h00 : \$836 [6:0];
-  assign \$838  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$838  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$840  = ~ \$839 ;
-  assign \$841  = \port$7534$0 [8] & \$840 ;
-  assign \$842  = ~ \port$7534$0 [8];
-  assign \$843  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$845  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$841  = \port$6526$0 [8] & \$840 ;
+  assign \$842  = ~ \port$6526$0 [8];
+  assign \$843  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$845  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$846  = \$844  ? 7'h00 : \$845 [6:0];
-  assign \$847  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$847  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$849  = ~ \$848 ;
   assign \$850  = \$842  & \$849 ;
-  assign \$851  = \port$7584$5 [63:56] - lanes[68:61];
+  assign \$851  = \port$6576$5 [63:56] - lanes[68:61];
   assign \$852  = \$850  & \$851 [7];
   assign \$853  = \$841  | \$852 ;
-  assign \$854  = \port$7532$0 [34:33] + 1'h0;
+  assign \$854  = \port$6524$0 [34:33] + 1'h0;
   assign \$856  = fw_wr3 ? \$853  : \$855 ;
-  assign \$857  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$859  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$857  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$859  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$860  = \$858  ? 7'h00 : \$859 [6:0];
-  assign \$861  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$863  = ~ \port$7534$0 [8];
+  assign \$861  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$863  = ~ \port$6526$0 [8];
   assign \$864  = \$862  & \$863 ;
-  assign \$865  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$867  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$865  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$867  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$868  = \$866  ? 7'h00 : \$867 [6:0];
-  assign \$869  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$869  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$871  = ~ \$870 ;
-  assign \$872  = ~ \port$7534$0 [8];
+  assign \$872  = ~ \port$6526$0 [8];
   assign \$873  = \$871  & \$872 ;
-  assign \$874  = lanes[68:61] - \port$7584$5 [63:56];
+  assign \$874  = lanes[68:61] - \port$6576$5 [63:56];
   assign \$875  = \$873  & \$874 [7];
   assign \$876  = \$864  | \$875 ;
-  assign \$877  = \port$7532$0 [34:33] + 1'h0;
+  assign \$877  = \port$6524$0 [34:33] + 1'h0;
   assign \$879  = fw_wr3 ? \$876  : \$878 ;
-  assign \$880  = \port$7534$0 [16:9] - \port$7584$5 [63:56];
+  assign \$880  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
   assign \$881  = ~ \$880 [7];
-  assign \$882  = \port$7534$0 [8] | \$881 ;
-  assign \$883  = \port$7532$0 [34:33] + 1'h0;
+  assign \$882  = \port$6526$0 [8] | \$881 ;
+  assign \$883  = \port$6524$0 [34:33] + 1'h0;
   assign \$885  = fw_wr3 ? \$882  : \$884 ;
-  assign \$886  = \port$7532$0 [34:33] + 1'h0;
-  assign \$888  = \port$7532$0 [34:33] + 1'h0;
-  assign \$890  = \port$7532$0 [34:33] + 1'h0;
-  assign \$892  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$894  = \port$7527$0 [68:61] - lanes[68:61];
+  assign \$886  = \port$6524$0 [34:33] + 1'h0;
+  assign \$888  = \port$6524$0 [34:33] + 1'h0;
+  assign \$890  = \port$6524$0 [34:33] + 1'h0;
+  assign \$892  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$894  = \port$6519$0 [68:61] - lanes[68:61];
   assign \$895  = \$893  ? 7'h00 : \$894 [6:0];
-  assign \$896  = \port$7527$0 [68:61] - lanes[68:61];
-  assign \$898  = \port$7534$0 [16:9] - lanes[68:61];
+  assign \$896  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$898  = \port$6526$0 [16:9] - lanes[68:61];
   assign \$899  = ~ \$898 [7];
   assign \$900  = \$897  | \$899 ;
-  assign \$901  = | { \port$7528$0 [600], \port$7528$0 [596], \port$7528$0 [592], \port$7528$0 [588] };
-  assign \$902  = | { \port$7528$0 [601], \port$7528$0 [597], \port$7528$0 [593], \port$7528$0 [589] };
-  assign \$903  = | { \port$7528$0 [602], \port$7528$0 [598], \port$7528$0 [594], \port$7528$0 [590] };
-  assign \$904  = | { \port$7528$0 [603], \port$7528$0 [599], \port$7528$0 [595], \port$7528$0 [591] };
-  assign \$905  = \port$7532$0 [1:0] + 1'h0;
-  assign \$907  = fw_wr0 ? \port$7584$387 [34:19] : \$906 ;
-  assign \$908  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$909  = \port$7584$387 [34:19] + 1'h1;
+  assign \$901  = | { \port$6520$0 [600], \port$6520$0 [596], \port$6520$0 [592], \port$6520$0 [588] };
+  assign \$902  = | { \port$6520$0 [601], \port$6520$0 [597], \port$6520$0 [593], \port$6520$0 [589] };
+  assign \$903  = | { \port$6520$0 [602], \port$6520$0 [598], \port$6520$0 [594], \port$6520$0 [590] };
+  assign \$904  = | { \port$6520$0 [603], \port$6520$0 [599], \port$6520$0 [595], \port$6520$0 [591] };
+  assign \$905  = \port$6524$0 [1:0] + 1'h0;
+  assign \$907  = fw_wr0 ? \port$6576$387 [34:19] : \$906 ;
+  assign \$908  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$909  = \port$6576$387 [34:19] + 1'h1;
   assign \$910  = \$908  ? 17'h0ffff : \$909 ;
-  assign \$911  = \port$7532$0 [1:0] + 1'h0;
+  assign \$911  = \port$6524$0 [1:0] + 1'h0;
   assign \$913  = fw_wr0 ? \$910 [15:0] : \$912 ;
-  assign \$914  = \port$7532$0 [10:2] == sc_mark_row_next;
-  assign \$915  = \port$7532$0 [12:11] + 1'h0;
-  assign \$917  = fw_wr1 ? \port$7584$387 [34:19] : \$916 ;
-  assign \$918  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$919  = \port$7584$387 [34:19] + 1'h1;
+  assign \$914  = \port$6524$0 [10:2] == sc_mark_row_next;
+  assign \$915  = \port$6524$0 [12:11] + 1'h0;
+  assign \$917  = fw_wr1 ? \port$6576$387 [34:19] : \$916 ;
+  assign \$918  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$919  = \port$6576$387 [34:19] + 1'h1;
   assign \$920  = \$918  ? 17'h0ffff : \$919 ;
-  assign \$921  = \port$7532$0 [12:11] + 1'h0;
+  assign \$921  = \port$6524$0 [12:11] + 1'h0;
   assign \$923  = fw_wr1 ? \$920 [15:0] : \$922 ;
-  assign \$924  = \port$7532$0 [21:13] == sc_mark_row_next;
-  assign \$925  = \port$7532$0 [23:22] + 1'h0;
-  assign \$927  = fw_wr2 ? \port$7584$387 [34:19] : \$926 ;
-  assign \$928  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$929  = \port$7584$387 [34:19] + 1'h1;
+  assign \$924  = \port$6524$0 [21:13] == sc_mark_row_next;
+  assign \$925  = \port$6524$0 [23:22] + 1'h0;
+  assign \$927  = fw_wr2 ? \port$6576$387 [34:19] : \$926 ;
+  assign \$928  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$929  = \port$6576$387 [34:19] + 1'h1;
   assign \$930  = \$928  ? 17'h0ffff : \$929 ;
-  assign \$931  = \port$7532$0 [23:22] + 1'h0;
+  assign \$931  = \port$6524$0 [23:22] + 1'h0;
   assign \$933  = fw_wr2 ? \$930 [15:0] : \$932 ;
-  assign \$934  = \port$7532$0 [32:24] == sc_mark_row_next;
-  assign \$935  = \port$7532$0 [34:33] + 1'h0;
-  assign \$937  = fw_wr3 ? \port$7584$387 [34:19] : \$936 ;
-  assign \$938  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$939  = \port$7584$387 [34:19] + 1'h1;
+  assign \$934  = \port$6524$0 [32:24] == sc_mark_row_next;
+  assign \$935  = \port$6524$0 [34:33] + 1'h0;
+  assign \$937  = fw_wr3 ? \port$6576$387 [34:19] : \$936 ;
+  assign \$938  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$939  = \port$6576$387 [34:19] + 1'h1;
   assign \$940  = \$938  ? 17'h0ffff : \$939 ;
-  assign \$941  = \port$7532$0 [34:33] + 1'h0;
+  assign \$941  = \port$6524$0 [34:33] + 1'h0;
   assign \$943  = fw_wr3 ? \$940 [15:0] : \$942 ;
-  assign \$944  = \port$7532$0 [43:35] == sc_mark_row_next;
+  assign \$944  = \port$6524$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$945 ;
-  assign \$1  = sc_mark_intent[0] & \port$7528$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$7528$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$7528$0 [235];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$7528$0 [225];
-  assign \$5  = sc_mark_intent[2] & \port$7528$0 [378];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$7528$0 [368];
-  assign \$7  = sc_mark_intent[3] & \port$7528$0 [521];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$7528$0 [511];
-  assign \$9  = \port$7528$0 [55:0] == \port$7527$0 [60:5];
-  assign \$10  = \port$7528$0 [80] & \$9 ;
-  assign \$11  = \port$7528$0 [198:143] == \port$7527$0 [60:5];
-  assign \$12  = \port$7528$0 [223] & \$11 ;
-  assign \$13  = \port$7528$0 [341:286] == \port$7527$0 [60:5];
-  assign \$14  = \port$7528$0 [366] & \$13 ;
-  assign \$15  = \port$7528$0 [484:429] == \port$7527$0 [60:5];
-  assign \$16  = \port$7528$0 [509] & \$15 ;
-  assign \$17  = \port$7528$0 [81] ^ \port$7528$0 [82];
-  assign \$18  = \port$7527$0 [68:61] - \port$7528$0 [142:135];
-  assign \$19  = \port$7527$0 [68:61] - \port$7528$0 [134:127];
-  assign \$20  = \port$7528$0 [126] ? \$18 [7:0] : \$19 [7:0];
+  assign \$1  = sc_mark_intent[0] & \port$6520$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$6520$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$6520$0 [235];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$6520$0 [225];
+  assign \$5  = sc_mark_intent[2] & \port$6520$0 [378];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$6520$0 [368];
+  assign \$7  = sc_mark_intent[3] & \port$6520$0 [521];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$6520$0 [511];
+  assign \$9  = \port$6520$0 [55:0] == \port$6519$0 [60:5];
+  assign \$10  = \port$6520$0 [80] & \$9 ;
+  assign \$11  = \port$6520$0 [198:143] == \port$6519$0 [60:5];
+  assign \$12  = \port$6520$0 [223] & \$11 ;
+  assign \$13  = \port$6520$0 [341:286] == \port$6519$0 [60:5];
+  assign \$14  = \port$6520$0 [366] & \$13 ;
+  assign \$15  = \port$6520$0 [484:429] == \port$6519$0 [60:5];
+  assign \$16  = \port$6520$0 [509] & \$15 ;
+  assign \$17  = \port$6520$0 [81] ^ \port$6520$0 [82];
+  assign \$18  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
+  assign \$19  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
+  assign \$20  = \port$6520$0 [126] ? \$18 [7:0] : \$19 [7:0];
   assign \$21  = \$17  | \$20 [7];
-  assign \$22  = \port$7527$0 [68:61] - \port$7528$0 [142:135];
-  assign \$23  = \port$7527$0 [68:61] - \port$7528$0 [134:127];
-  assign \$24  = \port$7528$0 [126] ? \$22 [7:0] : \$23 [7:0];
+  assign \$22  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
+  assign \$23  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
+  assign \$24  = \port$6520$0 [126] ? \$22 [7:0] : \$23 [7:0];
   assign \$25  = \$21  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$7528$0 [81] ^ \port$7528$0 [82];
-  assign \$27  = \port$7527$0 [68:61] - \port$7528$0 [142:135];
-  assign \$28  = \port$7527$0 [68:61] - \port$7528$0 [134:127];
-  assign \$29  = \port$7528$0 [126] ? \$27 [7:0] : \$28 [7:0];
+  assign \$26  = \port$6520$0 [81] ^ \port$6520$0 [82];
+  assign \$27  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
+  assign \$28  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
+  assign \$29  = \port$6520$0 [126] ? \$27 [7:0] : \$28 [7:0];
   assign \$30  = \$26  | \$29 [7];
-  assign \$31  = \port$7528$0 [224] ^ \port$7528$0 [225];
-  assign \$32  = \port$7527$0 [68:61] - \port$7528$0 [285:278];
-  assign \$33  = \port$7527$0 [68:61] - \port$7528$0 [277:270];
-  assign \$34  = \port$7528$0 [269] ? \$32 [7:0] : \$33 [7:0];
+  assign \$31  = \port$6520$0 [224] ^ \port$6520$0 [225];
+  assign \$32  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
+  assign \$33  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
+  assign \$34  = \port$6520$0 [269] ? \$32 [7:0] : \$33 [7:0];
   assign \$35  = \$31  | \$34 [7];
-  assign \$36  = \port$7527$0 [68:61] - \port$7528$0 [285:278];
-  assign \$37  = \port$7527$0 [68:61] - \port$7528$0 [277:270];
-  assign \$38  = \port$7528$0 [269] ? \$36 [7:0] : \$37 [7:0];
+  assign \$36  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
+  assign \$37  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
+  assign \$38  = \port$6520$0 [269] ? \$36 [7:0] : \$37 [7:0];
   assign \$39  = \$35  ? 7'h00 : \$38 [6:0];
-  assign \$40  = \port$7528$0 [224] ^ \port$7528$0 [225];
-  assign \$41  = \port$7527$0 [68:61] - \port$7528$0 [285:278];
-  assign \$42  = \port$7527$0 [68:61] - \port$7528$0 [277:270];
-  assign \$43  = \port$7528$0 [269] ? \$41 [7:0] : \$42 [7:0];
+  assign \$40  = \port$6520$0 [224] ^ \port$6520$0 [225];
+  assign \$41  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
+  assign \$42  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
+  assign \$43  = \port$6520$0 [269] ? \$41 [7:0] : \$42 [7:0];
   assign \$44  = \$40  | \$43 [7];
-  assign \$45  = \port$7528$0 [367] ^ \port$7528$0 [368];
-  assign \$46  = \port$7527$0 [68:61] - \port$7528$0 [428:421];
-  assign \$47  = \port$7527$0 [68:61] - \port$7528$0 [420:413];
-  assign \$48  = \port$7528$0 [412] ? \$46 [7:0] : \$47 [7:0];
+  assign \$45  = \port$6520$0 [367] ^ \port$6520$0 [368];
+  assign \$46  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
+  assign \$47  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
+  assign \$48  = \port$6520$0 [412] ? \$46 [7:0] : \$47 [7:0];
   assign \$49  = \$45  | \$48 [7];
-  assign \$50  = \port$7527$0 [68:61] - \port$7528$0 [428:421];
-  assign \$51  = \port$7527$0 [68:61] - \port$7528$0 [420:413];
-  assign \$52  = \port$7528$0 [412] ? \$50 [7:0] : \$51 [7:0];
+  assign \$50  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
+  assign \$51  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
+  assign \$52  = \port$6520$0 [412] ? \$50 [7:0] : \$51 [7:0];
   assign \$53  = \$49  ? 7'h00 : \$52 [6:0];
-  assign \$54  = \port$7528$0 [367] ^ \port$7528$0 [368];
+  assign \$54  = \port$6520$0 [367] ^ \port$6520$0 [368];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$75 [1:0])
       2'h0:
-          \$76  = \port$7528$0 [80];
+          \$76  = \port$6520$0 [80];
       2'h1:
-          \$76  = \port$7528$0 [223];
+          \$76  = \port$6520$0 [223];
       2'h2:
-          \$76  = \port$7528$0 [366];
+          \$76  = \port$6520$0 [366];
       2'h3:
-          \$76  = \port$7528$0 [509];
+          \$76  = \port$6520$0 [509];
     endcase
   end
   always @* begin
@@ -5562,13 +5608,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$7528$0 [55:0];
+          \$84  = \port$6520$0 [55:0];
       2'h1:
-          \$84  = \port$7528$0 [198:143];
+          \$84  = \port$6520$0 [198:143];
       2'h2:
-          \$84  = \port$7528$0 [341:286];
+          \$84  = \port$6520$0 [341:286];
       2'h3:
-          \$84  = \port$7528$0 [484:429];
+          \$84  = \port$6520$0 [484:429];
     endcase
   end
   always @* begin
@@ -5590,13 +5636,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$7528$0 [71:56];
+          \$88  = \port$6520$0 [71:56];
       2'h1:
-          \$88  = \port$7528$0 [214:199];
+          \$88  = \port$6520$0 [214:199];
       2'h2:
-          \$88  = \port$7528$0 [357:342];
+          \$88  = \port$6520$0 [357:342];
       2'h3:
-          \$88  = \port$7528$0 [500:485];
+          \$88  = \port$6520$0 [500:485];
     endcase
   end
   always @* begin
@@ -5618,13 +5664,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$7528$0 [80];
+          \$94  = \port$6520$0 [80];
       2'h1:
-          \$94  = \port$7528$0 [223];
+          \$94  = \port$6520$0 [223];
       2'h2:
-          \$94  = \port$7528$0 [366];
+          \$94  = \port$6520$0 [366];
       2'h3:
-          \$94  = \port$7528$0 [509];
+          \$94  = \port$6520$0 [509];
     endcase
   end
   always @* begin
@@ -5646,13 +5692,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$101 [1:0])
       2'h0:
-          \$102  = \port$7528$0 [55:0];
+          \$102  = \port$6520$0 [55:0];
       2'h1:
-          \$102  = \port$7528$0 [198:143];
+          \$102  = \port$6520$0 [198:143];
       2'h2:
-          \$102  = \port$7528$0 [341:286];
+          \$102  = \port$6520$0 [341:286];
       2'h3:
-          \$102  = \port$7528$0 [484:429];
+          \$102  = \port$6520$0 [484:429];
     endcase
   end
   always @* begin
@@ -5674,13 +5720,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$7528$0 [71:56];
+          \$106  = \port$6520$0 [71:56];
       2'h1:
-          \$106  = \port$7528$0 [214:199];
+          \$106  = \port$6520$0 [214:199];
       2'h2:
-          \$106  = \port$7528$0 [357:342];
+          \$106  = \port$6520$0 [357:342];
       2'h3:
-          \$106  = \port$7528$0 [500:485];
+          \$106  = \port$6520$0 [500:485];
     endcase
   end
   always @* begin
@@ -5702,13 +5748,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$111 [1:0])
       2'h0:
-          \$112  = \port$7528$0 [80];
+          \$112  = \port$6520$0 [80];
       2'h1:
-          \$112  = \port$7528$0 [223];
+          \$112  = \port$6520$0 [223];
       2'h2:
-          \$112  = \port$7528$0 [366];
+          \$112  = \port$6520$0 [366];
       2'h3:
-          \$112  = \port$7528$0 [509];
+          \$112  = \port$6520$0 [509];
     endcase
   end
   always @* begin
@@ -5730,13 +5776,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$119 [1:0])
       2'h0:
-          \$120  = \port$7528$0 [55:0];
+          \$120  = \port$6520$0 [55:0];
       2'h1:
-          \$120  = \port$7528$0 [198:143];
+          \$120  = \port$6520$0 [198:143];
       2'h2:
-          \$120  = \port$7528$0 [341:286];
+          \$120  = \port$6520$0 [341:286];
       2'h3:
-          \$120  = \port$7528$0 [484:429];
+          \$120  = \port$6520$0 [484:429];
     endcase
   end
   always @* begin
@@ -5758,13 +5804,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$123 [1:0])
       2'h0:
-          \$124  = \port$7528$0 [71:56];
+          \$124  = \port$6520$0 [71:56];
       2'h1:
-          \$124  = \port$7528$0 [214:199];
+          \$124  = \port$6520$0 [214:199];
       2'h2:
-          \$124  = \port$7528$0 [357:342];
+          \$124  = \port$6520$0 [357:342];
       2'h3:
-          \$124  = \port$7528$0 [500:485];
+          \$124  = \port$6520$0 [500:485];
     endcase
   end
   always @* begin
@@ -5786,13 +5832,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$129 [1:0])
       2'h0:
-          \$130  = \port$7528$0 [80];
+          \$130  = \port$6520$0 [80];
       2'h1:
-          \$130  = \port$7528$0 [223];
+          \$130  = \port$6520$0 [223];
       2'h2:
-          \$130  = \port$7528$0 [366];
+          \$130  = \port$6520$0 [366];
       2'h3:
-          \$130  = \port$7528$0 [509];
+          \$130  = \port$6520$0 [509];
     endcase
   end
   always @* begin
@@ -5814,13 +5860,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$137 [1:0])
       2'h0:
-          \$138  = \port$7528$0 [55:0];
+          \$138  = \port$6520$0 [55:0];
       2'h1:
-          \$138  = \port$7528$0 [198:143];
+          \$138  = \port$6520$0 [198:143];
       2'h2:
-          \$138  = \port$7528$0 [341:286];
+          \$138  = \port$6520$0 [341:286];
       2'h3:
-          \$138  = \port$7528$0 [484:429];
+          \$138  = \port$6520$0 [484:429];
     endcase
   end
   always @* begin
@@ -5842,13 +5888,13 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$141 [1:0])
       2'h0:
-          \$142  = \port$7528$0 [71:56];
+          \$142  = \port$6520$0 [71:56];
       2'h1:
-          \$142  = \port$7528$0 [214:199];
+          \$142  = \port$6520$0 [214:199];
       2'h2:
-          \$142  = \port$7528$0 [357:342];
+          \$142  = \port$6520$0 [357:342];
       2'h3:
-          \$142  = \port$7528$0 [500:485];
+          \$142  = \port$6520$0 [500:485];
     endcase
   end
   always @* begin
@@ -6428,8 +6474,8 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$945 [603], \$945 [598], \$945 [593], \$945 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$945 [68:0] = \port$7527$0 [68:0];
-    \$945 [79:69] = \port$7527$0 [79:69];
+    \$945 [68:0] = \port$6519$0 [68:0];
+    \$945 [79:69] = \port$6519$0 [79:69];
     \$945 [629] = \$637 ;
     \$945 [637:630] = { \$643 , \$641  };
     \$945 [604] = fw_wr0;
@@ -6473,10 +6519,10 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [639] = \$902 ;
     \$945 [640] = \$903 ;
     \$945 [641] = \$904 ;
-    \$945 [645:642] = \port$7528$0 [591:588];
-    \$945 [649:646] = \port$7528$0 [595:592];
-    \$945 [653:650] = \port$7528$0 [599:596];
-    \$945 [657:654] = \port$7528$0 [603:600];
+    \$945 [645:642] = \port$6520$0 [591:588];
+    \$945 [649:646] = \port$6520$0 [595:592];
+    \$945 [653:650] = \port$6520$0 [599:596];
+    \$945 [657:654] = \port$6520$0 [603:600];
     \$945 [80] = valid0;
     \$945 [81] = match0;
     \$945 [89:82] = age0;
@@ -6485,7 +6531,7 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [162] = mark0;
     \$945 [189:174] = \$907 ;
     \$945 [205:190] = \$913 ;
-    \$945 [173:163] = \port$7532$0 [10:0];
+    \$945 [173:163] = \port$6524$0 [10:0];
     \$945 [206] = \$914 ;
     \$945 [207] = valid1;
     \$945 [208] = match1;
@@ -6495,7 +6541,7 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [289] = mark1;
     \$945 [316:301] = \$917 ;
     \$945 [332:317] = \$923 ;
-    \$945 [300:290] = \port$7532$0 [21:11];
+    \$945 [300:290] = \port$6524$0 [21:11];
     \$945 [333] = \$924 ;
     \$945 [334] = valid2;
     \$945 [335] = match2;
@@ -6505,7 +6551,7 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [416] = mark2;
     \$945 [443:428] = \$927 ;
     \$945 [459:444] = \$933 ;
-    \$945 [427:417] = \port$7532$0 [32:22];
+    \$945 [427:417] = \port$6524$0 [32:22];
     \$945 [460] = \$934 ;
     \$945 [461] = valid3;
     \$945 [462] = match3;
@@ -6515,99 +6561,99 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [543] = mark3;
     \$945 [570:555] = \$937 ;
     \$945 [586:571] = \$943 ;
-    \$945 [554:544] = \port$7532$0 [43:33];
+    \$945 [554:544] = \port$6524$0 [43:33];
     \$945 [587] = \$944 ;
     if (rst) begin
       \$945  = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
-  assign window = { \port$7534$0 , \port$7528$0 , \port$7532$0 , \port$7527$0  };
+  assign window = { \port$6526$0 , \port$6520$0 , \port$6524$0 , \port$6519$0  };
   assign age_bank0 = { \$30 , \$25  };
   assign age_bank1 = { \$44 , \$39  };
   assign age_bank2 = { \$58 , \$53  };
   assign age_bank3 = { \$72 , \$67  };
-  assign forward__write = \port$7584$387 [1];
-  assign forward__invalidate = \port$7584$387 [2];
-  assign forward__tag = \port$7584$5 [55:0];
-  assign forward__count = \port$7584$387 [18:3];
-  assign forward__mark = \port$7584$387 [0];
+  assign forward__write = \port$6576$387 [1];
+  assign forward__invalidate = \port$6576$387 [2];
+  assign forward__tag = \port$6576$5 [55:0];
+  assign forward__count = \port$6576$387 [18:3];
+  assign forward__mark = \port$6576$387 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$7584$5 [63:56];
-  assign forward__count_inc = \port$7584$387 [34:19];
-  assign \window.request  = \port$7527$0 [68:0];
-  assign \window.request.valid  = \port$7527$0 [0];
-  assign \window.request.op  = \port$7527$0 [2:1];
-  assign \window.request.min_tlevel  = \port$7527$0 [4:3];
-  assign \window.request.tag  = \port$7527$0 [60:5];
-  assign \window.request.t  = \port$7527$0 [68:61];
-  assign \window.start  = \port$7527$0 [79:69];
-  assign \window.lane_slot  = \port$7532$0 ;
-  assign \window.bank  = \port$7528$0 [571:0];
-  assign \window.bank[0].tag  = \port$7528$0 [55:0];
-  assign \window.bank[0].count  = \port$7528$0 [71:56];
-  assign \window.bank[0].last  = \port$7528$0 [79:72];
-  assign \window.bank[0].valid  = \port$7528$0 [80];
-  assign \window.bank[0].fresh  = \port$7528$0 [81];
-  assign \window.bank[0].mark  = \port$7528$0 [82];
-  assign \window.bank[0].row  = \port$7528$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$7528$0 [92];
-  assign \window.bank[0].sides  = \port$7528$0 [142:93];
-  assign \window.bank[0].sides.ent  = \port$7528$0 [93];
-  assign \window.bank[0].sides.count_raw  = \port$7528$0 [109:94];
-  assign \window.bank[0].sides.count_byp  = \port$7528$0 [125:110];
-  assign \window.bank[0].sides.meta  = \port$7528$0 [126];
-  assign \window.bank[0].sides.last_raw  = \port$7528$0 [134:127];
-  assign \window.bank[0].sides.last_byp  = \port$7528$0 [142:135];
-  assign \window.bank[1].tag  = \port$7528$0 [198:143];
-  assign \window.bank[1].count  = \port$7528$0 [214:199];
-  assign \window.bank[1].last  = \port$7528$0 [222:215];
-  assign \window.bank[1].valid  = \port$7528$0 [223];
-  assign \window.bank[1].fresh  = \port$7528$0 [224];
-  assign \window.bank[1].mark  = \port$7528$0 [225];
-  assign \window.bank[1].row  = \port$7528$0 [234:226];
-  assign \window.bank[1].sc_row_hit  = \port$7528$0 [235];
-  assign \window.bank[1].sides  = \port$7528$0 [285:236];
-  assign \window.bank[1].sides.ent  = \port$7528$0 [236];
-  assign \window.bank[1].sides.count_raw  = \port$7528$0 [252:237];
-  assign \window.bank[1].sides.count_byp  = \port$7528$0 [268:253];
-  assign \window.bank[1].sides.meta  = \port$7528$0 [269];
-  assign \window.bank[1].sides.last_raw  = \port$7528$0 [277:270];
-  assign \window.bank[1].sides.last_byp  = \port$7528$0 [285:278];
-  assign \window.bank[2].tag  = \port$7528$0 [341:286];
-  assign \window.bank[2].count  = \port$7528$0 [357:342];
-  assign \window.bank[2].last  = \port$7528$0 [365:358];
-  assign \window.bank[2].valid  = \port$7528$0 [366];
-  assign \window.bank[2].fresh  = \port$7528$0 [367];
-  assign \window.bank[2].mark  = \port$7528$0 [368];
-  assign \window.bank[2].row  = \port$7528$0 [377:369];
-  assign \window.bank[2].sc_row_hit  = \port$7528$0 [378];
-  assign \window.bank[2].sides  = \port$7528$0 [428:379];
-  assign \window.bank[2].sides.ent  = \port$7528$0 [379];
-  assign \window.bank[2].sides.count_raw  = \port$7528$0 [395:380];
-  assign \window.bank[2].sides.count_byp  = \port$7528$0 [411:396];
-  assign \window.bank[2].sides.meta  = \port$7528$0 [412];
-  assign \window.bank[2].sides.last_raw  = \port$7528$0 [420:413];
-  assign \window.bank[2].sides.last_byp  = \port$7528$0 [428:421];
-  assign \window.bank[3].tag  = \port$7528$0 [484:429];
-  assign \window.bank[3].count  = \port$7528$0 [500:485];
-  assign \window.bank[3].last  = \port$7528$0 [508:501];
-  assign \window.bank[3].valid  = \port$7528$0 [509];
-  assign \window.bank[3].fresh  = \port$7528$0 [510];
-  assign \window.bank[3].mark  = \port$7528$0 [511];
-  assign \window.bank[3].row  = \port$7528$0 [520:512];
-  assign \window.bank[3].sc_row_hit  = \port$7528$0 [521];
-  assign \window.bank[3].sides  = \port$7528$0 [571:522];
-  assign \window.bank[3].sides.ent  = \port$7528$0 [522];
-  assign \window.bank[3].sides.count_raw  = \port$7528$0 [538:523];
-  assign \window.bank[3].sides.count_byp  = \port$7528$0 [554:539];
-  assign \window.bank[3].sides.meta  = \port$7528$0 [555];
-  assign \window.bank[3].sides.last_raw  = \port$7528$0 [563:556];
-  assign \window.bank[3].sides.last_byp  = \port$7528$0 [571:564];
-  assign \window.overlap  = \port$7528$0 [587:572];
-  assign \window.overlap_next  = \port$7528$0 [603:588];
-  assign \window.same_line  = \port$7534$0 [0];
-  assign \window.forward_age  = \port$7534$0 [8:1];
-  assign \window.t_w1  = \port$7534$0 [16:9];
+  assign forward__last = \port$6576$5 [63:56];
+  assign forward__count_inc = \port$6576$387 [34:19];
+  assign \window.request  = \port$6519$0 [68:0];
+  assign \window.request.valid  = \port$6519$0 [0];
+  assign \window.request.op  = \port$6519$0 [2:1];
+  assign \window.request.min_tlevel  = \port$6519$0 [4:3];
+  assign \window.request.tag  = \port$6519$0 [60:5];
+  assign \window.request.t  = \port$6519$0 [68:61];
+  assign \window.start  = \port$6519$0 [79:69];
+  assign \window.lane_slot  = \port$6524$0 ;
+  assign \window.bank  = \port$6520$0 [571:0];
+  assign \window.bank[0].tag  = \port$6520$0 [55:0];
+  assign \window.bank[0].count  = \port$6520$0 [71:56];
+  assign \window.bank[0].last  = \port$6520$0 [79:72];
+  assign \window.bank[0].valid  = \port$6520$0 [80];
+  assign \window.bank[0].fresh  = \port$6520$0 [81];
+  assign \window.bank[0].mark  = \port$6520$0 [82];
+  assign \window.bank[0].row  = \port$6520$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$6520$0 [92];
+  assign \window.bank[0].sides  = \port$6520$0 [142:93];
+  assign \window.bank[0].sides.ent  = \port$6520$0 [93];
+  assign \window.bank[0].sides.count_raw  = \port$6520$0 [109:94];
+  assign \window.bank[0].sides.count_byp  = \port$6520$0 [125:110];
+  assign \window.bank[0].sides.meta  = \port$6520$0 [126];
+  assign \window.bank[0].sides.last_raw  = \port$6520$0 [134:127];
+  assign \window.bank[0].sides.last_byp  = \port$6520$0 [142:135];
+  assign \window.bank[1].tag  = \port$6520$0 [198:143];
+  assign \window.bank[1].count  = \port$6520$0 [214:199];
+  assign \window.bank[1].last  = \port$6520$0 [222:215];
+  assign \window.bank[1].valid  = \port$6520$0 [223];
+  assign \window.bank[1].fresh  = \port$6520$0 [224];
+  assign \window.bank[1].mark  = \port$6520$0 [225];
+  assign \window.bank[1].row  = \port$6520$0 [234:226];
+  assign \window.bank[1].sc_row_hit  = \port$6520$0 [235];
+  assign \window.bank[1].sides  = \port$6520$0 [285:236];
+  assign \window.bank[1].sides.ent  = \port$6520$0 [236];
+  assign \window.bank[1].sides.count_raw  = \port$6520$0 [252:237];
+  assign \window.bank[1].sides.count_byp  = \port$6520$0 [268:253];
+  assign \window.bank[1].sides.meta  = \port$6520$0 [269];
+  assign \window.bank[1].sides.last_raw  = \port$6520$0 [277:270];
+  assign \window.bank[1].sides.last_byp  = \port$6520$0 [285:278];
+  assign \window.bank[2].tag  = \port$6520$0 [341:286];
+  assign \window.bank[2].count  = \port$6520$0 [357:342];
+  assign \window.bank[2].last  = \port$6520$0 [365:358];
+  assign \window.bank[2].valid  = \port$6520$0 [366];
+  assign \window.bank[2].fresh  = \port$6520$0 [367];
+  assign \window.bank[2].mark  = \port$6520$0 [368];
+  assign \window.bank[2].row  = \port$6520$0 [377:369];
+  assign \window.bank[2].sc_row_hit  = \port$6520$0 [378];
+  assign \window.bank[2].sides  = \port$6520$0 [428:379];
+  assign \window.bank[2].sides.ent  = \port$6520$0 [379];
+  assign \window.bank[2].sides.count_raw  = \port$6520$0 [395:380];
+  assign \window.bank[2].sides.count_byp  = \port$6520$0 [411:396];
+  assign \window.bank[2].sides.meta  = \port$6520$0 [412];
+  assign \window.bank[2].sides.last_raw  = \port$6520$0 [420:413];
+  assign \window.bank[2].sides.last_byp  = \port$6520$0 [428:421];
+  assign \window.bank[3].tag  = \port$6520$0 [484:429];
+  assign \window.bank[3].count  = \port$6520$0 [500:485];
+  assign \window.bank[3].last  = \port$6520$0 [508:501];
+  assign \window.bank[3].valid  = \port$6520$0 [509];
+  assign \window.bank[3].fresh  = \port$6520$0 [510];
+  assign \window.bank[3].mark  = \port$6520$0 [511];
+  assign \window.bank[3].row  = \port$6520$0 [520:512];
+  assign \window.bank[3].sc_row_hit  = \port$6520$0 [521];
+  assign \window.bank[3].sides  = \port$6520$0 [571:522];
+  assign \window.bank[3].sides.ent  = \port$6520$0 [522];
+  assign \window.bank[3].sides.count_raw  = \port$6520$0 [538:523];
+  assign \window.bank[3].sides.count_byp  = \port$6520$0 [554:539];
+  assign \window.bank[3].sides.meta  = \port$6520$0 [555];
+  assign \window.bank[3].sides.last_raw  = \port$6520$0 [563:556];
+  assign \window.bank[3].sides.last_byp  = \port$6520$0 [571:564];
+  assign \window.overlap  = \port$6520$0 [587:572];
+  assign \window.overlap_next  = \port$6520$0 [603:588];
+  assign \window.same_line  = \port$6526$0 [0];
+  assign \window.forward_age  = \port$6526$0 [8:1];
+  assign \window.t_w1  = \port$6526$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -6779,7 +6825,7 @@ module \kv_asu.core.lanes$212 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, err_slot, slot, tail, empty, cmd, sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, err_slot, slot, tail, empty, cmd, sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -6807,67 +6853,67 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   wire \$12 ;
   wire [10:0] \$120 ;
   wire [10:0] \$121 ;
-  reg [10:0] \$122 ;
+  reg \$122 ;
   reg [10:0] \$123 ;
-  reg \$124 ;
-  reg [10:0] \$125 ;
+  reg [10:0] \$124 ;
+  reg \$125 ;
   reg [10:0] \$126 ;
-  reg \$127 ;
-  reg [10:0] \$128 ;
+  reg [10:0] \$127 ;
+  reg \$128 ;
   reg [10:0] \$129 ;
   wire \$13 ;
-  reg \$130 ;
-  reg [10:0] \$131 ;
+  reg [10:0] \$130 ;
+  reg \$131 ;
   reg [10:0] \$132 ;
-  reg \$133 ;
-  reg [10:0] \$134 ;
+  reg [10:0] \$133 ;
+  reg \$134 ;
   reg [10:0] \$135 ;
-  reg \$136 ;
-  reg [10:0] \$137 ;
+  reg [10:0] \$136 ;
+  reg \$137 ;
   reg [10:0] \$138 ;
-  reg \$139 ;
+  reg [10:0] \$139 ;
   wire \$14 ;
-  reg [10:0] \$140 ;
+  reg \$140 ;
   reg [10:0] \$141 ;
-  reg \$142 ;
-  reg [10:0] \$143 ;
+  reg [10:0] \$142 ;
+  reg \$143 ;
   reg [10:0] \$144 ;
-  reg \$145 ;
-  reg [10:0] \$146 ;
+  reg [10:0] \$145 ;
+  reg \$146 ;
   reg [10:0] \$147 ;
   reg [10:0] \$148 ;
-  reg [10:0] \$149 ;
+  reg \$149 ;
   wire \$15 ;
-  reg \$150 ;
+  reg [10:0] \$150 ;
   reg [10:0] \$151 ;
-  reg [10:0] \$152 ;
-  reg \$153 ;
+  reg \$152 ;
+  reg [10:0] \$153 ;
   reg [10:0] \$154 ;
-  reg [10:0] \$155 ;
-  reg \$156 ;
+  reg \$155 ;
+  reg [10:0] \$156 ;
   reg [10:0] \$157 ;
-  reg [10:0] \$158 ;
-  reg \$159 ;
+  reg \$158 ;
+  reg [10:0] \$159 ;
   wire \$16 ;
   reg [10:0] \$160 ;
-  reg [10:0] \$161 ;
-  reg \$162 ;
+  reg \$161 ;
+  reg [10:0] \$162 ;
   reg [10:0] \$163 ;
-  reg [10:0] \$164 ;
-  reg \$165 ;
+  reg \$164 ;
+  reg [10:0] \$165 ;
   reg [10:0] \$166 ;
-  reg [10:0] \$167 ;
-  reg \$168 ;
+  reg \$167 ;
+  reg [10:0] \$168 ;
   reg [10:0] \$169 ;
   wire \$17 ;
-  reg [10:0] \$170 ;
-  reg \$171 ;
-  reg [10:0] \$172 ;
+  reg [1:0] \$170 ;
+  reg [10:0] \$171 ;
+  reg [1:0] \$172 ;
   reg [10:0] \$173 ;
-  reg [1:0] \$174 ;
-  reg [10:0] \$175 ;
-  reg [1:0] \$176 ;
-  reg [10:0] \$177 ;
+  reg \$174 ;
+  reg \$175 ;
+  reg \$176 ;
+  reg \$177 ;
   reg \$178 ;
   reg \$179 ;
   wire \$18 ;
@@ -6882,21 +6928,21 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   reg \$188 ;
   reg \$189 ;
   wire \$19 ;
-  reg \$190 ;
-  reg \$191 ;
+  reg [10:0] \$190 ;
+  reg [10:0] \$191 ;
   reg \$192 ;
   reg \$193 ;
   reg [10:0] \$194 ;
   reg [10:0] \$195 ;
   reg \$196 ;
-  reg \$197 ;
+  reg [10:0] \$197 ;
   reg [10:0] \$198 ;
-  reg [10:0] \$199 ;
+  reg \$199 ;
   wire \$2 ;
   wire \$20 ;
-  reg \$200 ;
+  reg [10:0] \$200 ;
   reg [10:0] \$201 ;
-  reg [10:0] \$202 ;
+  reg \$202 ;
   reg [10:0] \$203 ;
   reg [10:0] \$204 ;
   reg \$205 ;
@@ -6907,44 +6953,60 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   wire \$21 ;
   reg [10:0] \$210 ;
   reg \$211 ;
-  reg [10:0] \$212 ;
-  reg [10:0] \$213 ;
+  reg \$212 ;
+  reg \$213 ;
   reg \$214 ;
-  reg [10:0] \$215 ;
+  reg \$215 ;
   reg [10:0] \$216 ;
-  reg \$217 ;
+  reg [10:0] \$217 ;
   reg \$218 ;
-  reg \$219 ;
+  reg [10:0] \$219 ;
   wire \$22 ;
-  reg \$220 ;
+  reg [10:0] \$220 ;
   reg \$221 ;
   reg [10:0] \$222 ;
   reg [10:0] \$223 ;
   reg \$224 ;
   reg [10:0] \$225 ;
   reg [10:0] \$226 ;
-  reg [10:0] \$227 ;
+  reg \$227 ;
   reg [10:0] \$228 ;
-  reg \$229 ;
+  reg [10:0] \$229 ;
   wire \$23 ;
-  reg [10:0] \$230 ;
+  reg \$230 ;
   reg [10:0] \$231 ;
-  reg \$232 ;
-  reg [10:0] \$233 ;
-  reg [10:0] \$234 ;
+  reg [10:0] \$232 ;
+  reg \$233 ;
+  reg \$234 ;
   reg \$235 ;
-  reg [10:0] \$236 ;
-  reg [10:0] \$237 ;
+  reg \$236 ;
+  reg \$237 ;
   reg \$238 ;
   reg [10:0] \$239 ;
   wire \$24 ;
-  reg [10:0] \$240 ;
+  reg \$240 ;
   reg \$241 ;
-  reg \$242 ;
+  reg [10:0] \$242 ;
   reg \$243 ;
   reg \$244 ;
+  reg [10:0] \$245 ;
+  reg \$246 ;
+  reg \$247 ;
+  reg [10:0] \$248 ;
+  reg \$249 ;
   wire \$25 ;
+  reg \$250 ;
+  reg [10:0] \$251 ;
+  reg \$252 ;
+  reg \$253 ;
+  reg [10:0] \$254 ;
+  reg \$255 ;
+  reg \$256 ;
+  reg [10:0] \$257 ;
+  reg \$258 ;
+  reg \$259 ;
   wire \$26 ;
+  reg [10:0] \$260 ;
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
@@ -7026,12 +7088,36 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   wire [3:0] \$98 ;
   wire [3:0] \$99 ;
   wire [10:0] \$signal ;
+  wire [10:0] \$signal$118 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signal$101 ;
-  wire [10:0] \$signal$130 ;
+  wire [10:0] \$signal$121 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signal$133 ;
+  wire [10:0] \$signal$93 ;
   wire busy;
+  reg [10:0] chk0_addr = 11'h000;
+  reg chk0_cor = 1'h0;
+  reg chk0_unc = 1'h0;
+  reg [10:0] chk1_addr = 11'h000;
+  reg chk1_cor = 1'h0;
+  reg chk1_unc = 1'h0;
+  reg [10:0] chk2_addr = 11'h000;
+  reg chk2_cor = 1'h0;
+  reg chk2_unc = 1'h0;
+  reg [10:0] chk3_addr = 11'h000;
+  reg chk3_cor = 1'h0;
+  reg chk3_unc = 1'h0;
+  reg [10:0] chk4_addr = 11'h000;
+  reg chk4_cor = 1'h0;
+  reg chk4_unc = 1'h0;
+  reg [10:0] chk5_addr = 11'h000;
+  reg chk5_cor = 1'h0;
+  reg chk5_unc = 1'h0;
+  reg [10:0] chk6_addr = 11'h000;
+  reg chk6_cor = 1'h0;
+  reg chk6_unc = 1'h0;
+  reg [10:0] chk7_addr = 11'h000;
+  reg chk7_cor = 1'h0;
+  reg chk7_unc = 1'h0;
   input clk;
   wire clk;
   (* enum_base_type = "LruCmd" *)
@@ -7071,22 +7157,18 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   wire [10:0] na;
   (* init = 11'h000 *)
   wire [10:0] nb;
-  reg [10:0] next0_fb_word = 11'h000;
   reg [10:0] next0_wlast2_addr = 11'h000;
   reg [10:0] next0_wlast2_data = 11'h000;
   reg next0_wlast2_en = 1'h0;
   reg [10:0] next0_wlast_addr = 11'h000;
   reg [10:0] next0_wlast_data = 11'h000;
   reg next0_wlast_en = 1'h0;
-  reg [10:0] next0_word = 11'h000;
-  reg [10:0] next1_fb_word = 11'h000;
   reg [10:0] next1_wlast2_addr = 11'h000;
   reg [10:0] next1_wlast2_data = 11'h000;
   reg next1_wlast2_en = 1'h0;
   reg [10:0] next1_wlast_addr = 11'h000;
   reg [10:0] next1_wlast_data = 11'h000;
   reg next1_wlast_en = 1'h0;
-  reg [10:0] next1_word = 11'h000;
   reg [10:0] next_a_addr = 11'h000;
   reg [10:0] next_a_data = 11'h000;
   reg next_a_en = 1'h0;
@@ -7150,22 +7232,18 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   (* enum_value_11 = "POP" *)
   wire [1:0] \pending[1].cmd ;
   wire [10:0] \pending[1].slot ;
-  reg [10:0] prev0_fb_word = 11'h000;
   reg [10:0] prev0_wlast2_addr = 11'h000;
   reg [10:0] prev0_wlast2_data = 11'h000;
   reg prev0_wlast2_en = 1'h0;
   reg [10:0] prev0_wlast_addr = 11'h000;
   reg [10:0] prev0_wlast_data = 11'h000;
   reg prev0_wlast_en = 1'h0;
-  reg [10:0] prev0_word = 11'h000;
-  reg [10:0] prev1_fb_word = 11'h000;
   reg [10:0] prev1_wlast2_addr = 11'h000;
   reg [10:0] prev1_wlast2_data = 11'h000;
   reg prev1_wlast2_en = 1'h0;
   reg [10:0] prev1_wlast_addr = 11'h000;
   reg [10:0] prev1_wlast_data = 11'h000;
   reg prev1_wlast_en = 1'h0;
-  reg [10:0] prev1_word = 11'h000;
   reg [10:0] prev_a_addr = 11'h000;
   reg [10:0] prev_a_data = 11'h000;
   reg prev_a_en = 1'h0;
@@ -7211,57 +7289,57 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   reg prev_fw_hit8 = 1'h0;
   reg prev_fw_hit9 = 1'h0;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$163 ;
-  wire [10:0] \rd_addr$165 ;
-  wire [10:0] \rd_addr$167 ;
+  wire [10:0] \rd_addr$195 ;
+  wire [10:0] \rd_addr$197 ;
+  wire [10:0] \rd_addr$199 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$173 ;
+  wire [10:0] \rd_addr$209 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$175 ;
+  wire [10:0] \rd_addr$211 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$177 ;
+  wire [10:0] \rd_addr$215 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$179 ;
+  wire [10:0] \rd_addr$217 ;
   wire rd_corrected;
-  wire \rd_corrected$192 ;
-  wire \rd_corrected$193 ;
-  wire \rd_corrected$194 ;
-  wire \rd_corrected$195 ;
-  wire \rd_corrected$196 ;
-  wire \rd_corrected$197 ;
-  wire \rd_corrected$198 ;
+  wire \rd_corrected$154 ;
+  wire \rd_corrected$160 ;
+  wire \rd_corrected$166 ;
+  wire \rd_corrected$172 ;
+  wire \rd_corrected$178 ;
+  wire \rd_corrected$184 ;
+  wire \rd_corrected$190 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$104 ;
-  wire [10:0] \rd_data$106 ;
-  wire [10:0] \rd_data$136 ;
-  wire [10:0] \rd_data$138 ;
-  wire [10:0] \rd_data$37 ;
-  wire [10:0] \rd_data$39 ;
-  wire [10:0] \rd_data$5 ;
+  wire [10:0] \rd_data$204 ;
+  wire [10:0] \rd_data$206 ;
+  wire [10:0] \rd_data$207 ;
+  wire [10:0] \rd_data$213 ;
+  wire [10:0] \rd_data$214 ;
+  wire [10:0] \rd_data$219 ;
+  wire [10:0] \rd_data$220 ;
   wire rd_en;
-  wire \rd_en$164 ;
-  wire \rd_en$166 ;
-  wire \rd_en$168 ;
-  wire \rd_en$174 ;
-  wire \rd_en$176 ;
-  wire \rd_en$178 ;
-  wire \rd_en$180 ;
+  wire \rd_en$196 ;
+  wire \rd_en$198 ;
+  wire \rd_en$200 ;
+  wire \rd_en$210 ;
+  wire \rd_en$212 ;
+  wire \rd_en$216 ;
+  wire \rd_en$218 ;
   wire rd_error;
-  wire \rd_error$183 ;
-  wire \rd_error$184 ;
-  wire \rd_error$185 ;
-  wire \rd_error$186 ;
-  wire \rd_error$187 ;
+  wire \rd_error$152 ;
+  wire \rd_error$158 ;
+  wire \rd_error$164 ;
+  wire \rd_error$170 ;
+  wire \rd_error$176 ;
+  wire \rd_error$182 ;
   wire \rd_error$188 ;
-  wire \rd_error$189 ;
   wire [10:0] rd_error_addr;
-  wire [10:0] \rd_error_addr$202 ;
-  wire [10:0] \rd_error_addr$203 ;
-  wire [10:0] \rd_error_addr$204 ;
-  wire [10:0] \rd_error_addr$205 ;
-  wire [10:0] \rd_error_addr$206 ;
-  wire [10:0] \rd_error_addr$207 ;
-  wire [10:0] \rd_error_addr$208 ;
+  wire [10:0] \rd_error_addr$156 ;
+  wire [10:0] \rd_error_addr$162 ;
+  wire [10:0] \rd_error_addr$168 ;
+  wire [10:0] \rd_error_addr$174 ;
+  wire [10:0] \rd_error_addr$180 ;
+  wire [10:0] \rd_error_addr$186 ;
+  wire [10:0] \rd_error_addr$192 ;
   input rst;
   wire rst;
   input [10:0] slot;
@@ -7277,23 +7355,23 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   (* init = 11'h000 *)
   wire [10:0] wr_addr;
   (* init = 11'h000 *)
-  wire [10:0] \wr_addr$119 ;
+  wire [10:0] \wr_addr$107 ;
   (* init = 11'h000 *)
-  wire [10:0] \wr_addr$142 ;
+  wire [10:0] \wr_addr$126 ;
   (* init = 11'h000 *)
-  wire [10:0] \wr_addr$151 ;
+  wire [10:0] \wr_addr$135 ;
   wire [10:0] wr_data;
-  wire [10:0] \wr_data$121 ;
-  wire [10:0] \wr_data$144 ;
-  wire [10:0] \wr_data$153 ;
+  wire [10:0] \wr_data$109 ;
+  wire [10:0] \wr_data$128 ;
+  wire [10:0] \wr_data$137 ;
   (* init = 1'h0 *)
   wire wr_en;
   (* init = 1'h0 *)
-  wire \wr_en$117 ;
+  wire \wr_en$105 ;
   (* init = 1'h0 *)
-  wire \wr_en$140 ;
+  wire \wr_en$124 ;
   (* init = 1'h0 *)
-  wire \wr_en$149 ;
+  wire \wr_en$133 ;
   assign \$1  = prev_a_req_addr == slot_q;
   assign \$2  = prev_a_req_en & \$1 ;
   assign \$3  = prev_b_req_addr == slot_q;
@@ -7352,7 +7430,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$55  = prev_a_req_en & \$54 ;
   assign \$56  = prev_b_req_addr == slot_qq;
   assign \$57  = prev_b_req_en & \$56 ;
-  assign \$58  = prev0_word ^ prev1_word;
+  assign \$58  = rd_data ^ \rd_data$204 ;
   assign \$59  = prev_fw_hit9 ? prev_b_last2_data : \$58 ;
   assign \$60  = prev_fw_hit8 ? prev_a_last2_data : \$59 ;
   assign \$61  = prev_fw_hit7 ? prev_b_last_data : \$60 ;
@@ -7367,7 +7445,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$69  = next_a_req_en & \$68 ;
   assign \$70  = next_b_req_addr == slot_qq;
   assign \$71  = next_b_req_en & \$70 ;
-  assign \$72  = next0_word ^ next1_word;
+  assign \$72  = \rd_data$206  ^ \rd_data$207 ;
   assign \$73  = next_fw_hit9 ? next_b_last2_data : \$72 ;
   assign \$74  = next_fw_hit8 ? next_a_last2_data : \$73 ;
   assign \$75  = next_fw_hit7 ? next_b_last_data : \$74 ;
@@ -7380,334 +7458,366 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$signal  = \$69  ? next_a_req_data : \$81 ;
   assign \$82  = slot_qq != head;
   assign \$83  = slot_qq == tail;
-  assign \$84  = prev_a_fb_hit_last2 ? prev1_wlast2_data : prev1_fb_word;
+  assign \$84  = prev_a_fb_hit_last2 ? prev1_wlast2_data : \rd_data$213 ;
   assign \$85  = prev_a_fb_hit_last ? prev1_wlast_data : \$84 ;
   assign wr_data = prev_a_data ^ \$85 ;
-  assign \$86  = prev_b_fb_hit_last2 ? prev0_wlast2_data : prev0_fb_word;
+  assign \$86  = prev_b_fb_hit_last2 ? prev0_wlast2_data : \rd_data$214 ;
   assign \$87  = prev_b_fb_hit_last ? prev0_wlast_data : \$86 ;
-  assign \wr_data$121  = prev_b_data ^ \$87 ;
-  assign \$88  = next_a_fb_hit_last2 ? next1_wlast2_data : next1_fb_word;
+  assign \wr_data$109  = prev_b_data ^ \$87 ;
+  assign \$88  = next_a_fb_hit_last2 ? next1_wlast2_data : \rd_data$219 ;
   assign \$89  = next_a_fb_hit_last ? next1_wlast_data : \$88 ;
-  assign \wr_data$144  = next_a_data ^ \$89 ;
-  assign \$90  = next_b_fb_hit_last2 ? next0_wlast2_data : next0_fb_word;
+  assign \wr_data$128  = next_a_data ^ \$89 ;
+  assign \$90  = next_b_fb_hit_last2 ? next0_wlast2_data : \rd_data$220 ;
   assign \$91  = next_b_fb_hit_last ? next0_wlast_data : \$90 ;
-  assign \wr_data$153  = next_b_data ^ \$91 ;
-  assign err_uncorrectable = | { \rd_error$189 , \rd_error$188 , \rd_error$187 , \rd_error$186 , \rd_error$185 , \rd_error$184 , \rd_error$183 , rd_error };
-  assign err_corrected = | { \rd_corrected$198 , \rd_corrected$197 , \rd_corrected$196 , \rd_corrected$195 , \rd_corrected$194 , \rd_corrected$193 , \rd_corrected$192 , rd_corrected };
-  assign \$92  = \rd_corrected$198  ? 4'h8 : 4'h0;
-  assign \$93  = \rd_corrected$197  ? 4'h8 : \$92 ;
-  assign \$94  = \rd_corrected$196  ? 4'h7 : \$93 ;
-  assign \$95  = \rd_corrected$195  ? 4'h7 : \$94 ;
-  assign \$96  = \rd_corrected$194  ? 4'h6 : \$95 ;
-  assign \$97  = \rd_corrected$193  ? 4'h6 : \$96 ;
-  assign \$98  = \rd_corrected$192  ? 4'h5 : \$97 ;
-  assign \$99  = rd_corrected ? 4'h5 : \$98 ;
-  assign \$100  = \rd_error$189  ? 4'h8 : \$99 ;
-  assign \$101  = \rd_error$188  ? 4'h8 : \$100 ;
-  assign \$102  = \rd_error$187  ? 4'h7 : \$101 ;
-  assign \$103  = \rd_error$186  ? 4'h7 : \$102 ;
-  assign \$104  = \rd_error$185  ? 4'h6 : \$103 ;
-  assign \$105  = \rd_error$184  ? 4'h6 : \$104 ;
-  assign \$106  = \rd_error$183  ? 4'h5 : \$105 ;
-  assign err_mem = rd_error ? 4'h5 : \$106 ;
-  assign \$107  = \rd_corrected$198  ? rd_error_addr : 11'h000;
-  assign \$108  = \rd_corrected$197  ? \rd_error_addr$202  : \$107 ;
-  assign \$109  = \rd_corrected$196  ? \rd_error_addr$203  : \$108 ;
-  assign \$110  = \rd_corrected$195  ? \rd_error_addr$204  : \$109 ;
-  assign \$111  = \rd_corrected$194  ? \rd_error_addr$205  : \$110 ;
-  assign \$112  = \rd_corrected$193  ? \rd_error_addr$206  : \$111 ;
-  assign \$113  = \rd_corrected$192  ? \rd_error_addr$207  : \$112 ;
-  assign \$114  = rd_corrected ? \rd_error_addr$208  : \$113 ;
-  assign \$115  = \rd_error$189  ? rd_error_addr : \$114 ;
-  assign \$116  = \rd_error$188  ? \rd_error_addr$202  : \$115 ;
-  assign \$117  = \rd_error$187  ? \rd_error_addr$203  : \$116 ;
-  assign \$118  = \rd_error$186  ? \rd_error_addr$204  : \$117 ;
-  assign \$119  = \rd_error$185  ? \rd_error_addr$205  : \$118 ;
-  assign \$120  = \rd_error$184  ? \rd_error_addr$206  : \$119 ;
-  assign \$121  = \rd_error$183  ? \rd_error_addr$207  : \$120 ;
-  assign err_slot = rd_error ? \rd_error_addr$208  : \$121 ;
+  assign \wr_data$137  = next_b_data ^ \$91 ;
+  assign err_uncorrectable = | { chk7_unc, chk6_unc, chk5_unc, chk4_unc, chk3_unc, chk2_unc, chk1_unc, chk0_unc };
+  assign err_corrected = | { chk7_cor, chk6_cor, chk5_cor, chk4_cor, chk3_cor, chk2_cor, chk1_cor, chk0_cor };
+  assign \$92  = chk7_cor ? 4'h8 : 4'h0;
+  assign \$93  = chk6_cor ? 4'h8 : \$92 ;
+  assign \$94  = chk5_cor ? 4'h7 : \$93 ;
+  assign \$95  = chk4_cor ? 4'h7 : \$94 ;
+  assign \$96  = chk3_cor ? 4'h6 : \$95 ;
+  assign \$97  = chk2_cor ? 4'h6 : \$96 ;
+  assign \$98  = chk1_cor ? 4'h5 : \$97 ;
+  assign \$99  = chk0_cor ? 4'h5 : \$98 ;
+  assign \$100  = chk7_unc ? 4'h8 : \$99 ;
+  assign \$101  = chk6_unc ? 4'h8 : \$100 ;
+  assign \$102  = chk5_unc ? 4'h7 : \$101 ;
+  assign \$103  = chk4_unc ? 4'h7 : \$102 ;
+  assign \$104  = chk3_unc ? 4'h6 : \$103 ;
+  assign \$105  = chk2_unc ? 4'h6 : \$104 ;
+  assign \$106  = chk1_unc ? 4'h5 : \$105 ;
+  assign err_mem = chk0_unc ? 4'h5 : \$106 ;
+  assign \$107  = chk7_cor ? chk7_addr : 11'h000;
+  assign \$108  = chk6_cor ? chk6_addr : \$107 ;
+  assign \$109  = chk5_cor ? chk5_addr : \$108 ;
+  assign \$110  = chk4_cor ? chk4_addr : \$109 ;
+  assign \$111  = chk3_cor ? chk3_addr : \$110 ;
+  assign \$112  = chk2_cor ? chk2_addr : \$111 ;
+  assign \$113  = chk1_cor ? chk1_addr : \$112 ;
+  assign \$114  = chk0_cor ? chk0_addr : \$113 ;
+  assign \$115  = chk7_unc ? chk7_addr : \$114 ;
+  assign \$116  = chk6_unc ? chk6_addr : \$115 ;
+  assign \$117  = chk5_unc ? chk5_addr : \$116 ;
+  assign \$118  = chk4_unc ? chk4_addr : \$117 ;
+  assign \$119  = chk3_unc ? chk3_addr : \$118 ;
+  assign \$120  = chk2_unc ? chk2_addr : \$119 ;
+  assign \$121  = chk1_unc ? chk1_addr : \$120 ;
+  assign err_slot = chk0_unc ? chk0_addr : \$121 ;
   always @(posedge clk)
-    prev0_word <= \$122 ;
+    prev_a_fbw_en <= \$122 ;
   always @(posedge clk)
-    prev1_word <= \$123 ;
+    prev_a_fbw_addr <= \$123 ;
   always @(posedge clk)
-    prev_a_fbw_en <= \$124 ;
+    prev_a_fbw_data <= \$124 ;
   always @(posedge clk)
-    prev_a_fbw_addr <= \$125 ;
+    prev_a_en <= \$125 ;
   always @(posedge clk)
-    prev_a_fbw_data <= \$126 ;
+    prev_a_addr <= \$126 ;
   always @(posedge clk)
-    prev_a_en <= \$127 ;
+    prev_a_data <= \$127 ;
   always @(posedge clk)
-    prev_a_addr <= \$128 ;
+    prev_a_last_en <= \$128 ;
   always @(posedge clk)
-    prev_a_data <= \$129 ;
+    prev_a_last_addr <= \$129 ;
   always @(posedge clk)
-    prev_a_last_en <= \$130 ;
+    prev_a_last_data <= \$130 ;
   always @(posedge clk)
-    prev_a_last_addr <= \$131 ;
+    prev_a_last2_en <= \$131 ;
   always @(posedge clk)
-    prev_a_last_data <= \$132 ;
+    prev_a_last2_addr <= \$132 ;
   always @(posedge clk)
-    prev_a_last2_en <= \$133 ;
+    prev_a_last2_data <= \$133 ;
   always @(posedge clk)
-    prev_a_last2_addr <= \$134 ;
+    prev_b_fbw_en <= \$134 ;
   always @(posedge clk)
-    prev_a_last2_data <= \$135 ;
+    prev_b_fbw_addr <= \$135 ;
   always @(posedge clk)
-    prev_b_fbw_en <= \$136 ;
+    prev_b_fbw_data <= \$136 ;
   always @(posedge clk)
-    prev_b_fbw_addr <= \$137 ;
+    prev_b_en <= \$137 ;
   always @(posedge clk)
-    prev_b_fbw_data <= \$138 ;
+    prev_b_addr <= \$138 ;
   always @(posedge clk)
-    prev_b_en <= \$139 ;
+    prev_b_data <= \$139 ;
   always @(posedge clk)
-    prev_b_addr <= \$140 ;
+    prev_b_last_en <= \$140 ;
   always @(posedge clk)
-    prev_b_data <= \$141 ;
+    prev_b_last_addr <= \$141 ;
   always @(posedge clk)
-    prev_b_last_en <= \$142 ;
+    prev_b_last_data <= \$142 ;
   always @(posedge clk)
-    prev_b_last_addr <= \$143 ;
+    prev_b_last2_en <= \$143 ;
   always @(posedge clk)
-    prev_b_last_data <= \$144 ;
+    prev_b_last2_addr <= \$144 ;
   always @(posedge clk)
-    prev_b_last2_en <= \$145 ;
+    prev_b_last2_data <= \$145 ;
   always @(posedge clk)
-    prev_b_last2_addr <= \$146 ;
+    next_a_fbw_en <= \$146 ;
   always @(posedge clk)
-    prev_b_last2_data <= \$147 ;
+    next_a_fbw_addr <= \$147 ;
   always @(posedge clk)
-    next0_word <= \$148 ;
+    next_a_fbw_data <= \$148 ;
   always @(posedge clk)
-    next1_word <= \$149 ;
+    next_a_en <= \$149 ;
   always @(posedge clk)
-    next_a_fbw_en <= \$150 ;
+    next_a_addr <= \$150 ;
   always @(posedge clk)
-    next_a_fbw_addr <= \$151 ;
+    next_a_data <= \$151 ;
   always @(posedge clk)
-    next_a_fbw_data <= \$152 ;
+    next_a_last_en <= \$152 ;
   always @(posedge clk)
-    next_a_en <= \$153 ;
+    next_a_last_addr <= \$153 ;
   always @(posedge clk)
-    next_a_addr <= \$154 ;
+    next_a_last_data <= \$154 ;
   always @(posedge clk)
-    next_a_data <= \$155 ;
+    next_a_last2_en <= \$155 ;
   always @(posedge clk)
-    next_a_last_en <= \$156 ;
+    next_a_last2_addr <= \$156 ;
   always @(posedge clk)
-    next_a_last_addr <= \$157 ;
+    next_a_last2_data <= \$157 ;
   always @(posedge clk)
-    next_a_last_data <= \$158 ;
+    next_b_fbw_en <= \$158 ;
   always @(posedge clk)
-    next_a_last2_en <= \$159 ;
+    next_b_fbw_addr <= \$159 ;
   always @(posedge clk)
-    next_a_last2_addr <= \$160 ;
+    next_b_fbw_data <= \$160 ;
   always @(posedge clk)
-    next_a_last2_data <= \$161 ;
+    next_b_en <= \$161 ;
   always @(posedge clk)
-    next_b_fbw_en <= \$162 ;
+    next_b_addr <= \$162 ;
   always @(posedge clk)
-    next_b_fbw_addr <= \$163 ;
+    next_b_data <= \$163 ;
   always @(posedge clk)
-    next_b_fbw_data <= \$164 ;
+    next_b_last_en <= \$164 ;
   always @(posedge clk)
-    next_b_en <= \$165 ;
+    next_b_last_addr <= \$165 ;
   always @(posedge clk)
-    next_b_addr <= \$166 ;
+    next_b_last_data <= \$166 ;
   always @(posedge clk)
-    next_b_data <= \$167 ;
+    next_b_last2_en <= \$167 ;
   always @(posedge clk)
-    next_b_last_en <= \$168 ;
+    next_b_last2_addr <= \$168 ;
   always @(posedge clk)
-    next_b_last_addr <= \$169 ;
+    next_b_last2_data <= \$169 ;
   always @(posedge clk)
-    next_b_last_data <= \$170 ;
+    cmd_q <= \$170 ;
   always @(posedge clk)
-    next_b_last2_en <= \$171 ;
+    slot_q <= \$171 ;
   always @(posedge clk)
-    next_b_last2_addr <= \$172 ;
+    cmd_qq <= \$172 ;
   always @(posedge clk)
-    next_b_last2_data <= \$173 ;
+    slot_qq <= \$173 ;
   always @(posedge clk)
-    cmd_q <= \$174 ;
+    prev_fw_hit2 <= \$174 ;
   always @(posedge clk)
-    slot_q <= \$175 ;
+    prev_fw_hit3 <= \$175 ;
   always @(posedge clk)
-    cmd_qq <= \$176 ;
+    prev_fw_hit4 <= \$176 ;
   always @(posedge clk)
-    slot_qq <= \$177 ;
+    prev_fw_hit5 <= \$177 ;
   always @(posedge clk)
-    prev_fw_hit2 <= \$178 ;
+    prev_fw_hit6 <= \$178 ;
   always @(posedge clk)
-    prev_fw_hit3 <= \$179 ;
+    prev_fw_hit7 <= \$179 ;
   always @(posedge clk)
-    prev_fw_hit4 <= \$180 ;
+    prev_fw_hit8 <= \$180 ;
   always @(posedge clk)
-    prev_fw_hit5 <= \$181 ;
+    prev_fw_hit9 <= \$181 ;
   always @(posedge clk)
-    prev_fw_hit6 <= \$182 ;
+    next_fw_hit2 <= \$182 ;
   always @(posedge clk)
-    prev_fw_hit7 <= \$183 ;
+    next_fw_hit3 <= \$183 ;
   always @(posedge clk)
-    prev_fw_hit8 <= \$184 ;
+    next_fw_hit4 <= \$184 ;
   always @(posedge clk)
-    prev_fw_hit9 <= \$185 ;
+    next_fw_hit5 <= \$185 ;
   always @(posedge clk)
-    next_fw_hit2 <= \$186 ;
+    next_fw_hit6 <= \$186 ;
   always @(posedge clk)
-    next_fw_hit3 <= \$187 ;
+    next_fw_hit7 <= \$187 ;
   always @(posedge clk)
-    next_fw_hit4 <= \$188 ;
+    next_fw_hit8 <= \$188 ;
   always @(posedge clk)
-    next_fw_hit5 <= \$189 ;
+    next_fw_hit9 <= \$189 ;
   always @(posedge clk)
-    next_fw_hit6 <= \$190 ;
+    tail <= \$190 ;
   always @(posedge clk)
-    next_fw_hit7 <= \$191 ;
+    head <= \$191 ;
   always @(posedge clk)
-    next_fw_hit8 <= \$192 ;
+    empty <= \$192 ;
   always @(posedge clk)
-    next_fw_hit9 <= \$193 ;
+    prev_a_req_en <= \$193 ;
   always @(posedge clk)
-    tail <= \$194 ;
+    prev_a_req_addr <= \$194 ;
   always @(posedge clk)
-    head <= \$195 ;
+    prev_a_req_data <= \$195 ;
   always @(posedge clk)
-    empty <= \$196 ;
+    prev_b_req_en <= \$196 ;
   always @(posedge clk)
-    prev_a_req_en <= \$197 ;
+    prev_b_req_addr <= \$197 ;
   always @(posedge clk)
-    prev_a_req_addr <= \$198 ;
+    prev_b_req_data <= \$198 ;
   always @(posedge clk)
-    prev_a_req_data <= \$199 ;
+    prev0_wlast_en <= \$199 ;
   always @(posedge clk)
-    prev_b_req_en <= \$200 ;
+    prev0_wlast_addr <= \$200 ;
   always @(posedge clk)
-    prev_b_req_addr <= \$201 ;
+    prev0_wlast_data <= \$201 ;
   always @(posedge clk)
-    prev_b_req_data <= \$202 ;
+    prev0_wlast2_en <= \$202 ;
   always @(posedge clk)
-    prev0_fb_word <= \$203 ;
+    prev0_wlast2_addr <= \$203 ;
   always @(posedge clk)
-    prev1_fb_word <= \$204 ;
+    prev0_wlast2_data <= \$204 ;
   always @(posedge clk)
-    prev0_wlast_en <= \$205 ;
+    prev1_wlast_en <= \$205 ;
   always @(posedge clk)
-    prev0_wlast_addr <= \$206 ;
+    prev1_wlast_addr <= \$206 ;
   always @(posedge clk)
-    prev0_wlast_data <= \$207 ;
+    prev1_wlast_data <= \$207 ;
   always @(posedge clk)
-    prev0_wlast2_en <= \$208 ;
+    prev1_wlast2_en <= \$208 ;
   always @(posedge clk)
-    prev0_wlast2_addr <= \$209 ;
+    prev1_wlast2_addr <= \$209 ;
   always @(posedge clk)
-    prev0_wlast2_data <= \$210 ;
+    prev1_wlast2_data <= \$210 ;
   always @(posedge clk)
-    prev1_wlast_en <= \$211 ;
+    prev_a_fb_hit_last <= \$211 ;
   always @(posedge clk)
-    prev1_wlast_addr <= \$212 ;
+    prev_a_fb_hit_last2 <= \$212 ;
   always @(posedge clk)
-    prev1_wlast_data <= \$213 ;
+    prev_b_fb_hit_last <= \$213 ;
   always @(posedge clk)
-    prev1_wlast2_en <= \$214 ;
+    prev_b_fb_hit_last2 <= \$214 ;
   always @(posedge clk)
-    prev1_wlast2_addr <= \$215 ;
+    next_a_req_en <= \$215 ;
   always @(posedge clk)
-    prev1_wlast2_data <= \$216 ;
+    next_a_req_addr <= \$216 ;
   always @(posedge clk)
-    prev_a_fb_hit_last <= \$217 ;
+    next_a_req_data <= \$217 ;
   always @(posedge clk)
-    prev_a_fb_hit_last2 <= \$218 ;
+    next_b_req_en <= \$218 ;
   always @(posedge clk)
-    prev_b_fb_hit_last <= \$219 ;
+    next_b_req_addr <= \$219 ;
   always @(posedge clk)
-    prev_b_fb_hit_last2 <= \$220 ;
+    next_b_req_data <= \$220 ;
   always @(posedge clk)
-    next_a_req_en <= \$221 ;
+    next0_wlast_en <= \$221 ;
   always @(posedge clk)
-    next_a_req_addr <= \$222 ;
+    next0_wlast_addr <= \$222 ;
   always @(posedge clk)
-    next_a_req_data <= \$223 ;
+    next0_wlast_data <= \$223 ;
   always @(posedge clk)
-    next_b_req_en <= \$224 ;
+    next0_wlast2_en <= \$224 ;
   always @(posedge clk)
-    next_b_req_addr <= \$225 ;
+    next0_wlast2_addr <= \$225 ;
   always @(posedge clk)
-    next_b_req_data <= \$226 ;
+    next0_wlast2_data <= \$226 ;
   always @(posedge clk)
-    next0_fb_word <= \$227 ;
+    next1_wlast_en <= \$227 ;
   always @(posedge clk)
-    next1_fb_word <= \$228 ;
+    next1_wlast_addr <= \$228 ;
   always @(posedge clk)
-    next0_wlast_en <= \$229 ;
+    next1_wlast_data <= \$229 ;
   always @(posedge clk)
-    next0_wlast_addr <= \$230 ;
+    next1_wlast2_en <= \$230 ;
   always @(posedge clk)
-    next0_wlast_data <= \$231 ;
+    next1_wlast2_addr <= \$231 ;
   always @(posedge clk)
-    next0_wlast2_en <= \$232 ;
+    next1_wlast2_data <= \$232 ;
   always @(posedge clk)
-    next0_wlast2_addr <= \$233 ;
+    next_a_fb_hit_last <= \$233 ;
   always @(posedge clk)
-    next0_wlast2_data <= \$234 ;
+    next_a_fb_hit_last2 <= \$234 ;
   always @(posedge clk)
-    next1_wlast_en <= \$235 ;
+    next_b_fb_hit_last <= \$235 ;
   always @(posedge clk)
-    next1_wlast_addr <= \$236 ;
+    next_b_fb_hit_last2 <= \$236 ;
   always @(posedge clk)
-    next1_wlast_data <= \$237 ;
+    chk0_unc <= \$237 ;
   always @(posedge clk)
-    next1_wlast2_en <= \$238 ;
+    chk0_cor <= \$238 ;
   always @(posedge clk)
-    next1_wlast2_addr <= \$239 ;
+    chk0_addr <= \$239 ;
   always @(posedge clk)
-    next1_wlast2_data <= \$240 ;
+    chk1_unc <= \$240 ;
   always @(posedge clk)
-    next_a_fb_hit_last <= \$241 ;
+    chk1_cor <= \$241 ;
   always @(posedge clk)
-    next_a_fb_hit_last2 <= \$242 ;
+    chk1_addr <= \$242 ;
   always @(posedge clk)
-    next_b_fb_hit_last <= \$243 ;
+    chk2_unc <= \$243 ;
   always @(posedge clk)
-    next_b_fb_hit_last2 <= \$244 ;
+    chk2_cor <= \$244 ;
+  always @(posedge clk)
+    chk2_addr <= \$245 ;
+  always @(posedge clk)
+    chk3_unc <= \$246 ;
+  always @(posedge clk)
+    chk3_cor <= \$247 ;
+  always @(posedge clk)
+    chk3_addr <= \$248 ;
+  always @(posedge clk)
+    chk4_unc <= \$249 ;
+  always @(posedge clk)
+    chk4_cor <= \$250 ;
+  always @(posedge clk)
+    chk4_addr <= \$251 ;
+  always @(posedge clk)
+    chk5_unc <= \$252 ;
+  always @(posedge clk)
+    chk5_cor <= \$253 ;
+  always @(posedge clk)
+    chk5_addr <= \$254 ;
+  always @(posedge clk)
+    chk6_unc <= \$255 ;
+  always @(posedge clk)
+    chk6_cor <= \$256 ;
+  always @(posedge clk)
+    chk6_addr <= \$257 ;
+  always @(posedge clk)
+    chk7_unc <= \$258 ;
+  always @(posedge clk)
+    chk7_cor <= \$259 ;
+  always @(posedge clk)
+    chk7_addr <= \$260 ;
   \kv_asu.core.lru.next0  next0 (
     .clk(clk),
     .\inner__addr$14 (slot),
     .\inner__addr$30 (next_b_req_addr),
-    .rd_corrected(\rd_corrected$195 ),
-    .\rd_corrected$38 (\rd_corrected$196 ),
-    .rd_error(\rd_error$186 ),
-    .\rd_error$39 (\rd_error$187 ),
-    .rd_error_addr(\rd_error_addr$204 ),
-    .\rd_error_addr$43 (\rd_error_addr$203 ),
-    .rp0_lane0_data(\rd_data$37 ),
-    .rp1_lane0_data(\rd_data$136 ),
+    .rd_corrected(\rd_corrected$172 ),
+    .\rd_corrected$38 (\rd_corrected$178 ),
+    .rd_error(\rd_error$170 ),
+    .\rd_error$39 (\rd_error$176 ),
+    .rd_error_addr(\rd_error_addr$174 ),
+    .\rd_error_addr$49 (\rd_error_addr$180 ),
+    .rp0_lane0_data(\rd_data$206 ),
+    .rp1_lane0_data(\rd_data$220 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(next_a_addr),
-    .wr_data(\wr_data$144 ),
+    .wr_data(\wr_data$128 ),
     .wr_en(next_a_en)
   );
   \kv_asu.core.lru.next1  next1 (
     .clk(clk),
     .\inner__addr$14 (slot),
     .\inner__addr$30 (next_a_req_addr),
-    .rd_corrected(\rd_corrected$197 ),
-    .\rd_corrected$38 (\rd_corrected$198 ),
-    .rd_error(\rd_error$188 ),
-    .\rd_error$39 (\rd_error$189 ),
-    .rd_error_addr(\rd_error_addr$202 ),
-    .\rd_error_addr$43 (rd_error_addr),
-    .rp0_lane0_data(\rd_data$39 ),
-    .rp1_lane0_data(\rd_data$138 ),
+    .rd_corrected(\rd_corrected$184 ),
+    .\rd_corrected$38 (\rd_corrected$190 ),
+    .rd_error(\rd_error$182 ),
+    .\rd_error$39 (\rd_error$188 ),
+    .rd_error_addr(\rd_error_addr$186 ),
+    .\rd_error_addr$49 (\rd_error_addr$192 ),
+    .rp0_lane0_data(\rd_data$207 ),
+    .rp1_lane0_data(\rd_data$219 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(next_b_addr),
-    .wr_data(\wr_data$153 ),
+    .wr_data(\wr_data$137 ),
     .wr_en(next_b_en)
   );
   \kv_asu.core.lru.prev0  prev0 (
@@ -7715,13 +7825,13 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
     .\inner__addr$14 (slot),
     .\inner__addr$30 (prev_b_req_addr),
     .rd_corrected(rd_corrected),
-    .\rd_corrected$38 (\rd_corrected$192 ),
+    .\rd_corrected$38 (\rd_corrected$154 ),
     .rd_error(rd_error),
-    .\rd_error$39 (\rd_error$183 ),
-    .rd_error_addr(\rd_error_addr$208 ),
-    .\rd_error_addr$43 (\rd_error_addr$207 ),
+    .\rd_error$39 (\rd_error$152 ),
+    .rd_error_addr(rd_error_addr),
+    .\rd_error_addr$49 (\rd_error_addr$156 ),
     .rp0_lane0_data(rd_data),
-    .rp1_lane0_data(\rd_data$104 ),
+    .rp1_lane0_data(\rd_data$214 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -7733,926 +7843,1038 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
     .clk(clk),
     .\inner__addr$14 (slot),
     .\inner__addr$30 (prev_a_req_addr),
-    .rd_corrected(\rd_corrected$193 ),
-    .\rd_corrected$38 (\rd_corrected$194 ),
-    .rd_error(\rd_error$184 ),
-    .\rd_error$39 (\rd_error$185 ),
-    .rd_error_addr(\rd_error_addr$206 ),
-    .\rd_error_addr$43 (\rd_error_addr$205 ),
-    .rp0_lane0_data(\rd_data$5 ),
-    .rp1_lane0_data(\rd_data$106 ),
+    .rd_corrected(\rd_corrected$160 ),
+    .\rd_corrected$38 (\rd_corrected$166 ),
+    .rd_error(\rd_error$158 ),
+    .\rd_error$39 (\rd_error$164 ),
+    .rd_error_addr(\rd_error_addr$162 ),
+    .\rd_error_addr$49 (\rd_error_addr$168 ),
+    .rp0_lane0_data(\rd_data$204 ),
+    .rp1_lane0_data(\rd_data$213 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(prev_b_addr),
-    .wr_data(\wr_data$121 ),
+    .wr_data(\wr_data$109 ),
     .wr_en(prev_b_en)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$122  = rd_data;
+    \$122  = prev_a_req_en;
     if (rst) begin
-      \$122  = 11'h000;
+      \$122  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$123  = \rd_data$5 ;
+    \$123  = prev_a_req_addr;
     if (rst) begin
       \$123  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$124  = prev_a_req_en;
+    \$124  = prev_a_req_data;
     if (rst) begin
-      \$124  = 1'h0;
+      \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$125  = prev_a_req_addr;
+    \$125  = prev_a_fbw_en;
     if (rst) begin
-      \$125  = 11'h000;
+      \$125  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$126  = prev_a_req_data;
+    \$126  = prev_a_fbw_addr;
     if (rst) begin
       \$126  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$127  = prev_a_fbw_en;
+    \$127  = prev_a_fbw_data;
     if (rst) begin
-      \$127  = 1'h0;
+      \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$128  = prev_a_fbw_addr;
+    \$128  = prev_a_en;
     if (rst) begin
-      \$128  = 11'h000;
+      \$128  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$129  = prev_a_fbw_data;
+    \$129  = prev_a_addr;
     if (rst) begin
       \$129  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$130  = prev_a_en;
+    \$130  = prev_a_data;
     if (rst) begin
-      \$130  = 1'h0;
+      \$130  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$131  = prev_a_addr;
+    \$131  = prev_a_last_en;
     if (rst) begin
-      \$131  = 11'h000;
+      \$131  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$132  = prev_a_data;
+    \$132  = prev_a_last_addr;
     if (rst) begin
       \$132  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$133  = prev_a_last_en;
+    \$133  = prev_a_last_data;
     if (rst) begin
-      \$133  = 1'h0;
+      \$133  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$134  = prev_a_last_addr;
+    \$134  = prev_b_req_en;
     if (rst) begin
-      \$134  = 11'h000;
+      \$134  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$135  = prev_a_last_data;
+    \$135  = prev_b_req_addr;
     if (rst) begin
       \$135  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$136  = prev_b_req_en;
+    \$136  = prev_b_req_data;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$137  = prev_b_req_addr;
+    \$137  = prev_b_fbw_en;
     if (rst) begin
-      \$137  = 11'h000;
+      \$137  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$138  = prev_b_req_data;
+    \$138  = prev_b_fbw_addr;
     if (rst) begin
       \$138  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$139  = prev_b_fbw_en;
+    \$139  = prev_b_fbw_data;
     if (rst) begin
-      \$139  = 1'h0;
+      \$139  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$140  = prev_b_fbw_addr;
+    \$140  = prev_b_en;
     if (rst) begin
-      \$140  = 11'h000;
+      \$140  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$141  = prev_b_fbw_data;
+    \$141  = prev_b_addr;
     if (rst) begin
       \$141  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$142  = prev_b_en;
+    \$142  = prev_b_data;
     if (rst) begin
-      \$142  = 1'h0;
+      \$142  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$143  = prev_b_addr;
+    \$143  = prev_b_last_en;
     if (rst) begin
-      \$143  = 11'h000;
+      \$143  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$144  = prev_b_data;
+    \$144  = prev_b_last_addr;
     if (rst) begin
       \$144  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$145  = prev_b_last_en;
+    \$145  = prev_b_last_data;
     if (rst) begin
-      \$145  = 1'h0;
+      \$145  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$146  = prev_b_last_addr;
+    \$146  = next_a_req_en;
     if (rst) begin
-      \$146  = 11'h000;
+      \$146  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$147  = prev_b_last_data;
+    \$147  = next_a_req_addr;
     if (rst) begin
       \$147  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$148  = \rd_data$37 ;
+    \$148  = next_a_req_data;
     if (rst) begin
       \$148  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$149  = \rd_data$39 ;
+    \$149  = next_a_fbw_en;
     if (rst) begin
-      \$149  = 11'h000;
+      \$149  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$150  = next_a_req_en;
+    \$150  = next_a_fbw_addr;
     if (rst) begin
-      \$150  = 1'h0;
+      \$150  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$151  = next_a_req_addr;
+    \$151  = next_a_fbw_data;
     if (rst) begin
       \$151  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$152  = next_a_req_data;
+    \$152  = next_a_en;
     if (rst) begin
-      \$152  = 11'h000;
+      \$152  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$153  = next_a_fbw_en;
+    \$153  = next_a_addr;
     if (rst) begin
-      \$153  = 1'h0;
+      \$153  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$154  = next_a_fbw_addr;
+    \$154  = next_a_data;
     if (rst) begin
       \$154  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$155  = next_a_fbw_data;
+    \$155  = next_a_last_en;
     if (rst) begin
-      \$155  = 11'h000;
+      \$155  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$156  = next_a_en;
+    \$156  = next_a_last_addr;
     if (rst) begin
-      \$156  = 1'h0;
+      \$156  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$157  = next_a_addr;
+    \$157  = next_a_last_data;
     if (rst) begin
       \$157  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$158  = next_a_data;
+    \$158  = next_b_req_en;
     if (rst) begin
-      \$158  = 11'h000;
+      \$158  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$159  = next_a_last_en;
+    \$159  = next_b_req_addr;
     if (rst) begin
-      \$159  = 1'h0;
+      \$159  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$160  = next_a_last_addr;
+    \$160  = next_b_req_data;
     if (rst) begin
       \$160  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$161  = next_a_last_data;
+    \$161  = next_b_fbw_en;
     if (rst) begin
-      \$161  = 11'h000;
+      \$161  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$162  = next_b_req_en;
+    \$162  = next_b_fbw_addr;
     if (rst) begin
-      \$162  = 1'h0;
+      \$162  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$163  = next_b_req_addr;
+    \$163  = next_b_fbw_data;
     if (rst) begin
       \$163  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$164  = next_b_req_data;
+    \$164  = next_b_en;
     if (rst) begin
-      \$164  = 11'h000;
+      \$164  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$165  = next_b_fbw_en;
+    \$165  = next_b_addr;
     if (rst) begin
-      \$165  = 1'h0;
+      \$165  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$166  = next_b_fbw_addr;
+    \$166  = next_b_data;
     if (rst) begin
       \$166  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$167  = next_b_fbw_data;
+    \$167  = next_b_last_en;
     if (rst) begin
-      \$167  = 11'h000;
+      \$167  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$168  = next_b_en;
+    \$168  = next_b_last_addr;
     if (rst) begin
-      \$168  = 1'h0;
+      \$168  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$169  = next_b_addr;
+    \$169  = next_b_last_data;
     if (rst) begin
       \$169  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$170  = next_b_data;
+    \$170  = cmd;
     if (rst) begin
-      \$170  = 11'h000;
+      \$170  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$171  = next_b_last_en;
+    \$171  = slot;
     if (rst) begin
-      \$171  = 1'h0;
+      \$171  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$172  = next_b_last_addr;
+    \$172  = cmd_q;
     if (rst) begin
-      \$172  = 11'h000;
+      \$172  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$173  = next_b_last_data;
+    \$173  = slot_q;
     if (rst) begin
       \$173  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$174  = cmd;
+    \$174  = \$2 ;
     if (rst) begin
-      \$174  = 2'h0;
+      \$174  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$175  = slot;
+    \$175  = \$4 ;
     if (rst) begin
-      \$175  = 11'h000;
+      \$175  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$176  = cmd_q;
+    \$176  = \$6 ;
     if (rst) begin
-      \$176  = 2'h0;
+      \$176  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$177  = slot_q;
+    \$177  = \$8 ;
     if (rst) begin
-      \$177  = 11'h000;
+      \$177  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$178  = \$2 ;
+    \$178  = \$10 ;
     if (rst) begin
       \$178  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$179  = \$4 ;
+    \$179  = \$12 ;
     if (rst) begin
       \$179  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$180  = \$6 ;
+    \$180  = \$14 ;
     if (rst) begin
       \$180  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$181  = \$8 ;
+    \$181  = \$16 ;
     if (rst) begin
       \$181  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$182  = \$10 ;
+    \$182  = \$18 ;
     if (rst) begin
       \$182  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$183  = \$12 ;
+    \$183  = \$20 ;
     if (rst) begin
       \$183  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$184  = \$14 ;
+    \$184  = \$22 ;
     if (rst) begin
       \$184  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$185  = \$16 ;
+    \$185  = \$24 ;
     if (rst) begin
       \$185  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$186  = \$18 ;
+    \$186  = \$26 ;
     if (rst) begin
       \$186  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$187  = \$20 ;
+    \$187  = \$28 ;
     if (rst) begin
       \$187  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$188  = \$22 ;
+    \$188  = \$30 ;
     if (rst) begin
       \$188  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$189  = \$24 ;
+    \$189  = \$32 ;
     if (rst) begin
       \$189  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$190  = \$26 ;
+    \$190  = tail;
+    casez (cmd_qq)
+      2'h1:
+          if (\$33 ) begin
+            if (\$34 ) begin
+              \$190  = p_of;
+            end
+          end
+      2'h2:
+          if (empty) begin
+            \$190  = slot_qq;
+          end
+      2'h3:
+          (* full_case = 32'd1 *)
+          if (\$35 ) begin
+          end else begin
+            \$190  = p_of;
+          end
+    endcase
     if (rst) begin
-      \$190  = 1'h0;
+      \$190  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$191  = \$28 ;
+    \$191  = head;
+    casez (cmd_qq)
+      2'h1:
+          if (\$33 ) begin
+            \$191  = slot_qq;
+          end
+      2'h2:
+          (* full_case = 32'd1 *)
+          if (empty) begin
+            \$191  = slot_qq;
+          end else begin
+            \$191  = slot_qq;
+          end
+    endcase
     if (rst) begin
-      \$191  = 1'h0;
+      \$191  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$192  = \$30 ;
+    \$192  = empty;
+    casez (cmd_qq)
+      2'h1:
+          /* empty */;
+      2'h2:
+          if (empty) begin
+            \$192  = 1'h0;
+          end
+      2'h3:
+          if (\$35 ) begin
+            \$192  = 1'h1;
+          end
+    endcase
+    if (flush) begin
+      \$192  = 1'h1;
+    end
     if (rst) begin
-      \$192  = 1'h0;
+      \$192  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$193  = \$32 ;
+    \$193  = prev_a_req;
     if (rst) begin
       \$193  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$194  = tail;
-    casez (cmd_qq)
-      2'h1:
-          if (\$33 ) begin
-            if (\$34 ) begin
-              \$194  = p_of;
-            end
-          end
-      2'h2:
-          if (empty) begin
-            \$194  = slot_qq;
-          end
-      2'h3:
-          (* full_case = 32'd1 *)
-          if (\$35 ) begin
-          end else begin
-            \$194  = p_of;
-          end
-    endcase
+    \$194  = \$signal ;
     if (rst) begin
       \$194  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$195  = head;
-    casez (cmd_qq)
-      2'h1:
-          if (\$33 ) begin
-            \$195  = slot_qq;
-          end
-      2'h2:
-          (* full_case = 32'd1 *)
-          if (empty) begin
-            \$195  = slot_qq;
-          end else begin
-            \$195  = slot_qq;
-          end
-    endcase
+    \$195  = p_of;
     if (rst) begin
       \$195  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$196  = empty;
-    casez (cmd_qq)
-      2'h1:
-          /* empty */;
-      2'h2:
-          if (empty) begin
-            \$196  = 1'h0;
-          end
-      2'h3:
-          if (\$35 ) begin
-            \$196  = 1'h1;
-          end
-    endcase
-    if (flush) begin
-      \$196  = 1'h1;
-    end
+    \$196  = prev_b_req;
     if (rst) begin
-      \$196  = 1'h1;
+      \$196  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$197  = prev_a_req;
+    \$197  = head;
     if (rst) begin
-      \$197  = 1'h0;
+      \$197  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$198  = \$signal ;
+    \$198  = slot_qq;
     if (rst) begin
       \$198  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$199  = p_of;
+    \$199  = prev_a_en;
     if (rst) begin
-      \$199  = 11'h000;
+      \$199  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$200  = prev_b_req;
+    \$200  = prev_a_addr;
     if (rst) begin
-      \$200  = 1'h0;
+      \$200  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$201  = head;
+    \$201  = wr_data;
     if (rst) begin
       \$201  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$202  = slot_qq;
+    \$202  = prev0_wlast_en;
     if (rst) begin
-      \$202  = 11'h000;
+      \$202  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$203  = \rd_data$104 ;
+    \$203  = prev0_wlast_addr;
     if (rst) begin
       \$203  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$204  = \rd_data$106 ;
+    \$204  = prev0_wlast_data;
     if (rst) begin
       \$204  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$205  = prev_a_en;
+    \$205  = prev_b_en;
     if (rst) begin
       \$205  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$206  = prev_a_addr;
+    \$206  = prev_b_addr;
     if (rst) begin
       \$206  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$207  = wr_data;
+    \$207  = \wr_data$109 ;
     if (rst) begin
       \$207  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$208  = prev0_wlast_en;
+    \$208  = prev1_wlast_en;
     if (rst) begin
       \$208  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$209  = prev0_wlast_addr;
+    \$209  = prev1_wlast_addr;
     if (rst) begin
       \$209  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$210  = prev0_wlast_data;
+    \$210  = prev1_wlast_data;
     if (rst) begin
       \$210  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$211  = prev_b_en;
+    \$211  = \$37 ;
     if (rst) begin
       \$211  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$212  = prev_b_addr;
+    \$212  = \$39 ;
     if (rst) begin
-      \$212  = 11'h000;
+      \$212  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$213  = \wr_data$121 ;
+    \$213  = \$41 ;
     if (rst) begin
-      \$213  = 11'h000;
+      \$213  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$214  = prev1_wlast_en;
+    \$214  = \$43 ;
     if (rst) begin
       \$214  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$215  = prev1_wlast_addr;
+    \$215  = next_a_req;
     if (rst) begin
-      \$215  = 11'h000;
+      \$215  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$216  = prev1_wlast_data;
+    \$216  = p_of;
     if (rst) begin
       \$216  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$217  = \$37 ;
+    \$217  = \$signal ;
     if (rst) begin
-      \$217  = 1'h0;
+      \$217  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$218  = \$39 ;
+    \$218  = prev_b_req;
     if (rst) begin
       \$218  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$219  = \$41 ;
+    \$219  = slot_qq;
     if (rst) begin
-      \$219  = 1'h0;
+      \$219  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$220  = \$43 ;
+    \$220  = head;
     if (rst) begin
-      \$220  = 1'h0;
+      \$220  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$221  = next_a_req;
+    \$221  = next_a_en;
     if (rst) begin
       \$221  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$222  = p_of;
+    \$222  = next_a_addr;
     if (rst) begin
       \$222  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$223  = \$signal ;
+    \$223  = \wr_data$128 ;
     if (rst) begin
       \$223  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$224  = prev_b_req;
+    \$224  = next0_wlast_en;
     if (rst) begin
       \$224  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$225  = slot_qq;
+    \$225  = next0_wlast_addr;
     if (rst) begin
       \$225  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$226  = head;
+    \$226  = next0_wlast_data;
     if (rst) begin
       \$226  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$227  = \rd_data$136 ;
+    \$227  = next_b_en;
     if (rst) begin
-      \$227  = 11'h000;
+      \$227  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$228  = \rd_data$138 ;
+    \$228  = next_b_addr;
     if (rst) begin
       \$228  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$229  = next_a_en;
+    \$229  = \wr_data$137 ;
     if (rst) begin
-      \$229  = 1'h0;
+      \$229  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$230  = next_a_addr;
+    \$230  = next1_wlast_en;
     if (rst) begin
-      \$230  = 11'h000;
+      \$230  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$231  = \wr_data$144 ;
+    \$231  = next1_wlast_addr;
     if (rst) begin
       \$231  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$232  = next0_wlast_en;
+    \$232  = next1_wlast_data;
     if (rst) begin
-      \$232  = 1'h0;
+      \$232  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$233  = next0_wlast_addr;
+    \$233  = \$45 ;
     if (rst) begin
-      \$233  = 11'h000;
+      \$233  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$234  = next0_wlast_data;
+    \$234  = \$47 ;
     if (rst) begin
-      \$234  = 11'h000;
+      \$234  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$235  = next_b_en;
+    \$235  = \$49 ;
     if (rst) begin
       \$235  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$236  = next_b_addr;
+    \$236  = \$51 ;
     if (rst) begin
-      \$236  = 11'h000;
+      \$236  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$237  = \wr_data$153 ;
+    \$237  = rd_error;
     if (rst) begin
-      \$237  = 11'h000;
+      \$237  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$238  = next1_wlast_en;
+    \$238  = rd_corrected;
     if (rst) begin
       \$238  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$239  = next1_wlast_addr;
+    \$239  = rd_error_addr;
     if (rst) begin
       \$239  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$240  = next1_wlast_data;
+    \$240  = \rd_error$152 ;
     if (rst) begin
-      \$240  = 11'h000;
+      \$240  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$241  = \$45 ;
+    \$241  = \rd_corrected$154 ;
     if (rst) begin
       \$241  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$242  = \$47 ;
+    \$242  = \rd_error_addr$156 ;
     if (rst) begin
-      \$242  = 1'h0;
+      \$242  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$243  = \$49 ;
+    \$243  = \rd_error$158 ;
     if (rst) begin
       \$243  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$244  = \$51 ;
+    \$244  = \rd_corrected$160 ;
     if (rst) begin
       \$244  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$245  = \rd_error_addr$162 ;
+    if (rst) begin
+      \$245  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$246  = \rd_error$164 ;
+    if (rst) begin
+      \$246  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$247  = \rd_corrected$166 ;
+    if (rst) begin
+      \$247  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$248  = \rd_error_addr$168 ;
+    if (rst) begin
+      \$248  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$249  = \rd_error$170 ;
+    if (rst) begin
+      \$249  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$250  = \rd_corrected$172 ;
+    if (rst) begin
+      \$250  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$251  = \rd_error_addr$174 ;
+    if (rst) begin
+      \$251  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$252  = \rd_error$176 ;
+    if (rst) begin
+      \$252  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$253  = \rd_corrected$178 ;
+    if (rst) begin
+      \$253  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$254  = \rd_error_addr$180 ;
+    if (rst) begin
+      \$254  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$255  = \rd_error$182 ;
+    if (rst) begin
+      \$255  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$256  = \rd_corrected$184 ;
+    if (rst) begin
+      \$256  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$257  = \rd_error_addr$186 ;
+    if (rst) begin
+      \$257  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$258  = \rd_error$188 ;
+    if (rst) begin
+      \$258  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$259  = \rd_corrected$190 ;
+    if (rst) begin
+      \$259  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$260  = \rd_error_addr$192 ;
+    if (rst) begin
+      \$260  = 11'h000;
     end
   end
   always @* begin
@@ -8696,39 +8918,39 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
     endcase
   end
   assign pa = p_of;
-  assign \$signal$101  = head;
+  assign \$signal$93  = head;
   assign pb = slot_qq;
   assign wr_en = prev_a_en;
   assign wr_addr = prev_a_addr;
-  assign \wr_en$117  = prev_b_en;
-  assign \wr_addr$119  = prev_b_addr;
-  assign \$signal$130  = p_of;
+  assign \wr_en$105  = prev_b_en;
+  assign \wr_addr$107  = prev_b_addr;
+  assign \$signal$118  = p_of;
   assign na = \$signal ;
   assign next_b_req = prev_b_req;
-  assign \$signal$133  = slot_qq;
+  assign \$signal$121  = slot_qq;
   assign nb = head;
-  assign \wr_en$140  = next_a_en;
-  assign \wr_addr$142  = next_a_addr;
-  assign \wr_en$149  = next_b_en;
-  assign \wr_addr$151  = next_b_addr;
+  assign \wr_en$124  = next_a_en;
+  assign \wr_addr$126  = next_a_addr;
+  assign \wr_en$133  = next_b_en;
+  assign \wr_addr$135  = next_b_addr;
   assign rd_addr = slot;
   assign rd_en = 1'h1;
-  assign \rd_addr$163  = slot;
-  assign \rd_en$164  = 1'h1;
-  assign \rd_addr$165  = slot;
-  assign \rd_en$166  = 1'h1;
-  assign \rd_addr$167  = slot;
-  assign \rd_en$168  = 1'h1;
+  assign \rd_addr$195  = slot;
+  assign \rd_en$196  = 1'h1;
+  assign \rd_addr$197  = slot;
+  assign \rd_en$198  = 1'h1;
+  assign \rd_addr$199  = slot;
+  assign \rd_en$200  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
-  assign \rd_addr$173  = prev_a_req_addr;
-  assign \rd_en$174  = 1'h1;
-  assign \rd_addr$175  = prev_b_req_addr;
-  assign \rd_en$176  = 1'h1;
-  assign \rd_addr$177  = next_a_req_addr;
-  assign \rd_en$178  = 1'h1;
-  assign \rd_addr$179  = next_b_req_addr;
-  assign \rd_en$180  = 1'h1;
+  assign \rd_addr$209  = prev_a_req_addr;
+  assign \rd_en$210  = 1'h1;
+  assign \rd_addr$211  = prev_b_req_addr;
+  assign \rd_en$212  = 1'h1;
+  assign \rd_addr$215  = next_a_req_addr;
+  assign \rd_en$216  = 1'h1;
+  assign \rd_addr$217  = next_b_req_addr;
+  assign \rd_en$218  = 1'h1;
   assign \pending[0].cmd  = pending[1:0];
   assign \pending[0].slot  = pending[12:2];
   assign \pending[1].cmd  = pending[14:13];
@@ -8740,7 +8962,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -8781,11 +9003,17 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$131 ;
   wire \$132 ;
   wire \$133 ;
-  reg \$134 ;
-  reg [10:0] \$135 ;
+  reg [15:0] \$134 ;
+  reg \$135 ;
   reg \$136 ;
   reg [10:0] \$137 ;
+  reg [10:0] \$138 ;
+  reg [15:0] \$139 ;
   wire [6:0] \$14 ;
+  reg \$140 ;
+  reg \$141 ;
+  reg [10:0] \$142 ;
+  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -8887,8 +9115,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input [10:0] \inner__addr$30 ;
   wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$25 ;
-  wire [15:0] \inner__data$9 ;
+  wire [15:0] \inner__data$42 ;
+  wire [15:0] \inner__data$46 ;
   wire inner__en;
   wire \inner__en$16 ;
   wire \inner__en$32 ;
@@ -8908,12 +9136,13 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$43 ;
-  reg [10:0] \rd_error_addr$43  = 11'h000;
+  output [10:0] \rd_error_addr$49 ;
+  reg [10:0] \rd_error_addr$49  = 11'h000;
   wire rd_lane_corrected;
   wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
   wire \rd_lane_error$37 ;
+  reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
@@ -8921,6 +9150,9 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
+  reg rp0_met_write_q = 1'h0;
+  reg [15:0] rp0_word = 16'h0000;
+  reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
@@ -8928,6 +9160,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
+  reg rp1_met_write_q = 1'h0;
+  reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -11002,8 +11236,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
     _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$25  = _0_;
-  assign \inner__data$9  = _1_;
+  assign \inner__data$46  = _0_;
+  assign \inner__data$42  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
   assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -11016,13 +11250,13 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$8  = ^ wr_data[10:4];
   assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
   assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { \inner__data$9 [10], \inner__data$9 [8], \inner__data$9 [6], \inner__data$9 [4:3], \inner__data$9 [1:0] } ^ { 6'h00, \inner__data$9 [11] };
+  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
   assign \$11  = ^ \$10 ;
-  assign \$12  = { \inner__data$9 [10:9], \inner__data$9 [6:5], \inner__data$9 [3:2], \inner__data$9 [0] } ^ { 6'h00, \inner__data$9 [12] };
+  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
   assign \$13  = ^ \$12 ;
-  assign \$14  = { \inner__data$9 [10:7], \inner__data$9 [3:1] } ^ { 6'h00, \inner__data$9 [13] };
+  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
   assign \$15  = ^ \$14 ;
-  assign \$16  = \inner__data$9 [10:4] ^ { 6'h00, \inner__data$9 [14] };
+  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
   assign \$17  = ^ \$16 ;
   assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
   assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
@@ -11031,7 +11265,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
   assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
   assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ \inner__data$9 ;
+  assign \$24  = ^ rp0_word;
   assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -11044,8 +11278,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
   assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
   assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = \inner__data$9 [10:0] ^ \$36 ;
-  assign \$37  = ^ \inner__data$9 ;
+  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
+  assign \$37  = ^ rp0_word;
   assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -11060,7 +11294,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
   assign \$50  = \$49  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ \inner__data$9 ;
+  assign \$51  = ^ rp0_word;
   assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -11077,17 +11311,17 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write;
+  assign \$67  = ~ rp0_met_write_q;
   assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write;
+  assign \$68  = ~ rp0_met_write_q;
   assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
+  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
+  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
+  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
   assign \$76  = ^ \$75 ;
   assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
   assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
@@ -11096,7 +11330,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
   assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
   assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ \inner__data$25 ;
+  assign \$83  = ^ rp1_word;
   assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -11109,8 +11343,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
   assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
   assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
-  assign \$96  = ^ \inner__data$25 ;
+  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
+  assign \$96  = ^ rp1_word;
   assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -11125,7 +11359,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
   assign \$109  = \$108  | rp1_lane0_names_check;
   assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ \inner__data$25 ;
+  assign \$110  = ^ rp1_word;
   assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -11142,48 +11376,102 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$124  = ~ \$123 ;
   assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
   assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write;
+  assign \$126  = ~ rp1_met_write_q;
   assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write;
+  assign \$127  = ~ rp1_met_write_q;
   assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
   assign \$128  = inner__addr == \inner__addr$14 ;
   assign \$129  = inner__en & \$128 ;
   assign \$131  = inner__addr == \inner__addr$30 ;
   assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rp0_met_write <= \$134 ;
+    rp0_word <= \$134 ;
   always @(posedge clk)
-    rd_error_addr <= \$135 ;
+    rp0_met_write <= \$135 ;
   always @(posedge clk)
-    rp1_met_write <= \$136 ;
+    rp0_met_write_q <= \$136 ;
   always @(posedge clk)
-    \rd_error_addr$43  <= \$137 ;
+    rp0_addr_q <= \$137 ;
+  always @(posedge clk)
+    rd_error_addr <= \$138 ;
+  always @(posedge clk)
+    rp1_word <= \$139 ;
+  always @(posedge clk)
+    rp1_met_write <= \$140 ;
+  always @(posedge clk)
+    rp1_met_write_q <= \$141 ;
+  always @(posedge clk)
+    rp1_addr_q <= \$142 ;
+  always @(posedge clk)
+    \rd_error_addr$49  <= \$143 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$134  = \$130 ;
+    \$134  = \inner__data$42 ;
     if (rst) begin
-      \$134  = 1'h0;
+      \$134  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$135  = \$130 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$136  = \$133 ;
+    \$136  = rp0_met_write;
     if (rst) begin
       \$136  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$137  = \inner__addr$30 ;
+    \$137  = \inner__addr$14 ;
     if (rst) begin
       \$137  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$138  = rp0_addr_q;
+    if (rst) begin
+      \$138  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$139  = \inner__data$46 ;
+    if (rst) begin
+      \$139  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$140  = \$133 ;
+    if (rst) begin
+      \$140  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$141  = rp1_met_write;
+    if (rst) begin
+      \$141  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$142  = \inner__addr$30 ;
+    if (rst) begin
+      \$142  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
+    \$143  = rp1_addr_q;
+    if (rst) begin
+      \$143  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -11205,7 +11493,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -11246,11 +11534,17 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$131 ;
   wire \$132 ;
   wire \$133 ;
-  reg \$134 ;
-  reg [10:0] \$135 ;
+  reg [15:0] \$134 ;
+  reg \$135 ;
   reg \$136 ;
   reg [10:0] \$137 ;
+  reg [10:0] \$138 ;
+  reg [15:0] \$139 ;
   wire [6:0] \$14 ;
+  reg \$140 ;
+  reg \$141 ;
+  reg [10:0] \$142 ;
+  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -11352,8 +11646,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input [10:0] \inner__addr$30 ;
   wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$25 ;
-  wire [15:0] \inner__data$9 ;
+  wire [15:0] \inner__data$42 ;
+  wire [15:0] \inner__data$46 ;
   wire inner__en;
   wire \inner__en$16 ;
   wire \inner__en$32 ;
@@ -11373,12 +11667,13 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$43 ;
-  reg [10:0] \rd_error_addr$43  = 11'h000;
+  output [10:0] \rd_error_addr$49 ;
+  reg [10:0] \rd_error_addr$49  = 11'h000;
   wire rd_lane_corrected;
   wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
   wire \rd_lane_error$37 ;
+  reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
@@ -11386,6 +11681,9 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
+  reg rp0_met_write_q = 1'h0;
+  reg [15:0] rp0_word = 16'h0000;
+  reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
@@ -11393,6 +11691,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
+  reg rp1_met_write_q = 1'h0;
+  reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -13467,8 +13767,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
     _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$25  = _0_;
-  assign \inner__data$9  = _1_;
+  assign \inner__data$46  = _0_;
+  assign \inner__data$42  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
   assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -13481,13 +13781,13 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$8  = ^ wr_data[10:4];
   assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
   assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { \inner__data$9 [10], \inner__data$9 [8], \inner__data$9 [6], \inner__data$9 [4:3], \inner__data$9 [1:0] } ^ { 6'h00, \inner__data$9 [11] };
+  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
   assign \$11  = ^ \$10 ;
-  assign \$12  = { \inner__data$9 [10:9], \inner__data$9 [6:5], \inner__data$9 [3:2], \inner__data$9 [0] } ^ { 6'h00, \inner__data$9 [12] };
+  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
   assign \$13  = ^ \$12 ;
-  assign \$14  = { \inner__data$9 [10:7], \inner__data$9 [3:1] } ^ { 6'h00, \inner__data$9 [13] };
+  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
   assign \$15  = ^ \$14 ;
-  assign \$16  = \inner__data$9 [10:4] ^ { 6'h00, \inner__data$9 [14] };
+  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
   assign \$17  = ^ \$16 ;
   assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
   assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
@@ -13496,7 +13796,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
   assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
   assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ \inner__data$9 ;
+  assign \$24  = ^ rp0_word;
   assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -13509,8 +13809,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
   assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
   assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = \inner__data$9 [10:0] ^ \$36 ;
-  assign \$37  = ^ \inner__data$9 ;
+  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
+  assign \$37  = ^ rp0_word;
   assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -13525,7 +13825,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
   assign \$50  = \$49  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ \inner__data$9 ;
+  assign \$51  = ^ rp0_word;
   assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -13542,17 +13842,17 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write;
+  assign \$67  = ~ rp0_met_write_q;
   assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write;
+  assign \$68  = ~ rp0_met_write_q;
   assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
+  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
+  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
+  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
   assign \$76  = ^ \$75 ;
   assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
   assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
@@ -13561,7 +13861,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
   assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
   assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ \inner__data$25 ;
+  assign \$83  = ^ rp1_word;
   assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -13574,8 +13874,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
   assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
   assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
-  assign \$96  = ^ \inner__data$25 ;
+  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
+  assign \$96  = ^ rp1_word;
   assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -13590,7 +13890,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
   assign \$109  = \$108  | rp1_lane0_names_check;
   assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ \inner__data$25 ;
+  assign \$110  = ^ rp1_word;
   assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -13607,48 +13907,102 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$124  = ~ \$123 ;
   assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
   assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write;
+  assign \$126  = ~ rp1_met_write_q;
   assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write;
+  assign \$127  = ~ rp1_met_write_q;
   assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
   assign \$128  = inner__addr == \inner__addr$14 ;
   assign \$129  = inner__en & \$128 ;
   assign \$131  = inner__addr == \inner__addr$30 ;
   assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rp0_met_write <= \$134 ;
+    rp0_word <= \$134 ;
   always @(posedge clk)
-    rd_error_addr <= \$135 ;
+    rp0_met_write <= \$135 ;
   always @(posedge clk)
-    rp1_met_write <= \$136 ;
+    rp0_met_write_q <= \$136 ;
   always @(posedge clk)
-    \rd_error_addr$43  <= \$137 ;
+    rp0_addr_q <= \$137 ;
+  always @(posedge clk)
+    rd_error_addr <= \$138 ;
+  always @(posedge clk)
+    rp1_word <= \$139 ;
+  always @(posedge clk)
+    rp1_met_write <= \$140 ;
+  always @(posedge clk)
+    rp1_met_write_q <= \$141 ;
+  always @(posedge clk)
+    rp1_addr_q <= \$142 ;
+  always @(posedge clk)
+    \rd_error_addr$49  <= \$143 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$134  = \$130 ;
+    \$134  = \inner__data$42 ;
     if (rst) begin
-      \$134  = 1'h0;
+      \$134  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$135  = \$130 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$136  = \$133 ;
+    \$136  = rp0_met_write;
     if (rst) begin
       \$136  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$137  = \inner__addr$30 ;
+    \$137  = \inner__addr$14 ;
     if (rst) begin
       \$137  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$138  = rp0_addr_q;
+    if (rst) begin
+      \$138  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$139  = \inner__data$46 ;
+    if (rst) begin
+      \$139  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$140  = \$133 ;
+    if (rst) begin
+      \$140  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$141  = rp1_met_write;
+    if (rst) begin
+      \$141  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$142  = \inner__addr$30 ;
+    if (rst) begin
+      \$142  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
+    \$143  = rp1_addr_q;
+    if (rst) begin
+      \$143  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -13670,7 +14024,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -13711,11 +14065,17 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$131 ;
   wire \$132 ;
   wire \$133 ;
-  reg \$134 ;
-  reg [10:0] \$135 ;
+  reg [15:0] \$134 ;
+  reg \$135 ;
   reg \$136 ;
   reg [10:0] \$137 ;
+  reg [10:0] \$138 ;
+  reg [15:0] \$139 ;
   wire [6:0] \$14 ;
+  reg \$140 ;
+  reg \$141 ;
+  reg [10:0] \$142 ;
+  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -13817,8 +14177,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input [10:0] \inner__addr$30 ;
   wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$25 ;
-  wire [15:0] \inner__data$9 ;
+  wire [15:0] \inner__data$42 ;
+  wire [15:0] \inner__data$46 ;
   wire inner__en;
   wire \inner__en$16 ;
   wire \inner__en$32 ;
@@ -13838,12 +14198,13 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$43 ;
-  reg [10:0] \rd_error_addr$43  = 11'h000;
+  output [10:0] \rd_error_addr$49 ;
+  reg [10:0] \rd_error_addr$49  = 11'h000;
   wire rd_lane_corrected;
   wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
   wire \rd_lane_error$37 ;
+  reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
@@ -13851,6 +14212,9 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
+  reg rp0_met_write_q = 1'h0;
+  reg [15:0] rp0_word = 16'h0000;
+  reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
@@ -13858,6 +14222,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
+  reg rp1_met_write_q = 1'h0;
+  reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -15932,8 +16298,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
     _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$25  = _0_;
-  assign \inner__data$9  = _1_;
+  assign \inner__data$46  = _0_;
+  assign \inner__data$42  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
   assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -15946,13 +16312,13 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$8  = ^ wr_data[10:4];
   assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
   assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { \inner__data$9 [10], \inner__data$9 [8], \inner__data$9 [6], \inner__data$9 [4:3], \inner__data$9 [1:0] } ^ { 6'h00, \inner__data$9 [11] };
+  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
   assign \$11  = ^ \$10 ;
-  assign \$12  = { \inner__data$9 [10:9], \inner__data$9 [6:5], \inner__data$9 [3:2], \inner__data$9 [0] } ^ { 6'h00, \inner__data$9 [12] };
+  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
   assign \$13  = ^ \$12 ;
-  assign \$14  = { \inner__data$9 [10:7], \inner__data$9 [3:1] } ^ { 6'h00, \inner__data$9 [13] };
+  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
   assign \$15  = ^ \$14 ;
-  assign \$16  = \inner__data$9 [10:4] ^ { 6'h00, \inner__data$9 [14] };
+  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
   assign \$17  = ^ \$16 ;
   assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
   assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
@@ -15961,7 +16327,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
   assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
   assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ \inner__data$9 ;
+  assign \$24  = ^ rp0_word;
   assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -15974,8 +16340,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
   assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
   assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = \inner__data$9 [10:0] ^ \$36 ;
-  assign \$37  = ^ \inner__data$9 ;
+  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
+  assign \$37  = ^ rp0_word;
   assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -15990,7 +16356,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
   assign \$50  = \$49  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ \inner__data$9 ;
+  assign \$51  = ^ rp0_word;
   assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -16007,17 +16373,17 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write;
+  assign \$67  = ~ rp0_met_write_q;
   assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write;
+  assign \$68  = ~ rp0_met_write_q;
   assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
+  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
+  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
+  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
   assign \$76  = ^ \$75 ;
   assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
   assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
@@ -16026,7 +16392,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
   assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
   assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ \inner__data$25 ;
+  assign \$83  = ^ rp1_word;
   assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -16039,8 +16405,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
   assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
   assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
-  assign \$96  = ^ \inner__data$25 ;
+  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
+  assign \$96  = ^ rp1_word;
   assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -16055,7 +16421,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
   assign \$109  = \$108  | rp1_lane0_names_check;
   assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ \inner__data$25 ;
+  assign \$110  = ^ rp1_word;
   assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -16072,48 +16438,102 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$124  = ~ \$123 ;
   assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
   assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write;
+  assign \$126  = ~ rp1_met_write_q;
   assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write;
+  assign \$127  = ~ rp1_met_write_q;
   assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
   assign \$128  = inner__addr == \inner__addr$14 ;
   assign \$129  = inner__en & \$128 ;
   assign \$131  = inner__addr == \inner__addr$30 ;
   assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rp0_met_write <= \$134 ;
+    rp0_word <= \$134 ;
   always @(posedge clk)
-    rd_error_addr <= \$135 ;
+    rp0_met_write <= \$135 ;
   always @(posedge clk)
-    rp1_met_write <= \$136 ;
+    rp0_met_write_q <= \$136 ;
   always @(posedge clk)
-    \rd_error_addr$43  <= \$137 ;
+    rp0_addr_q <= \$137 ;
+  always @(posedge clk)
+    rd_error_addr <= \$138 ;
+  always @(posedge clk)
+    rp1_word <= \$139 ;
+  always @(posedge clk)
+    rp1_met_write <= \$140 ;
+  always @(posedge clk)
+    rp1_met_write_q <= \$141 ;
+  always @(posedge clk)
+    rp1_addr_q <= \$142 ;
+  always @(posedge clk)
+    \rd_error_addr$49  <= \$143 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$134  = \$130 ;
+    \$134  = \inner__data$42 ;
     if (rst) begin
-      \$134  = 1'h0;
+      \$134  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$135  = \$130 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$136  = \$133 ;
+    \$136  = rp0_met_write;
     if (rst) begin
       \$136  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$137  = \inner__addr$30 ;
+    \$137  = \inner__addr$14 ;
     if (rst) begin
       \$137  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$138  = rp0_addr_q;
+    if (rst) begin
+      \$138  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$139  = \inner__data$46 ;
+    if (rst) begin
+      \$139  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$140  = \$133 ;
+    if (rst) begin
+      \$140  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$141  = rp1_met_write;
+    if (rst) begin
+      \$141  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$142  = \inner__addr$30 ;
+    if (rst) begin
+      \$142  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
+    \$143  = rp1_addr_q;
+    if (rst) begin
+      \$143  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -16135,7 +16555,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$43 , sweep_en, sweep_addr, clk);
+module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
   wire \$1 ;
   wire [6:0] \$10 ;
@@ -16176,11 +16596,17 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$131 ;
   wire \$132 ;
   wire \$133 ;
-  reg \$134 ;
-  reg [10:0] \$135 ;
+  reg [15:0] \$134 ;
+  reg \$135 ;
   reg \$136 ;
   reg [10:0] \$137 ;
+  reg [10:0] \$138 ;
+  reg [15:0] \$139 ;
   wire [6:0] \$14 ;
+  reg \$140 ;
+  reg \$141 ;
+  reg [10:0] \$142 ;
+  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -16282,8 +16708,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input [10:0] \inner__addr$30 ;
   wire [10:0] \inner__addr$30 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$25 ;
-  wire [15:0] \inner__data$9 ;
+  wire [15:0] \inner__data$42 ;
+  wire [15:0] \inner__data$46 ;
   wire inner__en;
   wire \inner__en$16 ;
   wire \inner__en$32 ;
@@ -16303,12 +16729,13 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \rd_error$39 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$43 ;
-  reg [10:0] \rd_error_addr$43  = 11'h000;
+  output [10:0] \rd_error_addr$49 ;
+  reg [10:0] \rd_error_addr$49  = 11'h000;
   wire rd_lane_corrected;
   wire \rd_lane_corrected$35 ;
   wire rd_lane_error;
   wire \rd_lane_error$37 ;
+  reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
@@ -16316,6 +16743,9 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
+  reg rp0_met_write_q = 1'h0;
+  reg [15:0] rp0_word = 16'h0000;
+  reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
   output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
@@ -16323,6 +16753,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
+  reg rp1_met_write_q = 1'h0;
+  reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
   input [10:0] sweep_addr;
@@ -18397,8 +18829,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
     _0_ <= storage[\inner__addr$30 ];
     _1_ <= storage[\inner__addr$14 ];
   end
-  assign \inner__data$25  = _0_;
-  assign \inner__data$9  = _1_;
+  assign \inner__data$46  = _0_;
+  assign \inner__data$42  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
   assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -18411,13 +18843,13 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$8  = ^ wr_data[10:4];
   assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
   assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { \inner__data$9 [10], \inner__data$9 [8], \inner__data$9 [6], \inner__data$9 [4:3], \inner__data$9 [1:0] } ^ { 6'h00, \inner__data$9 [11] };
+  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
   assign \$11  = ^ \$10 ;
-  assign \$12  = { \inner__data$9 [10:9], \inner__data$9 [6:5], \inner__data$9 [3:2], \inner__data$9 [0] } ^ { 6'h00, \inner__data$9 [12] };
+  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
   assign \$13  = ^ \$12 ;
-  assign \$14  = { \inner__data$9 [10:7], \inner__data$9 [3:1] } ^ { 6'h00, \inner__data$9 [13] };
+  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
   assign \$15  = ^ \$14 ;
-  assign \$16  = \inner__data$9 [10:4] ^ { 6'h00, \inner__data$9 [14] };
+  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
   assign \$17  = ^ \$16 ;
   assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
   assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
@@ -18426,7 +18858,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
   assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
   assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ \inner__data$9 ;
+  assign \$24  = ^ rp0_word;
   assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -18439,8 +18871,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
   assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
   assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = \inner__data$9 [10:0] ^ \$36 ;
-  assign \$37  = ^ \inner__data$9 ;
+  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
+  assign \$37  = ^ rp0_word;
   assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -18455,7 +18887,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
   assign \$50  = \$49  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ \inner__data$9 ;
+  assign \$51  = ^ rp0_word;
   assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
   assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
   assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
@@ -18472,17 +18904,17 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$65  = ~ \$64 ;
   assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
   assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write;
+  assign \$67  = ~ rp0_met_write_q;
   assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write;
+  assign \$68  = ~ rp0_met_write_q;
   assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { \inner__data$25 [10], \inner__data$25 [8], \inner__data$25 [6], \inner__data$25 [4:3], \inner__data$25 [1:0] } ^ { 6'h00, \inner__data$25 [11] };
+  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
   assign \$70  = ^ \$69 ;
-  assign \$71  = { \inner__data$25 [10:9], \inner__data$25 [6:5], \inner__data$25 [3:2], \inner__data$25 [0] } ^ { 6'h00, \inner__data$25 [12] };
+  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
   assign \$72  = ^ \$71 ;
-  assign \$73  = { \inner__data$25 [10:7], \inner__data$25 [3:1] } ^ { 6'h00, \inner__data$25 [13] };
+  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
   assign \$74  = ^ \$73 ;
-  assign \$75  = \inner__data$25 [10:4] ^ { 6'h00, \inner__data$25 [14] };
+  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
   assign \$76  = ^ \$75 ;
   assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
   assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
@@ -18491,7 +18923,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
   assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
   assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ \inner__data$25 ;
+  assign \$83  = ^ rp1_word;
   assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -18504,8 +18936,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
   assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
   assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = \inner__data$25 [10:0] ^ \$95 ;
-  assign \$96  = ^ \inner__data$25 ;
+  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
+  assign \$96  = ^ rp1_word;
   assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -18520,7 +18952,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
   assign \$109  = \$108  | rp1_lane0_names_check;
   assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ \inner__data$25 ;
+  assign \$110  = ^ rp1_word;
   assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
   assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
   assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
@@ -18537,48 +18969,102 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   assign \$124  = ~ \$123 ;
   assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
   assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write;
+  assign \$126  = ~ rp1_met_write_q;
   assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write;
+  assign \$127  = ~ rp1_met_write_q;
   assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
   assign \$128  = inner__addr == \inner__addr$14 ;
   assign \$129  = inner__en & \$128 ;
   assign \$131  = inner__addr == \inner__addr$30 ;
   assign \$132  = inner__en & \$131 ;
   always @(posedge clk)
-    rp0_met_write <= \$134 ;
+    rp0_word <= \$134 ;
   always @(posedge clk)
-    rd_error_addr <= \$135 ;
+    rp0_met_write <= \$135 ;
   always @(posedge clk)
-    rp1_met_write <= \$136 ;
+    rp0_met_write_q <= \$136 ;
   always @(posedge clk)
-    \rd_error_addr$43  <= \$137 ;
+    rp0_addr_q <= \$137 ;
+  always @(posedge clk)
+    rd_error_addr <= \$138 ;
+  always @(posedge clk)
+    rp1_word <= \$139 ;
+  always @(posedge clk)
+    rp1_met_write <= \$140 ;
+  always @(posedge clk)
+    rp1_met_write_q <= \$141 ;
+  always @(posedge clk)
+    rp1_addr_q <= \$142 ;
+  always @(posedge clk)
+    \rd_error_addr$49  <= \$143 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$134  = \$130 ;
+    \$134  = \inner__data$42 ;
     if (rst) begin
-      \$134  = 1'h0;
+      \$134  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$135  = \$130 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$135  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$136  = \$133 ;
+    \$136  = rp0_met_write;
     if (rst) begin
       \$136  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$137  = \inner__addr$30 ;
+    \$137  = \inner__addr$14 ;
     if (rst) begin
       \$137  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$138  = rp0_addr_q;
+    if (rst) begin
+      \$138  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$139  = \inner__data$46 ;
+    if (rst) begin
+      \$139  = 16'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$140  = \$133 ;
+    if (rst) begin
+      \$140  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$141  = rp1_met_write;
+    if (rst) begin
+      \$141  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$142  = \inner__addr$30 ;
+    if (rst) begin
+      \$142  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
+    \$143  = rp1_addr_q;
+    if (rst) begin
+      \$143  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -18600,13 +19086,14 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, sweep_addr, clk);
+module \kv_asu.core.recovery (rst, error, start, idle, flush, active, sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$16  = 0;
   wire \$1 ;
   reg \$10 ;
   reg [1:0] \$11 ;
   reg [10:0] \$12 ;
-  reg [1:0] \$13 ;
+  reg \$13 ;
+  reg [1:0] \$14 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -18634,7 +19121,7 @@ module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, 
   output [10:0] sweep_addr;
   reg [10:0] sweep_addr = 11'h000;
   output sweep_en;
-  reg sweep_en;
+  reg sweep_en = 1'h0;
   assign \$1  = ~ active;
   assign start = error & \$1 ;
   assign \$2  = ! recovery_state;
@@ -18652,7 +19139,9 @@ module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, 
   always @(posedge clk)
     sweep_addr <= \$12 ;
   always @(posedge clk)
-    settle <= \$13 ;
+    sweep_en <= \$13 ;
+  always @(posedge clk)
+    settle <= \$14 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
     flush = 1'h0;
@@ -18663,18 +19152,6 @@ module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, 
           if (idle) begin
             flush = 1'h1;
           end
-    endcase
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    sweep_en = 1'h0;
-    casez (recovery_state)
-      2'h0:
-          /* empty */;
-      2'h1:
-          /* empty */;
-      2'h2:
-          sweep_en = 1'h1;
     endcase
   end
   always @* begin
@@ -18744,7 +19221,26 @@ module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
-    \$13  = settle;
+    \$13  = sweep_en;
+    casez (recovery_state)
+      2'h0:
+          /* empty */;
+      2'h1:
+          if (idle) begin
+            \$13  = 1'h1;
+          end
+      2'h2:
+          if (\$7 ) begin
+            \$13  = 1'h0;
+          end
+    endcase
+    if (rst) begin
+      \$13  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$16 ) begin end
+    \$14  = settle;
     (* full_case = 32'd1 *)
     casez (recovery_state)
       2'h0:
@@ -18753,13 +19249,13 @@ module \kv_asu.core.recovery (rst, error, start, idle, flush, sweep_en, active, 
           /* empty */;
       2'h2:
           if (\$7 ) begin
-            \$13  = 2'h2;
+            \$14  = 2'h2;
           end
       2'h3:
-          \$13  = \$8 [1:0];
+          \$14  = \$8 [1:0];
     endcase
     if (rst) begin
-      \$13  = 2'h0;
+      \$14  = 2'h0;
     end
   end
 endmodule
@@ -18836,1185 +19332,132 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides
-, sc_row, sc_set, clear_row, clear_en, generation, \port$7584$5 , inv_slot, \port$7584$376 , sweep_addr, clk);
+, sc_row, sc_set, clear_row, clear_en, generation, \port$6576$5 , inv_slot, \port$6576$376 , sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
-  wire \$1000 ;
-  wire \$1001 ;
-  wire \$1002 ;
-  wire \$1003 ;
-  wire \$1004 ;
-  wire \$1005 ;
-  wire \$1006 ;
-  wire \$1007 ;
-  wire \$1008 ;
-  wire \$1009 ;
   wire \$101 ;
-  wire \$1010 ;
-  wire \$1011 ;
-  wire \$1012 ;
-  wire \$1013 ;
-  wire \$1014 ;
-  wire \$1015 ;
-  wire \$1016 ;
-  wire \$1017 ;
-  wire \$1018 ;
-  wire \$1019 ;
   wire \$102 ;
-  wire \$1020 ;
-  wire \$1021 ;
-  wire \$1022 ;
-  wire \$1023 ;
-  wire \$1024 ;
-  wire \$1025 ;
-  wire \$1026 ;
-  wire \$1027 ;
-  wire \$1028 ;
-  wire \$1029 ;
-  wire \$103 ;
-  wire \$1030 ;
-  wire \$1031 ;
-  wire \$1032 ;
-  wire \$1033 ;
-  wire \$1034 ;
-  wire \$1035 ;
-  wire \$1036 ;
-  wire \$1037 ;
-  wire \$1038 ;
-  wire \$1039 ;
+  wire [71:0] \$103 ;
   wire \$104 ;
-  wire \$1040 ;
-  wire \$1041 ;
-  wire \$1042 ;
-  wire \$1043 ;
-  wire \$1044 ;
-  wire \$1045 ;
-  wire \$1046 ;
-  wire \$1047 ;
-  wire \$1048 ;
-  wire \$1049 ;
-  wire [71:0] \$105 ;
-  wire \$1050 ;
-  wire \$1051 ;
-  wire \$1052 ;
-  wire \$1053 ;
-  wire \$1054 ;
-  wire \$1055 ;
-  wire \$1056 ;
-  wire \$1057 ;
-  wire \$1058 ;
-  wire \$1059 ;
+  wire \$105 ;
   wire \$106 ;
-  wire \$1060 ;
-  wire \$1061 ;
-  wire \$1062 ;
-  wire \$1063 ;
-  wire \$1064 ;
-  wire \$1065 ;
-  wire \$1066 ;
-  wire \$1067 ;
-  wire \$1068 ;
-  wire \$1069 ;
   wire \$107 ;
-  wire \$1070 ;
-  wire \$1071 ;
-  wire \$1072 ;
-  wire \$1073 ;
-  wire \$1074 ;
-  wire \$1075 ;
-  wire \$1076 ;
-  wire \$1077 ;
-  wire \$1078 ;
-  wire \$1079 ;
   wire \$108 ;
-  wire \$1080 ;
-  wire \$1081 ;
-  wire \$1082 ;
-  wire \$1083 ;
-  wire \$1084 ;
-  wire \$1085 ;
-  wire \$1086 ;
-  wire \$1087 ;
-  wire \$1088 ;
-  wire \$1089 ;
   wire \$109 ;
-  wire \$1090 ;
-  wire \$1091 ;
-  wire \$1092 ;
-  wire \$1093 ;
-  wire \$1094 ;
-  wire \$1095 ;
-  wire \$1096 ;
-  wire \$1097 ;
-  wire \$1098 ;
-  wire \$1099 ;
   wire \$11 ;
   wire \$110 ;
-  wire \$1100 ;
-  wire \$1101 ;
-  wire \$1102 ;
-  wire \$1103 ;
-  wire \$1104 ;
-  wire \$1105 ;
-  wire \$1106 ;
-  wire \$1107 ;
-  wire \$1108 ;
-  wire \$1109 ;
   wire \$111 ;
-  wire \$1110 ;
-  wire \$1111 ;
-  wire \$1112 ;
-  wire \$1113 ;
-  wire \$1114 ;
-  wire \$1115 ;
-  wire \$1116 ;
-  wire \$1117 ;
-  wire \$1118 ;
-  wire \$1119 ;
   wire \$112 ;
-  wire \$1120 ;
-  wire \$1121 ;
-  wire \$1122 ;
-  wire \$1123 ;
-  wire \$1124 ;
-  wire \$1125 ;
-  wire \$1126 ;
-  wire \$1127 ;
-  wire \$1128 ;
-  wire \$1129 ;
   wire \$113 ;
-  wire \$1130 ;
-  wire \$1131 ;
-  wire \$1132 ;
-  wire \$1133 ;
-  wire \$1134 ;
-  wire \$1135 ;
-  wire \$1136 ;
-  wire \$1137 ;
-  wire \$1138 ;
-  wire \$1139 ;
   wire \$114 ;
-  wire \$1140 ;
-  wire \$1141 ;
-  wire \$1142 ;
-  wire \$1143 ;
-  wire \$1144 ;
-  wire \$1145 ;
-  wire \$1146 ;
-  wire \$1147 ;
-  wire \$1148 ;
-  wire \$1149 ;
   wire \$115 ;
-  wire \$1150 ;
-  wire \$1151 ;
-  wire \$1152 ;
-  wire \$1153 ;
-  wire \$1154 ;
-  wire \$1155 ;
-  wire \$1156 ;
-  wire \$1157 ;
-  wire \$1158 ;
-  wire \$1159 ;
   wire \$116 ;
-  wire \$1160 ;
-  wire \$1161 ;
-  wire \$1162 ;
-  wire \$1163 ;
-  wire \$1164 ;
-  wire \$1165 ;
-  wire \$1166 ;
-  wire \$1167 ;
-  wire \$1168 ;
-  wire \$1169 ;
   wire \$117 ;
-  wire \$1170 ;
-  wire \$1171 ;
-  wire \$1172 ;
-  wire \$1173 ;
-  wire \$1174 ;
-  wire \$1175 ;
-  wire \$1176 ;
-  wire \$1177 ;
-  wire \$1178 ;
-  wire \$1179 ;
   wire \$118 ;
-  wire \$1180 ;
-  wire \$1181 ;
-  wire \$1182 ;
-  wire \$1183 ;
-  wire \$1184 ;
-  wire \$1185 ;
-  wire \$1186 ;
-  wire \$1187 ;
-  wire \$1188 ;
-  wire \$1189 ;
   wire \$119 ;
-  wire \$1190 ;
-  wire \$1191 ;
-  wire \$1192 ;
-  wire \$1193 ;
-  wire \$1194 ;
-  wire \$1195 ;
-  wire \$1196 ;
-  wire \$1197 ;
-  wire \$1198 ;
-  wire \$1199 ;
   wire \$12 ;
   wire \$120 ;
-  wire \$1200 ;
-  wire \$1201 ;
-  wire \$1202 ;
-  wire \$1203 ;
-  wire \$1204 ;
-  wire \$1205 ;
-  wire \$1206 ;
-  wire \$1207 ;
-  wire \$1208 ;
-  wire \$1209 ;
   wire \$121 ;
-  wire \$1210 ;
-  wire \$1211 ;
-  wire \$1212 ;
-  wire \$1213 ;
-  wire \$1214 ;
-  wire \$1215 ;
-  wire \$1216 ;
-  wire \$1217 ;
-  wire \$1218 ;
-  wire \$1219 ;
   wire \$122 ;
-  wire \$1220 ;
-  wire \$1221 ;
-  wire \$1222 ;
-  wire \$1223 ;
-  wire \$1224 ;
-  wire \$1225 ;
-  wire \$1226 ;
-  wire \$1227 ;
-  wire \$1228 ;
-  wire \$1229 ;
   wire \$123 ;
-  wire \$1230 ;
-  wire \$1231 ;
-  wire \$1232 ;
-  wire \$1233 ;
-  wire \$1234 ;
-  wire \$1235 ;
-  wire \$1236 ;
-  wire \$1237 ;
-  wire \$1238 ;
-  wire \$1239 ;
   wire \$124 ;
-  wire \$1240 ;
-  wire \$1241 ;
-  wire \$1242 ;
-  wire \$1243 ;
-  wire \$1244 ;
-  wire \$1245 ;
-  wire \$1246 ;
-  wire \$1247 ;
-  wire \$1248 ;
-  wire \$1249 ;
   wire \$125 ;
-  wire \$1250 ;
-  wire \$1251 ;
-  wire \$1252 ;
-  wire \$1253 ;
-  wire \$1254 ;
-  wire \$1255 ;
-  wire \$1256 ;
-  wire \$1257 ;
-  wire \$1258 ;
-  wire \$1259 ;
-  wire \$126 ;
-  wire \$1260 ;
-  wire \$1261 ;
-  wire \$1262 ;
-  wire [3:0] \$1263 ;
-  wire [3:0] \$1264 ;
-  wire [3:0] \$1265 ;
-  wire [3:0] \$1266 ;
-  wire [3:0] \$1267 ;
-  wire [3:0] \$1268 ;
-  wire [3:0] \$1269 ;
+  wire [13:0] \$126 ;
   wire \$127 ;
-  wire [3:0] \$1270 ;
-  wire [3:0] \$1271 ;
-  wire [3:0] \$1272 ;
-  wire [3:0] \$1273 ;
-  wire [3:0] \$1274 ;
-  wire [3:0] \$1275 ;
-  wire [3:0] \$1276 ;
-  wire [3:0] \$1277 ;
-  wire [3:0] \$1278 ;
-  wire [3:0] \$1279 ;
-  wire [13:0] \$128 ;
-  wire [3:0] \$1280 ;
-  wire [3:0] \$1281 ;
-  wire [3:0] \$1282 ;
-  wire [3:0] \$1283 ;
-  wire [3:0] \$1284 ;
-  wire [3:0] \$1285 ;
-  wire [3:0] \$1286 ;
-  wire [3:0] \$1287 ;
-  wire [3:0] \$1288 ;
-  wire [3:0] \$1289 ;
+  wire \$128 ;
   wire \$129 ;
-  wire [3:0] \$1290 ;
-  wire [3:0] \$1291 ;
-  wire [3:0] \$1292 ;
-  wire [3:0] \$1293 ;
-  wire \$1294 ;
-  wire \$1295 ;
-  wire \$1296 ;
-  wire \$1297 ;
-  wire \$1298 ;
-  wire \$1299 ;
   wire \$13 ;
   wire \$130 ;
-  wire \$1300 ;
-  wire \$1301 ;
-  wire \$1302 ;
-  wire \$1303 ;
-  wire \$1304 ;
-  wire \$1305 ;
-  wire \$1306 ;
-  wire \$1307 ;
-  wire \$1308 ;
-  wire \$1309 ;
   wire \$131 ;
-  wire \$1310 ;
-  wire \$1311 ;
-  wire \$1312 ;
-  wire \$1313 ;
-  wire \$1314 ;
-  wire \$1315 ;
-  wire \$1316 ;
-  wire \$1317 ;
-  wire \$1318 ;
-  wire \$1319 ;
   wire \$132 ;
-  wire \$1320 ;
-  wire \$1321 ;
-  wire \$1322 ;
-  wire \$1323 ;
-  wire \$1324 ;
-  wire \$1325 ;
-  wire \$1326 ;
-  wire \$1327 ;
-  wire \$1328 ;
-  wire \$1329 ;
   wire \$133 ;
-  wire \$1330 ;
-  wire \$1331 ;
-  wire \$1332 ;
-  wire \$1333 ;
-  wire \$1334 ;
-  wire \$1335 ;
-  wire \$1336 ;
-  wire \$1337 ;
-  wire \$1338 ;
-  wire \$1339 ;
   wire \$134 ;
-  wire \$1340 ;
-  wire \$1341 ;
-  wire \$1342 ;
-  wire \$1343 ;
-  wire \$1344 ;
-  wire \$1345 ;
-  wire \$1346 ;
-  wire \$1347 ;
-  wire \$1348 ;
-  wire \$1349 ;
   wire \$135 ;
-  wire \$1350 ;
-  wire \$1351 ;
-  wire \$1352 ;
-  wire \$1353 ;
-  wire \$1354 ;
-  wire \$1355 ;
-  wire \$1356 ;
-  wire \$1357 ;
-  wire \$1358 ;
-  wire \$1359 ;
   wire \$136 ;
-  wire \$1360 ;
-  wire \$1361 ;
-  wire \$1362 ;
-  wire \$1363 ;
-  wire \$1364 ;
-  wire \$1365 ;
-  wire \$1366 ;
-  wire \$1367 ;
-  wire \$1368 ;
-  wire \$1369 ;
   wire \$137 ;
-  wire \$1370 ;
-  wire \$1371 ;
-  wire \$1372 ;
-  wire \$1373 ;
-  wire \$1374 ;
-  wire \$1375 ;
-  wire \$1376 ;
-  wire \$1377 ;
-  wire \$1378 ;
-  wire \$1379 ;
-  wire \$138 ;
-  wire \$1380 ;
-  wire \$1381 ;
-  wire \$1382 ;
-  wire \$1383 ;
-  wire \$1384 ;
-  wire \$1385 ;
-  wire \$1386 ;
-  wire \$1387 ;
-  wire \$1388 ;
-  wire \$1389 ;
+  wire [9:0] \$138 ;
   wire \$139 ;
-  wire \$1390 ;
-  wire \$1391 ;
-  wire \$1392 ;
-  wire \$1393 ;
-  wire \$1394 ;
-  wire \$1395 ;
-  wire \$1396 ;
-  wire \$1397 ;
-  wire \$1398 ;
-  wire \$1399 ;
   wire \$14 ;
-  wire [9:0] \$140 ;
-  wire \$1400 ;
-  wire \$1401 ;
-  wire \$1402 ;
-  wire \$1403 ;
-  wire \$1404 ;
-  wire \$1405 ;
-  wire \$1406 ;
-  wire \$1407 ;
-  wire \$1408 ;
-  wire \$1409 ;
+  wire \$140 ;
   wire \$141 ;
-  wire \$1410 ;
-  wire \$1411 ;
-  wire \$1412 ;
-  wire \$1413 ;
-  wire \$1414 ;
-  wire \$1415 ;
-  wire \$1416 ;
-  wire \$1417 ;
-  wire \$1418 ;
-  wire \$1419 ;
   wire \$142 ;
-  wire \$1420 ;
-  wire \$1421 ;
-  wire \$1422 ;
-  wire \$1423 ;
-  wire \$1424 ;
-  wire \$1425 ;
-  wire \$1426 ;
-  wire \$1427 ;
-  wire \$1428 ;
-  wire \$1429 ;
   wire \$143 ;
-  wire \$1430 ;
-  wire \$1431 ;
-  wire \$1432 ;
-  wire \$1433 ;
-  wire \$1434 ;
-  wire \$1435 ;
-  wire \$1436 ;
-  wire \$1437 ;
-  wire \$1438 ;
-  wire \$1439 ;
   wire \$144 ;
-  wire \$1440 ;
-  wire \$1441 ;
-  wire \$1442 ;
-  wire \$1443 ;
-  wire \$1444 ;
-  wire \$1445 ;
-  wire \$1446 ;
-  wire \$1447 ;
-  wire \$1448 ;
-  wire \$1449 ;
   wire \$145 ;
-  wire \$1450 ;
-  wire \$1451 ;
-  wire \$1452 ;
-  wire \$1453 ;
-  wire \$1454 ;
-  wire \$1455 ;
-  wire \$1456 ;
-  wire \$1457 ;
-  wire \$1458 ;
-  wire \$1459 ;
   wire \$146 ;
-  wire \$1460 ;
-  wire \$1461 ;
-  wire \$1462 ;
-  wire \$1463 ;
-  wire \$1464 ;
-  wire \$1465 ;
-  wire \$1466 ;
-  wire \$1467 ;
-  wire \$1468 ;
-  wire \$1469 ;
   wire \$147 ;
-  wire \$1470 ;
-  wire \$1471 ;
-  wire \$1472 ;
-  wire \$1473 ;
-  wire \$1474 ;
-  wire \$1475 ;
-  wire \$1476 ;
-  wire \$1477 ;
-  wire \$1478 ;
-  wire \$1479 ;
   wire \$148 ;
-  wire \$1480 ;
-  wire \$1481 ;
-  wire \$1482 ;
-  wire \$1483 ;
-  wire \$1484 ;
-  wire \$1485 ;
-  wire \$1486 ;
-  wire \$1487 ;
-  wire \$1488 ;
-  wire \$1489 ;
   wire \$149 ;
-  wire \$1490 ;
-  wire \$1491 ;
-  wire \$1492 ;
-  wire \$1493 ;
-  wire \$1494 ;
-  wire \$1495 ;
-  wire \$1496 ;
-  wire \$1497 ;
-  wire \$1498 ;
-  wire \$1499 ;
   wire \$15 ;
   wire \$150 ;
-  wire \$1500 ;
-  wire \$1501 ;
-  wire \$1502 ;
-  wire \$1503 ;
-  wire \$1504 ;
-  wire \$1505 ;
-  wire \$1506 ;
-  wire \$1507 ;
-  wire \$1508 ;
-  wire \$1509 ;
   wire \$151 ;
-  wire \$1510 ;
-  wire \$1511 ;
-  wire \$1512 ;
-  wire \$1513 ;
-  wire \$1514 ;
-  wire \$1515 ;
-  wire \$1516 ;
-  wire \$1517 ;
-  wire \$1518 ;
-  wire \$1519 ;
   wire \$152 ;
-  wire \$1520 ;
-  wire \$1521 ;
-  wire \$1522 ;
-  wire \$1523 ;
-  wire \$1524 ;
-  wire \$1525 ;
-  wire \$1526 ;
-  wire \$1527 ;
-  wire \$1528 ;
-  wire \$1529 ;
   wire \$153 ;
-  wire \$1530 ;
-  wire \$1531 ;
-  wire \$1532 ;
-  wire \$1533 ;
-  wire \$1534 ;
-  wire \$1535 ;
-  wire \$1536 ;
-  wire \$1537 ;
-  wire \$1538 ;
-  wire \$1539 ;
   wire \$154 ;
-  wire \$1540 ;
-  wire \$1541 ;
-  wire \$1542 ;
-  wire \$1543 ;
-  wire \$1544 ;
-  wire \$1545 ;
-  wire \$1546 ;
-  wire \$1547 ;
-  wire \$1548 ;
-  wire \$1549 ;
   wire \$155 ;
-  wire \$1550 ;
-  wire \$1551 ;
-  wire \$1552 ;
-  wire \$1553 ;
-  wire \$1554 ;
-  wire \$1555 ;
-  wire \$1556 ;
-  wire \$1557 ;
-  wire \$1558 ;
-  wire \$1559 ;
   wire \$156 ;
-  wire \$1560 ;
-  wire \$1561 ;
-  wire \$1562 ;
-  wire \$1563 ;
-  wire \$1564 ;
-  wire \$1565 ;
-  wire \$1566 ;
-  wire \$1567 ;
-  wire \$1568 ;
-  wire \$1569 ;
   wire \$157 ;
-  wire \$1570 ;
-  wire \$1571 ;
-  wire \$1572 ;
-  wire \$1573 ;
-  wire \$1574 ;
-  wire \$1575 ;
-  wire \$1576 ;
-  wire \$1577 ;
-  wire \$1578 ;
-  wire \$1579 ;
   wire \$158 ;
-  wire \$1580 ;
-  wire \$1581 ;
-  wire \$1582 ;
-  wire \$1583 ;
-  wire \$1584 ;
-  wire \$1585 ;
-  wire \$1586 ;
-  wire \$1587 ;
-  wire \$1588 ;
-  wire \$1589 ;
-  wire [9:0] \$159 ;
-  wire \$1590 ;
-  wire \$1591 ;
-  wire \$1592 ;
-  wire \$1593 ;
-  wire \$1594 ;
-  wire \$1595 ;
-  wire \$1596 ;
-  wire \$1597 ;
-  wire \$1598 ;
-  wire \$1599 ;
+  wire \$159 ;
   wire \$16 ;
   wire \$160 ;
-  wire \$1600 ;
-  wire \$1601 ;
-  wire \$1602 ;
-  wire \$1603 ;
-  wire \$1604 ;
-  wire \$1605 ;
-  wire \$1606 ;
-  wire \$1607 ;
-  wire \$1608 ;
-  wire \$1609 ;
   wire \$161 ;
-  wire \$1610 ;
-  wire \$1611 ;
-  wire \$1612 ;
-  wire \$1613 ;
-  wire \$1614 ;
-  wire \$1615 ;
-  wire \$1616 ;
-  wire \$1617 ;
-  wire \$1618 ;
-  wire \$1619 ;
   wire \$162 ;
-  wire \$1620 ;
-  wire \$1621 ;
-  wire \$1622 ;
-  wire \$1623 ;
-  wire \$1624 ;
-  wire \$1625 ;
-  wire \$1626 ;
-  wire \$1627 ;
-  wire \$1628 ;
-  wire \$1629 ;
   wire \$163 ;
-  wire \$1630 ;
-  wire \$1631 ;
-  wire \$1632 ;
-  wire \$1633 ;
-  wire \$1634 ;
-  wire \$1635 ;
-  wire \$1636 ;
-  wire \$1637 ;
-  wire \$1638 ;
-  wire \$1639 ;
   wire \$164 ;
-  wire \$1640 ;
-  wire \$1641 ;
-  wire \$1642 ;
-  wire \$1643 ;
-  wire \$1644 ;
-  wire \$1645 ;
-  wire \$1646 ;
-  wire \$1647 ;
-  wire \$1648 ;
-  wire \$1649 ;
   wire \$165 ;
-  wire \$1650 ;
-  wire \$1651 ;
-  wire \$1652 ;
-  wire \$1653 ;
-  wire \$1654 ;
-  wire \$1655 ;
-  wire \$1656 ;
-  wire \$1657 ;
-  wire \$1658 ;
-  wire \$1659 ;
   wire \$166 ;
-  wire \$1660 ;
-  wire \$1661 ;
-  wire \$1662 ;
-  wire \$1663 ;
-  wire \$1664 ;
-  wire \$1665 ;
-  wire \$1666 ;
-  wire \$1667 ;
-  wire \$1668 ;
-  wire \$1669 ;
   wire \$167 ;
-  wire \$1670 ;
-  wire \$1671 ;
-  wire \$1672 ;
-  wire \$1673 ;
-  wire \$1674 ;
-  wire \$1675 ;
-  wire \$1676 ;
-  wire \$1677 ;
-  wire \$1678 ;
-  wire \$1679 ;
   wire \$168 ;
-  wire \$1680 ;
-  wire \$1681 ;
-  wire \$1682 ;
-  wire \$1683 ;
-  wire \$1684 ;
-  wire \$1685 ;
-  wire \$1686 ;
-  wire \$1687 ;
-  wire \$1688 ;
-  wire \$1689 ;
   wire \$169 ;
-  wire \$1690 ;
-  wire \$1691 ;
-  wire \$1692 ;
-  wire \$1693 ;
-  wire \$1694 ;
-  wire \$1695 ;
-  wire \$1696 ;
-  wire \$1697 ;
-  wire \$1698 ;
-  wire \$1699 ;
   wire \$17 ;
   wire \$170 ;
-  wire \$1700 ;
-  wire \$1701 ;
-  wire \$1702 ;
-  wire \$1703 ;
-  wire \$1704 ;
-  wire \$1705 ;
-  wire \$1706 ;
-  wire \$1707 ;
-  wire \$1708 ;
-  wire \$1709 ;
-  wire \$171 ;
-  wire \$1710 ;
-  wire \$1711 ;
-  wire \$1712 ;
-  wire \$1713 ;
-  wire \$1714 ;
-  wire \$1715 ;
-  wire \$1716 ;
-  wire \$1717 ;
-  wire \$1718 ;
-  wire \$1719 ;
+  wire [71:0] \$171 ;
   wire \$172 ;
-  wire \$1720 ;
-  wire \$1721 ;
-  wire \$1722 ;
-  wire \$1723 ;
-  wire \$1724 ;
-  wire \$1725 ;
-  wire \$1726 ;
-  wire \$1727 ;
-  wire \$1728 ;
-  wire \$1729 ;
   wire \$173 ;
-  wire \$1730 ;
-  wire \$1731 ;
-  wire \$1732 ;
-  wire \$1733 ;
-  wire \$1734 ;
-  wire \$1735 ;
-  wire \$1736 ;
-  wire \$1737 ;
-  wire \$1738 ;
-  wire \$1739 ;
-  wire [71:0] \$174 ;
-  wire \$1740 ;
-  wire \$1741 ;
-  wire \$1742 ;
-  wire \$1743 ;
-  wire \$1744 ;
-  wire \$1745 ;
-  wire \$1746 ;
-  wire \$1747 ;
-  wire \$1748 ;
-  wire \$1749 ;
+  wire \$174 ;
   wire \$175 ;
-  wire \$1750 ;
-  wire \$1751 ;
-  wire \$1752 ;
-  wire \$1753 ;
-  wire \$1754 ;
-  wire \$1755 ;
-  wire \$1756 ;
-  wire \$1757 ;
-  wire \$1758 ;
-  wire \$1759 ;
   wire \$176 ;
-  wire \$1760 ;
-  wire \$1761 ;
-  wire \$1762 ;
-  wire \$1763 ;
-  wire \$1764 ;
-  wire \$1765 ;
-  wire \$1766 ;
-  wire \$1767 ;
-  wire \$1768 ;
-  wire \$1769 ;
   wire \$177 ;
-  wire \$1770 ;
-  wire \$1771 ;
-  wire \$1772 ;
-  wire \$1773 ;
-  wire \$1774 ;
-  wire \$1775 ;
-  wire \$1776 ;
-  wire \$1777 ;
-  wire \$1778 ;
-  wire \$1779 ;
   wire \$178 ;
-  wire \$1780 ;
-  wire \$1781 ;
-  wire \$1782 ;
-  wire \$1783 ;
-  wire \$1784 ;
-  wire \$1785 ;
-  wire \$1786 ;
-  wire \$1787 ;
-  wire \$1788 ;
-  wire \$1789 ;
   wire \$179 ;
-  wire \$1790 ;
-  wire \$1791 ;
-  wire \$1792 ;
-  wire \$1793 ;
-  wire \$1794 ;
-  wire \$1795 ;
-  wire \$1796 ;
-  wire \$1797 ;
-  wire \$1798 ;
-  wire \$1799 ;
   wire \$18 ;
   wire \$180 ;
-  wire \$1800 ;
-  wire \$1801 ;
-  wire \$1802 ;
-  wire \$1803 ;
-  wire \$1804 ;
-  wire \$1805 ;
-  wire \$1806 ;
-  wire \$1807 ;
-  wire \$1808 ;
-  wire \$1809 ;
   wire \$181 ;
-  wire \$1810 ;
-  wire \$1811 ;
-  wire \$1812 ;
-  wire \$1813 ;
-  wire \$1814 ;
-  wire \$1815 ;
-  wire \$1816 ;
-  wire \$1817 ;
-  wire \$1818 ;
-  wire \$1819 ;
   wire \$182 ;
-  wire \$1820 ;
-  wire \$1821 ;
-  wire \$1822 ;
-  wire \$1823 ;
-  wire \$1824 ;
-  wire \$1825 ;
-  wire \$1826 ;
-  wire \$1827 ;
-  wire \$1828 ;
-  wire \$1829 ;
   wire \$183 ;
-  wire \$1830 ;
-  wire \$1831 ;
-  wire \$1832 ;
-  wire \$1833 ;
-  wire \$1834 ;
-  wire \$1835 ;
-  wire \$1836 ;
-  wire \$1837 ;
-  wire \$1838 ;
-  wire \$1839 ;
   wire \$184 ;
-  wire \$1840 ;
-  wire \$1841 ;
-  wire \$1842 ;
-  wire \$1843 ;
-  wire \$1844 ;
-  wire \$1845 ;
-  wire \$1846 ;
-  wire \$1847 ;
-  wire \$1848 ;
-  wire \$1849 ;
   wire \$185 ;
-  wire \$1850 ;
-  wire \$1851 ;
-  wire \$1852 ;
-  wire \$1853 ;
-  wire \$1854 ;
-  wire \$1855 ;
-  wire \$1856 ;
-  wire \$1857 ;
-  wire \$1858 ;
-  wire \$1859 ;
   wire \$186 ;
-  wire \$1860 ;
-  wire \$1861 ;
-  wire \$1862 ;
-  wire \$1863 ;
-  wire \$1864 ;
-  wire \$1865 ;
-  wire \$1866 ;
-  wire \$1867 ;
-  wire \$1868 ;
-  wire \$1869 ;
   wire \$187 ;
-  wire \$1870 ;
-  wire \$1871 ;
-  wire \$1872 ;
-  wire \$1873 ;
-  wire \$1874 ;
-  wire \$1875 ;
-  wire \$1876 ;
-  wire \$1877 ;
-  wire \$1878 ;
-  wire \$1879 ;
   wire \$188 ;
-  wire \$1880 ;
-  wire \$1881 ;
-  wire \$1882 ;
-  wire \$1883 ;
-  wire \$1884 ;
-  wire \$1885 ;
-  wire \$1886 ;
-  wire \$1887 ;
-  wire \$1888 ;
-  wire \$1889 ;
   wire \$189 ;
-  wire \$1890 ;
-  wire \$1891 ;
-  wire \$1892 ;
-  wire \$1893 ;
-  wire \$1894 ;
-  wire \$1895 ;
-  wire \$1896 ;
-  wire \$1897 ;
-  wire \$1898 ;
-  wire \$1899 ;
   wire \$19 ;
   wire \$190 ;
-  wire \$1900 ;
-  wire \$1901 ;
-  wire \$1902 ;
-  wire \$1903 ;
-  wire \$1904 ;
-  wire \$1905 ;
-  wire \$1906 ;
-  wire \$1907 ;
-  wire \$1908 ;
-  wire \$1909 ;
   wire \$191 ;
-  wire \$1910 ;
-  wire \$1911 ;
-  wire \$1912 ;
-  wire \$1913 ;
-  wire \$1914 ;
-  wire \$1915 ;
-  wire \$1916 ;
-  wire \$1917 ;
-  wire \$1918 ;
-  wire \$1919 ;
   wire \$192 ;
-  wire \$1920 ;
-  wire \$1921 ;
-  wire \$1922 ;
-  wire \$1923 ;
-  wire \$1924 ;
-  wire \$1925 ;
-  wire \$1926 ;
-  wire \$1927 ;
-  wire \$1928 ;
-  wire \$1929 ;
   wire \$193 ;
-  wire \$1930 ;
-  wire \$1931 ;
-  wire \$1932 ;
-  wire \$1933 ;
-  wire [10:0] \$1934 ;
-  wire [10:0] \$1935 ;
-  wire [10:0] \$1936 ;
-  wire [10:0] \$1937 ;
-  wire [10:0] \$1938 ;
-  wire [10:0] \$1939 ;
-  wire \$194 ;
-  wire [10:0] \$1940 ;
-  wire [10:0] \$1941 ;
-  wire [10:0] \$1942 ;
-  wire [10:0] \$1943 ;
-  wire [10:0] \$1944 ;
-  wire [10:0] \$1945 ;
-  wire [10:0] \$1946 ;
-  wire [10:0] \$1947 ;
-  wire [10:0] \$1948 ;
-  wire [10:0] \$1949 ;
+  wire [13:0] \$194 ;
   wire \$195 ;
-  wire [10:0] \$1950 ;
-  wire [10:0] \$1951 ;
-  wire [10:0] \$1952 ;
-  wire [10:0] \$1953 ;
-  wire [10:0] \$1954 ;
-  wire [10:0] \$1955 ;
-  wire [10:0] \$1956 ;
-  wire [10:0] \$1957 ;
-  wire [10:0] \$1958 ;
-  wire [10:0] \$1959 ;
   wire \$196 ;
-  wire [10:0] \$1960 ;
-  wire [10:0] \$1961 ;
-  wire [10:0] \$1962 ;
-  wire [10:0] \$1963 ;
-  wire [10:0] \$1964 ;
-  reg [8:0] \$1965 ;
-  reg [8:0] \$1966 ;
-  reg [8:0] \$1967 ;
-  reg [8:0] \$1968 ;
-  reg \$1969 ;
-  wire [13:0] \$197 ;
-  reg [9:0] \$1970 ;
-  reg [39:0] \$1971 ;
-  reg \$1972 ;
-  reg \$1973 ;
-  reg [8:0] \$1974 ;
-  reg \$1975 ;
-  reg \$1976 ;
-  reg [71:0] \$1977 ;
-  reg \$1978 ;
-  reg [71:0] \$1979 ;
+  wire \$197 ;
   wire \$198 ;
-  reg \$1980 ;
-  reg [13:0] \$1981 ;
-  reg \$1982 ;
-  reg [13:0] \$1983 ;
-  reg \$1984 ;
-  reg \$1985 ;
-  reg \$1986 ;
-  reg \$1987 ;
-  reg \$1988 ;
-  reg [8:0] \$1989 ;
   wire \$199 ;
-  reg \$1990 ;
-  reg [9:0] \$1991 ;
-  reg \$1992 ;
-  reg \$1993 ;
-  reg [8:0] \$1994 ;
-  reg \$1995 ;
-  reg \$1996 ;
-  reg [71:0] \$1997 ;
-  reg \$1998 ;
-  reg [71:0] \$1999 ;
   wire [9:0] \$2 ;
   wire \$20 ;
   wire \$200 ;
-  reg \$2000 ;
-  reg [13:0] \$2001 ;
-  reg \$2002 ;
-  reg [13:0] \$2003 ;
-  reg \$2004 ;
-  reg \$2005 ;
-  reg \$2006 ;
-  reg \$2007 ;
-  reg \$2008 ;
-  reg [8:0] \$2009 ;
   wire \$201 ;
-  reg \$2010 ;
-  reg [9:0] \$2011 ;
-  reg \$2012 ;
-  reg \$2013 ;
-  reg [8:0] \$2014 ;
-  reg \$2015 ;
-  reg \$2016 ;
-  reg [71:0] \$2017 ;
-  reg \$2018 ;
-  reg [71:0] \$2019 ;
   wire \$202 ;
-  reg \$2020 ;
-  reg [13:0] \$2021 ;
-  reg \$2022 ;
-  reg [13:0] \$2023 ;
-  reg \$2024 ;
-  reg \$2025 ;
-  reg \$2026 ;
-  reg \$2027 ;
-  reg \$2028 ;
-  reg [8:0] \$2029 ;
   wire \$203 ;
-  reg \$2030 ;
-  reg [9:0] \$2031 ;
-  reg \$2032 ;
-  reg \$2033 ;
-  reg [8:0] \$2034 ;
-  reg \$2035 ;
-  reg \$2036 ;
-  reg [71:0] \$2037 ;
-  reg \$2038 ;
-  reg [71:0] \$2039 ;
   wire \$204 ;
-  reg \$2040 ;
-  reg [13:0] \$2041 ;
-  reg \$2042 ;
-  reg [13:0] \$2043 ;
-  reg \$2044 ;
-  reg \$2045 ;
-  reg \$2046 ;
-  reg \$2047 ;
-  reg \$2048 ;
-  wire [9:0] \$2049 ;
   wire \$205 ;
-  wire [9:0] \$2050 ;
-  wire [9:0] \$2051 ;
-  wire [9:0] \$2052 ;
-  wire \$206 ;
+  wire [9:0] \$206 ;
   wire \$207 ;
   wire \$208 ;
-  wire [9:0] \$209 ;
-  wire [9:0] \$21 ;
+  wire \$209 ;
+  wire \$21 ;
   wire \$210 ;
   wire \$211 ;
   wire \$212 ;
@@ -20034,7 +19477,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$225 ;
   wire \$226 ;
   wire \$227 ;
-  wire [9:0] \$228 ;
+  wire \$228 ;
   wire \$229 ;
   wire \$23 ;
   wire \$230 ;
@@ -20046,12 +19489,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
-  wire \$239 ;
+  wire [71:0] \$239 ;
   wire \$24 ;
   wire \$240 ;
   wire \$241 ;
   wire \$242 ;
-  wire [71:0] \$243 ;
+  wire \$243 ;
   wire \$244 ;
   wire \$245 ;
   wire \$246 ;
@@ -20072,11 +19515,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$26 ;
   wire \$260 ;
   wire \$261 ;
-  wire \$262 ;
+  wire [13:0] \$262 ;
   wire \$263 ;
   wire \$264 ;
   wire \$265 ;
-  wire [13:0] \$266 ;
+  wire \$266 ;
   wire \$267 ;
   wire \$268 ;
   wire \$269 ;
@@ -20090,17 +19533,17 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$276 ;
   wire \$277 ;
   wire \$278 ;
-  wire [9:0] \$279 ;
+  wire \$279 ;
   wire \$28 ;
-  wire [9:0] \$280 ;
-  wire [9:0] \$281 ;
-  wire [9:0] \$282 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
   wire \$283 ;
-  wire [9:0] \$284 ;
+  wire \$284 ;
   wire \$285 ;
-  wire [9:0] \$286 ;
+  wire \$286 ;
   wire \$287 ;
-  wire [9:0] \$288 ;
+  wire \$288 ;
   wire \$289 ;
   wire \$29 ;
   wire \$290 ;
@@ -20131,17 +19574,17 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$312 ;
   wire \$313 ;
   wire \$314 ;
-  wire \$315 ;
-  wire \$316 ;
-  wire \$317 ;
-  wire \$318 ;
+  wire [9:0] \$315 ;
+  wire [9:0] \$316 ;
+  wire [9:0] \$317 ;
+  wire [9:0] \$318 ;
   wire \$319 ;
   wire \$32 ;
-  wire \$320 ;
+  wire [9:0] \$320 ;
   wire \$321 ;
-  wire \$322 ;
+  wire [9:0] \$322 ;
   wire \$323 ;
-  wire \$324 ;
+  wire [9:0] \$324 ;
   wire \$325 ;
   wire \$326 ;
   wire \$327 ;
@@ -20168,10 +19611,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$346 ;
   wire \$347 ;
   wire \$348 ;
-  wire [55:0] \$349 ;
-  wire \$35 ;
-  wire [15:0] \$350 ;
-  wire [7:0] \$351 ;
+  wire \$349 ;
+  wire [71:0] \$35 ;
+  wire \$350 ;
+  wire \$351 ;
   wire \$352 ;
   wire \$353 ;
   wire \$354 ;
@@ -20179,12 +19622,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$356 ;
   wire \$357 ;
   wire \$358 ;
-  wire [9:0] \$359 ;
-  wire [71:0] \$36 ;
+  wire \$359 ;
+  wire \$36 ;
   wire \$360 ;
-  wire [9:0] \$361 ;
+  wire \$361 ;
   wire \$362 ;
-  wire [9:0] \$363 ;
+  wire \$363 ;
   wire \$364 ;
   wire \$365 ;
   wire \$366 ;
@@ -20199,7 +19642,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$374 ;
   wire \$375 ;
   wire \$376 ;
-  wire \$377 ;
+  wire [9:0] \$377 ;
   wire \$378 ;
   wire \$379 ;
   wire \$38 ;
@@ -20209,9 +19652,9 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$383 ;
   wire \$384 ;
   wire \$385 ;
-  wire \$386 ;
-  wire \$387 ;
-  wire \$388 ;
+  wire [55:0] \$386 ;
+  wire [15:0] \$387 ;
+  wire [7:0] \$388 ;
   wire \$389 ;
   wire \$39 ;
   wire \$390 ;
@@ -20220,13 +19663,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$393 ;
   wire \$394 ;
   wire \$395 ;
-  wire \$396 ;
+  wire [9:0] \$396 ;
   wire \$397 ;
-  wire \$398 ;
+  wire [9:0] \$398 ;
   wire \$399 ;
   wire \$4 ;
   wire \$40 ;
-  wire \$400 ;
+  wire [9:0] \$400 ;
   wire \$401 ;
   wire \$402 ;
   wire \$403 ;
@@ -20252,9 +19695,9 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$421 ;
   wire \$422 ;
   wire \$423 ;
-  wire [55:0] \$424 ;
-  wire [15:0] \$425 ;
-  wire [7:0] \$426 ;
+  wire \$424 ;
+  wire \$425 ;
+  wire \$426 ;
   wire \$427 ;
   wire \$428 ;
   wire \$429 ;
@@ -20263,11 +19706,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$431 ;
   wire \$432 ;
   wire \$433 ;
-  wire [9:0] \$434 ;
+  wire \$434 ;
   wire \$435 ;
-  wire [9:0] \$436 ;
+  wire \$436 ;
   wire \$437 ;
-  wire [9:0] \$438 ;
+  wire \$438 ;
   wire \$439 ;
   wire \$44 ;
   wire \$440 ;
@@ -20284,7 +19727,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$450 ;
   wire \$451 ;
   wire \$452 ;
-  wire \$453 ;
+  wire [9:0] \$453 ;
   wire \$454 ;
   wire \$455 ;
   wire \$456 ;
@@ -20294,9 +19737,9 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$46 ;
   wire \$460 ;
   wire \$461 ;
-  wire \$462 ;
-  wire \$463 ;
-  wire \$464 ;
+  wire [55:0] \$462 ;
+  wire [15:0] \$463 ;
+  wire [7:0] \$464 ;
   wire \$465 ;
   wire \$466 ;
   wire \$467 ;
@@ -20305,11 +19748,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$47 ;
   wire \$470 ;
   wire \$471 ;
-  wire \$472 ;
+  wire [9:0] \$472 ;
   wire \$473 ;
-  wire \$474 ;
+  wire [9:0] \$474 ;
   wire \$475 ;
-  wire \$476 ;
+  wire [9:0] \$476 ;
   wire \$477 ;
   wire \$478 ;
   wire \$479 ;
@@ -20334,11 +19777,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$496 ;
   wire \$497 ;
   wire \$498 ;
-  wire [55:0] \$499 ;
+  wire \$499 ;
   wire \$5 ;
   wire \$50 ;
-  wire [15:0] \$500 ;
-  wire [7:0] \$501 ;
+  wire \$500 ;
+  wire \$501 ;
   wire \$502 ;
   wire \$503 ;
   wire \$504 ;
@@ -20346,12 +19789,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$506 ;
   wire \$507 ;
   wire \$508 ;
-  wire [9:0] \$509 ;
+  wire \$509 ;
   wire \$51 ;
   wire \$510 ;
-  wire [9:0] \$511 ;
+  wire \$511 ;
   wire \$512 ;
-  wire [9:0] \$513 ;
+  wire \$513 ;
   wire \$514 ;
   wire \$515 ;
   wire \$516 ;
@@ -20368,7 +19811,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$526 ;
   wire \$527 ;
   wire \$528 ;
-  wire \$529 ;
+  wire [9:0] \$529 ;
   wire \$53 ;
   wire \$530 ;
   wire \$531 ;
@@ -20378,10 +19821,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$535 ;
   wire \$536 ;
   wire \$537 ;
-  wire \$538 ;
-  wire \$539 ;
+  wire [55:0] \$538 ;
+  wire [15:0] \$539 ;
   wire \$54 ;
-  wire \$540 ;
+  wire [7:0] \$540 ;
   wire \$541 ;
   wire \$542 ;
   wire \$543 ;
@@ -20389,12 +19832,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$545 ;
   wire \$546 ;
   wire \$547 ;
-  wire \$548 ;
+  wire [9:0] \$548 ;
   wire \$549 ;
   wire \$55 ;
-  wire \$550 ;
+  wire [9:0] \$550 ;
   wire \$551 ;
-  wire \$552 ;
+  wire [9:0] \$552 ;
   wire \$553 ;
   wire \$554 ;
   wire \$555 ;
@@ -20418,13 +19861,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$571 ;
   wire \$572 ;
   wire \$573 ;
-  wire [55:0] \$574 ;
-  wire [15:0] \$575 ;
-  wire [7:0] \$576 ;
+  wire \$574 ;
+  wire \$575 ;
+  wire \$576 ;
   wire \$577 ;
   wire \$578 ;
   wire \$579 ;
-  wire \$58 ;
+  wire [13:0] \$58 ;
   wire \$580 ;
   wire \$581 ;
   wire \$582 ;
@@ -20435,7 +19878,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$587 ;
   wire \$588 ;
   wire \$589 ;
-  wire [13:0] \$59 ;
+  wire \$59 ;
   wire \$590 ;
   wire \$591 ;
   wire \$592 ;
@@ -20453,7 +19896,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$602 ;
   wire \$603 ;
   wire \$604 ;
-  wire \$605 ;
+  wire [9:0] \$605 ;
   wire \$606 ;
   wire \$607 ;
   wire \$608 ;
@@ -20463,9 +19906,9 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$611 ;
   wire \$612 ;
   wire \$613 ;
-  wire \$614 ;
-  wire \$615 ;
-  wire \$616 ;
+  wire [55:0] \$614 ;
+  wire [15:0] \$615 ;
+  wire [7:0] \$616 ;
   wire \$617 ;
   wire \$618 ;
   wire \$619 ;
@@ -20473,435 +19916,263 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$620 ;
   wire \$621 ;
   wire \$622 ;
-  wire \$623 ;
-  wire \$624 ;
-  wire \$625 ;
-  wire \$626 ;
-  wire \$627 ;
-  wire \$628 ;
-  wire \$629 ;
+  wire [3:0] \$623 ;
+  wire [3:0] \$624 ;
+  wire [3:0] \$625 ;
+  wire [3:0] \$626 ;
+  wire [3:0] \$627 ;
+  wire [3:0] \$628 ;
+  wire [3:0] \$629 ;
   wire \$63 ;
-  wire \$630 ;
-  wire \$631 ;
-  wire \$632 ;
-  wire \$633 ;
-  wire \$634 ;
-  wire \$635 ;
-  wire \$636 ;
-  wire \$637 ;
-  wire \$638 ;
-  wire \$639 ;
+  wire [3:0] \$630 ;
+  wire [3:0] \$631 ;
+  wire [3:0] \$632 ;
+  wire [3:0] \$633 ;
+  wire [3:0] \$634 ;
+  wire [3:0] \$635 ;
+  wire [3:0] \$636 ;
+  wire [3:0] \$637 ;
+  wire [3:0] \$638 ;
+  wire [3:0] \$639 ;
   wire \$64 ;
-  wire \$640 ;
-  wire \$641 ;
-  wire \$642 ;
-  wire \$643 ;
-  wire \$644 ;
-  wire \$645 ;
-  wire \$646 ;
-  wire \$647 ;
-  wire \$648 ;
-  wire \$649 ;
+  wire [3:0] \$640 ;
+  wire [3:0] \$641 ;
+  wire [3:0] \$642 ;
+  wire [3:0] \$643 ;
+  wire [3:0] \$644 ;
+  wire [3:0] \$645 ;
+  wire [3:0] \$646 ;
+  wire [3:0] \$647 ;
+  wire [3:0] \$648 ;
+  wire [3:0] \$649 ;
   wire \$65 ;
-  wire \$650 ;
-  wire \$651 ;
-  wire \$652 ;
-  wire \$653 ;
-  wire \$654 ;
-  wire \$655 ;
-  wire \$656 ;
-  wire \$657 ;
-  wire \$658 ;
-  wire \$659 ;
+  wire [3:0] \$650 ;
+  wire [3:0] \$651 ;
+  wire [3:0] \$652 ;
+  wire [3:0] \$653 ;
+  wire [10:0] \$654 ;
+  wire [10:0] \$655 ;
+  wire [10:0] \$656 ;
+  wire [10:0] \$657 ;
+  wire [10:0] \$658 ;
+  wire [10:0] \$659 ;
   wire \$66 ;
-  wire \$660 ;
-  wire \$661 ;
-  wire \$662 ;
-  wire \$663 ;
-  wire \$664 ;
-  wire \$665 ;
-  wire \$666 ;
-  wire \$667 ;
-  wire \$668 ;
-  wire \$669 ;
+  wire [10:0] \$660 ;
+  wire [10:0] \$661 ;
+  wire [10:0] \$662 ;
+  wire [10:0] \$663 ;
+  wire [10:0] \$664 ;
+  wire [10:0] \$665 ;
+  wire [10:0] \$666 ;
+  wire [10:0] \$667 ;
+  wire [10:0] \$668 ;
+  wire [10:0] \$669 ;
   wire \$67 ;
-  wire \$670 ;
-  wire \$671 ;
-  wire \$672 ;
-  wire \$673 ;
-  wire \$674 ;
-  wire \$675 ;
-  wire \$676 ;
-  wire \$677 ;
-  wire \$678 ;
-  wire \$679 ;
+  wire [10:0] \$670 ;
+  wire [10:0] \$671 ;
+  wire [10:0] \$672 ;
+  wire [10:0] \$673 ;
+  wire [10:0] \$674 ;
+  wire [10:0] \$675 ;
+  wire [10:0] \$676 ;
+  wire [10:0] \$677 ;
+  wire [10:0] \$678 ;
+  wire [10:0] \$679 ;
   wire \$68 ;
-  wire \$680 ;
-  wire \$681 ;
-  wire \$682 ;
-  wire \$683 ;
-  wire \$684 ;
-  wire \$685 ;
-  wire \$686 ;
-  wire \$687 ;
-  wire \$688 ;
-  wire \$689 ;
+  wire [10:0] \$680 ;
+  wire [10:0] \$681 ;
+  wire [10:0] \$682 ;
+  wire [10:0] \$683 ;
+  wire [10:0] \$684 ;
+  reg [8:0] \$685 ;
+  reg [8:0] \$686 ;
+  reg [8:0] \$687 ;
+  reg [8:0] \$688 ;
+  reg \$689 ;
   wire \$69 ;
-  wire \$690 ;
-  wire \$691 ;
-  wire \$692 ;
-  wire \$693 ;
-  wire \$694 ;
-  wire \$695 ;
-  wire \$696 ;
-  wire \$697 ;
-  wire \$698 ;
-  wire \$699 ;
+  reg [9:0] \$690 ;
+  reg \$691 ;
+  reg [9:0] \$692 ;
+  reg \$693 ;
+  reg \$694 ;
+  reg [8:0] \$695 ;
+  reg \$696 ;
+  reg \$697 ;
+  reg [71:0] \$698 ;
+  reg \$699 ;
   wire \$7 ;
-  wire \$70 ;
-  wire \$700 ;
-  wire \$701 ;
-  wire \$702 ;
-  wire \$703 ;
-  wire \$704 ;
-  wire \$705 ;
-  wire \$706 ;
-  wire \$707 ;
-  wire \$708 ;
-  wire \$709 ;
-  wire [9:0] \$71 ;
-  wire \$710 ;
-  wire \$711 ;
-  wire \$712 ;
-  wire \$713 ;
-  wire \$714 ;
-  wire \$715 ;
-  wire \$716 ;
-  wire \$717 ;
-  wire \$718 ;
-  wire \$719 ;
+  wire [9:0] \$70 ;
+  reg [71:0] \$700 ;
+  reg \$701 ;
+  reg [13:0] \$702 ;
+  reg \$703 ;
+  reg [13:0] \$704 ;
+  reg \$705 ;
+  reg \$706 ;
+  reg \$707 ;
+  reg \$708 ;
+  reg \$709 ;
+  wire \$71 ;
+  reg [8:0] \$710 ;
+  reg \$711 ;
+  reg [9:0] \$712 ;
+  reg \$713 ;
+  reg [9:0] \$714 ;
+  reg \$715 ;
+  reg \$716 ;
+  reg [8:0] \$717 ;
+  reg \$718 ;
+  reg \$719 ;
   wire \$72 ;
-  wire \$720 ;
-  wire \$721 ;
-  wire \$722 ;
-  wire \$723 ;
-  wire \$724 ;
-  wire \$725 ;
-  wire \$726 ;
-  wire \$727 ;
-  wire \$728 ;
-  wire \$729 ;
+  reg [71:0] \$720 ;
+  reg \$721 ;
+  reg [71:0] \$722 ;
+  reg \$723 ;
+  reg [13:0] \$724 ;
+  reg \$725 ;
+  reg [13:0] \$726 ;
+  reg \$727 ;
+  reg \$728 ;
+  reg \$729 ;
   wire \$73 ;
-  wire \$730 ;
-  wire \$731 ;
-  wire \$732 ;
-  wire \$733 ;
-  wire \$734 ;
-  wire \$735 ;
-  wire \$736 ;
-  wire \$737 ;
-  wire \$738 ;
-  wire \$739 ;
+  reg \$730 ;
+  reg \$731 ;
+  reg [8:0] \$732 ;
+  reg \$733 ;
+  reg [9:0] \$734 ;
+  reg \$735 ;
+  reg [9:0] \$736 ;
+  reg \$737 ;
+  reg \$738 ;
+  reg [8:0] \$739 ;
   wire \$74 ;
-  wire \$740 ;
-  wire \$741 ;
-  wire \$742 ;
-  wire \$743 ;
-  wire \$744 ;
-  wire \$745 ;
-  wire \$746 ;
-  wire \$747 ;
-  wire \$748 ;
-  wire \$749 ;
+  reg \$740 ;
+  reg \$741 ;
+  reg [71:0] \$742 ;
+  reg \$743 ;
+  reg [71:0] \$744 ;
+  reg \$745 ;
+  reg [13:0] \$746 ;
+  reg \$747 ;
+  reg [13:0] \$748 ;
+  reg \$749 ;
   wire \$75 ;
-  wire \$750 ;
-  wire \$751 ;
-  wire \$752 ;
-  wire \$753 ;
-  wire \$754 ;
-  wire \$755 ;
-  wire \$756 ;
-  wire \$757 ;
-  wire \$758 ;
-  wire \$759 ;
+  reg \$750 ;
+  reg \$751 ;
+  reg \$752 ;
+  reg \$753 ;
+  reg [8:0] \$754 ;
+  reg \$755 ;
+  reg [9:0] \$756 ;
+  reg \$757 ;
+  reg [9:0] \$758 ;
+  reg \$759 ;
   wire \$76 ;
-  wire \$760 ;
-  wire \$761 ;
-  wire \$762 ;
-  wire \$763 ;
-  wire \$764 ;
-  wire \$765 ;
-  wire \$766 ;
-  wire \$767 ;
-  wire \$768 ;
-  wire \$769 ;
+  reg \$760 ;
+  reg [8:0] \$761 ;
+  reg \$762 ;
+  reg \$763 ;
+  reg [71:0] \$764 ;
+  reg \$765 ;
+  reg [71:0] \$766 ;
+  reg \$767 ;
+  reg [13:0] \$768 ;
+  reg \$769 ;
   wire \$77 ;
-  wire \$770 ;
-  wire \$771 ;
-  wire \$772 ;
-  wire \$773 ;
-  wire \$774 ;
-  wire \$775 ;
-  wire \$776 ;
-  wire \$777 ;
-  wire \$778 ;
-  wire \$779 ;
+  reg [13:0] \$770 ;
+  reg \$771 ;
+  reg \$772 ;
+  reg \$773 ;
+  reg \$774 ;
+  reg \$775 ;
+  reg \$776 ;
+  reg \$777 ;
+  reg [10:0] \$778 ;
+  reg \$779 ;
   wire \$78 ;
-  wire \$780 ;
-  wire \$781 ;
-  wire \$782 ;
-  wire \$783 ;
-  wire \$784 ;
-  wire \$785 ;
-  wire \$786 ;
-  wire \$787 ;
-  wire \$788 ;
-  wire \$789 ;
+  reg \$780 ;
+  reg [10:0] \$781 ;
+  reg \$782 ;
+  reg \$783 ;
+  reg [10:0] \$784 ;
+  reg \$785 ;
+  reg \$786 ;
+  reg [10:0] \$787 ;
+  reg \$788 ;
+  reg \$789 ;
   wire \$79 ;
-  wire \$790 ;
-  wire \$791 ;
-  wire \$792 ;
-  wire \$793 ;
-  wire \$794 ;
-  wire \$795 ;
-  wire \$796 ;
-  wire \$797 ;
-  wire \$798 ;
-  wire \$799 ;
+  reg [10:0] \$790 ;
+  reg \$791 ;
+  reg \$792 ;
+  reg [10:0] \$793 ;
+  reg \$794 ;
+  reg \$795 ;
+  reg [10:0] \$796 ;
+  reg \$797 ;
+  reg \$798 ;
+  reg [10:0] \$799 ;
   wire \$8 ;
   wire \$80 ;
-  wire \$800 ;
-  wire \$801 ;
-  wire \$802 ;
-  wire \$803 ;
-  wire \$804 ;
-  wire \$805 ;
-  wire \$806 ;
-  wire \$807 ;
-  wire \$808 ;
-  wire \$809 ;
+  reg \$800 ;
+  reg \$801 ;
+  reg [10:0] \$802 ;
+  reg \$803 ;
+  reg \$804 ;
+  reg [10:0] \$805 ;
+  reg \$806 ;
+  reg \$807 ;
+  reg [10:0] \$808 ;
+  reg \$809 ;
   wire \$81 ;
-  wire \$810 ;
-  wire \$811 ;
-  wire \$812 ;
-  wire \$813 ;
-  wire \$814 ;
-  wire \$815 ;
-  wire \$816 ;
-  wire \$817 ;
-  wire \$818 ;
-  wire \$819 ;
+  reg \$810 ;
+  reg [10:0] \$811 ;
+  reg \$812 ;
+  reg \$813 ;
+  reg [10:0] \$814 ;
+  reg \$815 ;
+  reg \$816 ;
+  reg [10:0] \$817 ;
+  reg \$818 ;
+  reg \$819 ;
   wire \$82 ;
-  wire \$820 ;
-  wire \$821 ;
-  wire \$822 ;
-  wire \$823 ;
-  wire \$824 ;
-  wire \$825 ;
-  wire \$826 ;
-  wire \$827 ;
-  wire \$828 ;
-  wire \$829 ;
+  reg [10:0] \$820 ;
+  reg \$821 ;
+  reg \$822 ;
+  reg [10:0] \$823 ;
+  wire [9:0] \$824 ;
+  wire [9:0] \$825 ;
+  wire [9:0] \$826 ;
+  wire [9:0] \$827 ;
   wire \$83 ;
-  wire \$830 ;
-  wire \$831 ;
-  wire \$832 ;
-  wire \$833 ;
-  wire \$834 ;
-  wire \$835 ;
-  wire \$836 ;
-  wire \$837 ;
-  wire \$838 ;
-  wire \$839 ;
   wire \$84 ;
-  wire \$840 ;
-  wire \$841 ;
-  wire \$842 ;
-  wire \$843 ;
-  wire \$844 ;
-  wire \$845 ;
-  wire \$846 ;
-  wire \$847 ;
-  wire \$848 ;
-  wire \$849 ;
   wire \$85 ;
-  wire \$850 ;
-  wire \$851 ;
-  wire \$852 ;
-  wire \$853 ;
-  wire \$854 ;
-  wire \$855 ;
-  wire \$856 ;
-  wire \$857 ;
-  wire \$858 ;
-  wire \$859 ;
   wire \$86 ;
-  wire \$860 ;
-  wire \$861 ;
-  wire \$862 ;
-  wire \$863 ;
-  wire \$864 ;
-  wire \$865 ;
-  wire \$866 ;
-  wire \$867 ;
-  wire \$868 ;
-  wire \$869 ;
   wire \$87 ;
-  wire \$870 ;
-  wire \$871 ;
-  wire \$872 ;
-  wire \$873 ;
-  wire \$874 ;
-  wire \$875 ;
-  wire \$876 ;
-  wire \$877 ;
-  wire \$878 ;
-  wire \$879 ;
   wire \$88 ;
-  wire \$880 ;
-  wire \$881 ;
-  wire \$882 ;
-  wire \$883 ;
-  wire \$884 ;
-  wire \$885 ;
-  wire \$886 ;
-  wire \$887 ;
-  wire \$888 ;
-  wire \$889 ;
   wire \$89 ;
-  wire \$890 ;
-  wire \$891 ;
-  wire \$892 ;
-  wire \$893 ;
-  wire \$894 ;
-  wire \$895 ;
-  wire \$896 ;
-  wire \$897 ;
-  wire \$898 ;
-  wire \$899 ;
   wire \$9 ;
-  wire [9:0] \$90 ;
-  wire \$900 ;
-  wire \$901 ;
-  wire \$902 ;
-  wire \$903 ;
-  wire \$904 ;
-  wire \$905 ;
-  wire \$906 ;
-  wire \$907 ;
-  wire \$908 ;
-  wire \$909 ;
+  wire \$90 ;
   wire \$91 ;
-  wire \$910 ;
-  wire \$911 ;
-  wire \$912 ;
-  wire \$913 ;
-  wire \$914 ;
-  wire \$915 ;
-  wire \$916 ;
-  wire \$917 ;
-  wire \$918 ;
-  wire \$919 ;
   wire \$92 ;
-  wire \$920 ;
-  wire \$921 ;
-  wire \$922 ;
-  wire \$923 ;
-  wire \$924 ;
-  wire \$925 ;
-  wire \$926 ;
-  wire \$927 ;
-  wire \$928 ;
-  wire \$929 ;
   wire \$93 ;
-  wire \$930 ;
-  wire \$931 ;
-  wire \$932 ;
-  wire \$933 ;
-  wire \$934 ;
-  wire \$935 ;
-  wire \$936 ;
-  wire \$937 ;
-  wire \$938 ;
-  wire \$939 ;
   wire \$94 ;
-  wire \$940 ;
-  wire \$941 ;
-  wire \$942 ;
-  wire \$943 ;
-  wire \$944 ;
-  wire \$945 ;
-  wire \$946 ;
-  wire \$947 ;
-  wire \$948 ;
-  wire \$949 ;
   wire \$95 ;
-  wire \$950 ;
-  wire \$951 ;
-  wire \$952 ;
-  wire \$953 ;
-  wire \$954 ;
-  wire \$955 ;
-  wire \$956 ;
-  wire \$957 ;
-  wire \$958 ;
-  wire \$959 ;
   wire \$96 ;
-  wire \$960 ;
-  wire \$961 ;
-  wire \$962 ;
-  wire \$963 ;
-  wire \$964 ;
-  wire \$965 ;
-  wire \$966 ;
-  wire \$967 ;
-  wire \$968 ;
-  wire \$969 ;
   wire \$97 ;
-  wire \$970 ;
-  wire \$971 ;
-  wire \$972 ;
-  wire \$973 ;
-  wire \$974 ;
-  wire \$975 ;
-  wire \$976 ;
-  wire \$977 ;
-  wire \$978 ;
-  wire \$979 ;
   wire \$98 ;
-  wire \$980 ;
-  wire \$981 ;
-  wire \$982 ;
-  wire \$983 ;
-  wire \$984 ;
-  wire \$985 ;
-  wire \$986 ;
-  wire \$987 ;
-  wire \$988 ;
-  wire \$989 ;
   wire \$99 ;
-  wire \$990 ;
-  wire \$991 ;
-  wire \$992 ;
-  wire \$993 ;
-  wire \$994 ;
-  wire \$995 ;
-  wire \$996 ;
-  wire \$997 ;
-  wire \$998 ;
-  wire \$999 ;
   wire \$signal ;
-  wire \$signal$160 ;
-  wire \$signal$162 ;
-  wire \$signal$198 ;
-  wire \$signal$200 ;
-  wire \$signal$202 ;
-  wire \$signal$219 ;
-  wire \$signal$221 ;
-  wire \$signal$223 ;
-  wire \$signal$240 ;
-  wire \$signal$242 ;
-  wire \$signal$244 ;
+  wire \$signal$230 ;
+  wire \$signal$232 ;
+  wire \$signal$269 ;
+  wire \$signal$271 ;
+  wire \$signal$273 ;
+  wire \$signal$290 ;
+  wire \$signal$292 ;
+  wire \$signal$294 ;
+  wire \$signal$311 ;
+  wire \$signal$313 ;
+  wire \$signal$315 ;
   output [63:0] bk_count;
   wire [63:0] bk_count;
   output [3:0] bk_fresh;
@@ -20945,6 +20216,54 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [223:0] bk_tag;
   output [3:0] bk_valid;
   wire [3:0] bk_valid;
+  reg [10:0] chk0_addr = 11'h000;
+  reg chk0_cor = 1'h0;
+  reg chk0_unc = 1'h0;
+  reg [10:0] chk10_addr = 11'h000;
+  reg chk10_cor = 1'h0;
+  reg chk10_unc = 1'h0;
+  reg [10:0] chk11_addr = 11'h000;
+  reg chk11_cor = 1'h0;
+  reg chk11_unc = 1'h0;
+  reg [10:0] chk12_addr = 11'h000;
+  reg chk12_cor = 1'h0;
+  reg chk12_unc = 1'h0;
+  reg [10:0] chk13_addr = 11'h000;
+  reg chk13_cor = 1'h0;
+  reg chk13_unc = 1'h0;
+  reg [10:0] chk14_addr = 11'h000;
+  reg chk14_cor = 1'h0;
+  reg chk14_unc = 1'h0;
+  reg [10:0] chk15_addr = 11'h000;
+  reg chk15_cor = 1'h0;
+  reg chk15_unc = 1'h0;
+  reg [10:0] chk1_addr = 11'h000;
+  reg chk1_cor = 1'h0;
+  reg chk1_unc = 1'h0;
+  reg [10:0] chk2_addr = 11'h000;
+  reg chk2_cor = 1'h0;
+  reg chk2_unc = 1'h0;
+  reg [10:0] chk3_addr = 11'h000;
+  reg chk3_cor = 1'h0;
+  reg chk3_unc = 1'h0;
+  reg [10:0] chk4_addr = 11'h000;
+  reg chk4_cor = 1'h0;
+  reg chk4_unc = 1'h0;
+  reg [10:0] chk5_addr = 11'h000;
+  reg chk5_cor = 1'h0;
+  reg chk5_unc = 1'h0;
+  reg [10:0] chk6_addr = 11'h000;
+  reg chk6_cor = 1'h0;
+  reg chk6_unc = 1'h0;
+  reg [10:0] chk7_addr = 11'h000;
+  reg chk7_cor = 1'h0;
+  reg chk7_unc = 1'h0;
+  reg [10:0] chk8_addr = 11'h000;
+  reg chk8_cor = 1'h0;
+  reg chk8_unc = 1'h0;
+  reg [10:0] chk9_addr = 11'h000;
+  reg chk9_cor = 1'h0;
+  reg chk9_unc = 1'h0;
   wire clear_at_hi;
   wire clear_at_hi_m1;
   input clear_en;
@@ -21090,60 +20409,60 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$7584$376 ;
-  wire [29:0] \port$7584$376 ;
-  input [63:0] \port$7584$5 ;
-  wire [63:0] \port$7584$5 ;
+  input [29:0] \port$6576$376 ;
+  wire [29:0] \port$6576$376 ;
+  input [63:0] \port$6576$5 ;
+  wire [63:0] \port$6576$5 ;
   wire [8:0] rd_addr;
-  wire [8:0] \rd_addr$157 ;
-  wire [8:0] \rd_addr$159 ;
-  wire [8:0] \rd_addr$161 ;
-  wire [8:0] \rd_addr$197 ;
-  wire [8:0] \rd_addr$199 ;
-  wire [8:0] \rd_addr$201 ;
-  wire [8:0] \rd_addr$218 ;
-  wire [8:0] \rd_addr$220 ;
-  wire [8:0] \rd_addr$222 ;
-  wire [8:0] \rd_addr$239 ;
-  wire [8:0] \rd_addr$241 ;
-  wire [8:0] \rd_addr$243 ;
+  wire [8:0] \rd_addr$227 ;
+  wire [8:0] \rd_addr$229 ;
+  wire [8:0] \rd_addr$231 ;
+  wire [8:0] \rd_addr$268 ;
+  wire [8:0] \rd_addr$270 ;
+  wire [8:0] \rd_addr$272 ;
+  wire [8:0] \rd_addr$289 ;
+  wire [8:0] \rd_addr$291 ;
+  wire [8:0] \rd_addr$293 ;
+  wire [8:0] \rd_addr$310 ;
+  wire [8:0] \rd_addr$312 ;
+  wire [8:0] \rd_addr$314 ;
   wire [39:0] rd_data;
-  wire [71:0] \rd_data$179 ;
-  wire [15:0] \rd_data$179.count ;
-  wire [55:0] \rd_data$179.tag ;
-  wire [13:0] \rd_data$182 ;
-  wire \rd_data$182.fresh ;
-  wire [3:0] \rd_data$182.gen ;
-  wire [7:0] \rd_data$182.last ;
-  wire \rd_data$182.valid ;
-  wire \rd_data$186 ;
-  wire [71:0] \rd_data$209 ;
-  wire [15:0] \rd_data$209.count ;
-  wire [55:0] \rd_data$209.tag ;
-  wire [13:0] \rd_data$210 ;
-  wire \rd_data$210.fresh ;
-  wire [3:0] \rd_data$210.gen ;
-  wire [7:0] \rd_data$210.last ;
-  wire \rd_data$210.valid ;
-  wire \rd_data$211 ;
-  wire [71:0] \rd_data$230 ;
-  wire [15:0] \rd_data$230.count ;
-  wire [55:0] \rd_data$230.tag ;
-  wire [13:0] \rd_data$231 ;
-  wire \rd_data$231.fresh ;
-  wire [3:0] \rd_data$231.gen ;
-  wire [7:0] \rd_data$231.last ;
-  wire \rd_data$231.valid ;
-  wire \rd_data$232 ;
-  wire [71:0] \rd_data$251 ;
-  wire [15:0] \rd_data$251.count ;
-  wire [55:0] \rd_data$251.tag ;
-  wire [13:0] \rd_data$252 ;
-  wire \rd_data$252.fresh ;
-  wire [3:0] \rd_data$252.gen ;
-  wire [7:0] \rd_data$252.last ;
-  wire \rd_data$252.valid ;
-  wire \rd_data$253 ;
+  wire [71:0] \rd_data$250 ;
+  wire [15:0] \rd_data$250.count ;
+  wire [55:0] \rd_data$250.tag ;
+  wire [13:0] \rd_data$253 ;
+  wire \rd_data$253.fresh ;
+  wire [3:0] \rd_data$253.gen ;
+  wire [7:0] \rd_data$253.last ;
+  wire \rd_data$253.valid ;
+  wire \rd_data$257 ;
+  wire [71:0] \rd_data$280 ;
+  wire [15:0] \rd_data$280.count ;
+  wire [55:0] \rd_data$280.tag ;
+  wire [13:0] \rd_data$281 ;
+  wire \rd_data$281.fresh ;
+  wire [3:0] \rd_data$281.gen ;
+  wire [7:0] \rd_data$281.last ;
+  wire \rd_data$281.valid ;
+  wire \rd_data$282 ;
+  wire [71:0] \rd_data$301 ;
+  wire [15:0] \rd_data$301.count ;
+  wire [55:0] \rd_data$301.tag ;
+  wire [13:0] \rd_data$302 ;
+  wire \rd_data$302.fresh ;
+  wire [3:0] \rd_data$302.gen ;
+  wire [7:0] \rd_data$302.last ;
+  wire \rd_data$302.valid ;
+  wire \rd_data$303 ;
+  wire [71:0] \rd_data$322 ;
+  wire [15:0] \rd_data$322.count ;
+  wire [55:0] \rd_data$322.tag ;
+  wire [13:0] \rd_data$323 ;
+  wire \rd_data$323.fresh ;
+  wire [3:0] \rd_data$323.gen ;
+  wire [7:0] \rd_data$323.last ;
+  wire \rd_data$323.valid ;
+  wire \rd_data$324 ;
   wire \rd_data[0].fresh ;
   wire [7:0] \rd_data[0].last ;
   wire \rd_data[0].valid ;
@@ -21158,17 +20477,17 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \rd_data[3].valid ;
   wire rd_en;
   wire rd_error;
-  wire \rd_error$258 ;
-  wire \rd_error$259 ;
-  wire \rd_error$260 ;
-  wire \rd_error$261 ;
-  wire \rd_error$262 ;
-  wire \rd_error$263 ;
-  wire \rd_error$264 ;
-  wire \rd_error$265 ;
-  wire \rd_error$266 ;
-  wire \rd_error$267 ;
-  wire \rd_error$268 ;
+  wire \rd_error$154 ;
+  wire \rd_error$158 ;
+  wire \rd_error$162 ;
+  wire \rd_error$166 ;
+  wire \rd_error$170 ;
+  wire \rd_error$174 ;
+  wire \rd_error$178 ;
+  wire \rd_error$182 ;
+  wire \rd_error$186 ;
+  wire \rd_error$190 ;
+  wire \rd_error$194 ;
   wire [8:0] rd_error_addr;
   wire [3:0] rd_lane_corrected;
   wire [3:0] rd_lane_error;
@@ -21188,7 +20507,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [10:0] rd_slot;
   input rst;
   wire rst;
-  reg [39:0] sc_data_q = 40'h0000000000;
+  wire [39:0] sc_data_q;
   wire \sc_data_q[0].fresh ;
   wire [7:0] \sc_data_q[0].last ;
   wire \sc_data_q[0].valid ;
@@ -21254,6 +20573,26 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \sc_snoop_data3.fresh ;
   wire [7:0] \sc_snoop_data3.last ;
   wire \sc_snoop_data3.valid ;
+  reg [9:0] sc_snoop_data_q0 = 10'h000;
+  wire \sc_snoop_data_q0.fresh ;
+  wire [7:0] \sc_snoop_data_q0.last ;
+  wire \sc_snoop_data_q0.valid ;
+  reg [9:0] sc_snoop_data_q1 = 10'h000;
+  wire \sc_snoop_data_q1.fresh ;
+  wire [7:0] \sc_snoop_data_q1.last ;
+  wire \sc_snoop_data_q1.valid ;
+  reg [9:0] sc_snoop_data_q2 = 10'h000;
+  wire \sc_snoop_data_q2.fresh ;
+  wire [7:0] \sc_snoop_data_q2.last ;
+  wire \sc_snoop_data_q2.valid ;
+  reg [9:0] sc_snoop_data_q3 = 10'h000;
+  wire \sc_snoop_data_q3.fresh ;
+  wire [7:0] \sc_snoop_data_q3.last ;
+  wire \sc_snoop_data_q3.valid ;
+  reg sc_snoop_q0 = 1'h0;
+  reg sc_snoop_q1 = 1'h0;
+  reg sc_snoop_q2 = 1'h0;
+  reg sc_snoop_q3 = 1'h0;
   output [3:0] sc_valid;
   wire [3:0] sc_valid;
   reg sc_value0 = 1'h0;
@@ -21286,2328 +20625,1182 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \sc_wr_at_read_data3.valid ;
   input [8:0] sweep_addr;
   wire [8:0] sweep_addr;
-  wire [8:0] \sweep_addr$154 ;
-  wire [8:0] \sweep_addr$156 ;
-  wire [8:0] \sweep_addr$192 ;
-  wire [8:0] \sweep_addr$194 ;
-  wire [8:0] \sweep_addr$196 ;
-  wire [8:0] \sweep_addr$213 ;
-  wire [8:0] \sweep_addr$215 ;
-  wire [8:0] \sweep_addr$217 ;
-  wire [8:0] \sweep_addr$234 ;
-  wire [8:0] \sweep_addr$236 ;
-  wire [8:0] \sweep_addr$238 ;
+  wire [8:0] \sweep_addr$224 ;
+  wire [8:0] \sweep_addr$226 ;
+  wire [8:0] \sweep_addr$263 ;
+  wire [8:0] \sweep_addr$265 ;
+  wire [8:0] \sweep_addr$267 ;
+  wire [8:0] \sweep_addr$284 ;
+  wire [8:0] \sweep_addr$286 ;
+  wire [8:0] \sweep_addr$288 ;
+  wire [8:0] \sweep_addr$305 ;
+  wire [8:0] \sweep_addr$307 ;
+  wire [8:0] \sweep_addr$309 ;
   input sweep_en;
   wire sweep_en;
-  wire \sweep_en$150 ;
-  wire \sweep_en$153 ;
-  wire \sweep_en$155 ;
-  wire \sweep_en$191 ;
-  wire \sweep_en$193 ;
-  wire \sweep_en$195 ;
-  wire \sweep_en$212 ;
-  wire \sweep_en$214 ;
-  wire \sweep_en$216 ;
-  wire \sweep_en$233 ;
-  wire \sweep_en$235 ;
-  wire \sweep_en$237 ;
+  wire \sweep_en$220 ;
+  wire \sweep_en$223 ;
+  wire \sweep_en$225 ;
+  wire \sweep_en$262 ;
+  wire \sweep_en$264 ;
+  wire \sweep_en$266 ;
+  wire \sweep_en$283 ;
+  wire \sweep_en$285 ;
+  wire \sweep_en$287 ;
+  wire \sweep_en$304 ;
+  wire \sweep_en$306 ;
+  wire \sweep_en$308 ;
   wire [8:0] sweep_row;
   wire [8:0] wr_addr;
-  wire [8:0] \wr_addr$163 ;
-  wire [8:0] \wr_addr$167 ;
+  wire [8:0] \wr_addr$233 ;
+  wire [8:0] \wr_addr$237 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$171 ;
-  wire [8:0] \wr_addr$203 ;
-  wire [8:0] \wr_addr$205 ;
+  wire [8:0] \wr_addr$242 ;
+  wire [8:0] \wr_addr$274 ;
+  wire [8:0] \wr_addr$276 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$207 ;
-  wire [8:0] \wr_addr$224 ;
-  wire [8:0] \wr_addr$226 ;
+  wire [8:0] \wr_addr$278 ;
+  wire [8:0] \wr_addr$295 ;
+  wire [8:0] \wr_addr$297 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$228 ;
-  wire [8:0] \wr_addr$245 ;
-  wire [8:0] \wr_addr$247 ;
+  wire [8:0] \wr_addr$299 ;
+  wire [8:0] \wr_addr$316 ;
+  wire [8:0] \wr_addr$318 ;
   (* init = 9'h000 *)
-  wire [8:0] \wr_addr$249 ;
+  wire [8:0] \wr_addr$320 ;
   wire wr_at_hi;
   wire wr_at_hi_m1;
   wire [15:0] wr_count;
   wire [71:0] wr_data;
-  wire [13:0] \wr_data$101 ;
-  wire \wr_data$101.fresh ;
-  wire [3:0] \wr_data$101.gen ;
-  wire [7:0] \wr_data$101.last ;
-  wire \wr_data$101.valid ;
+  wire [71:0] \wr_data$100 ;
+  wire [15:0] \wr_data$100.count ;
+  wire [55:0] \wr_data$100.tag ;
+  wire [13:0] \wr_data$106 ;
+  wire \wr_data$106.fresh ;
+  wire [3:0] \wr_data$106.gen ;
+  wire [7:0] \wr_data$106.last ;
+  wire \wr_data$106.valid ;
   (* init = 1'h0 *)
-  wire \wr_data$109 ;
-  wire [71:0] \wr_data$124 ;
-  wire [15:0] \wr_data$124.count ;
-  wire [55:0] \wr_data$124.tag ;
-  wire [13:0] \wr_data$130 ;
-  wire \wr_data$130.fresh ;
-  wire [3:0] \wr_data$130.gen ;
-  wire [7:0] \wr_data$130.last ;
-  wire \wr_data$130.valid ;
+  wire \wr_data$114 ;
+  wire [71:0] \wr_data$131 ;
+  wire [15:0] \wr_data$131.count ;
+  wire [55:0] \wr_data$131.tag ;
+  wire [13:0] \wr_data$137 ;
+  wire \wr_data$137.fresh ;
+  wire [3:0] \wr_data$137.gen ;
+  wire [7:0] \wr_data$137.last ;
+  wire \wr_data$137.valid ;
   (* init = 1'h0 *)
-  wire \wr_data$138 ;
-  wire [39:0] \wr_data$169 ;
-  wire \wr_data$169[0].fresh ;
-  wire [7:0] \wr_data$169[0].last ;
-  wire \wr_data$169[0].valid ;
-  wire \wr_data$169[1].fresh ;
-  wire [7:0] \wr_data$169[1].last ;
-  wire \wr_data$169[1].valid ;
-  wire \wr_data$169[2].fresh ;
-  wire [7:0] \wr_data$169[2].last ;
-  wire \wr_data$169[2].valid ;
-  wire \wr_data$169[3].fresh ;
-  wire [7:0] \wr_data$169[3].last ;
-  wire \wr_data$169[3].valid ;
-  wire [13:0] \wr_data$40 ;
-  wire \wr_data$40.fresh ;
-  wire [3:0] \wr_data$40.gen ;
-  wire [7:0] \wr_data$40.last ;
-  wire \wr_data$40.valid ;
+  wire \wr_data$145 ;
+  wire [39:0] \wr_data$239 ;
+  wire \wr_data$239[0].fresh ;
+  wire [7:0] \wr_data$239[0].last ;
+  wire \wr_data$239[0].valid ;
+  wire \wr_data$239[1].fresh ;
+  wire [7:0] \wr_data$239[1].last ;
+  wire \wr_data$239[1].valid ;
+  wire \wr_data$239[2].fresh ;
+  wire [7:0] \wr_data$239[2].last ;
+  wire \wr_data$239[2].valid ;
+  wire \wr_data$239[3].fresh ;
+  wire [7:0] \wr_data$239[3].last ;
+  wire \wr_data$239[3].valid ;
+  wire [13:0] \wr_data$41 ;
+  wire \wr_data$41.fresh ;
+  wire [3:0] \wr_data$41.gen ;
+  wire [7:0] \wr_data$41.last ;
+  wire \wr_data$41.valid ;
   (* init = 1'h0 *)
-  wire \wr_data$51 ;
-  wire [71:0] \wr_data$66 ;
-  wire [15:0] \wr_data$66.count ;
-  wire [55:0] \wr_data$66.tag ;
-  wire [13:0] \wr_data$72 ;
-  wire \wr_data$72.fresh ;
-  wire [3:0] \wr_data$72.gen ;
-  wire [7:0] \wr_data$72.last ;
-  wire \wr_data$72.valid ;
+  wire \wr_data$52 ;
+  wire [71:0] \wr_data$69 ;
+  wire [15:0] \wr_data$69.count ;
+  wire [55:0] \wr_data$69.tag ;
+  wire [13:0] \wr_data$75 ;
+  wire \wr_data$75.fresh ;
+  wire [3:0] \wr_data$75.gen ;
+  wire [7:0] \wr_data$75.last ;
+  wire \wr_data$75.valid ;
   (* init = 1'h0 *)
-  wire \wr_data$80 ;
-  wire [71:0] \wr_data$95 ;
-  wire [15:0] \wr_data$95.count ;
-  wire [55:0] \wr_data$95.tag ;
+  wire \wr_data$83 ;
   wire [15:0] \wr_data.count ;
   wire [55:0] \wr_data.tag ;
   wire wr_en;
-  wire \wr_en$164 ;
-  wire \wr_en$168 ;
-  wire [3:0] \wr_en$170 ;
-  wire \wr_en$172 ;
-  wire \wr_en$204 ;
-  wire \wr_en$206 ;
-  wire \wr_en$208 ;
-  wire \wr_en$225 ;
-  wire \wr_en$227 ;
-  wire \wr_en$229 ;
-  wire \wr_en$246 ;
-  wire \wr_en$248 ;
-  wire \wr_en$250 ;
+  wire \wr_en$234 ;
+  wire \wr_en$238 ;
+  wire [3:0] \wr_en$240 ;
+  wire \wr_en$243 ;
+  wire \wr_en$275 ;
+  wire \wr_en$277 ;
+  wire \wr_en$279 ;
+  wire \wr_en$296 ;
+  wire \wr_en$298 ;
+  wire \wr_en$300 ;
+  wire \wr_en$317 ;
+  wire \wr_en$319 ;
+  wire \wr_en$321 ;
   wire [7:0] wr_last;
   wire wr_mark;
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
+  assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$174  = clear_en & \$173 ;
+  assign \$175  = ~ clear_en;
+  assign \$176  = \$175  & \port$6576$376 [13];
+  assign \$177  = inv_slot[1:0] == 2'h2;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = 2'h2 < rd_slot[1:0];
+  assign \$180  = \$179  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$181  = \$178  & \$180 ;
+  assign \$182  = \$174  | \$181 ;
+  assign \$183  = ~ clear_en;
+  assign \$184  = ~ \port$6576$376 [13];
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = \port$6576$376 [1:0] == 2'h2;
+  assign \$187  = \port$6576$376 [12] & \$186 ;
+  assign \$188  = \$185  & \$187 ;
+  assign \$189  = 2'h2 < rd_slot[1:0];
+  assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$191  = \$188  & \$190 ;
+  assign \$192  = \$182  | \$191 ;
+  assign \$193  = meta2_byp | meta2_byp_next;
+  assign \$194  = meta2_byp_next ? \wr_data$41  : meta2_byp_data;
+  assign \$195  = \wr_data$41 [11:8] == generation;
+  assign \$196  = \wr_data$41 [13] & \$195 ;
+  assign \$197  = meta2_byp_data[11:8] == generation;
+  assign \$198  = meta2_byp_data[13] & \$197 ;
+  assign \$199  = meta2_byp_next ? \$196  : \$198 ;
+  assign \$200  = 2'h2 < rd_slot[1:0];
+  assign \$201  = \$200  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$202  = sc_we2 & \$201 ;
+  assign \$203  = mark2_byp | mark2_byp_next;
+  assign \$204  = mark2_byp_next ? sc_value2 : mark2_byp_data;
+  assign \$205  = 2'h3 < rd_slot[1:0];
+  assign \$206  = rd_slot[10:2] + \$205 ;
+  assign \$207  = clear_row == sc_row;
+  assign \$208  = clear_en & \$207 ;
+  assign \$209  = ~ clear_en;
+  assign \$210  = \$209  & \port$6576$376 [13];
+  assign \$211  = inv_slot[1:0] == 2'h3;
+  assign \$212  = \$210  & \$211 ;
+  assign \$213  = inv_slot[10:2] == sc_row;
+  assign \$214  = \$212  & \$213 ;
+  assign \$215  = \$208  | \$214 ;
+  assign \$216  = ~ clear_en;
+  assign \$217  = ~ \port$6576$376 [13];
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = \port$6576$376 [1:0] == 2'h3;
+  assign \$220  = \port$6576$376 [12] & \$219 ;
+  assign \$221  = \$218  & \$220 ;
+  assign \$222  = \port$6576$376 [10:2] == sc_row;
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = \$215  | \$223 ;
+  assign \$225  = \port$6576$376 [1:0] == 2'h3;
+  assign \$226  = \port$6576$376 [12] & \$225 ;
+  assign \$227  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$228  = \$226  & \$227 ;
+  assign \$229  = ~ \$228 ;
+  assign \$230  = sc_set[3] & \$229 ;
+  assign \$231  = ~ sc_data_q[38];
+  assign \$232  = rd_row_q3 == sc_row_qq;
+  assign \$233  = \port$6576$376 [1:0] == 2'h3;
+  assign \$234  = \port$6576$376 [12] & \$233 ;
+  assign \$235  = 2'h3 < rd_slot[1:0];
+  assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$237  = \$234  & \$236 ;
+  assign \$238  = ent3_byp | ent3_byp_next;
+  assign \$239  = ent3_byp_next ? \wr_data$131  : ent3_byp_data;
+  assign \$240  = 2'h3 < rd_slot[1:0];
+  assign \$241  = \$240  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$242  = clear_en & \$241 ;
+  assign \$243  = ~ clear_en;
+  assign \$244  = \$243  & \port$6576$376 [13];
+  assign \$245  = inv_slot[1:0] == 2'h3;
+  assign \$246  = \$244  & \$245 ;
+  assign \$247  = 2'h3 < rd_slot[1:0];
+  assign \$248  = \$247  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$249  = \$246  & \$248 ;
+  assign \$250  = \$242  | \$249 ;
+  assign \$251  = ~ clear_en;
+  assign \$252  = ~ \port$6576$376 [13];
+  assign \$253  = \$251  & \$252 ;
+  assign \$254  = \port$6576$376 [1:0] == 2'h3;
+  assign \$255  = \port$6576$376 [12] & \$254 ;
+  assign \$256  = \$253  & \$255 ;
+  assign \$257  = 2'h3 < rd_slot[1:0];
+  assign \$258  = \$257  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$259  = \$256  & \$258 ;
+  assign \$260  = \$250  | \$259 ;
+  assign \$261  = meta3_byp | meta3_byp_next;
+  assign \$262  = meta3_byp_next ? \wr_data$41  : meta3_byp_data;
+  assign \$263  = \wr_data$41 [11:8] == generation;
+  assign \$264  = \wr_data$41 [13] & \$263 ;
+  assign \$265  = meta3_byp_data[11:8] == generation;
+  assign \$266  = meta3_byp_data[13] & \$265 ;
+  assign \$267  = meta3_byp_next ? \$264  : \$266 ;
+  assign \$268  = 2'h3 < rd_slot[1:0];
+  assign \$269  = \$268  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$270  = sc_we3 & \$269 ;
+  assign \$271  = mark3_byp | mark3_byp_next;
+  assign \$272  = mark3_byp_next ? sc_value3 : mark3_byp_data;
+  assign \$273  = ~ ent0_alt;
+  assign \$274  = rd_error & \$273 ;
+  assign \$275  = ~ ent1_alt;
+  assign \$276  = \rd_error$154  & \$275 ;
+  assign \$277  = ~ ent2_alt;
+  assign \$278  = \rd_error$158  & \$277 ;
+  assign \$279  = ~ ent3_alt;
+  assign \$280  = \rd_error$162  & \$279 ;
+  assign \$281  = ~ meta0_alt;
+  assign \$282  = \rd_error$166  & \$281 ;
+  assign \$283  = ~ meta1_alt;
+  assign \$284  = \rd_error$170  & \$283 ;
+  assign \$285  = ~ meta2_alt;
+  assign \$286  = \rd_error$174  & \$285 ;
+  assign \$287  = ~ meta3_alt;
+  assign \$288  = \rd_error$178  & \$287 ;
+  assign \$289  = ~ mark0_alt;
+  assign \$290  = \rd_error$182  & \$289 ;
+  assign \$291  = ~ mark1_alt;
+  assign \$292  = \rd_error$186  & \$291 ;
+  assign \$293  = ~ mark2_alt;
+  assign \$294  = \rd_error$190  & \$293 ;
+  assign \$295  = ~ mark3_alt;
+  assign \$296  = \rd_error$194  & \$295 ;
+  assign \$297  = ~ sc_snoop_q0;
+  assign \$298  = rd_lane_error[0] & \$297 ;
+  assign \$299  = ~ sc_snoop_q0;
+  assign \$300  = rd_lane_corrected[0] & \$299 ;
+  assign \$301  = ~ sc_snoop_q1;
+  assign \$302  = rd_lane_error[1] & \$301 ;
+  assign \$303  = ~ sc_snoop_q1;
+  assign \$304  = rd_lane_corrected[1] & \$303 ;
+  assign \$305  = ~ sc_snoop_q2;
+  assign \$306  = rd_lane_error[2] & \$305 ;
+  assign \$307  = ~ sc_snoop_q2;
+  assign \$308  = rd_lane_corrected[2] & \$307 ;
+  assign \$309  = ~ sc_snoop_q3;
+  assign \$310  = rd_lane_error[3] & \$309 ;
+  assign \$311  = ~ sc_snoop_q3;
+  assign \$312  = rd_lane_corrected[3] & \$311 ;
+  assign \$313  = \port$6576$376 [13] | clear_en;
+  assign \$314  = ~ \$313 ;
+  assign wr_at_hi = rd_slot[10:2] == \port$6576$376 [10:2];
+  assign \$315  = \port$6576$376 [10:2] - 1'h1;
+  assign wr_at_hi_m1 = rd_slot[10:2] == \$315 [8:0];
+  assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
+  assign \$316  = inv_slot[10:2] - 1'h1;
+  assign inv_at_hi_m1 = rd_slot[10:2] == \$316 [8:0];
+  assign clear_at_hi = rd_slot[10:2] == clear_row;
+  assign \$317  = clear_row - 1'h1;
+  assign clear_at_hi_m1 = rd_slot[10:2] == \$317 [8:0];
+  assign sc_mark_at_hi = rd_slot[10:2] == sc_row_qqq;
+  assign \$318  = sc_row_qqq - 1'h1;
+  assign sc_mark_at_hi_m1 = rd_slot[10:2] == \$318 [8:0];
+  assign \$319  = 1'h0 < rd_slot[1:0];
+  assign \$320  = rd_slot[10:2] + \$319 ;
+  assign \$321  = 1'h0 < rd_slot[1:0];
+  assign \$322  = rd_slot[10:2] + \$321 ;
+  assign \$323  = 1'h0 < rd_slot[1:0];
+  assign \$324  = rd_slot[10:2] + \$323 ;
+  assign \$325  = ! \port$6576$376 [1:0];
+  assign \wr_en$234  = \port$6576$376 [12] & \$325 ;
+  assign \$326  = ! inv_slot[1:0];
+  assign \$327  = \port$6576$376 [13] & \$326 ;
+  assign \$328  = clear_en | \$327 ;
+  assign \$329  = ~ \port$6576$376 [13];
+  assign \$330  = ! \port$6576$376 [1:0];
+  assign \$331  = \port$6576$376 [12] & \$330 ;
+  assign \$332  = \$329  & \$331 ;
+  assign \wr_en$238  = \$328  | \$332 ;
+  assign \$333  = ! inv_slot[1:0];
+  assign \$334  = \port$6576$376 [13] & \$333 ;
+  assign \$335  = clear_en | \$334 ;
+  assign \$336  = ~ \port$6576$376 [13];
+  assign \$337  = ! \port$6576$376 [1:0];
+  assign \$338  = \port$6576$376 [12] & \$337 ;
+  assign \$339  = \$336  & \$338 ;
+  assign \$340  = \$335  | \$339 ;
+  assign \$341  = clear_row == sc_row_q;
+  assign \$342  = clear_en & \$341 ;
+  assign \$343  = ~ clear_en;
+  assign \$344  = \$343  & \port$6576$376 [13];
+  assign \$345  = ! inv_slot[1:0];
+  assign \$346  = \$344  & \$345 ;
+  assign \$347  = inv_slot[10:2] == sc_row_q;
+  assign \$348  = \$346  & \$347 ;
+  assign \$349  = \$342  | \$348 ;
+  assign \$350  = ~ clear_en;
+  assign \$351  = ~ \port$6576$376 [13];
+  assign \$352  = \$350  & \$351 ;
+  assign \$353  = ! \port$6576$376 [1:0];
+  assign \$354  = \port$6576$376 [12] & \$353 ;
+  assign \$355  = \$352  & \$354 ;
+  assign \$356  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$357  = \$355  & \$356 ;
+  assign \$358  = \$349  | \$357 ;
+  assign sc_snoop0 = \$358  | sc_wr_at_read0;
+  assign \$359  = clear_row == sc_row_q;
+  assign \$360  = clear_en & \$359 ;
+  assign \$361  = ~ clear_en;
+  assign \$362  = \$361  & \port$6576$376 [13];
+  assign \$363  = ! inv_slot[1:0];
+  assign \$364  = \$362  & \$363 ;
+  assign \$365  = inv_slot[10:2] == sc_row_q;
+  assign \$366  = \$364  & \$365 ;
+  assign \$367  = \$360  | \$366 ;
+  assign \$368  = ~ clear_en;
+  assign \$369  = ~ \port$6576$376 [13];
+  assign \$370  = \$368  & \$369 ;
+  assign \$371  = ! \port$6576$376 [1:0];
+  assign \$372  = \port$6576$376 [12] & \$371 ;
+  assign \$373  = \$370  & \$372 ;
+  assign \$374  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$375  = \$373  & \$374 ;
+  assign \$376  = \$367  | \$375 ;
+  assign sc_snoop_data0 = \$376  ? copy_data : sc_wr_at_read_data0;
+  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$824 ;
+  assign \$378  = ! \port$6576$376 [1:0];
+  assign \$379  = \port$6576$376 [12] & \$378 ;
+  assign \$380  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$381  = \$379  & \$380 ;
+  assign \$382  = ~ \$381 ;
+  assign sc_we0 = sc_intent0 & \$382 ;
+  assign \$383  = \port$6576$376 [10:2] == rd_row_q0;
+  assign ent0_byp_next = \wr_en$234  & \$383 ;
+  assign \$384  = meta_addr == rd_row_q0;
+  assign meta0_byp_next = \wr_en$238  & \$384 ;
+  assign \$385  = sc_row_qqq == rd_row_q0;
+  assign mark0_byp_next = sc_we0 & \$385 ;
+  assign \$386  = ent0_alt ? ent0_alt_data[55:0] : \rd_data$250 [55:0];
+  assign \$387  = ent0_alt ? ent0_alt_data[71:56] : \rd_data$250 [71:56];
+  assign \$388  = meta0_alt ? meta0_alt_data[7:0] : \rd_data$253 [7:0];
+  assign \$389  = \rd_data$253 [11:8] == generation;
+  assign \$390  = \rd_data$253 [13] & \$389 ;
+  assign \$391  = meta0_alt ? meta0_alt_summary : \$390 ;
+  assign \$392  = meta0_alt ? meta0_alt_data[12] : \rd_data$253 [12];
+  assign \$393  = mark0_alt ? mark0_alt_data : \rd_data$257 ;
+  assign \$394  = mark0_alt ? mark0_alt_data : \rd_data$257 ;
+  assign \$395  = 1'h1 < rd_slot[1:0];
+  assign \$396  = rd_slot[10:2] + \$395 ;
+  assign \$397  = 1'h1 < rd_slot[1:0];
+  assign \$398  = rd_slot[10:2] + \$397 ;
+  assign \$399  = 1'h1 < rd_slot[1:0];
+  assign \$400  = rd_slot[10:2] + \$399 ;
+  assign \$401  = \port$6576$376 [1:0] == 1'h1;
+  assign \wr_en$275  = \port$6576$376 [12] & \$401 ;
+  assign \$402  = inv_slot[1:0] == 1'h1;
+  assign \$403  = \port$6576$376 [13] & \$402 ;
+  assign \$404  = clear_en | \$403 ;
+  assign \$405  = ~ \port$6576$376 [13];
+  assign \$406  = \port$6576$376 [1:0] == 1'h1;
+  assign \$407  = \port$6576$376 [12] & \$406 ;
+  assign \$408  = \$405  & \$407 ;
+  assign \wr_en$277  = \$404  | \$408 ;
+  assign \$409  = inv_slot[1:0] == 1'h1;
+  assign \$410  = \port$6576$376 [13] & \$409 ;
+  assign \$411  = clear_en | \$410 ;
+  assign \$412  = ~ \port$6576$376 [13];
+  assign \$413  = \port$6576$376 [1:0] == 1'h1;
+  assign \$414  = \port$6576$376 [12] & \$413 ;
+  assign \$415  = \$412  & \$414 ;
+  assign \$416  = \$411  | \$415 ;
+  assign \$417  = clear_row == sc_row_q;
+  assign \$418  = clear_en & \$417 ;
+  assign \$419  = ~ clear_en;
+  assign \$420  = \$419  & \port$6576$376 [13];
+  assign \$421  = inv_slot[1:0] == 1'h1;
+  assign \$422  = \$420  & \$421 ;
+  assign \$423  = inv_slot[10:2] == sc_row_q;
+  assign \$424  = \$422  & \$423 ;
+  assign \$425  = \$418  | \$424 ;
+  assign \$426  = ~ clear_en;
+  assign \$427  = ~ \port$6576$376 [13];
+  assign \$428  = \$426  & \$427 ;
+  assign \$429  = \port$6576$376 [1:0] == 1'h1;
+  assign \$430  = \port$6576$376 [12] & \$429 ;
+  assign \$431  = \$428  & \$430 ;
+  assign \$432  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$433  = \$431  & \$432 ;
+  assign \$434  = \$425  | \$433 ;
+  assign sc_snoop1 = \$434  | sc_wr_at_read1;
+  assign \$435  = clear_row == sc_row_q;
+  assign \$436  = clear_en & \$435 ;
+  assign \$437  = ~ clear_en;
+  assign \$438  = \$437  & \port$6576$376 [13];
+  assign \$439  = inv_slot[1:0] == 1'h1;
+  assign \$440  = \$438  & \$439 ;
+  assign \$441  = inv_slot[10:2] == sc_row_q;
+  assign \$442  = \$440  & \$441 ;
+  assign \$443  = \$436  | \$442 ;
+  assign \$444  = ~ clear_en;
+  assign \$445  = ~ \port$6576$376 [13];
+  assign \$446  = \$444  & \$445 ;
+  assign \$447  = \port$6576$376 [1:0] == 1'h1;
+  assign \$448  = \port$6576$376 [12] & \$447 ;
+  assign \$449  = \$446  & \$448 ;
+  assign \$450  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$451  = \$449  & \$450 ;
+  assign \$452  = \$443  | \$451 ;
+  assign sc_snoop_data1 = \$452  ? copy_data : sc_wr_at_read_data1;
+  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$825 ;
+  assign \$454  = \port$6576$376 [1:0] == 1'h1;
+  assign \$455  = \port$6576$376 [12] & \$454 ;
+  assign \$456  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$457  = \$455  & \$456 ;
+  assign \$458  = ~ \$457 ;
+  assign sc_we1 = sc_intent1 & \$458 ;
+  assign \$459  = \port$6576$376 [10:2] == rd_row_q1;
+  assign ent1_byp_next = \wr_en$275  & \$459 ;
+  assign \$460  = meta_addr == rd_row_q1;
+  assign meta1_byp_next = \wr_en$277  & \$460 ;
+  assign \$461  = sc_row_qqq == rd_row_q1;
+  assign mark1_byp_next = sc_we1 & \$461 ;
+  assign \$462  = ent1_alt ? ent1_alt_data[55:0] : \rd_data$280 [55:0];
+  assign \$463  = ent1_alt ? ent1_alt_data[71:56] : \rd_data$280 [71:56];
+  assign \$464  = meta1_alt ? meta1_alt_data[7:0] : \rd_data$281 [7:0];
+  assign \$465  = \rd_data$281 [11:8] == generation;
+  assign \$466  = \rd_data$281 [13] & \$465 ;
+  assign \$467  = meta1_alt ? meta1_alt_summary : \$466 ;
+  assign \$468  = meta1_alt ? meta1_alt_data[12] : \rd_data$281 [12];
+  assign \$469  = mark1_alt ? mark1_alt_data : \rd_data$282 ;
+  assign \$470  = mark1_alt ? mark1_alt_data : \rd_data$282 ;
+  assign \$471  = 2'h2 < rd_slot[1:0];
+  assign \$472  = rd_slot[10:2] + \$471 ;
+  assign \$473  = 2'h2 < rd_slot[1:0];
+  assign \$474  = rd_slot[10:2] + \$473 ;
+  assign \$475  = 2'h2 < rd_slot[1:0];
+  assign \$476  = rd_slot[10:2] + \$475 ;
+  assign \$477  = \port$6576$376 [1:0] == 2'h2;
+  assign \wr_en$296  = \port$6576$376 [12] & \$477 ;
+  assign \$478  = inv_slot[1:0] == 2'h2;
+  assign \$479  = \port$6576$376 [13] & \$478 ;
+  assign \$480  = clear_en | \$479 ;
+  assign \$481  = ~ \port$6576$376 [13];
+  assign \$482  = \port$6576$376 [1:0] == 2'h2;
+  assign \$483  = \port$6576$376 [12] & \$482 ;
+  assign \$484  = \$481  & \$483 ;
+  assign \wr_en$298  = \$480  | \$484 ;
+  assign \$485  = inv_slot[1:0] == 2'h2;
+  assign \$486  = \port$6576$376 [13] & \$485 ;
+  assign \$487  = clear_en | \$486 ;
+  assign \$488  = ~ \port$6576$376 [13];
+  assign \$489  = \port$6576$376 [1:0] == 2'h2;
+  assign \$490  = \port$6576$376 [12] & \$489 ;
+  assign \$491  = \$488  & \$490 ;
+  assign \$492  = \$487  | \$491 ;
+  assign \$493  = clear_row == sc_row_q;
+  assign \$494  = clear_en & \$493 ;
+  assign \$495  = ~ clear_en;
+  assign \$496  = \$495  & \port$6576$376 [13];
+  assign \$497  = inv_slot[1:0] == 2'h2;
+  assign \$498  = \$496  & \$497 ;
+  assign \$499  = inv_slot[10:2] == sc_row_q;
+  assign \$500  = \$498  & \$499 ;
+  assign \$501  = \$494  | \$500 ;
+  assign \$502  = ~ clear_en;
+  assign \$503  = ~ \port$6576$376 [13];
+  assign \$504  = \$502  & \$503 ;
+  assign \$505  = \port$6576$376 [1:0] == 2'h2;
+  assign \$506  = \port$6576$376 [12] & \$505 ;
+  assign \$507  = \$504  & \$506 ;
+  assign \$508  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$509  = \$507  & \$508 ;
+  assign \$510  = \$501  | \$509 ;
+  assign sc_snoop2 = \$510  | sc_wr_at_read2;
+  assign \$511  = clear_row == sc_row_q;
+  assign \$512  = clear_en & \$511 ;
+  assign \$513  = ~ clear_en;
+  assign \$514  = \$513  & \port$6576$376 [13];
+  assign \$515  = inv_slot[1:0] == 2'h2;
+  assign \$516  = \$514  & \$515 ;
+  assign \$517  = inv_slot[10:2] == sc_row_q;
+  assign \$518  = \$516  & \$517 ;
+  assign \$519  = \$512  | \$518 ;
+  assign \$520  = ~ clear_en;
+  assign \$521  = ~ \port$6576$376 [13];
+  assign \$522  = \$520  & \$521 ;
+  assign \$523  = \port$6576$376 [1:0] == 2'h2;
+  assign \$524  = \port$6576$376 [12] & \$523 ;
+  assign \$525  = \$522  & \$524 ;
+  assign \$526  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$527  = \$525  & \$526 ;
+  assign \$528  = \$519  | \$527 ;
+  assign sc_snoop_data2 = \$528  ? copy_data : sc_wr_at_read_data2;
+  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$826 ;
+  assign \$530  = \port$6576$376 [1:0] == 2'h2;
+  assign \$531  = \port$6576$376 [12] & \$530 ;
+  assign \$532  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$533  = \$531  & \$532 ;
+  assign \$534  = ~ \$533 ;
+  assign sc_we2 = sc_intent2 & \$534 ;
+  assign \$535  = \port$6576$376 [10:2] == rd_row_q2;
+  assign ent2_byp_next = \wr_en$296  & \$535 ;
+  assign \$536  = meta_addr == rd_row_q2;
+  assign meta2_byp_next = \wr_en$298  & \$536 ;
+  assign \$537  = sc_row_qqq == rd_row_q2;
+  assign mark2_byp_next = sc_we2 & \$537 ;
+  assign \$538  = ent2_alt ? ent2_alt_data[55:0] : \rd_data$301 [55:0];
+  assign \$539  = ent2_alt ? ent2_alt_data[71:56] : \rd_data$301 [71:56];
+  assign \$540  = meta2_alt ? meta2_alt_data[7:0] : \rd_data$302 [7:0];
+  assign \$541  = \rd_data$302 [11:8] == generation;
+  assign \$542  = \rd_data$302 [13] & \$541 ;
+  assign \$543  = meta2_alt ? meta2_alt_summary : \$542 ;
+  assign \$544  = meta2_alt ? meta2_alt_data[12] : \rd_data$302 [12];
+  assign \$545  = mark2_alt ? mark2_alt_data : \rd_data$303 ;
+  assign \$546  = mark2_alt ? mark2_alt_data : \rd_data$303 ;
+  assign \$547  = 2'h3 < rd_slot[1:0];
+  assign \$548  = rd_slot[10:2] + \$547 ;
+  assign \$549  = 2'h3 < rd_slot[1:0];
+  assign \$550  = rd_slot[10:2] + \$549 ;
+  assign \$551  = 2'h3 < rd_slot[1:0];
+  assign \$552  = rd_slot[10:2] + \$551 ;
+  assign \$553  = \port$6576$376 [1:0] == 2'h3;
+  assign \wr_en$317  = \port$6576$376 [12] & \$553 ;
+  assign \$554  = inv_slot[1:0] == 2'h3;
+  assign \$555  = \port$6576$376 [13] & \$554 ;
+  assign \$556  = clear_en | \$555 ;
+  assign \$557  = ~ \port$6576$376 [13];
+  assign \$558  = \port$6576$376 [1:0] == 2'h3;
+  assign \$559  = \port$6576$376 [12] & \$558 ;
+  assign \$560  = \$557  & \$559 ;
+  assign \wr_en$319  = \$556  | \$560 ;
+  assign \$561  = inv_slot[1:0] == 2'h3;
+  assign \$562  = \port$6576$376 [13] & \$561 ;
+  assign \$563  = clear_en | \$562 ;
+  assign \$564  = ~ \port$6576$376 [13];
+  assign \$565  = \port$6576$376 [1:0] == 2'h3;
+  assign \$566  = \port$6576$376 [12] & \$565 ;
+  assign \$567  = \$564  & \$566 ;
+  assign \$568  = \$563  | \$567 ;
+  assign \$569  = clear_row == sc_row_q;
+  assign \$570  = clear_en & \$569 ;
+  assign \$571  = ~ clear_en;
+  assign \$572  = \$571  & \port$6576$376 [13];
+  assign \$573  = inv_slot[1:0] == 2'h3;
+  assign \$574  = \$572  & \$573 ;
+  assign \$575  = inv_slot[10:2] == sc_row_q;
+  assign \$576  = \$574  & \$575 ;
+  assign \$577  = \$570  | \$576 ;
+  assign \$578  = ~ clear_en;
+  assign \$579  = ~ \port$6576$376 [13];
+  assign \$580  = \$578  & \$579 ;
+  assign \$581  = \port$6576$376 [1:0] == 2'h3;
+  assign \$582  = \port$6576$376 [12] & \$581 ;
+  assign \$583  = \$580  & \$582 ;
+  assign \$584  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$585  = \$583  & \$584 ;
+  assign \$586  = \$577  | \$585 ;
+  assign sc_snoop3 = \$586  | sc_wr_at_read3;
+  assign \$587  = clear_row == sc_row_q;
+  assign \$588  = clear_en & \$587 ;
+  assign \$589  = ~ clear_en;
+  assign \$590  = \$589  & \port$6576$376 [13];
+  assign \$591  = inv_slot[1:0] == 2'h3;
+  assign \$592  = \$590  & \$591 ;
+  assign \$593  = inv_slot[10:2] == sc_row_q;
+  assign \$594  = \$592  & \$593 ;
+  assign \$595  = \$588  | \$594 ;
+  assign \$596  = ~ clear_en;
+  assign \$597  = ~ \port$6576$376 [13];
+  assign \$598  = \$596  & \$597 ;
+  assign \$599  = \port$6576$376 [1:0] == 2'h3;
+  assign \$600  = \port$6576$376 [12] & \$599 ;
+  assign \$601  = \$598  & \$600 ;
+  assign \$602  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$603  = \$601  & \$602 ;
+  assign \$604  = \$595  | \$603 ;
+  assign sc_snoop_data3 = \$604  ? copy_data : sc_wr_at_read_data3;
+  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$827 ;
+  assign \$606  = \port$6576$376 [1:0] == 2'h3;
+  assign \$607  = \port$6576$376 [12] & \$606 ;
+  assign \$608  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$609  = \$607  & \$608 ;
+  assign \$610  = ~ \$609 ;
+  assign sc_we3 = sc_intent3 & \$610 ;
+  assign \$611  = \port$6576$376 [10:2] == rd_row_q3;
+  assign ent3_byp_next = \wr_en$317  & \$611 ;
+  assign \$612  = meta_addr == rd_row_q3;
+  assign meta3_byp_next = \wr_en$319  & \$612 ;
+  assign \$613  = sc_row_qqq == rd_row_q3;
+  assign mark3_byp_next = sc_we3 & \$613 ;
+  assign \$614  = ent3_alt ? ent3_alt_data[55:0] : \rd_data$322 [55:0];
+  assign \$615  = ent3_alt ? ent3_alt_data[71:56] : \rd_data$322 [71:56];
+  assign \$616  = meta3_alt ? meta3_alt_data[7:0] : \rd_data$323 [7:0];
+  assign \$617  = \rd_data$323 [11:8] == generation;
+  assign \$618  = \rd_data$323 [13] & \$617 ;
+  assign \$619  = meta3_alt ? meta3_alt_summary : \$618 ;
+  assign \$620  = meta3_alt ? meta3_alt_data[12] : \rd_data$323 [12];
+  assign \$621  = mark3_alt ? mark3_alt_data : \rd_data$324 ;
+  assign \$622  = mark3_alt ? mark3_alt_data : \rd_data$324 ;
+  assign err_uncorrectable = | { chk15_unc, chk14_unc, chk13_unc, chk12_unc, chk11_unc, chk10_unc, chk9_unc, chk8_unc, chk7_unc, chk6_unc, chk5_unc, chk4_unc, chk3_unc, chk2_unc, chk1_unc, chk0_unc };
+  assign err_corrected = | { chk15_cor, chk14_cor, chk13_cor, chk12_cor, chk11_cor, chk10_cor, chk9_cor, chk8_cor, chk7_cor, chk6_cor, chk5_cor, chk4_cor, chk3_cor, chk2_cor, chk1_cor, chk0_cor };
+  assign \$623  = chk15_cor ? 4'h4 : 4'h0;
+  assign \$624  = chk14_cor ? 4'h4 : \$623 ;
+  assign \$625  = chk13_cor ? 4'h4 : \$624 ;
+  assign \$626  = chk12_cor ? 4'h4 : \$625 ;
+  assign \$627  = chk11_cor ? 4'h3 : \$626 ;
+  assign \$628  = chk10_cor ? 4'h3 : \$627 ;
+  assign \$629  = chk9_cor ? 4'h3 : \$628 ;
+  assign \$630  = chk8_cor ? 4'h3 : \$629 ;
+  assign \$631  = chk7_cor ? 4'h2 : \$630 ;
+  assign \$632  = chk6_cor ? 4'h2 : \$631 ;
+  assign \$633  = chk5_cor ? 4'h2 : \$632 ;
+  assign \$634  = chk4_cor ? 4'h2 : \$633 ;
+  assign \$635  = chk3_cor ? 4'h1 : \$634 ;
+  assign \$636  = chk2_cor ? 4'h1 : \$635 ;
+  assign \$637  = chk1_cor ? 4'h1 : \$636 ;
+  assign \$638  = chk0_cor ? 4'h1 : \$637 ;
+  assign \$639  = chk15_unc ? 4'h4 : \$638 ;
+  assign \$640  = chk14_unc ? 4'h4 : \$639 ;
+  assign \$641  = chk13_unc ? 4'h4 : \$640 ;
+  assign \$642  = chk12_unc ? 4'h4 : \$641 ;
+  assign \$643  = chk11_unc ? 4'h3 : \$642 ;
+  assign \$644  = chk10_unc ? 4'h3 : \$643 ;
+  assign \$645  = chk9_unc ? 4'h3 : \$644 ;
+  assign \$646  = chk8_unc ? 4'h3 : \$645 ;
+  assign \$647  = chk7_unc ? 4'h2 : \$646 ;
+  assign \$648  = chk6_unc ? 4'h2 : \$647 ;
+  assign \$649  = chk5_unc ? 4'h2 : \$648 ;
+  assign \$650  = chk4_unc ? 4'h2 : \$649 ;
+  assign \$651  = chk3_unc ? 4'h1 : \$650 ;
+  assign \$652  = chk2_unc ? 4'h1 : \$651 ;
+  assign \$653  = chk1_unc ? 4'h1 : \$652 ;
+  assign err_mem = chk0_unc ? 4'h1 : \$653 ;
+  assign \$654  = chk15_cor ? chk15_addr : 11'h000;
+  assign \$655  = chk14_cor ? chk14_addr : \$654 ;
+  assign \$656  = chk13_cor ? chk13_addr : \$655 ;
+  assign \$657  = chk12_cor ? chk12_addr : \$656 ;
+  assign \$658  = chk11_cor ? chk11_addr : \$657 ;
+  assign \$659  = chk10_cor ? chk10_addr : \$658 ;
+  assign \$660  = chk9_cor ? chk9_addr : \$659 ;
+  assign \$661  = chk8_cor ? chk8_addr : \$660 ;
+  assign \$662  = chk7_cor ? chk7_addr : \$661 ;
+  assign \$663  = chk6_cor ? chk6_addr : \$662 ;
+  assign \$664  = chk5_cor ? chk5_addr : \$663 ;
+  assign \$665  = chk4_cor ? chk4_addr : \$664 ;
+  assign \$666  = chk3_cor ? chk3_addr : \$665 ;
+  assign \$667  = chk2_cor ? chk2_addr : \$666 ;
+  assign \$668  = chk1_cor ? chk1_addr : \$667 ;
+  assign \$669  = chk0_cor ? chk0_addr : \$668 ;
+  assign \$670  = chk15_unc ? chk15_addr : \$669 ;
+  assign \$671  = chk14_unc ? chk14_addr : \$670 ;
+  assign \$672  = chk13_unc ? chk13_addr : \$671 ;
+  assign \$673  = chk12_unc ? chk12_addr : \$672 ;
+  assign \$674  = chk11_unc ? chk11_addr : \$673 ;
+  assign \$675  = chk10_unc ? chk10_addr : \$674 ;
+  assign \$676  = chk9_unc ? chk9_addr : \$675 ;
+  assign \$677  = chk8_unc ? chk8_addr : \$676 ;
+  assign \$678  = chk7_unc ? chk7_addr : \$677 ;
+  assign \$679  = chk6_unc ? chk6_addr : \$678 ;
+  assign \$680  = chk5_unc ? chk5_addr : \$679 ;
+  assign \$681  = chk4_unc ? chk4_addr : \$680 ;
+  assign \$682  = chk3_unc ? chk3_addr : \$681 ;
+  assign \$683  = chk2_unc ? chk2_addr : \$682 ;
+  assign \$684  = chk1_unc ? chk1_addr : \$683 ;
+  assign err_slot = chk0_unc ? chk0_addr : \$684 ;
+  always @(posedge clk)
+    sc_row_q <= \$685 ;
+  always @(posedge clk)
+    sc_row_qq <= \$686 ;
+  always @(posedge clk)
+    sc_row_qqq <= \$687 ;
+  always @(posedge clk)
+    rd_row_q0 <= \$688 ;
+  always @(posedge clk)
+    sc_wr_at_read0 <= \$689 ;
+  always @(posedge clk)
+    sc_wr_at_read_data0 <= \$690 ;
+  always @(posedge clk)
+    sc_snoop_q0 <= \$691 ;
+  always @(posedge clk)
+    sc_snoop_data_q0 <= \$692 ;
+  always @(posedge clk)
+    sc_intent0 <= \$693 ;
+  always @(posedge clk)
+    sc_value0 <= \$694 ;
+  always @(posedge clk)
+    rd_row_qq0 <= \$695 ;
+  always @(posedge clk)
+    rd_sc_row_hit0 <= \$696 ;
+  always @(posedge clk)
+    ent0_byp <= \$697 ;
+  always @(posedge clk)
+    ent0_byp_data <= \$698 ;
+  always @(posedge clk)
+    ent0_alt <= \$699 ;
+  always @(posedge clk)
+    ent0_alt_data <= \$700 ;
+  always @(posedge clk)
+    meta0_byp <= \$701 ;
+  always @(posedge clk)
+    meta0_byp_data <= \$702 ;
+  always @(posedge clk)
+    meta0_alt <= \$703 ;
+  always @(posedge clk)
+    meta0_alt_data <= \$704 ;
+  always @(posedge clk)
+    meta0_alt_summary <= \$705 ;
+  always @(posedge clk)
+    mark0_byp <= \$706 ;
+  always @(posedge clk)
+    mark0_byp_data <= \$707 ;
+  always @(posedge clk)
+    mark0_alt <= \$708 ;
+  always @(posedge clk)
+    mark0_alt_data <= \$709 ;
+  always @(posedge clk)
+    rd_row_q1 <= \$710 ;
+  always @(posedge clk)
+    sc_wr_at_read1 <= \$711 ;
+  always @(posedge clk)
+    sc_wr_at_read_data1 <= \$712 ;
+  always @(posedge clk)
+    sc_snoop_q1 <= \$713 ;
+  always @(posedge clk)
+    sc_snoop_data_q1 <= \$714 ;
+  always @(posedge clk)
+    sc_intent1 <= \$715 ;
+  always @(posedge clk)
+    sc_value1 <= \$716 ;
+  always @(posedge clk)
+    rd_row_qq1 <= \$717 ;
+  always @(posedge clk)
+    rd_sc_row_hit1 <= \$718 ;
+  always @(posedge clk)
+    ent1_byp <= \$719 ;
+  always @(posedge clk)
+    ent1_byp_data <= \$720 ;
+  always @(posedge clk)
+    ent1_alt <= \$721 ;
+  always @(posedge clk)
+    ent1_alt_data <= \$722 ;
+  always @(posedge clk)
+    meta1_byp <= \$723 ;
+  always @(posedge clk)
+    meta1_byp_data <= \$724 ;
+  always @(posedge clk)
+    meta1_alt <= \$725 ;
+  always @(posedge clk)
+    meta1_alt_data <= \$726 ;
+  always @(posedge clk)
+    meta1_alt_summary <= \$727 ;
+  always @(posedge clk)
+    mark1_byp <= \$728 ;
+  always @(posedge clk)
+    mark1_byp_data <= \$729 ;
+  always @(posedge clk)
+    mark1_alt <= \$730 ;
+  always @(posedge clk)
+    mark1_alt_data <= \$731 ;
+  always @(posedge clk)
+    rd_row_q2 <= \$732 ;
+  always @(posedge clk)
+    sc_wr_at_read2 <= \$733 ;
+  always @(posedge clk)
+    sc_wr_at_read_data2 <= \$734 ;
+  always @(posedge clk)
+    sc_snoop_q2 <= \$735 ;
+  always @(posedge clk)
+    sc_snoop_data_q2 <= \$736 ;
+  always @(posedge clk)
+    sc_intent2 <= \$737 ;
+  always @(posedge clk)
+    sc_value2 <= \$738 ;
+  always @(posedge clk)
+    rd_row_qq2 <= \$739 ;
+  always @(posedge clk)
+    rd_sc_row_hit2 <= \$740 ;
+  always @(posedge clk)
+    ent2_byp <= \$741 ;
+  always @(posedge clk)
+    ent2_byp_data <= \$742 ;
+  always @(posedge clk)
+    ent2_alt <= \$743 ;
+  always @(posedge clk)
+    ent2_alt_data <= \$744 ;
+  always @(posedge clk)
+    meta2_byp <= \$745 ;
+  always @(posedge clk)
+    meta2_byp_data <= \$746 ;
+  always @(posedge clk)
+    meta2_alt <= \$747 ;
+  always @(posedge clk)
+    meta2_alt_data <= \$748 ;
+  always @(posedge clk)
+    meta2_alt_summary <= \$749 ;
+  always @(posedge clk)
+    mark2_byp <= \$750 ;
+  always @(posedge clk)
+    mark2_byp_data <= \$751 ;
+  always @(posedge clk)
+    mark2_alt <= \$752 ;
+  always @(posedge clk)
+    mark2_alt_data <= \$753 ;
+  always @(posedge clk)
+    rd_row_q3 <= \$754 ;
+  always @(posedge clk)
+    sc_wr_at_read3 <= \$755 ;
+  always @(posedge clk)
+    sc_wr_at_read_data3 <= \$756 ;
+  always @(posedge clk)
+    sc_snoop_q3 <= \$757 ;
+  always @(posedge clk)
+    sc_snoop_data_q3 <= \$758 ;
+  always @(posedge clk)
+    sc_intent3 <= \$759 ;
+  always @(posedge clk)
+    sc_value3 <= \$760 ;
+  always @(posedge clk)
+    rd_row_qq3 <= \$761 ;
+  always @(posedge clk)
+    rd_sc_row_hit3 <= \$762 ;
+  always @(posedge clk)
+    ent3_byp <= \$763 ;
+  always @(posedge clk)
+    ent3_byp_data <= \$764 ;
+  always @(posedge clk)
+    ent3_alt <= \$765 ;
+  always @(posedge clk)
+    ent3_alt_data <= \$766 ;
+  always @(posedge clk)
+    meta3_byp <= \$767 ;
+  always @(posedge clk)
+    meta3_byp_data <= \$768 ;
+  always @(posedge clk)
+    meta3_alt <= \$769 ;
+  always @(posedge clk)
+    meta3_alt_data <= \$770 ;
+  always @(posedge clk)
+    meta3_alt_summary <= \$771 ;
+  always @(posedge clk)
+    mark3_byp <= \$772 ;
+  always @(posedge clk)
+    mark3_byp_data <= \$773 ;
+  always @(posedge clk)
+    mark3_alt <= \$774 ;
+  always @(posedge clk)
+    mark3_alt_data <= \$775 ;
+  always @(posedge clk)
+    chk0_unc <= \$776 ;
+  always @(posedge clk)
+    chk0_cor <= \$777 ;
+  always @(posedge clk)
+    chk0_addr <= \$778 ;
+  always @(posedge clk)
+    chk1_unc <= \$779 ;
+  always @(posedge clk)
+    chk1_cor <= \$780 ;
+  always @(posedge clk)
+    chk1_addr <= \$781 ;
+  always @(posedge clk)
+    chk2_unc <= \$782 ;
+  always @(posedge clk)
+    chk2_cor <= \$783 ;
+  always @(posedge clk)
+    chk2_addr <= \$784 ;
+  always @(posedge clk)
+    chk3_unc <= \$785 ;
+  always @(posedge clk)
+    chk3_cor <= \$786 ;
+  always @(posedge clk)
+    chk3_addr <= \$787 ;
+  always @(posedge clk)
+    chk4_unc <= \$788 ;
+  always @(posedge clk)
+    chk4_cor <= \$789 ;
+  always @(posedge clk)
+    chk4_addr <= \$790 ;
+  always @(posedge clk)
+    chk5_unc <= \$791 ;
+  always @(posedge clk)
+    chk5_cor <= \$792 ;
+  always @(posedge clk)
+    chk5_addr <= \$793 ;
+  always @(posedge clk)
+    chk6_unc <= \$794 ;
+  always @(posedge clk)
+    chk6_cor <= \$795 ;
+  always @(posedge clk)
+    chk6_addr <= \$796 ;
+  always @(posedge clk)
+    chk7_unc <= \$797 ;
+  always @(posedge clk)
+    chk7_cor <= \$798 ;
+  always @(posedge clk)
+    chk7_addr <= \$799 ;
+  always @(posedge clk)
+    chk8_unc <= \$800 ;
+  always @(posedge clk)
+    chk8_cor <= \$801 ;
+  always @(posedge clk)
+    chk8_addr <= \$802 ;
+  always @(posedge clk)
+    chk9_unc <= \$803 ;
+  always @(posedge clk)
+    chk9_cor <= \$804 ;
+  always @(posedge clk)
+    chk9_addr <= \$805 ;
+  always @(posedge clk)
+    chk10_unc <= \$806 ;
+  always @(posedge clk)
+    chk10_cor <= \$807 ;
+  always @(posedge clk)
+    chk10_addr <= \$808 ;
+  always @(posedge clk)
+    chk11_unc <= \$809 ;
+  always @(posedge clk)
+    chk11_cor <= \$810 ;
+  always @(posedge clk)
+    chk11_addr <= \$811 ;
+  always @(posedge clk)
+    chk12_unc <= \$812 ;
+  always @(posedge clk)
+    chk12_cor <= \$813 ;
+  always @(posedge clk)
+    chk12_addr <= \$814 ;
+  always @(posedge clk)
+    chk13_unc <= \$815 ;
+  always @(posedge clk)
+    chk13_cor <= \$816 ;
+  always @(posedge clk)
+    chk13_addr <= \$817 ;
+  always @(posedge clk)
+    chk14_unc <= \$818 ;
+  always @(posedge clk)
+    chk14_cor <= \$819 ;
+  always @(posedge clk)
+    chk14_addr <= \$820 ;
+  always @(posedge clk)
+    chk15_unc <= \$821 ;
+  always @(posedge clk)
+    chk15_cor <= \$822 ;
+  always @(posedge clk)
+    chk15_addr <= \$823 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[10:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$7584$376 [13];
+  assign \$6  = \$5  & \port$6576$376 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$7584$376 [13];
+  assign \$13  = ~ \port$6576$376 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$7584$376 [1:0];
-  assign \$16  = \port$7584$376 [12] & \$15 ;
+  assign \$15  = ! \port$6576$376 [1:0];
+  assign \$16  = \port$6576$376 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$7584$376 [10:2] == sc_row;
+  assign \$18  = \port$6576$376 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
-  assign \$21  = sc_snoop0 ? sc_snoop_data0 : \$2049 ;
-  assign \$22  = ! \port$7584$376 [1:0];
-  assign \$23  = \port$7584$376 [12] & \$22 ;
-  assign \$24  = \port$7584$376 [10:2] == sc_row_qq;
-  assign \$25  = \$23  & \$24 ;
-  assign \$26  = ~ \$25 ;
-  assign \$27  = sc_set[0] & \$26 ;
-  assign \$28  = ~ sc_data_q[8];
-  assign \$29  = rd_row_q0 == sc_row_qq;
-  assign \$30  = ! \port$7584$376 [1:0];
-  assign \$31  = \port$7584$376 [12] & \$30 ;
-  assign \$32  = 1'h0 < rd_slot[1:0];
-  assign \$33  = \$32  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$34  = \$31  & \$33 ;
-  assign \$35  = ent0_byp | ent0_byp_next;
-  assign \$36  = ent0_byp_next ? wr_data : ent0_byp_data;
-  assign \$37  = 1'h0 < rd_slot[1:0];
-  assign \$38  = \$37  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$39  = clear_en & \$38 ;
-  assign \$40  = ~ clear_en;
-  assign \$41  = \$40  & \port$7584$376 [13];
-  assign \$42  = ! inv_slot[1:0];
-  assign \$43  = \$41  & \$42 ;
-  assign \$44  = 1'h0 < rd_slot[1:0];
-  assign \$45  = \$44  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$46  = \$43  & \$45 ;
-  assign \$47  = \$39  | \$46 ;
-  assign \$48  = ~ clear_en;
-  assign \$49  = ~ \port$7584$376 [13];
-  assign \$50  = \$48  & \$49 ;
-  assign \$51  = ! \port$7584$376 [1:0];
-  assign \$52  = \port$7584$376 [12] & \$51 ;
-  assign \$53  = \$50  & \$52 ;
-  assign \$54  = 1'h0 < rd_slot[1:0];
-  assign \$55  = \$54  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$56  = \$53  & \$55 ;
-  assign \$57  = \$47  | \$56 ;
-  assign \$58  = meta0_byp | meta0_byp_next;
-  assign \$59  = meta0_byp_next ? \wr_data$40  : meta0_byp_data;
-  assign \$60  = \wr_data$40 [11:8] == generation;
-  assign \$61  = \wr_data$40 [13] & \$60 ;
-  assign \$62  = meta0_byp_data[11:8] == generation;
-  assign \$63  = meta0_byp_data[13] & \$62 ;
-  assign \$64  = meta0_byp_next ? \$61  : \$63 ;
-  assign \$65  = 1'h0 < rd_slot[1:0];
-  assign \$66  = \$65  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$67  = sc_we0 & \$66 ;
-  assign \$68  = mark0_byp | mark0_byp_next;
-  assign \$69  = mark0_byp_next ? sc_value0 : mark0_byp_data;
-  assign \$70  = 1'h1 < rd_slot[1:0];
-  assign \$71  = rd_slot[10:2] + \$70 ;
-  assign \$72  = clear_row == sc_row;
-  assign \$73  = clear_en & \$72 ;
-  assign \$74  = ~ clear_en;
-  assign \$75  = \$74  & \port$7584$376 [13];
-  assign \$76  = inv_slot[1:0] == 1'h1;
-  assign \$77  = \$75  & \$76 ;
-  assign \$78  = inv_slot[10:2] == sc_row;
-  assign \$79  = \$77  & \$78 ;
-  assign \$80  = \$73  | \$79 ;
-  assign \$81  = ~ clear_en;
-  assign \$82  = ~ \port$7584$376 [13];
-  assign \$83  = \$81  & \$82 ;
-  assign \$84  = \port$7584$376 [1:0] == 1'h1;
-  assign \$85  = \port$7584$376 [12] & \$84 ;
-  assign \$86  = \$83  & \$85 ;
-  assign \$87  = \port$7584$376 [10:2] == sc_row;
-  assign \$88  = \$86  & \$87 ;
-  assign \$89  = \$80  | \$88 ;
-  assign \$90  = sc_snoop1 ? sc_snoop_data1 : \$2050 ;
-  assign \$91  = \port$7584$376 [1:0] == 1'h1;
-  assign \$92  = \port$7584$376 [12] & \$91 ;
-  assign \$93  = \port$7584$376 [10:2] == sc_row_qq;
-  assign \$94  = \$92  & \$93 ;
-  assign \$95  = ~ \$94 ;
-  assign \$96  = sc_set[1] & \$95 ;
-  assign \$97  = ~ sc_data_q[18];
-  assign \$98  = rd_row_q1 == sc_row_qq;
-  assign \$99  = \port$7584$376 [1:0] == 1'h1;
-  assign \$100  = \port$7584$376 [12] & \$99 ;
-  assign \$101  = 1'h1 < rd_slot[1:0];
-  assign \$102  = \$101  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$103  = \$100  & \$102 ;
-  assign \$104  = ent1_byp | ent1_byp_next;
-  assign \$105  = ent1_byp_next ? \wr_data$66  : ent1_byp_data;
-  assign \$106  = 1'h1 < rd_slot[1:0];
-  assign \$107  = \$106  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$108  = clear_en & \$107 ;
-  assign \$109  = ~ clear_en;
-  assign \$110  = \$109  & \port$7584$376 [13];
-  assign \$111  = inv_slot[1:0] == 1'h1;
-  assign \$112  = \$110  & \$111 ;
-  assign \$113  = 1'h1 < rd_slot[1:0];
-  assign \$114  = \$113  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$115  = \$112  & \$114 ;
-  assign \$116  = \$108  | \$115 ;
-  assign \$117  = ~ clear_en;
-  assign \$118  = ~ \port$7584$376 [13];
-  assign \$119  = \$117  & \$118 ;
-  assign \$120  = \port$7584$376 [1:0] == 1'h1;
-  assign \$121  = \port$7584$376 [12] & \$120 ;
-  assign \$122  = \$119  & \$121 ;
-  assign \$123  = 1'h1 < rd_slot[1:0];
-  assign \$124  = \$123  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$125  = \$122  & \$124 ;
-  assign \$126  = \$116  | \$125 ;
-  assign \$127  = meta1_byp | meta1_byp_next;
-  assign \$128  = meta1_byp_next ? \wr_data$40  : meta1_byp_data;
-  assign \$129  = \wr_data$40 [11:8] == generation;
-  assign \$130  = \wr_data$40 [13] & \$129 ;
-  assign \$131  = meta1_byp_data[11:8] == generation;
-  assign \$132  = meta1_byp_data[13] & \$131 ;
-  assign \$133  = meta1_byp_next ? \$130  : \$132 ;
-  assign \$134  = 1'h1 < rd_slot[1:0];
-  assign \$135  = \$134  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$136  = sc_we1 & \$135 ;
-  assign \$137  = mark1_byp | mark1_byp_next;
-  assign \$138  = mark1_byp_next ? sc_value1 : mark1_byp_data;
-  assign \$139  = 2'h2 < rd_slot[1:0];
-  assign \$140  = rd_slot[10:2] + \$139 ;
-  assign \$141  = clear_row == sc_row;
-  assign \$142  = clear_en & \$141 ;
-  assign \$143  = ~ clear_en;
-  assign \$144  = \$143  & \port$7584$376 [13];
-  assign \$145  = inv_slot[1:0] == 2'h2;
+  assign \$21  = ! \port$6576$376 [1:0];
+  assign \$22  = \port$6576$376 [12] & \$21 ;
+  assign \$23  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$24  = \$22  & \$23 ;
+  assign \$25  = ~ \$24 ;
+  assign \$26  = sc_set[0] & \$25 ;
+  assign \$27  = ~ sc_data_q[8];
+  assign \$28  = rd_row_q0 == sc_row_qq;
+  assign \$29  = ! \port$6576$376 [1:0];
+  assign \$30  = \port$6576$376 [12] & \$29 ;
+  assign \$31  = 1'h0 < rd_slot[1:0];
+  assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$33  = \$30  & \$32 ;
+  assign \$34  = ent0_byp | ent0_byp_next;
+  assign \$35  = ent0_byp_next ? wr_data : ent0_byp_data;
+  assign \$36  = 1'h0 < rd_slot[1:0];
+  assign \$37  = \$36  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$38  = clear_en & \$37 ;
+  assign \$39  = ~ clear_en;
+  assign \$40  = \$39  & \port$6576$376 [13];
+  assign \$41  = ! inv_slot[1:0];
+  assign \$42  = \$40  & \$41 ;
+  assign \$43  = 1'h0 < rd_slot[1:0];
+  assign \$44  = \$43  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$45  = \$42  & \$44 ;
+  assign \$46  = \$38  | \$45 ;
+  assign \$47  = ~ clear_en;
+  assign \$48  = ~ \port$6576$376 [13];
+  assign \$49  = \$47  & \$48 ;
+  assign \$50  = ! \port$6576$376 [1:0];
+  assign \$51  = \port$6576$376 [12] & \$50 ;
+  assign \$52  = \$49  & \$51 ;
+  assign \$53  = 1'h0 < rd_slot[1:0];
+  assign \$54  = \$53  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$55  = \$52  & \$54 ;
+  assign \$56  = \$46  | \$55 ;
+  assign \$57  = meta0_byp | meta0_byp_next;
+  assign \$58  = meta0_byp_next ? \wr_data$41  : meta0_byp_data;
+  assign \$59  = \wr_data$41 [11:8] == generation;
+  assign \$60  = \wr_data$41 [13] & \$59 ;
+  assign \$61  = meta0_byp_data[11:8] == generation;
+  assign \$62  = meta0_byp_data[13] & \$61 ;
+  assign \$63  = meta0_byp_next ? \$60  : \$62 ;
+  assign \$64  = 1'h0 < rd_slot[1:0];
+  assign \$65  = \$64  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$66  = sc_we0 & \$65 ;
+  assign \$67  = mark0_byp | mark0_byp_next;
+  assign \$68  = mark0_byp_next ? sc_value0 : mark0_byp_data;
+  assign \$69  = 1'h1 < rd_slot[1:0];
+  assign \$70  = rd_slot[10:2] + \$69 ;
+  assign \$71  = clear_row == sc_row;
+  assign \$72  = clear_en & \$71 ;
+  assign \$73  = ~ clear_en;
+  assign \$74  = \$73  & \port$6576$376 [13];
+  assign \$75  = inv_slot[1:0] == 1'h1;
+  assign \$76  = \$74  & \$75 ;
+  assign \$77  = inv_slot[10:2] == sc_row;
+  assign \$78  = \$76  & \$77 ;
+  assign \$79  = \$72  | \$78 ;
+  assign \$80  = ~ clear_en;
+  assign \$81  = ~ \port$6576$376 [13];
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = \port$6576$376 [1:0] == 1'h1;
+  assign \$84  = \port$6576$376 [12] & \$83 ;
+  assign \$85  = \$82  & \$84 ;
+  assign \$86  = \port$6576$376 [10:2] == sc_row;
+  assign \$87  = \$85  & \$86 ;
+  assign \$88  = \$79  | \$87 ;
+  assign \$89  = \port$6576$376 [1:0] == 1'h1;
+  assign \$90  = \port$6576$376 [12] & \$89 ;
+  assign \$91  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$92  = \$90  & \$91 ;
+  assign \$93  = ~ \$92 ;
+  assign \$94  = sc_set[1] & \$93 ;
+  assign \$95  = ~ sc_data_q[18];
+  assign \$96  = rd_row_q1 == sc_row_qq;
+  assign \$97  = \port$6576$376 [1:0] == 1'h1;
+  assign \$98  = \port$6576$376 [12] & \$97 ;
+  assign \$99  = 1'h1 < rd_slot[1:0];
+  assign \$100  = \$99  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$101  = \$98  & \$100 ;
+  assign \$102  = ent1_byp | ent1_byp_next;
+  assign \$103  = ent1_byp_next ? \wr_data$69  : ent1_byp_data;
+  assign \$104  = 1'h1 < rd_slot[1:0];
+  assign \$105  = \$104  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$106  = clear_en & \$105 ;
+  assign \$107  = ~ clear_en;
+  assign \$108  = \$107  & \port$6576$376 [13];
+  assign \$109  = inv_slot[1:0] == 1'h1;
+  assign \$110  = \$108  & \$109 ;
+  assign \$111  = 1'h1 < rd_slot[1:0];
+  assign \$112  = \$111  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$113  = \$110  & \$112 ;
+  assign \$114  = \$106  | \$113 ;
+  assign \$115  = ~ clear_en;
+  assign \$116  = ~ \port$6576$376 [13];
+  assign \$117  = \$115  & \$116 ;
+  assign \$118  = \port$6576$376 [1:0] == 1'h1;
+  assign \$119  = \port$6576$376 [12] & \$118 ;
+  assign \$120  = \$117  & \$119 ;
+  assign \$121  = 1'h1 < rd_slot[1:0];
+  assign \$122  = \$121  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$123  = \$120  & \$122 ;
+  assign \$124  = \$114  | \$123 ;
+  assign \$125  = meta1_byp | meta1_byp_next;
+  assign \$126  = meta1_byp_next ? \wr_data$41  : meta1_byp_data;
+  assign \$127  = \wr_data$41 [11:8] == generation;
+  assign \$128  = \wr_data$41 [13] & \$127 ;
+  assign \$129  = meta1_byp_data[11:8] == generation;
+  assign \$130  = meta1_byp_data[13] & \$129 ;
+  assign \$131  = meta1_byp_next ? \$128  : \$130 ;
+  assign \$132  = 1'h1 < rd_slot[1:0];
+  assign \$133  = \$132  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$134  = sc_we1 & \$133 ;
+  assign \$135  = mark1_byp | mark1_byp_next;
+  assign \$136  = mark1_byp_next ? sc_value1 : mark1_byp_data;
+  assign \$137  = 2'h2 < rd_slot[1:0];
+  assign \$138  = rd_slot[10:2] + \$137 ;
+  assign \$139  = clear_row == sc_row;
+  assign \$140  = clear_en & \$139 ;
+  assign \$141  = ~ clear_en;
+  assign \$142  = \$141  & \port$6576$376 [13];
+  assign \$143  = inv_slot[1:0] == 2'h2;
+  assign \$144  = \$142  & \$143 ;
+  assign \$145  = inv_slot[10:2] == sc_row;
   assign \$146  = \$144  & \$145 ;
-  assign \$147  = inv_slot[10:2] == sc_row;
-  assign \$148  = \$146  & \$147 ;
-  assign \$149  = \$142  | \$148 ;
-  assign \$150  = ~ clear_en;
-  assign \$151  = ~ \port$7584$376 [13];
-  assign \$152  = \$150  & \$151 ;
-  assign \$153  = \port$7584$376 [1:0] == 2'h2;
-  assign \$154  = \port$7584$376 [12] & \$153 ;
-  assign \$155  = \$152  & \$154 ;
-  assign \$156  = \port$7584$376 [10:2] == sc_row;
-  assign \$157  = \$155  & \$156 ;
-  assign \$158  = \$149  | \$157 ;
-  assign \$159  = sc_snoop2 ? sc_snoop_data2 : \$2051 ;
-  assign \$160  = \port$7584$376 [1:0] == 2'h2;
-  assign \$161  = \port$7584$376 [12] & \$160 ;
-  assign \$162  = \port$7584$376 [10:2] == sc_row_qq;
-  assign \$163  = \$161  & \$162 ;
-  assign \$164  = ~ \$163 ;
-  assign \$165  = sc_set[2] & \$164 ;
-  assign \$166  = ~ sc_data_q[28];
-  assign \$167  = rd_row_q2 == sc_row_qq;
-  assign \$168  = \port$7584$376 [1:0] == 2'h2;
-  assign \$169  = \port$7584$376 [12] & \$168 ;
-  assign \$170  = 2'h2 < rd_slot[1:0];
-  assign \$171  = \$170  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$172  = \$169  & \$171 ;
-  assign \$173  = ent2_byp | ent2_byp_next;
-  assign \$174  = ent2_byp_next ? \wr_data$95  : ent2_byp_data;
-  assign \$175  = 2'h2 < rd_slot[1:0];
-  assign \$176  = \$175  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$177  = clear_en & \$176 ;
-  assign \$178  = ~ clear_en;
-  assign \$179  = \$178  & \port$7584$376 [13];
-  assign \$180  = inv_slot[1:0] == 2'h2;
-  assign \$181  = \$179  & \$180 ;
-  assign \$182  = 2'h2 < rd_slot[1:0];
-  assign \$183  = \$182  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$184  = \$181  & \$183 ;
-  assign \$185  = \$177  | \$184 ;
-  assign \$186  = ~ clear_en;
-  assign \$187  = ~ \port$7584$376 [13];
-  assign \$188  = \$186  & \$187 ;
-  assign \$189  = \port$7584$376 [1:0] == 2'h2;
-  assign \$190  = \port$7584$376 [12] & \$189 ;
-  assign \$191  = \$188  & \$190 ;
-  assign \$192  = 2'h2 < rd_slot[1:0];
-  assign \$193  = \$192  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$194  = \$191  & \$193 ;
-  assign \$195  = \$185  | \$194 ;
-  assign \$196  = meta2_byp | meta2_byp_next;
-  assign \$197  = meta2_byp_next ? \wr_data$40  : meta2_byp_data;
-  assign \$198  = \wr_data$40 [11:8] == generation;
-  assign \$199  = \wr_data$40 [13] & \$198 ;
-  assign \$200  = meta2_byp_data[11:8] == generation;
-  assign \$201  = meta2_byp_data[13] & \$200 ;
-  assign \$202  = meta2_byp_next ? \$199  : \$201 ;
-  assign \$203  = 2'h2 < rd_slot[1:0];
-  assign \$204  = \$203  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$205  = sc_we2 & \$204 ;
-  assign \$206  = mark2_byp | mark2_byp_next;
-  assign \$207  = mark2_byp_next ? sc_value2 : mark2_byp_data;
-  assign \$208  = 2'h3 < rd_slot[1:0];
-  assign \$209  = rd_slot[10:2] + \$208 ;
-  assign \$210  = clear_row == sc_row;
-  assign \$211  = clear_en & \$210 ;
-  assign \$212  = ~ clear_en;
-  assign \$213  = \$212  & \port$7584$376 [13];
-  assign \$214  = inv_slot[1:0] == 2'h3;
-  assign \$215  = \$213  & \$214 ;
-  assign \$216  = inv_slot[10:2] == sc_row;
-  assign \$217  = \$215  & \$216 ;
-  assign \$218  = \$211  | \$217 ;
-  assign \$219  = ~ clear_en;
-  assign \$220  = ~ \port$7584$376 [13];
-  assign \$221  = \$219  & \$220 ;
-  assign \$222  = \port$7584$376 [1:0] == 2'h3;
-  assign \$223  = \port$7584$376 [12] & \$222 ;
-  assign \$224  = \$221  & \$223 ;
-  assign \$225  = \port$7584$376 [10:2] == sc_row;
-  assign \$226  = \$224  & \$225 ;
-  assign \$227  = \$218  | \$226 ;
-  assign \$228  = sc_snoop3 ? sc_snoop_data3 : \$2052 ;
-  assign \$229  = \port$7584$376 [1:0] == 2'h3;
-  assign \$230  = \port$7584$376 [12] & \$229 ;
-  assign \$231  = \port$7584$376 [10:2] == sc_row_qq;
-  assign \$232  = \$230  & \$231 ;
-  assign \$233  = ~ \$232 ;
-  assign \$234  = sc_set[3] & \$233 ;
-  assign \$235  = ~ sc_data_q[38];
-  assign \$236  = rd_row_q3 == sc_row_qq;
-  assign \$237  = \port$7584$376 [1:0] == 2'h3;
-  assign \$238  = \port$7584$376 [12] & \$237 ;
-  assign \$239  = 2'h3 < rd_slot[1:0];
-  assign \$240  = \$239  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$241  = \$238  & \$240 ;
-  assign \$242  = ent3_byp | ent3_byp_next;
-  assign \$243  = ent3_byp_next ? \wr_data$124  : ent3_byp_data;
-  assign \$244  = 2'h3 < rd_slot[1:0];
-  assign \$245  = \$244  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$246  = clear_en & \$245 ;
-  assign \$247  = ~ clear_en;
-  assign \$248  = \$247  & \port$7584$376 [13];
-  assign \$249  = inv_slot[1:0] == 2'h3;
-  assign \$250  = \$248  & \$249 ;
-  assign \$251  = 2'h3 < rd_slot[1:0];
-  assign \$252  = \$251  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$253  = \$250  & \$252 ;
-  assign \$254  = \$246  | \$253 ;
-  assign \$255  = ~ clear_en;
-  assign \$256  = ~ \port$7584$376 [13];
-  assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$7584$376 [1:0] == 2'h3;
-  assign \$259  = \port$7584$376 [12] & \$258 ;
-  assign \$260  = \$257  & \$259 ;
-  assign \$261  = 2'h3 < rd_slot[1:0];
-  assign \$262  = \$261  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$263  = \$260  & \$262 ;
-  assign \$264  = \$254  | \$263 ;
-  assign \$265  = meta3_byp | meta3_byp_next;
-  assign \$266  = meta3_byp_next ? \wr_data$40  : meta3_byp_data;
-  assign \$267  = \wr_data$40 [11:8] == generation;
-  assign \$268  = \wr_data$40 [13] & \$267 ;
-  assign \$269  = meta3_byp_data[11:8] == generation;
-  assign \$270  = meta3_byp_data[13] & \$269 ;
-  assign \$271  = meta3_byp_next ? \$268  : \$270 ;
-  assign \$272  = 2'h3 < rd_slot[1:0];
-  assign \$273  = \$272  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$274  = sc_we3 & \$273 ;
-  assign \$275  = mark3_byp | mark3_byp_next;
-  assign \$276  = mark3_byp_next ? sc_value3 : mark3_byp_data;
-  assign \$277  = \port$7584$376 [13] | clear_en;
-  assign \$278  = ~ \$277 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$7584$376 [10:2];
-  assign \$279  = \port$7584$376 [10:2] - 1'h1;
-  assign wr_at_hi_m1 = rd_slot[10:2] == \$279 [8:0];
-  assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
-  assign \$280  = inv_slot[10:2] - 1'h1;
-  assign inv_at_hi_m1 = rd_slot[10:2] == \$280 [8:0];
-  assign clear_at_hi = rd_slot[10:2] == clear_row;
-  assign \$281  = clear_row - 1'h1;
-  assign clear_at_hi_m1 = rd_slot[10:2] == \$281 [8:0];
-  assign sc_mark_at_hi = rd_slot[10:2] == sc_row_qqq;
-  assign \$282  = sc_row_qqq - 1'h1;
-  assign sc_mark_at_hi_m1 = rd_slot[10:2] == \$282 [8:0];
-  assign \$283  = 1'h0 < rd_slot[1:0];
-  assign \$284  = rd_slot[10:2] + \$283 ;
-  assign \$285  = 1'h0 < rd_slot[1:0];
-  assign \$286  = rd_slot[10:2] + \$285 ;
-  assign \$287  = 1'h0 < rd_slot[1:0];
-  assign \$288  = rd_slot[10:2] + \$287 ;
-  assign \$289  = ! \port$7584$376 [1:0];
-  assign \wr_en$164  = \port$7584$376 [12] & \$289 ;
-  assign \$290  = ! inv_slot[1:0];
-  assign \$291  = \port$7584$376 [13] & \$290 ;
-  assign \$292  = clear_en | \$291 ;
-  assign \$293  = ~ \port$7584$376 [13];
-  assign \$294  = ! \port$7584$376 [1:0];
-  assign \$295  = \port$7584$376 [12] & \$294 ;
-  assign \$296  = \$293  & \$295 ;
-  assign \wr_en$168  = \$292  | \$296 ;
-  assign \$297  = ! inv_slot[1:0];
-  assign \$298  = \port$7584$376 [13] & \$297 ;
-  assign \$299  = clear_en | \$298 ;
-  assign \$300  = ~ \port$7584$376 [13];
-  assign \$301  = ! \port$7584$376 [1:0];
-  assign \$302  = \port$7584$376 [12] & \$301 ;
-  assign \$303  = \$300  & \$302 ;
-  assign \$304  = \$299  | \$303 ;
-  assign \$305  = clear_row == sc_row_q;
-  assign \$306  = clear_en & \$305 ;
-  assign \$307  = ~ clear_en;
-  assign \$308  = \$307  & \port$7584$376 [13];
-  assign \$309  = ! inv_slot[1:0];
-  assign \$310  = \$308  & \$309 ;
-  assign \$311  = inv_slot[10:2] == sc_row_q;
-  assign \$312  = \$310  & \$311 ;
-  assign \$313  = \$306  | \$312 ;
-  assign \$314  = ~ clear_en;
-  assign \$315  = ~ \port$7584$376 [13];
-  assign \$316  = \$314  & \$315 ;
-  assign \$317  = ! \port$7584$376 [1:0];
-  assign \$318  = \port$7584$376 [12] & \$317 ;
-  assign \$319  = \$316  & \$318 ;
-  assign \$320  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$321  = \$319  & \$320 ;
-  assign \$322  = \$313  | \$321 ;
-  assign sc_snoop0 = \$322  | sc_wr_at_read0;
-  assign \$323  = clear_row == sc_row_q;
-  assign \$324  = clear_en & \$323 ;
-  assign \$325  = ~ clear_en;
-  assign \$326  = \$325  & \port$7584$376 [13];
-  assign \$327  = ! inv_slot[1:0];
-  assign \$328  = \$326  & \$327 ;
-  assign \$329  = inv_slot[10:2] == sc_row_q;
-  assign \$330  = \$328  & \$329 ;
-  assign \$331  = \$324  | \$330 ;
-  assign \$332  = ~ clear_en;
-  assign \$333  = ~ \port$7584$376 [13];
-  assign \$334  = \$332  & \$333 ;
-  assign \$335  = ! \port$7584$376 [1:0];
-  assign \$336  = \port$7584$376 [12] & \$335 ;
-  assign \$337  = \$334  & \$336 ;
-  assign \$338  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$339  = \$337  & \$338 ;
-  assign \$340  = \$331  | \$339 ;
-  assign sc_snoop_data0 = \$340  ? copy_data : sc_wr_at_read_data0;
-  assign \$341  = ! \port$7584$376 [1:0];
-  assign \$342  = \port$7584$376 [12] & \$341 ;
-  assign \$343  = \port$7584$376 [10:2] == sc_row_qqq;
-  assign \$344  = \$342  & \$343 ;
-  assign \$345  = ~ \$344 ;
-  assign sc_we0 = sc_intent0 & \$345 ;
-  assign \$346  = \port$7584$376 [10:2] == rd_row_q0;
-  assign ent0_byp_next = \wr_en$164  & \$346 ;
-  assign \$347  = meta_addr == rd_row_q0;
-  assign meta0_byp_next = \wr_en$168  & \$347 ;
-  assign \$348  = sc_row_qqq == rd_row_q0;
-  assign mark0_byp_next = sc_we0 & \$348 ;
-  assign \$349  = ent0_alt ? ent0_alt_data[55:0] : \rd_data$179 [55:0];
-  assign \$350  = ent0_alt ? ent0_alt_data[71:56] : \rd_data$179 [71:56];
-  assign \$351  = meta0_alt ? meta0_alt_data[7:0] : \rd_data$182 [7:0];
-  assign \$352  = \rd_data$182 [11:8] == generation;
-  assign \$353  = \rd_data$182 [13] & \$352 ;
-  assign \$354  = meta0_alt ? meta0_alt_summary : \$353 ;
-  assign \$355  = meta0_alt ? meta0_alt_data[12] : \rd_data$182 [12];
-  assign \$356  = mark0_alt ? mark0_alt_data : \rd_data$186 ;
-  assign \$357  = mark0_alt ? mark0_alt_data : \rd_data$186 ;
-  assign \$358  = 1'h1 < rd_slot[1:0];
-  assign \$359  = rd_slot[10:2] + \$358 ;
-  assign \$360  = 1'h1 < rd_slot[1:0];
-  assign \$361  = rd_slot[10:2] + \$360 ;
-  assign \$362  = 1'h1 < rd_slot[1:0];
-  assign \$363  = rd_slot[10:2] + \$362 ;
-  assign \$364  = \port$7584$376 [1:0] == 1'h1;
-  assign \wr_en$204  = \port$7584$376 [12] & \$364 ;
-  assign \$365  = inv_slot[1:0] == 1'h1;
-  assign \$366  = \port$7584$376 [13] & \$365 ;
-  assign \$367  = clear_en | \$366 ;
-  assign \$368  = ~ \port$7584$376 [13];
-  assign \$369  = \port$7584$376 [1:0] == 1'h1;
-  assign \$370  = \port$7584$376 [12] & \$369 ;
-  assign \$371  = \$368  & \$370 ;
-  assign \wr_en$206  = \$367  | \$371 ;
-  assign \$372  = inv_slot[1:0] == 1'h1;
-  assign \$373  = \port$7584$376 [13] & \$372 ;
-  assign \$374  = clear_en | \$373 ;
-  assign \$375  = ~ \port$7584$376 [13];
-  assign \$376  = \port$7584$376 [1:0] == 1'h1;
-  assign \$377  = \port$7584$376 [12] & \$376 ;
-  assign \$378  = \$375  & \$377 ;
-  assign \$379  = \$374  | \$378 ;
-  assign \$380  = clear_row == sc_row_q;
-  assign \$381  = clear_en & \$380 ;
-  assign \$382  = ~ clear_en;
-  assign \$383  = \$382  & \port$7584$376 [13];
-  assign \$384  = inv_slot[1:0] == 1'h1;
-  assign \$385  = \$383  & \$384 ;
-  assign \$386  = inv_slot[10:2] == sc_row_q;
-  assign \$387  = \$385  & \$386 ;
-  assign \$388  = \$381  | \$387 ;
-  assign \$389  = ~ clear_en;
-  assign \$390  = ~ \port$7584$376 [13];
-  assign \$391  = \$389  & \$390 ;
-  assign \$392  = \port$7584$376 [1:0] == 1'h1;
-  assign \$393  = \port$7584$376 [12] & \$392 ;
-  assign \$394  = \$391  & \$393 ;
-  assign \$395  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$396  = \$394  & \$395 ;
-  assign \$397  = \$388  | \$396 ;
-  assign sc_snoop1 = \$397  | sc_wr_at_read1;
-  assign \$398  = clear_row == sc_row_q;
-  assign \$399  = clear_en & \$398 ;
-  assign \$400  = ~ clear_en;
-  assign \$401  = \$400  & \port$7584$376 [13];
-  assign \$402  = inv_slot[1:0] == 1'h1;
-  assign \$403  = \$401  & \$402 ;
-  assign \$404  = inv_slot[10:2] == sc_row_q;
-  assign \$405  = \$403  & \$404 ;
-  assign \$406  = \$399  | \$405 ;
-  assign \$407  = ~ clear_en;
-  assign \$408  = ~ \port$7584$376 [13];
-  assign \$409  = \$407  & \$408 ;
-  assign \$410  = \port$7584$376 [1:0] == 1'h1;
-  assign \$411  = \port$7584$376 [12] & \$410 ;
-  assign \$412  = \$409  & \$411 ;
-  assign \$413  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$414  = \$412  & \$413 ;
-  assign \$415  = \$406  | \$414 ;
-  assign sc_snoop_data1 = \$415  ? copy_data : sc_wr_at_read_data1;
-  assign \$416  = \port$7584$376 [1:0] == 1'h1;
-  assign \$417  = \port$7584$376 [12] & \$416 ;
-  assign \$418  = \port$7584$376 [10:2] == sc_row_qqq;
-  assign \$419  = \$417  & \$418 ;
-  assign \$420  = ~ \$419 ;
-  assign sc_we1 = sc_intent1 & \$420 ;
-  assign \$421  = \port$7584$376 [10:2] == rd_row_q1;
-  assign ent1_byp_next = \wr_en$204  & \$421 ;
-  assign \$422  = meta_addr == rd_row_q1;
-  assign meta1_byp_next = \wr_en$206  & \$422 ;
-  assign \$423  = sc_row_qqq == rd_row_q1;
-  assign mark1_byp_next = sc_we1 & \$423 ;
-  assign \$424  = ent1_alt ? ent1_alt_data[55:0] : \rd_data$209 [55:0];
-  assign \$425  = ent1_alt ? ent1_alt_data[71:56] : \rd_data$209 [71:56];
-  assign \$426  = meta1_alt ? meta1_alt_data[7:0] : \rd_data$210 [7:0];
-  assign \$427  = \rd_data$210 [11:8] == generation;
-  assign \$428  = \rd_data$210 [13] & \$427 ;
-  assign \$429  = meta1_alt ? meta1_alt_summary : \$428 ;
-  assign \$430  = meta1_alt ? meta1_alt_data[12] : \rd_data$210 [12];
-  assign \$431  = mark1_alt ? mark1_alt_data : \rd_data$211 ;
-  assign \$432  = mark1_alt ? mark1_alt_data : \rd_data$211 ;
-  assign \$433  = 2'h2 < rd_slot[1:0];
-  assign \$434  = rd_slot[10:2] + \$433 ;
-  assign \$435  = 2'h2 < rd_slot[1:0];
-  assign \$436  = rd_slot[10:2] + \$435 ;
-  assign \$437  = 2'h2 < rd_slot[1:0];
-  assign \$438  = rd_slot[10:2] + \$437 ;
-  assign \$439  = \port$7584$376 [1:0] == 2'h2;
-  assign \wr_en$225  = \port$7584$376 [12] & \$439 ;
-  assign \$440  = inv_slot[1:0] == 2'h2;
-  assign \$441  = \port$7584$376 [13] & \$440 ;
-  assign \$442  = clear_en | \$441 ;
-  assign \$443  = ~ \port$7584$376 [13];
-  assign \$444  = \port$7584$376 [1:0] == 2'h2;
-  assign \$445  = \port$7584$376 [12] & \$444 ;
-  assign \$446  = \$443  & \$445 ;
-  assign \wr_en$227  = \$442  | \$446 ;
-  assign \$447  = inv_slot[1:0] == 2'h2;
-  assign \$448  = \port$7584$376 [13] & \$447 ;
-  assign \$449  = clear_en | \$448 ;
-  assign \$450  = ~ \port$7584$376 [13];
-  assign \$451  = \port$7584$376 [1:0] == 2'h2;
-  assign \$452  = \port$7584$376 [12] & \$451 ;
-  assign \$453  = \$450  & \$452 ;
-  assign \$454  = \$449  | \$453 ;
-  assign \$455  = clear_row == sc_row_q;
-  assign \$456  = clear_en & \$455 ;
-  assign \$457  = ~ clear_en;
-  assign \$458  = \$457  & \port$7584$376 [13];
-  assign \$459  = inv_slot[1:0] == 2'h2;
-  assign \$460  = \$458  & \$459 ;
-  assign \$461  = inv_slot[10:2] == sc_row_q;
-  assign \$462  = \$460  & \$461 ;
-  assign \$463  = \$456  | \$462 ;
-  assign \$464  = ~ clear_en;
-  assign \$465  = ~ \port$7584$376 [13];
-  assign \$466  = \$464  & \$465 ;
-  assign \$467  = \port$7584$376 [1:0] == 2'h2;
-  assign \$468  = \port$7584$376 [12] & \$467 ;
-  assign \$469  = \$466  & \$468 ;
-  assign \$470  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$471  = \$469  & \$470 ;
-  assign \$472  = \$463  | \$471 ;
-  assign sc_snoop2 = \$472  | sc_wr_at_read2;
-  assign \$473  = clear_row == sc_row_q;
-  assign \$474  = clear_en & \$473 ;
-  assign \$475  = ~ clear_en;
-  assign \$476  = \$475  & \port$7584$376 [13];
-  assign \$477  = inv_slot[1:0] == 2'h2;
-  assign \$478  = \$476  & \$477 ;
-  assign \$479  = inv_slot[10:2] == sc_row_q;
-  assign \$480  = \$478  & \$479 ;
-  assign \$481  = \$474  | \$480 ;
-  assign \$482  = ~ clear_en;
-  assign \$483  = ~ \port$7584$376 [13];
-  assign \$484  = \$482  & \$483 ;
-  assign \$485  = \port$7584$376 [1:0] == 2'h2;
-  assign \$486  = \port$7584$376 [12] & \$485 ;
-  assign \$487  = \$484  & \$486 ;
-  assign \$488  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$489  = \$487  & \$488 ;
-  assign \$490  = \$481  | \$489 ;
-  assign sc_snoop_data2 = \$490  ? copy_data : sc_wr_at_read_data2;
-  assign \$491  = \port$7584$376 [1:0] == 2'h2;
-  assign \$492  = \port$7584$376 [12] & \$491 ;
-  assign \$493  = \port$7584$376 [10:2] == sc_row_qqq;
-  assign \$494  = \$492  & \$493 ;
-  assign \$495  = ~ \$494 ;
-  assign sc_we2 = sc_intent2 & \$495 ;
-  assign \$496  = \port$7584$376 [10:2] == rd_row_q2;
-  assign ent2_byp_next = \wr_en$225  & \$496 ;
-  assign \$497  = meta_addr == rd_row_q2;
-  assign meta2_byp_next = \wr_en$227  & \$497 ;
-  assign \$498  = sc_row_qqq == rd_row_q2;
-  assign mark2_byp_next = sc_we2 & \$498 ;
-  assign \$499  = ent2_alt ? ent2_alt_data[55:0] : \rd_data$230 [55:0];
-  assign \$500  = ent2_alt ? ent2_alt_data[71:56] : \rd_data$230 [71:56];
-  assign \$501  = meta2_alt ? meta2_alt_data[7:0] : \rd_data$231 [7:0];
-  assign \$502  = \rd_data$231 [11:8] == generation;
-  assign \$503  = \rd_data$231 [13] & \$502 ;
-  assign \$504  = meta2_alt ? meta2_alt_summary : \$503 ;
-  assign \$505  = meta2_alt ? meta2_alt_data[12] : \rd_data$231 [12];
-  assign \$506  = mark2_alt ? mark2_alt_data : \rd_data$232 ;
-  assign \$507  = mark2_alt ? mark2_alt_data : \rd_data$232 ;
-  assign \$508  = 2'h3 < rd_slot[1:0];
-  assign \$509  = rd_slot[10:2] + \$508 ;
-  assign \$510  = 2'h3 < rd_slot[1:0];
-  assign \$511  = rd_slot[10:2] + \$510 ;
-  assign \$512  = 2'h3 < rd_slot[1:0];
-  assign \$513  = rd_slot[10:2] + \$512 ;
-  assign \$514  = \port$7584$376 [1:0] == 2'h3;
-  assign \wr_en$246  = \port$7584$376 [12] & \$514 ;
-  assign \$515  = inv_slot[1:0] == 2'h3;
-  assign \$516  = \port$7584$376 [13] & \$515 ;
-  assign \$517  = clear_en | \$516 ;
-  assign \$518  = ~ \port$7584$376 [13];
-  assign \$519  = \port$7584$376 [1:0] == 2'h3;
-  assign \$520  = \port$7584$376 [12] & \$519 ;
-  assign \$521  = \$518  & \$520 ;
-  assign \wr_en$248  = \$517  | \$521 ;
-  assign \$522  = inv_slot[1:0] == 2'h3;
-  assign \$523  = \port$7584$376 [13] & \$522 ;
-  assign \$524  = clear_en | \$523 ;
-  assign \$525  = ~ \port$7584$376 [13];
-  assign \$526  = \port$7584$376 [1:0] == 2'h3;
-  assign \$527  = \port$7584$376 [12] & \$526 ;
-  assign \$528  = \$525  & \$527 ;
-  assign \$529  = \$524  | \$528 ;
-  assign \$530  = clear_row == sc_row_q;
-  assign \$531  = clear_en & \$530 ;
-  assign \$532  = ~ clear_en;
-  assign \$533  = \$532  & \port$7584$376 [13];
-  assign \$534  = inv_slot[1:0] == 2'h3;
-  assign \$535  = \$533  & \$534 ;
-  assign \$536  = inv_slot[10:2] == sc_row_q;
-  assign \$537  = \$535  & \$536 ;
-  assign \$538  = \$531  | \$537 ;
-  assign \$539  = ~ clear_en;
-  assign \$540  = ~ \port$7584$376 [13];
-  assign \$541  = \$539  & \$540 ;
-  assign \$542  = \port$7584$376 [1:0] == 2'h3;
-  assign \$543  = \port$7584$376 [12] & \$542 ;
-  assign \$544  = \$541  & \$543 ;
-  assign \$545  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$546  = \$544  & \$545 ;
-  assign \$547  = \$538  | \$546 ;
-  assign sc_snoop3 = \$547  | sc_wr_at_read3;
-  assign \$548  = clear_row == sc_row_q;
-  assign \$549  = clear_en & \$548 ;
-  assign \$550  = ~ clear_en;
-  assign \$551  = \$550  & \port$7584$376 [13];
-  assign \$552  = inv_slot[1:0] == 2'h3;
-  assign \$553  = \$551  & \$552 ;
-  assign \$554  = inv_slot[10:2] == sc_row_q;
-  assign \$555  = \$553  & \$554 ;
-  assign \$556  = \$549  | \$555 ;
-  assign \$557  = ~ clear_en;
-  assign \$558  = ~ \port$7584$376 [13];
-  assign \$559  = \$557  & \$558 ;
-  assign \$560  = \port$7584$376 [1:0] == 2'h3;
-  assign \$561  = \port$7584$376 [12] & \$560 ;
-  assign \$562  = \$559  & \$561 ;
-  assign \$563  = \port$7584$376 [10:2] == sc_row_q;
-  assign \$564  = \$562  & \$563 ;
-  assign \$565  = \$556  | \$564 ;
-  assign sc_snoop_data3 = \$565  ? copy_data : sc_wr_at_read_data3;
-  assign \$566  = \port$7584$376 [1:0] == 2'h3;
-  assign \$567  = \port$7584$376 [12] & \$566 ;
-  assign \$568  = \port$7584$376 [10:2] == sc_row_qqq;
-  assign \$569  = \$567  & \$568 ;
-  assign \$570  = ~ \$569 ;
-  assign sc_we3 = sc_intent3 & \$570 ;
-  assign \$571  = \port$7584$376 [10:2] == rd_row_q3;
-  assign ent3_byp_next = \wr_en$246  & \$571 ;
-  assign \$572  = meta_addr == rd_row_q3;
-  assign meta3_byp_next = \wr_en$248  & \$572 ;
-  assign \$573  = sc_row_qqq == rd_row_q3;
-  assign mark3_byp_next = sc_we3 & \$573 ;
-  assign \$574  = ent3_alt ? ent3_alt_data[55:0] : \rd_data$251 [55:0];
-  assign \$575  = ent3_alt ? ent3_alt_data[71:56] : \rd_data$251 [71:56];
-  assign \$576  = meta3_alt ? meta3_alt_data[7:0] : \rd_data$252 [7:0];
-  assign \$577  = \rd_data$252 [11:8] == generation;
-  assign \$578  = \rd_data$252 [13] & \$577 ;
-  assign \$579  = meta3_alt ? meta3_alt_summary : \$578 ;
-  assign \$580  = meta3_alt ? meta3_alt_data[12] : \rd_data$252 [12];
-  assign \$581  = mark3_alt ? mark3_alt_data : \rd_data$253 ;
-  assign \$582  = mark3_alt ? mark3_alt_data : \rd_data$253 ;
-  assign \$583  = ~ ent0_alt;
-  assign \$584  = rd_error & \$583 ;
-  assign \$585  = ~ ent1_alt;
-  assign \$586  = \rd_error$258  & \$585 ;
-  assign \$587  = ~ ent2_alt;
-  assign \$588  = \rd_error$259  & \$587 ;
-  assign \$589  = ~ ent3_alt;
-  assign \$590  = \rd_error$260  & \$589 ;
-  assign \$591  = ~ meta0_alt;
-  assign \$592  = \rd_error$261  & \$591 ;
-  assign \$593  = ~ meta1_alt;
-  assign \$594  = \rd_error$262  & \$593 ;
-  assign \$595  = ~ meta2_alt;
-  assign \$596  = \rd_error$263  & \$595 ;
-  assign \$597  = ~ meta3_alt;
-  assign \$598  = \rd_error$264  & \$597 ;
-  assign \$599  = ~ mark0_alt;
-  assign \$600  = \rd_error$265  & \$599 ;
-  assign \$601  = ~ mark1_alt;
-  assign \$602  = \rd_error$266  & \$601 ;
-  assign \$603  = ~ mark2_alt;
-  assign \$604  = \rd_error$267  & \$603 ;
-  assign \$605  = ~ mark3_alt;
-  assign \$606  = \rd_error$268  & \$605 ;
-  assign \$607  = ~ sc_snoop0;
-  assign \$608  = rd_lane_error[0] & \$607 ;
-  assign \$609  = ~ sc_snoop1;
-  assign \$610  = rd_lane_error[1] & \$609 ;
-  assign \$611  = ~ sc_snoop2;
-  assign \$612  = rd_lane_error[2] & \$611 ;
-  assign \$613  = ~ sc_snoop3;
-  assign \$614  = rd_lane_error[3] & \$613 ;
-  assign err_uncorrectable = | { \$614 , \$612 , \$610 , \$608 , \$606 , \$604 , \$602 , \$600 , \$598 , \$596 , \$594 , \$592 , \$590 , \$588 , \$586 , \$584  };
-  assign \$615  = ~ sc_snoop0;
-  assign \$616  = rd_lane_corrected[0] & \$615 ;
-  assign \$617  = ~ sc_snoop1;
-  assign \$618  = rd_lane_corrected[1] & \$617 ;
-  assign \$619  = ~ sc_snoop2;
-  assign \$620  = rd_lane_corrected[2] & \$619 ;
-  assign \$621  = ~ sc_snoop3;
-  assign \$622  = rd_lane_corrected[3] & \$621 ;
-  assign err_corrected = | { \$622 , \$620 , \$618 , \$616 , 12'h000 };
-  assign \$623  = ~ ent0_alt;
-  assign \$624  = rd_error & \$623 ;
-  assign \$625  = ~ ent1_alt;
-  assign \$626  = \rd_error$258  & \$625 ;
-  assign \$627  = ~ ent2_alt;
-  assign \$628  = \rd_error$259  & \$627 ;
-  assign \$629  = ~ ent3_alt;
-  assign \$630  = \rd_error$260  & \$629 ;
-  assign \$631  = ~ meta0_alt;
-  assign \$632  = \rd_error$261  & \$631 ;
-  assign \$633  = ~ meta1_alt;
-  assign \$634  = \rd_error$262  & \$633 ;
-  assign \$635  = ~ meta2_alt;
-  assign \$636  = \rd_error$263  & \$635 ;
-  assign \$637  = ~ meta3_alt;
-  assign \$638  = \rd_error$264  & \$637 ;
-  assign \$639  = ~ mark0_alt;
-  assign \$640  = \rd_error$265  & \$639 ;
-  assign \$641  = ~ mark1_alt;
-  assign \$642  = \rd_error$266  & \$641 ;
-  assign \$643  = ~ mark2_alt;
-  assign \$644  = \rd_error$267  & \$643 ;
-  assign \$645  = ~ mark3_alt;
-  assign \$646  = \rd_error$268  & \$645 ;
-  assign \$647  = ~ sc_snoop0;
-  assign \$648  = rd_lane_error[0] & \$647 ;
-  assign \$649  = ~ sc_snoop1;
-  assign \$650  = rd_lane_error[1] & \$649 ;
-  assign \$651  = ~ sc_snoop2;
-  assign \$652  = rd_lane_error[2] & \$651 ;
-  assign \$653  = ~ sc_snoop3;
-  assign \$654  = rd_lane_error[3] & \$653 ;
-  assign \$655  = ~ ent0_alt;
-  assign \$656  = rd_error & \$655 ;
-  assign \$657  = ~ ent1_alt;
-  assign \$658  = \rd_error$258  & \$657 ;
-  assign \$659  = ~ ent2_alt;
-  assign \$660  = \rd_error$259  & \$659 ;
-  assign \$661  = ~ ent3_alt;
-  assign \$662  = \rd_error$260  & \$661 ;
-  assign \$663  = ~ meta0_alt;
-  assign \$664  = \rd_error$261  & \$663 ;
-  assign \$665  = ~ meta1_alt;
-  assign \$666  = \rd_error$262  & \$665 ;
-  assign \$667  = ~ meta2_alt;
-  assign \$668  = \rd_error$263  & \$667 ;
-  assign \$669  = ~ meta3_alt;
-  assign \$670  = \rd_error$264  & \$669 ;
-  assign \$671  = ~ mark0_alt;
-  assign \$672  = \rd_error$265  & \$671 ;
-  assign \$673  = ~ mark1_alt;
-  assign \$674  = \rd_error$266  & \$673 ;
-  assign \$675  = ~ mark2_alt;
-  assign \$676  = \rd_error$267  & \$675 ;
-  assign \$677  = ~ mark3_alt;
-  assign \$678  = \rd_error$268  & \$677 ;
-  assign \$679  = ~ sc_snoop0;
-  assign \$680  = rd_lane_error[0] & \$679 ;
-  assign \$681  = ~ sc_snoop1;
-  assign \$682  = rd_lane_error[1] & \$681 ;
-  assign \$683  = ~ sc_snoop2;
-  assign \$684  = rd_lane_error[2] & \$683 ;
-  assign \$685  = ~ sc_snoop3;
-  assign \$686  = rd_lane_error[3] & \$685 ;
-  assign \$687  = ~ ent0_alt;
-  assign \$688  = rd_error & \$687 ;
-  assign \$689  = ~ ent1_alt;
-  assign \$690  = \rd_error$258  & \$689 ;
-  assign \$691  = ~ ent2_alt;
-  assign \$692  = \rd_error$259  & \$691 ;
-  assign \$693  = ~ ent3_alt;
-  assign \$694  = \rd_error$260  & \$693 ;
-  assign \$695  = ~ meta0_alt;
-  assign \$696  = \rd_error$261  & \$695 ;
-  assign \$697  = ~ meta1_alt;
-  assign \$698  = \rd_error$262  & \$697 ;
-  assign \$699  = ~ meta2_alt;
-  assign \$700  = \rd_error$263  & \$699 ;
-  assign \$701  = ~ meta3_alt;
-  assign \$702  = \rd_error$264  & \$701 ;
-  assign \$703  = ~ mark0_alt;
-  assign \$704  = \rd_error$265  & \$703 ;
-  assign \$705  = ~ mark1_alt;
-  assign \$706  = \rd_error$266  & \$705 ;
-  assign \$707  = ~ mark2_alt;
-  assign \$708  = \rd_error$267  & \$707 ;
-  assign \$709  = ~ mark3_alt;
-  assign \$710  = \rd_error$268  & \$709 ;
-  assign \$711  = ~ sc_snoop0;
-  assign \$712  = rd_lane_error[0] & \$711 ;
-  assign \$713  = ~ sc_snoop1;
-  assign \$714  = rd_lane_error[1] & \$713 ;
-  assign \$715  = ~ sc_snoop2;
-  assign \$716  = rd_lane_error[2] & \$715 ;
-  assign \$717  = ~ sc_snoop3;
-  assign \$718  = rd_lane_error[3] & \$717 ;
-  assign \$719  = ~ ent0_alt;
-  assign \$720  = rd_error & \$719 ;
-  assign \$721  = ~ ent1_alt;
-  assign \$722  = \rd_error$258  & \$721 ;
-  assign \$723  = ~ ent2_alt;
-  assign \$724  = \rd_error$259  & \$723 ;
-  assign \$725  = ~ ent3_alt;
-  assign \$726  = \rd_error$260  & \$725 ;
-  assign \$727  = ~ meta0_alt;
-  assign \$728  = \rd_error$261  & \$727 ;
-  assign \$729  = ~ meta1_alt;
-  assign \$730  = \rd_error$262  & \$729 ;
-  assign \$731  = ~ meta2_alt;
-  assign \$732  = \rd_error$263  & \$731 ;
-  assign \$733  = ~ meta3_alt;
-  assign \$734  = \rd_error$264  & \$733 ;
-  assign \$735  = ~ mark0_alt;
-  assign \$736  = \rd_error$265  & \$735 ;
-  assign \$737  = ~ mark1_alt;
-  assign \$738  = \rd_error$266  & \$737 ;
-  assign \$739  = ~ mark2_alt;
-  assign \$740  = \rd_error$267  & \$739 ;
-  assign \$741  = ~ mark3_alt;
-  assign \$742  = \rd_error$268  & \$741 ;
-  assign \$743  = ~ sc_snoop0;
-  assign \$744  = rd_lane_error[0] & \$743 ;
-  assign \$745  = ~ sc_snoop1;
-  assign \$746  = rd_lane_error[1] & \$745 ;
-  assign \$747  = ~ sc_snoop2;
-  assign \$748  = rd_lane_error[2] & \$747 ;
-  assign \$749  = ~ sc_snoop3;
-  assign \$750  = rd_lane_error[3] & \$749 ;
-  assign \$751  = ~ ent0_alt;
-  assign \$752  = rd_error & \$751 ;
-  assign \$753  = ~ ent1_alt;
-  assign \$754  = \rd_error$258  & \$753 ;
-  assign \$755  = ~ ent2_alt;
-  assign \$756  = \rd_error$259  & \$755 ;
-  assign \$757  = ~ ent3_alt;
-  assign \$758  = \rd_error$260  & \$757 ;
-  assign \$759  = ~ meta0_alt;
-  assign \$760  = \rd_error$261  & \$759 ;
-  assign \$761  = ~ meta1_alt;
-  assign \$762  = \rd_error$262  & \$761 ;
-  assign \$763  = ~ meta2_alt;
-  assign \$764  = \rd_error$263  & \$763 ;
-  assign \$765  = ~ meta3_alt;
-  assign \$766  = \rd_error$264  & \$765 ;
-  assign \$767  = ~ mark0_alt;
-  assign \$768  = \rd_error$265  & \$767 ;
-  assign \$769  = ~ mark1_alt;
-  assign \$770  = \rd_error$266  & \$769 ;
-  assign \$771  = ~ mark2_alt;
-  assign \$772  = \rd_error$267  & \$771 ;
-  assign \$773  = ~ mark3_alt;
-  assign \$774  = \rd_error$268  & \$773 ;
-  assign \$775  = ~ sc_snoop0;
-  assign \$776  = rd_lane_error[0] & \$775 ;
-  assign \$777  = ~ sc_snoop1;
-  assign \$778  = rd_lane_error[1] & \$777 ;
-  assign \$779  = ~ sc_snoop2;
-  assign \$780  = rd_lane_error[2] & \$779 ;
-  assign \$781  = ~ sc_snoop3;
-  assign \$782  = rd_lane_error[3] & \$781 ;
-  assign \$783  = ~ ent0_alt;
-  assign \$784  = rd_error & \$783 ;
-  assign \$785  = ~ ent1_alt;
-  assign \$786  = \rd_error$258  & \$785 ;
-  assign \$787  = ~ ent2_alt;
-  assign \$788  = \rd_error$259  & \$787 ;
-  assign \$789  = ~ ent3_alt;
-  assign \$790  = \rd_error$260  & \$789 ;
-  assign \$791  = ~ meta0_alt;
-  assign \$792  = \rd_error$261  & \$791 ;
-  assign \$793  = ~ meta1_alt;
-  assign \$794  = \rd_error$262  & \$793 ;
-  assign \$795  = ~ meta2_alt;
-  assign \$796  = \rd_error$263  & \$795 ;
-  assign \$797  = ~ meta3_alt;
-  assign \$798  = \rd_error$264  & \$797 ;
-  assign \$799  = ~ mark0_alt;
-  assign \$800  = \rd_error$265  & \$799 ;
-  assign \$801  = ~ mark1_alt;
-  assign \$802  = \rd_error$266  & \$801 ;
-  assign \$803  = ~ mark2_alt;
-  assign \$804  = \rd_error$267  & \$803 ;
-  assign \$805  = ~ mark3_alt;
-  assign \$806  = \rd_error$268  & \$805 ;
-  assign \$807  = ~ sc_snoop0;
-  assign \$808  = rd_lane_error[0] & \$807 ;
-  assign \$809  = ~ sc_snoop1;
-  assign \$810  = rd_lane_error[1] & \$809 ;
-  assign \$811  = ~ sc_snoop2;
-  assign \$812  = rd_lane_error[2] & \$811 ;
-  assign \$813  = ~ sc_snoop3;
-  assign \$814  = rd_lane_error[3] & \$813 ;
-  assign \$815  = ~ ent0_alt;
-  assign \$816  = rd_error & \$815 ;
-  assign \$817  = ~ ent1_alt;
-  assign \$818  = \rd_error$258  & \$817 ;
-  assign \$819  = ~ ent2_alt;
-  assign \$820  = \rd_error$259  & \$819 ;
-  assign \$821  = ~ ent3_alt;
-  assign \$822  = \rd_error$260  & \$821 ;
-  assign \$823  = ~ meta0_alt;
-  assign \$824  = \rd_error$261  & \$823 ;
-  assign \$825  = ~ meta1_alt;
-  assign \$826  = \rd_error$262  & \$825 ;
-  assign \$827  = ~ meta2_alt;
-  assign \$828  = \rd_error$263  & \$827 ;
-  assign \$829  = ~ meta3_alt;
-  assign \$830  = \rd_error$264  & \$829 ;
-  assign \$831  = ~ mark0_alt;
-  assign \$832  = \rd_error$265  & \$831 ;
-  assign \$833  = ~ mark1_alt;
-  assign \$834  = \rd_error$266  & \$833 ;
-  assign \$835  = ~ mark2_alt;
-  assign \$836  = \rd_error$267  & \$835 ;
-  assign \$837  = ~ mark3_alt;
-  assign \$838  = \rd_error$268  & \$837 ;
-  assign \$839  = ~ sc_snoop0;
-  assign \$840  = rd_lane_error[0] & \$839 ;
-  assign \$841  = ~ sc_snoop1;
-  assign \$842  = rd_lane_error[1] & \$841 ;
-  assign \$843  = ~ sc_snoop2;
-  assign \$844  = rd_lane_error[2] & \$843 ;
-  assign \$845  = ~ sc_snoop3;
-  assign \$846  = rd_lane_error[3] & \$845 ;
-  assign \$847  = ~ ent0_alt;
-  assign \$848  = rd_error & \$847 ;
-  assign \$849  = ~ ent1_alt;
-  assign \$850  = \rd_error$258  & \$849 ;
-  assign \$851  = ~ ent2_alt;
-  assign \$852  = \rd_error$259  & \$851 ;
-  assign \$853  = ~ ent3_alt;
-  assign \$854  = \rd_error$260  & \$853 ;
-  assign \$855  = ~ meta0_alt;
-  assign \$856  = \rd_error$261  & \$855 ;
-  assign \$857  = ~ meta1_alt;
-  assign \$858  = \rd_error$262  & \$857 ;
-  assign \$859  = ~ meta2_alt;
-  assign \$860  = \rd_error$263  & \$859 ;
-  assign \$861  = ~ meta3_alt;
-  assign \$862  = \rd_error$264  & \$861 ;
-  assign \$863  = ~ mark0_alt;
-  assign \$864  = \rd_error$265  & \$863 ;
-  assign \$865  = ~ mark1_alt;
-  assign \$866  = \rd_error$266  & \$865 ;
-  assign \$867  = ~ mark2_alt;
-  assign \$868  = \rd_error$267  & \$867 ;
-  assign \$869  = ~ mark3_alt;
-  assign \$870  = \rd_error$268  & \$869 ;
-  assign \$871  = ~ sc_snoop0;
-  assign \$872  = rd_lane_error[0] & \$871 ;
-  assign \$873  = ~ sc_snoop1;
-  assign \$874  = rd_lane_error[1] & \$873 ;
-  assign \$875  = ~ sc_snoop2;
-  assign \$876  = rd_lane_error[2] & \$875 ;
-  assign \$877  = ~ sc_snoop3;
-  assign \$878  = rd_lane_error[3] & \$877 ;
-  assign \$879  = ~ ent0_alt;
-  assign \$880  = rd_error & \$879 ;
-  assign \$881  = ~ ent1_alt;
-  assign \$882  = \rd_error$258  & \$881 ;
-  assign \$883  = ~ ent2_alt;
-  assign \$884  = \rd_error$259  & \$883 ;
-  assign \$885  = ~ ent3_alt;
-  assign \$886  = \rd_error$260  & \$885 ;
-  assign \$887  = ~ meta0_alt;
-  assign \$888  = \rd_error$261  & \$887 ;
-  assign \$889  = ~ meta1_alt;
-  assign \$890  = \rd_error$262  & \$889 ;
-  assign \$891  = ~ meta2_alt;
-  assign \$892  = \rd_error$263  & \$891 ;
-  assign \$893  = ~ meta3_alt;
-  assign \$894  = \rd_error$264  & \$893 ;
-  assign \$895  = ~ mark0_alt;
-  assign \$896  = \rd_error$265  & \$895 ;
-  assign \$897  = ~ mark1_alt;
-  assign \$898  = \rd_error$266  & \$897 ;
-  assign \$899  = ~ mark2_alt;
-  assign \$900  = \rd_error$267  & \$899 ;
-  assign \$901  = ~ mark3_alt;
-  assign \$902  = \rd_error$268  & \$901 ;
-  assign \$903  = ~ sc_snoop0;
-  assign \$904  = rd_lane_error[0] & \$903 ;
-  assign \$905  = ~ sc_snoop1;
-  assign \$906  = rd_lane_error[1] & \$905 ;
-  assign \$907  = ~ sc_snoop2;
-  assign \$908  = rd_lane_error[2] & \$907 ;
-  assign \$909  = ~ sc_snoop3;
-  assign \$910  = rd_lane_error[3] & \$909 ;
-  assign \$911  = ~ ent0_alt;
-  assign \$912  = rd_error & \$911 ;
-  assign \$913  = ~ ent1_alt;
-  assign \$914  = \rd_error$258  & \$913 ;
-  assign \$915  = ~ ent2_alt;
-  assign \$916  = \rd_error$259  & \$915 ;
-  assign \$917  = ~ ent3_alt;
-  assign \$918  = \rd_error$260  & \$917 ;
-  assign \$919  = ~ meta0_alt;
-  assign \$920  = \rd_error$261  & \$919 ;
-  assign \$921  = ~ meta1_alt;
-  assign \$922  = \rd_error$262  & \$921 ;
-  assign \$923  = ~ meta2_alt;
-  assign \$924  = \rd_error$263  & \$923 ;
-  assign \$925  = ~ meta3_alt;
-  assign \$926  = \rd_error$264  & \$925 ;
-  assign \$927  = ~ mark0_alt;
-  assign \$928  = \rd_error$265  & \$927 ;
-  assign \$929  = ~ mark1_alt;
-  assign \$930  = \rd_error$266  & \$929 ;
-  assign \$931  = ~ mark2_alt;
-  assign \$932  = \rd_error$267  & \$931 ;
-  assign \$933  = ~ mark3_alt;
-  assign \$934  = \rd_error$268  & \$933 ;
-  assign \$935  = ~ sc_snoop0;
-  assign \$936  = rd_lane_error[0] & \$935 ;
-  assign \$937  = ~ sc_snoop1;
-  assign \$938  = rd_lane_error[1] & \$937 ;
-  assign \$939  = ~ sc_snoop2;
-  assign \$940  = rd_lane_error[2] & \$939 ;
-  assign \$941  = ~ sc_snoop3;
-  assign \$942  = rd_lane_error[3] & \$941 ;
-  assign \$943  = ~ ent0_alt;
-  assign \$944  = rd_error & \$943 ;
-  assign \$945  = ~ ent1_alt;
-  assign \$946  = \rd_error$258  & \$945 ;
-  assign \$947  = ~ ent2_alt;
-  assign \$948  = \rd_error$259  & \$947 ;
-  assign \$949  = ~ ent3_alt;
-  assign \$950  = \rd_error$260  & \$949 ;
-  assign \$951  = ~ meta0_alt;
-  assign \$952  = \rd_error$261  & \$951 ;
-  assign \$953  = ~ meta1_alt;
-  assign \$954  = \rd_error$262  & \$953 ;
-  assign \$955  = ~ meta2_alt;
-  assign \$956  = \rd_error$263  & \$955 ;
-  assign \$957  = ~ meta3_alt;
-  assign \$958  = \rd_error$264  & \$957 ;
-  assign \$959  = ~ mark0_alt;
-  assign \$960  = \rd_error$265  & \$959 ;
-  assign \$961  = ~ mark1_alt;
-  assign \$962  = \rd_error$266  & \$961 ;
-  assign \$963  = ~ mark2_alt;
-  assign \$964  = \rd_error$267  & \$963 ;
-  assign \$965  = ~ mark3_alt;
-  assign \$966  = \rd_error$268  & \$965 ;
-  assign \$967  = ~ sc_snoop0;
-  assign \$968  = rd_lane_error[0] & \$967 ;
-  assign \$969  = ~ sc_snoop1;
-  assign \$970  = rd_lane_error[1] & \$969 ;
-  assign \$971  = ~ sc_snoop2;
-  assign \$972  = rd_lane_error[2] & \$971 ;
-  assign \$973  = ~ sc_snoop3;
-  assign \$974  = rd_lane_error[3] & \$973 ;
-  assign \$975  = ~ ent0_alt;
-  assign \$976  = rd_error & \$975 ;
-  assign \$977  = ~ ent1_alt;
-  assign \$978  = \rd_error$258  & \$977 ;
-  assign \$979  = ~ ent2_alt;
-  assign \$980  = \rd_error$259  & \$979 ;
-  assign \$981  = ~ ent3_alt;
-  assign \$982  = \rd_error$260  & \$981 ;
-  assign \$983  = ~ meta0_alt;
-  assign \$984  = \rd_error$261  & \$983 ;
-  assign \$985  = ~ meta1_alt;
-  assign \$986  = \rd_error$262  & \$985 ;
-  assign \$987  = ~ meta2_alt;
-  assign \$988  = \rd_error$263  & \$987 ;
-  assign \$989  = ~ meta3_alt;
-  assign \$990  = \rd_error$264  & \$989 ;
-  assign \$991  = ~ mark0_alt;
-  assign \$992  = \rd_error$265  & \$991 ;
-  assign \$993  = ~ mark1_alt;
-  assign \$994  = \rd_error$266  & \$993 ;
-  assign \$995  = ~ mark2_alt;
-  assign \$996  = \rd_error$267  & \$995 ;
-  assign \$997  = ~ mark3_alt;
-  assign \$998  = \rd_error$268  & \$997 ;
-  assign \$999  = ~ sc_snoop0;
-  assign \$1000  = rd_lane_error[0] & \$999 ;
-  assign \$1001  = ~ sc_snoop1;
-  assign \$1002  = rd_lane_error[1] & \$1001 ;
-  assign \$1003  = ~ sc_snoop2;
-  assign \$1004  = rd_lane_error[2] & \$1003 ;
-  assign \$1005  = ~ sc_snoop3;
-  assign \$1006  = rd_lane_error[3] & \$1005 ;
-  assign \$1007  = ~ ent0_alt;
-  assign \$1008  = rd_error & \$1007 ;
-  assign \$1009  = ~ ent1_alt;
-  assign \$1010  = \rd_error$258  & \$1009 ;
-  assign \$1011  = ~ ent2_alt;
-  assign \$1012  = \rd_error$259  & \$1011 ;
-  assign \$1013  = ~ ent3_alt;
-  assign \$1014  = \rd_error$260  & \$1013 ;
-  assign \$1015  = ~ meta0_alt;
-  assign \$1016  = \rd_error$261  & \$1015 ;
-  assign \$1017  = ~ meta1_alt;
-  assign \$1018  = \rd_error$262  & \$1017 ;
-  assign \$1019  = ~ meta2_alt;
-  assign \$1020  = \rd_error$263  & \$1019 ;
-  assign \$1021  = ~ meta3_alt;
-  assign \$1022  = \rd_error$264  & \$1021 ;
-  assign \$1023  = ~ mark0_alt;
-  assign \$1024  = \rd_error$265  & \$1023 ;
-  assign \$1025  = ~ mark1_alt;
-  assign \$1026  = \rd_error$266  & \$1025 ;
-  assign \$1027  = ~ mark2_alt;
-  assign \$1028  = \rd_error$267  & \$1027 ;
-  assign \$1029  = ~ mark3_alt;
-  assign \$1030  = \rd_error$268  & \$1029 ;
-  assign \$1031  = ~ sc_snoop0;
-  assign \$1032  = rd_lane_error[0] & \$1031 ;
-  assign \$1033  = ~ sc_snoop1;
-  assign \$1034  = rd_lane_error[1] & \$1033 ;
-  assign \$1035  = ~ sc_snoop2;
-  assign \$1036  = rd_lane_error[2] & \$1035 ;
-  assign \$1037  = ~ sc_snoop3;
-  assign \$1038  = rd_lane_error[3] & \$1037 ;
-  assign \$1039  = ~ ent0_alt;
-  assign \$1040  = rd_error & \$1039 ;
-  assign \$1041  = ~ ent1_alt;
-  assign \$1042  = \rd_error$258  & \$1041 ;
-  assign \$1043  = ~ ent2_alt;
-  assign \$1044  = \rd_error$259  & \$1043 ;
-  assign \$1045  = ~ ent3_alt;
-  assign \$1046  = \rd_error$260  & \$1045 ;
-  assign \$1047  = ~ meta0_alt;
-  assign \$1048  = \rd_error$261  & \$1047 ;
-  assign \$1049  = ~ meta1_alt;
-  assign \$1050  = \rd_error$262  & \$1049 ;
-  assign \$1051  = ~ meta2_alt;
-  assign \$1052  = \rd_error$263  & \$1051 ;
-  assign \$1053  = ~ meta3_alt;
-  assign \$1054  = \rd_error$264  & \$1053 ;
-  assign \$1055  = ~ mark0_alt;
-  assign \$1056  = \rd_error$265  & \$1055 ;
-  assign \$1057  = ~ mark1_alt;
-  assign \$1058  = \rd_error$266  & \$1057 ;
-  assign \$1059  = ~ mark2_alt;
-  assign \$1060  = \rd_error$267  & \$1059 ;
-  assign \$1061  = ~ mark3_alt;
-  assign \$1062  = \rd_error$268  & \$1061 ;
-  assign \$1063  = ~ sc_snoop0;
-  assign \$1064  = rd_lane_error[0] & \$1063 ;
-  assign \$1065  = ~ sc_snoop1;
-  assign \$1066  = rd_lane_error[1] & \$1065 ;
-  assign \$1067  = ~ sc_snoop2;
-  assign \$1068  = rd_lane_error[2] & \$1067 ;
-  assign \$1069  = ~ sc_snoop3;
-  assign \$1070  = rd_lane_error[3] & \$1069 ;
-  assign \$1071  = ~ ent0_alt;
-  assign \$1072  = rd_error & \$1071 ;
-  assign \$1073  = ~ ent1_alt;
-  assign \$1074  = \rd_error$258  & \$1073 ;
-  assign \$1075  = ~ ent2_alt;
-  assign \$1076  = \rd_error$259  & \$1075 ;
-  assign \$1077  = ~ ent3_alt;
-  assign \$1078  = \rd_error$260  & \$1077 ;
-  assign \$1079  = ~ meta0_alt;
-  assign \$1080  = \rd_error$261  & \$1079 ;
-  assign \$1081  = ~ meta1_alt;
-  assign \$1082  = \rd_error$262  & \$1081 ;
-  assign \$1083  = ~ meta2_alt;
-  assign \$1084  = \rd_error$263  & \$1083 ;
-  assign \$1085  = ~ meta3_alt;
-  assign \$1086  = \rd_error$264  & \$1085 ;
-  assign \$1087  = ~ mark0_alt;
-  assign \$1088  = \rd_error$265  & \$1087 ;
-  assign \$1089  = ~ mark1_alt;
-  assign \$1090  = \rd_error$266  & \$1089 ;
-  assign \$1091  = ~ mark2_alt;
-  assign \$1092  = \rd_error$267  & \$1091 ;
-  assign \$1093  = ~ mark3_alt;
-  assign \$1094  = \rd_error$268  & \$1093 ;
-  assign \$1095  = ~ sc_snoop0;
-  assign \$1096  = rd_lane_error[0] & \$1095 ;
-  assign \$1097  = ~ sc_snoop1;
-  assign \$1098  = rd_lane_error[1] & \$1097 ;
-  assign \$1099  = ~ sc_snoop2;
-  assign \$1100  = rd_lane_error[2] & \$1099 ;
-  assign \$1101  = ~ sc_snoop3;
-  assign \$1102  = rd_lane_error[3] & \$1101 ;
-  assign \$1103  = ~ ent0_alt;
-  assign \$1104  = rd_error & \$1103 ;
-  assign \$1105  = ~ ent1_alt;
-  assign \$1106  = \rd_error$258  & \$1105 ;
-  assign \$1107  = ~ ent2_alt;
-  assign \$1108  = \rd_error$259  & \$1107 ;
-  assign \$1109  = ~ ent3_alt;
-  assign \$1110  = \rd_error$260  & \$1109 ;
-  assign \$1111  = ~ meta0_alt;
-  assign \$1112  = \rd_error$261  & \$1111 ;
-  assign \$1113  = ~ meta1_alt;
-  assign \$1114  = \rd_error$262  & \$1113 ;
-  assign \$1115  = ~ meta2_alt;
-  assign \$1116  = \rd_error$263  & \$1115 ;
-  assign \$1117  = ~ meta3_alt;
-  assign \$1118  = \rd_error$264  & \$1117 ;
-  assign \$1119  = ~ mark0_alt;
-  assign \$1120  = \rd_error$265  & \$1119 ;
-  assign \$1121  = ~ mark1_alt;
-  assign \$1122  = \rd_error$266  & \$1121 ;
-  assign \$1123  = ~ mark2_alt;
-  assign \$1124  = \rd_error$267  & \$1123 ;
-  assign \$1125  = ~ mark3_alt;
-  assign \$1126  = \rd_error$268  & \$1125 ;
-  assign \$1127  = ~ sc_snoop0;
-  assign \$1128  = rd_lane_error[0] & \$1127 ;
-  assign \$1129  = ~ sc_snoop1;
-  assign \$1130  = rd_lane_error[1] & \$1129 ;
-  assign \$1131  = ~ sc_snoop2;
-  assign \$1132  = rd_lane_error[2] & \$1131 ;
-  assign \$1133  = ~ sc_snoop3;
-  assign \$1134  = rd_lane_error[3] & \$1133 ;
-  assign \$1135  = ~ sc_snoop0;
-  assign \$1136  = rd_lane_corrected[0] & \$1135 ;
-  assign \$1137  = ~ sc_snoop1;
-  assign \$1138  = rd_lane_corrected[1] & \$1137 ;
-  assign \$1139  = ~ sc_snoop2;
-  assign \$1140  = rd_lane_corrected[2] & \$1139 ;
-  assign \$1141  = ~ sc_snoop3;
-  assign \$1142  = rd_lane_corrected[3] & \$1141 ;
-  assign \$1143  = ~ sc_snoop0;
-  assign \$1144  = rd_lane_corrected[0] & \$1143 ;
-  assign \$1145  = ~ sc_snoop1;
-  assign \$1146  = rd_lane_corrected[1] & \$1145 ;
-  assign \$1147  = ~ sc_snoop2;
-  assign \$1148  = rd_lane_corrected[2] & \$1147 ;
-  assign \$1149  = ~ sc_snoop3;
-  assign \$1150  = rd_lane_corrected[3] & \$1149 ;
-  assign \$1151  = ~ sc_snoop0;
-  assign \$1152  = rd_lane_corrected[0] & \$1151 ;
-  assign \$1153  = ~ sc_snoop1;
-  assign \$1154  = rd_lane_corrected[1] & \$1153 ;
-  assign \$1155  = ~ sc_snoop2;
-  assign \$1156  = rd_lane_corrected[2] & \$1155 ;
-  assign \$1157  = ~ sc_snoop3;
-  assign \$1158  = rd_lane_corrected[3] & \$1157 ;
-  assign \$1159  = ~ sc_snoop0;
-  assign \$1160  = rd_lane_corrected[0] & \$1159 ;
-  assign \$1161  = ~ sc_snoop1;
-  assign \$1162  = rd_lane_corrected[1] & \$1161 ;
-  assign \$1163  = ~ sc_snoop2;
-  assign \$1164  = rd_lane_corrected[2] & \$1163 ;
-  assign \$1165  = ~ sc_snoop3;
-  assign \$1166  = rd_lane_corrected[3] & \$1165 ;
-  assign \$1167  = ~ sc_snoop0;
-  assign \$1168  = rd_lane_corrected[0] & \$1167 ;
-  assign \$1169  = ~ sc_snoop1;
-  assign \$1170  = rd_lane_corrected[1] & \$1169 ;
-  assign \$1171  = ~ sc_snoop2;
-  assign \$1172  = rd_lane_corrected[2] & \$1171 ;
-  assign \$1173  = ~ sc_snoop3;
-  assign \$1174  = rd_lane_corrected[3] & \$1173 ;
-  assign \$1175  = ~ sc_snoop0;
-  assign \$1176  = rd_lane_corrected[0] & \$1175 ;
-  assign \$1177  = ~ sc_snoop1;
-  assign \$1178  = rd_lane_corrected[1] & \$1177 ;
-  assign \$1179  = ~ sc_snoop2;
-  assign \$1180  = rd_lane_corrected[2] & \$1179 ;
-  assign \$1181  = ~ sc_snoop3;
-  assign \$1182  = rd_lane_corrected[3] & \$1181 ;
-  assign \$1183  = ~ sc_snoop0;
-  assign \$1184  = rd_lane_corrected[0] & \$1183 ;
-  assign \$1185  = ~ sc_snoop1;
-  assign \$1186  = rd_lane_corrected[1] & \$1185 ;
-  assign \$1187  = ~ sc_snoop2;
-  assign \$1188  = rd_lane_corrected[2] & \$1187 ;
-  assign \$1189  = ~ sc_snoop3;
-  assign \$1190  = rd_lane_corrected[3] & \$1189 ;
-  assign \$1191  = ~ sc_snoop0;
-  assign \$1192  = rd_lane_corrected[0] & \$1191 ;
-  assign \$1193  = ~ sc_snoop1;
-  assign \$1194  = rd_lane_corrected[1] & \$1193 ;
-  assign \$1195  = ~ sc_snoop2;
-  assign \$1196  = rd_lane_corrected[2] & \$1195 ;
-  assign \$1197  = ~ sc_snoop3;
-  assign \$1198  = rd_lane_corrected[3] & \$1197 ;
-  assign \$1199  = ~ sc_snoop0;
-  assign \$1200  = rd_lane_corrected[0] & \$1199 ;
-  assign \$1201  = ~ sc_snoop1;
-  assign \$1202  = rd_lane_corrected[1] & \$1201 ;
-  assign \$1203  = ~ sc_snoop2;
-  assign \$1204  = rd_lane_corrected[2] & \$1203 ;
-  assign \$1205  = ~ sc_snoop3;
-  assign \$1206  = rd_lane_corrected[3] & \$1205 ;
-  assign \$1207  = ~ sc_snoop0;
-  assign \$1208  = rd_lane_corrected[0] & \$1207 ;
-  assign \$1209  = ~ sc_snoop1;
-  assign \$1210  = rd_lane_corrected[1] & \$1209 ;
-  assign \$1211  = ~ sc_snoop2;
-  assign \$1212  = rd_lane_corrected[2] & \$1211 ;
-  assign \$1213  = ~ sc_snoop3;
-  assign \$1214  = rd_lane_corrected[3] & \$1213 ;
-  assign \$1215  = ~ sc_snoop0;
-  assign \$1216  = rd_lane_corrected[0] & \$1215 ;
-  assign \$1217  = ~ sc_snoop1;
-  assign \$1218  = rd_lane_corrected[1] & \$1217 ;
-  assign \$1219  = ~ sc_snoop2;
-  assign \$1220  = rd_lane_corrected[2] & \$1219 ;
-  assign \$1221  = ~ sc_snoop3;
-  assign \$1222  = rd_lane_corrected[3] & \$1221 ;
-  assign \$1223  = ~ sc_snoop0;
-  assign \$1224  = rd_lane_corrected[0] & \$1223 ;
-  assign \$1225  = ~ sc_snoop1;
-  assign \$1226  = rd_lane_corrected[1] & \$1225 ;
-  assign \$1227  = ~ sc_snoop2;
-  assign \$1228  = rd_lane_corrected[2] & \$1227 ;
-  assign \$1229  = ~ sc_snoop3;
-  assign \$1230  = rd_lane_corrected[3] & \$1229 ;
-  assign \$1231  = ~ sc_snoop0;
-  assign \$1232  = rd_lane_corrected[0] & \$1231 ;
-  assign \$1233  = ~ sc_snoop1;
-  assign \$1234  = rd_lane_corrected[1] & \$1233 ;
-  assign \$1235  = ~ sc_snoop2;
-  assign \$1236  = rd_lane_corrected[2] & \$1235 ;
-  assign \$1237  = ~ sc_snoop3;
-  assign \$1238  = rd_lane_corrected[3] & \$1237 ;
-  assign \$1239  = ~ sc_snoop0;
-  assign \$1240  = rd_lane_corrected[0] & \$1239 ;
-  assign \$1241  = ~ sc_snoop1;
-  assign \$1242  = rd_lane_corrected[1] & \$1241 ;
-  assign \$1243  = ~ sc_snoop2;
-  assign \$1244  = rd_lane_corrected[2] & \$1243 ;
-  assign \$1245  = ~ sc_snoop3;
-  assign \$1246  = rd_lane_corrected[3] & \$1245 ;
-  assign \$1247  = ~ sc_snoop0;
-  assign \$1248  = rd_lane_corrected[0] & \$1247 ;
-  assign \$1249  = ~ sc_snoop1;
-  assign \$1250  = rd_lane_corrected[1] & \$1249 ;
-  assign \$1251  = ~ sc_snoop2;
-  assign \$1252  = rd_lane_corrected[2] & \$1251 ;
-  assign \$1253  = ~ sc_snoop3;
-  assign \$1254  = rd_lane_corrected[3] & \$1253 ;
-  assign \$1255  = ~ sc_snoop0;
-  assign \$1256  = rd_lane_corrected[0] & \$1255 ;
-  assign \$1257  = ~ sc_snoop1;
-  assign \$1258  = rd_lane_corrected[1] & \$1257 ;
-  assign \$1259  = ~ sc_snoop2;
-  assign \$1260  = rd_lane_corrected[2] & \$1259 ;
-  assign \$1261  = ~ sc_snoop3;
-  assign \$1262  = rd_lane_corrected[3] & \$1261 ;
-  assign \$1263  = \$1262  ? 4'h4 : 4'h0;
-  assign \$1264  = \$1252  ? 4'h4 : \$1263 ;
-  assign \$1265  = \$1242  ? 4'h4 : \$1264 ;
-  assign \$1266  = \$1232  ? 4'h4 : \$1265 ;
-  assign \$1279  = \$1134  ? 4'h4 : \$1278 ;
-  assign \$1280  = \$1100  ? 4'h4 : \$1279 ;
-  assign \$1281  = \$1066  ? 4'h4 : \$1280 ;
-  assign \$1282  = \$1032  ? 4'h4 : \$1281 ;
-  assign \$1283  = \$998  ? 4'h3 : \$1282 ;
-  assign \$1284  = \$964  ? 4'h3 : \$1283 ;
-  assign \$1285  = \$930  ? 4'h3 : \$1284 ;
-  assign \$1286  = \$896  ? 4'h3 : \$1285 ;
-  assign \$1287  = \$862  ? 4'h2 : \$1286 ;
-  assign \$1288  = \$828  ? 4'h2 : \$1287 ;
-  assign \$1289  = \$794  ? 4'h2 : \$1288 ;
-  assign \$1290  = \$760  ? 4'h2 : \$1289 ;
-  assign \$1291  = \$726  ? 4'h1 : \$1290 ;
-  assign \$1292  = \$692  ? 4'h1 : \$1291 ;
-  assign \$1293  = \$658  ? 4'h1 : \$1292 ;
-  assign err_mem = \$624  ? 4'h1 : \$1293 ;
-  assign \$1294  = ~ ent0_alt;
-  assign \$1295  = rd_error & \$1294 ;
-  assign \$1296  = ~ ent1_alt;
-  assign \$1297  = \rd_error$258  & \$1296 ;
-  assign \$1298  = ~ ent2_alt;
-  assign \$1299  = \rd_error$259  & \$1298 ;
-  assign \$1300  = ~ ent3_alt;
-  assign \$1301  = \rd_error$260  & \$1300 ;
-  assign \$1302  = ~ meta0_alt;
-  assign \$1303  = \rd_error$261  & \$1302 ;
-  assign \$1304  = ~ meta1_alt;
-  assign \$1305  = \rd_error$262  & \$1304 ;
-  assign \$1306  = ~ meta2_alt;
-  assign \$1307  = \rd_error$263  & \$1306 ;
-  assign \$1308  = ~ meta3_alt;
-  assign \$1309  = \rd_error$264  & \$1308 ;
-  assign \$1310  = ~ mark0_alt;
-  assign \$1311  = \rd_error$265  & \$1310 ;
-  assign \$1312  = ~ mark1_alt;
-  assign \$1313  = \rd_error$266  & \$1312 ;
-  assign \$1314  = ~ mark2_alt;
-  assign \$1315  = \rd_error$267  & \$1314 ;
-  assign \$1316  = ~ mark3_alt;
-  assign \$1317  = \rd_error$268  & \$1316 ;
-  assign \$1318  = ~ sc_snoop0;
-  assign \$1319  = rd_lane_error[0] & \$1318 ;
-  assign \$1320  = ~ sc_snoop1;
-  assign \$1321  = rd_lane_error[1] & \$1320 ;
-  assign \$1322  = ~ sc_snoop2;
-  assign \$1323  = rd_lane_error[2] & \$1322 ;
-  assign \$1324  = ~ sc_snoop3;
-  assign \$1325  = rd_lane_error[3] & \$1324 ;
-  assign \$1326  = ~ ent0_alt;
-  assign \$1327  = rd_error & \$1326 ;
-  assign \$1328  = ~ ent1_alt;
-  assign \$1329  = \rd_error$258  & \$1328 ;
-  assign \$1330  = ~ ent2_alt;
-  assign \$1331  = \rd_error$259  & \$1330 ;
-  assign \$1332  = ~ ent3_alt;
-  assign \$1333  = \rd_error$260  & \$1332 ;
-  assign \$1334  = ~ meta0_alt;
-  assign \$1335  = \rd_error$261  & \$1334 ;
-  assign \$1336  = ~ meta1_alt;
-  assign \$1337  = \rd_error$262  & \$1336 ;
-  assign \$1338  = ~ meta2_alt;
-  assign \$1339  = \rd_error$263  & \$1338 ;
-  assign \$1340  = ~ meta3_alt;
-  assign \$1341  = \rd_error$264  & \$1340 ;
-  assign \$1342  = ~ mark0_alt;
-  assign \$1343  = \rd_error$265  & \$1342 ;
-  assign \$1344  = ~ mark1_alt;
-  assign \$1345  = \rd_error$266  & \$1344 ;
-  assign \$1346  = ~ mark2_alt;
-  assign \$1347  = \rd_error$267  & \$1346 ;
-  assign \$1348  = ~ mark3_alt;
-  assign \$1349  = \rd_error$268  & \$1348 ;
-  assign \$1350  = ~ sc_snoop0;
-  assign \$1351  = rd_lane_error[0] & \$1350 ;
-  assign \$1352  = ~ sc_snoop1;
-  assign \$1353  = rd_lane_error[1] & \$1352 ;
-  assign \$1354  = ~ sc_snoop2;
-  assign \$1355  = rd_lane_error[2] & \$1354 ;
-  assign \$1356  = ~ sc_snoop3;
-  assign \$1357  = rd_lane_error[3] & \$1356 ;
-  assign \$1358  = ~ ent0_alt;
-  assign \$1359  = rd_error & \$1358 ;
-  assign \$1360  = ~ ent1_alt;
-  assign \$1361  = \rd_error$258  & \$1360 ;
-  assign \$1362  = ~ ent2_alt;
-  assign \$1363  = \rd_error$259  & \$1362 ;
-  assign \$1364  = ~ ent3_alt;
-  assign \$1365  = \rd_error$260  & \$1364 ;
-  assign \$1366  = ~ meta0_alt;
-  assign \$1367  = \rd_error$261  & \$1366 ;
-  assign \$1368  = ~ meta1_alt;
-  assign \$1369  = \rd_error$262  & \$1368 ;
-  assign \$1370  = ~ meta2_alt;
-  assign \$1371  = \rd_error$263  & \$1370 ;
-  assign \$1372  = ~ meta3_alt;
-  assign \$1373  = \rd_error$264  & \$1372 ;
-  assign \$1374  = ~ mark0_alt;
-  assign \$1375  = \rd_error$265  & \$1374 ;
-  assign \$1376  = ~ mark1_alt;
-  assign \$1377  = \rd_error$266  & \$1376 ;
-  assign \$1378  = ~ mark2_alt;
-  assign \$1379  = \rd_error$267  & \$1378 ;
-  assign \$1380  = ~ mark3_alt;
-  assign \$1381  = \rd_error$268  & \$1380 ;
-  assign \$1382  = ~ sc_snoop0;
-  assign \$1383  = rd_lane_error[0] & \$1382 ;
-  assign \$1384  = ~ sc_snoop1;
-  assign \$1385  = rd_lane_error[1] & \$1384 ;
-  assign \$1386  = ~ sc_snoop2;
-  assign \$1387  = rd_lane_error[2] & \$1386 ;
-  assign \$1388  = ~ sc_snoop3;
-  assign \$1389  = rd_lane_error[3] & \$1388 ;
-  assign \$1390  = ~ ent0_alt;
-  assign \$1391  = rd_error & \$1390 ;
-  assign \$1392  = ~ ent1_alt;
-  assign \$1393  = \rd_error$258  & \$1392 ;
-  assign \$1394  = ~ ent2_alt;
-  assign \$1395  = \rd_error$259  & \$1394 ;
-  assign \$1396  = ~ ent3_alt;
-  assign \$1397  = \rd_error$260  & \$1396 ;
-  assign \$1398  = ~ meta0_alt;
-  assign \$1399  = \rd_error$261  & \$1398 ;
-  assign \$1400  = ~ meta1_alt;
-  assign \$1401  = \rd_error$262  & \$1400 ;
-  assign \$1402  = ~ meta2_alt;
-  assign \$1403  = \rd_error$263  & \$1402 ;
-  assign \$1404  = ~ meta3_alt;
-  assign \$1405  = \rd_error$264  & \$1404 ;
-  assign \$1406  = ~ mark0_alt;
-  assign \$1407  = \rd_error$265  & \$1406 ;
-  assign \$1408  = ~ mark1_alt;
-  assign \$1409  = \rd_error$266  & \$1408 ;
-  assign \$1410  = ~ mark2_alt;
-  assign \$1411  = \rd_error$267  & \$1410 ;
-  assign \$1412  = ~ mark3_alt;
-  assign \$1413  = \rd_error$268  & \$1412 ;
-  assign \$1414  = ~ sc_snoop0;
-  assign \$1415  = rd_lane_error[0] & \$1414 ;
-  assign \$1416  = ~ sc_snoop1;
-  assign \$1417  = rd_lane_error[1] & \$1416 ;
-  assign \$1418  = ~ sc_snoop2;
-  assign \$1419  = rd_lane_error[2] & \$1418 ;
-  assign \$1420  = ~ sc_snoop3;
-  assign \$1421  = rd_lane_error[3] & \$1420 ;
-  assign \$1422  = ~ ent0_alt;
-  assign \$1423  = rd_error & \$1422 ;
-  assign \$1424  = ~ ent1_alt;
-  assign \$1425  = \rd_error$258  & \$1424 ;
-  assign \$1426  = ~ ent2_alt;
-  assign \$1427  = \rd_error$259  & \$1426 ;
-  assign \$1428  = ~ ent3_alt;
-  assign \$1429  = \rd_error$260  & \$1428 ;
-  assign \$1430  = ~ meta0_alt;
-  assign \$1431  = \rd_error$261  & \$1430 ;
-  assign \$1432  = ~ meta1_alt;
-  assign \$1433  = \rd_error$262  & \$1432 ;
-  assign \$1434  = ~ meta2_alt;
-  assign \$1435  = \rd_error$263  & \$1434 ;
-  assign \$1436  = ~ meta3_alt;
-  assign \$1437  = \rd_error$264  & \$1436 ;
-  assign \$1438  = ~ mark0_alt;
-  assign \$1439  = \rd_error$265  & \$1438 ;
-  assign \$1440  = ~ mark1_alt;
-  assign \$1441  = \rd_error$266  & \$1440 ;
-  assign \$1442  = ~ mark2_alt;
-  assign \$1443  = \rd_error$267  & \$1442 ;
-  assign \$1444  = ~ mark3_alt;
-  assign \$1445  = \rd_error$268  & \$1444 ;
-  assign \$1446  = ~ sc_snoop0;
-  assign \$1447  = rd_lane_error[0] & \$1446 ;
-  assign \$1448  = ~ sc_snoop1;
-  assign \$1449  = rd_lane_error[1] & \$1448 ;
-  assign \$1450  = ~ sc_snoop2;
-  assign \$1451  = rd_lane_error[2] & \$1450 ;
-  assign \$1452  = ~ sc_snoop3;
-  assign \$1453  = rd_lane_error[3] & \$1452 ;
-  assign \$1454  = ~ ent0_alt;
-  assign \$1455  = rd_error & \$1454 ;
-  assign \$1456  = ~ ent1_alt;
-  assign \$1457  = \rd_error$258  & \$1456 ;
-  assign \$1458  = ~ ent2_alt;
-  assign \$1459  = \rd_error$259  & \$1458 ;
-  assign \$1460  = ~ ent3_alt;
-  assign \$1461  = \rd_error$260  & \$1460 ;
-  assign \$1462  = ~ meta0_alt;
-  assign \$1463  = \rd_error$261  & \$1462 ;
-  assign \$1464  = ~ meta1_alt;
-  assign \$1465  = \rd_error$262  & \$1464 ;
-  assign \$1466  = ~ meta2_alt;
-  assign \$1467  = \rd_error$263  & \$1466 ;
-  assign \$1468  = ~ meta3_alt;
-  assign \$1469  = \rd_error$264  & \$1468 ;
-  assign \$1470  = ~ mark0_alt;
-  assign \$1471  = \rd_error$265  & \$1470 ;
-  assign \$1472  = ~ mark1_alt;
-  assign \$1473  = \rd_error$266  & \$1472 ;
-  assign \$1474  = ~ mark2_alt;
-  assign \$1475  = \rd_error$267  & \$1474 ;
-  assign \$1476  = ~ mark3_alt;
-  assign \$1477  = \rd_error$268  & \$1476 ;
-  assign \$1478  = ~ sc_snoop0;
-  assign \$1479  = rd_lane_error[0] & \$1478 ;
-  assign \$1480  = ~ sc_snoop1;
-  assign \$1481  = rd_lane_error[1] & \$1480 ;
-  assign \$1482  = ~ sc_snoop2;
-  assign \$1483  = rd_lane_error[2] & \$1482 ;
-  assign \$1484  = ~ sc_snoop3;
-  assign \$1485  = rd_lane_error[3] & \$1484 ;
-  assign \$1486  = ~ ent0_alt;
-  assign \$1487  = rd_error & \$1486 ;
-  assign \$1488  = ~ ent1_alt;
-  assign \$1489  = \rd_error$258  & \$1488 ;
-  assign \$1490  = ~ ent2_alt;
-  assign \$1491  = \rd_error$259  & \$1490 ;
-  assign \$1492  = ~ ent3_alt;
-  assign \$1493  = \rd_error$260  & \$1492 ;
-  assign \$1494  = ~ meta0_alt;
-  assign \$1495  = \rd_error$261  & \$1494 ;
-  assign \$1496  = ~ meta1_alt;
-  assign \$1497  = \rd_error$262  & \$1496 ;
-  assign \$1498  = ~ meta2_alt;
-  assign \$1499  = \rd_error$263  & \$1498 ;
-  assign \$1500  = ~ meta3_alt;
-  assign \$1501  = \rd_error$264  & \$1500 ;
-  assign \$1502  = ~ mark0_alt;
-  assign \$1503  = \rd_error$265  & \$1502 ;
-  assign \$1504  = ~ mark1_alt;
-  assign \$1505  = \rd_error$266  & \$1504 ;
-  assign \$1506  = ~ mark2_alt;
-  assign \$1507  = \rd_error$267  & \$1506 ;
-  assign \$1508  = ~ mark3_alt;
-  assign \$1509  = \rd_error$268  & \$1508 ;
-  assign \$1510  = ~ sc_snoop0;
-  assign \$1511  = rd_lane_error[0] & \$1510 ;
-  assign \$1512  = ~ sc_snoop1;
-  assign \$1513  = rd_lane_error[1] & \$1512 ;
-  assign \$1514  = ~ sc_snoop2;
-  assign \$1515  = rd_lane_error[2] & \$1514 ;
-  assign \$1516  = ~ sc_snoop3;
-  assign \$1517  = rd_lane_error[3] & \$1516 ;
-  assign \$1518  = ~ ent0_alt;
-  assign \$1519  = rd_error & \$1518 ;
-  assign \$1520  = ~ ent1_alt;
-  assign \$1521  = \rd_error$258  & \$1520 ;
-  assign \$1522  = ~ ent2_alt;
-  assign \$1523  = \rd_error$259  & \$1522 ;
-  assign \$1524  = ~ ent3_alt;
-  assign \$1525  = \rd_error$260  & \$1524 ;
-  assign \$1526  = ~ meta0_alt;
-  assign \$1527  = \rd_error$261  & \$1526 ;
-  assign \$1528  = ~ meta1_alt;
-  assign \$1529  = \rd_error$262  & \$1528 ;
-  assign \$1530  = ~ meta2_alt;
-  assign \$1531  = \rd_error$263  & \$1530 ;
-  assign \$1532  = ~ meta3_alt;
-  assign \$1533  = \rd_error$264  & \$1532 ;
-  assign \$1534  = ~ mark0_alt;
-  assign \$1535  = \rd_error$265  & \$1534 ;
-  assign \$1536  = ~ mark1_alt;
-  assign \$1537  = \rd_error$266  & \$1536 ;
-  assign \$1538  = ~ mark2_alt;
-  assign \$1539  = \rd_error$267  & \$1538 ;
-  assign \$1540  = ~ mark3_alt;
-  assign \$1541  = \rd_error$268  & \$1540 ;
-  assign \$1542  = ~ sc_snoop0;
-  assign \$1543  = rd_lane_error[0] & \$1542 ;
-  assign \$1544  = ~ sc_snoop1;
-  assign \$1545  = rd_lane_error[1] & \$1544 ;
-  assign \$1546  = ~ sc_snoop2;
-  assign \$1547  = rd_lane_error[2] & \$1546 ;
-  assign \$1548  = ~ sc_snoop3;
-  assign \$1549  = rd_lane_error[3] & \$1548 ;
-  assign \$1550  = ~ ent0_alt;
-  assign \$1551  = rd_error & \$1550 ;
-  assign \$1552  = ~ ent1_alt;
-  assign \$1553  = \rd_error$258  & \$1552 ;
-  assign \$1554  = ~ ent2_alt;
-  assign \$1555  = \rd_error$259  & \$1554 ;
-  assign \$1556  = ~ ent3_alt;
-  assign \$1557  = \rd_error$260  & \$1556 ;
-  assign \$1558  = ~ meta0_alt;
-  assign \$1559  = \rd_error$261  & \$1558 ;
-  assign \$1560  = ~ meta1_alt;
-  assign \$1561  = \rd_error$262  & \$1560 ;
-  assign \$1562  = ~ meta2_alt;
-  assign \$1563  = \rd_error$263  & \$1562 ;
-  assign \$1564  = ~ meta3_alt;
-  assign \$1565  = \rd_error$264  & \$1564 ;
-  assign \$1566  = ~ mark0_alt;
-  assign \$1567  = \rd_error$265  & \$1566 ;
-  assign \$1568  = ~ mark1_alt;
-  assign \$1569  = \rd_error$266  & \$1568 ;
-  assign \$1570  = ~ mark2_alt;
-  assign \$1571  = \rd_error$267  & \$1570 ;
-  assign \$1572  = ~ mark3_alt;
-  assign \$1573  = \rd_error$268  & \$1572 ;
-  assign \$1574  = ~ sc_snoop0;
-  assign \$1575  = rd_lane_error[0] & \$1574 ;
-  assign \$1576  = ~ sc_snoop1;
-  assign \$1577  = rd_lane_error[1] & \$1576 ;
-  assign \$1578  = ~ sc_snoop2;
-  assign \$1579  = rd_lane_error[2] & \$1578 ;
-  assign \$1580  = ~ sc_snoop3;
-  assign \$1581  = rd_lane_error[3] & \$1580 ;
-  assign \$1582  = ~ ent0_alt;
-  assign \$1583  = rd_error & \$1582 ;
-  assign \$1584  = ~ ent1_alt;
-  assign \$1585  = \rd_error$258  & \$1584 ;
-  assign \$1586  = ~ ent2_alt;
-  assign \$1587  = \rd_error$259  & \$1586 ;
-  assign \$1588  = ~ ent3_alt;
-  assign \$1589  = \rd_error$260  & \$1588 ;
-  assign \$1590  = ~ meta0_alt;
-  assign \$1591  = \rd_error$261  & \$1590 ;
-  assign \$1592  = ~ meta1_alt;
-  assign \$1593  = \rd_error$262  & \$1592 ;
-  assign \$1594  = ~ meta2_alt;
-  assign \$1595  = \rd_error$263  & \$1594 ;
-  assign \$1596  = ~ meta3_alt;
-  assign \$1597  = \rd_error$264  & \$1596 ;
-  assign \$1598  = ~ mark0_alt;
-  assign \$1599  = \rd_error$265  & \$1598 ;
-  assign \$1600  = ~ mark1_alt;
-  assign \$1601  = \rd_error$266  & \$1600 ;
-  assign \$1602  = ~ mark2_alt;
-  assign \$1603  = \rd_error$267  & \$1602 ;
-  assign \$1604  = ~ mark3_alt;
-  assign \$1605  = \rd_error$268  & \$1604 ;
-  assign \$1606  = ~ sc_snoop0;
-  assign \$1607  = rd_lane_error[0] & \$1606 ;
-  assign \$1608  = ~ sc_snoop1;
-  assign \$1609  = rd_lane_error[1] & \$1608 ;
-  assign \$1610  = ~ sc_snoop2;
-  assign \$1611  = rd_lane_error[2] & \$1610 ;
-  assign \$1612  = ~ sc_snoop3;
-  assign \$1613  = rd_lane_error[3] & \$1612 ;
-  assign \$1614  = ~ ent0_alt;
-  assign \$1615  = rd_error & \$1614 ;
-  assign \$1616  = ~ ent1_alt;
-  assign \$1617  = \rd_error$258  & \$1616 ;
-  assign \$1618  = ~ ent2_alt;
-  assign \$1619  = \rd_error$259  & \$1618 ;
-  assign \$1620  = ~ ent3_alt;
-  assign \$1621  = \rd_error$260  & \$1620 ;
-  assign \$1622  = ~ meta0_alt;
-  assign \$1623  = \rd_error$261  & \$1622 ;
-  assign \$1624  = ~ meta1_alt;
-  assign \$1625  = \rd_error$262  & \$1624 ;
-  assign \$1626  = ~ meta2_alt;
-  assign \$1627  = \rd_error$263  & \$1626 ;
-  assign \$1628  = ~ meta3_alt;
-  assign \$1629  = \rd_error$264  & \$1628 ;
-  assign \$1630  = ~ mark0_alt;
-  assign \$1631  = \rd_error$265  & \$1630 ;
-  assign \$1632  = ~ mark1_alt;
-  assign \$1633  = \rd_error$266  & \$1632 ;
-  assign \$1634  = ~ mark2_alt;
-  assign \$1635  = \rd_error$267  & \$1634 ;
-  assign \$1636  = ~ mark3_alt;
-  assign \$1637  = \rd_error$268  & \$1636 ;
-  assign \$1638  = ~ sc_snoop0;
-  assign \$1639  = rd_lane_error[0] & \$1638 ;
-  assign \$1640  = ~ sc_snoop1;
-  assign \$1641  = rd_lane_error[1] & \$1640 ;
-  assign \$1642  = ~ sc_snoop2;
-  assign \$1643  = rd_lane_error[2] & \$1642 ;
-  assign \$1644  = ~ sc_snoop3;
-  assign \$1645  = rd_lane_error[3] & \$1644 ;
-  assign \$1646  = ~ ent0_alt;
-  assign \$1647  = rd_error & \$1646 ;
-  assign \$1648  = ~ ent1_alt;
-  assign \$1649  = \rd_error$258  & \$1648 ;
-  assign \$1650  = ~ ent2_alt;
-  assign \$1651  = \rd_error$259  & \$1650 ;
-  assign \$1652  = ~ ent3_alt;
-  assign \$1653  = \rd_error$260  & \$1652 ;
-  assign \$1654  = ~ meta0_alt;
-  assign \$1655  = \rd_error$261  & \$1654 ;
-  assign \$1656  = ~ meta1_alt;
-  assign \$1657  = \rd_error$262  & \$1656 ;
-  assign \$1658  = ~ meta2_alt;
-  assign \$1659  = \rd_error$263  & \$1658 ;
-  assign \$1660  = ~ meta3_alt;
-  assign \$1661  = \rd_error$264  & \$1660 ;
-  assign \$1662  = ~ mark0_alt;
-  assign \$1663  = \rd_error$265  & \$1662 ;
-  assign \$1664  = ~ mark1_alt;
-  assign \$1665  = \rd_error$266  & \$1664 ;
-  assign \$1666  = ~ mark2_alt;
-  assign \$1667  = \rd_error$267  & \$1666 ;
-  assign \$1668  = ~ mark3_alt;
-  assign \$1669  = \rd_error$268  & \$1668 ;
-  assign \$1670  = ~ sc_snoop0;
-  assign \$1671  = rd_lane_error[0] & \$1670 ;
-  assign \$1672  = ~ sc_snoop1;
-  assign \$1673  = rd_lane_error[1] & \$1672 ;
-  assign \$1674  = ~ sc_snoop2;
-  assign \$1675  = rd_lane_error[2] & \$1674 ;
-  assign \$1676  = ~ sc_snoop3;
-  assign \$1677  = rd_lane_error[3] & \$1676 ;
-  assign \$1678  = ~ ent0_alt;
-  assign \$1679  = rd_error & \$1678 ;
-  assign \$1680  = ~ ent1_alt;
-  assign \$1681  = \rd_error$258  & \$1680 ;
-  assign \$1682  = ~ ent2_alt;
-  assign \$1683  = \rd_error$259  & \$1682 ;
-  assign \$1684  = ~ ent3_alt;
-  assign \$1685  = \rd_error$260  & \$1684 ;
-  assign \$1686  = ~ meta0_alt;
-  assign \$1687  = \rd_error$261  & \$1686 ;
-  assign \$1688  = ~ meta1_alt;
-  assign \$1689  = \rd_error$262  & \$1688 ;
-  assign \$1690  = ~ meta2_alt;
-  assign \$1691  = \rd_error$263  & \$1690 ;
-  assign \$1692  = ~ meta3_alt;
-  assign \$1693  = \rd_error$264  & \$1692 ;
-  assign \$1694  = ~ mark0_alt;
-  assign \$1695  = \rd_error$265  & \$1694 ;
-  assign \$1696  = ~ mark1_alt;
-  assign \$1697  = \rd_error$266  & \$1696 ;
-  assign \$1698  = ~ mark2_alt;
-  assign \$1699  = \rd_error$267  & \$1698 ;
-  assign \$1700  = ~ mark3_alt;
-  assign \$1701  = \rd_error$268  & \$1700 ;
-  assign \$1702  = ~ sc_snoop0;
-  assign \$1703  = rd_lane_error[0] & \$1702 ;
-  assign \$1704  = ~ sc_snoop1;
-  assign \$1705  = rd_lane_error[1] & \$1704 ;
-  assign \$1706  = ~ sc_snoop2;
-  assign \$1707  = rd_lane_error[2] & \$1706 ;
-  assign \$1708  = ~ sc_snoop3;
-  assign \$1709  = rd_lane_error[3] & \$1708 ;
-  assign \$1710  = ~ ent0_alt;
-  assign \$1711  = rd_error & \$1710 ;
-  assign \$1712  = ~ ent1_alt;
-  assign \$1713  = \rd_error$258  & \$1712 ;
-  assign \$1714  = ~ ent2_alt;
-  assign \$1715  = \rd_error$259  & \$1714 ;
-  assign \$1716  = ~ ent3_alt;
-  assign \$1717  = \rd_error$260  & \$1716 ;
-  assign \$1718  = ~ meta0_alt;
-  assign \$1719  = \rd_error$261  & \$1718 ;
-  assign \$1720  = ~ meta1_alt;
-  assign \$1721  = \rd_error$262  & \$1720 ;
-  assign \$1722  = ~ meta2_alt;
-  assign \$1723  = \rd_error$263  & \$1722 ;
-  assign \$1724  = ~ meta3_alt;
-  assign \$1725  = \rd_error$264  & \$1724 ;
-  assign \$1726  = ~ mark0_alt;
-  assign \$1727  = \rd_error$265  & \$1726 ;
-  assign \$1728  = ~ mark1_alt;
-  assign \$1729  = \rd_error$266  & \$1728 ;
-  assign \$1730  = ~ mark2_alt;
-  assign \$1731  = \rd_error$267  & \$1730 ;
-  assign \$1732  = ~ mark3_alt;
-  assign \$1733  = \rd_error$268  & \$1732 ;
-  assign \$1734  = ~ sc_snoop0;
-  assign \$1735  = rd_lane_error[0] & \$1734 ;
-  assign \$1736  = ~ sc_snoop1;
-  assign \$1737  = rd_lane_error[1] & \$1736 ;
-  assign \$1738  = ~ sc_snoop2;
-  assign \$1739  = rd_lane_error[2] & \$1738 ;
-  assign \$1740  = ~ sc_snoop3;
-  assign \$1741  = rd_lane_error[3] & \$1740 ;
-  assign \$1742  = ~ ent0_alt;
-  assign \$1743  = rd_error & \$1742 ;
-  assign \$1744  = ~ ent1_alt;
-  assign \$1745  = \rd_error$258  & \$1744 ;
-  assign \$1746  = ~ ent2_alt;
-  assign \$1747  = \rd_error$259  & \$1746 ;
-  assign \$1748  = ~ ent3_alt;
-  assign \$1749  = \rd_error$260  & \$1748 ;
-  assign \$1750  = ~ meta0_alt;
-  assign \$1751  = \rd_error$261  & \$1750 ;
-  assign \$1752  = ~ meta1_alt;
-  assign \$1753  = \rd_error$262  & \$1752 ;
-  assign \$1754  = ~ meta2_alt;
-  assign \$1755  = \rd_error$263  & \$1754 ;
-  assign \$1756  = ~ meta3_alt;
-  assign \$1757  = \rd_error$264  & \$1756 ;
-  assign \$1758  = ~ mark0_alt;
-  assign \$1759  = \rd_error$265  & \$1758 ;
-  assign \$1760  = ~ mark1_alt;
-  assign \$1761  = \rd_error$266  & \$1760 ;
-  assign \$1762  = ~ mark2_alt;
-  assign \$1763  = \rd_error$267  & \$1762 ;
-  assign \$1764  = ~ mark3_alt;
-  assign \$1765  = \rd_error$268  & \$1764 ;
-  assign \$1766  = ~ sc_snoop0;
-  assign \$1767  = rd_lane_error[0] & \$1766 ;
-  assign \$1768  = ~ sc_snoop1;
-  assign \$1769  = rd_lane_error[1] & \$1768 ;
-  assign \$1770  = ~ sc_snoop2;
-  assign \$1771  = rd_lane_error[2] & \$1770 ;
-  assign \$1772  = ~ sc_snoop3;
-  assign \$1773  = rd_lane_error[3] & \$1772 ;
-  assign \$1774  = ~ ent0_alt;
-  assign \$1775  = rd_error & \$1774 ;
-  assign \$1776  = ~ ent1_alt;
-  assign \$1777  = \rd_error$258  & \$1776 ;
-  assign \$1778  = ~ ent2_alt;
-  assign \$1779  = \rd_error$259  & \$1778 ;
-  assign \$1780  = ~ ent3_alt;
-  assign \$1781  = \rd_error$260  & \$1780 ;
-  assign \$1782  = ~ meta0_alt;
-  assign \$1783  = \rd_error$261  & \$1782 ;
-  assign \$1784  = ~ meta1_alt;
-  assign \$1785  = \rd_error$262  & \$1784 ;
-  assign \$1786  = ~ meta2_alt;
-  assign \$1787  = \rd_error$263  & \$1786 ;
-  assign \$1788  = ~ meta3_alt;
-  assign \$1789  = \rd_error$264  & \$1788 ;
-  assign \$1790  = ~ mark0_alt;
-  assign \$1791  = \rd_error$265  & \$1790 ;
-  assign \$1792  = ~ mark1_alt;
-  assign \$1793  = \rd_error$266  & \$1792 ;
-  assign \$1794  = ~ mark2_alt;
-  assign \$1795  = \rd_error$267  & \$1794 ;
-  assign \$1796  = ~ mark3_alt;
-  assign \$1797  = \rd_error$268  & \$1796 ;
-  assign \$1798  = ~ sc_snoop0;
-  assign \$1799  = rd_lane_error[0] & \$1798 ;
-  assign \$1800  = ~ sc_snoop1;
-  assign \$1801  = rd_lane_error[1] & \$1800 ;
-  assign \$1802  = ~ sc_snoop2;
-  assign \$1803  = rd_lane_error[2] & \$1802 ;
-  assign \$1804  = ~ sc_snoop3;
-  assign \$1805  = rd_lane_error[3] & \$1804 ;
-  assign \$1806  = ~ sc_snoop0;
-  assign \$1807  = rd_lane_corrected[0] & \$1806 ;
-  assign \$1808  = ~ sc_snoop1;
-  assign \$1809  = rd_lane_corrected[1] & \$1808 ;
-  assign \$1810  = ~ sc_snoop2;
-  assign \$1811  = rd_lane_corrected[2] & \$1810 ;
-  assign \$1812  = ~ sc_snoop3;
-  assign \$1813  = rd_lane_corrected[3] & \$1812 ;
-  assign \$1814  = ~ sc_snoop0;
-  assign \$1815  = rd_lane_corrected[0] & \$1814 ;
-  assign \$1816  = ~ sc_snoop1;
-  assign \$1817  = rd_lane_corrected[1] & \$1816 ;
-  assign \$1818  = ~ sc_snoop2;
-  assign \$1819  = rd_lane_corrected[2] & \$1818 ;
-  assign \$1820  = ~ sc_snoop3;
-  assign \$1821  = rd_lane_corrected[3] & \$1820 ;
-  assign \$1822  = ~ sc_snoop0;
-  assign \$1823  = rd_lane_corrected[0] & \$1822 ;
-  assign \$1824  = ~ sc_snoop1;
-  assign \$1825  = rd_lane_corrected[1] & \$1824 ;
-  assign \$1826  = ~ sc_snoop2;
-  assign \$1827  = rd_lane_corrected[2] & \$1826 ;
-  assign \$1828  = ~ sc_snoop3;
-  assign \$1829  = rd_lane_corrected[3] & \$1828 ;
-  assign \$1830  = ~ sc_snoop0;
-  assign \$1831  = rd_lane_corrected[0] & \$1830 ;
-  assign \$1832  = ~ sc_snoop1;
-  assign \$1833  = rd_lane_corrected[1] & \$1832 ;
-  assign \$1834  = ~ sc_snoop2;
-  assign \$1835  = rd_lane_corrected[2] & \$1834 ;
-  assign \$1836  = ~ sc_snoop3;
-  assign \$1837  = rd_lane_corrected[3] & \$1836 ;
-  assign \$1838  = ~ sc_snoop0;
-  assign \$1839  = rd_lane_corrected[0] & \$1838 ;
-  assign \$1840  = ~ sc_snoop1;
-  assign \$1841  = rd_lane_corrected[1] & \$1840 ;
-  assign \$1842  = ~ sc_snoop2;
-  assign \$1843  = rd_lane_corrected[2] & \$1842 ;
-  assign \$1844  = ~ sc_snoop3;
-  assign \$1845  = rd_lane_corrected[3] & \$1844 ;
-  assign \$1846  = ~ sc_snoop0;
-  assign \$1847  = rd_lane_corrected[0] & \$1846 ;
-  assign \$1848  = ~ sc_snoop1;
-  assign \$1849  = rd_lane_corrected[1] & \$1848 ;
-  assign \$1850  = ~ sc_snoop2;
-  assign \$1851  = rd_lane_corrected[2] & \$1850 ;
-  assign \$1852  = ~ sc_snoop3;
-  assign \$1853  = rd_lane_corrected[3] & \$1852 ;
-  assign \$1854  = ~ sc_snoop0;
-  assign \$1855  = rd_lane_corrected[0] & \$1854 ;
-  assign \$1856  = ~ sc_snoop1;
-  assign \$1857  = rd_lane_corrected[1] & \$1856 ;
-  assign \$1858  = ~ sc_snoop2;
-  assign \$1859  = rd_lane_corrected[2] & \$1858 ;
-  assign \$1860  = ~ sc_snoop3;
-  assign \$1861  = rd_lane_corrected[3] & \$1860 ;
-  assign \$1862  = ~ sc_snoop0;
-  assign \$1863  = rd_lane_corrected[0] & \$1862 ;
-  assign \$1864  = ~ sc_snoop1;
-  assign \$1865  = rd_lane_corrected[1] & \$1864 ;
-  assign \$1866  = ~ sc_snoop2;
-  assign \$1867  = rd_lane_corrected[2] & \$1866 ;
-  assign \$1868  = ~ sc_snoop3;
-  assign \$1869  = rd_lane_corrected[3] & \$1868 ;
-  assign \$1870  = ~ sc_snoop0;
-  assign \$1871  = rd_lane_corrected[0] & \$1870 ;
-  assign \$1872  = ~ sc_snoop1;
-  assign \$1873  = rd_lane_corrected[1] & \$1872 ;
-  assign \$1874  = ~ sc_snoop2;
-  assign \$1875  = rd_lane_corrected[2] & \$1874 ;
-  assign \$1876  = ~ sc_snoop3;
-  assign \$1877  = rd_lane_corrected[3] & \$1876 ;
-  assign \$1878  = ~ sc_snoop0;
-  assign \$1879  = rd_lane_corrected[0] & \$1878 ;
-  assign \$1880  = ~ sc_snoop1;
-  assign \$1881  = rd_lane_corrected[1] & \$1880 ;
-  assign \$1882  = ~ sc_snoop2;
-  assign \$1883  = rd_lane_corrected[2] & \$1882 ;
-  assign \$1884  = ~ sc_snoop3;
-  assign \$1885  = rd_lane_corrected[3] & \$1884 ;
-  assign \$1886  = ~ sc_snoop0;
-  assign \$1887  = rd_lane_corrected[0] & \$1886 ;
-  assign \$1888  = ~ sc_snoop1;
-  assign \$1889  = rd_lane_corrected[1] & \$1888 ;
-  assign \$1890  = ~ sc_snoop2;
-  assign \$1891  = rd_lane_corrected[2] & \$1890 ;
-  assign \$1892  = ~ sc_snoop3;
-  assign \$1893  = rd_lane_corrected[3] & \$1892 ;
-  assign \$1894  = ~ sc_snoop0;
-  assign \$1895  = rd_lane_corrected[0] & \$1894 ;
-  assign \$1896  = ~ sc_snoop1;
-  assign \$1897  = rd_lane_corrected[1] & \$1896 ;
-  assign \$1898  = ~ sc_snoop2;
-  assign \$1899  = rd_lane_corrected[2] & \$1898 ;
-  assign \$1900  = ~ sc_snoop3;
-  assign \$1901  = rd_lane_corrected[3] & \$1900 ;
-  assign \$1902  = ~ sc_snoop0;
-  assign \$1903  = rd_lane_corrected[0] & \$1902 ;
-  assign \$1904  = ~ sc_snoop1;
-  assign \$1905  = rd_lane_corrected[1] & \$1904 ;
-  assign \$1906  = ~ sc_snoop2;
-  assign \$1907  = rd_lane_corrected[2] & \$1906 ;
-  assign \$1908  = ~ sc_snoop3;
-  assign \$1909  = rd_lane_corrected[3] & \$1908 ;
-  assign \$1910  = ~ sc_snoop0;
-  assign \$1911  = rd_lane_corrected[0] & \$1910 ;
-  assign \$1912  = ~ sc_snoop1;
-  assign \$1913  = rd_lane_corrected[1] & \$1912 ;
-  assign \$1914  = ~ sc_snoop2;
-  assign \$1915  = rd_lane_corrected[2] & \$1914 ;
-  assign \$1916  = ~ sc_snoop3;
-  assign \$1917  = rd_lane_corrected[3] & \$1916 ;
-  assign \$1918  = ~ sc_snoop0;
-  assign \$1919  = rd_lane_corrected[0] & \$1918 ;
-  assign \$1920  = ~ sc_snoop1;
-  assign \$1921  = rd_lane_corrected[1] & \$1920 ;
-  assign \$1922  = ~ sc_snoop2;
-  assign \$1923  = rd_lane_corrected[2] & \$1922 ;
-  assign \$1924  = ~ sc_snoop3;
-  assign \$1925  = rd_lane_corrected[3] & \$1924 ;
-  assign \$1926  = ~ sc_snoop0;
-  assign \$1927  = rd_lane_corrected[0] & \$1926 ;
-  assign \$1928  = ~ sc_snoop1;
-  assign \$1929  = rd_lane_corrected[1] & \$1928 ;
-  assign \$1930  = ~ sc_snoop2;
-  assign \$1931  = rd_lane_corrected[2] & \$1930 ;
-  assign \$1932  = ~ sc_snoop3;
-  assign \$1933  = rd_lane_corrected[3] & \$1932 ;
-  assign \$1934  = \$1933  ? { rd_error_addr, 2'h3 } : 11'h000;
-  assign \$1935  = \$1923  ? { rd_error_addr, 2'h2 } : \$1934 ;
-  assign \$1936  = \$1913  ? { rd_error_addr, 2'h1 } : \$1935 ;
-  assign \$1937  = \$1903  ? { rd_error_addr, 2'h0 } : \$1936 ;
-  assign \$1950  = \$1805  ? { rd_error_addr, 2'h3 } : \$1949 ;
-  assign \$1951  = \$1771  ? { rd_error_addr, 2'h2 } : \$1950 ;
-  assign \$1952  = \$1737  ? { rd_error_addr, 2'h1 } : \$1951 ;
-  assign \$1953  = \$1703  ? { rd_error_addr, 2'h0 } : \$1952 ;
-  assign \$1954  = \$1669  ? { rd_row_qq3, 2'h3 } : \$1953 ;
-  assign \$1955  = \$1635  ? { rd_row_qq2, 2'h2 } : \$1954 ;
-  assign \$1956  = \$1601  ? { rd_row_qq1, 2'h1 } : \$1955 ;
-  assign \$1957  = \$1567  ? { rd_row_qq0, 2'h0 } : \$1956 ;
-  assign \$1958  = \$1533  ? { rd_row_qq3, 2'h3 } : \$1957 ;
-  assign \$1959  = \$1499  ? { rd_row_qq2, 2'h2 } : \$1958 ;
-  assign \$1960  = \$1465  ? { rd_row_qq1, 2'h1 } : \$1959 ;
-  assign \$1961  = \$1431  ? { rd_row_qq0, 2'h0 } : \$1960 ;
-  assign \$1962  = \$1397  ? { rd_row_qq3, 2'h3 } : \$1961 ;
-  assign \$1963  = \$1363  ? { rd_row_qq2, 2'h2 } : \$1962 ;
-  assign \$1964  = \$1329  ? { rd_row_qq1, 2'h1 } : \$1963 ;
-  assign err_slot = \$1295  ? { rd_row_qq0, 2'h0 } : \$1964 ;
-  always @(posedge clk)
-    sc_row_q <= \$1965 ;
-  always @(posedge clk)
-    sc_row_qq <= \$1966 ;
-  always @(posedge clk)
-    sc_row_qqq <= \$1967 ;
-  always @(posedge clk)
-    rd_row_q0 <= \$1968 ;
-  always @(posedge clk)
-    sc_wr_at_read0 <= \$1969 ;
-  always @(posedge clk)
-    sc_wr_at_read_data0 <= \$1970 ;
-  always @(posedge clk)
-    sc_data_q <= \$1971 ;
-  always @(posedge clk)
-    sc_intent0 <= \$1972 ;
-  always @(posedge clk)
-    sc_value0 <= \$1973 ;
-  always @(posedge clk)
-    rd_row_qq0 <= \$1974 ;
-  always @(posedge clk)
-    rd_sc_row_hit0 <= \$1975 ;
-  always @(posedge clk)
-    ent0_byp <= \$1976 ;
-  always @(posedge clk)
-    ent0_byp_data <= \$1977 ;
-  always @(posedge clk)
-    ent0_alt <= \$1978 ;
-  always @(posedge clk)
-    ent0_alt_data <= \$1979 ;
-  always @(posedge clk)
-    meta0_byp <= \$1980 ;
-  always @(posedge clk)
-    meta0_byp_data <= \$1981 ;
-  always @(posedge clk)
-    meta0_alt <= \$1982 ;
-  always @(posedge clk)
-    meta0_alt_data <= \$1983 ;
-  always @(posedge clk)
-    meta0_alt_summary <= \$1984 ;
-  always @(posedge clk)
-    mark0_byp <= \$1985 ;
-  always @(posedge clk)
-    mark0_byp_data <= \$1986 ;
-  always @(posedge clk)
-    mark0_alt <= \$1987 ;
-  always @(posedge clk)
-    mark0_alt_data <= \$1988 ;
-  always @(posedge clk)
-    rd_row_q1 <= \$1989 ;
-  always @(posedge clk)
-    sc_wr_at_read1 <= \$1990 ;
-  always @(posedge clk)
-    sc_wr_at_read_data1 <= \$1991 ;
-  always @(posedge clk)
-    sc_intent1 <= \$1992 ;
-  always @(posedge clk)
-    sc_value1 <= \$1993 ;
-  always @(posedge clk)
-    rd_row_qq1 <= \$1994 ;
-  always @(posedge clk)
-    rd_sc_row_hit1 <= \$1995 ;
-  always @(posedge clk)
-    ent1_byp <= \$1996 ;
-  always @(posedge clk)
-    ent1_byp_data <= \$1997 ;
-  always @(posedge clk)
-    ent1_alt <= \$1998 ;
-  always @(posedge clk)
-    ent1_alt_data <= \$1999 ;
-  always @(posedge clk)
-    meta1_byp <= \$2000 ;
-  always @(posedge clk)
-    meta1_byp_data <= \$2001 ;
-  always @(posedge clk)
-    meta1_alt <= \$2002 ;
-  always @(posedge clk)
-    meta1_alt_data <= \$2003 ;
-  always @(posedge clk)
-    meta1_alt_summary <= \$2004 ;
-  always @(posedge clk)
-    mark1_byp <= \$2005 ;
-  always @(posedge clk)
-    mark1_byp_data <= \$2006 ;
-  always @(posedge clk)
-    mark1_alt <= \$2007 ;
-  always @(posedge clk)
-    mark1_alt_data <= \$2008 ;
-  always @(posedge clk)
-    rd_row_q2 <= \$2009 ;
-  always @(posedge clk)
-    sc_wr_at_read2 <= \$2010 ;
-  always @(posedge clk)
-    sc_wr_at_read_data2 <= \$2011 ;
-  always @(posedge clk)
-    sc_intent2 <= \$2012 ;
-  always @(posedge clk)
-    sc_value2 <= \$2013 ;
-  always @(posedge clk)
-    rd_row_qq2 <= \$2014 ;
-  always @(posedge clk)
-    rd_sc_row_hit2 <= \$2015 ;
-  always @(posedge clk)
-    ent2_byp <= \$2016 ;
-  always @(posedge clk)
-    ent2_byp_data <= \$2017 ;
-  always @(posedge clk)
-    ent2_alt <= \$2018 ;
-  always @(posedge clk)
-    ent2_alt_data <= \$2019 ;
-  always @(posedge clk)
-    meta2_byp <= \$2020 ;
-  always @(posedge clk)
-    meta2_byp_data <= \$2021 ;
-  always @(posedge clk)
-    meta2_alt <= \$2022 ;
-  always @(posedge clk)
-    meta2_alt_data <= \$2023 ;
-  always @(posedge clk)
-    meta2_alt_summary <= \$2024 ;
-  always @(posedge clk)
-    mark2_byp <= \$2025 ;
-  always @(posedge clk)
-    mark2_byp_data <= \$2026 ;
-  always @(posedge clk)
-    mark2_alt <= \$2027 ;
-  always @(posedge clk)
-    mark2_alt_data <= \$2028 ;
-  always @(posedge clk)
-    rd_row_q3 <= \$2029 ;
-  always @(posedge clk)
-    sc_wr_at_read3 <= \$2030 ;
-  always @(posedge clk)
-    sc_wr_at_read_data3 <= \$2031 ;
-  always @(posedge clk)
-    sc_intent3 <= \$2032 ;
-  always @(posedge clk)
-    sc_value3 <= \$2033 ;
-  always @(posedge clk)
-    rd_row_qq3 <= \$2034 ;
-  always @(posedge clk)
-    rd_sc_row_hit3 <= \$2035 ;
-  always @(posedge clk)
-    ent3_byp <= \$2036 ;
-  always @(posedge clk)
-    ent3_byp_data <= \$2037 ;
-  always @(posedge clk)
-    ent3_alt <= \$2038 ;
-  always @(posedge clk)
-    ent3_alt_data <= \$2039 ;
-  always @(posedge clk)
-    meta3_byp <= \$2040 ;
-  always @(posedge clk)
-    meta3_byp_data <= \$2041 ;
-  always @(posedge clk)
-    meta3_alt <= \$2042 ;
-  always @(posedge clk)
-    meta3_alt_data <= \$2043 ;
-  always @(posedge clk)
-    meta3_alt_summary <= \$2044 ;
-  always @(posedge clk)
-    mark3_byp <= \$2045 ;
-  always @(posedge clk)
-    mark3_byp_data <= \$2046 ;
-  always @(posedge clk)
-    mark3_alt <= \$2047 ;
-  always @(posedge clk)
-    mark3_alt_data <= \$2048 ;
+  assign \$147  = \$140  | \$146 ;
+  assign \$148  = ~ clear_en;
+  assign \$149  = ~ \port$6576$376 [13];
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = \port$6576$376 [1:0] == 2'h2;
+  assign \$152  = \port$6576$376 [12] & \$151 ;
+  assign \$153  = \$150  & \$152 ;
+  assign \$154  = \port$6576$376 [10:2] == sc_row;
+  assign \$155  = \$153  & \$154 ;
+  assign \$156  = \$147  | \$155 ;
+  assign \$157  = \port$6576$376 [1:0] == 2'h2;
+  assign \$158  = \port$6576$376 [12] & \$157 ;
+  assign \$159  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$160  = \$158  & \$159 ;
+  assign \$161  = ~ \$160 ;
+  assign \$162  = sc_set[2] & \$161 ;
+  assign \$163  = ~ sc_data_q[28];
+  assign \$164  = rd_row_q2 == sc_row_qq;
+  assign \$165  = \port$6576$376 [1:0] == 2'h2;
+  assign \$166  = \port$6576$376 [12] & \$165 ;
+  assign \$167  = 2'h2 < rd_slot[1:0];
+  assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$169  = \$166  & \$168 ;
+  assign \$170  = ent2_byp | ent2_byp_next;
+  assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
+  assign \$172  = 2'h2 < rd_slot[1:0];
   \kv_asu.core.table.ent0  ent0 (
-    ._rp__addr(\$284 [8:0]),
+    ._rp__addr(\$320 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$179 ),
+    .rd_data(\rd_data$250 ),
     .rd_error(rd_error),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7584$376 [10:2]),
+    .wr_addr(\port$6576$376 [10:2]),
     .wr_data(wr_data),
-    .wr_en(\wr_en$164 )
+    .wr_en(\wr_en$234 )
   );
   \kv_asu.core.table.ent1  ent1 (
-    ._rp__addr(\$359 [8:0]),
+    ._rp__addr(\$396 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$209 ),
-    .rd_error(\rd_error$258 ),
+    .rd_data(\rd_data$280 ),
+    .rd_error(\rd_error$154 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7584$376 [10:2]),
-    .wr_data(\wr_data$66 ),
-    .wr_en(\wr_en$204 )
+    .wr_addr(\port$6576$376 [10:2]),
+    .wr_data(\wr_data$69 ),
+    .wr_en(\wr_en$275 )
   );
   \kv_asu.core.table.ent2  ent2 (
-    ._rp__addr(\$434 [8:0]),
+    ._rp__addr(\$472 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$230 ),
-    .rd_error(\rd_error$259 ),
+    .rd_data(\rd_data$301 ),
+    .rd_error(\rd_error$158 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7584$376 [10:2]),
-    .wr_data(\wr_data$95 ),
-    .wr_en(\wr_en$225 )
+    .wr_addr(\port$6576$376 [10:2]),
+    .wr_data(\wr_data$100 ),
+    .wr_en(\wr_en$296 )
   );
   \kv_asu.core.table.ent3  ent3 (
-    ._rp__addr(\$509 [8:0]),
+    ._rp__addr(\$548 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$251 ),
-    .rd_error(\rd_error$260 ),
+    .rd_data(\rd_data$322 ),
+    .rd_error(\rd_error$162 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$7584$376 [10:2]),
-    .wr_data(\wr_data$124 ),
-    .wr_en(\wr_en$246 )
+    .wr_addr(\port$6576$376 [10:2]),
+    .wr_data(\wr_data$131 ),
+    .wr_en(\wr_en$317 )
   );
   \kv_asu.core.table.mark0  mark0 (
-    ._rp__addr(\$288 [8:0]),
+    ._rp__addr(\$324 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$186 ),
-    .rd_error(\rd_error$265 ),
+    .rd_data(\rd_data$257 ),
+    .rd_error(\rd_error$182 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -23616,10 +21809,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .wr_en(sc_we0)
   );
   \kv_asu.core.table.mark1  mark1 (
-    ._rp__addr(\$363 [8:0]),
+    ._rp__addr(\$400 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$211 ),
-    .rd_error(\rd_error$266 ),
+    .rd_data(\rd_data$282 ),
+    .rd_error(\rd_error$186 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -23628,10 +21821,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .wr_en(sc_we1)
   );
   \kv_asu.core.table.mark2  mark2 (
-    ._rp__addr(\$438 [8:0]),
+    ._rp__addr(\$476 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$232 ),
-    .rd_error(\rd_error$267 ),
+    .rd_data(\rd_data$303 ),
+    .rd_error(\rd_error$190 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -23640,10 +21833,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .wr_en(sc_we2)
   );
   \kv_asu.core.table.mark3  mark3 (
-    ._rp__addr(\$513 [8:0]),
+    ._rp__addr(\$552 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$253 ),
-    .rd_error(\rd_error$268 ),
+    .rd_data(\rd_data$324 ),
+    .rd_error(\rd_error$194 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -23652,52 +21845,52 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .wr_en(sc_we3)
   );
   \kv_asu.core.table.meta0  meta0 (
-    ._rp__addr(\$286 [8:0]),
+    ._rp__addr(\$322 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$182 ),
-    .rd_error(\rd_error$261 ),
+    .rd_data(\rd_data$253 ),
+    .rd_error(\rd_error$166 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(meta_addr),
-    .wr_data(\wr_data$40 ),
-    .wr_en(\wr_en$168 )
+    .wr_data(\wr_data$41 ),
+    .wr_en(\wr_en$238 )
   );
   \kv_asu.core.table.meta1  meta1 (
-    ._rp__addr(\$361 [8:0]),
+    ._rp__addr(\$398 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$210 ),
-    .rd_error(\rd_error$262 ),
+    .rd_data(\rd_data$281 ),
+    .rd_error(\rd_error$170 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(meta_addr),
-    .wr_data(\wr_data$40 ),
-    .wr_en(\wr_en$206 )
+    .wr_data(\wr_data$41 ),
+    .wr_en(\wr_en$277 )
   );
   \kv_asu.core.table.meta2  meta2 (
-    ._rp__addr(\$436 [8:0]),
+    ._rp__addr(\$474 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$231 ),
-    .rd_error(\rd_error$263 ),
+    .rd_data(\rd_data$302 ),
+    .rd_error(\rd_error$174 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(meta_addr),
-    .wr_data(\wr_data$40 ),
-    .wr_en(\wr_en$227 )
+    .wr_data(\wr_data$41 ),
+    .wr_en(\wr_en$298 )
   );
   \kv_asu.core.table.meta3  meta3 (
-    ._rp__addr(\$511 [8:0]),
+    ._rp__addr(\$550 [8:0]),
     .clk(clk),
-    .rd_data(\rd_data$252 ),
-    .rd_error(\rd_error$264 ),
+    .rd_data(\rd_data$323 ),
+    .rd_error(\rd_error$178 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(meta_addr),
-    .wr_data(\wr_data$40 ),
-    .wr_en(\wr_en$248 )
+    .wr_data(\wr_data$41 ),
+    .wr_en(\wr_en$319 )
   );
   \kv_asu.core.table.scrub  scrub (
     .clk(clk),
@@ -23705,606 +21898,988 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rd_error_addr(rd_error_addr),
     .rd_lane_corrected(rd_lane_corrected),
     .rd_lane_error(rd_lane_error),
-    .rp0_lane0_data(\$2049 ),
-    .rp0_lane1_data(\$2050 ),
-    .rp0_lane2_data(\$2051 ),
-    .rp0_lane3_data(\$2052 ),
+    .rp0_lane0_data(\$824 ),
+    .rp0_lane1_data(\$825 ),
+    .rp0_lane2_data(\$826 ),
+    .rp0_lane3_data(\$827 ),
     .rst(rst),
     .sweep_en(sweep_en),
     .sweep_row(sweep_addr),
     .wr_addr(meta_addr),
-    .wr_data(\wr_data$169 ),
-    .wr_en(\wr_en$170 )
+    .wr_data(\wr_data$239 ),
+    .wr_en(\wr_en$240 )
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1965  = sc_row;
+    \$685  = sc_row;
     if (rst) begin
-      \$1965  = 9'h000;
+      \$685  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1966  = sc_row_q;
+    \$686  = sc_row_q;
     if (rst) begin
-      \$1966  = 9'h000;
+      \$686  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1967  = sc_row_qq;
+    \$687  = sc_row_qq;
     if (rst) begin
-      \$1967  = 9'h000;
+      \$687  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1968  = \$2 [8:0];
+    \$688  = \$2 [8:0];
     if (rst) begin
-      \$1968  = 9'h000;
+      \$688  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1969  = \$20 ;
+    \$689  = \$20 ;
     if (rst) begin
-      \$1969  = 1'h0;
+      \$689  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1970  = copy_data;
+    \$690  = copy_data;
     if (rst) begin
-      \$1970  = 10'h000;
+      \$690  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1971 [9:0] = \$21 ;
-    \$1971 [19:10] = \$90 ;
-    \$1971 [29:20] = \$159 ;
-    \$1971 [39:30] = \$228 ;
+    \$691  = sc_snoop0;
     if (rst) begin
-      \$1971  = 40'h0000000000;
+      \$691  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1972  = \$27 ;
+    \$692  = sc_snoop_data0;
     if (rst) begin
-      \$1972  = 1'h0;
+      \$692  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1973  = \$28 ;
+    \$693  = \$26 ;
     if (rst) begin
-      \$1973  = 1'h0;
+      \$693  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1974  = rd_row_q0;
+    \$694  = \$27 ;
     if (rst) begin
-      \$1974  = 9'h000;
+      \$694  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1975  = \$29 ;
+    \$695  = rd_row_q0;
     if (rst) begin
-      \$1975  = 1'h0;
+      \$695  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1976  = \$34 ;
+    \$696  = \$28 ;
     if (rst) begin
-      \$1976  = 1'h0;
+      \$696  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1977  = wr_data;
+    \$697  = \$33 ;
     if (rst) begin
-      \$1977  = 72'h000000000000000000;
+      \$697  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1978  = \$35 ;
+    \$698  = wr_data;
     if (rst) begin
-      \$1978  = 1'h0;
+      \$698  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1979  = \$36 ;
+    \$699  = \$34 ;
     if (rst) begin
-      \$1979  = 72'h000000000000000000;
+      \$699  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1980  = \$57 ;
+    \$700  = \$35 ;
     if (rst) begin
-      \$1980  = 1'h0;
+      \$700  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1981  = \wr_data$40 ;
+    \$701  = \$56 ;
     if (rst) begin
-      \$1981  = 14'h0000;
+      \$701  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1982  = \$58 ;
+    \$702  = \wr_data$41 ;
     if (rst) begin
-      \$1982  = 1'h0;
+      \$702  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1983  = \$59 ;
+    \$703  = \$57 ;
     if (rst) begin
-      \$1983  = 14'h0000;
+      \$703  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1984  = \$64 ;
+    \$704  = \$58 ;
     if (rst) begin
-      \$1984  = 1'h0;
+      \$704  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1985  = \$67 ;
+    \$705  = \$63 ;
     if (rst) begin
-      \$1985  = 1'h0;
+      \$705  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1986  = sc_value0;
+    \$706  = \$66 ;
     if (rst) begin
-      \$1986  = 1'h0;
+      \$706  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1987  = \$68 ;
+    \$707  = sc_value0;
     if (rst) begin
-      \$1987  = 1'h0;
+      \$707  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1988  = \$69 ;
+    \$708  = \$67 ;
     if (rst) begin
-      \$1988  = 1'h0;
+      \$708  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1989  = \$71 [8:0];
+    \$709  = \$68 ;
     if (rst) begin
-      \$1989  = 9'h000;
+      \$709  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1990  = \$89 ;
+    \$710  = \$70 [8:0];
     if (rst) begin
-      \$1990  = 1'h0;
+      \$710  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1991  = copy_data;
+    \$711  = \$88 ;
     if (rst) begin
-      \$1991  = 10'h000;
+      \$711  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1992  = \$96 ;
+    \$712  = copy_data;
     if (rst) begin
-      \$1992  = 1'h0;
+      \$712  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1993  = \$97 ;
+    \$713  = sc_snoop1;
     if (rst) begin
-      \$1993  = 1'h0;
+      \$713  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1994  = rd_row_q1;
+    \$714  = sc_snoop_data1;
     if (rst) begin
-      \$1994  = 9'h000;
+      \$714  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1995  = \$98 ;
+    \$715  = \$94 ;
     if (rst) begin
-      \$1995  = 1'h0;
+      \$715  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1996  = \$103 ;
+    \$716  = \$95 ;
     if (rst) begin
-      \$1996  = 1'h0;
+      \$716  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1997  = \wr_data$66 ;
+    \$717  = rd_row_q1;
     if (rst) begin
-      \$1997  = 72'h000000000000000000;
+      \$717  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1998  = \$104 ;
+    \$718  = \$96 ;
     if (rst) begin
-      \$1998  = 1'h0;
+      \$718  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$1999  = \$105 ;
+    \$719  = \$101 ;
     if (rst) begin
-      \$1999  = 72'h000000000000000000;
+      \$719  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2000  = \$126 ;
+    \$720  = \wr_data$69 ;
     if (rst) begin
-      \$2000  = 1'h0;
+      \$720  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2001  = \wr_data$40 ;
+    \$721  = \$102 ;
     if (rst) begin
-      \$2001  = 14'h0000;
+      \$721  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2002  = \$127 ;
+    \$722  = \$103 ;
     if (rst) begin
-      \$2002  = 1'h0;
+      \$722  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2003  = \$128 ;
+    \$723  = \$124 ;
     if (rst) begin
-      \$2003  = 14'h0000;
+      \$723  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2004  = \$133 ;
+    \$724  = \wr_data$41 ;
     if (rst) begin
-      \$2004  = 1'h0;
+      \$724  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2005  = \$136 ;
+    \$725  = \$125 ;
     if (rst) begin
-      \$2005  = 1'h0;
+      \$725  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2006  = sc_value1;
+    \$726  = \$126 ;
     if (rst) begin
-      \$2006  = 1'h0;
+      \$726  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2007  = \$137 ;
+    \$727  = \$131 ;
     if (rst) begin
-      \$2007  = 1'h0;
+      \$727  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2008  = \$138 ;
+    \$728  = \$134 ;
     if (rst) begin
-      \$2008  = 1'h0;
+      \$728  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2009  = \$140 [8:0];
+    \$729  = sc_value1;
     if (rst) begin
-      \$2009  = 9'h000;
+      \$729  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2010  = \$158 ;
+    \$730  = \$135 ;
     if (rst) begin
-      \$2010  = 1'h0;
+      \$730  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2011  = copy_data;
+    \$731  = \$136 ;
     if (rst) begin
-      \$2011  = 10'h000;
+      \$731  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2012  = \$165 ;
+    \$732  = \$138 [8:0];
     if (rst) begin
-      \$2012  = 1'h0;
+      \$732  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2013  = \$166 ;
+    \$733  = \$156 ;
     if (rst) begin
-      \$2013  = 1'h0;
+      \$733  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2014  = rd_row_q2;
+    \$734  = copy_data;
     if (rst) begin
-      \$2014  = 9'h000;
+      \$734  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2015  = \$167 ;
+    \$735  = sc_snoop2;
     if (rst) begin
-      \$2015  = 1'h0;
+      \$735  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2016  = \$172 ;
+    \$736  = sc_snoop_data2;
     if (rst) begin
-      \$2016  = 1'h0;
+      \$736  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2017  = \wr_data$95 ;
+    \$737  = \$162 ;
     if (rst) begin
-      \$2017  = 72'h000000000000000000;
+      \$737  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2018  = \$173 ;
+    \$738  = \$163 ;
     if (rst) begin
-      \$2018  = 1'h0;
+      \$738  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2019  = \$174 ;
+    \$739  = rd_row_q2;
     if (rst) begin
-      \$2019  = 72'h000000000000000000;
+      \$739  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2020  = \$195 ;
+    \$740  = \$164 ;
     if (rst) begin
-      \$2020  = 1'h0;
+      \$740  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2021  = \wr_data$40 ;
+    \$741  = \$169 ;
     if (rst) begin
-      \$2021  = 14'h0000;
+      \$741  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2022  = \$196 ;
+    \$742  = \wr_data$100 ;
     if (rst) begin
-      \$2022  = 1'h0;
+      \$742  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2023  = \$197 ;
+    \$743  = \$170 ;
     if (rst) begin
-      \$2023  = 14'h0000;
+      \$743  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2024  = \$202 ;
+    \$744  = \$171 ;
     if (rst) begin
-      \$2024  = 1'h0;
+      \$744  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2025  = \$205 ;
+    \$745  = \$192 ;
     if (rst) begin
-      \$2025  = 1'h0;
+      \$745  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2026  = sc_value2;
+    \$746  = \wr_data$41 ;
     if (rst) begin
-      \$2026  = 1'h0;
+      \$746  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2027  = \$206 ;
+    \$747  = \$193 ;
     if (rst) begin
-      \$2027  = 1'h0;
+      \$747  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2028  = \$207 ;
+    \$748  = \$194 ;
     if (rst) begin
-      \$2028  = 1'h0;
+      \$748  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2029  = \$209 [8:0];
+    \$749  = \$199 ;
     if (rst) begin
-      \$2029  = 9'h000;
+      \$749  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2030  = \$227 ;
+    \$750  = \$202 ;
     if (rst) begin
-      \$2030  = 1'h0;
+      \$750  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2031  = copy_data;
+    \$751  = sc_value2;
     if (rst) begin
-      \$2031  = 10'h000;
+      \$751  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2032  = \$234 ;
+    \$752  = \$203 ;
     if (rst) begin
-      \$2032  = 1'h0;
+      \$752  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2033  = \$235 ;
+    \$753  = \$204 ;
     if (rst) begin
-      \$2033  = 1'h0;
+      \$753  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2034  = rd_row_q3;
+    \$754  = \$206 [8:0];
     if (rst) begin
-      \$2034  = 9'h000;
+      \$754  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2035  = \$236 ;
+    \$755  = \$224 ;
     if (rst) begin
-      \$2035  = 1'h0;
+      \$755  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2036  = \$241 ;
+    \$756  = copy_data;
     if (rst) begin
-      \$2036  = 1'h0;
+      \$756  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2037  = \wr_data$124 ;
+    \$757  = sc_snoop3;
     if (rst) begin
-      \$2037  = 72'h000000000000000000;
+      \$757  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2038  = \$242 ;
+    \$758  = sc_snoop_data3;
     if (rst) begin
-      \$2038  = 1'h0;
+      \$758  = 10'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2039  = \$243 ;
+    \$759  = \$230 ;
     if (rst) begin
-      \$2039  = 72'h000000000000000000;
+      \$759  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2040  = \$264 ;
+    \$760  = \$231 ;
     if (rst) begin
-      \$2040  = 1'h0;
+      \$760  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2041  = \wr_data$40 ;
+    \$761  = rd_row_q3;
     if (rst) begin
-      \$2041  = 14'h0000;
+      \$761  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2042  = \$265 ;
+    \$762  = \$232 ;
     if (rst) begin
-      \$2042  = 1'h0;
+      \$762  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2043  = \$266 ;
+    \$763  = \$237 ;
     if (rst) begin
-      \$2043  = 14'h0000;
+      \$763  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2044  = \$271 ;
+    \$764  = \wr_data$131 ;
     if (rst) begin
-      \$2044  = 1'h0;
+      \$764  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2045  = \$274 ;
+    \$765  = \$238 ;
     if (rst) begin
-      \$2045  = 1'h0;
+      \$765  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2046  = sc_value3;
+    \$766  = \$239 ;
     if (rst) begin
-      \$2046  = 1'h0;
+      \$766  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2047  = \$275 ;
+    \$767  = \$260 ;
     if (rst) begin
-      \$2047  = 1'h0;
+      \$767  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$2048  = \$276 ;
+    \$768  = \wr_data$41 ;
     if (rst) begin
-      \$2048  = 1'h0;
+      \$768  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$769  = \$261 ;
+    if (rst) begin
+      \$769  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$770  = \$262 ;
+    if (rst) begin
+      \$770  = 14'h0000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$771  = \$267 ;
+    if (rst) begin
+      \$771  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$772  = \$270 ;
+    if (rst) begin
+      \$772  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$773  = sc_value3;
+    if (rst) begin
+      \$773  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$774  = \$271 ;
+    if (rst) begin
+      \$774  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$775  = \$272 ;
+    if (rst) begin
+      \$775  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$776  = \$274 ;
+    if (rst) begin
+      \$776  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$777  = 1'h0;
+    if (rst) begin
+      \$777  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$778  = { rd_row_qq0, 2'h0 };
+    if (rst) begin
+      \$778  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$779  = \$276 ;
+    if (rst) begin
+      \$779  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$780  = 1'h0;
+    if (rst) begin
+      \$780  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$781  = { rd_row_qq1, 2'h1 };
+    if (rst) begin
+      \$781  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$782  = \$278 ;
+    if (rst) begin
+      \$782  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$783  = 1'h0;
+    if (rst) begin
+      \$783  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$784  = { rd_row_qq2, 2'h2 };
+    if (rst) begin
+      \$784  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$785  = \$280 ;
+    if (rst) begin
+      \$785  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$786  = 1'h0;
+    if (rst) begin
+      \$786  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$787  = { rd_row_qq3, 2'h3 };
+    if (rst) begin
+      \$787  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$788  = \$282 ;
+    if (rst) begin
+      \$788  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$789  = 1'h0;
+    if (rst) begin
+      \$789  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$790  = { rd_row_qq0, 2'h0 };
+    if (rst) begin
+      \$790  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$791  = \$284 ;
+    if (rst) begin
+      \$791  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$792  = 1'h0;
+    if (rst) begin
+      \$792  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$793  = { rd_row_qq1, 2'h1 };
+    if (rst) begin
+      \$793  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$794  = \$286 ;
+    if (rst) begin
+      \$794  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$795  = 1'h0;
+    if (rst) begin
+      \$795  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$796  = { rd_row_qq2, 2'h2 };
+    if (rst) begin
+      \$796  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$797  = \$288 ;
+    if (rst) begin
+      \$797  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$798  = 1'h0;
+    if (rst) begin
+      \$798  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$799  = { rd_row_qq3, 2'h3 };
+    if (rst) begin
+      \$799  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$800  = \$290 ;
+    if (rst) begin
+      \$800  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$801  = 1'h0;
+    if (rst) begin
+      \$801  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$802  = { rd_row_qq0, 2'h0 };
+    if (rst) begin
+      \$802  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$803  = \$292 ;
+    if (rst) begin
+      \$803  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$804  = 1'h0;
+    if (rst) begin
+      \$804  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$805  = { rd_row_qq1, 2'h1 };
+    if (rst) begin
+      \$805  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$806  = \$294 ;
+    if (rst) begin
+      \$806  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$807  = 1'h0;
+    if (rst) begin
+      \$807  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$808  = { rd_row_qq2, 2'h2 };
+    if (rst) begin
+      \$808  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$809  = \$296 ;
+    if (rst) begin
+      \$809  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$810  = 1'h0;
+    if (rst) begin
+      \$810  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$811  = { rd_row_qq3, 2'h3 };
+    if (rst) begin
+      \$811  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$812  = \$298 ;
+    if (rst) begin
+      \$812  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$813  = \$300 ;
+    if (rst) begin
+      \$813  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$814  = { rd_error_addr, 2'h0 };
+    if (rst) begin
+      \$814  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$815  = \$302 ;
+    if (rst) begin
+      \$815  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$816  = \$304 ;
+    if (rst) begin
+      \$816  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$817  = { rd_error_addr, 2'h1 };
+    if (rst) begin
+      \$817  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$818  = \$306 ;
+    if (rst) begin
+      \$818  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$819  = \$308 ;
+    if (rst) begin
+      \$819  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$820  = { rd_error_addr, 2'h2 };
+    if (rst) begin
+      \$820  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$821  = \$310 ;
+    if (rst) begin
+      \$821  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$822  = \$312 ;
+    if (rst) begin
+      \$822  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
+    \$823  = { rd_error_addr, 2'h3 };
+    if (rst) begin
+      \$823  = 11'h000;
     end
   end
   always @* begin
@@ -24312,95 +22887,95 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$7584$376 [13]) begin
+    end else if (\port$6576$376 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$7584$376 [10:2];
+      meta_addr = \port$6576$376 [10:2];
     end
   end
-  assign inv_en = \port$7584$376 [13];
-  assign wr_en = \port$7584$376 [12];
-  assign wr_slot = \port$7584$376 [10:0];
-  assign rd_data = { \$2052 , \$2051 , \$2050 , \$2049  };
-  assign \wr_data$51  = sc_value0;
-  assign \wr_data$72  = \wr_data$40 ;
-  assign \wr_data$80  = sc_value1;
-  assign \wr_data$101  = \wr_data$40 ;
-  assign \wr_data$109  = sc_value2;
-  assign \wr_data$130  = \wr_data$40 ;
-  assign \wr_data$138  = sc_value3;
+  assign inv_en = \port$6576$376 [13];
+  assign wr_en = \port$6576$376 [12];
+  assign wr_slot = \port$6576$376 [10:0];
+  assign \wr_data$52  = sc_value0;
+  assign \wr_data$75  = \wr_data$41 ;
+  assign \wr_data$83  = sc_value1;
+  assign \wr_data$106  = \wr_data$41 ;
+  assign \wr_data$114  = sc_value2;
+  assign \wr_data$137  = \wr_data$41 ;
+  assign \wr_data$145  = sc_value3;
   assign rd_addr = sc_row;
   assign rd_en = 1'h1;
-  assign meta_data = \wr_data$40 ;
-  assign wr_last = \port$7584$5 [63:56];
-  assign wr_mark = \port$7584$376 [11];
+  assign meta_data = \wr_data$41 ;
+  assign wr_last = \port$6576$5 [63:56];
+  assign wr_mark = \port$6576$376 [11];
   assign wr_addr = meta_addr;
-  assign \sweep_en$150  = sweep_en;
+  assign \sweep_en$220  = sweep_en;
   assign sweep_row = sweep_addr;
-  assign \sweep_en$153  = sweep_en;
-  assign \sweep_addr$154  = sweep_addr;
-  assign \sweep_en$155  = sweep_en;
-  assign \sweep_addr$156  = sweep_addr;
-  assign \rd_addr$157  = \$284 [8:0];
+  assign \sweep_en$223  = sweep_en;
+  assign \sweep_addr$224  = sweep_addr;
+  assign \sweep_en$225  = sweep_en;
+  assign \sweep_addr$226  = sweep_addr;
+  assign \rd_addr$227  = \$320 [8:0];
   assign \$signal  = 1'h1;
-  assign \rd_addr$159  = \$286 [8:0];
-  assign \$signal$160  = 1'h1;
-  assign \rd_addr$161  = \$288 [8:0];
-  assign \$signal$162  = 1'h1;
-  assign \wr_addr$163  = \port$7584$376 [10:2];
-  assign wr_tag = \port$7584$5 [55:0];
-  assign wr_count = \port$7584$376 [29:14];
-  assign \wr_addr$167  = meta_addr;
-  assign \wr_addr$171  = sc_row_qqq;
-  assign \wr_en$172  = sc_we0;
-  assign \sweep_en$191  = sweep_en;
-  assign \sweep_addr$192  = sweep_addr;
-  assign \sweep_en$193  = sweep_en;
-  assign \sweep_addr$194  = sweep_addr;
-  assign \sweep_en$195  = sweep_en;
-  assign \sweep_addr$196  = sweep_addr;
-  assign \rd_addr$197  = \$359 [8:0];
-  assign \$signal$198  = 1'h1;
-  assign \rd_addr$199  = \$361 [8:0];
-  assign \$signal$200  = 1'h1;
-  assign \rd_addr$201  = \$363 [8:0];
-  assign \$signal$202  = 1'h1;
-  assign \wr_addr$203  = \port$7584$376 [10:2];
-  assign \wr_addr$205  = meta_addr;
-  assign \wr_addr$207  = sc_row_qqq;
-  assign \wr_en$208  = sc_we1;
-  assign \sweep_en$212  = sweep_en;
-  assign \sweep_addr$213  = sweep_addr;
-  assign \sweep_en$214  = sweep_en;
-  assign \sweep_addr$215  = sweep_addr;
-  assign \sweep_en$216  = sweep_en;
-  assign \sweep_addr$217  = sweep_addr;
-  assign \rd_addr$218  = \$434 [8:0];
-  assign \$signal$219  = 1'h1;
-  assign \rd_addr$220  = \$436 [8:0];
-  assign \$signal$221  = 1'h1;
-  assign \rd_addr$222  = \$438 [8:0];
-  assign \$signal$223  = 1'h1;
-  assign \wr_addr$224  = \port$7584$376 [10:2];
-  assign \wr_addr$226  = meta_addr;
-  assign \wr_addr$228  = sc_row_qqq;
-  assign \wr_en$229  = sc_we2;
-  assign \sweep_en$233  = sweep_en;
-  assign \sweep_addr$234  = sweep_addr;
-  assign \sweep_en$235  = sweep_en;
-  assign \sweep_addr$236  = sweep_addr;
-  assign \sweep_en$237  = sweep_en;
-  assign \sweep_addr$238  = sweep_addr;
-  assign \rd_addr$239  = \$509 [8:0];
-  assign \$signal$240  = 1'h1;
-  assign \rd_addr$241  = \$511 [8:0];
-  assign \$signal$242  = 1'h1;
-  assign \rd_addr$243  = \$513 [8:0];
-  assign \$signal$244  = 1'h1;
-  assign \wr_addr$245  = \port$7584$376 [10:2];
-  assign \wr_addr$247  = meta_addr;
-  assign \wr_addr$249  = sc_row_qqq;
-  assign \wr_en$250  = sc_we3;
+  assign \rd_addr$229  = \$322 [8:0];
+  assign \$signal$230  = 1'h1;
+  assign \rd_addr$231  = \$324 [8:0];
+  assign \$signal$232  = 1'h1;
+  assign \wr_addr$233  = \port$6576$376 [10:2];
+  assign wr_tag = \port$6576$5 [55:0];
+  assign wr_count = \port$6576$376 [29:14];
+  assign \wr_addr$237  = meta_addr;
+  assign rd_data = { \$827 , \$826 , \$825 , \$824  };
+  assign \wr_addr$242  = sc_row_qqq;
+  assign \wr_en$243  = sc_we0;
+  assign \sweep_en$262  = sweep_en;
+  assign \sweep_addr$263  = sweep_addr;
+  assign \sweep_en$264  = sweep_en;
+  assign \sweep_addr$265  = sweep_addr;
+  assign \sweep_en$266  = sweep_en;
+  assign \sweep_addr$267  = sweep_addr;
+  assign \rd_addr$268  = \$396 [8:0];
+  assign \$signal$269  = 1'h1;
+  assign \rd_addr$270  = \$398 [8:0];
+  assign \$signal$271  = 1'h1;
+  assign \rd_addr$272  = \$400 [8:0];
+  assign \$signal$273  = 1'h1;
+  assign \wr_addr$274  = \port$6576$376 [10:2];
+  assign \wr_addr$276  = meta_addr;
+  assign \wr_addr$278  = sc_row_qqq;
+  assign \wr_en$279  = sc_we1;
+  assign \sweep_en$283  = sweep_en;
+  assign \sweep_addr$284  = sweep_addr;
+  assign \sweep_en$285  = sweep_en;
+  assign \sweep_addr$286  = sweep_addr;
+  assign \sweep_en$287  = sweep_en;
+  assign \sweep_addr$288  = sweep_addr;
+  assign \rd_addr$289  = \$472 [8:0];
+  assign \$signal$290  = 1'h1;
+  assign \rd_addr$291  = \$474 [8:0];
+  assign \$signal$292  = 1'h1;
+  assign \rd_addr$293  = \$476 [8:0];
+  assign \$signal$294  = 1'h1;
+  assign \wr_addr$295  = \port$6576$376 [10:2];
+  assign \wr_addr$297  = meta_addr;
+  assign \wr_addr$299  = sc_row_qqq;
+  assign \wr_en$300  = sc_we2;
+  assign \sweep_en$304  = sweep_en;
+  assign \sweep_addr$305  = sweep_addr;
+  assign \sweep_en$306  = sweep_en;
+  assign \sweep_addr$307  = sweep_addr;
+  assign \sweep_en$308  = sweep_en;
+  assign \sweep_addr$309  = sweep_addr;
+  assign \rd_addr$310  = \$548 [8:0];
+  assign \$signal$311  = 1'h1;
+  assign \rd_addr$312  = \$550 [8:0];
+  assign \$signal$313  = 1'h1;
+  assign \rd_addr$314  = \$552 [8:0];
+  assign \$signal$315  = 1'h1;
+  assign \wr_addr$316  = \port$6576$376 [10:2];
+  assign \wr_addr$318  = meta_addr;
+  assign \wr_addr$320  = sc_row_qqq;
+  assign \wr_en$321  = sc_we3;
   assign sc_mark_row = sc_row_qqq;
   assign sc_mark_row_next = sc_row_qq;
   assign \sc_wr_at_read_data0.last  = sc_wr_at_read_data0[7:0];
@@ -24409,6 +22984,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \copy_data.last  = copy_data[7:0];
   assign \copy_data.fresh  = copy_data[8];
   assign \copy_data.valid  = copy_data[9];
+  assign \sc_snoop_data_q0.last  = sc_snoop_data_q0[7:0];
+  assign \sc_snoop_data_q0.fresh  = sc_snoop_data_q0[8];
+  assign \sc_snoop_data_q0.valid  = sc_snoop_data_q0[9];
+  assign \sc_snoop_data0.last  = sc_snoop_data0[7:0];
+  assign \sc_snoop_data0.fresh  = sc_snoop_data0[8];
+  assign \sc_snoop_data0.valid  = sc_snoop_data0[9];
   assign \sc_data_q[0].last  = sc_data_q[7:0];
   assign \sc_data_q[0].fresh  = sc_data_q[8];
   assign \sc_data_q[0].valid  = sc_data_q[9];
@@ -24421,21 +23002,6 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \sc_data_q[3].last  = sc_data_q[37:30];
   assign \sc_data_q[3].fresh  = sc_data_q[38];
   assign \sc_data_q[3].valid  = sc_data_q[39];
-  assign \rd_data[0].last  = \$2049 [7:0];
-  assign \rd_data[0].fresh  = \$2049 [8];
-  assign \rd_data[0].valid  = \$2049 [9];
-  assign \rd_data[1].last  = \$2050 [7:0];
-  assign \rd_data[1].fresh  = \$2050 [8];
-  assign \rd_data[1].valid  = \$2050 [9];
-  assign \rd_data[2].last  = \$2051 [7:0];
-  assign \rd_data[2].fresh  = \$2051 [8];
-  assign \rd_data[2].valid  = \$2051 [9];
-  assign \rd_data[3].last  = \$2052 [7:0];
-  assign \rd_data[3].fresh  = \$2052 [8];
-  assign \rd_data[3].valid  = \$2052 [9];
-  assign \sc_snoop_data0.last  = sc_snoop_data0[7:0];
-  assign \sc_snoop_data0.fresh  = sc_snoop_data0[8];
-  assign \sc_snoop_data0.valid  = sc_snoop_data0[9];
   assign \ent0_byp_data.tag  = ent0_byp_data[55:0];
   assign \ent0_byp_data.count  = ent0_byp_data[71:56];
   assign \wr_data.tag  = wr_data[55:0];
@@ -24446,10 +23012,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \meta0_byp_data.gen  = meta0_byp_data[11:8];
   assign \meta0_byp_data.fresh  = meta0_byp_data[12];
   assign \meta0_byp_data.valid  = meta0_byp_data[13];
-  assign \wr_data$40.last  = \wr_data$40 [7:0];
-  assign \wr_data$40.gen  = \wr_data$40 [11:8];
-  assign \wr_data$40.fresh  = \wr_data$40 [12];
-  assign \wr_data$40.valid  = \wr_data$40 [13];
+  assign \wr_data$41.last  = \wr_data$41 [7:0];
+  assign \wr_data$41.gen  = \wr_data$41 [11:8];
+  assign \wr_data$41.fresh  = \wr_data$41 [12];
+  assign \wr_data$41.valid  = \wr_data$41 [13];
   assign \meta0_alt_data.last  = meta0_alt_data[7:0];
   assign \meta0_alt_data.gen  = meta0_alt_data[11:8];
   assign \meta0_alt_data.fresh  = meta0_alt_data[12];
@@ -24457,23 +23023,26 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \sc_wr_at_read_data1.last  = sc_wr_at_read_data1[7:0];
   assign \sc_wr_at_read_data1.fresh  = sc_wr_at_read_data1[8];
   assign \sc_wr_at_read_data1.valid  = sc_wr_at_read_data1[9];
+  assign \sc_snoop_data_q1.last  = sc_snoop_data_q1[7:0];
+  assign \sc_snoop_data_q1.fresh  = sc_snoop_data_q1[8];
+  assign \sc_snoop_data_q1.valid  = sc_snoop_data_q1[9];
   assign \sc_snoop_data1.last  = sc_snoop_data1[7:0];
   assign \sc_snoop_data1.fresh  = sc_snoop_data1[8];
   assign \sc_snoop_data1.valid  = sc_snoop_data1[9];
   assign \ent1_byp_data.tag  = ent1_byp_data[55:0];
   assign \ent1_byp_data.count  = ent1_byp_data[71:56];
-  assign \wr_data$66.tag  = \wr_data$66 [55:0];
-  assign \wr_data$66.count  = \wr_data$66 [71:56];
+  assign \wr_data$69.tag  = \wr_data$69 [55:0];
+  assign \wr_data$69.count  = \wr_data$69 [71:56];
   assign \ent1_alt_data.tag  = ent1_alt_data[55:0];
   assign \ent1_alt_data.count  = ent1_alt_data[71:56];
   assign \meta1_byp_data.last  = meta1_byp_data[7:0];
   assign \meta1_byp_data.gen  = meta1_byp_data[11:8];
   assign \meta1_byp_data.fresh  = meta1_byp_data[12];
   assign \meta1_byp_data.valid  = meta1_byp_data[13];
-  assign \wr_data$72.last  = \wr_data$40 [7:0];
-  assign \wr_data$72.gen  = \wr_data$40 [11:8];
-  assign \wr_data$72.fresh  = \wr_data$40 [12];
-  assign \wr_data$72.valid  = \wr_data$40 [13];
+  assign \wr_data$75.last  = \wr_data$41 [7:0];
+  assign \wr_data$75.gen  = \wr_data$41 [11:8];
+  assign \wr_data$75.fresh  = \wr_data$41 [12];
+  assign \wr_data$75.valid  = \wr_data$41 [13];
   assign \meta1_alt_data.last  = meta1_alt_data[7:0];
   assign \meta1_alt_data.gen  = meta1_alt_data[11:8];
   assign \meta1_alt_data.fresh  = meta1_alt_data[12];
@@ -24481,23 +23050,26 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \sc_wr_at_read_data2.last  = sc_wr_at_read_data2[7:0];
   assign \sc_wr_at_read_data2.fresh  = sc_wr_at_read_data2[8];
   assign \sc_wr_at_read_data2.valid  = sc_wr_at_read_data2[9];
+  assign \sc_snoop_data_q2.last  = sc_snoop_data_q2[7:0];
+  assign \sc_snoop_data_q2.fresh  = sc_snoop_data_q2[8];
+  assign \sc_snoop_data_q2.valid  = sc_snoop_data_q2[9];
   assign \sc_snoop_data2.last  = sc_snoop_data2[7:0];
   assign \sc_snoop_data2.fresh  = sc_snoop_data2[8];
   assign \sc_snoop_data2.valid  = sc_snoop_data2[9];
   assign \ent2_byp_data.tag  = ent2_byp_data[55:0];
   assign \ent2_byp_data.count  = ent2_byp_data[71:56];
-  assign \wr_data$95.tag  = \wr_data$95 [55:0];
-  assign \wr_data$95.count  = \wr_data$95 [71:56];
+  assign \wr_data$100.tag  = \wr_data$100 [55:0];
+  assign \wr_data$100.count  = \wr_data$100 [71:56];
   assign \ent2_alt_data.tag  = ent2_alt_data[55:0];
   assign \ent2_alt_data.count  = ent2_alt_data[71:56];
   assign \meta2_byp_data.last  = meta2_byp_data[7:0];
   assign \meta2_byp_data.gen  = meta2_byp_data[11:8];
   assign \meta2_byp_data.fresh  = meta2_byp_data[12];
   assign \meta2_byp_data.valid  = meta2_byp_data[13];
-  assign \wr_data$101.last  = \wr_data$40 [7:0];
-  assign \wr_data$101.gen  = \wr_data$40 [11:8];
-  assign \wr_data$101.fresh  = \wr_data$40 [12];
-  assign \wr_data$101.valid  = \wr_data$40 [13];
+  assign \wr_data$106.last  = \wr_data$41 [7:0];
+  assign \wr_data$106.gen  = \wr_data$41 [11:8];
+  assign \wr_data$106.fresh  = \wr_data$41 [12];
+  assign \wr_data$106.valid  = \wr_data$41 [13];
   assign \meta2_alt_data.last  = meta2_alt_data[7:0];
   assign \meta2_alt_data.gen  = meta2_alt_data[11:8];
   assign \meta2_alt_data.fresh  = meta2_alt_data[12];
@@ -24505,49 +23077,64 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \sc_wr_at_read_data3.last  = sc_wr_at_read_data3[7:0];
   assign \sc_wr_at_read_data3.fresh  = sc_wr_at_read_data3[8];
   assign \sc_wr_at_read_data3.valid  = sc_wr_at_read_data3[9];
+  assign \sc_snoop_data_q3.last  = sc_snoop_data_q3[7:0];
+  assign \sc_snoop_data_q3.fresh  = sc_snoop_data_q3[8];
+  assign \sc_snoop_data_q3.valid  = sc_snoop_data_q3[9];
   assign \sc_snoop_data3.last  = sc_snoop_data3[7:0];
   assign \sc_snoop_data3.fresh  = sc_snoop_data3[8];
   assign \sc_snoop_data3.valid  = sc_snoop_data3[9];
   assign \ent3_byp_data.tag  = ent3_byp_data[55:0];
   assign \ent3_byp_data.count  = ent3_byp_data[71:56];
-  assign \wr_data$124.tag  = \wr_data$124 [55:0];
-  assign \wr_data$124.count  = \wr_data$124 [71:56];
+  assign \wr_data$131.tag  = \wr_data$131 [55:0];
+  assign \wr_data$131.count  = \wr_data$131 [71:56];
   assign \ent3_alt_data.tag  = ent3_alt_data[55:0];
   assign \ent3_alt_data.count  = ent3_alt_data[71:56];
   assign \meta3_byp_data.last  = meta3_byp_data[7:0];
   assign \meta3_byp_data.gen  = meta3_byp_data[11:8];
   assign \meta3_byp_data.fresh  = meta3_byp_data[12];
   assign \meta3_byp_data.valid  = meta3_byp_data[13];
-  assign \wr_data$130.last  = \wr_data$40 [7:0];
-  assign \wr_data$130.gen  = \wr_data$40 [11:8];
-  assign \wr_data$130.fresh  = \wr_data$40 [12];
-  assign \wr_data$130.valid  = \wr_data$40 [13];
+  assign \wr_data$137.last  = \wr_data$41 [7:0];
+  assign \wr_data$137.gen  = \wr_data$41 [11:8];
+  assign \wr_data$137.fresh  = \wr_data$41 [12];
+  assign \wr_data$137.valid  = \wr_data$41 [13];
   assign \meta3_alt_data.last  = meta3_alt_data[7:0];
   assign \meta3_alt_data.gen  = meta3_alt_data[11:8];
   assign \meta3_alt_data.fresh  = meta3_alt_data[12];
   assign \meta3_alt_data.valid  = meta3_alt_data[13];
-  assign \meta_data.last  = \wr_data$40 [7:0];
-  assign \meta_data.gen  = \wr_data$40 [11:8];
-  assign \meta_data.fresh  = \wr_data$40 [12];
-  assign \meta_data.valid  = \wr_data$40 [13];
-  assign \wr_data$169[0].last  = \wr_data$169 [7:0];
-  assign \wr_data$169[0].fresh  = \wr_data$169 [8];
-  assign \wr_data$169[0].valid  = \wr_data$169 [9];
-  assign \wr_data$169[1].last  = \wr_data$169 [17:10];
-  assign \wr_data$169[1].fresh  = \wr_data$169 [18];
-  assign \wr_data$169[1].valid  = \wr_data$169 [19];
-  assign \wr_data$169[2].last  = \wr_data$169 [27:20];
-  assign \wr_data$169[2].fresh  = \wr_data$169 [28];
-  assign \wr_data$169[2].valid  = \wr_data$169 [29];
-  assign \wr_data$169[3].last  = \wr_data$169 [37:30];
-  assign \wr_data$169[3].fresh  = \wr_data$169 [38];
-  assign \wr_data$169[3].valid  = \wr_data$169 [39];
-  assign \rd_data$179.tag  = \rd_data$179 [55:0];
-  assign \rd_data$179.count  = \rd_data$179 [71:56];
-  assign \rd_data$182.last  = \rd_data$182 [7:0];
-  assign \rd_data$182.gen  = \rd_data$182 [11:8];
-  assign \rd_data$182.fresh  = \rd_data$182 [12];
-  assign \rd_data$182.valid  = \rd_data$182 [13];
+  assign \meta_data.last  = \wr_data$41 [7:0];
+  assign \meta_data.gen  = \wr_data$41 [11:8];
+  assign \meta_data.fresh  = \wr_data$41 [12];
+  assign \meta_data.valid  = \wr_data$41 [13];
+  assign \wr_data$239[0].last  = \wr_data$239 [7:0];
+  assign \wr_data$239[0].fresh  = \wr_data$239 [8];
+  assign \wr_data$239[0].valid  = \wr_data$239 [9];
+  assign \wr_data$239[1].last  = \wr_data$239 [17:10];
+  assign \wr_data$239[1].fresh  = \wr_data$239 [18];
+  assign \wr_data$239[1].valid  = \wr_data$239 [19];
+  assign \wr_data$239[2].last  = \wr_data$239 [27:20];
+  assign \wr_data$239[2].fresh  = \wr_data$239 [28];
+  assign \wr_data$239[2].valid  = \wr_data$239 [29];
+  assign \wr_data$239[3].last  = \wr_data$239 [37:30];
+  assign \wr_data$239[3].fresh  = \wr_data$239 [38];
+  assign \wr_data$239[3].valid  = \wr_data$239 [39];
+  assign \rd_data[0].last  = \$824 [7:0];
+  assign \rd_data[0].fresh  = \$824 [8];
+  assign \rd_data[0].valid  = \$824 [9];
+  assign \rd_data[1].last  = \$825 [7:0];
+  assign \rd_data[1].fresh  = \$825 [8];
+  assign \rd_data[1].valid  = \$825 [9];
+  assign \rd_data[2].last  = \$826 [7:0];
+  assign \rd_data[2].fresh  = \$826 [8];
+  assign \rd_data[2].valid  = \$826 [9];
+  assign \rd_data[3].last  = \$827 [7:0];
+  assign \rd_data[3].fresh  = \$827 [8];
+  assign \rd_data[3].valid  = \$827 [9];
+  assign \rd_data$250.tag  = \rd_data$250 [55:0];
+  assign \rd_data$250.count  = \rd_data$250 [71:56];
+  assign \rd_data$253.last  = \rd_data$253 [7:0];
+  assign \rd_data$253.gen  = \rd_data$253 [11:8];
+  assign \rd_data$253.fresh  = \rd_data$253 [12];
+  assign \rd_data$253.valid  = \rd_data$253 [13];
   assign \bk_sides[0].ent  = bk_sides[0];
   assign \bk_sides[0].count_raw  = bk_sides[16:1];
   assign \bk_sides[0].count_byp  = bk_sides[32:17];
@@ -24572,51 +23159,51 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \bk_sides[3].meta  = bk_sides[183];
   assign \bk_sides[3].last_raw  = bk_sides[191:184];
   assign \bk_sides[3].last_byp  = bk_sides[199:192];
-  assign \rd_data$209.tag  = \rd_data$209 [55:0];
-  assign \rd_data$209.count  = \rd_data$209 [71:56];
-  assign \rd_data$210.last  = \rd_data$210 [7:0];
-  assign \rd_data$210.gen  = \rd_data$210 [11:8];
-  assign \rd_data$210.fresh  = \rd_data$210 [12];
-  assign \rd_data$210.valid  = \rd_data$210 [13];
-  assign \rd_data$230.tag  = \rd_data$230 [55:0];
-  assign \rd_data$230.count  = \rd_data$230 [71:56];
-  assign \rd_data$231.last  = \rd_data$231 [7:0];
-  assign \rd_data$231.gen  = \rd_data$231 [11:8];
-  assign \rd_data$231.fresh  = \rd_data$231 [12];
-  assign \rd_data$231.valid  = \rd_data$231 [13];
-  assign \rd_data$251.tag  = \rd_data$251 [55:0];
-  assign \rd_data$251.count  = \rd_data$251 [71:56];
-  assign \rd_data$252.last  = \rd_data$252 [7:0];
-  assign \rd_data$252.gen  = \rd_data$252 [11:8];
-  assign \rd_data$252.fresh  = \rd_data$252 [12];
-  assign \rd_data$252.valid  = \rd_data$252 [13];
-  assign \wr_data$124 [71:56] = \port$7584$376 [29:14];
-  assign \wr_data$124 [55:0] = \port$7584$5 [55:0];
-  assign \wr_data$95 [71:56] = \port$7584$376 [29:14];
-  assign \wr_data$95 [55:0] = \port$7584$5 [55:0];
-  assign \wr_data$66 [71:56] = \port$7584$376 [29:14];
-  assign \wr_data$66 [55:0] = \port$7584$5 [55:0];
-  assign bk_sides[191:184] = \rd_data$252 [7:0];
+  assign \rd_data$280.tag  = \rd_data$280 [55:0];
+  assign \rd_data$280.count  = \rd_data$280 [71:56];
+  assign \rd_data$281.last  = \rd_data$281 [7:0];
+  assign \rd_data$281.gen  = \rd_data$281 [11:8];
+  assign \rd_data$281.fresh  = \rd_data$281 [12];
+  assign \rd_data$281.valid  = \rd_data$281 [13];
+  assign \rd_data$301.tag  = \rd_data$301 [55:0];
+  assign \rd_data$301.count  = \rd_data$301 [71:56];
+  assign \rd_data$302.last  = \rd_data$302 [7:0];
+  assign \rd_data$302.gen  = \rd_data$302 [11:8];
+  assign \rd_data$302.fresh  = \rd_data$302 [12];
+  assign \rd_data$302.valid  = \rd_data$302 [13];
+  assign \rd_data$322.tag  = \rd_data$322 [55:0];
+  assign \rd_data$322.count  = \rd_data$322 [71:56];
+  assign \rd_data$323.last  = \rd_data$323 [7:0];
+  assign \rd_data$323.gen  = \rd_data$323 [11:8];
+  assign \rd_data$323.fresh  = \rd_data$323 [12];
+  assign \rd_data$323.valid  = \rd_data$323 [13];
+  assign \wr_data$131 [71:56] = \port$6576$376 [29:14];
+  assign \wr_data$131 [55:0] = \port$6576$5 [55:0];
+  assign \wr_data$100 [71:56] = \port$6576$376 [29:14];
+  assign \wr_data$100 [55:0] = \port$6576$5 [55:0];
+  assign \wr_data$69 [71:56] = \port$6576$376 [29:14];
+  assign \wr_data$69 [55:0] = \port$6576$5 [55:0];
+  assign bk_sides[191:184] = \rd_data$323 [7:0];
   assign bk_sides[199:192] = meta3_alt_data[7:0];
-  assign bk_sides[166:151] = \rd_data$251 [71:56];
+  assign bk_sides[166:151] = \rd_data$322 [71:56];
   assign bk_sides[182:167] = ent3_alt_data[71:56];
   assign bk_sides[183] = meta3_alt;
   assign bk_sides[150] = ent3_alt;
-  assign bk_sides[141:134] = \rd_data$231 [7:0];
+  assign bk_sides[141:134] = \rd_data$302 [7:0];
   assign bk_sides[149:142] = meta2_alt_data[7:0];
-  assign bk_sides[116:101] = \rd_data$230 [71:56];
+  assign bk_sides[116:101] = \rd_data$301 [71:56];
   assign bk_sides[132:117] = ent2_alt_data[71:56];
   assign bk_sides[133] = meta2_alt;
   assign bk_sides[100] = ent2_alt;
-  assign bk_sides[91:84] = \rd_data$210 [7:0];
+  assign bk_sides[91:84] = \rd_data$281 [7:0];
   assign bk_sides[99:92] = meta1_alt_data[7:0];
-  assign bk_sides[66:51] = \rd_data$209 [71:56];
+  assign bk_sides[66:51] = \rd_data$280 [71:56];
   assign bk_sides[82:67] = ent1_alt_data[71:56];
   assign bk_sides[83] = meta1_alt;
   assign bk_sides[50] = ent1_alt;
-  assign bk_sides[41:34] = \rd_data$182 [7:0];
+  assign bk_sides[41:34] = \rd_data$253 [7:0];
   assign bk_sides[49:42] = meta0_alt_data[7:0];
-  assign bk_sides[16:1] = \rd_data$179 [71:56];
+  assign bk_sides[16:1] = \rd_data$250 [71:56];
   assign bk_sides[32:17] = ent0_alt_data[71:56];
   assign bk_sides[33] = meta0_alt;
   assign bk_sides[0] = ent0_alt;
@@ -24628,34 +23215,34 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign bk_row[26:18] = rd_row_qq2;
   assign bk_row[17:9] = rd_row_qq1;
   assign bk_row[8:0] = rd_row_qq0;
-  assign bk_mark_raw[3] = \$582 ;
-  assign bk_mark_raw[2] = \$507 ;
-  assign bk_mark_raw[1] = \$432 ;
-  assign bk_mark_raw[0] = \$357 ;
-  assign bk_mark[3] = \$581 ;
-  assign bk_mark[2] = \$506 ;
-  assign bk_mark[1] = \$431 ;
-  assign bk_mark[0] = \$356 ;
-  assign bk_fresh[3] = \$580 ;
-  assign bk_fresh[2] = \$505 ;
-  assign bk_fresh[1] = \$430 ;
-  assign bk_fresh[0] = \$355 ;
-  assign bk_valid[3] = \$579 ;
-  assign bk_valid[2] = \$504 ;
-  assign bk_valid[1] = \$429 ;
-  assign bk_valid[0] = \$354 ;
-  assign bk_last[31:24] = \$576 ;
-  assign bk_last[23:16] = \$501 ;
-  assign bk_last[15:8] = \$426 ;
-  assign bk_last[7:0] = \$351 ;
-  assign bk_count[63:48] = \$575 ;
-  assign bk_count[47:32] = \$500 ;
-  assign bk_count[31:16] = \$425 ;
-  assign bk_count[15:0] = \$350 ;
-  assign bk_tag[223:168] = \$574 ;
-  assign bk_tag[167:112] = \$499 ;
-  assign bk_tag[111:56] = \$424 ;
-  assign bk_tag[55:0] = \$349 ;
+  assign bk_mark_raw[3] = \$622 ;
+  assign bk_mark_raw[2] = \$546 ;
+  assign bk_mark_raw[1] = \$470 ;
+  assign bk_mark_raw[0] = \$394 ;
+  assign bk_mark[3] = \$621 ;
+  assign bk_mark[2] = \$545 ;
+  assign bk_mark[1] = \$469 ;
+  assign bk_mark[0] = \$393 ;
+  assign bk_fresh[3] = \$620 ;
+  assign bk_fresh[2] = \$544 ;
+  assign bk_fresh[1] = \$468 ;
+  assign bk_fresh[0] = \$392 ;
+  assign bk_valid[3] = \$619 ;
+  assign bk_valid[2] = \$543 ;
+  assign bk_valid[1] = \$467 ;
+  assign bk_valid[0] = \$391 ;
+  assign bk_last[31:24] = \$616 ;
+  assign bk_last[23:16] = \$540 ;
+  assign bk_last[15:8] = \$464 ;
+  assign bk_last[7:0] = \$388 ;
+  assign bk_count[63:48] = \$615 ;
+  assign bk_count[47:32] = \$539 ;
+  assign bk_count[31:16] = \$463 ;
+  assign bk_count[15:0] = \$387 ;
+  assign bk_tag[223:168] = \$614 ;
+  assign bk_tag[167:112] = \$538 ;
+  assign bk_tag[111:56] = \$462 ;
+  assign bk_tag[55:0] = \$386 ;
   assign sc_mark_intent[3] = sc_intent3;
   assign sc_mark_intent[2] = sc_intent2;
   assign sc_mark_intent[1] = sc_intent1;
@@ -24676,47 +23263,27 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign sc_last[23:16] = sc_data_q[27:20];
   assign sc_last[15:8] = sc_data_q[17:10];
   assign sc_last[7:0] = sc_data_q[7:0];
-  assign \wr_en$170 [3] = \$529 ;
-  assign \wr_en$170 [2] = \$454 ;
-  assign \wr_en$170 [1] = \$379 ;
-  assign \wr_en$170 [0] = \$304 ;
-  assign \wr_data$169 [39:30] = copy_data;
-  assign \wr_data$169 [29:20] = copy_data;
-  assign \wr_data$169 [19:10] = copy_data;
-  assign \wr_data$169 [9:0] = copy_data;
-  assign wr_data[71:56] = \port$7584$376 [29:14];
-  assign wr_data[55:0] = \port$7584$5 [55:0];
-  assign copy_data[9] = \wr_data$40 [13];
-  assign copy_data[8] = \wr_data$40 [12];
-  assign copy_data[7:0] = \wr_data$40 [7:0];
-  assign \wr_data$40 [11:8] = generation;
-  assign \wr_data$40 [13] = \$278 ;
-  assign \wr_data$40 [12] = \port$7584$376 [11];
-  assign \wr_data$40 [7:0] = \port$7584$5 [63:56];
-  assign \$1267  = \$1266 ;
-  assign \$1268  = \$1267 ;
-  assign \$1269  = \$1268 ;
-  assign \$1270  = \$1269 ;
-  assign \$1271  = \$1270 ;
-  assign \$1272  = \$1271 ;
-  assign \$1273  = \$1272 ;
-  assign \$1274  = \$1273 ;
-  assign \$1275  = \$1274 ;
-  assign \$1276  = \$1275 ;
-  assign \$1277  = \$1276 ;
-  assign \$1278  = \$1277 ;
-  assign \$1938  = \$1937 ;
-  assign \$1939  = \$1938 ;
-  assign \$1940  = \$1939 ;
-  assign \$1941  = \$1940 ;
-  assign \$1942  = \$1941 ;
-  assign \$1943  = \$1942 ;
-  assign \$1944  = \$1943 ;
-  assign \$1945  = \$1944 ;
-  assign \$1946  = \$1945 ;
-  assign \$1947  = \$1946 ;
-  assign \$1948  = \$1947 ;
-  assign \$1949  = \$1948 ;
+  assign sc_data_q[39:30] = \$605 ;
+  assign sc_data_q[29:20] = \$529 ;
+  assign sc_data_q[19:10] = \$453 ;
+  assign sc_data_q[9:0] = \$377 ;
+  assign \wr_en$240 [3] = \$568 ;
+  assign \wr_en$240 [2] = \$492 ;
+  assign \wr_en$240 [1] = \$416 ;
+  assign \wr_en$240 [0] = \$340 ;
+  assign \wr_data$239 [39:30] = copy_data;
+  assign \wr_data$239 [29:20] = copy_data;
+  assign \wr_data$239 [19:10] = copy_data;
+  assign \wr_data$239 [9:0] = copy_data;
+  assign wr_data[71:56] = \port$6576$376 [29:14];
+  assign wr_data[55:0] = \port$6576$5 [55:0];
+  assign copy_data[9] = \wr_data$41 [13];
+  assign copy_data[8] = \wr_data$41 [12];
+  assign copy_data[7:0] = \wr_data$41 [7:0];
+  assign \wr_data$41 [11:8] = generation;
+  assign \wr_data$41 [13] = \$314 ;
+  assign \wr_data$41 [12] = \port$6576$376 [11];
+  assign \wr_data$41 [7:0] = \port$6576$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -32460,9 +31027,12 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$264 ;
   wire \$265 ;
   wire \$266 ;
-  reg [3:0] \$267 ;
-  reg [8:0] \$268 ;
+  reg [59:0] \$267 ;
+  reg [3:0] \$268 ;
+  reg [3:0] \$269 ;
   wire \$27 ;
+  reg [8:0] \$270 ;
+  reg [8:0] \$271 ;
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
@@ -32548,7 +31118,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   input [8:0] \inner__addr$29 ;
   wire [8:0] \inner__addr$29 ;
   wire [59:0] inner__data;
-  wire [59:0] \inner__data$9 ;
+  wire [59:0] \inner__data$41 ;
   wire [3:0] inner__en;
   wire \inner__en$31 ;
   wire [8:0] rd_addr;
@@ -32574,6 +31144,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire [3:0] rd_lane_corrected;
   output [3:0] rd_lane_error;
   wire [3:0] rd_lane_error;
+  reg [8:0] rp0_addr_q = 9'h000;
   wire rp0_lane0_corrected;
   output [9:0] rp0_lane0_data;
   wire [9:0] rp0_lane0_data;
@@ -32599,6 +31170,8 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire rp0_lane3_names_check;
   wire [3:0] rp0_lane3_syndrome;
   reg [3:0] rp0_met_write = 4'h0;
+  reg [3:0] rp0_met_write_q = 4'h0;
+  reg [59:0] rp0_word = 60'h000000000000000;
   input rst;
   wire rst;
   input sweep_en;
@@ -33153,7 +31726,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   always @(posedge clk) begin
     _0_ <= storage[\inner__addr$29 ];
   end
-  assign \inner__data$9  = _0_;
+  assign \inner__data$41  = _0_;
   assign inner__addr = sweep_en ? sweep_row : wr_addr;
   assign inner__en = sweep_en ? 4'hf : wr_en;
   assign \$1  = ^ { wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -33193,13 +31766,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$35  = ^ wr_data[39:34];
   assign \$36  = ^ { \$35 , \$34 , \$33 , \$32 , wr_data[39:30] };
   assign inner__data = sweep_en ? 60'h000000000000000 : { \$36 , \$31 , \$30 , \$29 , \$28 , wr_data[39:30], \$27 , \$22 , \$21 , \$20 , \$19 , wr_data[29:20], \$18 , \$13 , \$12 , \$11 , \$10 , wr_data[19:10], \$9 , \$4 , \$3 , \$2 , \$1 , wr_data[9:0] };
-  assign \$37  = { \inner__data$9 [8], \inner__data$9 [6], \inner__data$9 [4:3], \inner__data$9 [1:0] } ^ { 5'h00, \inner__data$9 [10] };
+  assign \$37  = { rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 5'h00, rp0_word[10] };
   assign \$38  = ^ \$37 ;
-  assign \$39  = { \inner__data$9 [9], \inner__data$9 [6:5], \inner__data$9 [3:2], \inner__data$9 [0] } ^ { 5'h00, \inner__data$9 [11] };
+  assign \$39  = { rp0_word[9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 5'h00, rp0_word[11] };
   assign \$40  = ^ \$39 ;
-  assign \$41  = { \inner__data$9 [9:7], \inner__data$9 [3:1] } ^ { 5'h00, \inner__data$9 [12] };
+  assign \$41  = { rp0_word[9:7], rp0_word[3:1] } ^ { 5'h00, rp0_word[12] };
   assign \$42  = ^ \$41 ;
-  assign \$43  = \inner__data$9 [9:4] ^ { 5'h00, \inner__data$9 [13] };
+  assign \$43  = rp0_word[9:4] ^ { 5'h00, rp0_word[13] };
   assign \$44  = ^ \$43 ;
   assign \$45  = ! { \$44 , \$42 , \$40 , \$38  };
   assign \$46  = { \$44 , \$42 , \$40 , \$38  } == 1'h1;
@@ -33208,7 +31781,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$49  = { \$44 , \$42 , \$40 , \$38  } == 4'h8;
   assign \$50  = | { \$49 , \$48 , \$47 , \$46  };
   assign rp0_lane0_names_check = \$45  | \$50 ;
-  assign \$51  = ^ \inner__data$9 [14:0];
+  assign \$51  = ^ rp0_word[14:0];
   assign \$52  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
   assign \$53  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
   assign \$54  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
@@ -33220,8 +31793,8 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$60  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
   assign \$61  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
   assign \$62  = \$51  ? { \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  } : 10'h000;
-  assign rp0_lane0_data = \inner__data$9 [9:0] ^ \$62 ;
-  assign \$63  = ^ \inner__data$9 [14:0];
+  assign rp0_lane0_data = rp0_word[9:0] ^ \$62 ;
+  assign \$63  = ^ rp0_word[14:0];
   assign \$64  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
   assign \$65  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
   assign \$66  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
@@ -33235,7 +31808,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$74  = | { \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64  };
   assign \$75  = \$74  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$63  & \$75 ;
-  assign \$76  = ^ \inner__data$9 [14:0];
+  assign \$76  = ^ rp0_word[14:0];
   assign \$77  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
   assign \$78  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
   assign \$79  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
@@ -33251,13 +31824,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$89  = ~ \$88 ;
   assign \$90  = | { \$44 , \$42 , \$40 , \$38  };
   assign rp0_lane0_error = \$76  ? \$89  : \$90 ;
-  assign \$91  = { \inner__data$9 [23], \inner__data$9 [21], \inner__data$9 [19:18], \inner__data$9 [16:15] } ^ { 5'h00, \inner__data$9 [25] };
+  assign \$91  = { rp0_word[23], rp0_word[21], rp0_word[19:18], rp0_word[16:15] } ^ { 5'h00, rp0_word[25] };
   assign \$92  = ^ \$91 ;
-  assign \$93  = { \inner__data$9 [24], \inner__data$9 [21:20], \inner__data$9 [18:17], \inner__data$9 [15] } ^ { 5'h00, \inner__data$9 [26] };
+  assign \$93  = { rp0_word[24], rp0_word[21:20], rp0_word[18:17], rp0_word[15] } ^ { 5'h00, rp0_word[26] };
   assign \$94  = ^ \$93 ;
-  assign \$95  = { \inner__data$9 [24:22], \inner__data$9 [18:16] } ^ { 5'h00, \inner__data$9 [27] };
+  assign \$95  = { rp0_word[24:22], rp0_word[18:16] } ^ { 5'h00, rp0_word[27] };
   assign \$96  = ^ \$95 ;
-  assign \$97  = \inner__data$9 [24:19] ^ { 5'h00, \inner__data$9 [28] };
+  assign \$97  = rp0_word[24:19] ^ { 5'h00, rp0_word[28] };
   assign \$98  = ^ \$97 ;
   assign \$99  = ! { \$98 , \$96 , \$94 , \$92  };
   assign \$100  = { \$98 , \$96 , \$94 , \$92  } == 1'h1;
@@ -33266,7 +31839,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$103  = { \$98 , \$96 , \$94 , \$92  } == 4'h8;
   assign \$104  = | { \$103 , \$102 , \$101 , \$100  };
   assign rp0_lane1_names_check = \$99  | \$104 ;
-  assign \$105  = ^ \inner__data$9 [29:15];
+  assign \$105  = ^ rp0_word[29:15];
   assign \$106  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
   assign \$107  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
   assign \$108  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
@@ -33278,8 +31851,8 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$114  = { \$98 , \$96 , \$94 , \$92  } == 4'hd;
   assign \$115  = { \$98 , \$96 , \$94 , \$92  } == 4'he;
   assign \$116  = \$105  ? { \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106  } : 10'h000;
-  assign rp0_lane1_data = \inner__data$9 [24:15] ^ \$116 ;
-  assign \$117  = ^ \inner__data$9 [29:15];
+  assign rp0_lane1_data = rp0_word[24:15] ^ \$116 ;
+  assign \$117  = ^ rp0_word[29:15];
   assign \$118  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
   assign \$119  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
   assign \$120  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
@@ -33293,7 +31866,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$128  = | { \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118  };
   assign \$129  = \$128  | rp0_lane1_names_check;
   assign rp0_lane1_corrected = \$117  & \$129 ;
-  assign \$130  = ^ \inner__data$9 [29:15];
+  assign \$130  = ^ rp0_word[29:15];
   assign \$131  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
   assign \$132  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
   assign \$133  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
@@ -33309,13 +31882,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$143  = ~ \$142 ;
   assign \$144  = | { \$98 , \$96 , \$94 , \$92  };
   assign rp0_lane1_error = \$130  ? \$143  : \$144 ;
-  assign \$145  = { \inner__data$9 [38], \inner__data$9 [36], \inner__data$9 [34:33], \inner__data$9 [31:30] } ^ { 5'h00, \inner__data$9 [40] };
+  assign \$145  = { rp0_word[38], rp0_word[36], rp0_word[34:33], rp0_word[31:30] } ^ { 5'h00, rp0_word[40] };
   assign \$146  = ^ \$145 ;
-  assign \$147  = { \inner__data$9 [39], \inner__data$9 [36:35], \inner__data$9 [33:32], \inner__data$9 [30] } ^ { 5'h00, \inner__data$9 [41] };
+  assign \$147  = { rp0_word[39], rp0_word[36:35], rp0_word[33:32], rp0_word[30] } ^ { 5'h00, rp0_word[41] };
   assign \$148  = ^ \$147 ;
-  assign \$149  = { \inner__data$9 [39:37], \inner__data$9 [33:31] } ^ { 5'h00, \inner__data$9 [42] };
+  assign \$149  = { rp0_word[39:37], rp0_word[33:31] } ^ { 5'h00, rp0_word[42] };
   assign \$150  = ^ \$149 ;
-  assign \$151  = \inner__data$9 [39:34] ^ { 5'h00, \inner__data$9 [43] };
+  assign \$151  = rp0_word[39:34] ^ { 5'h00, rp0_word[43] };
   assign \$152  = ^ \$151 ;
   assign \$153  = ! { \$152 , \$150 , \$148 , \$146  };
   assign \$154  = { \$152 , \$150 , \$148 , \$146  } == 1'h1;
@@ -33324,7 +31897,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$157  = { \$152 , \$150 , \$148 , \$146  } == 4'h8;
   assign \$158  = | { \$157 , \$156 , \$155 , \$154  };
   assign rp0_lane2_names_check = \$153  | \$158 ;
-  assign \$159  = ^ \inner__data$9 [44:30];
+  assign \$159  = ^ rp0_word[44:30];
   assign \$160  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
   assign \$161  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
   assign \$162  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
@@ -33336,8 +31909,8 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$168  = { \$152 , \$150 , \$148 , \$146  } == 4'hd;
   assign \$169  = { \$152 , \$150 , \$148 , \$146  } == 4'he;
   assign \$170  = \$159  ? { \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160  } : 10'h000;
-  assign rp0_lane2_data = \inner__data$9 [39:30] ^ \$170 ;
-  assign \$171  = ^ \inner__data$9 [44:30];
+  assign rp0_lane2_data = rp0_word[39:30] ^ \$170 ;
+  assign \$171  = ^ rp0_word[44:30];
   assign \$172  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
   assign \$173  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
   assign \$174  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
@@ -33351,7 +31924,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$182  = | { \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172  };
   assign \$183  = \$182  | rp0_lane2_names_check;
   assign rp0_lane2_corrected = \$171  & \$183 ;
-  assign \$184  = ^ \inner__data$9 [44:30];
+  assign \$184  = ^ rp0_word[44:30];
   assign \$185  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
   assign \$186  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
   assign \$187  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
@@ -33367,13 +31940,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$197  = ~ \$196 ;
   assign \$198  = | { \$152 , \$150 , \$148 , \$146  };
   assign rp0_lane2_error = \$184  ? \$197  : \$198 ;
-  assign \$199  = { \inner__data$9 [53], \inner__data$9 [51], \inner__data$9 [49:48], \inner__data$9 [46:45] } ^ { 5'h00, \inner__data$9 [55] };
+  assign \$199  = { rp0_word[53], rp0_word[51], rp0_word[49:48], rp0_word[46:45] } ^ { 5'h00, rp0_word[55] };
   assign \$200  = ^ \$199 ;
-  assign \$201  = { \inner__data$9 [54], \inner__data$9 [51:50], \inner__data$9 [48:47], \inner__data$9 [45] } ^ { 5'h00, \inner__data$9 [56] };
+  assign \$201  = { rp0_word[54], rp0_word[51:50], rp0_word[48:47], rp0_word[45] } ^ { 5'h00, rp0_word[56] };
   assign \$202  = ^ \$201 ;
-  assign \$203  = { \inner__data$9 [54:52], \inner__data$9 [48:46] } ^ { 5'h00, \inner__data$9 [57] };
+  assign \$203  = { rp0_word[54:52], rp0_word[48:46] } ^ { 5'h00, rp0_word[57] };
   assign \$204  = ^ \$203 ;
-  assign \$205  = \inner__data$9 [54:49] ^ { 5'h00, \inner__data$9 [58] };
+  assign \$205  = rp0_word[54:49] ^ { 5'h00, rp0_word[58] };
   assign \$206  = ^ \$205 ;
   assign \$207  = ! { \$206 , \$204 , \$202 , \$200  };
   assign \$208  = { \$206 , \$204 , \$202 , \$200  } == 1'h1;
@@ -33382,7 +31955,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$211  = { \$206 , \$204 , \$202 , \$200  } == 4'h8;
   assign \$212  = | { \$211 , \$210 , \$209 , \$208  };
   assign rp0_lane3_names_check = \$207  | \$212 ;
-  assign \$213  = ^ \inner__data$9 [59:45];
+  assign \$213  = ^ rp0_word[59:45];
   assign \$214  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
   assign \$215  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
   assign \$216  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
@@ -33394,8 +31967,8 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$222  = { \$206 , \$204 , \$202 , \$200  } == 4'hd;
   assign \$223  = { \$206 , \$204 , \$202 , \$200  } == 4'he;
   assign \$224  = \$213  ? { \$223 , \$222 , \$221 , \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214  } : 10'h000;
-  assign rp0_lane3_data = \inner__data$9 [54:45] ^ \$224 ;
-  assign \$225  = ^ \inner__data$9 [59:45];
+  assign rp0_lane3_data = rp0_word[54:45] ^ \$224 ;
+  assign \$225  = ^ rp0_word[59:45];
   assign \$226  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
   assign \$227  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
   assign \$228  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
@@ -33409,7 +31982,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$236  = | { \$235 , \$234 , \$233 , \$232 , \$231 , \$230 , \$229 , \$228 , \$227 , \$226  };
   assign \$237  = \$236  | rp0_lane3_names_check;
   assign rp0_lane3_corrected = \$225  & \$237 ;
-  assign \$238  = ^ \inner__data$9 [59:45];
+  assign \$238  = ^ rp0_word[59:45];
   assign \$239  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
   assign \$240  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
   assign \$241  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
@@ -33425,9 +31998,9 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$251  = ~ \$250 ;
   assign \$252  = | { \$206 , \$204 , \$202 , \$200  };
   assign rp0_lane3_error = \$238  ? \$251  : \$252 ;
-  assign \$253  = ~ rp0_met_write;
+  assign \$253  = ~ rp0_met_write_q;
   assign rd_lane_corrected = { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected } & \$253 ;
-  assign \$254  = ~ rp0_met_write;
+  assign \$254  = ~ rp0_met_write_q;
   assign rd_lane_error = { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error } & \$254 ;
   assign rd_corrected = | rd_lane_corrected;
   assign rd_error = | rd_lane_error;
@@ -33440,21 +32013,48 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$264  = inner__addr == \inner__addr$29 ;
   assign \$265  = inner__en[3] & \$264 ;
   always @(posedge clk)
-    rp0_met_write <= \$267 ;
+    rp0_word <= \$267 ;
   always @(posedge clk)
-    rd_error_addr <= \$268 ;
+    rp0_met_write <= \$268 ;
+  always @(posedge clk)
+    rp0_met_write_q <= \$269 ;
+  always @(posedge clk)
+    rp0_addr_q <= \$270 ;
+  always @(posedge clk)
+    rd_error_addr <= \$271 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$267  = { \$266 , \$263 , \$260 , \$257  };
+    \$267  = \inner__data$41 ;
     if (rst) begin
-      \$267  = 4'h0;
+      \$267  = 60'h000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$268  = \inner__addr$29 ;
+    \$268  = { \$266 , \$263 , \$260 , \$257  };
     if (rst) begin
-      \$268  = 9'h000;
+      \$268  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
+    \$269  = rp0_met_write;
+    if (rst) begin
+      \$269  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
+    \$270  = \inner__addr$29 ;
+    if (rst) begin
+      \$270  = 9'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
+    \$271  = rp0_addr_q;
+    if (rst) begin
+      \$271  = 9'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$44 , \$42 , \$40 , \$38  };
@@ -33496,7 +32096,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$7584$387 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6576$387 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$32  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -34225,8 +32825,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$7584$387 ;
-  wire [34:0] \port$7584$387 ;
+  input [34:0] \port$6576$387 ;
+  wire [34:0] \port$6576$387 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -34238,14 +32838,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$459  = \$457  | \$458 ;
   assign \$460  = choice[11] ? lanes[554:544] : 11'h000;
   assign \$461  = \$459  | \$460 ;
-  assign \$462  = fw1_hit[0] & \port$7584$387 [1];
-  assign \$463  = \$462  ? \port$7584$387 [0] : mark_b[0];
-  assign \$464  = fw1_hit[1] & \port$7584$387 [1];
-  assign \$465  = \$464  ? \port$7584$387 [0] : mark_b[1];
-  assign \$466  = fw1_hit[2] & \port$7584$387 [1];
-  assign \$467  = \$466  ? \port$7584$387 [0] : mark_b[2];
-  assign \$468  = fw1_hit[3] & \port$7584$387 [1];
-  assign \$469  = \$468  ? \port$7584$387 [0] : mark_b[3];
+  assign \$462  = fw1_hit[0] & \port$6576$387 [1];
+  assign \$463  = \$462  ? \port$6576$387 [0] : mark_b[0];
+  assign \$464  = fw1_hit[1] & \port$6576$387 [1];
+  assign \$465  = \$464  ? \port$6576$387 [0] : mark_b[1];
+  assign \$466  = fw1_hit[2] & \port$6576$387 [1];
+  assign \$467  = \$466  ? \port$6576$387 [0] : mark_b[2];
+  assign \$468  = fw1_hit[3] & \port$6576$387 [1];
+  assign \$469  = \$468  ? \port$6576$387 [0] : mark_b[3];
   assign \$470  = choice[11:8] & { \$469 , \$467 , \$465 , \$463  };
   assign \$471  = | \$470 ;
   assign \$472  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -34259,47 +32859,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$7584$387 [1];
-  assign \$485  = \$484  ? \port$7584$387 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$7584$387 [1];
-  assign \$487  = \$486  ? \port$7584$387 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$7584$387 [1];
-  assign \$489  = \$488  ? \port$7584$387 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$7584$387 [1];
-  assign \$491  = \$490  ? \port$7584$387 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$6576$387 [1];
+  assign \$485  = \$484  ? \port$6576$387 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$6576$387 [1];
+  assign \$487  = \$486  ? \port$6576$387 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$6576$387 [1];
+  assign \$489  = \$488  ? \port$6576$387 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$6576$387 [1];
+  assign \$491  = \$490  ? \port$6576$387 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$7584$387 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$6576$387 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$7584$387 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$6576$387 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$7584$387 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$6576$387 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$7584$387 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$6576$387 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$508  = \port$7584$387 [34:19] + 1'h1;
+  assign \$507  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$508  = \port$6576$387 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$514  = \port$7584$387 [34:19] + 1'h1;
+  assign \$513  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$514  = \port$6576$387 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$520  = \port$7584$387 [34:19] + 1'h1;
+  assign \$519  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$520  = \port$6576$387 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$7584$387 [34:19] >= 16'hffff;
-  assign \$526  = \port$7584$387 [34:19] + 1'h1;
+  assign \$525  = \port$6576$387 [34:19] >= 16'hffff;
+  assign \$526  = \port$6576$387 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -34337,37 +32937,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$7584$387 [1] & lanes[629];
+  assign \$29  = \port$6576$387 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$7584$387 [1] & lanes[629];
-  assign \$34  = \port$7584$387 [1] & lanes[629];
+  assign \$33  = \port$6576$387 [1] & lanes[629];
+  assign \$34  = \port$6576$387 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$7584$387 [1] & lanes[629];
-  assign \$39  = \port$7584$387 [1] & lanes[629];
+  assign \$38  = \port$6576$387 [1] & lanes[629];
+  assign \$39  = \port$6576$387 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$7584$387 [1] & lanes[629];
-  assign \$44  = \port$7584$387 [1] & lanes[629];
+  assign \$43  = \port$6576$387 [1] & lanes[629];
+  assign \$44  = \port$6576$387 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$7584$387 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
+  assign \$48  = \port$6576$387 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$7584$387 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -34405,37 +33005,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$7584$387 [1] & lanes[629];
+  assign \$99  = \port$6576$387 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$7584$387 [1] & lanes[629];
-  assign \$104  = \port$7584$387 [1] & lanes[629];
+  assign \$103  = \port$6576$387 [1] & lanes[629];
+  assign \$104  = \port$6576$387 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$7584$387 [1] & lanes[629];
-  assign \$109  = \port$7584$387 [1] & lanes[629];
+  assign \$108  = \port$6576$387 [1] & lanes[629];
+  assign \$109  = \port$6576$387 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$7584$387 [1] & lanes[629];
-  assign \$114  = \port$7584$387 [1] & lanes[629];
+  assign \$113  = \port$6576$387 [1] & lanes[629];
+  assign \$114  = \port$6576$387 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$7584$387 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
+  assign \$118  = \port$6576$387 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$7584$387 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -34473,37 +33073,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$7584$387 [1] & lanes[629];
+  assign \$169  = \port$6576$387 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$7584$387 [1] & lanes[629];
-  assign \$174  = \port$7584$387 [1] & lanes[629];
+  assign \$173  = \port$6576$387 [1] & lanes[629];
+  assign \$174  = \port$6576$387 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$7584$387 [1] & lanes[629];
-  assign \$179  = \port$7584$387 [1] & lanes[629];
+  assign \$178  = \port$6576$387 [1] & lanes[629];
+  assign \$179  = \port$6576$387 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$7584$387 [1] & lanes[629];
-  assign \$184  = \port$7584$387 [1] & lanes[629];
+  assign \$183  = \port$6576$387 [1] & lanes[629];
+  assign \$184  = \port$6576$387 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$7584$387 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$6576$387 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$7584$387 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -34541,37 +33141,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$7584$387 [1] & lanes[629];
+  assign \$239  = \port$6576$387 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$7584$387 [1] & lanes[629];
-  assign \$244  = \port$7584$387 [1] & lanes[629];
+  assign \$243  = \port$6576$387 [1] & lanes[629];
+  assign \$244  = \port$6576$387 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$7584$387 [1] & lanes[629];
-  assign \$249  = \port$7584$387 [1] & lanes[629];
+  assign \$248  = \port$6576$387 [1] & lanes[629];
+  assign \$249  = \port$6576$387 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$7584$387 [1] & lanes[629];
-  assign \$254  = \port$7584$387 [1] & lanes[629];
+  assign \$253  = \port$6576$387 [1] & lanes[629];
+  assign \$254  = \port$6576$387 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$7584$387 [1] & lanes[629];
-  assign \$259  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$6576$387 [1] & lanes[629];
+  assign \$259  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$7584$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -34669,7 +33269,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$7584$387 [1] ? forward__lane : { 3'h0, \port$7584$387 [2] };
+  assign fw1_touched = \port$6576$387 [1] ? forward__lane : { 3'h0, \port$6576$387 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -34701,15 +33301,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$399  = \$397  | \$398 ;
   assign \$400  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$401  = \$399  | \$400 ;
-  assign \$402  = fw1_hit[0] ? \port$7584$387 [18:3] : lanes[161:146];
+  assign \$402  = fw1_hit[0] ? \port$6576$387 [18:3] : lanes[161:146];
   assign \$403  = choice[0] ? \$402  : 16'h0000;
-  assign \$405  = fw1_hit[1] ? \port$7584$387 [18:3] : lanes[288:273];
+  assign \$405  = fw1_hit[1] ? \port$6576$387 [18:3] : lanes[288:273];
   assign \$406  = choice[1] ? \$405  : 16'h0000;
   assign \$407  = \$404  | \$406 ;
-  assign \$408  = fw1_hit[2] ? \port$7584$387 [18:3] : lanes[415:400];
+  assign \$408  = fw1_hit[2] ? \port$6576$387 [18:3] : lanes[415:400];
   assign \$409  = choice[2] ? \$408  : 16'h0000;
   assign \$410  = \$407  | \$409 ;
-  assign \$411  = fw1_hit[3] ? \port$7584$387 [18:3] : lanes[542:527];
+  assign \$411  = fw1_hit[3] ? \port$6576$387 [18:3] : lanes[542:527];
   assign \$412  = choice[3] ? \$411  : 16'h0000;
   assign \$413  = \$410  | \$412 ;
   assign \$414  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -34723,14 +33323,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$423  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$424  = choice[3] ? \$423  : 8'h00;
   assign \$425  = \$422  | \$424 ;
-  assign \$426  = fw1_hit[0] & \port$7584$387 [1];
-  assign \$427  = \$426  ? \port$7584$387 [0] : mark_b[0];
-  assign \$428  = fw1_hit[1] & \port$7584$387 [1];
-  assign \$429  = \$428  ? \port$7584$387 [0] : mark_b[1];
-  assign \$430  = fw1_hit[2] & \port$7584$387 [1];
-  assign \$431  = \$430  ? \port$7584$387 [0] : mark_b[2];
-  assign \$432  = fw1_hit[3] & \port$7584$387 [1];
-  assign \$433  = \$432  ? \port$7584$387 [0] : mark_b[3];
+  assign \$426  = fw1_hit[0] & \port$6576$387 [1];
+  assign \$427  = \$426  ? \port$6576$387 [0] : mark_b[0];
+  assign \$428  = fw1_hit[1] & \port$6576$387 [1];
+  assign \$429  = \$428  ? \port$6576$387 [0] : mark_b[1];
+  assign \$430  = fw1_hit[2] & \port$6576$387 [1];
+  assign \$431  = \$430  ? \port$6576$387 [0] : mark_b[2];
+  assign \$432  = fw1_hit[3] & \port$6576$387 [1];
+  assign \$433  = \$432  ? \port$6576$387 [0] : mark_b[3];
   assign \$434  = choice[3:0] & { \$433 , \$431 , \$429 , \$427  };
   assign \$435  = | \$434 ;
   assign \$436  = choice[4] ? lanes[173:163] : 11'h000;
@@ -34740,14 +33340,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$441  = \$439  | \$440 ;
   assign \$442  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$443  = \$441  | \$442 ;
-  assign \$444  = fw1_hit[0] & \port$7584$387 [1];
-  assign \$445  = \$444  ? \port$7584$387 [0] : mark_b[0];
-  assign \$446  = fw1_hit[1] & \port$7584$387 [1];
-  assign \$447  = \$446  ? \port$7584$387 [0] : mark_b[1];
-  assign \$448  = fw1_hit[2] & \port$7584$387 [1];
-  assign \$449  = \$448  ? \port$7584$387 [0] : mark_b[2];
-  assign \$450  = fw1_hit[3] & \port$7584$387 [1];
-  assign \$451  = \$450  ? \port$7584$387 [0] : mark_b[3];
+  assign \$444  = fw1_hit[0] & \port$6576$387 [1];
+  assign \$445  = \$444  ? \port$6576$387 [0] : mark_b[0];
+  assign \$446  = fw1_hit[1] & \port$6576$387 [1];
+  assign \$447  = \$446  ? \port$6576$387 [0] : mark_b[1];
+  assign \$448  = fw1_hit[2] & \port$6576$387 [1];
+  assign \$449  = \$448  ? \port$6576$387 [0] : mark_b[2];
+  assign \$450  = fw1_hit[3] & \port$6576$387 [1];
+  assign \$451  = \$450  ? \port$6576$387 [0] : mark_b[3];
   assign \$452  = choice[7:4] & { \$451 , \$449 , \$447 , \$445  };
   assign \$453  = | \$452 ;
   always @* begin
@@ -34862,11 +33462,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$27  = sc_mark_value[3];
     endcase
   end
-  assign forward__write = \port$7584$387 [1];
-  assign forward__invalidate = \port$7584$387 [2];
-  assign forward__count = \port$7584$387 [18:3];
-  assign forward__mark = \port$7584$387 [0];
-  assign forward__count_inc = \port$7584$387 [34:19];
+  assign forward__write = \port$6576$387 [1];
+  assign forward__invalidate = \port$6576$387 [2];
+  assign forward__count = \port$6576$387 [18:3];
+  assign forward__mark = \port$6576$387 [0];
+  assign forward__count_inc = \port$6576$387 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -35191,7 +33791,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$7527$0 , \port$7528$0 , \port$7532$0 , \port$7534$0 , \port$7572$0 , cfg
+module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6519$0 , \port$6520$0 , \port$6524$0 , \port$6526$0 , \port$6564$0 , cfg
 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$33  = 0;
   wire [11:0] \$1 ;
@@ -35354,18 +33954,18 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$7527$0 ;
-  wire [79:0] \port$7527$0 ;
-  output [603:0] \port$7528$0 ;
-  wire [603:0] \port$7528$0 ;
+  output [79:0] \port$6519$0 ;
+  wire [79:0] \port$6519$0 ;
+  output [603:0] \port$6520$0 ;
+  wire [603:0] \port$6520$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$7532$0 ;
-  wire [43:0] \port$7532$0 ;
+  output [43:0] \port$6524$0 ;
+  wire [43:0] \port$6524$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$7534$0 ;
-  wire [16:0] \port$7534$0 ;
-  input [79:0] \port$7572$0 ;
-  wire [79:0] \port$7572$0 ;
+  output [16:0] \port$6526$0 ;
+  wire [16:0] \port$6526$0 ;
+  input [79:0] \port$6564$0 ;
+  wire [79:0] \port$6564$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -35460,11 +34060,11 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$7572$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$7572$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$7572$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$6564$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$6564$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$6564$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$7572$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$6564$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -35497,7 +34097,7 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$7572$0 [79:69];
+  assign \$1  = m_h - \port$6564$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -35658,13 +34258,13 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$7572$0 [79:69];
+  assign ahead_start = \port$6564$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$7572$0 [68:0];
-  assign \port$7527$0  = \$48 ;
-  assign \port$7528$0  = \$49 ;
-  assign \port$7532$0  = \$51 ;
-  assign \port$7534$0  = \$53 ;
+  assign ahead = \port$6564$0 [68:0];
+  assign \port$6519$0  = \$48 ;
+  assign \port$6520$0  = \$49 ;
+  assign \port$6524$0  = \$51 ;
+  assign \port$6526$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -35785,11 +34385,11 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[3].meta  = bk_sides[183];
   assign \bk_sides[3].last_raw  = bk_sides[191:184];
   assign \bk_sides[3].last_byp  = bk_sides[199:192];
-  assign \ahead.valid  = \port$7572$0 [0];
-  assign \ahead.op  = \port$7572$0 [2:1];
-  assign \ahead.min_tlevel  = \port$7572$0 [4:3];
-  assign \ahead.tag  = \port$7572$0 [60:5];
-  assign \ahead.t  = \port$7572$0 [68:61];
+  assign \ahead.valid  = \port$6564$0 [0];
+  assign \ahead.op  = \port$6564$0 [2:1];
+  assign \ahead.min_tlevel  = \port$6564$0 [4:3];
+  assign \ahead.tag  = \port$6564$0 [60:5];
+  assign \ahead.t  = \port$6564$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -35849,8 +34449,8 @@ module \kv_asu.core.window$211 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, core_flushing, stat_inc, \err_corrected$99 , err_mem, err_addr, err_start, hold, axil__awready, axil__wready
-, axil__arready, core_idle, occupancy, recovering, flush, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
+module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil__wvalid, axil__bready, axil__araddr, axil__arprot, axil__arvalid, axil__rready, clk, rst, core_flushing, stat_inc, hold, axil__awready, axil__wready, axil__arready, err_start, \err_corrected$105 , err_mem
+, err_addr, core_idle, occupancy, recovering, flush, enable, cfg, nonblocking, axil__bvalid, axil__bresp, axil__rvalid, axil__rdata, axil__rresp, cycle, axil__awaddr);
   reg \$auto$verilog_backend.cc:2355:dump_module$34  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -35946,43 +34546,43 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$181 ;
   wire \$182 ;
   wire \$183 ;
-  wire [31:0] \$184 ;
-  wire [1:0] \$185 ;
-  wire [32:0] \$186 ;
+  wire \$184 ;
+  wire \$185 ;
+  wire \$186 ;
   wire \$187 ;
-  wire [31:0] \$188 ;
-  wire [1:0] \$189 ;
+  wire \$188 ;
+  wire \$189 ;
   wire \$19 ;
-  wire [32:0] \$190 ;
-  wire [32:0] \$191 ;
-  wire \$192 ;
-  wire [31:0] \$193 ;
+  wire \$190 ;
+  wire \$191 ;
+  wire [1:0] \$192 ;
+  wire [32:0] \$193 ;
   wire \$194 ;
-  wire [31:0] \$195 ;
-  wire [31:0] \$196 ;
-  wire [32:0] \$197 ;
-  wire [32:0] \$198 ;
-  wire \$199 ;
+  wire \$195 ;
+  wire \$196 ;
+  wire \$197 ;
+  wire \$198 ;
+  wire [1:0] \$199 ;
   wire \$2 ;
   wire [31:0] \$20 ;
-  wire \$200 ;
-  wire \$201 ;
+  wire [32:0] \$200 ;
+  wire [32:0] \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
   wire \$205 ;
   wire \$206 ;
-  wire [3:0] \$207 ;
-  wire [8:0] \$208 ;
-  wire [10:0] \$209 ;
+  wire \$207 ;
+  wire [32:0] \$208 ;
+  wire [32:0] \$209 ;
   wire [31:0] \$21 ;
-  wire [3:0] \$210 ;
-  wire [10:0] \$211 ;
+  wire \$210 ;
+  wire \$211 ;
   wire \$212 ;
   wire \$213 ;
-  wire [32:0] \$214 ;
-  wire [32:0] \$215 ;
-  wire [2:0] \$216 ;
+  wire \$214 ;
+  wire \$215 ;
+  wire \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
@@ -35993,24 +34593,24 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$223 ;
   wire \$224 ;
   wire \$225 ;
-  wire \$226 ;
-  wire \$227 ;
+  wire [3:0] \$226 ;
+  wire [8:0] \$227 ;
   wire \$228 ;
   wire \$229 ;
   wire [31:0] \$23 ;
-  wire \$230 ;
+  wire [10:0] \$230 ;
   wire \$231 ;
   wire \$232 ;
-  wire \$233 ;
+  wire [3:0] \$233 ;
   wire \$234 ;
   wire \$235 ;
-  wire \$236 ;
+  wire [10:0] \$236 ;
   wire \$237 ;
   wire \$238 ;
-  wire \$239 ;
+  wire [32:0] \$239 ;
   wire [31:0] \$24 ;
-  wire \$240 ;
-  wire \$241 ;
+  wire [32:0] \$240 ;
+  wire [3:0] \$241 ;
   wire \$242 ;
   wire \$243 ;
   wire \$244 ;
@@ -36058,47 +34658,76 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire \$282 ;
   wire \$283 ;
   wire \$284 ;
-  reg \$285 ;
-  reg \$286 ;
-  reg [3:0] \$287 ;
-  reg \$288 ;
-  reg \$289 ;
+  wire \$285 ;
+  wire \$286 ;
+  wire \$287 ;
+  wire \$288 ;
+  wire \$289 ;
   wire [31:0] \$29 ;
-  reg \$290 ;
-  reg \$291 ;
-  reg \$292 ;
-  reg \$293 ;
-  reg [31:0] \$294 ;
-  reg [31:0] \$295 ;
-  reg [31:0] \$296 ;
-  reg [31:0] \$297 ;
-  reg [31:0] \$298 ;
-  reg [31:0] \$299 ;
+  wire \$290 ;
+  wire \$291 ;
+  wire \$292 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire \$297 ;
+  wire \$298 ;
+  wire \$299 ;
   wire \$3 ;
   wire [31:0] \$30 ;
-  reg [31:0] \$300 ;
-  reg [31:0] \$301 ;
-  reg \$302 ;
-  reg [84:0] \$303 ;
-  reg \$304 ;
-  reg \$305 ;
-  reg [31:0] \$306 ;
-  reg [31:0] \$307 ;
-  reg [31:0] \$308 ;
-  reg [31:0] \$309 ;
+  wire \$300 ;
+  wire \$301 ;
+  wire \$302 ;
+  wire \$303 ;
+  wire \$304 ;
+  wire \$305 ;
+  wire \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire \$309 ;
   wire [31:0] \$31 ;
-  reg [63:0] \$310 ;
-  reg [31:0] \$311 ;
-  reg \$312 ;
-  reg [31:0] \$313 ;
+  reg \$310 ;
+  reg \$311 ;
+  reg [3:0] \$312 ;
+  reg \$313 ;
   reg \$314 ;
-  reg [3:0] \$315 ;
-  reg [1:0] \$316 ;
-  reg [31:0] \$317 ;
-  reg [67:0] \$318 ;
+  reg \$315 ;
+  reg \$316 ;
+  reg \$317 ;
+  reg \$318 ;
+  reg [31:0] \$319 ;
   wire [31:0] \$32 ;
+  reg [31:0] \$320 ;
+  reg [31:0] \$321 ;
+  reg [31:0] \$322 ;
+  reg [31:0] \$323 ;
+  reg [31:0] \$324 ;
+  reg [31:0] \$325 ;
+  reg [31:0] \$326 ;
+  reg \$327 ;
+  reg [84:0] \$328 ;
+  reg \$329 ;
   wire [31:0] \$33 ;
+  reg \$330 ;
+  reg \$331 ;
+  reg [3:0] \$332 ;
+  reg [63:0] \$333 ;
+  reg \$334 ;
+  reg [31:0] \$335 ;
+  reg [31:0] \$336 ;
+  reg [31:0] \$337 ;
+  reg [31:0] \$338 ;
+  reg [63:0] \$339 ;
   wire [31:0] \$34 ;
+  reg [31:0] \$340 ;
+  reg \$341 ;
+  reg [31:0] \$342 ;
+  reg \$343 ;
+  reg [3:0] \$344 ;
+  reg [2:0] \$345 ;
+  reg [31:0] \$346 ;
+  reg [67:0] \$347 ;
   wire [31:0] \$35 ;
   wire [31:0] \$36 ;
   wire [31:0] \$37 ;
@@ -36257,8 +34886,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   wire [10:0] err_addr;
   reg [31:0] err_corrected = 32'd0;
   wire \err_corrected$100 ;
-  input \err_corrected$99 ;
-  wire \err_corrected$99 ;
+  input \err_corrected$105 ;
+  wire \err_corrected$105 ;
+  reg [63:0] err_cycle_d = 64'h0000000000000000;
   reg [31:0] err_first_addr = 32'd0;
   reg [63:0] err_first_cycle = 64'h0000000000000000;
   reg [31:0] err_first_mem = 32'd0;
@@ -36270,6 +34900,9 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [31:0] err_rec_cycles = 32'd0;
   input err_start;
   wire err_start;
+  reg err_stats_cor = 1'h0;
+  reg [3:0] err_stats_index = 4'h0;
+  reg err_stats_unc = 1'h0;
   wire err_uncorrectable;
   reg [31:0] err_uncorrected = 32'd0;
   reg error = 1'h0;
@@ -36321,7 +34954,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   reg [3:0] stat_discard = 4'h0;
   input [13:0] stat_inc;
   wire [13:0] stat_inc;
-  reg [1:0] stat_pend = 2'h0;
+  reg [2:0] stat_pend = 3'h0;
   assign \$1  = | stat_discard;
   assign \$2  = clear_stats | \$1 ;
   assign inc = \$2  ? 14'h0000 : stat_inc;
@@ -36493,184 +35126,217 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$180  = regs__w_data[3] & \$179 ;
   assign \$181  = regs__w_data[3] & seed_changes;
   assign \$182  = regs__w_data[1] | \$181 ;
-  assign \$183  = err_start | err_uncorrectable;
-  assign \$184  = clear_soft ? 32'd0 : err_uncorrected;
-  assign \$185  = err_start + err_uncorrectable;
-  assign \$186  = 32'd4294967295 - \$185 ;
-  assign \$187  = $signed({ 1'h0, \$184  }) > $signed(\$186 );
-  assign \$188  = clear_soft ? 32'd0 : err_uncorrected;
-  assign \$189  = err_start + err_uncorrectable;
-  assign \$190  = \$188  + \$189 ;
-  assign \$191  = \$187  ? 33'h0ffffffff : \$190 ;
-  assign \$192  = \err_corrected$99  | \err_corrected$100 ;
-  assign \$193  = clear_soft ? 32'd0 : err_corrected;
-  assign \$194  = \$193  == 32'd4294967295;
-  assign \$195  = clear_soft ? 32'd0 : err_corrected;
-  assign \$196  = clear_soft ? 32'd0 : err_corrected;
-  assign \$197  = \$196  + 1'h1;
-  assign \$198  = \$194  ? { 1'h0, \$195  } : \$197 ;
-  assign \$199  = err_start | err_uncorrectable;
-  assign \$200  = ~ err_first_mem[8];
-  assign \$201  = \$200  | clear_soft;
-  assign \$202  = \$199  & \$201 ;
-  assign \$203  = \err_corrected$99  | \err_corrected$100 ;
-  assign \$204  = ! err_first_mem[3:0];
-  assign \$205  = \$204  | clear_soft;
-  assign \$206  = \$203  & \$205 ;
-  assign \$207  = err_start ? err_mem : 4'h9;
-  assign \$209  = err_start ? err_addr : { 7'h00, err_index };
-  assign \$210  = \err_corrected$99  ? err_mem : 4'h9;
-  assign \$211  = \err_corrected$99  ? err_addr : { 7'h00, err_index };
-  assign \$212  = err_rec_counting & recovering;
-  assign \$213  = err_rec_cycles == 32'd4294967295;
-  assign \$214  = err_rec_cycles + 1'h1;
-  assign \$215  = \$213  ? { 1'h0, err_rec_cycles } : \$214 ;
-  assign \$217  = ! axil__araddr[11:2];
-  assign \$218  = axil__araddr[11:2] == 1'h1;
-  assign \$219  = axil__araddr[11:2] == 2'h2;
-  assign \$220  = axil__araddr[11:2] == 2'h3;
-  assign \$221  = axil__araddr[11:2] == 3'h4;
-  assign \$222  = axil__araddr[11:2] == 3'h5;
-  assign \$223  = axil__araddr[11:2] == 3'h6;
-  assign \$224  = axil__araddr[11:2] == 3'h7;
-  assign \$225  = axil__araddr[11:2] == 4'h8;
-  assign \$226  = axil__araddr[11:2] == 4'h9;
-  assign \$227  = axil__araddr[11:2] == 4'ha;
-  assign \$228  = axil__araddr[11:2] == 4'hb;
-  assign \$229  = axil__araddr[11:2] == 5'h10;
-  assign \$230  = axil__araddr[11:2] == 5'h11;
-  assign \$231  = axil__araddr[11:2] == 5'h12;
-  assign \$232  = axil__araddr[11:2] == 5'h14;
-  assign \$233  = axil__araddr[11:2] == 5'h15;
-  assign \$234  = axil__araddr[11:2] == 5'h18;
-  assign \$235  = axil__araddr[11:2] == 5'h19;
-  assign \$236  = axil__araddr[11:2] == 5'h1a;
-  assign \$237  = axil__araddr[11:2] == 5'h1b;
-  assign \$238  = axil__araddr[11:2] == 5'h1c;
-  assign \$239  = axil__araddr[11:2] == 5'h1d;
-  assign \$240  = axil__araddr[11:2] == 5'h1e;
-  assign \$241  = axil__araddr[11:2] == 5'h1f;
-  assign \$242  = axil__araddr[11:2] == 6'h20;
-  assign \$243  = axil__araddr[11:2] == 6'h21;
-  assign \$244  = axil__araddr[11:2] == 6'h22;
-  assign \$245  = axil__araddr[11:2] == 6'h23;
-  assign \$246  = axil__araddr[11:2] == 6'h24;
-  assign \$247  = axil__araddr[11:2] == 6'h25;
-  assign \$248  = axil__araddr[11:2] == 6'h26;
-  assign \$249  = axil__araddr[11:2] == 6'h27;
-  assign \$250  = axil__araddr[11:2] == 6'h28;
-  assign \$251  = axil__araddr[11:2] == 6'h29;
-  assign \$252  = axil__araddr[11:2] == 6'h2a;
-  assign \$253  = axil__araddr[11:2] == 6'h2b;
-  assign \$254  = axil__araddr[11:2] == 6'h2c;
-  assign \$255  = axil__araddr[11:2] == 6'h2d;
-  assign \$256  = axil__araddr[11:2] == 6'h2e;
-  assign \$257  = axil__araddr[11:2] == 7'h40;
-  assign \$258  = axil__araddr[11:2] == 7'h41;
-  assign \$259  = axil__araddr[11:2] == 7'h42;
-  assign \$260  = axil__araddr[11:2] == 7'h43;
-  assign \$261  = axil__araddr[11:2] == 7'h44;
-  assign \$262  = axil__araddr[11:2] == 7'h45;
-  assign \$263  = axil__araddr[11:2] == 7'h46;
-  assign \$264  = axil__araddr[11:2] == 7'h47;
-  assign \$265  = axil__araddr[11:2] == 7'h48;
-  assign \$266  = axil__araddr[11:2] == 7'h49;
-  assign \$267  = axil__araddr[11:2] == 7'h4a;
-  assign \$268  = axil__araddr[11:2] == 7'h4b;
-  assign \$269  = axil__araddr[11:2] == 7'h4c;
-  assign \$270  = axil__araddr[11:2] == 7'h4d;
-  assign \$271  = axil__araddr[11:2] == 7'h4e;
-  assign \$272  = axil__araddr[11:2] == 7'h4f;
-  assign \$273  = axil__araddr[11:2] == 7'h50;
-  assign \$274  = axil__araddr[11:2] == 7'h51;
-  assign \$275  = axil__araddr[11:2] == 7'h52;
-  assign \$276  = axil__araddr[11:2] == 7'h53;
-  assign \$277  = axil__araddr[11:2] == 7'h54;
-  assign \$278  = axil__araddr[11:2] == 7'h55;
-  assign \$279  = axil__araddr[11:2] == 7'h56;
-  assign \$280  = axil__araddr[11:2] == 7'h57;
-  assign \$281  = axil__araddr[11:2] == 7'h58;
-  assign \$282  = axil__araddr[11:2] == 7'h59;
-  assign \$283  = axil__araddr[11:2] == 7'h5a;
-  assign \$284  = axil__araddr[11:2] == 7'h5b;
+  assign \$183  = ~ clear_soft;
+  assign \$184  = err_start & \$183 ;
+  assign \$185  = ~ clear_soft;
+  assign \$186  = err_stats_unc & \$185 ;
+  assign \$187  = \$184  | \$186 ;
+  assign \$188  = ~ clear_soft;
+  assign \$189  = err_start & \$188 ;
+  assign \$190  = ~ clear_soft;
+  assign \$191  = err_stats_unc & \$190 ;
+  assign \$192  = \$189  + \$191 ;
+  assign \$193  = 32'd4294967295 - \$192 ;
+  assign \$194  = $signed({ 1'h0, err_uncorrected }) > $signed(\$193 );
+  assign \$195  = ~ clear_soft;
+  assign \$196  = err_start & \$195 ;
+  assign \$197  = ~ clear_soft;
+  assign \$198  = err_stats_unc & \$197 ;
+  assign \$199  = \$196  + \$198 ;
+  assign \$200  = err_uncorrected + \$199 ;
+  assign \$201  = \$194  ? 33'h0ffffffff : \$200 ;
+  assign \$202  = ~ clear_soft;
+  assign \$203  = \err_corrected$105  & \$202 ;
+  assign \$204  = ~ clear_soft;
+  assign \$205  = err_stats_cor & \$204 ;
+  assign \$206  = \$203  | \$205 ;
+  assign \$207  = err_corrected == 32'd4294967295;
+  assign \$208  = err_corrected + 1'h1;
+  assign \$209  = \$207  ? { 1'h0, err_corrected } : \$208 ;
+  assign \$210  = ~ clear_soft;
+  assign \$211  = err_start & \$210 ;
+  assign \$212  = ~ clear_soft;
+  assign \$213  = err_stats_unc & \$212 ;
+  assign \$214  = \$211  | \$213 ;
+  assign \$215  = ~ err_first_mem[8];
+  assign \$216  = \$214  & \$215 ;
+  assign \$217  = ~ clear_soft;
+  assign \$218  = \err_corrected$105  & \$217 ;
+  assign \$219  = ~ clear_soft;
+  assign \$220  = err_stats_cor & \$219 ;
+  assign \$221  = \$218  | \$220 ;
+  assign \$222  = ! err_first_mem[3:0];
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = ~ clear_soft;
+  assign \$225  = err_start & \$224 ;
+  assign \$226  = \$225  ? err_mem : 4'h9;
+  assign \$228  = ~ clear_soft;
+  assign \$229  = err_start & \$228 ;
+  assign \$230  = \$229  ? err_addr : { 7'h00, err_stats_index };
+  assign \$231  = ~ clear_soft;
+  assign \$232  = \err_corrected$105  & \$231 ;
+  assign \$233  = \$232  ? err_mem : 4'h9;
+  assign \$234  = ~ clear_soft;
+  assign \$235  = \err_corrected$105  & \$234 ;
+  assign \$236  = \$235  ? err_addr : { 7'h00, err_stats_index };
+  assign \$237  = err_rec_counting & recovering;
+  assign \$238  = err_rec_cycles == 32'd4294967295;
+  assign \$239  = err_rec_cycles + 1'h1;
+  assign \$240  = \$238  ? { 1'h0, err_rec_cycles } : \$239 ;
+  assign \$242  = ! axil__araddr[11:2];
+  assign \$243  = axil__araddr[11:2] == 1'h1;
+  assign \$244  = axil__araddr[11:2] == 2'h2;
+  assign \$245  = axil__araddr[11:2] == 2'h3;
+  assign \$246  = axil__araddr[11:2] == 3'h4;
+  assign \$247  = axil__araddr[11:2] == 3'h5;
+  assign \$248  = axil__araddr[11:2] == 3'h6;
+  assign \$249  = axil__araddr[11:2] == 3'h7;
+  assign \$250  = axil__araddr[11:2] == 4'h8;
+  assign \$251  = axil__araddr[11:2] == 4'h9;
+  assign \$252  = axil__araddr[11:2] == 4'ha;
+  assign \$253  = axil__araddr[11:2] == 4'hb;
+  assign \$254  = axil__araddr[11:2] == 5'h10;
+  assign \$255  = axil__araddr[11:2] == 5'h11;
+  assign \$256  = axil__araddr[11:2] == 5'h12;
+  assign \$257  = axil__araddr[11:2] == 5'h14;
+  assign \$258  = axil__araddr[11:2] == 5'h15;
+  assign \$259  = axil__araddr[11:2] == 5'h18;
+  assign \$260  = axil__araddr[11:2] == 5'h19;
+  assign \$261  = axil__araddr[11:2] == 5'h1a;
+  assign \$262  = axil__araddr[11:2] == 5'h1b;
+  assign \$263  = axil__araddr[11:2] == 5'h1c;
+  assign \$264  = axil__araddr[11:2] == 5'h1d;
+  assign \$265  = axil__araddr[11:2] == 5'h1e;
+  assign \$266  = axil__araddr[11:2] == 5'h1f;
+  assign \$267  = axil__araddr[11:2] == 6'h20;
+  assign \$268  = axil__araddr[11:2] == 6'h21;
+  assign \$269  = axil__araddr[11:2] == 6'h22;
+  assign \$270  = axil__araddr[11:2] == 6'h23;
+  assign \$271  = axil__araddr[11:2] == 6'h24;
+  assign \$272  = axil__araddr[11:2] == 6'h25;
+  assign \$273  = axil__araddr[11:2] == 6'h26;
+  assign \$274  = axil__araddr[11:2] == 6'h27;
+  assign \$275  = axil__araddr[11:2] == 6'h28;
+  assign \$276  = axil__araddr[11:2] == 6'h29;
+  assign \$277  = axil__araddr[11:2] == 6'h2a;
+  assign \$278  = axil__araddr[11:2] == 6'h2b;
+  assign \$279  = axil__araddr[11:2] == 6'h2c;
+  assign \$280  = axil__araddr[11:2] == 6'h2d;
+  assign \$281  = axil__araddr[11:2] == 6'h2e;
+  assign \$282  = axil__araddr[11:2] == 7'h40;
+  assign \$283  = axil__araddr[11:2] == 7'h41;
+  assign \$284  = axil__araddr[11:2] == 7'h42;
+  assign \$285  = axil__araddr[11:2] == 7'h43;
+  assign \$286  = axil__araddr[11:2] == 7'h44;
+  assign \$287  = axil__araddr[11:2] == 7'h45;
+  assign \$288  = axil__araddr[11:2] == 7'h46;
+  assign \$289  = axil__araddr[11:2] == 7'h47;
+  assign \$290  = axil__araddr[11:2] == 7'h48;
+  assign \$291  = axil__araddr[11:2] == 7'h49;
+  assign \$292  = axil__araddr[11:2] == 7'h4a;
+  assign \$293  = axil__araddr[11:2] == 7'h4b;
+  assign \$294  = axil__araddr[11:2] == 7'h4c;
+  assign \$295  = axil__araddr[11:2] == 7'h4d;
+  assign \$296  = axil__araddr[11:2] == 7'h4e;
+  assign \$297  = axil__araddr[11:2] == 7'h4f;
+  assign \$298  = axil__araddr[11:2] == 7'h50;
+  assign \$299  = axil__araddr[11:2] == 7'h51;
+  assign \$300  = axil__araddr[11:2] == 7'h52;
+  assign \$301  = axil__araddr[11:2] == 7'h53;
+  assign \$302  = axil__araddr[11:2] == 7'h54;
+  assign \$303  = axil__araddr[11:2] == 7'h55;
+  assign \$304  = axil__araddr[11:2] == 7'h56;
+  assign \$305  = axil__araddr[11:2] == 7'h57;
+  assign \$306  = axil__araddr[11:2] == 7'h58;
+  assign \$307  = axil__araddr[11:2] == 7'h59;
+  assign \$308  = axil__araddr[11:2] == 7'h5a;
+  assign \$309  = axil__araddr[11:2] == 7'h5b;
   always @(posedge clk)
-    legal <= \$285 ;
+    legal <= \$310 ;
   always @(posedge clk)
-    seed_changes <= \$286 ;
+    seed_changes <= \$311 ;
   always @(posedge clk)
-    stat_discard <= \$287 ;
+    stat_discard <= \$312 ;
   always @(posedge clk)
-    clear_stats <= \$288 ;
+    clear_stats <= \$313 ;
   always @(posedge clk)
-    flush <= \$289 ;
+    flush <= \$314 ;
   always @(posedge clk)
-    clear_soft <= \$290 ;
+    clear_soft <= \$315 ;
   always @(posedge clk)
-    action_resp <= \$291 ;
+    action_resp <= \$316 ;
   always @(posedge clk)
-    sequencing <= \$292 ;
+    sequencing <= \$317 ;
   always @(posedge clk)
-    enable <= \$293 ;
+    enable <= \$318 ;
   always @(posedge clk)
-    shadow_c3 <= \$294 ;
+    shadow_c3 <= \$319 ;
   always @(posedge clk)
-    shadow_c2 <= \$295 ;
+    shadow_c2 <= \$320 ;
   always @(posedge clk)
-    shadow_w3 <= \$296 ;
+    shadow_w3 <= \$321 ;
   always @(posedge clk)
-    shadow_w2 <= \$297 ;
+    shadow_w2 <= \$322 ;
   always @(posedge clk)
-    shadow_w1 <= \$298 ;
+    shadow_w1 <= \$323 ;
   always @(posedge clk)
-    shadow_hash_seed <= \$299 ;
+    shadow_hash_seed <= \$324 ;
   always @(posedge clk)
-    shadow_policy <= \$300 ;
+    shadow_policy <= \$325 ;
   always @(posedge clk)
-    shadow_mode <= \$301 ;
+    shadow_mode <= \$326 ;
   always @(posedge clk)
-    error <= \$302 ;
+    error <= \$327 ;
   always @(posedge clk)
-    cfg <= \$303 ;
+    cfg <= \$328 ;
   always @(posedge clk)
-    nonblocking <= \$304 ;
+    nonblocking <= \$329 ;
   always @(posedge clk)
-    soft_error <= \$305 ;
+    err_stats_unc <= \$330 ;
   always @(posedge clk)
-    err_uncorrected <= \$306 ;
+    err_stats_cor <= \$331 ;
   always @(posedge clk)
-    err_corrected <= \$307 ;
+    err_stats_index <= \$332 ;
   always @(posedge clk)
-    err_first_mem <= \$308 ;
+    err_cycle_d <= \$333 ;
   always @(posedge clk)
-    err_first_addr <= \$309 ;
+    soft_error <= \$334 ;
   always @(posedge clk)
-    err_first_cycle <= \$310 ;
+    err_uncorrected <= \$335 ;
   always @(posedge clk)
-    err_last_recovery <= \$311 ;
+    err_corrected <= \$336 ;
   always @(posedge clk)
-    err_rec_counting <= \$312 ;
+    err_first_mem <= \$337 ;
   always @(posedge clk)
-    err_rec_cycles <= \$313 ;
+    err_first_addr <= \$338 ;
   always @(posedge clk)
-    ar_stat_lo <= \$314 ;
+    err_first_cycle <= \$339 ;
   always @(posedge clk)
-    rd_addr <= \$315 ;
+    err_last_recovery <= \$340 ;
   always @(posedge clk)
-    stat_pend <= \$316 ;
+    err_rec_counting <= \$341 ;
   always @(posedge clk)
-    hi_latch <= \$317 ;
+    err_rec_cycles <= \$342 ;
   always @(posedge clk)
-    read_sel <= \$318 ;
+    ar_stat_lo <= \$343 ;
+  always @(posedge clk)
+    rd_addr <= \$344 ;
+  always @(posedge clk)
+    stat_pend <= \$345 ;
+  always @(posedge clk)
+    hi_latch <= \$346 ;
+  always @(posedge clk)
+    read_sel <= \$347 ;
   \kv_asu.regs.stats  stats (
+    ._c_addr(err_index),
     .clear(clear_stats),
     .clk(clk),
     .err_corrected(\err_corrected$100 ),
-    .err_index(err_index),
-    .err_uncorrectable(err_uncorrectable),
     .inc(inc),
     .rd_addr(rd_addr),
     .rd_en(rd_en),
     .rd_reserve(rd_reserve),
+    .restart(err_uncorrectable),
     .rst(rst),
     .total(rd_data)
   );
@@ -36754,7 +35420,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
     regs__r_done = 1'h0;
-    if (stat_pend[1]) begin
+    if (stat_pend[2]) begin
       regs__r_done = 1'h1;
     end
     if (regs__r_valid) begin
@@ -36766,7 +35432,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
     regs__r_data = 32'd0;
-    if (stat_pend[1]) begin
+    if (stat_pend[2]) begin
       regs__r_data = rd_data[31:0];
     end
     if (regs__r_valid) begin
@@ -36777,116 +35443,116 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$285  = \$162 ;
+    \$310  = \$162 ;
     if (rst) begin
-      \$285  = 1'h0;
+      \$310  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$286  = \$163 ;
+    \$311  = \$163 ;
     if (rst) begin
-      \$286  = 1'h0;
+      \$311  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$287  = stat_discard;
+    \$312  = stat_discard;
     if (clear_stats) begin
-      \$287  = 4'hf;
+      \$312  = 4'hf;
     end else if (\$164 ) begin
-      \$287  = \$165 [3:0];
+      \$312  = \$165 [3:0];
     end
     if (rst) begin
-      \$287  = 4'h0;
+      \$312  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$288  = 1'h0;
+    \$313  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
-          \$288  = regs__w_data[2];
+          \$313  = regs__w_data[2];
         end
       end
     end
     if (rst) begin
-      \$288  = 1'h0;
+      \$313  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$289  = 1'h0;
+    \$314  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
-          \$289  = \$182 ;
+          \$314  = \$182 ;
         end
       end
     end
     if (rst) begin
-      \$289  = 1'h0;
+      \$314  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$290  = 1'h0;
+    \$315  = 1'h0;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
-          \$290  = regs__w_data[5];
+          \$315  = regs__w_data[5];
         end
       end
     end
     if (rst) begin
-      \$290  = 1'h0;
+      \$315  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$291  = action_resp;
+    \$316  = action_resp;
     if (\$166 ) begin
-      \$291  = 1'h0;
+      \$316  = 1'h0;
     end
     if (sequencing) begin
       if (\$178 ) begin
-        \$291  = 1'h1;
+        \$316  = 1'h1;
       end
     end
     if (rst) begin
-      \$291  = 1'h0;
+      \$316  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$292  = sequencing;
+    \$317  = sequencing;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
             if (\$170 ) begin
-              \$292  = 1'h1;
+              \$317  = 1'h1;
             end
       endcase
     end
     if (sequencing) begin
       if (\$178 ) begin
-        \$292  = 1'h0;
+        \$317  = 1'h0;
       end
     end
     if (rst) begin
-      \$292  = 1'h0;
+      \$317  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$293  = enable;
+    \$318  = enable;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -36894,7 +35560,7 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
             if (\$170 ) begin
             end else begin
               if (regs__w_strb[0]) begin
-                \$293  = regs__w_data[0];
+                \$318  = regs__w_data[0];
               end
             end
       endcase
@@ -36904,17 +35570,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
-          \$293  = regs__w_data[0];
+          \$318  = regs__w_data[0];
         end
       end
     end
     if (rst) begin
-      \$293  = 1'h1;
+      \$318  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$294  = shadow_c3;
+    \$319  = shadow_c3;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -36922,27 +35588,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h018:
           begin
             if (regs__w_strb[0]) begin
-              \$294 [7:0] = regs__w_data[7:0];
+              \$319 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$294 [15:8] = regs__w_data[15:8];
+              \$319 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$294 [23:16] = regs__w_data[23:16];
+              \$319 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$294 [31:24] = regs__w_data[31:24];
+              \$319 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$294  = 32'd5;
+      \$319  = 32'd5;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$295  = shadow_c2;
+    \$320  = shadow_c2;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -36952,27 +35618,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h019:
           begin
             if (regs__w_strb[0]) begin
-              \$295 [7:0] = regs__w_data[7:0];
+              \$320 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$295 [15:8] = regs__w_data[15:8];
+              \$320 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$295 [23:16] = regs__w_data[23:16];
+              \$320 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$295 [31:24] = regs__w_data[31:24];
+              \$320 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$295  = 32'd3;
+      \$320  = 32'd3;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$296  = shadow_w3;
+    \$321  = shadow_w3;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -36984,27 +35650,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01a:
           begin
             if (regs__w_strb[0]) begin
-              \$296 [7:0] = regs__w_data[7:0];
+              \$321 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$296 [15:8] = regs__w_data[15:8];
+              \$321 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$296 [23:16] = regs__w_data[23:16];
+              \$321 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$296 [31:24] = regs__w_data[31:24];
+              \$321 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$296  = 32'd25;
+      \$321  = 32'd25;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$297  = shadow_w2;
+    \$322  = shadow_w2;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -37018,27 +35684,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01b:
           begin
             if (regs__w_strb[0]) begin
-              \$297 [7:0] = regs__w_data[7:0];
+              \$322 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$297 [15:8] = regs__w_data[15:8];
+              \$322 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$297 [23:16] = regs__w_data[23:16];
+              \$322 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$297 [31:24] = regs__w_data[31:24];
+              \$322 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$297  = 32'd50;
+      \$322  = 32'd50;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$298  = shadow_w1;
+    \$323  = shadow_w1;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -37054,27 +35720,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01c:
           begin
             if (regs__w_strb[0]) begin
-              \$298 [7:0] = regs__w_data[7:0];
+              \$323 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$298 [15:8] = regs__w_data[15:8];
+              \$323 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$298 [23:16] = regs__w_data[23:16];
+              \$323 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$298 [31:24] = regs__w_data[31:24];
+              \$323 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$298  = 32'd125;
+      \$323  = 32'd125;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$299  = shadow_hash_seed;
+    \$324  = shadow_hash_seed;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -37092,27 +35758,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01d:
           begin
             if (regs__w_strb[0]) begin
-              \$299 [7:0] = regs__w_data[7:0];
+              \$324 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$299 [15:8] = regs__w_data[15:8];
+              \$324 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$299 [23:16] = regs__w_data[23:16];
+              \$324 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$299 [31:24] = regs__w_data[31:24];
+              \$324 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$299  = 32'd0;
+      \$324  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$300  = shadow_policy;
+    \$325  = shadow_policy;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -37132,27 +35798,27 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01e:
           begin
             if (regs__w_strb[0]) begin
-              \$300 [7:0] = regs__w_data[7:0];
+              \$325 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$300 [15:8] = regs__w_data[15:8];
+              \$325 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$300 [23:16] = regs__w_data[23:16];
+              \$325 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$300 [31:24] = regs__w_data[31:24];
+              \$325 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$300  = 32'd0;
+      \$325  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$301  = shadow_mode;
+    \$326  = shadow_mode;
     if (\$168 ) begin
       casez (regs__w_addr)
         10'h010:
@@ -37174,432 +35840,460 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
         10'h01f:
           begin
             if (regs__w_strb[0]) begin
-              \$301 [7:0] = regs__w_data[7:0];
+              \$326 [7:0] = regs__w_data[7:0];
             end
             if (regs__w_strb[1]) begin
-              \$301 [15:8] = regs__w_data[15:8];
+              \$326 [15:8] = regs__w_data[15:8];
             end
             if (regs__w_strb[2]) begin
-              \$301 [23:16] = regs__w_data[23:16];
+              \$326 [23:16] = regs__w_data[23:16];
             end
             if (regs__w_strb[3]) begin
-              \$301 [31:24] = regs__w_data[31:24];
+              \$326 [31:24] = regs__w_data[31:24];
             end
           end
       endcase
     end
     if (rst) begin
-      \$301  = 32'd0;
+      \$326  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$302  = error;
+    \$327  = error;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
-          \$302  = 1'h1;
+          \$327  = 1'h1;
         end else begin
           if (regs__w_data[4]) begin
-            \$302  = 1'h0;
+            \$327  = 1'h0;
           end
         end
       end
     end
     if (rst) begin
-      \$302  = 1'h0;
+      \$327  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$303  = cfg;
+    \$328  = cfg;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$303 [15:0] = shadow_c3[15:0];
-            \$303 [31:16] = shadow_c2[15:0];
-            \$303 [38:32] = shadow_w3[6:0];
-            \$303 [45:39] = shadow_w2[6:0];
-            \$303 [52:46] = shadow_w1[6:0];
-            \$303 [84:53] = shadow_hash_seed;
+            \$328 [15:0] = shadow_c3[15:0];
+            \$328 [31:16] = shadow_c2[15:0];
+            \$328 [38:32] = shadow_w3[6:0];
+            \$328 [45:39] = shadow_w2[6:0];
+            \$328 [52:46] = shadow_w1[6:0];
+            \$328 [84:53] = shadow_hash_seed;
           end
         end
       end
     end
     if (rst) begin
-      \$303  = 85'h000000001f591900030005;
+      \$328  = 85'h000000001f591900030005;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$304  = nonblocking;
+    \$329  = nonblocking;
     if (sequencing) begin
       if (\$178 ) begin
         (* full_case = 32'd1 *)
         if (\$180 ) begin
         end else begin
           if (regs__w_data[3]) begin
-            \$304  = shadow_mode[0];
+            \$329  = shadow_mode[0];
           end
         end
       end
     end
     if (rst) begin
-      \$304  = 1'h0;
+      \$329  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$305  = soft_error;
-    if (clear_soft) begin
-      \$305  = 1'h0;
+    \$330  = err_uncorrectable;
+    if (rst) begin
+      \$330  = 1'h0;
     end
-    if (\$183 ) begin
-      \$305  = 1'h1;
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
+    \$331  = \err_corrected$100 ;
+    if (rst) begin
+      \$331  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
+    \$332  = err_index;
+    if (rst) begin
+      \$332  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
+    \$333  = cycle;
+    if (rst) begin
+      \$333  = 64'h0000000000000000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
+    \$334  = soft_error;
+    if (clear_soft) begin
+      \$334  = 1'h0;
+    end
+    if (\$187 ) begin
+      \$334  = 1'h1;
     end
     if (rst) begin
-      \$305  = 1'h0;
+      \$334  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$306  = err_uncorrected;
+    \$335  = err_uncorrected;
     if (clear_soft) begin
-      \$306  = 32'd0;
+      \$335  = 32'd0;
     end
-    if (\$183 ) begin
-      \$306  = \$191 [31:0];
+    if (\$187 ) begin
+      \$335  = \$201 [31:0];
     end
     if (rst) begin
-      \$306  = 32'd0;
+      \$335  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$307  = err_corrected;
+    \$336  = err_corrected;
     if (clear_soft) begin
-      \$307  = 32'd0;
+      \$336  = 32'd0;
     end
-    if (\$192 ) begin
-      \$307  = \$198 [31:0];
+    if (\$206 ) begin
+      \$336  = \$209 [31:0];
     end
     if (rst) begin
-      \$307  = 32'd0;
+      \$336  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$308  = err_first_mem;
+    \$337  = err_first_mem;
     if (clear_soft) begin
-      \$308  = 32'd0;
+      \$337  = 32'd0;
     end
-    if (\$202 ) begin
-      \$308  = { 23'h000000, \$208  };
-    end else if (\$206 ) begin
-      \$308  = { 28'h0000000, \$210  };
+    if (\$216 ) begin
+      \$337  = { 23'h000000, \$227  };
+    end else if (\$223 ) begin
+      \$337  = { 28'h0000000, \$233  };
     end
     if (rst) begin
-      \$308  = 32'd0;
+      \$337  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$309  = err_first_addr;
+    \$338  = err_first_addr;
     if (clear_soft) begin
-      \$309  = 32'd0;
+      \$338  = 32'd0;
     end
-    if (\$202 ) begin
-      \$309  = { 21'h000000, \$209  };
-    end else if (\$206 ) begin
-      \$309  = { 21'h000000, \$211  };
+    if (\$216 ) begin
+      \$338  = { 21'h000000, \$230  };
+    end else if (\$223 ) begin
+      \$338  = { 21'h000000, \$236  };
     end
     if (rst) begin
-      \$309  = 32'd0;
+      \$338  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$310  = err_first_cycle;
+    \$339  = err_first_cycle;
     if (clear_soft) begin
-      \$310  = 64'h0000000000000000;
+      \$339  = 64'h0000000000000000;
     end
-    if (\$202 ) begin
-      \$310  = cycle;
-    end else if (\$206 ) begin
-      \$310  = cycle;
+    if (\$216 ) begin
+      \$339  = err_cycle_d;
+    end else if (\$223 ) begin
+      \$339  = err_cycle_d;
     end
     if (rst) begin
-      \$310  = 64'h0000000000000000;
+      \$339  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$311  = err_last_recovery;
+    \$340  = err_last_recovery;
     if (clear_soft) begin
-      \$311  = 32'd0;
+      \$340  = 32'd0;
     end
     if (err_start) begin
-    end else if (\$212 ) begin
+    end else if (\$237 ) begin
     end else if (err_rec_counting) begin
-      \$311  = err_rec_cycles;
+      \$340  = err_rec_cycles;
     end
     if (rst) begin
-      \$311  = 32'd0;
+      \$340  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$312  = err_rec_counting;
+    \$341  = err_rec_counting;
     if (err_start) begin
-      \$312  = 1'h1;
-    end else if (\$212 ) begin
+      \$341  = 1'h1;
+    end else if (\$237 ) begin
     end else if (err_rec_counting) begin
-      \$312  = 1'h0;
+      \$341  = 1'h0;
     end
     if (rst) begin
-      \$312  = 1'h0;
+      \$341  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$313  = err_rec_cycles;
+    \$342  = err_rec_cycles;
     if (err_start) begin
-      \$313  = 32'd1;
-    end else if (\$212 ) begin
-      \$313  = \$215 [31:0];
+      \$342  = 32'd2;
+    end else if (\$237 ) begin
+      \$342  = \$240 [31:0];
     end
     if (rst) begin
-      \$313  = 32'd0;
+      \$342  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$314  = ar_stat_lo;
+    \$343  = ar_stat_lo;
     if (rd_reserve) begin
-      \$314  = 1'h0;
+      \$343  = 1'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h042:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h044:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h046:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h048:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h04a:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h04c:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h04e:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h050:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h052:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h054:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h056:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h058:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
         10'h05a:
-            \$314  = 1'h1;
+            \$343  = 1'h1;
       endcase
     end
     if (rst) begin
-      \$314  = 1'h0;
+      \$343  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$315  = rd_addr;
+    \$344  = rd_addr;
     if (rd_reserve) begin
-      \$315  = 4'h0;
+      \$344  = 4'h0;
       casez (axil__araddr[11:2])
         10'h040:
-            \$315  = 4'h0;
+            \$344  = 4'h0;
         10'h042:
-            \$315  = 4'h1;
+            \$344  = 4'h1;
         10'h044:
-            \$315  = 4'h2;
+            \$344  = 4'h2;
         10'h046:
-            \$315  = 4'h3;
+            \$344  = 4'h3;
         10'h048:
-            \$315  = 4'h4;
+            \$344  = 4'h4;
         10'h04a:
-            \$315  = 4'h5;
+            \$344  = 4'h5;
         10'h04c:
-            \$315  = 4'h6;
+            \$344  = 4'h6;
         10'h04e:
-            \$315  = 4'h7;
+            \$344  = 4'h7;
         10'h050:
-            \$315  = 4'h8;
+            \$344  = 4'h8;
         10'h052:
-            \$315  = 4'h9;
+            \$344  = 4'h9;
         10'h054:
-            \$315  = 4'ha;
+            \$344  = 4'ha;
         10'h056:
-            \$315  = 4'hb;
+            \$344  = 4'hb;
         10'h058:
-            \$315  = 4'hc;
+            \$344  = 4'hc;
         10'h05a:
-            \$315  = 4'hd;
+            \$344  = 4'hd;
       endcase
     end
     if (rst) begin
-      \$315  = 4'h0;
+      \$344  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$316  = \$216 [1:0];
+    \$345  = \$241 [2:0];
     if (regs__r_valid) begin
       if (read_sel[40]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[42]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[44]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[46]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[48]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[50]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[52]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[54]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[56]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[58]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[60]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[62]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[64]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
       if (read_sel[66]) begin
-        \$316 [0] = 1'h1;
+        \$345 [0] = 1'h1;
       end
     end
     if (rst) begin
-      \$316  = 2'h0;
+      \$345  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$317  = hi_latch;
-    if (stat_pend[1]) begin
-      \$317  = rd_data[63:32];
+    \$346  = hi_latch;
+    if (stat_pend[2]) begin
+      \$346  = rd_data[63:32];
     end
     if (regs__r_valid) begin
       if (read_sel[15]) begin
-        \$317  = cycle[63:32];
+        \$346  = cycle[63:32];
       end
       if (read_sel[37]) begin
-        \$317  = err_first_cycle[63:32];
+        \$346  = err_first_cycle[63:32];
       end
     end
     if (rst) begin
-      \$317  = 32'd0;
+      \$346  = 32'd0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$34 ) begin end
-    \$318  = read_sel;
+    \$347  = read_sel;
     if (rd_reserve) begin
-      \$318 [0] = \$217 ;
-      \$318 [1] = \$218 ;
-      \$318 [2] = \$219 ;
-      \$318 [3] = \$220 ;
-      \$318 [4] = \$221 ;
-      \$318 [5] = \$222 ;
-      \$318 [6] = \$223 ;
-      \$318 [7] = \$224 ;
-      \$318 [8] = \$225 ;
-      \$318 [9] = \$226 ;
-      \$318 [10] = \$227 ;
-      \$318 [11] = \$228 ;
-      \$318 [12] = \$229 ;
-      \$318 [13] = \$230 ;
-      \$318 [14] = \$231 ;
-      \$318 [15] = \$232 ;
-      \$318 [16] = \$233 ;
-      \$318 [17] = \$234 ;
-      \$318 [18] = \$235 ;
-      \$318 [19] = \$236 ;
-      \$318 [20] = \$237 ;
-      \$318 [21] = \$238 ;
-      \$318 [22] = \$239 ;
-      \$318 [23] = \$240 ;
-      \$318 [24] = \$241 ;
-      \$318 [25] = \$242 ;
-      \$318 [26] = \$243 ;
-      \$318 [27] = \$244 ;
-      \$318 [28] = \$245 ;
-      \$318 [29] = \$246 ;
-      \$318 [30] = \$247 ;
-      \$318 [31] = \$248 ;
-      \$318 [32] = \$249 ;
-      \$318 [33] = \$250 ;
-      \$318 [34] = \$251 ;
-      \$318 [35] = \$252 ;
-      \$318 [36] = \$253 ;
-      \$318 [37] = \$254 ;
-      \$318 [38] = \$255 ;
-      \$318 [39] = \$256 ;
-      \$318 [40] = \$257 ;
-      \$318 [41] = \$258 ;
-      \$318 [42] = \$259 ;
-      \$318 [43] = \$260 ;
-      \$318 [44] = \$261 ;
-      \$318 [45] = \$262 ;
-      \$318 [46] = \$263 ;
-      \$318 [47] = \$264 ;
-      \$318 [48] = \$265 ;
-      \$318 [49] = \$266 ;
-      \$318 [50] = \$267 ;
-      \$318 [51] = \$268 ;
-      \$318 [52] = \$269 ;
-      \$318 [53] = \$270 ;
-      \$318 [54] = \$271 ;
-      \$318 [55] = \$272 ;
-      \$318 [56] = \$273 ;
-      \$318 [57] = \$274 ;
-      \$318 [58] = \$275 ;
-      \$318 [59] = \$276 ;
-      \$318 [60] = \$277 ;
-      \$318 [61] = \$278 ;
-      \$318 [62] = \$279 ;
-      \$318 [63] = \$280 ;
-      \$318 [64] = \$281 ;
-      \$318 [65] = \$282 ;
-      \$318 [66] = \$283 ;
-      \$318 [67] = \$284 ;
+      \$347 [0] = \$242 ;
+      \$347 [1] = \$243 ;
+      \$347 [2] = \$244 ;
+      \$347 [3] = \$245 ;
+      \$347 [4] = \$246 ;
+      \$347 [5] = \$247 ;
+      \$347 [6] = \$248 ;
+      \$347 [7] = \$249 ;
+      \$347 [8] = \$250 ;
+      \$347 [9] = \$251 ;
+      \$347 [10] = \$252 ;
+      \$347 [11] = \$253 ;
+      \$347 [12] = \$254 ;
+      \$347 [13] = \$255 ;
+      \$347 [14] = \$256 ;
+      \$347 [15] = \$257 ;
+      \$347 [16] = \$258 ;
+      \$347 [17] = \$259 ;
+      \$347 [18] = \$260 ;
+      \$347 [19] = \$261 ;
+      \$347 [20] = \$262 ;
+      \$347 [21] = \$263 ;
+      \$347 [22] = \$264 ;
+      \$347 [23] = \$265 ;
+      \$347 [24] = \$266 ;
+      \$347 [25] = \$267 ;
+      \$347 [26] = \$268 ;
+      \$347 [27] = \$269 ;
+      \$347 [28] = \$270 ;
+      \$347 [29] = \$271 ;
+      \$347 [30] = \$272 ;
+      \$347 [31] = \$273 ;
+      \$347 [32] = \$274 ;
+      \$347 [33] = \$275 ;
+      \$347 [34] = \$276 ;
+      \$347 [35] = \$277 ;
+      \$347 [36] = \$278 ;
+      \$347 [37] = \$279 ;
+      \$347 [38] = \$280 ;
+      \$347 [39] = \$281 ;
+      \$347 [40] = \$282 ;
+      \$347 [41] = \$283 ;
+      \$347 [42] = \$284 ;
+      \$347 [43] = \$285 ;
+      \$347 [44] = \$286 ;
+      \$347 [45] = \$287 ;
+      \$347 [46] = \$288 ;
+      \$347 [47] = \$289 ;
+      \$347 [48] = \$290 ;
+      \$347 [49] = \$291 ;
+      \$347 [50] = \$292 ;
+      \$347 [51] = \$293 ;
+      \$347 [52] = \$294 ;
+      \$347 [53] = \$295 ;
+      \$347 [54] = \$296 ;
+      \$347 [55] = \$297 ;
+      \$347 [56] = \$298 ;
+      \$347 [57] = \$299 ;
+      \$347 [58] = \$300 ;
+      \$347 [59] = \$301 ;
+      \$347 [60] = \$302 ;
+      \$347 [61] = \$303 ;
+      \$347 [62] = \$304 ;
+      \$347 [63] = \$305 ;
+      \$347 [64] = \$306 ;
+      \$347 [65] = \$307 ;
+      \$347 [66] = \$308 ;
+      \$347 [67] = \$309 ;
     end
     if (rst) begin
-      \$318  = 68'h00000000000000000;
+      \$347  = 68'h00000000000000000;
     end
   end
   assign \axil__araddr$1  = axil__araddr;
@@ -37648,17 +36342,17 @@ module \kv_asu.regs (axil__awprot, axil__awvalid, axil__wdata, axil__wstrb, axil
   assign \$158  = 32'd4294967294;
   assign \$159 [0] = 1'h0;
   assign \$159 [31:1] = shadow_mode[31:1];
-  assign \$208 [7:0] = { 4'h0, \$207  };
-  assign \$208 [8] = 1'h1;
-  assign \$216  = { stat_pend, 1'h0 };
+  assign \$227 [7:0] = { 4'h0, \$226  };
+  assign \$227 [8] = 1'h1;
+  assign \$241  = { stat_pend, 1'h0 };
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable, err_corrected, clear, rd_addr, err_index, clk);
+module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corrected, clear, rd_addr, _c_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$35  = 0;
-  wire [64:0] \$1 ;
+  wire [2:0] \$1 ;
   wire \$10 ;
-  wire [5:0] \$100 ;
+  wire \$100 ;
   wire \$101 ;
   wire \$102 ;
   wire \$103 ;
@@ -37669,29 +36363,29 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$108 ;
   wire \$109 ;
   wire \$11 ;
-  wire \$110 ;
+  wire [5:0] \$110 ;
   wire \$111 ;
   wire \$112 ;
   wire \$113 ;
   wire \$114 ;
-  wire [5:0] \$115 ;
+  wire \$115 ;
   wire \$116 ;
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
-  wire [4:0] \$12 ;
+  wire \$12 ;
   wire \$120 ;
   wire \$121 ;
   wire \$122 ;
   wire \$123 ;
   wire \$124 ;
-  wire \$125 ;
+  wire [5:0] \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
   wire \$129 ;
-  wire [4:0] \$13 ;
-  wire [5:0] \$130 ;
+  wire \$13 ;
+  wire \$130 ;
   wire \$131 ;
   wire \$132 ;
   wire \$133 ;
@@ -37702,29 +36396,29 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$138 ;
   wire \$139 ;
   wire \$14 ;
-  wire \$140 ;
+  wire [5:0] \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
   wire \$144 ;
-  wire [5:0] \$145 ;
+  wire \$145 ;
   wire \$146 ;
   wire \$147 ;
   wire \$148 ;
   wire \$149 ;
-  wire \$15 ;
+  wire [63:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
   wire \$152 ;
   wire \$153 ;
   wire \$154 ;
-  wire \$155 ;
+  wire [5:0] \$155 ;
   wire \$156 ;
   wire \$157 ;
   wire \$158 ;
   wire \$159 ;
   wire \$16 ;
-  wire [5:0] \$160 ;
+  wire \$160 ;
   wire \$161 ;
   wire \$162 ;
   wire \$163 ;
@@ -37735,29 +36429,29 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$168 ;
   wire \$169 ;
   wire \$17 ;
-  wire \$170 ;
+  wire [5:0] \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
   wire \$174 ;
-  wire [5:0] \$175 ;
+  wire \$175 ;
   wire \$176 ;
   wire \$177 ;
   wire \$178 ;
   wire \$179 ;
-  wire \$18 ;
+  wire [63:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
   wire \$182 ;
   wire \$183 ;
   wire \$184 ;
-  wire \$185 ;
+  wire [5:0] \$185 ;
   wire \$186 ;
   wire \$187 ;
   wire \$188 ;
   wire \$189 ;
-  wire \$19 ;
-  wire [5:0] \$190 ;
+  wire [63:0] \$19 ;
+  wire \$190 ;
   wire \$191 ;
   wire \$192 ;
   wire \$193 ;
@@ -37768,13 +36462,13 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire \$20 ;
-  wire \$200 ;
+  wire [4:0] \$20 ;
+  wire [5:0] \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
   wire \$204 ;
-  wire [5:0] \$205 ;
+  wire \$205 ;
   wire \$206 ;
   wire \$207 ;
   wire \$208 ;
@@ -37785,13 +36479,13 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$212 ;
   wire \$213 ;
   wire \$214 ;
-  wire \$215 ;
+  wire [5:0] \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
   wire \$219 ;
   wire \$22 ;
-  wire [5:0] \$220 ;
+  wire \$220 ;
   wire \$221 ;
   wire \$222 ;
   wire \$223 ;
@@ -37802,64 +36496,123 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$228 ;
   wire \$229 ;
   wire \$23 ;
-  wire \$230 ;
+  wire [5:0] \$230 ;
   wire \$231 ;
   wire \$232 ;
   wire \$233 ;
   wire \$234 ;
-  wire [5:0] \$235 ;
+  wire \$235 ;
   wire \$236 ;
   wire \$237 ;
   wire \$238 ;
   wire \$239 ;
   wire \$24 ;
-  wire [63:0] \$240 ;
-  wire [63:0] \$241 ;
-  wire [4:0] \$242 ;
-  reg [13:0] \$243 ;
-  reg [3:0] \$244 ;
-  reg \$245 ;
-  reg [3:0] \$246 ;
-  reg \$247 ;
-  reg [4:0] \$248 ;
-  reg \$249 ;
-  reg [4:0] \$25 ;
-  reg [63:0] \$250 ;
-  reg [4:0] \$251 ;
-  reg [4:0] \$252 ;
-  reg [4:0] \$253 ;
-  reg [4:0] \$254 ;
-  reg [4:0] \$255 ;
-  reg [4:0] \$256 ;
-  reg [4:0] \$257 ;
-  reg [4:0] \$258 ;
-  reg [4:0] \$259 ;
+  wire \$240 ;
+  wire \$241 ;
+  wire \$242 ;
+  wire \$243 ;
+  wire \$244 ;
+  wire [5:0] \$245 ;
+  wire \$246 ;
+  wire \$247 ;
+  wire \$248 ;
+  wire \$249 ;
+  wire \$25 ;
+  wire \$250 ;
+  wire \$251 ;
+  wire \$252 ;
+  wire \$253 ;
+  wire \$254 ;
+  wire \$255 ;
+  wire \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire \$259 ;
   wire \$26 ;
-  reg [4:0] \$260 ;
-  reg [4:0] \$261 ;
-  reg [4:0] \$262 ;
-  reg [4:0] \$263 ;
-  reg [4:0] \$264 ;
-  reg \$265 ;
-  reg [3:0] \$266 ;
-  reg [63:0] \$267 ;
-  reg [4:0] \$268 ;
+  wire [5:0] \$260 ;
+  wire \$261 ;
+  wire \$262 ;
+  wire \$263 ;
+  wire \$264 ;
+  wire \$265 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire \$268 ;
+  wire \$269 ;
   wire \$27 ;
+  wire \$270 ;
+  wire \$271 ;
+  wire \$272 ;
+  wire \$273 ;
+  wire \$274 ;
+  wire [5:0] \$275 ;
+  wire [64:0] \$276 ;
+  wire \$277 ;
+  wire \$278 ;
+  wire \$279 ;
   wire \$28 ;
+  wire \$280 ;
+  wire \$281 ;
+  wire \$282 ;
+  wire \$283 ;
+  reg [1:0] \$284 ;
+  reg [13:0] \$285 ;
+  reg \$286 ;
+  reg [3:0] \$287 ;
+  reg [63:0] \$288 ;
+  reg [1:0] \$289 ;
   wire \$29 ;
+  reg \$290 ;
+  reg \$291 ;
+  reg [3:0] \$292 ;
+  reg [1:0] \$293 ;
+  reg \$294 ;
+  reg [63:0] \$295 ;
+  reg [4:0] \$296 ;
+  reg \$297 ;
+  reg [3:0] \$298 ;
+  reg \$299 ;
   wire \$3 ;
   wire \$30 ;
+  reg [4:0] \$300 ;
+  reg [1:0] \$301 ;
+  reg \$302 ;
+  reg \$303 ;
+  reg [63:0] \$304 ;
+  reg [3:0] \$305 ;
+  reg \$306 ;
+  reg \$307 ;
+  reg [3:0] \$308 ;
+  reg \$309 ;
   wire \$31 ;
-  wire \$32 ;
+  reg [1:0] \$310 ;
+  reg [4:0] \$311 ;
+  reg \$312 ;
+  reg [63:0] \$313 ;
+  reg [4:0] \$314 ;
+  reg [4:0] \$315 ;
+  reg [4:0] \$316 ;
+  reg [4:0] \$317 ;
+  reg [4:0] \$318 ;
+  reg [4:0] \$319 ;
+  wire [63:0] \$32 ;
+  reg [4:0] \$320 ;
+  reg [4:0] \$321 ;
+  reg [4:0] \$322 ;
+  reg [4:0] \$323 ;
+  reg [4:0] \$324 ;
+  reg [4:0] \$325 ;
+  reg [4:0] \$326 ;
+  reg [4:0] \$327 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
   wire \$36 ;
-  wire \$37 ;
-  wire \$38 ;
+  wire [4:0] \$37 ;
+  wire [4:0] \$38 ;
   wire \$39 ;
   wire \$4 ;
-  wire [5:0] \$40 ;
+  wire \$40 ;
   wire \$41 ;
   wire \$42 ;
   wire \$43 ;
@@ -37875,14 +36628,14 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$52 ;
   wire \$53 ;
   wire \$54 ;
-  wire [5:0] \$55 ;
+  wire \$55 ;
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
   wire \$59 ;
   wire \$6 ;
-  wire \$60 ;
-  wire \$61 ;
+  reg [4:0] \$60 ;
+  wire [4:0] \$61 ;
   wire \$62 ;
   wire \$63 ;
   wire \$64 ;
@@ -37892,7 +36645,7 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$68 ;
   wire \$69 ;
   wire \$7 ;
-  wire [5:0] \$70 ;
+  wire \$70 ;
   wire \$71 ;
   wire \$72 ;
   wire \$73 ;
@@ -37903,12 +36656,12 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$78 ;
   wire \$79 ;
   wire \$8 ;
-  wire \$80 ;
+  wire [5:0] \$80 ;
   wire \$81 ;
   wire \$82 ;
   wire \$83 ;
   wire \$84 ;
-  wire [5:0] \$85 ;
+  wire \$85 ;
   wire \$86 ;
   wire \$87 ;
   wire \$88 ;
@@ -37919,38 +36672,52 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
-  wire \$95 ;
+  wire [5:0] \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
   wire \$99 ;
   reg _b_active = 1'h0;
-  (* init = 4'h0 *)
-  wire [3:0] _b_addr;
+  reg [3:0] _b_addr = 4'h0;
   reg [4:0] _b_cap = 5'h00;
   reg _b_fwd = 1'h0;
   reg [63:0] _b_fwd_word = 64'h0000000000000000;
   reg _b_valid = 1'h0;
-  (* init = 1'h0 *)
-  wire _c_active;
-  (* init = 4'h0 *)
-  wire [3:0] _c_addr;
+  reg _c_active = 1'h0;
+  output [3:0] _c_addr;
+  reg [3:0] _c_addr = 4'h0;
   reg [4:0] _c_cap = 5'h00;
-  reg [63:0] _c_word = 64'h0000000000000000;
+  reg _c_fwd = 1'h0;
+  reg [63:0] _c_fwd_word = 64'h0000000000000000;
+  reg _c_valid = 1'h0;
+  reg _d_active = 1'h0;
+  reg [3:0] _d_addr = 4'h0;
+  reg [4:0] _d_cap = 5'h00;
+  reg [63:0] _d_word = 64'h0000000000000000;
+  reg _e_active = 1'h0;
+  reg [3:0] _e_addr = 4'h0;
+  reg [63:0] _e_total = 64'h0000000000000000;
   reg [3:0] _ptr = 4'h0;
   reg [13:0] _valid = 14'h0000;
   wire [3:0] a_addr;
-  wire a_fwd;
+  reg [1:0] b_epoch = 2'h0;
+  reg b_here = 1'h0;
+  reg [1:0] c_epoch = 2'h0;
+  reg c_here = 1'h0;
   wire checked;
   input clear;
   wire clear;
   input clk;
   wire clk;
+  reg [1:0] d_epoch = 2'h0;
+  reg d_here = 1'h0;
+  reg [1:0] e_epoch = 2'h0;
+  reg e_here = 1'h0;
+  reg [1:0] epoch = 2'h0;
   output err_corrected;
   wire err_corrected;
-  output [3:0] err_index;
-  reg [3:0] err_index = 4'h0;
-  output err_uncorrectable;
+  (* init = 4'h0 *)
+  wire [3:0] err_index;
   wire err_uncorrectable;
   input [13:0] inc;
   wire [13:0] inc;
@@ -37970,667 +36737,876 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, err_uncorrectable
   reg [4:0] pre9 = 5'h00;
   input [3:0] rd_addr;
   wire [3:0] rd_addr;
-  wire [3:0] \rd_addr$13 ;
+  wire [3:0] \rd_addr$65 ;
   wire rd_corrected;
   wire [63:0] rd_data;
-  wire [63:0] \rd_data$48 ;
+  wire [63:0] \rd_data$58 ;
   input rd_en;
   wire rd_en;
   wire rd_error;
   input rd_reserve;
   wire rd_reserve;
+  output restart;
   wire restart;
   input rst;
   wire rst;
   output [63:0] total;
   wire [63:0] total;
-  reg [3:0] wr_addr = 4'h0;
+  (* init = 4'h0 *)
+  wire [3:0] wr_addr;
+  (* init = 64'h0000000000000000 *)
   wire [63:0] wr_data;
-  reg wr_en = 1'h0;
-  assign \$1  = _c_word + _c_cap;
-  assign a_addr = rd_en ? rd_addr : _ptr;
-  assign \$2  = wr_addr == a_addr;
-  assign a_fwd = wr_en & \$2 ;
-  assign \$3  = _b_active & _b_valid;
-  assign \$4  = ~ _b_fwd;
-  assign \$5  = \$3  & \$4 ;
-  assign restart = \$5  & rd_error;
-  assign \$6  = _b_active & _b_valid;
-  assign \$7  = ~ _b_fwd;
-  assign checked = \$6  & \$7 ;
-  assign err_uncorrectable = checked & rd_error;
-  assign err_corrected = checked & rd_corrected;
-  assign \$8  = ~ rd_reserve;
-  assign \$9  = ~ rd_en;
-  assign \$10  = \$8  & \$9 ;
-  assign \$11  = _ptr == 4'hd;
-  assign \$12  = _ptr + 1'h1;
-  assign \$13  = \$11  ? 5'h00 : \$12 ;
-  assign \$14  = ~ rd_reserve;
-  assign \$15  = ~ rd_en;
-  assign \$16  = \$14  & \$15 ;
-  assign \$17  = err_index == _ptr;
-  assign \$18  = _b_active & \$17 ;
-  assign \$19  = ~ \$18 ;
-  assign \$20  = \$16  & \$19 ;
-  assign \$21  = rd_en | \$20 ;
-  assign \$22  = ~ clear;
-  assign \$23  = \$21  & \$22 ;
-  assign \$24  = _valid >> a_addr;
-  assign \$26  = ~ rd_reserve;
-  assign \$27  = ~ rd_en;
-  assign \$28  = \$26  & \$27 ;
-  assign \$29  = err_index == _ptr;
-  assign \$30  = _b_active & \$29 ;
-  assign \$31  = ~ \$30 ;
-  assign \$32  = \$28  & \$31 ;
-  assign \$33  = rd_en | \$32 ;
-  assign \$34  = ! a_addr;
+  (* init = 1'h0 *)
+  wire wr_en;
+  assign \$1  = epoch + 1'h1;
+  assign \$2  = ~ clear;
+  assign \$3  = _d_active & \$2 ;
+  assign \$4  = ~ clear;
+  assign \$5  = _c_active & \$4 ;
+  assign \$6  = _e_addr == _c_addr;
+  assign \$7  = e_here & \$6 ;
+  assign \$8  = e_epoch == c_epoch;
+  assign \$9  = \$7  & \$8 ;
+  assign \$10  = _c_fwd | \$9 ;
+  assign \$11  = _e_addr == _c_addr;
+  assign \$12  = e_here & \$11 ;
+  assign \$13  = e_epoch == c_epoch;
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = \$14  ? _e_total : _c_fwd_word;
+  assign \$16  = ~ rd_error;
+  assign \$17  = _c_valid & \$16 ;
+  assign \$18  = \$17  ? rd_data : 64'h0000000000000000;
+  assign \$19  = \$10  ? \$15  : \$18 ;
+  assign \$20  = restart ? 5'h00 : _c_cap;
+  assign \$21  = ~ clear;
+  assign \$22  = _b_active & \$21 ;
+  assign \$23  = _e_addr == _b_addr;
+  assign \$24  = e_here & \$23 ;
+  assign \$25  = e_epoch == b_epoch;
+  assign \$26  = \$24  & \$25 ;
+  assign \$27  = _b_fwd | \$26 ;
+  assign \$28  = _e_addr == _b_addr;
+  assign \$29  = e_here & \$28 ;
+  assign \$30  = e_epoch == b_epoch;
+  assign \$31  = \$29  & \$30 ;
+  assign \$32  = \$31  ? _e_total : _b_fwd_word;
+  assign \$33  = ~ rd_reserve;
+  assign \$34  = ~ rd_en;
   assign \$35  = \$33  & \$34 ;
-  assign \$36  = clear | \$35 ;
-  assign \$37  = ! err_index;
-  assign \$38  = restart & \$37 ;
-  assign \$39  = \$36  | \$38 ;
-  assign \$40  = pre0 + inc[0];
-  assign \$41  = ~ rd_reserve;
-  assign \$42  = ~ rd_en;
-  assign \$43  = \$41  & \$42 ;
-  assign \$44  = err_index == _ptr;
-  assign \$45  = _b_active & \$44 ;
-  assign \$46  = ~ \$45 ;
-  assign \$47  = \$43  & \$46 ;
-  assign \$48  = rd_en | \$47 ;
-  assign \$49  = a_addr == 1'h1;
-  assign \$50  = \$48  & \$49 ;
-  assign \$51  = clear | \$50 ;
-  assign \$52  = err_index == 1'h1;
-  assign \$53  = restart & \$52 ;
-  assign \$54  = \$51  | \$53 ;
-  assign \$55  = pre1 + inc[1];
-  assign \$56  = ~ rd_reserve;
-  assign \$57  = ~ rd_en;
-  assign \$58  = \$56  & \$57 ;
-  assign \$59  = err_index == _ptr;
-  assign \$60  = _b_active & \$59 ;
-  assign \$61  = ~ \$60 ;
-  assign \$62  = \$58  & \$61 ;
-  assign \$63  = rd_en | \$62 ;
-  assign \$64  = a_addr == 2'h2;
+  assign \$36  = _ptr == 4'hd;
+  assign \$37  = _ptr + 1'h1;
+  assign \$38  = \$36  ? 5'h00 : \$37 ;
+  assign \$39  = ~ rd_reserve;
+  assign \$40  = ~ rd_en;
+  assign \$41  = \$39  & \$40 ;
+  assign \$42  = _b_addr == _ptr;
+  assign \$43  = _b_active & \$42 ;
+  assign \$44  = ~ \$43 ;
+  assign \$45  = \$41  & \$44 ;
+  assign \$46  = rd_en | \$45 ;
+  assign \$47  = ~ clear;
+  assign \$48  = \$46  & \$47 ;
+  assign \$49  = ~ rd_reserve;
+  assign \$50  = ~ rd_en;
+  assign \$51  = \$49  & \$50 ;
+  assign \$52  = _b_addr == _ptr;
+  assign \$53  = _b_active & \$52 ;
+  assign \$54  = ~ \$53 ;
+  assign \$55  = \$51  & \$54 ;
+  assign \$56  = rd_en | \$55 ;
+  assign \$57  = _valid >> a_addr;
+  assign \$58  = _c_addr == a_addr;
+  assign \$59  = restart & \$58 ;
+  assign \$61  = \$59  ? 5'h00 : \$60 ;
+  assign \$62  = _e_addr == a_addr;
+  assign \$63  = e_here & \$62 ;
+  assign \$64  = e_epoch == epoch;
   assign \$65  = \$63  & \$64 ;
-  assign \$66  = clear | \$65 ;
-  assign \$67  = err_index == 2'h2;
-  assign \$68  = restart & \$67 ;
-  assign \$69  = \$66  | \$68 ;
-  assign \$70  = pre2 + inc[2];
-  assign \$71  = ~ rd_reserve;
-  assign \$72  = ~ rd_en;
-  assign \$73  = \$71  & \$72 ;
-  assign \$74  = err_index == _ptr;
-  assign \$75  = _b_active & \$74 ;
-  assign \$76  = ~ \$75 ;
-  assign \$77  = \$73  & \$76 ;
-  assign \$78  = rd_en | \$77 ;
-  assign \$79  = a_addr == 2'h3;
-  assign \$80  = \$78  & \$79 ;
-  assign \$81  = clear | \$80 ;
-  assign \$82  = err_index == 2'h3;
-  assign \$83  = restart & \$82 ;
-  assign \$84  = \$81  | \$83 ;
-  assign \$85  = pre3 + inc[3];
-  assign \$86  = ~ rd_reserve;
-  assign \$87  = ~ rd_en;
-  assign \$88  = \$86  & \$87 ;
-  assign \$89  = err_index == _ptr;
-  assign \$90  = _b_active & \$89 ;
-  assign \$91  = ~ \$90 ;
-  assign \$92  = \$88  & \$91 ;
-  assign \$93  = rd_en | \$92 ;
-  assign \$94  = a_addr == 3'h4;
-  assign \$95  = \$93  & \$94 ;
-  assign \$96  = clear | \$95 ;
-  assign \$97  = err_index == 3'h4;
-  assign \$98  = restart & \$97 ;
-  assign \$99  = \$96  | \$98 ;
-  assign \$100  = pre4 + inc[4];
-  assign \$101  = ~ rd_reserve;
-  assign \$102  = ~ rd_en;
-  assign \$103  = \$101  & \$102 ;
-  assign \$104  = err_index == _ptr;
-  assign \$105  = _b_active & \$104 ;
-  assign \$106  = ~ \$105 ;
-  assign \$107  = \$103  & \$106 ;
-  assign \$108  = rd_en | \$107 ;
-  assign \$109  = a_addr == 3'h5;
-  assign \$110  = \$108  & \$109 ;
-  assign \$111  = clear | \$110 ;
-  assign \$112  = err_index == 3'h5;
-  assign \$113  = restart & \$112 ;
-  assign \$114  = \$111  | \$113 ;
-  assign \$115  = pre5 + inc[5];
-  assign \$116  = ~ rd_reserve;
-  assign \$117  = ~ rd_en;
-  assign \$118  = \$116  & \$117 ;
-  assign \$119  = err_index == _ptr;
-  assign \$120  = _b_active & \$119 ;
-  assign \$121  = ~ \$120 ;
-  assign \$122  = \$118  & \$121 ;
-  assign \$123  = rd_en | \$122 ;
-  assign \$124  = a_addr == 3'h6;
-  assign \$125  = \$123  & \$124 ;
-  assign \$126  = clear | \$125 ;
-  assign \$127  = err_index == 3'h6;
-  assign \$128  = restart & \$127 ;
-  assign \$129  = \$126  | \$128 ;
-  assign \$130  = pre6 + inc[6];
-  assign \$131  = ~ rd_reserve;
-  assign \$132  = ~ rd_en;
-  assign \$133  = \$131  & \$132 ;
-  assign \$134  = err_index == _ptr;
-  assign \$135  = _b_active & \$134 ;
-  assign \$136  = ~ \$135 ;
-  assign \$137  = \$133  & \$136 ;
-  assign \$138  = rd_en | \$137 ;
-  assign \$139  = a_addr == 3'h7;
-  assign \$140  = \$138  & \$139 ;
-  assign \$141  = clear | \$140 ;
-  assign \$142  = err_index == 3'h7;
-  assign \$143  = restart & \$142 ;
-  assign \$144  = \$141  | \$143 ;
-  assign \$145  = pre7 + inc[7];
-  assign \$146  = ~ rd_reserve;
-  assign \$147  = ~ rd_en;
-  assign \$148  = \$146  & \$147 ;
-  assign \$149  = err_index == _ptr;
-  assign \$150  = _b_active & \$149 ;
-  assign \$151  = ~ \$150 ;
-  assign \$152  = \$148  & \$151 ;
-  assign \$153  = rd_en | \$152 ;
-  assign \$154  = a_addr == 4'h8;
-  assign \$155  = \$153  & \$154 ;
-  assign \$156  = clear | \$155 ;
-  assign \$157  = err_index == 4'h8;
-  assign \$158  = restart & \$157 ;
-  assign \$159  = \$156  | \$158 ;
-  assign \$160  = pre8 + inc[8];
-  assign \$161  = ~ rd_reserve;
-  assign \$162  = ~ rd_en;
-  assign \$163  = \$161  & \$162 ;
-  assign \$164  = err_index == _ptr;
-  assign \$165  = _b_active & \$164 ;
-  assign \$166  = ~ \$165 ;
-  assign \$167  = \$163  & \$166 ;
-  assign \$168  = rd_en | \$167 ;
-  assign \$169  = a_addr == 4'h9;
-  assign \$170  = \$168  & \$169 ;
-  assign \$171  = clear | \$170 ;
-  assign \$172  = err_index == 4'h9;
-  assign \$173  = restart & \$172 ;
-  assign \$174  = \$171  | \$173 ;
-  assign \$175  = pre9 + inc[9];
-  assign \$176  = ~ rd_reserve;
-  assign \$177  = ~ rd_en;
-  assign \$178  = \$176  & \$177 ;
-  assign \$179  = err_index == _ptr;
-  assign \$180  = _b_active & \$179 ;
-  assign \$181  = ~ \$180 ;
-  assign \$182  = \$178  & \$181 ;
-  assign \$183  = rd_en | \$182 ;
-  assign \$184  = a_addr == 4'ha;
-  assign \$185  = \$183  & \$184 ;
-  assign \$186  = clear | \$185 ;
-  assign \$187  = err_index == 4'ha;
-  assign \$188  = restart & \$187 ;
-  assign \$189  = \$186  | \$188 ;
-  assign \$190  = pre10 + inc[10];
-  assign \$191  = ~ rd_reserve;
-  assign \$192  = ~ rd_en;
-  assign \$193  = \$191  & \$192 ;
-  assign \$194  = err_index == _ptr;
-  assign \$195  = _b_active & \$194 ;
-  assign \$196  = ~ \$195 ;
-  assign \$197  = \$193  & \$196 ;
-  assign \$198  = rd_en | \$197 ;
-  assign \$199  = a_addr == 4'hb;
-  assign \$200  = \$198  & \$199 ;
-  assign \$201  = clear | \$200 ;
-  assign \$202  = err_index == 4'hb;
-  assign \$203  = restart & \$202 ;
-  assign \$204  = \$201  | \$203 ;
-  assign \$205  = pre11 + inc[11];
-  assign \$206  = ~ rd_reserve;
-  assign \$207  = ~ rd_en;
-  assign \$208  = \$206  & \$207 ;
-  assign \$209  = err_index == _ptr;
-  assign \$210  = _b_active & \$209 ;
-  assign \$211  = ~ \$210 ;
-  assign \$212  = \$208  & \$211 ;
-  assign \$213  = rd_en | \$212 ;
-  assign \$214  = a_addr == 4'hc;
-  assign \$215  = \$213  & \$214 ;
-  assign \$216  = clear | \$215 ;
-  assign \$217  = err_index == 4'hc;
-  assign \$218  = restart & \$217 ;
-  assign \$219  = \$216  | \$218 ;
-  assign \$220  = pre12 + inc[12];
-  assign \$221  = ~ rd_reserve;
-  assign \$222  = ~ rd_en;
-  assign \$223  = \$221  & \$222 ;
-  assign \$224  = err_index == _ptr;
-  assign \$225  = _b_active & \$224 ;
-  assign \$226  = ~ \$225 ;
-  assign \$227  = \$223  & \$226 ;
-  assign \$228  = rd_en | \$227 ;
-  assign \$229  = a_addr == 4'hd;
-  assign \$230  = \$228  & \$229 ;
-  assign \$231  = clear | \$230 ;
-  assign \$232  = err_index == 4'hd;
-  assign \$233  = restart & \$232 ;
-  assign \$234  = \$231  | \$233 ;
-  assign \$235  = pre13 + inc[13];
-  assign \$236  = ~ clear;
-  assign \$237  = _b_active & \$236 ;
-  assign \$238  = ~ rd_error;
-  assign \$239  = _b_valid & \$238 ;
-  assign \$240  = \$239  ? \rd_data$48  : 64'h0000000000000000;
-  assign \$241  = _b_fwd ? _b_fwd_word : \$240 ;
-  assign \$242  = restart ? 5'h00 : _b_cap;
+  assign \$66  = ~ rd_reserve;
+  assign \$67  = ~ rd_en;
+  assign \$68  = \$66  & \$67 ;
+  assign \$69  = _b_addr == _ptr;
+  assign \$70  = _b_active & \$69 ;
+  assign \$71  = ~ \$70 ;
+  assign \$72  = \$68  & \$71 ;
+  assign \$73  = rd_en | \$72 ;
+  assign \$74  = ! a_addr;
+  assign \$75  = \$73  & \$74 ;
+  assign \$76  = clear | \$75 ;
+  assign \$77  = ! _c_addr;
+  assign \$78  = restart & \$77 ;
+  assign \$79  = \$76  | \$78 ;
+  assign \$80  = pre0 + inc[0];
+  assign \$81  = ~ rd_reserve;
+  assign \$82  = ~ rd_en;
+  assign \$83  = \$81  & \$82 ;
+  assign \$84  = _b_addr == _ptr;
+  assign \$85  = _b_active & \$84 ;
+  assign \$86  = ~ \$85 ;
+  assign \$87  = \$83  & \$86 ;
+  assign \$88  = rd_en | \$87 ;
+  assign \$89  = a_addr == 1'h1;
+  assign \$90  = \$88  & \$89 ;
+  assign \$91  = clear | \$90 ;
+  assign \$92  = _c_addr == 1'h1;
+  assign \$93  = restart & \$92 ;
+  assign \$94  = \$91  | \$93 ;
+  assign \$95  = pre1 + inc[1];
+  assign \$96  = ~ rd_reserve;
+  assign \$97  = ~ rd_en;
+  assign \$98  = \$96  & \$97 ;
+  assign \$99  = _b_addr == _ptr;
+  assign \$100  = _b_active & \$99 ;
+  assign \$101  = ~ \$100 ;
+  assign \$102  = \$98  & \$101 ;
+  assign \$103  = rd_en | \$102 ;
+  assign \$104  = a_addr == 2'h2;
+  assign \$105  = \$103  & \$104 ;
+  assign \$106  = clear | \$105 ;
+  assign \$107  = _c_addr == 2'h2;
+  assign \$108  = restart & \$107 ;
+  assign \$109  = \$106  | \$108 ;
+  assign \$110  = pre2 + inc[2];
+  assign \$111  = ~ rd_reserve;
+  assign \$112  = ~ rd_en;
+  assign \$113  = \$111  & \$112 ;
+  assign \$114  = _b_addr == _ptr;
+  assign \$115  = _b_active & \$114 ;
+  assign \$116  = ~ \$115 ;
+  assign \$117  = \$113  & \$116 ;
+  assign \$118  = rd_en | \$117 ;
+  assign \$119  = a_addr == 2'h3;
+  assign \$120  = \$118  & \$119 ;
+  assign \$121  = clear | \$120 ;
+  assign \$122  = _c_addr == 2'h3;
+  assign \$123  = restart & \$122 ;
+  assign \$124  = \$121  | \$123 ;
+  assign \$125  = pre3 + inc[3];
+  assign \$126  = ~ rd_reserve;
+  assign \$127  = ~ rd_en;
+  assign \$128  = \$126  & \$127 ;
+  assign \$129  = _b_addr == _ptr;
+  assign \$130  = _b_active & \$129 ;
+  assign \$131  = ~ \$130 ;
+  assign \$132  = \$128  & \$131 ;
+  assign \$133  = rd_en | \$132 ;
+  assign \$134  = a_addr == 3'h4;
+  assign \$135  = \$133  & \$134 ;
+  assign \$136  = clear | \$135 ;
+  assign \$137  = _c_addr == 3'h4;
+  assign \$138  = restart & \$137 ;
+  assign \$139  = \$136  | \$138 ;
+  assign \$140  = pre4 + inc[4];
+  assign \$141  = ~ rd_reserve;
+  assign \$142  = ~ rd_en;
+  assign \$143  = \$141  & \$142 ;
+  assign \$144  = _b_addr == _ptr;
+  assign \$145  = _b_active & \$144 ;
+  assign \$146  = ~ \$145 ;
+  assign \$147  = \$143  & \$146 ;
+  assign \$148  = rd_en | \$147 ;
+  assign \$149  = a_addr == 3'h5;
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = clear | \$150 ;
+  assign \$152  = _c_addr == 3'h5;
+  assign \$153  = restart & \$152 ;
+  assign \$154  = \$151  | \$153 ;
+  assign \$155  = pre5 + inc[5];
+  assign \$156  = ~ rd_reserve;
+  assign \$157  = ~ rd_en;
+  assign \$158  = \$156  & \$157 ;
+  assign \$159  = _b_addr == _ptr;
+  assign \$160  = _b_active & \$159 ;
+  assign \$161  = ~ \$160 ;
+  assign \$162  = \$158  & \$161 ;
+  assign \$163  = rd_en | \$162 ;
+  assign \$164  = a_addr == 3'h6;
+  assign \$165  = \$163  & \$164 ;
+  assign \$166  = clear | \$165 ;
+  assign \$167  = _c_addr == 3'h6;
+  assign \$168  = restart & \$167 ;
+  assign \$169  = \$166  | \$168 ;
+  assign \$170  = pre6 + inc[6];
+  assign \$171  = ~ rd_reserve;
+  assign \$172  = ~ rd_en;
+  assign \$173  = \$171  & \$172 ;
+  assign \$174  = _b_addr == _ptr;
+  assign \$175  = _b_active & \$174 ;
+  assign \$176  = ~ \$175 ;
+  assign \$177  = \$173  & \$176 ;
+  assign \$178  = rd_en | \$177 ;
+  assign \$179  = a_addr == 3'h7;
+  assign \$180  = \$178  & \$179 ;
+  assign \$181  = clear | \$180 ;
+  assign \$182  = _c_addr == 3'h7;
+  assign \$183  = restart & \$182 ;
+  assign \$184  = \$181  | \$183 ;
+  assign \$185  = pre7 + inc[7];
+  assign \$186  = ~ rd_reserve;
+  assign \$187  = ~ rd_en;
+  assign \$188  = \$186  & \$187 ;
+  assign \$189  = _b_addr == _ptr;
+  assign \$190  = _b_active & \$189 ;
+  assign \$191  = ~ \$190 ;
+  assign \$192  = \$188  & \$191 ;
+  assign \$193  = rd_en | \$192 ;
+  assign \$194  = a_addr == 4'h8;
+  assign \$195  = \$193  & \$194 ;
+  assign \$196  = clear | \$195 ;
+  assign \$197  = _c_addr == 4'h8;
+  assign \$198  = restart & \$197 ;
+  assign \$199  = \$196  | \$198 ;
+  assign \$200  = pre8 + inc[8];
+  assign \$201  = ~ rd_reserve;
+  assign \$202  = ~ rd_en;
+  assign \$203  = \$201  & \$202 ;
+  assign \$204  = _b_addr == _ptr;
+  assign \$205  = _b_active & \$204 ;
+  assign \$206  = ~ \$205 ;
+  assign \$207  = \$203  & \$206 ;
+  assign \$208  = rd_en | \$207 ;
+  assign \$209  = a_addr == 4'h9;
+  assign \$210  = \$208  & \$209 ;
+  assign \$211  = clear | \$210 ;
+  assign \$212  = _c_addr == 4'h9;
+  assign \$213  = restart & \$212 ;
+  assign \$214  = \$211  | \$213 ;
+  assign \$215  = pre9 + inc[9];
+  assign \$216  = ~ rd_reserve;
+  assign \$217  = ~ rd_en;
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = _b_addr == _ptr;
+  assign \$220  = _b_active & \$219 ;
+  assign \$221  = ~ \$220 ;
+  assign \$222  = \$218  & \$221 ;
+  assign \$223  = rd_en | \$222 ;
+  assign \$224  = a_addr == 4'ha;
+  assign \$225  = \$223  & \$224 ;
+  assign \$226  = clear | \$225 ;
+  assign \$227  = _c_addr == 4'ha;
+  assign \$228  = restart & \$227 ;
+  assign \$229  = \$226  | \$228 ;
+  assign \$230  = pre10 + inc[10];
+  assign \$231  = ~ rd_reserve;
+  assign \$232  = ~ rd_en;
+  assign \$233  = \$231  & \$232 ;
+  assign \$234  = _b_addr == _ptr;
+  assign \$235  = _b_active & \$234 ;
+  assign \$236  = ~ \$235 ;
+  assign \$237  = \$233  & \$236 ;
+  assign \$238  = rd_en | \$237 ;
+  assign \$239  = a_addr == 4'hb;
+  assign \$240  = \$238  & \$239 ;
+  assign \$241  = clear | \$240 ;
+  assign \$242  = _c_addr == 4'hb;
+  assign \$243  = restart & \$242 ;
+  assign \$244  = \$241  | \$243 ;
+  assign \$245  = pre11 + inc[11];
+  assign \$246  = ~ rd_reserve;
+  assign \$247  = ~ rd_en;
+  assign \$248  = \$246  & \$247 ;
+  assign \$249  = _b_addr == _ptr;
+  assign \$250  = _b_active & \$249 ;
+  assign \$251  = ~ \$250 ;
+  assign \$252  = \$248  & \$251 ;
+  assign \$253  = rd_en | \$252 ;
+  assign \$254  = a_addr == 4'hc;
+  assign \$255  = \$253  & \$254 ;
+  assign \$256  = clear | \$255 ;
+  assign \$257  = _c_addr == 4'hc;
+  assign \$258  = restart & \$257 ;
+  assign \$259  = \$256  | \$258 ;
+  assign \$260  = pre12 + inc[12];
+  assign \$261  = ~ rd_reserve;
+  assign \$262  = ~ rd_en;
+  assign \$263  = \$261  & \$262 ;
+  assign \$264  = _b_addr == _ptr;
+  assign \$265  = _b_active & \$264 ;
+  assign \$266  = ~ \$265 ;
+  assign \$267  = \$263  & \$266 ;
+  assign \$268  = rd_en | \$267 ;
+  assign \$269  = a_addr == 4'hd;
+  assign \$270  = \$268  & \$269 ;
+  assign \$271  = clear | \$270 ;
+  assign \$272  = _c_addr == 4'hd;
+  assign \$273  = restart & \$272 ;
+  assign \$274  = \$271  | \$273 ;
+  assign \$275  = pre13 + inc[13];
+  assign \$276  = _d_word + _d_cap;
+  assign \$277  = _c_active & _c_valid;
+  assign \$278  = _e_addr == _c_addr;
+  assign \$279  = e_here & \$278 ;
+  assign \$280  = e_epoch == c_epoch;
+  assign \$281  = \$279  & \$280 ;
+  assign \$282  = _c_fwd | \$281 ;
+  assign \$283  = ~ \$282 ;
+  assign checked = \$277  & \$283 ;
+  assign restart = checked & rd_error;
+  assign err_corrected = checked & rd_corrected;
+  assign a_addr = rd_en ? rd_addr : _ptr;
   always @(posedge clk)
-    _valid <= \$243 ;
+    epoch <= \$284 ;
   always @(posedge clk)
-    _ptr <= \$244 ;
+    _valid <= \$285 ;
   always @(posedge clk)
-    _b_active <= \$245 ;
+    _e_active <= \$286 ;
   always @(posedge clk)
-    err_index <= \$246 ;
+    _e_addr <= \$287 ;
   always @(posedge clk)
-    _b_valid <= \$247 ;
+    _e_total <= \$288 ;
   always @(posedge clk)
-    _b_cap <= \$248 ;
+    e_epoch <= \$289 ;
   always @(posedge clk)
-    _b_fwd <= \$249 ;
+    e_here <= \$290 ;
   always @(posedge clk)
-    _b_fwd_word <= \$250 ;
+    _d_active <= \$291 ;
   always @(posedge clk)
-    pre0 <= \$251 ;
+    _d_addr <= \$292 ;
   always @(posedge clk)
-    pre1 <= \$252 ;
+    d_epoch <= \$293 ;
   always @(posedge clk)
-    pre2 <= \$253 ;
+    d_here <= \$294 ;
   always @(posedge clk)
-    pre3 <= \$254 ;
+    _d_word <= \$295 ;
   always @(posedge clk)
-    pre4 <= \$255 ;
+    _d_cap <= \$296 ;
   always @(posedge clk)
-    pre5 <= \$256 ;
+    _c_active <= \$297 ;
   always @(posedge clk)
-    pre6 <= \$257 ;
+    _c_addr <= \$298 ;
   always @(posedge clk)
-    pre7 <= \$258 ;
+    _c_valid <= \$299 ;
   always @(posedge clk)
-    pre8 <= \$259 ;
+    _c_cap <= \$300 ;
   always @(posedge clk)
-    pre9 <= \$260 ;
+    c_epoch <= \$301 ;
   always @(posedge clk)
-    pre10 <= \$261 ;
+    c_here <= \$302 ;
   always @(posedge clk)
-    pre11 <= \$262 ;
+    _c_fwd <= \$303 ;
   always @(posedge clk)
-    pre12 <= \$263 ;
+    _c_fwd_word <= \$304 ;
   always @(posedge clk)
-    pre13 <= \$264 ;
+    _ptr <= \$305 ;
   always @(posedge clk)
-    wr_en <= \$265 ;
+    _b_active <= \$306 ;
   always @(posedge clk)
-    wr_addr <= \$266 ;
+    b_here <= \$307 ;
   always @(posedge clk)
-    _c_word <= \$267 ;
+    _b_addr <= \$308 ;
   always @(posedge clk)
-    _c_cap <= \$268 ;
+    _b_valid <= \$309 ;
+  always @(posedge clk)
+    b_epoch <= \$310 ;
+  always @(posedge clk)
+    _b_cap <= \$311 ;
+  always @(posedge clk)
+    _b_fwd <= \$312 ;
+  always @(posedge clk)
+    _b_fwd_word <= \$313 ;
+  always @(posedge clk)
+    pre0 <= \$314 ;
+  always @(posedge clk)
+    pre1 <= \$315 ;
+  always @(posedge clk)
+    pre2 <= \$316 ;
+  always @(posedge clk)
+    pre3 <= \$317 ;
+  always @(posedge clk)
+    pre4 <= \$318 ;
+  always @(posedge clk)
+    pre5 <= \$319 ;
+  always @(posedge clk)
+    pre6 <= \$320 ;
+  always @(posedge clk)
+    pre7 <= \$321 ;
+  always @(posedge clk)
+    pre8 <= \$322 ;
+  always @(posedge clk)
+    pre9 <= \$323 ;
+  always @(posedge clk)
+    pre10 <= \$324 ;
+  always @(posedge clk)
+    pre11 <= \$325 ;
+  always @(posedge clk)
+    pre12 <= \$326 ;
+  always @(posedge clk)
+    pre13 <= \$327 ;
   \kv_asu.regs.stats.mem  mem (
     .clk(clk),
-    .inner__addr(wr_addr),
+    .inner__addr(_e_addr),
     .\inner__addr$12 (a_addr),
-    .inner__en(wr_en),
+    .inner__en(_e_active),
     .rd_corrected(rd_corrected),
     .rd_error(rd_error),
-    .rp0_lane0_data(\rd_data$48 ),
+    .rp0_lane0_data(rd_data),
     .rst(rst),
-    .wr_data(\$1 [63:0])
+    .wr_data(_e_total)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$25  = 5'h00;
+    \$60  = 5'h00;
     casez (a_addr)
       4'h0:
-          \$25  = pre0;
+          \$60  = pre0;
       4'h1:
-          \$25  = pre1;
+          \$60  = pre1;
       4'h2:
-          \$25  = pre2;
+          \$60  = pre2;
       4'h3:
-          \$25  = pre3;
+          \$60  = pre3;
       4'h4:
-          \$25  = pre4;
+          \$60  = pre4;
       4'h5:
-          \$25  = pre5;
+          \$60  = pre5;
       4'h6:
-          \$25  = pre6;
+          \$60  = pre6;
       4'h7:
-          \$25  = pre7;
+          \$60  = pre7;
       4'h8:
-          \$25  = pre8;
+          \$60  = pre8;
       4'h9:
-          \$25  = pre9;
+          \$60  = pre9;
       4'ha:
-          \$25  = pre10;
+          \$60  = pre10;
       4'hb:
-          \$25  = pre11;
+          \$60  = pre11;
       4'hc:
-          \$25  = pre12;
+          \$60  = pre12;
       4'hd:
-          \$25  = pre13;
+          \$60  = pre13;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$243  = _valid;
+    \$284  = epoch;
     if (clear) begin
-      \$243  = 14'h0000;
-    end else if (wr_en) begin
-      casez (wr_addr)
+      \$284  = \$1 [1:0];
+    end
+    if (rst) begin
+      \$284  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$285  = _valid;
+    if (clear) begin
+      \$285  = 14'h0000;
+    end else if (_e_active) begin
+      casez (_e_addr)
         4'h0:
-            \$243 [0] = 1'h1;
+            \$285 [0] = 1'h1;
         4'h1:
-            \$243 [1] = 1'h1;
+            \$285 [1] = 1'h1;
         4'h2:
-            \$243 [2] = 1'h1;
+            \$285 [2] = 1'h1;
         4'h3:
-            \$243 [3] = 1'h1;
+            \$285 [3] = 1'h1;
         4'h4:
-            \$243 [4] = 1'h1;
+            \$285 [4] = 1'h1;
         4'h5:
-            \$243 [5] = 1'h1;
+            \$285 [5] = 1'h1;
         4'h6:
-            \$243 [6] = 1'h1;
+            \$285 [6] = 1'h1;
         4'h7:
-            \$243 [7] = 1'h1;
+            \$285 [7] = 1'h1;
         4'h8:
-            \$243 [8] = 1'h1;
+            \$285 [8] = 1'h1;
         4'h9:
-            \$243 [9] = 1'h1;
+            \$285 [9] = 1'h1;
         4'ha:
-            \$243 [10] = 1'h1;
+            \$285 [10] = 1'h1;
         4'hb:
-            \$243 [11] = 1'h1;
+            \$285 [11] = 1'h1;
         4'hc:
-            \$243 [12] = 1'h1;
+            \$285 [12] = 1'h1;
         4'hd:
-            \$243 [13] = 1'h1;
+            \$285 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$243  = 14'h0000;
+      \$285  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$244  = _ptr;
-    if (\$10 ) begin
-      \$244  = \$13 [3:0];
-    end
+    \$286  = \$3 ;
     if (rst) begin
-      \$244  = 4'h0;
+      \$286  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$245  = \$23 ;
+    \$287  = _d_addr;
     if (rst) begin
-      \$245  = 1'h0;
+      \$287  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$246  = a_addr;
+    \$288  = \$276 [63:0];
     if (rst) begin
-      \$246  = 4'h0;
+      \$288  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$247  = \$24 ;
+    \$289  = d_epoch;
     if (rst) begin
-      \$247  = 1'h0;
+      \$289  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$248  = \$25 ;
+    \$290  = d_here;
     if (rst) begin
-      \$248  = 5'h00;
+      \$290  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$249  = a_fwd;
+    \$291  = \$5 ;
     if (rst) begin
-      \$249  = 1'h0;
+      \$291  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$250  = \$1 [63:0];
+    \$292  = _c_addr;
     if (rst) begin
-      \$250  = 64'h0000000000000000;
+      \$292  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$39 ) begin
-      \$251  = { 4'h0, inc[0] };
-    end else begin
-      \$251  = \$40 [4:0];
-    end
+    \$293  = c_epoch;
     if (rst) begin
-      \$251  = 5'h00;
+      \$293  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$54 ) begin
-      \$252  = { 4'h0, inc[1] };
-    end else begin
-      \$252  = \$55 [4:0];
-    end
+    \$294  = c_here;
     if (rst) begin
-      \$252  = 5'h00;
+      \$294  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$69 ) begin
-      \$253  = { 4'h0, inc[2] };
-    end else begin
-      \$253  = \$70 [4:0];
-    end
+    \$295  = \$19 ;
     if (rst) begin
-      \$253  = 5'h00;
+      \$295  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$84 ) begin
-      \$254  = { 4'h0, inc[3] };
-    end else begin
-      \$254  = \$85 [4:0];
-    end
+    \$296  = \$20 ;
     if (rst) begin
-      \$254  = 5'h00;
+      \$296  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$99 ) begin
-      \$255  = { 4'h0, inc[4] };
-    end else begin
-      \$255  = \$100 [4:0];
-    end
+    \$297  = \$22 ;
     if (rst) begin
-      \$255  = 5'h00;
+      \$297  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$114 ) begin
-      \$256  = { 4'h0, inc[5] };
-    end else begin
-      \$256  = \$115 [4:0];
-    end
+    \$298  = _b_addr;
     if (rst) begin
-      \$256  = 5'h00;
+      \$298  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$129 ) begin
-      \$257  = { 4'h0, inc[6] };
-    end else begin
-      \$257  = \$130 [4:0];
-    end
+    \$299  = _b_valid;
     if (rst) begin
-      \$257  = 5'h00;
+      \$299  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$144 ) begin
-      \$258  = { 4'h0, inc[7] };
-    end else begin
-      \$258  = \$145 [4:0];
-    end
+    \$300  = _b_cap;
     if (rst) begin
-      \$258  = 5'h00;
+      \$300  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$159 ) begin
-      \$259  = { 4'h0, inc[8] };
-    end else begin
-      \$259  = \$160 [4:0];
-    end
+    \$301  = b_epoch;
     if (rst) begin
-      \$259  = 5'h00;
+      \$301  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$174 ) begin
-      \$260  = { 4'h0, inc[9] };
-    end else begin
-      \$260  = \$175 [4:0];
-    end
+    \$302  = b_here;
     if (rst) begin
-      \$260  = 5'h00;
+      \$302  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$189 ) begin
-      \$261  = { 4'h0, inc[10] };
-    end else begin
-      \$261  = \$190 [4:0];
-    end
+    \$303  = \$27 ;
     if (rst) begin
-      \$261  = 5'h00;
+      \$303  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$204 ) begin
-      \$262  = { 4'h0, inc[11] };
-    end else begin
-      \$262  = \$205 [4:0];
-    end
+    \$304  = \$32 ;
     if (rst) begin
-      \$262  = 5'h00;
+      \$304  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    (* full_case = 32'd1 *)
-    if (\$219 ) begin
-      \$263  = { 4'h0, inc[12] };
-    end else begin
-      \$263  = \$220 [4:0];
+    \$305  = _ptr;
+    if (\$35 ) begin
+      \$305  = \$38 [3:0];
     end
     if (rst) begin
-      \$263  = 5'h00;
+      \$305  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$306  = \$48 ;
+    if (rst) begin
+      \$306  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$307  = \$56 ;
+    if (rst) begin
+      \$307  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$308  = a_addr;
+    if (rst) begin
+      \$308  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$309  = \$57 ;
+    if (rst) begin
+      \$309  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$310  = epoch;
+    if (rst) begin
+      \$310  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$311  = \$61 ;
+    if (rst) begin
+      \$311  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$312  = \$65 ;
+    if (rst) begin
+      \$312  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$313  = _e_total;
+    if (rst) begin
+      \$313  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$234 ) begin
-      \$264  = { 4'h0, inc[13] };
+    if (\$79 ) begin
+      \$314  = { 4'h0, inc[0] };
     end else begin
-      \$264  = \$235 [4:0];
+      \$314  = \$80 [4:0];
     end
     if (rst) begin
-      \$264  = 5'h00;
+      \$314  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$265  = \$237 ;
+    (* full_case = 32'd1 *)
+    if (\$94 ) begin
+      \$315  = { 4'h0, inc[1] };
+    end else begin
+      \$315  = \$95 [4:0];
+    end
     if (rst) begin
-      \$265  = 1'h0;
+      \$315  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$266  = err_index;
+    (* full_case = 32'd1 *)
+    if (\$109 ) begin
+      \$316  = { 4'h0, inc[2] };
+    end else begin
+      \$316  = \$110 [4:0];
+    end
     if (rst) begin
-      \$266  = 4'h0;
+      \$316  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$267  = \$241 ;
+    (* full_case = 32'd1 *)
+    if (\$124 ) begin
+      \$317  = { 4'h0, inc[3] };
+    end else begin
+      \$317  = \$125 [4:0];
+    end
     if (rst) begin
-      \$267  = 64'h0000000000000000;
+      \$317  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$268  = \$242 ;
+    (* full_case = 32'd1 *)
+    if (\$139 ) begin
+      \$318  = { 4'h0, inc[4] };
+    end else begin
+      \$318  = \$140 [4:0];
+    end
     if (rst) begin
-      \$268  = 5'h00;
+      \$318  = 5'h00;
     end
   end
-  assign rd_data = \$1 [63:0];
-  assign _c_addr = wr_addr;
-  assign wr_data = \$1 [63:0];
-  assign _c_active = wr_en;
-  assign \rd_addr$13  = a_addr;
-  assign _b_addr = err_index;
-  assign total = \$1 [63:0];
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$154 ) begin
+      \$319  = { 4'h0, inc[5] };
+    end else begin
+      \$319  = \$155 [4:0];
+    end
+    if (rst) begin
+      \$319  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$169 ) begin
+      \$320  = { 4'h0, inc[6] };
+    end else begin
+      \$320  = \$170 [4:0];
+    end
+    if (rst) begin
+      \$320  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$184 ) begin
+      \$321  = { 4'h0, inc[7] };
+    end else begin
+      \$321  = \$185 [4:0];
+    end
+    if (rst) begin
+      \$321  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$199 ) begin
+      \$322  = { 4'h0, inc[8] };
+    end else begin
+      \$322  = \$200 [4:0];
+    end
+    if (rst) begin
+      \$322  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$214 ) begin
+      \$323  = { 4'h0, inc[9] };
+    end else begin
+      \$323  = \$215 [4:0];
+    end
+    if (rst) begin
+      \$323  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$229 ) begin
+      \$324  = { 4'h0, inc[10] };
+    end else begin
+      \$324  = \$230 [4:0];
+    end
+    if (rst) begin
+      \$324  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$244 ) begin
+      \$325  = { 4'h0, inc[11] };
+    end else begin
+      \$325  = \$245 [4:0];
+    end
+    if (rst) begin
+      \$325  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$259 ) begin
+      \$326  = { 4'h0, inc[12] };
+    end else begin
+      \$326  = \$260 [4:0];
+    end
+    if (rst) begin
+      \$326  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    (* full_case = 32'd1 *)
+    if (\$274 ) begin
+      \$327  = { 4'h0, inc[13] };
+    end else begin
+      \$327  = \$275 [4:0];
+    end
+    if (rst) begin
+      \$327  = 5'h00;
+    end
+  end
+  assign wr_addr = _e_addr;
+  assign wr_data = _e_total;
+  assign wr_en = _e_active;
+  assign \rd_data$58  = \$276 [63:0];
+  assign err_uncorrectable = restart;
+  assign err_index = _c_addr;
+  assign \rd_addr$65  = a_addr;
+  assign total = \$276 [63:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, rd_corrected, rd_error, inner__en, inner__addr, clk);
+module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_corrected, rd_error, inner__en, inner__addr, wr_data, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$36  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -38795,9 +37771,12 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   wire \$243 ;
   wire \$244 ;
   wire \$245 ;
-  reg \$246 ;
-  reg [3:0] \$247 ;
+  reg [71:0] \$246 ;
+  reg \$247 ;
+  reg \$248 ;
+  reg [3:0] \$249 ;
   wire \$25 ;
+  reg [3:0] \$250 ;
   wire [30:0] \$26 ;
   wire \$27 ;
   wire [6:0] \$28 ;
@@ -38886,7 +37865,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   input [3:0] \inner__addr$12 ;
   wire [3:0] \inner__addr$12 ;
   wire [71:0] inner__data;
-  wire [71:0] \inner__data$7 ;
+  wire [71:0] \inner__data$24 ;
   input inner__en;
   wire inner__en;
   wire \inner__en$14 ;
@@ -38900,6 +37879,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   reg [3:0] rd_error_addr = 4'h0;
   wire rd_lane_corrected;
   wire rd_lane_error;
+  reg [3:0] rp0_addr_q = 4'h0;
   wire rp0_lane0_corrected;
   output [63:0] rp0_lane0_data;
   wire [63:0] rp0_lane0_data;
@@ -38907,6 +37887,8 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   wire rp0_lane0_names_check;
   wire [6:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
+  reg rp0_met_write_q = 1'h0;
+  reg [71:0] rp0_word = 72'h000000000000000000;
   input rst;
   wire rst;
   wire [3:0] wr_addr;
@@ -38940,7 +37922,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   always @(posedge clk) begin
     _0_ <= storage[\inner__addr$12 ];
   end
-  assign \inner__data$7  = _0_;
+  assign \inner__data$24  = _0_;
   assign \$1  = ^ { wr_data[63], wr_data[61], wr_data[59], wr_data[57:56], wr_data[54], wr_data[52], wr_data[50], wr_data[48], wr_data[46], wr_data[44], wr_data[42], wr_data[40], wr_data[38], wr_data[36], wr_data[34], wr_data[32], wr_data[30], wr_data[28], wr_data[26:25], wr_data[23], wr_data[21], wr_data[19], wr_data[17], wr_data[15], wr_data[13], wr_data[11:10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
   assign \$2  = ^ { wr_data[63:62], wr_data[59:58], wr_data[56:55], wr_data[52:51], wr_data[48:47], wr_data[44:43], wr_data[40:39], wr_data[36:35], wr_data[32:31], wr_data[28:27], wr_data[25:24], wr_data[21:20], wr_data[17:16], wr_data[13:12], wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
   assign \$3  = ^ { wr_data[63:60], wr_data[56:53], wr_data[48:45], wr_data[40:37], wr_data[32:29], wr_data[25:22], wr_data[17:14], wr_data[10:7], wr_data[3:1] };
@@ -38956,19 +37938,19 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$13  = ^ wr_data[56:26];
   assign \$14  = ^ wr_data[63:57];
   assign \$15  = ^ { \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , wr_data };
-  assign \$16  = { \inner__data$7 [63], \inner__data$7 [61], \inner__data$7 [59], \inner__data$7 [57:56], \inner__data$7 [54], \inner__data$7 [52], \inner__data$7 [50], \inner__data$7 [48], \inner__data$7 [46], \inner__data$7 [44], \inner__data$7 [42], \inner__data$7 [40], \inner__data$7 [38], \inner__data$7 [36], \inner__data$7 [34], \inner__data$7 [32], \inner__data$7 [30], \inner__data$7 [28], \inner__data$7 [26:25], \inner__data$7 [23], \inner__data$7 [21], \inner__data$7 [19], \inner__data$7 [17], \inner__data$7 [15], \inner__data$7 [13], \inner__data$7 [11:10], \inner__data$7 [8], \inner__data$7 [6], \inner__data$7 [4:3], \inner__data$7 [1:0] } ^ { 34'h000000000, \inner__data$7 [64] };
+  assign \$16  = { rp0_word[63], rp0_word[61], rp0_word[59], rp0_word[57:56], rp0_word[54], rp0_word[52], rp0_word[50], rp0_word[48], rp0_word[46], rp0_word[44], rp0_word[42], rp0_word[40], rp0_word[38], rp0_word[36], rp0_word[34], rp0_word[32], rp0_word[30], rp0_word[28], rp0_word[26:25], rp0_word[23], rp0_word[21], rp0_word[19], rp0_word[17], rp0_word[15], rp0_word[13], rp0_word[11:10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 34'h000000000, rp0_word[64] };
   assign \$17  = ^ \$16 ;
-  assign \$18  = { \inner__data$7 [63:62], \inner__data$7 [59:58], \inner__data$7 [56:55], \inner__data$7 [52:51], \inner__data$7 [48:47], \inner__data$7 [44:43], \inner__data$7 [40:39], \inner__data$7 [36:35], \inner__data$7 [32:31], \inner__data$7 [28:27], \inner__data$7 [25:24], \inner__data$7 [21:20], \inner__data$7 [17:16], \inner__data$7 [13:12], \inner__data$7 [10:9], \inner__data$7 [6:5], \inner__data$7 [3:2], \inner__data$7 [0] } ^ { 34'h000000000, \inner__data$7 [65] };
+  assign \$18  = { rp0_word[63:62], rp0_word[59:58], rp0_word[56:55], rp0_word[52:51], rp0_word[48:47], rp0_word[44:43], rp0_word[40:39], rp0_word[36:35], rp0_word[32:31], rp0_word[28:27], rp0_word[25:24], rp0_word[21:20], rp0_word[17:16], rp0_word[13:12], rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 34'h000000000, rp0_word[65] };
   assign \$19  = ^ \$18 ;
-  assign \$20  = { \inner__data$7 [63:60], \inner__data$7 [56:53], \inner__data$7 [48:45], \inner__data$7 [40:37], \inner__data$7 [32:29], \inner__data$7 [25:22], \inner__data$7 [17:14], \inner__data$7 [10:7], \inner__data$7 [3:1] } ^ { 34'h000000000, \inner__data$7 [66] };
+  assign \$20  = { rp0_word[63:60], rp0_word[56:53], rp0_word[48:45], rp0_word[40:37], rp0_word[32:29], rp0_word[25:22], rp0_word[17:14], rp0_word[10:7], rp0_word[3:1] } ^ { 34'h000000000, rp0_word[66] };
   assign \$21  = ^ \$20 ;
-  assign \$22  = { \inner__data$7 [56:49], \inner__data$7 [40:33], \inner__data$7 [25:18], \inner__data$7 [10:4] } ^ { 30'h00000000, \inner__data$7 [67] };
+  assign \$22  = { rp0_word[56:49], rp0_word[40:33], rp0_word[25:18], rp0_word[10:4] } ^ { 30'h00000000, rp0_word[67] };
   assign \$23  = ^ \$22 ;
-  assign \$24  = { \inner__data$7 [56:41], \inner__data$7 [25:11] } ^ { 30'h00000000, \inner__data$7 [68] };
+  assign \$24  = { rp0_word[56:41], rp0_word[25:11] } ^ { 30'h00000000, rp0_word[68] };
   assign \$25  = ^ \$24 ;
-  assign \$26  = \inner__data$7 [56:26] ^ { 30'h00000000, \inner__data$7 [69] };
+  assign \$26  = rp0_word[56:26] ^ { 30'h00000000, rp0_word[69] };
   assign \$27  = ^ \$26 ;
-  assign \$28  = \inner__data$7 [63:57] ^ { 6'h00, \inner__data$7 [70] };
+  assign \$28  = rp0_word[63:57] ^ { 6'h00, rp0_word[70] };
   assign \$29  = ^ \$28 ;
   assign \$30  = ! { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
   assign \$31  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 1'h1;
@@ -38980,7 +37962,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$37  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h40;
   assign \$38  = | { \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31  };
   assign rp0_lane0_names_check = \$30  | \$38 ;
-  assign \$39  = ^ \inner__data$7 ;
+  assign \$39  = ^ rp0_word;
   assign \$40  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
   assign \$41  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
   assign \$42  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
@@ -39046,8 +38028,8 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$102  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
   assign \$103  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
   assign \$104  = \$39  ? { \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40  } : 64'h0000000000000000;
-  assign rp0_lane0_data = \inner__data$7 [63:0] ^ \$104 ;
-  assign \$105  = ^ \inner__data$7 ;
+  assign rp0_lane0_data = rp0_word[63:0] ^ \$104 ;
+  assign \$105  = ^ rp0_word;
   assign \$106  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
   assign \$107  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
   assign \$108  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
@@ -39115,7 +38097,7 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$170  = | { \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152 , \$151 , \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106  };
   assign \$171  = \$170  | rp0_lane0_names_check;
   assign rp0_lane0_corrected = \$105  & \$171 ;
-  assign \$172  = ^ \inner__data$7 ;
+  assign \$172  = ^ rp0_word;
   assign \$173  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
   assign \$174  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
   assign \$175  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
@@ -39185,28 +38167,55 @@ module \kv_asu.regs.stats.mem (rst, wr_data, \inner__addr$12 , rp0_lane0_data, r
   assign \$239  = ~ \$238 ;
   assign \$240  = | { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
   assign rp0_lane0_error = \$172  ? \$239  : \$240 ;
-  assign \$241  = ~ rp0_met_write;
+  assign \$241  = ~ rp0_met_write_q;
   assign rd_lane_corrected = rp0_lane0_corrected & \$241 ;
-  assign \$242  = ~ rp0_met_write;
+  assign \$242  = ~ rp0_met_write_q;
   assign rd_lane_error = rp0_lane0_error & \$242 ;
   assign \$243  = inner__addr == \inner__addr$12 ;
   assign \$244  = inner__en & \$243 ;
   always @(posedge clk)
-    rp0_met_write <= \$246 ;
+    rp0_word <= \$246 ;
   always @(posedge clk)
-    rd_error_addr <= \$247 ;
+    rp0_met_write <= \$247 ;
+  always @(posedge clk)
+    rp0_met_write_q <= \$248 ;
+  always @(posedge clk)
+    rp0_addr_q <= \$249 ;
+  always @(posedge clk)
+    rd_error_addr <= \$250 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$246  = \$245 ;
+    \$246  = \inner__data$24 ;
     if (rst) begin
-      \$246  = 1'h0;
+      \$246  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$247  = \inner__addr$12 ;
+    \$247  = \$245 ;
     if (rst) begin
-      \$247  = 4'h0;
+      \$247  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
+    \$248  = rp0_met_write;
+    if (rst) begin
+      \$248  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
+    \$249  = \inner__addr$12 ;
+    if (rst) begin
+      \$249  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
+    \$250  = rp0_addr_q;
+    if (rst) begin
+      \$250  = 4'h0;
     end
   end
   assign wr_addr = inner__addr;

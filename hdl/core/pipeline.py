@@ -136,15 +136,18 @@ class KvAsuCore(wiring.Component):
     observe : Out(ObservationSignature(...))
         Only with ``observe=True``: the state of every stage in flight, for the formal
         harness (see ``ObservationSignature``).
-    err_uncorrectable, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+    err_uncorrectable : Out(1)
         Only with protection (``options.protection``, docs/spec-decisions.md D11): a table
-        or LRU read of this cycle failed its check / was corrected; the memory
-        (``regmap.MEM_IDS``) and slot of the first (the table's before the LRU's,
-        uncorrectable before corrected).
+        or LRU read's registered check failed this cycle (the recovery's ``error``).
     recovery_start : Out(1), recovering : Out(1)
         Only with protection: a recovery starts this cycle (an uncorrectable error with
         none running: the cycle ``d`` of D11); a recovery is running (``req.ready`` low,
         ``Recovery``).
+    err_started, err_corrected : Out(1), err_mem : Out(4), err_addr : Out(SLOT_WIDTH)
+        Only with protection: the report of the cycle before (registers): a recovery
+        started in it (``recovery_start`` a cycle later); a table or LRU read's check
+        found a corrected word; the memory (``regmap.MEM_IDS``) and slot of its first error
+        (the table's before the LRU's, uncorrectable before corrected).
 
     Attributes
     ----------
@@ -157,10 +160,10 @@ class KvAsuCore(wiring.Component):
         An EVICT / EVICT_ANY is accepted only when no OBSERVE, EVICT or EVICT_ANY was
         accepted in the ``evict_gap`` cycles before it (6 by default).
     decision_lag : int
-        ``D`` of D11: cycles from a request's acceptance to the cycle its decision enters
-        E2 (E1b; in the compact pipeline one more than E, which commits in its own
-        cycle): a recovery that starts in cycle ``d`` answers the requests accepted in
-        ``d - decision_lag + 1 .. d`` as untracked lines (``eval_lag + 1``).
+        ``D`` of D11: cycles from a request's acceptance to the cycle after its decision
+        is made (E2; ``eval_lag + 2``): a recovery that starts in cycle ``d`` poisons the
+        decisions made from ``d`` on (E1b in ``d`` or later), so it answers the requests
+        accepted in ``d - decision_lag + 1 .. d`` as untracked lines.
     """
 
     def __init__(self, params=None, options=None, *, hash=None, memory=Memory, observe=False,
@@ -187,7 +190,7 @@ class KvAsuCore(wiring.Component):
         self.eval_lag = self.hash_latency + 2 + options.m_stage
         self.latency = self.eval_lag + 2 + eval_stages
         self.fifo_depth = self.latency + 2
-        self.decision_lag = self.eval_lag + 1
+        self.decision_lag = self.eval_lag + 2
         # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
         # the request ahead (given in E2) tail_lag cycles later: the cycles before an
         # EVICT's acceptance that must be free of acceptances.
@@ -230,7 +233,8 @@ class KvAsuCore(wiring.Component):
         if options.predictor:
             ports["policy"] = In(1)
         if options.protected:
-            ports.update({"err_uncorrectable": Out(1), "err_corrected": Out(1),
+            ports.update({"err_uncorrectable": Out(1), "err_started": Out(1),
+                          "err_corrected": Out(1),
                           "err_mem": Out(4), "err_addr": Out(params.SLOT_WIDTH),
                           "recovery_start": Out(1), "recovering": Out(1)})
         if observe:
@@ -319,11 +323,12 @@ class KvAsuCore(wiring.Component):
 
         # ---- E2: T-level, table write, LRU command, response; L -------------------------
         if protected:
-            # D11: from the cycle after a recovery starts, every decision entering E2 is an
+            # D11: from the cycle d a recovery starts in, every decision entering E2 is an
             # untracked line with no effect (no match, no free lane, no victim, no tail, no
-            # write). (The error seen in cycle d is in the window of the request then in
-            # E1a, which decides in d + 1.)
-            poison = rec.active
+            # write). (A window word's check is made in E1a and registered: the error of
+            # cycle d is in the window of the request then in E1b, which decides in d.)
+            poison = Signal(name="poison")
+            m.d.comb += poison.eq(rec.active | rec.error)
             decision = Signal(decision_layout(p), name="decision_checked")
             m.d.comb += decision.eq(versions.decision)
             with m.If(poison):
@@ -431,15 +436,22 @@ class KvAsuCore(wiring.Component):
             ]
 
     def _errors(self, m, rec):
-        """D11: the table's and the LRU list's checks, the recovery and its sweep."""
+        """D11: the table's and the LRU list's checks, the recovery and its sweep. Every
+        check is registered before it is used: the recovery starts from the registered
+        checks (``err_uncorrectable``, the detection cycle ``d``), and the report collected from
+        them (which memory, which slot) is registered once more for the register block."""
         table, lru, p = self.table, self.lru, self._params
         rows = table.rows
         table_first = table.err_uncorrectable | (table.err_corrected & ~lru.err_uncorrectable)
-        m.d.comb += [
-            self.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
+        # The report of the detection cycle, registered for the register block.
+        m.d.sync += [
+            self.err_started.eq(rec.start),
             self.err_corrected.eq(table.err_corrected | lru.err_corrected),
             self.err_mem.eq(Mux(table_first, table.err_mem, lru.err_mem)),
             self.err_addr.eq(Mux(table_first, table.err_slot, lru.err_slot)),
+        ]
+        m.d.comb += [
+            self.err_uncorrectable.eq(table.err_uncorrectable | lru.err_uncorrectable),
             rec.error.eq(self.err_uncorrectable),
             rec.idle.eq(self.admission.idle),
             self.recovery_start.eq(rec.start),

@@ -42,7 +42,8 @@ class Recovery(wiring.Component):
     flush : Out(1)
         One-cycle pulse: the drain is over; flush the LRU list and the occupancy.
     sweep_en : Out(1), sweep_addr : Out(range(entries))
-        Write the zero code word to word ``sweep_addr`` of every memory.
+        Write the zero code word to word ``sweep_addr`` of every memory (registers: high
+        exactly in the cycles of the ``SWEEP`` state).
 
     Attributes
     ----------
@@ -75,13 +76,12 @@ class Recovery(wiring.Component):
             with m.State("DRAIN"):
                 with m.If(self.idle):
                     m.d.comb += self.flush.eq(1)
-                    m.d.sync += addr.eq(0)
+                    m.d.sync += [addr.eq(0), self.sweep_en.eq(1)]
                     m.next = "SWEEP"
             with m.State("SWEEP"):
-                m.d.comb += self.sweep_en.eq(1)
                 m.d.sync += addr.eq(addr + 1)
                 with m.If(addr == self.entries - 1):
-                    m.d.sync += settle.eq(self.SETTLE)
+                    m.d.sync += [settle.eq(self.SETTLE), self.sweep_en.eq(0)]
                     m.next = "SETTLE"
             with m.State("SETTLE"):
                 m.d.sync += settle.eq(settle - 1)

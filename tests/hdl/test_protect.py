@@ -205,6 +205,49 @@ def test_lru_works_on_protected_memories(monkeypatch, registered):
                                                 for m in CountedMemory.made)
 
 
+@pytest.mark.parametrize("registered", [True, False], ids=["registered", "compact"])
+def test_protected_lru_list(monkeypatch, registered):
+    """The LRU list with SECDED banks (their read ports registered and corrected after the
+    register in the six-stage pipeline) behaves as the unprotected list."""
+    from hdl.lru import LruList
+    monkeypatch.setattr(test_lru, "LruList", functools.partial(LruList, protection="secded"))
+    test_lru.test_lru_random(16, 0.0, registered)
+    test_lru.test_lru_random(16, 0.3, registered)
+
+
+def test_registered_read_port():
+    """``read_port(registered=True)``: the word of the address of two cycles before,
+    corrected, with its flags and address; bad arguments refused."""
+    mem = ProtectedMemory(shape=8, depth=4, protection="secded")
+    wp, rp = mem.write_port(), mem.read_port(registered=True)
+    with pytest.raises(ValueError, match="registered"):
+        mem.read_port(registered=True, domain="comb")
+    with pytest.raises(TypeError, match="registered"):
+        mem.read_port(registered=1)
+
+    async def bench(ctx):
+        for addr in range(4):
+            ctx.set(wp.addr, addr)
+            ctx.set(wp.data, 0x10 + addr)
+            ctx.set(wp.en, 1)
+            await ctx.tick()
+        ctx.set(wp.en, 0)
+        ctx.set(mem.storage[2], ctx.get(mem.storage[2]) ^ 1 << 3)      # one bit of word 2
+        ctx.set(mem.storage[3], ctx.get(mem.storage[3]) ^ 0b11)        # two of word 3
+        got = []
+        for addr in (0, 1, 2, 3, 0, 0):
+            ctx.set(rp.addr, addr)
+            await ctx.tick()
+            got.append((ctx.get(rp.data), ctx.get(rp.corrected), ctx.get(rp.error),
+                        ctx.get(rp.error_addr)))
+        # Each read shows two cycles after its address (the first shown is the read of
+        # the last write's cycle, which met it: its flags are dropped).
+        assert got[1:] == [(0x10, 0, 0, 0), (0x11, 0, 0, 1), (0x12, 1, 0, 2),
+                           (got[4][0], 0, 1, 3), (0x10, 0, 0, 0)]
+
+    simulate(mem, bench)
+
+
 # ---- D11's table ----------------------------------------------------------------------------
 
 def test_spec_table_is_the_rule_applied_to_the_default_build():

@@ -103,10 +103,15 @@ def test_flip_in_a_window_word_recovers(bank_word):
         d = ready_again = None
         rsp = None
         for _ in range(4 * bound):
+            if d is not None and ctx.get(top.tb.cycle) == d + 1:
+                # The report comes a cycle after the detection.
+                assert ctx.get(core.err_started)
+                seen["mem"], seen["addr"] = ctx.get(core.err_mem), ctx.get(core.err_addr)
+            else:
+                assert not ctx.get(core.err_started)
             if ctx.get(core.recovery_start):
                 assert d is None, "one recovery"
                 d = ctx.get(top.tb.cycle)
-                seen["mem"], seen["addr"] = ctx.get(core.err_mem), ctx.get(core.err_addr)
             if ctx.get(core.rsp.valid) and rsp is None:
                 rsp = ctx.get(core.rsp.payload)
             if d is not None and ctx.get(top.tb.cycle) > d:

@@ -868,7 +868,11 @@ def test_soft_error_registers():
     async def bench(ctx):
         mgr = setup(ctx, dut, cycle=1000)
         assert [await mgr.read_ok(ctx, off) for off in err.values()] == [0] * 5
+        # The core reports an error in the cycle after its detection cycle d, which
+        # ERR_FIRST_CYCLE names.
         ctx.set(dut.cycle, 1234)
+        await ctx.tick()
+        ctx.set(dut.cycle, 1235)
         await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["prev1"], err_addr=7)
         ctx.set(dut.cycle, 1300)
         await pulse(ctx, err_corrected=1, err_mem=MEM_IDS["ent"], err_addr=3)
@@ -877,15 +881,18 @@ def test_soft_error_registers():
         assert await mgr.read_ok(ctx, err["ERR_FIRST_ADDR"]) == 7
         assert await mgr.read64(ctx, REG["ERR_FIRST_CYCLE"]) == 1234
         assert await mgr.read_ok(ctx, REG["STATUS"].offset) & soft == 0
-        # An uncorrectable error starts a recovery of 5 cycles (d .. ready at d + 6).
+        # An uncorrectable error in d = 2000 starts a recovery, running from d + 1 (in
+        # which the core reports it) to d + 5 (ready at d + 6).
         ctx.set(dut.cycle, 2000)
+        await ctx.tick()
+        ctx.set(dut.cycle, 2001)
         ctx.set(dut.err_start, 1)
         ctx.set(dut.err_mem, MEM_IDS["meta"])
         ctx.set(dut.err_addr, 9)
+        ctx.set(dut.recovering, 1)
         await ctx.tick()
         ctx.set(dut.err_start, 0)
-        ctx.set(dut.recovering, 1)
-        await ctx.tick().repeat(5)
+        await ctx.tick().repeat(4)
         ctx.set(dut.recovering, 0)
         await ctx.tick()
         assert await mgr.read_ok(ctx, REG["STATUS"].offset) & (soft | recovering) == soft

@@ -211,16 +211,17 @@ def test_protected_counters_correct_single_upsets(stages):
 def test_protected_counter_restarts_at_an_uncorrectable_word():
     """Two flipped bits: the visit that finds them (cycle d) restarts that counter from
     the increments of d on, reports it, and leaves the others alone."""
-    dut = StatisticsCounters(count=4, width=16, protection="auto")
+    dut = StatisticsCounters(count=6, width=16, protection="auto")
     out = {}
 
     async def bench(ctx, rst):
         ctx.set(dut.inc, 0b1111)
         await ctx.tick().repeat(40)
-        # (not while a visit of counter 2 is in flight: its write-back would undo it)
+        # (not while a visit of counter 2 is in flight: its write-back would undo it; with
+        # six counters each is out of the protected engine's five stages at times)
         total = 40
         while any(ctx.get(active) and ctx.get(addr) == 2
-                  for active, addr, _ in dut._in_flight()):
+                  for active, addr, _ in dut._in_flight()) or dut._d_pending(ctx, 2):
             await ctx.tick()
             total += 1
         word = ctx.get(dut._data[2])
@@ -244,6 +245,45 @@ def test_protected_counter_restarts_at_an_uncorrectable_word():
     assert out["values"][2] == out["since"]
     assert out["values"][0] == out["values"][1] == out["values"][3] == out["total"]
     assert 0 < out["values"][2] < out["total"]
+
+
+def test_read_of_a_counter_as_it_restarts():
+    """A read sampled in the cycle d in which a visit finds the counter's word
+    uncorrectable (the register block reading it just then) returns 0, the value of a
+    counter that restarts at d, and takes none of the increments before d."""
+    dut = StatisticsCounters(count=6, width=16, protection="auto")
+    out = {}
+
+    async def bench(ctx, rst):
+        ctx.set(dut.inc, 0b1111)
+        await ctx.tick().repeat(40)
+        while any(ctx.get(active) and ctx.get(addr) == 2
+                  for active, addr, _ in dut._in_flight()) or dut._d_pending(ctx, 2):
+            await ctx.tick()
+        ctx.set(dut._data[2], ctx.get(dut._data[2]) ^ 0b110)          # two bits
+        while not (ctx.get(dut._b_active) and ctx.get(dut._b_addr) == 2):
+            await ctx.tick()
+        ctx.set(dut.rd_reserve, 1)             # the visit of counter 2 is in stage B
+        await ctx.tick()
+        ctx.set(dut.rd_reserve, 0)
+        ctx.set(dut.rd_en, 1)
+        ctx.set(dut.rd_addr, 2)
+        out["restart"] = (ctx.get(dut.err_uncorrectable), ctx.get(dut.err_index))
+        await ctx.tick()
+        ctx.set(dut.rd_en, 0)
+        since = 1                               # cycles counted from d on
+        for _ in range(dut.read_latency - 1):
+            await ctx.tick()
+            since += 1
+        out["read"] = ctx.get(dut.rd_data)
+        ctx.set(dut.inc, 0)
+        await ctx.tick().repeat(12)
+        out["value"], out["since"] = dut.peek(ctx, 2), since
+
+    simulate(dut, bench)
+    assert out["restart"] == (1, 2)
+    assert out["read"] == 0
+    assert out["value"] == out["since"]
 
 
 def test_ports_and_parameters():
