@@ -242,8 +242,8 @@ def _core_seu_bmc():
     return SeuInvariants(small_params())
 
 
-@job("core_seu_reset_bmc", mode="bmc", depth=10, timeout=600, expect="FAIL",
-     doc="finding: with resets in the middle of a run and no upset, the protected core flags an uncorrectable error (expect FAIL)")
+@job("core_seu_reset_bmc", mode="bmc", depth=14, timeout=900,
+     doc="D11: with resets in the middle of a run and no upset, the protected core never flags an error (F2), BMC")
 def _core_seu_reset():
     from .seu_props import SeuInvariants
     return SeuInvariants(small_params(), flips=0, resets=True)

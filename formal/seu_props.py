@@ -48,13 +48,11 @@ Asserted every cycle (``flips`` 1 or 2):
 With ``invariants=False`` only (a), (c), the end state and (d) are asserted (a smaller
 cone, so a deeper BMC). ``SeuCovers`` shows the goals the proofs rely on are reached.
 
-**Finding** (job ``core_seu_reset_bmc``, ``resets=True``, no upset at all): a reset in the
-cycle in which a table write meets the scrubber's read of the same ``scrub`` row clears
-the register that says the read met a write (``ProtectedMemory``'s ``met`` flag and the
-table's snoop register have a reset), so the undefined word that read returns
-(``no_rw_check``) is checked in the next cycle and can be flagged uncorrectable: a
-recovery, and an ``ERR_UNCORRECTED`` count, without any upset. The soft-error jobs
-therefore reset only in the first cycle.
+``resets=True`` with no upset (job ``core_seu_reset_bmc``): resets free in every cycle, the
+block never flags an error. This holds because the registers that say a read met a write
+(``ProtectedMemory``'s ``met`` flag, the table's snoop registers) are not reset: a reset
+does not cancel the block RAM's read whose undefined word they mask. The soft-error jobs
+with an upset reset only in the first cycle.
 """
 
 from amaranth import *

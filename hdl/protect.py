@@ -405,12 +405,14 @@ class ProtectedMemory(Elaboratable):
             # user does not use such a word as read, so its flags are dropped.
             met = Const(0, lanes)
             if rp.domain != "comb" and self._write_ports:
-                met = Signal(lanes, name=f"rp{n}_met_write")
+                # Not reset: a reset does not cancel the block RAM's read, so the mask
+                # must outlive it with the undefined word it describes.
+                met = Signal(lanes, name=f"rp{n}_met_write", reset_less=True)
                 m.d[rp.domain] += met.eq(Cat(
                     Cat(wp._inner.en[i] & (wp._inner.addr == rp.addr)
                         for wp in self._write_ports).any() for i in range(lanes)))
                 if rp.registered:
-                    met_q = Signal(lanes, name=f"rp{n}_met_write_q")
+                    met_q = Signal(lanes, name=f"rp{n}_met_write_q", reset_less=True)
                     m.d[rp.domain] += met_q.eq(met)
                     met = met_q
             m.d.comb += [

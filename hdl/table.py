@@ -406,11 +406,14 @@ class BucketTable(wiring.Component):
         clr_cmp = row_cmp(self.clear_row, "clear")
         sc_cmp = row_cmp(sc_row_qqq, "sc_mark")
 
+        # With protection the bypass registers also mask the check of the word they
+        # replace (a read that met a write returns an undefined word); a reset does not
+        # cancel that read, so they are not reset then.
         def bypass(rp, wp, shape, hit, name):
             """Read port ``rp``'s data, or what write port ``wp`` wrote to the row read in
             the read cycle (``hit``: it did)."""
-            hit_q = Signal(name=f"{name}_byp")
-            data_q = Signal(shape, name=f"{name}_byp_data")
+            hit_q = Signal(name=f"{name}_byp", reset_less=protected)
+            data_q = Signal(shape, name=f"{name}_byp_data", reset_less=protected)
             out = Signal(shape, name=f"{name}_rd")
             m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
             m.d.comb += out.eq(Mux(hit_q, data_q, rp.data))
@@ -450,18 +453,18 @@ class BucketTable(wiring.Component):
             registers beside the block RAM's output register, so the caller's logic starts
             from flip-flops. With ``summary`` (a function of a word) also a register of
             ``summary(alt_data)``, made before the register (returned fourth)."""
-            hit_q = Signal(name=f"{name}_byp")
-            data_q = Signal(shape, name=f"{name}_byp_data")
+            hit_q = Signal(name=f"{name}_byp", reset_less=protected)
+            data_q = Signal(shape, name=f"{name}_byp_data", reset_less=protected)
             m.d.sync += [hit_q.eq(hit), data_q.eq(wp.data)]
             hit_next = Signal(name=f"{name}_byp_next")
             m.d.comb += hit_next.eq(wp.en & (wp.addr == row_q))
-            alt = Signal(name=f"{name}_alt")
-            alt_data = Signal(shape, name=f"{name}_alt_data")
+            alt = Signal(name=f"{name}_alt", reset_less=protected)
+            alt_data = Signal(shape, name=f"{name}_alt_data", reset_less=protected)
             m.d.sync += [alt.eq(hit_q | hit_next),
                          alt_data.eq(Mux(hit_next, wp.data, data_q))]
             if summary is None:
                 return alt, alt_data, rp.data
-            alt_summary = Signal(name=f"{name}_alt_summary")
+            alt_summary = Signal(name=f"{name}_alt_summary", reset_less=protected)
             m.d.sync += alt_summary.eq(Mux(hit_next, summary(wp.data), summary(data_q)))
             return alt, alt_data, rp.data, alt_summary
 
@@ -502,8 +505,11 @@ class BucketTable(wiring.Component):
 
             def meta_write_at(row):
                 return meta_write_where(self.clear_row == row, i_row == row, w_row == row)
-            at_read = Signal(name=f"sc_wr_at_read{b}")
-            at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}")
+            # With protection these mask the check of the read they describe, which a
+            # reset does not cancel: they are not reset then.
+            at_read = Signal(name=f"sc_wr_at_read{b}", reset_less=protected)
+            at_read_data = Signal(copy_layout, name=f"sc_wr_at_read_data{b}",
+                                  reset_less=protected)
             m.d.sync += [at_read.eq(meta_write_at(self.sc_row)),
                          at_read_data.eq(copy_data)]
             # The snoop's choice and data, from registers only, are kept as nets of their
@@ -516,8 +522,8 @@ class BucketTable(wiring.Component):
             m.d.comb += [snoop_hit.eq(snoop_now | at_read),
                          snoop_data.eq(Mux(snoop_now, copy_data, at_read_data))]
             if protected:
-                snoop_hit_q = Signal(name=f"sc_snoop_q{b}")
-                snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}")
+                snoop_hit_q = Signal(name=f"sc_snoop_q{b}", reset_less=True)
+                snoop_data_q = Signal(copy_layout, name=f"sc_snoop_data_q{b}", reset_less=True)
                 m.d.sync += [snoop_hit_q.eq(snoop_hit), snoop_data_q.eq(snoop_data)]
                 snoop_hit = snoop_hit_q
                 m.d.comb += sc_d[b].eq(Mux(snoop_hit_q, snoop_data_q, sc_r.data[b]))

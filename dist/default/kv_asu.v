@@ -1229,8 +1229,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$6576$372 (\$49 ),
-    .\port$6576$5 (\$48 ),
+    .\port$6490$372 (\$49 ),
+    .\port$6490$5 (\$48 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -1248,7 +1248,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$207  \hash$207  (
     .clk(clk),
     .out_h(\hash$83 ),
-    .\port$6517$5 (s0[60:5]),
+    .\port$6431$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -1256,12 +1256,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .forward__lane(\$49 [3:0]),
     .lanes(lanes),
-    .\port$6519$0 (\$44 ),
-    .\port$6520$0 (\$45 ),
-    .\port$6524$0 (\$46 ),
-    .\port$6526$0 (\$47 ),
-    .\port$6576$387 (\$49 [49:15]),
-    .\port$6576$5 (\$48 ),
+    .\port$6433$0 (\$44 ),
+    .\port$6434$0 (\$45 ),
+    .\port$6438$0 (\$46 ),
+    .\port$6440$0 (\$47 ),
+    .\port$6490$387 (\$49 [49:15]),
+    .\port$6490$5 (\$48 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1321,8 +1321,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .err_uncorrectable(\err_uncorrectable$167 ),
     .generation(generation),
     .inv_slot(forward__window),
-    .\port$6576$376 (\$49 [33:4]),
-    .\port$6576$5 (\$48 ),
+    .\port$6490$376 (\$49 [33:4]),
+    .\port$6490$5 (\$48 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1341,7 +1341,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .forward__tag(\$48 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$6576$387 (\$49 [49:15]),
+    .\port$6490$387 (\$49 [49:15]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1359,11 +1359,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$83 [10:0]),
-    .\port$6519$0 (\$44 ),
-    .\port$6520$0 (\$45 ),
-    .\port$6524$0 (\$46 ),
-    .\port$6526$0 (\$47 ),
-    .\port$6564$0 (lanes[79:0]),
+    .\port$6433$0 (\$44 ),
+    .\port$6434$0 (\$45 ),
+    .\port$6438$0 (\$46 ),
+    .\port$6440$0 (\$47 ),
+    .\port$6478$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2546,7 +2546,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, hold, pop, busy, req__ready
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 , forward__window, \port$6576$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
+module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 , forward__window, \port$6490$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   wire [55:0] \$10 ;
@@ -2679,10 +2679,10 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [49:0] \port$6576$372 ;
-  wire [49:0] \port$6576$372 ;
-  output [63:0] \port$6576$5 ;
-  wire [63:0] \port$6576$5 ;
+  output [49:0] \port$6490$372 ;
+  wire [49:0] \port$6490$372 ;
+  output [63:0] \port$6490$5 ;
+  wire [63:0] \port$6490$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2750,7 +2750,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$6576$81 (e2[104:81])
+    .\port$6490$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2965,9 +2965,9 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$6576$5  = e2[68:5];
+  assign \port$6490$5  = e2[68:5];
   assign forward__window = e2[147:137];
-  assign \port$6576$372  = e2[421:372];
+  assign \port$6490$372  = e2[421:372];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3058,7 +3058,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6576$5 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$6576$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$6490$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -3079,15 +3079,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6576$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$6576$81 ;
-  wire [23:0] \port$6576$81 ;
+  input [23:0] \port$6490$81 ;
+  wire [23:0] \port$6490$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$6576$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$6576$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$6490$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$6490$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$6576$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$6576$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$6576$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$6490$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$6490$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$6490$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -3101,8 +3101,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6576$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$6576$81 [15:0];
-  assign age = \port$6576$81 [23:16];
+  assign count = \port$6490$81 [15:0];
+  assign age = \port$6490$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -3309,7 +3309,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
+module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -3408,8 +3408,8 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$6517$5 ;
-  wire [55:0] \port$6517$5 ;
+  input [55:0] \port$6431$5 ;
+  wire [55:0] \port$6431$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3500,12 +3500,12 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$6517$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$6517$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$6517$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$6517$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$6517$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$6517$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$6431$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$6431$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$6431$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$6431$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$6431$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$6431$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3536,7 +3536,7 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$6517$5  };
+  assign key = { 8'h00, \port$6431$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3551,7 +3551,7 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6517$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6519$0 , \port$6520$0 , \port$6524$0 , \port$6526$0 , lanes, \port$6576$5 , forward__lane, \port$6576$387 , clk);
+module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6433$0 , \port$6434$0 , \port$6438$0 , \port$6440$0 , lanes, \port$6490$5 , forward__lane, \port$6490$387 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4618,18 +4618,18 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$6519$0 ;
-  wire [79:0] \port$6519$0 ;
-  input [603:0] \port$6520$0 ;
-  wire [603:0] \port$6520$0 ;
-  input [43:0] \port$6524$0 ;
-  wire [43:0] \port$6524$0 ;
-  input [16:0] \port$6526$0 ;
-  wire [16:0] \port$6526$0 ;
-  input [34:0] \port$6576$387 ;
-  wire [34:0] \port$6576$387 ;
-  input [63:0] \port$6576$5 ;
-  wire [63:0] \port$6576$5 ;
+  input [79:0] \port$6433$0 ;
+  wire [79:0] \port$6433$0 ;
+  input [603:0] \port$6434$0 ;
+  wire [603:0] \port$6434$0 ;
+  input [43:0] \port$6438$0 ;
+  wire [43:0] \port$6438$0 ;
+  input [16:0] \port$6440$0 ;
+  wire [16:0] \port$6440$0 ;
+  input [34:0] \port$6490$387 ;
+  wire [34:0] \port$6490$387 ;
+  input [63:0] \port$6490$5 ;
+  wire [63:0] \port$6490$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4721,182 +4721,182 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$55  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
-  assign \$56  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
-  assign \$57  = \port$6520$0 [412] ? \$55 [7:0] : \$56 [7:0];
+  assign \$55  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
+  assign \$56  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
+  assign \$57  = \port$6434$0 [412] ? \$55 [7:0] : \$56 [7:0];
   assign \$58  = \$54  | \$57 [7];
-  assign \$59  = \port$6520$0 [510] ^ \port$6520$0 [511];
-  assign \$60  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
-  assign \$61  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
-  assign \$62  = \port$6520$0 [555] ? \$60 [7:0] : \$61 [7:0];
+  assign \$59  = \port$6434$0 [510] ^ \port$6434$0 [511];
+  assign \$60  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
+  assign \$61  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
+  assign \$62  = \port$6434$0 [555] ? \$60 [7:0] : \$61 [7:0];
   assign \$63  = \$59  | \$62 [7];
-  assign \$64  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
-  assign \$65  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
-  assign \$66  = \port$6520$0 [555] ? \$64 [7:0] : \$65 [7:0];
+  assign \$64  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
+  assign \$65  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
+  assign \$66  = \port$6434$0 [555] ? \$64 [7:0] : \$65 [7:0];
   assign \$67  = \$63  ? 7'h00 : \$66 [6:0];
-  assign \$68  = \port$6520$0 [510] ^ \port$6520$0 [511];
-  assign \$69  = \port$6519$0 [68:61] - \port$6520$0 [571:564];
-  assign \$70  = \port$6519$0 [68:61] - \port$6520$0 [563:556];
-  assign \$71  = \port$6520$0 [555] ? \$69 [7:0] : \$70 [7:0];
+  assign \$68  = \port$6434$0 [510] ^ \port$6434$0 [511];
+  assign \$69  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
+  assign \$70  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
+  assign \$71  = \port$6434$0 [555] ? \$69 [7:0] : \$70 [7:0];
   assign \$72  = \$68  | \$71 [7];
-  assign \$73  = forward__lane & \port$6520$0 [575:572];
+  assign \$73  = forward__lane & \port$6434$0 [575:572];
   assign \$74  = | \$73 ;
-  assign fw_wr0 = \port$6576$387 [1] & \$74 ;
-  assign fw_inv0 = \port$6576$387 [2] & \port$6520$0 [572];
-  assign \$75  = \port$6524$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$6490$387 [1] & \$74 ;
+  assign fw_inv0 = \port$6490$387 [2] & \port$6434$0 [572];
+  assign \$75  = \port$6438$0 [1:0] + 1'h0;
   assign \$77  = ~ fw_inv0;
   assign \$78  = \$76  & \$77 ;
   assign valid0 = fw_wr0 | \$78 ;
-  assign \$79  = \port$6524$0 [1:0] + 1'h0;
+  assign \$79  = \port$6438$0 [1:0] + 1'h0;
   assign \$81  = ~ fw_inv0;
   assign \$82  = \$80  & \$81 ;
-  assign match0 = fw_wr0 ? \port$6526$0 [0] : \$82 ;
-  assign \$83  = \port$6524$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$6576$5 [55:0] : \$84 ;
-  assign \$85  = \port$6524$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$6526$0 [8:1] : \$86 ;
-  assign \$87  = \port$6524$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$6576$387 [18:3] : \$88 ;
-  assign \$89  = \port$6524$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$6576$387 [0] : \$90 ;
-  assign \$91  = forward__lane & \port$6520$0 [579:576];
+  assign match0 = fw_wr0 ? \port$6440$0 [0] : \$82 ;
+  assign \$83  = \port$6438$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$6490$5 [55:0] : \$84 ;
+  assign \$85  = \port$6438$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$6440$0 [8:1] : \$86 ;
+  assign \$87  = \port$6438$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$6490$387 [18:3] : \$88 ;
+  assign \$89  = \port$6438$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$6490$387 [0] : \$90 ;
+  assign \$91  = forward__lane & \port$6434$0 [579:576];
   assign \$92  = | \$91 ;
-  assign fw_wr1 = \port$6576$387 [1] & \$92 ;
-  assign fw_inv1 = \port$6576$387 [2] & \port$6520$0 [576];
-  assign \$93  = \port$6524$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$6490$387 [1] & \$92 ;
+  assign fw_inv1 = \port$6490$387 [2] & \port$6434$0 [576];
+  assign \$93  = \port$6438$0 [12:11] + 1'h0;
   assign \$95  = ~ fw_inv1;
   assign \$96  = \$94  & \$95 ;
   assign valid1 = fw_wr1 | \$96 ;
-  assign \$97  = \port$6524$0 [12:11] + 1'h0;
+  assign \$97  = \port$6438$0 [12:11] + 1'h0;
   assign \$99  = ~ fw_inv1;
   assign \$100  = \$98  & \$99 ;
-  assign match1 = fw_wr1 ? \port$6526$0 [0] : \$100 ;
-  assign \$101  = \port$6524$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$6576$5 [55:0] : \$102 ;
-  assign \$103  = \port$6524$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$6526$0 [8:1] : \$104 ;
-  assign \$105  = \port$6524$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$6576$387 [18:3] : \$106 ;
-  assign \$107  = \port$6524$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$6576$387 [0] : \$108 ;
-  assign \$109  = forward__lane & \port$6520$0 [583:580];
+  assign match1 = fw_wr1 ? \port$6440$0 [0] : \$100 ;
+  assign \$101  = \port$6438$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$6490$5 [55:0] : \$102 ;
+  assign \$103  = \port$6438$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$6440$0 [8:1] : \$104 ;
+  assign \$105  = \port$6438$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$6490$387 [18:3] : \$106 ;
+  assign \$107  = \port$6438$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$6490$387 [0] : \$108 ;
+  assign \$109  = forward__lane & \port$6434$0 [583:580];
   assign \$110  = | \$109 ;
-  assign fw_wr2 = \port$6576$387 [1] & \$110 ;
-  assign fw_inv2 = \port$6576$387 [2] & \port$6520$0 [580];
-  assign \$111  = \port$6524$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$6490$387 [1] & \$110 ;
+  assign fw_inv2 = \port$6490$387 [2] & \port$6434$0 [580];
+  assign \$111  = \port$6438$0 [23:22] + 1'h0;
   assign \$113  = ~ fw_inv2;
   assign \$114  = \$112  & \$113 ;
   assign valid2 = fw_wr2 | \$114 ;
-  assign \$115  = \port$6524$0 [23:22] + 1'h0;
+  assign \$115  = \port$6438$0 [23:22] + 1'h0;
   assign \$117  = ~ fw_inv2;
   assign \$118  = \$116  & \$117 ;
-  assign match2 = fw_wr2 ? \port$6526$0 [0] : \$118 ;
-  assign \$119  = \port$6524$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$6576$5 [55:0] : \$120 ;
-  assign \$121  = \port$6524$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$6526$0 [8:1] : \$122 ;
-  assign \$123  = \port$6524$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$6576$387 [18:3] : \$124 ;
-  assign \$125  = \port$6524$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$6576$387 [0] : \$126 ;
-  assign \$127  = forward__lane & \port$6520$0 [587:584];
+  assign match2 = fw_wr2 ? \port$6440$0 [0] : \$118 ;
+  assign \$119  = \port$6438$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$6490$5 [55:0] : \$120 ;
+  assign \$121  = \port$6438$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$6440$0 [8:1] : \$122 ;
+  assign \$123  = \port$6438$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$6490$387 [18:3] : \$124 ;
+  assign \$125  = \port$6438$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$6490$387 [0] : \$126 ;
+  assign \$127  = forward__lane & \port$6434$0 [587:584];
   assign \$128  = | \$127 ;
-  assign fw_wr3 = \port$6576$387 [1] & \$128 ;
-  assign fw_inv3 = \port$6576$387 [2] & \port$6520$0 [584];
-  assign \$129  = \port$6524$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$6490$387 [1] & \$128 ;
+  assign fw_inv3 = \port$6490$387 [2] & \port$6434$0 [584];
+  assign \$129  = \port$6438$0 [34:33] + 1'h0;
   assign \$131  = ~ fw_inv3;
   assign \$132  = \$130  & \$131 ;
   assign valid3 = fw_wr3 | \$132 ;
-  assign \$133  = \port$6524$0 [34:33] + 1'h0;
+  assign \$133  = \port$6438$0 [34:33] + 1'h0;
   assign \$135  = ~ fw_inv3;
   assign \$136  = \$134  & \$135 ;
-  assign match3 = fw_wr3 ? \port$6526$0 [0] : \$136 ;
-  assign \$137  = \port$6524$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$6576$5 [55:0] : \$138 ;
-  assign \$139  = \port$6524$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$6526$0 [8:1] : \$140 ;
-  assign \$141  = \port$6524$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$6576$387 [18:3] : \$142 ;
-  assign \$143  = \port$6524$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$6576$387 [0] : \$144 ;
+  assign match3 = fw_wr3 ? \port$6440$0 [0] : \$136 ;
+  assign \$137  = \port$6438$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$6490$5 [55:0] : \$138 ;
+  assign \$139  = \port$6438$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$6440$0 [8:1] : \$140 ;
+  assign \$141  = \port$6438$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$6490$387 [18:3] : \$142 ;
+  assign \$143  = \port$6438$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$6490$387 [0] : \$144 ;
   assign \$145  = ~ \$30 ;
-  assign \$146  = \port$6526$0 [8] & \$145 ;
-  assign \$147  = ~ \port$6526$0 [8];
+  assign \$146  = \port$6440$0 [8] & \$145 ;
+  assign \$147  = ~ \port$6440$0 [8];
   assign \$148  = ~ \$30 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$6576$5 [63:56] - \port$6520$0 [142:135];
-  assign \$151  = \port$6576$5 [63:56] - \port$6520$0 [134:127];
-  assign \$152  = \port$6520$0 [126] ? \$150 [7] : \$151 [7];
+  assign \$150  = \port$6490$5 [63:56] - \port$6434$0 [142:135];
+  assign \$151  = \port$6490$5 [63:56] - \port$6434$0 [134:127];
+  assign \$152  = \port$6434$0 [126] ? \$150 [7] : \$151 [7];
   assign \$153  = \$149  & \$152 ;
   assign \$154  = \$146  | \$153 ;
   assign \$155  = ~ \$44 ;
-  assign \$156  = \port$6526$0 [8] & \$155 ;
-  assign \$157  = ~ \port$6526$0 [8];
+  assign \$156  = \port$6440$0 [8] & \$155 ;
+  assign \$157  = ~ \port$6440$0 [8];
   assign \$158  = ~ \$44 ;
   assign \$159  = \$157  & \$158 ;
-  assign \$160  = \port$6576$5 [63:56] - \port$6520$0 [285:278];
-  assign \$161  = \port$6576$5 [63:56] - \port$6520$0 [277:270];
-  assign \$162  = \port$6520$0 [269] ? \$160 [7] : \$161 [7];
+  assign \$160  = \port$6490$5 [63:56] - \port$6434$0 [285:278];
+  assign \$161  = \port$6490$5 [63:56] - \port$6434$0 [277:270];
+  assign \$162  = \port$6434$0 [269] ? \$160 [7] : \$161 [7];
   assign \$163  = \$159  & \$162 ;
   assign \$164  = \$156  | \$163 ;
   assign \$165  = ~ \$58 ;
-  assign \$166  = \port$6526$0 [8] & \$165 ;
-  assign \$167  = ~ \port$6526$0 [8];
+  assign \$166  = \port$6440$0 [8] & \$165 ;
+  assign \$167  = ~ \port$6440$0 [8];
   assign \$168  = ~ \$58 ;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$6576$5 [63:56] - \port$6520$0 [428:421];
-  assign \$171  = \port$6576$5 [63:56] - \port$6520$0 [420:413];
-  assign \$172  = \port$6520$0 [412] ? \$170 [7] : \$171 [7];
+  assign \$170  = \port$6490$5 [63:56] - \port$6434$0 [428:421];
+  assign \$171  = \port$6490$5 [63:56] - \port$6434$0 [420:413];
+  assign \$172  = \port$6434$0 [412] ? \$170 [7] : \$171 [7];
   assign \$173  = \$169  & \$172 ;
   assign \$174  = \$166  | \$173 ;
   assign \$175  = ~ \$72 ;
-  assign \$176  = \port$6526$0 [8] & \$175 ;
-  assign \$177  = ~ \port$6526$0 [8];
+  assign \$176  = \port$6440$0 [8] & \$175 ;
+  assign \$177  = ~ \port$6440$0 [8];
   assign \$178  = ~ \$72 ;
   assign \$179  = \$177  & \$178 ;
-  assign \$180  = \port$6576$5 [63:56] - \port$6520$0 [571:564];
-  assign \$181  = \port$6576$5 [63:56] - \port$6520$0 [563:556];
-  assign \$182  = \port$6520$0 [555] ? \$180 [7] : \$181 [7];
+  assign \$180  = \port$6490$5 [63:56] - \port$6434$0 [571:564];
+  assign \$181  = \port$6490$5 [63:56] - \port$6434$0 [563:556];
+  assign \$182  = \port$6434$0 [555] ? \$180 [7] : \$181 [7];
   assign \$183  = \$179  & \$182 ;
   assign \$184  = \$176  | \$183 ;
-  assign \$185  = ~ \port$6526$0 [8];
+  assign \$185  = ~ \port$6440$0 [8];
   assign \$186  = \$30  & \$185 ;
   assign \$187  = ~ \$30 ;
-  assign \$188  = ~ \port$6526$0 [8];
+  assign \$188  = ~ \port$6440$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$6520$0 [142:135] - \port$6576$5 [63:56];
-  assign \$191  = \port$6520$0 [134:127] - \port$6576$5 [63:56];
-  assign \$192  = \port$6520$0 [126] ? \$190 [7] : \$191 [7];
+  assign \$190  = \port$6434$0 [142:135] - \port$6490$5 [63:56];
+  assign \$191  = \port$6434$0 [134:127] - \port$6490$5 [63:56];
+  assign \$192  = \port$6434$0 [126] ? \$190 [7] : \$191 [7];
   assign \$193  = \$189  & \$192 ;
   assign \$194  = \$186  | \$193 ;
-  assign \$195  = ~ \port$6526$0 [8];
+  assign \$195  = ~ \port$6440$0 [8];
   assign \$196  = \$44  & \$195 ;
   assign \$197  = ~ \$44 ;
-  assign \$198  = ~ \port$6526$0 [8];
+  assign \$198  = ~ \port$6440$0 [8];
   assign \$199  = \$197  & \$198 ;
-  assign \$200  = \port$6520$0 [285:278] - \port$6576$5 [63:56];
-  assign \$201  = \port$6520$0 [277:270] - \port$6576$5 [63:56];
-  assign \$202  = \port$6520$0 [269] ? \$200 [7] : \$201 [7];
+  assign \$200  = \port$6434$0 [285:278] - \port$6490$5 [63:56];
+  assign \$201  = \port$6434$0 [277:270] - \port$6490$5 [63:56];
+  assign \$202  = \port$6434$0 [269] ? \$200 [7] : \$201 [7];
   assign \$203  = \$199  & \$202 ;
   assign \$204  = \$196  | \$203 ;
-  assign \$205  = ~ \port$6526$0 [8];
+  assign \$205  = ~ \port$6440$0 [8];
   assign \$206  = \$58  & \$205 ;
   assign \$207  = ~ \$58 ;
-  assign \$208  = ~ \port$6526$0 [8];
+  assign \$208  = ~ \port$6440$0 [8];
   assign \$209  = \$207  & \$208 ;
-  assign \$210  = \port$6520$0 [428:421] - \port$6576$5 [63:56];
-  assign \$211  = \port$6520$0 [420:413] - \port$6576$5 [63:56];
-  assign \$212  = \port$6520$0 [412] ? \$210 [7] : \$211 [7];
+  assign \$210  = \port$6434$0 [428:421] - \port$6490$5 [63:56];
+  assign \$211  = \port$6434$0 [420:413] - \port$6490$5 [63:56];
+  assign \$212  = \port$6434$0 [412] ? \$210 [7] : \$211 [7];
   assign \$213  = \$209  & \$212 ;
   assign \$214  = \$206  | \$213 ;
-  assign \$215  = ~ \port$6526$0 [8];
+  assign \$215  = ~ \port$6440$0 [8];
   assign \$216  = \$72  & \$215 ;
   assign \$217  = ~ \$72 ;
-  assign \$218  = ~ \port$6526$0 [8];
+  assign \$218  = ~ \port$6440$0 [8];
   assign \$219  = \$217  & \$218 ;
-  assign \$220  = \port$6520$0 [571:564] - \port$6576$5 [63:56];
-  assign \$221  = \port$6520$0 [563:556] - \port$6576$5 [63:56];
-  assign \$222  = \port$6520$0 [555] ? \$220 [7] : \$221 [7];
+  assign \$220  = \port$6434$0 [571:564] - \port$6490$5 [63:56];
+  assign \$221  = \port$6434$0 [563:556] - \port$6490$5 [63:56];
+  assign \$222  = \port$6434$0 [555] ? \$220 [7] : \$221 [7];
   assign \$223  = \$219  & \$222 ;
   assign \$224  = \$216  | \$223 ;
   assign \$225  = ~ \$44 ;
@@ -4904,13 +4904,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$30 ;
   assign \$228  = ~ \$44 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$6520$0 [142:135] - \port$6520$0 [285:278];
-  assign \$231  = \port$6520$0 [142:135] - \port$6520$0 [277:270];
-  assign \$232  = \port$6520$0 [269] ? \$230 [7] : \$231 [7];
-  assign \$233  = \port$6520$0 [134:127] - \port$6520$0 [285:278];
-  assign \$234  = \port$6520$0 [134:127] - \port$6520$0 [277:270];
-  assign \$235  = \port$6520$0 [269] ? \$233 [7] : \$234 [7];
-  assign \$236  = \port$6520$0 [126] ? \$232  : \$235 ;
+  assign \$230  = \port$6434$0 [142:135] - \port$6434$0 [285:278];
+  assign \$231  = \port$6434$0 [142:135] - \port$6434$0 [277:270];
+  assign \$232  = \port$6434$0 [269] ? \$230 [7] : \$231 [7];
+  assign \$233  = \port$6434$0 [134:127] - \port$6434$0 [285:278];
+  assign \$234  = \port$6434$0 [134:127] - \port$6434$0 [277:270];
+  assign \$235  = \port$6434$0 [269] ? \$233 [7] : \$234 [7];
+  assign \$236  = \port$6434$0 [126] ? \$232  : \$235 ;
   assign \$237  = \$229  & \$236 ;
   assign \$238  = \$226  | \$237 ;
   assign \$239  = ~ \$58 ;
@@ -4918,13 +4918,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$241  = ~ \$44 ;
   assign \$242  = ~ \$58 ;
   assign \$243  = \$241  & \$242 ;
-  assign \$244  = \port$6520$0 [285:278] - \port$6520$0 [428:421];
-  assign \$245  = \port$6520$0 [285:278] - \port$6520$0 [420:413];
-  assign \$246  = \port$6520$0 [412] ? \$244 [7] : \$245 [7];
-  assign \$247  = \port$6520$0 [277:270] - \port$6520$0 [428:421];
-  assign \$248  = \port$6520$0 [277:270] - \port$6520$0 [420:413];
-  assign \$249  = \port$6520$0 [412] ? \$247 [7] : \$248 [7];
-  assign \$250  = \port$6520$0 [269] ? \$246  : \$249 ;
+  assign \$244  = \port$6434$0 [285:278] - \port$6434$0 [428:421];
+  assign \$245  = \port$6434$0 [285:278] - \port$6434$0 [420:413];
+  assign \$246  = \port$6434$0 [412] ? \$244 [7] : \$245 [7];
+  assign \$247  = \port$6434$0 [277:270] - \port$6434$0 [428:421];
+  assign \$248  = \port$6434$0 [277:270] - \port$6434$0 [420:413];
+  assign \$249  = \port$6434$0 [412] ? \$247 [7] : \$248 [7];
+  assign \$250  = \port$6434$0 [269] ? \$246  : \$249 ;
   assign \$251  = \$243  & \$250 ;
   assign \$252  = \$240  | \$251 ;
   assign \$253  = ~ \$72 ;
@@ -4932,13 +4932,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$255  = ~ \$58 ;
   assign \$256  = ~ \$72 ;
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$6520$0 [428:421] - \port$6520$0 [571:564];
-  assign \$259  = \port$6520$0 [428:421] - \port$6520$0 [563:556];
-  assign \$260  = \port$6520$0 [555] ? \$258 [7] : \$259 [7];
-  assign \$261  = \port$6520$0 [420:413] - \port$6520$0 [571:564];
-  assign \$262  = \port$6520$0 [420:413] - \port$6520$0 [563:556];
-  assign \$263  = \port$6520$0 [555] ? \$261 [7] : \$262 [7];
-  assign \$264  = \port$6520$0 [412] ? \$260  : \$263 ;
+  assign \$258  = \port$6434$0 [428:421] - \port$6434$0 [571:564];
+  assign \$259  = \port$6434$0 [428:421] - \port$6434$0 [563:556];
+  assign \$260  = \port$6434$0 [555] ? \$258 [7] : \$259 [7];
+  assign \$261  = \port$6434$0 [420:413] - \port$6434$0 [571:564];
+  assign \$262  = \port$6434$0 [420:413] - \port$6434$0 [563:556];
+  assign \$263  = \port$6434$0 [555] ? \$261 [7] : \$262 [7];
+  assign \$264  = \port$6434$0 [412] ? \$260  : \$263 ;
   assign \$265  = \$257  & \$264 ;
   assign \$266  = \$254  | \$265 ;
   assign \$267  = ~ \$30 ;
@@ -4946,13 +4946,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$269  = ~ \$72 ;
   assign \$270  = ~ \$30 ;
   assign \$271  = \$269  & \$270 ;
-  assign \$272  = \port$6520$0 [571:564] - \port$6520$0 [142:135];
-  assign \$273  = \port$6520$0 [571:564] - \port$6520$0 [134:127];
-  assign \$274  = \port$6520$0 [126] ? \$272 [7] : \$273 [7];
-  assign \$275  = \port$6520$0 [563:556] - \port$6520$0 [142:135];
-  assign \$276  = \port$6520$0 [563:556] - \port$6520$0 [134:127];
-  assign \$277  = \port$6520$0 [126] ? \$275 [7] : \$276 [7];
-  assign \$278  = \port$6520$0 [555] ? \$274  : \$277 ;
+  assign \$272  = \port$6434$0 [571:564] - \port$6434$0 [142:135];
+  assign \$273  = \port$6434$0 [571:564] - \port$6434$0 [134:127];
+  assign \$274  = \port$6434$0 [126] ? \$272 [7] : \$273 [7];
+  assign \$275  = \port$6434$0 [563:556] - \port$6434$0 [142:135];
+  assign \$276  = \port$6434$0 [563:556] - \port$6434$0 [134:127];
+  assign \$277  = \port$6434$0 [126] ? \$275 [7] : \$276 [7];
+  assign \$278  = \port$6434$0 [555] ? \$274  : \$277 ;
   assign \$279  = \$271  & \$278 ;
   assign \$280  = \$268  | \$279 ;
   assign \$281  = ~ \$58 ;
@@ -4960,13 +4960,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$30 ;
   assign \$284  = ~ \$58 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$6520$0 [142:135] - \port$6520$0 [428:421];
-  assign \$287  = \port$6520$0 [142:135] - \port$6520$0 [420:413];
-  assign \$288  = \port$6520$0 [412] ? \$286 [7] : \$287 [7];
-  assign \$289  = \port$6520$0 [134:127] - \port$6520$0 [428:421];
-  assign \$290  = \port$6520$0 [134:127] - \port$6520$0 [420:413];
-  assign \$291  = \port$6520$0 [412] ? \$289 [7] : \$290 [7];
-  assign \$292  = \port$6520$0 [126] ? \$288  : \$291 ;
+  assign \$286  = \port$6434$0 [142:135] - \port$6434$0 [428:421];
+  assign \$287  = \port$6434$0 [142:135] - \port$6434$0 [420:413];
+  assign \$288  = \port$6434$0 [412] ? \$286 [7] : \$287 [7];
+  assign \$289  = \port$6434$0 [134:127] - \port$6434$0 [428:421];
+  assign \$290  = \port$6434$0 [134:127] - \port$6434$0 [420:413];
+  assign \$291  = \port$6434$0 [412] ? \$289 [7] : \$290 [7];
+  assign \$292  = \port$6434$0 [126] ? \$288  : \$291 ;
   assign \$293  = \$285  & \$292 ;
   assign \$294  = \$282  | \$293 ;
   assign \$295  = ~ \$72 ;
@@ -4974,13 +4974,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$297  = ~ \$44 ;
   assign \$298  = ~ \$72 ;
   assign \$299  = \$297  & \$298 ;
-  assign \$300  = \port$6520$0 [285:278] - \port$6520$0 [571:564];
-  assign \$301  = \port$6520$0 [285:278] - \port$6520$0 [563:556];
-  assign \$302  = \port$6520$0 [555] ? \$300 [7] : \$301 [7];
-  assign \$303  = \port$6520$0 [277:270] - \port$6520$0 [571:564];
-  assign \$304  = \port$6520$0 [277:270] - \port$6520$0 [563:556];
-  assign \$305  = \port$6520$0 [555] ? \$303 [7] : \$304 [7];
-  assign \$306  = \port$6520$0 [269] ? \$302  : \$305 ;
+  assign \$300  = \port$6434$0 [285:278] - \port$6434$0 [571:564];
+  assign \$301  = \port$6434$0 [285:278] - \port$6434$0 [563:556];
+  assign \$302  = \port$6434$0 [555] ? \$300 [7] : \$301 [7];
+  assign \$303  = \port$6434$0 [277:270] - \port$6434$0 [571:564];
+  assign \$304  = \port$6434$0 [277:270] - \port$6434$0 [563:556];
+  assign \$305  = \port$6434$0 [555] ? \$303 [7] : \$304 [7];
+  assign \$306  = \port$6434$0 [269] ? \$302  : \$305 ;
   assign \$307  = \$299  & \$306 ;
   assign \$308  = \$296  | \$307 ;
   assign \$309  = ~ \$30 ;
@@ -4988,13 +4988,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$311  = ~ \$58 ;
   assign \$312  = ~ \$30 ;
   assign \$313  = \$311  & \$312 ;
-  assign \$314  = \port$6520$0 [428:421] - \port$6520$0 [142:135];
-  assign \$315  = \port$6520$0 [428:421] - \port$6520$0 [134:127];
-  assign \$316  = \port$6520$0 [126] ? \$314 [7] : \$315 [7];
-  assign \$317  = \port$6520$0 [420:413] - \port$6520$0 [142:135];
-  assign \$318  = \port$6520$0 [420:413] - \port$6520$0 [134:127];
-  assign \$319  = \port$6520$0 [126] ? \$317 [7] : \$318 [7];
-  assign \$320  = \port$6520$0 [412] ? \$316  : \$319 ;
+  assign \$314  = \port$6434$0 [428:421] - \port$6434$0 [142:135];
+  assign \$315  = \port$6434$0 [428:421] - \port$6434$0 [134:127];
+  assign \$316  = \port$6434$0 [126] ? \$314 [7] : \$315 [7];
+  assign \$317  = \port$6434$0 [420:413] - \port$6434$0 [142:135];
+  assign \$318  = \port$6434$0 [420:413] - \port$6434$0 [134:127];
+  assign \$319  = \port$6434$0 [126] ? \$317 [7] : \$318 [7];
+  assign \$320  = \port$6434$0 [412] ? \$316  : \$319 ;
   assign \$321  = \$313  & \$320 ;
   assign \$322  = \$310  | \$321 ;
   assign \$323  = ~ \$44 ;
@@ -5002,13 +5002,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$325  = ~ \$72 ;
   assign \$326  = ~ \$44 ;
   assign \$327  = \$325  & \$326 ;
-  assign \$328  = \port$6520$0 [571:564] - \port$6520$0 [285:278];
-  assign \$329  = \port$6520$0 [571:564] - \port$6520$0 [277:270];
-  assign \$330  = \port$6520$0 [269] ? \$328 [7] : \$329 [7];
-  assign \$331  = \port$6520$0 [563:556] - \port$6520$0 [285:278];
-  assign \$332  = \port$6520$0 [563:556] - \port$6520$0 [277:270];
-  assign \$333  = \port$6520$0 [269] ? \$331 [7] : \$332 [7];
-  assign \$334  = \port$6520$0 [555] ? \$330  : \$333 ;
+  assign \$328  = \port$6434$0 [571:564] - \port$6434$0 [285:278];
+  assign \$329  = \port$6434$0 [571:564] - \port$6434$0 [277:270];
+  assign \$330  = \port$6434$0 [269] ? \$328 [7] : \$329 [7];
+  assign \$331  = \port$6434$0 [563:556] - \port$6434$0 [285:278];
+  assign \$332  = \port$6434$0 [563:556] - \port$6434$0 [277:270];
+  assign \$333  = \port$6434$0 [269] ? \$331 [7] : \$332 [7];
+  assign \$334  = \port$6434$0 [555] ? \$330  : \$333 ;
   assign \$335  = \$327  & \$334 ;
   assign \$336  = \$324  | \$335 ;
   assign \$337  = ~ \$72 ;
@@ -5016,13 +5016,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$339  = ~ \$30 ;
   assign \$340  = ~ \$72 ;
   assign \$341  = \$339  & \$340 ;
-  assign \$342  = \port$6520$0 [142:135] - \port$6520$0 [571:564];
-  assign \$343  = \port$6520$0 [142:135] - \port$6520$0 [563:556];
-  assign \$344  = \port$6520$0 [555] ? \$342 [7] : \$343 [7];
-  assign \$345  = \port$6520$0 [134:127] - \port$6520$0 [571:564];
-  assign \$346  = \port$6520$0 [134:127] - \port$6520$0 [563:556];
-  assign \$347  = \port$6520$0 [555] ? \$345 [7] : \$346 [7];
-  assign \$348  = \port$6520$0 [126] ? \$344  : \$347 ;
+  assign \$342  = \port$6434$0 [142:135] - \port$6434$0 [571:564];
+  assign \$343  = \port$6434$0 [142:135] - \port$6434$0 [563:556];
+  assign \$344  = \port$6434$0 [555] ? \$342 [7] : \$343 [7];
+  assign \$345  = \port$6434$0 [134:127] - \port$6434$0 [571:564];
+  assign \$346  = \port$6434$0 [134:127] - \port$6434$0 [563:556];
+  assign \$347  = \port$6434$0 [555] ? \$345 [7] : \$346 [7];
+  assign \$348  = \port$6434$0 [126] ? \$344  : \$347 ;
   assign \$349  = \$341  & \$348 ;
   assign \$350  = \$338  | \$349 ;
   assign \$351  = ~ \$30 ;
@@ -5030,13 +5030,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$353  = ~ \$44 ;
   assign \$354  = ~ \$30 ;
   assign \$355  = \$353  & \$354 ;
-  assign \$356  = \port$6520$0 [285:278] - \port$6520$0 [142:135];
-  assign \$357  = \port$6520$0 [285:278] - \port$6520$0 [134:127];
-  assign \$358  = \port$6520$0 [126] ? \$356 [7] : \$357 [7];
-  assign \$359  = \port$6520$0 [277:270] - \port$6520$0 [142:135];
-  assign \$360  = \port$6520$0 [277:270] - \port$6520$0 [134:127];
-  assign \$361  = \port$6520$0 [126] ? \$359 [7] : \$360 [7];
-  assign \$362  = \port$6520$0 [269] ? \$358  : \$361 ;
+  assign \$356  = \port$6434$0 [285:278] - \port$6434$0 [142:135];
+  assign \$357  = \port$6434$0 [285:278] - \port$6434$0 [134:127];
+  assign \$358  = \port$6434$0 [126] ? \$356 [7] : \$357 [7];
+  assign \$359  = \port$6434$0 [277:270] - \port$6434$0 [142:135];
+  assign \$360  = \port$6434$0 [277:270] - \port$6434$0 [134:127];
+  assign \$361  = \port$6434$0 [126] ? \$359 [7] : \$360 [7];
+  assign \$362  = \port$6434$0 [269] ? \$358  : \$361 ;
   assign \$363  = \$355  & \$362 ;
   assign \$364  = \$352  | \$363 ;
   assign \$365  = ~ \$44 ;
@@ -5044,13 +5044,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$367  = ~ \$58 ;
   assign \$368  = ~ \$44 ;
   assign \$369  = \$367  & \$368 ;
-  assign \$370  = \port$6520$0 [428:421] - \port$6520$0 [285:278];
-  assign \$371  = \port$6520$0 [428:421] - \port$6520$0 [277:270];
-  assign \$372  = \port$6520$0 [269] ? \$370 [7] : \$371 [7];
-  assign \$373  = \port$6520$0 [420:413] - \port$6520$0 [285:278];
-  assign \$374  = \port$6520$0 [420:413] - \port$6520$0 [277:270];
-  assign \$375  = \port$6520$0 [269] ? \$373 [7] : \$374 [7];
-  assign \$376  = \port$6520$0 [412] ? \$372  : \$375 ;
+  assign \$370  = \port$6434$0 [428:421] - \port$6434$0 [285:278];
+  assign \$371  = \port$6434$0 [428:421] - \port$6434$0 [277:270];
+  assign \$372  = \port$6434$0 [269] ? \$370 [7] : \$371 [7];
+  assign \$373  = \port$6434$0 [420:413] - \port$6434$0 [285:278];
+  assign \$374  = \port$6434$0 [420:413] - \port$6434$0 [277:270];
+  assign \$375  = \port$6434$0 [269] ? \$373 [7] : \$374 [7];
+  assign \$376  = \port$6434$0 [412] ? \$372  : \$375 ;
   assign \$377  = \$369  & \$376 ;
   assign \$378  = \$366  | \$377 ;
   assign \$379  = ~ \$58 ;
@@ -5058,535 +5058,535 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$381  = ~ \$72 ;
   assign \$382  = ~ \$58 ;
   assign \$383  = \$381  & \$382 ;
-  assign \$384  = \port$6520$0 [571:564] - \port$6520$0 [428:421];
-  assign \$385  = \port$6520$0 [571:564] - \port$6520$0 [420:413];
-  assign \$386  = \port$6520$0 [412] ? \$384 [7] : \$385 [7];
-  assign \$387  = \port$6520$0 [563:556] - \port$6520$0 [428:421];
-  assign \$388  = \port$6520$0 [563:556] - \port$6520$0 [420:413];
-  assign \$389  = \port$6520$0 [412] ? \$387 [7] : \$388 [7];
-  assign \$390  = \port$6520$0 [555] ? \$386  : \$389 ;
+  assign \$384  = \port$6434$0 [571:564] - \port$6434$0 [428:421];
+  assign \$385  = \port$6434$0 [571:564] - \port$6434$0 [420:413];
+  assign \$386  = \port$6434$0 [412] ? \$384 [7] : \$385 [7];
+  assign \$387  = \port$6434$0 [563:556] - \port$6434$0 [428:421];
+  assign \$388  = \port$6434$0 [563:556] - \port$6434$0 [420:413];
+  assign \$389  = \port$6434$0 [412] ? \$387 [7] : \$388 [7];
+  assign \$390  = \port$6434$0 [555] ? \$386  : \$389 ;
   assign \$391  = \$383  & \$390 ;
   assign \$392  = \$380  | \$391 ;
-  assign \$393  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$395  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$395  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$396  = \$394  ? 7'h00 : \$395 [6:0];
-  assign \$397  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$399  = ~ \$398 ;
   assign \$400  = \$30  & \$399 ;
   assign \$401  = ~ \$30 ;
-  assign \$402  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$404  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$402  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$404  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$405  = \$403  ? 7'h00 : \$404 [6:0];
-  assign \$406  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$406  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$408  = ~ \$407 ;
   assign \$409  = \$401  & \$408 ;
-  assign \$410  = \port$6520$0 [142:135] - lanes[68:61];
-  assign \$411  = \port$6520$0 [134:127] - lanes[68:61];
-  assign \$412  = \port$6520$0 [126] ? \$410 [7] : \$411 [7];
+  assign \$410  = \port$6434$0 [142:135] - lanes[68:61];
+  assign \$411  = \port$6434$0 [134:127] - lanes[68:61];
+  assign \$412  = \port$6434$0 [126] ? \$410 [7] : \$411 [7];
   assign \$413  = \$409  & \$412 ;
   assign \$414  = \$400  | \$413 ;
-  assign \$415  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$417  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$415  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$418  = \$416  ? 7'h00 : \$417 [6:0];
-  assign \$419  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$421  = ~ \$420 ;
   assign \$422  = \$44  & \$421 ;
   assign \$423  = ~ \$44 ;
-  assign \$424  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$426  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$424  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$426  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$427  = \$425  ? 7'h00 : \$426 [6:0];
-  assign \$428  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$428  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$430  = ~ \$429 ;
   assign \$431  = \$423  & \$430 ;
-  assign \$432  = \port$6520$0 [285:278] - lanes[68:61];
-  assign \$433  = \port$6520$0 [277:270] - lanes[68:61];
-  assign \$434  = \port$6520$0 [269] ? \$432 [7] : \$433 [7];
+  assign \$432  = \port$6434$0 [285:278] - lanes[68:61];
+  assign \$433  = \port$6434$0 [277:270] - lanes[68:61];
+  assign \$434  = \port$6434$0 [269] ? \$432 [7] : \$433 [7];
   assign \$435  = \$431  & \$434 ;
   assign \$436  = \$422  | \$435 ;
-  assign \$437  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = \$58  & \$443 ;
   assign \$445  = ~ \$58 ;
-  assign \$446  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$448  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$446  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$448  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$449  = \$447  ? 7'h00 : \$448 [6:0];
-  assign \$450  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$450  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$452  = ~ \$451 ;
   assign \$453  = \$445  & \$452 ;
-  assign \$454  = \port$6520$0 [428:421] - lanes[68:61];
-  assign \$455  = \port$6520$0 [420:413] - lanes[68:61];
-  assign \$456  = \port$6520$0 [412] ? \$454 [7] : \$455 [7];
+  assign \$454  = \port$6434$0 [428:421] - lanes[68:61];
+  assign \$455  = \port$6434$0 [420:413] - lanes[68:61];
+  assign \$456  = \port$6434$0 [412] ? \$454 [7] : \$455 [7];
   assign \$457  = \$453  & \$456 ;
   assign \$458  = \$444  | \$457 ;
-  assign \$459  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$461  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$459  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$462  = \$460  ? 7'h00 : \$461 [6:0];
-  assign \$463  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$463  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$465  = ~ \$464 ;
   assign \$466  = \$72  & \$465 ;
   assign \$467  = ~ \$72 ;
-  assign \$468  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$470  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$470  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$471  = \$469  ? 7'h00 : \$470 [6:0];
-  assign \$472  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$472  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$474  = ~ \$473 ;
   assign \$475  = \$467  & \$474 ;
-  assign \$476  = \port$6520$0 [571:564] - lanes[68:61];
-  assign \$477  = \port$6520$0 [563:556] - lanes[68:61];
-  assign \$478  = \port$6520$0 [555] ? \$476 [7] : \$477 [7];
+  assign \$476  = \port$6434$0 [571:564] - lanes[68:61];
+  assign \$477  = \port$6434$0 [563:556] - lanes[68:61];
+  assign \$478  = \port$6434$0 [555] ? \$476 [7] : \$477 [7];
   assign \$479  = \$475  & \$478 ;
   assign \$480  = \$466  | \$479 ;
-  assign \$481  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$481  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$30 ;
   assign \$488  = \$486  & \$487 ;
-  assign \$489  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$491  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$491  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$492  = \$490  ? 7'h00 : \$491 [6:0];
-  assign \$493  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$493  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$495  = ~ \$494 ;
   assign \$496  = ~ \$30 ;
   assign \$497  = \$495  & \$496 ;
-  assign \$498  = lanes[68:61] - \port$6520$0 [142:135];
-  assign \$499  = lanes[68:61] - \port$6520$0 [134:127];
-  assign \$500  = \port$6520$0 [126] ? \$498 [7] : \$499 [7];
+  assign \$498  = lanes[68:61] - \port$6434$0 [142:135];
+  assign \$499  = lanes[68:61] - \port$6434$0 [134:127];
+  assign \$500  = \port$6434$0 [126] ? \$498 [7] : \$499 [7];
   assign \$501  = \$497  & \$500 ;
   assign \$502  = \$488  | \$501 ;
-  assign \$503  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$44 ;
   assign \$510  = \$508  & \$509 ;
-  assign \$511  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$513  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$511  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$513  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$514  = \$512  ? 7'h00 : \$513 [6:0];
-  assign \$515  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$515  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$517  = ~ \$516 ;
   assign \$518  = ~ \$44 ;
   assign \$519  = \$517  & \$518 ;
-  assign \$520  = lanes[68:61] - \port$6520$0 [285:278];
-  assign \$521  = lanes[68:61] - \port$6520$0 [277:270];
-  assign \$522  = \port$6520$0 [269] ? \$520 [7] : \$521 [7];
+  assign \$520  = lanes[68:61] - \port$6434$0 [285:278];
+  assign \$521  = lanes[68:61] - \port$6434$0 [277:270];
+  assign \$522  = \port$6434$0 [269] ? \$520 [7] : \$521 [7];
   assign \$523  = \$519  & \$522 ;
   assign \$524  = \$510  | \$523 ;
-  assign \$525  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$527  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$525  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$527  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$528  = \$526  ? 7'h00 : \$527 [6:0];
-  assign \$529  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$529  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$531  = ~ \$58 ;
   assign \$532  = \$530  & \$531 ;
-  assign \$533  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$535  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$535  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$536  = \$534  ? 7'h00 : \$535 [6:0];
-  assign \$537  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$539  = ~ \$538 ;
   assign \$540  = ~ \$58 ;
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = lanes[68:61] - \port$6520$0 [428:421];
-  assign \$543  = lanes[68:61] - \port$6520$0 [420:413];
-  assign \$544  = \port$6520$0 [412] ? \$542 [7] : \$543 [7];
+  assign \$542  = lanes[68:61] - \port$6434$0 [428:421];
+  assign \$543  = lanes[68:61] - \port$6434$0 [420:413];
+  assign \$544  = \port$6434$0 [412] ? \$542 [7] : \$543 [7];
   assign \$545  = \$541  & \$544 ;
   assign \$546  = \$532  | \$545 ;
-  assign \$547  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$549  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$550  = \$548  ? 7'h00 : \$549 [6:0];
-  assign \$551  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$553  = ~ \$72 ;
   assign \$554  = \$552  & \$553 ;
-  assign \$555  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$557  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$555  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$558  = \$556  ? 7'h00 : \$557 [6:0];
-  assign \$559  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$561  = ~ \$560 ;
   assign \$562  = ~ \$72 ;
   assign \$563  = \$561  & \$562 ;
-  assign \$564  = lanes[68:61] - \port$6520$0 [571:564];
-  assign \$565  = lanes[68:61] - \port$6520$0 [563:556];
-  assign \$566  = \port$6520$0 [555] ? \$564 [7] : \$565 [7];
+  assign \$564  = lanes[68:61] - \port$6434$0 [571:564];
+  assign \$565  = lanes[68:61] - \port$6434$0 [563:556];
+  assign \$566  = \port$6434$0 [555] ? \$564 [7] : \$565 [7];
   assign \$567  = \$563  & \$566 ;
   assign \$568  = \$554  | \$567 ;
-  assign \$569  = \port$6526$0 [16:9] - \port$6520$0 [142:135];
-  assign \$570  = \port$6526$0 [16:9] - \port$6520$0 [134:127];
-  assign \$571  = \port$6520$0 [126] ? \$569 [7] : \$570 [7];
+  assign \$569  = \port$6440$0 [16:9] - \port$6434$0 [142:135];
+  assign \$570  = \port$6440$0 [16:9] - \port$6434$0 [134:127];
+  assign \$571  = \port$6434$0 [126] ? \$569 [7] : \$570 [7];
   assign \$572  = ~ \$571 ;
   assign \$573  = \$30  | \$572 ;
-  assign \$574  = \port$6526$0 [16:9] - \port$6520$0 [285:278];
-  assign \$575  = \port$6526$0 [16:9] - \port$6520$0 [277:270];
-  assign \$576  = \port$6520$0 [269] ? \$574 [7] : \$575 [7];
+  assign \$574  = \port$6440$0 [16:9] - \port$6434$0 [285:278];
+  assign \$575  = \port$6440$0 [16:9] - \port$6434$0 [277:270];
+  assign \$576  = \port$6434$0 [269] ? \$574 [7] : \$575 [7];
   assign \$577  = ~ \$576 ;
   assign \$578  = \$44  | \$577 ;
-  assign \$579  = \port$6526$0 [16:9] - \port$6520$0 [428:421];
-  assign \$580  = \port$6526$0 [16:9] - \port$6520$0 [420:413];
-  assign \$581  = \port$6520$0 [412] ? \$579 [7] : \$580 [7];
+  assign \$579  = \port$6440$0 [16:9] - \port$6434$0 [428:421];
+  assign \$580  = \port$6440$0 [16:9] - \port$6434$0 [420:413];
+  assign \$581  = \port$6434$0 [412] ? \$579 [7] : \$580 [7];
   assign \$582  = ~ \$581 ;
   assign \$583  = \$58  | \$582 ;
-  assign \$584  = \port$6526$0 [16:9] - \port$6520$0 [571:564];
-  assign \$585  = \port$6526$0 [16:9] - \port$6520$0 [563:556];
-  assign \$586  = \port$6520$0 [555] ? \$584 [7] : \$585 [7];
+  assign \$584  = \port$6440$0 [16:9] - \port$6434$0 [571:564];
+  assign \$585  = \port$6440$0 [16:9] - \port$6434$0 [563:556];
+  assign \$586  = \port$6434$0 [555] ? \$584 [7] : \$585 [7];
   assign \$587  = ~ \$586 ;
   assign \$588  = \$72  | \$587 ;
-  assign \$589  = \port$6520$0 [125:110] >= 16'hffff;
-  assign \$590  = \port$6520$0 [125:110] + 1'h1;
+  assign \$589  = \port$6434$0 [125:110] >= 16'hffff;
+  assign \$590  = \port$6434$0 [125:110] + 1'h1;
   assign \$591  = \$589  ? 17'h0ffff : \$590 ;
-  assign \$592  = \port$6520$0 [109:94] >= 16'hffff;
-  assign \$593  = \port$6520$0 [109:94] + 1'h1;
+  assign \$592  = \port$6434$0 [109:94] >= 16'hffff;
+  assign \$593  = \port$6434$0 [109:94] + 1'h1;
   assign \$594  = \$592  ? 17'h0ffff : \$593 ;
-  assign count_inc_bank0 = \port$6520$0 [93] ? \$591 [15:0] : \$594 [15:0];
-  assign \$595  = \port$6520$0 [125:110] >= 16'hfffe;
-  assign \$596  = \port$6520$0 [125:110] + 2'h2;
+  assign count_inc_bank0 = \port$6434$0 [93] ? \$591 [15:0] : \$594 [15:0];
+  assign \$595  = \port$6434$0 [125:110] >= 16'hfffe;
+  assign \$596  = \port$6434$0 [125:110] + 2'h2;
   assign \$597  = \$595  ? 17'h0ffff : \$596 ;
-  assign \$598  = \port$6520$0 [109:94] >= 16'hfffe;
-  assign \$599  = \port$6520$0 [109:94] + 2'h2;
+  assign \$598  = \port$6434$0 [109:94] >= 16'hfffe;
+  assign \$599  = \port$6434$0 [109:94] + 2'h2;
   assign \$600  = \$598  ? 17'h0ffff : \$599 ;
-  assign count_inc2_bank0 = \port$6520$0 [93] ? \$597 [15:0] : \$600 [15:0];
-  assign \$601  = \port$6520$0 [268:253] >= 16'hffff;
-  assign \$602  = \port$6520$0 [268:253] + 1'h1;
+  assign count_inc2_bank0 = \port$6434$0 [93] ? \$597 [15:0] : \$600 [15:0];
+  assign \$601  = \port$6434$0 [268:253] >= 16'hffff;
+  assign \$602  = \port$6434$0 [268:253] + 1'h1;
   assign \$603  = \$601  ? 17'h0ffff : \$602 ;
-  assign \$604  = \port$6520$0 [252:237] >= 16'hffff;
-  assign \$605  = \port$6520$0 [252:237] + 1'h1;
+  assign \$604  = \port$6434$0 [252:237] >= 16'hffff;
+  assign \$605  = \port$6434$0 [252:237] + 1'h1;
   assign \$606  = \$604  ? 17'h0ffff : \$605 ;
-  assign count_inc_bank1 = \port$6520$0 [236] ? \$603 [15:0] : \$606 [15:0];
-  assign \$607  = \port$6520$0 [268:253] >= 16'hfffe;
-  assign \$608  = \port$6520$0 [268:253] + 2'h2;
+  assign count_inc_bank1 = \port$6434$0 [236] ? \$603 [15:0] : \$606 [15:0];
+  assign \$607  = \port$6434$0 [268:253] >= 16'hfffe;
+  assign \$608  = \port$6434$0 [268:253] + 2'h2;
   assign \$609  = \$607  ? 17'h0ffff : \$608 ;
-  assign \$610  = \port$6520$0 [252:237] >= 16'hfffe;
-  assign \$611  = \port$6520$0 [252:237] + 2'h2;
+  assign \$610  = \port$6434$0 [252:237] >= 16'hfffe;
+  assign \$611  = \port$6434$0 [252:237] + 2'h2;
   assign \$612  = \$610  ? 17'h0ffff : \$611 ;
-  assign count_inc2_bank1 = \port$6520$0 [236] ? \$609 [15:0] : \$612 [15:0];
-  assign \$613  = \port$6520$0 [411:396] >= 16'hffff;
-  assign \$614  = \port$6520$0 [411:396] + 1'h1;
+  assign count_inc2_bank1 = \port$6434$0 [236] ? \$609 [15:0] : \$612 [15:0];
+  assign \$613  = \port$6434$0 [411:396] >= 16'hffff;
+  assign \$614  = \port$6434$0 [411:396] + 1'h1;
   assign \$615  = \$613  ? 17'h0ffff : \$614 ;
-  assign \$616  = \port$6520$0 [395:380] >= 16'hffff;
-  assign \$617  = \port$6520$0 [395:380] + 1'h1;
+  assign \$616  = \port$6434$0 [395:380] >= 16'hffff;
+  assign \$617  = \port$6434$0 [395:380] + 1'h1;
   assign \$618  = \$616  ? 17'h0ffff : \$617 ;
-  assign count_inc_bank2 = \port$6520$0 [379] ? \$615 [15:0] : \$618 [15:0];
-  assign \$619  = \port$6520$0 [411:396] >= 16'hfffe;
-  assign \$620  = \port$6520$0 [411:396] + 2'h2;
+  assign count_inc_bank2 = \port$6434$0 [379] ? \$615 [15:0] : \$618 [15:0];
+  assign \$619  = \port$6434$0 [411:396] >= 16'hfffe;
+  assign \$620  = \port$6434$0 [411:396] + 2'h2;
   assign \$621  = \$619  ? 17'h0ffff : \$620 ;
-  assign \$622  = \port$6520$0 [395:380] >= 16'hfffe;
-  assign \$623  = \port$6520$0 [395:380] + 2'h2;
+  assign \$622  = \port$6434$0 [395:380] >= 16'hfffe;
+  assign \$623  = \port$6434$0 [395:380] + 2'h2;
   assign \$624  = \$622  ? 17'h0ffff : \$623 ;
-  assign count_inc2_bank2 = \port$6520$0 [379] ? \$621 [15:0] : \$624 [15:0];
-  assign \$625  = \port$6520$0 [554:539] >= 16'hffff;
-  assign \$626  = \port$6520$0 [554:539] + 1'h1;
+  assign count_inc2_bank2 = \port$6434$0 [379] ? \$621 [15:0] : \$624 [15:0];
+  assign \$625  = \port$6434$0 [554:539] >= 16'hffff;
+  assign \$626  = \port$6434$0 [554:539] + 1'h1;
   assign \$627  = \$625  ? 17'h0ffff : \$626 ;
-  assign \$628  = \port$6520$0 [538:523] >= 16'hffff;
-  assign \$629  = \port$6520$0 [538:523] + 1'h1;
+  assign \$628  = \port$6434$0 [538:523] >= 16'hffff;
+  assign \$629  = \port$6434$0 [538:523] + 1'h1;
   assign \$630  = \$628  ? 17'h0ffff : \$629 ;
-  assign count_inc_bank3 = \port$6520$0 [522] ? \$627 [15:0] : \$630 [15:0];
-  assign \$631  = \port$6520$0 [554:539] >= 16'hfffe;
-  assign \$632  = \port$6520$0 [554:539] + 2'h2;
+  assign count_inc_bank3 = \port$6434$0 [522] ? \$627 [15:0] : \$630 [15:0];
+  assign \$631  = \port$6434$0 [554:539] >= 16'hfffe;
+  assign \$632  = \port$6434$0 [554:539] + 2'h2;
   assign \$633  = \$631  ? 17'h0ffff : \$632 ;
-  assign \$634  = \port$6520$0 [538:523] >= 16'hfffe;
-  assign \$635  = \port$6520$0 [538:523] + 2'h2;
+  assign \$634  = \port$6434$0 [538:523] >= 16'hfffe;
+  assign \$635  = \port$6434$0 [538:523] + 2'h2;
   assign \$636  = \$634  ? 17'h0ffff : \$635 ;
-  assign count_inc2_bank3 = \port$6520$0 [522] ? \$633 [15:0] : \$636 [15:0];
-  assign \$637  = \port$6519$0 [60:5] == lanes[60:5];
-  assign \$638  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$640  = \port$6519$0 [68:61] - lanes[68:61];
+  assign count_inc2_bank3 = \port$6434$0 [522] ? \$633 [15:0] : \$636 [15:0];
+  assign \$637  = \port$6433$0 [60:5] == lanes[60:5];
+  assign \$638  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$641  = \$639  ? 7'h00 : \$640 [6:0];
-  assign \$642  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$644  = \port$6524$0 [1:0] + 1'h0;
-  assign \$646  = \port$6524$0 [1:0] + 1'h0;
-  assign \$648  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$650  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$642  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$644  = \port$6438$0 [1:0] + 1'h0;
+  assign \$646  = \port$6438$0 [1:0] + 1'h0;
+  assign \$648  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$650  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$651  = \$649  ? 7'h00 : \$650 [6:0];
-  assign \$652  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$654  = ~ \$653 ;
-  assign \$655  = \port$6526$0 [8] & \$654 ;
-  assign \$656  = ~ \port$6526$0 [8];
-  assign \$657  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$659  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$655  = \port$6440$0 [8] & \$654 ;
+  assign \$656  = ~ \port$6440$0 [8];
+  assign \$657  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$659  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$660  = \$658  ? 7'h00 : \$659 [6:0];
-  assign \$661  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$663  = ~ \$662 ;
   assign \$664  = \$656  & \$663 ;
-  assign \$665  = \port$6576$5 [63:56] - lanes[68:61];
+  assign \$665  = \port$6490$5 [63:56] - lanes[68:61];
   assign \$666  = \$664  & \$665 [7];
   assign \$667  = \$655  | \$666 ;
-  assign \$668  = \port$6524$0 [1:0] + 1'h0;
+  assign \$668  = \port$6438$0 [1:0] + 1'h0;
   assign \$670  = fw_wr0 ? \$667  : \$669 ;
-  assign \$671  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$673  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$674  = \$672  ? 7'h00 : \$673 [6:0];
-  assign \$675  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$677  = ~ \port$6526$0 [8];
+  assign \$675  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$677  = ~ \port$6440$0 [8];
   assign \$678  = \$676  & \$677 ;
-  assign \$679  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$681  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$679  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$682  = \$680  ? 7'h00 : \$681 [6:0];
-  assign \$683  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$685  = ~ \$684 ;
-  assign \$686  = ~ \port$6526$0 [8];
+  assign \$686  = ~ \port$6440$0 [8];
   assign \$687  = \$685  & \$686 ;
-  assign \$688  = lanes[68:61] - \port$6576$5 [63:56];
+  assign \$688  = lanes[68:61] - \port$6490$5 [63:56];
   assign \$689  = \$687  & \$688 [7];
   assign \$690  = \$678  | \$689 ;
-  assign \$691  = \port$6524$0 [1:0] + 1'h0;
+  assign \$691  = \port$6438$0 [1:0] + 1'h0;
   assign \$693  = fw_wr0 ? \$690  : \$692 ;
-  assign \$694  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
+  assign \$694  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
   assign \$695  = ~ \$694 [7];
-  assign \$696  = \port$6526$0 [8] | \$695 ;
-  assign \$697  = \port$6524$0 [1:0] + 1'h0;
+  assign \$696  = \port$6440$0 [8] | \$695 ;
+  assign \$697  = \port$6438$0 [1:0] + 1'h0;
   assign \$699  = fw_wr0 ? \$696  : \$698 ;
-  assign \$700  = \port$6524$0 [1:0] + 1'h0;
-  assign \$702  = \port$6524$0 [1:0] + 1'h0;
-  assign \$704  = \port$6524$0 [1:0] + 1'h0;
-  assign \$706  = \port$6524$0 [12:11] + 1'h0;
-  assign \$708  = \port$6524$0 [12:11] + 1'h0;
-  assign \$710  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$712  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$700  = \port$6438$0 [1:0] + 1'h0;
+  assign \$702  = \port$6438$0 [1:0] + 1'h0;
+  assign \$704  = \port$6438$0 [1:0] + 1'h0;
+  assign \$706  = \port$6438$0 [12:11] + 1'h0;
+  assign \$708  = \port$6438$0 [12:11] + 1'h0;
+  assign \$710  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$712  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$713  = \$711  ? 7'h00 : \$712 [6:0];
-  assign \$714  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$716  = ~ \$715 ;
-  assign \$717  = \port$6526$0 [8] & \$716 ;
-  assign \$718  = ~ \port$6526$0 [8];
-  assign \$719  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$721  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$717  = \port$6440$0 [8] & \$716 ;
+  assign \$718  = ~ \port$6440$0 [8];
+  assign \$719  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$721  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$722  = \$720  ? 7'h00 : \$721 [6:0];
-  assign \$723  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$723  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$725  = ~ \$724 ;
   assign \$726  = \$718  & \$725 ;
-  assign \$727  = \port$6576$5 [63:56] - lanes[68:61];
+  assign \$727  = \port$6490$5 [63:56] - lanes[68:61];
   assign \$728  = \$726  & \$727 [7];
   assign \$729  = \$717  | \$728 ;
-  assign \$730  = \port$6524$0 [12:11] + 1'h0;
+  assign \$730  = \port$6438$0 [12:11] + 1'h0;
   assign \$732  = fw_wr1 ? \$729  : \$731 ;
-  assign \$733  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$735  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$733  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$735  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$736  = \$734  ? 7'h00 : \$735 [6:0];
-  assign \$737  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$739  = ~ \port$6526$0 [8];
+  assign \$737  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$739  = ~ \port$6440$0 [8];
   assign \$740  = \$738  & \$739 ;
-  assign \$741  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$743  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$741  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$743  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$744  = \$742  ? 7'h00 : \$743 [6:0];
-  assign \$745  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$745  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$747  = ~ \$746 ;
-  assign \$748  = ~ \port$6526$0 [8];
+  assign \$748  = ~ \port$6440$0 [8];
   assign \$749  = \$747  & \$748 ;
-  assign \$750  = lanes[68:61] - \port$6576$5 [63:56];
+  assign \$750  = lanes[68:61] - \port$6490$5 [63:56];
   assign \$751  = \$749  & \$750 [7];
   assign \$752  = \$740  | \$751 ;
-  assign \$753  = \port$6524$0 [12:11] + 1'h0;
+  assign \$753  = \port$6438$0 [12:11] + 1'h0;
   assign \$755  = fw_wr1 ? \$752  : \$754 ;
-  assign \$756  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
+  assign \$756  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
   assign \$757  = ~ \$756 [7];
-  assign \$758  = \port$6526$0 [8] | \$757 ;
-  assign \$759  = \port$6524$0 [12:11] + 1'h0;
+  assign \$758  = \port$6440$0 [8] | \$757 ;
+  assign \$759  = \port$6438$0 [12:11] + 1'h0;
   assign \$761  = fw_wr1 ? \$758  : \$760 ;
-  assign \$762  = \port$6524$0 [12:11] + 1'h0;
-  assign \$764  = \port$6524$0 [12:11] + 1'h0;
-  assign \$766  = \port$6524$0 [12:11] + 1'h0;
-  assign \$768  = \port$6524$0 [23:22] + 1'h0;
-  assign \$770  = \port$6524$0 [23:22] + 1'h0;
-  assign \$772  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$774  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$762  = \port$6438$0 [12:11] + 1'h0;
+  assign \$764  = \port$6438$0 [12:11] + 1'h0;
+  assign \$766  = \port$6438$0 [12:11] + 1'h0;
+  assign \$768  = \port$6438$0 [23:22] + 1'h0;
+  assign \$770  = \port$6438$0 [23:22] + 1'h0;
+  assign \$772  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$774  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$775  = \$773  ? 7'h00 : \$774 [6:0];
-  assign \$776  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$776  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$778  = ~ \$777 ;
-  assign \$779  = \port$6526$0 [8] & \$778 ;
-  assign \$780  = ~ \port$6526$0 [8];
-  assign \$781  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$783  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$779  = \port$6440$0 [8] & \$778 ;
+  assign \$780  = ~ \port$6440$0 [8];
+  assign \$781  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$783  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$784  = \$782  ? 7'h00 : \$783 [6:0];
-  assign \$785  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$785  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$787  = ~ \$786 ;
   assign \$788  = \$780  & \$787 ;
-  assign \$789  = \port$6576$5 [63:56] - lanes[68:61];
+  assign \$789  = \port$6490$5 [63:56] - lanes[68:61];
   assign \$790  = \$788  & \$789 [7];
   assign \$791  = \$779  | \$790 ;
-  assign \$792  = \port$6524$0 [23:22] + 1'h0;
+  assign \$792  = \port$6438$0 [23:22] + 1'h0;
   assign \$794  = fw_wr2 ? \$791  : \$793 ;
-  assign \$795  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$797  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$795  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$797  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$798  = \$796  ? 7'h00 : \$797 [6:0];
-  assign \$799  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$801  = ~ \port$6526$0 [8];
+  assign \$799  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$801  = ~ \port$6440$0 [8];
   assign \$802  = \$800  & \$801 ;
-  assign \$803  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$805  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$803  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$805  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$806  = \$804  ? 7'h00 : \$805 [6:0];
-  assign \$807  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$807  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$809  = ~ \$808 ;
-  assign \$810  = ~ \port$6526$0 [8];
+  assign \$810  = ~ \port$6440$0 [8];
   assign \$811  = \$809  & \$810 ;
-  assign \$812  = lanes[68:61] - \port$6576$5 [63:56];
+  assign \$812  = lanes[68:61] - \port$6490$5 [63:56];
   assign \$813  = \$811  & \$812 [7];
   assign \$814  = \$802  | \$813 ;
-  assign \$815  = \port$6524$0 [23:22] + 1'h0;
+  assign \$815  = \port$6438$0 [23:22] + 1'h0;
   assign \$817  = fw_wr2 ? \$814  : \$816 ;
-  assign \$818  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
+  assign \$818  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
   assign \$819  = ~ \$818 [7];
-  assign \$820  = \port$6526$0 [8] | \$819 ;
-  assign \$821  = \port$6524$0 [23:22] + 1'h0;
+  assign \$820  = \port$6440$0 [8] | \$819 ;
+  assign \$821  = \port$6438$0 [23:22] + 1'h0;
   assign \$823  = fw_wr2 ? \$820  : \$822 ;
-  assign \$824  = \port$6524$0 [23:22] + 1'h0;
-  assign \$826  = \port$6524$0 [23:22] + 1'h0;
-  assign \$828  = \port$6524$0 [23:22] + 1'h0;
-  assign \$830  = \port$6524$0 [34:33] + 1'h0;
-  assign \$832  = \port$6524$0 [34:33] + 1'h0;
-  assign \$834  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$836  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$824  = \port$6438$0 [23:22] + 1'h0;
+  assign \$826  = \port$6438$0 [23:22] + 1'h0;
+  assign \$828  = \port$6438$0 [23:22] + 1'h0;
+  assign \$830  = \port$6438$0 [34:33] + 1'h0;
+  assign \$832  = \port$6438$0 [34:33] + 1'h0;
+  assign \$834  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$836  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$837  = \$835  ? 7'h00 : \$836 [6:0];
-  assign \$838  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$838  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$840  = ~ \$839 ;
-  assign \$841  = \port$6526$0 [8] & \$840 ;
-  assign \$842  = ~ \port$6526$0 [8];
-  assign \$843  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$845  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$841  = \port$6440$0 [8] & \$840 ;
+  assign \$842  = ~ \port$6440$0 [8];
+  assign \$843  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$845  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$846  = \$844  ? 7'h00 : \$845 [6:0];
-  assign \$847  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$847  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$849  = ~ \$848 ;
   assign \$850  = \$842  & \$849 ;
-  assign \$851  = \port$6576$5 [63:56] - lanes[68:61];
+  assign \$851  = \port$6490$5 [63:56] - lanes[68:61];
   assign \$852  = \$850  & \$851 [7];
   assign \$853  = \$841  | \$852 ;
-  assign \$854  = \port$6524$0 [34:33] + 1'h0;
+  assign \$854  = \port$6438$0 [34:33] + 1'h0;
   assign \$856  = fw_wr3 ? \$853  : \$855 ;
-  assign \$857  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$859  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$857  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$859  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$860  = \$858  ? 7'h00 : \$859 [6:0];
-  assign \$861  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$863  = ~ \port$6526$0 [8];
+  assign \$861  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$863  = ~ \port$6440$0 [8];
   assign \$864  = \$862  & \$863 ;
-  assign \$865  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$867  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$865  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$867  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$868  = \$866  ? 7'h00 : \$867 [6:0];
-  assign \$869  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$869  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$871  = ~ \$870 ;
-  assign \$872  = ~ \port$6526$0 [8];
+  assign \$872  = ~ \port$6440$0 [8];
   assign \$873  = \$871  & \$872 ;
-  assign \$874  = lanes[68:61] - \port$6576$5 [63:56];
+  assign \$874  = lanes[68:61] - \port$6490$5 [63:56];
   assign \$875  = \$873  & \$874 [7];
   assign \$876  = \$864  | \$875 ;
-  assign \$877  = \port$6524$0 [34:33] + 1'h0;
+  assign \$877  = \port$6438$0 [34:33] + 1'h0;
   assign \$879  = fw_wr3 ? \$876  : \$878 ;
-  assign \$880  = \port$6526$0 [16:9] - \port$6576$5 [63:56];
+  assign \$880  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
   assign \$881  = ~ \$880 [7];
-  assign \$882  = \port$6526$0 [8] | \$881 ;
-  assign \$883  = \port$6524$0 [34:33] + 1'h0;
+  assign \$882  = \port$6440$0 [8] | \$881 ;
+  assign \$883  = \port$6438$0 [34:33] + 1'h0;
   assign \$885  = fw_wr3 ? \$882  : \$884 ;
-  assign \$886  = \port$6524$0 [34:33] + 1'h0;
-  assign \$888  = \port$6524$0 [34:33] + 1'h0;
-  assign \$890  = \port$6524$0 [34:33] + 1'h0;
-  assign \$892  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$894  = \port$6519$0 [68:61] - lanes[68:61];
+  assign \$886  = \port$6438$0 [34:33] + 1'h0;
+  assign \$888  = \port$6438$0 [34:33] + 1'h0;
+  assign \$890  = \port$6438$0 [34:33] + 1'h0;
+  assign \$892  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$894  = \port$6433$0 [68:61] - lanes[68:61];
   assign \$895  = \$893  ? 7'h00 : \$894 [6:0];
-  assign \$896  = \port$6519$0 [68:61] - lanes[68:61];
-  assign \$898  = \port$6526$0 [16:9] - lanes[68:61];
+  assign \$896  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$898  = \port$6440$0 [16:9] - lanes[68:61];
   assign \$899  = ~ \$898 [7];
   assign \$900  = \$897  | \$899 ;
-  assign \$901  = | { \port$6520$0 [600], \port$6520$0 [596], \port$6520$0 [592], \port$6520$0 [588] };
-  assign \$902  = | { \port$6520$0 [601], \port$6520$0 [597], \port$6520$0 [593], \port$6520$0 [589] };
-  assign \$903  = | { \port$6520$0 [602], \port$6520$0 [598], \port$6520$0 [594], \port$6520$0 [590] };
-  assign \$904  = | { \port$6520$0 [603], \port$6520$0 [599], \port$6520$0 [595], \port$6520$0 [591] };
-  assign \$905  = \port$6524$0 [1:0] + 1'h0;
-  assign \$907  = fw_wr0 ? \port$6576$387 [34:19] : \$906 ;
-  assign \$908  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$909  = \port$6576$387 [34:19] + 1'h1;
+  assign \$901  = | { \port$6434$0 [600], \port$6434$0 [596], \port$6434$0 [592], \port$6434$0 [588] };
+  assign \$902  = | { \port$6434$0 [601], \port$6434$0 [597], \port$6434$0 [593], \port$6434$0 [589] };
+  assign \$903  = | { \port$6434$0 [602], \port$6434$0 [598], \port$6434$0 [594], \port$6434$0 [590] };
+  assign \$904  = | { \port$6434$0 [603], \port$6434$0 [599], \port$6434$0 [595], \port$6434$0 [591] };
+  assign \$905  = \port$6438$0 [1:0] + 1'h0;
+  assign \$907  = fw_wr0 ? \port$6490$387 [34:19] : \$906 ;
+  assign \$908  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$909  = \port$6490$387 [34:19] + 1'h1;
   assign \$910  = \$908  ? 17'h0ffff : \$909 ;
-  assign \$911  = \port$6524$0 [1:0] + 1'h0;
+  assign \$911  = \port$6438$0 [1:0] + 1'h0;
   assign \$913  = fw_wr0 ? \$910 [15:0] : \$912 ;
-  assign \$914  = \port$6524$0 [10:2] == sc_mark_row_next;
-  assign \$915  = \port$6524$0 [12:11] + 1'h0;
-  assign \$917  = fw_wr1 ? \port$6576$387 [34:19] : \$916 ;
-  assign \$918  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$919  = \port$6576$387 [34:19] + 1'h1;
+  assign \$914  = \port$6438$0 [10:2] == sc_mark_row_next;
+  assign \$915  = \port$6438$0 [12:11] + 1'h0;
+  assign \$917  = fw_wr1 ? \port$6490$387 [34:19] : \$916 ;
+  assign \$918  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$919  = \port$6490$387 [34:19] + 1'h1;
   assign \$920  = \$918  ? 17'h0ffff : \$919 ;
-  assign \$921  = \port$6524$0 [12:11] + 1'h0;
+  assign \$921  = \port$6438$0 [12:11] + 1'h0;
   assign \$923  = fw_wr1 ? \$920 [15:0] : \$922 ;
-  assign \$924  = \port$6524$0 [21:13] == sc_mark_row_next;
-  assign \$925  = \port$6524$0 [23:22] + 1'h0;
-  assign \$927  = fw_wr2 ? \port$6576$387 [34:19] : \$926 ;
-  assign \$928  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$929  = \port$6576$387 [34:19] + 1'h1;
+  assign \$924  = \port$6438$0 [21:13] == sc_mark_row_next;
+  assign \$925  = \port$6438$0 [23:22] + 1'h0;
+  assign \$927  = fw_wr2 ? \port$6490$387 [34:19] : \$926 ;
+  assign \$928  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$929  = \port$6490$387 [34:19] + 1'h1;
   assign \$930  = \$928  ? 17'h0ffff : \$929 ;
-  assign \$931  = \port$6524$0 [23:22] + 1'h0;
+  assign \$931  = \port$6438$0 [23:22] + 1'h0;
   assign \$933  = fw_wr2 ? \$930 [15:0] : \$932 ;
-  assign \$934  = \port$6524$0 [32:24] == sc_mark_row_next;
-  assign \$935  = \port$6524$0 [34:33] + 1'h0;
-  assign \$937  = fw_wr3 ? \port$6576$387 [34:19] : \$936 ;
-  assign \$938  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$939  = \port$6576$387 [34:19] + 1'h1;
+  assign \$934  = \port$6438$0 [32:24] == sc_mark_row_next;
+  assign \$935  = \port$6438$0 [34:33] + 1'h0;
+  assign \$937  = fw_wr3 ? \port$6490$387 [34:19] : \$936 ;
+  assign \$938  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$939  = \port$6490$387 [34:19] + 1'h1;
   assign \$940  = \$938  ? 17'h0ffff : \$939 ;
-  assign \$941  = \port$6524$0 [34:33] + 1'h0;
+  assign \$941  = \port$6438$0 [34:33] + 1'h0;
   assign \$943  = fw_wr3 ? \$940 [15:0] : \$942 ;
-  assign \$944  = \port$6524$0 [43:35] == sc_mark_row_next;
+  assign \$944  = \port$6438$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$945 ;
-  assign \$1  = sc_mark_intent[0] & \port$6520$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$6520$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$6520$0 [235];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$6520$0 [225];
-  assign \$5  = sc_mark_intent[2] & \port$6520$0 [378];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$6520$0 [368];
-  assign \$7  = sc_mark_intent[3] & \port$6520$0 [521];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$6520$0 [511];
-  assign \$9  = \port$6520$0 [55:0] == \port$6519$0 [60:5];
-  assign \$10  = \port$6520$0 [80] & \$9 ;
-  assign \$11  = \port$6520$0 [198:143] == \port$6519$0 [60:5];
-  assign \$12  = \port$6520$0 [223] & \$11 ;
-  assign \$13  = \port$6520$0 [341:286] == \port$6519$0 [60:5];
-  assign \$14  = \port$6520$0 [366] & \$13 ;
-  assign \$15  = \port$6520$0 [484:429] == \port$6519$0 [60:5];
-  assign \$16  = \port$6520$0 [509] & \$15 ;
-  assign \$17  = \port$6520$0 [81] ^ \port$6520$0 [82];
-  assign \$18  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
-  assign \$19  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
-  assign \$20  = \port$6520$0 [126] ? \$18 [7:0] : \$19 [7:0];
+  assign \$1  = sc_mark_intent[0] & \port$6434$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$6434$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$6434$0 [235];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$6434$0 [225];
+  assign \$5  = sc_mark_intent[2] & \port$6434$0 [378];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$6434$0 [368];
+  assign \$7  = sc_mark_intent[3] & \port$6434$0 [521];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$6434$0 [511];
+  assign \$9  = \port$6434$0 [55:0] == \port$6433$0 [60:5];
+  assign \$10  = \port$6434$0 [80] & \$9 ;
+  assign \$11  = \port$6434$0 [198:143] == \port$6433$0 [60:5];
+  assign \$12  = \port$6434$0 [223] & \$11 ;
+  assign \$13  = \port$6434$0 [341:286] == \port$6433$0 [60:5];
+  assign \$14  = \port$6434$0 [366] & \$13 ;
+  assign \$15  = \port$6434$0 [484:429] == \port$6433$0 [60:5];
+  assign \$16  = \port$6434$0 [509] & \$15 ;
+  assign \$17  = \port$6434$0 [81] ^ \port$6434$0 [82];
+  assign \$18  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
+  assign \$19  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
+  assign \$20  = \port$6434$0 [126] ? \$18 [7:0] : \$19 [7:0];
   assign \$21  = \$17  | \$20 [7];
-  assign \$22  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
-  assign \$23  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
-  assign \$24  = \port$6520$0 [126] ? \$22 [7:0] : \$23 [7:0];
+  assign \$22  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
+  assign \$23  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
+  assign \$24  = \port$6434$0 [126] ? \$22 [7:0] : \$23 [7:0];
   assign \$25  = \$21  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$6520$0 [81] ^ \port$6520$0 [82];
-  assign \$27  = \port$6519$0 [68:61] - \port$6520$0 [142:135];
-  assign \$28  = \port$6519$0 [68:61] - \port$6520$0 [134:127];
-  assign \$29  = \port$6520$0 [126] ? \$27 [7:0] : \$28 [7:0];
+  assign \$26  = \port$6434$0 [81] ^ \port$6434$0 [82];
+  assign \$27  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
+  assign \$28  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
+  assign \$29  = \port$6434$0 [126] ? \$27 [7:0] : \$28 [7:0];
   assign \$30  = \$26  | \$29 [7];
-  assign \$31  = \port$6520$0 [224] ^ \port$6520$0 [225];
-  assign \$32  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
-  assign \$33  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
-  assign \$34  = \port$6520$0 [269] ? \$32 [7:0] : \$33 [7:0];
+  assign \$31  = \port$6434$0 [224] ^ \port$6434$0 [225];
+  assign \$32  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
+  assign \$33  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
+  assign \$34  = \port$6434$0 [269] ? \$32 [7:0] : \$33 [7:0];
   assign \$35  = \$31  | \$34 [7];
-  assign \$36  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
-  assign \$37  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
-  assign \$38  = \port$6520$0 [269] ? \$36 [7:0] : \$37 [7:0];
+  assign \$36  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
+  assign \$37  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
+  assign \$38  = \port$6434$0 [269] ? \$36 [7:0] : \$37 [7:0];
   assign \$39  = \$35  ? 7'h00 : \$38 [6:0];
-  assign \$40  = \port$6520$0 [224] ^ \port$6520$0 [225];
-  assign \$41  = \port$6519$0 [68:61] - \port$6520$0 [285:278];
-  assign \$42  = \port$6519$0 [68:61] - \port$6520$0 [277:270];
-  assign \$43  = \port$6520$0 [269] ? \$41 [7:0] : \$42 [7:0];
+  assign \$40  = \port$6434$0 [224] ^ \port$6434$0 [225];
+  assign \$41  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
+  assign \$42  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
+  assign \$43  = \port$6434$0 [269] ? \$41 [7:0] : \$42 [7:0];
   assign \$44  = \$40  | \$43 [7];
-  assign \$45  = \port$6520$0 [367] ^ \port$6520$0 [368];
-  assign \$46  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
-  assign \$47  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
-  assign \$48  = \port$6520$0 [412] ? \$46 [7:0] : \$47 [7:0];
+  assign \$45  = \port$6434$0 [367] ^ \port$6434$0 [368];
+  assign \$46  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
+  assign \$47  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
+  assign \$48  = \port$6434$0 [412] ? \$46 [7:0] : \$47 [7:0];
   assign \$49  = \$45  | \$48 [7];
-  assign \$50  = \port$6519$0 [68:61] - \port$6520$0 [428:421];
-  assign \$51  = \port$6519$0 [68:61] - \port$6520$0 [420:413];
-  assign \$52  = \port$6520$0 [412] ? \$50 [7:0] : \$51 [7:0];
+  assign \$50  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
+  assign \$51  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
+  assign \$52  = \port$6434$0 [412] ? \$50 [7:0] : \$51 [7:0];
   assign \$53  = \$49  ? 7'h00 : \$52 [6:0];
-  assign \$54  = \port$6520$0 [367] ^ \port$6520$0 [368];
+  assign \$54  = \port$6434$0 [367] ^ \port$6434$0 [368];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$75 [1:0])
       2'h0:
-          \$76  = \port$6520$0 [80];
+          \$76  = \port$6434$0 [80];
       2'h1:
-          \$76  = \port$6520$0 [223];
+          \$76  = \port$6434$0 [223];
       2'h2:
-          \$76  = \port$6520$0 [366];
+          \$76  = \port$6434$0 [366];
       2'h3:
-          \$76  = \port$6520$0 [509];
+          \$76  = \port$6434$0 [509];
     endcase
   end
   always @* begin
@@ -5608,13 +5608,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$6520$0 [55:0];
+          \$84  = \port$6434$0 [55:0];
       2'h1:
-          \$84  = \port$6520$0 [198:143];
+          \$84  = \port$6434$0 [198:143];
       2'h2:
-          \$84  = \port$6520$0 [341:286];
+          \$84  = \port$6434$0 [341:286];
       2'h3:
-          \$84  = \port$6520$0 [484:429];
+          \$84  = \port$6434$0 [484:429];
     endcase
   end
   always @* begin
@@ -5636,13 +5636,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$6520$0 [71:56];
+          \$88  = \port$6434$0 [71:56];
       2'h1:
-          \$88  = \port$6520$0 [214:199];
+          \$88  = \port$6434$0 [214:199];
       2'h2:
-          \$88  = \port$6520$0 [357:342];
+          \$88  = \port$6434$0 [357:342];
       2'h3:
-          \$88  = \port$6520$0 [500:485];
+          \$88  = \port$6434$0 [500:485];
     endcase
   end
   always @* begin
@@ -5664,13 +5664,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$6520$0 [80];
+          \$94  = \port$6434$0 [80];
       2'h1:
-          \$94  = \port$6520$0 [223];
+          \$94  = \port$6434$0 [223];
       2'h2:
-          \$94  = \port$6520$0 [366];
+          \$94  = \port$6434$0 [366];
       2'h3:
-          \$94  = \port$6520$0 [509];
+          \$94  = \port$6434$0 [509];
     endcase
   end
   always @* begin
@@ -5692,13 +5692,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$101 [1:0])
       2'h0:
-          \$102  = \port$6520$0 [55:0];
+          \$102  = \port$6434$0 [55:0];
       2'h1:
-          \$102  = \port$6520$0 [198:143];
+          \$102  = \port$6434$0 [198:143];
       2'h2:
-          \$102  = \port$6520$0 [341:286];
+          \$102  = \port$6434$0 [341:286];
       2'h3:
-          \$102  = \port$6520$0 [484:429];
+          \$102  = \port$6434$0 [484:429];
     endcase
   end
   always @* begin
@@ -5720,13 +5720,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$6520$0 [71:56];
+          \$106  = \port$6434$0 [71:56];
       2'h1:
-          \$106  = \port$6520$0 [214:199];
+          \$106  = \port$6434$0 [214:199];
       2'h2:
-          \$106  = \port$6520$0 [357:342];
+          \$106  = \port$6434$0 [357:342];
       2'h3:
-          \$106  = \port$6520$0 [500:485];
+          \$106  = \port$6434$0 [500:485];
     endcase
   end
   always @* begin
@@ -5748,13 +5748,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$111 [1:0])
       2'h0:
-          \$112  = \port$6520$0 [80];
+          \$112  = \port$6434$0 [80];
       2'h1:
-          \$112  = \port$6520$0 [223];
+          \$112  = \port$6434$0 [223];
       2'h2:
-          \$112  = \port$6520$0 [366];
+          \$112  = \port$6434$0 [366];
       2'h3:
-          \$112  = \port$6520$0 [509];
+          \$112  = \port$6434$0 [509];
     endcase
   end
   always @* begin
@@ -5776,13 +5776,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$119 [1:0])
       2'h0:
-          \$120  = \port$6520$0 [55:0];
+          \$120  = \port$6434$0 [55:0];
       2'h1:
-          \$120  = \port$6520$0 [198:143];
+          \$120  = \port$6434$0 [198:143];
       2'h2:
-          \$120  = \port$6520$0 [341:286];
+          \$120  = \port$6434$0 [341:286];
       2'h3:
-          \$120  = \port$6520$0 [484:429];
+          \$120  = \port$6434$0 [484:429];
     endcase
   end
   always @* begin
@@ -5804,13 +5804,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$123 [1:0])
       2'h0:
-          \$124  = \port$6520$0 [71:56];
+          \$124  = \port$6434$0 [71:56];
       2'h1:
-          \$124  = \port$6520$0 [214:199];
+          \$124  = \port$6434$0 [214:199];
       2'h2:
-          \$124  = \port$6520$0 [357:342];
+          \$124  = \port$6434$0 [357:342];
       2'h3:
-          \$124  = \port$6520$0 [500:485];
+          \$124  = \port$6434$0 [500:485];
     endcase
   end
   always @* begin
@@ -5832,13 +5832,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$129 [1:0])
       2'h0:
-          \$130  = \port$6520$0 [80];
+          \$130  = \port$6434$0 [80];
       2'h1:
-          \$130  = \port$6520$0 [223];
+          \$130  = \port$6434$0 [223];
       2'h2:
-          \$130  = \port$6520$0 [366];
+          \$130  = \port$6434$0 [366];
       2'h3:
-          \$130  = \port$6520$0 [509];
+          \$130  = \port$6434$0 [509];
     endcase
   end
   always @* begin
@@ -5860,13 +5860,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$137 [1:0])
       2'h0:
-          \$138  = \port$6520$0 [55:0];
+          \$138  = \port$6434$0 [55:0];
       2'h1:
-          \$138  = \port$6520$0 [198:143];
+          \$138  = \port$6434$0 [198:143];
       2'h2:
-          \$138  = \port$6520$0 [341:286];
+          \$138  = \port$6434$0 [341:286];
       2'h3:
-          \$138  = \port$6520$0 [484:429];
+          \$138  = \port$6434$0 [484:429];
     endcase
   end
   always @* begin
@@ -5888,13 +5888,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$141 [1:0])
       2'h0:
-          \$142  = \port$6520$0 [71:56];
+          \$142  = \port$6434$0 [71:56];
       2'h1:
-          \$142  = \port$6520$0 [214:199];
+          \$142  = \port$6434$0 [214:199];
       2'h2:
-          \$142  = \port$6520$0 [357:342];
+          \$142  = \port$6434$0 [357:342];
       2'h3:
-          \$142  = \port$6520$0 [500:485];
+          \$142  = \port$6434$0 [500:485];
     endcase
   end
   always @* begin
@@ -6474,8 +6474,8 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$945 [603], \$945 [598], \$945 [593], \$945 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$945 [68:0] = \port$6519$0 [68:0];
-    \$945 [79:69] = \port$6519$0 [79:69];
+    \$945 [68:0] = \port$6433$0 [68:0];
+    \$945 [79:69] = \port$6433$0 [79:69];
     \$945 [629] = \$637 ;
     \$945 [637:630] = { \$643 , \$641  };
     \$945 [604] = fw_wr0;
@@ -6519,10 +6519,10 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [639] = \$902 ;
     \$945 [640] = \$903 ;
     \$945 [641] = \$904 ;
-    \$945 [645:642] = \port$6520$0 [591:588];
-    \$945 [649:646] = \port$6520$0 [595:592];
-    \$945 [653:650] = \port$6520$0 [599:596];
-    \$945 [657:654] = \port$6520$0 [603:600];
+    \$945 [645:642] = \port$6434$0 [591:588];
+    \$945 [649:646] = \port$6434$0 [595:592];
+    \$945 [653:650] = \port$6434$0 [599:596];
+    \$945 [657:654] = \port$6434$0 [603:600];
     \$945 [80] = valid0;
     \$945 [81] = match0;
     \$945 [89:82] = age0;
@@ -6531,7 +6531,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [162] = mark0;
     \$945 [189:174] = \$907 ;
     \$945 [205:190] = \$913 ;
-    \$945 [173:163] = \port$6524$0 [10:0];
+    \$945 [173:163] = \port$6438$0 [10:0];
     \$945 [206] = \$914 ;
     \$945 [207] = valid1;
     \$945 [208] = match1;
@@ -6541,7 +6541,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [289] = mark1;
     \$945 [316:301] = \$917 ;
     \$945 [332:317] = \$923 ;
-    \$945 [300:290] = \port$6524$0 [21:11];
+    \$945 [300:290] = \port$6438$0 [21:11];
     \$945 [333] = \$924 ;
     \$945 [334] = valid2;
     \$945 [335] = match2;
@@ -6551,7 +6551,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [416] = mark2;
     \$945 [443:428] = \$927 ;
     \$945 [459:444] = \$933 ;
-    \$945 [427:417] = \port$6524$0 [32:22];
+    \$945 [427:417] = \port$6438$0 [32:22];
     \$945 [460] = \$934 ;
     \$945 [461] = valid3;
     \$945 [462] = match3;
@@ -6561,99 +6561,99 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [543] = mark3;
     \$945 [570:555] = \$937 ;
     \$945 [586:571] = \$943 ;
-    \$945 [554:544] = \port$6524$0 [43:33];
+    \$945 [554:544] = \port$6438$0 [43:33];
     \$945 [587] = \$944 ;
     if (rst) begin
       \$945  = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
-  assign window = { \port$6526$0 , \port$6520$0 , \port$6524$0 , \port$6519$0  };
+  assign window = { \port$6440$0 , \port$6434$0 , \port$6438$0 , \port$6433$0  };
   assign age_bank0 = { \$30 , \$25  };
   assign age_bank1 = { \$44 , \$39  };
   assign age_bank2 = { \$58 , \$53  };
   assign age_bank3 = { \$72 , \$67  };
-  assign forward__write = \port$6576$387 [1];
-  assign forward__invalidate = \port$6576$387 [2];
-  assign forward__tag = \port$6576$5 [55:0];
-  assign forward__count = \port$6576$387 [18:3];
-  assign forward__mark = \port$6576$387 [0];
+  assign forward__write = \port$6490$387 [1];
+  assign forward__invalidate = \port$6490$387 [2];
+  assign forward__tag = \port$6490$5 [55:0];
+  assign forward__count = \port$6490$387 [18:3];
+  assign forward__mark = \port$6490$387 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$6576$5 [63:56];
-  assign forward__count_inc = \port$6576$387 [34:19];
-  assign \window.request  = \port$6519$0 [68:0];
-  assign \window.request.valid  = \port$6519$0 [0];
-  assign \window.request.op  = \port$6519$0 [2:1];
-  assign \window.request.min_tlevel  = \port$6519$0 [4:3];
-  assign \window.request.tag  = \port$6519$0 [60:5];
-  assign \window.request.t  = \port$6519$0 [68:61];
-  assign \window.start  = \port$6519$0 [79:69];
-  assign \window.lane_slot  = \port$6524$0 ;
-  assign \window.bank  = \port$6520$0 [571:0];
-  assign \window.bank[0].tag  = \port$6520$0 [55:0];
-  assign \window.bank[0].count  = \port$6520$0 [71:56];
-  assign \window.bank[0].last  = \port$6520$0 [79:72];
-  assign \window.bank[0].valid  = \port$6520$0 [80];
-  assign \window.bank[0].fresh  = \port$6520$0 [81];
-  assign \window.bank[0].mark  = \port$6520$0 [82];
-  assign \window.bank[0].row  = \port$6520$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$6520$0 [92];
-  assign \window.bank[0].sides  = \port$6520$0 [142:93];
-  assign \window.bank[0].sides.ent  = \port$6520$0 [93];
-  assign \window.bank[0].sides.count_raw  = \port$6520$0 [109:94];
-  assign \window.bank[0].sides.count_byp  = \port$6520$0 [125:110];
-  assign \window.bank[0].sides.meta  = \port$6520$0 [126];
-  assign \window.bank[0].sides.last_raw  = \port$6520$0 [134:127];
-  assign \window.bank[0].sides.last_byp  = \port$6520$0 [142:135];
-  assign \window.bank[1].tag  = \port$6520$0 [198:143];
-  assign \window.bank[1].count  = \port$6520$0 [214:199];
-  assign \window.bank[1].last  = \port$6520$0 [222:215];
-  assign \window.bank[1].valid  = \port$6520$0 [223];
-  assign \window.bank[1].fresh  = \port$6520$0 [224];
-  assign \window.bank[1].mark  = \port$6520$0 [225];
-  assign \window.bank[1].row  = \port$6520$0 [234:226];
-  assign \window.bank[1].sc_row_hit  = \port$6520$0 [235];
-  assign \window.bank[1].sides  = \port$6520$0 [285:236];
-  assign \window.bank[1].sides.ent  = \port$6520$0 [236];
-  assign \window.bank[1].sides.count_raw  = \port$6520$0 [252:237];
-  assign \window.bank[1].sides.count_byp  = \port$6520$0 [268:253];
-  assign \window.bank[1].sides.meta  = \port$6520$0 [269];
-  assign \window.bank[1].sides.last_raw  = \port$6520$0 [277:270];
-  assign \window.bank[1].sides.last_byp  = \port$6520$0 [285:278];
-  assign \window.bank[2].tag  = \port$6520$0 [341:286];
-  assign \window.bank[2].count  = \port$6520$0 [357:342];
-  assign \window.bank[2].last  = \port$6520$0 [365:358];
-  assign \window.bank[2].valid  = \port$6520$0 [366];
-  assign \window.bank[2].fresh  = \port$6520$0 [367];
-  assign \window.bank[2].mark  = \port$6520$0 [368];
-  assign \window.bank[2].row  = \port$6520$0 [377:369];
-  assign \window.bank[2].sc_row_hit  = \port$6520$0 [378];
-  assign \window.bank[2].sides  = \port$6520$0 [428:379];
-  assign \window.bank[2].sides.ent  = \port$6520$0 [379];
-  assign \window.bank[2].sides.count_raw  = \port$6520$0 [395:380];
-  assign \window.bank[2].sides.count_byp  = \port$6520$0 [411:396];
-  assign \window.bank[2].sides.meta  = \port$6520$0 [412];
-  assign \window.bank[2].sides.last_raw  = \port$6520$0 [420:413];
-  assign \window.bank[2].sides.last_byp  = \port$6520$0 [428:421];
-  assign \window.bank[3].tag  = \port$6520$0 [484:429];
-  assign \window.bank[3].count  = \port$6520$0 [500:485];
-  assign \window.bank[3].last  = \port$6520$0 [508:501];
-  assign \window.bank[3].valid  = \port$6520$0 [509];
-  assign \window.bank[3].fresh  = \port$6520$0 [510];
-  assign \window.bank[3].mark  = \port$6520$0 [511];
-  assign \window.bank[3].row  = \port$6520$0 [520:512];
-  assign \window.bank[3].sc_row_hit  = \port$6520$0 [521];
-  assign \window.bank[3].sides  = \port$6520$0 [571:522];
-  assign \window.bank[3].sides.ent  = \port$6520$0 [522];
-  assign \window.bank[3].sides.count_raw  = \port$6520$0 [538:523];
-  assign \window.bank[3].sides.count_byp  = \port$6520$0 [554:539];
-  assign \window.bank[3].sides.meta  = \port$6520$0 [555];
-  assign \window.bank[3].sides.last_raw  = \port$6520$0 [563:556];
-  assign \window.bank[3].sides.last_byp  = \port$6520$0 [571:564];
-  assign \window.overlap  = \port$6520$0 [587:572];
-  assign \window.overlap_next  = \port$6520$0 [603:588];
-  assign \window.same_line  = \port$6526$0 [0];
-  assign \window.forward_age  = \port$6526$0 [8:1];
-  assign \window.t_w1  = \port$6526$0 [16:9];
+  assign forward__last = \port$6490$5 [63:56];
+  assign forward__count_inc = \port$6490$387 [34:19];
+  assign \window.request  = \port$6433$0 [68:0];
+  assign \window.request.valid  = \port$6433$0 [0];
+  assign \window.request.op  = \port$6433$0 [2:1];
+  assign \window.request.min_tlevel  = \port$6433$0 [4:3];
+  assign \window.request.tag  = \port$6433$0 [60:5];
+  assign \window.request.t  = \port$6433$0 [68:61];
+  assign \window.start  = \port$6433$0 [79:69];
+  assign \window.lane_slot  = \port$6438$0 ;
+  assign \window.bank  = \port$6434$0 [571:0];
+  assign \window.bank[0].tag  = \port$6434$0 [55:0];
+  assign \window.bank[0].count  = \port$6434$0 [71:56];
+  assign \window.bank[0].last  = \port$6434$0 [79:72];
+  assign \window.bank[0].valid  = \port$6434$0 [80];
+  assign \window.bank[0].fresh  = \port$6434$0 [81];
+  assign \window.bank[0].mark  = \port$6434$0 [82];
+  assign \window.bank[0].row  = \port$6434$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$6434$0 [92];
+  assign \window.bank[0].sides  = \port$6434$0 [142:93];
+  assign \window.bank[0].sides.ent  = \port$6434$0 [93];
+  assign \window.bank[0].sides.count_raw  = \port$6434$0 [109:94];
+  assign \window.bank[0].sides.count_byp  = \port$6434$0 [125:110];
+  assign \window.bank[0].sides.meta  = \port$6434$0 [126];
+  assign \window.bank[0].sides.last_raw  = \port$6434$0 [134:127];
+  assign \window.bank[0].sides.last_byp  = \port$6434$0 [142:135];
+  assign \window.bank[1].tag  = \port$6434$0 [198:143];
+  assign \window.bank[1].count  = \port$6434$0 [214:199];
+  assign \window.bank[1].last  = \port$6434$0 [222:215];
+  assign \window.bank[1].valid  = \port$6434$0 [223];
+  assign \window.bank[1].fresh  = \port$6434$0 [224];
+  assign \window.bank[1].mark  = \port$6434$0 [225];
+  assign \window.bank[1].row  = \port$6434$0 [234:226];
+  assign \window.bank[1].sc_row_hit  = \port$6434$0 [235];
+  assign \window.bank[1].sides  = \port$6434$0 [285:236];
+  assign \window.bank[1].sides.ent  = \port$6434$0 [236];
+  assign \window.bank[1].sides.count_raw  = \port$6434$0 [252:237];
+  assign \window.bank[1].sides.count_byp  = \port$6434$0 [268:253];
+  assign \window.bank[1].sides.meta  = \port$6434$0 [269];
+  assign \window.bank[1].sides.last_raw  = \port$6434$0 [277:270];
+  assign \window.bank[1].sides.last_byp  = \port$6434$0 [285:278];
+  assign \window.bank[2].tag  = \port$6434$0 [341:286];
+  assign \window.bank[2].count  = \port$6434$0 [357:342];
+  assign \window.bank[2].last  = \port$6434$0 [365:358];
+  assign \window.bank[2].valid  = \port$6434$0 [366];
+  assign \window.bank[2].fresh  = \port$6434$0 [367];
+  assign \window.bank[2].mark  = \port$6434$0 [368];
+  assign \window.bank[2].row  = \port$6434$0 [377:369];
+  assign \window.bank[2].sc_row_hit  = \port$6434$0 [378];
+  assign \window.bank[2].sides  = \port$6434$0 [428:379];
+  assign \window.bank[2].sides.ent  = \port$6434$0 [379];
+  assign \window.bank[2].sides.count_raw  = \port$6434$0 [395:380];
+  assign \window.bank[2].sides.count_byp  = \port$6434$0 [411:396];
+  assign \window.bank[2].sides.meta  = \port$6434$0 [412];
+  assign \window.bank[2].sides.last_raw  = \port$6434$0 [420:413];
+  assign \window.bank[2].sides.last_byp  = \port$6434$0 [428:421];
+  assign \window.bank[3].tag  = \port$6434$0 [484:429];
+  assign \window.bank[3].count  = \port$6434$0 [500:485];
+  assign \window.bank[3].last  = \port$6434$0 [508:501];
+  assign \window.bank[3].valid  = \port$6434$0 [509];
+  assign \window.bank[3].fresh  = \port$6434$0 [510];
+  assign \window.bank[3].mark  = \port$6434$0 [511];
+  assign \window.bank[3].row  = \port$6434$0 [520:512];
+  assign \window.bank[3].sc_row_hit  = \port$6434$0 [521];
+  assign \window.bank[3].sides  = \port$6434$0 [571:522];
+  assign \window.bank[3].sides.ent  = \port$6434$0 [522];
+  assign \window.bank[3].sides.count_raw  = \port$6434$0 [538:523];
+  assign \window.bank[3].sides.count_byp  = \port$6434$0 [554:539];
+  assign \window.bank[3].sides.meta  = \port$6434$0 [555];
+  assign \window.bank[3].sides.last_raw  = \port$6434$0 [563:556];
+  assign \window.bank[3].sides.last_byp  = \port$6434$0 [571:564];
+  assign \window.overlap  = \port$6434$0 [587:572];
+  assign \window.overlap_next  = \port$6434$0 [603:588];
+  assign \window.same_line  = \port$6440$0 [0];
+  assign \window.forward_age  = \port$6440$0 [8:1];
+  assign \window.t_w1  = \port$6440$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -9004,16 +9004,12 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$132 ;
   wire \$133 ;
   reg [15:0] \$134 ;
-  reg \$135 ;
-  reg \$136 ;
-  reg [10:0] \$137 ;
+  reg [10:0] \$135 ;
+  reg [10:0] \$136 ;
+  reg [15:0] \$137 ;
   reg [10:0] \$138 ;
-  reg [15:0] \$139 ;
+  reg [10:0] \$139 ;
   wire [6:0] \$14 ;
-  reg \$140 ;
-  reg \$141 ;
-  reg [10:0] \$142 ;
-  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -11387,23 +11383,23 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   always @(posedge clk)
     rp0_word <= \$134 ;
   always @(posedge clk)
-    rp0_met_write <= \$135 ;
+    rp0_met_write <= \$130 ;
   always @(posedge clk)
-    rp0_met_write_q <= \$136 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$137 ;
+    rp0_addr_q <= \$135 ;
   always @(posedge clk)
-    rd_error_addr <= \$138 ;
+    rd_error_addr <= \$136 ;
   always @(posedge clk)
-    rp1_word <= \$139 ;
+    rp1_word <= \$137 ;
   always @(posedge clk)
-    rp1_met_write <= \$140 ;
+    rp1_met_write <= \$133 ;
   always @(posedge clk)
-    rp1_met_write_q <= \$141 ;
+    rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$142 ;
+    rp1_addr_q <= \$138 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$143 ;
+    \rd_error_addr$49  <= \$139 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
     \$134  = \inner__data$42 ;
@@ -11413,65 +11409,37 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$135  = \$130 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$135  = 1'h0;
+      \$135  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$136  = rp0_met_write;
+    \$136  = rp0_addr_q;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$137  = \inner__addr$14 ;
+    \$137  = \inner__data$46 ;
     if (rst) begin
-      \$137  = 11'h000;
+      \$137  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$138  = rp0_addr_q;
+    \$138  = \inner__addr$30 ;
     if (rst) begin
       \$138  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$139  = \inner__data$46 ;
+    \$139  = rp1_addr_q;
     if (rst) begin
-      \$139  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$140  = \$133 ;
-    if (rst) begin
-      \$140  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$141  = rp1_met_write;
-    if (rst) begin
-      \$141  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$142  = \inner__addr$30 ;
-    if (rst) begin
-      \$142  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$143  = rp1_addr_q;
-    if (rst) begin
-      \$143  = 11'h000;
+      \$139  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -11535,16 +11503,12 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$132 ;
   wire \$133 ;
   reg [15:0] \$134 ;
-  reg \$135 ;
-  reg \$136 ;
-  reg [10:0] \$137 ;
+  reg [10:0] \$135 ;
+  reg [10:0] \$136 ;
+  reg [15:0] \$137 ;
   reg [10:0] \$138 ;
-  reg [15:0] \$139 ;
+  reg [10:0] \$139 ;
   wire [6:0] \$14 ;
-  reg \$140 ;
-  reg \$141 ;
-  reg [10:0] \$142 ;
-  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -13918,23 +13882,23 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   always @(posedge clk)
     rp0_word <= \$134 ;
   always @(posedge clk)
-    rp0_met_write <= \$135 ;
+    rp0_met_write <= \$130 ;
   always @(posedge clk)
-    rp0_met_write_q <= \$136 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$137 ;
+    rp0_addr_q <= \$135 ;
   always @(posedge clk)
-    rd_error_addr <= \$138 ;
+    rd_error_addr <= \$136 ;
   always @(posedge clk)
-    rp1_word <= \$139 ;
+    rp1_word <= \$137 ;
   always @(posedge clk)
-    rp1_met_write <= \$140 ;
+    rp1_met_write <= \$133 ;
   always @(posedge clk)
-    rp1_met_write_q <= \$141 ;
+    rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$142 ;
+    rp1_addr_q <= \$138 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$143 ;
+    \rd_error_addr$49  <= \$139 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
     \$134  = \inner__data$42 ;
@@ -13944,65 +13908,37 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$135  = \$130 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$135  = 1'h0;
+      \$135  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$136  = rp0_met_write;
+    \$136  = rp0_addr_q;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$137  = \inner__addr$14 ;
+    \$137  = \inner__data$46 ;
     if (rst) begin
-      \$137  = 11'h000;
+      \$137  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$138  = rp0_addr_q;
+    \$138  = \inner__addr$30 ;
     if (rst) begin
       \$138  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$139  = \inner__data$46 ;
+    \$139  = rp1_addr_q;
     if (rst) begin
-      \$139  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$140  = \$133 ;
-    if (rst) begin
-      \$140  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$141  = rp1_met_write;
-    if (rst) begin
-      \$141  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$142  = \inner__addr$30 ;
-    if (rst) begin
-      \$142  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$143  = rp1_addr_q;
-    if (rst) begin
-      \$143  = 11'h000;
+      \$139  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -14066,16 +14002,12 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$132 ;
   wire \$133 ;
   reg [15:0] \$134 ;
-  reg \$135 ;
-  reg \$136 ;
-  reg [10:0] \$137 ;
+  reg [10:0] \$135 ;
+  reg [10:0] \$136 ;
+  reg [15:0] \$137 ;
   reg [10:0] \$138 ;
-  reg [15:0] \$139 ;
+  reg [10:0] \$139 ;
   wire [6:0] \$14 ;
-  reg \$140 ;
-  reg \$141 ;
-  reg [10:0] \$142 ;
-  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -16449,23 +16381,23 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   always @(posedge clk)
     rp0_word <= \$134 ;
   always @(posedge clk)
-    rp0_met_write <= \$135 ;
+    rp0_met_write <= \$130 ;
   always @(posedge clk)
-    rp0_met_write_q <= \$136 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$137 ;
+    rp0_addr_q <= \$135 ;
   always @(posedge clk)
-    rd_error_addr <= \$138 ;
+    rd_error_addr <= \$136 ;
   always @(posedge clk)
-    rp1_word <= \$139 ;
+    rp1_word <= \$137 ;
   always @(posedge clk)
-    rp1_met_write <= \$140 ;
+    rp1_met_write <= \$133 ;
   always @(posedge clk)
-    rp1_met_write_q <= \$141 ;
+    rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$142 ;
+    rp1_addr_q <= \$138 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$143 ;
+    \rd_error_addr$49  <= \$139 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
     \$134  = \inner__data$42 ;
@@ -16475,65 +16407,37 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$135  = \$130 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$135  = 1'h0;
+      \$135  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$136  = rp0_met_write;
+    \$136  = rp0_addr_q;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$137  = \inner__addr$14 ;
+    \$137  = \inner__data$46 ;
     if (rst) begin
-      \$137  = 11'h000;
+      \$137  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$138  = rp0_addr_q;
+    \$138  = \inner__addr$30 ;
     if (rst) begin
       \$138  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$139  = \inner__data$46 ;
+    \$139  = rp1_addr_q;
     if (rst) begin
-      \$139  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$140  = \$133 ;
-    if (rst) begin
-      \$140  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$141  = rp1_met_write;
-    if (rst) begin
-      \$141  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$142  = \inner__addr$30 ;
-    if (rst) begin
-      \$142  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$143  = rp1_addr_q;
-    if (rst) begin
-      \$143  = 11'h000;
+      \$139  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -16597,16 +16501,12 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$132 ;
   wire \$133 ;
   reg [15:0] \$134 ;
-  reg \$135 ;
-  reg \$136 ;
-  reg [10:0] \$137 ;
+  reg [10:0] \$135 ;
+  reg [10:0] \$136 ;
+  reg [15:0] \$137 ;
   reg [10:0] \$138 ;
-  reg [15:0] \$139 ;
+  reg [10:0] \$139 ;
   wire [6:0] \$14 ;
-  reg \$140 ;
-  reg \$141 ;
-  reg [10:0] \$142 ;
-  reg [10:0] \$143 ;
   wire \$15 ;
   wire [6:0] \$16 ;
   wire \$17 ;
@@ -18980,23 +18880,23 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   always @(posedge clk)
     rp0_word <= \$134 ;
   always @(posedge clk)
-    rp0_met_write <= \$135 ;
+    rp0_met_write <= \$130 ;
   always @(posedge clk)
-    rp0_met_write_q <= \$136 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$137 ;
+    rp0_addr_q <= \$135 ;
   always @(posedge clk)
-    rd_error_addr <= \$138 ;
+    rd_error_addr <= \$136 ;
   always @(posedge clk)
-    rp1_word <= \$139 ;
+    rp1_word <= \$137 ;
   always @(posedge clk)
-    rp1_met_write <= \$140 ;
+    rp1_met_write <= \$133 ;
   always @(posedge clk)
-    rp1_met_write_q <= \$141 ;
+    rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$142 ;
+    rp1_addr_q <= \$138 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$143 ;
+    \rd_error_addr$49  <= \$139 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
     \$134  = \inner__data$42 ;
@@ -19006,65 +18906,37 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$135  = \$130 ;
+    \$135  = \inner__addr$14 ;
     if (rst) begin
-      \$135  = 1'h0;
+      \$135  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$136  = rp0_met_write;
+    \$136  = rp0_addr_q;
     if (rst) begin
-      \$136  = 1'h0;
+      \$136  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$137  = \inner__addr$14 ;
+    \$137  = \inner__data$46 ;
     if (rst) begin
-      \$137  = 11'h000;
+      \$137  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$138  = rp0_addr_q;
+    \$138  = \inner__addr$30 ;
     if (rst) begin
       \$138  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$139  = \inner__data$46 ;
+    \$139  = rp1_addr_q;
     if (rst) begin
-      \$139  = 16'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$140  = \$133 ;
-    if (rst) begin
-      \$140  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$141  = rp1_met_write;
-    if (rst) begin
-      \$141  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$142  = \inner__addr$30 ;
-    if (rst) begin
-      \$142  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$143  = rp1_addr_q;
-    if (rst) begin
-      \$143  = 11'h000;
+      \$139  = 11'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
@@ -19332,7 +19204,7 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides
-, sc_row, sc_set, clear_row, clear_en, generation, \port$6576$5 , inv_slot, \port$6576$376 , sweep_addr, clk);
+, sc_row, sc_set, clear_row, clear_en, generation, \port$6490$5 , inv_slot, \port$6490$376 , sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -19990,159 +19862,91 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   reg [8:0] \$688 ;
   reg \$689 ;
   wire \$69 ;
-  reg [9:0] \$690 ;
-  reg \$691 ;
-  reg [9:0] \$692 ;
-  reg \$693 ;
+  reg \$690 ;
+  reg [8:0] \$691 ;
+  reg \$692 ;
+  reg [8:0] \$693 ;
   reg \$694 ;
-  reg [8:0] \$695 ;
-  reg \$696 ;
+  reg \$695 ;
+  reg [8:0] \$696 ;
   reg \$697 ;
-  reg [71:0] \$698 ;
+  reg [8:0] \$698 ;
   reg \$699 ;
   wire \$7 ;
   wire [9:0] \$70 ;
-  reg [71:0] \$700 ;
-  reg \$701 ;
-  reg [13:0] \$702 ;
-  reg \$703 ;
-  reg [13:0] \$704 ;
+  reg \$700 ;
+  reg [8:0] \$701 ;
+  reg \$702 ;
+  reg [8:0] \$703 ;
+  reg \$704 ;
   reg \$705 ;
-  reg \$706 ;
+  reg [8:0] \$706 ;
   reg \$707 ;
   reg \$708 ;
   reg \$709 ;
   wire \$71 ;
-  reg [8:0] \$710 ;
+  reg [10:0] \$710 ;
   reg \$711 ;
-  reg [9:0] \$712 ;
-  reg \$713 ;
-  reg [9:0] \$714 ;
+  reg \$712 ;
+  reg [10:0] \$713 ;
+  reg \$714 ;
   reg \$715 ;
-  reg \$716 ;
-  reg [8:0] \$717 ;
+  reg [10:0] \$716 ;
+  reg \$717 ;
   reg \$718 ;
-  reg \$719 ;
+  reg [10:0] \$719 ;
   wire \$72 ;
-  reg [71:0] \$720 ;
+  reg \$720 ;
   reg \$721 ;
-  reg [71:0] \$722 ;
+  reg [10:0] \$722 ;
   reg \$723 ;
-  reg [13:0] \$724 ;
-  reg \$725 ;
-  reg [13:0] \$726 ;
+  reg \$724 ;
+  reg [10:0] \$725 ;
+  reg \$726 ;
   reg \$727 ;
-  reg \$728 ;
+  reg [10:0] \$728 ;
   reg \$729 ;
   wire \$73 ;
   reg \$730 ;
-  reg \$731 ;
-  reg [8:0] \$732 ;
+  reg [10:0] \$731 ;
+  reg \$732 ;
   reg \$733 ;
-  reg [9:0] \$734 ;
+  reg [10:0] \$734 ;
   reg \$735 ;
-  reg [9:0] \$736 ;
-  reg \$737 ;
+  reg \$736 ;
+  reg [10:0] \$737 ;
   reg \$738 ;
-  reg [8:0] \$739 ;
+  reg \$739 ;
   wire \$74 ;
-  reg \$740 ;
+  reg [10:0] \$740 ;
   reg \$741 ;
-  reg [71:0] \$742 ;
-  reg \$743 ;
-  reg [71:0] \$744 ;
+  reg \$742 ;
+  reg [10:0] \$743 ;
+  reg \$744 ;
   reg \$745 ;
-  reg [13:0] \$746 ;
+  reg [10:0] \$746 ;
   reg \$747 ;
-  reg [13:0] \$748 ;
-  reg \$749 ;
+  reg \$748 ;
+  reg [10:0] \$749 ;
   wire \$75 ;
   reg \$750 ;
   reg \$751 ;
-  reg \$752 ;
+  reg [10:0] \$752 ;
   reg \$753 ;
-  reg [8:0] \$754 ;
-  reg \$755 ;
-  reg [9:0] \$756 ;
-  reg \$757 ;
-  reg [9:0] \$758 ;
-  reg \$759 ;
+  reg \$754 ;
+  reg [10:0] \$755 ;
+  wire [9:0] \$756 ;
+  wire [9:0] \$757 ;
+  wire [9:0] \$758 ;
+  wire [9:0] \$759 ;
   wire \$76 ;
-  reg \$760 ;
-  reg [8:0] \$761 ;
-  reg \$762 ;
-  reg \$763 ;
-  reg [71:0] \$764 ;
-  reg \$765 ;
-  reg [71:0] \$766 ;
-  reg \$767 ;
-  reg [13:0] \$768 ;
-  reg \$769 ;
   wire \$77 ;
-  reg [13:0] \$770 ;
-  reg \$771 ;
-  reg \$772 ;
-  reg \$773 ;
-  reg \$774 ;
-  reg \$775 ;
-  reg \$776 ;
-  reg \$777 ;
-  reg [10:0] \$778 ;
-  reg \$779 ;
   wire \$78 ;
-  reg \$780 ;
-  reg [10:0] \$781 ;
-  reg \$782 ;
-  reg \$783 ;
-  reg [10:0] \$784 ;
-  reg \$785 ;
-  reg \$786 ;
-  reg [10:0] \$787 ;
-  reg \$788 ;
-  reg \$789 ;
   wire \$79 ;
-  reg [10:0] \$790 ;
-  reg \$791 ;
-  reg \$792 ;
-  reg [10:0] \$793 ;
-  reg \$794 ;
-  reg \$795 ;
-  reg [10:0] \$796 ;
-  reg \$797 ;
-  reg \$798 ;
-  reg [10:0] \$799 ;
   wire \$8 ;
   wire \$80 ;
-  reg \$800 ;
-  reg \$801 ;
-  reg [10:0] \$802 ;
-  reg \$803 ;
-  reg \$804 ;
-  reg [10:0] \$805 ;
-  reg \$806 ;
-  reg \$807 ;
-  reg [10:0] \$808 ;
-  reg \$809 ;
   wire \$81 ;
-  reg \$810 ;
-  reg [10:0] \$811 ;
-  reg \$812 ;
-  reg \$813 ;
-  reg [10:0] \$814 ;
-  reg \$815 ;
-  reg \$816 ;
-  reg [10:0] \$817 ;
-  reg \$818 ;
-  reg \$819 ;
   wire \$82 ;
-  reg [10:0] \$820 ;
-  reg \$821 ;
-  reg \$822 ;
-  reg [10:0] \$823 ;
-  wire [9:0] \$824 ;
-  wire [9:0] \$825 ;
-  wire [9:0] \$826 ;
-  wire [9:0] \$827 ;
   wire \$83 ;
   wire \$84 ;
   wire \$85 ;
@@ -20409,10 +20213,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$6576$376 ;
-  wire [29:0] \port$6576$376 ;
-  input [63:0] \port$6576$5 ;
-  wire [63:0] \port$6576$5 ;
+  input [29:0] \port$6490$376 ;
+  wire [29:0] \port$6490$376 ;
+  input [63:0] \port$6490$5 ;
+  wire [63:0] \port$6490$5 ;
   wire [8:0] rd_addr;
   wire [8:0] \rd_addr$227 ;
   wire [8:0] \rd_addr$229 ;
@@ -20742,78 +20546,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire wr_mark;
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
-  assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$174  = clear_en & \$173 ;
-  assign \$175  = ~ clear_en;
-  assign \$176  = \$175  & \port$6576$376 [13];
-  assign \$177  = inv_slot[1:0] == 2'h2;
-  assign \$178  = \$176  & \$177 ;
-  assign \$179  = 2'h2 < rd_slot[1:0];
-  assign \$180  = \$179  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$181  = \$178  & \$180 ;
-  assign \$182  = \$174  | \$181 ;
-  assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$6576$376 [13];
-  assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$6576$376 [1:0] == 2'h2;
-  assign \$187  = \port$6576$376 [12] & \$186 ;
-  assign \$188  = \$185  & \$187 ;
-  assign \$189  = 2'h2 < rd_slot[1:0];
-  assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$191  = \$188  & \$190 ;
-  assign \$192  = \$182  | \$191 ;
-  assign \$193  = meta2_byp | meta2_byp_next;
-  assign \$194  = meta2_byp_next ? \wr_data$41  : meta2_byp_data;
-  assign \$195  = \wr_data$41 [11:8] == generation;
-  assign \$196  = \wr_data$41 [13] & \$195 ;
-  assign \$197  = meta2_byp_data[11:8] == generation;
-  assign \$198  = meta2_byp_data[13] & \$197 ;
-  assign \$199  = meta2_byp_next ? \$196  : \$198 ;
-  assign \$200  = 2'h2 < rd_slot[1:0];
-  assign \$201  = \$200  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$202  = sc_we2 & \$201 ;
-  assign \$203  = mark2_byp | mark2_byp_next;
-  assign \$204  = mark2_byp_next ? sc_value2 : mark2_byp_data;
-  assign \$205  = 2'h3 < rd_slot[1:0];
-  assign \$206  = rd_slot[10:2] + \$205 ;
-  assign \$207  = clear_row == sc_row;
-  assign \$208  = clear_en & \$207 ;
-  assign \$209  = ~ clear_en;
-  assign \$210  = \$209  & \port$6576$376 [13];
-  assign \$211  = inv_slot[1:0] == 2'h3;
-  assign \$212  = \$210  & \$211 ;
-  assign \$213  = inv_slot[10:2] == sc_row;
-  assign \$214  = \$212  & \$213 ;
-  assign \$215  = \$208  | \$214 ;
-  assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$6576$376 [13];
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$6576$376 [1:0] == 2'h3;
-  assign \$220  = \port$6576$376 [12] & \$219 ;
-  assign \$221  = \$218  & \$220 ;
-  assign \$222  = \port$6576$376 [10:2] == sc_row;
-  assign \$223  = \$221  & \$222 ;
-  assign \$224  = \$215  | \$223 ;
-  assign \$225  = \port$6576$376 [1:0] == 2'h3;
-  assign \$226  = \port$6576$376 [12] & \$225 ;
-  assign \$227  = \port$6576$376 [10:2] == sc_row_qq;
-  assign \$228  = \$226  & \$227 ;
-  assign \$229  = ~ \$228 ;
-  assign \$230  = sc_set[3] & \$229 ;
-  assign \$231  = ~ sc_data_q[38];
-  assign \$232  = rd_row_q3 == sc_row_qq;
-  assign \$233  = \port$6576$376 [1:0] == 2'h3;
-  assign \$234  = \port$6576$376 [12] & \$233 ;
-  assign \$235  = 2'h3 < rd_slot[1:0];
-  assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$237  = \$234  & \$236 ;
-  assign \$238  = ent3_byp | ent3_byp_next;
-  assign \$239  = ent3_byp_next ? \wr_data$131  : ent3_byp_data;
-  assign \$240  = 2'h3 < rd_slot[1:0];
   assign \$241  = \$240  ? clear_at_hi_m1 : clear_at_hi;
   assign \$242  = clear_en & \$241 ;
   assign \$243  = ~ clear_en;
-  assign \$244  = \$243  & \port$6576$376 [13];
+  assign \$244  = \$243  & \port$6490$376 [13];
   assign \$245  = inv_slot[1:0] == 2'h3;
   assign \$246  = \$244  & \$245 ;
   assign \$247  = 2'h3 < rd_slot[1:0];
@@ -20821,10 +20557,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$249  = \$246  & \$248 ;
   assign \$250  = \$242  | \$249 ;
   assign \$251  = ~ clear_en;
-  assign \$252  = ~ \port$6576$376 [13];
+  assign \$252  = ~ \port$6490$376 [13];
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$6576$376 [1:0] == 2'h3;
-  assign \$255  = \port$6576$376 [12] & \$254 ;
+  assign \$254  = \port$6490$376 [1:0] == 2'h3;
+  assign \$255  = \port$6490$376 [12] & \$254 ;
   assign \$256  = \$253  & \$255 ;
   assign \$257  = 2'h3 < rd_slot[1:0];
   assign \$258  = \$257  ? wr_at_hi_m1 : wr_at_hi;
@@ -20882,10 +20618,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$310  = rd_lane_error[3] & \$309 ;
   assign \$311  = ~ sc_snoop_q3;
   assign \$312  = rd_lane_corrected[3] & \$311 ;
-  assign \$313  = \port$6576$376 [13] | clear_en;
+  assign \$313  = \port$6490$376 [13] | clear_en;
   assign \$314  = ~ \$313 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$6576$376 [10:2];
-  assign \$315  = \port$6576$376 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$6490$376 [10:2];
+  assign \$315  = \port$6490$376 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$315 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$316  = inv_slot[10:2] - 1'h1;
@@ -20902,70 +20638,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$322  = rd_slot[10:2] + \$321 ;
   assign \$323  = 1'h0 < rd_slot[1:0];
   assign \$324  = rd_slot[10:2] + \$323 ;
-  assign \$325  = ! \port$6576$376 [1:0];
-  assign \wr_en$234  = \port$6576$376 [12] & \$325 ;
+  assign \$325  = ! \port$6490$376 [1:0];
+  assign \wr_en$234  = \port$6490$376 [12] & \$325 ;
   assign \$326  = ! inv_slot[1:0];
-  assign \$327  = \port$6576$376 [13] & \$326 ;
+  assign \$327  = \port$6490$376 [13] & \$326 ;
   assign \$328  = clear_en | \$327 ;
-  assign \$329  = ~ \port$6576$376 [13];
-  assign \$330  = ! \port$6576$376 [1:0];
-  assign \$331  = \port$6576$376 [12] & \$330 ;
+  assign \$329  = ~ \port$6490$376 [13];
+  assign \$330  = ! \port$6490$376 [1:0];
+  assign \$331  = \port$6490$376 [12] & \$330 ;
   assign \$332  = \$329  & \$331 ;
   assign \wr_en$238  = \$328  | \$332 ;
   assign \$333  = ! inv_slot[1:0];
-  assign \$334  = \port$6576$376 [13] & \$333 ;
+  assign \$334  = \port$6490$376 [13] & \$333 ;
   assign \$335  = clear_en | \$334 ;
-  assign \$336  = ~ \port$6576$376 [13];
-  assign \$337  = ! \port$6576$376 [1:0];
-  assign \$338  = \port$6576$376 [12] & \$337 ;
+  assign \$336  = ~ \port$6490$376 [13];
+  assign \$337  = ! \port$6490$376 [1:0];
+  assign \$338  = \port$6490$376 [12] & \$337 ;
   assign \$339  = \$336  & \$338 ;
   assign \$340  = \$335  | \$339 ;
   assign \$341  = clear_row == sc_row_q;
   assign \$342  = clear_en & \$341 ;
   assign \$343  = ~ clear_en;
-  assign \$344  = \$343  & \port$6576$376 [13];
+  assign \$344  = \$343  & \port$6490$376 [13];
   assign \$345  = ! inv_slot[1:0];
   assign \$346  = \$344  & \$345 ;
   assign \$347  = inv_slot[10:2] == sc_row_q;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = \$342  | \$348 ;
   assign \$350  = ~ clear_en;
-  assign \$351  = ~ \port$6576$376 [13];
+  assign \$351  = ~ \port$6490$376 [13];
   assign \$352  = \$350  & \$351 ;
-  assign \$353  = ! \port$6576$376 [1:0];
-  assign \$354  = \port$6576$376 [12] & \$353 ;
+  assign \$353  = ! \port$6490$376 [1:0];
+  assign \$354  = \port$6490$376 [12] & \$353 ;
   assign \$355  = \$352  & \$354 ;
-  assign \$356  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$356  = \port$6490$376 [10:2] == sc_row_q;
   assign \$357  = \$355  & \$356 ;
   assign \$358  = \$349  | \$357 ;
   assign sc_snoop0 = \$358  | sc_wr_at_read0;
   assign \$359  = clear_row == sc_row_q;
   assign \$360  = clear_en & \$359 ;
   assign \$361  = ~ clear_en;
-  assign \$362  = \$361  & \port$6576$376 [13];
+  assign \$362  = \$361  & \port$6490$376 [13];
   assign \$363  = ! inv_slot[1:0];
   assign \$364  = \$362  & \$363 ;
   assign \$365  = inv_slot[10:2] == sc_row_q;
   assign \$366  = \$364  & \$365 ;
   assign \$367  = \$360  | \$366 ;
   assign \$368  = ~ clear_en;
-  assign \$369  = ~ \port$6576$376 [13];
+  assign \$369  = ~ \port$6490$376 [13];
   assign \$370  = \$368  & \$369 ;
-  assign \$371  = ! \port$6576$376 [1:0];
-  assign \$372  = \port$6576$376 [12] & \$371 ;
+  assign \$371  = ! \port$6490$376 [1:0];
+  assign \$372  = \port$6490$376 [12] & \$371 ;
   assign \$373  = \$370  & \$372 ;
-  assign \$374  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$374  = \port$6490$376 [10:2] == sc_row_q;
   assign \$375  = \$373  & \$374 ;
   assign \$376  = \$367  | \$375 ;
   assign sc_snoop_data0 = \$376  ? copy_data : sc_wr_at_read_data0;
-  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$824 ;
-  assign \$378  = ! \port$6576$376 [1:0];
-  assign \$379  = \port$6576$376 [12] & \$378 ;
-  assign \$380  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$756 ;
+  assign \$378  = ! \port$6490$376 [1:0];
+  assign \$379  = \port$6490$376 [12] & \$378 ;
+  assign \$380  = \port$6490$376 [10:2] == sc_row_qqq;
   assign \$381  = \$379  & \$380 ;
   assign \$382  = ~ \$381 ;
   assign sc_we0 = sc_intent0 & \$382 ;
-  assign \$383  = \port$6576$376 [10:2] == rd_row_q0;
+  assign \$383  = \port$6490$376 [10:2] == rd_row_q0;
   assign ent0_byp_next = \wr_en$234  & \$383 ;
   assign \$384  = meta_addr == rd_row_q0;
   assign meta0_byp_next = \wr_en$238  & \$384 ;
@@ -20986,70 +20722,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$398  = rd_slot[10:2] + \$397 ;
   assign \$399  = 1'h1 < rd_slot[1:0];
   assign \$400  = rd_slot[10:2] + \$399 ;
-  assign \$401  = \port$6576$376 [1:0] == 1'h1;
-  assign \wr_en$275  = \port$6576$376 [12] & \$401 ;
+  assign \$401  = \port$6490$376 [1:0] == 1'h1;
+  assign \wr_en$275  = \port$6490$376 [12] & \$401 ;
   assign \$402  = inv_slot[1:0] == 1'h1;
-  assign \$403  = \port$6576$376 [13] & \$402 ;
+  assign \$403  = \port$6490$376 [13] & \$402 ;
   assign \$404  = clear_en | \$403 ;
-  assign \$405  = ~ \port$6576$376 [13];
-  assign \$406  = \port$6576$376 [1:0] == 1'h1;
-  assign \$407  = \port$6576$376 [12] & \$406 ;
+  assign \$405  = ~ \port$6490$376 [13];
+  assign \$406  = \port$6490$376 [1:0] == 1'h1;
+  assign \$407  = \port$6490$376 [12] & \$406 ;
   assign \$408  = \$405  & \$407 ;
   assign \wr_en$277  = \$404  | \$408 ;
   assign \$409  = inv_slot[1:0] == 1'h1;
-  assign \$410  = \port$6576$376 [13] & \$409 ;
+  assign \$410  = \port$6490$376 [13] & \$409 ;
   assign \$411  = clear_en | \$410 ;
-  assign \$412  = ~ \port$6576$376 [13];
-  assign \$413  = \port$6576$376 [1:0] == 1'h1;
-  assign \$414  = \port$6576$376 [12] & \$413 ;
+  assign \$412  = ~ \port$6490$376 [13];
+  assign \$413  = \port$6490$376 [1:0] == 1'h1;
+  assign \$414  = \port$6490$376 [12] & \$413 ;
   assign \$415  = \$412  & \$414 ;
   assign \$416  = \$411  | \$415 ;
   assign \$417  = clear_row == sc_row_q;
   assign \$418  = clear_en & \$417 ;
   assign \$419  = ~ clear_en;
-  assign \$420  = \$419  & \port$6576$376 [13];
+  assign \$420  = \$419  & \port$6490$376 [13];
   assign \$421  = inv_slot[1:0] == 1'h1;
   assign \$422  = \$420  & \$421 ;
   assign \$423  = inv_slot[10:2] == sc_row_q;
   assign \$424  = \$422  & \$423 ;
   assign \$425  = \$418  | \$424 ;
   assign \$426  = ~ clear_en;
-  assign \$427  = ~ \port$6576$376 [13];
+  assign \$427  = ~ \port$6490$376 [13];
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$6576$376 [1:0] == 1'h1;
-  assign \$430  = \port$6576$376 [12] & \$429 ;
+  assign \$429  = \port$6490$376 [1:0] == 1'h1;
+  assign \$430  = \port$6490$376 [12] & \$429 ;
   assign \$431  = \$428  & \$430 ;
-  assign \$432  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$432  = \port$6490$376 [10:2] == sc_row_q;
   assign \$433  = \$431  & \$432 ;
   assign \$434  = \$425  | \$433 ;
   assign sc_snoop1 = \$434  | sc_wr_at_read1;
   assign \$435  = clear_row == sc_row_q;
   assign \$436  = clear_en & \$435 ;
   assign \$437  = ~ clear_en;
-  assign \$438  = \$437  & \port$6576$376 [13];
+  assign \$438  = \$437  & \port$6490$376 [13];
   assign \$439  = inv_slot[1:0] == 1'h1;
   assign \$440  = \$438  & \$439 ;
   assign \$441  = inv_slot[10:2] == sc_row_q;
   assign \$442  = \$440  & \$441 ;
   assign \$443  = \$436  | \$442 ;
   assign \$444  = ~ clear_en;
-  assign \$445  = ~ \port$6576$376 [13];
+  assign \$445  = ~ \port$6490$376 [13];
   assign \$446  = \$444  & \$445 ;
-  assign \$447  = \port$6576$376 [1:0] == 1'h1;
-  assign \$448  = \port$6576$376 [12] & \$447 ;
+  assign \$447  = \port$6490$376 [1:0] == 1'h1;
+  assign \$448  = \port$6490$376 [12] & \$447 ;
   assign \$449  = \$446  & \$448 ;
-  assign \$450  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$450  = \port$6490$376 [10:2] == sc_row_q;
   assign \$451  = \$449  & \$450 ;
   assign \$452  = \$443  | \$451 ;
   assign sc_snoop_data1 = \$452  ? copy_data : sc_wr_at_read_data1;
-  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$825 ;
-  assign \$454  = \port$6576$376 [1:0] == 1'h1;
-  assign \$455  = \port$6576$376 [12] & \$454 ;
-  assign \$456  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$757 ;
+  assign \$454  = \port$6490$376 [1:0] == 1'h1;
+  assign \$455  = \port$6490$376 [12] & \$454 ;
+  assign \$456  = \port$6490$376 [10:2] == sc_row_qqq;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = ~ \$457 ;
   assign sc_we1 = sc_intent1 & \$458 ;
-  assign \$459  = \port$6576$376 [10:2] == rd_row_q1;
+  assign \$459  = \port$6490$376 [10:2] == rd_row_q1;
   assign ent1_byp_next = \wr_en$275  & \$459 ;
   assign \$460  = meta_addr == rd_row_q1;
   assign meta1_byp_next = \wr_en$277  & \$460 ;
@@ -21070,70 +20806,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$474  = rd_slot[10:2] + \$473 ;
   assign \$475  = 2'h2 < rd_slot[1:0];
   assign \$476  = rd_slot[10:2] + \$475 ;
-  assign \$477  = \port$6576$376 [1:0] == 2'h2;
-  assign \wr_en$296  = \port$6576$376 [12] & \$477 ;
+  assign \$477  = \port$6490$376 [1:0] == 2'h2;
+  assign \wr_en$296  = \port$6490$376 [12] & \$477 ;
   assign \$478  = inv_slot[1:0] == 2'h2;
-  assign \$479  = \port$6576$376 [13] & \$478 ;
+  assign \$479  = \port$6490$376 [13] & \$478 ;
   assign \$480  = clear_en | \$479 ;
-  assign \$481  = ~ \port$6576$376 [13];
-  assign \$482  = \port$6576$376 [1:0] == 2'h2;
-  assign \$483  = \port$6576$376 [12] & \$482 ;
+  assign \$481  = ~ \port$6490$376 [13];
+  assign \$482  = \port$6490$376 [1:0] == 2'h2;
+  assign \$483  = \port$6490$376 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
   assign \wr_en$298  = \$480  | \$484 ;
   assign \$485  = inv_slot[1:0] == 2'h2;
-  assign \$486  = \port$6576$376 [13] & \$485 ;
+  assign \$486  = \port$6490$376 [13] & \$485 ;
   assign \$487  = clear_en | \$486 ;
-  assign \$488  = ~ \port$6576$376 [13];
-  assign \$489  = \port$6576$376 [1:0] == 2'h2;
-  assign \$490  = \port$6576$376 [12] & \$489 ;
+  assign \$488  = ~ \port$6490$376 [13];
+  assign \$489  = \port$6490$376 [1:0] == 2'h2;
+  assign \$490  = \port$6490$376 [12] & \$489 ;
   assign \$491  = \$488  & \$490 ;
   assign \$492  = \$487  | \$491 ;
   assign \$493  = clear_row == sc_row_q;
   assign \$494  = clear_en & \$493 ;
   assign \$495  = ~ clear_en;
-  assign \$496  = \$495  & \port$6576$376 [13];
+  assign \$496  = \$495  & \port$6490$376 [13];
   assign \$497  = inv_slot[1:0] == 2'h2;
   assign \$498  = \$496  & \$497 ;
   assign \$499  = inv_slot[10:2] == sc_row_q;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = \$494  | \$500 ;
   assign \$502  = ~ clear_en;
-  assign \$503  = ~ \port$6576$376 [13];
+  assign \$503  = ~ \port$6490$376 [13];
   assign \$504  = \$502  & \$503 ;
-  assign \$505  = \port$6576$376 [1:0] == 2'h2;
-  assign \$506  = \port$6576$376 [12] & \$505 ;
+  assign \$505  = \port$6490$376 [1:0] == 2'h2;
+  assign \$506  = \port$6490$376 [12] & \$505 ;
   assign \$507  = \$504  & \$506 ;
-  assign \$508  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$508  = \port$6490$376 [10:2] == sc_row_q;
   assign \$509  = \$507  & \$508 ;
   assign \$510  = \$501  | \$509 ;
   assign sc_snoop2 = \$510  | sc_wr_at_read2;
   assign \$511  = clear_row == sc_row_q;
   assign \$512  = clear_en & \$511 ;
   assign \$513  = ~ clear_en;
-  assign \$514  = \$513  & \port$6576$376 [13];
+  assign \$514  = \$513  & \port$6490$376 [13];
   assign \$515  = inv_slot[1:0] == 2'h2;
   assign \$516  = \$514  & \$515 ;
   assign \$517  = inv_slot[10:2] == sc_row_q;
   assign \$518  = \$516  & \$517 ;
   assign \$519  = \$512  | \$518 ;
   assign \$520  = ~ clear_en;
-  assign \$521  = ~ \port$6576$376 [13];
+  assign \$521  = ~ \port$6490$376 [13];
   assign \$522  = \$520  & \$521 ;
-  assign \$523  = \port$6576$376 [1:0] == 2'h2;
-  assign \$524  = \port$6576$376 [12] & \$523 ;
+  assign \$523  = \port$6490$376 [1:0] == 2'h2;
+  assign \$524  = \port$6490$376 [12] & \$523 ;
   assign \$525  = \$522  & \$524 ;
-  assign \$526  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$526  = \port$6490$376 [10:2] == sc_row_q;
   assign \$527  = \$525  & \$526 ;
   assign \$528  = \$519  | \$527 ;
   assign sc_snoop_data2 = \$528  ? copy_data : sc_wr_at_read_data2;
-  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$826 ;
-  assign \$530  = \port$6576$376 [1:0] == 2'h2;
-  assign \$531  = \port$6576$376 [12] & \$530 ;
-  assign \$532  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$758 ;
+  assign \$530  = \port$6490$376 [1:0] == 2'h2;
+  assign \$531  = \port$6490$376 [12] & \$530 ;
+  assign \$532  = \port$6490$376 [10:2] == sc_row_qqq;
   assign \$533  = \$531  & \$532 ;
   assign \$534  = ~ \$533 ;
   assign sc_we2 = sc_intent2 & \$534 ;
-  assign \$535  = \port$6576$376 [10:2] == rd_row_q2;
+  assign \$535  = \port$6490$376 [10:2] == rd_row_q2;
   assign ent2_byp_next = \wr_en$296  & \$535 ;
   assign \$536  = meta_addr == rd_row_q2;
   assign meta2_byp_next = \wr_en$298  & \$536 ;
@@ -21154,70 +20890,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$550  = rd_slot[10:2] + \$549 ;
   assign \$551  = 2'h3 < rd_slot[1:0];
   assign \$552  = rd_slot[10:2] + \$551 ;
-  assign \$553  = \port$6576$376 [1:0] == 2'h3;
-  assign \wr_en$317  = \port$6576$376 [12] & \$553 ;
+  assign \$553  = \port$6490$376 [1:0] == 2'h3;
+  assign \wr_en$317  = \port$6490$376 [12] & \$553 ;
   assign \$554  = inv_slot[1:0] == 2'h3;
-  assign \$555  = \port$6576$376 [13] & \$554 ;
+  assign \$555  = \port$6490$376 [13] & \$554 ;
   assign \$556  = clear_en | \$555 ;
-  assign \$557  = ~ \port$6576$376 [13];
-  assign \$558  = \port$6576$376 [1:0] == 2'h3;
-  assign \$559  = \port$6576$376 [12] & \$558 ;
+  assign \$557  = ~ \port$6490$376 [13];
+  assign \$558  = \port$6490$376 [1:0] == 2'h3;
+  assign \$559  = \port$6490$376 [12] & \$558 ;
   assign \$560  = \$557  & \$559 ;
   assign \wr_en$319  = \$556  | \$560 ;
   assign \$561  = inv_slot[1:0] == 2'h3;
-  assign \$562  = \port$6576$376 [13] & \$561 ;
+  assign \$562  = \port$6490$376 [13] & \$561 ;
   assign \$563  = clear_en | \$562 ;
-  assign \$564  = ~ \port$6576$376 [13];
-  assign \$565  = \port$6576$376 [1:0] == 2'h3;
-  assign \$566  = \port$6576$376 [12] & \$565 ;
+  assign \$564  = ~ \port$6490$376 [13];
+  assign \$565  = \port$6490$376 [1:0] == 2'h3;
+  assign \$566  = \port$6490$376 [12] & \$565 ;
   assign \$567  = \$564  & \$566 ;
   assign \$568  = \$563  | \$567 ;
   assign \$569  = clear_row == sc_row_q;
   assign \$570  = clear_en & \$569 ;
   assign \$571  = ~ clear_en;
-  assign \$572  = \$571  & \port$6576$376 [13];
+  assign \$572  = \$571  & \port$6490$376 [13];
   assign \$573  = inv_slot[1:0] == 2'h3;
   assign \$574  = \$572  & \$573 ;
   assign \$575  = inv_slot[10:2] == sc_row_q;
   assign \$576  = \$574  & \$575 ;
   assign \$577  = \$570  | \$576 ;
   assign \$578  = ~ clear_en;
-  assign \$579  = ~ \port$6576$376 [13];
+  assign \$579  = ~ \port$6490$376 [13];
   assign \$580  = \$578  & \$579 ;
-  assign \$581  = \port$6576$376 [1:0] == 2'h3;
-  assign \$582  = \port$6576$376 [12] & \$581 ;
+  assign \$581  = \port$6490$376 [1:0] == 2'h3;
+  assign \$582  = \port$6490$376 [12] & \$581 ;
   assign \$583  = \$580  & \$582 ;
-  assign \$584  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$584  = \port$6490$376 [10:2] == sc_row_q;
   assign \$585  = \$583  & \$584 ;
   assign \$586  = \$577  | \$585 ;
   assign sc_snoop3 = \$586  | sc_wr_at_read3;
   assign \$587  = clear_row == sc_row_q;
   assign \$588  = clear_en & \$587 ;
   assign \$589  = ~ clear_en;
-  assign \$590  = \$589  & \port$6576$376 [13];
+  assign \$590  = \$589  & \port$6490$376 [13];
   assign \$591  = inv_slot[1:0] == 2'h3;
   assign \$592  = \$590  & \$591 ;
   assign \$593  = inv_slot[10:2] == sc_row_q;
   assign \$594  = \$592  & \$593 ;
   assign \$595  = \$588  | \$594 ;
   assign \$596  = ~ clear_en;
-  assign \$597  = ~ \port$6576$376 [13];
+  assign \$597  = ~ \port$6490$376 [13];
   assign \$598  = \$596  & \$597 ;
-  assign \$599  = \port$6576$376 [1:0] == 2'h3;
-  assign \$600  = \port$6576$376 [12] & \$599 ;
+  assign \$599  = \port$6490$376 [1:0] == 2'h3;
+  assign \$600  = \port$6490$376 [12] & \$599 ;
   assign \$601  = \$598  & \$600 ;
-  assign \$602  = \port$6576$376 [10:2] == sc_row_q;
+  assign \$602  = \port$6490$376 [10:2] == sc_row_q;
   assign \$603  = \$601  & \$602 ;
   assign \$604  = \$595  | \$603 ;
   assign sc_snoop_data3 = \$604  ? copy_data : sc_wr_at_read_data3;
-  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$827 ;
-  assign \$606  = \port$6576$376 [1:0] == 2'h3;
-  assign \$607  = \port$6576$376 [12] & \$606 ;
-  assign \$608  = \port$6576$376 [10:2] == sc_row_qqq;
+  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$759 ;
+  assign \$606  = \port$6490$376 [1:0] == 2'h3;
+  assign \$607  = \port$6490$376 [12] & \$606 ;
+  assign \$608  = \port$6490$376 [10:2] == sc_row_qqq;
   assign \$609  = \$607  & \$608 ;
   assign \$610  = ~ \$609 ;
   assign sc_we3 = sc_intent3 & \$610 ;
-  assign \$611  = \port$6576$376 [10:2] == rd_row_q3;
+  assign \$611  = \port$6490$376 [10:2] == rd_row_q3;
   assign ent3_byp_next = \wr_en$317  & \$611 ;
   assign \$612  = meta_addr == rd_row_q3;
   assign meta3_byp_next = \wr_en$319  & \$612 ;
@@ -21307,305 +21043,305 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     rd_row_q0 <= \$688 ;
   always @(posedge clk)
-    sc_wr_at_read0 <= \$689 ;
+    sc_wr_at_read0 <= \$20 ;
   always @(posedge clk)
-    sc_wr_at_read_data0 <= \$690 ;
+    sc_wr_at_read_data0 <= copy_data;
   always @(posedge clk)
-    sc_snoop_q0 <= \$691 ;
+    sc_snoop_q0 <= sc_snoop0;
   always @(posedge clk)
-    sc_snoop_data_q0 <= \$692 ;
+    sc_snoop_data_q0 <= sc_snoop_data0;
   always @(posedge clk)
-    sc_intent0 <= \$693 ;
+    sc_intent0 <= \$689 ;
   always @(posedge clk)
-    sc_value0 <= \$694 ;
+    sc_value0 <= \$690 ;
   always @(posedge clk)
-    rd_row_qq0 <= \$695 ;
+    rd_row_qq0 <= \$691 ;
   always @(posedge clk)
-    rd_sc_row_hit0 <= \$696 ;
+    rd_sc_row_hit0 <= \$692 ;
   always @(posedge clk)
-    ent0_byp <= \$697 ;
+    ent0_byp <= \$33 ;
   always @(posedge clk)
-    ent0_byp_data <= \$698 ;
+    ent0_byp_data <= wr_data;
   always @(posedge clk)
-    ent0_alt <= \$699 ;
+    ent0_alt <= \$34 ;
   always @(posedge clk)
-    ent0_alt_data <= \$700 ;
+    ent0_alt_data <= \$35 ;
   always @(posedge clk)
-    meta0_byp <= \$701 ;
+    meta0_byp <= \$56 ;
   always @(posedge clk)
-    meta0_byp_data <= \$702 ;
+    meta0_byp_data <= \wr_data$41 ;
   always @(posedge clk)
-    meta0_alt <= \$703 ;
+    meta0_alt <= \$57 ;
   always @(posedge clk)
-    meta0_alt_data <= \$704 ;
+    meta0_alt_data <= \$58 ;
   always @(posedge clk)
-    meta0_alt_summary <= \$705 ;
+    meta0_alt_summary <= \$63 ;
   always @(posedge clk)
-    mark0_byp <= \$706 ;
+    mark0_byp <= \$66 ;
   always @(posedge clk)
-    mark0_byp_data <= \$707 ;
+    mark0_byp_data <= sc_value0;
   always @(posedge clk)
-    mark0_alt <= \$708 ;
+    mark0_alt <= \$67 ;
   always @(posedge clk)
-    mark0_alt_data <= \$709 ;
+    mark0_alt_data <= \$68 ;
   always @(posedge clk)
-    rd_row_q1 <= \$710 ;
+    rd_row_q1 <= \$693 ;
   always @(posedge clk)
-    sc_wr_at_read1 <= \$711 ;
+    sc_wr_at_read1 <= \$88 ;
   always @(posedge clk)
-    sc_wr_at_read_data1 <= \$712 ;
+    sc_wr_at_read_data1 <= copy_data;
   always @(posedge clk)
-    sc_snoop_q1 <= \$713 ;
+    sc_snoop_q1 <= sc_snoop1;
   always @(posedge clk)
-    sc_snoop_data_q1 <= \$714 ;
+    sc_snoop_data_q1 <= sc_snoop_data1;
   always @(posedge clk)
-    sc_intent1 <= \$715 ;
+    sc_intent1 <= \$694 ;
   always @(posedge clk)
-    sc_value1 <= \$716 ;
+    sc_value1 <= \$695 ;
   always @(posedge clk)
-    rd_row_qq1 <= \$717 ;
+    rd_row_qq1 <= \$696 ;
   always @(posedge clk)
-    rd_sc_row_hit1 <= \$718 ;
+    rd_sc_row_hit1 <= \$697 ;
   always @(posedge clk)
-    ent1_byp <= \$719 ;
+    ent1_byp <= \$101 ;
   always @(posedge clk)
-    ent1_byp_data <= \$720 ;
+    ent1_byp_data <= \wr_data$69 ;
   always @(posedge clk)
-    ent1_alt <= \$721 ;
+    ent1_alt <= \$102 ;
   always @(posedge clk)
-    ent1_alt_data <= \$722 ;
+    ent1_alt_data <= \$103 ;
   always @(posedge clk)
-    meta1_byp <= \$723 ;
+    meta1_byp <= \$124 ;
   always @(posedge clk)
-    meta1_byp_data <= \$724 ;
+    meta1_byp_data <= \wr_data$41 ;
   always @(posedge clk)
-    meta1_alt <= \$725 ;
+    meta1_alt <= \$125 ;
   always @(posedge clk)
-    meta1_alt_data <= \$726 ;
+    meta1_alt_data <= \$126 ;
   always @(posedge clk)
-    meta1_alt_summary <= \$727 ;
+    meta1_alt_summary <= \$131 ;
   always @(posedge clk)
-    mark1_byp <= \$728 ;
+    mark1_byp <= \$134 ;
   always @(posedge clk)
-    mark1_byp_data <= \$729 ;
+    mark1_byp_data <= sc_value1;
   always @(posedge clk)
-    mark1_alt <= \$730 ;
+    mark1_alt <= \$135 ;
   always @(posedge clk)
-    mark1_alt_data <= \$731 ;
+    mark1_alt_data <= \$136 ;
   always @(posedge clk)
-    rd_row_q2 <= \$732 ;
+    rd_row_q2 <= \$698 ;
   always @(posedge clk)
-    sc_wr_at_read2 <= \$733 ;
+    sc_wr_at_read2 <= \$156 ;
   always @(posedge clk)
-    sc_wr_at_read_data2 <= \$734 ;
+    sc_wr_at_read_data2 <= copy_data;
   always @(posedge clk)
-    sc_snoop_q2 <= \$735 ;
+    sc_snoop_q2 <= sc_snoop2;
   always @(posedge clk)
-    sc_snoop_data_q2 <= \$736 ;
+    sc_snoop_data_q2 <= sc_snoop_data2;
   always @(posedge clk)
-    sc_intent2 <= \$737 ;
+    sc_intent2 <= \$699 ;
   always @(posedge clk)
-    sc_value2 <= \$738 ;
+    sc_value2 <= \$700 ;
   always @(posedge clk)
-    rd_row_qq2 <= \$739 ;
+    rd_row_qq2 <= \$701 ;
   always @(posedge clk)
-    rd_sc_row_hit2 <= \$740 ;
+    rd_sc_row_hit2 <= \$702 ;
   always @(posedge clk)
-    ent2_byp <= \$741 ;
+    ent2_byp <= \$169 ;
   always @(posedge clk)
-    ent2_byp_data <= \$742 ;
+    ent2_byp_data <= \wr_data$100 ;
   always @(posedge clk)
-    ent2_alt <= \$743 ;
+    ent2_alt <= \$170 ;
   always @(posedge clk)
-    ent2_alt_data <= \$744 ;
+    ent2_alt_data <= \$171 ;
   always @(posedge clk)
-    meta2_byp <= \$745 ;
+    meta2_byp <= \$192 ;
   always @(posedge clk)
-    meta2_byp_data <= \$746 ;
+    meta2_byp_data <= \wr_data$41 ;
   always @(posedge clk)
-    meta2_alt <= \$747 ;
+    meta2_alt <= \$193 ;
   always @(posedge clk)
-    meta2_alt_data <= \$748 ;
+    meta2_alt_data <= \$194 ;
   always @(posedge clk)
-    meta2_alt_summary <= \$749 ;
+    meta2_alt_summary <= \$199 ;
   always @(posedge clk)
-    mark2_byp <= \$750 ;
+    mark2_byp <= \$202 ;
   always @(posedge clk)
-    mark2_byp_data <= \$751 ;
+    mark2_byp_data <= sc_value2;
   always @(posedge clk)
-    mark2_alt <= \$752 ;
+    mark2_alt <= \$203 ;
   always @(posedge clk)
-    mark2_alt_data <= \$753 ;
+    mark2_alt_data <= \$204 ;
   always @(posedge clk)
-    rd_row_q3 <= \$754 ;
+    rd_row_q3 <= \$703 ;
   always @(posedge clk)
-    sc_wr_at_read3 <= \$755 ;
+    sc_wr_at_read3 <= \$224 ;
   always @(posedge clk)
-    sc_wr_at_read_data3 <= \$756 ;
+    sc_wr_at_read_data3 <= copy_data;
   always @(posedge clk)
-    sc_snoop_q3 <= \$757 ;
+    sc_snoop_q3 <= sc_snoop3;
   always @(posedge clk)
-    sc_snoop_data_q3 <= \$758 ;
+    sc_snoop_data_q3 <= sc_snoop_data3;
   always @(posedge clk)
-    sc_intent3 <= \$759 ;
+    sc_intent3 <= \$704 ;
   always @(posedge clk)
-    sc_value3 <= \$760 ;
+    sc_value3 <= \$705 ;
   always @(posedge clk)
-    rd_row_qq3 <= \$761 ;
+    rd_row_qq3 <= \$706 ;
   always @(posedge clk)
-    rd_sc_row_hit3 <= \$762 ;
+    rd_sc_row_hit3 <= \$707 ;
   always @(posedge clk)
-    ent3_byp <= \$763 ;
+    ent3_byp <= \$237 ;
   always @(posedge clk)
-    ent3_byp_data <= \$764 ;
+    ent3_byp_data <= \wr_data$131 ;
   always @(posedge clk)
-    ent3_alt <= \$765 ;
+    ent3_alt <= \$238 ;
   always @(posedge clk)
-    ent3_alt_data <= \$766 ;
+    ent3_alt_data <= \$239 ;
   always @(posedge clk)
-    meta3_byp <= \$767 ;
+    meta3_byp <= \$260 ;
   always @(posedge clk)
-    meta3_byp_data <= \$768 ;
+    meta3_byp_data <= \wr_data$41 ;
   always @(posedge clk)
-    meta3_alt <= \$769 ;
+    meta3_alt <= \$261 ;
   always @(posedge clk)
-    meta3_alt_data <= \$770 ;
+    meta3_alt_data <= \$262 ;
   always @(posedge clk)
-    meta3_alt_summary <= \$771 ;
+    meta3_alt_summary <= \$267 ;
   always @(posedge clk)
-    mark3_byp <= \$772 ;
+    mark3_byp <= \$270 ;
   always @(posedge clk)
-    mark3_byp_data <= \$773 ;
+    mark3_byp_data <= sc_value3;
   always @(posedge clk)
-    mark3_alt <= \$774 ;
+    mark3_alt <= \$271 ;
   always @(posedge clk)
-    mark3_alt_data <= \$775 ;
+    mark3_alt_data <= \$272 ;
   always @(posedge clk)
-    chk0_unc <= \$776 ;
+    chk0_unc <= \$708 ;
   always @(posedge clk)
-    chk0_cor <= \$777 ;
+    chk0_cor <= \$709 ;
   always @(posedge clk)
-    chk0_addr <= \$778 ;
+    chk0_addr <= \$710 ;
   always @(posedge clk)
-    chk1_unc <= \$779 ;
+    chk1_unc <= \$711 ;
   always @(posedge clk)
-    chk1_cor <= \$780 ;
+    chk1_cor <= \$712 ;
   always @(posedge clk)
-    chk1_addr <= \$781 ;
+    chk1_addr <= \$713 ;
   always @(posedge clk)
-    chk2_unc <= \$782 ;
+    chk2_unc <= \$714 ;
   always @(posedge clk)
-    chk2_cor <= \$783 ;
+    chk2_cor <= \$715 ;
   always @(posedge clk)
-    chk2_addr <= \$784 ;
+    chk2_addr <= \$716 ;
   always @(posedge clk)
-    chk3_unc <= \$785 ;
+    chk3_unc <= \$717 ;
   always @(posedge clk)
-    chk3_cor <= \$786 ;
+    chk3_cor <= \$718 ;
   always @(posedge clk)
-    chk3_addr <= \$787 ;
+    chk3_addr <= \$719 ;
   always @(posedge clk)
-    chk4_unc <= \$788 ;
+    chk4_unc <= \$720 ;
   always @(posedge clk)
-    chk4_cor <= \$789 ;
+    chk4_cor <= \$721 ;
   always @(posedge clk)
-    chk4_addr <= \$790 ;
+    chk4_addr <= \$722 ;
   always @(posedge clk)
-    chk5_unc <= \$791 ;
+    chk5_unc <= \$723 ;
   always @(posedge clk)
-    chk5_cor <= \$792 ;
+    chk5_cor <= \$724 ;
   always @(posedge clk)
-    chk5_addr <= \$793 ;
+    chk5_addr <= \$725 ;
   always @(posedge clk)
-    chk6_unc <= \$794 ;
+    chk6_unc <= \$726 ;
   always @(posedge clk)
-    chk6_cor <= \$795 ;
+    chk6_cor <= \$727 ;
   always @(posedge clk)
-    chk6_addr <= \$796 ;
+    chk6_addr <= \$728 ;
   always @(posedge clk)
-    chk7_unc <= \$797 ;
+    chk7_unc <= \$729 ;
   always @(posedge clk)
-    chk7_cor <= \$798 ;
+    chk7_cor <= \$730 ;
   always @(posedge clk)
-    chk7_addr <= \$799 ;
+    chk7_addr <= \$731 ;
   always @(posedge clk)
-    chk8_unc <= \$800 ;
+    chk8_unc <= \$732 ;
   always @(posedge clk)
-    chk8_cor <= \$801 ;
+    chk8_cor <= \$733 ;
   always @(posedge clk)
-    chk8_addr <= \$802 ;
+    chk8_addr <= \$734 ;
   always @(posedge clk)
-    chk9_unc <= \$803 ;
+    chk9_unc <= \$735 ;
   always @(posedge clk)
-    chk9_cor <= \$804 ;
+    chk9_cor <= \$736 ;
   always @(posedge clk)
-    chk9_addr <= \$805 ;
+    chk9_addr <= \$737 ;
   always @(posedge clk)
-    chk10_unc <= \$806 ;
+    chk10_unc <= \$738 ;
   always @(posedge clk)
-    chk10_cor <= \$807 ;
+    chk10_cor <= \$739 ;
   always @(posedge clk)
-    chk10_addr <= \$808 ;
+    chk10_addr <= \$740 ;
   always @(posedge clk)
-    chk11_unc <= \$809 ;
+    chk11_unc <= \$741 ;
   always @(posedge clk)
-    chk11_cor <= \$810 ;
+    chk11_cor <= \$742 ;
   always @(posedge clk)
-    chk11_addr <= \$811 ;
+    chk11_addr <= \$743 ;
   always @(posedge clk)
-    chk12_unc <= \$812 ;
+    chk12_unc <= \$744 ;
   always @(posedge clk)
-    chk12_cor <= \$813 ;
+    chk12_cor <= \$745 ;
   always @(posedge clk)
-    chk12_addr <= \$814 ;
+    chk12_addr <= \$746 ;
   always @(posedge clk)
-    chk13_unc <= \$815 ;
+    chk13_unc <= \$747 ;
   always @(posedge clk)
-    chk13_cor <= \$816 ;
+    chk13_cor <= \$748 ;
   always @(posedge clk)
-    chk13_addr <= \$817 ;
+    chk13_addr <= \$749 ;
   always @(posedge clk)
-    chk14_unc <= \$818 ;
+    chk14_unc <= \$750 ;
   always @(posedge clk)
-    chk14_cor <= \$819 ;
+    chk14_cor <= \$751 ;
   always @(posedge clk)
-    chk14_addr <= \$820 ;
+    chk14_addr <= \$752 ;
   always @(posedge clk)
-    chk15_unc <= \$821 ;
+    chk15_unc <= \$753 ;
   always @(posedge clk)
-    chk15_cor <= \$822 ;
+    chk15_cor <= \$754 ;
   always @(posedge clk)
-    chk15_addr <= \$823 ;
+    chk15_addr <= \$755 ;
   assign \$1  = 1'h0 < rd_slot[1:0];
   assign \$2  = rd_slot[10:2] + \$1 ;
   assign \$3  = clear_row == sc_row;
   assign \$4  = clear_en & \$3 ;
   assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$6576$376 [13];
+  assign \$6  = \$5  & \port$6490$376 [13];
   assign \$7  = ! inv_slot[1:0];
   assign \$8  = \$6  & \$7 ;
   assign \$9  = inv_slot[10:2] == sc_row;
   assign \$10  = \$8  & \$9 ;
   assign \$11  = \$4  | \$10 ;
   assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$6576$376 [13];
+  assign \$13  = ~ \port$6490$376 [13];
   assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$6576$376 [1:0];
-  assign \$16  = \port$6576$376 [12] & \$15 ;
+  assign \$15  = ! \port$6490$376 [1:0];
+  assign \$16  = \port$6490$376 [12] & \$15 ;
   assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$6576$376 [10:2] == sc_row;
+  assign \$18  = \port$6490$376 [10:2] == sc_row;
   assign \$19  = \$17  & \$18 ;
   assign \$20  = \$11  | \$19 ;
-  assign \$21  = ! \port$6576$376 [1:0];
-  assign \$22  = \port$6576$376 [12] & \$21 ;
-  assign \$23  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$21  = ! \port$6490$376 [1:0];
+  assign \$22  = \port$6490$376 [12] & \$21 ;
+  assign \$23  = \port$6490$376 [10:2] == sc_row_qq;
   assign \$24  = \$22  & \$23 ;
   assign \$25  = ~ \$24 ;
   assign \$26  = sc_set[0] & \$25 ;
   assign \$27  = ~ sc_data_q[8];
   assign \$28  = rd_row_q0 == sc_row_qq;
-  assign \$29  = ! \port$6576$376 [1:0];
-  assign \$30  = \port$6576$376 [12] & \$29 ;
+  assign \$29  = ! \port$6490$376 [1:0];
+  assign \$30  = \port$6490$376 [12] & \$29 ;
   assign \$31  = 1'h0 < rd_slot[1:0];
   assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
   assign \$33  = \$30  & \$32 ;
@@ -21615,7 +21351,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$37  = \$36  ? clear_at_hi_m1 : clear_at_hi;
   assign \$38  = clear_en & \$37 ;
   assign \$39  = ~ clear_en;
-  assign \$40  = \$39  & \port$6576$376 [13];
+  assign \$40  = \$39  & \port$6490$376 [13];
   assign \$41  = ! inv_slot[1:0];
   assign \$42  = \$40  & \$41 ;
   assign \$43  = 1'h0 < rd_slot[1:0];
@@ -21623,10 +21359,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$45  = \$42  & \$44 ;
   assign \$46  = \$38  | \$45 ;
   assign \$47  = ~ clear_en;
-  assign \$48  = ~ \port$6576$376 [13];
+  assign \$48  = ~ \port$6490$376 [13];
   assign \$49  = \$47  & \$48 ;
-  assign \$50  = ! \port$6576$376 [1:0];
-  assign \$51  = \port$6576$376 [12] & \$50 ;
+  assign \$50  = ! \port$6490$376 [1:0];
+  assign \$51  = \port$6490$376 [12] & \$50 ;
   assign \$52  = \$49  & \$51 ;
   assign \$53  = 1'h0 < rd_slot[1:0];
   assign \$54  = \$53  ? wr_at_hi_m1 : wr_at_hi;
@@ -21649,31 +21385,31 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$71  = clear_row == sc_row;
   assign \$72  = clear_en & \$71 ;
   assign \$73  = ~ clear_en;
-  assign \$74  = \$73  & \port$6576$376 [13];
+  assign \$74  = \$73  & \port$6490$376 [13];
   assign \$75  = inv_slot[1:0] == 1'h1;
   assign \$76  = \$74  & \$75 ;
   assign \$77  = inv_slot[10:2] == sc_row;
   assign \$78  = \$76  & \$77 ;
   assign \$79  = \$72  | \$78 ;
   assign \$80  = ~ clear_en;
-  assign \$81  = ~ \port$6576$376 [13];
+  assign \$81  = ~ \port$6490$376 [13];
   assign \$82  = \$80  & \$81 ;
-  assign \$83  = \port$6576$376 [1:0] == 1'h1;
-  assign \$84  = \port$6576$376 [12] & \$83 ;
+  assign \$83  = \port$6490$376 [1:0] == 1'h1;
+  assign \$84  = \port$6490$376 [12] & \$83 ;
   assign \$85  = \$82  & \$84 ;
-  assign \$86  = \port$6576$376 [10:2] == sc_row;
+  assign \$86  = \port$6490$376 [10:2] == sc_row;
   assign \$87  = \$85  & \$86 ;
   assign \$88  = \$79  | \$87 ;
-  assign \$89  = \port$6576$376 [1:0] == 1'h1;
-  assign \$90  = \port$6576$376 [12] & \$89 ;
-  assign \$91  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$89  = \port$6490$376 [1:0] == 1'h1;
+  assign \$90  = \port$6490$376 [12] & \$89 ;
+  assign \$91  = \port$6490$376 [10:2] == sc_row_qq;
   assign \$92  = \$90  & \$91 ;
   assign \$93  = ~ \$92 ;
   assign \$94  = sc_set[1] & \$93 ;
   assign \$95  = ~ sc_data_q[18];
   assign \$96  = rd_row_q1 == sc_row_qq;
-  assign \$97  = \port$6576$376 [1:0] == 1'h1;
-  assign \$98  = \port$6576$376 [12] & \$97 ;
+  assign \$97  = \port$6490$376 [1:0] == 1'h1;
+  assign \$98  = \port$6490$376 [12] & \$97 ;
   assign \$99  = 1'h1 < rd_slot[1:0];
   assign \$100  = \$99  ? wr_at_hi_m1 : wr_at_hi;
   assign \$101  = \$98  & \$100 ;
@@ -21683,7 +21419,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$105  = \$104  ? clear_at_hi_m1 : clear_at_hi;
   assign \$106  = clear_en & \$105 ;
   assign \$107  = ~ clear_en;
-  assign \$108  = \$107  & \port$6576$376 [13];
+  assign \$108  = \$107  & \port$6490$376 [13];
   assign \$109  = inv_slot[1:0] == 1'h1;
   assign \$110  = \$108  & \$109 ;
   assign \$111  = 1'h1 < rd_slot[1:0];
@@ -21691,10 +21427,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$113  = \$110  & \$112 ;
   assign \$114  = \$106  | \$113 ;
   assign \$115  = ~ clear_en;
-  assign \$116  = ~ \port$6576$376 [13];
+  assign \$116  = ~ \port$6490$376 [13];
   assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$6576$376 [1:0] == 1'h1;
-  assign \$119  = \port$6576$376 [12] & \$118 ;
+  assign \$118  = \port$6490$376 [1:0] == 1'h1;
+  assign \$119  = \port$6490$376 [12] & \$118 ;
   assign \$120  = \$117  & \$119 ;
   assign \$121  = 1'h1 < rd_slot[1:0];
   assign \$122  = \$121  ? wr_at_hi_m1 : wr_at_hi;
@@ -21717,37 +21453,105 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$139  = clear_row == sc_row;
   assign \$140  = clear_en & \$139 ;
   assign \$141  = ~ clear_en;
-  assign \$142  = \$141  & \port$6576$376 [13];
+  assign \$142  = \$141  & \port$6490$376 [13];
   assign \$143  = inv_slot[1:0] == 2'h2;
   assign \$144  = \$142  & \$143 ;
   assign \$145  = inv_slot[10:2] == sc_row;
   assign \$146  = \$144  & \$145 ;
   assign \$147  = \$140  | \$146 ;
   assign \$148  = ~ clear_en;
-  assign \$149  = ~ \port$6576$376 [13];
+  assign \$149  = ~ \port$6490$376 [13];
   assign \$150  = \$148  & \$149 ;
-  assign \$151  = \port$6576$376 [1:0] == 2'h2;
-  assign \$152  = \port$6576$376 [12] & \$151 ;
+  assign \$151  = \port$6490$376 [1:0] == 2'h2;
+  assign \$152  = \port$6490$376 [12] & \$151 ;
   assign \$153  = \$150  & \$152 ;
-  assign \$154  = \port$6576$376 [10:2] == sc_row;
+  assign \$154  = \port$6490$376 [10:2] == sc_row;
   assign \$155  = \$153  & \$154 ;
   assign \$156  = \$147  | \$155 ;
-  assign \$157  = \port$6576$376 [1:0] == 2'h2;
-  assign \$158  = \port$6576$376 [12] & \$157 ;
-  assign \$159  = \port$6576$376 [10:2] == sc_row_qq;
+  assign \$157  = \port$6490$376 [1:0] == 2'h2;
+  assign \$158  = \port$6490$376 [12] & \$157 ;
+  assign \$159  = \port$6490$376 [10:2] == sc_row_qq;
   assign \$160  = \$158  & \$159 ;
   assign \$161  = ~ \$160 ;
   assign \$162  = sc_set[2] & \$161 ;
   assign \$163  = ~ sc_data_q[28];
   assign \$164  = rd_row_q2 == sc_row_qq;
-  assign \$165  = \port$6576$376 [1:0] == 2'h2;
-  assign \$166  = \port$6576$376 [12] & \$165 ;
+  assign \$165  = \port$6490$376 [1:0] == 2'h2;
+  assign \$166  = \port$6490$376 [12] & \$165 ;
   assign \$167  = 2'h2 < rd_slot[1:0];
   assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
   assign \$169  = \$166  & \$168 ;
   assign \$170  = ent2_byp | ent2_byp_next;
   assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
   assign \$172  = 2'h2 < rd_slot[1:0];
+  assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$174  = clear_en & \$173 ;
+  assign \$175  = ~ clear_en;
+  assign \$176  = \$175  & \port$6490$376 [13];
+  assign \$177  = inv_slot[1:0] == 2'h2;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = 2'h2 < rd_slot[1:0];
+  assign \$180  = \$179  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$181  = \$178  & \$180 ;
+  assign \$182  = \$174  | \$181 ;
+  assign \$183  = ~ clear_en;
+  assign \$184  = ~ \port$6490$376 [13];
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = \port$6490$376 [1:0] == 2'h2;
+  assign \$187  = \port$6490$376 [12] & \$186 ;
+  assign \$188  = \$185  & \$187 ;
+  assign \$189  = 2'h2 < rd_slot[1:0];
+  assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$191  = \$188  & \$190 ;
+  assign \$192  = \$182  | \$191 ;
+  assign \$193  = meta2_byp | meta2_byp_next;
+  assign \$194  = meta2_byp_next ? \wr_data$41  : meta2_byp_data;
+  assign \$195  = \wr_data$41 [11:8] == generation;
+  assign \$196  = \wr_data$41 [13] & \$195 ;
+  assign \$197  = meta2_byp_data[11:8] == generation;
+  assign \$198  = meta2_byp_data[13] & \$197 ;
+  assign \$199  = meta2_byp_next ? \$196  : \$198 ;
+  assign \$200  = 2'h2 < rd_slot[1:0];
+  assign \$201  = \$200  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$202  = sc_we2 & \$201 ;
+  assign \$203  = mark2_byp | mark2_byp_next;
+  assign \$204  = mark2_byp_next ? sc_value2 : mark2_byp_data;
+  assign \$205  = 2'h3 < rd_slot[1:0];
+  assign \$206  = rd_slot[10:2] + \$205 ;
+  assign \$207  = clear_row == sc_row;
+  assign \$208  = clear_en & \$207 ;
+  assign \$209  = ~ clear_en;
+  assign \$210  = \$209  & \port$6490$376 [13];
+  assign \$211  = inv_slot[1:0] == 2'h3;
+  assign \$212  = \$210  & \$211 ;
+  assign \$213  = inv_slot[10:2] == sc_row;
+  assign \$214  = \$212  & \$213 ;
+  assign \$215  = \$208  | \$214 ;
+  assign \$216  = ~ clear_en;
+  assign \$217  = ~ \port$6490$376 [13];
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = \port$6490$376 [1:0] == 2'h3;
+  assign \$220  = \port$6490$376 [12] & \$219 ;
+  assign \$221  = \$218  & \$220 ;
+  assign \$222  = \port$6490$376 [10:2] == sc_row;
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = \$215  | \$223 ;
+  assign \$225  = \port$6490$376 [1:0] == 2'h3;
+  assign \$226  = \port$6490$376 [12] & \$225 ;
+  assign \$227  = \port$6490$376 [10:2] == sc_row_qq;
+  assign \$228  = \$226  & \$227 ;
+  assign \$229  = ~ \$228 ;
+  assign \$230  = sc_set[3] & \$229 ;
+  assign \$231  = ~ sc_data_q[38];
+  assign \$232  = rd_row_q3 == sc_row_qq;
+  assign \$233  = \port$6490$376 [1:0] == 2'h3;
+  assign \$234  = \port$6490$376 [12] & \$233 ;
+  assign \$235  = 2'h3 < rd_slot[1:0];
+  assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$237  = \$234  & \$236 ;
+  assign \$238  = ent3_byp | ent3_byp_next;
+  assign \$239  = ent3_byp_next ? \wr_data$131  : ent3_byp_data;
+  assign \$240  = 2'h3 < rd_slot[1:0];
   \kv_asu.core.table.ent0  ent0 (
     ._rp__addr(\$320 [8:0]),
     .clk(clk),
@@ -21756,7 +21560,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6576$376 [10:2]),
+    .wr_addr(\port$6490$376 [10:2]),
     .wr_data(wr_data),
     .wr_en(\wr_en$234 )
   );
@@ -21768,7 +21572,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6576$376 [10:2]),
+    .wr_addr(\port$6490$376 [10:2]),
     .wr_data(\wr_data$69 ),
     .wr_en(\wr_en$275 )
   );
@@ -21780,7 +21584,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6576$376 [10:2]),
+    .wr_addr(\port$6490$376 [10:2]),
     .wr_data(\wr_data$100 ),
     .wr_en(\wr_en$296 )
   );
@@ -21792,7 +21596,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6576$376 [10:2]),
+    .wr_addr(\port$6490$376 [10:2]),
     .wr_data(\wr_data$131 ),
     .wr_en(\wr_en$317 )
   );
@@ -21898,10 +21702,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     .rd_error_addr(rd_error_addr),
     .rd_lane_corrected(rd_lane_corrected),
     .rd_lane_error(rd_lane_error),
-    .rp0_lane0_data(\$824 ),
-    .rp0_lane1_data(\$825 ),
-    .rp0_lane2_data(\$826 ),
-    .rp0_lane3_data(\$827 ),
+    .rp0_lane0_data(\$756 ),
+    .rp0_lane1_data(\$757 ),
+    .rp0_lane2_data(\$758 ),
+    .rp0_lane3_data(\$759 ),
     .rst(rst),
     .sweep_en(sweep_en),
     .sweep_row(sweep_addr),
@@ -21939,947 +21743,471 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$689  = \$20 ;
+    \$689  = \$26 ;
     if (rst) begin
       \$689  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$690  = copy_data;
+    \$690  = \$27 ;
     if (rst) begin
-      \$690  = 10'h000;
+      \$690  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$691  = sc_snoop0;
+    \$691  = rd_row_q0;
     if (rst) begin
-      \$691  = 1'h0;
+      \$691  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$692  = sc_snoop_data0;
+    \$692  = \$28 ;
     if (rst) begin
-      \$692  = 10'h000;
+      \$692  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$693  = \$26 ;
+    \$693  = \$70 [8:0];
     if (rst) begin
-      \$693  = 1'h0;
+      \$693  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$694  = \$27 ;
+    \$694  = \$94 ;
     if (rst) begin
       \$694  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$695  = rd_row_q0;
+    \$695  = \$95 ;
     if (rst) begin
-      \$695  = 9'h000;
+      \$695  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$696  = \$28 ;
+    \$696  = rd_row_q1;
     if (rst) begin
-      \$696  = 1'h0;
+      \$696  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$697  = \$33 ;
+    \$697  = \$96 ;
     if (rst) begin
       \$697  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$698  = wr_data;
+    \$698  = \$138 [8:0];
     if (rst) begin
-      \$698  = 72'h000000000000000000;
+      \$698  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$699  = \$34 ;
+    \$699  = \$162 ;
     if (rst) begin
       \$699  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$700  = \$35 ;
+    \$700  = \$163 ;
     if (rst) begin
-      \$700  = 72'h000000000000000000;
+      \$700  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$701  = \$56 ;
+    \$701  = rd_row_q2;
     if (rst) begin
-      \$701  = 1'h0;
+      \$701  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$702  = \wr_data$41 ;
+    \$702  = \$164 ;
     if (rst) begin
-      \$702  = 14'h0000;
+      \$702  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$703  = \$57 ;
+    \$703  = \$206 [8:0];
     if (rst) begin
-      \$703  = 1'h0;
+      \$703  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$704  = \$58 ;
+    \$704  = \$230 ;
     if (rst) begin
-      \$704  = 14'h0000;
+      \$704  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$705  = \$63 ;
+    \$705  = \$231 ;
     if (rst) begin
       \$705  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$706  = \$66 ;
+    \$706  = rd_row_q3;
     if (rst) begin
-      \$706  = 1'h0;
+      \$706  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$707  = sc_value0;
+    \$707  = \$232 ;
     if (rst) begin
       \$707  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$708  = \$67 ;
+    \$708  = \$274 ;
     if (rst) begin
       \$708  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$709  = \$68 ;
+    \$709  = 1'h0;
     if (rst) begin
       \$709  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$710  = \$70 [8:0];
+    \$710  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$710  = 9'h000;
+      \$710  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$711  = \$88 ;
+    \$711  = \$276 ;
     if (rst) begin
       \$711  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$712  = copy_data;
+    \$712  = 1'h0;
     if (rst) begin
-      \$712  = 10'h000;
+      \$712  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$713  = sc_snoop1;
+    \$713  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$713  = 1'h0;
+      \$713  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$714  = sc_snoop_data1;
+    \$714  = \$278 ;
     if (rst) begin
-      \$714  = 10'h000;
+      \$714  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$715  = \$94 ;
+    \$715  = 1'h0;
     if (rst) begin
       \$715  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$716  = \$95 ;
+    \$716  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$716  = 1'h0;
+      \$716  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$717  = rd_row_q1;
+    \$717  = \$280 ;
     if (rst) begin
-      \$717  = 9'h000;
+      \$717  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$718  = \$96 ;
+    \$718  = 1'h0;
     if (rst) begin
       \$718  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$719  = \$101 ;
+    \$719  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$719  = 1'h0;
+      \$719  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$720  = \wr_data$69 ;
+    \$720  = \$282 ;
     if (rst) begin
-      \$720  = 72'h000000000000000000;
+      \$720  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$721  = \$102 ;
+    \$721  = 1'h0;
     if (rst) begin
       \$721  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$722  = \$103 ;
+    \$722  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$722  = 72'h000000000000000000;
+      \$722  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$723  = \$124 ;
+    \$723  = \$284 ;
     if (rst) begin
       \$723  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$724  = \wr_data$41 ;
+    \$724  = 1'h0;
     if (rst) begin
-      \$724  = 14'h0000;
+      \$724  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$725  = \$125 ;
+    \$725  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$725  = 1'h0;
+      \$725  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$726  = \$126 ;
+    \$726  = \$286 ;
     if (rst) begin
-      \$726  = 14'h0000;
+      \$726  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$727  = \$131 ;
+    \$727  = 1'h0;
     if (rst) begin
       \$727  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$728  = \$134 ;
+    \$728  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$728  = 1'h0;
+      \$728  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$729  = sc_value1;
+    \$729  = \$288 ;
     if (rst) begin
       \$729  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$730  = \$135 ;
+    \$730  = 1'h0;
     if (rst) begin
       \$730  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$731  = \$136 ;
+    \$731  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$731  = 1'h0;
+      \$731  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$732  = \$138 [8:0];
+    \$732  = \$290 ;
     if (rst) begin
-      \$732  = 9'h000;
+      \$732  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$733  = \$156 ;
+    \$733  = 1'h0;
     if (rst) begin
       \$733  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$734  = copy_data;
+    \$734  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$734  = 10'h000;
+      \$734  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$735  = sc_snoop2;
+    \$735  = \$292 ;
     if (rst) begin
       \$735  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$736  = sc_snoop_data2;
+    \$736  = 1'h0;
     if (rst) begin
-      \$736  = 10'h000;
+      \$736  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$737  = \$162 ;
+    \$737  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$737  = 1'h0;
+      \$737  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$738  = \$163 ;
+    \$738  = \$294 ;
     if (rst) begin
       \$738  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$739  = rd_row_q2;
+    \$739  = 1'h0;
     if (rst) begin
-      \$739  = 9'h000;
+      \$739  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$740  = \$164 ;
+    \$740  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$740  = 1'h0;
+      \$740  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$741  = \$169 ;
+    \$741  = \$296 ;
     if (rst) begin
       \$741  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$742  = \wr_data$100 ;
+    \$742  = 1'h0;
     if (rst) begin
-      \$742  = 72'h000000000000000000;
+      \$742  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$743  = \$170 ;
+    \$743  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$743  = 1'h0;
+      \$743  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$744  = \$171 ;
+    \$744  = \$298 ;
     if (rst) begin
-      \$744  = 72'h000000000000000000;
+      \$744  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$745  = \$192 ;
+    \$745  = \$300 ;
     if (rst) begin
       \$745  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$746  = \wr_data$41 ;
+    \$746  = { rd_error_addr, 2'h0 };
     if (rst) begin
-      \$746  = 14'h0000;
+      \$746  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$747  = \$193 ;
+    \$747  = \$302 ;
     if (rst) begin
       \$747  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$748  = \$194 ;
+    \$748  = \$304 ;
     if (rst) begin
-      \$748  = 14'h0000;
+      \$748  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$749  = \$199 ;
+    \$749  = { rd_error_addr, 2'h1 };
     if (rst) begin
-      \$749  = 1'h0;
+      \$749  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$750  = \$202 ;
+    \$750  = \$306 ;
     if (rst) begin
       \$750  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$751  = sc_value2;
+    \$751  = \$308 ;
     if (rst) begin
       \$751  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$752  = \$203 ;
+    \$752  = { rd_error_addr, 2'h2 };
     if (rst) begin
-      \$752  = 1'h0;
+      \$752  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$753  = \$204 ;
+    \$753  = \$310 ;
     if (rst) begin
       \$753  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$754  = \$206 [8:0];
+    \$754  = \$312 ;
     if (rst) begin
-      \$754  = 9'h000;
+      \$754  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$755  = \$224 ;
+    \$755  = { rd_error_addr, 2'h3 };
     if (rst) begin
-      \$755  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$756  = copy_data;
-    if (rst) begin
-      \$756  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$757  = sc_snoop3;
-    if (rst) begin
-      \$757  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$758  = sc_snoop_data3;
-    if (rst) begin
-      \$758  = 10'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$759  = \$230 ;
-    if (rst) begin
-      \$759  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$760  = \$231 ;
-    if (rst) begin
-      \$760  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$761  = rd_row_q3;
-    if (rst) begin
-      \$761  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$762  = \$232 ;
-    if (rst) begin
-      \$762  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$763  = \$237 ;
-    if (rst) begin
-      \$763  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$764  = \wr_data$131 ;
-    if (rst) begin
-      \$764  = 72'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$765  = \$238 ;
-    if (rst) begin
-      \$765  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$766  = \$239 ;
-    if (rst) begin
-      \$766  = 72'h000000000000000000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$767  = \$260 ;
-    if (rst) begin
-      \$767  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$768  = \wr_data$41 ;
-    if (rst) begin
-      \$768  = 14'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$769  = \$261 ;
-    if (rst) begin
-      \$769  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$770  = \$262 ;
-    if (rst) begin
-      \$770  = 14'h0000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$771  = \$267 ;
-    if (rst) begin
-      \$771  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$772  = \$270 ;
-    if (rst) begin
-      \$772  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$773  = sc_value3;
-    if (rst) begin
-      \$773  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$774  = \$271 ;
-    if (rst) begin
-      \$774  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$775  = \$272 ;
-    if (rst) begin
-      \$775  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$776  = \$274 ;
-    if (rst) begin
-      \$776  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$777  = 1'h0;
-    if (rst) begin
-      \$777  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$778  = { rd_row_qq0, 2'h0 };
-    if (rst) begin
-      \$778  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$779  = \$276 ;
-    if (rst) begin
-      \$779  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$780  = 1'h0;
-    if (rst) begin
-      \$780  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$781  = { rd_row_qq1, 2'h1 };
-    if (rst) begin
-      \$781  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$782  = \$278 ;
-    if (rst) begin
-      \$782  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$783  = 1'h0;
-    if (rst) begin
-      \$783  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$784  = { rd_row_qq2, 2'h2 };
-    if (rst) begin
-      \$784  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$785  = \$280 ;
-    if (rst) begin
-      \$785  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$786  = 1'h0;
-    if (rst) begin
-      \$786  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$787  = { rd_row_qq3, 2'h3 };
-    if (rst) begin
-      \$787  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$788  = \$282 ;
-    if (rst) begin
-      \$788  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$789  = 1'h0;
-    if (rst) begin
-      \$789  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$790  = { rd_row_qq0, 2'h0 };
-    if (rst) begin
-      \$790  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$791  = \$284 ;
-    if (rst) begin
-      \$791  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$792  = 1'h0;
-    if (rst) begin
-      \$792  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$793  = { rd_row_qq1, 2'h1 };
-    if (rst) begin
-      \$793  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$794  = \$286 ;
-    if (rst) begin
-      \$794  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$795  = 1'h0;
-    if (rst) begin
-      \$795  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$796  = { rd_row_qq2, 2'h2 };
-    if (rst) begin
-      \$796  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$797  = \$288 ;
-    if (rst) begin
-      \$797  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$798  = 1'h0;
-    if (rst) begin
-      \$798  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$799  = { rd_row_qq3, 2'h3 };
-    if (rst) begin
-      \$799  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$800  = \$290 ;
-    if (rst) begin
-      \$800  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$801  = 1'h0;
-    if (rst) begin
-      \$801  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$802  = { rd_row_qq0, 2'h0 };
-    if (rst) begin
-      \$802  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$803  = \$292 ;
-    if (rst) begin
-      \$803  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$804  = 1'h0;
-    if (rst) begin
-      \$804  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$805  = { rd_row_qq1, 2'h1 };
-    if (rst) begin
-      \$805  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$806  = \$294 ;
-    if (rst) begin
-      \$806  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$807  = 1'h0;
-    if (rst) begin
-      \$807  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$808  = { rd_row_qq2, 2'h2 };
-    if (rst) begin
-      \$808  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$809  = \$296 ;
-    if (rst) begin
-      \$809  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$810  = 1'h0;
-    if (rst) begin
-      \$810  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$811  = { rd_row_qq3, 2'h3 };
-    if (rst) begin
-      \$811  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$812  = \$298 ;
-    if (rst) begin
-      \$812  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$813  = \$300 ;
-    if (rst) begin
-      \$813  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$814  = { rd_error_addr, 2'h0 };
-    if (rst) begin
-      \$814  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$815  = \$302 ;
-    if (rst) begin
-      \$815  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$816  = \$304 ;
-    if (rst) begin
-      \$816  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$817  = { rd_error_addr, 2'h1 };
-    if (rst) begin
-      \$817  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$818  = \$306 ;
-    if (rst) begin
-      \$818  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$819  = \$308 ;
-    if (rst) begin
-      \$819  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$820  = { rd_error_addr, 2'h2 };
-    if (rst) begin
-      \$820  = 11'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$821  = \$310 ;
-    if (rst) begin
-      \$821  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$822  = \$312 ;
-    if (rst) begin
-      \$822  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$823  = { rd_error_addr, 2'h3 };
-    if (rst) begin
-      \$823  = 11'h000;
+      \$755  = 11'h000;
     end
   end
   always @* begin
@@ -22887,15 +22215,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$6576$376 [13]) begin
+    end else if (\port$6490$376 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$6576$376 [10:2];
+      meta_addr = \port$6490$376 [10:2];
     end
   end
-  assign inv_en = \port$6576$376 [13];
-  assign wr_en = \port$6576$376 [12];
-  assign wr_slot = \port$6576$376 [10:0];
+  assign inv_en = \port$6490$376 [13];
+  assign wr_en = \port$6490$376 [12];
+  assign wr_slot = \port$6490$376 [10:0];
   assign \wr_data$52  = sc_value0;
   assign \wr_data$75  = \wr_data$41 ;
   assign \wr_data$83  = sc_value1;
@@ -22906,8 +22234,8 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign rd_addr = sc_row;
   assign rd_en = 1'h1;
   assign meta_data = \wr_data$41 ;
-  assign wr_last = \port$6576$5 [63:56];
-  assign wr_mark = \port$6576$376 [11];
+  assign wr_last = \port$6490$5 [63:56];
+  assign wr_mark = \port$6490$376 [11];
   assign wr_addr = meta_addr;
   assign \sweep_en$220  = sweep_en;
   assign sweep_row = sweep_addr;
@@ -22921,11 +22249,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$230  = 1'h1;
   assign \rd_addr$231  = \$324 [8:0];
   assign \$signal$232  = 1'h1;
-  assign \wr_addr$233  = \port$6576$376 [10:2];
-  assign wr_tag = \port$6576$5 [55:0];
-  assign wr_count = \port$6576$376 [29:14];
+  assign \wr_addr$233  = \port$6490$376 [10:2];
+  assign wr_tag = \port$6490$5 [55:0];
+  assign wr_count = \port$6490$376 [29:14];
   assign \wr_addr$237  = meta_addr;
-  assign rd_data = { \$827 , \$826 , \$825 , \$824  };
+  assign rd_data = { \$759 , \$758 , \$757 , \$756  };
   assign \wr_addr$242  = sc_row_qqq;
   assign \wr_en$243  = sc_we0;
   assign \sweep_en$262  = sweep_en;
@@ -22940,7 +22268,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$271  = 1'h1;
   assign \rd_addr$272  = \$400 [8:0];
   assign \$signal$273  = 1'h1;
-  assign \wr_addr$274  = \port$6576$376 [10:2];
+  assign \wr_addr$274  = \port$6490$376 [10:2];
   assign \wr_addr$276  = meta_addr;
   assign \wr_addr$278  = sc_row_qqq;
   assign \wr_en$279  = sc_we1;
@@ -22956,7 +22284,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$292  = 1'h1;
   assign \rd_addr$293  = \$476 [8:0];
   assign \$signal$294  = 1'h1;
-  assign \wr_addr$295  = \port$6576$376 [10:2];
+  assign \wr_addr$295  = \port$6490$376 [10:2];
   assign \wr_addr$297  = meta_addr;
   assign \wr_addr$299  = sc_row_qqq;
   assign \wr_en$300  = sc_we2;
@@ -22972,7 +22300,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$313  = 1'h1;
   assign \rd_addr$314  = \$552 [8:0];
   assign \$signal$315  = 1'h1;
-  assign \wr_addr$316  = \port$6576$376 [10:2];
+  assign \wr_addr$316  = \port$6490$376 [10:2];
   assign \wr_addr$318  = meta_addr;
   assign \wr_addr$320  = sc_row_qqq;
   assign \wr_en$321  = sc_we3;
@@ -23117,18 +22445,18 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239[3].last  = \wr_data$239 [37:30];
   assign \wr_data$239[3].fresh  = \wr_data$239 [38];
   assign \wr_data$239[3].valid  = \wr_data$239 [39];
-  assign \rd_data[0].last  = \$824 [7:0];
-  assign \rd_data[0].fresh  = \$824 [8];
-  assign \rd_data[0].valid  = \$824 [9];
-  assign \rd_data[1].last  = \$825 [7:0];
-  assign \rd_data[1].fresh  = \$825 [8];
-  assign \rd_data[1].valid  = \$825 [9];
-  assign \rd_data[2].last  = \$826 [7:0];
-  assign \rd_data[2].fresh  = \$826 [8];
-  assign \rd_data[2].valid  = \$826 [9];
-  assign \rd_data[3].last  = \$827 [7:0];
-  assign \rd_data[3].fresh  = \$827 [8];
-  assign \rd_data[3].valid  = \$827 [9];
+  assign \rd_data[0].last  = \$756 [7:0];
+  assign \rd_data[0].fresh  = \$756 [8];
+  assign \rd_data[0].valid  = \$756 [9];
+  assign \rd_data[1].last  = \$757 [7:0];
+  assign \rd_data[1].fresh  = \$757 [8];
+  assign \rd_data[1].valid  = \$757 [9];
+  assign \rd_data[2].last  = \$758 [7:0];
+  assign \rd_data[2].fresh  = \$758 [8];
+  assign \rd_data[2].valid  = \$758 [9];
+  assign \rd_data[3].last  = \$759 [7:0];
+  assign \rd_data[3].fresh  = \$759 [8];
+  assign \rd_data[3].valid  = \$759 [9];
   assign \rd_data$250.tag  = \rd_data$250 [55:0];
   assign \rd_data$250.count  = \rd_data$250 [71:56];
   assign \rd_data$253.last  = \rd_data$253 [7:0];
@@ -23177,12 +22505,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \rd_data$323.gen  = \rd_data$323 [11:8];
   assign \rd_data$323.fresh  = \rd_data$323 [12];
   assign \rd_data$323.valid  = \rd_data$323 [13];
-  assign \wr_data$131 [71:56] = \port$6576$376 [29:14];
-  assign \wr_data$131 [55:0] = \port$6576$5 [55:0];
-  assign \wr_data$100 [71:56] = \port$6576$376 [29:14];
-  assign \wr_data$100 [55:0] = \port$6576$5 [55:0];
-  assign \wr_data$69 [71:56] = \port$6576$376 [29:14];
-  assign \wr_data$69 [55:0] = \port$6576$5 [55:0];
+  assign \wr_data$131 [71:56] = \port$6490$376 [29:14];
+  assign \wr_data$131 [55:0] = \port$6490$5 [55:0];
+  assign \wr_data$100 [71:56] = \port$6490$376 [29:14];
+  assign \wr_data$100 [55:0] = \port$6490$5 [55:0];
+  assign \wr_data$69 [71:56] = \port$6490$376 [29:14];
+  assign \wr_data$69 [55:0] = \port$6490$5 [55:0];
   assign bk_sides[191:184] = \rd_data$323 [7:0];
   assign bk_sides[199:192] = meta3_alt_data[7:0];
   assign bk_sides[166:151] = \rd_data$322 [71:56];
@@ -23275,15 +22603,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239 [29:20] = copy_data;
   assign \wr_data$239 [19:10] = copy_data;
   assign \wr_data$239 [9:0] = copy_data;
-  assign wr_data[71:56] = \port$6576$376 [29:14];
-  assign wr_data[55:0] = \port$6576$5 [55:0];
+  assign wr_data[71:56] = \port$6490$376 [29:14];
+  assign wr_data[55:0] = \port$6490$5 [55:0];
   assign copy_data[9] = \wr_data$41 [13];
   assign copy_data[8] = \wr_data$41 [12];
   assign copy_data[7:0] = \wr_data$41 [7:0];
   assign \wr_data$41 [11:8] = generation;
   assign \wr_data$41 [13] = \$314 ;
-  assign \wr_data$41 [12] = \port$6576$376 [11];
-  assign \wr_data$41 [7:0] = \port$6576$5 [63:56];
+  assign \wr_data$41 [12] = \port$6490$376 [11];
+  assign \wr_data$41 [7:0] = \port$6490$5 [63:56];
 endmodule
 
 (* generator = "Amaranth" *)
@@ -31028,11 +30356,9 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$265 ;
   wire \$266 ;
   reg [59:0] \$267 ;
-  reg [3:0] \$268 ;
-  reg [3:0] \$269 ;
+  reg [8:0] \$268 ;
+  reg [8:0] \$269 ;
   wire \$27 ;
-  reg [8:0] \$270 ;
-  reg [8:0] \$271 ;
   wire \$28 ;
   wire \$29 ;
   wire \$3 ;
@@ -32015,13 +31341,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   always @(posedge clk)
     rp0_word <= \$267 ;
   always @(posedge clk)
-    rp0_met_write <= \$268 ;
+    rp0_met_write <= { \$266 , \$263 , \$260 , \$257  };
   always @(posedge clk)
-    rp0_met_write_q <= \$269 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$270 ;
+    rp0_addr_q <= \$268 ;
   always @(posedge clk)
-    rd_error_addr <= \$271 ;
+    rd_error_addr <= \$269 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
     \$267  = \inner__data$41 ;
@@ -32031,30 +31357,16 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$268  = { \$266 , \$263 , \$260 , \$257  };
+    \$268  = \inner__addr$29 ;
     if (rst) begin
-      \$268  = 4'h0;
+      \$268  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$269  = rp0_met_write;
+    \$269  = rp0_addr_q;
     if (rst) begin
-      \$269  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$270  = \inner__addr$29 ;
-    if (rst) begin
-      \$270  = 9'h000;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$271  = rp0_addr_q;
-    if (rst) begin
-      \$271  = 9'h000;
+      \$269  = 9'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$44 , \$42 , \$40 , \$38  };
@@ -32096,7 +31408,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6576$387 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6490$387 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$32  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -32825,8 +32137,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$6576$387 ;
-  wire [34:0] \port$6576$387 ;
+  input [34:0] \port$6490$387 ;
+  wire [34:0] \port$6490$387 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -32838,14 +32150,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$459  = \$457  | \$458 ;
   assign \$460  = choice[11] ? lanes[554:544] : 11'h000;
   assign \$461  = \$459  | \$460 ;
-  assign \$462  = fw1_hit[0] & \port$6576$387 [1];
-  assign \$463  = \$462  ? \port$6576$387 [0] : mark_b[0];
-  assign \$464  = fw1_hit[1] & \port$6576$387 [1];
-  assign \$465  = \$464  ? \port$6576$387 [0] : mark_b[1];
-  assign \$466  = fw1_hit[2] & \port$6576$387 [1];
-  assign \$467  = \$466  ? \port$6576$387 [0] : mark_b[2];
-  assign \$468  = fw1_hit[3] & \port$6576$387 [1];
-  assign \$469  = \$468  ? \port$6576$387 [0] : mark_b[3];
+  assign \$462  = fw1_hit[0] & \port$6490$387 [1];
+  assign \$463  = \$462  ? \port$6490$387 [0] : mark_b[0];
+  assign \$464  = fw1_hit[1] & \port$6490$387 [1];
+  assign \$465  = \$464  ? \port$6490$387 [0] : mark_b[1];
+  assign \$466  = fw1_hit[2] & \port$6490$387 [1];
+  assign \$467  = \$466  ? \port$6490$387 [0] : mark_b[2];
+  assign \$468  = fw1_hit[3] & \port$6490$387 [1];
+  assign \$469  = \$468  ? \port$6490$387 [0] : mark_b[3];
   assign \$470  = choice[11:8] & { \$469 , \$467 , \$465 , \$463  };
   assign \$471  = | \$470 ;
   assign \$472  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -32859,47 +32171,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$6576$387 [1];
-  assign \$485  = \$484  ? \port$6576$387 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$6576$387 [1];
-  assign \$487  = \$486  ? \port$6576$387 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$6576$387 [1];
-  assign \$489  = \$488  ? \port$6576$387 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$6576$387 [1];
-  assign \$491  = \$490  ? \port$6576$387 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$6490$387 [1];
+  assign \$485  = \$484  ? \port$6490$387 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$6490$387 [1];
+  assign \$487  = \$486  ? \port$6490$387 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$6490$387 [1];
+  assign \$489  = \$488  ? \port$6490$387 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$6490$387 [1];
+  assign \$491  = \$490  ? \port$6490$387 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$6576$387 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$6490$387 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$6576$387 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$6490$387 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$6576$387 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$6490$387 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$6576$387 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$6490$387 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$508  = \port$6576$387 [34:19] + 1'h1;
+  assign \$507  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$508  = \port$6490$387 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$514  = \port$6576$387 [34:19] + 1'h1;
+  assign \$513  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$514  = \port$6490$387 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$520  = \port$6576$387 [34:19] + 1'h1;
+  assign \$519  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$520  = \port$6490$387 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$6576$387 [34:19] >= 16'hffff;
-  assign \$526  = \port$6576$387 [34:19] + 1'h1;
+  assign \$525  = \port$6490$387 [34:19] >= 16'hffff;
+  assign \$526  = \port$6490$387 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -32937,37 +32249,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$6576$387 [1] & lanes[629];
+  assign \$29  = \port$6490$387 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$6576$387 [1] & lanes[629];
-  assign \$34  = \port$6576$387 [1] & lanes[629];
+  assign \$33  = \port$6490$387 [1] & lanes[629];
+  assign \$34  = \port$6490$387 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$6576$387 [1] & lanes[629];
-  assign \$39  = \port$6576$387 [1] & lanes[629];
+  assign \$38  = \port$6490$387 [1] & lanes[629];
+  assign \$39  = \port$6490$387 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$6576$387 [1] & lanes[629];
-  assign \$44  = \port$6576$387 [1] & lanes[629];
+  assign \$43  = \port$6490$387 [1] & lanes[629];
+  assign \$44  = \port$6490$387 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$6576$387 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$48  = \port$6490$387 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6576$387 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -33005,37 +32317,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$6576$387 [1] & lanes[629];
+  assign \$99  = \port$6490$387 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$6576$387 [1] & lanes[629];
-  assign \$104  = \port$6576$387 [1] & lanes[629];
+  assign \$103  = \port$6490$387 [1] & lanes[629];
+  assign \$104  = \port$6490$387 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$6576$387 [1] & lanes[629];
-  assign \$109  = \port$6576$387 [1] & lanes[629];
+  assign \$108  = \port$6490$387 [1] & lanes[629];
+  assign \$109  = \port$6490$387 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$6576$387 [1] & lanes[629];
-  assign \$114  = \port$6576$387 [1] & lanes[629];
+  assign \$113  = \port$6490$387 [1] & lanes[629];
+  assign \$114  = \port$6490$387 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$6576$387 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$118  = \port$6490$387 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$6576$387 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -33073,37 +32385,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$6576$387 [1] & lanes[629];
+  assign \$169  = \port$6490$387 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$6576$387 [1] & lanes[629];
-  assign \$174  = \port$6576$387 [1] & lanes[629];
+  assign \$173  = \port$6490$387 [1] & lanes[629];
+  assign \$174  = \port$6490$387 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$6576$387 [1] & lanes[629];
-  assign \$179  = \port$6576$387 [1] & lanes[629];
+  assign \$178  = \port$6490$387 [1] & lanes[629];
+  assign \$179  = \port$6490$387 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$6576$387 [1] & lanes[629];
-  assign \$184  = \port$6576$387 [1] & lanes[629];
+  assign \$183  = \port$6490$387 [1] & lanes[629];
+  assign \$184  = \port$6490$387 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$6576$387 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$6490$387 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$6576$387 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -33141,37 +32453,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$6576$387 [1] & lanes[629];
+  assign \$239  = \port$6490$387 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$6576$387 [1] & lanes[629];
-  assign \$244  = \port$6576$387 [1] & lanes[629];
+  assign \$243  = \port$6490$387 [1] & lanes[629];
+  assign \$244  = \port$6490$387 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$6576$387 [1] & lanes[629];
-  assign \$249  = \port$6576$387 [1] & lanes[629];
+  assign \$248  = \port$6490$387 [1] & lanes[629];
+  assign \$249  = \port$6490$387 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$6576$387 [1] & lanes[629];
-  assign \$254  = \port$6576$387 [1] & lanes[629];
+  assign \$253  = \port$6490$387 [1] & lanes[629];
+  assign \$254  = \port$6490$387 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$6576$387 [1] & lanes[629];
-  assign \$259  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$6490$387 [1] & lanes[629];
+  assign \$259  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$6576$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -33269,7 +32581,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$6576$387 [1] ? forward__lane : { 3'h0, \port$6576$387 [2] };
+  assign fw1_touched = \port$6490$387 [1] ? forward__lane : { 3'h0, \port$6490$387 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -33301,15 +32613,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$399  = \$397  | \$398 ;
   assign \$400  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$401  = \$399  | \$400 ;
-  assign \$402  = fw1_hit[0] ? \port$6576$387 [18:3] : lanes[161:146];
+  assign \$402  = fw1_hit[0] ? \port$6490$387 [18:3] : lanes[161:146];
   assign \$403  = choice[0] ? \$402  : 16'h0000;
-  assign \$405  = fw1_hit[1] ? \port$6576$387 [18:3] : lanes[288:273];
+  assign \$405  = fw1_hit[1] ? \port$6490$387 [18:3] : lanes[288:273];
   assign \$406  = choice[1] ? \$405  : 16'h0000;
   assign \$407  = \$404  | \$406 ;
-  assign \$408  = fw1_hit[2] ? \port$6576$387 [18:3] : lanes[415:400];
+  assign \$408  = fw1_hit[2] ? \port$6490$387 [18:3] : lanes[415:400];
   assign \$409  = choice[2] ? \$408  : 16'h0000;
   assign \$410  = \$407  | \$409 ;
-  assign \$411  = fw1_hit[3] ? \port$6576$387 [18:3] : lanes[542:527];
+  assign \$411  = fw1_hit[3] ? \port$6490$387 [18:3] : lanes[542:527];
   assign \$412  = choice[3] ? \$411  : 16'h0000;
   assign \$413  = \$410  | \$412 ;
   assign \$414  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -33323,14 +32635,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$423  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$424  = choice[3] ? \$423  : 8'h00;
   assign \$425  = \$422  | \$424 ;
-  assign \$426  = fw1_hit[0] & \port$6576$387 [1];
-  assign \$427  = \$426  ? \port$6576$387 [0] : mark_b[0];
-  assign \$428  = fw1_hit[1] & \port$6576$387 [1];
-  assign \$429  = \$428  ? \port$6576$387 [0] : mark_b[1];
-  assign \$430  = fw1_hit[2] & \port$6576$387 [1];
-  assign \$431  = \$430  ? \port$6576$387 [0] : mark_b[2];
-  assign \$432  = fw1_hit[3] & \port$6576$387 [1];
-  assign \$433  = \$432  ? \port$6576$387 [0] : mark_b[3];
+  assign \$426  = fw1_hit[0] & \port$6490$387 [1];
+  assign \$427  = \$426  ? \port$6490$387 [0] : mark_b[0];
+  assign \$428  = fw1_hit[1] & \port$6490$387 [1];
+  assign \$429  = \$428  ? \port$6490$387 [0] : mark_b[1];
+  assign \$430  = fw1_hit[2] & \port$6490$387 [1];
+  assign \$431  = \$430  ? \port$6490$387 [0] : mark_b[2];
+  assign \$432  = fw1_hit[3] & \port$6490$387 [1];
+  assign \$433  = \$432  ? \port$6490$387 [0] : mark_b[3];
   assign \$434  = choice[3:0] & { \$433 , \$431 , \$429 , \$427  };
   assign \$435  = | \$434 ;
   assign \$436  = choice[4] ? lanes[173:163] : 11'h000;
@@ -33340,14 +32652,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$441  = \$439  | \$440 ;
   assign \$442  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$443  = \$441  | \$442 ;
-  assign \$444  = fw1_hit[0] & \port$6576$387 [1];
-  assign \$445  = \$444  ? \port$6576$387 [0] : mark_b[0];
-  assign \$446  = fw1_hit[1] & \port$6576$387 [1];
-  assign \$447  = \$446  ? \port$6576$387 [0] : mark_b[1];
-  assign \$448  = fw1_hit[2] & \port$6576$387 [1];
-  assign \$449  = \$448  ? \port$6576$387 [0] : mark_b[2];
-  assign \$450  = fw1_hit[3] & \port$6576$387 [1];
-  assign \$451  = \$450  ? \port$6576$387 [0] : mark_b[3];
+  assign \$444  = fw1_hit[0] & \port$6490$387 [1];
+  assign \$445  = \$444  ? \port$6490$387 [0] : mark_b[0];
+  assign \$446  = fw1_hit[1] & \port$6490$387 [1];
+  assign \$447  = \$446  ? \port$6490$387 [0] : mark_b[1];
+  assign \$448  = fw1_hit[2] & \port$6490$387 [1];
+  assign \$449  = \$448  ? \port$6490$387 [0] : mark_b[2];
+  assign \$450  = fw1_hit[3] & \port$6490$387 [1];
+  assign \$451  = \$450  ? \port$6490$387 [0] : mark_b[3];
   assign \$452  = choice[7:4] & { \$451 , \$449 , \$447 , \$445  };
   assign \$453  = | \$452 ;
   always @* begin
@@ -33462,11 +32774,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$27  = sc_mark_value[3];
     endcase
   end
-  assign forward__write = \port$6576$387 [1];
-  assign forward__invalidate = \port$6576$387 [2];
-  assign forward__count = \port$6576$387 [18:3];
-  assign forward__mark = \port$6576$387 [0];
-  assign forward__count_inc = \port$6576$387 [34:19];
+  assign forward__write = \port$6490$387 [1];
+  assign forward__invalidate = \port$6490$387 [2];
+  assign forward__count = \port$6490$387 [18:3];
+  assign forward__mark = \port$6490$387 [0];
+  assign forward__count_inc = \port$6490$387 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -33791,7 +33103,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6519$0 , \port$6520$0 , \port$6524$0 , \port$6526$0 , \port$6564$0 , cfg
+module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6433$0 , \port$6434$0 , \port$6438$0 , \port$6440$0 , \port$6478$0 , cfg
 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$33  = 0;
   wire [11:0] \$1 ;
@@ -33954,18 +33266,18 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$6519$0 ;
-  wire [79:0] \port$6519$0 ;
-  output [603:0] \port$6520$0 ;
-  wire [603:0] \port$6520$0 ;
+  output [79:0] \port$6433$0 ;
+  wire [79:0] \port$6433$0 ;
+  output [603:0] \port$6434$0 ;
+  wire [603:0] \port$6434$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$6524$0 ;
-  wire [43:0] \port$6524$0 ;
+  output [43:0] \port$6438$0 ;
+  wire [43:0] \port$6438$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$6526$0 ;
-  wire [16:0] \port$6526$0 ;
-  input [79:0] \port$6564$0 ;
-  wire [79:0] \port$6564$0 ;
+  output [16:0] \port$6440$0 ;
+  wire [16:0] \port$6440$0 ;
+  input [79:0] \port$6478$0 ;
+  wire [79:0] \port$6478$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -34060,11 +33372,11 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$6564$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$6564$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$6564$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$6478$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$6478$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$6478$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$6564$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$6478$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -34097,7 +33409,7 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$6564$0 [79:69];
+  assign \$1  = m_h - \port$6478$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -34258,13 +33570,13 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$6564$0 [79:69];
+  assign ahead_start = \port$6478$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$6564$0 [68:0];
-  assign \port$6519$0  = \$48 ;
-  assign \port$6520$0  = \$49 ;
-  assign \port$6524$0  = \$51 ;
-  assign \port$6526$0  = \$53 ;
+  assign ahead = \port$6478$0 [68:0];
+  assign \port$6433$0  = \$48 ;
+  assign \port$6434$0  = \$49 ;
+  assign \port$6438$0  = \$51 ;
+  assign \port$6440$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -34385,11 +33697,11 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[3].meta  = bk_sides[183];
   assign \bk_sides[3].last_raw  = bk_sides[191:184];
   assign \bk_sides[3].last_byp  = bk_sides[199:192];
-  assign \ahead.valid  = \port$6564$0 [0];
-  assign \ahead.op  = \port$6564$0 [2:1];
-  assign \ahead.min_tlevel  = \port$6564$0 [4:3];
-  assign \ahead.tag  = \port$6564$0 [60:5];
-  assign \ahead.t  = \port$6564$0 [68:61];
+  assign \ahead.valid  = \port$6478$0 [0];
+  assign \ahead.op  = \port$6478$0 [2:1];
+  assign \ahead.min_tlevel  = \port$6478$0 [4:3];
+  assign \ahead.tag  = \port$6478$0 [60:5];
+  assign \ahead.t  = \port$6478$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -37772,11 +37084,9 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   wire \$244 ;
   wire \$245 ;
   reg [71:0] \$246 ;
-  reg \$247 ;
-  reg \$248 ;
-  reg [3:0] \$249 ;
+  reg [3:0] \$247 ;
+  reg [3:0] \$248 ;
   wire \$25 ;
-  reg [3:0] \$250 ;
   wire [30:0] \$26 ;
   wire \$27 ;
   wire [6:0] \$28 ;
@@ -38176,13 +37486,13 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   always @(posedge clk)
     rp0_word <= \$246 ;
   always @(posedge clk)
-    rp0_met_write <= \$247 ;
+    rp0_met_write <= \$245 ;
   always @(posedge clk)
-    rp0_met_write_q <= \$248 ;
+    rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$249 ;
+    rp0_addr_q <= \$247 ;
   always @(posedge clk)
-    rd_error_addr <= \$250 ;
+    rd_error_addr <= \$248 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
     \$246  = \inner__data$24 ;
@@ -38192,30 +37502,16 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$247  = \$245 ;
+    \$247  = \inner__addr$12 ;
     if (rst) begin
-      \$247  = 1'h0;
+      \$247  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$248  = rp0_met_write;
+    \$248  = rp0_addr_q;
     if (rst) begin
-      \$248  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$249  = \inner__addr$12 ;
-    if (rst) begin
-      \$249  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$250  = rp0_addr_q;
-    if (rst) begin
-      \$250  = 4'h0;
+      \$248  = 4'h0;
     end
   end
   assign wr_addr = inner__addr;
