@@ -609,7 +609,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   input flush;
   wire flush;
   wire \flush$130 ;
-  wire \flush$143 ;
+  wire \flush$145 ;
   wire \flush$47 ;
   wire \flush$5 ;
   wire flush_or_recovery;
@@ -796,7 +796,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \nonblocking$46 ;
   output [11:0] occupancy;
   wire [11:0] occupancy;
-  wire [11:0] \occupancy$145 ;
+  wire [11:0] \occupancy$142 ;
   wire poison;
   wire pop;
   wire [92:0] r_data;
@@ -1682,9 +1682,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign inv_en = \$49 [17];
   assign inv_slot = forward__window;
   assign lru_cmd = cmd;
+  assign \occupancy$142  = occupancy;
   assign lru_slot = slot;
-  assign \flush$143  = flush_or_recovery;
-  assign \occupancy$145  = occupancy;
+  assign \flush$145  = flush_or_recovery;
   assign \cycle$149  = cycle;
   assign \sc_row$151  = sc_row;
   assign \sc_last$153  = sc_last;

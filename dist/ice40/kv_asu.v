@@ -512,7 +512,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   input flush;
   wire flush;
   wire \flush$123 ;
-  wire \flush$136 ;
+  wire \flush$138 ;
   wire \flush$43 ;
   output flushing;
   wire flushing;
@@ -695,7 +695,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   wire \nonblocking$41 ;
   output [7:0] occupancy;
   wire [7:0] occupancy;
-  wire [7:0] \occupancy$138 ;
+  wire [7:0] \occupancy$135 ;
   wire pop;
   wire [48:0] r_data;
   wire r_en;
@@ -1438,9 +1438,9 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   assign inv_en = decision[197];
   assign inv_slot = decision[87:81];
   assign lru_cmd = cmd;
+  assign \occupancy$135  = occupancy;
   assign lru_slot = slot;
-  assign \flush$136  = flush;
-  assign \occupancy$138  = occupancy;
+  assign \flush$138  = flush;
   assign \cycle$142  = cycle;
   assign \sc_row$144  = sc_row;
   assign \sc_last$146  = sc_last;

@@ -339,15 +339,8 @@ class KvAsuCore(wiring.Component):
         m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
                      commit.flush.eq(flush)]
         if pred is None:
-            m.d.comb += [
-                table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
-                table.wr_count.eq(fwd.count),
-                table.wr_tag.eq(fwd.tag), table.wr_last.eq(fwd.last),
-                table.wr_mark.eq(fwd.mark),
-                table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
-                lru.cmd.eq(commit.lru_cmd), lru.slot.eq(commit.lru_slot), lru.flush.eq(flush),
-                self.occupancy.eq(commit.occupancy),
-            ]
+            m.d.comb += self._commit_writes()
+            m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]
         else:
             self._predictor(m, s, policy, flush)
         # A drop's increment, delayed to one cycle before a request's (D13).
@@ -426,14 +419,21 @@ class KvAsuCore(wiring.Component):
                 self.occupancy.eq(pred.occupancy),
             ]
         with m.Else():
-            m.d.comb += [
-                table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
-                table.wr_count.eq(fwd.count), table.wr_tag.eq(fwd.tag),
-                table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
-                table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
-                lru.cmd.eq(commit.lru_cmd),
-                self.occupancy.eq(commit.occupancy),
-            ]
+            m.d.comb += self._commit_writes()
+
+    def _commit_writes(self):
+        """The article mode's E2 into the table and the LRU list: the write and the
+        invalidate (``commit.forward``), the LRU command and the occupancy."""
+        table, lru, commit = self.table, self.lru, self.commit
+        fwd = commit.forward
+        return [
+            table.wr_en.eq(fwd.write), table.wr_slot.eq(fwd.slot),
+            table.wr_count.eq(fwd.count), table.wr_tag.eq(fwd.tag),
+            table.wr_last.eq(fwd.last), table.wr_mark.eq(fwd.mark),
+            table.inv_en.eq(fwd.invalidate), table.inv_slot.eq(fwd.window),
+            lru.cmd.eq(commit.lru_cmd),
+            self.occupancy.eq(commit.occupancy),
+        ]
 
     def _errors(self, m, rec):
         """D11: the table's and the LRU list's checks, the recovery and its sweep. Every
