@@ -223,8 +223,9 @@ class KvAsuRegisters(wiring.Component):
             raise ValueError(f"the shadow registers must be {CONFIG_NAMES}")
         if MODE_NAMES != ("POLICY", "MODE"):
             raise ValueError(f"the mode registers must be ('POLICY', 'MODE'), not {MODE_NAMES}")
-        regmap.REG["MODE"].field("NONBLOCKING")  # raises KeyError naming a missing field
-        regmap.REG["POLICY"].field("MODE")
+        # The mode bits the block acts on (each lookup raises KeyError naming a missing field).
+        self._nonblocking_bit = regmap.REG["MODE"].field("NONBLOCKING").bit
+        self._policy_bit = regmap.REG["POLICY"].field("MODE").bit
         if len(STAT_NAMES) != len([r for r in REGISTERS if r.stat]):
             raise ValueError("STAT_NAMES does not match the statistics registers")
         if params.SLOT_WIDTH + 1 > 32:
@@ -235,8 +236,7 @@ class KvAsuRegisters(wiring.Component):
         super().__init__({
             "axil": In(AxiLiteSignature(regmap.AXIL_ADDR_WIDTH)),
             "cfg": Out(config_layout(params), init=cfg_init),
-            "nonblocking": Out(1, init=mode_reset >>
-                               regmap.REG["MODE"].field("NONBLOCKING").bit & 1),
+            "nonblocking": Out(1, init=mode_reset >> self._nonblocking_bit & 1),
             **({"policy": Out(1)} if predictor else {}),
             "enable": Out(1, init=ctrl.field("ENABLE").reset),
             "hold": Out(1),
@@ -367,7 +367,7 @@ class KvAsuRegisters(wiring.Component):
         ]
         if self.predictor:
             m.d.sync += state.policy_changes.eq(
-                shadow["POLICY"][regmap.REG["POLICY"].field("MODE").bit] != self.policy)
+                shadow["POLICY"][self._policy_bit] != self.policy)
 
     def _statistics(self, m, state):
         """The counters in block RAM (hdl/stats.py). Clearing waits for a cycle without
@@ -454,10 +454,10 @@ class KvAsuRegisters(wiring.Component):
                         m.d.sync += [getattr(self.cfg, name.lower()).eq(state.shadow[name])
                                      for name in CONFIG_NAMES]
                         m.d.sync += self.nonblocking.eq(
-                            state.shadow["MODE"][regmap.REG["MODE"].field("NONBLOCKING").bit])
+                            state.shadow["MODE"][self._nonblocking_bit])
                         if self.predictor:
                             m.d.sync += self.policy.eq(
-                                state.shadow["POLICY"][regmap.REG["POLICY"].field("MODE").bit])
+                                state.shadow["POLICY"][self._policy_bit])
                     with m.If(acc.w_data[cbit("CLEAR_ERROR")]):
                         m.d.sync += state.error.eq(0)
                     m.d.sync += state.clear_soft.eq(acc.w_data[cbit("CLEAR_SOFT_ERROR")])
@@ -524,11 +524,11 @@ class KvAsuRegisters(wiring.Component):
             if kind == "shadow":
                 return state.shadow[reg.name]
             if kind == "active" and reg.active_of == "MODE":
-                return self.nonblocking << regmap.REG["MODE"].field("NONBLOCKING").bit
+                return self.nonblocking << self._nonblocking_bit
             if kind == "active" and reg.active_of == "POLICY":
                 if not self.predictor:
                     return C(0, 32)
-                return self.policy << regmap.REG["POLICY"].field("MODE").bit
+                return self.policy << self._policy_bit
             if kind == "build":
                 return C(regmap.build_word(reg.build, predictor=self.predictor), 32)
             if kind == "active":
