@@ -30,7 +30,7 @@ from regmap import Params
 from verif import runner as R
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
-           "verif.cocotb_nonblocking", "verif.cocotb_flips"]
+           "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
 #: Random request counts relative to the tests' base numbers (Icarus is slower).
 SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
 CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
@@ -43,11 +43,16 @@ MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"
 if os.environ.get("KVASU_MATRIX") == "full":
     MATRIX.append(("icarus", "default"))
 
+#: The predictor build: the mode needs protection "none"; one DSP stage per hash multiply,
+#: as the simulation benches build it.
+PREDICTOR_OPTIONS = {"predictor": True, "protection": "none", "hash_mul_stages": 1}
 #: Builds with other ``CoreOptions`` (a build folder each, verif/runner.py ``options_tag``):
 #: (simulator, configuration, options, the cocotb modules of what they change). Icarus in
 #: `make test` (a build of seconds, where Verilator's takes half a minute or more);
 #: Verilator too in the full matrix.
-OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"])]
+OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]),
+               # the predictor build (docs/spec-predictor.md; verif.predictor_soak's options)
+               ("verilator", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"])]
 if os.environ.get("KVASU_MATRIX") == "full":
     OPTION_RUNS.append(("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]))
 
