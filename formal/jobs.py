@@ -254,6 +254,13 @@ def _sanity_predictor_core():
     return PredictorCoreLists(small_params(), wrong="no_ghost", steady=True)
 
 
+@job("sanity_predictor_core_free_no_live", mode="bmc", depth=26, expect="FAIL", timeout=900,
+     doc="sanity: the free harness claiming that no settled state has a live line must fail (expect FAIL; also shows its depth reaches settled states with lines)")
+def _sanity_predictor_core_free():
+    from .predictor_core_props import PredictorCoreLists
+    return PredictorCoreLists(small_params(), wrong="no_live")
+
+
 # ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
 
 @job("core_seu_bmc", mode="bmc", depth=14, timeout=1800,

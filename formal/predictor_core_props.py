@@ -38,7 +38,8 @@ a ghost): ``rsp.ready`` and ``enable`` high, ``hold`` low, one configuration,
 ``wrong="no_ghost"`` plants a false statement for the sanity job (SBY must report FAIL):
 that a settled state never has a ghost. Its counterexample is also the evidence that the
 BMC's depth reaches settled states with ghosts (an OBSERVE, another, an EVICT), so the
-properties above are not claimed of empty lists only.
+properties above are not claimed of empty lists only. ``wrong="no_live"`` (that a settled
+state never has a live line) does the same for the free environment.
 """
 
 from amaranth import *
@@ -67,7 +68,7 @@ class PredictorCoreLists(Elaboratable):
         # low, one configuration, POLICY.MODE = 1 from reset, reset only in the first
         # cycle), so that its depth reaches more requests in the same solver time
         self.steady = steady
-        if wrong not in (None, "no_ghost"):
+        if wrong not in (None, "no_ghost", "no_live"):
             self._MustUse__silence = True
             raise ValueError(f"unknown planted statement {wrong!r}")
         self.wrong = wrong
@@ -204,4 +205,6 @@ class PredictorCoreLists(Elaboratable):
                     m.d.comb += Assert(~(valid[s] & valid[r]) | (tag[s] != tag[r]))
             if self.wrong == "no_ghost":
                 m.d.comb += Assert(n_ghost == 0)
+            if self.wrong == "no_live":
+                m.d.comb += Assert(n_live == 0)
         return m

@@ -252,7 +252,7 @@ async def predictor_random(tb: KvAsuTB):
         await tb.drain()
         await tb.check_quiescent(f"round {r}")
         assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
-        tb.model._predictor.check_invariants(tb.model)
+        tb.model.check_invariants()           # P3, in the mode
         if rng.random() < 0.2:          # quiescent switch, then traffic in the article mode
             await _switch(tb, 0)
             tb.send_items(stim.items(rng.randint(50, 150)))

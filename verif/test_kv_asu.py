@@ -55,6 +55,8 @@ OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"
                ("verilator", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"])]
 if os.environ.get("KVASU_MATRIX") == "full":
     OPTION_RUNS.append(("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]))
+    # Icarus on the predictor build: a build of seconds, but 2-3 minutes of simulation
+    OPTION_RUNS.append(("icarus", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"]))
 
 
 def _list(var, default):

@@ -35,10 +35,11 @@ def test_predictor_core_jobs_elaborate():
     from amaranth.back import rtlil
     from formal.predictor_core_props import PredictorCoreLists
     names = ("predictor_core_lists_bmc", "predictor_core_lists_free_bmc",
-             "sanity_predictor_core_no_ghost")
+             "sanity_predictor_core_no_ghost", "sanity_predictor_core_free_no_live")
     for name in names:
         assert name in JOBS and not JOBS[name]["quick"] and JOBS[name]["mode"] == "bmc"
     assert JOBS["sanity_predictor_core_no_ghost"]["expect"] == "FAIL"
+    assert JOBS["sanity_predictor_core_free_no_live"]["expect"] == "FAIL"
     for name in names:
         text = rtlil.convert(JOBS[name]["build"](), name="top", platform="formal", ports=[])
         assert "$assert" in text or "$check" in text
