@@ -9,7 +9,7 @@ modules, to pay start-up costs once. Environment knobs (see docs/running.md):
 
 ``KVASU_SEED`` / ``SEED``   seed of every random choice (default: cocotb's, printed)
 ``KVASU_SIMS``              comma list of simulators (default ``verilator,icarus``)
-``KVASU_CONFIGS``           comma list of configurations (default ``default,small``)
+``KVASU_CONFIGS``           comma list of configurations (default: all of verif/runner.py's)
 ``KVASU_TESTS``             comma list of cocotb test names to run (default: all)
 ``KVASU_SCALE``             multiplies the random request counts (default 1)
 ``KVASU_MATRIX=full``       also Icarus on the default configuration (``make cocotb-full``)
@@ -66,8 +66,10 @@ def _list(var, default):
 
 SIMS = _list("KVASU_SIMS", ["verilator", "icarus"])
 CONFIGS = _list("KVASU_CONFIGS", list(R.CONFIGS))
+#: Configurations made for a build of OPTION_RUNS only (never run on the default options).
+OPTION_ONLY_CONFIGS = {"predictor"}
 RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
-    [(s, c) for s in SIMS for c in CONFIGS]
+    [(s, c) for s in SIMS for c in CONFIGS if c not in OPTION_ONLY_CONFIGS]
 
 
 def _seed():
