@@ -233,6 +233,34 @@ def _predictor_lists():
     return ListsWellFormed(4)
 
 
+@job("predictor_core_lists_bmc", mode="bmc", depth=36, timeout=2400,
+     doc="P3/P10 on the core (predictor build, POLICY.MODE = 1, 4 slots, steady environment): when settled, the LRU and the ghost list well formed, exactly the live / ghost tracked slots, gcount, occupancy, gcount <= occupancy, no ghost a probe, stamp 0 off probes, tags once in their windows, BMC")
+def _predictor_core_lists():
+    from .predictor_core_props import PredictorCoreLists
+    return PredictorCoreLists(small_params(), steady=True)
+
+
+@job("predictor_core_lists_free_bmc", mode="bmc", depth=26, timeout=1200,
+     doc="the same properties with every input free (back-pressure, hold, configuration changes, POLICY switches with their flush, resets mid-run), BMC")
+def _predictor_core_lists_free():
+    from .predictor_core_props import PredictorCoreLists
+    return PredictorCoreLists(small_params())
+
+
+@job("sanity_predictor_core_no_ghost", mode="bmc", depth=36, expect="FAIL", timeout=1200,
+     doc="sanity: the same harness claiming that no settled state has a ghost must fail (expect FAIL; also shows the depth reaches ghosts)")
+def _sanity_predictor_core():
+    from .predictor_core_props import PredictorCoreLists
+    return PredictorCoreLists(small_params(), wrong="no_ghost", steady=True)
+
+
+@job("sanity_predictor_core_free_no_live", mode="bmc", depth=26, expect="FAIL", timeout=900,
+     doc="sanity: the free harness claiming that no settled state has a live line must fail (expect FAIL; also shows its depth reaches settled states with lines)")
+def _sanity_predictor_core_free():
+    from .predictor_core_props import PredictorCoreLists
+    return PredictorCoreLists(small_params(), wrong="no_live")
+
+
 # ---- soft errors: one upset in any block-RAM word of the protected core (D11) ---------
 
 @job("core_seu_bmc", mode="bmc", depth=14, timeout=1800,

@@ -112,10 +112,17 @@ class KvAsuTB:
         options = self.cfg.get("options") or {}
         return self._model_cls(params=self.p, mode_reset=int(options.get("mode_reset", 0)))
 
+    @property
+    def predictor_build(self) -> bool:
+        """The DUT is a build with the predictor mode (``CoreOptions.predictor``,
+        docs/spec-predictor.md P2): the mirror lets ``POLICY.MODE = 1`` commit."""
+        return bool((self.cfg.get("options") or {}).get("predictor", False))
+
     def _fresh_state(self):
         """The checkers' state after a DUT reset: a new model and mirror, nothing queued."""
         self.model = self.new_model()
-        self.mirror = RegisterMirror(self.p, self.model, self.driver.generations)
+        self.mirror = RegisterMirror(self.p, self.model, self.driver.generations,
+                                     predictor=self.predictor_build)
         self.scoreboard.reset(self.model)
         self.registers.reset(self.mirror)
         self.driver.clear()

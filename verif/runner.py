@@ -39,6 +39,12 @@ CONFIGS: dict[str, dict[str, int]] = {
     # 16-stage pipeline), WMAX 7, counts saturating at 3, narrow addresses and tags
     "tiny": dict(ENTRIES=8, PROBE=2, ADDR_WIDTH=20, LINE_SHIFT=4, TAG_WIDTH=10,
                  COUNT_WIDTH=2, TS_WIDTH=4, TICK_SHIFT=0),
+    # the predictor build's (verif/cocotb_predictor.py; verif.predictor_soak's "small"):
+    # windows collide, the ghost list fills, both ghost frees of an EVICT occur; ticks of
+    # 16 cycles keep W3 and W1 a few requests long at one request at a time (spec-predictor
+    # P2's mode runs one request at a time, 18-25 cycles each)
+    "predictor": dict(ENTRIES=32, PROBE=4, ADDR_WIDTH=32, LINE_SHIFT=8, COUNT_WIDTH=4,
+                      TS_WIDTH=8, TICK_SHIFT=4),
 }
 
 
@@ -76,6 +82,8 @@ def options_flags(options) -> list[str]:
         flags.append("--not-pipelined")
     if options.compact:
         flags.append("--compact")
+    if options.predictor:
+        flags.append("--predictor")
     for name, flag in (("hash_mul_stages", "--hash-mul-stages"),
                        ("protection", "--protection"), ("mode_reset", "--mode-reset")):
         if getattr(options, name) != getattr(default, name):

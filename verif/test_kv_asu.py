@@ -9,7 +9,7 @@ modules, to pay start-up costs once. Environment knobs (see docs/running.md):
 
 ``KVASU_SEED`` / ``SEED``   seed of every random choice (default: cocotb's, printed)
 ``KVASU_SIMS``              comma list of simulators (default ``verilator,icarus``)
-``KVASU_CONFIGS``           comma list of configurations (default ``default,small``)
+``KVASU_CONFIGS``           comma list of configurations (default: all of verif/runner.py's)
 ``KVASU_TESTS``             comma list of cocotb test names to run (default: all)
 ``KVASU_SCALE``             multiplies the random request counts (default 1)
 ``KVASU_MATRIX=full``       also Icarus on the default configuration (``make cocotb-full``)
@@ -30,7 +30,7 @@ from regmap import Params
 from verif import runner as R
 
 MODULES = ["verif.cocotb_regs", "verif.cocotb_directed", "verif.cocotb_random",
-           "verif.cocotb_nonblocking", "verif.cocotb_flips"]
+           "verif.cocotb_nonblocking", "verif.cocotb_flips", "verif.cocotb_predictor"]
 #: Random request counts relative to the tests' base numbers (Icarus is slower).
 SIM_SCALE = {"verilator": 1.0, "icarus": 0.3}
 CONFIG_SCALE = {"default": 1.0, "small": 1.0, "tiny": 1.0}
@@ -43,13 +43,20 @@ MATRIX = [("verilator", "default"), ("verilator", "small"), ("verilator", "tiny"
 if os.environ.get("KVASU_MATRIX") == "full":
     MATRIX.append(("icarus", "default"))
 
+#: The predictor build: the mode needs protection "none"; one DSP stage per hash multiply,
+#: as the simulation benches build it.
+PREDICTOR_OPTIONS = {"predictor": True, "protection": "none", "hash_mul_stages": 1}
 #: Builds with other ``CoreOptions`` (a build folder each, verif/runner.py ``options_tag``):
 #: (simulator, configuration, options, the cocotb modules of what they change). Icarus in
 #: `make test` (a build of seconds, where Verilator's takes half a minute or more);
 #: Verilator too in the full matrix.
-OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"])]
+OPTION_RUNS = [("icarus", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]),
+               # the predictor build (docs/spec-predictor.md; verif.predictor_soak's options)
+               ("verilator", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"])]
 if os.environ.get("KVASU_MATRIX") == "full":
     OPTION_RUNS.append(("verilator", "small", {"mode_reset": 1}, ["verif.cocotb_mode_reset"]))
+    # Icarus on the predictor build: a build of seconds, but 2-3 minutes of simulation
+    OPTION_RUNS.append(("icarus", "predictor", PREDICTOR_OPTIONS, ["verif.cocotb_predictor"]))
 
 
 def _list(var, default):
@@ -59,8 +66,10 @@ def _list(var, default):
 
 SIMS = _list("KVASU_SIMS", ["verilator", "icarus"])
 CONFIGS = _list("KVASU_CONFIGS", list(R.CONFIGS))
+#: Configurations made for a build of OPTION_RUNS only (never run on the default options).
+OPTION_ONLY_CONFIGS = {"predictor"}
 RUNS = [(s, c) for s, c in MATRIX if s in SIMS and c in CONFIGS] or \
-    [(s, c) for s in SIMS for c in CONFIGS]
+    [(s, c) for s in SIMS for c in CONFIGS if c not in OPTION_ONLY_CONFIGS]
 
 
 def _seed():

@@ -26,3 +26,22 @@ def test_formal_quick(name, tmp_path):
     if "goals" in result:
         missed = [g for g, ok in result["goals"].items() if not ok]
         assert not missed, f"{name}: cover goals not reached: {missed}"
+
+
+def test_predictor_core_jobs_elaborate():
+    """The core-level predictor jobs (not quick: minutes of BMC, docs/formal.md P9) are
+    registered, their sanity twin expects FAIL, and every harness converts to RTLIL (so a
+    change of the core's ports or of PredictorCommit's that breaks them shows here)."""
+    from amaranth.back import rtlil
+    from formal.predictor_core_props import PredictorCoreLists
+    names = ("predictor_core_lists_bmc", "predictor_core_lists_free_bmc",
+             "sanity_predictor_core_no_ghost", "sanity_predictor_core_free_no_live")
+    for name in names:
+        assert name in JOBS and not JOBS[name]["quick"] and JOBS[name]["mode"] == "bmc"
+    assert JOBS["sanity_predictor_core_no_ghost"]["expect"] == "FAIL"
+    assert JOBS["sanity_predictor_core_free_no_live"]["expect"] == "FAIL"
+    for name in names:
+        text = rtlil.convert(JOBS[name]["build"](), name="top", platform="formal", ports=[])
+        assert "$assert" in text or "$check" in text
+    with pytest.raises(ValueError):
+        PredictorCoreLists(wrong="nonsense")

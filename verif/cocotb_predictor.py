@@ -1,0 +1,276 @@
+# SPDX-License-Identifier: Apache-2.0
+"""cocotb tests of the predictor mode (docs/spec-predictor.md) through the block's ports.
+
+``predictor_registers`` runs on every build. On the article build (no
+``CoreOptions.predictor``) it checks P2's refusal: ``P_POLICIES`` reads 1, a commit of
+``POLICY.MODE = 1`` gets ``SLVERR``, sets ``STATUS.ERROR`` and changes nothing (neither
+``ACT_POLICY`` nor the configuration it was committed with, and no flush: the lines
+observed before are still present). On the predictor build: ``P_POLICIES`` reads 3, a
+commit of ``POLICY.MODE = 1`` flushes and switches the block, a reserved bit of ``POLICY``
+is refused, and ``MODE.NONBLOCKING`` together with ``POLICY.MODE = 1`` is refused in
+either order (spec-predictor.md P2, ``regmap.mode_violations``).
+
+``predictor_random`` runs on the predictor build only: ``POLICY.MODE = 1`` committed over
+AXI4-Lite, seeded random OBSERVE / QUERY / EVICT / EVICT_ANY traffic (colliding windows, a
+pool of lines, runtime-like loops over 1.25 to 2 banks with an EVICT after most OBSERVEs,
+idle gaps longer than ``WMAX``), random back-pressure on the response stream, random
+configurations, and switches of ``POLICY`` to 0 and back (each flushes), both at quiescent
+points and while requests are in flight. Every response goes through the scoreboard
+against the golden model (which the register mirror switches as the block is switched);
+every statistic, ``OCCUPANCY`` and ``ACT_POLICY`` is compared at quiescent points; the
+model's own P3 invariants are checked there too. The test asserts that ghost revivals,
+replacements, EVICTs that leave ghosts, ``tlevel`` 3 answers and back-pressure stalls all
+occurred.
+"""
+
+from __future__ import annotations
+
+from cocotbext.axi import AxiResp
+
+from regmap import REG
+from verif.cocotb_random import Stimulus, random_config
+from verif.kvasu_tb import (CLEAR_ERROR, COMMIT, ENABLE, EVICT, EVICT_ANY, OBSERVE, QUERY,
+                            ST_ERROR, KvAsuTB, ReqItem, tb_test)
+
+POLICY_MODE = REG["POLICY"].mask("MODE")
+NONBLOCKING = REG["MODE"].mask("NONBLOCKING")
+P_ARTICLE = REG["P_POLICIES"].mask("ARTICLE")
+P_PREDICTOR = REG["P_POLICIES"].mask("PREDICTOR")
+
+
+async def _commit_resp(tb: KvAsuTB, **cfg):
+    """Write the shadows ``cfg`` and commit; the write response code (the agent has already
+    compared it with the mirror's)."""
+    return await tb.commit(**cfg)
+
+
+async def _observe_lines(tb: KvAsuTB, lines):
+    for line in lines:
+        await tb.observe(tb.space.addr(line))
+
+
+async def _all_present(tb: KvAsuTB, lines) -> bool:
+    present = []
+    for line in lines:
+        rsp = await tb.do(QUERY, tb.space.addr(line))
+        present.append(rsp["present"])
+    return all(present)
+
+
+@tb_test()
+async def predictor_registers(tb: KvAsuTB):
+    """P_POLICIES, POLICY's commit (applied or refused) and the NONBLOCKING exclusion."""
+    predictor = tb.predictor_build
+    policies = await tb.read_reg("P_POLICIES")
+    assert policies == (P_ARTICLE | P_PREDICTOR if predictor else P_ARTICLE), \
+        f"P_POLICIES reads {policies:#x} on a build with predictor={predictor}"
+    assert await tb.read_reg("ACT_POLICY") == 0
+    lines = tb.spread_lines(min(6, tb.p.ENTRIES // 2))
+    await _observe_lines(tb, lines)
+    occupancy = await tb.read_reg("OCCUPANCY")
+    assert occupancy == len(lines), occupancy
+    w1 = tb.active["W1"]
+    new_w1 = (w1 + 1) % (tb.p.WMAX + 1)
+    cfg = {"W3": 0, "W2": 0, "W1": new_w1}
+
+    if not predictor:
+        # P2: on a build without the mode POLICY.MODE is a reserved bit.
+        resp = await _commit_resp(tb, POLICY=POLICY_MODE, **cfg)
+        assert resp == AxiResp.SLVERR, f"commit of POLICY.MODE = 1 answered {resp!r}"
+        assert await tb.read_reg("STATUS") & ST_ERROR
+        assert await tb.read_reg("POLICY") == POLICY_MODE       # the shadow keeps it
+        assert await tb.read_reg("ACT_POLICY") == 0
+        assert await tb.read_reg("ACT_W1") == w1, "the refused commit changed W1"
+        assert await tb.read_reg("OCCUPANCY") == occupancy, "the refused commit flushed"
+        assert await _all_present(tb, lines), "a line was lost by the refused commit"
+        await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+        assert await tb.commit(POLICY=0) == AxiResp.OKAY
+        assert not await tb.read_reg("STATUS") & ST_ERROR
+        await tb.check_quiescent("article build, after the refused POLICY")
+        tb.cov.hit("predictor.refused_on_article_build")
+        return
+
+    # The predictor build: MODE = 1 applies, with a flush.
+    assert await _commit_resp(tb, POLICY=POLICY_MODE) == AxiResp.OKAY
+    assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
+    assert await tb.read_reg("OCCUPANCY") == 0, "a change of POLICY.MODE must flush"
+    assert tb.model.policy == "predictor"
+    await _observe_lines(tb, lines)
+    await tb.check_quiescent("predictor build, POLICY = 1")
+    occupancy = await tb.read_reg("OCCUPANCY")
+
+    # A reserved bit of POLICY: refused, nothing changes.
+    resp = await _commit_resp(tb, POLICY=POLICY_MODE | 0x4, **cfg)
+    assert resp == AxiResp.SLVERR, resp
+    assert await tb.read_reg("ACT_W1") == w1
+    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+
+    # MODE.NONBLOCKING with POLICY.MODE = 1 (spec-predictor.md P2): refused in either
+    # order, nothing changes (the one-at-a-time form's admission is not D13's rule).
+    resp = await _commit_resp(tb, POLICY=POLICY_MODE, MODE=NONBLOCKING, **cfg)
+    assert resp == AxiResp.SLVERR, f"NONBLOCKING with POLICY.MODE = 1 answered {resp!r}"
+    assert await tb.read_reg("STATUS") & ST_ERROR
+    assert await tb.read_reg("ACT_MODE") == 0
+    assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
+    assert await tb.read_reg("ACT_W1") == w1
+    assert await tb.read_reg("OCCUPANCY") == occupancy, "the refused commit flushed"
+    assert await _all_present(tb, lines)
+    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+    # the other order: NONBLOCKING active, then POLICY.MODE = 1
+    assert await _commit_resp(tb, POLICY=0, MODE=0) == AxiResp.OKAY
+    assert await _commit_resp(tb, MODE=NONBLOCKING) == AxiResp.OKAY
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    await _observe_lines(tb, lines)
+    occupancy = await tb.read_reg("OCCUPANCY")
+    resp = await _commit_resp(tb, POLICY=POLICY_MODE)
+    assert resp == AxiResp.SLVERR, f"POLICY.MODE = 1 under NONBLOCKING answered {resp!r}"
+    assert await tb.read_reg("ACT_POLICY") == 0
+    assert await tb.read_reg("ACT_MODE") == NONBLOCKING
+    assert await tb.read_reg("OCCUPANCY") == occupancy
+    await tb.write_ctrl(CLEAR_ERROR | ENABLE)
+    # both cleared in one commit: legal (MODE 0 with POLICY 1)
+    assert await _commit_resp(tb, POLICY=POLICY_MODE, MODE=0) == AxiResp.OKAY
+    assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
+    assert await tb.read_reg("ACT_MODE") == 0
+    await _observe_lines(tb, lines)
+    await tb.check_quiescent("predictor build, after the refusals")
+    await tb.check_all_registers()
+    tb.cov.hit("predictor.nonblocking_refused")
+
+
+class PredictorStimulus(Stimulus):
+    """``Stimulus``'s colliding pools and gaps, plus runtime-like loops over more lines
+    than the bank with an EVICT after most OBSERVEs (ghosts, revivals, both ghost frees of
+    an EVICT, replacements of live lines)."""
+
+    def loop(self, n: int) -> list[ReqItem]:
+        tb, rng = self.tb, self.rng
+        size = int(tb.p.ENTRIES * rng.choice((1.25, 1.5, 2)))
+        lines = [tb.space.random_line() for _ in range(size)]
+        out, k = [], 0
+        while len(out) < n:
+            out.append(ReqItem(OBSERVE, tb.space.addr(lines[k % size]), rng.randrange(4),
+                               rng.choice((0, 0, 0, 1, 3))))
+            k += 1
+            if rng.random() < 0.6:
+                for _ in range(rng.choice((1, 1, 1, 2, 3))):
+                    out.append(ReqItem(rng.choice((EVICT, EVICT_ANY))))
+            if rng.random() < 0.15:
+                out.append(ReqItem(QUERY, tb.space.addr(rng.choice(lines)), 3))
+        return out[:n]
+
+    def mixed(self, n: int) -> list[ReqItem]:
+        return self.loop(n) if self.rng.random() < 0.6 else self.items(n)
+
+
+class EventCounter:
+    """Counts, from the golden model's state before each accepted request, the predictor
+    events the test must have exercised (its own checks are the scoreboard's)."""
+
+    def __init__(self, tb: KvAsuTB):
+        self.tb = tb
+        self.revivals = 0          # OBSERVE of a ghost (P6.2)
+        self.ghost_evicts = 0      # EVICT / EVICT_ANY that made a ghost (P8)
+        self.max_gcount = 0
+        self.accepted_in_mode = 0
+        scoreboard = tb.scoreboard
+        self._accept = scoreboard.accept
+        scoreboard.accept = self.accept
+
+    def accept(self, item, cycle):
+        model = self.tb.model
+        state = model._predictor
+        if state is not None and item.op == OBSERVE:
+            tag = self.tb.space.tag_of(item.addr)
+            if any(t == tag and state.ghost[s] for s, t in enumerate(model._tag)):
+                self.revivals += 1
+        self._accept(item, cycle)
+        if state is not None:
+            self.accepted_in_mode += 1
+            slot = self.tb.scoreboard.expected[-1][2]
+            if item.op in (EVICT, EVICT_ANY) and slot["victim_valid"] and \
+                    state.ghost[slot["slot"]]:
+                self.ghost_evicts += 1
+            self.max_gcount = max(self.max_gcount, state.gcount)
+
+
+def _back_pressure(tb: KvAsuTB):
+    """``rsp.ready`` per cycle: mostly ready, sometimes low for a stretch of cycles."""
+    rng = tb.rng
+    state = {"low": 0}
+
+    def ready():
+        if state["low"]:
+            state["low"] -= 1
+            return False
+        if rng.random() < 0.02:
+            state["low"] = rng.randint(5, 40)
+            return False
+        return rng.random() < 0.75
+    return ready
+
+
+async def _switch(tb: KvAsuTB, policy: int):
+    assert await tb.commit(POLICY=policy) == AxiResp.OKAY
+    tb.cov.hit(f"predictor.switch_to_{policy}")
+
+
+@tb_test(timeout_ms=2000)
+async def predictor_random(tb: KvAsuTB):
+    """Seeded random traffic in POLICY.MODE = 1 with switches to 0 and back."""
+    if not tb.predictor_build:
+        tb.log.warning("predictor_random: only on a build with CoreOptions.predictor")
+        return
+    tb.log.info("predictor_random: seed %d", tb.seed)
+    rng = tb.rng
+    stim = PredictorStimulus(tb)
+    events = EventCounter(tb)
+    tb.driver.rsp_ready_fn = _back_pressure(tb)
+    await _switch(tb, POLICY_MODE)
+    assert tb.model.policy == "predictor"
+    rounds = max(4, int(8 * tb.scale))
+    switches = 0
+    for r in range(rounds):
+        stim.weights = stim.random_weights()
+        tb.send_items(stim.mixed(rng.randint(300, 700)))
+        what = rng.random()
+        if what < 0.25:
+            # a switch while requests are in flight: D8 orders it between two of them
+            if rng.random() < 0.3:
+                await tb.idle(rng.randint(0, 30))
+            await _switch(tb, 0)
+            tb.send_items(stim.items(rng.randint(20, 80)))
+            await _switch(tb, POLICY_MODE)
+            switches += 1
+        elif what < 0.45:
+            cfg = random_config(tb)
+            for name, value in cfg.items():
+                await tb.write_reg(name, value)
+            await tb.write_ctrl(COMMIT | ENABLE)
+            if "HASH_SEED" in cfg:
+                stim.rebuild()
+        await tb.drain()
+        await tb.check_quiescent(f"round {r}")
+        assert await tb.read_reg("ACT_POLICY") == POLICY_MODE
+        tb.model.check_invariants()           # P3, in the mode
+        if rng.random() < 0.2:          # quiescent switch, then traffic in the article mode
+            await _switch(tb, 0)
+            tb.send_items(stim.items(rng.randint(50, 150)))
+            await tb.drain()
+            await tb.check_quiescent(f"round {r}, POLICY = 0")
+            await _switch(tb, POLICY_MODE)
+            switches += 1
+    await tb.check_quiescent("end")
+    stats = tb.model.stats
+    tb.log.info("predictor_random: %d requests in the mode, %d revivals, %d ghost-making "
+                "EVICTs, max gcount %d, %d switches, replacements %d, obs_t3 %d, longest "
+                "rsp stall %d", events.accepted_in_mode, events.revivals, events.ghost_evicts,
+                events.max_gcount, switches, stats.replacements, stats.obs_t3,
+                tb.driver.max_stall)
+    seen = {"ghost revivals": events.revivals, "ghost-making EVICTs": events.ghost_evicts,
+            "replacements": stats.replacements, "tlevel 3 answers": stats.obs_t3,
+            "POLICY switches": switches, "response stalls": tb.driver.max_stall}
+    missing = [k for k, v in seen.items() if not v]
+    assert not missing, f"not exercised: {missing} (seed {tb.seed})"
+    for k, v in seen.items():
+        tb.cov.hit(f"predictor.{k.replace(' ', '_')}", v)
