@@ -301,13 +301,36 @@ class CoreHarness(Elaboratable):
             m.d.comb += self._inv(~(obs_op & d2.wr_lane[j]) | (wr_slot == slot(d2.tail_slot, j)))
 
     def pop_invariant(self, m, lru):
-        """The LRU list's one restriction, as the core meets it: a ``POP`` (an EVICT that
-        takes the tail, in E2) is given with the ``tail`` register as its slot (the list
-        reads there), while the list is not empty and no command's head/tail update is
-        pending."""
+        """The LRU list's restriction, as the core meets it: a ``POP`` (an EVICT that takes
+        the tail, in E2) is given with the ``tail`` register as its slot (the list reads
+        there, the EVICT read its window there in R: ``lru.evict_slot`` then), while the
+        list is not empty and no command's head/tail update is pending (the EVICT gaps:
+        the EVICT ahead is 4 cycles ahead at least, an OBSERVE 7); ``pop_now`` is that POP.
+        With the registered list also: the chain's second slot is valid then, or the tail
+        is the head, so that the EVICT 4 cycles behind finds the tail this POP leaves in
+        the chain in its R (and the chain's shape: a valid slot follows a valid one that is
+        not the head)."""
         commit = self.core.commit
-        m.d.comb += self._inv((commit.lru_cmd != LruCmd.POP) |
-                           ((commit.lru_slot == lru.tail) & ~lru.empty & ~lru.busy))
+        pop = commit.lru_cmd == LruCmd.POP
+        m.d.comb += self._inv(lru.pop_now == pop)
+        m.d.comb += self._inv(~pop | ((commit.lru_slot == lru.tail) & ~lru.empty & ~lru.busy))
+        if not lru.registered:
+            return
+        m.d.comb += self._inv(~pop | lru.chain_valid[1] | (lru.tail == lru.head))
+        m.d.comb += self._inv(lru.chain[0] == lru.tail)
+        for k in range(1, len(lru.chain_valid)):
+            m.d.comb += self._inv(~lru.chain_valid[k] | (
+                lru.chain_valid[k - 1] & (lru.chain[k - 1] != lru.head)))
+
+    def chain_invariants(self, m, lru):
+        """The LRU list's chain (registered list) is the list's last slots, tail first:
+        element 0 is ``tail``, valid exactly when the list is not empty, and a valid element
+        ``k > 0`` is ``prv`` of element ``k - 1`` (asserted with the list's shape, in
+        ``LruInvariants``)."""
+        m.d.comb += self._inv((lru.chain[0] == lru.tail) & (lru.chain_valid[0] == ~lru.empty))
+        for k in range(1, len(lru.chain_valid)):
+            prev = Array(self.prv)[lru.chain[k - 1]]
+            m.d.comb += self._inv(~lru.chain_valid[k] | (lru.chain[k] == prev))
 
     def lru_bypass_invariants(self, m, lru):
         """The LRU's C6 bypass choices, registered in C5: each says whether the bank write
@@ -326,8 +349,9 @@ class CoreHarness(Elaboratable):
 
     # -- helpers -----------------------------------------------------------------------------
     def _inv(self, cond):
-        """An invariant of the harness: asserted while ``checking``."""
-        return Assert(~self.checking | cond)
+        """An invariant of the harness: asserted while ``checking`` (located at the
+        caller's line, which a failing check's report names)."""
+        return Assert(~self.checking | cond, src_loc_at=1)
 
     def _upset_port(self, m, tbl, lru):
         """With ``upsets``: every block RAM of the core (``upset_memories``: the table's

@@ -13,7 +13,10 @@ Expressed on the core (``CoreHarness``) with the list unrolled over the small ``
   ``INSERT`` / ``POP`` issued in the previous cycle, whose pointer writes happen this
   cycle: the table's ``valid`` leads the list by exactly that command);
 * ``occupancy == popcount(valid)`` and ``len`` equals the number of slots expected on the
-  list.
+  list;
+* the registered list's chain (``CoreHarness.chain_invariants``): element 0 is ``tail``,
+  valid exactly when the list is not empty, and each valid element after it is ``prev`` of
+  the one before, which is not the head: the valid elements are the list's last slots.
 
 ``next``/``prev`` are the logical pointer values (the XOR of the two coded banks, with this
 cycle's pointer writes applied), read from the register-model memories. During the clear
@@ -79,6 +82,11 @@ class LruInvariants(CoreHarness):
                 on = Cat(*(in_walk[k] & (xs[k] == s) for k in range(E))).any()
                 m.d.comb += Assert(on == expected[s])
             m.d.comb += Assert(length == n_expected)
+
+        # The LRU list's chain is its last slots, tail first (as far as marked valid).
+        if self.core.lru.registered:
+            with m.If(~self.flushing):
+                self.chain_invariants(m, self.core.lru)
 
         # Property 2: occupancy.
         with m.If(~self.flushing):

@@ -26,9 +26,10 @@ Property 5:
   response is valid in cycle ``a + latency`` exactly when a request was accepted in cycle
   ``a``, with that request's ``op`` (so every accepted request is answered within the fixed
   latency, in order); OBSERVE / QUERY are never refused (not even right after an EVICT);
-  an EVICT / EVICT_ANY is refused only if an OBSERVE, EVICT or EVICT_ANY (not a QUERY) was
-  accepted in one of the ``evict_gap`` previous cycles (fewer with the compact pipeline),
-  so a held request waits at most that many cycles. The exception is the clear sweep
+  an EVICT / EVICT_ANY is refused only if an OBSERVE was accepted in one of the
+  ``evict_gap`` previous cycles or an EVICT / EVICT_ANY in one of the ``evict_evict_gap``
+  previous cycles (a QUERY never counts; both fewer with the compact pipeline), so a held
+  request waits at most ``evict_gap`` cycles. The exception is the clear sweep
   (``flushing``, ``ENTRIES / PROBE`` cycles) after the one reset or flush in
   ``2**GEN_WIDTH`` that has used every table generation.
 * ``Drain`` (``enable`` high, no ``hold``, no flush, ``rsp.ready`` free): once ``rsp.ready``
@@ -138,11 +139,13 @@ class FixedLatency(StreamCount):
         # (the clear sweep after reset is the one other reason to wait)
         ready = self.core.req.ready | self.core.flushing
         m.d.comb += Assert(self.req_payload.op[1] | ready)
-        # an EVICT waits for the LRU tail: only for an OBSERVE, EVICT or EVICT_ANY (a
-        # QUERY gives no LRU command) accepted in the evict_gap cycles before it
-        gap = self.core.evict_gap
-        m.d.comb += Assert(Cat(*[acc[k] & (ops[k] != regmap.OPS["QUERY"])
-                                 for k in range(gap)]).any() | ready)
+        # an EVICT waits for the LRU tail: only for an OBSERVE accepted in the evict_gap
+        # cycles before it or an EVICT / EVICT_ANY in the evict_evict_gap cycles before it
+        # (a QUERY gives no LRU command)
+        gap, evict_gap = self.core.evict_gap, self.core.evict_evict_gap
+        m.d.comb += Assert(Cat(*[acc[k] & (ops[k] == regmap.OPS["OBSERVE"])
+                                 for k in range(gap)],
+                               *[acc[k] & ops[k][1] for k in range(evict_gap)]).any() | ready)
 
 
 class Drain(StreamCount):

@@ -35,20 +35,29 @@ class BuildTiming:
     """The constants of a build that D13's rule needs (docs/rtl.md lists them per build).
 
     ``latency``: edges from a request's acceptance to the first edge its response can be
-    taken; ``evict_gap``: D13 rule 2; ``rows``: ``ENTRIES / PROBE``, the clear sweep's
-    length; ``credits``: rule 3, ``latency + 2`` unless given.
+    taken; ``evict_gap``, ``evict_evict_gap``: D13 rule 2 (the edges an EVICT waits after
+    an OBSERVE, after an EVICT / EVICT_ANY; the second ``evict_gap`` unless given, at most
+    ``evict_gap``); ``rows``: ``ENTRIES / PROBE``, the clear sweep's length; ``credits``:
+    rule 3, ``latency + 2`` unless given.
     """
 
     latency: int
     evict_gap: int
     rows: int
     credits: int | None = None
+    evict_evict_gap: int | None = None
 
     def __post_init__(self):
         for name in ("latency", "evict_gap", "rows"):
             value = getattr(self, name)
             if not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if self.evict_evict_gap is None:
+            object.__setattr__(self, "evict_evict_gap", self.evict_gap)
+        elif (not isinstance(self.evict_evict_gap, int)
+              or not 1 <= self.evict_evict_gap <= self.evict_gap):
+            raise ValueError(f"evict_evict_gap must be an integer 1 .. evict_gap, not "
+                             f"{self.evict_evict_gap!r}")
         if self.credits is None:
             object.__setattr__(self, "credits", self.latency + 2)
         elif not isinstance(self.credits, int) or self.credits < 1:
@@ -95,7 +104,8 @@ class Admission:
         the clear sweep's (rule 5; the first edge with ``rst`` low is edge 0)."""
         self._outstanding = collections.deque()   # acceptance edges, oldest first
         self._last_handshake = None               # edge of the last response handshake
-        self._last_tail_move = None               # last taken OBSERVE / EVICT / EVICT_ANY
+        self._last_observe = None                 # last taken OBSERVE
+        self._last_evict = None                   # last taken EVICT / EVICT_ANY
         self._writes: list[_ActionWrite] = []
         self._sweeps: list[int] = []              # edges f of the flushes that sweep
         self._last_edge = None
@@ -130,8 +140,10 @@ class Admission:
         why = []
         if not enable:
             why.append("disabled")
-        if (op in _EVICT_OPS and self._last_tail_move is not None
-                and edge - self._last_tail_move <= t.evict_gap):
+        if op in _EVICT_OPS and (
+                (self._last_observe is not None and edge - self._last_observe <= t.evict_gap)
+                or (self._last_evict is not None
+                    and edge - self._last_evict <= t.evict_evict_gap)):
             why.append("evict gap")
         if len(self._outstanding) >= t.credits:
             why.append("credits")
@@ -172,8 +184,10 @@ class Admission:
             self._last_handshake = edge
         if taken:
             self._outstanding.append(edge)
-            if op != _QUERY:
-                self._last_tail_move = edge
+            if op in _EVICT_OPS:
+                self._last_evict = edge
+            elif op != _QUERY:
+                self._last_observe = edge
         self._forget(edge)
         return taken
 

@@ -44,11 +44,28 @@ So a command may be given every cycle: the command of cycle ``c + 1`` sees the `
 ``tail`` left by the command of cycle ``c`` in its ``C3``, and its pointers through the
 forwarding.
 
-``POP`` unlinks its ``slot``, which must be the ``tail`` register as it is in the cycle of
-the command, so it must not be given while another command is in ``C2`` or ``C3`` (while
-``busy``), whose ``tail`` update is still pending; ``TOUCH`` and ``INSERT`` have no such
-restriction. (The core guarantees it with its EVICT gap, which also lets the EVICT read
-the table at the settled ``tail``, and gives that same tail as the ``POP``'s slot.)
+``POP`` unlinks its ``slot``, which must be the ``tail`` as it will be in the command's
+``C3`` (a POP writes no pointer: it only moves ``tail`` to ``prev[slot]``), so it may be
+given while only POPs are in ``C2`` / ``C3`` (its slot then the tail those leave), but not
+while a ``TOUCH`` or ``INSERT`` is; ``TOUCH`` and ``INSERT`` have no restriction. (The
+core gives a POP only while nothing is in ``C2`` / ``C3``: its EVICT gaps.)
+
+The *chain* (registered pipeline only): the slots that are the tail once the POPs in
+flight are done, ``tail``, ``prev[tail]``, ``prev[prev[tail]]`` (``CHAIN`` = 3 of them),
+the two beyond ``tail`` in registers with a valid bit each. A POP's ``C3`` shifts it by
+one; a ``TOUCH`` or ``INSERT``'s ``C3`` (which may move a chain slot or the head) and a
+flush leave only ``tail``. It is refilled by the command read port in every cycle without
+a command while it is not full (a read of ``prev`` at the chain's last slot); the read's
+``C3`` has ``prev`` of that slot as every command's ``C3`` has its slot's (the pointer
+writes in flight forwarded), and appends it if the slot is still the chain's last and not
+the head (the commands ahead have done their ``C3``: a POP may have shifted the chain, a
+TOUCH / INSERT cut it), else drops it. So a refill lands every 3 cycles at most (the
+pointer chase: read, register, ``C3``) while the chain is short. A POP's ``C3`` takes the
+new ``tail`` from the chain when it is valid there (the same slot as ``prev[tail]``).
+``evict_slot`` is the tail once the POP given now (``pop_now``) or in ``C2`` / ``C3`` is
+done (``tail``, or the chain's second slot; at most one such POP): the tail a POP given 4
+cycles later will unlink, so the core reads an EVICT's table window there in R, and gives
+it as that EVICT's POP slot.
 
 Pointers of unlinked slots and ``prev[head]`` / ``next[tail]`` are meaningless; they are
 never read (so the banks need no initialisation).
@@ -68,8 +85,12 @@ import regmap
 from .layouts import check_params
 from .protect import PROTECTIONS, ProtectedMemory, collect_errors
 
-__all__ = ["LruCmd", "LruList", "LruObservationSignature", "lru_command_layout",
+__all__ = ["CHAIN", "LruCmd", "LruList", "LruObservationSignature", "lru_command_layout",
            "lru_write_layout", "tail_lag"]
+
+
+# Slots of the prefetched chain (``tail`` and the two before it).
+CHAIN = 3
 
 
 def tail_lag(registered=True):
@@ -308,6 +329,22 @@ class LruList(wiring.Component):
     pending : Out(ArrayLayout(lru_command_layout(params), tail_lag - 1))
         Those commands (registers): element 0 in C2, element 1 in C3 (registered only);
         ``cmd`` is ``NONE`` where there is none. For the formal views.
+    pop_now : In(1)
+        A POP is given in this cycle (``cmd``), for ``evict_slot``: the core drives it from
+        a register (E2's invalidate), so that ``evict_slot`` does not wait for ``cmd``'s
+        decode. High without a POP (a cancelled one) only makes ``evict_slot`` meaningless.
+    evict_slot : Out(SLOT_WIDTH)
+        The tail once the POP given now (``pop_now``) or in C2 / C3 is done: ``tail``, or
+        with such a POP the chain's second slot; meaningless unless ``evict_known``, and
+        while a TOUCH or INSERT is in C2 / C3. Not registered: a 2:1 choice of registers by
+        an OR of three registers.
+    evict_known : Out(1)
+        ``evict_slot`` is a slot of the list (that chain slot is valid, or it is ``tail``
+        and the list is not empty) and at most one such POP is in flight, for the formal
+        views and the tests.
+    chain : Out(ArrayLayout(SLOT_WIDTH, CHAIN)), chain_valid : Out(CHAIN)
+        The chain (element 0 is ``tail``) and its valid bits (registers; with
+        ``registered=False`` only element 0). For the formal views.
     observe : Out(LruObservationSignature(params, registered=registered))
         Only with ``observe=True``: the pointer writes in flight and the bypass state.
 
@@ -339,7 +376,8 @@ class LruList(wiring.Component):
     ----------
     tail_lag : int
         Cycles from a command to the first cycle in which ``head``/``tail`` show its effect
-        (``tail_lag(registered)``); ``POP`` waits while ``busy``, the core's EVICT for it.
+        (``tail_lag(registered)``); the core's EVICT reads ``evict_slot``, which shows a
+        POP from the cycle it is given.
     memories : dict
         After elaboration: the coded banks by name (``prev0``, ``prev1``, ``next0``,
         ``next1``), for the formal views of the contents (with the register-model memory).
@@ -369,6 +407,11 @@ class LruList(wiring.Component):
             "empty": Out(1, init=1),
             "busy": Out(1),
             "pending": Out(data.ArrayLayout(lru_command_layout(params), self.tail_lag - 1)),
+            "pop_now": In(1),
+            "evict_slot": Out(sw),
+            "evict_known": Out(1),
+            "chain": Out(data.ArrayLayout(sw, CHAIN)),
+            "chain_valid": Out(CHAIN),
         }
         if observe:
             ports["observe"] = Out(LruObservationSignature(params, registered=registered))
@@ -393,8 +436,23 @@ class LruList(wiring.Component):
         prv = _CodedArray(m, "prev", n, sw, reg, memory, coded)
         nxt = _CodedArray(m, "next", n, sw, reg, memory, coded)
 
-        # C1: issue the command reads (straight at the slot port: a POP's is the tail).
-        raddr = self.slot
+        # The chain (registered only): chain[0] is tail; ch[1], ch[2] with valid bits.
+        head, tail, empty = self.head, self.tail, self.empty
+        ch = [tail] + [Signal(sw, name=f"chain{k}") for k in range(1, CHAIN)]
+        ch_v = [~empty] + [Signal(name=f"chain{k}_valid") for k in range(1, CHAIN)]
+        refill = Signal()            # the command read of this cycle is a refill
+        refill_q = Signal(name="refill_q")
+        refill_qq = Signal(name="refill_qq")
+        ch_end = Signal(sw)          # the chain's last valid slot
+        m.d.comb += ch_end.eq(tail)
+        for k in range(1, CHAIN):
+            with m.If(ch_v[k]):
+                m.d.comb += ch_end.eq(ch[k])
+
+        # C1: issue the command reads (at the slot port: a POP's is the tail it will
+        # unlink), or in a cycle without a command the chain's refill.
+        raddr = Signal(sw)
+        m.d.comb += raddr.eq(Mux(refill, ch_end, self.slot))
         prv.read(raddr)
         nxt.read(raddr)
         # C2: the words are registered (in _CodedArray); the command travels along.
@@ -405,6 +463,12 @@ class LruList(wiring.Component):
             cmd_qq = Signal(LruCmd, name="cmd_qq")
             slot_qq = Signal(sw, name="slot_qq")
             m.d.sync += [cmd_qq.eq(cmd_q), slot_qq.eq(slot_q)]
+            # A refill: in any cycle without a command while the chain is not full. Its C3
+            # appends what it read only if its slot is still the chain's last (the
+            # commands ahead of it have done their C3, and may have shifted or cut the
+            # chain) and not the head (whose prev is meaningless); else it is dropped.
+            m.d.comb += refill.eq((self.cmd == LruCmd.NONE) & ~ch_v[CHAIN - 1])
+            m.d.sync += [refill_q.eq(refill), refill_qq.eq(refill_q)]
             m.d.comb += self.busy.eq((cmd_q != LruCmd.NONE) | (cmd_qq != LruCmd.NONE))
         else:
             cmd_qq, slot_qq = cmd_q, slot_q      # (the command computes in C2)
@@ -424,7 +488,6 @@ class LruList(wiring.Component):
         pb = [Signal(name="prev_b_req"), Signal(sw), Signal(sw)]   # prev[head] = slot
         na = [Signal(name="next_a_req"), Signal(sw), Signal(sw)]   # next[p] = n
         nb = [Signal(name="next_b_req"), Signal(sw), Signal(sw)]   # next[slot] = head
-        head, tail, empty = self.head, self.tail, self.empty
         link = Signal()      # link slot_qq before the old head
         m.d.comb += [
             pa[1].eq(n_of), pa[2].eq(p_of), na[1].eq(p_of), na[2].eq(n_of),
@@ -450,9 +513,42 @@ class LruList(wiring.Component):
                 with m.If(head == tail):
                     m.d.sync += empty.eq(1)
                 with m.Else():
-                    m.d.sync += tail.eq(p_of)
+                    # prev[tail]: the chain's second slot if valid (the same slot), so the
+                    # tail an EVICT read in R follows from the chain alone
+                    m.d.sync += tail.eq(Mux(ch_v[1], ch[1], p_of) if reg else p_of)
         with m.If(self.flush):
             m.d.sync += empty.eq(1)
+
+        if reg:
+            # The chain: a POP shifts it, a TOUCH / INSERT or a flush leaves only tail, a
+            # refill's C3 appends prev of the slot it read if that is still the last.
+            with m.Switch(cmd_qq):
+                with m.Case(LruCmd.POP):
+                    m.d.sync += [x.eq(y) for x, y in zip(ch[1:-1], ch[2:])]
+                    m.d.sync += [x.eq(y) for x, y in zip(ch_v[1:-1], ch_v[2:])]
+                    m.d.sync += ch_v[CHAIN - 1].eq(0)
+                with m.Case(LruCmd.TOUCH, LruCmd.INSERT):
+                    m.d.sync += [v.eq(0) for v in ch_v[1:]]
+                with m.Default():
+                    with m.If(refill_qq & (slot_qq == ch_end) & (ch_end != head) & ~empty):
+                        for k in range(1, CHAIN):
+                            with m.If(~ch_v[k] & ch_v[k - 1]):
+                                m.d.sync += [ch[k].eq(p_of), ch_v[k].eq(1)]
+            with m.If(self.flush):
+                m.d.sync += [v.eq(0) for v in ch_v[1:]]
+            # evict_slot: the tail after the POP given now or in C2 / C3 (one at most:
+            # with two, evict_known is low), a 2:1 choice of registers by an OR of three.
+            ahead = [self.pop_now, cmd_q == LruCmd.POP, cmd_qq == LruCmd.POP]
+            one_ahead = Signal()
+            m.d.comb += [
+                one_ahead.eq(Cat(*ahead).any()),
+                self.evict_slot.eq(Mux(one_ahead, ch[1], tail)),
+                self.evict_known.eq(Mux(one_ahead, ch_v[1], ~empty) & (sum(ahead) < 2)),
+            ]
+        else:
+            m.d.comb += [self.evict_slot.eq(tail), self.evict_known.eq(~empty)]
+        m.d.comb += [self.chain[k].eq(ch[k]) for k in range(CHAIN if reg else 1)]
+        m.d.comb += [self.chain_valid[k].eq(ch_v[k]) for k in range(CHAIN if reg else 1)]
 
         prv.request(pa, pb)
         nxt.request(na, nb)

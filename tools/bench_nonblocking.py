@@ -51,6 +51,7 @@ def reset_sweep(params, mode_reset: int, requests: int, seed: int) -> dict:
     dut = KvAsu(params, CoreOptions(mode_reset=mode_reset))
     rows = params.ENTRIES // params.PROBE
     rule = Admission(BuildTiming(latency=dut.latency, evict_gap=dut.core.evict_gap,
+                                 evict_evict_gap=dut.core.evict_evict_gap,
                                  rows=rows, credits=dut.core.fifo_depth))
     rng = random.Random(seed)
     ops = (regmap.OPS["OBSERVE"], regmap.OPS["QUERY"])

@@ -249,6 +249,7 @@ def build_timing(params: Params, options=None) -> dict:
         warnings.simplefilter("ignore", UnusedElaboratable)
         core = KvAsuCore(params, _options(options))
     return {"latency": core.latency, "evict_gap": core.evict_gap,
+            "evict_evict_gap": core.evict_evict_gap,
             "rows": params.ENTRIES // params.PROBE, "credits": core.fifo_depth}
 
 

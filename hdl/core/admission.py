@@ -14,11 +14,11 @@ from .interfaces import stage_layout
 
 __all__ = ["Admission"]
 
-QUERY = regmap.OPS["QUERY"]
+OBSERVE = regmap.OPS["OBSERVE"]
 
 
 class Admission(wiring.Component):
-    """Accepts requests into the pipeline (stage s0) as credits, the EVICT gap and the
+    """Accepts requests into the pipeline (stage s0) as credits, the EVICT gaps and the
     clear sweep allow, and keeps the table generation (docs/spec-decisions.md D12).
 
     A flush, and a reset, untrack every line by starting a new table generation in one
@@ -44,12 +44,17 @@ class Admission(wiring.Component):
     fifo_depth : int
         Responses the response FIFO holds: the credits.
     evict_gap : int
-        An EVICT / EVICT_ANY is refused while a request that may give an LRU command (an
-        OBSERVE, EVICT or EVICT_ANY; a QUERY gives none) accepted in one of the
-        ``evict_gap`` previous cycles could still change the LRU tail (the EVICT reads the
-        table in R at the tail, which shows E2's LRU command ``tail_lag`` cycles later).
-        Nothing else waits for an EVICT: the request right behind one is accepted in the
-        next cycle (E1b forwards the invalidate as it forwards a write).
+        An EVICT / EVICT_ANY is refused while an OBSERVE accepted in one of the
+        ``evict_gap`` previous cycles could still move the LRU tail or a slot of the LRU
+        list's chain (the EVICT reads the table in R at the tail the POPs in flight leave,
+        which shows E2's TOUCH / INSERT ``tail_lag`` cycles later). A QUERY gives no LRU
+        command. Nothing else waits for an EVICT: the request right behind one is accepted
+        in the next cycle (E1b forwards the invalidate as it forwards a write).
+    evict_evict_gap : int or None
+        An EVICT / EVICT_ANY is refused while an EVICT / EVICT_ANY was accepted in one of
+        the ``evict_evict_gap`` previous cycles (``None``: ``evict_gap``): behind EVICTs
+        only, the LRU list's chain gives the tail their POPs leave, once each of them has
+        decided whether it pops (E2, a register, by the later EVICT's R).
 
     Ports
     -----
@@ -94,9 +99,14 @@ class Admission(wiring.Component):
         Requests accepted whose response has not left the FIFO (the credits used).
     """
 
-    def __init__(self, params, options, *, fifo_depth, evict_gap, gen_width=GEN_WIDTH):
+    def __init__(self, params, options, *, fifo_depth, evict_gap, evict_evict_gap=None,
+                 gen_width=GEN_WIDTH):
         self._params, self._options = params, options
         self.fifo_depth, self.evict_gap = fifo_depth, evict_gap
+        self.evict_evict_gap = evict_gap if evict_evict_gap is None else evict_evict_gap
+        if not 1 <= self.evict_evict_gap <= evict_gap:
+            raise ValueError(f"evict_evict_gap must be 1 .. evict_gap ({evict_gap}), not "
+                             f"{self.evict_evict_gap!r}")
         self.gen_width = gen_width
         self.rows = params.ENTRIES // params.PROBE
         super().__init__({
@@ -155,11 +165,16 @@ class Admission(wiring.Component):
         busy = self.s0.valid | self.busy
         m.d.sync += self.idle.eq(~busy & ~accept)
 
-        # The EVICT gap: acceptances of the evict_gap previous cycles that may move the
-        # LRU tail (every op but QUERY gives an LRU command).
-        moves_tail = accept & (self.req.payload.op != QUERY)
-        recent = Signal(self.evict_gap)       # bit k: accepted k + 1 cycles ago
-        m.d.sync += recent.eq(Cat(moves_tail, recent[:-1]))
+        # The EVICT gap: the OBSERVEs of the evict_gap previous cycles (a TOUCH / INSERT
+        # may move the tail or a chain slot) and the EVICTs of the evict_evict_gap
+        # previous cycles (whose POP, or none, is not yet decided in a register).
+        op = self.req.payload.op
+        recent_observe = Signal(self.evict_gap)        # bit k: accepted k + 1 cycles ago
+        recent_evict = Signal(self.evict_evict_gap)
+        m.d.sync += [
+            recent_observe.eq(Cat(accept & (op == OBSERVE), recent_observe[:-1])),
+            recent_evict.eq(Cat(accept & op[1], recent_evict[:-1])),
+        ]
 
         ready = (self.enable & ~self.hold & ~self.flush & ~self.flushing
                  & (self.inflight < self.fifo_depth))
@@ -167,7 +182,7 @@ class Admission(wiring.Component):
             ready = ready & ~busy
         else:
             is_evict = self.req.payload.op[1]
-            ready = ready & ~(is_evict & recent.any())
+            ready = ready & ~(is_evict & (recent_observe.any() | recent_evict.any()))
             if self._options.predictor:
                 ready = ready & ~(self.one_at_a_time & busy)
         m.d.comb += [

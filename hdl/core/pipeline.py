@@ -86,10 +86,11 @@ class KvAsuCore(wiring.Component):
     req : In(stream.Signature(request_layout(params)))
         Requests. ``ready`` is low while ``hold``, ``flush`` or ``flushing`` is high, while
         ``enable`` is low, while the response buffer has no room for one more response,
-        and (not serial) for an EVICT / EVICT_ANY while an OBSERVE, EVICT or EVICT_ANY
-        accepted in one of the ``evict_gap`` previous cycles could still change the LRU
-        tail (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing
-        waits after an EVICT).
+        and (not serial) for an EVICT / EVICT_ANY while an OBSERVE accepted in one of the
+        ``evict_gap`` previous cycles, or an EVICT / EVICT_ANY accepted in one of the
+        ``evict_evict_gap`` previous cycles, could still change the LRU tail it reads
+        (``ready`` depends on ``req.payload.op``; a QUERY moves no tail, and nothing but an
+        EVICT waits after an EVICT).
         Serial mode: also while any request is in flight. With ``nonblocking`` high,
         ``ready`` is high instead and the request is dropped in those cycles.
     rsp : Out(stream.Signature(response_layout(params)))
@@ -157,8 +158,11 @@ class KvAsuCore(wiring.Component):
     eval_lag : int
         Cycles from acceptance to the evaluation stage (also the scrubber's lag).
     evict_gap : int
-        An EVICT / EVICT_ANY is accepted only when no OBSERVE, EVICT or EVICT_ANY was
-        accepted in the ``evict_gap`` cycles before it (6 by default).
+        An EVICT / EVICT_ANY is accepted only when no OBSERVE was accepted in the
+        ``evict_gap`` cycles before it (6 by default, 2 in the compact pipeline)...
+    evict_evict_gap : int
+        ... and no EVICT / EVICT_ANY in the ``evict_evict_gap`` cycles before it (3 by
+        default: back-to-back EVICTs at one per 4 cycles; 2 in the compact pipeline).
     decision_lag : int
         ``D`` of D11: cycles from a request's acceptance to the cycle after its decision
         is made (E2; ``eval_lag + 2``): a recovery that starts in cycle ``d`` poisons the
@@ -193,9 +197,15 @@ class KvAsuCore(wiring.Component):
         self.decision_lag = self.eval_lag + 2
         # An EVICT reads the table in R at the LRU tail, which shows the LRU command of
         # the request ahead (given in E2) tail_lag cycles later: the cycles before an
-        # EVICT's acceptance that must be free of acceptances.
+        # EVICT's acceptance that must be free of OBSERVE acceptances.
         self.evict_gap = (options.m_stage + eval_stages +
                           tail_lag(options.lru_registered) - 1)
+        # Behind EVICTs only, the LRU list's chain gives in R the tail their POPs leave,
+        # once each has its POP (or none) in an E2 register (lru.pop_now): the cycles
+        # before an EVICT's acceptance that must be free of EVICT acceptances. (The compact
+        # pipeline's list has no chain.)
+        self.evict_evict_gap = (options.m_stage + eval_stages - 1 if options.lru_registered
+                                else self.evict_gap)
         # (the fast pipeline's M is the table's registered read)
         self.table = BucketTable(params, memory=memory, gen_width=gen_width,
                                  output_register=options.m_stage, ram=options.block_ram,
@@ -207,7 +217,8 @@ class KvAsuCore(wiring.Component):
         self.scrubber = Scrubber(params, lag=self.eval_lag)
         self.fifo = SyncFIFOBuffered(width=response_layout(params).size, depth=self.fifo_depth)
         self.admission = Admission(params, options, fifo_depth=self.fifo_depth,
-                                   evict_gap=self.evict_gap, gen_width=gen_width)
+                                   evict_gap=self.evict_gap,
+                                   evict_evict_gap=self.evict_evict_gap, gen_width=gen_width)
         self.window = WindowRead(params, options)
         self.lanes = LaneCompare(params, options)
         self.versions = Versions(params, options)
@@ -300,8 +311,8 @@ class KvAsuCore(wiring.Component):
 
         # ---- R and M: the window read (at the LRU tail for an EVICT) --------------------
         m.d.comb += [window.request.eq(s[lh]), window.hash.eq(hsh.hash[:p.SLOT_WIDTH]),
-                     window.tail.eq(lru.tail if pred is None else
-                                    Mux(policy, pred.tail, lru.tail)),
+                     window.tail.eq(lru.evict_slot if pred is None else
+                                    Mux(policy, pred.tail, lru.evict_slot)),
                      window.cfg.eq(cfg),
                      window.ahead.eq(lanes.lanes.request),
                      window.ahead_start.eq(lanes.lanes.start),
@@ -338,6 +349,10 @@ class KvAsuCore(wiring.Component):
             decision = versions.decision
         m.d.comb += [commit.decision.eq(decision), commit.cfg.eq(cfg),
                      commit.flush.eq(flush)]
+        # The POP E2 gives, from its decision register (E2's invalidate: an EVICT that
+        # takes the tail; the recovery's poison is applied before E2), for the slot an
+        # EVICT in R reads, without the LRU command's decode.
+        m.d.comb += lru.pop_now.eq(commit.forward.invalidate)
         if pred is None:
             m.d.comb += self._commit_writes()
             m.d.comb += [lru.slot.eq(commit.lru_slot), lru.flush.eq(flush)]

@@ -41,6 +41,23 @@ def test_evict_gap_counts_only_taken_tail_moves():
     assert run(rule, {0: QUERY, 1: EVICT, 2: OBSERVE, 3: EVICT, 9: EVICT}) == [0, 1, 2, 9]
 
 
+def test_evict_gap_behind_evicts_only():
+    """The default build's EVICT_EVICT_GAP (3): behind EVICTs an EVICT waits 3 edges, behind
+    an OBSERVE still EVICT_GAP (6), whichever is later."""
+    timing = BuildTiming(latency=19, evict_gap=6, evict_evict_gap=3, rows=512)
+    assert BuildTiming(latency=19, evict_gap=6, rows=4).evict_evict_gap == 6
+    rule = Admission(timing)
+    taken = run(rule, {edge: EVICT if edge % 2 else EVICT_ANY for edge in range(16)})
+    assert taken == [0, 4, 8, 12]                   # one in EVICT_EVICT_GAP + 1
+    rule = Admission(timing)
+    # OBSERVE at 1: the EVICT at 2..7 waits for it (6), the next one 4 edges later (3)
+    assert run(rule, {0: EVICT, 1: OBSERVE, **{e: EVICT_ANY for e in range(2, 13)}}) == \
+        [0, 1, 8, 12]
+    for bad in (0, 7):
+        with pytest.raises(ValueError, match="evict_evict_gap"):
+            BuildTiming(latency=19, evict_gap=6, evict_evict_gap=bad, rows=4)
+
+
 def test_credits_run_out_when_rsp_ready_is_low_and_come_back_in_order():
     rule = Admission(TIMING)
     never = run(rule, {edge: QUERY for edge in range(40)}, rsp_ready=lambda e: False)

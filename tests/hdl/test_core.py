@@ -460,3 +460,66 @@ def test_random_evict_heavy_back_to_back(options, kind):
         pattern = [rng.random() < 0.5 for _ in range(4096)]
         bench, res = run(p, script, options, rsp_ready=lambda c: pattern[c % 4096])
     check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("options", FAST)
+def test_evict_burst_back_to_back(options):
+    """EVICT / EVICT_ANY bursts presented back to back: the first waits EVICT_GAP cycles
+    after the last OBSERVE, each next one EVICT_EVICT_GAP cycles after the one before
+    (measured: one per 4 cycles in the default pipeline, per 3 in the compact one); each
+    reads the tail the POPs ahead of it leave (the LRU list's chain), so the victims come
+    in LRU order; a young tail is not taken by EVICT (the chain does not move), and the
+    EVICTs past the end of the list find it empty. Then, with every tail T0, a burst of
+    EVICTs takes them all and finds the list empty after the last."""
+    p = directed_params()
+    lines = [40 + k for k in range(6)]
+    young = [EVICT_ANY, EVICT, EVICT_ANY, EVICT_ANY, EVICT, EVICT_ANY]
+    script = [("at", 0)] + [obs(p, x) for x in lines]
+    script += [("req", op, 0, 0) for op in young]
+    late = 40 * 32                           # every line 40 ticks old: T0 (W1 = 8)
+    script += [("at", late)] + [("req", EVICT, 0, 0)] * 4 + [("req", EVICT_ANY, 0, 0)]
+    bench, res = run(p, script, options)
+    core = bench.core
+    acc = [c for _, c in res["accepted"]]
+    n = len(lines)
+    assert acc[:n] == list(range(n))                 # the OBSERVEs at one per cycle
+    step = core.evict_evict_gap + 1
+    first = acc[n - 1] + core.evict_gap + 1
+    assert acc[n:n + len(young)] == [first + step * k for k in range(len(young))], acc
+    assert acc[n + len(young):] == [late + step * k for k in range(5)], acc
+    if options is BENCH_OPTIONS:
+        assert step == 4 and core.evict_gap == 6
+    R = res["responses"][n:]
+    victims = [r["victim_tag"] if r["victim_valid"] else None for r in R]
+    assert victims == [40, None, 41, 42, None, 43] + [44, 45, None, None, None], victims
+    assert all(r == Z(op=r["op"]) for r in R if not r["victim_valid"])
+    assert res["stats"]["evicts"] == 6 and res["stats"]["evicts_empty"] == 5
+    assert res["occupancy"][-1] == 0
+    check_against_ref(p, res, CFG)
+
+
+@pytest.mark.parametrize("options", FAST)
+@pytest.mark.parametrize("entries", [4, 8])
+def test_random_evict_bursts_short_lists(options, entries):
+    """Random mixes with EVICT / EVICT_ANY bursts on short lists (the chain reaching the
+    head, the list emptied in a burst, EVICTs of the empty list), presented back to back,
+    against the model."""
+    seed = f"{SEED}-evict-bursts-{options}-{entries}"
+    rng = random.Random(seed)
+    print(f"seed {seed}")
+    p = small_params(ENTRIES=entries, PROBE=min(4, entries))
+    tags = rng.sample(range(1, 1 << 12), 3 * entries)
+    script = []
+    for _ in range(60):
+        for _ in range(rng.randrange(0, entries + 1)):
+            script.append(("req", rng.choice([OBSERVE, OBSERVE, QUERY]),
+                           addr_of(p, rng.choice(tags)), rng.randrange(4)))
+        for _ in range(rng.randrange(1, entries + 3)):
+            if rng.random() < 0.2:
+                script.append(qry(p, rng.choice(tags)))
+            script.append(("req", rng.choice([EVICT, EVICT_ANY, EVICT_ANY]), 0, 0))
+    bench, res = run(p, script, options)
+    evicts = [r for r in res["responses"] if r["op"] in (EVICT, EVICT_ANY)]
+    assert sum(r["victim_valid"] for r in evicts) > 50
+    assert sum(not r["victim_valid"] for r in evicts) > 20
+    check_against_ref(p, res, CFG)

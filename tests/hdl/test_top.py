@@ -323,8 +323,11 @@ def test_core_options_are_validated_and_frozen():
     with pytest.raises(TypeError):
         KvAsu(small_params(), {"compact": True})
     # The latency and EVICT gap each pipeline documents (docs/rtl.md).
-    assert (KvAsu().latency, KvAsu().core.evict_gap) == (19, 6)
-    assert (KvAsu(None, compact).latency, KvAsu(None, compact).core.evict_gap) == (16, 2)
+    default_core, compact_core = KvAsu().core, KvAsu(None, compact).core
+    assert (default_core.latency, default_core.evict_gap,
+            default_core.evict_evict_gap) == (19, 6, 3)
+    assert (compact_core.latency, compact_core.evict_gap,
+            compact_core.evict_evict_gap) == (16, 2, 2)
     assert KvAsu(None, CoreOptions(hash_mul_stages=3)).latency == 23
 
 
@@ -370,7 +373,7 @@ def test_mode_reset_nonblocking_drops_the_post_reset_sweep():
     dut = KvAsu(p, CoreOptions(hash_mul_stages=1, mode_reset=1))
     wrap = ResetWrap(dut)
     rule = Admission(BuildTiming(latency=dut.latency, evict_gap=dut.core.evict_gap,
-                                 rows=rows))
+                                 evict_evict_gap=dut.core.evict_evict_gap, rows=rows))
     log = {"ready_low": [], "reads": [], "got": [], "expected": []}
     n = rows + 40
 
