@@ -289,7 +289,7 @@ class KvAsuModel:
             # the starting policy with the reset mode (regmap.MODE_EXCLUSIONS)
             broken = regmap.mode_violations(
                 {"MODE": mode_reset, "POLICY": POLICIES.index(policy) << _POLICY_MODE_BIT},
-                predictor=True) if policy in POLICIES else []
+                predictor=True)
         if broken:
             raise ValueError(f"illegal mode_reset: {'; '.join(broken)}")
         self.mode_reset: int = mode_reset
