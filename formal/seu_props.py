@@ -222,7 +222,7 @@ class SeuInvariants(CoreInvariants):
 
 class SeuCovers(SeuInvariants):
     """Non-vacuity of the soft-error proofs (cover goals, no assertions): each kind of
-    table memory's upset detected (a recovery starts with ``err_mem`` that memory), an
+    table memory's upset detected (a recovery starts and reports ``err_mem`` that memory), an
     LRU bank's and ``scrub``'s upset corrected, a recovery that ends, one that takes the
     whole bound ``R``, and a request accepted after a recovery."""
 
@@ -230,14 +230,16 @@ class SeuCovers(SeuInvariants):
         core = self.core
         self._recovery(m)
         ids = regmap.MEM_IDS
-        start = core.recovery.start
         after = Signal(name="after_recovery", reset_less=True)
         with m.If(self.rec_end):
             m.d.sync += after.eq(1)
+        # The report (which memory) is registered a cycle after the recovery starts
+        # (D11), beside ``err_started``.
+        reported = core.err_started
         goals = {
-            "detect_ent": start & (core.err_mem == ids["ent"]),
-            "detect_meta": start & (core.err_mem == ids["meta"]),
-            "detect_mark": start & (core.err_mem == ids["mark"]),
+            "detect_ent": reported & (core.err_mem == ids["ent"]),
+            "detect_meta": reported & (core.err_mem == ids["meta"]),
+            "detect_mark": reported & (core.err_mem == ids["mark"]),
             "corrected_lru": core.lru.err_corrected,
             "corrected_scrub": core.table.err_corrected & (core.table.err_mem == ids["scrub"]),
             "recovery_end": self.rec_end,
