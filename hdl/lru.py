@@ -120,6 +120,12 @@ class _CodedArray:
     is ever used. The writes a command read meets or misses are forwarded from registers
     (``value``), and the bank writes a feedback read meets or misses are bypassed from
     registers. Every block-RAM output goes straight into a register.
+
+    With ``port_registered`` (protected banks, ``hdl.protect.ProtectedMemory``) the C6
+    writes give the banks their coded words (``write_port(precoded=True)``): the code word
+    of the written data XOR that of the other bank's word (the bypassed write's, from a
+    register, or the corrected feedback word's, ``Code.recode``), equal to the code word
+    the memory's encoder would make of ``data ^ other``.
     """
 
     def __init__(self, m, name, depth, width, registered=True, memory=Memory,
@@ -131,7 +137,9 @@ class _CodedArray:
         self.memory_names = [f"{name}{i}" for i in range(2)]
         for i, mem in enumerate(self.banks):
             m.submodules[f"{name}{i}"] = mem
-        self.wp = [mem.write_port() for mem in self.banks]
+        # (protected, registered: C6 gives the coded words, see request)
+        self.wp = [mem.write_port(**({"precoded": True} if port_registered else {}))
+                   for mem in self.banks]
         rp_args = {"registered": True} if port_registered else {}
         self.cmd_rp = [mem.read_port(**rp_args) for mem in self.banks]
         self.fb_rp = [mem.read_port(**rp_args) for mem in self.banks]
@@ -227,6 +235,15 @@ class _CodedArray:
             m.d.sync += [q.eq(x) for q, x in zip(last2, last)]
             bank_last.append(last)
             bank_last2.append(last2)
+        if self.port_registered:
+            # The coded words of those bank writes, for the coded C6 writes below.
+            coded_last, coded_last2 = [], []
+            for k, wp in enumerate(self.wp):
+                q1 = Signal.like(wp.coded, name=f"{self.name}{k}_wlast_coded")
+                q2 = Signal.like(wp.coded, name=f"{self.name}{k}_wlast2_coded")
+                m.d.sync += [q1.eq(wp.coded), q2.eq(q1)]
+                coded_last.append(q1)
+                coded_last2.append(q2)
 
         # Which bypass applies, in registered mode decided a cycle ahead (C5, from the
         # write the command in C5 will make and the bank writes of C5 and C4) and
@@ -261,12 +278,29 @@ class _CodedArray:
 
         a_en, a_addr, a_data = self.w["a"]
         b_en, b_addr, b_data = self.w["b"]
-        m.d.comb += [
-            self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
-            self.wp[0].data.eq(a_data ^ other_bank("a", 1, a_addr)),
-            self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr),
-            self.wp[1].data.eq(b_data ^ other_bank("b", 0, b_addr)),
-        ]
+        m.d.comb += [self.wp[0].en.eq(a_en), self.wp[0].addr.eq(a_addr),
+                     self.wp[1].en.eq(b_en), self.wp[1].addr.eq(b_addr)]
+        if not self.port_registered:
+            m.d.comb += [self.wp[0].data.eq(a_data ^ other_bank("a", 1, a_addr)),
+                         self.wp[1].data.eq(b_data ^ other_bank("b", 0, b_addr))]
+            return
+        # Protected (the feedback words corrected after the read ports' registers): the
+        # coded word written is the code word of `data ^ other bank's word`, which the
+        # code's linearity makes the XOR of the code word of `data` (from a register) and
+        # that of the other bank's word: the bypassed bank write's (registered) or the
+        # feedback word's as corrected (``Code.recode``, from the syndrome), so that no
+        # encoder sits behind the correction and the bypass choice.
+        for k, (port, dat) in ((0, ("a", a_data)), (1, ("b", b_data))):
+            other = 1 - k
+            hit_last2, hit_last = fb_hit[port]
+            word = self.banks[other].code.recode(self.fb_rp[other].coded,
+                                                 correct=self.banks[other].correct)
+            word = Mux(hit_last2, coded_last2[other], word)
+            word = Mux(hit_last, coded_last[other], word)
+            coded = Signal.like(self.wp[k].coded, name=f"{self.name}{k}_coded_write")
+            m.d.comb += [coded.eq(self.banks[k].code.encode(dat) ^ word),
+                         self.wp[k].coded.eq(coded),
+                         self.wp[k].data.eq(coded[:len(self.wp[k].data)])]
 
 
 def lru_command_layout(params):

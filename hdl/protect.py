@@ -174,11 +174,64 @@ class Code:
         return Cat(word.xor(), *((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
                                  for i, group in enumerate(self._groups()))).any()
 
+    def check_rows(self) -> list[list[int]]:
+        """The checks of a coded granule as sets of its bit positions: the granule is a
+        code word exactly when every row has an even number of ones, so :meth:`failed` is
+        the OR of the rows' parities (:meth:`failed_rows`). SECDED: the Hamming checks,
+        and the overall parity combined with the largest of them (the bits outside it),
+        so that no row spans much more than half the granule; parity: the whole granule.
+        (Rows of an invertible transform of the checks: the same code words.)"""
+        if self.kind == "none":
+            return []
+        every = list(range(self.width))
+        if self.kind == "parity":
+            return [every]
+        rows = [group + [self.k + i] for i, group in enumerate(self._groups())]
+        widest = set(max(rows, key=len))
+        return rows + [[b for b in every if b not in widest]]
+
+    def failed_rows(self, word) -> Value:
+        """One bit per row of :meth:`check_rows`: that row's parity; ``failed(word)`` is
+        their OR. Each row is an XOR of about half the granule's bits, so the rows can be
+        registered and ORed after the register."""
+        word = Value.cast(word)
+        return Cat(*(Cat(*(word[b] for b in row)).xor() for row in self.check_rows()))
+
+    def recode(self, word, *, correct: bool = True) -> Value:
+        """The code word of the data :meth:`decode` gives for the coded granule ``word``
+        (``encode(decode(word).data)``), from the syndrome rather than from a second
+        encoder behind the correction: a corrected data bit leaves the check bits as
+        stored; otherwise the check bits are the stored ones XOR the syndrome and the
+        overall parity bit the stored one XOR the word's parity and the syndrome's. (The
+        code is linear: the code word of ``a ^ b`` is the XOR of theirs, so a user can
+        code a write whose data is a decoded word XOR other data without an encoder
+        behind the correction.)"""
+        word = Value.cast(word)
+        stored = word[:self.k]
+        if self.kind == "none":
+            return stored
+        if self.kind == "parity" or not correct:
+            return self.encode(stored)
+        syndrome = Cat(*((Cat(*(stored[j] for j in group)) ^ word[self.k + i]).xor()
+                         for i, group in enumerate(self._groups())))
+        odd = word.xor()
+        flip = Mux(odd, Cat(*(syndrome == p for p in self.pos)), 0)
+        fixed = flip.any()                       # a data bit corrected
+        return Cat(stored ^ flip,
+                   word[self.k:self.k + self.r] ^ Mux(fixed, 0, syndrome),
+                   word[self.k + self.r] ^ Mux(fixed, 0, odd ^ syndrome.xor()))
+
     def decode(self, m: Module, word, name: str, *, correct: bool = True):
         """``(data, corrected, error)`` signals of a coded granule ``word``. With
         ``correct=False`` the data is the stored data as is, ``corrected`` is 0 and
         ``error`` is any failed check (:meth:`failed`)."""
+        return self.decode_split(m, word, name, correct=correct)[:3]
+
+    def decode_split(self, m: Module, word, name: str, *, correct: bool = True):
+        """:meth:`decode`, with the correction apart: ``(data, corrected, error, flip)``,
+        ``data`` being the stored data XOR ``flip`` (0 unless a data bit is corrected)."""
         data = Signal(self.k, name=f"{name}_data")
+        flip = Signal(self.k, name=f"{name}_flip")
         corrected, error = Signal(name=f"{name}_corrected"), Signal(name=f"{name}_error")
         stored = word[:self.k]
         if self.kind == "none":
@@ -196,19 +249,23 @@ class Code:
             m.d.comb += names_check.eq(
                 (syndrome == 0) | Cat(syndrome == (1 << i) for i in range(self.r)).any())
             m.d.comb += [
-                data.eq(stored ^ Mux(odd, names_data, 0)),
+                flip.eq(Mux(odd, names_data, 0)),
+                data.eq(stored ^ flip),
                 corrected.eq(odd & (names_data.any() | names_check)),
                 error.eq(Mux(odd, ~(names_data.any() | names_check), syndrome != 0)),
             ]
-        return data, corrected, error
+        return data, corrected, error, flip
 
 
 class _WritePort:
-    def __init__(self, mem, inner, domain, granularity):
+    def __init__(self, mem, inner, domain, granularity, precoded=False):
         self.addr = Signal(range(mem.depth), name="wr_addr")
         self.data = Signal(mem.shape, name="wr_data")
         self.en = Signal(mem.lanes, name="wr_en")
         self.domain, self.granularity = domain, granularity
+        self.precoded = precoded
+        # (precoded: the coded words written, given by the user; ``data`` is then unused)
+        self.coded = Signal(mem.lanes * mem.code.width, name="wr_coded") if precoded else None
         self._inner = inner
 
 
@@ -216,11 +273,14 @@ class _ReadPort:
     def __init__(self, mem, inner, domain, registered=False):
         self.addr = Signal(range(mem.depth), name="rd_addr")
         self.data = Signal(mem.shape, name="rd_data")
+        self.raw = Signal(mem.width, name="rd_raw")
+        self.flip = Signal(mem.width, name="rd_flip")
         self.en = Signal(init=1, name="rd_en")
         self.error = Signal(name="rd_error")
         self.corrected = Signal(name="rd_corrected")
         self.lane_error = Signal(mem.lanes, name="rd_lane_error")
         self.lane_corrected = Signal(mem.lanes, name="rd_lane_corrected")
+        self.coded = Signal(mem.lanes * mem.code.width, name="rd_coded")
         self.error_addr = Signal(range(mem.depth), name="rd_error_addr")
         self.domain = domain
         self.registered = registered
@@ -253,11 +313,16 @@ class ProtectedMemory(Elaboratable):
 
     Methods
     -------
-    write_port(domain="sync", granularity=None)
+    write_port(domain="sync", granularity=None, precoded=False)
         Ports ``addr``, ``data`` (of ``shape``), ``en`` (one bit per lane). Every write
         port of one memory must have the same granularity (the code word is the lane).
+        ``precoded``: the user gives the coded words themselves on ``coded`` (``lanes *
+        code.width`` bits; e.g. from ``Code.recode``), and ``data`` is not used.
     read_port(domain="sync", transparent_for=(), registered=False)
-        Ports ``addr``, ``en``, ``data`` (of ``shape``, corrected), ``error``,
+        Ports ``addr``, ``en``, ``data`` (of ``shape``, corrected), ``raw`` and ``flip``
+        (the stored data bits as read and their correction: ``data`` is ``raw ^ flip``,
+        for a user that registers the correction before it applies it), ``coded`` (the
+        coded word as read, e.g. for ``Code.recode``), ``error``,
         ``corrected``, ``lane_error``, ``lane_corrected``, ``error_addr`` (see the module
         docstring). ``transparent_for`` names write ports of this memory. ``registered``
         (a synchronous port without ``transparent_for`` only): the coded word is
@@ -347,11 +412,13 @@ class ProtectedMemory(Elaboratable):
         return sum(self.code.encode_int((raw >> (i * g)) & ((1 << g) - 1)) << (i * w)
                    for i in range(self.lanes))
 
-    def write_port(self, *, domain="sync", granularity=None):
+    def write_port(self, *, domain="sync", granularity=None, precoded=False):
+        if not isinstance(precoded, bool):
+            raise TypeError(f"precoded must be a bool, not {precoded!r}")
         self._fix_code(granularity, write=True)
         inner = self._inner.write_port(
             domain=domain, granularity=self.code.width if granularity is not None else None)
-        port = _WritePort(self, inner, domain, granularity)
+        port = _WritePort(self, inner, domain, granularity, precoded)
         self._write_ports.append(port)
         return port
 
@@ -376,7 +443,8 @@ class ProtectedMemory(Elaboratable):
         g = code.k
         for n, wp in enumerate(self._write_ports):
             raw = Value.cast(wp.data)
-            coded = Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes))
+            coded = (wp.coded if wp.precoded else
+                     Cat(code.encode(raw[i * g:(i + 1) * g]) for i in range(lanes)))
             if n == 0 and self._sweep is not None:
                 sweep_en, sweep_addr = self._sweep
                 m.d.comb += [
@@ -397,8 +465,8 @@ class ProtectedMemory(Elaboratable):
                 word_q = Signal.like(word, name=f"rp{n}_word")
                 m.d[rp.domain] += word_q.eq(word)
                 word = word_q
-            decoded = [code.decode(m, word[i * code.width:(i + 1) * code.width],
-                                   f"rp{n}_lane{i}", correct=self.correct)
+            decoded = [code.decode_split(m, word[i * code.width:(i + 1) * code.width],
+                                         f"rp{n}_lane{i}", correct=self.correct)
                        for i in range(lanes)]
             # A synchronous read that met a write of its word (a lane of it) returns an
             # undefined word on a block RAM (no_rw_check): its check says nothing, and the
@@ -418,9 +486,12 @@ class ProtectedMemory(Elaboratable):
             m.d.comb += [
                 rp._inner.addr.eq(rp.addr),
                 rp._inner.en.eq(rp.en),
-                Value.cast(rp.data).eq(Cat(d for d, _, _ in decoded)),
-                rp.lane_corrected.eq(Cat(c for _, c, _ in decoded) & ~met),
-                rp.lane_error.eq(Cat(e for _, _, e in decoded) & ~met),
+                Value.cast(rp.data).eq(Cat(d for d, _, _, _ in decoded)),
+                rp.coded.eq(word),
+                rp.raw.eq(Cat(word[i * code.width:i * code.width + g] for i in range(lanes))),
+                rp.flip.eq(Cat(f for _, _, _, f in decoded)),
+                rp.lane_corrected.eq(Cat(c for _, c, _, _ in decoded) & ~met),
+                rp.lane_error.eq(Cat(e for _, _, e, _ in decoded) & ~met),
                 rp.corrected.eq(rp.lane_corrected.any()),
                 rp.error.eq(rp.lane_error.any()),
             ]
@@ -437,28 +508,46 @@ class ProtectedMemory(Elaboratable):
         return m
 
 
+def _first(flags, values):
+    """``(any, value)``: whether any of ``flags`` is set and the ``values`` entry of the
+    first that is (0 if none), as a balanced tree of 2:1 choices (its depth grows with the
+    logarithm of the number of checks, not with the number)."""
+    if len(flags) == 1:
+        return flags[0], Mux(flags[0], values[0], 0)
+    half = len(flags) // 2
+    lo_any, lo = _first(flags[:half], values[:half])
+    hi_any, hi = _first(flags[half:], values[half:])
+    return lo_any | hi_any, Mux(lo_any, lo, hi)
+
+
 def collect_errors(m, c, checks, *, registered=False):
     """Drive ``c``'s ``err_uncorrectable``, ``err_corrected``, ``err_mem`` and ``err_slot``
     from ``checks`` (``(uncorrectable, corrected, MEM_ID, address)``, in priority order):
     the first uncorrectable one, else the first corrected. With ``registered`` each check's
     flags and address are registered first and the report is of the checks of the cycle
-    before. Returns the OR of the uncorrectable flags the report is made of (with
-    ``registered``, of the registered ones)."""
+    before; an ``uncorrectable`` of more than one bit (e.g. ``Code.failed_rows``) is then
+    registered as is and ORed after the register. Returns the OR of the uncorrectable flags
+    the report is made of (with ``registered``, of the registered ones)."""
     if registered:
         regd = []
         for k, (unc_k, cor_k, mem_id, addr_k) in enumerate(checks):
-            q = (Signal(name=f"chk{k}_unc"), Signal(name=f"chk{k}_cor"),
+            unc_k = Value.cast(unc_k)
+            q = (Signal(len(unc_k), name=f"chk{k}_unc"), Signal(name=f"chk{k}_cor"),
                  Signal(len(c.err_slot), name=f"chk{k}_addr"))
             m.d.sync += [q[0].eq(unc_k), q[1].eq(cor_k), q[2].eq(addr_k)]
             regd.append((q[0], q[1], mem_id, q[2]))
         checks = regd
-    unc = Cat(x[0] for x in checks)
+    unc = Cat(Value.cast(x[0]).any() for x in checks)
     cor = Cat(x[1] for x in checks)
-    m.d.comb += [c.err_uncorrectable.eq(unc.any()), c.err_corrected.eq(cor.any())]
-    mem, addr = C(0, 4), C(0, len(c.err_slot))
-    for flag in (cor, unc):                    # the later wins: uncorrectable first
-        for k in reversed(range(len(checks))):
-            mem = Mux(flag[k], checks[k][2], mem)
-            addr = Mux(flag[k], checks[k][3], addr)
-    m.d.comb += [c.err_mem.eq(mem), c.err_slot.eq(addr)]
-    return unc.any()
+    # (the wide OR of every registered bit, not of the per-check ORs: one tree)
+    any_unc = Cat(x[0] for x in checks).any()
+    m.d.comb += [c.err_uncorrectable.eq(any_unc), c.err_corrected.eq(cor.any())]
+    ids = [C(x[2], 4) for x in checks]
+    addrs = [Value.cast(x[3]) for x in checks]
+    unc_any, unc_mem = _first(list(unc), ids)
+    _, unc_addr = _first(list(unc), addrs)
+    cor_any, cor_mem = _first(list(cor), ids)
+    _, cor_addr = _first(list(cor), addrs)
+    m.d.comb += [c.err_mem.eq(Mux(unc_any, unc_mem, cor_mem)),
+                 c.err_slot.eq(Mux(unc_any, unc_addr, cor_addr))]
+    return any_unc

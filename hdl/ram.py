@@ -20,7 +20,8 @@ transparency, ``no_rw_check``): the caller bypasses such reads itself.
 
 With ``protection`` (docs/spec-decisions.md D11) every word is stored with check bits
 (``hdl.protect.Code``) and checked *after* the output register, in parallel with the use of
-the data: ``rd_error`` says the registered word is not a code word; the data is never
+the data: ``rd_error`` says the registered word is not a code word (the OR of ``rd_check``,
+the parities of ``Code.check_rows``, which a user may register before ORing); the data is never
 corrected (the read is on the core's latency-critical path; D11 makes any failed check of
 the window arrays uncorrectable). ``sweep_en`` / ``sweep_addr`` write the zero code word.
 """
@@ -116,15 +117,17 @@ class RegisteredReadRam(wiring.Component):
             "wr_addr": In(range(depth)), "wr_data": In(shape), "wr_en": In(1),
             "rd_addr": In(range(depth)), "rd_data": Out(shape),
         }
-        if protection != "none":
-            ports.update({"rd_error": Out(1), "sweep_en": In(1),
-                          "sweep_addr": In(range(depth))})
-        super().__init__(ports)
-        self.width = width = Shape.cast(shape).width
+        width = Shape.cast(shape).width
         if protection == "auto":
             protection = choose_protection(width, depth)
+        code = Code(protection, width)
+        if protection != "none":
+            ports.update({"rd_error": Out(1), "rd_check": Out(len(code.check_rows())),
+                          "sweep_en": In(1), "sweep_addr": In(range(depth))})
+        super().__init__(ports)
+        self.width = width
         self.protection = protection
-        self.code = Code(protection, width)
+        self.code = code
         #: bits per stored word (with the check bits)
         self.stored_width = self.code.width
         if implementation == "dp16kd":
@@ -154,7 +157,8 @@ class RegisteredReadRam(wiring.Component):
             m.d.comb += Value.cast(self.rd_data).eq(word)
             return
         m.d.comb += [Value.cast(self.rd_data).eq(word[:self.width]),
-                     self.rd_error.eq(self.code.failed(word))]
+                     self.rd_check.eq(self.code.failed_rows(word)),
+                     self.rd_error.eq(self.rd_check.any())]
 
     def elaborate(self, platform):
         m = Module()

@@ -109,10 +109,12 @@ class StatisticsCounters(wiring.Component):
         ``d``, so the counter holds exactly the increments of the cycles from ``d`` on.
         With three stages the engine has five (``_elaborate_coded``): stage B's register
         is the read port's (the coded word as it leaves the block RAM,
-        ``read_port(registered=True)``), stage C corrects and checks it (so ``d`` is the
-        visit's stage-C cycle) into a register, stage D adds and stage E writes the sum
-        back from a register, so :attr:`read_latency` is 3; a visit takes the sum of a
-        visit of its counter still in flight from stage E instead of the memory word.
+        ``read_port(registered=True)``), stage C checks it (so ``d`` is the visit's
+        stage-C cycle) and registers the stored word, its correction mask and the
+        restart, stage D corrects and adds (and applies the restart of ``d``, with its
+        effect in ``d``) and stage E writes the sum back from a register, so
+        :attr:`read_latency` is 3; a visit takes the sum of a visit of its counter still
+        in flight from stage E instead of the memory word.
         With two stages the check is stage B's. Adds the ports
         ``err_uncorrectable``, ``err_corrected`` Out(1) and ``err_index``
         Out(range(count)): the visit checked this cycle found that, in that counter.
@@ -171,7 +173,7 @@ class StatisticsCounters(wiring.Component):
             self._pmem = ProtectedMemory(shape=width, depth=count, protection=protection,
                                          attrs={"ram_style": "block", "no_rw_check": 1})
             # Three stages: stage B's register is the read port's (the coded word as it
-            # leaves the block RAM), corrected in stage C.
+            # leaves the block RAM), checked in stage C and corrected in stage D.
             self._ports = (self._pmem.read_port(registered=stages == 3),
                            self._pmem.write_port())
             self._data = self._pmem.storage        # the coded words
@@ -203,6 +205,9 @@ class StatisticsCounters(wiring.Component):
         self._d_addr = Signal(range(count))
         self._d_word = Signal(width)
         self._d_cap = Signal(self.pre_width)
+        self._d_flip = Signal(width)    # the correction of d_word (its stored word)
+        self._d_restart = Signal()      # its word was uncorrectable: the counter restarts
+        self._inc_q = Signal(count)     # inc of the cycle before (the restart's cycle d)
         self._e_active = Signal()
         self._e_addr = Signal(range(count))
         self._e_total = Signal(width)
@@ -214,6 +219,8 @@ class StatisticsCounters(wiring.Component):
 
     def peek(self, ctx, i):
         """The exact value of counter ``i`` now, from a testbench."""
+        if self._coded and ctx.get(self._d_restart) and ctx.get(self._d_addr) == i:
+            return ctx.get(self._inc_q) >> i & 1    # restarted in the cycle before
         value = ctx.get(self._pre[i])
         if self._d_pending(ctx, i):
             value += ctx.get(self._e_total)             # not yet written back
@@ -255,6 +262,8 @@ class StatisticsCounters(wiring.Component):
                     ctx.set(here, 0)
             if self._d_pending(ctx, i):
                 ctx.set(self._e_active, 0)
+            if ctx.get(self._d_addr) == i:
+                ctx.set(self._d_restart, 0)
         for active, addr, _ in self._in_flight():
             if ctx.get(active) and ctx.get(addr) == i:
                 ctx.set(active, 0)       # its write-back would restore the old value
@@ -301,38 +310,15 @@ class StatisticsCounters(wiring.Component):
             m.d.sync += valid.bit_select(c_addr, 1).eq(1)
 
         # Stage A: choose the visit of this cycle.
-        ptr = self._ptr
-        free = ~self.rd_reserve & ~self.rd_en
-        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
-        a_go = self.rd_en | ptr_visit
-        a_addr = Signal(range(n))
-        a_fwd = Signal()
-        m.d.comb += [
-            a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
-            rd.addr.eq(a_addr),
-        ]
-        if self.stages == 3:
-            m.d.comb += a_fwd.eq(c_active & (c_addr == a_addr))
-        with m.If(free):
-            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
-        m.d.sync += [
-            b_active.eq(a_go & ~self.clear),
-            b_addr.eq(a_addr),
-            b_valid.eq(valid.bit_select(a_addr, 1)),
-            b_cap.eq(Array(pre)[a_addr]),
-        ]
-        if self.stages == 3:
-            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
+        restarted = None
         if self._pmem is not None:
             m.d.comb += restart.eq(b_active & b_valid & ~b_fwd & rd.error)
-        for i in range(n):
-            fresh = self.clear | (a_go & (a_addr == i))
-            if self._pmem is not None:
-                fresh = fresh | (restart & (b_addr == i))
-            with m.If(fresh):
-                m.d.sync += pre[i].eq(self.inc[i])
-            with m.Else():
-                m.d.sync += pre[i].eq(pre[i] + self.inc[i])
+            restarted = [restart & (b_addr == i) for i in range(n)]
+        a_go, a_addr = self._stage_a(m, rd, pre, restarted)
+        if self.stages == 3:
+            a_fwd = Signal()
+            m.d.comb += a_fwd.eq(c_active & (c_addr == a_addr))
+            m.d.sync += [b_fwd.eq(a_fwd), b_fwd_word.eq(total)]
 
         # Stage B: register the word as it leaves the block RAM (three stages), or fold it
         # in this cycle (two stages: stage B is stage C, and nothing is forwarded).
@@ -362,16 +348,63 @@ class StatisticsCounters(wiring.Component):
             ]
         return m
 
+    def _stage_a(self, m, rd, pre_now, restarted=None):
+        """Stage A, the same in both engines: the visit of this cycle (a forced one in a
+        ``rd_en`` cycle, else in a free cycle the round-robin pointer's, stepping over the
+        counter of stage B), its address on the read port ``rd``, the pointer's step, the
+        visit into stage B's registers (``b_active``, ``b_addr``, ``b_valid``, ``b_cap``)
+        and the pre-counters.
+
+        ``pre_now[i]`` is pre-counter ``i`` as this cycle's visit takes it and as it counts
+        on (the register itself, or a restarted value); ``restarted[i]`` (or ``None``)
+        restarts it from this cycle's increment. Returns ``(a_go, a_addr)``: a visit
+        starts, and its counter."""
+        n, pre = self.count, self._pre
+        b_active, b_addr = self._b_active, self._b_addr
+        ptr = self._ptr
+        free = ~self.rd_reserve & ~self.rd_en
+        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
+        a_go = self.rd_en | ptr_visit
+        a_addr = Signal(range(n), name="a_addr")
+        m.d.comb += [
+            a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)),
+            rd.addr.eq(a_addr),
+        ]
+        with m.If(free):
+            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
+        m.d.sync += [
+            b_active.eq(a_go & ~self.clear),
+            b_addr.eq(a_addr),
+            self._b_valid.eq(self._valid.bit_select(a_addr, 1)),
+            self._b_cap.eq(Array(pre_now)[a_addr]),
+        ]
+        for i in range(n):
+            fresh = self.clear | (a_go & (a_addr == i))
+            if restarted is not None:
+                fresh = fresh | restarted[i]
+            with m.If(fresh):
+                m.d.sync += pre[i].eq(self.inc[i])
+            with m.Else():
+                m.d.sync += pre[i].eq(pre_now[i] + self.inc[i])
+        return a_go, a_addr
+
     def _elaborate_coded(self, m, rd, wr):
         """The protected three-stage engine: five stages, every one behind registers.
 
-        * A: the visit (as above; the pointer steps over stage B's counter);
+        * A: the visit (``_stage_a``; the pointer steps over stage B's counter);
         * B: the coded word in the read port's register (``read_port(registered=True)``);
-        * C: the word corrected and checked (an uncorrectable one restarts the counter:
-          its word and its increments are dropped, and those a visit starting now would
-          take), registered;
-        * D: the sum, ``rd_data`` (so ``read_latency`` is 3), registered;
+        * C: the word checked (``err_*``: the detection cycle ``d``); registered: the word
+          as stored (or the forwarded sum), its correction mask and whether it is
+          uncorrectable (``restart``), so that no correction sits in front of a register;
+        * D: the word corrected and the sum (0 for an uncorrectable word: its word and its
+          increments are dropped), ``rd_data`` (so ``read_latency`` is 3), registered; the
+          restart of ``d`` applied to the pre-counter (see below);
         * E: the sum written back, and ``valid`` set.
+
+        The restart found in ``d`` is applied in ``d + 1`` from registers, with the effect
+        it has in ``d``: pre-counter ``i`` is then taken as ``inc`` of cycle ``d``
+        (``inc_q``; what it would hold had it restarted in ``d``), and a visit of ``i``
+        that started in ``d`` (in stage B in ``d + 1``) drops the increments it moved.
 
         A visit reads the memory before the sums of the visits of its counter that are
         up to four cycles ahead of it are written; it takes the newest of them instead,
@@ -385,6 +418,7 @@ class StatisticsCounters(wiring.Component):
         c_active, c_addr, c_cap = self._c_active, self._c_addr, self._c_cap
         c_valid, c_fwd, c_fwd_word = self._c_valid, self._c_fwd, self._c_fwd_word
         d_active, d_addr, d_word, d_cap = self._d_active, self._d_addr, self._d_word, self._d_cap
+        d_flip, d_restart, inc_q = self._d_flip, self._d_restart, self._inc_q
         e_active, e_addr, e_total = self._e_active, self._e_addr, self._e_total
         clear = self.clear
         # The clear epoch of every visit (two bits: clears are CTRL actions, far more
@@ -405,13 +439,14 @@ class StatisticsCounters(wiring.Component):
         with m.Elif(e_active):
             m.d.sync += valid.bit_select(e_addr, 1).eq(1)
 
-        # Stage D: the sum.
+        # Stage D: the correction and the sum.
         total = Signal(self.width, name="total")
-        m.d.comb += [total.eq(d_word + d_cap), self.rd_data.eq(total)]
+        m.d.comb += [total.eq(Mux(d_restart, 0, (d_word ^ d_flip) + d_cap)),
+                     self.rd_data.eq(total)]
         m.d.sync += [e_active.eq(d_active & ~clear), e_addr.eq(d_addr), e_total.eq(total),
                      e_ep.eq(d_ep), e_here.eq(d_here)]
 
-        # Stage C: correct and check.
+        # Stage C: check; the word as stored and its correction registered apart.
         restart = Signal(name="restart")
         checked = Signal(name="checked")    # the visit uses the word as read
         fwd_now = from_e(c_addr, c_ep)
@@ -425,41 +460,26 @@ class StatisticsCounters(wiring.Component):
         ]
         m.d.sync += [
             d_active.eq(c_active & ~clear), d_addr.eq(c_addr), d_ep.eq(c_ep),
-            d_here.eq(c_here),
-            d_word.eq(Mux(fwd, Mux(fwd_now, e_total, c_fwd_word),
-                          Mux(c_valid & ~rd.error, rd.data, 0))),
-            d_cap.eq(Mux(restart, 0, c_cap)),
+            d_here.eq(c_here), d_restart.eq(restart), inc_q.eq(self.inc),
+            d_word.eq(Mux(fwd, Mux(fwd_now, e_total, c_fwd_word), Mux(c_valid, rd.raw, 0))),
+            d_flip.eq(Mux(checked, rd.flip, 0)),
+            d_cap.eq(c_cap),
         ]
 
-        # Stage B: the coded word is in the read port's register.
+        # Stage B: the coded word is in the read port's register. (A visit that started
+        # in d, of the counter restarted in d, moved increments from before d.)
         b_now = from_e(b_addr, b_ep)
         m.d.sync += [
             c_active.eq(b_active & ~clear), c_addr.eq(b_addr), c_valid.eq(b_valid),
-            c_cap.eq(b_cap), c_ep.eq(b_ep), c_here.eq(b_here),
+            c_cap.eq(Mux(d_restart & (d_addr == b_addr), 0, b_cap)),
+            c_ep.eq(b_ep), c_here.eq(b_here),
             c_fwd.eq(b_fwd | b_now), c_fwd_word.eq(Mux(b_now, e_total, b_fwd_word)),
         ]
 
-        # Stage A: choose the visit of this cycle.
-        ptr = self._ptr
-        free = ~self.rd_reserve & ~self.rd_en
-        ptr_visit = free & ~(b_active & (b_addr == ptr))   # else step over b_addr
-        a_go = self.rd_en | ptr_visit
-        a_addr = Signal(range(n), name="a_addr")
-        m.d.comb += [a_addr.eq(Mux(self.rd_en, self.rd_addr, ptr)), rd.addr.eq(a_addr)]
-        with m.If(free):
-            m.d.sync += ptr.eq(Mux(ptr == n - 1, 0, ptr + 1))
+        # Stage A: choose the visit of this cycle; the pre-counter restarted in d taken as
+        # it would be had it restarted then (d's increment alone).
+        pre_now = [Mux(d_restart & (d_addr == i), inc_q[i], pre[i]) for i in range(n)]
+        a_go, a_addr = self._stage_a(m, rd, pre_now)
         a_now = from_e(a_addr, epoch)
-        m.d.sync += [
-            b_active.eq(a_go & ~clear), b_here.eq(a_go), b_addr.eq(a_addr),
-            b_valid.eq(valid.bit_select(a_addr, 1)), b_ep.eq(epoch),
-            # (a visit of the counter stage C restarts takes none of its increments)
-            b_cap.eq(Mux(restart & (c_addr == a_addr), 0, Array(pre)[a_addr])),
-            b_fwd.eq(a_now), b_fwd_word.eq(e_total),
-        ]
-        for i in range(n):
-            fresh = clear | (a_go & (a_addr == i)) | (restart & (c_addr == i))
-            with m.If(fresh):
-                m.d.sync += pre[i].eq(self.inc[i])
-            with m.Else():
-                m.d.sync += pre[i].eq(pre[i] + self.inc[i])
+        m.d.sync += [b_here.eq(a_go), b_ep.eq(epoch), b_fwd.eq(a_now), b_fwd_word.eq(e_total)]
         return m

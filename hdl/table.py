@@ -442,7 +442,8 @@ class BucketTable(wiring.Component):
                 m.d.comb += [ram.sweep_en.eq(self.sweep_en), ram.sweep_addr.eq(self.sweep_row)]
             return (SimpleNamespace(addr=ram.wr_addr, data=ram.wr_data, en=ram.wr_en),
                     SimpleNamespace(addr=ram.rd_addr, data=ram.rd_data, en=Signal(),
-                                    error=ram.rd_error if protected else None))
+                                    error=ram.rd_error if protected else None,
+                                    check=ram.rd_check if protected else None))
 
         def bypass_registered(rp, wp, shape, hit, row_q, name, summary=None):
             """With ``output_register``: the read data of port ``rp`` (two cycles after
@@ -589,7 +590,9 @@ class BucketTable(wiring.Component):
                     slot = Cat(Const(b, pb), row_qq) if pb else row_qq
                     for name, rp, alt in (("ent", ent_r, e_alt), ("meta", meta_r, t_alt),
                                           ("mark", mark_r, k_alt)):
-                        checks.append((rp.error & ~alt, C(0, 1), regmap.MEM_IDS[name], slot))
+                        # (the check's rows, registered and ORed after the register)
+                        checks.append((rp.check & ~alt.replicate(len(rp.check)), C(0, 1),
+                                       regmap.MEM_IDS[name], slot))
                 m.d.comb += [
                     self.bk_tag[b].eq(Mux(e_alt, e_alt_data.tag, e_raw.tag)),
                     self.bk_count[b].eq(Mux(e_alt, e_alt_data.count, e_raw.count)),

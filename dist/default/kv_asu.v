@@ -1229,8 +1229,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .lru_cmd(cmd),
     .lru_slot(slot),
     .occupancy(occupancy),
-    .\port$6490$372 (\$49 ),
-    .\port$6490$5 (\$48 ),
+    .\port$10528$372 (\$49 ),
+    .\port$10528$5 (\$48 ),
     .response__payload(w_data),
     .response__valid(w_en),
     .rst(rst),
@@ -1248,7 +1248,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
   \kv_asu.core.hash$207  \hash$207  (
     .clk(clk),
     .out_h(\hash$83 ),
-    .\port$6431$5 (s0[60:5]),
+    .\port$10469$5 (s0[60:5]),
     .rst(rst),
     .seed(cfg[84:53])
   );
@@ -1256,12 +1256,12 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .clk(clk),
     .forward__lane(\$49 [3:0]),
     .lanes(lanes),
-    .\port$6433$0 (\$44 ),
-    .\port$6434$0 (\$45 ),
-    .\port$6438$0 (\$46 ),
-    .\port$6440$0 (\$47 ),
-    .\port$6490$387 (\$49 [49:15]),
-    .\port$6490$5 (\$48 ),
+    .\port$10471$0 (\$44 ),
+    .\port$10472$0 (\$45 ),
+    .\port$10476$0 (\$46 ),
+    .\port$10478$0 (\$47 ),
+    .\port$10528$387 (\$49 [49:15]),
+    .\port$10528$5 (\$48 ),
     .rst(rst),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_row_next(sc_mark_row_next),
@@ -1321,8 +1321,8 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .err_uncorrectable(\err_uncorrectable$167 ),
     .generation(generation),
     .inv_slot(forward__window),
-    .\port$6490$376 (\$49 [33:4]),
-    .\port$6490$5 (\$48 ),
+    .\port$10528$376 (\$49 [33:4]),
+    .\port$10528$5 (\$48 ),
     .rd_slot(rd_slot),
     .rst(rst),
     .sc_last(sc_last),
@@ -1341,7 +1341,7 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .forward__tag(\$48 [55:0]),
     .lanes(lanes),
     .list_empty(list_empty),
-    .\port$6490$387 (\$49 [49:15]),
+    .\port$10528$387 (\$49 [49:15]),
     .sc_mark_intent(sc_mark_intent),
     .sc_mark_value(sc_mark_value)
   );
@@ -1359,11 +1359,11 @@ module \kv_asu.core (req__valid, rsp__ready, clk, rst, stat_inc, rsp__payload, r
     .cfg(cfg),
     .clk(clk),
     .hash(\hash$83 [10:0]),
-    .\port$6433$0 (\$44 ),
-    .\port$6434$0 (\$45 ),
-    .\port$6438$0 (\$46 ),
-    .\port$6440$0 (\$47 ),
-    .\port$6478$0 (lanes[79:0]),
+    .\port$10471$0 (\$44 ),
+    .\port$10472$0 (\$45 ),
+    .\port$10476$0 (\$46 ),
+    .\port$10478$0 (\$47 ),
+    .\port$10516$0 (lanes[79:0]),
     .rd_slot(rd_slot),
     .request(s11),
     .rst(rst),
@@ -2546,7 +2546,7 @@ module \kv_asu.core.admission (req__valid, clk, rst, hold, pop, busy, req__ready
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 , forward__window, \port$6490$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
+module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$10528$5 , forward__window, \port$10528$372 , response__valid, response__payload, stat_inc, occupancy, lru_cmd, cfg, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$7  = 0;
   wire [12:0] \$1 ;
   wire [55:0] \$10 ;
@@ -2679,10 +2679,10 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 ,
   reg [11:0] occupancy = 12'h000;
   reg occupancy_dec = 1'h0;
   reg occupancy_inc = 1'h0;
-  output [49:0] \port$6490$372 ;
-  wire [49:0] \port$6490$372 ;
-  output [63:0] \port$6490$5 ;
-  wire [63:0] \port$6490$5 ;
+  output [49:0] \port$10528$372 ;
+  wire [49:0] \port$10528$372 ;
+  output [63:0] \port$10528$5 ;
+  wire [63:0] \port$10528$5 ;
   output [92:0] response__payload;
   reg [92:0] response__payload = 93'h000000000000000000000000;
   wire [15:0] \response__payload.count ;
@@ -2750,7 +2750,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 ,
   \kv_asu.core.commit.tl_before  tl_before (
     .cfg(cfg),
     .level(level),
-    .\port$6490$81 (e2[104:81])
+    .\port$10528$81 (e2[104:81])
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$7 ) begin end
@@ -2965,9 +2965,9 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 ,
   assign \cfg$27  = cfg;
   assign count = e2[96:81];
   assign age = e2[104:97];
-  assign \port$6490$5  = e2[68:5];
+  assign \port$10528$5  = e2[68:5];
   assign forward__window = e2[147:137];
-  assign \port$6490$372  = e2[421:372];
+  assign \port$10528$372  = e2[421:372];
   assign \e2.valid  = e2[0];
   assign \e2.op  = e2[2:1];
   assign \e2.min_tlevel  = e2[4:3];
@@ -3058,7 +3058,7 @@ module \kv_asu.core.commit (rst, flush, busy, lru_slot, decision, \port$6490$5 ,
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.commit.tl_before (level, cfg, \port$6490$81 );
+module \kv_asu.core.commit.tl_before (level, cfg, \port$10528$81 );
   reg \$auto$verilog_backend.cc:2355:dump_module$8  = 0;
   wire \$1 ;
   wire \$2 ;
@@ -3079,15 +3079,15 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6490$81 );
   wire [15:0] count;
   output [1:0] level;
   reg [1:0] level;
-  input [23:0] \port$6490$81 ;
-  wire [23:0] \port$6490$81 ;
+  input [23:0] \port$10528$81 ;
+  wire [23:0] \port$10528$81 ;
   assign \$3  = \$1  & \$2 ;
-  assign \$4  = \port$6490$81 [15:0] >= cfg[31:16];
-  assign \$5  = \port$6490$81 [23:16] <= cfg[45:39];
+  assign \$4  = \port$10528$81 [15:0] >= cfg[31:16];
+  assign \$5  = \port$10528$81 [23:16] <= cfg[45:39];
   assign \$6  = \$4  & \$5 ;
-  assign \$7  = \port$6490$81 [23:16] <= cfg[52:46];
-  assign \$1  = \port$6490$81 [15:0] >= cfg[15:0];
-  assign \$2  = \port$6490$81 [23:16] <= cfg[38:32];
+  assign \$7  = \port$10528$81 [23:16] <= cfg[52:46];
+  assign \$1  = \port$10528$81 [15:0] >= cfg[15:0];
+  assign \$2  = \port$10528$81 [23:16] <= cfg[38:32];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$8 ) begin end
     (* full_case = 32'd1 *)
@@ -3101,8 +3101,8 @@ module \kv_asu.core.commit.tl_before (level, cfg, \port$6490$81 );
       level = 2'h0;
     end
   end
-  assign count = \port$6490$81 [15:0];
-  assign age = \port$6490$81 [23:16];
+  assign count = \port$10528$81 [15:0];
+  assign age = \port$10528$81 [23:16];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -3309,7 +3309,7 @@ module \kv_asu.core.fifo (clk, rst, r_data, r_rdy, w_en, w_port__data, r_en);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
+module \kv_asu.core.hash$207 (rst, out_h, \port$10469$5 , seed, clk);
   wire [29:0] \$1 ;
   wire [17:0] \$10 ;
   wire [29:0] \$11 ;
@@ -3408,8 +3408,8 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
   wire [63:0] key;
   output [31:0] out_h;
   reg [31:0] out_h = 32'd0;
-  input [55:0] \port$6431$5 ;
-  wire [55:0] \port$6431$5 ;
+  input [55:0] \port$10469$5 ;
+  wire [55:0] \port$10469$5 ;
   reg [31:0] r1_h = 32'd0;
   reg [31:0] r1_k2 = 32'd0;
   reg [31:0] r2_h = 32'd0;
@@ -3500,12 +3500,12 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
     f2b_h <= { \$59 [15:0], f2a_h_p0[15:0] };
   always @(posedge clk)
     out_h <= \$61 ;
-  assign \$1  = \port$6431$5 [15:0] * 14'h2d51;
-  assign \$2  = \port$6431$5 [31:16] * 14'h2d51;
-  assign \$3  = \port$6431$5 [15:0] * 16'hcc9e;
-  assign \$4  = \port$6431$5 [47:32] * 14'h2d51;
-  assign \$5  = \port$6431$5 [55:48] * 14'h2d51;
-  assign \$6  = \port$6431$5 [47:32] * 16'hcc9e;
+  assign \$1  = \port$10469$5 [15:0] * 14'h2d51;
+  assign \$2  = \port$10469$5 [31:16] * 14'h2d51;
+  assign \$3  = \port$10469$5 [15:0] * 16'hcc9e;
+  assign \$4  = \port$10469$5 [47:32] * 14'h2d51;
+  assign \$5  = \port$10469$5 [55:48] * 14'h2d51;
+  assign \$6  = \port$10469$5 [47:32] * 16'hcc9e;
   assign \$7  = c1a_k1_p0[29:16] + c1a_k1_p1;
   assign \$8  = \$7  + c1a_k1_p2;
   assign \$9  = c1a_k2_p0[29:16] + c1a_k2_p1;
@@ -3536,7 +3536,7 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
   assign \$37  = r1_h ^ r1_k2;
   assign \$auto$rtlil.cc:2739:Not$2  = ~ \$34 [3];
   assign \$auto$rtlil.cc:2739:Not$4  = ~ \$42 [3];
-  assign key = { 8'h00, \port$6431$5  };
+  assign key = { 8'h00, \port$10469$5  };
   assign hash = out_h;
   assign \$23  = { 1'h0, \$22 [18:0], \$21 [31:19], 2'h0 };
   assign \$30  = { 1'h0, \$29 [18:0], \$28 [31:19], 2'h0 };
@@ -3551,7 +3551,7 @@ module \kv_asu.core.hash$207 (rst, out_h, \port$6431$5 , seed, clk);
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$6433$0 , \port$6434$0 , \port$6438$0 , \port$6440$0 , lanes, \port$6490$5 , forward__lane, \port$6490$387 , clk);
+module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_intent, \port$10471$0 , \port$10472$0 , \port$10476$0 , \port$10478$0 , lanes, \port$10528$5 , forward__lane, \port$10528$387 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$10  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -4618,18 +4618,18 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire [3:0] match_b;
   wire [3:0] old_bank;
   wire [3:0] pgt_bank;
-  input [79:0] \port$6433$0 ;
-  wire [79:0] \port$6433$0 ;
-  input [603:0] \port$6434$0 ;
-  wire [603:0] \port$6434$0 ;
-  input [43:0] \port$6438$0 ;
-  wire [43:0] \port$6438$0 ;
-  input [16:0] \port$6440$0 ;
-  wire [16:0] \port$6440$0 ;
-  input [34:0] \port$6490$387 ;
-  wire [34:0] \port$6490$387 ;
-  input [63:0] \port$6490$5 ;
-  wire [63:0] \port$6490$5 ;
+  input [79:0] \port$10471$0 ;
+  wire [79:0] \port$10471$0 ;
+  input [603:0] \port$10472$0 ;
+  wire [603:0] \port$10472$0 ;
+  input [43:0] \port$10476$0 ;
+  wire [43:0] \port$10476$0 ;
+  input [16:0] \port$10478$0 ;
+  wire [16:0] \port$10478$0 ;
+  input [34:0] \port$10528$387 ;
+  wire [34:0] \port$10528$387 ;
+  input [63:0] \port$10528$5 ;
+  wire [63:0] \port$10528$5 ;
   input rst;
   wire rst;
   input [3:0] sc_mark_intent;
@@ -4721,182 +4721,182 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   wire \window.same_line ;
   wire [10:0] \window.start ;
   wire [7:0] \window.t_w1 ;
-  assign \$55  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
-  assign \$56  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
-  assign \$57  = \port$6434$0 [412] ? \$55 [7:0] : \$56 [7:0];
+  assign \$55  = \port$10471$0 [68:61] - \port$10472$0 [428:421];
+  assign \$56  = \port$10471$0 [68:61] - \port$10472$0 [420:413];
+  assign \$57  = \port$10472$0 [412] ? \$55 [7:0] : \$56 [7:0];
   assign \$58  = \$54  | \$57 [7];
-  assign \$59  = \port$6434$0 [510] ^ \port$6434$0 [511];
-  assign \$60  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
-  assign \$61  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
-  assign \$62  = \port$6434$0 [555] ? \$60 [7:0] : \$61 [7:0];
+  assign \$59  = \port$10472$0 [510] ^ \port$10472$0 [511];
+  assign \$60  = \port$10471$0 [68:61] - \port$10472$0 [571:564];
+  assign \$61  = \port$10471$0 [68:61] - \port$10472$0 [563:556];
+  assign \$62  = \port$10472$0 [555] ? \$60 [7:0] : \$61 [7:0];
   assign \$63  = \$59  | \$62 [7];
-  assign \$64  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
-  assign \$65  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
-  assign \$66  = \port$6434$0 [555] ? \$64 [7:0] : \$65 [7:0];
+  assign \$64  = \port$10471$0 [68:61] - \port$10472$0 [571:564];
+  assign \$65  = \port$10471$0 [68:61] - \port$10472$0 [563:556];
+  assign \$66  = \port$10472$0 [555] ? \$64 [7:0] : \$65 [7:0];
   assign \$67  = \$63  ? 7'h00 : \$66 [6:0];
-  assign \$68  = \port$6434$0 [510] ^ \port$6434$0 [511];
-  assign \$69  = \port$6433$0 [68:61] - \port$6434$0 [571:564];
-  assign \$70  = \port$6433$0 [68:61] - \port$6434$0 [563:556];
-  assign \$71  = \port$6434$0 [555] ? \$69 [7:0] : \$70 [7:0];
+  assign \$68  = \port$10472$0 [510] ^ \port$10472$0 [511];
+  assign \$69  = \port$10471$0 [68:61] - \port$10472$0 [571:564];
+  assign \$70  = \port$10471$0 [68:61] - \port$10472$0 [563:556];
+  assign \$71  = \port$10472$0 [555] ? \$69 [7:0] : \$70 [7:0];
   assign \$72  = \$68  | \$71 [7];
-  assign \$73  = forward__lane & \port$6434$0 [575:572];
+  assign \$73  = forward__lane & \port$10472$0 [575:572];
   assign \$74  = | \$73 ;
-  assign fw_wr0 = \port$6490$387 [1] & \$74 ;
-  assign fw_inv0 = \port$6490$387 [2] & \port$6434$0 [572];
-  assign \$75  = \port$6438$0 [1:0] + 1'h0;
+  assign fw_wr0 = \port$10528$387 [1] & \$74 ;
+  assign fw_inv0 = \port$10528$387 [2] & \port$10472$0 [572];
+  assign \$75  = \port$10476$0 [1:0] + 1'h0;
   assign \$77  = ~ fw_inv0;
   assign \$78  = \$76  & \$77 ;
   assign valid0 = fw_wr0 | \$78 ;
-  assign \$79  = \port$6438$0 [1:0] + 1'h0;
+  assign \$79  = \port$10476$0 [1:0] + 1'h0;
   assign \$81  = ~ fw_inv0;
   assign \$82  = \$80  & \$81 ;
-  assign match0 = fw_wr0 ? \port$6440$0 [0] : \$82 ;
-  assign \$83  = \port$6438$0 [1:0] + 1'h0;
-  assign tag0 = fw_wr0 ? \port$6490$5 [55:0] : \$84 ;
-  assign \$85  = \port$6438$0 [1:0] + 1'h0;
-  assign age0 = fw_wr0 ? \port$6440$0 [8:1] : \$86 ;
-  assign \$87  = \port$6438$0 [1:0] + 1'h0;
-  assign cnt0 = fw_wr0 ? \port$6490$387 [18:3] : \$88 ;
-  assign \$89  = \port$6438$0 [1:0] + 1'h0;
-  assign mark0 = fw_wr0 ? \port$6490$387 [0] : \$90 ;
-  assign \$91  = forward__lane & \port$6434$0 [579:576];
+  assign match0 = fw_wr0 ? \port$10478$0 [0] : \$82 ;
+  assign \$83  = \port$10476$0 [1:0] + 1'h0;
+  assign tag0 = fw_wr0 ? \port$10528$5 [55:0] : \$84 ;
+  assign \$85  = \port$10476$0 [1:0] + 1'h0;
+  assign age0 = fw_wr0 ? \port$10478$0 [8:1] : \$86 ;
+  assign \$87  = \port$10476$0 [1:0] + 1'h0;
+  assign cnt0 = fw_wr0 ? \port$10528$387 [18:3] : \$88 ;
+  assign \$89  = \port$10476$0 [1:0] + 1'h0;
+  assign mark0 = fw_wr0 ? \port$10528$387 [0] : \$90 ;
+  assign \$91  = forward__lane & \port$10472$0 [579:576];
   assign \$92  = | \$91 ;
-  assign fw_wr1 = \port$6490$387 [1] & \$92 ;
-  assign fw_inv1 = \port$6490$387 [2] & \port$6434$0 [576];
-  assign \$93  = \port$6438$0 [12:11] + 1'h0;
+  assign fw_wr1 = \port$10528$387 [1] & \$92 ;
+  assign fw_inv1 = \port$10528$387 [2] & \port$10472$0 [576];
+  assign \$93  = \port$10476$0 [12:11] + 1'h0;
   assign \$95  = ~ fw_inv1;
   assign \$96  = \$94  & \$95 ;
   assign valid1 = fw_wr1 | \$96 ;
-  assign \$97  = \port$6438$0 [12:11] + 1'h0;
+  assign \$97  = \port$10476$0 [12:11] + 1'h0;
   assign \$99  = ~ fw_inv1;
   assign \$100  = \$98  & \$99 ;
-  assign match1 = fw_wr1 ? \port$6440$0 [0] : \$100 ;
-  assign \$101  = \port$6438$0 [12:11] + 1'h0;
-  assign tag1 = fw_wr1 ? \port$6490$5 [55:0] : \$102 ;
-  assign \$103  = \port$6438$0 [12:11] + 1'h0;
-  assign age1 = fw_wr1 ? \port$6440$0 [8:1] : \$104 ;
-  assign \$105  = \port$6438$0 [12:11] + 1'h0;
-  assign cnt1 = fw_wr1 ? \port$6490$387 [18:3] : \$106 ;
-  assign \$107  = \port$6438$0 [12:11] + 1'h0;
-  assign mark1 = fw_wr1 ? \port$6490$387 [0] : \$108 ;
-  assign \$109  = forward__lane & \port$6434$0 [583:580];
+  assign match1 = fw_wr1 ? \port$10478$0 [0] : \$100 ;
+  assign \$101  = \port$10476$0 [12:11] + 1'h0;
+  assign tag1 = fw_wr1 ? \port$10528$5 [55:0] : \$102 ;
+  assign \$103  = \port$10476$0 [12:11] + 1'h0;
+  assign age1 = fw_wr1 ? \port$10478$0 [8:1] : \$104 ;
+  assign \$105  = \port$10476$0 [12:11] + 1'h0;
+  assign cnt1 = fw_wr1 ? \port$10528$387 [18:3] : \$106 ;
+  assign \$107  = \port$10476$0 [12:11] + 1'h0;
+  assign mark1 = fw_wr1 ? \port$10528$387 [0] : \$108 ;
+  assign \$109  = forward__lane & \port$10472$0 [583:580];
   assign \$110  = | \$109 ;
-  assign fw_wr2 = \port$6490$387 [1] & \$110 ;
-  assign fw_inv2 = \port$6490$387 [2] & \port$6434$0 [580];
-  assign \$111  = \port$6438$0 [23:22] + 1'h0;
+  assign fw_wr2 = \port$10528$387 [1] & \$110 ;
+  assign fw_inv2 = \port$10528$387 [2] & \port$10472$0 [580];
+  assign \$111  = \port$10476$0 [23:22] + 1'h0;
   assign \$113  = ~ fw_inv2;
   assign \$114  = \$112  & \$113 ;
   assign valid2 = fw_wr2 | \$114 ;
-  assign \$115  = \port$6438$0 [23:22] + 1'h0;
+  assign \$115  = \port$10476$0 [23:22] + 1'h0;
   assign \$117  = ~ fw_inv2;
   assign \$118  = \$116  & \$117 ;
-  assign match2 = fw_wr2 ? \port$6440$0 [0] : \$118 ;
-  assign \$119  = \port$6438$0 [23:22] + 1'h0;
-  assign tag2 = fw_wr2 ? \port$6490$5 [55:0] : \$120 ;
-  assign \$121  = \port$6438$0 [23:22] + 1'h0;
-  assign age2 = fw_wr2 ? \port$6440$0 [8:1] : \$122 ;
-  assign \$123  = \port$6438$0 [23:22] + 1'h0;
-  assign cnt2 = fw_wr2 ? \port$6490$387 [18:3] : \$124 ;
-  assign \$125  = \port$6438$0 [23:22] + 1'h0;
-  assign mark2 = fw_wr2 ? \port$6490$387 [0] : \$126 ;
-  assign \$127  = forward__lane & \port$6434$0 [587:584];
+  assign match2 = fw_wr2 ? \port$10478$0 [0] : \$118 ;
+  assign \$119  = \port$10476$0 [23:22] + 1'h0;
+  assign tag2 = fw_wr2 ? \port$10528$5 [55:0] : \$120 ;
+  assign \$121  = \port$10476$0 [23:22] + 1'h0;
+  assign age2 = fw_wr2 ? \port$10478$0 [8:1] : \$122 ;
+  assign \$123  = \port$10476$0 [23:22] + 1'h0;
+  assign cnt2 = fw_wr2 ? \port$10528$387 [18:3] : \$124 ;
+  assign \$125  = \port$10476$0 [23:22] + 1'h0;
+  assign mark2 = fw_wr2 ? \port$10528$387 [0] : \$126 ;
+  assign \$127  = forward__lane & \port$10472$0 [587:584];
   assign \$128  = | \$127 ;
-  assign fw_wr3 = \port$6490$387 [1] & \$128 ;
-  assign fw_inv3 = \port$6490$387 [2] & \port$6434$0 [584];
-  assign \$129  = \port$6438$0 [34:33] + 1'h0;
+  assign fw_wr3 = \port$10528$387 [1] & \$128 ;
+  assign fw_inv3 = \port$10528$387 [2] & \port$10472$0 [584];
+  assign \$129  = \port$10476$0 [34:33] + 1'h0;
   assign \$131  = ~ fw_inv3;
   assign \$132  = \$130  & \$131 ;
   assign valid3 = fw_wr3 | \$132 ;
-  assign \$133  = \port$6438$0 [34:33] + 1'h0;
+  assign \$133  = \port$10476$0 [34:33] + 1'h0;
   assign \$135  = ~ fw_inv3;
   assign \$136  = \$134  & \$135 ;
-  assign match3 = fw_wr3 ? \port$6440$0 [0] : \$136 ;
-  assign \$137  = \port$6438$0 [34:33] + 1'h0;
-  assign tag3 = fw_wr3 ? \port$6490$5 [55:0] : \$138 ;
-  assign \$139  = \port$6438$0 [34:33] + 1'h0;
-  assign age3 = fw_wr3 ? \port$6440$0 [8:1] : \$140 ;
-  assign \$141  = \port$6438$0 [34:33] + 1'h0;
-  assign cnt3 = fw_wr3 ? \port$6490$387 [18:3] : \$142 ;
-  assign \$143  = \port$6438$0 [34:33] + 1'h0;
-  assign mark3 = fw_wr3 ? \port$6490$387 [0] : \$144 ;
+  assign match3 = fw_wr3 ? \port$10478$0 [0] : \$136 ;
+  assign \$137  = \port$10476$0 [34:33] + 1'h0;
+  assign tag3 = fw_wr3 ? \port$10528$5 [55:0] : \$138 ;
+  assign \$139  = \port$10476$0 [34:33] + 1'h0;
+  assign age3 = fw_wr3 ? \port$10478$0 [8:1] : \$140 ;
+  assign \$141  = \port$10476$0 [34:33] + 1'h0;
+  assign cnt3 = fw_wr3 ? \port$10528$387 [18:3] : \$142 ;
+  assign \$143  = \port$10476$0 [34:33] + 1'h0;
+  assign mark3 = fw_wr3 ? \port$10528$387 [0] : \$144 ;
   assign \$145  = ~ \$30 ;
-  assign \$146  = \port$6440$0 [8] & \$145 ;
-  assign \$147  = ~ \port$6440$0 [8];
+  assign \$146  = \port$10478$0 [8] & \$145 ;
+  assign \$147  = ~ \port$10478$0 [8];
   assign \$148  = ~ \$30 ;
   assign \$149  = \$147  & \$148 ;
-  assign \$150  = \port$6490$5 [63:56] - \port$6434$0 [142:135];
-  assign \$151  = \port$6490$5 [63:56] - \port$6434$0 [134:127];
-  assign \$152  = \port$6434$0 [126] ? \$150 [7] : \$151 [7];
+  assign \$150  = \port$10528$5 [63:56] - \port$10472$0 [142:135];
+  assign \$151  = \port$10528$5 [63:56] - \port$10472$0 [134:127];
+  assign \$152  = \port$10472$0 [126] ? \$150 [7] : \$151 [7];
   assign \$153  = \$149  & \$152 ;
   assign \$154  = \$146  | \$153 ;
   assign \$155  = ~ \$44 ;
-  assign \$156  = \port$6440$0 [8] & \$155 ;
-  assign \$157  = ~ \port$6440$0 [8];
+  assign \$156  = \port$10478$0 [8] & \$155 ;
+  assign \$157  = ~ \port$10478$0 [8];
   assign \$158  = ~ \$44 ;
   assign \$159  = \$157  & \$158 ;
-  assign \$160  = \port$6490$5 [63:56] - \port$6434$0 [285:278];
-  assign \$161  = \port$6490$5 [63:56] - \port$6434$0 [277:270];
-  assign \$162  = \port$6434$0 [269] ? \$160 [7] : \$161 [7];
+  assign \$160  = \port$10528$5 [63:56] - \port$10472$0 [285:278];
+  assign \$161  = \port$10528$5 [63:56] - \port$10472$0 [277:270];
+  assign \$162  = \port$10472$0 [269] ? \$160 [7] : \$161 [7];
   assign \$163  = \$159  & \$162 ;
   assign \$164  = \$156  | \$163 ;
   assign \$165  = ~ \$58 ;
-  assign \$166  = \port$6440$0 [8] & \$165 ;
-  assign \$167  = ~ \port$6440$0 [8];
+  assign \$166  = \port$10478$0 [8] & \$165 ;
+  assign \$167  = ~ \port$10478$0 [8];
   assign \$168  = ~ \$58 ;
   assign \$169  = \$167  & \$168 ;
-  assign \$170  = \port$6490$5 [63:56] - \port$6434$0 [428:421];
-  assign \$171  = \port$6490$5 [63:56] - \port$6434$0 [420:413];
-  assign \$172  = \port$6434$0 [412] ? \$170 [7] : \$171 [7];
+  assign \$170  = \port$10528$5 [63:56] - \port$10472$0 [428:421];
+  assign \$171  = \port$10528$5 [63:56] - \port$10472$0 [420:413];
+  assign \$172  = \port$10472$0 [412] ? \$170 [7] : \$171 [7];
   assign \$173  = \$169  & \$172 ;
   assign \$174  = \$166  | \$173 ;
   assign \$175  = ~ \$72 ;
-  assign \$176  = \port$6440$0 [8] & \$175 ;
-  assign \$177  = ~ \port$6440$0 [8];
+  assign \$176  = \port$10478$0 [8] & \$175 ;
+  assign \$177  = ~ \port$10478$0 [8];
   assign \$178  = ~ \$72 ;
   assign \$179  = \$177  & \$178 ;
-  assign \$180  = \port$6490$5 [63:56] - \port$6434$0 [571:564];
-  assign \$181  = \port$6490$5 [63:56] - \port$6434$0 [563:556];
-  assign \$182  = \port$6434$0 [555] ? \$180 [7] : \$181 [7];
+  assign \$180  = \port$10528$5 [63:56] - \port$10472$0 [571:564];
+  assign \$181  = \port$10528$5 [63:56] - \port$10472$0 [563:556];
+  assign \$182  = \port$10472$0 [555] ? \$180 [7] : \$181 [7];
   assign \$183  = \$179  & \$182 ;
   assign \$184  = \$176  | \$183 ;
-  assign \$185  = ~ \port$6440$0 [8];
+  assign \$185  = ~ \port$10478$0 [8];
   assign \$186  = \$30  & \$185 ;
   assign \$187  = ~ \$30 ;
-  assign \$188  = ~ \port$6440$0 [8];
+  assign \$188  = ~ \port$10478$0 [8];
   assign \$189  = \$187  & \$188 ;
-  assign \$190  = \port$6434$0 [142:135] - \port$6490$5 [63:56];
-  assign \$191  = \port$6434$0 [134:127] - \port$6490$5 [63:56];
-  assign \$192  = \port$6434$0 [126] ? \$190 [7] : \$191 [7];
+  assign \$190  = \port$10472$0 [142:135] - \port$10528$5 [63:56];
+  assign \$191  = \port$10472$0 [134:127] - \port$10528$5 [63:56];
+  assign \$192  = \port$10472$0 [126] ? \$190 [7] : \$191 [7];
   assign \$193  = \$189  & \$192 ;
   assign \$194  = \$186  | \$193 ;
-  assign \$195  = ~ \port$6440$0 [8];
+  assign \$195  = ~ \port$10478$0 [8];
   assign \$196  = \$44  & \$195 ;
   assign \$197  = ~ \$44 ;
-  assign \$198  = ~ \port$6440$0 [8];
+  assign \$198  = ~ \port$10478$0 [8];
   assign \$199  = \$197  & \$198 ;
-  assign \$200  = \port$6434$0 [285:278] - \port$6490$5 [63:56];
-  assign \$201  = \port$6434$0 [277:270] - \port$6490$5 [63:56];
-  assign \$202  = \port$6434$0 [269] ? \$200 [7] : \$201 [7];
+  assign \$200  = \port$10472$0 [285:278] - \port$10528$5 [63:56];
+  assign \$201  = \port$10472$0 [277:270] - \port$10528$5 [63:56];
+  assign \$202  = \port$10472$0 [269] ? \$200 [7] : \$201 [7];
   assign \$203  = \$199  & \$202 ;
   assign \$204  = \$196  | \$203 ;
-  assign \$205  = ~ \port$6440$0 [8];
+  assign \$205  = ~ \port$10478$0 [8];
   assign \$206  = \$58  & \$205 ;
   assign \$207  = ~ \$58 ;
-  assign \$208  = ~ \port$6440$0 [8];
+  assign \$208  = ~ \port$10478$0 [8];
   assign \$209  = \$207  & \$208 ;
-  assign \$210  = \port$6434$0 [428:421] - \port$6490$5 [63:56];
-  assign \$211  = \port$6434$0 [420:413] - \port$6490$5 [63:56];
-  assign \$212  = \port$6434$0 [412] ? \$210 [7] : \$211 [7];
+  assign \$210  = \port$10472$0 [428:421] - \port$10528$5 [63:56];
+  assign \$211  = \port$10472$0 [420:413] - \port$10528$5 [63:56];
+  assign \$212  = \port$10472$0 [412] ? \$210 [7] : \$211 [7];
   assign \$213  = \$209  & \$212 ;
   assign \$214  = \$206  | \$213 ;
-  assign \$215  = ~ \port$6440$0 [8];
+  assign \$215  = ~ \port$10478$0 [8];
   assign \$216  = \$72  & \$215 ;
   assign \$217  = ~ \$72 ;
-  assign \$218  = ~ \port$6440$0 [8];
+  assign \$218  = ~ \port$10478$0 [8];
   assign \$219  = \$217  & \$218 ;
-  assign \$220  = \port$6434$0 [571:564] - \port$6490$5 [63:56];
-  assign \$221  = \port$6434$0 [563:556] - \port$6490$5 [63:56];
-  assign \$222  = \port$6434$0 [555] ? \$220 [7] : \$221 [7];
+  assign \$220  = \port$10472$0 [571:564] - \port$10528$5 [63:56];
+  assign \$221  = \port$10472$0 [563:556] - \port$10528$5 [63:56];
+  assign \$222  = \port$10472$0 [555] ? \$220 [7] : \$221 [7];
   assign \$223  = \$219  & \$222 ;
   assign \$224  = \$216  | \$223 ;
   assign \$225  = ~ \$44 ;
@@ -4904,13 +4904,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$227  = ~ \$30 ;
   assign \$228  = ~ \$44 ;
   assign \$229  = \$227  & \$228 ;
-  assign \$230  = \port$6434$0 [142:135] - \port$6434$0 [285:278];
-  assign \$231  = \port$6434$0 [142:135] - \port$6434$0 [277:270];
-  assign \$232  = \port$6434$0 [269] ? \$230 [7] : \$231 [7];
-  assign \$233  = \port$6434$0 [134:127] - \port$6434$0 [285:278];
-  assign \$234  = \port$6434$0 [134:127] - \port$6434$0 [277:270];
-  assign \$235  = \port$6434$0 [269] ? \$233 [7] : \$234 [7];
-  assign \$236  = \port$6434$0 [126] ? \$232  : \$235 ;
+  assign \$230  = \port$10472$0 [142:135] - \port$10472$0 [285:278];
+  assign \$231  = \port$10472$0 [142:135] - \port$10472$0 [277:270];
+  assign \$232  = \port$10472$0 [269] ? \$230 [7] : \$231 [7];
+  assign \$233  = \port$10472$0 [134:127] - \port$10472$0 [285:278];
+  assign \$234  = \port$10472$0 [134:127] - \port$10472$0 [277:270];
+  assign \$235  = \port$10472$0 [269] ? \$233 [7] : \$234 [7];
+  assign \$236  = \port$10472$0 [126] ? \$232  : \$235 ;
   assign \$237  = \$229  & \$236 ;
   assign \$238  = \$226  | \$237 ;
   assign \$239  = ~ \$58 ;
@@ -4918,13 +4918,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$241  = ~ \$44 ;
   assign \$242  = ~ \$58 ;
   assign \$243  = \$241  & \$242 ;
-  assign \$244  = \port$6434$0 [285:278] - \port$6434$0 [428:421];
-  assign \$245  = \port$6434$0 [285:278] - \port$6434$0 [420:413];
-  assign \$246  = \port$6434$0 [412] ? \$244 [7] : \$245 [7];
-  assign \$247  = \port$6434$0 [277:270] - \port$6434$0 [428:421];
-  assign \$248  = \port$6434$0 [277:270] - \port$6434$0 [420:413];
-  assign \$249  = \port$6434$0 [412] ? \$247 [7] : \$248 [7];
-  assign \$250  = \port$6434$0 [269] ? \$246  : \$249 ;
+  assign \$244  = \port$10472$0 [285:278] - \port$10472$0 [428:421];
+  assign \$245  = \port$10472$0 [285:278] - \port$10472$0 [420:413];
+  assign \$246  = \port$10472$0 [412] ? \$244 [7] : \$245 [7];
+  assign \$247  = \port$10472$0 [277:270] - \port$10472$0 [428:421];
+  assign \$248  = \port$10472$0 [277:270] - \port$10472$0 [420:413];
+  assign \$249  = \port$10472$0 [412] ? \$247 [7] : \$248 [7];
+  assign \$250  = \port$10472$0 [269] ? \$246  : \$249 ;
   assign \$251  = \$243  & \$250 ;
   assign \$252  = \$240  | \$251 ;
   assign \$253  = ~ \$72 ;
@@ -4932,13 +4932,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$255  = ~ \$58 ;
   assign \$256  = ~ \$72 ;
   assign \$257  = \$255  & \$256 ;
-  assign \$258  = \port$6434$0 [428:421] - \port$6434$0 [571:564];
-  assign \$259  = \port$6434$0 [428:421] - \port$6434$0 [563:556];
-  assign \$260  = \port$6434$0 [555] ? \$258 [7] : \$259 [7];
-  assign \$261  = \port$6434$0 [420:413] - \port$6434$0 [571:564];
-  assign \$262  = \port$6434$0 [420:413] - \port$6434$0 [563:556];
-  assign \$263  = \port$6434$0 [555] ? \$261 [7] : \$262 [7];
-  assign \$264  = \port$6434$0 [412] ? \$260  : \$263 ;
+  assign \$258  = \port$10472$0 [428:421] - \port$10472$0 [571:564];
+  assign \$259  = \port$10472$0 [428:421] - \port$10472$0 [563:556];
+  assign \$260  = \port$10472$0 [555] ? \$258 [7] : \$259 [7];
+  assign \$261  = \port$10472$0 [420:413] - \port$10472$0 [571:564];
+  assign \$262  = \port$10472$0 [420:413] - \port$10472$0 [563:556];
+  assign \$263  = \port$10472$0 [555] ? \$261 [7] : \$262 [7];
+  assign \$264  = \port$10472$0 [412] ? \$260  : \$263 ;
   assign \$265  = \$257  & \$264 ;
   assign \$266  = \$254  | \$265 ;
   assign \$267  = ~ \$30 ;
@@ -4946,13 +4946,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$269  = ~ \$72 ;
   assign \$270  = ~ \$30 ;
   assign \$271  = \$269  & \$270 ;
-  assign \$272  = \port$6434$0 [571:564] - \port$6434$0 [142:135];
-  assign \$273  = \port$6434$0 [571:564] - \port$6434$0 [134:127];
-  assign \$274  = \port$6434$0 [126] ? \$272 [7] : \$273 [7];
-  assign \$275  = \port$6434$0 [563:556] - \port$6434$0 [142:135];
-  assign \$276  = \port$6434$0 [563:556] - \port$6434$0 [134:127];
-  assign \$277  = \port$6434$0 [126] ? \$275 [7] : \$276 [7];
-  assign \$278  = \port$6434$0 [555] ? \$274  : \$277 ;
+  assign \$272  = \port$10472$0 [571:564] - \port$10472$0 [142:135];
+  assign \$273  = \port$10472$0 [571:564] - \port$10472$0 [134:127];
+  assign \$274  = \port$10472$0 [126] ? \$272 [7] : \$273 [7];
+  assign \$275  = \port$10472$0 [563:556] - \port$10472$0 [142:135];
+  assign \$276  = \port$10472$0 [563:556] - \port$10472$0 [134:127];
+  assign \$277  = \port$10472$0 [126] ? \$275 [7] : \$276 [7];
+  assign \$278  = \port$10472$0 [555] ? \$274  : \$277 ;
   assign \$279  = \$271  & \$278 ;
   assign \$280  = \$268  | \$279 ;
   assign \$281  = ~ \$58 ;
@@ -4960,13 +4960,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$283  = ~ \$30 ;
   assign \$284  = ~ \$58 ;
   assign \$285  = \$283  & \$284 ;
-  assign \$286  = \port$6434$0 [142:135] - \port$6434$0 [428:421];
-  assign \$287  = \port$6434$0 [142:135] - \port$6434$0 [420:413];
-  assign \$288  = \port$6434$0 [412] ? \$286 [7] : \$287 [7];
-  assign \$289  = \port$6434$0 [134:127] - \port$6434$0 [428:421];
-  assign \$290  = \port$6434$0 [134:127] - \port$6434$0 [420:413];
-  assign \$291  = \port$6434$0 [412] ? \$289 [7] : \$290 [7];
-  assign \$292  = \port$6434$0 [126] ? \$288  : \$291 ;
+  assign \$286  = \port$10472$0 [142:135] - \port$10472$0 [428:421];
+  assign \$287  = \port$10472$0 [142:135] - \port$10472$0 [420:413];
+  assign \$288  = \port$10472$0 [412] ? \$286 [7] : \$287 [7];
+  assign \$289  = \port$10472$0 [134:127] - \port$10472$0 [428:421];
+  assign \$290  = \port$10472$0 [134:127] - \port$10472$0 [420:413];
+  assign \$291  = \port$10472$0 [412] ? \$289 [7] : \$290 [7];
+  assign \$292  = \port$10472$0 [126] ? \$288  : \$291 ;
   assign \$293  = \$285  & \$292 ;
   assign \$294  = \$282  | \$293 ;
   assign \$295  = ~ \$72 ;
@@ -4974,13 +4974,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$297  = ~ \$44 ;
   assign \$298  = ~ \$72 ;
   assign \$299  = \$297  & \$298 ;
-  assign \$300  = \port$6434$0 [285:278] - \port$6434$0 [571:564];
-  assign \$301  = \port$6434$0 [285:278] - \port$6434$0 [563:556];
-  assign \$302  = \port$6434$0 [555] ? \$300 [7] : \$301 [7];
-  assign \$303  = \port$6434$0 [277:270] - \port$6434$0 [571:564];
-  assign \$304  = \port$6434$0 [277:270] - \port$6434$0 [563:556];
-  assign \$305  = \port$6434$0 [555] ? \$303 [7] : \$304 [7];
-  assign \$306  = \port$6434$0 [269] ? \$302  : \$305 ;
+  assign \$300  = \port$10472$0 [285:278] - \port$10472$0 [571:564];
+  assign \$301  = \port$10472$0 [285:278] - \port$10472$0 [563:556];
+  assign \$302  = \port$10472$0 [555] ? \$300 [7] : \$301 [7];
+  assign \$303  = \port$10472$0 [277:270] - \port$10472$0 [571:564];
+  assign \$304  = \port$10472$0 [277:270] - \port$10472$0 [563:556];
+  assign \$305  = \port$10472$0 [555] ? \$303 [7] : \$304 [7];
+  assign \$306  = \port$10472$0 [269] ? \$302  : \$305 ;
   assign \$307  = \$299  & \$306 ;
   assign \$308  = \$296  | \$307 ;
   assign \$309  = ~ \$30 ;
@@ -4988,13 +4988,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$311  = ~ \$58 ;
   assign \$312  = ~ \$30 ;
   assign \$313  = \$311  & \$312 ;
-  assign \$314  = \port$6434$0 [428:421] - \port$6434$0 [142:135];
-  assign \$315  = \port$6434$0 [428:421] - \port$6434$0 [134:127];
-  assign \$316  = \port$6434$0 [126] ? \$314 [7] : \$315 [7];
-  assign \$317  = \port$6434$0 [420:413] - \port$6434$0 [142:135];
-  assign \$318  = \port$6434$0 [420:413] - \port$6434$0 [134:127];
-  assign \$319  = \port$6434$0 [126] ? \$317 [7] : \$318 [7];
-  assign \$320  = \port$6434$0 [412] ? \$316  : \$319 ;
+  assign \$314  = \port$10472$0 [428:421] - \port$10472$0 [142:135];
+  assign \$315  = \port$10472$0 [428:421] - \port$10472$0 [134:127];
+  assign \$316  = \port$10472$0 [126] ? \$314 [7] : \$315 [7];
+  assign \$317  = \port$10472$0 [420:413] - \port$10472$0 [142:135];
+  assign \$318  = \port$10472$0 [420:413] - \port$10472$0 [134:127];
+  assign \$319  = \port$10472$0 [126] ? \$317 [7] : \$318 [7];
+  assign \$320  = \port$10472$0 [412] ? \$316  : \$319 ;
   assign \$321  = \$313  & \$320 ;
   assign \$322  = \$310  | \$321 ;
   assign \$323  = ~ \$44 ;
@@ -5002,13 +5002,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$325  = ~ \$72 ;
   assign \$326  = ~ \$44 ;
   assign \$327  = \$325  & \$326 ;
-  assign \$328  = \port$6434$0 [571:564] - \port$6434$0 [285:278];
-  assign \$329  = \port$6434$0 [571:564] - \port$6434$0 [277:270];
-  assign \$330  = \port$6434$0 [269] ? \$328 [7] : \$329 [7];
-  assign \$331  = \port$6434$0 [563:556] - \port$6434$0 [285:278];
-  assign \$332  = \port$6434$0 [563:556] - \port$6434$0 [277:270];
-  assign \$333  = \port$6434$0 [269] ? \$331 [7] : \$332 [7];
-  assign \$334  = \port$6434$0 [555] ? \$330  : \$333 ;
+  assign \$328  = \port$10472$0 [571:564] - \port$10472$0 [285:278];
+  assign \$329  = \port$10472$0 [571:564] - \port$10472$0 [277:270];
+  assign \$330  = \port$10472$0 [269] ? \$328 [7] : \$329 [7];
+  assign \$331  = \port$10472$0 [563:556] - \port$10472$0 [285:278];
+  assign \$332  = \port$10472$0 [563:556] - \port$10472$0 [277:270];
+  assign \$333  = \port$10472$0 [269] ? \$331 [7] : \$332 [7];
+  assign \$334  = \port$10472$0 [555] ? \$330  : \$333 ;
   assign \$335  = \$327  & \$334 ;
   assign \$336  = \$324  | \$335 ;
   assign \$337  = ~ \$72 ;
@@ -5016,13 +5016,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$339  = ~ \$30 ;
   assign \$340  = ~ \$72 ;
   assign \$341  = \$339  & \$340 ;
-  assign \$342  = \port$6434$0 [142:135] - \port$6434$0 [571:564];
-  assign \$343  = \port$6434$0 [142:135] - \port$6434$0 [563:556];
-  assign \$344  = \port$6434$0 [555] ? \$342 [7] : \$343 [7];
-  assign \$345  = \port$6434$0 [134:127] - \port$6434$0 [571:564];
-  assign \$346  = \port$6434$0 [134:127] - \port$6434$0 [563:556];
-  assign \$347  = \port$6434$0 [555] ? \$345 [7] : \$346 [7];
-  assign \$348  = \port$6434$0 [126] ? \$344  : \$347 ;
+  assign \$342  = \port$10472$0 [142:135] - \port$10472$0 [571:564];
+  assign \$343  = \port$10472$0 [142:135] - \port$10472$0 [563:556];
+  assign \$344  = \port$10472$0 [555] ? \$342 [7] : \$343 [7];
+  assign \$345  = \port$10472$0 [134:127] - \port$10472$0 [571:564];
+  assign \$346  = \port$10472$0 [134:127] - \port$10472$0 [563:556];
+  assign \$347  = \port$10472$0 [555] ? \$345 [7] : \$346 [7];
+  assign \$348  = \port$10472$0 [126] ? \$344  : \$347 ;
   assign \$349  = \$341  & \$348 ;
   assign \$350  = \$338  | \$349 ;
   assign \$351  = ~ \$30 ;
@@ -5030,13 +5030,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$353  = ~ \$44 ;
   assign \$354  = ~ \$30 ;
   assign \$355  = \$353  & \$354 ;
-  assign \$356  = \port$6434$0 [285:278] - \port$6434$0 [142:135];
-  assign \$357  = \port$6434$0 [285:278] - \port$6434$0 [134:127];
-  assign \$358  = \port$6434$0 [126] ? \$356 [7] : \$357 [7];
-  assign \$359  = \port$6434$0 [277:270] - \port$6434$0 [142:135];
-  assign \$360  = \port$6434$0 [277:270] - \port$6434$0 [134:127];
-  assign \$361  = \port$6434$0 [126] ? \$359 [7] : \$360 [7];
-  assign \$362  = \port$6434$0 [269] ? \$358  : \$361 ;
+  assign \$356  = \port$10472$0 [285:278] - \port$10472$0 [142:135];
+  assign \$357  = \port$10472$0 [285:278] - \port$10472$0 [134:127];
+  assign \$358  = \port$10472$0 [126] ? \$356 [7] : \$357 [7];
+  assign \$359  = \port$10472$0 [277:270] - \port$10472$0 [142:135];
+  assign \$360  = \port$10472$0 [277:270] - \port$10472$0 [134:127];
+  assign \$361  = \port$10472$0 [126] ? \$359 [7] : \$360 [7];
+  assign \$362  = \port$10472$0 [269] ? \$358  : \$361 ;
   assign \$363  = \$355  & \$362 ;
   assign \$364  = \$352  | \$363 ;
   assign \$365  = ~ \$44 ;
@@ -5044,13 +5044,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$367  = ~ \$58 ;
   assign \$368  = ~ \$44 ;
   assign \$369  = \$367  & \$368 ;
-  assign \$370  = \port$6434$0 [428:421] - \port$6434$0 [285:278];
-  assign \$371  = \port$6434$0 [428:421] - \port$6434$0 [277:270];
-  assign \$372  = \port$6434$0 [269] ? \$370 [7] : \$371 [7];
-  assign \$373  = \port$6434$0 [420:413] - \port$6434$0 [285:278];
-  assign \$374  = \port$6434$0 [420:413] - \port$6434$0 [277:270];
-  assign \$375  = \port$6434$0 [269] ? \$373 [7] : \$374 [7];
-  assign \$376  = \port$6434$0 [412] ? \$372  : \$375 ;
+  assign \$370  = \port$10472$0 [428:421] - \port$10472$0 [285:278];
+  assign \$371  = \port$10472$0 [428:421] - \port$10472$0 [277:270];
+  assign \$372  = \port$10472$0 [269] ? \$370 [7] : \$371 [7];
+  assign \$373  = \port$10472$0 [420:413] - \port$10472$0 [285:278];
+  assign \$374  = \port$10472$0 [420:413] - \port$10472$0 [277:270];
+  assign \$375  = \port$10472$0 [269] ? \$373 [7] : \$374 [7];
+  assign \$376  = \port$10472$0 [412] ? \$372  : \$375 ;
   assign \$377  = \$369  & \$376 ;
   assign \$378  = \$366  | \$377 ;
   assign \$379  = ~ \$58 ;
@@ -5058,535 +5058,535 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   assign \$381  = ~ \$72 ;
   assign \$382  = ~ \$58 ;
   assign \$383  = \$381  & \$382 ;
-  assign \$384  = \port$6434$0 [571:564] - \port$6434$0 [428:421];
-  assign \$385  = \port$6434$0 [571:564] - \port$6434$0 [420:413];
-  assign \$386  = \port$6434$0 [412] ? \$384 [7] : \$385 [7];
-  assign \$387  = \port$6434$0 [563:556] - \port$6434$0 [428:421];
-  assign \$388  = \port$6434$0 [563:556] - \port$6434$0 [420:413];
-  assign \$389  = \port$6434$0 [412] ? \$387 [7] : \$388 [7];
-  assign \$390  = \port$6434$0 [555] ? \$386  : \$389 ;
+  assign \$384  = \port$10472$0 [571:564] - \port$10472$0 [428:421];
+  assign \$385  = \port$10472$0 [571:564] - \port$10472$0 [420:413];
+  assign \$386  = \port$10472$0 [412] ? \$384 [7] : \$385 [7];
+  assign \$387  = \port$10472$0 [563:556] - \port$10472$0 [428:421];
+  assign \$388  = \port$10472$0 [563:556] - \port$10472$0 [420:413];
+  assign \$389  = \port$10472$0 [412] ? \$387 [7] : \$388 [7];
+  assign \$390  = \port$10472$0 [555] ? \$386  : \$389 ;
   assign \$391  = \$383  & \$390 ;
   assign \$392  = \$380  | \$391 ;
-  assign \$393  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$395  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$393  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$395  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$396  = \$394  ? 7'h00 : \$395 [6:0];
-  assign \$397  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$397  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$399  = ~ \$398 ;
   assign \$400  = \$30  & \$399 ;
   assign \$401  = ~ \$30 ;
-  assign \$402  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$404  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$402  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$404  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$405  = \$403  ? 7'h00 : \$404 [6:0];
-  assign \$406  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$406  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$408  = ~ \$407 ;
   assign \$409  = \$401  & \$408 ;
-  assign \$410  = \port$6434$0 [142:135] - lanes[68:61];
-  assign \$411  = \port$6434$0 [134:127] - lanes[68:61];
-  assign \$412  = \port$6434$0 [126] ? \$410 [7] : \$411 [7];
+  assign \$410  = \port$10472$0 [142:135] - lanes[68:61];
+  assign \$411  = \port$10472$0 [134:127] - lanes[68:61];
+  assign \$412  = \port$10472$0 [126] ? \$410 [7] : \$411 [7];
   assign \$413  = \$409  & \$412 ;
   assign \$414  = \$400  | \$413 ;
-  assign \$415  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$417  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$415  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$417  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$418  = \$416  ? 7'h00 : \$417 [6:0];
-  assign \$419  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$419  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$421  = ~ \$420 ;
   assign \$422  = \$44  & \$421 ;
   assign \$423  = ~ \$44 ;
-  assign \$424  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$426  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$424  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$426  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$427  = \$425  ? 7'h00 : \$426 [6:0];
-  assign \$428  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$428  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$430  = ~ \$429 ;
   assign \$431  = \$423  & \$430 ;
-  assign \$432  = \port$6434$0 [285:278] - lanes[68:61];
-  assign \$433  = \port$6434$0 [277:270] - lanes[68:61];
-  assign \$434  = \port$6434$0 [269] ? \$432 [7] : \$433 [7];
+  assign \$432  = \port$10472$0 [285:278] - lanes[68:61];
+  assign \$433  = \port$10472$0 [277:270] - lanes[68:61];
+  assign \$434  = \port$10472$0 [269] ? \$432 [7] : \$433 [7];
   assign \$435  = \$431  & \$434 ;
   assign \$436  = \$422  | \$435 ;
-  assign \$437  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$439  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$437  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$439  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$440  = \$438  ? 7'h00 : \$439 [6:0];
-  assign \$441  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$441  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$443  = ~ \$442 ;
   assign \$444  = \$58  & \$443 ;
   assign \$445  = ~ \$58 ;
-  assign \$446  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$448  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$446  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$448  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$449  = \$447  ? 7'h00 : \$448 [6:0];
-  assign \$450  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$450  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$452  = ~ \$451 ;
   assign \$453  = \$445  & \$452 ;
-  assign \$454  = \port$6434$0 [428:421] - lanes[68:61];
-  assign \$455  = \port$6434$0 [420:413] - lanes[68:61];
-  assign \$456  = \port$6434$0 [412] ? \$454 [7] : \$455 [7];
+  assign \$454  = \port$10472$0 [428:421] - lanes[68:61];
+  assign \$455  = \port$10472$0 [420:413] - lanes[68:61];
+  assign \$456  = \port$10472$0 [412] ? \$454 [7] : \$455 [7];
   assign \$457  = \$453  & \$456 ;
   assign \$458  = \$444  | \$457 ;
-  assign \$459  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$461  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$459  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$461  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$462  = \$460  ? 7'h00 : \$461 [6:0];
-  assign \$463  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$463  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$465  = ~ \$464 ;
   assign \$466  = \$72  & \$465 ;
   assign \$467  = ~ \$72 ;
-  assign \$468  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$470  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$468  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$470  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$471  = \$469  ? 7'h00 : \$470 [6:0];
-  assign \$472  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$472  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$474  = ~ \$473 ;
   assign \$475  = \$467  & \$474 ;
-  assign \$476  = \port$6434$0 [571:564] - lanes[68:61];
-  assign \$477  = \port$6434$0 [563:556] - lanes[68:61];
-  assign \$478  = \port$6434$0 [555] ? \$476 [7] : \$477 [7];
+  assign \$476  = \port$10472$0 [571:564] - lanes[68:61];
+  assign \$477  = \port$10472$0 [563:556] - lanes[68:61];
+  assign \$478  = \port$10472$0 [555] ? \$476 [7] : \$477 [7];
   assign \$479  = \$475  & \$478 ;
   assign \$480  = \$466  | \$479 ;
-  assign \$481  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$483  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$481  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$483  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$484  = \$482  ? 7'h00 : \$483 [6:0];
-  assign \$485  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$485  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$487  = ~ \$30 ;
   assign \$488  = \$486  & \$487 ;
-  assign \$489  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$491  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$489  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$491  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$492  = \$490  ? 7'h00 : \$491 [6:0];
-  assign \$493  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$493  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$495  = ~ \$494 ;
   assign \$496  = ~ \$30 ;
   assign \$497  = \$495  & \$496 ;
-  assign \$498  = lanes[68:61] - \port$6434$0 [142:135];
-  assign \$499  = lanes[68:61] - \port$6434$0 [134:127];
-  assign \$500  = \port$6434$0 [126] ? \$498 [7] : \$499 [7];
+  assign \$498  = lanes[68:61] - \port$10472$0 [142:135];
+  assign \$499  = lanes[68:61] - \port$10472$0 [134:127];
+  assign \$500  = \port$10472$0 [126] ? \$498 [7] : \$499 [7];
   assign \$501  = \$497  & \$500 ;
   assign \$502  = \$488  | \$501 ;
-  assign \$503  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$505  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$503  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$505  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$506  = \$504  ? 7'h00 : \$505 [6:0];
-  assign \$507  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$507  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$509  = ~ \$44 ;
   assign \$510  = \$508  & \$509 ;
-  assign \$511  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$513  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$511  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$513  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$514  = \$512  ? 7'h00 : \$513 [6:0];
-  assign \$515  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$515  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$517  = ~ \$516 ;
   assign \$518  = ~ \$44 ;
   assign \$519  = \$517  & \$518 ;
-  assign \$520  = lanes[68:61] - \port$6434$0 [285:278];
-  assign \$521  = lanes[68:61] - \port$6434$0 [277:270];
-  assign \$522  = \port$6434$0 [269] ? \$520 [7] : \$521 [7];
+  assign \$520  = lanes[68:61] - \port$10472$0 [285:278];
+  assign \$521  = lanes[68:61] - \port$10472$0 [277:270];
+  assign \$522  = \port$10472$0 [269] ? \$520 [7] : \$521 [7];
   assign \$523  = \$519  & \$522 ;
   assign \$524  = \$510  | \$523 ;
-  assign \$525  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$527  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$525  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$527  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$528  = \$526  ? 7'h00 : \$527 [6:0];
-  assign \$529  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$529  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$531  = ~ \$58 ;
   assign \$532  = \$530  & \$531 ;
-  assign \$533  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$535  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$533  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$535  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$536  = \$534  ? 7'h00 : \$535 [6:0];
-  assign \$537  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$537  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$539  = ~ \$538 ;
   assign \$540  = ~ \$58 ;
   assign \$541  = \$539  & \$540 ;
-  assign \$542  = lanes[68:61] - \port$6434$0 [428:421];
-  assign \$543  = lanes[68:61] - \port$6434$0 [420:413];
-  assign \$544  = \port$6434$0 [412] ? \$542 [7] : \$543 [7];
+  assign \$542  = lanes[68:61] - \port$10472$0 [428:421];
+  assign \$543  = lanes[68:61] - \port$10472$0 [420:413];
+  assign \$544  = \port$10472$0 [412] ? \$542 [7] : \$543 [7];
   assign \$545  = \$541  & \$544 ;
   assign \$546  = \$532  | \$545 ;
-  assign \$547  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$549  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$547  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$549  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$550  = \$548  ? 7'h00 : \$549 [6:0];
-  assign \$551  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$551  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$553  = ~ \$72 ;
   assign \$554  = \$552  & \$553 ;
-  assign \$555  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$557  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$555  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$557  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$558  = \$556  ? 7'h00 : \$557 [6:0];
-  assign \$559  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$559  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$561  = ~ \$560 ;
   assign \$562  = ~ \$72 ;
   assign \$563  = \$561  & \$562 ;
-  assign \$564  = lanes[68:61] - \port$6434$0 [571:564];
-  assign \$565  = lanes[68:61] - \port$6434$0 [563:556];
-  assign \$566  = \port$6434$0 [555] ? \$564 [7] : \$565 [7];
+  assign \$564  = lanes[68:61] - \port$10472$0 [571:564];
+  assign \$565  = lanes[68:61] - \port$10472$0 [563:556];
+  assign \$566  = \port$10472$0 [555] ? \$564 [7] : \$565 [7];
   assign \$567  = \$563  & \$566 ;
   assign \$568  = \$554  | \$567 ;
-  assign \$569  = \port$6440$0 [16:9] - \port$6434$0 [142:135];
-  assign \$570  = \port$6440$0 [16:9] - \port$6434$0 [134:127];
-  assign \$571  = \port$6434$0 [126] ? \$569 [7] : \$570 [7];
+  assign \$569  = \port$10478$0 [16:9] - \port$10472$0 [142:135];
+  assign \$570  = \port$10478$0 [16:9] - \port$10472$0 [134:127];
+  assign \$571  = \port$10472$0 [126] ? \$569 [7] : \$570 [7];
   assign \$572  = ~ \$571 ;
   assign \$573  = \$30  | \$572 ;
-  assign \$574  = \port$6440$0 [16:9] - \port$6434$0 [285:278];
-  assign \$575  = \port$6440$0 [16:9] - \port$6434$0 [277:270];
-  assign \$576  = \port$6434$0 [269] ? \$574 [7] : \$575 [7];
+  assign \$574  = \port$10478$0 [16:9] - \port$10472$0 [285:278];
+  assign \$575  = \port$10478$0 [16:9] - \port$10472$0 [277:270];
+  assign \$576  = \port$10472$0 [269] ? \$574 [7] : \$575 [7];
   assign \$577  = ~ \$576 ;
   assign \$578  = \$44  | \$577 ;
-  assign \$579  = \port$6440$0 [16:9] - \port$6434$0 [428:421];
-  assign \$580  = \port$6440$0 [16:9] - \port$6434$0 [420:413];
-  assign \$581  = \port$6434$0 [412] ? \$579 [7] : \$580 [7];
+  assign \$579  = \port$10478$0 [16:9] - \port$10472$0 [428:421];
+  assign \$580  = \port$10478$0 [16:9] - \port$10472$0 [420:413];
+  assign \$581  = \port$10472$0 [412] ? \$579 [7] : \$580 [7];
   assign \$582  = ~ \$581 ;
   assign \$583  = \$58  | \$582 ;
-  assign \$584  = \port$6440$0 [16:9] - \port$6434$0 [571:564];
-  assign \$585  = \port$6440$0 [16:9] - \port$6434$0 [563:556];
-  assign \$586  = \port$6434$0 [555] ? \$584 [7] : \$585 [7];
+  assign \$584  = \port$10478$0 [16:9] - \port$10472$0 [571:564];
+  assign \$585  = \port$10478$0 [16:9] - \port$10472$0 [563:556];
+  assign \$586  = \port$10472$0 [555] ? \$584 [7] : \$585 [7];
   assign \$587  = ~ \$586 ;
   assign \$588  = \$72  | \$587 ;
-  assign \$589  = \port$6434$0 [125:110] >= 16'hffff;
-  assign \$590  = \port$6434$0 [125:110] + 1'h1;
+  assign \$589  = \port$10472$0 [125:110] >= 16'hffff;
+  assign \$590  = \port$10472$0 [125:110] + 1'h1;
   assign \$591  = \$589  ? 17'h0ffff : \$590 ;
-  assign \$592  = \port$6434$0 [109:94] >= 16'hffff;
-  assign \$593  = \port$6434$0 [109:94] + 1'h1;
+  assign \$592  = \port$10472$0 [109:94] >= 16'hffff;
+  assign \$593  = \port$10472$0 [109:94] + 1'h1;
   assign \$594  = \$592  ? 17'h0ffff : \$593 ;
-  assign count_inc_bank0 = \port$6434$0 [93] ? \$591 [15:0] : \$594 [15:0];
-  assign \$595  = \port$6434$0 [125:110] >= 16'hfffe;
-  assign \$596  = \port$6434$0 [125:110] + 2'h2;
+  assign count_inc_bank0 = \port$10472$0 [93] ? \$591 [15:0] : \$594 [15:0];
+  assign \$595  = \port$10472$0 [125:110] >= 16'hfffe;
+  assign \$596  = \port$10472$0 [125:110] + 2'h2;
   assign \$597  = \$595  ? 17'h0ffff : \$596 ;
-  assign \$598  = \port$6434$0 [109:94] >= 16'hfffe;
-  assign \$599  = \port$6434$0 [109:94] + 2'h2;
+  assign \$598  = \port$10472$0 [109:94] >= 16'hfffe;
+  assign \$599  = \port$10472$0 [109:94] + 2'h2;
   assign \$600  = \$598  ? 17'h0ffff : \$599 ;
-  assign count_inc2_bank0 = \port$6434$0 [93] ? \$597 [15:0] : \$600 [15:0];
-  assign \$601  = \port$6434$0 [268:253] >= 16'hffff;
-  assign \$602  = \port$6434$0 [268:253] + 1'h1;
+  assign count_inc2_bank0 = \port$10472$0 [93] ? \$597 [15:0] : \$600 [15:0];
+  assign \$601  = \port$10472$0 [268:253] >= 16'hffff;
+  assign \$602  = \port$10472$0 [268:253] + 1'h1;
   assign \$603  = \$601  ? 17'h0ffff : \$602 ;
-  assign \$604  = \port$6434$0 [252:237] >= 16'hffff;
-  assign \$605  = \port$6434$0 [252:237] + 1'h1;
+  assign \$604  = \port$10472$0 [252:237] >= 16'hffff;
+  assign \$605  = \port$10472$0 [252:237] + 1'h1;
   assign \$606  = \$604  ? 17'h0ffff : \$605 ;
-  assign count_inc_bank1 = \port$6434$0 [236] ? \$603 [15:0] : \$606 [15:0];
-  assign \$607  = \port$6434$0 [268:253] >= 16'hfffe;
-  assign \$608  = \port$6434$0 [268:253] + 2'h2;
+  assign count_inc_bank1 = \port$10472$0 [236] ? \$603 [15:0] : \$606 [15:0];
+  assign \$607  = \port$10472$0 [268:253] >= 16'hfffe;
+  assign \$608  = \port$10472$0 [268:253] + 2'h2;
   assign \$609  = \$607  ? 17'h0ffff : \$608 ;
-  assign \$610  = \port$6434$0 [252:237] >= 16'hfffe;
-  assign \$611  = \port$6434$0 [252:237] + 2'h2;
+  assign \$610  = \port$10472$0 [252:237] >= 16'hfffe;
+  assign \$611  = \port$10472$0 [252:237] + 2'h2;
   assign \$612  = \$610  ? 17'h0ffff : \$611 ;
-  assign count_inc2_bank1 = \port$6434$0 [236] ? \$609 [15:0] : \$612 [15:0];
-  assign \$613  = \port$6434$0 [411:396] >= 16'hffff;
-  assign \$614  = \port$6434$0 [411:396] + 1'h1;
+  assign count_inc2_bank1 = \port$10472$0 [236] ? \$609 [15:0] : \$612 [15:0];
+  assign \$613  = \port$10472$0 [411:396] >= 16'hffff;
+  assign \$614  = \port$10472$0 [411:396] + 1'h1;
   assign \$615  = \$613  ? 17'h0ffff : \$614 ;
-  assign \$616  = \port$6434$0 [395:380] >= 16'hffff;
-  assign \$617  = \port$6434$0 [395:380] + 1'h1;
+  assign \$616  = \port$10472$0 [395:380] >= 16'hffff;
+  assign \$617  = \port$10472$0 [395:380] + 1'h1;
   assign \$618  = \$616  ? 17'h0ffff : \$617 ;
-  assign count_inc_bank2 = \port$6434$0 [379] ? \$615 [15:0] : \$618 [15:0];
-  assign \$619  = \port$6434$0 [411:396] >= 16'hfffe;
-  assign \$620  = \port$6434$0 [411:396] + 2'h2;
+  assign count_inc_bank2 = \port$10472$0 [379] ? \$615 [15:0] : \$618 [15:0];
+  assign \$619  = \port$10472$0 [411:396] >= 16'hfffe;
+  assign \$620  = \port$10472$0 [411:396] + 2'h2;
   assign \$621  = \$619  ? 17'h0ffff : \$620 ;
-  assign \$622  = \port$6434$0 [395:380] >= 16'hfffe;
-  assign \$623  = \port$6434$0 [395:380] + 2'h2;
+  assign \$622  = \port$10472$0 [395:380] >= 16'hfffe;
+  assign \$623  = \port$10472$0 [395:380] + 2'h2;
   assign \$624  = \$622  ? 17'h0ffff : \$623 ;
-  assign count_inc2_bank2 = \port$6434$0 [379] ? \$621 [15:0] : \$624 [15:0];
-  assign \$625  = \port$6434$0 [554:539] >= 16'hffff;
-  assign \$626  = \port$6434$0 [554:539] + 1'h1;
+  assign count_inc2_bank2 = \port$10472$0 [379] ? \$621 [15:0] : \$624 [15:0];
+  assign \$625  = \port$10472$0 [554:539] >= 16'hffff;
+  assign \$626  = \port$10472$0 [554:539] + 1'h1;
   assign \$627  = \$625  ? 17'h0ffff : \$626 ;
-  assign \$628  = \port$6434$0 [538:523] >= 16'hffff;
-  assign \$629  = \port$6434$0 [538:523] + 1'h1;
+  assign \$628  = \port$10472$0 [538:523] >= 16'hffff;
+  assign \$629  = \port$10472$0 [538:523] + 1'h1;
   assign \$630  = \$628  ? 17'h0ffff : \$629 ;
-  assign count_inc_bank3 = \port$6434$0 [522] ? \$627 [15:0] : \$630 [15:0];
-  assign \$631  = \port$6434$0 [554:539] >= 16'hfffe;
-  assign \$632  = \port$6434$0 [554:539] + 2'h2;
+  assign count_inc_bank3 = \port$10472$0 [522] ? \$627 [15:0] : \$630 [15:0];
+  assign \$631  = \port$10472$0 [554:539] >= 16'hfffe;
+  assign \$632  = \port$10472$0 [554:539] + 2'h2;
   assign \$633  = \$631  ? 17'h0ffff : \$632 ;
-  assign \$634  = \port$6434$0 [538:523] >= 16'hfffe;
-  assign \$635  = \port$6434$0 [538:523] + 2'h2;
+  assign \$634  = \port$10472$0 [538:523] >= 16'hfffe;
+  assign \$635  = \port$10472$0 [538:523] + 2'h2;
   assign \$636  = \$634  ? 17'h0ffff : \$635 ;
-  assign count_inc2_bank3 = \port$6434$0 [522] ? \$633 [15:0] : \$636 [15:0];
-  assign \$637  = \port$6433$0 [60:5] == lanes[60:5];
-  assign \$638  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$640  = \port$6433$0 [68:61] - lanes[68:61];
+  assign count_inc2_bank3 = \port$10472$0 [522] ? \$633 [15:0] : \$636 [15:0];
+  assign \$637  = \port$10471$0 [60:5] == lanes[60:5];
+  assign \$638  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$640  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$641  = \$639  ? 7'h00 : \$640 [6:0];
-  assign \$642  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$644  = \port$6438$0 [1:0] + 1'h0;
-  assign \$646  = \port$6438$0 [1:0] + 1'h0;
-  assign \$648  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$650  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$642  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$644  = \port$10476$0 [1:0] + 1'h0;
+  assign \$646  = \port$10476$0 [1:0] + 1'h0;
+  assign \$648  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$650  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$651  = \$649  ? 7'h00 : \$650 [6:0];
-  assign \$652  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$652  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$654  = ~ \$653 ;
-  assign \$655  = \port$6440$0 [8] & \$654 ;
-  assign \$656  = ~ \port$6440$0 [8];
-  assign \$657  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$659  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$655  = \port$10478$0 [8] & \$654 ;
+  assign \$656  = ~ \port$10478$0 [8];
+  assign \$657  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$659  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$660  = \$658  ? 7'h00 : \$659 [6:0];
-  assign \$661  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$661  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$663  = ~ \$662 ;
   assign \$664  = \$656  & \$663 ;
-  assign \$665  = \port$6490$5 [63:56] - lanes[68:61];
+  assign \$665  = \port$10528$5 [63:56] - lanes[68:61];
   assign \$666  = \$664  & \$665 [7];
   assign \$667  = \$655  | \$666 ;
-  assign \$668  = \port$6438$0 [1:0] + 1'h0;
+  assign \$668  = \port$10476$0 [1:0] + 1'h0;
   assign \$670  = fw_wr0 ? \$667  : \$669 ;
-  assign \$671  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$673  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$671  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$673  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$674  = \$672  ? 7'h00 : \$673 [6:0];
-  assign \$675  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$677  = ~ \port$6440$0 [8];
+  assign \$675  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$677  = ~ \port$10478$0 [8];
   assign \$678  = \$676  & \$677 ;
-  assign \$679  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$681  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$679  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$681  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$682  = \$680  ? 7'h00 : \$681 [6:0];
-  assign \$683  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$683  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$685  = ~ \$684 ;
-  assign \$686  = ~ \port$6440$0 [8];
+  assign \$686  = ~ \port$10478$0 [8];
   assign \$687  = \$685  & \$686 ;
-  assign \$688  = lanes[68:61] - \port$6490$5 [63:56];
+  assign \$688  = lanes[68:61] - \port$10528$5 [63:56];
   assign \$689  = \$687  & \$688 [7];
   assign \$690  = \$678  | \$689 ;
-  assign \$691  = \port$6438$0 [1:0] + 1'h0;
+  assign \$691  = \port$10476$0 [1:0] + 1'h0;
   assign \$693  = fw_wr0 ? \$690  : \$692 ;
-  assign \$694  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
+  assign \$694  = \port$10478$0 [16:9] - \port$10528$5 [63:56];
   assign \$695  = ~ \$694 [7];
-  assign \$696  = \port$6440$0 [8] | \$695 ;
-  assign \$697  = \port$6438$0 [1:0] + 1'h0;
+  assign \$696  = \port$10478$0 [8] | \$695 ;
+  assign \$697  = \port$10476$0 [1:0] + 1'h0;
   assign \$699  = fw_wr0 ? \$696  : \$698 ;
-  assign \$700  = \port$6438$0 [1:0] + 1'h0;
-  assign \$702  = \port$6438$0 [1:0] + 1'h0;
-  assign \$704  = \port$6438$0 [1:0] + 1'h0;
-  assign \$706  = \port$6438$0 [12:11] + 1'h0;
-  assign \$708  = \port$6438$0 [12:11] + 1'h0;
-  assign \$710  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$712  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$700  = \port$10476$0 [1:0] + 1'h0;
+  assign \$702  = \port$10476$0 [1:0] + 1'h0;
+  assign \$704  = \port$10476$0 [1:0] + 1'h0;
+  assign \$706  = \port$10476$0 [12:11] + 1'h0;
+  assign \$708  = \port$10476$0 [12:11] + 1'h0;
+  assign \$710  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$712  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$713  = \$711  ? 7'h00 : \$712 [6:0];
-  assign \$714  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$714  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$716  = ~ \$715 ;
-  assign \$717  = \port$6440$0 [8] & \$716 ;
-  assign \$718  = ~ \port$6440$0 [8];
-  assign \$719  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$721  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$717  = \port$10478$0 [8] & \$716 ;
+  assign \$718  = ~ \port$10478$0 [8];
+  assign \$719  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$721  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$722  = \$720  ? 7'h00 : \$721 [6:0];
-  assign \$723  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$723  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$725  = ~ \$724 ;
   assign \$726  = \$718  & \$725 ;
-  assign \$727  = \port$6490$5 [63:56] - lanes[68:61];
+  assign \$727  = \port$10528$5 [63:56] - lanes[68:61];
   assign \$728  = \$726  & \$727 [7];
   assign \$729  = \$717  | \$728 ;
-  assign \$730  = \port$6438$0 [12:11] + 1'h0;
+  assign \$730  = \port$10476$0 [12:11] + 1'h0;
   assign \$732  = fw_wr1 ? \$729  : \$731 ;
-  assign \$733  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$735  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$733  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$735  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$736  = \$734  ? 7'h00 : \$735 [6:0];
-  assign \$737  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$739  = ~ \port$6440$0 [8];
+  assign \$737  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$739  = ~ \port$10478$0 [8];
   assign \$740  = \$738  & \$739 ;
-  assign \$741  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$743  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$741  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$743  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$744  = \$742  ? 7'h00 : \$743 [6:0];
-  assign \$745  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$745  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$747  = ~ \$746 ;
-  assign \$748  = ~ \port$6440$0 [8];
+  assign \$748  = ~ \port$10478$0 [8];
   assign \$749  = \$747  & \$748 ;
-  assign \$750  = lanes[68:61] - \port$6490$5 [63:56];
+  assign \$750  = lanes[68:61] - \port$10528$5 [63:56];
   assign \$751  = \$749  & \$750 [7];
   assign \$752  = \$740  | \$751 ;
-  assign \$753  = \port$6438$0 [12:11] + 1'h0;
+  assign \$753  = \port$10476$0 [12:11] + 1'h0;
   assign \$755  = fw_wr1 ? \$752  : \$754 ;
-  assign \$756  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
+  assign \$756  = \port$10478$0 [16:9] - \port$10528$5 [63:56];
   assign \$757  = ~ \$756 [7];
-  assign \$758  = \port$6440$0 [8] | \$757 ;
-  assign \$759  = \port$6438$0 [12:11] + 1'h0;
+  assign \$758  = \port$10478$0 [8] | \$757 ;
+  assign \$759  = \port$10476$0 [12:11] + 1'h0;
   assign \$761  = fw_wr1 ? \$758  : \$760 ;
-  assign \$762  = \port$6438$0 [12:11] + 1'h0;
-  assign \$764  = \port$6438$0 [12:11] + 1'h0;
-  assign \$766  = \port$6438$0 [12:11] + 1'h0;
-  assign \$768  = \port$6438$0 [23:22] + 1'h0;
-  assign \$770  = \port$6438$0 [23:22] + 1'h0;
-  assign \$772  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$774  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$762  = \port$10476$0 [12:11] + 1'h0;
+  assign \$764  = \port$10476$0 [12:11] + 1'h0;
+  assign \$766  = \port$10476$0 [12:11] + 1'h0;
+  assign \$768  = \port$10476$0 [23:22] + 1'h0;
+  assign \$770  = \port$10476$0 [23:22] + 1'h0;
+  assign \$772  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$774  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$775  = \$773  ? 7'h00 : \$774 [6:0];
-  assign \$776  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$776  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$778  = ~ \$777 ;
-  assign \$779  = \port$6440$0 [8] & \$778 ;
-  assign \$780  = ~ \port$6440$0 [8];
-  assign \$781  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$783  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$779  = \port$10478$0 [8] & \$778 ;
+  assign \$780  = ~ \port$10478$0 [8];
+  assign \$781  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$783  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$784  = \$782  ? 7'h00 : \$783 [6:0];
-  assign \$785  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$785  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$787  = ~ \$786 ;
   assign \$788  = \$780  & \$787 ;
-  assign \$789  = \port$6490$5 [63:56] - lanes[68:61];
+  assign \$789  = \port$10528$5 [63:56] - lanes[68:61];
   assign \$790  = \$788  & \$789 [7];
   assign \$791  = \$779  | \$790 ;
-  assign \$792  = \port$6438$0 [23:22] + 1'h0;
+  assign \$792  = \port$10476$0 [23:22] + 1'h0;
   assign \$794  = fw_wr2 ? \$791  : \$793 ;
-  assign \$795  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$797  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$795  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$797  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$798  = \$796  ? 7'h00 : \$797 [6:0];
-  assign \$799  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$801  = ~ \port$6440$0 [8];
+  assign \$799  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$801  = ~ \port$10478$0 [8];
   assign \$802  = \$800  & \$801 ;
-  assign \$803  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$805  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$803  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$805  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$806  = \$804  ? 7'h00 : \$805 [6:0];
-  assign \$807  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$807  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$809  = ~ \$808 ;
-  assign \$810  = ~ \port$6440$0 [8];
+  assign \$810  = ~ \port$10478$0 [8];
   assign \$811  = \$809  & \$810 ;
-  assign \$812  = lanes[68:61] - \port$6490$5 [63:56];
+  assign \$812  = lanes[68:61] - \port$10528$5 [63:56];
   assign \$813  = \$811  & \$812 [7];
   assign \$814  = \$802  | \$813 ;
-  assign \$815  = \port$6438$0 [23:22] + 1'h0;
+  assign \$815  = \port$10476$0 [23:22] + 1'h0;
   assign \$817  = fw_wr2 ? \$814  : \$816 ;
-  assign \$818  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
+  assign \$818  = \port$10478$0 [16:9] - \port$10528$5 [63:56];
   assign \$819  = ~ \$818 [7];
-  assign \$820  = \port$6440$0 [8] | \$819 ;
-  assign \$821  = \port$6438$0 [23:22] + 1'h0;
+  assign \$820  = \port$10478$0 [8] | \$819 ;
+  assign \$821  = \port$10476$0 [23:22] + 1'h0;
   assign \$823  = fw_wr2 ? \$820  : \$822 ;
-  assign \$824  = \port$6438$0 [23:22] + 1'h0;
-  assign \$826  = \port$6438$0 [23:22] + 1'h0;
-  assign \$828  = \port$6438$0 [23:22] + 1'h0;
-  assign \$830  = \port$6438$0 [34:33] + 1'h0;
-  assign \$832  = \port$6438$0 [34:33] + 1'h0;
-  assign \$834  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$836  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$824  = \port$10476$0 [23:22] + 1'h0;
+  assign \$826  = \port$10476$0 [23:22] + 1'h0;
+  assign \$828  = \port$10476$0 [23:22] + 1'h0;
+  assign \$830  = \port$10476$0 [34:33] + 1'h0;
+  assign \$832  = \port$10476$0 [34:33] + 1'h0;
+  assign \$834  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$836  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$837  = \$835  ? 7'h00 : \$836 [6:0];
-  assign \$838  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$838  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$840  = ~ \$839 ;
-  assign \$841  = \port$6440$0 [8] & \$840 ;
-  assign \$842  = ~ \port$6440$0 [8];
-  assign \$843  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$845  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$841  = \port$10478$0 [8] & \$840 ;
+  assign \$842  = ~ \port$10478$0 [8];
+  assign \$843  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$845  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$846  = \$844  ? 7'h00 : \$845 [6:0];
-  assign \$847  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$847  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$849  = ~ \$848 ;
   assign \$850  = \$842  & \$849 ;
-  assign \$851  = \port$6490$5 [63:56] - lanes[68:61];
+  assign \$851  = \port$10528$5 [63:56] - lanes[68:61];
   assign \$852  = \$850  & \$851 [7];
   assign \$853  = \$841  | \$852 ;
-  assign \$854  = \port$6438$0 [34:33] + 1'h0;
+  assign \$854  = \port$10476$0 [34:33] + 1'h0;
   assign \$856  = fw_wr3 ? \$853  : \$855 ;
-  assign \$857  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$859  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$857  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$859  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$860  = \$858  ? 7'h00 : \$859 [6:0];
-  assign \$861  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$863  = ~ \port$6440$0 [8];
+  assign \$861  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$863  = ~ \port$10478$0 [8];
   assign \$864  = \$862  & \$863 ;
-  assign \$865  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$867  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$865  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$867  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$868  = \$866  ? 7'h00 : \$867 [6:0];
-  assign \$869  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$869  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$871  = ~ \$870 ;
-  assign \$872  = ~ \port$6440$0 [8];
+  assign \$872  = ~ \port$10478$0 [8];
   assign \$873  = \$871  & \$872 ;
-  assign \$874  = lanes[68:61] - \port$6490$5 [63:56];
+  assign \$874  = lanes[68:61] - \port$10528$5 [63:56];
   assign \$875  = \$873  & \$874 [7];
   assign \$876  = \$864  | \$875 ;
-  assign \$877  = \port$6438$0 [34:33] + 1'h0;
+  assign \$877  = \port$10476$0 [34:33] + 1'h0;
   assign \$879  = fw_wr3 ? \$876  : \$878 ;
-  assign \$880  = \port$6440$0 [16:9] - \port$6490$5 [63:56];
+  assign \$880  = \port$10478$0 [16:9] - \port$10528$5 [63:56];
   assign \$881  = ~ \$880 [7];
-  assign \$882  = \port$6440$0 [8] | \$881 ;
-  assign \$883  = \port$6438$0 [34:33] + 1'h0;
+  assign \$882  = \port$10478$0 [8] | \$881 ;
+  assign \$883  = \port$10476$0 [34:33] + 1'h0;
   assign \$885  = fw_wr3 ? \$882  : \$884 ;
-  assign \$886  = \port$6438$0 [34:33] + 1'h0;
-  assign \$888  = \port$6438$0 [34:33] + 1'h0;
-  assign \$890  = \port$6438$0 [34:33] + 1'h0;
-  assign \$892  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$894  = \port$6433$0 [68:61] - lanes[68:61];
+  assign \$886  = \port$10476$0 [34:33] + 1'h0;
+  assign \$888  = \port$10476$0 [34:33] + 1'h0;
+  assign \$890  = \port$10476$0 [34:33] + 1'h0;
+  assign \$892  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$894  = \port$10471$0 [68:61] - lanes[68:61];
   assign \$895  = \$893  ? 7'h00 : \$894 [6:0];
-  assign \$896  = \port$6433$0 [68:61] - lanes[68:61];
-  assign \$898  = \port$6440$0 [16:9] - lanes[68:61];
+  assign \$896  = \port$10471$0 [68:61] - lanes[68:61];
+  assign \$898  = \port$10478$0 [16:9] - lanes[68:61];
   assign \$899  = ~ \$898 [7];
   assign \$900  = \$897  | \$899 ;
-  assign \$901  = | { \port$6434$0 [600], \port$6434$0 [596], \port$6434$0 [592], \port$6434$0 [588] };
-  assign \$902  = | { \port$6434$0 [601], \port$6434$0 [597], \port$6434$0 [593], \port$6434$0 [589] };
-  assign \$903  = | { \port$6434$0 [602], \port$6434$0 [598], \port$6434$0 [594], \port$6434$0 [590] };
-  assign \$904  = | { \port$6434$0 [603], \port$6434$0 [599], \port$6434$0 [595], \port$6434$0 [591] };
-  assign \$905  = \port$6438$0 [1:0] + 1'h0;
-  assign \$907  = fw_wr0 ? \port$6490$387 [34:19] : \$906 ;
-  assign \$908  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$909  = \port$6490$387 [34:19] + 1'h1;
+  assign \$901  = | { \port$10472$0 [600], \port$10472$0 [596], \port$10472$0 [592], \port$10472$0 [588] };
+  assign \$902  = | { \port$10472$0 [601], \port$10472$0 [597], \port$10472$0 [593], \port$10472$0 [589] };
+  assign \$903  = | { \port$10472$0 [602], \port$10472$0 [598], \port$10472$0 [594], \port$10472$0 [590] };
+  assign \$904  = | { \port$10472$0 [603], \port$10472$0 [599], \port$10472$0 [595], \port$10472$0 [591] };
+  assign \$905  = \port$10476$0 [1:0] + 1'h0;
+  assign \$907  = fw_wr0 ? \port$10528$387 [34:19] : \$906 ;
+  assign \$908  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$909  = \port$10528$387 [34:19] + 1'h1;
   assign \$910  = \$908  ? 17'h0ffff : \$909 ;
-  assign \$911  = \port$6438$0 [1:0] + 1'h0;
+  assign \$911  = \port$10476$0 [1:0] + 1'h0;
   assign \$913  = fw_wr0 ? \$910 [15:0] : \$912 ;
-  assign \$914  = \port$6438$0 [10:2] == sc_mark_row_next;
-  assign \$915  = \port$6438$0 [12:11] + 1'h0;
-  assign \$917  = fw_wr1 ? \port$6490$387 [34:19] : \$916 ;
-  assign \$918  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$919  = \port$6490$387 [34:19] + 1'h1;
+  assign \$914  = \port$10476$0 [10:2] == sc_mark_row_next;
+  assign \$915  = \port$10476$0 [12:11] + 1'h0;
+  assign \$917  = fw_wr1 ? \port$10528$387 [34:19] : \$916 ;
+  assign \$918  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$919  = \port$10528$387 [34:19] + 1'h1;
   assign \$920  = \$918  ? 17'h0ffff : \$919 ;
-  assign \$921  = \port$6438$0 [12:11] + 1'h0;
+  assign \$921  = \port$10476$0 [12:11] + 1'h0;
   assign \$923  = fw_wr1 ? \$920 [15:0] : \$922 ;
-  assign \$924  = \port$6438$0 [21:13] == sc_mark_row_next;
-  assign \$925  = \port$6438$0 [23:22] + 1'h0;
-  assign \$927  = fw_wr2 ? \port$6490$387 [34:19] : \$926 ;
-  assign \$928  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$929  = \port$6490$387 [34:19] + 1'h1;
+  assign \$924  = \port$10476$0 [21:13] == sc_mark_row_next;
+  assign \$925  = \port$10476$0 [23:22] + 1'h0;
+  assign \$927  = fw_wr2 ? \port$10528$387 [34:19] : \$926 ;
+  assign \$928  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$929  = \port$10528$387 [34:19] + 1'h1;
   assign \$930  = \$928  ? 17'h0ffff : \$929 ;
-  assign \$931  = \port$6438$0 [23:22] + 1'h0;
+  assign \$931  = \port$10476$0 [23:22] + 1'h0;
   assign \$933  = fw_wr2 ? \$930 [15:0] : \$932 ;
-  assign \$934  = \port$6438$0 [32:24] == sc_mark_row_next;
-  assign \$935  = \port$6438$0 [34:33] + 1'h0;
-  assign \$937  = fw_wr3 ? \port$6490$387 [34:19] : \$936 ;
-  assign \$938  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$939  = \port$6490$387 [34:19] + 1'h1;
+  assign \$934  = \port$10476$0 [32:24] == sc_mark_row_next;
+  assign \$935  = \port$10476$0 [34:33] + 1'h0;
+  assign \$937  = fw_wr3 ? \port$10528$387 [34:19] : \$936 ;
+  assign \$938  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$939  = \port$10528$387 [34:19] + 1'h1;
   assign \$940  = \$938  ? 17'h0ffff : \$939 ;
-  assign \$941  = \port$6438$0 [34:33] + 1'h0;
+  assign \$941  = \port$10476$0 [34:33] + 1'h0;
   assign \$943  = fw_wr3 ? \$940 [15:0] : \$942 ;
-  assign \$944  = \port$6438$0 [43:35] == sc_mark_row_next;
+  assign \$944  = \port$10476$0 [43:35] == sc_mark_row_next;
   always @(posedge clk)
     lanes <= \$945 ;
-  assign \$1  = sc_mark_intent[0] & \port$6434$0 [92];
-  assign \$2  = \$1  ? sc_mark_value[0] : \port$6434$0 [82];
-  assign \$3  = sc_mark_intent[1] & \port$6434$0 [235];
-  assign \$4  = \$3  ? sc_mark_value[1] : \port$6434$0 [225];
-  assign \$5  = sc_mark_intent[2] & \port$6434$0 [378];
-  assign \$6  = \$5  ? sc_mark_value[2] : \port$6434$0 [368];
-  assign \$7  = sc_mark_intent[3] & \port$6434$0 [521];
-  assign \$8  = \$7  ? sc_mark_value[3] : \port$6434$0 [511];
-  assign \$9  = \port$6434$0 [55:0] == \port$6433$0 [60:5];
-  assign \$10  = \port$6434$0 [80] & \$9 ;
-  assign \$11  = \port$6434$0 [198:143] == \port$6433$0 [60:5];
-  assign \$12  = \port$6434$0 [223] & \$11 ;
-  assign \$13  = \port$6434$0 [341:286] == \port$6433$0 [60:5];
-  assign \$14  = \port$6434$0 [366] & \$13 ;
-  assign \$15  = \port$6434$0 [484:429] == \port$6433$0 [60:5];
-  assign \$16  = \port$6434$0 [509] & \$15 ;
-  assign \$17  = \port$6434$0 [81] ^ \port$6434$0 [82];
-  assign \$18  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
-  assign \$19  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
-  assign \$20  = \port$6434$0 [126] ? \$18 [7:0] : \$19 [7:0];
+  assign \$1  = sc_mark_intent[0] & \port$10472$0 [92];
+  assign \$2  = \$1  ? sc_mark_value[0] : \port$10472$0 [82];
+  assign \$3  = sc_mark_intent[1] & \port$10472$0 [235];
+  assign \$4  = \$3  ? sc_mark_value[1] : \port$10472$0 [225];
+  assign \$5  = sc_mark_intent[2] & \port$10472$0 [378];
+  assign \$6  = \$5  ? sc_mark_value[2] : \port$10472$0 [368];
+  assign \$7  = sc_mark_intent[3] & \port$10472$0 [521];
+  assign \$8  = \$7  ? sc_mark_value[3] : \port$10472$0 [511];
+  assign \$9  = \port$10472$0 [55:0] == \port$10471$0 [60:5];
+  assign \$10  = \port$10472$0 [80] & \$9 ;
+  assign \$11  = \port$10472$0 [198:143] == \port$10471$0 [60:5];
+  assign \$12  = \port$10472$0 [223] & \$11 ;
+  assign \$13  = \port$10472$0 [341:286] == \port$10471$0 [60:5];
+  assign \$14  = \port$10472$0 [366] & \$13 ;
+  assign \$15  = \port$10472$0 [484:429] == \port$10471$0 [60:5];
+  assign \$16  = \port$10472$0 [509] & \$15 ;
+  assign \$17  = \port$10472$0 [81] ^ \port$10472$0 [82];
+  assign \$18  = \port$10471$0 [68:61] - \port$10472$0 [142:135];
+  assign \$19  = \port$10471$0 [68:61] - \port$10472$0 [134:127];
+  assign \$20  = \port$10472$0 [126] ? \$18 [7:0] : \$19 [7:0];
   assign \$21  = \$17  | \$20 [7];
-  assign \$22  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
-  assign \$23  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
-  assign \$24  = \port$6434$0 [126] ? \$22 [7:0] : \$23 [7:0];
+  assign \$22  = \port$10471$0 [68:61] - \port$10472$0 [142:135];
+  assign \$23  = \port$10471$0 [68:61] - \port$10472$0 [134:127];
+  assign \$24  = \port$10472$0 [126] ? \$22 [7:0] : \$23 [7:0];
   assign \$25  = \$21  ? 7'h00 : \$24 [6:0];
-  assign \$26  = \port$6434$0 [81] ^ \port$6434$0 [82];
-  assign \$27  = \port$6433$0 [68:61] - \port$6434$0 [142:135];
-  assign \$28  = \port$6433$0 [68:61] - \port$6434$0 [134:127];
-  assign \$29  = \port$6434$0 [126] ? \$27 [7:0] : \$28 [7:0];
+  assign \$26  = \port$10472$0 [81] ^ \port$10472$0 [82];
+  assign \$27  = \port$10471$0 [68:61] - \port$10472$0 [142:135];
+  assign \$28  = \port$10471$0 [68:61] - \port$10472$0 [134:127];
+  assign \$29  = \port$10472$0 [126] ? \$27 [7:0] : \$28 [7:0];
   assign \$30  = \$26  | \$29 [7];
-  assign \$31  = \port$6434$0 [224] ^ \port$6434$0 [225];
-  assign \$32  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
-  assign \$33  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
-  assign \$34  = \port$6434$0 [269] ? \$32 [7:0] : \$33 [7:0];
+  assign \$31  = \port$10472$0 [224] ^ \port$10472$0 [225];
+  assign \$32  = \port$10471$0 [68:61] - \port$10472$0 [285:278];
+  assign \$33  = \port$10471$0 [68:61] - \port$10472$0 [277:270];
+  assign \$34  = \port$10472$0 [269] ? \$32 [7:0] : \$33 [7:0];
   assign \$35  = \$31  | \$34 [7];
-  assign \$36  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
-  assign \$37  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
-  assign \$38  = \port$6434$0 [269] ? \$36 [7:0] : \$37 [7:0];
+  assign \$36  = \port$10471$0 [68:61] - \port$10472$0 [285:278];
+  assign \$37  = \port$10471$0 [68:61] - \port$10472$0 [277:270];
+  assign \$38  = \port$10472$0 [269] ? \$36 [7:0] : \$37 [7:0];
   assign \$39  = \$35  ? 7'h00 : \$38 [6:0];
-  assign \$40  = \port$6434$0 [224] ^ \port$6434$0 [225];
-  assign \$41  = \port$6433$0 [68:61] - \port$6434$0 [285:278];
-  assign \$42  = \port$6433$0 [68:61] - \port$6434$0 [277:270];
-  assign \$43  = \port$6434$0 [269] ? \$41 [7:0] : \$42 [7:0];
+  assign \$40  = \port$10472$0 [224] ^ \port$10472$0 [225];
+  assign \$41  = \port$10471$0 [68:61] - \port$10472$0 [285:278];
+  assign \$42  = \port$10471$0 [68:61] - \port$10472$0 [277:270];
+  assign \$43  = \port$10472$0 [269] ? \$41 [7:0] : \$42 [7:0];
   assign \$44  = \$40  | \$43 [7];
-  assign \$45  = \port$6434$0 [367] ^ \port$6434$0 [368];
-  assign \$46  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
-  assign \$47  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
-  assign \$48  = \port$6434$0 [412] ? \$46 [7:0] : \$47 [7:0];
+  assign \$45  = \port$10472$0 [367] ^ \port$10472$0 [368];
+  assign \$46  = \port$10471$0 [68:61] - \port$10472$0 [428:421];
+  assign \$47  = \port$10471$0 [68:61] - \port$10472$0 [420:413];
+  assign \$48  = \port$10472$0 [412] ? \$46 [7:0] : \$47 [7:0];
   assign \$49  = \$45  | \$48 [7];
-  assign \$50  = \port$6433$0 [68:61] - \port$6434$0 [428:421];
-  assign \$51  = \port$6433$0 [68:61] - \port$6434$0 [420:413];
-  assign \$52  = \port$6434$0 [412] ? \$50 [7:0] : \$51 [7:0];
+  assign \$50  = \port$10471$0 [68:61] - \port$10472$0 [428:421];
+  assign \$51  = \port$10471$0 [68:61] - \port$10472$0 [420:413];
+  assign \$52  = \port$10472$0 [412] ? \$50 [7:0] : \$51 [7:0];
   assign \$53  = \$49  ? 7'h00 : \$52 [6:0];
-  assign \$54  = \port$6434$0 [367] ^ \port$6434$0 [368];
+  assign \$54  = \port$10472$0 [367] ^ \port$10472$0 [368];
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     (* full_case = 32'd1 *)
     casez (\$75 [1:0])
       2'h0:
-          \$76  = \port$6434$0 [80];
+          \$76  = \port$10472$0 [80];
       2'h1:
-          \$76  = \port$6434$0 [223];
+          \$76  = \port$10472$0 [223];
       2'h2:
-          \$76  = \port$6434$0 [366];
+          \$76  = \port$10472$0 [366];
       2'h3:
-          \$76  = \port$6434$0 [509];
+          \$76  = \port$10472$0 [509];
     endcase
   end
   always @* begin
@@ -5608,13 +5608,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$83 [1:0])
       2'h0:
-          \$84  = \port$6434$0 [55:0];
+          \$84  = \port$10472$0 [55:0];
       2'h1:
-          \$84  = \port$6434$0 [198:143];
+          \$84  = \port$10472$0 [198:143];
       2'h2:
-          \$84  = \port$6434$0 [341:286];
+          \$84  = \port$10472$0 [341:286];
       2'h3:
-          \$84  = \port$6434$0 [484:429];
+          \$84  = \port$10472$0 [484:429];
     endcase
   end
   always @* begin
@@ -5636,13 +5636,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$87 [1:0])
       2'h0:
-          \$88  = \port$6434$0 [71:56];
+          \$88  = \port$10472$0 [71:56];
       2'h1:
-          \$88  = \port$6434$0 [214:199];
+          \$88  = \port$10472$0 [214:199];
       2'h2:
-          \$88  = \port$6434$0 [357:342];
+          \$88  = \port$10472$0 [357:342];
       2'h3:
-          \$88  = \port$6434$0 [500:485];
+          \$88  = \port$10472$0 [500:485];
     endcase
   end
   always @* begin
@@ -5664,13 +5664,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$93 [1:0])
       2'h0:
-          \$94  = \port$6434$0 [80];
+          \$94  = \port$10472$0 [80];
       2'h1:
-          \$94  = \port$6434$0 [223];
+          \$94  = \port$10472$0 [223];
       2'h2:
-          \$94  = \port$6434$0 [366];
+          \$94  = \port$10472$0 [366];
       2'h3:
-          \$94  = \port$6434$0 [509];
+          \$94  = \port$10472$0 [509];
     endcase
   end
   always @* begin
@@ -5692,13 +5692,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$101 [1:0])
       2'h0:
-          \$102  = \port$6434$0 [55:0];
+          \$102  = \port$10472$0 [55:0];
       2'h1:
-          \$102  = \port$6434$0 [198:143];
+          \$102  = \port$10472$0 [198:143];
       2'h2:
-          \$102  = \port$6434$0 [341:286];
+          \$102  = \port$10472$0 [341:286];
       2'h3:
-          \$102  = \port$6434$0 [484:429];
+          \$102  = \port$10472$0 [484:429];
     endcase
   end
   always @* begin
@@ -5720,13 +5720,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$105 [1:0])
       2'h0:
-          \$106  = \port$6434$0 [71:56];
+          \$106  = \port$10472$0 [71:56];
       2'h1:
-          \$106  = \port$6434$0 [214:199];
+          \$106  = \port$10472$0 [214:199];
       2'h2:
-          \$106  = \port$6434$0 [357:342];
+          \$106  = \port$10472$0 [357:342];
       2'h3:
-          \$106  = \port$6434$0 [500:485];
+          \$106  = \port$10472$0 [500:485];
     endcase
   end
   always @* begin
@@ -5748,13 +5748,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$111 [1:0])
       2'h0:
-          \$112  = \port$6434$0 [80];
+          \$112  = \port$10472$0 [80];
       2'h1:
-          \$112  = \port$6434$0 [223];
+          \$112  = \port$10472$0 [223];
       2'h2:
-          \$112  = \port$6434$0 [366];
+          \$112  = \port$10472$0 [366];
       2'h3:
-          \$112  = \port$6434$0 [509];
+          \$112  = \port$10472$0 [509];
     endcase
   end
   always @* begin
@@ -5776,13 +5776,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$119 [1:0])
       2'h0:
-          \$120  = \port$6434$0 [55:0];
+          \$120  = \port$10472$0 [55:0];
       2'h1:
-          \$120  = \port$6434$0 [198:143];
+          \$120  = \port$10472$0 [198:143];
       2'h2:
-          \$120  = \port$6434$0 [341:286];
+          \$120  = \port$10472$0 [341:286];
       2'h3:
-          \$120  = \port$6434$0 [484:429];
+          \$120  = \port$10472$0 [484:429];
     endcase
   end
   always @* begin
@@ -5804,13 +5804,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$123 [1:0])
       2'h0:
-          \$124  = \port$6434$0 [71:56];
+          \$124  = \port$10472$0 [71:56];
       2'h1:
-          \$124  = \port$6434$0 [214:199];
+          \$124  = \port$10472$0 [214:199];
       2'h2:
-          \$124  = \port$6434$0 [357:342];
+          \$124  = \port$10472$0 [357:342];
       2'h3:
-          \$124  = \port$6434$0 [500:485];
+          \$124  = \port$10472$0 [500:485];
     endcase
   end
   always @* begin
@@ -5832,13 +5832,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$129 [1:0])
       2'h0:
-          \$130  = \port$6434$0 [80];
+          \$130  = \port$10472$0 [80];
       2'h1:
-          \$130  = \port$6434$0 [223];
+          \$130  = \port$10472$0 [223];
       2'h2:
-          \$130  = \port$6434$0 [366];
+          \$130  = \port$10472$0 [366];
       2'h3:
-          \$130  = \port$6434$0 [509];
+          \$130  = \port$10472$0 [509];
     endcase
   end
   always @* begin
@@ -5860,13 +5860,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$137 [1:0])
       2'h0:
-          \$138  = \port$6434$0 [55:0];
+          \$138  = \port$10472$0 [55:0];
       2'h1:
-          \$138  = \port$6434$0 [198:143];
+          \$138  = \port$10472$0 [198:143];
       2'h2:
-          \$138  = \port$6434$0 [341:286];
+          \$138  = \port$10472$0 [341:286];
       2'h3:
-          \$138  = \port$6434$0 [484:429];
+          \$138  = \port$10472$0 [484:429];
     endcase
   end
   always @* begin
@@ -5888,13 +5888,13 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     (* full_case = 32'd1 *)
     casez (\$141 [1:0])
       2'h0:
-          \$142  = \port$6434$0 [71:56];
+          \$142  = \port$10472$0 [71:56];
       2'h1:
-          \$142  = \port$6434$0 [214:199];
+          \$142  = \port$10472$0 [214:199];
       2'h2:
-          \$142  = \port$6434$0 [357:342];
+          \$142  = \port$10472$0 [357:342];
       2'h3:
-          \$142  = \port$6434$0 [500:485];
+          \$142  = \port$10472$0 [500:485];
     endcase
   end
   always @* begin
@@ -6474,8 +6474,8 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$10 ) begin end
     { \$945 [603], \$945 [598], \$945 [593], \$945 [588] } = { lanes[603], lanes[598], lanes[593], lanes[588] };
-    \$945 [68:0] = \port$6433$0 [68:0];
-    \$945 [79:69] = \port$6433$0 [79:69];
+    \$945 [68:0] = \port$10471$0 [68:0];
+    \$945 [79:69] = \port$10471$0 [79:69];
     \$945 [629] = \$637 ;
     \$945 [637:630] = { \$643 , \$641  };
     \$945 [604] = fw_wr0;
@@ -6519,10 +6519,10 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [639] = \$902 ;
     \$945 [640] = \$903 ;
     \$945 [641] = \$904 ;
-    \$945 [645:642] = \port$6434$0 [591:588];
-    \$945 [649:646] = \port$6434$0 [595:592];
-    \$945 [653:650] = \port$6434$0 [599:596];
-    \$945 [657:654] = \port$6434$0 [603:600];
+    \$945 [645:642] = \port$10472$0 [591:588];
+    \$945 [649:646] = \port$10472$0 [595:592];
+    \$945 [653:650] = \port$10472$0 [599:596];
+    \$945 [657:654] = \port$10472$0 [603:600];
     \$945 [80] = valid0;
     \$945 [81] = match0;
     \$945 [89:82] = age0;
@@ -6531,7 +6531,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [162] = mark0;
     \$945 [189:174] = \$907 ;
     \$945 [205:190] = \$913 ;
-    \$945 [173:163] = \port$6438$0 [10:0];
+    \$945 [173:163] = \port$10476$0 [10:0];
     \$945 [206] = \$914 ;
     \$945 [207] = valid1;
     \$945 [208] = match1;
@@ -6541,7 +6541,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [289] = mark1;
     \$945 [316:301] = \$917 ;
     \$945 [332:317] = \$923 ;
-    \$945 [300:290] = \port$6438$0 [21:11];
+    \$945 [300:290] = \port$10476$0 [21:11];
     \$945 [333] = \$924 ;
     \$945 [334] = valid2;
     \$945 [335] = match2;
@@ -6551,7 +6551,7 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [416] = mark2;
     \$945 [443:428] = \$927 ;
     \$945 [459:444] = \$933 ;
-    \$945 [427:417] = \port$6438$0 [32:22];
+    \$945 [427:417] = \port$10476$0 [32:22];
     \$945 [460] = \$934 ;
     \$945 [461] = valid3;
     \$945 [462] = match3;
@@ -6561,99 +6561,99 @@ module \kv_asu.core.lanes$214 (rst, sc_mark_row_next, sc_mark_value, sc_mark_int
     \$945 [543] = mark3;
     \$945 [570:555] = \$937 ;
     \$945 [586:571] = \$943 ;
-    \$945 [554:544] = \port$6438$0 [43:33];
+    \$945 [554:544] = \port$10476$0 [43:33];
     \$945 [587] = \$944 ;
     if (rst) begin
       \$945  = 658'h000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000;
     end
   end
-  assign window = { \port$6440$0 , \port$6434$0 , \port$6438$0 , \port$6433$0  };
+  assign window = { \port$10478$0 , \port$10472$0 , \port$10476$0 , \port$10471$0  };
   assign age_bank0 = { \$30 , \$25  };
   assign age_bank1 = { \$44 , \$39  };
   assign age_bank2 = { \$58 , \$53  };
   assign age_bank3 = { \$72 , \$67  };
-  assign forward__write = \port$6490$387 [1];
-  assign forward__invalidate = \port$6490$387 [2];
-  assign forward__tag = \port$6490$5 [55:0];
-  assign forward__count = \port$6490$387 [18:3];
-  assign forward__mark = \port$6490$387 [0];
+  assign forward__write = \port$10528$387 [1];
+  assign forward__invalidate = \port$10528$387 [2];
+  assign forward__tag = \port$10528$5 [55:0];
+  assign forward__count = \port$10528$387 [18:3];
+  assign forward__mark = \port$10528$387 [0];
   assign busy = lanes[0];
-  assign forward__last = \port$6490$5 [63:56];
-  assign forward__count_inc = \port$6490$387 [34:19];
-  assign \window.request  = \port$6433$0 [68:0];
-  assign \window.request.valid  = \port$6433$0 [0];
-  assign \window.request.op  = \port$6433$0 [2:1];
-  assign \window.request.min_tlevel  = \port$6433$0 [4:3];
-  assign \window.request.tag  = \port$6433$0 [60:5];
-  assign \window.request.t  = \port$6433$0 [68:61];
-  assign \window.start  = \port$6433$0 [79:69];
-  assign \window.lane_slot  = \port$6438$0 ;
-  assign \window.bank  = \port$6434$0 [571:0];
-  assign \window.bank[0].tag  = \port$6434$0 [55:0];
-  assign \window.bank[0].count  = \port$6434$0 [71:56];
-  assign \window.bank[0].last  = \port$6434$0 [79:72];
-  assign \window.bank[0].valid  = \port$6434$0 [80];
-  assign \window.bank[0].fresh  = \port$6434$0 [81];
-  assign \window.bank[0].mark  = \port$6434$0 [82];
-  assign \window.bank[0].row  = \port$6434$0 [91:83];
-  assign \window.bank[0].sc_row_hit  = \port$6434$0 [92];
-  assign \window.bank[0].sides  = \port$6434$0 [142:93];
-  assign \window.bank[0].sides.ent  = \port$6434$0 [93];
-  assign \window.bank[0].sides.count_raw  = \port$6434$0 [109:94];
-  assign \window.bank[0].sides.count_byp  = \port$6434$0 [125:110];
-  assign \window.bank[0].sides.meta  = \port$6434$0 [126];
-  assign \window.bank[0].sides.last_raw  = \port$6434$0 [134:127];
-  assign \window.bank[0].sides.last_byp  = \port$6434$0 [142:135];
-  assign \window.bank[1].tag  = \port$6434$0 [198:143];
-  assign \window.bank[1].count  = \port$6434$0 [214:199];
-  assign \window.bank[1].last  = \port$6434$0 [222:215];
-  assign \window.bank[1].valid  = \port$6434$0 [223];
-  assign \window.bank[1].fresh  = \port$6434$0 [224];
-  assign \window.bank[1].mark  = \port$6434$0 [225];
-  assign \window.bank[1].row  = \port$6434$0 [234:226];
-  assign \window.bank[1].sc_row_hit  = \port$6434$0 [235];
-  assign \window.bank[1].sides  = \port$6434$0 [285:236];
-  assign \window.bank[1].sides.ent  = \port$6434$0 [236];
-  assign \window.bank[1].sides.count_raw  = \port$6434$0 [252:237];
-  assign \window.bank[1].sides.count_byp  = \port$6434$0 [268:253];
-  assign \window.bank[1].sides.meta  = \port$6434$0 [269];
-  assign \window.bank[1].sides.last_raw  = \port$6434$0 [277:270];
-  assign \window.bank[1].sides.last_byp  = \port$6434$0 [285:278];
-  assign \window.bank[2].tag  = \port$6434$0 [341:286];
-  assign \window.bank[2].count  = \port$6434$0 [357:342];
-  assign \window.bank[2].last  = \port$6434$0 [365:358];
-  assign \window.bank[2].valid  = \port$6434$0 [366];
-  assign \window.bank[2].fresh  = \port$6434$0 [367];
-  assign \window.bank[2].mark  = \port$6434$0 [368];
-  assign \window.bank[2].row  = \port$6434$0 [377:369];
-  assign \window.bank[2].sc_row_hit  = \port$6434$0 [378];
-  assign \window.bank[2].sides  = \port$6434$0 [428:379];
-  assign \window.bank[2].sides.ent  = \port$6434$0 [379];
-  assign \window.bank[2].sides.count_raw  = \port$6434$0 [395:380];
-  assign \window.bank[2].sides.count_byp  = \port$6434$0 [411:396];
-  assign \window.bank[2].sides.meta  = \port$6434$0 [412];
-  assign \window.bank[2].sides.last_raw  = \port$6434$0 [420:413];
-  assign \window.bank[2].sides.last_byp  = \port$6434$0 [428:421];
-  assign \window.bank[3].tag  = \port$6434$0 [484:429];
-  assign \window.bank[3].count  = \port$6434$0 [500:485];
-  assign \window.bank[3].last  = \port$6434$0 [508:501];
-  assign \window.bank[3].valid  = \port$6434$0 [509];
-  assign \window.bank[3].fresh  = \port$6434$0 [510];
-  assign \window.bank[3].mark  = \port$6434$0 [511];
-  assign \window.bank[3].row  = \port$6434$0 [520:512];
-  assign \window.bank[3].sc_row_hit  = \port$6434$0 [521];
-  assign \window.bank[3].sides  = \port$6434$0 [571:522];
-  assign \window.bank[3].sides.ent  = \port$6434$0 [522];
-  assign \window.bank[3].sides.count_raw  = \port$6434$0 [538:523];
-  assign \window.bank[3].sides.count_byp  = \port$6434$0 [554:539];
-  assign \window.bank[3].sides.meta  = \port$6434$0 [555];
-  assign \window.bank[3].sides.last_raw  = \port$6434$0 [563:556];
-  assign \window.bank[3].sides.last_byp  = \port$6434$0 [571:564];
-  assign \window.overlap  = \port$6434$0 [587:572];
-  assign \window.overlap_next  = \port$6434$0 [603:588];
-  assign \window.same_line  = \port$6440$0 [0];
-  assign \window.forward_age  = \port$6440$0 [8:1];
-  assign \window.t_w1  = \port$6440$0 [16:9];
+  assign forward__last = \port$10528$5 [63:56];
+  assign forward__count_inc = \port$10528$387 [34:19];
+  assign \window.request  = \port$10471$0 [68:0];
+  assign \window.request.valid  = \port$10471$0 [0];
+  assign \window.request.op  = \port$10471$0 [2:1];
+  assign \window.request.min_tlevel  = \port$10471$0 [4:3];
+  assign \window.request.tag  = \port$10471$0 [60:5];
+  assign \window.request.t  = \port$10471$0 [68:61];
+  assign \window.start  = \port$10471$0 [79:69];
+  assign \window.lane_slot  = \port$10476$0 ;
+  assign \window.bank  = \port$10472$0 [571:0];
+  assign \window.bank[0].tag  = \port$10472$0 [55:0];
+  assign \window.bank[0].count  = \port$10472$0 [71:56];
+  assign \window.bank[0].last  = \port$10472$0 [79:72];
+  assign \window.bank[0].valid  = \port$10472$0 [80];
+  assign \window.bank[0].fresh  = \port$10472$0 [81];
+  assign \window.bank[0].mark  = \port$10472$0 [82];
+  assign \window.bank[0].row  = \port$10472$0 [91:83];
+  assign \window.bank[0].sc_row_hit  = \port$10472$0 [92];
+  assign \window.bank[0].sides  = \port$10472$0 [142:93];
+  assign \window.bank[0].sides.ent  = \port$10472$0 [93];
+  assign \window.bank[0].sides.count_raw  = \port$10472$0 [109:94];
+  assign \window.bank[0].sides.count_byp  = \port$10472$0 [125:110];
+  assign \window.bank[0].sides.meta  = \port$10472$0 [126];
+  assign \window.bank[0].sides.last_raw  = \port$10472$0 [134:127];
+  assign \window.bank[0].sides.last_byp  = \port$10472$0 [142:135];
+  assign \window.bank[1].tag  = \port$10472$0 [198:143];
+  assign \window.bank[1].count  = \port$10472$0 [214:199];
+  assign \window.bank[1].last  = \port$10472$0 [222:215];
+  assign \window.bank[1].valid  = \port$10472$0 [223];
+  assign \window.bank[1].fresh  = \port$10472$0 [224];
+  assign \window.bank[1].mark  = \port$10472$0 [225];
+  assign \window.bank[1].row  = \port$10472$0 [234:226];
+  assign \window.bank[1].sc_row_hit  = \port$10472$0 [235];
+  assign \window.bank[1].sides  = \port$10472$0 [285:236];
+  assign \window.bank[1].sides.ent  = \port$10472$0 [236];
+  assign \window.bank[1].sides.count_raw  = \port$10472$0 [252:237];
+  assign \window.bank[1].sides.count_byp  = \port$10472$0 [268:253];
+  assign \window.bank[1].sides.meta  = \port$10472$0 [269];
+  assign \window.bank[1].sides.last_raw  = \port$10472$0 [277:270];
+  assign \window.bank[1].sides.last_byp  = \port$10472$0 [285:278];
+  assign \window.bank[2].tag  = \port$10472$0 [341:286];
+  assign \window.bank[2].count  = \port$10472$0 [357:342];
+  assign \window.bank[2].last  = \port$10472$0 [365:358];
+  assign \window.bank[2].valid  = \port$10472$0 [366];
+  assign \window.bank[2].fresh  = \port$10472$0 [367];
+  assign \window.bank[2].mark  = \port$10472$0 [368];
+  assign \window.bank[2].row  = \port$10472$0 [377:369];
+  assign \window.bank[2].sc_row_hit  = \port$10472$0 [378];
+  assign \window.bank[2].sides  = \port$10472$0 [428:379];
+  assign \window.bank[2].sides.ent  = \port$10472$0 [379];
+  assign \window.bank[2].sides.count_raw  = \port$10472$0 [395:380];
+  assign \window.bank[2].sides.count_byp  = \port$10472$0 [411:396];
+  assign \window.bank[2].sides.meta  = \port$10472$0 [412];
+  assign \window.bank[2].sides.last_raw  = \port$10472$0 [420:413];
+  assign \window.bank[2].sides.last_byp  = \port$10472$0 [428:421];
+  assign \window.bank[3].tag  = \port$10472$0 [484:429];
+  assign \window.bank[3].count  = \port$10472$0 [500:485];
+  assign \window.bank[3].last  = \port$10472$0 [508:501];
+  assign \window.bank[3].valid  = \port$10472$0 [509];
+  assign \window.bank[3].fresh  = \port$10472$0 [510];
+  assign \window.bank[3].mark  = \port$10472$0 [511];
+  assign \window.bank[3].row  = \port$10472$0 [520:512];
+  assign \window.bank[3].sc_row_hit  = \port$10472$0 [521];
+  assign \window.bank[3].sides  = \port$10472$0 [571:522];
+  assign \window.bank[3].sides.ent  = \port$10472$0 [522];
+  assign \window.bank[3].sides.count_raw  = \port$10472$0 [538:523];
+  assign \window.bank[3].sides.count_byp  = \port$10472$0 [554:539];
+  assign \window.bank[3].sides.meta  = \port$10472$0 [555];
+  assign \window.bank[3].sides.last_raw  = \port$10472$0 [563:556];
+  assign \window.bank[3].sides.last_byp  = \port$10472$0 [571:564];
+  assign \window.overlap  = \port$10472$0 [587:572];
+  assign \window.overlap_next  = \port$10472$0 [603:588];
+  assign \window.same_line  = \port$10478$0 [0];
+  assign \window.forward_age  = \port$10478$0 [8:1];
+  assign \window.t_w1  = \port$10478$0 [16:9];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -6829,268 +6829,2140 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   reg \$auto$verilog_backend.cc:2355:dump_module$11  = 0;
   wire \$1 ;
   wire \$10 ;
-  wire [3:0] \$100 ;
-  wire [3:0] \$101 ;
-  wire [3:0] \$102 ;
-  wire [3:0] \$103 ;
-  wire [3:0] \$104 ;
-  wire [3:0] \$105 ;
-  wire [3:0] \$106 ;
-  wire [10:0] \$107 ;
-  wire [10:0] \$108 ;
-  wire [10:0] \$109 ;
+  wire [6:0] \$100 ;
+  wire \$1000 ;
+  wire [6:0] \$1001 ;
+  wire \$1002 ;
+  wire [6:0] \$1003 ;
+  wire \$1004 ;
+  wire \$1005 ;
+  wire [6:0] \$1006 ;
+  wire \$1007 ;
+  wire [6:0] \$1008 ;
+  wire \$1009 ;
+  wire \$101 ;
+  wire [6:0] \$1010 ;
+  wire \$1011 ;
+  wire [6:0] \$1012 ;
+  wire \$1013 ;
+  wire \$1014 ;
+  wire [6:0] \$1015 ;
+  wire \$1016 ;
+  wire [6:0] \$1017 ;
+  wire \$1018 ;
+  wire [6:0] \$1019 ;
+  wire \$102 ;
+  wire \$1020 ;
+  wire [6:0] \$1021 ;
+  wire \$1022 ;
+  wire \$1023 ;
+  wire [6:0] \$1024 ;
+  wire \$1025 ;
+  wire [6:0] \$1026 ;
+  wire \$1027 ;
+  wire [6:0] \$1028 ;
+  wire \$1029 ;
+  wire [6:0] \$103 ;
+  wire [6:0] \$1030 ;
+  wire \$1031 ;
+  wire \$1032 ;
+  wire [6:0] \$1033 ;
+  wire \$1034 ;
+  wire [6:0] \$1035 ;
+  wire \$1036 ;
+  wire [6:0] \$1037 ;
+  wire \$1038 ;
+  wire [6:0] \$1039 ;
+  wire \$104 ;
+  wire \$1040 ;
+  wire \$1041 ;
+  wire [6:0] \$1042 ;
+  wire \$1043 ;
+  wire [6:0] \$1044 ;
+  wire \$1045 ;
+  wire [6:0] \$1046 ;
+  wire \$1047 ;
+  wire [6:0] \$1048 ;
+  wire \$1049 ;
+  wire [6:0] \$105 ;
+  wire \$1050 ;
+  wire [6:0] \$1051 ;
+  wire \$1052 ;
+  wire [6:0] \$1053 ;
+  wire \$1054 ;
+  wire [6:0] \$1055 ;
+  wire \$1056 ;
+  wire [6:0] \$1057 ;
+  wire \$1058 ;
+  wire \$1059 ;
+  wire \$106 ;
+  wire [6:0] \$1060 ;
+  wire \$1061 ;
+  wire [6:0] \$1062 ;
+  wire \$1063 ;
+  wire [6:0] \$1064 ;
+  wire \$1065 ;
+  wire [6:0] \$1066 ;
+  wire \$1067 ;
+  wire \$1068 ;
+  wire [6:0] \$1069 ;
+  wire [6:0] \$107 ;
+  wire \$1070 ;
+  wire [6:0] \$1071 ;
+  wire \$1072 ;
+  wire [6:0] \$1073 ;
+  wire \$1074 ;
+  wire [6:0] \$1075 ;
+  wire \$1076 ;
+  wire \$1077 ;
+  wire [6:0] \$1078 ;
+  wire \$1079 ;
+  wire \$108 ;
+  wire [6:0] \$1080 ;
+  wire \$1081 ;
+  wire [6:0] \$1082 ;
+  wire \$1083 ;
+  wire [6:0] \$1084 ;
+  wire \$1085 ;
+  wire \$1086 ;
+  wire [10:0] \$1087 ;
+  wire \$1088 ;
+  wire \$1089 ;
+  wire [6:0] \$109 ;
+  wire [6:0] \$1090 ;
+  wire \$1091 ;
+  wire [6:0] \$1092 ;
+  wire \$1093 ;
+  wire [6:0] \$1094 ;
+  wire \$1095 ;
+  wire [6:0] \$1096 ;
+  wire \$1097 ;
+  wire \$1098 ;
+  wire \$1099 ;
   wire \$11 ;
-  wire [10:0] \$110 ;
-  wire [10:0] \$111 ;
-  wire [10:0] \$112 ;
-  wire [10:0] \$113 ;
-  wire [10:0] \$114 ;
-  wire [10:0] \$115 ;
-  wire [10:0] \$116 ;
-  wire [10:0] \$117 ;
-  wire [10:0] \$118 ;
-  wire [10:0] \$119 ;
+  wire \$110 ;
+  wire \$1100 ;
+  wire \$1101 ;
+  wire [15:0] \$1102 ;
+  wire [15:0] \$1103 ;
+  wire \$1104 ;
+  wire \$1105 ;
+  wire \$1106 ;
+  wire \$1107 ;
+  wire \$1108 ;
+  wire \$1109 ;
+  wire \$111 ;
+  wire \$1110 ;
+  wire \$1111 ;
+  wire \$1112 ;
+  wire \$1113 ;
+  wire [6:0] \$1114 ;
+  wire \$1115 ;
+  wire [6:0] \$1116 ;
+  wire \$1117 ;
+  wire [6:0] \$1118 ;
+  wire \$1119 ;
+  wire [6:0] \$112 ;
+  wire [6:0] \$1120 ;
+  wire \$1121 ;
+  wire \$1122 ;
+  wire [6:0] \$1123 ;
+  wire \$1124 ;
+  wire [6:0] \$1125 ;
+  wire \$1126 ;
+  wire [6:0] \$1127 ;
+  wire \$1128 ;
+  wire [6:0] \$1129 ;
+  wire \$113 ;
+  wire \$1130 ;
+  wire \$1131 ;
+  wire [6:0] \$1132 ;
+  wire \$1133 ;
+  wire [6:0] \$1134 ;
+  wire \$1135 ;
+  wire [6:0] \$1136 ;
+  wire \$1137 ;
+  wire [6:0] \$1138 ;
+  wire \$1139 ;
+  wire [6:0] \$114 ;
+  wire \$1140 ;
+  wire [6:0] \$1141 ;
+  wire \$1142 ;
+  wire [6:0] \$1143 ;
+  wire \$1144 ;
+  wire [6:0] \$1145 ;
+  wire \$1146 ;
+  wire [6:0] \$1147 ;
+  wire \$1148 ;
+  wire \$1149 ;
+  wire \$115 ;
+  wire [6:0] \$1150 ;
+  wire \$1151 ;
+  wire [6:0] \$1152 ;
+  wire \$1153 ;
+  wire [6:0] \$1154 ;
+  wire \$1155 ;
+  wire [6:0] \$1156 ;
+  wire \$1157 ;
+  wire \$1158 ;
+  wire [6:0] \$1159 ;
+  wire [6:0] \$116 ;
+  wire \$1160 ;
+  wire [6:0] \$1161 ;
+  wire \$1162 ;
+  wire [6:0] \$1163 ;
+  wire \$1164 ;
+  wire [6:0] \$1165 ;
+  wire \$1166 ;
+  wire \$1167 ;
+  wire [6:0] \$1168 ;
+  wire \$1169 ;
+  wire \$117 ;
+  wire [6:0] \$1170 ;
+  wire \$1171 ;
+  wire [6:0] \$1172 ;
+  wire \$1173 ;
+  wire [6:0] \$1174 ;
+  wire \$1175 ;
+  wire \$1176 ;
+  wire [6:0] \$1177 ;
+  wire \$1178 ;
+  wire [6:0] \$1179 ;
+  wire [6:0] \$118 ;
+  wire \$1180 ;
+  wire [6:0] \$1181 ;
+  wire \$1182 ;
+  wire [6:0] \$1183 ;
+  wire \$1184 ;
+  wire \$1185 ;
+  wire [6:0] \$1186 ;
+  wire \$1187 ;
+  wire [6:0] \$1188 ;
+  wire \$1189 ;
+  wire \$119 ;
+  wire [6:0] \$1190 ;
+  wire \$1191 ;
+  wire [6:0] \$1192 ;
+  wire \$1193 ;
+  wire \$1194 ;
+  wire [6:0] \$1195 ;
+  wire \$1196 ;
+  wire [6:0] \$1197 ;
+  wire \$1198 ;
+  wire [6:0] \$1199 ;
   wire \$12 ;
-  wire [10:0] \$120 ;
-  wire [10:0] \$121 ;
-  reg \$122 ;
-  reg [10:0] \$123 ;
-  reg [10:0] \$124 ;
-  reg \$125 ;
-  reg [10:0] \$126 ;
-  reg [10:0] \$127 ;
-  reg \$128 ;
-  reg [10:0] \$129 ;
+  wire \$120 ;
+  wire \$1200 ;
+  wire [6:0] \$1201 ;
+  wire \$1202 ;
+  wire \$1203 ;
+  wire [6:0] \$1204 ;
+  wire \$1205 ;
+  wire [6:0] \$1206 ;
+  wire \$1207 ;
+  wire [6:0] \$1208 ;
+  wire \$1209 ;
+  wire [6:0] \$121 ;
+  wire [6:0] \$1210 ;
+  wire \$1211 ;
+  wire \$1212 ;
+  wire [10:0] \$1213 ;
+  wire [10:0] \$1214 ;
+  wire \$1215 ;
+  wire [6:0] \$1216 ;
+  wire \$1217 ;
+  wire [6:0] \$1218 ;
+  wire \$1219 ;
+  wire \$122 ;
+  wire [6:0] \$1220 ;
+  wire \$1221 ;
+  wire [6:0] \$1222 ;
+  wire \$1223 ;
+  wire \$1224 ;
+  wire [6:0] \$1225 ;
+  wire \$1226 ;
+  wire [6:0] \$1227 ;
+  wire \$1228 ;
+  wire [6:0] \$1229 ;
+  wire [6:0] \$123 ;
+  wire \$1230 ;
+  wire [6:0] \$1231 ;
+  wire \$1232 ;
+  wire \$1233 ;
+  wire [6:0] \$1234 ;
+  wire \$1235 ;
+  wire [6:0] \$1236 ;
+  wire \$1237 ;
+  wire [6:0] \$1238 ;
+  wire \$1239 ;
+  wire \$124 ;
+  wire [6:0] \$1240 ;
+  wire \$1241 ;
+  wire \$1242 ;
+  wire [6:0] \$1243 ;
+  wire \$1244 ;
+  wire [6:0] \$1245 ;
+  wire \$1246 ;
+  wire [6:0] \$1247 ;
+  wire \$1248 ;
+  wire [6:0] \$1249 ;
+  wire [6:0] \$125 ;
+  wire \$1250 ;
+  wire \$1251 ;
+  wire [6:0] \$1252 ;
+  wire \$1253 ;
+  wire [6:0] \$1254 ;
+  wire \$1255 ;
+  wire [6:0] \$1256 ;
+  wire \$1257 ;
+  wire [6:0] \$1258 ;
+  wire \$1259 ;
+  wire \$126 ;
+  wire \$1260 ;
+  wire [6:0] \$1261 ;
+  wire \$1262 ;
+  wire [6:0] \$1263 ;
+  wire \$1264 ;
+  wire [6:0] \$1265 ;
+  wire \$1266 ;
+  wire [6:0] \$1267 ;
+  wire \$1268 ;
+  wire \$1269 ;
+  wire [6:0] \$127 ;
+  wire [6:0] \$1270 ;
+  wire \$1271 ;
+  wire [6:0] \$1272 ;
+  wire \$1273 ;
+  wire [6:0] \$1274 ;
+  wire \$1275 ;
+  wire [6:0] \$1276 ;
+  wire \$1277 ;
+  wire \$1278 ;
+  wire [6:0] \$1279 ;
+  wire \$128 ;
+  wire \$1280 ;
+  wire [6:0] \$1281 ;
+  wire \$1282 ;
+  wire [6:0] \$1283 ;
+  wire \$1284 ;
+  wire [6:0] \$1285 ;
+  wire \$1286 ;
+  wire \$1287 ;
+  wire [6:0] \$1288 ;
+  wire \$1289 ;
+  wire \$129 ;
+  wire [6:0] \$1290 ;
+  wire \$1291 ;
+  wire [6:0] \$1292 ;
+  wire \$1293 ;
+  wire [6:0] \$1294 ;
+  wire \$1295 ;
+  wire \$1296 ;
+  wire [6:0] \$1297 ;
+  wire \$1298 ;
+  wire [6:0] \$1299 ;
   wire \$13 ;
-  reg [10:0] \$130 ;
-  reg \$131 ;
-  reg [10:0] \$132 ;
-  reg [10:0] \$133 ;
-  reg \$134 ;
-  reg [10:0] \$135 ;
-  reg [10:0] \$136 ;
-  reg \$137 ;
-  reg [10:0] \$138 ;
-  reg [10:0] \$139 ;
+  wire [6:0] \$130 ;
+  wire \$1300 ;
+  wire [6:0] \$1301 ;
+  wire \$1302 ;
+  wire [6:0] \$1303 ;
+  wire \$1304 ;
+  wire \$1305 ;
+  wire [6:0] \$1306 ;
+  wire \$1307 ;
+  wire [6:0] \$1308 ;
+  wire \$1309 ;
+  wire \$131 ;
+  wire [6:0] \$1310 ;
+  wire \$1311 ;
+  wire [6:0] \$1312 ;
+  wire \$1313 ;
+  wire \$1314 ;
+  wire [10:0] \$1315 ;
+  wire \$1316 ;
+  wire [6:0] \$1317 ;
+  wire \$1318 ;
+  wire [6:0] \$1319 ;
+  wire [6:0] \$132 ;
+  wire \$1320 ;
+  wire [6:0] \$1321 ;
+  wire \$1322 ;
+  wire [6:0] \$1323 ;
+  wire \$1324 ;
+  wire [3:0] \$1325 ;
+  wire [3:0] \$1326 ;
+  wire \$1327 ;
+  wire [6:0] \$1328 ;
+  wire \$1329 ;
+  wire \$133 ;
+  wire [6:0] \$1330 ;
+  wire \$1331 ;
+  wire [6:0] \$1332 ;
+  wire \$1333 ;
+  wire [6:0] \$1334 ;
+  wire \$1335 ;
+  wire \$1336 ;
+  wire [6:0] \$1337 ;
+  wire \$1338 ;
+  wire [6:0] \$1339 ;
+  wire [6:0] \$134 ;
+  wire \$1340 ;
+  wire [6:0] \$1341 ;
+  wire \$1342 ;
+  wire [6:0] \$1343 ;
+  wire \$1344 ;
+  wire \$1345 ;
+  wire [6:0] \$1346 ;
+  wire \$1347 ;
+  wire [6:0] \$1348 ;
+  wire \$1349 ;
+  wire \$135 ;
+  wire [6:0] \$1350 ;
+  wire \$1351 ;
+  wire [6:0] \$1352 ;
+  wire \$1353 ;
+  wire \$1354 ;
+  wire [6:0] \$1355 ;
+  wire \$1356 ;
+  wire [6:0] \$1357 ;
+  wire \$1358 ;
+  wire [6:0] \$1359 ;
+  wire [6:0] \$136 ;
+  wire \$1360 ;
+  wire [6:0] \$1361 ;
+  wire \$1362 ;
+  wire \$1363 ;
+  wire [6:0] \$1364 ;
+  wire \$1365 ;
+  wire [6:0] \$1366 ;
+  wire \$1367 ;
+  wire [6:0] \$1368 ;
+  wire \$1369 ;
+  wire \$137 ;
+  wire [6:0] \$1370 ;
+  wire \$1371 ;
+  wire \$1372 ;
+  wire [6:0] \$1373 ;
+  wire \$1374 ;
+  wire [6:0] \$1375 ;
+  wire \$1376 ;
+  wire [6:0] \$1377 ;
+  wire \$1378 ;
+  wire [6:0] \$1379 ;
+  wire \$138 ;
+  wire \$1380 ;
+  wire \$1381 ;
+  wire [6:0] \$1382 ;
+  wire \$1383 ;
+  wire [6:0] \$1384 ;
+  wire \$1385 ;
+  wire [6:0] \$1386 ;
+  wire \$1387 ;
+  wire [6:0] \$1388 ;
+  wire \$1389 ;
+  wire [6:0] \$139 ;
+  wire \$1390 ;
+  wire [6:0] \$1391 ;
+  wire \$1392 ;
+  wire [6:0] \$1393 ;
+  wire \$1394 ;
+  wire [6:0] \$1395 ;
+  wire \$1396 ;
+  wire [6:0] \$1397 ;
+  wire \$1398 ;
+  wire \$1399 ;
   wire \$14 ;
-  reg \$140 ;
-  reg [10:0] \$141 ;
-  reg [10:0] \$142 ;
-  reg \$143 ;
-  reg [10:0] \$144 ;
-  reg [10:0] \$145 ;
-  reg \$146 ;
-  reg [10:0] \$147 ;
-  reg [10:0] \$148 ;
-  reg \$149 ;
+  wire \$140 ;
+  wire [6:0] \$1400 ;
+  wire \$1401 ;
+  wire [6:0] \$1402 ;
+  wire \$1403 ;
+  wire [6:0] \$1404 ;
+  wire \$1405 ;
+  wire [6:0] \$1406 ;
+  wire \$1407 ;
+  wire \$1408 ;
+  wire [6:0] \$1409 ;
+  wire [6:0] \$141 ;
+  wire \$1410 ;
+  wire [6:0] \$1411 ;
+  wire \$1412 ;
+  wire [6:0] \$1413 ;
+  wire \$1414 ;
+  wire [6:0] \$1415 ;
+  wire \$1416 ;
+  wire \$1417 ;
+  wire [6:0] \$1418 ;
+  wire \$1419 ;
+  wire \$142 ;
+  wire [6:0] \$1420 ;
+  wire \$1421 ;
+  wire [6:0] \$1422 ;
+  wire \$1423 ;
+  wire [6:0] \$1424 ;
+  wire \$1425 ;
+  wire \$1426 ;
+  wire [10:0] \$1427 ;
+  wire \$1428 ;
+  wire \$1429 ;
+  wire [6:0] \$143 ;
+  wire [6:0] \$1430 ;
+  wire \$1431 ;
+  wire [6:0] \$1432 ;
+  wire \$1433 ;
+  wire [6:0] \$1434 ;
+  wire \$1435 ;
+  wire [6:0] \$1436 ;
+  wire \$1437 ;
+  wire \$1438 ;
+  wire \$1439 ;
+  wire \$144 ;
+  wire \$1440 ;
+  wire \$1441 ;
+  wire [15:0] \$1442 ;
+  wire [15:0] \$1443 ;
+  wire \$1444 ;
+  wire \$1445 ;
+  wire \$1446 ;
+  wire \$1447 ;
+  wire \$1448 ;
+  wire \$1449 ;
+  wire [6:0] \$145 ;
+  wire \$1450 ;
+  wire \$1451 ;
+  wire \$1452 ;
+  wire \$1453 ;
+  wire \$1454 ;
+  wire \$1455 ;
+  wire \$1456 ;
+  wire \$1457 ;
+  wire \$1458 ;
+  wire \$1459 ;
+  wire \$146 ;
+  wire \$1460 ;
+  wire \$1461 ;
+  wire \$1462 ;
+  wire \$1463 ;
+  wire \$1464 ;
+  wire \$1465 ;
+  wire \$1466 ;
+  wire \$1467 ;
+  wire \$1468 ;
+  wire \$1469 ;
+  wire \$147 ;
+  wire \$1470 ;
+  wire \$1471 ;
+  wire \$1472 ;
+  wire \$1473 ;
+  wire \$1474 ;
+  wire \$1475 ;
+  wire \$1476 ;
+  wire \$1477 ;
+  wire \$1478 ;
+  wire \$1479 ;
+  wire [6:0] \$148 ;
+  wire \$1480 ;
+  wire \$1481 ;
+  wire \$1482 ;
+  wire \$1483 ;
+  wire \$1484 ;
+  wire \$1485 ;
+  wire \$1486 ;
+  wire \$1487 ;
+  wire \$1488 ;
+  wire \$1489 ;
+  wire \$149 ;
+  wire \$1490 ;
+  wire \$1491 ;
+  wire \$1492 ;
+  wire \$1493 ;
+  wire \$1494 ;
+  wire \$1495 ;
+  wire \$1496 ;
+  wire \$1497 ;
+  wire \$1498 ;
+  wire \$1499 ;
   wire \$15 ;
-  reg [10:0] \$150 ;
-  reg [10:0] \$151 ;
-  reg \$152 ;
-  reg [10:0] \$153 ;
-  reg [10:0] \$154 ;
-  reg \$155 ;
-  reg [10:0] \$156 ;
-  reg [10:0] \$157 ;
-  reg \$158 ;
-  reg [10:0] \$159 ;
+  wire [6:0] \$150 ;
+  wire \$1500 ;
+  wire \$1501 ;
+  wire \$1502 ;
+  wire \$1503 ;
+  wire \$1504 ;
+  wire \$1505 ;
+  wire \$1506 ;
+  wire \$1507 ;
+  wire \$1508 ;
+  wire \$1509 ;
+  wire \$151 ;
+  wire \$1510 ;
+  wire \$1511 ;
+  wire \$1512 ;
+  wire \$1513 ;
+  wire \$1514 ;
+  wire \$1515 ;
+  wire \$1516 ;
+  wire \$1517 ;
+  wire \$1518 ;
+  wire \$1519 ;
+  wire [6:0] \$152 ;
+  wire \$1520 ;
+  wire \$1521 ;
+  wire \$1522 ;
+  wire \$1523 ;
+  wire \$1524 ;
+  wire \$1525 ;
+  wire \$1526 ;
+  wire \$1527 ;
+  wire \$1528 ;
+  wire \$1529 ;
+  wire \$153 ;
+  wire \$1530 ;
+  wire \$1531 ;
+  wire \$1532 ;
+  wire \$1533 ;
+  wire \$1534 ;
+  wire \$1535 ;
+  wire \$1536 ;
+  wire \$1537 ;
+  wire \$1538 ;
+  wire \$1539 ;
+  wire [6:0] \$154 ;
+  wire \$1540 ;
+  wire \$1541 ;
+  wire \$1542 ;
+  wire \$1543 ;
+  wire \$1544 ;
+  wire \$1545 ;
+  wire \$1546 ;
+  wire \$1547 ;
+  wire \$1548 ;
+  wire \$1549 ;
+  wire \$155 ;
+  wire \$1550 ;
+  wire \$1551 ;
+  wire \$1552 ;
+  wire \$1553 ;
+  wire \$1554 ;
+  wire \$1555 ;
+  wire \$1556 ;
+  wire \$1557 ;
+  wire \$1558 ;
+  wire \$1559 ;
+  wire \$156 ;
+  wire \$1560 ;
+  wire \$1561 ;
+  wire \$1562 ;
+  wire \$1563 ;
+  wire \$1564 ;
+  wire \$1565 ;
+  wire \$1566 ;
+  wire \$1567 ;
+  wire \$1568 ;
+  wire \$1569 ;
+  wire [6:0] \$157 ;
+  wire \$1570 ;
+  wire \$1571 ;
+  wire \$1572 ;
+  wire \$1573 ;
+  wire \$1574 ;
+  wire \$1575 ;
+  wire \$1576 ;
+  wire \$1577 ;
+  wire \$1578 ;
+  wire \$1579 ;
+  wire \$158 ;
+  wire \$1580 ;
+  wire \$1581 ;
+  wire \$1582 ;
+  wire [3:0] \$1583 ;
+  wire \$1584 ;
+  wire \$1585 ;
+  wire \$1586 ;
+  wire \$1587 ;
+  wire \$1588 ;
+  wire \$1589 ;
+  wire [6:0] \$159 ;
+  wire \$1590 ;
+  wire \$1591 ;
+  wire [3:0] \$1592 ;
+  wire [3:0] \$1593 ;
+  wire \$1594 ;
+  wire \$1595 ;
+  wire \$1596 ;
+  wire \$1597 ;
+  wire \$1598 ;
+  wire \$1599 ;
   wire \$16 ;
-  reg [10:0] \$160 ;
-  reg \$161 ;
-  reg [10:0] \$162 ;
-  reg [10:0] \$163 ;
-  reg \$164 ;
-  reg [10:0] \$165 ;
-  reg [10:0] \$166 ;
-  reg \$167 ;
-  reg [10:0] \$168 ;
-  reg [10:0] \$169 ;
+  wire \$160 ;
+  wire \$1600 ;
+  wire \$1601 ;
+  wire \$1602 ;
+  wire \$1603 ;
+  wire \$1604 ;
+  wire \$1605 ;
+  wire \$1606 ;
+  wire \$1607 ;
+  wire \$1608 ;
+  wire \$1609 ;
+  wire [6:0] \$161 ;
+  wire [3:0] \$1610 ;
+  wire \$1611 ;
+  wire \$1612 ;
+  wire \$1613 ;
+  wire \$1614 ;
+  wire \$1615 ;
+  wire \$1616 ;
+  wire \$1617 ;
+  wire \$1618 ;
+  wire [3:0] \$1619 ;
+  wire \$162 ;
+  wire [3:0] \$1620 ;
+  wire [3:0] \$1621 ;
+  wire \$1622 ;
+  wire \$1623 ;
+  wire \$1624 ;
+  wire \$1625 ;
+  wire \$1626 ;
+  wire \$1627 ;
+  wire \$1628 ;
+  wire \$1629 ;
+  wire [6:0] \$163 ;
+  wire \$1630 ;
+  wire \$1631 ;
+  wire \$1632 ;
+  wire \$1633 ;
+  wire \$1634 ;
+  wire \$1635 ;
+  wire \$1636 ;
+  wire \$1637 ;
+  wire \$1638 ;
+  wire \$1639 ;
+  wire \$164 ;
+  wire \$1640 ;
+  wire \$1641 ;
+  wire \$1642 ;
+  wire \$1643 ;
+  wire \$1644 ;
+  wire \$1645 ;
+  wire \$1646 ;
+  wire \$1647 ;
+  wire \$1648 ;
+  wire \$1649 ;
+  wire \$165 ;
+  wire \$1650 ;
+  wire \$1651 ;
+  wire \$1652 ;
+  wire \$1653 ;
+  wire \$1654 ;
+  wire [3:0] \$1655 ;
+  wire \$1656 ;
+  wire \$1657 ;
+  wire \$1658 ;
+  wire \$1659 ;
+  wire [6:0] \$166 ;
+  wire \$1660 ;
+  wire \$1661 ;
+  wire \$1662 ;
+  wire \$1663 ;
+  wire [3:0] \$1664 ;
+  wire [3:0] \$1665 ;
+  wire \$1666 ;
+  wire \$1667 ;
+  wire \$1668 ;
+  wire \$1669 ;
+  wire \$167 ;
+  wire \$1670 ;
+  wire \$1671 ;
+  wire \$1672 ;
+  wire \$1673 ;
+  wire \$1674 ;
+  wire \$1675 ;
+  wire \$1676 ;
+  wire \$1677 ;
+  wire \$1678 ;
+  wire \$1679 ;
+  wire [6:0] \$168 ;
+  wire \$1680 ;
+  wire \$1681 ;
+  wire [3:0] \$1682 ;
+  wire \$1683 ;
+  wire \$1684 ;
+  wire \$1685 ;
+  wire \$1686 ;
+  wire \$1687 ;
+  wire \$1688 ;
+  wire \$1689 ;
+  wire \$169 ;
+  wire \$1690 ;
+  wire [3:0] \$1691 ;
+  wire [3:0] \$1692 ;
+  wire [3:0] \$1693 ;
+  wire [3:0] \$1694 ;
+  wire \$1695 ;
+  wire \$1696 ;
+  wire \$1697 ;
+  wire \$1698 ;
+  wire [3:0] \$1699 ;
   wire \$17 ;
-  reg [1:0] \$170 ;
-  reg [10:0] \$171 ;
-  reg [1:0] \$172 ;
-  reg [10:0] \$173 ;
-  reg \$174 ;
-  reg \$175 ;
-  reg \$176 ;
-  reg \$177 ;
-  reg \$178 ;
-  reg \$179 ;
+  wire [6:0] \$170 ;
+  wire [3:0] \$1700 ;
+  wire [3:0] \$1701 ;
+  wire [3:0] \$1702 ;
+  wire [3:0] \$1703 ;
+  wire [3:0] \$1704 ;
+  wire [3:0] \$1705 ;
+  wire \$1706 ;
+  wire [3:0] \$1707 ;
+  wire [3:0] \$1708 ;
+  wire [3:0] \$1709 ;
+  wire \$171 ;
+  wire [3:0] \$1710 ;
+  wire [3:0] \$1711 ;
+  wire [3:0] \$1712 ;
+  wire [3:0] \$1713 ;
+  wire [3:0] \$1714 ;
+  wire \$1715 ;
+  wire \$1716 ;
+  wire \$1717 ;
+  wire \$1718 ;
+  wire \$1719 ;
+  wire [6:0] \$172 ;
+  wire \$1720 ;
+  wire \$1721 ;
+  wire \$1722 ;
+  wire \$1723 ;
+  wire \$1724 ;
+  wire \$1725 ;
+  wire \$1726 ;
+  wire \$1727 ;
+  wire \$1728 ;
+  wire \$1729 ;
+  wire \$173 ;
+  wire \$1730 ;
+  wire \$1731 ;
+  wire \$1732 ;
+  wire \$1733 ;
+  wire \$1734 ;
+  wire \$1735 ;
+  wire \$1736 ;
+  wire \$1737 ;
+  wire \$1738 ;
+  wire \$1739 ;
+  wire \$174 ;
+  wire \$1740 ;
+  wire \$1741 ;
+  wire \$1742 ;
+  wire \$1743 ;
+  wire \$1744 ;
+  wire \$1745 ;
+  wire \$1746 ;
+  wire \$1747 ;
+  wire \$1748 ;
+  wire \$1749 ;
+  wire [6:0] \$175 ;
+  wire \$1750 ;
+  wire \$1751 ;
+  wire \$1752 ;
+  wire \$1753 ;
+  wire \$1754 ;
+  wire \$1755 ;
+  wire \$1756 ;
+  wire \$1757 ;
+  wire \$1758 ;
+  wire \$1759 ;
+  wire \$176 ;
+  wire \$1760 ;
+  wire \$1761 ;
+  wire \$1762 ;
+  wire \$1763 ;
+  wire \$1764 ;
+  wire \$1765 ;
+  wire \$1766 ;
+  wire \$1767 ;
+  wire \$1768 ;
+  wire \$1769 ;
+  wire [6:0] \$177 ;
+  wire \$1770 ;
+  wire \$1771 ;
+  wire \$1772 ;
+  wire \$1773 ;
+  wire \$1774 ;
+  wire \$1775 ;
+  wire \$1776 ;
+  wire \$1777 ;
+  wire \$1778 ;
+  wire \$1779 ;
+  wire \$178 ;
+  wire \$1780 ;
+  wire \$1781 ;
+  wire \$1782 ;
+  wire \$1783 ;
+  wire \$1784 ;
+  wire \$1785 ;
+  wire \$1786 ;
+  wire \$1787 ;
+  wire \$1788 ;
+  wire \$1789 ;
+  wire [6:0] \$179 ;
+  wire \$1790 ;
+  wire \$1791 ;
+  wire \$1792 ;
+  wire \$1793 ;
+  wire \$1794 ;
+  wire \$1795 ;
+  wire \$1796 ;
+  wire \$1797 ;
+  wire \$1798 ;
+  wire \$1799 ;
   wire \$18 ;
-  reg \$180 ;
-  reg \$181 ;
-  reg \$182 ;
-  reg \$183 ;
-  reg \$184 ;
-  reg \$185 ;
-  reg \$186 ;
-  reg \$187 ;
-  reg \$188 ;
-  reg \$189 ;
+  wire \$180 ;
+  wire \$1800 ;
+  wire \$1801 ;
+  wire \$1802 ;
+  wire \$1803 ;
+  wire \$1804 ;
+  wire \$1805 ;
+  wire \$1806 ;
+  wire \$1807 ;
+  wire \$1808 ;
+  wire \$1809 ;
+  wire [6:0] \$181 ;
+  wire \$1810 ;
+  wire \$1811 ;
+  wire \$1812 ;
+  wire \$1813 ;
+  wire \$1814 ;
+  wire \$1815 ;
+  wire \$1816 ;
+  wire \$1817 ;
+  wire \$1818 ;
+  wire \$1819 ;
+  wire \$182 ;
+  wire \$1820 ;
+  wire \$1821 ;
+  wire \$1822 ;
+  wire \$1823 ;
+  wire \$1824 ;
+  wire \$1825 ;
+  wire \$1826 ;
+  wire \$1827 ;
+  wire \$1828 ;
+  wire \$1829 ;
+  wire \$183 ;
+  wire \$1830 ;
+  wire \$1831 ;
+  wire \$1832 ;
+  wire \$1833 ;
+  wire \$1834 ;
+  wire \$1835 ;
+  wire \$1836 ;
+  wire \$1837 ;
+  wire \$1838 ;
+  wire \$1839 ;
+  wire [6:0] \$184 ;
+  wire \$1840 ;
+  wire \$1841 ;
+  wire \$1842 ;
+  wire \$1843 ;
+  wire \$1844 ;
+  wire \$1845 ;
+  wire \$1846 ;
+  wire \$1847 ;
+  wire \$1848 ;
+  wire \$1849 ;
+  wire \$185 ;
+  wire \$1850 ;
+  wire \$1851 ;
+  wire \$1852 ;
+  wire \$1853 ;
+  wire [10:0] \$1854 ;
+  wire \$1855 ;
+  wire \$1856 ;
+  wire \$1857 ;
+  wire \$1858 ;
+  wire \$1859 ;
+  wire [6:0] \$186 ;
+  wire \$1860 ;
+  wire \$1861 ;
+  wire \$1862 ;
+  wire [10:0] \$1863 ;
+  wire [10:0] \$1864 ;
+  wire \$1865 ;
+  wire \$1866 ;
+  wire \$1867 ;
+  wire \$1868 ;
+  wire \$1869 ;
+  wire \$187 ;
+  wire \$1870 ;
+  wire \$1871 ;
+  wire \$1872 ;
+  wire \$1873 ;
+  wire \$1874 ;
+  wire \$1875 ;
+  wire \$1876 ;
+  wire \$1877 ;
+  wire \$1878 ;
+  wire \$1879 ;
+  wire [6:0] \$188 ;
+  wire \$1880 ;
+  wire [10:0] \$1881 ;
+  wire \$1882 ;
+  wire \$1883 ;
+  wire \$1884 ;
+  wire \$1885 ;
+  wire \$1886 ;
+  wire \$1887 ;
+  wire \$1888 ;
+  wire \$1889 ;
+  wire \$189 ;
+  wire [10:0] \$1890 ;
+  wire [10:0] \$1891 ;
+  wire [10:0] \$1892 ;
+  wire \$1893 ;
+  wire \$1894 ;
+  wire \$1895 ;
+  wire \$1896 ;
+  wire \$1897 ;
+  wire \$1898 ;
+  wire \$1899 ;
   wire \$19 ;
-  reg [10:0] \$190 ;
-  reg [10:0] \$191 ;
-  reg \$192 ;
-  reg \$193 ;
-  reg [10:0] \$194 ;
-  reg [10:0] \$195 ;
-  reg \$196 ;
-  reg [10:0] \$197 ;
-  reg [10:0] \$198 ;
-  reg \$199 ;
+  wire [6:0] \$190 ;
+  wire \$1900 ;
+  wire \$1901 ;
+  wire \$1902 ;
+  wire \$1903 ;
+  wire \$1904 ;
+  wire \$1905 ;
+  wire \$1906 ;
+  wire \$1907 ;
+  wire \$1908 ;
+  wire \$1909 ;
+  wire \$191 ;
+  wire \$1910 ;
+  wire \$1911 ;
+  wire \$1912 ;
+  wire \$1913 ;
+  wire \$1914 ;
+  wire \$1915 ;
+  wire \$1916 ;
+  wire \$1917 ;
+  wire \$1918 ;
+  wire \$1919 ;
+  wire \$192 ;
+  wire \$1920 ;
+  wire \$1921 ;
+  wire \$1922 ;
+  wire \$1923 ;
+  wire \$1924 ;
+  wire \$1925 ;
+  wire [10:0] \$1926 ;
+  wire \$1927 ;
+  wire \$1928 ;
+  wire \$1929 ;
+  wire [10:0] \$193 ;
+  wire \$1930 ;
+  wire \$1931 ;
+  wire \$1932 ;
+  wire \$1933 ;
+  wire \$1934 ;
+  wire [10:0] \$1935 ;
+  wire [10:0] \$1936 ;
+  wire \$1937 ;
+  wire \$1938 ;
+  wire \$1939 ;
+  wire [10:0] \$194 ;
+  wire \$1940 ;
+  wire \$1941 ;
+  wire \$1942 ;
+  wire \$1943 ;
+  wire \$1944 ;
+  wire \$1945 ;
+  wire \$1946 ;
+  wire \$1947 ;
+  wire \$1948 ;
+  wire \$1949 ;
+  wire \$195 ;
+  wire \$1950 ;
+  wire \$1951 ;
+  wire \$1952 ;
+  wire [10:0] \$1953 ;
+  wire \$1954 ;
+  wire \$1955 ;
+  wire \$1956 ;
+  wire \$1957 ;
+  wire \$1958 ;
+  wire \$1959 ;
+  wire [6:0] \$196 ;
+  wire \$1960 ;
+  wire \$1961 ;
+  wire [10:0] \$1962 ;
+  wire [10:0] \$1963 ;
+  wire [10:0] \$1964 ;
+  wire [10:0] \$1965 ;
+  wire \$1966 ;
+  wire \$1967 ;
+  wire \$1968 ;
+  wire \$1969 ;
+  wire \$197 ;
+  wire [10:0] \$1970 ;
+  wire [10:0] \$1971 ;
+  wire [10:0] \$1972 ;
+  wire [10:0] \$1973 ;
+  wire [10:0] \$1974 ;
+  wire [10:0] \$1975 ;
+  wire [10:0] \$1976 ;
+  wire \$1977 ;
+  wire [10:0] \$1978 ;
+  wire [10:0] \$1979 ;
+  wire [6:0] \$198 ;
+  wire [10:0] \$1980 ;
+  wire [10:0] \$1981 ;
+  wire [10:0] \$1982 ;
+  wire [10:0] \$1983 ;
+  wire [10:0] \$1984 ;
+  wire [10:0] \$1985 ;
+  reg \$1986 ;
+  reg [10:0] \$1987 ;
+  reg [10:0] \$1988 ;
+  reg \$1989 ;
+  wire \$199 ;
+  reg [10:0] \$1990 ;
+  reg [10:0] \$1991 ;
+  reg \$1992 ;
+  reg [10:0] \$1993 ;
+  reg [10:0] \$1994 ;
+  reg \$1995 ;
+  reg [10:0] \$1996 ;
+  reg [10:0] \$1997 ;
+  reg \$1998 ;
+  reg [10:0] \$1999 ;
   wire \$2 ;
   wire \$20 ;
-  reg [10:0] \$200 ;
-  reg [10:0] \$201 ;
-  reg \$202 ;
-  reg [10:0] \$203 ;
-  reg [10:0] \$204 ;
-  reg \$205 ;
-  reg [10:0] \$206 ;
-  reg [10:0] \$207 ;
-  reg \$208 ;
-  reg [10:0] \$209 ;
+  wire [6:0] \$200 ;
+  reg [10:0] \$2000 ;
+  reg \$2001 ;
+  reg [10:0] \$2002 ;
+  reg [10:0] \$2003 ;
+  reg \$2004 ;
+  reg [10:0] \$2005 ;
+  reg [10:0] \$2006 ;
+  reg \$2007 ;
+  reg [10:0] \$2008 ;
+  reg [10:0] \$2009 ;
+  wire \$201 ;
+  reg \$2010 ;
+  reg [10:0] \$2011 ;
+  reg [10:0] \$2012 ;
+  reg \$2013 ;
+  reg [10:0] \$2014 ;
+  reg [10:0] \$2015 ;
+  reg \$2016 ;
+  reg [10:0] \$2017 ;
+  reg [10:0] \$2018 ;
+  reg \$2019 ;
+  wire [6:0] \$202 ;
+  reg [10:0] \$2020 ;
+  reg [10:0] \$2021 ;
+  reg \$2022 ;
+  reg [10:0] \$2023 ;
+  reg [10:0] \$2024 ;
+  reg \$2025 ;
+  reg [10:0] \$2026 ;
+  reg [10:0] \$2027 ;
+  reg \$2028 ;
+  reg [10:0] \$2029 ;
+  wire \$203 ;
+  reg [10:0] \$2030 ;
+  reg \$2031 ;
+  reg [10:0] \$2032 ;
+  reg [10:0] \$2033 ;
+  reg [1:0] \$2034 ;
+  reg [10:0] \$2035 ;
+  reg [1:0] \$2036 ;
+  reg [10:0] \$2037 ;
+  reg \$2038 ;
+  reg \$2039 ;
+  wire \$204 ;
+  reg \$2040 ;
+  reg \$2041 ;
+  reg \$2042 ;
+  reg \$2043 ;
+  reg \$2044 ;
+  reg \$2045 ;
+  reg \$2046 ;
+  reg \$2047 ;
+  reg \$2048 ;
+  reg \$2049 ;
+  wire [6:0] \$205 ;
+  reg \$2050 ;
+  reg \$2051 ;
+  reg \$2052 ;
+  reg \$2053 ;
+  reg [10:0] \$2054 ;
+  reg [10:0] \$2055 ;
+  reg \$2056 ;
+  reg \$2057 ;
+  reg [10:0] \$2058 ;
+  reg [10:0] \$2059 ;
+  wire \$206 ;
+  reg \$2060 ;
+  reg [10:0] \$2061 ;
+  reg [10:0] \$2062 ;
+  reg \$2063 ;
+  reg [10:0] \$2064 ;
+  reg [10:0] \$2065 ;
+  reg \$2066 ;
+  reg [10:0] \$2067 ;
+  reg [10:0] \$2068 ;
+  reg \$2069 ;
+  wire [6:0] \$207 ;
+  reg [10:0] \$2070 ;
+  reg [10:0] \$2071 ;
+  reg \$2072 ;
+  reg [10:0] \$2073 ;
+  reg [10:0] \$2074 ;
+  reg [15:0] \$2075 ;
+  reg [15:0] \$2076 ;
+  reg [15:0] \$2077 ;
+  reg [15:0] \$2078 ;
+  reg \$2079 ;
+  wire \$208 ;
+  reg \$2080 ;
+  reg \$2081 ;
+  reg \$2082 ;
+  reg \$2083 ;
+  reg [10:0] \$2084 ;
+  reg [10:0] \$2085 ;
+  reg \$2086 ;
+  reg [10:0] \$2087 ;
+  reg [10:0] \$2088 ;
+  reg \$2089 ;
+  wire [6:0] \$209 ;
+  reg [10:0] \$2090 ;
+  reg [10:0] \$2091 ;
+  reg \$2092 ;
+  reg [10:0] \$2093 ;
+  reg [10:0] \$2094 ;
+  reg \$2095 ;
+  reg [10:0] \$2096 ;
+  reg [10:0] \$2097 ;
+  reg \$2098 ;
+  reg [10:0] \$2099 ;
   wire \$21 ;
-  reg [10:0] \$210 ;
-  reg \$211 ;
-  reg \$212 ;
-  reg \$213 ;
-  reg \$214 ;
-  reg \$215 ;
-  reg [10:0] \$216 ;
-  reg [10:0] \$217 ;
-  reg \$218 ;
-  reg [10:0] \$219 ;
+  wire \$210 ;
+  reg [10:0] \$2100 ;
+  reg [15:0] \$2101 ;
+  reg [15:0] \$2102 ;
+  reg [15:0] \$2103 ;
+  reg [15:0] \$2104 ;
+  reg \$2105 ;
+  reg \$2106 ;
+  reg \$2107 ;
+  reg \$2108 ;
+  reg \$2109 ;
+  wire [6:0] \$211 ;
+  reg \$2110 ;
+  reg [10:0] \$2111 ;
+  reg \$2112 ;
+  reg \$2113 ;
+  reg [10:0] \$2114 ;
+  reg \$2115 ;
+  reg \$2116 ;
+  reg [10:0] \$2117 ;
+  reg \$2118 ;
+  reg \$2119 ;
+  wire \$212 ;
+  reg [10:0] \$2120 ;
+  reg \$2121 ;
+  reg \$2122 ;
+  reg [10:0] \$2123 ;
+  reg \$2124 ;
+  reg \$2125 ;
+  reg [10:0] \$2126 ;
+  reg \$2127 ;
+  reg \$2128 ;
+  reg [10:0] \$2129 ;
+  wire \$213 ;
+  reg \$2130 ;
+  reg \$2131 ;
+  reg [10:0] \$2132 ;
+  wire [6:0] \$214 ;
+  wire \$215 ;
+  wire [6:0] \$216 ;
+  wire \$217 ;
+  wire [6:0] \$218 ;
+  wire \$219 ;
   wire \$22 ;
-  reg [10:0] \$220 ;
-  reg \$221 ;
-  reg [10:0] \$222 ;
-  reg [10:0] \$223 ;
-  reg \$224 ;
-  reg [10:0] \$225 ;
-  reg [10:0] \$226 ;
-  reg \$227 ;
-  reg [10:0] \$228 ;
-  reg [10:0] \$229 ;
+  wire [6:0] \$220 ;
+  wire \$221 ;
+  wire \$222 ;
+  wire [6:0] \$223 ;
+  wire \$224 ;
+  wire [6:0] \$225 ;
+  wire \$226 ;
+  wire [6:0] \$227 ;
+  wire \$228 ;
+  wire [6:0] \$229 ;
   wire \$23 ;
-  reg \$230 ;
-  reg [10:0] \$231 ;
-  reg [10:0] \$232 ;
-  reg \$233 ;
-  reg \$234 ;
-  reg \$235 ;
-  reg \$236 ;
-  reg \$237 ;
-  reg \$238 ;
-  reg [10:0] \$239 ;
+  wire \$230 ;
+  wire \$231 ;
+  wire [6:0] \$232 ;
+  wire \$233 ;
+  wire [6:0] \$234 ;
+  wire \$235 ;
+  wire [6:0] \$236 ;
+  wire \$237 ;
+  wire [6:0] \$238 ;
+  wire \$239 ;
   wire \$24 ;
-  reg \$240 ;
-  reg \$241 ;
-  reg [10:0] \$242 ;
-  reg \$243 ;
-  reg \$244 ;
-  reg [10:0] \$245 ;
-  reg \$246 ;
-  reg \$247 ;
-  reg [10:0] \$248 ;
-  reg \$249 ;
+  wire \$240 ;
+  wire [6:0] \$241 ;
+  wire \$242 ;
+  wire [6:0] \$243 ;
+  wire \$244 ;
+  wire [6:0] \$245 ;
+  wire \$246 ;
+  wire [6:0] \$247 ;
+  wire \$248 ;
+  wire \$249 ;
   wire \$25 ;
-  reg \$250 ;
-  reg [10:0] \$251 ;
-  reg \$252 ;
-  reg \$253 ;
-  reg [10:0] \$254 ;
-  reg \$255 ;
-  reg \$256 ;
-  reg [10:0] \$257 ;
-  reg \$258 ;
-  reg \$259 ;
+  wire [6:0] \$250 ;
+  wire \$251 ;
+  wire [6:0] \$252 ;
+  wire \$253 ;
+  wire [6:0] \$254 ;
+  wire \$255 ;
+  wire [6:0] \$256 ;
+  wire \$257 ;
+  wire \$258 ;
+  wire [6:0] \$259 ;
   wire \$26 ;
-  reg [10:0] \$260 ;
+  wire \$260 ;
+  wire [6:0] \$261 ;
+  wire \$262 ;
+  wire [6:0] \$263 ;
+  wire \$264 ;
+  wire [6:0] \$265 ;
+  wire \$266 ;
+  wire \$267 ;
+  wire [6:0] \$268 ;
+  wire \$269 ;
   wire \$27 ;
+  wire [6:0] \$270 ;
+  wire \$271 ;
+  wire [6:0] \$272 ;
+  wire \$273 ;
+  wire [6:0] \$274 ;
+  wire \$275 ;
+  wire \$276 ;
+  wire [6:0] \$277 ;
+  wire \$278 ;
+  wire [6:0] \$279 ;
   wire \$28 ;
+  wire \$280 ;
+  wire [6:0] \$281 ;
+  wire \$282 ;
+  wire [6:0] \$283 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire [6:0] \$286 ;
+  wire \$287 ;
+  wire [6:0] \$288 ;
+  wire \$289 ;
   wire \$29 ;
+  wire [6:0] \$290 ;
+  wire \$291 ;
+  wire [6:0] \$292 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire [10:0] \$295 ;
+  wire \$296 ;
+  wire [6:0] \$297 ;
+  wire \$298 ;
+  wire [6:0] \$299 ;
   wire \$3 ;
   wire \$30 ;
+  wire \$300 ;
+  wire [6:0] \$301 ;
+  wire \$302 ;
+  wire [6:0] \$303 ;
+  wire \$304 ;
+  wire [3:0] \$305 ;
+  wire [3:0] \$306 ;
+  wire \$307 ;
+  wire [6:0] \$308 ;
+  wire \$309 ;
   wire \$31 ;
+  wire [6:0] \$310 ;
+  wire \$311 ;
+  wire [6:0] \$312 ;
+  wire \$313 ;
+  wire [6:0] \$314 ;
+  wire \$315 ;
+  wire \$316 ;
+  wire [6:0] \$317 ;
+  wire \$318 ;
+  wire [6:0] \$319 ;
   wire \$32 ;
+  wire \$320 ;
+  wire [6:0] \$321 ;
+  wire \$322 ;
+  wire [6:0] \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  wire [6:0] \$326 ;
+  wire \$327 ;
+  wire [6:0] \$328 ;
+  wire \$329 ;
   wire \$33 ;
+  wire [6:0] \$330 ;
+  wire \$331 ;
+  wire [6:0] \$332 ;
+  wire \$333 ;
+  wire \$334 ;
+  wire [6:0] \$335 ;
+  wire \$336 ;
+  wire [6:0] \$337 ;
+  wire \$338 ;
+  wire [6:0] \$339 ;
   wire \$34 ;
+  wire \$340 ;
+  wire [6:0] \$341 ;
+  wire \$342 ;
+  wire \$343 ;
+  wire [6:0] \$344 ;
+  wire \$345 ;
+  wire [6:0] \$346 ;
+  wire \$347 ;
+  wire [6:0] \$348 ;
+  wire \$349 ;
   wire \$35 ;
+  wire [6:0] \$350 ;
+  wire \$351 ;
+  wire \$352 ;
+  wire [6:0] \$353 ;
+  wire \$354 ;
+  wire [6:0] \$355 ;
+  wire \$356 ;
+  wire [6:0] \$357 ;
+  wire \$358 ;
+  wire [6:0] \$359 ;
   wire \$36 ;
+  wire \$360 ;
+  wire \$361 ;
+  wire [6:0] \$362 ;
+  wire \$363 ;
+  wire [6:0] \$364 ;
+  wire \$365 ;
+  wire [6:0] \$366 ;
+  wire \$367 ;
+  wire [6:0] \$368 ;
+  wire \$369 ;
   wire \$37 ;
+  wire \$370 ;
+  wire [6:0] \$371 ;
+  wire \$372 ;
+  wire [6:0] \$373 ;
+  wire \$374 ;
+  wire [6:0] \$375 ;
+  wire \$376 ;
+  wire [6:0] \$377 ;
+  wire \$378 ;
+  wire \$379 ;
   wire \$38 ;
+  wire [6:0] \$380 ;
+  wire \$381 ;
+  wire [6:0] \$382 ;
+  wire \$383 ;
+  wire [6:0] \$384 ;
+  wire \$385 ;
+  wire [6:0] \$386 ;
+  wire \$387 ;
+  wire \$388 ;
+  wire [6:0] \$389 ;
   wire \$39 ;
+  wire \$390 ;
+  wire [6:0] \$391 ;
+  wire \$392 ;
+  wire [6:0] \$393 ;
+  wire \$394 ;
+  wire [6:0] \$395 ;
+  wire \$396 ;
+  wire \$397 ;
+  wire [6:0] \$398 ;
+  wire \$399 ;
   wire \$4 ;
   wire \$40 ;
+  wire [6:0] \$400 ;
+  wire \$401 ;
+  wire [6:0] \$402 ;
+  wire \$403 ;
+  wire [6:0] \$404 ;
+  wire \$405 ;
+  wire \$406 ;
+  wire [10:0] \$407 ;
+  wire \$408 ;
+  wire \$409 ;
   wire \$41 ;
+  wire [6:0] \$410 ;
+  wire \$411 ;
+  wire [6:0] \$412 ;
+  wire \$413 ;
+  wire [6:0] \$414 ;
+  wire \$415 ;
+  wire [6:0] \$416 ;
+  wire \$417 ;
+  wire \$418 ;
+  wire \$419 ;
   wire \$42 ;
+  wire \$420 ;
+  wire \$421 ;
+  wire [15:0] \$422 ;
+  wire [15:0] \$423 ;
+  wire \$424 ;
+  wire \$425 ;
+  wire \$426 ;
+  wire \$427 ;
+  wire \$428 ;
+  wire \$429 ;
   wire \$43 ;
+  wire \$430 ;
+  wire \$431 ;
+  wire \$432 ;
+  wire \$433 ;
+  wire [6:0] \$434 ;
+  wire \$435 ;
+  wire [6:0] \$436 ;
+  wire \$437 ;
+  wire [6:0] \$438 ;
+  wire \$439 ;
   wire \$44 ;
+  wire [6:0] \$440 ;
+  wire \$441 ;
+  wire \$442 ;
+  wire [6:0] \$443 ;
+  wire \$444 ;
+  wire [6:0] \$445 ;
+  wire \$446 ;
+  wire [6:0] \$447 ;
+  wire \$448 ;
+  wire [6:0] \$449 ;
   wire \$45 ;
+  wire \$450 ;
+  wire \$451 ;
+  wire [6:0] \$452 ;
+  wire \$453 ;
+  wire [6:0] \$454 ;
+  wire \$455 ;
+  wire [6:0] \$456 ;
+  wire \$457 ;
+  wire [6:0] \$458 ;
+  wire \$459 ;
   wire \$46 ;
+  wire \$460 ;
+  wire [6:0] \$461 ;
+  wire \$462 ;
+  wire [6:0] \$463 ;
+  wire \$464 ;
+  wire [6:0] \$465 ;
+  wire \$466 ;
+  wire [6:0] \$467 ;
+  wire \$468 ;
+  wire \$469 ;
   wire \$47 ;
+  wire [6:0] \$470 ;
+  wire \$471 ;
+  wire [6:0] \$472 ;
+  wire \$473 ;
+  wire [6:0] \$474 ;
+  wire \$475 ;
+  wire [6:0] \$476 ;
+  wire \$477 ;
+  wire \$478 ;
+  wire [6:0] \$479 ;
   wire \$48 ;
+  wire \$480 ;
+  wire [6:0] \$481 ;
+  wire \$482 ;
+  wire [6:0] \$483 ;
+  wire \$484 ;
+  wire [6:0] \$485 ;
+  wire \$486 ;
+  wire \$487 ;
+  wire [6:0] \$488 ;
+  wire \$489 ;
   wire \$49 ;
+  wire [6:0] \$490 ;
+  wire \$491 ;
+  wire [6:0] \$492 ;
+  wire \$493 ;
+  wire [6:0] \$494 ;
+  wire \$495 ;
+  wire \$496 ;
+  wire [6:0] \$497 ;
+  wire \$498 ;
+  wire [6:0] \$499 ;
   wire \$5 ;
   wire \$50 ;
+  wire \$500 ;
+  wire [6:0] \$501 ;
+  wire \$502 ;
+  wire [6:0] \$503 ;
+  wire \$504 ;
+  wire \$505 ;
+  wire [6:0] \$506 ;
+  wire \$507 ;
+  wire [6:0] \$508 ;
+  wire \$509 ;
   wire \$51 ;
+  wire [6:0] \$510 ;
+  wire \$511 ;
+  wire [6:0] \$512 ;
+  wire \$513 ;
+  wire \$514 ;
+  wire [6:0] \$515 ;
+  wire \$516 ;
+  wire [6:0] \$517 ;
+  wire \$518 ;
+  wire [6:0] \$519 ;
   wire \$52 ;
+  wire \$520 ;
+  wire [6:0] \$521 ;
+  wire \$522 ;
+  wire \$523 ;
+  wire [6:0] \$524 ;
+  wire \$525 ;
+  wire [6:0] \$526 ;
+  wire \$527 ;
+  wire [6:0] \$528 ;
+  wire \$529 ;
   wire \$53 ;
+  wire [6:0] \$530 ;
+  wire \$531 ;
+  wire \$532 ;
+  wire [10:0] \$533 ;
+  wire [10:0] \$534 ;
+  wire \$535 ;
+  wire [6:0] \$536 ;
+  wire \$537 ;
+  wire [6:0] \$538 ;
+  wire \$539 ;
   wire \$54 ;
+  wire [6:0] \$540 ;
+  wire \$541 ;
+  wire [6:0] \$542 ;
+  wire \$543 ;
+  wire \$544 ;
+  wire [6:0] \$545 ;
+  wire \$546 ;
+  wire [6:0] \$547 ;
+  wire \$548 ;
+  wire [6:0] \$549 ;
   wire \$55 ;
+  wire \$550 ;
+  wire [6:0] \$551 ;
+  wire \$552 ;
+  wire \$553 ;
+  wire [6:0] \$554 ;
+  wire \$555 ;
+  wire [6:0] \$556 ;
+  wire \$557 ;
+  wire [6:0] \$558 ;
+  wire \$559 ;
   wire \$56 ;
+  wire [6:0] \$560 ;
+  wire \$561 ;
+  wire \$562 ;
+  wire [6:0] \$563 ;
+  wire \$564 ;
+  wire [6:0] \$565 ;
+  wire \$566 ;
+  wire [6:0] \$567 ;
+  wire \$568 ;
+  wire [6:0] \$569 ;
   wire \$57 ;
+  wire \$570 ;
+  wire \$571 ;
+  wire [6:0] \$572 ;
+  wire \$573 ;
+  wire [6:0] \$574 ;
+  wire \$575 ;
+  wire [6:0] \$576 ;
+  wire \$577 ;
+  wire [6:0] \$578 ;
+  wire \$579 ;
   wire [10:0] \$58 ;
+  wire \$580 ;
+  wire [6:0] \$581 ;
+  wire \$582 ;
+  wire [6:0] \$583 ;
+  wire \$584 ;
+  wire [6:0] \$585 ;
+  wire \$586 ;
+  wire [6:0] \$587 ;
+  wire \$588 ;
+  wire \$589 ;
   wire [10:0] \$59 ;
+  wire [6:0] \$590 ;
+  wire \$591 ;
+  wire [6:0] \$592 ;
+  wire \$593 ;
+  wire [6:0] \$594 ;
+  wire \$595 ;
+  wire [6:0] \$596 ;
+  wire \$597 ;
+  wire \$598 ;
+  wire [6:0] \$599 ;
   wire \$6 ;
   wire [10:0] \$60 ;
+  wire \$600 ;
+  wire [6:0] \$601 ;
+  wire \$602 ;
+  wire [6:0] \$603 ;
+  wire \$604 ;
+  wire [6:0] \$605 ;
+  wire \$606 ;
+  wire \$607 ;
+  wire [6:0] \$608 ;
+  wire \$609 ;
   wire [10:0] \$61 ;
+  wire [6:0] \$610 ;
+  wire \$611 ;
+  wire [6:0] \$612 ;
+  wire \$613 ;
+  wire [6:0] \$614 ;
+  wire \$615 ;
+  wire \$616 ;
+  wire [6:0] \$617 ;
+  wire \$618 ;
+  wire [6:0] \$619 ;
   wire [10:0] \$62 ;
+  wire \$620 ;
+  wire [6:0] \$621 ;
+  wire \$622 ;
+  wire [6:0] \$623 ;
+  wire \$624 ;
+  wire \$625 ;
+  wire [6:0] \$626 ;
+  wire \$627 ;
+  wire [6:0] \$628 ;
+  wire \$629 ;
   wire [10:0] \$63 ;
+  wire [6:0] \$630 ;
+  wire \$631 ;
+  wire [6:0] \$632 ;
+  wire \$633 ;
+  wire \$634 ;
+  wire [10:0] \$635 ;
+  wire \$636 ;
+  wire [6:0] \$637 ;
+  wire \$638 ;
+  wire [6:0] \$639 ;
   wire [10:0] \$64 ;
+  wire \$640 ;
+  wire [6:0] \$641 ;
+  wire \$642 ;
+  wire [6:0] \$643 ;
+  wire \$644 ;
+  wire [3:0] \$645 ;
+  wire [3:0] \$646 ;
+  wire \$647 ;
+  wire [6:0] \$648 ;
+  wire \$649 ;
   wire [10:0] \$65 ;
+  wire [6:0] \$650 ;
+  wire \$651 ;
+  wire [6:0] \$652 ;
+  wire \$653 ;
+  wire [6:0] \$654 ;
+  wire \$655 ;
+  wire \$656 ;
+  wire [6:0] \$657 ;
+  wire \$658 ;
+  wire [6:0] \$659 ;
   wire [10:0] \$66 ;
+  wire \$660 ;
+  wire [6:0] \$661 ;
+  wire \$662 ;
+  wire [6:0] \$663 ;
+  wire \$664 ;
+  wire \$665 ;
+  wire [6:0] \$666 ;
+  wire \$667 ;
+  wire [6:0] \$668 ;
+  wire \$669 ;
   wire [10:0] \$67 ;
+  wire [6:0] \$670 ;
+  wire \$671 ;
+  wire [6:0] \$672 ;
+  wire \$673 ;
+  wire \$674 ;
+  wire [6:0] \$675 ;
+  wire \$676 ;
+  wire [6:0] \$677 ;
+  wire \$678 ;
+  wire [6:0] \$679 ;
   wire \$68 ;
+  wire \$680 ;
+  wire [6:0] \$681 ;
+  wire \$682 ;
+  wire \$683 ;
+  wire [6:0] \$684 ;
+  wire \$685 ;
+  wire [6:0] \$686 ;
+  wire \$687 ;
+  wire [6:0] \$688 ;
+  wire \$689 ;
   wire \$69 ;
+  wire [6:0] \$690 ;
+  wire \$691 ;
+  wire \$692 ;
+  wire [6:0] \$693 ;
+  wire \$694 ;
+  wire [6:0] \$695 ;
+  wire \$696 ;
+  wire [6:0] \$697 ;
+  wire \$698 ;
+  wire [6:0] \$699 ;
   wire \$7 ;
   wire \$70 ;
+  wire \$700 ;
+  wire \$701 ;
+  wire [6:0] \$702 ;
+  wire \$703 ;
+  wire [6:0] \$704 ;
+  wire \$705 ;
+  wire [6:0] \$706 ;
+  wire \$707 ;
+  wire [6:0] \$708 ;
+  wire \$709 ;
   wire \$71 ;
+  wire \$710 ;
+  wire [6:0] \$711 ;
+  wire \$712 ;
+  wire [6:0] \$713 ;
+  wire \$714 ;
+  wire [6:0] \$715 ;
+  wire \$716 ;
+  wire [6:0] \$717 ;
+  wire \$718 ;
+  wire \$719 ;
   wire [10:0] \$72 ;
+  wire [6:0] \$720 ;
+  wire \$721 ;
+  wire [6:0] \$722 ;
+  wire \$723 ;
+  wire [6:0] \$724 ;
+  wire \$725 ;
+  wire [6:0] \$726 ;
+  wire \$727 ;
+  wire \$728 ;
+  wire [6:0] \$729 ;
   wire [10:0] \$73 ;
+  wire \$730 ;
+  wire [6:0] \$731 ;
+  wire \$732 ;
+  wire [6:0] \$733 ;
+  wire \$734 ;
+  wire [6:0] \$735 ;
+  wire \$736 ;
+  wire \$737 ;
+  wire [6:0] \$738 ;
+  wire \$739 ;
   wire [10:0] \$74 ;
+  wire [6:0] \$740 ;
+  wire \$741 ;
+  wire [6:0] \$742 ;
+  wire \$743 ;
+  wire [6:0] \$744 ;
+  wire \$745 ;
+  wire \$746 ;
+  wire [10:0] \$747 ;
+  wire \$748 ;
+  wire \$749 ;
   wire [10:0] \$75 ;
+  wire [6:0] \$750 ;
+  wire \$751 ;
+  wire [6:0] \$752 ;
+  wire \$753 ;
+  wire [6:0] \$754 ;
+  wire \$755 ;
+  wire [6:0] \$756 ;
+  wire \$757 ;
+  wire \$758 ;
+  wire \$759 ;
   wire [10:0] \$76 ;
+  wire \$760 ;
+  wire \$761 ;
+  wire [15:0] \$762 ;
+  wire [15:0] \$763 ;
+  wire \$764 ;
+  wire \$765 ;
+  wire \$766 ;
+  wire \$767 ;
+  wire \$768 ;
+  wire \$769 ;
   wire [10:0] \$77 ;
+  wire \$770 ;
+  wire \$771 ;
+  wire \$772 ;
+  wire \$773 ;
+  wire [6:0] \$774 ;
+  wire \$775 ;
+  wire [6:0] \$776 ;
+  wire \$777 ;
+  wire [6:0] \$778 ;
+  wire \$779 ;
   wire [10:0] \$78 ;
+  wire [6:0] \$780 ;
+  wire \$781 ;
+  wire \$782 ;
+  wire [6:0] \$783 ;
+  wire \$784 ;
+  wire [6:0] \$785 ;
+  wire \$786 ;
+  wire [6:0] \$787 ;
+  wire \$788 ;
+  wire [6:0] \$789 ;
   wire [10:0] \$79 ;
+  wire \$790 ;
+  wire \$791 ;
+  wire [6:0] \$792 ;
+  wire \$793 ;
+  wire [6:0] \$794 ;
+  wire \$795 ;
+  wire [6:0] \$796 ;
+  wire \$797 ;
+  wire [6:0] \$798 ;
+  wire \$799 ;
   wire \$8 ;
   wire [10:0] \$80 ;
+  wire \$800 ;
+  wire [6:0] \$801 ;
+  wire \$802 ;
+  wire [6:0] \$803 ;
+  wire \$804 ;
+  wire [6:0] \$805 ;
+  wire \$806 ;
+  wire [6:0] \$807 ;
+  wire \$808 ;
+  wire \$809 ;
   wire [10:0] \$81 ;
+  wire [6:0] \$810 ;
+  wire \$811 ;
+  wire [6:0] \$812 ;
+  wire \$813 ;
+  wire [6:0] \$814 ;
+  wire \$815 ;
+  wire [6:0] \$816 ;
+  wire \$817 ;
+  wire \$818 ;
+  wire [6:0] \$819 ;
   wire \$82 ;
+  wire \$820 ;
+  wire [6:0] \$821 ;
+  wire \$822 ;
+  wire [6:0] \$823 ;
+  wire \$824 ;
+  wire [6:0] \$825 ;
+  wire \$826 ;
+  wire \$827 ;
+  wire [6:0] \$828 ;
+  wire \$829 ;
   wire \$83 ;
-  wire [10:0] \$84 ;
-  wire [10:0] \$85 ;
-  wire [10:0] \$86 ;
-  wire [10:0] \$87 ;
-  wire [10:0] \$88 ;
-  wire [10:0] \$89 ;
+  wire [6:0] \$830 ;
+  wire \$831 ;
+  wire [6:0] \$832 ;
+  wire \$833 ;
+  wire [6:0] \$834 ;
+  wire \$835 ;
+  wire \$836 ;
+  wire [6:0] \$837 ;
+  wire \$838 ;
+  wire [6:0] \$839 ;
+  wire \$84 ;
+  wire \$840 ;
+  wire [6:0] \$841 ;
+  wire \$842 ;
+  wire [6:0] \$843 ;
+  wire \$844 ;
+  wire \$845 ;
+  wire [6:0] \$846 ;
+  wire \$847 ;
+  wire [6:0] \$848 ;
+  wire \$849 ;
+  wire \$85 ;
+  wire [6:0] \$850 ;
+  wire \$851 ;
+  wire [6:0] \$852 ;
+  wire \$853 ;
+  wire \$854 ;
+  wire [6:0] \$855 ;
+  wire \$856 ;
+  wire [6:0] \$857 ;
+  wire \$858 ;
+  wire [6:0] \$859 ;
+  wire \$86 ;
+  wire \$860 ;
+  wire [6:0] \$861 ;
+  wire \$862 ;
+  wire \$863 ;
+  wire [6:0] \$864 ;
+  wire \$865 ;
+  wire [6:0] \$866 ;
+  wire \$867 ;
+  wire [6:0] \$868 ;
+  wire \$869 ;
+  wire \$87 ;
+  wire [6:0] \$870 ;
+  wire \$871 ;
+  wire \$872 ;
+  wire [10:0] \$873 ;
+  wire [10:0] \$874 ;
+  wire \$875 ;
+  wire [6:0] \$876 ;
+  wire \$877 ;
+  wire [6:0] \$878 ;
+  wire \$879 ;
+  wire \$88 ;
+  wire [6:0] \$880 ;
+  wire \$881 ;
+  wire [6:0] \$882 ;
+  wire \$883 ;
+  wire \$884 ;
+  wire [6:0] \$885 ;
+  wire \$886 ;
+  wire [6:0] \$887 ;
+  wire \$888 ;
+  wire [6:0] \$889 ;
+  wire \$89 ;
+  wire \$890 ;
+  wire [6:0] \$891 ;
+  wire \$892 ;
+  wire \$893 ;
+  wire [6:0] \$894 ;
+  wire \$895 ;
+  wire [6:0] \$896 ;
+  wire \$897 ;
+  wire [6:0] \$898 ;
+  wire \$899 ;
   wire \$9 ;
-  wire [10:0] \$90 ;
-  wire [10:0] \$91 ;
-  wire [3:0] \$92 ;
-  wire [3:0] \$93 ;
-  wire [3:0] \$94 ;
-  wire [3:0] \$95 ;
-  wire [3:0] \$96 ;
-  wire [3:0] \$97 ;
-  wire [3:0] \$98 ;
-  wire [3:0] \$99 ;
+  wire \$90 ;
+  wire [6:0] \$900 ;
+  wire \$901 ;
+  wire \$902 ;
+  wire [6:0] \$903 ;
+  wire \$904 ;
+  wire [6:0] \$905 ;
+  wire \$906 ;
+  wire [6:0] \$907 ;
+  wire \$908 ;
+  wire [6:0] \$909 ;
+  wire \$91 ;
+  wire \$910 ;
+  wire \$911 ;
+  wire [6:0] \$912 ;
+  wire \$913 ;
+  wire [6:0] \$914 ;
+  wire \$915 ;
+  wire [6:0] \$916 ;
+  wire \$917 ;
+  wire [6:0] \$918 ;
+  wire \$919 ;
+  wire \$92 ;
+  wire \$920 ;
+  wire [6:0] \$921 ;
+  wire \$922 ;
+  wire [6:0] \$923 ;
+  wire \$924 ;
+  wire [6:0] \$925 ;
+  wire \$926 ;
+  wire [6:0] \$927 ;
+  wire \$928 ;
+  wire \$929 ;
+  wire \$93 ;
+  wire [6:0] \$930 ;
+  wire \$931 ;
+  wire [6:0] \$932 ;
+  wire \$933 ;
+  wire [6:0] \$934 ;
+  wire \$935 ;
+  wire [6:0] \$936 ;
+  wire \$937 ;
+  wire \$938 ;
+  wire [6:0] \$939 ;
+  wire [6:0] \$94 ;
+  wire \$940 ;
+  wire [6:0] \$941 ;
+  wire \$942 ;
+  wire [6:0] \$943 ;
+  wire \$944 ;
+  wire [6:0] \$945 ;
+  wire \$946 ;
+  wire \$947 ;
+  wire [6:0] \$948 ;
+  wire \$949 ;
+  wire \$95 ;
+  wire [6:0] \$950 ;
+  wire \$951 ;
+  wire [6:0] \$952 ;
+  wire \$953 ;
+  wire [6:0] \$954 ;
+  wire \$955 ;
+  wire \$956 ;
+  wire [6:0] \$957 ;
+  wire \$958 ;
+  wire [6:0] \$959 ;
+  wire [6:0] \$96 ;
+  wire \$960 ;
+  wire [6:0] \$961 ;
+  wire \$962 ;
+  wire [6:0] \$963 ;
+  wire \$964 ;
+  wire \$965 ;
+  wire [6:0] \$966 ;
+  wire \$967 ;
+  wire [6:0] \$968 ;
+  wire \$969 ;
+  wire \$97 ;
+  wire [6:0] \$970 ;
+  wire \$971 ;
+  wire [6:0] \$972 ;
+  wire \$973 ;
+  wire \$974 ;
+  wire [10:0] \$975 ;
+  wire \$976 ;
+  wire [6:0] \$977 ;
+  wire \$978 ;
+  wire [6:0] \$979 ;
+  wire [6:0] \$98 ;
+  wire \$980 ;
+  wire [6:0] \$981 ;
+  wire \$982 ;
+  wire [6:0] \$983 ;
+  wire \$984 ;
+  wire [3:0] \$985 ;
+  wire [3:0] \$986 ;
+  wire \$987 ;
+  wire [6:0] \$988 ;
+  wire \$989 ;
+  wire \$99 ;
+  wire [6:0] \$990 ;
+  wire \$991 ;
+  wire [6:0] \$992 ;
+  wire \$993 ;
+  wire [6:0] \$994 ;
+  wire \$995 ;
+  wire \$996 ;
+  wire [6:0] \$997 ;
+  wire \$998 ;
+  wire [6:0] \$999 ;
   wire [10:0] \$signal ;
-  wire [10:0] \$signal$118 ;
+  wire [10:0] \$signal$124 ;
   (* init = 11'h000 *)
-  wire [10:0] \$signal$121 ;
+  wire [10:0] \$signal$127 ;
   (* init = 11'h000 *)
   wire [10:0] \$signal$93 ;
   wire busy;
@@ -7157,16 +9029,22 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   wire [10:0] na;
   (* init = 11'h000 *)
   wire [10:0] nb;
+  wire [15:0] next0_coded_write;
   reg [10:0] next0_wlast2_addr = 11'h000;
+  reg [15:0] next0_wlast2_coded = 16'h0000;
   reg [10:0] next0_wlast2_data = 11'h000;
   reg next0_wlast2_en = 1'h0;
   reg [10:0] next0_wlast_addr = 11'h000;
+  reg [15:0] next0_wlast_coded = 16'h0000;
   reg [10:0] next0_wlast_data = 11'h000;
   reg next0_wlast_en = 1'h0;
+  wire [15:0] next1_coded_write;
   reg [10:0] next1_wlast2_addr = 11'h000;
+  reg [15:0] next1_wlast2_coded = 16'h0000;
   reg [10:0] next1_wlast2_data = 11'h000;
   reg next1_wlast2_en = 1'h0;
   reg [10:0] next1_wlast_addr = 11'h000;
+  reg [15:0] next1_wlast_coded = 16'h0000;
   reg [10:0] next1_wlast_data = 11'h000;
   reg next1_wlast_en = 1'h0;
   reg [10:0] next_a_addr = 11'h000;
@@ -7232,16 +9110,22 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   (* enum_value_11 = "POP" *)
   wire [1:0] \pending[1].cmd ;
   wire [10:0] \pending[1].slot ;
+  wire [15:0] prev0_coded_write;
   reg [10:0] prev0_wlast2_addr = 11'h000;
+  reg [15:0] prev0_wlast2_coded = 16'h0000;
   reg [10:0] prev0_wlast2_data = 11'h000;
   reg prev0_wlast2_en = 1'h0;
   reg [10:0] prev0_wlast_addr = 11'h000;
+  reg [15:0] prev0_wlast_coded = 16'h0000;
   reg [10:0] prev0_wlast_data = 11'h000;
   reg prev0_wlast_en = 1'h0;
+  wire [15:0] prev1_coded_write;
   reg [10:0] prev1_wlast2_addr = 11'h000;
+  reg [15:0] prev1_wlast2_coded = 16'h0000;
   reg [10:0] prev1_wlast2_data = 11'h000;
   reg prev1_wlast2_en = 1'h0;
   reg [10:0] prev1_wlast_addr = 11'h000;
+  reg [15:0] prev1_wlast_coded = 16'h0000;
   reg [10:0] prev1_wlast_data = 11'h000;
   reg prev1_wlast_en = 1'h0;
   reg [10:0] prev_a_addr = 11'h000;
@@ -7289,57 +9173,57 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   reg prev_fw_hit8 = 1'h0;
   reg prev_fw_hit9 = 1'h0;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$195 ;
-  wire [10:0] \rd_addr$197 ;
-  wire [10:0] \rd_addr$199 ;
-  (* init = 11'h000 *)
+  wire [10:0] \rd_addr$207 ;
   wire [10:0] \rd_addr$209 ;
-  (* init = 11'h000 *)
   wire [10:0] \rd_addr$211 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$215 ;
+  wire [10:0] \rd_addr$221 ;
   (* init = 11'h000 *)
-  wire [10:0] \rd_addr$217 ;
+  wire [10:0] \rd_addr$223 ;
+  (* init = 11'h000 *)
+  wire [10:0] \rd_addr$229 ;
+  (* init = 11'h000 *)
+  wire [10:0] \rd_addr$231 ;
+  wire [15:0] rd_coded;
+  wire [15:0] \rd_coded$228 ;
+  wire [15:0] \rd_coded$234 ;
+  wire [15:0] \rd_coded$236 ;
   wire rd_corrected;
-  wire \rd_corrected$154 ;
-  wire \rd_corrected$160 ;
   wire \rd_corrected$166 ;
   wire \rd_corrected$172 ;
   wire \rd_corrected$178 ;
   wire \rd_corrected$184 ;
   wire \rd_corrected$190 ;
+  wire \rd_corrected$196 ;
+  wire \rd_corrected$202 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$204 ;
-  wire [10:0] \rd_data$206 ;
-  wire [10:0] \rd_data$207 ;
-  wire [10:0] \rd_data$213 ;
-  wire [10:0] \rd_data$214 ;
+  wire [10:0] \rd_data$216 ;
+  wire [10:0] \rd_data$218 ;
   wire [10:0] \rd_data$219 ;
-  wire [10:0] \rd_data$220 ;
   wire rd_en;
-  wire \rd_en$196 ;
-  wire \rd_en$198 ;
-  wire \rd_en$200 ;
+  wire \rd_en$208 ;
   wire \rd_en$210 ;
   wire \rd_en$212 ;
-  wire \rd_en$216 ;
-  wire \rd_en$218 ;
+  wire \rd_en$222 ;
+  wire \rd_en$224 ;
+  wire \rd_en$230 ;
+  wire \rd_en$232 ;
   wire rd_error;
-  wire \rd_error$152 ;
-  wire \rd_error$158 ;
   wire \rd_error$164 ;
   wire \rd_error$170 ;
   wire \rd_error$176 ;
   wire \rd_error$182 ;
   wire \rd_error$188 ;
+  wire \rd_error$194 ;
+  wire \rd_error$200 ;
   wire [10:0] rd_error_addr;
-  wire [10:0] \rd_error_addr$156 ;
-  wire [10:0] \rd_error_addr$162 ;
   wire [10:0] \rd_error_addr$168 ;
   wire [10:0] \rd_error_addr$174 ;
   wire [10:0] \rd_error_addr$180 ;
   wire [10:0] \rd_error_addr$186 ;
   wire [10:0] \rd_error_addr$192 ;
+  wire [10:0] \rd_error_addr$198 ;
+  wire [10:0] \rd_error_addr$204 ;
   input rst;
   wire rst;
   input [10:0] slot;
@@ -7357,21 +9241,25 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   (* init = 11'h000 *)
   wire [10:0] \wr_addr$107 ;
   (* init = 11'h000 *)
-  wire [10:0] \wr_addr$126 ;
+  wire [10:0] \wr_addr$132 ;
   (* init = 11'h000 *)
-  wire [10:0] \wr_addr$135 ;
+  wire [10:0] \wr_addr$141 ;
+  wire [15:0] wr_coded;
+  wire [15:0] \wr_coded$117 ;
+  wire [15:0] \wr_coded$148 ;
+  wire [15:0] \wr_coded$151 ;
   wire [10:0] wr_data;
   wire [10:0] \wr_data$109 ;
-  wire [10:0] \wr_data$128 ;
-  wire [10:0] \wr_data$137 ;
+  wire [10:0] \wr_data$134 ;
+  wire [10:0] \wr_data$143 ;
   (* init = 1'h0 *)
   wire wr_en;
   (* init = 1'h0 *)
   wire \wr_en$105 ;
   (* init = 1'h0 *)
-  wire \wr_en$124 ;
+  wire \wr_en$130 ;
   (* init = 1'h0 *)
-  wire \wr_en$133 ;
+  wire \wr_en$139 ;
   assign \$1  = prev_a_req_addr == slot_q;
   assign \$2  = prev_a_req_en & \$1 ;
   assign \$3  = prev_b_req_addr == slot_q;
@@ -7430,7 +9318,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$55  = prev_a_req_en & \$54 ;
   assign \$56  = prev_b_req_addr == slot_qq;
   assign \$57  = prev_b_req_en & \$56 ;
-  assign \$58  = rd_data ^ \rd_data$204 ;
+  assign \$58  = rd_data ^ \rd_data$216 ;
   assign \$59  = prev_fw_hit9 ? prev_b_last2_data : \$58 ;
   assign \$60  = prev_fw_hit8 ? prev_a_last2_data : \$59 ;
   assign \$61  = prev_fw_hit7 ? prev_b_last_data : \$60 ;
@@ -7445,7 +9333,7 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$69  = next_a_req_en & \$68 ;
   assign \$70  = next_b_req_addr == slot_qq;
   assign \$71  = next_b_req_en & \$70 ;
-  assign \$72  = \rd_data$206  ^ \rd_data$207 ;
+  assign \$72  = \rd_data$218  ^ \rd_data$219 ;
   assign \$73  = next_fw_hit9 ? next_b_last2_data : \$72 ;
   assign \$74  = next_fw_hit8 ? next_a_last2_data : \$73 ;
   assign \$75  = next_fw_hit7 ? next_b_last_data : \$74 ;
@@ -7458,1423 +9346,2911 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign \$signal  = \$69  ? next_a_req_data : \$81 ;
   assign \$82  = slot_qq != head;
   assign \$83  = slot_qq == tail;
-  assign \$84  = prev_a_fb_hit_last2 ? prev1_wlast2_data : \rd_data$213 ;
-  assign \$85  = prev_a_fb_hit_last ? prev1_wlast_data : \$84 ;
-  assign wr_data = prev_a_data ^ \$85 ;
-  assign \$86  = prev_b_fb_hit_last2 ? prev0_wlast2_data : \rd_data$214 ;
-  assign \$87  = prev_b_fb_hit_last ? prev0_wlast_data : \$86 ;
-  assign \wr_data$109  = prev_b_data ^ \$87 ;
-  assign \$88  = next_a_fb_hit_last2 ? next1_wlast2_data : \rd_data$219 ;
-  assign \$89  = next_a_fb_hit_last ? next1_wlast_data : \$88 ;
-  assign \wr_data$128  = next_a_data ^ \$89 ;
-  assign \$90  = next_b_fb_hit_last2 ? next0_wlast2_data : \rd_data$220 ;
-  assign \$91  = next_b_fb_hit_last ? next0_wlast_data : \$90 ;
-  assign \wr_data$137  = next_b_data ^ \$91 ;
+  assign \$84  = ^ { prev_a_data[10], prev_a_data[8], prev_a_data[6], prev_a_data[4:3], prev_a_data[1:0] };
+  assign \$85  = ^ { prev_a_data[10:9], prev_a_data[6:5], prev_a_data[3:2], prev_a_data[0] };
+  assign \$86  = ^ { prev_a_data[10:7], prev_a_data[3:1] };
+  assign \$87  = ^ prev_a_data[10:4];
+  assign \$88  = ^ { prev_a_data[10], prev_a_data[8], prev_a_data[6], prev_a_data[4:3], prev_a_data[1:0] };
+  assign \$89  = ^ { prev_a_data[10:9], prev_a_data[6:5], prev_a_data[3:2], prev_a_data[0] };
+  assign \$90  = ^ { prev_a_data[10:7], prev_a_data[3:1] };
+  assign \$91  = ^ prev_a_data[10:4];
+  assign \$92  = ^ { \$91 , \$90 , \$89 , \$88 , prev_a_data };
+  assign \$93  = ^ rd_coded;
+  assign \$94  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$95  = ^ \$94 ;
+  assign \$96  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$97  = ^ \$96 ;
+  assign \$98  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$99  = ^ \$98 ;
+  assign \$100  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$101  = ^ \$100 ;
+  assign \$102  = { \$101 , \$99 , \$97 , \$95  } == 2'h3;
+  assign \$103  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$104  = ^ \$103 ;
+  assign \$105  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$106  = ^ \$105 ;
+  assign \$107  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$108  = ^ \$107 ;
+  assign \$109  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$110  = ^ \$109 ;
+  assign \$111  = { \$110 , \$108 , \$106 , \$104  } == 3'h5;
+  assign \$112  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$113  = ^ \$112 ;
+  assign \$114  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$115  = ^ \$114 ;
+  assign \$116  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$117  = ^ \$116 ;
+  assign \$118  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$119  = ^ \$118 ;
+  assign \$120  = { \$119 , \$117 , \$115 , \$113  } == 3'h6;
+  assign \$121  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$122  = ^ \$121 ;
+  assign \$123  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$124  = ^ \$123 ;
+  assign \$125  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$126  = ^ \$125 ;
+  assign \$127  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$128  = ^ \$127 ;
+  assign \$129  = { \$128 , \$126 , \$124 , \$122  } == 3'h7;
+  assign \$130  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$131  = ^ \$130 ;
+  assign \$132  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$133  = ^ \$132 ;
+  assign \$134  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$135  = ^ \$134 ;
+  assign \$136  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$137  = ^ \$136 ;
+  assign \$138  = { \$137 , \$135 , \$133 , \$131  } == 4'h9;
+  assign \$139  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$140  = ^ \$139 ;
+  assign \$141  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$142  = ^ \$141 ;
+  assign \$143  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$144  = ^ \$143 ;
+  assign \$145  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$146  = ^ \$145 ;
+  assign \$147  = { \$146 , \$144 , \$142 , \$140  } == 4'ha;
+  assign \$148  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$149  = ^ \$148 ;
+  assign \$150  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$151  = ^ \$150 ;
+  assign \$152  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$153  = ^ \$152 ;
+  assign \$154  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$155  = ^ \$154 ;
+  assign \$156  = { \$155 , \$153 , \$151 , \$149  } == 4'hb;
+  assign \$157  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$158  = ^ \$157 ;
+  assign \$159  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$160  = ^ \$159 ;
+  assign \$161  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$162  = ^ \$161 ;
+  assign \$163  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$164  = ^ \$163 ;
+  assign \$165  = { \$164 , \$162 , \$160 , \$158  } == 4'hc;
+  assign \$166  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$167  = ^ \$166 ;
+  assign \$168  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$169  = ^ \$168 ;
+  assign \$170  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$171  = ^ \$170 ;
+  assign \$172  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$173  = ^ \$172 ;
+  assign \$174  = { \$173 , \$171 , \$169 , \$167  } == 4'hd;
+  assign \$175  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$176  = ^ \$175 ;
+  assign \$177  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$178  = ^ \$177 ;
+  assign \$179  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$180  = ^ \$179 ;
+  assign \$181  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$182  = ^ \$181 ;
+  assign \$183  = { \$182 , \$180 , \$178 , \$176  } == 4'he;
+  assign \$184  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$185  = ^ \$184 ;
+  assign \$186  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$187  = ^ \$186 ;
+  assign \$188  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$189  = ^ \$188 ;
+  assign \$190  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$191  = ^ \$190 ;
+  assign \$192  = { \$191 , \$189 , \$187 , \$185  } == 4'hf;
+  assign \$193  = \$93  ? { \$192 , \$183 , \$174 , \$165 , \$156 , \$147 , \$138 , \$129 , \$120 , \$111 , \$102  } : 11'h000;
+  assign \$194  = rd_coded[10:0] ^ \$193 ;
+  assign \$195  = ^ rd_coded;
+  assign \$196  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$197  = ^ \$196 ;
+  assign \$198  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$199  = ^ \$198 ;
+  assign \$200  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$201  = ^ \$200 ;
+  assign \$202  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$203  = ^ \$202 ;
+  assign \$204  = { \$203 , \$201 , \$199 , \$197  } == 2'h3;
+  assign \$205  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$206  = ^ \$205 ;
+  assign \$207  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$208  = ^ \$207 ;
+  assign \$209  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$210  = ^ \$209 ;
+  assign \$211  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$212  = ^ \$211 ;
+  assign \$213  = { \$212 , \$210 , \$208 , \$206  } == 3'h5;
+  assign \$214  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$215  = ^ \$214 ;
+  assign \$216  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$217  = ^ \$216 ;
+  assign \$218  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$219  = ^ \$218 ;
+  assign \$220  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$221  = ^ \$220 ;
+  assign \$222  = { \$221 , \$219 , \$217 , \$215  } == 3'h6;
+  assign \$223  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$224  = ^ \$223 ;
+  assign \$225  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$226  = ^ \$225 ;
+  assign \$227  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$228  = ^ \$227 ;
+  assign \$229  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$230  = ^ \$229 ;
+  assign \$231  = { \$230 , \$228 , \$226 , \$224  } == 3'h7;
+  assign \$232  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$233  = ^ \$232 ;
+  assign \$234  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$235  = ^ \$234 ;
+  assign \$236  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$237  = ^ \$236 ;
+  assign \$238  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$239  = ^ \$238 ;
+  assign \$240  = { \$239 , \$237 , \$235 , \$233  } == 4'h9;
+  assign \$241  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$242  = ^ \$241 ;
+  assign \$243  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$244  = ^ \$243 ;
+  assign \$245  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$246  = ^ \$245 ;
+  assign \$247  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$248  = ^ \$247 ;
+  assign \$249  = { \$248 , \$246 , \$244 , \$242  } == 4'ha;
+  assign \$250  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$251  = ^ \$250 ;
+  assign \$252  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$253  = ^ \$252 ;
+  assign \$254  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$255  = ^ \$254 ;
+  assign \$256  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$257  = ^ \$256 ;
+  assign \$258  = { \$257 , \$255 , \$253 , \$251  } == 4'hb;
+  assign \$259  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$260  = ^ \$259 ;
+  assign \$261  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$262  = ^ \$261 ;
+  assign \$263  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$264  = ^ \$263 ;
+  assign \$265  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$266  = ^ \$265 ;
+  assign \$267  = { \$266 , \$264 , \$262 , \$260  } == 4'hc;
+  assign \$268  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$269  = ^ \$268 ;
+  assign \$270  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$271  = ^ \$270 ;
+  assign \$272  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$273  = ^ \$272 ;
+  assign \$274  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$275  = ^ \$274 ;
+  assign \$276  = { \$275 , \$273 , \$271 , \$269  } == 4'hd;
+  assign \$277  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$278  = ^ \$277 ;
+  assign \$279  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$280  = ^ \$279 ;
+  assign \$281  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$282  = ^ \$281 ;
+  assign \$283  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$284  = ^ \$283 ;
+  assign \$285  = { \$284 , \$282 , \$280 , \$278  } == 4'he;
+  assign \$286  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$287  = ^ \$286 ;
+  assign \$288  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$289  = ^ \$288 ;
+  assign \$290  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$291  = ^ \$290 ;
+  assign \$292  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$293  = ^ \$292 ;
+  assign \$294  = { \$293 , \$291 , \$289 , \$287  } == 4'hf;
+  assign \$295  = \$195  ? { \$294 , \$285 , \$276 , \$267 , \$258 , \$249 , \$240 , \$231 , \$222 , \$213 , \$204  } : 11'h000;
+  assign \$296  = | \$295 ;
+  assign \$297  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$298  = ^ \$297 ;
+  assign \$299  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$300  = ^ \$299 ;
+  assign \$301  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$302  = ^ \$301 ;
+  assign \$303  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$304  = ^ \$303 ;
+  assign \$305  = \$296  ? 4'h0 : { \$304 , \$302 , \$300 , \$298  };
+  assign \$306  = rd_coded[14:11] ^ \$305 ;
+  assign \$307  = ^ rd_coded;
+  assign \$308  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$309  = ^ \$308 ;
+  assign \$310  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$311  = ^ \$310 ;
+  assign \$312  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$313  = ^ \$312 ;
+  assign \$314  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$315  = ^ \$314 ;
+  assign \$316  = { \$315 , \$313 , \$311 , \$309  } == 2'h3;
+  assign \$317  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$318  = ^ \$317 ;
+  assign \$319  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$320  = ^ \$319 ;
+  assign \$321  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$322  = ^ \$321 ;
+  assign \$323  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$324  = ^ \$323 ;
+  assign \$325  = { \$324 , \$322 , \$320 , \$318  } == 3'h5;
+  assign \$326  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$327  = ^ \$326 ;
+  assign \$328  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$329  = ^ \$328 ;
+  assign \$330  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$331  = ^ \$330 ;
+  assign \$332  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$333  = ^ \$332 ;
+  assign \$334  = { \$333 , \$331 , \$329 , \$327  } == 3'h6;
+  assign \$335  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$336  = ^ \$335 ;
+  assign \$337  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$338  = ^ \$337 ;
+  assign \$339  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$340  = ^ \$339 ;
+  assign \$341  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$342  = ^ \$341 ;
+  assign \$343  = { \$342 , \$340 , \$338 , \$336  } == 3'h7;
+  assign \$344  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$345  = ^ \$344 ;
+  assign \$346  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$347  = ^ \$346 ;
+  assign \$348  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$349  = ^ \$348 ;
+  assign \$350  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$351  = ^ \$350 ;
+  assign \$352  = { \$351 , \$349 , \$347 , \$345  } == 4'h9;
+  assign \$353  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$354  = ^ \$353 ;
+  assign \$355  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$356  = ^ \$355 ;
+  assign \$357  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$358  = ^ \$357 ;
+  assign \$359  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$360  = ^ \$359 ;
+  assign \$361  = { \$360 , \$358 , \$356 , \$354  } == 4'ha;
+  assign \$362  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$363  = ^ \$362 ;
+  assign \$364  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$365  = ^ \$364 ;
+  assign \$366  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$367  = ^ \$366 ;
+  assign \$368  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$369  = ^ \$368 ;
+  assign \$370  = { \$369 , \$367 , \$365 , \$363  } == 4'hb;
+  assign \$371  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$372  = ^ \$371 ;
+  assign \$373  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$374  = ^ \$373 ;
+  assign \$375  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$376  = ^ \$375 ;
+  assign \$377  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$378  = ^ \$377 ;
+  assign \$379  = { \$378 , \$376 , \$374 , \$372  } == 4'hc;
+  assign \$380  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$381  = ^ \$380 ;
+  assign \$382  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$383  = ^ \$382 ;
+  assign \$384  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$385  = ^ \$384 ;
+  assign \$386  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$387  = ^ \$386 ;
+  assign \$388  = { \$387 , \$385 , \$383 , \$381  } == 4'hd;
+  assign \$389  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$390  = ^ \$389 ;
+  assign \$391  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$392  = ^ \$391 ;
+  assign \$393  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$394  = ^ \$393 ;
+  assign \$395  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$396  = ^ \$395 ;
+  assign \$397  = { \$396 , \$394 , \$392 , \$390  } == 4'he;
+  assign \$398  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$399  = ^ \$398 ;
+  assign \$400  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$401  = ^ \$400 ;
+  assign \$402  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$403  = ^ \$402 ;
+  assign \$404  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$405  = ^ \$404 ;
+  assign \$406  = { \$405 , \$403 , \$401 , \$399  } == 4'hf;
+  assign \$407  = \$307  ? { \$406 , \$397 , \$388 , \$379 , \$370 , \$361 , \$352 , \$343 , \$334 , \$325 , \$316  } : 11'h000;
+  assign \$408  = | \$407 ;
+  assign \$409  = ^ rd_coded;
+  assign \$410  = { rd_coded[10], rd_coded[8], rd_coded[6], rd_coded[4:3], rd_coded[1:0] } ^ { 6'h00, rd_coded[11] };
+  assign \$411  = ^ \$410 ;
+  assign \$412  = { rd_coded[10:9], rd_coded[6:5], rd_coded[3:2], rd_coded[0] } ^ { 6'h00, rd_coded[12] };
+  assign \$413  = ^ \$412 ;
+  assign \$414  = { rd_coded[10:7], rd_coded[3:1] } ^ { 6'h00, rd_coded[13] };
+  assign \$415  = ^ \$414 ;
+  assign \$416  = rd_coded[10:4] ^ { 6'h00, rd_coded[14] };
+  assign \$417  = ^ \$416 ;
+  assign \$418  = ^ { \$417 , \$415 , \$413 , \$411  };
+  assign \$419  = \$409  ^ \$418 ;
+  assign \$420  = \$408  ? 1'h0 : \$419 ;
+  assign \$421  = rd_coded[15] ^ \$420 ;
+  assign \$422  = prev_a_fb_hit_last2 ? prev1_wlast2_coded : { \$421 , \$306 , \$194  };
+  assign \$423  = prev_a_fb_hit_last ? prev1_wlast_coded : \$422 ;
+  assign wr_coded = { \$92 , \$87 , \$86 , \$85 , \$84 , prev_a_data } ^ \$423 ;
+  assign \$424  = ^ { prev_b_data[10], prev_b_data[8], prev_b_data[6], prev_b_data[4:3], prev_b_data[1:0] };
+  assign \$425  = ^ { prev_b_data[10:9], prev_b_data[6:5], prev_b_data[3:2], prev_b_data[0] };
+  assign \$426  = ^ { prev_b_data[10:7], prev_b_data[3:1] };
+  assign \$427  = ^ prev_b_data[10:4];
+  assign \$428  = ^ { prev_b_data[10], prev_b_data[8], prev_b_data[6], prev_b_data[4:3], prev_b_data[1:0] };
+  assign \$429  = ^ { prev_b_data[10:9], prev_b_data[6:5], prev_b_data[3:2], prev_b_data[0] };
+  assign \$430  = ^ { prev_b_data[10:7], prev_b_data[3:1] };
+  assign \$431  = ^ prev_b_data[10:4];
+  assign \$432  = ^ { \$431 , \$430 , \$429 , \$428 , prev_b_data };
+  assign \$433  = ^ \rd_coded$228 ;
+  assign \$434  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$435  = ^ \$434 ;
+  assign \$436  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$437  = ^ \$436 ;
+  assign \$438  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$439  = ^ \$438 ;
+  assign \$440  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$441  = ^ \$440 ;
+  assign \$442  = { \$441 , \$439 , \$437 , \$435  } == 2'h3;
+  assign \$443  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$444  = ^ \$443 ;
+  assign \$445  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$446  = ^ \$445 ;
+  assign \$447  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$448  = ^ \$447 ;
+  assign \$449  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$450  = ^ \$449 ;
+  assign \$451  = { \$450 , \$448 , \$446 , \$444  } == 3'h5;
+  assign \$452  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$453  = ^ \$452 ;
+  assign \$454  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$455  = ^ \$454 ;
+  assign \$456  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$457  = ^ \$456 ;
+  assign \$458  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$459  = ^ \$458 ;
+  assign \$460  = { \$459 , \$457 , \$455 , \$453  } == 3'h6;
+  assign \$461  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$462  = ^ \$461 ;
+  assign \$463  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$464  = ^ \$463 ;
+  assign \$465  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$466  = ^ \$465 ;
+  assign \$467  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$468  = ^ \$467 ;
+  assign \$469  = { \$468 , \$466 , \$464 , \$462  } == 3'h7;
+  assign \$470  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$471  = ^ \$470 ;
+  assign \$472  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$473  = ^ \$472 ;
+  assign \$474  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$475  = ^ \$474 ;
+  assign \$476  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$477  = ^ \$476 ;
+  assign \$478  = { \$477 , \$475 , \$473 , \$471  } == 4'h9;
+  assign \$479  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$480  = ^ \$479 ;
+  assign \$481  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$482  = ^ \$481 ;
+  assign \$483  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$484  = ^ \$483 ;
+  assign \$485  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$486  = ^ \$485 ;
+  assign \$487  = { \$486 , \$484 , \$482 , \$480  } == 4'ha;
+  assign \$488  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$489  = ^ \$488 ;
+  assign \$490  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$491  = ^ \$490 ;
+  assign \$492  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$493  = ^ \$492 ;
+  assign \$494  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$495  = ^ \$494 ;
+  assign \$496  = { \$495 , \$493 , \$491 , \$489  } == 4'hb;
+  assign \$497  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$498  = ^ \$497 ;
+  assign \$499  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$500  = ^ \$499 ;
+  assign \$501  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$502  = ^ \$501 ;
+  assign \$503  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$504  = ^ \$503 ;
+  assign \$505  = { \$504 , \$502 , \$500 , \$498  } == 4'hc;
+  assign \$506  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$507  = ^ \$506 ;
+  assign \$508  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$509  = ^ \$508 ;
+  assign \$510  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$511  = ^ \$510 ;
+  assign \$512  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$513  = ^ \$512 ;
+  assign \$514  = { \$513 , \$511 , \$509 , \$507  } == 4'hd;
+  assign \$515  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$516  = ^ \$515 ;
+  assign \$517  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$518  = ^ \$517 ;
+  assign \$519  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$520  = ^ \$519 ;
+  assign \$521  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$522  = ^ \$521 ;
+  assign \$523  = { \$522 , \$520 , \$518 , \$516  } == 4'he;
+  assign \$524  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$525  = ^ \$524 ;
+  assign \$526  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$527  = ^ \$526 ;
+  assign \$528  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$529  = ^ \$528 ;
+  assign \$530  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$531  = ^ \$530 ;
+  assign \$532  = { \$531 , \$529 , \$527 , \$525  } == 4'hf;
+  assign \$533  = \$433  ? { \$532 , \$523 , \$514 , \$505 , \$496 , \$487 , \$478 , \$469 , \$460 , \$451 , \$442  } : 11'h000;
+  assign \$534  = \rd_coded$228 [10:0] ^ \$533 ;
+  assign \$535  = ^ \rd_coded$228 ;
+  assign \$536  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$537  = ^ \$536 ;
+  assign \$538  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$539  = ^ \$538 ;
+  assign \$540  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$541  = ^ \$540 ;
+  assign \$542  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$543  = ^ \$542 ;
+  assign \$544  = { \$543 , \$541 , \$539 , \$537  } == 2'h3;
+  assign \$545  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$546  = ^ \$545 ;
+  assign \$547  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$548  = ^ \$547 ;
+  assign \$549  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$550  = ^ \$549 ;
+  assign \$551  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$552  = ^ \$551 ;
+  assign \$553  = { \$552 , \$550 , \$548 , \$546  } == 3'h5;
+  assign \$554  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$555  = ^ \$554 ;
+  assign \$556  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$557  = ^ \$556 ;
+  assign \$558  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$559  = ^ \$558 ;
+  assign \$560  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$561  = ^ \$560 ;
+  assign \$562  = { \$561 , \$559 , \$557 , \$555  } == 3'h6;
+  assign \$563  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$564  = ^ \$563 ;
+  assign \$565  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$566  = ^ \$565 ;
+  assign \$567  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$568  = ^ \$567 ;
+  assign \$569  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$570  = ^ \$569 ;
+  assign \$571  = { \$570 , \$568 , \$566 , \$564  } == 3'h7;
+  assign \$572  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$573  = ^ \$572 ;
+  assign \$574  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$575  = ^ \$574 ;
+  assign \$576  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$577  = ^ \$576 ;
+  assign \$578  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$579  = ^ \$578 ;
+  assign \$580  = { \$579 , \$577 , \$575 , \$573  } == 4'h9;
+  assign \$581  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$582  = ^ \$581 ;
+  assign \$583  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$584  = ^ \$583 ;
+  assign \$585  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$586  = ^ \$585 ;
+  assign \$587  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$588  = ^ \$587 ;
+  assign \$589  = { \$588 , \$586 , \$584 , \$582  } == 4'ha;
+  assign \$590  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$591  = ^ \$590 ;
+  assign \$592  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$593  = ^ \$592 ;
+  assign \$594  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$595  = ^ \$594 ;
+  assign \$596  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$597  = ^ \$596 ;
+  assign \$598  = { \$597 , \$595 , \$593 , \$591  } == 4'hb;
+  assign \$599  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$600  = ^ \$599 ;
+  assign \$601  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$602  = ^ \$601 ;
+  assign \$603  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$604  = ^ \$603 ;
+  assign \$605  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$606  = ^ \$605 ;
+  assign \$607  = { \$606 , \$604 , \$602 , \$600  } == 4'hc;
+  assign \$608  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$609  = ^ \$608 ;
+  assign \$610  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$611  = ^ \$610 ;
+  assign \$612  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$613  = ^ \$612 ;
+  assign \$614  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$615  = ^ \$614 ;
+  assign \$616  = { \$615 , \$613 , \$611 , \$609  } == 4'hd;
+  assign \$617  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$618  = ^ \$617 ;
+  assign \$619  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$620  = ^ \$619 ;
+  assign \$621  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$622  = ^ \$621 ;
+  assign \$623  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$624  = ^ \$623 ;
+  assign \$625  = { \$624 , \$622 , \$620 , \$618  } == 4'he;
+  assign \$626  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$627  = ^ \$626 ;
+  assign \$628  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$629  = ^ \$628 ;
+  assign \$630  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$631  = ^ \$630 ;
+  assign \$632  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$633  = ^ \$632 ;
+  assign \$634  = { \$633 , \$631 , \$629 , \$627  } == 4'hf;
+  assign \$635  = \$535  ? { \$634 , \$625 , \$616 , \$607 , \$598 , \$589 , \$580 , \$571 , \$562 , \$553 , \$544  } : 11'h000;
+  assign \$636  = | \$635 ;
+  assign \$637  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$638  = ^ \$637 ;
+  assign \$639  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$640  = ^ \$639 ;
+  assign \$641  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$642  = ^ \$641 ;
+  assign \$643  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$644  = ^ \$643 ;
+  assign \$645  = \$636  ? 4'h0 : { \$644 , \$642 , \$640 , \$638  };
+  assign \$646  = \rd_coded$228 [14:11] ^ \$645 ;
+  assign \$647  = ^ \rd_coded$228 ;
+  assign \$648  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$649  = ^ \$648 ;
+  assign \$650  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$651  = ^ \$650 ;
+  assign \$652  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$653  = ^ \$652 ;
+  assign \$654  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$655  = ^ \$654 ;
+  assign \$656  = { \$655 , \$653 , \$651 , \$649  } == 2'h3;
+  assign \$657  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$658  = ^ \$657 ;
+  assign \$659  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$660  = ^ \$659 ;
+  assign \$661  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$662  = ^ \$661 ;
+  assign \$663  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$664  = ^ \$663 ;
+  assign \$665  = { \$664 , \$662 , \$660 , \$658  } == 3'h5;
+  assign \$666  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$667  = ^ \$666 ;
+  assign \$668  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$669  = ^ \$668 ;
+  assign \$670  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$671  = ^ \$670 ;
+  assign \$672  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$673  = ^ \$672 ;
+  assign \$674  = { \$673 , \$671 , \$669 , \$667  } == 3'h6;
+  assign \$675  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$676  = ^ \$675 ;
+  assign \$677  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$678  = ^ \$677 ;
+  assign \$679  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$680  = ^ \$679 ;
+  assign \$681  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$682  = ^ \$681 ;
+  assign \$683  = { \$682 , \$680 , \$678 , \$676  } == 3'h7;
+  assign \$684  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$685  = ^ \$684 ;
+  assign \$686  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$687  = ^ \$686 ;
+  assign \$688  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$689  = ^ \$688 ;
+  assign \$690  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$691  = ^ \$690 ;
+  assign \$692  = { \$691 , \$689 , \$687 , \$685  } == 4'h9;
+  assign \$693  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$694  = ^ \$693 ;
+  assign \$695  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$696  = ^ \$695 ;
+  assign \$697  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$698  = ^ \$697 ;
+  assign \$699  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$700  = ^ \$699 ;
+  assign \$701  = { \$700 , \$698 , \$696 , \$694  } == 4'ha;
+  assign \$702  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$703  = ^ \$702 ;
+  assign \$704  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$705  = ^ \$704 ;
+  assign \$706  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$707  = ^ \$706 ;
+  assign \$708  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$709  = ^ \$708 ;
+  assign \$710  = { \$709 , \$707 , \$705 , \$703  } == 4'hb;
+  assign \$711  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$712  = ^ \$711 ;
+  assign \$713  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$714  = ^ \$713 ;
+  assign \$715  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$716  = ^ \$715 ;
+  assign \$717  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$718  = ^ \$717 ;
+  assign \$719  = { \$718 , \$716 , \$714 , \$712  } == 4'hc;
+  assign \$720  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$721  = ^ \$720 ;
+  assign \$722  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$723  = ^ \$722 ;
+  assign \$724  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$725  = ^ \$724 ;
+  assign \$726  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$727  = ^ \$726 ;
+  assign \$728  = { \$727 , \$725 , \$723 , \$721  } == 4'hd;
+  assign \$729  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$730  = ^ \$729 ;
+  assign \$731  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$732  = ^ \$731 ;
+  assign \$733  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$734  = ^ \$733 ;
+  assign \$735  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$736  = ^ \$735 ;
+  assign \$737  = { \$736 , \$734 , \$732 , \$730  } == 4'he;
+  assign \$738  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$739  = ^ \$738 ;
+  assign \$740  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$741  = ^ \$740 ;
+  assign \$742  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$743  = ^ \$742 ;
+  assign \$744  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$745  = ^ \$744 ;
+  assign \$746  = { \$745 , \$743 , \$741 , \$739  } == 4'hf;
+  assign \$747  = \$647  ? { \$746 , \$737 , \$728 , \$719 , \$710 , \$701 , \$692 , \$683 , \$674 , \$665 , \$656  } : 11'h000;
+  assign \$748  = | \$747 ;
+  assign \$749  = ^ \rd_coded$228 ;
+  assign \$750  = { \rd_coded$228 [10], \rd_coded$228 [8], \rd_coded$228 [6], \rd_coded$228 [4:3], \rd_coded$228 [1:0] } ^ { 6'h00, \rd_coded$228 [11] };
+  assign \$751  = ^ \$750 ;
+  assign \$752  = { \rd_coded$228 [10:9], \rd_coded$228 [6:5], \rd_coded$228 [3:2], \rd_coded$228 [0] } ^ { 6'h00, \rd_coded$228 [12] };
+  assign \$753  = ^ \$752 ;
+  assign \$754  = { \rd_coded$228 [10:7], \rd_coded$228 [3:1] } ^ { 6'h00, \rd_coded$228 [13] };
+  assign \$755  = ^ \$754 ;
+  assign \$756  = \rd_coded$228 [10:4] ^ { 6'h00, \rd_coded$228 [14] };
+  assign \$757  = ^ \$756 ;
+  assign \$758  = ^ { \$757 , \$755 , \$753 , \$751  };
+  assign \$759  = \$749  ^ \$758 ;
+  assign \$760  = \$748  ? 1'h0 : \$759 ;
+  assign \$761  = \rd_coded$228 [15] ^ \$760 ;
+  assign \$762  = prev_b_fb_hit_last2 ? prev0_wlast2_coded : { \$761 , \$646 , \$534  };
+  assign \$763  = prev_b_fb_hit_last ? prev0_wlast_coded : \$762 ;
+  assign \wr_coded$117  = { \$432 , \$427 , \$426 , \$425 , \$424 , prev_b_data } ^ \$763 ;
+  assign \$764  = ^ { next_a_data[10], next_a_data[8], next_a_data[6], next_a_data[4:3], next_a_data[1:0] };
+  assign \$765  = ^ { next_a_data[10:9], next_a_data[6:5], next_a_data[3:2], next_a_data[0] };
+  assign \$766  = ^ { next_a_data[10:7], next_a_data[3:1] };
+  assign \$767  = ^ next_a_data[10:4];
+  assign \$768  = ^ { next_a_data[10], next_a_data[8], next_a_data[6], next_a_data[4:3], next_a_data[1:0] };
+  assign \$769  = ^ { next_a_data[10:9], next_a_data[6:5], next_a_data[3:2], next_a_data[0] };
+  assign \$770  = ^ { next_a_data[10:7], next_a_data[3:1] };
+  assign \$771  = ^ next_a_data[10:4];
+  assign \$772  = ^ { \$771 , \$770 , \$769 , \$768 , next_a_data };
+  assign \$773  = ^ \rd_coded$234 ;
+  assign \$774  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$775  = ^ \$774 ;
+  assign \$776  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$777  = ^ \$776 ;
+  assign \$778  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$779  = ^ \$778 ;
+  assign \$780  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$781  = ^ \$780 ;
+  assign \$782  = { \$781 , \$779 , \$777 , \$775  } == 2'h3;
+  assign \$783  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$784  = ^ \$783 ;
+  assign \$785  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$786  = ^ \$785 ;
+  assign \$787  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$788  = ^ \$787 ;
+  assign \$789  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$790  = ^ \$789 ;
+  assign \$791  = { \$790 , \$788 , \$786 , \$784  } == 3'h5;
+  assign \$792  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$793  = ^ \$792 ;
+  assign \$794  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$795  = ^ \$794 ;
+  assign \$796  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$797  = ^ \$796 ;
+  assign \$798  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$799  = ^ \$798 ;
+  assign \$800  = { \$799 , \$797 , \$795 , \$793  } == 3'h6;
+  assign \$801  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$802  = ^ \$801 ;
+  assign \$803  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$804  = ^ \$803 ;
+  assign \$805  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$806  = ^ \$805 ;
+  assign \$807  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$808  = ^ \$807 ;
+  assign \$809  = { \$808 , \$806 , \$804 , \$802  } == 3'h7;
+  assign \$810  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$811  = ^ \$810 ;
+  assign \$812  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$813  = ^ \$812 ;
+  assign \$814  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$815  = ^ \$814 ;
+  assign \$816  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$817  = ^ \$816 ;
+  assign \$818  = { \$817 , \$815 , \$813 , \$811  } == 4'h9;
+  assign \$819  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$820  = ^ \$819 ;
+  assign \$821  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$822  = ^ \$821 ;
+  assign \$823  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$824  = ^ \$823 ;
+  assign \$825  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$826  = ^ \$825 ;
+  assign \$827  = { \$826 , \$824 , \$822 , \$820  } == 4'ha;
+  assign \$828  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$829  = ^ \$828 ;
+  assign \$830  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$831  = ^ \$830 ;
+  assign \$832  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$833  = ^ \$832 ;
+  assign \$834  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$835  = ^ \$834 ;
+  assign \$836  = { \$835 , \$833 , \$831 , \$829  } == 4'hb;
+  assign \$837  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$838  = ^ \$837 ;
+  assign \$839  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$840  = ^ \$839 ;
+  assign \$841  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$842  = ^ \$841 ;
+  assign \$843  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$844  = ^ \$843 ;
+  assign \$845  = { \$844 , \$842 , \$840 , \$838  } == 4'hc;
+  assign \$846  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$847  = ^ \$846 ;
+  assign \$848  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$849  = ^ \$848 ;
+  assign \$850  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$851  = ^ \$850 ;
+  assign \$852  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$853  = ^ \$852 ;
+  assign \$854  = { \$853 , \$851 , \$849 , \$847  } == 4'hd;
+  assign \$855  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$856  = ^ \$855 ;
+  assign \$857  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$858  = ^ \$857 ;
+  assign \$859  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$860  = ^ \$859 ;
+  assign \$861  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$862  = ^ \$861 ;
+  assign \$863  = { \$862 , \$860 , \$858 , \$856  } == 4'he;
+  assign \$864  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$865  = ^ \$864 ;
+  assign \$866  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$867  = ^ \$866 ;
+  assign \$868  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$869  = ^ \$868 ;
+  assign \$870  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$871  = ^ \$870 ;
+  assign \$872  = { \$871 , \$869 , \$867 , \$865  } == 4'hf;
+  assign \$873  = \$773  ? { \$872 , \$863 , \$854 , \$845 , \$836 , \$827 , \$818 , \$809 , \$800 , \$791 , \$782  } : 11'h000;
+  assign \$874  = \rd_coded$234 [10:0] ^ \$873 ;
+  assign \$875  = ^ \rd_coded$234 ;
+  assign \$876  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$877  = ^ \$876 ;
+  assign \$878  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$879  = ^ \$878 ;
+  assign \$880  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$881  = ^ \$880 ;
+  assign \$882  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$883  = ^ \$882 ;
+  assign \$884  = { \$883 , \$881 , \$879 , \$877  } == 2'h3;
+  assign \$885  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$886  = ^ \$885 ;
+  assign \$887  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$888  = ^ \$887 ;
+  assign \$889  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$890  = ^ \$889 ;
+  assign \$891  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$892  = ^ \$891 ;
+  assign \$893  = { \$892 , \$890 , \$888 , \$886  } == 3'h5;
+  assign \$894  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$895  = ^ \$894 ;
+  assign \$896  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$897  = ^ \$896 ;
+  assign \$898  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$899  = ^ \$898 ;
+  assign \$900  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$901  = ^ \$900 ;
+  assign \$902  = { \$901 , \$899 , \$897 , \$895  } == 3'h6;
+  assign \$903  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$904  = ^ \$903 ;
+  assign \$905  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$906  = ^ \$905 ;
+  assign \$907  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$908  = ^ \$907 ;
+  assign \$909  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$910  = ^ \$909 ;
+  assign \$911  = { \$910 , \$908 , \$906 , \$904  } == 3'h7;
+  assign \$912  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$913  = ^ \$912 ;
+  assign \$914  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$915  = ^ \$914 ;
+  assign \$916  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$917  = ^ \$916 ;
+  assign \$918  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$919  = ^ \$918 ;
+  assign \$920  = { \$919 , \$917 , \$915 , \$913  } == 4'h9;
+  assign \$921  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$922  = ^ \$921 ;
+  assign \$923  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$924  = ^ \$923 ;
+  assign \$925  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$926  = ^ \$925 ;
+  assign \$927  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$928  = ^ \$927 ;
+  assign \$929  = { \$928 , \$926 , \$924 , \$922  } == 4'ha;
+  assign \$930  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$931  = ^ \$930 ;
+  assign \$932  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$933  = ^ \$932 ;
+  assign \$934  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$935  = ^ \$934 ;
+  assign \$936  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$937  = ^ \$936 ;
+  assign \$938  = { \$937 , \$935 , \$933 , \$931  } == 4'hb;
+  assign \$939  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$940  = ^ \$939 ;
+  assign \$941  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$942  = ^ \$941 ;
+  assign \$943  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$944  = ^ \$943 ;
+  assign \$945  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$946  = ^ \$945 ;
+  assign \$947  = { \$946 , \$944 , \$942 , \$940  } == 4'hc;
+  assign \$948  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$949  = ^ \$948 ;
+  assign \$950  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$951  = ^ \$950 ;
+  assign \$952  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$953  = ^ \$952 ;
+  assign \$954  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$955  = ^ \$954 ;
+  assign \$956  = { \$955 , \$953 , \$951 , \$949  } == 4'hd;
+  assign \$957  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$958  = ^ \$957 ;
+  assign \$959  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$960  = ^ \$959 ;
+  assign \$961  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$962  = ^ \$961 ;
+  assign \$963  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$964  = ^ \$963 ;
+  assign \$965  = { \$964 , \$962 , \$960 , \$958  } == 4'he;
+  assign \$966  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$967  = ^ \$966 ;
+  assign \$968  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$969  = ^ \$968 ;
+  assign \$970  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$971  = ^ \$970 ;
+  assign \$972  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$973  = ^ \$972 ;
+  assign \$974  = { \$973 , \$971 , \$969 , \$967  } == 4'hf;
+  assign \$975  = \$875  ? { \$974 , \$965 , \$956 , \$947 , \$938 , \$929 , \$920 , \$911 , \$902 , \$893 , \$884  } : 11'h000;
+  assign \$976  = | \$975 ;
+  assign \$977  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$978  = ^ \$977 ;
+  assign \$979  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$980  = ^ \$979 ;
+  assign \$981  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$982  = ^ \$981 ;
+  assign \$983  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$984  = ^ \$983 ;
+  assign \$985  = \$976  ? 4'h0 : { \$984 , \$982 , \$980 , \$978  };
+  assign \$986  = \rd_coded$234 [14:11] ^ \$985 ;
+  assign \$987  = ^ \rd_coded$234 ;
+  assign \$988  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$989  = ^ \$988 ;
+  assign \$990  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$991  = ^ \$990 ;
+  assign \$992  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$993  = ^ \$992 ;
+  assign \$994  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$995  = ^ \$994 ;
+  assign \$996  = { \$995 , \$993 , \$991 , \$989  } == 2'h3;
+  assign \$997  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$998  = ^ \$997 ;
+  assign \$999  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1000  = ^ \$999 ;
+  assign \$1001  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1002  = ^ \$1001 ;
+  assign \$1003  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1004  = ^ \$1003 ;
+  assign \$1005  = { \$1004 , \$1002 , \$1000 , \$998  } == 3'h5;
+  assign \$1006  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1007  = ^ \$1006 ;
+  assign \$1008  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1009  = ^ \$1008 ;
+  assign \$1010  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1011  = ^ \$1010 ;
+  assign \$1012  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1013  = ^ \$1012 ;
+  assign \$1014  = { \$1013 , \$1011 , \$1009 , \$1007  } == 3'h6;
+  assign \$1015  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1016  = ^ \$1015 ;
+  assign \$1017  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1018  = ^ \$1017 ;
+  assign \$1019  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1020  = ^ \$1019 ;
+  assign \$1021  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1022  = ^ \$1021 ;
+  assign \$1023  = { \$1022 , \$1020 , \$1018 , \$1016  } == 3'h7;
+  assign \$1024  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1025  = ^ \$1024 ;
+  assign \$1026  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1027  = ^ \$1026 ;
+  assign \$1028  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1029  = ^ \$1028 ;
+  assign \$1030  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1031  = ^ \$1030 ;
+  assign \$1032  = { \$1031 , \$1029 , \$1027 , \$1025  } == 4'h9;
+  assign \$1033  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1034  = ^ \$1033 ;
+  assign \$1035  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1036  = ^ \$1035 ;
+  assign \$1037  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1038  = ^ \$1037 ;
+  assign \$1039  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1040  = ^ \$1039 ;
+  assign \$1041  = { \$1040 , \$1038 , \$1036 , \$1034  } == 4'ha;
+  assign \$1042  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1043  = ^ \$1042 ;
+  assign \$1044  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1045  = ^ \$1044 ;
+  assign \$1046  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1047  = ^ \$1046 ;
+  assign \$1048  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1049  = ^ \$1048 ;
+  assign \$1050  = { \$1049 , \$1047 , \$1045 , \$1043  } == 4'hb;
+  assign \$1051  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1052  = ^ \$1051 ;
+  assign \$1053  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1054  = ^ \$1053 ;
+  assign \$1055  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1056  = ^ \$1055 ;
+  assign \$1057  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1058  = ^ \$1057 ;
+  assign \$1059  = { \$1058 , \$1056 , \$1054 , \$1052  } == 4'hc;
+  assign \$1060  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1061  = ^ \$1060 ;
+  assign \$1062  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1063  = ^ \$1062 ;
+  assign \$1064  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1065  = ^ \$1064 ;
+  assign \$1066  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1067  = ^ \$1066 ;
+  assign \$1068  = { \$1067 , \$1065 , \$1063 , \$1061  } == 4'hd;
+  assign \$1069  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1070  = ^ \$1069 ;
+  assign \$1071  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1072  = ^ \$1071 ;
+  assign \$1073  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1074  = ^ \$1073 ;
+  assign \$1075  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1076  = ^ \$1075 ;
+  assign \$1077  = { \$1076 , \$1074 , \$1072 , \$1070  } == 4'he;
+  assign \$1078  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1079  = ^ \$1078 ;
+  assign \$1080  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1081  = ^ \$1080 ;
+  assign \$1082  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1083  = ^ \$1082 ;
+  assign \$1084  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1085  = ^ \$1084 ;
+  assign \$1086  = { \$1085 , \$1083 , \$1081 , \$1079  } == 4'hf;
+  assign \$1087  = \$987  ? { \$1086 , \$1077 , \$1068 , \$1059 , \$1050 , \$1041 , \$1032 , \$1023 , \$1014 , \$1005 , \$996  } : 11'h000;
+  assign \$1088  = | \$1087 ;
+  assign \$1089  = ^ \rd_coded$234 ;
+  assign \$1090  = { \rd_coded$234 [10], \rd_coded$234 [8], \rd_coded$234 [6], \rd_coded$234 [4:3], \rd_coded$234 [1:0] } ^ { 6'h00, \rd_coded$234 [11] };
+  assign \$1091  = ^ \$1090 ;
+  assign \$1092  = { \rd_coded$234 [10:9], \rd_coded$234 [6:5], \rd_coded$234 [3:2], \rd_coded$234 [0] } ^ { 6'h00, \rd_coded$234 [12] };
+  assign \$1093  = ^ \$1092 ;
+  assign \$1094  = { \rd_coded$234 [10:7], \rd_coded$234 [3:1] } ^ { 6'h00, \rd_coded$234 [13] };
+  assign \$1095  = ^ \$1094 ;
+  assign \$1096  = \rd_coded$234 [10:4] ^ { 6'h00, \rd_coded$234 [14] };
+  assign \$1097  = ^ \$1096 ;
+  assign \$1098  = ^ { \$1097 , \$1095 , \$1093 , \$1091  };
+  assign \$1099  = \$1089  ^ \$1098 ;
+  assign \$1100  = \$1088  ? 1'h0 : \$1099 ;
+  assign \$1101  = \rd_coded$234 [15] ^ \$1100 ;
+  assign \$1102  = next_a_fb_hit_last2 ? next1_wlast2_coded : { \$1101 , \$986 , \$874  };
+  assign \$1103  = next_a_fb_hit_last ? next1_wlast_coded : \$1102 ;
+  assign \wr_coded$148  = { \$772 , \$767 , \$766 , \$765 , \$764 , next_a_data } ^ \$1103 ;
+  assign \$1104  = ^ { next_b_data[10], next_b_data[8], next_b_data[6], next_b_data[4:3], next_b_data[1:0] };
+  assign \$1105  = ^ { next_b_data[10:9], next_b_data[6:5], next_b_data[3:2], next_b_data[0] };
+  assign \$1106  = ^ { next_b_data[10:7], next_b_data[3:1] };
+  assign \$1107  = ^ next_b_data[10:4];
+  assign \$1108  = ^ { next_b_data[10], next_b_data[8], next_b_data[6], next_b_data[4:3], next_b_data[1:0] };
+  assign \$1109  = ^ { next_b_data[10:9], next_b_data[6:5], next_b_data[3:2], next_b_data[0] };
+  assign \$1110  = ^ { next_b_data[10:7], next_b_data[3:1] };
+  assign \$1111  = ^ next_b_data[10:4];
+  assign \$1112  = ^ { \$1111 , \$1110 , \$1109 , \$1108 , next_b_data };
+  assign \$1113  = ^ \rd_coded$236 ;
+  assign \$1114  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1115  = ^ \$1114 ;
+  assign \$1116  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1117  = ^ \$1116 ;
+  assign \$1118  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1119  = ^ \$1118 ;
+  assign \$1120  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1121  = ^ \$1120 ;
+  assign \$1122  = { \$1121 , \$1119 , \$1117 , \$1115  } == 2'h3;
+  assign \$1123  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1124  = ^ \$1123 ;
+  assign \$1125  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1126  = ^ \$1125 ;
+  assign \$1127  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1128  = ^ \$1127 ;
+  assign \$1129  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1130  = ^ \$1129 ;
+  assign \$1131  = { \$1130 , \$1128 , \$1126 , \$1124  } == 3'h5;
+  assign \$1132  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1133  = ^ \$1132 ;
+  assign \$1134  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1135  = ^ \$1134 ;
+  assign \$1136  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1137  = ^ \$1136 ;
+  assign \$1138  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1139  = ^ \$1138 ;
+  assign \$1140  = { \$1139 , \$1137 , \$1135 , \$1133  } == 3'h6;
+  assign \$1141  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1142  = ^ \$1141 ;
+  assign \$1143  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1144  = ^ \$1143 ;
+  assign \$1145  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1146  = ^ \$1145 ;
+  assign \$1147  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1148  = ^ \$1147 ;
+  assign \$1149  = { \$1148 , \$1146 , \$1144 , \$1142  } == 3'h7;
+  assign \$1150  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1151  = ^ \$1150 ;
+  assign \$1152  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1153  = ^ \$1152 ;
+  assign \$1154  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1155  = ^ \$1154 ;
+  assign \$1156  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1157  = ^ \$1156 ;
+  assign \$1158  = { \$1157 , \$1155 , \$1153 , \$1151  } == 4'h9;
+  assign \$1159  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1160  = ^ \$1159 ;
+  assign \$1161  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1162  = ^ \$1161 ;
+  assign \$1163  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1164  = ^ \$1163 ;
+  assign \$1165  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1166  = ^ \$1165 ;
+  assign \$1167  = { \$1166 , \$1164 , \$1162 , \$1160  } == 4'ha;
+  assign \$1168  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1169  = ^ \$1168 ;
+  assign \$1170  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1171  = ^ \$1170 ;
+  assign \$1172  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1173  = ^ \$1172 ;
+  assign \$1174  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1175  = ^ \$1174 ;
+  assign \$1176  = { \$1175 , \$1173 , \$1171 , \$1169  } == 4'hb;
+  assign \$1177  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1178  = ^ \$1177 ;
+  assign \$1179  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1180  = ^ \$1179 ;
+  assign \$1181  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1182  = ^ \$1181 ;
+  assign \$1183  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1184  = ^ \$1183 ;
+  assign \$1185  = { \$1184 , \$1182 , \$1180 , \$1178  } == 4'hc;
+  assign \$1186  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1187  = ^ \$1186 ;
+  assign \$1188  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1189  = ^ \$1188 ;
+  assign \$1190  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1191  = ^ \$1190 ;
+  assign \$1192  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1193  = ^ \$1192 ;
+  assign \$1194  = { \$1193 , \$1191 , \$1189 , \$1187  } == 4'hd;
+  assign \$1195  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1196  = ^ \$1195 ;
+  assign \$1197  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1198  = ^ \$1197 ;
+  assign \$1199  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1200  = ^ \$1199 ;
+  assign \$1201  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1202  = ^ \$1201 ;
+  assign \$1203  = { \$1202 , \$1200 , \$1198 , \$1196  } == 4'he;
+  assign \$1204  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1205  = ^ \$1204 ;
+  assign \$1206  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1207  = ^ \$1206 ;
+  assign \$1208  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1209  = ^ \$1208 ;
+  assign \$1210  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1211  = ^ \$1210 ;
+  assign \$1212  = { \$1211 , \$1209 , \$1207 , \$1205  } == 4'hf;
+  assign \$1213  = \$1113  ? { \$1212 , \$1203 , \$1194 , \$1185 , \$1176 , \$1167 , \$1158 , \$1149 , \$1140 , \$1131 , \$1122  } : 11'h000;
+  assign \$1214  = \rd_coded$236 [10:0] ^ \$1213 ;
+  assign \$1215  = ^ \rd_coded$236 ;
+  assign \$1216  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1217  = ^ \$1216 ;
+  assign \$1218  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1219  = ^ \$1218 ;
+  assign \$1220  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1221  = ^ \$1220 ;
+  assign \$1222  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1223  = ^ \$1222 ;
+  assign \$1224  = { \$1223 , \$1221 , \$1219 , \$1217  } == 2'h3;
+  assign \$1225  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1226  = ^ \$1225 ;
+  assign \$1227  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1228  = ^ \$1227 ;
+  assign \$1229  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1230  = ^ \$1229 ;
+  assign \$1231  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1232  = ^ \$1231 ;
+  assign \$1233  = { \$1232 , \$1230 , \$1228 , \$1226  } == 3'h5;
+  assign \$1234  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1235  = ^ \$1234 ;
+  assign \$1236  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1237  = ^ \$1236 ;
+  assign \$1238  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1239  = ^ \$1238 ;
+  assign \$1240  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1241  = ^ \$1240 ;
+  assign \$1242  = { \$1241 , \$1239 , \$1237 , \$1235  } == 3'h6;
+  assign \$1243  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1244  = ^ \$1243 ;
+  assign \$1245  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1246  = ^ \$1245 ;
+  assign \$1247  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1248  = ^ \$1247 ;
+  assign \$1249  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1250  = ^ \$1249 ;
+  assign \$1251  = { \$1250 , \$1248 , \$1246 , \$1244  } == 3'h7;
+  assign \$1252  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1253  = ^ \$1252 ;
+  assign \$1254  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1255  = ^ \$1254 ;
+  assign \$1256  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1257  = ^ \$1256 ;
+  assign \$1258  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1259  = ^ \$1258 ;
+  assign \$1260  = { \$1259 , \$1257 , \$1255 , \$1253  } == 4'h9;
+  assign \$1261  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1262  = ^ \$1261 ;
+  assign \$1263  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1264  = ^ \$1263 ;
+  assign \$1265  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1266  = ^ \$1265 ;
+  assign \$1267  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1268  = ^ \$1267 ;
+  assign \$1269  = { \$1268 , \$1266 , \$1264 , \$1262  } == 4'ha;
+  assign \$1270  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1271  = ^ \$1270 ;
+  assign \$1272  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1273  = ^ \$1272 ;
+  assign \$1274  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1275  = ^ \$1274 ;
+  assign \$1276  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1277  = ^ \$1276 ;
+  assign \$1278  = { \$1277 , \$1275 , \$1273 , \$1271  } == 4'hb;
+  assign \$1279  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1280  = ^ \$1279 ;
+  assign \$1281  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1282  = ^ \$1281 ;
+  assign \$1283  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1284  = ^ \$1283 ;
+  assign \$1285  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1286  = ^ \$1285 ;
+  assign \$1287  = { \$1286 , \$1284 , \$1282 , \$1280  } == 4'hc;
+  assign \$1288  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1289  = ^ \$1288 ;
+  assign \$1290  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1291  = ^ \$1290 ;
+  assign \$1292  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1293  = ^ \$1292 ;
+  assign \$1294  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1295  = ^ \$1294 ;
+  assign \$1296  = { \$1295 , \$1293 , \$1291 , \$1289  } == 4'hd;
+  assign \$1297  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1298  = ^ \$1297 ;
+  assign \$1299  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1300  = ^ \$1299 ;
+  assign \$1301  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1302  = ^ \$1301 ;
+  assign \$1303  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1304  = ^ \$1303 ;
+  assign \$1305  = { \$1304 , \$1302 , \$1300 , \$1298  } == 4'he;
+  assign \$1306  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1307  = ^ \$1306 ;
+  assign \$1308  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1309  = ^ \$1308 ;
+  assign \$1310  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1311  = ^ \$1310 ;
+  assign \$1312  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1313  = ^ \$1312 ;
+  assign \$1314  = { \$1313 , \$1311 , \$1309 , \$1307  } == 4'hf;
+  assign \$1315  = \$1215  ? { \$1314 , \$1305 , \$1296 , \$1287 , \$1278 , \$1269 , \$1260 , \$1251 , \$1242 , \$1233 , \$1224  } : 11'h000;
+  assign \$1316  = | \$1315 ;
+  assign \$1317  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1318  = ^ \$1317 ;
+  assign \$1319  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1320  = ^ \$1319 ;
+  assign \$1321  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1322  = ^ \$1321 ;
+  assign \$1323  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1324  = ^ \$1323 ;
+  assign \$1325  = \$1316  ? 4'h0 : { \$1324 , \$1322 , \$1320 , \$1318  };
+  assign \$1326  = \rd_coded$236 [14:11] ^ \$1325 ;
+  assign \$1327  = ^ \rd_coded$236 ;
+  assign \$1328  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1329  = ^ \$1328 ;
+  assign \$1330  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1331  = ^ \$1330 ;
+  assign \$1332  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1333  = ^ \$1332 ;
+  assign \$1334  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1335  = ^ \$1334 ;
+  assign \$1336  = { \$1335 , \$1333 , \$1331 , \$1329  } == 2'h3;
+  assign \$1337  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1338  = ^ \$1337 ;
+  assign \$1339  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1340  = ^ \$1339 ;
+  assign \$1341  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1342  = ^ \$1341 ;
+  assign \$1343  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1344  = ^ \$1343 ;
+  assign \$1345  = { \$1344 , \$1342 , \$1340 , \$1338  } == 3'h5;
+  assign \$1346  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1347  = ^ \$1346 ;
+  assign \$1348  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1349  = ^ \$1348 ;
+  assign \$1350  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1351  = ^ \$1350 ;
+  assign \$1352  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1353  = ^ \$1352 ;
+  assign \$1354  = { \$1353 , \$1351 , \$1349 , \$1347  } == 3'h6;
+  assign \$1355  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1356  = ^ \$1355 ;
+  assign \$1357  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1358  = ^ \$1357 ;
+  assign \$1359  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1360  = ^ \$1359 ;
+  assign \$1361  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1362  = ^ \$1361 ;
+  assign \$1363  = { \$1362 , \$1360 , \$1358 , \$1356  } == 3'h7;
+  assign \$1364  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1365  = ^ \$1364 ;
+  assign \$1366  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1367  = ^ \$1366 ;
+  assign \$1368  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1369  = ^ \$1368 ;
+  assign \$1370  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1371  = ^ \$1370 ;
+  assign \$1372  = { \$1371 , \$1369 , \$1367 , \$1365  } == 4'h9;
+  assign \$1373  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1374  = ^ \$1373 ;
+  assign \$1375  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1376  = ^ \$1375 ;
+  assign \$1377  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1378  = ^ \$1377 ;
+  assign \$1379  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1380  = ^ \$1379 ;
+  assign \$1381  = { \$1380 , \$1378 , \$1376 , \$1374  } == 4'ha;
+  assign \$1382  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1383  = ^ \$1382 ;
+  assign \$1384  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1385  = ^ \$1384 ;
+  assign \$1386  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1387  = ^ \$1386 ;
+  assign \$1388  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1389  = ^ \$1388 ;
+  assign \$1390  = { \$1389 , \$1387 , \$1385 , \$1383  } == 4'hb;
+  assign \$1391  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1392  = ^ \$1391 ;
+  assign \$1393  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1394  = ^ \$1393 ;
+  assign \$1395  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1396  = ^ \$1395 ;
+  assign \$1397  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1398  = ^ \$1397 ;
+  assign \$1399  = { \$1398 , \$1396 , \$1394 , \$1392  } == 4'hc;
+  assign \$1400  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1401  = ^ \$1400 ;
+  assign \$1402  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1403  = ^ \$1402 ;
+  assign \$1404  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1405  = ^ \$1404 ;
+  assign \$1406  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1407  = ^ \$1406 ;
+  assign \$1408  = { \$1407 , \$1405 , \$1403 , \$1401  } == 4'hd;
+  assign \$1409  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1410  = ^ \$1409 ;
+  assign \$1411  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1412  = ^ \$1411 ;
+  assign \$1413  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1414  = ^ \$1413 ;
+  assign \$1415  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1416  = ^ \$1415 ;
+  assign \$1417  = { \$1416 , \$1414 , \$1412 , \$1410  } == 4'he;
+  assign \$1418  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1419  = ^ \$1418 ;
+  assign \$1420  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1421  = ^ \$1420 ;
+  assign \$1422  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1423  = ^ \$1422 ;
+  assign \$1424  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1425  = ^ \$1424 ;
+  assign \$1426  = { \$1425 , \$1423 , \$1421 , \$1419  } == 4'hf;
+  assign \$1427  = \$1327  ? { \$1426 , \$1417 , \$1408 , \$1399 , \$1390 , \$1381 , \$1372 , \$1363 , \$1354 , \$1345 , \$1336  } : 11'h000;
+  assign \$1428  = | \$1427 ;
+  assign \$1429  = ^ \rd_coded$236 ;
+  assign \$1430  = { \rd_coded$236 [10], \rd_coded$236 [8], \rd_coded$236 [6], \rd_coded$236 [4:3], \rd_coded$236 [1:0] } ^ { 6'h00, \rd_coded$236 [11] };
+  assign \$1431  = ^ \$1430 ;
+  assign \$1432  = { \rd_coded$236 [10:9], \rd_coded$236 [6:5], \rd_coded$236 [3:2], \rd_coded$236 [0] } ^ { 6'h00, \rd_coded$236 [12] };
+  assign \$1433  = ^ \$1432 ;
+  assign \$1434  = { \rd_coded$236 [10:7], \rd_coded$236 [3:1] } ^ { 6'h00, \rd_coded$236 [13] };
+  assign \$1435  = ^ \$1434 ;
+  assign \$1436  = \rd_coded$236 [10:4] ^ { 6'h00, \rd_coded$236 [14] };
+  assign \$1437  = ^ \$1436 ;
+  assign \$1438  = ^ { \$1437 , \$1435 , \$1433 , \$1431  };
+  assign \$1439  = \$1429  ^ \$1438 ;
+  assign \$1440  = \$1428  ? 1'h0 : \$1439 ;
+  assign \$1441  = \rd_coded$236 [15] ^ \$1440 ;
+  assign \$1442  = next_b_fb_hit_last2 ? next0_wlast2_coded : { \$1441 , \$1326 , \$1214  };
+  assign \$1443  = next_b_fb_hit_last ? next0_wlast_coded : \$1442 ;
+  assign \wr_coded$151  = { \$1112 , \$1107 , \$1106 , \$1105 , \$1104 , next_b_data } ^ \$1443 ;
   assign err_uncorrectable = | { chk7_unc, chk6_unc, chk5_unc, chk4_unc, chk3_unc, chk2_unc, chk1_unc, chk0_unc };
   assign err_corrected = | { chk7_cor, chk6_cor, chk5_cor, chk4_cor, chk3_cor, chk2_cor, chk1_cor, chk0_cor };
-  assign \$92  = chk7_cor ? 4'h8 : 4'h0;
-  assign \$93  = chk6_cor ? 4'h8 : \$92 ;
-  assign \$94  = chk5_cor ? 4'h7 : \$93 ;
-  assign \$95  = chk4_cor ? 4'h7 : \$94 ;
-  assign \$96  = chk3_cor ? 4'h6 : \$95 ;
-  assign \$97  = chk2_cor ? 4'h6 : \$96 ;
-  assign \$98  = chk1_cor ? 4'h5 : \$97 ;
-  assign \$99  = chk0_cor ? 4'h5 : \$98 ;
-  assign \$100  = chk7_unc ? 4'h8 : \$99 ;
-  assign \$101  = chk6_unc ? 4'h8 : \$100 ;
-  assign \$102  = chk5_unc ? 4'h7 : \$101 ;
-  assign \$103  = chk4_unc ? 4'h7 : \$102 ;
-  assign \$104  = chk3_unc ? 4'h6 : \$103 ;
-  assign \$105  = chk2_unc ? 4'h6 : \$104 ;
-  assign \$106  = chk1_unc ? 4'h5 : \$105 ;
-  assign err_mem = chk0_unc ? 4'h5 : \$106 ;
-  assign \$107  = chk7_cor ? chk7_addr : 11'h000;
-  assign \$108  = chk6_cor ? chk6_addr : \$107 ;
-  assign \$109  = chk5_cor ? chk5_addr : \$108 ;
-  assign \$110  = chk4_cor ? chk4_addr : \$109 ;
-  assign \$111  = chk3_cor ? chk3_addr : \$110 ;
-  assign \$112  = chk2_cor ? chk2_addr : \$111 ;
-  assign \$113  = chk1_cor ? chk1_addr : \$112 ;
-  assign \$114  = chk0_cor ? chk0_addr : \$113 ;
-  assign \$115  = chk7_unc ? chk7_addr : \$114 ;
-  assign \$116  = chk6_unc ? chk6_addr : \$115 ;
-  assign \$117  = chk5_unc ? chk5_addr : \$116 ;
-  assign \$118  = chk4_unc ? chk4_addr : \$117 ;
-  assign \$119  = chk3_unc ? chk3_addr : \$118 ;
-  assign \$120  = chk2_unc ? chk2_addr : \$119 ;
-  assign \$121  = chk1_unc ? chk1_addr : \$120 ;
-  assign err_slot = chk0_unc ? chk0_addr : \$121 ;
+  assign \$1460  = \$1444  | \$1453 ;
+  assign \$1477  = \$1463  | \$1472 ;
+  assign \$1478  = \$1460  | \$1477 ;
+  assign \$1495  = \$1483  | \$1492 ;
+  assign \$1512  = \$1502  | \$1511 ;
+  assign \$1513  = \$1495  | \$1512 ;
+  assign \$1514  = \$1478  | \$1513 ;
+  assign \$1531  = \$1515  | \$1524 ;
+  assign \$1548  = \$1534  | \$1543 ;
+  assign \$1549  = \$1531  | \$1548 ;
+  assign \$1566  = \$1550  | \$1559 ;
+  assign \$1583  = \$1575  ? 4'h5 : 4'h0;
+  assign \$1592  = \$1585  ? 4'h5 : 4'h0;
+  assign \$1593  = \$1567  ? \$1583  : \$1592 ;
+  assign \$1610  = \$1604  ? 4'h6 : 4'h0;
+  assign \$1619  = \$1614  ? 4'h6 : 4'h0;
+  assign \$1620  = \$1596  ? \$1610  : \$1619 ;
+  assign \$1621  = \$1566  ? \$1593  : \$1620 ;
+  assign \$1638  = \$1626  | \$1635 ;
+  assign \$1655  = \$1651  ? 4'h7 : 4'h0;
+  assign \$1664  = \$1661  ? 4'h7 : 4'h0;
+  assign \$1665  = \$1643  ? \$1655  : \$1664 ;
+  assign \$1682  = \$1680  ? 4'h8 : 4'h0;
+  assign \$1691  = \$1690  ? 4'h8 : 4'h0;
+  assign \$1692  = \$1672  ? \$1682  : \$1691 ;
+  assign \$1693  = \$1638  ? \$1665  : \$1692 ;
+  assign \$1694  = \$1549  ? \$1621  : \$1693 ;
+  assign \$1695  = chk0_cor | chk1_cor;
+  assign \$1696  = chk2_cor | chk3_cor;
+  assign \$1697  = \$1695  | \$1696 ;
+  assign \$1698  = chk0_cor | chk1_cor;
+  assign \$1699  = chk0_cor ? 4'h5 : 4'h0;
+  assign \$1700  = chk1_cor ? 4'h5 : 4'h0;
+  assign \$1701  = chk0_cor ? \$1699  : \$1700 ;
+  assign \$1702  = chk2_cor ? 4'h6 : 4'h0;
+  assign \$1703  = chk3_cor ? 4'h6 : 4'h0;
+  assign \$1704  = chk2_cor ? \$1702  : \$1703 ;
+  assign \$1705  = \$1698  ? \$1701  : \$1704 ;
+  assign \$1706  = chk4_cor | chk5_cor;
+  assign \$1707  = chk4_cor ? 4'h7 : 4'h0;
+  assign \$1708  = chk5_cor ? 4'h7 : 4'h0;
+  assign \$1709  = chk4_cor ? \$1707  : \$1708 ;
+  assign \$1710  = chk6_cor ? 4'h8 : 4'h0;
+  assign \$1711  = chk7_cor ? 4'h8 : 4'h0;
+  assign \$1712  = chk6_cor ? \$1710  : \$1711 ;
+  assign \$1713  = \$1706  ? \$1709  : \$1712 ;
+  assign \$1714  = \$1697  ? \$1705  : \$1713 ;
+  assign err_mem = \$1514  ? \$1694  : \$1714 ;
+  assign \$1731  = \$1715  | \$1724 ;
+  assign \$1748  = \$1734  | \$1743 ;
+  assign \$1749  = \$1731  | \$1748 ;
+  assign \$1766  = \$1754  | \$1763 ;
+  assign \$1783  = \$1773  | \$1782 ;
+  assign \$1784  = \$1766  | \$1783 ;
+  assign \$1785  = \$1749  | \$1784 ;
+  assign \$1802  = \$1786  | \$1795 ;
+  assign \$1819  = \$1805  | \$1814 ;
+  assign \$1820  = \$1802  | \$1819 ;
+  assign \$1837  = \$1821  | \$1830 ;
+  assign \$1854  = \$1846  ? chk0_addr : 11'h000;
+  assign \$1863  = \$1856  ? chk1_addr : 11'h000;
+  assign \$1864  = \$1838  ? \$1854  : \$1863 ;
+  assign \$1881  = \$1875  ? chk2_addr : 11'h000;
+  assign \$1890  = \$1885  ? chk3_addr : 11'h000;
+  assign \$1891  = \$1867  ? \$1881  : \$1890 ;
+  assign \$1892  = \$1837  ? \$1864  : \$1891 ;
+  assign \$1909  = \$1897  | \$1906 ;
+  assign \$1926  = \$1922  ? chk4_addr : 11'h000;
+  assign \$1935  = \$1932  ? chk5_addr : 11'h000;
+  assign \$1936  = \$1914  ? \$1926  : \$1935 ;
+  assign \$1953  = \$1951  ? chk6_addr : 11'h000;
+  assign \$1962  = \$1961  ? chk7_addr : 11'h000;
+  assign \$1963  = \$1943  ? \$1953  : \$1962 ;
+  assign \$1964  = \$1909  ? \$1936  : \$1963 ;
+  assign \$1965  = \$1820  ? \$1892  : \$1964 ;
+  assign \$1966  = chk0_cor | chk1_cor;
+  assign \$1967  = chk2_cor | chk3_cor;
+  assign \$1968  = \$1966  | \$1967 ;
+  assign \$1969  = chk0_cor | chk1_cor;
+  assign \$1970  = chk0_cor ? chk0_addr : 11'h000;
+  assign \$1971  = chk1_cor ? chk1_addr : 11'h000;
+  assign \$1972  = chk0_cor ? \$1970  : \$1971 ;
+  assign \$1973  = chk2_cor ? chk2_addr : 11'h000;
+  assign \$1974  = chk3_cor ? chk3_addr : 11'h000;
+  assign \$1975  = chk2_cor ? \$1973  : \$1974 ;
+  assign \$1976  = \$1969  ? \$1972  : \$1975 ;
+  assign \$1977  = chk4_cor | chk5_cor;
+  assign \$1978  = chk4_cor ? chk4_addr : 11'h000;
+  assign \$1979  = chk5_cor ? chk5_addr : 11'h000;
+  assign \$1980  = chk4_cor ? \$1978  : \$1979 ;
+  assign \$1981  = chk6_cor ? chk6_addr : 11'h000;
+  assign \$1982  = chk7_cor ? chk7_addr : 11'h000;
+  assign \$1983  = chk6_cor ? \$1981  : \$1982 ;
+  assign \$1984  = \$1977  ? \$1980  : \$1983 ;
+  assign \$1985  = \$1968  ? \$1976  : \$1984 ;
+  assign err_slot = \$1785  ? \$1965  : \$1985 ;
   always @(posedge clk)
-    prev_a_fbw_en <= \$122 ;
+    prev_a_fbw_en <= \$1986 ;
   always @(posedge clk)
-    prev_a_fbw_addr <= \$123 ;
+    prev_a_fbw_addr <= \$1987 ;
   always @(posedge clk)
-    prev_a_fbw_data <= \$124 ;
+    prev_a_fbw_data <= \$1988 ;
   always @(posedge clk)
-    prev_a_en <= \$125 ;
+    prev_a_en <= \$1989 ;
   always @(posedge clk)
-    prev_a_addr <= \$126 ;
+    prev_a_addr <= \$1990 ;
   always @(posedge clk)
-    prev_a_data <= \$127 ;
+    prev_a_data <= \$1991 ;
   always @(posedge clk)
-    prev_a_last_en <= \$128 ;
+    prev_a_last_en <= \$1992 ;
   always @(posedge clk)
-    prev_a_last_addr <= \$129 ;
+    prev_a_last_addr <= \$1993 ;
   always @(posedge clk)
-    prev_a_last_data <= \$130 ;
+    prev_a_last_data <= \$1994 ;
   always @(posedge clk)
-    prev_a_last2_en <= \$131 ;
+    prev_a_last2_en <= \$1995 ;
   always @(posedge clk)
-    prev_a_last2_addr <= \$132 ;
+    prev_a_last2_addr <= \$1996 ;
   always @(posedge clk)
-    prev_a_last2_data <= \$133 ;
+    prev_a_last2_data <= \$1997 ;
   always @(posedge clk)
-    prev_b_fbw_en <= \$134 ;
+    prev_b_fbw_en <= \$1998 ;
   always @(posedge clk)
-    prev_b_fbw_addr <= \$135 ;
+    prev_b_fbw_addr <= \$1999 ;
   always @(posedge clk)
-    prev_b_fbw_data <= \$136 ;
+    prev_b_fbw_data <= \$2000 ;
   always @(posedge clk)
-    prev_b_en <= \$137 ;
+    prev_b_en <= \$2001 ;
   always @(posedge clk)
-    prev_b_addr <= \$138 ;
+    prev_b_addr <= \$2002 ;
   always @(posedge clk)
-    prev_b_data <= \$139 ;
+    prev_b_data <= \$2003 ;
   always @(posedge clk)
-    prev_b_last_en <= \$140 ;
+    prev_b_last_en <= \$2004 ;
   always @(posedge clk)
-    prev_b_last_addr <= \$141 ;
+    prev_b_last_addr <= \$2005 ;
   always @(posedge clk)
-    prev_b_last_data <= \$142 ;
+    prev_b_last_data <= \$2006 ;
   always @(posedge clk)
-    prev_b_last2_en <= \$143 ;
+    prev_b_last2_en <= \$2007 ;
   always @(posedge clk)
-    prev_b_last2_addr <= \$144 ;
+    prev_b_last2_addr <= \$2008 ;
   always @(posedge clk)
-    prev_b_last2_data <= \$145 ;
+    prev_b_last2_data <= \$2009 ;
   always @(posedge clk)
-    next_a_fbw_en <= \$146 ;
+    next_a_fbw_en <= \$2010 ;
   always @(posedge clk)
-    next_a_fbw_addr <= \$147 ;
+    next_a_fbw_addr <= \$2011 ;
   always @(posedge clk)
-    next_a_fbw_data <= \$148 ;
+    next_a_fbw_data <= \$2012 ;
   always @(posedge clk)
-    next_a_en <= \$149 ;
+    next_a_en <= \$2013 ;
   always @(posedge clk)
-    next_a_addr <= \$150 ;
+    next_a_addr <= \$2014 ;
   always @(posedge clk)
-    next_a_data <= \$151 ;
+    next_a_data <= \$2015 ;
   always @(posedge clk)
-    next_a_last_en <= \$152 ;
+    next_a_last_en <= \$2016 ;
   always @(posedge clk)
-    next_a_last_addr <= \$153 ;
+    next_a_last_addr <= \$2017 ;
   always @(posedge clk)
-    next_a_last_data <= \$154 ;
+    next_a_last_data <= \$2018 ;
   always @(posedge clk)
-    next_a_last2_en <= \$155 ;
+    next_a_last2_en <= \$2019 ;
   always @(posedge clk)
-    next_a_last2_addr <= \$156 ;
+    next_a_last2_addr <= \$2020 ;
   always @(posedge clk)
-    next_a_last2_data <= \$157 ;
+    next_a_last2_data <= \$2021 ;
   always @(posedge clk)
-    next_b_fbw_en <= \$158 ;
+    next_b_fbw_en <= \$2022 ;
   always @(posedge clk)
-    next_b_fbw_addr <= \$159 ;
+    next_b_fbw_addr <= \$2023 ;
   always @(posedge clk)
-    next_b_fbw_data <= \$160 ;
+    next_b_fbw_data <= \$2024 ;
   always @(posedge clk)
-    next_b_en <= \$161 ;
+    next_b_en <= \$2025 ;
   always @(posedge clk)
-    next_b_addr <= \$162 ;
+    next_b_addr <= \$2026 ;
   always @(posedge clk)
-    next_b_data <= \$163 ;
+    next_b_data <= \$2027 ;
   always @(posedge clk)
-    next_b_last_en <= \$164 ;
+    next_b_last_en <= \$2028 ;
   always @(posedge clk)
-    next_b_last_addr <= \$165 ;
+    next_b_last_addr <= \$2029 ;
   always @(posedge clk)
-    next_b_last_data <= \$166 ;
+    next_b_last_data <= \$2030 ;
   always @(posedge clk)
-    next_b_last2_en <= \$167 ;
+    next_b_last2_en <= \$2031 ;
   always @(posedge clk)
-    next_b_last2_addr <= \$168 ;
+    next_b_last2_addr <= \$2032 ;
   always @(posedge clk)
-    next_b_last2_data <= \$169 ;
+    next_b_last2_data <= \$2033 ;
   always @(posedge clk)
-    cmd_q <= \$170 ;
+    cmd_q <= \$2034 ;
   always @(posedge clk)
-    slot_q <= \$171 ;
+    slot_q <= \$2035 ;
   always @(posedge clk)
-    cmd_qq <= \$172 ;
+    cmd_qq <= \$2036 ;
   always @(posedge clk)
-    slot_qq <= \$173 ;
+    slot_qq <= \$2037 ;
   always @(posedge clk)
-    prev_fw_hit2 <= \$174 ;
+    prev_fw_hit2 <= \$2038 ;
   always @(posedge clk)
-    prev_fw_hit3 <= \$175 ;
+    prev_fw_hit3 <= \$2039 ;
   always @(posedge clk)
-    prev_fw_hit4 <= \$176 ;
+    prev_fw_hit4 <= \$2040 ;
   always @(posedge clk)
-    prev_fw_hit5 <= \$177 ;
+    prev_fw_hit5 <= \$2041 ;
   always @(posedge clk)
-    prev_fw_hit6 <= \$178 ;
+    prev_fw_hit6 <= \$2042 ;
   always @(posedge clk)
-    prev_fw_hit7 <= \$179 ;
+    prev_fw_hit7 <= \$2043 ;
   always @(posedge clk)
-    prev_fw_hit8 <= \$180 ;
+    prev_fw_hit8 <= \$2044 ;
   always @(posedge clk)
-    prev_fw_hit9 <= \$181 ;
+    prev_fw_hit9 <= \$2045 ;
   always @(posedge clk)
-    next_fw_hit2 <= \$182 ;
+    next_fw_hit2 <= \$2046 ;
   always @(posedge clk)
-    next_fw_hit3 <= \$183 ;
+    next_fw_hit3 <= \$2047 ;
   always @(posedge clk)
-    next_fw_hit4 <= \$184 ;
+    next_fw_hit4 <= \$2048 ;
   always @(posedge clk)
-    next_fw_hit5 <= \$185 ;
+    next_fw_hit5 <= \$2049 ;
   always @(posedge clk)
-    next_fw_hit6 <= \$186 ;
+    next_fw_hit6 <= \$2050 ;
   always @(posedge clk)
-    next_fw_hit7 <= \$187 ;
+    next_fw_hit7 <= \$2051 ;
   always @(posedge clk)
-    next_fw_hit8 <= \$188 ;
+    next_fw_hit8 <= \$2052 ;
   always @(posedge clk)
-    next_fw_hit9 <= \$189 ;
+    next_fw_hit9 <= \$2053 ;
   always @(posedge clk)
-    tail <= \$190 ;
+    tail <= \$2054 ;
   always @(posedge clk)
-    head <= \$191 ;
+    head <= \$2055 ;
   always @(posedge clk)
-    empty <= \$192 ;
+    empty <= \$2056 ;
   always @(posedge clk)
-    prev_a_req_en <= \$193 ;
+    prev_a_req_en <= \$2057 ;
   always @(posedge clk)
-    prev_a_req_addr <= \$194 ;
+    prev_a_req_addr <= \$2058 ;
   always @(posedge clk)
-    prev_a_req_data <= \$195 ;
+    prev_a_req_data <= \$2059 ;
   always @(posedge clk)
-    prev_b_req_en <= \$196 ;
+    prev_b_req_en <= \$2060 ;
   always @(posedge clk)
-    prev_b_req_addr <= \$197 ;
+    prev_b_req_addr <= \$2061 ;
   always @(posedge clk)
-    prev_b_req_data <= \$198 ;
+    prev_b_req_data <= \$2062 ;
   always @(posedge clk)
-    prev0_wlast_en <= \$199 ;
+    prev0_wlast_en <= \$2063 ;
   always @(posedge clk)
-    prev0_wlast_addr <= \$200 ;
+    prev0_wlast_addr <= \$2064 ;
   always @(posedge clk)
-    prev0_wlast_data <= \$201 ;
+    prev0_wlast_data <= \$2065 ;
   always @(posedge clk)
-    prev0_wlast2_en <= \$202 ;
+    prev0_wlast2_en <= \$2066 ;
   always @(posedge clk)
-    prev0_wlast2_addr <= \$203 ;
+    prev0_wlast2_addr <= \$2067 ;
   always @(posedge clk)
-    prev0_wlast2_data <= \$204 ;
+    prev0_wlast2_data <= \$2068 ;
   always @(posedge clk)
-    prev1_wlast_en <= \$205 ;
+    prev1_wlast_en <= \$2069 ;
   always @(posedge clk)
-    prev1_wlast_addr <= \$206 ;
+    prev1_wlast_addr <= \$2070 ;
   always @(posedge clk)
-    prev1_wlast_data <= \$207 ;
+    prev1_wlast_data <= \$2071 ;
   always @(posedge clk)
-    prev1_wlast2_en <= \$208 ;
+    prev1_wlast2_en <= \$2072 ;
   always @(posedge clk)
-    prev1_wlast2_addr <= \$209 ;
+    prev1_wlast2_addr <= \$2073 ;
   always @(posedge clk)
-    prev1_wlast2_data <= \$210 ;
+    prev1_wlast2_data <= \$2074 ;
   always @(posedge clk)
-    prev_a_fb_hit_last <= \$211 ;
+    prev0_wlast_coded <= \$2075 ;
   always @(posedge clk)
-    prev_a_fb_hit_last2 <= \$212 ;
+    prev0_wlast2_coded <= \$2076 ;
   always @(posedge clk)
-    prev_b_fb_hit_last <= \$213 ;
+    prev1_wlast_coded <= \$2077 ;
   always @(posedge clk)
-    prev_b_fb_hit_last2 <= \$214 ;
+    prev1_wlast2_coded <= \$2078 ;
   always @(posedge clk)
-    next_a_req_en <= \$215 ;
+    prev_a_fb_hit_last <= \$2079 ;
   always @(posedge clk)
-    next_a_req_addr <= \$216 ;
+    prev_a_fb_hit_last2 <= \$2080 ;
   always @(posedge clk)
-    next_a_req_data <= \$217 ;
+    prev_b_fb_hit_last <= \$2081 ;
   always @(posedge clk)
-    next_b_req_en <= \$218 ;
+    prev_b_fb_hit_last2 <= \$2082 ;
   always @(posedge clk)
-    next_b_req_addr <= \$219 ;
+    next_a_req_en <= \$2083 ;
   always @(posedge clk)
-    next_b_req_data <= \$220 ;
+    next_a_req_addr <= \$2084 ;
   always @(posedge clk)
-    next0_wlast_en <= \$221 ;
+    next_a_req_data <= \$2085 ;
   always @(posedge clk)
-    next0_wlast_addr <= \$222 ;
+    next_b_req_en <= \$2086 ;
   always @(posedge clk)
-    next0_wlast_data <= \$223 ;
+    next_b_req_addr <= \$2087 ;
   always @(posedge clk)
-    next0_wlast2_en <= \$224 ;
+    next_b_req_data <= \$2088 ;
   always @(posedge clk)
-    next0_wlast2_addr <= \$225 ;
+    next0_wlast_en <= \$2089 ;
   always @(posedge clk)
-    next0_wlast2_data <= \$226 ;
+    next0_wlast_addr <= \$2090 ;
   always @(posedge clk)
-    next1_wlast_en <= \$227 ;
+    next0_wlast_data <= \$2091 ;
   always @(posedge clk)
-    next1_wlast_addr <= \$228 ;
+    next0_wlast2_en <= \$2092 ;
   always @(posedge clk)
-    next1_wlast_data <= \$229 ;
+    next0_wlast2_addr <= \$2093 ;
   always @(posedge clk)
-    next1_wlast2_en <= \$230 ;
+    next0_wlast2_data <= \$2094 ;
   always @(posedge clk)
-    next1_wlast2_addr <= \$231 ;
+    next1_wlast_en <= \$2095 ;
   always @(posedge clk)
-    next1_wlast2_data <= \$232 ;
+    next1_wlast_addr <= \$2096 ;
   always @(posedge clk)
-    next_a_fb_hit_last <= \$233 ;
+    next1_wlast_data <= \$2097 ;
   always @(posedge clk)
-    next_a_fb_hit_last2 <= \$234 ;
+    next1_wlast2_en <= \$2098 ;
   always @(posedge clk)
-    next_b_fb_hit_last <= \$235 ;
+    next1_wlast2_addr <= \$2099 ;
   always @(posedge clk)
-    next_b_fb_hit_last2 <= \$236 ;
+    next1_wlast2_data <= \$2100 ;
   always @(posedge clk)
-    chk0_unc <= \$237 ;
+    next0_wlast_coded <= \$2101 ;
   always @(posedge clk)
-    chk0_cor <= \$238 ;
+    next0_wlast2_coded <= \$2102 ;
   always @(posedge clk)
-    chk0_addr <= \$239 ;
+    next1_wlast_coded <= \$2103 ;
   always @(posedge clk)
-    chk1_unc <= \$240 ;
+    next1_wlast2_coded <= \$2104 ;
   always @(posedge clk)
-    chk1_cor <= \$241 ;
+    next_a_fb_hit_last <= \$2105 ;
   always @(posedge clk)
-    chk1_addr <= \$242 ;
+    next_a_fb_hit_last2 <= \$2106 ;
   always @(posedge clk)
-    chk2_unc <= \$243 ;
+    next_b_fb_hit_last <= \$2107 ;
   always @(posedge clk)
-    chk2_cor <= \$244 ;
+    next_b_fb_hit_last2 <= \$2108 ;
   always @(posedge clk)
-    chk2_addr <= \$245 ;
+    chk0_unc <= \$2109 ;
   always @(posedge clk)
-    chk3_unc <= \$246 ;
+    chk0_cor <= \$2110 ;
   always @(posedge clk)
-    chk3_cor <= \$247 ;
+    chk0_addr <= \$2111 ;
   always @(posedge clk)
-    chk3_addr <= \$248 ;
+    chk1_unc <= \$2112 ;
   always @(posedge clk)
-    chk4_unc <= \$249 ;
+    chk1_cor <= \$2113 ;
   always @(posedge clk)
-    chk4_cor <= \$250 ;
+    chk1_addr <= \$2114 ;
   always @(posedge clk)
-    chk4_addr <= \$251 ;
+    chk2_unc <= \$2115 ;
   always @(posedge clk)
-    chk5_unc <= \$252 ;
+    chk2_cor <= \$2116 ;
   always @(posedge clk)
-    chk5_cor <= \$253 ;
+    chk2_addr <= \$2117 ;
   always @(posedge clk)
-    chk5_addr <= \$254 ;
+    chk3_unc <= \$2118 ;
   always @(posedge clk)
-    chk6_unc <= \$255 ;
+    chk3_cor <= \$2119 ;
   always @(posedge clk)
-    chk6_cor <= \$256 ;
+    chk3_addr <= \$2120 ;
   always @(posedge clk)
-    chk6_addr <= \$257 ;
+    chk4_unc <= \$2121 ;
   always @(posedge clk)
-    chk7_unc <= \$258 ;
+    chk4_cor <= \$2122 ;
   always @(posedge clk)
-    chk7_cor <= \$259 ;
+    chk4_addr <= \$2123 ;
   always @(posedge clk)
-    chk7_addr <= \$260 ;
+    chk5_unc <= \$2124 ;
+  always @(posedge clk)
+    chk5_cor <= \$2125 ;
+  always @(posedge clk)
+    chk5_addr <= \$2126 ;
+  always @(posedge clk)
+    chk6_unc <= \$2127 ;
+  always @(posedge clk)
+    chk6_cor <= \$2128 ;
+  always @(posedge clk)
+    chk6_addr <= \$2129 ;
+  always @(posedge clk)
+    chk7_unc <= \$2130 ;
+  always @(posedge clk)
+    chk7_cor <= \$2131 ;
+  always @(posedge clk)
+    chk7_addr <= \$2132 ;
   \kv_asu.core.lru.next0  next0 (
     .clk(clk),
-    .\inner__addr$14 (slot),
-    .\inner__addr$30 (next_b_req_addr),
-    .rd_corrected(\rd_corrected$172 ),
-    .\rd_corrected$38 (\rd_corrected$178 ),
-    .rd_error(\rd_error$170 ),
-    .\rd_error$39 (\rd_error$176 ),
-    .rd_error_addr(\rd_error_addr$174 ),
-    .\rd_error_addr$49 (\rd_error_addr$180 ),
-    .rp0_lane0_data(\rd_data$206 ),
-    .rp1_lane0_data(\rd_data$220 ),
+    .\inner__addr$15 (slot),
+    .\inner__addr$35 (next_b_req_addr),
+    .rd_corrected(\rd_corrected$184 ),
+    .\rd_corrected$46 (\rd_corrected$190 ),
+    .rd_error(\rd_error$182 ),
+    .\rd_error$47 (\rd_error$188 ),
+    .rd_error_addr(\rd_error_addr$186 ),
+    .\rd_error_addr$57 (\rd_error_addr$192 ),
+    .rp0_lane0_data(\rd_data$218 ),
+    .rp1_word(\rd_coded$236 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(next_a_addr),
-    .wr_data(\wr_data$128 ),
+    .wr_coded(\wr_coded$148 ),
     .wr_en(next_a_en)
   );
   \kv_asu.core.lru.next1  next1 (
     .clk(clk),
-    .\inner__addr$14 (slot),
-    .\inner__addr$30 (next_a_req_addr),
-    .rd_corrected(\rd_corrected$184 ),
-    .\rd_corrected$38 (\rd_corrected$190 ),
-    .rd_error(\rd_error$182 ),
-    .\rd_error$39 (\rd_error$188 ),
-    .rd_error_addr(\rd_error_addr$186 ),
-    .\rd_error_addr$49 (\rd_error_addr$192 ),
-    .rp0_lane0_data(\rd_data$207 ),
-    .rp1_lane0_data(\rd_data$219 ),
+    .\inner__addr$15 (slot),
+    .\inner__addr$35 (next_a_req_addr),
+    .rd_corrected(\rd_corrected$196 ),
+    .\rd_corrected$46 (\rd_corrected$202 ),
+    .rd_error(\rd_error$194 ),
+    .\rd_error$47 (\rd_error$200 ),
+    .rd_error_addr(\rd_error_addr$198 ),
+    .\rd_error_addr$57 (\rd_error_addr$204 ),
+    .rp0_lane0_data(\rd_data$219 ),
+    .rp1_word(\rd_coded$234 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(next_b_addr),
-    .wr_data(\wr_data$137 ),
+    .wr_coded(\wr_coded$151 ),
     .wr_en(next_b_en)
   );
   \kv_asu.core.lru.prev0  prev0 (
     .clk(clk),
-    .\inner__addr$14 (slot),
-    .\inner__addr$30 (prev_b_req_addr),
+    .\inner__addr$15 (slot),
+    .\inner__addr$35 (prev_b_req_addr),
     .rd_corrected(rd_corrected),
-    .\rd_corrected$38 (\rd_corrected$154 ),
+    .\rd_corrected$46 (\rd_corrected$166 ),
     .rd_error(rd_error),
-    .\rd_error$39 (\rd_error$152 ),
+    .\rd_error$47 (\rd_error$164 ),
     .rd_error_addr(rd_error_addr),
-    .\rd_error_addr$49 (\rd_error_addr$156 ),
+    .\rd_error_addr$57 (\rd_error_addr$168 ),
     .rp0_lane0_data(rd_data),
-    .rp1_lane0_data(\rd_data$214 ),
+    .rp1_word(\rd_coded$228 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(prev_a_addr),
-    .wr_data(wr_data),
+    .wr_coded(wr_coded),
     .wr_en(prev_a_en)
   );
   \kv_asu.core.lru.prev1  prev1 (
     .clk(clk),
-    .\inner__addr$14 (slot),
-    .\inner__addr$30 (prev_a_req_addr),
-    .rd_corrected(\rd_corrected$160 ),
-    .\rd_corrected$38 (\rd_corrected$166 ),
-    .rd_error(\rd_error$158 ),
-    .\rd_error$39 (\rd_error$164 ),
-    .rd_error_addr(\rd_error_addr$162 ),
-    .\rd_error_addr$49 (\rd_error_addr$168 ),
-    .rp0_lane0_data(\rd_data$204 ),
-    .rp1_lane0_data(\rd_data$213 ),
+    .\inner__addr$15 (slot),
+    .\inner__addr$35 (prev_a_req_addr),
+    .rd_corrected(\rd_corrected$172 ),
+    .\rd_corrected$46 (\rd_corrected$178 ),
+    .rd_error(\rd_error$170 ),
+    .\rd_error$47 (\rd_error$176 ),
+    .rd_error_addr(\rd_error_addr$174 ),
+    .\rd_error_addr$57 (\rd_error_addr$180 ),
+    .rp0_lane0_data(\rd_data$216 ),
+    .rp1_word(rd_coded),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
     .wr_addr(prev_b_addr),
-    .wr_data(\wr_data$109 ),
+    .wr_coded(\wr_coded$117 ),
     .wr_en(prev_b_en)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$122  = prev_a_req_en;
+    \$1986  = prev_a_req_en;
     if (rst) begin
-      \$122  = 1'h0;
+      \$1986  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$123  = prev_a_req_addr;
+    \$1987  = prev_a_req_addr;
     if (rst) begin
-      \$123  = 11'h000;
+      \$1987  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$124  = prev_a_req_data;
+    \$1988  = prev_a_req_data;
     if (rst) begin
-      \$124  = 11'h000;
+      \$1988  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$125  = prev_a_fbw_en;
+    \$1989  = prev_a_fbw_en;
     if (rst) begin
-      \$125  = 1'h0;
+      \$1989  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$126  = prev_a_fbw_addr;
+    \$1990  = prev_a_fbw_addr;
     if (rst) begin
-      \$126  = 11'h000;
+      \$1990  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$127  = prev_a_fbw_data;
+    \$1991  = prev_a_fbw_data;
     if (rst) begin
-      \$127  = 11'h000;
+      \$1991  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$128  = prev_a_en;
+    \$1992  = prev_a_en;
     if (rst) begin
-      \$128  = 1'h0;
+      \$1992  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$129  = prev_a_addr;
+    \$1993  = prev_a_addr;
     if (rst) begin
-      \$129  = 11'h000;
+      \$1993  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$130  = prev_a_data;
+    \$1994  = prev_a_data;
     if (rst) begin
-      \$130  = 11'h000;
+      \$1994  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$131  = prev_a_last_en;
+    \$1995  = prev_a_last_en;
     if (rst) begin
-      \$131  = 1'h0;
+      \$1995  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$132  = prev_a_last_addr;
+    \$1996  = prev_a_last_addr;
     if (rst) begin
-      \$132  = 11'h000;
+      \$1996  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$133  = prev_a_last_data;
+    \$1997  = prev_a_last_data;
     if (rst) begin
-      \$133  = 11'h000;
+      \$1997  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$134  = prev_b_req_en;
+    \$1998  = prev_b_req_en;
     if (rst) begin
-      \$134  = 1'h0;
+      \$1998  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$135  = prev_b_req_addr;
+    \$1999  = prev_b_req_addr;
     if (rst) begin
-      \$135  = 11'h000;
+      \$1999  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$136  = prev_b_req_data;
+    \$2000  = prev_b_req_data;
     if (rst) begin
-      \$136  = 11'h000;
+      \$2000  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$137  = prev_b_fbw_en;
+    \$2001  = prev_b_fbw_en;
     if (rst) begin
-      \$137  = 1'h0;
+      \$2001  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$138  = prev_b_fbw_addr;
+    \$2002  = prev_b_fbw_addr;
     if (rst) begin
-      \$138  = 11'h000;
+      \$2002  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$139  = prev_b_fbw_data;
+    \$2003  = prev_b_fbw_data;
     if (rst) begin
-      \$139  = 11'h000;
+      \$2003  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$140  = prev_b_en;
+    \$2004  = prev_b_en;
     if (rst) begin
-      \$140  = 1'h0;
+      \$2004  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$141  = prev_b_addr;
+    \$2005  = prev_b_addr;
     if (rst) begin
-      \$141  = 11'h000;
+      \$2005  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$142  = prev_b_data;
+    \$2006  = prev_b_data;
     if (rst) begin
-      \$142  = 11'h000;
+      \$2006  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$143  = prev_b_last_en;
+    \$2007  = prev_b_last_en;
     if (rst) begin
-      \$143  = 1'h0;
+      \$2007  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$144  = prev_b_last_addr;
+    \$2008  = prev_b_last_addr;
     if (rst) begin
-      \$144  = 11'h000;
+      \$2008  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$145  = prev_b_last_data;
+    \$2009  = prev_b_last_data;
     if (rst) begin
-      \$145  = 11'h000;
+      \$2009  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$146  = next_a_req_en;
+    \$2010  = next_a_req_en;
     if (rst) begin
-      \$146  = 1'h0;
+      \$2010  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$147  = next_a_req_addr;
+    \$2011  = next_a_req_addr;
     if (rst) begin
-      \$147  = 11'h000;
+      \$2011  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$148  = next_a_req_data;
+    \$2012  = next_a_req_data;
     if (rst) begin
-      \$148  = 11'h000;
+      \$2012  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$149  = next_a_fbw_en;
+    \$2013  = next_a_fbw_en;
     if (rst) begin
-      \$149  = 1'h0;
+      \$2013  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$150  = next_a_fbw_addr;
+    \$2014  = next_a_fbw_addr;
     if (rst) begin
-      \$150  = 11'h000;
+      \$2014  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$151  = next_a_fbw_data;
+    \$2015  = next_a_fbw_data;
     if (rst) begin
-      \$151  = 11'h000;
+      \$2015  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$152  = next_a_en;
+    \$2016  = next_a_en;
     if (rst) begin
-      \$152  = 1'h0;
+      \$2016  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$153  = next_a_addr;
+    \$2017  = next_a_addr;
     if (rst) begin
-      \$153  = 11'h000;
+      \$2017  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$154  = next_a_data;
+    \$2018  = next_a_data;
     if (rst) begin
-      \$154  = 11'h000;
+      \$2018  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$155  = next_a_last_en;
+    \$2019  = next_a_last_en;
     if (rst) begin
-      \$155  = 1'h0;
+      \$2019  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$156  = next_a_last_addr;
+    \$2020  = next_a_last_addr;
     if (rst) begin
-      \$156  = 11'h000;
+      \$2020  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$157  = next_a_last_data;
+    \$2021  = next_a_last_data;
     if (rst) begin
-      \$157  = 11'h000;
+      \$2021  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$158  = next_b_req_en;
+    \$2022  = next_b_req_en;
     if (rst) begin
-      \$158  = 1'h0;
+      \$2022  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$159  = next_b_req_addr;
+    \$2023  = next_b_req_addr;
     if (rst) begin
-      \$159  = 11'h000;
+      \$2023  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$160  = next_b_req_data;
+    \$2024  = next_b_req_data;
     if (rst) begin
-      \$160  = 11'h000;
+      \$2024  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$161  = next_b_fbw_en;
+    \$2025  = next_b_fbw_en;
     if (rst) begin
-      \$161  = 1'h0;
+      \$2025  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$162  = next_b_fbw_addr;
+    \$2026  = next_b_fbw_addr;
     if (rst) begin
-      \$162  = 11'h000;
+      \$2026  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$163  = next_b_fbw_data;
+    \$2027  = next_b_fbw_data;
     if (rst) begin
-      \$163  = 11'h000;
+      \$2027  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$164  = next_b_en;
+    \$2028  = next_b_en;
     if (rst) begin
-      \$164  = 1'h0;
+      \$2028  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$165  = next_b_addr;
+    \$2029  = next_b_addr;
     if (rst) begin
-      \$165  = 11'h000;
+      \$2029  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$166  = next_b_data;
+    \$2030  = next_b_data;
     if (rst) begin
-      \$166  = 11'h000;
+      \$2030  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$167  = next_b_last_en;
+    \$2031  = next_b_last_en;
     if (rst) begin
-      \$167  = 1'h0;
+      \$2031  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$168  = next_b_last_addr;
+    \$2032  = next_b_last_addr;
     if (rst) begin
-      \$168  = 11'h000;
+      \$2032  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$169  = next_b_last_data;
+    \$2033  = next_b_last_data;
     if (rst) begin
-      \$169  = 11'h000;
+      \$2033  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$170  = cmd;
+    \$2034  = cmd;
     if (rst) begin
-      \$170  = 2'h0;
+      \$2034  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$171  = slot;
+    \$2035  = slot;
     if (rst) begin
-      \$171  = 11'h000;
+      \$2035  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$172  = cmd_q;
+    \$2036  = cmd_q;
     if (rst) begin
-      \$172  = 2'h0;
+      \$2036  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$173  = slot_q;
+    \$2037  = slot_q;
     if (rst) begin
-      \$173  = 11'h000;
+      \$2037  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$174  = \$2 ;
+    \$2038  = \$2 ;
     if (rst) begin
-      \$174  = 1'h0;
+      \$2038  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$175  = \$4 ;
+    \$2039  = \$4 ;
     if (rst) begin
-      \$175  = 1'h0;
+      \$2039  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$176  = \$6 ;
+    \$2040  = \$6 ;
     if (rst) begin
-      \$176  = 1'h0;
+      \$2040  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$177  = \$8 ;
+    \$2041  = \$8 ;
     if (rst) begin
-      \$177  = 1'h0;
+      \$2041  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$178  = \$10 ;
+    \$2042  = \$10 ;
     if (rst) begin
-      \$178  = 1'h0;
+      \$2042  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$179  = \$12 ;
+    \$2043  = \$12 ;
     if (rst) begin
-      \$179  = 1'h0;
+      \$2043  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$180  = \$14 ;
+    \$2044  = \$14 ;
     if (rst) begin
-      \$180  = 1'h0;
+      \$2044  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$181  = \$16 ;
+    \$2045  = \$16 ;
     if (rst) begin
-      \$181  = 1'h0;
+      \$2045  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$182  = \$18 ;
+    \$2046  = \$18 ;
     if (rst) begin
-      \$182  = 1'h0;
+      \$2046  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$183  = \$20 ;
+    \$2047  = \$20 ;
     if (rst) begin
-      \$183  = 1'h0;
+      \$2047  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$184  = \$22 ;
+    \$2048  = \$22 ;
     if (rst) begin
-      \$184  = 1'h0;
+      \$2048  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$185  = \$24 ;
+    \$2049  = \$24 ;
     if (rst) begin
-      \$185  = 1'h0;
+      \$2049  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$186  = \$26 ;
+    \$2050  = \$26 ;
     if (rst) begin
-      \$186  = 1'h0;
+      \$2050  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$187  = \$28 ;
+    \$2051  = \$28 ;
     if (rst) begin
-      \$187  = 1'h0;
+      \$2051  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$188  = \$30 ;
+    \$2052  = \$30 ;
     if (rst) begin
-      \$188  = 1'h0;
+      \$2052  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$189  = \$32 ;
+    \$2053  = \$32 ;
     if (rst) begin
-      \$189  = 1'h0;
+      \$2053  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$190  = tail;
+    \$2054  = tail;
     casez (cmd_qq)
       2'h1:
           if (\$33 ) begin
             if (\$34 ) begin
-              \$190  = p_of;
+              \$2054  = p_of;
             end
           end
       2'h2:
           if (empty) begin
-            \$190  = slot_qq;
+            \$2054  = slot_qq;
           end
       2'h3:
           (* full_case = 32'd1 *)
           if (\$35 ) begin
           end else begin
-            \$190  = p_of;
+            \$2054  = p_of;
           end
     endcase
     if (rst) begin
-      \$190  = 11'h000;
+      \$2054  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$191  = head;
+    \$2055  = head;
     casez (cmd_qq)
       2'h1:
           if (\$33 ) begin
-            \$191  = slot_qq;
+            \$2055  = slot_qq;
           end
       2'h2:
           (* full_case = 32'd1 *)
           if (empty) begin
-            \$191  = slot_qq;
+            \$2055  = slot_qq;
           end else begin
-            \$191  = slot_qq;
+            \$2055  = slot_qq;
           end
     endcase
     if (rst) begin
-      \$191  = 11'h000;
+      \$2055  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$192  = empty;
+    \$2056  = empty;
     casez (cmd_qq)
       2'h1:
           /* empty */;
       2'h2:
           if (empty) begin
-            \$192  = 1'h0;
+            \$2056  = 1'h0;
           end
       2'h3:
           if (\$35 ) begin
-            \$192  = 1'h1;
+            \$2056  = 1'h1;
           end
     endcase
     if (flush) begin
-      \$192  = 1'h1;
+      \$2056  = 1'h1;
     end
     if (rst) begin
-      \$192  = 1'h1;
+      \$2056  = 1'h1;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$193  = prev_a_req;
+    \$2057  = prev_a_req;
     if (rst) begin
-      \$193  = 1'h0;
+      \$2057  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$194  = \$signal ;
+    \$2058  = \$signal ;
     if (rst) begin
-      \$194  = 11'h000;
+      \$2058  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$195  = p_of;
+    \$2059  = p_of;
     if (rst) begin
-      \$195  = 11'h000;
+      \$2059  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$196  = prev_b_req;
+    \$2060  = prev_b_req;
     if (rst) begin
-      \$196  = 1'h0;
+      \$2060  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$197  = head;
+    \$2061  = head;
     if (rst) begin
-      \$197  = 11'h000;
+      \$2061  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$198  = slot_qq;
+    \$2062  = slot_qq;
     if (rst) begin
-      \$198  = 11'h000;
+      \$2062  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$199  = prev_a_en;
+    \$2063  = prev_a_en;
     if (rst) begin
-      \$199  = 1'h0;
+      \$2063  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$200  = prev_a_addr;
+    \$2064  = prev_a_addr;
     if (rst) begin
-      \$200  = 11'h000;
+      \$2064  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$201  = wr_data;
+    \$2065  = wr_coded[10:0];
     if (rst) begin
-      \$201  = 11'h000;
+      \$2065  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$202  = prev0_wlast_en;
+    \$2066  = prev0_wlast_en;
     if (rst) begin
-      \$202  = 1'h0;
+      \$2066  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$203  = prev0_wlast_addr;
+    \$2067  = prev0_wlast_addr;
     if (rst) begin
-      \$203  = 11'h000;
+      \$2067  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$204  = prev0_wlast_data;
+    \$2068  = prev0_wlast_data;
     if (rst) begin
-      \$204  = 11'h000;
+      \$2068  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$205  = prev_b_en;
+    \$2069  = prev_b_en;
     if (rst) begin
-      \$205  = 1'h0;
+      \$2069  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$206  = prev_b_addr;
+    \$2070  = prev_b_addr;
     if (rst) begin
-      \$206  = 11'h000;
+      \$2070  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$207  = \wr_data$109 ;
+    \$2071  = \wr_coded$117 [10:0];
     if (rst) begin
-      \$207  = 11'h000;
+      \$2071  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$208  = prev1_wlast_en;
+    \$2072  = prev1_wlast_en;
     if (rst) begin
-      \$208  = 1'h0;
+      \$2072  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$209  = prev1_wlast_addr;
+    \$2073  = prev1_wlast_addr;
     if (rst) begin
-      \$209  = 11'h000;
+      \$2073  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$210  = prev1_wlast_data;
+    \$2074  = prev1_wlast_data;
     if (rst) begin
-      \$210  = 11'h000;
+      \$2074  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$211  = \$37 ;
+    \$2075  = wr_coded;
     if (rst) begin
-      \$211  = 1'h0;
+      \$2075  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$212  = \$39 ;
+    \$2076  = prev0_wlast_coded;
     if (rst) begin
-      \$212  = 1'h0;
+      \$2076  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$213  = \$41 ;
+    \$2077  = \wr_coded$117 ;
     if (rst) begin
-      \$213  = 1'h0;
+      \$2077  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$214  = \$43 ;
+    \$2078  = prev1_wlast_coded;
     if (rst) begin
-      \$214  = 1'h0;
+      \$2078  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$215  = next_a_req;
+    \$2079  = \$37 ;
     if (rst) begin
-      \$215  = 1'h0;
+      \$2079  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$216  = p_of;
+    \$2080  = \$39 ;
     if (rst) begin
-      \$216  = 11'h000;
+      \$2080  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$217  = \$signal ;
+    \$2081  = \$41 ;
     if (rst) begin
-      \$217  = 11'h000;
+      \$2081  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$218  = prev_b_req;
+    \$2082  = \$43 ;
     if (rst) begin
-      \$218  = 1'h0;
+      \$2082  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$219  = slot_qq;
+    \$2083  = next_a_req;
     if (rst) begin
-      \$219  = 11'h000;
+      \$2083  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$220  = head;
+    \$2084  = p_of;
     if (rst) begin
-      \$220  = 11'h000;
+      \$2084  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$221  = next_a_en;
+    \$2085  = \$signal ;
     if (rst) begin
-      \$221  = 1'h0;
+      \$2085  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$222  = next_a_addr;
+    \$2086  = prev_b_req;
     if (rst) begin
-      \$222  = 11'h000;
+      \$2086  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$223  = \wr_data$128 ;
+    \$2087  = slot_qq;
     if (rst) begin
-      \$223  = 11'h000;
+      \$2087  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$224  = next0_wlast_en;
+    \$2088  = head;
     if (rst) begin
-      \$224  = 1'h0;
+      \$2088  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$225  = next0_wlast_addr;
+    \$2089  = next_a_en;
     if (rst) begin
-      \$225  = 11'h000;
+      \$2089  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$226  = next0_wlast_data;
+    \$2090  = next_a_addr;
     if (rst) begin
-      \$226  = 11'h000;
+      \$2090  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$227  = next_b_en;
+    \$2091  = \wr_coded$148 [10:0];
     if (rst) begin
-      \$227  = 1'h0;
+      \$2091  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$228  = next_b_addr;
+    \$2092  = next0_wlast_en;
     if (rst) begin
-      \$228  = 11'h000;
+      \$2092  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$229  = \wr_data$137 ;
+    \$2093  = next0_wlast_addr;
     if (rst) begin
-      \$229  = 11'h000;
+      \$2093  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$230  = next1_wlast_en;
+    \$2094  = next0_wlast_data;
     if (rst) begin
-      \$230  = 1'h0;
+      \$2094  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$231  = next1_wlast_addr;
+    \$2095  = next_b_en;
     if (rst) begin
-      \$231  = 11'h000;
+      \$2095  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$232  = next1_wlast_data;
+    \$2096  = next_b_addr;
     if (rst) begin
-      \$232  = 11'h000;
+      \$2096  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$233  = \$45 ;
+    \$2097  = \wr_coded$151 [10:0];
     if (rst) begin
-      \$233  = 1'h0;
+      \$2097  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$234  = \$47 ;
+    \$2098  = next1_wlast_en;
     if (rst) begin
-      \$234  = 1'h0;
+      \$2098  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$235  = \$49 ;
+    \$2099  = next1_wlast_addr;
     if (rst) begin
-      \$235  = 1'h0;
+      \$2099  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$236  = \$51 ;
+    \$2100  = next1_wlast_data;
     if (rst) begin
-      \$236  = 1'h0;
+      \$2100  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$237  = rd_error;
+    \$2101  = \wr_coded$148 ;
     if (rst) begin
-      \$237  = 1'h0;
+      \$2101  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$238  = rd_corrected;
+    \$2102  = next0_wlast_coded;
     if (rst) begin
-      \$238  = 1'h0;
+      \$2102  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$239  = rd_error_addr;
+    \$2103  = \wr_coded$151 ;
     if (rst) begin
-      \$239  = 11'h000;
+      \$2103  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$240  = \rd_error$152 ;
+    \$2104  = next1_wlast_coded;
     if (rst) begin
-      \$240  = 1'h0;
+      \$2104  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$241  = \rd_corrected$154 ;
+    \$2105  = \$45 ;
     if (rst) begin
-      \$241  = 1'h0;
+      \$2105  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$242  = \rd_error_addr$156 ;
+    \$2106  = \$47 ;
     if (rst) begin
-      \$242  = 11'h000;
+      \$2106  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$243  = \rd_error$158 ;
+    \$2107  = \$49 ;
     if (rst) begin
-      \$243  = 1'h0;
+      \$2107  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$244  = \rd_corrected$160 ;
+    \$2108  = \$51 ;
     if (rst) begin
-      \$244  = 1'h0;
+      \$2108  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$245  = \rd_error_addr$162 ;
+    \$2109  = rd_error;
     if (rst) begin
-      \$245  = 11'h000;
+      \$2109  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$246  = \rd_error$164 ;
+    \$2110  = rd_corrected;
     if (rst) begin
-      \$246  = 1'h0;
+      \$2110  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$247  = \rd_corrected$166 ;
+    \$2111  = rd_error_addr;
     if (rst) begin
-      \$247  = 1'h0;
+      \$2111  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$248  = \rd_error_addr$168 ;
+    \$2112  = \rd_error$164 ;
     if (rst) begin
-      \$248  = 11'h000;
+      \$2112  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$249  = \rd_error$170 ;
+    \$2113  = \rd_corrected$166 ;
     if (rst) begin
-      \$249  = 1'h0;
+      \$2113  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$250  = \rd_corrected$172 ;
+    \$2114  = \rd_error_addr$168 ;
     if (rst) begin
-      \$250  = 1'h0;
+      \$2114  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$251  = \rd_error_addr$174 ;
+    \$2115  = \rd_error$170 ;
     if (rst) begin
-      \$251  = 11'h000;
+      \$2115  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$252  = \rd_error$176 ;
+    \$2116  = \rd_corrected$172 ;
     if (rst) begin
-      \$252  = 1'h0;
+      \$2116  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$253  = \rd_corrected$178 ;
+    \$2117  = \rd_error_addr$174 ;
     if (rst) begin
-      \$253  = 1'h0;
+      \$2117  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$254  = \rd_error_addr$180 ;
+    \$2118  = \rd_error$176 ;
     if (rst) begin
-      \$254  = 11'h000;
+      \$2118  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$255  = \rd_error$182 ;
+    \$2119  = \rd_corrected$178 ;
     if (rst) begin
-      \$255  = 1'h0;
+      \$2119  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$256  = \rd_corrected$184 ;
+    \$2120  = \rd_error_addr$180 ;
     if (rst) begin
-      \$256  = 1'h0;
+      \$2120  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$257  = \rd_error_addr$186 ;
+    \$2121  = \rd_error$182 ;
     if (rst) begin
-      \$257  = 11'h000;
+      \$2121  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$258  = \rd_error$188 ;
+    \$2122  = \rd_corrected$184 ;
     if (rst) begin
-      \$258  = 1'h0;
+      \$2122  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$259  = \rd_corrected$190 ;
+    \$2123  = \rd_error_addr$186 ;
     if (rst) begin
-      \$259  = 1'h0;
+      \$2123  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
-    \$260  = \rd_error_addr$192 ;
+    \$2124  = \rd_error$188 ;
     if (rst) begin
-      \$260  = 11'h000;
+      \$2124  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2125  = \rd_corrected$190 ;
+    if (rst) begin
+      \$2125  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2126  = \rd_error_addr$192 ;
+    if (rst) begin
+      \$2126  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2127  = \rd_error$194 ;
+    if (rst) begin
+      \$2127  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2128  = \rd_corrected$196 ;
+    if (rst) begin
+      \$2128  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2129  = \rd_error_addr$198 ;
+    if (rst) begin
+      \$2129  = 11'h000;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2130  = \rd_error$200 ;
+    if (rst) begin
+      \$2130  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2131  = \rd_corrected$202 ;
+    if (rst) begin
+      \$2131  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$11 ) begin end
+    \$2132  = \rd_error_addr$204 ;
+    if (rst) begin
+      \$2132  = 11'h000;
     end
   end
   always @* begin
@@ -8922,35 +12298,43 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign pb = slot_qq;
   assign wr_en = prev_a_en;
   assign wr_addr = prev_a_addr;
+  assign wr_data = wr_coded[10:0];
   assign \wr_en$105  = prev_b_en;
   assign \wr_addr$107  = prev_b_addr;
-  assign \$signal$118  = p_of;
+  assign \wr_data$109  = \wr_coded$117 [10:0];
+  assign \$signal$124  = p_of;
   assign na = \$signal ;
   assign next_b_req = prev_b_req;
-  assign \$signal$121  = slot_qq;
+  assign \$signal$127  = slot_qq;
   assign nb = head;
-  assign \wr_en$124  = next_a_en;
-  assign \wr_addr$126  = next_a_addr;
-  assign \wr_en$133  = next_b_en;
-  assign \wr_addr$135  = next_b_addr;
+  assign \wr_en$130  = next_a_en;
+  assign \wr_addr$132  = next_a_addr;
+  assign \wr_data$134  = \wr_coded$148 [10:0];
+  assign \wr_en$139  = next_b_en;
+  assign \wr_addr$141  = next_b_addr;
+  assign \wr_data$143  = \wr_coded$151 [10:0];
   assign rd_addr = slot;
   assign rd_en = 1'h1;
-  assign \rd_addr$195  = slot;
-  assign \rd_en$196  = 1'h1;
-  assign \rd_addr$197  = slot;
-  assign \rd_en$198  = 1'h1;
-  assign \rd_addr$199  = slot;
-  assign \rd_en$200  = 1'h1;
+  assign \rd_addr$207  = slot;
+  assign \rd_en$208  = 1'h1;
+  assign \rd_addr$209  = slot;
+  assign \rd_en$210  = 1'h1;
+  assign \rd_addr$211  = slot;
+  assign \rd_en$212  = 1'h1;
   assign n_of = \$signal ;
   assign link = prev_b_req;
-  assign \rd_addr$209  = prev_a_req_addr;
-  assign \rd_en$210  = 1'h1;
-  assign \rd_addr$211  = prev_b_req_addr;
-  assign \rd_en$212  = 1'h1;
-  assign \rd_addr$215  = next_a_req_addr;
-  assign \rd_en$216  = 1'h1;
-  assign \rd_addr$217  = next_b_req_addr;
-  assign \rd_en$218  = 1'h1;
+  assign \rd_addr$221  = prev_a_req_addr;
+  assign \rd_en$222  = 1'h1;
+  assign \rd_addr$223  = prev_b_req_addr;
+  assign \rd_en$224  = 1'h1;
+  assign prev0_coded_write = wr_coded;
+  assign prev1_coded_write = \wr_coded$117 ;
+  assign \rd_addr$229  = next_a_req_addr;
+  assign \rd_en$230  = 1'h1;
+  assign \rd_addr$231  = next_b_req_addr;
+  assign \rd_en$232  = 1'h1;
+  assign next0_coded_write = \wr_coded$148 ;
+  assign next1_coded_write = \wr_coded$151 ;
   assign \pending[0].cmd  = pending[1:0];
   assign \pending[0].slot  = pending[12:2];
   assign \pending[1].cmd  = pending[14:13];
@@ -8959,13 +12343,461 @@ module \kv_asu.core.lru (rst, flush, err_uncorrectable, err_corrected, err_mem, 
   assign pending[14:13] = cmd_qq;
   assign pending[12:2] = slot_q;
   assign pending[1:0] = cmd_q;
+  assign \$1444  = chk0_unc;
+  assign \$1445  = chk1_unc;
+  assign \$1446  = chk2_unc;
+  assign \$1447  = chk3_unc;
+  assign \$1448  = chk4_unc;
+  assign \$1449  = chk5_unc;
+  assign \$1450  = chk6_unc;
+  assign \$1451  = chk7_unc;
+  assign \$1452  = chk0_unc;
+  assign \$1453  = chk1_unc;
+  assign \$1454  = chk2_unc;
+  assign \$1455  = chk3_unc;
+  assign \$1456  = chk4_unc;
+  assign \$1457  = chk5_unc;
+  assign \$1458  = chk6_unc;
+  assign \$1459  = chk7_unc;
+  assign \$1461  = chk0_unc;
+  assign \$1462  = chk1_unc;
+  assign \$1463  = chk2_unc;
+  assign \$1464  = chk3_unc;
+  assign \$1465  = chk4_unc;
+  assign \$1466  = chk5_unc;
+  assign \$1467  = chk6_unc;
+  assign \$1468  = chk7_unc;
+  assign \$1469  = chk0_unc;
+  assign \$1470  = chk1_unc;
+  assign \$1471  = chk2_unc;
+  assign \$1472  = chk3_unc;
+  assign \$1473  = chk4_unc;
+  assign \$1474  = chk5_unc;
+  assign \$1475  = chk6_unc;
+  assign \$1476  = chk7_unc;
+  assign \$1479  = chk0_unc;
+  assign \$1480  = chk1_unc;
+  assign \$1481  = chk2_unc;
+  assign \$1482  = chk3_unc;
+  assign \$1483  = chk4_unc;
+  assign \$1484  = chk5_unc;
+  assign \$1485  = chk6_unc;
+  assign \$1486  = chk7_unc;
+  assign \$1487  = chk0_unc;
+  assign \$1488  = chk1_unc;
+  assign \$1489  = chk2_unc;
+  assign \$1490  = chk3_unc;
+  assign \$1491  = chk4_unc;
+  assign \$1492  = chk5_unc;
+  assign \$1493  = chk6_unc;
+  assign \$1494  = chk7_unc;
+  assign \$1496  = chk0_unc;
+  assign \$1497  = chk1_unc;
+  assign \$1498  = chk2_unc;
+  assign \$1499  = chk3_unc;
+  assign \$1500  = chk4_unc;
+  assign \$1501  = chk5_unc;
+  assign \$1502  = chk6_unc;
+  assign \$1503  = chk7_unc;
+  assign \$1504  = chk0_unc;
+  assign \$1505  = chk1_unc;
+  assign \$1506  = chk2_unc;
+  assign \$1507  = chk3_unc;
+  assign \$1508  = chk4_unc;
+  assign \$1509  = chk5_unc;
+  assign \$1510  = chk6_unc;
+  assign \$1511  = chk7_unc;
+  assign \$1515  = chk0_unc;
+  assign \$1516  = chk1_unc;
+  assign \$1517  = chk2_unc;
+  assign \$1518  = chk3_unc;
+  assign \$1519  = chk4_unc;
+  assign \$1520  = chk5_unc;
+  assign \$1521  = chk6_unc;
+  assign \$1522  = chk7_unc;
+  assign \$1523  = chk0_unc;
+  assign \$1524  = chk1_unc;
+  assign \$1525  = chk2_unc;
+  assign \$1526  = chk3_unc;
+  assign \$1527  = chk4_unc;
+  assign \$1528  = chk5_unc;
+  assign \$1529  = chk6_unc;
+  assign \$1530  = chk7_unc;
+  assign \$1532  = chk0_unc;
+  assign \$1533  = chk1_unc;
+  assign \$1534  = chk2_unc;
+  assign \$1535  = chk3_unc;
+  assign \$1536  = chk4_unc;
+  assign \$1537  = chk5_unc;
+  assign \$1538  = chk6_unc;
+  assign \$1539  = chk7_unc;
+  assign \$1540  = chk0_unc;
+  assign \$1541  = chk1_unc;
+  assign \$1542  = chk2_unc;
+  assign \$1543  = chk3_unc;
+  assign \$1544  = chk4_unc;
+  assign \$1545  = chk5_unc;
+  assign \$1546  = chk6_unc;
+  assign \$1547  = chk7_unc;
+  assign \$1550  = chk0_unc;
+  assign \$1551  = chk1_unc;
+  assign \$1552  = chk2_unc;
+  assign \$1553  = chk3_unc;
+  assign \$1554  = chk4_unc;
+  assign \$1555  = chk5_unc;
+  assign \$1556  = chk6_unc;
+  assign \$1557  = chk7_unc;
+  assign \$1558  = chk0_unc;
+  assign \$1559  = chk1_unc;
+  assign \$1560  = chk2_unc;
+  assign \$1561  = chk3_unc;
+  assign \$1562  = chk4_unc;
+  assign \$1563  = chk5_unc;
+  assign \$1564  = chk6_unc;
+  assign \$1565  = chk7_unc;
+  assign \$1567  = chk0_unc;
+  assign \$1568  = chk1_unc;
+  assign \$1569  = chk2_unc;
+  assign \$1570  = chk3_unc;
+  assign \$1571  = chk4_unc;
+  assign \$1572  = chk5_unc;
+  assign \$1573  = chk6_unc;
+  assign \$1574  = chk7_unc;
+  assign \$1575  = chk0_unc;
+  assign \$1576  = chk1_unc;
+  assign \$1577  = chk2_unc;
+  assign \$1578  = chk3_unc;
+  assign \$1579  = chk4_unc;
+  assign \$1580  = chk5_unc;
+  assign \$1581  = chk6_unc;
+  assign \$1582  = chk7_unc;
+  assign \$1584  = chk0_unc;
+  assign \$1585  = chk1_unc;
+  assign \$1586  = chk2_unc;
+  assign \$1587  = chk3_unc;
+  assign \$1588  = chk4_unc;
+  assign \$1589  = chk5_unc;
+  assign \$1590  = chk6_unc;
+  assign \$1591  = chk7_unc;
+  assign \$1594  = chk0_unc;
+  assign \$1595  = chk1_unc;
+  assign \$1596  = chk2_unc;
+  assign \$1597  = chk3_unc;
+  assign \$1598  = chk4_unc;
+  assign \$1599  = chk5_unc;
+  assign \$1600  = chk6_unc;
+  assign \$1601  = chk7_unc;
+  assign \$1602  = chk0_unc;
+  assign \$1603  = chk1_unc;
+  assign \$1604  = chk2_unc;
+  assign \$1605  = chk3_unc;
+  assign \$1606  = chk4_unc;
+  assign \$1607  = chk5_unc;
+  assign \$1608  = chk6_unc;
+  assign \$1609  = chk7_unc;
+  assign \$1611  = chk0_unc;
+  assign \$1612  = chk1_unc;
+  assign \$1613  = chk2_unc;
+  assign \$1614  = chk3_unc;
+  assign \$1615  = chk4_unc;
+  assign \$1616  = chk5_unc;
+  assign \$1617  = chk6_unc;
+  assign \$1618  = chk7_unc;
+  assign \$1622  = chk0_unc;
+  assign \$1623  = chk1_unc;
+  assign \$1624  = chk2_unc;
+  assign \$1625  = chk3_unc;
+  assign \$1626  = chk4_unc;
+  assign \$1627  = chk5_unc;
+  assign \$1628  = chk6_unc;
+  assign \$1629  = chk7_unc;
+  assign \$1630  = chk0_unc;
+  assign \$1631  = chk1_unc;
+  assign \$1632  = chk2_unc;
+  assign \$1633  = chk3_unc;
+  assign \$1634  = chk4_unc;
+  assign \$1635  = chk5_unc;
+  assign \$1636  = chk6_unc;
+  assign \$1637  = chk7_unc;
+  assign \$1639  = chk0_unc;
+  assign \$1640  = chk1_unc;
+  assign \$1641  = chk2_unc;
+  assign \$1642  = chk3_unc;
+  assign \$1643  = chk4_unc;
+  assign \$1644  = chk5_unc;
+  assign \$1645  = chk6_unc;
+  assign \$1646  = chk7_unc;
+  assign \$1647  = chk0_unc;
+  assign \$1648  = chk1_unc;
+  assign \$1649  = chk2_unc;
+  assign \$1650  = chk3_unc;
+  assign \$1651  = chk4_unc;
+  assign \$1652  = chk5_unc;
+  assign \$1653  = chk6_unc;
+  assign \$1654  = chk7_unc;
+  assign \$1656  = chk0_unc;
+  assign \$1657  = chk1_unc;
+  assign \$1658  = chk2_unc;
+  assign \$1659  = chk3_unc;
+  assign \$1660  = chk4_unc;
+  assign \$1661  = chk5_unc;
+  assign \$1662  = chk6_unc;
+  assign \$1663  = chk7_unc;
+  assign \$1666  = chk0_unc;
+  assign \$1667  = chk1_unc;
+  assign \$1668  = chk2_unc;
+  assign \$1669  = chk3_unc;
+  assign \$1670  = chk4_unc;
+  assign \$1671  = chk5_unc;
+  assign \$1672  = chk6_unc;
+  assign \$1673  = chk7_unc;
+  assign \$1674  = chk0_unc;
+  assign \$1675  = chk1_unc;
+  assign \$1676  = chk2_unc;
+  assign \$1677  = chk3_unc;
+  assign \$1678  = chk4_unc;
+  assign \$1679  = chk5_unc;
+  assign \$1680  = chk6_unc;
+  assign \$1681  = chk7_unc;
+  assign \$1683  = chk0_unc;
+  assign \$1684  = chk1_unc;
+  assign \$1685  = chk2_unc;
+  assign \$1686  = chk3_unc;
+  assign \$1687  = chk4_unc;
+  assign \$1688  = chk5_unc;
+  assign \$1689  = chk6_unc;
+  assign \$1690  = chk7_unc;
+  assign \$1715  = chk0_unc;
+  assign \$1716  = chk1_unc;
+  assign \$1717  = chk2_unc;
+  assign \$1718  = chk3_unc;
+  assign \$1719  = chk4_unc;
+  assign \$1720  = chk5_unc;
+  assign \$1721  = chk6_unc;
+  assign \$1722  = chk7_unc;
+  assign \$1723  = chk0_unc;
+  assign \$1724  = chk1_unc;
+  assign \$1725  = chk2_unc;
+  assign \$1726  = chk3_unc;
+  assign \$1727  = chk4_unc;
+  assign \$1728  = chk5_unc;
+  assign \$1729  = chk6_unc;
+  assign \$1730  = chk7_unc;
+  assign \$1732  = chk0_unc;
+  assign \$1733  = chk1_unc;
+  assign \$1734  = chk2_unc;
+  assign \$1735  = chk3_unc;
+  assign \$1736  = chk4_unc;
+  assign \$1737  = chk5_unc;
+  assign \$1738  = chk6_unc;
+  assign \$1739  = chk7_unc;
+  assign \$1740  = chk0_unc;
+  assign \$1741  = chk1_unc;
+  assign \$1742  = chk2_unc;
+  assign \$1743  = chk3_unc;
+  assign \$1744  = chk4_unc;
+  assign \$1745  = chk5_unc;
+  assign \$1746  = chk6_unc;
+  assign \$1747  = chk7_unc;
+  assign \$1750  = chk0_unc;
+  assign \$1751  = chk1_unc;
+  assign \$1752  = chk2_unc;
+  assign \$1753  = chk3_unc;
+  assign \$1754  = chk4_unc;
+  assign \$1755  = chk5_unc;
+  assign \$1756  = chk6_unc;
+  assign \$1757  = chk7_unc;
+  assign \$1758  = chk0_unc;
+  assign \$1759  = chk1_unc;
+  assign \$1760  = chk2_unc;
+  assign \$1761  = chk3_unc;
+  assign \$1762  = chk4_unc;
+  assign \$1763  = chk5_unc;
+  assign \$1764  = chk6_unc;
+  assign \$1765  = chk7_unc;
+  assign \$1767  = chk0_unc;
+  assign \$1768  = chk1_unc;
+  assign \$1769  = chk2_unc;
+  assign \$1770  = chk3_unc;
+  assign \$1771  = chk4_unc;
+  assign \$1772  = chk5_unc;
+  assign \$1773  = chk6_unc;
+  assign \$1774  = chk7_unc;
+  assign \$1775  = chk0_unc;
+  assign \$1776  = chk1_unc;
+  assign \$1777  = chk2_unc;
+  assign \$1778  = chk3_unc;
+  assign \$1779  = chk4_unc;
+  assign \$1780  = chk5_unc;
+  assign \$1781  = chk6_unc;
+  assign \$1782  = chk7_unc;
+  assign \$1786  = chk0_unc;
+  assign \$1787  = chk1_unc;
+  assign \$1788  = chk2_unc;
+  assign \$1789  = chk3_unc;
+  assign \$1790  = chk4_unc;
+  assign \$1791  = chk5_unc;
+  assign \$1792  = chk6_unc;
+  assign \$1793  = chk7_unc;
+  assign \$1794  = chk0_unc;
+  assign \$1795  = chk1_unc;
+  assign \$1796  = chk2_unc;
+  assign \$1797  = chk3_unc;
+  assign \$1798  = chk4_unc;
+  assign \$1799  = chk5_unc;
+  assign \$1800  = chk6_unc;
+  assign \$1801  = chk7_unc;
+  assign \$1803  = chk0_unc;
+  assign \$1804  = chk1_unc;
+  assign \$1805  = chk2_unc;
+  assign \$1806  = chk3_unc;
+  assign \$1807  = chk4_unc;
+  assign \$1808  = chk5_unc;
+  assign \$1809  = chk6_unc;
+  assign \$1810  = chk7_unc;
+  assign \$1811  = chk0_unc;
+  assign \$1812  = chk1_unc;
+  assign \$1813  = chk2_unc;
+  assign \$1814  = chk3_unc;
+  assign \$1815  = chk4_unc;
+  assign \$1816  = chk5_unc;
+  assign \$1817  = chk6_unc;
+  assign \$1818  = chk7_unc;
+  assign \$1821  = chk0_unc;
+  assign \$1822  = chk1_unc;
+  assign \$1823  = chk2_unc;
+  assign \$1824  = chk3_unc;
+  assign \$1825  = chk4_unc;
+  assign \$1826  = chk5_unc;
+  assign \$1827  = chk6_unc;
+  assign \$1828  = chk7_unc;
+  assign \$1829  = chk0_unc;
+  assign \$1830  = chk1_unc;
+  assign \$1831  = chk2_unc;
+  assign \$1832  = chk3_unc;
+  assign \$1833  = chk4_unc;
+  assign \$1834  = chk5_unc;
+  assign \$1835  = chk6_unc;
+  assign \$1836  = chk7_unc;
+  assign \$1838  = chk0_unc;
+  assign \$1839  = chk1_unc;
+  assign \$1840  = chk2_unc;
+  assign \$1841  = chk3_unc;
+  assign \$1842  = chk4_unc;
+  assign \$1843  = chk5_unc;
+  assign \$1844  = chk6_unc;
+  assign \$1845  = chk7_unc;
+  assign \$1846  = chk0_unc;
+  assign \$1847  = chk1_unc;
+  assign \$1848  = chk2_unc;
+  assign \$1849  = chk3_unc;
+  assign \$1850  = chk4_unc;
+  assign \$1851  = chk5_unc;
+  assign \$1852  = chk6_unc;
+  assign \$1853  = chk7_unc;
+  assign \$1855  = chk0_unc;
+  assign \$1856  = chk1_unc;
+  assign \$1857  = chk2_unc;
+  assign \$1858  = chk3_unc;
+  assign \$1859  = chk4_unc;
+  assign \$1860  = chk5_unc;
+  assign \$1861  = chk6_unc;
+  assign \$1862  = chk7_unc;
+  assign \$1865  = chk0_unc;
+  assign \$1866  = chk1_unc;
+  assign \$1867  = chk2_unc;
+  assign \$1868  = chk3_unc;
+  assign \$1869  = chk4_unc;
+  assign \$1870  = chk5_unc;
+  assign \$1871  = chk6_unc;
+  assign \$1872  = chk7_unc;
+  assign \$1873  = chk0_unc;
+  assign \$1874  = chk1_unc;
+  assign \$1875  = chk2_unc;
+  assign \$1876  = chk3_unc;
+  assign \$1877  = chk4_unc;
+  assign \$1878  = chk5_unc;
+  assign \$1879  = chk6_unc;
+  assign \$1880  = chk7_unc;
+  assign \$1882  = chk0_unc;
+  assign \$1883  = chk1_unc;
+  assign \$1884  = chk2_unc;
+  assign \$1885  = chk3_unc;
+  assign \$1886  = chk4_unc;
+  assign \$1887  = chk5_unc;
+  assign \$1888  = chk6_unc;
+  assign \$1889  = chk7_unc;
+  assign \$1893  = chk0_unc;
+  assign \$1894  = chk1_unc;
+  assign \$1895  = chk2_unc;
+  assign \$1896  = chk3_unc;
+  assign \$1897  = chk4_unc;
+  assign \$1898  = chk5_unc;
+  assign \$1899  = chk6_unc;
+  assign \$1900  = chk7_unc;
+  assign \$1901  = chk0_unc;
+  assign \$1902  = chk1_unc;
+  assign \$1903  = chk2_unc;
+  assign \$1904  = chk3_unc;
+  assign \$1905  = chk4_unc;
+  assign \$1906  = chk5_unc;
+  assign \$1907  = chk6_unc;
+  assign \$1908  = chk7_unc;
+  assign \$1910  = chk0_unc;
+  assign \$1911  = chk1_unc;
+  assign \$1912  = chk2_unc;
+  assign \$1913  = chk3_unc;
+  assign \$1914  = chk4_unc;
+  assign \$1915  = chk5_unc;
+  assign \$1916  = chk6_unc;
+  assign \$1917  = chk7_unc;
+  assign \$1918  = chk0_unc;
+  assign \$1919  = chk1_unc;
+  assign \$1920  = chk2_unc;
+  assign \$1921  = chk3_unc;
+  assign \$1922  = chk4_unc;
+  assign \$1923  = chk5_unc;
+  assign \$1924  = chk6_unc;
+  assign \$1925  = chk7_unc;
+  assign \$1927  = chk0_unc;
+  assign \$1928  = chk1_unc;
+  assign \$1929  = chk2_unc;
+  assign \$1930  = chk3_unc;
+  assign \$1931  = chk4_unc;
+  assign \$1932  = chk5_unc;
+  assign \$1933  = chk6_unc;
+  assign \$1934  = chk7_unc;
+  assign \$1937  = chk0_unc;
+  assign \$1938  = chk1_unc;
+  assign \$1939  = chk2_unc;
+  assign \$1940  = chk3_unc;
+  assign \$1941  = chk4_unc;
+  assign \$1942  = chk5_unc;
+  assign \$1943  = chk6_unc;
+  assign \$1944  = chk7_unc;
+  assign \$1945  = chk0_unc;
+  assign \$1946  = chk1_unc;
+  assign \$1947  = chk2_unc;
+  assign \$1948  = chk3_unc;
+  assign \$1949  = chk4_unc;
+  assign \$1950  = chk5_unc;
+  assign \$1951  = chk6_unc;
+  assign \$1952  = chk7_unc;
+  assign \$1954  = chk0_unc;
+  assign \$1955  = chk1_unc;
+  assign \$1956  = chk2_unc;
+  assign \$1957  = chk3_unc;
+  assign \$1958  = chk4_unc;
+  assign \$1959  = chk5_unc;
+  assign \$1960  = chk6_unc;
+  assign \$1961  = chk7_unc;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
+module \kv_asu.core.lru.next0 (rst, wr_coded, rp0_lane0_data, rd_corrected, rd_error, \rd_corrected$46 , \rd_error$47 , \inner__addr$15 , wr_en, wr_addr, \inner__addr$35 , rd_error_addr, rp1_word, \rd_error_addr$57 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$12  = 0;
-  wire \$1 ;
-  wire [6:0] \$10 ;
+  wire [6:0] \$1 ;
+  wire \$10 ;
   wire \$100 ;
   wire \$101 ;
   wire \$102 ;
@@ -8987,31 +12819,20 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
-  wire [6:0] \$12 ;
+  wire \$12 ;
   wire \$120 ;
   wire \$121 ;
   wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire \$129 ;
+  reg [15:0] \$123 ;
+  reg [10:0] \$124 ;
+  reg [10:0] \$125 ;
+  reg [15:0] \$126 ;
+  reg [10:0] \$127 ;
+  reg [10:0] \$128 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire \$133 ;
-  reg [15:0] \$134 ;
-  reg [10:0] \$135 ;
-  reg [10:0] \$136 ;
-  reg [15:0] \$137 ;
-  reg [10:0] \$138 ;
-  reg [10:0] \$139 ;
-  wire [6:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [6:0] \$16 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
   wire \$19 ;
@@ -9026,14 +12847,14 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
-  wire \$3 ;
+  wire [6:0] \$3 ;
   wire \$30 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
-  wire [10:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
   wire \$38 ;
   wire \$39 ;
@@ -9048,7 +12869,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
-  wire \$5 ;
+  wire [6:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
@@ -9058,25 +12879,25 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire \$59 ;
+  wire [6:0] \$59 ;
   wire \$6 ;
   wire \$60 ;
-  wire \$61 ;
+  wire [6:0] \$61 ;
   wire \$62 ;
-  wire \$63 ;
+  wire [6:0] \$63 ;
   wire \$64 ;
-  wire \$65 ;
+  wire [6:0] \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire [6:0] \$69 ;
-  wire \$7 ;
+  wire \$69 ;
+  wire [6:0] \$7 ;
   wire \$70 ;
-  wire [6:0] \$71 ;
+  wire \$71 ;
   wire \$72 ;
-  wire [6:0] \$73 ;
+  wire \$73 ;
   wire \$74 ;
-  wire [6:0] \$75 ;
+  wire \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -9098,7 +12919,7 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
-  wire [10:0] \$95 ;
+  wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -9106,43 +12927,52 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input clk;
   wire clk;
   wire [10:0] inner__addr;
-  input [10:0] \inner__addr$14 ;
-  wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$30 ;
-  wire [10:0] \inner__addr$30 ;
+  input [10:0] \inner__addr$15 ;
+  wire [10:0] \inner__addr$15 ;
+  input [10:0] \inner__addr$35 ;
+  wire [10:0] \inner__addr$35 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$42 ;
-  wire [15:0] \inner__data$46 ;
+  wire [15:0] \inner__data$50 ;
+  wire [15:0] \inner__data$54 ;
   wire inner__en;
-  wire \inner__en$16 ;
-  wire \inner__en$32 ;
+  wire \inner__en$17 ;
+  wire \inner__en$37 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$31 ;
+  wire [10:0] \rd_addr$36 ;
+  (* init = 16'h0000 *)
+  wire [15:0] rd_coded;
+  (* init = 16'h0000 *)
+  wire [15:0] \rd_coded$40 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$38 ;
-  wire \rd_corrected$38 ;
+  output \rd_corrected$46 ;
+  wire \rd_corrected$46 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$34 ;
+  wire [10:0] \rd_data$39 ;
   wire rd_en;
-  wire \rd_en$33 ;
+  wire \rd_en$38 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$39 ;
-  wire \rd_error$39 ;
+  output \rd_error$47 ;
+  wire \rd_error$47 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$49 ;
-  reg [10:0] \rd_error_addr$49  = 11'h000;
+  output [10:0] \rd_error_addr$57 ;
+  reg [10:0] \rd_error_addr$57  = 11'h000;
+  wire [10:0] rd_flip;
+  wire [10:0] \rd_flip$42 ;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$35 ;
+  wire \rd_lane_corrected$43 ;
   wire rd_lane_error;
-  wire \rd_lane_error$37 ;
+  wire \rd_lane_error$45 ;
+  wire [10:0] rd_raw;
+  wire [10:0] \rd_raw$41 ;
   reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  wire [10:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
@@ -9150,13 +12980,14 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] rp0_word = 16'h0000;
   reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
-  output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
+  wire [10:0] rp1_lane0_flip;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
   reg rp1_met_write_q = 1'h0;
+  output [15:0] rp1_word;
   reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
@@ -9166,8 +12997,8 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire sweep_en;
   input [10:0] wr_addr;
   wire [10:0] wr_addr;
-  input [10:0] wr_data;
-  wire [10:0] wr_data;
+  input [15:0] wr_coded;
+  wire [15:0] wr_coded;
   input wr_en;
   wire wr_en;
   (* no_rw_check = 32'd1 *)
@@ -11229,242 +15060,239 @@ module \kv_asu.core.lru.next0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$30 ];
-    _1_ <= storage[\inner__addr$14 ];
+    _0_ <= storage[\inner__addr$35 ];
+    _1_ <= storage[\inner__addr$15 ];
   end
-  assign \inner__data$46  = _0_;
-  assign \inner__data$42  = _1_;
+  assign \inner__data$54  = _0_;
+  assign \inner__data$50  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
-  assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$2  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$3  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$4  = ^ wr_data[10:4];
-  assign \$5  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$6  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$7  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$8  = ^ wr_data[10:4];
-  assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
-  assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
-  assign \$11  = ^ \$10 ;
-  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
-  assign \$13  = ^ \$12 ;
-  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
-  assign \$15  = ^ \$14 ;
-  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
-  assign \$17  = ^ \$16 ;
-  assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
-  assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
-  assign \$20  = { \$17 , \$15 , \$13 , \$11  } == 2'h2;
-  assign \$21  = { \$17 , \$15 , \$13 , \$11  } == 3'h4;
-  assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
-  assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
-  assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ rp0_word;
-  assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$28  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$29  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$30  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$31  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$32  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$33  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
-  assign \$37  = ^ rp0_word;
-  assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$41  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$42  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$43  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$44  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$45  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$46  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$47  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$48  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
-  assign \$50  = \$49  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ rp0_word;
-  assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$55  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$56  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$57  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$58  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$59  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$60  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$61  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$62  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$63  = | { \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  };
-  assign \$64  = \$63  | rp0_lane0_names_check;
-  assign \$65  = ~ \$64 ;
-  assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
-  assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write_q;
-  assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
-  assign \$70  = ^ \$69 ;
-  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
-  assign \$72  = ^ \$71 ;
-  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
-  assign \$74  = ^ \$73 ;
-  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
-  assign \$76  = ^ \$75 ;
-  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
-  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
-  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
-  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
-  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
-  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
-  assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ rp1_word;
-  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
-  assign \$96  = ^ rp1_word;
-  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
-  assign \$109  = \$108  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ rp1_word;
-  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
-  assign \$123  = \$122  | rp1_lane0_names_check;
-  assign \$124  = ~ \$123 ;
-  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
-  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write_q;
-  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write_q;
-  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
-  assign \$128  = inner__addr == \inner__addr$14 ;
-  assign \$129  = inner__en & \$128 ;
-  assign \$131  = inner__addr == \inner__addr$30 ;
-  assign \$132  = inner__en & \$131 ;
+  assign inner__data = sweep_en ? 16'h0000 : wr_coded;
+  assign \$1  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
+  assign \$2  = ^ \$1 ;
+  assign \$3  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
+  assign \$4  = ^ \$3 ;
+  assign \$5  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
+  assign \$6  = ^ \$5 ;
+  assign \$7  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
+  assign \$8  = ^ \$7 ;
+  assign \$9  = ! { \$8 , \$6 , \$4 , \$2  };
+  assign \$10  = { \$8 , \$6 , \$4 , \$2  } == 1'h1;
+  assign \$11  = { \$8 , \$6 , \$4 , \$2  } == 2'h2;
+  assign \$12  = { \$8 , \$6 , \$4 , \$2  } == 3'h4;
+  assign \$13  = { \$8 , \$6 , \$4 , \$2  } == 4'h8;
+  assign \$14  = | { \$13 , \$12 , \$11 , \$10  };
+  assign rp0_lane0_names_check = \$9  | \$14 ;
+  assign \$15  = ^ rp0_word;
+  assign \$16  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$17  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$18  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$19  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$20  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$21  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$22  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$23  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$24  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$25  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$26  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign rp0_lane0_flip = \$15  ? { \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  } : 11'h000;
+  assign rp0_lane0_data = rp0_word[10:0] ^ rp0_lane0_flip;
+  assign \$27  = ^ rp0_word;
+  assign \$28  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$29  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$30  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$31  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$32  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$33  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$34  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$35  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$36  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$37  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$38  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$39  = | { \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28  };
+  assign \$40  = \$39  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$27  & \$40 ;
+  assign \$41  = ^ rp0_word;
+  assign \$42  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$43  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$44  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$45  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$46  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$47  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$48  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$49  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$50  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$51  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$52  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$53  = | { \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42  };
+  assign \$54  = \$53  | rp0_lane0_names_check;
+  assign \$55  = ~ \$54 ;
+  assign \$56  = | { \$8 , \$6 , \$4 , \$2  };
+  assign rp0_lane0_error = \$41  ? \$55  : \$56 ;
+  assign \$57  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$57 ;
+  assign \$58  = ~ rp0_met_write_q;
+  assign rd_lane_error = rp0_lane0_error & \$58 ;
+  assign \$59  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
+  assign \$60  = ^ \$59 ;
+  assign \$61  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
+  assign \$62  = ^ \$61 ;
+  assign \$63  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
+  assign \$64  = ^ \$63 ;
+  assign \$65  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
+  assign \$66  = ^ \$65 ;
+  assign \$67  = ! { \$66 , \$64 , \$62 , \$60  };
+  assign \$68  = { \$66 , \$64 , \$62 , \$60  } == 1'h1;
+  assign \$69  = { \$66 , \$64 , \$62 , \$60  } == 2'h2;
+  assign \$70  = { \$66 , \$64 , \$62 , \$60  } == 3'h4;
+  assign \$71  = { \$66 , \$64 , \$62 , \$60  } == 4'h8;
+  assign \$72  = | { \$71 , \$70 , \$69 , \$68  };
+  assign rp1_lane0_names_check = \$67  | \$72 ;
+  assign \$73  = ^ rp1_word;
+  assign \$74  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$75  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$76  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$77  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$78  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$79  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$80  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$81  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$82  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$83  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$84  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign rp1_lane0_flip = \$73  ? { \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  } : 11'h000;
+  assign rp1_lane0_data = rp1_word[10:0] ^ rp1_lane0_flip;
+  assign \$85  = ^ rp1_word;
+  assign \$86  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$87  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$88  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$89  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$90  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$91  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$92  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$93  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$94  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$95  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$96  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$97  = | { \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
+  assign \$98  = \$97  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$85  & \$98 ;
+  assign \$99  = ^ rp1_word;
+  assign \$100  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$101  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$102  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$103  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$104  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$105  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$106  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$107  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$108  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$109  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$110  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$111  = | { \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100  };
+  assign \$112  = \$111  | rp1_lane0_names_check;
+  assign \$113  = ~ \$112 ;
+  assign \$114  = | { \$66 , \$64 , \$62 , \$60  };
+  assign rp1_lane0_error = \$99  ? \$113  : \$114 ;
+  assign \$115  = ~ rp1_met_write_q;
+  assign \rd_lane_corrected$43  = rp1_lane0_corrected & \$115 ;
+  assign \$116  = ~ rp1_met_write_q;
+  assign \rd_lane_error$45  = rp1_lane0_error & \$116 ;
+  assign \$117  = inner__addr == \inner__addr$15 ;
+  assign \$118  = inner__en & \$117 ;
+  assign \$120  = inner__addr == \inner__addr$35 ;
+  assign \$121  = inner__en & \$120 ;
   always @(posedge clk)
-    rp0_word <= \$134 ;
+    rp0_word <= \$123 ;
   always @(posedge clk)
-    rp0_met_write <= \$130 ;
+    rp0_met_write <= \$119 ;
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$135 ;
+    rp0_addr_q <= \$124 ;
   always @(posedge clk)
-    rd_error_addr <= \$136 ;
+    rd_error_addr <= \$125 ;
   always @(posedge clk)
-    rp1_word <= \$137 ;
+    rp1_word <= \$126 ;
   always @(posedge clk)
-    rp1_met_write <= \$133 ;
+    rp1_met_write <= \$122 ;
   always @(posedge clk)
     rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$138 ;
+    rp1_addr_q <= \$127 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$139 ;
+    \rd_error_addr$57  <= \$128 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$134  = \inner__data$42 ;
+    \$123  = \inner__data$50 ;
     if (rst) begin
-      \$134  = 16'h0000;
+      \$123  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$124  = \inner__addr$15 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$136  = rp0_addr_q;
+    \$125  = rp0_addr_q;
     if (rst) begin
-      \$136  = 11'h000;
+      \$125  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$137  = \inner__data$46 ;
+    \$126  = \inner__data$54 ;
     if (rst) begin
-      \$137  = 16'h0000;
+      \$126  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$138  = \inner__addr$30 ;
+    \$127  = \inner__addr$35 ;
     if (rst) begin
-      \$138  = 11'h000;
+      \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$12 ) begin end
-    \$139  = rp1_addr_q;
+    \$128  = rp1_addr_q;
     if (rst) begin
-      \$139  = 11'h000;
+      \$128  = 11'h000;
     end
   end
-  assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
-  assign rd_addr = \inner__addr$14 ;
-  assign \inner__en$16  = 1'h1;
+  assign rp0_lane0_syndrome = { \$8 , \$6 , \$4 , \$2  };
+  assign rd_addr = \inner__addr$15 ;
+  assign \inner__en$17  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
-  assign \rd_addr$31  = \inner__addr$30 ;
-  assign \inner__en$32  = 1'h1;
-  assign \rd_en$33  = 1'h1;
-  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_coded = rp0_word;
+  assign rd_raw = rp0_word[10:0];
+  assign rd_flip = rp0_lane0_flip;
+  assign rp1_lane0_syndrome = { \$66 , \$64 , \$62 , \$60  };
+  assign \rd_addr$36  = \inner__addr$35 ;
+  assign \inner__en$37  = 1'h1;
+  assign \rd_en$38  = 1'h1;
+  assign \rd_data$39  = rp1_lane0_data;
+  assign \rd_coded$40  = rp1_word;
+  assign \rd_raw$41  = rp1_word[10:0];
+  assign \rd_flip$42  = rp1_lane0_flip;
   assign rd_corrected = rd_lane_corrected;
   assign rd_error = rd_lane_error;
-  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
-  assign \rd_error$39  = \rd_lane_error$37 ;
-  assign \$130  = \$129 ;
-  assign \$133  = \$132 ;
+  assign \rd_corrected$46  = \rd_lane_corrected$43 ;
+  assign \rd_error$47  = \rd_lane_error$45 ;
+  assign \$119  = \$118 ;
+  assign \$122  = \$121 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
+module \kv_asu.core.lru.next1 (rst, wr_coded, rp0_lane0_data, rd_corrected, rd_error, \rd_corrected$46 , \rd_error$47 , \inner__addr$15 , wr_en, wr_addr, \inner__addr$35 , rd_error_addr, rp1_word, \rd_error_addr$57 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$13  = 0;
-  wire \$1 ;
-  wire [6:0] \$10 ;
+  wire [6:0] \$1 ;
+  wire \$10 ;
   wire \$100 ;
   wire \$101 ;
   wire \$102 ;
@@ -11486,31 +15314,20 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
-  wire [6:0] \$12 ;
+  wire \$12 ;
   wire \$120 ;
   wire \$121 ;
   wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire \$129 ;
+  reg [15:0] \$123 ;
+  reg [10:0] \$124 ;
+  reg [10:0] \$125 ;
+  reg [15:0] \$126 ;
+  reg [10:0] \$127 ;
+  reg [10:0] \$128 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire \$133 ;
-  reg [15:0] \$134 ;
-  reg [10:0] \$135 ;
-  reg [10:0] \$136 ;
-  reg [15:0] \$137 ;
-  reg [10:0] \$138 ;
-  reg [10:0] \$139 ;
-  wire [6:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [6:0] \$16 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
   wire \$19 ;
@@ -11525,14 +15342,14 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
-  wire \$3 ;
+  wire [6:0] \$3 ;
   wire \$30 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
-  wire [10:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
   wire \$38 ;
   wire \$39 ;
@@ -11547,7 +15364,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
-  wire \$5 ;
+  wire [6:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
@@ -11557,25 +15374,25 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire \$59 ;
+  wire [6:0] \$59 ;
   wire \$6 ;
   wire \$60 ;
-  wire \$61 ;
+  wire [6:0] \$61 ;
   wire \$62 ;
-  wire \$63 ;
+  wire [6:0] \$63 ;
   wire \$64 ;
-  wire \$65 ;
+  wire [6:0] \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire [6:0] \$69 ;
-  wire \$7 ;
+  wire \$69 ;
+  wire [6:0] \$7 ;
   wire \$70 ;
-  wire [6:0] \$71 ;
+  wire \$71 ;
   wire \$72 ;
-  wire [6:0] \$73 ;
+  wire \$73 ;
   wire \$74 ;
-  wire [6:0] \$75 ;
+  wire \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -11597,7 +15414,7 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
-  wire [10:0] \$95 ;
+  wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -11605,43 +15422,52 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input clk;
   wire clk;
   wire [10:0] inner__addr;
-  input [10:0] \inner__addr$14 ;
-  wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$30 ;
-  wire [10:0] \inner__addr$30 ;
+  input [10:0] \inner__addr$15 ;
+  wire [10:0] \inner__addr$15 ;
+  input [10:0] \inner__addr$35 ;
+  wire [10:0] \inner__addr$35 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$42 ;
-  wire [15:0] \inner__data$46 ;
+  wire [15:0] \inner__data$50 ;
+  wire [15:0] \inner__data$54 ;
   wire inner__en;
-  wire \inner__en$16 ;
-  wire \inner__en$32 ;
+  wire \inner__en$17 ;
+  wire \inner__en$37 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$31 ;
+  wire [10:0] \rd_addr$36 ;
+  (* init = 16'h0000 *)
+  wire [15:0] rd_coded;
+  (* init = 16'h0000 *)
+  wire [15:0] \rd_coded$40 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$38 ;
-  wire \rd_corrected$38 ;
+  output \rd_corrected$46 ;
+  wire \rd_corrected$46 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$34 ;
+  wire [10:0] \rd_data$39 ;
   wire rd_en;
-  wire \rd_en$33 ;
+  wire \rd_en$38 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$39 ;
-  wire \rd_error$39 ;
+  output \rd_error$47 ;
+  wire \rd_error$47 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$49 ;
-  reg [10:0] \rd_error_addr$49  = 11'h000;
+  output [10:0] \rd_error_addr$57 ;
+  reg [10:0] \rd_error_addr$57  = 11'h000;
+  wire [10:0] rd_flip;
+  wire [10:0] \rd_flip$42 ;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$35 ;
+  wire \rd_lane_corrected$43 ;
   wire rd_lane_error;
-  wire \rd_lane_error$37 ;
+  wire \rd_lane_error$45 ;
+  wire [10:0] rd_raw;
+  wire [10:0] \rd_raw$41 ;
   reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  wire [10:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
@@ -11649,13 +15475,14 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] rp0_word = 16'h0000;
   reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
-  output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
+  wire [10:0] rp1_lane0_flip;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
   reg rp1_met_write_q = 1'h0;
+  output [15:0] rp1_word;
   reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
@@ -11665,8 +15492,8 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire sweep_en;
   input [10:0] wr_addr;
   wire [10:0] wr_addr;
-  input [10:0] wr_data;
-  wire [10:0] wr_data;
+  input [15:0] wr_coded;
+  wire [15:0] wr_coded;
   input wr_en;
   wire wr_en;
   (* no_rw_check = 32'd1 *)
@@ -13728,242 +17555,239 @@ module \kv_asu.core.lru.next1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$30 ];
-    _1_ <= storage[\inner__addr$14 ];
+    _0_ <= storage[\inner__addr$35 ];
+    _1_ <= storage[\inner__addr$15 ];
   end
-  assign \inner__data$46  = _0_;
-  assign \inner__data$42  = _1_;
+  assign \inner__data$54  = _0_;
+  assign \inner__data$50  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
-  assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$2  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$3  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$4  = ^ wr_data[10:4];
-  assign \$5  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$6  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$7  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$8  = ^ wr_data[10:4];
-  assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
-  assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
-  assign \$11  = ^ \$10 ;
-  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
-  assign \$13  = ^ \$12 ;
-  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
-  assign \$15  = ^ \$14 ;
-  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
-  assign \$17  = ^ \$16 ;
-  assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
-  assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
-  assign \$20  = { \$17 , \$15 , \$13 , \$11  } == 2'h2;
-  assign \$21  = { \$17 , \$15 , \$13 , \$11  } == 3'h4;
-  assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
-  assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
-  assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ rp0_word;
-  assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$28  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$29  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$30  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$31  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$32  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$33  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
-  assign \$37  = ^ rp0_word;
-  assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$41  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$42  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$43  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$44  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$45  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$46  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$47  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$48  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
-  assign \$50  = \$49  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ rp0_word;
-  assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$55  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$56  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$57  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$58  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$59  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$60  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$61  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$62  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$63  = | { \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  };
-  assign \$64  = \$63  | rp0_lane0_names_check;
-  assign \$65  = ~ \$64 ;
-  assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
-  assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write_q;
-  assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
-  assign \$70  = ^ \$69 ;
-  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
-  assign \$72  = ^ \$71 ;
-  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
-  assign \$74  = ^ \$73 ;
-  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
-  assign \$76  = ^ \$75 ;
-  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
-  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
-  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
-  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
-  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
-  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
-  assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ rp1_word;
-  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
-  assign \$96  = ^ rp1_word;
-  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
-  assign \$109  = \$108  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ rp1_word;
-  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
-  assign \$123  = \$122  | rp1_lane0_names_check;
-  assign \$124  = ~ \$123 ;
-  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
-  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write_q;
-  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write_q;
-  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
-  assign \$128  = inner__addr == \inner__addr$14 ;
-  assign \$129  = inner__en & \$128 ;
-  assign \$131  = inner__addr == \inner__addr$30 ;
-  assign \$132  = inner__en & \$131 ;
+  assign inner__data = sweep_en ? 16'h0000 : wr_coded;
+  assign \$1  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
+  assign \$2  = ^ \$1 ;
+  assign \$3  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
+  assign \$4  = ^ \$3 ;
+  assign \$5  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
+  assign \$6  = ^ \$5 ;
+  assign \$7  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
+  assign \$8  = ^ \$7 ;
+  assign \$9  = ! { \$8 , \$6 , \$4 , \$2  };
+  assign \$10  = { \$8 , \$6 , \$4 , \$2  } == 1'h1;
+  assign \$11  = { \$8 , \$6 , \$4 , \$2  } == 2'h2;
+  assign \$12  = { \$8 , \$6 , \$4 , \$2  } == 3'h4;
+  assign \$13  = { \$8 , \$6 , \$4 , \$2  } == 4'h8;
+  assign \$14  = | { \$13 , \$12 , \$11 , \$10  };
+  assign rp0_lane0_names_check = \$9  | \$14 ;
+  assign \$15  = ^ rp0_word;
+  assign \$16  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$17  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$18  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$19  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$20  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$21  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$22  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$23  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$24  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$25  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$26  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign rp0_lane0_flip = \$15  ? { \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  } : 11'h000;
+  assign rp0_lane0_data = rp0_word[10:0] ^ rp0_lane0_flip;
+  assign \$27  = ^ rp0_word;
+  assign \$28  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$29  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$30  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$31  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$32  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$33  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$34  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$35  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$36  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$37  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$38  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$39  = | { \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28  };
+  assign \$40  = \$39  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$27  & \$40 ;
+  assign \$41  = ^ rp0_word;
+  assign \$42  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$43  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$44  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$45  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$46  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$47  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$48  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$49  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$50  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$51  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$52  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$53  = | { \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42  };
+  assign \$54  = \$53  | rp0_lane0_names_check;
+  assign \$55  = ~ \$54 ;
+  assign \$56  = | { \$8 , \$6 , \$4 , \$2  };
+  assign rp0_lane0_error = \$41  ? \$55  : \$56 ;
+  assign \$57  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$57 ;
+  assign \$58  = ~ rp0_met_write_q;
+  assign rd_lane_error = rp0_lane0_error & \$58 ;
+  assign \$59  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
+  assign \$60  = ^ \$59 ;
+  assign \$61  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
+  assign \$62  = ^ \$61 ;
+  assign \$63  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
+  assign \$64  = ^ \$63 ;
+  assign \$65  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
+  assign \$66  = ^ \$65 ;
+  assign \$67  = ! { \$66 , \$64 , \$62 , \$60  };
+  assign \$68  = { \$66 , \$64 , \$62 , \$60  } == 1'h1;
+  assign \$69  = { \$66 , \$64 , \$62 , \$60  } == 2'h2;
+  assign \$70  = { \$66 , \$64 , \$62 , \$60  } == 3'h4;
+  assign \$71  = { \$66 , \$64 , \$62 , \$60  } == 4'h8;
+  assign \$72  = | { \$71 , \$70 , \$69 , \$68  };
+  assign rp1_lane0_names_check = \$67  | \$72 ;
+  assign \$73  = ^ rp1_word;
+  assign \$74  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$75  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$76  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$77  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$78  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$79  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$80  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$81  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$82  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$83  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$84  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign rp1_lane0_flip = \$73  ? { \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  } : 11'h000;
+  assign rp1_lane0_data = rp1_word[10:0] ^ rp1_lane0_flip;
+  assign \$85  = ^ rp1_word;
+  assign \$86  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$87  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$88  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$89  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$90  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$91  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$92  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$93  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$94  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$95  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$96  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$97  = | { \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
+  assign \$98  = \$97  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$85  & \$98 ;
+  assign \$99  = ^ rp1_word;
+  assign \$100  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$101  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$102  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$103  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$104  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$105  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$106  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$107  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$108  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$109  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$110  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$111  = | { \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100  };
+  assign \$112  = \$111  | rp1_lane0_names_check;
+  assign \$113  = ~ \$112 ;
+  assign \$114  = | { \$66 , \$64 , \$62 , \$60  };
+  assign rp1_lane0_error = \$99  ? \$113  : \$114 ;
+  assign \$115  = ~ rp1_met_write_q;
+  assign \rd_lane_corrected$43  = rp1_lane0_corrected & \$115 ;
+  assign \$116  = ~ rp1_met_write_q;
+  assign \rd_lane_error$45  = rp1_lane0_error & \$116 ;
+  assign \$117  = inner__addr == \inner__addr$15 ;
+  assign \$118  = inner__en & \$117 ;
+  assign \$120  = inner__addr == \inner__addr$35 ;
+  assign \$121  = inner__en & \$120 ;
   always @(posedge clk)
-    rp0_word <= \$134 ;
+    rp0_word <= \$123 ;
   always @(posedge clk)
-    rp0_met_write <= \$130 ;
+    rp0_met_write <= \$119 ;
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$135 ;
+    rp0_addr_q <= \$124 ;
   always @(posedge clk)
-    rd_error_addr <= \$136 ;
+    rd_error_addr <= \$125 ;
   always @(posedge clk)
-    rp1_word <= \$137 ;
+    rp1_word <= \$126 ;
   always @(posedge clk)
-    rp1_met_write <= \$133 ;
+    rp1_met_write <= \$122 ;
   always @(posedge clk)
     rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$138 ;
+    rp1_addr_q <= \$127 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$139 ;
+    \rd_error_addr$57  <= \$128 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$134  = \inner__data$42 ;
+    \$123  = \inner__data$50 ;
     if (rst) begin
-      \$134  = 16'h0000;
+      \$123  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$124  = \inner__addr$15 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$136  = rp0_addr_q;
+    \$125  = rp0_addr_q;
     if (rst) begin
-      \$136  = 11'h000;
+      \$125  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$137  = \inner__data$46 ;
+    \$126  = \inner__data$54 ;
     if (rst) begin
-      \$137  = 16'h0000;
+      \$126  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$138  = \inner__addr$30 ;
+    \$127  = \inner__addr$35 ;
     if (rst) begin
-      \$138  = 11'h000;
+      \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$13 ) begin end
-    \$139  = rp1_addr_q;
+    \$128  = rp1_addr_q;
     if (rst) begin
-      \$139  = 11'h000;
+      \$128  = 11'h000;
     end
   end
-  assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
-  assign rd_addr = \inner__addr$14 ;
-  assign \inner__en$16  = 1'h1;
+  assign rp0_lane0_syndrome = { \$8 , \$6 , \$4 , \$2  };
+  assign rd_addr = \inner__addr$15 ;
+  assign \inner__en$17  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
-  assign \rd_addr$31  = \inner__addr$30 ;
-  assign \inner__en$32  = 1'h1;
-  assign \rd_en$33  = 1'h1;
-  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_coded = rp0_word;
+  assign rd_raw = rp0_word[10:0];
+  assign rd_flip = rp0_lane0_flip;
+  assign rp1_lane0_syndrome = { \$66 , \$64 , \$62 , \$60  };
+  assign \rd_addr$36  = \inner__addr$35 ;
+  assign \inner__en$37  = 1'h1;
+  assign \rd_en$38  = 1'h1;
+  assign \rd_data$39  = rp1_lane0_data;
+  assign \rd_coded$40  = rp1_word;
+  assign \rd_raw$41  = rp1_word[10:0];
+  assign \rd_flip$42  = rp1_lane0_flip;
   assign rd_corrected = rd_lane_corrected;
   assign rd_error = rd_lane_error;
-  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
-  assign \rd_error$39  = \rd_lane_error$37 ;
-  assign \$130  = \$129 ;
-  assign \$133  = \$132 ;
+  assign \rd_corrected$46  = \rd_lane_corrected$43 ;
+  assign \rd_error$47  = \rd_lane_error$45 ;
+  assign \$119  = \$118 ;
+  assign \$122  = \$121 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
+module \kv_asu.core.lru.prev0 (rst, wr_coded, rp0_lane0_data, rd_corrected, rd_error, \rd_corrected$46 , \rd_error$47 , \inner__addr$15 , wr_en, wr_addr, \inner__addr$35 , rd_error_addr, rp1_word, \rd_error_addr$57 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$14  = 0;
-  wire \$1 ;
-  wire [6:0] \$10 ;
+  wire [6:0] \$1 ;
+  wire \$10 ;
   wire \$100 ;
   wire \$101 ;
   wire \$102 ;
@@ -13985,31 +17809,20 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
-  wire [6:0] \$12 ;
+  wire \$12 ;
   wire \$120 ;
   wire \$121 ;
   wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire \$129 ;
+  reg [15:0] \$123 ;
+  reg [10:0] \$124 ;
+  reg [10:0] \$125 ;
+  reg [15:0] \$126 ;
+  reg [10:0] \$127 ;
+  reg [10:0] \$128 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire \$133 ;
-  reg [15:0] \$134 ;
-  reg [10:0] \$135 ;
-  reg [10:0] \$136 ;
-  reg [15:0] \$137 ;
-  reg [10:0] \$138 ;
-  reg [10:0] \$139 ;
-  wire [6:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [6:0] \$16 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
   wire \$19 ;
@@ -14024,14 +17837,14 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
-  wire \$3 ;
+  wire [6:0] \$3 ;
   wire \$30 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
-  wire [10:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
   wire \$38 ;
   wire \$39 ;
@@ -14046,7 +17859,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
-  wire \$5 ;
+  wire [6:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
@@ -14056,25 +17869,25 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire \$59 ;
+  wire [6:0] \$59 ;
   wire \$6 ;
   wire \$60 ;
-  wire \$61 ;
+  wire [6:0] \$61 ;
   wire \$62 ;
-  wire \$63 ;
+  wire [6:0] \$63 ;
   wire \$64 ;
-  wire \$65 ;
+  wire [6:0] \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire [6:0] \$69 ;
-  wire \$7 ;
+  wire \$69 ;
+  wire [6:0] \$7 ;
   wire \$70 ;
-  wire [6:0] \$71 ;
+  wire \$71 ;
   wire \$72 ;
-  wire [6:0] \$73 ;
+  wire \$73 ;
   wire \$74 ;
-  wire [6:0] \$75 ;
+  wire \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -14096,7 +17909,7 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
-  wire [10:0] \$95 ;
+  wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -14104,43 +17917,52 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input clk;
   wire clk;
   wire [10:0] inner__addr;
-  input [10:0] \inner__addr$14 ;
-  wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$30 ;
-  wire [10:0] \inner__addr$30 ;
+  input [10:0] \inner__addr$15 ;
+  wire [10:0] \inner__addr$15 ;
+  input [10:0] \inner__addr$35 ;
+  wire [10:0] \inner__addr$35 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$42 ;
-  wire [15:0] \inner__data$46 ;
+  wire [15:0] \inner__data$50 ;
+  wire [15:0] \inner__data$54 ;
   wire inner__en;
-  wire \inner__en$16 ;
-  wire \inner__en$32 ;
+  wire \inner__en$17 ;
+  wire \inner__en$37 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$31 ;
+  wire [10:0] \rd_addr$36 ;
+  (* init = 16'h0000 *)
+  wire [15:0] rd_coded;
+  (* init = 16'h0000 *)
+  wire [15:0] \rd_coded$40 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$38 ;
-  wire \rd_corrected$38 ;
+  output \rd_corrected$46 ;
+  wire \rd_corrected$46 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$34 ;
+  wire [10:0] \rd_data$39 ;
   wire rd_en;
-  wire \rd_en$33 ;
+  wire \rd_en$38 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$39 ;
-  wire \rd_error$39 ;
+  output \rd_error$47 ;
+  wire \rd_error$47 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$49 ;
-  reg [10:0] \rd_error_addr$49  = 11'h000;
+  output [10:0] \rd_error_addr$57 ;
+  reg [10:0] \rd_error_addr$57  = 11'h000;
+  wire [10:0] rd_flip;
+  wire [10:0] \rd_flip$42 ;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$35 ;
+  wire \rd_lane_corrected$43 ;
   wire rd_lane_error;
-  wire \rd_lane_error$37 ;
+  wire \rd_lane_error$45 ;
+  wire [10:0] rd_raw;
+  wire [10:0] \rd_raw$41 ;
   reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  wire [10:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
@@ -14148,13 +17970,14 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] rp0_word = 16'h0000;
   reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
-  output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
+  wire [10:0] rp1_lane0_flip;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
   reg rp1_met_write_q = 1'h0;
+  output [15:0] rp1_word;
   reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
@@ -14164,8 +17987,8 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire sweep_en;
   input [10:0] wr_addr;
   wire [10:0] wr_addr;
-  input [10:0] wr_data;
-  wire [10:0] wr_data;
+  input [15:0] wr_coded;
+  wire [15:0] wr_coded;
   input wr_en;
   wire wr_en;
   (* no_rw_check = 32'd1 *)
@@ -16227,242 +20050,239 @@ module \kv_asu.core.lru.prev0 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$30 ];
-    _1_ <= storage[\inner__addr$14 ];
+    _0_ <= storage[\inner__addr$35 ];
+    _1_ <= storage[\inner__addr$15 ];
   end
-  assign \inner__data$46  = _0_;
-  assign \inner__data$42  = _1_;
+  assign \inner__data$54  = _0_;
+  assign \inner__data$50  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
-  assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$2  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$3  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$4  = ^ wr_data[10:4];
-  assign \$5  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$6  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$7  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$8  = ^ wr_data[10:4];
-  assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
-  assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
-  assign \$11  = ^ \$10 ;
-  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
-  assign \$13  = ^ \$12 ;
-  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
-  assign \$15  = ^ \$14 ;
-  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
-  assign \$17  = ^ \$16 ;
-  assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
-  assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
-  assign \$20  = { \$17 , \$15 , \$13 , \$11  } == 2'h2;
-  assign \$21  = { \$17 , \$15 , \$13 , \$11  } == 3'h4;
-  assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
-  assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
-  assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ rp0_word;
-  assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$28  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$29  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$30  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$31  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$32  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$33  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
-  assign \$37  = ^ rp0_word;
-  assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$41  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$42  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$43  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$44  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$45  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$46  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$47  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$48  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
-  assign \$50  = \$49  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ rp0_word;
-  assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$55  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$56  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$57  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$58  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$59  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$60  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$61  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$62  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$63  = | { \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  };
-  assign \$64  = \$63  | rp0_lane0_names_check;
-  assign \$65  = ~ \$64 ;
-  assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
-  assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write_q;
-  assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
-  assign \$70  = ^ \$69 ;
-  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
-  assign \$72  = ^ \$71 ;
-  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
-  assign \$74  = ^ \$73 ;
-  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
-  assign \$76  = ^ \$75 ;
-  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
-  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
-  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
-  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
-  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
-  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
-  assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ rp1_word;
-  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
-  assign \$96  = ^ rp1_word;
-  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
-  assign \$109  = \$108  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ rp1_word;
-  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
-  assign \$123  = \$122  | rp1_lane0_names_check;
-  assign \$124  = ~ \$123 ;
-  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
-  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write_q;
-  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write_q;
-  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
-  assign \$128  = inner__addr == \inner__addr$14 ;
-  assign \$129  = inner__en & \$128 ;
-  assign \$131  = inner__addr == \inner__addr$30 ;
-  assign \$132  = inner__en & \$131 ;
+  assign inner__data = sweep_en ? 16'h0000 : wr_coded;
+  assign \$1  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
+  assign \$2  = ^ \$1 ;
+  assign \$3  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
+  assign \$4  = ^ \$3 ;
+  assign \$5  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
+  assign \$6  = ^ \$5 ;
+  assign \$7  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
+  assign \$8  = ^ \$7 ;
+  assign \$9  = ! { \$8 , \$6 , \$4 , \$2  };
+  assign \$10  = { \$8 , \$6 , \$4 , \$2  } == 1'h1;
+  assign \$11  = { \$8 , \$6 , \$4 , \$2  } == 2'h2;
+  assign \$12  = { \$8 , \$6 , \$4 , \$2  } == 3'h4;
+  assign \$13  = { \$8 , \$6 , \$4 , \$2  } == 4'h8;
+  assign \$14  = | { \$13 , \$12 , \$11 , \$10  };
+  assign rp0_lane0_names_check = \$9  | \$14 ;
+  assign \$15  = ^ rp0_word;
+  assign \$16  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$17  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$18  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$19  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$20  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$21  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$22  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$23  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$24  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$25  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$26  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign rp0_lane0_flip = \$15  ? { \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  } : 11'h000;
+  assign rp0_lane0_data = rp0_word[10:0] ^ rp0_lane0_flip;
+  assign \$27  = ^ rp0_word;
+  assign \$28  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$29  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$30  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$31  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$32  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$33  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$34  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$35  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$36  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$37  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$38  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$39  = | { \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28  };
+  assign \$40  = \$39  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$27  & \$40 ;
+  assign \$41  = ^ rp0_word;
+  assign \$42  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$43  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$44  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$45  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$46  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$47  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$48  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$49  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$50  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$51  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$52  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$53  = | { \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42  };
+  assign \$54  = \$53  | rp0_lane0_names_check;
+  assign \$55  = ~ \$54 ;
+  assign \$56  = | { \$8 , \$6 , \$4 , \$2  };
+  assign rp0_lane0_error = \$41  ? \$55  : \$56 ;
+  assign \$57  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$57 ;
+  assign \$58  = ~ rp0_met_write_q;
+  assign rd_lane_error = rp0_lane0_error & \$58 ;
+  assign \$59  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
+  assign \$60  = ^ \$59 ;
+  assign \$61  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
+  assign \$62  = ^ \$61 ;
+  assign \$63  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
+  assign \$64  = ^ \$63 ;
+  assign \$65  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
+  assign \$66  = ^ \$65 ;
+  assign \$67  = ! { \$66 , \$64 , \$62 , \$60  };
+  assign \$68  = { \$66 , \$64 , \$62 , \$60  } == 1'h1;
+  assign \$69  = { \$66 , \$64 , \$62 , \$60  } == 2'h2;
+  assign \$70  = { \$66 , \$64 , \$62 , \$60  } == 3'h4;
+  assign \$71  = { \$66 , \$64 , \$62 , \$60  } == 4'h8;
+  assign \$72  = | { \$71 , \$70 , \$69 , \$68  };
+  assign rp1_lane0_names_check = \$67  | \$72 ;
+  assign \$73  = ^ rp1_word;
+  assign \$74  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$75  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$76  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$77  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$78  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$79  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$80  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$81  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$82  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$83  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$84  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign rp1_lane0_flip = \$73  ? { \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  } : 11'h000;
+  assign rp1_lane0_data = rp1_word[10:0] ^ rp1_lane0_flip;
+  assign \$85  = ^ rp1_word;
+  assign \$86  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$87  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$88  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$89  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$90  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$91  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$92  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$93  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$94  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$95  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$96  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$97  = | { \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
+  assign \$98  = \$97  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$85  & \$98 ;
+  assign \$99  = ^ rp1_word;
+  assign \$100  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$101  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$102  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$103  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$104  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$105  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$106  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$107  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$108  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$109  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$110  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$111  = | { \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100  };
+  assign \$112  = \$111  | rp1_lane0_names_check;
+  assign \$113  = ~ \$112 ;
+  assign \$114  = | { \$66 , \$64 , \$62 , \$60  };
+  assign rp1_lane0_error = \$99  ? \$113  : \$114 ;
+  assign \$115  = ~ rp1_met_write_q;
+  assign \rd_lane_corrected$43  = rp1_lane0_corrected & \$115 ;
+  assign \$116  = ~ rp1_met_write_q;
+  assign \rd_lane_error$45  = rp1_lane0_error & \$116 ;
+  assign \$117  = inner__addr == \inner__addr$15 ;
+  assign \$118  = inner__en & \$117 ;
+  assign \$120  = inner__addr == \inner__addr$35 ;
+  assign \$121  = inner__en & \$120 ;
   always @(posedge clk)
-    rp0_word <= \$134 ;
+    rp0_word <= \$123 ;
   always @(posedge clk)
-    rp0_met_write <= \$130 ;
+    rp0_met_write <= \$119 ;
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$135 ;
+    rp0_addr_q <= \$124 ;
   always @(posedge clk)
-    rd_error_addr <= \$136 ;
+    rd_error_addr <= \$125 ;
   always @(posedge clk)
-    rp1_word <= \$137 ;
+    rp1_word <= \$126 ;
   always @(posedge clk)
-    rp1_met_write <= \$133 ;
+    rp1_met_write <= \$122 ;
   always @(posedge clk)
     rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$138 ;
+    rp1_addr_q <= \$127 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$139 ;
+    \rd_error_addr$57  <= \$128 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$134  = \inner__data$42 ;
+    \$123  = \inner__data$50 ;
     if (rst) begin
-      \$134  = 16'h0000;
+      \$123  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$124  = \inner__addr$15 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$136  = rp0_addr_q;
+    \$125  = rp0_addr_q;
     if (rst) begin
-      \$136  = 11'h000;
+      \$125  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$137  = \inner__data$46 ;
+    \$126  = \inner__data$54 ;
     if (rst) begin
-      \$137  = 16'h0000;
+      \$126  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$138  = \inner__addr$30 ;
+    \$127  = \inner__addr$35 ;
     if (rst) begin
-      \$138  = 11'h000;
+      \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$14 ) begin end
-    \$139  = rp1_addr_q;
+    \$128  = rp1_addr_q;
     if (rst) begin
-      \$139  = 11'h000;
+      \$128  = 11'h000;
     end
   end
-  assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
-  assign rd_addr = \inner__addr$14 ;
-  assign \inner__en$16  = 1'h1;
+  assign rp0_lane0_syndrome = { \$8 , \$6 , \$4 , \$2  };
+  assign rd_addr = \inner__addr$15 ;
+  assign \inner__en$17  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
-  assign \rd_addr$31  = \inner__addr$30 ;
-  assign \inner__en$32  = 1'h1;
-  assign \rd_en$33  = 1'h1;
-  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_coded = rp0_word;
+  assign rd_raw = rp0_word[10:0];
+  assign rd_flip = rp0_lane0_flip;
+  assign rp1_lane0_syndrome = { \$66 , \$64 , \$62 , \$60  };
+  assign \rd_addr$36  = \inner__addr$35 ;
+  assign \inner__en$37  = 1'h1;
+  assign \rd_en$38  = 1'h1;
+  assign \rd_data$39  = rp1_lane0_data;
+  assign \rd_coded$40  = rp1_word;
+  assign \rd_raw$41  = rp1_word[10:0];
+  assign \rd_flip$42  = rp1_lane0_flip;
   assign rd_corrected = rd_lane_corrected;
   assign rd_error = rd_lane_error;
-  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
-  assign \rd_error$39  = \rd_lane_error$37 ;
-  assign \$130  = \$129 ;
-  assign \$133  = \$132 ;
+  assign \rd_corrected$46  = \rd_lane_corrected$43 ;
+  assign \rd_error$47  = \rd_lane_error$45 ;
+  assign \$119  = \$118 ;
+  assign \$122  = \$121 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_error, rp1_lane0_data, \rd_corrected$38 , \rd_error$39 , \inner__addr$14 , wr_en, wr_addr, \inner__addr$30 , rd_error_addr, \rd_error_addr$49 , sweep_addr, sweep_en, clk);
+module \kv_asu.core.lru.prev1 (rst, wr_coded, rp0_lane0_data, rd_corrected, rd_error, \rd_corrected$46 , \rd_error$47 , \inner__addr$15 , wr_en, wr_addr, \inner__addr$35 , rd_error_addr, rp1_word, \rd_error_addr$57 , sweep_addr, sweep_en, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$15  = 0;
-  wire \$1 ;
-  wire [6:0] \$10 ;
+  wire [6:0] \$1 ;
+  wire \$10 ;
   wire \$100 ;
   wire \$101 ;
   wire \$102 ;
@@ -16484,31 +20304,20 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
-  wire [6:0] \$12 ;
+  wire \$12 ;
   wire \$120 ;
   wire \$121 ;
   wire \$122 ;
-  wire \$123 ;
-  wire \$124 ;
-  wire \$125 ;
-  wire \$126 ;
-  wire \$127 ;
-  wire \$128 ;
-  wire \$129 ;
+  reg [15:0] \$123 ;
+  reg [10:0] \$124 ;
+  reg [10:0] \$125 ;
+  reg [15:0] \$126 ;
+  reg [10:0] \$127 ;
+  reg [10:0] \$128 ;
   wire \$13 ;
-  wire \$130 ;
-  wire \$131 ;
-  wire \$132 ;
-  wire \$133 ;
-  reg [15:0] \$134 ;
-  reg [10:0] \$135 ;
-  reg [10:0] \$136 ;
-  reg [15:0] \$137 ;
-  reg [10:0] \$138 ;
-  reg [10:0] \$139 ;
-  wire [6:0] \$14 ;
+  wire \$14 ;
   wire \$15 ;
-  wire [6:0] \$16 ;
+  wire \$16 ;
   wire \$17 ;
   wire \$18 ;
   wire \$19 ;
@@ -16523,14 +20332,14 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
-  wire \$3 ;
+  wire [6:0] \$3 ;
   wire \$30 ;
   wire \$31 ;
   wire \$32 ;
   wire \$33 ;
   wire \$34 ;
   wire \$35 ;
-  wire [10:0] \$36 ;
+  wire \$36 ;
   wire \$37 ;
   wire \$38 ;
   wire \$39 ;
@@ -16545,7 +20354,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$47 ;
   wire \$48 ;
   wire \$49 ;
-  wire \$5 ;
+  wire [6:0] \$5 ;
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
@@ -16555,25 +20364,25 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire \$59 ;
+  wire [6:0] \$59 ;
   wire \$6 ;
   wire \$60 ;
-  wire \$61 ;
+  wire [6:0] \$61 ;
   wire \$62 ;
-  wire \$63 ;
+  wire [6:0] \$63 ;
   wire \$64 ;
-  wire \$65 ;
+  wire [6:0] \$65 ;
   wire \$66 ;
   wire \$67 ;
   wire \$68 ;
-  wire [6:0] \$69 ;
-  wire \$7 ;
+  wire \$69 ;
+  wire [6:0] \$7 ;
   wire \$70 ;
-  wire [6:0] \$71 ;
+  wire \$71 ;
   wire \$72 ;
-  wire [6:0] \$73 ;
+  wire \$73 ;
   wire \$74 ;
-  wire [6:0] \$75 ;
+  wire \$75 ;
   wire \$76 ;
   wire \$77 ;
   wire \$78 ;
@@ -16595,7 +20404,7 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire \$92 ;
   wire \$93 ;
   wire \$94 ;
-  wire [10:0] \$95 ;
+  wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -16603,43 +20412,52 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   input clk;
   wire clk;
   wire [10:0] inner__addr;
-  input [10:0] \inner__addr$14 ;
-  wire [10:0] \inner__addr$14 ;
-  input [10:0] \inner__addr$30 ;
-  wire [10:0] \inner__addr$30 ;
+  input [10:0] \inner__addr$15 ;
+  wire [10:0] \inner__addr$15 ;
+  input [10:0] \inner__addr$35 ;
+  wire [10:0] \inner__addr$35 ;
   wire [15:0] inner__data;
-  wire [15:0] \inner__data$42 ;
-  wire [15:0] \inner__data$46 ;
+  wire [15:0] \inner__data$50 ;
+  wire [15:0] \inner__data$54 ;
   wire inner__en;
-  wire \inner__en$16 ;
-  wire \inner__en$32 ;
+  wire \inner__en$17 ;
+  wire \inner__en$37 ;
   wire [10:0] rd_addr;
-  wire [10:0] \rd_addr$31 ;
+  wire [10:0] \rd_addr$36 ;
+  (* init = 16'h0000 *)
+  wire [15:0] rd_coded;
+  (* init = 16'h0000 *)
+  wire [15:0] \rd_coded$40 ;
   output rd_corrected;
   wire rd_corrected;
-  output \rd_corrected$38 ;
-  wire \rd_corrected$38 ;
+  output \rd_corrected$46 ;
+  wire \rd_corrected$46 ;
   wire [10:0] rd_data;
-  wire [10:0] \rd_data$34 ;
+  wire [10:0] \rd_data$39 ;
   wire rd_en;
-  wire \rd_en$33 ;
+  wire \rd_en$38 ;
   output rd_error;
   wire rd_error;
-  output \rd_error$39 ;
-  wire \rd_error$39 ;
+  output \rd_error$47 ;
+  wire \rd_error$47 ;
   output [10:0] rd_error_addr;
   reg [10:0] rd_error_addr = 11'h000;
-  output [10:0] \rd_error_addr$49 ;
-  reg [10:0] \rd_error_addr$49  = 11'h000;
+  output [10:0] \rd_error_addr$57 ;
+  reg [10:0] \rd_error_addr$57  = 11'h000;
+  wire [10:0] rd_flip;
+  wire [10:0] \rd_flip$42 ;
   wire rd_lane_corrected;
-  wire \rd_lane_corrected$35 ;
+  wire \rd_lane_corrected$43 ;
   wire rd_lane_error;
-  wire \rd_lane_error$37 ;
+  wire \rd_lane_error$45 ;
+  wire [10:0] rd_raw;
+  wire [10:0] \rd_raw$41 ;
   reg [10:0] rp0_addr_q = 11'h000;
   wire rp0_lane0_corrected;
   output [10:0] rp0_lane0_data;
   wire [10:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  wire [10:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
@@ -16647,13 +20465,14 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] rp0_word = 16'h0000;
   reg [10:0] rp1_addr_q = 11'h000;
   wire rp1_lane0_corrected;
-  output [10:0] rp1_lane0_data;
   wire [10:0] rp1_lane0_data;
   wire rp1_lane0_error;
+  wire [10:0] rp1_lane0_flip;
   wire rp1_lane0_names_check;
   wire [3:0] rp1_lane0_syndrome;
   reg rp1_met_write = 1'h0;
   reg rp1_met_write_q = 1'h0;
+  output [15:0] rp1_word;
   reg [15:0] rp1_word = 16'h0000;
   input rst;
   wire rst;
@@ -16663,8 +20482,8 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   wire sweep_en;
   input [10:0] wr_addr;
   wire [10:0] wr_addr;
-  input [10:0] wr_data;
-  wire [10:0] wr_data;
+  input [15:0] wr_coded;
+  wire [15:0] wr_coded;
   input wr_en;
   wire wr_en;
   (* no_rw_check = 32'd1 *)
@@ -18726,235 +22545,232 @@ module \kv_asu.core.lru.prev1 (rst, wr_data, rp0_lane0_data, rd_corrected, rd_er
   reg [15:0] _0_;
   reg [15:0] _1_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$30 ];
-    _1_ <= storage[\inner__addr$14 ];
+    _0_ <= storage[\inner__addr$35 ];
+    _1_ <= storage[\inner__addr$15 ];
   end
-  assign \inner__data$46  = _0_;
-  assign \inner__data$42  = _1_;
+  assign \inner__data$54  = _0_;
+  assign \inner__data$50  = _1_;
   assign inner__addr = sweep_en ? sweep_addr : wr_addr;
   assign inner__en = sweep_en ? 1'h1 : wr_en;
-  assign \$1  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$2  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$3  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$4  = ^ wr_data[10:4];
-  assign \$5  = ^ { wr_data[10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
-  assign \$6  = ^ { wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
-  assign \$7  = ^ { wr_data[10:7], wr_data[3:1] };
-  assign \$8  = ^ wr_data[10:4];
-  assign \$9  = ^ { \$8 , \$7 , \$6 , \$5 , wr_data };
-  assign inner__data = sweep_en ? 16'h0000 : { \$9 , \$4 , \$3 , \$2 , \$1 , wr_data };
-  assign \$10  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
-  assign \$11  = ^ \$10 ;
-  assign \$12  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
-  assign \$13  = ^ \$12 ;
-  assign \$14  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
-  assign \$15  = ^ \$14 ;
-  assign \$16  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
-  assign \$17  = ^ \$16 ;
-  assign \$18  = ! { \$17 , \$15 , \$13 , \$11  };
-  assign \$19  = { \$17 , \$15 , \$13 , \$11  } == 1'h1;
-  assign \$20  = { \$17 , \$15 , \$13 , \$11  } == 2'h2;
-  assign \$21  = { \$17 , \$15 , \$13 , \$11  } == 3'h4;
-  assign \$22  = { \$17 , \$15 , \$13 , \$11  } == 4'h8;
-  assign \$23  = | { \$22 , \$21 , \$20 , \$19  };
-  assign rp0_lane0_names_check = \$18  | \$23 ;
-  assign \$24  = ^ rp0_word;
-  assign \$25  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$26  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$27  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$28  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$29  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$30  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$31  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$32  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$33  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$34  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$35  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$36  = \$24  ? { \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28 , \$27 , \$26 , \$25  } : 11'h000;
-  assign rp0_lane0_data = rp0_word[10:0] ^ \$36 ;
-  assign \$37  = ^ rp0_word;
-  assign \$38  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$39  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$40  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$41  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$42  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$43  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$44  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$45  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$46  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$47  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$48  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$49  = | { \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40 , \$39 , \$38  };
-  assign \$50  = \$49  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$37  & \$50 ;
-  assign \$51  = ^ rp0_word;
-  assign \$52  = { \$17 , \$15 , \$13 , \$11  } == 2'h3;
-  assign \$53  = { \$17 , \$15 , \$13 , \$11  } == 3'h5;
-  assign \$54  = { \$17 , \$15 , \$13 , \$11  } == 3'h6;
-  assign \$55  = { \$17 , \$15 , \$13 , \$11  } == 3'h7;
-  assign \$56  = { \$17 , \$15 , \$13 , \$11  } == 4'h9;
-  assign \$57  = { \$17 , \$15 , \$13 , \$11  } == 4'ha;
-  assign \$58  = { \$17 , \$15 , \$13 , \$11  } == 4'hb;
-  assign \$59  = { \$17 , \$15 , \$13 , \$11  } == 4'hc;
-  assign \$60  = { \$17 , \$15 , \$13 , \$11  } == 4'hd;
-  assign \$61  = { \$17 , \$15 , \$13 , \$11  } == 4'he;
-  assign \$62  = { \$17 , \$15 , \$13 , \$11  } == 4'hf;
-  assign \$63  = | { \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  };
-  assign \$64  = \$63  | rp0_lane0_names_check;
-  assign \$65  = ~ \$64 ;
-  assign \$66  = | { \$17 , \$15 , \$13 , \$11  };
-  assign rp0_lane0_error = \$51  ? \$65  : \$66 ;
-  assign \$67  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = rp0_lane0_corrected & \$67 ;
-  assign \$68  = ~ rp0_met_write_q;
-  assign rd_lane_error = rp0_lane0_error & \$68 ;
-  assign \$69  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
-  assign \$70  = ^ \$69 ;
-  assign \$71  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
-  assign \$72  = ^ \$71 ;
-  assign \$73  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
-  assign \$74  = ^ \$73 ;
-  assign \$75  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
-  assign \$76  = ^ \$75 ;
-  assign \$77  = ! { \$76 , \$74 , \$72 , \$70  };
-  assign \$78  = { \$76 , \$74 , \$72 , \$70  } == 1'h1;
-  assign \$79  = { \$76 , \$74 , \$72 , \$70  } == 2'h2;
-  assign \$80  = { \$76 , \$74 , \$72 , \$70  } == 3'h4;
-  assign \$81  = { \$76 , \$74 , \$72 , \$70  } == 4'h8;
-  assign \$82  = | { \$81 , \$80 , \$79 , \$78  };
-  assign rp1_lane0_names_check = \$77  | \$82 ;
-  assign \$83  = ^ rp1_word;
-  assign \$84  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$85  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$86  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$87  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$88  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$89  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$90  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$91  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$92  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$93  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$94  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$95  = \$83  ? { \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84  } : 11'h000;
-  assign rp1_lane0_data = rp1_word[10:0] ^ \$95 ;
-  assign \$96  = ^ rp1_word;
-  assign \$97  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$98  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$99  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$100  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$101  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$102  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$103  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$104  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$105  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$106  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$107  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$108  = | { \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97  };
-  assign \$109  = \$108  | rp1_lane0_names_check;
-  assign rp1_lane0_corrected = \$96  & \$109 ;
-  assign \$110  = ^ rp1_word;
-  assign \$111  = { \$76 , \$74 , \$72 , \$70  } == 2'h3;
-  assign \$112  = { \$76 , \$74 , \$72 , \$70  } == 3'h5;
-  assign \$113  = { \$76 , \$74 , \$72 , \$70  } == 3'h6;
-  assign \$114  = { \$76 , \$74 , \$72 , \$70  } == 3'h7;
-  assign \$115  = { \$76 , \$74 , \$72 , \$70  } == 4'h9;
-  assign \$116  = { \$76 , \$74 , \$72 , \$70  } == 4'ha;
-  assign \$117  = { \$76 , \$74 , \$72 , \$70  } == 4'hb;
-  assign \$118  = { \$76 , \$74 , \$72 , \$70  } == 4'hc;
-  assign \$119  = { \$76 , \$74 , \$72 , \$70  } == 4'hd;
-  assign \$120  = { \$76 , \$74 , \$72 , \$70  } == 4'he;
-  assign \$121  = { \$76 , \$74 , \$72 , \$70  } == 4'hf;
-  assign \$122  = | { \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111  };
-  assign \$123  = \$122  | rp1_lane0_names_check;
-  assign \$124  = ~ \$123 ;
-  assign \$125  = | { \$76 , \$74 , \$72 , \$70  };
-  assign rp1_lane0_error = \$110  ? \$124  : \$125 ;
-  assign \$126  = ~ rp1_met_write_q;
-  assign \rd_lane_corrected$35  = rp1_lane0_corrected & \$126 ;
-  assign \$127  = ~ rp1_met_write_q;
-  assign \rd_lane_error$37  = rp1_lane0_error & \$127 ;
-  assign \$128  = inner__addr == \inner__addr$14 ;
-  assign \$129  = inner__en & \$128 ;
-  assign \$131  = inner__addr == \inner__addr$30 ;
-  assign \$132  = inner__en & \$131 ;
+  assign inner__data = sweep_en ? 16'h0000 : wr_coded;
+  assign \$1  = { rp0_word[10], rp0_word[8], rp0_word[6], rp0_word[4:3], rp0_word[1:0] } ^ { 6'h00, rp0_word[11] };
+  assign \$2  = ^ \$1 ;
+  assign \$3  = { rp0_word[10:9], rp0_word[6:5], rp0_word[3:2], rp0_word[0] } ^ { 6'h00, rp0_word[12] };
+  assign \$4  = ^ \$3 ;
+  assign \$5  = { rp0_word[10:7], rp0_word[3:1] } ^ { 6'h00, rp0_word[13] };
+  assign \$6  = ^ \$5 ;
+  assign \$7  = rp0_word[10:4] ^ { 6'h00, rp0_word[14] };
+  assign \$8  = ^ \$7 ;
+  assign \$9  = ! { \$8 , \$6 , \$4 , \$2  };
+  assign \$10  = { \$8 , \$6 , \$4 , \$2  } == 1'h1;
+  assign \$11  = { \$8 , \$6 , \$4 , \$2  } == 2'h2;
+  assign \$12  = { \$8 , \$6 , \$4 , \$2  } == 3'h4;
+  assign \$13  = { \$8 , \$6 , \$4 , \$2  } == 4'h8;
+  assign \$14  = | { \$13 , \$12 , \$11 , \$10  };
+  assign rp0_lane0_names_check = \$9  | \$14 ;
+  assign \$15  = ^ rp0_word;
+  assign \$16  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$17  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$18  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$19  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$20  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$21  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$22  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$23  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$24  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$25  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$26  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign rp0_lane0_flip = \$15  ? { \$26 , \$25 , \$24 , \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  } : 11'h000;
+  assign rp0_lane0_data = rp0_word[10:0] ^ rp0_lane0_flip;
+  assign \$27  = ^ rp0_word;
+  assign \$28  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$29  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$30  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$31  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$32  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$33  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$34  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$35  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$36  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$37  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$38  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$39  = | { \$38 , \$37 , \$36 , \$35 , \$34 , \$33 , \$32 , \$31 , \$30 , \$29 , \$28  };
+  assign \$40  = \$39  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$27  & \$40 ;
+  assign \$41  = ^ rp0_word;
+  assign \$42  = { \$8 , \$6 , \$4 , \$2  } == 2'h3;
+  assign \$43  = { \$8 , \$6 , \$4 , \$2  } == 3'h5;
+  assign \$44  = { \$8 , \$6 , \$4 , \$2  } == 3'h6;
+  assign \$45  = { \$8 , \$6 , \$4 , \$2  } == 3'h7;
+  assign \$46  = { \$8 , \$6 , \$4 , \$2  } == 4'h9;
+  assign \$47  = { \$8 , \$6 , \$4 , \$2  } == 4'ha;
+  assign \$48  = { \$8 , \$6 , \$4 , \$2  } == 4'hb;
+  assign \$49  = { \$8 , \$6 , \$4 , \$2  } == 4'hc;
+  assign \$50  = { \$8 , \$6 , \$4 , \$2  } == 4'hd;
+  assign \$51  = { \$8 , \$6 , \$4 , \$2  } == 4'he;
+  assign \$52  = { \$8 , \$6 , \$4 , \$2  } == 4'hf;
+  assign \$53  = | { \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42  };
+  assign \$54  = \$53  | rp0_lane0_names_check;
+  assign \$55  = ~ \$54 ;
+  assign \$56  = | { \$8 , \$6 , \$4 , \$2  };
+  assign rp0_lane0_error = \$41  ? \$55  : \$56 ;
+  assign \$57  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$57 ;
+  assign \$58  = ~ rp0_met_write_q;
+  assign rd_lane_error = rp0_lane0_error & \$58 ;
+  assign \$59  = { rp1_word[10], rp1_word[8], rp1_word[6], rp1_word[4:3], rp1_word[1:0] } ^ { 6'h00, rp1_word[11] };
+  assign \$60  = ^ \$59 ;
+  assign \$61  = { rp1_word[10:9], rp1_word[6:5], rp1_word[3:2], rp1_word[0] } ^ { 6'h00, rp1_word[12] };
+  assign \$62  = ^ \$61 ;
+  assign \$63  = { rp1_word[10:7], rp1_word[3:1] } ^ { 6'h00, rp1_word[13] };
+  assign \$64  = ^ \$63 ;
+  assign \$65  = rp1_word[10:4] ^ { 6'h00, rp1_word[14] };
+  assign \$66  = ^ \$65 ;
+  assign \$67  = ! { \$66 , \$64 , \$62 , \$60  };
+  assign \$68  = { \$66 , \$64 , \$62 , \$60  } == 1'h1;
+  assign \$69  = { \$66 , \$64 , \$62 , \$60  } == 2'h2;
+  assign \$70  = { \$66 , \$64 , \$62 , \$60  } == 3'h4;
+  assign \$71  = { \$66 , \$64 , \$62 , \$60  } == 4'h8;
+  assign \$72  = | { \$71 , \$70 , \$69 , \$68  };
+  assign rp1_lane0_names_check = \$67  | \$72 ;
+  assign \$73  = ^ rp1_word;
+  assign \$74  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$75  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$76  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$77  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$78  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$79  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$80  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$81  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$82  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$83  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$84  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign rp1_lane0_flip = \$73  ? { \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74  } : 11'h000;
+  assign rp1_lane0_data = rp1_word[10:0] ^ rp1_lane0_flip;
+  assign \$85  = ^ rp1_word;
+  assign \$86  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$87  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$88  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$89  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$90  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$91  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$92  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$93  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$94  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$95  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$96  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$97  = | { \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86  };
+  assign \$98  = \$97  | rp1_lane0_names_check;
+  assign rp1_lane0_corrected = \$85  & \$98 ;
+  assign \$99  = ^ rp1_word;
+  assign \$100  = { \$66 , \$64 , \$62 , \$60  } == 2'h3;
+  assign \$101  = { \$66 , \$64 , \$62 , \$60  } == 3'h5;
+  assign \$102  = { \$66 , \$64 , \$62 , \$60  } == 3'h6;
+  assign \$103  = { \$66 , \$64 , \$62 , \$60  } == 3'h7;
+  assign \$104  = { \$66 , \$64 , \$62 , \$60  } == 4'h9;
+  assign \$105  = { \$66 , \$64 , \$62 , \$60  } == 4'ha;
+  assign \$106  = { \$66 , \$64 , \$62 , \$60  } == 4'hb;
+  assign \$107  = { \$66 , \$64 , \$62 , \$60  } == 4'hc;
+  assign \$108  = { \$66 , \$64 , \$62 , \$60  } == 4'hd;
+  assign \$109  = { \$66 , \$64 , \$62 , \$60  } == 4'he;
+  assign \$110  = { \$66 , \$64 , \$62 , \$60  } == 4'hf;
+  assign \$111  = | { \$110 , \$109 , \$108 , \$107 , \$106 , \$105 , \$104 , \$103 , \$102 , \$101 , \$100  };
+  assign \$112  = \$111  | rp1_lane0_names_check;
+  assign \$113  = ~ \$112 ;
+  assign \$114  = | { \$66 , \$64 , \$62 , \$60  };
+  assign rp1_lane0_error = \$99  ? \$113  : \$114 ;
+  assign \$115  = ~ rp1_met_write_q;
+  assign \rd_lane_corrected$43  = rp1_lane0_corrected & \$115 ;
+  assign \$116  = ~ rp1_met_write_q;
+  assign \rd_lane_error$45  = rp1_lane0_error & \$116 ;
+  assign \$117  = inner__addr == \inner__addr$15 ;
+  assign \$118  = inner__en & \$117 ;
+  assign \$120  = inner__addr == \inner__addr$35 ;
+  assign \$121  = inner__en & \$120 ;
   always @(posedge clk)
-    rp0_word <= \$134 ;
+    rp0_word <= \$123 ;
   always @(posedge clk)
-    rp0_met_write <= \$130 ;
+    rp0_met_write <= \$119 ;
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$135 ;
+    rp0_addr_q <= \$124 ;
   always @(posedge clk)
-    rd_error_addr <= \$136 ;
+    rd_error_addr <= \$125 ;
   always @(posedge clk)
-    rp1_word <= \$137 ;
+    rp1_word <= \$126 ;
   always @(posedge clk)
-    rp1_met_write <= \$133 ;
+    rp1_met_write <= \$122 ;
   always @(posedge clk)
     rp1_met_write_q <= rp1_met_write;
   always @(posedge clk)
-    rp1_addr_q <= \$138 ;
+    rp1_addr_q <= \$127 ;
   always @(posedge clk)
-    \rd_error_addr$49  <= \$139 ;
+    \rd_error_addr$57  <= \$128 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$134  = \inner__data$42 ;
+    \$123  = \inner__data$50 ;
     if (rst) begin
-      \$134  = 16'h0000;
+      \$123  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$135  = \inner__addr$14 ;
+    \$124  = \inner__addr$15 ;
     if (rst) begin
-      \$135  = 11'h000;
+      \$124  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$136  = rp0_addr_q;
+    \$125  = rp0_addr_q;
     if (rst) begin
-      \$136  = 11'h000;
+      \$125  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$137  = \inner__data$46 ;
+    \$126  = \inner__data$54 ;
     if (rst) begin
-      \$137  = 16'h0000;
+      \$126  = 16'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$138  = \inner__addr$30 ;
+    \$127  = \inner__addr$35 ;
     if (rst) begin
-      \$138  = 11'h000;
+      \$127  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$15 ) begin end
-    \$139  = rp1_addr_q;
+    \$128  = rp1_addr_q;
     if (rst) begin
-      \$139  = 11'h000;
+      \$128  = 11'h000;
     end
   end
-  assign rp0_lane0_syndrome = { \$17 , \$15 , \$13 , \$11  };
-  assign rd_addr = \inner__addr$14 ;
-  assign \inner__en$16  = 1'h1;
+  assign rp0_lane0_syndrome = { \$8 , \$6 , \$4 , \$2  };
+  assign rd_addr = \inner__addr$15 ;
+  assign \inner__en$17  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
-  assign rp1_lane0_syndrome = { \$76 , \$74 , \$72 , \$70  };
-  assign \rd_addr$31  = \inner__addr$30 ;
-  assign \inner__en$32  = 1'h1;
-  assign \rd_en$33  = 1'h1;
-  assign \rd_data$34  = rp1_lane0_data;
+  assign rd_coded = rp0_word;
+  assign rd_raw = rp0_word[10:0];
+  assign rd_flip = rp0_lane0_flip;
+  assign rp1_lane0_syndrome = { \$66 , \$64 , \$62 , \$60  };
+  assign \rd_addr$36  = \inner__addr$35 ;
+  assign \inner__en$37  = 1'h1;
+  assign \rd_en$38  = 1'h1;
+  assign \rd_data$39  = rp1_lane0_data;
+  assign \rd_coded$40  = rp1_word;
+  assign \rd_raw$41  = rp1_word[10:0];
+  assign \rd_flip$42  = rp1_lane0_flip;
   assign rd_corrected = rd_lane_corrected;
   assign rd_error = rd_lane_error;
-  assign \rd_corrected$38  = \rd_lane_corrected$35 ;
-  assign \rd_error$39  = \rd_lane_error$37 ;
-  assign \$130  = \$129 ;
-  assign \$133  = \$132 ;
+  assign \rd_corrected$46  = \rd_lane_corrected$43 ;
+  assign \rd_error$47  = \rd_lane_error$45 ;
+  assign \$119  = \$118 ;
+  assign \$122  = \$121 ;
 endmodule
 
 (* generator = "Amaranth" *)
@@ -19204,236 +23020,2272 @@ endmodule
 
 (* generator = "Amaranth" *)
 module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_mem, err_slot, rd_slot, sc_row_qq, sc_last, sc_valid, sc_mark_value, sc_mark_intent, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides
-, sc_row, sc_set, clear_row, clear_en, generation, \port$6490$5 , inv_slot, \port$6490$376 , sweep_addr, clk);
+, sc_row, sc_set, clear_row, clear_en, generation, \port$10528$5 , inv_slot, \port$10528$376 , sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$18  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$100 ;
+  wire \$1000 ;
+  wire \$1001 ;
+  wire \$1002 ;
+  wire \$1003 ;
+  wire \$1004 ;
+  wire \$1005 ;
+  wire \$1006 ;
+  wire \$1007 ;
+  wire \$1008 ;
+  wire \$1009 ;
   wire \$101 ;
+  wire \$1010 ;
+  wire \$1011 ;
+  wire \$1012 ;
+  wire \$1013 ;
+  wire \$1014 ;
+  wire \$1015 ;
+  wire \$1016 ;
+  wire \$1017 ;
+  wire \$1018 ;
+  wire \$1019 ;
   wire \$102 ;
+  wire \$1020 ;
+  wire \$1021 ;
+  wire \$1022 ;
+  wire \$1023 ;
+  wire \$1024 ;
+  wire \$1025 ;
+  wire \$1026 ;
+  wire \$1027 ;
+  wire \$1028 ;
+  wire \$1029 ;
   wire [71:0] \$103 ;
+  wire \$1030 ;
+  wire \$1031 ;
+  wire \$1032 ;
+  wire \$1033 ;
+  wire \$1034 ;
+  wire \$1035 ;
+  wire \$1036 ;
+  wire \$1037 ;
+  wire \$1038 ;
+  wire \$1039 ;
   wire \$104 ;
+  wire \$1040 ;
+  wire \$1041 ;
+  wire \$1042 ;
+  wire \$1043 ;
+  wire \$1044 ;
+  wire \$1045 ;
+  wire \$1046 ;
+  wire \$1047 ;
+  wire \$1048 ;
+  wire \$1049 ;
   wire \$105 ;
+  wire \$1050 ;
+  wire \$1051 ;
+  wire \$1052 ;
+  wire \$1053 ;
+  wire \$1054 ;
+  wire \$1055 ;
+  wire \$1056 ;
+  wire \$1057 ;
+  wire \$1058 ;
+  wire \$1059 ;
   wire \$106 ;
+  wire \$1060 ;
+  wire \$1061 ;
+  wire \$1062 ;
+  wire \$1063 ;
+  wire \$1064 ;
+  wire \$1065 ;
+  wire \$1066 ;
+  wire \$1067 ;
+  wire \$1068 ;
+  wire \$1069 ;
   wire \$107 ;
+  wire \$1070 ;
+  wire \$1071 ;
+  wire \$1072 ;
+  wire \$1073 ;
+  wire \$1074 ;
+  wire \$1075 ;
+  wire \$1076 ;
+  wire \$1077 ;
+  wire \$1078 ;
+  wire \$1079 ;
   wire \$108 ;
+  wire \$1080 ;
+  wire \$1081 ;
+  wire \$1082 ;
+  wire \$1083 ;
+  wire \$1084 ;
+  wire \$1085 ;
+  wire \$1086 ;
+  wire \$1087 ;
+  wire \$1088 ;
+  wire \$1089 ;
   wire \$109 ;
+  wire \$1090 ;
+  wire \$1091 ;
+  wire \$1092 ;
+  wire \$1093 ;
+  wire \$1094 ;
+  wire \$1095 ;
+  wire \$1096 ;
+  wire \$1097 ;
+  wire \$1098 ;
+  wire \$1099 ;
   wire \$11 ;
   wire \$110 ;
+  wire \$1100 ;
+  wire \$1101 ;
+  wire \$1102 ;
+  wire \$1103 ;
+  wire \$1104 ;
+  wire \$1105 ;
+  wire \$1106 ;
+  wire \$1107 ;
+  wire \$1108 ;
+  wire \$1109 ;
   wire \$111 ;
+  wire \$1110 ;
+  wire \$1111 ;
+  wire \$1112 ;
+  wire \$1113 ;
+  wire \$1114 ;
+  wire \$1115 ;
+  wire \$1116 ;
+  wire \$1117 ;
+  wire \$1118 ;
+  wire \$1119 ;
   wire \$112 ;
+  wire \$1120 ;
+  wire \$1121 ;
+  wire \$1122 ;
+  wire \$1123 ;
+  wire \$1124 ;
+  wire \$1125 ;
+  wire \$1126 ;
+  wire \$1127 ;
+  wire \$1128 ;
+  wire \$1129 ;
   wire \$113 ;
+  wire \$1130 ;
+  wire \$1131 ;
+  wire \$1132 ;
+  wire \$1133 ;
+  wire \$1134 ;
+  wire \$1135 ;
+  wire \$1136 ;
+  wire \$1137 ;
+  wire \$1138 ;
+  wire \$1139 ;
   wire \$114 ;
+  wire \$1140 ;
+  wire \$1141 ;
+  wire \$1142 ;
+  wire \$1143 ;
+  wire \$1144 ;
+  wire \$1145 ;
+  wire \$1146 ;
+  wire \$1147 ;
+  wire \$1148 ;
+  wire \$1149 ;
   wire \$115 ;
+  wire \$1150 ;
+  wire \$1151 ;
+  wire \$1152 ;
+  wire \$1153 ;
+  wire \$1154 ;
+  wire \$1155 ;
+  wire \$1156 ;
+  wire \$1157 ;
+  wire \$1158 ;
+  wire \$1159 ;
   wire \$116 ;
+  wire \$1160 ;
+  wire [3:0] \$1161 ;
+  wire \$1162 ;
+  wire \$1163 ;
+  wire \$1164 ;
+  wire \$1165 ;
+  wire \$1166 ;
+  wire \$1167 ;
+  wire \$1168 ;
+  wire \$1169 ;
   wire \$117 ;
+  wire \$1170 ;
+  wire \$1171 ;
+  wire \$1172 ;
+  wire \$1173 ;
+  wire \$1174 ;
+  wire \$1175 ;
+  wire \$1176 ;
+  wire \$1177 ;
+  wire [3:0] \$1178 ;
+  wire [3:0] \$1179 ;
   wire \$118 ;
+  wire \$1180 ;
+  wire \$1181 ;
+  wire \$1182 ;
+  wire \$1183 ;
+  wire \$1184 ;
+  wire \$1185 ;
+  wire \$1186 ;
+  wire \$1187 ;
+  wire \$1188 ;
+  wire \$1189 ;
   wire \$119 ;
+  wire \$1190 ;
+  wire \$1191 ;
+  wire \$1192 ;
+  wire \$1193 ;
+  wire \$1194 ;
+  wire \$1195 ;
+  wire \$1196 ;
+  wire \$1197 ;
+  wire \$1198 ;
+  wire \$1199 ;
   wire \$12 ;
   wire \$120 ;
+  wire \$1200 ;
+  wire \$1201 ;
+  wire \$1202 ;
+  wire \$1203 ;
+  wire \$1204 ;
+  wire \$1205 ;
+  wire \$1206 ;
+  wire \$1207 ;
+  wire \$1208 ;
+  wire \$1209 ;
   wire \$121 ;
+  wire \$1210 ;
+  wire \$1211 ;
+  wire [3:0] \$1212 ;
+  wire \$1213 ;
+  wire \$1214 ;
+  wire \$1215 ;
+  wire \$1216 ;
+  wire \$1217 ;
+  wire \$1218 ;
+  wire \$1219 ;
   wire \$122 ;
+  wire \$1220 ;
+  wire \$1221 ;
+  wire \$1222 ;
+  wire \$1223 ;
+  wire \$1224 ;
+  wire \$1225 ;
+  wire \$1226 ;
+  wire \$1227 ;
+  wire \$1228 ;
+  wire [3:0] \$1229 ;
   wire \$123 ;
+  wire [3:0] \$1230 ;
+  wire [3:0] \$1231 ;
+  wire \$1232 ;
+  wire \$1233 ;
+  wire \$1234 ;
+  wire \$1235 ;
+  wire \$1236 ;
+  wire \$1237 ;
+  wire \$1238 ;
+  wire \$1239 ;
   wire \$124 ;
+  wire \$1240 ;
+  wire \$1241 ;
+  wire \$1242 ;
+  wire \$1243 ;
+  wire \$1244 ;
+  wire \$1245 ;
+  wire \$1246 ;
+  wire \$1247 ;
+  wire \$1248 ;
+  wire \$1249 ;
   wire \$125 ;
+  wire \$1250 ;
+  wire \$1251 ;
+  wire \$1252 ;
+  wire \$1253 ;
+  wire \$1254 ;
+  wire \$1255 ;
+  wire \$1256 ;
+  wire \$1257 ;
+  wire \$1258 ;
+  wire \$1259 ;
   wire [13:0] \$126 ;
+  wire \$1260 ;
+  wire \$1261 ;
+  wire \$1262 ;
+  wire \$1263 ;
+  wire \$1264 ;
+  wire \$1265 ;
+  wire \$1266 ;
+  wire \$1267 ;
+  wire \$1268 ;
+  wire \$1269 ;
   wire \$127 ;
+  wire \$1270 ;
+  wire \$1271 ;
+  wire \$1272 ;
+  wire \$1273 ;
+  wire \$1274 ;
+  wire \$1275 ;
+  wire \$1276 ;
+  wire \$1277 ;
+  wire \$1278 ;
+  wire \$1279 ;
   wire \$128 ;
+  wire \$1280 ;
+  wire \$1281 ;
+  wire \$1282 ;
+  wire \$1283 ;
+  wire \$1284 ;
+  wire \$1285 ;
+  wire \$1286 ;
+  wire \$1287 ;
+  wire \$1288 ;
+  wire \$1289 ;
   wire \$129 ;
+  wire \$1290 ;
+  wire \$1291 ;
+  wire \$1292 ;
+  wire \$1293 ;
+  wire \$1294 ;
+  wire \$1295 ;
+  wire \$1296 ;
+  wire [3:0] \$1297 ;
+  wire \$1298 ;
+  wire \$1299 ;
   wire \$13 ;
   wire \$130 ;
+  wire \$1300 ;
+  wire \$1301 ;
+  wire \$1302 ;
+  wire \$1303 ;
+  wire \$1304 ;
+  wire \$1305 ;
+  wire \$1306 ;
+  wire \$1307 ;
+  wire \$1308 ;
+  wire \$1309 ;
   wire \$131 ;
+  wire \$1310 ;
+  wire \$1311 ;
+  wire \$1312 ;
+  wire \$1313 ;
+  wire [3:0] \$1314 ;
+  wire [3:0] \$1315 ;
+  wire \$1316 ;
+  wire \$1317 ;
+  wire \$1318 ;
+  wire \$1319 ;
   wire \$132 ;
+  wire \$1320 ;
+  wire \$1321 ;
+  wire \$1322 ;
+  wire \$1323 ;
+  wire \$1324 ;
+  wire \$1325 ;
+  wire \$1326 ;
+  wire \$1327 ;
+  wire \$1328 ;
+  wire \$1329 ;
   wire \$133 ;
+  wire \$1330 ;
+  wire \$1331 ;
+  wire \$1332 ;
+  wire \$1333 ;
+  wire \$1334 ;
+  wire \$1335 ;
+  wire \$1336 ;
+  wire \$1337 ;
+  wire \$1338 ;
+  wire \$1339 ;
   wire \$134 ;
+  wire \$1340 ;
+  wire \$1341 ;
+  wire \$1342 ;
+  wire \$1343 ;
+  wire \$1344 ;
+  wire \$1345 ;
+  wire \$1346 ;
+  wire \$1347 ;
+  wire [3:0] \$1348 ;
+  wire \$1349 ;
   wire \$135 ;
+  wire \$1350 ;
+  wire \$1351 ;
+  wire \$1352 ;
+  wire \$1353 ;
+  wire \$1354 ;
+  wire \$1355 ;
+  wire \$1356 ;
+  wire \$1357 ;
+  wire \$1358 ;
+  wire \$1359 ;
   wire \$136 ;
+  wire \$1360 ;
+  wire \$1361 ;
+  wire \$1362 ;
+  wire \$1363 ;
+  wire \$1364 ;
+  wire [3:0] \$1365 ;
+  wire [3:0] \$1366 ;
+  wire [3:0] \$1367 ;
+  wire [3:0] \$1368 ;
+  wire \$1369 ;
   wire \$137 ;
+  wire \$1370 ;
+  wire \$1371 ;
+  wire \$1372 ;
+  wire \$1373 ;
+  wire \$1374 ;
+  wire \$1375 ;
+  wire \$1376 ;
+  wire \$1377 ;
+  wire \$1378 ;
+  wire \$1379 ;
   wire [9:0] \$138 ;
+  wire \$1380 ;
+  wire \$1381 ;
+  wire \$1382 ;
+  wire \$1383 ;
+  wire \$1384 ;
+  wire \$1385 ;
+  wire \$1386 ;
+  wire \$1387 ;
+  wire \$1388 ;
+  wire \$1389 ;
   wire \$139 ;
+  wire \$1390 ;
+  wire \$1391 ;
+  wire \$1392 ;
+  wire \$1393 ;
+  wire \$1394 ;
+  wire \$1395 ;
+  wire \$1396 ;
+  wire \$1397 ;
+  wire \$1398 ;
+  wire \$1399 ;
   wire \$14 ;
   wire \$140 ;
+  wire \$1400 ;
+  wire \$1401 ;
+  wire \$1402 ;
+  wire \$1403 ;
+  wire \$1404 ;
+  wire \$1405 ;
+  wire \$1406 ;
+  wire \$1407 ;
+  wire \$1408 ;
+  wire \$1409 ;
   wire \$141 ;
+  wire \$1410 ;
+  wire \$1411 ;
+  wire \$1412 ;
+  wire \$1413 ;
+  wire \$1414 ;
+  wire \$1415 ;
+  wire \$1416 ;
+  wire \$1417 ;
+  wire \$1418 ;
+  wire \$1419 ;
   wire \$142 ;
+  wire \$1420 ;
+  wire \$1421 ;
+  wire \$1422 ;
+  wire \$1423 ;
+  wire \$1424 ;
+  wire \$1425 ;
+  wire \$1426 ;
+  wire \$1427 ;
+  wire \$1428 ;
+  wire \$1429 ;
   wire \$143 ;
+  wire \$1430 ;
+  wire \$1431 ;
+  wire \$1432 ;
+  wire \$1433 ;
+  wire \$1434 ;
+  wire \$1435 ;
+  wire \$1436 ;
+  wire \$1437 ;
+  wire \$1438 ;
+  wire \$1439 ;
   wire \$144 ;
+  wire \$1440 ;
+  wire \$1441 ;
+  wire \$1442 ;
+  wire \$1443 ;
+  wire \$1444 ;
+  wire \$1445 ;
+  wire \$1446 ;
+  wire \$1447 ;
+  wire \$1448 ;
+  wire \$1449 ;
   wire \$145 ;
+  wire \$1450 ;
+  wire \$1451 ;
+  wire \$1452 ;
+  wire \$1453 ;
+  wire \$1454 ;
+  wire \$1455 ;
+  wire \$1456 ;
+  wire \$1457 ;
+  wire \$1458 ;
+  wire \$1459 ;
   wire \$146 ;
+  wire \$1460 ;
+  wire \$1461 ;
+  wire \$1462 ;
+  wire \$1463 ;
+  wire \$1464 ;
+  wire \$1465 ;
+  wire \$1466 ;
+  wire \$1467 ;
+  wire \$1468 ;
+  wire \$1469 ;
   wire \$147 ;
+  wire \$1470 ;
+  wire \$1471 ;
+  wire \$1472 ;
+  wire \$1473 ;
+  wire \$1474 ;
+  wire \$1475 ;
+  wire \$1476 ;
+  wire \$1477 ;
+  wire \$1478 ;
+  wire \$1479 ;
   wire \$148 ;
+  wire \$1480 ;
+  wire \$1481 ;
+  wire \$1482 ;
+  wire \$1483 ;
+  wire \$1484 ;
+  wire \$1485 ;
+  wire \$1486 ;
+  wire \$1487 ;
+  wire \$1488 ;
+  wire \$1489 ;
   wire \$149 ;
+  wire \$1490 ;
+  wire \$1491 ;
+  wire \$1492 ;
+  wire \$1493 ;
+  wire \$1494 ;
+  wire \$1495 ;
+  wire \$1496 ;
+  wire \$1497 ;
+  wire \$1498 ;
+  wire \$1499 ;
   wire \$15 ;
   wire \$150 ;
+  wire \$1500 ;
+  wire [3:0] \$1501 ;
+  wire \$1502 ;
+  wire \$1503 ;
+  wire \$1504 ;
+  wire \$1505 ;
+  wire \$1506 ;
+  wire \$1507 ;
+  wire \$1508 ;
+  wire \$1509 ;
   wire \$151 ;
+  wire \$1510 ;
+  wire \$1511 ;
+  wire \$1512 ;
+  wire \$1513 ;
+  wire \$1514 ;
+  wire \$1515 ;
+  wire \$1516 ;
+  wire \$1517 ;
+  wire [3:0] \$1518 ;
+  wire [3:0] \$1519 ;
   wire \$152 ;
+  wire \$1520 ;
+  wire \$1521 ;
+  wire \$1522 ;
+  wire \$1523 ;
+  wire \$1524 ;
+  wire \$1525 ;
+  wire \$1526 ;
+  wire \$1527 ;
+  wire \$1528 ;
+  wire \$1529 ;
   wire \$153 ;
+  wire \$1530 ;
+  wire \$1531 ;
+  wire \$1532 ;
+  wire \$1533 ;
+  wire \$1534 ;
+  wire \$1535 ;
+  wire \$1536 ;
+  wire \$1537 ;
+  wire \$1538 ;
+  wire \$1539 ;
   wire \$154 ;
+  wire \$1540 ;
+  wire \$1541 ;
+  wire \$1542 ;
+  wire \$1543 ;
+  wire \$1544 ;
+  wire \$1545 ;
+  wire \$1546 ;
+  wire \$1547 ;
+  wire \$1548 ;
+  wire \$1549 ;
   wire \$155 ;
+  wire \$1550 ;
+  wire \$1551 ;
+  wire [3:0] \$1552 ;
+  wire \$1553 ;
+  wire \$1554 ;
+  wire \$1555 ;
+  wire \$1556 ;
+  wire \$1557 ;
+  wire \$1558 ;
+  wire \$1559 ;
   wire \$156 ;
+  wire \$1560 ;
+  wire \$1561 ;
+  wire \$1562 ;
+  wire \$1563 ;
+  wire \$1564 ;
+  wire \$1565 ;
+  wire \$1566 ;
+  wire \$1567 ;
+  wire \$1568 ;
+  wire [3:0] \$1569 ;
   wire \$157 ;
+  wire [3:0] \$1570 ;
+  wire [3:0] \$1571 ;
+  wire \$1572 ;
+  wire \$1573 ;
+  wire \$1574 ;
+  wire \$1575 ;
+  wire \$1576 ;
+  wire \$1577 ;
+  wire \$1578 ;
+  wire \$1579 ;
   wire \$158 ;
+  wire \$1580 ;
+  wire \$1581 ;
+  wire \$1582 ;
+  wire \$1583 ;
+  wire \$1584 ;
+  wire \$1585 ;
+  wire \$1586 ;
+  wire \$1587 ;
+  wire \$1588 ;
+  wire \$1589 ;
   wire \$159 ;
+  wire \$1590 ;
+  wire \$1591 ;
+  wire \$1592 ;
+  wire \$1593 ;
+  wire \$1594 ;
+  wire \$1595 ;
+  wire \$1596 ;
+  wire \$1597 ;
+  wire \$1598 ;
+  wire \$1599 ;
   wire \$16 ;
   wire \$160 ;
+  wire \$1600 ;
+  wire \$1601 ;
+  wire \$1602 ;
+  wire \$1603 ;
+  wire \$1604 ;
+  wire \$1605 ;
+  wire \$1606 ;
+  wire \$1607 ;
+  wire \$1608 ;
+  wire \$1609 ;
   wire \$161 ;
+  wire \$1610 ;
+  wire \$1611 ;
+  wire \$1612 ;
+  wire \$1613 ;
+  wire \$1614 ;
+  wire \$1615 ;
+  wire \$1616 ;
+  wire \$1617 ;
+  wire \$1618 ;
+  wire \$1619 ;
   wire \$162 ;
+  wire \$1620 ;
+  wire \$1621 ;
+  wire \$1622 ;
+  wire \$1623 ;
+  wire \$1624 ;
+  wire \$1625 ;
+  wire \$1626 ;
+  wire \$1627 ;
+  wire \$1628 ;
+  wire \$1629 ;
   wire \$163 ;
+  wire \$1630 ;
+  wire \$1631 ;
+  wire \$1632 ;
+  wire \$1633 ;
+  wire \$1634 ;
+  wire \$1635 ;
+  wire \$1636 ;
+  wire [3:0] \$1637 ;
+  wire \$1638 ;
+  wire \$1639 ;
   wire \$164 ;
+  wire \$1640 ;
+  wire \$1641 ;
+  wire \$1642 ;
+  wire \$1643 ;
+  wire \$1644 ;
+  wire \$1645 ;
+  wire \$1646 ;
+  wire \$1647 ;
+  wire \$1648 ;
+  wire \$1649 ;
   wire \$165 ;
+  wire \$1650 ;
+  wire \$1651 ;
+  wire \$1652 ;
+  wire \$1653 ;
+  wire [3:0] \$1654 ;
+  wire [3:0] \$1655 ;
+  wire \$1656 ;
+  wire \$1657 ;
+  wire \$1658 ;
+  wire \$1659 ;
   wire \$166 ;
+  wire \$1660 ;
+  wire \$1661 ;
+  wire \$1662 ;
+  wire \$1663 ;
+  wire \$1664 ;
+  wire \$1665 ;
+  wire \$1666 ;
+  wire \$1667 ;
+  wire \$1668 ;
+  wire \$1669 ;
   wire \$167 ;
+  wire \$1670 ;
+  wire \$1671 ;
+  wire \$1672 ;
+  wire \$1673 ;
+  wire \$1674 ;
+  wire \$1675 ;
+  wire \$1676 ;
+  wire \$1677 ;
+  wire \$1678 ;
+  wire \$1679 ;
   wire \$168 ;
+  wire \$1680 ;
+  wire \$1681 ;
+  wire \$1682 ;
+  wire \$1683 ;
+  wire \$1684 ;
+  wire \$1685 ;
+  wire \$1686 ;
+  wire \$1687 ;
+  wire [3:0] \$1688 ;
+  wire \$1689 ;
   wire \$169 ;
+  wire \$1690 ;
+  wire \$1691 ;
+  wire \$1692 ;
+  wire \$1693 ;
+  wire \$1694 ;
+  wire \$1695 ;
+  wire \$1696 ;
+  wire \$1697 ;
+  wire \$1698 ;
+  wire \$1699 ;
   wire \$17 ;
   wire \$170 ;
+  wire \$1700 ;
+  wire \$1701 ;
+  wire \$1702 ;
+  wire \$1703 ;
+  wire \$1704 ;
+  wire [3:0] \$1705 ;
+  wire [3:0] \$1706 ;
+  wire [3:0] \$1707 ;
+  wire [3:0] \$1708 ;
+  wire [3:0] \$1709 ;
   wire [71:0] \$171 ;
+  wire \$1710 ;
+  wire \$1711 ;
+  wire \$1712 ;
+  wire \$1713 ;
+  wire \$1714 ;
+  wire \$1715 ;
+  wire \$1716 ;
+  wire \$1717 ;
+  wire \$1718 ;
+  wire \$1719 ;
   wire \$172 ;
+  wire \$1720 ;
+  wire [3:0] \$1721 ;
+  wire [3:0] \$1722 ;
+  wire [3:0] \$1723 ;
+  wire [3:0] \$1724 ;
+  wire [3:0] \$1725 ;
+  wire [3:0] \$1726 ;
+  wire [3:0] \$1727 ;
+  wire \$1728 ;
+  wire [3:0] \$1729 ;
   wire \$173 ;
+  wire [3:0] \$1730 ;
+  wire [3:0] \$1731 ;
+  wire [3:0] \$1732 ;
+  wire [3:0] \$1733 ;
+  wire [3:0] \$1734 ;
+  wire [3:0] \$1735 ;
+  wire [3:0] \$1736 ;
+  wire \$1737 ;
+  wire \$1738 ;
+  wire \$1739 ;
   wire \$174 ;
+  wire \$1740 ;
+  wire [3:0] \$1741 ;
+  wire [3:0] \$1742 ;
+  wire [3:0] \$1743 ;
+  wire [3:0] \$1744 ;
+  wire [3:0] \$1745 ;
+  wire [3:0] \$1746 ;
+  wire [3:0] \$1747 ;
+  wire \$1748 ;
+  wire [3:0] \$1749 ;
   wire \$175 ;
+  wire [3:0] \$1750 ;
+  wire [3:0] \$1751 ;
+  wire [3:0] \$1752 ;
+  wire [3:0] \$1753 ;
+  wire [3:0] \$1754 ;
+  wire [3:0] \$1755 ;
+  wire [3:0] \$1756 ;
+  wire [3:0] \$1757 ;
+  wire \$1758 ;
+  wire \$1759 ;
   wire \$176 ;
+  wire \$1760 ;
+  wire \$1761 ;
+  wire \$1762 ;
+  wire \$1763 ;
+  wire \$1764 ;
+  wire \$1765 ;
+  wire \$1766 ;
+  wire \$1767 ;
+  wire \$1768 ;
+  wire \$1769 ;
   wire \$177 ;
+  wire \$1770 ;
+  wire \$1771 ;
+  wire \$1772 ;
+  wire \$1773 ;
+  wire \$1774 ;
+  wire \$1775 ;
+  wire \$1776 ;
+  wire \$1777 ;
+  wire \$1778 ;
+  wire \$1779 ;
   wire \$178 ;
+  wire \$1780 ;
+  wire \$1781 ;
+  wire \$1782 ;
+  wire \$1783 ;
+  wire \$1784 ;
+  wire \$1785 ;
+  wire \$1786 ;
+  wire \$1787 ;
+  wire \$1788 ;
+  wire \$1789 ;
   wire \$179 ;
+  wire \$1790 ;
+  wire \$1791 ;
+  wire \$1792 ;
+  wire \$1793 ;
+  wire \$1794 ;
+  wire \$1795 ;
+  wire \$1796 ;
+  wire \$1797 ;
+  wire \$1798 ;
+  wire \$1799 ;
   wire \$18 ;
   wire \$180 ;
+  wire \$1800 ;
+  wire \$1801 ;
+  wire \$1802 ;
+  wire \$1803 ;
+  wire \$1804 ;
+  wire \$1805 ;
+  wire \$1806 ;
+  wire \$1807 ;
+  wire \$1808 ;
+  wire \$1809 ;
   wire \$181 ;
+  wire \$1810 ;
+  wire \$1811 ;
+  wire \$1812 ;
+  wire \$1813 ;
+  wire \$1814 ;
+  wire \$1815 ;
+  wire \$1816 ;
+  wire \$1817 ;
+  wire \$1818 ;
+  wire \$1819 ;
   wire \$182 ;
+  wire \$1820 ;
+  wire \$1821 ;
+  wire \$1822 ;
+  wire \$1823 ;
+  wire \$1824 ;
+  wire \$1825 ;
+  wire \$1826 ;
+  wire \$1827 ;
+  wire \$1828 ;
+  wire \$1829 ;
   wire \$183 ;
+  wire \$1830 ;
+  wire \$1831 ;
+  wire \$1832 ;
+  wire \$1833 ;
+  wire \$1834 ;
+  wire \$1835 ;
+  wire \$1836 ;
+  wire \$1837 ;
+  wire \$1838 ;
+  wire \$1839 ;
   wire \$184 ;
+  wire \$1840 ;
+  wire \$1841 ;
+  wire \$1842 ;
+  wire \$1843 ;
+  wire \$1844 ;
+  wire \$1845 ;
+  wire \$1846 ;
+  wire \$1847 ;
+  wire \$1848 ;
+  wire \$1849 ;
   wire \$185 ;
+  wire \$1850 ;
+  wire \$1851 ;
+  wire \$1852 ;
+  wire \$1853 ;
+  wire \$1854 ;
+  wire \$1855 ;
+  wire \$1856 ;
+  wire \$1857 ;
+  wire \$1858 ;
+  wire \$1859 ;
   wire \$186 ;
+  wire \$1860 ;
+  wire \$1861 ;
+  wire \$1862 ;
+  wire \$1863 ;
+  wire \$1864 ;
+  wire \$1865 ;
+  wire \$1866 ;
+  wire \$1867 ;
+  wire \$1868 ;
+  wire \$1869 ;
   wire \$187 ;
+  wire \$1870 ;
+  wire \$1871 ;
+  wire \$1872 ;
+  wire \$1873 ;
+  wire \$1874 ;
+  wire \$1875 ;
+  wire \$1876 ;
+  wire \$1877 ;
+  wire \$1878 ;
+  wire \$1879 ;
   wire \$188 ;
+  wire \$1880 ;
+  wire \$1881 ;
+  wire \$1882 ;
+  wire \$1883 ;
+  wire \$1884 ;
+  wire \$1885 ;
+  wire \$1886 ;
+  wire \$1887 ;
+  wire \$1888 ;
+  wire \$1889 ;
   wire \$189 ;
+  wire \$1890 ;
+  wire \$1891 ;
+  wire \$1892 ;
+  wire \$1893 ;
+  wire \$1894 ;
+  wire \$1895 ;
+  wire \$1896 ;
+  wire \$1897 ;
+  wire \$1898 ;
+  wire \$1899 ;
   wire \$19 ;
   wire \$190 ;
+  wire \$1900 ;
+  wire \$1901 ;
+  wire \$1902 ;
+  wire \$1903 ;
+  wire \$1904 ;
+  wire \$1905 ;
+  wire \$1906 ;
+  wire \$1907 ;
+  wire \$1908 ;
+  wire \$1909 ;
   wire \$191 ;
+  wire \$1910 ;
+  wire \$1911 ;
+  wire \$1912 ;
+  wire \$1913 ;
+  wire \$1914 ;
+  wire \$1915 ;
+  wire \$1916 ;
+  wire \$1917 ;
+  wire \$1918 ;
+  wire \$1919 ;
   wire \$192 ;
+  wire \$1920 ;
+  wire \$1921 ;
+  wire \$1922 ;
+  wire \$1923 ;
+  wire \$1924 ;
+  wire \$1925 ;
+  wire \$1926 ;
+  wire \$1927 ;
+  wire \$1928 ;
+  wire \$1929 ;
   wire \$193 ;
+  wire \$1930 ;
+  wire \$1931 ;
+  wire \$1932 ;
+  wire \$1933 ;
+  wire \$1934 ;
+  wire \$1935 ;
+  wire \$1936 ;
+  wire \$1937 ;
+  wire \$1938 ;
+  wire \$1939 ;
   wire [13:0] \$194 ;
+  wire \$1940 ;
+  wire \$1941 ;
+  wire \$1942 ;
+  wire \$1943 ;
+  wire \$1944 ;
+  wire \$1945 ;
+  wire \$1946 ;
+  wire \$1947 ;
+  wire \$1948 ;
+  wire \$1949 ;
   wire \$195 ;
+  wire \$1950 ;
+  wire \$1951 ;
+  wire \$1952 ;
+  wire \$1953 ;
+  wire \$1954 ;
+  wire \$1955 ;
+  wire \$1956 ;
+  wire \$1957 ;
+  wire \$1958 ;
+  wire \$1959 ;
   wire \$196 ;
+  wire \$1960 ;
+  wire \$1961 ;
+  wire \$1962 ;
+  wire \$1963 ;
+  wire \$1964 ;
+  wire \$1965 ;
+  wire \$1966 ;
+  wire \$1967 ;
+  wire \$1968 ;
+  wire \$1969 ;
   wire \$197 ;
+  wire \$1970 ;
+  wire \$1971 ;
+  wire \$1972 ;
+  wire \$1973 ;
+  wire \$1974 ;
+  wire \$1975 ;
+  wire \$1976 ;
+  wire \$1977 ;
+  wire \$1978 ;
+  wire \$1979 ;
   wire \$198 ;
+  wire \$1980 ;
+  wire \$1981 ;
+  wire \$1982 ;
+  wire \$1983 ;
+  wire \$1984 ;
+  wire \$1985 ;
+  wire \$1986 ;
+  wire \$1987 ;
+  wire \$1988 ;
+  wire \$1989 ;
   wire \$199 ;
+  wire \$1990 ;
+  wire \$1991 ;
+  wire \$1992 ;
+  wire \$1993 ;
+  wire \$1994 ;
+  wire \$1995 ;
+  wire \$1996 ;
+  wire \$1997 ;
+  wire \$1998 ;
+  wire \$1999 ;
   wire [9:0] \$2 ;
   wire \$20 ;
   wire \$200 ;
+  wire \$2000 ;
+  wire \$2001 ;
+  wire \$2002 ;
+  wire \$2003 ;
+  wire \$2004 ;
+  wire \$2005 ;
+  wire \$2006 ;
+  wire \$2007 ;
+  wire \$2008 ;
+  wire \$2009 ;
   wire \$201 ;
+  wire \$2010 ;
+  wire \$2011 ;
+  wire \$2012 ;
+  wire \$2013 ;
+  wire \$2014 ;
+  wire \$2015 ;
+  wire \$2016 ;
+  wire \$2017 ;
+  wire \$2018 ;
+  wire \$2019 ;
   wire \$202 ;
+  wire \$2020 ;
+  wire \$2021 ;
+  wire \$2022 ;
+  wire \$2023 ;
+  wire \$2024 ;
+  wire \$2025 ;
+  wire \$2026 ;
+  wire \$2027 ;
+  wire \$2028 ;
+  wire \$2029 ;
   wire \$203 ;
+  wire \$2030 ;
+  wire \$2031 ;
+  wire \$2032 ;
+  wire \$2033 ;
+  wire \$2034 ;
+  wire \$2035 ;
+  wire \$2036 ;
+  wire \$2037 ;
+  wire \$2038 ;
+  wire \$2039 ;
   wire \$204 ;
+  wire \$2040 ;
+  wire \$2041 ;
+  wire \$2042 ;
+  wire \$2043 ;
+  wire \$2044 ;
+  wire \$2045 ;
+  wire \$2046 ;
+  wire \$2047 ;
+  wire \$2048 ;
+  wire \$2049 ;
   wire \$205 ;
+  wire \$2050 ;
+  wire \$2051 ;
+  wire \$2052 ;
+  wire \$2053 ;
+  wire \$2054 ;
+  wire \$2055 ;
+  wire \$2056 ;
+  wire \$2057 ;
+  wire \$2058 ;
+  wire \$2059 ;
   wire [9:0] \$206 ;
+  wire \$2060 ;
+  wire \$2061 ;
+  wire \$2062 ;
+  wire \$2063 ;
+  wire \$2064 ;
+  wire \$2065 ;
+  wire \$2066 ;
+  wire \$2067 ;
+  wire \$2068 ;
+  wire \$2069 ;
   wire \$207 ;
+  wire \$2070 ;
+  wire \$2071 ;
+  wire \$2072 ;
+  wire \$2073 ;
+  wire \$2074 ;
+  wire \$2075 ;
+  wire \$2076 ;
+  wire \$2077 ;
+  wire \$2078 ;
+  wire \$2079 ;
   wire \$208 ;
+  wire \$2080 ;
+  wire \$2081 ;
+  wire \$2082 ;
+  wire \$2083 ;
+  wire \$2084 ;
+  wire \$2085 ;
+  wire \$2086 ;
+  wire \$2087 ;
+  wire \$2088 ;
+  wire \$2089 ;
   wire \$209 ;
+  wire \$2090 ;
+  wire \$2091 ;
+  wire \$2092 ;
+  wire \$2093 ;
+  wire \$2094 ;
+  wire \$2095 ;
+  wire \$2096 ;
+  wire \$2097 ;
+  wire \$2098 ;
+  wire \$2099 ;
   wire \$21 ;
   wire \$210 ;
+  wire \$2100 ;
+  wire \$2101 ;
+  wire \$2102 ;
+  wire \$2103 ;
+  wire \$2104 ;
+  wire \$2105 ;
+  wire \$2106 ;
+  wire \$2107 ;
+  wire \$2108 ;
+  wire \$2109 ;
   wire \$211 ;
+  wire \$2110 ;
+  wire \$2111 ;
+  wire \$2112 ;
+  wire \$2113 ;
+  wire \$2114 ;
+  wire \$2115 ;
+  wire \$2116 ;
+  wire \$2117 ;
+  wire \$2118 ;
+  wire \$2119 ;
   wire \$212 ;
+  wire \$2120 ;
+  wire \$2121 ;
+  wire \$2122 ;
+  wire \$2123 ;
+  wire \$2124 ;
+  wire \$2125 ;
+  wire \$2126 ;
+  wire \$2127 ;
+  wire \$2128 ;
+  wire \$2129 ;
   wire \$213 ;
+  wire \$2130 ;
+  wire \$2131 ;
+  wire \$2132 ;
+  wire \$2133 ;
+  wire \$2134 ;
+  wire \$2135 ;
+  wire \$2136 ;
+  wire \$2137 ;
+  wire \$2138 ;
+  wire \$2139 ;
   wire \$214 ;
+  wire \$2140 ;
+  wire \$2141 ;
+  wire \$2142 ;
+  wire \$2143 ;
+  wire \$2144 ;
+  wire \$2145 ;
+  wire \$2146 ;
+  wire \$2147 ;
+  wire \$2148 ;
+  wire \$2149 ;
   wire \$215 ;
+  wire \$2150 ;
+  wire \$2151 ;
+  wire \$2152 ;
+  wire \$2153 ;
+  wire \$2154 ;
+  wire \$2155 ;
+  wire \$2156 ;
+  wire \$2157 ;
+  wire \$2158 ;
+  wire \$2159 ;
   wire \$216 ;
+  wire \$2160 ;
+  wire \$2161 ;
+  wire \$2162 ;
+  wire \$2163 ;
+  wire \$2164 ;
+  wire \$2165 ;
+  wire \$2166 ;
+  wire \$2167 ;
+  wire \$2168 ;
+  wire \$2169 ;
   wire \$217 ;
+  wire \$2170 ;
+  wire \$2171 ;
+  wire \$2172 ;
+  wire \$2173 ;
+  wire \$2174 ;
+  wire \$2175 ;
+  wire \$2176 ;
+  wire \$2177 ;
+  wire \$2178 ;
+  wire \$2179 ;
   wire \$218 ;
+  wire \$2180 ;
+  wire \$2181 ;
+  wire \$2182 ;
+  wire \$2183 ;
+  wire \$2184 ;
+  wire \$2185 ;
+  wire \$2186 ;
+  wire \$2187 ;
+  wire \$2188 ;
+  wire \$2189 ;
   wire \$219 ;
+  wire \$2190 ;
+  wire \$2191 ;
+  wire \$2192 ;
+  wire \$2193 ;
+  wire \$2194 ;
+  wire \$2195 ;
+  wire \$2196 ;
+  wire \$2197 ;
+  wire \$2198 ;
+  wire \$2199 ;
   wire \$22 ;
   wire \$220 ;
+  wire \$2200 ;
+  wire \$2201 ;
+  wire \$2202 ;
+  wire \$2203 ;
+  wire \$2204 ;
+  wire \$2205 ;
+  wire \$2206 ;
+  wire \$2207 ;
+  wire \$2208 ;
+  wire \$2209 ;
   wire \$221 ;
+  wire \$2210 ;
+  wire \$2211 ;
+  wire \$2212 ;
+  wire \$2213 ;
+  wire \$2214 ;
+  wire \$2215 ;
+  wire \$2216 ;
+  wire \$2217 ;
+  wire \$2218 ;
+  wire \$2219 ;
   wire \$222 ;
+  wire \$2220 ;
+  wire \$2221 ;
+  wire \$2222 ;
+  wire \$2223 ;
+  wire \$2224 ;
+  wire \$2225 ;
+  wire \$2226 ;
+  wire \$2227 ;
+  wire \$2228 ;
+  wire \$2229 ;
   wire \$223 ;
+  wire \$2230 ;
+  wire \$2231 ;
+  wire \$2232 ;
+  wire \$2233 ;
+  wire \$2234 ;
+  wire \$2235 ;
+  wire \$2236 ;
+  wire \$2237 ;
+  wire \$2238 ;
+  wire \$2239 ;
   wire \$224 ;
+  wire \$2240 ;
+  wire \$2241 ;
+  wire \$2242 ;
+  wire \$2243 ;
+  wire \$2244 ;
+  wire \$2245 ;
+  wire \$2246 ;
+  wire \$2247 ;
+  wire \$2248 ;
+  wire \$2249 ;
   wire \$225 ;
+  wire \$2250 ;
+  wire \$2251 ;
+  wire \$2252 ;
+  wire \$2253 ;
+  wire \$2254 ;
+  wire \$2255 ;
+  wire \$2256 ;
+  wire \$2257 ;
+  wire \$2258 ;
+  wire \$2259 ;
   wire \$226 ;
+  wire \$2260 ;
+  wire \$2261 ;
+  wire \$2262 ;
+  wire \$2263 ;
+  wire \$2264 ;
+  wire \$2265 ;
+  wire \$2266 ;
+  wire \$2267 ;
+  wire \$2268 ;
+  wire \$2269 ;
   wire \$227 ;
+  wire \$2270 ;
+  wire \$2271 ;
+  wire \$2272 ;
+  wire \$2273 ;
+  wire \$2274 ;
+  wire \$2275 ;
+  wire \$2276 ;
+  wire \$2277 ;
+  wire \$2278 ;
+  wire \$2279 ;
   wire \$228 ;
+  wire \$2280 ;
+  wire \$2281 ;
+  wire \$2282 ;
+  wire \$2283 ;
+  wire \$2284 ;
+  wire \$2285 ;
+  wire \$2286 ;
+  wire \$2287 ;
+  wire \$2288 ;
+  wire \$2289 ;
   wire \$229 ;
+  wire \$2290 ;
+  wire \$2291 ;
+  wire \$2292 ;
+  wire \$2293 ;
+  wire \$2294 ;
+  wire \$2295 ;
+  wire [10:0] \$2296 ;
+  wire \$2297 ;
+  wire \$2298 ;
+  wire \$2299 ;
   wire \$23 ;
   wire \$230 ;
+  wire \$2300 ;
+  wire \$2301 ;
+  wire \$2302 ;
+  wire \$2303 ;
+  wire \$2304 ;
+  wire \$2305 ;
+  wire \$2306 ;
+  wire \$2307 ;
+  wire \$2308 ;
+  wire \$2309 ;
   wire \$231 ;
+  wire \$2310 ;
+  wire \$2311 ;
+  wire \$2312 ;
+  wire [10:0] \$2313 ;
+  wire [10:0] \$2314 ;
+  wire \$2315 ;
+  wire \$2316 ;
+  wire \$2317 ;
+  wire \$2318 ;
+  wire \$2319 ;
   wire \$232 ;
+  wire \$2320 ;
+  wire \$2321 ;
+  wire \$2322 ;
+  wire \$2323 ;
+  wire \$2324 ;
+  wire \$2325 ;
+  wire \$2326 ;
+  wire \$2327 ;
+  wire \$2328 ;
+  wire \$2329 ;
   wire \$233 ;
+  wire \$2330 ;
+  wire \$2331 ;
+  wire \$2332 ;
+  wire \$2333 ;
+  wire \$2334 ;
+  wire \$2335 ;
+  wire \$2336 ;
+  wire \$2337 ;
+  wire \$2338 ;
+  wire \$2339 ;
   wire \$234 ;
+  wire \$2340 ;
+  wire \$2341 ;
+  wire \$2342 ;
+  wire \$2343 ;
+  wire \$2344 ;
+  wire \$2345 ;
+  wire \$2346 ;
+  wire [10:0] \$2347 ;
+  wire \$2348 ;
+  wire \$2349 ;
   wire \$235 ;
+  wire \$2350 ;
+  wire \$2351 ;
+  wire \$2352 ;
+  wire \$2353 ;
+  wire \$2354 ;
+  wire \$2355 ;
+  wire \$2356 ;
+  wire \$2357 ;
+  wire \$2358 ;
+  wire \$2359 ;
   wire \$236 ;
+  wire \$2360 ;
+  wire \$2361 ;
+  wire \$2362 ;
+  wire \$2363 ;
+  wire [10:0] \$2364 ;
+  wire [10:0] \$2365 ;
+  wire [10:0] \$2366 ;
+  wire \$2367 ;
+  wire \$2368 ;
+  wire \$2369 ;
   wire \$237 ;
+  wire \$2370 ;
+  wire \$2371 ;
+  wire \$2372 ;
+  wire \$2373 ;
+  wire \$2374 ;
+  wire \$2375 ;
+  wire \$2376 ;
+  wire \$2377 ;
+  wire \$2378 ;
+  wire \$2379 ;
   wire \$238 ;
+  wire \$2380 ;
+  wire \$2381 ;
+  wire \$2382 ;
+  wire \$2383 ;
+  wire \$2384 ;
+  wire \$2385 ;
+  wire \$2386 ;
+  wire \$2387 ;
+  wire \$2388 ;
+  wire \$2389 ;
   wire [71:0] \$239 ;
+  wire \$2390 ;
+  wire \$2391 ;
+  wire \$2392 ;
+  wire \$2393 ;
+  wire \$2394 ;
+  wire \$2395 ;
+  wire \$2396 ;
+  wire \$2397 ;
+  wire \$2398 ;
+  wire \$2399 ;
   wire \$24 ;
   wire \$240 ;
+  wire \$2400 ;
+  wire \$2401 ;
+  wire \$2402 ;
+  wire \$2403 ;
+  wire \$2404 ;
+  wire \$2405 ;
+  wire \$2406 ;
+  wire \$2407 ;
+  wire \$2408 ;
+  wire \$2409 ;
   wire \$241 ;
+  wire \$2410 ;
+  wire \$2411 ;
+  wire \$2412 ;
+  wire \$2413 ;
+  wire \$2414 ;
+  wire \$2415 ;
+  wire \$2416 ;
+  wire \$2417 ;
+  wire \$2418 ;
+  wire \$2419 ;
   wire \$242 ;
+  wire \$2420 ;
+  wire \$2421 ;
+  wire \$2422 ;
+  wire \$2423 ;
+  wire \$2424 ;
+  wire \$2425 ;
+  wire \$2426 ;
+  wire \$2427 ;
+  wire \$2428 ;
+  wire \$2429 ;
   wire \$243 ;
+  wire \$2430 ;
+  wire \$2431 ;
+  wire [10:0] \$2432 ;
+  wire \$2433 ;
+  wire \$2434 ;
+  wire \$2435 ;
+  wire \$2436 ;
+  wire \$2437 ;
+  wire \$2438 ;
+  wire \$2439 ;
   wire \$244 ;
+  wire \$2440 ;
+  wire \$2441 ;
+  wire \$2442 ;
+  wire \$2443 ;
+  wire \$2444 ;
+  wire \$2445 ;
+  wire \$2446 ;
+  wire \$2447 ;
+  wire \$2448 ;
+  wire [10:0] \$2449 ;
   wire \$245 ;
+  wire [10:0] \$2450 ;
+  wire \$2451 ;
+  wire \$2452 ;
+  wire \$2453 ;
+  wire \$2454 ;
+  wire \$2455 ;
+  wire \$2456 ;
+  wire \$2457 ;
+  wire \$2458 ;
+  wire \$2459 ;
   wire \$246 ;
+  wire \$2460 ;
+  wire \$2461 ;
+  wire \$2462 ;
+  wire \$2463 ;
+  wire \$2464 ;
+  wire \$2465 ;
+  wire \$2466 ;
+  wire \$2467 ;
+  wire \$2468 ;
+  wire \$2469 ;
   wire \$247 ;
+  wire \$2470 ;
+  wire \$2471 ;
+  wire \$2472 ;
+  wire \$2473 ;
+  wire \$2474 ;
+  wire \$2475 ;
+  wire \$2476 ;
+  wire \$2477 ;
+  wire \$2478 ;
+  wire \$2479 ;
   wire \$248 ;
+  wire \$2480 ;
+  wire \$2481 ;
+  wire \$2482 ;
+  wire [10:0] \$2483 ;
+  wire \$2484 ;
+  wire \$2485 ;
+  wire \$2486 ;
+  wire \$2487 ;
+  wire \$2488 ;
+  wire \$2489 ;
   wire \$249 ;
+  wire \$2490 ;
+  wire \$2491 ;
+  wire \$2492 ;
+  wire \$2493 ;
+  wire \$2494 ;
+  wire \$2495 ;
+  wire \$2496 ;
+  wire \$2497 ;
+  wire \$2498 ;
+  wire \$2499 ;
   wire \$25 ;
   wire \$250 ;
+  wire [10:0] \$2500 ;
+  wire [10:0] \$2501 ;
+  wire [10:0] \$2502 ;
+  wire [10:0] \$2503 ;
+  wire \$2504 ;
+  wire \$2505 ;
+  wire \$2506 ;
+  wire \$2507 ;
+  wire \$2508 ;
+  wire \$2509 ;
   wire \$251 ;
+  wire \$2510 ;
+  wire \$2511 ;
+  wire \$2512 ;
+  wire \$2513 ;
+  wire \$2514 ;
+  wire \$2515 ;
+  wire \$2516 ;
+  wire \$2517 ;
+  wire \$2518 ;
+  wire \$2519 ;
   wire \$252 ;
+  wire \$2520 ;
+  wire \$2521 ;
+  wire \$2522 ;
+  wire \$2523 ;
+  wire \$2524 ;
+  wire \$2525 ;
+  wire \$2526 ;
+  wire \$2527 ;
+  wire \$2528 ;
+  wire \$2529 ;
   wire \$253 ;
+  wire \$2530 ;
+  wire \$2531 ;
+  wire \$2532 ;
+  wire \$2533 ;
+  wire \$2534 ;
+  wire \$2535 ;
+  wire \$2536 ;
+  wire \$2537 ;
+  wire \$2538 ;
+  wire \$2539 ;
   wire \$254 ;
+  wire \$2540 ;
+  wire \$2541 ;
+  wire \$2542 ;
+  wire \$2543 ;
+  wire \$2544 ;
+  wire \$2545 ;
+  wire \$2546 ;
+  wire \$2547 ;
+  wire \$2548 ;
+  wire \$2549 ;
   wire \$255 ;
+  wire \$2550 ;
+  wire \$2551 ;
+  wire \$2552 ;
+  wire \$2553 ;
+  wire \$2554 ;
+  wire \$2555 ;
+  wire \$2556 ;
+  wire \$2557 ;
+  wire \$2558 ;
+  wire \$2559 ;
   wire \$256 ;
+  wire \$2560 ;
+  wire \$2561 ;
+  wire \$2562 ;
+  wire \$2563 ;
+  wire \$2564 ;
+  wire \$2565 ;
+  wire \$2566 ;
+  wire \$2567 ;
+  wire \$2568 ;
+  wire \$2569 ;
   wire \$257 ;
+  wire \$2570 ;
+  wire \$2571 ;
+  wire \$2572 ;
+  wire \$2573 ;
+  wire \$2574 ;
+  wire \$2575 ;
+  wire \$2576 ;
+  wire \$2577 ;
+  wire \$2578 ;
+  wire \$2579 ;
   wire \$258 ;
+  wire \$2580 ;
+  wire \$2581 ;
+  wire \$2582 ;
+  wire \$2583 ;
+  wire \$2584 ;
+  wire \$2585 ;
+  wire \$2586 ;
+  wire \$2587 ;
+  wire \$2588 ;
+  wire \$2589 ;
   wire \$259 ;
+  wire \$2590 ;
+  wire \$2591 ;
+  wire \$2592 ;
+  wire \$2593 ;
+  wire \$2594 ;
+  wire \$2595 ;
+  wire \$2596 ;
+  wire \$2597 ;
+  wire \$2598 ;
+  wire \$2599 ;
   wire \$26 ;
   wire \$260 ;
+  wire \$2600 ;
+  wire \$2601 ;
+  wire \$2602 ;
+  wire \$2603 ;
+  wire \$2604 ;
+  wire \$2605 ;
+  wire \$2606 ;
+  wire \$2607 ;
+  wire \$2608 ;
+  wire \$2609 ;
   wire \$261 ;
+  wire \$2610 ;
+  wire \$2611 ;
+  wire \$2612 ;
+  wire \$2613 ;
+  wire \$2614 ;
+  wire \$2615 ;
+  wire \$2616 ;
+  wire \$2617 ;
+  wire \$2618 ;
+  wire \$2619 ;
   wire [13:0] \$262 ;
+  wire \$2620 ;
+  wire \$2621 ;
+  wire \$2622 ;
+  wire \$2623 ;
+  wire \$2624 ;
+  wire \$2625 ;
+  wire \$2626 ;
+  wire \$2627 ;
+  wire \$2628 ;
+  wire \$2629 ;
   wire \$263 ;
+  wire \$2630 ;
+  wire \$2631 ;
+  wire \$2632 ;
+  wire \$2633 ;
+  wire \$2634 ;
+  wire \$2635 ;
+  wire [10:0] \$2636 ;
+  wire \$2637 ;
+  wire \$2638 ;
+  wire \$2639 ;
   wire \$264 ;
+  wire \$2640 ;
+  wire \$2641 ;
+  wire \$2642 ;
+  wire \$2643 ;
+  wire \$2644 ;
+  wire \$2645 ;
+  wire \$2646 ;
+  wire \$2647 ;
+  wire \$2648 ;
+  wire \$2649 ;
   wire \$265 ;
+  wire \$2650 ;
+  wire \$2651 ;
+  wire \$2652 ;
+  wire [10:0] \$2653 ;
+  wire [10:0] \$2654 ;
+  wire \$2655 ;
+  wire \$2656 ;
+  wire \$2657 ;
+  wire \$2658 ;
+  wire \$2659 ;
   wire \$266 ;
+  wire \$2660 ;
+  wire \$2661 ;
+  wire \$2662 ;
+  wire \$2663 ;
+  wire \$2664 ;
+  wire \$2665 ;
+  wire \$2666 ;
+  wire \$2667 ;
+  wire \$2668 ;
+  wire \$2669 ;
   wire \$267 ;
+  wire \$2670 ;
+  wire \$2671 ;
+  wire \$2672 ;
+  wire \$2673 ;
+  wire \$2674 ;
+  wire \$2675 ;
+  wire \$2676 ;
+  wire \$2677 ;
+  wire \$2678 ;
+  wire \$2679 ;
   wire \$268 ;
+  wire \$2680 ;
+  wire \$2681 ;
+  wire \$2682 ;
+  wire \$2683 ;
+  wire \$2684 ;
+  wire \$2685 ;
+  wire \$2686 ;
+  wire [10:0] \$2687 ;
+  wire \$2688 ;
+  wire \$2689 ;
   wire \$269 ;
+  wire \$2690 ;
+  wire \$2691 ;
+  wire \$2692 ;
+  wire \$2693 ;
+  wire \$2694 ;
+  wire \$2695 ;
+  wire \$2696 ;
+  wire \$2697 ;
+  wire \$2698 ;
+  wire \$2699 ;
   wire \$27 ;
   wire \$270 ;
+  wire \$2700 ;
+  wire \$2701 ;
+  wire \$2702 ;
+  wire \$2703 ;
+  wire [10:0] \$2704 ;
+  wire [10:0] \$2705 ;
+  wire [10:0] \$2706 ;
+  wire \$2707 ;
+  wire \$2708 ;
+  wire \$2709 ;
   wire \$271 ;
+  wire \$2710 ;
+  wire \$2711 ;
+  wire \$2712 ;
+  wire \$2713 ;
+  wire \$2714 ;
+  wire \$2715 ;
+  wire \$2716 ;
+  wire \$2717 ;
+  wire \$2718 ;
+  wire \$2719 ;
   wire \$272 ;
-  wire \$273 ;
-  wire \$274 ;
-  wire \$275 ;
-  wire \$276 ;
-  wire \$277 ;
-  wire \$278 ;
-  wire \$279 ;
+  wire \$2720 ;
+  wire \$2721 ;
+  wire \$2722 ;
+  wire \$2723 ;
+  wire \$2724 ;
+  wire \$2725 ;
+  wire \$2726 ;
+  wire \$2727 ;
+  wire \$2728 ;
+  wire \$2729 ;
+  wire [7:0] \$273 ;
+  wire \$2730 ;
+  wire \$2731 ;
+  wire \$2732 ;
+  wire \$2733 ;
+  wire \$2734 ;
+  wire \$2735 ;
+  wire \$2736 ;
+  wire \$2737 ;
+  wire \$2738 ;
+  wire \$2739 ;
+  wire [7:0] \$274 ;
+  wire \$2740 ;
+  wire \$2741 ;
+  wire \$2742 ;
+  wire \$2743 ;
+  wire \$2744 ;
+  wire \$2745 ;
+  wire \$2746 ;
+  wire \$2747 ;
+  wire \$2748 ;
+  wire \$2749 ;
+  wire [7:0] \$275 ;
+  wire \$2750 ;
+  wire \$2751 ;
+  wire \$2752 ;
+  wire \$2753 ;
+  wire \$2754 ;
+  wire \$2755 ;
+  wire \$2756 ;
+  wire \$2757 ;
+  wire \$2758 ;
+  wire \$2759 ;
+  wire [7:0] \$276 ;
+  wire \$2760 ;
+  wire \$2761 ;
+  wire \$2762 ;
+  wire \$2763 ;
+  wire \$2764 ;
+  wire \$2765 ;
+  wire \$2766 ;
+  wire \$2767 ;
+  wire \$2768 ;
+  wire \$2769 ;
+  wire [7:0] \$277 ;
+  wire \$2770 ;
+  wire \$2771 ;
+  wire [10:0] \$2772 ;
+  wire \$2773 ;
+  wire \$2774 ;
+  wire \$2775 ;
+  wire \$2776 ;
+  wire \$2777 ;
+  wire \$2778 ;
+  wire \$2779 ;
+  wire [7:0] \$278 ;
+  wire \$2780 ;
+  wire \$2781 ;
+  wire \$2782 ;
+  wire \$2783 ;
+  wire \$2784 ;
+  wire \$2785 ;
+  wire \$2786 ;
+  wire \$2787 ;
+  wire \$2788 ;
+  wire [10:0] \$2789 ;
+  wire [7:0] \$279 ;
+  wire [10:0] \$2790 ;
+  wire \$2791 ;
+  wire \$2792 ;
+  wire \$2793 ;
+  wire \$2794 ;
+  wire \$2795 ;
+  wire \$2796 ;
+  wire \$2797 ;
+  wire \$2798 ;
+  wire \$2799 ;
   wire \$28 ;
-  wire \$280 ;
-  wire \$281 ;
-  wire \$282 ;
-  wire \$283 ;
-  wire \$284 ;
-  wire \$285 ;
-  wire \$286 ;
-  wire \$287 ;
-  wire \$288 ;
-  wire \$289 ;
+  wire [7:0] \$280 ;
+  wire \$2800 ;
+  wire \$2801 ;
+  wire \$2802 ;
+  wire \$2803 ;
+  wire \$2804 ;
+  wire \$2805 ;
+  wire \$2806 ;
+  wire \$2807 ;
+  wire \$2808 ;
+  wire \$2809 ;
+  wire [5:0] \$281 ;
+  wire \$2810 ;
+  wire \$2811 ;
+  wire \$2812 ;
+  wire \$2813 ;
+  wire \$2814 ;
+  wire \$2815 ;
+  wire \$2816 ;
+  wire \$2817 ;
+  wire \$2818 ;
+  wire \$2819 ;
+  wire [5:0] \$282 ;
+  wire \$2820 ;
+  wire \$2821 ;
+  wire \$2822 ;
+  wire [10:0] \$2823 ;
+  wire \$2824 ;
+  wire \$2825 ;
+  wire \$2826 ;
+  wire \$2827 ;
+  wire \$2828 ;
+  wire \$2829 ;
+  wire [5:0] \$283 ;
+  wire \$2830 ;
+  wire \$2831 ;
+  wire \$2832 ;
+  wire \$2833 ;
+  wire \$2834 ;
+  wire \$2835 ;
+  wire \$2836 ;
+  wire \$2837 ;
+  wire \$2838 ;
+  wire \$2839 ;
+  wire [5:0] \$284 ;
+  wire [10:0] \$2840 ;
+  wire [10:0] \$2841 ;
+  wire [10:0] \$2842 ;
+  wire [10:0] \$2843 ;
+  wire [10:0] \$2844 ;
+  wire \$2845 ;
+  wire \$2846 ;
+  wire \$2847 ;
+  wire \$2848 ;
+  wire \$2849 ;
+  wire [5:0] \$285 ;
+  wire \$2850 ;
+  wire \$2851 ;
+  wire \$2852 ;
+  wire \$2853 ;
+  wire \$2854 ;
+  wire \$2855 ;
+  wire [10:0] \$2856 ;
+  wire [10:0] \$2857 ;
+  wire [10:0] \$2858 ;
+  wire [10:0] \$2859 ;
+  wire [5:0] \$286 ;
+  wire [10:0] \$2860 ;
+  wire [10:0] \$2861 ;
+  wire [10:0] \$2862 ;
+  wire \$2863 ;
+  wire [10:0] \$2864 ;
+  wire [10:0] \$2865 ;
+  wire [10:0] \$2866 ;
+  wire [10:0] \$2867 ;
+  wire [10:0] \$2868 ;
+  wire [10:0] \$2869 ;
+  wire [5:0] \$287 ;
+  wire [10:0] \$2870 ;
+  wire [10:0] \$2871 ;
+  wire \$2872 ;
+  wire \$2873 ;
+  wire \$2874 ;
+  wire \$2875 ;
+  wire [10:0] \$2876 ;
+  wire [10:0] \$2877 ;
+  wire [10:0] \$2878 ;
+  wire [10:0] \$2879 ;
+  wire [5:0] \$288 ;
+  wire [10:0] \$2880 ;
+  wire [10:0] \$2881 ;
+  wire [10:0] \$2882 ;
+  wire \$2883 ;
+  wire [10:0] \$2884 ;
+  wire [10:0] \$2885 ;
+  wire [10:0] \$2886 ;
+  wire [10:0] \$2887 ;
+  wire [10:0] \$2888 ;
+  wire [10:0] \$2889 ;
+  wire [2:0] \$289 ;
+  wire [10:0] \$2890 ;
+  wire [10:0] \$2891 ;
+  wire [10:0] \$2892 ;
+  reg [8:0] \$2893 ;
+  reg [8:0] \$2894 ;
+  reg [8:0] \$2895 ;
+  reg [8:0] \$2896 ;
+  reg \$2897 ;
+  reg \$2898 ;
+  reg [8:0] \$2899 ;
   wire \$29 ;
-  wire \$290 ;
-  wire \$291 ;
-  wire \$292 ;
-  wire \$293 ;
-  wire \$294 ;
-  wire \$295 ;
-  wire \$296 ;
+  wire [2:0] \$290 ;
+  reg \$2900 ;
+  reg [8:0] \$2901 ;
+  reg \$2902 ;
+  reg \$2903 ;
+  reg [8:0] \$2904 ;
+  reg \$2905 ;
+  reg [8:0] \$2906 ;
+  reg \$2907 ;
+  reg \$2908 ;
+  reg [8:0] \$2909 ;
+  wire [2:0] \$291 ;
+  reg \$2910 ;
+  reg [8:0] \$2911 ;
+  reg \$2912 ;
+  reg \$2913 ;
+  reg [8:0] \$2914 ;
+  reg \$2915 ;
+  reg [7:0] \$2916 ;
+  reg \$2917 ;
+  reg [10:0] \$2918 ;
+  reg [7:0] \$2919 ;
+  wire [2:0] \$292 ;
+  reg \$2920 ;
+  reg [10:0] \$2921 ;
+  reg [7:0] \$2922 ;
+  reg \$2923 ;
+  reg [10:0] \$2924 ;
+  reg [7:0] \$2925 ;
+  reg \$2926 ;
+  reg [10:0] \$2927 ;
+  reg [5:0] \$2928 ;
+  reg \$2929 ;
+  wire [2:0] \$293 ;
+  reg [10:0] \$2930 ;
+  reg [5:0] \$2931 ;
+  reg \$2932 ;
+  reg [10:0] \$2933 ;
+  reg [5:0] \$2934 ;
+  reg \$2935 ;
+  reg [10:0] \$2936 ;
+  reg [5:0] \$2937 ;
+  reg \$2938 ;
+  reg [10:0] \$2939 ;
+  wire [2:0] \$294 ;
+  reg [2:0] \$2940 ;
+  reg \$2941 ;
+  reg [10:0] \$2942 ;
+  reg [2:0] \$2943 ;
+  reg \$2944 ;
+  reg [10:0] \$2945 ;
+  reg [2:0] \$2946 ;
+  reg \$2947 ;
+  reg [10:0] \$2948 ;
+  reg [2:0] \$2949 ;
+  wire [2:0] \$295 ;
+  reg \$2950 ;
+  reg [10:0] \$2951 ;
+  reg \$2952 ;
+  reg \$2953 ;
+  reg [10:0] \$2954 ;
+  reg \$2955 ;
+  reg \$2956 ;
+  reg [10:0] \$2957 ;
+  reg \$2958 ;
+  reg \$2959 ;
+  wire [2:0] \$296 ;
+  reg [10:0] \$2960 ;
+  reg \$2961 ;
+  reg \$2962 ;
+  reg [10:0] \$2963 ;
+  wire [9:0] \$2964 ;
+  wire [9:0] \$2965 ;
+  wire [9:0] \$2966 ;
+  wire [9:0] \$2967 ;
+  wire \$2968 ;
+  wire \$2969 ;
   wire \$297 ;
+  wire \$2970 ;
+  wire \$2971 ;
+  wire \$2972 ;
+  wire \$2973 ;
+  wire \$2974 ;
+  wire \$2975 ;
+  wire \$2976 ;
+  wire \$2977 ;
+  wire \$2978 ;
+  wire \$2979 ;
   wire \$298 ;
+  wire \$2980 ;
+  wire \$2981 ;
+  wire \$2982 ;
+  wire \$2983 ;
+  wire \$2984 ;
+  wire \$2985 ;
+  wire \$2986 ;
+  wire \$2987 ;
+  wire \$2988 ;
+  wire \$2989 ;
   wire \$299 ;
+  wire \$2990 ;
+  wire \$2991 ;
+  wire \$2992 ;
+  wire \$2993 ;
+  wire \$2994 ;
+  wire \$2995 ;
+  wire \$2996 ;
+  wire \$2997 ;
+  wire \$2998 ;
+  wire \$2999 ;
   wire \$3 ;
   wire \$30 ;
   wire \$300 ;
+  wire \$3000 ;
+  wire \$3001 ;
+  wire \$3002 ;
+  wire \$3003 ;
+  wire \$3004 ;
+  wire \$3005 ;
+  wire \$3006 ;
+  wire \$3007 ;
+  wire \$3008 ;
+  wire \$3009 ;
   wire \$301 ;
+  wire \$3010 ;
+  wire \$3011 ;
+  wire \$3012 ;
+  wire \$3013 ;
+  wire \$3014 ;
+  wire \$3015 ;
+  wire \$3016 ;
+  wire \$3017 ;
+  wire \$3018 ;
+  wire \$3019 ;
   wire \$302 ;
+  wire \$3020 ;
+  wire \$3021 ;
+  wire \$3022 ;
+  wire \$3023 ;
+  wire \$3024 ;
+  wire \$3025 ;
+  wire \$3026 ;
+  wire \$3027 ;
+  wire \$3028 ;
+  wire \$3029 ;
   wire \$303 ;
+  wire \$3030 ;
+  wire \$3031 ;
+  wire \$3032 ;
+  wire \$3033 ;
+  wire \$3034 ;
+  wire \$3035 ;
   wire \$304 ;
   wire \$305 ;
   wire \$306 ;
@@ -19788,183 +25640,423 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire \$620 ;
   wire \$621 ;
   wire \$622 ;
-  wire [3:0] \$623 ;
-  wire [3:0] \$624 ;
-  wire [3:0] \$625 ;
-  wire [3:0] \$626 ;
-  wire [3:0] \$627 ;
-  wire [3:0] \$628 ;
-  wire [3:0] \$629 ;
+  wire \$623 ;
+  wire \$624 ;
+  wire \$625 ;
+  wire \$626 ;
+  wire \$627 ;
+  wire \$628 ;
+  wire \$629 ;
   wire \$63 ;
-  wire [3:0] \$630 ;
-  wire [3:0] \$631 ;
-  wire [3:0] \$632 ;
-  wire [3:0] \$633 ;
-  wire [3:0] \$634 ;
-  wire [3:0] \$635 ;
-  wire [3:0] \$636 ;
-  wire [3:0] \$637 ;
-  wire [3:0] \$638 ;
-  wire [3:0] \$639 ;
+  wire \$630 ;
+  wire \$631 ;
+  wire \$632 ;
+  wire \$633 ;
+  wire \$634 ;
+  wire \$635 ;
+  wire \$636 ;
+  wire \$637 ;
+  wire \$638 ;
+  wire \$639 ;
   wire \$64 ;
-  wire [3:0] \$640 ;
-  wire [3:0] \$641 ;
-  wire [3:0] \$642 ;
-  wire [3:0] \$643 ;
-  wire [3:0] \$644 ;
-  wire [3:0] \$645 ;
-  wire [3:0] \$646 ;
-  wire [3:0] \$647 ;
-  wire [3:0] \$648 ;
-  wire [3:0] \$649 ;
+  wire \$640 ;
+  wire \$641 ;
+  wire \$642 ;
+  wire \$643 ;
+  wire \$644 ;
+  wire \$645 ;
+  wire \$646 ;
+  wire \$647 ;
+  wire \$648 ;
+  wire \$649 ;
   wire \$65 ;
-  wire [3:0] \$650 ;
-  wire [3:0] \$651 ;
-  wire [3:0] \$652 ;
-  wire [3:0] \$653 ;
-  wire [10:0] \$654 ;
-  wire [10:0] \$655 ;
-  wire [10:0] \$656 ;
-  wire [10:0] \$657 ;
-  wire [10:0] \$658 ;
-  wire [10:0] \$659 ;
+  wire \$650 ;
+  wire \$651 ;
+  wire \$652 ;
+  wire \$653 ;
+  wire \$654 ;
+  wire \$655 ;
+  wire \$656 ;
+  wire \$657 ;
+  wire \$658 ;
+  wire \$659 ;
   wire \$66 ;
-  wire [10:0] \$660 ;
-  wire [10:0] \$661 ;
-  wire [10:0] \$662 ;
-  wire [10:0] \$663 ;
-  wire [10:0] \$664 ;
-  wire [10:0] \$665 ;
-  wire [10:0] \$666 ;
-  wire [10:0] \$667 ;
-  wire [10:0] \$668 ;
-  wire [10:0] \$669 ;
+  wire \$660 ;
+  wire \$661 ;
+  wire \$662 ;
+  wire \$663 ;
+  wire \$664 ;
+  wire \$665 ;
+  wire \$666 ;
+  wire \$667 ;
+  wire \$668 ;
+  wire \$669 ;
   wire \$67 ;
-  wire [10:0] \$670 ;
-  wire [10:0] \$671 ;
-  wire [10:0] \$672 ;
-  wire [10:0] \$673 ;
-  wire [10:0] \$674 ;
-  wire [10:0] \$675 ;
-  wire [10:0] \$676 ;
-  wire [10:0] \$677 ;
-  wire [10:0] \$678 ;
-  wire [10:0] \$679 ;
+  wire \$670 ;
+  wire \$671 ;
+  wire \$672 ;
+  wire \$673 ;
+  wire \$674 ;
+  wire \$675 ;
+  wire \$676 ;
+  wire \$677 ;
+  wire \$678 ;
+  wire \$679 ;
   wire \$68 ;
-  wire [10:0] \$680 ;
-  wire [10:0] \$681 ;
-  wire [10:0] \$682 ;
-  wire [10:0] \$683 ;
-  wire [10:0] \$684 ;
-  reg [8:0] \$685 ;
-  reg [8:0] \$686 ;
-  reg [8:0] \$687 ;
-  reg [8:0] \$688 ;
-  reg \$689 ;
+  wire \$680 ;
+  wire \$681 ;
+  wire \$682 ;
+  wire \$683 ;
+  wire \$684 ;
+  wire \$685 ;
+  wire \$686 ;
+  wire \$687 ;
+  wire \$688 ;
+  wire \$689 ;
   wire \$69 ;
-  reg \$690 ;
-  reg [8:0] \$691 ;
-  reg \$692 ;
-  reg [8:0] \$693 ;
-  reg \$694 ;
-  reg \$695 ;
-  reg [8:0] \$696 ;
-  reg \$697 ;
-  reg [8:0] \$698 ;
-  reg \$699 ;
+  wire \$690 ;
+  wire \$691 ;
+  wire \$692 ;
+  wire \$693 ;
+  wire \$694 ;
+  wire \$695 ;
+  wire \$696 ;
+  wire \$697 ;
+  wire \$698 ;
+  wire \$699 ;
   wire \$7 ;
   wire [9:0] \$70 ;
-  reg \$700 ;
-  reg [8:0] \$701 ;
-  reg \$702 ;
-  reg [8:0] \$703 ;
-  reg \$704 ;
-  reg \$705 ;
-  reg [8:0] \$706 ;
-  reg \$707 ;
-  reg \$708 ;
-  reg \$709 ;
+  wire \$700 ;
+  wire \$701 ;
+  wire \$702 ;
+  wire \$703 ;
+  wire \$704 ;
+  wire \$705 ;
+  wire \$706 ;
+  wire \$707 ;
+  wire \$708 ;
+  wire \$709 ;
   wire \$71 ;
-  reg [10:0] \$710 ;
-  reg \$711 ;
-  reg \$712 ;
-  reg [10:0] \$713 ;
-  reg \$714 ;
-  reg \$715 ;
-  reg [10:0] \$716 ;
-  reg \$717 ;
-  reg \$718 ;
-  reg [10:0] \$719 ;
+  wire \$710 ;
+  wire \$711 ;
+  wire \$712 ;
+  wire \$713 ;
+  wire \$714 ;
+  wire \$715 ;
+  wire \$716 ;
+  wire \$717 ;
+  wire \$718 ;
+  wire \$719 ;
   wire \$72 ;
-  reg \$720 ;
-  reg \$721 ;
-  reg [10:0] \$722 ;
-  reg \$723 ;
-  reg \$724 ;
-  reg [10:0] \$725 ;
-  reg \$726 ;
-  reg \$727 ;
-  reg [10:0] \$728 ;
-  reg \$729 ;
+  wire \$720 ;
+  wire \$721 ;
+  wire \$722 ;
+  wire \$723 ;
+  wire \$724 ;
+  wire \$725 ;
+  wire \$726 ;
+  wire \$727 ;
+  wire \$728 ;
+  wire \$729 ;
   wire \$73 ;
-  reg \$730 ;
-  reg [10:0] \$731 ;
-  reg \$732 ;
-  reg \$733 ;
-  reg [10:0] \$734 ;
-  reg \$735 ;
-  reg \$736 ;
-  reg [10:0] \$737 ;
-  reg \$738 ;
-  reg \$739 ;
+  wire \$730 ;
+  wire \$731 ;
+  wire \$732 ;
+  wire \$733 ;
+  wire \$734 ;
+  wire \$735 ;
+  wire \$736 ;
+  wire \$737 ;
+  wire \$738 ;
+  wire \$739 ;
   wire \$74 ;
-  reg [10:0] \$740 ;
-  reg \$741 ;
-  reg \$742 ;
-  reg [10:0] \$743 ;
-  reg \$744 ;
-  reg \$745 ;
-  reg [10:0] \$746 ;
-  reg \$747 ;
-  reg \$748 ;
-  reg [10:0] \$749 ;
+  wire \$740 ;
+  wire \$741 ;
+  wire \$742 ;
+  wire \$743 ;
+  wire \$744 ;
+  wire \$745 ;
+  wire \$746 ;
+  wire \$747 ;
+  wire \$748 ;
+  wire \$749 ;
   wire \$75 ;
-  reg \$750 ;
-  reg \$751 ;
-  reg [10:0] \$752 ;
-  reg \$753 ;
-  reg \$754 ;
-  reg [10:0] \$755 ;
-  wire [9:0] \$756 ;
-  wire [9:0] \$757 ;
-  wire [9:0] \$758 ;
-  wire [9:0] \$759 ;
+  wire \$750 ;
+  wire \$751 ;
+  wire \$752 ;
+  wire \$753 ;
+  wire \$754 ;
+  wire \$755 ;
+  wire \$756 ;
+  wire \$757 ;
+  wire \$758 ;
+  wire \$759 ;
   wire \$76 ;
+  wire \$760 ;
+  wire \$761 ;
+  wire \$762 ;
+  wire \$763 ;
+  wire \$764 ;
+  wire \$765 ;
+  wire \$766 ;
+  wire \$767 ;
+  wire \$768 ;
+  wire \$769 ;
   wire \$77 ;
+  wire \$770 ;
+  wire \$771 ;
+  wire \$772 ;
+  wire \$773 ;
+  wire \$774 ;
+  wire \$775 ;
+  wire \$776 ;
+  wire \$777 ;
+  wire \$778 ;
+  wire \$779 ;
   wire \$78 ;
+  wire \$780 ;
+  wire \$781 ;
+  wire \$782 ;
+  wire \$783 ;
+  wire \$784 ;
+  wire \$785 ;
+  wire \$786 ;
+  wire \$787 ;
+  wire \$788 ;
+  wire \$789 ;
   wire \$79 ;
+  wire \$790 ;
+  wire \$791 ;
+  wire \$792 ;
+  wire \$793 ;
+  wire \$794 ;
+  wire \$795 ;
+  wire \$796 ;
+  wire \$797 ;
+  wire \$798 ;
+  wire \$799 ;
   wire \$8 ;
   wire \$80 ;
+  wire \$800 ;
+  wire \$801 ;
+  wire \$802 ;
+  wire \$803 ;
+  wire \$804 ;
+  wire \$805 ;
+  wire \$806 ;
+  wire \$807 ;
+  wire \$808 ;
+  wire \$809 ;
   wire \$81 ;
+  wire \$810 ;
+  wire \$811 ;
+  wire \$812 ;
+  wire \$813 ;
+  wire \$814 ;
+  wire \$815 ;
+  wire \$816 ;
+  wire \$817 ;
+  wire \$818 ;
+  wire \$819 ;
   wire \$82 ;
+  wire \$820 ;
+  wire \$821 ;
+  wire \$822 ;
+  wire \$823 ;
+  wire \$824 ;
+  wire \$825 ;
+  wire \$826 ;
+  wire \$827 ;
+  wire \$828 ;
+  wire \$829 ;
   wire \$83 ;
+  wire \$830 ;
+  wire \$831 ;
+  wire \$832 ;
+  wire \$833 ;
+  wire \$834 ;
+  wire \$835 ;
+  wire \$836 ;
+  wire \$837 ;
+  wire \$838 ;
+  wire \$839 ;
   wire \$84 ;
+  wire \$840 ;
+  wire \$841 ;
+  wire \$842 ;
+  wire \$843 ;
+  wire \$844 ;
+  wire \$845 ;
+  wire \$846 ;
+  wire \$847 ;
+  wire \$848 ;
+  wire \$849 ;
   wire \$85 ;
+  wire \$850 ;
+  wire \$851 ;
+  wire \$852 ;
+  wire \$853 ;
+  wire \$854 ;
+  wire \$855 ;
+  wire \$856 ;
+  wire \$857 ;
+  wire \$858 ;
+  wire \$859 ;
   wire \$86 ;
+  wire \$860 ;
+  wire \$861 ;
+  wire \$862 ;
+  wire \$863 ;
+  wire \$864 ;
+  wire \$865 ;
+  wire \$866 ;
+  wire \$867 ;
+  wire \$868 ;
+  wire \$869 ;
   wire \$87 ;
+  wire \$870 ;
+  wire \$871 ;
+  wire \$872 ;
+  wire \$873 ;
+  wire \$874 ;
+  wire \$875 ;
+  wire \$876 ;
+  wire \$877 ;
+  wire \$878 ;
+  wire \$879 ;
   wire \$88 ;
+  wire \$880 ;
+  wire \$881 ;
+  wire \$882 ;
+  wire \$883 ;
+  wire \$884 ;
+  wire \$885 ;
+  wire \$886 ;
+  wire \$887 ;
+  wire \$888 ;
+  wire \$889 ;
   wire \$89 ;
+  wire \$890 ;
+  wire \$891 ;
+  wire \$892 ;
+  wire \$893 ;
+  wire \$894 ;
+  wire \$895 ;
+  wire \$896 ;
+  wire \$897 ;
+  wire \$898 ;
+  wire \$899 ;
   wire \$9 ;
   wire \$90 ;
+  wire \$900 ;
+  wire \$901 ;
+  wire \$902 ;
+  wire \$903 ;
+  wire \$904 ;
+  wire \$905 ;
+  wire \$906 ;
+  wire \$907 ;
+  wire \$908 ;
+  wire \$909 ;
   wire \$91 ;
+  wire \$910 ;
+  wire \$911 ;
+  wire \$912 ;
+  wire \$913 ;
+  wire \$914 ;
+  wire \$915 ;
+  wire \$916 ;
+  wire \$917 ;
+  wire \$918 ;
+  wire \$919 ;
   wire \$92 ;
+  wire \$920 ;
+  wire \$921 ;
+  wire \$922 ;
+  wire \$923 ;
+  wire \$924 ;
+  wire \$925 ;
+  wire \$926 ;
+  wire \$927 ;
+  wire \$928 ;
+  wire \$929 ;
   wire \$93 ;
+  wire \$930 ;
+  wire \$931 ;
+  wire \$932 ;
+  wire \$933 ;
+  wire \$934 ;
+  wire \$935 ;
+  wire \$936 ;
+  wire \$937 ;
+  wire \$938 ;
+  wire \$939 ;
   wire \$94 ;
+  wire \$940 ;
+  wire \$941 ;
+  wire \$942 ;
+  wire \$943 ;
+  wire \$944 ;
+  wire \$945 ;
+  wire \$946 ;
+  wire \$947 ;
+  wire \$948 ;
+  wire \$949 ;
   wire \$95 ;
+  wire \$950 ;
+  wire \$951 ;
+  wire \$952 ;
+  wire \$953 ;
+  wire \$954 ;
+  wire \$955 ;
+  wire \$956 ;
+  wire \$957 ;
+  wire \$958 ;
+  wire \$959 ;
   wire \$96 ;
+  wire \$960 ;
+  wire \$961 ;
+  wire \$962 ;
+  wire \$963 ;
+  wire \$964 ;
+  wire \$965 ;
+  wire \$966 ;
+  wire \$967 ;
+  wire \$968 ;
+  wire \$969 ;
   wire \$97 ;
+  wire \$970 ;
+  wire \$971 ;
+  wire \$972 ;
+  wire \$973 ;
+  wire \$974 ;
+  wire \$975 ;
+  wire \$976 ;
+  wire \$977 ;
+  wire \$978 ;
+  wire \$979 ;
   wire \$98 ;
+  wire \$980 ;
+  wire \$981 ;
+  wire \$982 ;
+  wire \$983 ;
+  wire \$984 ;
+  wire \$985 ;
+  wire \$986 ;
+  wire \$987 ;
+  wire \$988 ;
+  wire \$989 ;
   wire \$99 ;
+  wire \$990 ;
+  wire \$991 ;
+  wire \$992 ;
+  wire \$993 ;
+  wire \$994 ;
+  wire \$995 ;
+  wire \$996 ;
+  wire \$997 ;
+  wire \$998 ;
+  wire \$999 ;
   wire \$signal ;
   wire \$signal$230 ;
   wire \$signal$232 ;
@@ -20022,13 +26114,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] bk_valid;
   reg [10:0] chk0_addr = 11'h000;
   reg chk0_cor = 1'h0;
-  reg chk0_unc = 1'h0;
+  reg [7:0] chk0_unc = 8'h00;
   reg [10:0] chk10_addr = 11'h000;
   reg chk10_cor = 1'h0;
-  reg chk10_unc = 1'h0;
+  reg [2:0] chk10_unc = 3'h0;
   reg [10:0] chk11_addr = 11'h000;
   reg chk11_cor = 1'h0;
-  reg chk11_unc = 1'h0;
+  reg [2:0] chk11_unc = 3'h0;
   reg [10:0] chk12_addr = 11'h000;
   reg chk12_cor = 1'h0;
   reg chk12_unc = 1'h0;
@@ -20043,31 +26135,31 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   reg chk15_unc = 1'h0;
   reg [10:0] chk1_addr = 11'h000;
   reg chk1_cor = 1'h0;
-  reg chk1_unc = 1'h0;
+  reg [7:0] chk1_unc = 8'h00;
   reg [10:0] chk2_addr = 11'h000;
   reg chk2_cor = 1'h0;
-  reg chk2_unc = 1'h0;
+  reg [7:0] chk2_unc = 8'h00;
   reg [10:0] chk3_addr = 11'h000;
   reg chk3_cor = 1'h0;
-  reg chk3_unc = 1'h0;
+  reg [7:0] chk3_unc = 8'h00;
   reg [10:0] chk4_addr = 11'h000;
   reg chk4_cor = 1'h0;
-  reg chk4_unc = 1'h0;
+  reg [5:0] chk4_unc = 6'h00;
   reg [10:0] chk5_addr = 11'h000;
   reg chk5_cor = 1'h0;
-  reg chk5_unc = 1'h0;
+  reg [5:0] chk5_unc = 6'h00;
   reg [10:0] chk6_addr = 11'h000;
   reg chk6_cor = 1'h0;
-  reg chk6_unc = 1'h0;
+  reg [5:0] chk6_unc = 6'h00;
   reg [10:0] chk7_addr = 11'h000;
   reg chk7_cor = 1'h0;
-  reg chk7_unc = 1'h0;
+  reg [5:0] chk7_unc = 6'h00;
   reg [10:0] chk8_addr = 11'h000;
   reg chk8_cor = 1'h0;
-  reg chk8_unc = 1'h0;
+  reg [2:0] chk8_unc = 3'h0;
   reg [10:0] chk9_addr = 11'h000;
   reg chk9_cor = 1'h0;
-  reg chk9_unc = 1'h0;
+  reg [2:0] chk9_unc = 3'h0;
   wire clear_at_hi;
   wire clear_at_hi_m1;
   input clear_en;
@@ -20213,10 +26305,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [3:0] \meta_data.gen ;
   wire [7:0] \meta_data.last ;
   wire \meta_data.valid ;
-  input [29:0] \port$6490$376 ;
-  wire [29:0] \port$6490$376 ;
-  input [63:0] \port$6490$5 ;
-  wire [63:0] \port$6490$5 ;
+  input [29:0] \port$10528$376 ;
+  wire [29:0] \port$10528$376 ;
+  input [63:0] \port$10528$5 ;
+  wire [63:0] \port$10528$5 ;
   wire [8:0] rd_addr;
   wire [8:0] \rd_addr$227 ;
   wire [8:0] \rd_addr$229 ;
@@ -20230,6 +26322,18 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [8:0] \rd_addr$310 ;
   wire [8:0] \rd_addr$312 ;
   wire [8:0] \rd_addr$314 ;
+  wire [7:0] rd_check;
+  wire [7:0] \rd_check$154 ;
+  wire [7:0] \rd_check$158 ;
+  wire [7:0] \rd_check$162 ;
+  wire [5:0] \rd_check$166 ;
+  wire [5:0] \rd_check$170 ;
+  wire [5:0] \rd_check$174 ;
+  wire [5:0] \rd_check$178 ;
+  wire [2:0] \rd_check$182 ;
+  wire [2:0] \rd_check$186 ;
+  wire [2:0] \rd_check$190 ;
+  wire [2:0] \rd_check$194 ;
   wire [39:0] rd_data;
   wire [71:0] \rd_data$250 ;
   wire [15:0] \rd_data$250.count ;
@@ -20280,18 +26384,6 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire [7:0] \rd_data[3].last ;
   wire \rd_data[3].valid ;
   wire rd_en;
-  wire rd_error;
-  wire \rd_error$154 ;
-  wire \rd_error$158 ;
-  wire \rd_error$162 ;
-  wire \rd_error$166 ;
-  wire \rd_error$170 ;
-  wire \rd_error$174 ;
-  wire \rd_error$178 ;
-  wire \rd_error$182 ;
-  wire \rd_error$186 ;
-  wire \rd_error$190 ;
-  wire \rd_error$194 ;
   wire [8:0] rd_error_addr;
   wire [3:0] rd_lane_corrected;
   wire [3:0] rd_lane_error;
@@ -20546,10 +26638,250 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   wire wr_mark;
   wire [10:0] wr_slot;
   wire [55:0] wr_tag;
+  assign \$1  = 1'h0 < rd_slot[1:0];
+  assign \$2  = rd_slot[10:2] + \$1 ;
+  assign \$3  = clear_row == sc_row;
+  assign \$4  = clear_en & \$3 ;
+  assign \$5  = ~ clear_en;
+  assign \$6  = \$5  & \port$10528$376 [13];
+  assign \$7  = ! inv_slot[1:0];
+  assign \$8  = \$6  & \$7 ;
+  assign \$9  = inv_slot[10:2] == sc_row;
+  assign \$10  = \$8  & \$9 ;
+  assign \$11  = \$4  | \$10 ;
+  assign \$12  = ~ clear_en;
+  assign \$13  = ~ \port$10528$376 [13];
+  assign \$14  = \$12  & \$13 ;
+  assign \$15  = ! \port$10528$376 [1:0];
+  assign \$16  = \port$10528$376 [12] & \$15 ;
+  assign \$17  = \$14  & \$16 ;
+  assign \$18  = \port$10528$376 [10:2] == sc_row;
+  assign \$19  = \$17  & \$18 ;
+  assign \$20  = \$11  | \$19 ;
+  assign \$21  = ! \port$10528$376 [1:0];
+  assign \$22  = \port$10528$376 [12] & \$21 ;
+  assign \$23  = \port$10528$376 [10:2] == sc_row_qq;
+  assign \$24  = \$22  & \$23 ;
+  assign \$25  = ~ \$24 ;
+  assign \$26  = sc_set[0] & \$25 ;
+  assign \$27  = ~ sc_data_q[8];
+  assign \$28  = rd_row_q0 == sc_row_qq;
+  assign \$29  = ! \port$10528$376 [1:0];
+  assign \$30  = \port$10528$376 [12] & \$29 ;
+  assign \$31  = 1'h0 < rd_slot[1:0];
+  assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$33  = \$30  & \$32 ;
+  assign \$34  = ent0_byp | ent0_byp_next;
+  assign \$35  = ent0_byp_next ? wr_data : ent0_byp_data;
+  assign \$36  = 1'h0 < rd_slot[1:0];
+  assign \$37  = \$36  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$38  = clear_en & \$37 ;
+  assign \$39  = ~ clear_en;
+  assign \$40  = \$39  & \port$10528$376 [13];
+  assign \$41  = ! inv_slot[1:0];
+  assign \$42  = \$40  & \$41 ;
+  assign \$43  = 1'h0 < rd_slot[1:0];
+  assign \$44  = \$43  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$45  = \$42  & \$44 ;
+  assign \$46  = \$38  | \$45 ;
+  assign \$47  = ~ clear_en;
+  assign \$48  = ~ \port$10528$376 [13];
+  assign \$49  = \$47  & \$48 ;
+  assign \$50  = ! \port$10528$376 [1:0];
+  assign \$51  = \port$10528$376 [12] & \$50 ;
+  assign \$52  = \$49  & \$51 ;
+  assign \$53  = 1'h0 < rd_slot[1:0];
+  assign \$54  = \$53  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$55  = \$52  & \$54 ;
+  assign \$56  = \$46  | \$55 ;
+  assign \$57  = meta0_byp | meta0_byp_next;
+  assign \$58  = meta0_byp_next ? \wr_data$41  : meta0_byp_data;
+  assign \$59  = \wr_data$41 [11:8] == generation;
+  assign \$60  = \wr_data$41 [13] & \$59 ;
+  assign \$61  = meta0_byp_data[11:8] == generation;
+  assign \$62  = meta0_byp_data[13] & \$61 ;
+  assign \$63  = meta0_byp_next ? \$60  : \$62 ;
+  assign \$64  = 1'h0 < rd_slot[1:0];
+  assign \$65  = \$64  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$66  = sc_we0 & \$65 ;
+  assign \$67  = mark0_byp | mark0_byp_next;
+  assign \$68  = mark0_byp_next ? sc_value0 : mark0_byp_data;
+  assign \$69  = 1'h1 < rd_slot[1:0];
+  assign \$70  = rd_slot[10:2] + \$69 ;
+  assign \$71  = clear_row == sc_row;
+  assign \$72  = clear_en & \$71 ;
+  assign \$73  = ~ clear_en;
+  assign \$74  = \$73  & \port$10528$376 [13];
+  assign \$75  = inv_slot[1:0] == 1'h1;
+  assign \$76  = \$74  & \$75 ;
+  assign \$77  = inv_slot[10:2] == sc_row;
+  assign \$78  = \$76  & \$77 ;
+  assign \$79  = \$72  | \$78 ;
+  assign \$80  = ~ clear_en;
+  assign \$81  = ~ \port$10528$376 [13];
+  assign \$82  = \$80  & \$81 ;
+  assign \$83  = \port$10528$376 [1:0] == 1'h1;
+  assign \$84  = \port$10528$376 [12] & \$83 ;
+  assign \$85  = \$82  & \$84 ;
+  assign \$86  = \port$10528$376 [10:2] == sc_row;
+  assign \$87  = \$85  & \$86 ;
+  assign \$88  = \$79  | \$87 ;
+  assign \$89  = \port$10528$376 [1:0] == 1'h1;
+  assign \$90  = \port$10528$376 [12] & \$89 ;
+  assign \$91  = \port$10528$376 [10:2] == sc_row_qq;
+  assign \$92  = \$90  & \$91 ;
+  assign \$93  = ~ \$92 ;
+  assign \$94  = sc_set[1] & \$93 ;
+  assign \$95  = ~ sc_data_q[18];
+  assign \$96  = rd_row_q1 == sc_row_qq;
+  assign \$97  = \port$10528$376 [1:0] == 1'h1;
+  assign \$98  = \port$10528$376 [12] & \$97 ;
+  assign \$99  = 1'h1 < rd_slot[1:0];
+  assign \$100  = \$99  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$101  = \$98  & \$100 ;
+  assign \$102  = ent1_byp | ent1_byp_next;
+  assign \$103  = ent1_byp_next ? \wr_data$69  : ent1_byp_data;
+  assign \$104  = 1'h1 < rd_slot[1:0];
+  assign \$105  = \$104  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$106  = clear_en & \$105 ;
+  assign \$107  = ~ clear_en;
+  assign \$108  = \$107  & \port$10528$376 [13];
+  assign \$109  = inv_slot[1:0] == 1'h1;
+  assign \$110  = \$108  & \$109 ;
+  assign \$111  = 1'h1 < rd_slot[1:0];
+  assign \$112  = \$111  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$113  = \$110  & \$112 ;
+  assign \$114  = \$106  | \$113 ;
+  assign \$115  = ~ clear_en;
+  assign \$116  = ~ \port$10528$376 [13];
+  assign \$117  = \$115  & \$116 ;
+  assign \$118  = \port$10528$376 [1:0] == 1'h1;
+  assign \$119  = \port$10528$376 [12] & \$118 ;
+  assign \$120  = \$117  & \$119 ;
+  assign \$121  = 1'h1 < rd_slot[1:0];
+  assign \$122  = \$121  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$123  = \$120  & \$122 ;
+  assign \$124  = \$114  | \$123 ;
+  assign \$125  = meta1_byp | meta1_byp_next;
+  assign \$126  = meta1_byp_next ? \wr_data$41  : meta1_byp_data;
+  assign \$127  = \wr_data$41 [11:8] == generation;
+  assign \$128  = \wr_data$41 [13] & \$127 ;
+  assign \$129  = meta1_byp_data[11:8] == generation;
+  assign \$130  = meta1_byp_data[13] & \$129 ;
+  assign \$131  = meta1_byp_next ? \$128  : \$130 ;
+  assign \$132  = 1'h1 < rd_slot[1:0];
+  assign \$133  = \$132  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$134  = sc_we1 & \$133 ;
+  assign \$135  = mark1_byp | mark1_byp_next;
+  assign \$136  = mark1_byp_next ? sc_value1 : mark1_byp_data;
+  assign \$137  = 2'h2 < rd_slot[1:0];
+  assign \$138  = rd_slot[10:2] + \$137 ;
+  assign \$139  = clear_row == sc_row;
+  assign \$140  = clear_en & \$139 ;
+  assign \$141  = ~ clear_en;
+  assign \$142  = \$141  & \port$10528$376 [13];
+  assign \$143  = inv_slot[1:0] == 2'h2;
+  assign \$144  = \$142  & \$143 ;
+  assign \$145  = inv_slot[10:2] == sc_row;
+  assign \$146  = \$144  & \$145 ;
+  assign \$147  = \$140  | \$146 ;
+  assign \$148  = ~ clear_en;
+  assign \$149  = ~ \port$10528$376 [13];
+  assign \$150  = \$148  & \$149 ;
+  assign \$151  = \port$10528$376 [1:0] == 2'h2;
+  assign \$152  = \port$10528$376 [12] & \$151 ;
+  assign \$153  = \$150  & \$152 ;
+  assign \$154  = \port$10528$376 [10:2] == sc_row;
+  assign \$155  = \$153  & \$154 ;
+  assign \$156  = \$147  | \$155 ;
+  assign \$157  = \port$10528$376 [1:0] == 2'h2;
+  assign \$158  = \port$10528$376 [12] & \$157 ;
+  assign \$159  = \port$10528$376 [10:2] == sc_row_qq;
+  assign \$160  = \$158  & \$159 ;
+  assign \$161  = ~ \$160 ;
+  assign \$162  = sc_set[2] & \$161 ;
+  assign \$163  = ~ sc_data_q[28];
+  assign \$164  = rd_row_q2 == sc_row_qq;
+  assign \$165  = \port$10528$376 [1:0] == 2'h2;
+  assign \$166  = \port$10528$376 [12] & \$165 ;
+  assign \$167  = 2'h2 < rd_slot[1:0];
+  assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$169  = \$166  & \$168 ;
+  assign \$170  = ent2_byp | ent2_byp_next;
+  assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
+  assign \$172  = 2'h2 < rd_slot[1:0];
+  assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
+  assign \$174  = clear_en & \$173 ;
+  assign \$175  = ~ clear_en;
+  assign \$176  = \$175  & \port$10528$376 [13];
+  assign \$177  = inv_slot[1:0] == 2'h2;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = 2'h2 < rd_slot[1:0];
+  assign \$180  = \$179  ? inv_at_hi_m1 : inv_at_hi;
+  assign \$181  = \$178  & \$180 ;
+  assign \$182  = \$174  | \$181 ;
+  assign \$183  = ~ clear_en;
+  assign \$184  = ~ \port$10528$376 [13];
+  assign \$185  = \$183  & \$184 ;
+  assign \$186  = \port$10528$376 [1:0] == 2'h2;
+  assign \$187  = \port$10528$376 [12] & \$186 ;
+  assign \$188  = \$185  & \$187 ;
+  assign \$189  = 2'h2 < rd_slot[1:0];
+  assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$191  = \$188  & \$190 ;
+  assign \$192  = \$182  | \$191 ;
+  assign \$193  = meta2_byp | meta2_byp_next;
+  assign \$194  = meta2_byp_next ? \wr_data$41  : meta2_byp_data;
+  assign \$195  = \wr_data$41 [11:8] == generation;
+  assign \$196  = \wr_data$41 [13] & \$195 ;
+  assign \$197  = meta2_byp_data[11:8] == generation;
+  assign \$198  = meta2_byp_data[13] & \$197 ;
+  assign \$199  = meta2_byp_next ? \$196  : \$198 ;
+  assign \$200  = 2'h2 < rd_slot[1:0];
+  assign \$201  = \$200  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
+  assign \$202  = sc_we2 & \$201 ;
+  assign \$203  = mark2_byp | mark2_byp_next;
+  assign \$204  = mark2_byp_next ? sc_value2 : mark2_byp_data;
+  assign \$205  = 2'h3 < rd_slot[1:0];
+  assign \$206  = rd_slot[10:2] + \$205 ;
+  assign \$207  = clear_row == sc_row;
+  assign \$208  = clear_en & \$207 ;
+  assign \$209  = ~ clear_en;
+  assign \$210  = \$209  & \port$10528$376 [13];
+  assign \$211  = inv_slot[1:0] == 2'h3;
+  assign \$212  = \$210  & \$211 ;
+  assign \$213  = inv_slot[10:2] == sc_row;
+  assign \$214  = \$212  & \$213 ;
+  assign \$215  = \$208  | \$214 ;
+  assign \$216  = ~ clear_en;
+  assign \$217  = ~ \port$10528$376 [13];
+  assign \$218  = \$216  & \$217 ;
+  assign \$219  = \port$10528$376 [1:0] == 2'h3;
+  assign \$220  = \port$10528$376 [12] & \$219 ;
+  assign \$221  = \$218  & \$220 ;
+  assign \$222  = \port$10528$376 [10:2] == sc_row;
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = \$215  | \$223 ;
+  assign \$225  = \port$10528$376 [1:0] == 2'h3;
+  assign \$226  = \port$10528$376 [12] & \$225 ;
+  assign \$227  = \port$10528$376 [10:2] == sc_row_qq;
+  assign \$228  = \$226  & \$227 ;
+  assign \$229  = ~ \$228 ;
+  assign \$230  = sc_set[3] & \$229 ;
+  assign \$231  = ~ sc_data_q[38];
+  assign \$232  = rd_row_q3 == sc_row_qq;
+  assign \$233  = \port$10528$376 [1:0] == 2'h3;
+  assign \$234  = \port$10528$376 [12] & \$233 ;
+  assign \$235  = 2'h3 < rd_slot[1:0];
+  assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
+  assign \$237  = \$234  & \$236 ;
+  assign \$238  = ent3_byp | ent3_byp_next;
+  assign \$239  = ent3_byp_next ? \wr_data$131  : ent3_byp_data;
+  assign \$240  = 2'h3 < rd_slot[1:0];
   assign \$241  = \$240  ? clear_at_hi_m1 : clear_at_hi;
   assign \$242  = clear_en & \$241 ;
   assign \$243  = ~ clear_en;
-  assign \$244  = \$243  & \port$6490$376 [13];
+  assign \$244  = \$243  & \port$10528$376 [13];
   assign \$245  = inv_slot[1:0] == 2'h3;
   assign \$246  = \$244  & \$245 ;
   assign \$247  = 2'h3 < rd_slot[1:0];
@@ -20557,10 +26889,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$249  = \$246  & \$248 ;
   assign \$250  = \$242  | \$249 ;
   assign \$251  = ~ clear_en;
-  assign \$252  = ~ \port$6490$376 [13];
+  assign \$252  = ~ \port$10528$376 [13];
   assign \$253  = \$251  & \$252 ;
-  assign \$254  = \port$6490$376 [1:0] == 2'h3;
-  assign \$255  = \port$6490$376 [12] & \$254 ;
+  assign \$254  = \port$10528$376 [1:0] == 2'h3;
+  assign \$255  = \port$10528$376 [12] & \$254 ;
   assign \$256  = \$253  & \$255 ;
   assign \$257  = 2'h3 < rd_slot[1:0];
   assign \$258  = \$257  ? wr_at_hi_m1 : wr_at_hi;
@@ -20578,30 +26910,30 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$270  = sc_we3 & \$269 ;
   assign \$271  = mark3_byp | mark3_byp_next;
   assign \$272  = mark3_byp_next ? sc_value3 : mark3_byp_data;
-  assign \$273  = ~ ent0_alt;
-  assign \$274  = rd_error & \$273 ;
-  assign \$275  = ~ ent1_alt;
-  assign \$276  = \rd_error$154  & \$275 ;
-  assign \$277  = ~ ent2_alt;
-  assign \$278  = \rd_error$158  & \$277 ;
-  assign \$279  = ~ ent3_alt;
-  assign \$280  = \rd_error$162  & \$279 ;
-  assign \$281  = ~ meta0_alt;
-  assign \$282  = \rd_error$166  & \$281 ;
-  assign \$283  = ~ meta1_alt;
-  assign \$284  = \rd_error$170  & \$283 ;
-  assign \$285  = ~ meta2_alt;
-  assign \$286  = \rd_error$174  & \$285 ;
-  assign \$287  = ~ meta3_alt;
-  assign \$288  = \rd_error$178  & \$287 ;
-  assign \$289  = ~ mark0_alt;
-  assign \$290  = \rd_error$182  & \$289 ;
-  assign \$291  = ~ mark1_alt;
-  assign \$292  = \rd_error$186  & \$291 ;
-  assign \$293  = ~ mark2_alt;
-  assign \$294  = \rd_error$190  & \$293 ;
-  assign \$295  = ~ mark3_alt;
-  assign \$296  = \rd_error$194  & \$295 ;
+  assign \$273  = ~ { ent0_alt, ent0_alt, ent0_alt, ent0_alt, ent0_alt, ent0_alt, ent0_alt, ent0_alt };
+  assign \$274  = { \$2975 , \$2974 , \$2973 , \$2972 , \$2971 , \$2970 , \$2969 , \$2968  } & \$273 ;
+  assign \$275  = ~ { ent1_alt, ent1_alt, ent1_alt, ent1_alt, ent1_alt, ent1_alt, ent1_alt, ent1_alt };
+  assign \$276  = { \$2992 , \$2991 , \$2990 , \$2989 , \$2988 , \$2987 , \$2986 , \$2985  } & \$275 ;
+  assign \$277  = ~ { ent2_alt, ent2_alt, ent2_alt, ent2_alt, ent2_alt, ent2_alt, ent2_alt, ent2_alt };
+  assign \$278  = { \$3009 , \$3008 , \$3007 , \$3006 , \$3005 , \$3004 , \$3003 , \$3002  } & \$277 ;
+  assign \$279  = ~ { ent3_alt, ent3_alt, ent3_alt, ent3_alt, ent3_alt, ent3_alt, ent3_alt, ent3_alt };
+  assign \$280  = { \$3026 , \$3025 , \$3024 , \$3023 , \$3022 , \$3021 , \$3020 , \$3019  } & \$279 ;
+  assign \$281  = ~ { meta0_alt, meta0_alt, meta0_alt, meta0_alt, meta0_alt, meta0_alt };
+  assign \$282  = { \$2981 , \$2980 , \$2979 , \$2978 , \$2977 , \$2976  } & \$281 ;
+  assign \$283  = ~ { meta1_alt, meta1_alt, meta1_alt, meta1_alt, meta1_alt, meta1_alt };
+  assign \$284  = { \$2998 , \$2997 , \$2996 , \$2995 , \$2994 , \$2993  } & \$283 ;
+  assign \$285  = ~ { meta2_alt, meta2_alt, meta2_alt, meta2_alt, meta2_alt, meta2_alt };
+  assign \$286  = { \$3015 , \$3014 , \$3013 , \$3012 , \$3011 , \$3010  } & \$285 ;
+  assign \$287  = ~ { meta3_alt, meta3_alt, meta3_alt, meta3_alt, meta3_alt, meta3_alt };
+  assign \$288  = { \$3032 , \$3031 , \$3030 , \$3029 , \$3028 , \$3027  } & \$287 ;
+  assign \$289  = ~ { mark0_alt, mark0_alt, mark0_alt };
+  assign \$290  = { \$2984 , \$2983 , \$2982  } & \$289 ;
+  assign \$291  = ~ { mark1_alt, mark1_alt, mark1_alt };
+  assign \$292  = { \$3001 , \$3000 , \$2999  } & \$291 ;
+  assign \$293  = ~ { mark2_alt, mark2_alt, mark2_alt };
+  assign \$294  = { \$3018 , \$3017 , \$3016  } & \$293 ;
+  assign \$295  = ~ { mark3_alt, mark3_alt, mark3_alt };
+  assign \$296  = { \$3035 , \$3034 , \$3033  } & \$295 ;
   assign \$297  = ~ sc_snoop_q0;
   assign \$298  = rd_lane_error[0] & \$297 ;
   assign \$299  = ~ sc_snoop_q0;
@@ -20618,10 +26950,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$310  = rd_lane_error[3] & \$309 ;
   assign \$311  = ~ sc_snoop_q3;
   assign \$312  = rd_lane_corrected[3] & \$311 ;
-  assign \$313  = \port$6490$376 [13] | clear_en;
+  assign \$313  = \port$10528$376 [13] | clear_en;
   assign \$314  = ~ \$313 ;
-  assign wr_at_hi = rd_slot[10:2] == \port$6490$376 [10:2];
-  assign \$315  = \port$6490$376 [10:2] - 1'h1;
+  assign wr_at_hi = rd_slot[10:2] == \port$10528$376 [10:2];
+  assign \$315  = \port$10528$376 [10:2] - 1'h1;
   assign wr_at_hi_m1 = rd_slot[10:2] == \$315 [8:0];
   assign inv_at_hi = rd_slot[10:2] == inv_slot[10:2];
   assign \$316  = inv_slot[10:2] - 1'h1;
@@ -20638,70 +26970,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$322  = rd_slot[10:2] + \$321 ;
   assign \$323  = 1'h0 < rd_slot[1:0];
   assign \$324  = rd_slot[10:2] + \$323 ;
-  assign \$325  = ! \port$6490$376 [1:0];
-  assign \wr_en$234  = \port$6490$376 [12] & \$325 ;
+  assign \$325  = ! \port$10528$376 [1:0];
+  assign \wr_en$234  = \port$10528$376 [12] & \$325 ;
   assign \$326  = ! inv_slot[1:0];
-  assign \$327  = \port$6490$376 [13] & \$326 ;
+  assign \$327  = \port$10528$376 [13] & \$326 ;
   assign \$328  = clear_en | \$327 ;
-  assign \$329  = ~ \port$6490$376 [13];
-  assign \$330  = ! \port$6490$376 [1:0];
-  assign \$331  = \port$6490$376 [12] & \$330 ;
+  assign \$329  = ~ \port$10528$376 [13];
+  assign \$330  = ! \port$10528$376 [1:0];
+  assign \$331  = \port$10528$376 [12] & \$330 ;
   assign \$332  = \$329  & \$331 ;
   assign \wr_en$238  = \$328  | \$332 ;
   assign \$333  = ! inv_slot[1:0];
-  assign \$334  = \port$6490$376 [13] & \$333 ;
+  assign \$334  = \port$10528$376 [13] & \$333 ;
   assign \$335  = clear_en | \$334 ;
-  assign \$336  = ~ \port$6490$376 [13];
-  assign \$337  = ! \port$6490$376 [1:0];
-  assign \$338  = \port$6490$376 [12] & \$337 ;
+  assign \$336  = ~ \port$10528$376 [13];
+  assign \$337  = ! \port$10528$376 [1:0];
+  assign \$338  = \port$10528$376 [12] & \$337 ;
   assign \$339  = \$336  & \$338 ;
   assign \$340  = \$335  | \$339 ;
   assign \$341  = clear_row == sc_row_q;
   assign \$342  = clear_en & \$341 ;
   assign \$343  = ~ clear_en;
-  assign \$344  = \$343  & \port$6490$376 [13];
+  assign \$344  = \$343  & \port$10528$376 [13];
   assign \$345  = ! inv_slot[1:0];
   assign \$346  = \$344  & \$345 ;
   assign \$347  = inv_slot[10:2] == sc_row_q;
   assign \$348  = \$346  & \$347 ;
   assign \$349  = \$342  | \$348 ;
   assign \$350  = ~ clear_en;
-  assign \$351  = ~ \port$6490$376 [13];
+  assign \$351  = ~ \port$10528$376 [13];
   assign \$352  = \$350  & \$351 ;
-  assign \$353  = ! \port$6490$376 [1:0];
-  assign \$354  = \port$6490$376 [12] & \$353 ;
+  assign \$353  = ! \port$10528$376 [1:0];
+  assign \$354  = \port$10528$376 [12] & \$353 ;
   assign \$355  = \$352  & \$354 ;
-  assign \$356  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$356  = \port$10528$376 [10:2] == sc_row_q;
   assign \$357  = \$355  & \$356 ;
   assign \$358  = \$349  | \$357 ;
   assign sc_snoop0 = \$358  | sc_wr_at_read0;
   assign \$359  = clear_row == sc_row_q;
   assign \$360  = clear_en & \$359 ;
   assign \$361  = ~ clear_en;
-  assign \$362  = \$361  & \port$6490$376 [13];
+  assign \$362  = \$361  & \port$10528$376 [13];
   assign \$363  = ! inv_slot[1:0];
   assign \$364  = \$362  & \$363 ;
   assign \$365  = inv_slot[10:2] == sc_row_q;
   assign \$366  = \$364  & \$365 ;
   assign \$367  = \$360  | \$366 ;
   assign \$368  = ~ clear_en;
-  assign \$369  = ~ \port$6490$376 [13];
+  assign \$369  = ~ \port$10528$376 [13];
   assign \$370  = \$368  & \$369 ;
-  assign \$371  = ! \port$6490$376 [1:0];
-  assign \$372  = \port$6490$376 [12] & \$371 ;
+  assign \$371  = ! \port$10528$376 [1:0];
+  assign \$372  = \port$10528$376 [12] & \$371 ;
   assign \$373  = \$370  & \$372 ;
-  assign \$374  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$374  = \port$10528$376 [10:2] == sc_row_q;
   assign \$375  = \$373  & \$374 ;
   assign \$376  = \$367  | \$375 ;
   assign sc_snoop_data0 = \$376  ? copy_data : sc_wr_at_read_data0;
-  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$756 ;
-  assign \$378  = ! \port$6490$376 [1:0];
-  assign \$379  = \port$6490$376 [12] & \$378 ;
-  assign \$380  = \port$6490$376 [10:2] == sc_row_qqq;
+  assign \$377  = sc_snoop_q0 ? sc_snoop_data_q0 : \$2964 ;
+  assign \$378  = ! \port$10528$376 [1:0];
+  assign \$379  = \port$10528$376 [12] & \$378 ;
+  assign \$380  = \port$10528$376 [10:2] == sc_row_qqq;
   assign \$381  = \$379  & \$380 ;
   assign \$382  = ~ \$381 ;
   assign sc_we0 = sc_intent0 & \$382 ;
-  assign \$383  = \port$6490$376 [10:2] == rd_row_q0;
+  assign \$383  = \port$10528$376 [10:2] == rd_row_q0;
   assign ent0_byp_next = \wr_en$234  & \$383 ;
   assign \$384  = meta_addr == rd_row_q0;
   assign meta0_byp_next = \wr_en$238  & \$384 ;
@@ -20722,70 +27054,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$398  = rd_slot[10:2] + \$397 ;
   assign \$399  = 1'h1 < rd_slot[1:0];
   assign \$400  = rd_slot[10:2] + \$399 ;
-  assign \$401  = \port$6490$376 [1:0] == 1'h1;
-  assign \wr_en$275  = \port$6490$376 [12] & \$401 ;
+  assign \$401  = \port$10528$376 [1:0] == 1'h1;
+  assign \wr_en$275  = \port$10528$376 [12] & \$401 ;
   assign \$402  = inv_slot[1:0] == 1'h1;
-  assign \$403  = \port$6490$376 [13] & \$402 ;
+  assign \$403  = \port$10528$376 [13] & \$402 ;
   assign \$404  = clear_en | \$403 ;
-  assign \$405  = ~ \port$6490$376 [13];
-  assign \$406  = \port$6490$376 [1:0] == 1'h1;
-  assign \$407  = \port$6490$376 [12] & \$406 ;
+  assign \$405  = ~ \port$10528$376 [13];
+  assign \$406  = \port$10528$376 [1:0] == 1'h1;
+  assign \$407  = \port$10528$376 [12] & \$406 ;
   assign \$408  = \$405  & \$407 ;
   assign \wr_en$277  = \$404  | \$408 ;
   assign \$409  = inv_slot[1:0] == 1'h1;
-  assign \$410  = \port$6490$376 [13] & \$409 ;
+  assign \$410  = \port$10528$376 [13] & \$409 ;
   assign \$411  = clear_en | \$410 ;
-  assign \$412  = ~ \port$6490$376 [13];
-  assign \$413  = \port$6490$376 [1:0] == 1'h1;
-  assign \$414  = \port$6490$376 [12] & \$413 ;
+  assign \$412  = ~ \port$10528$376 [13];
+  assign \$413  = \port$10528$376 [1:0] == 1'h1;
+  assign \$414  = \port$10528$376 [12] & \$413 ;
   assign \$415  = \$412  & \$414 ;
   assign \$416  = \$411  | \$415 ;
   assign \$417  = clear_row == sc_row_q;
   assign \$418  = clear_en & \$417 ;
   assign \$419  = ~ clear_en;
-  assign \$420  = \$419  & \port$6490$376 [13];
+  assign \$420  = \$419  & \port$10528$376 [13];
   assign \$421  = inv_slot[1:0] == 1'h1;
   assign \$422  = \$420  & \$421 ;
   assign \$423  = inv_slot[10:2] == sc_row_q;
   assign \$424  = \$422  & \$423 ;
   assign \$425  = \$418  | \$424 ;
   assign \$426  = ~ clear_en;
-  assign \$427  = ~ \port$6490$376 [13];
+  assign \$427  = ~ \port$10528$376 [13];
   assign \$428  = \$426  & \$427 ;
-  assign \$429  = \port$6490$376 [1:0] == 1'h1;
-  assign \$430  = \port$6490$376 [12] & \$429 ;
+  assign \$429  = \port$10528$376 [1:0] == 1'h1;
+  assign \$430  = \port$10528$376 [12] & \$429 ;
   assign \$431  = \$428  & \$430 ;
-  assign \$432  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$432  = \port$10528$376 [10:2] == sc_row_q;
   assign \$433  = \$431  & \$432 ;
   assign \$434  = \$425  | \$433 ;
   assign sc_snoop1 = \$434  | sc_wr_at_read1;
   assign \$435  = clear_row == sc_row_q;
   assign \$436  = clear_en & \$435 ;
   assign \$437  = ~ clear_en;
-  assign \$438  = \$437  & \port$6490$376 [13];
+  assign \$438  = \$437  & \port$10528$376 [13];
   assign \$439  = inv_slot[1:0] == 1'h1;
   assign \$440  = \$438  & \$439 ;
   assign \$441  = inv_slot[10:2] == sc_row_q;
   assign \$442  = \$440  & \$441 ;
   assign \$443  = \$436  | \$442 ;
   assign \$444  = ~ clear_en;
-  assign \$445  = ~ \port$6490$376 [13];
+  assign \$445  = ~ \port$10528$376 [13];
   assign \$446  = \$444  & \$445 ;
-  assign \$447  = \port$6490$376 [1:0] == 1'h1;
-  assign \$448  = \port$6490$376 [12] & \$447 ;
+  assign \$447  = \port$10528$376 [1:0] == 1'h1;
+  assign \$448  = \port$10528$376 [12] & \$447 ;
   assign \$449  = \$446  & \$448 ;
-  assign \$450  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$450  = \port$10528$376 [10:2] == sc_row_q;
   assign \$451  = \$449  & \$450 ;
   assign \$452  = \$443  | \$451 ;
   assign sc_snoop_data1 = \$452  ? copy_data : sc_wr_at_read_data1;
-  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$757 ;
-  assign \$454  = \port$6490$376 [1:0] == 1'h1;
-  assign \$455  = \port$6490$376 [12] & \$454 ;
-  assign \$456  = \port$6490$376 [10:2] == sc_row_qqq;
+  assign \$453  = sc_snoop_q1 ? sc_snoop_data_q1 : \$2965 ;
+  assign \$454  = \port$10528$376 [1:0] == 1'h1;
+  assign \$455  = \port$10528$376 [12] & \$454 ;
+  assign \$456  = \port$10528$376 [10:2] == sc_row_qqq;
   assign \$457  = \$455  & \$456 ;
   assign \$458  = ~ \$457 ;
   assign sc_we1 = sc_intent1 & \$458 ;
-  assign \$459  = \port$6490$376 [10:2] == rd_row_q1;
+  assign \$459  = \port$10528$376 [10:2] == rd_row_q1;
   assign ent1_byp_next = \wr_en$275  & \$459 ;
   assign \$460  = meta_addr == rd_row_q1;
   assign meta1_byp_next = \wr_en$277  & \$460 ;
@@ -20806,70 +27138,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$474  = rd_slot[10:2] + \$473 ;
   assign \$475  = 2'h2 < rd_slot[1:0];
   assign \$476  = rd_slot[10:2] + \$475 ;
-  assign \$477  = \port$6490$376 [1:0] == 2'h2;
-  assign \wr_en$296  = \port$6490$376 [12] & \$477 ;
+  assign \$477  = \port$10528$376 [1:0] == 2'h2;
+  assign \wr_en$296  = \port$10528$376 [12] & \$477 ;
   assign \$478  = inv_slot[1:0] == 2'h2;
-  assign \$479  = \port$6490$376 [13] & \$478 ;
+  assign \$479  = \port$10528$376 [13] & \$478 ;
   assign \$480  = clear_en | \$479 ;
-  assign \$481  = ~ \port$6490$376 [13];
-  assign \$482  = \port$6490$376 [1:0] == 2'h2;
-  assign \$483  = \port$6490$376 [12] & \$482 ;
+  assign \$481  = ~ \port$10528$376 [13];
+  assign \$482  = \port$10528$376 [1:0] == 2'h2;
+  assign \$483  = \port$10528$376 [12] & \$482 ;
   assign \$484  = \$481  & \$483 ;
   assign \wr_en$298  = \$480  | \$484 ;
   assign \$485  = inv_slot[1:0] == 2'h2;
-  assign \$486  = \port$6490$376 [13] & \$485 ;
+  assign \$486  = \port$10528$376 [13] & \$485 ;
   assign \$487  = clear_en | \$486 ;
-  assign \$488  = ~ \port$6490$376 [13];
-  assign \$489  = \port$6490$376 [1:0] == 2'h2;
-  assign \$490  = \port$6490$376 [12] & \$489 ;
+  assign \$488  = ~ \port$10528$376 [13];
+  assign \$489  = \port$10528$376 [1:0] == 2'h2;
+  assign \$490  = \port$10528$376 [12] & \$489 ;
   assign \$491  = \$488  & \$490 ;
   assign \$492  = \$487  | \$491 ;
   assign \$493  = clear_row == sc_row_q;
   assign \$494  = clear_en & \$493 ;
   assign \$495  = ~ clear_en;
-  assign \$496  = \$495  & \port$6490$376 [13];
+  assign \$496  = \$495  & \port$10528$376 [13];
   assign \$497  = inv_slot[1:0] == 2'h2;
   assign \$498  = \$496  & \$497 ;
   assign \$499  = inv_slot[10:2] == sc_row_q;
   assign \$500  = \$498  & \$499 ;
   assign \$501  = \$494  | \$500 ;
   assign \$502  = ~ clear_en;
-  assign \$503  = ~ \port$6490$376 [13];
+  assign \$503  = ~ \port$10528$376 [13];
   assign \$504  = \$502  & \$503 ;
-  assign \$505  = \port$6490$376 [1:0] == 2'h2;
-  assign \$506  = \port$6490$376 [12] & \$505 ;
+  assign \$505  = \port$10528$376 [1:0] == 2'h2;
+  assign \$506  = \port$10528$376 [12] & \$505 ;
   assign \$507  = \$504  & \$506 ;
-  assign \$508  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$508  = \port$10528$376 [10:2] == sc_row_q;
   assign \$509  = \$507  & \$508 ;
   assign \$510  = \$501  | \$509 ;
   assign sc_snoop2 = \$510  | sc_wr_at_read2;
   assign \$511  = clear_row == sc_row_q;
   assign \$512  = clear_en & \$511 ;
   assign \$513  = ~ clear_en;
-  assign \$514  = \$513  & \port$6490$376 [13];
+  assign \$514  = \$513  & \port$10528$376 [13];
   assign \$515  = inv_slot[1:0] == 2'h2;
   assign \$516  = \$514  & \$515 ;
   assign \$517  = inv_slot[10:2] == sc_row_q;
   assign \$518  = \$516  & \$517 ;
   assign \$519  = \$512  | \$518 ;
   assign \$520  = ~ clear_en;
-  assign \$521  = ~ \port$6490$376 [13];
+  assign \$521  = ~ \port$10528$376 [13];
   assign \$522  = \$520  & \$521 ;
-  assign \$523  = \port$6490$376 [1:0] == 2'h2;
-  assign \$524  = \port$6490$376 [12] & \$523 ;
+  assign \$523  = \port$10528$376 [1:0] == 2'h2;
+  assign \$524  = \port$10528$376 [12] & \$523 ;
   assign \$525  = \$522  & \$524 ;
-  assign \$526  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$526  = \port$10528$376 [10:2] == sc_row_q;
   assign \$527  = \$525  & \$526 ;
   assign \$528  = \$519  | \$527 ;
   assign sc_snoop_data2 = \$528  ? copy_data : sc_wr_at_read_data2;
-  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$758 ;
-  assign \$530  = \port$6490$376 [1:0] == 2'h2;
-  assign \$531  = \port$6490$376 [12] & \$530 ;
-  assign \$532  = \port$6490$376 [10:2] == sc_row_qqq;
+  assign \$529  = sc_snoop_q2 ? sc_snoop_data_q2 : \$2966 ;
+  assign \$530  = \port$10528$376 [1:0] == 2'h2;
+  assign \$531  = \port$10528$376 [12] & \$530 ;
+  assign \$532  = \port$10528$376 [10:2] == sc_row_qqq;
   assign \$533  = \$531  & \$532 ;
   assign \$534  = ~ \$533 ;
   assign sc_we2 = sc_intent2 & \$534 ;
-  assign \$535  = \port$6490$376 [10:2] == rd_row_q2;
+  assign \$535  = \port$10528$376 [10:2] == rd_row_q2;
   assign ent2_byp_next = \wr_en$296  & \$535 ;
   assign \$536  = meta_addr == rd_row_q2;
   assign meta2_byp_next = \wr_en$298  & \$536 ;
@@ -20890,70 +27222,70 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$550  = rd_slot[10:2] + \$549 ;
   assign \$551  = 2'h3 < rd_slot[1:0];
   assign \$552  = rd_slot[10:2] + \$551 ;
-  assign \$553  = \port$6490$376 [1:0] == 2'h3;
-  assign \wr_en$317  = \port$6490$376 [12] & \$553 ;
+  assign \$553  = \port$10528$376 [1:0] == 2'h3;
+  assign \wr_en$317  = \port$10528$376 [12] & \$553 ;
   assign \$554  = inv_slot[1:0] == 2'h3;
-  assign \$555  = \port$6490$376 [13] & \$554 ;
+  assign \$555  = \port$10528$376 [13] & \$554 ;
   assign \$556  = clear_en | \$555 ;
-  assign \$557  = ~ \port$6490$376 [13];
-  assign \$558  = \port$6490$376 [1:0] == 2'h3;
-  assign \$559  = \port$6490$376 [12] & \$558 ;
+  assign \$557  = ~ \port$10528$376 [13];
+  assign \$558  = \port$10528$376 [1:0] == 2'h3;
+  assign \$559  = \port$10528$376 [12] & \$558 ;
   assign \$560  = \$557  & \$559 ;
   assign \wr_en$319  = \$556  | \$560 ;
   assign \$561  = inv_slot[1:0] == 2'h3;
-  assign \$562  = \port$6490$376 [13] & \$561 ;
+  assign \$562  = \port$10528$376 [13] & \$561 ;
   assign \$563  = clear_en | \$562 ;
-  assign \$564  = ~ \port$6490$376 [13];
-  assign \$565  = \port$6490$376 [1:0] == 2'h3;
-  assign \$566  = \port$6490$376 [12] & \$565 ;
+  assign \$564  = ~ \port$10528$376 [13];
+  assign \$565  = \port$10528$376 [1:0] == 2'h3;
+  assign \$566  = \port$10528$376 [12] & \$565 ;
   assign \$567  = \$564  & \$566 ;
   assign \$568  = \$563  | \$567 ;
   assign \$569  = clear_row == sc_row_q;
   assign \$570  = clear_en & \$569 ;
   assign \$571  = ~ clear_en;
-  assign \$572  = \$571  & \port$6490$376 [13];
+  assign \$572  = \$571  & \port$10528$376 [13];
   assign \$573  = inv_slot[1:0] == 2'h3;
   assign \$574  = \$572  & \$573 ;
   assign \$575  = inv_slot[10:2] == sc_row_q;
   assign \$576  = \$574  & \$575 ;
   assign \$577  = \$570  | \$576 ;
   assign \$578  = ~ clear_en;
-  assign \$579  = ~ \port$6490$376 [13];
+  assign \$579  = ~ \port$10528$376 [13];
   assign \$580  = \$578  & \$579 ;
-  assign \$581  = \port$6490$376 [1:0] == 2'h3;
-  assign \$582  = \port$6490$376 [12] & \$581 ;
+  assign \$581  = \port$10528$376 [1:0] == 2'h3;
+  assign \$582  = \port$10528$376 [12] & \$581 ;
   assign \$583  = \$580  & \$582 ;
-  assign \$584  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$584  = \port$10528$376 [10:2] == sc_row_q;
   assign \$585  = \$583  & \$584 ;
   assign \$586  = \$577  | \$585 ;
   assign sc_snoop3 = \$586  | sc_wr_at_read3;
   assign \$587  = clear_row == sc_row_q;
   assign \$588  = clear_en & \$587 ;
   assign \$589  = ~ clear_en;
-  assign \$590  = \$589  & \port$6490$376 [13];
+  assign \$590  = \$589  & \port$10528$376 [13];
   assign \$591  = inv_slot[1:0] == 2'h3;
   assign \$592  = \$590  & \$591 ;
   assign \$593  = inv_slot[10:2] == sc_row_q;
   assign \$594  = \$592  & \$593 ;
   assign \$595  = \$588  | \$594 ;
   assign \$596  = ~ clear_en;
-  assign \$597  = ~ \port$6490$376 [13];
+  assign \$597  = ~ \port$10528$376 [13];
   assign \$598  = \$596  & \$597 ;
-  assign \$599  = \port$6490$376 [1:0] == 2'h3;
-  assign \$600  = \port$6490$376 [12] & \$599 ;
+  assign \$599  = \port$10528$376 [1:0] == 2'h3;
+  assign \$600  = \port$10528$376 [12] & \$599 ;
   assign \$601  = \$598  & \$600 ;
-  assign \$602  = \port$6490$376 [10:2] == sc_row_q;
+  assign \$602  = \port$10528$376 [10:2] == sc_row_q;
   assign \$603  = \$601  & \$602 ;
   assign \$604  = \$595  | \$603 ;
   assign sc_snoop_data3 = \$604  ? copy_data : sc_wr_at_read_data3;
-  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$759 ;
-  assign \$606  = \port$6490$376 [1:0] == 2'h3;
-  assign \$607  = \port$6490$376 [12] & \$606 ;
-  assign \$608  = \port$6490$376 [10:2] == sc_row_qqq;
+  assign \$605  = sc_snoop_q3 ? sc_snoop_data_q3 : \$2967 ;
+  assign \$606  = \port$10528$376 [1:0] == 2'h3;
+  assign \$607  = \port$10528$376 [12] & \$606 ;
+  assign \$608  = \port$10528$376 [10:2] == sc_row_qqq;
   assign \$609  = \$607  & \$608 ;
   assign \$610  = ~ \$609 ;
   assign sc_we3 = sc_intent3 & \$610 ;
-  assign \$611  = \port$6490$376 [10:2] == rd_row_q3;
+  assign \$611  = \port$10528$376 [10:2] == rd_row_q3;
   assign ent3_byp_next = \wr_en$317  & \$611 ;
   assign \$612  = meta_addr == rd_row_q3;
   assign meta3_byp_next = \wr_en$319  & \$612 ;
@@ -20970,78 +27302,1774 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$622  = mark3_alt ? mark3_alt_data : \rd_data$324 ;
   assign err_uncorrectable = | { chk15_unc, chk14_unc, chk13_unc, chk12_unc, chk11_unc, chk10_unc, chk9_unc, chk8_unc, chk7_unc, chk6_unc, chk5_unc, chk4_unc, chk3_unc, chk2_unc, chk1_unc, chk0_unc };
   assign err_corrected = | { chk15_cor, chk14_cor, chk13_cor, chk12_cor, chk11_cor, chk10_cor, chk9_cor, chk8_cor, chk7_cor, chk6_cor, chk5_cor, chk4_cor, chk3_cor, chk2_cor, chk1_cor, chk0_cor };
-  assign \$623  = chk15_cor ? 4'h4 : 4'h0;
-  assign \$624  = chk14_cor ? 4'h4 : \$623 ;
-  assign \$625  = chk13_cor ? 4'h4 : \$624 ;
-  assign \$626  = chk12_cor ? 4'h4 : \$625 ;
-  assign \$627  = chk11_cor ? 4'h3 : \$626 ;
-  assign \$628  = chk10_cor ? 4'h3 : \$627 ;
-  assign \$629  = chk9_cor ? 4'h3 : \$628 ;
-  assign \$630  = chk8_cor ? 4'h3 : \$629 ;
-  assign \$631  = chk7_cor ? 4'h2 : \$630 ;
-  assign \$632  = chk6_cor ? 4'h2 : \$631 ;
-  assign \$633  = chk5_cor ? 4'h2 : \$632 ;
-  assign \$634  = chk4_cor ? 4'h2 : \$633 ;
-  assign \$635  = chk3_cor ? 4'h1 : \$634 ;
-  assign \$636  = chk2_cor ? 4'h1 : \$635 ;
-  assign \$637  = chk1_cor ? 4'h1 : \$636 ;
-  assign \$638  = chk0_cor ? 4'h1 : \$637 ;
-  assign \$639  = chk15_unc ? 4'h4 : \$638 ;
-  assign \$640  = chk14_unc ? 4'h4 : \$639 ;
-  assign \$641  = chk13_unc ? 4'h4 : \$640 ;
-  assign \$642  = chk12_unc ? 4'h4 : \$641 ;
-  assign \$643  = chk11_unc ? 4'h3 : \$642 ;
-  assign \$644  = chk10_unc ? 4'h3 : \$643 ;
-  assign \$645  = chk9_unc ? 4'h3 : \$644 ;
-  assign \$646  = chk8_unc ? 4'h3 : \$645 ;
-  assign \$647  = chk7_unc ? 4'h2 : \$646 ;
-  assign \$648  = chk6_unc ? 4'h2 : \$647 ;
-  assign \$649  = chk5_unc ? 4'h2 : \$648 ;
-  assign \$650  = chk4_unc ? 4'h2 : \$649 ;
-  assign \$651  = chk3_unc ? 4'h1 : \$650 ;
-  assign \$652  = chk2_unc ? 4'h1 : \$651 ;
-  assign \$653  = chk1_unc ? 4'h1 : \$652 ;
-  assign err_mem = chk0_unc ? 4'h1 : \$653 ;
-  assign \$654  = chk15_cor ? chk15_addr : 11'h000;
-  assign \$655  = chk14_cor ? chk14_addr : \$654 ;
-  assign \$656  = chk13_cor ? chk13_addr : \$655 ;
-  assign \$657  = chk12_cor ? chk12_addr : \$656 ;
-  assign \$658  = chk11_cor ? chk11_addr : \$657 ;
-  assign \$659  = chk10_cor ? chk10_addr : \$658 ;
-  assign \$660  = chk9_cor ? chk9_addr : \$659 ;
-  assign \$661  = chk8_cor ? chk8_addr : \$660 ;
-  assign \$662  = chk7_cor ? chk7_addr : \$661 ;
-  assign \$663  = chk6_cor ? chk6_addr : \$662 ;
-  assign \$664  = chk5_cor ? chk5_addr : \$663 ;
-  assign \$665  = chk4_cor ? chk4_addr : \$664 ;
-  assign \$666  = chk3_cor ? chk3_addr : \$665 ;
-  assign \$667  = chk2_cor ? chk2_addr : \$666 ;
-  assign \$668  = chk1_cor ? chk1_addr : \$667 ;
-  assign \$669  = chk0_cor ? chk0_addr : \$668 ;
-  assign \$670  = chk15_unc ? chk15_addr : \$669 ;
-  assign \$671  = chk14_unc ? chk14_addr : \$670 ;
-  assign \$672  = chk13_unc ? chk13_addr : \$671 ;
-  assign \$673  = chk12_unc ? chk12_addr : \$672 ;
-  assign \$674  = chk11_unc ? chk11_addr : \$673 ;
-  assign \$675  = chk10_unc ? chk10_addr : \$674 ;
-  assign \$676  = chk9_unc ? chk9_addr : \$675 ;
-  assign \$677  = chk8_unc ? chk8_addr : \$676 ;
-  assign \$678  = chk7_unc ? chk7_addr : \$677 ;
-  assign \$679  = chk6_unc ? chk6_addr : \$678 ;
-  assign \$680  = chk5_unc ? chk5_addr : \$679 ;
-  assign \$681  = chk4_unc ? chk4_addr : \$680 ;
-  assign \$682  = chk3_unc ? chk3_addr : \$681 ;
-  assign \$683  = chk2_unc ? chk2_addr : \$682 ;
-  assign \$684  = chk1_unc ? chk1_addr : \$683 ;
-  assign err_slot = chk0_unc ? chk0_addr : \$684 ;
+  assign \$623  = | chk0_unc;
+  assign \$624  = | chk1_unc;
+  assign \$625  = | chk2_unc;
+  assign \$626  = | chk3_unc;
+  assign \$627  = | chk4_unc;
+  assign \$628  = | chk5_unc;
+  assign \$629  = | chk6_unc;
+  assign \$630  = | chk7_unc;
+  assign \$631  = | chk8_unc;
+  assign \$632  = | chk9_unc;
+  assign \$633  = | chk10_unc;
+  assign \$634  = | chk11_unc;
+  assign \$639  = | chk0_unc;
+  assign \$640  = | chk1_unc;
+  assign \$641  = | chk2_unc;
+  assign \$642  = | chk3_unc;
+  assign \$643  = | chk4_unc;
+  assign \$644  = | chk5_unc;
+  assign \$645  = | chk6_unc;
+  assign \$646  = | chk7_unc;
+  assign \$647  = | chk8_unc;
+  assign \$648  = | chk9_unc;
+  assign \$649  = | chk10_unc;
+  assign \$650  = | chk11_unc;
+  assign \$655  = \$623  | \$640 ;
+  assign \$656  = | chk0_unc;
+  assign \$657  = | chk1_unc;
+  assign \$658  = | chk2_unc;
+  assign \$659  = | chk3_unc;
+  assign \$660  = | chk4_unc;
+  assign \$661  = | chk5_unc;
+  assign \$662  = | chk6_unc;
+  assign \$663  = | chk7_unc;
+  assign \$664  = | chk8_unc;
+  assign \$665  = | chk9_unc;
+  assign \$666  = | chk10_unc;
+  assign \$667  = | chk11_unc;
+  assign \$672  = | chk0_unc;
+  assign \$673  = | chk1_unc;
+  assign \$674  = | chk2_unc;
+  assign \$675  = | chk3_unc;
+  assign \$676  = | chk4_unc;
+  assign \$677  = | chk5_unc;
+  assign \$678  = | chk6_unc;
+  assign \$679  = | chk7_unc;
+  assign \$680  = | chk8_unc;
+  assign \$681  = | chk9_unc;
+  assign \$682  = | chk10_unc;
+  assign \$683  = | chk11_unc;
+  assign \$688  = \$658  | \$675 ;
+  assign \$689  = \$655  | \$688 ;
+  assign \$690  = | chk0_unc;
+  assign \$691  = | chk1_unc;
+  assign \$692  = | chk2_unc;
+  assign \$693  = | chk3_unc;
+  assign \$694  = | chk4_unc;
+  assign \$695  = | chk5_unc;
+  assign \$696  = | chk6_unc;
+  assign \$697  = | chk7_unc;
+  assign \$698  = | chk8_unc;
+  assign \$699  = | chk9_unc;
+  assign \$700  = | chk10_unc;
+  assign \$701  = | chk11_unc;
+  assign \$706  = | chk0_unc;
+  assign \$707  = | chk1_unc;
+  assign \$708  = | chk2_unc;
+  assign \$709  = | chk3_unc;
+  assign \$710  = | chk4_unc;
+  assign \$711  = | chk5_unc;
+  assign \$712  = | chk6_unc;
+  assign \$713  = | chk7_unc;
+  assign \$714  = | chk8_unc;
+  assign \$715  = | chk9_unc;
+  assign \$716  = | chk10_unc;
+  assign \$717  = | chk11_unc;
+  assign \$722  = \$694  | \$711 ;
+  assign \$723  = | chk0_unc;
+  assign \$724  = | chk1_unc;
+  assign \$725  = | chk2_unc;
+  assign \$726  = | chk3_unc;
+  assign \$727  = | chk4_unc;
+  assign \$728  = | chk5_unc;
+  assign \$729  = | chk6_unc;
+  assign \$730  = | chk7_unc;
+  assign \$731  = | chk8_unc;
+  assign \$732  = | chk9_unc;
+  assign \$733  = | chk10_unc;
+  assign \$734  = | chk11_unc;
+  assign \$739  = | chk0_unc;
+  assign \$740  = | chk1_unc;
+  assign \$741  = | chk2_unc;
+  assign \$742  = | chk3_unc;
+  assign \$743  = | chk4_unc;
+  assign \$744  = | chk5_unc;
+  assign \$745  = | chk6_unc;
+  assign \$746  = | chk7_unc;
+  assign \$747  = | chk8_unc;
+  assign \$748  = | chk9_unc;
+  assign \$749  = | chk10_unc;
+  assign \$750  = | chk11_unc;
+  assign \$755  = \$729  | \$746 ;
+  assign \$756  = \$722  | \$755 ;
+  assign \$757  = \$689  | \$756 ;
+  assign \$758  = | chk0_unc;
+  assign \$759  = | chk1_unc;
+  assign \$760  = | chk2_unc;
+  assign \$761  = | chk3_unc;
+  assign \$762  = | chk4_unc;
+  assign \$763  = | chk5_unc;
+  assign \$764  = | chk6_unc;
+  assign \$765  = | chk7_unc;
+  assign \$766  = | chk8_unc;
+  assign \$767  = | chk9_unc;
+  assign \$768  = | chk10_unc;
+  assign \$769  = | chk11_unc;
+  assign \$774  = | chk0_unc;
+  assign \$775  = | chk1_unc;
+  assign \$776  = | chk2_unc;
+  assign \$777  = | chk3_unc;
+  assign \$778  = | chk4_unc;
+  assign \$779  = | chk5_unc;
+  assign \$780  = | chk6_unc;
+  assign \$781  = | chk7_unc;
+  assign \$782  = | chk8_unc;
+  assign \$783  = | chk9_unc;
+  assign \$784  = | chk10_unc;
+  assign \$785  = | chk11_unc;
+  assign \$790  = \$766  | \$783 ;
+  assign \$791  = | chk0_unc;
+  assign \$792  = | chk1_unc;
+  assign \$793  = | chk2_unc;
+  assign \$794  = | chk3_unc;
+  assign \$795  = | chk4_unc;
+  assign \$796  = | chk5_unc;
+  assign \$797  = | chk6_unc;
+  assign \$798  = | chk7_unc;
+  assign \$799  = | chk8_unc;
+  assign \$800  = | chk9_unc;
+  assign \$801  = | chk10_unc;
+  assign \$802  = | chk11_unc;
+  assign \$807  = | chk0_unc;
+  assign \$808  = | chk1_unc;
+  assign \$809  = | chk2_unc;
+  assign \$810  = | chk3_unc;
+  assign \$811  = | chk4_unc;
+  assign \$812  = | chk5_unc;
+  assign \$813  = | chk6_unc;
+  assign \$814  = | chk7_unc;
+  assign \$815  = | chk8_unc;
+  assign \$816  = | chk9_unc;
+  assign \$817  = | chk10_unc;
+  assign \$818  = | chk11_unc;
+  assign \$823  = \$801  | \$818 ;
+  assign \$824  = \$790  | \$823 ;
+  assign \$825  = | chk0_unc;
+  assign \$826  = | chk1_unc;
+  assign \$827  = | chk2_unc;
+  assign \$828  = | chk3_unc;
+  assign \$829  = | chk4_unc;
+  assign \$830  = | chk5_unc;
+  assign \$831  = | chk6_unc;
+  assign \$832  = | chk7_unc;
+  assign \$833  = | chk8_unc;
+  assign \$834  = | chk9_unc;
+  assign \$835  = | chk10_unc;
+  assign \$836  = | chk11_unc;
+  assign \$841  = | chk0_unc;
+  assign \$842  = | chk1_unc;
+  assign \$843  = | chk2_unc;
+  assign \$844  = | chk3_unc;
+  assign \$845  = | chk4_unc;
+  assign \$846  = | chk5_unc;
+  assign \$847  = | chk6_unc;
+  assign \$848  = | chk7_unc;
+  assign \$849  = | chk8_unc;
+  assign \$850  = | chk9_unc;
+  assign \$851  = | chk10_unc;
+  assign \$852  = | chk11_unc;
+  assign \$857  = \$837  | \$854 ;
+  assign \$858  = | chk0_unc;
+  assign \$859  = | chk1_unc;
+  assign \$860  = | chk2_unc;
+  assign \$861  = | chk3_unc;
+  assign \$862  = | chk4_unc;
+  assign \$863  = | chk5_unc;
+  assign \$864  = | chk6_unc;
+  assign \$865  = | chk7_unc;
+  assign \$866  = | chk8_unc;
+  assign \$867  = | chk9_unc;
+  assign \$868  = | chk10_unc;
+  assign \$869  = | chk11_unc;
+  assign \$874  = | chk0_unc;
+  assign \$875  = | chk1_unc;
+  assign \$876  = | chk2_unc;
+  assign \$877  = | chk3_unc;
+  assign \$878  = | chk4_unc;
+  assign \$879  = | chk5_unc;
+  assign \$880  = | chk6_unc;
+  assign \$881  = | chk7_unc;
+  assign \$882  = | chk8_unc;
+  assign \$883  = | chk9_unc;
+  assign \$884  = | chk10_unc;
+  assign \$885  = | chk11_unc;
+  assign \$890  = \$872  | \$889 ;
+  assign \$891  = \$857  | \$890 ;
+  assign \$892  = \$824  | \$891 ;
+  assign \$893  = \$757  | \$892 ;
+  assign \$894  = | chk0_unc;
+  assign \$895  = | chk1_unc;
+  assign \$896  = | chk2_unc;
+  assign \$897  = | chk3_unc;
+  assign \$898  = | chk4_unc;
+  assign \$899  = | chk5_unc;
+  assign \$900  = | chk6_unc;
+  assign \$901  = | chk7_unc;
+  assign \$902  = | chk8_unc;
+  assign \$903  = | chk9_unc;
+  assign \$904  = | chk10_unc;
+  assign \$905  = | chk11_unc;
+  assign \$910  = | chk0_unc;
+  assign \$911  = | chk1_unc;
+  assign \$912  = | chk2_unc;
+  assign \$913  = | chk3_unc;
+  assign \$914  = | chk4_unc;
+  assign \$915  = | chk5_unc;
+  assign \$916  = | chk6_unc;
+  assign \$917  = | chk7_unc;
+  assign \$918  = | chk8_unc;
+  assign \$919  = | chk9_unc;
+  assign \$920  = | chk10_unc;
+  assign \$921  = | chk11_unc;
+  assign \$926  = \$894  | \$911 ;
+  assign \$927  = | chk0_unc;
+  assign \$928  = | chk1_unc;
+  assign \$929  = | chk2_unc;
+  assign \$930  = | chk3_unc;
+  assign \$931  = | chk4_unc;
+  assign \$932  = | chk5_unc;
+  assign \$933  = | chk6_unc;
+  assign \$934  = | chk7_unc;
+  assign \$935  = | chk8_unc;
+  assign \$936  = | chk9_unc;
+  assign \$937  = | chk10_unc;
+  assign \$938  = | chk11_unc;
+  assign \$943  = | chk0_unc;
+  assign \$944  = | chk1_unc;
+  assign \$945  = | chk2_unc;
+  assign \$946  = | chk3_unc;
+  assign \$947  = | chk4_unc;
+  assign \$948  = | chk5_unc;
+  assign \$949  = | chk6_unc;
+  assign \$950  = | chk7_unc;
+  assign \$951  = | chk8_unc;
+  assign \$952  = | chk9_unc;
+  assign \$953  = | chk10_unc;
+  assign \$954  = | chk11_unc;
+  assign \$959  = \$929  | \$946 ;
+  assign \$960  = \$926  | \$959 ;
+  assign \$961  = | chk0_unc;
+  assign \$962  = | chk1_unc;
+  assign \$963  = | chk2_unc;
+  assign \$964  = | chk3_unc;
+  assign \$965  = | chk4_unc;
+  assign \$966  = | chk5_unc;
+  assign \$967  = | chk6_unc;
+  assign \$968  = | chk7_unc;
+  assign \$969  = | chk8_unc;
+  assign \$970  = | chk9_unc;
+  assign \$971  = | chk10_unc;
+  assign \$972  = | chk11_unc;
+  assign \$977  = | chk0_unc;
+  assign \$978  = | chk1_unc;
+  assign \$979  = | chk2_unc;
+  assign \$980  = | chk3_unc;
+  assign \$981  = | chk4_unc;
+  assign \$982  = | chk5_unc;
+  assign \$983  = | chk6_unc;
+  assign \$984  = | chk7_unc;
+  assign \$985  = | chk8_unc;
+  assign \$986  = | chk9_unc;
+  assign \$987  = | chk10_unc;
+  assign \$988  = | chk11_unc;
+  assign \$993  = \$965  | \$982 ;
+  assign \$994  = | chk0_unc;
+  assign \$995  = | chk1_unc;
+  assign \$996  = | chk2_unc;
+  assign \$997  = | chk3_unc;
+  assign \$998  = | chk4_unc;
+  assign \$999  = | chk5_unc;
+  assign \$1000  = | chk6_unc;
+  assign \$1001  = | chk7_unc;
+  assign \$1002  = | chk8_unc;
+  assign \$1003  = | chk9_unc;
+  assign \$1004  = | chk10_unc;
+  assign \$1005  = | chk11_unc;
+  assign \$1010  = | chk0_unc;
+  assign \$1011  = | chk1_unc;
+  assign \$1012  = | chk2_unc;
+  assign \$1013  = | chk3_unc;
+  assign \$1014  = | chk4_unc;
+  assign \$1015  = | chk5_unc;
+  assign \$1016  = | chk6_unc;
+  assign \$1017  = | chk7_unc;
+  assign \$1018  = | chk8_unc;
+  assign \$1019  = | chk9_unc;
+  assign \$1020  = | chk10_unc;
+  assign \$1021  = | chk11_unc;
+  assign \$1026  = \$1000  | \$1017 ;
+  assign \$1027  = \$993  | \$1026 ;
+  assign \$1028  = \$960  | \$1027 ;
+  assign \$1029  = | chk0_unc;
+  assign \$1030  = | chk1_unc;
+  assign \$1031  = | chk2_unc;
+  assign \$1032  = | chk3_unc;
+  assign \$1033  = | chk4_unc;
+  assign \$1034  = | chk5_unc;
+  assign \$1035  = | chk6_unc;
+  assign \$1036  = | chk7_unc;
+  assign \$1037  = | chk8_unc;
+  assign \$1038  = | chk9_unc;
+  assign \$1039  = | chk10_unc;
+  assign \$1040  = | chk11_unc;
+  assign \$1045  = | chk0_unc;
+  assign \$1046  = | chk1_unc;
+  assign \$1047  = | chk2_unc;
+  assign \$1048  = | chk3_unc;
+  assign \$1049  = | chk4_unc;
+  assign \$1050  = | chk5_unc;
+  assign \$1051  = | chk6_unc;
+  assign \$1052  = | chk7_unc;
+  assign \$1053  = | chk8_unc;
+  assign \$1054  = | chk9_unc;
+  assign \$1055  = | chk10_unc;
+  assign \$1056  = | chk11_unc;
+  assign \$1061  = \$1029  | \$1046 ;
+  assign \$1062  = | chk0_unc;
+  assign \$1063  = | chk1_unc;
+  assign \$1064  = | chk2_unc;
+  assign \$1065  = | chk3_unc;
+  assign \$1066  = | chk4_unc;
+  assign \$1067  = | chk5_unc;
+  assign \$1068  = | chk6_unc;
+  assign \$1069  = | chk7_unc;
+  assign \$1070  = | chk8_unc;
+  assign \$1071  = | chk9_unc;
+  assign \$1072  = | chk10_unc;
+  assign \$1073  = | chk11_unc;
+  assign \$1078  = | chk0_unc;
+  assign \$1079  = | chk1_unc;
+  assign \$1080  = | chk2_unc;
+  assign \$1081  = | chk3_unc;
+  assign \$1082  = | chk4_unc;
+  assign \$1083  = | chk5_unc;
+  assign \$1084  = | chk6_unc;
+  assign \$1085  = | chk7_unc;
+  assign \$1086  = | chk8_unc;
+  assign \$1087  = | chk9_unc;
+  assign \$1088  = | chk10_unc;
+  assign \$1089  = | chk11_unc;
+  assign \$1094  = \$1064  | \$1081 ;
+  assign \$1095  = \$1061  | \$1094 ;
+  assign \$1096  = | chk0_unc;
+  assign \$1097  = | chk1_unc;
+  assign \$1098  = | chk2_unc;
+  assign \$1099  = | chk3_unc;
+  assign \$1100  = | chk4_unc;
+  assign \$1101  = | chk5_unc;
+  assign \$1102  = | chk6_unc;
+  assign \$1103  = | chk7_unc;
+  assign \$1104  = | chk8_unc;
+  assign \$1105  = | chk9_unc;
+  assign \$1106  = | chk10_unc;
+  assign \$1107  = | chk11_unc;
+  assign \$1112  = | chk0_unc;
+  assign \$1113  = | chk1_unc;
+  assign \$1114  = | chk2_unc;
+  assign \$1115  = | chk3_unc;
+  assign \$1116  = | chk4_unc;
+  assign \$1117  = | chk5_unc;
+  assign \$1118  = | chk6_unc;
+  assign \$1119  = | chk7_unc;
+  assign \$1120  = | chk8_unc;
+  assign \$1121  = | chk9_unc;
+  assign \$1122  = | chk10_unc;
+  assign \$1123  = | chk11_unc;
+  assign \$1128  = \$1096  | \$1113 ;
+  assign \$1129  = | chk0_unc;
+  assign \$1130  = | chk1_unc;
+  assign \$1131  = | chk2_unc;
+  assign \$1132  = | chk3_unc;
+  assign \$1133  = | chk4_unc;
+  assign \$1134  = | chk5_unc;
+  assign \$1135  = | chk6_unc;
+  assign \$1136  = | chk7_unc;
+  assign \$1137  = | chk8_unc;
+  assign \$1138  = | chk9_unc;
+  assign \$1139  = | chk10_unc;
+  assign \$1140  = | chk11_unc;
+  assign \$1145  = | chk0_unc;
+  assign \$1146  = | chk1_unc;
+  assign \$1147  = | chk2_unc;
+  assign \$1148  = | chk3_unc;
+  assign \$1149  = | chk4_unc;
+  assign \$1150  = | chk5_unc;
+  assign \$1151  = | chk6_unc;
+  assign \$1152  = | chk7_unc;
+  assign \$1153  = | chk8_unc;
+  assign \$1154  = | chk9_unc;
+  assign \$1155  = | chk10_unc;
+  assign \$1156  = | chk11_unc;
+  assign \$1161  = \$1145  ? 4'h1 : 4'h0;
+  assign \$1162  = | chk0_unc;
+  assign \$1163  = | chk1_unc;
+  assign \$1164  = | chk2_unc;
+  assign \$1165  = | chk3_unc;
+  assign \$1166  = | chk4_unc;
+  assign \$1167  = | chk5_unc;
+  assign \$1168  = | chk6_unc;
+  assign \$1169  = | chk7_unc;
+  assign \$1170  = | chk8_unc;
+  assign \$1171  = | chk9_unc;
+  assign \$1172  = | chk10_unc;
+  assign \$1173  = | chk11_unc;
+  assign \$1178  = \$1163  ? 4'h1 : 4'h0;
+  assign \$1179  = \$1129  ? \$1161  : \$1178 ;
+  assign \$1180  = | chk0_unc;
+  assign \$1181  = | chk1_unc;
+  assign \$1182  = | chk2_unc;
+  assign \$1183  = | chk3_unc;
+  assign \$1184  = | chk4_unc;
+  assign \$1185  = | chk5_unc;
+  assign \$1186  = | chk6_unc;
+  assign \$1187  = | chk7_unc;
+  assign \$1188  = | chk8_unc;
+  assign \$1189  = | chk9_unc;
+  assign \$1190  = | chk10_unc;
+  assign \$1191  = | chk11_unc;
+  assign \$1196  = | chk0_unc;
+  assign \$1197  = | chk1_unc;
+  assign \$1198  = | chk2_unc;
+  assign \$1199  = | chk3_unc;
+  assign \$1200  = | chk4_unc;
+  assign \$1201  = | chk5_unc;
+  assign \$1202  = | chk6_unc;
+  assign \$1203  = | chk7_unc;
+  assign \$1204  = | chk8_unc;
+  assign \$1205  = | chk9_unc;
+  assign \$1206  = | chk10_unc;
+  assign \$1207  = | chk11_unc;
+  assign \$1212  = \$1198  ? 4'h1 : 4'h0;
+  assign \$1213  = | chk0_unc;
+  assign \$1214  = | chk1_unc;
+  assign \$1215  = | chk2_unc;
+  assign \$1216  = | chk3_unc;
+  assign \$1217  = | chk4_unc;
+  assign \$1218  = | chk5_unc;
+  assign \$1219  = | chk6_unc;
+  assign \$1220  = | chk7_unc;
+  assign \$1221  = | chk8_unc;
+  assign \$1222  = | chk9_unc;
+  assign \$1223  = | chk10_unc;
+  assign \$1224  = | chk11_unc;
+  assign \$1229  = \$1216  ? 4'h1 : 4'h0;
+  assign \$1230  = \$1182  ? \$1212  : \$1229 ;
+  assign \$1231  = \$1128  ? \$1179  : \$1230 ;
+  assign \$1232  = | chk0_unc;
+  assign \$1233  = | chk1_unc;
+  assign \$1234  = | chk2_unc;
+  assign \$1235  = | chk3_unc;
+  assign \$1236  = | chk4_unc;
+  assign \$1237  = | chk5_unc;
+  assign \$1238  = | chk6_unc;
+  assign \$1239  = | chk7_unc;
+  assign \$1240  = | chk8_unc;
+  assign \$1241  = | chk9_unc;
+  assign \$1242  = | chk10_unc;
+  assign \$1243  = | chk11_unc;
+  assign \$1248  = | chk0_unc;
+  assign \$1249  = | chk1_unc;
+  assign \$1250  = | chk2_unc;
+  assign \$1251  = | chk3_unc;
+  assign \$1252  = | chk4_unc;
+  assign \$1253  = | chk5_unc;
+  assign \$1254  = | chk6_unc;
+  assign \$1255  = | chk7_unc;
+  assign \$1256  = | chk8_unc;
+  assign \$1257  = | chk9_unc;
+  assign \$1258  = | chk10_unc;
+  assign \$1259  = | chk11_unc;
+  assign \$1264  = \$1236  | \$1253 ;
+  assign \$1265  = | chk0_unc;
+  assign \$1266  = | chk1_unc;
+  assign \$1267  = | chk2_unc;
+  assign \$1268  = | chk3_unc;
+  assign \$1269  = | chk4_unc;
+  assign \$1270  = | chk5_unc;
+  assign \$1271  = | chk6_unc;
+  assign \$1272  = | chk7_unc;
+  assign \$1273  = | chk8_unc;
+  assign \$1274  = | chk9_unc;
+  assign \$1275  = | chk10_unc;
+  assign \$1276  = | chk11_unc;
+  assign \$1281  = | chk0_unc;
+  assign \$1282  = | chk1_unc;
+  assign \$1283  = | chk2_unc;
+  assign \$1284  = | chk3_unc;
+  assign \$1285  = | chk4_unc;
+  assign \$1286  = | chk5_unc;
+  assign \$1287  = | chk6_unc;
+  assign \$1288  = | chk7_unc;
+  assign \$1289  = | chk8_unc;
+  assign \$1290  = | chk9_unc;
+  assign \$1291  = | chk10_unc;
+  assign \$1292  = | chk11_unc;
+  assign \$1297  = \$1285  ? 4'h2 : 4'h0;
+  assign \$1298  = | chk0_unc;
+  assign \$1299  = | chk1_unc;
+  assign \$1300  = | chk2_unc;
+  assign \$1301  = | chk3_unc;
+  assign \$1302  = | chk4_unc;
+  assign \$1303  = | chk5_unc;
+  assign \$1304  = | chk6_unc;
+  assign \$1305  = | chk7_unc;
+  assign \$1306  = | chk8_unc;
+  assign \$1307  = | chk9_unc;
+  assign \$1308  = | chk10_unc;
+  assign \$1309  = | chk11_unc;
+  assign \$1314  = \$1303  ? 4'h2 : 4'h0;
+  assign \$1315  = \$1269  ? \$1297  : \$1314 ;
+  assign \$1316  = | chk0_unc;
+  assign \$1317  = | chk1_unc;
+  assign \$1318  = | chk2_unc;
+  assign \$1319  = | chk3_unc;
+  assign \$1320  = | chk4_unc;
+  assign \$1321  = | chk5_unc;
+  assign \$1322  = | chk6_unc;
+  assign \$1323  = | chk7_unc;
+  assign \$1324  = | chk8_unc;
+  assign \$1325  = | chk9_unc;
+  assign \$1326  = | chk10_unc;
+  assign \$1327  = | chk11_unc;
+  assign \$1332  = | chk0_unc;
+  assign \$1333  = | chk1_unc;
+  assign \$1334  = | chk2_unc;
+  assign \$1335  = | chk3_unc;
+  assign \$1336  = | chk4_unc;
+  assign \$1337  = | chk5_unc;
+  assign \$1338  = | chk6_unc;
+  assign \$1339  = | chk7_unc;
+  assign \$1340  = | chk8_unc;
+  assign \$1341  = | chk9_unc;
+  assign \$1342  = | chk10_unc;
+  assign \$1343  = | chk11_unc;
+  assign \$1348  = \$1338  ? 4'h2 : 4'h0;
+  assign \$1349  = | chk0_unc;
+  assign \$1350  = | chk1_unc;
+  assign \$1351  = | chk2_unc;
+  assign \$1352  = | chk3_unc;
+  assign \$1353  = | chk4_unc;
+  assign \$1354  = | chk5_unc;
+  assign \$1355  = | chk6_unc;
+  assign \$1356  = | chk7_unc;
+  assign \$1357  = | chk8_unc;
+  assign \$1358  = | chk9_unc;
+  assign \$1359  = | chk10_unc;
+  assign \$1360  = | chk11_unc;
+  assign \$1365  = \$1356  ? 4'h2 : 4'h0;
+  assign \$1366  = \$1322  ? \$1348  : \$1365 ;
+  assign \$1367  = \$1264  ? \$1315  : \$1366 ;
+  assign \$1368  = \$1095  ? \$1231  : \$1367 ;
+  assign \$1369  = | chk0_unc;
+  assign \$1370  = | chk1_unc;
+  assign \$1371  = | chk2_unc;
+  assign \$1372  = | chk3_unc;
+  assign \$1373  = | chk4_unc;
+  assign \$1374  = | chk5_unc;
+  assign \$1375  = | chk6_unc;
+  assign \$1376  = | chk7_unc;
+  assign \$1377  = | chk8_unc;
+  assign \$1378  = | chk9_unc;
+  assign \$1379  = | chk10_unc;
+  assign \$1380  = | chk11_unc;
+  assign \$1385  = | chk0_unc;
+  assign \$1386  = | chk1_unc;
+  assign \$1387  = | chk2_unc;
+  assign \$1388  = | chk3_unc;
+  assign \$1389  = | chk4_unc;
+  assign \$1390  = | chk5_unc;
+  assign \$1391  = | chk6_unc;
+  assign \$1392  = | chk7_unc;
+  assign \$1393  = | chk8_unc;
+  assign \$1394  = | chk9_unc;
+  assign \$1395  = | chk10_unc;
+  assign \$1396  = | chk11_unc;
+  assign \$1401  = \$1377  | \$1394 ;
+  assign \$1402  = | chk0_unc;
+  assign \$1403  = | chk1_unc;
+  assign \$1404  = | chk2_unc;
+  assign \$1405  = | chk3_unc;
+  assign \$1406  = | chk4_unc;
+  assign \$1407  = | chk5_unc;
+  assign \$1408  = | chk6_unc;
+  assign \$1409  = | chk7_unc;
+  assign \$1410  = | chk8_unc;
+  assign \$1411  = | chk9_unc;
+  assign \$1412  = | chk10_unc;
+  assign \$1413  = | chk11_unc;
+  assign \$1418  = | chk0_unc;
+  assign \$1419  = | chk1_unc;
+  assign \$1420  = | chk2_unc;
+  assign \$1421  = | chk3_unc;
+  assign \$1422  = | chk4_unc;
+  assign \$1423  = | chk5_unc;
+  assign \$1424  = | chk6_unc;
+  assign \$1425  = | chk7_unc;
+  assign \$1426  = | chk8_unc;
+  assign \$1427  = | chk9_unc;
+  assign \$1428  = | chk10_unc;
+  assign \$1429  = | chk11_unc;
+  assign \$1434  = \$1412  | \$1429 ;
+  assign \$1435  = \$1401  | \$1434 ;
+  assign \$1436  = | chk0_unc;
+  assign \$1437  = | chk1_unc;
+  assign \$1438  = | chk2_unc;
+  assign \$1439  = | chk3_unc;
+  assign \$1440  = | chk4_unc;
+  assign \$1441  = | chk5_unc;
+  assign \$1442  = | chk6_unc;
+  assign \$1443  = | chk7_unc;
+  assign \$1444  = | chk8_unc;
+  assign \$1445  = | chk9_unc;
+  assign \$1446  = | chk10_unc;
+  assign \$1447  = | chk11_unc;
+  assign \$1452  = | chk0_unc;
+  assign \$1453  = | chk1_unc;
+  assign \$1454  = | chk2_unc;
+  assign \$1455  = | chk3_unc;
+  assign \$1456  = | chk4_unc;
+  assign \$1457  = | chk5_unc;
+  assign \$1458  = | chk6_unc;
+  assign \$1459  = | chk7_unc;
+  assign \$1460  = | chk8_unc;
+  assign \$1461  = | chk9_unc;
+  assign \$1462  = | chk10_unc;
+  assign \$1463  = | chk11_unc;
+  assign \$1468  = \$1444  | \$1461 ;
+  assign \$1469  = | chk0_unc;
+  assign \$1470  = | chk1_unc;
+  assign \$1471  = | chk2_unc;
+  assign \$1472  = | chk3_unc;
+  assign \$1473  = | chk4_unc;
+  assign \$1474  = | chk5_unc;
+  assign \$1475  = | chk6_unc;
+  assign \$1476  = | chk7_unc;
+  assign \$1477  = | chk8_unc;
+  assign \$1478  = | chk9_unc;
+  assign \$1479  = | chk10_unc;
+  assign \$1480  = | chk11_unc;
+  assign \$1485  = | chk0_unc;
+  assign \$1486  = | chk1_unc;
+  assign \$1487  = | chk2_unc;
+  assign \$1488  = | chk3_unc;
+  assign \$1489  = | chk4_unc;
+  assign \$1490  = | chk5_unc;
+  assign \$1491  = | chk6_unc;
+  assign \$1492  = | chk7_unc;
+  assign \$1493  = | chk8_unc;
+  assign \$1494  = | chk9_unc;
+  assign \$1495  = | chk10_unc;
+  assign \$1496  = | chk11_unc;
+  assign \$1501  = \$1493  ? 4'h3 : 4'h0;
+  assign \$1502  = | chk0_unc;
+  assign \$1503  = | chk1_unc;
+  assign \$1504  = | chk2_unc;
+  assign \$1505  = | chk3_unc;
+  assign \$1506  = | chk4_unc;
+  assign \$1507  = | chk5_unc;
+  assign \$1508  = | chk6_unc;
+  assign \$1509  = | chk7_unc;
+  assign \$1510  = | chk8_unc;
+  assign \$1511  = | chk9_unc;
+  assign \$1512  = | chk10_unc;
+  assign \$1513  = | chk11_unc;
+  assign \$1518  = \$1511  ? 4'h3 : 4'h0;
+  assign \$1519  = \$1477  ? \$1501  : \$1518 ;
+  assign \$1520  = | chk0_unc;
+  assign \$1521  = | chk1_unc;
+  assign \$1522  = | chk2_unc;
+  assign \$1523  = | chk3_unc;
+  assign \$1524  = | chk4_unc;
+  assign \$1525  = | chk5_unc;
+  assign \$1526  = | chk6_unc;
+  assign \$1527  = | chk7_unc;
+  assign \$1528  = | chk8_unc;
+  assign \$1529  = | chk9_unc;
+  assign \$1530  = | chk10_unc;
+  assign \$1531  = | chk11_unc;
+  assign \$1536  = | chk0_unc;
+  assign \$1537  = | chk1_unc;
+  assign \$1538  = | chk2_unc;
+  assign \$1539  = | chk3_unc;
+  assign \$1540  = | chk4_unc;
+  assign \$1541  = | chk5_unc;
+  assign \$1542  = | chk6_unc;
+  assign \$1543  = | chk7_unc;
+  assign \$1544  = | chk8_unc;
+  assign \$1545  = | chk9_unc;
+  assign \$1546  = | chk10_unc;
+  assign \$1547  = | chk11_unc;
+  assign \$1552  = \$1546  ? 4'h3 : 4'h0;
+  assign \$1553  = | chk0_unc;
+  assign \$1554  = | chk1_unc;
+  assign \$1555  = | chk2_unc;
+  assign \$1556  = | chk3_unc;
+  assign \$1557  = | chk4_unc;
+  assign \$1558  = | chk5_unc;
+  assign \$1559  = | chk6_unc;
+  assign \$1560  = | chk7_unc;
+  assign \$1561  = | chk8_unc;
+  assign \$1562  = | chk9_unc;
+  assign \$1563  = | chk10_unc;
+  assign \$1564  = | chk11_unc;
+  assign \$1569  = \$1564  ? 4'h3 : 4'h0;
+  assign \$1570  = \$1530  ? \$1552  : \$1569 ;
+  assign \$1571  = \$1468  ? \$1519  : \$1570 ;
+  assign \$1572  = | chk0_unc;
+  assign \$1573  = | chk1_unc;
+  assign \$1574  = | chk2_unc;
+  assign \$1575  = | chk3_unc;
+  assign \$1576  = | chk4_unc;
+  assign \$1577  = | chk5_unc;
+  assign \$1578  = | chk6_unc;
+  assign \$1579  = | chk7_unc;
+  assign \$1580  = | chk8_unc;
+  assign \$1581  = | chk9_unc;
+  assign \$1582  = | chk10_unc;
+  assign \$1583  = | chk11_unc;
+  assign \$1588  = | chk0_unc;
+  assign \$1589  = | chk1_unc;
+  assign \$1590  = | chk2_unc;
+  assign \$1591  = | chk3_unc;
+  assign \$1592  = | chk4_unc;
+  assign \$1593  = | chk5_unc;
+  assign \$1594  = | chk6_unc;
+  assign \$1595  = | chk7_unc;
+  assign \$1596  = | chk8_unc;
+  assign \$1597  = | chk9_unc;
+  assign \$1598  = | chk10_unc;
+  assign \$1599  = | chk11_unc;
+  assign \$1604  = \$1584  | \$1601 ;
+  assign \$1605  = | chk0_unc;
+  assign \$1606  = | chk1_unc;
+  assign \$1607  = | chk2_unc;
+  assign \$1608  = | chk3_unc;
+  assign \$1609  = | chk4_unc;
+  assign \$1610  = | chk5_unc;
+  assign \$1611  = | chk6_unc;
+  assign \$1612  = | chk7_unc;
+  assign \$1613  = | chk8_unc;
+  assign \$1614  = | chk9_unc;
+  assign \$1615  = | chk10_unc;
+  assign \$1616  = | chk11_unc;
+  assign \$1621  = | chk0_unc;
+  assign \$1622  = | chk1_unc;
+  assign \$1623  = | chk2_unc;
+  assign \$1624  = | chk3_unc;
+  assign \$1625  = | chk4_unc;
+  assign \$1626  = | chk5_unc;
+  assign \$1627  = | chk6_unc;
+  assign \$1628  = | chk7_unc;
+  assign \$1629  = | chk8_unc;
+  assign \$1630  = | chk9_unc;
+  assign \$1631  = | chk10_unc;
+  assign \$1632  = | chk11_unc;
+  assign \$1637  = \$1633  ? 4'h4 : 4'h0;
+  assign \$1638  = | chk0_unc;
+  assign \$1639  = | chk1_unc;
+  assign \$1640  = | chk2_unc;
+  assign \$1641  = | chk3_unc;
+  assign \$1642  = | chk4_unc;
+  assign \$1643  = | chk5_unc;
+  assign \$1644  = | chk6_unc;
+  assign \$1645  = | chk7_unc;
+  assign \$1646  = | chk8_unc;
+  assign \$1647  = | chk9_unc;
+  assign \$1648  = | chk10_unc;
+  assign \$1649  = | chk11_unc;
+  assign \$1654  = \$1651  ? 4'h4 : 4'h0;
+  assign \$1655  = \$1617  ? \$1637  : \$1654 ;
+  assign \$1656  = | chk0_unc;
+  assign \$1657  = | chk1_unc;
+  assign \$1658  = | chk2_unc;
+  assign \$1659  = | chk3_unc;
+  assign \$1660  = | chk4_unc;
+  assign \$1661  = | chk5_unc;
+  assign \$1662  = | chk6_unc;
+  assign \$1663  = | chk7_unc;
+  assign \$1664  = | chk8_unc;
+  assign \$1665  = | chk9_unc;
+  assign \$1666  = | chk10_unc;
+  assign \$1667  = | chk11_unc;
+  assign \$1672  = | chk0_unc;
+  assign \$1673  = | chk1_unc;
+  assign \$1674  = | chk2_unc;
+  assign \$1675  = | chk3_unc;
+  assign \$1676  = | chk4_unc;
+  assign \$1677  = | chk5_unc;
+  assign \$1678  = | chk6_unc;
+  assign \$1679  = | chk7_unc;
+  assign \$1680  = | chk8_unc;
+  assign \$1681  = | chk9_unc;
+  assign \$1682  = | chk10_unc;
+  assign \$1683  = | chk11_unc;
+  assign \$1688  = \$1686  ? 4'h4 : 4'h0;
+  assign \$1689  = | chk0_unc;
+  assign \$1690  = | chk1_unc;
+  assign \$1691  = | chk2_unc;
+  assign \$1692  = | chk3_unc;
+  assign \$1693  = | chk4_unc;
+  assign \$1694  = | chk5_unc;
+  assign \$1695  = | chk6_unc;
+  assign \$1696  = | chk7_unc;
+  assign \$1697  = | chk8_unc;
+  assign \$1698  = | chk9_unc;
+  assign \$1699  = | chk10_unc;
+  assign \$1700  = | chk11_unc;
+  assign \$1705  = \$1704  ? 4'h4 : 4'h0;
+  assign \$1706  = \$1670  ? \$1688  : \$1705 ;
+  assign \$1707  = \$1604  ? \$1655  : \$1706 ;
+  assign \$1708  = \$1435  ? \$1571  : \$1707 ;
+  assign \$1709  = \$1028  ? \$1368  : \$1708 ;
+  assign \$1710  = chk0_cor | chk1_cor;
+  assign \$1711  = chk2_cor | chk3_cor;
+  assign \$1712  = \$1710  | \$1711 ;
+  assign \$1713  = chk4_cor | chk5_cor;
+  assign \$1714  = chk6_cor | chk7_cor;
+  assign \$1715  = \$1713  | \$1714 ;
+  assign \$1716  = \$1712  | \$1715 ;
+  assign \$1717  = chk0_cor | chk1_cor;
+  assign \$1718  = chk2_cor | chk3_cor;
+  assign \$1719  = \$1717  | \$1718 ;
+  assign \$1720  = chk0_cor | chk1_cor;
+  assign \$1721  = chk0_cor ? 4'h1 : 4'h0;
+  assign \$1722  = chk1_cor ? 4'h1 : 4'h0;
+  assign \$1723  = chk0_cor ? \$1721  : \$1722 ;
+  assign \$1724  = chk2_cor ? 4'h1 : 4'h0;
+  assign \$1725  = chk3_cor ? 4'h1 : 4'h0;
+  assign \$1726  = chk2_cor ? \$1724  : \$1725 ;
+  assign \$1727  = \$1720  ? \$1723  : \$1726 ;
+  assign \$1728  = chk4_cor | chk5_cor;
+  assign \$1729  = chk4_cor ? 4'h2 : 4'h0;
+  assign \$1730  = chk5_cor ? 4'h2 : 4'h0;
+  assign \$1731  = chk4_cor ? \$1729  : \$1730 ;
+  assign \$1732  = chk6_cor ? 4'h2 : 4'h0;
+  assign \$1733  = chk7_cor ? 4'h2 : 4'h0;
+  assign \$1734  = chk6_cor ? \$1732  : \$1733 ;
+  assign \$1735  = \$1728  ? \$1731  : \$1734 ;
+  assign \$1736  = \$1719  ? \$1727  : \$1735 ;
+  assign \$1737  = chk8_cor | chk9_cor;
+  assign \$1738  = chk10_cor | chk11_cor;
+  assign \$1739  = \$1737  | \$1738 ;
+  assign \$1740  = chk8_cor | chk9_cor;
+  assign \$1741  = chk8_cor ? 4'h3 : 4'h0;
+  assign \$1742  = chk9_cor ? 4'h3 : 4'h0;
+  assign \$1743  = chk8_cor ? \$1741  : \$1742 ;
+  assign \$1744  = chk10_cor ? 4'h3 : 4'h0;
+  assign \$1745  = chk11_cor ? 4'h3 : 4'h0;
+  assign \$1746  = chk10_cor ? \$1744  : \$1745 ;
+  assign \$1747  = \$1740  ? \$1743  : \$1746 ;
+  assign \$1748  = chk12_cor | chk13_cor;
+  assign \$1749  = chk12_cor ? 4'h4 : 4'h0;
+  assign \$1750  = chk13_cor ? 4'h4 : 4'h0;
+  assign \$1751  = chk12_cor ? \$1749  : \$1750 ;
+  assign \$1752  = chk14_cor ? 4'h4 : 4'h0;
+  assign \$1753  = chk15_cor ? 4'h4 : 4'h0;
+  assign \$1754  = chk14_cor ? \$1752  : \$1753 ;
+  assign \$1755  = \$1748  ? \$1751  : \$1754 ;
+  assign \$1756  = \$1739  ? \$1747  : \$1755 ;
+  assign \$1757  = \$1716  ? \$1736  : \$1756 ;
+  assign err_mem = \$893  ? \$1709  : \$1757 ;
+  assign \$1758  = | chk0_unc;
+  assign \$1759  = | chk1_unc;
+  assign \$1760  = | chk2_unc;
+  assign \$1761  = | chk3_unc;
+  assign \$1762  = | chk4_unc;
+  assign \$1763  = | chk5_unc;
+  assign \$1764  = | chk6_unc;
+  assign \$1765  = | chk7_unc;
+  assign \$1766  = | chk8_unc;
+  assign \$1767  = | chk9_unc;
+  assign \$1768  = | chk10_unc;
+  assign \$1769  = | chk11_unc;
+  assign \$1774  = | chk0_unc;
+  assign \$1775  = | chk1_unc;
+  assign \$1776  = | chk2_unc;
+  assign \$1777  = | chk3_unc;
+  assign \$1778  = | chk4_unc;
+  assign \$1779  = | chk5_unc;
+  assign \$1780  = | chk6_unc;
+  assign \$1781  = | chk7_unc;
+  assign \$1782  = | chk8_unc;
+  assign \$1783  = | chk9_unc;
+  assign \$1784  = | chk10_unc;
+  assign \$1785  = | chk11_unc;
+  assign \$1790  = \$1758  | \$1775 ;
+  assign \$1791  = | chk0_unc;
+  assign \$1792  = | chk1_unc;
+  assign \$1793  = | chk2_unc;
+  assign \$1794  = | chk3_unc;
+  assign \$1795  = | chk4_unc;
+  assign \$1796  = | chk5_unc;
+  assign \$1797  = | chk6_unc;
+  assign \$1798  = | chk7_unc;
+  assign \$1799  = | chk8_unc;
+  assign \$1800  = | chk9_unc;
+  assign \$1801  = | chk10_unc;
+  assign \$1802  = | chk11_unc;
+  assign \$1807  = | chk0_unc;
+  assign \$1808  = | chk1_unc;
+  assign \$1809  = | chk2_unc;
+  assign \$1810  = | chk3_unc;
+  assign \$1811  = | chk4_unc;
+  assign \$1812  = | chk5_unc;
+  assign \$1813  = | chk6_unc;
+  assign \$1814  = | chk7_unc;
+  assign \$1815  = | chk8_unc;
+  assign \$1816  = | chk9_unc;
+  assign \$1817  = | chk10_unc;
+  assign \$1818  = | chk11_unc;
+  assign \$1823  = \$1793  | \$1810 ;
+  assign \$1824  = \$1790  | \$1823 ;
+  assign \$1825  = | chk0_unc;
+  assign \$1826  = | chk1_unc;
+  assign \$1827  = | chk2_unc;
+  assign \$1828  = | chk3_unc;
+  assign \$1829  = | chk4_unc;
+  assign \$1830  = | chk5_unc;
+  assign \$1831  = | chk6_unc;
+  assign \$1832  = | chk7_unc;
+  assign \$1833  = | chk8_unc;
+  assign \$1834  = | chk9_unc;
+  assign \$1835  = | chk10_unc;
+  assign \$1836  = | chk11_unc;
+  assign \$1841  = | chk0_unc;
+  assign \$1842  = | chk1_unc;
+  assign \$1843  = | chk2_unc;
+  assign \$1844  = | chk3_unc;
+  assign \$1845  = | chk4_unc;
+  assign \$1846  = | chk5_unc;
+  assign \$1847  = | chk6_unc;
+  assign \$1848  = | chk7_unc;
+  assign \$1849  = | chk8_unc;
+  assign \$1850  = | chk9_unc;
+  assign \$1851  = | chk10_unc;
+  assign \$1852  = | chk11_unc;
+  assign \$1857  = \$1829  | \$1846 ;
+  assign \$1858  = | chk0_unc;
+  assign \$1859  = | chk1_unc;
+  assign \$1860  = | chk2_unc;
+  assign \$1861  = | chk3_unc;
+  assign \$1862  = | chk4_unc;
+  assign \$1863  = | chk5_unc;
+  assign \$1864  = | chk6_unc;
+  assign \$1865  = | chk7_unc;
+  assign \$1866  = | chk8_unc;
+  assign \$1867  = | chk9_unc;
+  assign \$1868  = | chk10_unc;
+  assign \$1869  = | chk11_unc;
+  assign \$1874  = | chk0_unc;
+  assign \$1875  = | chk1_unc;
+  assign \$1876  = | chk2_unc;
+  assign \$1877  = | chk3_unc;
+  assign \$1878  = | chk4_unc;
+  assign \$1879  = | chk5_unc;
+  assign \$1880  = | chk6_unc;
+  assign \$1881  = | chk7_unc;
+  assign \$1882  = | chk8_unc;
+  assign \$1883  = | chk9_unc;
+  assign \$1884  = | chk10_unc;
+  assign \$1885  = | chk11_unc;
+  assign \$1890  = \$1864  | \$1881 ;
+  assign \$1891  = \$1857  | \$1890 ;
+  assign \$1892  = \$1824  | \$1891 ;
+  assign \$1893  = | chk0_unc;
+  assign \$1894  = | chk1_unc;
+  assign \$1895  = | chk2_unc;
+  assign \$1896  = | chk3_unc;
+  assign \$1897  = | chk4_unc;
+  assign \$1898  = | chk5_unc;
+  assign \$1899  = | chk6_unc;
+  assign \$1900  = | chk7_unc;
+  assign \$1901  = | chk8_unc;
+  assign \$1902  = | chk9_unc;
+  assign \$1903  = | chk10_unc;
+  assign \$1904  = | chk11_unc;
+  assign \$1909  = | chk0_unc;
+  assign \$1910  = | chk1_unc;
+  assign \$1911  = | chk2_unc;
+  assign \$1912  = | chk3_unc;
+  assign \$1913  = | chk4_unc;
+  assign \$1914  = | chk5_unc;
+  assign \$1915  = | chk6_unc;
+  assign \$1916  = | chk7_unc;
+  assign \$1917  = | chk8_unc;
+  assign \$1918  = | chk9_unc;
+  assign \$1919  = | chk10_unc;
+  assign \$1920  = | chk11_unc;
+  assign \$1925  = \$1901  | \$1918 ;
+  assign \$1926  = | chk0_unc;
+  assign \$1927  = | chk1_unc;
+  assign \$1928  = | chk2_unc;
+  assign \$1929  = | chk3_unc;
+  assign \$1930  = | chk4_unc;
+  assign \$1931  = | chk5_unc;
+  assign \$1932  = | chk6_unc;
+  assign \$1933  = | chk7_unc;
+  assign \$1934  = | chk8_unc;
+  assign \$1935  = | chk9_unc;
+  assign \$1936  = | chk10_unc;
+  assign \$1937  = | chk11_unc;
+  assign \$1942  = | chk0_unc;
+  assign \$1943  = | chk1_unc;
+  assign \$1944  = | chk2_unc;
+  assign \$1945  = | chk3_unc;
+  assign \$1946  = | chk4_unc;
+  assign \$1947  = | chk5_unc;
+  assign \$1948  = | chk6_unc;
+  assign \$1949  = | chk7_unc;
+  assign \$1950  = | chk8_unc;
+  assign \$1951  = | chk9_unc;
+  assign \$1952  = | chk10_unc;
+  assign \$1953  = | chk11_unc;
+  assign \$1958  = \$1936  | \$1953 ;
+  assign \$1959  = \$1925  | \$1958 ;
+  assign \$1960  = | chk0_unc;
+  assign \$1961  = | chk1_unc;
+  assign \$1962  = | chk2_unc;
+  assign \$1963  = | chk3_unc;
+  assign \$1964  = | chk4_unc;
+  assign \$1965  = | chk5_unc;
+  assign \$1966  = | chk6_unc;
+  assign \$1967  = | chk7_unc;
+  assign \$1968  = | chk8_unc;
+  assign \$1969  = | chk9_unc;
+  assign \$1970  = | chk10_unc;
+  assign \$1971  = | chk11_unc;
+  assign \$1976  = | chk0_unc;
+  assign \$1977  = | chk1_unc;
+  assign \$1978  = | chk2_unc;
+  assign \$1979  = | chk3_unc;
+  assign \$1980  = | chk4_unc;
+  assign \$1981  = | chk5_unc;
+  assign \$1982  = | chk6_unc;
+  assign \$1983  = | chk7_unc;
+  assign \$1984  = | chk8_unc;
+  assign \$1985  = | chk9_unc;
+  assign \$1986  = | chk10_unc;
+  assign \$1987  = | chk11_unc;
+  assign \$1992  = \$1972  | \$1989 ;
+  assign \$1993  = | chk0_unc;
+  assign \$1994  = | chk1_unc;
+  assign \$1995  = | chk2_unc;
+  assign \$1996  = | chk3_unc;
+  assign \$1997  = | chk4_unc;
+  assign \$1998  = | chk5_unc;
+  assign \$1999  = | chk6_unc;
+  assign \$2000  = | chk7_unc;
+  assign \$2001  = | chk8_unc;
+  assign \$2002  = | chk9_unc;
+  assign \$2003  = | chk10_unc;
+  assign \$2004  = | chk11_unc;
+  assign \$2009  = | chk0_unc;
+  assign \$2010  = | chk1_unc;
+  assign \$2011  = | chk2_unc;
+  assign \$2012  = | chk3_unc;
+  assign \$2013  = | chk4_unc;
+  assign \$2014  = | chk5_unc;
+  assign \$2015  = | chk6_unc;
+  assign \$2016  = | chk7_unc;
+  assign \$2017  = | chk8_unc;
+  assign \$2018  = | chk9_unc;
+  assign \$2019  = | chk10_unc;
+  assign \$2020  = | chk11_unc;
+  assign \$2025  = \$2007  | \$2024 ;
+  assign \$2026  = \$1992  | \$2025 ;
+  assign \$2027  = \$1959  | \$2026 ;
+  assign \$2028  = \$1892  | \$2027 ;
+  assign \$2029  = | chk0_unc;
+  assign \$2030  = | chk1_unc;
+  assign \$2031  = | chk2_unc;
+  assign \$2032  = | chk3_unc;
+  assign \$2033  = | chk4_unc;
+  assign \$2034  = | chk5_unc;
+  assign \$2035  = | chk6_unc;
+  assign \$2036  = | chk7_unc;
+  assign \$2037  = | chk8_unc;
+  assign \$2038  = | chk9_unc;
+  assign \$2039  = | chk10_unc;
+  assign \$2040  = | chk11_unc;
+  assign \$2045  = | chk0_unc;
+  assign \$2046  = | chk1_unc;
+  assign \$2047  = | chk2_unc;
+  assign \$2048  = | chk3_unc;
+  assign \$2049  = | chk4_unc;
+  assign \$2050  = | chk5_unc;
+  assign \$2051  = | chk6_unc;
+  assign \$2052  = | chk7_unc;
+  assign \$2053  = | chk8_unc;
+  assign \$2054  = | chk9_unc;
+  assign \$2055  = | chk10_unc;
+  assign \$2056  = | chk11_unc;
+  assign \$2061  = \$2029  | \$2046 ;
+  assign \$2062  = | chk0_unc;
+  assign \$2063  = | chk1_unc;
+  assign \$2064  = | chk2_unc;
+  assign \$2065  = | chk3_unc;
+  assign \$2066  = | chk4_unc;
+  assign \$2067  = | chk5_unc;
+  assign \$2068  = | chk6_unc;
+  assign \$2069  = | chk7_unc;
+  assign \$2070  = | chk8_unc;
+  assign \$2071  = | chk9_unc;
+  assign \$2072  = | chk10_unc;
+  assign \$2073  = | chk11_unc;
+  assign \$2078  = | chk0_unc;
+  assign \$2079  = | chk1_unc;
+  assign \$2080  = | chk2_unc;
+  assign \$2081  = | chk3_unc;
+  assign \$2082  = | chk4_unc;
+  assign \$2083  = | chk5_unc;
+  assign \$2084  = | chk6_unc;
+  assign \$2085  = | chk7_unc;
+  assign \$2086  = | chk8_unc;
+  assign \$2087  = | chk9_unc;
+  assign \$2088  = | chk10_unc;
+  assign \$2089  = | chk11_unc;
+  assign \$2094  = \$2064  | \$2081 ;
+  assign \$2095  = \$2061  | \$2094 ;
+  assign \$2096  = | chk0_unc;
+  assign \$2097  = | chk1_unc;
+  assign \$2098  = | chk2_unc;
+  assign \$2099  = | chk3_unc;
+  assign \$2100  = | chk4_unc;
+  assign \$2101  = | chk5_unc;
+  assign \$2102  = | chk6_unc;
+  assign \$2103  = | chk7_unc;
+  assign \$2104  = | chk8_unc;
+  assign \$2105  = | chk9_unc;
+  assign \$2106  = | chk10_unc;
+  assign \$2107  = | chk11_unc;
+  assign \$2112  = | chk0_unc;
+  assign \$2113  = | chk1_unc;
+  assign \$2114  = | chk2_unc;
+  assign \$2115  = | chk3_unc;
+  assign \$2116  = | chk4_unc;
+  assign \$2117  = | chk5_unc;
+  assign \$2118  = | chk6_unc;
+  assign \$2119  = | chk7_unc;
+  assign \$2120  = | chk8_unc;
+  assign \$2121  = | chk9_unc;
+  assign \$2122  = | chk10_unc;
+  assign \$2123  = | chk11_unc;
+  assign \$2128  = \$2100  | \$2117 ;
+  assign \$2129  = | chk0_unc;
+  assign \$2130  = | chk1_unc;
+  assign \$2131  = | chk2_unc;
+  assign \$2132  = | chk3_unc;
+  assign \$2133  = | chk4_unc;
+  assign \$2134  = | chk5_unc;
+  assign \$2135  = | chk6_unc;
+  assign \$2136  = | chk7_unc;
+  assign \$2137  = | chk8_unc;
+  assign \$2138  = | chk9_unc;
+  assign \$2139  = | chk10_unc;
+  assign \$2140  = | chk11_unc;
+  assign \$2145  = | chk0_unc;
+  assign \$2146  = | chk1_unc;
+  assign \$2147  = | chk2_unc;
+  assign \$2148  = | chk3_unc;
+  assign \$2149  = | chk4_unc;
+  assign \$2150  = | chk5_unc;
+  assign \$2151  = | chk6_unc;
+  assign \$2152  = | chk7_unc;
+  assign \$2153  = | chk8_unc;
+  assign \$2154  = | chk9_unc;
+  assign \$2155  = | chk10_unc;
+  assign \$2156  = | chk11_unc;
+  assign \$2161  = \$2135  | \$2152 ;
+  assign \$2162  = \$2128  | \$2161 ;
+  assign \$2163  = \$2095  | \$2162 ;
+  assign \$2164  = | chk0_unc;
+  assign \$2165  = | chk1_unc;
+  assign \$2166  = | chk2_unc;
+  assign \$2167  = | chk3_unc;
+  assign \$2168  = | chk4_unc;
+  assign \$2169  = | chk5_unc;
+  assign \$2170  = | chk6_unc;
+  assign \$2171  = | chk7_unc;
+  assign \$2172  = | chk8_unc;
+  assign \$2173  = | chk9_unc;
+  assign \$2174  = | chk10_unc;
+  assign \$2175  = | chk11_unc;
+  assign \$2180  = | chk0_unc;
+  assign \$2181  = | chk1_unc;
+  assign \$2182  = | chk2_unc;
+  assign \$2183  = | chk3_unc;
+  assign \$2184  = | chk4_unc;
+  assign \$2185  = | chk5_unc;
+  assign \$2186  = | chk6_unc;
+  assign \$2187  = | chk7_unc;
+  assign \$2188  = | chk8_unc;
+  assign \$2189  = | chk9_unc;
+  assign \$2190  = | chk10_unc;
+  assign \$2191  = | chk11_unc;
+  assign \$2196  = \$2164  | \$2181 ;
+  assign \$2197  = | chk0_unc;
+  assign \$2198  = | chk1_unc;
+  assign \$2199  = | chk2_unc;
+  assign \$2200  = | chk3_unc;
+  assign \$2201  = | chk4_unc;
+  assign \$2202  = | chk5_unc;
+  assign \$2203  = | chk6_unc;
+  assign \$2204  = | chk7_unc;
+  assign \$2205  = | chk8_unc;
+  assign \$2206  = | chk9_unc;
+  assign \$2207  = | chk10_unc;
+  assign \$2208  = | chk11_unc;
+  assign \$2213  = | chk0_unc;
+  assign \$2214  = | chk1_unc;
+  assign \$2215  = | chk2_unc;
+  assign \$2216  = | chk3_unc;
+  assign \$2217  = | chk4_unc;
+  assign \$2218  = | chk5_unc;
+  assign \$2219  = | chk6_unc;
+  assign \$2220  = | chk7_unc;
+  assign \$2221  = | chk8_unc;
+  assign \$2222  = | chk9_unc;
+  assign \$2223  = | chk10_unc;
+  assign \$2224  = | chk11_unc;
+  assign \$2229  = \$2199  | \$2216 ;
+  assign \$2230  = \$2196  | \$2229 ;
+  assign \$2231  = | chk0_unc;
+  assign \$2232  = | chk1_unc;
+  assign \$2233  = | chk2_unc;
+  assign \$2234  = | chk3_unc;
+  assign \$2235  = | chk4_unc;
+  assign \$2236  = | chk5_unc;
+  assign \$2237  = | chk6_unc;
+  assign \$2238  = | chk7_unc;
+  assign \$2239  = | chk8_unc;
+  assign \$2240  = | chk9_unc;
+  assign \$2241  = | chk10_unc;
+  assign \$2242  = | chk11_unc;
+  assign \$2247  = | chk0_unc;
+  assign \$2248  = | chk1_unc;
+  assign \$2249  = | chk2_unc;
+  assign \$2250  = | chk3_unc;
+  assign \$2251  = | chk4_unc;
+  assign \$2252  = | chk5_unc;
+  assign \$2253  = | chk6_unc;
+  assign \$2254  = | chk7_unc;
+  assign \$2255  = | chk8_unc;
+  assign \$2256  = | chk9_unc;
+  assign \$2257  = | chk10_unc;
+  assign \$2258  = | chk11_unc;
+  assign \$2263  = \$2231  | \$2248 ;
+  assign \$2264  = | chk0_unc;
+  assign \$2265  = | chk1_unc;
+  assign \$2266  = | chk2_unc;
+  assign \$2267  = | chk3_unc;
+  assign \$2268  = | chk4_unc;
+  assign \$2269  = | chk5_unc;
+  assign \$2270  = | chk6_unc;
+  assign \$2271  = | chk7_unc;
+  assign \$2272  = | chk8_unc;
+  assign \$2273  = | chk9_unc;
+  assign \$2274  = | chk10_unc;
+  assign \$2275  = | chk11_unc;
+  assign \$2280  = | chk0_unc;
+  assign \$2281  = | chk1_unc;
+  assign \$2282  = | chk2_unc;
+  assign \$2283  = | chk3_unc;
+  assign \$2284  = | chk4_unc;
+  assign \$2285  = | chk5_unc;
+  assign \$2286  = | chk6_unc;
+  assign \$2287  = | chk7_unc;
+  assign \$2288  = | chk8_unc;
+  assign \$2289  = | chk9_unc;
+  assign \$2290  = | chk10_unc;
+  assign \$2291  = | chk11_unc;
+  assign \$2296  = \$2280  ? chk0_addr : 11'h000;
+  assign \$2297  = | chk0_unc;
+  assign \$2298  = | chk1_unc;
+  assign \$2299  = | chk2_unc;
+  assign \$2300  = | chk3_unc;
+  assign \$2301  = | chk4_unc;
+  assign \$2302  = | chk5_unc;
+  assign \$2303  = | chk6_unc;
+  assign \$2304  = | chk7_unc;
+  assign \$2305  = | chk8_unc;
+  assign \$2306  = | chk9_unc;
+  assign \$2307  = | chk10_unc;
+  assign \$2308  = | chk11_unc;
+  assign \$2313  = \$2298  ? chk1_addr : 11'h000;
+  assign \$2314  = \$2264  ? \$2296  : \$2313 ;
+  assign \$2315  = | chk0_unc;
+  assign \$2316  = | chk1_unc;
+  assign \$2317  = | chk2_unc;
+  assign \$2318  = | chk3_unc;
+  assign \$2319  = | chk4_unc;
+  assign \$2320  = | chk5_unc;
+  assign \$2321  = | chk6_unc;
+  assign \$2322  = | chk7_unc;
+  assign \$2323  = | chk8_unc;
+  assign \$2324  = | chk9_unc;
+  assign \$2325  = | chk10_unc;
+  assign \$2326  = | chk11_unc;
+  assign \$2331  = | chk0_unc;
+  assign \$2332  = | chk1_unc;
+  assign \$2333  = | chk2_unc;
+  assign \$2334  = | chk3_unc;
+  assign \$2335  = | chk4_unc;
+  assign \$2336  = | chk5_unc;
+  assign \$2337  = | chk6_unc;
+  assign \$2338  = | chk7_unc;
+  assign \$2339  = | chk8_unc;
+  assign \$2340  = | chk9_unc;
+  assign \$2341  = | chk10_unc;
+  assign \$2342  = | chk11_unc;
+  assign \$2347  = \$2333  ? chk2_addr : 11'h000;
+  assign \$2348  = | chk0_unc;
+  assign \$2349  = | chk1_unc;
+  assign \$2350  = | chk2_unc;
+  assign \$2351  = | chk3_unc;
+  assign \$2352  = | chk4_unc;
+  assign \$2353  = | chk5_unc;
+  assign \$2354  = | chk6_unc;
+  assign \$2355  = | chk7_unc;
+  assign \$2356  = | chk8_unc;
+  assign \$2357  = | chk9_unc;
+  assign \$2358  = | chk10_unc;
+  assign \$2359  = | chk11_unc;
+  assign \$2364  = \$2351  ? chk3_addr : 11'h000;
+  assign \$2365  = \$2317  ? \$2347  : \$2364 ;
+  assign \$2366  = \$2263  ? \$2314  : \$2365 ;
+  assign \$2367  = | chk0_unc;
+  assign \$2368  = | chk1_unc;
+  assign \$2369  = | chk2_unc;
+  assign \$2370  = | chk3_unc;
+  assign \$2371  = | chk4_unc;
+  assign \$2372  = | chk5_unc;
+  assign \$2373  = | chk6_unc;
+  assign \$2374  = | chk7_unc;
+  assign \$2375  = | chk8_unc;
+  assign \$2376  = | chk9_unc;
+  assign \$2377  = | chk10_unc;
+  assign \$2378  = | chk11_unc;
+  assign \$2383  = | chk0_unc;
+  assign \$2384  = | chk1_unc;
+  assign \$2385  = | chk2_unc;
+  assign \$2386  = | chk3_unc;
+  assign \$2387  = | chk4_unc;
+  assign \$2388  = | chk5_unc;
+  assign \$2389  = | chk6_unc;
+  assign \$2390  = | chk7_unc;
+  assign \$2391  = | chk8_unc;
+  assign \$2392  = | chk9_unc;
+  assign \$2393  = | chk10_unc;
+  assign \$2394  = | chk11_unc;
+  assign \$2399  = \$2371  | \$2388 ;
+  assign \$2400  = | chk0_unc;
+  assign \$2401  = | chk1_unc;
+  assign \$2402  = | chk2_unc;
+  assign \$2403  = | chk3_unc;
+  assign \$2404  = | chk4_unc;
+  assign \$2405  = | chk5_unc;
+  assign \$2406  = | chk6_unc;
+  assign \$2407  = | chk7_unc;
+  assign \$2408  = | chk8_unc;
+  assign \$2409  = | chk9_unc;
+  assign \$2410  = | chk10_unc;
+  assign \$2411  = | chk11_unc;
+  assign \$2416  = | chk0_unc;
+  assign \$2417  = | chk1_unc;
+  assign \$2418  = | chk2_unc;
+  assign \$2419  = | chk3_unc;
+  assign \$2420  = | chk4_unc;
+  assign \$2421  = | chk5_unc;
+  assign \$2422  = | chk6_unc;
+  assign \$2423  = | chk7_unc;
+  assign \$2424  = | chk8_unc;
+  assign \$2425  = | chk9_unc;
+  assign \$2426  = | chk10_unc;
+  assign \$2427  = | chk11_unc;
+  assign \$2432  = \$2420  ? chk4_addr : 11'h000;
+  assign \$2433  = | chk0_unc;
+  assign \$2434  = | chk1_unc;
+  assign \$2435  = | chk2_unc;
+  assign \$2436  = | chk3_unc;
+  assign \$2437  = | chk4_unc;
+  assign \$2438  = | chk5_unc;
+  assign \$2439  = | chk6_unc;
+  assign \$2440  = | chk7_unc;
+  assign \$2441  = | chk8_unc;
+  assign \$2442  = | chk9_unc;
+  assign \$2443  = | chk10_unc;
+  assign \$2444  = | chk11_unc;
+  assign \$2449  = \$2438  ? chk5_addr : 11'h000;
+  assign \$2450  = \$2404  ? \$2432  : \$2449 ;
+  assign \$2451  = | chk0_unc;
+  assign \$2452  = | chk1_unc;
+  assign \$2453  = | chk2_unc;
+  assign \$2454  = | chk3_unc;
+  assign \$2455  = | chk4_unc;
+  assign \$2456  = | chk5_unc;
+  assign \$2457  = | chk6_unc;
+  assign \$2458  = | chk7_unc;
+  assign \$2459  = | chk8_unc;
+  assign \$2460  = | chk9_unc;
+  assign \$2461  = | chk10_unc;
+  assign \$2462  = | chk11_unc;
+  assign \$2467  = | chk0_unc;
+  assign \$2468  = | chk1_unc;
+  assign \$2469  = | chk2_unc;
+  assign \$2470  = | chk3_unc;
+  assign \$2471  = | chk4_unc;
+  assign \$2472  = | chk5_unc;
+  assign \$2473  = | chk6_unc;
+  assign \$2474  = | chk7_unc;
+  assign \$2475  = | chk8_unc;
+  assign \$2476  = | chk9_unc;
+  assign \$2477  = | chk10_unc;
+  assign \$2478  = | chk11_unc;
+  assign \$2483  = \$2473  ? chk6_addr : 11'h000;
+  assign \$2484  = | chk0_unc;
+  assign \$2485  = | chk1_unc;
+  assign \$2486  = | chk2_unc;
+  assign \$2487  = | chk3_unc;
+  assign \$2488  = | chk4_unc;
+  assign \$2489  = | chk5_unc;
+  assign \$2490  = | chk6_unc;
+  assign \$2491  = | chk7_unc;
+  assign \$2492  = | chk8_unc;
+  assign \$2493  = | chk9_unc;
+  assign \$2494  = | chk10_unc;
+  assign \$2495  = | chk11_unc;
+  assign \$2500  = \$2491  ? chk7_addr : 11'h000;
+  assign \$2501  = \$2457  ? \$2483  : \$2500 ;
+  assign \$2502  = \$2399  ? \$2450  : \$2501 ;
+  assign \$2503  = \$2230  ? \$2366  : \$2502 ;
+  assign \$2504  = | chk0_unc;
+  assign \$2505  = | chk1_unc;
+  assign \$2506  = | chk2_unc;
+  assign \$2507  = | chk3_unc;
+  assign \$2508  = | chk4_unc;
+  assign \$2509  = | chk5_unc;
+  assign \$2510  = | chk6_unc;
+  assign \$2511  = | chk7_unc;
+  assign \$2512  = | chk8_unc;
+  assign \$2513  = | chk9_unc;
+  assign \$2514  = | chk10_unc;
+  assign \$2515  = | chk11_unc;
+  assign \$2520  = | chk0_unc;
+  assign \$2521  = | chk1_unc;
+  assign \$2522  = | chk2_unc;
+  assign \$2523  = | chk3_unc;
+  assign \$2524  = | chk4_unc;
+  assign \$2525  = | chk5_unc;
+  assign \$2526  = | chk6_unc;
+  assign \$2527  = | chk7_unc;
+  assign \$2528  = | chk8_unc;
+  assign \$2529  = | chk9_unc;
+  assign \$2530  = | chk10_unc;
+  assign \$2531  = | chk11_unc;
+  assign \$2536  = \$2512  | \$2529 ;
+  assign \$2537  = | chk0_unc;
+  assign \$2538  = | chk1_unc;
+  assign \$2539  = | chk2_unc;
+  assign \$2540  = | chk3_unc;
+  assign \$2541  = | chk4_unc;
+  assign \$2542  = | chk5_unc;
+  assign \$2543  = | chk6_unc;
+  assign \$2544  = | chk7_unc;
+  assign \$2545  = | chk8_unc;
+  assign \$2546  = | chk9_unc;
+  assign \$2547  = | chk10_unc;
+  assign \$2548  = | chk11_unc;
+  assign \$2553  = | chk0_unc;
+  assign \$2554  = | chk1_unc;
+  assign \$2555  = | chk2_unc;
+  assign \$2556  = | chk3_unc;
+  assign \$2557  = | chk4_unc;
+  assign \$2558  = | chk5_unc;
+  assign \$2559  = | chk6_unc;
+  assign \$2560  = | chk7_unc;
+  assign \$2561  = | chk8_unc;
+  assign \$2562  = | chk9_unc;
+  assign \$2563  = | chk10_unc;
+  assign \$2564  = | chk11_unc;
+  assign \$2569  = \$2547  | \$2564 ;
+  assign \$2570  = \$2536  | \$2569 ;
+  assign \$2571  = | chk0_unc;
+  assign \$2572  = | chk1_unc;
+  assign \$2573  = | chk2_unc;
+  assign \$2574  = | chk3_unc;
+  assign \$2575  = | chk4_unc;
+  assign \$2576  = | chk5_unc;
+  assign \$2577  = | chk6_unc;
+  assign \$2578  = | chk7_unc;
+  assign \$2579  = | chk8_unc;
+  assign \$2580  = | chk9_unc;
+  assign \$2581  = | chk10_unc;
+  assign \$2582  = | chk11_unc;
+  assign \$2587  = | chk0_unc;
+  assign \$2588  = | chk1_unc;
+  assign \$2589  = | chk2_unc;
+  assign \$2590  = | chk3_unc;
+  assign \$2591  = | chk4_unc;
+  assign \$2592  = | chk5_unc;
+  assign \$2593  = | chk6_unc;
+  assign \$2594  = | chk7_unc;
+  assign \$2595  = | chk8_unc;
+  assign \$2596  = | chk9_unc;
+  assign \$2597  = | chk10_unc;
+  assign \$2598  = | chk11_unc;
+  assign \$2603  = \$2579  | \$2596 ;
+  assign \$2604  = | chk0_unc;
+  assign \$2605  = | chk1_unc;
+  assign \$2606  = | chk2_unc;
+  assign \$2607  = | chk3_unc;
+  assign \$2608  = | chk4_unc;
+  assign \$2609  = | chk5_unc;
+  assign \$2610  = | chk6_unc;
+  assign \$2611  = | chk7_unc;
+  assign \$2612  = | chk8_unc;
+  assign \$2613  = | chk9_unc;
+  assign \$2614  = | chk10_unc;
+  assign \$2615  = | chk11_unc;
+  assign \$2620  = | chk0_unc;
+  assign \$2621  = | chk1_unc;
+  assign \$2622  = | chk2_unc;
+  assign \$2623  = | chk3_unc;
+  assign \$2624  = | chk4_unc;
+  assign \$2625  = | chk5_unc;
+  assign \$2626  = | chk6_unc;
+  assign \$2627  = | chk7_unc;
+  assign \$2628  = | chk8_unc;
+  assign \$2629  = | chk9_unc;
+  assign \$2630  = | chk10_unc;
+  assign \$2631  = | chk11_unc;
+  assign \$2636  = \$2628  ? chk8_addr : 11'h000;
+  assign \$2637  = | chk0_unc;
+  assign \$2638  = | chk1_unc;
+  assign \$2639  = | chk2_unc;
+  assign \$2640  = | chk3_unc;
+  assign \$2641  = | chk4_unc;
+  assign \$2642  = | chk5_unc;
+  assign \$2643  = | chk6_unc;
+  assign \$2644  = | chk7_unc;
+  assign \$2645  = | chk8_unc;
+  assign \$2646  = | chk9_unc;
+  assign \$2647  = | chk10_unc;
+  assign \$2648  = | chk11_unc;
+  assign \$2653  = \$2646  ? chk9_addr : 11'h000;
+  assign \$2654  = \$2612  ? \$2636  : \$2653 ;
+  assign \$2655  = | chk0_unc;
+  assign \$2656  = | chk1_unc;
+  assign \$2657  = | chk2_unc;
+  assign \$2658  = | chk3_unc;
+  assign \$2659  = | chk4_unc;
+  assign \$2660  = | chk5_unc;
+  assign \$2661  = | chk6_unc;
+  assign \$2662  = | chk7_unc;
+  assign \$2663  = | chk8_unc;
+  assign \$2664  = | chk9_unc;
+  assign \$2665  = | chk10_unc;
+  assign \$2666  = | chk11_unc;
+  assign \$2671  = | chk0_unc;
+  assign \$2672  = | chk1_unc;
+  assign \$2673  = | chk2_unc;
+  assign \$2674  = | chk3_unc;
+  assign \$2675  = | chk4_unc;
+  assign \$2676  = | chk5_unc;
+  assign \$2677  = | chk6_unc;
+  assign \$2678  = | chk7_unc;
+  assign \$2679  = | chk8_unc;
+  assign \$2680  = | chk9_unc;
+  assign \$2681  = | chk10_unc;
+  assign \$2682  = | chk11_unc;
+  assign \$2687  = \$2681  ? chk10_addr : 11'h000;
+  assign \$2688  = | chk0_unc;
+  assign \$2689  = | chk1_unc;
+  assign \$2690  = | chk2_unc;
+  assign \$2691  = | chk3_unc;
+  assign \$2692  = | chk4_unc;
+  assign \$2693  = | chk5_unc;
+  assign \$2694  = | chk6_unc;
+  assign \$2695  = | chk7_unc;
+  assign \$2696  = | chk8_unc;
+  assign \$2697  = | chk9_unc;
+  assign \$2698  = | chk10_unc;
+  assign \$2699  = | chk11_unc;
+  assign \$2704  = \$2699  ? chk11_addr : 11'h000;
+  assign \$2705  = \$2665  ? \$2687  : \$2704 ;
+  assign \$2706  = \$2603  ? \$2654  : \$2705 ;
+  assign \$2707  = | chk0_unc;
+  assign \$2708  = | chk1_unc;
+  assign \$2709  = | chk2_unc;
+  assign \$2710  = | chk3_unc;
+  assign \$2711  = | chk4_unc;
+  assign \$2712  = | chk5_unc;
+  assign \$2713  = | chk6_unc;
+  assign \$2714  = | chk7_unc;
+  assign \$2715  = | chk8_unc;
+  assign \$2716  = | chk9_unc;
+  assign \$2717  = | chk10_unc;
+  assign \$2718  = | chk11_unc;
+  assign \$2723  = | chk0_unc;
+  assign \$2724  = | chk1_unc;
+  assign \$2725  = | chk2_unc;
+  assign \$2726  = | chk3_unc;
+  assign \$2727  = | chk4_unc;
+  assign \$2728  = | chk5_unc;
+  assign \$2729  = | chk6_unc;
+  assign \$2730  = | chk7_unc;
+  assign \$2731  = | chk8_unc;
+  assign \$2732  = | chk9_unc;
+  assign \$2733  = | chk10_unc;
+  assign \$2734  = | chk11_unc;
+  assign \$2739  = \$2719  | \$2736 ;
+  assign \$2740  = | chk0_unc;
+  assign \$2741  = | chk1_unc;
+  assign \$2742  = | chk2_unc;
+  assign \$2743  = | chk3_unc;
+  assign \$2744  = | chk4_unc;
+  assign \$2745  = | chk5_unc;
+  assign \$2746  = | chk6_unc;
+  assign \$2747  = | chk7_unc;
+  assign \$2748  = | chk8_unc;
+  assign \$2749  = | chk9_unc;
+  assign \$2750  = | chk10_unc;
+  assign \$2751  = | chk11_unc;
+  assign \$2756  = | chk0_unc;
+  assign \$2757  = | chk1_unc;
+  assign \$2758  = | chk2_unc;
+  assign \$2759  = | chk3_unc;
+  assign \$2760  = | chk4_unc;
+  assign \$2761  = | chk5_unc;
+  assign \$2762  = | chk6_unc;
+  assign \$2763  = | chk7_unc;
+  assign \$2764  = | chk8_unc;
+  assign \$2765  = | chk9_unc;
+  assign \$2766  = | chk10_unc;
+  assign \$2767  = | chk11_unc;
+  assign \$2772  = \$2768  ? chk12_addr : 11'h000;
+  assign \$2773  = | chk0_unc;
+  assign \$2774  = | chk1_unc;
+  assign \$2775  = | chk2_unc;
+  assign \$2776  = | chk3_unc;
+  assign \$2777  = | chk4_unc;
+  assign \$2778  = | chk5_unc;
+  assign \$2779  = | chk6_unc;
+  assign \$2780  = | chk7_unc;
+  assign \$2781  = | chk8_unc;
+  assign \$2782  = | chk9_unc;
+  assign \$2783  = | chk10_unc;
+  assign \$2784  = | chk11_unc;
+  assign \$2789  = \$2786  ? chk13_addr : 11'h000;
+  assign \$2790  = \$2752  ? \$2772  : \$2789 ;
+  assign \$2791  = | chk0_unc;
+  assign \$2792  = | chk1_unc;
+  assign \$2793  = | chk2_unc;
+  assign \$2794  = | chk3_unc;
+  assign \$2795  = | chk4_unc;
+  assign \$2796  = | chk5_unc;
+  assign \$2797  = | chk6_unc;
+  assign \$2798  = | chk7_unc;
+  assign \$2799  = | chk8_unc;
+  assign \$2800  = | chk9_unc;
+  assign \$2801  = | chk10_unc;
+  assign \$2802  = | chk11_unc;
+  assign \$2807  = | chk0_unc;
+  assign \$2808  = | chk1_unc;
+  assign \$2809  = | chk2_unc;
+  assign \$2810  = | chk3_unc;
+  assign \$2811  = | chk4_unc;
+  assign \$2812  = | chk5_unc;
+  assign \$2813  = | chk6_unc;
+  assign \$2814  = | chk7_unc;
+  assign \$2815  = | chk8_unc;
+  assign \$2816  = | chk9_unc;
+  assign \$2817  = | chk10_unc;
+  assign \$2818  = | chk11_unc;
+  assign \$2823  = \$2821  ? chk14_addr : 11'h000;
+  assign \$2824  = | chk0_unc;
+  assign \$2825  = | chk1_unc;
+  assign \$2826  = | chk2_unc;
+  assign \$2827  = | chk3_unc;
+  assign \$2828  = | chk4_unc;
+  assign \$2829  = | chk5_unc;
+  assign \$2830  = | chk6_unc;
+  assign \$2831  = | chk7_unc;
+  assign \$2832  = | chk8_unc;
+  assign \$2833  = | chk9_unc;
+  assign \$2834  = | chk10_unc;
+  assign \$2835  = | chk11_unc;
+  assign \$2840  = \$2839  ? chk15_addr : 11'h000;
+  assign \$2841  = \$2805  ? \$2823  : \$2840 ;
+  assign \$2842  = \$2739  ? \$2790  : \$2841 ;
+  assign \$2843  = \$2570  ? \$2706  : \$2842 ;
+  assign \$2844  = \$2163  ? \$2503  : \$2843 ;
+  assign \$2845  = chk0_cor | chk1_cor;
+  assign \$2846  = chk2_cor | chk3_cor;
+  assign \$2847  = \$2845  | \$2846 ;
+  assign \$2848  = chk4_cor | chk5_cor;
+  assign \$2849  = chk6_cor | chk7_cor;
+  assign \$2850  = \$2848  | \$2849 ;
+  assign \$2851  = \$2847  | \$2850 ;
+  assign \$2852  = chk0_cor | chk1_cor;
+  assign \$2853  = chk2_cor | chk3_cor;
+  assign \$2854  = \$2852  | \$2853 ;
+  assign \$2855  = chk0_cor | chk1_cor;
+  assign \$2856  = chk0_cor ? chk0_addr : 11'h000;
+  assign \$2857  = chk1_cor ? chk1_addr : 11'h000;
+  assign \$2858  = chk0_cor ? \$2856  : \$2857 ;
+  assign \$2859  = chk2_cor ? chk2_addr : 11'h000;
+  assign \$2860  = chk3_cor ? chk3_addr : 11'h000;
+  assign \$2861  = chk2_cor ? \$2859  : \$2860 ;
+  assign \$2862  = \$2855  ? \$2858  : \$2861 ;
+  assign \$2863  = chk4_cor | chk5_cor;
+  assign \$2864  = chk4_cor ? chk4_addr : 11'h000;
+  assign \$2865  = chk5_cor ? chk5_addr : 11'h000;
+  assign \$2866  = chk4_cor ? \$2864  : \$2865 ;
+  assign \$2867  = chk6_cor ? chk6_addr : 11'h000;
+  assign \$2868  = chk7_cor ? chk7_addr : 11'h000;
+  assign \$2869  = chk6_cor ? \$2867  : \$2868 ;
+  assign \$2870  = \$2863  ? \$2866  : \$2869 ;
+  assign \$2871  = \$2854  ? \$2862  : \$2870 ;
+  assign \$2872  = chk8_cor | chk9_cor;
+  assign \$2873  = chk10_cor | chk11_cor;
+  assign \$2874  = \$2872  | \$2873 ;
+  assign \$2875  = chk8_cor | chk9_cor;
+  assign \$2876  = chk8_cor ? chk8_addr : 11'h000;
+  assign \$2877  = chk9_cor ? chk9_addr : 11'h000;
+  assign \$2878  = chk8_cor ? \$2876  : \$2877 ;
+  assign \$2879  = chk10_cor ? chk10_addr : 11'h000;
+  assign \$2880  = chk11_cor ? chk11_addr : 11'h000;
+  assign \$2881  = chk10_cor ? \$2879  : \$2880 ;
+  assign \$2882  = \$2875  ? \$2878  : \$2881 ;
+  assign \$2883  = chk12_cor | chk13_cor;
+  assign \$2884  = chk12_cor ? chk12_addr : 11'h000;
+  assign \$2885  = chk13_cor ? chk13_addr : 11'h000;
+  assign \$2886  = chk12_cor ? \$2884  : \$2885 ;
+  assign \$2887  = chk14_cor ? chk14_addr : 11'h000;
+  assign \$2888  = chk15_cor ? chk15_addr : 11'h000;
+  assign \$2889  = chk14_cor ? \$2887  : \$2888 ;
+  assign \$2890  = \$2883  ? \$2886  : \$2889 ;
+  assign \$2891  = \$2874  ? \$2882  : \$2890 ;
+  assign \$2892  = \$2851  ? \$2871  : \$2891 ;
+  assign err_slot = \$2028  ? \$2844  : \$2892 ;
   always @(posedge clk)
-    sc_row_q <= \$685 ;
+    sc_row_q <= \$2893 ;
   always @(posedge clk)
-    sc_row_qq <= \$686 ;
+    sc_row_qq <= \$2894 ;
   always @(posedge clk)
-    sc_row_qqq <= \$687 ;
+    sc_row_qqq <= \$2895 ;
   always @(posedge clk)
-    rd_row_q0 <= \$688 ;
+    rd_row_q0 <= \$2896 ;
   always @(posedge clk)
     sc_wr_at_read0 <= \$20 ;
   always @(posedge clk)
@@ -21051,13 +29079,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     sc_snoop_data_q0 <= sc_snoop_data0;
   always @(posedge clk)
-    sc_intent0 <= \$689 ;
+    sc_intent0 <= \$2897 ;
   always @(posedge clk)
-    sc_value0 <= \$690 ;
+    sc_value0 <= \$2898 ;
   always @(posedge clk)
-    rd_row_qq0 <= \$691 ;
+    rd_row_qq0 <= \$2899 ;
   always @(posedge clk)
-    rd_sc_row_hit0 <= \$692 ;
+    rd_sc_row_hit0 <= \$2900 ;
   always @(posedge clk)
     ent0_byp <= \$33 ;
   always @(posedge clk)
@@ -21085,7 +29113,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     mark0_alt_data <= \$68 ;
   always @(posedge clk)
-    rd_row_q1 <= \$693 ;
+    rd_row_q1 <= \$2901 ;
   always @(posedge clk)
     sc_wr_at_read1 <= \$88 ;
   always @(posedge clk)
@@ -21095,13 +29123,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     sc_snoop_data_q1 <= sc_snoop_data1;
   always @(posedge clk)
-    sc_intent1 <= \$694 ;
+    sc_intent1 <= \$2902 ;
   always @(posedge clk)
-    sc_value1 <= \$695 ;
+    sc_value1 <= \$2903 ;
   always @(posedge clk)
-    rd_row_qq1 <= \$696 ;
+    rd_row_qq1 <= \$2904 ;
   always @(posedge clk)
-    rd_sc_row_hit1 <= \$697 ;
+    rd_sc_row_hit1 <= \$2905 ;
   always @(posedge clk)
     ent1_byp <= \$101 ;
   always @(posedge clk)
@@ -21129,7 +29157,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     mark1_alt_data <= \$136 ;
   always @(posedge clk)
-    rd_row_q2 <= \$698 ;
+    rd_row_q2 <= \$2906 ;
   always @(posedge clk)
     sc_wr_at_read2 <= \$156 ;
   always @(posedge clk)
@@ -21139,13 +29167,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     sc_snoop_data_q2 <= sc_snoop_data2;
   always @(posedge clk)
-    sc_intent2 <= \$699 ;
+    sc_intent2 <= \$2907 ;
   always @(posedge clk)
-    sc_value2 <= \$700 ;
+    sc_value2 <= \$2908 ;
   always @(posedge clk)
-    rd_row_qq2 <= \$701 ;
+    rd_row_qq2 <= \$2909 ;
   always @(posedge clk)
-    rd_sc_row_hit2 <= \$702 ;
+    rd_sc_row_hit2 <= \$2910 ;
   always @(posedge clk)
     ent2_byp <= \$169 ;
   always @(posedge clk)
@@ -21173,7 +29201,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     mark2_alt_data <= \$204 ;
   always @(posedge clk)
-    rd_row_q3 <= \$703 ;
+    rd_row_q3 <= \$2911 ;
   always @(posedge clk)
     sc_wr_at_read3 <= \$224 ;
   always @(posedge clk)
@@ -21183,13 +29211,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     sc_snoop_data_q3 <= sc_snoop_data3;
   always @(posedge clk)
-    sc_intent3 <= \$704 ;
+    sc_intent3 <= \$2912 ;
   always @(posedge clk)
-    sc_value3 <= \$705 ;
+    sc_value3 <= \$2913 ;
   always @(posedge clk)
-    rd_row_qq3 <= \$706 ;
+    rd_row_qq3 <= \$2914 ;
   always @(posedge clk)
-    rd_sc_row_hit3 <= \$707 ;
+    rd_sc_row_hit3 <= \$2915 ;
   always @(posedge clk)
     ent3_byp <= \$237 ;
   always @(posedge clk)
@@ -21217,394 +29245,184 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   always @(posedge clk)
     mark3_alt_data <= \$272 ;
   always @(posedge clk)
-    chk0_unc <= \$708 ;
+    chk0_unc <= \$2916 ;
   always @(posedge clk)
-    chk0_cor <= \$709 ;
+    chk0_cor <= \$2917 ;
   always @(posedge clk)
-    chk0_addr <= \$710 ;
+    chk0_addr <= \$2918 ;
   always @(posedge clk)
-    chk1_unc <= \$711 ;
+    chk1_unc <= \$2919 ;
   always @(posedge clk)
-    chk1_cor <= \$712 ;
+    chk1_cor <= \$2920 ;
   always @(posedge clk)
-    chk1_addr <= \$713 ;
+    chk1_addr <= \$2921 ;
   always @(posedge clk)
-    chk2_unc <= \$714 ;
+    chk2_unc <= \$2922 ;
   always @(posedge clk)
-    chk2_cor <= \$715 ;
+    chk2_cor <= \$2923 ;
   always @(posedge clk)
-    chk2_addr <= \$716 ;
+    chk2_addr <= \$2924 ;
   always @(posedge clk)
-    chk3_unc <= \$717 ;
+    chk3_unc <= \$2925 ;
   always @(posedge clk)
-    chk3_cor <= \$718 ;
+    chk3_cor <= \$2926 ;
   always @(posedge clk)
-    chk3_addr <= \$719 ;
+    chk3_addr <= \$2927 ;
   always @(posedge clk)
-    chk4_unc <= \$720 ;
+    chk4_unc <= \$2928 ;
   always @(posedge clk)
-    chk4_cor <= \$721 ;
+    chk4_cor <= \$2929 ;
   always @(posedge clk)
-    chk4_addr <= \$722 ;
+    chk4_addr <= \$2930 ;
   always @(posedge clk)
-    chk5_unc <= \$723 ;
+    chk5_unc <= \$2931 ;
   always @(posedge clk)
-    chk5_cor <= \$724 ;
+    chk5_cor <= \$2932 ;
   always @(posedge clk)
-    chk5_addr <= \$725 ;
+    chk5_addr <= \$2933 ;
   always @(posedge clk)
-    chk6_unc <= \$726 ;
+    chk6_unc <= \$2934 ;
   always @(posedge clk)
-    chk6_cor <= \$727 ;
+    chk6_cor <= \$2935 ;
   always @(posedge clk)
-    chk6_addr <= \$728 ;
+    chk6_addr <= \$2936 ;
   always @(posedge clk)
-    chk7_unc <= \$729 ;
+    chk7_unc <= \$2937 ;
   always @(posedge clk)
-    chk7_cor <= \$730 ;
+    chk7_cor <= \$2938 ;
   always @(posedge clk)
-    chk7_addr <= \$731 ;
+    chk7_addr <= \$2939 ;
   always @(posedge clk)
-    chk8_unc <= \$732 ;
+    chk8_unc <= \$2940 ;
   always @(posedge clk)
-    chk8_cor <= \$733 ;
+    chk8_cor <= \$2941 ;
   always @(posedge clk)
-    chk8_addr <= \$734 ;
+    chk8_addr <= \$2942 ;
   always @(posedge clk)
-    chk9_unc <= \$735 ;
+    chk9_unc <= \$2943 ;
   always @(posedge clk)
-    chk9_cor <= \$736 ;
+    chk9_cor <= \$2944 ;
   always @(posedge clk)
-    chk9_addr <= \$737 ;
+    chk9_addr <= \$2945 ;
   always @(posedge clk)
-    chk10_unc <= \$738 ;
+    chk10_unc <= \$2946 ;
   always @(posedge clk)
-    chk10_cor <= \$739 ;
+    chk10_cor <= \$2947 ;
   always @(posedge clk)
-    chk10_addr <= \$740 ;
+    chk10_addr <= \$2948 ;
   always @(posedge clk)
-    chk11_unc <= \$741 ;
+    chk11_unc <= \$2949 ;
   always @(posedge clk)
-    chk11_cor <= \$742 ;
+    chk11_cor <= \$2950 ;
   always @(posedge clk)
-    chk11_addr <= \$743 ;
+    chk11_addr <= \$2951 ;
   always @(posedge clk)
-    chk12_unc <= \$744 ;
+    chk12_unc <= \$2952 ;
   always @(posedge clk)
-    chk12_cor <= \$745 ;
+    chk12_cor <= \$2953 ;
   always @(posedge clk)
-    chk12_addr <= \$746 ;
+    chk12_addr <= \$2954 ;
   always @(posedge clk)
-    chk13_unc <= \$747 ;
+    chk13_unc <= \$2955 ;
   always @(posedge clk)
-    chk13_cor <= \$748 ;
+    chk13_cor <= \$2956 ;
   always @(posedge clk)
-    chk13_addr <= \$749 ;
+    chk13_addr <= \$2957 ;
   always @(posedge clk)
-    chk14_unc <= \$750 ;
+    chk14_unc <= \$2958 ;
   always @(posedge clk)
-    chk14_cor <= \$751 ;
+    chk14_cor <= \$2959 ;
   always @(posedge clk)
-    chk14_addr <= \$752 ;
+    chk14_addr <= \$2960 ;
   always @(posedge clk)
-    chk15_unc <= \$753 ;
+    chk15_unc <= \$2961 ;
   always @(posedge clk)
-    chk15_cor <= \$754 ;
+    chk15_cor <= \$2962 ;
   always @(posedge clk)
-    chk15_addr <= \$755 ;
-  assign \$1  = 1'h0 < rd_slot[1:0];
-  assign \$2  = rd_slot[10:2] + \$1 ;
-  assign \$3  = clear_row == sc_row;
-  assign \$4  = clear_en & \$3 ;
-  assign \$5  = ~ clear_en;
-  assign \$6  = \$5  & \port$6490$376 [13];
-  assign \$7  = ! inv_slot[1:0];
-  assign \$8  = \$6  & \$7 ;
-  assign \$9  = inv_slot[10:2] == sc_row;
-  assign \$10  = \$8  & \$9 ;
-  assign \$11  = \$4  | \$10 ;
-  assign \$12  = ~ clear_en;
-  assign \$13  = ~ \port$6490$376 [13];
-  assign \$14  = \$12  & \$13 ;
-  assign \$15  = ! \port$6490$376 [1:0];
-  assign \$16  = \port$6490$376 [12] & \$15 ;
-  assign \$17  = \$14  & \$16 ;
-  assign \$18  = \port$6490$376 [10:2] == sc_row;
-  assign \$19  = \$17  & \$18 ;
-  assign \$20  = \$11  | \$19 ;
-  assign \$21  = ! \port$6490$376 [1:0];
-  assign \$22  = \port$6490$376 [12] & \$21 ;
-  assign \$23  = \port$6490$376 [10:2] == sc_row_qq;
-  assign \$24  = \$22  & \$23 ;
-  assign \$25  = ~ \$24 ;
-  assign \$26  = sc_set[0] & \$25 ;
-  assign \$27  = ~ sc_data_q[8];
-  assign \$28  = rd_row_q0 == sc_row_qq;
-  assign \$29  = ! \port$6490$376 [1:0];
-  assign \$30  = \port$6490$376 [12] & \$29 ;
-  assign \$31  = 1'h0 < rd_slot[1:0];
-  assign \$32  = \$31  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$33  = \$30  & \$32 ;
-  assign \$34  = ent0_byp | ent0_byp_next;
-  assign \$35  = ent0_byp_next ? wr_data : ent0_byp_data;
-  assign \$36  = 1'h0 < rd_slot[1:0];
-  assign \$37  = \$36  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$38  = clear_en & \$37 ;
-  assign \$39  = ~ clear_en;
-  assign \$40  = \$39  & \port$6490$376 [13];
-  assign \$41  = ! inv_slot[1:0];
-  assign \$42  = \$40  & \$41 ;
-  assign \$43  = 1'h0 < rd_slot[1:0];
-  assign \$44  = \$43  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$45  = \$42  & \$44 ;
-  assign \$46  = \$38  | \$45 ;
-  assign \$47  = ~ clear_en;
-  assign \$48  = ~ \port$6490$376 [13];
-  assign \$49  = \$47  & \$48 ;
-  assign \$50  = ! \port$6490$376 [1:0];
-  assign \$51  = \port$6490$376 [12] & \$50 ;
-  assign \$52  = \$49  & \$51 ;
-  assign \$53  = 1'h0 < rd_slot[1:0];
-  assign \$54  = \$53  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$55  = \$52  & \$54 ;
-  assign \$56  = \$46  | \$55 ;
-  assign \$57  = meta0_byp | meta0_byp_next;
-  assign \$58  = meta0_byp_next ? \wr_data$41  : meta0_byp_data;
-  assign \$59  = \wr_data$41 [11:8] == generation;
-  assign \$60  = \wr_data$41 [13] & \$59 ;
-  assign \$61  = meta0_byp_data[11:8] == generation;
-  assign \$62  = meta0_byp_data[13] & \$61 ;
-  assign \$63  = meta0_byp_next ? \$60  : \$62 ;
-  assign \$64  = 1'h0 < rd_slot[1:0];
-  assign \$65  = \$64  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$66  = sc_we0 & \$65 ;
-  assign \$67  = mark0_byp | mark0_byp_next;
-  assign \$68  = mark0_byp_next ? sc_value0 : mark0_byp_data;
-  assign \$69  = 1'h1 < rd_slot[1:0];
-  assign \$70  = rd_slot[10:2] + \$69 ;
-  assign \$71  = clear_row == sc_row;
-  assign \$72  = clear_en & \$71 ;
-  assign \$73  = ~ clear_en;
-  assign \$74  = \$73  & \port$6490$376 [13];
-  assign \$75  = inv_slot[1:0] == 1'h1;
-  assign \$76  = \$74  & \$75 ;
-  assign \$77  = inv_slot[10:2] == sc_row;
-  assign \$78  = \$76  & \$77 ;
-  assign \$79  = \$72  | \$78 ;
-  assign \$80  = ~ clear_en;
-  assign \$81  = ~ \port$6490$376 [13];
-  assign \$82  = \$80  & \$81 ;
-  assign \$83  = \port$6490$376 [1:0] == 1'h1;
-  assign \$84  = \port$6490$376 [12] & \$83 ;
-  assign \$85  = \$82  & \$84 ;
-  assign \$86  = \port$6490$376 [10:2] == sc_row;
-  assign \$87  = \$85  & \$86 ;
-  assign \$88  = \$79  | \$87 ;
-  assign \$89  = \port$6490$376 [1:0] == 1'h1;
-  assign \$90  = \port$6490$376 [12] & \$89 ;
-  assign \$91  = \port$6490$376 [10:2] == sc_row_qq;
-  assign \$92  = \$90  & \$91 ;
-  assign \$93  = ~ \$92 ;
-  assign \$94  = sc_set[1] & \$93 ;
-  assign \$95  = ~ sc_data_q[18];
-  assign \$96  = rd_row_q1 == sc_row_qq;
-  assign \$97  = \port$6490$376 [1:0] == 1'h1;
-  assign \$98  = \port$6490$376 [12] & \$97 ;
-  assign \$99  = 1'h1 < rd_slot[1:0];
-  assign \$100  = \$99  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$101  = \$98  & \$100 ;
-  assign \$102  = ent1_byp | ent1_byp_next;
-  assign \$103  = ent1_byp_next ? \wr_data$69  : ent1_byp_data;
-  assign \$104  = 1'h1 < rd_slot[1:0];
-  assign \$105  = \$104  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$106  = clear_en & \$105 ;
-  assign \$107  = ~ clear_en;
-  assign \$108  = \$107  & \port$6490$376 [13];
-  assign \$109  = inv_slot[1:0] == 1'h1;
-  assign \$110  = \$108  & \$109 ;
-  assign \$111  = 1'h1 < rd_slot[1:0];
-  assign \$112  = \$111  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$113  = \$110  & \$112 ;
-  assign \$114  = \$106  | \$113 ;
-  assign \$115  = ~ clear_en;
-  assign \$116  = ~ \port$6490$376 [13];
-  assign \$117  = \$115  & \$116 ;
-  assign \$118  = \port$6490$376 [1:0] == 1'h1;
-  assign \$119  = \port$6490$376 [12] & \$118 ;
-  assign \$120  = \$117  & \$119 ;
-  assign \$121  = 1'h1 < rd_slot[1:0];
-  assign \$122  = \$121  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$123  = \$120  & \$122 ;
-  assign \$124  = \$114  | \$123 ;
-  assign \$125  = meta1_byp | meta1_byp_next;
-  assign \$126  = meta1_byp_next ? \wr_data$41  : meta1_byp_data;
-  assign \$127  = \wr_data$41 [11:8] == generation;
-  assign \$128  = \wr_data$41 [13] & \$127 ;
-  assign \$129  = meta1_byp_data[11:8] == generation;
-  assign \$130  = meta1_byp_data[13] & \$129 ;
-  assign \$131  = meta1_byp_next ? \$128  : \$130 ;
-  assign \$132  = 1'h1 < rd_slot[1:0];
-  assign \$133  = \$132  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$134  = sc_we1 & \$133 ;
-  assign \$135  = mark1_byp | mark1_byp_next;
-  assign \$136  = mark1_byp_next ? sc_value1 : mark1_byp_data;
-  assign \$137  = 2'h2 < rd_slot[1:0];
-  assign \$138  = rd_slot[10:2] + \$137 ;
-  assign \$139  = clear_row == sc_row;
-  assign \$140  = clear_en & \$139 ;
-  assign \$141  = ~ clear_en;
-  assign \$142  = \$141  & \port$6490$376 [13];
-  assign \$143  = inv_slot[1:0] == 2'h2;
-  assign \$144  = \$142  & \$143 ;
-  assign \$145  = inv_slot[10:2] == sc_row;
-  assign \$146  = \$144  & \$145 ;
-  assign \$147  = \$140  | \$146 ;
-  assign \$148  = ~ clear_en;
-  assign \$149  = ~ \port$6490$376 [13];
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = \port$6490$376 [1:0] == 2'h2;
-  assign \$152  = \port$6490$376 [12] & \$151 ;
-  assign \$153  = \$150  & \$152 ;
-  assign \$154  = \port$6490$376 [10:2] == sc_row;
-  assign \$155  = \$153  & \$154 ;
-  assign \$156  = \$147  | \$155 ;
-  assign \$157  = \port$6490$376 [1:0] == 2'h2;
-  assign \$158  = \port$6490$376 [12] & \$157 ;
-  assign \$159  = \port$6490$376 [10:2] == sc_row_qq;
-  assign \$160  = \$158  & \$159 ;
-  assign \$161  = ~ \$160 ;
-  assign \$162  = sc_set[2] & \$161 ;
-  assign \$163  = ~ sc_data_q[28];
-  assign \$164  = rd_row_q2 == sc_row_qq;
-  assign \$165  = \port$6490$376 [1:0] == 2'h2;
-  assign \$166  = \port$6490$376 [12] & \$165 ;
-  assign \$167  = 2'h2 < rd_slot[1:0];
-  assign \$168  = \$167  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$169  = \$166  & \$168 ;
-  assign \$170  = ent2_byp | ent2_byp_next;
-  assign \$171  = ent2_byp_next ? \wr_data$100  : ent2_byp_data;
-  assign \$172  = 2'h2 < rd_slot[1:0];
-  assign \$173  = \$172  ? clear_at_hi_m1 : clear_at_hi;
-  assign \$174  = clear_en & \$173 ;
-  assign \$175  = ~ clear_en;
-  assign \$176  = \$175  & \port$6490$376 [13];
-  assign \$177  = inv_slot[1:0] == 2'h2;
-  assign \$178  = \$176  & \$177 ;
-  assign \$179  = 2'h2 < rd_slot[1:0];
-  assign \$180  = \$179  ? inv_at_hi_m1 : inv_at_hi;
-  assign \$181  = \$178  & \$180 ;
-  assign \$182  = \$174  | \$181 ;
-  assign \$183  = ~ clear_en;
-  assign \$184  = ~ \port$6490$376 [13];
-  assign \$185  = \$183  & \$184 ;
-  assign \$186  = \port$6490$376 [1:0] == 2'h2;
-  assign \$187  = \port$6490$376 [12] & \$186 ;
-  assign \$188  = \$185  & \$187 ;
-  assign \$189  = 2'h2 < rd_slot[1:0];
-  assign \$190  = \$189  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$191  = \$188  & \$190 ;
-  assign \$192  = \$182  | \$191 ;
-  assign \$193  = meta2_byp | meta2_byp_next;
-  assign \$194  = meta2_byp_next ? \wr_data$41  : meta2_byp_data;
-  assign \$195  = \wr_data$41 [11:8] == generation;
-  assign \$196  = \wr_data$41 [13] & \$195 ;
-  assign \$197  = meta2_byp_data[11:8] == generation;
-  assign \$198  = meta2_byp_data[13] & \$197 ;
-  assign \$199  = meta2_byp_next ? \$196  : \$198 ;
-  assign \$200  = 2'h2 < rd_slot[1:0];
-  assign \$201  = \$200  ? sc_mark_at_hi_m1 : sc_mark_at_hi;
-  assign \$202  = sc_we2 & \$201 ;
-  assign \$203  = mark2_byp | mark2_byp_next;
-  assign \$204  = mark2_byp_next ? sc_value2 : mark2_byp_data;
-  assign \$205  = 2'h3 < rd_slot[1:0];
-  assign \$206  = rd_slot[10:2] + \$205 ;
-  assign \$207  = clear_row == sc_row;
-  assign \$208  = clear_en & \$207 ;
-  assign \$209  = ~ clear_en;
-  assign \$210  = \$209  & \port$6490$376 [13];
-  assign \$211  = inv_slot[1:0] == 2'h3;
-  assign \$212  = \$210  & \$211 ;
-  assign \$213  = inv_slot[10:2] == sc_row;
-  assign \$214  = \$212  & \$213 ;
-  assign \$215  = \$208  | \$214 ;
-  assign \$216  = ~ clear_en;
-  assign \$217  = ~ \port$6490$376 [13];
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = \port$6490$376 [1:0] == 2'h3;
-  assign \$220  = \port$6490$376 [12] & \$219 ;
-  assign \$221  = \$218  & \$220 ;
-  assign \$222  = \port$6490$376 [10:2] == sc_row;
-  assign \$223  = \$221  & \$222 ;
-  assign \$224  = \$215  | \$223 ;
-  assign \$225  = \port$6490$376 [1:0] == 2'h3;
-  assign \$226  = \port$6490$376 [12] & \$225 ;
-  assign \$227  = \port$6490$376 [10:2] == sc_row_qq;
-  assign \$228  = \$226  & \$227 ;
-  assign \$229  = ~ \$228 ;
-  assign \$230  = sc_set[3] & \$229 ;
-  assign \$231  = ~ sc_data_q[38];
-  assign \$232  = rd_row_q3 == sc_row_qq;
-  assign \$233  = \port$6490$376 [1:0] == 2'h3;
-  assign \$234  = \port$6490$376 [12] & \$233 ;
-  assign \$235  = 2'h3 < rd_slot[1:0];
-  assign \$236  = \$235  ? wr_at_hi_m1 : wr_at_hi;
-  assign \$237  = \$234  & \$236 ;
-  assign \$238  = ent3_byp | ent3_byp_next;
-  assign \$239  = ent3_byp_next ? \wr_data$131  : ent3_byp_data;
-  assign \$240  = 2'h3 < rd_slot[1:0];
+    chk15_addr <= \$2963 ;
   \kv_asu.core.table.ent0  ent0 (
     ._rp__addr(\$320 [8:0]),
     .clk(clk),
+    .\port$3335$0 (\$2968 ),
+    .\port$3336$0 (\$2969 ),
+    .\port$3337$0 (\$2970 ),
+    .\port$3338$0 (\$2971 ),
+    .\port$3339$0 (\$2972 ),
+    .\port$3340$0 (\$2973 ),
+    .\port$3341$0 (\$2974 ),
+    .\port$3342$0 (\$2975 ),
     .rd_data(\rd_data$250 ),
-    .rd_error(rd_error),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6490$376 [10:2]),
+    .wr_addr(\port$10528$376 [10:2]),
     .wr_data(wr_data),
     .wr_en(\wr_en$234 )
   );
   \kv_asu.core.table.ent1  ent1 (
     ._rp__addr(\$396 [8:0]),
     .clk(clk),
+    .\port$3404$0 (\$2985 ),
+    .\port$3405$0 (\$2986 ),
+    .\port$3406$0 (\$2987 ),
+    .\port$3407$0 (\$2988 ),
+    .\port$3408$0 (\$2989 ),
+    .\port$3409$0 (\$2990 ),
+    .\port$3410$0 (\$2991 ),
+    .\port$3411$0 (\$2992 ),
     .rd_data(\rd_data$280 ),
-    .rd_error(\rd_error$154 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6490$376 [10:2]),
+    .wr_addr(\port$10528$376 [10:2]),
     .wr_data(\wr_data$69 ),
     .wr_en(\wr_en$275 )
   );
   \kv_asu.core.table.ent2  ent2 (
     ._rp__addr(\$472 [8:0]),
     .clk(clk),
+    .\port$3473$0 (\$3002 ),
+    .\port$3474$0 (\$3003 ),
+    .\port$3475$0 (\$3004 ),
+    .\port$3476$0 (\$3005 ),
+    .\port$3477$0 (\$3006 ),
+    .\port$3478$0 (\$3007 ),
+    .\port$3479$0 (\$3008 ),
+    .\port$3480$0 (\$3009 ),
     .rd_data(\rd_data$301 ),
-    .rd_error(\rd_error$158 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6490$376 [10:2]),
+    .wr_addr(\port$10528$376 [10:2]),
     .wr_data(\wr_data$100 ),
     .wr_en(\wr_en$296 )
   );
   \kv_asu.core.table.ent3  ent3 (
     ._rp__addr(\$548 [8:0]),
     .clk(clk),
+    .\port$3542$0 (\$3019 ),
+    .\port$3543$0 (\$3020 ),
+    .\port$3544$0 (\$3021 ),
+    .\port$3545$0 (\$3022 ),
+    .\port$3546$0 (\$3023 ),
+    .\port$3547$0 (\$3024 ),
+    .\port$3548$0 (\$3025 ),
+    .\port$3549$0 (\$3026 ),
     .rd_data(\rd_data$322 ),
-    .rd_error(\rd_error$162 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
-    .wr_addr(\port$6490$376 [10:2]),
+    .wr_addr(\port$10528$376 [10:2]),
     .wr_data(\wr_data$131 ),
     .wr_en(\wr_en$317 )
   );
   \kv_asu.core.table.mark0  mark0 (
     ._rp__addr(\$324 [8:0]),
     .clk(clk),
+    .\port$3379$0 (\$2982 ),
+    .\port$3380$0 (\$2983 ),
+    .\port$3381$0 (\$2984 ),
     .rd_data(\rd_data$257 ),
-    .rd_error(\rd_error$182 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21615,8 +29433,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.mark1  mark1 (
     ._rp__addr(\$400 [8:0]),
     .clk(clk),
+    .\port$3448$0 (\$2999 ),
+    .\port$3449$0 (\$3000 ),
+    .\port$3450$0 (\$3001 ),
     .rd_data(\rd_data$282 ),
-    .rd_error(\rd_error$186 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21627,8 +29447,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.mark2  mark2 (
     ._rp__addr(\$476 [8:0]),
     .clk(clk),
+    .\port$3517$0 (\$3016 ),
+    .\port$3518$0 (\$3017 ),
+    .\port$3519$0 (\$3018 ),
     .rd_data(\rd_data$303 ),
-    .rd_error(\rd_error$190 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21639,8 +29461,10 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.mark3  mark3 (
     ._rp__addr(\$552 [8:0]),
     .clk(clk),
+    .\port$3586$0 (\$3033 ),
+    .\port$3587$0 (\$3034 ),
+    .\port$3588$0 (\$3035 ),
     .rd_data(\rd_data$324 ),
-    .rd_error(\rd_error$194 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21651,8 +29475,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.meta0  meta0 (
     ._rp__addr(\$322 [8:0]),
     .clk(clk),
+    .\port$3361$0 (\$2976 ),
+    .\port$3362$0 (\$2977 ),
+    .\port$3363$0 (\$2978 ),
+    .\port$3364$0 (\$2979 ),
+    .\port$3365$0 (\$2980 ),
+    .\port$3366$0 (\$2981 ),
     .rd_data(\rd_data$253 ),
-    .rd_error(\rd_error$166 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21663,8 +29492,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.meta1  meta1 (
     ._rp__addr(\$398 [8:0]),
     .clk(clk),
+    .\port$3430$0 (\$2993 ),
+    .\port$3431$0 (\$2994 ),
+    .\port$3432$0 (\$2995 ),
+    .\port$3433$0 (\$2996 ),
+    .\port$3434$0 (\$2997 ),
+    .\port$3435$0 (\$2998 ),
     .rd_data(\rd_data$281 ),
-    .rd_error(\rd_error$170 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21675,8 +29509,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.meta2  meta2 (
     ._rp__addr(\$474 [8:0]),
     .clk(clk),
+    .\port$3499$0 (\$3010 ),
+    .\port$3500$0 (\$3011 ),
+    .\port$3501$0 (\$3012 ),
+    .\port$3502$0 (\$3013 ),
+    .\port$3503$0 (\$3014 ),
+    .\port$3504$0 (\$3015 ),
     .rd_data(\rd_data$302 ),
-    .rd_error(\rd_error$174 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21687,8 +29526,13 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   \kv_asu.core.table.meta3  meta3 (
     ._rp__addr(\$550 [8:0]),
     .clk(clk),
+    .\port$3568$0 (\$3027 ),
+    .\port$3569$0 (\$3028 ),
+    .\port$3570$0 (\$3029 ),
+    .\port$3571$0 (\$3030 ),
+    .\port$3572$0 (\$3031 ),
+    .\port$3573$0 (\$3032 ),
     .rd_data(\rd_data$323 ),
-    .rd_error(\rd_error$178 ),
     .rst(rst),
     .sweep_addr(sweep_addr),
     .sweep_en(sweep_en),
@@ -21698,14 +29542,14 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   );
   \kv_asu.core.table.scrub  scrub (
     .clk(clk),
-    .\inner__addr$29 (sc_row),
+    .\inner__addr$33 (sc_row),
     .rd_error_addr(rd_error_addr),
     .rd_lane_corrected(rd_lane_corrected),
     .rd_lane_error(rd_lane_error),
-    .rp0_lane0_data(\$756 ),
-    .rp0_lane1_data(\$757 ),
-    .rp0_lane2_data(\$758 ),
-    .rp0_lane3_data(\$759 ),
+    .rp0_lane0_data(\$2964 ),
+    .rp0_lane1_data(\$2965 ),
+    .rp0_lane2_data(\$2966 ),
+    .rp0_lane3_data(\$2967 ),
     .rst(rst),
     .sweep_en(sweep_en),
     .sweep_row(sweep_addr),
@@ -21715,499 +29559,499 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$685  = sc_row;
+    \$2893  = sc_row;
     if (rst) begin
-      \$685  = 9'h000;
+      \$2893  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$686  = sc_row_q;
+    \$2894  = sc_row_q;
     if (rst) begin
-      \$686  = 9'h000;
+      \$2894  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$687  = sc_row_qq;
+    \$2895  = sc_row_qq;
     if (rst) begin
-      \$687  = 9'h000;
+      \$2895  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$688  = \$2 [8:0];
+    \$2896  = \$2 [8:0];
     if (rst) begin
-      \$688  = 9'h000;
+      \$2896  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$689  = \$26 ;
+    \$2897  = \$26 ;
     if (rst) begin
-      \$689  = 1'h0;
+      \$2897  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$690  = \$27 ;
+    \$2898  = \$27 ;
     if (rst) begin
-      \$690  = 1'h0;
+      \$2898  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$691  = rd_row_q0;
+    \$2899  = rd_row_q0;
     if (rst) begin
-      \$691  = 9'h000;
+      \$2899  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$692  = \$28 ;
+    \$2900  = \$28 ;
     if (rst) begin
-      \$692  = 1'h0;
+      \$2900  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$693  = \$70 [8:0];
+    \$2901  = \$70 [8:0];
     if (rst) begin
-      \$693  = 9'h000;
+      \$2901  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$694  = \$94 ;
+    \$2902  = \$94 ;
     if (rst) begin
-      \$694  = 1'h0;
+      \$2902  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$695  = \$95 ;
+    \$2903  = \$95 ;
     if (rst) begin
-      \$695  = 1'h0;
+      \$2903  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$696  = rd_row_q1;
+    \$2904  = rd_row_q1;
     if (rst) begin
-      \$696  = 9'h000;
+      \$2904  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$697  = \$96 ;
+    \$2905  = \$96 ;
     if (rst) begin
-      \$697  = 1'h0;
+      \$2905  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$698  = \$138 [8:0];
+    \$2906  = \$138 [8:0];
     if (rst) begin
-      \$698  = 9'h000;
+      \$2906  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$699  = \$162 ;
+    \$2907  = \$162 ;
     if (rst) begin
-      \$699  = 1'h0;
+      \$2907  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$700  = \$163 ;
+    \$2908  = \$163 ;
     if (rst) begin
-      \$700  = 1'h0;
+      \$2908  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$701  = rd_row_q2;
+    \$2909  = rd_row_q2;
     if (rst) begin
-      \$701  = 9'h000;
+      \$2909  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$702  = \$164 ;
+    \$2910  = \$164 ;
     if (rst) begin
-      \$702  = 1'h0;
+      \$2910  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$703  = \$206 [8:0];
+    \$2911  = \$206 [8:0];
     if (rst) begin
-      \$703  = 9'h000;
+      \$2911  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$704  = \$230 ;
+    \$2912  = \$230 ;
     if (rst) begin
-      \$704  = 1'h0;
+      \$2912  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$705  = \$231 ;
+    \$2913  = \$231 ;
     if (rst) begin
-      \$705  = 1'h0;
+      \$2913  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$706  = rd_row_q3;
+    \$2914  = rd_row_q3;
     if (rst) begin
-      \$706  = 9'h000;
+      \$2914  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$707  = \$232 ;
+    \$2915  = \$232 ;
     if (rst) begin
-      \$707  = 1'h0;
+      \$2915  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$708  = \$274 ;
+    \$2916  = \$274 ;
     if (rst) begin
-      \$708  = 1'h0;
+      \$2916  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$709  = 1'h0;
+    \$2917  = 1'h0;
     if (rst) begin
-      \$709  = 1'h0;
+      \$2917  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$710  = { rd_row_qq0, 2'h0 };
+    \$2918  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$710  = 11'h000;
+      \$2918  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$711  = \$276 ;
+    \$2919  = \$276 ;
     if (rst) begin
-      \$711  = 1'h0;
+      \$2919  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$712  = 1'h0;
+    \$2920  = 1'h0;
     if (rst) begin
-      \$712  = 1'h0;
+      \$2920  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$713  = { rd_row_qq1, 2'h1 };
+    \$2921  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$713  = 11'h000;
+      \$2921  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$714  = \$278 ;
+    \$2922  = \$278 ;
     if (rst) begin
-      \$714  = 1'h0;
+      \$2922  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$715  = 1'h0;
+    \$2923  = 1'h0;
     if (rst) begin
-      \$715  = 1'h0;
+      \$2923  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$716  = { rd_row_qq2, 2'h2 };
+    \$2924  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$716  = 11'h000;
+      \$2924  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$717  = \$280 ;
+    \$2925  = \$280 ;
     if (rst) begin
-      \$717  = 1'h0;
+      \$2925  = 8'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$718  = 1'h0;
+    \$2926  = 1'h0;
     if (rst) begin
-      \$718  = 1'h0;
+      \$2926  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$719  = { rd_row_qq3, 2'h3 };
+    \$2927  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$719  = 11'h000;
+      \$2927  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$720  = \$282 ;
+    \$2928  = \$282 ;
     if (rst) begin
-      \$720  = 1'h0;
+      \$2928  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$721  = 1'h0;
+    \$2929  = 1'h0;
     if (rst) begin
-      \$721  = 1'h0;
+      \$2929  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$722  = { rd_row_qq0, 2'h0 };
+    \$2930  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$722  = 11'h000;
+      \$2930  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$723  = \$284 ;
+    \$2931  = \$284 ;
     if (rst) begin
-      \$723  = 1'h0;
+      \$2931  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$724  = 1'h0;
+    \$2932  = 1'h0;
     if (rst) begin
-      \$724  = 1'h0;
+      \$2932  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$725  = { rd_row_qq1, 2'h1 };
+    \$2933  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$725  = 11'h000;
+      \$2933  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$726  = \$286 ;
+    \$2934  = \$286 ;
     if (rst) begin
-      \$726  = 1'h0;
+      \$2934  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$727  = 1'h0;
+    \$2935  = 1'h0;
     if (rst) begin
-      \$727  = 1'h0;
+      \$2935  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$728  = { rd_row_qq2, 2'h2 };
+    \$2936  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$728  = 11'h000;
+      \$2936  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$729  = \$288 ;
+    \$2937  = \$288 ;
     if (rst) begin
-      \$729  = 1'h0;
+      \$2937  = 6'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$730  = 1'h0;
+    \$2938  = 1'h0;
     if (rst) begin
-      \$730  = 1'h0;
+      \$2938  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$731  = { rd_row_qq3, 2'h3 };
+    \$2939  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$731  = 11'h000;
+      \$2939  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$732  = \$290 ;
+    \$2940  = \$290 ;
     if (rst) begin
-      \$732  = 1'h0;
+      \$2940  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$733  = 1'h0;
+    \$2941  = 1'h0;
     if (rst) begin
-      \$733  = 1'h0;
+      \$2941  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$734  = { rd_row_qq0, 2'h0 };
+    \$2942  = { rd_row_qq0, 2'h0 };
     if (rst) begin
-      \$734  = 11'h000;
+      \$2942  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$735  = \$292 ;
+    \$2943  = \$292 ;
     if (rst) begin
-      \$735  = 1'h0;
+      \$2943  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$736  = 1'h0;
+    \$2944  = 1'h0;
     if (rst) begin
-      \$736  = 1'h0;
+      \$2944  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$737  = { rd_row_qq1, 2'h1 };
+    \$2945  = { rd_row_qq1, 2'h1 };
     if (rst) begin
-      \$737  = 11'h000;
+      \$2945  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$738  = \$294 ;
+    \$2946  = \$294 ;
     if (rst) begin
-      \$738  = 1'h0;
+      \$2946  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$739  = 1'h0;
+    \$2947  = 1'h0;
     if (rst) begin
-      \$739  = 1'h0;
+      \$2947  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$740  = { rd_row_qq2, 2'h2 };
+    \$2948  = { rd_row_qq2, 2'h2 };
     if (rst) begin
-      \$740  = 11'h000;
+      \$2948  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$741  = \$296 ;
+    \$2949  = \$296 ;
     if (rst) begin
-      \$741  = 1'h0;
+      \$2949  = 3'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$742  = 1'h0;
+    \$2950  = 1'h0;
     if (rst) begin
-      \$742  = 1'h0;
+      \$2950  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$743  = { rd_row_qq3, 2'h3 };
+    \$2951  = { rd_row_qq3, 2'h3 };
     if (rst) begin
-      \$743  = 11'h000;
+      \$2951  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$744  = \$298 ;
+    \$2952  = \$298 ;
     if (rst) begin
-      \$744  = 1'h0;
+      \$2952  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$745  = \$300 ;
+    \$2953  = \$300 ;
     if (rst) begin
-      \$745  = 1'h0;
+      \$2953  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$746  = { rd_error_addr, 2'h0 };
+    \$2954  = { rd_error_addr, 2'h0 };
     if (rst) begin
-      \$746  = 11'h000;
+      \$2954  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$747  = \$302 ;
+    \$2955  = \$302 ;
     if (rst) begin
-      \$747  = 1'h0;
+      \$2955  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$748  = \$304 ;
+    \$2956  = \$304 ;
     if (rst) begin
-      \$748  = 1'h0;
+      \$2956  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$749  = { rd_error_addr, 2'h1 };
+    \$2957  = { rd_error_addr, 2'h1 };
     if (rst) begin
-      \$749  = 11'h000;
+      \$2957  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$750  = \$306 ;
+    \$2958  = \$306 ;
     if (rst) begin
-      \$750  = 1'h0;
+      \$2958  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$751  = \$308 ;
+    \$2959  = \$308 ;
     if (rst) begin
-      \$751  = 1'h0;
+      \$2959  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$752  = { rd_error_addr, 2'h2 };
+    \$2960  = { rd_error_addr, 2'h2 };
     if (rst) begin
-      \$752  = 11'h000;
+      \$2960  = 11'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$753  = \$310 ;
+    \$2961  = \$310 ;
     if (rst) begin
-      \$753  = 1'h0;
+      \$2961  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$754  = \$312 ;
+    \$2962  = \$312 ;
     if (rst) begin
-      \$754  = 1'h0;
+      \$2962  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$18 ) begin end
-    \$755  = { rd_error_addr, 2'h3 };
+    \$2963  = { rd_error_addr, 2'h3 };
     if (rst) begin
-      \$755  = 11'h000;
+      \$2963  = 11'h000;
     end
   end
   always @* begin
@@ -22215,15 +30059,15 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
     (* full_case = 32'd1 *)
     if (clear_en) begin
       meta_addr = clear_row;
-    end else if (\port$6490$376 [13]) begin
+    end else if (\port$10528$376 [13]) begin
       meta_addr = inv_slot[10:2];
     end else begin
-      meta_addr = \port$6490$376 [10:2];
+      meta_addr = \port$10528$376 [10:2];
     end
   end
-  assign inv_en = \port$6490$376 [13];
-  assign wr_en = \port$6490$376 [12];
-  assign wr_slot = \port$6490$376 [10:0];
+  assign inv_en = \port$10528$376 [13];
+  assign wr_en = \port$10528$376 [12];
+  assign wr_slot = \port$10528$376 [10:0];
   assign \wr_data$52  = sc_value0;
   assign \wr_data$75  = \wr_data$41 ;
   assign \wr_data$83  = sc_value1;
@@ -22231,11 +30075,23 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$114  = sc_value2;
   assign \wr_data$137  = \wr_data$41 ;
   assign \wr_data$145  = sc_value3;
+  assign rd_check = { \$2975 , \$2974 , \$2973 , \$2972 , \$2971 , \$2970 , \$2969 , \$2968  };
+  assign \rd_check$154  = { \$2992 , \$2991 , \$2990 , \$2989 , \$2988 , \$2987 , \$2986 , \$2985  };
+  assign \rd_check$158  = { \$3009 , \$3008 , \$3007 , \$3006 , \$3005 , \$3004 , \$3003 , \$3002  };
+  assign \rd_check$162  = { \$3026 , \$3025 , \$3024 , \$3023 , \$3022 , \$3021 , \$3020 , \$3019  };
+  assign \rd_check$166  = { \$2981 , \$2980 , \$2979 , \$2978 , \$2977 , \$2976  };
+  assign \rd_check$170  = { \$2998 , \$2997 , \$2996 , \$2995 , \$2994 , \$2993  };
+  assign \rd_check$174  = { \$3015 , \$3014 , \$3013 , \$3012 , \$3011 , \$3010  };
+  assign \rd_check$178  = { \$3032 , \$3031 , \$3030 , \$3029 , \$3028 , \$3027  };
+  assign \rd_check$182  = { \$2984 , \$2983 , \$2982  };
+  assign \rd_check$186  = { \$3001 , \$3000 , \$2999  };
+  assign \rd_check$190  = { \$3018 , \$3017 , \$3016  };
+  assign \rd_check$194  = { \$3035 , \$3034 , \$3033  };
   assign rd_addr = sc_row;
   assign rd_en = 1'h1;
   assign meta_data = \wr_data$41 ;
-  assign wr_last = \port$6490$5 [63:56];
-  assign wr_mark = \port$6490$376 [11];
+  assign wr_last = \port$10528$5 [63:56];
+  assign wr_mark = \port$10528$376 [11];
   assign wr_addr = meta_addr;
   assign \sweep_en$220  = sweep_en;
   assign sweep_row = sweep_addr;
@@ -22249,11 +30105,11 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$230  = 1'h1;
   assign \rd_addr$231  = \$324 [8:0];
   assign \$signal$232  = 1'h1;
-  assign \wr_addr$233  = \port$6490$376 [10:2];
-  assign wr_tag = \port$6490$5 [55:0];
-  assign wr_count = \port$6490$376 [29:14];
+  assign \wr_addr$233  = \port$10528$376 [10:2];
+  assign wr_tag = \port$10528$5 [55:0];
+  assign wr_count = \port$10528$376 [29:14];
   assign \wr_addr$237  = meta_addr;
-  assign rd_data = { \$759 , \$758 , \$757 , \$756  };
+  assign rd_data = { \$2967 , \$2966 , \$2965 , \$2964  };
   assign \wr_addr$242  = sc_row_qqq;
   assign \wr_en$243  = sc_we0;
   assign \sweep_en$262  = sweep_en;
@@ -22268,7 +30124,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$271  = 1'h1;
   assign \rd_addr$272  = \$400 [8:0];
   assign \$signal$273  = 1'h1;
-  assign \wr_addr$274  = \port$6490$376 [10:2];
+  assign \wr_addr$274  = \port$10528$376 [10:2];
   assign \wr_addr$276  = meta_addr;
   assign \wr_addr$278  = sc_row_qqq;
   assign \wr_en$279  = sc_we1;
@@ -22284,7 +30140,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$292  = 1'h1;
   assign \rd_addr$293  = \$476 [8:0];
   assign \$signal$294  = 1'h1;
-  assign \wr_addr$295  = \port$6490$376 [10:2];
+  assign \wr_addr$295  = \port$10528$376 [10:2];
   assign \wr_addr$297  = meta_addr;
   assign \wr_addr$299  = sc_row_qqq;
   assign \wr_en$300  = sc_we2;
@@ -22300,7 +30156,7 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \$signal$313  = 1'h1;
   assign \rd_addr$314  = \$552 [8:0];
   assign \$signal$315  = 1'h1;
-  assign \wr_addr$316  = \port$6490$376 [10:2];
+  assign \wr_addr$316  = \port$10528$376 [10:2];
   assign \wr_addr$318  = meta_addr;
   assign \wr_addr$320  = sc_row_qqq;
   assign \wr_en$321  = sc_we3;
@@ -22445,18 +30301,18 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239[3].last  = \wr_data$239 [37:30];
   assign \wr_data$239[3].fresh  = \wr_data$239 [38];
   assign \wr_data$239[3].valid  = \wr_data$239 [39];
-  assign \rd_data[0].last  = \$756 [7:0];
-  assign \rd_data[0].fresh  = \$756 [8];
-  assign \rd_data[0].valid  = \$756 [9];
-  assign \rd_data[1].last  = \$757 [7:0];
-  assign \rd_data[1].fresh  = \$757 [8];
-  assign \rd_data[1].valid  = \$757 [9];
-  assign \rd_data[2].last  = \$758 [7:0];
-  assign \rd_data[2].fresh  = \$758 [8];
-  assign \rd_data[2].valid  = \$758 [9];
-  assign \rd_data[3].last  = \$759 [7:0];
-  assign \rd_data[3].fresh  = \$759 [8];
-  assign \rd_data[3].valid  = \$759 [9];
+  assign \rd_data[0].last  = \$2964 [7:0];
+  assign \rd_data[0].fresh  = \$2964 [8];
+  assign \rd_data[0].valid  = \$2964 [9];
+  assign \rd_data[1].last  = \$2965 [7:0];
+  assign \rd_data[1].fresh  = \$2965 [8];
+  assign \rd_data[1].valid  = \$2965 [9];
+  assign \rd_data[2].last  = \$2966 [7:0];
+  assign \rd_data[2].fresh  = \$2966 [8];
+  assign \rd_data[2].valid  = \$2966 [9];
+  assign \rd_data[3].last  = \$2967 [7:0];
+  assign \rd_data[3].fresh  = \$2967 [8];
+  assign \rd_data[3].valid  = \$2967 [9];
   assign \rd_data$250.tag  = \rd_data$250 [55:0];
   assign \rd_data$250.count  = \rd_data$250 [71:56];
   assign \rd_data$253.last  = \rd_data$253 [7:0];
@@ -22505,12 +30361,12 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \rd_data$323.gen  = \rd_data$323 [11:8];
   assign \rd_data$323.fresh  = \rd_data$323 [12];
   assign \rd_data$323.valid  = \rd_data$323 [13];
-  assign \wr_data$131 [71:56] = \port$6490$376 [29:14];
-  assign \wr_data$131 [55:0] = \port$6490$5 [55:0];
-  assign \wr_data$100 [71:56] = \port$6490$376 [29:14];
-  assign \wr_data$100 [55:0] = \port$6490$5 [55:0];
-  assign \wr_data$69 [71:56] = \port$6490$376 [29:14];
-  assign \wr_data$69 [55:0] = \port$6490$5 [55:0];
+  assign \wr_data$131 [71:56] = \port$10528$376 [29:14];
+  assign \wr_data$131 [55:0] = \port$10528$5 [55:0];
+  assign \wr_data$100 [71:56] = \port$10528$376 [29:14];
+  assign \wr_data$100 [55:0] = \port$10528$5 [55:0];
+  assign \wr_data$69 [71:56] = \port$10528$376 [29:14];
+  assign \wr_data$69 [55:0] = \port$10528$5 [55:0];
   assign bk_sides[191:184] = \rd_data$323 [7:0];
   assign bk_sides[199:192] = meta3_alt_data[7:0];
   assign bk_sides[166:151] = \rd_data$322 [71:56];
@@ -22603,19 +30459,531 @@ module \kv_asu.core.table (rst, sweep_en, err_uncorrectable, err_corrected, err_
   assign \wr_data$239 [29:20] = copy_data;
   assign \wr_data$239 [19:10] = copy_data;
   assign \wr_data$239 [9:0] = copy_data;
-  assign wr_data[71:56] = \port$6490$376 [29:14];
-  assign wr_data[55:0] = \port$6490$5 [55:0];
+  assign wr_data[71:56] = \port$10528$376 [29:14];
+  assign wr_data[55:0] = \port$10528$5 [55:0];
   assign copy_data[9] = \wr_data$41 [13];
   assign copy_data[8] = \wr_data$41 [12];
   assign copy_data[7:0] = \wr_data$41 [7:0];
   assign \wr_data$41 [11:8] = generation;
   assign \wr_data$41 [13] = \$314 ;
-  assign \wr_data$41 [12] = \port$6490$376 [11];
-  assign \wr_data$41 [7:0] = \port$6490$5 [63:56];
+  assign \wr_data$41 [12] = \port$10528$376 [11];
+  assign \wr_data$41 [7:0] = \port$10528$5 [63:56];
+  assign \$635  = chk12_unc;
+  assign \$636  = chk13_unc;
+  assign \$637  = chk14_unc;
+  assign \$638  = chk15_unc;
+  assign \$651  = chk12_unc;
+  assign \$652  = chk13_unc;
+  assign \$653  = chk14_unc;
+  assign \$654  = chk15_unc;
+  assign \$668  = chk12_unc;
+  assign \$669  = chk13_unc;
+  assign \$670  = chk14_unc;
+  assign \$671  = chk15_unc;
+  assign \$684  = chk12_unc;
+  assign \$685  = chk13_unc;
+  assign \$686  = chk14_unc;
+  assign \$687  = chk15_unc;
+  assign \$702  = chk12_unc;
+  assign \$703  = chk13_unc;
+  assign \$704  = chk14_unc;
+  assign \$705  = chk15_unc;
+  assign \$718  = chk12_unc;
+  assign \$719  = chk13_unc;
+  assign \$720  = chk14_unc;
+  assign \$721  = chk15_unc;
+  assign \$735  = chk12_unc;
+  assign \$736  = chk13_unc;
+  assign \$737  = chk14_unc;
+  assign \$738  = chk15_unc;
+  assign \$751  = chk12_unc;
+  assign \$752  = chk13_unc;
+  assign \$753  = chk14_unc;
+  assign \$754  = chk15_unc;
+  assign \$770  = chk12_unc;
+  assign \$771  = chk13_unc;
+  assign \$772  = chk14_unc;
+  assign \$773  = chk15_unc;
+  assign \$786  = chk12_unc;
+  assign \$787  = chk13_unc;
+  assign \$788  = chk14_unc;
+  assign \$789  = chk15_unc;
+  assign \$803  = chk12_unc;
+  assign \$804  = chk13_unc;
+  assign \$805  = chk14_unc;
+  assign \$806  = chk15_unc;
+  assign \$819  = chk12_unc;
+  assign \$820  = chk13_unc;
+  assign \$821  = chk14_unc;
+  assign \$822  = chk15_unc;
+  assign \$837  = chk12_unc;
+  assign \$838  = chk13_unc;
+  assign \$839  = chk14_unc;
+  assign \$840  = chk15_unc;
+  assign \$853  = chk12_unc;
+  assign \$854  = chk13_unc;
+  assign \$855  = chk14_unc;
+  assign \$856  = chk15_unc;
+  assign \$870  = chk12_unc;
+  assign \$871  = chk13_unc;
+  assign \$872  = chk14_unc;
+  assign \$873  = chk15_unc;
+  assign \$886  = chk12_unc;
+  assign \$887  = chk13_unc;
+  assign \$888  = chk14_unc;
+  assign \$889  = chk15_unc;
+  assign \$906  = chk12_unc;
+  assign \$907  = chk13_unc;
+  assign \$908  = chk14_unc;
+  assign \$909  = chk15_unc;
+  assign \$922  = chk12_unc;
+  assign \$923  = chk13_unc;
+  assign \$924  = chk14_unc;
+  assign \$925  = chk15_unc;
+  assign \$939  = chk12_unc;
+  assign \$940  = chk13_unc;
+  assign \$941  = chk14_unc;
+  assign \$942  = chk15_unc;
+  assign \$955  = chk12_unc;
+  assign \$956  = chk13_unc;
+  assign \$957  = chk14_unc;
+  assign \$958  = chk15_unc;
+  assign \$973  = chk12_unc;
+  assign \$974  = chk13_unc;
+  assign \$975  = chk14_unc;
+  assign \$976  = chk15_unc;
+  assign \$989  = chk12_unc;
+  assign \$990  = chk13_unc;
+  assign \$991  = chk14_unc;
+  assign \$992  = chk15_unc;
+  assign \$1006  = chk12_unc;
+  assign \$1007  = chk13_unc;
+  assign \$1008  = chk14_unc;
+  assign \$1009  = chk15_unc;
+  assign \$1022  = chk12_unc;
+  assign \$1023  = chk13_unc;
+  assign \$1024  = chk14_unc;
+  assign \$1025  = chk15_unc;
+  assign \$1041  = chk12_unc;
+  assign \$1042  = chk13_unc;
+  assign \$1043  = chk14_unc;
+  assign \$1044  = chk15_unc;
+  assign \$1057  = chk12_unc;
+  assign \$1058  = chk13_unc;
+  assign \$1059  = chk14_unc;
+  assign \$1060  = chk15_unc;
+  assign \$1074  = chk12_unc;
+  assign \$1075  = chk13_unc;
+  assign \$1076  = chk14_unc;
+  assign \$1077  = chk15_unc;
+  assign \$1090  = chk12_unc;
+  assign \$1091  = chk13_unc;
+  assign \$1092  = chk14_unc;
+  assign \$1093  = chk15_unc;
+  assign \$1108  = chk12_unc;
+  assign \$1109  = chk13_unc;
+  assign \$1110  = chk14_unc;
+  assign \$1111  = chk15_unc;
+  assign \$1124  = chk12_unc;
+  assign \$1125  = chk13_unc;
+  assign \$1126  = chk14_unc;
+  assign \$1127  = chk15_unc;
+  assign \$1141  = chk12_unc;
+  assign \$1142  = chk13_unc;
+  assign \$1143  = chk14_unc;
+  assign \$1144  = chk15_unc;
+  assign \$1157  = chk12_unc;
+  assign \$1158  = chk13_unc;
+  assign \$1159  = chk14_unc;
+  assign \$1160  = chk15_unc;
+  assign \$1174  = chk12_unc;
+  assign \$1175  = chk13_unc;
+  assign \$1176  = chk14_unc;
+  assign \$1177  = chk15_unc;
+  assign \$1192  = chk12_unc;
+  assign \$1193  = chk13_unc;
+  assign \$1194  = chk14_unc;
+  assign \$1195  = chk15_unc;
+  assign \$1208  = chk12_unc;
+  assign \$1209  = chk13_unc;
+  assign \$1210  = chk14_unc;
+  assign \$1211  = chk15_unc;
+  assign \$1225  = chk12_unc;
+  assign \$1226  = chk13_unc;
+  assign \$1227  = chk14_unc;
+  assign \$1228  = chk15_unc;
+  assign \$1244  = chk12_unc;
+  assign \$1245  = chk13_unc;
+  assign \$1246  = chk14_unc;
+  assign \$1247  = chk15_unc;
+  assign \$1260  = chk12_unc;
+  assign \$1261  = chk13_unc;
+  assign \$1262  = chk14_unc;
+  assign \$1263  = chk15_unc;
+  assign \$1277  = chk12_unc;
+  assign \$1278  = chk13_unc;
+  assign \$1279  = chk14_unc;
+  assign \$1280  = chk15_unc;
+  assign \$1293  = chk12_unc;
+  assign \$1294  = chk13_unc;
+  assign \$1295  = chk14_unc;
+  assign \$1296  = chk15_unc;
+  assign \$1310  = chk12_unc;
+  assign \$1311  = chk13_unc;
+  assign \$1312  = chk14_unc;
+  assign \$1313  = chk15_unc;
+  assign \$1328  = chk12_unc;
+  assign \$1329  = chk13_unc;
+  assign \$1330  = chk14_unc;
+  assign \$1331  = chk15_unc;
+  assign \$1344  = chk12_unc;
+  assign \$1345  = chk13_unc;
+  assign \$1346  = chk14_unc;
+  assign \$1347  = chk15_unc;
+  assign \$1361  = chk12_unc;
+  assign \$1362  = chk13_unc;
+  assign \$1363  = chk14_unc;
+  assign \$1364  = chk15_unc;
+  assign \$1381  = chk12_unc;
+  assign \$1382  = chk13_unc;
+  assign \$1383  = chk14_unc;
+  assign \$1384  = chk15_unc;
+  assign \$1397  = chk12_unc;
+  assign \$1398  = chk13_unc;
+  assign \$1399  = chk14_unc;
+  assign \$1400  = chk15_unc;
+  assign \$1414  = chk12_unc;
+  assign \$1415  = chk13_unc;
+  assign \$1416  = chk14_unc;
+  assign \$1417  = chk15_unc;
+  assign \$1430  = chk12_unc;
+  assign \$1431  = chk13_unc;
+  assign \$1432  = chk14_unc;
+  assign \$1433  = chk15_unc;
+  assign \$1448  = chk12_unc;
+  assign \$1449  = chk13_unc;
+  assign \$1450  = chk14_unc;
+  assign \$1451  = chk15_unc;
+  assign \$1464  = chk12_unc;
+  assign \$1465  = chk13_unc;
+  assign \$1466  = chk14_unc;
+  assign \$1467  = chk15_unc;
+  assign \$1481  = chk12_unc;
+  assign \$1482  = chk13_unc;
+  assign \$1483  = chk14_unc;
+  assign \$1484  = chk15_unc;
+  assign \$1497  = chk12_unc;
+  assign \$1498  = chk13_unc;
+  assign \$1499  = chk14_unc;
+  assign \$1500  = chk15_unc;
+  assign \$1514  = chk12_unc;
+  assign \$1515  = chk13_unc;
+  assign \$1516  = chk14_unc;
+  assign \$1517  = chk15_unc;
+  assign \$1532  = chk12_unc;
+  assign \$1533  = chk13_unc;
+  assign \$1534  = chk14_unc;
+  assign \$1535  = chk15_unc;
+  assign \$1548  = chk12_unc;
+  assign \$1549  = chk13_unc;
+  assign \$1550  = chk14_unc;
+  assign \$1551  = chk15_unc;
+  assign \$1565  = chk12_unc;
+  assign \$1566  = chk13_unc;
+  assign \$1567  = chk14_unc;
+  assign \$1568  = chk15_unc;
+  assign \$1584  = chk12_unc;
+  assign \$1585  = chk13_unc;
+  assign \$1586  = chk14_unc;
+  assign \$1587  = chk15_unc;
+  assign \$1600  = chk12_unc;
+  assign \$1601  = chk13_unc;
+  assign \$1602  = chk14_unc;
+  assign \$1603  = chk15_unc;
+  assign \$1617  = chk12_unc;
+  assign \$1618  = chk13_unc;
+  assign \$1619  = chk14_unc;
+  assign \$1620  = chk15_unc;
+  assign \$1633  = chk12_unc;
+  assign \$1634  = chk13_unc;
+  assign \$1635  = chk14_unc;
+  assign \$1636  = chk15_unc;
+  assign \$1650  = chk12_unc;
+  assign \$1651  = chk13_unc;
+  assign \$1652  = chk14_unc;
+  assign \$1653  = chk15_unc;
+  assign \$1668  = chk12_unc;
+  assign \$1669  = chk13_unc;
+  assign \$1670  = chk14_unc;
+  assign \$1671  = chk15_unc;
+  assign \$1684  = chk12_unc;
+  assign \$1685  = chk13_unc;
+  assign \$1686  = chk14_unc;
+  assign \$1687  = chk15_unc;
+  assign \$1701  = chk12_unc;
+  assign \$1702  = chk13_unc;
+  assign \$1703  = chk14_unc;
+  assign \$1704  = chk15_unc;
+  assign \$1770  = chk12_unc;
+  assign \$1771  = chk13_unc;
+  assign \$1772  = chk14_unc;
+  assign \$1773  = chk15_unc;
+  assign \$1786  = chk12_unc;
+  assign \$1787  = chk13_unc;
+  assign \$1788  = chk14_unc;
+  assign \$1789  = chk15_unc;
+  assign \$1803  = chk12_unc;
+  assign \$1804  = chk13_unc;
+  assign \$1805  = chk14_unc;
+  assign \$1806  = chk15_unc;
+  assign \$1819  = chk12_unc;
+  assign \$1820  = chk13_unc;
+  assign \$1821  = chk14_unc;
+  assign \$1822  = chk15_unc;
+  assign \$1837  = chk12_unc;
+  assign \$1838  = chk13_unc;
+  assign \$1839  = chk14_unc;
+  assign \$1840  = chk15_unc;
+  assign \$1853  = chk12_unc;
+  assign \$1854  = chk13_unc;
+  assign \$1855  = chk14_unc;
+  assign \$1856  = chk15_unc;
+  assign \$1870  = chk12_unc;
+  assign \$1871  = chk13_unc;
+  assign \$1872  = chk14_unc;
+  assign \$1873  = chk15_unc;
+  assign \$1886  = chk12_unc;
+  assign \$1887  = chk13_unc;
+  assign \$1888  = chk14_unc;
+  assign \$1889  = chk15_unc;
+  assign \$1905  = chk12_unc;
+  assign \$1906  = chk13_unc;
+  assign \$1907  = chk14_unc;
+  assign \$1908  = chk15_unc;
+  assign \$1921  = chk12_unc;
+  assign \$1922  = chk13_unc;
+  assign \$1923  = chk14_unc;
+  assign \$1924  = chk15_unc;
+  assign \$1938  = chk12_unc;
+  assign \$1939  = chk13_unc;
+  assign \$1940  = chk14_unc;
+  assign \$1941  = chk15_unc;
+  assign \$1954  = chk12_unc;
+  assign \$1955  = chk13_unc;
+  assign \$1956  = chk14_unc;
+  assign \$1957  = chk15_unc;
+  assign \$1972  = chk12_unc;
+  assign \$1973  = chk13_unc;
+  assign \$1974  = chk14_unc;
+  assign \$1975  = chk15_unc;
+  assign \$1988  = chk12_unc;
+  assign \$1989  = chk13_unc;
+  assign \$1990  = chk14_unc;
+  assign \$1991  = chk15_unc;
+  assign \$2005  = chk12_unc;
+  assign \$2006  = chk13_unc;
+  assign \$2007  = chk14_unc;
+  assign \$2008  = chk15_unc;
+  assign \$2021  = chk12_unc;
+  assign \$2022  = chk13_unc;
+  assign \$2023  = chk14_unc;
+  assign \$2024  = chk15_unc;
+  assign \$2041  = chk12_unc;
+  assign \$2042  = chk13_unc;
+  assign \$2043  = chk14_unc;
+  assign \$2044  = chk15_unc;
+  assign \$2057  = chk12_unc;
+  assign \$2058  = chk13_unc;
+  assign \$2059  = chk14_unc;
+  assign \$2060  = chk15_unc;
+  assign \$2074  = chk12_unc;
+  assign \$2075  = chk13_unc;
+  assign \$2076  = chk14_unc;
+  assign \$2077  = chk15_unc;
+  assign \$2090  = chk12_unc;
+  assign \$2091  = chk13_unc;
+  assign \$2092  = chk14_unc;
+  assign \$2093  = chk15_unc;
+  assign \$2108  = chk12_unc;
+  assign \$2109  = chk13_unc;
+  assign \$2110  = chk14_unc;
+  assign \$2111  = chk15_unc;
+  assign \$2124  = chk12_unc;
+  assign \$2125  = chk13_unc;
+  assign \$2126  = chk14_unc;
+  assign \$2127  = chk15_unc;
+  assign \$2141  = chk12_unc;
+  assign \$2142  = chk13_unc;
+  assign \$2143  = chk14_unc;
+  assign \$2144  = chk15_unc;
+  assign \$2157  = chk12_unc;
+  assign \$2158  = chk13_unc;
+  assign \$2159  = chk14_unc;
+  assign \$2160  = chk15_unc;
+  assign \$2176  = chk12_unc;
+  assign \$2177  = chk13_unc;
+  assign \$2178  = chk14_unc;
+  assign \$2179  = chk15_unc;
+  assign \$2192  = chk12_unc;
+  assign \$2193  = chk13_unc;
+  assign \$2194  = chk14_unc;
+  assign \$2195  = chk15_unc;
+  assign \$2209  = chk12_unc;
+  assign \$2210  = chk13_unc;
+  assign \$2211  = chk14_unc;
+  assign \$2212  = chk15_unc;
+  assign \$2225  = chk12_unc;
+  assign \$2226  = chk13_unc;
+  assign \$2227  = chk14_unc;
+  assign \$2228  = chk15_unc;
+  assign \$2243  = chk12_unc;
+  assign \$2244  = chk13_unc;
+  assign \$2245  = chk14_unc;
+  assign \$2246  = chk15_unc;
+  assign \$2259  = chk12_unc;
+  assign \$2260  = chk13_unc;
+  assign \$2261  = chk14_unc;
+  assign \$2262  = chk15_unc;
+  assign \$2276  = chk12_unc;
+  assign \$2277  = chk13_unc;
+  assign \$2278  = chk14_unc;
+  assign \$2279  = chk15_unc;
+  assign \$2292  = chk12_unc;
+  assign \$2293  = chk13_unc;
+  assign \$2294  = chk14_unc;
+  assign \$2295  = chk15_unc;
+  assign \$2309  = chk12_unc;
+  assign \$2310  = chk13_unc;
+  assign \$2311  = chk14_unc;
+  assign \$2312  = chk15_unc;
+  assign \$2327  = chk12_unc;
+  assign \$2328  = chk13_unc;
+  assign \$2329  = chk14_unc;
+  assign \$2330  = chk15_unc;
+  assign \$2343  = chk12_unc;
+  assign \$2344  = chk13_unc;
+  assign \$2345  = chk14_unc;
+  assign \$2346  = chk15_unc;
+  assign \$2360  = chk12_unc;
+  assign \$2361  = chk13_unc;
+  assign \$2362  = chk14_unc;
+  assign \$2363  = chk15_unc;
+  assign \$2379  = chk12_unc;
+  assign \$2380  = chk13_unc;
+  assign \$2381  = chk14_unc;
+  assign \$2382  = chk15_unc;
+  assign \$2395  = chk12_unc;
+  assign \$2396  = chk13_unc;
+  assign \$2397  = chk14_unc;
+  assign \$2398  = chk15_unc;
+  assign \$2412  = chk12_unc;
+  assign \$2413  = chk13_unc;
+  assign \$2414  = chk14_unc;
+  assign \$2415  = chk15_unc;
+  assign \$2428  = chk12_unc;
+  assign \$2429  = chk13_unc;
+  assign \$2430  = chk14_unc;
+  assign \$2431  = chk15_unc;
+  assign \$2445  = chk12_unc;
+  assign \$2446  = chk13_unc;
+  assign \$2447  = chk14_unc;
+  assign \$2448  = chk15_unc;
+  assign \$2463  = chk12_unc;
+  assign \$2464  = chk13_unc;
+  assign \$2465  = chk14_unc;
+  assign \$2466  = chk15_unc;
+  assign \$2479  = chk12_unc;
+  assign \$2480  = chk13_unc;
+  assign \$2481  = chk14_unc;
+  assign \$2482  = chk15_unc;
+  assign \$2496  = chk12_unc;
+  assign \$2497  = chk13_unc;
+  assign \$2498  = chk14_unc;
+  assign \$2499  = chk15_unc;
+  assign \$2516  = chk12_unc;
+  assign \$2517  = chk13_unc;
+  assign \$2518  = chk14_unc;
+  assign \$2519  = chk15_unc;
+  assign \$2532  = chk12_unc;
+  assign \$2533  = chk13_unc;
+  assign \$2534  = chk14_unc;
+  assign \$2535  = chk15_unc;
+  assign \$2549  = chk12_unc;
+  assign \$2550  = chk13_unc;
+  assign \$2551  = chk14_unc;
+  assign \$2552  = chk15_unc;
+  assign \$2565  = chk12_unc;
+  assign \$2566  = chk13_unc;
+  assign \$2567  = chk14_unc;
+  assign \$2568  = chk15_unc;
+  assign \$2583  = chk12_unc;
+  assign \$2584  = chk13_unc;
+  assign \$2585  = chk14_unc;
+  assign \$2586  = chk15_unc;
+  assign \$2599  = chk12_unc;
+  assign \$2600  = chk13_unc;
+  assign \$2601  = chk14_unc;
+  assign \$2602  = chk15_unc;
+  assign \$2616  = chk12_unc;
+  assign \$2617  = chk13_unc;
+  assign \$2618  = chk14_unc;
+  assign \$2619  = chk15_unc;
+  assign \$2632  = chk12_unc;
+  assign \$2633  = chk13_unc;
+  assign \$2634  = chk14_unc;
+  assign \$2635  = chk15_unc;
+  assign \$2649  = chk12_unc;
+  assign \$2650  = chk13_unc;
+  assign \$2651  = chk14_unc;
+  assign \$2652  = chk15_unc;
+  assign \$2667  = chk12_unc;
+  assign \$2668  = chk13_unc;
+  assign \$2669  = chk14_unc;
+  assign \$2670  = chk15_unc;
+  assign \$2683  = chk12_unc;
+  assign \$2684  = chk13_unc;
+  assign \$2685  = chk14_unc;
+  assign \$2686  = chk15_unc;
+  assign \$2700  = chk12_unc;
+  assign \$2701  = chk13_unc;
+  assign \$2702  = chk14_unc;
+  assign \$2703  = chk15_unc;
+  assign \$2719  = chk12_unc;
+  assign \$2720  = chk13_unc;
+  assign \$2721  = chk14_unc;
+  assign \$2722  = chk15_unc;
+  assign \$2735  = chk12_unc;
+  assign \$2736  = chk13_unc;
+  assign \$2737  = chk14_unc;
+  assign \$2738  = chk15_unc;
+  assign \$2752  = chk12_unc;
+  assign \$2753  = chk13_unc;
+  assign \$2754  = chk14_unc;
+  assign \$2755  = chk15_unc;
+  assign \$2768  = chk12_unc;
+  assign \$2769  = chk13_unc;
+  assign \$2770  = chk14_unc;
+  assign \$2771  = chk15_unc;
+  assign \$2785  = chk12_unc;
+  assign \$2786  = chk13_unc;
+  assign \$2787  = chk14_unc;
+  assign \$2788  = chk15_unc;
+  assign \$2803  = chk12_unc;
+  assign \$2804  = chk13_unc;
+  assign \$2805  = chk14_unc;
+  assign \$2806  = chk15_unc;
+  assign \$2819  = chk12_unc;
+  assign \$2820  = chk13_unc;
+  assign \$2821  = chk14_unc;
+  assign \$2822  = chk15_unc;
+  assign \$2836  = chk12_unc;
+  assign \$2837  = chk13_unc;
+  assign \$2838  = chk14_unc;
+  assign \$2839  = chk15_unc;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, rd_data, wr_addr, sweep_addr, clk);
+module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, \port$3335$0 , \port$3336$0 , \port$3337$0 , \port$3338$0 , \port$3339$0 , \port$3340$0 , \port$3341$0 , \port$3342$0 , wr_data, rd_data, wr_addr, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$19  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -22625,23 +30993,16 @@ module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire \$14 ;
   wire \$15 ;
   wire \$16 ;
-  wire [38:0] \$17 ;
+  wire \$17 ;
   wire \$18 ;
-  wire [38:0] \$19 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire [38:0] \$21 ;
+  wire \$21 ;
   wire \$22 ;
-  wire [38:0] \$23 ;
-  wire \$24 ;
-  wire [30:0] \$25 ;
-  wire \$26 ;
-  wire [30:0] \$27 ;
-  wire \$28 ;
-  wire [14:0] \$29 ;
+  wire \$23 ;
+  reg [79:0] \$24 ;
   wire \$3 ;
-  wire \$30 ;
-  reg [79:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -22657,12 +31018,28 @@ module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3335$0 ;
+  wire \port$3335$0 ;
+  output \port$3336$0 ;
+  wire \port$3336$0 ;
+  output \port$3337$0 ;
+  wire \port$3337$0 ;
+  output \port$3338$0 ;
+  wire \port$3338$0 ;
+  output \port$3339$0 ;
+  wire \port$3339$0 ;
+  output \port$3340$0 ;
+  wire \port$3340$0 ;
+  output \port$3341$0 ;
+  wire \port$3341$0 ;
+  output \port$3342$0 ;
+  wire \port$3342$0 ;
   wire [8:0] rd_addr;
+  wire [7:0] rd_check;
   output [71:0] rd_data;
   wire [71:0] rd_data;
   wire [15:0] \rd_data.count ;
   wire [55:0] \rd_data.tag ;
-  output rd_error;
   wire rd_error;
   reg [79:0] rd_word = 80'h00000000000000000000;
   input rst;
@@ -23225,29 +31602,22 @@ module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign \$15  = ^ { \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , wr_data };
   assign st_data = sweep_en ? 80'h00000000000000000000 : { \$15 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$16  = ^ rd_word;
-  assign \$17  = { rd_word[71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 38'h0000000000, rd_word[72] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = { rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 38'h0000000000, rd_word[73] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = { rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] } ^ { 38'h0000000000, rd_word[74] };
-  assign \$22  = ^ \$21 ;
-  assign \$23  = { rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] } ^ { 38'h0000000000, rd_word[75] };
-  assign \$24  = ^ \$23 ;
-  assign \$25  = { rd_word[56:41], rd_word[25:11] } ^ { 30'h00000000, rd_word[76] };
-  assign \$26  = ^ \$25 ;
-  assign \$27  = rd_word[56:26] ^ { 30'h00000000, rd_word[77] };
-  assign \$28  = ^ \$27 ;
-  assign \$29  = rd_word[71:57] ^ { 14'h0000, rd_word[78] };
-  assign \$30  = ^ \$29 ;
-  assign rd_error = | { \$30 , \$28 , \$26 , \$24 , \$22 , \$20 , \$18 , \$16  };
+  assign \$16  = ^ { rd_word[72:71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$17  = ^ { rd_word[73], rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$18  = ^ { rd_word[74], rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] };
+  assign \$19  = ^ { rd_word[75], rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] };
+  assign \$20  = ^ { rd_word[76], rd_word[56:41], rd_word[25:11] };
+  assign \$21  = ^ { rd_word[77], rd_word[56:26] };
+  assign \$22  = ^ { rd_word[78], rd_word[71:57] };
+  assign \$23  = ^ { rd_word[79:73], rd_word[70], rd_word[68], rd_word[66], rd_word[64], rd_word[62], rd_word[60], rd_word[58], rd_word[55], rd_word[53], rd_word[51], rd_word[49], rd_word[47], rd_word[45], rd_word[43], rd_word[41], rd_word[39], rd_word[37], rd_word[35], rd_word[33], rd_word[31], rd_word[29], rd_word[27], rd_word[24], rd_word[22], rd_word[20], rd_word[18], rd_word[16], rd_word[14], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
   always @(posedge clk)
-    rd_word <= \$31 ;
+    rd_word <= \$24 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$19 ) begin end
-    \$31  = _rp__data;
+    \$24  = _rp__data;
     if (rst) begin
-      \$31  = 80'h00000000000000000000;
+      \$24  = 80'h00000000000000000000;
     end
   end
   assign _wp__addr = st_addr;
@@ -23255,6 +31625,15 @@ module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
+  assign \port$3335$0  = \$16 ;
+  assign \port$3336$0  = \$17 ;
+  assign \port$3337$0  = \$18 ;
+  assign \port$3338$0  = \$19 ;
+  assign \port$3339$0  = \$20 ;
+  assign \port$3340$0  = \$21 ;
+  assign \port$3341$0  = \$22 ;
+  assign \port$3342$0  = \$23 ;
   assign rd_data = rd_word[71:0];
   assign \wr_data.tag  = wr_data[55:0];
   assign \wr_data.count  = wr_data[71:56];
@@ -23263,7 +31642,7 @@ module \kv_asu.core.table.ent0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, rd_data, wr_addr, sweep_addr, clk);
+module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, \port$3404$0 , \port$3405$0 , \port$3406$0 , \port$3407$0 , \port$3408$0 , \port$3409$0 , \port$3410$0 , \port$3411$0 , wr_data, rd_data, wr_addr, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$20  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -23273,23 +31652,16 @@ module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire \$14 ;
   wire \$15 ;
   wire \$16 ;
-  wire [38:0] \$17 ;
+  wire \$17 ;
   wire \$18 ;
-  wire [38:0] \$19 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire [38:0] \$21 ;
+  wire \$21 ;
   wire \$22 ;
-  wire [38:0] \$23 ;
-  wire \$24 ;
-  wire [30:0] \$25 ;
-  wire \$26 ;
-  wire [30:0] \$27 ;
-  wire \$28 ;
-  wire [14:0] \$29 ;
+  wire \$23 ;
+  reg [79:0] \$24 ;
   wire \$3 ;
-  wire \$30 ;
-  reg [79:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -23305,12 +31677,28 @@ module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3404$0 ;
+  wire \port$3404$0 ;
+  output \port$3405$0 ;
+  wire \port$3405$0 ;
+  output \port$3406$0 ;
+  wire \port$3406$0 ;
+  output \port$3407$0 ;
+  wire \port$3407$0 ;
+  output \port$3408$0 ;
+  wire \port$3408$0 ;
+  output \port$3409$0 ;
+  wire \port$3409$0 ;
+  output \port$3410$0 ;
+  wire \port$3410$0 ;
+  output \port$3411$0 ;
+  wire \port$3411$0 ;
   wire [8:0] rd_addr;
+  wire [7:0] rd_check;
   output [71:0] rd_data;
   wire [71:0] rd_data;
   wire [15:0] \rd_data.count ;
   wire [55:0] \rd_data.tag ;
-  output rd_error;
   wire rd_error;
   reg [79:0] rd_word = 80'h00000000000000000000;
   input rst;
@@ -23873,29 +32261,22 @@ module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign \$15  = ^ { \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , wr_data };
   assign st_data = sweep_en ? 80'h00000000000000000000 : { \$15 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$16  = ^ rd_word;
-  assign \$17  = { rd_word[71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 38'h0000000000, rd_word[72] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = { rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 38'h0000000000, rd_word[73] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = { rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] } ^ { 38'h0000000000, rd_word[74] };
-  assign \$22  = ^ \$21 ;
-  assign \$23  = { rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] } ^ { 38'h0000000000, rd_word[75] };
-  assign \$24  = ^ \$23 ;
-  assign \$25  = { rd_word[56:41], rd_word[25:11] } ^ { 30'h00000000, rd_word[76] };
-  assign \$26  = ^ \$25 ;
-  assign \$27  = rd_word[56:26] ^ { 30'h00000000, rd_word[77] };
-  assign \$28  = ^ \$27 ;
-  assign \$29  = rd_word[71:57] ^ { 14'h0000, rd_word[78] };
-  assign \$30  = ^ \$29 ;
-  assign rd_error = | { \$30 , \$28 , \$26 , \$24 , \$22 , \$20 , \$18 , \$16  };
+  assign \$16  = ^ { rd_word[72:71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$17  = ^ { rd_word[73], rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$18  = ^ { rd_word[74], rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] };
+  assign \$19  = ^ { rd_word[75], rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] };
+  assign \$20  = ^ { rd_word[76], rd_word[56:41], rd_word[25:11] };
+  assign \$21  = ^ { rd_word[77], rd_word[56:26] };
+  assign \$22  = ^ { rd_word[78], rd_word[71:57] };
+  assign \$23  = ^ { rd_word[79:73], rd_word[70], rd_word[68], rd_word[66], rd_word[64], rd_word[62], rd_word[60], rd_word[58], rd_word[55], rd_word[53], rd_word[51], rd_word[49], rd_word[47], rd_word[45], rd_word[43], rd_word[41], rd_word[39], rd_word[37], rd_word[35], rd_word[33], rd_word[31], rd_word[29], rd_word[27], rd_word[24], rd_word[22], rd_word[20], rd_word[18], rd_word[16], rd_word[14], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
   always @(posedge clk)
-    rd_word <= \$31 ;
+    rd_word <= \$24 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$20 ) begin end
-    \$31  = _rp__data;
+    \$24  = _rp__data;
     if (rst) begin
-      \$31  = 80'h00000000000000000000;
+      \$24  = 80'h00000000000000000000;
     end
   end
   assign _wp__addr = st_addr;
@@ -23903,6 +32284,15 @@ module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
+  assign \port$3404$0  = \$16 ;
+  assign \port$3405$0  = \$17 ;
+  assign \port$3406$0  = \$18 ;
+  assign \port$3407$0  = \$19 ;
+  assign \port$3408$0  = \$20 ;
+  assign \port$3409$0  = \$21 ;
+  assign \port$3410$0  = \$22 ;
+  assign \port$3411$0  = \$23 ;
   assign rd_data = rd_word[71:0];
   assign \wr_data.tag  = wr_data[55:0];
   assign \wr_data.count  = wr_data[71:56];
@@ -23911,7 +32301,7 @@ module \kv_asu.core.table.ent1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, rd_data, wr_addr, sweep_addr, clk);
+module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, \port$3473$0 , \port$3474$0 , \port$3475$0 , \port$3476$0 , \port$3477$0 , \port$3478$0 , \port$3479$0 , \port$3480$0 , wr_data, rd_data, wr_addr, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$21  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -23921,23 +32311,16 @@ module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire \$14 ;
   wire \$15 ;
   wire \$16 ;
-  wire [38:0] \$17 ;
+  wire \$17 ;
   wire \$18 ;
-  wire [38:0] \$19 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire [38:0] \$21 ;
+  wire \$21 ;
   wire \$22 ;
-  wire [38:0] \$23 ;
-  wire \$24 ;
-  wire [30:0] \$25 ;
-  wire \$26 ;
-  wire [30:0] \$27 ;
-  wire \$28 ;
-  wire [14:0] \$29 ;
+  wire \$23 ;
+  reg [79:0] \$24 ;
   wire \$3 ;
-  wire \$30 ;
-  reg [79:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -23953,12 +32336,28 @@ module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3473$0 ;
+  wire \port$3473$0 ;
+  output \port$3474$0 ;
+  wire \port$3474$0 ;
+  output \port$3475$0 ;
+  wire \port$3475$0 ;
+  output \port$3476$0 ;
+  wire \port$3476$0 ;
+  output \port$3477$0 ;
+  wire \port$3477$0 ;
+  output \port$3478$0 ;
+  wire \port$3478$0 ;
+  output \port$3479$0 ;
+  wire \port$3479$0 ;
+  output \port$3480$0 ;
+  wire \port$3480$0 ;
   wire [8:0] rd_addr;
+  wire [7:0] rd_check;
   output [71:0] rd_data;
   wire [71:0] rd_data;
   wire [15:0] \rd_data.count ;
   wire [55:0] \rd_data.tag ;
-  output rd_error;
   wire rd_error;
   reg [79:0] rd_word = 80'h00000000000000000000;
   input rst;
@@ -24521,29 +32920,22 @@ module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign \$15  = ^ { \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , wr_data };
   assign st_data = sweep_en ? 80'h00000000000000000000 : { \$15 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$16  = ^ rd_word;
-  assign \$17  = { rd_word[71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 38'h0000000000, rd_word[72] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = { rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 38'h0000000000, rd_word[73] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = { rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] } ^ { 38'h0000000000, rd_word[74] };
-  assign \$22  = ^ \$21 ;
-  assign \$23  = { rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] } ^ { 38'h0000000000, rd_word[75] };
-  assign \$24  = ^ \$23 ;
-  assign \$25  = { rd_word[56:41], rd_word[25:11] } ^ { 30'h00000000, rd_word[76] };
-  assign \$26  = ^ \$25 ;
-  assign \$27  = rd_word[56:26] ^ { 30'h00000000, rd_word[77] };
-  assign \$28  = ^ \$27 ;
-  assign \$29  = rd_word[71:57] ^ { 14'h0000, rd_word[78] };
-  assign \$30  = ^ \$29 ;
-  assign rd_error = | { \$30 , \$28 , \$26 , \$24 , \$22 , \$20 , \$18 , \$16  };
+  assign \$16  = ^ { rd_word[72:71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$17  = ^ { rd_word[73], rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$18  = ^ { rd_word[74], rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] };
+  assign \$19  = ^ { rd_word[75], rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] };
+  assign \$20  = ^ { rd_word[76], rd_word[56:41], rd_word[25:11] };
+  assign \$21  = ^ { rd_word[77], rd_word[56:26] };
+  assign \$22  = ^ { rd_word[78], rd_word[71:57] };
+  assign \$23  = ^ { rd_word[79:73], rd_word[70], rd_word[68], rd_word[66], rd_word[64], rd_word[62], rd_word[60], rd_word[58], rd_word[55], rd_word[53], rd_word[51], rd_word[49], rd_word[47], rd_word[45], rd_word[43], rd_word[41], rd_word[39], rd_word[37], rd_word[35], rd_word[33], rd_word[31], rd_word[29], rd_word[27], rd_word[24], rd_word[22], rd_word[20], rd_word[18], rd_word[16], rd_word[14], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
   always @(posedge clk)
-    rd_word <= \$31 ;
+    rd_word <= \$24 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$21 ) begin end
-    \$31  = _rp__data;
+    \$24  = _rp__data;
     if (rst) begin
-      \$31  = 80'h00000000000000000000;
+      \$24  = 80'h00000000000000000000;
     end
   end
   assign _wp__addr = st_addr;
@@ -24551,6 +32943,15 @@ module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
+  assign \port$3473$0  = \$16 ;
+  assign \port$3474$0  = \$17 ;
+  assign \port$3475$0  = \$18 ;
+  assign \port$3476$0  = \$19 ;
+  assign \port$3477$0  = \$20 ;
+  assign \port$3478$0  = \$21 ;
+  assign \port$3479$0  = \$22 ;
+  assign \port$3480$0  = \$23 ;
   assign rd_data = rd_word[71:0];
   assign \wr_data.tag  = wr_data[55:0];
   assign \wr_data.count  = wr_data[71:56];
@@ -24559,7 +32960,7 @@ module \kv_asu.core.table.ent2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, rd_data, wr_addr, sweep_addr, clk);
+module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, \port$3542$0 , \port$3543$0 , \port$3544$0 , \port$3545$0 , \port$3546$0 , \port$3547$0 , \port$3548$0 , \port$3549$0 , wr_data, rd_data, wr_addr, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$22  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -24569,23 +32970,16 @@ module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire \$14 ;
   wire \$15 ;
   wire \$16 ;
-  wire [38:0] \$17 ;
+  wire \$17 ;
   wire \$18 ;
-  wire [38:0] \$19 ;
+  wire \$19 ;
   wire \$2 ;
   wire \$20 ;
-  wire [38:0] \$21 ;
+  wire \$21 ;
   wire \$22 ;
-  wire [38:0] \$23 ;
-  wire \$24 ;
-  wire [30:0] \$25 ;
-  wire \$26 ;
-  wire [30:0] \$27 ;
-  wire \$28 ;
-  wire [14:0] \$29 ;
+  wire \$23 ;
+  reg [79:0] \$24 ;
   wire \$3 ;
-  wire \$30 ;
-  reg [79:0] \$31 ;
   wire \$4 ;
   wire \$5 ;
   wire \$6 ;
@@ -24601,12 +32995,28 @@ module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3542$0 ;
+  wire \port$3542$0 ;
+  output \port$3543$0 ;
+  wire \port$3543$0 ;
+  output \port$3544$0 ;
+  wire \port$3544$0 ;
+  output \port$3545$0 ;
+  wire \port$3545$0 ;
+  output \port$3546$0 ;
+  wire \port$3546$0 ;
+  output \port$3547$0 ;
+  wire \port$3547$0 ;
+  output \port$3548$0 ;
+  wire \port$3548$0 ;
+  output \port$3549$0 ;
+  wire \port$3549$0 ;
   wire [8:0] rd_addr;
+  wire [7:0] rd_check;
   output [71:0] rd_data;
   wire [71:0] rd_data;
   wire [15:0] \rd_data.count ;
   wire [55:0] \rd_data.tag ;
-  output rd_error;
   wire rd_error;
   reg [79:0] rd_word = 80'h00000000000000000000;
   input rst;
@@ -25169,29 +33579,22 @@ module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign \$15  = ^ { \$14 , \$13 , \$12 , \$11 , \$10 , \$9 , \$8 , wr_data };
   assign st_data = sweep_en ? 80'h00000000000000000000 : { \$15 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$16  = ^ rd_word;
-  assign \$17  = { rd_word[71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 38'h0000000000, rd_word[72] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = { rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 38'h0000000000, rd_word[73] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = { rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] } ^ { 38'h0000000000, rd_word[74] };
-  assign \$22  = ^ \$21 ;
-  assign \$23  = { rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] } ^ { 38'h0000000000, rd_word[75] };
-  assign \$24  = ^ \$23 ;
-  assign \$25  = { rd_word[56:41], rd_word[25:11] } ^ { 30'h00000000, rd_word[76] };
-  assign \$26  = ^ \$25 ;
-  assign \$27  = rd_word[56:26] ^ { 30'h00000000, rd_word[77] };
-  assign \$28  = ^ \$27 ;
-  assign \$29  = rd_word[71:57] ^ { 14'h0000, rd_word[78] };
-  assign \$30  = ^ \$29 ;
-  assign rd_error = | { \$30 , \$28 , \$26 , \$24 , \$22 , \$20 , \$18 , \$16  };
+  assign \$16  = ^ { rd_word[72:71], rd_word[69], rd_word[67], rd_word[65], rd_word[63], rd_word[61], rd_word[59], rd_word[57:56], rd_word[54], rd_word[52], rd_word[50], rd_word[48], rd_word[46], rd_word[44], rd_word[42], rd_word[40], rd_word[38], rd_word[36], rd_word[34], rd_word[32], rd_word[30], rd_word[28], rd_word[26:25], rd_word[23], rd_word[21], rd_word[19], rd_word[17], rd_word[15], rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$17  = ^ { rd_word[73], rd_word[71:70], rd_word[67:66], rd_word[63:62], rd_word[59:58], rd_word[56:55], rd_word[52:51], rd_word[48:47], rd_word[44:43], rd_word[40:39], rd_word[36:35], rd_word[32:31], rd_word[28:27], rd_word[25:24], rd_word[21:20], rd_word[17:16], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$18  = ^ { rd_word[74], rd_word[71:68], rd_word[63:60], rd_word[56:53], rd_word[48:45], rd_word[40:37], rd_word[32:29], rd_word[25:22], rd_word[17:14], rd_word[10:7], rd_word[3:1] };
+  assign \$19  = ^ { rd_word[75], rd_word[71:64], rd_word[56:49], rd_word[40:33], rd_word[25:18], rd_word[10:4] };
+  assign \$20  = ^ { rd_word[76], rd_word[56:41], rd_word[25:11] };
+  assign \$21  = ^ { rd_word[77], rd_word[56:26] };
+  assign \$22  = ^ { rd_word[78], rd_word[71:57] };
+  assign \$23  = ^ { rd_word[79:73], rd_word[70], rd_word[68], rd_word[66], rd_word[64], rd_word[62], rd_word[60], rd_word[58], rd_word[55], rd_word[53], rd_word[51], rd_word[49], rd_word[47], rd_word[45], rd_word[43], rd_word[41], rd_word[39], rd_word[37], rd_word[35], rd_word[33], rd_word[31], rd_word[29], rd_word[27], rd_word[24], rd_word[22], rd_word[20], rd_word[18], rd_word[16], rd_word[14], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
   always @(posedge clk)
-    rd_word <= \$31 ;
+    rd_word <= \$24 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$22 ) begin end
-    \$31  = _rp__data;
+    \$24  = _rp__data;
     if (rst) begin
-      \$31  = 80'h00000000000000000000;
+      \$24  = 80'h00000000000000000000;
     end
   end
   assign _wp__addr = st_addr;
@@ -25199,6 +33602,15 @@ module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$23 , \$22 , \$21 , \$20 , \$19 , \$18 , \$17 , \$16  };
+  assign \port$3542$0  = \$16 ;
+  assign \port$3543$0  = \$17 ;
+  assign \port$3544$0  = \$18 ;
+  assign \port$3545$0  = \$19 ;
+  assign \port$3546$0  = \$20 ;
+  assign \port$3547$0  = \$21 ;
+  assign \port$3548$0  = \$22 ;
+  assign \port$3549$0  = \$23 ;
   assign rd_data = rd_word[71:0];
   assign \wr_data.tag  = wr_data[55:0];
   assign \wr_data.count  = wr_data[71:56];
@@ -25207,11 +33619,9 @@ module \kv_asu.core.table.ent3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_da
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_addr, wr_data, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, \port$3379$0 , \port$3380$0 , \port$3381$0 , wr_addr, wr_data, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$23  = 0;
   wire \$1 ;
-  wire \$10 ;
-  reg [3:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -25219,7 +33629,7 @@ module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire \$9 ;
+  reg [3:0] \$9 ;
   input [8:0] _rp__addr;
   wire [8:0] _rp__addr;
   wire [3:0] _rp__data;
@@ -25229,10 +33639,16 @@ module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3379$0 ;
+  wire \port$3379$0 ;
+  output \port$3380$0 ;
+  wire \port$3380$0 ;
+  output \port$3381$0 ;
+  wire \port$3381$0 ;
   wire [8:0] rd_addr;
+  wire [2:0] rd_check;
   output rd_data;
   wire rd_data;
-  output rd_error;
   wire rd_error;
   reg [3:0] rd_word = 4'h0;
   input rst;
@@ -25779,17 +34195,17 @@ module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign \$5  = ^ { \$4 , \$3 , wr_data };
   assign st_data = sweep_en ? 4'h0 : { \$5 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$6  = ^ rd_word;
-  assign \$7  = rd_word[0] ^ rd_word[1];
-  assign \$9  = rd_word[0] ^ rd_word[2];
-  assign rd_error = | { \$10 , \$8 , \$6  };
+  assign \$6  = ^ rd_word[1:0];
+  assign \$7  = ^ { rd_word[2], rd_word[0] };
+  assign \$8  = ^ rd_word[3:2];
+  assign rd_error = | { \$8 , \$7 , \$6  };
   always @(posedge clk)
-    rd_word <= \$11 ;
+    rd_word <= \$9 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$23 ) begin end
-    \$11  = _rp__data;
+    \$9  = _rp__data;
     if (rst) begin
-      \$11  = 4'h0;
+      \$9  = 4'h0;
     end
   end
   assign _wp__addr = st_addr;
@@ -25797,21 +34213,21 @@ module \kv_asu.core.table.mark0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$8 , \$7 , \$6  };
+  assign \port$3379$0  = \$6 ;
+  assign \port$3380$0  = \$7 ;
+  assign \port$3381$0  = \$8 ;
   assign rd_data = rd_word[0];
   assign \$1  = wr_data;
   assign \$2  = wr_data;
   assign \$3  = wr_data;
   assign \$4  = wr_data;
-  assign \$8  = \$7 ;
-  assign \$10  = \$9 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_addr, wr_data, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, \port$3448$0 , \port$3449$0 , \port$3450$0 , wr_addr, wr_data, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$24  = 0;
   wire \$1 ;
-  wire \$10 ;
-  reg [3:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -25819,7 +34235,7 @@ module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire \$9 ;
+  reg [3:0] \$9 ;
   input [8:0] _rp__addr;
   wire [8:0] _rp__addr;
   wire [3:0] _rp__data;
@@ -25829,10 +34245,16 @@ module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3448$0 ;
+  wire \port$3448$0 ;
+  output \port$3449$0 ;
+  wire \port$3449$0 ;
+  output \port$3450$0 ;
+  wire \port$3450$0 ;
   wire [8:0] rd_addr;
+  wire [2:0] rd_check;
   output rd_data;
   wire rd_data;
-  output rd_error;
   wire rd_error;
   reg [3:0] rd_word = 4'h0;
   input rst;
@@ -26379,17 +34801,17 @@ module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign \$5  = ^ { \$4 , \$3 , wr_data };
   assign st_data = sweep_en ? 4'h0 : { \$5 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$6  = ^ rd_word;
-  assign \$7  = rd_word[0] ^ rd_word[1];
-  assign \$9  = rd_word[0] ^ rd_word[2];
-  assign rd_error = | { \$10 , \$8 , \$6  };
+  assign \$6  = ^ rd_word[1:0];
+  assign \$7  = ^ { rd_word[2], rd_word[0] };
+  assign \$8  = ^ rd_word[3:2];
+  assign rd_error = | { \$8 , \$7 , \$6  };
   always @(posedge clk)
-    rd_word <= \$11 ;
+    rd_word <= \$9 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$24 ) begin end
-    \$11  = _rp__data;
+    \$9  = _rp__data;
     if (rst) begin
-      \$11  = 4'h0;
+      \$9  = 4'h0;
     end
   end
   assign _wp__addr = st_addr;
@@ -26397,21 +34819,21 @@ module \kv_asu.core.table.mark1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$8 , \$7 , \$6  };
+  assign \port$3448$0  = \$6 ;
+  assign \port$3449$0  = \$7 ;
+  assign \port$3450$0  = \$8 ;
   assign rd_data = rd_word[0];
   assign \$1  = wr_data;
   assign \$2  = wr_data;
   assign \$3  = wr_data;
   assign \$4  = wr_data;
-  assign \$8  = \$7 ;
-  assign \$10  = \$9 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_addr, wr_data, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, \port$3517$0 , \port$3518$0 , \port$3519$0 , wr_addr, wr_data, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$25  = 0;
   wire \$1 ;
-  wire \$10 ;
-  reg [3:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -26419,7 +34841,7 @@ module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire \$9 ;
+  reg [3:0] \$9 ;
   input [8:0] _rp__addr;
   wire [8:0] _rp__addr;
   wire [3:0] _rp__data;
@@ -26429,10 +34851,16 @@ module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3517$0 ;
+  wire \port$3517$0 ;
+  output \port$3518$0 ;
+  wire \port$3518$0 ;
+  output \port$3519$0 ;
+  wire \port$3519$0 ;
   wire [8:0] rd_addr;
+  wire [2:0] rd_check;
   output rd_data;
   wire rd_data;
-  output rd_error;
   wire rd_error;
   reg [3:0] rd_word = 4'h0;
   input rst;
@@ -26979,17 +35407,17 @@ module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign \$5  = ^ { \$4 , \$3 , wr_data };
   assign st_data = sweep_en ? 4'h0 : { \$5 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$6  = ^ rd_word;
-  assign \$7  = rd_word[0] ^ rd_word[1];
-  assign \$9  = rd_word[0] ^ rd_word[2];
-  assign rd_error = | { \$10 , \$8 , \$6  };
+  assign \$6  = ^ rd_word[1:0];
+  assign \$7  = ^ { rd_word[2], rd_word[0] };
+  assign \$8  = ^ rd_word[3:2];
+  assign rd_error = | { \$8 , \$7 , \$6  };
   always @(posedge clk)
-    rd_word <= \$11 ;
+    rd_word <= \$9 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$25 ) begin end
-    \$11  = _rp__data;
+    \$9  = _rp__data;
     if (rst) begin
-      \$11  = 4'h0;
+      \$9  = 4'h0;
     end
   end
   assign _wp__addr = st_addr;
@@ -26997,21 +35425,21 @@ module \kv_asu.core.table.mark2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$8 , \$7 , \$6  };
+  assign \port$3517$0  = \$6 ;
+  assign \port$3518$0  = \$7 ;
+  assign \port$3519$0  = \$8 ;
   assign rd_data = rd_word[0];
   assign \$1  = wr_data;
   assign \$2  = wr_data;
   assign \$3  = wr_data;
   assign \$4  = wr_data;
-  assign \$8  = \$7 ;
-  assign \$10  = \$9 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_addr, wr_data, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, \port$3586$0 , \port$3587$0 , \port$3588$0 , wr_addr, wr_data, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$26  = 0;
   wire \$1 ;
-  wire \$10 ;
-  reg [3:0] \$11 ;
   wire \$2 ;
   wire \$3 ;
   wire \$4 ;
@@ -27019,7 +35447,7 @@ module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire \$6 ;
   wire \$7 ;
   wire \$8 ;
-  wire \$9 ;
+  reg [3:0] \$9 ;
   input [8:0] _rp__addr;
   wire [8:0] _rp__addr;
   wire [3:0] _rp__data;
@@ -27029,10 +35457,16 @@ module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3586$0 ;
+  wire \port$3586$0 ;
+  output \port$3587$0 ;
+  wire \port$3587$0 ;
+  output \port$3588$0 ;
+  wire \port$3588$0 ;
   wire [8:0] rd_addr;
+  wire [2:0] rd_check;
   output rd_data;
   wire rd_data;
-  output rd_error;
   wire rd_error;
   reg [3:0] rd_word = 4'h0;
   input rst;
@@ -27579,17 +36013,17 @@ module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign \$5  = ^ { \$4 , \$3 , wr_data };
   assign st_data = sweep_en ? 4'h0 : { \$5 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$6  = ^ rd_word;
-  assign \$7  = rd_word[0] ^ rd_word[1];
-  assign \$9  = rd_word[0] ^ rd_word[2];
-  assign rd_error = | { \$10 , \$8 , \$6  };
+  assign \$6  = ^ rd_word[1:0];
+  assign \$7  = ^ { rd_word[2], rd_word[0] };
+  assign \$8  = ^ rd_word[3:2];
+  assign rd_error = | { \$8 , \$7 , \$6  };
   always @(posedge clk)
-    rd_word <= \$11 ;
+    rd_word <= \$9 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$26 ) begin end
-    \$11  = _rp__data;
+    \$9  = _rp__data;
     if (rst) begin
-      \$11  = 4'h0;
+      \$9  = 4'h0;
     end
   end
   assign _wp__addr = st_addr;
@@ -27597,34 +36031,31 @@ module \kv_asu.core.table.mark3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_a
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$8 , \$7 , \$6  };
+  assign \port$3586$0  = \$6 ;
+  assign \port$3587$0  = \$7 ;
+  assign \port$3588$0  = \$8 ;
   assign rd_data = rd_word[0];
   assign \$1  = wr_data;
   assign \$2  = wr_data;
   assign \$3  = wr_data;
   assign \$4  = wr_data;
-  assign \$8  = \$7 ;
-  assign \$10  = \$9 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, wr_addr, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, \port$3361$0 , \port$3362$0 , \port$3363$0 , \port$3364$0 , \port$3365$0 , \port$3366$0 , wr_data, wr_addr, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$27  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [8:0] \$13 ;
+  wire \$13 ;
   wire \$14 ;
-  wire [8:0] \$15 ;
+  wire \$15 ;
   wire \$16 ;
-  wire [6:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire \$17 ;
+  reg [19:0] \$18 ;
   wire \$2 ;
-  wire \$20 ;
-  wire [2:0] \$21 ;
-  wire \$22 ;
-  reg [19:0] \$23 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -27641,14 +36072,26 @@ module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3361$0 ;
+  wire \port$3361$0 ;
+  output \port$3362$0 ;
+  wire \port$3362$0 ;
+  output \port$3363$0 ;
+  wire \port$3363$0 ;
+  output \port$3364$0 ;
+  wire \port$3364$0 ;
+  output \port$3365$0 ;
+  wire \port$3365$0 ;
+  output \port$3366$0 ;
+  wire \port$3366$0 ;
   wire [8:0] rd_addr;
+  wire [5:0] rd_check;
   output [13:0] rd_data;
   wire [13:0] rd_data;
   wire \rd_data.fresh ;
   wire [3:0] \rd_data.gen ;
   wire [7:0] \rd_data.last ;
   wire \rd_data.valid ;
-  output rd_error;
   wire rd_error;
   reg [19:0] rd_word = 20'h00000;
   input rst;
@@ -28209,25 +36652,20 @@ module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign \$11  = ^ { \$10 , \$9 , \$8 , \$7 , \$6 , wr_data };
   assign st_data = sweep_en ? 20'h00000 : { \$11 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$12  = ^ rd_word;
-  assign \$13  = { rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 8'h00, rd_word[14] };
-  assign \$14  = ^ \$13 ;
-  assign \$15  = { rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 8'h00, rd_word[15] };
-  assign \$16  = ^ \$15 ;
-  assign \$17  = { rd_word[10:7], rd_word[3:1] } ^ { 6'h00, rd_word[16] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = rd_word[10:4] ^ { 6'h00, rd_word[17] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = rd_word[13:11] ^ { 2'h0, rd_word[18] };
-  assign \$22  = ^ \$21 ;
-  assign rd_error = | { \$22 , \$20 , \$18 , \$16 , \$14 , \$12  };
+  assign \$12  = ^ { rd_word[14:13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$13  = ^ { rd_word[15], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$14  = ^ { rd_word[16], rd_word[10:7], rd_word[3:1] };
+  assign \$15  = ^ { rd_word[17], rd_word[10:4] };
+  assign \$16  = ^ { rd_word[18], rd_word[13:11] };
+  assign \$17  = ^ { rd_word[19:15], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
   always @(posedge clk)
-    rd_word <= \$23 ;
+    rd_word <= \$18 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$27 ) begin end
-    \$23  = _rp__data;
+    \$18  = _rp__data;
     if (rst) begin
-      \$23  = 20'h00000;
+      \$18  = 20'h00000;
     end
   end
   assign _wp__addr = st_addr;
@@ -28235,6 +36673,13 @@ module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
+  assign \port$3361$0  = \$12 ;
+  assign \port$3362$0  = \$13 ;
+  assign \port$3363$0  = \$14 ;
+  assign \port$3364$0  = \$15 ;
+  assign \port$3365$0  = \$16 ;
+  assign \port$3366$0  = \$17 ;
   assign rd_data = rd_word[13:0];
   assign \wr_data.last  = wr_data[7:0];
   assign \wr_data.gen  = wr_data[11:8];
@@ -28247,24 +36692,19 @@ module \kv_asu.core.table.meta0 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, wr_addr, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, \port$3430$0 , \port$3431$0 , \port$3432$0 , \port$3433$0 , \port$3434$0 , \port$3435$0 , wr_data, wr_addr, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$28  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [8:0] \$13 ;
+  wire \$13 ;
   wire \$14 ;
-  wire [8:0] \$15 ;
+  wire \$15 ;
   wire \$16 ;
-  wire [6:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire \$17 ;
+  reg [19:0] \$18 ;
   wire \$2 ;
-  wire \$20 ;
-  wire [2:0] \$21 ;
-  wire \$22 ;
-  reg [19:0] \$23 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -28281,14 +36721,26 @@ module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3430$0 ;
+  wire \port$3430$0 ;
+  output \port$3431$0 ;
+  wire \port$3431$0 ;
+  output \port$3432$0 ;
+  wire \port$3432$0 ;
+  output \port$3433$0 ;
+  wire \port$3433$0 ;
+  output \port$3434$0 ;
+  wire \port$3434$0 ;
+  output \port$3435$0 ;
+  wire \port$3435$0 ;
   wire [8:0] rd_addr;
+  wire [5:0] rd_check;
   output [13:0] rd_data;
   wire [13:0] rd_data;
   wire \rd_data.fresh ;
   wire [3:0] \rd_data.gen ;
   wire [7:0] \rd_data.last ;
   wire \rd_data.valid ;
-  output rd_error;
   wire rd_error;
   reg [19:0] rd_word = 20'h00000;
   input rst;
@@ -28849,25 +37301,20 @@ module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign \$11  = ^ { \$10 , \$9 , \$8 , \$7 , \$6 , wr_data };
   assign st_data = sweep_en ? 20'h00000 : { \$11 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$12  = ^ rd_word;
-  assign \$13  = { rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 8'h00, rd_word[14] };
-  assign \$14  = ^ \$13 ;
-  assign \$15  = { rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 8'h00, rd_word[15] };
-  assign \$16  = ^ \$15 ;
-  assign \$17  = { rd_word[10:7], rd_word[3:1] } ^ { 6'h00, rd_word[16] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = rd_word[10:4] ^ { 6'h00, rd_word[17] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = rd_word[13:11] ^ { 2'h0, rd_word[18] };
-  assign \$22  = ^ \$21 ;
-  assign rd_error = | { \$22 , \$20 , \$18 , \$16 , \$14 , \$12  };
+  assign \$12  = ^ { rd_word[14:13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$13  = ^ { rd_word[15], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$14  = ^ { rd_word[16], rd_word[10:7], rd_word[3:1] };
+  assign \$15  = ^ { rd_word[17], rd_word[10:4] };
+  assign \$16  = ^ { rd_word[18], rd_word[13:11] };
+  assign \$17  = ^ { rd_word[19:15], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
   always @(posedge clk)
-    rd_word <= \$23 ;
+    rd_word <= \$18 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$28 ) begin end
-    \$23  = _rp__data;
+    \$18  = _rp__data;
     if (rst) begin
-      \$23  = 20'h00000;
+      \$18  = 20'h00000;
     end
   end
   assign _wp__addr = st_addr;
@@ -28875,6 +37322,13 @@ module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
+  assign \port$3430$0  = \$12 ;
+  assign \port$3431$0  = \$13 ;
+  assign \port$3432$0  = \$14 ;
+  assign \port$3433$0  = \$15 ;
+  assign \port$3434$0  = \$16 ;
+  assign \port$3435$0  = \$17 ;
   assign rd_data = rd_word[13:0];
   assign \wr_data.last  = wr_data[7:0];
   assign \wr_data.gen  = wr_data[11:8];
@@ -28887,24 +37341,19 @@ module \kv_asu.core.table.meta1 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, wr_addr, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, \port$3499$0 , \port$3500$0 , \port$3501$0 , \port$3502$0 , \port$3503$0 , \port$3504$0 , wr_data, wr_addr, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$29  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [8:0] \$13 ;
+  wire \$13 ;
   wire \$14 ;
-  wire [8:0] \$15 ;
+  wire \$15 ;
   wire \$16 ;
-  wire [6:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire \$17 ;
+  reg [19:0] \$18 ;
   wire \$2 ;
-  wire \$20 ;
-  wire [2:0] \$21 ;
-  wire \$22 ;
-  reg [19:0] \$23 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -28921,14 +37370,26 @@ module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3499$0 ;
+  wire \port$3499$0 ;
+  output \port$3500$0 ;
+  wire \port$3500$0 ;
+  output \port$3501$0 ;
+  wire \port$3501$0 ;
+  output \port$3502$0 ;
+  wire \port$3502$0 ;
+  output \port$3503$0 ;
+  wire \port$3503$0 ;
+  output \port$3504$0 ;
+  wire \port$3504$0 ;
   wire [8:0] rd_addr;
+  wire [5:0] rd_check;
   output [13:0] rd_data;
   wire [13:0] rd_data;
   wire \rd_data.fresh ;
   wire [3:0] \rd_data.gen ;
   wire [7:0] \rd_data.last ;
   wire \rd_data.valid ;
-  output rd_error;
   wire rd_error;
   reg [19:0] rd_word = 20'h00000;
   input rst;
@@ -29489,25 +37950,20 @@ module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign \$11  = ^ { \$10 , \$9 , \$8 , \$7 , \$6 , wr_data };
   assign st_data = sweep_en ? 20'h00000 : { \$11 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$12  = ^ rd_word;
-  assign \$13  = { rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 8'h00, rd_word[14] };
-  assign \$14  = ^ \$13 ;
-  assign \$15  = { rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 8'h00, rd_word[15] };
-  assign \$16  = ^ \$15 ;
-  assign \$17  = { rd_word[10:7], rd_word[3:1] } ^ { 6'h00, rd_word[16] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = rd_word[10:4] ^ { 6'h00, rd_word[17] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = rd_word[13:11] ^ { 2'h0, rd_word[18] };
-  assign \$22  = ^ \$21 ;
-  assign rd_error = | { \$22 , \$20 , \$18 , \$16 , \$14 , \$12  };
+  assign \$12  = ^ { rd_word[14:13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$13  = ^ { rd_word[15], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$14  = ^ { rd_word[16], rd_word[10:7], rd_word[3:1] };
+  assign \$15  = ^ { rd_word[17], rd_word[10:4] };
+  assign \$16  = ^ { rd_word[18], rd_word[13:11] };
+  assign \$17  = ^ { rd_word[19:15], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
   always @(posedge clk)
-    rd_word <= \$23 ;
+    rd_word <= \$18 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$29 ) begin end
-    \$23  = _rp__data;
+    \$18  = _rp__data;
     if (rst) begin
-      \$23  = 20'h00000;
+      \$18  = 20'h00000;
     end
   end
   assign _wp__addr = st_addr;
@@ -29515,6 +37971,13 @@ module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
+  assign \port$3499$0  = \$12 ;
+  assign \port$3500$0  = \$13 ;
+  assign \port$3501$0  = \$14 ;
+  assign \port$3502$0  = \$15 ;
+  assign \port$3503$0  = \$16 ;
+  assign \port$3504$0  = \$17 ;
   assign rd_data = rd_word[13:0];
   assign \wr_data.last  = wr_data[7:0];
   assign \wr_data.gen  = wr_data[11:8];
@@ -29527,24 +37990,19 @@ module \kv_asu.core.table.meta2 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_data, wr_addr, rd_data, sweep_addr, clk);
+module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, \port$3568$0 , \port$3569$0 , \port$3570$0 , \port$3571$0 , \port$3572$0 , \port$3573$0 , wr_data, wr_addr, rd_data, sweep_addr, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$30  = 0;
   wire \$1 ;
   wire \$10 ;
   wire \$11 ;
   wire \$12 ;
-  wire [8:0] \$13 ;
+  wire \$13 ;
   wire \$14 ;
-  wire [8:0] \$15 ;
+  wire \$15 ;
   wire \$16 ;
-  wire [6:0] \$17 ;
-  wire \$18 ;
-  wire [6:0] \$19 ;
+  wire \$17 ;
+  reg [19:0] \$18 ;
   wire \$2 ;
-  wire \$20 ;
-  wire [2:0] \$21 ;
-  wire \$22 ;
-  reg [19:0] \$23 ;
   wire \$3 ;
   wire \$4 ;
   wire \$5 ;
@@ -29561,14 +38019,26 @@ module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   wire _wp__en;
   input clk;
   wire clk;
+  output \port$3568$0 ;
+  wire \port$3568$0 ;
+  output \port$3569$0 ;
+  wire \port$3569$0 ;
+  output \port$3570$0 ;
+  wire \port$3570$0 ;
+  output \port$3571$0 ;
+  wire \port$3571$0 ;
+  output \port$3572$0 ;
+  wire \port$3572$0 ;
+  output \port$3573$0 ;
+  wire \port$3573$0 ;
   wire [8:0] rd_addr;
+  wire [5:0] rd_check;
   output [13:0] rd_data;
   wire [13:0] rd_data;
   wire \rd_data.fresh ;
   wire [3:0] \rd_data.gen ;
   wire [7:0] \rd_data.last ;
   wire \rd_data.valid ;
-  output rd_error;
   wire rd_error;
   reg [19:0] rd_word = 20'h00000;
   input rst;
@@ -30129,25 +38599,20 @@ module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign \$11  = ^ { \$10 , \$9 , \$8 , \$7 , \$6 , wr_data };
   assign st_data = sweep_en ? 20'h00000 : { \$11 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign st_en = wr_en | sweep_en;
-  assign \$12  = ^ rd_word;
-  assign \$13  = { rd_word[13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] } ^ { 8'h00, rd_word[14] };
-  assign \$14  = ^ \$13 ;
-  assign \$15  = { rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] } ^ { 8'h00, rd_word[15] };
-  assign \$16  = ^ \$15 ;
-  assign \$17  = { rd_word[10:7], rd_word[3:1] } ^ { 6'h00, rd_word[16] };
-  assign \$18  = ^ \$17 ;
-  assign \$19  = rd_word[10:4] ^ { 6'h00, rd_word[17] };
-  assign \$20  = ^ \$19 ;
-  assign \$21  = rd_word[13:11] ^ { 2'h0, rd_word[18] };
-  assign \$22  = ^ \$21 ;
-  assign rd_error = | { \$22 , \$20 , \$18 , \$16 , \$14 , \$12  };
+  assign \$12  = ^ { rd_word[14:13], rd_word[11:10], rd_word[8], rd_word[6], rd_word[4:3], rd_word[1:0] };
+  assign \$13  = ^ { rd_word[15], rd_word[13:12], rd_word[10:9], rd_word[6:5], rd_word[3:2], rd_word[0] };
+  assign \$14  = ^ { rd_word[16], rd_word[10:7], rd_word[3:1] };
+  assign \$15  = ^ { rd_word[17], rd_word[10:4] };
+  assign \$16  = ^ { rd_word[18], rd_word[13:11] };
+  assign \$17  = ^ { rd_word[19:15], rd_word[12], rd_word[9], rd_word[7], rd_word[5], rd_word[2] };
+  assign rd_error = | { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
   always @(posedge clk)
-    rd_word <= \$23 ;
+    rd_word <= \$18 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$30 ) begin end
-    \$23  = _rp__data;
+    \$18  = _rp__data;
     if (rst) begin
-      \$23  = 20'h00000;
+      \$18  = 20'h00000;
     end
   end
   assign _wp__addr = st_addr;
@@ -30155,6 +38620,13 @@ module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
   assign _wp__en = st_en;
   assign rd_addr = _rp__addr;
   assign _rp__en = 1'h1;
+  assign rd_check = { \$17 , \$16 , \$15 , \$14 , \$13 , \$12  };
+  assign \port$3568$0  = \$12 ;
+  assign \port$3569$0  = \$13 ;
+  assign \port$3570$0  = \$14 ;
+  assign \port$3571$0  = \$15 ;
+  assign \port$3572$0  = \$16 ;
+  assign \port$3573$0  = \$17 ;
   assign rd_data = rd_word[13:0];
   assign \wr_data.last  = wr_data[7:0];
   assign \wr_data.gen  = wr_data[11:8];
@@ -30167,7 +38639,7 @@ module \kv_asu.core.table.meta3 (rst, sweep_en, _rp__addr, wr_en, rd_error, wr_d
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, rp0_lane2_data, rp0_lane3_data, rd_lane_corrected, rd_lane_error, wr_addr, wr_data, wr_en, rd_error_addr, \inner__addr$29 , sweep_row, clk);
+module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, rp0_lane2_data, rp0_lane3_data, rd_lane_corrected, rd_lane_error, wr_addr, wr_data, wr_en, rd_error_addr, \inner__addr$33 , sweep_row, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$31  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -30188,7 +38660,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$113 ;
   wire \$114 ;
   wire \$115 ;
-  wire [9:0] \$116 ;
+  wire \$116 ;
   wire \$117 ;
   wire \$118 ;
   wire \$119 ;
@@ -30218,7 +38690,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$140 ;
   wire \$141 ;
   wire \$142 ;
-  wire \$143 ;
+  wire [5:0] \$143 ;
   wire \$144 ;
   wire [5:0] \$145 ;
   wire \$146 ;
@@ -30227,7 +38699,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire [5:0] \$149 ;
   wire \$15 ;
   wire \$150 ;
-  wire [5:0] \$151 ;
+  wire \$151 ;
   wire \$152 ;
   wire \$153 ;
   wire \$154 ;
@@ -30248,7 +38720,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$168 ;
   wire \$169 ;
   wire \$17 ;
-  wire [9:0] \$170 ;
+  wire \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
@@ -30276,18 +38748,18 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$193 ;
   wire \$194 ;
   wire \$195 ;
-  wire \$196 ;
+  wire [5:0] \$196 ;
   wire \$197 ;
-  wire \$198 ;
-  wire [5:0] \$199 ;
+  wire [5:0] \$198 ;
+  wire \$199 ;
   wire \$2 ;
   wire \$20 ;
-  wire \$200 ;
-  wire [5:0] \$201 ;
-  wire \$202 ;
-  wire [5:0] \$203 ;
+  wire [5:0] \$200 ;
+  wire \$201 ;
+  wire [5:0] \$202 ;
+  wire \$203 ;
   wire \$204 ;
-  wire [5:0] \$205 ;
+  wire \$205 ;
   wire \$206 ;
   wire \$207 ;
   wire \$208 ;
@@ -30308,7 +38780,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$221 ;
   wire \$222 ;
   wire \$223 ;
-  wire [9:0] \$224 ;
+  wire \$224 ;
   wire \$225 ;
   wire \$226 ;
   wire \$227 ;
@@ -30335,13 +38807,13 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$246 ;
   wire \$247 ;
   wire \$248 ;
-  wire \$249 ;
+  wire [3:0] \$249 ;
   wire \$25 ;
-  wire \$250 ;
+  wire [3:0] \$250 ;
   wire \$251 ;
   wire \$252 ;
-  wire [3:0] \$253 ;
-  wire [3:0] \$254 ;
+  wire \$253 ;
+  wire \$254 ;
   wire \$255 ;
   wire \$256 ;
   wire \$257 ;
@@ -30351,13 +38823,9 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$260 ;
   wire \$261 ;
   wire \$262 ;
-  wire \$263 ;
-  wire \$264 ;
-  wire \$265 ;
-  wire \$266 ;
-  reg [59:0] \$267 ;
-  reg [8:0] \$268 ;
-  reg [8:0] \$269 ;
+  reg [59:0] \$263 ;
+  reg [8:0] \$264 ;
+  reg [8:0] \$265 ;
   wire \$27 ;
   wire \$28 ;
   wire \$29 ;
@@ -30397,7 +38865,7 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$6 ;
   wire \$60 ;
   wire \$61 ;
-  wire [9:0] \$62 ;
+  wire \$62 ;
   wire \$63 ;
   wire \$64 ;
   wire \$65 ;
@@ -30428,26 +38896,28 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire \$88 ;
   wire \$89 ;
   wire \$9 ;
-  wire \$90 ;
-  wire [5:0] \$91 ;
-  wire \$92 ;
-  wire [5:0] \$93 ;
-  wire \$94 ;
-  wire [5:0] \$95 ;
-  wire \$96 ;
-  wire [5:0] \$97 ;
+  wire [5:0] \$90 ;
+  wire \$91 ;
+  wire [5:0] \$92 ;
+  wire \$93 ;
+  wire [5:0] \$94 ;
+  wire \$95 ;
+  wire [5:0] \$96 ;
+  wire \$97 ;
   wire \$98 ;
   wire \$99 ;
   input clk;
   wire clk;
   wire [8:0] inner__addr;
-  input [8:0] \inner__addr$29 ;
-  wire [8:0] \inner__addr$29 ;
+  input [8:0] \inner__addr$33 ;
+  wire [8:0] \inner__addr$33 ;
   wire [59:0] inner__data;
-  wire [59:0] \inner__data$41 ;
+  wire [59:0] \inner__data$48 ;
   wire [3:0] inner__en;
-  wire \inner__en$31 ;
+  wire \inner__en$35 ;
   wire [8:0] rd_addr;
+  (* init = 60'h000000000000000 *)
+  wire [59:0] rd_coded;
   wire rd_corrected;
   wire [39:0] rd_data;
   wire \rd_data[0].fresh ;
@@ -30466,33 +38936,39 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   wire rd_error;
   output [8:0] rd_error_addr;
   reg [8:0] rd_error_addr = 9'h000;
+  wire [39:0] rd_flip;
   output [3:0] rd_lane_corrected;
   wire [3:0] rd_lane_corrected;
   output [3:0] rd_lane_error;
   wire [3:0] rd_lane_error;
+  wire [39:0] rd_raw;
   reg [8:0] rp0_addr_q = 9'h000;
   wire rp0_lane0_corrected;
   output [9:0] rp0_lane0_data;
   wire [9:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  wire [9:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [3:0] rp0_lane0_syndrome;
   wire rp0_lane1_corrected;
   output [9:0] rp0_lane1_data;
   wire [9:0] rp0_lane1_data;
   wire rp0_lane1_error;
+  wire [9:0] rp0_lane1_flip;
   wire rp0_lane1_names_check;
   wire [3:0] rp0_lane1_syndrome;
   wire rp0_lane2_corrected;
   output [9:0] rp0_lane2_data;
   wire [9:0] rp0_lane2_data;
   wire rp0_lane2_error;
+  wire [9:0] rp0_lane2_flip;
   wire rp0_lane2_names_check;
   wire [3:0] rp0_lane2_syndrome;
   wire rp0_lane3_corrected;
   output [9:0] rp0_lane3_data;
   wire [9:0] rp0_lane3_data;
   wire rp0_lane3_error;
+  wire [9:0] rp0_lane3_flip;
   wire rp0_lane3_names_check;
   wire [3:0] rp0_lane3_syndrome;
   reg [3:0] rp0_met_write = 4'h0;
@@ -31050,9 +39526,9 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   end
   reg [59:0] _0_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$29 ];
+    _0_ <= storage[\inner__addr$33 ];
   end
-  assign \inner__data$41  = _0_;
+  assign \inner__data$48  = _0_;
   assign inner__addr = sweep_en ? sweep_row : wr_addr;
   assign inner__en = sweep_en ? 4'hf : wr_en;
   assign \$1  = ^ { wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
@@ -31118,265 +39594,268 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \$59  = { \$44 , \$42 , \$40 , \$38  } == 4'hc;
   assign \$60  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
   assign \$61  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
-  assign \$62  = \$51  ? { \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  } : 10'h000;
-  assign rp0_lane0_data = rp0_word[9:0] ^ \$62 ;
-  assign \$63  = ^ rp0_word[14:0];
-  assign \$64  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
-  assign \$65  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
-  assign \$66  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
-  assign \$67  = { \$44 , \$42 , \$40 , \$38  } == 3'h7;
-  assign \$68  = { \$44 , \$42 , \$40 , \$38  } == 4'h9;
-  assign \$69  = { \$44 , \$42 , \$40 , \$38  } == 4'ha;
-  assign \$70  = { \$44 , \$42 , \$40 , \$38  } == 4'hb;
-  assign \$71  = { \$44 , \$42 , \$40 , \$38  } == 4'hc;
-  assign \$72  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
-  assign \$73  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
-  assign \$74  = | { \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64  };
-  assign \$75  = \$74  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$63  & \$75 ;
-  assign \$76  = ^ rp0_word[14:0];
-  assign \$77  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
-  assign \$78  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
-  assign \$79  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
-  assign \$80  = { \$44 , \$42 , \$40 , \$38  } == 3'h7;
-  assign \$81  = { \$44 , \$42 , \$40 , \$38  } == 4'h9;
-  assign \$82  = { \$44 , \$42 , \$40 , \$38  } == 4'ha;
-  assign \$83  = { \$44 , \$42 , \$40 , \$38  } == 4'hb;
-  assign \$84  = { \$44 , \$42 , \$40 , \$38  } == 4'hc;
-  assign \$85  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
-  assign \$86  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
-  assign \$87  = | { \$86 , \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77  };
-  assign \$88  = \$87  | rp0_lane0_names_check;
-  assign \$89  = ~ \$88 ;
-  assign \$90  = | { \$44 , \$42 , \$40 , \$38  };
-  assign rp0_lane0_error = \$76  ? \$89  : \$90 ;
-  assign \$91  = { rp0_word[23], rp0_word[21], rp0_word[19:18], rp0_word[16:15] } ^ { 5'h00, rp0_word[25] };
-  assign \$92  = ^ \$91 ;
-  assign \$93  = { rp0_word[24], rp0_word[21:20], rp0_word[18:17], rp0_word[15] } ^ { 5'h00, rp0_word[26] };
-  assign \$94  = ^ \$93 ;
-  assign \$95  = { rp0_word[24:22], rp0_word[18:16] } ^ { 5'h00, rp0_word[27] };
-  assign \$96  = ^ \$95 ;
-  assign \$97  = rp0_word[24:19] ^ { 5'h00, rp0_word[28] };
-  assign \$98  = ^ \$97 ;
-  assign \$99  = ! { \$98 , \$96 , \$94 , \$92  };
-  assign \$100  = { \$98 , \$96 , \$94 , \$92  } == 1'h1;
-  assign \$101  = { \$98 , \$96 , \$94 , \$92  } == 2'h2;
-  assign \$102  = { \$98 , \$96 , \$94 , \$92  } == 3'h4;
-  assign \$103  = { \$98 , \$96 , \$94 , \$92  } == 4'h8;
-  assign \$104  = | { \$103 , \$102 , \$101 , \$100  };
-  assign rp0_lane1_names_check = \$99  | \$104 ;
-  assign \$105  = ^ rp0_word[29:15];
-  assign \$106  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
-  assign \$107  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
-  assign \$108  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
-  assign \$109  = { \$98 , \$96 , \$94 , \$92  } == 3'h7;
-  assign \$110  = { \$98 , \$96 , \$94 , \$92  } == 4'h9;
-  assign \$111  = { \$98 , \$96 , \$94 , \$92  } == 4'ha;
-  assign \$112  = { \$98 , \$96 , \$94 , \$92  } == 4'hb;
-  assign \$113  = { \$98 , \$96 , \$94 , \$92  } == 4'hc;
-  assign \$114  = { \$98 , \$96 , \$94 , \$92  } == 4'hd;
-  assign \$115  = { \$98 , \$96 , \$94 , \$92  } == 4'he;
-  assign \$116  = \$105  ? { \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106  } : 10'h000;
-  assign rp0_lane1_data = rp0_word[24:15] ^ \$116 ;
-  assign \$117  = ^ rp0_word[29:15];
-  assign \$118  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
-  assign \$119  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
-  assign \$120  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
-  assign \$121  = { \$98 , \$96 , \$94 , \$92  } == 3'h7;
-  assign \$122  = { \$98 , \$96 , \$94 , \$92  } == 4'h9;
-  assign \$123  = { \$98 , \$96 , \$94 , \$92  } == 4'ha;
-  assign \$124  = { \$98 , \$96 , \$94 , \$92  } == 4'hb;
-  assign \$125  = { \$98 , \$96 , \$94 , \$92  } == 4'hc;
-  assign \$126  = { \$98 , \$96 , \$94 , \$92  } == 4'hd;
-  assign \$127  = { \$98 , \$96 , \$94 , \$92  } == 4'he;
-  assign \$128  = | { \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118  };
-  assign \$129  = \$128  | rp0_lane1_names_check;
-  assign rp0_lane1_corrected = \$117  & \$129 ;
-  assign \$130  = ^ rp0_word[29:15];
-  assign \$131  = { \$98 , \$96 , \$94 , \$92  } == 2'h3;
-  assign \$132  = { \$98 , \$96 , \$94 , \$92  } == 3'h5;
-  assign \$133  = { \$98 , \$96 , \$94 , \$92  } == 3'h6;
-  assign \$134  = { \$98 , \$96 , \$94 , \$92  } == 3'h7;
-  assign \$135  = { \$98 , \$96 , \$94 , \$92  } == 4'h9;
-  assign \$136  = { \$98 , \$96 , \$94 , \$92  } == 4'ha;
-  assign \$137  = { \$98 , \$96 , \$94 , \$92  } == 4'hb;
-  assign \$138  = { \$98 , \$96 , \$94 , \$92  } == 4'hc;
-  assign \$139  = { \$98 , \$96 , \$94 , \$92  } == 4'hd;
-  assign \$140  = { \$98 , \$96 , \$94 , \$92  } == 4'he;
-  assign \$141  = | { \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131  };
-  assign \$142  = \$141  | rp0_lane1_names_check;
-  assign \$143  = ~ \$142 ;
-  assign \$144  = | { \$98 , \$96 , \$94 , \$92  };
-  assign rp0_lane1_error = \$130  ? \$143  : \$144 ;
-  assign \$145  = { rp0_word[38], rp0_word[36], rp0_word[34:33], rp0_word[31:30] } ^ { 5'h00, rp0_word[40] };
+  assign rp0_lane0_flip = \$51  ? { \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52  } : 10'h000;
+  assign rp0_lane0_data = rp0_word[9:0] ^ rp0_lane0_flip;
+  assign \$62  = ^ rp0_word[14:0];
+  assign \$63  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
+  assign \$64  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
+  assign \$65  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
+  assign \$66  = { \$44 , \$42 , \$40 , \$38  } == 3'h7;
+  assign \$67  = { \$44 , \$42 , \$40 , \$38  } == 4'h9;
+  assign \$68  = { \$44 , \$42 , \$40 , \$38  } == 4'ha;
+  assign \$69  = { \$44 , \$42 , \$40 , \$38  } == 4'hb;
+  assign \$70  = { \$44 , \$42 , \$40 , \$38  } == 4'hc;
+  assign \$71  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
+  assign \$72  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
+  assign \$73  = | { \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63  };
+  assign \$74  = \$73  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$62  & \$74 ;
+  assign \$75  = ^ rp0_word[14:0];
+  assign \$76  = { \$44 , \$42 , \$40 , \$38  } == 2'h3;
+  assign \$77  = { \$44 , \$42 , \$40 , \$38  } == 3'h5;
+  assign \$78  = { \$44 , \$42 , \$40 , \$38  } == 3'h6;
+  assign \$79  = { \$44 , \$42 , \$40 , \$38  } == 3'h7;
+  assign \$80  = { \$44 , \$42 , \$40 , \$38  } == 4'h9;
+  assign \$81  = { \$44 , \$42 , \$40 , \$38  } == 4'ha;
+  assign \$82  = { \$44 , \$42 , \$40 , \$38  } == 4'hb;
+  assign \$83  = { \$44 , \$42 , \$40 , \$38  } == 4'hc;
+  assign \$84  = { \$44 , \$42 , \$40 , \$38  } == 4'hd;
+  assign \$85  = { \$44 , \$42 , \$40 , \$38  } == 4'he;
+  assign \$86  = | { \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76  };
+  assign \$87  = \$86  | rp0_lane0_names_check;
+  assign \$88  = ~ \$87 ;
+  assign \$89  = | { \$44 , \$42 , \$40 , \$38  };
+  assign rp0_lane0_error = \$75  ? \$88  : \$89 ;
+  assign \$90  = { rp0_word[23], rp0_word[21], rp0_word[19:18], rp0_word[16:15] } ^ { 5'h00, rp0_word[25] };
+  assign \$91  = ^ \$90 ;
+  assign \$92  = { rp0_word[24], rp0_word[21:20], rp0_word[18:17], rp0_word[15] } ^ { 5'h00, rp0_word[26] };
+  assign \$93  = ^ \$92 ;
+  assign \$94  = { rp0_word[24:22], rp0_word[18:16] } ^ { 5'h00, rp0_word[27] };
+  assign \$95  = ^ \$94 ;
+  assign \$96  = rp0_word[24:19] ^ { 5'h00, rp0_word[28] };
+  assign \$97  = ^ \$96 ;
+  assign \$98  = ! { \$97 , \$95 , \$93 , \$91  };
+  assign \$99  = { \$97 , \$95 , \$93 , \$91  } == 1'h1;
+  assign \$100  = { \$97 , \$95 , \$93 , \$91  } == 2'h2;
+  assign \$101  = { \$97 , \$95 , \$93 , \$91  } == 3'h4;
+  assign \$102  = { \$97 , \$95 , \$93 , \$91  } == 4'h8;
+  assign \$103  = | { \$102 , \$101 , \$100 , \$99  };
+  assign rp0_lane1_names_check = \$98  | \$103 ;
+  assign \$104  = ^ rp0_word[29:15];
+  assign \$105  = { \$97 , \$95 , \$93 , \$91  } == 2'h3;
+  assign \$106  = { \$97 , \$95 , \$93 , \$91  } == 3'h5;
+  assign \$107  = { \$97 , \$95 , \$93 , \$91  } == 3'h6;
+  assign \$108  = { \$97 , \$95 , \$93 , \$91  } == 3'h7;
+  assign \$109  = { \$97 , \$95 , \$93 , \$91  } == 4'h9;
+  assign \$110  = { \$97 , \$95 , \$93 , \$91  } == 4'ha;
+  assign \$111  = { \$97 , \$95 , \$93 , \$91  } == 4'hb;
+  assign \$112  = { \$97 , \$95 , \$93 , \$91  } == 4'hc;
+  assign \$113  = { \$97 , \$95 , \$93 , \$91  } == 4'hd;
+  assign \$114  = { \$97 , \$95 , \$93 , \$91  } == 4'he;
+  assign rp0_lane1_flip = \$104  ? { \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105  } : 10'h000;
+  assign rp0_lane1_data = rp0_word[24:15] ^ rp0_lane1_flip;
+  assign \$115  = ^ rp0_word[29:15];
+  assign \$116  = { \$97 , \$95 , \$93 , \$91  } == 2'h3;
+  assign \$117  = { \$97 , \$95 , \$93 , \$91  } == 3'h5;
+  assign \$118  = { \$97 , \$95 , \$93 , \$91  } == 3'h6;
+  assign \$119  = { \$97 , \$95 , \$93 , \$91  } == 3'h7;
+  assign \$120  = { \$97 , \$95 , \$93 , \$91  } == 4'h9;
+  assign \$121  = { \$97 , \$95 , \$93 , \$91  } == 4'ha;
+  assign \$122  = { \$97 , \$95 , \$93 , \$91  } == 4'hb;
+  assign \$123  = { \$97 , \$95 , \$93 , \$91  } == 4'hc;
+  assign \$124  = { \$97 , \$95 , \$93 , \$91  } == 4'hd;
+  assign \$125  = { \$97 , \$95 , \$93 , \$91  } == 4'he;
+  assign \$126  = | { \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116  };
+  assign \$127  = \$126  | rp0_lane1_names_check;
+  assign rp0_lane1_corrected = \$115  & \$127 ;
+  assign \$128  = ^ rp0_word[29:15];
+  assign \$129  = { \$97 , \$95 , \$93 , \$91  } == 2'h3;
+  assign \$130  = { \$97 , \$95 , \$93 , \$91  } == 3'h5;
+  assign \$131  = { \$97 , \$95 , \$93 , \$91  } == 3'h6;
+  assign \$132  = { \$97 , \$95 , \$93 , \$91  } == 3'h7;
+  assign \$133  = { \$97 , \$95 , \$93 , \$91  } == 4'h9;
+  assign \$134  = { \$97 , \$95 , \$93 , \$91  } == 4'ha;
+  assign \$135  = { \$97 , \$95 , \$93 , \$91  } == 4'hb;
+  assign \$136  = { \$97 , \$95 , \$93 , \$91  } == 4'hc;
+  assign \$137  = { \$97 , \$95 , \$93 , \$91  } == 4'hd;
+  assign \$138  = { \$97 , \$95 , \$93 , \$91  } == 4'he;
+  assign \$139  = | { \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129  };
+  assign \$140  = \$139  | rp0_lane1_names_check;
+  assign \$141  = ~ \$140 ;
+  assign \$142  = | { \$97 , \$95 , \$93 , \$91  };
+  assign rp0_lane1_error = \$128  ? \$141  : \$142 ;
+  assign \$143  = { rp0_word[38], rp0_word[36], rp0_word[34:33], rp0_word[31:30] } ^ { 5'h00, rp0_word[40] };
+  assign \$144  = ^ \$143 ;
+  assign \$145  = { rp0_word[39], rp0_word[36:35], rp0_word[33:32], rp0_word[30] } ^ { 5'h00, rp0_word[41] };
   assign \$146  = ^ \$145 ;
-  assign \$147  = { rp0_word[39], rp0_word[36:35], rp0_word[33:32], rp0_word[30] } ^ { 5'h00, rp0_word[41] };
+  assign \$147  = { rp0_word[39:37], rp0_word[33:31] } ^ { 5'h00, rp0_word[42] };
   assign \$148  = ^ \$147 ;
-  assign \$149  = { rp0_word[39:37], rp0_word[33:31] } ^ { 5'h00, rp0_word[42] };
+  assign \$149  = rp0_word[39:34] ^ { 5'h00, rp0_word[43] };
   assign \$150  = ^ \$149 ;
-  assign \$151  = rp0_word[39:34] ^ { 5'h00, rp0_word[43] };
-  assign \$152  = ^ \$151 ;
-  assign \$153  = ! { \$152 , \$150 , \$148 , \$146  };
-  assign \$154  = { \$152 , \$150 , \$148 , \$146  } == 1'h1;
-  assign \$155  = { \$152 , \$150 , \$148 , \$146  } == 2'h2;
-  assign \$156  = { \$152 , \$150 , \$148 , \$146  } == 3'h4;
-  assign \$157  = { \$152 , \$150 , \$148 , \$146  } == 4'h8;
-  assign \$158  = | { \$157 , \$156 , \$155 , \$154  };
-  assign rp0_lane2_names_check = \$153  | \$158 ;
-  assign \$159  = ^ rp0_word[44:30];
-  assign \$160  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
-  assign \$161  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
-  assign \$162  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
-  assign \$163  = { \$152 , \$150 , \$148 , \$146  } == 3'h7;
-  assign \$164  = { \$152 , \$150 , \$148 , \$146  } == 4'h9;
-  assign \$165  = { \$152 , \$150 , \$148 , \$146  } == 4'ha;
-  assign \$166  = { \$152 , \$150 , \$148 , \$146  } == 4'hb;
-  assign \$167  = { \$152 , \$150 , \$148 , \$146  } == 4'hc;
-  assign \$168  = { \$152 , \$150 , \$148 , \$146  } == 4'hd;
-  assign \$169  = { \$152 , \$150 , \$148 , \$146  } == 4'he;
-  assign \$170  = \$159  ? { \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160  } : 10'h000;
-  assign rp0_lane2_data = rp0_word[39:30] ^ \$170 ;
-  assign \$171  = ^ rp0_word[44:30];
-  assign \$172  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
-  assign \$173  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
-  assign \$174  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
-  assign \$175  = { \$152 , \$150 , \$148 , \$146  } == 3'h7;
-  assign \$176  = { \$152 , \$150 , \$148 , \$146  } == 4'h9;
-  assign \$177  = { \$152 , \$150 , \$148 , \$146  } == 4'ha;
-  assign \$178  = { \$152 , \$150 , \$148 , \$146  } == 4'hb;
-  assign \$179  = { \$152 , \$150 , \$148 , \$146  } == 4'hc;
-  assign \$180  = { \$152 , \$150 , \$148 , \$146  } == 4'hd;
-  assign \$181  = { \$152 , \$150 , \$148 , \$146  } == 4'he;
-  assign \$182  = | { \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172  };
-  assign \$183  = \$182  | rp0_lane2_names_check;
-  assign rp0_lane2_corrected = \$171  & \$183 ;
-  assign \$184  = ^ rp0_word[44:30];
-  assign \$185  = { \$152 , \$150 , \$148 , \$146  } == 2'h3;
-  assign \$186  = { \$152 , \$150 , \$148 , \$146  } == 3'h5;
-  assign \$187  = { \$152 , \$150 , \$148 , \$146  } == 3'h6;
-  assign \$188  = { \$152 , \$150 , \$148 , \$146  } == 3'h7;
-  assign \$189  = { \$152 , \$150 , \$148 , \$146  } == 4'h9;
-  assign \$190  = { \$152 , \$150 , \$148 , \$146  } == 4'ha;
-  assign \$191  = { \$152 , \$150 , \$148 , \$146  } == 4'hb;
-  assign \$192  = { \$152 , \$150 , \$148 , \$146  } == 4'hc;
-  assign \$193  = { \$152 , \$150 , \$148 , \$146  } == 4'hd;
-  assign \$194  = { \$152 , \$150 , \$148 , \$146  } == 4'he;
-  assign \$195  = | { \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185  };
-  assign \$196  = \$195  | rp0_lane2_names_check;
-  assign \$197  = ~ \$196 ;
-  assign \$198  = | { \$152 , \$150 , \$148 , \$146  };
-  assign rp0_lane2_error = \$184  ? \$197  : \$198 ;
-  assign \$199  = { rp0_word[53], rp0_word[51], rp0_word[49:48], rp0_word[46:45] } ^ { 5'h00, rp0_word[55] };
-  assign \$200  = ^ \$199 ;
-  assign \$201  = { rp0_word[54], rp0_word[51:50], rp0_word[48:47], rp0_word[45] } ^ { 5'h00, rp0_word[56] };
-  assign \$202  = ^ \$201 ;
-  assign \$203  = { rp0_word[54:52], rp0_word[48:46] } ^ { 5'h00, rp0_word[57] };
-  assign \$204  = ^ \$203 ;
-  assign \$205  = rp0_word[54:49] ^ { 5'h00, rp0_word[58] };
-  assign \$206  = ^ \$205 ;
-  assign \$207  = ! { \$206 , \$204 , \$202 , \$200  };
-  assign \$208  = { \$206 , \$204 , \$202 , \$200  } == 1'h1;
-  assign \$209  = { \$206 , \$204 , \$202 , \$200  } == 2'h2;
-  assign \$210  = { \$206 , \$204 , \$202 , \$200  } == 3'h4;
-  assign \$211  = { \$206 , \$204 , \$202 , \$200  } == 4'h8;
-  assign \$212  = | { \$211 , \$210 , \$209 , \$208  };
-  assign rp0_lane3_names_check = \$207  | \$212 ;
-  assign \$213  = ^ rp0_word[59:45];
-  assign \$214  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
-  assign \$215  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
-  assign \$216  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
-  assign \$217  = { \$206 , \$204 , \$202 , \$200  } == 3'h7;
-  assign \$218  = { \$206 , \$204 , \$202 , \$200  } == 4'h9;
-  assign \$219  = { \$206 , \$204 , \$202 , \$200  } == 4'ha;
-  assign \$220  = { \$206 , \$204 , \$202 , \$200  } == 4'hb;
-  assign \$221  = { \$206 , \$204 , \$202 , \$200  } == 4'hc;
-  assign \$222  = { \$206 , \$204 , \$202 , \$200  } == 4'hd;
-  assign \$223  = { \$206 , \$204 , \$202 , \$200  } == 4'he;
-  assign \$224  = \$213  ? { \$223 , \$222 , \$221 , \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214  } : 10'h000;
-  assign rp0_lane3_data = rp0_word[54:45] ^ \$224 ;
-  assign \$225  = ^ rp0_word[59:45];
-  assign \$226  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
-  assign \$227  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
-  assign \$228  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
-  assign \$229  = { \$206 , \$204 , \$202 , \$200  } == 3'h7;
-  assign \$230  = { \$206 , \$204 , \$202 , \$200  } == 4'h9;
-  assign \$231  = { \$206 , \$204 , \$202 , \$200  } == 4'ha;
-  assign \$232  = { \$206 , \$204 , \$202 , \$200  } == 4'hb;
-  assign \$233  = { \$206 , \$204 , \$202 , \$200  } == 4'hc;
-  assign \$234  = { \$206 , \$204 , \$202 , \$200  } == 4'hd;
-  assign \$235  = { \$206 , \$204 , \$202 , \$200  } == 4'he;
-  assign \$236  = | { \$235 , \$234 , \$233 , \$232 , \$231 , \$230 , \$229 , \$228 , \$227 , \$226  };
-  assign \$237  = \$236  | rp0_lane3_names_check;
-  assign rp0_lane3_corrected = \$225  & \$237 ;
-  assign \$238  = ^ rp0_word[59:45];
-  assign \$239  = { \$206 , \$204 , \$202 , \$200  } == 2'h3;
-  assign \$240  = { \$206 , \$204 , \$202 , \$200  } == 3'h5;
-  assign \$241  = { \$206 , \$204 , \$202 , \$200  } == 3'h6;
-  assign \$242  = { \$206 , \$204 , \$202 , \$200  } == 3'h7;
-  assign \$243  = { \$206 , \$204 , \$202 , \$200  } == 4'h9;
-  assign \$244  = { \$206 , \$204 , \$202 , \$200  } == 4'ha;
-  assign \$245  = { \$206 , \$204 , \$202 , \$200  } == 4'hb;
-  assign \$246  = { \$206 , \$204 , \$202 , \$200  } == 4'hc;
-  assign \$247  = { \$206 , \$204 , \$202 , \$200  } == 4'hd;
-  assign \$248  = { \$206 , \$204 , \$202 , \$200  } == 4'he;
-  assign \$249  = | { \$248 , \$247 , \$246 , \$245 , \$244 , \$243 , \$242 , \$241 , \$240 , \$239  };
-  assign \$250  = \$249  | rp0_lane3_names_check;
-  assign \$251  = ~ \$250 ;
-  assign \$252  = | { \$206 , \$204 , \$202 , \$200  };
-  assign rp0_lane3_error = \$238  ? \$251  : \$252 ;
-  assign \$253  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected } & \$253 ;
-  assign \$254  = ~ rp0_met_write_q;
-  assign rd_lane_error = { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error } & \$254 ;
+  assign \$151  = ! { \$150 , \$148 , \$146 , \$144  };
+  assign \$152  = { \$150 , \$148 , \$146 , \$144  } == 1'h1;
+  assign \$153  = { \$150 , \$148 , \$146 , \$144  } == 2'h2;
+  assign \$154  = { \$150 , \$148 , \$146 , \$144  } == 3'h4;
+  assign \$155  = { \$150 , \$148 , \$146 , \$144  } == 4'h8;
+  assign \$156  = | { \$155 , \$154 , \$153 , \$152  };
+  assign rp0_lane2_names_check = \$151  | \$156 ;
+  assign \$157  = ^ rp0_word[44:30];
+  assign \$158  = { \$150 , \$148 , \$146 , \$144  } == 2'h3;
+  assign \$159  = { \$150 , \$148 , \$146 , \$144  } == 3'h5;
+  assign \$160  = { \$150 , \$148 , \$146 , \$144  } == 3'h6;
+  assign \$161  = { \$150 , \$148 , \$146 , \$144  } == 3'h7;
+  assign \$162  = { \$150 , \$148 , \$146 , \$144  } == 4'h9;
+  assign \$163  = { \$150 , \$148 , \$146 , \$144  } == 4'ha;
+  assign \$164  = { \$150 , \$148 , \$146 , \$144  } == 4'hb;
+  assign \$165  = { \$150 , \$148 , \$146 , \$144  } == 4'hc;
+  assign \$166  = { \$150 , \$148 , \$146 , \$144  } == 4'hd;
+  assign \$167  = { \$150 , \$148 , \$146 , \$144  } == 4'he;
+  assign rp0_lane2_flip = \$157  ? { \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158  } : 10'h000;
+  assign rp0_lane2_data = rp0_word[39:30] ^ rp0_lane2_flip;
+  assign \$168  = ^ rp0_word[44:30];
+  assign \$169  = { \$150 , \$148 , \$146 , \$144  } == 2'h3;
+  assign \$170  = { \$150 , \$148 , \$146 , \$144  } == 3'h5;
+  assign \$171  = { \$150 , \$148 , \$146 , \$144  } == 3'h6;
+  assign \$172  = { \$150 , \$148 , \$146 , \$144  } == 3'h7;
+  assign \$173  = { \$150 , \$148 , \$146 , \$144  } == 4'h9;
+  assign \$174  = { \$150 , \$148 , \$146 , \$144  } == 4'ha;
+  assign \$175  = { \$150 , \$148 , \$146 , \$144  } == 4'hb;
+  assign \$176  = { \$150 , \$148 , \$146 , \$144  } == 4'hc;
+  assign \$177  = { \$150 , \$148 , \$146 , \$144  } == 4'hd;
+  assign \$178  = { \$150 , \$148 , \$146 , \$144  } == 4'he;
+  assign \$179  = | { \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172 , \$171 , \$170 , \$169  };
+  assign \$180  = \$179  | rp0_lane2_names_check;
+  assign rp0_lane2_corrected = \$168  & \$180 ;
+  assign \$181  = ^ rp0_word[44:30];
+  assign \$182  = { \$150 , \$148 , \$146 , \$144  } == 2'h3;
+  assign \$183  = { \$150 , \$148 , \$146 , \$144  } == 3'h5;
+  assign \$184  = { \$150 , \$148 , \$146 , \$144  } == 3'h6;
+  assign \$185  = { \$150 , \$148 , \$146 , \$144  } == 3'h7;
+  assign \$186  = { \$150 , \$148 , \$146 , \$144  } == 4'h9;
+  assign \$187  = { \$150 , \$148 , \$146 , \$144  } == 4'ha;
+  assign \$188  = { \$150 , \$148 , \$146 , \$144  } == 4'hb;
+  assign \$189  = { \$150 , \$148 , \$146 , \$144  } == 4'hc;
+  assign \$190  = { \$150 , \$148 , \$146 , \$144  } == 4'hd;
+  assign \$191  = { \$150 , \$148 , \$146 , \$144  } == 4'he;
+  assign \$192  = | { \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182  };
+  assign \$193  = \$192  | rp0_lane2_names_check;
+  assign \$194  = ~ \$193 ;
+  assign \$195  = | { \$150 , \$148 , \$146 , \$144  };
+  assign rp0_lane2_error = \$181  ? \$194  : \$195 ;
+  assign \$196  = { rp0_word[53], rp0_word[51], rp0_word[49:48], rp0_word[46:45] } ^ { 5'h00, rp0_word[55] };
+  assign \$197  = ^ \$196 ;
+  assign \$198  = { rp0_word[54], rp0_word[51:50], rp0_word[48:47], rp0_word[45] } ^ { 5'h00, rp0_word[56] };
+  assign \$199  = ^ \$198 ;
+  assign \$200  = { rp0_word[54:52], rp0_word[48:46] } ^ { 5'h00, rp0_word[57] };
+  assign \$201  = ^ \$200 ;
+  assign \$202  = rp0_word[54:49] ^ { 5'h00, rp0_word[58] };
+  assign \$203  = ^ \$202 ;
+  assign \$204  = ! { \$203 , \$201 , \$199 , \$197  };
+  assign \$205  = { \$203 , \$201 , \$199 , \$197  } == 1'h1;
+  assign \$206  = { \$203 , \$201 , \$199 , \$197  } == 2'h2;
+  assign \$207  = { \$203 , \$201 , \$199 , \$197  } == 3'h4;
+  assign \$208  = { \$203 , \$201 , \$199 , \$197  } == 4'h8;
+  assign \$209  = | { \$208 , \$207 , \$206 , \$205  };
+  assign rp0_lane3_names_check = \$204  | \$209 ;
+  assign \$210  = ^ rp0_word[59:45];
+  assign \$211  = { \$203 , \$201 , \$199 , \$197  } == 2'h3;
+  assign \$212  = { \$203 , \$201 , \$199 , \$197  } == 3'h5;
+  assign \$213  = { \$203 , \$201 , \$199 , \$197  } == 3'h6;
+  assign \$214  = { \$203 , \$201 , \$199 , \$197  } == 3'h7;
+  assign \$215  = { \$203 , \$201 , \$199 , \$197  } == 4'h9;
+  assign \$216  = { \$203 , \$201 , \$199 , \$197  } == 4'ha;
+  assign \$217  = { \$203 , \$201 , \$199 , \$197  } == 4'hb;
+  assign \$218  = { \$203 , \$201 , \$199 , \$197  } == 4'hc;
+  assign \$219  = { \$203 , \$201 , \$199 , \$197  } == 4'hd;
+  assign \$220  = { \$203 , \$201 , \$199 , \$197  } == 4'he;
+  assign rp0_lane3_flip = \$210  ? { \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214 , \$213 , \$212 , \$211  } : 10'h000;
+  assign rp0_lane3_data = rp0_word[54:45] ^ rp0_lane3_flip;
+  assign \$221  = ^ rp0_word[59:45];
+  assign \$222  = { \$203 , \$201 , \$199 , \$197  } == 2'h3;
+  assign \$223  = { \$203 , \$201 , \$199 , \$197  } == 3'h5;
+  assign \$224  = { \$203 , \$201 , \$199 , \$197  } == 3'h6;
+  assign \$225  = { \$203 , \$201 , \$199 , \$197  } == 3'h7;
+  assign \$226  = { \$203 , \$201 , \$199 , \$197  } == 4'h9;
+  assign \$227  = { \$203 , \$201 , \$199 , \$197  } == 4'ha;
+  assign \$228  = { \$203 , \$201 , \$199 , \$197  } == 4'hb;
+  assign \$229  = { \$203 , \$201 , \$199 , \$197  } == 4'hc;
+  assign \$230  = { \$203 , \$201 , \$199 , \$197  } == 4'hd;
+  assign \$231  = { \$203 , \$201 , \$199 , \$197  } == 4'he;
+  assign \$232  = | { \$231 , \$230 , \$229 , \$228 , \$227 , \$226 , \$225 , \$224 , \$223 , \$222  };
+  assign \$233  = \$232  | rp0_lane3_names_check;
+  assign rp0_lane3_corrected = \$221  & \$233 ;
+  assign \$234  = ^ rp0_word[59:45];
+  assign \$235  = { \$203 , \$201 , \$199 , \$197  } == 2'h3;
+  assign \$236  = { \$203 , \$201 , \$199 , \$197  } == 3'h5;
+  assign \$237  = { \$203 , \$201 , \$199 , \$197  } == 3'h6;
+  assign \$238  = { \$203 , \$201 , \$199 , \$197  } == 3'h7;
+  assign \$239  = { \$203 , \$201 , \$199 , \$197  } == 4'h9;
+  assign \$240  = { \$203 , \$201 , \$199 , \$197  } == 4'ha;
+  assign \$241  = { \$203 , \$201 , \$199 , \$197  } == 4'hb;
+  assign \$242  = { \$203 , \$201 , \$199 , \$197  } == 4'hc;
+  assign \$243  = { \$203 , \$201 , \$199 , \$197  } == 4'hd;
+  assign \$244  = { \$203 , \$201 , \$199 , \$197  } == 4'he;
+  assign \$245  = | { \$244 , \$243 , \$242 , \$241 , \$240 , \$239 , \$238 , \$237 , \$236 , \$235  };
+  assign \$246  = \$245  | rp0_lane3_names_check;
+  assign \$247  = ~ \$246 ;
+  assign \$248  = | { \$203 , \$201 , \$199 , \$197  };
+  assign rp0_lane3_error = \$234  ? \$247  : \$248 ;
+  assign \$249  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = { rp0_lane3_corrected, rp0_lane2_corrected, rp0_lane1_corrected, rp0_lane0_corrected } & \$249 ;
+  assign \$250  = ~ rp0_met_write_q;
+  assign rd_lane_error = { rp0_lane3_error, rp0_lane2_error, rp0_lane1_error, rp0_lane0_error } & \$250 ;
   assign rd_corrected = | rd_lane_corrected;
   assign rd_error = | rd_lane_error;
-  assign \$255  = inner__addr == \inner__addr$29 ;
-  assign \$256  = inner__en[0] & \$255 ;
-  assign \$258  = inner__addr == \inner__addr$29 ;
-  assign \$259  = inner__en[1] & \$258 ;
-  assign \$261  = inner__addr == \inner__addr$29 ;
-  assign \$262  = inner__en[2] & \$261 ;
-  assign \$264  = inner__addr == \inner__addr$29 ;
-  assign \$265  = inner__en[3] & \$264 ;
+  assign \$251  = inner__addr == \inner__addr$33 ;
+  assign \$252  = inner__en[0] & \$251 ;
+  assign \$254  = inner__addr == \inner__addr$33 ;
+  assign \$255  = inner__en[1] & \$254 ;
+  assign \$257  = inner__addr == \inner__addr$33 ;
+  assign \$258  = inner__en[2] & \$257 ;
+  assign \$260  = inner__addr == \inner__addr$33 ;
+  assign \$261  = inner__en[3] & \$260 ;
   always @(posedge clk)
-    rp0_word <= \$267 ;
+    rp0_word <= \$263 ;
   always @(posedge clk)
-    rp0_met_write <= { \$266 , \$263 , \$260 , \$257  };
+    rp0_met_write <= { \$262 , \$259 , \$256 , \$253  };
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$268 ;
+    rp0_addr_q <= \$264 ;
   always @(posedge clk)
-    rd_error_addr <= \$269 ;
+    rd_error_addr <= \$265 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$267  = \inner__data$41 ;
+    \$263  = \inner__data$48 ;
     if (rst) begin
-      \$267  = 60'h000000000000000;
+      \$263  = 60'h000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$268  = \inner__addr$29 ;
+    \$264  = \inner__addr$33 ;
     if (rst) begin
-      \$268  = 9'h000;
+      \$264  = 9'h000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$31 ) begin end
-    \$269  = rp0_addr_q;
+    \$265  = rp0_addr_q;
     if (rst) begin
-      \$269  = 9'h000;
+      \$265  = 9'h000;
     end
   end
   assign rp0_lane0_syndrome = { \$44 , \$42 , \$40 , \$38  };
-  assign rp0_lane1_syndrome = { \$98 , \$96 , \$94 , \$92  };
-  assign rp0_lane2_syndrome = { \$152 , \$150 , \$148 , \$146  };
-  assign rp0_lane3_syndrome = { \$206 , \$204 , \$202 , \$200  };
-  assign rd_addr = \inner__addr$29 ;
-  assign \inner__en$31  = 1'h1;
+  assign rp0_lane1_syndrome = { \$97 , \$95 , \$93 , \$91  };
+  assign rp0_lane2_syndrome = { \$150 , \$148 , \$146 , \$144  };
+  assign rp0_lane3_syndrome = { \$203 , \$201 , \$199 , \$197  };
+  assign rd_addr = \inner__addr$33 ;
+  assign \inner__en$35  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = { rp0_lane3_data, rp0_lane2_data, rp0_lane1_data, rp0_lane0_data };
+  assign rd_coded = rp0_word;
+  assign rd_raw = { rp0_word[54:45], rp0_word[39:30], rp0_word[24:15], rp0_word[9:0] };
+  assign rd_flip = { rp0_lane3_flip, rp0_lane2_flip, rp0_lane1_flip, rp0_lane0_flip };
   assign \wr_data[0].last  = wr_data[7:0];
   assign \wr_data[0].fresh  = wr_data[8];
   assign \wr_data[0].valid  = wr_data[9];
@@ -31401,14 +39880,14 @@ module \kv_asu.core.table.scrub (rst, sweep_en, rp0_lane0_data, rp0_lane1_data, 
   assign \rd_data[3].last  = rp0_lane3_data[7:0];
   assign \rd_data[3].fresh  = rp0_lane3_data[8];
   assign \rd_data[3].valid  = rp0_lane3_data[9];
-  assign \$257  = \$256 ;
-  assign \$260  = \$259 ;
-  assign \$263  = \$262 ;
-  assign \$266  = \$265 ;
+  assign \$253  = \$252 ;
+  assign \$256  = \$255 ;
+  assign \$259  = \$258 ;
+  assign \$262  = \$261 ;
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$6490$387 , sc_mark_value);
+module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forward__tag, forward__lane, \port$10528$387 , sc_mark_value);
   reg \$auto$verilog_backend.cc:2355:dump_module$32  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -32137,8 +40616,8 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   input list_empty;
   wire list_empty;
   wire [3:0] mark_b;
-  input [34:0] \port$6490$387 ;
-  wire [34:0] \port$6490$387 ;
+  input [34:0] \port$10528$387 ;
+  wire [34:0] \port$10528$387 ;
   input [3:0] sc_mark_intent;
   wire [3:0] sc_mark_intent;
   input [3:0] sc_mark_value;
@@ -32150,14 +40629,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$459  = \$457  | \$458 ;
   assign \$460  = choice[11] ? lanes[554:544] : 11'h000;
   assign \$461  = \$459  | \$460 ;
-  assign \$462  = fw1_hit[0] & \port$6490$387 [1];
-  assign \$463  = \$462  ? \port$6490$387 [0] : mark_b[0];
-  assign \$464  = fw1_hit[1] & \port$6490$387 [1];
-  assign \$465  = \$464  ? \port$6490$387 [0] : mark_b[1];
-  assign \$466  = fw1_hit[2] & \port$6490$387 [1];
-  assign \$467  = \$466  ? \port$6490$387 [0] : mark_b[2];
-  assign \$468  = fw1_hit[3] & \port$6490$387 [1];
-  assign \$469  = \$468  ? \port$6490$387 [0] : mark_b[3];
+  assign \$462  = fw1_hit[0] & \port$10528$387 [1];
+  assign \$463  = \$462  ? \port$10528$387 [0] : mark_b[0];
+  assign \$464  = fw1_hit[1] & \port$10528$387 [1];
+  assign \$465  = \$464  ? \port$10528$387 [0] : mark_b[1];
+  assign \$466  = fw1_hit[2] & \port$10528$387 [1];
+  assign \$467  = \$466  ? \port$10528$387 [0] : mark_b[2];
+  assign \$468  = fw1_hit[3] & \port$10528$387 [1];
+  assign \$469  = \$468  ? \port$10528$387 [0] : mark_b[3];
   assign \$470  = choice[11:8] & { \$469 , \$467 , \$465 , \$463  };
   assign \$471  = | \$470 ;
   assign \$472  = fw1_hit[0] ? forward__tag : lanes[145:90];
@@ -32171,47 +40650,47 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$481  = \$479  | \$480 ;
   assign \$482  = choice[19] ? lanes[554:544] : 11'h000;
   assign \$483  = \$481  | \$482 ;
-  assign \$484  = fw1_hit[0] & \port$6490$387 [1];
-  assign \$485  = \$484  ? \port$6490$387 [0] : mark_b[0];
-  assign \$486  = fw1_hit[1] & \port$6490$387 [1];
-  assign \$487  = \$486  ? \port$6490$387 [0] : mark_b[1];
-  assign \$488  = fw1_hit[2] & \port$6490$387 [1];
-  assign \$489  = \$488  ? \port$6490$387 [0] : mark_b[2];
-  assign \$490  = fw1_hit[3] & \port$6490$387 [1];
-  assign \$491  = \$490  ? \port$6490$387 [0] : mark_b[3];
+  assign \$484  = fw1_hit[0] & \port$10528$387 [1];
+  assign \$485  = \$484  ? \port$10528$387 [0] : mark_b[0];
+  assign \$486  = fw1_hit[1] & \port$10528$387 [1];
+  assign \$487  = \$486  ? \port$10528$387 [0] : mark_b[1];
+  assign \$488  = fw1_hit[2] & \port$10528$387 [1];
+  assign \$489  = \$488  ? \port$10528$387 [0] : mark_b[2];
+  assign \$490  = fw1_hit[3] & \port$10528$387 [1];
+  assign \$491  = \$490  ? \port$10528$387 [0] : mark_b[3];
   assign \$492  = choice[19:16] & { \$491 , \$489 , \$487 , \$485  };
   assign \$493  = | \$492 ;
-  assign \$494  = fw1_hit[0] ? \port$6490$387 [34:19] : lanes[189:174];
+  assign \$494  = fw1_hit[0] ? \port$10528$387 [34:19] : lanes[189:174];
   assign \$495  = choice[0] ? \$494  : 16'h0000;
-  assign \$497  = fw1_hit[1] ? \port$6490$387 [34:19] : lanes[316:301];
+  assign \$497  = fw1_hit[1] ? \port$10528$387 [34:19] : lanes[316:301];
   assign \$498  = choice[1] ? \$497  : 16'h0000;
   assign \$499  = \$496  | \$498 ;
-  assign \$500  = fw1_hit[2] ? \port$6490$387 [34:19] : lanes[443:428];
+  assign \$500  = fw1_hit[2] ? \port$10528$387 [34:19] : lanes[443:428];
   assign \$501  = choice[2] ? \$500  : 16'h0000;
   assign \$502  = \$499  | \$501 ;
-  assign \$503  = fw1_hit[3] ? \port$6490$387 [34:19] : lanes[570:555];
+  assign \$503  = fw1_hit[3] ? \port$10528$387 [34:19] : lanes[570:555];
   assign \$504  = choice[3] ? \$503  : 16'h0000;
   assign \$505  = \$502  | \$504 ;
   assign \$506  = choice[22] ? \$505  : 16'h0001;
-  assign \$507  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$508  = \port$6490$387 [34:19] + 1'h1;
+  assign \$507  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$508  = \port$10528$387 [34:19] + 1'h1;
   assign \$509  = \$507  ? 17'h0ffff : \$508 ;
   assign \$510  = fw1_hit[0] ? \$509 [15:0] : lanes[205:190];
   assign \$511  = choice[0] ? \$510  : 16'h0000;
-  assign \$513  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$514  = \port$6490$387 [34:19] + 1'h1;
+  assign \$513  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$514  = \port$10528$387 [34:19] + 1'h1;
   assign \$515  = \$513  ? 17'h0ffff : \$514 ;
   assign \$516  = fw1_hit[1] ? \$515 [15:0] : lanes[332:317];
   assign \$517  = choice[1] ? \$516  : 16'h0000;
   assign \$518  = \$512  | \$517 ;
-  assign \$519  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$520  = \port$6490$387 [34:19] + 1'h1;
+  assign \$519  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$520  = \port$10528$387 [34:19] + 1'h1;
   assign \$521  = \$519  ? 17'h0ffff : \$520 ;
   assign \$522  = fw1_hit[2] ? \$521 [15:0] : lanes[459:444];
   assign \$523  = choice[2] ? \$522  : 16'h0000;
   assign \$524  = \$518  | \$523 ;
-  assign \$525  = \port$6490$387 [34:19] >= 16'hffff;
-  assign \$526  = \port$6490$387 [34:19] + 1'h1;
+  assign \$525  = \port$10528$387 [34:19] >= 16'hffff;
+  assign \$526  = \port$10528$387 [34:19] + 1'h1;
   assign \$527  = \$525  ? 17'h0ffff : \$526 ;
   assign \$528  = fw1_hit[3] ? \$527 [15:0] : lanes[586:571];
   assign \$529  = choice[3] ? \$528  : 16'h0000;
@@ -32249,37 +40728,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$24  = \$22  ? \$23  : lanes[416];
   assign \$26  = \$25  & lanes[587];
   assign \$28  = \$26  ? \$27  : lanes[543];
-  assign \$29  = \port$6490$387 [1] & lanes[629];
+  assign \$29  = \port$10528$387 [1] & lanes[629];
   assign \$30  = | { lanes[462], lanes[335], lanes[208], \$29  };
-  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$31  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
   assign \$32  = | \$31 ;
-  assign \$33  = \port$6490$387 [1] & lanes[629];
-  assign \$34  = \port$6490$387 [1] & lanes[629];
+  assign \$33  = \port$10528$387 [1] & lanes[629];
+  assign \$34  = \port$10528$387 [1] & lanes[629];
   assign \$35  = | { lanes[462], lanes[335], lanes[208] };
   assign \$36  = ~ \$35 ;
   assign \$37  = \$33  & \$36 ;
-  assign \$38  = \port$6490$387 [1] & lanes[629];
-  assign \$39  = \port$6490$387 [1] & lanes[629];
+  assign \$38  = \port$10528$387 [1] & lanes[629];
+  assign \$39  = \port$10528$387 [1] & lanes[629];
   assign \$40  = | { lanes[462], lanes[335] };
   assign \$41  = ~ \$40 ;
   assign \$42  = lanes[208] & \$41 ;
-  assign \$43  = \port$6490$387 [1] & lanes[629];
-  assign \$44  = \port$6490$387 [1] & lanes[629];
+  assign \$43  = \port$10528$387 [1] & lanes[629];
+  assign \$44  = \port$10528$387 [1] & lanes[629];
   assign \$46  = ~ \$45 ;
   assign \$47  = lanes[335] & \$46 ;
-  assign \$48  = \port$6490$387 [1] & lanes[629];
-  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
-  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
-  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$48  = \port$10528$387 [1] & lanes[629];
+  assign \$49  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
+  assign \$50  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
+  assign \$51  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
   assign \$53  = ~ \$52 ;
   assign \$54  = \$50 [1] & \$53 ;
-  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
-  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$55  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
+  assign \$56  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
   assign \$57  = | \$56 [1:0];
   assign \$58  = ~ \$57 ;
   assign \$59  = \$55 [2] & \$58 ;
-  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
-  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$6490$387 [1] };
+  assign \$60  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
+  assign \$61  = ~ { lanes[461], lanes[334], lanes[207], \port$10528$387 [1] };
   assign \$62  = | \$61 [2:0];
   assign \$63  = ~ \$62 ;
   assign \$64  = \$60 [3] & \$63 ;
@@ -32317,37 +40796,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$96  = \$94  | \$95 ;
   assign \$97  = lanes[0] & \$96 ;
   assign \$98  = \$97  & ch[24];
-  assign \$99  = \port$6490$387 [1] & lanes[629];
+  assign \$99  = \port$10528$387 [1] & lanes[629];
   assign \$100  = | { lanes[462], lanes[335], \$99 , lanes[81] };
-  assign \$101  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$101  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
   assign \$102  = | \$101 ;
-  assign \$103  = \port$6490$387 [1] & lanes[629];
-  assign \$104  = \port$6490$387 [1] & lanes[629];
+  assign \$103  = \port$10528$387 [1] & lanes[629];
+  assign \$104  = \port$10528$387 [1] & lanes[629];
   assign \$105  = | { lanes[462], lanes[335], \$104  };
   assign \$106  = ~ \$105 ;
   assign \$107  = lanes[81] & \$106 ;
-  assign \$108  = \port$6490$387 [1] & lanes[629];
-  assign \$109  = \port$6490$387 [1] & lanes[629];
+  assign \$108  = \port$10528$387 [1] & lanes[629];
+  assign \$109  = \port$10528$387 [1] & lanes[629];
   assign \$110  = | { lanes[462], lanes[335] };
   assign \$111  = ~ \$110 ;
   assign \$112  = \$108  & \$111 ;
-  assign \$113  = \port$6490$387 [1] & lanes[629];
-  assign \$114  = \port$6490$387 [1] & lanes[629];
+  assign \$113  = \port$10528$387 [1] & lanes[629];
+  assign \$114  = \port$10528$387 [1] & lanes[629];
   assign \$116  = ~ \$115 ;
   assign \$117  = lanes[335] & \$116 ;
-  assign \$118  = \port$6490$387 [1] & lanes[629];
-  assign \$119  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
-  assign \$120  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
-  assign \$121  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$118  = \port$10528$387 [1] & lanes[629];
+  assign \$119  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
+  assign \$120  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
+  assign \$121  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
   assign \$123  = ~ \$122 ;
   assign \$124  = \$120 [1] & \$123 ;
-  assign \$125  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
-  assign \$126  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$125  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
+  assign \$126  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
   assign \$127  = | \$126 [1:0];
   assign \$128  = ~ \$127 ;
   assign \$129  = \$125 [2] & \$128 ;
-  assign \$130  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
-  assign \$131  = ~ { lanes[461], lanes[334], \port$6490$387 [1], lanes[80] };
+  assign \$130  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
+  assign \$131  = ~ { lanes[461], lanes[334], \port$10528$387 [1], lanes[80] };
   assign \$132  = | \$131 [2:0];
   assign \$133  = ~ \$132 ;
   assign \$134  = \$130 [3] & \$133 ;
@@ -32385,37 +40864,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$166  = \$164  | \$165 ;
   assign \$167  = lanes[0] & \$166 ;
   assign \$168  = \$167  & \ch$19 [24];
-  assign \$169  = \port$6490$387 [1] & lanes[629];
+  assign \$169  = \port$10528$387 [1] & lanes[629];
   assign \$170  = | { lanes[462], \$169 , lanes[208], lanes[81] };
-  assign \$171  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$171  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
   assign \$172  = | \$171 ;
-  assign \$173  = \port$6490$387 [1] & lanes[629];
-  assign \$174  = \port$6490$387 [1] & lanes[629];
+  assign \$173  = \port$10528$387 [1] & lanes[629];
+  assign \$174  = \port$10528$387 [1] & lanes[629];
   assign \$175  = | { lanes[462], \$174 , lanes[208] };
   assign \$176  = ~ \$175 ;
   assign \$177  = lanes[81] & \$176 ;
-  assign \$178  = \port$6490$387 [1] & lanes[629];
-  assign \$179  = \port$6490$387 [1] & lanes[629];
+  assign \$178  = \port$10528$387 [1] & lanes[629];
+  assign \$179  = \port$10528$387 [1] & lanes[629];
   assign \$180  = | { lanes[462], \$179  };
   assign \$181  = ~ \$180 ;
   assign \$182  = lanes[208] & \$181 ;
-  assign \$183  = \port$6490$387 [1] & lanes[629];
-  assign \$184  = \port$6490$387 [1] & lanes[629];
+  assign \$183  = \port$10528$387 [1] & lanes[629];
+  assign \$184  = \port$10528$387 [1] & lanes[629];
   assign \$186  = ~ \$185 ;
   assign \$187  = \$183  & \$186 ;
-  assign \$188  = \port$6490$387 [1] & lanes[629];
-  assign \$189  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
-  assign \$190  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
-  assign \$191  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$188  = \port$10528$387 [1] & lanes[629];
+  assign \$189  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
+  assign \$190  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
+  assign \$191  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
   assign \$193  = ~ \$192 ;
   assign \$194  = \$190 [1] & \$193 ;
-  assign \$195  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
-  assign \$196  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$195  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
+  assign \$196  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
   assign \$197  = | \$196 [1:0];
   assign \$198  = ~ \$197 ;
   assign \$199  = \$195 [2] & \$198 ;
-  assign \$200  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
-  assign \$201  = ~ { lanes[461], \port$6490$387 [1], lanes[207], lanes[80] };
+  assign \$200  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
+  assign \$201  = ~ { lanes[461], \port$10528$387 [1], lanes[207], lanes[80] };
   assign \$202  = | \$201 [2:0];
   assign \$203  = ~ \$202 ;
   assign \$204  = \$200 [3] & \$203 ;
@@ -32453,37 +40932,37 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$236  = \$234  | \$235 ;
   assign \$237  = lanes[0] & \$236 ;
   assign \$238  = \$237  & \ch$20 [24];
-  assign \$239  = \port$6490$387 [1] & lanes[629];
+  assign \$239  = \port$10528$387 [1] & lanes[629];
   assign \$240  = | { \$239 , lanes[335], lanes[208], lanes[81] };
-  assign \$241  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$241  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$242  = | \$241 ;
-  assign \$243  = \port$6490$387 [1] & lanes[629];
-  assign \$244  = \port$6490$387 [1] & lanes[629];
+  assign \$243  = \port$10528$387 [1] & lanes[629];
+  assign \$244  = \port$10528$387 [1] & lanes[629];
   assign \$245  = | { \$244 , lanes[335], lanes[208] };
   assign \$246  = ~ \$245 ;
   assign \$247  = lanes[81] & \$246 ;
-  assign \$248  = \port$6490$387 [1] & lanes[629];
-  assign \$249  = \port$6490$387 [1] & lanes[629];
+  assign \$248  = \port$10528$387 [1] & lanes[629];
+  assign \$249  = \port$10528$387 [1] & lanes[629];
   assign \$250  = | { \$249 , lanes[335] };
   assign \$251  = ~ \$250 ;
   assign \$252  = lanes[208] & \$251 ;
-  assign \$253  = \port$6490$387 [1] & lanes[629];
-  assign \$254  = \port$6490$387 [1] & lanes[629];
+  assign \$253  = \port$10528$387 [1] & lanes[629];
+  assign \$254  = \port$10528$387 [1] & lanes[629];
   assign \$256  = ~ \$255 ;
   assign \$257  = lanes[335] & \$256 ;
-  assign \$258  = \port$6490$387 [1] & lanes[629];
-  assign \$259  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$260  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$261  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$258  = \port$10528$387 [1] & lanes[629];
+  assign \$259  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$260  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$261  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$263  = ~ \$262 ;
   assign \$264  = \$260 [1] & \$263 ;
-  assign \$265  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$266  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$265  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$266  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$267  = | \$266 [1:0];
   assign \$268  = ~ \$267 ;
   assign \$269  = \$265 [2] & \$268 ;
-  assign \$270  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
-  assign \$271  = ~ { \port$6490$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$270  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
+  assign \$271  = ~ { \port$10528$387 [1], lanes[334], lanes[207], lanes[80] };
   assign \$272  = | \$271 [2:0];
   assign \$273  = ~ \$272 ;
   assign \$274  = \$270 [3] & \$273 ;
@@ -32581,7 +41060,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$368  = \$366  | \$367 ;
   assign \$369  = lanes[0] & \$368 ;
   assign \$370  = \$369  & \ch$22 [24];
-  assign fw1_touched = \port$6490$387 [1] ? forward__lane : { 3'h0, \port$6490$387 [2] };
+  assign fw1_touched = \port$10528$387 [1] ? forward__lane : { 3'h0, \port$10528$387 [2] };
   assign \$371  = fw1_touched & lanes[641:638];
   assign fw1_any = | \$371 ;
   assign \$372  = fw1_touched & lanes[645:642];
@@ -32613,15 +41092,15 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$399  = \$397  | \$398 ;
   assign \$400  = choice[3] ? lanes[554:544] : 11'h000;
   assign \$401  = \$399  | \$400 ;
-  assign \$402  = fw1_hit[0] ? \port$6490$387 [18:3] : lanes[161:146];
+  assign \$402  = fw1_hit[0] ? \port$10528$387 [18:3] : lanes[161:146];
   assign \$403  = choice[0] ? \$402  : 16'h0000;
-  assign \$405  = fw1_hit[1] ? \port$6490$387 [18:3] : lanes[288:273];
+  assign \$405  = fw1_hit[1] ? \port$10528$387 [18:3] : lanes[288:273];
   assign \$406  = choice[1] ? \$405  : 16'h0000;
   assign \$407  = \$404  | \$406 ;
-  assign \$408  = fw1_hit[2] ? \port$6490$387 [18:3] : lanes[415:400];
+  assign \$408  = fw1_hit[2] ? \port$10528$387 [18:3] : lanes[415:400];
   assign \$409  = choice[2] ? \$408  : 16'h0000;
   assign \$410  = \$407  | \$409 ;
-  assign \$411  = fw1_hit[3] ? \port$6490$387 [18:3] : lanes[542:527];
+  assign \$411  = fw1_hit[3] ? \port$10528$387 [18:3] : lanes[542:527];
   assign \$412  = choice[3] ? \$411  : 16'h0000;
   assign \$413  = \$410  | \$412 ;
   assign \$414  = fw1_hit[0] ? lanes[637:630] : lanes[89:82];
@@ -32635,14 +41114,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$423  = fw1_hit[3] ? lanes[637:630] : lanes[470:463];
   assign \$424  = choice[3] ? \$423  : 8'h00;
   assign \$425  = \$422  | \$424 ;
-  assign \$426  = fw1_hit[0] & \port$6490$387 [1];
-  assign \$427  = \$426  ? \port$6490$387 [0] : mark_b[0];
-  assign \$428  = fw1_hit[1] & \port$6490$387 [1];
-  assign \$429  = \$428  ? \port$6490$387 [0] : mark_b[1];
-  assign \$430  = fw1_hit[2] & \port$6490$387 [1];
-  assign \$431  = \$430  ? \port$6490$387 [0] : mark_b[2];
-  assign \$432  = fw1_hit[3] & \port$6490$387 [1];
-  assign \$433  = \$432  ? \port$6490$387 [0] : mark_b[3];
+  assign \$426  = fw1_hit[0] & \port$10528$387 [1];
+  assign \$427  = \$426  ? \port$10528$387 [0] : mark_b[0];
+  assign \$428  = fw1_hit[1] & \port$10528$387 [1];
+  assign \$429  = \$428  ? \port$10528$387 [0] : mark_b[1];
+  assign \$430  = fw1_hit[2] & \port$10528$387 [1];
+  assign \$431  = \$430  ? \port$10528$387 [0] : mark_b[2];
+  assign \$432  = fw1_hit[3] & \port$10528$387 [1];
+  assign \$433  = \$432  ? \port$10528$387 [0] : mark_b[3];
   assign \$434  = choice[3:0] & { \$433 , \$431 , \$429 , \$427  };
   assign \$435  = | \$434 ;
   assign \$436  = choice[4] ? lanes[173:163] : 11'h000;
@@ -32652,14 +41131,14 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
   assign \$441  = \$439  | \$440 ;
   assign \$442  = choice[7] ? lanes[554:544] : 11'h000;
   assign \$443  = \$441  | \$442 ;
-  assign \$444  = fw1_hit[0] & \port$6490$387 [1];
-  assign \$445  = \$444  ? \port$6490$387 [0] : mark_b[0];
-  assign \$446  = fw1_hit[1] & \port$6490$387 [1];
-  assign \$447  = \$446  ? \port$6490$387 [0] : mark_b[1];
-  assign \$448  = fw1_hit[2] & \port$6490$387 [1];
-  assign \$449  = \$448  ? \port$6490$387 [0] : mark_b[2];
-  assign \$450  = fw1_hit[3] & \port$6490$387 [1];
-  assign \$451  = \$450  ? \port$6490$387 [0] : mark_b[3];
+  assign \$444  = fw1_hit[0] & \port$10528$387 [1];
+  assign \$445  = \$444  ? \port$10528$387 [0] : mark_b[0];
+  assign \$446  = fw1_hit[1] & \port$10528$387 [1];
+  assign \$447  = \$446  ? \port$10528$387 [0] : mark_b[1];
+  assign \$448  = fw1_hit[2] & \port$10528$387 [1];
+  assign \$449  = \$448  ? \port$10528$387 [0] : mark_b[2];
+  assign \$450  = fw1_hit[3] & \port$10528$387 [1];
+  assign \$451  = \$450  ? \port$10528$387 [0] : mark_b[3];
   assign \$452  = choice[7:4] & { \$451 , \$449 , \$447 , \$445  };
   assign \$453  = | \$452 ;
   always @* begin
@@ -32774,11 +41253,11 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
           \$27  = sc_mark_value[3];
     endcase
   end
-  assign forward__write = \port$6490$387 [1];
-  assign forward__invalidate = \port$6490$387 [2];
-  assign forward__count = \port$6490$387 [18:3];
-  assign forward__mark = \port$6490$387 [0];
-  assign forward__count_inc = \port$6490$387 [34:19];
+  assign forward__write = \port$10528$387 [1];
+  assign forward__invalidate = \port$10528$387 [2];
+  assign forward__count = \port$10528$387 [18:3];
+  assign forward__mark = \port$10528$387 [0];
+  assign forward__count_inc = \port$10528$387 [34:19];
   assign \lanes.request  = lanes[68:0];
   assign \lanes.request.valid  = lanes[0];
   assign \lanes.request.op  = lanes[2:1];
@@ -33103,7 +41582,7 @@ module \kv_asu.core.versions (sc_mark_intent, list_empty, lanes, decision, forwa
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$6433$0 , \port$6434$0 , \port$6438$0 , \port$6440$0 , \port$6478$0 , cfg
+module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_count, bk_last, bk_valid, bk_fresh, bk_mark_raw, bk_row, bk_sc_row_hit, bk_sides, tail, \port$10471$0 , \port$10472$0 , \port$10476$0 , \port$10478$0 , \port$10516$0 , cfg
 , clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$33  = 0;
   wire [11:0] \$1 ;
@@ -33266,18 +41745,18 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   wire [7:0] \mreq.t ;
   wire [55:0] \mreq.tag ;
   wire \mreq.valid ;
-  output [79:0] \port$6433$0 ;
-  wire [79:0] \port$6433$0 ;
-  output [603:0] \port$6434$0 ;
-  wire [603:0] \port$6434$0 ;
+  output [79:0] \port$10471$0 ;
+  wire [79:0] \port$10471$0 ;
+  output [603:0] \port$10472$0 ;
+  wire [603:0] \port$10472$0 ;
   (* init = 44'h00000000000 *)
-  output [43:0] \port$6438$0 ;
-  wire [43:0] \port$6438$0 ;
+  output [43:0] \port$10476$0 ;
+  wire [43:0] \port$10476$0 ;
   (* init = 17'h00000 *)
-  output [16:0] \port$6440$0 ;
-  wire [16:0] \port$6440$0 ;
-  input [79:0] \port$6478$0 ;
-  wire [79:0] \port$6478$0 ;
+  output [16:0] \port$10478$0 ;
+  wire [16:0] \port$10478$0 ;
+  input [79:0] \port$10516$0 ;
+  wire [79:0] \port$10516$0 ;
   output [10:0] rd_slot;
   wire [10:0] rd_slot;
   input [68:0] request;
@@ -33372,11 +41851,11 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \$36  = \$2 [10:0] == 11'h7fe;
   assign \$37  = \$2 [10:0] == 11'h7ff;
   assign \$38  = ! \$2 [10:0];
-  assign \$39  = mreq[60:5] == \port$6478$0 [60:5];
-  assign \$40  = mreq[68:61] - \port$6478$0 [68:61];
-  assign \$42  = mreq[68:61] - \port$6478$0 [68:61];
+  assign \$39  = mreq[60:5] == \port$10516$0 [60:5];
+  assign \$40  = mreq[68:61] - \port$10516$0 [68:61];
+  assign \$42  = mreq[68:61] - \port$10516$0 [68:61];
   assign \$43  = \$41  ? 7'h00 : \$42 [6:0];
-  assign \$44  = mreq[68:61] - \port$6478$0 [68:61];
+  assign \$44  = mreq[68:61] - \port$10516$0 [68:61];
   assign \$46  = mreq[68:61] - cfg[52:46];
   assign \$47  = $signed(\$46 ) - $signed(2'h1);
   always @(posedge clk)
@@ -33409,7 +41888,7 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
     e_ov13 <= \$65 ;
   assign rd_slot = request[2] ? tail : hash;
   assign busy = m[0] | \$48 [0];
-  assign \$1  = m_h - \port$6478$0 [79:69];
+  assign \$1  = m_h - \port$10516$0 [79:69];
   assign \$2  = m_h - \$48 [79:69];
   assign \$3  = m_h + 1'h0;
   assign \$4  = m_h + 1'h1;
@@ -33570,13 +42049,13 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   end
   assign window = { \$53 , \$49 , \$51 , \$48  };
   assign e_ov_delta = \$1 [10:0];
-  assign ahead_start = \port$6478$0 [79:69];
+  assign ahead_start = \port$10516$0 [79:69];
   assign e_ov1_delta = \$2 [10:0];
-  assign ahead = \port$6478$0 [68:0];
-  assign \port$6433$0  = \$48 ;
-  assign \port$6434$0  = \$49 ;
-  assign \port$6438$0  = \$51 ;
-  assign \port$6440$0  = \$53 ;
+  assign ahead = \port$10516$0 [68:0];
+  assign \port$10471$0  = \$48 ;
+  assign \port$10472$0  = \$49 ;
+  assign \port$10476$0  = \$51 ;
+  assign \port$10478$0  = \$53 ;
   assign \request.valid  = request[0];
   assign \request.op  = request[2:1];
   assign \request.min_tlevel  = request[4:3];
@@ -33697,11 +42176,11 @@ module \kv_asu.core.window$213 (rst, rd_slot, busy, request, hash, bk_tag, bk_co
   assign \bk_sides[3].meta  = bk_sides[183];
   assign \bk_sides[3].last_raw  = bk_sides[191:184];
   assign \bk_sides[3].last_byp  = bk_sides[199:192];
-  assign \ahead.valid  = \port$6478$0 [0];
-  assign \ahead.op  = \port$6478$0 [2:1];
-  assign \ahead.min_tlevel  = \port$6478$0 [4:3];
-  assign \ahead.tag  = \port$6478$0 [60:5];
-  assign \ahead.t  = \port$6478$0 [68:61];
+  assign \ahead.valid  = \port$10516$0 [0];
+  assign \ahead.op  = \port$10516$0 [2:1];
+  assign \ahead.min_tlevel  = \port$10516$0 [4:3];
+  assign \ahead.tag  = \port$10516$0 [60:5];
+  assign \ahead.t  = \port$10516$0 [68:61];
   assign \cfg.c3  = cfg[15:0];
   assign \cfg.c2  = cfg[31:16];
   assign \cfg.w3  = cfg[38:32];
@@ -35671,11 +44150,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$104 ;
   wire \$105 ;
   wire \$106 ;
-  wire \$107 ;
-  wire \$108 ;
+  wire [4:0] \$107 ;
+  wire [5:0] \$108 ;
   wire \$109 ;
   wire \$11 ;
-  wire [5:0] \$110 ;
+  wire \$110 ;
   wire \$111 ;
   wire \$112 ;
   wire \$113 ;
@@ -35688,10 +44167,10 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$12 ;
   wire \$120 ;
   wire \$121 ;
-  wire \$122 ;
-  wire \$123 ;
+  wire [4:0] \$122 ;
+  wire [5:0] \$123 ;
   wire \$124 ;
-  wire [5:0] \$125 ;
+  wire \$125 ;
   wire \$126 ;
   wire \$127 ;
   wire \$128 ;
@@ -35704,11 +44183,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$134 ;
   wire \$135 ;
   wire \$136 ;
-  wire \$137 ;
-  wire \$138 ;
+  wire [4:0] \$137 ;
+  wire [5:0] \$138 ;
   wire \$139 ;
   wire \$14 ;
-  wire [5:0] \$140 ;
+  wire \$140 ;
   wire \$141 ;
   wire \$142 ;
   wire \$143 ;
@@ -35721,15 +44200,15 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire [63:0] \$15 ;
   wire \$150 ;
   wire \$151 ;
-  wire \$152 ;
-  wire \$153 ;
+  wire [4:0] \$152 ;
+  wire [5:0] \$153 ;
   wire \$154 ;
-  wire [5:0] \$155 ;
+  wire \$155 ;
   wire \$156 ;
   wire \$157 ;
   wire \$158 ;
   wire \$159 ;
-  wire \$16 ;
+  wire [63:0] \$16 ;
   wire \$160 ;
   wire \$161 ;
   wire \$162 ;
@@ -35737,11 +44216,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$164 ;
   wire \$165 ;
   wire \$166 ;
-  wire \$167 ;
-  wire \$168 ;
+  wire [4:0] \$167 ;
+  wire [5:0] \$168 ;
   wire \$169 ;
-  wire \$17 ;
-  wire [5:0] \$170 ;
+  wire [63:0] \$17 ;
+  wire \$170 ;
   wire \$171 ;
   wire \$172 ;
   wire \$173 ;
@@ -35754,15 +44233,15 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire [63:0] \$18 ;
   wire \$180 ;
   wire \$181 ;
-  wire \$182 ;
-  wire \$183 ;
+  wire [4:0] \$182 ;
+  wire [5:0] \$183 ;
   wire \$184 ;
-  wire [5:0] \$185 ;
+  wire \$185 ;
   wire \$186 ;
   wire \$187 ;
   wire \$188 ;
   wire \$189 ;
-  wire [63:0] \$19 ;
+  wire \$19 ;
   wire \$190 ;
   wire \$191 ;
   wire \$192 ;
@@ -35770,12 +44249,12 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$194 ;
   wire \$195 ;
   wire \$196 ;
-  wire \$197 ;
-  wire \$198 ;
+  wire [4:0] \$197 ;
+  wire [5:0] \$198 ;
   wire \$199 ;
   wire \$2 ;
-  wire [4:0] \$20 ;
-  wire [5:0] \$200 ;
+  wire \$20 ;
+  wire \$200 ;
   wire \$201 ;
   wire \$202 ;
   wire \$203 ;
@@ -35788,10 +44267,10 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$21 ;
   wire \$210 ;
   wire \$211 ;
-  wire \$212 ;
-  wire \$213 ;
+  wire [4:0] \$212 ;
+  wire [5:0] \$213 ;
   wire \$214 ;
-  wire [5:0] \$215 ;
+  wire \$215 ;
   wire \$216 ;
   wire \$217 ;
   wire \$218 ;
@@ -35804,11 +44283,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$224 ;
   wire \$225 ;
   wire \$226 ;
-  wire \$227 ;
-  wire \$228 ;
+  wire [4:0] \$227 ;
+  wire [5:0] \$228 ;
   wire \$229 ;
-  wire \$23 ;
-  wire [5:0] \$230 ;
+  wire [4:0] \$23 ;
+  wire \$230 ;
   wire \$231 ;
   wire \$232 ;
   wire \$233 ;
@@ -35821,10 +44300,10 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$24 ;
   wire \$240 ;
   wire \$241 ;
-  wire \$242 ;
-  wire \$243 ;
+  wire [4:0] \$242 ;
+  wire [5:0] \$243 ;
   wire \$244 ;
-  wire [5:0] \$245 ;
+  wire \$245 ;
   wire \$246 ;
   wire \$247 ;
   wire \$248 ;
@@ -35837,11 +44316,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$254 ;
   wire \$255 ;
   wire \$256 ;
-  wire \$257 ;
-  wire \$258 ;
+  wire [4:0] \$257 ;
+  wire [5:0] \$258 ;
   wire \$259 ;
   wire \$26 ;
-  wire [5:0] \$260 ;
+  wire \$260 ;
   wire \$261 ;
   wire \$262 ;
   wire \$263 ;
@@ -35854,11 +44333,11 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$27 ;
   wire \$270 ;
   wire \$271 ;
-  wire \$272 ;
-  wire \$273 ;
+  wire [4:0] \$272 ;
+  wire [5:0] \$273 ;
   wire \$274 ;
-  wire [5:0] \$275 ;
-  wire [64:0] \$276 ;
+  wire \$275 ;
+  wire \$276 ;
   wire \$277 ;
   wire \$278 ;
   wire \$279 ;
@@ -35867,62 +44346,107 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$281 ;
   wire \$282 ;
   wire \$283 ;
-  reg [1:0] \$284 ;
-  reg [13:0] \$285 ;
-  reg \$286 ;
-  reg [3:0] \$287 ;
-  reg [63:0] \$288 ;
-  reg [1:0] \$289 ;
+  wire \$284 ;
+  wire \$285 ;
+  wire \$286 ;
+  wire [4:0] \$287 ;
+  wire [5:0] \$288 ;
+  wire \$289 ;
   wire \$29 ;
-  reg \$290 ;
-  reg \$291 ;
-  reg [3:0] \$292 ;
-  reg [1:0] \$293 ;
-  reg \$294 ;
-  reg [63:0] \$295 ;
-  reg [4:0] \$296 ;
-  reg \$297 ;
-  reg [3:0] \$298 ;
-  reg \$299 ;
+  wire \$290 ;
+  wire \$291 ;
+  wire \$292 ;
+  wire \$293 ;
+  wire \$294 ;
+  wire \$295 ;
+  wire \$296 ;
+  wire \$297 ;
+  wire \$298 ;
+  wire \$299 ;
   wire \$3 ;
   wire \$30 ;
-  reg [4:0] \$300 ;
-  reg [1:0] \$301 ;
-  reg \$302 ;
-  reg \$303 ;
-  reg [63:0] \$304 ;
-  reg [3:0] \$305 ;
-  reg \$306 ;
-  reg \$307 ;
-  reg [3:0] \$308 ;
-  reg \$309 ;
+  wire \$300 ;
+  wire \$301 ;
+  wire [4:0] \$302 ;
+  wire [5:0] \$303 ;
+  wire \$304 ;
+  wire \$305 ;
+  wire \$306 ;
+  wire \$307 ;
+  wire \$308 ;
+  wire \$309 ;
   wire \$31 ;
-  reg [1:0] \$310 ;
-  reg [4:0] \$311 ;
-  reg \$312 ;
-  reg [63:0] \$313 ;
-  reg [4:0] \$314 ;
-  reg [4:0] \$315 ;
-  reg [4:0] \$316 ;
-  reg [4:0] \$317 ;
-  reg [4:0] \$318 ;
-  reg [4:0] \$319 ;
-  wire [63:0] \$32 ;
-  reg [4:0] \$320 ;
-  reg [4:0] \$321 ;
-  reg [4:0] \$322 ;
-  reg [4:0] \$323 ;
-  reg [4:0] \$324 ;
-  reg [4:0] \$325 ;
-  reg [4:0] \$326 ;
-  reg [4:0] \$327 ;
-  wire \$33 ;
+  wire \$310 ;
+  wire \$311 ;
+  wire \$312 ;
+  wire \$313 ;
+  wire \$314 ;
+  wire \$315 ;
+  wire [63:0] \$316 ;
+  wire [64:0] \$317 ;
+  wire [64:0] \$318 ;
+  wire \$319 ;
+  wire \$32 ;
+  wire \$320 ;
+  wire \$321 ;
+  wire \$322 ;
+  wire \$323 ;
+  wire \$324 ;
+  wire \$325 ;
+  reg [1:0] \$326 ;
+  reg [13:0] \$327 ;
+  reg \$328 ;
+  reg [3:0] \$329 ;
+  wire [63:0] \$33 ;
+  reg [63:0] \$330 ;
+  reg [1:0] \$331 ;
+  reg \$332 ;
+  reg \$333 ;
+  reg [3:0] \$334 ;
+  reg [1:0] \$335 ;
+  reg \$336 ;
+  reg \$337 ;
+  reg [13:0] \$338 ;
+  reg [63:0] \$339 ;
   wire \$34 ;
+  reg [63:0] \$340 ;
+  reg [4:0] \$341 ;
+  reg \$342 ;
+  reg [3:0] \$343 ;
+  reg \$344 ;
+  reg [4:0] \$345 ;
+  reg [1:0] \$346 ;
+  reg \$347 ;
+  reg \$348 ;
+  reg [63:0] \$349 ;
   wire \$35 ;
+  reg [3:0] \$350 ;
+  reg \$351 ;
+  reg [3:0] \$352 ;
+  reg \$353 ;
+  reg [4:0] \$354 ;
+  reg [4:0] \$355 ;
+  reg [4:0] \$356 ;
+  reg [4:0] \$357 ;
+  reg [4:0] \$358 ;
+  reg [4:0] \$359 ;
   wire \$36 ;
-  wire [4:0] \$37 ;
+  reg [4:0] \$360 ;
+  reg [4:0] \$361 ;
+  reg [4:0] \$362 ;
+  reg [4:0] \$363 ;
+  reg [4:0] \$364 ;
+  reg [4:0] \$365 ;
+  reg [4:0] \$366 ;
+  reg [4:0] \$367 ;
+  reg [4:0] \$368 ;
+  reg \$369 ;
+  wire \$37 ;
+  reg [1:0] \$370 ;
+  reg \$371 ;
+  reg [63:0] \$372 ;
   wire [4:0] \$38 ;
-  wire \$39 ;
+  wire [4:0] \$39 ;
   wire \$4 ;
   wire \$40 ;
   wire \$41 ;
@@ -35938,53 +44462,53 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   wire \$50 ;
   wire \$51 ;
   wire \$52 ;
-  wire \$53 ;
+  wire [4:0] \$53 ;
   wire \$54 ;
   wire \$55 ;
-  wire \$56 ;
+  wire [4:0] \$56 ;
   wire \$57 ;
   wire \$58 ;
-  wire \$59 ;
+  wire [4:0] \$59 ;
   wire \$6 ;
-  reg [4:0] \$60 ;
-  wire [4:0] \$61 ;
-  wire \$62 ;
+  wire \$60 ;
+  wire \$61 ;
+  wire [4:0] \$62 ;
   wire \$63 ;
   wire \$64 ;
-  wire \$65 ;
+  wire [4:0] \$65 ;
   wire \$66 ;
   wire \$67 ;
-  wire \$68 ;
+  wire [4:0] \$68 ;
   wire \$69 ;
   wire \$7 ;
   wire \$70 ;
-  wire \$71 ;
+  wire [4:0] \$71 ;
   wire \$72 ;
   wire \$73 ;
-  wire \$74 ;
+  wire [4:0] \$74 ;
   wire \$75 ;
   wire \$76 ;
-  wire \$77 ;
+  wire [4:0] \$77 ;
   wire \$78 ;
   wire \$79 ;
   wire \$8 ;
-  wire [5:0] \$80 ;
+  wire [4:0] \$80 ;
   wire \$81 ;
   wire \$82 ;
-  wire \$83 ;
+  wire [4:0] \$83 ;
   wire \$84 ;
   wire \$85 ;
-  wire \$86 ;
+  wire [4:0] \$86 ;
   wire \$87 ;
   wire \$88 ;
-  wire \$89 ;
+  wire [4:0] \$89 ;
   wire \$9 ;
   wire \$90 ;
   wire \$91 ;
-  wire \$92 ;
-  wire \$93 ;
+  wire [4:0] \$92 ;
+  reg [4:0] \$93 ;
   wire \$94 ;
-  wire [5:0] \$95 ;
+  wire \$95 ;
   wire \$96 ;
   wire \$97 ;
   wire \$98 ;
@@ -36005,10 +44529,13 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   reg _d_active = 1'h0;
   reg [3:0] _d_addr = 4'h0;
   reg [4:0] _d_cap = 5'h00;
+  reg [63:0] _d_flip = 64'h0000000000000000;
+  reg _d_restart = 1'h0;
   reg [63:0] _d_word = 64'h0000000000000000;
   reg _e_active = 1'h0;
   reg [3:0] _e_addr = 4'h0;
   reg [63:0] _e_total = 64'h0000000000000000;
+  reg [13:0] _inc_q = 14'h0000;
   reg [3:0] _ptr = 4'h0;
   reg [13:0] _valid = 14'h0000;
   wire [3:0] a_addr;
@@ -36049,13 +44576,14 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   reg [4:0] pre9 = 5'h00;
   input [3:0] rd_addr;
   wire [3:0] rd_addr;
-  wire [3:0] \rd_addr$65 ;
+  wire [3:0] \rd_addr$69 ;
   wire rd_corrected;
   wire [63:0] rd_data;
-  wire [63:0] \rd_data$58 ;
   input rd_en;
   wire rd_en;
   wire rd_error;
+  wire [63:0] rd_flip;
+  wire [63:0] rd_raw;
   input rd_reserve;
   wire rd_reserve;
   output restart;
@@ -36085,840 +44613,910 @@ module \kv_asu.regs.stats (rst, inc, rd_en, rd_reserve, total, restart, err_corr
   assign \$13  = e_epoch == c_epoch;
   assign \$14  = \$12  & \$13 ;
   assign \$15  = \$14  ? _e_total : _c_fwd_word;
-  assign \$16  = ~ rd_error;
-  assign \$17  = _c_valid & \$16 ;
-  assign \$18  = \$17  ? rd_data : 64'h0000000000000000;
-  assign \$19  = \$10  ? \$15  : \$18 ;
-  assign \$20  = restart ? 5'h00 : _c_cap;
-  assign \$21  = ~ clear;
-  assign \$22  = _b_active & \$21 ;
-  assign \$23  = _e_addr == _b_addr;
-  assign \$24  = e_here & \$23 ;
-  assign \$25  = e_epoch == b_epoch;
-  assign \$26  = \$24  & \$25 ;
-  assign \$27  = _b_fwd | \$26 ;
-  assign \$28  = _e_addr == _b_addr;
-  assign \$29  = e_here & \$28 ;
-  assign \$30  = e_epoch == b_epoch;
-  assign \$31  = \$29  & \$30 ;
-  assign \$32  = \$31  ? _e_total : _b_fwd_word;
-  assign \$33  = ~ rd_reserve;
-  assign \$34  = ~ rd_en;
-  assign \$35  = \$33  & \$34 ;
-  assign \$36  = _ptr == 4'hd;
-  assign \$37  = _ptr + 1'h1;
-  assign \$38  = \$36  ? 5'h00 : \$37 ;
-  assign \$39  = ~ rd_reserve;
-  assign \$40  = ~ rd_en;
-  assign \$41  = \$39  & \$40 ;
-  assign \$42  = _b_addr == _ptr;
-  assign \$43  = _b_active & \$42 ;
-  assign \$44  = ~ \$43 ;
-  assign \$45  = \$41  & \$44 ;
-  assign \$46  = rd_en | \$45 ;
-  assign \$47  = ~ clear;
-  assign \$48  = \$46  & \$47 ;
-  assign \$49  = ~ rd_reserve;
-  assign \$50  = ~ rd_en;
-  assign \$51  = \$49  & \$50 ;
-  assign \$52  = _b_addr == _ptr;
-  assign \$53  = _b_active & \$52 ;
-  assign \$54  = ~ \$53 ;
-  assign \$55  = \$51  & \$54 ;
-  assign \$56  = rd_en | \$55 ;
-  assign \$57  = _valid >> a_addr;
-  assign \$58  = _c_addr == a_addr;
-  assign \$59  = restart & \$58 ;
-  assign \$61  = \$59  ? 5'h00 : \$60 ;
-  assign \$62  = _e_addr == a_addr;
-  assign \$63  = e_here & \$62 ;
-  assign \$64  = e_epoch == epoch;
-  assign \$65  = \$63  & \$64 ;
-  assign \$66  = ~ rd_reserve;
-  assign \$67  = ~ rd_en;
-  assign \$68  = \$66  & \$67 ;
-  assign \$69  = _b_addr == _ptr;
-  assign \$70  = _b_active & \$69 ;
-  assign \$71  = ~ \$70 ;
-  assign \$72  = \$68  & \$71 ;
-  assign \$73  = rd_en | \$72 ;
-  assign \$74  = ! a_addr;
-  assign \$75  = \$73  & \$74 ;
-  assign \$76  = clear | \$75 ;
-  assign \$77  = ! _c_addr;
-  assign \$78  = restart & \$77 ;
-  assign \$79  = \$76  | \$78 ;
-  assign \$80  = pre0 + inc[0];
-  assign \$81  = ~ rd_reserve;
-  assign \$82  = ~ rd_en;
-  assign \$83  = \$81  & \$82 ;
-  assign \$84  = _b_addr == _ptr;
-  assign \$85  = _b_active & \$84 ;
-  assign \$86  = ~ \$85 ;
-  assign \$87  = \$83  & \$86 ;
-  assign \$88  = rd_en | \$87 ;
-  assign \$89  = a_addr == 1'h1;
-  assign \$90  = \$88  & \$89 ;
-  assign \$91  = clear | \$90 ;
-  assign \$92  = _c_addr == 1'h1;
-  assign \$93  = restart & \$92 ;
-  assign \$94  = \$91  | \$93 ;
-  assign \$95  = pre1 + inc[1];
-  assign \$96  = ~ rd_reserve;
-  assign \$97  = ~ rd_en;
-  assign \$98  = \$96  & \$97 ;
-  assign \$99  = _b_addr == _ptr;
-  assign \$100  = _b_active & \$99 ;
-  assign \$101  = ~ \$100 ;
-  assign \$102  = \$98  & \$101 ;
-  assign \$103  = rd_en | \$102 ;
-  assign \$104  = a_addr == 2'h2;
-  assign \$105  = \$103  & \$104 ;
-  assign \$106  = clear | \$105 ;
-  assign \$107  = _c_addr == 2'h2;
-  assign \$108  = restart & \$107 ;
-  assign \$109  = \$106  | \$108 ;
-  assign \$110  = pre2 + inc[2];
-  assign \$111  = ~ rd_reserve;
-  assign \$112  = ~ rd_en;
-  assign \$113  = \$111  & \$112 ;
-  assign \$114  = _b_addr == _ptr;
-  assign \$115  = _b_active & \$114 ;
-  assign \$116  = ~ \$115 ;
-  assign \$117  = \$113  & \$116 ;
-  assign \$118  = rd_en | \$117 ;
-  assign \$119  = a_addr == 2'h3;
-  assign \$120  = \$118  & \$119 ;
-  assign \$121  = clear | \$120 ;
-  assign \$122  = _c_addr == 2'h3;
-  assign \$123  = restart & \$122 ;
-  assign \$124  = \$121  | \$123 ;
-  assign \$125  = pre3 + inc[3];
-  assign \$126  = ~ rd_reserve;
-  assign \$127  = ~ rd_en;
-  assign \$128  = \$126  & \$127 ;
-  assign \$129  = _b_addr == _ptr;
-  assign \$130  = _b_active & \$129 ;
-  assign \$131  = ~ \$130 ;
-  assign \$132  = \$128  & \$131 ;
-  assign \$133  = rd_en | \$132 ;
-  assign \$134  = a_addr == 3'h4;
-  assign \$135  = \$133  & \$134 ;
-  assign \$136  = clear | \$135 ;
-  assign \$137  = _c_addr == 3'h4;
-  assign \$138  = restart & \$137 ;
-  assign \$139  = \$136  | \$138 ;
-  assign \$140  = pre4 + inc[4];
-  assign \$141  = ~ rd_reserve;
-  assign \$142  = ~ rd_en;
-  assign \$143  = \$141  & \$142 ;
-  assign \$144  = _b_addr == _ptr;
-  assign \$145  = _b_active & \$144 ;
-  assign \$146  = ~ \$145 ;
-  assign \$147  = \$143  & \$146 ;
-  assign \$148  = rd_en | \$147 ;
-  assign \$149  = a_addr == 3'h5;
-  assign \$150  = \$148  & \$149 ;
-  assign \$151  = clear | \$150 ;
-  assign \$152  = _c_addr == 3'h5;
-  assign \$153  = restart & \$152 ;
-  assign \$154  = \$151  | \$153 ;
-  assign \$155  = pre5 + inc[5];
-  assign \$156  = ~ rd_reserve;
-  assign \$157  = ~ rd_en;
-  assign \$158  = \$156  & \$157 ;
-  assign \$159  = _b_addr == _ptr;
-  assign \$160  = _b_active & \$159 ;
-  assign \$161  = ~ \$160 ;
-  assign \$162  = \$158  & \$161 ;
-  assign \$163  = rd_en | \$162 ;
-  assign \$164  = a_addr == 3'h6;
-  assign \$165  = \$163  & \$164 ;
-  assign \$166  = clear | \$165 ;
-  assign \$167  = _c_addr == 3'h6;
-  assign \$168  = restart & \$167 ;
-  assign \$169  = \$166  | \$168 ;
-  assign \$170  = pre6 + inc[6];
-  assign \$171  = ~ rd_reserve;
-  assign \$172  = ~ rd_en;
-  assign \$173  = \$171  & \$172 ;
-  assign \$174  = _b_addr == _ptr;
-  assign \$175  = _b_active & \$174 ;
-  assign \$176  = ~ \$175 ;
-  assign \$177  = \$173  & \$176 ;
-  assign \$178  = rd_en | \$177 ;
-  assign \$179  = a_addr == 3'h7;
-  assign \$180  = \$178  & \$179 ;
-  assign \$181  = clear | \$180 ;
-  assign \$182  = _c_addr == 3'h7;
-  assign \$183  = restart & \$182 ;
-  assign \$184  = \$181  | \$183 ;
-  assign \$185  = pre7 + inc[7];
-  assign \$186  = ~ rd_reserve;
-  assign \$187  = ~ rd_en;
-  assign \$188  = \$186  & \$187 ;
-  assign \$189  = _b_addr == _ptr;
-  assign \$190  = _b_active & \$189 ;
-  assign \$191  = ~ \$190 ;
-  assign \$192  = \$188  & \$191 ;
-  assign \$193  = rd_en | \$192 ;
-  assign \$194  = a_addr == 4'h8;
-  assign \$195  = \$193  & \$194 ;
-  assign \$196  = clear | \$195 ;
-  assign \$197  = _c_addr == 4'h8;
-  assign \$198  = restart & \$197 ;
-  assign \$199  = \$196  | \$198 ;
-  assign \$200  = pre8 + inc[8];
-  assign \$201  = ~ rd_reserve;
-  assign \$202  = ~ rd_en;
-  assign \$203  = \$201  & \$202 ;
-  assign \$204  = _b_addr == _ptr;
-  assign \$205  = _b_active & \$204 ;
-  assign \$206  = ~ \$205 ;
-  assign \$207  = \$203  & \$206 ;
-  assign \$208  = rd_en | \$207 ;
-  assign \$209  = a_addr == 4'h9;
-  assign \$210  = \$208  & \$209 ;
-  assign \$211  = clear | \$210 ;
-  assign \$212  = _c_addr == 4'h9;
-  assign \$213  = restart & \$212 ;
-  assign \$214  = \$211  | \$213 ;
-  assign \$215  = pre9 + inc[9];
-  assign \$216  = ~ rd_reserve;
-  assign \$217  = ~ rd_en;
-  assign \$218  = \$216  & \$217 ;
-  assign \$219  = _b_addr == _ptr;
-  assign \$220  = _b_active & \$219 ;
-  assign \$221  = ~ \$220 ;
-  assign \$222  = \$218  & \$221 ;
-  assign \$223  = rd_en | \$222 ;
-  assign \$224  = a_addr == 4'ha;
-  assign \$225  = \$223  & \$224 ;
-  assign \$226  = clear | \$225 ;
-  assign \$227  = _c_addr == 4'ha;
-  assign \$228  = restart & \$227 ;
-  assign \$229  = \$226  | \$228 ;
-  assign \$230  = pre10 + inc[10];
-  assign \$231  = ~ rd_reserve;
-  assign \$232  = ~ rd_en;
-  assign \$233  = \$231  & \$232 ;
-  assign \$234  = _b_addr == _ptr;
-  assign \$235  = _b_active & \$234 ;
-  assign \$236  = ~ \$235 ;
-  assign \$237  = \$233  & \$236 ;
-  assign \$238  = rd_en | \$237 ;
-  assign \$239  = a_addr == 4'hb;
-  assign \$240  = \$238  & \$239 ;
-  assign \$241  = clear | \$240 ;
-  assign \$242  = _c_addr == 4'hb;
-  assign \$243  = restart & \$242 ;
-  assign \$244  = \$241  | \$243 ;
-  assign \$245  = pre11 + inc[11];
-  assign \$246  = ~ rd_reserve;
-  assign \$247  = ~ rd_en;
-  assign \$248  = \$246  & \$247 ;
-  assign \$249  = _b_addr == _ptr;
-  assign \$250  = _b_active & \$249 ;
-  assign \$251  = ~ \$250 ;
-  assign \$252  = \$248  & \$251 ;
-  assign \$253  = rd_en | \$252 ;
-  assign \$254  = a_addr == 4'hc;
-  assign \$255  = \$253  & \$254 ;
-  assign \$256  = clear | \$255 ;
-  assign \$257  = _c_addr == 4'hc;
-  assign \$258  = restart & \$257 ;
-  assign \$259  = \$256  | \$258 ;
-  assign \$260  = pre12 + inc[12];
-  assign \$261  = ~ rd_reserve;
-  assign \$262  = ~ rd_en;
-  assign \$263  = \$261  & \$262 ;
-  assign \$264  = _b_addr == _ptr;
-  assign \$265  = _b_active & \$264 ;
-  assign \$266  = ~ \$265 ;
-  assign \$267  = \$263  & \$266 ;
-  assign \$268  = rd_en | \$267 ;
-  assign \$269  = a_addr == 4'hd;
-  assign \$270  = \$268  & \$269 ;
-  assign \$271  = clear | \$270 ;
-  assign \$272  = _c_addr == 4'hd;
-  assign \$273  = restart & \$272 ;
-  assign \$274  = \$271  | \$273 ;
-  assign \$275  = pre13 + inc[13];
-  assign \$276  = _d_word + _d_cap;
-  assign \$277  = _c_active & _c_valid;
-  assign \$278  = _e_addr == _c_addr;
-  assign \$279  = e_here & \$278 ;
-  assign \$280  = e_epoch == c_epoch;
-  assign \$281  = \$279  & \$280 ;
-  assign \$282  = _c_fwd | \$281 ;
-  assign \$283  = ~ \$282 ;
-  assign checked = \$277  & \$283 ;
+  assign \$16  = _c_valid ? rd_raw : 64'h0000000000000000;
+  assign \$17  = \$10  ? \$15  : \$16 ;
+  assign \$18  = checked ? rd_flip : 64'h0000000000000000;
+  assign \$19  = ~ clear;
+  assign \$20  = _b_active & \$19 ;
+  assign \$21  = _d_addr == _b_addr;
+  assign \$22  = _d_restart & \$21 ;
+  assign \$23  = \$22  ? 5'h00 : _b_cap;
+  assign \$24  = _e_addr == _b_addr;
+  assign \$25  = e_here & \$24 ;
+  assign \$26  = e_epoch == b_epoch;
+  assign \$27  = \$25  & \$26 ;
+  assign \$28  = _b_fwd | \$27 ;
+  assign \$29  = _e_addr == _b_addr;
+  assign \$30  = e_here & \$29 ;
+  assign \$31  = e_epoch == b_epoch;
+  assign \$32  = \$30  & \$31 ;
+  assign \$33  = \$32  ? _e_total : _b_fwd_word;
+  assign \$34  = ~ rd_reserve;
+  assign \$35  = ~ rd_en;
+  assign \$36  = \$34  & \$35 ;
+  assign \$37  = _ptr == 4'hd;
+  assign \$38  = _ptr + 1'h1;
+  assign \$39  = \$37  ? 5'h00 : \$38 ;
+  assign \$40  = ~ rd_reserve;
+  assign \$41  = ~ rd_en;
+  assign \$42  = \$40  & \$41 ;
+  assign \$43  = _b_addr == _ptr;
+  assign \$44  = _b_active & \$43 ;
+  assign \$45  = ~ \$44 ;
+  assign \$46  = \$42  & \$45 ;
+  assign \$47  = rd_en | \$46 ;
+  assign \$48  = ~ clear;
+  assign \$49  = \$47  & \$48 ;
+  assign \$50  = _valid >> a_addr;
+  assign \$51  = ! _d_addr;
+  assign \$52  = _d_restart & \$51 ;
+  assign \$53  = \$52  ? { 4'h0, _inc_q[0] } : pre0;
+  assign \$54  = _d_addr == 1'h1;
+  assign \$55  = _d_restart & \$54 ;
+  assign \$56  = \$55  ? { 4'h0, _inc_q[1] } : pre1;
+  assign \$57  = _d_addr == 2'h2;
+  assign \$58  = _d_restart & \$57 ;
+  assign \$59  = \$58  ? { 4'h0, _inc_q[2] } : pre2;
+  assign \$60  = _d_addr == 2'h3;
+  assign \$61  = _d_restart & \$60 ;
+  assign \$62  = \$61  ? { 4'h0, _inc_q[3] } : pre3;
+  assign \$63  = _d_addr == 3'h4;
+  assign \$64  = _d_restart & \$63 ;
+  assign \$65  = \$64  ? { 4'h0, _inc_q[4] } : pre4;
+  assign \$66  = _d_addr == 3'h5;
+  assign \$67  = _d_restart & \$66 ;
+  assign \$68  = \$67  ? { 4'h0, _inc_q[5] } : pre5;
+  assign \$69  = _d_addr == 3'h6;
+  assign \$70  = _d_restart & \$69 ;
+  assign \$71  = \$70  ? { 4'h0, _inc_q[6] } : pre6;
+  assign \$72  = _d_addr == 3'h7;
+  assign \$73  = _d_restart & \$72 ;
+  assign \$74  = \$73  ? { 4'h0, _inc_q[7] } : pre7;
+  assign \$75  = _d_addr == 4'h8;
+  assign \$76  = _d_restart & \$75 ;
+  assign \$77  = \$76  ? { 4'h0, _inc_q[8] } : pre8;
+  assign \$78  = _d_addr == 4'h9;
+  assign \$79  = _d_restart & \$78 ;
+  assign \$80  = \$79  ? { 4'h0, _inc_q[9] } : pre9;
+  assign \$81  = _d_addr == 4'ha;
+  assign \$82  = _d_restart & \$81 ;
+  assign \$83  = \$82  ? { 4'h0, _inc_q[10] } : pre10;
+  assign \$84  = _d_addr == 4'hb;
+  assign \$85  = _d_restart & \$84 ;
+  assign \$86  = \$85  ? { 4'h0, _inc_q[11] } : pre11;
+  assign \$87  = _d_addr == 4'hc;
+  assign \$88  = _d_restart & \$87 ;
+  assign \$89  = \$88  ? { 4'h0, _inc_q[12] } : pre12;
+  assign \$90  = _d_addr == 4'hd;
+  assign \$91  = _d_restart & \$90 ;
+  assign \$92  = \$91  ? { 4'h0, _inc_q[13] } : pre13;
+  assign \$94  = ~ rd_reserve;
+  assign \$95  = ~ rd_en;
+  assign \$96  = \$94  & \$95 ;
+  assign \$97  = _b_addr == _ptr;
+  assign \$98  = _b_active & \$97 ;
+  assign \$99  = ~ \$98 ;
+  assign \$100  = \$96  & \$99 ;
+  assign \$101  = rd_en | \$100 ;
+  assign \$102  = ! a_addr;
+  assign \$103  = \$101  & \$102 ;
+  assign \$104  = clear | \$103 ;
+  assign \$105  = ! _d_addr;
+  assign \$106  = _d_restart & \$105 ;
+  assign \$107  = \$106  ? { 4'h0, _inc_q[0] } : pre0;
+  assign \$108  = \$107  + inc[0];
+  assign \$109  = ~ rd_reserve;
+  assign \$110  = ~ rd_en;
+  assign \$111  = \$109  & \$110 ;
+  assign \$112  = _b_addr == _ptr;
+  assign \$113  = _b_active & \$112 ;
+  assign \$114  = ~ \$113 ;
+  assign \$115  = \$111  & \$114 ;
+  assign \$116  = rd_en | \$115 ;
+  assign \$117  = a_addr == 1'h1;
+  assign \$118  = \$116  & \$117 ;
+  assign \$119  = clear | \$118 ;
+  assign \$120  = _d_addr == 1'h1;
+  assign \$121  = _d_restart & \$120 ;
+  assign \$122  = \$121  ? { 4'h0, _inc_q[1] } : pre1;
+  assign \$123  = \$122  + inc[1];
+  assign \$124  = ~ rd_reserve;
+  assign \$125  = ~ rd_en;
+  assign \$126  = \$124  & \$125 ;
+  assign \$127  = _b_addr == _ptr;
+  assign \$128  = _b_active & \$127 ;
+  assign \$129  = ~ \$128 ;
+  assign \$130  = \$126  & \$129 ;
+  assign \$131  = rd_en | \$130 ;
+  assign \$132  = a_addr == 2'h2;
+  assign \$133  = \$131  & \$132 ;
+  assign \$134  = clear | \$133 ;
+  assign \$135  = _d_addr == 2'h2;
+  assign \$136  = _d_restart & \$135 ;
+  assign \$137  = \$136  ? { 4'h0, _inc_q[2] } : pre2;
+  assign \$138  = \$137  + inc[2];
+  assign \$139  = ~ rd_reserve;
+  assign \$140  = ~ rd_en;
+  assign \$141  = \$139  & \$140 ;
+  assign \$142  = _b_addr == _ptr;
+  assign \$143  = _b_active & \$142 ;
+  assign \$144  = ~ \$143 ;
+  assign \$145  = \$141  & \$144 ;
+  assign \$146  = rd_en | \$145 ;
+  assign \$147  = a_addr == 2'h3;
+  assign \$148  = \$146  & \$147 ;
+  assign \$149  = clear | \$148 ;
+  assign \$150  = _d_addr == 2'h3;
+  assign \$151  = _d_restart & \$150 ;
+  assign \$152  = \$151  ? { 4'h0, _inc_q[3] } : pre3;
+  assign \$153  = \$152  + inc[3];
+  assign \$154  = ~ rd_reserve;
+  assign \$155  = ~ rd_en;
+  assign \$156  = \$154  & \$155 ;
+  assign \$157  = _b_addr == _ptr;
+  assign \$158  = _b_active & \$157 ;
+  assign \$159  = ~ \$158 ;
+  assign \$160  = \$156  & \$159 ;
+  assign \$161  = rd_en | \$160 ;
+  assign \$162  = a_addr == 3'h4;
+  assign \$163  = \$161  & \$162 ;
+  assign \$164  = clear | \$163 ;
+  assign \$165  = _d_addr == 3'h4;
+  assign \$166  = _d_restart & \$165 ;
+  assign \$167  = \$166  ? { 4'h0, _inc_q[4] } : pre4;
+  assign \$168  = \$167  + inc[4];
+  assign \$169  = ~ rd_reserve;
+  assign \$170  = ~ rd_en;
+  assign \$171  = \$169  & \$170 ;
+  assign \$172  = _b_addr == _ptr;
+  assign \$173  = _b_active & \$172 ;
+  assign \$174  = ~ \$173 ;
+  assign \$175  = \$171  & \$174 ;
+  assign \$176  = rd_en | \$175 ;
+  assign \$177  = a_addr == 3'h5;
+  assign \$178  = \$176  & \$177 ;
+  assign \$179  = clear | \$178 ;
+  assign \$180  = _d_addr == 3'h5;
+  assign \$181  = _d_restart & \$180 ;
+  assign \$182  = \$181  ? { 4'h0, _inc_q[5] } : pre5;
+  assign \$183  = \$182  + inc[5];
+  assign \$184  = ~ rd_reserve;
+  assign \$185  = ~ rd_en;
+  assign \$186  = \$184  & \$185 ;
+  assign \$187  = _b_addr == _ptr;
+  assign \$188  = _b_active & \$187 ;
+  assign \$189  = ~ \$188 ;
+  assign \$190  = \$186  & \$189 ;
+  assign \$191  = rd_en | \$190 ;
+  assign \$192  = a_addr == 3'h6;
+  assign \$193  = \$191  & \$192 ;
+  assign \$194  = clear | \$193 ;
+  assign \$195  = _d_addr == 3'h6;
+  assign \$196  = _d_restart & \$195 ;
+  assign \$197  = \$196  ? { 4'h0, _inc_q[6] } : pre6;
+  assign \$198  = \$197  + inc[6];
+  assign \$199  = ~ rd_reserve;
+  assign \$200  = ~ rd_en;
+  assign \$201  = \$199  & \$200 ;
+  assign \$202  = _b_addr == _ptr;
+  assign \$203  = _b_active & \$202 ;
+  assign \$204  = ~ \$203 ;
+  assign \$205  = \$201  & \$204 ;
+  assign \$206  = rd_en | \$205 ;
+  assign \$207  = a_addr == 3'h7;
+  assign \$208  = \$206  & \$207 ;
+  assign \$209  = clear | \$208 ;
+  assign \$210  = _d_addr == 3'h7;
+  assign \$211  = _d_restart & \$210 ;
+  assign \$212  = \$211  ? { 4'h0, _inc_q[7] } : pre7;
+  assign \$213  = \$212  + inc[7];
+  assign \$214  = ~ rd_reserve;
+  assign \$215  = ~ rd_en;
+  assign \$216  = \$214  & \$215 ;
+  assign \$217  = _b_addr == _ptr;
+  assign \$218  = _b_active & \$217 ;
+  assign \$219  = ~ \$218 ;
+  assign \$220  = \$216  & \$219 ;
+  assign \$221  = rd_en | \$220 ;
+  assign \$222  = a_addr == 4'h8;
+  assign \$223  = \$221  & \$222 ;
+  assign \$224  = clear | \$223 ;
+  assign \$225  = _d_addr == 4'h8;
+  assign \$226  = _d_restart & \$225 ;
+  assign \$227  = \$226  ? { 4'h0, _inc_q[8] } : pre8;
+  assign \$228  = \$227  + inc[8];
+  assign \$229  = ~ rd_reserve;
+  assign \$230  = ~ rd_en;
+  assign \$231  = \$229  & \$230 ;
+  assign \$232  = _b_addr == _ptr;
+  assign \$233  = _b_active & \$232 ;
+  assign \$234  = ~ \$233 ;
+  assign \$235  = \$231  & \$234 ;
+  assign \$236  = rd_en | \$235 ;
+  assign \$237  = a_addr == 4'h9;
+  assign \$238  = \$236  & \$237 ;
+  assign \$239  = clear | \$238 ;
+  assign \$240  = _d_addr == 4'h9;
+  assign \$241  = _d_restart & \$240 ;
+  assign \$242  = \$241  ? { 4'h0, _inc_q[9] } : pre9;
+  assign \$243  = \$242  + inc[9];
+  assign \$244  = ~ rd_reserve;
+  assign \$245  = ~ rd_en;
+  assign \$246  = \$244  & \$245 ;
+  assign \$247  = _b_addr == _ptr;
+  assign \$248  = _b_active & \$247 ;
+  assign \$249  = ~ \$248 ;
+  assign \$250  = \$246  & \$249 ;
+  assign \$251  = rd_en | \$250 ;
+  assign \$252  = a_addr == 4'ha;
+  assign \$253  = \$251  & \$252 ;
+  assign \$254  = clear | \$253 ;
+  assign \$255  = _d_addr == 4'ha;
+  assign \$256  = _d_restart & \$255 ;
+  assign \$257  = \$256  ? { 4'h0, _inc_q[10] } : pre10;
+  assign \$258  = \$257  + inc[10];
+  assign \$259  = ~ rd_reserve;
+  assign \$260  = ~ rd_en;
+  assign \$261  = \$259  & \$260 ;
+  assign \$262  = _b_addr == _ptr;
+  assign \$263  = _b_active & \$262 ;
+  assign \$264  = ~ \$263 ;
+  assign \$265  = \$261  & \$264 ;
+  assign \$266  = rd_en | \$265 ;
+  assign \$267  = a_addr == 4'hb;
+  assign \$268  = \$266  & \$267 ;
+  assign \$269  = clear | \$268 ;
+  assign \$270  = _d_addr == 4'hb;
+  assign \$271  = _d_restart & \$270 ;
+  assign \$272  = \$271  ? { 4'h0, _inc_q[11] } : pre11;
+  assign \$273  = \$272  + inc[11];
+  assign \$274  = ~ rd_reserve;
+  assign \$275  = ~ rd_en;
+  assign \$276  = \$274  & \$275 ;
+  assign \$277  = _b_addr == _ptr;
+  assign \$278  = _b_active & \$277 ;
+  assign \$279  = ~ \$278 ;
+  assign \$280  = \$276  & \$279 ;
+  assign \$281  = rd_en | \$280 ;
+  assign \$282  = a_addr == 4'hc;
+  assign \$283  = \$281  & \$282 ;
+  assign \$284  = clear | \$283 ;
+  assign \$285  = _d_addr == 4'hc;
+  assign \$286  = _d_restart & \$285 ;
+  assign \$287  = \$286  ? { 4'h0, _inc_q[12] } : pre12;
+  assign \$288  = \$287  + inc[12];
+  assign \$289  = ~ rd_reserve;
+  assign \$290  = ~ rd_en;
+  assign \$291  = \$289  & \$290 ;
+  assign \$292  = _b_addr == _ptr;
+  assign \$293  = _b_active & \$292 ;
+  assign \$294  = ~ \$293 ;
+  assign \$295  = \$291  & \$294 ;
+  assign \$296  = rd_en | \$295 ;
+  assign \$297  = a_addr == 4'hd;
+  assign \$298  = \$296  & \$297 ;
+  assign \$299  = clear | \$298 ;
+  assign \$300  = _d_addr == 4'hd;
+  assign \$301  = _d_restart & \$300 ;
+  assign \$302  = \$301  ? { 4'h0, _inc_q[13] } : pre13;
+  assign \$303  = \$302  + inc[13];
+  assign \$304  = ~ rd_reserve;
+  assign \$305  = ~ rd_en;
+  assign \$306  = \$304  & \$305 ;
+  assign \$307  = _b_addr == _ptr;
+  assign \$308  = _b_active & \$307 ;
+  assign \$309  = ~ \$308 ;
+  assign \$310  = \$306  & \$309 ;
+  assign \$311  = rd_en | \$310 ;
+  assign \$312  = _e_addr == a_addr;
+  assign \$313  = e_here & \$312 ;
+  assign \$314  = e_epoch == epoch;
+  assign \$315  = \$313  & \$314 ;
+  assign \$316  = _d_word ^ _d_flip;
+  assign \$317  = \$316  + _d_cap;
+  assign \$318  = _d_restart ? 65'h00000000000000000 : \$317 ;
+  assign \$319  = _c_active & _c_valid;
+  assign \$320  = _e_addr == _c_addr;
+  assign \$321  = e_here & \$320 ;
+  assign \$322  = e_epoch == c_epoch;
+  assign \$323  = \$321  & \$322 ;
+  assign \$324  = _c_fwd | \$323 ;
+  assign \$325  = ~ \$324 ;
+  assign checked = \$319  & \$325 ;
   assign restart = checked & rd_error;
   assign err_corrected = checked & rd_corrected;
   assign a_addr = rd_en ? rd_addr : _ptr;
   always @(posedge clk)
-    epoch <= \$284 ;
+    epoch <= \$326 ;
   always @(posedge clk)
-    _valid <= \$285 ;
+    _valid <= \$327 ;
   always @(posedge clk)
-    _e_active <= \$286 ;
+    _e_active <= \$328 ;
   always @(posedge clk)
-    _e_addr <= \$287 ;
+    _e_addr <= \$329 ;
   always @(posedge clk)
-    _e_total <= \$288 ;
+    _e_total <= \$330 ;
   always @(posedge clk)
-    e_epoch <= \$289 ;
+    e_epoch <= \$331 ;
   always @(posedge clk)
-    e_here <= \$290 ;
+    e_here <= \$332 ;
   always @(posedge clk)
-    _d_active <= \$291 ;
+    _d_active <= \$333 ;
   always @(posedge clk)
-    _d_addr <= \$292 ;
+    _d_addr <= \$334 ;
   always @(posedge clk)
-    d_epoch <= \$293 ;
+    d_epoch <= \$335 ;
   always @(posedge clk)
-    d_here <= \$294 ;
+    d_here <= \$336 ;
   always @(posedge clk)
-    _d_word <= \$295 ;
+    _d_restart <= \$337 ;
   always @(posedge clk)
-    _d_cap <= \$296 ;
+    _inc_q <= \$338 ;
   always @(posedge clk)
-    _c_active <= \$297 ;
+    _d_word <= \$339 ;
   always @(posedge clk)
-    _c_addr <= \$298 ;
+    _d_flip <= \$340 ;
   always @(posedge clk)
-    _c_valid <= \$299 ;
+    _d_cap <= \$341 ;
   always @(posedge clk)
-    _c_cap <= \$300 ;
+    _c_active <= \$342 ;
   always @(posedge clk)
-    c_epoch <= \$301 ;
+    _c_addr <= \$343 ;
   always @(posedge clk)
-    c_here <= \$302 ;
+    _c_valid <= \$344 ;
   always @(posedge clk)
-    _c_fwd <= \$303 ;
+    _c_cap <= \$345 ;
   always @(posedge clk)
-    _c_fwd_word <= \$304 ;
+    c_epoch <= \$346 ;
   always @(posedge clk)
-    _ptr <= \$305 ;
+    c_here <= \$347 ;
   always @(posedge clk)
-    _b_active <= \$306 ;
+    _c_fwd <= \$348 ;
   always @(posedge clk)
-    b_here <= \$307 ;
+    _c_fwd_word <= \$349 ;
   always @(posedge clk)
-    _b_addr <= \$308 ;
+    _ptr <= \$350 ;
   always @(posedge clk)
-    _b_valid <= \$309 ;
+    _b_active <= \$351 ;
   always @(posedge clk)
-    b_epoch <= \$310 ;
+    _b_addr <= \$352 ;
   always @(posedge clk)
-    _b_cap <= \$311 ;
+    _b_valid <= \$353 ;
   always @(posedge clk)
-    _b_fwd <= \$312 ;
+    _b_cap <= \$354 ;
   always @(posedge clk)
-    _b_fwd_word <= \$313 ;
+    pre0 <= \$355 ;
   always @(posedge clk)
-    pre0 <= \$314 ;
+    pre1 <= \$356 ;
   always @(posedge clk)
-    pre1 <= \$315 ;
+    pre2 <= \$357 ;
   always @(posedge clk)
-    pre2 <= \$316 ;
+    pre3 <= \$358 ;
   always @(posedge clk)
-    pre3 <= \$317 ;
+    pre4 <= \$359 ;
   always @(posedge clk)
-    pre4 <= \$318 ;
+    pre5 <= \$360 ;
   always @(posedge clk)
-    pre5 <= \$319 ;
+    pre6 <= \$361 ;
   always @(posedge clk)
-    pre6 <= \$320 ;
+    pre7 <= \$362 ;
   always @(posedge clk)
-    pre7 <= \$321 ;
+    pre8 <= \$363 ;
   always @(posedge clk)
-    pre8 <= \$322 ;
+    pre9 <= \$364 ;
   always @(posedge clk)
-    pre9 <= \$323 ;
+    pre10 <= \$365 ;
   always @(posedge clk)
-    pre10 <= \$324 ;
+    pre11 <= \$366 ;
   always @(posedge clk)
-    pre11 <= \$325 ;
+    pre12 <= \$367 ;
   always @(posedge clk)
-    pre12 <= \$326 ;
+    pre13 <= \$368 ;
   always @(posedge clk)
-    pre13 <= \$327 ;
+    b_here <= \$369 ;
+  always @(posedge clk)
+    b_epoch <= \$370 ;
+  always @(posedge clk)
+    _b_fwd <= \$371 ;
+  always @(posedge clk)
+    _b_fwd_word <= \$372 ;
   \kv_asu.regs.stats.mem  mem (
     .clk(clk),
     .inner__addr(_e_addr),
-    .\inner__addr$12 (a_addr),
+    .\inner__addr$13 (a_addr),
     .inner__en(_e_active),
     .rd_corrected(rd_corrected),
     .rd_error(rd_error),
-    .rp0_lane0_data(rd_data),
+    .rd_raw(rd_raw),
+    .rp0_lane0_flip(rd_flip),
     .rst(rst),
     .wr_data(_e_total)
   );
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$60  = 5'h00;
+    \$93  = 5'h00;
     casez (a_addr)
       4'h0:
-          \$60  = pre0;
+          \$93  = \$53 ;
       4'h1:
-          \$60  = pre1;
+          \$93  = \$56 ;
       4'h2:
-          \$60  = pre2;
+          \$93  = \$59 ;
       4'h3:
-          \$60  = pre3;
+          \$93  = \$62 ;
       4'h4:
-          \$60  = pre4;
+          \$93  = \$65 ;
       4'h5:
-          \$60  = pre5;
+          \$93  = \$68 ;
       4'h6:
-          \$60  = pre6;
+          \$93  = \$71 ;
       4'h7:
-          \$60  = pre7;
+          \$93  = \$74 ;
       4'h8:
-          \$60  = pre8;
+          \$93  = \$77 ;
       4'h9:
-          \$60  = pre9;
+          \$93  = \$80 ;
       4'ha:
-          \$60  = pre10;
+          \$93  = \$83 ;
       4'hb:
-          \$60  = pre11;
+          \$93  = \$86 ;
       4'hc:
-          \$60  = pre12;
+          \$93  = \$89 ;
       4'hd:
-          \$60  = pre13;
+          \$93  = \$92 ;
     endcase
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$284  = epoch;
+    \$326  = epoch;
     if (clear) begin
-      \$284  = \$1 [1:0];
+      \$326  = \$1 [1:0];
     end
     if (rst) begin
-      \$284  = 2'h0;
+      \$326  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$285  = _valid;
+    \$327  = _valid;
     if (clear) begin
-      \$285  = 14'h0000;
+      \$327  = 14'h0000;
     end else if (_e_active) begin
       casez (_e_addr)
         4'h0:
-            \$285 [0] = 1'h1;
+            \$327 [0] = 1'h1;
         4'h1:
-            \$285 [1] = 1'h1;
+            \$327 [1] = 1'h1;
         4'h2:
-            \$285 [2] = 1'h1;
+            \$327 [2] = 1'h1;
         4'h3:
-            \$285 [3] = 1'h1;
+            \$327 [3] = 1'h1;
         4'h4:
-            \$285 [4] = 1'h1;
+            \$327 [4] = 1'h1;
         4'h5:
-            \$285 [5] = 1'h1;
+            \$327 [5] = 1'h1;
         4'h6:
-            \$285 [6] = 1'h1;
+            \$327 [6] = 1'h1;
         4'h7:
-            \$285 [7] = 1'h1;
+            \$327 [7] = 1'h1;
         4'h8:
-            \$285 [8] = 1'h1;
+            \$327 [8] = 1'h1;
         4'h9:
-            \$285 [9] = 1'h1;
+            \$327 [9] = 1'h1;
         4'ha:
-            \$285 [10] = 1'h1;
+            \$327 [10] = 1'h1;
         4'hb:
-            \$285 [11] = 1'h1;
+            \$327 [11] = 1'h1;
         4'hc:
-            \$285 [12] = 1'h1;
+            \$327 [12] = 1'h1;
         4'hd:
-            \$285 [13] = 1'h1;
+            \$327 [13] = 1'h1;
       endcase
     end
     if (rst) begin
-      \$285  = 14'h0000;
+      \$327  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$286  = \$3 ;
+    \$328  = \$3 ;
     if (rst) begin
-      \$286  = 1'h0;
+      \$328  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$287  = _d_addr;
+    \$329  = _d_addr;
     if (rst) begin
-      \$287  = 4'h0;
+      \$329  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$288  = \$276 [63:0];
+    \$330  = \$318 [63:0];
     if (rst) begin
-      \$288  = 64'h0000000000000000;
+      \$330  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$289  = d_epoch;
+    \$331  = d_epoch;
     if (rst) begin
-      \$289  = 2'h0;
+      \$331  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$290  = d_here;
+    \$332  = d_here;
     if (rst) begin
-      \$290  = 1'h0;
+      \$332  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$291  = \$5 ;
+    \$333  = \$5 ;
     if (rst) begin
-      \$291  = 1'h0;
+      \$333  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$292  = _c_addr;
+    \$334  = _c_addr;
     if (rst) begin
-      \$292  = 4'h0;
+      \$334  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$293  = c_epoch;
+    \$335  = c_epoch;
     if (rst) begin
-      \$293  = 2'h0;
+      \$335  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$294  = c_here;
+    \$336  = c_here;
     if (rst) begin
-      \$294  = 1'h0;
+      \$336  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$295  = \$19 ;
+    \$337  = restart;
     if (rst) begin
-      \$295  = 64'h0000000000000000;
+      \$337  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$296  = \$20 ;
+    \$338  = inc;
     if (rst) begin
-      \$296  = 5'h00;
+      \$338  = 14'h0000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$297  = \$22 ;
+    \$339  = \$17 ;
     if (rst) begin
-      \$297  = 1'h0;
+      \$339  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$298  = _b_addr;
+    \$340  = \$18 ;
     if (rst) begin
-      \$298  = 4'h0;
+      \$340  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$299  = _b_valid;
+    \$341  = _c_cap;
     if (rst) begin
-      \$299  = 1'h0;
+      \$341  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$300  = _b_cap;
+    \$342  = \$20 ;
     if (rst) begin
-      \$300  = 5'h00;
+      \$342  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$301  = b_epoch;
+    \$343  = _b_addr;
     if (rst) begin
-      \$301  = 2'h0;
+      \$343  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$302  = b_here;
+    \$344  = _b_valid;
     if (rst) begin
-      \$302  = 1'h0;
+      \$344  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$303  = \$27 ;
+    \$345  = \$23 ;
     if (rst) begin
-      \$303  = 1'h0;
+      \$345  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$304  = \$32 ;
+    \$346  = b_epoch;
     if (rst) begin
-      \$304  = 64'h0000000000000000;
+      \$346  = 2'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$305  = _ptr;
-    if (\$35 ) begin
-      \$305  = \$38 [3:0];
-    end
+    \$347  = b_here;
     if (rst) begin
-      \$305  = 4'h0;
+      \$347  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$306  = \$48 ;
+    \$348  = \$28 ;
     if (rst) begin
-      \$306  = 1'h0;
+      \$348  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$307  = \$56 ;
+    \$349  = \$33 ;
     if (rst) begin
-      \$307  = 1'h0;
+      \$349  = 64'h0000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$308  = a_addr;
+    \$350  = _ptr;
+    if (\$36 ) begin
+      \$350  = \$39 [3:0];
+    end
     if (rst) begin
-      \$308  = 4'h0;
+      \$350  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$309  = \$57 ;
+    \$351  = \$49 ;
     if (rst) begin
-      \$309  = 1'h0;
+      \$351  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$310  = epoch;
+    \$352  = a_addr;
     if (rst) begin
-      \$310  = 2'h0;
+      \$352  = 4'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$311  = \$61 ;
+    \$353  = \$50 ;
     if (rst) begin
-      \$311  = 5'h00;
+      \$353  = 1'h0;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$312  = \$65 ;
+    \$354  = \$93 ;
     if (rst) begin
-      \$312  = 1'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
-    \$313  = _e_total;
-    if (rst) begin
-      \$313  = 64'h0000000000000000;
+      \$354  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$79 ) begin
-      \$314  = { 4'h0, inc[0] };
+    if (\$104 ) begin
+      \$355  = { 4'h0, inc[0] };
     end else begin
-      \$314  = \$80 [4:0];
+      \$355  = \$108 [4:0];
     end
     if (rst) begin
-      \$314  = 5'h00;
+      \$355  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$94 ) begin
-      \$315  = { 4'h0, inc[1] };
+    if (\$119 ) begin
+      \$356  = { 4'h0, inc[1] };
     end else begin
-      \$315  = \$95 [4:0];
+      \$356  = \$123 [4:0];
     end
     if (rst) begin
-      \$315  = 5'h00;
+      \$356  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$109 ) begin
-      \$316  = { 4'h0, inc[2] };
+    if (\$134 ) begin
+      \$357  = { 4'h0, inc[2] };
     end else begin
-      \$316  = \$110 [4:0];
+      \$357  = \$138 [4:0];
     end
     if (rst) begin
-      \$316  = 5'h00;
+      \$357  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$124 ) begin
-      \$317  = { 4'h0, inc[3] };
+    if (\$149 ) begin
+      \$358  = { 4'h0, inc[3] };
     end else begin
-      \$317  = \$125 [4:0];
+      \$358  = \$153 [4:0];
     end
     if (rst) begin
-      \$317  = 5'h00;
+      \$358  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$139 ) begin
-      \$318  = { 4'h0, inc[4] };
+    if (\$164 ) begin
+      \$359  = { 4'h0, inc[4] };
     end else begin
-      \$318  = \$140 [4:0];
+      \$359  = \$168 [4:0];
     end
     if (rst) begin
-      \$318  = 5'h00;
+      \$359  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$154 ) begin
-      \$319  = { 4'h0, inc[5] };
+    if (\$179 ) begin
+      \$360  = { 4'h0, inc[5] };
     end else begin
-      \$319  = \$155 [4:0];
+      \$360  = \$183 [4:0];
     end
     if (rst) begin
-      \$319  = 5'h00;
+      \$360  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$169 ) begin
-      \$320  = { 4'h0, inc[6] };
+    if (\$194 ) begin
+      \$361  = { 4'h0, inc[6] };
     end else begin
-      \$320  = \$170 [4:0];
+      \$361  = \$198 [4:0];
     end
     if (rst) begin
-      \$320  = 5'h00;
+      \$361  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$184 ) begin
-      \$321  = { 4'h0, inc[7] };
+    if (\$209 ) begin
+      \$362  = { 4'h0, inc[7] };
     end else begin
-      \$321  = \$185 [4:0];
+      \$362  = \$213 [4:0];
     end
     if (rst) begin
-      \$321  = 5'h00;
+      \$362  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$199 ) begin
-      \$322  = { 4'h0, inc[8] };
+    if (\$224 ) begin
+      \$363  = { 4'h0, inc[8] };
     end else begin
-      \$322  = \$200 [4:0];
+      \$363  = \$228 [4:0];
     end
     if (rst) begin
-      \$322  = 5'h00;
+      \$363  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$214 ) begin
-      \$323  = { 4'h0, inc[9] };
+    if (\$239 ) begin
+      \$364  = { 4'h0, inc[9] };
     end else begin
-      \$323  = \$215 [4:0];
+      \$364  = \$243 [4:0];
     end
     if (rst) begin
-      \$323  = 5'h00;
+      \$364  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$229 ) begin
-      \$324  = { 4'h0, inc[10] };
+    if (\$254 ) begin
+      \$365  = { 4'h0, inc[10] };
     end else begin
-      \$324  = \$230 [4:0];
+      \$365  = \$258 [4:0];
     end
     if (rst) begin
-      \$324  = 5'h00;
+      \$365  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$244 ) begin
-      \$325  = { 4'h0, inc[11] };
+    if (\$269 ) begin
+      \$366  = { 4'h0, inc[11] };
     end else begin
-      \$325  = \$245 [4:0];
+      \$366  = \$273 [4:0];
     end
     if (rst) begin
-      \$325  = 5'h00;
+      \$366  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$259 ) begin
-      \$326  = { 4'h0, inc[12] };
+    if (\$284 ) begin
+      \$367  = { 4'h0, inc[12] };
     end else begin
-      \$326  = \$260 [4:0];
+      \$367  = \$288 [4:0];
     end
     if (rst) begin
-      \$326  = 5'h00;
+      \$367  = 5'h00;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
     (* full_case = 32'd1 *)
-    if (\$274 ) begin
-      \$327  = { 4'h0, inc[13] };
+    if (\$299 ) begin
+      \$368  = { 4'h0, inc[13] };
     end else begin
-      \$327  = \$275 [4:0];
+      \$368  = \$303 [4:0];
     end
     if (rst) begin
-      \$327  = 5'h00;
+      \$368  = 5'h00;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$369  = \$311 ;
+    if (rst) begin
+      \$369  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$370  = epoch;
+    if (rst) begin
+      \$370  = 2'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$371  = \$315 ;
+    if (rst) begin
+      \$371  = 1'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$35 ) begin end
+    \$372  = _e_total;
+    if (rst) begin
+      \$372  = 64'h0000000000000000;
     end
   end
   assign wr_addr = _e_addr;
   assign wr_data = _e_total;
   assign wr_en = _e_active;
-  assign \rd_data$58  = \$276 [63:0];
+  assign rd_data = \$318 [63:0];
   assign err_uncorrectable = restart;
   assign err_index = _c_addr;
-  assign \rd_addr$65  = a_addr;
-  assign total = \$276 [63:0];
+  assign \rd_addr$69  = a_addr;
+  assign total = \$318 [63:0];
 endmodule
 
 (* generator = "Amaranth" *)
-module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_corrected, rd_error, inner__en, inner__addr, wr_data, clk);
+module \kv_asu.regs.stats.mem (rst, \inner__addr$13 , rp0_lane0_flip, rd_corrected, rd_error, inner__en, inner__addr, wr_data, rd_raw, clk);
   reg \$auto$verilog_backend.cc:2355:dump_module$36  = 0;
   wire \$1 ;
   wire \$10 ;
@@ -36926,7 +45524,7 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   wire \$101 ;
   wire \$102 ;
   wire \$103 ;
-  wire [63:0] \$104 ;
+  wire \$104 ;
   wire \$105 ;
   wire \$106 ;
   wire \$107 ;
@@ -37082,10 +45680,9 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   wire \$242 ;
   wire \$243 ;
   wire \$244 ;
-  wire \$245 ;
-  reg [71:0] \$246 ;
+  reg [71:0] \$245 ;
+  reg [3:0] \$246 ;
   reg [3:0] \$247 ;
-  reg [3:0] \$248 ;
   wire \$25 ;
   wire [30:0] \$26 ;
   wire \$27 ;
@@ -37172,14 +45769,16 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   wire clk;
   input [3:0] inner__addr;
   wire [3:0] inner__addr;
-  input [3:0] \inner__addr$12 ;
-  wire [3:0] \inner__addr$12 ;
+  input [3:0] \inner__addr$13 ;
+  wire [3:0] \inner__addr$13 ;
   wire [71:0] inner__data;
-  wire [71:0] \inner__data$24 ;
+  wire [71:0] \inner__data$28 ;
   input inner__en;
   wire inner__en;
-  wire \inner__en$14 ;
+  wire \inner__en$15 ;
   wire [3:0] rd_addr;
+  (* init = 72'h000000000000000000 *)
+  wire [71:0] rd_coded;
   output rd_corrected;
   wire rd_corrected;
   wire [63:0] rd_data;
@@ -37187,13 +45786,17 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   output rd_error;
   wire rd_error;
   reg [3:0] rd_error_addr = 4'h0;
+  wire [63:0] rd_flip;
   wire rd_lane_corrected;
   wire rd_lane_error;
+  output [63:0] rd_raw;
+  wire [63:0] rd_raw;
   reg [3:0] rp0_addr_q = 4'h0;
   wire rp0_lane0_corrected;
-  output [63:0] rp0_lane0_data;
   wire [63:0] rp0_lane0_data;
   wire rp0_lane0_error;
+  output [63:0] rp0_lane0_flip;
+  wire [63:0] rp0_lane0_flip;
   wire rp0_lane0_names_check;
   wire [6:0] rp0_lane0_syndrome;
   reg rp0_met_write = 1'h0;
@@ -37230,9 +45833,9 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   end
   reg [71:0] _0_;
   always @(posedge clk) begin
-    _0_ <= storage[\inner__addr$12 ];
+    _0_ <= storage[\inner__addr$13 ];
   end
-  assign \inner__data$24  = _0_;
+  assign \inner__data$28  = _0_;
   assign \$1  = ^ { wr_data[63], wr_data[61], wr_data[59], wr_data[57:56], wr_data[54], wr_data[52], wr_data[50], wr_data[48], wr_data[46], wr_data[44], wr_data[42], wr_data[40], wr_data[38], wr_data[36], wr_data[34], wr_data[32], wr_data[30], wr_data[28], wr_data[26:25], wr_data[23], wr_data[21], wr_data[19], wr_data[17], wr_data[15], wr_data[13], wr_data[11:10], wr_data[8], wr_data[6], wr_data[4:3], wr_data[1:0] };
   assign \$2  = ^ { wr_data[63:62], wr_data[59:58], wr_data[56:55], wr_data[52:51], wr_data[48:47], wr_data[44:43], wr_data[40:39], wr_data[36:35], wr_data[32:31], wr_data[28:27], wr_data[25:24], wr_data[21:20], wr_data[17:16], wr_data[13:12], wr_data[10:9], wr_data[6:5], wr_data[3:2], wr_data[0] };
   assign \$3  = ^ { wr_data[63:60], wr_data[56:53], wr_data[48:45], wr_data[40:37], wr_data[32:29], wr_data[25:22], wr_data[17:14], wr_data[10:7], wr_data[3:1] };
@@ -37337,194 +45940,197 @@ module \kv_asu.regs.stats.mem (rst, \inner__addr$12 , rp0_lane0_data, rd_correct
   assign \$101  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h45;
   assign \$102  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
   assign \$103  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
-  assign \$104  = \$39  ? { \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40  } : 64'h0000000000000000;
-  assign rp0_lane0_data = rp0_word[63:0] ^ \$104 ;
-  assign \$105  = ^ rp0_word;
-  assign \$106  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
-  assign \$107  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
-  assign \$108  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
-  assign \$109  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h7;
-  assign \$110  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'h9;
-  assign \$111  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'ha;
-  assign \$112  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hb;
-  assign \$113  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hc;
-  assign \$114  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hd;
-  assign \$115  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'he;
-  assign \$116  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hf;
-  assign \$117  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h11;
-  assign \$118  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h12;
-  assign \$119  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h13;
-  assign \$120  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h14;
-  assign \$121  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h15;
-  assign \$122  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h16;
-  assign \$123  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h17;
-  assign \$124  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h18;
-  assign \$125  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h19;
-  assign \$126  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1a;
-  assign \$127  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1b;
-  assign \$128  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1c;
-  assign \$129  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1d;
-  assign \$130  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1e;
-  assign \$131  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1f;
-  assign \$132  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h21;
-  assign \$133  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h22;
-  assign \$134  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h23;
-  assign \$135  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h24;
-  assign \$136  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h25;
-  assign \$137  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h26;
-  assign \$138  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h27;
-  assign \$139  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h28;
-  assign \$140  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h29;
-  assign \$141  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2a;
-  assign \$142  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2b;
-  assign \$143  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2c;
-  assign \$144  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2d;
-  assign \$145  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2e;
-  assign \$146  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2f;
-  assign \$147  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h30;
-  assign \$148  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h31;
-  assign \$149  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h32;
-  assign \$150  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h33;
-  assign \$151  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h34;
-  assign \$152  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h35;
-  assign \$153  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h36;
-  assign \$154  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h37;
-  assign \$155  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h38;
-  assign \$156  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h39;
-  assign \$157  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3a;
-  assign \$158  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3b;
-  assign \$159  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3c;
-  assign \$160  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3d;
-  assign \$161  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3e;
-  assign \$162  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3f;
-  assign \$163  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h41;
-  assign \$164  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h42;
-  assign \$165  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h43;
-  assign \$166  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h44;
-  assign \$167  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h45;
-  assign \$168  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
-  assign \$169  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
-  assign \$170  = | { \$169 , \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152 , \$151 , \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106  };
-  assign \$171  = \$170  | rp0_lane0_names_check;
-  assign rp0_lane0_corrected = \$105  & \$171 ;
-  assign \$172  = ^ rp0_word;
-  assign \$173  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
-  assign \$174  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
-  assign \$175  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
-  assign \$176  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h7;
-  assign \$177  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'h9;
-  assign \$178  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'ha;
-  assign \$179  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hb;
-  assign \$180  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hc;
-  assign \$181  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hd;
-  assign \$182  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'he;
-  assign \$183  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hf;
-  assign \$184  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h11;
-  assign \$185  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h12;
-  assign \$186  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h13;
-  assign \$187  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h14;
-  assign \$188  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h15;
-  assign \$189  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h16;
-  assign \$190  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h17;
-  assign \$191  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h18;
-  assign \$192  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h19;
-  assign \$193  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1a;
-  assign \$194  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1b;
-  assign \$195  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1c;
-  assign \$196  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1d;
-  assign \$197  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1e;
-  assign \$198  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1f;
-  assign \$199  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h21;
-  assign \$200  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h22;
-  assign \$201  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h23;
-  assign \$202  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h24;
-  assign \$203  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h25;
-  assign \$204  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h26;
-  assign \$205  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h27;
-  assign \$206  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h28;
-  assign \$207  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h29;
-  assign \$208  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2a;
-  assign \$209  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2b;
-  assign \$210  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2c;
-  assign \$211  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2d;
-  assign \$212  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2e;
-  assign \$213  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2f;
-  assign \$214  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h30;
-  assign \$215  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h31;
-  assign \$216  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h32;
-  assign \$217  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h33;
-  assign \$218  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h34;
-  assign \$219  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h35;
-  assign \$220  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h36;
-  assign \$221  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h37;
-  assign \$222  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h38;
-  assign \$223  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h39;
-  assign \$224  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3a;
-  assign \$225  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3b;
-  assign \$226  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3c;
-  assign \$227  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3d;
-  assign \$228  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3e;
-  assign \$229  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3f;
-  assign \$230  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h41;
-  assign \$231  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h42;
-  assign \$232  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h43;
-  assign \$233  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h44;
-  assign \$234  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h45;
-  assign \$235  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
-  assign \$236  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
-  assign \$237  = | { \$236 , \$235 , \$234 , \$233 , \$232 , \$231 , \$230 , \$229 , \$228 , \$227 , \$226 , \$225 , \$224 , \$223 , \$222 , \$221 , \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214 , \$213 , \$212 , \$211 , \$210 , \$209 , \$208 , \$207 , \$206 , \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173  };
-  assign \$238  = \$237  | rp0_lane0_names_check;
-  assign \$239  = ~ \$238 ;
-  assign \$240  = | { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
-  assign rp0_lane0_error = \$172  ? \$239  : \$240 ;
+  assign rp0_lane0_flip = \$39  ? { \$103 , \$102 , \$101 , \$100 , \$99 , \$98 , \$97 , \$96 , \$95 , \$94 , \$93 , \$92 , \$91 , \$90 , \$89 , \$88 , \$87 , \$86 , \$85 , \$84 , \$83 , \$82 , \$81 , \$80 , \$79 , \$78 , \$77 , \$76 , \$75 , \$74 , \$73 , \$72 , \$71 , \$70 , \$69 , \$68 , \$67 , \$66 , \$65 , \$64 , \$63 , \$62 , \$61 , \$60 , \$59 , \$58 , \$57 , \$56 , \$55 , \$54 , \$53 , \$52 , \$51 , \$50 , \$49 , \$48 , \$47 , \$46 , \$45 , \$44 , \$43 , \$42 , \$41 , \$40  } : 64'h0000000000000000;
+  assign rp0_lane0_data = rp0_word[63:0] ^ rp0_lane0_flip;
+  assign \$104  = ^ rp0_word;
+  assign \$105  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
+  assign \$106  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
+  assign \$107  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
+  assign \$108  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h7;
+  assign \$109  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'h9;
+  assign \$110  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'ha;
+  assign \$111  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hb;
+  assign \$112  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hc;
+  assign \$113  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hd;
+  assign \$114  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'he;
+  assign \$115  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hf;
+  assign \$116  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h11;
+  assign \$117  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h12;
+  assign \$118  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h13;
+  assign \$119  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h14;
+  assign \$120  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h15;
+  assign \$121  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h16;
+  assign \$122  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h17;
+  assign \$123  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h18;
+  assign \$124  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h19;
+  assign \$125  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1a;
+  assign \$126  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1b;
+  assign \$127  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1c;
+  assign \$128  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1d;
+  assign \$129  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1e;
+  assign \$130  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1f;
+  assign \$131  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h21;
+  assign \$132  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h22;
+  assign \$133  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h23;
+  assign \$134  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h24;
+  assign \$135  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h25;
+  assign \$136  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h26;
+  assign \$137  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h27;
+  assign \$138  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h28;
+  assign \$139  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h29;
+  assign \$140  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2a;
+  assign \$141  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2b;
+  assign \$142  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2c;
+  assign \$143  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2d;
+  assign \$144  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2e;
+  assign \$145  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2f;
+  assign \$146  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h30;
+  assign \$147  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h31;
+  assign \$148  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h32;
+  assign \$149  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h33;
+  assign \$150  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h34;
+  assign \$151  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h35;
+  assign \$152  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h36;
+  assign \$153  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h37;
+  assign \$154  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h38;
+  assign \$155  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h39;
+  assign \$156  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3a;
+  assign \$157  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3b;
+  assign \$158  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3c;
+  assign \$159  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3d;
+  assign \$160  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3e;
+  assign \$161  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3f;
+  assign \$162  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h41;
+  assign \$163  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h42;
+  assign \$164  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h43;
+  assign \$165  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h44;
+  assign \$166  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h45;
+  assign \$167  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
+  assign \$168  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
+  assign \$169  = | { \$168 , \$167 , \$166 , \$165 , \$164 , \$163 , \$162 , \$161 , \$160 , \$159 , \$158 , \$157 , \$156 , \$155 , \$154 , \$153 , \$152 , \$151 , \$150 , \$149 , \$148 , \$147 , \$146 , \$145 , \$144 , \$143 , \$142 , \$141 , \$140 , \$139 , \$138 , \$137 , \$136 , \$135 , \$134 , \$133 , \$132 , \$131 , \$130 , \$129 , \$128 , \$127 , \$126 , \$125 , \$124 , \$123 , \$122 , \$121 , \$120 , \$119 , \$118 , \$117 , \$116 , \$115 , \$114 , \$113 , \$112 , \$111 , \$110 , \$109 , \$108 , \$107 , \$106 , \$105  };
+  assign \$170  = \$169  | rp0_lane0_names_check;
+  assign rp0_lane0_corrected = \$104  & \$170 ;
+  assign \$171  = ^ rp0_word;
+  assign \$172  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 2'h3;
+  assign \$173  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h5;
+  assign \$174  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h6;
+  assign \$175  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 3'h7;
+  assign \$176  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'h9;
+  assign \$177  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'ha;
+  assign \$178  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hb;
+  assign \$179  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hc;
+  assign \$180  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hd;
+  assign \$181  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'he;
+  assign \$182  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 4'hf;
+  assign \$183  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h11;
+  assign \$184  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h12;
+  assign \$185  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h13;
+  assign \$186  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h14;
+  assign \$187  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h15;
+  assign \$188  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h16;
+  assign \$189  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h17;
+  assign \$190  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h18;
+  assign \$191  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h19;
+  assign \$192  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1a;
+  assign \$193  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1b;
+  assign \$194  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1c;
+  assign \$195  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1d;
+  assign \$196  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1e;
+  assign \$197  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 5'h1f;
+  assign \$198  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h21;
+  assign \$199  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h22;
+  assign \$200  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h23;
+  assign \$201  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h24;
+  assign \$202  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h25;
+  assign \$203  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h26;
+  assign \$204  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h27;
+  assign \$205  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h28;
+  assign \$206  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h29;
+  assign \$207  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2a;
+  assign \$208  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2b;
+  assign \$209  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2c;
+  assign \$210  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2d;
+  assign \$211  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2e;
+  assign \$212  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h2f;
+  assign \$213  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h30;
+  assign \$214  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h31;
+  assign \$215  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h32;
+  assign \$216  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h33;
+  assign \$217  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h34;
+  assign \$218  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h35;
+  assign \$219  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h36;
+  assign \$220  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h37;
+  assign \$221  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h38;
+  assign \$222  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h39;
+  assign \$223  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3a;
+  assign \$224  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3b;
+  assign \$225  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3c;
+  assign \$226  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3d;
+  assign \$227  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3e;
+  assign \$228  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 6'h3f;
+  assign \$229  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h41;
+  assign \$230  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h42;
+  assign \$231  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h43;
+  assign \$232  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h44;
+  assign \$233  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h45;
+  assign \$234  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h46;
+  assign \$235  = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  } == 7'h47;
+  assign \$236  = | { \$235 , \$234 , \$233 , \$232 , \$231 , \$230 , \$229 , \$228 , \$227 , \$226 , \$225 , \$224 , \$223 , \$222 , \$221 , \$220 , \$219 , \$218 , \$217 , \$216 , \$215 , \$214 , \$213 , \$212 , \$211 , \$210 , \$209 , \$208 , \$207 , \$206 , \$205 , \$204 , \$203 , \$202 , \$201 , \$200 , \$199 , \$198 , \$197 , \$196 , \$195 , \$194 , \$193 , \$192 , \$191 , \$190 , \$189 , \$188 , \$187 , \$186 , \$185 , \$184 , \$183 , \$182 , \$181 , \$180 , \$179 , \$178 , \$177 , \$176 , \$175 , \$174 , \$173 , \$172  };
+  assign \$237  = \$236  | rp0_lane0_names_check;
+  assign \$238  = ~ \$237 ;
+  assign \$239  = | { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
+  assign rp0_lane0_error = \$171  ? \$238  : \$239 ;
+  assign \$240  = ~ rp0_met_write_q;
+  assign rd_lane_corrected = rp0_lane0_corrected & \$240 ;
   assign \$241  = ~ rp0_met_write_q;
-  assign rd_lane_corrected = rp0_lane0_corrected & \$241 ;
-  assign \$242  = ~ rp0_met_write_q;
-  assign rd_lane_error = rp0_lane0_error & \$242 ;
-  assign \$243  = inner__addr == \inner__addr$12 ;
-  assign \$244  = inner__en & \$243 ;
+  assign rd_lane_error = rp0_lane0_error & \$241 ;
+  assign \$242  = inner__addr == \inner__addr$13 ;
+  assign \$243  = inner__en & \$242 ;
   always @(posedge clk)
-    rp0_word <= \$246 ;
+    rp0_word <= \$245 ;
   always @(posedge clk)
-    rp0_met_write <= \$245 ;
+    rp0_met_write <= \$244 ;
   always @(posedge clk)
     rp0_met_write_q <= rp0_met_write;
   always @(posedge clk)
-    rp0_addr_q <= \$247 ;
+    rp0_addr_q <= \$246 ;
   always @(posedge clk)
-    rd_error_addr <= \$248 ;
+    rd_error_addr <= \$247 ;
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$246  = \inner__data$24 ;
+    \$245  = \inner__data$28 ;
     if (rst) begin
-      \$246  = 72'h000000000000000000;
+      \$245  = 72'h000000000000000000;
     end
   end
   always @* begin
     if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$247  = \inner__addr$12 ;
+    \$246  = \inner__addr$13 ;
+    if (rst) begin
+      \$246  = 4'h0;
+    end
+  end
+  always @* begin
+    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
+    \$247  = rp0_addr_q;
     if (rst) begin
       \$247  = 4'h0;
-    end
-  end
-  always @* begin
-    if (\$auto$verilog_backend.cc:2355:dump_module$36 ) begin end
-    \$248  = rp0_addr_q;
-    if (rst) begin
-      \$248  = 4'h0;
     end
   end
   assign wr_addr = inner__addr;
   assign wr_en = inner__en;
   assign inner__data = { \$15 , \$7 , \$6 , \$5 , \$4 , \$3 , \$2 , \$1 , wr_data };
   assign rp0_lane0_syndrome = { \$29 , \$27 , \$25 , \$23 , \$21 , \$19 , \$17  };
-  assign rd_addr = \inner__addr$12 ;
-  assign \inner__en$14  = 1'h1;
+  assign rd_addr = \inner__addr$13 ;
+  assign \inner__en$15  = 1'h1;
   assign rd_en = 1'h1;
   assign rd_data = rp0_lane0_data;
+  assign rd_coded = rp0_word;
+  assign rd_flip = rp0_lane0_flip;
+  assign rd_raw = rp0_word[63:0];
   assign rd_corrected = rd_lane_corrected;
   assign rd_error = rd_lane_error;
-  assign \$245  = \$244 ;
+  assign \$244  = \$243 ;
 endmodule
 
 (* generator = "Amaranth" *)

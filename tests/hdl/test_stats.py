@@ -286,6 +286,47 @@ def test_read_of_a_counter_as_it_restarts():
     assert out["value"] == out["since"]
 
 
+def test_read_of_a_counter_the_cycle_after_it_restarts():
+    """A read sampled in d + 1 (reserved in the cycle d a visit finds the counter's word
+    uncorrectable) returns the one increment of d: the restart of d, applied from
+    registers in d + 1, has its effect in d."""
+    dut = StatisticsCounters(count=6, width=16, protection="auto")
+    out = {}
+
+    async def bench(ctx, rst):
+        ctx.set(dut.inc, 0b1111)
+        await ctx.tick().repeat(40)
+        while any(ctx.get(active) and ctx.get(addr) == 2
+                  for active, addr, _ in dut._in_flight()) or dut._d_pending(ctx, 2):
+            await ctx.tick()
+        ctx.set(dut._data[2], ctx.get(dut._data[2]) ^ 0b11 << 7)      # two bits
+        while not (ctx.get(dut._c_active) and ctx.get(dut._c_addr) == 2):
+            await ctx.tick()
+        out["restart"] = (ctx.get(dut.err_uncorrectable), ctx.get(dut.err_index))
+        ctx.set(dut.rd_reserve, 1)             # cycle d: the visit is in stage C
+        await ctx.tick()
+        ctx.set(dut.rd_reserve, 0)
+        ctx.set(dut.rd_en, 1)                  # d + 1
+        ctx.set(dut.rd_addr, 2)
+        await ctx.tick()
+        ctx.set(dut.rd_en, 0)
+        since = 2                               # cycles counted from d on
+        for _ in range(dut.read_latency - 1):
+            await ctx.tick()
+            since += 1
+        out["read"] = ctx.get(dut.rd_data)
+        ctx.set(dut.inc, 0)
+        await ctx.tick().repeat(12)
+        out["value"], out["since"] = dut.peek(ctx, 2), since
+        out["other"] = dut.peek(ctx, 1)
+
+    simulate(dut, bench)
+    assert out["restart"] == (1, 2)
+    assert out["read"] == 1
+    assert out["value"] == out["since"]
+    assert out["other"] > out["since"]
+
+
 def test_ports_and_parameters():
     dut = StatisticsCounters()
     assert (dut.count, dut.width, dut.stages, dut.read_latency) == (13, 64, 3, 2)
